@@ -1,0 +1,116 @@
+# fishscale - build, run and test.
+#
+#   make run     install what is missing, build, start nginx + FastCGI on 127.0.0.1
+#   make test    the same set-up, then every test (ends with "N passed, N failed")
+#   make stop    stop what `make run` started (from another shell)
+#   make bench   speed and memory figures (printed, not asserted)
+#   make fuzz    build the loader fuzzers and run them for FUZZ_SECONDS each
+#
+# PORT= and DATA= override the listening port and the data directory.
+
+PORT ?= 8090
+DATA ?= $(CURDIR)/data
+BUILD ?= build
+SAN ?=
+FUZZ_SECONDS ?= 20
+
+CC ?= cc
+PKGS = libpng libtiff-4 libjpeg libcurl sqlite3 libcjson
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+CFLAGS_BASE = -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fno-strict-aliasing
+ifeq ($(SAN),1)
+CFLAGS_BASE += -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+LDFLAGS_SAN = -fsanitize=address,undefined
+endif
+CFLAGS = $(CFLAGS_BASE) -Ilib -Icgi -I$(BUILD)/gen $(PKG_CFLAGS)
+LDLIBS = $(PKG_LIBS) -lfcgi -lcrypt -lm -lpthread
+
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CGI_SRC := $(filter-out cgi/main_%.c,$(wildcard cgi/*.c))
+CGI_OBJ := $(CGI_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_SUPPORT_SRC := $(wildcard tests/unit/support/*.c)
+UNIT_SUPPORT_OBJ := $(UNIT_SUPPORT_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+# cgi/main_fcgi.c -> fishscale.fcgi, cgi/main_cli.c -> fishscale,
+# cgi/main_agent.c -> fishscale-agent (each only once its source exists)
+BINS := $(if $(wildcard cgi/main_fcgi.c),$(BUILD)/fishscale.fcgi) \
+        $(if $(wildcard cgi/main_cli.c),$(BUILD)/fishscale) \
+        $(if $(wildcard cgi/main_agent.c),$(BUILD)/fishscale-agent)
+
+.PHONY: all deps run stop test unit unit-bin bench fuzz clean version-gen
+.DEFAULT_GOAL := all
+.SECONDARY:
+
+all: $(BINS)
+
+deps:
+	@sh tools/deps.sh
+
+$(BUILD)/gen/fs_build_info.h: version-gen
+version-gen:
+	@mkdir -p $(BUILD)/gen
+	@sh tools/gen_build_info.sh $(BUILD)/gen/fs_build_info.h
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/lib/version.o: $(BUILD)/gen/fs_build_info.h
+
+$(BUILD)/libfishscale.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libfishscale_cgi.a: $(CGI_OBJ)
+	@rm -f $@
+	@mkdir -p $(BUILD)
+	$(if $(CGI_OBJ),ar rcs $@ $^,printf '!<arch>\n' > $@)
+
+$(BUILD)/fishscale.fcgi: $(BUILD)/cgi/main_fcgi.o $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/fishscale: $(BUILD)/cgi/main_cli.o $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/fishscale-agent: $(BUILD)/cgi/main_agent.o $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_SUPPORT_OBJ) $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+unit-bin: $(UNIT_BIN)
+
+# Unit tests: once plainly, once under AddressSanitizer + UBSan.
+unit: deps
+	@$(MAKE) --no-print-directory unit-bin
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 unit-bin
+	@sh tests/run_unit.sh build build-asan
+
+run: deps all
+	@sh tools/run.sh --port $(PORT) --data $(DATA)
+
+stop:
+	@sh tools/stop.sh --data $(DATA)
+
+test: deps all
+	@$(MAKE) --no-print-directory unit-bin
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 unit-bin
+	@sh tests/run_all.sh
+
+bench: deps all
+	@sh tests/bench/run.sh
+
+fuzz: deps
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+-include $(LIB_OBJ:.o=.d) $(CGI_OBJ:.o=.d) $(UNIT_BIN:$(BUILD)/tests/%=$(BUILD)/tests/unit/%.d)

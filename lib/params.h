@@ -1,0 +1,88 @@
+/*
+ * params.h - extraction parameters with the original tool's names and units,
+ * their ranges, and the built-in profiles.
+ *
+ * Every numeric field is range-checked by fs_params_validate(); 0 is a valid
+ * value wherever it means "off" (blur_sigma, tophat_radius, min_circularity,
+ * edge_margin_px, clahe_clip) and is never silently replaced by a default.
+ */
+#ifndef FS_PARAMS_H
+#define FS_PARAMS_H
+
+#include <stddef.h>
+
+typedef enum fs_method {
+	FS_METHOD_AUTO = 0, /* default: lattice pitch estimated from the image */
+	FS_METHOD_LOG,
+	FS_METHOD_DOG,
+	FS_METHOD_ELLIPSE,
+	FS_METHOD_LATTICE
+} fs_method;
+
+typedef enum fs_graph {
+	FS_GRAPH_DELAUNAY = 0,
+	FS_GRAPH_GABRIEL,
+	FS_GRAPH_RNG
+} fs_graph;
+
+typedef struct fs_params {
+	fs_method method;
+	double threshold;       /* detector response threshold */
+	double min_diameter_um;
+	double max_diameter_um;
+	double min_circularity; /* 0..1, 0 = off */
+	double clahe_clip;      /* 0.01..0.20, 0 = CLAHE off */
+	int clahe_kernel;       /* tile size in pixels */
+	double blur_sigma;      /* pixels, 0 = off */
+	fs_graph neighbor_graph;
+	int cull_long_edges;    /* bool */
+	double cull_factor;     /* x reference length, see graph.h */
+	int edge_margin_px;     /* 0 = keep blobs up to the border */
+	int tophat_radius;      /* pixels, 0 = off */
+} fs_params;
+
+/* Range of one numeric parameter, for validation, the UI and the optimiser. */
+typedef struct fs_param_range {
+	const char *name;  /* JSON field name */
+	double min, max;
+	int is_integer;
+	double default_value;
+	const char *help;  /* one line, shown in the UI and --help */
+} fs_param_range;
+
+/* The table of numeric parameters (not method / neighbor_graph / cull_long_edges). */
+const fs_param_range *fs_param_ranges(size_t *count);
+
+/* Defaults of the "default" profile with method = auto. */
+void fs_params_default(fs_params *p);
+
+/*
+ * Checks every field. Returns 0 when valid; otherwise -1 and writes a message
+ * naming the field and its range into err (NUL-terminated, at most errlen).
+ */
+int fs_params_validate(const fs_params *p, char *err, size_t errlen);
+
+/*
+ * Sets one parameter from its JSON name and a textual value ("0.05", "log",
+ * "true"). Returns 0, or -1 with a message in err (unknown name, bad value,
+ * out of range).
+ */
+int fs_params_set(fs_params *p, const char *name, const char *value, char *err, size_t errlen);
+
+const char *fs_method_name(fs_method m);
+int fs_method_parse(const char *name, fs_method *out);
+const char *fs_graph_name(fs_graph g);
+int fs_graph_parse(const char *name, fs_graph *out);
+
+/* Built-in profiles. */
+typedef struct fs_profile {
+	const char *name;
+	const char *description;
+	double calibration_um_per_px; /* 0 when the profile carries none */
+	fs_params params;
+} fs_profile;
+
+const fs_profile *fs_profiles(size_t *count);
+const fs_profile *fs_profile_find(const char *name); /* NULL if unknown */
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * tubercle.h - the annotation model: tubercles (nodes) and connections (edges).
+ *
+ * Coordinates and lengths are stored in image pixels only; every µm value is
+ * derived from pixels and the calibration (µm per pixel) when it is needed,
+ * so a calibration change can never leave a stale µm value behind.
+ *
+ * Field names follow the original tool's JSON: id, centroid_x, centroid_y,
+ * radius_px, circularity, major_axis_px, minor_axis_px, orientation,
+ * eccentricity, is_boundary, source; edges id1, id2.
+ *
+ * Ownership: fs_tubercle_list / fs_edge_list own their arrays; free with
+ * *_list_free (tolerates NULL). Append functions grow the array and return
+ * -1 on out of memory, leaving the list as it was.
+ */
+#ifndef FS_TUBERCLE_H
+#define FS_TUBERCLE_H
+
+#include <stddef.h>
+
+typedef enum fs_source {
+	FS_SOURCE_EXTRACTED = 0, /* found by detection */
+	FS_SOURCE_MANUAL,        /* added by a person in the editor */
+	FS_SOURCE_LATTICE,       /* recovered from the lattice model */
+	FS_SOURCE_AGENT          /* added by an agent */
+} fs_source;
+
+typedef struct fs_tubercle {
+	int id;              /* 1-based, unique within a set */
+	double centroid_x;   /* pixels, origin top-left, x to the right */
+	double centroid_y;   /* pixels, y downwards */
+	double radius_px;
+	double circularity;  /* 0..1 */
+	int has_ellipse;     /* the four fields below are valid when set */
+	double major_axis_px; /* full axis lengths */
+	double minor_axis_px;
+	double orientation;  /* radians */
+	double eccentricity;
+	int is_boundary;
+	fs_source source;
+} fs_tubercle;
+
+typedef struct fs_edge {
+	int id1, id2; /* tubercle ids */
+} fs_edge;
+
+typedef struct fs_tubercle_list {
+	fs_tubercle *items;
+	size_t n, cap;
+} fs_tubercle_list;
+
+typedef struct fs_edge_list {
+	fs_edge *items;
+	size_t n, cap;
+} fs_edge_list;
+
+int fs_tubercle_list_append(fs_tubercle_list *l, const fs_tubercle *t);
+void fs_tubercle_list_free(fs_tubercle_list *l); /* frees items, zeroes l */
+int fs_edge_list_append(fs_edge_list *l, const fs_edge *e);
+void fs_edge_list_free(fs_edge_list *l);
+
+/* Name used in JSON/CSV for a source ("extracted", "manual", "lattice", "agent"). */
+const char *fs_source_name(fs_source s);
+/* Parses a source name; returns -1 for an unknown name. */
+int fs_source_parse(const char *name, fs_source *out);
+
+#endif

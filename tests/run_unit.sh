@@ -1,0 +1,31 @@
+#!/bin/sh
+# Runs every cmocka test binary in each build directory given (the plain build
+# and the sanitizer build) from the repository root, and ends with one line
+# "N passed, N failed". A binary that dies before its summary counts as one
+# failure, so a crash can never look like a pass.
+pass=0
+fail=0
+for dir in "$@"; do
+	for t in "$dir"/tests/test_*; do
+		[ -x "$t" ] || continue
+		out=$(ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+			CMOCKA_MESSAGE_OUTPUT=STDOUT "$t" 2>&1)
+		rc=$?
+		p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
+		f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:.*/\1/p' | tail -n 1)
+		p=${p:-0}
+		f=${f:-0}
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			f=1
+		fi
+		if [ "$f" -ne 0 ]; then
+			printf '%s\n' "$out" | tail -n 40
+			echo "FAIL $t ($p passed, $f failed, exit $rc)"
+		else
+			echo "ok   $t ($p passed)"
+		fi
+		pass=$((pass + p))
+		fail=$((fail + f))
+	done
+done
+echo "unit: $pass passed, $fail failed"
