@@ -43,7 +43,7 @@ BINS := $(if $(wildcard cgi/main_fcgi.c),$(BUILD)/fishscale.fcgi) \
         $(if $(wildcard cgi/main_cli.c),$(BUILD)/fishscale) \
         $(if $(wildcard cgi/main_agent.c),$(BUILD)/fishscale-agent)
 
-.PHONY: all deps run stop test unit unit-bin bench fuzz clean version-gen
+.PHONY: all deps run stop test unit unit-bin bench-bin bench fuzz clean version-gen
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -87,6 +87,14 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_SUPPORT_OBJ) $(BUILD)/libfishsc
 
 unit-bin: $(UNIT_BIN)
 
+# Benchmark programs: tests/bench/bench_*.c -> build/bench/bench_* (no cmocka).
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(UNIT_SUPPORT_OBJ) $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDLIBS)
+bench-bin: $(BENCH_BIN)
+
 # Unit tests: once plainly, once under AddressSanitizer + UBSan.
 unit: deps
 	@$(MAKE) --no-print-directory unit-bin
@@ -105,6 +113,7 @@ test: deps all
 	@sh tests/run_all.sh
 
 bench: deps all
+	@$(MAKE) --no-print-directory bench-bin
 	@sh tests/bench/run.sh
 
 fuzz: deps
