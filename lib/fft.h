@@ -1,0 +1,24 @@
+/*
+ * fft.h - in-place radix-2 complex FFT, 1-D and 2-D (power-of-two sizes),
+ * used for the lattice pitch estimate (power spectrum / autocorrelation).
+ *
+ * The caller owns the re/im arrays. The inverse transform is unscaled
+ * (divide by n, or w*h, yourself).
+ */
+#ifndef FS_FFT_H
+#define FS_FFT_H
+
+#include <stddef.h>
+
+/* 1 if n is a power of two >= 1. */
+int fs_fft_is_pow2(size_t n);
+
+/* Transform of n samples with the given stride between them.
+ * inverse 0 = forward (e^{-i...}), 1 = inverse. Returns -1 if n is not a power of two. */
+int fs_fft(float *re, float *im, size_t n, size_t stride, int inverse);
+
+/* 2-D transform of a w x h row-major array (rows, then columns).
+ * Returns -1 if a size is not a power of two or on out of memory. */
+int fs_fft2d(float *re, float *im, size_t w, size_t h, int inverse);
+
+#endif

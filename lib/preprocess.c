@@ -1,0 +1,358 @@
+/*
+ * preprocess.c - CLAHE, separable Gaussian and box blurs, white top-hat and
+ * normalisation (see preprocess.h).
+ *
+ * Speed matters more than bit-compatibility with skimage: the blurs are two
+ * 1-D passes, the vertical pass runs row by row so the inner loop is over
+ * contiguous memory, and the top-hat decomposes the disk into horizontal
+ * runs so each erosion/dilation costs O(radius) passes of O(1) per pixel.
+ */
+#include "preprocess.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Horizontal pass of a symmetric kernel k[0..R] over one row, replicate border. */
+static void conv_row(const float *in, float *out, int w, const float *k, int R, float *pad)
+{
+	for (int i = 0; i < R; i++) {
+		pad[i] = in[clampi(i - R, 0, w - 1)];
+		pad[R + w + i] = in[clampi(w + i, 0, w - 1)];
+	}
+	memcpy(pad + R, in, (size_t)w * sizeof *in);
+	const float *c = pad + R;
+	for (int x = 0; x < w; x++) {
+		float s = k[0] * c[x];
+		for (int j = 1; j <= R; j++)
+			s += k[j] * (c[x - j] + c[x + j]);
+		out[x] = s;
+	}
+}
+
+int fs_gaussian_blur(fs_image *img, double sigma, char *err, size_t errlen)
+{
+	int rc = -1;
+	float *k = NULL, *tmp = NULL, *pad = NULL;
+	if (!img || !isfinite(sigma) || sigma < 0) {
+		snprintf(err, errlen, "gaussian blur: bad image or sigma");
+		return -1;
+	}
+	if (sigma == 0)
+		return 0;
+	int w = img->width, h = img->height;
+	int R = (int)(4.0 * sigma + 0.5);
+	if (R < 1)
+		R = 1;
+	k = malloc((size_t)(R + 1) * sizeof *k);
+	tmp = malloc((size_t)w * h * sizeof *tmp);
+	pad = malloc((size_t)(w + 2 * R) * sizeof *pad);
+	if (!k || !tmp || !pad) {
+		snprintf(err, errlen, "gaussian blur: out of memory");
+		goto out;
+	}
+	double sum = 0;
+	for (int j = 0; j <= R; j++) {
+		k[j] = (float)exp(-0.5 * j * j / (sigma * sigma));
+		sum += j ? 2.0 * k[j] : k[j];
+	}
+	for (int j = 0; j <= R; j++)
+		k[j] = (float)(k[j] / sum);
+	for (int y = 0; y < h; y++)
+		conv_row(img->data + (size_t)y * w, tmp + (size_t)y * w, w, k, R, pad);
+	/* Vertical pass row by row: out[y] = sum_j k[j] (tmp[y-j] + tmp[y+j]). */
+	for (int y = 0; y < h; y++) {
+		float *o = img->data + (size_t)y * w;
+		const float *c = tmp + (size_t)y * w;
+		for (int x = 0; x < w; x++)
+			o[x] = k[0] * c[x];
+		for (int j = 1; j <= R; j++) {
+			const float *a = tmp + (size_t)clampi(y - j, 0, h - 1) * w;
+			const float *b = tmp + (size_t)clampi(y + j, 0, h - 1) * w;
+			float kj = k[j];
+			for (int x = 0; x < w; x++)
+				o[x] += kj * (a[x] + b[x]);
+		}
+	}
+	rc = 0;
+out:
+	free(k);
+	free(tmp);
+	free(pad);
+	return rc;
+}
+
+int fs_box_blur(fs_image *img, int r, char *err, size_t errlen)
+{
+	if (!img || r < 0) {
+		snprintf(err, errlen, "box blur: bad image or radius");
+		return -1;
+	}
+	if (r == 0)
+		return 0;
+	int w = img->width, h = img->height;
+	double *acc = malloc((size_t)w * sizeof *acc);
+	float *tmp = malloc((size_t)w * h * sizeof *tmp);
+	if (!acc || !tmp) {
+		free(acc);
+		free(tmp);
+		snprintf(err, errlen, "box blur: out of memory");
+		return -1;
+	}
+	float inv = 1.0f / (float)(2 * r + 1);
+	for (int y = 0; y < h; y++) {
+		const float *in = img->data + (size_t)y * w;
+		float *o = tmp + (size_t)y * w;
+		double s = 0;
+		for (int i = -r; i <= r; i++)
+			s += in[clampi(i, 0, w - 1)];
+		for (int x = 0; x < w; x++) {
+			o[x] = (float)s * inv;
+			s += in[clampi(x + r + 1, 0, w - 1)] - in[clampi(x - r, 0, w - 1)];
+		}
+	}
+	for (int x = 0; x < w; x++)
+		acc[x] = 0;
+	for (int i = -r; i <= r; i++) {
+		const float *row = tmp + (size_t)clampi(i, 0, h - 1) * w;
+		for (int x = 0; x < w; x++)
+			acc[x] += row[x];
+	}
+	for (int y = 0; y < h; y++) {
+		float *o = img->data + (size_t)y * w;
+		const float *add = tmp + (size_t)clampi(y + r + 1, 0, h - 1) * w;
+		const float *sub = tmp + (size_t)clampi(y - r, 0, h - 1) * w;
+		for (int x = 0; x < w; x++) {
+			o[x] = (float)acc[x] * inv;
+			acc[x] += add[x] - sub[x];
+		}
+	}
+	free(acc);
+	free(tmp);
+	return 0;
+}
+
+fs_image *fs_downsample(const fs_image *img, int f)
+{
+	if (!img || f < 1)
+		return NULL;
+	if (f == 1)
+		return fs_image_clone(img);
+	int w = (img->width + f - 1) / f, h = (img->height + f - 1) / f;
+	fs_image *out = fs_image_new(w, h);
+	if (!out)
+		return NULL;
+	for (int y = 0; y < h; y++) {
+		int y0 = y * f, y1 = y0 + f < img->height ? y0 + f : img->height;
+		for (int x = 0; x < w; x++) {
+			int x0 = x * f, x1 = x0 + f < img->width ? x0 + f : img->width;
+			double s = 0;
+			for (int yy = y0; yy < y1; yy++)
+				for (int xx = x0; xx < x1; xx++)
+					s += img->data[(size_t)yy * img->width + xx];
+			out->data[(size_t)y * w + x] = (float)(s / ((y1 - y0) * (x1 - x0)));
+		}
+	}
+	return out;
+}
+
+void fs_normalize(fs_image *img)
+{
+	size_t n = (size_t)img->width * img->height;
+	float lo = img->data[0], hi = img->data[0];
+	for (size_t i = 1; i < n; i++) {
+		if (img->data[i] < lo)
+			lo = img->data[i];
+		if (img->data[i] > hi)
+			hi = img->data[i];
+	}
+	if (hi - lo < 1e-10f) {
+		memset(img->data, 0, n * sizeof *img->data);
+		return;
+	}
+	float s = 1.0f / (hi - lo);
+	for (size_t i = 0; i < n; i++)
+		img->data[i] = (img->data[i] - lo) * s;
+}
+
+#define CLAHE_BINS 256
+
+int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
+{
+	int rc = -1;
+	float *lut = NULL;
+	unsigned char *bin = NULL;
+	if (!img || !isfinite(clip) || clip < 0 || clip > 1 || tile < 2) {
+		snprintf(err, errlen, "clahe: clip must be in [0, 1] and tile >= 2");
+		return -1;
+	}
+	if (clip == 0)
+		return 0;
+	int w = img->width, h = img->height;
+	int ntx = (w + tile - 1) / tile, nty = (h + tile - 1) / tile;
+	size_t n = (size_t)w * h;
+	lut = malloc((size_t)ntx * nty * CLAHE_BINS * sizeof *lut);
+	bin = malloc(n);
+	if (!lut || !bin) {
+		snprintf(err, errlen, "clahe: out of memory");
+		goto out;
+	}
+	fs_normalize(img);
+	for (size_t i = 0; i < n; i++) {
+		int b = (int)(img->data[i] * (CLAHE_BINS - 1) + 0.5f);
+		bin[i] = (unsigned char)clampi(b, 0, CLAHE_BINS - 1);
+	}
+	for (int ty = 0; ty < nty; ty++) {
+		for (int tx = 0; tx < ntx; tx++) {
+			int hist[CLAHE_BINS] = {0};
+			int y0 = ty * tile, y1 = y0 + tile < h ? y0 + tile : h;
+			int x0 = tx * tile, x1 = x0 + tile < w ? x0 + tile : w;
+			int count = (y1 - y0) * (x1 - x0);
+			for (int y = y0; y < y1; y++)
+				for (int x = x0; x < x1; x++)
+					hist[bin[(size_t)y * w + x]]++;
+			int limit = (int)(clip * count);
+			if (limit < 1)
+				limit = 1;
+			long excess = 0;
+			for (int b = 0; b < CLAHE_BINS; b++) {
+				if (hist[b] > limit) {
+					excess += hist[b] - limit;
+					hist[b] = limit;
+				}
+			}
+			/* Redistribute the excess evenly (the remainder to the first bins),
+			 * which keeps the LUT monotone and the total count unchanged. */
+			long add = excess / CLAHE_BINS, rem = excess % CLAHE_BINS;
+			float *l = lut + ((size_t)ty * ntx + tx) * CLAHE_BINS;
+			long cum = 0;
+			for (int b = 0; b < CLAHE_BINS; b++) {
+				cum += hist[b] + add + (b < rem);
+				l[b] = (float)cum / (float)count;
+			}
+		}
+	}
+	/* Bilinear interpolation between the LUTs of the four nearest tile centres. */
+	for (int y = 0; y < h; y++) {
+		double fy = (y + 0.5) / tile - 0.5;
+		int ty0 = (int)floor(fy);
+		double ay = fy - ty0;
+		int ta = clampi(ty0, 0, nty - 1), tb = clampi(ty0 + 1, 0, nty - 1);
+		for (int x = 0; x < w; x++) {
+			double fx = (x + 0.5) / tile - 0.5;
+			int tx0 = (int)floor(fx);
+			double ax = fx - tx0;
+			int tl = clampi(tx0, 0, ntx - 1), tr = clampi(tx0 + 1, 0, ntx - 1);
+			int b = bin[(size_t)y * w + x];
+			float v00 = lut[((size_t)ta * ntx + tl) * CLAHE_BINS + b];
+			float v01 = lut[((size_t)ta * ntx + tr) * CLAHE_BINS + b];
+			float v10 = lut[((size_t)tb * ntx + tl) * CLAHE_BINS + b];
+			float v11 = lut[((size_t)tb * ntx + tr) * CLAHE_BINS + b];
+			img->data[(size_t)y * w + x] =
+				(float)((1 - ay) * ((1 - ax) * v00 + ax * v01) + ay * ((1 - ax) * v10 + ax * v11));
+		}
+	}
+	fs_normalize(img);
+	rc = 0;
+out:
+	free(lut);
+	free(bin);
+	return rc;
+}
+
+/* Sliding min (is_max 0) or max over [x-r, x+r] of one row, clipped to the row
+ * (the border policy of the top-hat: outside samples do not take part, which
+ * equals replication for min and max). dq is scratch of w ints. */
+static void slide_extreme(const float *in, float *out, int w, int r, int is_max, int *dq)
+{
+	int head = 0, tail = 0, next = 0;
+	for (int x = 0; x < w; x++) {
+		int hi = x + r < w - 1 ? x + r : w - 1;
+		while (next <= hi) {
+			while (tail > head && (is_max ? in[dq[tail - 1]] <= in[next]
+						      : in[dq[tail - 1]] >= in[next]))
+				tail--;
+			dq[tail++] = next++;
+		}
+		while (dq[head] < x - r)
+			head++;
+		out[x] = in[dq[head]];
+	}
+}
+
+/* Grey erosion or dilation by a flat disk of radius r: the disk is a stack of
+ * horizontal runs, so it is the min/max over dy of a 1-D sliding extreme. */
+static int disk_filter(const float *in, float *out, int w, int h, int r, int is_max)
+{
+	float *run = malloc((size_t)w * h * sizeof *run);
+	int *dq = malloc((size_t)w * sizeof *dq);
+	if (!run || !dq) {
+		free(run);
+		free(dq);
+		return -1;
+	}
+	for (size_t i = 0; i < (size_t)w * h; i++)
+		out[i] = is_max ? -INFINITY : INFINITY;
+	int prev_half = -1;
+	for (int dy = 0; dy <= r; dy++) {
+		int half = (int)floor(sqrt((double)r * r - (double)dy * dy));
+		if (half != prev_half) {
+			for (int y = 0; y < h; y++)
+				slide_extreme(in + (size_t)y * w, run + (size_t)y * w, w, half, is_max, dq);
+			prev_half = half;
+		}
+		for (int sgn = -1; sgn <= 1; sgn += 2) {
+			if (dy == 0 && sgn > 0)
+				continue;
+			for (int y = 0; y < h; y++) {
+				int sy = y + sgn * dy;
+				if (sy < 0 || sy >= h)
+					continue;
+				float *o = out + (size_t)y * w;
+				const float *s = run + (size_t)sy * w;
+				if (is_max) {
+					for (int x = 0; x < w; x++)
+						o[x] = s[x] > o[x] ? s[x] : o[x];
+				} else {
+					for (int x = 0; x < w; x++)
+						o[x] = s[x] < o[x] ? s[x] : o[x];
+				}
+			}
+		}
+	}
+	free(run);
+	free(dq);
+	return 0;
+}
+
+int fs_white_tophat(fs_image *img, int radius, char *err, size_t errlen)
+{
+	if (!img || radius < 0) {
+		snprintf(err, errlen, "top-hat: bad image or radius");
+		return -1;
+	}
+	if (radius == 0)
+		return 0;
+	int w = img->width, h = img->height;
+	size_t n = (size_t)w * h;
+	float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+	int rc = -1;
+	if (!a || !b || disk_filter(img->data, a, w, h, radius, 0) ||
+	    disk_filter(a, b, w, h, radius, 1)) {
+		snprintf(err, errlen, "top-hat: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		img->data[i] -= b[i];
+	rc = 0;
+out:
+	free(a);
+	free(b);
+	return rc;
+}

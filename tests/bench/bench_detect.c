@@ -1,0 +1,138 @@
+/*
+ * bench_detect.c - speed of the detection pipeline, per stage (load,
+ * preprocess incl. lattice estimate, detect, graph, statistics), median of
+ * 5 runs, single thread. Prints "stage: median ms"; asserts nothing.
+ * Inputs: a 2048x1536 8-bit synthetic lattice (~2,000 tubercles, written to
+ * a temporary PNG so that loading is measured too) and the paper images.
+ * Targets: whole pipeline < 150 ms at 2048x1536, < 15 ms at 660x580.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "detect.h"
+#include "graph.h"
+#include "image_io.h"
+#include "metrics.h"
+#include "../unit/support/synth.h"
+
+#define RUNS 5
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v)
+{
+	qsort(v, RUNS, sizeof *v, cmp);
+	return v[RUNS / 2];
+}
+
+static int bench(const char *label, const char *path)
+{
+	double t_load[RUNS], t_pre[RUNS], t_det[RUNS], t_graph[RUNS], t_stats[RUNS], t_all[RUNS];
+	char err[256];
+	size_t n = 0;
+	int w = 0, h = 0;
+	for (int r = 0; r < RUNS; r++) {
+		fs_loaded L;
+		fs_detect_result res;
+		fs_edge_list edges = {0};
+		fs_stats st;
+		fs_params p;
+		fs_params_default(&p);
+		double t0 = now_ms();
+		if (fs_load_file(path, NULL, &L, err, sizeof err)) {
+			printf("%s: load failed: %s\n", label, err);
+			return -1;
+		}
+		double t1 = now_ms();
+		if (fs_detect(L.image, &p, 0, &res, err, sizeof err)) {
+			printf("%s: detect failed: %s\n", label, err);
+			fs_loaded_free(&L);
+			return -1;
+		}
+		double t2 = now_ms();
+		int grc = fs_graph_build(&res.tubercles, p.neighbor_graph, p.cull_long_edges, p.cull_factor,
+					 &edges, err, sizeof err);
+		double t3 = now_ms();
+		if (!grc)
+			fs_stats_compute(&res.tubercles, &edges, 1.0, NULL, L.image->width, L.image->height,
+					 &st);
+		double t4 = now_ms();
+		t_load[r] = t1 - t0;
+		t_pre[r] = res.ms_preprocess;
+		t_det[r] = res.ms_detect;
+		t_graph[r] = t3 - t2;
+		t_stats[r] = t4 - t3;
+		t_all[r] = t4 - t0;
+		n = res.tubercles.n;
+		w = L.image->width;
+		h = L.image->height;
+		fs_edge_list_free(&edges);
+		fs_detect_result_free(&res);
+		fs_loaded_free(&L);
+	}
+	printf("%s (%dx%d, %zu tubercles)\n", label, w, h, n);
+	printf("  load: %.1f ms\n  preprocess: %.1f ms\n  detect: %.1f ms\n", median(t_load),
+	       median(t_pre), median(t_det));
+	printf("  graph: %.1f ms\n  statistics: %.1f ms\n  total: %.1f ms\n", median(t_graph),
+	       median(t_stats), median(t_all));
+	return 0;
+}
+
+int main(void)
+{
+	char err[256];
+	char tmp[] = "/tmp/fs_bench_XXXXXX.png";
+	int fd = mkstemps(tmp, 4);
+	if (fd < 0) {
+		perror("mkstemps");
+		return 1;
+	}
+	close(fd);
+	synth_opts o;
+	synth_truth t;
+	synth_defaults(&o);
+	o.width = 2048;
+	o.height = 1536;
+	o.pitch = 36;
+	o.angle = 0.2;
+	o.jitter = 1.5;
+	o.gradient = 0.3;
+	fs_image *img = synth_make(&o, &t);
+	if (!img || fs_png_write_gray(tmp, img, err, sizeof err)) {
+		printf("synthetic image: %s\n", img ? err : "out of memory");
+		unlink(tmp);
+		return 1;
+	}
+	printf("target: total < 150 ms at 2048x1536, < 15 ms at 660x580\n");
+	bench("synthetic 2048x1536 8-bit", tmp);
+	unlink(tmp);
+	fs_image_free(img);
+	synth_truth_free(&t);
+	static const char *paper[] = {
+		"P1_Fig1_Lepidotes_elvensis_4.78um.tif",
+		"P1_Fig2_Polypterus_bichir_2.63um.tif",
+		"P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif",
+		"P3_Fig4_Obaichthys_laevis_5.0um.tif",
+	};
+	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "../shared/testdata/paper/%s", paper[i]);
+		bench(paper[i], path);
+	}
+	return 0;
+}
