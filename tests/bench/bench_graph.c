@@ -1,0 +1,167 @@
+/*
+ * bench_graph.c - speed of the neighbour graphs, statistics and overlay
+ * rendering. Prints figures (median of 5 runs); asserts nothing.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "graph.h"
+#include "metrics.h"
+#include "render.h"
+
+#define RUNS 5
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t state = 42;
+static double urand(void)
+{
+	state = state * 6364136223846793005ull + 1442695040888963407ull;
+	return (double)(state >> 11) / 9007199254740992.0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double p = *(const double *)a, q = *(const double *)b;
+	return (p > q) - (p < q);
+}
+
+static double median(double *v)
+{
+	qsort(v, RUNS, sizeof *v, cmp_double);
+	return v[RUNS / 2];
+}
+
+int main(void)
+{
+	enum { N = 100000 };
+	double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+	double t_del[RUNS], t_gab[RUNS], t_rng[RUNS], t_stats[RUNS], t_render[RUNS];
+	if (!x || !y)
+		return 1;
+	for (int i = 0; i < N; i++) {
+		x[i] = urand() * 4096;
+		y[i] = urand() * 3072;
+	}
+	/* wall time and process CPU time (the machine may be shared) */
+	double c_del[RUNS], c_gab[RUNS], c_rng[RUNS];
+	size_t edges[3] = {0};
+	for (int r = 0; r < RUNS; r++) {
+		fs_triangulation t;
+		int *pairs;
+		size_t m;
+		double t0 = now_ms(), c0 = cpu_ms();
+		if (fs_delaunay(x, y, N, &t))
+			return 1;
+		t_del[r] = now_ms() - t0;
+		c_del[r] = cpu_ms() - c0;
+		edges[0] = 3 * (size_t)N; /* upper bound; counted below */
+		double *dst[2] = {t_gab, t_rng}, *cdst[2] = {c_gab, c_rng};
+		for (int g = 1; g < 3; g++) {
+			t0 = now_ms();
+			c0 = cpu_ms();
+			if (fs_graph_edges_tri(x, y, N, &t, (fs_graph)g, &pairs, &m))
+				return 1;
+			dst[g - 1][r] = now_ms() - t0;
+			cdst[g - 1][r] = cpu_ms() - c0;
+			edges[g] = m;
+			free(pairs);
+		}
+		if (fs_graph_edges_tri(x, y, N, &t, FS_GRAPH_DELAUNAY, &pairs, &m))
+			return 1;
+		edges[0] = m;
+		free(pairs);
+		fs_triangulation_free(&t);
+	}
+	double td = median(t_del), tg = median(t_gab), tr = median(t_rng);
+	double cd = median(c_del), cg = median(c_gab), cr = median(c_rng);
+	printf("delaunay_100k_random: %.1f ms wall, %.1f ms cpu (%zu edges)\n", td, cd, edges[0]);
+	printf("gabriel_filter_100k: %.1f ms wall, %.1f ms cpu (%zu edges)\n", tg, cg, edges[1]);
+	printf("rng_filter_100k: %.1f ms wall, %.1f ms cpu (%zu edges)\n", tr, cr, edges[2]);
+	printf("delaunay+gabriel+rng_100k: %.1f ms wall, %.1f ms cpu (target < 200 ms)\n",
+	       td + tg + tr, cd + cg + cr);
+
+	/* integer lattice: every in-circle test is degenerate (exact stage) */
+	{
+		double tl[RUNS];
+		for (int i = 0; i < N; i++) {
+			x[i] = i % 316;
+			y[i] = i / 316;
+		}
+		for (int r = 0; r < RUNS; r++) {
+			fs_triangulation t;
+			double t0 = now_ms();
+			if (fs_delaunay(x, y, N, &t))
+				return 1;
+			tl[r] = now_ms() - t0;
+			fs_triangulation_free(&t);
+		}
+		printf("delaunay_100k_square_lattice: %.1f ms\n", median(tl));
+	}
+
+	enum { NT = 2000 };
+	fs_tubercle_list tl = {0};
+	fs_edge_list el = {0};
+	char err[256];
+	for (int i = 0; i < NT; i++) {
+		fs_tubercle t = {0};
+		t.id = i + 1;
+		t.centroid_x = urand() * 2048;
+		t.centroid_y = urand() * 1536;
+		t.radius_px = 5 + urand() * 5;
+		t.source = (fs_source)(i % 4);
+		if (fs_tubercle_list_append(&tl, &t))
+			return 1;
+	}
+	if (fs_graph_build(&tl, FS_GRAPH_DELAUNAY, 1, 1.8, &el, err, sizeof err))
+		return 1;
+	for (int r = 0; r < RUNS; r++) {
+		fs_stats s;
+		double t0 = now_ms();
+		if (fs_stats_compute(&tl, &el, 0.33, NULL, 2048, 1536, &s))
+			return 1;
+		t_stats[r] = now_ms() - t0;
+	}
+	printf("stats_2000_tubercles: %.2f ms (%zu edges)\n", median(t_stats), el.n);
+
+	fs_image *img = fs_image_new(2048, 1536);
+	if (!img)
+		return 1;
+	for (size_t i = 0; i < (size_t)2048 * 1536; i++)
+		img->data[i] = (float)((i * 2654435761u >> 8) & 255) / 255.0f;
+	fs_render_opts o;
+	fs_render_opts_default(&o);
+	o.show_ids = 1;
+	o.um_per_px = 0.33;
+	for (int r = 0; r < RUNS; r++) {
+		fs_rgb c;
+		double t0 = now_ms();
+		if (fs_render_overlay(img, &tl, &el, &o, &c, err, sizeof err))
+			return 1;
+		t_render[r] = now_ms() - t0;
+		fs_rgb_free(&c);
+	}
+	printf("render_2048x1536_overlay_2000_tubercles: %.1f ms (ids, edges, scale bar)\n",
+	       median(t_render));
+	fs_image_free(img);
+	fs_edge_list_free(&el);
+	fs_tubercle_list_free(&tl);
+	free(x);
+	free(y);
+	return 0;
+}
