@@ -25,7 +25,7 @@ ifeq ($(SAN),1)
 CFLAGS_BASE += -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 LDFLAGS_SAN = -fsanitize=address,undefined
 endif
-CFLAGS = $(CFLAGS_BASE) -Ilib -Icgi -I$(BUILD)/gen $(PKG_CFLAGS)
+CFLAGS = $(CFLAGS_BASE) -Ilib -Icgi -Itests/unit/support -I$(BUILD)/gen $(PKG_CFLAGS)
 LDLIBS = $(PKG_LIBS) -lfcgi -lcrypt -lm -lpthread
 
 LIB_SRC := $(wildcard lib/*.c)

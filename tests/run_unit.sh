@@ -11,10 +11,9 @@ for dir in "$@"; do
 		out=$(ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			CMOCKA_MESSAGE_OUTPUT=STDOUT "$t" 2>&1)
 		rc=$?
-		p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
-		f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:.*/\1/p' | tail -n 1)
-		p=${p:-0}
-		f=${f:-0}
+		# a binary may run several groups: sum their summaries
+		p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+		f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:.*/\1/p' | awk '{s+=$1} END {print s+0}')
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 			f=1
 		fi

@@ -12,6 +12,7 @@ tmp="$out.tmp.$$"
 	echo "#define FS_VERSION \"0.1.0\""
 	echo "#define FS_GIT_COMMIT \"$commit$dirty\""
 	echo "#define FS_BUILD_DATE \"$(date -u +%Y-%m-%d)\""
+	echo "#define FS_LIBFCGI_VERSION \"$(dpkg-query -W -f='${Version}' libfcgi-dev 2>/dev/null || echo unknown)\""
 } > "$tmp"
 if [ -f "$out" ] && cmp -s "$tmp" "$out"; then
 	rm -f "$tmp"

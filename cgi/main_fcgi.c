@@ -1,0 +1,185 @@
+/*
+ * main_fcgi.c - fishscale.fcgi: the FastCGI application.
+ *
+ * spawn-fcgi (or systemd socket activation) hands this program its
+ * listening socket on fd 0. The process started there is a small
+ * supervisor: it forks fcgi_workers children that each run the libfcgi
+ * accept loop on that socket, replaces a child that dies, and on SIGTERM or
+ * SIGINT stops them all. Nothing is opened before the fork, so no child
+ * shares an SQLite handle with another.
+ *
+ * Usage: fishscale.fcgi [--root DIR] [--config FILE] [--workers N] [--single]
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fcgiapp.h>
+
+#include "app.h"
+#include "router.h"
+
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static const char *env_get(void *ctx, const char *name)
+{
+	FCGX_Request *req = ctx;
+	return FCGX_GetParam(name, req->envp);
+}
+
+static long body_read(void *ctx, char *buf, size_t n)
+{
+	FCGX_Request *req = ctx;
+	if (n > 1 << 30)
+		n = 1 << 30;
+	int got = FCGX_GetStr(buf, (int)n, req->in);
+	if (got < 0 || FCGX_GetError(req->in))
+		return -1;
+	return got;
+}
+
+/* libfcgi's own printf knows no %zu and little else: format with snprintf. */
+static void send_response(FCGX_Request *req, const fs_req *r, fs_resp *w)
+{
+	char head[256];
+	int n = snprintf(head, sizeof head, "Status: %d %s\r\n", w->status, fs_http_reason(w->status));
+	FCGX_PutStr(head, n, req->out);
+	if (w->content_type[0]) {
+		n = snprintf(head, sizeof head, "Content-Type: %s\r\n", w->content_type);
+		FCGX_PutStr(head, n, req->out);
+	}
+	if (w->headers.len)
+		FCGX_PutStr(w->headers.data, (int)w->headers.len, req->out);
+	n = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", w->body.len);
+	FCGX_PutStr(head, n, req->out);
+	if (strcmp(r->method ? r->method : "", "HEAD") && w->body.len)
+		FCGX_PutStr(w->body.data, (int)w->body.len, req->out);
+}
+
+static int worker(const char *root, const char *config)
+{
+	fs_app app;
+	char err[512];
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	if (fs_app_config(&app, root, config, err, sizeof err) || fs_app_open(&app, 1, err, sizeof err)) {
+		fprintf(stderr, "fishscale.fcgi: %s\n", err);
+		return 1;
+	}
+	if (FCGX_Init()) {
+		fprintf(stderr, "fishscale.fcgi: FCGX_Init failed\n");
+		return 1;
+	}
+	FCGX_Request req;
+	FCGX_InitRequest(&req, 0, 0);
+	while (FCGX_Accept_r(&req) >= 0) {
+		fs_req r;
+		fs_resp w;
+		fs_req_init(&r, &app, env_get, body_read, &req);
+		fs_resp_init(&w);
+		fs_dispatch(&r, &w);
+		send_response(&req, &r, &w);
+		fs_resp_free(&w);
+		fs_req_free(&r);
+		FCGX_Finish_r(&req);
+	}
+	fs_app_close(&app);
+	return 0;
+}
+
+static pid_t spawn(const char *root, const char *config)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(worker(root, config));
+	return pid;
+}
+
+int main(int argc, char **argv)
+{
+	const char *root = ".", *config = NULL;
+	int workers = 0, single = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--root") && i + 1 < argc)
+			root = argv[++i];
+		else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+			config = argv[++i];
+		else if (!strcmp(argv[i], "--workers") && i + 1 < argc)
+			workers = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--single"))
+			single = 1;
+		else {
+			fprintf(stderr, "usage: fishscale.fcgi [--root DIR] [--config FILE] [--workers N] [--single]\n");
+			return 2;
+		}
+	}
+	if (single)
+		return worker(root, config);
+	fs_app app;
+	char err[512];
+	if (fs_app_config(&app, root, config, err, sizeof err)) {
+		fprintf(stderr, "fishscale.fcgi: %s\n", err);
+		return 1;
+	}
+	if (workers <= 0)
+		workers = app.cfg.fcgi_workers;
+	if (workers > 64)
+		workers = 64;
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+
+	pid_t kids[64] = {0};
+	for (int i = 0; i < workers; i++)
+		kids[i] = spawn(root, config);
+	time_t window = time(NULL);
+	int restarts = 0;
+	while (!stopping) {
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (stopping)
+			break;
+		for (int i = 0; i < workers; i++) {
+			if (kids[i] != pid)
+				continue;
+			/* a worker that keeps dying at start-up must not spin */
+			if (time(NULL) - window > 10) {
+				window = time(NULL);
+				restarts = 0;
+			}
+			if (++restarts > 20) {
+				struct timespec ts = {1, 0};
+				nanosleep(&ts, NULL);
+			}
+			fprintf(stderr, "fishscale.fcgi: worker %d exited (status %d), starting another\n", (int)pid,
+				status);
+			kids[i] = spawn(root, config);
+		}
+	}
+	for (int i = 0; i < workers; i++)
+		if (kids[i] > 0)
+			kill(kids[i], SIGTERM);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	return 0;
+}

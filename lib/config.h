@@ -1,0 +1,82 @@
+/*
+ * config.h - fishscale's configuration: one key = value file
+ * (conf/fishscale.conf documents every key) with environment overrides.
+ *
+ * Precedence, lowest to highest: built-in defaults, the file, then the
+ * environment variable FISHSCALE_<KEY IN UPPER CASE> for each key (for
+ * example FISHSCALE_DATA_DIR). FISH_SCALE_AGENT_TABS (the original tool's
+ * name) also sets agent_tabs.
+ *
+ * The struct is plain data with fixed-size strings: no ownership questions.
+ */
+#ifndef FS_CONFIG_H
+#define FS_CONFIG_H
+
+#include <stddef.h>
+
+#define FS_CONF_STR 512
+
+typedef struct fs_config {
+	char data_dir[FS_CONF_STR];        /* images, database, run files */
+	char base_path[FS_CONF_STR];       /* URL prefix, "/" or "/fishscale/" (always ends in '/') */
+	char listen_address[64];           /* nginx listen address */
+	int port;                          /* nginx listen port */
+	int fcgi_workers;                  /* FastCGI processes */
+	char trusted_proxies[FS_CONF_STR]; /* comma-separated addresses whose X-Forwarded-* we believe */
+	int session_idle_minutes;
+	int session_absolute_hours;
+	int upload_max_mb;                 /* largest request body (nginx and the application) */
+	long max_pixels;                   /* largest image, width x height */
+	int login_max_failures;            /* failures per account or address within the window */
+	int login_window_minutes;
+	char sso_header[64];               /* e.g. X-Remote-User; "" = single sign-on off */
+	int sso_create_users;              /* create a member account for an unknown SSO user */
+	int agent_max_runs_per_user;
+	int agent_max_runs_total;
+	int agent_max_iterations;
+	int agent_max_seconds;
+	double agent_max_cost_usd;
+	char agent_tabs[64];               /* "", "1", "extraction", "editing", "extraction,editing" */
+	char anthropic_key_env[64];        /* NAMES of environment variables, never keys */
+	char openai_key_env[64];
+	char openrouter_key_env[64];
+	char gemini_key_env[64];
+	char key_file[FS_CONF_STR];        /* optional 0600 file with "provider = key" lines */
+	char anthropic_base_url[FS_CONF_STR];
+	char openai_base_url[FS_CONF_STR];
+	char openrouter_base_url[FS_CONF_STR];
+	char gemini_base_url[FS_CONF_STR];
+	char ollama_base_url[FS_CONF_STR];
+} fs_config;
+
+/* Description of one key, for documentation and `fishscale config`. */
+typedef struct fs_config_key {
+	const char *name;
+	const char *help;
+} fs_config_key;
+
+void fs_config_defaults(fs_config *c);
+
+/*
+ * Reads path (may be NULL or missing when missing_ok) over the defaults
+ * already in c, then applies environment overrides. Returns 0, or -1 with
+ * "file:line: message" in err for an unknown key, a bad value or an
+ * unreadable file.
+ */
+int fs_config_load(fs_config *c, const char *path, int missing_ok, char *err, size_t errlen);
+
+/* Applies a single key = value (the file and the environment use this). */
+int fs_config_set(fs_config *c, const char *key, const char *value, char *err, size_t errlen);
+
+/* Prints the value of one key into out; -1 for an unknown key. */
+int fs_config_get(const fs_config *c, const char *key, char *out, size_t outlen);
+
+const fs_config_key *fs_config_keys(size_t *count);
+
+/* 1 when addr is listed in trusted_proxies. */
+int fs_config_is_trusted_proxy(const fs_config *c, const char *addr);
+
+/* Which agent tabs are visible: bit 1 = extraction, bit 2 = editing. */
+int fs_config_agent_tabs(const fs_config *c);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * db.h - SQLite storage: opening a connection the way every fishscale
+ * process must (foreign keys on, busy timeout, WAL), numbered migrations
+ * keyed on PRAGMA user_version, write transactions, and a per-connection
+ * cache of prepared statements for static SQL.
+ *
+ * Error convention: functions return FS_DB_OK (0) or a negative fs_db_rc;
+ * FS_DB_BUSY means the busy timeout ran out (the web layer answers 503).
+ * Ownership: fs_db_open returns a handle owned by the caller, closed with
+ * fs_db_close (tolerates NULL), which also finalizes cached statements.
+ * Statements from fs_db_stmt belong to the cache: never finalize them; call
+ * fs_db_done when finished so they are reset for the next user.
+ */
+#ifndef FS_DB_H
+#define FS_DB_H
+
+#include <stddef.h>
+#include <sqlite3.h>
+
+typedef enum fs_db_rc {
+	FS_DB_OK = 0,
+	FS_DB_ERROR = -1,
+	FS_DB_BUSY = -2,
+	FS_DB_CONSTRAINT = -3,
+	FS_DB_NOTFOUND = -4
+} fs_db_rc;
+
+typedef struct fs_db fs_db;
+
+/* Opens (creating if needed) and migrates the database at path. */
+fs_db *fs_db_open(const char *path, int busy_timeout_ms, char *err, size_t errlen);
+void fs_db_close(fs_db *db);
+sqlite3 *fs_db_handle(fs_db *db);
+
+/* Cached prepared statement for a static SQL string (keyed by the pointer
+ * and checked by content). NULL on a preparation error (see fs_db_errmsg). */
+sqlite3_stmt *fs_db_stmt(fs_db *db, const char *sql);
+/* Resets and clears the bindings of a cached statement. */
+void fs_db_done(sqlite3_stmt *st);
+
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
+int fs_db_begin(fs_db *db);
+int fs_db_commit(fs_db *db);
+void fs_db_rollback(fs_db *db);
+
+/* Maps an SQLite result code to an fs_db_rc. */
+int fs_db_rc_from_sqlite(int rc);
+const char *fs_db_errmsg(fs_db *db);
+
+/* Schema version after migrations, and the number of migrations known. */
+int fs_db_user_version(fs_db *db);
+int fs_db_migration_count(void);
+/* Applies migrations up to `target` (for tests of each step); 0 or -1. */
+int fs_db_migrate_to(sqlite3 *h, int target, char *err, size_t errlen);
+
+/* Runs PRAGMA integrity_check; 0 when "ok". */
+int fs_db_integrity_check(fs_db *db);
+
+#endif

@@ -1,0 +1,208 @@
+"""Integration-test harness: starts the real nginx + FastCGI processes of
+fishscale in a temporary data directory on a free loopback port (through
+tools/run.sh --detach, exactly as `make run` does) and talks HTTP to them.
+
+Standard library only. Waiting is always for a condition with a deadline,
+never a fixed sleep.
+"""
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.parse
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(ROOT, "build")
+FISHSCALE = os.path.join(BUILD, "fishscale")
+TESTDATA = os.path.join(os.path.dirname(ROOT), "shared", "testdata", "paper")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_for(cond, timeout=10.0, what="condition"):
+    """Polls cond() until it returns a true value or the deadline passes."""
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        v = cond()
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+
+
+class Server:
+    """One fishscale site (nginx + FastCGI) in its own data directory."""
+
+    def __init__(self, env=None, base_path="/"):
+        self.port = free_port()
+        self.data = tempfile.mkdtemp(prefix="fishscale-it-")
+        self.base = base_path
+        self.env = dict(os.environ)
+        for k in list(self.env):
+            if k.startswith("FISHSCALE_") or k == "FISH_SCALE_AGENT_TABS":
+                del self.env[k]
+        self.env.update({
+            "FISHSCALE_ROOT": ROOT,
+            "FISHSCALE_DATA_DIR": self.data,
+            "FISHSCALE_PORT": str(self.port),
+            "FISHSCALE_BASE_PATH": base_path,
+            "FISHSCALE_FCGI_WORKERS": "2",
+        })
+        if env:
+            self.env.update(env)
+        self.admin_password = None
+
+    def start(self):
+        out = subprocess.run(["sh", os.path.join(ROOT, "tools", "run.sh"), "--detach"],
+                             env=self.env, capture_output=True, text=True, timeout=60)
+        if out.returncode != 0:
+            raise AssertionError("run.sh failed: " + out.stdout + out.stderr)
+        m = re.search(r"First login: admin / (\S+)", out.stdout)
+        if m:
+            self.admin_password = m.group(1)
+        else:
+            with open(os.path.join(self.data, "admin-password.txt")) as f:
+                self.admin_password = re.search(r"password: (\S+)", f.read()).group(1)
+        return self
+
+    def stop(self):
+        subprocess.run(["sh", os.path.join(ROOT, "tools", "stop.sh"), "--data", self.data],
+                       env=self.env, capture_output=True, timeout=60)
+
+    def cleanup(self):
+        self.stop()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+    def cli(self, *args, input=None):
+        return subprocess.run([FISHSCALE] + list(args), env=self.env, capture_output=True,
+                              text=True, input=input, timeout=60)
+
+    def pid(self, name):
+        with open(os.path.join(self.data, "run", name)) as f:
+            return int(f.read().strip())
+
+    def worker_pids(self):
+        master = self.pid("fcgi.pid")
+        out = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True)
+        return [int(p) for p in out.stdout.split()]
+
+    def db_path(self):
+        return os.path.join(self.data, "fishscale.db")
+
+    def client(self):
+        return Client(self)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *a):
+        self.cleanup()
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers  # list of (name, value)
+        self.body = body
+
+    def header(self, name):
+        for k, v in self.headers:
+            if k.lower() == name.lower():
+                return v
+        return None
+
+    def headers_named(self, name):
+        return [v for k, v in self.headers if k.lower() == name.lower()]
+
+    def json(self):
+        return json.loads(self.body)
+
+    @property
+    def text(self):
+        return self.body.decode("utf-8", "replace")
+
+
+class Client:
+    """A browser-like client: keeps cookies, sends same-origin headers."""
+
+    def __init__(self, server):
+        self.server = server
+        self.cookies = {}
+        self.csrf = None
+
+    def url(self, path):
+        return self.server.base.rstrip("/") + path
+
+    def request(self, method, path, body=None, headers=None, json_body=None, form=None,
+                raw_path=False, origin=True):
+        h = {"Host": "127.0.0.1:%d" % self.server.port}
+        if origin and method not in ("GET", "HEAD"):
+            h["Origin"] = "http://127.0.0.1:%d" % self.server.port
+            h["Sec-Fetch-Site"] = "same-origin"
+        if self.cookies:
+            h["Cookie"] = "; ".join("%s=%s" % kv for kv in self.cookies.items())
+        if json_body is not None:
+            body = json.dumps(json_body).encode()
+            h["Content-Type"] = "application/json"
+        if form is not None:
+            body = urllib.parse.urlencode(form).encode()
+            h["Content-Type"] = "application/x-www-form-urlencoded"
+        if headers:
+            h.update(headers)
+        h = {k: v for k, v in h.items() if v is not None}
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+        try:
+            conn.request(method, path if raw_path else self.url(path), body=body, headers=h)
+            r = conn.getresponse()
+            data = r.read()
+            resp = Response(r.status, r.getheaders(), data)
+        finally:
+            conn.close()
+        for sc in resp.headers_named("Set-Cookie"):
+            name, _, rest = sc.partition("=")
+            value = rest.split(";")[0]
+            if "Max-Age=0" in sc:
+                self.cookies.pop(name, None)
+            else:
+                self.cookies[name] = value
+        return resp
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, **kw):
+        return self.request("POST", path, **kw)
+
+    def login(self, login="admin", password=None):
+        if password is None:
+            password = self.server.admin_password
+        page = self.get("/login")
+        tok = re.search(r'name="csrf_token" value="([0-9a-f]+)"', page.text).group(1)
+        r = self.post("/login", form={"csrf_token": tok, "login": login, "password": password,
+                                      "next": "/"})
+        if r.status == 303:
+            me = self.get("/api/me")
+            assert me.status == 200, me.text
+            self.csrf = me.json()["csrf_token"]
+        return r
+
+    def api(self, method, path, json_body=None, **kw):
+        headers = kw.pop("headers", {})
+        if self.csrf and method not in ("GET", "HEAD"):
+            headers.setdefault("X-CSRF-Token", self.csrf)
+        return self.request(method, path, json_body=json_body, headers=headers, **kw)

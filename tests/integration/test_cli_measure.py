@@ -1,0 +1,163 @@
+"""`fishscale measure`: per-image CSV/JSON outputs, combined summary, overlay,
+per-image failures and usage errors, run on the paper test images."""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.join(ROOT, "build", "fishscale")
+PAPER = os.path.join(ROOT, "..", "shared", "testdata", "paper")
+POLY = os.path.join(PAPER, "P1_Fig2_Polypterus_bichir_2.63um.tif")
+ACRE = os.path.join(PAPER, "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif")
+
+tmp = None
+
+
+def setup_module():
+    global tmp
+    assert os.access(BIN, os.X_OK), "build the CLI first: %s" % BIN
+    assert os.path.exists(POLY) and os.path.exists(ACRE), "paper test images missing"
+    tmp = tempfile.mkdtemp(prefix="fs-measure-")
+
+
+def teardown_module():
+    if tmp:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(*args):
+    p = subprocess.run([BIN, "measure"] + list(args), capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def outdir(name):
+    d = os.path.join(tmp, name)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_help_documents_every_option():
+    rc, out, _ = run("--help")
+    assert rc == 0
+    for opt in ("--profile", "--calibration", "--param", "--format", "--overlay", "-o DIR",
+                "uncalibrated", "threshold", "neighbor_graph", "paralepidosteus"):
+        assert opt in out, opt
+
+
+def test_tiff_gives_tubercles_edges_and_summary_csv():
+    d = outdir("csv")
+    rc, out, err = run("-o", d, POLY)
+    assert rc == 0, err
+    assert err == "", "no progress bar when stderr is not a terminal: %r" % err
+    stem = "P1_Fig2_Polypterus_bichir_2.63um"
+    tub = read_csv(os.path.join(d, stem + "_tubercles.csv"))
+    edges = read_csv(os.path.join(d, stem + "_edges.csv"))
+    summ = read_csv(os.path.join(d, stem + "_summary.csv"))
+    assert len(tub) >= 5
+    assert {"id", "centroid_x", "diameter_px", "diameter_um", "source"} <= set(tub[0])
+    assert len(edges) >= len(tub) - 1
+    assert {"id1", "id2", "center_distance_px", "edge_distance_um"} <= set(edges[0])
+    ids = {int(r["id"]) for r in tub}
+    assert all(int(e["id1"]) in ids and int(e["id2"]) in ids for e in edges)
+    assert len(summ) == 1
+    s = summ[0]
+    assert s["calibration_status"] == "uncalibrated"
+    assert int(s["n_tubercles"]) == len(tub) and int(s["n_edges"]) == len(edges)
+    assert s["suggested_genus"] == "Unknown"
+    # uncalibrated: um columns are computed with 1.0 (equal to pixels)
+    assert abs(float(s["mean_diameter_um"]) - float(s["mean_diameter_px"])) < 1e-9
+    ratio = float(s["size_pitch_ratio"])
+    assert 0.0 < ratio < 1.0
+    assert not os.path.exists(os.path.join(d, "summary.csv")), "single image: no combined file"
+
+
+def test_json_summary_with_calibration():
+    d = outdir("json")
+    rc, _, err = run("--format", "json", "--calibration", "0.5", "-o", d, POLY)
+    assert rc == 0, err
+    with open(os.path.join(d, "P1_Fig2_Polypterus_bichir_2.63um_summary.json")) as f:
+        s = json.load(f)
+    assert s["calibration_status"] == "calibrated"
+    assert s["calibration_um_per_px"] == 0.5
+    assert abs(s["mean_diameter_um"] - 0.5 * s["mean_diameter_px"]) < 1e-9
+    assert len(s["degree_histogram"]) == 17
+    assert 0.0 <= s["hexagonalness_score"] <= 1.0
+
+
+def test_corrupt_file_fails_alone_and_others_are_processed():
+    d = outdir("mixed")
+    bad = os.path.join(tmp, "broken.tif")
+    with open(bad, "wb") as f:
+        f.write(b"II*\x00" + b"\xff" * 64)
+    rc, _, err = run("-o", d, bad, POLY)
+    assert rc == 1
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "broken.tif" in lines[0], err
+    assert os.path.exists(os.path.join(d, "P1_Fig2_Polypterus_bichir_2.63um_summary.csv"))
+    assert not os.path.exists(os.path.join(d, "broken_summary.csv"))
+    rows = read_csv(os.path.join(d, "summary.csv"))
+    assert len(rows) == 1 and rows[0]["image"].endswith("P1_Fig2_Polypterus_bichir_2.63um.tif")
+
+
+def test_several_images_give_combined_json_summary():
+    d = outdir("combined")
+    rc, _, err = run("--format", "json", "-o", d, POLY, ACRE)
+    assert rc == 0, err
+    with open(os.path.join(d, "summary.json")) as f:
+        s = json.load(f)
+    assert [os.path.basename(i["image"]) for i in s["images"]] == [os.path.basename(POLY),
+                                                                  os.path.basename(ACRE)]
+
+
+def test_same_stem_twice_gets_distinct_files():
+    d = outdir("twice")
+    rc, _, err = run("-o", d, POLY, POLY)
+    assert rc == 0, err
+    assert os.path.exists(os.path.join(d, "P1_Fig2_Polypterus_bichir_2.63um_edges.csv"))
+    assert os.path.exists(os.path.join(d, "P1_Fig2_Polypterus_bichir_2.63um_2_edges.csv"))
+
+
+def test_overlay_is_a_png():
+    d = outdir("overlay")
+    rc, _, err = run("--overlay", "--calibration", "0.33", "-o", d, ACRE)
+    assert rc == 0, err
+    with open(os.path.join(d, "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um_overlay.png"), "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_param_and_profile_are_applied():
+    d = outdir("param")
+    rc, _, err = run("--profile", "paralepidosteus", "--param", "neighbor_graph=rng",
+                     "-o", d, ACRE)
+    assert rc == 0, err
+    s = read_csv(os.path.join(d, "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um_summary.csv"))[0]
+    # the profile carries 0.33 um/px
+    assert s["calibration_status"] == "calibrated"
+    assert abs(float(s["calibration_um_per_px"]) - 0.33) < 1e-12
+    # RNG has fewer than 1.5 edges per tubercle on any point set of this size
+    assert int(s["n_edges"]) < 1.5 * int(s["n_tubercles"])
+
+
+def test_usage_errors_exit_2():
+    for args in (["--format", "xml", POLY], ["--param", "bogus=1", POLY],
+                 ["--param", "threshold", POLY], ["--calibration", "-1", POLY],
+                 ["--profile", "nosuch", POLY], ["--no-such-option", POLY], []):
+        rc, out, err = run(*args)
+        assert rc == 2, (args, rc, err)
+        assert err.strip(), args
+
+
+def test_missing_file_is_reported():
+    d = outdir("missing")
+    rc, _, err = run("-o", d, os.path.join(tmp, "does-not-exist.png"))
+    assert rc == 1
+    assert "does-not-exist.png" in err

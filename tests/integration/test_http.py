@@ -1,0 +1,139 @@
+"""HTTP behaviour through nginx: errors, limits, headers, concurrency,
+worker failure and recovery."""
+import os
+import signal
+import subprocess
+import threading
+
+from harness import ROOT, Server, wait_for
+
+srv = None
+
+
+def setup_module():
+    global srv
+    srv = Server(env={"FISHSCALE_UPLOAD_MAX_MB": "1"}).start()
+
+
+def teardown_module():
+    srv.cleanup()
+
+
+def test_unknown_path_is_404_json_for_api():
+    c = srv.client()
+    r = c.get("/api/nothing-here")
+    assert r.status == 404 and r.json() == {"success": False, "error": "not found"}
+    c.login()
+    r = c.get("/no-such-page")
+    assert r.status == 404 and "text/html" in r.header("Content-Type")
+
+
+def test_wrong_method_is_405_with_allow():
+    r = srv.client().request("DELETE", "/api/health")
+    assert r.status == 405
+    assert r.header("Allow") == "GET"
+    assert r.json()["success"] is False
+
+
+def test_non_numeric_id_is_404():
+    c = srv.client()
+    c.login()
+    r = c.post("/admin/users/abc/disable", form={"csrf_token": c.csrf})
+    assert r.status == 404
+
+
+def test_body_over_nginx_limit_is_413():
+    c = srv.client()
+    c.login()
+    r = c.api("POST", "/logout", json_body={"pad": "x" * (2 << 20)})
+    assert r.status == 413
+
+
+def test_unsupported_content_type_is_415():
+    c = srv.client()
+    c.login()
+    r = c.request("POST", "/logout", body=b"<x/>", headers={"Content-Type": "application/xml",
+                                                            "X-CSRF-Token": c.csrf})
+    assert r.status == 415
+    assert "unsupported content type" in r.text
+
+
+def test_malformed_json_is_400():
+    c = srv.client()
+    c.login()
+    r = c.request("POST", "/logout", body=b"{not json", headers={"Content-Type": "application/json",
+                                                                "X-CSRF-Token": c.csrf})
+    assert r.status == 400
+    r = c.request("POST", "/logout", body=b"[1,2]", headers={"Content-Type": "application/json",
+                                                            "X-CSRF-Token": c.csrf})
+    assert r.status == 400
+
+
+def test_path_traversal_refused():
+    c = srv.client()
+    r = c.get("/static/../conf/fishscale.conf", raw_path=True)
+    assert r.status in (400, 404)
+    r = c.get("/static/%2e%2e/conf/fishscale.conf", raw_path=True)
+    assert r.status in (400, 404)
+
+
+def test_security_headers_on_every_kind_of_response():
+    c = srv.client()
+    for path in ("/api/health", "/login", "/static/css/fishscale.css", "/api/none"):
+        r = c.get(path)
+        assert r.header("X-Content-Type-Options") == "nosniff", path
+        assert r.header("X-Frame-Options") == "DENY", path
+        assert "default-src 'self'" in r.header("Content-Security-Policy"), path
+        assert "frame-ancestors 'none'" in r.header("Content-Security-Policy"), path
+        assert r.header("Referrer-Policy") == "same-origin", path
+    r = c.get("/static/css/fishscale.css")
+    assert "max-age=3600" in r.header("Cache-Control")
+
+
+def test_200_concurrent_requests_all_answered():
+    c = srv.client()
+    c.login()
+    results = []
+    lock = threading.Lock()
+
+    def one(i):
+        if i % 2:
+            r = srv.client().get("/api/health")
+            ok = r.status == 200 and r.json()["status"] == "ok"
+        else:
+            r = c.get("/api/me")
+            ok = r.status == 200 and r.json()["user"]["login"] == "admin"
+        with lock:
+            results.append(ok)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(200)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 200 and all(results)
+
+
+def test_killed_worker_is_replaced():
+    before = srv.worker_pids()
+    assert len(before) == 2
+    os.kill(before[0], signal.SIGKILL)
+    wait_for(lambda: len(srv.worker_pids()) == 2 and before[0] not in srv.worker_pids(),
+             what="a replacement worker")
+    for _ in range(20):
+        assert srv.client().get("/api/health").status == 200
+
+
+def test_no_workers_gives_502_then_recovers():
+    master = srv.pid("fcgi.pid")
+    os.kill(master, signal.SIGTERM)
+    wait_for(lambda: subprocess.run(["kill", "-0", str(master)], capture_output=True).returncode != 0,
+             what="the FastCGI supervisor to stop")
+    r = srv.client().get("/api/health")
+    assert r.status == 502
+    sock = os.path.join(srv.data, "run", "fcgi.sock")
+    os.unlink(sock)
+    subprocess.run(["spawn-fcgi", "-s", sock, "-M", "0600", "-P", os.path.join(srv.data, "run", "fcgi.pid"),
+                    "--", os.path.join(ROOT, "build", "fishscale.fcgi"), "--root", ROOT],
+                   env=srv.env, check=True, capture_output=True)
+    wait_for(lambda: srv.client().get("/api/health").status == 200, what="recovery")

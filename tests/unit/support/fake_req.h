@@ -1,0 +1,21 @@
+/*
+ * fake_req.h - builds fs_req objects by hand for handler and dispatcher
+ * tests: CGI variables from a NULL-terminated list of "NAME=value" strings,
+ * body from a string.
+ */
+#ifndef FS_TEST_FAKE_REQ_H
+#define FS_TEST_FAKE_REQ_H
+
+#include <stddef.h>
+
+#include "http.h"
+
+typedef struct fs_fake_io {
+	const char *const *env; /* "NAME=value", NULL-terminated */
+	const char *body;
+	size_t body_len, pos;
+} fs_fake_io;
+
+void fs_fake_req(fs_req *r, fs_app *app, fs_fake_io *io, const char *const *env, const char *body);
+
+#endif
