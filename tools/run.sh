@@ -102,7 +102,7 @@ stop() {
 	exit 0
 }
 trap stop INT TERM
-nginx -q -c "$RUN/nginx.conf" -p "$RUN/" -g "daemon off; pid $RUN/nginx.pid;" 2>/dev/null &
+nginx -q -c "$RUN/nginx.conf" -p "$RUN/" -g "daemon off;" &
 NGINX=$!
 wait_ready || { stop; exit 1; }
 echo

@@ -137,3 +137,34 @@ def test_no_workers_gives_502_then_recovers():
                     "--", os.path.join(ROOT, "build", "fishscale.fcgi"), "--root", ROOT],
                    env=srv.env, check=True, capture_output=True)
     wait_for(lambda: srv.client().get("/api/health").status == 200, what="recovery")
+
+
+def test_foreground_run_stops_everything_on_sigterm():
+    """`make run` mode: tools/run.sh in the foreground prints the URL and the
+    first login, and SIGTERM stops nginx and every FastCGI process."""
+    s = Server()
+    env = dict(s.env)
+    p = subprocess.Popen(["sh", os.path.join(ROOT, "tools", "run.sh")], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        lines = []
+        wait_for(lambda: lines.append(p.stdout.readline()) or "Ctrl-C stops it" in "".join(lines),
+                 timeout=60, what="the URL banner")
+        text = "".join(lines)
+        assert "fishscale is running at http://127.0.0.1:%d/" % s.port in text
+        assert "first login: admin / " in text
+        assert s.client().get("/api/health").status == 200
+        nginx_pid = s.pid("nginx.pid")
+        master = s.pid("fcgi.pid")
+        workers = s.worker_pids()
+        assert workers
+        os.kill(p.pid, signal.SIGTERM)
+        assert p.wait(60) == 0
+
+        def gone(pid):
+            return subprocess.run(["kill", "-0", str(pid)], capture_output=True).returncode != 0
+        wait_for(lambda: all(gone(x) for x in [nginx_pid, master] + workers), what="every process to stop")
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+        s.cleanup()
