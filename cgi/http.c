@@ -139,6 +139,9 @@ int fs_http_status_for_db(int rc)
 	case FS_DB_BUSY: return 503;
 	case FS_DB_NOTFOUND: return 404;
 	case FS_DB_CONSTRAINT: return 409;
+	case FS_DB_FORBIDDEN: return 403;
+	case FS_DB_STALE: return 409;
+	case FS_DB_INVALID: return 422;
 	default: return 500;
 	}
 }

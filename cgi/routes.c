@@ -1,9 +1,16 @@
 /*
- * routes.c - the one route table: method, path pattern, handler, role.
+ * routes.c - the route table: method, path pattern, handler, role.
+ *
+ * The foundation's routes are listed here; each route group file
+ * (route_images.c, route_sets.c, ...) declares its own rows in a table of
+ * the same shape, listed in `groups` below, so that the whole table is
+ * still one list read in one place.
  */
 #include "routes.h"
 
-static const fs_route table[] = {
+#include <string.h>
+
+static const fs_route base_routes[] = {
 	{"GET", "/api/health", fs_h_health, FS_PUBLIC, 0},
 	{"GET", "/api/me", fs_h_me, FS_MEMBER, 0},
 
@@ -21,8 +28,31 @@ static const fs_route table[] = {
 	{"POST", "/admin/users/{id}/password", fs_h_admin_user_password, FS_ADMIN, 0},
 };
 
+struct group {
+	const fs_route *rows;
+	const size_t *n;
+};
+
+static const size_t base_n = sizeof base_routes / sizeof base_routes[0];
+
+static const struct group groups[] = {
+	{base_routes, &base_n},
+	{fs_routes_images, &fs_routes_images_n},
+	{fs_routes_sets, &fs_routes_sets_n},
+	{fs_routes_data, &fs_routes_data_n},
+};
+
+#define MAX_ROUTES 256
+
 const fs_route *fs_routes(size_t *count)
 {
-	*count = sizeof table / sizeof table[0];
-	return table;
+	static fs_route all[MAX_ROUTES];
+	static size_t n;
+	if (!n) {
+		for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+			for (size_t i = 0; i < *groups[g].n && n < MAX_ROUTES; i++)
+				all[n++] = groups[g].rows[i];
+	}
+	*count = n;
+	return all;
 }

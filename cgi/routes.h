@@ -1,7 +1,7 @@
 /*
  * routes.h - the handlers of every route group; the table is in routes.c.
  * One file per group: route_health.c, route_auth.c, route_admin.c,
- * route_pages.c.
+ * route_pages.c, route_images.c, route_sets.c, route_data.c.
  */
 #ifndef FS_ROUTES_H
 #define FS_ROUTES_H
@@ -23,5 +23,13 @@ int fs_h_admin_user_password(fs_req *r, fs_resp *w);
 
 int fs_h_library(fs_req *r, fs_resp *w);
 int fs_h_about(fs_req *r, fs_resp *w);
+
+/* Route groups, each defined in its own file. */
+extern const fs_route fs_routes_images[]; /* route_images.c: library, upload, image files, transforms, calibration */
+extern const size_t fs_routes_images_n;
+extern const fs_route fs_routes_sets[];   /* route_sets.c: sets, edits, undo/redo, history, extraction */
+extern const size_t fs_routes_sets_n;
+extern const fs_route fs_routes_data[];   /* route_data.c: event log, settings, profiles, import/export */
+extern const size_t fs_routes_data_n;
 
 #endif

@@ -22,7 +22,10 @@ typedef enum fs_db_rc {
 	FS_DB_ERROR = -1,
 	FS_DB_BUSY = -2,
 	FS_DB_CONSTRAINT = -3,
-	FS_DB_NOTFOUND = -4
+	FS_DB_NOTFOUND = -4,
+	FS_DB_FORBIDDEN = -5, /* exists and is visible, but the user may not do that */
+	FS_DB_STALE = -6,     /* a revision check failed: someone else changed it first */
+	FS_DB_INVALID = -7    /* the request itself is wrong (bad name, missing id, ...) */
 } fs_db_rc;
 
 typedef struct fs_db fs_db;

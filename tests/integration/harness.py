@@ -206,3 +206,52 @@ class Client:
         if self.csrf and method not in ("GET", "HEAD"):
             headers.setdefault("X-CSRF-Token", self.csrf)
         return self.request(method, path, json_body=json_body, headers=headers, **kw)
+
+
+def multipart_body(fields, boundary="fsHarnessBoundary42"):
+    """fields: list of (name, filename or None, bytes)."""
+    body = b""
+    for name, filename, data in fields:
+        disp = 'form-data; name="%s"' % name
+        if filename is not None:
+            disp += '; filename="%s"' % filename
+        body += b"--" + boundary.encode() + b"\r\nContent-Disposition: " + disp.encode() + b"\r\n"
+        if filename is not None:
+            body += b"Content-Type: application/octet-stream\r\n"
+        body += b"\r\n" + data + b"\r\n"
+    body += b"--" + boundary.encode() + b"--\r\n"
+    return body, "multipart/form-data; boundary=" + boundary
+
+
+def upload_image(client, path=None, data=None, filename=None):
+    """Uploads an image file through POST /api/images; returns the JSON."""
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
+        filename = filename or os.path.basename(path)
+    body, ctype = multipart_body([("file", filename or "image.tif", data)])
+    r = client.request("POST", "/api/images", body=body,
+                       headers={"Content-Type": ctype, "X-CSRF-Token": client.csrf})
+    assert r.status in (200, 201), (r.status, r.text)
+    return r.json()
+
+
+def png_gray(w, h, seed=0):
+    """An 8-bit grey PNG with a pattern that depends on seed (so each call
+    can make a distinct file: uploads are deduplicated by content)."""
+    import struct
+    import zlib
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    raw = b"".join(b"\x00" + bytes(((x * 7 + y * 3 + seed * 13) & 255) for x in range(w)) for y in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+_seed = [1000]
+
+
+def unique_png(w=300, h=200):
+    _seed[0] += 1
+    return png_gray(w, h, _seed[0])

@@ -1,0 +1,254 @@
+"""Annotation sets on the server: edits with revision checks, two users at
+once, undo/redo across users, save/revert, history, journal, extraction and
+connections, and a FastCGI worker killed in the middle of a burst of edits."""
+import os
+import signal
+import sqlite3
+import threading
+
+from harness import TESTDATA, Server, unique_png, upload_image, wait_for
+
+srv = None
+PAPER = os.path.join(TESTDATA, "P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif")
+
+
+def setup_module():
+    global srv
+    srv = Server().start()
+    srv.cli("user", "add", "bea", input="bea-password-1\n")
+
+
+def teardown_module():
+    srv.cleanup()
+
+
+def admin():
+    c = srv.client()
+    assert c.login().status == 303
+    return c
+
+
+def bea():
+    c = srv.client()
+    assert c.login("bea", "bea-password-1").status == 303
+    return c
+
+
+def new_image(c, paper=False):
+    """A fresh image (uploads are deduplicated by content, so each test
+    makes its own unless it needs the paper figure)."""
+    j = upload_image(c, PAPER) if paper else upload_image(c, data=unique_png(), filename="t.png")
+    image = j["image"]
+    sets = c.api("GET", "/api/images/%d/sets" % image["id"]).json()["sets"]
+    assert [s["name"] for s in sets] == ["Base"]
+    return image, sets[0]
+
+
+def test_edit_cycle_with_revisions():
+    c = admin()
+    image, base = new_image(c)
+    sid, rev = base["id"], base["revision"]
+    r = c.api("POST", "/api/sets/%d/tubercles" % sid, {"revision": rev, "x": 50, "y": 60, "radius_px": 7})
+    assert r.status == 200, r.text
+    j = r.json()
+    assert j["revision"] == rev + 1
+    assert j["changed"]["added"][0]["id"] == 1
+    assert j["changed"]["added"][0]["centroid_x"] == 50
+    assert j["statistics"]["n_tubercles"] == 1
+    rev = j["revision"]
+    r = c.api("POST", "/api/sets/%d/tubercles" % sid, {"revision": rev, "x": 80, "y": 60})
+    rev = r.json()["revision"]
+    assert r.json()["changed"]["added"][0]["radius_px"] == 7  # mean of existing radii
+    r = c.api("POST", "/api/sets/%d/edges" % sid, {"revision": rev, "id1": 1, "id2": 2})
+    assert r.status == 200
+    rev = r.json()["revision"]
+    e = r.json()["changed"]["edges_added"][0]
+    assert e["center_distance_px"] == 30 and e["edge_distance_px"] == 16
+    assert e["edge_distance_um"] is None  # uncalibrated: no µm values
+    r = c.api("PATCH", "/api/sets/%d/tubercles/2" % sid, {"revision": rev, "x": 90, "y": 61})
+    assert r.status == 200
+    rev = r.json()["revision"]
+    r = c.api("PATCH", "/api/sets/%d/tubercles/99" % sid, {"revision": rev, "x": 1, "y": 1})
+    assert r.status == 404
+    r = c.api("DELETE", "/api/sets/%d/edges/1/2?revision=%d" % (sid, rev))
+    assert r.status == 200
+    rev = r.json()["revision"]
+    full = c.api("GET", "/api/sets/%d" % sid).json()
+    assert full["set"]["revision"] == rev
+    assert len(full["tubercles"]) == 2 and full["edges"] == []
+    assert full["tubercles"][1]["centroid_x"] == 90
+    # errors: missing revision, bad values, outside the image
+    assert c.api("POST", "/api/sets/%d/tubercles" % sid, {"x": 1, "y": 1}).status == 422
+    assert c.api("POST", "/api/sets/%d/tubercles" % sid, {"revision": rev, "x": "a", "y": 1}).status == 422
+    assert c.api("POST", "/api/sets/%d/tubercles" % sid, {"revision": rev, "x": 99999, "y": 1}).status == 422
+    assert c.api("DELETE", "/api/sets/%d/tubercles/1" % sid).status == 400
+
+
+def test_two_users_one_gets_409_and_nothing_is_lost():
+    a = admin()
+    b = bea()
+    image, base = new_image(a)
+    sid, rev = base["id"], base["revision"]
+    ra = a.api("POST", "/api/sets/%d/tubercles" % sid, {"revision": rev, "x": 10, "y": 10, "radius_px": 4})
+    assert ra.status == 200
+    rb = b.api("POST", "/api/sets/%d/tubercles" % sid, {"revision": rev, "x": 20, "y": 20, "radius_px": 4})
+    assert rb.status == 409
+    assert rb.json()["revision"] == ra.json()["revision"]
+    assert "changed" in rb.json()["error"]
+    rb = b.api("POST", "/api/sets/%d/tubercles" % sid,
+               {"revision": rb.json()["revision"], "x": 20, "y": 20, "radius_px": 4})
+    assert rb.status == 200
+    full = a.api("GET", "/api/sets/%d" % sid).json()
+    assert sorted((t["centroid_x"], t["centroid_y"]) for t in full["tubercles"]) == [(10, 10), (20, 20)]
+    # undo across users: a undoes b's step
+    r = a.api("POST", "/api/sets/%d/undo" % sid, {"revision": rb.json()["revision"]})
+    assert r.status == 200 and r.json()["changed"]["removed"] == [2]
+    r = b.api("POST", "/api/sets/%d/redo" % sid, {"revision": r.json()["revision"]})
+    assert r.status == 200 and r.json()["changed"]["added"][0]["id"] == 2
+    stale = a.api("POST", "/api/sets/%d/undo" % sid, {"revision": 0})
+    assert stale.status == 409
+
+
+def test_save_history_revert_and_journal():
+    c = admin()
+    image, base = new_image(c)
+    sid, rev = base["id"], base["revision"]
+    for i in range(4):
+        r = c.api("POST", "/api/sets/%d/tubercles" % sid, {"revision": rev, "x": 20 + 30 * i, "y": 40, "radius_px": 5})
+        rev = r.json()["revision"]
+    r = c.api("POST", "/api/sets/%d/delete" % sid, {"revision": rev, "tubercles": [1, 2]})
+    assert r.status == 200 and sorted(r.json()["changed"]["removed"]) == [1, 2]
+    rev = r.json()["revision"]
+    assert c.api("GET", "/api/sets/%d/revision" % sid).json()["dirty"] is True
+    r = c.api("POST", "/api/sets/%d/save" % sid, {"revision": rev})
+    assert r.status == 200
+    rev = r.json()["revision"]
+    assert r.json()["set"]["dirty"] is False
+    h = c.api("GET", "/api/sets/%d/history" % sid).json()["history"]
+    assert h[0]["type"] == "manual_edit"
+    assert h[0]["summary"].startswith("+4 tubercles, -2 tubercles")
+    assert h[0]["result"]["n_tubercles"] == 2
+    assert h[0]["user"] == "Administrator"
+    r = c.api("POST", "/api/sets/%d/tubercles" % sid, {"revision": rev, "x": 5, "y": 5, "radius_px": 3})
+    rev = r.json()["revision"]
+    r = c.api("POST", "/api/sets/%d/revert" % sid, {"revision": rev})
+    assert r.status == 200 and r.json().get("reload") is True
+    assert r.json()["statistics"]["n_tubercles"] == 2
+    j = c.api("GET", "/api/sets/%d/journal" % sid).json()["actions"]
+    assert j[0]["label"].startswith("Added tubercle") and j[0]["state"] == "undone"
+    # selective undo of the area delete while later steps stay
+    delete_op = [a for a in j if a["kind"] == "delete_multi"][0]
+    r = c.api("POST", "/api/sets/%d/journal/%d/undo" % (sid, delete_op["id"]))
+    assert r.status == 200, r.text
+    assert r.json()["statistics"]["n_tubercles"] == 4
+    r = c.api("POST", "/api/sets/%d/journal/%d/undo" % (sid, delete_op["id"]))
+    assert r.status == 422
+
+
+def test_sets_create_rename_duplicate_delete():
+    c = admin()
+    image, base = new_image(c)
+    r = c.api("POST", "/api/images/%d/sets" % image["id"], {"name": "Second"})
+    assert r.status == 201
+    second = r.json()["set"]
+    assert c.api("POST", "/api/images/%d/sets" % image["id"], {"name": "second"}).status == 409
+    assert c.api("POST", "/api/images/%d/sets" % image["id"], {"name": "a/b"}).status == 422
+    r = c.api("PATCH", "/api/sets/%d" % second["id"], {"revision": second["revision"], "name": "Renamed <b>"})
+    assert r.status == 422
+    r = c.api("PATCH", "/api/sets/%d" % second["id"], {"revision": second["revision"], "name": "Renamed"})
+    assert r.status == 200
+    r = c.api("POST", "/api/sets/%d/duplicate" % second["id"], {"name": "Copy"})
+    assert r.status == 201
+    names = [s["name"] for s in c.api("GET", "/api/images/%d/sets" % image["id"]).json()["sets"]]
+    assert names == ["Base", "Renamed", "Copy"]
+    for s in c.api("GET", "/api/images/%d/sets" % image["id"]).json()["sets"][1:]:
+        assert c.api("DELETE", "/api/sets/%d?revision=%d" % (s["id"], s["revision"])).status == 200
+    r = c.api("DELETE", "/api/sets/%d?revision=%d" % (base["id"], base["revision"]))
+    assert r.status == 422 and "last set" in r.json()["error"]
+
+
+def test_extraction_and_connections_through_the_api():
+    c = admin()
+    image, base = new_image(c, paper=True)
+    sid = base["id"]
+    r = c.api("POST", "/api/sets/%d/extract" % sid, {"revision": base["revision"], "parameters": {"method": "auto"}})
+    assert r.status == 200, r.text
+    j = r.json()
+    assert j["statistics"]["n_tubercles"] >= 10
+    assert j["statistics"]["n_edges"] >= 10
+    assert j["set"]["parameters"]["method"] == "auto"
+    h = c.api("GET", "/api/sets/%d/history" % sid).json()["history"]
+    assert h[0]["type"] == "extraction" and h[0]["n_tubercles"] == j["statistics"]["n_tubercles"]
+    r = c.api("GET", "/api/sets/%d/history/%d/parameters" % (sid, h[0]["id"]))
+    assert r.status == 200 and r.json()["parameters"]["method"] == "auto"
+    r = c.api("POST", "/api/sets/%d/connections" % sid,
+              {"revision": j["revision"], "graph_type": "rng", "cull_long_edges": False})
+    assert r.status == 200
+    assert r.json()["statistics"]["n_edges"] <= j["statistics"]["n_edges"]
+    # one undo step brings the Gabriel edges back
+    r = c.api("POST", "/api/sets/%d/undo" % sid, {"revision": r.json()["revision"]})
+    assert r.json()["statistics"]["n_edges"] == j["statistics"]["n_edges"]
+    # methods other than auto need a calibration
+    r = c.api("POST", "/api/sets/%d/extract" % sid, {"revision": r.json()["revision"], "parameters": {"method": "log"}})
+    assert r.status == 422 and "calibration" in r.json()["error"]
+    r = c.api("POST", "/api/sets/%d/extract" % sid, {"revision": 0, "parameters": {"threshold": 7}})
+    assert r.status == 422
+
+
+def test_other_users_private_image_sets_are_invisible():
+    a = admin()
+    image, base = new_image(a)
+    r = a.api("PATCH", "/api/images/%d" % image["id"], {"visibility": "private"})
+    assert r.status == 200, r.text
+    b = bea()
+    assert b.api("GET", "/api/sets/%d" % base["id"]).status == 404
+    assert b.api("GET", "/api/images/%d/sets" % image["id"]).status == 404
+    r = b.api("POST", "/api/sets/%d/tubercles" % base["id"], {"revision": 0, "x": 1, "y": 1})
+    assert r.status == 404
+    assert b.api("GET", "/api/sets/999999").status == 404
+    assert b.api("GET", "/api/sets/abc").status == 404
+
+
+def test_killed_worker_during_edit_burst_loses_no_acknowledged_edit():
+    c = admin()
+    image, base = new_image(c)
+    sid = base["id"]
+    acked = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def editor(k):
+        cl = admin()
+        n = 0
+        while not stop.is_set() and n < 40:
+            rev = cl.api("GET", "/api/sets/%d/revision" % sid)
+            if rev.status != 200:
+                continue
+            x, y = 5 + (k * 40 + n) % 290, 5 + k * 50
+            try:
+                r = cl.api("POST", "/api/sets/%d/tubercles" % sid,
+                           {"revision": rev.json()["revision"], "x": x, "y": y, "radius_px": 2})
+            except Exception:
+                continue
+            if r.status == 200:
+                with lock:
+                    acked.append(r.json()["changed"]["added"][0]["id"])
+            n += 1
+
+    threads = [threading.Thread(target=editor, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    wait_for(lambda: len(acked) >= 20, timeout=60, what="edits before the kill")
+    for pid in srv.worker_pids()[:1]:
+        os.kill(pid, signal.SIGKILL)
+    for t in threads:
+        t.join(120)
+    stop.set()
+    full = c.api("GET", "/api/sets/%d" % sid).json()
+    ids = {t["id"] for t in full["tubercles"]}
+    assert set(acked) <= ids, set(acked) - ids
+    db = sqlite3.connect(srv.db_path(), timeout=10)
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    n = db.execute("SELECT count(*) FROM tubercles WHERE set_id = ?", (sid,)).fetchone()[0]
+    db.close()
+    assert n == len(ids)
