@@ -252,3 +252,27 @@ def test_killed_worker_during_edit_burst_loses_no_acknowledged_edit():
     n = db.execute("SELECT count(*) FROM tubercles WHERE set_id = ?", (sid,)).fetchone()[0]
     db.close()
     assert n == len(ids)
+
+
+def test_gradient_optimizer_step_on_a_set():
+    c = admin()
+    image, base = new_image(c, paper=True)
+    sid = base["id"]
+    # make the image calibrated so that every method may run
+    r = c.api("POST", "/api/images/%d/calibration" % image["id"], {"um_per_px": 0.5, "method": "direct"})
+    assert r.status == 200, r.text
+    rev = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
+    r = c.api("POST", "/api/sets/%d/optimize-step" % sid,
+              {"revision": rev, "params": {"method": "auto"}, "enabled_params": ["threshold", "blur_sigma"],
+               "iteration": 1, "max_iterations": 1, "target_score": 0.99})
+    assert r.status == 200, r.text
+    j = r.json()
+    assert j["extractions_performed"] == 2 * 2 + 2
+    assert set(j["gradient"]) == {"threshold", "blur_sigma"}
+    assert j["should_stop"] is True and j["stop_reason"] in ("max_iterations", "target_reached")
+    assert 0 <= j["hexagonalness"] <= 1
+    assert j["revision"] == rev + 1  # the step's result became the set's content
+    assert j["statistics"]["n_tubercles"] > 0
+    r = c.api("POST", "/api/sets/%d/optimize-step" % sid,
+              {"revision": j["revision"], "params": {}, "enabled_params": ["nonsense"]})
+    assert r.status == 422
