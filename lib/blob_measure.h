@@ -3,11 +3,13 @@
  * its own intensity profile, not from the scale a detector fired at.
  *
  * Along 32 rays from the centre, the boundary is where the intensity first
- * falls below the half level between the tubercle's peak and that ray's
- * background (the lowest value along the ray up to max_r). The 32 boundary
- * points form a polygon: its area gives the equivalent diameter, its
- * centroid the refined centre, its second moments the ellipse, and
- * 4 pi A / P^2 the circularity. Different tubercles therefore get different
+ * falls below the half level between the tubercle's peak and the
+ * background (the lowest value along 16 evenly spaced rays up to max_r:
+ * the deepest point around the tubercle). The 32 boundary points form a
+ * polygon: its area gives the equivalent diameter, its centroid the refined
+ * centre, its second moments the ellipse, and 4 pi A / P^2 the
+ * circularity. A second pass starts from that centroid when it lies more
+ * than 0.25 px from the start. Different tubercles therefore get different
  * diameters, whatever size the detector assumed.
  *
  * The caller owns img and t; nothing is kept.

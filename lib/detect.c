@@ -5,7 +5,10 @@
  * For auto and lattice the lattice is estimated first, on the raw image,
  * because the preprocessing depends on it: the CLAHE tile is widened to at
  * least three pitches, so equalisation evens out illumination between
- * tubercles instead of flattening each tubercle's own profile.
+ * tubercles instead of flattening each tubercle's own profile. Detection
+ * runs on the image reduced to ~10 px per pitch, and measurement on the
+ * full image up to a pitch of 60 px, reduced by pitch / 30 above: the cost
+ * then depends on the number of tubercles more than on the pixel count.
  */
 #include "detect.h"
 
@@ -86,9 +89,21 @@ int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_can
 	int rc = -1;
 	for (int y = 0; y < h; y++) {
 		for (int x = 0; x < w; x++) {
-			float v = resp->data[(size_t)y * w + x];
+			const float *q = resp->data + (size_t)y * w + x;
+			float v = *q;
 			if (!(v > min_value))
 				continue;
+			/* Interior pixels: most fail on one of the first comparisons,
+			 * without the bounds checks of the general case below. */
+			if (x > 0 && y > 0 && x < w - 1 && y < h - 1) {
+				if (q[-1] >= v || q[1] > v || q[-w] >= v || q[w] > v || q[-w - 1] >= v ||
+				    q[-w + 1] >= v || q[w - 1] > v || q[w + 1] > v)
+					continue;
+				fs_cand c = {x, y, v, 0};
+				if (fs_cand_append(&all, &c))
+					goto out;
+				continue;
+			}
 			int ok = 1;
 			for (int dy = -1; dy <= 1 && ok; dy++) {
 				int yy = y + dy;
@@ -147,14 +162,38 @@ out:
 void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius)
 {
 	int w = resp->width, h = resp->height;
+	int nr = radius >= 1 ? (int)radius : 0;
+	/* Ray offsets are the same for every candidate: the candidates sit on
+	 * pixel centres, so lround(x + r cos) = x + lround(r cos). */
+	int *off = malloc((size_t)(16 * nr + 1) * 2 * sizeof *off);
+	if (off) {
+		for (int k = 0; k < 16; k++) {
+			for (int r = 1; r <= nr; r++) {
+				off[2 * (k * nr + r - 1)] = (int)lround(cos(k * M_PI / 8) * r);
+				off[2 * (k * nr + r - 1) + 1] = (int)lround(sin(k * M_PI / 8) * r);
+			}
+		}
+	}
 	for (size_t i = 0; i < c->n; i++) {
 		double x = c->items[i].x, y = c->items[i].y;
 		float top = resp->data[(size_t)(int)y * w + (int)x];
 		float lo = top;
+		int on_pixel = x == floor(x) && y == floor(y);
 		for (int k = 0; k < 16; k++) {
-			double cs = cos(k * M_PI / 8), sn = sin(k * M_PI / 8);
-			for (double r = 1; r <= radius; r += 1) {
-				int xx = (int)lround(x + cs * r), yy = (int)lround(y + sn * r);
+			double cs = 0, sn = 0;
+			if (!off || !on_pixel) {
+				cs = cos(k * M_PI / 8);
+				sn = sin(k * M_PI / 8);
+			}
+			for (int r = 1; r <= nr; r++) {
+				int xx, yy;
+				if (off && on_pixel) {
+					xx = (int)x + off[2 * (k * nr + r - 1)];
+					yy = (int)y + off[2 * (k * nr + r - 1) + 1];
+				} else {
+					xx = (int)lround(x + cs * r);
+					yy = (int)lround(y + sn * r);
+				}
 				if (xx < 0 || yy < 0 || xx >= w || yy >= h)
 					break;
 				float v = resp->data[(size_t)yy * w + xx];
@@ -164,14 +203,15 @@ void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius)
 		}
 		c->items[i].response = top - lo;
 	}
+	free(off);
 }
 
-int fs_det_measure(const fs_image *pre, const fs_cand_list *c, double max_r, double min_sep,
+int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,
 		   const fs_params *p, fs_source source, fs_tubercle_list *out)
 {
 	int rc = -1;
-	int w = pre->width, h = pre->height;
-	double m = p->edge_margin_px;
+	int w = m->width, h = m->height;
+	double F = m->f, mg = p->edge_margin_px;
 	/* Duplicates are looked up in a grid of min_sep cells (3 x 3 cells
 	 * around a centre) instead of against every kept tubercle. */
 	double cs = min_sep > 1 ? min_sep : 1;
@@ -192,12 +232,19 @@ int fs_det_measure(const fs_image *pre, const fs_cand_list *c, double max_r, dou
 	for (size_t i = 0; i < c->n; i++) {
 		fs_tubercle t = {0};
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		if (fs_blob_measure(pre, c->items[i].x, c->items[i].y, mr, &t))
+		/* Pixel centres: input pixel x lies at (x + 0.5) / F - 0.5 of m. */
+		if (fs_blob_measure(m->img, (c->items[i].x + 0.5) / F - 0.5,
+				    (c->items[i].y + 0.5) / F - 0.5, mr / F, &t))
 			continue;
+		t.centroid_x = (t.centroid_x + 0.5) * F - 0.5;
+		t.centroid_y = (t.centroid_y + 0.5) * F - 0.5;
+		t.radius_px *= F;
+		t.major_axis_px *= F;
+		t.minor_axis_px *= F;
 		if (t.circularity < p->min_circularity)
 			continue;
-		if (t.centroid_x < m || t.centroid_y < m || t.centroid_x > w - 1 - m ||
-		    t.centroid_y > h - 1 - m)
+		if (t.centroid_x < mg || t.centroid_y < mg || t.centroid_x > w - 1 - mg ||
+		    t.centroid_y > h - 1 - mg)
 			continue;
 		int gx = (int)(t.centroid_x / cs), gy = (int)(t.centroid_y / cs);
 		int dup = 0;
@@ -376,16 +423,36 @@ int fs_detect(const fs_image *img, const fs_params *p, double um_per_px, fs_dete
 		fs_det_radius_range(p, um_per_px, &rmin, &rmax);
 		msig = 0.05 * (rmin + rmax);
 	}
-	if (fs_detect_measure_image(img, p, msig, &meas, err, errlen))
+	/* Pitches of 60 px and more are measured at 1 / (pitch / 30) of the
+	 * resolution: the smallest tubercles (0.15 pitch radius) still span
+	 * 4.5 px there. The block mean already smooths by a variance of
+	 * fm^2 / 12 px^2, which the measurement blur makes up to msig. */
+	int fm = lat.pitch_px >= 60 ? (int)(lat.pitch_px / 30) : 1; /* 0 pitch: log, dog, ellipse */
+	if (fm > 1) {
+		fs_image *small = fs_downsample(img, fm);
+		fs_params pm = *p;
+		pm.tophat_radius = p->tophat_radius > 0 ? (p->tophat_radius + fm - 1) / fm : 0;
+		double s2 = msig * msig - fm * fm / 12.0;
+		int mrc = small ? fs_detect_measure_image(small, &pm, s2 > 0 ? sqrt(s2) / fm : 0,
+							  &meas, err, errlen)
+				: -1;
+		if (!small)
+			snprintf(err, errlen, "detect: out of memory");
+		fs_image_free(small);
+		if (mrc)
+			goto out;
+	} else if (fs_detect_measure_image(img, p, msig, &meas, err, errlen)) {
 		goto out;
+	}
+	fs_meas m = {meas, fm, img->width, img->height};
 	double t1 = now_ms();
 	out->ms_preprocess = t1 - t0;
 	switch (p->method) {
 	case FS_METHOD_AUTO:
-		rc = lat.pitch_px > 0 ? fs_detect_auto(pre, meas, f, p, &lat, out, err, errlen) : 0;
+		rc = lat.pitch_px > 0 ? fs_detect_auto(pre, &m, f, p, &lat, out, err, errlen) : 0;
 		break;
 	case FS_METHOD_LATTICE:
-		rc = lat.pitch_px > 0 ? fs_detect_lattice(pre, meas, f, p, &lat, out, err, errlen) : 0;
+		rc = lat.pitch_px > 0 ? fs_detect_lattice(pre, &m, f, p, &lat, out, err, errlen) : 0;
 		break;
 	case FS_METHOD_LOG:
 		rc = fs_detect_log(pre, meas, p, um_per_px, out, err, errlen);

@@ -23,6 +23,17 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Offset in [-0.5, 0.5] of the vertex of the parabola through (-1, a),
+ * (0, b), (1, c); 0 when b is not a strict maximum. */
+static double vertex(double a, double b, double c)
+{
+	double d = a - 2 * b + c;
+	if (!(d < 0))
+		return 0;
+	double o = 0.5 * (a - c) / d;
+	return o < -0.5 ? -0.5 : o > 0.5 ? 0.5 : o;
+}
+
 /* Smoothed response, prominent peaks. Shared with the lattice method. */
 int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, double pitch,
 			      fs_cand_list *keep, fs_image **resp_out, char *err, size_t errlen)
@@ -59,8 +70,19 @@ int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, do
 			if (c.items[i].response < lim)
 				continue;
 			c.items[i].r = 0.3 * full_pitch;
-			c.items[i].x = (c.items[i].x + 0.5) * f - 0.5;
-			c.items[i].y = (c.items[i].y + 0.5) * f - 0.5;
+			/* Sub-pixel peak (parabola through the 3 samples on each
+			 * axis): on the reduced grid a pixel is f pixels of meas,
+			 * and a start near the centre saves fs_blob_measure its
+			 * second pass. */
+			int px = (int)c.items[i].x, py = (int)c.items[i].y;
+			double ox = 0, oy = 0;
+			if (px > 0 && py > 0 && px < resp->width - 1 && py < resp->height - 1) {
+				const float *d = resp->data + (size_t)py * resp->width + px;
+				ox = vertex(d[-1], d[0], d[1]);
+				oy = vertex(d[-resp->width], d[0], d[resp->width]);
+			}
+			c.items[i].x = (c.items[i].x + ox + 0.5) * f - 0.5;
+			c.items[i].y = (c.items[i].y + oy + 0.5) * f - 0.5;
 			if (fs_cand_append(keep, &c.items[i])) {
 				snprintf(err, errlen, "auto: out of memory");
 				goto out;
@@ -96,7 +118,7 @@ int fs_detect_measure_image(const fs_image *img, const fs_params *p, double sigm
 	return 0;
 }
 
-int fs_detect_auto(const fs_image *pre, const fs_image *meas, int f, const fs_params *p,
+int fs_detect_auto(const fs_image *pre, const fs_meas *m, int f, const fs_params *p,
 		   const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen)
 {
 	int rc = -1;
@@ -104,7 +126,7 @@ int fs_detect_auto(const fs_image *pre, const fs_image *meas, int f, const fs_pa
 	double a = lat->pitch_px;
 	if (fs_detect_auto_candidates(pre, f, p, a, &c, NULL, err, errlen))
 		goto out;
-	if (fs_det_measure(meas, &c, 0.6 * a, 0.4 * a, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
+	if (fs_det_measure(m, &c, 0.6 * a, 0.4 * a, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
 		snprintf(err, errlen, "auto: out of memory");
 		goto out;
 	}

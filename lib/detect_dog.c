@@ -20,6 +20,7 @@ int fs_detect_dog(const fs_image *pre, const fs_image *meas, const fs_params *p,
 		  char *err, size_t errlen)
 {
 	int rc = -1;
+	fs_meas m = {meas, 1, meas->width, meas->height};
 	fs_image *gs[MAXLAYERS + 1] = {0};
 	fs_image *layers[MAXLAYERS] = {0};
 	fs_cand_list c = {0};
@@ -56,7 +57,7 @@ int fs_detect_dog(const fs_image *pre, const fs_image *meas, const fs_params *p,
 		radii[i] = smin * pow(1.6, i) * M_SQRT2;
 	}
 	if (fs_det_scale_peaks(layers, radii, k, p->threshold, &c) ||
-	    fs_det_measure(meas, &c, 0, 0.5 * rmin, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
+	    fs_det_measure(&m, &c, 0, 0.5 * rmin, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
 		snprintf(err, errlen, "dog: out of memory");
 		goto out;
 	}

@@ -41,13 +41,27 @@ int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_can
 void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius);
 
 /*
- * Measures every candidate on pre (fs_blob_measure with rays up to max_r, or
+ * The image diameters are measured on: img (see fs_detect_measure_image)
+ * holds the input of fs_detect (width x height pixels) reduced by the
+ * integer factor f (1 = full resolution). Large pitches are measured on a
+ * reduced image because their smallest tubercles still span many pixels
+ * there, and the measurement blur then costs f^3 times less.
+ */
+typedef struct fs_meas {
+	const fs_image *img;
+	int f;
+	int width, height;
+} fs_meas;
+
+/*
+ * Measures every candidate on m (fs_blob_measure with rays up to max_r, or
  * 2 x cand.r when max_r is 0), drops those without a measurable blob, below
  * p->min_circularity or within p->edge_margin_px of the border, and merges
  * candidates whose centres converge (closer than min_sep). Appends to out with
- * ids continuing from out->n + 1 and the given source.
+ * ids continuing from out->n + 1 and the given source. Candidates, max_r,
+ * min_sep and the results are in input (full-resolution) pixels.
  */
-int fs_det_measure(const fs_image *pre, const fs_cand_list *c, double max_r, double min_sep,
+int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,
 		   const fs_params *p, fs_source source, fs_tubercle_list *out);
 
 /* Scale range in pixels (radii) from the µm parameters and the calibration. */
@@ -60,10 +74,10 @@ int fs_detect_dog(const fs_image *pre, const fs_image *meas, const fs_params *p,
 int fs_detect_ellipse(const fs_image *pre, const fs_image *meas, const fs_params *p, double um_per_px,
 		      fs_detect_result *out, char *err, size_t errlen);
 /* auto and lattice receive the lattice estimated on the raw image, and pre
- * reduced by the integer factor f (a pixel of pre = f x f pixels of meas). */
-int fs_detect_auto(const fs_image *pre, const fs_image *meas, int f, const fs_params *p,
+ * reduced by the integer factor f (a pixel of pre = f x f input pixels). */
+int fs_detect_auto(const fs_image *pre, const fs_meas *m, int f, const fs_params *p,
 		   const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen);
-int fs_detect_lattice(const fs_image *pre, const fs_image *meas, int f, const fs_params *p,
+int fs_detect_lattice(const fs_image *pre, const fs_meas *m, int f, const fs_params *p,
 		      const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen);
 
 /* Methods: pre is the preprocessed image they detect on, meas the image

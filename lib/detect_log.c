@@ -20,6 +20,7 @@ int fs_detect_log(const fs_image *pre, const fs_image *meas, const fs_params *p,
 		  char *err, size_t errlen)
 {
 	int rc = -1;
+	fs_meas m = {meas, 1, meas->width, meas->height};
 	fs_image *layers[NSCALES] = {0};
 	fs_image *g = NULL;
 	fs_cand_list c = {0};
@@ -54,7 +55,7 @@ int fs_detect_log(const fs_image *pre, const fs_image *meas, const fs_params *p,
 		g = NULL;
 	}
 	if (fs_det_scale_peaks(layers, radii, NSCALES, p->threshold, &c) ||
-	    fs_det_measure(meas, &c, 0, 0.5 * rmin, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
+	    fs_det_measure(&m, &c, 0, 0.5 * rmin, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
 		snprintf(err, errlen, "log: out of memory");
 		goto out;
 	}

@@ -131,6 +131,25 @@ static void auto_pitch_35_all_sizes(void **state)
 	}
 }
 
+static void auto_pitch_70_measured_on_reduced_image(void **state)
+{
+	(void)state;
+	/* Pitches >= 60 px are measured at half resolution (or less): sizes
+	 * and spacing must stay as accurate as at full resolution. */
+	double ratios[] = {0.3, 0.75};
+	for (int i = 0; i < 2; i++) {
+		synth_opts o;
+		outcome r;
+		hard_conditions(&o, 70, ratios[i]);
+		o.width = 1100;
+		o.height = 800;
+		o.blur = 1.5;
+		run(&o, FS_METHOD_AUTO, 0, &r);
+		assert_float_equal(r.pitch, 70, 1.4);
+		assert_good(&r, 0.05);
+	}
+}
+
 static void auto_pitch_12_medium_and_large(void **state)
 {
 	(void)state;
@@ -274,14 +293,55 @@ static void ids_are_sequential_and_sources_set(void **state)
 	synth_truth_free(&t);
 }
 
+/* Count of tubercles within d px of (x, y). */
+static size_t count_near(const fs_tubercle_list *l, double x, double y, double d)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		n += hypot(l->items[i].centroid_x - x, l->items[i].centroid_y - y) < d;
+	return n;
+}
+
+static void lattice_method_drops_isolated_blob(void **state)
+{
+	(void)state;
+	synth_opts o;
+	synth_truth t;
+	synth_defaults(&o);
+	o.dark_left = 140;
+	fs_image *img = synth_make(&o, &t);
+	assert_non_null(img);
+	/* A lone tubercle-like disc in the dark band, far from the lattice. */
+	for (int y = 0; y < img->height; y++)
+		for (int x = 0; x < img->width; x++)
+			if (hypot(x - 50.0, y - 240.0) <= 5)
+				img->data[(size_t)y * img->width + x] = 0.8f;
+	fs_params p;
+	fs_params_default(&p);
+	fs_detect_result r;
+	assert_int_equal(fs_detect(img, &p, 0, &r, err, sizeof err), 0);
+	size_t auto_n = count_near(&r.tubercles, 50, 240, 5);
+	fs_detect_result_free(&r);
+	p.method = FS_METHOD_LATTICE;
+	assert_int_equal(fs_detect(img, &p, 0, &r, err, sizeof err), 0);
+	assert_int_equal(auto_n, 1); /* auto keeps it: the test image is valid */
+	assert_int_equal(count_near(&r.tubercles, 50, 240, 5), 0);
+	assert_true(r.tubercles.n > 100);
+	fs_detect_result_free(&r);
+	fs_image_free(img);
+	synth_truth_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(auto_pitch_20_all_sizes),
 		cmocka_unit_test(auto_pitch_35_all_sizes),
+		cmocka_unit_test(auto_pitch_70_measured_on_reduced_image),
 		cmocka_unit_test(auto_pitch_12_medium_and_large),
 		cmocka_unit_test(auto_sixteen_bit_rotated_noisy),
 		cmocka_unit_test(lattice_method_recovers_faint_sites),
+		cmocka_unit_test(lattice_method_drops_isolated_blob),
 		cmocka_unit_test(log_diameter_is_measured_not_the_scale),
 		cmocka_unit_test(dog_finds_tubercles),
 		cmocka_unit_test(ellipse_method_measures_regions),
