@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 extern const char *const fs_migrations[];
 extern const int fs_migrations_count;
@@ -19,6 +21,7 @@ struct cached {
 
 struct fs_db {
 	sqlite3 *h;
+	int busy_timeout_ms;
 	struct cached cache[STMT_CACHE];
 	int ncache;
 };
@@ -107,6 +110,31 @@ fail:
 	return rc;
 }
 
+/*
+ * SQLite's own busy handler sleeps in steps that grow to 100 ms, which puts
+ * a waiting writer far behind a lock that is usually held for a
+ * millisecond: poll often instead, with a little jitter so that waiting
+ * processes do not retry in lockstep, until the timeout.
+ */
+static int busy_wait(void *ctx, int n)
+{
+	fs_db *db = ctx;
+	static unsigned seed;
+	if (!seed)
+		seed = (unsigned)getpid();
+	seed = seed * 1103515245u + 12345u;
+	long us = 200 + (long)(seed >> 16) % 800; /* 0.2 .. 1 ms */
+	if (n > 50)
+		us *= 4; /* long waits: a checkpoint or a big import holds the lock */
+	/* n polls of at most 1 ms (or 4 ms later) each: stop once past the timeout */
+	long spent_ms = n <= 50 ? n : 50 + (long)(n - 50) * 4;
+	if (spent_ms >= db->busy_timeout_ms)
+		return 0;
+	struct timespec ts = {0, us * 1000};
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
 fs_db *fs_db_open(const char *path, int busy_timeout_ms, char *err, size_t errlen)
 {
 	fs_db *db = calloc(1, sizeof *db);
@@ -121,7 +149,8 @@ fs_db *fs_db_open(const char *path, int busy_timeout_ms, char *err, size_t errle
 		goto fail;
 	}
 	sqlite3_extended_result_codes(db->h, 1);
-	sqlite3_busy_timeout(db->h, busy_timeout_ms > 0 ? busy_timeout_ms : 5000);
+	db->busy_timeout_ms = busy_timeout_ms > 0 ? busy_timeout_ms : 5000;
+	sqlite3_busy_handler(db->h, busy_wait, db);
 	if (exec(db->h, "PRAGMA foreign_keys = ON", err, errlen))
 		goto fail;
 	/* WAL is persistent in the file; setting it again is cheap and makes a
