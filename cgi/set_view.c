@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "export_csv.h"
+#include "json_write.h"
 #include "params_json.h"
 #include "settings_store.h"
 
@@ -116,35 +117,49 @@ cJSON *fs_set_view_info(const fs_set_info *s)
 	return o;
 }
 
-static void add_len(cJSON *o, const char *name, double px, double um)
+/* Tubercles and edges are written straight to JSON text (json_write.h):
+ * a set of 10,000 tubercles would spend most of its time in cJSON. The
+ * cJSON forms below parse this same text, so there is one definition of
+ * the fields. */
+
+static void len_field(fs_buf *b, const char *name, double px, double um)
 {
+	fs_jw_key(b, name, 0);
 	if (um > 0)
-		cJSON_AddNumberToObject(o, name, px * um);
+		fs_jw_num(b, px * um);
 	else
-		cJSON_AddNullToObject(o, name);
+		fs_buf_append(b, "null", 4);
 }
 
-cJSON *fs_set_view_tubercle(const fs_tubercle *t, double um)
+static void num_field(fs_buf *b, const char *name, double v, int first)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "id", t->id);
-	cJSON_AddNumberToObject(o, "centroid_x", t->centroid_x);
-	cJSON_AddNumberToObject(o, "centroid_y", t->centroid_y);
-	cJSON_AddNumberToObject(o, "radius_px", t->radius_px);
-	cJSON_AddNumberToObject(o, "diameter_px", 2 * t->radius_px);
-	add_len(o, "diameter_um", 2 * t->radius_px, um);
-	cJSON_AddNumberToObject(o, "circularity", t->circularity);
-	cJSON_AddBoolToObject(o, "is_boundary", t->is_boundary);
-	cJSON_AddStringToObject(o, "source", fs_source_name(t->source));
+	fs_jw_key(b, name, first);
+	fs_jw_num(b, v);
+}
+
+static void tubercle_raw(fs_buf *b, const fs_tubercle *t, double um)
+{
+	fs_buf_putc(b, '{');
+	num_field(b, "id", t->id, 1);
+	num_field(b, "centroid_x", t->centroid_x, 0);
+	num_field(b, "centroid_y", t->centroid_y, 0);
+	num_field(b, "radius_px", t->radius_px, 0);
+	num_field(b, "diameter_px", 2 * t->radius_px, 0);
+	len_field(b, "diameter_um", 2 * t->radius_px, um);
+	num_field(b, "circularity", t->circularity, 0);
+	fs_jw_key(b, "is_boundary", 0);
+	fs_buf_puts(b, t->is_boundary ? "true" : "false");
+	fs_jw_key(b, "source", 0);
+	fs_jw_str(b, fs_source_name(t->source));
 	if (t->has_ellipse) {
-		cJSON_AddNumberToObject(o, "major_axis_px", t->major_axis_px);
-		cJSON_AddNumberToObject(o, "minor_axis_px", t->minor_axis_px);
-		add_len(o, "major_axis_um", t->major_axis_px, um);
-		add_len(o, "minor_axis_um", t->minor_axis_px, um);
-		cJSON_AddNumberToObject(o, "orientation", t->orientation);
-		cJSON_AddNumberToObject(o, "eccentricity", t->eccentricity);
+		num_field(b, "major_axis_px", t->major_axis_px, 0);
+		num_field(b, "minor_axis_px", t->minor_axis_px, 0);
+		len_field(b, "major_axis_um", t->major_axis_px, um);
+		len_field(b, "minor_axis_um", t->minor_axis_px, um);
+		num_field(b, "orientation", t->orientation, 0);
+		num_field(b, "eccentricity", t->eccentricity, 0);
 	}
-	return o;
+	fs_buf_putc(b, '}');
 }
 
 static const fs_tubercle *find(const fs_tubercle_list *t, int id)
@@ -160,25 +175,46 @@ static const fs_tubercle *find(const fs_tubercle_list *t, int id)
 	return lo < t->n && t->items[lo].id == id ? &t->items[lo] : NULL;
 }
 
+static void edge_raw(fs_buf *b, const fs_tubercle_list *t, const fs_edge *e, double um)
+{
+	fs_buf_putc(b, '{');
+	num_field(b, "id1", e->id1, 1);
+	num_field(b, "id2", e->id2, 0);
+	const fs_tubercle *a = t ? find(t, e->id1) : NULL, *c = t ? find(t, e->id2) : NULL;
+	if (a && c) {
+		double cd = hypot(a->centroid_x - c->centroid_x, a->centroid_y - c->centroid_y);
+		double ed = cd - a->radius_px - c->radius_px;
+		num_field(b, "x1", a->centroid_x, 0);
+		num_field(b, "y1", a->centroid_y, 0);
+		num_field(b, "x2", c->centroid_x, 0);
+		num_field(b, "y2", c->centroid_y, 0);
+		num_field(b, "center_distance_px", cd, 0);
+		num_field(b, "edge_distance_px", ed, 0);
+		len_field(b, "center_distance_um", cd, um);
+		len_field(b, "edge_distance_um", ed, um);
+	}
+	fs_buf_putc(b, '}');
+}
+
+static cJSON *parse_raw(fs_buf *b)
+{
+	cJSON *o = b->data ? cJSON_ParseWithLength(b->data, b->len) : NULL;
+	fs_buf_free(b);
+	return o ? o : cJSON_CreateNull();
+}
+
+cJSON *fs_set_view_tubercle(const fs_tubercle *t, double um)
+{
+	fs_buf b = FS_BUF_INIT;
+	tubercle_raw(&b, t, um);
+	return parse_raw(&b);
+}
+
 cJSON *fs_set_view_edge(const fs_tubercle_list *t, const fs_edge *e, double um)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "id1", e->id1);
-	cJSON_AddNumberToObject(o, "id2", e->id2);
-	const fs_tubercle *a = t ? find(t, e->id1) : NULL, *b = t ? find(t, e->id2) : NULL;
-	if (a && b) {
-		double cd = hypot(a->centroid_x - b->centroid_x, a->centroid_y - b->centroid_y);
-		double ed = cd - a->radius_px - b->radius_px;
-		cJSON_AddNumberToObject(o, "x1", a->centroid_x);
-		cJSON_AddNumberToObject(o, "y1", a->centroid_y);
-		cJSON_AddNumberToObject(o, "x2", b->centroid_x);
-		cJSON_AddNumberToObject(o, "y2", b->centroid_y);
-		cJSON_AddNumberToObject(o, "center_distance_px", cd);
-		cJSON_AddNumberToObject(o, "edge_distance_px", ed);
-		add_len(o, "center_distance_um", cd, um);
-		add_len(o, "edge_distance_um", ed, um);
-	}
-	return o;
+	fs_buf b = FS_BUF_INIT;
+	edge_raw(&b, t, e, um);
+	return parse_raw(&b);
 }
 
 static cJSON *image_brief(const fs_set_ctx *c)
@@ -206,12 +242,25 @@ cJSON *fs_set_view_full(fs_req *r, const fs_set_ctx *c, const fs_tubercle_list *
 	cJSON_AddBoolToObject(o, "success", 1);
 	cJSON_AddItemToObject(o, "set", fs_set_view_info(&c->info));
 	cJSON_AddItemToObject(o, "image", image_brief(c));
-	cJSON *ta = cJSON_AddArrayToObject(o, "tubercles");
-	for (size_t i = 0; i < t->n; i++)
-		cJSON_AddItemToArray(ta, fs_set_view_tubercle(&t->items[i], um));
-	cJSON *ea = cJSON_AddArrayToObject(o, "edges");
-	for (size_t i = 0; i < e->n; i++)
-		cJSON_AddItemToArray(ea, fs_set_view_edge(t, &e->items[i], um));
+	fs_buf b = FS_BUF_INIT;
+	fs_buf_putc(&b, '[');
+	for (size_t i = 0; i < t->n; i++) {
+		if (i)
+			fs_buf_putc(&b, ',');
+		tubercle_raw(&b, &t->items[i], um);
+	}
+	fs_buf_putc(&b, ']');
+	cJSON_AddRawToObject(o, "tubercles", b.data);
+	fs_buf_reset(&b);
+	fs_buf_putc(&b, '[');
+	for (size_t i = 0; i < e->n; i++) {
+		if (i)
+			fs_buf_putc(&b, ',');
+		edge_raw(&b, t, &e->items[i], um);
+	}
+	fs_buf_putc(&b, ']');
+	cJSON_AddRawToObject(o, "edges", b.data);
+	fs_buf_free(&b);
 	cJSON *st = fs_set_view_stats(c, t, e, &wts, NULL);
 	if (st)
 		cJSON_AddItemToObject(o, "statistics", st);

@@ -45,7 +45,7 @@ int fs_buf_puts(fs_buf *b, const char *s)
 	return fs_buf_append(b, s, strlen(s));
 }
 
-int fs_buf_putc(fs_buf *b, char c)
+int fs_buf_putc_slow(fs_buf *b, char c)
 {
 	return fs_buf_append(b, &c, 1);
 }

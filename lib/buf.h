@@ -22,7 +22,17 @@ typedef struct fs_buf {
 int fs_buf_reserve(fs_buf *b, size_t extra);
 int fs_buf_append(fs_buf *b, const void *p, size_t n);
 int fs_buf_puts(fs_buf *b, const char *s);
-int fs_buf_putc(fs_buf *b, char c);
+int fs_buf_putc_slow(fs_buf *b, char c);
+/* One byte; inline because JSON and CSV writers call it per character. */
+static inline int fs_buf_putc(fs_buf *b, char c)
+{
+	if (b->len + 1 < b->cap) {
+		b->data[b->len++] = c;
+		b->data[b->len] = 0;
+		return 0;
+	}
+	return fs_buf_putc_slow(b, c);
+}
 int fs_buf_printf(fs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int fs_buf_vprintf(fs_buf *b, const char *fmt, va_list ap);
 void fs_buf_reset(fs_buf *b); /* len = 0, keeps the memory */
