@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_agent.h"
 #include "cli_measure.h"
+#include "cli_mcp.h"
 #include "version.h"
 
 static char root[PATH_MAX];
@@ -51,6 +53,9 @@ static int usage(FILE *f)
 		   "  config get KEY | list    show the configuration (file + environment)\n"
 		   "  measure [OPTIONS] IMAGE...  detect tubercles and write CSV/JSON statistics\n"
 		   "                           (fishscale measure --help for the options)\n"
+		   "  agent optimize|edit IMAGE [OPTIONS]  run an agent on an image without the server\n"
+		   "  agent providers          LLM providers, models, prices, configured keys\n"
+		   "  mcp IMAGE | mcp --image ID --set ID --user LOGIN   MCP server on stdio\n"
 		   "  version                  print the version and library versions\n"
 		   "  help                     this text\n");
 	return f == stdout ? 0 : 2;
@@ -70,6 +75,10 @@ int main(int argc, char **argv)
 		return fs_cli_measure(argc - 1, argv + 1);
 	if (!strcmp(cmd, "config"))
 		return fs_cli_config(argc - 1, argv + 1);
+	if (!strcmp(cmd, "agent"))
+		return fs_cli_agent(argc - 1, argv + 1);
+	if (!strcmp(cmd, "mcp"))
+		return fs_cli_mcp(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		cJSON *v = fs_version_json();
 		char *s = v ? cJSON_Print(v) : NULL;

@@ -158,6 +158,37 @@ const char *const fs_migrations[] = {
 	"  created_at INTEGER NOT NULL,"
 	"  UNIQUE (user_id, name COLLATE NOCASE)"
 	");",
+
+	/* 3: agent runs - one row per worker process, the web app's record of
+	 * who started what, its limits and outcome, and the set's journal
+	 * position before the run (Reset undoes back to it) */
+	"CREATE TABLE agent_runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('optimize', 'edit', 'chat')),"
+	"  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+	"  image_id INTEGER REFERENCES images(id) ON DELETE SET NULL,"
+	"  set_id INTEGER REFERENCES sets(id) ON DELETE SET NULL,"
+	"  provider TEXT NOT NULL,"
+	"  model TEXT NOT NULL DEFAULT '',"
+	"  options TEXT NOT NULL DEFAULT '{}',"
+	"  state TEXT NOT NULL DEFAULT 'starting'"
+	"    CHECK (state IN ('starting', 'running', 'completed', 'stopped', 'failed')),"
+	"  pid INTEGER,"
+	"  started_at REAL NOT NULL,"
+	"  finished_at REAL,"
+	"  iterations INTEGER NOT NULL DEFAULT 0,"
+	"  tokens_in INTEGER NOT NULL DEFAULT 0,"
+	"  tokens_out INTEGER NOT NULL DEFAULT 0,"
+	"  cost_usd REAL NOT NULL DEFAULT 0,"
+	"  best_score REAL,"
+	"  finish_reason TEXT,"
+	"  error TEXT,"
+	"  run_dir TEXT NOT NULL DEFAULT '',"
+	"  checkpoint_rev INTEGER,"
+	"  checkpoint_op INTEGER"
+	");"
+	"CREATE INDEX agent_runs_user ON agent_runs(user_id, started_at);"
+	"CREATE INDEX agent_runs_state ON agent_runs(state);",
 };
 
 const int fs_migrations_count = (int)(sizeof fs_migrations / sizeof fs_migrations[0]);

@@ -121,20 +121,34 @@ int fs_set_name_valid(const char *name, char *clean, size_t cleanlen)
 
 /* ---- JSON of tubercles and diffs (the journal's storage format) ---- */
 
+/* Journal numbers must read back bit for bit: undo compares the stored
+ * rows with the journal exactly, and cJSON prints 15 significant digits
+ * whenever they read back "nearly" equal. */
+static void add_exact(cJSON *o, const char *key, double v)
+{
+	char tmp[40];
+	if (!isfinite(v)) {
+		cJSON_AddNullToObject(o, key);
+		return;
+	}
+	snprintf(tmp, sizeof tmp, "%.17g", v);
+	cJSON_AddRawToObject(o, key, tmp);
+}
+
 static cJSON *tub_json(const fs_tubercle *t)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", t->id);
-	cJSON_AddNumberToObject(o, "x", t->centroid_x);
-	cJSON_AddNumberToObject(o, "y", t->centroid_y);
-	cJSON_AddNumberToObject(o, "r", t->radius_px);
-	cJSON_AddNumberToObject(o, "c", t->circularity);
+	add_exact(o, "x", t->centroid_x);
+	add_exact(o, "y", t->centroid_y);
+	add_exact(o, "r", t->radius_px);
+	add_exact(o, "c", t->circularity);
 	cJSON_AddStringToObject(o, "s", fs_source_name(t->source));
 	if (t->has_ellipse) {
-		cJSON_AddNumberToObject(o, "ma", t->major_axis_px);
-		cJSON_AddNumberToObject(o, "mi", t->minor_axis_px);
-		cJSON_AddNumberToObject(o, "o", t->orientation);
-		cJSON_AddNumberToObject(o, "e", t->eccentricity);
+		add_exact(o, "ma", t->major_axis_px);
+		add_exact(o, "mi", t->minor_axis_px);
+		add_exact(o, "o", t->orientation);
+		add_exact(o, "e", t->eccentricity);
 	}
 	return o;
 }
@@ -1688,12 +1702,11 @@ int fs_set_undo_op(fs_db *db, long long set_id, long long op_id, long long user_
 	int rc = fs_db_begin(db);
 	if (rc)
 		return rc;
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT diff, undone, label, coalesce(agent_run_id, 0) FROM set_ops "
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT diff, undone, label FROM set_ops "
 					  "WHERE id = ? AND set_id = ?");
 	fs_set_diff d;
 	memset(&d, 0, sizeof d);
 	char label[160] = "";
-	long long run = 0;
 	if (!st) {
 		rc = FS_DB_ERROR;
 	} else {
@@ -1708,7 +1721,6 @@ int fs_set_undo_op(fs_db *db, long long set_id, long long op_id, long long user_
 				rc = FS_DB_ERROR;
 			}
 			snprintf(label, sizeof label, "Undid: %s", (const char *)sqlite3_column_text(st, 2));
-			run = sqlite3_column_int64(st, 3);
 		} else {
 			ERR("no such step in this set's journal");
 			rc = s == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(s);
@@ -1727,7 +1739,7 @@ int fs_set_undo_op(fs_db *db, long long set_id, long long op_id, long long user_
 	if (!rc)
 		rc = diff_write(db, set_id, &d, err, errlen);
 	if (!rc)
-		rc = journal_add(db, set_id, user_id, "undo_step", label, &d, run);
+		rc = journal_add(db, set_id, user_id, "undo_step", label, &d, 0);
 	if (!rc)
 		rc = mark_op(db, op_id, 2);
 	if (!rc)

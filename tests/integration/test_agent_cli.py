@@ -1,0 +1,147 @@
+"""`fishscale agent optimize|edit|providers` and `fishscale mcp` on a paper
+image, standalone (no web server), with the offline provider `local`."""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+from harness import FISHSCALE, ROOT, TESTDATA
+
+PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
+STEM = "P1_Fig4_Atractosteus_simplex_7.07um"
+
+
+def env():
+    e = {k: v for k, v in os.environ.items() if not k.startswith("FISHSCALE_") and not k.endswith("_API_KEY")}
+    e["FISHSCALE_ROOT"] = ROOT
+    return e
+
+
+def run(*args, input=None, timeout=120):
+    return subprocess.run([FISHSCALE] + list(args), env=env(), capture_output=True, text=True,
+                          input=input, timeout=timeout)
+
+
+def test_agent_providers_lists_prices_and_key_state():
+    out = run("agent", "providers")
+    assert out.returncode == 0, out.stderr
+    assert "local" in out.stdout and "configured" in out.stdout
+    assert "anthropic" in out.stdout and "(no API key)" in out.stdout
+    assert "claude-sonnet-4-20250514" in out.stdout
+
+
+def test_agent_optimize_writes_annotations_and_csvs():
+    d = tempfile.mkdtemp(prefix="fs-agent-cli-")
+    try:
+        out = run("agent", "optimize", PAPER, "--calibration", "0.5", "--provider", "local",
+                  "--max-iterations", "3", "-o", d)
+        assert out.returncode == 0, out.stderr
+        err = out.stderr
+        assert "Fish Scale Extraction Optimizer" in err and "Image: %s.tif" % STEM in err
+        assert "Iteration 1/3: Running initial extraction..." in err
+        assert "Optimization Complete" in err and "Best result: Iteration" in err
+        assert "Optimal parameters:" in err and "Usage: 0 input + 0 output tokens" in err
+        files = set(os.listdir(d))
+        for suffix in ("_annotations.json", "_tubercles.csv", "_edges.csv", "_summary.csv", "_agent.json"):
+            assert STEM + suffix in files, files
+        annot = json.load(open(os.path.join(d, STEM + "_annotations.json")))
+        assert annot["version"] in ("3.0", 3, "3") or annot.get("format_version")
+        rows = list(csv.reader(open(os.path.join(d, STEM + "_tubercles.csv"))))
+        assert len(rows) > 10
+        final = json.load(open(os.path.join(d, STEM + "_agent.json")))
+        assert final["state"] == "completed" and final["iteration"] == 3
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_agent_edit_runs_standalone_and_reports_progress():
+    d = tempfile.mkdtemp(prefix="fs-agent-cli-")
+    try:
+        out = run("agent", "edit", PAPER, "--provider", "local", "--max-iterations", "4",
+                  "--plateau-threshold", "2", "--auto-connect", "gabriel", "-v", "-o", d)
+        assert out.returncode == 0, out.stderr
+        assert "Initial extraction:" in out.stderr
+        assert "Pattern Completion Complete" in out.stderr
+        assert "[" in out.stderr and "Started pattern completion" in out.stderr  # -v log lines
+        assert STEM + "_edges.csv" in os.listdir(d)
+        final = json.load(open(os.path.join(d, STEM + "_agent.json")))
+        assert final["state"] == "completed"
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_agent_cli_refuses_bad_options():
+    assert run("agent", "optimize", PAPER, "--max-iterations", "zero").returncode == 2
+    assert run("agent", "edit", PAPER, "--auto-connect", "zigzag").returncode == 2
+    assert run("agent", "optimize", PAPER, "--profile", "nope").returncode == 2
+    assert run("agent", "fly").returncode == 2
+    out = run("agent", "optimize", "/nonexistent.tif")
+    assert out.returncode == 1 and "/nonexistent.tif" in out.stderr
+
+
+def test_agent_cli_without_a_key_fails_clearly():
+    out = run("agent", "edit", PAPER, "--provider", "anthropic", "--max-iterations", "1")
+    assert out.returncode == 1
+    assert "ANTHROPIC_API_KEY" in out.stderr or "key" in out.stderr.lower()
+
+
+def mcp_session(lines):
+    out = run("mcp", PAPER, input="".join(json.dumps(l) + "\n" if not isinstance(l, str) else l + "\n"
+                                          for l in lines))
+    assert out.returncode == 0, out.stderr
+    return [json.loads(x) for x in out.stdout.splitlines()]
+
+
+def test_mcp_server_answers_a_scripted_client():
+    replies = mcp_session([
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "get_state", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+         "params": {"name": "add_tubercle", "arguments": {"x": 120, "y": 140}}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "get_state", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "get_screenshot", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "add_tubercle", "arguments": {"x": "a"}}},
+        {"jsonrpc": "2.0", "id": 8, "method": "no/such/method"},
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "launch_missiles"}},
+        "{not json",
+        {"id": 10, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 11, "method": "ping"},
+    ])
+    by = {r["id"]: r for r in replies if r.get("id") is not None}
+    assert len(replies) == 12  # the notification got no answer
+    init = by[1]["result"]
+    assert init["protocolVersion"] == "2024-11-05" and "tools" in init["capabilities"]
+    assert init["serverInfo"]["name"] == "fishscale-mcp"
+    tools = {t["name"]: t for t in by[2]["result"]["tools"]}
+    for name in ("get_screenshot", "get_state", "add_tubercle", "delete_tubercle", "move_tubercle",
+                 "auto_connect", "get_statistics", "run_extraction", "set_params", "get_params"):
+        assert name in tools, sorted(tools)
+    assert tools["add_tubercle"]["inputSchema"]["required"] == ["x", "y"]
+    state0 = json.loads(by[3]["result"]["content"][0]["text"])
+    assert state0["success"] and by[3]["result"]["isError"] is False
+    added = json.loads(by[4]["result"]["content"][0]["text"])
+    assert added["success"] is True
+    state1 = json.loads(by[5]["result"]["content"][0]["text"])
+    assert state1["data"]["tubercle_count"] == state0["data"]["tubercle_count"] + 1
+    shot = by[6]["result"]["content"]
+    img = [c for c in shot if c["type"] == "image"][0]
+    # the tool picks the encoding; the block must say which one it is
+    assert (img["mimeType"], img["data"][:4]) in (("image/png", "iVBO"), ("image/jpeg", "/9j/")), img["mimeType"]
+    assert by[7]["result"]["isError"] is True
+    assert by[8]["error"]["code"] == -32601
+    assert by[9]["error"]["code"] == -32602
+    assert [r for r in replies if r.get("id") is None and r["error"]["code"] == -32700]
+    assert by[10]["error"]["code"] == -32600
+    assert by[11]["result"] == {}
+
+
+def test_mcp_usage_errors():
+    assert run("mcp").returncode == 2
+    assert run("mcp", "--image", "1", "--set", "1").returncode == 2  # no --user
+    out = run("mcp", "/nonexistent.png", input="")
+    assert out.returncode == 1

@@ -1,0 +1,432 @@
+"""Agent runs through nginx + FastCGI: start/status/log/stop/list/cleanup/
+reset of the optimiser and the editing agent as detached worker processes,
+with the offline provider `local` and with the mock LLM provider
+(tests/mock_provider/mock_server.py) standing in for OpenRouter."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from harness import ROOT, TESTDATA, Server, unique_png, upload_image, wait_for
+
+PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
+MOCK = os.path.join(ROOT, "tests", "mock_provider", "mock_server.py")
+
+srv = None
+mock = None
+mock_port = None
+
+
+def setup_module():
+    global srv, mock, mock_port
+    # a stopped worker hangs up mid-answer: the mock's broken-pipe traces are noise
+    mock = subprocess.Popen([sys.executable, MOCK, "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    mock_port = int(mock.stdout.readline().strip())
+    srv = Server(env={
+        "FISHSCALE_AGENT_MAX_RUNS_PER_USER": "1",
+        "FISHSCALE_AGENT_MAX_ITERATIONS": "40",
+        "FISHSCALE_AGENT_MAX_COST_USD": "5",
+        "FISHSCALE_OPENROUTER_BASE_URL": "http://127.0.0.1:%d" % mock_port,
+        "OPENROUTER_API_KEY": "sk-or-test-not-a-real-key",
+        "ANTHROPIC_API_KEY": "",
+    }).start()
+    for login in ("ann", "ben"):
+        out = srv.cli("user", "add", login, input=login + "-password-1\n")
+        assert out.returncode == 0, out.stderr
+
+
+def teardown_module():
+    srv.cleanup()
+    mock.terminate()
+    mock.wait(10)
+
+
+def client(login="admin"):
+    c = srv.client()
+    r = c.login() if login == "admin" else c.login(login, login + "-password-1")
+    assert r.status == 303
+    # a run left going by a failed test would hold the user's only slot
+    for run in c.api("GET", "/api/agent/list").json()["runs"]:
+        if run["state"] in ("starting", "running"):
+            c.api("POST", "/api/agent/stop/%d" % run["run_id"])
+    return c
+
+
+def script(responses):
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", mock_port, timeout=10)
+    conn.request("POST", "/__script", body=json.dumps({"responses": responses}),
+                 headers={"Content-Type": "application/json"})
+    assert conn.getresponse().status == 200
+    conn.close()
+
+
+def turn(calls, delay_ms=0, usage=(100, 20), text="Working on it."):
+    return {"text": text, "tool_calls": [{"name": n, "arguments": a} for n, a in calls],
+            "usage": {"input": usage[0], "output": usage[1]}, "delay_ms": delay_ms}
+
+
+def new_set(c, paper=False, extract=False):
+    """A set of its own (only one agent may work on a set at a time)."""
+    if paper:
+        image = upload_image(c, PAPER)["image"]
+    else:
+        image = upload_image(c, data=unique_png(200, 160), filename="t.png")["image"]
+    r = c.api("POST", "/api/images/%d/sets" % image["id"], {"name": "agent %f" % time.time()})
+    assert r.status in (200, 201), r.text
+    sid = r.json()["set"]["id"] if "set" in r.json() else r.json()["id"]
+    if extract:
+        rev = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
+        r = c.api("POST", "/api/sets/%d/extract" % sid, {"revision": rev, "parameters": {"method": "auto"}})
+        assert r.status == 200, r.text
+    return image["id"], sid
+
+
+def status(c, rid, edit=False):
+    r = c.api("GET", "/api/agent/%sstatus/%d" % ("edit/" if edit else "", rid))
+    assert r.status == 200, r.text
+    return r.json()
+
+
+def finished(c, rid, edit=False, timeout=60):
+    return wait_for(lambda: (lambda s: s if s["state"] not in ("starting", "running") else None)(
+        status(c, rid, edit)), timeout, "run %d to end" % rid)
+
+
+def start(c, body, edit=False, expect=200):
+    r = c.api("POST", "/api/agent/edit/start" if edit else "/api/agent/start", body)
+    assert r.status == expect, (r.status, r.text)
+    return r.json()
+
+
+def slow_edit(c, n=30, delay_ms=700):
+    image_id, sid = new_set(c)
+    script([turn([("get_state", {})], delay_ms=delay_ms) for _ in range(n)])
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "openrouter",
+                  "model": "anthropic/claude-sonnet-4", "max_iterations": 40, "plateau_threshold": 10,
+                  "auto_connect": False, "cleanup_boundary": False}, edit=True)
+    wait_for(lambda: status(c, j["run_id"], True)["state"] == "running", 10, "running")
+    return j["run_id"], image_id, sid
+
+
+# ---- catalogue and validation ----
+
+def test_providers_lists_local_and_configured_keys():
+    c = client()
+    j = c.api("GET", "/api/agent/providers").json()
+    by = {p["name"]: p for p in j["providers"]}
+    assert by["local"]["configured"] is True
+    assert by["openrouter"]["configured"] is True
+    assert by["anthropic"]["configured"] is False
+    assert any(m["input_per_mtok"] > 0 for m in by["openrouter"]["models"])
+    assert j["default_provider"] == "openrouter"
+
+
+def test_agent_api_needs_login_and_csrf():
+    anon = srv.client()
+    assert anon.get("/api/agent/list").status == 401
+    c = client()
+    r = c.request("POST", "/api/agent/start", json_body={"image_id": 1, "set_id": 1})
+    assert r.status == 403
+
+
+def test_start_refuses_bad_values_with_422():
+    c = client()
+    image_id, sid = new_set(c)
+    base = {"image_id": image_id, "set_id": sid, "provider": "local"}
+    for extra, word in [({"max_iterations": 41}, "max_iterations"), ({"max_iterations": 0}, "max_iterations"),
+                        ({"provider": "skynet"}, "provider"), ({"target_score": 2}, "target_score"),
+                        ({"max_cost_usd": 6}, "max_cost_usd"), ({"profile": "nope"}, "profile"),
+                        ({"unknown_field": 1}, "unknown_field"), ({"provider": "anthropic"}, "API key")]:
+        r = c.api("POST", "/api/agent/start", dict(base, **extra))
+        assert r.status == 422, (extra, r.status, r.text)
+        assert word in r.json()["error"], (extra, r.text)
+    r = c.api("POST", "/api/agent/edit/start", dict(base, auto_connect_method="zigzag"))
+    assert r.status == 422 and "auto_connect_method" in r.text
+    r = c.api("POST", "/api/agent/edit/start", dict(base, plateau_threshold=11))
+    assert r.status == 422
+
+
+def test_start_on_unknown_or_foreign_set_is_404():
+    c = client()
+    image_id, sid = new_set(c)
+    other_image, other_set = new_set(c)
+    assert start(c, {"image_id": 999999, "set_id": sid}, expect=404)["error"] == "no such image"
+    start(c, {"image_id": image_id, "set_id": other_set}, expect=404)
+    r = c.api("GET", "/api/agent/status/999999")
+    assert r.status == 404
+
+
+# ---- full runs with the local provider ----
+
+def test_optimizer_run_with_local_provider_completes_with_every_field():
+    c = client()
+    image_id, sid = new_set(c, paper=True)
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "local", "max_iterations": 3})
+    assert j["state"] == "starting" and j["session_id"] == str(j["run_id"])
+    st = finished(c, j["run_id"])
+    assert st["state"] == "completed", st
+    assert st["finish_reason"] == "max_iterations"
+    for k in ("iteration", "max_iterations", "elapsed_seconds", "phase", "current_params", "current_metrics",
+              "best_iteration", "best_metrics", "history", "last_prompt", "last_response", "usage",
+              "best_score", "pid", "started_at", "finished_at"):
+        assert k in st, k
+    assert st["iteration"] == 3 and len(st["history"]) == 3
+    assert st["best_metrics"]["n_tubercles"] > 10
+    assert st["log_lines"] and st["log_lines"][0].startswith("[")
+    # the row has the outcome; the set carries the best extraction
+    runs = c.api("GET", "/api/agent/list").json()["runs"]
+    row = [x for x in runs if x["run_id"] == j["run_id"]][0]
+    assert row["state"] == "completed" and row["iterations"] == 3 and row["best_score"] is not None
+    s = c.api("GET", "/api/sets/%d" % sid).json()
+    assert len(s["tubercles"]) == st["best_metrics"]["n_tubercles"]
+
+
+def test_optimizer_stops_at_the_target():
+    c = client()
+    image_id, sid = new_set(c, paper=True)
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "local", "max_iterations": 10,
+                  "target_score": 0.05})
+    st = finished(c, j["run_id"])
+    assert st["state"] == "completed" and st["finish_reason"] == "target_achieved", st
+    assert st["iteration"] == 1
+
+
+def test_edit_run_with_local_provider_and_log_paging():
+    c = client()
+    image_id, sid = new_set(c, paper=True, extract=True)
+    n0 = len(c.api("GET", "/api/sets/%d" % sid).json()["tubercles"])
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "local", "max_iterations": 5}, edit=True)
+    assert j["session_id"] == "edit-%d" % j["run_id"]
+    st = finished(c, j["run_id"], edit=True)
+    assert st["state"] == "completed", st
+    for k in ("phase", "iteration", "max_iterations", "tubercle_count", "tubercle_delta", "itc_count",
+              "hexagonalness", "coverage_percent", "plateau_count", "plateau_threshold", "elapsed_seconds",
+              "step_time_seconds", "log_lines", "last_prompt", "last_response", "costs"):
+        assert k in st, k
+    assert set(st["costs"]) >= {"provider", "model", "input_tokens", "output_tokens", "estimated_cost",
+                                "last_step_cost"}
+    assert st["tubercle_count"] == n0 + st["tubercle_delta"]
+    log = c.api("GET", "/api/agent/status/%d/log" % j["run_id"]).json()
+    assert log["lines"] and log["complete"] is True
+    half = c.api("GET", "/api/agent/status/%d/log?since=%d" % (j["run_id"], log["offset"])).json()
+    assert half["lines"] == [] and half["offset"] == log["offset"]
+    assert c.api("GET", "/api/agent/status/%d/log?since=-1" % j["run_id"]).status == 422
+    stop = c.api("POST", "/api/agent/edit/stop/%d" % j["run_id"]).json()
+    assert stop["message"] == "Agent already completed"
+    assert {"final_hexagonalness", "tubercles_added", "tubercles_deleted"} <= set(stop)
+    # the run is in the set's history
+    h = c.api("GET", "/api/sets/%d/history" % sid).json()
+    assert any(e["type"] == "agent_edit" for e in h["history"]), h
+
+
+# ---- runs with the mock provider ----
+
+def test_edit_run_changes_the_set_while_it_runs():
+    c = client()
+    image_id, sid = new_set(c)
+    rev0 = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
+    script([turn([("add_tubercle", {"x": 20 + 15 * i, "y": 40})], delay_ms=300) for i in range(8)] +
+           [turn([("finish", {"reason": "done"})])])
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "openrouter", "max_iterations": 20,
+                  "plateau_threshold": 10, "auto_connect": False, "cleanup_boundary": False}, edit=True)
+    seen = []
+
+    def grew():
+        st = status(c, j["run_id"], True)
+        rev = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
+        seen.append((st["state"], st["iteration"], rev))
+        return st["state"] == "running" and rev > rev0 + 1
+    wait_for(grew, 20, "the set to change during the run")
+    st = finished(c, j["run_id"], edit=True)
+    assert st["state"] == "completed" and st["finish_reason"] == "finished", st
+    iters = [s[1] for s in seen]
+    assert iters == sorted(iters)
+    assert st["tubercles_added"] == 8
+    assert st["costs"]["input_tokens"] == 900 and st["costs"]["estimated_cost"] > 0
+
+
+def test_edit_run_stops_on_plateau():
+    c = client()
+    image_id, sid = new_set(c)
+    script([turn([("get_state", {})]) for _ in range(10)])
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "openrouter", "plateau_threshold": 2,
+                  "auto_connect": False, "cleanup_boundary": False}, edit=True)
+    st = finished(c, j["run_id"], edit=True)
+    assert st["finish_reason"] == "plateau_detected" and st["state"] == "completed", st
+    assert st["iteration"] == 2
+
+
+def test_edit_run_stops_at_max_iterations():
+    c = client()
+    image_id, sid = new_set(c)
+    script([turn([("add_tubercle", {"x": 30 + 20 * i, "y": 50})]) for i in range(6)])
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "openrouter", "max_iterations": 3,
+                  "plateau_threshold": 10, "auto_connect": False, "cleanup_boundary": False}, edit=True)
+    st = finished(c, j["run_id"], edit=True)
+    assert st["finish_reason"] == "max_iterations", st
+    assert st["iteration"] == 3
+
+
+def test_edit_run_stops_at_the_cost_limit():
+    c = client()
+    image_id, sid = new_set(c)
+    # 1 M input tokens of claude-sonnet-4 through OpenRouter: $3 a turn
+    script([turn([("get_state", {})], usage=(1000000, 10)) for _ in range(5)])
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "openrouter",
+                  "model": "anthropic/claude-sonnet-4", "max_cost_usd": 4, "plateau_threshold": 10,
+                  "auto_connect": False, "cleanup_boundary": False}, edit=True)
+    st = finished(c, j["run_id"], edit=True)
+    assert st["finish_reason"] == "max_cost", st
+    assert 4 <= st["costs"]["estimated_cost"] < 7
+
+
+def test_stop_ends_a_running_worker_with_state_stopped():
+    c = client()
+    rid, image_id, sid = slow_edit(c)
+    t0 = time.monotonic()
+    r = c.api("POST", "/api/agent/edit/stop/%d" % rid)
+    assert r.status == 200, r.text
+    j = r.json()
+    assert j["success"] and j["state"] == "stopped" and j["finish_reason"] == "user_stopped", j
+    assert {"final_hexagonalness", "tubercles_added", "tubercles_deleted"} <= set(j)
+    assert time.monotonic() - t0 < 6
+    st = status(c, rid, True)
+    assert st["state"] == "stopped"
+    pid = st["pid"]
+    wait_for(lambda: not os.path.exists("/proc/%d" % pid) or
+             open("/proc/%d/stat" % pid).read().split(")")[1].split()[0] == "Z", 10, "worker gone")
+    h = c.api("GET", "/api/sets/%d/history" % sid).json()["history"]
+    assert any(e["type"] == "agent_edit" and e.get("state") == "stopped" for e in h), h
+
+
+def test_killed_worker_is_reported_failed():
+    c = client()
+    rid, image_id, sid = slow_edit(c)
+    pid = status(c, rid, True)["pid"]
+    os.kill(pid, signal.SIGKILL)
+    st = wait_for(lambda: (lambda s: s if s["state"] == "failed" else None)(status(c, rid, True)), 15, "failed")
+    assert st["finish_reason"] == "worker_died"
+    assert "without recording a final state" in st["error"]
+
+
+def test_second_run_over_the_user_limit_is_429_and_others_unaffected():
+    c = client()
+    rid, image_id, sid = slow_edit(c)
+    image2, sid2 = new_set(c)
+    r = c.api("POST", "/api/agent/start", {"image_id": image2, "set_id": sid2, "provider": "local"})
+    assert r.status == 429 and "limit 1" in r.json()["error"], r.text
+    # another user still may start one
+    ann = client("ann")
+    image3, sid3 = new_set(ann)
+    j = start(ann, {"image_id": image3, "set_id": sid3, "provider": "local", "max_iterations": 1})
+    finished(ann, j["run_id"])
+    assert c.api("POST", "/api/agent/edit/stop/%d" % rid).json()["state"] == "stopped"
+    j = start(c, {"image_id": image2, "set_id": sid2, "provider": "local", "max_iterations": 1})
+    finished(c, j["run_id"])
+
+
+def test_users_cannot_read_or_stop_each_others_runs():
+    ann, ben = client("ann"), client("ben")
+    image_id, sid = new_set(ann)
+    j = start(ann, {"image_id": image_id, "set_id": sid, "provider": "local", "max_iterations": 1})
+    rid = j["run_id"]
+    for method, path in [("GET", "/api/agent/status/%d"), ("GET", "/api/agent/edit/status/%d"),
+                         ("GET", "/api/agent/status/%d/log"), ("POST", "/api/agent/stop/%d"),
+                         ("POST", "/api/agent/edit/stop/%d"), ("POST", "/api/agent/reset/%d")]:
+        r = ben.api(method, path % rid)
+        assert r.status == 404, (path, r.status, r.text)
+    assert all(x["run_id"] != rid for x in ben.api("GET", "/api/agent/list").json()["runs"])
+    assert ben.api("GET", "/api/agent/list?all=1").status == 403
+    assert any(x["run_id"] == rid for x in client().api("GET", "/api/agent/list?all=1").json()["runs"])
+    finished(ann, rid)
+
+
+def test_status_file_is_never_seen_half_written():
+    c = client()
+    image_id, sid = new_set(c)
+    script([turn([("add_tubercle", {"x": 10 + 9 * i, "y": 20 + (i % 5) * 20})], delay_ms=20)
+            for i in range(18)] + [turn([("finish", {"reason": "done"})])])
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "openrouter", "plateau_threshold": 10,
+                  "max_iterations": 30, "auto_connect": False, "cleanup_boundary": False}, edit=True)
+    path = os.path.join(srv.data, "runs", str(j["run_id"]), "status.json")
+    reads, seqs = 0, []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with open(path) as f:
+                text = f.read()
+        except FileNotFoundError:
+            continue
+        st = json.loads(text)  # a torn file would raise here
+        reads += 1
+        seqs.append(st["seq"])
+        if st["state"] not in ("starting", "running"):
+            break
+    assert reads > 10 and seqs == sorted(seqs), (reads, seqs[:20])
+    assert oct(os.stat(os.path.dirname(path)).st_mode & 0o777) == "0o700"
+    assert not [n for n in os.listdir(os.path.dirname(path)) if n.endswith(".tmp")]
+
+
+def test_reset_returns_the_set_to_its_state_before_the_run():
+    c = client()
+    image_id, sid = new_set(c, paper=True, extract=True)
+
+    def snapshot():
+        s = c.api("GET", "/api/sets/%d" % sid).json()
+        return (sorted((t["id"], round(t["centroid_x"], 3), round(t["centroid_y"], 3)) for t in s["tubercles"]),
+                sorted((e["id1"], e["id2"]) for e in s["edges"]))
+    before = snapshot()
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "local", "max_iterations": 5}, edit=True)
+    st = finished(c, j["run_id"], edit=True)
+    assert st["tubercles_added"] + st["tubercles_deleted"] + st["tubercles_moved"] > 0, st
+    assert snapshot() != before
+    r = c.api("POST", "/api/agent/reset/%d" % j["run_id"])
+    assert r.status == 200, r.text
+    assert r.json()["undone_steps"] > 0
+    assert snapshot() == before
+
+
+def test_reset_of_a_running_run_is_409_and_cleanup_keeps_running_runs():
+    c = client()
+    rid, image_id, sid = slow_edit(c)
+    assert c.api("POST", "/api/agent/reset/%d" % rid).status == 409
+    r = c.api("POST", "/api/agent/cleanup", {"max_age_hours": 0})
+    assert r.status == 200
+    assert os.path.isdir(os.path.join(srv.data, "runs", str(rid)))
+    assert status(c, rid, True)["state"] == "running"
+    c.api("POST", "/api/agent/edit/stop/%d" % rid)
+    r = c.api("POST", "/api/agent/cleanup", {"max_age_hours": 0})
+    assert r.json()["removed_count"] >= 1
+    assert not os.path.exists(os.path.join(srv.data, "runs", str(rid)))
+    assert c.api("GET", "/api/agent/status/%d" % rid).status == 404
+    assert c.api("POST", "/api/agent/cleanup", {"max_age_hours": -1}).status == 422
+
+
+def test_approve_each_step_waits_for_the_users_answer():
+    c = client()
+    image_id, sid = new_set(c)
+    script([turn([("add_tubercle", {"x": 40, "y": 40})]), turn([("add_tubercle", {"x": 90, "y": 40})]),
+            turn([("finish", {"reason": "done"})])])
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "openrouter", "approve_each_step": True,
+                  "plateau_threshold": 10, "auto_connect": False, "cleanup_boundary": False}, edit=True)
+    rid = j["run_id"]
+    answers = [True, False]
+    while True:
+        st = wait_for(lambda: (lambda s: s if s.get("pending_approval") or s["state"] not in
+                               ("starting", "running") else None)(status(c, rid, True)), 20, "a proposal")
+        if st["state"] not in ("starting", "running"):
+            break
+        assert st["pending_approval"]["tool"] in ("add_tubercle", "finish")
+        ok = answers.pop(0) if answers else True
+        r = c.api("POST", "/api/agent/approve/%d" % rid, {"approve": ok, "reason": "" if ok else "not there"})
+        assert r.status == 200, r.text
+        wait_for(lambda: (lambda s: s.get("pending_approval") != st["pending_approval"])(status(c, rid, True)),
+                 10, "answer taken")
+    assert st["state"] == "completed", st
+    assert st["tubercles_added"] == 1  # the second proposal was rejected
+    assert c.api("POST", "/api/agent/approve/%d" % rid, {"approve": True}).status == 409
+    assert c.api("POST", "/api/agent/approve/%d" % rid, {"approve": "yes"}).status == 422
