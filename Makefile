@@ -97,8 +97,8 @@ bench-bin: $(BENCH_BIN)
 
 # Unit tests: once plainly, once under AddressSanitizer + UBSan.
 unit: deps
-	@$(MAKE) --no-print-directory unit-bin
-	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 unit-bin
+	@$(MAKE) --no-print-directory -j2 unit-bin
+	@$(MAKE) --no-print-directory -j2 BUILD=build-asan SAN=1 unit-bin
 	@sh tests/run_unit.sh build build-asan
 
 run: deps all
@@ -108,8 +108,8 @@ stop:
 	@sh tools/stop.sh --data $(DATA)
 
 test: deps all
-	@$(MAKE) --no-print-directory unit-bin
-	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 unit-bin
+	@$(MAKE) --no-print-directory -j2 unit-bin
+	@$(MAKE) --no-print-directory -j2 BUILD=build-asan SAN=1 unit-bin
 	@sh tests/run_all.sh
 
 bench: deps all
