@@ -40,6 +40,7 @@ static const struct group groups[] = {
 	{fs_routes_images, &fs_routes_images_n},
 	{fs_routes_sets, &fs_routes_sets_n},
 	{fs_routes_data, &fs_routes_data_n},
+	{fs_routes_workspace, &fs_routes_workspace_n},
 	{fs_routes_agents, &fs_routes_agents_n},
 };
 

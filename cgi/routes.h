@@ -31,6 +31,8 @@ extern const fs_route fs_routes_sets[];   /* route_sets.c: sets, edits, undo/red
 extern const size_t fs_routes_sets_n;
 extern const fs_route fs_routes_data[];   /* route_data.c: event log, settings, profiles, import/export */
 extern const size_t fs_routes_data_n;
+extern const fs_route fs_routes_workspace[]; /* route_workspace.c: the workspace page */
+extern const size_t fs_routes_workspace_n;
 extern const fs_route fs_routes_agents[];  /* route_agents.c: agent runs (start, status, log, stop, reset, list) */
 extern const size_t fs_routes_agents_n;
 

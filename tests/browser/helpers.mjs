@@ -9,3 +9,73 @@ export async function login(page, server, login = server.admin.login, password =
   await page.fill('input[name=password]', password);
   await Promise.all([page.waitForURL(server.url), page.click('button[type=submit]')]);
 }
+
+// ---- workspace helpers (test_workspace*.mjs, test_library.mjs) ----
+export const PAPER = '../shared/testdata/paper/';
+
+// Uploads a file through the library's file picker; resolves on the workspace.
+export async function uploadThroughLibrary(page, server, file) {
+  if (!page.url().startsWith(server.url) || /login/.test(page.url())) await page.goto(server.url);
+  await page.setInputFiles('#upload-input', file);
+  await page.waitForURL(/\/workspace\/\d+$/);
+  await waitWorkspaceReady(page);
+}
+
+export async function waitWorkspaceReady(page) {
+  await page.waitForSelector('#workspace[data-ready="1"]', { timeout: 15000 });
+}
+
+// The in-page store (read-only inspection).
+export function wsState(page) {
+  return page.evaluate(() => {
+    const s = window.fishscale.store;
+    return { n: s.tubercles.size, e: s.edges.length, rev: s.revision, set: s.set && { id: s.set.id, name: s.set.name, dirty: s.set.dirty }, um: s.umPerPx, sets: s.sets.map(x => x.name) };
+  });
+}
+
+// Clicks the canvas at image coordinates (x, y).
+export async function clickImage(page, x, y) {
+  const [sx, sy] = await screenPoint(page, x, y);
+  await page.mouse.click(sx, sy);
+}
+
+export async function screenPoint(page, x, y) {
+  const p = await page.evaluate(([ix, iy]) => window.fishscale.viewer.toScreen(ix, iy), [x, y]);
+  const box = await page.locator('#canvas').boundingBox();
+  return [box.x + p[0], box.y + p[1]];
+}
+
+export async function dragImage(page, x0, y0, x1, y1) {
+  const [a, b] = await screenPoint(page, x0, y0);
+  const [c, d] = await screenPoint(page, x1, y1);
+  await page.mouse.move(a, b);
+  await page.mouse.down();
+  await page.mouse.move((a + c) / 2, (b + d) / 2, { steps: 4 });
+  await page.mouse.move(c, d, { steps: 4 });
+  await page.mouse.up();
+}
+
+// Waits until the store's tubercle count is n (cmp 'eq') or above n ('gt'),
+// with no request in flight. (Functions, not strings: the CSP forbids eval.)
+export async function waitCount(page, cmp, n, timeout = 10000) {
+  await page.waitForFunction(([c, k]) => {
+    const s = window.fishscale.store;
+    return !s.busy && (c === 'gt' ? s.tubercles.size > k : s.tubercles.size === k);
+  }, [cmp, n], { timeout });
+}
+
+// Deletes every image the logged-in user may manage, so the next test (of
+// any file: they share one server) starts from an empty library.
+export async function deleteMyImages(page) {
+  await page.evaluate(async () => {
+    const base = document.body.dataset.base, csrf = document.body.dataset.csrf;
+    if (!csrf) return;
+    for (;;) {
+      const r = await fetch(base + 'api/images?per_page=100');
+      if (!r.ok) return;
+      const mine = (await r.json()).images.filter(i => i.can_manage);
+      if (!mine.length) return;
+      for (const i of mine) await fetch(base + `api/images/${i.id}`, { method: 'DELETE', headers: { 'X-CSRF-Token': csrf } });
+    }
+  });
+}

@@ -1,0 +1,207 @@
+// store.js - the open image and set as the server has them. The server is
+// the truth: every edit is one request carrying the revision it is based
+// on; the answer's "changed" lists (or reload: true) are applied here, and
+// a 409 goes to the conflict handler with the request, so the user's
+// change is never silently lost. Polls the revision to notice changes made
+// by other users or agents.
+
+import { api, errorText } from './api.js';
+
+export function edgeKey(a, b) {
+  return a < b ? `${a}-${b}` : `${b}-${a}`;
+}
+
+export class Store extends EventTarget {
+  constructor(imageId) {
+    super();
+    this.imageId = imageId;
+    this.image = null;
+    this.sets = [];
+    this.set = null;
+    this.revision = -1;
+    this.tubercles = new Map();
+    this.edges = [];
+    this.edgeSet = new Set();
+    this.stats = null;
+    this.width = 0;
+    this.height = 0;
+    this.umPerPx = 0;
+    this.selection = { tub: null, edge: null };
+    this.multi = { tubs: new Set(), edges: new Set() };
+    this.temp = {};
+    this.busy = 0;
+    this.queue = Promise.resolve();
+    this.onConflict = null;
+    this.onError = null;
+    this.pollTimer = null;
+  }
+
+  emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  async loadImage() {
+    const res = await api('GET', `api/images/${this.imageId}`);
+    if (!res.ok) throw new Error(errorText(res));
+    this.image = res.data.image;
+    this.width = this.image.width;
+    this.height = this.image.height;
+    this.umPerPx = this.image.calibration ? this.image.calibration.um_per_px : 0;
+    this.emit('image', this.image);
+    return this.image;
+  }
+
+  async loadSets() {
+    const res = await api('GET', `api/images/${this.imageId}/sets`);
+    if (!res.ok) throw new Error(errorText(res));
+    this.sets = res.data.sets;
+    this.emit('sets', this.sets);
+    return this.sets;
+  }
+
+  async openSet(id) {
+    const res = await api('GET', `api/sets/${id}`);
+    if (!res.ok) throw new Error(errorText(res));
+    this.openFrom(res.data);
+    return this.set;
+  }
+
+  // Opens a set from an already fetched GET /api/sets/{id} answer.
+  openFrom(data) {
+    this.fill(data);
+    this.selection = { tub: null, edge: null };
+    this.multi = { tubs: new Set(), edges: new Set() };
+    this.temp = {};
+    this.emit('set', this.set);
+    this.emit('data', { full: true });
+  }
+
+  fill(d) {
+    this.set = d.set;
+    this.revision = d.set.revision;
+    this.tubercles = new Map(d.tubercles.map(t => [t.id, t]));
+    this.edges = d.edges.map(e => ({ id1: e.id1, id2: e.id2, center_distance_um: e.center_distance_um, edge_distance_um: e.edge_distance_um, center_distance_px: e.center_distance_px, edge_distance_px: e.edge_distance_px }));
+    this.edgeSet = new Set(this.edges.map(e => edgeKey(e.id1, e.id2)));
+    this.stats = d.statistics || null;
+    if (d.image) {
+      this.width = d.image.width;
+      this.height = d.image.height;
+      this.umPerPx = d.image.calibration ? d.image.calibration.um_per_px : 0;
+    }
+    const i = this.sets.findIndex(s => s.id === d.set.id);
+    if (i >= 0) this.sets[i] = d.set;
+  }
+
+  async reload() {
+    if (!this.set) return;
+    const keepSel = this.selection;
+    const res = await api('GET', `api/sets/${this.set.id}`);
+    if (!res.ok) {
+      if (res.status === 404) { await this.loadSets(); if (this.sets.length) await this.openSet(this.sets[0].id); }
+      return;
+    }
+    this.fill(res.data);
+    if (keepSel.tub != null && !this.tubercles.has(keepSel.tub)) keepSel.tub = null;
+    this.selection = keepSel;
+    for (const id of [...this.multi.tubs]) if (!this.tubercles.has(id)) this.multi.tubs.delete(id);
+    this.emit('set', this.set);
+    this.emit('data', { full: true });
+  }
+
+  apply(d) {
+    if (d.set) {
+      this.set = d.set;
+      const i = this.sets.findIndex(s => s.id === d.set.id);
+      if (i >= 0) this.sets[i] = d.set;
+    }
+    if (typeof d.revision === 'number') this.revision = d.revision;
+    if (d.statistics) this.stats = d.statistics;
+    const c = d.changed;
+    if (c) {
+      for (const t of c.added) this.tubercles.set(t.id, t);
+      for (const t of c.updated) this.tubercles.set(t.id, t);
+      for (const id of c.removed) {
+        this.tubercles.delete(id);
+        this.multi.tubs.delete(id);
+        if (this.selection.tub === id) this.selection.tub = null;
+      }
+      const gone = new Set(c.edges_removed.map(p => edgeKey(p[0], p[1])));
+      // edges of removed tubercles go too, whatever the diff says
+      const removedIds = new Set(c.removed);
+      if (gone.size || removedIds.size) {
+        this.edges = this.edges.filter(e => !gone.has(edgeKey(e.id1, e.id2)) && !removedIds.has(e.id1) && !removedIds.has(e.id2));
+      }
+      for (const e of c.edges_added) this.edges.push({ id1: e.id1, id2: e.id2, center_distance_um: e.center_distance_um, edge_distance_um: e.edge_distance_um, center_distance_px: e.center_distance_px, edge_distance_px: e.edge_distance_px });
+      this.edgeSet = new Set(this.edges.map(e => edgeKey(e.id1, e.id2)));
+      if (this.selection.edge && !this.edgeSet.has(edgeKey(...this.selection.edge))) this.selection.edge = null;
+      this.emit('set', this.set);
+      this.emit('data', { full: false, changed: c });
+      return Promise.resolve();
+    }
+    return this.reload();
+  }
+
+  // One edit: path relative to api/sets/{id}/ ('' for the set itself).
+  // Requests are serialised so each carries the revision of the previous
+  // answer. Resolves to the response (res.ok false on refusal).
+  change(method, sub, body = {}, what = 'change') {
+    const run = async () => {
+      if (!this.set) return { ok: false, status: 0, data: { error: 'no set open' } };
+      const setId = this.set.id;
+      const req = { method, sub, body, what };
+      this.busy++;
+      try {
+        const res = await this.send(setId, req, this.revision);
+        if (res.ok) {
+          await this.apply(res.data);
+        } else if (res.status === 409 && this.onConflict) {
+          await this.onConflict(req, res);
+        } else if (this.onError) {
+          this.onError(res, what);
+        }
+        return res;
+      } finally {
+        this.busy--;
+      }
+    };
+    const p = this.queue.then(run, run);
+    this.queue = p.catch(() => {});
+    return p;
+  }
+
+  send(setId, req, revision) {
+    const path = `api/sets/${setId}${req.sub ? '/' + req.sub : ''}`;
+    if (req.method === 'DELETE') return api('DELETE', `${path}?revision=${revision}`);
+    return api(req.method, path, { ...req.body, revision });
+  }
+
+  startPolling(ms = 1000) {
+    this.stopPolling();
+    this.pollTimer = setInterval(() => this.poll(), ms);
+  }
+
+  stopPolling() {
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer = null;
+  }
+
+  async poll() {
+    if (!this.set || this.busy || this.polling) return;
+    this.polling = true;
+    try {
+      const id = this.set.id;
+      const res = await api('GET', `api/sets/${id}/revision`);
+      if (!this.set || this.set.id !== id || this.busy) return;
+      if (res.status === 404) { this.emit('remote', { deleted: true }); await this.loadSets(); if (this.sets.length) await this.openSet(this.sets[0].id); return; }
+      if (res.ok && res.data.revision !== this.revision) {
+        await this.reload();
+        this.emit('remote', { revision: this.revision });
+      } else if (res.ok && this.set && res.data.dirty !== this.set.dirty) {
+        this.set.dirty = res.data.dirty;
+        this.emit('set', this.set);
+      }
+    } finally {
+      this.polling = false;
+    }
+  }
+}

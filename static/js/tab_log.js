@@ -1,0 +1,68 @@
+// tab_log.js - the event log: filter by type (a trailing * matches a
+// prefix), this image or all of the user's events, pages of 50 going back
+// with "Older", and a live refresh every few seconds while the tab is open.
+
+import { api, errorText } from './api.js';
+import { $, el, toast } from './dom.js';
+
+function detailCells(d) {
+  const out = [];
+  for (const [k, v] of Object.entries(d || {})) {
+    if (k === 'hexagonalness_score' && typeof v === 'number') {
+      const cls = v >= 0.7 ? 'good' : v >= 0.4 ? 'medium' : 'poor';
+      out.push(el('span', { className: 'kv hex ' + cls }, `${k}: ${v.toFixed(3)}${d.reliability ? ' (' + d.reliability + ')' : ''}`));
+    } else {
+      out.push(el('span', { className: 'kv' }, `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`));
+    }
+  }
+  return out;
+}
+
+export function initLog(ws) {
+  let visible = false, before = null, timer = null, lastTop = null;
+
+  function query(extra = '') {
+    const q = new URLSearchParams({ limit: '50' });
+    const type = $('#log-type').value.trim();
+    if (type) q.set('type', type);
+    if ($('#log-this-image').checked) q.set('image_id', String(ws.store.imageId));
+    return 'api/log?' + q.toString() + extra;
+  }
+
+  function row(e) {
+    return el('tr', { dataset: { id: e.id } },
+      el('td', null, new Date(e.timestamp).toLocaleString()),
+      el('td', null, e.event_type.replace(/_/g, ' ')),
+      el('td', null, e.user || ''),
+      el('td', null, ...detailCells(e.details)));
+  }
+
+  async function load(more = false) {
+    const res = await api('GET', query(more && before ? `&before_id=${before}` : ''));
+    if (!res.ok) { toast('Log: ' + errorText(res), 'error'); return; }
+    const tb = $('#log-table tbody');
+    const rows = res.data.entries.map(row);
+    if (more) tb.append(...rows); else tb.replaceChildren(...rows);
+    if (!more) lastTop = res.data.entries.length ? res.data.entries[0].id : null;
+    before = res.data.next_before_id;
+    $('#log-more').hidden = !before;
+  }
+
+  async function live() {
+    if (!visible || !$('#log-live').checked) return;
+    const res = await api('GET', query().replace('limit=50', 'limit=1'));
+    if (res.ok && res.data.entries.length && res.data.entries[0].id !== lastTop) load();
+  }
+
+  $('#log-refresh').addEventListener('click', () => load());
+  $('#log-more').addEventListener('click', () => load(true));
+  $('#log-type').addEventListener('change', () => load());
+  $('#log-this-image').addEventListener('change', () => load());
+  return {
+    shown(name) {
+      visible = name === 'log';
+      clearInterval(timer);
+      if (visible) { load(); timer = setInterval(live, 3000); }
+    },
+  };
+}

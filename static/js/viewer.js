@@ -1,0 +1,182 @@
+// viewer.js - the image on one canvas with a zoom/pan transform. Drawing
+// happens on requestAnimationFrame and only after something asked for it
+// (request()), so an idle page costs nothing and 5,000 tubercles are
+// drawn once per frame at most, in image coordinates through one
+// transform (no DOM per tubercle).
+//
+// Panning does not change what is drawn, only where: when the whole image
+// at the current zoom fits in a bitmap of a few screens, image + overlay
+// are rendered once into that bitmap and a pan frame is one drawImage.
+// Anything else (an edit, a toggle, a zoom) invalidates it via request().
+
+export const ZOOM_MIN = 0.1;
+export const ZOOM_MAX = 10;
+
+export class Viewer {
+  constructor(canvas, container, drawOverlay) {
+    this.canvas = canvas;
+    this.container = container;
+    this.ctx = canvas.getContext('2d');
+    this.drawOverlay = drawOverlay;
+    this.image = null;
+    this.scale = 1;
+    this.tx = 0;
+    this.ty = 0;
+    this.pending = false;
+    this.cache = null;
+    this.cacheValid = false;
+    this.onViewChange = null;
+    this.lastFrameMs = 0;
+    new ResizeObserver(() => this.resize()).observe(container);
+    this.resize();
+  }
+
+  resize() {
+    const r = this.container.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    this.cssW = Math.max(1, Math.floor(r.width));
+    this.cssH = Math.max(1, Math.floor(r.height));
+    this.canvas.width = Math.floor(this.cssW * dpr);
+    this.canvas.height = Math.floor(this.cssH * dpr);
+    this.canvas.style.width = this.cssW + 'px';
+    this.canvas.style.height = this.cssH + 'px';
+    this.dpr = dpr;
+    if (this.image && !this.userMoved) this.fit();
+    this.request();
+  }
+
+  setImage(img) {
+    this.image = img;
+    this.userMoved = false;
+    this.fit();
+  }
+
+  // 95 % of the container, centred, as the original's zoom-to-fit.
+  fit() {
+    if (!this.image) return;
+    const s = Math.min(this.cssW / this.image.width, this.cssH / this.image.height) * 0.95;
+    this.scale = Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, s));
+    this.tx = (this.cssW - this.image.width * this.scale) / 2;
+    this.ty = (this.cssH - this.image.height * this.scale) / 2;
+    this.changed();
+  }
+
+  zoomAt(factor, sx = this.cssW / 2, sy = this.cssH / 2) {
+    const ns = Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, this.scale * factor));
+    const [ix, iy] = this.toImage(sx, sy);
+    this.scale = ns;
+    this.tx = sx - ix * ns;
+    this.ty = sy - iy * ns;
+    this.userMoved = true;
+    this.changed();
+  }
+
+  // The original's wheel step: ±0.25 of zoom, centred on the cursor.
+  zoomStep(dir, sx, sy) {
+    const target = Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, this.scale + dir * 0.25 * Math.max(this.scale, 0.4)));
+    this.zoomAt(target / this.scale, sx, sy);
+  }
+
+  panBy(dx, dy) {
+    this.tx += dx;
+    this.ty += dy;
+    this.userMoved = true;
+    if (this.onViewChange) this.onViewChange(this);
+    this.frame();
+  }
+
+  changed() {
+    if (this.onViewChange) this.onViewChange(this);
+    this.request();
+  }
+
+  toImage(sx, sy) {
+    return [(sx - this.tx) / this.scale, (sy - this.ty) / this.scale];
+  }
+
+  toScreen(ix, iy) {
+    return [ix * this.scale + this.tx, iy * this.scale + this.ty];
+  }
+
+  // Image-space rectangle visible on screen, for culling.
+  visibleRect() {
+    const [x0, y0] = this.toImage(0, 0);
+    const [x1, y1] = this.toImage(this.cssW, this.cssH);
+    return { x0, y0, x1, y1 };
+  }
+
+  // Something drawn changed: rebuild the cached bitmap on the next frame.
+  request() {
+    this.cacheValid = false;
+    this.frame();
+  }
+
+  frame() {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => {
+      this.pending = false;
+      this.draw();
+    });
+  }
+
+  draw() {
+    const t0 = performance.now();
+    const ctx = this.ctx;
+    const d = this.dpr;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    if (!this.image) return;
+    if (this.cacheable()) {
+      if (!this.cacheValid || this.cache.scale !== this.scale) this.buildCache();
+      const c = this.cache;
+      ctx.drawImage(c.canvas, Math.round((this.tx - c.margin) * d), Math.round((this.ty - c.margin) * d));
+    } else {
+      this.cache = null;
+      ctx.setTransform(this.scale * d, 0, 0, this.scale * d, this.tx * d, this.ty * d);
+      ctx.imageSmoothingEnabled = this.scale < 2;
+      ctx.drawImage(this.image, 0, 0);
+      if (this.drawOverlay) this.drawOverlay(ctx, this, 'image');
+    }
+    if (this.drawOverlay) {
+      ctx.setTransform(this.scale * d, 0, 0, this.scale * d, this.tx * d, this.ty * d);
+      this.drawOverlay(ctx, this, 'screen');
+    }
+    this.lastFrameMs = performance.now() - t0;
+  }
+
+  // The whole zoomed image (plus a margin for outlines and labels) within
+  // three screens of pixels.
+  cacheable() {
+    const m = 40;
+    const w = (this.image.width * this.scale + 2 * m) * this.dpr, h = (this.image.height * this.scale + 2 * m) * this.dpr;
+    return w * h <= 3 * this.canvas.width * this.canvas.height && w <= 8192 && h <= 8192;
+  }
+
+  buildCache() {
+    const margin = 40, d = this.dpr, s = this.scale;
+    const w = Math.ceil((this.image.width * s + 2 * margin) * d), h = Math.ceil((this.image.height * s + 2 * margin) * d);
+    let c = this.cache;
+    if (!c || c.canvas.width !== w || c.canvas.height !== h) {
+      const canvas = document.createElement('canvas');
+      canvas.width = w;
+      canvas.height = h;
+      c = this.cache = { canvas, ctx: canvas.getContext('2d') };
+    }
+    c.scale = s;
+    c.margin = margin;
+    const ctx = c.ctx;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    ctx.setTransform(s * d, 0, 0, s * d, margin * d, margin * d);
+    ctx.imageSmoothingEnabled = s < 2;
+    ctx.drawImage(this.image, 0, 0);
+    // the overlay sees a view whose visible rectangle is the whole image
+    const view = {
+      scale: s, dpr: d, tx: margin, ty: margin, cssW: w / d, cssH: h / d,
+      visibleRect: () => ({ x0: -margin / s, y0: -margin / s, x1: this.image.width + margin / s, y1: this.image.height + margin / s }),
+    };
+    if (this.drawOverlay) this.drawOverlay(ctx, view, 'image');
+    this.cacheValid = true;
+  }
+}

@@ -1,0 +1,403 @@
+// workspace.js - the workspace page of one image: wires the viewer, the
+// overlay, the store (server state), the editor and the tabs together, and
+// owns the stats bar, the set actions, keyboard shortcuts, the panel
+// resizer and the conflict dialog.
+
+import { api, errorText, url } from './api.js';
+import { $, $$, el, fmt, modal, promptDialog, confirmDialog, toast, setToastSink } from './dom.js';
+import { Viewer } from './viewer.js';
+import { drawOverlay } from './overlay.js';
+import { Store } from './store.js';
+import { Editor } from './editor.js';
+import { initImageTabs } from './tab_image.js';
+import { initExtraction } from './tab_extraction.js';
+import { initEditTab } from './tab_edit.js';
+import { initData } from './tab_data.js';
+import { initLog } from './tab_log.js';
+import { initSettings, applyTheme } from './tab_settings.js';
+
+const root = $('#workspace');
+const imageId = Number(root.dataset.imageId);
+
+const ws = {
+  store: new Store(imageId),
+  settings: {},
+  defaults: {},
+  canManage: root.dataset.canManage === 'true',
+  toggles: {},
+  tabs: {},
+  modeListeners: [],
+  selectionListeners: [],
+};
+window.fishscale = ws; // for tests and the benchmark: read-only inspection
+
+const store = ws.store;
+
+ws.overlayOptions = () => {
+  const s = ws.settings, t = ws.toggles;
+  return {
+    showTubes: t.tubes, showItcs: t.itcs, showTubeIds: t.tubeIds, showItcIds: t.itcIds,
+    scaleBar: t.scale, grid: t.grid, ellipses: t.ellipses, colorMode: t.colorMode,
+    tubercleColor: s.tubercle_color, connectionColor: s.connection_color, selectedColor: s.selected_color,
+    boundaryColor: s.boundary_color, manualColor: s.manual_color, gridColor: s.grid_color,
+    gridOpacity: s.grid_opacity, tubercleWidth: s.tubercle_line_width, connectionWidth: s.connection_line_width,
+    endpoints: s.connection_endpoints, idTextSize: s.id_text_size, scalePosition: s.scale_bar_position,
+  };
+};
+
+let overlayOpts = null;
+ws.viewer = new Viewer($('#canvas'), $('#viewer'), (ctx, view, phase) => drawOverlay(ctx, view, store, overlayOpts || (overlayOpts = ws.overlayOptions()), phase));
+ws.render = () => { overlayOpts = ws.overlayOptions(); ws.viewer.request(); };
+ws.viewer.onViewChange = (v) => { $('#zoom-readout').textContent = Math.round(v.scale * 100) + '%'; };
+
+ws.canEdit = () => !!store.set;
+ws.emitMode = (mode, prev) => { for (const f of ws.modeListeners) f(mode, prev); };
+ws.selectionChanged = (fromCanvas) => {
+  for (const f of ws.selectionListeners) f(fromCanvas);
+  ws.viewer.request();
+};
+ws.defaultDiameterUm = () => Number(ws.settings.editor_default_diameter_um) || 0;
+
+ws.log = (event_type, details) => api('POST', 'api/log', { event_type, image_id: imageId, details });
+setToastSink((type, message) => { ws.log(`toast_${type}`, { message }); });
+
+// ---- settings ----
+ws.saveSettings = async (patch) => {
+  Object.assign(ws.settings, patch);
+  ws.render();
+  const res = await api('PUT', 'api/settings', { settings: patch });
+  if (!res.ok) { toast('Setting not saved: ' + errorText(res), 'error'); return false; }
+  ws.settings = res.data.settings;
+  ws.render();
+  return true;
+};
+
+// ---- image ----
+function displayUrl(u, revision) {
+  return u + (u.includes('?') ? '&' : '?') + 'r=' + revision;
+}
+
+ws.loadImagePixels = (src) => new Promise((resolve) => {
+  const img = new Image();
+  img.onload = async () => {
+    try { await img.decode(); } catch { /* drawn anyway */ }
+    ws.viewer.setImage(img);
+    $('#viewer-loading').hidden = true;
+    resolve(true);
+  };
+  img.onerror = () => { $('#viewer-loading').textContent = 'The image could not be loaded.'; resolve(false); };
+  img.src = src || displayUrl(store.image.urls.display, store.image.revision);
+});
+
+ws.reloadImage = async () => {
+  await store.loadImage();
+  await ws.loadImagePixels();
+  await store.reload();
+};
+
+// ---- stats bar and sets ----
+function renderStats() {
+  const s = store.stats || {};
+  $('#st-tub').textContent = store.tubercles.size;
+  $('#st-itc').textContent = store.edges.length;
+  const cal = store.umPerPx > 0 && store.tubercles.size > 0;
+  $('#st-diam').textContent = cal && s.mean_diameter_um != null ? `${fmt(s.mean_diameter_um)} ± ${fmt(s.std_diameter_um)} µm` : '-';
+  $('#st-space').textContent = cal && s.mean_space_um != null ? `${fmt(s.mean_space_um)} ± ${fmt(s.std_space_um)} µm` : '-';
+  const hex = $('#st-hex');
+  hex.textContent = s.reliability === 'none' || s.hexagonalness_score == null ? '-' : fmt(s.hexagonalness_score, 3);
+  hex.classList.toggle('hex-low', s.reliability === 'low');
+}
+
+function renderSets() {
+  const sel = $('#set-select');
+  sel.replaceChildren(...store.sets.map(s => el('option', { value: String(s.id), selected: store.set && s.id === store.set.id }, s.name + (s.dirty ? ' *' : ''))));
+  const dirty = store.set && store.set.dirty;
+  $('#dirty-badge').hidden = !dirty;
+  $('#image-unsaved-warning').hidden = !dirty;
+  $('#edit-set-name').textContent = store.set ? store.set.name : '';
+  document.title = `${store.image ? store.image.name : ''}${dirty ? ' *' : ''} · fishscale`;
+}
+
+store.addEventListener('set', () => { renderSets(); renderStats(); });
+store.addEventListener('sets', renderSets);
+store.addEventListener('data', () => { renderStats(); ws.viewer.request(); });
+store.addEventListener('remote', (e) => {
+  if (e.detail.deleted) toast('The set was deleted by someone else', 'warning');
+  else toast('The set was changed elsewhere: updated', 'info');
+});
+
+async function switchSet(id) {
+  if (!id || (store.set && store.set.id === id)) return;
+  await store.queue;
+  ws.editor.setMode(null);
+  try {
+    await store.openSet(id);
+  } catch (e) {
+    toast(String(e.message || e), 'error');
+  }
+}
+ws.switchSet = switchSet;
+
+function stepSet(dir) {
+  if (!store.sets.length || !store.set) return;
+  const i = store.sets.findIndex(s => s.id === store.set.id);
+  const n = store.sets[(i + dir + store.sets.length) % store.sets.length];
+  switchSet(n.id);
+}
+
+async function createSet(name, copyFrom) {
+  const body = { name };
+  if (copyFrom) body.copy_from = copyFrom;
+  const res = await api('POST', `api/images/${imageId}/sets`, body);
+  if (!res.ok) { toast(errorText(res), 'error'); return null; }
+  await store.loadSets();
+  await store.openSet(res.data.set.id);
+  return res.data.set;
+}
+ws.createSet = createSet;
+
+async function newSetDialog() {
+  const name = el('input', { type: 'text', id: 'new-set-name', maxLength: 20, value: `Set ${store.sets.length + 1}` });
+  const from = el('select', { id: 'new-set-from' },
+    el('option', { value: '' }, 'Empty'),
+    ...store.sets.map(s => el('option', { value: String(s.id) }, 'Copy from: ' + s.name)));
+  const body = el('div', { className: 'stack' }, el('label', null, 'Name', name), el('label', null, 'Contents', from));
+  const v = await modal({ title: 'New set', body, buttons: [{ text: 'Cancel', value: null }, { text: 'Create', value: 'ok', primary: true, id: 'new-set-create' }], init: () => name.select() });
+  if (v !== 'ok') return;
+  const set = await createSet(name.value.trim(), Number(from.value) || 0);
+  if (set) toast(`Set "${set.name}" created`, 'success');
+}
+
+async function saveSet() {
+  await store.queue;
+  if (!store.set) return;
+  const res = await store.change('POST', 'save', {}, 'save');
+  if (res.ok) { toast(`Set "${store.set.name}" saved`, 'success'); ws.tabs.data && ws.tabs.data.refreshHistory(); }
+}
+ws.saveSet = saveSet;
+
+async function saveAs() {
+  const name = await promptDialog('Save As', 'Name of the new set', store.set.name + ' copy', 'Save');
+  if (!name) return;
+  const set = await createSet(name, store.set.id);
+  if (set) { await store.change('POST', 'save', {}, 'save'); toast(`Saved as "${set.name}"`, 'success'); }
+}
+
+async function renameSet() {
+  const name = await promptDialog('Rename set', 'New name', store.set.name, 'Rename');
+  if (!name) return;
+  const res = await store.change('PATCH', '', { name }, 'rename');
+  if (res.ok) { await store.loadSets(); toast('Set renamed', 'success'); }
+}
+
+async function duplicateSet() {
+  const name = await promptDialog('Duplicate set', 'Name of the copy', store.set.name + ' (2)', 'Duplicate');
+  if (!name) return;
+  const res = await api('POST', `api/sets/${store.set.id}/duplicate`, { name });
+  if (!res.ok) { toast(errorText(res), 'error'); return; }
+  await store.loadSets();
+  await store.openSet(res.data.set.id);
+  toast(`Set "${res.data.set.name}" created`, 'success');
+}
+
+async function deleteSet() {
+  if (store.sets.length <= 1) { toast('The last set cannot be deleted', 'warning'); return; }
+  if (!(await confirmDialog('Delete set', `Delete the set "${store.set.name}" with its ${store.tubercles.size} tubercles? This cannot be undone.`, 'Delete', true))) return;
+  const res = await store.change('DELETE', '', {}, 'delete set');
+  if (res.ok) {
+    await store.loadSets();
+    if (store.sets.length) await store.openSet(store.sets[0].id);
+    toast('Set deleted', 'success');
+  }
+}
+
+async function revertSet() {
+  if (!(await confirmDialog('Revert set', 'Go back to the last saved state of this set?', 'Revert', true))) return;
+  await store.change('POST', 'revert', {}, 'revert');
+}
+
+// ---- conflicts and errors ----
+store.onError = (res, what) => {
+  toast(`Could not ${what}: ${errorText(res)}`, 'error', 6000);
+};
+
+store.onConflict = async (req, res) => {
+  const body = el('div', null,
+    el('p', null, `Someone else changed the set "${store.set.name}" while you were working (it is now at revision ${res.data.revision}). Your ${req.what} was not applied.`),
+    el('p', null, 'Reload shows their version (your change is dropped). "Save mine as a new set" copies the current set into a new set and applies your change there, so both versions are kept.'));
+  const choice = await modal({
+    title: 'The set has changed', body,
+    buttons: [{ text: 'Reload', value: 'reload', primary: true, id: 'conflict-reload' }, { text: 'Save mine as a new set', value: 'fork', id: 'conflict-fork' }],
+  });
+  if (choice === 'fork') {
+    const base = store.set;
+    const name = (base.name.slice(0, 14) + ' (mine)');
+    const cr = await api('POST', `api/images/${imageId}/sets`, { name, copy_from: base.id });
+    if (!cr.ok) { toast('Could not create the new set: ' + errorText(cr), 'error'); await store.reload(); return; }
+    await store.loadSets();
+    await store.openSet(cr.data.set.id);
+    const again = await store.send(store.set.id, req, store.revision);
+    if (again.ok) {
+      await store.apply(again.data);
+      toast(`Your ${req.what} is in the new set "${store.set.name}"`, 'success');
+    } else {
+      toast(`Your ${req.what} could not be applied to the copy: ${errorText(again)}`, 'error', 8000);
+    }
+    return;
+  }
+  await store.reload();
+  toast('Reloaded the current version', 'info');
+};
+
+// ---- tabs and panel ----
+function showTab(name) {
+  for (const b of $$('#tabs [data-tab]')) b.classList.toggle('active', b.dataset.tab === name);
+  for (const p of $$('.tab-panel')) p.hidden = p.dataset.panel !== name;
+  for (const t of Object.values(ws.tabs)) if (t && t.shown) t.shown(name);
+}
+ws.showTab = showTab;
+
+function initPanel() {
+  $('#tabs').addEventListener('click', (e) => { const b = e.target.closest('[data-tab]'); if (b) showTab(b.dataset.tab); });
+  const panel = $('#panel');
+  const setWidth = (w) => {
+    const max = window.innerWidth * 0.8;
+    panel.style.width = Math.max(300, Math.min(max, w)) + 'px';
+  };
+  setWidth(ws.settings.tabs_panel_width || 420);
+  const rz = $('#resizer');
+  rz.addEventListener('pointerdown', (e) => {
+    rz.setPointerCapture(e.pointerId);
+    const move = (ev) => setWidth(window.innerWidth - ev.clientX);
+    const up = () => {
+      rz.removeEventListener('pointermove', move);
+      rz.removeEventListener('pointerup', up);
+      ws.saveSettings({ tabs_panel_width: Math.round(panel.getBoundingClientRect().width) });
+    };
+    rz.addEventListener('pointermove', move);
+    rz.addEventListener('pointerup', up);
+  });
+}
+
+function initToggles() {
+  const t = ws.toggles;
+  const map = { tubeIds: 'tg-tube-ids', tubes: 'tg-tubes', itcIds: 'tg-itc-ids', itcs: 'tg-itcs', scale: 'tg-scale', grid: 'tg-grid', ellipses: 'tg-ellipses' };
+  $('#tg-tube-ids').checked = !!ws.settings.show_tubercle_ids;
+  $('#tg-scale').checked = ws.settings.show_scale_bar !== false;
+  $('#tg-color-mode').value = ws.settings.tubercle_color_mode || 'source';
+  const read = () => {
+    for (const [k, id] of Object.entries(map)) t[k] = $('#' + id).checked;
+    t.colorMode = $('#tg-color-mode').value;
+    ws.render();
+  };
+  $('#toggles').addEventListener('change', read);
+  read();
+}
+
+function initStatsBar() {
+  $('#set-select').addEventListener('change', (e) => switchSet(Number(e.target.value)));
+  $('#set-prev').addEventListener('click', () => stepSet(-1));
+  $('#set-next').addEventListener('click', () => stepSet(1));
+  $('#set-new').addEventListener('click', newSetDialog);
+  $('#set-save').addEventListener('click', saveSet);
+  $('#set-save-as').addEventListener('click', saveAs);
+  const menu = $('#set-menu');
+  const close = (f) => () => { menu.open = false; f(); };
+  $('#set-rename').addEventListener('click', close(renameSet));
+  $('#set-duplicate').addEventListener('click', close(duplicateSet));
+  $('#set-delete').addEventListener('click', close(deleteSet));
+  $('#set-revert').addEventListener('click', close(revertSet));
+  $('#zoom-in').addEventListener('click', () => ws.viewer.zoomStep(1));
+  $('#zoom-out').addEventListener('click', () => ws.viewer.zoomStep(-1));
+  $('#zoom-fit').addEventListener('click', () => ws.viewer.fit());
+  $('#mode-exit').addEventListener('click', () => ws.editor.setMode(null));
+  $('#mode-badge').addEventListener('click', () => ws.editor.setMode(null));
+}
+
+function cycleSelection() {
+  const ids = [...store.tubercles.keys()];
+  if (!ids.length) return;
+  const i = store.selection.tub == null ? -1 : ids.indexOf(store.selection.tub);
+  store.selection = { tub: ids[(i + 1) % ids.length], edge: null };
+  ws.selectionChanged(true);
+}
+
+function initKeys() {
+  document.addEventListener('keydown', (e) => {
+    const inInput = e.target.closest && e.target.closest('input, select, textarea');
+    if ($('#modal').open) return;
+    const ctrl = e.ctrlKey || e.metaKey;
+    if (ctrl && e.key.toLowerCase() === 's') { e.preventDefault(); saveSet(); return; }
+    if (e.key === 'Escape') {
+      if (inInput) { e.target.blur(); return; }
+      if (ws.editor.mode) ws.editor.setMode(null);
+      else if (store.multi.tubs.size || store.multi.edges.size) { store.multi = { tubs: new Set(), edges: new Set() }; store.temp.rect = null; ws.selectionChanged(); }
+      else { store.selection = { tub: null, edge: null }; ws.selectionChanged(); }
+      return;
+    }
+    if (inInput) return;
+    if (ctrl && e.key.toLowerCase() === 'z') { e.preventDefault(); ws.tabs.edit.undo(); return; }
+    if (ctrl && e.key.toLowerCase() === 'y') { e.preventDefault(); ws.tabs.edit.redo(); return; }
+    if (ctrl && e.key.toLowerCase() === 'n') { e.preventDefault(); newSetDialog(); return; }
+    if (ctrl && /^[1-9]$/.test(e.key)) { e.preventDefault(); const s = store.sets[Number(e.key) - 1]; if (s) switchSet(s.id); return; }
+    if (ctrl) return;
+    if (e.key === '+' || e.key === '=') ws.viewer.zoomStep(1);
+    else if (e.key === '-') ws.viewer.zoomStep(-1);
+    else if (e.key === '0') ws.viewer.fit();
+    else if (e.key === 'Delete' || e.key === 'Backspace') { e.preventDefault(); ws.editor.deleteSelected(); }
+    else if (e.key === 'Tab') { e.preventDefault(); cycleSelection(); }
+    else if (e.key === 'F1' || e.key === '?') { e.preventDefault(); window.open(url('static/help/shortcuts.html'), '_blank', 'noopener'); }
+    else if (e.key.startsWith('Arrow')) {
+      if (ws.editor.mode === 'add_chain') { if (ws.editor.chainKey(e.key)) e.preventDefault(); }
+      else if (store.selection.tub != null) { e.preventDefault(); ws.tabs.edit.nudge(e.key); }
+    }
+  });
+  window.addEventListener('beforeunload', (e) => {
+    if (store.busy) { e.preventDefault(); e.returnValue = ''; }
+  });
+}
+
+async function main() {
+  // everything the first frame needs is requested at once
+  const firstSet = Number(root.dataset.firstSet) || 0;
+  const pSettings = api('GET', 'api/settings');
+  const pImage = store.loadImage();
+  const pSets = store.loadSets();
+  const pSet = firstSet ? api('GET', `api/sets/${firstSet}`) : null;
+  const pixels = ws.loadImagePixels(displayUrl(root.dataset.display, root.dataset.revision));
+  const sr = await pSettings;
+  if (sr.ok) { ws.settings = sr.data.settings; ws.defaults = sr.data.defaults || {}; }
+  applyTheme(ws.settings);
+  initPanel();
+  initToggles();
+  initStatsBar();
+  ws.editor = new Editor(ws);
+  ws.editor.setMode(null);
+  ws.tabs.image = initImageTabs(ws);
+  ws.tabs.extraction = initExtraction(ws);
+  ws.tabs.edit = initEditTab(ws);
+  ws.tabs.data = initData(ws);
+  ws.tabs.log = initLog(ws);
+  ws.tabs.settings = initSettings(ws);
+  initKeys();
+  try {
+    await pImage;
+    await pSets;
+    const first = pSet ? await pSet : null;
+    performance.mark('set-fetched');
+    if (first && first.ok) store.openFrom(first.data);
+    else if (store.sets.length) await store.openSet(store.sets[0].id);
+    performance.mark('set-opened');
+    await pixels;
+    performance.mark('pixels');
+  } catch (e) {
+    toast('Could not load the image: ' + (e.message || e), 'error', 10000);
+    return;
+  }
+  $('#image-size').textContent = `${store.width} × ${store.height}`;
+  store.startPolling(1000);
+  // the viewer's frame was requested first, so this runs right after it
+  requestAnimationFrame(() => { ws.firstRenderMs = performance.now(); root.dataset.ready = '1'; });
+}
+
+main();

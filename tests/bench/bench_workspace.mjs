@@ -1,0 +1,137 @@
+// bench_workspace.mjs - the workspace in headless Chromium with a 2048x1536
+// image and 5,000 tubercles (a hexagonal lattice imported as an annotation
+// file): time to first render (navigation to the first drawn frame with
+// the whole set) and frame time while panning. Targets: < 1 s, < 16 ms.
+// Starts its own server (tests/browser/server.mjs).
+import zlib from 'node:zlib';
+import { chromium } from '../browser/node_modules/playwright-core/index.mjs';
+import { startServer } from '../browser/server.mjs';
+import { login } from '../browser/helpers.mjs';
+
+const W = 2048, H = 1536, N = 5000;
+
+function crc32(buf) {
+  let c, crc = 0xffffffff;
+  for (let n = 0; n < buf.length; n++) {
+    c = (crc ^ buf[n]) & 0xff;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    crc = (crc >>> 8) ^ c;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type, data) {
+  const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+  const td = Buffer.concat([Buffer.from(type), data]);
+  const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
+  return Buffer.concat([len, td, crc]);
+}
+
+// Grey PNG with bright blobs on a hexagonal lattice (pitch p).
+function lattice() {
+  const cols = 80, rows = Math.ceil(N / cols);
+  const p = Math.min((W - 40) / (cols + 0.5), (H - 40) / (rows * 0.866));
+  const pts = [];
+  for (let r = 0; r < rows && pts.length < N; r++)
+    for (let c = 0; c < cols && pts.length < N; c++)
+      pts.push([20 + p / 2 + c * p + (r % 2) * p / 2, 20 + p / 2 + r * p * 0.866]);
+  return { pts, p };
+}
+
+function png({ pts, p }) {
+  const raw = Buffer.alloc((W + 1) * H, 40);
+  for (let y = 0; y < H; y++) raw[y * (W + 1)] = 0;
+  const rad = p * 0.3;
+  for (const [cx, cy] of pts)
+    for (let y = Math.floor(cy - rad); y <= cy + rad; y++)
+      for (let x = Math.floor(cx - rad); x <= cx + rad; x++)
+        if ((x - cx) ** 2 + (y - cy) ** 2 <= rad * rad && x >= 0 && y >= 0 && x < W && y < H) raw[y * (W + 1) + 1 + x] = 200;
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(W, 0); ihdr.writeUInt32BE(H, 4); ihdr[8] = 8; ihdr[9] = 0;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+function annotation({ pts, p }) {
+  const tubercles = pts.map(([x, y], i) => ({ id: i + 1, centroid_x: x, centroid_y: y, radius_px: p * 0.3, diameter_px: p * 0.6, circularity: 0.9, is_boundary: false, source: 'extracted' }));
+  const edges = [];
+  const cols = 80;
+  for (let i = 0; i < pts.length; i++) {
+    const r = Math.floor(i / cols), c = i % cols;
+    if (c + 1 < cols && i + 1 < pts.length) edges.push({ id1: i + 1, id2: i + 2 });
+    const below = i + cols;
+    if (below < pts.length) edges.push({ id1: i + 1, id2: below + 1 });
+    const diag = r % 2 ? below + 1 : below - 1;
+    if (diag < pts.length && diag >= 0 && (r % 2 ? c + 1 < cols : c > 0)) edges.push({ id1: i + 1, id2: diag + 1 });
+  }
+  return { format: 'fish-scale-annotations', version: '3.0', image_name: 'bench.png', calibration: null, parameters: {},
+    sets: [{ id: 'set_bench', name: 'Lattice', calibration_um_per_pixel: null, tubercles, edges, parameters: null, history: [] }] };
+}
+
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+const server = await startServer();
+try {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await ctx.newPage();
+  await login(page, server);
+  const lat = lattice();
+  const pngB64 = png(lat).toString('base64');
+  const ann = JSON.stringify(annotation(lat));
+  const setId = await page.evaluate(async ([b64, annText]) => {
+    const csrf = document.body.dataset.csrf, base = document.body.dataset.base;
+    const bin = Uint8Array.from(atob(b64), c => c.charCodeAt(0));
+    const fd = new FormData();
+    fd.append('file', new File([bin], 'bench.png', { type: 'image/png' }));
+    let r = await fetch(base + 'api/images', { method: 'POST', body: fd, headers: { 'X-CSRF-Token': csrf } });
+    const img = (await r.json()).image;
+    r = await fetch(base + `api/images/${img.id}/import`, { method: 'POST', body: annText, headers: { 'X-CSRF-Token': csrf, 'Content-Type': 'application/json' } });
+    const imp = await r.json();
+    if (!imp.success) throw new Error('import failed: ' + imp.error);
+    // the imported set first, so the page opens it
+    const sets = (await (await fetch(base + `api/images/${img.id}/sets`)).json()).sets;
+    const base0 = sets.find(s => s.name === 'Base');
+    if (base0) await fetch(base + `api/sets/${base0.id}?revision=${base0.revision}`, { method: 'DELETE', headers: { 'X-CSRF-Token': csrf } });
+    return [img.id, imp.sets[0].id];
+  }, [pngB64, ann]);
+  const [imageId] = setId;
+
+  const runs = [], inPage = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = Date.now();
+    await page.goto(server.url + `workspace/${imageId}`);
+    await page.waitForFunction((n) => {
+      const w = window.fishscale;
+      return w && w.store.tubercles.size === n && w.viewer.image && w.viewer.image.complete && document.querySelector('#workspace').dataset.ready === '1';
+    }, N, { polling: 'raf' });
+    // one more frame so the full set has been drawn
+    inPage.push(await page.evaluate(() => Math.round(window.fishscale.firstRenderMs)));
+    runs.push(Date.now() - t0);
+    if (process.env.DIAG) console.log(await page.evaluate(() => performance.getEntriesByType('resource').filter(e => !/static/.test(e.name)).map(e => `${e.name.replace(/^.*\/\/[^/]+/, '')} ${e.startTime.toFixed(0)}-${e.responseEnd.toFixed(0)}`).join('\n') + '\nmarks ' + JSON.stringify(performance.getEntriesByType('mark').map(m => [m.name, Math.round(m.startTime)]))));
+  }
+  const pan = await page.evaluate(async () => {
+    const v = window.fishscale.viewer;
+    const times = [];
+    for (let i = 0; i < 120; i++) {
+      v.panBy(i % 40 < 20 ? 4 : -4, i % 60 < 30 ? 2 : -2);
+      await new Promise(r => requestAnimationFrame(r));
+      times.push(v.lastFrameMs);
+    }
+    v.zoomAt(3);
+    const zoomed = [];
+    for (let i = 0; i < 60; i++) {
+      v.panBy(5, 3);
+      await new Promise(r => requestAnimationFrame(r));
+      zoomed.push(v.lastFrameMs);
+    }
+    const stat = (a) => { a.sort((x, y) => x - y); return { mean: a.reduce((s, x) => s + x, 0) / a.length, p95: a[Math.floor(a.length * 0.95)], max: a[a.length - 1] }; };
+    return { fit: stat(times), zoomed: stat(zoomed) };
+  });
+  const f = (x) => x.toFixed(1);
+  runs.sort((a, b) => a - b);
+  inPage.sort((a, b) => a - b);
+  console.log(`workspace ${W}x${H} image, ${N} tubercles: first render ${inPage[1]} ms after navigation start (median of 3: ${inPage.join(', ')}; as seen by the test driver: ${runs.join(', ')} ms) target < 1000 ms ${inPage[1] < 1000 ? 'OK' : 'SLOW'}`);
+  console.log(`pan frame (draw time) at fit: mean ${f(pan.fit.mean)} ms, p95 ${f(pan.fit.p95)} ms, max ${f(pan.fit.max)} ms; zoomed 3x: mean ${f(pan.zoomed.mean)} ms, p95 ${f(pan.zoomed.p95)} ms; target < 16 ms ${pan.fit.p95 < 16 ? 'OK' : 'SLOW'}`);
+} finally {
+  server.stop();
+  await browser.close();
+}
