@@ -102,7 +102,39 @@ static int decode(png_job *j, fs_loaded *out)
 		snprintf(j->why, sizeof j->why, "PNG: out of memory for %u x %u pixels", (unsigned)w, (unsigned)h);
 		return -1;
 	}
-	for (int pass = 0; pass < (interlaced ? 7 : 1); pass++) {
+	/* The common case (8-bit, not interlaced) goes through lookup tables:
+	 * the general loop below costs several calls per pixel. */
+	if (!interlaced && obd == 8) {
+		float lut[3][256];
+		for (int v = 0; v < 256; v++) {
+			float f = (float)v / 255.0f;
+			lut[0][v] = f;
+			lut[1][v] = f;
+			lut[2][v] = f;
+		}
+		if (ch == 3) {
+			for (int v = 0; v < 256; v++) {
+				lut[0][v] = fs_luma((float)v / 255.0f, 0, 0);
+				lut[1][v] = fs_luma(0, (float)v / 255.0f, 0);
+				lut[2][v] = fs_luma(0, 0, (float)v / 255.0f);
+			}
+		}
+		for (png_uint_32 y = 0; y < h; y++) {
+			png_read_row(j->png, j->row, NULL);
+			const unsigned char *src = j->row;
+			float *dst = j->img->data + (size_t)y * w;
+			if (ch == 1)
+				for (png_uint_32 x = 0; x < w; x++)
+					dst[x] = lut[0][src[x]];
+			else
+				for (png_uint_32 x = 0; x < w; x++) {
+					float v = lut[0][src[3 * x]] + lut[1][src[3 * x + 1]] + lut[2][src[3 * x + 2]];
+					dst[x] = v > 1.0f ? 1.0f : v; /* the weights sum to 1, rounding may not */
+				}
+		}
+		interlaced = -1; /* done: skip the general loop */
+	}
+	for (int pass = 0; interlaced >= 0 && pass < (interlaced ? 7 : 1); pass++) {
 		png_uint_32 rows = interlaced ? PNG_PASS_ROWS(h, pass) : h;
 		png_uint_32 cols = interlaced ? PNG_PASS_COLS(w, pass) : w;
 		if (rows == 0 || cols == 0)
