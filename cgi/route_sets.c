@@ -49,15 +49,37 @@ static void data_dir(fs_req *r, char *out, size_t n)
 
 /* ---- sets of an image ---- */
 
-static int h_list(fs_req *r, fs_resp *w)
+/* 0 when the user may see the image; otherwise writes 404 and returns 1
+ * (or a storage error code, negative). */
+static int image_visible(fs_req *r, fs_resp *w, long long image_id)
 {
-	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_READ, NULL);
+	int rc = fs_image_check_access(r->app->db, image_id, &r->user, FS_ACCESS_READ, NULL);
 	if (rc == FS_DB_NOTFOUND || rc == FS_DB_FORBIDDEN) {
 		fs_resp_error(r, w, 404, "no such image");
-		return 0;
+		return 1;
 	}
+	return rc;
+}
+
+/* 201 with the new set's info. */
+static int respond_new_set(fs_req *r, fs_resp *w, long long sid)
+{
+	fs_set_info info;
+	int rc = fs_set_get_info(r->app->db, sid, &info);
 	if (rc)
 		return rc;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddItemToObject(o, "set", fs_set_view_info(&info));
+	fs_resp_json(w, 201, o);
+	return 0;
+}
+
+static int h_list(fs_req *r, fs_resp *w)
+{
+	int rc = image_visible(r, w, r->ids[0]);
+	if (rc)
+		return rc > 0 ? 0 : rc;
 	fs_set_info *list;
 	size_t n;
 	if ((rc = fs_set_list(r->app->db, r->ids[0], &list, &n)))
@@ -81,13 +103,9 @@ static int h_create(fs_req *r, fs_resp *w)
 	fs_value v[2];
 	if (bad_body(r, w, f, 2, v, 0))
 		return 0;
-	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_READ, NULL);
-	if (rc == FS_DB_NOTFOUND || rc == FS_DB_FORBIDDEN) {
-		fs_resp_error(r, w, 404, "no such image");
-		return 0;
-	}
+	int rc = image_visible(r, w, r->ids[0]);
 	if (rc)
-		return rc;
+		return rc > 0 ? 0 : rc;
 	char err[ERRBUF] = "";
 	long long sid;
 	if (v[1].present) {
@@ -110,14 +128,7 @@ static int h_create(fs_req *r, fs_resp *w)
 		fs_resp_error(r, w, fs_http_status_for_db(rc), "%s", err);
 		return 0;
 	}
-	fs_set_info info;
-	if ((rc = fs_set_get_info(r->app->db, sid, &info)))
-		return rc;
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddBoolToObject(o, "success", 1);
-	cJSON_AddItemToObject(o, "set", fs_set_view_info(&info));
-	fs_resp_json(w, 201, o);
-	return 0;
+	return respond_new_set(r, w, sid);
 }
 
 /* ---- one set ---- */
@@ -216,14 +227,7 @@ static int h_duplicate(fs_req *r, fs_resp *w)
 		fs_resp_error(r, w, fs_http_status_for_db(rc), "%s", err);
 		return 0;
 	}
-	fs_set_info info;
-	if ((rc = fs_set_get_info(r->app->db, sid, &info)))
-		return rc;
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddBoolToObject(o, "success", 1);
-	cJSON_AddItemToObject(o, "set", fs_set_view_info(&info));
-	fs_resp_json(w, 201, o);
-	return 0;
+	return respond_new_set(r, w, sid);
 }
 
 static int h_delete(fs_req *r, fs_resp *w)

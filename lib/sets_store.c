@@ -605,6 +605,28 @@ static int diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *w
 	return rc;
 }
 
+/* One statement with one id parameter, no result rows. */
+static int exec_id(fs_db *db, const char *sql, long long id)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+/* Ends a write transaction: commit when rc is OK, else roll back. */
+static int end_tx(fs_db *db, int rc)
+{
+	if (rc) {
+		fs_db_rollback(db);
+		return rc;
+	}
+	return fs_db_commit(db);
+}
+
 /* ---- revisions, journal ---- */
 
 static int read_rev(fs_db *db, long long set_id, long long *rev)
@@ -1000,11 +1022,7 @@ int fs_set_rename(fs_db *db, long long set_id, long long expect_rev, const char 
 	}
 	if (!rc)
 		rc = bump(db, set_id, cur_rev);
-	if (rc) {
-		fs_db_rollback(db);
-		return rc;
-	}
-	return fs_db_commit(db);
+	return end_tx(db, rc);
 }
 
 int fs_history_add(fs_db *db, long long set_id, long long user_id, const char *type, const cJSON *data)
@@ -1140,11 +1158,7 @@ int fs_set_duplicate(fs_db *db, long long set_id, const char *name, long long us
 		rc = fs_history_add(db, *new_id, user_id, "clone", h);
 		cJSON_Delete(h);
 	}
-	if (rc) {
-		fs_db_rollback(db);
-		return rc;
-	}
-	return fs_db_commit(db);
+	return end_tx(db, rc);
 }
 
 int fs_set_delete(fs_db *db, long long set_id, long long expect_rev, long long *cur_rev, char *err,
@@ -1162,21 +1176,9 @@ int fs_set_delete(fs_db *db, long long set_id, long long expect_rev, long long *
 		ERR("the last set of an image cannot be deleted");
 		rc = FS_DB_INVALID;
 	}
-	if (!rc) {
-		sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM sets WHERE id = ?");
-		if (!st) {
-			rc = FS_DB_ERROR;
-		} else {
-			sqlite3_bind_int64(st, 1, set_id);
-			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-			fs_db_done(st);
-		}
-	}
-	if (rc) {
-		fs_db_rollback(db);
-		return rc;
-	}
-	return fs_db_commit(db);
+	if (!rc)
+		rc = exec_id(db, "DELETE FROM sets WHERE id = ?", set_id);
+	return end_tx(db, rc);
 }
 
 /* ---- convenience edits ---- */
@@ -1865,33 +1867,13 @@ int fs_set_checkpoint(fs_db *db, long long set_id, long long expect_rev, long lo
 		rc = fs_history_add(db, set_id, user_id, "manual_edit", h);
 		cJSON_Delete(h);
 	}
-	if (!rc) {
-		sqlite3_stmt *st = fs_db_stmt(db, "UPDATE set_ops SET checkpointed = 1 WHERE set_id = ?");
-		if (!st) {
-			rc = FS_DB_ERROR;
-		} else {
-			sqlite3_bind_int64(st, 1, set_id);
-			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-			fs_db_done(st);
-		}
-	}
+	if (!rc)
+		rc = exec_id(db, "UPDATE set_ops SET checkpointed = 1 WHERE set_id = ?", set_id);
 	if (!rc)
 		rc = bump(db, set_id, cur_rev);
-	if (!rc) {
-		sqlite3_stmt *st = fs_db_stmt(db, "UPDATE sets SET clean_revision = revision WHERE id = ?");
-		if (!st) {
-			rc = FS_DB_ERROR;
-		} else {
-			sqlite3_bind_int64(st, 1, set_id);
-			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-			fs_db_done(st);
-		}
-	}
-	if (rc) {
-		fs_db_rollback(db);
-		return rc;
-	}
-	return fs_db_commit(db);
+	if (!rc)
+		rc = exec_id(db, "UPDATE sets SET clean_revision = revision WHERE id = ?", set_id);
+	return end_tx(db, rc);
 }
 
 int fs_set_revert(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
@@ -1973,13 +1955,7 @@ static int set_ids_of_image(fs_db *db, long long image_id, long long **ids, size
 
 static int clear_journal(fs_db *db, long long set_id)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM set_ops WHERE set_id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-	fs_db_done(st);
-	return rc;
+	return exec_id(db, "DELETE FROM set_ops WHERE set_id = ?", set_id);
 }
 
 static const char *transform_name(fs_transform_kind k)
