@@ -2,6 +2,7 @@
 #include "app.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,13 @@
 int fs_app_config(fs_app *app, const char *root, const char *config_path, char *err, size_t errlen)
 {
 	memset(app, 0, sizeof *app);
-	snprintf(app->root, sizeof app->root, "%s", root && *root ? root : ".");
+	char real[PATH_MAX];
+	/* an absolute root, so that paths made from it do not depend on the cwd */
+	if (!realpath(root && *root ? root : ".", real) || strlen(real) >= sizeof app->root) {
+		snprintf(err, errlen, "cannot resolve the source directory '%.200s'", root ? root : ".");
+		return -1;
+	}
+	memcpy(app->root, real, strlen(real) + 1);
 	app->started_at = (long long)time(NULL);
 	fs_config_defaults(&app->cfg);
 	char path[1200];
@@ -25,16 +32,27 @@ int fs_app_config(fs_app *app, const char *root, const char *config_path, char *
 		config_path = path;
 		missing_ok = 1;
 	}
-	return fs_config_load(&app->cfg, config_path, missing_ok, err, errlen);
+	if (fs_config_load(&app->cfg, config_path, missing_ok, err, errlen))
+		return -1;
+	/* A relative data directory is relative to the source tree, whatever
+	 * the process's working directory: resolve it once, here, so that every
+	 * user of cfg.data_dir sees the same absolute path. */
+	if (app->cfg.data_dir[0] != '/') {
+		char abs[sizeof app->cfg.data_dir];
+		int n = snprintf(abs, sizeof abs, "%s/%s", app->root, app->cfg.data_dir);
+		if (n < 0 || (size_t)n >= sizeof abs) {
+			snprintf(err, errlen, "data directory path too long");
+			return -1;
+		}
+		memcpy(app->cfg.data_dir, abs, sizeof abs);
+	}
+	return 0;
 }
 
 int fs_app_data_path(const fs_app *app, const char *name, char *out, size_t outlen)
 {
-	int n;
-	if (app->cfg.data_dir[0] == '/')
-		n = snprintf(out, outlen, "%s/%s", app->cfg.data_dir, name);
-	else
-		n = snprintf(out, outlen, "%s/%s/%s", app->root, app->cfg.data_dir, name);
+	/* fs_app_config made data_dir absolute */
+	int n = snprintf(out, outlen, "%s/%s", app->cfg.data_dir, name);
 	return (n < 0 || (size_t)n >= outlen) ? -1 : 0;
 }
 
