@@ -55,6 +55,7 @@ typedef struct worker {
 	char approval_path[PATH_MAX + 32];
 	char prices_path[PATH_MAX];
 	int log_fd;
+	int text_fd;      /* reply.txt: a chat run's streamed text, appended */
 	long long seq;
 	cJSON *last;      /* the latest status (for the final one and approvals) */
 } worker;
@@ -153,6 +154,18 @@ static void cb_log(void *ud, const char *line)
 	free(buf);
 }
 
+/* Chat: the model's text as it streams; GET /api/agent/chat/text/{id}
+ * serves it from a byte offset. */
+static void cb_text(void *ud, const char *delta)
+{
+	worker *wk = ud;
+	size_t n = strlen(delta);
+	if (wk->text_fd >= 0 && n) {
+		ssize_t k = write(wk->text_fd, delta, n);
+		(void)k;
+	}
+}
+
 static int cb_should_stop(void *ud)
 {
 	(void)ud;
@@ -228,6 +241,8 @@ static void job_from_row(const worker *wk, fs_agent_job *job)
 		job->approve_each_step = cJSON_IsTrue(x);
 	if ((x = cJSON_GetObjectItem(o, "instruction")) && cJSON_IsString(x))
 		snprintf(job->instruction, sizeof job->instruction, "%s", x->valuestring);
+	job->max_tool_calls = (int)num(o, "max_tool_calls", job->max_tool_calls);
+	job->approve_timeout_s = (int)num(o, "approve_timeout_s", job->approve_timeout_s);
 	cJSON_Delete(o);
 }
 
@@ -325,6 +340,7 @@ int main(int argc, char **argv)
 	int exit_code = 1;
 
 	wk.log_fd = -1;
+	wk.text_fd = -1;
 	if (parse_args(argc, argv, &id, &root)) {
 		fprintf(stderr, "usage: fishscale-agent --run ID --root DIR\n");
 		return 2;
@@ -360,6 +376,10 @@ int main(int argc, char **argv)
 	char logp[PATH_MAX + 32];
 	snprintf(logp, sizeof logp, "%s/agent.log", wk.dir);
 	wk.log_fd = open(logp, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (!strcmp(wk.run.kind, "chat")) {
+		snprintf(logp, sizeof logp, "%s/reply.txt", wk.dir);
+		wk.text_fd = open(logp, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
 	/* a run is executed once: a second start of the same id finds it taken */
 	if (fs_agent_run_set_running(wk.app.db, id, getpid())) {
 		fprintf(stderr, "fishscale-agent %lld: run is not startable (state %s)\n", id, wk.run.state);
@@ -380,6 +400,9 @@ int main(int argc, char **argv)
 	env.on_status = cb_status;
 	env.on_log = cb_log;
 	env.should_stop = cb_should_stop;
+	/* only chat streams: the other agents' text is in their status */
+	if (wk.text_fd >= 0)
+		env.on_text = cb_text;
 	env.approve = cb_approve;
 	env.ud = &wk;
 
@@ -419,6 +442,8 @@ out:
 	cJSON_Delete(wk.last);
 	if (wk.log_fd >= 0)
 		close(wk.log_fd);
+	if (wk.text_fd >= 0)
+		close(wk.text_fd);
 	fs_app_close(&wk.app);
 	return exit_code;
 }

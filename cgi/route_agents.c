@@ -157,9 +157,14 @@ enum {
 	F_TARGET, F_PROFILE, F_USE_CURRENT, F_PLATEAU_T, F_PLATEAU_N,
 	F_COUNT_OPT,
 	/* editing agent (same first block) */
-	F_E_PLATEAU = F_CALIBRATION + 1, F_E_AUTO, F_E_METHOD, F_E_CLEANUP,
-	F_COUNT_EDIT
+	F_E_PLATEAU = F_CALIBRATION + 1, F_E_AUTO, F_E_METHOD, F_E_CLEANUP, F_E_APPROVE_TIMEOUT,
+	F_COUNT_EDIT,
+	/* chat instruction (same first block) */
+	F_C_INSTRUCTION = F_CALIBRATION + 1, F_C_MAX_CALLS, F_C_APPROVE_TIMEOUT,
+	F_COUNT_CHAT
 };
+
+enum { KIND_OPTIMIZE, KIND_EDIT, KIND_CHAT };
 
 static const fs_field opt_fields[] = {
 	{"image_id", FS_FIELD_ID, 1, 0, 0, 0, NULL},
@@ -194,6 +199,24 @@ static const fs_field edit_fields[] = {
 	{"auto_connect", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 	{"auto_connect_method", FS_FIELD_ENUM, 0, 0, 0, 0, connect_methods},
 	{"cleanup_boundary", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
+	{"approve_timeout_s", FS_FIELD_INT, 0, 5, 3600, 0, NULL},
+};
+
+/* seed 002: one instruction, a tool loop of at most max_tool_calls calls */
+static const fs_field chat_fields[] = {
+	{"image_id", FS_FIELD_ID, 1, 0, 0, 0, NULL},
+	{"set_id", FS_FIELD_ID, 1, 0, 0, 0, NULL},
+	{"provider", FS_FIELD_ENUM, 0, 0, 0, 0, provider_names},
+	{"model", FS_FIELD_STRING, 0, 0, 0, 127, NULL},
+	{"max_iterations", FS_FIELD_INT, 0, 1, 1000, 0, NULL},
+	{"max_seconds", FS_FIELD_INT, 0, 1, 86400, 0, NULL},
+	{"max_cost_usd", FS_FIELD_DOUBLE, 0, 0, 1000, 0, NULL},
+	{"approve_each_step", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
+	{"verbose", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
+	{"calibration", FS_FIELD_DOUBLE, 0, 0, 1e6, 0, NULL},
+	{"instruction", FS_FIELD_STRING, 1, 0, 0, 4000, NULL},
+	{"max_tool_calls", FS_FIELD_INT, 0, 1, 100, 0, NULL},
+	{"approve_timeout_s", FS_FIELD_INT, 0, 5, 3600, 0, NULL},
 };
 
 /* Checks a value against a server limit: 422 with the limit named. */
@@ -207,10 +230,11 @@ static int over_limit(fs_req *r, fs_resp *w, const fs_value *v, const char *name
 }
 
 /* Builds the options object the worker turns into its job. */
-static cJSON *options_json(fs_req *r, int edit, const fs_value *v)
+static cJSON *options_json(fs_req *r, int kind, const fs_value *v)
 {
 	const fs_config *c = &r->app->cfg;
 	cJSON *o = cJSON_CreateObject();
+	int edit = kind != KIND_OPTIMIZE;
 	int def_iter = edit ? 30 : 10;
 	if (c->agent_max_iterations > 0 && def_iter > c->agent_max_iterations)
 		def_iter = c->agent_max_iterations;
@@ -227,7 +251,14 @@ static cJSON *options_json(fs_req *r, int edit, const fs_value *v)
 					: v[F_PROFILE].present ? v[F_PROFILE].s : "default");
 		cJSON_AddNumberToObject(o, "plateau_threshold", v[F_PLATEAU_T].present ? v[F_PLATEAU_T].d : 0.005);
 		cJSON_AddNumberToObject(o, "plateau_iterations", v[F_PLATEAU_N].present ? (double)v[F_PLATEAU_N].i : 5);
+	} else if (kind == KIND_CHAT) {
+		cJSON_AddStringToObject(o, "instruction", v[F_C_INSTRUCTION].s);
+		cJSON_AddNumberToObject(o, "max_tool_calls", v[F_C_MAX_CALLS].present ? (double)v[F_C_MAX_CALLS].i : 20);
+		if (v[F_C_APPROVE_TIMEOUT].present)
+			cJSON_AddNumberToObject(o, "approve_timeout_s", (double)v[F_C_APPROVE_TIMEOUT].i);
 	} else {
+		if (v[F_E_APPROVE_TIMEOUT].present)
+			cJSON_AddNumberToObject(o, "approve_timeout_s", (double)v[F_E_APPROVE_TIMEOUT].i);
 		cJSON_AddNumberToObject(o, "plateau_iterations", v[F_E_PLATEAU].present ? (double)v[F_E_PLATEAU].i : 3);
 		cJSON_AddBoolToObject(o, "auto_connect", v[F_E_AUTO].present ? v[F_E_AUTO].b : 1);
 		cJSON_AddStringToObject(o, "auto_connect_method", v[F_E_METHOD].present ? v[F_E_METHOD].s : "gabriel");
@@ -246,14 +277,16 @@ static int make_private_dir(const char *path)
 	return 0;
 }
 
-static int start_run(fs_req *r, fs_resp *w, int edit)
+static int start_run(fs_req *r, fs_resp *w, int kind)
 {
-	const fs_field *fields = edit ? edit_fields : opt_fields;
-	size_t nf = edit ? sizeof edit_fields / sizeof edit_fields[0] : sizeof opt_fields / sizeof opt_fields[0];
-	fs_value v[F_COUNT_OPT > F_COUNT_EDIT ? F_COUNT_OPT : F_COUNT_EDIT];
+	int edit = kind != KIND_OPTIMIZE;
+	const fs_field *fields = kind == KIND_CHAT ? chat_fields : edit ? edit_fields : opt_fields;
+	size_t nf = kind == KIND_CHAT ? sizeof chat_fields / sizeof chat_fields[0]
+		: edit ? sizeof edit_fields / sizeof edit_fields[0] : sizeof opt_fields / sizeof opt_fields[0];
+	fs_value v[F_COUNT_OPT + F_COUNT_EDIT + F_COUNT_CHAT];
 	char err[ERRBUF], dir[1200], logp[1300], exe[1200];
 	const fs_config *c = &r->app->cfg;
-	const char *ev_prefix = edit ? "edit_agent" : "agent";
+	const char *ev_prefix = kind == KIND_CHAT ? "agent_chat" : edit ? "edit_agent" : "agent";
 	char ev[64];
 	fs_agent_run *run = NULL;
 	cJSON *opts = NULL;
@@ -265,6 +298,10 @@ static int start_run(fs_req *r, fs_resp *w, int edit)
 	}
 	if (fs_validate_json(r->json, fields, nf, v, 0, err, sizeof err)) {
 		fs_resp_error(r, w, 422, "%s", err);
+		return 0;
+	}
+	if (kind == KIND_CHAT && !v[F_C_INSTRUCTION].s[strspn(v[F_C_INSTRUCTION].s, " \t\r\n")]) {
+		fs_resp_error(r, w, 422, "field 'instruction' must not be empty");
 		return 0;
 	}
 	if (over_limit(r, w, &v[F_MAX_ITER], "max_iterations", c->agent_max_iterations) ||
@@ -309,7 +346,7 @@ static int start_run(fs_req *r, fs_resp *w, int edit)
 		return 0;
 	}
 
-	opts = options_json(r, edit, v);
+	opts = options_json(r, kind, v);
 	char *opt_text = opts ? cJSON_PrintUnformatted(opts) : NULL;
 	run = calloc(1, sizeof *run);
 	if (!opt_text || !run || strlen(opt_text) >= sizeof run->options) {
@@ -319,7 +356,7 @@ static int start_run(fs_req *r, fs_resp *w, int edit)
 	}
 	snprintf(run->options, sizeof run->options, "%s", opt_text);
 	cJSON_free(opt_text);
-	snprintf(run->kind, sizeof run->kind, "%s", edit ? "edit" : "optimize");
+	snprintf(run->kind, sizeof run->kind, "%s", kind == KIND_CHAT ? "chat" : edit ? "edit" : "optimize");
 	snprintf(run->provider, sizeof run->provider, "%s", provider);
 	snprintf(run->model, sizeof run->model, "%s", v[F_MODEL].present ? v[F_MODEL].s : "");
 	run->user_id = r->user.id;
@@ -394,12 +431,17 @@ out:
 
 static int h_start(fs_req *r, fs_resp *w)
 {
-	return start_run(r, w, 0);
+	return start_run(r, w, KIND_OPTIMIZE);
 }
 
 static int h_edit_start(fs_req *r, fs_resp *w)
 {
-	return start_run(r, w, 1);
+	return start_run(r, w, KIND_EDIT);
+}
+
+static int h_chat_start(fs_req *r, fs_resp *w)
+{
+	return start_run(r, w, KIND_CHAT);
 }
 
 /* ---- one run ---- */
@@ -610,6 +652,72 @@ static int h_log(fs_req *r, fs_resp *w)
 	cJSON_AddNumberToObject(o, "offset", (double)next);
 	cJSON_AddNumberToObject(o, "total_bytes", (double)size);
 	cJSON_AddNumberToObject(o, "total_lines", cJSON_GetArraySize(lines));
+	cJSON_AddBoolToObject(o, "complete", !fs_agent_state_active(run->state) && next >= size);
+	fs_resp_json(w, 200, o);
+out:
+	if (f)
+		fclose(f);
+	free(buf);
+	free(run);
+	return 0;
+}
+
+/* Bytes of a UTF-8 text that end on a character boundary: a character
+ * cut by the read is sent whole with the next poll. */
+static size_t utf8_whole(const char *s, size_t n)
+{
+	size_t i = n, k = 0;
+	while (i > 0 && k < 4 && ((unsigned char)s[i - 1] & 0xC0) == 0x80) {
+		i--;
+		k++;
+	}
+	if (i == 0)
+		return n;
+	unsigned char lead = (unsigned char)s[i - 1];
+	size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+	return k + 1 >= need ? n : i - 1;
+}
+
+/* The model's streamed text of a chat run (reply.txt, appended by the
+ * worker as deltas arrive) from byte offset since: the browser polls with
+ * the returned offset and appends what it gets. */
+static int h_text(fs_req *r, fs_resp *w)
+{
+	fs_value v[2];
+	char err[ERRBUF], path[1300];
+	fs_agent_run *run = calloc(1, sizeof *run);
+	char *buf = NULL;
+	FILE *f = NULL;
+	if (!run)
+		return FS_DB_ERROR;
+	if (fs_validate_kv(&r->query_kv, log_fields, 2, v, 0, err, sizeof err)) {
+		fs_resp_error(r, w, 422, "%s", err);
+		goto out;
+	}
+	if (load_run(r, w, run))
+		goto out;
+	long long since = v[0].present ? v[0].i : 0;
+	size_t limit = v[1].present ? (size_t)v[1].i : LOG_CHUNK_MAX;
+	long long size = 0, next = since;
+	run_file(r, run->id, "reply.txt", path, sizeof path);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddNumberToObject(o, "run_id", (double)run->id);
+	f = fopen(path, "re");
+	if (f && fseeko(f, 0, SEEK_END) == 0)
+		size = ftello(f);
+	if (f && since < size && fseeko(f, since, SEEK_SET) == 0 && (buf = malloc(limit + 1))) {
+		size_t n = fread(buf, 1, limit, f);
+		n = utf8_whole(buf, n);
+		buf[n] = 0;
+		next = since + (long long)n;
+		cJSON_AddStringToObject(o, "text", buf);
+	} else {
+		cJSON_AddStringToObject(o, "text", "");
+	}
+	cJSON_AddNumberToObject(o, "offset", (double)next);
+	cJSON_AddNumberToObject(o, "total_bytes", (double)size);
+	cJSON_AddStringToObject(o, "state", run->state);
 	cJSON_AddBoolToObject(o, "complete", !fs_agent_state_active(run->state) && next >= size);
 	fs_resp_json(w, 200, o);
 out:
@@ -901,6 +1009,8 @@ const fs_route fs_routes_agents[] = {
 	{"GET", "/api/agent/providers", h_providers, FS_MEMBER, 0},
 	{"POST", "/api/agent/start", h_start, FS_MEMBER, 0},
 	{"POST", "/api/agent/edit/start", h_edit_start, FS_MEMBER, 0},
+	{"POST", "/api/agent/chat/start", h_chat_start, FS_MEMBER, 0},
+	{"GET", "/api/agent/chat/text/{id}", h_text, FS_MEMBER, 0},
 	{"GET", "/api/agent/status/{id}", h_status, FS_MEMBER, 0},
 	{"GET", "/api/agent/edit/status/{id}", h_status, FS_MEMBER, 0},
 	{"GET", "/api/agent/status/{id}/log", h_log, FS_MEMBER, 0},

@@ -1239,6 +1239,7 @@ static int edit(fs_db *db, long long set_id, long long expect_rev, long long use
 struct add_ctx {
 	const fs_tubercle *t;
 	int tid;
+	char label[96]; /* filled once the id is known, before the step is journaled */
 };
 
 static int build_add(fs_db *db, long long set_id, void *vctx, fs_set_diff *d, char *err, size_t errlen)
@@ -1249,6 +1250,7 @@ static int build_add(fs_db *db, long long set_id, void *vctx, fs_set_diff *d, ch
 		return rc;
 	fs_tubercle t = *c->t;
 	t.id = c->tid;
+	snprintf(c->label, sizeof c->label, "Added tubercle #%d at (%.0f, %.0f)", t.id, t.centroid_x, t.centroid_y);
 	if (!tub_valid(&t)) {
 		ERR("invalid tubercle: the position must be finite and the radius positive");
 		return FS_DB_INVALID;
@@ -1260,10 +1262,8 @@ int fs_set_add_tubercle(fs_db *db, long long set_id, long long expect_rev, long 
 			const fs_tubercle *t, long long agent_run_id, int *new_tid, long long *new_rev,
 			long long *cur_rev, char *err, size_t errlen)
 {
-	struct add_ctx c = {t, 0};
-	char label[96];
-	snprintf(label, sizeof label, "Added tubercle at (%.0f, %.0f)", t->centroid_x, t->centroid_y);
-	int rc = edit(db, set_id, expect_rev, user_id, "add_tubercle", label, agent_run_id, build_add, &c, new_rev,
+	struct add_ctx c = {t, 0, "Added tubercle"};
+	int rc = edit(db, set_id, expect_rev, user_id, "add_tubercle", c.label, agent_run_id, build_add, &c, new_rev,
 		      cur_rev, err, errlen);
 	if (!rc && new_tid)
 		*new_tid = c.tid;
@@ -1299,8 +1299,10 @@ int fs_set_update_tubercle(fs_db *db, long long set_id, long long expect_rev, lo
 {
 	struct upd_ctx c = {tid, t};
 	char label[96];
-	snprintf(label, sizeof label, "%s tubercle #%d", kind && !strcmp(kind, "resize_tubercle") ? "Resized" : "Moved",
-		 tid);
+	if (kind && !strcmp(kind, "resize_tubercle"))
+		snprintf(label, sizeof label, "Resized tubercle #%d to radius %.1f px", tid, t->radius_px);
+	else
+		snprintf(label, sizeof label, "Moved tubercle #%d to (%.0f, %.0f)", tid, t->centroid_x, t->centroid_y);
 	return edit(db, set_id, expect_rev, user_id, kind ? kind : "move_tubercle", label, agent_run_id, build_update,
 		    &c, new_rev, cur_rev, err, errlen);
 }

@@ -15,6 +15,8 @@ import { initEditTab } from './tab_edit.js';
 import { initData } from './tab_data.js';
 import { initLog } from './tab_log.js';
 import { initSettings, applyTheme } from './tab_settings.js';
+import { initAgentExtraction } from './tab_agent_extraction.js';
+import { initAgentEdit } from './tab_agent_edit.js';
 
 const root = $('#workspace');
 const imageId = Number(root.dataset.imageId);
@@ -46,7 +48,11 @@ ws.overlayOptions = () => {
 };
 
 let overlayOpts = null;
-ws.viewer = new Viewer($('#canvas'), $('#viewer'), (ctx, view, phase) => drawOverlay(ctx, view, store, overlayOpts || (overlayOpts = ws.overlayOptions()), phase));
+ws.overlayHooks = []; // extra layers (the agent tabs' approval preview)
+ws.viewer = new Viewer($('#canvas'), $('#viewer'), (ctx, view, phase) => {
+  drawOverlay(ctx, view, store, overlayOpts || (overlayOpts = ws.overlayOptions()), phase);
+  for (const f of ws.overlayHooks) f(ctx, view, phase);
+});
 ws.render = () => { overlayOpts = ws.overlayOptions(); ws.viewer.request(); };
 ws.viewer.onViewChange = (v) => { $('#zoom-readout').textContent = Math.round(v.scale * 100) + '%'; };
 
@@ -122,6 +128,7 @@ store.addEventListener('set', () => { renderSets(); renderStats(); });
 store.addEventListener('sets', renderSets);
 store.addEventListener('data', () => { renderStats(); ws.viewer.request(); });
 store.addEventListener('remote', (e) => {
+  if (ws.agentQuiet && !e.detail.deleted) return; // an agent tab is following its own run
   if (e.detail.deleted) toast('The set was deleted by someone else', 'warning');
   else toast('The set was changed elsewhere: updated', 'info');
 });
@@ -379,6 +386,8 @@ async function main() {
   ws.tabs.data = initData(ws);
   ws.tabs.log = initLog(ws);
   ws.tabs.settings = initSettings(ws);
+  ws.tabs.agentExtraction = initAgentExtraction(ws);
+  ws.tabs.agentEdit = initAgentEdit(ws);
   initKeys();
   try {
     await pImage;

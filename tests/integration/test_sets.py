@@ -135,7 +135,7 @@ def test_save_history_revert_and_journal():
     assert r.status == 200 and r.json().get("reload") is True
     assert r.json()["statistics"]["n_tubercles"] == 2
     j = c.api("GET", "/api/sets/%d/journal" % sid).json()["actions"]
-    assert j[0]["label"].startswith("Added tubercle") and j[0]["state"] == "undone"
+    assert j[0]["label"].startswith("Added tubercle #") and j[0]["state"] == "undone"
     # selective undo of the area delete while later steps stay
     delete_op = [a for a in j if a["kind"] == "delete_multi"][0]
     r = c.api("POST", "/api/sets/%d/journal/%d/undo" % (sid, delete_op["id"]))

@@ -1,0 +1,265 @@
+// The agent tabs in the browser: visibility from FISH_SCALE_AGENT_TABS, an
+// AgenticEdit run watched to its end, Stop mid-run, a chat instruction,
+// approve / reject of single steps, undo of one agent action and of a whole
+// run, AgenticExtraction with Accept Best, collapsed sections surviving a
+// reload. One server with both tabs and the mock LLM provider (standing in
+// for OpenRouter) serves every test of this file; it is stopped at exit.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { ROOT, startServer } from './server.mjs';
+import { assert, login, PAPER } from './helpers.mjs';
+
+const TIF = path.join(ROOT, PAPER, 'P1_Fig4_Atractosteus_simplex_7.07um.tif');
+let shared = null;
+const toStop = [];
+process.on('exit', () => { for (const f of toStop) { try { f(); } catch { /* best effort */ } } });
+
+async function mockProvider() {
+  const p = spawn('python3', [path.join(ROOT, 'tests', 'mock_provider', 'mock_server.py'), '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  toStop.push(() => p.kill());
+  const rl = readline.createInterface({ input: p.stdout });
+  const port = await new Promise((resolve) => rl.once('line', (l) => resolve(Number(l.trim()))));
+  return { port, async script(responses) {
+    const r = await fetch(`http://127.0.0.1:${port}/__script`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ responses }) });
+    assert(r.ok, 'mock script loaded');
+  } };
+}
+
+async function sharedServer() {
+  if (shared) return shared;
+  const mock = await mockProvider();
+  const server = await startServer({
+    FISH_SCALE_AGENT_TABS: '1', FISHSCALE_OPENROUTER_BASE_URL: `http://127.0.0.1:${mock.port}`,
+    OPENROUTER_API_KEY: 'sk-or-test-not-a-real-key', ANTHROPIC_API_KEY: '',
+  });
+  toStop.push(() => server.stop());
+  shared = { server, mock };
+  return shared;
+}
+
+// Uploads the paper image (once per server), calibrates it, makes a fresh
+// set (extracted unless empty) and opens the workspace on it.
+async function openFreshSet(page, server, { extract = true, tab = 'agentic-edit' } = {}) {
+  await login(page, server);
+  const ids = await page.evaluate(async ({ tifB64, extract }) => {
+    const base = document.body.dataset.base, csrf = document.body.dataset.csrf;
+    const bytes = Uint8Array.from(atob(tifB64), c => c.charCodeAt(0));
+    const fd = new FormData();
+    fd.append('file', new Blob([bytes], { type: 'image/tiff' }), 'paper.tif');
+    const h = { 'X-CSRF-Token': csrf };
+    const j = { ...h, 'Content-Type': 'application/json' };
+    const up = await (await fetch(base + 'api/images', { method: 'POST', headers: h, body: fd })).json();
+    const id = up.image.id;
+    await fetch(base + `api/images/${id}/calibration`, { method: 'POST', headers: j, body: JSON.stringify({ um_per_px: 0.5 }) });
+    const set = (await (await fetch(base + `api/images/${id}/sets`, { method: 'POST', headers: j, body: JSON.stringify({ name: 'a' + Date.now() % 100000000 }) })).json()).set;
+    if (extract) {
+      const r = await fetch(base + `api/sets/${set.id}/extract`, { method: 'POST', headers: j, body: JSON.stringify({ revision: set.revision, parameters: { method: 'auto' } }) });
+      if (!r.ok) throw new Error('extract ' + r.status);
+    }
+    return { image: id, set: set.id };
+  }, { tifB64: (await import('node:fs')).readFileSync(TIF).toString('base64'), extract });
+  await page.goto(server.url + `workspace/${ids.image}`);
+  await page.waitForSelector('#workspace[data-ready="1"]', { timeout: 15000 });
+  await page.evaluate((id) => window.fishscale.switchSet(id), ids.set);
+  await page.waitForFunction((id) => window.fishscale.store.set && window.fishscale.store.set.id === id, ids.set);
+  if (tab) await page.click(`#tabs [data-tab="${tab}"]`);
+  return ids;
+}
+
+const tubs = (page) => page.evaluate(() => window.fishscale.store.tubercles.size);
+
+async function expand(page, tab, section) {
+  const head = page.locator(`#tab-${tab} [data-section="${section}"]`);
+  if (await head.evaluate(h => h.classList.contains('collapsed'))) await head.click();
+}
+
+export async function testAgentTabsHiddenWithoutTheVariable({ page, server, shot }) {
+  await openFreshSet(page, server, { extract: false, tab: null });
+  const tabs = await page.$$eval('#tabs [data-tab]', bs => bs.map(b => b.dataset.tab));
+  assert(!tabs.includes('agentic-edit') && !tabs.includes('agentic-extraction'), 'no agent tabs: ' + tabs);
+  await shot('agents-hidden');
+}
+
+export async function testAgentTabsFollowEachValueOfTheVariable({ page }) {
+  const cases = [['1', true, true], ['yes', true, true], ['extraction', true, false], ['editing', false, true], ['extraction,editing', true, true]];
+  for (const [value, ext, edit] of cases) {
+    const s = await startServer({ FISH_SCALE_AGENT_TABS: value });
+    try {
+      await openFreshSet(page, s, { extract: false, tab: null });
+      const tabs = await page.$$eval('#tabs [data-tab]', bs => bs.map(b => b.dataset.tab));
+      assert(tabs.includes('agentic-extraction') === ext && tabs.includes('agentic-edit') === edit, `${value}: ${tabs}`);
+      if (ext && edit) {
+        const want = ['image', 'calibration', 'extraction', 'agentic-extraction', 'edit', 'agentic-edit', 'data', 'log', 'settings', 'about'];
+        assert(JSON.stringify(tabs) === JSON.stringify(want), 'tab order ' + tabs);
+      }
+      await page.context().clearCookies();
+    } finally {
+      s.stop();
+    }
+  }
+}
+
+export async function testAgenticEditRunIsWatchedToCompletion({ page, shot }) {
+  const { server } = await sharedServer();
+  await openFreshSet(page, server);
+  const before = await tubs(page);
+  await page.selectOption('#editAgentProvider', 'local');
+  await page.fill('#editAgentMaxIterations', '5');
+  for (const s of ['costs', 'chart', 'llm']) await expand(page, 'agentic-edit', s);
+  await page.click('#startEditAgentBtn');
+  await page.waitForSelector('#tab-agentic-edit[data-done]', { timeout: 30000 });
+  assert(await page.textContent('#editAgentState') === 'completed', 'state completed');
+  assert(Number(await page.getAttribute('#editAgentChart', 'data-points')) >= 2, 'chart has points');
+  assert((await page.textContent('#editAgentCostModel')).includes('local'), 'costs show the model');
+  assert((await page.inputValue('#editAgentActionLog')).includes('EDITING COMPLETE'), 'action summary filled');
+  await page.waitForFunction(() => document.querySelectorAll('#editAgentActions .action-item').length > 0);
+  const after = await tubs(page);
+  assert(after > before, `overlay followed the run: ${before} -> ${after}`);
+  assert(!(await page.isDisabled('#resetEditAgentBtn')) && !(await page.isDisabled('#acceptEditResultBtn')), 'reset/accept enabled');
+  await shot('agentic-edit-completed');
+}
+
+export async function testStartIsDisabledWithoutCalibration({ page }) {
+  const { server } = await sharedServer();
+  await openFreshSet(page, server, { extract: false });
+  await page.evaluate(() => { window.fishscale.store.umPerPx = 0; window.fishscale.store.emit('data', {}); });
+  assert(await page.isDisabled('#startEditAgentBtn'), 'start disabled without calibration');
+  assert((await page.textContent('#editAgentPrereq')).includes('calibration'), 'says why');
+}
+
+export async function testStopEndsARunMidway({ page, shot }) {
+  const { server, mock } = await sharedServer();
+  await mock.script(Array.from({ length: 40 }, () => ({ text: 'Checking.', tool_calls: [{ name: 'get_state', arguments: {} }], usage: { input: 100, output: 20 }, delay_ms: 400 })));
+  await openFreshSet(page, server);
+  await page.selectOption('#editAgentProvider', 'openrouter');
+  await page.fill('#editAgentPlateauThreshold', '10');
+  await page.fill('#editAgentMaxIterations', '40');
+  await page.click('#startEditAgentBtn');
+  await page.waitForFunction(() => { const t = document.querySelector('#editAgentIteration').textContent; return Number(t.split('/')[0]) >= 2; }, null, { timeout: 20000 });
+  await shot('agentic-edit-running');
+  await page.click('#stopEditAgentBtn');
+  await page.waitForSelector('#tab-agentic-edit[data-done]', { timeout: 15000 });
+  assert(await page.textContent('#editAgentState') === 'stopped', 'stopped');
+  assert((await page.textContent('#editAgentSummary')).includes('Stopped by user'), 'summary says why');
+  assert(await page.textContent('#editAgentCostInputTokens') !== '0', 'tokens counted');
+  await shot('agentic-edit-stopped');
+}
+
+export async function testChatInstructionRunsAndItsReplyStreamsIn({ page, shot }) {
+  const { server } = await sharedServer();
+  const ids = await openFreshSet(page, server);
+  await page.selectOption('#editAgentProvider', 'local');
+  const before = await tubs(page);
+  await page.click('.chip:has-text("Fill gaps")');
+  await page.click('#chat-send');
+  await page.waitForSelector('.chat-exchange[data-done]', { timeout: 30000 });
+  const reply = await page.textContent('.chat-exchange[data-done] .chat-agent .chat-text');
+  assert(/Done\. Added \d+ tubercle/.test(reply), 'reply streamed in: ' + reply);
+  await page.waitForFunction((n) => window.fishscale.store.tubercles.size > n, before);
+  await shot('agentic-chat');
+  // the conversation stays with the set
+  await page.reload();
+  await page.waitForSelector('#workspace[data-ready="1"]');
+  await page.evaluate((id) => window.fishscale.switchSet(id), ids.set);
+  await page.waitForFunction(() => { const t = document.querySelector('#chat-log .chat-user .chat-text'); return t && t.textContent === 'Fill gaps in the lattice'; });
+}
+
+export async function testApproveOneStepAndRejectAnother({ page, shot }) {
+  const { server, mock } = await sharedServer();
+  const turn = (calls) => ({ text: 'I see a gap there.', tool_calls: calls.map(([name, args]) => ({ name, arguments: args })), usage: { input: 100, output: 20 } });
+  await mock.script([turn([['add_tubercle', { x: 40, y: 40 }]]), turn([['add_tubercle', { x: 90, y: 40 }]]), turn([['finish', { reason: 'done' }]])]);
+  await openFreshSet(page, server, { extract: false });
+  await page.selectOption('#editAgentProvider', 'openrouter');
+  await page.check('#editAgentApprove');
+  await page.uncheck('#editAgentAutoConnect');
+  await page.uncheck('#editAgentCleanupBoundary');
+  await page.click('#startEditAgentBtn');
+  await page.waitForSelector('.approval-card', { timeout: 20000 });
+  assert((await page.textContent('.approval-tool')) === 'add_tubercle', 'tool shown');
+  assert((await page.textContent('.approval-reasoning')).includes('gap'), 'reasoning shown');
+  assert(await page.evaluate(() => !!window.fishscale.overlayHooks.length), 'preview layer');
+  await shot('agentic-approval');
+  await page.click('.approval-approve');
+  await page.waitForFunction(() => window.fishscale.store.tubercles.size === 1, null, { timeout: 15000 });
+  await page.waitForSelector('.approval-card', { timeout: 20000 });
+  await page.fill('.approval-reason', 'nothing there');
+  await page.click('.approval-reject');
+  // the model then proposes to finish: that step needs an answer too
+  await page.waitForFunction(() => { const t = document.querySelector('.approval-tool'); return t && t.textContent === 'finish'; }, null, { timeout: 20000 });
+  await page.click('.approval-approve');
+  await page.waitForSelector('#tab-agentic-edit[data-done]', { timeout: 20000 });
+  assert(await tubs(page) === 1, 'the rejected step changed nothing');
+  assert((await page.inputValue('#editAgentActionLog')).includes('nothing there'), 'reason in the log');
+}
+
+export async function testUndoOneAgentActionThenTheWholeRun({ page, shot }) {
+  const { server } = await sharedServer();
+  await openFreshSet(page, server);
+  const start = await tubs(page);
+  await page.selectOption('#editAgentProvider', 'local');
+  await page.fill('#editAgentMaxIterations', '5');
+  await page.uncheck('#editAgentAutoConnect');
+  await page.uncheck('#editAgentCleanupBoundary');
+  await page.click('#startEditAgentBtn');
+  await page.waitForSelector('#tab-agentic-edit[data-done]', { timeout: 30000 });
+  await page.waitForSelector('#editAgentActions .action-item');
+  const grown = await tubs(page);
+  assert(grown > start, 'the run added tubercles');
+  const first = page.locator('#editAgentActions .action-item.state-done').filter({ hasText: 'Added tubercle' }).first();
+  const label = await first.locator('.action-label').textContent();
+  assert(/Added tubercle.* at \(\d+, \d+\)/.test(label), 'readable label: ' + label);
+  // the run regenerated connections after adding: the addition cannot go
+  // while those connections use it, and the list says so
+  await first.locator('.action-undo').click();
+  await page.waitForSelector('#editAgentActions .action-why:not([hidden])');
+  assert((await page.textContent('#editAgentActions .action-why:not([hidden])')).startsWith('Cannot undo'), 'says why not');
+  const edges = await page.evaluate(() => window.fishscale.store.edges.length);
+  await page.locator('#editAgentActions .action-item.state-done').filter({ hasText: 'connections' }).first().locator('.action-undo').click();
+  await page.waitForFunction((e) => window.fishscale.store.edges.length !== e, edges);
+  await page.locator('#editAgentActions .action-item.state-done').filter({ hasText: 'Added tubercle' }).first().locator('.action-undo').click();
+  await page.waitForFunction((n) => window.fishscale.store.tubercles.size === n - 1, grown);
+  await shot('agentic-undo-one');
+  page.once('dialog', () => {});
+  await page.click('#editAgentActions .action-undo-run');
+  await page.click('#modal-buttons button.danger');
+  await page.waitForFunction((n) => window.fishscale.store.tubercles.size === n, start, { timeout: 15000 });
+  await page.waitForFunction(() => !document.querySelector('#editAgentActions .action-item.state-done .action-undo:not([disabled])'));
+  await shot('agentic-undo-run');
+}
+
+export async function testAgenticExtractionReachesTargetAndAcceptBestChangesTheSet({ page, shot }) {
+  const { server } = await sharedServer();
+  await openFreshSet(page, server, { extract: false, tab: 'agentic-extraction' });
+  assert(await tubs(page) === 0, 'empty set first');
+  await page.selectOption('#agentExtProvider', 'local');
+  await page.fill('#agentExtTarget', '0.3');
+  await page.fill('#agentExtMaxIter', '4');
+  await page.click('#agentExtStart');
+  await page.waitForSelector('#tab-agentic-extraction[data-done]', { timeout: 60000 });
+  const reason = await page.textContent('#agentExtSummary .summary-reason');
+  assert(reason.includes('Target achieved'), 'target reached: ' + reason);
+  assert(Number(await page.getAttribute('#agentExtChart', 'data-points')) >= 1, 'chart');
+  assert(await page.getAttribute('#agentExtChart', 'data-best') !== '', 'best marked');
+  await page.click('#agentExtAccept');
+  await page.waitForFunction(() => window.fishscale.store.tubercles.size > 0, null, { timeout: 20000 });
+  await shot('agentic-extraction-accepted');
+  await page.click('#agentExtApply');
+  await page.waitForSelector('#tab-extraction:not([hidden])');
+}
+
+export async function testCollapsedSectionsSurviveAReload({ page, shot }) {
+  const { server } = await sharedServer();
+  await openFreshSet(page, server, { extract: false });
+  const hidden = (s) => page.$eval(`#tab-agentic-edit [data-section="${s}"] + .agent-section-body`, b => b.hidden);
+  assert(!(await hidden('status')) && await hidden('costs') && await hidden('chart') && await hidden('llm'), 'defaults: status open, others closed');
+  await page.click('#tab-agentic-edit [data-section="status"]');
+  await page.click('#tab-agentic-edit [data-section="costs"]');
+  const keys = await page.evaluate(() => [localStorage.getItem('agenticEditSection_status_collapsed'), localStorage.getItem('agenticEditSection_costs_collapsed')]);
+  assert(keys[0] === 'true' && keys[1] === 'false', 'stored under the seed keys: ' + keys);
+  await page.reload();
+  await page.waitForSelector('#workspace[data-ready="1"]');
+  await page.click('#tabs [data-tab="agentic-edit"]');
+  assert(await hidden('status') && !(await hidden('costs')), 'states kept after reload');
+  await shot('agentic-collapsed');
+}

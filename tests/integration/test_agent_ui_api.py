@@ -1,0 +1,213 @@
+"""The agent routes the browser's agent tabs need beyond the runs API:
+POST /api/agent/chat/start (a chat instruction, seed 002) and
+GET /api/agent/chat/text/{id} (its streamed reply from a byte offset), with
+the offline provider `local` and the mock LLM provider standing in for
+OpenRouter (streamed answers)."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+from harness import ROOT, TESTDATA, Server, upload_image, unique_png, wait_for
+
+PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
+MOCK = os.path.join(ROOT, "tests", "mock_provider", "mock_server.py")
+
+srv = None
+mock = None
+mock_port = None
+
+
+def setup_module():
+    global srv, mock, mock_port
+    mock = subprocess.Popen([sys.executable, MOCK, "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    mock_port = int(mock.stdout.readline().strip())
+    srv = Server(env={
+        "FISHSCALE_OPENROUTER_BASE_URL": "http://127.0.0.1:%d" % mock_port,
+        "OPENROUTER_API_KEY": "sk-or-test-not-a-real-key",
+        "ANTHROPIC_API_KEY": "",
+    }).start()
+    out = srv.cli("user", "add", "cleo", input="cleo-password-1\n")
+    assert out.returncode == 0, out.stderr
+
+
+def teardown_module():
+    srv.cleanup()
+    mock.terminate()
+    mock.wait(10)
+
+
+def client(login="admin"):
+    c = srv.client()
+    r = c.login() if login == "admin" else c.login(login, login + "-password-1")
+    assert r.status == 303
+    return c
+
+
+def script(responses):
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", mock_port, timeout=10)
+    conn.request("POST", "/__script", body=json.dumps({"responses": responses}),
+                 headers={"Content-Type": "application/json"})
+    assert conn.getresponse().status == 200
+    conn.close()
+
+
+def new_set(c, paper=False):
+    if paper:
+        image = upload_image(c, PAPER)["image"]
+    else:
+        image = upload_image(c, data=unique_png(200, 160), filename="t.png")["image"]
+    r = c.api("POST", "/api/images/%d/sets" % image["id"], {"name": "chat %f" % time.time()})
+    assert r.status in (200, 201), r.text
+    sid = r.json()["set"]["id"]
+    if paper:
+        rev = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
+        r = c.api("POST", "/api/sets/%d/extract" % sid, {"revision": rev, "parameters": {"method": "auto"}})
+        assert r.status == 200, r.text
+    return image["id"], sid
+
+
+def status(c, rid):
+    r = c.api("GET", "/api/agent/status/%d" % rid)
+    assert r.status == 200, r.text
+    return r.json()
+
+
+def finished(c, rid, timeout=60):
+    return wait_for(lambda: (lambda s: s if s["state"] not in ("starting", "running") else None)(
+        status(c, rid)), timeout, "run %d to end" % rid)
+
+
+def read_text(c, rid, timeout=30):
+    """Polls the text route as the browser does; returns (text, polls)."""
+    text, offset, polls = "", 0, 0
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        r = c.api("GET", "/api/agent/chat/text/%d?since=%d" % (rid, offset))
+        assert r.status == 200, r.text
+        j = r.json()
+        assert j["offset"] >= offset
+        text += j["text"]
+        offset = j["offset"]
+        polls += 1
+        if j["complete"]:
+            return text, polls
+        time.sleep(0.05)
+    raise AssertionError("text of run %d never complete" % rid)
+
+
+def test_chat_start_without_body_is_400():
+    c = client()
+    r = c.api("POST", "/api/agent/chat/start", headers={"Content-Type": "application/json"}, body=b"")
+    assert r.status == 400, r.text
+
+
+def test_chat_start_refuses_empty_instruction_with_422():
+    c = client()
+    image_id, sid = new_set(c)
+    for body in ({"image_id": image_id, "set_id": sid},
+                 {"image_id": image_id, "set_id": sid, "instruction": "   "},
+                 {"image_id": image_id, "set_id": sid, "instruction": "fill gaps", "max_tool_calls": 0},
+                 {"image_id": image_id, "set_id": sid, "instruction": "fill gaps", "approve_timeout_s": 1},
+                 {"image_id": image_id, "set_id": sid, "instruction": "x" * 4001}):
+        r = c.api("POST", "/api/agent/chat/start", body)
+        assert r.status == 422, (body, r.status, r.text)
+        assert "instruction" in r.json()["error"] or "max_tool_calls" in r.json()["error"] \
+            or "approve_timeout_s" in r.json()["error"]
+
+
+def test_chat_start_on_another_users_image_is_404():
+    c = client()
+    image_id, sid = new_set(c)
+    assert c.api("PATCH", "/api/images/%d" % image_id, {"visibility": "private"}).status == 200
+    other = client("cleo")
+    r = other.api("POST", "/api/agent/chat/start", {"image_id": image_id, "set_id": sid, "instruction": "fill gaps"})
+    assert r.status == 404, r.text
+
+
+def test_chat_with_local_provider_replies_and_keeps_the_exchange_in_history():
+    c = client()
+    image_id, sid = new_set(c, paper=True)
+    before = c.api("GET", "/api/sets/%d" % sid).json()["set"]["n_tubercles"]
+    r = c.api("POST", "/api/agent/chat/start", {"image_id": image_id, "set_id": sid, "provider": "local",
+                                                "instruction": "Please fill gaps in the lattice",
+                                                "max_tool_calls": 5})
+    assert r.status == 200, r.text
+    rid = r.json()["run_id"]
+    assert r.json()["options"]["max_tool_calls"] == 5
+    st = finished(c, rid)
+    assert st["state"] == "completed", st
+    assert st["kind"] == "chat"
+    text, _ = read_text(c, rid)
+    assert "Done." in text and st["reply"] in text
+    after = c.api("GET", "/api/sets/%d" % sid).json()["set"]["n_tubercles"]
+    assert 0 < after - before <= 5
+    hist = c.api("GET", "/api/sets/%d/history" % sid).json()["history"]
+    chat = [h for h in hist if h["type"] == "agent_chat"]
+    assert chat and chat[0]["instruction"] == "Please fill gaps in the lattice"
+    journal = c.api("GET", "/api/sets/%d/journal" % sid).json()["actions"]
+    assert any(a.get("agent_run_id") == rid for a in journal)
+
+
+def test_chat_text_streams_in_pieces_and_is_whole_at_the_end():
+    c = client()
+    image_id, sid = new_set(c)
+    reply = "I looked at the set. Nothing needs to change here: ünïcödé stays whole."
+    script([{"text": reply, "usage": {"input": 50, "output": 10}, "delay_ms": 300}])
+    r = c.api("POST", "/api/agent/chat/start", {"image_id": image_id, "set_id": sid, "provider": "openrouter",
+                                                "instruction": "How does it look?"})
+    assert r.status == 200, r.text
+    rid = r.json()["run_id"]
+    text, polls = read_text(c, rid)
+    assert text == reply, text
+    assert polls >= 2  # the text was still empty while the model "thought"
+    assert finished(c, rid)["reply"] == reply
+
+
+def test_chat_text_of_someone_elses_run_is_404_and_bad_offset_422():
+    c = client()
+    image_id, sid = new_set(c)
+    r = c.api("POST", "/api/agent/chat/start", {"image_id": image_id, "set_id": sid, "provider": "local",
+                                                "instruction": "what can you do?"})
+    rid = r.json()["run_id"]
+    finished(c, rid)
+    assert client("cleo").api("GET", "/api/agent/chat/text/%d" % rid).status == 404
+    assert c.api("GET", "/api/agent/chat/text/%d?since=-1" % rid).status == 422
+    j = c.api("GET", "/api/agent/chat/text/%d?since=100000" % rid).json()
+    assert j["text"] == "" and j["complete"] is True
+
+
+def test_chat_with_approval_waits_and_rejection_changes_nothing():
+    c = client()
+    image_id, sid = new_set(c)
+    script([{"text": "Adding one.", "tool_calls": [{"name": "add_tubercle", "arguments": {"x": 40, "y": 40}}],
+             "usage": {"input": 50, "output": 10}},
+            {"text": "Understood, leaving it.", "usage": {"input": 60, "output": 10}}])
+    r = c.api("POST", "/api/agent/chat/start", {"image_id": image_id, "set_id": sid, "provider": "openrouter",
+                                                "instruction": "add one at the top left",
+                                                "approve_each_step": True, "approve_timeout_s": 60})
+    rid = r.json()["run_id"]
+    st = wait_for(lambda: (lambda s: s if s.get("pending_approval") else None)(status(c, rid)), 20, "proposal")
+    p = st["pending_approval"]
+    assert p["tool"] == "add_tubercle" and "position" in p["preview"]
+    r = c.api("POST", "/api/agent/approve/%d" % rid, {"approve": False, "reason": "not there"})
+    assert r.status == 200, r.text
+    st = finished(c, rid)
+    assert st["state"] == "completed", st
+    assert c.api("GET", "/api/sets/%d" % sid).json()["set"]["n_tubercles"] == 0
+
+
+def test_chat_approval_timeout_stops_the_run_with_its_reason():
+    c = client()
+    image_id, sid = new_set(c)
+    script([{"text": "Adding one.", "tool_calls": [{"name": "add_tubercle", "arguments": {"x": 40, "y": 40}}],
+             "usage": {"input": 50, "output": 10}}])
+    r = c.api("POST", "/api/agent/chat/start", {"image_id": image_id, "set_id": sid, "provider": "openrouter",
+                                                "instruction": "add one", "approve_each_step": True,
+                                                "approve_timeout_s": 5})
+    rid = r.json()["run_id"]
+    st = finished(c, rid, timeout=30)
+    assert st["state"] == "stopped" and st["finish_reason"] == "approval_timeout", st
