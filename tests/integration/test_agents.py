@@ -56,7 +56,14 @@ def client(login="admin"):
 
 
 def script(responses):
+    """Loads the mock provider's next answers. The mock is shared by the
+    module's runs: wait until no earlier run (any user's, stopped or not)
+    is still going, so none of them can consume this test's answers."""
     import http.client
+    admin = srv.client()
+    admin.login()
+    wait_for(lambda: not [x for x in admin.api("GET", "/api/agent/list?all=1").json()["runs"]
+                          if x["state"] in ("starting", "running")], 30, "earlier runs to end")
     conn = http.client.HTTPConnection("127.0.0.1", mock_port, timeout=10)
     conn.request("POST", "/__script", body=json.dumps({"responses": responses}),
                  headers={"Content-Type": "application/json"})
