@@ -267,34 +267,49 @@ cJSON *fs_set_view_full(fs_req *r, const fs_set_ctx *c, const fs_tubercle_list *
 	return o;
 }
 
-static cJSON *changed_json(const fs_set_diff *d, const fs_tubercle_list *t, double um)
+/* What a change did, as JSON text (an extraction replaces thousands of
+ * tubercles: no cJSON tree for those). */
+static char *changed_json(const fs_set_diff *d, const fs_tubercle_list *t, double um)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON *a = cJSON_AddArrayToObject(o, "added");
+	fs_buf b = FS_BUF_INIT;
+	fs_buf_puts(&b, "{\"added\":[");
 	for (size_t i = 0; i < d->added.n; i++) {
 		const fs_tubercle *cur = find(t, d->added.items[i].id);
-		cJSON_AddItemToArray(a, fs_set_view_tubercle(cur ? cur : &d->added.items[i], um));
+		if (i)
+			fs_buf_putc(&b, ',');
+		tubercle_raw(&b, cur ? cur : &d->added.items[i], um);
 	}
-	cJSON *u = cJSON_AddArrayToObject(o, "updated");
+	fs_buf_puts(&b, "],\"updated\":[");
 	for (size_t i = 0; i < d->after.n; i++) {
 		const fs_tubercle *cur = find(t, d->after.items[i].id);
-		cJSON_AddItemToArray(u, fs_set_view_tubercle(cur ? cur : &d->after.items[i], um));
+		if (i)
+			fs_buf_putc(&b, ',');
+		tubercle_raw(&b, cur ? cur : &d->after.items[i], um);
 	}
-	cJSON *rm = cJSON_AddArrayToObject(o, "removed");
-	for (size_t i = 0; i < d->removed.n; i++)
-		cJSON_AddItemToArray(rm, cJSON_CreateNumber(d->removed.items[i].id));
-	cJSON *ea = cJSON_AddArrayToObject(o, "edges_added");
-	for (size_t i = 0; i < d->edges_added.n; i++)
-		cJSON_AddItemToArray(ea, fs_set_view_edge(t, &d->edges_added.items[i], um));
-	cJSON *er = cJSON_AddArrayToObject(o, "edges_removed");
+	fs_buf_puts(&b, "],\"removed\":[");
+	for (size_t i = 0; i < d->removed.n; i++) {
+		if (i)
+			fs_buf_putc(&b, ',');
+		fs_jw_int(&b, d->removed.items[i].id);
+	}
+	fs_buf_puts(&b, "],\"edges_added\":[");
+	for (size_t i = 0; i < d->edges_added.n; i++) {
+		if (i)
+			fs_buf_putc(&b, ',');
+		edge_raw(&b, t, &d->edges_added.items[i], um);
+	}
+	fs_buf_puts(&b, "],\"edges_removed\":[");
 	for (size_t i = 0; i < d->edges_removed.n; i++) {
-		cJSON *p = cJSON_CreateArray();
-		cJSON_AddItemToArray(p, cJSON_CreateNumber(d->edges_removed.items[i].id1));
-		cJSON_AddItemToArray(p, cJSON_CreateNumber(d->edges_removed.items[i].id2));
-		cJSON_AddItemToArray(er, p);
+		if (i)
+			fs_buf_putc(&b, ',');
+		fs_buf_putc(&b, '[');
+		fs_jw_int(&b, d->edges_removed.items[i].id1);
+		fs_buf_putc(&b, ',');
+		fs_jw_int(&b, d->edges_removed.items[i].id2);
+		fs_buf_putc(&b, ']');
 	}
-	cJSON_AddBoolToObject(o, "parameters_changed", d->params_changed);
-	return o;
+	fs_buf_printf(&b, "],\"parameters_changed\":%s}", d->params_changed ? "true" : "false");
+	return fs_buf_steal(&b);
 }
 
 int fs_set_view_change(fs_req *r, fs_resp *w, long long set_id, int rc, long long new_rev, long long cur_rev,
@@ -337,8 +352,11 @@ int fs_set_view_change(fs_req *r, fs_resp *w, long long set_id, int rc, long lon
 	if (fs_set_last_change(&d, &full) == 0) {
 		if (full)
 			cJSON_AddBoolToObject(o, "reload", 1);
-		else
-			cJSON_AddItemToObject(o, "changed", changed_json(&d, &t, um_of(&c)));
+		else {
+			char *ch = changed_json(&d, &t, um_of(&c));
+			cJSON_AddRawToObject(o, "changed", ch);
+			free(ch);
+		}
 		fs_set_diff_free(&d);
 	} else {
 		cJSON_AddBoolToObject(o, "reload", 1);

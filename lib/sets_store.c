@@ -1315,13 +1315,52 @@ struct del_ctx {
 	int all;
 };
 
-static int add_edge_once(fs_edge_list *l, fs_edge e)
+static int add_edge(fs_edge_list *l, fs_edge e)
 {
 	edge_norm(&e);
-	for (size_t i = 0; i < l->n; i++)
-		if (l->items[i].id1 == e.id1 && l->items[i].id2 == e.id2)
-			return 0;
 	return fs_edge_list_append(l, &e);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const fs_edge *p = a, *q = b;
+	if (p->id1 != q->id1)
+		return (p->id1 > q->id1) - (p->id1 < q->id1);
+	return (p->id2 > q->id2) - (p->id2 < q->id2);
+}
+
+/* Edges are collected with add_edge and made unique once at the end:
+ * checking each against the list would be quadratic in big sets. */
+static void edges_unique(fs_edge_list *l)
+{
+	if (l->n < 2)
+		return;
+	qsort(l->items, l->n, sizeof *l->items, cmp_edge);
+	size_t k = 1;
+	for (size_t i = 1; i < l->n; i++)
+		if (cmp_edge(&l->items[i], &l->items[k - 1]))
+			l->items[k++] = l->items[i];
+	l->n = k;
+}
+
+/* The id of a removed tubercle, looked up in the sorted list of removed ids. */
+static int id_in(const int *sorted, size_t n, int id)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (sorted[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && sorted[lo] == id;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
 }
 
 static int build_delete(fs_db *db, long long set_id, void *vctx, fs_set_diff *d, char *err, size_t errlen)
@@ -1364,13 +1403,21 @@ static int build_delete(fs_db *db, long long set_id, void *vctx, fs_set_diff *d,
 		}
 	}
 	/* edges touching a deleted tubercle, and the edges asked for */
+	int *ids = malloc((d->removed.n + 1) * sizeof *ids);
+	if (!ids) {
+		rc = FS_DB_ERROR;
+		free(gone);
+		goto out;
+	}
+	for (size_t j = 0; j < d->removed.n; j++)
+		ids[j] = d->removed.items[j].id;
+	qsort(ids, d->removed.n, sizeof *ids, cmp_int);
 	for (size_t i = 0; i < edges.n && rc == FS_DB_OK; i++) {
-		int hit = 0;
-		for (size_t j = 0; j < d->removed.n && !hit; j++)
-			hit = edges.items[i].id1 == d->removed.items[j].id || edges.items[i].id2 == d->removed.items[j].id;
-		if (hit && add_edge_once(&d->edges_removed, edges.items[i]))
+		int hit = id_in(ids, d->removed.n, edges.items[i].id1) || id_in(ids, d->removed.n, edges.items[i].id2);
+		if (hit && add_edge(&d->edges_removed, edges.items[i]))
 			rc = FS_DB_ERROR;
 	}
+	free(ids);
 	for (size_t k = 0; k < c->n_edges && rc == FS_DB_OK; k++) {
 		int ex;
 		if ((rc = edge_exists(db, set_id, c->edges[k], &ex)))
@@ -1380,9 +1427,10 @@ static int build_delete(fs_db *db, long long set_id, void *vctx, fs_set_diff *d,
 			rc = FS_DB_INVALID;
 			break;
 		}
-		if (add_edge_once(&d->edges_removed, c->edges[k]))
+		if (add_edge(&d->edges_removed, c->edges[k]))
 			rc = FS_DB_ERROR;
 	}
+	edges_unique(&d->edges_removed);
 	free(gone);
 out:
 	fs_tubercle_list_free(&all);
@@ -1454,11 +1502,12 @@ static int build_replace(fs_db *db, long long set_id, void *vctx, fs_set_diff *d
 		}
 	if (c->edges_only) {
 		for (size_t i = 0; i < c->e->n; i++) {
-			if (add_edge_once(&d->edges_added, c->e->items[i])) {
+			if (add_edge(&d->edges_added, c->e->items[i])) {
 				rc = FS_DB_ERROR;
 				goto out;
 			}
 		}
+		edges_unique(&d->edges_added);
 		goto out;
 	}
 	d->removed = all;
@@ -1487,24 +1536,45 @@ static int build_replace(fs_db *db, long long set_id, void *vctx, fs_set_diff *d
 			break;
 		}
 	}
+	/* old id -> new id through a sorted table: a scan per edge would be
+	 * quadratic for an extraction of thousands of tubercles */
+	struct idmap {
+		int from, to;
+	} *map = malloc((c->t->n + 1) * sizeof *map);
+	if (!map)
+		rc = FS_DB_ERROR;
+	for (size_t i = 0; rc == FS_DB_OK && i < c->t->n; i++) {
+		map[i].from = map_from[i];
+		map[i].to = base + (int)i;
+	}
+	if (map)
+		qsort(map, c->t->n, sizeof *map, cmp_int); /* sorts by .from, the first member */
 	for (size_t k = 0; rc == FS_DB_OK && k < c->e->n; k++) {
 		fs_edge e = c->e->items[k];
-		int a = 0, b = 0;
-		for (size_t i = 0; i < c->t->n; i++) {
-			if (map_from[i] == e.id1)
-				a = base + (int)i;
-			if (map_from[i] == e.id2)
-				b = base + (int)i;
+		int ab[2] = {0, 0}, want[2] = {e.id1, e.id2};
+		for (int s2 = 0; s2 < 2; s2++) {
+			size_t lo = 0, hi = c->t->n;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (map[mid].from < want[s2])
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < c->t->n && map[lo].from == want[s2])
+				ab[s2] = map[lo].to;
 		}
-		if (!a || !b || a == b) {
+		if (!ab[0] || !ab[1] || ab[0] == ab[1]) {
 			ERR("connection %d-%d refers to a missing tubercle", e.id1, e.id2);
 			rc = FS_DB_INVALID;
 			break;
 		}
-		fs_edge ne = {a, b};
-		if (add_edge_once(&d->edges_added, ne))
+		fs_edge ne = {ab[0], ab[1]};
+		if (add_edge(&d->edges_added, ne))
 			rc = FS_DB_ERROR;
 	}
+	edges_unique(&d->edges_added);
+	free(map);
 	free(map_from);
 	if (rc == FS_DB_OK && c->params) {
 		sqlite3_stmt *st = fs_db_stmt(db, "SELECT params FROM sets WHERE id = ?");
