@@ -6,6 +6,7 @@
  * optimiser run synchronously on the set.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,20 @@ static int bad_body(fs_req *r, fs_resp *w, const fs_field *f, size_t n, fs_value
 static void data_dir(fs_req *r, char *out, size_t n)
 {
 	fs_app_data_path(r->app, "", out, n);
+}
+
+/* An event-log entry whose details are number fields: pairs of (name,
+ * double), ended by NULL. */
+static void log_nums(fs_req *r, long long image_id, const char *type, ...)
+{
+	cJSON *d = cJSON_CreateObject();
+	va_list ap;
+	va_start(ap, type);
+	for (const char *k = va_arg(ap, const char *); k; k = va_arg(ap, const char *))
+		cJSON_AddNumberToObject(d, k, va_arg(ap, double));
+	va_end(ap);
+	fs_event_log(r->app->db, r->user.id, image_id, type, d);
+	cJSON_Delete(d);
 }
 
 /* ---- sets of an image ---- */
@@ -452,10 +467,7 @@ static int h_delete_tubercle(fs_req *r, fs_resp *w)
 		return 0;
 	}
 	if (!rc) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddNumberToObject(d, "id", tid);
-		fs_event_log(r->app->db, r->user.id, c.image.id, "edit_delete_tub", d);
-		cJSON_Delete(d);
+		log_nums(r, c.image.id, "edit_delete_tub", "id", (double)(tid), NULL);
 	}
 	return fs_set_view_change(r, w, c.info.id, rc, nrev, cur, err, NULL);
 }
@@ -480,11 +492,7 @@ static int h_add_edge(fs_req *r, fs_resp *w)
 	int rc = fs_set_add_edge(r->app->db, c.info.id, v[0].i, r->user.id, (int)v[1].i, (int)v[2].i, 0, &nrev, &cur,
 				 err, sizeof err);
 	if (!rc) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddNumberToObject(d, "id1", (double)v[1].i);
-		cJSON_AddNumberToObject(d, "id2", (double)v[2].i);
-		fs_event_log(r->app->db, r->user.id, c.image.id, "edit_add_itc", d);
-		cJSON_Delete(d);
+		log_nums(r, c.image.id, "edit_add_itc", "id1", (double)v[1].i, "id2", (double)v[2].i, NULL);
 	}
 	return fs_set_view_change(r, w, c.info.id, rc, nrev, cur, err, NULL);
 }
@@ -509,11 +517,7 @@ static int h_delete_edge(fs_req *r, fs_resp *w)
 		return 0;
 	}
 	if (!rc) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddNumberToObject(d, "id1", e.id1);
-		cJSON_AddNumberToObject(d, "id2", e.id2);
-		fs_event_log(r->app->db, r->user.id, c.image.id, "edit_delete_itc", d);
-		cJSON_Delete(d);
+		log_nums(r, c.image.id, "edit_delete_itc", "id1", (double)(e.id1), "id2", (double)(e.id2), NULL);
 	}
 	return fs_set_view_change(r, w, c.info.id, rc, nrev, cur, err, NULL);
 }
@@ -589,11 +593,7 @@ static int h_delete_many(fs_req *r, fs_resp *w)
 	int rc = fs_set_delete_items(r->app->db, c.info.id, v[0].i, r->user.id, tids, nt, edges.items, edges.n,
 				     "delete_multi", 0, &nrev, &cur, err, sizeof err);
 	if (!rc) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddNumberToObject(d, "tubCount", (double)nt);
-		cJSON_AddNumberToObject(d, "edgeCount", (double)edges.n);
-		fs_event_log(r->app->db, r->user.id, c.image.id, "edit_delete_multi", d);
-		cJSON_Delete(d);
+		log_nums(r, c.image.id, "edit_delete_multi", "tubCount", (double)nt, "edgeCount", (double)edges.n, NULL);
 	}
 	free(tids);
 	fs_edge_list_free(&edges);
@@ -611,11 +611,7 @@ static int h_clear(fs_req *r, fs_resp *w)
 	int rc = fs_set_delete_items(r->app->db, c.info.id, rev, r->user.id, NULL, 0, NULL, 0, "clear_all", 0, &nrev,
 				     &cur, err, sizeof err);
 	if (!rc) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddNumberToObject(d, "tubCount", c.info.n_tubercles);
-		cJSON_AddNumberToObject(d, "edgeCount", c.info.n_edges);
-		fs_event_log(r->app->db, r->user.id, c.image.id, "edit_clear_all", d);
-		cJSON_Delete(d);
+		log_nums(r, c.image.id, "edit_clear_all", "tubCount", (double)(c.info.n_tubercles), "edgeCount", (double)(c.info.n_edges), NULL);
 	}
 	return fs_set_view_change(r, w, c.info.id, rc, nrev, cur, err, NULL);
 }
