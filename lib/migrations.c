@@ -189,6 +189,10 @@ const char *const fs_migrations[] = {
 	");"
 	"CREATE INDEX agent_runs_user ON agent_runs(user_id, started_at);"
 	"CREATE INDEX agent_runs_state ON agent_runs(state);",
+
+	/* 4: connections by their second end too, so that deleting a tubercle
+	 * finds its connections without scanning the set */
+	"CREATE INDEX edges_id2 ON edges(set_id, id2);",
 };
 
 const int fs_migrations_count = (int)(sizeof fs_migrations / sizeof fs_migrations[0]);

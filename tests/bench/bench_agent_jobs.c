@@ -1,6 +1,7 @@
 /*
  * bench_agent_jobs - per-iteration overhead of the two agents without the
- * model, on a 2048x1536 synthetic lattice (pitch 40 px, ~1900 tubercles)
+ * model, on a 2048x1536 synthetic lattice (pitch 40 px) and the set that
+ * detection finds on it
  * stored in SQLite: screenshot rendering (downscaled to 1024 px, PNG,
  * base64), the editing tools (add + delete with journal and reload), the
  * status object, the optimiser's status with history; the extraction
@@ -21,6 +22,7 @@
 #include "graph.h"
 #include "image_files.h"
 #include "sets_store.h"
+#include "detect.h"
 #include "synth.h"
 #include "users.h"
 
@@ -91,15 +93,18 @@ int main(void)
 	image_id = sqlite3_last_insert_rowid(fs_db_handle(db));
 	if (fs_set_create(db, image_id, "Base", uid, &set_id, err, sizeof err))
 		return die("set", err);
+	/* the set an agent starts from is a detection result (measured,
+	 * sub-pixel centres), not the generator's exact lattice */
 	fs_tubercle_list t = {0};
 	fs_edge_list e = {0};
-	for (size_t i = 0; i < tr.n; i++) {
-		fs_tubercle tu = {.id = (int)i + 1, .centroid_x = tr.x[i], .centroid_y = tr.y[i], .radius_px = tr.radius,
-				  .circularity = 1};
-		fs_tubercle_list_append(&t, &tu);
-	}
 	fs_params p;
 	fs_params_default(&p);
+	fs_detect_result dr = {0};
+	if (fs_detect(img, &p, 0.5, &dr, err, sizeof err))
+		return die("detect", err);
+	t = dr.tubercles;
+	memset(&dr.tubercles, 0, sizeof dr.tubercles);
+	fs_detect_result_free(&dr);
 	if (fs_graph_build(&t, FS_GRAPH_GABRIEL, 1, 1.8, &e, err, sizeof err) ||
 	    fs_set_replace_all(db, set_id, -1, uid, &t, &e, &p, "extraction", 0, &rev, NULL, err, sizeof err))
 		return die("fill", err);
