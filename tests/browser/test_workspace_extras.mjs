@@ -1,0 +1,96 @@
+// The workspace's remaining controls in Chromium: personal parameter
+// profiles (save, apply, delete), the event log (filter and paging), and
+// import of an annotation file into a new set. Waits on conditions only.
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { assert, login, PAPER, uploadThroughLibrary, waitCount, deleteMyImages } from './helpers.mjs';
+
+const IMG = PAPER + 'P3_Fig4_Obaichthys_laevis_5.0um.tif';
+
+async function withImage(t, body) {
+  await login(t.page, t.server);
+  await uploadThroughLibrary(t.page, t.server, IMG);
+  try {
+    await body(t);
+  } finally {
+    await deleteMyImages(t.page).catch(() => {});
+  }
+}
+
+export async function testProfileSaveApplyDelete(t) {
+  await withImage(t, async ({ page, shot }) => {
+    await page.click('[data-tab=extraction]');
+    await page.fill('#p-threshold', '0.123');
+    await page.fill('#profile-name', 'browser-probe');
+    await page.click('#profile-save');
+    await page.waitForSelector('#profile-mine li:has-text("browser-probe")');
+    // another value in the form, then the profile puts 0.123 back
+    await page.fill('#p-threshold', '0.3');
+    const value = await page.locator('#profile-select option', { hasText: 'browser-probe' }).getAttribute('value');
+    await page.selectOption('#profile-select', value);
+    await page.click('#profile-apply');
+    await page.waitForFunction(() => Math.abs(Number(document.querySelector('#p-threshold').value) - 0.123) < 1e-9);
+    await shot('ws-profile-saved');
+    await page.click('#profile-mine li:has-text("browser-probe") button');
+    await page.waitForSelector('#modal[open]');
+    await page.click('#modal-buttons button:has-text("Delete")');
+    await page.waitForFunction(() => ![...document.querySelectorAll('#profile-mine li')].some(li => li.textContent.includes('browser-probe')));
+    const left = await page.evaluate(async () => {
+      const r = await fetch(document.body.dataset.base + 'api/profiles');
+      return (await r.json()).profiles.filter(p => p.name === 'browser-probe').length;
+    });
+    assert(left === 0, 'profile deleted on the server');
+  });
+}
+
+export async function testLogFilterAndPaging(t) {
+  await withImage(t, async ({ page, shot }) => {
+    // 60 client events of one type: more than one page of 50
+    await page.evaluate(async () => {
+      const base = document.body.dataset.base, csrf = document.body.dataset.csrf;
+      for (let i = 0; i < 60; i++)
+        await fetch(base + 'api/log', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+          body: JSON.stringify({ event_type: 'browser_probe', details: { i } }) });
+    });
+    await page.click('[data-tab=log]');
+    // these events belong to no image: look at the whole log
+    if (await page.isChecked('#log-this-image')) await page.uncheck('#log-this-image');
+    await page.fill('#log-type', 'browser_probe');
+    await page.dispatchEvent('#log-type', 'change');
+    await page.waitForFunction(() => document.querySelectorAll('#log-table tbody tr').length === 50);
+    const types = await page.locator('#log-table tbody tr td:nth-child(2)').allTextContents();
+    assert(types.every(x => x === 'browser probe'), 'only the filtered type: ' + [...new Set(types)]);
+    assert(await page.isVisible('#log-more'), 'a second page is offered');
+    await page.click('#log-more');
+    await page.waitForFunction(() => document.querySelectorAll('#log-table tbody tr').length === 60);
+    assert(!(await page.isVisible('#log-more')), 'no third page');
+    await shot('ws-log-filtered');
+  });
+}
+
+export async function testImportAnnotationFileMakesASet(t) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fs-import-'));
+  const file = path.join(dir, 'probe_annotations.json');
+  writeFileSync(file, JSON.stringify({
+    format: 'fish-scale-annotations', version: '3.0', image_name: 'probe.tif',
+    sets: [{ id: 'set_1', name: 'Imported probe',
+      tubercles: [{ id: 1, centroid_x: 30, centroid_y: 40, radius_px: 5 }, { id: 2, centroid_x: 60, centroid_y: 40, radius_px: 5 },
+        { id: 3, centroid_x: 45, centroid_y: 70, radius_px: 5 }],
+      edges: [{ id1: 1, id2: 2 }, { id1: 2, id2: 3 }] }],
+  }));
+  try {
+    await withImage(t, async ({ page, shot }) => {
+      await page.click('[data-tab=data]');
+      await page.setInputFiles('#import-file', file);
+      await page.click('#import-button');
+      await page.waitForFunction(() => window.fishscale.store.set && window.fishscale.store.set.name === 'Imported probe');
+      await waitCount(page, 'eq', 3);
+      const edges = await page.evaluate(() => window.fishscale.store.edges.length);
+      assert(edges === 2, 'two connections imported, got ' + edges);
+      await shot('ws-imported');
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
