@@ -82,6 +82,8 @@ static int encode_jpeg(const fs_rgb *rgb, int quality, unsigned char **out, size
 	ci.in_color_space = JCS_RGB;
 	jpeg_set_defaults(&ci);
 	jpeg_set_quality(&ci, quality, TRUE);
+	/* the fast integer DCT: a screenshot for a model, not an archive */
+	ci.dct_method = JDCT_IFAST;
 	jpeg_start_compress(&ci, TRUE);
 	while (ci.next_scanline < ci.image_height) {
 		JSAMPROW row = rgb->data + (size_t)ci.next_scanline * rgb->width * 3;

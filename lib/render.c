@@ -257,9 +257,10 @@ int fs_render_overlay(const fs_image *img, const fs_tubercle_list *t, const fs_e
 		goto out;
 	}
 	size_t np = (size_t)base->width * (size_t)base->height;
+	/* a plain round-half-up instead of lrintf: no libm call per pixel */
 	for (size_t i = 0; i < np; i++) {
 		float v = base->data[i];
-		unsigned char g = (unsigned char)(v <= 0 ? 0 : v >= 1 ? 255 : lrintf(v * 255.0f));
+		unsigned char g = (unsigned char)(v <= 0 ? 0 : v >= 1 ? 255 : (int)(v * 255.0f + 0.5f));
 		out->data[3 * i] = out->data[3 * i + 1] = out->data[3 * i + 2] = g;
 	}
 	double s = out->scale;
