@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import { ROOT, startServer } from './server.mjs';
-import { assert, login, PAPER } from './helpers.mjs';
+import { assert, deleteMyImages, login, PAPER } from './helpers.mjs';
 
 const TIF = path.join(ROOT, PAPER, 'P1_Fig4_Atractosteus_simplex_7.07um.tif');
 let shared = null;
@@ -75,10 +75,16 @@ async function expand(page, tab, section) {
 }
 
 export async function testAgentTabsHiddenWithoutTheVariable({ page, server, shot }) {
-  await openFreshSet(page, server, { extract: false, tab: null });
-  const tabs = await page.$$eval('#tabs [data-tab]', bs => bs.map(b => b.dataset.tab));
-  assert(!tabs.includes('agentic-edit') && !tabs.includes('agentic-extraction'), 'no agent tabs: ' + tabs);
-  await shot('agents-hidden');
+  // this one runs on the suite's shared site: leave no image behind for the
+  // other tests (uploads of the same file are deduplicated)
+  try {
+    await openFreshSet(page, server, { extract: false, tab: null });
+    const tabs = await page.$$eval('#tabs [data-tab]', bs => bs.map(b => b.dataset.tab));
+    assert(!tabs.includes('agentic-edit') && !tabs.includes('agentic-extraction'), 'no agent tabs: ' + tabs);
+    await shot('agents-hidden');
+  } finally {
+    await deleteMyImages(page).catch(() => {});
+  }
 }
 
 export async function testAgentTabsFollowEachValueOfTheVariable({ page }) {

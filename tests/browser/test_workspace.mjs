@@ -71,21 +71,24 @@ async function testCalibrateExtractEditSaveReloadBody({ page, server, shot }) {
   // move it by dragging: one request on release
   await page.click('[data-mode=move]');
   await dragImage(page, free[0], free[1], free[0] + 6, free[1] + 5);
-  await page.waitForFunction((id) => {
-    const t = window.fishscale.store.tubercles.get(id);
-    return !window.fishscale.store.busy && t && t.centroid_x > 0;
-  }, added);
-  const srv = await page.evaluate(async (id) => {
+  // wait for the answer to the move, not merely for an idle store
+  await page.waitForFunction(([id, x, y]) => {
+    const s = window.fishscale.store, t = s.tubercles.get(id);
+    return !s.busy && t && Math.abs(t.centroid_x - x) < 1.5 && Math.abs(t.centroid_y - y) < 1.5;
+  }, [added, free[0] + 6, free[1] + 5]);
+  // the server holds the moved position (polled: the request may still be on its way)
+  const handle = await page.waitForFunction(async ([id, x, y]) => {
     const s = window.fishscale.store;
     const r = await fetch(document.body.dataset.base + `api/sets/${s.set.id}`);
-    const d = await r.json();
-    return d.tubercles.find(t => t.id === id);
-  }, added);
-  assert(Math.abs(srv.centroid_x - (free[0] + 6)) < 1.5 && Math.abs(srv.centroid_y - (free[1] + 5)) < 1.5, `moved on the server: ${srv.centroid_x},${srv.centroid_y}`);
+    const t = (await r.json()).tubercles.find(t => t.id === id);
+    return t && Math.abs(t.centroid_x - x) < 1.5 && Math.abs(t.centroid_y - y) < 1.5 ? t : null;
+  }, [added, free[0] + 6, free[1] + 5], { timeout: 10000 });
+  const moved = await handle.jsonValue();
+  assert(moved.centroid_x > 0, `moved on the server: ${moved.centroid_x},${moved.centroid_y}`);
 
   // delete it: select by clicking, Delete key, confirm in the modal
   await page.keyboard.press('Escape');
-  await clickImage(page, srv.centroid_x, srv.centroid_y);
+  await clickImage(page, moved.centroid_x, moved.centroid_y);
   await page.waitForFunction((id) => window.fishscale.store.selection.tub === id, added);
   await page.keyboard.press('Delete');
   await page.waitForSelector('#modal[open]');
