@@ -47,16 +47,6 @@ int fs_load_check_size(long long width, long long height, long max_pixels, char 
 	return 0;
 }
 
-float fs_luma(float r, float g, float b)
-{
-	float v = 0.299f * r + 0.587f * g + 0.114f * b;
-	if (v < 0.0f)
-		return 0.0f;
-	if (v > 1.0f)
-		return 1.0f;
-	return v;
-}
-
 void fs_image_normalise(fs_image *img)
 {
 	size_t n = (size_t)img->width * (size_t)img->height;

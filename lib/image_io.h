@@ -113,7 +113,16 @@ void fs_load_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__(
 /* 0 when width x height is a valid, allowed image size; -1 with a message. */
 int fs_load_check_size(long long width, long long height, long max_pixels, char *err, size_t errlen);
 /* The BT.601 weights above, clamped to [0, 1] so white stays exactly 1. */
-float fs_luma(float r, float g, float b);
+/* Inline: the loaders call it once per pixel. */
+static inline float fs_luma(float r, float g, float b)
+{
+	float v = 0.299f * r + 0.587f * g + 0.114f * b;
+	if (v < 0.0f)
+		return 0.0f;
+	if (v > 1.0f)
+		return 1.0f;
+	return v;
+}
 /* Min-max normalises img to [0, 1] in place; non-finite samples become 0. */
 void fs_image_normalise(fs_image *img);
 

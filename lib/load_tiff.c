@@ -334,6 +334,27 @@ static void put_block(fs_image *img, const layout *L, const unsigned char *blk, 
 	int is_float = L->fmt == SAMPLEFORMAT_IEEEFP;
 	int contig = L->planar == PLANARCONFIG_CONTIG;
 	static const double weight[3] = {0.299, 0.587, 0.114};
+	/* The common SEM layouts (8-bit unsigned grey or RGB, interleaved) by
+	 * table: the same values as sample_at's, without its calls per sample. */
+	if (contig && L->bps == 8 && !L->palette && L->fmt != SAMPLEFORMAT_INT && !is_float) {
+		float lut[256];
+		for (int v = 0; v < 256; v++)
+			lut[v] = (float)(v / 255.0);
+		for (uint32_t dy = 0; dy < bh && y0 + dy < L->h; dy++) {
+			const unsigned char *row = blk + (size_t)dy * stride;
+			float *dst = img->data + (size_t)(y0 + dy) * L->w + x0;
+			uint32_t n = bw < L->w - x0 ? bw : L->w - x0;
+			if (L->n_color == 3)
+				for (uint32_t dx = 0; dx < n; dx++) {
+					const unsigned char *px = row + (size_t)dx * L->spp;
+					dst[dx] = fs_luma(lut[px[0]], lut[px[1]], lut[px[2]]);
+				}
+			else
+				for (uint32_t dx = 0; dx < n; dx++)
+					dst[dx] = lut[row[(size_t)dx * L->spp]];
+		}
+		return;
+	}
 	for (uint32_t dy = 0; dy < bh && y0 + dy < L->h; dy++) {
 		const unsigned char *row = blk + (size_t)dy * stride;
 		float *dst = img->data + (size_t)(y0 + dy) * L->w + x0;
