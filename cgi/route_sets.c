@@ -76,6 +76,18 @@ static int image_visible(fs_req *r, fs_resp *w, long long image_id)
 	return rc;
 }
 
+/* 200 {success: true, <key>: arr}; takes arr (NULL is a storage error). */
+static int respond_array(fs_resp *w, const char *key, cJSON *arr)
+{
+	if (!arr)
+		return FS_DB_ERROR;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddItemToObject(o, key, arr);
+	fs_resp_json(w, 200, o);
+	return 0;
+}
+
 /* 201 with the new set's info. */
 static int respond_new_set(fs_req *r, fs_resp *w, long long sid)
 {
@@ -99,14 +111,11 @@ static int h_list(fs_req *r, fs_resp *w)
 	size_t n;
 	if ((rc = fs_set_list(r->app->db, r->ids[0], &list, &n)))
 		return rc;
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddBoolToObject(o, "success", 1);
-	cJSON *a = cJSON_AddArrayToObject(o, "sets");
+	cJSON *a = cJSON_CreateArray();
 	for (size_t i = 0; i < n; i++)
 		cJSON_AddItemToArray(a, fs_set_view_info(&list[i]));
 	free(list);
-	fs_resp_json(w, 200, o);
-	return 0;
+	return respond_array(w, "sets", a);
 }
 
 static int h_create(fs_req *r, fs_resp *w)
@@ -724,14 +733,7 @@ static int h_history(fs_req *r, fs_resp *w)
 	fs_set_ctx c;
 	if (load_ctx(r, w, &c))
 		return 0;
-	cJSON *h = fs_history_list(r->app->db, c.info.id, 1000);
-	if (!h)
-		return FS_DB_ERROR;
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddBoolToObject(o, "success", 1);
-	cJSON_AddItemToObject(o, "history", h);
-	fs_resp_json(w, 200, o);
-	return 0;
+	return respond_array(w, "history", fs_history_list(r->app->db, c.info.id, 1000));
 }
 
 /* The parameters of an extraction event, for the form (nothing changes). */
@@ -767,14 +769,7 @@ static int h_journal(fs_req *r, fs_resp *w)
 	fs_set_ctx c;
 	if (load_ctx(r, w, &c))
 		return 0;
-	cJSON *j = fs_set_journal(r->app->db, c.info.id, FS_UNDO_KEEP);
-	if (!j)
-		return FS_DB_ERROR;
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddBoolToObject(o, "success", 1);
-	cJSON_AddItemToObject(o, "actions", j);
-	fs_resp_json(w, 200, o);
-	return 0;
+	return respond_array(w, "actions", fs_set_journal(r->app->db, c.info.id, FS_UNDO_KEEP));
 }
 
 static int h_journal_undo(fs_req *r, fs_resp *w)

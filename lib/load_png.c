@@ -105,32 +105,20 @@ static int decode(png_job *j, fs_loaded *out)
 	/* The common case (8-bit, not interlaced) goes through lookup tables:
 	 * the general loop below costs several calls per pixel. */
 	if (!interlaced && obd == 8) {
-		float lut[3][256];
-		for (int v = 0; v < 256; v++) {
-			float f = (float)v / 255.0f;
-			lut[0][v] = f;
-			lut[1][v] = f;
-			lut[2][v] = f;
-		}
-		if (ch == 3) {
-			for (int v = 0; v < 256; v++) {
-				lut[0][v] = fs_luma((float)v / 255.0f, 0, 0);
-				lut[1][v] = fs_luma(0, (float)v / 255.0f, 0);
-				lut[2][v] = fs_luma(0, 0, (float)v / 255.0f);
-			}
-		}
+		/* the same values as sample() and fs_luma() below, by table */
+		float lut[256];
+		for (int v = 0; v < 256; v++)
+			lut[v] = (float)v / 255.0f;
 		for (png_uint_32 y = 0; y < h; y++) {
 			png_read_row(j->png, j->row, NULL);
 			const unsigned char *src = j->row;
 			float *dst = j->img->data + (size_t)y * w;
 			if (ch == 1)
 				for (png_uint_32 x = 0; x < w; x++)
-					dst[x] = lut[0][src[x]];
+					dst[x] = lut[src[x]];
 			else
-				for (png_uint_32 x = 0; x < w; x++) {
-					float v = lut[0][src[3 * x]] + lut[1][src[3 * x + 1]] + lut[2][src[3 * x + 2]];
-					dst[x] = v > 1.0f ? 1.0f : v; /* the weights sum to 1, rounding may not */
-				}
+				for (png_uint_32 x = 0; x < w; x++)
+					dst[x] = fs_luma(lut[src[3 * x]], lut[src[3 * x + 1]], lut[src[3 * x + 2]]);
 		}
 		interlaced = -1; /* done: skip the general loop */
 	}
