@@ -430,12 +430,8 @@ static int providers_cmd(void)
 	for (size_t i = 0; i < prices.n; i++) {
 		const fs_price *p = &prices.items[i];
 		if (strcmp(p->provider, last)) {
-			const char *env = !strcmp(p->provider, "anthropic") ? app.cfg.anthropic_key_env
-				: !strcmp(p->provider, "openai") ? app.cfg.openai_key_env
-				: !strcmp(p->provider, "openrouter") ? app.cfg.openrouter_key_env
-				: !strcmp(p->provider, "gemini") ? app.cfg.gemini_key_env : NULL;
 			int ok = fs_llm_key_optional(p->provider) ||
-				 fs_llm_key_present(p->provider, env && *env ? env : NULL,
+				 fs_llm_key_present(p->provider, fs_config_provider_key_env(&app.cfg, p->provider),
 						    app.cfg.key_file[0] ? app.cfg.key_file : NULL);
 			printf("%-11s %s\n", p->provider, ok ? "(configured)" : "(no API key)");
 			last = p->provider;

@@ -60,27 +60,13 @@ static void sleep_ms(int ms)
 		;
 }
 
-static const char *key_env_for(const fs_config *c, const char *p)
-{
-	const char *k = NULL;
-	if (!strcmp(p, "anthropic") || !strcmp(p, "claude"))
-		k = c->anthropic_key_env;
-	else if (!strcmp(p, "openai"))
-		k = c->openai_key_env;
-	else if (!strcmp(p, "openrouter"))
-		k = c->openrouter_key_env;
-	else if (!strcmp(p, "gemini"))
-		k = c->gemini_key_env;
-	return k && *k ? k : NULL;
-}
-
 static int provider_configured(const char *provider, void *user)
 {
 	const fs_config *c = user;
 	const char *p = !strcmp(provider, "claude") ? "anthropic" : provider;
 	if (fs_llm_key_optional(p))
 		return 1;
-	return fs_llm_key_present(p, key_env_for(c, p), c->key_file[0] ? c->key_file : NULL);
+	return fs_llm_key_present(p, fs_config_provider_key_env(c, p), c->key_file[0] ? c->key_file : NULL);
 }
 
 static const char *default_provider(const fs_config *c)

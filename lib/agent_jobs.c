@@ -503,40 +503,6 @@ const char *fs_agent_state_for(const char *reason)
 	return "completed";
 }
 
-static const char *base_url_for(const fs_config *c, const char *p)
-{
-	const char *u = NULL;
-	if (!c)
-		return NULL;
-	if (!strcmp(p, "anthropic") || !strcmp(p, "claude"))
-		u = c->anthropic_base_url;
-	else if (!strcmp(p, "openai"))
-		u = c->openai_base_url;
-	else if (!strcmp(p, "openrouter"))
-		u = c->openrouter_base_url;
-	else if (!strcmp(p, "gemini"))
-		u = c->gemini_base_url;
-	else if (!strcmp(p, "ollama"))
-		u = c->ollama_base_url;
-	return u && *u ? u : NULL;
-}
-
-static const char *key_env_for(const fs_config *c, const char *p)
-{
-	const char *k = NULL;
-	if (!c)
-		return NULL;
-	if (!strcmp(p, "anthropic") || !strcmp(p, "claude"))
-		k = c->anthropic_key_env;
-	else if (!strcmp(p, "openai"))
-		k = c->openai_key_env;
-	else if (!strcmp(p, "openrouter"))
-		k = c->openrouter_key_env;
-	else if (!strcmp(p, "gemini"))
-		k = c->gemini_key_env;
-	return k && *k ? k : NULL;
-}
-
 static fs_llm *make_llm(const fs_agent_job *job, fs_agent_env *env, fs_agent_sess *s, char *err, size_t errlen)
 {
 	const char *p = job->provider[0] ? job->provider : "local";
@@ -551,8 +517,8 @@ static fs_llm *make_llm(const fs_agent_job *job, fs_agent_env *env, fs_agent_ses
 	fs_llm_config_default(&c);
 	c.provider = p;
 	c.model = job->model[0] ? job->model : NULL;
-	c.base_url = base_url_for(env->cfg, p);
-	c.key_env = key_env_for(env->cfg, p);
+	c.base_url = fs_config_provider_base_url(env->cfg, p);
+	c.key_env = fs_config_provider_key_env(env->cfg, p);
 	c.key_file = env->cfg && env->cfg->key_file[0] ? env->cfg->key_file : NULL;
 	c.stream = env->on_text != NULL;
 	return fs_llm_new(&c, err, errlen);

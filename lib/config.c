@@ -357,3 +357,42 @@ int fs_config_agent_tabs(const fs_config *c)
 		bits |= 2;
 	return bits;
 }
+
+/* The provider switchboard, in one place for the worker, the API and the CLI. */
+static const struct provider_keys {
+	const char *name;
+	size_t key_env, base_url; /* offsets into fs_config; (size_t)-1 = none */
+} providers[] = {
+	{"anthropic", offsetof(fs_config, anthropic_key_env), offsetof(fs_config, anthropic_base_url)},
+	{"claude", offsetof(fs_config, anthropic_key_env), offsetof(fs_config, anthropic_base_url)},
+	{"openai", offsetof(fs_config, openai_key_env), offsetof(fs_config, openai_base_url)},
+	{"openrouter", offsetof(fs_config, openrouter_key_env), offsetof(fs_config, openrouter_base_url)},
+	{"gemini", offsetof(fs_config, gemini_key_env), offsetof(fs_config, gemini_base_url)},
+	{"ollama", (size_t)-1, offsetof(fs_config, ollama_base_url)},
+};
+
+static const char *provider_field(const fs_config *c, const char *provider, int want_url)
+{
+	if (!c || !provider)
+		return NULL;
+	for (size_t i = 0; i < sizeof providers / sizeof providers[0]; i++) {
+		if (strcmp(providers[i].name, provider))
+			continue;
+		size_t off = want_url ? providers[i].base_url : providers[i].key_env;
+		if (off == (size_t)-1)
+			return NULL;
+		const char *v = (const char *)c + off;
+		return *v ? v : NULL;
+	}
+	return NULL;
+}
+
+const char *fs_config_provider_key_env(const fs_config *c, const char *provider)
+{
+	return provider_field(c, provider, 0);
+}
+
+const char *fs_config_provider_base_url(const fs_config *c, const char *provider)
+{
+	return provider_field(c, provider, 1);
+}

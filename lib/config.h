@@ -76,6 +76,12 @@ const fs_config_key *fs_config_keys(size_t *count);
 /* 1 when addr is listed in trusted_proxies. */
 int fs_config_is_trusted_proxy(const fs_config *c, const char *addr);
 
+/* For an LLM provider name ("anthropic" or "claude", "openai", "openrouter",
+ * "gemini", "ollama"): the NAME of the environment variable holding its key
+ * and its base URL from the configuration; NULL when none is configured. */
+const char *fs_config_provider_key_env(const fs_config *c, const char *provider);
+const char *fs_config_provider_base_url(const fs_config *c, const char *provider);
+
 /* Which agent tabs are visible: bit 1 = extraction, bit 2 = editing. */
 int fs_config_agent_tabs(const fs_config *c);
 

@@ -138,6 +138,25 @@ static void every_key_round_trips_through_get(void **state)
 	assert_int_equal(fs_config_get(&c, "nope", val, sizeof val), -1);
 }
 
+static void provider_key_env_and_base_url(void **state)
+{
+	(void)state;
+	fs_config c;
+	char err[256];
+	fs_config_defaults(&c);
+	assert_string_equal(fs_config_provider_key_env(&c, "anthropic"), "ANTHROPIC_API_KEY");
+	assert_string_equal(fs_config_provider_key_env(&c, "claude"), "ANTHROPIC_API_KEY");
+	assert_string_equal(fs_config_provider_key_env(&c, "gemini"), "GEMINI_API_KEY");
+	assert_null(fs_config_provider_key_env(&c, "ollama")); /* needs no key */
+	assert_null(fs_config_provider_key_env(&c, "nonsense"));
+	assert_int_equal(fs_config_set(&c, "openrouter_base_url", "http://127.0.0.1:9", err, sizeof err), 0);
+	assert_string_equal(fs_config_provider_base_url(&c, "openrouter"), "http://127.0.0.1:9");
+	assert_string_equal(fs_config_provider_base_url(&c, "ollama"), "http://127.0.0.1:11434");
+	assert_int_equal(fs_config_set(&c, "openai_key_env", "", err, sizeof err), 0);
+	assert_null(fs_config_provider_key_env(&c, "openai")); /* empty = none */
+	assert_null(fs_config_provider_base_url(NULL, "openai"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +167,7 @@ int main(void)
 		cmocka_unit_test(environment_overrides_file),
 		cmocka_unit_test(agent_tabs_values),
 		cmocka_unit_test(every_key_round_trips_through_get),
+		cmocka_unit_test(provider_key_env_and_base_url),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
