@@ -28,6 +28,8 @@
 struct tri {
 	int v[3]; /* counter-clockwise; one may be GHOST; v[0] == DEAD when free */
 	int n[3]; /* neighbour across the edge opposite v[k] */
+	unsigned mark; /* stamp of the last conflict test (same cache line) */
+	int pad;       /* 32 bytes: two triangles per cache line, none split */
 };
 
 struct bedge {
@@ -37,19 +39,17 @@ struct bedge {
 };
 
 struct dt {
-	const double *x, *y;
+	const double *xy; /* x, y of point i at 2i, 2i + 1: one cache line per point */
 	struct tri *t;
 	size_t nt, cap;
 	int *freel;
 	size_t nfree, freecap;
-	unsigned *mark;    /* per triangle: stamp of the last test */
 	unsigned stamp;
 	int *cav;          /* cavity triangles of the current insertion */
 	size_t ncav, cavcap;
 	struct bedge *be;
 	size_t nbe, becap;
-	int *hash;         /* start vertex -> boundary edge, for linking */
-	size_t hashcap;
+	int *vslot;        /* vertex + 1 -> boundary edge starting there */
 	unsigned rng;
 };
 
@@ -77,23 +77,15 @@ static int new_tri(struct dt *d, int a, int b, int c)
 	if (d->nfree) {
 		id = d->freel[--d->nfree];
 	} else {
-		size_t oldcap = d->cap;
 		if (grow_arr((void **)&d->t, &d->cap, d->nt + 1, sizeof *d->t))
 			return -1;
-		if (d->cap != oldcap) {
-			unsigned *m = realloc(d->mark, d->cap * sizeof *m);
-			if (!m)
-				return -1;
-			memset(m + oldcap, 0, (d->cap - oldcap) * sizeof *m);
-			d->mark = m;
-		}
 		id = (int)d->nt++;
 	}
 	d->t[id].v[0] = a;
 	d->t[id].v[1] = b;
 	d->t[id].v[2] = c;
 	d->t[id].n[0] = d->t[id].n[1] = d->t[id].n[2] = -1;
-	d->mark[id] = 0;
+	d->t[id].mark = 0;
 	return id;
 }
 
@@ -113,16 +105,17 @@ static int is_ghost(const struct tri *t)
 
 static int orient(const struct dt *d, int a, int b, int p)
 {
-	return fs_orient2d(d->x[a], d->y[a], d->x[b], d->y[b], d->x[p], d->y[p]);
+	const double *xy = d->xy;
+	return fs_orient2d(xy[2 * a], xy[2 * a + 1], xy[2 * b], xy[2 * b + 1], xy[2 * p], xy[2 * p + 1]);
 }
 
 /* p lies strictly between a and b, given that the three are collinear. */
 static int strictly_between(const struct dt *d, int a, int b, int p)
 {
-	double ax = d->x[a], bx = d->x[b], px = d->x[p];
+	double ax = d->xy[2 * a], bx = d->xy[2 * b], px = d->xy[2 * p];
 	if (ax != bx)
 		return (ax < px && px < bx) || (bx < px && px < ax);
-	double ay = d->y[a], by = d->y[b], py = d->y[p];
+	double ay = d->xy[2 * a + 1], by = d->xy[2 * b + 1], py = d->xy[2 * p + 1];
 	return (ay < py && py < by) || (by < py && py < ay);
 }
 
@@ -130,9 +123,11 @@ static int in_conflict(const struct dt *d, int id, int p)
 {
 	const struct tri *t = &d->t[id];
 
-	if (!is_ghost(t))
-		return fs_incircle(d->x[t->v[0]], d->y[t->v[0]], d->x[t->v[1]], d->y[t->v[1]],
-				   d->x[t->v[2]], d->y[t->v[2]], d->x[p], d->y[p]) > 0;
+	if (!is_ghost(t)) {
+		const double *u = d->xy + 2 * t->v[0], *v = d->xy + 2 * t->v[1];
+		const double *w = d->xy + 2 * t->v[2], *q = d->xy + 2 * p;
+		return fs_incircle(u[0], u[1], v[0], v[1], w[0], w[1], q[0], q[1]) > 0;
+	}
 	int g = t->v[0] == GHOST ? 0 : t->v[1] == GHOST ? 1 : 2;
 	int a = t->v[(g + 1) % 3], b = t->v[(g + 2) % 3];
 	int o = orient(d, a, b, p);
@@ -173,7 +168,7 @@ static int locate(struct dt *d, int start, int p, int *dup)
 	}
 	for (int k = 0; k < 3; k++) {
 		int v = d->t[cur].v[k];
-		if (d->x[v] == d->x[p] && d->y[v] == d->y[p])
+		if (d->xy[2 * v] == d->xy[2 * p] && d->xy[2 * v + 1] == d->xy[2 * p + 1])
 			*dup = v;
 	}
 	return cur;
@@ -200,23 +195,24 @@ static int insert(struct dt *d, int first, int p, int *last)
 	if (grow_arr((void **)&d->cav, &d->cavcap, 1, sizeof *d->cav))
 		return -1;
 	d->cav[d->ncav++] = first;
-	d->mark[first] = in;
+	d->t[first].mark = in;
 	for (size_t i = 0; i < d->ncav; i++) {
 		int c = d->cav[i];
 		for (int k = 0; k < 3; k++) {
 			int nb = d->t[c].n[k];
-			if (d->mark[nb] == in)
+			unsigned mk = d->t[nb].mark;
+			if (mk == in)
 				continue;
-			if (d->mark[nb] != out) {
+			if (mk != out) {
 				if (in_conflict(d, nb, p)) {
 					if (grow_arr((void **)&d->cav, &d->cavcap, d->ncav + 1,
 						     sizeof *d->cav))
 						return -1;
-					d->mark[nb] = in;
+					d->t[nb].mark = in;
 					d->cav[d->ncav++] = nb;
 					continue;
 				}
-				d->mark[nb] = out;
+				d->t[nb].mark = out;
 			}
 			if (grow_arr((void **)&d->be, &d->becap, d->nbe + 1, sizeof *d->be))
 				return -1;
@@ -242,31 +238,19 @@ static int insert(struct dt *d, int first, int p, int *last)
 			*last = id;
 	}
 	/*
-	 * The cavity boundary is one cycle: (a, b) is followed by (b, c), so
-	 * the new triangles are linked through a small hash on the start
-	 * vertex (a quadratic scan cost a quarter of the whole run).
+	 * The cavity boundary is one cycle in which every vertex starts exactly
+	 * one edge: (a, b) is followed by (b, c). vslot[a] names the edge that
+	 * starts at a (stale entries of earlier insertions are overwritten
+	 * first), so linking is one pass with no clearing.
 	 */
-	size_t hsz = 16;
-	while (hsz < 2 * d->nbe)
-		hsz *= 2;
-	if (grow_arr((void **)&d->hash, &d->hashcap, hsz, sizeof *d->hash))
-		return -1;
-	for (size_t i = 0; i < hsz; i++)
-		d->hash[i] = -1;
-	for (size_t i = 0; i < d->nbe; i++) {
-		size_t h = ((unsigned)d->be[i].a * 2654435761u) & (hsz - 1);
-		while (d->hash[h] >= 0)
-			h = (h + 1) & (hsz - 1);
-		d->hash[h] = (int)i;
-	}
+	for (size_t i = 0; i < d->nbe; i++)
+		d->vslot[d->be[i].a + 1] = (int)i; /* + 1: GHOST is -1 */
 	for (size_t i = 0; i < d->nbe; i++) {
 		const struct bedge *e = &d->be[i];
-		size_t h = ((unsigned)e->b * 2654435761u) & (hsz - 1);
-		while (d->hash[h] >= 0 && d->be[d->hash[h]].a != e->b)
-			h = (h + 1) & (hsz - 1);
-		if (d->hash[h] < 0)
+		int s = d->vslot[e->b + 1];
+		if (s < 0 || (size_t)s >= d->nbe || d->be[s].a != e->b)
 			return -1; /* cannot happen: the boundary is a closed cycle */
-		int next = d->be[d->hash[h]].made;
+		int next = d->be[s].made;
 		d->t[e->made].n[0] = next;
 		d->t[next].n[1] = e->made;
 	}
@@ -443,14 +427,12 @@ int fs_delaunay(const double *x, const double *y, size_t n, fs_triangulation *ou
 {
 	struct dt d;
 	struct key *order = NULL;
-	double *xs = NULL, *ys = NULL;
+	double *xs = NULL;
 	int *perm = NULL;
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
 	memset(&d, 0, sizeof d);
-	d.x = x;
-	d.y = y;
 	d.rng = 12345u;
 	if (n > (size_t)INT32_MAX / 4)
 		return -1;
@@ -472,25 +454,24 @@ int fs_delaunay(const double *x, const double *y, size_t n, fs_triangulation *ou
 	 * neighbouring memory, which halved the running time (cache misses
 	 * dominated). perm maps a position back to the caller's index.
 	 */
-	xs = malloc(n * sizeof *xs);
-	ys = malloc(n * sizeof *ys);
+	xs = malloc(2 * n * sizeof *xs);
 	perm = malloc(n * sizeof *perm);
-	if (!xs || !ys || !perm)
+	d.vslot = malloc((n + 1) * sizeof *d.vslot);
+	if (!xs || !perm || !d.vslot)
 		goto out;
 	for (size_t j = 0; j < n; j++) {
 		perm[j] = order[j].i;
-		xs[j] = x[perm[j]];
-		ys[j] = y[perm[j]];
+		xs[2 * j] = x[perm[j]];
+		xs[2 * j + 1] = y[perm[j]];
 	}
 	free(order);
 	order = NULL;
-	d.x = xs;
-	d.y = ys;
+	d.xy = xs;
 	/* first triangle: two distinct points and the first one off their line */
 	int i0 = 0, i1 = -1, i2 = -1;
 	size_t j1, j2;
 	for (j1 = 1; j1 < n; j1++)
-		if (xs[j1] != xs[0] || ys[j1] != ys[0])
+		if (xs[2 * j1] != xs[0] || xs[2 * j1 + 1] != xs[1])
 			break;
 	if (j1 == n)
 		goto collinear;
@@ -532,14 +513,12 @@ collinear:
 out:
 	free(order);
 	free(xs);
-	free(ys);
 	free(perm);
 	free(d.t);
 	free(d.freel);
-	free(d.mark);
 	free(d.cav);
 	free(d.be);
-	free(d.hash);
+	free(d.vslot);
 	if (rc)
 		fs_triangulation_free(out);
 	return rc;

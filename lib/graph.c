@@ -30,6 +30,23 @@ static int in_diametral(const double *x, const double *y, int a, int b, int k)
 	return dot < 0 && dot * dot > TIE_EPS * TIE_EPS * (ax * ax + ay * ay) * (bx * bx + by * by);
 }
 
+/*
+ * The half of the lune of ab on k's side lies inside the circumcircle of the
+ * Delaunay triangle abk, which is empty, when the angle at k is at most 60
+ * degrees: the circles through a and b grow on k's side as that angle
+ * shrinks, and at 60 degrees the circle is the equilateral triangle's, which
+ * holds the whole Reuleaux triangle and so the half-lune. Conservative: a
+ * margin keeps near-60-degree angles (lattices) for the exact search.
+ */
+static int half_lune_empty(const double *x, const double *y, int a, int b, int k)
+{
+	double ax = x[a] - x[k], ay = y[a] - y[k];
+	double bx = x[b] - x[k], by = y[b] - y[k];
+	double dot = ax * bx + ay * by;
+	/* cos(angle) >= 0.5 with margin: dot^2 > 0.25 (1 + 1e-6) |ka|^2 |kb|^2 */
+	return dot > 0 && dot * dot > 0.25000025 * (ax * ax + ay * ay) * (bx * bx + by * by);
+}
+
 static int cmp_xy(const void *a, const void *b, void *ctx)
 {
 	const double *const *xy = ctx;
@@ -189,11 +206,14 @@ static int lune_occupied(const struct grid *g, const double *x, const double *y,
 	return 0;
 }
 
-int fs_graph_edges_tri(const double *x, const double *y, size_t n, const fs_triangulation *t,
-		       fs_graph type, int **pairs, size_t *n_pairs)
+/* The graph of the given type; for RNG, the Gabriel edges it was filtered
+ * from are copied to *gab when gab is not NULL. */
+static int edges_tri(const double *x, const double *y, size_t n, const fs_triangulation *t,
+		     fs_graph type, int **pairs, size_t *n_pairs, int **gab, size_t *n_gab)
 {
 	struct grid g;
 	int *p = NULL;
+	unsigned char *certain = NULL; /* RNG: edge known to be in the RNG */
 	size_t m = 0;
 
 	*pairs = NULL;
@@ -203,8 +223,13 @@ int fs_graph_edges_tri(const double *x, const double *y, size_t n, const fs_tria
 		return chain_edges(x, y, t->rep, n, pairs, n_pairs);
 	/* Euler: a triangulation has fewer than 3 edges per point */
 	p = malloc((3 * n + 3) * 2 * sizeof *p);
-	if (!p)
+	if (type == FS_GRAPH_RNG)
+		certain = malloc(3 * n + 3);
+	if (!p || (type == FS_GRAPH_RNG && !certain)) {
+		free(p);
+		free(certain);
 		return -1;
+	}
 	for (size_t k = 0; k < t->n_tri; k++) {
 		const int *v = &t->tri[3 * k];
 		for (int e = 0; e < 3; e++) {
@@ -222,29 +247,79 @@ int fs_graph_edges_tri(const double *x, const double *y, size_t n, const fs_tria
 						continue;
 				}
 			}
+			if (type == FS_GRAPH_RNG) {
+				/* An edge whose two half-lunes lie in empty
+				 * circumcircles is an RNG edge without a search
+				 * (about half of them). */
+				int sure = half_lune_empty(x, y, a, b, v[e]);
+				if (sure && nb >= 0) {
+					const int *w = &t->tri[3 * nb];
+					int opp = w[0] != a && w[0] != b ? w[0] : w[1] != a && w[1] != b ? w[1] : w[2];
+					sure = half_lune_empty(x, y, a, b, opp);
+				}
+				certain[m] = (unsigned char)sure;
+			}
 			p[2 * m] = a < b ? a : b;
 			p[2 * m + 1] = a < b ? b : a;
 			m++;
 		}
 	}
 	if (type == FS_GRAPH_RNG) {
-		if (grid_build(&g, x, y, t->rep, n)) {
+		if (gab) {
+			*gab = malloc((m ? m : 1) * 2 * sizeof **gab);
+			if (*gab) {
+				memcpy(*gab, p, m * 2 * sizeof *p);
+				*n_gab = m;
+			}
+		}
+		if ((gab && !*gab) || grid_build(&g, x, y, t->rep, n)) {
+			if (gab) {
+				free(*gab);
+				*gab = NULL;
+			}
 			free(p);
+			free(certain);
 			return -1;
 		}
 		size_t keep = 0;
 		for (size_t i = 0; i < m; i++)
-			if (!lune_occupied(&g, x, y, p[2 * i], p[2 * i + 1])) {
+			if (certain[i] || !lune_occupied(&g, x, y, p[2 * i], p[2 * i + 1])) {
 				p[2 * keep] = p[2 * i];
 				p[2 * keep + 1] = p[2 * i + 1];
 				keep++;
 			}
 		m = keep;
 		grid_free(&g);
+		free(certain);
 	}
 	*pairs = p;
 	*n_pairs = m;
 	return 0;
+}
+
+int fs_graph_edges_tri(const double *x, const double *y, size_t n, const fs_triangulation *t,
+		       fs_graph type, int **pairs, size_t *n_pairs)
+{
+	return edges_tri(x, y, n, t, type, pairs, n_pairs, NULL, NULL);
+}
+
+int fs_graph_gabriel_rng_tri(const double *x, const double *y, size_t n, const fs_triangulation *t,
+			     int **gab, size_t *n_gab, int **rng, size_t *n_rng)
+{
+	*gab = NULL;
+	*n_gab = 0;
+	if (t->n_tri == 0) { /* a chain: both graphs are the chain */
+		if (chain_edges(x, y, t->rep, n, gab, n_gab))
+			return -1;
+		if (chain_edges(x, y, t->rep, n, rng, n_rng)) {
+			free(*gab);
+			*gab = NULL;
+			*n_gab = 0;
+			return -1;
+		}
+		return 0;
+	}
+	return edges_tri(x, y, n, t, FS_GRAPH_RNG, rng, n_rng, gab, n_gab);
 }
 
 int fs_graph_edges(const double *x, const double *y, size_t n, fs_graph type, int **pairs,

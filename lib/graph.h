@@ -56,6 +56,11 @@ int fs_graph_edges(const double *x, const double *y, size_t n, fs_graph type, in
  * triangulation can serve several graphs). */
 int fs_graph_edges_tri(const double *x, const double *y, size_t n, const fs_triangulation *t,
 		       fs_graph type, int **pairs, size_t *n_pairs);
+/* Gabriel and RNG edges in one pass over t (the RNG is filtered from the
+ * Gabriel edges, so asking for both separately would compute Gabriel
+ * twice). The caller frees *gab and *rng; on error (-1) neither is set. */
+int fs_graph_gabriel_rng_tri(const double *x, const double *y, size_t n, const fs_triangulation *t,
+			     int **gab, size_t *n_gab, int **rng, size_t *n_rng);
 
 /*
  * Long-edge culling. The reference length is the MEDIAN centre distance of

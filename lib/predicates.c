@@ -1,10 +1,9 @@
 /*
  * predicates.c - exact-sign orientation and in-circle tests (see predicates.h).
  *
- * Stage 1 evaluates the determinant in doubles and trusts its sign when it
- * exceeds the forward error bound of that evaluation (bounds from Shewchuk,
- * "Adaptive Precision Floating-Point Arithmetic and Fast Robust Geometric
- * Predicates", 1997). Stage 2 expands the determinant into a sum of products
+ * Stage 1 (inline in predicates.h) evaluates the determinant in doubles and
+ * trusts its sign when it exceeds the forward error bound of that
+ * evaluation. Stage 2, here, expands the determinant into a sum of products
  * of the original coordinates, forms every product exactly as an expansion
  * (Dekker's two-product) and accumulates all of them
  * into one non-overlapping expansion whose largest component has the sign of
@@ -17,9 +16,6 @@
 #include <math.h>
 #include <stdint.h>
 
-#define EPS (1.0 / 9007199254740992.0) /* 2^-53, half an ulp of 1 */
-#define ORIENT_BOUND ((3.0 + 16.0 * EPS) * EPS)
-#define INCIRCLE_BOUND ((10.0 + 96.0 * EPS) * EPS)
 
 /* Largest expansion built below: 48 products of 8 components (incircle). */
 #define ACC_MAX 512
@@ -190,17 +186,8 @@ static int orient_exact(double ax, double ay, double bx, double by, double cx, d
 	return acc_sign(&a);
 }
 
-int fs_orient2d(double ax, double ay, double bx, double by, double cx, double cy)
+int fs_orient2d_exact(double ax, double ay, double bx, double by, double cx, double cy)
 {
-	double l = (ax - cx) * (by - cy);
-	double r = (ay - cy) * (bx - cx);
-	double det = l - r;
-	double bound = ORIENT_BOUND * (fabs(l) + fabs(r));
-
-	if (det > bound)
-		return 1;
-	if (-det > bound)
-		return -1;
 	const double v[6] = {ax, ay, bx, by, cx, cy};
 	if (small_int(v, 6))
 		return orient_int(v);
@@ -254,27 +241,9 @@ static int incircle_exact(const double x[4], const double y[4])
 	return acc_sign(&a);
 }
 
-int fs_incircle(double ax, double ay, double bx, double by, double cx, double cy, double dx,
-		double dy)
+int fs_incircle_exact(double ax, double ay, double bx, double by, double cx, double cy,
+		      double dx, double dy)
 {
-	double adx = ax - dx, ady = ay - dy;
-	double bdx = bx - dx, bdy = by - dy;
-	double cdx = cx - dx, cdy = cy - dy;
-	double bc = bdx * cdy, cb = cdx * bdy;
-	double ca = cdx * ady, ac = adx * cdy;
-	double ab = adx * bdy, ba = bdx * ady;
-	double alift = adx * adx + ady * ady;
-	double blift = bdx * bdx + bdy * bdy;
-	double clift = cdx * cdx + cdy * cdy;
-	double det = alift * (bc - cb) + blift * (ca - ac) + clift * (ab - ba);
-	double perm = (fabs(bc) + fabs(cb)) * alift + (fabs(ca) + fabs(ac)) * blift +
-		      (fabs(ab) + fabs(ba)) * clift;
-	double bound = INCIRCLE_BOUND * perm;
-
-	if (det > bound)
-		return 1;
-	if (-det > bound)
-		return -1;
 	const double x[4] = {ax, bx, cx, dx};
 	const double y[4] = {ay, by, cy, dy};
 	if (small_int(x, 4) && small_int(y, 4))

@@ -193,6 +193,61 @@ static void test_square_lattice_rng_is_four_neighbour_grid(void **state)
 	assert_int_equal(md, 2 * S * (S - 1) + (S - 1) * (S - 1));
 }
 
+/* Near-hexagonal lattices put many triangle angles near 60 degrees, where
+ * the RNG's circumcircle shortcut stops applying: the filters must still
+ * match the definitions there. */
+static void test_filters_match_definitions_on_jittered_hex_lattice(void **state)
+{
+	(void)state;
+	enum { N = 90 };
+	double x[N], y[N];
+	rng_state = 7;
+	for (double jit = 1e-9; jit < 0.5; jit *= 100) {
+		for (int i = 0; i < N; i++) {
+			int r = i / 10, c = i % 10;
+			x[i] = 10.0 * c + 5.0 * (r & 1) + jit * (urand() - 0.5);
+			y[i] = 8.660254037844386 * r + jit * (urand() - 0.5);
+		}
+		check_graphs(x, y, N);
+	}
+}
+
+/* The one-pass function gives what the two separate calls give. */
+static void assert_one_pass_matches(const double *x, const double *y, size_t n)
+{
+	fs_triangulation t;
+	int *g1, *r1, *g2, *r2;
+	size_t mg1, mr1, mg2, mr2;
+	assert_int_equal(fs_delaunay(x, y, n, &t), 0);
+	assert_int_equal(fs_graph_edges_tri(x, y, n, &t, FS_GRAPH_GABRIEL, &g1, &mg1), 0);
+	assert_int_equal(fs_graph_edges_tri(x, y, n, &t, FS_GRAPH_RNG, &r1, &mr1), 0);
+	assert_int_equal(fs_graph_gabriel_rng_tri(x, y, n, &t, &g2, &mg2, &r2, &mr2), 0);
+	assert_int_equal(mg1, mg2);
+	assert_int_equal(mr1, mr2);
+	assert_memory_equal(g1, g2, 2 * mg1 * sizeof *g1);
+	assert_memory_equal(r1, r2, 2 * mr1 * sizeof *r1);
+	free(g1);
+	free(r1);
+	free(g2);
+	free(r2);
+	fs_triangulation_free(&t);
+}
+
+static void test_gabriel_rng_one_pass_matches_separate_calls(void **state)
+{
+	(void)state;
+	enum { N = 500 };
+	double x[N], y[N];
+	rng_state = 11;
+	for (int i = 0; i < N; i++) {
+		x[i] = urand() * 300;
+		y[i] = urand() * 200;
+	}
+	assert_one_pass_matches(x, y, N);
+	double cx[4] = {0, 1, 2, 3}, cy[4] = {0, 2, 4, 6}; /* collinear: the chain */
+	assert_one_pass_matches(cx, cy, 4);
+}
+
 static void test_collinear_points_give_chain(void **state)
 {
 	(void)state;
@@ -404,6 +459,8 @@ int main(void)
 		cmocka_unit_test(test_filters_match_definitions_on_integer_points),
 		cmocka_unit_test(test_hexagonal_lattice_interior_degree_six),
 		cmocka_unit_test(test_square_lattice_rng_is_four_neighbour_grid),
+		cmocka_unit_test(test_filters_match_definitions_on_jittered_hex_lattice),
+		cmocka_unit_test(test_gabriel_rng_one_pass_matches_separate_calls),
 		cmocka_unit_test(test_collinear_points_give_chain),
 		cmocka_unit_test(test_two_points_give_one_edge),
 		cmocka_unit_test(test_duplicates_get_no_edge),
