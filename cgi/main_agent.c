@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "heap_policy.h"
 #include "agent_jobs.h"
 #include "agent_runs.h"
 #include "app.h"
@@ -340,6 +341,7 @@ int main(int argc, char **argv)
 	int exit_code = 1;
 
 	wk.log_fd = -1;
+	fs_heap_keep_images();
 	wk.text_fd = -1;
 	if (parse_args(argc, argv, &id, &root)) {
 		fprintf(stderr, "usage: fishscale-agent --run ID --root DIR\n");

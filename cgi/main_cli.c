@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "heap_policy.h"
 #include "cli.h"
 #include "cli_agent.h"
 #include "cli_measure.h"
@@ -64,6 +65,7 @@ static int usage(FILE *f)
 int main(int argc, char **argv)
 {
 	find_root(argv[0]);
+	fs_heap_keep_images();
 	if (argc < 2)
 		return usage(stderr);
 	const char *cmd = argv[1];

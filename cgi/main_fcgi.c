@@ -21,6 +21,7 @@
 
 #include <fcgiapp.h>
 
+#include "heap_policy.h"
 #include "app.h"
 #include "router.h"
 
@@ -111,6 +112,7 @@ int main(int argc, char **argv)
 {
 	const char *root = ".", *config = NULL;
 	int workers = 0, single = 0;
+	fs_heap_keep_images();
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--root") && i + 1 < argc)
 			root = argv[++i];

@@ -206,6 +206,27 @@ void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius)
 	free(off);
 }
 
+struct measured {
+	fs_tubercle t;
+	int ok;
+};
+
+struct raster {
+	size_t i;
+	long band; /* 8-px band of rows */
+	double x;
+};
+
+static int cmp_raster(const void *a, const void *b)
+{
+	const struct raster *p = a, *q = b;
+	if (p->band != q->band)
+		return p->band < q->band ? -1 : 1;
+	if (p->x != q->x)
+		return p->x < q->x ? -1 : 1;
+	return (p->i > q->i) - (p->i < q->i);
+}
+
 int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,
 		   const fs_params *p, fs_source source, fs_tubercle_list *out)
 {
@@ -218,6 +239,8 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	int gw = (int)(w / cs) + 1, gh = (int)(h / cs) + 1;
 	long *head = malloc((size_t)gw * gh * sizeof *head);
 	long *next = malloc((c->n + out->n + 1) * sizeof *next);
+	struct measured *meas = NULL;
+	struct raster *order = NULL;
 	if (!head || !next)
 		goto out;
 	for (size_t i = 0; i < (size_t)gw * gh; i++)
@@ -229,13 +252,32 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		next[j] = head[(size_t)gy * gw + gx];
 		head[(size_t)gy * gw + gx] = (long)j;
 	}
+	/* Measure in raster order (candidates come strongest first, scattered
+	 * over the image, and the rays then miss the cache on every blob), and
+	 * keep in candidate order below, so the strongest of two duplicates
+	 * still wins. */
+	meas = malloc((c->n ? c->n : 1) * sizeof *meas);
+	order = malloc((c->n ? c->n : 1) * sizeof *order);
+	if (!meas || !order)
+		goto out;
 	for (size_t i = 0; i < c->n; i++) {
-		fs_tubercle t = {0};
+		order[i].i = i;
+		order[i].band = (long)(c->items[i].y / 8);
+		order[i].x = c->items[i].x;
+	}
+	qsort(order, c->n, sizeof *order, cmp_raster);
+	for (size_t k = 0; k < c->n; k++) {
+		size_t i = order[k].i;
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+		memset(&meas[i].t, 0, sizeof meas[i].t);
 		/* Pixel centres: input pixel x lies at (x + 0.5) / F - 0.5 of m. */
-		if (fs_blob_measure(m->img, (c->items[i].x + 0.5) / F - 0.5,
-				    (c->items[i].y + 0.5) / F - 0.5, mr / F, &t))
+		meas[i].ok = fs_blob_measure(m->img, (c->items[i].x + 0.5) / F - 0.5,
+					     (c->items[i].y + 0.5) / F - 0.5, mr / F, &meas[i].t) == 0;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		if (!meas[i].ok)
 			continue;
+		fs_tubercle t = meas[i].t;
 		t.centroid_x = (t.centroid_x + 0.5) * F - 0.5;
 		t.centroid_y = (t.centroid_y + 0.5) * F - 0.5;
 		t.radius_px *= F;
@@ -272,6 +314,8 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 out:
 	free(head);
 	free(next);
+	free(meas);
+	free(order);
 	return rc;
 }
 

@@ -104,14 +104,19 @@ out:
 int fs_detect_measure_image(const fs_image *img, const fs_params *p, double sigma, fs_image **out,
 			    char *err, size_t errlen)
 {
-	fs_image *m = fs_image_clone(img);
-	if (!m) {
-		snprintf(err, errlen, "measure image: out of memory");
-		return -1;
-	}
-	if (fs_white_tophat(m, p->tophat_radius, err, errlen) ||
-	    fs_gaussian_blur(m, sigma, err, errlen)) {
-		fs_image_free(m);
+	fs_image *m;
+	if (p->tophat_radius > 0) {
+		m = fs_image_clone(img);
+		if (!m) {
+			snprintf(err, errlen, "measure image: out of memory");
+			return -1;
+		}
+		if (fs_white_tophat(m, p->tophat_radius, err, errlen) ||
+		    fs_gaussian_blur(m, sigma, err, errlen)) {
+			fs_image_free(m);
+			return -1;
+		}
+	} else if (!(m = fs_gaussian_blurred(img, sigma, err, errlen))) {
 		return -1;
 	}
 	*out = m;

@@ -24,11 +24,30 @@ fs_image *fs_image_new(int width, int height)
 	return img;
 }
 
+fs_image *fs_image_new_uninit(int width, int height)
+{
+	if (width <= 0 || height <= 0)
+		return NULL;
+	if ((size_t)width > SIZE_MAX / sizeof(float) / (size_t)height)
+		return NULL;
+	fs_image *img = malloc(sizeof *img);
+	if (!img)
+		return NULL;
+	img->width = width;
+	img->height = height;
+	img->data = malloc((size_t)width * (size_t)height * sizeof(float));
+	if (!img->data) {
+		free(img);
+		return NULL;
+	}
+	return img;
+}
+
 fs_image *fs_image_clone(const fs_image *src)
 {
 	if (!src)
 		return NULL;
-	fs_image *img = fs_image_new(src->width, src->height);
+	fs_image *img = fs_image_new_uninit(src->width, src->height);
 	if (!img)
 		return NULL;
 	memcpy(img->data, src->data,

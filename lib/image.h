@@ -19,6 +19,9 @@ typedef struct fs_image {
 
 /* Allocates a zero-filled image; NULL on bad size or out of memory. */
 fs_image *fs_image_new(int width, int height);
+/* The same with undefined pixels, for callers that write every pixel (a
+ * reused heap block would otherwise be cleared for nothing). */
+fs_image *fs_image_new_uninit(int width, int height);
 /* Deep copy; NULL on out of memory. */
 fs_image *fs_image_clone(const fs_image *src);
 void fs_image_free(fs_image *img);

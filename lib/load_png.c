@@ -96,7 +96,8 @@ static int decode(png_job *j, fs_loaded *out)
 		return -1;
 	}
 
-	j->img = fs_image_new((int)w, (int)h);
+	/* every pixel is written below: by the rows, or by the seven passes */
+	j->img = fs_image_new_uninit((int)w, (int)h);
 	j->row = malloc(png_get_rowbytes(j->png, j->info));
 	if (!j->img || !j->row) {
 		snprintf(j->why, sizeof j->why, "PNG: out of memory for %u x %u pixels", (unsigned)w, (unsigned)h);

@@ -21,6 +21,9 @@
  * Returns 0, or -1 (sigma < 0 or not finite, out of memory) with a message.
  */
 int fs_gaussian_blur(fs_image *img, double sigma, char *err, size_t errlen);
+/* The same into a new image (caller frees), src unchanged: saves the copy
+ * a clone followed by fs_gaussian_blur makes. NULL on error (err set). */
+fs_image *fs_gaussian_blurred(const fs_image *src, double sigma, char *err, size_t errlen);
 
 /* Mean over a (2r+1) x (2r+1) box; r 0 leaves img unchanged. O(1) per pixel. */
 int fs_box_blur(fs_image *img, int r, char *err, size_t errlen);

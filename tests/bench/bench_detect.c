@@ -2,8 +2,11 @@
  * bench_detect.c - speed of the detection pipeline, per stage (load,
  * preprocess incl. lattice estimate, detect, graph, statistics), median of
  * 5 runs, single thread. Prints "stage: median ms"; asserts nothing.
- * Inputs: a 2048x1536 8-bit synthetic lattice (~2,000 tubercles, written to
- * a temporary PNG so that loading is measured too) and the paper images.
+ * Inputs: a 2048x1536 8-bit synthetic lattice (~2,000 tubercles), written
+ * to a temporary uncompressed TIFF (what SEMs write) and to a PNG so that
+ * loading is measured too, and the paper images. The figures are wall time;
+ * the total is also given as process CPU time, which a busy virtual
+ * machine's stolen time does not inflate.
  * Targets: whole pipeline < 150 ms at 2048x1536, < 15 ms at 660x580; peak
  * memory < 8 x the image's float size + 32 MB (printed as the process's
  * peak RSS, an upper bound: it includes the synthetic image's creation).
@@ -13,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <tiffio.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "detect.h"
+#include "heap_policy.h"
 #include "graph.h"
 #include "image_io.h"
 #include "metrics.h"
@@ -29,6 +34,40 @@ static double now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* 8-bit grey, uncompressed strips: the layout of SEM TIFFs. */
+static int write_tiff8(const char *path, const fs_image *img)
+{
+	TIFF *t = TIFFOpen(path, "w");
+	if (!t)
+		return -1;
+	int w = img->width, h = img->height, rc = 0;
+	TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)w);
+	TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)h);
+	TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+	TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+	TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+	TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+	TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 16);
+	unsigned char *row = malloc((size_t)w);
+	for (int y = 0; row && y < h && !rc; y++) {
+		for (int x = 0; x < w; x++) {
+			float v = img->data[(size_t)y * w + x];
+			row[x] = (unsigned char)lrintf(255.0f * (v < 0 ? 0 : v > 1 ? 1 : v));
+		}
+		rc = TIFFWriteScanline(t, row, (uint32_t)y, 0) < 0 ? -1 : 0;
+	}
+	free(row);
+	TIFFClose(t);
+	return row ? rc : -1;
 }
 
 static int cmp(const void *a, const void *b)
@@ -46,6 +85,7 @@ static double median(double *v)
 static int bench(const char *label, const char *path)
 {
 	double t_load[RUNS], t_pre[RUNS], t_det[RUNS], t_graph[RUNS], t_stats[RUNS], t_all[RUNS];
+	double c_all[RUNS];
 	char err[256];
 	size_t n = 0;
 	int w = 0, h = 0;
@@ -56,6 +96,7 @@ static int bench(const char *label, const char *path)
 		fs_stats st;
 		fs_params p;
 		fs_params_default(&p);
+		double c0 = cpu_ms();
 		double t0 = now_ms();
 		if (fs_load_file(path, NULL, &L, err, sizeof err)) {
 			printf("%s: load failed: %s\n", label, err);
@@ -75,6 +116,7 @@ static int bench(const char *label, const char *path)
 			fs_stats_compute(&res.tubercles, &edges, 1.0, NULL, L.image->width, L.image->height,
 					 &st);
 		double t4 = now_ms();
+		c_all[r] = cpu_ms() - c0;
 		t_load[r] = t1 - t0;
 		t_pre[r] = res.ms_preprocess;
 		t_det[r] = res.ms_detect;
@@ -91,21 +133,23 @@ static int bench(const char *label, const char *path)
 	printf("%s (%dx%d, %zu tubercles)\n", label, w, h, n);
 	printf("  load: %.1f ms\n  preprocess: %.1f ms\n  detect: %.1f ms\n", median(t_load),
 	       median(t_pre), median(t_det));
-	printf("  graph: %.1f ms\n  statistics: %.1f ms\n  total: %.1f ms\n", median(t_graph),
-	       median(t_stats), median(t_all));
+	printf("  graph: %.1f ms\n  statistics: %.1f ms\n  total: %.1f ms (cpu %.1f ms)\n",
+	       median(t_graph), median(t_stats), median(t_all), median(c_all));
 	return 0;
 }
 
 int main(void)
 {
 	char err[256];
-	char tmp[] = "/tmp/fs_bench_XXXXXX.png";
-	int fd = mkstemps(tmp, 4);
-	if (fd < 0) {
+	fs_heap_keep_images(); /* as the FastCGI workers and the CLI do */
+	char tmp[] = "/tmp/fs_bench_XXXXXX.png", tif[] = "/tmp/fs_bench_XXXXXX.tif";
+	int fd = mkstemps(tmp, 4), fd2 = mkstemps(tif, 4);
+	if (fd < 0 || fd2 < 0) {
 		perror("mkstemps");
 		return 1;
 	}
 	close(fd);
+	close(fd2);
 	synth_opts o;
 	synth_truth t;
 	synth_defaults(&o);
@@ -116,18 +160,21 @@ int main(void)
 	o.jitter = 1.5;
 	o.gradient = 0.3;
 	fs_image *img = synth_make(&o, &t);
-	if (!img || fs_png_write_gray(tmp, img, err, sizeof err)) {
-		printf("synthetic image: %s\n", img ? err : "out of memory");
+	if (!img || fs_png_write_gray(tmp, img, err, sizeof err) || write_tiff8(tif, img)) {
+		printf("synthetic image: %s\n", img ? "cannot write" : "out of memory");
 		unlink(tmp);
+		unlink(tif);
 		return 1;
 	}
 	printf("target: total < 150 ms at 2048x1536, < 15 ms at 660x580\n");
-	bench("synthetic 2048x1536 8-bit", tmp);
+	bench("synthetic 2048x1536 8-bit TIFF", tif);
+	bench("synthetic 2048x1536 8-bit PNG", tmp);
 	struct rusage ru;
 	if (!getrusage(RUSAGE_SELF, &ru))
 		printf("  peak RSS of the process: %.1f MB (target < %.1f MB)\n", ru.ru_maxrss / 1024.0,
 		       8.0 * o.width * o.height * sizeof(float) / 1048576.0 + 32);
 	unlink(tmp);
+	unlink(tif);
 	fs_image_free(img);
 	synth_truth_free(&t);
 	static const char *paper[] = {
