@@ -8,14 +8,14 @@
  * and size_pitch_ratio.
  *
  * The issue's target (within 0.08 for at least 7 of the 9 images, genera in
- * the order Polypterus < Lepisosteus-like < Atractosteus) is NOT met by the
- * half-level diameter: on these halftone crops the mean profiles of, e.g.,
- * Fig2 (Polypterus, published D/pitch 0.30) and Fig3 (Lepisosteus, 0.55)
- * have the same shape in pitch units, so no intensity rule separates them.
- * The issue stays open on that point; this test guards the level reached
- * (6 of 9 at the time of writing; it asserts 5, since which borderline
- * figure passes depends on the detected set) and Polypterus bichir within
- * 0.08, and prints the table with the genus order for the next attempt.
+ * the order Polypterus < Lepisosteus-like < Atractosteus) is NOT met: the
+ * published outlines sit at different brightness levels for different
+ * genera on these halftone crops, so no brightness rule reaches them.
+ * docs/paper-figures.md has the table, the evidence and the rules tried in
+ * two investigations. This test guards the level reached (6 of 9 at the
+ * time of writing; it asserts 5, since which borderline figure passes
+ * depends on the detected set) and Polypterus bichir within 0.08, and
+ * prints the table with every `make test`.
  */
 #include <stdarg.h>
 #include <stddef.h>
