@@ -53,6 +53,9 @@ struct dt {
 	unsigned rng;
 };
 
+/* (k + 1) % 3 and (k + 2) % 3 without the divisions */
+static const int NEXT1[3] = {1, 2, 0}, NEXT2[3] = {2, 0, 1};
+
 static int grow_arr(void **p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
@@ -154,7 +157,7 @@ static int locate(struct dt *d, int start, int p, int *dup)
 		int off = (int)((d->rng >> 16) % 3);
 		for (int i = 0; i < 3; i++) {
 			int k = (i + off) % 3;
-			int a = t->v[(k + 1) % 3], b = t->v[(k + 2) % 3];
+			int a = t->v[NEXT1[k]], b = t->v[NEXT2[k]];
 			if (orient(d, a, b, p) < 0) {
 				cur = t->n[k];
 				moved = 1;
@@ -177,7 +180,7 @@ static int locate(struct dt *d, int start, int p, int *dup)
 static int edge_index(const struct tri *t, int a, int b)
 {
 	for (int k = 0; k < 3; k++) {
-		int u = t->v[(k + 1) % 3], w = t->v[(k + 2) % 3];
+		int u = t->v[NEXT1[k]], w = t->v[NEXT2[k]];
 		if ((u == a && w == b) || (u == b && w == a))
 			return k;
 	}
@@ -192,7 +195,7 @@ static int insert(struct dt *d, int first, int p, int *last)
 
 	d->ncav = 0;
 	d->nbe = 0;
-	if (grow_arr((void **)&d->cav, &d->cavcap, 1, sizeof *d->cav))
+	if (d->cavcap < 1 && grow_arr((void **)&d->cav, &d->cavcap, 1, sizeof *d->cav))
 		return -1;
 	d->cav[d->ncav++] = first;
 	d->t[first].mark = in;
@@ -205,7 +208,8 @@ static int insert(struct dt *d, int first, int p, int *last)
 				continue;
 			if (mk != out) {
 				if (in_conflict(d, nb, p)) {
-					if (grow_arr((void **)&d->cav, &d->cavcap, d->ncav + 1,
+					if (d->ncav == d->cavcap &&
+					    grow_arr((void **)&d->cav, &d->cavcap, d->ncav + 1,
 						     sizeof *d->cav))
 						return -1;
 					d->t[nb].mark = in;
@@ -214,29 +218,44 @@ static int insert(struct dt *d, int first, int p, int *last)
 				}
 				d->t[nb].mark = out;
 			}
-			if (grow_arr((void **)&d->be, &d->becap, d->nbe + 1, sizeof *d->be))
+			if (d->nbe == d->becap &&
+			    grow_arr((void **)&d->be, &d->becap, d->nbe + 1, sizeof *d->be))
 				return -1;
 			struct bedge *e = &d->be[d->nbe++];
-			e->a = d->t[c].v[(k + 1) % 3];
-			e->b = d->t[c].v[(k + 2) % 3];
+			e->a = d->t[c].v[NEXT1[k]];
+			e->b = d->t[c].v[NEXT2[k]];
 			e->out = nb;
 		}
 	}
-	for (size_t i = 0; i < d->ncav; i++)
-		if (kill_tri(d, d->cav[i]))
-			return -1;
+	/* A star-shaped cavity of c triangles has c + 2 boundary edges (ghosts
+	 * included): the new triangles take the cavity's slots first, which
+	 * keeps them where the cache already has them. */
 	for (size_t i = 0; i < d->nbe; i++) {
 		struct bedge *e = &d->be[i];
-		int id = new_tri(d, e->a, e->b, p);
-		if (id < 0)
+		int id;
+		if (i < d->ncav) {
+			id = d->cav[i];
+			struct tri *t = &d->t[id];
+			t->v[0] = e->a;
+			t->v[1] = e->b;
+			t->v[2] = p;
+			t->n[0] = t->n[1] = -1;
+			t->mark = 0;
+		} else if ((id = new_tri(d, e->a, e->b, p)) < 0) {
 			return -1;
+		}
 		e->made = id;
 		d->t[id].n[2] = e->out;
 		struct tri *o = &d->t[e->out];
-		o->n[edge_index(o, e->a, e->b)] = id;
+		/* (a, b) in o lies opposite o's third vertex */
+		int j = o->v[0] != e->a && o->v[0] != e->b ? 0 : o->v[1] != e->a && o->v[1] != e->b ? 1 : 2;
+		o->n[j] = id;
 		if (!is_ghost(&d->t[id]))
 			*last = id;
 	}
+	for (size_t i = d->nbe; i < d->ncav; i++) /* cannot happen (see above) */
+		if (kill_tri(d, d->cav[i]))
+			return -1;
 	/*
 	 * The cavity boundary is one cycle in which every vertex starts exactly
 	 * one edge: (a, b) is followed by (b, c). vslot[a] names the edge that
@@ -462,6 +481,9 @@ int fs_delaunay(const double *x, const double *y, size_t n, fs_triangulation *ou
 	xs = malloc(2 * n * sizeof *xs);
 	perm = malloc(n * sizeof *perm);
 	d.vslot = malloc((n + 1) * sizeof *d.vslot);
+	/* 2n - 2 triangles, ghosts included, by Euler's formula: one allocation */
+	if (grow_arr((void **)&d.t, &d.cap, 2 * n + 8, sizeof *d.t))
+		goto out;
 	if (!xs || !perm || !d.vslot)
 		goto out;
 	for (size_t j = 0; j < n; j++) {
