@@ -5,25 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-fs_image *fs_image_new(int width, int height)
-{
-	if (width <= 0 || height <= 0)
-		return NULL;
-	if ((size_t)width > SIZE_MAX / sizeof(float) / (size_t)height)
-		return NULL;
-	fs_image *img = malloc(sizeof *img);
-	if (!img)
-		return NULL;
-	img->width = width;
-	img->height = height;
-	img->data = calloc((size_t)width * (size_t)height, sizeof(float));
-	if (!img->data) {
-		free(img);
-		return NULL;
-	}
-	return img;
-}
-
 fs_image *fs_image_new_uninit(int width, int height)
 {
 	if (width <= 0 || height <= 0)
@@ -40,6 +21,14 @@ fs_image *fs_image_new_uninit(int width, int height)
 		free(img);
 		return NULL;
 	}
+	return img;
+}
+
+fs_image *fs_image_new(int width, int height)
+{
+	fs_image *img = fs_image_new_uninit(width, height);
+	if (img)
+		memset(img->data, 0, (size_t)width * (size_t)height * sizeof(float));
 	return img;
 }
 
