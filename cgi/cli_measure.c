@@ -81,6 +81,12 @@ static void print_params(FILE *f)
 	fprintf(f, "\nprofiles (--profile NAME):\n");
 	for (size_t i = 0; i < np; i++)
 		fprintf(f, "  %-23s %s\n", p[i].name, p[i].description ? p[i].description : "");
+	fprintf(f, "\nEvery profile but default keeps the original tool's method (log) and its\n"
+		   "values. With auto (the default) lepisosteus, atractosteus, polypterus and\n"
+		   "scanned-pdf are unnecessary (they only move the um size window, which auto\n"
+		   "does not use), and so is high-contrast (auto smooths at its pitch-derived\n"
+		   "scale). paralepidosteus still brings its calibration and low-contrast its\n"
+		   "top-hat (--param tophat_radius=12 with auto).\n");
 }
 
 struct options {

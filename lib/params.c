@@ -43,7 +43,7 @@ static const fs_param_range ranges[P_COUNT] = {
 	[P_CLAHE_KERNEL] = {"clahe_kernel", 4, 32, 1, 8, "CLAHE tile size in pixels"},
 	[P_BLUR] = {"blur_sigma", 0.0, 5.0, 0, 1.0, "Gaussian blur sigma in pixels (0 = off)"},
 	[P_CULL_FACTOR] = {"cull_factor", 1.0, 5.0, 0, 1.8,
-			   "edges longer than this x the mean centre distance are culled"},
+			   "edges longer than this x the median centre distance are culled"},
 	[P_EDGE_MARGIN] = {"edge_margin_px", 0, 200, 1, 10,
 			   "ignore blobs closer than this to the border, pixels (0 = off)"},
 	[P_TOPHAT] = {"tophat_radius", 0, 100, 1, 0,
