@@ -146,6 +146,15 @@ int fs_http_status_for_db(int rc)
 	}
 }
 
+int fs_resp_db_error(fs_req *r, fs_resp *w, int rc, const char *err, const char *fallback)
+{
+	if (rc == FS_DB_BUSY)
+		return rc;
+	int st = fs_http_status_for_db(rc);
+	fs_resp_error(r, w, st, "%s", err && *err ? err : fallback ? fallback : fs_http_reason(st));
+	return 0;
+}
+
 void fs_resp_error(fs_req *r, fs_resp *w, int status, const char *fmt, ...)
 {
 	char msg[512];

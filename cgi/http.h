@@ -109,6 +109,12 @@ void fs_resp_page(fs_req *r, fs_resp *w, int status, const char *name, cJSON *ct
 
 /* Maps an fs_db_rc to an HTTP status (BUSY -> 503, NOTFOUND -> 404, ...). */
 int fs_http_status_for_db(int rc);
+/* Answers a failed store call (rc != FS_DB_OK): FS_DB_BUSY is handed back
+ * as it is, for the dispatcher to retry and answer 503 if it stays busy;
+ * any other rc becomes the matching HTTP error with err as the message, or
+ * fallback (NULL: the status's reason phrase) when err is empty. Returns
+ * FS_DB_BUSY or 0, what a handler returns. */
+int fs_resp_db_error(fs_req *r, fs_resp *w, int rc, const char *err, const char *fallback);
 const char *fs_http_reason(int status);
 
 #endif

@@ -62,16 +62,6 @@ static const cJSON *body_object(fs_req *r, fs_resp *w)
 	return r->json;
 }
 
-/* Maps a store's rc to a response carrying err; BUSY goes to the dispatcher. */
-static int reply_store_error(fs_req *r, fs_resp *w, int rc, const char *err)
-{
-	if (rc == FS_DB_BUSY)
-		return rc;
-	int st = fs_http_status_for_db(rc);
-	fs_resp_error(r, w, st, "%s", err && *err ? err : fs_http_reason(st));
-	return 0;
-}
-
 /* Event types: 1..64 of [a-z0-9_]; with allow_star a trailing '*' (prefix). */
 static int event_type_ok(const char *s, int allow_star)
 {
@@ -351,7 +341,7 @@ static int h_settings_put(fs_req *r, fs_resp *w)
 	char err[256] = "";
 	int rc = fs_settings_put(r->app->db, r->user.id, s, err, sizeof err);
 	if (rc)
-		return reply_store_error(r, w, rc, err);
+		return fs_resp_db_error(r, w, rc, err, NULL);
 	cJSON *keys = cJSON_CreateObject();
 	cJSON *arr = cJSON_AddArrayToObject(keys, "keys");
 	const cJSON *it;
@@ -435,7 +425,7 @@ static int h_profiles_save(fs_req *r, fs_resp *w)
 	long long id = 0;
 	int rc = fs_uprofile_save(r->app->db, r->user.id, v[0].s, &p, v[1].present && v[1].b, &id, err, sizeof err);
 	if (rc)
-		return reply_store_error(r, w, rc, err);
+		return fs_resp_db_error(r, w, rc, err, NULL);
 	cJSON *o = ok_obj();
 	cJSON_AddNumberToObject(o, "id", (double)id);
 	cJSON_AddStringToObject(o, "name", v[0].s);

@@ -146,12 +146,8 @@ static int h_create(fs_req *r, fs_resp *w)
 	} else {
 		rc = fs_set_create(r->app->db, r->ids[0], v[0].s, r->user.id, &sid, err, sizeof err);
 	}
-	if (rc == FS_DB_BUSY)
-		return rc;
-	if (rc) {
-		fs_resp_error(r, w, fs_http_status_for_db(rc), "%s", err);
-		return 0;
-	}
+	if (rc)
+		return fs_resp_db_error(r, w, rc, err, NULL);
 	return respond_new_set(r, w, sid);
 }
 
@@ -245,12 +241,8 @@ static int h_duplicate(fs_req *r, fs_resp *w)
 	char err[ERRBUF] = "";
 	long long sid;
 	int rc = fs_set_duplicate(r->app->db, c.info.id, v[0].s, r->user.id, &sid, err, sizeof err);
-	if (rc == FS_DB_BUSY)
-		return rc;
-	if (rc) {
-		fs_resp_error(r, w, fs_http_status_for_db(rc), "%s", err);
-		return 0;
-	}
+	if (rc)
+		return fs_resp_db_error(r, w, rc, err, NULL);
 	return respond_new_set(r, w, sid);
 }
 
@@ -265,12 +257,8 @@ static int h_delete(fs_req *r, fs_resp *w)
 	int rc = fs_set_delete(r->app->db, c.info.id, rev, &cur, err, sizeof err);
 	if (rc == FS_DB_STALE)
 		return fs_set_view_change(r, w, c.info.id, rc, 0, cur, err, NULL);
-	if (rc == FS_DB_BUSY)
-		return rc;
-	if (rc) {
-		fs_resp_error(r, w, fs_http_status_for_db(rc), "%s", err);
-		return 0;
-	}
+	if (rc)
+		return fs_resp_db_error(r, w, rc, err, NULL);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddBoolToObject(o, "success", 1);
 	cJSON_AddNumberToObject(o, "deleted", (double)c.info.id);

@@ -326,10 +326,7 @@ int fs_set_view_change(fs_req *r, fs_resp *w, long long set_id, int rc, long lon
 	}
 	if (rc) {
 		cJSON_Delete(extra);
-		if (rc == FS_DB_BUSY)
-			return rc;
-		fs_resp_error(r, w, fs_http_status_for_db(rc), "%s", err && *err ? err : "the change failed");
-		return 0;
+		return fs_resp_db_error(r, w, rc, err, "the change failed");
 	}
 	fs_set_ctx c;
 	if (fs_set_ctx_load(r, w, set_id, &c)) {
