@@ -385,17 +385,22 @@ static int cmp_xy(const void *a, const void *b, void *ctx)
 	return (i > j) - (i < j);
 }
 
+void fs_sort_points_xy(const double *x, const double *y, int *idx, size_t m)
+{
+	const double *xy[2] = {x, y};
+	qsort_r(idx, m, sizeof *idx, cmp_xy, xy);
+}
+
 /* Duplicates for input without a triangle: sort lexicographically; the
  * smallest index of each group of equal points represents it. */
 static int mark_duplicates_sorted(const double *x, const double *y, size_t n, int *rep)
 {
-	const double *xy[2] = {x, y};
 	int *idx = malloc((n ? n : 1) * sizeof *idx);
 	if (!idx)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		idx[i] = (int)i;
-	qsort_r(idx, n, sizeof *idx, cmp_xy, xy);
+	fs_sort_points_xy(x, y, idx, n);
 	for (size_t i = 0; i < n; i++) {
 		int r = idx[i];
 		if (i > 0 && x[idx[i - 1]] == x[r] && y[idx[i - 1]] == y[r])

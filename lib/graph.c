@@ -47,22 +47,10 @@ static int half_lune_empty(const double *x, const double *y, int a, int b, int k
 	return dot > 0 && dot * dot > 0.25000025 * (ax * ax + ay * ay) * (bx * bx + by * by);
 }
 
-static int cmp_xy(const void *a, const void *b, void *ctx)
-{
-	const double *const *xy = ctx;
-	int i = *(const int *)a, j = *(const int *)b;
-	if (xy[0][i] != xy[0][j])
-		return xy[0][i] < xy[0][j] ? -1 : 1;
-	if (xy[1][i] != xy[1][j])
-		return xy[1][i] < xy[1][j] ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
 /* Collinear (or two-point) input: consecutive distinct points. */
 static int chain_edges(const double *x, const double *y, const int *rep, size_t n, int **pairs,
 		       size_t *np)
 {
-	const double *xy[2] = {x, y};
 	int *idx = malloc((n ? n : 1) * sizeof *idx);
 	size_t m = 0;
 
@@ -71,7 +59,7 @@ static int chain_edges(const double *x, const double *y, const int *rep, size_t 
 	for (size_t i = 0; i < n; i++)
 		if (rep[i] == (int)i)
 			idx[m++] = (int)i;
-	qsort_r(idx, m, sizeof *idx, cmp_xy, xy);
+	fs_sort_points_xy(x, y, idx, m);
 	*pairs = malloc((m ? m : 1) * 2 * sizeof **pairs);
 	if (!*pairs) {
 		free(idx);

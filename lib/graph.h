@@ -35,6 +35,9 @@ typedef struct fs_triangulation {
  * be finite. Returns 0 or -1 (out of memory, non-finite coordinate).
  */
 int fs_delaunay(const double *x, const double *y, size_t n, fs_triangulation *out);
+/* Sorts the point indices idx[0..m) by x, then y, then index: the order of
+ * collinear points along their line, and equal points side by side. */
+void fs_sort_points_xy(const double *x, const double *y, int *idx, size_t m);
 void fs_triangulation_free(fs_triangulation *t); /* tolerates NULL, zeroes t */
 
 /*
