@@ -10,6 +10,7 @@
  * full-size buffer is needed.
  */
 #include "image_io.h"
+#include "png_errors.h"
 #include "sem_metadata.h"
 
 #include <png.h>
@@ -30,23 +31,9 @@ typedef struct png_job {
 	png_infop info;
 	fs_image *img;       /* owned until handed to the caller */
 	unsigned char *row;  /* owned */
-	char msg[200];       /* libpng's error, "" when none */
+	char msg[FS_PNG_MSG]; /* libpng's error, "" when none */
 	char why[200];       /* our own reason, takes precedence */
 } png_job;
-
-static void on_error(png_structp png, png_const_charp msg)
-{
-	png_job *j = png_get_error_ptr(png);
-	if (!j->msg[0])
-		snprintf(j->msg, sizeof j->msg, "%s", msg);
-	png_longjmp(png, 1);
-}
-
-static void on_warning(png_structp png, png_const_charp msg)
-{
-	(void)png;
-	(void)msg;
-}
 
 static void read_mem(png_structp png, png_bytep dst, size_t n)
 {
@@ -168,7 +155,7 @@ int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, fs_loaded
 	j->buf = buf;
 	j->len = len;
 	j->max_pixels = max_pixels;
-	j->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, j, on_error, on_warning);
+	j->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, j->msg, fs_png_on_error, fs_png_on_warning);
 	if (j->png)
 		j->info = png_create_info_struct(j->png);
 	if (!j->png || !j->info) {

@@ -9,6 +9,7 @@
  */
 #include "image_io.h"
 #include "buf.h"
+#include "png_errors.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,22 +29,8 @@ typedef struct png_wjob {
 	const unsigned char *rgb;  /* borrowed, or NULL */
 	int width, height;
 	int oom;
-	char msg[200];
+	char msg[FS_PNG_MSG];
 } png_wjob;
-
-static void on_error(png_structp png, png_const_charp msg)
-{
-	png_wjob *j = png_get_error_ptr(png);
-	if (!j->msg[0])
-		snprintf(j->msg, sizeof j->msg, "%s", msg);
-	png_longjmp(png, 1);
-}
-
-static void on_warning(png_structp png, png_const_charp msg)
-{
-	(void)png;
-	(void)msg;
-}
 
 static void write_mem(png_structp png, png_bytep data, size_t n)
 {
@@ -118,7 +105,7 @@ static int encode_any(const fs_image *gray, const unsigned char *rgb, int width,
 	j->height = height;
 	if (gray)
 		j->row = malloc((size_t)width);
-	j->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, j, on_error, on_warning);
+	j->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, j->msg, fs_png_on_error, fs_png_on_warning);
 	if (j->png)
 		j->info = png_create_info_struct(j->png);
 	if (!j->png || !j->info || (gray && !j->row)) {
