@@ -196,6 +196,7 @@ static int h_log_list(fs_req *r, fs_resp *w)
 static const fs_field log_post_fields[] = {
 	{"event_type", FS_FIELD_STRING, 1, 0, 0, 64, NULL},
 	{"image_id", FS_FIELD_ID, 0, 0, 0, 0, NULL},
+	{"details", FS_FIELD_OBJECT, 0, 0, 0, 0, NULL},
 };
 
 static int h_log_post(fs_req *r, fs_resp *w)
@@ -205,29 +206,16 @@ static int h_log_post(fs_req *r, fs_resp *w)
 		return 0;
 	fs_value v[NF(log_post_fields)];
 	char err[256];
-	if (fs_validate_json(b, log_post_fields, NF(log_post_fields), v, 1, err, sizeof err)) {
+	if (fs_validate_json(b, log_post_fields, NF(log_post_fields), v, 0, err, sizeof err)) {
 		fs_resp_error(r, w, 422, "%s", err);
 		return 0;
-	}
-	const cJSON *it;
-	cJSON_ArrayForEach(it, b)
-	{
-		if (strcmp(it->string, "event_type") && strcmp(it->string, "details") && strcmp(it->string, "image_id")) {
-			fs_resp_error(r, w, 422, "unknown field '%.64s'", it->string);
-			return 0;
-		}
 	}
 	if (!event_type_ok(v[0].s, 0)) {
 		fs_resp_error(r, w, 422, "field 'event_type' must be 1 to 64 of a-z, 0-9 and _");
 		return 0;
 	}
-	const cJSON *details = cJSON_GetObjectItemCaseSensitive(b, "details");
-	if (details && !cJSON_IsNull(details) && !cJSON_IsObject(details)) {
-		fs_resp_error(r, w, 422, "field 'details' must be an object");
-		return 0;
-	}
-	if (details && cJSON_IsNull(details))
-		details = NULL;
+	/* an object, or absent (null counts as absent) */
+	const cJSON *details = v[2].present ? cJSON_GetObjectItemCaseSensitive(b, "details") : NULL;
 	if (details) {
 		char *s = cJSON_PrintUnformatted(details);
 		size_t len = s ? strlen(s) : 0;
@@ -390,6 +378,7 @@ static int h_profiles_list(fs_req *r, fs_resp *w)
 static const fs_field profile_save_fields[] = {
 	{"name", FS_FIELD_STRING, 1, 0, 0, FS_PROFILE_NAME_MAX, NULL},
 	{"overwrite", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
+	{"parameters", FS_FIELD_OBJECT, 1, 0, 0, 0, NULL},
 };
 
 static int h_profiles_save(fs_req *r, fs_resp *w)
@@ -399,23 +388,11 @@ static int h_profiles_save(fs_req *r, fs_resp *w)
 		return 0;
 	fs_value v[NF(profile_save_fields)];
 	char err[256] = "";
-	if (fs_validate_json(b, profile_save_fields, NF(profile_save_fields), v, 1, err, sizeof err)) {
+	if (fs_validate_json(b, profile_save_fields, NF(profile_save_fields), v, 0, err, sizeof err)) {
 		fs_resp_error(r, w, 422, "%s", err);
 		return 0;
 	}
-	const cJSON *it;
-	cJSON_ArrayForEach(it, b)
-	{
-		if (strcmp(it->string, "name") && strcmp(it->string, "overwrite") && strcmp(it->string, "parameters")) {
-			fs_resp_error(r, w, 422, "unknown field '%.64s'", it->string);
-			return 0;
-		}
-	}
 	const cJSON *pj = cJSON_GetObjectItemCaseSensitive(b, "parameters");
-	if (!cJSON_IsObject(pj)) {
-		fs_resp_error(r, w, 422, "field 'parameters' must be an object");
-		return 0;
-	}
 	fs_params p;
 	fs_params_default(&p);
 	if (fs_params_from_json(&p, pj, 0, err, sizeof err)) {

@@ -38,6 +38,8 @@ static const char *type_words(const fs_field *f)
 		return "true or false";
 	case FS_FIELD_ID:
 		return "a positive integer id";
+	case FS_FIELD_OBJECT:
+		return "an object";
 	default:
 		return "a string";
 	}
@@ -127,6 +129,8 @@ static int check_json(const fs_field *f, const cJSON *v, fs_value *out,
 			return bad(f, err, errlen, type_words(f));
 		out->b = cJSON_IsTrue(v);
 		return 0;
+	case FS_FIELD_OBJECT:
+		return cJSON_IsObject(v) ? 0 : bad(f, err, errlen, type_words(f));
 	}
 	return bad(f, err, errlen, "of a known type");
 }
@@ -193,6 +197,8 @@ static int check_text(const fs_field *f, const char *s, size_t len, fs_value *ou
 		else
 			return bad(f, err, errlen, type_words(f));
 		return 0;
+	case FS_FIELD_OBJECT:
+		return bad(f, err, errlen, type_words(f));
 	default:
 		return bad(f, err, errlen, "of a known type");
 	}

@@ -40,6 +40,8 @@ typedef enum {
 	FS_FIELD_BOOL,
 	FS_FIELD_ENUM,
 	FS_FIELD_ID,
+	FS_FIELD_OBJECT, /* a JSON object, checked but not copied (read it from
+			  * the body); form input cannot carry one */
 } fs_field_type;
 
 typedef struct fs_field {

@@ -244,6 +244,8 @@ def test_profiles_refuse_builtin_names_and_bad_parameters():
     err(alice.api("POST", "/api/profiles", {"name": "x", "parameters": {"threshold": "high"}}), 422, "threshold")
     err(alice.api("POST", "/api/profiles", {"name": "x", "parameters": {"nonsense": 1}}), 422, "nonsense")
     err(alice.api("POST", "/api/profiles", {"name": "x"}), 422, "parameters")
+    err(alice.api("POST", "/api/profiles", {"name": "x", "parameters": [1]}), 422, "parameters")
+    err(alice.api("POST", "/api/profiles", {"name": "x", "parameters": {}, "colour": 1}), 422, "colour")
     err(alice.api("POST", "/api/profiles", {"name": "", "parameters": {}}), 422, "name")
 
 

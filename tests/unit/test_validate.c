@@ -106,6 +106,34 @@ static void unknown_fields_follow_allow_unknown(void **state)
 	assert_int_equal(form("threshold=0.1&csrf=x", 1), 0);
 }
 
+/* An object field is checked, not copied; a form cannot carry one. */
+static void object_field_accepts_objects_only(void **state)
+{
+	(void)state;
+	static const fs_field of[] = {{"details", FS_FIELD_OBJECT, 1, 0, 0, 0, NULL}};
+	fs_value ov[1];
+	const char *ok[] = {"{\"details\":{}}", "{\"details\":{\"a\":[1]}}"};
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *o = cJSON_Parse(ok[i]);
+		assert_int_equal(fs_validate_json(o, of, 1, ov, 0, err, sizeof err), 0);
+		assert_true(ov[0].present);
+		cJSON_Delete(o);
+	}
+	cJSON *o = cJSON_Parse("{\"details\":[1]}");
+	assert_int_equal(fs_validate_json(o, of, 1, ov, 0, err, sizeof err), -1);
+	assert_string_equal(err, "field 'details' must be an object");
+	cJSON_Delete(o);
+	o = cJSON_Parse("{\"details\":null}");
+	assert_int_equal(fs_validate_json(o, of, 1, ov, 0, err, sizeof err), -1);
+	assert_string_equal(err, "field 'details' is required");
+	cJSON_Delete(o);
+	fs_kvlist kv;
+	assert_int_equal(fs_urlenc_parse("details=x", 9, &kv), 0);
+	assert_int_equal(fs_validate_kv(&kv, of, 1, ov, 0, err, sizeof err), -1);
+	assert_string_equal(err, "field 'details' must be an object");
+	fs_kvlist_free(&kv);
+}
+
 static void repeated_field_is_an_error(void **state)
 {
 	(void)state;
@@ -243,6 +271,7 @@ int main(void)
 		cmocka_unit_test(json_valid_object_fills_typed_values),
 		cmocka_unit_test(range_error_names_field_and_bounds),
 		cmocka_unit_test(missing_required_field_is_an_error),
+		cmocka_unit_test(object_field_accepts_objects_only),
 		cmocka_unit_test(optional_fields_may_be_absent),
 		cmocka_unit_test(unknown_fields_follow_allow_unknown),
 		cmocka_unit_test(repeated_field_is_an_error),
