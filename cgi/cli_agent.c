@@ -114,18 +114,7 @@ int fs_standalone_open(fs_standalone *s, const char *image_path, double calibrat
 	char namebuf[PATH_MAX];
 	snprintf(namebuf, sizeof namebuf, "%s", image_path);
 	fs_image_name_sanitise(basename(namebuf), s->image_name, sizeof s->image_name);
-	rec.owner_id = s->user_id;
-	snprintf(rec.file_sha256, sizeof rec.file_sha256, "%s", sha);
-	fs_work_key_initial(sha, 0, rec.work_key);
-	snprintf(rec.original_name, sizeof rec.original_name, "%s", s->image_name);
-	snprintf(rec.format, sizeof rec.format, "%s", fs_format_name(ld.format));
-	rec.width = ld.image->width;
-	rec.height = ld.image->height;
-	rec.bit_depth = ld.bit_depth;
-	rec.channels = ld.channels;
-	rec.n_pages = ld.n_pages;
-	rec.suggested_um_per_px = ld.suggested_um_per_px;
-	snprintf(rec.suggested_source, sizeof rec.suggested_source, "%s", ld.calibration_source);
+	fs_image_rec_from_loaded(&rec, s->user_id, sha, 0, s->image_name, &ld);
 	s->um_per_px = calibration > 0 ? calibration : ld.suggested_um_per_px;
 	if (fs_files_ensure_dirs(data, err, errlen) ||
 	    fs_files_store_derived(data, rec.work_key, ld.image, 1, NULL, err, errlen))

@@ -389,18 +389,7 @@ static int h_upload(fs_req *r, fs_resp *w)
 		goto out;
 	rc = 0;
 
-	rec.owner_id = r->user.id;
-	snprintf(rec.file_sha256, sizeof rec.file_sha256, "%s", sha);
-	fs_work_key_initial(sha, page, rec.work_key);
-	snprintf(rec.original_name, sizeof rec.original_name, "%s", u->name);
-	snprintf(rec.format, sizeof rec.format, "%s", fs_format_name(ld.format));
-	rec.width = ld.image->width;
-	rec.height = ld.image->height;
-	rec.bit_depth = ld.bit_depth;
-	rec.channels = ld.channels;
-	rec.n_pages = ld.n_pages;
-	rec.suggested_um_per_px = ld.suggested_um_per_px;
-	snprintf(rec.suggested_source, sizeof rec.suggested_source, "%s", ld.calibration_source);
+	fs_image_rec_from_loaded(&rec, r->user.id, sha, page, u->name, &ld);
 	if (fs_files_store_derived(dd, rec.work_key, ld.image, 1, &derived_created, err, sizeof err)) {
 		rc = FS_DB_ERROR;
 		goto out;

@@ -147,6 +147,23 @@ static void bind_opt_double(sqlite3_stmt *st, int col, double v)
 		sqlite3_bind_null(st, col);
 }
 
+void fs_image_rec_from_loaded(fs_image_rec *rec, long long owner_id, const char *file_sha256, int page,
+			      const char *original_name, const fs_loaded *ld)
+{
+	rec->owner_id = owner_id;
+	snprintf(rec->file_sha256, sizeof rec->file_sha256, "%s", file_sha256);
+	fs_work_key_initial(file_sha256, page, rec->work_key);
+	snprintf(rec->original_name, sizeof rec->original_name, "%s", original_name);
+	snprintf(rec->format, sizeof rec->format, "%s", fs_format_name(ld->format));
+	rec->width = ld->image->width;
+	rec->height = ld->image->height;
+	rec->bit_depth = ld->bit_depth;
+	rec->channels = ld->channels;
+	rec->n_pages = ld->n_pages;
+	rec->suggested_um_per_px = ld->suggested_um_per_px;
+	snprintf(rec->suggested_source, sizeof rec->suggested_source, "%s", ld->calibration_source);
+}
+
 int fs_image_insert(fs_db *db, fs_image_rec *rec, long long file_size)
 {
 	long long now = (long long)time(NULL);

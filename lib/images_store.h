@@ -26,6 +26,7 @@
 
 #include "db.h"
 #include "image.h"
+#include "image_io.h"
 #include "users.h"
 
 typedef struct fs_image_rec {
@@ -71,6 +72,12 @@ fs_image *fs_image_load_work(const char *data_dir, const fs_image_rec *rec, char
 
 /* The owner's own library entry for a file (dedupe), or FS_DB_NOTFOUND. */
 int fs_image_find_owned(fs_db *db, long long owner_id, const char *sha256, fs_image_rec *out);
+
+/* Fills the file-derived fields of rec (owner, hash, work key of page,
+ * original name, format, size, depth, channels, pages, suggested
+ * calibration) from a loaded file; the others are left as they are. */
+void fs_image_rec_from_loaded(fs_image_rec *rec, long long owner_id, const char *file_sha256, int page,
+			      const char *original_name, const fs_loaded *ld);
 
 /* Records the file (once per hash) and inserts the image; rec->id, created_at
  * and updated_at are set. owner_login, revision and n_sets are ignored. */
