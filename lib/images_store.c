@@ -62,12 +62,10 @@ static int step_rc(sqlite3_stmt *st)
 	return fs_db_rc_from_sqlite(rc);
 }
 
-int fs_image_get(fs_db *db, long long id, fs_image_rec *out)
+/* Steps a bound statement of at most one image row into out (may be NULL)
+ * and finishes it: FS_DB_OK, FS_DB_NOTFOUND or the error. */
+static int one_rec(sqlite3_stmt *st, fs_image_rec *out)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " REC_COLS REC_FROM "WHERE i.id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		if (out)
@@ -78,6 +76,15 @@ int fs_image_get(fs_db *db, long long id, fs_image_rec *out)
 	}
 	fs_db_done(st);
 	return rc;
+}
+
+int fs_image_get(fs_db *db, long long id, fs_image_rec *out)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " REC_COLS REC_FROM "WHERE i.id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	return one_rec(st, out);
 }
 
 int fs_image_can_manage(const fs_image_rec *rec, const fs_user *u)
@@ -119,16 +126,7 @@ int fs_image_find_owned(fs_db *db, long long owner_id, const char *sha256, fs_im
 		return FS_DB_ERROR;
 	sqlite3_bind_int64(st, 1, owner_id);
 	sqlite3_bind_text(st, 2, sha256, -1, SQLITE_TRANSIENT);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		if (out)
-			read_rec(st, out);
-		rc = FS_DB_OK;
-	} else {
-		rc = rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
-	}
-	fs_db_done(st);
-	return rc;
+	return one_rec(st, out);
 }
 
 static void bind_opt_text(sqlite3_stmt *st, int col, const char *s)
