@@ -412,7 +412,7 @@ int fs_agent_run_list(fs_db *db, long long user_id, int limit, fs_agent_run **ou
 
 int fs_agent_run_delete(fs_db *db, long long id)
 {
-	return exec_id(db, fs_db_stmt(db, "DELETE FROM agent_runs WHERE id = ?"), 1, id);
+	return fs_db_exec_id(db, "DELETE FROM agent_runs WHERE id = ?", id);
 }
 
 cJSON *fs_agent_run_to_json(const fs_agent_run *r)

@@ -212,6 +212,17 @@ void fs_db_done(sqlite3_stmt *st)
 	sqlite3_clear_bindings(st);
 }
 
+int fs_db_exec_id(fs_db *db, const char *sql, long long id)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
 int fs_db_begin(fs_db *db)
 {
 	return fs_db_rc_from_sqlite(sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL));

@@ -98,13 +98,7 @@ int fs_session_delete(fs_db *db, const char *token)
 
 int fs_session_delete_user(fs_db *db, long long user_id)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM sessions WHERE user_id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-	fs_db_done(st);
-	return rc;
+	return fs_db_exec_id(db, "DELETE FROM sessions WHERE user_id = ?", user_id);
 }
 
 int fs_session_purge(fs_db *db, long long now, int idle_s)

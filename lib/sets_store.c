@@ -626,18 +626,6 @@ static int diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *w
 	return rc;
 }
 
-/* One statement with one id parameter, no result rows. */
-static int exec_id(fs_db *db, const char *sql, long long id)
-{
-	sqlite3_stmt *st = fs_db_stmt(db, sql);
-	if (!st)
-		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-	fs_db_done(st);
-	return rc;
-}
-
 /* Ends a write transaction: commit when rc is OK, else roll back. */
 static int end_tx(fs_db *db, int rc)
 {
@@ -1198,7 +1186,7 @@ int fs_set_delete(fs_db *db, long long set_id, long long expect_rev, long long *
 		rc = FS_DB_INVALID;
 	}
 	if (!rc)
-		rc = exec_id(db, "DELETE FROM sets WHERE id = ?", set_id);
+		rc = fs_db_exec_id(db, "DELETE FROM sets WHERE id = ?", set_id);
 	return end_tx(db, rc);
 }
 
@@ -1961,11 +1949,11 @@ int fs_set_checkpoint(fs_db *db, long long set_id, long long expect_rev, long lo
 		cJSON_Delete(h);
 	}
 	if (!rc)
-		rc = exec_id(db, "UPDATE set_ops SET checkpointed = 1 WHERE set_id = ?", set_id);
+		rc = fs_db_exec_id(db, "UPDATE set_ops SET checkpointed = 1 WHERE set_id = ?", set_id);
 	if (!rc)
 		rc = bump(db, set_id, cur_rev);
 	if (!rc)
-		rc = exec_id(db, "UPDATE sets SET clean_revision = revision WHERE id = ?", set_id);
+		rc = fs_db_exec_id(db, "UPDATE sets SET clean_revision = revision WHERE id = ?", set_id);
 	return end_tx(db, rc);
 }
 
@@ -2048,7 +2036,7 @@ static int set_ids_of_image(fs_db *db, long long image_id, long long **ids, size
 
 static int clear_journal(fs_db *db, long long set_id)
 {
-	return exec_id(db, "DELETE FROM set_ops WHERE set_id = ?", set_id);
+	return fs_db_exec_id(db, "DELETE FROM set_ops WHERE set_id = ?", set_id);
 }
 
 static const char *transform_name(fs_transform_kind k)

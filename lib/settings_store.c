@@ -389,13 +389,7 @@ fail:
 
 int fs_settings_reset(fs_db *db, long long user_id)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM user_settings WHERE user_id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-	fs_db_done(st);
-	return rc;
+	return fs_db_exec_id(db, "DELETE FROM user_settings WHERE user_id = ?", user_id);
 }
 
 /* ---- parameter profiles ---- */
