@@ -20,24 +20,18 @@ static double now_s(void)
 	return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-static void col_text(sqlite3_stmt *st, int i, char *out, size_t n)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-	snprintf(out, n, "%s", s ? (const char *)s : "");
-}
-
 static void read_row(sqlite3_stmt *st, fs_agent_run *r)
 {
 	memset(r, 0, sizeof *r);
 	r->id = sqlite3_column_int64(st, 0);
-	col_text(st, 1, r->kind, sizeof r->kind);
+	fs_db_col_text(st, 1, r->kind, sizeof r->kind);
 	r->user_id = sqlite3_column_int64(st, 2);
 	r->image_id = sqlite3_column_int64(st, 3);
 	r->set_id = sqlite3_column_int64(st, 4);
-	col_text(st, 5, r->provider, sizeof r->provider);
-	col_text(st, 6, r->model, sizeof r->model);
-	col_text(st, 7, r->options, sizeof r->options);
-	col_text(st, 8, r->state, sizeof r->state);
+	fs_db_col_text(st, 5, r->provider, sizeof r->provider);
+	fs_db_col_text(st, 6, r->model, sizeof r->model);
+	fs_db_col_text(st, 7, r->options, sizeof r->options);
+	fs_db_col_text(st, 8, r->state, sizeof r->state);
 	r->pid = sqlite3_column_int64(st, 9);
 	r->started_at = sqlite3_column_double(st, 10);
 	r->finished_at = sqlite3_column_double(st, 11);
@@ -47,9 +41,9 @@ static void read_row(sqlite3_stmt *st, fs_agent_run *r)
 	r->cost_usd = sqlite3_column_double(st, 15);
 	r->has_best = sqlite3_column_type(st, 16) != SQLITE_NULL;
 	r->best_score = sqlite3_column_double(st, 16);
-	col_text(st, 17, r->finish_reason, sizeof r->finish_reason);
-	col_text(st, 18, r->error, sizeof r->error);
-	col_text(st, 19, r->run_dir, sizeof r->run_dir);
+	fs_db_col_text(st, 17, r->finish_reason, sizeof r->finish_reason);
+	fs_db_col_text(st, 18, r->error, sizeof r->error);
+	fs_db_col_text(st, 19, r->run_dir, sizeof r->run_dir);
 	r->checkpoint_rev = sqlite3_column_type(st, 20) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 20);
 	r->checkpoint_op = sqlite3_column_type(st, 21) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 21);
 }

@@ -212,6 +212,12 @@ void fs_db_done(sqlite3_stmt *st)
 	sqlite3_clear_bindings(st);
 }
 
+void fs_db_col_text(sqlite3_stmt *st, int col, char *dst, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	snprintf(dst, n, "%s", t ? (const char *)t : "");
+}
+
 int fs_db_exec_id(fs_db *db, const char *sql, long long id)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, sql);

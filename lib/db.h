@@ -40,6 +40,9 @@ sqlite3 *fs_db_handle(fs_db *db);
 sqlite3_stmt *fs_db_stmt(fs_db *db, const char *sql);
 /* Resets and clears the bindings of a cached statement. */
 void fs_db_done(sqlite3_stmt *st);
+/* Copies text column col of the current row into dst (n bytes, cut and
+ * NUL-terminated); NULL reads as "". */
+void fs_db_col_text(sqlite3_stmt *st, int col, char *dst, size_t n);
 /* Runs sql, a statement with one integer parameter (an id) and no result
  * rows, through the statement cache: an fs_db_rc. */
 int fs_db_exec_id(fs_db *db, const char *sql, long long id);

@@ -20,22 +20,16 @@
 	"(SELECT count(*) FROM sets s WHERE s.image_id = i.id) "
 #define REC_FROM "FROM images i LEFT JOIN users u ON u.id = i.owner_id "
 
-static void copy_text(char *dst, size_t n, sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-	snprintf(dst, n, "%s", t ? (const char *)t : "");
-}
-
 static void read_rec(sqlite3_stmt *st, fs_image_rec *r)
 {
 	memset(r, 0, sizeof *r);
 	r->id = sqlite3_column_int64(st, 0);
 	r->owner_id = sqlite3_column_int64(st, 1);
-	copy_text(r->owner_login, sizeof r->owner_login, st, 2);
-	copy_text(r->file_sha256, sizeof r->file_sha256, st, 3);
-	copy_text(r->work_key, sizeof r->work_key, st, 4);
-	copy_text(r->original_name, sizeof r->original_name, st, 5);
-	copy_text(r->format, sizeof r->format, st, 6);
+	fs_db_col_text(st, 2, r->owner_login, sizeof r->owner_login);
+	fs_db_col_text(st, 3, r->file_sha256, sizeof r->file_sha256);
+	fs_db_col_text(st, 4, r->work_key, sizeof r->work_key);
+	fs_db_col_text(st, 5, r->original_name, sizeof r->original_name);
+	fs_db_col_text(st, 6, r->format, sizeof r->format);
 	r->width = sqlite3_column_int(st, 7);
 	r->height = sqlite3_column_int(st, 8);
 	r->bit_depth = sqlite3_column_int(st, 9);
@@ -44,9 +38,9 @@ static void read_rec(sqlite3_stmt *st, fs_image_rec *r)
 	const unsigned char *vis = sqlite3_column_text(st, 12);
 	r->shared = vis && !strcmp((const char *)vis, "shared");
 	r->um_per_px = sqlite3_column_double(st, 13);
-	copy_text(r->calibration_method, sizeof r->calibration_method, st, 14);
+	fs_db_col_text(st, 14, r->calibration_method, sizeof r->calibration_method);
 	r->suggested_um_per_px = sqlite3_column_double(st, 15);
-	copy_text(r->suggested_source, sizeof r->suggested_source, st, 16);
+	fs_db_col_text(st, 16, r->suggested_source, sizeof r->suggested_source);
 	r->rotation = sqlite3_column_int(st, 17);
 	r->revision = sqlite3_column_int(st, 18);
 	r->created_at = sqlite3_column_int64(st, 19);

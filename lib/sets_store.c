@@ -874,7 +874,7 @@ static int fill_info(fs_db *db, sqlite3_stmt *st, fs_set_info *o)
 	memset(o, 0, sizeof *o);
 	o->id = sqlite3_column_int64(st, 0);
 	o->image_id = sqlite3_column_int64(st, 1);
-	snprintf(o->name, sizeof o->name, "%s", (const char *)sqlite3_column_text(st, 2));
+	fs_db_col_text(st, 2, o->name, sizeof o->name);
 	o->position = sqlite3_column_int(st, 3);
 	o->revision = sqlite3_column_int64(st, 4);
 	o->clean_revision = sqlite3_column_int64(st, 5);

@@ -20,19 +20,14 @@ int fs_login_valid(const char *login)
 	return 1;
 }
 
-static void copy_text(char *dst, size_t n, const unsigned char *src)
-{
-	snprintf(dst, n, "%s", src ? (const char *)src : "");
-}
-
 static const char SQL_USER_COLS[] = "id, login, display_name, role, disabled, created_at, last_login_at";
 
 static void row_to_user(sqlite3_stmt *st, fs_user *u)
 {
 	memset(u, 0, sizeof *u);
 	u->id = sqlite3_column_int64(st, 0);
-	copy_text(u->login, sizeof u->login, sqlite3_column_text(st, 1));
-	copy_text(u->display_name, sizeof u->display_name, sqlite3_column_text(st, 2));
+	fs_db_col_text(st, 1, u->login, sizeof u->login);
+	fs_db_col_text(st, 2, u->display_name, sizeof u->display_name);
 	const unsigned char *role = sqlite3_column_text(st, 3);
 	u->is_admin = role && !strcmp((const char *)role, "admin");
 	u->disabled = sqlite3_column_int(st, 4);
@@ -240,7 +235,7 @@ int fs_user_authenticate(fs_db *db, const char *login, const char *password, lon
 	int disabled = 1;
 	if (rc == SQLITE_ROW) {
 		id = sqlite3_column_int64(st, 0);
-		copy_text(hash, sizeof hash, sqlite3_column_text(st, 1));
+		fs_db_col_text(st, 1, hash, sizeof hash);
 		disabled = sqlite3_column_int(st, 2);
 	}
 	fs_db_done(st);
