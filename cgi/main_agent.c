@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "heap_policy.h"
+#include "clock.h"
 #include "agent_jobs.h"
 #include "agent_runs.h"
 #include "app.h"
@@ -60,13 +61,6 @@ typedef struct worker {
 	long long seq;
 	cJSON *last;      /* the latest status (for the final one and approvals) */
 } worker;
-
-static double now_s(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
 
 static void sleep_ms(int ms)
 {
@@ -99,7 +93,7 @@ static void publish(worker *wk, cJSON *st)
 	put(st, "kind", cJSON_CreateString(wk->run.kind));
 	put(st, "pid", cJSON_CreateNumber((double)getpid()));
 	put(st, "started_at", cJSON_CreateNumber(wk->run.started_at));
-	put(st, "updated_at", cJSON_CreateNumber(now_s()));
+	put(st, "updated_at", cJSON_CreateNumber(fs_wall_s()));
 	put(st, "image_id", cJSON_CreateNumber((double)wk->run.image_id));
 	put(st, "set_id", cJSON_CreateNumber((double)wk->run.set_id));
 	if (fs_status_file_write(wk->status_path, st, err, sizeof err))
@@ -185,9 +179,9 @@ static int cb_approve(void *ud, const cJSON *proposal, char *reason, size_t reas
 	cJSON_Delete(st);
 	unlink(wk->approval_path);
 	double timeout = num(proposal, "timeout_s", 300);
-	double t0 = now_s();
+	double t0 = fs_wall_s();
 	int answer = -1;
-	while (!stop_requested && now_s() - t0 < timeout) {
+	while (!stop_requested && fs_wall_s() - t0 < timeout) {
 		cJSON *a = NULL;
 		if (fs_status_file_read(wk->approval_path, &a, err, sizeof err) == 0) {
 			answer = cJSON_IsTrue(cJSON_GetObjectItem(a, "approve")) ? 1 : 0;
@@ -425,7 +419,7 @@ int main(int argc, char **argv)
 	}
 	put(final, "state", cJSON_CreateString(state));
 	put(final, "finish_reason", cJSON_CreateString(reason));
-	put(final, "finished_at", cJSON_CreateNumber(now_s()));
+	put(final, "finished_at", cJSON_CreateNumber(fs_wall_s()));
 	if (rc && err[0] && !cJSON_GetStringValue(cJSON_GetObjectItem(final, "error")))
 		put(final, "error", cJSON_CreateString(err));
 	cJSON_DeleteItemFromObject(final, "pending_approval");

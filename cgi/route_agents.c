@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "agent_runs.h"
+#include "clock.h"
 #include "agent_spawn.h"
 #include "app.h"
 #include "eventlog.h"
@@ -45,13 +46,6 @@ static const char *const connect_methods[] = {"delaunay", "gabriel", "rng", NULL
 
 /* Providers that need an API key, in the order a default is chosen. */
 static const char *const keyed_providers[] = {"anthropic", "openrouter", "openai", "gemini", NULL};
-
-static double now_s(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
 
 static void sleep_ms(int ms)
 {
@@ -518,7 +512,7 @@ static cJSON *status_json(fs_req *r, const fs_agent_run *run)
 	cJSON *opts = cJSON_GetObjectItem(st, "options");
 	set_default_num(st, "max_iterations", cJSON_GetNumberValue(cJSON_GetObjectItem(opts, "max_iterations")));
 	set_default_num(st, "elapsed_seconds", run->finished_at > 0 ? run->finished_at - run->started_at
-				: now_s() - run->started_at);
+				: fs_wall_s() - run->started_at);
 	set_default_num(st, "step_time_seconds", 0);
 	set_default_num(st, "hexagonalness", 0);
 	set_default_num(st, "coverage_percent", 0);
@@ -843,7 +837,7 @@ static int h_cleanup(fs_req *r, fs_resp *w)
 		return 0;
 	}
 	double hours = r->json && v[0].present ? v[0].d : 24;
-	double cutoff = now_s() - hours * 3600;
+	double cutoff = fs_wall_s() - hours * 3600;
 	int rc = fs_agent_runs_reconcile(r->app->db, NULL);
 	fs_agent_run *list = NULL;
 	size_t n = 0, removed = 0;

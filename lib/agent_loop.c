@@ -1,5 +1,6 @@
 /* agent_loop.c - the agent loop: turns, tool calls, limits, steps (see agent_loop.h). */
 #include "agent_loop.h"
+#include "clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +31,6 @@ void fs_agent_result_free(fs_agent_result *r)
 	r->final_text = NULL;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 typedef struct run {
 	fs_llm *llm;
 	fs_tool_registry *reg;
@@ -57,7 +51,7 @@ static int run_cancel(void *user)
 	run *r = user;
 	if (r->hooks && r->hooks->cancel && r->hooks->cancel(r->hooks->user))
 		return 1;
-	return r->lim->timeout_s > 0 && now_s() >= r->deadline;
+	return r->lim->timeout_s > 0 && fs_mono_s() >= r->deadline;
 }
 
 static int user_cancelled(const run *r)
@@ -84,7 +78,7 @@ static int limit_hit(run *r)
 	fs_agent_result *s = r->res;
 	if (user_cancelled(r))
 		finish(r, "cancelled", NULL, NULL);
-	else if (l->timeout_s > 0 && now_s() >= r->deadline)
+	else if (l->timeout_s > 0 && fs_mono_s() >= r->deadline)
 		finish(r, "timeout", NULL, NULL);
 	else if (l->max_llm_calls > 0 && s->llm_calls >= l->max_llm_calls)
 		finish(r, "max_llm_calls", NULL, NULL);
@@ -256,7 +250,7 @@ static void run_tools(run *r, fs_llm_reply *rep, cJSON *st)
 			finish(r, "cancelled", NULL, NULL);
 			break;
 		}
-		if (l->timeout_s > 0 && now_s() >= r->deadline) {
+		if (l->timeout_s > 0 && fs_mono_s() >= r->deadline) {
 			finish(r, "timeout", NULL, NULL);
 			break;
 		}
@@ -357,9 +351,9 @@ static void one_turn(run *r)
 	memset(&rep, 0, sizeof(rep));
 	if (r->lim->keep_images)
 		fs_conv_prune_images(r->conv, r->lim->keep_images);
-	t0 = now_s();
+	t0 = fs_mono_s();
 	int rc = fs_llm_turn(r->llm, r->conv, fs_tools_definitions(r->reg), &rep, err, sizeof(err));
-	llm_ms = (now_s() - t0) * 1000.0;
+	llm_ms = (fs_mono_s() - t0) * 1000.0;
 	r->res->llm_calls++;
 	if (rc) {
 		const char *kind = fs_llm_last_error_kind(r->llm);
@@ -382,7 +376,7 @@ static void one_turn(run *r)
 	if (rep.ncalls == 0 && rep.text && fs_text_protocol_parse(rep.text, &rep, err, sizeof(err)) < 0)
 		finish(r, "error", "internal", err);
 	cJSON *st = step_new(r, &rep, cost, llm_ms);
-	t1 = now_s();
+	t1 = fs_mono_s();
 	if (!r->done && fs_conv_add_reply(r->conv, &rep))
 		finish(r, "error", "internal", "out of memory");
 	if (!r->done) {
@@ -396,7 +390,7 @@ static void one_turn(run *r)
 	/* the cap is checked after the step too, so one expensive step cannot be followed by another */
 	if (!r->done && r->lim->max_cost_usd > 0 && r->res->cost_usd >= r->lim->max_cost_usd)
 		finish(r, "max_cost", NULL, NULL);
-	step_emit(r, st, (now_s() - t1) * 1000.0);
+	step_emit(r, st, (fs_mono_s() - t1) * 1000.0);
 	fs_llm_reply_free(&rep);
 }
 
@@ -412,7 +406,7 @@ int fs_agent_run_conv(fs_llm *llm, fs_tool_registry *reg, const fs_prices *price
 		lim = &defl;
 	}
 	r.lim = lim;
-	r.start = now_s();
+	r.start = fs_mono_s();
 	r.deadline = r.start + lim->timeout_s;
 	fs_llm_set_cancel(llm, run_cancel, &r);
 	if (hooks && hooks->on_text)

@@ -2,6 +2,7 @@
  * agent_runs.c - rows of agent runs, their limits and the liveness check.
  */
 #include "agent_runs.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,13 +13,6 @@
 #define COLS "id, kind, user_id, image_id, set_id, provider, model, options, state, pid, started_at, " \
 	     "finished_at, iterations, tokens_in, tokens_out, cost_usd, best_score, finish_reason, error, " \
 	     "run_dir, checkpoint_rev, checkpoint_op"
-
-static double now_s(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
 
 static void read_row(sqlite3_stmt *st, fs_agent_run *r)
 {
@@ -124,7 +118,7 @@ int fs_agent_run_finish(fs_db *db, long long id, const char *state, const char *
 		sqlite3_bind_text(st, 2, reason, -1, SQLITE_TRANSIENT);
 	if (error)
 		sqlite3_bind_text(st, 3, error, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 4, now_s());
+	sqlite3_bind_double(st, 4, fs_wall_s());
 	sqlite3_bind_int64(st, 5, id);
 	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
 	fs_db_done(st);
@@ -143,7 +137,7 @@ int fs_agent_runs_reconcile(fs_db *db, int *n_failed)
 {
 	long long dead[64];
 	size_t nd = 0;
-	double now = now_s();
+	double now = fs_wall_s();
 	if (n_failed)
 		*n_failed = 0;
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " COLS " FROM agent_runs WHERE state IN ('starting', 'running')");
@@ -211,7 +205,7 @@ static int insert_run(fs_db *db, fs_agent_run *run)
 					  "VALUES (?, ?, ?, ?, ?, ?, ?, 'starting', ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
-	run->started_at = now_s();
+	run->started_at = fs_wall_s();
 	sqlite3_bind_text(st, 1, run->kind, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, run->user_id);
 	if (run->image_id > 0)
@@ -293,7 +287,7 @@ int fs_agent_run_get(fs_db *db, long long id, fs_agent_run *out)
 int fs_agent_run_get_checked(fs_db *db, long long id, fs_agent_run *out)
 {
 	int rc = fs_agent_run_get(db, id, out);
-	if (rc || !run_is_dead(out, now_s()))
+	if (rc || !run_is_dead(out, fs_wall_s()))
 		return rc;
 	if ((rc = mark_dead(db, id)))
 		return rc;

@@ -11,6 +11,7 @@
  * then depends on the number of tubercles more than on the pixel count.
  */
 #include "detect.h"
+#include "clock.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,13 +23,6 @@
 #include "detect_internal.h"
 #include "lattice_estimate.h"
 #include "preprocess.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 int fs_cand_append(fs_cand_list *l, const fs_cand *c)
 {
@@ -418,7 +412,7 @@ int fs_detect(const fs_image *img, const fs_params *p, double um_per_px, fs_dete
 			 fs_method_name(p->method));
 		return -1;
 	}
-	double t0 = now_ms();
+	double t0 = 1e3 * fs_mono_s();
 	int tile = p->clahe_kernel;
 	int f = 1;
 	fs_params pp = *p;
@@ -489,7 +483,7 @@ int fs_detect(const fs_image *img, const fs_params *p, double um_per_px, fs_dete
 		goto out;
 	}
 	fs_meas m = {meas, fm, img->width, img->height};
-	double t1 = now_ms();
+	double t1 = 1e3 * fs_mono_s();
 	out->ms_preprocess = t1 - t0;
 	switch (p->method) {
 	case FS_METHOD_AUTO:
@@ -508,7 +502,7 @@ int fs_detect(const fs_image *img, const fs_params *p, double um_per_px, fs_dete
 		rc = fs_detect_ellipse(pre, meas, p, um_per_px, out, err, errlen);
 		break;
 	}
-	out->ms_detect = now_ms() - t1;
+	out->ms_detect = 1e3 * fs_mono_s() - t1;
 out:
 	fs_image_free(pre);
 	fs_image_free(meas);

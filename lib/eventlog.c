@@ -1,17 +1,11 @@
 /* eventlog.c - the event log in SQLite (see eventlog.h). */
 #include "eventlog.h"
+#include "clock.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
-
-static double now_s(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
 
 int fs_event_log(fs_db *db, long long user_id, long long image_id, const char *event_type, const cJSON *details)
 {
@@ -20,7 +14,7 @@ int fs_event_log(fs_db *db, long long user_id, long long image_id, const char *e
 	if (!st)
 		return FS_DB_ERROR;
 	char *d = details ? cJSON_PrintUnformatted(details) : NULL;
-	sqlite3_bind_double(st, 1, now_s());
+	sqlite3_bind_double(st, 1, fs_wall_s());
 	if (user_id)
 		sqlite3_bind_int64(st, 2, user_id);
 	if (image_id)
