@@ -25,6 +25,7 @@
 #include "agent_runs.h"
 #include "agent_spawn.h"
 #include "db.h"
+#include "test_db.h"
 #include "users.h"
 
 static char dbpath[128];
@@ -36,13 +37,11 @@ typedef struct ctx {
 
 static int setup(void **state)
 {
-	snprintf(dbpath, sizeof dbpath, "/tmp/fs-agent-runs-test-%d.db", (int)getpid());
-	unlink(dbpath);
 	char err[256];
 	ctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return -1;
-	c->db = fs_db_open(dbpath, 2000, err, sizeof err);
+	c->db = test_db_open("agent-runs", dbpath, sizeof dbpath);
 	if (!c->db || fs_user_create(c->db, "alice", "Alice", 0, NULL, &c->alice, err, sizeof err) ||
 	    fs_user_create(c->db, "bob", "Bob", 0, NULL, &c->bob, err, sizeof err)) {
 		fs_db_close(c->db);
@@ -58,12 +57,7 @@ static int teardown(void **state)
 	ctx *c = *state;
 	fs_db_close(c->db);
 	free(c);
-	char p[160];
-	unlink(dbpath);
-	snprintf(p, sizeof p, "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof p, "%s-shm", dbpath);
-	unlink(p);
+	test_db_remove(dbpath);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "test_db.h"
 #include "sets_store.h"
 #include "users.h"
 
@@ -21,10 +22,8 @@ static long long uid, image_id;
 
 static int setup(void **state)
 {
-	snprintf(path, sizeof path, "/tmp/fs-sets-test-%d.db", (int)getpid());
-	unlink(path);
 	char err[256];
-	fs_db *db = fs_db_open(path, 2000, err, sizeof err);
+	fs_db *db = test_db_open("sets", path, sizeof path);
 	if (!db)
 		return -1;
 	if (fs_user_create(db, "ann", "Ann", 0, "ann-password", &uid, err, sizeof err))
@@ -42,12 +41,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	fs_db_close(*state);
-	char p[160];
-	unlink(path);
-	snprintf(p, sizeof p, "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof p, "%s-shm", path);
-	unlink(p);
+	test_db_remove(path);
 	return 0;
 }
 

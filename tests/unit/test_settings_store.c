@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "db.h"
+#include "test_db.h"
 #include "fake_req.h"
 #include "images_store.h"
 #include "params.h"
@@ -32,13 +33,11 @@ typedef struct ctx {
 
 static int setup(void **state)
 {
-	snprintf(dbpath, sizeof dbpath, "/tmp/fs-settings-test-%d.db", (int)getpid());
-	unlink(dbpath);
 	char err[256];
 	ctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return -1;
-	c->db = fs_db_open(dbpath, 2000, err, sizeof err);
+	c->db = test_db_open("settings", dbpath, sizeof dbpath);
 	if (!c->db || fs_user_create(c->db, "alice", "Alice A", 0, NULL, &c->alice, err, sizeof err) ||
 	    fs_user_create(c->db, "bob", "Bob B", 0, NULL, &c->bob, err, sizeof err)) {
 		fs_db_close(c->db);
@@ -54,12 +53,7 @@ static int teardown(void **state)
 	ctx *c = *state;
 	fs_db_close(c->db);
 	free(c);
-	char p[160];
-	unlink(dbpath);
-	snprintf(p, sizeof p, "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof p, "%s-shm", dbpath);
-	unlink(p);
+	test_db_remove(dbpath);
 	return 0;
 }
 

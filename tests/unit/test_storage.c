@@ -14,6 +14,7 @@
 #include <crypt.h>
 
 #include "db.h"
+#include "test_db.h"
 #include "sha256.h"
 #include "password.h"
 #include "sessions.h"
@@ -24,10 +25,7 @@ static char dbpath[128];
 
 static int setup(void **state)
 {
-	snprintf(dbpath, sizeof dbpath, "/tmp/fs-storage-test-%d.db", (int)getpid());
-	unlink(dbpath);
-	char err[256];
-	fs_db *db = fs_db_open(dbpath, 2000, err, sizeof err);
+	fs_db *db = test_db_open("storage", dbpath, sizeof dbpath);
 	if (!db)
 		return -1;
 	*state = db;
@@ -37,12 +35,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	fs_db_close(*state);
-	char p[160];
-	unlink(dbpath);
-	snprintf(p, sizeof p, "%s-wal", dbpath);
-	unlink(p);
-	snprintf(p, sizeof p, "%s-shm", dbpath);
-	unlink(p);
+	test_db_remove(dbpath);
 	return 0;
 }
 
