@@ -146,6 +146,20 @@ int fs_http_status_for_db(int rc)
 	}
 }
 
+int fs_req_body_fields(fs_req *r, fs_resp *w, const fs_field *fields, size_t n, fs_value *v, int allow_unknown)
+{
+	char err[512];
+	if (!r->json) {
+		fs_resp_error(r, w, 400, "a JSON object body (Content-Type: application/json) is required");
+		return 1;
+	}
+	if (fs_validate_json(r->json, fields, n, v, allow_unknown, err, sizeof err)) {
+		fs_resp_error(r, w, 422, "%s", err);
+		return 1;
+	}
+	return 0;
+}
+
 int fs_resp_db_error(fs_req *r, fs_resp *w, int rc, const char *err, const char *fallback)
 {
 	if (rc == FS_DB_BUSY)

@@ -19,6 +19,7 @@
 #include "db.h"
 #include "urlenc.h"
 #include "users.h"
+#include "validate.h"
 
 struct fs_tmpl_set;
 
@@ -90,6 +91,11 @@ const char *fs_req_param(const fs_req *r, const char *name);
  * read error or a short body. Checked against Content-Length BEFORE reading.
  */
 int fs_req_read_body(fs_req *r, size_t max, fs_buf *out);
+/* Validates the request's JSON object body against fields (see
+ * fs_validate_json) into v. Answers 400 when there is no JSON object body
+ * and 422 naming the field when it does not validate, and returns 1 then;
+ * 0 when v is filled. */
+int fs_req_body_fields(fs_req *r, fs_resp *w, const fs_field *fields, size_t n, fs_value *v, int allow_unknown);
 
 void fs_resp_init(fs_resp *w);
 void fs_resp_free(fs_resp *w);

@@ -272,14 +272,8 @@ static int start_run(fs_req *r, fs_resp *w, int kind)
 	cJSON *opts = NULL;
 	int rc = 0;
 
-	if (!r->json) {
-		fs_resp_error(r, w, 400, "a JSON object body is required");
+	if (fs_req_body_fields(r, w, fields, nf, v, 0))
 		return 0;
-	}
-	if (fs_validate_json(r->json, fields, nf, v, 0, err, sizeof err)) {
-		fs_resp_error(r, w, 422, "%s", err);
-		return 0;
-	}
 	if (kind == KIND_CHAT && !v[F_C_INSTRUCTION].s[strspn(v[F_C_INSTRUCTION].s, " \t\r\n")]) {
 		fs_resp_error(r, w, 422, "field 'instruction' must not be empty");
 		return 0;
@@ -954,10 +948,8 @@ static int h_approve(fs_req *r, fs_resp *w)
 	cJSON *st = NULL;
 	if (!run)
 		return FS_DB_ERROR;
-	if (!r->json || fs_validate_json(r->json, approve_fields, 2, v, 0, err, sizeof err)) {
-		fs_resp_error(r, w, r->json ? 422 : 400, "%s", r->json ? err : "a JSON object body is required");
+	if (fs_req_body_fields(r, w, approve_fields, 2, v, 0))
 		goto out;
-	}
 	if (load_run(r, w, run))
 		goto out;
 	st = status_json(r, run);

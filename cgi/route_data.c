@@ -201,21 +201,15 @@ static const fs_field log_post_fields[] = {
 
 static int h_log_post(fs_req *r, fs_resp *w)
 {
-	const cJSON *b = body_object(r, w);
-	if (!b)
-		return 0;
 	fs_value v[NF(log_post_fields)];
-	char err[256];
-	if (fs_validate_json(b, log_post_fields, NF(log_post_fields), v, 0, err, sizeof err)) {
-		fs_resp_error(r, w, 422, "%s", err);
+	if (fs_req_body_fields(r, w, log_post_fields, NF(log_post_fields), v, 0))
 		return 0;
-	}
 	if (!event_type_ok(v[0].s, 0)) {
 		fs_resp_error(r, w, 422, "field 'event_type' must be 1 to 64 of a-z, 0-9 and _");
 		return 0;
 	}
 	/* an object, or absent (null counts as absent) */
-	const cJSON *details = v[2].present ? cJSON_GetObjectItemCaseSensitive(b, "details") : NULL;
+	const cJSON *details = v[2].present ? cJSON_GetObjectItemCaseSensitive(r->json, "details") : NULL;
 	if (details) {
 		char *s = cJSON_PrintUnformatted(details);
 		size_t len = s ? strlen(s) : 0;
@@ -383,16 +377,11 @@ static const fs_field profile_save_fields[] = {
 
 static int h_profiles_save(fs_req *r, fs_resp *w)
 {
-	const cJSON *b = body_object(r, w);
-	if (!b)
-		return 0;
 	fs_value v[NF(profile_save_fields)];
-	char err[256] = "";
-	if (fs_validate_json(b, profile_save_fields, NF(profile_save_fields), v, 0, err, sizeof err)) {
-		fs_resp_error(r, w, 422, "%s", err);
+	if (fs_req_body_fields(r, w, profile_save_fields, NF(profile_save_fields), v, 0))
 		return 0;
-	}
-	const cJSON *pj = cJSON_GetObjectItemCaseSensitive(b, "parameters");
+	const cJSON *pj = cJSON_GetObjectItemCaseSensitive(r->json, "parameters");
+	char err[256] = "";
 	fs_params p;
 	fs_params_default(&p);
 	if (fs_params_from_json(&p, pj, 0, err, sizeof err)) {

@@ -29,20 +29,6 @@ static int load_ctx(fs_req *r, fs_resp *w, fs_set_ctx *c)
 	return fs_set_ctx_load(r, w, r->ids[0], c);
 }
 
-static int bad_body(fs_req *r, fs_resp *w, const fs_field *f, size_t n, fs_value *v, int allow_unknown)
-{
-	char err[ERRBUF];
-	if (!r->json) {
-		fs_resp_error(r, w, 400, "a JSON object body is required");
-		return 1;
-	}
-	if (fs_validate_json(r->json, f, n, v, allow_unknown, err, sizeof err)) {
-		fs_resp_error(r, w, 422, "%s", err);
-		return 1;
-	}
-	return 0;
-}
-
 static void data_dir(fs_req *r, char *out, size_t n)
 {
 	fs_app_data_path(r->app, "", out, n);
@@ -125,7 +111,7 @@ static int h_create(fs_req *r, fs_resp *w)
 		{"copy_from", FS_FIELD_ID, 0, 0, 0, 0, NULL},
 	};
 	fs_value v[2];
-	if (bad_body(r, w, f, 2, v, 0))
+	if (fs_req_body_fields(r, w, f, 2, v, 0))
 		return 0;
 	int rc = image_visible(r, w, r->ids[0]);
 	if (rc)
@@ -220,7 +206,7 @@ static int h_rename(fs_req *r, fs_resp *w)
 	};
 	fs_value v[2];
 	fs_set_ctx c;
-	if (bad_body(r, w, f, 2, v, 0) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 2, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	char err[ERRBUF] = "";
 	long long cur = 0;
@@ -236,7 +222,7 @@ static int h_duplicate(fs_req *r, fs_resp *w)
 	static const fs_field f[] = {{"name", FS_FIELD_STRING, 1, 0, 0, 256, NULL}};
 	fs_value v[1];
 	fs_set_ctx c;
-	if (bad_body(r, w, f, 1, v, 0) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 1, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	char err[ERRBUF] = "";
 	long long sid;
@@ -314,7 +300,7 @@ static int h_add_tubercle(fs_req *r, fs_resp *w)
 	};
 	fs_value v[7];
 	fs_set_ctx c;
-	if (bad_body(r, w, f, 7, v, 0) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 7, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	if (v[1].d < 0 || v[2].d < 0 || v[1].d >= c.image.width || v[2].d >= c.image.height) {
 		fs_resp_error(r, w, 422, "the point (%.1f, %.1f) is outside the %dx%d image", v[1].d, v[2].d,
@@ -396,7 +382,7 @@ static int h_update_tubercle(fs_req *r, fs_resp *w)
 	};
 	fs_value v[4];
 	fs_set_ctx c;
-	if (bad_body(r, w, f, 4, v, 0) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 4, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	int tid = (int)r->ids[1];
 	fs_tubercle_list all = {0};
@@ -478,7 +464,7 @@ static int h_add_edge(fs_req *r, fs_resp *w)
 	};
 	fs_value v[3];
 	fs_set_ctx c;
-	if (bad_body(r, w, f, 3, v, 0) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 3, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	if (v[1].i == v[2].i || v[1].i > 2000000000 || v[2].i > 2000000000) {
 		fs_resp_error(r, w, 422, "a connection joins two different tubercles");
@@ -556,7 +542,7 @@ static int h_delete_many(fs_req *r, fs_resp *w)
 	};
 	fs_value v[1];
 	fs_set_ctx c;
-	if (bad_body(r, w, f, 1, v, 1) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 1, v, 1) || load_ctx(r, w, &c))
 		return 0;
 	int *tids = NULL;
 	size_t nt = 0;
@@ -621,7 +607,7 @@ static int h_radius(fs_req *r, fs_resp *w)
 	};
 	fs_value v[2];
 	fs_set_ctx c;
-	if (bad_body(r, w, f, 2, v, 1) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 2, v, 1) || load_ctx(r, w, &c))
 		return 0;
 	int *tids = NULL;
 	size_t nt = 0;
@@ -823,7 +809,7 @@ static int h_extract(fs_req *r, fs_resp *w)
 	static const fs_field f[] = {{"revision", FS_FIELD_INT, 1, 0, 9e15, 0, NULL}};
 	fs_value v[1];
 	fs_set_ctx c;
-	if (bad_body(r, w, f, 1, v, 1) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 1, v, 1) || load_ctx(r, w, &c))
 		return 0;
 	fs_params p;
 	if (params_from_body(r, w, &c, "parameters", &p))
@@ -903,7 +889,7 @@ static int h_connections(fs_req *r, fs_resp *w)
 	};
 	fs_value v[4];
 	fs_set_ctx c;
-	if (bad_body(r, w, f, 4, v, 0) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 4, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	fs_params p;
 	current_params(&c, &p);
@@ -959,7 +945,7 @@ static int h_analyze_point(fs_req *r, fs_resp *w)
 	};
 	fs_value v[3];
 	fs_set_ctx c;
-	if (bad_body(r, w, f, 3, v, 1) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 3, v, 1) || load_ctx(r, w, &c))
 		return 0;
 	fs_params p;
 	if (params_from_body(r, w, &c, "parameters", &p))
@@ -1079,7 +1065,7 @@ static int h_optimize_step(fs_req *r, fs_resp *w)
 	};
 	fs_value v[6];
 	fs_set_ctx c;
-	if (bad_body(r, w, f, 6, v, 1) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 6, v, 1) || load_ctx(r, w, &c))
 		return 0;
 	fs_params p;
 	if (params_from_body(r, w, &c, "params", &p))
