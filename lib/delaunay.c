@@ -23,10 +23,9 @@
 #include <string.h>
 
 #define GHOST (-1)
-#define DEAD (-2)
 
 struct tri {
-	int v[3]; /* counter-clockwise; one may be GHOST; v[0] == DEAD when free */
+	int v[3]; /* counter-clockwise; one may be GHOST */
 	int n[3]; /* neighbour across the edge opposite v[k] */
 	unsigned mark; /* stamp of the last conflict test (same cache line) */
 	int pad;       /* 32 bytes: two triangles per cache line, none split */
@@ -42,8 +41,6 @@ struct dt {
 	const double *xy; /* x, y of point i at 2i, 2i + 1: one cache line per point */
 	struct tri *t;
 	size_t nt, cap;
-	int *freel;
-	size_t nfree, freecap;
 	unsigned stamp;
 	int *cav;          /* cavity triangles of the current insertion */
 	size_t ncav, cavcap;
@@ -75,30 +72,15 @@ static int grow_arr(void **p, size_t *cap, size_t need, size_t elem)
 
 static int new_tri(struct dt *d, int a, int b, int c)
 {
-	int id;
-
-	if (d->nfree) {
-		id = d->freel[--d->nfree];
-	} else {
-		if (grow_arr((void **)&d->t, &d->cap, d->nt + 1, sizeof *d->t))
-			return -1;
-		id = (int)d->nt++;
-	}
+	if (grow_arr((void **)&d->t, &d->cap, d->nt + 1, sizeof *d->t))
+		return -1;
+	int id = (int)d->nt++;
 	d->t[id].v[0] = a;
 	d->t[id].v[1] = b;
 	d->t[id].v[2] = c;
 	d->t[id].n[0] = d->t[id].n[1] = d->t[id].n[2] = -1;
 	d->t[id].mark = 0;
 	return id;
-}
-
-static int kill_tri(struct dt *d, int id)
-{
-	if (grow_arr((void **)&d->freel, &d->freecap, d->nfree + 1, sizeof *d->freel))
-		return -1;
-	d->t[id].v[0] = DEAD;
-	d->freel[d->nfree++] = id;
-	return 0;
 }
 
 static int is_ghost(const struct tri *t)
@@ -228,8 +210,11 @@ static int insert(struct dt *d, int first, int p, int *last)
 		}
 	}
 	/* A star-shaped cavity of c triangles has c + 2 boundary edges (ghosts
-	 * included): the new triangles take the cavity's slots first, which
-	 * keeps them where the cache already has them. */
+	 * included): the new triangles take the cavity's slots, which keeps them
+	 * where the cache already has them, and two new ones, so no triangle is
+	 * ever freed. */
+	if (d->nbe != d->ncav + 2)
+		return -1; /* cannot happen */
 	for (size_t i = 0; i < d->nbe; i++) {
 		struct bedge *e = &d->be[i];
 		int id;
@@ -253,9 +238,6 @@ static int insert(struct dt *d, int first, int p, int *last)
 		if (!is_ghost(&d->t[id]))
 			*last = id;
 	}
-	for (size_t i = d->nbe; i < d->ncav; i++) /* cannot happen (see above) */
-		if (kill_tri(d, d->cav[i]))
-			return -1;
 	/*
 	 * The cavity boundary is one cycle in which every vertex starts exactly
 	 * one edge: (a, b) is followed by (b, c). vslot[a] names the edge that
@@ -430,7 +412,7 @@ static int export_tris(struct dt *d, const int *perm, fs_triangulation *out)
 		return -1;
 	for (size_t i = 0; i < d->nt; i++) {
 		const struct tri *t = &d->t[i];
-		map[i] = (t->v[0] == DEAD || is_ghost(t)) ? -1 : (int)ns++;
+		map[i] = is_ghost(t) ? -1 : (int)ns++;
 	}
 	out->tri = malloc((ns ? ns : 1) * 3 * sizeof *out->tri);
 	out->nbr = malloc((ns ? ns : 1) * 3 * sizeof *out->nbr);
@@ -547,7 +529,6 @@ out:
 	free(xs);
 	free(perm);
 	free(d.t);
-	free(d.freel);
 	free(d.cav);
 	free(d.be);
 	free(d.vslot);
