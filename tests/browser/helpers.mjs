@@ -39,10 +39,17 @@ export async function clickImage(page, x, y) {
   await page.mouse.click(sx, sy);
 }
 
+// A layout change (a mode banner appearing after a click) resizes the canvas
+// at once but refits the view only in the next frame's ResizeObserver
+// callback; reading the view before then gave a stale point (a click 13 px
+// off in CI). So wait two frames, then read view and canvas box together.
 export async function screenPoint(page, x, y) {
-  const p = await page.evaluate(([ix, iy]) => window.fishscale.viewer.toScreen(ix, iy), [x, y]);
-  const box = await page.locator('#canvas').boundingBox();
-  return [box.x + p[0], box.y + p[1]];
+  return page.evaluate(async ([ix, iy]) => {
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    const p = window.fishscale.viewer.toScreen(ix, iy);
+    const box = document.querySelector('#canvas').getBoundingClientRect();
+    return [box.x + p[0], box.y + p[1]];
+  }, [x, y]);
 }
 
 export async function dragImage(page, x0, y0, x1, y1) {
