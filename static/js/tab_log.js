@@ -20,6 +20,11 @@ function detailCells(d) {
 
 export function initLog(ws) {
   let visible = false, before = null, timer = null, lastTop = null;
+  // gen counts reloads: an answer that a newer reload has overtaken is
+  // dropped, else a slow first page could replace the rows after "Older"
+  // appended to them. shownQuery keeps a blur's change event (same filter)
+  // from reloading at all.
+  let gen = 0, shownQuery = null;
 
   function query(extra = '') {
     const q = new URLSearchParams({ limit: '50' });
@@ -37,8 +42,15 @@ export function initLog(ws) {
       el('td', null, ...detailCells(e.details)));
   }
 
+  let moreBusy = false;
   async function load(more = false) {
-    const res = await api('GET', query(more && before ? `&before_id=${before}` : ''));
+    if (more && moreBusy) return;   // a double click must not fetch the same page twice
+    if (!more) { gen++; shownQuery = query(); }
+    const mine = gen;
+    if (more) moreBusy = true;
+    const res = await api('GET', query(more && before ? `&before_id=${before}` : ''))
+      .finally(() => { if (more) moreBusy = false; });
+    if (mine !== gen) return;
     if (!res.ok) { toast('Log: ' + errorText(res), 'error'); return; }
     const tb = $('#log-table tbody');
     const rows = res.data.entries.map(row);
@@ -56,8 +68,9 @@ export function initLog(ws) {
 
   $('#log-refresh').addEventListener('click', () => load());
   $('#log-more').addEventListener('click', () => load(true));
-  $('#log-type').addEventListener('change', () => load());
-  $('#log-this-image').addEventListener('change', () => load());
+  const filterChanged = () => { if (query() !== shownQuery) load(); };
+  $('#log-type').addEventListener('change', filterChanged);
+  $('#log-this-image').addEventListener('change', filterChanged);
   return {
     shown(name) {
       visible = name === 'log';
