@@ -115,7 +115,7 @@ export function setFollower(ws) {
     try {
       const id = store.set.id;
       const res = await api('GET', `api/sets/${id}/revision`);
-      if (res.ok && store.set && store.set.id === id && res.data.revision !== store.revision) await store.reload();
+      if (res.ok && store.set && store.set.id === id && res.data.revision > store.revision) await store.reload();
     } finally {
       busy = false;
     }

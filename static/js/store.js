@@ -95,7 +95,12 @@ export class Store extends EventTarget {
   async reload() {
     if (!this.set) return;
     const keepSel = this.selection;
-    const res = await api('GET', `api/sets/${this.set.id}`);
+    const id = this.set.id;
+    const res = await api('GET', `api/sets/${id}`);
+    if (!this.set || this.set.id !== id) return; // another set was opened meanwhile
+    // revisions only grow: an answer older than what our own edits brought
+    // meanwhile would undo them on screen and make the next edit a 409
+    if (res.ok && res.data.set.revision < this.revision) return;
     if (!res.ok) {
       if (res.status === 404) { await this.loadSets(); if (this.sets.length) await this.openSet(this.sets[0].id); }
       return;
@@ -193,10 +198,12 @@ export class Store extends EventTarget {
       const res = await api('GET', `api/sets/${id}/revision`);
       if (!this.set || this.set.id !== id || this.busy) return;
       if (res.status === 404) { this.emit('remote', { deleted: true }); await this.loadSets(); if (this.sets.length) await this.openSet(this.sets[0].id); return; }
-      if (res.ok && res.data.revision !== this.revision) {
+      // an answer sent before one of our own edits landed is older than the
+      // revision we hold: not a change made elsewhere
+      if (res.ok && res.data.revision > this.revision) {
         await this.reload();
         this.emit('remote', { revision: this.revision });
-      } else if (res.ok && this.set && res.data.dirty !== this.set.dirty) {
+      } else if (res.ok && this.set && res.data.revision === this.revision && res.data.dirty !== this.set.dirty) {
         this.set.dirty = res.data.dirty;
         this.emit('set', this.set);
       }

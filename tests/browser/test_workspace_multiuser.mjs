@@ -1,6 +1,8 @@
 // Two users on one set: the second sees the first one's saved change within
 // two seconds (revision polling), and a stale edit gets a clear conflict
-// dialog that keeps the user's change in a new set. Plus an XSS probe.
+// dialog that keeps the user's change in a new set; a poll answered before
+// the user's own edit landed is not taken for someone else's. Plus an XSS
+// probe.
 import { assert, login, PAPER, uploadThroughLibrary, wsState, clickImage, waitCount, waitWorkspaceReady } from './helpers.mjs';
 import { deleteMyImages } from './helpers.mjs';
 
@@ -103,4 +105,43 @@ async function testXssProbeStaysInertBody({ page, server }) {
   assert((await page.textContent('#library-images .name')).includes('<script>'), 'library shows the name as text');
   assert(await page.locator('img[src=x]').count() === 0 && await page.locator('b[onmouseover]').count() === 0, 'no injected elements');
   assert(dialogs === 0, 'no script ran');
+}
+
+export async function testOwnEditDuringAPollIsNotReportedAsRemote(t) {
+  try {
+    await ownEditDuringPollBody(t);
+  } finally {
+    if (!t.page.isClosed() && /\/\/[^/]+\//.test(t.page.url()) && !/login/.test(t.page.url())) await deleteMyImages(t.page).catch(() => {});
+  }
+}
+
+async function ownEditDuringPollBody({ page, server }) {
+  await login(page, server);
+  await uploadThroughLibrary(page, server, PAPER + 'P2_Fig1e_Polypterus_delhezi_2.19um.tif');
+  await page.evaluate(() => { window.remoteEvents = 0; window.fishscale.store.addEventListener('remote', () => window.remoteEvents++); });
+  await page.click('[data-tab=edit]');
+  await page.click('[data-mode=add_tub]');
+  // the next revision poll reaches the server now, but its answer is held
+  // until the edit below has landed: it is then one revision behind
+  const held = [];
+  let asked = false;
+  await page.route(/\/api\/sets\/\d+\/revision$/, async (route) => {
+    if (asked) return route.continue();
+    asked = true;
+    const answer = await route.fetch();
+    held.push(() => route.fulfill({ response: answer }));
+  });
+  await page.waitForFunction(() => window.fishscale.store.polling);
+  while (!held.length) await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
+  const rev0 = (await wsState(page)).rev;
+  await clickImage(page, 40, 40);
+  await waitCount(page, 'eq', 1);
+  const rev1 = (await wsState(page)).rev;
+  assert(rev1 === rev0 + 1, `one revision per edit: ${rev0} -> ${rev1}`);
+  for (const release of held) await release();
+  await page.unroute(/\/api\/sets\/\d+\/revision$/);
+  await page.waitForFunction(() => !window.fishscale.store.polling);
+  const after = await page.evaluate(() => ({ remote: window.remoteEvents, n: window.fishscale.store.tubercles.size, rev: window.fishscale.store.revision }));
+  assert(after.remote === 0, `own edit reported as a change made elsewhere (${after.remote} time(s))`);
+  assert(after.n === 1 && after.rev === rev1, 'the edit stays on screen: ' + JSON.stringify(after));
 }
