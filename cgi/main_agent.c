@@ -174,10 +174,14 @@ static int cb_approve(void *ud, const cJSON *proposal, char *reason, size_t reas
 	cJSON *st = wk->last ? cJSON_Duplicate(wk->last, 1) : cJSON_CreateObject();
 	if (!st)
 		return 0;
+	/* A left-over answer goes before the proposal is shown: once it is, the
+	 * user's answer may arrive at any moment, and removing the file after
+	 * publishing lost an answer given quickly (the run then waited for the
+	 * timeout). */
+	unlink(wk->approval_path);
 	put(st, "pending_approval", cJSON_Duplicate(proposal, 1));
 	publish(wk, st);
 	cJSON_Delete(st);
-	unlink(wk->approval_path);
 	double timeout = num(proposal, "timeout_s", 300);
 	double t0 = fs_wall_s();
 	int answer = -1;
