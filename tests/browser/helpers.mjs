@@ -71,6 +71,27 @@ export async function waitCount(page, cmp, n, timeout = 10000) {
   }, [cmp, n], { timeout });
 }
 
+// Runs body(t), then (also when it failed) deletes the images of the user
+// logged in on t.page, so the next test starts from an empty library.
+export async function withCleanup(t, body) {
+  try {
+    await body(t);
+  } finally {
+    const p = t.page;
+    if (!p.isClosed() && /\/\/[^/]+\//.test(p.url()) && !/login/.test(p.url())) await deleteMyImages(p).catch(() => {});
+  }
+}
+
+// Logs in as the admin, uploads file through the library and runs body(t)
+// in its workspace, cleaning up as withCleanup.
+export function withImage(t, file, body) {
+  return withCleanup(t, async () => {
+    await login(t.page, t.server);
+    await uploadThroughLibrary(t.page, t.server, file);
+    await body(t);
+  });
+}
+
 // Deletes every image the logged-in user may manage, so the next test (of
 // any file: they share one server) starts from an empty library.
 export async function deleteMyImages(page) {

@@ -1,16 +1,11 @@
 // The library page: upload with the file picker and by drag-and-drop, the
 // list (thumbnail, owner, visibility), search, recent images, refused
 // uploads explained, delete through the modal confirmation.
-import { assert, login, PAPER, uploadThroughLibrary } from './helpers.mjs';
-import { deleteMyImages } from './helpers.mjs';
+import { assert, login, PAPER, uploadThroughLibrary, withCleanup } from './helpers.mjs';
 import { readFileSync } from 'node:fs';
 
 export async function testUploadListSearchDelete(t) {
-  try {
-    await testUploadListSearchDeleteBody(t);
-  } finally {
-    if (!t.page.isClosed() && /\/\/[^/]+\//.test(t.page.url()) && !/login/.test(t.page.url())) await deleteMyImages(t.page).catch(() => {});
-  }
+  await withCleanup(t, testUploadListSearchDeleteBody);
 }
 
 async function testUploadListSearchDeleteBody({ page, server, shot }) {
@@ -67,11 +62,7 @@ async function testUploadListSearchDeleteBody({ page, server, shot }) {
 }
 
 export async function testVisibilityToggle(t) {
-  try {
-    await testVisibilityToggleBody(t);
-  } finally {
-    if (!t.page.isClosed() && /\/\/[^/]+\//.test(t.page.url()) && !/login/.test(t.page.url())) await deleteMyImages(t.page).catch(() => {});
-  }
+  await withCleanup(t, testVisibilityToggleBody);
 }
 
 async function testVisibilityToggleBody({ page, server }) {

@@ -2,8 +2,7 @@
 // edit (add, move, delete, area delete), undo/redo, save, reload, CSV
 // download, sets, tabs. Waits on conditions only.
 import { readFileSync } from 'node:fs';
-import { assert, login, PAPER, uploadThroughLibrary, wsState, clickImage, dragImage, waitCount, waitWorkspaceReady } from './helpers.mjs';
-import { deleteMyImages } from './helpers.mjs';
+import { assert, login, PAPER, uploadThroughLibrary, wsState, clickImage, dragImage, waitCount, waitWorkspaceReady, withCleanup } from './helpers.mjs';
 
 const IMG = PAPER + 'P1_Fig3_Lepisosteus_osseus_3.79um.tif';
 
@@ -28,11 +27,7 @@ async function extract(page) {
 }
 
 export async function testCalibrateExtractEditSaveReload(t) {
-  try {
-    await testCalibrateExtractEditSaveReloadBody(t);
-  } finally {
-    if (!t.page.isClosed() && /\/\/[^/]+\//.test(t.page.url()) && !/login/.test(t.page.url())) await deleteMyImages(t.page).catch(() => {});
-  }
+  await withCleanup(t, testCalibrateExtractEditSaveReloadBody);
 }
 
 async function testCalibrateExtractEditSaveReloadBody({ page, server, shot }) {
@@ -141,11 +136,7 @@ async function testCalibrateExtractEditSaveReloadBody({ page, server, shot }) {
 }
 
 export async function testSetsCreateSwitchRename(t) {
-  try {
-    await testSetsCreateSwitchRenameBody(t);
-  } finally {
-    if (!t.page.isClosed() && /\/\/[^/]+\//.test(t.page.url()) && !/login/.test(t.page.url())) await deleteMyImages(t.page).catch(() => {});
-  }
+  await withCleanup(t, testSetsCreateSwitchRenameBody);
 }
 
 async function testSetsCreateSwitchRenameBody({ page, server, shot }) {
@@ -175,11 +166,7 @@ async function testSetsCreateSwitchRenameBody({ page, server, shot }) {
 }
 
 export async function testTabsScreenshots(t) {
-  try {
-    await testTabsScreenshotsBody(t);
-  } finally {
-    if (!t.page.isClosed() && /\/\/[^/]+\//.test(t.page.url()) && !/login/.test(t.page.url())) await deleteMyImages(t.page).catch(() => {});
-  }
+  await withCleanup(t, testTabsScreenshotsBody);
 }
 
 async function testTabsScreenshotsBody({ page, server, shot }) {
@@ -199,13 +186,14 @@ async function testTabsScreenshotsBody({ page, server, shot }) {
 }
 
 export async function testSettingSurvivesReload(t) {
-  try {
-    await testSettingSurvivesReloadBody(t);
-  } finally {
-    // settings belong to the (shared) admin account: put them back
-    await t.page.evaluate(() => fetch(document.body.dataset.base + 'api/settings/reset', { method: 'POST', headers: { 'X-CSRF-Token': document.body.dataset.csrf } })).catch(() => {});
-    if (!t.page.isClosed() && /\/\/[^/]+\//.test(t.page.url()) && !/login/.test(t.page.url())) await deleteMyImages(t.page).catch(() => {});
-  }
+  await withCleanup(t, async () => {
+    try {
+      await testSettingSurvivesReloadBody(t);
+    } finally {
+      // settings belong to the (shared) admin account: put them back
+      await t.page.evaluate(() => fetch(document.body.dataset.base + 'api/settings/reset', { method: 'POST', headers: { 'X-CSRF-Token': document.body.dataset.csrf } })).catch(() => {});
+    }
+  });
 }
 
 async function testSettingSurvivesReloadBody({ page, server }) {
@@ -224,11 +212,7 @@ async function testSettingSurvivesReloadBody({ page, server }) {
 }
 
 export async function testUnknownWorkspaceIs404(t) {
-  try {
-    await testUnknownWorkspaceIs404Body(t);
-  } finally {
-    if (!t.page.isClosed() && /\/\/[^/]+\//.test(t.page.url()) && !/login/.test(t.page.url())) await deleteMyImages(t.page).catch(() => {});
-  }
+  await withCleanup(t, testUnknownWorkspaceIs404Body);
 }
 
 async function testUnknownWorkspaceIs404Body({ page, server }) {
@@ -238,11 +222,7 @@ async function testUnknownWorkspaceIs404Body({ page, server }) {
 }
 
 export async function testRotateAndCropMoveTubercles(t) {
-  try {
-    await rotateCropBody(t);
-  } finally {
-    await deleteMyImages(t.page).catch(() => {});
-  }
+  await withCleanup(t, rotateCropBody);
 }
 
 async function rotateCropBody({ page, server, shot }) {

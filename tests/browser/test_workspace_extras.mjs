@@ -4,22 +4,13 @@
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { assert, login, PAPER, uploadThroughLibrary, waitCount, deleteMyImages } from './helpers.mjs';
+import { assert, PAPER, waitCount, withImage } from './helpers.mjs';
 
 const IMG = PAPER + 'P3_Fig4_Obaichthys_laevis_5.0um.tif';
 
-async function withImage(t, body) {
-  await login(t.page, t.server);
-  await uploadThroughLibrary(t.page, t.server, IMG);
-  try {
-    await body(t);
-  } finally {
-    await deleteMyImages(t.page).catch(() => {});
-  }
-}
 
 export async function testProfileSaveApplyDelete(t) {
-  await withImage(t, async ({ page, shot }) => {
+  await withImage(t, IMG, async ({ page, shot }) => {
     await page.click('[data-tab=extraction]');
     await page.fill('#p-threshold', '0.123');
     await page.fill('#profile-name', 'browser-probe');
@@ -45,7 +36,7 @@ export async function testProfileSaveApplyDelete(t) {
 }
 
 export async function testLogFilterAndPaging(t) {
-  await withImage(t, async ({ page, shot }) => {
+  await withImage(t, IMG, async ({ page, shot }) => {
     // 60 client events of one type: more than one page of 50
     await page.evaluate(async () => {
       const base = document.body.dataset.base, csrf = document.body.dataset.csrf;
@@ -92,7 +83,7 @@ export async function testImportAnnotationFileMakesASet(t) {
       edges: [{ id1: 1, id2: 2 }, { id1: 2, id2: 3 }] }],
   }));
   try {
-    await withImage(t, async ({ page, shot }) => {
+    await withImage(t, IMG, async ({ page, shot }) => {
       await page.click('[data-tab=data]');
       await page.setInputFiles('#import-file', file);
       await page.click('#import-button');

@@ -1,24 +1,15 @@
 // Chain mode (click to add and connect, arrows to walk the chain) and the
 // custom panel theme (colours kept on the server, applied as CSS variables,
 // reset to the dark theme) in Chromium. Waits on conditions only.
-import { assert, login, PAPER, uploadThroughLibrary, clickImage, waitCount, deleteMyImages } from './helpers.mjs';
+import { assert, PAPER, clickImage, waitCount, withImage } from './helpers.mjs';
 
 const IMG = PAPER + 'P3_Fig4_Obaichthys_laevis_5.0um.tif';
 
-async function withImage(t, body) {
-  await login(t.page, t.server);
-  await uploadThroughLibrary(t.page, t.server, IMG);
-  try {
-    await body(t);
-  } finally {
-    await deleteMyImages(t.page).catch(() => {});
-  }
-}
 
 const selected = (page) => page.evaluate(() => window.fishscale.store.selection.tub);
 
 export async function testChainModeAddsConnectsAndWalks(t) {
-  await withImage(t, async ({ page, shot }) => {
+  await withImage(t, IMG, async ({ page, shot }) => {
     await page.click('[data-tab=edit]');
     await page.click('[data-mode=add_chain]');
     await page.waitForSelector('#chain-hint:not([hidden])');
@@ -71,7 +62,7 @@ export async function testChainModeAddsConnectsAndWalks(t) {
 const panelBg = (page) => page.evaluate(() => document.documentElement.style.getPropertyValue('--panel-bg').trim());
 
 export async function testCustomThemeColoursAreKeptAndReset(t) {
-  await withImage(t, async ({ page, shot }) => {
+  await withImage(t, IMG, async ({ page, shot }) => {
     await page.click('[data-tab=settings]');
     await page.selectOption('#s-theme', 'custom');
     await page.waitForSelector('#s-custom_panel_bg', { state: 'visible' });

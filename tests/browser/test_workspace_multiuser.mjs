@@ -3,8 +3,7 @@
 // dialog that keeps the user's change in a new set; a poll answered before
 // the user's own edit landed is not taken for someone else's. Plus an XSS
 // probe.
-import { assert, login, PAPER, uploadThroughLibrary, wsState, clickImage, waitCount, waitWorkspaceReady } from './helpers.mjs';
-import { deleteMyImages } from './helpers.mjs';
+import { assert, login, PAPER, uploadThroughLibrary, wsState, clickImage, waitCount, waitWorkspaceReady, withCleanup } from './helpers.mjs';
 
 function addUser(server, name) {
   const pw = `${name}-password-123`;
@@ -13,11 +12,7 @@ function addUser(server, name) {
 }
 
 export async function testSecondUserSeesChangeAndGetsConflict(t) {
-  try {
-    await testSecondUserSeesChangeAndGetsConflictBody(t);
-  } finally {
-    if (!t.page.isClosed() && /\/\/[^/]+\//.test(t.page.url()) && !/login/.test(t.page.url())) await deleteMyImages(t.page).catch(() => {});
-  }
+  await withCleanup(t, testSecondUserSeesChangeAndGetsConflictBody);
 }
 
 async function testSecondUserSeesChangeAndGetsConflictBody({ page, server, browser, shot }) {
@@ -73,11 +68,7 @@ async function testSecondUserSeesChangeAndGetsConflictBody({ page, server, brows
 }
 
 export async function testXssProbeStaysInert(t) {
-  try {
-    await testXssProbeStaysInertBody(t);
-  } finally {
-    if (!t.page.isClosed() && /\/\/[^/]+\//.test(t.page.url()) && !/login/.test(t.page.url())) await deleteMyImages(t.page).catch(() => {});
-  }
+  await withCleanup(t, testXssProbeStaysInertBody);
 }
 
 async function testXssProbeStaysInertBody({ page, server }) {
@@ -108,11 +99,7 @@ async function testXssProbeStaysInertBody({ page, server }) {
 }
 
 export async function testOwnEditDuringAPollIsNotReportedAsRemote(t) {
-  try {
-    await ownEditDuringPollBody(t);
-  } finally {
-    if (!t.page.isClosed() && /\/\/[^/]+\//.test(t.page.url()) && !/login/.test(t.page.url())) await deleteMyImages(t.page).catch(() => {});
-  }
+  await withCleanup(t, ownEditDuringPollBody);
 }
 
 async function ownEditDuringPollBody({ page, server }) {
