@@ -185,7 +185,7 @@ int main(void)
 	};
 	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {
 		char path[512];
-		snprintf(path, sizeof path, "../shared/testdata/paper/%s", paper[i]);
+		snprintf(path, sizeof path, "tests/fixtures/paper/%s", paper[i]);
 		bench(paper[i], path);
 	}
 	return 0;

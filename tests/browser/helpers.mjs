@@ -11,7 +11,7 @@ export async function login(page, server, login = server.admin.login, password =
 }
 
 // ---- workspace helpers (test_workspace*.mjs, test_library.mjs) ----
-export const PAPER = '../shared/testdata/paper/';
+export const PAPER = 'tests/fixtures/paper/';
 
 // Uploads a file through the library's file picker; resolves on the workspace.
 export async function uploadThroughLibrary(page, server, file) {

@@ -20,7 +20,7 @@ import urllib.parse
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
 FISHSCALE = os.path.join(BUILD, "fishscale")
-TESTDATA = os.path.join(os.path.dirname(ROOT), "shared", "testdata", "paper")
+TESTDATA = os.path.join(ROOT, "tests", "fixtures", "paper")
 
 
 def free_port():

@@ -10,7 +10,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, "build", "fishscale")
-PAPER = os.path.join(ROOT, "..", "shared", "testdata", "paper")
+PAPER = os.path.join(ROOT, "tests", "fixtures", "paper")
 POLY = os.path.join(PAPER, "P1_Fig2_Polypterus_bichir_2.63um.tif")
 ACRE = os.path.join(PAPER, "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif")
 

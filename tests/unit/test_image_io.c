@@ -659,7 +659,7 @@ static void paper_tiffs_all_load_with_their_sizes(void **state)
 	};
 	for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
 		char path[512], err[256] = "";
-		snprintf(path, sizeof path, "../shared/testdata/paper/%s", figs[i].name);
+		snprintf(path, sizeof path, "tests/fixtures/paper/%s", figs[i].name);
 		fs_loaded l;
 		if (fs_load_file(path, NULL, &l, err, sizeof err) != 0)
 			fail_msg("%s: %s", figs[i].name, err);
@@ -680,7 +680,7 @@ static void paper_tiffs_all_load_with_their_sizes(void **state)
 static void memory_and_file_loading_agree(void **state)
 {
 	(void)state;
-	const char *path = "../shared/testdata/paper/P3_Fig4_Obaichthys_laevis_5.0um.tif";
+	const char *path = "tests/fixtures/paper/P3_Fig4_Obaichthys_laevis_5.0um.tif";
 	unsigned char *buf;
 	size_t len;
 	char err[256];

@@ -1,5 +1,5 @@
 /*
- * The published figures (../shared/testdata/paper): method auto with the
+ * The published figures (tests/fixtures/paper): method auto with the
  * default parameters and no per-image tuning. The calibration-free check is
  * the ratio diameter / (diameter + space) against the published one.
  * Diameter, spacing and ratio are what `fishscale measure` reports: the
@@ -33,7 +33,7 @@
 #include "image_io.h"
 #include "metrics.h"
 
-#define DIR "../shared/testdata/paper/"
+#define DIR "tests/fixtures/paper/"
 #define MAXIMG 16
 
 typedef struct row {
