@@ -5,12 +5,10 @@
 #ifndef FS_CLI_H
 #define FS_CLI_H
 
-/* Where templates/, static/ and conf/ live ($FISHSCALE_ROOT or the parent
- * of the directory holding the executable's build/). */
-const char *fs_cli_root(void);
-
-int fs_cli_init(int argc, char **argv);
-int fs_cli_user(int argc, char **argv);
-int fs_cli_config(int argc, char **argv);
+/* root: where templates/, static/ and conf/ live ($FISHSCALE_ROOT or the
+ * parent of the directory holding the executable's build/), found by main. */
+int fs_cli_init(const char *root, int argc, char **argv);
+int fs_cli_user(const char *root, int argc, char **argv);
+int fs_cli_config(const char *root, int argc, char **argv);
 
 #endif

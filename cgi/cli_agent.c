@@ -79,7 +79,7 @@ static int file_sha256(const char *path, char out[65], long long *size)
 	return bad ? -1 : 0;
 }
 
-int fs_standalone_open(fs_standalone *s, const char *image_path, double calibration, char *err, size_t errlen)
+int fs_standalone_open(fs_standalone *s, const char *root, const char *image_path, double calibration, char *err, size_t errlen)
 {
 	fs_loaded ld = {0};
 	fs_image_rec rec;
@@ -96,7 +96,7 @@ int fs_standalone_open(fs_standalone *s, const char *image_path, double calibrat
 		s->dir[0] = 0;
 		return -1;
 	}
-	if (fs_app_config(&s->app, fs_cli_root(), NULL, err, errlen))
+	if (fs_app_config(&s->app, root, NULL, err, errlen))
 		goto out;
 	snprintf(s->app.cfg.data_dir, sizeof s->app.cfg.data_dir, "%s", s->dir);
 	if (fs_app_open(&s->app, 0, err, errlen))
@@ -399,12 +399,12 @@ static int usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
-static int providers_cmd(void)
+static int providers_cmd(const char *root)
 {
 	fs_app app;
 	fs_prices prices = {0};
 	char err[512], path[1200];
-	if (fs_app_config(&app, fs_cli_root(), NULL, err, sizeof err)) {
+	if (fs_app_config(&app, root, NULL, err, sizeof err)) {
 		fprintf(stderr, "fishscale agent: %s\n", err);
 		return 1;
 	}
@@ -470,7 +470,7 @@ static int parse_num(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
-static int run_cmd(int kind, int argc, char **argv)
+static int run_cmd(const char *root, int kind, int argc, char **argv)
 {
 	fs_agent_job job;
 	fs_standalone ws;
@@ -481,6 +481,7 @@ static int run_cmd(int kind, int argc, char **argv)
 	cJSON *final = NULL;
 	int rc = 1;
 
+	fs_agent_kinds_register_all();
 	fs_agent_job_default(&job, kind);
 	job.max_iterations = kind == FS_AGENT_OPTIMIZE ? 10 : 30;
 	if (kind == FS_AGENT_OPTIMIZE)
@@ -569,7 +570,7 @@ static int run_cmd(int kind, int argc, char **argv)
 		return usage(stderr);
 	const char *image = argv[optind];
 
-	if (fs_standalone_open(&ws, image, cal, err, sizeof err)) {
+	if (fs_standalone_open(&ws, root, image, cal, err, sizeof err)) {
 		fprintf(stderr, "fishscale agent: %s: %s\n", image, err);
 		return 1;
 	}
@@ -678,17 +679,17 @@ bad:
 	return 2;
 }
 
-int fs_cli_agent(int argc, char **argv)
+int fs_cli_agent(const char *root, int argc, char **argv)
 {
 	if (argc < 2)
 		return usage(stderr);
 	const char *sub = argv[1];
 	if (!strcmp(sub, "providers"))
-		return providers_cmd();
+		return providers_cmd(root);
 	if (!strcmp(sub, "optimize"))
-		return run_cmd(FS_AGENT_OPTIMIZE, argc - 1, argv + 1);
+		return run_cmd(root, FS_AGENT_OPTIMIZE, argc - 1, argv + 1);
 	if (!strcmp(sub, "edit"))
-		return run_cmd(FS_AGENT_EDIT, argc - 1, argv + 1);
+		return run_cmd(root, FS_AGENT_EDIT, argc - 1, argv + 1);
 	if (!strcmp(sub, "help") || !strcmp(sub, "--help") || !strcmp(sub, "-h"))
 		return usage(stdout);
 	fprintf(stderr, "fishscale agent: unknown subcommand '%s'\n", sub);

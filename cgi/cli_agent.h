@@ -15,7 +15,7 @@
 #include "http.h"
 
 /* argv[0] is "agent". Exit status: 0 run completed/stopped, 1 failed, 2 usage. */
-int fs_cli_agent(int argc, char **argv);
+int fs_cli_agent(const char *root, int argc, char **argv);
 
 /*
  * A throw-away workspace: a temporary data directory with its own SQLite
@@ -32,7 +32,7 @@ typedef struct fs_standalone {
 	char image_name[256];
 } fs_standalone;
 
-int fs_standalone_open(fs_standalone *s, const char *image_path, double calibration, char *err, size_t errlen);
+int fs_standalone_open(fs_standalone *s, const char *root, const char *image_path, double calibration, char *err, size_t errlen);
 void fs_standalone_close(fs_standalone *s);
 
 /* Runs the default detection into an empty set (the editing agent needs

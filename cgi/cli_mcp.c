@@ -205,7 +205,7 @@ static void log_stderr(void *ud, const char *line)
 	fprintf(stderr, "%s\n", line);
 }
 
-int fs_cli_mcp(int argc, char **argv)
+int fs_cli_mcp(const char *root, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"image", required_argument, NULL, 'i'}, {"set", required_argument, NULL, 's'},
@@ -256,7 +256,7 @@ int fs_cli_mcp(int argc, char **argv)
 	fs_agent_env env = {0};
 	fs_db *db;
 	if (optind == argc - 1 && !image_id && !set_id) {
-		if (fs_standalone_open(&ws, argv[optind], cal, err, sizeof err)) {
+		if (fs_standalone_open(&ws, root, argv[optind], cal, err, sizeof err)) {
 			fprintf(stderr, "fishscale mcp: %s\n", err);
 			return 1;
 		}
@@ -268,7 +268,7 @@ int fs_cli_mcp(int argc, char **argv)
 		fs_app_data_path(&ws.app, "", data, sizeof data);
 	} else if (optind == argc && image_id > 0 && set_id > 0 && login) {
 		site = 1;
-		if (fs_app_config(&app, fs_cli_root(), NULL, err, sizeof err) || fs_app_open(&app, 0, err, sizeof err)) {
+		if (fs_app_config(&app, root, NULL, err, sizeof err) || fs_app_open(&app, 0, err, sizeof err)) {
 			fprintf(stderr, "fishscale mcp: %s\n", err);
 			return 1;
 		}

@@ -19,7 +19,7 @@
 #include <cJSON.h>
 
 /* argv[0] is "mcp". Exit status 0 at the end of input, 1 on a start-up error, 2 usage. */
-int fs_cli_mcp(int argc, char **argv);
+int fs_cli_mcp(const char *root, int argc, char **argv);
 
 /*
  * The protocol core, for tests and the command above: answers one request

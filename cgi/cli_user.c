@@ -19,10 +19,10 @@
 #include "sessions.h"
 #include "token.h"
 
-static int open_app(fs_app *app)
+static int open_app(fs_app *app, const char *root)
 {
 	char err[512];
-	if (fs_app_config(app, fs_cli_root(), NULL, err, sizeof err) || fs_app_open(app, 0, err, sizeof err)) {
+	if (fs_app_config(app, root, NULL, err, sizeof err) || fs_app_open(app, 0, err, sizeof err)) {
 		fprintf(stderr, "fishscale: %s\n", err);
 		return -1;
 	}
@@ -64,12 +64,12 @@ static int write_secret_file(const fs_app *app, const char *login, const char *p
 	return ok ? 0 : -1;
 }
 
-int fs_cli_init(int argc, char **argv)
+int fs_cli_init(const char *root, int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
 	fs_app app;
-	if (open_app(&app))
+	if (open_app(&app, root))
 		return 1;
 	long long n = 0;
 	int rc = fs_user_count(app.db, &n);
@@ -115,7 +115,7 @@ static int print_user(const fs_user *u, void *ud)
 	return 0;
 }
 
-int fs_cli_user(int argc, char **argv)
+int fs_cli_user(const char *root, int argc, char **argv)
 {
 	if (argc < 2)
 		return user_usage();
@@ -123,7 +123,7 @@ int fs_cli_user(int argc, char **argv)
 	fs_app app;
 	int status = 1;
 	if (!strcmp(cmd, "list")) {
-		if (open_app(&app))
+		if (open_app(&app, root))
 			return 1;
 		printf("%-24s %-7s %-9s %s\n", "LOGIN", "ROLE", "STATE", "NAME");
 		status = fs_user_each(app.db, print_user, NULL) ? 1 : 0;
@@ -148,7 +148,7 @@ int fs_cli_user(int argc, char **argv)
 		int gen;
 		if (get_password(pw, sizeof pw, &gen))
 			return 1;
-		if (open_app(&app))
+		if (open_app(&app, root))
 			return 1;
 		if (fs_user_create(app.db, login, name, admin, pw, NULL, err, sizeof err)) {
 			fprintf(stderr, "fishscale: %s\n", err);
@@ -162,7 +162,7 @@ int fs_cli_user(int argc, char **argv)
 		fs_app_close(&app);
 		return status;
 	}
-	if (open_app(&app))
+	if (open_app(&app, root))
 		return 1;
 	fs_user u;
 	int rc = fs_user_get_by_login(app.db, login, &u);
@@ -201,11 +201,11 @@ int fs_cli_user(int argc, char **argv)
 	return status;
 }
 
-int fs_cli_config(int argc, char **argv)
+int fs_cli_config(const char *root, int argc, char **argv)
 {
 	fs_app app;
 	char err[512];
-	if (fs_app_config(&app, fs_cli_root(), NULL, err, sizeof err)) {
+	if (fs_app_config(&app, root, NULL, err, sizeof err)) {
 		fprintf(stderr, "fishscale: %s\n", err);
 		return 1;
 	}

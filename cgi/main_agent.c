@@ -338,6 +338,7 @@ int main(int argc, char **argv)
 	cJSON *final = NULL;
 	int exit_code = 1;
 
+	fs_agent_kinds_register_all();
 	wk.log_fd = -1;
 	fs_heap_keep_images();
 	wk.text_fd = -1;

@@ -18,11 +18,6 @@
 
 static char root[PATH_MAX];
 
-const char *fs_cli_root(void)
-{
-	return root;
-}
-
 static void find_root(const char *argv0)
 {
 	const char *env = getenv("FISHSCALE_ROOT");
@@ -70,17 +65,17 @@ int main(int argc, char **argv)
 		return usage(stderr);
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "init"))
-		return fs_cli_init(argc - 1, argv + 1);
+		return fs_cli_init(root, argc - 1, argv + 1);
 	if (!strcmp(cmd, "user"))
-		return fs_cli_user(argc - 1, argv + 1);
+		return fs_cli_user(root, argc - 1, argv + 1);
 	if (!strcmp(cmd, "measure"))
 		return fs_cli_measure(argc - 1, argv + 1);
 	if (!strcmp(cmd, "config"))
-		return fs_cli_config(argc - 1, argv + 1);
+		return fs_cli_config(root, argc - 1, argv + 1);
 	if (!strcmp(cmd, "agent"))
-		return fs_cli_agent(argc - 1, argv + 1);
+		return fs_cli_agent(root, argc - 1, argv + 1);
 	if (!strcmp(cmd, "mcp"))
-		return fs_cli_mcp(argc - 1, argv + 1);
+		return fs_cli_mcp(root, argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		cJSON *v = fs_version_json();
 		char *s = v ? cJSON_Print(v) : NULL;

@@ -178,3 +178,10 @@ out:
 	fs_tools_free(reg);
 	return rc;
 }
+
+const fs_agent_kind_ops fs_agent_kind_chat = {
+	.kind = FS_AGENT_CHAT,
+	.run = fs_agent_run_chat,
+	.local_policy = fs_agent_local_chat,
+	.local_model = "local-keywords",
+};

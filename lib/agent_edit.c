@@ -226,3 +226,10 @@ out:
 	fs_tools_free(reg);
 	return rc;
 }
+
+const fs_agent_kind_ops fs_agent_kind_edit = {
+	.kind = FS_AGENT_EDIT,
+	.run = fs_agent_run_edit,
+	.local_policy = fs_agent_local_edit,
+	.local_model = "local-lattice-fit",
+};

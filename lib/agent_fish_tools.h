@@ -182,6 +182,17 @@ int fs_agent_local_chat(const fs_conv *conv, const cJSON *tools, fs_llm_reply *o
 			size_t errlen);
 
 /* Per-kind drivers; they fill *final_status. */
+struct fs_agent_kind_ops {
+	fs_agent_kind kind;
+	int (*run)(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJSON **final_status, char *err,
+		   size_t errlen);
+	fs_local_policy_fn local_policy; /* what the offline "local" provider answers with */
+	const char *local_model;         /* its model name in status and runs */
+};
+extern const fs_agent_kind_ops fs_agent_kind_optimize;
+extern const fs_agent_kind_ops fs_agent_kind_edit;
+extern const fs_agent_kind_ops fs_agent_kind_chat;
+
 int fs_agent_run_optimize(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJSON **final_status,
 			  char *err, size_t errlen);
 int fs_agent_run_edit(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJSON **final_status, char *err,

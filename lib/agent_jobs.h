@@ -25,7 +25,22 @@
 #include "config.h"
 #include "db.h"
 
-typedef enum fs_agent_kind { FS_AGENT_OPTIMIZE = 1, FS_AGENT_EDIT = 2, FS_AGENT_CHAT = 3 } fs_agent_kind;
+typedef enum fs_agent_kind {
+	FS_AGENT_OPTIMIZE = 1,
+	FS_AGENT_EDIT = 2,
+	FS_AGENT_CHAT = 3,
+	FS_AGENT_KIND_MAX = FS_AGENT_CHAT
+} fs_agent_kind;
+
+/* A kind of job (agent_fish_tools.h defines it): each kind registers one
+ * into the runner's table, which calls nothing by name. */
+typedef struct fs_agent_kind_ops fs_agent_kind_ops;
+
+/* Registers a kind (the table keeps the pointer: a static object). -1 when
+ * it is incomplete. fs_agent_kinds_register_all (agent_kinds.c) registers the
+ * built-in ones; programs call it once before running jobs. */
+int fs_agent_kind_register(const fs_agent_kind_ops *ops);
+void fs_agent_kinds_register_all(void);
 
 typedef struct fs_agent_job {
 	fs_agent_kind kind;

@@ -202,3 +202,10 @@ out:
 	fs_tools_free(reg);
 	return rc;
 }
+
+const fs_agent_kind_ops fs_agent_kind_optimize = {
+	.kind = FS_AGENT_OPTIMIZE,
+	.run = fs_agent_run_optimize,
+	.local_policy = fs_agent_local_optimize,
+	.local_model = "local-coordinate-search",
+};

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "detect_internal.h"
+#include "detect_methods.h"
 #include "preprocess.h"
 
 static int cmp_double(const void *a, const void *b)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect_internal.h"
+#include "detect_methods.h"
 #include "preprocess.h"
 
 #define MAXLAYERS 16

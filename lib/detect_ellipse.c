@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect_internal.h"
+#include "detect_methods.h"
 
 static double otsu(const fs_image *img)
 {

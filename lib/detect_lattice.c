@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "blob_measure.h"
-#include "detect_internal.h"
+#include "detect_methods.h"
 
 /* Tubercles bucketed in square cells of side cell px (a pitch), so the
  * neighbour look-ups cost O(1) each instead of a scan of the whole list. */

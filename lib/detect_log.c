@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "detect_internal.h"
+#include "detect_methods.h"
 #include "preprocess.h"
 
 #define NSCALES 10

@@ -1,5 +1,5 @@
 /* llm_anthropic.c - Anthropic Messages API request building and response parsing (see llm_wire.h). */
-#include "llm_wire.h"
+#include "llm_wire_format.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -149,3 +149,9 @@ oom:
 	snprintf(err, errlen, "out of memory");
 	return -1;
 }
+
+const fs_wire_format fs_wire_format_anthropic = {
+	.name = "anthropic",
+	.build = fs_anthropic_build,
+	.parse = fs_anthropic_parse,
+};

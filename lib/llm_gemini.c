@@ -1,5 +1,5 @@
 /* llm_gemini.c - Gemini generateContent request building and response parsing (see llm_wire.h). */
-#include "llm_wire.h"
+#include "llm_wire_format.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -236,3 +236,9 @@ oom:
 	snprintf(err, errlen, "out of memory");
 	return -1;
 }
+
+const fs_wire_format fs_wire_format_gemini = {
+	.name = "gemini",
+	.build = fs_gemini_build,
+	.parse = fs_gemini_parse,
+};

@@ -1,5 +1,5 @@
 /* llm_openai.c - OpenAI-compatible chat completions request building and parsing (see llm_wire.h). */
-#include "llm_wire.h"
+#include "llm_wire_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,3 +245,9 @@ oom:
 	snprintf(err, errlen, "out of memory");
 	return -1;
 }
+
+const fs_wire_format fs_wire_format_openai = {
+	.name = "openai",
+	.build = fs_openai_build,
+	.parse = fs_openai_parse,
+};

@@ -1,57 +1,44 @@
-/* llm_wire.c - dispatch over the three wire formats (see llm_wire.h). */
+/* llm_wire.c - the table of wire formats and dispatch over it, and the
+ * fast serialiser of requests (see llm_wire.h). */
 #include "llm_wire.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static const fs_wire_format *const formats[] = {
+	[FS_WIRE_ANTHROPIC] = &fs_wire_format_anthropic,
+	[FS_WIRE_OPENAI] = &fs_wire_format_openai,
+	[FS_WIRE_GEMINI] = &fs_wire_format_gemini,
+};
+
+const fs_wire_format *fs_wire_format_of(fs_wire w)
+{
+	if ((unsigned)w >= sizeof formats / sizeof formats[0])
+		return NULL;
+	return formats[w];
+}
+
 const char *fs_wire_name(fs_wire w)
 {
-	switch (w) {
-	case FS_WIRE_ANTHROPIC:
-		return "anthropic";
-	case FS_WIRE_OPENAI:
-		return "openai";
-	case FS_WIRE_GEMINI:
-		return "gemini";
-	}
-	return "unknown";
+	const fs_wire_format *f = fs_wire_format_of(w);
+	return f ? f->name : "unknown";
 }
 
 cJSON *fs_wire_build(fs_wire w, const fs_wire_opts *o, const fs_conv *c, const cJSON *tools)
 {
-	switch (w) {
-	case FS_WIRE_ANTHROPIC:
-		return fs_anthropic_build(o, c, tools);
-	case FS_WIRE_OPENAI:
-		return fs_openai_build(o, c, tools);
-	case FS_WIRE_GEMINI:
-		return fs_gemini_build(o, c, tools);
-	}
-	return NULL;
+	const fs_wire_format *f = fs_wire_format_of(w);
+	return f ? f->build(o, c, tools) : NULL;
 }
 
 int fs_wire_parse(fs_wire w, const cJSON *resp, fs_llm_reply *out, char *err, size_t errlen)
 {
-	switch (w) {
-	case FS_WIRE_ANTHROPIC:
-		return fs_anthropic_parse(resp, out, err, errlen);
-	case FS_WIRE_OPENAI:
-		return fs_openai_parse(resp, out, err, errlen);
-	case FS_WIRE_GEMINI:
-		return fs_gemini_parse(resp, out, err, errlen);
+	const fs_wire_format *f = fs_wire_format_of(w);
+	if (!f) {
+		snprintf(err, errlen, "unknown wire format");
+		return -1;
 	}
-	snprintf(err, errlen, "unknown wire format");
-	return -1;
-}
-
-const char *fs_wire_error_message(const cJSON *body)
-{
-	const cJSON *e = cJSON_GetObjectItemCaseSensitive(body, "error");
-	/* all three providers nest it as {"error":{"message":...}}; some proxies send a string */
-	if (cJSON_IsString(e))
-		return e->valuestring;
-	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
+	return f->parse(resp, out, err, errlen);
 }
 
 #define BLOB_MIN 4096

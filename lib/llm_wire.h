@@ -29,27 +29,14 @@
 #include <stddef.h>
 #include <cJSON.h>
 
-#include "llm_conv.h"
+#include "llm_wire_format.h"
 
 typedef enum fs_wire { FS_WIRE_ANTHROPIC, FS_WIRE_OPENAI, FS_WIRE_GEMINI } fs_wire;
 
-typedef struct fs_wire_opts {
-	const char *model;
-	int max_tokens;   /* 0 = do not send (Ollama's default) */
-	int stream;
-	int force_tool;   /* ask the provider to always call a tool (tool_choice any/required, mode ANY) */
-} fs_wire_opts;
 
+/* The format of w (a row of the table of formats), its name. */
+const fs_wire_format *fs_wire_format_of(fs_wire w);
 const char *fs_wire_name(fs_wire w);
-
-cJSON *fs_anthropic_build(const fs_wire_opts *o, const fs_conv *c, const cJSON *tools);
-int fs_anthropic_parse(const cJSON *resp, fs_llm_reply *out, char *err, size_t errlen);
-
-cJSON *fs_openai_build(const fs_wire_opts *o, const fs_conv *c, const cJSON *tools);
-int fs_openai_parse(const cJSON *resp, fs_llm_reply *out, char *err, size_t errlen);
-
-cJSON *fs_gemini_build(const fs_wire_opts *o, const fs_conv *c, const cJSON *tools);
-int fs_gemini_parse(const cJSON *resp, fs_llm_reply *out, char *err, size_t errlen);
 
 cJSON *fs_wire_build(fs_wire w, const fs_wire_opts *o, const fs_conv *c, const cJSON *tools);
 int fs_wire_parse(fs_wire w, const cJSON *resp, fs_llm_reply *out, char *err, size_t errlen);
@@ -61,9 +48,6 @@ int fs_wire_parse(fs_wire w, const cJSON *resp, fs_llm_reply *out, char *err, si
  * and its length, or NULL on out of memory. req is left as it was.
  */
 char *fs_wire_serialize(cJSON *req, size_t *len);
-
-/* The provider's own error text from an error body ({"error":{"message"}}), or NULL. */
-const char *fs_wire_error_message(const cJSON *body);
 
 typedef void (*fs_text_delta_fn)(const char *text, void *user);
 typedef struct fs_wire_stream fs_wire_stream;

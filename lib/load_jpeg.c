@@ -8,7 +8,7 @@
  * YCbCr/RGB are read; CMYK/YCCK are refused (their inversion conventions
  * differ between writers and SEM software does not produce them).
  */
-#include "image_io.h"
+#include "loader.h"
 #include "sem_metadata.h"
 
 #include <setjmp.h>

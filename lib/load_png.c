@@ -9,7 +9,7 @@
  * pass by pass and each pass's pixels put where they belong, so no second
  * full-size buffer is needed.
  */
-#include "image_io.h"
+#include "loader.h"
 #include "png_errors.h"
 #include "sem_metadata.h"
 

@@ -11,7 +11,7 @@
  * palette, YCbCr only inside JPEG compression (libtiff converts it to RGB);
  * contiguous or separate planes; strips or tiles; any codec libtiff has.
  */
-#include "image_io.h"
+#include "loader.h"
 #include "sem_metadata.h"
 
 #include <math.h>

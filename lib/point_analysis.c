@@ -13,7 +13,7 @@
 
 #include "blob_measure.h"
 #include "detect.h"
-#include "detect_internal.h"
+#include "detect_methods.h"
 #include "preprocess.h"
 
 int fs_analyze_point(const fs_image *img, const fs_params *p, double um_per_px, double x, double y,

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "blob_measure.h"
-#include "detect_internal.h"
+#include "detect_methods.h"
 #include "fft.h"
 #include "preprocess.h"
 

@@ -47,6 +47,8 @@ static int fx_setup(void **state)
 	fs_image *img;
 	const char *key = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 
+	fs_agent_kinds_register_all();
+
 	if (!f)
 		return -1;
 	serial++;
