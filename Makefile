@@ -25,14 +25,17 @@ ifeq ($(SAN),1)
 CFLAGS_BASE += -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 LDFLAGS_SAN = -fsanitize=address,undefined
 endif
-CFLAGS = $(CFLAGS_BASE) -Ilib -Icgi -Itests/unit/support -I$(BUILD)/gen $(PKG_CFLAGS)
+# lib/ sees only lib/ (an include names its folder: "analysis/detect.h"); cgi/
+# adds its own folders, the tests their support code.
+LIB_CFLAGS = $(CFLAGS_BASE) -Ilib $(PKG_CFLAGS)
+CFLAGS = $(CFLAGS_BASE) -Ilib -Icgi -Itests -Itests/unit/support $(PKG_CFLAGS)
 LDLIBS = $(PKG_LIBS) -lfcgi -lcrypt -lm -lpthread
 
-LIB_SRC := $(wildcard lib/*.c)
+LIB_SRC := $(wildcard lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CGI_SRC := $(filter-out cgi/main_%.c,$(wildcard cgi/*.c))
+CGI_SRC := $(wildcard cgi/*/*.c)
 CGI_OBJ := $(CGI_SRC:%.c=$(BUILD)/%.o)
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_SRC := $(filter-out tests/unit/support/%,$(wildcard tests/unit/*/test_*.c))
 UNIT_SUPPORT_SRC := $(wildcard tests/unit/support/*.c)
 UNIT_SUPPORT_OBJ := $(UNIT_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -61,7 +64,13 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/lib/version.o: $(BUILD)/gen/fs_build_info.h
+$(BUILD)/lib/%.o: lib/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+# the one generated header: the build's version and date
+$(BUILD)/lib/base/version.o: LIB_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/lib/base/version.o: $(BUILD)/gen/fs_build_info.h
 
 $(BUILD)/libfishscale.a: $(LIB_OBJ)
 	@rm -f $@

@@ -1,11 +1,11 @@
 /*
  * main_agent.c - `fishscale-agent --run ID --root ROOT`: one agent run as
  * its own process, started detached by the web application
- * (cgi/agent_spawn.h).
+ * (cgi/app/agent_spawn.h).
  *
  * The job comes from the agent_runs row (never from the command line); the
  * worker owns the private run directory <data>/runs/<id>/ (0700) and is
- * the only writer of its status.json (atomic replace, lib/status_file.h)
+ * the only writer of its status.json (atomic replace, lib/agent/status_file.h)
  * and agent.log (one "[HH:MM:SS] ..." line each). It records its pid,
  * state, progress, tokens, cost, best score and finish reason in SQLite,
  * and before touching the set the checkpoint (revision and journal
@@ -32,14 +32,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "heap_policy.h"
-#include "clock.h"
-#include "agent_jobs.h"
-#include "agent_runs.h"
-#include "app.h"
-#include "eventlog.h"
-#include "sets_store.h"
-#include "status_file.h"
+#include "base/base.h"
+#include "agent/agent.h"
+#include "store/store.h"
+#include "app/app.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -51,7 +47,7 @@ static void on_signal(int sig)
 
 typedef struct worker {
 	fs_app app;
-	fs_agent_run run;
+	fs_agent_run_rec run;
 	char dir[PATH_MAX];
 	char status_path[PATH_MAX + 32];
 	char approval_path[PATH_MAX + 32];
@@ -210,7 +206,7 @@ static int cb_approve(void *ud, const cJSON *proposal, char *reason, size_t reas
 
 static void job_from_row(const worker *wk, fs_agent_job *job)
 {
-	const fs_agent_run *r = &wk->run;
+	const fs_agent_run_rec *r = &wk->run;
 	fs_agent_kind kind = !strcmp(r->kind, "optimize") ? FS_AGENT_OPTIMIZE
 		: !strcmp(r->kind, "chat") ? FS_AGENT_CHAT : FS_AGENT_EDIT;
 	fs_agent_job_default(job, kind);

@@ -1,6 +1,6 @@
 /*
  * main_cli.c - `fishscale`: the command-line tool. A thin dispatcher to
- * the subcommands in cgi/cli_*.c.
+ * the subcommands in cgi/cli/cli_*.c.
  */
 #include <libgen.h>
 #include <limits.h>
@@ -9,12 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "heap_policy.h"
-#include "cli.h"
-#include "cli_agent.h"
-#include "cli_measure.h"
-#include "cli_mcp.h"
-#include "version.h"
+#include "base/base.h"
+#include "cli/cli.h"
+#include "cli/cli_agent.h"
+#include "cli/cli_measure.h"
+#include "cli/cli_mcp.h"
 
 static char root[PATH_MAX];
 

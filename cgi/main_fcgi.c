@@ -21,9 +21,9 @@
 
 #include <fcgiapp.h>
 
-#include "heap_policy.h"
-#include "app.h"
-#include "router.h"
+#include "base/base.h"
+#include "app/app.h"
+#include "routes/router.h"
 
 static volatile sig_atomic_t stopping;
 

@@ -22,6 +22,7 @@ suite() {
 	pass=$((pass + p))
 	fail=$((fail + f))
 }
+suite layers python3 tools/check_layers.py
 suite unit sh tests/run_unit.sh build build-asan
 for s in tests/integration/run.py; do
 	[ -f "$s" ] && suite integration python3 "$s"

@@ -6,7 +6,7 @@
 pass=0
 fail=0
 for dir in "$@"; do
-	for t in "$dir"/tests/test_*; do
+	for t in "$dir"/tests/*/test_*; do
 		[ -x "$t" ] || continue
 		out=$(ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			CMOCKA_MESSAGE_OUTPUT=STDOUT "$t" 2>&1)
@@ -25,7 +25,7 @@ for dir in "$@"; do
 		fi
 		# the paper-figure table is a result worth reading on every run
 		case "$t" in
-		build/tests/test_paper_images) printf '%s\n' "$out" | grep -v '^\[' ;;
+		build/tests/analysis/test_paper_images) printf '%s\n' "$out" | grep -v '^\[' ;;
 		esac
 		pass=$((pass + p))
 		fail=$((fail + f))

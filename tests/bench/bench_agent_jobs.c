@@ -18,13 +18,13 @@
 
 #include <sqlite3.h>
 
-#include "agent_fish_tools.h"
-#include "graph.h"
-#include "image_files.h"
-#include "sets_store.h"
-#include "detect.h"
+#include "agent/agent_fish_tools.h"
+#include "analysis/graph.h"
+#include "store/image_files.h"
+#include "store/sets_store.h"
+#include "analysis/detect.h"
 #include "synth.h"
-#include "users.h"
+#include "store/users.h"
 
 #define REPS 10
 

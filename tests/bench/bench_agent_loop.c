@@ -10,10 +10,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent_loop.h"
-#include "json_schema.h"
-#include "llm_keys.h"
-#include "llm_wire.h"
+#include "agent/agent_loop.h"
+#include "agent/json_schema.h"
+#include "agent/llm_keys.h"
+#include "agent/llm_wire.h"
 
 #define IMAGE_BYTES (1u << 20)
 #define REPS 20

@@ -20,12 +20,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "detect.h"
-#include "heap_policy.h"
-#include "graph.h"
-#include "image_io.h"
-#include "metrics.h"
-#include "../unit/support/synth.h"
+#include "analysis/detect.h"
+#include "base/heap_policy.h"
+#include "analysis/graph.h"
+#include "image/image_io.h"
+#include "analysis/metrics.h"
+#include "synth.h"
 
 #define RUNS 5
 

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "graph.h"
-#include "metrics.h"
-#include "render.h"
+#include "analysis/graph.h"
+#include "analysis/metrics.h"
+#include "image/render.h"
 
 #define RUNS 5
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "image_io.h"
+#include "image/image_io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,7 +19,7 @@
 
 #include <cJSON.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 typedef struct mock_server {
 	pid_t pid;

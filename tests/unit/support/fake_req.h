@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "http.h"
+#include "app/http.h"
 
 typedef struct fs_fake_io {
 	const char *const *env; /* "NAME=value", NULL-terminated */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preprocess.h"
+#include "analysis/preprocess.h"
 
 static unsigned long long rng_next(unsigned long long *s)
 {

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "image.h"
+#include "image/image.h"
 
 typedef struct synth_opts {
 	int width, height;

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "db.h"
+#include "store/db.h"
 
 /* Opens /tmp/fs-<tag>-test-<pid>.db afresh (a leftover is removed first);
  * its path goes into path. NULL when it cannot be opened. */

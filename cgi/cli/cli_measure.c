@@ -1,0 +1,481 @@
+/*
+ * cli_measure.c - `fishscale measure` (see cli_measure.h and the help text
+ * below). Each output file is written to a temporary file in the output
+ * directory and renamed into place, so a reader never sees half a CSV.
+ */
+#include "cli/cli_measure.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "base/base.h"
+#include "analysis/analysis.h"
+#include "store/store.h"
+#include "image/image_io.h"
+#include "image/render.h"
+
+static const char help_text[] =
+	"usage: fishscale measure [OPTIONS] IMAGE...\n"
+	"\n"
+	"Detects the tubercles of each image (TIFF, PNG or JPEG), connects them with the\n"
+	"neighbour graph, and writes per image, into DIR:\n"
+	"  <stem>_tubercles.csv  id, centroid, diameter (px and um), radius, circularity,\n"
+	"                        ellipse axes, orientation, eccentricity, boundary, source\n"
+	"  <stem>_edges.csv      id1, id2, centre and edge-to-edge distance (px and um);\n"
+	"                        negative edge distances (overlapping circles) are kept\n"
+	"  <stem>_summary.csv    every statistic (or <stem>_summary.json with --format json)\n"
+	"  <stem>_overlay.png    with --overlay: circles, edges and a scale bar\n"
+	"With several images also summary.csv (or summary.json) with one row per image.\n"
+	"\n"
+	"options:\n"
+	"  --profile NAME          start from a built-in parameter profile (default: default)\n"
+	"  --calibration UM_PER_PX micrometres per pixel. Without it: the profile's\n"
+	"                          calibration, else SEM metadata in the file, else the\n"
+	"                          image is uncalibrated: um columns are computed with 1.0\n"
+	"                          (so they equal pixels), the summary says \"uncalibrated\",\n"
+	"                          only ratio figures (size_pitch_ratio, hexagonalness)\n"
+	"                          are meaningful and no genus is suggested; methods\n"
+	"                          log/dog/ellipse need a calibration\n"
+	"  --param KEY=VALUE       set one extraction parameter (repeatable), e.g.\n"
+	"                          --param method=log --param threshold=0.08\n"
+	"  --format csv|json       summary format (default csv)\n"
+	"  --overlay               also write <stem>_overlay.png\n"
+	"  -o DIR, --output DIR    output directory (default: the current directory;\n"
+	"                          created when missing)\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"Statistics conventions: sample standard deviations; spacing = edge-to-edge\n"
+	"distance over the graph's edges with negative values counted as 0; long edges\n"
+	"culled at cull_factor x the median centre distance; hexagonalness =\n"
+	"0.40 spacing uniformity + 0.45 degree score + 0.15 edge-ratio score over\n"
+	"interior (non-hull) tubercles.\n"
+	"\n"
+	"Exit status: 0 all images measured, 1 some image failed (one message each on\n"
+	"stderr; the others are still processed), 2 usage error.\n";
+
+static void print_params(FILE *f)
+{
+	size_t n;
+	const fs_param_range *r = fs_param_ranges(&n);
+	fprintf(f, "\nparameters (--param KEY=VALUE):\n"
+		   "  method                  auto, log, dog, ellipse, lattice\n"
+		   "  neighbor_graph          delaunay, gabriel, rng\n"
+		   "  cull_long_edges         true or false\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "  %-23s %g..%g (default %g) %s\n", r[i].name, r[i].min, r[i].max,
+			r[i].default_value, r[i].help ? r[i].help : "");
+	size_t np;
+	const fs_profile *p = fs_profiles(&np);
+	fprintf(f, "\nprofiles (--profile NAME):\n");
+	for (size_t i = 0; i < np; i++)
+		fprintf(f, "  %-23s %s\n", p[i].name, p[i].description ? p[i].description : "");
+	fprintf(f, "\nEvery profile but default keeps the original tool's method (log) and its\n"
+		   "values. With auto (the default) lepisosteus, atractosteus, polypterus and\n"
+		   "scanned-pdf are unnecessary (they only move the um size window, which auto\n"
+		   "does not use), and so is high-contrast (auto smooths at its pitch-derived\n"
+		   "scale). paralepidosteus still brings its calibration and low-contrast its\n"
+		   "top-hat (--param tophat_radius=12 with auto).\n");
+}
+
+struct options {
+	fs_params params;
+	double calibration;      /* 0 = not given */
+	double profile_calibration;
+	int json;
+	int overlay;
+	const char *outdir;
+};
+
+/* Writes data to dir/name through a temporary file and rename(). */
+static int write_file(const char *dir, const char *name, const void *data, size_t len, char *err,
+		      size_t errlen)
+{
+	char path[4096], tmp[4096];
+	int fd = -1, rc = -1;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path ||
+	    (size_t)snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, name) >= sizeof tmp) {
+		snprintf(err, errlen, "output path too long");
+		return -1;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create %.300s: %s", path, strerror(errno));
+		return -1;
+	}
+	const char *p = data;
+	size_t left = len;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "cannot write %.300s: %s", path, strerror(errno));
+			goto out;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fchmod(fd, 0644) || close(fd)) {
+		fd = -1;
+		snprintf(err, errlen, "cannot write %.300s: %s", path, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path)) {
+		snprintf(err, errlen, "cannot rename into %.300s: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+/* File name without directory and last extension, made unique in this run. */
+static void make_stem(const char *path, char *stem, size_t n, char **used, size_t n_used)
+{
+	char copy[4096];
+	snprintf(copy, sizeof copy, "%s", path);
+	char base[1024];
+	snprintf(base, sizeof base, "%s", basename(copy));
+	char *dot = strrchr(base, '.');
+	if (dot && dot != base)
+		*dot = 0;
+	snprintf(stem, n, "%s", base);
+	for (int k = 2;; k++) {
+		int clash = 0;
+		for (size_t i = 0; i < n_used; i++)
+			if (!strcmp(used[i], stem))
+				clash = 1;
+		if (!clash)
+			return;
+		snprintf(stem, n, "%s_%d", base, k);
+	}
+}
+
+struct measured {
+	fs_stats stats;
+	int calibrated;
+};
+
+static int measure_one(const struct options *o, const char *path, const char *stem,
+		       struct measured *m, char *err, size_t errlen)
+{
+	fs_loaded ld;
+	fs_detect_result det;
+	fs_edge_list edges = {0};
+	fs_buf b = FS_BUF_INIT;
+	char name[1200];
+	int rc = -1;
+
+	memset(&ld, 0, sizeof ld);
+	memset(&det, 0, sizeof det);
+	if (fs_load_file(path, NULL, &ld, err, errlen))
+		return -1;
+	double cal = o->calibration > 0 ? o->calibration : o->profile_calibration;
+	if (!(cal > 0) && ld.suggested_um_per_px > 0 &&
+	    !strncmp(ld.calibration_source, "sem-metadata", 12))
+		cal = ld.suggested_um_per_px;
+	m->calibrated = cal > 0;
+	if (fs_detect(ld.image, &o->params, m->calibrated ? cal : 0, &det, err, errlen))
+		goto out;
+	if (fs_graph_build(&det.tubercles, o->params.neighbor_graph, o->params.cull_long_edges,
+			   o->params.cull_factor, &edges, err, errlen))
+		goto out;
+	double um = m->calibrated ? cal : 1.0;
+	if (fs_stats_compute(&det.tubercles, &edges, um, NULL, ld.image->width, ld.image->height,
+			     &m->stats)) {
+		snprintf(err, errlen, "out of memory computing statistics");
+		goto out;
+	}
+	if (!m->calibrated) {
+		/* the published ranges are in µm: pixels would give a bogus genus */
+		m->stats.suggested_genus = "Unknown";
+		m->stats.classification_confidence = "none";
+	}
+	if (fs_csv_tubercles(&b, &det.tubercles, um))
+		goto oom;
+	snprintf(name, sizeof name, "%s_tubercles.csv", stem);
+	if (write_file(o->outdir, name, b.data, b.len, err, errlen))
+		goto out;
+	fs_buf_reset(&b);
+	if (fs_csv_edges(&b, &det.tubercles, &edges, um))
+		goto oom;
+	snprintf(name, sizeof name, "%s_edges.csv", stem);
+	if (write_file(o->outdir, name, b.data, b.len, err, errlen))
+		goto out;
+	fs_buf_reset(&b);
+	if (o->json) {
+		cJSON *j = fs_json_summary(path, &m->stats, m->calibrated);
+		char *s = j ? cJSON_Print(j) : NULL;
+		cJSON_Delete(j);
+		if (!s || fs_buf_puts(&b, s) || fs_buf_putc(&b, '\n')) {
+			cJSON_free(s);
+			goto oom;
+		}
+		cJSON_free(s);
+		snprintf(name, sizeof name, "%s_summary.json", stem);
+	} else {
+		if (fs_csv_summary_header(&b) || fs_csv_summary_row(&b, path, &m->stats, m->calibrated))
+			goto oom;
+		snprintf(name, sizeof name, "%s_summary.csv", stem);
+	}
+	if (write_file(o->outdir, name, b.data, b.len, err, errlen))
+		goto out;
+	if (o->overlay) {
+		fs_render_opts ro;
+		unsigned char *png = NULL;
+		size_t len = 0;
+		fs_render_opts_default(&ro);
+		ro.um_per_px = m->calibrated ? cal : 0;
+		if (fs_render_png(ld.image, &det.tubercles, &edges, &ro, &png, &len, NULL, err, errlen))
+			goto out;
+		snprintf(name, sizeof name, "%s_overlay.png", stem);
+		int w = write_file(o->outdir, name, png, len, err, errlen);
+		free(png);
+		if (w)
+			goto out;
+	}
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory writing the results");
+out:
+	fs_buf_free(&b);
+	fs_edge_list_free(&edges);
+	fs_detect_result_free(&det);
+	fs_loaded_free(&ld);
+	return rc;
+}
+
+static void progress(int done, int total, const char *name)
+{
+	int width = 30, fill = total ? done * width / total : width;
+	fprintf(stderr, "\r[");
+	for (int i = 0; i < width; i++)
+		fputc(i < fill ? '#' : ' ', stderr);
+	fprintf(stderr, "] %d/%d %-40.40s", done, total, name ? name : "");
+	fflush(stderr);
+}
+
+static int parse_args(int argc, char **argv, struct options *o, int *first)
+{
+	static const struct option longopts[] = {
+		{"profile", required_argument, NULL, 'p'},
+		{"calibration", required_argument, NULL, 'c'},
+		{"param", required_argument, NULL, 'P'},
+		{"format", required_argument, NULL, 'f'},
+		{"overlay", no_argument, NULL, 'O'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *profile = NULL;
+	char err[256];
+	char *params[256];
+	int n_params = 0, c;
+
+	memset(o, 0, sizeof *o);
+	o->outdir = ".";
+	optind = 0; /* GNU: full re-initialisation, argv[0] is "measure" */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			profile = optarg;
+			break;
+		case 'c': {
+			char *end;
+			errno = 0;
+			double v = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(fs_calibration_direct(v) > 0)) {
+				fprintf(stderr, "fishscale measure: --calibration needs a positive number "
+						"of um per pixel, got '%s'\n", optarg);
+				return 2;
+			}
+			o->calibration = v;
+			break;
+		}
+		case 'P':
+			if (n_params == (int)(sizeof params / sizeof params[0])) {
+				fprintf(stderr, "fishscale measure: too many --param options\n");
+				return 2;
+			}
+			params[n_params++] = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				o->json = 1;
+			else if (strcmp(optarg, "csv")) {
+				fprintf(stderr, "fishscale measure: --format must be csv or json\n");
+				return 2;
+			}
+			break;
+		case 'O':
+			o->overlay = 1;
+			break;
+		case 'o':
+			o->outdir = optarg;
+			break;
+		case 'h':
+			fputs(help_text, stdout);
+			print_params(stdout);
+			return -1;
+		default:
+			fprintf(stderr, "fishscale measure: unknown or incomplete option '%s' "
+					"(see --help)\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (profile) {
+		const fs_profile *p = fs_profile_find(profile);
+		if (!p) {
+			fprintf(stderr, "fishscale measure: unknown profile '%s' (see --help)\n", profile);
+			return 2;
+		}
+		o->params = p->params;
+		o->profile_calibration = p->calibration_um_per_px;
+	} else {
+		fs_params_default(&o->params);
+	}
+	for (int i = 0; i < n_params; i++) {
+		char key[128];
+		char *eq = strchr(params[i], '=');
+		if (!eq || eq == params[i] || (size_t)(eq - params[i]) >= sizeof key) {
+			fprintf(stderr, "fishscale measure: --param needs KEY=VALUE, got '%s'\n",
+				params[i]);
+			return 2;
+		}
+		memcpy(key, params[i], (size_t)(eq - params[i]));
+		key[eq - params[i]] = 0;
+		if (fs_params_set(&o->params, key, eq + 1, err, sizeof err)) {
+			fprintf(stderr, "fishscale measure: --param %s: %s\n", params[i], err);
+			return 2;
+		}
+	}
+	if (fs_params_validate(&o->params, err, sizeof err)) {
+		fprintf(stderr, "fishscale measure: %s\n", err);
+		return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "fishscale measure: no image given (see --help)\n");
+		return 2;
+	}
+	*first = optind;
+	return 0;
+}
+
+static int write_combined(const struct options *o, char **paths, struct measured *res,
+			  const int *ok, int n, char *err, size_t errlen)
+{
+	fs_buf b = FS_BUF_INIT;
+	int rc = -1;
+
+	if (o->json) {
+		cJSON *root = cJSON_CreateObject();
+		cJSON *arr = root ? cJSON_AddArrayToObject(root, "images") : NULL;
+		for (int i = 0; arr && i < n; i++) {
+			if (!ok[i])
+				continue;
+			cJSON *j = fs_json_summary(paths[i], &res[i].stats, res[i].calibrated);
+			if (!j) {
+				arr = NULL;
+				break;
+			}
+			cJSON_AddItemToArray(arr, j);
+		}
+		char *s = arr ? cJSON_Print(root) : NULL;
+		cJSON_Delete(root);
+		if (!s || fs_buf_puts(&b, s) || fs_buf_putc(&b, '\n')) {
+			cJSON_free(s);
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		cJSON_free(s);
+	} else {
+		if (fs_csv_summary_header(&b))
+			goto oom;
+		for (int i = 0; i < n; i++)
+			if (ok[i] && fs_csv_summary_row(&b, paths[i], &res[i].stats, res[i].calibrated))
+				goto oom;
+	}
+	rc = write_file(o->outdir, o->json ? "summary.json" : "summary.csv", b.data, b.len, err,
+			errlen);
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+out:
+	fs_buf_free(&b);
+	return rc;
+}
+
+int fs_cli_measure(int argc, char **argv)
+{
+	struct options o;
+	int first = 0, failed = 0;
+	char err[512];
+
+	int rc = parse_args(argc, argv, &o, &first);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (mkdir(o.outdir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "fishscale measure: cannot create %s: %s\n", o.outdir, strerror(errno));
+		return 1;
+	}
+	int n = argc - first;
+	char **paths = argv + first;
+	struct measured *res = calloc((size_t)n, sizeof *res);
+	int *ok = calloc((size_t)n, sizeof *ok);
+	char **stems = calloc((size_t)n, sizeof *stems);
+	if (!res || !ok || !stems) {
+		fprintf(stderr, "fishscale measure: out of memory\n");
+		free(res);
+		free(ok);
+		free(stems);
+		return 1;
+	}
+	int tty = isatty(STDERR_FILENO);
+	for (int i = 0; i < n; i++) {
+		char stem[1100];
+		if (tty)
+			progress(i, n, paths[i]);
+		make_stem(paths[i], stem, sizeof stem, stems, (size_t)i);
+		stems[i] = strdup(stem);
+		if (!stems[i] || measure_one(&o, paths[i], stem, &res[i], err, sizeof err)) {
+			if (tty)
+				fputc('\n', stderr);
+			fprintf(stderr, "fishscale measure: %s: %s\n", paths[i],
+				stems[i] ? err : "out of memory");
+			failed++;
+			continue;
+		}
+		ok[i] = 1;
+	}
+	if (tty) {
+		progress(n, n, "done");
+		fputc('\n', stderr);
+	}
+	if (n > 1 && write_combined(&o, paths, res, ok, n, err, sizeof err)) {
+		fprintf(stderr, "fishscale measure: summary: %s\n", err);
+		failed++;
+	}
+	for (int i = 0; i < n; i++)
+		free(stems[i]);
+	free(stems);
+	free(res);
+	free(ok);
+	return failed ? 1 : 0;
+}

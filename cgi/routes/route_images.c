@@ -1,0 +1,1031 @@
+/*
+ * route_images.c - the image library over HTTP: upload, listing, recent
+ * images, metadata, visibility, delete, the display and thumbnail files
+ * (handed to nginx with X-Accel-Redirect after the access check), rotate,
+ * crop, autocrop and calibration.
+ *
+ * Every change that touches files and rows does it in this order: new
+ * files are written under content keys first (harmless if left unused),
+ * then one BEGIN IMMEDIATE transaction changes the rows, the sets and the
+ * event log, and removes files nothing refers to any more; on failure the
+ * transaction is rolled back and files only this request created are
+ * removed again, so a refused or failed request leaves nothing behind.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store/store.h"
+#include "image/image_io.h"
+#include "image/image_transform.h"
+#include "analysis/analysis.h"
+#include "web/web.h"
+#include "routes/routes.h"
+#include "base/base.h"
+
+#define NFIELDS(f) (sizeof(f) / sizeof((f)[0]))
+
+/* Turns an access refusal into its answer; other codes go to the dispatcher. */
+static int refuse(fs_req *r, fs_resp *w, int rc)
+{
+	if (rc == FS_DB_NOTFOUND) {
+		fs_resp_error(r, w, 404, "no such image");
+		return 0;
+	}
+	if (rc == FS_DB_FORBIDDEN) {
+		fs_resp_error(r, w, 403, "only the image's owner or an administrator may do that");
+		return 0;
+	}
+	return rc;
+}
+
+/* Validates the JSON body (none = {}) against fields; 0, or a 422 sent. */
+static int body_values(fs_req *r, fs_resp *w, const fs_field *fields, size_t n, fs_value *v)
+{
+	char err[256];
+	cJSON *empty = NULL;
+	const cJSON *obj = r->json;
+	if (!obj)
+		obj = empty = cJSON_CreateObject();
+	int rc = fs_validate_json(obj, fields, n, v, 0, err, sizeof err);
+	cJSON_Delete(empty);
+	if (rc) {
+		fs_resp_error(r, w, 422, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static cJSON *sets_summary(fs_db *db, long long image_id, int *rc)
+{
+	fs_set_info *sets = NULL;
+	size_t n = 0;
+	*rc = fs_set_list(db, image_id, &sets, &n);
+	if (*rc)
+		return NULL;
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "id", (double)sets[i].id);
+		cJSON_AddStringToObject(o, "name", sets[i].name);
+		cJSON_AddNumberToObject(o, "position", sets[i].position);
+		cJSON_AddNumberToObject(o, "revision", (double)sets[i].revision);
+		cJSON_AddNumberToObject(o, "n_tubercles", sets[i].n_tubercles);
+		cJSON_AddNumberToObject(o, "n_edges", sets[i].n_edges);
+		if (sets[i].calibration_um_per_px > 0)
+			cJSON_AddNumberToObject(o, "calibration_um_per_px", sets[i].calibration_um_per_px);
+		else
+			cJSON_AddNullToObject(o, "calibration_um_per_px");
+		cJSON_AddNumberToObject(o, "updated_at", (double)sets[i].updated_at);
+		cJSON_AddItemToArray(arr, o);
+	}
+	free(sets);
+	return arr;
+}
+
+/* {success, image: {... , sets}} with status. */
+static int send_image(fs_req *r, fs_resp *w, int status, long long id, int existing_flag)
+{
+	fs_image_rec rec;
+	int rc = fs_image_get(r->app->db, id, &rec);
+	if (rc)
+		return refuse(r, w, rc);
+	cJSON *img = fs_image_to_json(&rec, r->app->cfg.base_path, &r->user);
+	cJSON *sets = sets_summary(r->app->db, id, &rc);
+	if (rc) {
+		cJSON_Delete(img);
+		return rc;
+	}
+	cJSON_AddItemToObject(img, "sets", sets);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	if (existing_flag >= 0)
+		cJSON_AddBoolToObject(o, "existing", existing_flag);
+	cJSON_AddItemToObject(o, "image", img);
+	fs_resp_json(w, status, o);
+	return 0;
+}
+
+/* ---- upload ---------------------------------------------------------- */
+
+/* Streaming state of one upload: the file part goes to a temporary file
+ * while it is hashed; the small fields are kept in memory. */
+struct upload {
+	int fd;
+	char tmp[4096];
+	fs_sha256 sha;
+	long long size, max;
+	unsigned char head[16];
+	int have_file, in_file;
+	int field; /* the small field being read: 0 none, 1 page, 2 visibility */
+	char fval[32];
+	size_t flen;
+	char page[32], visibility[32];
+	char name[256];
+	int status;
+	char msg[256];
+	const char *data_dir;
+};
+
+static int up_fail(struct upload *u, int status, const char *msg)
+{
+	if (!u->status) {
+		u->status = status;
+		snprintf(u->msg, sizeof u->msg, "%s", msg);
+	}
+	return 1;
+}
+
+static int up_begin(void *ud, const char *name, const char *filename, const char *ctype)
+{
+	struct upload *u = ud;
+	(void)ctype;
+	u->in_file = 0;
+	u->field = 0;
+	u->flen = 0;
+	u->fval[0] = 0;
+	if (!strcmp(name, "file")) {
+		if (u->have_file)
+			return up_fail(u, 400, "more than one 'file' part");
+		char err[256];
+		u->fd = fs_files_tmp_open(u->data_dir, u->tmp, sizeof u->tmp, err, sizeof err);
+		if (u->fd < 0) {
+			u->tmp[0] = 0;
+			return up_fail(u, 500, "cannot store the upload");
+		}
+		u->have_file = u->in_file = 1;
+		fs_sha256_init(&u->sha);
+		fs_image_name_sanitise(filename ? filename : "", u->name, sizeof u->name);
+	} else if (!strcmp(name, "page")) {
+		u->field = 1;
+	} else if (!strcmp(name, "visibility")) {
+		u->field = 2;
+	}
+	return 0;
+}
+
+static int up_write(struct upload *u, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t k = write(u->fd, data, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		data += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+static int up_data(void *ud, const char *data, size_t len)
+{
+	struct upload *u = ud;
+	if (u->in_file) {
+		if (u->size + (long long)len > u->max) {
+			char m[128];
+			snprintf(m, sizeof m, "the file is larger than the upload limit of %lld MB", u->max >> 20);
+			return up_fail(u, 413, m);
+		}
+		if (u->size < (long long)sizeof u->head) {
+			size_t k = sizeof u->head - (size_t)u->size;
+			memcpy(u->head + u->size, data, k < len ? k : len);
+		}
+		if (up_write(u, data, len))
+			return up_fail(u, 507, "cannot store the upload");
+		fs_sha256_update(&u->sha, data, len);
+		u->size += (long long)len;
+	} else if (u->field) {
+		if (u->flen + len >= sizeof u->fval)
+			return up_fail(u, 422, "a form field is too long");
+		memcpy(u->fval + u->flen, data, len);
+		u->flen += len;
+		u->fval[u->flen] = 0;
+	}
+	return 0;
+}
+
+static int up_end(void *ud)
+{
+	struct upload *u = ud;
+	if (u->field == 1)
+		snprintf(u->page, sizeof u->page, "%s", u->fval);
+	else if (u->field == 2)
+		snprintf(u->visibility, sizeof u->visibility, "%s", u->fval);
+	u->field = 0;
+	u->in_file = 0;
+	return 0;
+}
+
+/* Loader messages may name the temporary file: never show server paths. */
+static void scrub_path(char *msg, const char *path)
+{
+	static const char repl[] = "the file";
+	size_t pl = strlen(path);
+	char *p;
+	while (pl >= sizeof repl && (p = strstr(msg, path))) {
+		memmove(p + sizeof repl - 1, p + pl, strlen(p + pl) + 1);
+		memcpy(p, repl, sizeof repl - 1);
+	}
+}
+
+/* Streams the body through the multipart parser; u->status says why not. */
+static void read_upload(fs_req *r, struct upload *u)
+{
+	char err[256];
+	fs_multipart_cb cb = {up_begin, up_data, up_end};
+	fs_multipart *m = fs_multipart_new(r->content_type, &cb, u, err, sizeof err);
+	if (!m) {
+		up_fail(u, 400, err);
+		return;
+	}
+	char *buf = malloc(65536);
+	long k = 0;
+	int bad = 0;
+	if (!buf) {
+		up_fail(u, 500, "out of memory");
+		goto out;
+	}
+	while ((k = r->body(r->io_ctx, buf, 65536)) > 0)
+		if (fs_multipart_feed(m, buf, (size_t)k)) {
+			bad = 1;
+			break;
+		}
+	if (!bad && k < 0) {
+		up_fail(u, 400, "could not read the request body");
+	} else if (bad) {
+		snprintf(err, sizeof err, "malformed multipart body: %s", fs_multipart_error(m));
+		up_fail(u, 400, err);
+	} else if (fs_multipart_finish(m)) {
+		up_fail(u, 400, "the multipart body is truncated");
+	}
+	if (!u->status && !u->have_file)
+		up_fail(u, 400, "no file: send the image in a multipart part named 'file'");
+	if (!u->status && u->size == 0)
+		up_fail(u, 400, "the file is empty");
+	if (u->fd >= 0) {
+		if (!u->status && fsync(u->fd))
+			up_fail(u, 507, "cannot store the upload");
+		close(u->fd);
+		u->fd = -1;
+	}
+out:
+	free(buf);
+	fs_multipart_free(m);
+}
+
+/* Statuses whose store message is meant for the client. */
+static int client_rc(int rc)
+{
+	return rc == FS_DB_INVALID || rc == FS_DB_CONSTRAINT || rc == FS_DB_STALE || rc == FS_DB_NOTFOUND ||
+	       rc == FS_DB_FORBIDDEN;
+}
+
+/* After a failed request: rc with a message for the client when there is one. */
+static int fail_with(fs_req *r, fs_resp *w, int rc, const char *err)
+{
+	if (w->status >= 400)
+		return 0;
+	if (client_rc(rc) && err && *err) {
+		fs_resp_error(r, w, fs_http_status_for_db(rc), "%s", err);
+		return 0;
+	}
+	return rc;
+}
+
+static int h_upload(fs_req *r, fs_resp *w)
+{
+	fs_app *app = r->app;
+	fs_db *db = app->db;
+	const char *dd = app->cfg.data_dir;
+	struct upload *u = calloc(1, sizeof *u);
+	fs_loaded ld = {0};
+	fs_image_rec rec;
+	char err[512] = "", sha[65] = "", orig_path[4096];
+	int rc = 0, in_txn = 0, orig_created = 0, derived_created = 0;
+	memset(&rec, 0, sizeof rec);
+	if (!u)
+		return FS_DB_ERROR;
+	u->fd = -1;
+	u->data_dir = dd;
+	u->max = (long long)app->cfg.upload_max_mb << 20;
+
+	if (strncasecmp(r->content_type, "multipart/form-data", 19)) {
+		fs_resp_error(r, w, 415, "send the image as multipart/form-data with a part named 'file'");
+		goto out;
+	}
+	/* the multipart framing adds a few hundred bytes to the file */
+	if (r->content_length > u->max + 65536) {
+		fs_resp_error(r, w, 413, "the upload is larger than the limit of %d MB", app->cfg.upload_max_mb);
+		goto out;
+	}
+	if (fs_files_ensure_dirs(dd, err, sizeof err)) {
+		rc = FS_DB_ERROR;
+		goto out;
+	}
+	read_upload(r, u);
+	if (u->status) {
+		if (u->status >= 500)
+			rc = FS_DB_ERROR;
+		else
+			fs_resp_error(r, w, u->status, "%s", u->msg);
+		goto out;
+	}
+	int page = 0;
+	if (u->page[0]) {
+		char *end;
+		long p = strtol(u->page, &end, 10);
+		if (*end || p < 0 || p > 100000) {
+			fs_resp_error(r, w, 422, "field 'page' must be a page number (0 = the first)");
+			goto out;
+		}
+		page = (int)p;
+	}
+	rec.shared = 1;
+	if (u->visibility[0]) {
+		if (!strcmp(u->visibility, "private")) {
+			rec.shared = 0;
+		} else if (strcmp(u->visibility, "shared")) {
+			fs_resp_error(r, w, 422, "field 'visibility' must be 'private' or 'shared'");
+			goto out;
+		}
+	}
+	if (fs_format_sniff(u->head, u->size < 16 ? (size_t)u->size : 16) == FS_FORMAT_UNKNOWN) {
+		fs_resp_error(r, w, 415, "not a TIFF, PNG or JPEG image");
+		goto out;
+	}
+	fs_load_opts lo = {.max_pixels = app->cfg.max_pixels, .page = page};
+	if (fs_load_file(u->tmp, &lo, &ld, err, sizeof err)) {
+		scrub_path(err, u->tmp);
+		if (strstr(err, "pixels (limit") || strstr(err, "is too large"))
+			fs_resp_error(r, w, 413, "too many pixels: %s", err);
+		else
+			fs_resp_error(r, w, 422, "cannot read the image: %s", err);
+		goto out;
+	}
+	unsigned char dg[32];
+	fs_sha256_final(&u->sha, dg);
+	fs_hex_encode(dg, 32, sha);
+
+	/* the same file again from the same user: the entry it already has */
+	fs_image_rec dup;
+	rc = fs_image_find_owned(db, r->user.id, sha, &dup);
+	if (rc == FS_DB_OK) {
+		rc = fs_image_touch_recent(db, r->user.id, dup.id);
+		if (!rc)
+			rc = send_image(r, w, 200, dup.id, 1);
+		goto out;
+	}
+	if (rc != FS_DB_NOTFOUND)
+		goto out;
+	rc = 0;
+
+	fs_image_rec_from_loaded(&rec, r->user.id, sha, page, u->name, &ld);
+	if (fs_files_store_derived(dd, rec.work_key, ld.image, 1, &derived_created, err, sizeof err)) {
+		rc = FS_DB_ERROR;
+		goto out;
+	}
+
+	rc = fs_db_begin(db);
+	if (rc)
+		goto out;
+	in_txn = 1;
+	/* a parallel upload of the same file by the same user may have won */
+	rc = fs_image_find_owned(db, r->user.id, sha, &dup);
+	if (rc == FS_DB_OK) {
+		fs_db_rollback(db);
+		in_txn = 0;
+		rc = send_image(r, w, 200, dup.id, 1);
+		goto out;
+	}
+	if (rc != FS_DB_NOTFOUND)
+		goto out;
+	rc = fs_image_insert(db, &rec, u->size);
+	if (rc)
+		goto out;
+	if (fs_file_path(dd, FS_FILE_ORIGINAL, sha, orig_path, sizeof orig_path) ||
+	    fs_file_publish(u->tmp, orig_path, &orig_created, err, sizeof err)) {
+		rc = FS_DB_ERROR;
+		goto out;
+	}
+	u->tmp[0] = 0;
+	/* a delete that committed after the files were written removed them
+	 * inside its transaction: put back what is missing */
+	int again = 0;
+	rc = fs_files_store_derived(dd, rec.work_key, ld.image, 1, &again, err, sizeof err) ? FS_DB_ERROR : 0;
+	derived_created |= again;
+	if (rc)
+		goto out;
+	long long set_id;
+	err[0] = 0;
+	rc = fs_set_create(db, rec.id, "Base", r->user.id, &set_id, err, sizeof err);
+	if (rc)
+		goto out;
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "filename", rec.original_name);
+	cJSON_AddNumberToObject(ev, "width", rec.width);
+	cJSON_AddNumberToObject(ev, "height", rec.height);
+	cJSON_AddStringToObject(ev, "format", rec.format);
+	rc = fs_event_log(db, r->user.id, rec.id, "image_loaded", ev);
+	cJSON_Delete(ev);
+	if (!rc)
+		rc = fs_image_touch_recent(db, r->user.id, rec.id);
+	if (rc)
+		goto out;
+	rc = fs_db_commit(db);
+	in_txn = 0;
+	if (rc)
+		goto out;
+	orig_created = derived_created = 0; /* they belong to the new image now */
+	rc = send_image(r, w, 201, rec.id, 0);
+out:
+	if (in_txn)
+		fs_db_rollback(db);
+	if (rc && orig_created) {
+		int used = 1;
+		if (!fs_image_file_in_use(db, sha, &used) && !used)
+			fs_files_remove_original(dd, sha);
+	}
+	if (rc && derived_created) {
+		int used = 1;
+		if (!fs_image_work_key_in_use(db, rec.work_key, &used) && !used)
+			fs_files_remove_derived(dd, rec.work_key);
+	}
+	if (u->fd >= 0)
+		close(u->fd);
+	if (u->tmp[0])
+		unlink(u->tmp);
+	fs_loaded_free(&ld);
+	free(u);
+	return rc ? fail_with(r, w, rc, err) : 0;
+}
+
+/* ---- reading -------------------------------------------------------- */
+
+static const char *const sort_names[] = {"date", "name", "owner", NULL};
+static const char *const order_names[] = {"asc", "desc", NULL};
+
+static const fs_field list_fields[] = {
+	{"q", FS_FIELD_STRING, 0, 0, 0, 200, NULL},
+	{"sort", FS_FIELD_ENUM, 0, 0, 0, 0, sort_names},
+	{"order", FS_FIELD_ENUM, 0, 0, 0, 0, order_names},
+	{"page", FS_FIELD_INT, 0, 1, 1000000, 0, NULL},
+	{"per_page", FS_FIELD_INT, 0, 1, FS_PER_PAGE_MAX, 0, NULL},
+};
+
+static cJSON *rec_array(fs_req *r, const fs_image_rec *v, size_t n)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, fs_image_to_json(&v[i], r->app->cfg.base_path, &r->user));
+	return arr;
+}
+
+static int h_list(fs_req *r, fs_resp *w)
+{
+	fs_value v[NFIELDS(list_fields)];
+	char err[256];
+	if (fs_validate_kv(&r->query_kv, list_fields, NFIELDS(list_fields), v, 0, err, sizeof err)) {
+		fs_resp_error(r, w, 422, "%s", err);
+		return 0;
+	}
+	fs_image_query q = {
+		.q = v[0].present ? v[0].s : "",
+		.sort = v[1].present ? (int)v[1].i : FS_SORT_DATE,
+		.page = v[3].present ? (int)v[3].i : 1,
+		.per_page = v[4].present ? (int)v[4].i : 20,
+	};
+	/* newest first by default; names and owners alphabetically */
+	q.desc = v[2].present ? v[2].i == 1 : q.sort == FS_SORT_DATE;
+	fs_image_rec *recs;
+	size_t n;
+	long long total;
+	int rc = fs_image_list(r->app->db, &r->user, &q, &recs, &n, &total);
+	if (rc)
+		return rc;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddItemToObject(o, "images", rec_array(r, recs, n));
+	cJSON_AddNumberToObject(o, "total", (double)total);
+	cJSON_AddNumberToObject(o, "page", q.page);
+	cJSON_AddNumberToObject(o, "per_page", q.per_page);
+	cJSON_AddNumberToObject(o, "pages", (double)((total + q.per_page - 1) / q.per_page));
+	cJSON_AddStringToObject(o, "sort", sort_names[q.sort]);
+	cJSON_AddStringToObject(o, "order", q.desc ? "desc" : "asc");
+	free(recs);
+	fs_resp_json(w, 200, o);
+	return 0;
+}
+
+static int h_recent(fs_req *r, fs_resp *w)
+{
+	fs_image_rec *recs;
+	size_t n;
+	int rc = fs_image_recent(r->app->db, &r->user, &recs, &n);
+	if (rc)
+		return rc;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddItemToObject(o, "images", rec_array(r, recs, n));
+	free(recs);
+	fs_resp_json(w, 200, o);
+	return 0;
+}
+
+static int h_get(fs_req *r, fs_resp *w)
+{
+	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_READ, NULL);
+	if (rc)
+		return refuse(r, w, rc);
+	rc = fs_image_touch_recent(r->app->db, r->user.id, r->ids[0]);
+	if (rc)
+		return rc;
+	return send_image(r, w, 200, r->ids[0], -1);
+}
+
+static int serve_file(fs_req *r, fs_resp *w, fs_file_kind kind)
+{
+	fs_image_rec rec;
+	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_READ, &rec);
+	if (rc)
+		return refuse(r, w, rc);
+	char rel[128];
+	if (fs_file_relpath(kind, rec.work_key, rel, sizeof rel))
+		return FS_DB_ERROR;
+	/* nginx serves the bytes from the internal location; we only decide */
+	fs_resp_header(w, "X-Accel-Redirect", "%s_protected/%s", r->app->cfg.base_path, rel);
+	fs_resp_header(w, "Cache-Control", "private, max-age=300");
+	w->status = 200;
+	snprintf(w->content_type, sizeof w->content_type, "image/png");
+	return 0;
+}
+
+static int h_display(fs_req *r, fs_resp *w)
+{
+	return serve_file(r, w, FS_FILE_DISPLAY);
+}
+
+static int h_thumb(fs_req *r, fs_resp *w)
+{
+	return serve_file(r, w, FS_FILE_THUMB);
+}
+
+/* ---- managing -------------------------------------------------------- */
+
+static const char *const vis_names[] = {"private", "shared", NULL};
+
+static const fs_field patch_fields[] = {
+	{"visibility", FS_FIELD_ENUM, 0, 0, 0, 0, vis_names},
+	{"original_name", FS_FIELD_STRING, 0, 1, 0, 255, NULL},
+};
+
+static int h_patch(fs_req *r, fs_resp *w)
+{
+	fs_db *db = r->app->db;
+	fs_image_rec rec;
+	int rc = fs_image_check_access(db, r->ids[0], &r->user, FS_ACCESS_MANAGE, &rec);
+	if (rc)
+		return refuse(r, w, rc);
+	fs_value v[NFIELDS(patch_fields)];
+	if (body_values(r, w, patch_fields, NFIELDS(patch_fields), v))
+		return 0;
+	if (!v[0].present && !v[1].present) {
+		fs_resp_error(r, w, 422, "nothing to change: give 'visibility' and/or 'original_name'");
+		return 0;
+	}
+	char name[256];
+	if (v[1].present)
+		fs_image_name_sanitise(v[1].s, name, sizeof name);
+	rc = fs_image_update_meta(db, rec.id, v[0].present ? (int)v[0].i : -1, v[1].present ? name : NULL);
+	if (rc)
+		return refuse(r, w, rc);
+	return send_image(r, w, 200, rec.id, -1);
+}
+
+static int h_delete(fs_req *r, fs_resp *w)
+{
+	fs_db *db = r->app->db;
+	const char *dd = r->app->cfg.data_dir;
+	fs_image_rec rec;
+	int rc = fs_image_check_access(db, r->ids[0], &r->user, FS_ACCESS_MANAGE, &rec);
+	if (rc)
+		return refuse(r, w, rc);
+	rc = fs_db_begin(db);
+	if (rc)
+		return rc;
+	int orig_unused = 0, work_unused = 0;
+	rc = fs_image_delete(db, rec.id, &orig_unused, &work_unused);
+	if (!rc) {
+		cJSON *ev = cJSON_CreateObject();
+		cJSON_AddNumberToObject(ev, "image_id", (double)rec.id);
+		cJSON_AddStringToObject(ev, "filename", rec.original_name);
+		rc = fs_event_log(db, r->user.id, 0, "image_deleted", ev);
+		cJSON_Delete(ev);
+	}
+	if (rc) {
+		fs_db_rollback(db);
+		return refuse(r, w, rc);
+	}
+	/* inside the transaction, so an upload of the same file waiting for
+	 * the lock sees the files gone and writes them again */
+	if (orig_unused)
+		fs_files_remove_original(dd, rec.file_sha256);
+	if (work_unused)
+		fs_files_remove_derived(dd, rec.work_key);
+	rc = fs_db_commit(db);
+	if (rc)
+		return rc;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddNumberToObject(o, "deleted", (double)rec.id);
+	fs_resp_json(w, 200, o);
+	return 0;
+}
+
+/* ---- transforms ------------------------------------------------------ */
+
+/*
+ * Applies one transform to the working image of rec and records it: new
+ * files under the next work key, then in one transaction the image row,
+ * every set's coordinates (fs_sets_apply_transform) and the event.
+ */
+static int apply_transform(fs_req *r, fs_resp *w, const fs_image_rec *rec, const fs_image *src,
+			   fs_transform_kind kind, fs_rect want, const char *event, cJSON *details)
+{
+	fs_db *db = r->app->db;
+	const char *dd = r->app->cfg.data_dir;
+	char err[512] = "", step[96], key[65];
+	fs_transform t;
+	fs_image *out = NULL;
+	int rc = 0, in_txn = 0, created = 0;
+	if (kind == FS_TRANSFORM_CROP)
+		out = fs_image_crop(src, want, &t, err, sizeof err);
+	else
+		out = fs_image_rotate(src, kind, &t, err, sizeof err);
+	if (!out) {
+		fs_resp_error(r, w, 422, "%s", err);
+		goto out;
+	}
+	if (kind == FS_TRANSFORM_CROP && t.rect.x == 0 && t.rect.y == 0 && t.rect.width == src->width &&
+	    t.rect.height == src->height) {
+		fs_resp_error(r, w, 422, "nothing to crop: the rectangle covers the whole image");
+		goto out;
+	}
+	if (kind == FS_TRANSFORM_CROP)
+		snprintf(step, sizeof step, "crop:%d,%d,%d,%d", t.rect.x, t.rect.y, t.rect.width, t.rect.height);
+	else
+		snprintf(step, sizeof step, "%s", kind == FS_TRANSFORM_ROTATE_LEFT ? "rotate_left" : "rotate_right");
+	fs_work_key_next(rec->work_key, step, key);
+	if (fs_files_store_derived(dd, key, out, 1, &created, err, sizeof err)) {
+		rc = FS_DB_ERROR;
+		goto out;
+	}
+	int rotation = rec->rotation;
+	if (kind == FS_TRANSFORM_ROTATE_LEFT)
+		rotation = (rotation + 270) % 360;
+	else if (kind == FS_TRANSFORM_ROTATE_RIGHT)
+		rotation = (rotation + 90) % 360;
+	cJSON *js = cJSON_CreateObject();
+	cJSON_AddStringToObject(js, "kind", kind == FS_TRANSFORM_CROP ? "crop" : step);
+	cJSON_AddNumberToObject(js, "src_width", t.src_width);
+	cJSON_AddNumberToObject(js, "src_height", t.src_height);
+	cJSON_AddNumberToObject(js, "x", t.rect.x);
+	cJSON_AddNumberToObject(js, "y", t.rect.y);
+	cJSON_AddNumberToObject(js, "width", t.rect.width);
+	cJSON_AddNumberToObject(js, "height", t.rect.height);
+	cJSON_AddNumberToObject(js, "at", (double)time(NULL));
+	cJSON_AddNumberToObject(js, "user_id", (double)r->user.id);
+
+	rc = fs_db_begin(db);
+	if (!rc) {
+		in_txn = 1;
+		rc = fs_image_record_transform(db, rec->id, rec->work_key, key, out->width, out->height, rotation, js);
+		if (rc == FS_DB_STALE)
+			snprintf(err, sizeof err, "the image was changed by someone else meanwhile; reload it");
+	}
+	cJSON_Delete(js);
+	if (rc)
+		goto out;
+	int again = 0;
+	if (fs_files_store_derived(dd, key, out, 1, &again, err, sizeof err)) {
+		rc = FS_DB_ERROR;
+		goto out;
+	}
+	created |= again;
+	err[0] = 0;
+	rc = fs_sets_apply_transform(db, rec->id, &t, r->user.id, err, sizeof err);
+	if (rc)
+		goto out;
+	if (kind == FS_TRANSFORM_CROP && !strcmp(event, "image_autocropped")) {
+		cJSON_AddNumberToObject(details, "new_width", out->width);
+		cJSON_AddNumberToObject(details, "new_height", out->height);
+	}
+	if (kind != FS_TRANSFORM_CROP)
+		cJSON_AddNumberToObject(details, "new_rotation", rotation);
+	rc = fs_event_log(db, r->user.id, rec->id, event, details);
+	if (rc)
+		goto out;
+	int used = 1;
+	rc = fs_image_work_key_in_use(db, rec->work_key, &used);
+	if (rc)
+		goto out;
+	if (!used)
+		fs_files_remove_derived(dd, rec->work_key);
+	rc = fs_db_commit(db);
+	in_txn = 0;
+	if (rc)
+		goto out;
+	created = 0;
+	rc = send_image(r, w, 200, rec->id, -1);
+out:
+	if (in_txn)
+		fs_db_rollback(db);
+	if (rc && created) {
+		int used = 1;
+		if (!fs_image_work_key_in_use(db, key, &used) && !used)
+			fs_files_remove_derived(dd, key);
+	}
+	fs_image_free(out);
+	cJSON_Delete(details);
+	return rc ? fail_with(r, w, rc, err) : 0;
+}
+
+/* Loads rec for managing and its working image; 0 with *img, or answered. */
+static int transform_target(fs_req *r, fs_resp *w, const fs_value *revision, fs_image_rec *rec, fs_image **img)
+{
+	char err[256];
+	*img = NULL;
+	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_MANAGE, rec);
+	if (rc)
+		return refuse(r, w, rc) ? rc : -1;
+	if (revision && revision->present && revision->i != rec->revision) {
+		fs_resp_error(r, w, 409, "the image is at revision %d, not %lld: reload it", rec->revision,
+			      revision->i);
+		return -1;
+	}
+	*img = fs_image_load_work(r->app->cfg.data_dir, rec, err, sizeof err);
+	return *img ? 0 : FS_DB_ERROR;
+}
+
+static const char *const dir_names[] = {"left", "right", NULL};
+
+static const fs_field rotate_fields[] = {
+	{"direction", FS_FIELD_ENUM, 1, 0, 0, 0, dir_names},
+	{"revision", FS_FIELD_INT, 0, 0, 1000000, 0, NULL},
+};
+
+static int h_rotate(fs_req *r, fs_resp *w)
+{
+	fs_value v[NFIELDS(rotate_fields)];
+	if (body_values(r, w, rotate_fields, NFIELDS(rotate_fields), v))
+		return 0;
+	fs_image_rec rec;
+	fs_image *img;
+	int rc = transform_target(r, w, &v[1], &rec, &img);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "direction", v[0].s);
+	fs_rect none = {0, 0, 0, 0};
+	rc = apply_transform(r, w, &rec, img, v[0].i == 0 ? FS_TRANSFORM_ROTATE_LEFT : FS_TRANSFORM_ROTATE_RIGHT, none,
+			     "image_rotated", d);
+	fs_image_free(img);
+	return rc;
+}
+
+static const fs_field crop_fields[] = {
+	{"x", FS_FIELD_INT, 1, 0, 1000000, 0, NULL},
+	{"y", FS_FIELD_INT, 1, 0, 1000000, 0, NULL},
+	{"width", FS_FIELD_INT, 1, 1, 1000000, 0, NULL},
+	{"height", FS_FIELD_INT, 1, 1, 1000000, 0, NULL},
+	{"revision", FS_FIELD_INT, 0, 0, 1000000, 0, NULL},
+};
+
+static int h_crop(fs_req *r, fs_resp *w)
+{
+	fs_value v[NFIELDS(crop_fields)];
+	if (body_values(r, w, crop_fields, NFIELDS(crop_fields), v))
+		return 0;
+	fs_image_rec rec;
+	fs_image *img;
+	int rc = transform_target(r, w, &v[4], &rec, &img);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	fs_rect want = {(int)v[0].i, (int)v[1].i, (int)v[2].i, (int)v[3].i};
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "x", want.x);
+	cJSON_AddNumberToObject(d, "y", want.y);
+	cJSON_AddNumberToObject(d, "width", want.width);
+	cJSON_AddNumberToObject(d, "height", want.height);
+	cJSON_AddNumberToObject(d, "original_width", img->width);
+	cJSON_AddNumberToObject(d, "original_height", img->height);
+	rc = apply_transform(r, w, &rec, img, FS_TRANSFORM_CROP, want, "image_cropped", d);
+	fs_image_free(img);
+	return rc;
+}
+
+static const fs_field autocrop_fields[] = {
+	{"revision", FS_FIELD_INT, 0, 0, 1000000, 0, NULL},
+};
+
+static int h_autocrop(fs_req *r, fs_resp *w)
+{
+	fs_value v[NFIELDS(autocrop_fields)];
+	if (body_values(r, w, autocrop_fields, NFIELDS(autocrop_fields), v))
+		return 0;
+	fs_image_rec rec;
+	fs_image *img;
+	int rc = transform_target(r, w, &v[0], &rec, &img);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	fs_rect want;
+	char err[256];
+	int d = fs_image_autocrop_detect(img, &want, err, sizeof err);
+	if (d) {
+		fs_resp_error(r, w, 422, "%s", d == 1 ? "nothing to crop" : err);
+		fs_image_free(img);
+		return 0;
+	}
+	cJSON *det = cJSON_CreateObject();
+	cJSON_AddNumberToObject(det, "original_width", img->width);
+	cJSON_AddNumberToObject(det, "original_height", img->height);
+	cJSON_AddNumberToObject(det, "removed_top", want.y);
+	cJSON_AddNumberToObject(det, "removed_left", want.x);
+	rc = apply_transform(r, w, &rec, img, FS_TRANSFORM_CROP, want, "image_autocropped", det);
+	fs_image_free(img);
+	return rc;
+}
+
+/* ---- calibration ----------------------------------------------------- */
+
+static cJSON *calibration_json(const fs_image_rec *rec)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	if (rec->um_per_px > 0) {
+		cJSON *c = cJSON_AddObjectToObject(o, "calibration");
+		cJSON_AddNumberToObject(c, "um_per_px", rec->um_per_px);
+		cJSON_AddStringToObject(c, "method", rec->calibration_method);
+	} else {
+		cJSON_AddNullToObject(o, "calibration");
+	}
+	if (rec->suggested_um_per_px > 0) {
+		cJSON *c = cJSON_AddObjectToObject(o, "suggested");
+		cJSON_AddNumberToObject(c, "um_per_px", rec->suggested_um_per_px);
+		cJSON_AddStringToObject(c, "method", "metadata");
+		cJSON_AddStringToObject(c, "source", rec->suggested_source);
+	} else {
+		cJSON_AddNullToObject(o, "suggested");
+	}
+	cJSON_AddNumberToObject(o, "estimate_um_per_px", FS_CALIBRATION_ESTIMATE_700X);
+	return o;
+}
+
+static int h_calibration_get(fs_req *r, fs_resp *w)
+{
+	fs_image_rec rec;
+	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_READ, &rec);
+	if (rc)
+		return refuse(r, w, rc);
+	fs_resp_json(w, 200, calibration_json(&rec));
+	return 0;
+}
+
+static const char *const method_names[] = {"direct", "estimate", "metadata", "manual", NULL};
+
+enum { C_UM, C_METHOD, C_SCALE_UM, C_SCALE_PX, C_X1, C_Y1, C_X2, C_Y2, C_LEN, C_SUGG };
+static const fs_field calib_fields[] = {
+	[C_UM] = {"um_per_px", FS_FIELD_DOUBLE, 0, 0, 0, 0, NULL},
+	[C_METHOD] = {"method", FS_FIELD_ENUM, 0, 0, 0, 0, method_names},
+	[C_SCALE_UM] = {"scale_um", FS_FIELD_DOUBLE, 0, 0, 0, 0, NULL},
+	[C_SCALE_PX] = {"scale_px", FS_FIELD_DOUBLE, 0, 0, 0, 0, NULL},
+	[C_X1] = {"x1", FS_FIELD_DOUBLE, 0, 0, 0, 0, NULL},
+	[C_Y1] = {"y1", FS_FIELD_DOUBLE, 0, 0, 0, 0, NULL},
+	[C_X2] = {"x2", FS_FIELD_DOUBLE, 0, 0, 0, 0, NULL},
+	[C_Y2] = {"y2", FS_FIELD_DOUBLE, 0, 0, 0, 0, NULL},
+	[C_LEN] = {"length_um", FS_FIELD_DOUBLE, 0, 0, 0, 0, NULL},
+	[C_SUGG] = {"use_suggested", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
+};
+
+/* Picks the one calibration form the body uses; 0 with um/method, or a message. */
+static int calibration_from(const fs_value *v, const fs_image_rec *rec, double *um, const char **method, char *err,
+			    size_t errlen)
+{
+	int bar = v[C_SCALE_UM].present || v[C_SCALE_PX].present;
+	int pts = v[C_X1].present || v[C_Y1].present || v[C_X2].present || v[C_Y2].present || v[C_LEN].present;
+	int sugg = v[C_SUGG].present && v[C_SUGG].b;
+	int est = !v[C_UM].present && v[C_METHOD].present && !strcmp(v[C_METHOD].s, "estimate");
+	int forms = v[C_UM].present + bar + pts + sugg + est;
+	if (forms != 1) {
+		snprintf(err, errlen, "give exactly one of: um_per_px [+ method]; {\"method\": \"estimate\"}; "
+				      "scale_um + scale_px; x1, y1, x2, y2 + length_um; use_suggested");
+		return -1;
+	}
+	if ((bar || pts || sugg) && v[C_METHOD].present) {
+		snprintf(err, errlen, "'method' goes only with um_per_px or alone as \"estimate\"");
+		return -1;
+	}
+	if (v[C_UM].present) {
+		*um = v[C_UM].d;
+		*method = v[C_METHOD].present ? v[C_METHOD].s : "direct";
+	} else if (est) {
+		*um = FS_CALIBRATION_ESTIMATE_700X;
+		*method = "estimate";
+	} else if (bar) {
+		if (!v[C_SCALE_UM].present || !v[C_SCALE_PX].present) {
+			snprintf(err, errlen, "a scale bar needs both scale_um and scale_px");
+			return -1;
+		}
+		*um = v[C_SCALE_PX].d > 0 && v[C_SCALE_UM].d > 0 ? v[C_SCALE_UM].d / v[C_SCALE_PX].d : 0;
+		*method = "scale_bar";
+	} else if (pts) {
+		if (!v[C_X1].present || !v[C_Y1].present || !v[C_X2].present || !v[C_Y2].present ||
+		    !v[C_LEN].present) {
+			snprintf(err, errlen, "two points need x1, y1, x2, y2 and length_um");
+			return -1;
+		}
+		*um = fs_calibration_from_scale_bar(v[C_X1].d, v[C_Y1].d, v[C_X2].d, v[C_Y2].d, v[C_LEN].d);
+		*method = "scale_bar";
+	} else {
+		if (!(rec->suggested_um_per_px > 0)) {
+			snprintf(err, errlen, "this image has no suggested calibration in its file metadata");
+			return -1;
+		}
+		*um = rec->suggested_um_per_px;
+		*method = "metadata";
+	}
+	if (!isfinite(*um) || !(*um > 0) || *um > 1000) {
+		snprintf(err, errlen, "the calibration must be more than 0 and at most 1000 um per pixel");
+		return -1;
+	}
+	return 0;
+}
+
+static int h_calibration_set(fs_req *r, fs_resp *w)
+{
+	fs_db *db = r->app->db;
+	fs_image_rec rec;
+	int rc = fs_image_check_access(db, r->ids[0], &r->user, FS_ACCESS_MANAGE, &rec);
+	if (rc)
+		return refuse(r, w, rc);
+	fs_value v[NFIELDS(calib_fields)];
+	if (body_values(r, w, calib_fields, NFIELDS(calib_fields), v))
+		return 0;
+	double um = 0;
+	const char *method = NULL;
+	char err[512] = "";
+	if (calibration_from(v, &rec, &um, &method, err, sizeof err)) {
+		fs_resp_error(r, w, 422, "%s", err);
+		return 0;
+	}
+	char method_copy[32];
+	snprintf(method_copy, sizeof method_copy, "%s", method);
+	rc = fs_db_begin(db);
+	if (rc)
+		return rc;
+	rc = fs_image_set_calibration(db, rec.id, um, method_copy);
+	if (!rc)
+		rc = fs_sets_calibration_changed(db, rec.id, rec.um_per_px, um, method_copy, r->user.id, err,
+						 sizeof err);
+	if (!rc) {
+		cJSON *ev = cJSON_CreateObject();
+		cJSON_AddNumberToObject(ev, "um_per_px", um);
+		cJSON_AddStringToObject(ev, "method", method_copy);
+		rc = fs_event_log(db, r->user.id, rec.id, "calibration_set", ev);
+		cJSON_Delete(ev);
+	}
+	if (rc) {
+		fs_db_rollback(db);
+		return fail_with(r, w, rc, err);
+	}
+	rc = fs_db_commit(db);
+	if (rc)
+		return rc;
+	rc = fs_image_get(db, rec.id, &rec);
+	if (rc)
+		return refuse(r, w, rc);
+	fs_resp_json(w, 200, calibration_json(&rec));
+	return 0;
+}
+
+const fs_route fs_routes_images[] = {
+	{"POST", "/api/images", h_upload, FS_MEMBER, FS_ROUTE_RAW_BODY},
+	{"GET", "/api/images", h_list, FS_MEMBER, 0},
+	{"GET", "/api/images/recent", h_recent, FS_MEMBER, 0},
+	{"GET", "/api/images/{id}", h_get, FS_MEMBER, 0},
+	{"PATCH", "/api/images/{id}", h_patch, FS_MEMBER, 0},
+	{"DELETE", "/api/images/{id}", h_delete, FS_MEMBER, 0},
+	{"GET", "/api/images/{id}/display.png", h_display, FS_MEMBER, 0},
+	{"GET", "/api/images/{id}/thumb.png", h_thumb, FS_MEMBER, 0},
+	{"POST", "/api/images/{id}/rotate", h_rotate, FS_MEMBER, 0},
+	{"POST", "/api/images/{id}/crop", h_crop, FS_MEMBER, 0},
+	{"POST", "/api/images/{id}/autocrop", h_autocrop, FS_MEMBER, 0},
+	{"GET", "/api/images/{id}/calibration", h_calibration_get, FS_MEMBER, 0},
+	{"POST", "/api/images/{id}/calibration", h_calibration_set, FS_MEMBER, 0},
+};
+const size_t fs_routes_images_n = NFIELDS(fs_routes_images);

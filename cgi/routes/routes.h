@@ -1,0 +1,39 @@
+/*
+ * routes.h - the handlers of every route group; the table is in routes.c.
+ * One file per group: route_health.c, route_auth.c, route_admin.c,
+ * route_pages.c, route_images.c, route_sets.c, route_data.c.
+ */
+#ifndef FS_ROUTES_H
+#define FS_ROUTES_H
+
+#include "routes/router.h"
+
+int fs_h_health(fs_req *r, fs_resp *w);
+int fs_h_me(fs_req *r, fs_resp *w);
+
+int fs_h_login_form(fs_req *r, fs_resp *w);
+int fs_h_login(fs_req *r, fs_resp *w);
+int fs_h_logout(fs_req *r, fs_resp *w);
+
+int fs_h_admin_page(fs_req *r, fs_resp *w);
+int fs_h_admin_user_add(fs_req *r, fs_resp *w);
+int fs_h_admin_user_disable(fs_req *r, fs_resp *w);
+int fs_h_admin_user_enable(fs_req *r, fs_resp *w);
+int fs_h_admin_user_password(fs_req *r, fs_resp *w);
+
+int fs_h_library(fs_req *r, fs_resp *w);
+int fs_h_about(fs_req *r, fs_resp *w);
+
+/* Route groups, each defined in its own file. */
+extern const fs_route fs_routes_images[]; /* route_images.c: library, upload, image files, transforms, calibration */
+extern const size_t fs_routes_images_n;
+extern const fs_route fs_routes_sets[];   /* route_sets.c: sets, edits, undo/redo, history, extraction */
+extern const size_t fs_routes_sets_n;
+extern const fs_route fs_routes_data[];   /* route_data.c: event log, settings, profiles, import/export */
+extern const size_t fs_routes_data_n;
+extern const fs_route fs_routes_workspace[]; /* route_workspace.c: the workspace page */
+extern const size_t fs_routes_workspace_n;
+extern const fs_route fs_routes_agents[];  /* route_agents.c: agent runs (start, status, log, stop, reset, list) */
+extern const size_t fs_routes_agents_n;
+
+#endif

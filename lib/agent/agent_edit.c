@@ -1,0 +1,235 @@
+/*
+ * agent_edit.c - the pattern-completion editing agent (AgenticEdit, seed
+ * 000). An iteration is one model turn. After each, the metrics of the
+ * stored set are compared with the best so far: hexagonalness +0.01 or
+ * coverage +2 points is an improvement, anything else advances the plateau
+ * counter (so a model cannot dodge it by not asking for the state, nor
+ * reset it by oscillating); max_iterations is enforced. At the end, unless
+ * the user stopped the run or it failed: auto-connect with the chosen
+ * method and boundary cleanup (tubercles with fewer than 2 neighbours),
+ * then an agent_complete history event.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent_fish_tools.h"
+#include "agent/agent_prompts.h"
+#include "store/sets_store.h"
+
+static double r3(double v)
+{
+	return round(v * 1000.0) / 1000.0;
+}
+
+static void on_step(const cJSON *step, void *user)
+{
+	fs_agent_sess *s = user;
+	double hex = s->stats.hexagonalness_score, cov = s->stats.coverage_percent;
+	int improved = hex > s->best_hex + 0.01 || cov > s->best_cov + 2.0;
+
+	fs_agent_take_step(s, step);
+	s->iteration++;
+	if (s->added || s->deleted || s->moved)
+		snprintf(s->phase, sizeof(s->phase), "pattern_completion");
+	fs_agent_log(s, "Hexagonalness: %.3f -> %.3f, Coverage: %.1f%% -> %.1f%%", s->best_hex, hex, s->best_cov, cov);
+	if (improved) {
+		s->plateau = 0;
+		s->best_hex = fmax(s->best_hex, hex);
+		s->best_cov = fmax(s->best_cov, cov);
+	} else {
+		s->plateau++;
+	}
+	fs_agent_log(s, "Plateau: %d/%d (%s)", s->plateau, s->job->plateau_iterations, improved ? "improved" : "no change");
+	double now = fs_agent_now();
+	s->iter_seconds_sum += now - s->t_iter;
+	/* a step that already ended the run (finish, limits) needs no stop reason */
+	if (!cJSON_GetObjectItemCaseSensitive(step, "finish_reason") && !s->stop_reason[0]) {
+		if (s->job->plateau_iterations > 0 && s->plateau >= s->job->plateau_iterations) {
+			snprintf(s->stop_reason, sizeof(s->stop_reason), "plateau_detected");
+			fs_agent_log(s, "AUTO-STOP: no improvement for %d iterations. Final: hex=%.3f, coverage=%.1f%%",
+				     s->plateau, hex, cov);
+		} else if (s->iteration >= s->job->max_iterations) {
+			snprintf(s->stop_reason, sizeof(s->stop_reason), "max_iterations");
+			fs_agent_log(s, "MAX ITERATIONS: %d", s->iteration);
+		}
+	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "iteration", s->iteration);
+	cJSON_AddNumberToObject(o, "max_iterations", s->job->max_iterations);
+	cJSON_AddStringToObject(o, "phase", s->phase);
+	cJSON_AddNumberToObject(o, "hexagonalness", r3(hex));
+	cJSON_AddNumberToObject(o, "coverage_percent", round(cov * 10) / 10);
+	cJSON_AddNumberToObject(o, "tubercles", (double)s->t.n);
+	cJSON_AddNumberToObject(o, "edges", (double)s->e.n);
+	cJSON_AddNumberToObject(o, "plateau_count", s->plateau);
+	fs_agent_status_line(s, o);
+	fs_agent_emit_status(s);
+	s->t_iter = now;
+}
+
+static void finalize(fs_agent_sess *s)
+{
+	char err[256] = "";
+	int n = 0, deleted = 0;
+	const char *method = s->job->auto_connect_method[0] ? s->job->auto_connect_method : "gabriel";
+
+	snprintf(s->phase, sizeof(s->phase), "finalizing");
+	if (s->job->auto_connect && fs_agent_auto_connect(s, method, &n, err, sizeof(err)))
+		fs_agent_log(s, "Auto-connect failed: %s", err);
+	if (s->job->cleanup_boundary) {
+		if (fs_agent_cleanup_boundary(s, &deleted, err, sizeof(err)))
+			fs_agent_log(s, "Boundary cleanup failed: %s", err);
+		/* the deleted tubercles' neighbours need their connections redone */
+		else if (deleted && s->job->auto_connect && fs_agent_auto_connect(s, method, &n, err, sizeof(err)))
+			fs_agent_log(s, "Auto-connect failed: %s", err);
+	}
+}
+
+static void complete_event(fs_agent_sess *s, const char *reason, double wall)
+{
+	cJSON *ev = cJSON_CreateObject();
+	if (!ev)
+		return;
+	cJSON_AddStringToObject(ev, "reason", reason);
+	cJSON_AddStringToObject(ev, "kind", "edit");
+	cJSON_AddNumberToObject(ev, "run_id", (double)s->job->run_id);
+	cJSON_AddNumberToObject(ev, "iterations_used", s->iteration);
+	cJSON_AddStringToObject(ev, "finish_text", s->finish_text);
+	cJSON *i = cJSON_AddObjectToObject(ev, "initial");
+	cJSON_AddNumberToObject(i, "n_tubercles", s->start_count);
+	cJSON_AddNumberToObject(i, "hexagonalness", r3(s->start_hex));
+	cJSON_AddNumberToObject(i, "coverage_percent", round(s->start_cov * 10) / 10);
+	cJSON *f = cJSON_AddObjectToObject(ev, "result");
+	cJSON_AddNumberToObject(f, "n_tubercles", (double)s->t.n);
+	cJSON_AddNumberToObject(f, "n_edges", (double)s->e.n);
+	cJSON_AddNumberToObject(f, "hexagonalness", r3(s->stats.hexagonalness_score));
+	cJSON_AddNumberToObject(f, "coverage_percent", round(s->stats.coverage_percent * 10) / 10);
+	cJSON_AddNumberToObject(f, "tubercles_added", s->added);
+	cJSON_AddNumberToObject(f, "tubercles_deleted", s->deleted);
+	cJSON_AddNumberToObject(f, "tubercles_moved", s->moved);
+	cJSON *t = cJSON_AddObjectToObject(ev, "timing");
+	cJSON_AddNumberToObject(t, "wallclock_seconds", r3(wall));
+	cJSON_AddNumberToObject(t, "avg_iteration_seconds", s->iteration ? r3(s->iter_seconds_sum / s->iteration) : 0);
+	cJSON *l = cJSON_AddObjectToObject(ev, "llm");
+	cJSON_AddStringToObject(l, "provider", s->provider);
+	cJSON_AddStringToObject(l, "model", s->model);
+	cJSON_AddNumberToObject(l, "input_tokens", (double)s->in_tokens);
+	cJSON_AddNumberToObject(l, "output_tokens", (double)s->out_tokens);
+	cJSON_AddNumberToObject(l, "total_tokens", (double)(s->in_tokens + s->out_tokens));
+	cJSON_AddNumberToObject(l, "estimated_cost_usd", s->cost_usd);
+	fs_history_add(s->db, s->job->set_id, s->job->user_id, "agent_complete", ev);
+	cJSON_Delete(ev);
+}
+
+int fs_agent_run_edit(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJSON **final_status, char *err,
+		      size_t errlen)
+{
+	const fs_agent_job *job = s->job;
+	fs_tool_registry *reg = fs_tools_new();
+	char *system = NULL;
+	char plat[16], w[16], h[16], sw[16], sh[16], cal[32], n0[16], h0[16], c0[16], maxit[16], user[1024];
+	fs_conv conv;
+	fs_agent_result res;
+	fs_agent_limits lim;
+	fs_agent_hooks hooks;
+	fs_msg *m;
+	int rc = -1;
+
+	fs_conv_init(&conv);
+	memset(&res, 0, sizeof(res));
+	if (!reg) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (fs_fish_tools_add_edit(reg, s, 1, err, errlen))
+		goto out;
+	int side = s->img->width > s->img->height ? s->img->width : s->img->height;
+	double sc = side > FS_AGENT_SHOT_SIDE ? (double)FS_AGENT_SHOT_SIDE / side : 1.0;
+	snprintf(plat, sizeof(plat), "%d", job->plateau_iterations);
+	snprintf(w, sizeof(w), "%d", s->img->width);
+	snprintf(h, sizeof(h), "%d", s->img->height);
+	snprintf(sw, sizeof(sw), "%d", (int)lround(s->img->width * sc));
+	snprintf(sh, sizeof(sh), "%d", (int)lround(s->img->height * sc));
+	if (s->um_per_px > 0)
+		snprintf(cal, sizeof(cal), "%.5g", s->um_per_px);
+	else
+		snprintf(cal, sizeof(cal), "not set");
+	snprintf(n0, sizeof(n0), "%d", s->start_count);
+	snprintf(h0, sizeof(h0), "%.3f", s->start_hex);
+	snprintf(c0, sizeof(c0), "%.1f", s->start_cov);
+	snprintf(maxit, sizeof(maxit), "%d", job->max_iterations);
+	const char *ctx[] = {"plateau_threshold", plat, "image_name", s->rec.original_name, "image_width", w,
+			     "image_height", h, "shot_width", sw, "shot_height", sh, "calibration", cal,
+			     "initial_tubercle_count", n0, "initial_hexagonalness", h0, "initial_coverage", c0,
+			     "max_iterations", maxit, NULL};
+	system = fs_tools_system_prompt(reg, fs_prompt_edit, ctx, err, errlen);
+	if (!system)
+		goto out;
+	snprintf(user, sizeof(user),
+		 "Current state: %zu tubercles, %zu connections, hexagonalness %.3f, coverage %.1f%%. Start with a "
+		 "screenshot, scan the whole image for gaps in the hexagonal pattern and for false positives, and "
+		 "complete the pattern.",
+		 s->t.n, s->e.n, s->stats.hexagonalness_score, s->stats.coverage_percent);
+	if (fs_conv_set_system(&conv, system) || !(m = fs_conv_add(&conv, FS_ROLE_USER)) || fs_msg_add_text(m, user)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	s->conv = &conv;
+	fs_agent_limits_default(&lim);
+	/* iterations are counted per turn in on_step; this is only the backstop */
+	lim.max_llm_calls = (job->max_iterations > 0 ? job->max_iterations : 1) + 2;
+	lim.timeout_s = job->max_seconds > 0 ? job->max_seconds : lim.timeout_s;
+	lim.max_cost_usd = job->max_cost_usd;
+	fs_agent_hooks_init(&hooks, s, on_step);
+	fs_agent_log(s, "Started pattern completion (max_iter: %d, plateau: %d)", job->max_iterations,
+		     job->plateau_iterations);
+	fs_agent_log(s, "Provider: %s/%s", s->provider, s->model);
+	fs_agent_emit_status(s);
+
+	fs_agent_run_conv(llm, reg, prices, &conv, &lim, &hooks, &res);
+	s->conv = NULL;
+	const char *reason = fs_agent_finish_reason(s, &res);
+	const char *state = fs_agent_state_for(reason);
+	if (!strcmp(state, "completed"))
+		finalize(s);
+	snprintf(s->phase, sizeof(s->phase), "complete");
+	complete_event(s, reason, fs_agent_now() - s->t_start);
+	if (res.error[0])
+		fs_agent_log(s, "Agent error: %s", res.error);
+	fs_agent_log(s, "EDITING COMPLETE: %s; %zu tubercles (%+d), hexagonalness %.3f, coverage %.1f%%", reason, s->t.n,
+		     (int)s->t.n - s->start_count, s->stats.hexagonalness_score, s->stats.coverage_percent);
+	fs_agent_log(s, "Total usage: %ld tokens, $%.4f", s->in_tokens + s->out_tokens, s->cost_usd);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "iteration", s->iteration);
+	cJSON_AddNumberToObject(o, "hexagonalness", r3(s->stats.hexagonalness_score));
+	cJSON_AddNumberToObject(o, "coverage_percent", round(s->stats.coverage_percent * 10) / 10);
+	cJSON_AddNumberToObject(o, "tubercles", (double)s->t.n);
+	cJSON_AddStringToObject(o, "phase", "complete");
+	fs_agent_status_line(s, o);
+	*final_status = fs_agent_status(s, state, reason);
+	if (*final_status) {
+		cJSON_AddStringToObject(*final_status, "finish_text", s->finish_text);
+		if (res.error[0])
+			cJSON_AddStringToObject(*final_status, "error", res.error);
+	}
+	if (strcmp(state, "failed"))
+		rc = 0;
+	else
+		snprintf(err, errlen, "%s", res.error[0] ? res.error : "the run failed");
+out:
+	s->conv = NULL;
+	fs_agent_result_free(&res);
+	fs_conv_free(&conv);
+	free(system);
+	fs_tools_free(reg);
+	return rc;
+}
+
+const fs_agent_kind_ops fs_agent_kind_edit = {
+	.kind = FS_AGENT_EDIT,
+	.run = fs_agent_run_edit,
+	.local_policy = fs_agent_local_edit,
+	.local_model = "local-lattice-fit",
+};

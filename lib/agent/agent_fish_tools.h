@@ -1,0 +1,210 @@
+/*
+ * agent_fish_tools.h - the state of one agent run on an annotation set and
+ * the tools both fish-scale agents offer the model.
+ *
+ * One fs_agent_sess holds what the tools, the offline policies and the
+ * status writer share: the set (cached from SQLite, reloaded after each
+ * change so the status and the model always see the stored truth), the
+ * working image, the optimiser's trials, the editing agent's counters, the
+ * usage of the model, and the reason a run must stop (a tool or the
+ * iteration bookkeeping sets it; the loop's cancel hook then ends the run).
+ *
+ * Editing tools take coordinates in the pixels of the latest screenshot
+ * (scale = screenshot px per image px, 1 before any screenshot) and store
+ * image pixels; results give both.
+ *
+ * The run functions below are the per-kind drivers behind
+ * fs_agent_job_run (agent_jobs.h).
+ *
+ * Ownership: the session owns img, t, e, trials and best lists and the
+ * status strings; job, env and db are borrowed. fs_agent_sess_free
+ * releases what the session owns (tolerates a zeroed struct).
+ */
+#ifndef FS_AGENT_FISH_TOOLS_H
+#define FS_AGENT_FISH_TOOLS_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#include "agent/agent_jobs.h"
+#include "agent/agent_loop.h"
+#include "agent/agent_screenshot.h"
+#include "image/image.h"
+#include "store/images_store.h"
+#include "analysis/metrics.h"
+#include "analysis/params.h"
+#include "agent/prices.h"
+#include "image/tubercle.h"
+
+#define FS_AGENT_LOG_KEEP 50     /* log lines kept in the status */
+#define FS_AGENT_SHOT_SIDE 1024  /* longest screenshot side given to the model */
+#define FS_AGENT_MIN_COUNT 10    /* fewer tubercles never make the optimiser's best */
+
+typedef struct fs_agent_trial {
+	int iteration;
+	fs_params params;
+	fs_stats stats;
+	double seconds;          /* detection + graph + statistics */
+	double at_elapsed;       /* seconds since the start of the run */
+	char phase[32];
+} fs_agent_trial;
+
+typedef struct fs_agent_sess {
+	const fs_agent_job *job;  /* borrowed */
+	fs_agent_env *env;        /* borrowed */
+	fs_db *db;                /* borrowed (env->db) */
+	fs_image_rec rec;
+	fs_image *img;            /* working image */
+	double um_per_px;         /* the image's calibration, 0 = none */
+	double um_for_detect;     /* calibration used for µm parameters */
+
+	/* the set as stored */
+	fs_tubercle_list t;
+	fs_edge_list e;
+	long long revision;
+	fs_stats stats;
+
+	/* optimiser */
+	fs_params params;         /* current parameters */
+	fs_agent_trial *trials;
+	size_t n_trials, cap_trials;
+	int best;                 /* index into trials, -1 none */
+	fs_tubercle_list best_t;  /* the best extraction, applied at the end */
+	fs_edge_list best_e;
+	int applied;              /* index of the trial now in the set, -1 none */
+	int no_improve;           /* extractions since the last improvement */
+	int profile_phase;        /* 1 until the first set_params */
+	int accepted;
+
+	/* editing agent */
+	fs_agent_shot_cache shots;
+	double shot_scale;        /* screenshot px per image px */
+	int shot_w, shot_h;
+	int start_count;
+	double start_hex, start_cov;
+	double best_hex, best_cov;
+	int plateau;
+	int added, deleted, moved;
+	cJSON *actions;           /* action summary: [{iteration, action, ...}] */
+	int finished;             /* finish tool called */
+	char finish_text[512];
+
+	/* both */
+	int iteration;
+	int turns;
+	double t_start, t_iter;   /* monotonic seconds */
+	double iter_seconds_sum;
+	char phase[32];
+	char stop_reason[32];     /* set when the run must end before the next turn */
+	char model_text[2048];    /* the model's text of the current turn (reasoning) */
+	char last_prompt[8192];
+	char last_response[8192];
+	char provider[32], model[128];
+	long in_tokens, out_tokens;
+	double cost_usd, last_step_cost;
+	int cost_estimated;
+	cJSON *log_lines;         /* newest FS_AGENT_LOG_KEEP lines */
+	char last_action[64];
+	fs_conv *conv;            /* the run's conversation (for reasoning text) */
+	void *policy;             /* offline policy state, freed with policy_free */
+	void (*policy_free)(void *);
+	int call_seq;             /* ids of the offline policies' calls */
+} fs_agent_sess;
+
+/* Loads the image, the set and the starting parameters. 0 or -1 with err. */
+int fs_agent_sess_init(fs_agent_sess *s, const fs_agent_job *job, fs_agent_env *env, char *err, size_t errlen);
+void fs_agent_sess_free(fs_agent_sess *s);
+
+/* Reloads the set from SQLite and recomputes its statistics. */
+int fs_agent_sess_reload(fs_agent_sess *s, char *err, size_t errlen);
+
+/* "[HH:MM:SS] text" to env->on_log, kept in the status. */
+void fs_agent_log(fs_agent_sess *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "STATUS: {json}" of a compact object (taken over). */
+void fs_agent_status_line(fs_agent_sess *s, cJSON *obj);
+/* The complete status object (caller deletes); state is "running" etc. */
+cJSON *fs_agent_status(const fs_agent_sess *s, const char *state, const char *finish_reason);
+/* Builds the status and hands it to env->on_status. */
+void fs_agent_emit_status(fs_agent_sess *s);
+double fs_agent_now(void);
+
+/* The model's text in the turn whose calls are running (its reasoning). */
+const char *fs_agent_turn_text(const fs_agent_sess *s);
+/* Metrics object of seed 001 §8.3 (caller deletes). */
+cJSON *fs_agent_metrics_json(const fs_stats *st);
+
+/* Usage, prompt and response of one loop step (from agent_loop's on_step). */
+void fs_agent_take_step(fs_agent_sess *s, const cJSON *step);
+
+/* Tools of the optimiser (seed 001 §2.2.2) and of the editing agent
+ * (seed 000); chat uses the editing tools without finish. */
+int fs_fish_tools_add_optimize(fs_tool_registry *reg, fs_agent_sess *s, char *err, size_t errlen);
+int fs_fish_tools_add_edit(fs_tool_registry *reg, fs_agent_sess *s, int with_finish, char *err, size_t errlen);
+
+/* Optimiser helpers shared with the offline policy. */
+int fs_agent_params_equal(const fs_params *a, const fs_params *b);
+/* Index of the trial with exactly these parameters, or -1. */
+int fs_agent_trial_find(const fs_agent_sess *s, const fs_params *p);
+
+/* Edit helpers shared with the offline policy and the finishing steps. */
+int fs_agent_auto_connect(fs_agent_sess *s, const char *method, int *n_edges, char *err, size_t errlen);
+/* Deletes tubercles with fewer than 2 neighbours (one journal step); *n deleted. */
+int fs_agent_cleanup_boundary(fs_agent_sess *s, int *n, char *err, size_t errlen);
+/* Degree of each tubercle of s->t (array parallel to s->t.items, caller frees). */
+int *fs_agent_degrees(const fs_agent_sess *s);
+/* Mean intensity in a disc of radius r at (x, y) of the working image. */
+double fs_agent_disc_mean(const fs_image *img, double x, double y, double r);
+
+/* Lattice fit of the offline policies: sites to add (image pixels, none
+ * within half a pitch of avoid) and ids to delete; see agent_local_edit.c. */
+typedef struct fs_lattice_plan {
+	double *ax, *ay;
+	size_t n_add;
+	int *del;
+	size_t n_del;
+	double pitch;
+} fs_lattice_plan;
+int fs_agent_lattice_plan(const fs_agent_sess *s, const double *avoid_x, const double *avoid_y, size_t n_avoid,
+			  size_t max_add, fs_lattice_plan *out);
+void fs_lattice_plan_free(fs_lattice_plan *p);
+/* Appends a call named name (args taken over, NULL = {}) with a fresh id. */
+int fs_agent_local_call(fs_llm_reply *out, int *seq, const char *name, cJSON *args);
+/* {x, y} in screenshot pixels for an image point (new object in *args). */
+int fs_agent_local_point_args(const fs_agent_sess *s, double x, double y, cJSON **args);
+
+/* Offline policies (the "local" provider). user is the session. */
+int fs_agent_local_optimize(const fs_conv *conv, const cJSON *tools, fs_llm_reply *out, void *user, char *err,
+			    size_t errlen);
+int fs_agent_local_edit(const fs_conv *conv, const cJSON *tools, fs_llm_reply *out, void *user, char *err,
+			size_t errlen);
+int fs_agent_local_chat(const fs_conv *conv, const cJSON *tools, fs_llm_reply *out, void *user, char *err,
+			size_t errlen);
+
+/* Per-kind drivers; they fill *final_status. */
+struct fs_agent_kind_ops {
+	fs_agent_kind kind;
+	int (*run)(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJSON **final_status, char *err,
+		   size_t errlen);
+	fs_local_policy_fn local_policy; /* what the offline "local" provider answers with */
+	const char *local_model;         /* its model name in status and runs */
+};
+extern const fs_agent_kind_ops fs_agent_kind_optimize;
+extern const fs_agent_kind_ops fs_agent_kind_edit;
+extern const fs_agent_kind_ops fs_agent_kind_chat;
+
+int fs_agent_run_optimize(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJSON **final_status,
+			  char *err, size_t errlen);
+int fs_agent_run_edit(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJSON **final_status, char *err,
+		      size_t errlen);
+int fs_agent_run_chat(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJSON **final_status, char *err,
+		      size_t errlen);
+
+/* Shared loop glue: hooks that feed the session, the approval proposal,
+ * mapping of the loop's finish reason onto the run's. */
+void fs_agent_hooks_init(fs_agent_hooks *h, fs_agent_sess *s, void (*on_step)(const cJSON *, void *));
+cJSON *fs_agent_proposal(const fs_agent_sess *s, const char *tool, const cJSON *args);
+const char *fs_agent_finish_reason(const fs_agent_sess *s, const fs_agent_result *res);
+const char *fs_agent_state_for(const char *reason);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * agent_local_optimize.c - the offline provider's optimiser policy: a
+ * bounded search over the detection parameters that maximises
+ * hexagonalness, through the same tools a model would call.
+ *
+ * 1. Baseline: the starting parameters.
+ * 2. Profiles (coarse): "default" (method auto) and the contrast profiles.
+ * 3. Coordinate search (fine) around the best so far: threshold,
+ *    blur_sigma, min_circularity, cull_factor up and down by a step, and
+ *    the other neighbour graphs; a set already tried (or out of range) is
+ *    skipped, so nothing is tried twice. When every neighbour at a step
+ *    size has been tried without improvement the steps halve (twice);
+ *    then accept_result.
+ * The best is ranked by the tools (agent_fish_tools.c): results with fewer
+ * than FS_AGENT_MIN_COUNT tubercles rank below any sane count.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent_fish_tools.h"
+#include "analysis/params_json.h"
+
+#define LEVELS 3
+
+typedef struct opt_policy {
+	int stage;      /* 0 baseline, 1 profiles, 2 search */
+	size_t profile; /* next profile to try */
+	int level;      /* step size = base / 2^level */
+} opt_policy;
+
+static const char *const coarse_profiles[] = {"default", "high-contrast", "low-contrast"};
+
+static void opt_free(void *p)
+{
+	free(p);
+}
+
+/* The i-th neighbour of base at this level; 0 when it exists. */
+static int neighbour(const fs_params *base, int i, int level, fs_params *out)
+{
+	double f = ldexp(1.0, -level);
+	*out = *base;
+	switch (i) {
+	case 0: out->threshold = base->threshold * (1 + 0.3 * f); break;
+	case 1: out->threshold = base->threshold / (1 + 0.3 * f); break;
+	case 2: out->blur_sigma = base->blur_sigma + 0.5 * f; break;
+	case 3: out->blur_sigma = base->blur_sigma - 0.5 * f; break;
+	case 4: out->min_circularity = base->min_circularity + 0.1 * f; break;
+	case 5: out->min_circularity = base->min_circularity - 0.1 * f; break;
+	case 6: out->cull_factor = base->cull_factor + 0.2 * f; break;
+	case 7: out->cull_factor = base->cull_factor - 0.2 * f; break;
+	case 8: out->neighbor_graph = (fs_graph)((base->neighbor_graph + 1) % 3); break;
+	case 9: out->neighbor_graph = (fs_graph)((base->neighbor_graph + 2) % 3); break;
+	default: return -1;
+	}
+	/* round so that printed and stored values are the values tried */
+	out->threshold = round(out->threshold * 10000) / 10000;
+	out->blur_sigma = round(out->blur_sigma * 1000) / 1000;
+	out->min_circularity = round(out->min_circularity * 1000) / 1000;
+	out->cull_factor = round(out->cull_factor * 1000) / 1000;
+	return 0;
+}
+
+static int set_and_run(fs_agent_sess *s, fs_llm_reply *out, const fs_params *p, const char *why)
+{
+	cJSON *a = fs_params_to_json(p);
+	if (!a)
+		return -1;
+	fs_llm_reply_append_text(out, why);
+	return fs_agent_local_call(out, &s->call_seq, "set_params", a) ||
+	       fs_agent_local_call(out, &s->call_seq, "run_extraction", NULL);
+}
+
+int fs_agent_local_optimize(const fs_conv *conv, const cJSON *tools, fs_llm_reply *out, void *user, char *err,
+			    size_t errlen)
+{
+	fs_agent_sess *s = user;
+	opt_policy *o = s->policy;
+	char why[256];
+	(void)conv;
+	(void)tools;
+
+	if (!o) {
+		o = calloc(1, sizeof(*o));
+		if (!o)
+			goto oom;
+		s->policy = o;
+		s->policy_free = opt_free;
+	}
+	if (o->stage == 0) {
+		o->stage = 1;
+		fs_llm_reply_append_text(out, "Baseline with the starting parameters.");
+		if (fs_agent_local_call(out, &s->call_seq, "get_params", NULL) ||
+		    fs_agent_local_call(out, &s->call_seq, "run_extraction", NULL))
+			goto oom;
+		return 0;
+	}
+	while (o->stage == 1 && o->profile < sizeof(coarse_profiles) / sizeof(coarse_profiles[0])) {
+		const char *name = coarse_profiles[o->profile++];
+		const fs_profile *p = fs_profile_find(name);
+		if (!p || fs_agent_trial_find(s, &p->params) >= 0)
+			continue;
+		cJSON *a = cJSON_CreateObject();
+		if (!a)
+			goto oom;
+		cJSON_AddStringToObject(a, "profile_name", name);
+		snprintf(why, sizeof(why), "Coarse search: trying profile %s.", name);
+		fs_llm_reply_append_text(out, why);
+		if (fs_agent_local_call(out, &s->call_seq, "load_profile", a) ||
+		    fs_agent_local_call(out, &s->call_seq, "run_extraction", NULL))
+			goto oom;
+		return 0;
+	}
+	o->stage = 2;
+	if (s->best < 0) {
+		cJSON *a = cJSON_CreateObject();
+		if (!a)
+			goto oom;
+		cJSON_AddStringToObject(a, "reason", "no extraction succeeded");
+		return fs_agent_local_call(out, &s->call_seq, "accept_result", a) ? -1 : 0;
+	}
+	const fs_params *base = &s->trials[s->best].params;
+	for (; o->level < LEVELS; o->level++) {
+		for (int i = 0; i < 10; i++) {
+			fs_params p;
+			char verr[128];
+			if (neighbour(base, i, o->level, &p) || fs_params_validate(&p, verr, sizeof(verr)) ||
+			    fs_agent_trial_find(s, &p) >= 0)
+				continue;
+			snprintf(why, sizeof(why),
+				 "Fine-tuning around the best (hexagonalness %.3f): neighbour %d at step level %d.",
+				 s->trials[s->best].stats.hexagonalness_score, i, o->level);
+			if (set_and_run(s, out, &p, why))
+				goto oom;
+			return 0;
+		}
+	}
+	cJSON *a = cJSON_CreateObject();
+	if (!a)
+		goto oom;
+	cJSON_AddStringToObject(a, "reason", "no untried neighbour of the best parameters improves hexagonalness");
+	fs_llm_reply_append_text(out, "Every neighbour of the best parameters has been tried.");
+	return fs_agent_local_call(out, &s->call_seq, "accept_result", a) ? -1 : 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}

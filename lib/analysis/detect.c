@@ -1,0 +1,154 @@
+/*
+ * detect.c - the detection entry point (see detect.h): estimates the
+ * lattice, preprocesses and dispatches to the method (detect_*.c).
+ *
+ * For auto and lattice the lattice is estimated first, on the raw image,
+ * because the preprocessing depends on it: the CLAHE tile is widened to at
+ * least three pitches, so equalisation evens out illumination between
+ * tubercles instead of flattening each tubercle's own profile. Detection
+ * runs on the image reduced to ~10 px per pitch, and measurement on the
+ * full image up to a pitch of 60 px, reduced by pitch / 30 above: the cost
+ * then depends on the number of tubercles more than on the pixel count.
+ */
+#include "analysis/detect.h"
+#include "base/clock.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/blob_measure.h"
+#include "analysis/detect_methods.h"
+#include "analysis/lattice_estimate.h"
+#include "analysis/preprocess.h"
+
+int fs_detect(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
+	      char *err, size_t errlen)
+{
+	int rc = -1;
+	fs_image *pre = NULL, *meas = NULL;
+	fs_lattice lat = {0};
+	if (!out) {
+		snprintf(err, errlen, "detect: no result");
+		return -1;
+	}
+	memset(out, 0, sizeof *out);
+	if (!img || !img->data || img->width < 1 || img->height < 1) {
+		snprintf(err, errlen, "detect: no image");
+		return -1;
+	}
+	if (fs_params_validate(p, err, errlen))
+		return -1;
+	int needs_cal = p->method != FS_METHOD_AUTO && p->method != FS_METHOD_LATTICE;
+	if (needs_cal && !(um_per_px > 0 && isfinite(um_per_px))) {
+		snprintf(err, errlen, "detect: method %s needs a calibration (um per pixel > 0)",
+			 fs_method_name(p->method));
+		return -1;
+	}
+	double t0 = 1e3 * fs_mono_s();
+	int tile = p->clahe_kernel;
+	int f = 1;
+	fs_params pp = *p;
+	if (!needs_cal) {
+		if (img->width < 32 || img->height < 32) {
+			rc = 0; /* too small to hold a lattice: nothing found */
+			goto out;
+		}
+		if (fs_lattice_estimate(img, &lat, err, errlen))
+			goto out;
+		out->pitch_px = lat.pitch_px;
+		out->lattice_angle = lat.angle;
+		if (lat.pitch_px > 0 && tile < 3 * lat.pitch_px)
+			tile = (int)lround(3 * lat.pitch_px);
+		/* Detection at the lattice scale does not need more than ~10 px per
+		 * pitch: reduce the image (and the pixel-sized parameters) by f.
+		 * Measurement still runs at full resolution. */
+		if (lat.pitch_px >= 20) {
+			f = (int)(lat.pitch_px / 10);
+			tile = tile / f > 2 ? tile / f : 2;
+			pp.blur_sigma = p->blur_sigma / f;
+			pp.tophat_radius = p->tophat_radius > 0 ? (p->tophat_radius + f - 1) / f : 0;
+		}
+	}
+	if (f > 1) {
+		fs_image *small = fs_downsample(img, f);
+		if (!small) {
+			snprintf(err, errlen, "detect: out of memory");
+			goto out;
+		}
+		int prc = fs_det_preprocess(small, &pp, tile, &pre, err, errlen);
+		fs_image_free(small);
+		if (prc)
+			goto out;
+	} else if (fs_det_preprocess(img, p, tile, &pre, err, errlen)) {
+		goto out;
+	}
+	/* Measure with 3 % of the pitch of smoothing when there is a lattice,
+	 * else 5 % of the mean expected diameter: enough to calm noise along
+	 * the rays, little enough not to move the half-level edge. */
+	double msig;
+	if (lat.pitch_px > 0) {
+		msig = 0.03 * lat.pitch_px;
+	} else {
+		double rmin, rmax;
+		fs_det_radius_range(p, um_per_px, &rmin, &rmax);
+		msig = 0.05 * (rmin + rmax);
+	}
+	/* Pitches of 60 px and more are measured at 1 / (pitch / 30) of the
+	 * resolution: the smallest tubercles (0.15 pitch radius) still span
+	 * 4.5 px there. The block mean already smooths by a variance of
+	 * fm^2 / 12 px^2, which the measurement blur makes up to msig. */
+	int fm = lat.pitch_px >= 60 ? (int)(lat.pitch_px / 30) : 1; /* 0 pitch: log, dog, ellipse */
+	if (fm > 1) {
+		fs_image *small = fs_downsample(img, fm);
+		fs_params pm = *p;
+		pm.tophat_radius = p->tophat_radius > 0 ? (p->tophat_radius + fm - 1) / fm : 0;
+		double s2 = msig * msig - fm * fm / 12.0;
+		int mrc = small ? fs_detect_measure_image(small, &pm, s2 > 0 ? sqrt(s2) / fm : 0,
+							  &meas, err, errlen)
+				: -1;
+		if (!small)
+			snprintf(err, errlen, "detect: out of memory");
+		fs_image_free(small);
+		if (mrc)
+			goto out;
+	} else if (fs_detect_measure_image(img, p, msig, &meas, err, errlen)) {
+		goto out;
+	}
+	fs_meas m = {meas, fm, img->width, img->height};
+	double t1 = 1e3 * fs_mono_s();
+	out->ms_preprocess = t1 - t0;
+	switch (p->method) {
+	case FS_METHOD_AUTO:
+		rc = lat.pitch_px > 0 ? fs_detect_auto(pre, &m, f, p, &lat, out, err, errlen) : 0;
+		break;
+	case FS_METHOD_LATTICE:
+		rc = lat.pitch_px > 0 ? fs_detect_lattice(pre, &m, f, p, &lat, out, err, errlen) : 0;
+		break;
+	case FS_METHOD_LOG:
+		rc = fs_detect_log(pre, meas, p, um_per_px, out, err, errlen);
+		break;
+	case FS_METHOD_DOG:
+		rc = fs_detect_dog(pre, meas, p, um_per_px, out, err, errlen);
+		break;
+	case FS_METHOD_ELLIPSE:
+		rc = fs_detect_ellipse(pre, meas, p, um_per_px, out, err, errlen);
+		break;
+	}
+	out->ms_detect = 1e3 * fs_mono_s() - t1;
+out:
+	fs_image_free(pre);
+	fs_image_free(meas);
+	if (rc)
+		fs_tubercle_list_free(&out->tubercles);
+	return rc;
+}
+
+void fs_detect_result_free(fs_detect_result *r)
+{
+	if (!r)
+		return;
+	fs_tubercle_list_free(&r->tubercles);
+}

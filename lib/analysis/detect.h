@@ -1,0 +1,52 @@
+/*
+ * detect.h - tubercle detection: preprocessing + one of the methods of
+ * params.h (auto, log, dog, ellipse, lattice), diameters measured from each
+ * tubercle's own intensity profile (never the detector's scale), and the
+ * editor's point analysis.
+ *
+ * Ownership: fs_detect_result owns its tubercle list; free it with
+ * fs_detect_result_free (tolerates NULL / zeroed). The input image is never kept.
+ */
+#ifndef FS_DETECT_H
+#define FS_DETECT_H
+
+#include <stddef.h>
+
+#include "image/image.h"
+#include "analysis/params.h"
+#include "image/tubercle.h"
+
+typedef struct fs_detect_result {
+	fs_tubercle_list tubercles; /* ids 1..n, source FS_SOURCE_EXTRACTED or _LATTICE */
+	double pitch_px;            /* lattice pitch found (auto, lattice); 0 if none */
+	double lattice_angle;       /* radians, orientation of one lattice direction */
+	double ms_preprocess;       /* wall time of the stages, milliseconds */
+	double ms_detect;
+} fs_detect_result;
+
+/*
+ * Runs the whole detection on img (values in [0, 1]). um_per_px converts the
+ * µm size parameters to pixels (method auto does not need it for detection).
+ * Returns 0, or -1 with a message (invalid parameters, out of memory).
+ * Finding no tubercle is not an error.
+ */
+int fs_detect(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
+	      char *err, size_t errlen);
+void fs_detect_result_free(fs_detect_result *r);
+
+typedef struct fs_point_result {
+	int found;               /* 1 when a blob was found at the point */
+	char reason[96];         /* why not, when found == 0 (e.g. "click_not_on_blob") */
+	fs_tubercle tubercle;    /* centre, radius, circularity, ellipse when found */
+	int region_x, region_y, region_w, region_h; /* the analysed region, image pixels */
+} fs_point_result;
+
+/*
+ * Editor auto-size: analyses a square region of side region_factor x the
+ * maximum diameter around (x, y) and returns the blob there.
+ * Returns 0 (with found 0 or 1) or -1 with a message for bad arguments.
+ */
+int fs_analyze_point(const fs_image *img, const fs_params *p, double um_per_px, double x, double y,
+		     double region_factor, fs_point_result *out, char *err, size_t errlen);
+
+#endif

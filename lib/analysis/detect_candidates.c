@@ -1,0 +1,264 @@
+/*
+ * detect_candidates.c - preprocessing, candidate lists, peaks and prominence
+ * shared by the detection methods (see detect_candidates.h).
+ */
+#include "analysis/detect_candidates.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/preprocess.h"
+
+int fs_cand_append(fs_cand_list *l, const fs_cand *c)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 256;
+		fs_cand *p = realloc(l->items, nc * sizeof *p);
+		if (!p)
+			return -1;
+		l->items = p;
+		l->cap = nc;
+	}
+	l->items[l->n++] = *c;
+	return 0;
+}
+
+void fs_cand_free(fs_cand_list *l)
+{
+	if (!l)
+		return;
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+int fs_det_preprocess(const fs_image *img, const fs_params *p, int clahe_tile, fs_image **out,
+		      char *err, size_t errlen)
+{
+	fs_image *pre = fs_image_clone(img);
+	if (!pre) {
+		snprintf(err, errlen, "preprocess: out of memory");
+		return -1;
+	}
+	if (fs_white_tophat(pre, p->tophat_radius, err, errlen) ||
+	    fs_clahe(pre, p->clahe_clip, clahe_tile, err, errlen) ||
+	    fs_gaussian_blur(pre, p->blur_sigma, err, errlen)) {
+		fs_image_free(pre);
+		return -1;
+	}
+	fs_normalize(pre);
+	*out = pre;
+	return 0;
+}
+
+static int cmp_cand_desc(const void *a, const void *b)
+{
+	const fs_cand *x = a, *y = b;
+	if (x->response != y->response)
+		return x->response < y->response ? 1 : -1;
+	if (x->y != y->y)
+		return x->y < y->y ? -1 : 1;
+	return x->x < y->x ? -1 : x->x > y->x;
+}
+
+int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_cand_list *out)
+{
+	int w = resp->width, h = resp->height;
+	fs_cand_list all = {0};
+	unsigned char *taken = NULL;
+	int rc = -1;
+	for (int y = 0; y < h; y++) {
+		for (int x = 0; x < w; x++) {
+			const float *q = resp->data + (size_t)y * w + x;
+			float v = *q;
+			if (!(v > min_value))
+				continue;
+			/* Interior pixels: most fail on one of the first comparisons,
+			 * without the bounds checks of the general case below. */
+			if (x > 0 && y > 0 && x < w - 1 && y < h - 1) {
+				if (q[-1] >= v || q[1] > v || q[-w] >= v || q[w] > v || q[-w - 1] >= v ||
+				    q[-w + 1] >= v || q[w - 1] > v || q[w + 1] > v)
+					continue;
+				fs_cand c = {x, y, v, 0};
+				if (fs_cand_append(&all, &c))
+					goto out;
+				continue;
+			}
+			int ok = 1;
+			for (int dy = -1; dy <= 1 && ok; dy++) {
+				int yy = y + dy;
+				if (yy < 0 || yy >= h)
+					continue;
+				for (int dx = -1; dx <= 1; dx++) {
+					int xx = x + dx;
+					if (xx < 0 || xx >= w || (!dx && !dy))
+						continue;
+					float u = resp->data[(size_t)yy * w + xx];
+					/* Plateaus: only the first pixel in scan order wins. */
+					if (u > v || (u == v && (dy < 0 || (dy == 0 && dx < 0)))) {
+						ok = 0;
+						break;
+					}
+				}
+			}
+			if (ok) {
+				fs_cand c = {x, y, v, 0};
+				if (fs_cand_append(&all, &c))
+					goto out;
+			}
+		}
+	}
+	if (all.n)
+		qsort(all.items, all.n, sizeof *all.items, cmp_cand_desc);
+	taken = calloc((size_t)w * h, 1);
+	if (!taken)
+		goto out;
+	int R = (int)ceil(min_dist);
+	double md2 = min_dist * min_dist;
+	for (size_t i = 0; i < all.n; i++) {
+		int x = (int)all.items[i].x, y = (int)all.items[i].y;
+		if (taken[(size_t)y * w + x])
+			continue;
+		if (fs_cand_append(out, &all.items[i]))
+			goto out;
+		for (int dy = -R; dy <= R; dy++) {
+			int yy = y + dy;
+			if (yy < 0 || yy >= h)
+				continue;
+			for (int dx = -R; dx <= R; dx++) {
+				int xx = x + dx;
+				if (xx >= 0 && xx < w && dx * dx + dy * dy < md2)
+					taken[(size_t)yy * w + xx] = 1;
+			}
+		}
+	}
+	rc = 0;
+out:
+	fs_cand_free(&all);
+	free(taken);
+	return rc;
+}
+
+void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius)
+{
+	int w = resp->width, h = resp->height;
+	int nr = radius >= 1 ? (int)radius : 0;
+	/* Ray offsets are the same for every candidate: the candidates sit on
+	 * pixel centres, so lround(x + r cos) = x + lround(r cos). */
+	int *off = malloc((size_t)(16 * nr + 1) * 2 * sizeof *off);
+	if (off) {
+		for (int k = 0; k < 16; k++) {
+			for (int r = 1; r <= nr; r++) {
+				off[2 * (k * nr + r - 1)] = (int)lround(cos(k * M_PI / 8) * r);
+				off[2 * (k * nr + r - 1) + 1] = (int)lround(sin(k * M_PI / 8) * r);
+			}
+		}
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		double x = c->items[i].x, y = c->items[i].y;
+		float top = resp->data[(size_t)(int)y * w + (int)x];
+		float lo = top;
+		int on_pixel = x == floor(x) && y == floor(y);
+		for (int k = 0; k < 16; k++) {
+			double cs = 0, sn = 0;
+			if (!off || !on_pixel) {
+				cs = cos(k * M_PI / 8);
+				sn = sin(k * M_PI / 8);
+			}
+			for (int r = 1; r <= nr; r++) {
+				int xx, yy;
+				if (off && on_pixel) {
+					xx = (int)x + off[2 * (k * nr + r - 1)];
+					yy = (int)y + off[2 * (k * nr + r - 1) + 1];
+				} else {
+					xx = (int)lround(x + cs * r);
+					yy = (int)lround(y + sn * r);
+				}
+				if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+					break;
+				float v = resp->data[(size_t)yy * w + xx];
+				if (v < lo)
+					lo = v;
+			}
+		}
+		c->items[i].response = top - lo;
+	}
+	free(off);
+}
+
+int fs_det_scale_peaks(fs_image *const *layers, const double *radii, int n, double thr,
+		       fs_cand_list *out)
+{
+	fs_cand_list all = {0};
+	int w = layers[0]->width, h = layers[0]->height;
+	for (int s = 0; s < n; s++) {
+		const float *L = layers[s]->data;
+		for (int y = 0; y < h; y++) {
+			for (int x = 0; x < w; x++) {
+				float v = L[(size_t)y * w + x];
+				if (!(v > thr))
+					continue;
+				int ok = 1;
+				for (int ds = -1; ds <= 1 && ok; ds++) {
+					int ss = s + ds;
+					if (ss < 0 || ss >= n)
+						continue;
+					const float *M = layers[ss]->data;
+					for (int dy = -1; dy <= 1 && ok; dy++) {
+						int yy = y + dy;
+						if (yy < 0 || yy >= h)
+							continue;
+						for (int dx = -1; dx <= 1; dx++) {
+							int xx = x + dx;
+							if (xx < 0 || xx >= w || (!dx && !dy && !ds))
+								continue;
+							if (M[(size_t)yy * w + xx] > v) {
+								ok = 0;
+								break;
+							}
+						}
+					}
+				}
+				if (ok) {
+					fs_cand c = {x, y, v, radii[s]};
+					if (fs_cand_append(&all, &c)) {
+						fs_cand_free(&all);
+						return -1;
+					}
+				}
+			}
+		}
+	}
+	if (all.n)
+		qsort(all.items, all.n, sizeof *all.items, cmp_cand_desc);
+	/* Greedy overlap removal, strongest first; O(n^2) is fine for the few
+	 * thousand blobs an image holds. */
+	size_t first = out->n;
+	for (size_t i = 0; i < all.n; i++) {
+		const fs_cand *a = &all.items[i];
+		int clash = 0;
+		for (size_t j = first; j < out->n && !clash; j++) {
+			const fs_cand *b = &out->items[j];
+			if (hypot(a->x - b->x, a->y - b->y) < fmax(a->r, b->r))
+				clash = 1;
+		}
+		if (!clash && fs_cand_append(out, a)) {
+			fs_cand_free(&all);
+			return -1;
+		}
+	}
+	fs_cand_free(&all);
+	return 0;
+}
+
+void fs_det_radius_range(const fs_params *p, double um_per_px, double *rmin, double *rmax)
+{
+	double c = um_per_px > 0 ? um_per_px : 1;
+	*rmin = 0.5 * p->min_diameter_um / c;
+	*rmax = 0.5 * p->max_diameter_um / c;
+	if (*rmin < 1)
+		*rmin = 1;
+	if (*rmax < *rmin + 1)
+		*rmax = *rmin + 1;
+}

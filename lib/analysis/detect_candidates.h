@@ -1,0 +1,57 @@
+/*
+ * detect_candidates.h - the first steps every detection method shares:
+ * preprocessing for detection, candidate lists, peak picking (in one image
+ * or a scale stack), prominence, and the radius range the µm parameters
+ * allow. Below the methods (detect_*.c) and the dispatcher (detect.c); not
+ * part of the public API (include detect.h instead).
+ *
+ * Ownership: candidate lists own their array (free with fs_cand_free); all
+ * images passed in stay the caller's.
+ */
+#ifndef FS_DETECT_CANDIDATES_H
+#define FS_DETECT_CANDIDATES_H
+
+#include <stddef.h>
+
+#include "analysis/detect.h"
+
+typedef struct fs_cand {
+	double x, y;     /* pixels */
+	double response; /* detector strength, larger = better */
+	double r;        /* radius implied by the detector's scale (px), 0 if none */
+} fs_cand;
+
+typedef struct fs_cand_list {
+	fs_cand *items;
+	size_t n, cap;
+} fs_cand_list;
+
+int fs_cand_append(fs_cand_list *l, const fs_cand *c);
+void fs_cand_free(fs_cand_list *l);
+
+/* Preprocessing of params.h on a copy of img: top-hat, CLAHE (tile side
+ * clahe_tile, normally p->clahe_kernel), blur, normalise. *out is new. */
+int fs_det_preprocess(const fs_image *img, const fs_params *p, int clahe_tile, fs_image **out,
+		      char *err, size_t errlen);
+
+/* Pixels of resp that are the maximum of their 3x3 neighbourhood and > min_value,
+ * then greedy suppression by decreasing value: no two kept within min_dist. */
+int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_cand_list *out);
+
+/* Prominence of each candidate: resp at the peak minus the lowest resp within
+ * radius (sampled on 16 rays); stored in response. */
+void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius);
+
+/* Scale range in pixels (radii) from the µm parameters and the calibration. */
+void fs_det_radius_range(const fs_params *p, double um_per_px, double *rmin, double *rmax);
+
+/*
+ * Peaks of a scale stack: layers[i] (all the size of the first) holds the
+ * scale-normalised response at radius radii[i]. A peak is the maximum of its
+ * 3x3x3 neighbourhood and > thr; overlapping peaks (centres closer than the
+ * larger radius) keep the stronger. Appends to out with r = its radius.
+ */
+int fs_det_scale_peaks(fs_image *const *layers, const double *radii, int n, double thr,
+		       fs_cand_list *out);
+
+#endif

@@ -1,0 +1,200 @@
+/*
+ * detect_lattice.c - method "lattice": auto's detection, then the lattice
+ * is used to recover missed tubercles and reject off-lattice ones.
+ *
+ * The lattice vectors are the autocorrelation peaks of fs_lattice_estimate
+ * (so a sheared lattice keeps its own vectors). Recovery: from every
+ * tubercle, each lattice vector predicts a neighbour; where no tubercle lies
+ * within 0.3 pitch of the prediction, the strongest response within 0.25
+ * pitch is measured and accepted (source "lattice") if it stands out by at
+ * least half of auto's prominence limit. Rejection: a tubercle with no
+ * neighbour at 0.7..1.3 pitch (with two or more tubercles found) is dropped.
+ * Neighbours are looked up in a grid of pitch-sized cells.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/blob_measure.h"
+#include "analysis/detect_methods.h"
+
+/* Tubercles bucketed in square cells of side cell px (a pitch), so the
+ * neighbour look-ups cost O(1) each instead of a scan of the whole list. */
+typedef struct grid {
+	double cell;
+	int gw, gh;
+	long *head; /* gw * gh, -1 = empty */
+	long *next; /* per tubercle */
+	size_t cap, n;
+} grid;
+
+static int grid_init(grid *g, int w, int h, double cell)
+{
+	memset(g, 0, sizeof *g);
+	g->cell = cell;
+	g->gw = (int)(w / cell) + 1;
+	g->gh = (int)(h / cell) + 1;
+	g->head = malloc((size_t)g->gw * g->gh * sizeof *g->head);
+	if (!g->head)
+		return -1;
+	for (size_t i = 0; i < (size_t)g->gw * g->gh; i++)
+		g->head[i] = -1;
+	return 0;
+}
+
+static void grid_free(grid *g)
+{
+	free(g->head);
+	free(g->next);
+	memset(g, 0, sizeof *g);
+}
+
+static int cell_of(const grid *g, double v, int n)
+{
+	int c = (int)floor(v / g->cell);
+	return c < 0 ? 0 : c >= n ? n - 1 : c;
+}
+
+/* Adds the tubercles of l not yet in the grid (indices g->n .. l->n - 1). */
+static int grid_sync(grid *g, const fs_tubercle_list *l)
+{
+	if (l->n > g->cap) {
+		size_t nc = l->n * 2;
+		long *p = realloc(g->next, nc * sizeof *p);
+		if (!p)
+			return -1;
+		g->next = p;
+		g->cap = nc;
+	}
+	for (; g->n < l->n; g->n++) {
+		int cx = cell_of(g, l->items[g->n].centroid_x, g->gw);
+		int cy = cell_of(g, l->items[g->n].centroid_y, g->gh);
+		g->next[g->n] = g->head[(size_t)cy * g->gw + cx];
+		g->head[(size_t)cy * g->gw + cx] = (long)g->n;
+	}
+	return 0;
+}
+
+/* 1 if a tubercle other than skip lies at a distance in [lo, hi) of (x, y). */
+static int any_within(const grid *g, const fs_tubercle_list *l, double x, double y, double lo,
+		      double hi, long skip)
+{
+	int r = (int)ceil(hi / g->cell);
+	int cx = cell_of(g, x, g->gw), cy = cell_of(g, y, g->gh);
+	for (int yy = cy - r; yy <= cy + r; yy++) {
+		if (yy < 0 || yy >= g->gh)
+			continue;
+		for (int xx = cx - r; xx <= cx + r; xx++) {
+			if (xx < 0 || xx >= g->gw)
+				continue;
+			for (long j = g->head[(size_t)yy * g->gw + xx]; j >= 0; j = g->next[j]) {
+				double d = hypot(l->items[j].centroid_x - x, l->items[j].centroid_y - y);
+				if (j != skip && d >= lo && d < hi)
+					return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+int fs_detect_lattice(const fs_image *pre, const fs_meas *m, int f, const fs_params *p,
+		      const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen)
+{
+	int rc = -1;
+	fs_image *resp = NULL;
+	fs_cand_list c = {0};
+	fs_tubercle_list *T = &out->tubercles;
+	double a = lat->pitch_px;
+	grid g;
+	if (grid_init(&g, m->width, m->height, a)) {
+		snprintf(err, errlen, "lattice: out of memory");
+		return -1;
+	}
+	if (fs_detect_auto_candidates(pre, f, p, a, &c, &resp, err, errlen))
+		goto out;
+	if (fs_det_measure(m, &c, 0.6 * a, 0.4 * a, p, FS_SOURCE_EXTRACTED, T) ||
+	    grid_sync(&g, T))
+		goto oom;
+	double minprom = 1e30;
+	for (size_t i = 0; i < c.n; i++)
+		minprom = fmin(minprom, c.items[i].response);
+	int w = m->width, h = m->height;
+	int sw = resp->width, sh = resp->height;
+	double mg = p->edge_margin_px > a / 2 ? p->edge_margin_px : a / 2;
+	/* Recovery, two rounds (a recovered tubercle can predict the next one). */
+	for (int round = 0; round < 2 && T->n; round++) {
+		size_t n0 = T->n;
+		for (size_t i = 0; i < n0; i++) {
+			for (int k = 0; k < lat->n_peaks; k++) {
+				double px = T->items[i].centroid_x + lat->peak_dist[k] * cos(lat->peak_angle[k]);
+				double py = T->items[i].centroid_y + lat->peak_dist[k] * sin(lat->peak_angle[k]);
+				if (px < mg || py < mg || px > w - 1 - mg || py > h - 1 - mg)
+					continue;
+				if (any_within(&g, T, px, py, 0, 0.3 * a, -1))
+					continue;
+				fs_cand_list one = {0};
+				/* Search the reduced response around the prediction. */
+				int R = (int)(0.25 * a / f) + 1;
+				double spx = (px + 0.5) / f - 0.5, spy = (py + 0.5) / f - 0.5;
+				double best = -1, bx = spx, by = spy;
+				for (int dy = -R; dy <= R; dy++) {
+					for (int dx = -R; dx <= R; dx++) {
+						int xx = (int)lround(spx) + dx, yy = (int)lround(spy) + dy;
+						if (xx < 0 || yy < 0 || xx >= sw || yy >= sh ||
+						    dx * dx + dy * dy > R * R)
+							continue;
+						double v = fs_image_at(resp, xx, yy);
+						if (v > best) {
+							best = v;
+							bx = xx;
+							by = yy;
+						}
+					}
+				}
+				fs_cand cc = {bx, by, 0, 0.3 * a};
+				if (fs_cand_append(&one, &cc))
+					goto oom;
+				fs_det_prominence(resp, &one, 0.6 * a / f);
+				int ok = one.items[0].response >= 0.5 * minprom;
+				one.items[0].x = (bx + 0.5) * f - 0.5;
+				one.items[0].y = (by + 0.5) * f - 0.5;
+				if ((ok && fs_det_measure(m, &one, 0.6 * a, 0.4 * a, p,
+							  FS_SOURCE_LATTICE, T)) ||
+				    grid_sync(&g, T)) {
+					fs_cand_free(&one);
+					goto oom;
+				}
+				fs_cand_free(&one);
+			}
+		}
+	}
+	/* Rejection of isolated (off-lattice) tubercles. */
+	if (T->n >= 2) {
+		size_t k = 0;
+		/* Decide for all first: the grid indexes the list as it is. */
+		unsigned char *keep = malloc(T->n);
+		if (!keep)
+			goto oom;
+		for (size_t i = 0; i < T->n; i++)
+			keep[i] = (unsigned char)any_within(&g, T, T->items[i].centroid_x,
+							    T->items[i].centroid_y, 0.7 * a,
+							    nextafter(1.3 * a, INFINITY), (long)i);
+		for (size_t i = 0; i < T->n; i++)
+			if (keep[i])
+				T->items[k++] = T->items[i];
+		free(keep);
+		T->n = k;
+		for (size_t i = 0; i < T->n; i++)
+			T->items[i].id = (int)i + 1;
+	}
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "lattice: out of memory");
+out:
+	grid_free(&g);
+	fs_image_free(resp);
+	fs_cand_free(&c);
+	return rc;
+}

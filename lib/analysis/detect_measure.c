@@ -1,0 +1,124 @@
+/*
+ * detect_measure.c - measuring, filtering and merging the candidates of a
+ * detection method (see detect_measure.h).
+ */
+#include "analysis/detect_measure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/blob_measure.h"
+
+struct measured {
+	fs_tubercle t;
+	int ok;
+};
+
+struct raster {
+	size_t i;
+	long band; /* 8-px band of rows */
+	double x;
+};
+
+static int cmp_raster(const void *a, const void *b)
+{
+	const struct raster *p = a, *q = b;
+	if (p->band != q->band)
+		return p->band < q->band ? -1 : 1;
+	if (p->x != q->x)
+		return p->x < q->x ? -1 : 1;
+	return (p->i > q->i) - (p->i < q->i);
+}
+
+int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,
+		   const fs_params *p, fs_source source, fs_tubercle_list *out)
+{
+	int rc = -1;
+	int w = m->width, h = m->height;
+	double F = m->f, mg = p->edge_margin_px;
+	/* Duplicates are looked up in a grid of min_sep cells (3 x 3 cells
+	 * around a centre) instead of against every kept tubercle. */
+	double cs = min_sep > 1 ? min_sep : 1;
+	int gw = (int)(w / cs) + 1, gh = (int)(h / cs) + 1;
+	long *head = malloc((size_t)gw * gh * sizeof *head);
+	long *next = malloc((c->n + out->n + 1) * sizeof *next);
+	struct measured *meas = NULL;
+	struct raster *order = NULL;
+	if (!head || !next)
+		goto out;
+	for (size_t i = 0; i < (size_t)gw * gh; i++)
+		head[i] = -1;
+	for (size_t j = 0; j < out->n; j++) {
+		int gx = (int)(out->items[j].centroid_x / cs), gy = (int)(out->items[j].centroid_y / cs);
+		if (gx < 0 || gy < 0 || gx >= gw || gy >= gh)
+			continue;
+		next[j] = head[(size_t)gy * gw + gx];
+		head[(size_t)gy * gw + gx] = (long)j;
+	}
+	/* Measure in raster order (candidates come strongest first, scattered
+	 * over the image, and the rays then miss the cache on every blob), and
+	 * keep in candidate order below, so the strongest of two duplicates
+	 * still wins. */
+	meas = malloc((c->n ? c->n : 1) * sizeof *meas);
+	order = malloc((c->n ? c->n : 1) * sizeof *order);
+	if (!meas || !order)
+		goto out;
+	for (size_t i = 0; i < c->n; i++) {
+		order[i].i = i;
+		order[i].band = (long)(c->items[i].y / 8);
+		order[i].x = c->items[i].x;
+	}
+	qsort(order, c->n, sizeof *order, cmp_raster);
+	for (size_t k = 0; k < c->n; k++) {
+		size_t i = order[k].i;
+		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+		memset(&meas[i].t, 0, sizeof meas[i].t);
+		/* Pixel centres: input pixel x lies at (x + 0.5) / F - 0.5 of m. */
+		meas[i].ok = fs_blob_measure(m->img, (c->items[i].x + 0.5) / F - 0.5,
+					     (c->items[i].y + 0.5) / F - 0.5, mr / F, &meas[i].t) == 0;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		if (!meas[i].ok)
+			continue;
+		fs_tubercle t = meas[i].t;
+		t.centroid_x = (t.centroid_x + 0.5) * F - 0.5;
+		t.centroid_y = (t.centroid_y + 0.5) * F - 0.5;
+		t.radius_px *= F;
+		t.major_axis_px *= F;
+		t.minor_axis_px *= F;
+		if (t.circularity < p->min_circularity)
+			continue;
+		if (t.centroid_x < mg || t.centroid_y < mg || t.centroid_x > w - 1 - mg ||
+		    t.centroid_y > h - 1 - mg)
+			continue;
+		int gx = (int)(t.centroid_x / cs), gy = (int)(t.centroid_y / cs);
+		int dup = 0;
+		for (int yy = gy - 1; yy <= gy + 1 && !dup; yy++) {
+			for (int xx = gx - 1; xx <= gx + 1 && !dup; xx++) {
+				if (xx < 0 || yy < 0 || xx >= gw || yy >= gh)
+					continue;
+				for (long j = head[(size_t)yy * gw + xx]; j >= 0 && !dup; j = next[j]) {
+					double dx = out->items[j].centroid_x - t.centroid_x;
+					double dy = out->items[j].centroid_y - t.centroid_y;
+					dup = dx * dx + dy * dy < min_sep * min_sep;
+				}
+			}
+		}
+		if (dup)
+			continue;
+		t.id = (int)out->n + 1;
+		t.source = source;
+		if (fs_tubercle_list_append(out, &t))
+			goto out;
+		next[out->n - 1] = head[(size_t)gy * gw + gx];
+		head[(size_t)gy * gw + gx] = (long)(out->n - 1);
+	}
+	rc = 0;
+out:
+	free(head);
+	free(next);
+	free(meas);
+	free(order);
+	return rc;
+}

@@ -1,0 +1,36 @@
+/*
+ * detect_measure.h - turning candidates into measured tubercles: the image
+ * diameters are measured on, and the measurement, filtering and merging of
+ * candidates that every detection method ends with. Not part of the public
+ * API (include detect.h instead).
+ */
+#ifndef FS_DETECT_MEASURE_H
+#define FS_DETECT_MEASURE_H
+
+#include "analysis/detect_candidates.h"
+
+/*
+ * The image diameters are measured on: img (see fs_detect_measure_image)
+ * holds the input of fs_detect (width x height pixels) reduced by the
+ * integer factor f (1 = full resolution). Large pitches are measured on a
+ * reduced image because their smallest tubercles still span many pixels
+ * there, and the measurement blur then costs f^3 times less.
+ */
+typedef struct fs_meas {
+	const fs_image *img;
+	int f;
+	int width, height;
+} fs_meas;
+
+/*
+ * Measures every candidate on m (fs_blob_measure with rays up to max_r, or
+ * 2 x cand.r when max_r is 0), drops those without a measurable blob, below
+ * p->min_circularity or within p->edge_margin_px of the border, and merges
+ * candidates whose centres converge (closer than min_sep). Appends to out with
+ * ids continuing from out->n + 1 and the given source. Candidates, max_r,
+ * min_sep and the results are in input (full-resolution) pixels.
+ */
+int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,
+		   const fs_params *p, fs_source source, fs_tubercle_list *out);
+
+#endif

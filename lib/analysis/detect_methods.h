@@ -1,0 +1,42 @@
+/*
+ * detect_methods.h - the detection methods (detect_*.c) that fs_detect
+ * (detect.c) dispatches to. Not part of the public API (include detect.h
+ * instead).
+ */
+#ifndef FS_DETECT_METHODS_H
+#define FS_DETECT_METHODS_H
+
+#include "analysis/detect_measure.h"
+#include "analysis/lattice_estimate.h"
+
+int fs_detect_log(const fs_image *pre, const fs_image *meas, const fs_params *p, double um_per_px, fs_detect_result *out,
+		  char *err, size_t errlen);
+int fs_detect_dog(const fs_image *pre, const fs_image *meas, const fs_params *p, double um_per_px, fs_detect_result *out,
+		  char *err, size_t errlen);
+int fs_detect_ellipse(const fs_image *pre, const fs_image *meas, const fs_params *p, double um_per_px,
+		      fs_detect_result *out, char *err, size_t errlen);
+/* auto and lattice receive the lattice estimated on the raw image, and pre
+ * reduced by the integer factor f (a pixel of pre = f x f input pixels). */
+int fs_detect_auto(const fs_image *pre, const fs_meas *m, int f, const fs_params *p,
+		   const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen);
+int fs_detect_lattice(const fs_image *pre, const fs_meas *m, int f, const fs_params *p,
+		      const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen);
+
+/* Methods: pre is the preprocessed image they detect on, meas the image
+ * they measure diameters on (see fs_detect_measure_image). */
+
+/* Auto's candidates (prominent peaks of pre smoothed at 0.15 x pitch), in
+ * full-resolution pixels; pitch is in full-resolution pixels, pre reduced
+ * by f. The smoothed response (reduced) is returned in *resp_out when that
+ * is not NULL. */
+int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, double pitch,
+			      fs_cand_list *keep, fs_image **resp_out, char *err, size_t errlen);
+/*
+ * The image diameters are measured on (*out new): img after the top-hat (if
+ * on) and a light blur (sigma, e.g. 3 % of the pitch), but without CLAHE,
+ * whose non-linear mapping would move the half-level edge.
+ */
+int fs_detect_measure_image(const fs_image *img, const fs_params *p, double sigma, fs_image **out,
+			    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,507 @@
+/*
+ * preprocess.c - CLAHE, separable Gaussian and box blurs, white top-hat and
+ * normalisation (see preprocess.h).
+ *
+ * Speed matters more than bit-compatibility with skimage: the blurs are two
+ * 1-D passes, the vertical pass runs row by row so the inner loop is over
+ * contiguous memory, and the top-hat decomposes the disk into horizontal
+ * runs so each erosion/dilation costs O(radius) passes of O(1) per pixel.
+ */
+#include "analysis/preprocess.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* GCC/Clang vector extension: -O2 does not auto-vectorise loops of unknown
+ * length, and the blurs are the hottest loops of the detection. */
+typedef float v4f __attribute__((vector_size(16)));
+
+static inline v4f load4(const float *p)
+{
+	v4f v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/*
+ * Vertical pass: o[i] = k[0] r[0][i] + sum_{j=1..R} k[j] (r[-j][i] + r[j][i])
+ * for i < n, r pointing at the middle of 2R + 1 row pointers. Four outputs
+ * are summed in a register over all taps (one store per output).
+ */
+static void conv_rows(float *restrict o, int n, const float *k, int R, const float *const *r)
+{
+	int i = 0;
+	/* 16 outputs at a time: four independent sums hide the latency of the
+	 * additions, which bound the 4-wide loop (same order of additions per
+	 * output, so the same results). */
+	for (; i + 16 <= n; i += 16) {
+		v4f a0 = load4(r[0] + i) * k[0], a1 = load4(r[0] + i + 4) * k[0];
+		v4f a2 = load4(r[0] + i + 8) * k[0], a3 = load4(r[0] + i + 12) * k[0];
+		for (int j = 1; j <= R; j++) {
+			const float *u = r[-j] + i, *d = r[j] + i;
+			a0 += (load4(u) + load4(d)) * k[j];
+			a1 += (load4(u + 4) + load4(d + 4)) * k[j];
+			a2 += (load4(u + 8) + load4(d + 8)) * k[j];
+			a3 += (load4(u + 12) + load4(d + 12)) * k[j];
+		}
+		memcpy(o + i, &a0, sizeof a0);
+		memcpy(o + i + 4, &a1, sizeof a1);
+		memcpy(o + i + 8, &a2, sizeof a2);
+		memcpy(o + i + 12, &a3, sizeof a3);
+	}
+	for (; i + 4 <= n; i += 4) {
+		v4f acc = load4(r[0] + i) * k[0];
+		for (int j = 1; j <= R; j++)
+			acc += (load4(r[-j] + i) + load4(r[j] + i)) * k[j];
+		memcpy(o + i, &acc, sizeof acc);
+	}
+	for (; i < n; i++) {
+		float acc = k[0] * r[0][i];
+		for (int j = 1; j <= R; j++)
+			acc += k[j] * (r[-j][i] + r[j][i]);
+		o[i] = acc;
+	}
+}
+
+/* Horizontal pass on a padded row: o[i] = sum_j k[|j|] c[i + j]. */
+static void conv_shift(float *restrict o, int n, const float *k, int R, const float *c)
+{
+	int i = 0;
+	for (; i + 16 <= n; i += 16) { /* as in conv_rows */
+		const float *q = c + i;
+		v4f a0 = load4(q) * k[0], a1 = load4(q + 4) * k[0];
+		v4f a2 = load4(q + 8) * k[0], a3 = load4(q + 12) * k[0];
+		for (int j = 1; j <= R; j++) {
+			a0 += (load4(q - j) + load4(q + j)) * k[j];
+			a1 += (load4(q + 4 - j) + load4(q + 4 + j)) * k[j];
+			a2 += (load4(q + 8 - j) + load4(q + 8 + j)) * k[j];
+			a3 += (load4(q + 12 - j) + load4(q + 12 + j)) * k[j];
+		}
+		memcpy(o + i, &a0, sizeof a0);
+		memcpy(o + i + 4, &a1, sizeof a1);
+		memcpy(o + i + 8, &a2, sizeof a2);
+		memcpy(o + i + 12, &a3, sizeof a3);
+	}
+	for (; i + 4 <= n; i += 4) {
+		v4f acc = load4(c + i) * k[0];
+		for (int j = 1; j <= R; j++)
+			acc += (load4(c + i - j) + load4(c + i + j)) * k[j];
+		memcpy(o + i, &acc, sizeof acc);
+	}
+	for (; i < n; i++) {
+		float acc = k[0] * c[i];
+		for (int j = 1; j <= R; j++)
+			acc += k[j] * (c[i - j] + c[i + j]);
+		o[i] = acc;
+	}
+}
+
+/* Horizontal pass of a symmetric kernel k[0..R] over one row, replicate border. */
+static void conv_row(const float *in, float *out, int w, const float *k, int R, float *pad)
+{
+	for (int i = 0; i < R; i++) {
+		pad[i] = in[clampi(i - R, 0, w - 1)];
+		pad[R + w + i] = in[clampi(w + i, 0, w - 1)];
+	}
+	memcpy(pad + R, in, (size_t)w * sizeof *in);
+	conv_shift(out, w, k, R, pad + R);
+}
+
+/* Blurs src into dst (same size; may be the same image). */
+static int blur(const fs_image *src, fs_image *dst, double sigma, char *err, size_t errlen)
+{
+	int rc = -1;
+	float *k = NULL, *ring = NULL, *pad = NULL;
+	const float **rows = NULL;
+	int w = src->width, h = src->height;
+	int R = (int)(4.0 * sigma + 0.5);
+	if (R < 1)
+		R = 1;
+	/* The vertical pass needs only the 2R + 1 horizontally blurred rows
+	 * around the output row, kept in a ring: a full-size temporary would
+	 * cost a page fault per 4 KiB on every call for large images. Output
+	 * row y overwrites img row y only after rows <= y + R were read. */
+	int nring = 2 * R + 1 < h ? 2 * R + 1 : h;
+	k = malloc((size_t)(R + 1) * sizeof *k);
+	ring = malloc((size_t)w * nring * sizeof *ring);
+	pad = malloc((size_t)(w + 2 * R) * sizeof *pad);
+	rows = malloc((size_t)(2 * R + 1) * sizeof *rows);
+	if (!k || !ring || !pad || !rows) {
+		snprintf(err, errlen, "gaussian blur: out of memory");
+		goto out;
+	}
+	double sum = 0;
+	for (int j = 0; j <= R; j++) {
+		k[j] = (float)exp(-0.5 * j * j / (sigma * sigma));
+		sum += j ? 2.0 * k[j] : k[j];
+	}
+	for (int j = 0; j <= R; j++)
+		k[j] = (float)(k[j] / sum);
+	int done = 0; /* rows 0..done-1 are in the ring */
+	for (int y = 0; y < h; y++) {
+		int need = y + R < h - 1 ? y + R : h - 1;
+		for (; done <= need; done++)
+			conv_row(src->data + (size_t)done * w, ring + (size_t)(done % nring) * w, w, k,
+				 R, pad);
+		/* out[y] = sum_j k[j] (row[y-j] + row[y+j]), rows clamped to the image. */
+		for (int j = -R; j <= R; j++)
+			rows[R + j] = ring + (size_t)(clampi(y + j, 0, h - 1) % nring) * w;
+		conv_rows(dst->data + (size_t)y * w, w, k, R, rows + R);
+	}
+	rc = 0;
+out:
+	free(k);
+	free(ring);
+	free(pad);
+	free(rows);
+	return rc;
+}
+
+int fs_gaussian_blur(fs_image *img, double sigma, char *err, size_t errlen)
+{
+	if (!img || !isfinite(sigma) || sigma < 0) {
+		snprintf(err, errlen, "gaussian blur: bad image or sigma");
+		return -1;
+	}
+	if (sigma == 0)
+		return 0;
+	return blur(img, img, sigma, err, errlen);
+}
+
+fs_image *fs_gaussian_blurred(const fs_image *src, double sigma, char *err, size_t errlen)
+{
+	if (!src || !isfinite(sigma) || sigma < 0) {
+		snprintf(err, errlen, "gaussian blur: bad image or sigma");
+		return NULL;
+	}
+	fs_image *out = fs_image_new_uninit(src->width, src->height);
+	if (!out) {
+		snprintf(err, errlen, "gaussian blur: out of memory");
+		return NULL;
+	}
+	if (sigma == 0) {
+		memcpy(out->data, src->data, (size_t)src->width * src->height * sizeof *out->data);
+		return out;
+	}
+	if (blur(src, out, sigma, err, errlen)) {
+		fs_image_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+int fs_box_blur(fs_image *img, int r, char *err, size_t errlen)
+{
+	if (!img || r < 0) {
+		snprintf(err, errlen, "box blur: bad image or radius");
+		return -1;
+	}
+	if (r == 0)
+		return 0;
+	int w = img->width, h = img->height;
+	double *acc = malloc((size_t)w * sizeof *acc);
+	float *tmp = malloc((size_t)w * h * sizeof *tmp);
+	if (!acc || !tmp) {
+		free(acc);
+		free(tmp);
+		snprintf(err, errlen, "box blur: out of memory");
+		return -1;
+	}
+	float inv = 1.0f / (float)(2 * r + 1);
+	for (int y = 0; y < h; y++) {
+		const float *in = img->data + (size_t)y * w;
+		float *o = tmp + (size_t)y * w;
+		double s = 0;
+		for (int i = -r; i <= r; i++)
+			s += in[clampi(i, 0, w - 1)];
+		for (int x = 0; x < w; x++) {
+			o[x] = (float)s * inv;
+			s += in[clampi(x + r + 1, 0, w - 1)] - in[clampi(x - r, 0, w - 1)];
+		}
+	}
+	for (int x = 0; x < w; x++)
+		acc[x] = 0;
+	for (int i = -r; i <= r; i++) {
+		const float *row = tmp + (size_t)clampi(i, 0, h - 1) * w;
+		for (int x = 0; x < w; x++)
+			acc[x] += row[x];
+	}
+	for (int y = 0; y < h; y++) {
+		float *o = img->data + (size_t)y * w;
+		const float *add = tmp + (size_t)clampi(y + r + 1, 0, h - 1) * w;
+		const float *sub = tmp + (size_t)clampi(y - r, 0, h - 1) * w;
+		for (int x = 0; x < w; x++) {
+			o[x] = (float)acc[x] * inv;
+			acc[x] += add[x] - sub[x];
+		}
+	}
+	free(acc);
+	free(tmp);
+	return 0;
+}
+
+fs_image *fs_downsample(const fs_image *img, int f)
+{
+	if (!img || f < 1)
+		return NULL;
+	if (f == 1)
+		return fs_image_clone(img);
+	int W = img->width, w = (W + f - 1) / f, h = (img->height + f - 1) / f;
+	fs_image *out = fs_image_new_uninit(w, h); /* every block is written */
+	float *acc = malloc((size_t)W * sizeof *acc);
+	if (!out || !acc) {
+		fs_image_free(out);
+		free(acc);
+		return NULL;
+	}
+	/* Sum the block's rows first (contiguous), then the columns of each block. */
+	for (int y = 0; y < h; y++) {
+		int y0 = y * f, y1 = y0 + f < img->height ? y0 + f : img->height;
+		memcpy(acc, img->data + (size_t)y0 * W, (size_t)W * sizeof *acc);
+		for (int yy = y0 + 1; yy < y1; yy++) {
+			const float *r = img->data + (size_t)yy * W;
+			int x = 0;
+			for (; x + 4 <= W; x += 4) {
+				v4f a = load4(acc + x) + load4(r + x);
+				memcpy(acc + x, &a, sizeof a);
+			}
+			for (; x < W; x++)
+				acc[x] += r[x];
+		}
+		for (int x = 0; x < w; x++) {
+			int x0 = x * f, x1 = x0 + f < W ? x0 + f : W;
+			float s = 0;
+			for (int xx = x0; xx < x1; xx++)
+				s += acc[xx];
+			out->data[(size_t)y * w + x] = s / (float)((y1 - y0) * (x1 - x0));
+		}
+	}
+	free(acc);
+	return out;
+}
+
+void fs_normalize(fs_image *img)
+{
+	size_t n = (size_t)img->width * img->height;
+	const float *d = img->data;
+	/* Four independent running extremes: no loop-carried dependency chain. */
+	float lo4[4] = {d[0], d[0], d[0], d[0]}, hi4[4] = {d[0], d[0], d[0], d[0]};
+	size_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		for (int j = 0; j < 4; j++) {
+			lo4[j] = d[i + j] < lo4[j] ? d[i + j] : lo4[j];
+			hi4[j] = d[i + j] > hi4[j] ? d[i + j] : hi4[j];
+		}
+	}
+	for (; i < n; i++) {
+		lo4[0] = d[i] < lo4[0] ? d[i] : lo4[0];
+		hi4[0] = d[i] > hi4[0] ? d[i] : hi4[0];
+	}
+	float lo = lo4[0], hi = hi4[0];
+	for (int j = 1; j < 4; j++) {
+		lo = lo4[j] < lo ? lo4[j] : lo;
+		hi = hi4[j] > hi ? hi4[j] : hi;
+	}
+	if (hi - lo < 1e-10f) {
+		memset(img->data, 0, n * sizeof *img->data);
+		return;
+	}
+	float s = 1.0f / (hi - lo);
+	for (size_t i = 0; i < n; i++)
+		img->data[i] = (img->data[i] - lo) * s;
+}
+
+#define CLAHE_BINS 256
+
+int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
+{
+	int rc = -1;
+	float *lut = NULL, *colw = NULL;
+	int *coll = NULL, *colr = NULL;
+	unsigned char *bin = NULL;
+	if (!img || !isfinite(clip) || clip < 0 || clip > 1 || tile < 2) {
+		snprintf(err, errlen, "clahe: clip must be in [0, 1] and tile >= 2");
+		return -1;
+	}
+	if (clip == 0)
+		return 0;
+	int w = img->width, h = img->height;
+	int ntx = (w + tile - 1) / tile, nty = (h + tile - 1) / tile;
+	size_t n = (size_t)w * h;
+	lut = malloc((size_t)ntx * nty * CLAHE_BINS * sizeof *lut);
+	bin = malloc(n);
+	colw = malloc((size_t)w * sizeof *colw);
+	coll = malloc((size_t)w * sizeof *coll);
+	colr = malloc((size_t)w * sizeof *colr);
+	if (!lut || !bin || !colw || !coll || !colr) {
+		snprintf(err, errlen, "clahe: out of memory");
+		goto out;
+	}
+	fs_normalize(img);
+	for (size_t i = 0; i < n; i++) {
+		int b = (int)(img->data[i] * (CLAHE_BINS - 1) + 0.5f);
+		bin[i] = (unsigned char)clampi(b, 0, CLAHE_BINS - 1);
+	}
+	for (int ty = 0; ty < nty; ty++) {
+		for (int tx = 0; tx < ntx; tx++) {
+			int hist[CLAHE_BINS] = {0};
+			int y0 = ty * tile, y1 = y0 + tile < h ? y0 + tile : h;
+			int x0 = tx * tile, x1 = x0 + tile < w ? x0 + tile : w;
+			int count = (y1 - y0) * (x1 - x0);
+			for (int y = y0; y < y1; y++)
+				for (int x = x0; x < x1; x++)
+					hist[bin[(size_t)y * w + x]]++;
+			int limit = (int)(clip * count);
+			if (limit < 1)
+				limit = 1;
+			long excess = 0;
+			for (int b = 0; b < CLAHE_BINS; b++) {
+				if (hist[b] > limit) {
+					excess += hist[b] - limit;
+					hist[b] = limit;
+				}
+			}
+			/* Redistribute the excess evenly (the remainder to the first bins),
+			 * which keeps the LUT monotone and the total count unchanged. */
+			long add = excess / CLAHE_BINS, rem = excess % CLAHE_BINS;
+			float *l = lut + ((size_t)ty * ntx + tx) * CLAHE_BINS;
+			long cum = 0;
+			for (int b = 0; b < CLAHE_BINS; b++) {
+				cum += hist[b] + add + (b < rem);
+				l[b] = (float)cum / (float)count;
+			}
+		}
+	}
+	/* Bilinear interpolation between the LUTs of the four nearest tile
+	 * centres; the column terms are the same on every row. */
+	for (int x = 0; x < w; x++) {
+		double fx = (x + 0.5) / tile - 0.5;
+		int tx0 = (int)floor(fx);
+		colw[x] = (float)(fx - tx0);
+		coll[x] = clampi(tx0, 0, ntx - 1) * CLAHE_BINS;
+		colr[x] = clampi(tx0 + 1, 0, ntx - 1) * CLAHE_BINS;
+	}
+	for (int y = 0; y < h; y++) {
+		double fy = (y + 0.5) / tile - 0.5;
+		int ty0 = (int)floor(fy);
+		float ay = (float)(fy - ty0);
+		const float *la = lut + (size_t)clampi(ty0, 0, nty - 1) * ntx * CLAHE_BINS;
+		const float *lb = lut + (size_t)clampi(ty0 + 1, 0, nty - 1) * ntx * CLAHE_BINS;
+		const unsigned char *bn = bin + (size_t)y * w;
+		float *o = img->data + (size_t)y * w;
+		for (int x = 0; x < w; x++) {
+			int b = bn[x];
+			float ax = colw[x];
+			float top = la[coll[x] + b] + ax * (la[colr[x] + b] - la[coll[x] + b]);
+			float bot = lb[coll[x] + b] + ax * (lb[colr[x] + b] - lb[coll[x] + b]);
+			o[x] = top + ay * (bot - top);
+		}
+	}
+	fs_normalize(img);
+	rc = 0;
+out:
+	free(lut);
+	free(bin);
+	free(colw);
+	free(coll);
+	free(colr);
+	return rc;
+}
+
+/* Sliding min (is_max 0) or max over [x-r, x+r] of one row, clipped to the row
+ * (the border policy of the top-hat: outside samples do not take part, which
+ * equals replication for min and max). dq is scratch of w ints. */
+static void slide_extreme(const float *in, float *out, int w, int r, int is_max, int *dq)
+{
+	int head = 0, tail = 0, next = 0;
+	for (int x = 0; x < w; x++) {
+		int hi = x + r < w - 1 ? x + r : w - 1;
+		while (next <= hi) {
+			while (tail > head && (is_max ? in[dq[tail - 1]] <= in[next]
+						      : in[dq[tail - 1]] >= in[next]))
+				tail--;
+			dq[tail++] = next++;
+		}
+		while (dq[head] < x - r)
+			head++;
+		out[x] = in[dq[head]];
+	}
+}
+
+/* Grey erosion or dilation by a flat disk of radius r: the disk is a stack of
+ * horizontal runs, so it is the min/max over dy of a 1-D sliding extreme. */
+static int disk_filter(const float *in, float *out, int w, int h, int r, int is_max)
+{
+	float *run = malloc((size_t)w * h * sizeof *run);
+	int *dq = malloc((size_t)w * sizeof *dq);
+	if (!run || !dq) {
+		free(run);
+		free(dq);
+		return -1;
+	}
+	for (size_t i = 0; i < (size_t)w * h; i++)
+		out[i] = is_max ? -INFINITY : INFINITY;
+	int prev_half = -1;
+	for (int dy = 0; dy <= r; dy++) {
+		int half = (int)floor(sqrt((double)r * r - (double)dy * dy));
+		if (half != prev_half) {
+			for (int y = 0; y < h; y++)
+				slide_extreme(in + (size_t)y * w, run + (size_t)y * w, w, half, is_max, dq);
+			prev_half = half;
+		}
+		for (int sgn = -1; sgn <= 1; sgn += 2) {
+			if (dy == 0 && sgn > 0)
+				continue;
+			for (int y = 0; y < h; y++) {
+				int sy = y + sgn * dy;
+				if (sy < 0 || sy >= h)
+					continue;
+				float *o = out + (size_t)y * w;
+				const float *s = run + (size_t)sy * w;
+				if (is_max) {
+					for (int x = 0; x < w; x++)
+						o[x] = s[x] > o[x] ? s[x] : o[x];
+				} else {
+					for (int x = 0; x < w; x++)
+						o[x] = s[x] < o[x] ? s[x] : o[x];
+				}
+			}
+		}
+	}
+	free(run);
+	free(dq);
+	return 0;
+}
+
+int fs_white_tophat(fs_image *img, int radius, char *err, size_t errlen)
+{
+	if (!img || radius < 0) {
+		snprintf(err, errlen, "top-hat: bad image or radius");
+		return -1;
+	}
+	if (radius == 0)
+		return 0;
+	int w = img->width, h = img->height;
+	size_t n = (size_t)w * h;
+	float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+	int rc = -1;
+	if (!a || !b || disk_filter(img->data, a, w, h, radius, 0) ||
+	    disk_filter(a, b, w, h, radius, 1)) {
+		snprintf(err, errlen, "top-hat: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		img->data[i] -= b[i];
+	rc = 0;
+out:
+	free(a);
+	free(b);
+	return rc;
+}

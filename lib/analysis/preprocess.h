@@ -1,0 +1,55 @@
+/*
+ * preprocess.h - image conditioning before detection: CLAHE, separable
+ * Gaussian blur, box blur, white top-hat, min-max normalisation.
+ *
+ * All functions work in place on a caller-owned fs_image (values in [0, 1])
+ * and keep its size; temporary buffers are theirs and freed before return.
+ *
+ * Border policy (all filters): samples outside the image are the nearest
+ * edge sample (replicate), so a constant image stays constant.
+ */
+#ifndef FS_PREPROCESS_H
+#define FS_PREPROCESS_H
+
+#include <stddef.h>
+
+#include "image/image.h"
+
+/*
+ * Gaussian blur with a kernel truncated at radius int(4 sigma + 0.5) and
+ * normalised to sum 1, applied along x then y. sigma 0 leaves img as it is.
+ * Returns 0, or -1 (sigma < 0 or not finite, out of memory) with a message.
+ */
+int fs_gaussian_blur(fs_image *img, double sigma, char *err, size_t errlen);
+/* The same into a new image (caller frees), src unchanged: saves the copy
+ * a clone followed by fs_gaussian_blur makes. NULL on error (err set). */
+fs_image *fs_gaussian_blurred(const fs_image *src, double sigma, char *err, size_t errlen);
+
+/* Mean over a (2r+1) x (2r+1) box; r 0 leaves img unchanged. O(1) per pixel. */
+int fs_box_blur(fs_image *img, int r, char *err, size_t errlen);
+
+/*
+ * Contrast-limited adaptive histogram equalisation with the original's
+ * parameters: clip in (0, 1] (fraction of a tile's pixel count, as skimage:
+ * clip limit per bin = max(1, clip * tile^2) counts, 256 bins), tile = tile
+ * side in pixels (>= 2). LUTs are interpolated bilinearly between tile
+ * centres; the result is min-max stretched to [0, 1]. clip 0 = off.
+ */
+int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen);
+
+/*
+ * White top-hat: img minus its grey opening by a flat disk of the given
+ * radius ({dx^2 + dy^2 <= r^2}); removes structures wider than the disk
+ * (uneven illumination). radius 0 = off.
+ */
+int fs_white_tophat(fs_image *img, int radius, char *err, size_t errlen);
+
+/* Block-mean reduction by an integer factor f >= 1 (a partial last block
+ * averages what it has). Returns a new image (caller frees), NULL on out of
+ * memory or bad f. */
+fs_image *fs_downsample(const fs_image *img, int f);
+
+/* Affine stretch to [0, 1]; an image with max - min < 1e-10 becomes all 0. */
+void fs_normalize(fs_image *img);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * base.h - the base subsystem's public face: what every other layer builds on: byte buffers, clocks, the configuration,
+ * fast JSON writing, SHA-256, random tokens, the heap policy, the version.
+ *
+ * Callers outside lib/base/ include this header; each module's own header
+ * says what it does and who owns each pointer.
+ */
+#ifndef FS_BASE_H
+#define FS_BASE_H
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/config.h"
+#include "base/json_write.h"
+#include "base/sha256.h"
+#include "base/token.h"
+#include "base/heap_policy.h"
+#include "base/version.h"
+
+#endif

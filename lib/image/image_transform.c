@@ -1,0 +1,199 @@
+/* image_transform.c - rotations, crops and autocrop (see image_transform.h). */
+#include "image/image_transform.h"
+#include "image/image_io.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+fs_image *fs_image_rotate(const fs_image *img, fs_transform_kind dir, fs_transform *applied, char *err,
+			  size_t errlen)
+{
+	if (!img || !img->data || (dir != FS_TRANSFORM_ROTATE_LEFT && dir != FS_TRANSFORM_ROTATE_RIGHT)) {
+		fs_load_errf(err, errlen, "rotate: no image or not a rotation");
+		return NULL;
+	}
+	int w = img->width, h = img->height;
+	fs_image *out = fs_image_new(h, w);
+	if (!out) {
+		fs_load_errf(err, errlen, "rotate: out of memory");
+		return NULL;
+	}
+	for (int y = 0; y < h; y++) {
+		const float *src = img->data + (size_t)y * w;
+		for (int x = 0; x < w; x++) {
+			int nx, ny;
+			if (dir == FS_TRANSFORM_ROTATE_LEFT) {
+				nx = y;
+				ny = w - 1 - x;
+			} else {
+				nx = h - 1 - y;
+				ny = x;
+			}
+			out->data[(size_t)ny * h + nx] = src[x];
+		}
+	}
+	if (applied) {
+		applied->kind = dir;
+		applied->src_width = w;
+		applied->src_height = h;
+		applied->rect = (fs_rect){0, 0, h, w};
+	}
+	return out;
+}
+
+fs_image *fs_image_crop(const fs_image *img, fs_rect want, fs_transform *applied, char *err, size_t errlen)
+{
+	if (!img || !img->data) {
+		fs_load_errf(err, errlen, "crop: no image");
+		return NULL;
+	}
+	/* Clamp in 64 bits: a hostile rectangle must not overflow int. */
+	long long x0 = want.x, y0 = want.y;
+	long long x1 = x0 + want.width, y1 = y0 + want.height;
+	x0 = x0 < 0 ? 0 : x0;
+	y0 = y0 < 0 ? 0 : y0;
+	x1 = x1 > img->width ? img->width : x1;
+	y1 = y1 > img->height ? img->height : y1;
+	if (x1 <= x0 || y1 <= y0) {
+		fs_load_errf(err, errlen, "crop: rectangle %d,%d %dx%d lies outside the %dx%d image", want.x, want.y,
+			     want.width, want.height, img->width, img->height);
+		return NULL;
+	}
+	fs_rect r = {(int)x0, (int)y0, (int)(x1 - x0), (int)(y1 - y0)};
+	fs_image *out = fs_image_new(r.width, r.height);
+	if (!out) {
+		fs_load_errf(err, errlen, "crop: out of memory");
+		return NULL;
+	}
+	for (int y = 0; y < r.height; y++)
+		memcpy(out->data + (size_t)y * r.width, img->data + (size_t)(y + r.y) * img->width + r.x,
+		       (size_t)r.width * sizeof(float));
+	if (applied) {
+		applied->kind = FS_TRANSFORM_CROP;
+		applied->src_width = img->width;
+		applied->src_height = img->height;
+		applied->rect = r;
+	}
+	return out;
+}
+
+static int to8(float v)
+{
+	if (!(v > 0.0f))
+		return 0;
+	if (v >= 1.0f)
+		return 255;
+	return (int)lrintf(v * 255.0f);
+}
+
+/* Population variance of n 8-bit values given their sum and sum of squares. */
+static double variance(double sum, double sum2, int n)
+{
+	double mean = sum / n;
+	return sum2 / n - mean * mean;
+}
+
+int fs_image_autocrop_detect(const fs_image *img, fs_rect *rect, char *err, size_t errlen)
+{
+	double *cs = NULL, *cs2 = NULL;
+	int rc = -1;
+
+	if (!img || !img->data || !rect) {
+		fs_load_errf(err, errlen, "autocrop: no image");
+		return -1;
+	}
+	int w = img->width, h = img->height;
+	cs = calloc((size_t)w, sizeof *cs);
+	cs2 = calloc((size_t)w, sizeof *cs2);
+	if (!cs || !cs2) {
+		fs_load_errf(err, errlen, "autocrop: out of memory");
+		goto out;
+	}
+	int top = -1, bottom = -1, left = -1, right = -1;
+	for (int y = 0; y < h; y++) {
+		double s = 0, s2 = 0;
+		const float *row = img->data + (size_t)y * w;
+		for (int x = 0; x < w; x++) {
+			double v = to8(row[x]);
+			s += v;
+			s2 += v * v;
+			cs[x] += v;
+			cs2[x] += v * v;
+		}
+		if (variance(s, s2, w) > FS_AUTOCROP_MIN_VARIANCE) {
+			if (top < 0)
+				top = y;
+			bottom = y;
+		}
+	}
+	for (int x = 0; x < w; x++) {
+		if (variance(cs[x], cs2[x], h) > FS_AUTOCROP_MIN_VARIANCE) {
+			if (left < 0)
+				left = x;
+			right = x;
+		}
+	}
+	if (top < 0 || left < 0) {
+		fs_load_errf(err, errlen, "nothing to crop: no row or column has content");
+		rc = 1;
+		goto out;
+	}
+	top = top - FS_AUTOCROP_PAD < 0 ? 0 : top - FS_AUTOCROP_PAD;
+	left = left - FS_AUTOCROP_PAD < 0 ? 0 : left - FS_AUTOCROP_PAD;
+	bottom = bottom + FS_AUTOCROP_PAD >= h ? h - 1 : bottom + FS_AUTOCROP_PAD;
+	right = right + FS_AUTOCROP_PAD >= w ? w - 1 : right + FS_AUTOCROP_PAD;
+	if (top == 0 && left == 0 && bottom == h - 1 && right == w - 1) {
+		fs_load_errf(err, errlen, "nothing to crop: content reaches every edge");
+		rc = 1;
+		goto out;
+	}
+	*rect = (fs_rect){left, top, right - left + 1, bottom - top + 1};
+	rc = 0;
+out:
+	free(cs);
+	free(cs2);
+	return rc;
+}
+
+void fs_transform_point(const fs_transform *t, double x, double y, double *out_x, double *out_y)
+{
+	double nx = x, ny = y;
+	switch (t->kind) {
+	case FS_TRANSFORM_ROTATE_LEFT:
+		nx = y;
+		ny = t->src_width - 1 - x;
+		break;
+	case FS_TRANSFORM_ROTATE_RIGHT:
+		nx = t->src_height - 1 - y;
+		ny = x;
+		break;
+	case FS_TRANSFORM_CROP:
+		nx = x - t->rect.x;
+		ny = y - t->rect.y;
+		break;
+	}
+	*out_x = nx;
+	*out_y = ny;
+}
+
+void fs_transform_point_inverse(const fs_transform *t, double x, double y, double *out_x, double *out_y)
+{
+	double nx = x, ny = y;
+	switch (t->kind) {
+	case FS_TRANSFORM_ROTATE_LEFT:
+		nx = t->src_width - 1 - y;
+		ny = x;
+		break;
+	case FS_TRANSFORM_ROTATE_RIGHT:
+		nx = y;
+		ny = t->src_height - 1 - x;
+		break;
+	case FS_TRANSFORM_CROP:
+		nx = x + t->rect.x;
+		ny = y + t->rect.y;
+		break;
+	}
+	*out_x = nx;
+	*out_y = ny;
+}

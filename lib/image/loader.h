@@ -1,0 +1,68 @@
+/*
+ * loader.h - what the format loaders (load_tiff.c, load_png.c, load_jpeg.c)
+ * share: the loaded-image record they fill, size checks made before any
+ * pixel buffer is allocated, error messages, luminance. image_io.c
+ * dispatches to them; other modules call fs_load_file / fs_load_memory
+ * (image_io.h) instead.
+ */
+#ifndef FS_LOADER_H
+#define FS_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image/image.h"
+
+typedef enum fs_format {
+	FS_FORMAT_UNKNOWN = 0,
+	FS_FORMAT_TIFF,
+	FS_FORMAT_PNG,
+	FS_FORMAT_JPEG
+} fs_format;
+
+typedef struct fs_loaded {
+	fs_image *image;        /* owned: free with fs_loaded_free */
+	fs_format format;
+	int bit_depth;          /* bits per sample of the source: 1, 2, 4, 8, 16, 32, 64 */
+	int channels;           /* samples per pixel of the source (1 grey, 3 RGB, 4 RGBA; palette = 1) */
+	int is_float;           /* source samples were IEEE floats */
+	int n_pages;            /* TIFF directories; 1 for PNG and JPEG */
+	double suggested_um_per_px; /* from resolution tags or SEM metadata; 0 = none */
+	char calibration_source[64]; /* "sem-metadata-zeiss", "sem-metadata-fei", "tiff-resolution",
+				      * "png-phys", "jpeg-density"; "" = none */
+} fs_loaded;
+
+void fs_loaded_free(fs_loaded *l); /* tolerates NULL and a zeroed struct */
+
+/*
+ * Each format loader reads buf (borrowed, never kept), checks the size against
+ * max_pixels (> 0) before allocating, and on success fills out->image (owned
+ * by out), format, bit_depth, channels, is_float, n_pages and, when the file
+ * carries a plausible one, suggested_um_per_px + calibration_source.
+ */
+int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page, fs_loaded *out,
+		 char *err, size_t errlen);
+int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, fs_loaded *out, char *err,
+		size_t errlen);
+int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, fs_loaded *out, char *err,
+		 size_t errlen);
+
+/* snprintf into err (when err and errlen are usable); never prints. */
+void fs_load_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* 0 when width x height is a valid, allowed image size; -1 with a message. */
+int fs_load_check_size(long long width, long long height, long max_pixels, char *err, size_t errlen);
+/* The BT.601 weights above, clamped to [0, 1] so white stays exactly 1. */
+/* Inline: the loaders call it once per pixel. */
+static inline float fs_luma(float r, float g, float b)
+{
+	float v = 0.299f * r + 0.587f * g + 0.114f * b;
+	if (v < 0.0f)
+		return 0.0f;
+	if (v > 1.0f)
+		return 1.0f;
+	return v;
+}
+/* Min-max normalises img to [0, 1] in place; non-finite samples become 0. */
+void fs_image_normalise(fs_image *img);
+
+#endif

@@ -1,0 +1,457 @@
+/*
+ * agent_runs.c - rows of agent runs, their limits and the liveness check.
+ */
+#include "store/agent_runs.h"
+#include "base/clock.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#define COLS "id, kind, user_id, image_id, set_id, provider, model, options, state, pid, started_at, " \
+	     "finished_at, iterations, tokens_in, tokens_out, cost_usd, best_score, finish_reason, error, " \
+	     "run_dir, checkpoint_rev, checkpoint_op"
+
+static void read_row(sqlite3_stmt *st, fs_agent_run_rec *r)
+{
+	memset(r, 0, sizeof *r);
+	r->id = sqlite3_column_int64(st, 0);
+	fs_db_col_text(st, 1, r->kind, sizeof r->kind);
+	r->user_id = sqlite3_column_int64(st, 2);
+	r->image_id = sqlite3_column_int64(st, 3);
+	r->set_id = sqlite3_column_int64(st, 4);
+	fs_db_col_text(st, 5, r->provider, sizeof r->provider);
+	fs_db_col_text(st, 6, r->model, sizeof r->model);
+	fs_db_col_text(st, 7, r->options, sizeof r->options);
+	fs_db_col_text(st, 8, r->state, sizeof r->state);
+	r->pid = sqlite3_column_int64(st, 9);
+	r->started_at = sqlite3_column_double(st, 10);
+	r->finished_at = sqlite3_column_double(st, 11);
+	r->iterations = sqlite3_column_int(st, 12);
+	r->tokens_in = sqlite3_column_int64(st, 13);
+	r->tokens_out = sqlite3_column_int64(st, 14);
+	r->cost_usd = sqlite3_column_double(st, 15);
+	r->has_best = sqlite3_column_type(st, 16) != SQLITE_NULL;
+	r->best_score = sqlite3_column_double(st, 16);
+	fs_db_col_text(st, 17, r->finish_reason, sizeof r->finish_reason);
+	fs_db_col_text(st, 18, r->error, sizeof r->error);
+	fs_db_col_text(st, 19, r->run_dir, sizeof r->run_dir);
+	r->checkpoint_rev = sqlite3_column_type(st, 20) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 20);
+	r->checkpoint_op = sqlite3_column_type(st, 21) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 21);
+}
+
+int fs_agent_state_active(const char *state)
+{
+	return !strcmp(state, "starting") || !strcmp(state, "running");
+}
+
+/* The state letter of /proc/<pid>/stat (after the command in parentheses). */
+static char proc_state(long long pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%lld/stat", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static int cmdline_has_run(long long pid, long long run_id)
+{
+	char path[64], buf[4096], want[32];
+	snprintf(path, sizeof path, "/proc/%lld/cmdline", pid);
+	snprintf(want, sizeof want, "%lld", run_id);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* arguments are NUL-separated: look for "--run" followed by the id */
+	for (size_t i = 0; i < n;) {
+		const char *arg = buf + i;
+		size_t len = strlen(arg);
+		if (!strcmp(arg, "--run") && i + len + 1 < n && !strcmp(arg + len + 1, want))
+			return 1;
+		i += len + 1;
+	}
+	return 0;
+}
+
+int fs_agent_pid_alive(long long pid, long long run_id)
+{
+	if (pid <= 0)
+		return 0;
+	char s = proc_state(pid);
+	if (!s || s == 'Z' || s == 'X' || s == 'x')
+		return 0;
+	return cmdline_has_run(pid, run_id);
+}
+
+/* Dead: a pid that is gone, or no pid long after the start. */
+static int run_is_dead(const fs_agent_run_rec *r, double now)
+{
+	if (!fs_agent_state_active(r->state))
+		return 0;
+	if (r->pid > 0)
+		return !fs_agent_pid_alive(r->pid, r->id);
+	return now - r->started_at > FS_AGENT_START_GRACE_S;
+}
+
+int fs_agent_run_finish(fs_db *db, long long id, const char *state, const char *reason, const char *error,
+			int *changed)
+{
+	if (changed)
+		*changed = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET state = ?, finish_reason = ?, error = ?, "
+					  "finished_at = ? WHERE id = ? AND state IN ('starting', 'running')");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_TRANSIENT);
+	if (reason)
+		sqlite3_bind_text(st, 2, reason, -1, SQLITE_TRANSIENT);
+	if (error)
+		sqlite3_bind_text(st, 3, error, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 4, fs_wall_s());
+	sqlite3_bind_int64(st, 5, id);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	if (!rc && changed)
+		*changed = sqlite3_changes(fs_db_handle(db)) > 0;
+	return rc;
+}
+
+static int mark_dead(fs_db *db, long long id)
+{
+	return fs_agent_run_finish(db, id, "failed", "worker_died",
+				   "the worker process ended without recording a final state", NULL);
+}
+
+int fs_agent_runs_reconcile(fs_db *db, int *n_failed)
+{
+	long long dead[64];
+	size_t nd = 0;
+	double now = fs_wall_s();
+	if (n_failed)
+		*n_failed = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " COLS " FROM agent_runs WHERE state IN ('starting', 'running')");
+	if (!st)
+		return FS_DB_ERROR;
+	fs_agent_run_rec *r = malloc(sizeof *r);
+	if (!r) {
+		fs_db_done(st);
+		return FS_DB_ERROR;
+	}
+	int src;
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		read_row(st, r);
+		if (run_is_dead(r, now) && nd < sizeof dead / sizeof dead[0])
+			dead[nd++] = r->id;
+	}
+	fs_db_done(st);
+	free(r);
+	int rc = fs_db_rc_from_sqlite(src);
+	for (size_t i = 0; !rc && i < nd; i++) {
+		int changed = 0;
+		rc = fs_agent_run_finish(db, dead[i], "failed", "worker_died",
+					 "the worker process ended without recording a final state", &changed);
+		if (!rc && changed && n_failed)
+			(*n_failed)++;
+	}
+	return rc;
+}
+
+int fs_agent_runs_count_active(fs_db *db, long long user_id, int *n_user, int *n_total)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT count(*), coalesce(sum(user_id = ?), 0) FROM agent_runs "
+					  "WHERE state IN ('starting', 'running')");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, user_id);
+	int src = sqlite3_step(st);
+	if (src == SQLITE_ROW) {
+		*n_total = sqlite3_column_int(st, 0);
+		*n_user = sqlite3_column_int(st, 1);
+	}
+	fs_db_done(st);
+	return src == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(src);
+}
+
+int fs_agent_runs_active_on_set(fs_db *db, long long set_id, long long *run_id)
+{
+	*run_id = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT id FROM agent_runs WHERE set_id = ? "
+					  "AND state IN ('starting', 'running') ORDER BY id LIMIT 1");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	int src = sqlite3_step(st);
+	if (src == SQLITE_ROW)
+		*run_id = sqlite3_column_int64(st, 0);
+	fs_db_done(st);
+	return src == SQLITE_ROW || src == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(src);
+}
+
+static int insert_run(fs_db *db, fs_agent_run_rec *run)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO agent_runs (kind, user_id, image_id, set_id, provider, "
+					  "model, options, state, started_at, run_dir) "
+					  "VALUES (?, ?, ?, ?, ?, ?, ?, 'starting', ?, ?)");
+	if (!st)
+		return FS_DB_ERROR;
+	run->started_at = fs_wall_s();
+	sqlite3_bind_text(st, 1, run->kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, run->user_id);
+	if (run->image_id > 0)
+		sqlite3_bind_int64(st, 3, run->image_id);
+	if (run->set_id > 0)
+		sqlite3_bind_int64(st, 4, run->set_id);
+	sqlite3_bind_text(st, 5, run->provider, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, run->model, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 7, run->options[0] ? run->options : "{}", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 8, run->started_at);
+	sqlite3_bind_text(st, 9, run->run_dir, -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	if (!rc) {
+		run->id = sqlite3_last_insert_rowid(fs_db_handle(db));
+		snprintf(run->state, sizeof run->state, "starting");
+	}
+	return rc;
+}
+
+int fs_agent_run_create(fs_db *db, fs_agent_run_rec *run, const fs_agent_run_limits *lim, int *refused, char *err,
+			size_t errlen)
+{
+	int n_user = 0, n_total = 0;
+	*refused = FS_AGENT_LIMIT_NONE;
+	int rc = fs_db_begin(db);
+	if (rc) {
+		snprintf(err, errlen, "database busy");
+		return rc;
+	}
+	if ((rc = fs_agent_runs_reconcile(db, NULL)) ||
+	    (rc = fs_agent_runs_count_active(db, run->user_id, &n_user, &n_total))) {
+		snprintf(err, errlen, "cannot count running agents: %s", fs_db_errmsg(db));
+		goto fail;
+	}
+	if (lim && lim->max_per_user > 0 && n_user >= lim->max_per_user) {
+		*refused = FS_AGENT_LIMIT_USER;
+		snprintf(err, errlen, "you already have %d agent run%s going (limit %d); stop one or wait", n_user,
+			 n_user == 1 ? "" : "s", lim->max_per_user);
+		rc = FS_DB_CONSTRAINT;
+		goto fail;
+	}
+	if (lim && lim->max_total > 0 && n_total >= lim->max_total) {
+		*refused = FS_AGENT_LIMIT_TOTAL;
+		snprintf(err, errlen, "the server is running its maximum of %d agent runs; try again later",
+			 lim->max_total);
+		rc = FS_DB_CONSTRAINT;
+		goto fail;
+	}
+	if ((rc = insert_run(db, run))) {
+		snprintf(err, errlen, "cannot record the run: %s", fs_db_errmsg(db));
+		goto fail;
+	}
+	if ((rc = fs_db_commit(db))) {
+		snprintf(err, errlen, "cannot record the run: %s", fs_db_errmsg(db));
+		return rc;
+	}
+	return FS_DB_OK;
+fail:
+	fs_db_rollback(db);
+	return rc;
+}
+
+int fs_agent_run_get(fs_db *db, long long id, fs_agent_run_rec *out)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " COLS " FROM agent_runs WHERE id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	int src = sqlite3_step(st);
+	if (src == SQLITE_ROW)
+		read_row(st, out);
+	fs_db_done(st);
+	if (src == SQLITE_ROW)
+		return FS_DB_OK;
+	return src == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(src);
+}
+
+int fs_agent_run_get_checked(fs_db *db, long long id, fs_agent_run_rec *out)
+{
+	int rc = fs_agent_run_get(db, id, out);
+	if (rc || !run_is_dead(out, fs_wall_s()))
+		return rc;
+	if ((rc = mark_dead(db, id)))
+		return rc;
+	return fs_agent_run_get(db, id, out);
+}
+
+static int exec_id(fs_db *db, sqlite3_stmt *st, int idpos, long long id)
+{
+	if (!st)
+		return FS_DB_ERROR;
+	(void)db;
+	sqlite3_bind_int64(st, idpos, id);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+int fs_agent_run_set_pid(fs_db *db, long long id, long long pid)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET pid = ? WHERE id = ?");
+	if (st)
+		sqlite3_bind_int64(st, 1, pid);
+	return exec_id(db, st, 2, id);
+}
+
+int fs_agent_run_set_run_dir(fs_db *db, long long id, const char *run_dir)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET run_dir = ? WHERE id = ?");
+	if (st)
+		sqlite3_bind_text(st, 1, run_dir, -1, SQLITE_TRANSIENT);
+	return exec_id(db, st, 2, id);
+}
+
+int fs_agent_run_set_running(fs_db *db, long long id, long long pid)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET state = 'running', pid = ? "
+					  "WHERE id = ? AND state IN ('starting', 'running')");
+	if (st)
+		sqlite3_bind_int64(st, 1, pid);
+	int rc = exec_id(db, st, 2, id);
+	if (!rc && sqlite3_changes(fs_db_handle(db)) == 0)
+		rc = FS_DB_STALE;
+	return rc;
+}
+
+int fs_agent_run_set_checkpoint(fs_db *db, long long id, long long rev, long long op)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET checkpoint_rev = ?, checkpoint_op = ? WHERE id = ?");
+	if (st) {
+		sqlite3_bind_int64(st, 1, rev);
+		sqlite3_bind_int64(st, 2, op);
+	}
+	return exec_id(db, st, 3, id);
+}
+
+int fs_agent_run_progress(fs_db *db, long long id, int iterations, long long tokens_in, long long tokens_out,
+			  double cost_usd, int has_best, double best_score)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET iterations = ?, tokens_in = ?, tokens_out = ?, "
+					  "cost_usd = ?, best_score = coalesce(?, best_score) WHERE id = ?");
+	if (st) {
+		sqlite3_bind_int(st, 1, iterations);
+		sqlite3_bind_int64(st, 2, tokens_in);
+		sqlite3_bind_int64(st, 3, tokens_out);
+		sqlite3_bind_double(st, 4, cost_usd);
+		if (has_best)
+			sqlite3_bind_double(st, 5, best_score);
+	}
+	return exec_id(db, st, 6, id);
+}
+
+int fs_agent_run_list(fs_db *db, long long user_id, int limit, fs_agent_run_rec **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	size_t cap = 0;
+	fs_agent_run_rec *arr = NULL;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " COLS " FROM agent_runs WHERE (? = 0 OR user_id = ?) "
+					  "ORDER BY started_at DESC, id DESC LIMIT ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, user_id);
+	sqlite3_bind_int64(st, 2, user_id);
+	sqlite3_bind_int(st, 3, limit > 0 ? limit : 100);
+	int src, rc = FS_DB_OK;
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 8;
+			fs_agent_run_rec *na = realloc(arr, nc * sizeof *na);
+			if (!na) {
+				rc = FS_DB_ERROR;
+				break;
+			}
+			arr = na;
+			cap = nc;
+		}
+		read_row(st, &arr[(*n)++]);
+	}
+	fs_db_done(st);
+	if (!rc && src != SQLITE_DONE)
+		rc = fs_db_rc_from_sqlite(src);
+	if (rc) {
+		free(arr);
+		*n = 0;
+		return rc;
+	}
+	*out = arr;
+	return FS_DB_OK;
+}
+
+int fs_agent_run_delete(fs_db *db, long long id)
+{
+	return fs_db_exec_id(db, "DELETE FROM agent_runs WHERE id = ?", id);
+}
+
+cJSON *fs_agent_run_to_json(const fs_agent_run_rec *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	char sid[40];
+	snprintf(sid, sizeof sid, "%s%lld", strcmp(r->kind, "optimize") ? "edit-" : "", r->id);
+	cJSON_AddNumberToObject(o, "run_id", (double)r->id);
+	cJSON_AddStringToObject(o, "session_id", sid);
+	cJSON_AddStringToObject(o, "kind", r->kind);
+	cJSON_AddStringToObject(o, "state", r->state);
+	cJSON_AddNumberToObject(o, "user_id", (double)r->user_id);
+	if (r->image_id)
+		cJSON_AddNumberToObject(o, "image_id", (double)r->image_id);
+	else
+		cJSON_AddNullToObject(o, "image_id");
+	if (r->set_id)
+		cJSON_AddNumberToObject(o, "set_id", (double)r->set_id);
+	else
+		cJSON_AddNullToObject(o, "set_id");
+	cJSON_AddStringToObject(o, "provider", r->provider);
+	cJSON_AddStringToObject(o, "model", r->model);
+	cJSON *opts = cJSON_Parse(r->options);
+	if (opts)
+		cJSON_AddItemToObject(o, "options", opts);
+	if (r->pid)
+		cJSON_AddNumberToObject(o, "pid", (double)r->pid);
+	else
+		cJSON_AddNullToObject(o, "pid");
+	cJSON_AddNumberToObject(o, "started_at", r->started_at);
+	if (r->finished_at > 0)
+		cJSON_AddNumberToObject(o, "finished_at", r->finished_at);
+	else
+		cJSON_AddNullToObject(o, "finished_at");
+	cJSON_AddNumberToObject(o, "iterations", r->iterations);
+	cJSON_AddNumberToObject(o, "input_tokens", (double)r->tokens_in);
+	cJSON_AddNumberToObject(o, "output_tokens", (double)r->tokens_out);
+	cJSON_AddNumberToObject(o, "cost_usd", r->cost_usd);
+	if (r->has_best)
+		cJSON_AddNumberToObject(o, "best_score", r->best_score);
+	else
+		cJSON_AddNullToObject(o, "best_score");
+	if (r->finish_reason[0])
+		cJSON_AddStringToObject(o, "finish_reason", r->finish_reason);
+	else
+		cJSON_AddNullToObject(o, "finish_reason");
+	if (r->error[0])
+		cJSON_AddStringToObject(o, "error", r->error);
+	else
+		cJSON_AddNullToObject(o, "error");
+	return o;
+}

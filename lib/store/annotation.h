@@ -1,0 +1,73 @@
+/*
+ * annotation.h - the in-memory annotation document: one image's named sets
+ * of tubercles and connections, as read from or written to the original
+ * tool's annotation JSON (see annotation_json.h for the file format rules).
+ *
+ * Ownership: an fs_annot_doc owns its sets array; each fs_annot_set owns its
+ * tubercle and edge lists and its history array (a cJSON tree, freed with
+ * cJSON_Delete). fs_annot_doc_free / fs_annot_set_free release everything,
+ * tolerate NULL and zeroed structs, and leave the struct zeroed so a second
+ * free is harmless.
+ */
+#ifndef FS_ANNOTATION_H
+#define FS_ANNOTATION_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#include "base/buf.h"
+#include "analysis/params.h"
+#include "image/tubercle.h"
+
+typedef struct fs_annot_set {
+	char id[64];             /* the file's set id ("set_<epochms>_<rand>"), may be "" */
+	char name[128];
+	char created[40], modified[40]; /* ISO 8601 strings as in the file, may be "" */
+	fs_tubercle_list tubercles;     /* owned */
+	fs_edge_list edges;             /* owned */
+	int has_params;
+	fs_params params;
+	double calibration_um_per_px;   /* the set's snapshot; 0 = none */
+	cJSON *history;                 /* owned JSON array of history events as in the file (may be NULL) */
+} fs_annot_set;
+
+typedef struct fs_annot_doc {
+	char image_name[256];
+	double um_per_px;                    /* 0 when none */
+	char calibration_method[32];         /* "" when none */
+	fs_annot_set *sets;                  /* owned */
+	size_t n_sets;
+	int active_set;                      /* index into sets */
+	double default_tubercle_diameter_um; /* 0 = absent */
+	int detected_version;                /* 1, 2 or 3 after parsing */
+	char created[40];
+} fs_annot_doc;
+
+void fs_annot_doc_free(fs_annot_doc *d);
+void fs_annot_set_free(fs_annot_set *s);
+
+/*
+ * Parses an annotation file of any version (v1, v2, v3 and the legacy
+ * _slo.json files, which hold one of those). report (may be NULL) receives
+ * human-readable lines, each ending in "\n": the detected version and why,
+ * one summary per set (name, counts), and every field ignored or repaired.
+ * Returns 0 with *out filled (the caller frees it with fs_annot_doc_free),
+ * or -1 with a message in err and *out zeroed, for input that is not an
+ * annotation file at all (not JSON, not an object, no tubercles/sets) or
+ * exceeds the limits in annotation_json.h. Partial garbage inside a valid
+ * file is repaired or dropped and reported, never fatal.
+ */
+int fs_annot_parse(const char *json, size_t len, fs_annot_doc *out, fs_buf *report,
+		   char *err, size_t errlen);
+
+/*
+ * Writes d in the original's v3.0 layout (see annotation_json.h for the
+ * fields). modified_iso is the "modified" time to write (the caller supplies
+ * it so tests are deterministic); it is also "created" when d->created is
+ * "". Returns a new cJSON object the caller deletes with cJSON_Delete, or
+ * NULL on out of memory.
+ */
+cJSON *fs_annot_to_json(const fs_annot_doc *d, const char *modified_iso);
+
+#endif

@@ -1,0 +1,273 @@
+/*
+ * db.c - SQLite connection setup, migrations and the statement cache.
+ */
+#include "store/db.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern const char *const fs_migrations[];
+extern const int fs_migrations_count;
+
+#define STMT_CACHE 160
+
+struct cached {
+	const char *key;
+	sqlite3_stmt *st;
+};
+
+struct fs_db {
+	sqlite3 *h;
+	int busy_timeout_ms;
+	struct cached cache[STMT_CACHE];
+	int ncache;
+};
+
+int fs_db_rc_from_sqlite(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return FS_DB_OK;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return FS_DB_BUSY;
+	case SQLITE_CONSTRAINT:
+		return FS_DB_CONSTRAINT;
+	default:
+		return FS_DB_ERROR;
+	}
+}
+
+static int exec(sqlite3 *h, const char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(h, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "%s", msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return fs_db_rc_from_sqlite(rc);
+	}
+	return FS_DB_OK;
+}
+
+static int read_version(sqlite3 *h)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+	if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int fs_db_migration_count(void)
+{
+	return fs_migrations_count;
+}
+
+int fs_db_migrate_to(sqlite3 *h, int target, char *err, size_t errlen)
+{
+	if (target > fs_migrations_count)
+		target = fs_migrations_count;
+	int rc = exec(h, "BEGIN IMMEDIATE", err, errlen);
+	if (rc)
+		return rc;
+	int v = read_version(h);
+	if (v < 0) {
+		snprintf(err, errlen, "cannot read the schema version");
+		rc = FS_DB_ERROR;
+		goto fail;
+	}
+	if (v > fs_migrations_count) {
+		snprintf(err, errlen, "database schema version %d is newer than this program (%d)", v,
+			 fs_migrations_count);
+		rc = FS_DB_ERROR;
+		goto fail;
+	}
+	for (int i = v; i < target; i++) {
+		char msg[512];
+		rc = exec(h, fs_migrations[i], msg, sizeof msg);
+		if (rc) {
+			snprintf(err, errlen, "migration %d failed: %s", i + 1, msg);
+			goto fail;
+		}
+		char pragma[64];
+		snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", i + 1);
+		rc = exec(h, pragma, err, errlen);
+		if (rc)
+			goto fail;
+	}
+	return exec(h, "COMMIT", err, errlen);
+fail:
+	sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+/*
+ * SQLite's own busy handler sleeps in steps that grow to 100 ms, which puts
+ * a waiting writer far behind a lock that is usually held for a
+ * millisecond: poll often instead, with a little jitter so that waiting
+ * processes do not retry in lockstep, until the timeout.
+ */
+static int busy_wait(void *ctx, int n)
+{
+	fs_db *db = ctx;
+	static unsigned seed;
+	if (!seed)
+		seed = (unsigned)getpid();
+	seed = seed * 1103515245u + 12345u;
+	long us = 200 + (long)(seed >> 16) % 800; /* 0.2 .. 1 ms */
+	if (n > 50)
+		us *= 4; /* long waits: a checkpoint or a big import holds the lock */
+	/* n polls of at most 1 ms (or 4 ms later) each: stop once past the timeout */
+	long spent_ms = n <= 50 ? n : 50 + (long)(n - 50) * 4;
+	if (spent_ms >= db->busy_timeout_ms)
+		return 0;
+	struct timespec ts = {0, us * 1000};
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
+fs_db *fs_db_open(const char *path, int busy_timeout_ms, char *err, size_t errlen)
+{
+	fs_db *db = calloc(1, sizeof *db);
+	if (!db) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	int rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+				 NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open %s: %s", path, db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
+		goto fail;
+	}
+	sqlite3_extended_result_codes(db->h, 1);
+	db->busy_timeout_ms = busy_timeout_ms > 0 ? busy_timeout_ms : 5000;
+	sqlite3_busy_handler(db->h, busy_wait, db);
+	if (exec(db->h, "PRAGMA foreign_keys = ON", err, errlen))
+		goto fail;
+	/* WAL is persistent in the file; setting it again is cheap and makes a
+	 * fresh database right. synchronous=NORMAL is durable enough in WAL mode
+	 * (a crash loses nothing committed except on power loss). */
+	if (exec(db->h, "PRAGMA journal_mode = WAL", err, errlen))
+		goto fail;
+	if (exec(db->h, "PRAGMA synchronous = NORMAL", err, errlen))
+		goto fail;
+	if (fs_db_migrate_to(db->h, fs_migrations_count, err, errlen))
+		goto fail;
+	return db;
+fail:
+	fs_db_close(db);
+	return NULL;
+}
+
+void fs_db_close(fs_db *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; i < db->ncache; i++)
+		sqlite3_finalize(db->cache[i].st);
+	sqlite3_close(db->h);
+	free(db);
+}
+
+sqlite3 *fs_db_handle(fs_db *db)
+{
+	return db->h;
+}
+
+sqlite3_stmt *fs_db_stmt(fs_db *db, const char *sql)
+{
+	for (int i = 0; i < db->ncache; i++)
+		if (db->cache[i].key == sql)
+			return db->cache[i].st;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (db->ncache < STMT_CACHE) {
+		db->cache[db->ncache].key = sql;
+		db->cache[db->ncache].st = st;
+		db->ncache++;
+	} else {
+		/* The cache is sized for every static statement of the program;
+		 * running out is a programming error, so fail loudly. */
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
+}
+
+void fs_db_done(sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+void fs_db_col_text(sqlite3_stmt *st, int col, char *dst, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	snprintf(dst, n, "%s", t ? (const char *)t : "");
+}
+
+int fs_db_exec_id(fs_db *db, const char *sql, long long id)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+int fs_db_begin(fs_db *db)
+{
+	return fs_db_rc_from_sqlite(sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL));
+}
+
+int fs_db_commit(fs_db *db)
+{
+	int rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	return fs_db_rc_from_sqlite(rc);
+}
+
+void fs_db_rollback(fs_db *db)
+{
+	if (!sqlite3_get_autocommit(db->h))
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+const char *fs_db_errmsg(fs_db *db)
+{
+	return db ? sqlite3_errmsg(db->h) : "no database";
+}
+
+int fs_db_user_version(fs_db *db)
+{
+	return read_version(db->h);
+}
+
+int fs_db_integrity_check(fs_db *db)
+{
+	sqlite3_stmt *st;
+	int ok = -1;
+	if (sqlite3_prepare_v2(db->h, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		ok = (t && !strcmp((const char *)t, "ok")) ? 0 : -1;
+	}
+	sqlite3_finalize(st);
+	return ok;
+}

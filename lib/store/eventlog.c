@@ -1,0 +1,94 @@
+/* eventlog.c - the event log in SQLite (see eventlog.h). */
+#include "store/eventlog.h"
+#include "base/clock.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+int fs_event_log(fs_db *db, long long user_id, long long image_id, const char *event_type, const cJSON *details)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO events (at, user_id, image_id, event_type, details) "
+					  "VALUES (?, ?, ?, ?, ?)");
+	if (!st)
+		return FS_DB_ERROR;
+	char *d = details ? cJSON_PrintUnformatted(details) : NULL;
+	sqlite3_bind_double(st, 1, fs_wall_s());
+	if (user_id)
+		sqlite3_bind_int64(st, 2, user_id);
+	if (image_id)
+		sqlite3_bind_int64(st, 3, image_id);
+	sqlite3_bind_text(st, 4, event_type, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, d ? d : "{}", -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	cJSON_free(d);
+	return rc;
+}
+
+static void iso_time(double t, char *out, size_t n)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	char base[32];
+	strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, n, "%s.%06dZ", base, (int)((t - (double)s) * 1e6));
+}
+
+int fs_event_query_run(fs_db *db, const fs_event_query *q, cJSON **out)
+{
+	/* One static statement: every filter is bound, "no filter" binds a
+	 * value that makes its clause true. */
+	static const char sql[] =
+		"SELECT e.id, e.at, e.event_type, coalesce(u.login, ''), coalesce(e.image_id, 0), e.details "
+		"FROM events e LEFT JOIN users u ON u.id = e.user_id "
+		"WHERE (?1 = 0 OR e.user_id = ?1) AND (?2 = 0 OR e.image_id = ?2) "
+		"AND (?3 IS NULL OR e.event_type = ?3 OR (substr(?3, -1) = '*' AND "
+		"     substr(e.event_type, 1, length(?3) - 1) = substr(?3, 1, length(?3) - 1))) "
+		"AND (?4 = 0 OR e.at >= ?4) AND (?5 = 0 OR e.at < ?5) AND (?6 = 0 OR e.id < ?6) "
+		"ORDER BY e.id DESC LIMIT ?7";
+	*out = NULL;
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return FS_DB_ERROR;
+	int limit = q->limit < 1 ? 100 : q->limit > 1000 ? 1000 : q->limit;
+	sqlite3_bind_int64(st, 1, q->user_id);
+	sqlite3_bind_int64(st, 2, q->image_id);
+	if (q->event_type && *q->event_type)
+		sqlite3_bind_text(st, 3, q->event_type, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 4, q->since);
+	sqlite3_bind_double(st, 5, q->until);
+	sqlite3_bind_int64(st, 6, q->before_id);
+	sqlite3_bind_int(st, 7, limit);
+	cJSON *arr = cJSON_CreateArray();
+	int rc;
+	while (arr && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "id", (double)sqlite3_column_int64(st, 0));
+		char ts[48];
+		iso_time(sqlite3_column_double(st, 1), ts, sizeof ts);
+		cJSON_AddStringToObject(e, "timestamp", ts);
+		cJSON_AddStringToObject(e, "event_type", (const char *)sqlite3_column_text(st, 2));
+		cJSON_AddStringToObject(e, "user", (const char *)sqlite3_column_text(st, 3));
+		long long img = sqlite3_column_int64(st, 4);
+		if (img)
+			cJSON_AddNumberToObject(e, "image_id", (double)img);
+		else
+			cJSON_AddNullToObject(e, "image_id");
+		const char *d = (const char *)sqlite3_column_text(st, 5);
+		cJSON *dj = d ? cJSON_Parse(d) : NULL;
+		cJSON_AddItemToObject(e, "details", dj ? dj : cJSON_CreateObject());
+		cJSON_AddItemToArray(arr, e);
+	}
+	fs_db_done(st);
+	if (!arr)
+		return FS_DB_ERROR;
+	if (rc != SQLITE_DONE) {
+		cJSON_Delete(arr);
+		return fs_db_rc_from_sqlite(rc);
+	}
+	*out = arr;
+	return FS_DB_OK;
+}

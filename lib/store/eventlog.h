@@ -1,0 +1,28 @@
+/*
+ * eventlog.h - the event log (the original's session log, §3.4 of the UI
+ * reference): one row per event with time, user, image, event type and a
+ * JSON details object. Append-only; filtered and paged on read.
+ */
+#ifndef FS_EVENTLOG_H
+#define FS_EVENTLOG_H
+
+#include <cJSON.h>
+
+#include "store/db.h"
+
+/* Appends an event; details may be NULL ({}). image_id/user_id 0 = none. */
+int fs_event_log(fs_db *db, long long user_id, long long image_id, const char *event_type, const cJSON *details);
+
+typedef struct fs_event_query {
+	long long user_id;   /* 0 = any (admins); members see only their own */
+	long long image_id;  /* 0 = any */
+	const char *event_type; /* NULL = any; a trailing '*' matches a prefix */
+	double since, until; /* unix times, 0 = open */
+	long long before_id; /* paging: events with smaller ids; 0 = newest */
+	int limit;           /* 1..1000 */
+} fs_event_query;
+
+/* Newest first: [{id, timestamp, event_type, user, image_id, details}]. */
+int fs_event_query_run(fs_db *db, const fs_event_query *q, cJSON **out);
+
+#endif

@@ -1,0 +1,336 @@
+/* image_files.c - content-addressed image files (see image_files.h). */
+#include "store/image_files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "image/image_io.h"
+#include "base/sha256.h"
+
+static const char *const kind_dir[] = {"originals", "work", "display", "thumbs"};
+static const char *const kind_ext[] = {"", ".f32", ".png", ".png"};
+
+static const char work_magic[4] = {'F', 'S', 'W', '1'};
+
+int fs_file_key_valid(const char *key)
+{
+	if (!key)
+		return 0;
+	size_t n = 0;
+	for (; key[n]; n++)
+		if (!((key[n] >= '0' && key[n] <= '9') || (key[n] >= 'a' && key[n] <= 'f')))
+			return 0;
+	return n == 64;
+}
+
+int fs_file_relpath(fs_file_kind kind, const char *key, char *out, size_t outlen)
+{
+	if ((unsigned)kind > FS_FILE_THUMB || !fs_file_key_valid(key))
+		return -1;
+	int n = snprintf(out, outlen, "%s/%s%s", kind_dir[kind], key, kind_ext[kind]);
+	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}
+
+int fs_file_path(const char *data_dir, fs_file_kind kind, const char *key, char *out, size_t outlen)
+{
+	char rel[128];
+	if (fs_file_relpath(kind, key, rel, sizeof rel))
+		return -1;
+	int n = snprintf(out, outlen, "%s/%s", data_dir, rel);
+	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}
+
+static int mkdir_p1(const char *path, char *err, size_t errlen)
+{
+	if (mkdir(path, 0750) == 0 || errno == EEXIST)
+		return 0;
+	snprintf(err, errlen, "cannot create directory %s: %s", path, strerror(errno));
+	return -1;
+}
+
+int fs_files_ensure_dirs(const char *data_dir, char *err, size_t errlen)
+{
+	char p[4096];
+	static const char *const dirs[] = {"originals", "work", "display", "thumbs", "tmp"};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		snprintf(p, sizeof p, "%s/%s", data_dir, dirs[i]);
+		if (mkdir_p1(p, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+int fs_files_tmp_open(const char *data_dir, char *path, size_t pathlen, char *err, size_t errlen)
+{
+	int n = snprintf(path, pathlen, "%s/tmp/upload-XXXXXX", data_dir);
+	if (n < 0 || (size_t)n >= pathlen) {
+		snprintf(err, errlen, "data directory path too long");
+		return -1;
+	}
+	int fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
+		return -1;
+	}
+	/* group-readable like the rest of the data directory; a failure only
+	 * leaves mkstemp's stricter 0600 */
+	(void)fchmod(fd, 0640);
+	return fd;
+}
+
+/* Makes a rename durable: the directory entry itself must reach the disk. */
+static void fsync_parent(const char *path)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	int fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)fsync(fd);
+	close(fd);
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t k = write(fd, p, len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Writes an iovec-like list of pieces to path through a temporary name. */
+static int write_pieces_atomic(const char *path, const void *const *data, const size_t *len, int n, char *err,
+			       size_t errlen)
+{
+	char tmp[4200];
+	int fd = -1, rc = -1;
+	int k = snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path);
+	if (k < 0 || (size_t)k >= sizeof tmp) {
+		snprintf(err, errlen, "path too long");
+		return -1;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
+		return -1;
+	}
+	(void)fchmod(fd, 0640);
+	for (int i = 0; i < n; i++) {
+		if (write_all(fd, data[i], len[i])) {
+			snprintf(err, errlen, "cannot write a file: %s", strerror(errno));
+			goto out;
+		}
+	}
+	if (fsync(fd) != 0) {
+		snprintf(err, errlen, "cannot sync a file: %s", strerror(errno));
+		goto out;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		snprintf(err, errlen, "cannot close a file: %s", strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		snprintf(err, errlen, "cannot rename a file into place: %s", strerror(errno));
+		goto out;
+	}
+	fsync_parent(path);
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+int fs_file_write_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen)
+{
+	const void *d[1] = {data};
+	size_t l[1] = {len};
+	return write_pieces_atomic(path, d, l, 1, err, errlen);
+}
+
+int fs_file_publish(const char *tmp_path, const char *path, int *created, char *err, size_t errlen)
+{
+	if (created)
+		*created = 0;
+	/* link() fails with EEXIST instead of replacing, so a file another
+	 * upload stored first is never swapped under a reader. */
+	if (link(tmp_path, path) == 0) {
+		unlink(tmp_path);
+		fsync_parent(path);
+		if (created)
+			*created = 1;
+		return 0;
+	}
+	if (errno == EEXIST) {
+		unlink(tmp_path);
+		return 0;
+	}
+	snprintf(err, errlen, "cannot store the file: %s", strerror(errno));
+	return -1;
+}
+
+void fs_work_key_initial(const char *file_sha256, int page, char out[65])
+{
+	char buf[128];
+	int n = snprintf(buf, sizeof buf, "%s:page=%d", file_sha256, page);
+	fs_sha256_hex(buf, (size_t)n, out);
+}
+
+void fs_work_key_next(const char *key, const char *step, char out[65])
+{
+	char buf[256];
+	int n = snprintf(buf, sizeof buf, "%s:%s", key, step);
+	if (n < 0 || (size_t)n >= sizeof buf)
+		n = (int)sizeof buf - 1;
+	fs_sha256_hex(buf, (size_t)n, out);
+}
+
+int fs_work_write(const char *path, const fs_image *img, char *err, size_t errlen)
+{
+	if (!img || img->width <= 0 || img->height <= 0) {
+		snprintf(err, errlen, "no image to write");
+		return -1;
+	}
+	uint32_t hdr[2] = {(uint32_t)img->width, (uint32_t)img->height};
+	const void *d[3] = {work_magic, hdr, img->data};
+	size_t l[3] = {sizeof work_magic, sizeof hdr, (size_t)img->width * (size_t)img->height * sizeof(float)};
+	return write_pieces_atomic(path, d, l, 3, err, errlen);
+}
+
+fs_image *fs_work_read(const char *path, char *err, size_t errlen)
+{
+	fs_image *img = NULL;
+	FILE *fp = fopen(path, "rbe");
+	if (!fp) {
+		snprintf(err, errlen, "the working image is missing: %s", strerror(errno));
+		return NULL;
+	}
+	char magic[4];
+	uint32_t hdr[2];
+	struct stat st;
+	if (fread(magic, 1, 4, fp) != 4 || memcmp(magic, work_magic, 4) || fread(hdr, sizeof hdr, 1, fp) != 1 ||
+	    fstat(fileno(fp), &st) != 0) {
+		snprintf(err, errlen, "the working image file is damaged");
+		goto out;
+	}
+	unsigned long long want = 12ULL + (unsigned long long)hdr[0] * hdr[1] * sizeof(float);
+	if (!hdr[0] || !hdr[1] || hdr[0] > 1000000 || hdr[1] > 1000000 || (unsigned long long)st.st_size != want) {
+		snprintf(err, errlen, "the working image file is damaged");
+		goto out;
+	}
+	img = fs_image_new((int)hdr[0], (int)hdr[1]);
+	if (!img) {
+		snprintf(err, errlen, "out of memory for the working image");
+		goto out;
+	}
+	size_t n = (size_t)hdr[0] * hdr[1];
+	if (fread(img->data, sizeof(float), n, fp) != n) {
+		snprintf(err, errlen, "the working image file is damaged");
+		fs_image_free(img);
+		img = NULL;
+	}
+out:
+	fclose(fp);
+	return img;
+}
+
+static int png_atomic(const char *path, const fs_image *img, char *err, size_t errlen)
+{
+	unsigned char *png = NULL;
+	size_t len = 0;
+	if (fs_png_encode_gray(img, &png, &len, err, errlen))
+		return -1;
+	int rc = fs_file_write_atomic(path, png, len, err, errlen);
+	free(png);
+	return rc;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int fs_files_store_derived(const char *data_dir, const char *key, const fs_image *img, int only_missing,
+			   int *created, char *err, size_t errlen)
+{
+	char path[4096];
+	fs_image *thumb = NULL;
+	int made = 0, rc = -1;
+	for (int kind = FS_FILE_WORK; kind <= FS_FILE_THUMB; kind++) {
+		if (fs_file_path(data_dir, kind, key, path, sizeof path)) {
+			snprintf(err, errlen, "bad file key");
+			goto out;
+		}
+		if (only_missing && exists(path))
+			continue;
+		int w;
+		if (kind == FS_FILE_WORK) {
+			w = fs_work_write(path, img, err, errlen);
+		} else if (kind == FS_FILE_DISPLAY) {
+			w = png_atomic(path, img, err, errlen);
+		} else {
+			thumb = fs_image_downscale(img, FS_THUMB_MAX_SIDE);
+			if (!thumb) {
+				snprintf(err, errlen, "out of memory for the thumbnail");
+				goto out;
+			}
+			w = png_atomic(path, thumb, err, errlen);
+		}
+		if (w)
+			goto out;
+		made |= 1 << kind;
+	}
+	rc = 0;
+out:
+	fs_image_free(thumb);
+	if (created)
+		*created = made;
+	return rc;
+}
+
+int fs_files_have_derived(const char *data_dir, const char *key)
+{
+	char path[4096];
+	for (int kind = FS_FILE_WORK; kind <= FS_FILE_THUMB; kind++)
+		if (fs_file_path(data_dir, kind, key, path, sizeof path) || !exists(path))
+			return 0;
+	return 1;
+}
+
+void fs_files_remove_derived(const char *data_dir, const char *key)
+{
+	char path[4096];
+	for (int kind = FS_FILE_WORK; kind <= FS_FILE_THUMB; kind++)
+		if (!fs_file_path(data_dir, kind, key, path, sizeof path))
+			unlink(path);
+}
+
+void fs_files_remove_original(const char *data_dir, const char *sha256)
+{
+	char path[4096];
+	if (!fs_file_path(data_dir, FS_FILE_ORIGINAL, sha256, path, sizeof path))
+		unlink(path);
+}

@@ -1,0 +1,612 @@
+/*
+ * images_store.c - image records in SQLite, access rules, listings (see
+ * images_store.h). Files are image_files.c's business; this module only
+ * says which of them are still referenced.
+ */
+#include "store/images_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store/image_files.h"
+
+#define REC_COLS                                                                                             \
+	"i.id, i.owner_id, coalesce(u.login, ''), i.file_sha256, i.work_key, i.original_name, i.format, "   \
+	"i.width, i.height, i.bit_depth, i.channels, i.n_pages, i.visibility, i.um_per_px, "                \
+	"i.calibration_method, i.suggested_um_per_px, i.suggested_source, i.rotation, "                     \
+	"json_array_length(i.transforms), i.created_at, i.updated_at, "                                     \
+	"(SELECT count(*) FROM sets s WHERE s.image_id = i.id) "
+#define REC_FROM "FROM images i LEFT JOIN users u ON u.id = i.owner_id "
+
+static void read_rec(sqlite3_stmt *st, fs_image_rec *r)
+{
+	memset(r, 0, sizeof *r);
+	r->id = sqlite3_column_int64(st, 0);
+	r->owner_id = sqlite3_column_int64(st, 1);
+	fs_db_col_text(st, 2, r->owner_login, sizeof r->owner_login);
+	fs_db_col_text(st, 3, r->file_sha256, sizeof r->file_sha256);
+	fs_db_col_text(st, 4, r->work_key, sizeof r->work_key);
+	fs_db_col_text(st, 5, r->original_name, sizeof r->original_name);
+	fs_db_col_text(st, 6, r->format, sizeof r->format);
+	r->width = sqlite3_column_int(st, 7);
+	r->height = sqlite3_column_int(st, 8);
+	r->bit_depth = sqlite3_column_int(st, 9);
+	r->channels = sqlite3_column_int(st, 10);
+	r->n_pages = sqlite3_column_int(st, 11);
+	const unsigned char *vis = sqlite3_column_text(st, 12);
+	r->shared = vis && !strcmp((const char *)vis, "shared");
+	r->um_per_px = sqlite3_column_double(st, 13);
+	fs_db_col_text(st, 14, r->calibration_method, sizeof r->calibration_method);
+	r->suggested_um_per_px = sqlite3_column_double(st, 15);
+	fs_db_col_text(st, 16, r->suggested_source, sizeof r->suggested_source);
+	r->rotation = sqlite3_column_int(st, 17);
+	r->revision = sqlite3_column_int(st, 18);
+	r->created_at = sqlite3_column_int64(st, 19);
+	r->updated_at = sqlite3_column_int64(st, 20);
+	r->n_sets = sqlite3_column_int(st, 21);
+}
+
+static int step_rc(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return FS_DB_OK;
+	return fs_db_rc_from_sqlite(rc);
+}
+
+/* Steps a bound statement of at most one image row into out (may be NULL)
+ * and finishes it: FS_DB_OK, FS_DB_NOTFOUND or the error. */
+static int one_rec(sqlite3_stmt *st, fs_image_rec *out)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (out)
+			read_rec(st, out);
+		rc = FS_DB_OK;
+	} else {
+		rc = rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+	}
+	fs_db_done(st);
+	return rc;
+}
+
+int fs_image_get(fs_db *db, long long id, fs_image_rec *out)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " REC_COLS REC_FROM "WHERE i.id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	return one_rec(st, out);
+}
+
+int fs_image_can_manage(const fs_image_rec *rec, const fs_user *u)
+{
+	return u && (u->is_admin || u->id == rec->owner_id);
+}
+
+int fs_image_check_access(fs_db *db, long long image_id, const fs_user *u, int want, fs_image_rec *out)
+{
+	fs_image_rec rec;
+	int rc = fs_image_get(db, image_id, &rec);
+	if (rc)
+		return rc;
+	int manage = fs_image_can_manage(&rec, u);
+	if (!manage && !rec.shared)
+		return FS_DB_NOTFOUND;
+	if ((want & FS_ACCESS_MANAGE) && !manage)
+		return FS_DB_FORBIDDEN;
+	if (out)
+		*out = rec;
+	return FS_DB_OK;
+}
+
+fs_image *fs_image_load_work(const char *data_dir, const fs_image_rec *rec, char *err, size_t errlen)
+{
+	char path[4096];
+	if (fs_file_path(data_dir, FS_FILE_WORK, rec->work_key, path, sizeof path)) {
+		snprintf(err, errlen, "the image has no valid working file key");
+		return NULL;
+	}
+	return fs_work_read(path, err, errlen);
+}
+
+int fs_image_find_owned(fs_db *db, long long owner_id, const char *sha256, fs_image_rec *out)
+{
+	sqlite3_stmt *st =
+		fs_db_stmt(db, "SELECT " REC_COLS REC_FROM "WHERE i.owner_id = ? AND i.file_sha256 = ? ORDER BY i.id LIMIT 1");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, owner_id);
+	sqlite3_bind_text(st, 2, sha256, -1, SQLITE_TRANSIENT);
+	return one_rec(st, out);
+}
+
+static void bind_opt_text(sqlite3_stmt *st, int col, const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, col, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+static void bind_opt_double(sqlite3_stmt *st, int col, double v)
+{
+	if (v > 0)
+		sqlite3_bind_double(st, col, v);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+void fs_image_rec_from_loaded(fs_image_rec *rec, long long owner_id, const char *file_sha256, int page,
+			      const char *original_name, const fs_loaded *ld)
+{
+	rec->owner_id = owner_id;
+	snprintf(rec->file_sha256, sizeof rec->file_sha256, "%s", file_sha256);
+	fs_work_key_initial(file_sha256, page, rec->work_key);
+	snprintf(rec->original_name, sizeof rec->original_name, "%s", original_name);
+	snprintf(rec->format, sizeof rec->format, "%s", fs_format_name(ld->format));
+	rec->width = ld->image->width;
+	rec->height = ld->image->height;
+	rec->bit_depth = ld->bit_depth;
+	rec->channels = ld->channels;
+	rec->n_pages = ld->n_pages;
+	rec->suggested_um_per_px = ld->suggested_um_per_px;
+	snprintf(rec->suggested_source, sizeof rec->suggested_source, "%s", ld->calibration_source);
+}
+
+int fs_image_insert(fs_db *db, fs_image_rec *rec, long long file_size)
+{
+	long long now = (long long)time(NULL);
+	sqlite3_stmt *st = fs_db_stmt(db, "INSERT OR IGNORE INTO image_files (sha256, size, format, created_at) "
+					  "VALUES (?, ?, ?, ?)");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_text(st, 1, rec->file_sha256, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, file_size);
+	sqlite3_bind_text(st, 3, rec->format, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, now);
+	int rc = step_rc(st);
+	fs_db_done(st);
+	if (rc)
+		return rc;
+	st = fs_db_stmt(db, "INSERT INTO images (owner_id, file_sha256, work_key, original_name, format, width, "
+			    "height, bit_depth, channels, n_pages, visibility, um_per_px, calibration_method, "
+			    "suggested_um_per_px, suggested_source, rotation, created_at, updated_at) "
+			    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, rec->owner_id);
+	sqlite3_bind_text(st, 2, rec->file_sha256, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, rec->work_key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, rec->original_name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, rec->format, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 6, rec->width);
+	sqlite3_bind_int(st, 7, rec->height);
+	sqlite3_bind_int(st, 8, rec->bit_depth);
+	sqlite3_bind_int(st, 9, rec->channels);
+	sqlite3_bind_int(st, 10, rec->n_pages);
+	sqlite3_bind_text(st, 11, rec->shared ? "shared" : "private", -1, SQLITE_STATIC);
+	bind_opt_double(st, 12, rec->um_per_px);
+	bind_opt_text(st, 13, rec->um_per_px > 0 ? rec->calibration_method : NULL);
+	bind_opt_double(st, 14, rec->suggested_um_per_px);
+	bind_opt_text(st, 15, rec->suggested_um_per_px > 0 ? rec->suggested_source : NULL);
+	sqlite3_bind_int(st, 16, rec->rotation);
+	sqlite3_bind_int64(st, 17, now);
+	sqlite3_bind_int64(st, 18, now);
+	rc = step_rc(st);
+	fs_db_done(st);
+	if (rc)
+		return rc;
+	rec->id = sqlite3_last_insert_rowid(fs_db_handle(db));
+	rec->created_at = rec->updated_at = now;
+	return FS_DB_OK;
+}
+
+static int changed_one(fs_db *db)
+{
+	return sqlite3_changes(fs_db_handle(db)) > 0 ? FS_DB_OK : FS_DB_NOTFOUND;
+}
+
+int fs_image_update_meta(fs_db *db, long long id, int shared, const char *original_name)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE images SET "
+					  "visibility = CASE WHEN ?2 < 0 THEN visibility WHEN ?2 = 1 THEN 'shared' "
+					  "ELSE 'private' END, "
+					  "original_name = coalesce(?3, original_name), updated_at = ?4 WHERE id = ?1");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, shared < 0 ? -1 : !!shared);
+	if (original_name)
+		sqlite3_bind_text(st, 3, original_name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, (long long)time(NULL));
+	int rc = step_rc(st);
+	fs_db_done(st);
+	return rc ? rc : changed_one(db);
+}
+
+static int count_where(fs_db *db, const char *sql, const char *key, int *n)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*n = sqlite3_column_int(st, 0);
+		rc = FS_DB_OK;
+	} else {
+		rc = fs_db_rc_from_sqlite(rc);
+	}
+	fs_db_done(st);
+	return rc;
+}
+
+int fs_image_work_key_in_use(fs_db *db, const char *key, int *in_use)
+{
+	int n = 0;
+	int rc = count_where(db, "SELECT count(*) FROM images WHERE work_key = ?", key, &n);
+	*in_use = n > 0;
+	return rc;
+}
+
+int fs_image_file_in_use(fs_db *db, const char *sha256, int *in_use)
+{
+	int n = 0;
+	int rc = count_where(db, "SELECT count(*) FROM images WHERE file_sha256 = ?", sha256, &n);
+	*in_use = n > 0;
+	return rc;
+}
+
+int fs_image_delete(fs_db *db, long long id, int *original_unused, int *work_unused)
+{
+	*original_unused = *work_unused = 0;
+	fs_image_rec rec;
+	int rc = fs_image_get(db, id, &rec);
+	if (rc)
+		return rc;
+	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM images WHERE id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	rc = step_rc(st);
+	fs_db_done(st);
+	if (rc)
+		return rc;
+	int n = 0;
+	rc = count_where(db, "SELECT count(*) FROM images WHERE file_sha256 = ?", rec.file_sha256, &n);
+	if (rc)
+		return rc;
+	if (!n) {
+		st = fs_db_stmt(db, "DELETE FROM image_files WHERE sha256 = ?");
+		if (!st)
+			return FS_DB_ERROR;
+		sqlite3_bind_text(st, 1, rec.file_sha256, -1, SQLITE_TRANSIENT);
+		rc = step_rc(st);
+		fs_db_done(st);
+		if (rc)
+			return rc;
+		*original_unused = 1;
+	}
+	int used = 1;
+	rc = fs_image_work_key_in_use(db, rec.work_key, &used);
+	if (rc)
+		return rc;
+	*work_unused = !used;
+	return FS_DB_OK;
+}
+
+int fs_image_record_transform(fs_db *db, long long id, const char *old_key, const char *new_key, int width,
+			      int height, int rotation, const cJSON *step)
+{
+	char *js = cJSON_PrintUnformatted(step);
+	if (!js)
+		return FS_DB_ERROR;
+	int rc = FS_DB_ERROR;
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE images SET work_key = ?2, width = ?3, height = ?4, rotation = ?5, "
+					  "transforms = json_insert(transforms, '$[#]', json(?6)), updated_at = ?7 "
+					  "WHERE id = ?1 AND work_key = ?8");
+	if (!st)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, new_key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, width);
+	sqlite3_bind_int(st, 4, height);
+	sqlite3_bind_int(st, 5, rotation);
+	sqlite3_bind_text(st, 6, js, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 7, (long long)time(NULL));
+	sqlite3_bind_text(st, 8, old_key, -1, SQLITE_TRANSIENT);
+	rc = step_rc(st);
+	fs_db_done(st);
+	if (!rc && changed_one(db)) {
+		/* gone, or transformed by someone else since old_key was read */
+		rc = fs_image_get(db, id, NULL) == FS_DB_OK ? FS_DB_STALE : FS_DB_NOTFOUND;
+	}
+out:
+	cJSON_free(js);
+	return rc;
+}
+
+int fs_image_set_calibration(fs_db *db, long long id, double um_per_px, const char *method)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE images SET um_per_px = ?2, calibration_method = ?3, updated_at = ?4 "
+					  "WHERE id = ?1");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	bind_opt_double(st, 2, um_per_px);
+	bind_opt_text(st, 3, um_per_px > 0 ? method : NULL);
+	sqlite3_bind_int64(st, 4, (long long)time(NULL));
+	int rc = step_rc(st);
+	fs_db_done(st);
+	return rc ? rc : changed_one(db);
+}
+
+int fs_image_touch_recent(fs_db *db, long long user_id, long long image_id)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO recent_images (user_id, image_id, opened_at) VALUES (?1, ?2, "
+					  "max(?3, coalesce((SELECT max(opened_at) FROM recent_images WHERE user_id = ?1), 0) + 1)) "
+					  "ON CONFLICT (user_id, image_id) DO UPDATE SET opened_at = excluded.opened_at");
+	if (!st)
+		return FS_DB_ERROR;
+	/* milliseconds, and strictly after the user's last opening, so two
+	 * images opened in the same instant still keep their order */
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	long long now_ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	sqlite3_bind_int64(st, 1, user_id);
+	sqlite3_bind_int64(st, 2, image_id);
+	sqlite3_bind_int64(st, 3, now_ms);
+	int rc = step_rc(st);
+	fs_db_done(st);
+	if (rc)
+		return rc;
+	st = fs_db_stmt(db, "DELETE FROM recent_images WHERE user_id = ?1 AND image_id NOT IN "
+			    "(SELECT image_id FROM recent_images WHERE user_id = ?1 "
+			    "ORDER BY opened_at DESC, image_id DESC LIMIT ?2)");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, user_id);
+	sqlite3_bind_int(st, 2, FS_RECENT_MAX);
+	rc = step_rc(st);
+	fs_db_done(st);
+	return rc;
+}
+
+/* Collects every row of a prepared statement into a malloc'ed array. */
+static int collect(sqlite3_stmt *st, fs_image_rec **out, size_t *n)
+{
+	size_t cap = 0, k = 0;
+	fs_image_rec *v = NULL;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (k == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			fs_image_rec *nv = realloc(v, nc * sizeof *nv);
+			if (!nv) {
+				free(v);
+				return FS_DB_ERROR;
+			}
+			v = nv;
+			cap = nc;
+		}
+		read_rec(st, &v[k++]);
+	}
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return fs_db_rc_from_sqlite(rc);
+	}
+	*out = v;
+	*n = k;
+	return FS_DB_OK;
+}
+
+#define VISIBLE_WHERE                                                                                        \
+	"WHERE (?1 OR i.owner_id = ?2 OR i.visibility = 'shared') "                                          \
+	"AND (?3 = '' OR i.original_name LIKE '%' || ?3 || '%' ESCAPE '\\') "
+#define LIST_SQL(order) "SELECT " REC_COLS REC_FROM VISIBLE_WHERE "ORDER BY " order " LIMIT ?4 OFFSET ?5"
+
+/* Static SQL per sort order: the ORDER BY cannot be a bound value. */
+static const char *const list_sql[3][2] = {
+	{LIST_SQL("i.created_at, i.id"), LIST_SQL("i.created_at DESC, i.id DESC")},
+	{LIST_SQL("i.original_name COLLATE NOCASE, i.id"), LIST_SQL("i.original_name COLLATE NOCASE DESC, i.id DESC")},
+	{LIST_SQL("u.login COLLATE NOCASE, i.id"), LIST_SQL("u.login COLLATE NOCASE DESC, i.id DESC")},
+};
+
+/* LIKE pattern characters in the search text are literal. */
+static char *like_escape(const char *q)
+{
+	size_t n = strlen(q);
+	char *o = malloc(2 * n + 1);
+	if (!o)
+		return NULL;
+	char *p = o;
+	for (; *q; q++) {
+		if (*q == '%' || *q == '_' || *q == '\\')
+			*p++ = '\\';
+		*p++ = *q;
+	}
+	*p = 0;
+	return o;
+}
+
+static void bind_visible(sqlite3_stmt *st, const fs_user *u, const char *pat)
+{
+	sqlite3_bind_int(st, 1, u->is_admin ? 1 : 0);
+	sqlite3_bind_int64(st, 2, u->id);
+	sqlite3_bind_text(st, 3, pat, -1, SQLITE_TRANSIENT);
+}
+
+int fs_image_list(fs_db *db, const fs_user *u, const fs_image_query *q, fs_image_rec **out, size_t *n,
+		  long long *total)
+{
+	*out = NULL;
+	*n = 0;
+	*total = 0;
+	int sort = q->sort >= FS_SORT_DATE && q->sort <= FS_SORT_OWNER ? q->sort : FS_SORT_DATE;
+	int per = q->per_page < 1 ? 20 : q->per_page > FS_PER_PAGE_MAX ? FS_PER_PAGE_MAX : q->per_page;
+	long long page = q->page < 1 ? 1 : q->page;
+	char *pat = like_escape(q->q ? q->q : "");
+	if (!pat)
+		return FS_DB_ERROR;
+	int rc = FS_DB_ERROR;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT count(*) " REC_FROM VISIBLE_WHERE);
+	if (!st)
+		goto out;
+	bind_visible(st, u, pat);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*total = sqlite3_column_int64(st, 0);
+		rc = FS_DB_OK;
+	} else {
+		rc = fs_db_rc_from_sqlite(rc);
+	}
+	fs_db_done(st);
+	if (rc)
+		goto out;
+	st = fs_db_stmt(db, list_sql[sort][q->desc ? 1 : 0]);
+	if (!st) {
+		rc = FS_DB_ERROR;
+		goto out;
+	}
+	bind_visible(st, u, pat);
+	sqlite3_bind_int(st, 4, per);
+	sqlite3_bind_int64(st, 5, (page - 1) * per);
+	rc = collect(st, out, n);
+	fs_db_done(st);
+out:
+	free(pat);
+	return rc;
+}
+
+int fs_image_recent(fs_db *db, const fs_user *u, fs_image_rec **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " REC_COLS "FROM recent_images r JOIN images i ON i.id = r.image_id "
+					  "LEFT JOIN users u ON u.id = i.owner_id "
+					  "WHERE r.user_id = ?2 AND (?1 OR i.owner_id = ?2 OR i.visibility = 'shared') "
+					  "ORDER BY r.opened_at DESC, i.id DESC LIMIT ?3");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int(st, 1, u->is_admin ? 1 : 0);
+	sqlite3_bind_int64(st, 2, u->id);
+	sqlite3_bind_int(st, 3, FS_RECENT_MAX);
+	int rc = collect(st, out, n);
+	fs_db_done(st);
+	return rc;
+}
+
+cJSON *fs_image_to_json(const fs_image_rec *rec, const char *base_path, const fs_user *viewer)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	char url[1200];
+	cJSON_AddNumberToObject(o, "id", (double)rec->id);
+	cJSON_AddStringToObject(o, "name", rec->original_name);
+	cJSON_AddStringToObject(o, "original_name", rec->original_name);
+	cJSON_AddNumberToObject(o, "owner_id", (double)rec->owner_id);
+	cJSON_AddStringToObject(o, "owner_login", rec->owner_login);
+	cJSON_AddStringToObject(o, "visibility", rec->shared ? "shared" : "private");
+	cJSON_AddBoolToObject(o, "can_manage", fs_image_can_manage(rec, viewer));
+	cJSON_AddStringToObject(o, "format", rec->format);
+	cJSON_AddNumberToObject(o, "width", rec->width);
+	cJSON_AddNumberToObject(o, "height", rec->height);
+	cJSON_AddNumberToObject(o, "bit_depth", rec->bit_depth);
+	cJSON_AddNumberToObject(o, "channels", rec->channels);
+	cJSON_AddNumberToObject(o, "n_pages", rec->n_pages);
+	cJSON_AddStringToObject(o, "sha256", rec->file_sha256);
+	if (rec->um_per_px > 0) {
+		cJSON *c = cJSON_AddObjectToObject(o, "calibration");
+		cJSON_AddNumberToObject(c, "um_per_px", rec->um_per_px);
+		cJSON_AddStringToObject(c, "method", rec->calibration_method);
+	} else {
+		cJSON_AddNullToObject(o, "calibration");
+	}
+	if (rec->suggested_um_per_px > 0) {
+		cJSON *c = cJSON_AddObjectToObject(o, "suggested_calibration");
+		cJSON_AddNumberToObject(c, "um_per_px", rec->suggested_um_per_px);
+		cJSON_AddStringToObject(c, "source", rec->suggested_source);
+	} else {
+		cJSON_AddNullToObject(o, "suggested_calibration");
+	}
+	cJSON_AddNumberToObject(o, "rotation", rec->rotation);
+	cJSON_AddNumberToObject(o, "revision", rec->revision);
+	cJSON_AddNumberToObject(o, "n_sets", rec->n_sets);
+	cJSON_AddNumberToObject(o, "created_at", (double)rec->created_at);
+	cJSON_AddNumberToObject(o, "updated_at", (double)rec->updated_at);
+	/* the key in the query string changes with every transform, so a
+	 * cached copy of the old pixels is never shown for the new ones */
+	cJSON *urls = cJSON_AddObjectToObject(o, "urls");
+	snprintf(url, sizeof url, "%sapi/images/%lld/display.png?v=%.12s", base_path, rec->id, rec->work_key);
+	cJSON_AddStringToObject(urls, "display", url);
+	snprintf(url, sizeof url, "%sapi/images/%lld/thumb.png?v=%.12s", base_path, rec->id, rec->work_key);
+	cJSON_AddStringToObject(urls, "thumb", url);
+	return o;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	int n;
+	unsigned cp;
+	if ((s[0] & 0xE0) == 0xC0) {
+		n = 2;
+		cp = s[0] & 0x1F;
+	} else if ((s[0] & 0xF0) == 0xE0) {
+		n = 3;
+		cp = s[0] & 0x0F;
+	} else if ((s[0] & 0xF8) == 0xF0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	static const unsigned min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
+	if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+void fs_image_name_sanitise(const char *in, char *out, size_t outlen)
+{
+	if (!outlen)
+		return;
+	const char *base = in ? in : "";
+	for (const char *p = base; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
+	size_t k = 0;
+	const unsigned char *s = (const unsigned char *)base;
+	while (*s && k + 1 < outlen) {
+		int n = utf8_len(s);
+		if (n == 0 || s[0] < 0x20 || s[0] == 0x7F) {
+			/* control characters and broken bytes become one '_' each */
+			out[k++] = '_';
+			s++;
+			continue;
+		}
+		if (k + (size_t)n >= outlen)
+			break;
+		if (!(k == 0 && s[0] == ' ')) {
+			memcpy(out + k, s, (size_t)n);
+			k += (size_t)n;
+		}
+		s += n;
+	}
+	while (k > 0 && out[k - 1] == ' ')
+		k--;
+	out[k] = 0;
+	if (!k || !strcmp(out, ".") || !strcmp(out, ".."))
+		snprintf(out, outlen, "image");
+}

@@ -1,0 +1,145 @@
+/*
+ * images_store.h - images in the library: the uploaded file (stored once
+ * per content hash), the float working image after the recorded transforms,
+ * the display PNG and thumbnail, metadata, visibility and calibration, and
+ * who may do what with them.
+ *
+ * Files live under the data directory in paths made only from hex keys the
+ * server computed:
+ *   originals/<sha256>            the uploaded bytes
+ *   work/<key>.f32               the working image (header + float samples)
+ *   display/<key>.png            8-bit display copy
+ *   thumbs/<key>.png             thumbnail (at most 256 px a side)
+ * Every file is written to a temporary name, fsynced and renamed.
+ *
+ * Access rules: an image is visible to its owner, to admins, and to every
+ * member when its visibility is "shared". Visible users may read it and edit
+ * its annotation sets; only the owner and admins may manage it (visibility,
+ * delete, rotate/crop, calibration).
+ */
+#ifndef FS_IMAGES_STORE_H
+#define FS_IMAGES_STORE_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#include "store/db.h"
+#include "image/image.h"
+#include "image/image_io.h"
+#include "store/users.h"
+
+typedef struct fs_image_rec {
+	long long id;
+	long long owner_id;
+	char owner_login[65];
+	char file_sha256[65];
+	char work_key[65];
+	char original_name[256];
+	char format[16];
+	int width, height, bit_depth, channels, n_pages;
+	int shared;                 /* visibility "shared" (else "private") */
+	double um_per_px;           /* 0 = uncalibrated */
+	char calibration_method[32];
+	double suggested_um_per_px; /* from file metadata; 0 = none */
+	char suggested_source[64];
+	int rotation;               /* 0, 90, 180, 270 (accumulated) */
+	long long created_at, updated_at;
+	int revision;               /* transforms applied so far (length of images.transforms) */
+	int n_sets;                 /* annotation sets of the image */
+} fs_image_rec;
+
+enum fs_access { FS_ACCESS_READ = 1, FS_ACCESS_MANAGE = 2 };
+
+int fs_image_get(fs_db *db, long long id, fs_image_rec *out);
+
+/*
+ * Looks the image up for user u. Returns 0 and fills out (may be NULL) when
+ * u may do `want`; FS_DB_NOTFOUND when it does not exist or u may not see it
+ * (so ids cannot be probed); FS_DB_FORBIDDEN when u sees it but may not
+ * manage it.
+ */
+int fs_image_check_access(fs_db *db, long long image_id, const fs_user *u, int want, fs_image_rec *out);
+
+/* Reads the working image of rec from the data directory (caller frees). */
+fs_image *fs_image_load_work(const char *data_dir, const fs_image_rec *rec, char *err, size_t errlen);
+
+/*
+ * Below: the writes and listings behind the image routes. Functions that
+ * change rows run inside the caller's transaction (fs_db_begin) so that
+ * files, rows and sets move together; they return fs_db_rc values.
+ */
+
+/* The owner's own library entry for a file (dedupe), or FS_DB_NOTFOUND. */
+int fs_image_find_owned(fs_db *db, long long owner_id, const char *sha256, fs_image_rec *out);
+
+/* Fills the file-derived fields of rec (owner, hash, work key of page,
+ * original name, format, size, depth, channels, pages, suggested
+ * calibration) from a loaded file; the others are left as they are. */
+void fs_image_rec_from_loaded(fs_image_rec *rec, long long owner_id, const char *file_sha256, int page,
+			      const char *original_name, const fs_loaded *ld);
+
+/* Records the file (once per hash) and inserts the image; rec->id, created_at
+ * and updated_at are set. owner_login, revision and n_sets are ignored. */
+int fs_image_insert(fs_db *db, fs_image_rec *rec, long long file_size);
+
+/* Changes visibility (shared < 0 keeps it) and/or the display name (NULL keeps it). */
+int fs_image_update_meta(fs_db *db, long long id, int shared, const char *original_name);
+
+/* Deletes the image (sets, tubercles, history go with it by cascade) and,
+ * when no other image uses them, the file record. *original_unused and
+ * *work_unused say whether the original / derived files may be removed. */
+int fs_image_delete(fs_db *db, long long id, int *original_unused, int *work_unused);
+
+/* *in_use = 1 when some image's working files are those of key / some
+ * image was uploaded from the file sha256. */
+int fs_image_work_key_in_use(fs_db *db, const char *key, int *in_use);
+int fs_image_file_in_use(fs_db *db, const char *sha256, int *in_use);
+
+/*
+ * Records a transform: work_key old_key -> new_key, new size and rotation,
+ * step (an object) appended to images.transforms. FS_DB_STALE when the image
+ * no longer has old_key (someone transformed it meanwhile).
+ */
+int fs_image_record_transform(fs_db *db, long long id, const char *old_key, const char *new_key, int width,
+			      int height, int rotation, const cJSON *step);
+
+/* Sets the calibration (um_per_px <= 0 clears it). */
+int fs_image_set_calibration(fs_db *db, long long id, double um_per_px, const char *method);
+
+/* Opening an image: remembered per user, FS_RECENT_MAX kept. */
+#define FS_RECENT_MAX 10
+int fs_image_touch_recent(fs_db *db, long long user_id, long long image_id);
+
+enum fs_image_sort { FS_SORT_DATE = 0, FS_SORT_NAME, FS_SORT_OWNER };
+
+typedef struct fs_image_query {
+	const char *q;   /* substring of the name, case-insensitive; NULL/"" = all */
+	int sort;        /* enum fs_image_sort */
+	int desc;        /* 1 = descending */
+	int page;        /* 1-based */
+	int per_page;    /* 1..FS_PER_PAGE_MAX */
+} fs_image_query;
+#define FS_PER_PAGE_MAX 100
+
+/* Images u may see, filtered, sorted and paged; *out malloc'ed (free()),
+ * *total = matches over all pages. */
+int fs_image_list(fs_db *db, const fs_user *u, const fs_image_query *q, fs_image_rec **out, size_t *n,
+		  long long *total);
+/* u's recently opened images that u may still see, most recent first. */
+int fs_image_recent(fs_db *db, const fs_user *u, fs_image_rec **out, size_t *n);
+
+/* 1 when u may manage rec (owner or admin). */
+int fs_image_can_manage(const fs_image_rec *rec, const fs_user *u);
+
+/* The API view of rec (caller deletes): urls below base_path, owner,
+ * visibility, calibration or null, suggested calibration or null, ... */
+cJSON *fs_image_to_json(const fs_image_rec *rec, const char *base_path, const fs_user *viewer);
+
+/* A client's file name made fit for display: the last path component,
+ * control characters and invalid UTF-8 replaced, trimmed, at most outlen-1
+ * bytes on a character boundary; "image" when nothing is left. Never used
+ * as a path. */
+void fs_image_name_sanitise(const char *in, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,367 @@
+/*
+ * Unit tests for the fast paths of the detection kernels: the ring-buffer
+ * vectorised Gaussian (against a direct 2-D reference), block-mean
+ * reduction, normalisation, the table-driven FFT and the real-input
+ * autocorrelation (against direct sums),
+ * peak picking and prominence, and the measurement's border and re-centring
+ * paths.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/blob_measure.h"
+#include "analysis/detect_methods.h"
+#include "analysis/fft.h"
+#include "analysis/preprocess.h"
+
+static char err[256];
+
+static fs_image *noise_image(int w, int h, unsigned seed)
+{
+	fs_image *img = fs_image_new(w, h);
+	unsigned s = seed;
+	for (int i = 0; i < w * h; i++) {
+		s = s * 1103515245u + 12345u;
+		img->data[i] = (float)((s >> 8) & 0xffff) / 65535.0f;
+	}
+	return img;
+}
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Direct 2-D convolution, same truncation (4 sigma) and replicate border. */
+static double ref_gauss(const fs_image *img, int x, int y, double sigma)
+{
+	int R = (int)(4 * sigma + 0.5);
+	double s = 0, ws = 0;
+	for (int j = -R; j <= R; j++)
+		for (int i = -R; i <= R; i++) {
+			double wt = exp(-0.5 * (i * i + j * j) / (sigma * sigma));
+			s += wt * fs_image_at(img, clampi(x + i, 0, img->width - 1),
+					      clampi(y + j, 0, img->height - 1));
+			ws += wt;
+		}
+	return s / ws;
+}
+
+static void check_gauss(int w, int h, double sigma)
+{
+	fs_image *img = noise_image(w, h, (unsigned)(w * 31 + h)), *ref = fs_image_clone(img);
+	assert_non_null(img);
+	assert_non_null(ref);
+	assert_int_equal(fs_gaussian_blur(img, sigma, err, sizeof err), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			assert_float_equal(fs_image_at(img, x, y), ref_gauss(ref, x, y, sigma), 2e-5);
+	fs_image_free(img);
+	fs_image_free(ref);
+}
+
+static void gaussian_kernel_taller_than_image_matches_reference(void **state)
+{
+	(void)state;
+	check_gauss(40, 5, 3.0); /* 25 taps on 5 rows: every row is clamped */
+	check_gauss(9, 1, 2.0);
+}
+
+static void gaussian_width_not_multiple_of_four_matches_reference(void **state)
+{
+	(void)state;
+	check_gauss(23, 17, 1.2); /* vector body and scalar tail */
+	check_gauss(3, 30, 0.7);  /* narrower than one vector */
+}
+
+static void downsample_averages_blocks_including_partial_ones(void **state)
+{
+	(void)state;
+	fs_image *img = fs_image_new(7, 5);
+	for (int i = 0; i < 35; i++)
+		img->data[i] = (float)i;
+	fs_image *d = fs_downsample(img, 3);
+	assert_non_null(d);
+	assert_int_equal(d->width, 3);
+	assert_int_equal(d->height, 2);
+	/* block (0,0): rows 0-2, cols 0-2 -> mean of i = y*7 + x */
+	assert_float_equal(fs_image_at(d, 0, 0), 8.0, 1e-5);
+	/* block (2,0): col 6 only, rows 0-2 -> (6 + 13 + 20) / 3 */
+	assert_float_equal(fs_image_at(d, 2, 0), 13.0, 1e-5);
+	/* block (2,1): col 6, rows 3-4 -> (27 + 34) / 2 */
+	assert_float_equal(fs_image_at(d, 2, 1), 30.5, 1e-5);
+	fs_image_free(d);
+	fs_image_free(img);
+}
+
+static void downsample_rejects_bad_factor(void **state)
+{
+	(void)state;
+	fs_image *img = fs_image_new(4, 4);
+	assert_null(fs_downsample(img, 0));
+	assert_null(fs_downsample(NULL, 2));
+	fs_image_free(img);
+}
+
+static void normalize_finds_extremes_in_the_tail(void **state)
+{
+	(void)state;
+	fs_image *img = fs_image_new(7, 1); /* 4 in the vector part, 3 in the tail */
+	float v[7] = {0.5f, 0.4f, 0.6f, 0.5f, 0.45f, 0.9f, 0.1f};
+	memcpy(img->data, v, sizeof v);
+	fs_normalize(img);
+	assert_float_equal(img->data[5], 1.0, 1e-6);
+	assert_float_equal(img->data[6], 0.0, 1e-6);
+	assert_float_equal(img->data[0], 0.5, 1e-6);
+	fs_image_free(img);
+}
+
+static void dft(const double *xr, const double *xi, int n, int inverse, double *yr, double *yi)
+{
+	for (int k = 0; k < n; k++) {
+		yr[k] = yi[k] = 0;
+		for (int j = 0; j < n; j++) {
+			double a = (inverse ? 2 : -2) * M_PI * (double)j * k / n;
+			yr[k] += xr[j] * cos(a) - xi[j] * sin(a);
+			yi[k] += xr[j] * sin(a) + xi[j] * cos(a);
+		}
+	}
+}
+
+static void fft_matches_direct_dft_both_directions(void **state)
+{
+	(void)state;
+	enum { N = 64 };
+	for (int inverse = 0; inverse <= 1; inverse++) {
+		float re[N], im[N];
+		double xr[N], xi[N], yr[N], yi[N];
+		for (int i = 0; i < N; i++) {
+			xr[i] = re[i] = (float)sin(0.3 * i * i);
+			xi[i] = im[i] = (float)cos(1.7 * i);
+		}
+		dft(xr, xi, N, inverse, yr, yi);
+		assert_int_equal(fs_fft(re, im, N, 1, inverse), 0);
+		for (int k = 0; k < N; k++) {
+			assert_float_equal(re[k], yr[k], 1e-3);
+			assert_float_equal(im[k], yi[k], 1e-3);
+		}
+	}
+}
+
+static void fft_strided_equals_contiguous(void **state)
+{
+	(void)state;
+	enum { N = 16, S = 3 };
+	float a_re[N], a_im[N], b_re[N * S], b_im[N * S];
+	for (int i = 0; i < N; i++) {
+		a_re[i] = b_re[i * S] = (float)(i % 5);
+		a_im[i] = b_im[i * S] = (float)(i % 3);
+	}
+	assert_int_equal(fs_fft(a_re, a_im, N, 1, 0), 0);
+	assert_int_equal(fs_fft(b_re, b_im, N, S, 0), 0);
+	for (int i = 0; i < N; i++) {
+		assert_float_equal(a_re[i], b_re[i * S], 1e-5);
+		assert_float_equal(a_im[i], b_im[i * S], 1e-5);
+	}
+}
+
+static void fft2d_matches_direct_dft_and_rejects_odd_sizes(void **state)
+{
+	(void)state;
+	enum { W = 8, H = 4 };
+	float re[W * H], im[W * H];
+	for (int i = 0; i < W * H; i++) {
+		re[i] = (float)((i * 7) % 11);
+		im[i] = 0;
+	}
+	float in[W * H];
+	memcpy(in, re, sizeof in);
+	assert_int_equal(fs_fft2d(re, im, W, H, 0), 0);
+	for (int ky = 0; ky < H; ky++)
+		for (int kx = 0; kx < W; kx++) {
+			double sr = 0, si = 0;
+			for (int y = 0; y < H; y++)
+				for (int x = 0; x < W; x++) {
+					double a = -2 * M_PI * ((double)kx * x / W + (double)ky * y / H);
+					sr += in[y * W + x] * cos(a);
+					si += in[y * W + x] * sin(a);
+				}
+			assert_float_equal(re[ky * W + kx], sr, 1e-3);
+			assert_float_equal(im[ky * W + kx], si, 1e-3);
+		}
+	assert_int_equal(fs_fft2d(re, im, 6, 4, 0), -1);
+	assert_int_equal(fs_fft(re, im, 12, 1, 0), -1);
+}
+
+static void check_autocorr(int W, int H, int zero_dc)
+{
+	float d[64 * 64];
+	double in[64 * 64], mean = 0;
+	for (int i = 0; i < W * H; i++) {
+		in[i] = d[i] = (float)sin(0.7 * i + 0.01 * i * i);
+		mean += in[i] / (W * H);
+	}
+	assert_int_equal(fs_autocorr2d(d, W, H, zero_dc), 0);
+	for (int dy = 0; dy < H; dy++)
+		for (int dx = 0; dx < W; dx++) {
+			double s = 0;
+			for (int y = 0; y < H; y++)
+				for (int x = 0; x < W; x++) {
+					double a = in[y * W + x], b = in[((y + dy) % H) * W + (x + dx) % W];
+					s += zero_dc ? (a - mean) * (b - mean) : a * b;
+				}
+			/* unscaled forward and inverse: w * h times the plain sum */
+			assert_float_equal(d[dy * W + dx], s * W * H, 1e-3 * W * H);
+		}
+}
+
+static void autocorr_matches_direct_circular_sums(void **state)
+{
+	(void)state;
+	check_autocorr(8, 4, 0);
+	check_autocorr(4, 16, 1);
+	check_autocorr(2, 2, 0);
+	check_autocorr(32, 8, 1);
+}
+
+static void autocorr_rejects_bad_sizes(void **state)
+{
+	(void)state;
+	float d[12] = {0};
+	assert_int_equal(fs_autocorr2d(d, 6, 2, 0), -1);
+	assert_int_equal(fs_autocorr2d(d, 4, 1, 0), -1);
+}
+
+static void peaks_plateau_keeps_first_pixel_in_scan_order(void **state)
+{
+	(void)state;
+	fs_image *img = fs_image_new(10, 8);
+	img->data[3 * 10 + 4] = img->data[3 * 10 + 5] = 1.0f; /* interior plateau */
+	img->data[0 * 10 + 8] = img->data[0 * 10 + 9] = 0.5f; /* plateau on the border */
+	fs_cand_list c = {0};
+	assert_int_equal(fs_det_peaks(img, 0, 1.0, &c), 0);
+	assert_int_equal(c.n, 2);
+	assert_float_equal(c.items[0].x, 4, 0);
+	assert_float_equal(c.items[0].y, 3, 0);
+	assert_float_equal(c.items[1].x, 8, 0);
+	assert_float_equal(c.items[1].y, 0, 0);
+	fs_cand_free(&c);
+	fs_image_free(img);
+}
+
+static void peaks_below_min_value_are_ignored(void **state)
+{
+	(void)state;
+	fs_image *img = fs_image_new(6, 6);
+	img->data[2 * 6 + 2] = 0.3f;
+	fs_cand_list c = {0};
+	assert_int_equal(fs_det_peaks(img, 0.5, 1.0, &c), 0);
+	assert_int_equal(c.n, 0);
+	fs_cand_free(&c);
+	fs_image_free(img);
+}
+
+/* Cone of height 1 at (cx, cy) falling 0.1 per pixel, floor 0. */
+static fs_image *cone(int w, int h, double cx, double cy)
+{
+	fs_image *img = fs_image_new(w, h);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			img->data[y * w + x] = (float)fmax(0, 1 - 0.1 * hypot(x - cx, y - cy));
+	return img;
+}
+
+static void prominence_on_and_off_pixel_centres_agree(void **state)
+{
+	(void)state;
+	fs_image *img = cone(41, 41, 20, 20);
+	fs_cand_list c = {0};
+	fs_cand a = {20, 20, 0, 0}, b = {20.0000001, 20, 0, 0};
+	assert_int_equal(fs_cand_append(&c, &a), 0);
+	assert_int_equal(fs_cand_append(&c, &b), 0);
+	fs_det_prominence(img, &c, 5.5);
+	/* Rays reach r = 5 rounded to pixels; the farthest sample is the
+	 * diagonal one at (4, 4), 0.1 * sqrt(32) below the top. */
+	assert_float_equal(c.items[0].response, 0.1 * sqrt(32), 1e-5);
+	assert_float_equal(c.items[1].response, c.items[0].response, 1e-5);
+	fs_cand_free(&c);
+	fs_image_free(img);
+}
+
+/* Disc of radius r (anti-aliased) of level 0.8 on 0.2. */
+static fs_image *disc(int w, int h, double cx, double cy, double r)
+{
+	fs_image *img = fs_image_new(w, h);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			double e = r - hypot(x - cx, y - cy) + 0.5;
+			e = e < 0 ? 0 : e > 1 ? 1 : e;
+			img->data[y * w + x] = (float)(0.2 + 0.6 * e);
+		}
+	return img;
+}
+
+static void measure_recentres_from_a_far_start(void **state)
+{
+	(void)state;
+	fs_image *img = disc(64, 64, 31.4, 32.7, 8);
+	fs_tubercle t = {0};
+	assert_int_equal(fs_blob_measure(img, 28.5, 35.0, 16, &t), 0);
+	assert_float_equal(t.centroid_x, 31.4, 0.2);
+	assert_float_equal(t.centroid_y, 32.7, 0.2);
+	assert_float_equal(t.radius_px, 8, 0.25);
+	fs_image_free(img);
+}
+
+static void measure_near_the_border_uses_clamped_samples(void **state)
+{
+	(void)state;
+	/* The rays of max_r 12 leave the image: the clamped path must give the
+	 * same disc as the interior one. */
+	fs_image *img = disc(40, 40, 9, 20, 6);
+	fs_tubercle t = {0};
+	assert_int_equal(fs_blob_measure(img, 9, 20, 12, &t), 0);
+	assert_float_equal(t.radius_px, 6, 0.25);
+	assert_float_equal(t.centroid_x, 9, 0.2);
+	fs_image_free(img);
+}
+
+static void measure_flat_image_has_no_blob(void **state)
+{
+	(void)state;
+	fs_image *img = fs_image_new(30, 30);
+	fs_tubercle t = {0};
+	assert_int_equal(fs_blob_measure(img, 15, 15, 10, &t), -1);
+	assert_int_equal(fs_blob_measure(img, 40, 15, 10, &t), -1);
+	fs_image_free(img);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(gaussian_kernel_taller_than_image_matches_reference),
+		cmocka_unit_test(gaussian_width_not_multiple_of_four_matches_reference),
+		cmocka_unit_test(downsample_averages_blocks_including_partial_ones),
+		cmocka_unit_test(downsample_rejects_bad_factor),
+		cmocka_unit_test(normalize_finds_extremes_in_the_tail),
+		cmocka_unit_test(fft_matches_direct_dft_both_directions),
+		cmocka_unit_test(fft_strided_equals_contiguous),
+		cmocka_unit_test(fft2d_matches_direct_dft_and_rejects_odd_sizes),
+		cmocka_unit_test(autocorr_matches_direct_circular_sums),
+		cmocka_unit_test(autocorr_rejects_bad_sizes),
+		cmocka_unit_test(peaks_plateau_keeps_first_pixel_in_scan_order),
+		cmocka_unit_test(peaks_below_min_value_are_ignored),
+		cmocka_unit_test(prominence_on_and_off_pixel_centres_agree),
+		cmocka_unit_test(measure_recentres_from_a_far_start),
+		cmocka_unit_test(measure_near_the_border_uses_clamped_samples),
+		cmocka_unit_test(measure_flat_image_has_no_blob),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,45 @@
+/* Unit tests for the tubercle and edge lists. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "image/tubercle.h"
+
+static void append_grows_and_keeps_values(void **state)
+{
+	(void)state;
+	fs_tubercle_list l = {0};
+	for (int i = 1; i <= 1000; i++) {
+		fs_tubercle t = {.id = i, .centroid_x = i * 2.0, .radius_px = 3};
+		assert_int_equal(fs_tubercle_list_append(&l, &t), 0);
+	}
+	assert_int_equal(l.n, 1000);
+	assert_int_equal(l.items[999].id, 1000);
+	assert_true(l.items[499].centroid_x == 1000.0);
+	fs_tubercle_list_free(&l);
+	assert_null(l.items);
+	fs_tubercle_list_free(NULL);
+}
+
+static void source_names_round_trip(void **state)
+{
+	(void)state;
+	fs_source s;
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(fs_source_parse(fs_source_name((fs_source)i), &s), 0);
+		assert_int_equal(s, i);
+	}
+	assert_int_equal(fs_source_parse("bogus", &s), -1);
+	assert_int_equal(fs_source_parse(NULL, &s), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(append_grows_and_keeps_values),
+		cmocka_unit_test(source_names_round_trip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,200 @@
+/*
+ * test_export_csv.c - CSV quoting, the tubercle / edge / summary CSVs and
+ * the JSON summary.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "store/export_csv.h"
+
+static char *field(const char *s)
+{
+	fs_buf b = FS_BUF_INIT;
+	assert_int_equal(fs_csv_field(&b, s), 0);
+	return fs_buf_steal(&b);
+}
+
+static void check_field(const char *in, const char *want)
+{
+	char *got = field(in);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_field_plain_is_unquoted(void **state)
+{
+	(void)state;
+	check_field("P1_Fig2.tif", "P1_Fig2.tif");
+	check_field("", "");
+	check_field(NULL, "");
+}
+
+static void test_field_with_comma_quote_newline_is_quoted(void **state)
+{
+	(void)state;
+	check_field("a,b", "\"a,b\"");
+	check_field("say \"hi\"", "\"say \"\"hi\"\"\"");
+	check_field("two\nlines", "\"two\nlines\"");
+	check_field("cr\rhere", "\"cr\rhere\"");
+	check_field(" padded", "\" padded\"");
+}
+
+/* Number of fields in one CSV record, honouring quotes; *end = after it. */
+static int count_fields(const char *s, const char **end)
+{
+	int n = 1, q = 0;
+	for (; *s; s++) {
+		if (*s == '"')
+			q = !q;
+		else if (*s == ',' && !q)
+			n++;
+		else if (*s == '\n' && !q)
+			break;
+	}
+	*end = *s ? s + 1 : s;
+	return n;
+}
+
+static fs_tubercle_list two_tubercles(void)
+{
+	fs_tubercle_list l = {0};
+	fs_tubercle a = {0}, b = {0};
+	a.id = 1;
+	a.centroid_x = 10;
+	a.centroid_y = 20;
+	a.radius_px = 2.5;
+	a.circularity = 0.9;
+	a.is_boundary = 1;
+	b.id = 2;
+	b.centroid_x = 13;
+	b.centroid_y = 24;
+	b.radius_px = 3;
+	b.circularity = 0.75;
+	b.has_ellipse = 1;
+	b.major_axis_px = 7;
+	b.minor_axis_px = 5;
+	b.orientation = 0.5;
+	b.eccentricity = 0.7;
+	b.source = FS_SOURCE_MANUAL;
+	assert_int_equal(fs_tubercle_list_append(&l, &a), 0);
+	assert_int_equal(fs_tubercle_list_append(&l, &b), 0);
+	return l;
+}
+
+static void test_tubercles_csv_rows(void **state)
+{
+	(void)state;
+	fs_tubercle_list t = two_tubercles();
+	fs_buf b = FS_BUF_INIT;
+	assert_int_equal(fs_csv_tubercles(&b, &t, 0.5), 0);
+	assert_non_null(strstr(b.data, "id,centroid_x,centroid_y,diameter_px,diameter_um,"));
+	assert_non_null(strstr(b.data, "\n1,10,20,5,2.5,2.5,0.9,,,,,1,extracted\n"));
+	assert_non_null(strstr(b.data, "\n2,13,24,6,3,3,0.75,7,5,0.5,0.7,0,manual\n"));
+	fs_buf_free(&b);
+	fs_tubercle_list_free(&t);
+}
+
+static void test_edges_csv_keeps_negative_distance(void **state)
+{
+	(void)state;
+	fs_tubercle_list t = two_tubercles();
+	fs_edge_list e = {0};
+	fs_edge ed = {1, 2}, bad = {1, 9};
+	fs_buf b = FS_BUF_INIT;
+	assert_int_equal(fs_edge_list_append(&e, &ed), 0);
+	assert_int_equal(fs_edge_list_append(&e, &bad), 0);
+	assert_int_equal(fs_csv_edges(&b, &t, &e, 2.0), 0);
+	/* centre distance 5, radii 2.5 + 3: edge distance -0.5 */
+	assert_non_null(strstr(b.data, "\n1,2,5,10,-0.5,-1\n"));
+	assert_non_null(strstr(b.data, "\n1,9,,,,\n"));
+	fs_buf_free(&b);
+	fs_edge_list_free(&e);
+	fs_tubercle_list_free(&t);
+}
+
+static fs_stats sample_stats(void)
+{
+	fs_stats s;
+	memset(&s, 0, sizeof s);
+	s.n_tubercles = 37;
+	s.n_edges = 80;
+	s.mean_diameter_um = 6.6;
+	s.mean_space_um = 3.3;
+	s.um_per_px = 0.33;
+	s.reliability = "high";
+	s.suggested_genus = "Lepisosteus";
+	s.classification_confidence = "low";
+	s.degree_histogram[6] = 12;
+	s.degree_histogram[FS_DEGREE_HIST_MAX] = 1;
+	s.hexagonalness_score = NAN; /* non-finite numbers become empty / null */
+	return s;
+}
+
+static void test_summary_header_and_row_have_same_width(void **state)
+{
+	(void)state;
+	fs_stats s = sample_stats();
+	fs_buf b = FS_BUF_INIT;
+	const char *p, *end;
+	assert_int_equal(fs_csv_summary_header(&b), 0);
+	assert_int_equal(fs_csv_summary_row(&b, "odd, \"name\"\nhere.tif", &s, 0), 0);
+	int nh = count_fields(b.data, &p);
+	int nr = count_fields(p, &end);
+	assert_int_equal(nh, nr);
+	assert_int_equal(*end, 0);
+	assert_non_null(strstr(p, "\"odd, \"\"name\"\"\nhere.tif\",uncalibrated,0.33,37,80,"));
+	assert_non_null(strstr(b.data, ",mean_diameter_px,"));
+	assert_non_null(strstr(p, ",20,")); /* 6.6 µm / 0.33 = 20 px */
+	assert_non_null(strstr(p, ",Lepisosteus,low,"));
+	assert_non_null(strstr(b.data, "degree_16_plus\n"));
+	fs_buf_free(&b);
+}
+
+static void test_json_summary_fields(void **state)
+{
+	(void)state;
+	fs_stats s = sample_stats();
+	cJSON *o = fs_json_summary("a.tif", &s, 1);
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetObjectItem(o, "calibration_status")->valuestring, "calibrated");
+	assert_int_equal(cJSON_GetObjectItem(o, "n_tubercles")->valueint, 37);
+	assert_true(fabs(cJSON_GetObjectItem(o, "mean_diameter_px")->valuedouble - 20) < 1e-9);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "hexagonalness_score")));
+	cJSON *h = cJSON_GetObjectItem(o, "degree_histogram");
+	assert_int_equal(cJSON_GetArraySize(h), FS_DEGREE_HIST_MAX + 1);
+	assert_int_equal(cJSON_GetArrayItem(h, 6)->valueint, 12);
+	assert_string_equal(cJSON_GetObjectItem(o, "suggested_genus")->valuestring, "Lepisosteus");
+	cJSON_Delete(o);
+}
+
+static void test_summary_px_columns_empty_without_calibration_value(void **state)
+{
+	(void)state;
+	fs_stats s = sample_stats();
+	s.um_per_px = 0;
+	cJSON *o = fs_json_summary("a.tif", &s, 0);
+	assert_non_null(o);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "mean_diameter_px")));
+	cJSON_Delete(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_field_plain_is_unquoted),
+		cmocka_unit_test(test_field_with_comma_quote_newline_is_quoted),
+		cmocka_unit_test(test_tubercles_csv_rows),
+		cmocka_unit_test(test_edges_csv_keeps_negative_distance),
+		cmocka_unit_test(test_summary_header_and_row_have_same_width),
+		cmocka_unit_test(test_json_summary_fields),
+		cmocka_unit_test(test_summary_px_columns_empty_without_calibration_value),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
