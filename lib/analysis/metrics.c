@@ -19,37 +19,6 @@ void fs_hex_weights_default(fs_hex_weights *w)
 	w->edge_ratio = 0.15;
 }
 
-struct id_index {
-	int id;
-	int pos;
-};
-
-static int cmp_id(const void *a, const void *b)
-{
-	const struct id_index *p = a, *q = b;
-	return (p->id > q->id) - (p->id < q->id);
-}
-
-static struct id_index *build_index(const fs_tubercle_list *t)
-{
-	struct id_index *ix = malloc((t->n ? t->n : 1) * sizeof *ix);
-	if (!ix)
-		return NULL;
-	for (size_t i = 0; i < t->n; i++) {
-		ix[i].id = t->items[i].id;
-		ix[i].pos = (int)i;
-	}
-	qsort(ix, t->n, sizeof *ix, cmp_id);
-	return ix;
-}
-
-static int find_pos(const struct id_index *ix, size_t n, int id)
-{
-	struct id_index key = {id, 0};
-	const struct id_index *f = bsearch(&key, ix, n, sizeof *ix, cmp_id);
-	return f ? f->pos : -1;
-}
-
 static void pair_lengths(const fs_tubercle *a, const fs_tubercle *b, double *center, double *edge)
 {
 	*center = hypot(a->centroid_x - b->centroid_x, a->centroid_y - b->centroid_y);
@@ -60,6 +29,7 @@ int fs_edge_lengths(const fs_tubercle_list *t, const fs_edge *e, double *center_
 {
 	const fs_tubercle *a = NULL, *b = NULL;
 
+	/* one edge: a scan is cheaper than building an index */
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->items[i].id == e->id1)
 			a = &t->items[i];
@@ -112,7 +82,7 @@ int fs_stats_compute(const fs_tubercle_list *t, const fs_edge_list *e, double um
 		     const fs_hex_weights *w, int image_w, int image_h, fs_stats *out)
 {
 	fs_hex_weights dw;
-	struct id_index *ix = NULL;
+	fs_tubercle_index *ix = NULL;
 	int *deg = NULL;
 	int rc = -1;
 
@@ -126,7 +96,7 @@ int fs_stats_compute(const fs_tubercle_list *t, const fs_edge_list *e, double um
 		fs_hex_weights_default(&dw);
 		w = &dw;
 	}
-	ix = build_index(t);
+	ix = fs_tubercle_index_new(t);
 	deg = calloc(t->n ? t->n : 1, sizeof *deg);
 	if (!ix || !deg)
 		goto out;
@@ -140,7 +110,7 @@ int fs_stats_compute(const fs_tubercle_list *t, const fs_edge_list *e, double um
 	}
 	out->n_interior = out->n_tubercles - out->n_boundary;
 	for (size_t i = 0; i < e->n; i++) {
-		int a = find_pos(ix, t->n, e->items[i].id1), b = find_pos(ix, t->n, e->items[i].id2);
+		int a = fs_tubercle_index_find(ix, e->items[i].id1), b = fs_tubercle_index_find(ix, e->items[i].id2);
 		if (a < 0 || b < 0)
 			continue;
 		deg[a]++;
@@ -202,7 +172,7 @@ int fs_stats_compute(const fs_tubercle_list *t, const fs_edge_list *e, double um
 	}
 	rc = 0;
 out:
-	free(ix);
+	fs_tubercle_index_free(ix);
 	free(deg);
 	return rc;
 }

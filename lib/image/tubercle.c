@@ -73,3 +73,43 @@ int fs_source_parse(const char *name, fs_source *out)
 	}
 	return -1;
 }
+
+struct fs_tubercle_index {
+	size_t n;
+	struct id_pos {
+		int id;
+		int pos;
+	} v[];
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct id_pos *p = a, *q = b;
+	return (p->id > q->id) - (p->id < q->id);
+}
+
+fs_tubercle_index *fs_tubercle_index_new(const fs_tubercle_list *t)
+{
+	fs_tubercle_index *ix = malloc(sizeof *ix + (t->n ? t->n : 1) * sizeof ix->v[0]);
+	if (!ix)
+		return NULL;
+	ix->n = t->n;
+	for (size_t i = 0; i < t->n; i++) {
+		ix->v[i].id = t->items[i].id;
+		ix->v[i].pos = (int)i;
+	}
+	qsort(ix->v, ix->n, sizeof ix->v[0], cmp_id);
+	return ix;
+}
+
+int fs_tubercle_index_find(const fs_tubercle_index *ix, int id)
+{
+	struct id_pos key = {id, 0};
+	const struct id_pos *f = bsearch(&key, ix->v, ix->n, sizeof ix->v[0], cmp_id);
+	return f ? f->pos : -1;
+}
+
+void fs_tubercle_index_free(fs_tubercle_index *ix)
+{
+	free(ix);
+}

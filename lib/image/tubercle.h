@@ -59,6 +59,19 @@ void fs_tubercle_list_free(fs_tubercle_list *l); /* frees items, zeroes l */
 int fs_edge_list_append(fs_edge_list *l, const fs_edge *e);
 void fs_edge_list_free(fs_edge_list *l);
 
+/*
+ * Position of each tubercle id in a list, for walking edges (which name
+ * tubercles by id) in O(log n) per lookup instead of a scan: sorted pairs,
+ * binary search. Built once per list; the list must not change meanwhile.
+ * fs_tubercle_index_new returns NULL on out of memory; free with
+ * fs_tubercle_index_free (tolerates NULL).
+ */
+typedef struct fs_tubercle_index fs_tubercle_index;
+fs_tubercle_index *fs_tubercle_index_new(const fs_tubercle_list *t);
+/* The position of id in the list, or -1. */
+int fs_tubercle_index_find(const fs_tubercle_index *ix, int id);
+void fs_tubercle_index_free(fs_tubercle_index *ix);
+
 /* Name used in JSON/CSV for a source ("extracted", "manual", "lattice", "agent"). */
 const char *fs_source_name(fs_source s);
 /* Parses a source name; returns -1 for an unknown name. */

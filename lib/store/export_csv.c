@@ -65,36 +65,36 @@ int fs_csv_tubercles(fs_buf *b, const fs_tubercle_list *t, double um_per_px)
 	return 0;
 }
 
-static const fs_tubercle *by_id(const fs_tubercle_list *t, int id)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (t->items[i].id == id)
-			return &t->items[i];
-	return NULL;
-}
-
 int fs_csv_edges(fs_buf *b, const fs_tubercle_list *t, const fs_edge_list *e, double um_per_px)
 {
 	if (fs_buf_puts(b, "id1,id2,center_distance_px,center_distance_um,edge_distance_px,"
 			   "edge_distance_um\n"))
 		return -1;
+	fs_tubercle_index *ix = fs_tubercle_index_new(t);
+	if (!ix)
+		return -1;
+	int rc = -1;
 	for (size_t i = 0; i < e->n; i++) {
 		const fs_edge *ed = &e->items[i];
-		const fs_tubercle *a = by_id(t, ed->id1), *c = by_id(t, ed->id2);
+		int pa = fs_tubercle_index_find(ix, ed->id1), pc = fs_tubercle_index_find(ix, ed->id2);
+		const fs_tubercle *a = pa < 0 ? NULL : &t->items[pa], *c = pc < 0 ? NULL : &t->items[pc];
 		if (fs_buf_printf(b, "%d,%d", ed->id1, ed->id2))
-			return -1;
+			goto out;
 		if (!a || !c) {
 			if (fs_buf_puts(b, ",,,,\n"))
-				return -1;
+				goto out;
 			continue;
 		}
 		double cd = hypot(a->centroid_x - c->centroid_x, a->centroid_y - c->centroid_y);
 		double gd = cd - a->radius_px - c->radius_px;
 		if (put_num(b, cd) || put_num(b, cd * um_per_px) || put_num(b, gd) ||
 		    put_num(b, gd * um_per_px) || fs_buf_putc(b, '\n'))
-			return -1;
+			goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	fs_tubercle_index_free(ix);
+	return rc;
 }
 
 enum kind { K_INT, K_UM, K_PX, K_NUM, K_STR };

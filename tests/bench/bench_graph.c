@@ -11,6 +11,7 @@
 #include "analysis/graph.h"
 #include "analysis/metrics.h"
 #include "image/render.h"
+#include "store/export_csv.h"
 
 #define RUNS 5
 
@@ -174,6 +175,36 @@ int main(void)
 	fs_image_free(img);
 	fs_edge_list_free(&el);
 	fs_tubercle_list_free(&tl);
+
+	/* The edges CSV of a 70,000-tubercle montage (a Gabriel graph on a
+	 * jittered grid): every edge names its two tubercles by id. */
+	fs_tubercle_list big = {0};
+	fs_edge_list bige = {0};
+	for (int i = 0; i < 70000; i++) {
+		fs_tubercle t = {0};
+		t.id = i + 1;
+		t.centroid_x = (i % 280) * 35.0 + 6 * urand();
+		t.centroid_y = (i / 280) * 35.0 + 6 * urand();
+		t.radius_px = 10;
+		if (fs_tubercle_list_append(&big, &t))
+			return 1;
+	}
+	if (fs_graph_build(&big, FS_GRAPH_GABRIEL, 1, 1.8, &bige, err, sizeof err))
+		return 1;
+	double t_csv[RUNS];
+	size_t csv_bytes = 0;
+	for (int r = 0; r < RUNS; r++) {
+		fs_buf b = {0};
+		double t0 = now_ms();
+		if (fs_csv_edges(&b, &big, &bige, 0.1))
+			return 1;
+		t_csv[r] = now_ms() - t0;
+		csv_bytes = b.len;
+		fs_buf_free(&b);
+	}
+	printf("edges_csv_70000_tubercles: %.1f ms (%zu edges, %zu bytes)\n", median(t_csv), bige.n, csv_bytes);
+	fs_edge_list_free(&bige);
+	fs_tubercle_list_free(&big);
 	free(x);
 	free(y);
 	return 0;
