@@ -19,7 +19,24 @@ static int add_user_row(const fs_user *u, void *ud)
 	cJSON_AddStringToObject(o, "display_name", u->display_name);
 	cJSON_AddStringToObject(o, "role", u->is_admin ? "admin" : "member");
 	cJSON_AddBoolToObject(o, "disabled", u->disabled);
+	cJSON_AddStringToObject(o, "disk", "0.0 MB");
 	cJSON_AddItemToArray(arr, o);
+	return 0;
+}
+
+/* Disk usage into the user rows (both lists are in user id order). */
+static int add_usage(long long user_id, long long bytes, void *ud)
+{
+	cJSON *u;
+	cJSON_ArrayForEach(u, (cJSON *)ud)
+	{
+		if ((long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(u, "id")) == user_id) {
+			char mb[32];
+			snprintf(mb, sizeof mb, "%.1f MB", bytes / 1048576.0);
+			cJSON_ReplaceItemInObjectCaseSensitive(u, "disk", cJSON_CreateString(mb));
+			break;
+		}
+	}
 	return 0;
 }
 
@@ -29,6 +46,8 @@ static int admin_page(fs_req *r, fs_resp *w, int status, const char *message, co
 	cJSON *ctx = cJSON_CreateObject();
 	cJSON *users = cJSON_AddArrayToObject(ctx, "users");
 	int rc = fs_user_each(r->app->db, add_user_row, users);
+	if (!rc)
+		rc = fs_disk_usage_each(r->app->db, r->app->cfg.data_dir, add_usage, users);
 	if (rc) {
 		cJSON_Delete(ctx);
 		return rc;

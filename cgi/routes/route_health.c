@@ -6,6 +6,7 @@
 
 #include "routes/routes.h"
 #include "base/base.h"
+#include "store/store.h"
 
 int fs_h_health(fs_req *r, fs_resp *w)
 {
@@ -19,6 +20,22 @@ int fs_h_health(fs_req *r, fs_resp *w)
 	cJSON_AddNumberToObject(o, "uptime_s", (double)(time(NULL) - r->app->started_at));
 	fs_resp_header(w, "Cache-Control", "no-store");
 	fs_resp_json(w, db_ok ? 200 : 503, o);
+	return 0;
+}
+
+/* The user's disk usage against the quota (a separate call: it stats files). */
+int fs_h_me_disk(fs_req *r, fs_resp *w)
+{
+	long long used = 0;
+	int rc = fs_disk_usage_user(r->app->db, r->app->cfg.data_dir, r->user.id, &used);
+	if (rc)
+		return rc;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddNumberToObject(o, "used_bytes", (double)used);
+	cJSON_AddNumberToObject(o, "quota_bytes", (double)((long long)r->app->cfg.user_quota_mb << 20));
+	fs_resp_header(w, "Cache-Control", "no-store");
+	fs_resp_json(w, 200, o);
 	return 0;
 }
 

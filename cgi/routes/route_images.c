@@ -298,6 +298,14 @@ static int fail_with(fs_req *r, fs_resp *w, int rc, const char *err)
 	return rc;
 }
 
+static void quota_refusal(fs_req *r, fs_resp *w, long long used, long long quota, long long need)
+{
+	fs_resp_error(r, w, 413,
+		      "your disk quota is used up: your images take %.1f MB of %.0f MB, and this one needs about "
+		      "%.1f MB more (delete images you no longer need, or ask an administrator)",
+		      used / 1048576.0, quota / 1048576.0, need / 1048576.0);
+}
+
 static int h_upload(fs_req *r, fs_resp *w)
 {
 	fs_app *app = r->app;
@@ -323,6 +331,17 @@ static int h_upload(fs_req *r, fs_resp *w)
 	if (r->content_length > u->max + 65536) {
 		fs_resp_error(r, w, 413, "the upload is larger than the limit of %d MB", app->cfg.upload_max_mb);
 		goto out;
+	}
+	long long quota = (long long)app->cfg.user_quota_mb << 20, used = 0;
+	if (quota > 0) {
+		rc = fs_disk_usage_user(db, dd, r->user.id, &used);
+		if (rc)
+			goto out;
+		/* refused before a byte is stored: the body alone would not fit */
+		if (used + r->content_length - 65536 > quota) {
+			quota_refusal(r, w, used, quota, r->content_length);
+			goto out;
+		}
 	}
 	if (fs_files_ensure_dirs(dd, err, sizeof err)) {
 		rc = FS_DB_ERROR;
@@ -384,6 +403,20 @@ static int h_upload(fs_req *r, fs_resp *w)
 	if (rc != FS_DB_NOTFOUND)
 		goto out;
 	rc = 0;
+
+	/* the file and what is derived from it must fit; another user's copy
+	 * of the same file costs this one nothing */
+	if (quota > 0) {
+		int stored_already = 0;
+		rc = fs_image_file_in_use(db, sha, &stored_already);
+		if (rc)
+			goto out;
+		long long need = fs_files_derived_estimate(ld.image->width, ld.image->height);
+		if (!stored_already && used + u->size + need > quota) {
+			quota_refusal(r, w, used, quota, u->size + need);
+			goto out;
+		}
+	}
 
 	fs_image_rec_from_loaded(&rec, r->user.id, sha, page, u->name, &ld);
 	if (fs_files_store_derived(dd, rec.work_key, ld.image, 1, &derived_created, err, sizeof err)) {

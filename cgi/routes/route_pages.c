@@ -1,6 +1,7 @@
 /*
  * route_pages.c - the library (landing page after login) and About.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -69,6 +70,17 @@ int fs_h_library(fs_req *r, fs_resp *w)
 	if (q.page < pages)
 		cJSON_AddNumberToObject(ctx, "next_page", q.page + 1);
 	cJSON_AddBoolToObject(ctx, "searching", q.q[0] != 0);
+	long long used = 0, quota = (long long)r->app->cfg.user_quota_mb << 20;
+	if (!fs_disk_usage_user(r->app->db, r->app->cfg.data_dir, r->user.id, &used)) {
+		char line[160];
+		if (quota > 0)
+			snprintf(line, sizeof line, "Your images take %.1f MB of your %.0f MB.", used / 1048576.0,
+				 quota / 1048576.0);
+		else
+			snprintf(line, sizeof line, "Your images take %.1f MB.", used / 1048576.0);
+		cJSON_AddStringToObject(ctx, "disk_usage", line);
+		cJSON_AddBoolToObject(ctx, "disk_nearly_full", quota > 0 && used > quota / 10 * 9);
+	}
 	fs_resp_page(r, w, 200, "library.html", ctx);
 	return 0;
 }

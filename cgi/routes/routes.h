@@ -10,6 +10,7 @@
 
 int fs_h_health(fs_req *r, fs_resp *w);
 int fs_h_me(fs_req *r, fs_resp *w);
+int fs_h_me_disk(fs_req *r, fs_resp *w);
 
 int fs_h_login_form(fs_req *r, fs_resp *w);
 int fs_h_login(fs_req *r, fs_resp *w);

@@ -43,6 +43,7 @@ static const struct key keys[] = {
 	{"session_absolute_hours", I(session_absolute_hours, 1, 8760), "a session ends this long after login, whatever happens"},
 	{"upload_max_mb", I(upload_max_mb, 1, 4096), "largest request body (uploads) in MiB"},
 	{"max_pixels", L(max_pixels, 1, 2000000000L), "largest image accepted, width x height"},
+	{"user_quota_mb", I(user_quota_mb, 0, 100000000), "disk space one user's images may take in MiB: originals, working images, display copies (0 = no limit)"},
 	{"login_max_failures", I(login_max_failures, 1, 1000), "failed logins per account or address before throttling"},
 	{"login_window_minutes", I(login_window_minutes, 1, 1440), "window over which failed logins are counted"},
 	{"sso_header", S(sso_header), "header set by a trusted proxy naming the logged-in user (empty = off)"},
@@ -97,6 +98,7 @@ void fs_config_defaults(fs_config *c)
 	c->session_absolute_hours = 168;
 	c->upload_max_mb = 100;
 	c->max_pixels = 100000000L;
+	c->user_quota_mb = 5120;
 	c->login_max_failures = 5;
 	c->login_window_minutes = 15;
 	c->sso_create_users = 0;

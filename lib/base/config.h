@@ -27,6 +27,7 @@ typedef struct fs_config {
 	int session_absolute_hours;
 	int upload_max_mb;                 /* largest request body (nginx and the application) */
 	long max_pixels;                   /* largest image, width x height */
+	int user_quota_mb;                 /* disk a user's images may take (0 = no limit) */
 	int login_max_failures;            /* failures per account or address within the window */
 	int login_window_minutes;
 	char sso_header[64];               /* e.g. X-Remote-User; "" = single sign-on off */

@@ -320,6 +320,26 @@ int fs_files_have_derived(const char *data_dir, const char *key)
 	return 1;
 }
 
+long long fs_files_derived_bytes(const char *data_dir, const char *key)
+{
+	char path[4096];
+	long long sum = 0;
+	struct stat st;
+	for (int kind = FS_FILE_WORK; kind <= FS_FILE_THUMB; kind++)
+		if (!fs_file_path(data_dir, kind, key, path, sizeof path) && stat(path, &st) == 0 &&
+		    S_ISREG(st.st_mode))
+			sum += (long long)st.st_size;
+	return sum;
+}
+
+long long fs_files_derived_estimate(int width, int height)
+{
+	long long px = (long long)width * height;
+	/* working image: header + floats; display PNG: at most one byte a
+	 * pixel plus filter bytes; thumbnail: at most 256 x 256 */
+	return 16 + 4 * px + px + height + 65536 + 2 * FS_THUMB_MAX_SIDE * FS_THUMB_MAX_SIDE;
+}
+
 void fs_files_remove_derived(const char *data_dir, const char *key)
 {
 	char path[4096];

@@ -84,6 +84,13 @@ int fs_files_store_derived(const char *data_dir, const char *key, const fs_image
 /* 1 when all three derived files of key exist. */
 int fs_files_have_derived(const char *data_dir, const char *key);
 
+/* Bytes on disk of the derived files of key (missing ones count 0). */
+long long fs_files_derived_bytes(const char *data_dir, const char *key);
+/* Bytes the derived files of a width x height image will take, at most
+ * (the working image exactly; the PNGs bounded by their raw size), for
+ * checking a disk quota before they are written. */
+long long fs_files_derived_estimate(int width, int height);
+
 /* Removes the derived files of key / the original of sha (missing files are fine). */
 void fs_files_remove_derived(const char *data_dir, const char *key);
 void fs_files_remove_original(const char *data_dir, const char *sha256);

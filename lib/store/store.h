@@ -23,5 +23,6 @@
 #include "store/annotation.h"
 #include "store/annotation_json.h"
 #include "store/export_csv.h"
+#include "store/disk_usage.h"
 
 #endif

@@ -1,0 +1,90 @@
+"""Per-user disk quota: usage counts originals and derived files once, for
+the first uploader; an upload that would go over is refused (413, JSON)
+with nothing stored; the library and the Users page show the usage."""
+import os
+import re
+
+from harness import Server
+from test_images import multipart, png_gray, state, upload
+
+srv = None
+
+
+def setup_module():
+    global srv
+    srv = Server(env={"FISHSCALE_USER_QUOTA_MB": "2"}).start()
+    for who in ("bob", "carol", "dave", "erin"):
+        srv.cli("user", "add", who, input=who + "-password-123\n")
+    # bob's image, for the pages that show usage
+    assert upload(login("bob"), png_gray(400, 300, lambda x, y: (x ^ y) & 255), "bob.png").status == 201
+
+
+def teardown_module():
+    if srv:
+        srv.cleanup()
+
+
+def login(who):
+    c = srv.client()
+    assert c.login(who, who + "-password-123").status == 303
+    return c
+
+
+def disk(c):
+    r = c.api("GET", "/api/me/disk")
+    assert r.status == 200, r.text
+    return r.json()
+
+
+def test_usage_counts_the_first_uploader_only():
+    dave, erin = login("dave"), login("erin")
+    assert disk(dave)["used_bytes"] == 0
+    assert disk(dave)["quota_bytes"] == 2 << 20
+    data = png_gray(300, 300, lambda x, y: (x + 2 * y) & 255)
+    assert upload(dave, data, "shared-one.png").status == 201
+    used = disk(dave)["used_bytes"]
+    # the original plus a working image of 4 bytes a pixel at least
+    assert used > 4 * 300 * 300, used
+    # the same file from another user is stored once: it costs erin nothing
+    assert upload(erin, data, "shared-one.png").status == 201
+    assert disk(erin)["used_bytes"] == 0
+    assert disk(dave)["used_bytes"] == used
+
+
+def test_upload_over_the_quota_is_refused_and_nothing_is_stored():
+    c = login("carol")
+    before = state(srv)
+    # 700 x 700: the working image alone is about 1.9 MB, over what is left
+    r = upload(c, png_gray(700, 700, lambda x, y: (x * 5 + y) & 255), "too-big.png")
+    assert r.status == 413, (r.status, r.text)
+    assert "json" in r.header("Content-Type")
+    body = r.json()
+    assert not body["success"] and "quota" in body["error"], body
+    assert state(srv) == before
+    # something small still fits
+    assert upload(c, png_gray(64, 64, lambda x, y: (x * 3 + y) & 255), "small.png").status == 201
+
+
+def test_body_larger_than_the_quota_is_refused_before_it_is_read():
+    c = login("carol")
+    before = state(srv)
+    # a 2.5 MB body (an image with trailing bytes) is over the 2 MB quota
+    # whatever it holds: refused from its Content-Length alone
+    body, ctype = multipart([("file", "huge.png", png_gray(8, 8) + os.urandom(2_500_000))])
+    r = c.api("POST", "/api/images", body=body, headers={"Content-Type": ctype})
+    assert r.status == 413, (r.status, r.text)
+    assert "quota" in r.json()["error"]
+    assert state(srv) == before
+
+
+def test_library_and_users_page_show_usage():
+    bob = login("bob")
+    page = bob.request("GET", "/").text
+    m = re.search(r'id="disk-usage">Your images take ([0-9.]+) MB of your 2 MB', page)
+    assert m, page[:2000]
+    assert float(m.group(1)) > 0
+    admin = srv.client()
+    assert admin.login().status == 303
+    users = admin.request("GET", "/admin").text
+    row = re.search(r'<tr data-login="bob">.*?<td class="disk">([0-9.]+) MB</td>', users, re.S)
+    assert row and float(row.group(1)) > 0, users[:3000]
