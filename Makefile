@@ -41,10 +41,8 @@ UNIT_SUPPORT_OBJ := $(UNIT_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 # cgi/main_fcgi.c -> fishscale.fcgi, cgi/main_cli.c -> fishscale,
-# cgi/main_agent.c -> fishscale-agent (each only once its source exists)
-BINS := $(if $(wildcard cgi/main_fcgi.c),$(BUILD)/fishscale.fcgi) \
-        $(if $(wildcard cgi/main_cli.c),$(BUILD)/fishscale) \
-        $(if $(wildcard cgi/main_agent.c),$(BUILD)/fishscale-agent)
+# cgi/main_agent.c -> fishscale-agent, cgi/main_job.c -> fishscale-job
+BINS := $(BUILD)/fishscale.fcgi $(BUILD)/fishscale $(BUILD)/fishscale-agent $(BUILD)/fishscale-job
 
 .PHONY: all deps run stop test unit unit-bin bench-bin bench fuzz clean version-gen
 .DEFAULT_GOAL := all
@@ -90,6 +88,9 @@ $(BUILD)/fishscale: $(BUILD)/cgi/main_cli.o $(BUILD)/libfishscale_cgi.a $(BUILD)
 $(BUILD)/fishscale-agent: $(BUILD)/cgi/main_agent.o $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LDLIBS)
 
+$(BUILD)/fishscale-job: $(BUILD)/cgi/main_job.o $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_SUPPORT_OBJ) $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
@@ -131,4 +132,7 @@ fuzz: deps
 clean:
 	rm -rf build build-asan build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(CGI_OBJ:.o=.d) $(UNIT_BIN:$(BUILD)/tests/%=$(BUILD)/tests/unit/%.d)
+MAIN_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cgi/main_*.c))
+BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
+-include $(LIB_OBJ:.o=.d) $(CGI_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(UNIT_SUPPORT_OBJ:.o=.d) \
+	$(UNIT_BIN:$(BUILD)/tests/%=$(BUILD)/tests/unit/%.d)

@@ -1,7 +1,7 @@
 /*
  * main_agent.c - `fishscale-agent --run ID --root ROOT`: one agent run as
  * its own process, started detached by the web application
- * (cgi/app/agent_spawn.h).
+ * (cgi/app/worker_spawn.h).
  *
  * The job comes from the agent_runs row (never from the command line); the
  * worker owns the private run directory <data>/runs/<id>/ (0700) and is

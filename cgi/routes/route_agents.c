@@ -1,7 +1,7 @@
 /*
  * route_agents.c - the agent API: provider catalogue, starting the
  * extraction optimiser and the editing agent as detached worker processes
- * (cgi/app/agent_spawn.h, cgi/main_agent.c), their status (the worker's status
+ * (cgi/app/worker_spawn.h, cgi/main_agent.c), their status (the worker's status
  * file joined with the agent_runs row), log, stop, list, cleanup, and
  * reset (undo every step a run made to its set).
  *
@@ -24,7 +24,7 @@
 
 #include "store/store.h"
 #include "base/base.h"
-#include "app/agent_spawn.h"
+#include "app/worker_spawn.h"
 #include "app/app.h"
 #include "agent/agent.h"
 #include "analysis/analysis.h"
@@ -353,7 +353,7 @@ static int start_run(fs_req *r, fs_resp *w, int kind)
 	if (!dir_ok) {
 		snprintf(err, sizeof err, "cannot create the run directory: %s", strerror(errno));
 	} else if (fs_agent_run_set_run_dir(r->app->db, run->id, dir) == 0 &&
-		   fs_agent_spawn(exe, r->app->root, run->id, logp, &pid, err, sizeof err) == 0) {
+		   fs_worker_spawn(exe, r->app->root, run->id, logp, &pid, err, sizeof err) == 0) {
 		/* the worker records its pid too; whichever lands first is the same */
 		fs_agent_run_set_pid(r->app->db, run->id, pid);
 		cJSON *d = cJSON_CreateObject();
@@ -744,7 +744,7 @@ static int h_stop(fs_req *r, fs_resp *w)
 	}
 	/* the worker records "stopped" itself after a graceful shutdown */
 	if (run->pid > 0 && fs_agent_pid_alive(run->pid, run->id))
-		fs_agent_signal(run->pid, SIGTERM);
+		fs_worker_signal(run->pid, SIGTERM);
 	int waited = 0;
 	while (waited < STOP_WAIT_MS) {
 		if (fs_agent_run_get_checked(r->app->db, run->id, run) || !fs_agent_state_active(run->state))
@@ -754,7 +754,7 @@ static int h_stop(fs_req *r, fs_resp *w)
 	}
 	if (fs_agent_state_active(run->state)) {
 		if (run->pid > 0 && fs_agent_pid_alive(run->pid, run->id))
-			fs_agent_signal(run->pid, SIGKILL);
+			fs_worker_signal(run->pid, SIGKILL);
 		fs_agent_run_finish(r->app->db, run->id, "stopped", "user_stopped",
 				    "the worker did not stop within 5 s and was killed", NULL);
 		fs_agent_run_get(r->app->db, run->id, run);

@@ -817,6 +817,10 @@ static int h_extract(fs_req *r, fs_resp *w)
 			      fs_method_name(p.method));
 		return 0;
 	}
+	/* a large image is a background job; the answer comes at once */
+	long long pixels = (long long)c.image.width * c.image.height;
+	if (r->app->cfg.sync_max_pixels > 0 && pixels > r->app->cfg.sync_max_pixels)
+		return fs_job_submit_extract(r, w, &c.image, c.info.id, &p);
 	fs_image *img = work_image(r, w, &c);
 	if (!img)
 		return 0;
@@ -834,40 +838,8 @@ static int h_extract(fs_req *r, fs_resp *w)
 	}
 	fs_image_free(img);
 	long long nrev = 0, cur = 0;
-	int rc = fs_set_replace_all(r->app->db, c.info.id, v[0].i, r->user.id, &t, &e, &p, "extraction", 0, &nrev,
-				    &cur, err, sizeof err);
-	if (!rc) {
-		fs_hex_weights wts;
-		fs_set_view_weights(r, &wts);
-		fs_stats s;
-		fs_tubercle_list t2 = {0};
-		fs_edge_list e2 = {0};
-		fs_set_load(r->app->db, c.info.id, &t2, &e2);
-		fs_stats_compute(&t2, &e2, um > 0 ? um : 1, &wts, c.image.width, c.image.height, &s);
-		fs_tubercle_list_free(&t2);
-		fs_edge_list_free(&e2);
-		cJSON *h = cJSON_CreateObject();
-		cJSON_AddStringToObject(h, "method", fs_method_name(p.method));
-		cJSON_AddNumberToObject(h, "n_tubercles", (double)t.n);
-		cJSON_AddNumberToObject(h, "n_edges", (double)e.n);
-		cJSON_AddItemToObject(h, "parameters", fs_params_to_json(&p));
-		if (um > 0)
-			cJSON_AddNumberToObject(h, "calibration_um_per_pixel", um);
-		else
-			cJSON_AddNullToObject(h, "calibration_um_per_pixel");
-		cJSON_AddNumberToObject(h, "hexagonalness", s.hexagonalness_score);
-		fs_history_add(r->app->db, c.info.id, r->user.id, "extraction", h);
-		cJSON_Delete(h);
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddNumberToObject(d, "n_tubercles", (double)t.n);
-		cJSON_AddNumberToObject(d, "n_edges", (double)e.n);
-		cJSON_AddStringToObject(d, "method", fs_method_name(p.method));
-		cJSON_AddNumberToObject(d, "hexagonalness_score", s.hexagonalness_score);
-		cJSON_AddStringToObject(d, "reliability", s.reliability ? s.reliability : "none");
-		cJSON_AddNumberToObject(d, "set_id", (double)c.info.id);
-		fs_event_log(r->app->db, r->user.id, c.image.id, "extraction_complete", d);
-		cJSON_Delete(d);
-	}
+	int rc = fs_extraction_store(r->app->db, &c.image, c.info.id, v[0].i, r->user.id, &p, &t, &e, NULL, &nrev,
+				     &cur, err, sizeof err);
 	fs_tubercle_list_free(&t);
 	fs_edge_list_free(&e);
 	cJSON *extra = cJSON_CreateObject();

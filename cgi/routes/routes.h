@@ -34,6 +34,11 @@ extern const fs_route fs_routes_data[];   /* route_data.c: event log, settings, 
 extern const size_t fs_routes_data_n;
 extern const fs_route fs_routes_workspace[]; /* route_workspace.c: the workspace page */
 extern const size_t fs_routes_workspace_n;
+extern const fs_route fs_routes_jobs[];    /* route_jobs.c: background jobs and batches */
+extern const size_t fs_routes_jobs_n;
+/* Hands the extraction of a large image to a background job: 202 with the
+ * job, or 429/503 with Retry-After when it cannot start now (answered). */
+int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long long set_id, const fs_params *p);
 extern const fs_route fs_routes_agents[];  /* route_agents.c: agent runs (start, status, log, stop, reset, list) */
 extern const size_t fs_routes_agents_n;
 

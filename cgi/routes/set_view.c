@@ -31,18 +31,7 @@ int fs_set_ctx_load(fs_req *r, fs_resp *w, long long set_id, fs_set_ctx *c)
 
 void fs_set_view_weights(fs_req *r, fs_hex_weights *wts)
 {
-	fs_hex_weights_default(wts);
-	cJSON *s = NULL;
-	if (fs_settings_get(r->app->db, r->user.id, &s) == FS_DB_OK && s) {
-		const cJSON *v;
-		if (cJSON_IsNumber(v = cJSON_GetObjectItem(s, "hex_spacing_weight")))
-			wts->spacing = v->valuedouble;
-		if (cJSON_IsNumber(v = cJSON_GetObjectItem(s, "hex_degree_weight")))
-			wts->degree = v->valuedouble;
-		if (cJSON_IsNumber(v = cJSON_GetObjectItem(s, "hex_edge_ratio_weight")))
-			wts->edge_ratio = v->valuedouble;
-	}
-	cJSON_Delete(s);
+	fs_settings_hex_weights(r->app->db, r->user.id, wts);
 	struct {
 		const char *name;
 		double *dst;

@@ -43,6 +43,9 @@ static const struct key keys[] = {
 	{"session_absolute_hours", I(session_absolute_hours, 1, 8760), "a session ends this long after login, whatever happens"},
 	{"upload_max_mb", I(upload_max_mb, 1, 4096), "largest request body (uploads) in MiB"},
 	{"max_pixels", L(max_pixels, 1, 2000000000L), "largest image accepted, width x height"},
+	{"sync_max_pixels", L(sync_max_pixels, 0, 2000000000L), "images with more pixels are extracted by a background job instead of in the request"},
+	{"jobs_max_running", I(jobs_max_running, 0, 256), "heavy background jobs running at once on the site (0 = number of cores - 1, at least 1)"},
+	{"jobs_memory_mb", I(jobs_memory_mb, 0, 100000000), "memory the running background jobs may be expected to take, in MiB (0 = half the machine's memory)"},
 	{"user_quota_mb", I(user_quota_mb, 0, 100000000), "disk space one user's images may take in MiB: originals, working images, display copies (0 = no limit)"},
 	{"login_max_failures", I(login_max_failures, 1, 1000), "failed logins per account or address before throttling"},
 	{"login_window_minutes", I(login_window_minutes, 1, 1440), "window over which failed logins are counted"},
@@ -99,6 +102,7 @@ void fs_config_defaults(fs_config *c)
 	c->upload_max_mb = 100;
 	c->max_pixels = 100000000L;
 	c->user_quota_mb = 5120;
+	c->sync_max_pixels = 8000000L;
 	c->login_max_failures = 5;
 	c->login_window_minutes = 15;
 	c->sso_create_users = 0;

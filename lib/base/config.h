@@ -28,6 +28,9 @@ typedef struct fs_config {
 	int upload_max_mb;                 /* largest request body (nginx and the application) */
 	long max_pixels;                   /* largest image, width x height */
 	int user_quota_mb;                 /* disk a user's images may take (0 = no limit) */
+	long sync_max_pixels;              /* larger images are extracted by a background job */
+	int jobs_max_running;              /* heavy jobs at once on the site (0 = cores - 1, at least 1) */
+	int jobs_memory_mb;                /* memory the running jobs may take (0 = half the RAM) */
 	int login_max_failures;            /* failures per account or address within the window */
 	int login_window_minutes;
 	char sso_header[64];               /* e.g. X-Remote-User; "" = single sign-on off */

@@ -193,6 +193,39 @@ const char *const fs_migrations[] = {
 	/* 4: connections by their second end too, so that deleting a tubercle
 	 * finds its connections without scanning the set */
 	"CREATE INDEX edges_id2 ON edges(set_id, id2);",
+
+	/* 5: heavy work off the request path: jobs done by detached workers,
+	 * grouped in batches (see jobs.h) */
+	"CREATE TABLE batches ("
+	"  id INTEGER PRIMARY KEY,"
+	"  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  created_at REAL NOT NULL"
+	");"
+	"CREATE TABLE jobs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL,"
+	"  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+	"  image_id INTEGER REFERENCES images(id) ON DELETE CASCADE,"
+	"  set_id INTEGER,"
+	"  new_set TEXT NOT NULL DEFAULT '',"
+	"  batch_id INTEGER REFERENCES batches(id) ON DELETE CASCADE,"
+	"  params TEXT NOT NULL DEFAULT '{}',"
+	"  state TEXT NOT NULL CHECK (state IN ('queued', 'starting', 'running', 'done', 'failed', 'cancelled')),"
+	"  stage TEXT NOT NULL DEFAULT '',"
+	"  progress REAL NOT NULL DEFAULT 0,"
+	"  pixels INTEGER NOT NULL DEFAULT 0,"
+	"  mem_bytes INTEGER NOT NULL DEFAULT 0,"
+	"  pid INTEGER,"
+	"  result TEXT,"
+	"  error TEXT,"
+	"  created_at REAL NOT NULL,"
+	"  started_at REAL,"
+	"  finished_at REAL"
+	");"
+	"CREATE INDEX jobs_state ON jobs(state);"
+	"CREATE INDEX jobs_user ON jobs(user_id, id);"
+	"CREATE INDEX jobs_batch ON jobs(batch_id);",
 };
 
 const int fs_migrations_count = (int)(sizeof fs_migrations / sizeof fs_migrations[0]);

@@ -615,3 +615,19 @@ int fs_uprofile_get(fs_db *db, long long user_id, const char *name, fs_params *o
 		rc = FS_DB_NOTFOUND;
 	return rc;
 }
+
+void fs_settings_hex_weights(fs_db *db, long long user_id, fs_hex_weights *w)
+{
+	fs_hex_weights_default(w);
+	cJSON *s = NULL;
+	if (fs_settings_get(db, user_id, &s) == FS_DB_OK && s) {
+		const cJSON *v;
+		if (cJSON_IsNumber(v = cJSON_GetObjectItem(s, "hex_spacing_weight")))
+			w->spacing = v->valuedouble;
+		if (cJSON_IsNumber(v = cJSON_GetObjectItem(s, "hex_degree_weight")))
+			w->degree = v->valuedouble;
+		if (cJSON_IsNumber(v = cJSON_GetObjectItem(s, "hex_edge_ratio_weight")))
+			w->edge_ratio = v->valuedouble;
+	}
+	cJSON_Delete(s);
+}

@@ -32,6 +32,7 @@
 #include <cJSON.h>
 
 #include "store/db.h"
+#include "analysis/metrics.h"
 #include "analysis/params.h"
 
 #define FS_PROFILE_NAME_MAX 64   /* bytes */
@@ -71,6 +72,9 @@ int fs_settings_validate(const cJSON *patch, char *err, size_t errlen);
 
 /* The user's settings (defaults merged with what is stored) into *out. */
 int fs_settings_get(fs_db *db, long long user_id, cJSON **out);
+/* The user's hexagonalness weights (settings hex_*_weight), the defaults
+ * where unset or unreadable. */
+void fs_settings_hex_weights(fs_db *db, long long user_id, fs_hex_weights *w);
 
 /*
  * Validates patch and merges it into the stored settings (null keys are

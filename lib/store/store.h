@@ -24,5 +24,7 @@
 #include "store/annotation_json.h"
 #include "store/export_csv.h"
 #include "store/disk_usage.h"
+#include "store/extraction_result.h"
+#include "store/jobs.h"
 
 #endif

@@ -83,3 +83,86 @@ async function recent() {
   $('#recent-card').hidden = false;
 }
 recent();
+
+// ---- batch extraction: ticked images (or a search) as background jobs ----
+const ticked = new Set();
+const names = new Map();
+for (const li of document.querySelectorAll('li.image')) names.set(Number(li.dataset.id), li.dataset.name);
+function showTicked() {
+  $('#batch-selected').textContent = `${ticked.size} ticked`;
+}
+document.addEventListener('change', (e) => {
+  const box = e.target.closest('.select-image');
+  if (!box) return;
+  const id = Number(box.dataset.id);
+  if (box.checked) ticked.add(id); else ticked.delete(id);
+  showTicked();
+});
+$('#batch-target').addEventListener('change', () => {
+  $('#batch-new-set-label').hidden = $('#batch-target').value !== 'new';
+});
+
+async function loadProfiles() {
+  const res = await api('GET', 'api/profiles');
+  if (!res.ok) return;
+  const sel = $('#batch-profile');
+  for (const p of res.data.profiles.filter(p => p.builtin)) sel.append(el('option', { value: p.name }, p.name));
+}
+
+const watching = new Set();
+function renderBatch(batchId, name, jobs) {
+  let box = document.getElementById(`batch-${batchId}`);
+  if (!box) {
+    box = el('div', { className: 'batch', id: `batch-${batchId}` }, el('h3'), el('ul'));
+    $('#batch-list').prepend(box);
+  }
+  const done = jobs.filter(j => j.state === 'done').length;
+  box.querySelector('h3').textContent = `${name}: ${done} of ${jobs.length} done`;
+  box.querySelector('ul').replaceChildren(...jobs.map(j => {
+    const pct = Math.round(100 * (j.progress || 0));
+    const what = j.state === 'failed' ? `failed: ${j.error || ''}` : j.state === 'running' ? `running ${pct}%` : j.state;
+    return el('li', { className: j.state, dataset: { job: j.id, state: j.state } },
+      el('a', { href: url(`workspace/${j.image_id}`) }, names.get(j.image_id) || `image ${j.image_id}`),
+      el('progress', { max: 1, value: j.state === 'done' ? 1 : (j.progress || 0), 'aria-label': `progress of image ${j.image_id}` }),
+      el('span', { className: 'state' }, what));
+  }));
+}
+
+async function watchBatch(batchId, name) {
+  if (watching.has(batchId)) return;
+  watching.add(batchId);
+  for (;;) {
+    const res = await api('GET', `api/batches/${batchId}`);
+    if (!res.ok) break;
+    renderBatch(batchId, name, res.data.jobs);
+    if (!res.data.jobs.some(j => ['queued', 'starting', 'running'].includes(j.state))) break;
+    await new Promise(r => setTimeout(r, 1000));
+  }
+  watching.delete(batchId);
+}
+
+$('#batch-start').addEventListener('click', async () => {
+  const body = {};
+  if ($('#batch-scope').value === 'selected') {
+    if (!ticked.size) { toast('Tick the images to extract first (or choose "every image matching the search")', 'warning'); return; }
+    body.image_ids = [...ticked];
+  } else {
+    body.q = new URLSearchParams(location.search).get('q') || '';
+  }
+  if ($('#batch-profile').value) body.profile = $('#batch-profile').value;
+  if ($('#batch-target').value === 'new') body.new_set = $('#batch-new-set').value.trim();
+  const res = await api('POST', 'api/batches', body);
+  if (!res.ok) { toast('Batch refused: ' + errorText(res), 'error', 8000); return; }
+  toast(`${res.data.jobs.length} extraction(s) queued`, 'success');
+  renderBatch(res.data.batch.id, res.data.batch.name, res.data.jobs);
+  watchBatch(res.data.batch.id, res.data.batch.name);
+});
+
+async function resumeBatches() {
+  const res = await api('GET', 'api/jobs');
+  if (!res.ok) return;
+  for (const b of res.data.batches.reverse()) watchBatch(b.id, b.name);
+}
+showTicked();
+loadProfiles();
+resumeBatches();

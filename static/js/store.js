@@ -157,7 +157,10 @@ export class Store extends EventTarget {
       this.busy++;
       try {
         const res = await this.send(setId, req, this.revision);
-        if (res.ok) {
+        if (res.status === 202) {
+          // accepted as a background job: the set changes when it is done
+          return res;
+        } else if (res.ok) {
           await this.apply(res.data);
         } else if (res.status === 409 && this.onConflict) {
           await this.onConflict(req, res);

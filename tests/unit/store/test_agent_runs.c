@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "store/agent_runs.h"
-#include "app/agent_spawn.h"
+#include "app/worker_spawn.h"
 #include "store/db.h"
 #include "test_db.h"
 #include "store/users.h"
@@ -394,7 +394,7 @@ static void spawned_worker_has_only_std_fds_detached(void **state)
 	int leak = open("/dev/zero", O_RDONLY);
 	assert_true(leak > 2);
 	long long pid = 0;
-	assert_int_equal(fs_agent_spawn(exe, spawn_dir, 4242, log, &pid, err, sizeof err), 0);
+	assert_int_equal(fs_worker_spawn(exe, spawn_dir, 4242, log, &pid, err, sizeof err), 0);
 	assert_true(pid > 1);
 	assert_true(wait_file(fds, 1, 10000));
 	assert_int_equal(fs_agent_pid_alive(pid, 4242), 1);
@@ -433,9 +433,9 @@ static void signal_stops_the_worker_group(void **state)
 	exe[k] = 0;
 	snprintf(fds, sizeof fds, "%s/fds.txt", spawn_dir);
 	long long pid = 0;
-	assert_int_equal(fs_agent_spawn(exe, spawn_dir, 77, NULL, &pid, err, sizeof err), 0);
+	assert_int_equal(fs_worker_spawn(exe, spawn_dir, 77, NULL, &pid, err, sizeof err), 0);
 	assert_true(wait_file(fds, 1, 10000));
-	assert_int_equal(fs_agent_signal(pid, SIGTERM), 0);
+	assert_int_equal(fs_worker_signal(pid, SIGTERM), 0);
 	assert_true(wait_dead(pid, 77, 10000));
 }
 
@@ -444,7 +444,7 @@ static void spawn_of_a_missing_program_fails_with_a_message(void **state)
 	(void)state;
 	char err[256] = "";
 	long long pid = 5;
-	assert_int_equal(fs_agent_spawn("/nonexistent/fishscale-agent", "/tmp", 1, NULL, &pid, err, sizeof err), -1);
+	assert_int_equal(fs_worker_spawn("/nonexistent/fishscale-agent", "/tmp", 1, NULL, &pid, err, sizeof err), -1);
 	assert_int_equal(pid, 0);
 	assert_non_null(strstr(err, "not executable"));
 }

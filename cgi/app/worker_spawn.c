@@ -1,8 +1,8 @@
 /*
- * agent_spawn.c - double-fork of a detached agent worker with a clean
- * descriptor table (see agent_spawn.h).
+ * worker_spawn.c - double-fork of a detached worker with a clean
+ * descriptor table (see worker_spawn.h).
  */
-#include "app/agent_spawn.h"
+#include "app/worker_spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,8 +92,8 @@ static int read_full(int fd, void *buf, size_t n)
 	return (int)got;
 }
 
-int fs_agent_spawn(const char *exe, const char *root, long long run_id, const char *stderr_path, long long *pid,
-		   char *err, size_t errlen)
+int fs_worker_spawn(const char *exe, const char *root, long long run_id, const char *stderr_path, long long *pid,
+		    char *err, size_t errlen)
 {
 	int p[2];
 	*pid = 0;
@@ -145,7 +145,7 @@ out:
 	return rc;
 }
 
-int fs_agent_signal(long long pid, int sig)
+int fs_worker_signal(long long pid, int sig)
 {
 	if (pid <= 1) {
 		errno = EINVAL;

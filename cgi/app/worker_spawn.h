@@ -1,5 +1,7 @@
 /*
- * agent_spawn.h - starting an agent worker process from a FastCGI worker.
+ * worker_spawn.h - starting a detached worker process (an agent run's
+ * fishscale-agent, a heavy job's fishscale-job) from a FastCGI worker or
+ * from another worker.
  *
  * The worker is detached: fork, setsid, fork again (the middle process
  * exits at once and is reaped here, so no zombie is left in the web
@@ -12,8 +14,8 @@
  * through a close-on-exec pipe, so a missing binary is an error here and
  * not a silent dead run.
  */
-#ifndef FS_AGENT_SPAWN_H
-#define FS_AGENT_SPAWN_H
+#ifndef FS_WORKER_SPAWN_H
+#define FS_WORKER_SPAWN_H
 
 #include <stddef.h>
 
@@ -22,10 +24,10 @@
  * O_APPEND|O_CREAT mode 0600 in the child. *pid receives the worker's pid
  * (its process group id as well). 0, or -1 with err.
  */
-int fs_agent_spawn(const char *exe, const char *root, long long run_id, const char *stderr_path, long long *pid,
-		   char *err, size_t errlen);
+int fs_worker_spawn(const char *exe, const char *root, long long run_id, const char *stderr_path, long long *pid,
+		    char *err, size_t errlen);
 
 /* SIGTERM (or sig) to the process group of a worker spawned above; 0 or -1 with errno. */
-int fs_agent_signal(long long pid, int sig);
+int fs_worker_signal(long long pid, int sig);
 
 #endif

@@ -1,0 +1,71 @@
+/* job_control.c - limits, estimates and launching of background jobs (see job_control.h). */
+#include "app/job_control.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/app.h"
+#include "app/worker_spawn.h"
+
+/* Peak bytes per pixel of an extraction today: the float working image and
+ * the detection's float buffers (measured: 25 bytes a pixel for 100 MP). */
+#define EXTRACT_BYTES_PER_PIXEL 26
+#define EXTRACT_BASE_BYTES (64LL << 20)
+
+void fs_job_limits_from_config(const fs_config *cfg, fs_job_limits *lim)
+{
+	lim->max_running = cfg->jobs_max_running;
+	if (lim->max_running <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		/* leave the site a core */
+		lim->max_running = n > 1 ? (int)(n - 1) : 1;
+	}
+	if (cfg->jobs_memory_mb > 0) {
+		lim->mem_budget = (long long)cfg->jobs_memory_mb << 20;
+	} else {
+		long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+		lim->mem_budget = pages > 0 && size > 0 ? (long long)pages * size / 2 : 4LL << 30;
+	}
+}
+
+long long fs_job_memory_estimate(long long pixels)
+{
+	return EXTRACT_BASE_BYTES + EXTRACT_BYTES_PER_PIXEL * pixels;
+}
+
+int fs_job_launch(fs_app *app, const fs_job_rec *job, char *err, size_t errlen)
+{
+	char exe[1200], dir[1200], logp[1300];
+	snprintf(exe, sizeof exe, "%s/build/fishscale-job", app->root);
+	fs_app_data_path(app, "jobs", dir, sizeof dir);
+	mkdir(dir, 0750);
+	snprintf(logp, sizeof logp, "%s/%lld.stderr", dir, job->id);
+	long long pid = 0;
+	if (fs_worker_spawn(exe, app->root, job->id, logp, &pid, err, errlen)) {
+		fs_job_finish(app->db, job->id, "failed", NULL, err, NULL);
+		return -1;
+	}
+	/* the worker records its pid too, and only it says "running": then it
+	 * is ready for a Cancel's signal */
+	fs_job_set_pid(app->db, job->id, pid);
+	return 0;
+}
+
+int fs_job_schedule(fs_app *app)
+{
+	fs_job_limits lim;
+	fs_job_limits_from_config(&app->cfg, &lim);
+	fs_job_reap(app->db, NULL);
+	int started = 0;
+	for (;;) {
+		fs_job_rec job;
+		int found = 0;
+		char err[256];
+		if (fs_job_claim_next(app->db, &lim, &job, &found) || !found)
+			break;
+		if (!fs_job_launch(app, &job, err, sizeof err))
+			started++;
+	}
+	return started;
+}

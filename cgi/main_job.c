@@ -1,0 +1,259 @@
+/*
+ * main_job.c - `fishscale-job --run ID --root ROOT`: one background job as
+ * its own process, started detached by the web application or by the
+ * worker of the job before it (cgi/app/job_control.h).
+ *
+ * The work comes from the jobs row (never from the command line). The
+ * process lowers its priority, so the web workers keep answering while it
+ * computes, and runs on one thread. It records its pid, its stage and
+ * progress and its outcome in the row; when it ends it starts the queued
+ * jobs the freed slot admits.
+ *
+ * Kinds: "extract" — detection and neighbour graph on the image's working
+ * image with the job's parameters (or profile, or the set's own), stored in
+ * the target set (made first when the job names a new set) as one journal
+ * step on top of whatever the set holds then.
+ *
+ * SIGTERM (Cancel) stops the job between stages: state "cancelled", the set
+ * untouched. Exit status 0 done or cancelled, 1 failed, 2 usage.
+ *
+ * While a file <data>/jobs/hold exists, a job waits at the start of its
+ * "detecting" stage (still cancellable): the tests use it to hold jobs
+ * running while they check admission control, instead of relying on how
+ * long a detection takes. Nothing else creates that file.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "app/app.h"
+#include "app/job_control.h"
+#include "base/base.h"
+#include "image/image.h"
+#include "store/store.h"
+
+static volatile sig_atomic_t cancel_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	cancel_requested = 1;
+}
+
+static int parse_args(int argc, char **argv, long long *id, const char **root)
+{
+	*id = 0;
+	*root = NULL;
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--run")) {
+			char *end;
+			*id = strtoll(argv[i + 1], &end, 10);
+			if (*end || *id <= 0)
+				return -1;
+		} else if (!strcmp(argv[i], "--root")) {
+			*root = argv[i + 1];
+		} else {
+			return -1;
+		}
+	}
+	return *id > 0 && *root && argc == 5 ? 0 : -1;
+}
+
+/* The parameters the job asks for: {"parameters": {...}}, {"profile": name}, or the set's own. */
+static int job_params(const fs_job_rec *job, const fs_set_info *set, fs_params *p, char *err, size_t errlen)
+{
+	if (set->has_params)
+		*p = set->params;
+	else
+		fs_params_default(p);
+	cJSON *o = cJSON_Parse(job->params);
+	if (!o) {
+		snprintf(err, errlen, "the job's parameters are not JSON");
+		return -1;
+	}
+	int rc = 0;
+	const char *prof = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "profile"));
+	const cJSON *pj = cJSON_GetObjectItemCaseSensitive(o, "parameters");
+	if (prof && *prof) {
+		const fs_profile *pr = fs_profile_find(prof);
+		if (!pr) {
+			snprintf(err, errlen, "unknown profile '%s'", prof);
+			rc = -1;
+		} else {
+			*p = pr->params;
+		}
+	}
+	if (!rc && pj)
+		rc = fs_params_from_json(p, pj, 0, err, errlen);
+	cJSON_Delete(o);
+	return rc;
+}
+
+static void wait_while_held(fs_app *app)
+{
+	char hold[1200];
+	fs_app_data_path(app, "jobs/hold", hold, sizeof hold);
+	while (!cancel_requested && access(hold, F_OK) == 0)
+		usleep(20000);
+}
+
+/* Stage and progress into the row; 1 when the job must stop now. */
+static int stage(fs_db *db, long long id, const char *name, double progress)
+{
+	fs_job_progress(db, id, name, progress);
+	return cancel_requested != 0;
+}
+
+static int run_extract(fs_app *app, fs_job_rec *job, cJSON *result, char *err, size_t errlen)
+{
+	fs_image_rec im;
+	fs_set_info set;
+	fs_params p;
+	fs_image *img = NULL;
+	fs_detect_result dr;
+	fs_edge_list e = {0};
+	int rc = -1;
+	memset(&dr, 0, sizeof dr);
+
+	if (fs_image_get(app->db, job->image_id, &im)) {
+		snprintf(err, errlen, "the image no longer exists");
+		return -1;
+	}
+	if (job->set_id <= 0) {
+		long long sid = 0;
+		if (fs_set_create(app->db, im.id, job->new_set[0] ? job->new_set : "Batch", job->user_id, &sid, err,
+				  errlen))
+			return -1;
+		job->set_id = sid;
+	}
+	if (fs_set_get_info(app->db, job->set_id, &set) || set.image_id != im.id) {
+		snprintf(err, errlen, "the set no longer exists");
+		return -1;
+	}
+	if (job_params(job, &set, &p, err, errlen))
+		return -1;
+	double um = im.um_per_px > 0 ? im.um_per_px : 0;
+	if (p.method != FS_METHOD_AUTO && um <= 0) {
+		snprintf(err, errlen, "method %s needs a calibration: calibrate the image first (or use auto)",
+			 fs_method_name(p.method));
+		return -1;
+	}
+	if (stage(app->db, job->id, "loading", 0.05))
+		return 1;
+	char dd[1200];
+	fs_app_data_path(app, "", dd, sizeof dd);
+	img = fs_image_load_work(dd, &im, err, errlen);
+	if (!img)
+		return -1;
+	if (stage(app->db, job->id, "detecting", 0.15))
+		goto cancelled;
+	wait_while_held(app);
+	if (cancel_requested)
+		goto cancelled;
+	if (fs_detect(img, &p, um, &dr, err, errlen))
+		goto out;
+	fs_image_free(img);
+	img = NULL;
+	if (stage(app->db, job->id, "connecting", 0.8))
+		goto cancelled;
+	if (fs_graph_build(&dr.tubercles, p.neighbor_graph, p.cull_long_edges, p.cull_factor, &e, err, errlen))
+		goto out;
+	if (stage(app->db, job->id, "storing", 0.9))
+		goto cancelled;
+	long long nrev = 0, cur = 0;
+	fs_stats s;
+	if (fs_extraction_store(app->db, &im, job->set_id, 0, job->user_id, &p, &dr.tubercles, &e, &s, &nrev, &cur,
+				err, errlen))
+		goto out;
+	cJSON_AddNumberToObject(result, "set_id", (double)job->set_id);
+	cJSON_AddStringToObject(result, "set_name", set.name);
+	cJSON_AddNumberToObject(result, "revision", (double)nrev);
+	cJSON_AddNumberToObject(result, "n_tubercles", (double)dr.tubercles.n);
+	cJSON_AddNumberToObject(result, "n_edges", (double)e.n);
+	cJSON_AddNumberToObject(result, "hexagonalness", s.hexagonalness_score);
+	rc = 0;
+	goto out;
+cancelled:
+	rc = 1;
+out:
+	if (rc < 0) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "error", err);
+		cJSON_AddNumberToObject(d, "job_id", (double)job->id);
+		fs_event_log(app->db, job->user_id, im.id, "extraction_failed", d);
+		cJSON_Delete(d);
+	}
+	fs_image_free(img);
+	fs_detect_result_free(&dr);
+	fs_edge_list_free(&e);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	fs_app app;
+	fs_job_rec job;
+	char err[512] = "";
+	long long id;
+	const char *root;
+	int exit_code = 1;
+
+	if (parse_args(argc, argv, &id, &root)) {
+		fprintf(stderr, "usage: fishscale-job --run ID --root DIR\n");
+		return 2;
+	}
+	/* the web workers come first: this process only uses what they leave */
+	setpriority(PRIO_PROCESS, 0, 10);
+	fs_heap_keep_images();
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (fs_app_config(&app, root, NULL, err, sizeof err) || fs_app_open(&app, 0, err, sizeof err)) {
+		fprintf(stderr, "fishscale-job %lld: %s\n", id, err);
+		return 1;
+	}
+	if (fs_job_get(app.db, id, &job) || (strcmp(job.state, "starting") && strcmp(job.state, "running"))) {
+		fprintf(stderr, "fishscale-job %lld: no such job to run\n", id);
+		goto out;
+	}
+	int startable = 0;
+	if (fs_job_running(app.db, id, getpid(), &startable) || !startable) {
+		fprintf(stderr, "fishscale-job %lld: cancelled before it started\n", id);
+		exit_code = 0;
+		goto out;
+	}
+	cJSON *result = cJSON_CreateObject();
+	int rc = -1;
+	if (!result)
+		snprintf(err, sizeof err, "out of memory");
+	else if (!strcmp(job.kind, "extract"))
+		rc = run_extract(&app, &job, result, err, sizeof err);
+	else
+		snprintf(err, sizeof err, "unknown job kind '%s'", job.kind);
+	if (rc == 0) {
+		char *text = cJSON_PrintUnformatted(result);
+		fs_job_finish(app.db, id, "done", text, NULL, NULL);
+		cJSON_free(text);
+		exit_code = 0;
+	} else if (rc > 0) {
+		fs_job_finish(app.db, id, "cancelled", NULL, "cancelled before it finished", NULL);
+		exit_code = 0;
+	} else {
+		fs_job_finish(app.db, id, "failed", NULL, err, NULL);
+	}
+	cJSON_Delete(result);
+	/* the slot is free: start what waits for it */
+	fs_job_schedule(&app);
+out:
+	fs_app_close(&app);
+	return exit_code;
+}

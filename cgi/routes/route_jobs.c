@@ -1,0 +1,380 @@
+/*
+ * route_jobs.c - background jobs and batches: an extraction of a large
+ * image handed to a job (called from the set routes), the user's jobs and
+ * their progress, cancelling one, and batches of extractions over several
+ * images of the library.
+ *
+ * A user sees and cancels only their own jobs (an admin any); another's job
+ * id is 404, so ids cannot be probed.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "app/job_control.h"
+#include "app/worker_spawn.h"
+#include "routes/routes.h"
+#include "store/store.h"
+#include "web/web.h"
+
+#define ERRBUF 512
+#define BATCH_MAX_IMAGES 500
+
+static void refuse(fs_req *r, fs_resp *w, int why, long long pixels)
+{
+	int after = fs_job_retry_after(r->app->db, r->user.id);
+	switch (why) {
+	case FS_JOB_REFUSED_USER:
+		fs_resp_header(w, "Retry-After", "%d", after);
+		fs_resp_error(r, w, 429,
+			      "you already have a job running: one at a time per user (try again in about %d s)", after);
+		break;
+	case FS_JOB_REFUSED_TOO_BIG:
+		fs_resp_error(r, w, 413, "an image of %lld pixels needs more memory than this site allows for one job",
+			      pixels);
+		break;
+	default:
+		fs_resp_header(w, "Retry-After", "%d", after);
+		fs_resp_error(r, w, 503,
+			      "the site is busy with other heavy jobs (%s): try again in about %d s",
+			      why == FS_JOB_REFUSED_MEMORY ? "not enough memory free" : "every slot taken", after);
+	}
+}
+
+int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long long set_id, const fs_params *p)
+{
+	fs_job_rec job;
+	memset(&job, 0, sizeof job);
+	snprintf(job.kind, sizeof job.kind, "extract");
+	job.user_id = r->user.id;
+	job.image_id = im->id;
+	job.set_id = set_id;
+	job.pixels = (long long)im->width * im->height;
+	job.mem_bytes = fs_job_memory_estimate(job.pixels);
+	cJSON *pj = cJSON_CreateObject();
+	cJSON_AddItemToObject(pj, "parameters", fs_params_to_json(p));
+	char *text = cJSON_PrintUnformatted(pj);
+	cJSON_Delete(pj);
+	if (!text || strlen(text) >= sizeof job.params) {
+		cJSON_free(text);
+		return FS_DB_ERROR;
+	}
+	snprintf(job.params, sizeof job.params, "%s", text);
+	cJSON_free(text);
+
+	fs_job_limits lim;
+	fs_job_limits_from_config(&r->app->cfg, &lim);
+	fs_job_reap(r->app->db, NULL);
+	int refused = 0;
+	int rc = fs_job_create(r->app->db, &job, 1, &lim, &refused);
+	if (rc)
+		return rc;
+	if (refused) {
+		refuse(r, w, refused, job.pixels);
+		return 0;
+	}
+	char err[ERRBUF];
+	if (fs_job_launch(r->app, &job, err, sizeof err)) {
+		fs_resp_error(r, w, 500, "the extraction job could not be started: %s", err);
+		return 0;
+	}
+	fs_job_get(r->app->db, job.id, &job);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddItemToObject(o, "job", fs_job_to_json(&job));
+	fs_resp_header(w, "Location", "%sapi/jobs/%lld", r->app->cfg.base_path, job.id);
+	fs_resp_json(w, 202, o);
+	return 0;
+}
+
+/* The job when the user may see it; 404 otherwise (answered). */
+static int load_job(fs_req *r, fs_resp *w, fs_job_rec *job)
+{
+	int rc = fs_job_get(r->app->db, r->ids[0], job);
+	if (rc == FS_DB_NOTFOUND || (!rc && job->user_id != r->user.id && !r->user.is_admin)) {
+		fs_resp_error(r, w, 404, "no such job");
+		return 1;
+	}
+	return rc;
+}
+
+static int h_list(fs_req *r, fs_resp *w)
+{
+	fs_job_schedule(r->app);
+	cJSON *jobs = NULL, *batches = NULL;
+	int rc = fs_job_list(r->app->db, r->user.id, 0, &jobs);
+	if (!rc)
+		rc = fs_batch_list_active(r->app->db, r->user.id, &batches);
+	if (rc) {
+		cJSON_Delete(jobs);
+		return rc;
+	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddItemToObject(o, "jobs", jobs);
+	cJSON_AddItemToObject(o, "batches", batches);
+	fs_resp_header(w, "Cache-Control", "no-store");
+	fs_resp_json(w, 200, o);
+	return 0;
+}
+
+static int h_get(fs_req *r, fs_resp *w)
+{
+	fs_job_rec job;
+	int rc = load_job(r, w, &job);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	/* a dead worker shows as failed at the next look */
+	if (fs_job_state_active(job.state) && strcmp(job.state, "queued")) {
+		int n = 0;
+		if (!fs_job_reap(r->app->db, &n) && n)
+			fs_job_get(r->app->db, job.id, &job);
+	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddItemToObject(o, "job", fs_job_to_json(&job));
+	fs_resp_header(w, "Cache-Control", "no-store");
+	fs_resp_json(w, 200, o);
+	return 0;
+}
+
+static int h_cancel(fs_req *r, fs_resp *w)
+{
+	fs_job_rec job;
+	int rc = load_job(r, w, &job);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	if (!fs_job_state_active(job.state)) {
+		fs_resp_error(r, w, 409, "the job has already ended (%s)", job.state);
+		return 0;
+	}
+	if (strcmp(job.state, "running")) {
+		/* not started, or its worker not yet ready for a signal: it finds
+		 * the job cancelled when it comes up and does nothing */
+		rc = fs_job_finish(r->app->db, job.id, "cancelled", NULL, "cancelled before it started", NULL);
+		if (rc)
+			return rc;
+	} else if (job.pid > 0) {
+		/* the worker stops between stages and records "cancelled" itself */
+		fs_worker_signal(job.pid, SIGTERM);
+	}
+	fs_job_get(r->app->db, job.id, &job);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddItemToObject(o, "job", fs_job_to_json(&job));
+	fs_resp_json(w, 200, o);
+	return 0;
+}
+
+/* The set of image im a batch writes into: the set named Base, else the first. */
+static int base_set_of(fs_db *db, long long image_id, long long *set_id)
+{
+	fs_set_info *sets = NULL;
+	size_t n = 0;
+	int rc = fs_set_list(db, image_id, &sets, &n);
+	if (rc)
+		return rc;
+	*set_id = 0;
+	for (size_t i = 0; i < n && !*set_id; i++)
+		if (!strcmp(sets[i].name, "Base"))
+			*set_id = sets[i].id;
+	if (!*set_id && n)
+		*set_id = sets[0].id;
+	free(sets);
+	return *set_id ? FS_DB_OK : FS_DB_NOTFOUND;
+}
+
+static int h_batch_create(fs_req *r, fs_resp *w)
+{
+	if (!r->json || !cJSON_IsObject(r->json)) {
+		fs_resp_error(r, w, 400, "send a JSON object");
+		return 0;
+	}
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(r->json, "image_ids");
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(r->json, "q");
+	const cJSON *prof = cJSON_GetObjectItemCaseSensitive(r->json, "profile");
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(r->json, "parameters");
+	const cJSON *new_set = cJSON_GetObjectItemCaseSensitive(r->json, "new_set");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(r->json, "name");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, r->json)
+	{
+		if (strcmp(it->string, "image_ids") && strcmp(it->string, "q") && strcmp(it->string, "profile") &&
+		    strcmp(it->string, "parameters") && strcmp(it->string, "new_set") && strcmp(it->string, "name")) {
+			fs_resp_error(r, w, 422, "unknown field '%s'", it->string);
+			return 0;
+		}
+	}
+	if (!!ids == !!q || (ids && !cJSON_IsArray(ids)) || (q && !cJSON_IsString(q))) {
+		fs_resp_error(r, w, 422, "give either 'image_ids' (an array of image ids) or 'q' (a library search)");
+		return 0;
+	}
+	if ((prof && !cJSON_IsString(prof)) || (params && !cJSON_IsObject(params)) ||
+	    (new_set && (!cJSON_IsString(new_set) || !*new_set->valuestring || strlen(new_set->valuestring) > 64)) ||
+	    (name && (!cJSON_IsString(name) || strlen(name->valuestring) > 128))) {
+		fs_resp_error(r, w, 422, "'profile' must be a profile name, 'parameters' an object, 'new_set' a set "
+					 "name of 1 to 64 characters, 'name' a text");
+		return 0;
+	}
+	/* the parameters are checked now, so a batch never queues a job that cannot run */
+	char err[ERRBUF];
+	fs_params p;
+	fs_params_default(&p);
+	if (prof && *prof->valuestring) {
+		const fs_profile *pr = fs_profile_find(prof->valuestring);
+		if (!pr) {
+			fs_resp_error(r, w, 422, "unknown profile '%s'", prof->valuestring);
+			return 0;
+		}
+		p = pr->params;
+	}
+	if (params && fs_params_from_json(&p, params, 0, err, sizeof err)) {
+		fs_resp_error(r, w, 422, "%s", err);
+		return 0;
+	}
+
+	/* the images: the ids given (each must be visible) or a search */
+	long long *img_ids = NULL;
+	size_t n = 0;
+	int rc = 0;
+	if (ids) {
+		int count = cJSON_GetArraySize(ids);
+		if (count < 1 || count > BATCH_MAX_IMAGES) {
+			fs_resp_error(r, w, 422, "'image_ids' must hold 1 to %d ids", BATCH_MAX_IMAGES);
+			return 0;
+		}
+		img_ids = calloc((size_t)count, sizeof *img_ids);
+		if (!img_ids)
+			return FS_DB_ERROR;
+		cJSON_ArrayForEach(it, ids)
+		{
+			double v = cJSON_GetNumberValue(it);
+			if (!cJSON_IsNumber(it) || v < 1 || v > 9e15 || v != (double)(long long)v) {
+				free(img_ids);
+				fs_resp_error(r, w, 422, "'image_ids' must hold image ids");
+				return 0;
+			}
+			rc = fs_image_check_access(r->app->db, (long long)v, &r->user, FS_ACCESS_READ, NULL);
+			if (rc == FS_DB_NOTFOUND) {
+				free(img_ids);
+				fs_resp_error(r, w, 404, "no such image: %lld", (long long)v);
+				return 0;
+			}
+			if (rc) {
+				free(img_ids);
+				return rc;
+			}
+			img_ids[n++] = (long long)v;
+		}
+	} else {
+		fs_image_query iq = {.q = q->valuestring, .sort = FS_SORT_DATE, .page = 1, .per_page = BATCH_MAX_IMAGES};
+		fs_image_rec *recs = NULL;
+		long long total = 0;
+		size_t got = 0;
+		rc = fs_image_list(r->app->db, &r->user, &iq, &recs, &got, &total);
+		if (rc)
+			return rc;
+		img_ids = calloc(got ? got : 1, sizeof *img_ids);
+		for (size_t i = 0; img_ids && i < got; i++)
+			img_ids[n++] = recs[i].id;
+		free(recs);
+		if (!img_ids)
+			return FS_DB_ERROR;
+		if (!n) {
+			free(img_ids);
+			fs_resp_error(r, w, 422, "no image matches '%s'", q->valuestring);
+			return 0;
+		}
+	}
+
+	cJSON *pj = cJSON_CreateObject();
+	cJSON_AddItemToObject(pj, "parameters", fs_params_to_json(&p));
+	char *ptext = cJSON_PrintUnformatted(pj);
+	cJSON_Delete(pj);
+	if (!ptext) {
+		free(img_ids);
+		return FS_DB_ERROR;
+	}
+	char bname[160];
+	if (name && *name->valuestring)
+		snprintf(bname, sizeof bname, "%s", name->valuestring);
+	else
+		snprintf(bname, sizeof bname, "Extraction of %zu image%s", n, n == 1 ? "" : "s");
+	long long batch_id = 0;
+	rc = fs_batch_create(r->app->db, r->user.id, bname, &batch_id);
+	fs_job_limits lim;
+	fs_job_limits_from_config(&r->app->cfg, &lim);
+	for (size_t i = 0; !rc && i < n; i++) {
+		fs_image_rec im;
+		fs_job_rec job;
+		memset(&job, 0, sizeof job);
+		rc = fs_image_get(r->app->db, img_ids[i], &im);
+		if (rc)
+			break;
+		snprintf(job.kind, sizeof job.kind, "extract");
+		job.user_id = r->user.id;
+		job.image_id = im.id;
+		job.batch_id = batch_id;
+		job.pixels = (long long)im.width * im.height;
+		job.mem_bytes = fs_job_memory_estimate(job.pixels);
+		snprintf(job.params, sizeof job.params, "%s", ptext);
+		if (new_set)
+			snprintf(job.new_set, sizeof job.new_set, "%s", new_set->valuestring);
+		else if ((rc = base_set_of(r->app->db, im.id, &job.set_id)))
+			break;
+		int refused = 0;
+		rc = fs_job_create(r->app->db, &job, 0, &lim, &refused);
+	}
+	cJSON_free(ptext);
+	free(img_ids);
+	if (rc)
+		return rc;
+	fs_job_schedule(r->app);
+	cJSON *jobs = NULL;
+	rc = fs_job_list(r->app->db, r->user.id, batch_id, &jobs);
+	if (rc)
+		return rc;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON *b = cJSON_AddObjectToObject(o, "batch");
+	cJSON_AddNumberToObject(b, "id", (double)batch_id);
+	cJSON_AddStringToObject(b, "name", bname);
+	cJSON_AddItemToObject(o, "jobs", jobs);
+	fs_resp_json(w, 201, o);
+	return 0;
+}
+
+static int h_batch_get(fs_req *r, fs_resp *w)
+{
+	long long id = r->ids[0];
+	int rc = fs_batch_check_owner(r->app->db, id, r->user.id);
+	if (rc == FS_DB_NOTFOUND) {
+		fs_resp_error(r, w, 404, "no such batch");
+		return 0;
+	}
+	if (rc)
+		return rc;
+	fs_job_schedule(r->app);
+	cJSON *jobs = NULL;
+	rc = fs_job_list(r->app->db, r->user.id, id, &jobs);
+	if (rc)
+		return rc;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON_AddNumberToObject(o, "batch_id", (double)id);
+	cJSON_AddItemToObject(o, "jobs", jobs);
+	fs_resp_header(w, "Cache-Control", "no-store");
+	fs_resp_json(w, 200, o);
+	return 0;
+}
+
+const fs_route fs_routes_jobs[] = {
+	{"GET", "/api/jobs", h_list, FS_MEMBER, 0},
+	{"GET", "/api/jobs/{id}", h_get, FS_MEMBER, 0},
+	{"POST", "/api/jobs/{id}/cancel", h_cancel, FS_MEMBER, 0},
+	{"POST", "/api/batches", h_batch_create, FS_MEMBER, 0},
+	{"GET", "/api/batches/{id}", h_batch_get, FS_MEMBER, 0},
+};
+const size_t fs_routes_jobs_n = sizeof fs_routes_jobs / sizeof fs_routes_jobs[0];

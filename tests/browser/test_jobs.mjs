@@ -1,0 +1,127 @@
+// Background jobs in the browser: extracting an image over sync_max_pixels
+// shows a progress bar that follows the job to its end, after which the set
+// holds the result; Cancel stops it and leaves the set as it was. Jobs are
+// held at their detecting stage by the data directory's hold file (see
+// cgi/main_job.c), so nothing depends on how long a detection takes.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, startServer } from './server.mjs';
+import { assert, PAPER, uploadThroughLibrary, waitCount, withCleanup, login } from './helpers.mjs';
+
+let site = null;
+process.on('exit', () => { if (site) site.stop(); });
+async function server() {
+  if (!site) {
+    site = await startServer({ FISHSCALE_SYNC_MAX_PIXELS: '50000' });
+    mkdirSync(path.join(site.data, 'jobs'), { recursive: true });
+  }
+  return site;
+}
+const hold = (s) => writeFileSync(path.join(s.data, 'jobs', 'hold'), '');
+const release = (s) => rmSync(path.join(s.data, 'jobs', 'hold'), { force: true });
+
+async function openLarge(t) {
+  const s = await server();
+  t.server = s;
+  await login(t.page, s);
+  await uploadThroughLibrary(t.page, s, path.join(ROOT, PAPER, 'P1_Fig2_Polypterus_bichir_2.63um.tif'));
+  await t.page.click('text="Extraction"');
+  return s;
+}
+
+export async function testLargeExtractionFollowsTheJobToItsEnd(t) {
+  await withCleanup(t, async () => {
+    const s = await openLarge(t);
+    hold(s);
+    try {
+      await t.page.click('#extract-all');
+      await t.page.waitForSelector('#extract-job:not([hidden])');
+      await t.page.waitForFunction(() => /detecting/.test(document.querySelector('#extract-job-text').textContent));
+      assert(await t.page.isDisabled('#extract-all'), 'Extract is disabled while the job runs');
+      const n = await t.page.evaluate(() => window.fishscale.store.tubercles.size);
+      assert(n === 0, 'nothing in the set before the job is done');
+    } finally {
+      release(s);
+    }
+    await waitCount(t.page, 'gt', 20, 30000);
+    await t.page.waitForSelector('#extract-job', { state: 'hidden' });
+    assert(!(await t.page.isDisabled('#extract-all')), 'Extract enabled again');
+  });
+}
+
+export async function testCancelLeavesTheSetEmpty(t) {
+  await withCleanup(t, async () => {
+    const s = await openLarge(t);
+    hold(s);
+    try {
+      await t.page.click('#extract-all');
+      await t.page.waitForFunction(() => /detecting/.test(document.querySelector('#extract-job-text').textContent));
+      await t.page.click('#extract-job-cancel');
+      await t.page.waitForSelector('#extract-job', { state: 'hidden', timeout: 15000 });
+    } finally {
+      release(s);
+    }
+    const n = await t.page.evaluate(() => window.fishscale.store.tubercles.size);
+    assert(n === 0, `the set stays empty after a cancel (${n})`);
+    const toast = await t.page.textContent('#toasts');
+    assert(/cancelled/i.test(toast), 'a toast says it was cancelled: ' + toast);
+  });
+}
+
+// A checkerboard PNG made in the page (no file on disk needed).
+async function uploadGenerated(page, name, w, h) {
+  return page.evaluate(async ({ name, w, h }) => {
+    const c = document.createElement('canvas');
+    c.width = w; c.height = h;
+    const g = c.getContext('2d');
+    g.fillStyle = '#222'; g.fillRect(0, 0, w, h);
+    g.fillStyle = '#ddd';
+    for (let y = 8; y < h; y += 24) for (let x = 8 + ((y / 24) % 2) * 12; x < w; x += 24) { g.beginPath(); g.arc(x, y, 6, 0, 7); g.fill(); }
+    const blob = await new Promise(r => c.toBlob(r, 'image/png'));
+    const fd = new FormData();
+    fd.append('file', blob, name);
+    const r = await fetch(document.body.dataset.base + 'api/images', { method: 'POST', headers: { 'X-CSRF-Token': document.body.dataset.csrf }, body: fd });
+    return (await r.json()).image.id;
+  }, { name, w, h });
+}
+
+export async function testBatchFromTheLibrarySurvivesAReload(t) {
+  await withCleanup(t, async () => {
+    const s = await server();
+    t.server = s;
+    await login(t.page, s);
+    hold(s);
+    try {
+      const a = await uploadGenerated(t.page, 'batch-a.png', 240, 200);
+      const b = await uploadGenerated(t.page, 'batch-b.png', 260, 220);
+      await t.page.reload();
+      await t.page.check(`.select-image[data-id="${a}"]`);
+      await t.page.check(`.select-image[data-id="${b}"]`);
+      assert((await t.page.textContent('#batch-selected')) === '2 ticked', 'two ticked');
+      await t.page.selectOption('#batch-target', 'new');
+      await t.page.fill('#batch-new-set', 'auto');
+      await t.page.click('#batch-start');
+      await t.page.waitForSelector('.batch li[data-state="running"]');
+      // one job at a time per user: the other waits
+      assert(await t.page.$('.batch li[data-state="queued"]'), 'the second image waits its turn');
+      await t.page.reload();
+      await t.page.waitForSelector('.batch li[data-state="running"]');
+    } finally {
+      release(s);
+    }
+    await t.page.waitForFunction(() => /2 of 2 done/.test(document.querySelector('.batch h3')?.textContent || ''), null, { timeout: 30000 });
+    const sets = await t.page.evaluate(async () => {
+      const base = document.body.dataset.base;
+      const out = [];
+      for (const li of document.querySelectorAll('.batch li a')) {
+        const id = li.getAttribute('href').split('/').pop();
+        out.push((await (await fetch(base + `api/images/${id}/sets`)).json()).sets.map(s => [s.name, s.n_tubercles]));
+      }
+      return out;
+    });
+    for (const list of sets) {
+      const auto = list.find(([n]) => n === 'auto');
+      assert(auto && auto[1] > 0, 'each image has a set "auto" with tubercles: ' + JSON.stringify(list));
+    }
+  });
+}

@@ -1,0 +1,223 @@
+"""Background jobs through nginx + FastCGI: the extraction of an image over
+sync_max_pixels answers 202 with a job at once and the result lands in the
+set as one undoable step; admission control (one job per user, a site-wide
+limit, Retry-After); the site answers while jobs run; cancel; a dead worker
+is reported failed; batches over several images of the library.
+
+Jobs are held at their "detecting" stage by a hold file in the data
+directory (see cgi/main_job.c), so the tests never depend on how long a
+detection takes."""
+import os
+import signal
+
+from harness import Server, wait_for
+from test_images import png_gray, upload, PAPER
+
+srv = None
+USERS = ("ann", "ben", "cat", "dan", "eve")
+OTHERS = ("fay",)
+
+
+def setup_module():
+    global srv
+    srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MAX_RUNNING": "4"}).start()
+    for who in USERS + OTHERS:
+        srv.cli("user", "add", who, input=who + "-password-123\n")
+    os.makedirs(os.path.join(srv.data, "jobs"), exist_ok=True)
+
+
+def teardown_module():
+    if srv:
+        release()
+        srv.cleanup()
+
+
+def login(who):
+    c = srv.client()
+    if who == "admin":
+        assert c.login().status == 303
+    else:
+        assert c.login(who, who + "-password-123").status == 303
+    return c
+
+
+def hold():
+    open(os.path.join(srv.data, "jobs", "hold"), "w").close()
+
+
+def release():
+    try:
+        os.unlink(os.path.join(srv.data, "jobs", "hold"))
+    except FileNotFoundError:
+        pass
+
+
+def paper_image(c):
+    with open(PAPER, "rb") as f:
+        r = upload(c, f.read(), "paper.tif")
+    assert r.status in (200, 201), r.text
+    img = r.json()["image"]
+    sets = c.api("GET", "/api/images/%d/sets" % img["id"]).json()["sets"]
+    return img, sets[0]
+
+
+def job_state(c, jid):
+    r = c.api("GET", "/api/jobs/%d" % jid)
+    assert r.status == 200, r.text
+    return r.json()["job"]
+
+
+def wait_job(c, jid, states=("done", "failed", "cancelled"), timeout=60):
+    return wait_for(lambda: (lambda j: j if j["state"] in states else None)(job_state(c, jid)),
+                    timeout=timeout, what="job %d to reach %s" % (jid, "/".join(states)))
+
+
+def extract(c, set_):
+    return c.api("POST", "/api/sets/%d/extract" % set_["id"], json_body={"revision": set_["revision"]})
+
+
+def test_large_extraction_is_a_job_and_lands_as_one_step():
+    release()
+    c = login("fay")
+    img, s = paper_image(c)
+    assert img["width"] * img["height"] > 50000
+    r = extract(c, s)
+    assert r.status == 202, r.text
+    job = r.json()["job"]
+    assert job["kind"] == "extract" and job["image_id"] == img["id"] and job["set_id"] == s["id"]
+    assert r.header("Location").endswith("/api/jobs/%d" % job["id"])
+    done = wait_job(c, job["id"])
+    assert done["state"] == "done", done
+    res = done["result"]
+    assert res["n_tubercles"] > 20 and res["set_id"] == s["id"]
+    got = c.api("GET", "/api/sets/%d" % s["id"]).json()
+    assert len(got["tubercles"]) == res["n_tubercles"]
+    assert len(got["edges"]) == res["n_edges"]
+    hist = c.api("GET", "/api/sets/%d/history" % s["id"]).json()
+    assert any(h["type"] == "extraction" for h in hist["history"])
+    # one step: a single undo takes the whole result back
+    u = c.api("POST", "/api/sets/%d/undo" % s["id"], json_body={"revision": got["set"]["revision"]})
+    assert u.status == 200, u.text
+    assert len(c.api("GET", "/api/sets/%d" % s["id"]).json()["tubercles"]) == 0
+
+
+def test_small_image_stays_in_the_request():
+    c = login("ann")
+    r = upload(c, png_gray(120, 100, lambda x, y: 200 if ((x // 12) + (y // 12)) % 2 else 30), "small.png")
+    img = r.json()["image"]
+    s = c.api("GET", "/api/images/%d/sets" % img["id"]).json()["sets"][0]
+    r = extract(c, s)
+    assert r.status == 200, r.text
+
+
+def test_admission_control_refuses_with_retry_after_and_the_site_keeps_answering():
+    hold()
+    try:
+        clients = {who: login(who) for who in USERS}
+        jobs = {}
+        for who in USERS[:4]:
+            _, s = paper_image(clients[who])
+            r = extract(clients[who], s)
+            assert r.status == 202, (who, r.status, r.text)
+            jobs[who] = r.json()["job"]["id"]
+        for who in USERS[:4]:
+            wait_job(clients[who], jobs[who], states=("running",), timeout=30)
+        # the fifth user: every slot is taken
+        _, s5 = paper_image(clients["eve"])
+        r = extract(clients["eve"], s5)
+        assert r.status == 503, r.text
+        assert int(r.header("Retry-After")) >= 1
+        assert "busy" in r.json()["error"]
+        # a second job of the same user: one at a time
+        _, s2 = paper_image(clients["ann"])
+        r = extract(clients["ann"], s2)
+        assert r.status == 429, r.text
+        assert int(r.header("Retry-After")) >= 1
+        # the site answers meanwhile, and other users' edits go through
+        assert srv.client().get("/api/health").status == 200
+        t = clients["eve"].api("POST", "/api/sets/%d/tubercles" % s5["id"],
+                               json_body={"revision": s5["revision"], "x": 50, "y": 60, "radius_px": 5})
+        assert t.status in (200, 201), t.text
+    finally:
+        release()
+    for who, jid in jobs.items():
+        assert wait_job(clients[who], jid)["state"] == "done"
+
+
+def test_cancel_leaves_the_set_as_it_was():
+    hold()
+    try:
+        c = login("ben")
+        _, s = paper_image(c)
+        before = c.api("GET", "/api/sets/%d" % s["id"]).json()
+        jid = extract(c, s).json()["job"]["id"]
+        wait_job(c, jid, states=("running",), timeout=30)
+        r = c.api("POST", "/api/jobs/%d/cancel" % jid)
+        assert r.status == 200, r.text
+        assert wait_job(c, jid)["state"] == "cancelled"
+        after = c.api("GET", "/api/sets/%d" % s["id"]).json()
+        assert after["tubercles"] == before["tubercles"]
+        assert c.api("POST", "/api/jobs/%d/cancel" % jid).status == 409
+    finally:
+        release()
+
+
+def test_a_dead_worker_is_reported_failed_and_others_cannot_see_jobs():
+    hold()
+    try:
+        c = login("cat")
+        _, s = paper_image(c)
+        jid = extract(c, s).json()["job"]["id"]
+        wait_job(c, jid, states=("running",), timeout=30)
+        import sqlite3
+        db = sqlite3.connect(srv.db_path(), timeout=10)
+        pid = db.execute("SELECT pid FROM jobs WHERE id = ?", (jid,)).fetchone()[0]
+        db.close()
+        assert pid
+        # another user cannot see or cancel it
+        other = login("dan")
+        assert other.api("GET", "/api/jobs/%d" % jid).status == 404
+        assert other.api("POST", "/api/jobs/%d/cancel" % jid).status == 404
+        os.kill(pid, signal.SIGKILL)
+        j = wait_job(c, jid, timeout=30)
+        assert j["state"] == "failed" and "ended" in j["error"], j
+    finally:
+        release()
+
+
+def test_batch_over_several_images_fills_a_new_set_in_each():
+    release()
+    c = login("dan")
+    ids = []
+    for i in range(3):
+        r = upload(c, png_gray(260 + 10 * i, 240, lambda x, y: 220 if ((x // 13) + (y // 13)) % 2 else 25),
+                   "batch%d.png" % i)
+        ids.append(r.json()["image"]["id"])
+    r = c.api("POST", "/api/batches", json_body={"image_ids": ids, "new_set": "auto", "name": "three"})
+    assert r.status == 201, r.text
+    batch = r.json()["batch"]
+    assert batch["name"] == "three" and len(r.json()["jobs"]) == 3
+
+    def all_done():
+        jobs = c.api("GET", "/api/batches/%d" % batch["id"]).json()["jobs"]
+        return jobs if all(j["state"] in ("done", "failed") for j in jobs) else None
+    jobs = wait_for(all_done, timeout=90, what="the batch")
+    assert all(j["state"] == "done" for j in jobs), jobs
+    for iid in ids:
+        sets = c.api("GET", "/api/images/%d/sets" % iid).json()["sets"]
+        auto = [s for s in sets if s["name"] == "auto"]
+        assert len(auto) == 1 and auto[0]["n_tubercles"] > 0, sets
+    # the listing shows the batch while it is recent
+    listing = c.api("GET", "/api/jobs").json()
+    assert any(b["id"] == batch["id"] and b["counts"]["done"] == 3 for b in listing["batches"])
+
+
+def test_batch_refusals():
+    c = login("eve")
+    assert c.api("POST", "/api/batches", json_body={}).status == 422
+    assert c.api("POST", "/api/batches", json_body={"image_ids": [], "profile": "default"}).status == 422
+    assert c.api("POST", "/api/batches", json_body={"image_ids": [999999]}).status == 404
+    assert c.api("POST", "/api/batches", json_body={"q": "no-such-image-name"}).status == 422
+    assert c.api("POST", "/api/batches", json_body={"q": "x", "profile": "nope"}).status == 422
+    assert c.api("POST", "/api/batches", json_body={"q": "x", "bogus": 1}).status == 422
+    assert c.api("GET", "/api/batches/999999").status == 404
