@@ -851,8 +851,10 @@ static int h_cleanup(fs_req *r, fs_resp *w)
 	return 0;
 }
 
-/* Undoes the run's journal steps newest first: the set returns to where it
- * was before the run (steps others made meanwhile stay). */
+/* Undoes the run's journal steps newest first, each as one step of the
+ * journal: the set returns to where it was before the run (steps others
+ * made meanwhile stay). A step that no longer applies (someone deleted the
+ * tubercle it added, say) is left and counted; the answer says which. */
 static int h_reset(fs_req *r, fs_resp *w)
 {
 	char err[ERRBUF] = "";
@@ -875,25 +877,31 @@ static int h_reset(fs_req *r, fs_resp *w)
 		fs_resp_error(r, w, 500, "could not read the set's journal");
 		goto out;
 	}
-	int undone = 0, failed = 0, newest = 1;
-	long long rev = 0, cur = 0;
+	int undone = 0, failed = 0;
+	long long rev = 0;
+	cJSON *skipped = cJSON_CreateArray();
 	const cJSON *e;
 	cJSON_ArrayForEach(e, journal)
 	{
 		const cJSON *aid = cJSON_GetObjectItem(e, "agent_run_id");
 		const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(e, "state"));
 		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(e, "kind"));
-		if (!state || strcmp(state, "done"))
+		if (!state || strcmp(state, "done") || !cJSON_IsNumber(aid) || (long long)aid->valuedouble != run->id)
 			continue;
-		/* an undo step is the user's own action (no run id), never the run's */
-		if (!cJSON_IsNumber(aid) || (long long)aid->valuedouble != run->id || (kind && !strcmp(kind, "undo_step"))) {
-			newest = 0; /* someone else's step: the run's older ones are undone one by one */
+		/* the journal's own entries are the users' actions, never the run's */
+		if (kind && (!strcmp(kind, "undo") || !strcmp(kind, "redo") || !strcmp(kind, "undo_step") ||
+			     !strcmp(kind, "revert")))
+			continue;
+		long long op = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "id"));
+		int rc = fs_set_undo_op(r->app->db, run->set_id, op, r->user.id, &rev, err, sizeof err);
+		if (rc == FS_DB_INVALID) {
+			cJSON *sk = cJSON_CreateObject();
+			cJSON_AddNumberToObject(sk, "id", (double)op);
+			cJSON_AddStringToObject(sk, "label", cJSON_GetStringValue(cJSON_GetObjectItem(e, "label")));
+			cJSON_AddStringToObject(sk, "why", err);
+			cJSON_AddItemToArray(skipped, sk);
 			continue;
 		}
-		long long op = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "id"));
-		/* while the run's steps are the newest, a plain undo is exact */
-		int rc = newest ? fs_set_undo(r->app->db, run->set_id, -1, r->user.id, &rev, &cur, err, sizeof err)
-				: fs_set_undo_op(r->app->db, run->set_id, op, r->user.id, &rev, err, sizeof err);
 		if (rc) {
 			failed = rc;
 			break;
@@ -909,6 +917,7 @@ static int h_reset(fs_req *r, fs_resp *w)
 	fs_event_log(r->app->db, r->user.id, run->image_id, "agent_reset", d);
 	cJSON_Delete(d);
 	if (failed) {
+		cJSON_Delete(skipped);
 		fs_resp_error(r, w, failed == FS_DB_BUSY ? 503 : 409,
 			      "reset stopped after %d step%s: %s", undone, undone == 1 ? "" : "s", err);
 		goto out;
@@ -918,6 +927,7 @@ static int h_reset(fs_req *r, fs_resp *w)
 	cJSON_AddNumberToObject(o, "run_id", (double)run->id);
 	cJSON_AddNumberToObject(o, "set_id", (double)run->set_id);
 	cJSON_AddNumberToObject(o, "undone_steps", undone);
+	cJSON_AddItemToObject(o, "skipped_steps", skipped);
 	cJSON_AddNumberToObject(o, "revision", (double)rev);
 	if (run->checkpoint_rev >= 0)
 		cJSON_AddNumberToObject(o, "checkpoint_revision", (double)run->checkpoint_rev);

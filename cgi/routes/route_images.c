@@ -2,7 +2,8 @@
  * route_images.c - the image library over HTTP: upload, listing, recent
  * images, metadata, visibility, delete, the display and thumbnail files
  * (handed to nginx with X-Accel-Redirect after the access check), rotate,
- * crop, autocrop and calibration.
+ * crop and autocrop as the image's own undoable steps (image_steps.h),
+ * and calibration.
  *
  * Every change that touches files and rows does it in this order: new
  * files are written under content keys first (harmless if left unused),
@@ -651,8 +652,8 @@ static int h_delete(fs_req *r, fs_resp *w)
 	rc = fs_db_begin(db);
 	if (rc)
 		return rc;
-	int orig_unused = 0, work_unused = 0;
-	rc = fs_image_delete(db, rec.id, &orig_unused, &work_unused);
+	int orig_unused = 0, work_unused = 0, base_unused = 0;
+	rc = fs_image_delete(db, rec.id, &orig_unused, &work_unused, &base_unused);
 	if (!rc) {
 		cJSON *ev = cJSON_CreateObject();
 		cJSON_AddNumberToObject(ev, "image_id", (double)rec.id);
@@ -670,6 +671,8 @@ static int h_delete(fs_req *r, fs_resp *w)
 		fs_files_remove_original(dd, rec.file_sha256);
 	if (work_unused)
 		fs_files_remove_derived(dd, rec.work_key);
+	if (base_unused)
+		fs_files_remove_derived(dd, rec.base_key);
 	rc = fs_db_commit(db);
 	if (rc)
 		return rc;
@@ -682,127 +685,34 @@ static int h_delete(fs_req *r, fs_resp *w)
 
 /* ---- transforms ------------------------------------------------------ */
 
-/*
- * Applies one transform to the working image of rec and records it: new
- * files under the next work key, then in one transaction the image row,
- * every set's coordinates (fs_sets_apply_transform) and the event.
- */
-static int apply_transform(fs_req *r, fs_resp *w, const fs_image_rec *rec, const fs_image *src,
-			   fs_transform_kind kind, fs_rect want, const char *event, cJSON *details)
+/* Checks that the user may manage the image; 0, or the refusal answered (-1) or a storage error. */
+static int manage_check(fs_req *r, fs_resp *w)
 {
-	fs_db *db = r->app->db;
-	const char *dd = r->app->cfg.data_dir;
-	char err[512] = "", step[96], key[65];
-	fs_transform t;
-	fs_image *out = NULL;
-	int rc = 0, in_txn = 0, created = 0;
-	if (kind == FS_TRANSFORM_CROP)
-		out = fs_image_crop(src, want, &t, err, sizeof err);
-	else
-		out = fs_image_rotate(src, kind, &t, err, sizeof err);
-	if (!out) {
-		fs_resp_error(r, w, 422, "%s", err);
-		goto out;
-	}
-	if (kind == FS_TRANSFORM_CROP && t.rect.x == 0 && t.rect.y == 0 && t.rect.width == src->width &&
-	    t.rect.height == src->height) {
-		fs_resp_error(r, w, 422, "nothing to crop: the rectangle covers the whole image");
-		goto out;
-	}
-	if (kind == FS_TRANSFORM_CROP)
-		snprintf(step, sizeof step, "crop:%d,%d,%d,%d", t.rect.x, t.rect.y, t.rect.width, t.rect.height);
-	else
-		snprintf(step, sizeof step, "%s", kind == FS_TRANSFORM_ROTATE_LEFT ? "rotate_left" : "rotate_right");
-	fs_work_key_next(rec->work_key, step, key);
-	if (fs_files_store_derived(dd, key, out, 1, &created, err, sizeof err)) {
-		rc = FS_DB_ERROR;
-		goto out;
-	}
-	int rotation = rec->rotation;
-	if (kind == FS_TRANSFORM_ROTATE_LEFT)
-		rotation = (rotation + 270) % 360;
-	else if (kind == FS_TRANSFORM_ROTATE_RIGHT)
-		rotation = (rotation + 90) % 360;
-	cJSON *js = cJSON_CreateObject();
-	cJSON_AddStringToObject(js, "kind", kind == FS_TRANSFORM_CROP ? "crop" : step);
-	cJSON_AddNumberToObject(js, "src_width", t.src_width);
-	cJSON_AddNumberToObject(js, "src_height", t.src_height);
-	cJSON_AddNumberToObject(js, "x", t.rect.x);
-	cJSON_AddNumberToObject(js, "y", t.rect.y);
-	cJSON_AddNumberToObject(js, "width", t.rect.width);
-	cJSON_AddNumberToObject(js, "height", t.rect.height);
-	cJSON_AddNumberToObject(js, "at", (double)time(NULL));
-	cJSON_AddNumberToObject(js, "user_id", (double)r->user.id);
-
-	rc = fs_db_begin(db);
-	if (!rc) {
-		in_txn = 1;
-		rc = fs_image_record_transform(db, rec->id, rec->work_key, key, out->width, out->height, rotation, js);
-		if (rc == FS_DB_STALE)
-			snprintf(err, sizeof err, "the image was changed by someone else meanwhile; reload it");
-	}
-	cJSON_Delete(js);
-	if (rc)
-		goto out;
-	int again = 0;
-	if (fs_files_store_derived(dd, key, out, 1, &again, err, sizeof err)) {
-		rc = FS_DB_ERROR;
-		goto out;
-	}
-	created |= again;
-	err[0] = 0;
-	rc = fs_sets_apply_transform(db, rec->id, &t, r->user.id, err, sizeof err);
-	if (rc)
-		goto out;
-	if (kind == FS_TRANSFORM_CROP && !strcmp(event, "image_autocropped")) {
-		cJSON_AddNumberToObject(details, "new_width", out->width);
-		cJSON_AddNumberToObject(details, "new_height", out->height);
-	}
-	if (kind != FS_TRANSFORM_CROP)
-		cJSON_AddNumberToObject(details, "new_rotation", rotation);
-	rc = fs_event_log(db, r->user.id, rec->id, event, details);
-	if (rc)
-		goto out;
-	int used = 1;
-	rc = fs_image_work_key_in_use(db, rec->work_key, &used);
-	if (rc)
-		goto out;
-	if (!used)
-		fs_files_remove_derived(dd, rec->work_key);
-	rc = fs_db_commit(db);
-	in_txn = 0;
-	if (rc)
-		goto out;
-	created = 0;
-	rc = send_image(r, w, 200, rec->id, -1);
-out:
-	if (in_txn)
-		fs_db_rollback(db);
-	if (rc && created) {
-		int used = 1;
-		if (!fs_image_work_key_in_use(db, key, &used) && !used)
-			fs_files_remove_derived(dd, key);
-	}
-	fs_image_free(out);
-	cJSON_Delete(details);
-	return rc ? fail_with(r, w, rc, err) : 0;
-}
-
-/* Loads rec for managing and its working image; 0 with *img, or answered. */
-static int transform_target(fs_req *r, fs_resp *w, const fs_value *revision, fs_image_rec *rec, fs_image **img)
-{
-	char err[256];
-	*img = NULL;
-	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_MANAGE, rec);
+	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_MANAGE, NULL);
 	if (rc)
 		return refuse(r, w, rc) ? rc : -1;
-	if (revision && revision->present && revision->i != rec->revision) {
-		fs_resp_error(r, w, 409, "the image is at revision %d, not %lld: reload it", rec->revision,
-			      revision->i);
-		return -1;
-	}
-	*img = fs_image_load_work(r->app->cfg.data_dir, rec, err, sizeof err);
-	return *img ? 0 : FS_DB_ERROR;
+	return 0;
+}
+
+/* Answers a step or an undo: the image with its sets, or the refusal. */
+static int step_done(fs_req *r, fs_resp *w, int rc, const char *err)
+{
+	if (rc == FS_DB_NOTFOUND)
+		return refuse(r, w, rc);
+	if (rc)
+		return fail_with(r, w, rc, err);
+	return send_image(r, w, 200, r->ids[0], -1);
+}
+
+static int apply_step(fs_req *r, fs_resp *w, fs_step_kind kind, fs_rect rect, const fs_value *revision)
+{
+	int rc = manage_check(r, w);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	fs_step_request req = {kind, rect, revision && revision->present ? (int)revision->i : -1};
+	char err[512] = "";
+	rc = fs_image_step_apply(r->app->db, r->app->cfg.data_dir, r->ids[0], r->user.id, &req, err, sizeof err);
+	return step_done(r, w, rc, err);
 }
 
 static const char *const dir_names[] = {"left", "right", NULL};
@@ -817,18 +727,8 @@ static int h_rotate(fs_req *r, fs_resp *w)
 	fs_value v[NFIELDS(rotate_fields)];
 	if (body_values(r, w, rotate_fields, NFIELDS(rotate_fields), v))
 		return 0;
-	fs_image_rec rec;
-	fs_image *img;
-	int rc = transform_target(r, w, &v[1], &rec, &img);
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	cJSON *d = cJSON_CreateObject();
-	cJSON_AddStringToObject(d, "direction", v[0].s);
 	fs_rect none = {0, 0, 0, 0};
-	rc = apply_transform(r, w, &rec, img, v[0].i == 0 ? FS_TRANSFORM_ROTATE_LEFT : FS_TRANSFORM_ROTATE_RIGHT, none,
-			     "image_rotated", d);
-	fs_image_free(img);
-	return rc;
+	return apply_step(r, w, v[0].i == 0 ? FS_STEP_ROTATE_LEFT : FS_STEP_ROTATE_RIGHT, none, &v[1]);
 }
 
 static const fs_field crop_fields[] = {
@@ -844,54 +744,59 @@ static int h_crop(fs_req *r, fs_resp *w)
 	fs_value v[NFIELDS(crop_fields)];
 	if (body_values(r, w, crop_fields, NFIELDS(crop_fields), v))
 		return 0;
-	fs_image_rec rec;
-	fs_image *img;
-	int rc = transform_target(r, w, &v[4], &rec, &img);
-	if (rc)
-		return rc < 0 ? 0 : rc;
 	fs_rect want = {(int)v[0].i, (int)v[1].i, (int)v[2].i, (int)v[3].i};
-	cJSON *d = cJSON_CreateObject();
-	cJSON_AddNumberToObject(d, "x", want.x);
-	cJSON_AddNumberToObject(d, "y", want.y);
-	cJSON_AddNumberToObject(d, "width", want.width);
-	cJSON_AddNumberToObject(d, "height", want.height);
-	cJSON_AddNumberToObject(d, "original_width", img->width);
-	cJSON_AddNumberToObject(d, "original_height", img->height);
-	rc = apply_transform(r, w, &rec, img, FS_TRANSFORM_CROP, want, "image_cropped", d);
-	fs_image_free(img);
-	return rc;
+	return apply_step(r, w, FS_STEP_CROP, want, &v[4]);
 }
 
-static const fs_field autocrop_fields[] = {
+static const fs_field revision_fields[] = {
 	{"revision", FS_FIELD_INT, 0, 0, 1000000, 0, NULL},
 };
 
 static int h_autocrop(fs_req *r, fs_resp *w)
 {
-	fs_value v[NFIELDS(autocrop_fields)];
-	if (body_values(r, w, autocrop_fields, NFIELDS(autocrop_fields), v))
+	fs_value v[NFIELDS(revision_fields)];
+	if (body_values(r, w, revision_fields, NFIELDS(revision_fields), v))
 		return 0;
-	fs_image_rec rec;
-	fs_image *img;
-	int rc = transform_target(r, w, &v[0], &rec, &img);
+	fs_rect none = {0, 0, 0, 0};
+	return apply_step(r, w, FS_STEP_AUTOCROP, none, &v[0]);
+}
+
+/* The image's steps, oldest first; anyone who may see the image may read them. */
+static int h_steps(fs_req *r, fs_resp *w)
+{
+	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_READ, NULL);
+	if (rc)
+		return refuse(r, w, rc);
+	cJSON *o = fs_image_steps_list(r->app->db, r->ids[0]);
+	if (!o)
+		return FS_DB_ERROR;
+	cJSON_AddBoolToObject(o, "success", 1);
+	fs_resp_json(w, 200, o);
+	return 0;
+}
+
+static int undo_steps(fs_req *r, fs_resp *w, int keep)
+{
+	fs_value v[NFIELDS(revision_fields)];
+	if (body_values(r, w, revision_fields, NFIELDS(revision_fields), v))
+		return 0;
+	int rc = manage_check(r, w);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	fs_rect want;
-	char err[256];
-	int d = fs_image_autocrop_detect(img, &want, err, sizeof err);
-	if (d) {
-		fs_resp_error(r, w, 422, "%s", d == 1 ? "nothing to crop" : err);
-		fs_image_free(img);
-		return 0;
-	}
-	cJSON *det = cJSON_CreateObject();
-	cJSON_AddNumberToObject(det, "original_width", img->width);
-	cJSON_AddNumberToObject(det, "original_height", img->height);
-	cJSON_AddNumberToObject(det, "removed_top", want.y);
-	cJSON_AddNumberToObject(det, "removed_left", want.x);
-	rc = apply_transform(r, w, &rec, img, FS_TRANSFORM_CROP, want, "image_autocropped", det);
-	fs_image_free(img);
-	return rc;
+	char err[512] = "";
+	rc = fs_image_step_undo(r->app->db, r->app->cfg.data_dir, r->ids[0], r->user.id, keep,
+				v[0].present ? (int)v[0].i : -1, err, sizeof err);
+	return step_done(r, w, rc, err);
+}
+
+static int h_steps_undo(fs_req *r, fs_resp *w)
+{
+	return undo_steps(r, w, -1);
+}
+
+static int h_steps_reset(fs_req *r, fs_resp *w)
+{
+	return undo_steps(r, w, 0);
 }
 
 /* ---- calibration ----------------------------------------------------- */
@@ -1058,6 +963,9 @@ const fs_route fs_routes_images[] = {
 	{"POST", "/api/images/{id}/rotate", h_rotate, FS_MEMBER, 0},
 	{"POST", "/api/images/{id}/crop", h_crop, FS_MEMBER, 0},
 	{"POST", "/api/images/{id}/autocrop", h_autocrop, FS_MEMBER, 0},
+	{"GET", "/api/images/{id}/transforms", h_steps, FS_MEMBER, 0},
+	{"POST", "/api/images/{id}/transforms/undo", h_steps_undo, FS_MEMBER, 0},
+	{"POST", "/api/images/{id}/transforms/reset", h_steps_reset, FS_MEMBER, 0},
 	{"GET", "/api/images/{id}/calibration", h_calibration_get, FS_MEMBER, 0},
 	{"POST", "/api/images/{id}/calibration", h_calibration_set, FS_MEMBER, 0},
 };

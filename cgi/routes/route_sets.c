@@ -1,8 +1,8 @@
 /*
  * route_sets.c - annotation sets: list, create, read, rename, duplicate,
  * delete; every edit as a request applied at once and stored, with the
- * revision check; undo/redo, save (checkpoint), revert; history and the
- * action journal; extraction, connection regeneration and the gradient
+ * revision check; undo/redo of the user's own steps, save (checkpoint),
+ * revert; history and the action journal (undo of anyone's one step); extraction, connection regeneration and the gradient
  * optimiser run synchronously on the set.
  */
 #include <math.h>
@@ -76,6 +76,8 @@ static int respond_new_set(fs_req *r, fs_resp *w, long long sid)
 {
 	fs_set_info info;
 	int rc = fs_set_get_info(r->app->db, sid, &info);
+	if (!rc)
+		rc = fs_set_view_user_stacks(r, &info);
 	if (rc)
 		return rc;
 	cJSON *o = cJSON_CreateObject();
@@ -95,8 +97,10 @@ static int h_list(fs_req *r, fs_resp *w)
 	if ((rc = fs_set_list(r->app->db, r->ids[0], &list, &n)))
 		return rc;
 	cJSON *a = cJSON_CreateArray();
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		fs_set_view_user_stacks(r, &list[i]);
 		cJSON_AddItemToArray(a, fs_set_view_info(&list[i]));
+	}
 	free(list);
 	return respond_array(w, "sets", a);
 }
@@ -691,7 +695,8 @@ static int h_save(fs_req *r, fs_resp *w)
 		cJSON_AddBoolToObject(o, "success", 1);
 		cJSON_AddNumberToObject(o, "revision", (double)cur);
 		fs_set_info info;
-		if (fs_set_get_info(r->app->db, c.info.id, &info) == FS_DB_OK)
+		if (fs_set_get_info(r->app->db, c.info.id, &info) == FS_DB_OK &&
+		    fs_set_view_user_stacks(r, &info) == FS_DB_OK)
 			cJSON_AddItemToObject(o, "set", fs_set_view_info(&info));
 		fs_resp_json(w, 200, o);
 		return 0;
@@ -740,7 +745,7 @@ static int h_journal(fs_req *r, fs_resp *w)
 	fs_set_ctx c;
 	if (load_ctx(r, w, &c))
 		return 0;
-	return respond_array(w, "actions", fs_set_journal(r->app->db, c.info.id, FS_UNDO_KEEP));
+	return respond_array(w, "actions", fs_set_journal_for(r->app->db, c.info.id, FS_UNDO_KEEP, r->user.id));
 }
 
 static int h_journal_undo(fs_req *r, fs_resp *w)

@@ -22,11 +22,18 @@ int fs_set_ctx_load(fs_req *r, fs_resp *w, long long set_id, fs_set_ctx *c)
 		fs_resp_error(r, w, 404, "no such set");
 		return 1;
 	}
+	if (!rc)
+		rc = fs_set_view_user_stacks(r, &c->info);
 	if (rc) {
 		fs_resp_error(r, w, fs_http_status_for_db(rc), "could not read the set");
 		return 1;
 	}
 	return 0;
+}
+
+int fs_set_view_user_stacks(fs_req *r, fs_set_info *info)
+{
+	return fs_set_user_stacks(r->app->db, info->id, r->user.id, &info->can_undo, &info->can_redo);
 }
 
 void fs_set_view_weights(fs_req *r, fs_hex_weights *wts)
@@ -211,6 +218,7 @@ static cJSON *image_brief(const fs_set_ctx *c)
 	cJSON_AddNumberToObject(o, "id", (double)c->image.id);
 	cJSON_AddNumberToObject(o, "width", c->image.width);
 	cJSON_AddNumberToObject(o, "height", c->image.height);
+	cJSON_AddNumberToObject(o, "revision", c->image.revision); /* a rotation or crop elsewhere shows here */
 	if (c->image.um_per_px > 0) {
 		cJSON *cal = cJSON_AddObjectToObject(o, "calibration");
 		cJSON_AddNumberToObject(cal, "um_per_px", c->image.um_per_px);
@@ -281,8 +289,11 @@ static char *changed_json(const fs_set_diff *d, const fs_tubercle_list *t, doubl
 		fs_jw_int(&b, d->removed.items[i].id);
 	}
 	fs_buf_puts(&b, "],\"edges_added\":[");
-	for (size_t i = 0; i < d->edges_added.n; i++) {
-		if (i)
+	for (size_t i = 0, k = 0; i < d->edges_added.n; i++) {
+		/* a connection to a tubercle a crop hides is not shown either */
+		if (!find(t, d->edges_added.items[i].id1) || !find(t, d->edges_added.items[i].id2))
+			continue;
+		if (k++)
 			fs_buf_putc(&b, ',');
 		edge_raw(&b, t, &d->edges_added.items[i], um);
 	}

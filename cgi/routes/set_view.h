@@ -21,6 +21,9 @@ typedef struct fs_set_ctx {
  * writes the error response (404 for unknown or invisible) and returns 1. */
 int fs_set_ctx_load(fs_req *r, fs_resp *w, long long set_id, fs_set_ctx *c);
 
+/* Sets info's can_undo / can_redo to the requesting user's own stacks. */
+int fs_set_view_user_stacks(fs_req *r, fs_set_info *info);
+
 /* Hexagonalness weights: the user's settings, overridden by query
  * parameters spacing_weight / degree_weight / edge_ratio_weight. */
 void fs_set_view_weights(fs_req *r, fs_hex_weights *wts);
@@ -28,7 +31,8 @@ void fs_set_view_weights(fs_req *r, fs_hex_weights *wts);
 /* Statistics JSON of a loaded set (caller deletes). */
 cJSON *fs_set_view_stats(const fs_set_ctx *c, const fs_tubercle_list *t, const fs_edge_list *e,
 			 const fs_hex_weights *wts, fs_stats *out_stats);
-/* {id, image_id, name, revision, clean_revision, dirty, ...} */
+/* {id, image_id, name, revision, clean_revision, dirty, ..., can_undo,
+ * can_redo} (as info has them: fs_set_view_user_stacks first) */
 cJSON *fs_set_view_info(const fs_set_info *s);
 cJSON *fs_set_view_tubercle(const fs_tubercle *t, double um);
 cJSON *fs_set_view_edge(const fs_tubercle_list *t, const fs_edge *e, double um);

@@ -197,3 +197,88 @@ void fs_transform_point_inverse(const fs_transform *t, double x, double y, doubl
 	*out_x = nx;
 	*out_y = ny;
 }
+
+void fs_affine_identity(fs_affine *a)
+{
+	*a = (fs_affine){1, 0, 0, 0, 1, 0, 0};
+}
+
+void fs_affine_of(const fs_transform *t, fs_affine *a)
+{
+	switch (t->kind) {
+	case FS_TRANSFORM_ROTATE_LEFT: /* (x, y) -> (y, W-1-x) */
+		*a = (fs_affine){0, 1, 0, -1, 0, t->src_width - 1, 1};
+		break;
+	case FS_TRANSFORM_ROTATE_RIGHT: /* (x, y) -> (H-1-y, x) */
+		*a = (fs_affine){0, -1, t->src_height - 1, 1, 0, 0, 3};
+		break;
+	default: /* crop: (x, y) -> (x - rx, y - ry) */
+		*a = (fs_affine){1, 0, -t->rect.x, 0, 1, -t->rect.y, 0};
+		break;
+	}
+}
+
+/* The coefficients are small whole numbers: these products and sums are exact. */
+void fs_affine_then(fs_affine *a, const fs_affine *n)
+{
+	fs_affine r;
+	r.ax = n->ax * a->ax + n->bx * a->ay;
+	r.bx = n->ax * a->bx + n->bx * a->by;
+	r.cx = n->ax * a->cx + n->bx * a->cy + n->cx;
+	r.ay = n->ay * a->ax + n->by * a->ay;
+	r.by = n->ay * a->bx + n->by * a->by;
+	r.cy = n->ay * a->cx + n->by * a->cy + n->cy;
+	r.quarter_turns_left = (a->quarter_turns_left + n->quarter_turns_left) % 4;
+	*a = r;
+}
+
+void fs_affine_of_steps(const fs_transform *steps, size_t from, size_t to, fs_affine *a)
+{
+	fs_affine_identity(a);
+	for (size_t i = from; i < to; i++) {
+		fs_affine s;
+		fs_affine_of(&steps[i], &s);
+		fs_affine_then(a, &s);
+	}
+}
+
+void fs_affine_invert(const fs_affine *a, fs_affine *inv)
+{
+	/* the linear part is a rotation by quarter turns: its inverse is its transpose */
+	inv->ax = a->ax;
+	inv->bx = a->ay;
+	inv->ay = a->bx;
+	inv->by = a->by;
+	inv->cx = -(inv->ax * a->cx + inv->bx * a->cy);
+	inv->cy = -(inv->ay * a->cx + inv->by * a->cy);
+	inv->quarter_turns_left = (4 - a->quarter_turns_left) % 4;
+	/* no negative zeros: they would print as -0 */
+	inv->cx += 0.0;
+	inv->cy += 0.0;
+}
+
+void fs_affine_apply(const fs_affine *a, double x, double y, double *out_x, double *out_y)
+{
+	/* keep in step with the SQL of sets_store.c: (ax*x + bx*y) + cx */
+	*out_x = (a->ax * x + a->bx * y) + a->cx;
+	*out_y = (a->ay * x + a->by * y) + a->cy;
+}
+
+double fs_affine_angle(const fs_affine *a, double o)
+{
+	/* y points down: a left turn adds a quarter turn to every angle; an
+	 * orientation is an angle modulo pi, so only odd turns change it */
+	if (a->quarter_turns_left % 2 == 0)
+		return o;
+	o += a->quarter_turns_left == 1 ? M_PI / 2 : -M_PI / 2;
+	while (o > M_PI / 2)
+		o -= M_PI;
+	while (o <= -M_PI / 2)
+		o += M_PI;
+	return o;
+}
+
+int fs_affine_is_identity(const fs_affine *a)
+{
+	return a->ax == 1 && a->bx == 0 && a->cx == 0 && a->ay == 0 && a->by == 1 && a->cy == 0;
+}

@@ -10,6 +10,9 @@
  * Rotate left = 90 degrees counter-clockwise: (x, y) -> (y, W-1-x);
  * rotate right = clockwise: (x, y) -> (H-1-y, x), W x H the source size.
  * Crop by rectangle r: (x, y) -> (x - r.x, y - r.y).
+ *
+ * A transform is recorded (fs_transform) with the size of the image it was
+ * applied to, so a chain of them can be replayed or mapped back later.
  */
 #ifndef FS_IMAGE_TRANSFORM_H
 #define FS_IMAGE_TRANSFORM_H
@@ -61,5 +64,42 @@ int fs_image_autocrop_detect(const fs_image *img, fs_rect *rect, char *err, size
 /* Moves a point forwards through t (into the transformed image) or back. */
 void fs_transform_point(const fs_transform *t, double x, double y, double *out_x, double *out_y);
 void fs_transform_point_inverse(const fs_transform *t, double x, double y, double *out_x, double *out_y);
+
+/*
+ * A chain of transforms as one map.
+ *
+ * An image's transforms are a list of steps, oldest first (the image
+ * store keeps them in images.transforms; see images_store.h for which of
+ * them can still be undone). Every step turns by a quarter or moves the
+ * origin, so any run of steps is one map
+ *     x' = ax * x + bx * y + cx,   y' = ay * x + by * y + cy
+ * with ax, bx, ay, by in {-1, 0, 1} and whole-number cx, cy, plus the
+ * number of left quarter turns (for angles). Data that must survive undo
+ * (tubercles, a scale-bar region) is stored in the frame before the first
+ * step and shown through the map of the steps after it; storing it never
+ * goes through the inverse, so undoing a step gives it back bit for bit.
+ *
+ * Points are mapped by fs_affine_apply only: it evaluates the same
+ * expression, in the same order, as the SQL in sets_store.c, so a
+ * visibility test in C and in SQL agree to the last bit.
+ */
+typedef struct fs_affine {
+	double ax, bx, cx;
+	double ay, by, cy;
+	int quarter_turns_left; /* 0..3 */
+} fs_affine;
+
+void fs_affine_identity(fs_affine *a);
+/* The map of one step. */
+void fs_affine_of(const fs_transform *t, fs_affine *a);
+/* a becomes "a, then next". */
+void fs_affine_then(fs_affine *a, const fs_affine *next);
+/* The map of steps[from .. to) (identity when from >= to). */
+void fs_affine_of_steps(const fs_transform *steps, size_t from, size_t to, fs_affine *a);
+void fs_affine_invert(const fs_affine *a, fs_affine *inv);
+void fs_affine_apply(const fs_affine *a, double x, double y, double *out_x, double *out_y);
+/* An ellipse's orientation (radians, y down, in (-pi/2, pi/2]) through a. */
+double fs_affine_angle(const fs_affine *a, double orientation);
+int fs_affine_is_identity(const fs_affine *a);
 
 #endif

@@ -9,16 +9,19 @@
 /*
  * One row per counted file: the owner of the first entry holding it, the
  * original's size (or -1 for a work key, whose size is on the disk) and its
- * key. Ordered by owner so totals come out in one pass.
+ * key. Work keys are an image's working image and the base its transforms
+ * start from (kept so they can be undone). Ordered by owner so totals come
+ * out in one pass.
  */
 static const char *const usage_sql =
 	"SELECT i.owner_id, f.size, f.sha256 FROM image_files f"
 	" JOIN images i ON i.id = (SELECT min(id) FROM images WHERE file_sha256 = f.sha256)"
 	" WHERE ?1 = 0 OR i.owner_id = ?1"
 	" UNION ALL "
-	"SELECT i.owner_id, -1, i.work_key FROM images i"
-	" WHERE i.id = (SELECT min(id) FROM images WHERE work_key = i.work_key)"
-	" AND (?1 = 0 OR i.owner_id = ?1)"
+	"SELECT i.owner_id, -1, k.key FROM"
+	" (SELECT work_key AS key FROM images UNION SELECT base_key FROM images WHERE base_key != '') k"
+	" JOIN images i ON i.id = (SELECT min(id) FROM images WHERE work_key = k.key OR base_key = k.key)"
+	" WHERE ?1 = 0 OR i.owner_id = ?1"
 	" ORDER BY 1";
 
 static int walk(fs_db *db, const char *data_dir, long long only_user,

@@ -16,8 +16,9 @@
 	"i.id, i.owner_id, coalesce(u.login, ''), i.file_sha256, i.work_key, i.original_name, i.format, "   \
 	"i.width, i.height, i.bit_depth, i.channels, i.n_pages, i.visibility, i.um_per_px, "                \
 	"i.calibration_method, i.suggested_um_per_px, i.suggested_source, i.rotation, "                     \
-	"json_array_length(i.transforms), i.created_at, i.updated_at, "                                     \
-	"(SELECT count(*) FROM sets s WHERE s.image_id = i.id) "
+	"i.xf_revision, i.created_at, i.updated_at, "                                                         \
+	"(SELECT count(*) FROM sets s WHERE s.image_id = i.id), i.base_key, i.base_step, "                  \
+	"json_array_length(i.transforms) "
 #define REC_FROM "FROM images i LEFT JOIN users u ON u.id = i.owner_id "
 
 static void read_rec(sqlite3_stmt *st, fs_image_rec *r)
@@ -46,6 +47,11 @@ static void read_rec(sqlite3_stmt *st, fs_image_rec *r)
 	r->created_at = sqlite3_column_int64(st, 19);
 	r->updated_at = sqlite3_column_int64(st, 20);
 	r->n_sets = sqlite3_column_int(st, 21);
+	fs_db_col_text(st, 22, r->base_key, sizeof r->base_key);
+	if (!r->base_key[0]) /* a row written without one: its work key is its base */
+		snprintf(r->base_key, sizeof r->base_key, "%s", r->work_key);
+	r->base_step = sqlite3_column_int(st, 23);
+	r->n_steps = sqlite3_column_int(st, 24);
 }
 
 static int step_rc(sqlite3_stmt *st)
@@ -173,8 +179,8 @@ int fs_image_insert(fs_db *db, fs_image_rec *rec, long long file_size)
 		return rc;
 	st = fs_db_stmt(db, "INSERT INTO images (owner_id, file_sha256, work_key, original_name, format, width, "
 			    "height, bit_depth, channels, n_pages, visibility, um_per_px, calibration_method, "
-			    "suggested_um_per_px, suggested_source, rotation, created_at, updated_at) "
-			    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+			    "suggested_um_per_px, suggested_source, rotation, created_at, updated_at, base_key) "
+			    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?3)");
 	if (!st)
 		return FS_DB_ERROR;
 	sqlite3_bind_int64(st, 1, rec->owner_id);
@@ -247,7 +253,7 @@ static int count_where(fs_db *db, const char *sql, const char *key, int *n)
 int fs_image_work_key_in_use(fs_db *db, const char *key, int *in_use)
 {
 	int n = 0;
-	int rc = count_where(db, "SELECT count(*) FROM images WHERE work_key = ?", key, &n);
+	int rc = count_where(db, "SELECT count(*) FROM images WHERE work_key = ?1 OR base_key = ?1", key, &n);
 	*in_use = n > 0;
 	return rc;
 }
@@ -260,9 +266,9 @@ int fs_image_file_in_use(fs_db *db, const char *sha256, int *in_use)
 	return rc;
 }
 
-int fs_image_delete(fs_db *db, long long id, int *original_unused, int *work_unused)
+int fs_image_delete(fs_db *db, long long id, int *original_unused, int *work_unused, int *base_unused)
 {
-	*original_unused = *work_unused = 0;
+	*original_unused = *work_unused = *base_unused = 0;
 	fs_image_rec rec;
 	int rc = fs_image_get(db, id, &rec);
 	if (rc)
@@ -295,18 +301,25 @@ int fs_image_delete(fs_db *db, long long id, int *original_unused, int *work_unu
 	if (rc)
 		return rc;
 	*work_unused = !used;
+	if (strcmp(rec.base_key, rec.work_key)) {
+		used = 1;
+		rc = fs_image_work_key_in_use(db, rec.base_key, &used);
+		if (rc)
+			return rc;
+		*base_unused = !used;
+	}
 	return FS_DB_OK;
 }
 
-int fs_image_record_transform(fs_db *db, long long id, const char *old_key, const char *new_key, int width,
-			      int height, int rotation, const cJSON *step)
+int fs_image_set_steps(fs_db *db, long long id, const char *old_key, const char *new_key, int width, int height,
+		       int rotation, const cJSON *steps)
 {
-	char *js = cJSON_PrintUnformatted(step);
+	char *js = cJSON_PrintUnformatted(steps);
 	if (!js)
 		return FS_DB_ERROR;
 	int rc = FS_DB_ERROR;
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE images SET work_key = ?2, width = ?3, height = ?4, rotation = ?5, "
-					  "transforms = json_insert(transforms, '$[#]', json(?6)), updated_at = ?7 "
+					  "transforms = json(?6), xf_revision = xf_revision + 1, updated_at = ?7 "
 					  "WHERE id = ?1 AND work_key = ?8");
 	if (!st)
 		goto out;
@@ -327,6 +340,152 @@ int fs_image_record_transform(fs_db *db, long long id, const char *old_key, cons
 out:
 	cJSON_free(js);
 	return rc;
+}
+
+/* ---- transform steps ---- */
+
+static const char *const step_kinds[] = {"rotate_left", "rotate_right", "crop"};
+
+static double jnum(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void jstr(const cJSON *o, const char *k, char *dst, size_t n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	snprintf(dst, n, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+void fs_image_step_label(fs_image_step *s)
+{
+	const fs_rect *r = &s->t.rect;
+	if (s->t.kind == FS_TRANSFORM_ROTATE_LEFT)
+		snprintf(s->label, sizeof s->label, "rotate 90° counter-clockwise");
+	else if (s->t.kind == FS_TRANSFORM_ROTATE_RIGHT)
+		snprintf(s->label, sizeof s->label, "rotate 90° clockwise");
+	else
+		snprintf(s->label, sizeof s->label, "%s %d,%d %d×%d",
+			 !strcmp(s->event, "image_autocropped") ? "autocrop" : "crop", r->x, r->y, r->width, r->height);
+}
+
+int fs_image_steps_parse(const char *json, fs_image_step **steps, size_t *n)
+{
+	*steps = NULL;
+	*n = 0;
+	cJSON *a = cJSON_Parse(json ? json : "[]");
+	if (!cJSON_IsArray(a)) {
+		cJSON_Delete(a);
+		return -1;
+	}
+	int count = cJSON_GetArraySize(a), rc = 0;
+	fs_image_step *v = count ? calloc((size_t)count, sizeof *v) : NULL;
+	if (count && !v) {
+		cJSON_Delete(a);
+		return -1;
+	}
+	const cJSON *o;
+	size_t k = 0;
+	cJSON_ArrayForEach(o, a)
+	{
+		fs_image_step *s = &v[k++];
+		char kind[32];
+		jstr(o, "kind", kind, sizeof kind);
+		int known = -1;
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(kind, step_kinds[i]))
+				known = i;
+		if (known < 0) {
+			rc = -1;
+			break;
+		}
+		s->t.kind = (fs_transform_kind)known;
+		s->t.src_width = (int)jnum(o, "src_width");
+		s->t.src_height = (int)jnum(o, "src_height");
+		s->t.rect = (fs_rect){(int)jnum(o, "x"), (int)jnum(o, "y"), (int)jnum(o, "width"), (int)jnum(o, "height")};
+		jstr(o, "from_key", s->from_key, sizeof s->from_key);
+		jstr(o, "event", s->event, sizeof s->event);
+		if (!s->event[0])
+			snprintf(s->event, sizeof s->event, "%s", known == 2 ? "image_cropped" : "image_rotated");
+		s->user_id = (long long)jnum(o, "user_id");
+		s->at = (long long)jnum(o, "at");
+		fs_image_step_label(s);
+	}
+	cJSON_Delete(a);
+	if (rc) {
+		free(v);
+		return -1;
+	}
+	*steps = v;
+	*n = k;
+	return 0;
+}
+
+cJSON *fs_image_step_json(const fs_image_step *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "kind", step_kinds[s->t.kind <= FS_TRANSFORM_CROP ? s->t.kind : 2]);
+	cJSON_AddNumberToObject(o, "src_width", s->t.src_width);
+	cJSON_AddNumberToObject(o, "src_height", s->t.src_height);
+	cJSON_AddNumberToObject(o, "x", s->t.rect.x);
+	cJSON_AddNumberToObject(o, "y", s->t.rect.y);
+	cJSON_AddNumberToObject(o, "width", s->t.rect.width);
+	cJSON_AddNumberToObject(o, "height", s->t.rect.height);
+	if (s->from_key[0])
+		cJSON_AddStringToObject(o, "from_key", s->from_key);
+	cJSON_AddStringToObject(o, "event", s->event);
+	cJSON_AddStringToObject(o, "label", s->label);
+	cJSON_AddNumberToObject(o, "user_id", (double)s->user_id);
+	cJSON_AddNumberToObject(o, "at", (double)s->at);
+	return o;
+}
+
+/* images.transforms and base_step of an image. */
+static int read_steps(fs_db *db, long long image_id, fs_image_step **steps, size_t *n, int *base_step)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT transforms, base_step FROM images WHERE id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, image_id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*base_step = sqlite3_column_int(st, 1);
+		rc = fs_image_steps_parse((const char *)sqlite3_column_text(st, 0), steps, n) ? FS_DB_ERROR : FS_DB_OK;
+	} else {
+		rc = rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+	}
+	fs_db_done(st);
+	return rc;
+}
+
+int fs_image_steps(fs_db *db, long long image_id, fs_image_step **steps, size_t *n)
+{
+	int base;
+	return read_steps(db, image_id, steps, n, &base);
+}
+
+int fs_image_frame(fs_db *db, long long image_id, fs_affine *map, int *has_crop)
+{
+	fs_image_step *steps = NULL;
+	size_t n = 0;
+	int base = 0;
+	fs_affine_identity(map);
+	*has_crop = 0;
+	int rc = read_steps(db, image_id, &steps, &n, &base);
+	if (rc)
+		return rc;
+	size_t from = base < 0 ? 0 : (size_t)base;
+	for (size_t i = from; i < n; i++) {
+		fs_affine a;
+		fs_affine_of(&steps[i].t, &a);
+		fs_affine_then(map, &a);
+		*has_crop |= steps[i].t.kind == FS_TRANSFORM_CROP;
+	}
+	free(steps);
+	return FS_DB_OK;
 }
 
 int fs_image_set_calibration(fs_db *db, long long id, double um_per_px, const char *method)
@@ -535,6 +694,8 @@ cJSON *fs_image_to_json(const fs_image_rec *rec, const char *base_path, const fs
 	}
 	cJSON_AddNumberToObject(o, "rotation", rec->rotation);
 	cJSON_AddNumberToObject(o, "revision", rec->revision);
+	/* steps that can be undone (the Image tab's history lists them) */
+	cJSON_AddNumberToObject(o, "undoable_steps", rec->n_steps > rec->base_step ? rec->n_steps - rec->base_step : 0);
 	cJSON_AddNumberToObject(o, "n_sets", rec->n_sets);
 	cJSON_AddNumberToObject(o, "created_at", (double)rec->created_at);
 	cJSON_AddNumberToObject(o, "updated_at", (double)rec->updated_at);

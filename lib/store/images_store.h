@@ -15,7 +15,22 @@
  * Access rules: an image is visible to its owner, to admins, and to every
  * member when its visibility is "shared". Visible users may read it and edit
  * its annotation sets; only the owner and admins may manage it (visibility,
- * delete, rotate/crop, calibration).
+ * delete, rotate/crop and their undo, calibration).
+ *
+ * Transforms (rotate, crop, autocrop) are the image's own steps, kept in
+ * images.transforms oldest first, one object per step:
+ *   {"kind": "rotate_left" | "rotate_right" | "crop",
+ *    "src_width", "src_height",      size of the image the step was applied to
+ *    "x", "y", "width", "height",    crop: the rectangle; rotations: 0, 0, new size
+ *    "from_key",                     work key before the step
+ *    "event",                        image_rotated, image_cropped, image_autocropped
+ *    "label", "user_id", "at"}
+ * Steps from base_step on can be undone; the working image before them is
+ * base_key (the upload itself, for images uploaded since undo exists), and
+ * the sets keep their rows in base_key's frame, shown through the map of
+ * the steps after it (fs_affine_of_steps over steps[base_step ..]).
+ * Steps before base_step were made before transforms could be undone:
+ * they are history only, their from_key is missing.
  */
 #ifndef FS_IMAGES_STORE_H
 #define FS_IMAGES_STORE_H
@@ -27,6 +42,7 @@
 #include "store/db.h"
 #include "image/image.h"
 #include "image/image_io.h"
+#include "image/image_transform.h"
 #include "store/users.h"
 
 typedef struct fs_image_rec {
@@ -45,9 +61,35 @@ typedef struct fs_image_rec {
 	char suggested_source[64];
 	int rotation;               /* 0, 90, 180, 270 (accumulated) */
 	long long created_at, updated_at;
-	int revision;               /* transforms applied so far (length of images.transforms) */
+	int revision;               /* grows with every transform and every undo of one */
 	int n_sets;                 /* annotation sets of the image */
+	char base_key[65];          /* working image before the undoable steps */
+	int base_step;              /* first undoable step */
+	int n_steps;                /* steps in images.transforms */
 } fs_image_rec;
+
+/* One transform step as stored (see above). */
+typedef struct fs_image_step {
+	fs_transform t;
+	char from_key[65];  /* "" for steps made before undo existed */
+	char event[32];
+	char label[96];     /* "rotate 90° clockwise", "crop x,y w×h", "autocrop x,y w×h" */
+	long long user_id;
+	long long at;
+} fs_image_step;
+
+/* Parses images.transforms; *steps is malloc'ed (free()), NULL when n = 0.
+ * Entries without a known kind are refused (-1). */
+int fs_image_steps_parse(const char *json, fs_image_step **steps, size_t *n);
+/* The stored form of one step (caller deletes). */
+cJSON *fs_image_step_json(const fs_image_step *s);
+/* Writes s->label from s->t and s->event. */
+void fs_image_step_label(fs_image_step *s);
+/* The steps of an image, oldest first (*steps malloc'ed, free()). */
+int fs_image_steps(fs_db *db, long long image_id, fs_image_step **steps, size_t *n);
+/* The map from the sets' stored frame to the image as it is now
+ * (steps[base_step ..]); *has_crop says whether one of them crops. */
+int fs_image_frame(fs_db *db, long long image_id, fs_affine *map, int *has_crop);
 
 enum fs_access { FS_ACCESS_READ = 1, FS_ACCESS_MANAGE = 2 };
 
@@ -79,8 +121,9 @@ int fs_image_find_owned(fs_db *db, long long owner_id, const char *sha256, fs_im
 void fs_image_rec_from_loaded(fs_image_rec *rec, long long owner_id, const char *file_sha256, int page,
 			      const char *original_name, const fs_loaded *ld);
 
-/* Records the file (once per hash) and inserts the image; rec->id, created_at
- * and updated_at are set. owner_login, revision and n_sets are ignored. */
+/* Records the file (once per hash) and inserts the image with no steps
+ * (its base is its work key); rec->id, created_at and updated_at are set.
+ * owner_login, revision, n_sets and the step fields are ignored. */
 int fs_image_insert(fs_db *db, fs_image_rec *rec, long long file_size);
 
 /* Changes visibility (shared < 0 keeps it) and/or the display name (NULL keeps it). */
@@ -88,21 +131,23 @@ int fs_image_update_meta(fs_db *db, long long id, int shared, const char *origin
 
 /* Deletes the image (sets, tubercles, history go with it by cascade) and,
  * when no other image uses them, the file record. *original_unused and
- * *work_unused say whether the original / derived files may be removed. */
-int fs_image_delete(fs_db *db, long long id, int *original_unused, int *work_unused);
+ * *work_unused / *base_unused say whether the original / derived files of
+ * its work key / of its base key may be removed. */
+int fs_image_delete(fs_db *db, long long id, int *original_unused, int *work_unused, int *base_unused);
 
-/* *in_use = 1 when some image's working files are those of key / some
- * image was uploaded from the file sha256. */
+/* *in_use = 1 when some image's working files or base are those of key /
+ * some image was uploaded from the file sha256. */
 int fs_image_work_key_in_use(fs_db *db, const char *key, int *in_use);
 int fs_image_file_in_use(fs_db *db, const char *sha256, int *in_use);
 
 /*
- * Records a transform: work_key old_key -> new_key, new size and rotation,
- * step (an object) appended to images.transforms. FS_DB_STALE when the image
- * no longer has old_key (someone transformed it meanwhile).
+ * Records a change of the image's steps: work_key old_key -> new_key, the
+ * new size and rotation, images.transforms replaced by steps (an array),
+ * the revision bumped. FS_DB_STALE when the image no longer has old_key
+ * (someone transformed it meanwhile).
  */
-int fs_image_record_transform(fs_db *db, long long id, const char *old_key, const char *new_key, int width,
-			      int height, int rotation, const cJSON *step);
+int fs_image_set_steps(fs_db *db, long long id, const char *old_key, const char *new_key, int width, int height,
+		       int rotation, const cJSON *steps);
 
 /* Sets the calibration (um_per_px <= 0 clears it). */
 int fs_image_set_calibration(fs_db *db, long long id, double um_per_px, const char *method);

@@ -194,7 +194,27 @@ const char *const fs_migrations[] = {
 	 * finds its connections without scanning the set */
 	"CREATE INDEX edges_id2 ON edges(set_id, id2);",
 
-	/* 5: heavy work off the request path: jobs done by detached workers,
+	/* 5: transforms that can be undone, and undo that is each user's own.
+	 * images: the steps from base_step on (in transforms) can be undone;
+	 * base_key names the working image before them, whose frame the sets'
+	 * rows are kept in. Older steps had already moved the rows (and
+	 * deleted what a crop cut away), so they stay the base. xf_revision
+	 * counts the image's steps and undos (the transform list shrinks on
+	 * undo, so its length cannot serve). set_ops: refs names the steps
+	 * an undo, redo, journal undo or revert acted on; every row is now a
+	 * change that was applied, so an undone step no longer disappears
+	 * from the log: the old redo tails (undone = 1, undone without a row
+	 * of their own) go. */
+	"ALTER TABLE images ADD COLUMN base_key TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE images ADD COLUMN base_step INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE images ADD COLUMN xf_revision INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE images SET base_key = work_key, base_step = json_array_length(transforms), "
+	"  xf_revision = json_array_length(transforms);"
+	"ALTER TABLE set_ops ADD COLUMN refs TEXT;"
+	"DELETE FROM set_ops WHERE undone = 1;"
+	"CREATE INDEX set_ops_user ON set_ops(set_id, user_id, id);",
+
+	/* 6: heavy work off the request path: jobs done by detached workers,
 	 * grouped in batches (see jobs.h) */
 	"CREATE TABLE batches ("
 	"  id INTEGER PRIMARY KEY,"

@@ -13,6 +13,23 @@
  * revision by one and records one journal entry (one user action = one undo
  * step). Coordinates are pixels; µm values are derived on output.
  *
+ * Frames: rows are stored in the frame of the image's base and every
+ * function here takes and gives coordinates as shown on the image as it is
+ * now (set_frame.h): after a crop, what lies outside is not shown, not
+ * counted and not touched by edits, and it is shown again when the crop is
+ * undone. Image transforms change no row and no journal entry.
+ *
+ * The journal is a log of every change applied, in order, each with its
+ * author (an agent's steps carry the user who started the run) and state:
+ * done, undone (by its author's Undo; that author may Redo it) or reverted
+ * (undone from the journal, by Revert, or its redo given up). Undo, Redo,
+ * undoing one step from the journal and Revert each add an entry of their
+ * own (kinds undo, redo, undo_step, revert; refs names the steps they act
+ * on), so the log replays to the set as it is and a Save can sum it up.
+ * Undo and Redo act on the caller's own steps only. A step can be undone
+ * while the tubercles it touched are as it left them (set_diff.h:
+ * fs_set_diff_fit); its connections follow.
+ *
  * Errors: fs_db_rc values; a human-readable message in err. FS_DB_INVALID
  * for a bad request (unknown tubercle, bad name, last set), FS_DB_STALE for
  * a revision mismatch (*cur_rev, when given, receives the current one).
@@ -29,6 +46,7 @@
 #include <cJSON.h>
 
 #include "store/db.h"
+#include "store/set_diff.h"
 #include "image/image_transform.h"
 #include "analysis/params.h"
 #include "image/tubercle.h"
@@ -47,25 +65,9 @@ typedef struct fs_set_info {
 	int has_params;
 	fs_params params;
 	double calibration_um_per_px; /* snapshot; 0 = none */
-	int can_undo, can_redo;
+	int can_undo, can_redo;       /* for anyone; fs_set_user_stacks for one user */
 	long long created_at, updated_at;
 } fs_set_info;
-
-/* A change: the tubercles and edges it adds, removes and modifies. */
-typedef struct fs_set_diff {
-	fs_tubercle_list added;
-	fs_tubercle_list removed;
-	fs_tubercle_list before; /* modified tubercles as they were ... */
-	fs_tubercle_list after;  /* ... and as they become (same order) */
-	fs_edge_list edges_added;
-	fs_edge_list edges_removed;
-	int params_changed;
-	int had_params, has_params;
-	fs_params params_before, params_after;
-} fs_set_diff;
-
-void fs_set_diff_free(fs_set_diff *d);
-cJSON *fs_set_diff_to_json(const fs_set_diff *d);
 
 /* Names: trimmed, 1..64 characters, no control characters or / \ : * ? " < > |. */
 int fs_set_name_valid(const char *name, char *clean, size_t cleanlen);
@@ -75,7 +77,8 @@ int fs_set_create(fs_db *db, long long image_id, const char *name, long long use
 int fs_set_get_info(fs_db *db, long long set_id, fs_set_info *out);
 /* Sets of an image in display order; *out is malloc'ed (free()). */
 int fs_set_list(fs_db *db, long long image_id, fs_set_info **out, size_t *n);
-/* Tubercles by id (is_boundary recomputed from the Delaunay hull) and edges. */
+/* Tubercles shown, by id (is_boundary recomputed from the Delaunay hull),
+ * and the edges between them. */
 int fs_set_load(fs_db *db, long long set_id, fs_tubercle_list *t, fs_edge_list *e);
 /* Current revision only (cheap polling). */
 int fs_set_revision(fs_db *db, long long set_id, long long *rev);
@@ -90,10 +93,11 @@ int fs_set_delete(fs_db *db, long long set_id, long long expect_rev, long long *
 		  size_t errlen);
 
 /*
- * Applies a diff as one step: checks expect_rev, validates it against the
- * current rows (added ids free, removed/modified ids present, edges between
- * existing tubercles), writes it, journals it with kind and label, bumps
- * the revision. *new_rev receives the new revision. agent_run_id (0 = none)
+ * Applies a diff (in shown coordinates, as fs_set_load gives them) as one
+ * step: checks expect_rev, validates it against the current rows (added
+ * ids free, removed/modified tubercles shown and exactly as the diff says,
+ * edges between existing tubercles), writes it, journals it with kind and
+ * label, bumps the revision. *new_rev receives the new revision. agent_run_id (0 = none)
  * marks steps an agent made (for selective undo).
  */
 int fs_set_apply(fs_db *db, long long set_id, long long expect_rev, long long user_id, const char *kind,
@@ -128,26 +132,36 @@ int fs_set_set_radius(fs_db *db, long long set_id, long long expect_rev, long lo
 		      size_t n, double radius_px, long long *new_rev, long long *cur_rev, char *err,
 		      size_t errlen);
 
-/* Undo / redo of the latest step (any user's). FS_DB_INVALID when there is nothing to undo/redo. */
+/*
+ * Undo of user_id's newest step that is done (their agent runs' steps
+ * included), and redo of the step they undid last. FS_DB_INVALID with the
+ * reason when there is none, or when the step no longer applies (naming
+ * who changed its tubercles since).
+ */
 int fs_set_undo(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
 		long long *cur_rev, char *err, size_t errlen);
 int fs_set_redo(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
 		long long *cur_rev, char *err, size_t errlen);
-/* Undoes one journal entry out of order when it still applies (the
- * tubercles it touched are as it left them); FS_DB_INVALID with the reason
- * otherwise. The undo is itself a new step. */
+/* Whether user_id has a step to undo / to redo in the set. */
+int fs_set_user_stacks(fs_db *db, long long set_id, long long user_id, int *can_undo, int *can_redo);
+/* Undoes one journal entry, anyone's, out of order when it still applies;
+ * FS_DB_INVALID with the reason otherwise. The undo is a step of user_id's. */
 int fs_set_undo_op(fs_db *db, long long set_id, long long op_id, long long user_id, long long *new_rev,
 		   char *err, size_t errlen);
 
 /*
- * Save: a checkpoint. Summarises the steps since the last checkpoint into a
- * manual_edit history event ("+5 tubercles, -2 tubercles, 3 moved, ...")
- * with the resulting counts and hexagonalness, and marks the set clean.
- * Nothing is lost by not saving: every step is already stored.
+ * Save: a checkpoint. Sums the steps since the last checkpoint up by their
+ * net effect into a manual_edit history event: "+3 tubercles, 2 moved,
+ * +4 connections" per tubercle and connection; when extractions, optimiser
+ * steps, agent runs or imports replaced the set meanwhile, they are named
+ * with the counts before and after ("extraction: 375 → 429 tubercles,
+ * 1012 → 1069 connections; then +1 tubercle"). With the resulting counts
+ * and hexagonalness; marks the set clean. Nothing is lost by not saving:
+ * every step is already stored.
  */
 int fs_set_checkpoint(fs_db *db, long long set_id, long long expect_rev, long long user_id, const char *user_name,
 		      double hexagonalness, long long *cur_rev, char *err, size_t errlen);
-/* Undoes every step since the last checkpoint (one new step). */
+/* Undoes every change since the last checkpoint, as one new step. */
 int fs_set_revert(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
 		  long long *cur_rev, char *err, size_t errlen);
 
@@ -160,8 +174,12 @@ int fs_set_revert(fs_db *db, long long set_id, long long expect_rev, long long u
  */
 int fs_set_last_change(fs_set_diff *out, int *full);
 
-/* Journal listing (newest first): [{id, at, user, kind, label, undone, agent_run_id}]. */
+/* Journal listing (newest first): [{id, timestamp, user, user_id, kind,
+ * label, state ("done", "undone", "reverted"), agent_run_id}]. */
 cJSON *fs_set_journal(fs_db *db, long long set_id, int limit);
+/* The same for viewer: each entry also says mine, can_undo (from the
+ * journal, now) and why (the reason it cannot, or null). */
+cJSON *fs_set_journal_for(fs_db *db, long long set_id, int limit, long long viewer_id);
 
 /* History: append an event (data is an object; type, timestamp and user are added). */
 int fs_history_add(fs_db *db, long long set_id, long long user_id, const char *type, const cJSON *data);
@@ -169,13 +187,16 @@ int fs_history_add(fs_db *db, long long set_id, long long user_id, const char *t
 cJSON *fs_history_list(fs_db *db, long long set_id, int limit);
 int fs_history_get(fs_db *db, long long set_id, long long history_id, cJSON **event);
 
-/* Every set of an image follows a rotate/crop: coordinates are moved
- * (tubercles cropped away are deleted), a transform history event is added
- * to each set, revisions bump, and undo journals are cleared (their
- * coordinates were in the old frame). Runs inside the caller's transaction
- * when one is open. */
-int fs_sets_apply_transform(fs_db *db, long long image_id, const fs_transform *t, long long user_id,
-			    char *err, size_t errlen);
+/*
+ * The image's transform steps changed (one added or undone): no row moves,
+ * since rows are kept in the base's frame, and no journal is touched. Each
+ * set gets a history event of the given type with data plus
+ * n_tubercles_visible / n_tubercles_hidden, and its revision bumps (so
+ * open views reload) without marking it unsaved. Runs inside the caller's
+ * transaction, after the image row has changed.
+ */
+int fs_sets_frame_changed(fs_db *db, long long image_id, long long user_id, const char *type, const cJSON *data,
+			  char *err, size_t errlen);
 /* Calibration changed: every set's snapshot follows, with a calibration_change event. */
 int fs_sets_calibration_changed(fs_db *db, long long image_id, double old_um, double new_um, const char *method,
 				long long user_id, char *err, size_t errlen);

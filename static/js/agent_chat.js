@@ -82,10 +82,13 @@ export function actionList(ws, host) {
     refresh();
   };
   const undoRun = async (runId, n) => {
-    if (!(await confirmDialog('Undo the whole run', `Undo all ${n} change(s) agent run ${runId} made to this set?`, 'Undo run', true))) return;
+    if (!(await confirmDialog('Undo the whole run', `Undo the ${n} change(s) of agent run ${runId} that can still be undone?`, 'Undo run', true))) return;
     const res = await api('POST', `api/agent/reset/${runId}`);
     if (!res.ok) toast('Undo of the run: ' + errorText(res), 'error', 6000);
-    else toast(`Run ${runId}: ${res.data.undone_steps} change(s) undone`, 'success');
+    else {
+      const skipped = (res.data.skipped_steps || []).length;
+      toast(`Run ${runId}: ${res.data.undone_steps} change(s) undone${skipped ? `, ${skipped} left (they no longer apply)` : ''}`, 'success');
+    }
     await store.reload();
     refresh();
   };
@@ -101,16 +104,18 @@ export function actionList(ws, host) {
       for (const a of acts) { if (!runs.has(a.agent_run_id)) runs.set(a.agent_run_id, []); runs.get(a.agent_run_id).push(a); }
       if (!runs.size) { host.replaceChildren(el('p', { className: 'muted' }, 'No agent has changed this set yet.')); return; }
       host.replaceChildren(...[...runs].map(([runId, list]) => {
-        const live = list.filter(a => a.state === 'done').length;
+        const live = list.filter(a => a.can_undo).length;
         return el('div', { className: 'action-run', dataset: { run: String(runId) } },
           el('div', { className: 'action-run-head' }, `Run ${runId} · ${list.length} action(s)`,
             el('button', { type: 'button', className: 'small action-undo-run', disabled: !live, onclick: () => undoRun(runId, live) }, 'Undo run')),
           el('ul', { className: 'action-items' }, ...list.map(a => {
+            // a step that no longer applies says why before anyone presses its button
+            const why = a.state === 'done' && !a.can_undo && a.why ? `Cannot undo: ${a.why}` : '';
             const row = el('li', { className: 'action-item state-' + a.state, dataset: { op: String(a.id) } },
               el('span', { className: 'action-label' }, a.label),
               a.state !== 'done' ? el('span', { className: 'badge' }, a.state) : null,
-              el('button', { type: 'button', className: 'small action-undo', disabled: a.state !== 'done', title: 'Undo only this action', onclick: () => undoOne(a, row) }, 'Undo'),
-              el('div', { className: 'action-why warn-text', hidden: true }));
+              el('button', { type: 'button', className: 'small action-undo', disabled: !a.can_undo, title: a.can_undo ? 'Undo only this action' : (a.why || ''), onclick: () => undoOne(a, row) }, 'Undo'),
+              el('div', { className: 'action-why warn-text', hidden: !why }, why));
             return row;
           })));
       }));
@@ -119,6 +124,13 @@ export function actionList(ws, host) {
       if (again) { again = false; refresh(); }
     }
   }
+  // the list follows the set: a change by anyone may make a step undoable or not
+  let soon = null;
+  store.addEventListener('set', () => {
+    if (!host.isConnected || host.offsetParent === null) return;
+    clearTimeout(soon);
+    soon = setTimeout(refresh, 250);
+  });
   return { refresh };
 }
 

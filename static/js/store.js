@@ -87,6 +87,8 @@ export class Store extends EventTarget {
       this.width = d.image.width;
       this.height = d.image.height;
       this.umPerPx = d.image.calibration ? d.image.calibration.um_per_px : 0;
+      // rotated, cropped or undone elsewhere: the pixels on screen are stale
+      if (this.image && typeof d.image.revision === 'number' && d.image.revision !== this.image.revision) this.emit('image-stale', d.image);
     }
     const i = this.sets.findIndex(s => s.id === d.set.id);
     if (i >= 0) this.sets[i] = d.set;

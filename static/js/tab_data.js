@@ -3,11 +3,12 @@
 // are derived from pixels there), parameters, the tubercle and connection
 // tables (row <-> overlay selection), statistics with the hexagonalness
 // components, the degree histogram, dataset history with "restore
-// parameters", downloads and import. Tables are rebuilt only while the
-// tab is visible.
+// parameters", the set's steps (the journal: who made each, undo of any
+// one step that still applies, or why it cannot be), downloads and
+// import. Tables are rebuilt only while the tab is visible.
 
 import { api, errorText, send, url } from './api.js';
-import { $, el, fmt, toast } from './dom.js';
+import { $, confirmDialog, el, fmt, toast } from './dom.js';
 
 const HEX_CLASS = (v) => v >= 0.7 ? 'good' : v >= 0.4 ? 'medium' : 'poor';
 
@@ -156,11 +157,48 @@ export function initData(ws) {
     if (!res.ok) return;
     $('#history-list').replaceChildren(...res.data.history.map(h => {
       const details = [];
-      for (const k of ['n_tubercles', 'n_edges', 'method', 'graph_type', 'hexagonalness', 'summary', 'source_set_name']) if (h[k] !== undefined && h[k] !== null) details.push(`${k}: ${typeof h[k] === 'number' ? +h[k].toFixed(3) : h[k]}`);
-      const li = el('li', null, el('b', null, h.type.replace(/_/g, ' ')), ' ', el('span', { className: 'muted', title: h.timestamp }, relTime(h.timestamp)), ' ', h.user ? `by ${h.user}` : '', el('div', { className: 'muted' }, details.join(', ')));
+      for (const k of ['n_tubercles', 'n_edges', 'method', 'graph_type', 'hexagonalness', 'source_set_name']) if (h[k] !== undefined && h[k] !== null) details.push(`${k}: ${typeof h[k] === 'number' ? +h[k].toFixed(3) : h[k]}`);
+      const li = el('li', null, el('b', null, h.type.replace(/_/g, ' ')), ' ', el('span', { className: 'muted', title: h.timestamp }, relTime(h.timestamp)), ' ', h.user ? `by ${h.user}` : '',
+        h.summary ? el('div', { className: 'history-summary' }, h.summary) : null, details.length ? el('div', { className: 'muted' }, details.join(', ')) : null);
       if (h.parameters) li.append(el('button', { type: 'button', className: 'link restore', onclick: () => { ws.applyParams(h.parameters); toast('Parameters restored to the Extraction form', 'success'); ws.showTab('extraction'); } }, 'Restore params'));
       return li;
     }));
+  }
+
+  // ---- the set's steps ----
+  let stepsTimer = null, stepsBusy = false;
+  async function refreshSteps() {
+    if (!store.set || !visible || stepsBusy) return;
+    stepsBusy = true;
+    try {
+      const id = store.set.id;
+      const res = await api('GET', `api/sets/${id}/journal`);
+      if (!res.ok || !store.set || store.set.id !== id) return;
+      $('#steps-list').replaceChildren(...res.data.actions.map(a => {
+        const who = (a.user || 'someone') + (a.agent_run_id ? ` (agent run ${a.agent_run_id})` : '');
+        const showWhy = a.state === 'done' && !a.can_undo && a.kind !== 'undo' && a.kind !== 'redo';
+        return el('li', { className: 'step state-' + a.state + (a.mine ? ' mine' : ''), dataset: { op: String(a.id) } },
+          el('span', { className: 'step-label' }, a.label), ' ',
+          el('span', { className: 'step-who muted', title: a.timestamp }, `${who}, ${relTime(a.timestamp)}`), ' ',
+          a.state !== 'done' ? el('span', { className: 'badge' }, a.state) : null,
+          el('button', { type: 'button', className: 'small step-undo', disabled: !a.can_undo, title: a.can_undo ? 'Undo only this step' : (a.why || ''), onclick: () => undoStep(a) }, 'Undo'),
+          showWhy ? el('div', { className: 'step-why warn-text' }, `Cannot undo: ${a.why}`) : null);
+      }));
+    } finally {
+      stepsBusy = false;
+    }
+  }
+  async function undoStep(a) {
+    if (!a.mine && !(await confirmDialog('Undo a step of ' + (a.user || 'someone'), `Undo "${a.label}", a step ${a.user || 'someone else'} made? Their later steps stay.`, 'Undo their step'))) return;
+    const res = await api('POST', `api/sets/${store.set.id}/journal/${a.id}/undo`);
+    if (!res.ok) { toast(`Cannot undo: ${errorText(res)}`, 'error', 6000); refreshSteps(); return; }
+    await store.apply(res.data);
+    toast(`Undone: ${a.label}`, 'success', 2000);
+    refreshSteps();
+  }
+  function stepsSoon() {
+    clearTimeout(stepsTimer);
+    stepsTimer = setTimeout(refreshSteps, 250);
   }
 
   function renderDownloads() {
@@ -200,12 +238,13 @@ export function initData(ws) {
   store.addEventListener('set', () => {
     if (store.set && store.set.id !== lastSet) { lastSet = store.set.id; refreshHistory(); }
     renderDownloads();
+    stepsSoon();
   });
   return {
-    renderCalibration, refreshHistory,
+    renderCalibration, refreshHistory, refreshSteps,
     shown(name) {
       visible = name === 'data';
-      if (visible) { renderAll(); refreshHistory(); if (stale) renderTables(); }
+      if (visible) { renderAll(); refreshHistory(); refreshSteps(); if (stale) renderTables(); }
     },
   };
 }

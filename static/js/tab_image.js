@@ -1,13 +1,26 @@
-// tab_image.js - the Image tab (rotate, crop by dragging, autocrop) and
-// the Calibration tab (current value and method, estimate, scale bar by
-// numbers or by two clicks on the image, direct input, file metadata).
-// Rotate and crop move every set's tubercles on the server; the page then
-// reloads the image and the open set.
+// tab_image.js - the Image tab (rotate, crop by dragging, autocrop, and
+// the image's own history of those steps with Undo and Back to the
+// original) and the Calibration tab (current value and method, estimate,
+// scale bar by numbers or by two clicks on the image, direct input, file
+// metadata). Transforms are steps of the image, not of a set: the sets'
+// tubercles are kept as they are and shown through the steps (a crop
+// hides what lies outside, nothing is deleted); the page then reloads the
+// image and the open set.
 
 import { api, errorText } from './api.js';
-import { $, confirmDialog, fmt, toast } from './dom.js';
+import { $, confirmDialog, el, fmt, modal, toast } from './dom.js';
 
 const METHOD_BADGE = { estimate: 'Estimated', direct: 'Manual', scale_bar: 'Manual', manual: 'Manual', metadata: 'From file', measure: 'Measured' };
+
+function relTime(iso) {
+  const t = Date.parse(iso);
+  if (!Number.isFinite(t)) return '';
+  const s = (Date.now() - t) / 1000;
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
+  return new Date(t).toLocaleDateString();
+}
 
 export function initImageTabs(ws) {
   const store = ws.store;
@@ -19,18 +32,71 @@ export function initImageTabs(ws) {
       $('#' + id).disabled = true;
   }
 
-  async function transform(path, body, label) {
-    if (store.set && store.set.dirty &&
-        !(await confirmDialog(label, 'The open set has unsaved changes. The tubercles of every set move with the image, and the change can be undone per set. Continue?', label))) return false;
-    const res = await api('POST', `api/images/${store.imageId}/${path}`, { ...body, revision: store.image.revision });
-    if (!res.ok) { toast(`${label} failed: ${errorText(res)}`, 'error', 6000); return false; }
+  async function afterImageChange(label) {
     await ws.reloadImage();
     ws.viewer.fit();
     $('#image-size').textContent = `${store.width} × ${store.height}`;
     renderInfo();
+    await refreshSteps();
+    if (ws.tabs.data) ws.tabs.data.refreshHistory();
     toast(`${label}: done`, 'success');
+  }
+
+  async function transform(path, body, label) {
+    const res = await api('POST', `api/images/${store.imageId}/${path}`, { ...body, revision: store.image.revision });
+    if (!res.ok) { toast(`${label} failed: ${errorText(res)}`, 'error', 6000); return false; }
+    await afterImageChange(label);
     return true;
   }
+
+  // What a crop does, said before it is done: the open set's tubercles
+  // outside the rectangle are hidden (kept, and shown again when the crop is
+  // undone); every set of the image is cropped alike; no set becomes unsaved.
+  async function confirmCrop(rect, label) {
+    const all = [...store.tubercles.values()];
+    const outside = rect ? all.filter(t => t.centroid_x < rect.x || t.centroid_y < rect.y || t.centroid_x >= rect.x + rect.w || t.centroid_y >= rect.y + rect.h).length : null;
+    const what = rect ? `Keep ${rect.w} × ${rect.h} px from (${rect.x}, ${rect.y}) of the ${store.width} × ${store.height} px image.`
+      : 'Cut away the flat border around the scale (rows and columns without content, plus 5 px).';
+    const hidden = outside === null
+      ? 'Tubercles outside what is kept are hidden while the crop stands, not deleted.'
+      : outside === 0 ? `All ${all.length} tubercles of this set lie inside: none is hidden.`
+        : `${outside} of the ${all.length} tubercles of this set ${outside === 1 ? 'lies' : 'lie'} outside it: hidden while the crop stands, not deleted.`;
+    const body = el('div', null,
+      el('p', null, what),
+      el('p', null, hidden + ' Every set of this image is cropped alike; no set becomes unsaved and their undo steps are kept.'),
+      el('p', null, 'Undo in the Image history (this tab) brings back the full image and every hidden tubercle exactly; edits made meanwhile stay.'));
+    const v = await modal({ title: label, body, buttons: [{ text: 'Cancel', value: false }, { text: label, value: true, primary: true, id: 'crop-confirm' }] });
+    return v === true;
+  }
+
+  // ---- the image's history of steps ----
+  async function refreshSteps() {
+    const res = await api('GET', `api/images/${store.imageId}/transforms`);
+    const list = $('#image-steps');
+    if (!res.ok) { list.replaceChildren(); return; }
+    const steps = res.data.transforms;
+    list.replaceChildren(...steps.slice().reverse().map(s => el('li', { className: s.undoable ? '' : 'muted', title: s.timestamp || '' },
+      el('b', null, s.label), ' ', s.user ? `by ${s.user}` : '', ' ', el('span', { className: 'muted' }, relTime(s.timestamp)),
+      s.undoable ? null : el('span', { className: 'muted' }, ' (made before steps could be undone)'))));
+    const undoable = steps.filter(s => s.undoable).length;
+    $('#image-steps-empty').hidden = steps.length > 0;
+    $('#image-undo').disabled = !ws.canManage || !undoable;
+    $('#image-reset').disabled = !ws.canManage || !undoable;
+    const last = steps.length ? steps[steps.length - 1] : null;
+    $('#image-undo').title = last && last.undoable ? `Undo ${last.label}` : 'Nothing to undo';
+  }
+
+  $('#image-undo').addEventListener('click', async () => {
+    const res = await api('POST', `api/images/${store.imageId}/transforms/undo`, { revision: store.image.revision });
+    if (!res.ok) { toast(`Undo failed: ${errorText(res)}`, 'error', 6000); return; }
+    await afterImageChange('Undo');
+  });
+  $('#image-reset').addEventListener('click', async () => {
+    if (!(await confirmDialog('Back to the original', 'Undo every rotation and crop of this image? The sets keep their tubercles and edits; those a crop hid are shown again.', 'Back to the original'))) return;
+    const res = await api('POST', `api/images/${store.imageId}/transforms/reset`, { revision: store.image.revision });
+    if (!res.ok) { toast(`Back to the original failed: ${errorText(res)}`, 'error', 6000); return; }
+    await afterImageChange('Back to the original');
+  });
 
   function renderInfo() {
     const im = store.image;
@@ -41,7 +107,9 @@ export function initImageTabs(ws) {
 
   $('#rotate-left').addEventListener('click', () => transform('rotate', { direction: 'left' }, 'Rotate left'));
   $('#rotate-right').addEventListener('click', () => transform('rotate', { direction: 'right' }, 'Rotate right'));
-  $('#autocrop').addEventListener('click', () => transform('autocrop', {}, 'Autocrop'));
+  $('#autocrop').addEventListener('click', async () => {
+    if (await confirmCrop(null, 'Autocrop')) await transform('autocrop', {}, 'Autocrop');
+  });
   $('#crop-start').addEventListener('click', () => { ws.editor.setMode('crop'); });
   $('#crop-cancel').addEventListener('click', () => { ws.editor.setMode(null); });
   $('#crop-apply').addEventListener('click', async () => {
@@ -49,6 +117,7 @@ export function initImageTabs(ws) {
     const x = Math.max(0, Math.round(cropRect.x0)), y = Math.max(0, Math.round(cropRect.y0));
     const w = Math.min(store.width, Math.round(cropRect.x1)) - x, h = Math.min(store.height, Math.round(cropRect.y1)) - y;
     ws.editor.setMode(null);
+    if (!(await confirmCrop({ x, y, w, h }, 'Crop'))) return;
     await transform('crop', { x, y, width: w, height: h }, 'Crop');
   });
   ws.cropRectChanged = (r) => {
@@ -136,6 +205,6 @@ export function initImageTabs(ws) {
     toast('Enter the scale bar length in µm, then Apply', 'info');
   };
 
-  store.addEventListener('image', renderInfo);
-  return { renderCalibration };
+  store.addEventListener('image', () => { renderInfo(); refreshSteps(); });
+  return { renderCalibration, refreshSteps };
 }

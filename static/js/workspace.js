@@ -96,10 +96,21 @@ ws.loadImagePixels = (src) => new Promise((resolve) => {
 });
 
 ws.reloadImage = async () => {
-  await store.loadImage();
-  await ws.loadImagePixels();
-  await store.reload();
+  ws.imageChanging = true;
+  try {
+    await store.loadImage();
+    await ws.loadImagePixels();
+    await store.reload();
+  } finally {
+    ws.imageChanging = false;
+  }
 };
+store.addEventListener('image-stale', async () => {
+  if (ws.imageChanging) return;
+  await ws.reloadImage();
+  ws.viewer.fit();
+  toast('The image was rotated or cropped (or that was undone) elsewhere: shown as it is now', 'info');
+});
 
 // ---- stats bar and sets ----
 function renderStats() {
@@ -119,7 +130,6 @@ function renderSets() {
   sel.replaceChildren(...store.sets.map(s => el('option', { value: String(s.id), selected: store.set && s.id === store.set.id }, s.name + (s.dirty ? ' *' : ''))));
   const dirty = store.set && store.set.dirty;
   $('#dirty-badge').hidden = !dirty;
-  $('#image-unsaved-warning').hidden = !dirty;
   $('#edit-set-name').textContent = store.set ? store.set.name : '';
   document.title = `${store.image ? store.image.name : ''}${dirty ? ' *' : ''} · fishscale`;
 }

@@ -205,27 +205,33 @@ export async function testUndoOneAgentActionThenTheWholeRun({ page, shot }) {
   const start = await tubs(page);
   await page.selectOption('#editAgentProvider', 'local');
   await page.fill('#editAgentMaxIterations', '5');
-  await page.uncheck('#editAgentAutoConnect');
+  await page.check('#editAgentAutoConnect');
   await page.uncheck('#editAgentCleanupBoundary');
   await page.click('#startEditAgentBtn');
   await page.waitForSelector('#tab-agentic-edit[data-done]', { timeout: 30000 });
   await page.waitForSelector('#editAgentActions .action-item');
   const grown = await tubs(page);
-  assert(grown > start, 'the run added tubercles');
-  const first = page.locator('#editAgentActions .action-item.state-done').filter({ hasText: 'Added tubercle' }).first();
+  assert(grown > start + 1, 'the run added tubercles');
+  const adds = page.locator('#editAgentActions .action-item.state-done').filter({ hasText: 'Added tubercle' });
+  const idOf = async (row) => Number((await row.locator('.action-label').textContent()).match(/#(\d+)/)[1]);
+  const first = adds.first();
   const label = await first.locator('.action-label').textContent();
   assert(/Added tubercle.* at \(\d+, \d+\)/.test(label), 'readable label: ' + label);
-  // the run regenerated connections after adding: the addition cannot go
-  // while those connections use it, and the list says so
+  // the run connected what it added: undoing an addition takes its connections along
+  const id1 = await idOf(first);
+  assert(await page.evaluate((id) => window.fishscale.store.edges.some(e => e.id1 === id || e.id2 === id), id1), 'the added tubercle has connections');
   await first.locator('.action-undo').click();
-  await page.waitForSelector('#editAgentActions .action-why:not([hidden])');
-  assert((await page.textContent('#editAgentActions .action-why:not([hidden])')).startsWith('Cannot undo'), 'says why not');
-  const edges = await page.evaluate(() => window.fishscale.store.edges.length);
-  await page.locator('#editAgentActions .action-item.state-done').filter({ hasText: 'connections' }).first().locator('.action-undo').click();
-  await page.waitForFunction((e) => window.fishscale.store.edges.length !== e, edges);
-  await page.locator('#editAgentActions .action-item.state-done').filter({ hasText: 'Added tubercle' }).first().locator('.action-undo').click();
-  await page.waitForFunction((n) => window.fishscale.store.tubercles.size === n - 1, grown);
+  await page.waitForFunction(([n, id]) => window.fishscale.store.tubercles.size === n - 1 && !window.fishscale.store.edges.some(e => e.id1 === id || e.id2 === id), [grown, id1]);
   await shot('agentic-undo-one');
+  // a tubercle the run added that someone deleted since: its step is marked, with the reason, before anyone tries
+  const second = adds.first();
+  const op = await second.getAttribute('data-op');
+  const id2 = await idOf(second);
+  await page.evaluate((id) => window.fishscale.store.change('DELETE', `tubercles/${id}`), id2);
+  const row = page.locator(`#editAgentActions .action-item[data-op="${op}"]`);
+  await row.locator('.action-undo[disabled]').waitFor();
+  const why = await row.locator('.action-why').textContent();
+  assert(why.includes(`#${id2} no longer exists`), 'says why: ' + why);
   page.once('dialog', () => {});
   await page.click('#editAgentActions .action-undo-run');
   await page.click('#modal-buttons button.danger');

@@ -397,6 +397,62 @@ def test_reset_returns_the_set_to_its_state_before_the_run():
     assert snapshot() == before
 
 
+def test_undoing_one_agent_step_takes_its_connections_along():
+    """Selective undo of agent steps: an added tubercle goes with the
+    connections the run made to it, a deleted one comes back with the
+    connections it had, and a step that no longer applies says why in the
+    journal before anyone presses its button."""
+    c = client()
+    image_id, sid = new_set(c)
+
+    def add(x, y):
+        rev = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
+        r = c.api("POST", "/api/sets/%d/tubercles" % sid, {"revision": rev, "x": x, "y": y, "radius_px": 5})
+        assert r.status == 200, r.text
+    for x, y in ((40, 40), (80, 40), (60, 80)):
+        add(x, y)
+    script([turn([("add_tubercle", {"x": 120, "y": 40, "radius": 5})]),
+            turn([("add_tubercle", {"x": 160, "y": 80, "radius": 5})]),
+            turn([("auto_connect", {"method": "delaunay"})]),
+            turn([("move_tubercle", {"id": 5, "x": 165, "y": 85})]),
+            turn([("delete_tubercle", {"id": 5})]),
+            turn([("delete_tubercle", {"id": 2})]),
+            turn([("finish", {"reason": "done"})])])
+    j = start(c, {"image_id": image_id, "set_id": sid, "provider": "openrouter", "max_iterations": 20,
+                  "plateau_threshold": 10, "auto_connect": False, "cleanup_boundary": False}, edit=True)
+    st = finished(c, j["run_id"], edit=True)
+    assert st["state"] == "completed", st
+
+    def view():
+        s = c.api("GET", "/api/sets/%d" % sid).json()
+        return {t["id"] for t in s["tubercles"]}, {(e["id1"], e["id2"]) for e in s["edges"]}
+
+    def action(prefix):
+        acts = c.api("GET", "/api/sets/%d/journal" % sid).json()["actions"]
+        return [a for a in acts if a["agent_run_id"] == j["run_id"] and a["label"].startswith(prefix)][0]
+    ids, edges = view()
+    assert ids == {1, 3, 4} and any(4 in e for e in edges), (ids, edges)
+    delete2 = action("Deleted tubercle #2")
+    had = {e for e in edges if 2 in e}  # none: #2 is gone
+    assert not had
+    # the addition of #4: its connections from the run's auto_connect go along
+    add4 = action("Added tubercle #4")
+    assert add4["can_undo"] is True, add4
+    r = c.api("POST", "/api/sets/%d/journal/%d/undo" % (sid, add4["id"]))
+    assert r.status == 200, r.text
+    ids, edges = view()
+    assert 4 not in ids and not any(4 in e for e in edges)
+    # the deletion of #2: it returns with its connections to the tubercles still there
+    r = c.api("POST", "/api/sets/%d/journal/%d/undo" % (sid, delete2["id"]))
+    assert r.status == 200, r.text
+    ids, edges = view()
+    assert ids == {1, 2, 3} and (1, 2) in edges and (2, 3) in edges, (ids, edges)
+    # the move of #5 cannot be undone any more (#5 was deleted): disabled, with the reason
+    move = action("Moved tubercle #5")
+    assert move["can_undo"] is False and "#5 no longer exists" in move["why"], move
+    assert action("Deleted tubercle #2")["can_undo"] is False  # already undone
+
+
 def test_reset_of_a_running_run_is_409_and_cleanup_keeps_running_runs():
     c = client()
     rid, image_id, sid = slow_edit(c)

@@ -350,6 +350,24 @@ def tubercle(set_id):
     return rows[0] if rows else None
 
 
+def set_view(c, sid):
+    """The set as the API shows it: {id: (x, y, r)} and the connections."""
+    j = c.api("GET", "/api/sets/%d" % sid).json()
+    return ({t["id"]: (t["centroid_x"], t["centroid_y"], t["radius_px"]) for t in j["tubercles"]},
+            {(e["id1"], e["id2"]) for e in j["edges"]}, j["set"])
+
+
+def edit(c, sid, method, sub, body=None):
+    rev = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
+    if method == "DELETE":
+        r = c.api("DELETE", "/api/sets/%d/%s?revision=%d" % (sid, sub, rev))
+    else:
+        r = c.api(method, "/api/sets/%d/%s" % (sid, sub) if sub else "/api/sets/%d" % sid,
+                  dict(body or {}, revision=rev))
+    assert r.status == 200, r.text
+    return r.json()
+
+
 def test_rotate_moves_set_coordinates():
     c = login(srv, "bob")
     img = upload(c, png_gray(40, 30), "rot.png").json()["image"]
@@ -359,15 +377,16 @@ def test_rotate_moves_set_coordinates():
     assert r.status == 200, r.text
     j = r.json()["image"]
     assert (j["width"], j["height"], j["rotation"], j["revision"]) == (30, 40, 270, 1)
-    assert tubercle(set_id) == (7, 40 - 1 - 5)
+    assert set_view(c, set_id)[0][100][:2] == (7, 40 - 1 - 5)
     # a stale revision is refused and changes nothing
     r = c.api("POST", "/api/images/%d/rotate" % iid, json_body={"direction": "right", "revision": 0})
     assert r.status == 409
     r = c.api("POST", "/api/images/%d/rotate" % iid, json_body={"direction": "right"})
     assert r.status == 200 and r.json()["image"]["rotation"] == 0
-    assert tubercle(set_id) == (5, 7)
-    hist = sql(srv, "SELECT type FROM history WHERE set_id = ?", (set_id,))
-    assert [h[0] for h in hist].count("transform") == 2
+    assert set_view(c, set_id)[0][100][:2] == (5, 7)
+    hist = c.api("GET", "/api/sets/%d/history" % set_id).json()["history"]
+    assert [h["summary"] for h in hist if h["type"] == "transform"] == [
+        "rotate 90° clockwise", "rotate 90° counter-clockwise"]
     ev = [e[0] for e in sql(srv, "SELECT event_type FROM events WHERE image_id = ?", (iid,))]
     assert ev.count("image_rotated") == 2
     d = c.get("/api/images/%d/display.png" % iid)
@@ -375,17 +394,93 @@ def test_rotate_moves_set_coordinates():
     assert c.api("POST", "/api/images/%d/rotate" % iid, json_body={"direction": "up"}).status == 422
 
 
-def test_crop_moves_and_drops_tubercles():
+def test_crop_and_rotate_are_image_steps_undone_exactly():
+    """Crop hides what lies outside (nothing is deleted), the set stays
+    saved and keeps its undo steps, later edits follow the image back when
+    the transforms are undone, and every tubercle and connection returns
+    exactly: ids, coordinates, radii."""
+    c = login(srv, "bob")
+    iid = upload(c, png_gray(60, 40), "steps.png").json()["image"]["id"]
+    sid = c.api("GET", "/api/images/%d/sets" % iid).json()["sets"][0]["id"]
+    pts = [(10.25, 10.5, 3), (30, 20, 4), (50, 30, 2.5), (5, 35, 3)]
+    for x, y, r in pts:
+        edit(c, sid, "POST", "tubercles", {"x": x, "y": y, "radius_px": r})
+    for a, b in ((1, 2), (2, 3), (3, 4)):
+        edit(c, sid, "POST", "edges", {"id1": a, "id2": b})
+    edit(c, sid, "POST", "save")
+    tubs0, edges0, _ = set_view(c, sid)
+    assert tubs0 == {i + 1: p for i, p in enumerate(pts)}
+    n_steps = len(c.api("GET", "/api/sets/%d/journal" % sid).json()["actions"])
+
+    r = c.api("POST", "/api/images/%d/crop" % iid, json_body={"x": 20, "y": 10, "width": 35, "height": 25})
+    assert r.status == 200, r.text
+    assert (r.json()["image"]["width"], r.json()["image"]["height"]) == (35, 25)
+    tubs, edges, info = set_view(c, sid)
+    assert tubs == {2: (10, 10, 4), 3: (30, 20, 2.5)}, tubs
+    assert edges == {(2, 3)}
+    # an image step: the set is not marked unsaved, its journal is kept
+    assert info["dirty"] is False and info["can_undo"] is True
+    assert len(c.api("GET", "/api/sets/%d/journal" % sid).json()["actions"]) == n_steps
+    h = c.api("GET", "/api/sets/%d/history" % sid).json()["history"][0]
+    assert h["type"] == "transform" and h["summary"] == "crop 20,10 35×25", h
+    assert (h["n_tubercles_visible"], h["n_tubercles_hidden"]) == (2, 2)
+
+    # edits after the crop, in the cropped frame
+    edit(c, sid, "PATCH", "tubercles/2", {"x": 12, "y": 11})
+    added = edit(c, sid, "POST", "tubercles", {"x": 5, "y": 5, "radius_px": 2})["changed"]["added"][0]["id"]
+    r = c.api("POST", "/api/images/%d/rotate" % iid, json_body={"direction": "right"})
+    assert r.status == 200, r.text
+    tubs, _, _ = set_view(c, sid)
+    assert tubs[2][:2] == (25 - 1 - 11, 12)
+    steps = c.api("GET", "/api/images/%d/transforms" % iid).json()
+    assert [s["label"] for s in steps["transforms"]] == ["crop 20,10 35×25", "rotate 90° clockwise"]
+    assert all(s["user"] == "bob" and s["undoable"] for s in steps["transforms"])
+
+    # only the owner or an admin undoes the image's steps
+    carol = login(srv, "carol")
+    assert carol.api("POST", "/api/images/%d/transforms/undo" % iid).status == 403
+    # newest first: the rotation goes, the crop stays
+    r = c.api("POST", "/api/images/%d/transforms/undo" % iid, json_body={"revision": steps["revision"]})
+    assert r.status == 200, r.text
+    assert (r.json()["image"]["width"], r.json()["image"]["height"]) == (35, 25)
+    tubs, edges, info = set_view(c, sid)
+    assert tubs[2] == (12, 11, 4) and tubs[added] == (5, 5, 2) and 1 not in tubs
+    # back to the original: everything returns, edits made meanwhile follow
+    r = c.api("POST", "/api/images/%d/transforms/reset" % iid, json_body={})
+    assert r.status == 200, r.text
+    j = r.json()["image"]
+    assert (j["width"], j["height"], j["rotation"]) == (60, 40, 0)
+    tubs, edges, info = set_view(c, sid)
+    want = dict(tubs0)
+    want[2] = (32, 21, 4)
+    want[added] = (25, 15, 2)
+    assert tubs == want, tubs
+    assert edges == edges0
+    d = c.get("/api/images/%d/display.png" % iid)
+    assert struct.unpack(">II", d.body[16:24]) == (60, 40)
+    hist = c.api("GET", "/api/sets/%d/history" % sid).json()["history"]
+    assert [h["summary"] for h in hist if h["type"] == "transform_undone"] == [
+        "undid crop 20,10 35×25", "undid rotate 90° clockwise"]
+    assert c.api("GET", "/api/images/%d/transforms" % iid).json()["transforms"] == []
+    r = c.api("POST", "/api/images/%d/transforms/undo" % iid)
+    assert r.status == 422 and "original" in r.json()["error"]
+    # the set's own undo still works across all that: the last edit goes
+    r = c.api("POST", "/api/sets/%d/undo" % sid, {"revision": info["revision"]})
+    assert r.status == 200 and r.json()["changed"]["removed"] == [added]
+
+
+def test_crop_refuses_empty_and_whole_rectangles():
     c = login(srv, "bob")
     iid = upload(c, png_gray(50, 40), "crop.png").json()["image"]["id"]
     set_id = add_tubercle(iid, 20, 15)
     r = c.api("POST", "/api/images/%d/crop" % iid, json_body={"x": 10, "y": 5, "width": 20, "height": 20})
     assert r.status == 200, r.text
     assert (r.json()["image"]["width"], r.json()["image"]["height"]) == (20, 20)
-    assert tubercle(set_id) == (10, 10)
+    assert set_view(c, set_id)[0][100][:2] == (10, 10)
     r = c.api("POST", "/api/images/%d/crop" % iid, json_body={"x": 0, "y": 0, "width": 5, "height": 5})
     assert r.status == 200
-    assert tubercle(set_id) is None  # cropped away
+    assert set_view(c, set_id)[0] == {}  # hidden by the crop
+    assert tubercle(set_id) == (20, 15)  # but kept, in the original's frame
     r = c.api("POST", "/api/images/%d/crop" % iid, json_body={"x": 0, "y": 0, "width": 500, "height": 500})
     assert r.status == 422 and "nothing to crop" in r.json()["error"]
     r = c.api("POST", "/api/images/%d/crop" % iid, json_body={"x": 0, "y": 0, "width": 0, "height": 5})

@@ -13,7 +13,7 @@ srv = None
 def setup_module():
     global srv
     srv = Server(env={"FISHSCALE_USER_QUOTA_MB": "2"}).start()
-    for who in ("bob", "carol", "dave", "erin"):
+    for who in ("bob", "carol", "dave", "erin", "gus"):
         srv.cli("user", "add", who, input=who + "-password-123\n")
     # bob's image, for the pages that show usage
     assert upload(login("bob"), png_gray(400, 300, lambda x, y: (x ^ y) & 255), "bob.png").status == 201
@@ -88,3 +88,16 @@ def test_library_and_users_page_show_usage():
     users = admin.request("GET", "/admin").text
     row = re.search(r'<tr data-login="bob">.*?<td class="disk">([0-9.]+) MB</td>', users, re.S)
     assert row and float(row.group(1)) > 0, users[:3000]
+
+
+def test_usage_counts_the_files_kept_for_undoing_a_transform():
+    """A rotation keeps the upload's working image (undo goes back to it):
+    both count; undoing the rotation frees the rotated one again."""
+    c = login("gus")
+    iid = upload(c, png_gray(120, 80, lambda x, y: (x * 7 + y * 13) & 255), "turn.png").json()["image"]["id"]
+    before = disk(c)["used_bytes"]
+    assert c.api("POST", "/api/images/%d/rotate" % iid, {"direction": "left"}).status == 200
+    turned = disk(c)["used_bytes"]
+    assert turned > before + 4 * 120 * 80, (before, turned)
+    assert c.api("POST", "/api/images/%d/transforms/undo" % iid).status == 200
+    assert disk(c)["used_bytes"] == before

@@ -1,6 +1,8 @@
 """Annotation sets on the server: edits with revision checks, two users at
-once, undo/redo across users, save/revert, history, journal, extraction and
-connections, and a FastCGI worker killed in the middle of a burst of edits."""
+once, undo/redo of each user's own steps, undo of one step from the journal
+(with the connections it touched), save/revert with net summaries,
+history, journal, extraction and connections, and a FastCGI worker killed
+in the middle of a burst of edits."""
 import os
 import signal
 import sqlite3
@@ -100,11 +102,11 @@ def test_two_users_one_gets_409_and_nothing_is_lost():
     assert rb.status == 200
     full = a.api("GET", "/api/sets/%d" % sid).json()
     assert sorted((t["centroid_x"], t["centroid_y"]) for t in full["tubercles"]) == [(10, 10), (20, 20)]
-    # undo across users: a undoes b's step
+    # each undoes their own step, whoever made the newest one
     r = a.api("POST", "/api/sets/%d/undo" % sid, {"revision": rb.json()["revision"]})
-    assert r.status == 200 and r.json()["changed"]["removed"] == [2]
-    r = b.api("POST", "/api/sets/%d/redo" % sid, {"revision": r.json()["revision"]})
-    assert r.status == 200 and r.json()["changed"]["added"][0]["id"] == 2
+    assert r.status == 200 and r.json()["changed"]["removed"] == [1]
+    r = a.api("POST", "/api/sets/%d/redo" % sid, {"revision": r.json()["revision"]})
+    assert r.status == 200 and r.json()["changed"]["added"][0]["id"] == 1
     stale = a.api("POST", "/api/sets/%d/undo" % sid, {"revision": 0})
     assert stale.status == 409
 
@@ -126,7 +128,7 @@ def test_save_history_revert_and_journal():
     assert r.json()["set"]["dirty"] is False
     h = c.api("GET", "/api/sets/%d/history" % sid).json()["history"]
     assert h[0]["type"] == "manual_edit"
-    assert h[0]["summary"].startswith("+4 tubercles, -2 tubercles")
+    assert h[0]["summary"] == "+2 tubercles"  # net: two of the four added were deleted again
     assert h[0]["result"]["n_tubercles"] == 2
     assert h[0]["user"] == "Administrator"
     r = c.api("POST", "/api/sets/%d/tubercles" % sid, {"revision": rev, "x": 5, "y": 5, "radius_px": 3})
@@ -135,7 +137,8 @@ def test_save_history_revert_and_journal():
     assert r.status == 200 and r.json().get("reload") is True
     assert r.json()["statistics"]["n_tubercles"] == 2
     j = c.api("GET", "/api/sets/%d/journal" % sid).json()["actions"]
-    assert j[0]["label"].startswith("Added tubercle #") and j[0]["state"] == "undone"
+    assert j[0]["kind"] == "revert" and j[0]["user"] == "Administrator"
+    assert j[1]["label"].startswith("Added tubercle #") and j[1]["state"] == "reverted"
     # selective undo of the area delete while later steps stay
     delete_op = [a for a in j if a["kind"] == "delete_multi"][0]
     r = c.api("POST", "/api/sets/%d/journal/%d/undo" % (sid, delete_op["id"]))
@@ -276,3 +279,117 @@ def test_gradient_optimizer_step_on_a_set():
     r = c.api("POST", "/api/sets/%d/optimize-step" % sid,
               {"revision": j["revision"], "params": {}, "enabled_params": ["nonsense"]})
     assert r.status == 422
+
+
+def tubs_of(c, sid):
+    j = c.api("GET", "/api/sets/%d" % sid).json()
+    return ({t["id"]: (t["centroid_x"], t["centroid_y"]) for t in j["tubercles"]},
+            {(e["id1"], e["id2"]) for e in j["edges"]})
+
+
+def step(c, sid, method, sub, body=None, expect=200):
+    rev = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
+    if method == "DELETE":
+        r = c.api("DELETE", "/api/sets/%d/%s?revision=%d" % (sid, sub, rev))
+    else:
+        r = c.api(method, "/api/sets/%d/%s" % (sid, sub), dict(body or {}, revision=rev))
+    assert r.status == expect, (r.status, r.text)
+    return r.json()
+
+
+def test_undo_and_redo_act_on_the_users_own_steps():
+    a, b = admin(), bea()
+    image, base = new_image(a)
+    sid = base["id"]
+    step(b, sid, "POST", "tubercles", {"x": 20, "y": 20, "radius_px": 4})  # bea's #1
+    step(a, sid, "POST", "tubercles", {"x": 60, "y": 20, "radius_px": 4})  # the admin's #2
+    step(a, sid, "PATCH", "tubercles/2", {"x": 70, "y": 25})
+    # bea's Ctrl+Z takes back her own step, not the admin's newer ones
+    r = step(b, sid, "POST", "undo")
+    assert r["changed"]["removed"] == [1], r["changed"]
+    assert tubs_of(a, sid)[0] == {2: (70, 25)}
+    r = step(b, sid, "POST", "undo", expect=422)
+    assert "nothing to undo" in r["error"]
+    sb = b.api("GET", "/api/sets/%d" % sid).json()["set"]
+    sa = a.api("GET", "/api/sets/%d" % sid).json()["set"]
+    assert (sb["can_undo"], sb["can_redo"]) == (False, True)
+    assert (sa["can_undo"], sa["can_redo"]) == (True, False)
+    r = step(b, sid, "POST", "redo")
+    assert r["changed"]["added"][0]["id"] == 1
+    # the admin's undo goes newest first through the admin's own steps
+    r = step(a, sid, "POST", "undo")
+    assert r["changed"]["updated"][0]["centroid_x"] == 60
+    r = step(a, sid, "POST", "redo")
+    assert r["changed"]["updated"][0]["centroid_x"] == 70
+    # a step someone else has touched since is refused, saying by whom
+    step(b, sid, "PATCH", "tubercles/2", {"x": 80, "y": 30})
+    r = step(a, sid, "POST", "undo", expect=422)
+    assert "#2" in r["error"] and "bea" in r["error"], r["error"]
+    assert tubs_of(a, sid)[0][2] == (80, 30)
+    # someone else's step is undone only from the journal, which names its author
+    j = a.api("GET", "/api/sets/%d/journal" % sid).json()["actions"]
+    move = j[0]
+    assert move["user"] == "bea" and move["label"].startswith("Moved tubercle #2") and move["mine"] is False
+    assert move["can_undo"] is True
+    r = a.api("POST", "/api/sets/%d/journal/%d/undo" % (sid, move["id"]))
+    assert r.status == 200, r.text
+    assert tubs_of(a, sid)[0][2] == (70, 25)
+
+
+def test_undoing_one_step_takes_its_connections_along():
+    c = admin()
+    image, base = new_image(c)
+    sid = base["id"]
+    for x, y in ((20, 20), (60, 20), (40, 50), (80, 50)):
+        step(c, sid, "POST", "tubercles", {"x": x, "y": y, "radius_px": 4})
+    for e in ((1, 2), (2, 3), (3, 4)):
+        step(c, sid, "POST", "edges", {"id1": e[0], "id2": e[1]})
+    step(c, sid, "POST", "tubercles", {"x": 100, "y": 20, "radius_px": 4})
+    step(c, sid, "POST", "edges", {"id1": 4, "id2": 5})
+
+    def op(prefix):
+        j = c.api("GET", "/api/sets/%d/journal" % sid).json()["actions"]
+        return [a for a in j if a["label"].startswith(prefix)][0]
+    # undoing the addition of #5 takes its connection along
+    add5 = op("Added tubercle #5")
+    assert add5["can_undo"] is True and add5["why"] is None, add5
+    r = c.api("POST", "/api/sets/%d/journal/%d/undo" % (sid, add5["id"]))
+    assert r.status == 200, r.text
+    t, e = tubs_of(c, sid)
+    assert 5 not in t and (4, 5) not in e
+    # undoing a deletion brings back the tubercle with the connections it had
+    step(c, sid, "DELETE", "tubercles/3")
+    step(c, sid, "DELETE", "tubercles/4")
+    r = c.api("POST", "/api/sets/%d/journal/%d/undo" % (sid, op("Deleted tubercle #3")["id"]))
+    assert r.status == 200, r.text
+    t, e = tubs_of(c, sid)
+    assert t[3] == (40, 50) and e == {(1, 2), (2, 3)}  # 3-4 cannot come back: #4 is gone
+    # a step that no longer applies is marked so, with the reason, before anyone tries
+    step(c, sid, "PATCH", "tubercles/1", {"x": 25, "y": 25})
+    step(c, sid, "DELETE", "tubercles/1")
+    move = op("Moved tubercle #1")
+    assert move["can_undo"] is False and "#1 no longer exists" in move["why"], move
+    r = c.api("POST", "/api/sets/%d/journal/%d/undo" % (sid, move["id"]))
+    assert r.status == 422 and "#1 no longer exists" in r.json()["error"]
+
+
+def test_save_after_an_extraction_summarises_the_net_effect():
+    c = admin()
+    image, base = new_image(c, paper=True)
+    sid = base["id"]
+    r = step(c, sid, "POST", "extract", {"parameters": {"method": "auto"}})
+    n1, e1 = r["statistics"]["n_tubercles"], r["statistics"]["n_edges"]
+    step(c, sid, "POST", "save")
+    r = step(c, sid, "POST", "optimize-step", {"params": {"method": "auto"}, "enabled_params": ["threshold"],
+                                               "iteration": 1, "max_iterations": 1})
+    r = step(c, sid, "POST", "extract", {"parameters": {"method": "auto", "threshold": 0.3}})
+    n2, e2 = r["statistics"]["n_tubercles"], r["statistics"]["n_edges"]
+    step(c, sid, "POST", "tubercles", {"x": 3, "y": 3, "radius_px": 2})
+    step(c, sid, "POST", "save")
+    h = c.api("GET", "/api/sets/%d/history" % sid).json()["history"][0]
+    assert h["type"] == "manual_edit"
+    want = "optimiser step, extraction: %d → %d tubercles, %d → %d connections; then +1 tubercle" % (
+        n1, n2 + 1, e1, e2)
+    assert h["summary"] == want, (h["summary"], want)
+    assert h["details"]["tubercles_before"] == n1 and h["details"]["tubercles_after"] == n2 + 1
+    assert [s["kind"] for s in h["details"]["steps"]] == ["optimize_step", "extraction"]

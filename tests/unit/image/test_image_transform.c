@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -217,9 +218,52 @@ static void autocrop_threshold_is_variance_above_ten(void **state)
 	assert_int_equal(fs_image_autocrop_detect(NULL, NULL, NULL, 0), -1);
 }
 
+/* A chain's one map agrees with moving a point step by step, and its
+ * inverse brings whole pixels back exactly. */
+static void affine_of_a_chain_matches_the_steps(void **state)
+{
+	(void)state;
+	fs_transform steps[4] = {
+		{FS_TRANSFORM_ROTATE_RIGHT, 200, 100, {0, 0, 100, 200}},
+		{FS_TRANSFORM_CROP, 100, 200, {10, 30, 60, 120}},
+		{FS_TRANSFORM_ROTATE_LEFT, 60, 120, {0, 0, 120, 60}},
+		{FS_TRANSFORM_ROTATE_LEFT, 120, 60, {0, 0, 60, 120}},
+	};
+	fs_affine a, inv;
+	fs_affine_of_steps(steps, 0, 4, &a);
+	fs_affine_invert(&a, &inv);
+	assert_int_equal(a.quarter_turns_left, (3 + 1 + 1) % 4);
+	for (int y = 0; y < 100; y += 7)
+		for (int x = 0; x < 200; x += 9) {
+			double px = x + 0.25, py = y + 0.5, sx = px, sy = py;
+			for (int i = 0; i < 4; i++)
+				fs_transform_point(&steps[i], sx, sy, &sx, &sy);
+			double mx, my, bx, by;
+			fs_affine_apply(&a, px, py, &mx, &my);
+			assert_true(mx == sx && my == sy);
+			fs_affine_apply(&a, x, y, &mx, &my);
+			fs_affine_apply(&inv, mx, my, &bx, &by);
+			assert_true(bx == x && by == y);
+		}
+	fs_affine id;
+	fs_affine_of_steps(steps, 2, 2, &id);
+	assert_true(fs_affine_is_identity(&id));
+	/* a left turn then a right one is no turn at all */
+	fs_transform lr[2] = {{FS_TRANSFORM_ROTATE_LEFT, 40, 30, {0, 0, 30, 40}},
+			      {FS_TRANSFORM_ROTATE_RIGHT, 30, 40, {0, 0, 40, 30}}};
+	fs_affine_of_steps(lr, 0, 2, &id);
+	assert_true(fs_affine_is_identity(&id));
+	/* orientations turn with the image, modulo pi */
+	fs_affine_of_steps(steps, 0, 1, &a);
+	assert_true(fabs(fs_affine_angle(&a, 0.3) - (0.3 - M_PI / 2)) < 1e-12);
+	fs_affine_invert(&a, &inv);
+	assert_true(fabs(fs_affine_angle(&inv, fs_affine_angle(&a, 0.3)) - 0.3) < 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(affine_of_a_chain_matches_the_steps),
 		cmocka_unit_test(rotate_left_moves_top_right_to_top_left),
 		cmocka_unit_test(rotate_right_moves_bottom_left_to_top_left),
 		cmocka_unit_test(rotate_left_then_right_is_identity),

@@ -23,6 +23,7 @@
 #include <time.h>
 #include "store/image_files.h"
 #include "store/images_store.h"
+#include "store/image_steps.h"
 #include "store/users.h"
 
 typedef struct fixture {
@@ -289,17 +290,18 @@ static void delete_frees_files_only_when_last_user(void **state)
 	fixture *f = *state;
 	long long a = insert_image(f, &f->alice, "a.png", SHA_A, 1);
 	long long b = insert_image(f, &f->bob, "b.png", SHA_A, 1);
-	int orig = -1, work = -1;
-	assert_int_equal(fs_image_delete(f->db, a, &orig, &work), 0);
+	int orig = -1, work = -1, base = -1;
+	assert_int_equal(fs_image_delete(f->db, a, &orig, &work, &base), 0);
 	assert_int_equal(orig, 0);
 	assert_int_equal(work, 0);
-	assert_int_equal(fs_image_delete(f->db, b, &orig, &work), 0);
+	assert_int_equal(base, 0); /* no steps: the base is the work key */
+	assert_int_equal(fs_image_delete(f->db, b, &orig, &work, &base), 0);
 	assert_int_equal(orig, 1);
 	assert_int_equal(work, 1);
 	int used = 1;
 	assert_int_equal(fs_image_file_in_use(f->db, SHA_A, &used), 0);
 	assert_int_equal(used, 0);
-	assert_int_equal(fs_image_delete(f->db, b, &orig, &work), FS_DB_NOTFOUND);
+	assert_int_equal(fs_image_delete(f->db, b, &orig, &work, &base), FS_DB_NOTFOUND);
 }
 
 static void transform_from_stale_key_is_refused(void **state)
@@ -310,18 +312,122 @@ static void transform_from_stale_key_is_refused(void **state)
 	assert_int_equal(fs_image_get(f->db, id, &rec), 0);
 	char k1[65];
 	fs_work_key_next(rec.work_key, "rotate_left", k1);
-	cJSON *step = cJSON_CreateObject();
+	cJSON *steps = cJSON_CreateArray(), *step = cJSON_CreateObject();
 	cJSON_AddStringToObject(step, "kind", "rotate_left");
-	assert_int_equal(fs_image_record_transform(f->db, id, rec.work_key, k1, 8, 10, 270, step), 0);
-	assert_int_equal(fs_image_record_transform(f->db, id, rec.work_key, k1, 8, 10, 270, step), FS_DB_STALE);
-	assert_int_equal(fs_image_record_transform(f->db, id + 9, rec.work_key, k1, 8, 10, 270, step),
-			 FS_DB_NOTFOUND);
-	cJSON_Delete(step);
+	cJSON_AddItemToArray(steps, step);
+	assert_int_equal(fs_image_set_steps(f->db, id, rec.work_key, k1, 8, 10, 270, steps), 0);
+	assert_int_equal(fs_image_set_steps(f->db, id, rec.work_key, k1, 8, 10, 270, steps), FS_DB_STALE);
+	assert_int_equal(fs_image_set_steps(f->db, id + 9, rec.work_key, k1, 8, 10, 270, steps), FS_DB_NOTFOUND);
+	cJSON_Delete(steps);
 	assert_int_equal(fs_image_get(f->db, id, &rec), 0);
 	assert_string_equal(rec.work_key, k1);
 	assert_int_equal(rec.revision, 1);
 	assert_int_equal(rec.rotation, 270);
 	assert_int_equal(rec.width, 8);
+	assert_int_equal(rec.n_steps, 1);
+	assert_int_equal(rec.base_step, 0);
+}
+
+/* A 10 x 8 image whose every pixel differs, stored under the image's key. */
+static fs_image *patterned(fixture *f, const fs_image_rec *rec)
+{
+	char err[256];
+	fs_image *img = fs_image_new(10, 8);
+	for (int i = 0; i < 80; i++)
+		img->data[i] = (float)i / 80.0f;
+	assert_int_equal(fs_files_store_derived(f->dir, rec->work_key, img, 1, NULL, err, sizeof err), 0);
+	return img;
+}
+
+static void steps_undo_back_to_the_original_exactly(void **state)
+{
+	fixture *f = *state;
+	char err[512] = "";
+	long long id = insert_image(f, &f->alice, "a.png", SHA_A, 1);
+	fs_image_rec rec, base;
+	assert_int_equal(fs_image_get(f->db, id, &base), 0);
+	fs_image *orig = patterned(f, &base);
+	fs_step_request rot = {FS_STEP_ROTATE_RIGHT, {0, 0, 0, 0}, 0};
+	assert_int_equal(fs_image_step_apply(f->db, f->dir, id, f->alice.id, &rot, err, sizeof err), 0);
+	fs_step_request stale = {FS_STEP_ROTATE_LEFT, {0, 0, 0, 0}, 0};
+	assert_int_equal(fs_image_step_apply(f->db, f->dir, id, f->alice.id, &stale, err, sizeof err), FS_DB_STALE);
+	fs_step_request crop = {FS_STEP_CROP, {1, 2, 5, 6}, 1};
+	assert_int_equal(fs_image_step_apply(f->db, f->dir, id, f->alice.id, &crop, err, sizeof err), 0);
+	fs_step_request whole = {FS_STEP_CROP, {0, 0, 50, 50}, -1};
+	assert_int_equal(fs_image_step_apply(f->db, f->dir, id, f->alice.id, &whole, err, sizeof err), FS_DB_INVALID);
+	assert_non_null(strstr(err, "nothing to crop"));
+	assert_int_equal(fs_image_get(f->db, id, &rec), 0);
+	assert_int_equal(rec.width, 5);
+	assert_int_equal(rec.height, 6);
+	assert_int_equal(rec.n_steps, 2);
+	assert_int_equal(rec.rotation, 90);
+	/* the files of the rotated image are gone (only the base and the
+	 * current image keep theirs); undo computes them again from the base */
+	fs_image_step *steps;
+	size_t n;
+	assert_int_equal(fs_image_steps(f->db, id, &steps, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(steps[0].label, "rotate 90° clockwise");
+	assert_string_equal(steps[1].label, "crop 1,2 5×6");
+	assert_string_equal(steps[0].from_key, base.work_key);
+	char rotated_key[65];
+	snprintf(rotated_key, sizeof rotated_key, "%s", steps[1].from_key);
+	free(steps);
+	assert_false(fs_files_have_derived(f->dir, rotated_key));
+	assert_true(fs_files_have_derived(f->dir, base.work_key));
+	assert_int_equal(fs_image_step_undo(f->db, f->dir, id, f->alice.id, -1, -1, err, sizeof err), 0);
+	assert_int_equal(fs_image_get(f->db, id, &rec), 0);
+	assert_string_equal(rec.work_key, rotated_key);
+	assert_int_equal(rec.width, 8);
+	assert_int_equal(rec.height, 10);
+	fs_image *back = fs_image_load_work(f->dir, &rec, err, sizeof err);
+	assert_non_null(back);
+	for (int y = 0; y < 10; y++) /* rotated right: (x, y) -> (H-1-y, x) */
+		for (int x = 0; x < 8; x++)
+			assert_true(back->data[y * 8 + x] == orig->data[(8 - 1 - x) * 10 + y]);
+	fs_image_free(back);
+	/* back to the original: the base itself, pixel for pixel */
+	assert_int_equal(fs_image_step_undo(f->db, f->dir, id, f->alice.id, 0, rec.revision, err, sizeof err), 0);
+	assert_int_equal(fs_image_get(f->db, id, &rec), 0);
+	assert_string_equal(rec.work_key, base.work_key);
+	assert_int_equal(rec.width, 10);
+	assert_int_equal(rec.rotation, 0);
+	assert_int_equal(rec.n_steps, 0);
+	assert_int_equal(rec.revision, 4);
+	back = fs_image_load_work(f->dir, &rec, err, sizeof err);
+	assert_memory_equal(back->data, orig->data, 80 * sizeof(float));
+	fs_image_free(back);
+	assert_false(fs_files_have_derived(f->dir, rotated_key));
+	assert_int_equal(fs_image_step_undo(f->db, f->dir, id, f->alice.id, -1, -1, err, sizeof err), FS_DB_INVALID);
+	assert_non_null(strstr(err, "original"));
+	fs_image_free(orig);
+}
+
+static void steps_made_before_undo_existed_stay(void **state)
+{
+	fixture *f = *state;
+	char err[512] = "";
+	long long id = insert_image(f, &f->alice, "a.png", SHA_A, 1);
+	fs_image_rec rec;
+	assert_int_equal(fs_image_get(f->db, id, &rec), 0);
+	fs_image_free(patterned(f, &rec));
+	/* as migration 5 leaves an image transformed before: its step is the base */
+	assert_int_equal(sqlite3_exec(fs_db_handle(f->db), "UPDATE images SET transforms = "
+				      "'[{\"kind\":\"rotate_left\",\"src_width\":8,\"src_height\":10,\"x\":0,"
+				      "\"y\":0,\"width\":10,\"height\":8}]', base_step = 1",
+				      NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(fs_image_step_undo(f->db, f->dir, id, f->alice.id, -1, -1, err, sizeof err), FS_DB_INVALID);
+	assert_non_null(strstr(err, "before transforms could be undone"));
+	fs_step_request rot = {FS_STEP_ROTATE_LEFT, {0, 0, 0, 0}, -1};
+	assert_int_equal(fs_image_step_apply(f->db, f->dir, id, f->alice.id, &rot, err, sizeof err), 0);
+	assert_int_equal(fs_image_step_undo(f->db, f->dir, id, f->alice.id, 0, -1, err, sizeof err), 0);
+	assert_int_equal(fs_image_get(f->db, id, &rec), 0);
+	assert_int_equal(rec.n_steps, 1);
+	cJSON *list = fs_image_steps_list(f->db, id);
+	cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(list, "transforms"), 0);
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(first, "undoable")));
+	assert_string_equal(cJSON_GetObjectItem(first, "label")->valuestring, "rotate 90° counter-clockwise");
+	cJSON_Delete(list);
 }
 
 static void list_filters_sorts_pages_and_hides_private(void **state)
@@ -606,7 +712,7 @@ static void rotate_calibrate_and_delete_through_routes(void **state)
 	assert_int_equal(web_run(x, "POST", path, "application/json", left, sizeof left - 1, &w), 200);
 	assert_non_null(strstr(w.body.data, "\"width\":10,\"height\":20"));
 	fs_resp_free(&w);
-	assert_int_equal(web_count(x, "display"), 1); /* the old key's files went */
+	assert_int_equal(web_count(x, "display"), 2); /* the upload's stay (undo goes back to them) */
 	snprintf(path, sizeof path, "/api/images/%lld/calibration", id);
 	static const char cal[] = "{\"um_per_px\":2000}";
 	assert_int_equal(web_run(x, "POST", path, "application/json", cal, sizeof cal - 1, &w), 422);
@@ -646,6 +752,8 @@ int main(void)
 		T(recent_keeps_ten_most_recent_visible),
 		T(json_view_has_calibration_or_null),
 		cmocka_unit_test(names_are_sanitised_for_display),
+		T(steps_undo_back_to_the_original_exactly),
+		T(steps_made_before_undo_existed_stay),
 		cmocka_unit_test_setup_teardown(upload_png_creates_image_files_and_base_set, web_setup, web_teardown),
 		cmocka_unit_test_setup_teardown(refused_uploads_leave_nothing_behind, web_setup, web_teardown),
 		cmocka_unit_test_setup_teardown(rotate_calibrate_and_delete_through_routes, web_setup, web_teardown),

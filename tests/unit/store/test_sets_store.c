@@ -1,5 +1,6 @@
 /* Unit tests for the annotation set store: edits, revisions, undo/redo,
- * selective undo, checkpoints, transforms and calibration changes. */
+ * each user's own undo, selective undo, checkpoints, transform frames and
+ * calibration changes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 #include "store/db.h"
 #include "test_db.h"
 #include "store/sets_store.h"
+#include "store/images_store.h"
 #include "store/users.h"
 
 static char path[128];
@@ -311,8 +313,8 @@ static void checkpoint_summarises_and_revert_goes_back(void **state)
 	cJSON *h = fs_history_list(db, sid, 10);
 	cJSON *ev = cJSON_GetArrayItem(h, 0);
 	assert_string_equal(cJSON_GetObjectItem(ev, "type")->valuestring, "manual_edit");
-	assert_string_equal(cJSON_GetObjectItem(ev, "summary")->valuestring,
-			    "+5 tubercles, -2 tubercles, 1 moved, 0 resized, +0 connections, -0 connections");
+	/* net: two of the five added are gone again, the moved one is new anyway */
+	assert_string_equal(cJSON_GetObjectItem(ev, "summary")->valuestring, "+3 tubercles");
 	assert_string_equal(cJSON_GetObjectItem(ev, "user")->valuestring, "Ann");
 	cJSON_Delete(h);
 	rev = info.revision;
@@ -355,45 +357,194 @@ static void duplicate_rename_delete(void **state)
 	assert_non_null(strstr(err, "last set"));
 }
 
-static void transform_moves_every_set(void **state)
+/* Puts the image's transform steps (a JSON array) and size, as image_steps.c does. */
+static void image_steps(fs_db *db, const char *steps, int w, int h)
+{
+	char err[256];
+	cJSON *a = cJSON_Parse(steps);
+	fs_image_rec rec;
+	assert_int_equal(fs_image_get(db, image_id, &rec), 0);
+	assert_int_equal(fs_image_set_steps(db, image_id, rec.work_key, rec.work_key, w, h, 0, a), 0);
+	cJSON_Delete(a);
+	assert_int_equal(fs_sets_frame_changed(db, image_id, uid, "transform", NULL, err, sizeof err), 0);
+}
+
+static const fs_tubercle *find_tub(const fs_tubercle_list *l, int id)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].id == id)
+			return &l->items[i];
+	return NULL;
+}
+
+static void frames_hide_and_give_back_exactly(void **state)
 {
 	fs_db *db = *state;
 	char err[256];
-	long long s1 = make_set(db, "A"), s2 = make_set(db, "B"), rev1 = 0, rev2 = 0, cur;
+	long long sid = make_set(db, "A"), rev = 0, cur;
 	int tid;
-	fs_tubercle t = tub(10, 20, 3);
-	assert_int_equal(fs_set_add_tubercle(db, s1, rev1, uid, &t, 0, &tid, &rev1, &cur, err, sizeof err), 0);
-	t = tub(150, 90, 3);
-	assert_int_equal(fs_set_add_tubercle(db, s2, rev2, uid, &t, 0, &tid, &rev2, &cur, err, sizeof err), 0);
-	/* image is 200 x 100; rotate right: (x, y) -> (H - 1 - y, x) or similar, as image_transform says */
-	fs_transform tr = {FS_TRANSFORM_ROTATE_RIGHT, 200, 100, {0, 0, 100, 200}};
-	double ex, ey;
-	fs_transform_point(&tr, 10, 20, &ex, &ey);
-	assert_int_equal(fs_sets_apply_transform(db, image_id, &tr, uid, err, sizeof err), 0);
-	fs_tubercle_list tl = {0};
-	assert_int_equal(fs_set_load(db, s1, &tl, NULL), 0);
-	assert_true(fabs(tl.items[0].centroid_x - ex) < 1e-9 && fabs(tl.items[0].centroid_y - ey) < 1e-9);
-	fs_tubercle_list_free(&tl);
+	/* image 200 x 100: a outside what the crop below keeps, b c d inside */
+	double pts[4][2] = {{10.25, 20.5}, {150, 90}, {120, 50}, {130, 70}};
+	for (int i = 0; i < 4; i++) {
+		fs_tubercle t = tub(pts[i][0], pts[i][1], 3 + i);
+		if (i == 2) {
+			t.has_ellipse = 1;
+			t.major_axis_px = 8;
+			t.minor_axis_px = 5;
+			t.orientation = 0.3;
+		}
+		assert_int_equal(fs_set_add_tubercle(db, sid, rev, uid, &t, 0, &tid, &rev, &cur, err, sizeof err), 0);
+	}
+	assert_int_equal(fs_set_add_edge(db, sid, rev, uid, 1, 2, 0, &rev, &cur, err, sizeof err), 0);
+	assert_int_equal(fs_set_add_edge(db, sid, rev, uid, 3, 4, 0, &rev, &cur, err, sizeof err), 0);
+	assert_int_equal(fs_set_checkpoint(db, sid, rev, uid, "Ann", 0, &rev, err, sizeof err), 0);
+	fs_tubercle_list t0 = {0};
+	assert_int_equal(fs_set_load(db, sid, &t0, NULL), 0);
+	/* rotate right (to 100 x 200), then crop 60 x 100 from (0, 100) */
+	image_steps(db, "[{\"kind\":\"rotate_right\",\"src_width\":200,\"src_height\":100,\"x\":0,\"y\":0,"
+			"\"width\":100,\"height\":200},{\"kind\":\"crop\",\"src_width\":100,\"src_height\":200,"
+			"\"x\":0,\"y\":100,\"width\":60,\"height\":100}]", 60, 100);
 	fs_set_info info;
-	assert_int_equal(fs_set_get_info(db, s1, &info), 0);
-	assert_int_equal(info.revision, 2);
-	assert_false(info.can_undo); /* the journal was in the old frame */
-	cJSON *h = fs_history_list(db, s2, 10);
-	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(h, 0), "type")->valuestring, "transform");
+	assert_int_equal(fs_set_get_info(db, sid, &info), 0);
+	assert_int_equal(info.n_tubercles, 3);
+	assert_int_equal(info.n_edges, 1); /* 1-2 is not shown: #1 is hidden */
+	assert_int_equal(info.revision, rev + 1);
+	assert_int_equal(info.revision, info.clean_revision); /* still saved */
+	assert_true(info.can_undo);			      /* the journal stays */
+	fs_tubercle_list tl = {0};
+	fs_edge_list el = {0};
+	assert_int_equal(fs_set_load(db, sid, &tl, &el), 0);
+	assert_int_equal(tl.n, 3);
+	assert_null(find_tub(&tl, 1));
+	const fs_tubercle *c = find_tub(&tl, 3);
+	assert_true(c->centroid_x == 49 && c->centroid_y == 20); /* (99 - 50, 120) - (0, 100) */
+	assert_true(fabs(c->orientation - (0.3 - M_PI / 2)) < 1e-12);
+	assert_int_equal(el.n, 1);
+	fs_tubercle_list_free(&tl);
+	fs_edge_list_free(&el);
+	cJSON *h = fs_history_list(db, sid, 1);
+	assert_int_equal((int)cJSON_GetObjectItem(cJSON_GetArrayItem(h, 0), "n_tubercles_hidden")->valuedouble, 1);
 	cJSON_Delete(h);
-	/* crop away s1's tubercle, keep s2's */
-	fs_transform crop = {FS_TRANSFORM_CROP, 100, 200, {50, 100, 50, 100}};
-	fs_tubercle_list t2 = {0};
-	assert_int_equal(fs_set_load(db, s2, &t2, NULL), 0);
-	double kx = t2.items[0].centroid_x, ky = t2.items[0].centroid_y;
-	fs_tubercle_list_free(&t2);
-	assert_int_equal(fs_sets_apply_transform(db, image_id, &crop, uid, err, sizeof err), 0);
-	assert_int_equal(fs_set_get_info(db, s1, &info), 0);
-	int keep1 = !(ex < 50 || ey < 100 || ex >= 100 || ey >= 200);
-	assert_int_equal(info.n_tubercles, keep1);
-	assert_int_equal(fs_set_get_info(db, s2, &info), 0);
-	int keep2 = !(kx < 50 || ky < 100 || kx >= 100 || ky >= 200);
-	assert_int_equal(info.n_tubercles, keep2);
+	/* edits in the cropped frame: a hidden tubercle cannot be touched */
+	fs_tubercle moved = tub(51, 21, 5);
+	assert_int_equal(fs_set_update_tubercle(db, sid, -1, uid, 3, &moved, "move_tubercle", 0, &rev, &cur, err,
+						 sizeof err), 0);
+	assert_int_equal(fs_set_update_tubercle(db, sid, -1, uid, 1, &moved, "move_tubercle", 0, &rev, &cur, err,
+						 sizeof err), FS_DB_INVALID);
+	int four[] = {4};
+	assert_int_equal(fs_set_set_radius(db, sid, -1, uid, four, 1, 9, &rev, &cur, err, sizeof err), 0);
+	/* back to the original frame: the hidden tubercle as it was, bit for
+	 * bit; the moved one mapped back; the resized one not moved at all */
+	image_steps(db, "[]", 200, 100);
+	assert_int_equal(fs_set_load(db, sid, &tl, &el), 0);
+	assert_int_equal(tl.n, 4);
+	assert_true(fs_tubercle_same(find_tub(&tl, 1), find_tub(&t0, 1)));
+	assert_true(fs_tubercle_same(find_tub(&tl, 2), find_tub(&t0, 2)));
+	c = find_tub(&tl, 3);
+	assert_true(c->centroid_x == 121 && c->centroid_y == 48);
+	const fs_tubercle *d = find_tub(&tl, 4);
+	assert_true(d->centroid_x == 130 && d->centroid_y == 70 && d->radius_px == 9);
+	assert_int_equal(el.n, 2);
+	fs_tubercle_list_free(&tl);
+	fs_edge_list_free(&el);
+	/* a clear while cropped takes what is shown only; undo gives it back */
+	image_steps(db, "[{\"kind\":\"crop\",\"src_width\":200,\"src_height\":100,\"x\":100,\"y\":0,"
+			"\"width\":100,\"height\":100}]", 100, 100);
+	assert_int_equal(fs_set_delete_items(db, sid, -1, uid, NULL, 0, NULL, 0, "clear_all", 0, &rev, &cur, err,
+					      sizeof err), 0);
+	assert_int_equal(fs_set_get_info(db, sid, &info), 0);
+	assert_int_equal(info.n_tubercles, 0);
+	image_steps(db, "[]", 200, 100);
+	assert_int_equal(fs_set_get_info(db, sid, &info), 0);
+	assert_int_equal(info.n_tubercles, 1); /* #1 was never shown, never cleared */
+	assert_int_equal(fs_set_undo(db, sid, -1, uid, &rev, &cur, err, sizeof err), 0);
+	assert_int_equal(fs_set_get_info(db, sid, &info), 0);
+	assert_int_equal(info.n_tubercles, 4);
+	assert_int_equal(info.n_edges, 2);
+	fs_tubercle_list_free(&t0);
+}
+
+/* The id of the set's oldest journal entry. */
+static long long first_op_of(fs_db *db, long long sid)
+{
+	cJSON *j = fs_set_journal(db, sid, 100);
+	long long id = (long long)cJSON_GetObjectItem(cJSON_GetArrayItem(j, cJSON_GetArraySize(j) - 1), "id")->valuedouble;
+	cJSON_Delete(j);
+	return id;
+}
+
+static void undo_and_redo_are_each_users_own(void **state)
+{
+	fs_db *db = *state;
+	char err[400];
+	long long bob, sid = make_set(db, "A"), rev, cur;
+	assert_int_equal(fs_user_create(db, "bob", "Bob", 0, "bob-password", &bob, err, sizeof err), 0);
+	int tid;
+	fs_tubercle t = tub(10, 10, 3);
+	assert_int_equal(fs_set_add_tubercle(db, sid, -1, uid, &t, 0, &tid, &rev, &cur, err, sizeof err), 0);
+	t = tub(50, 10, 3);
+	assert_int_equal(fs_set_add_tubercle(db, sid, -1, bob, &t, 0, &tid, &rev, &cur, err, sizeof err), 0);
+	/* Ann's undo takes her step back, not Bob's newer one */
+	assert_int_equal(fs_set_undo(db, sid, -1, uid, &rev, &cur, err, sizeof err), 0);
+	fs_tubercle_list tl = {0};
+	assert_int_equal(fs_set_load(db, sid, &tl, NULL), 0);
+	assert_int_equal(tl.n, 1);
+	assert_int_equal(tl.items[0].id, 2);
+	fs_tubercle_list_free(&tl);
+	int cu, cr;
+	assert_int_equal(fs_set_user_stacks(db, sid, uid, &cu, &cr), 0);
+	assert_true(!cu && cr);
+	assert_int_equal(fs_set_user_stacks(db, sid, bob, &cu, &cr), 0);
+	assert_true(cu && !cr);
+	assert_int_equal(fs_set_redo(db, sid, -1, bob, &rev, &cur, err, sizeof err), FS_DB_INVALID);
+	assert_int_equal(fs_set_redo(db, sid, -1, uid, &rev, &cur, err, sizeof err), 0);
+	/* Bob moves Ann's tubercle: her add can no longer be undone, and she is told by whom */
+	fs_tubercle m = tub(12, 12, 3);
+	assert_int_equal(fs_set_update_tubercle(db, sid, -1, bob, 1, &m, "move_tubercle", 0, &rev, &cur, err,
+						 sizeof err), 0);
+	assert_int_equal(fs_set_undo(db, sid, -1, uid, &rev, &cur, err, sizeof err), FS_DB_INVALID);
+	assert_non_null(strstr(err, "#1 has changed since (by Bob: Moved tubercle #1"));
+	/* the journal says whose each step is and whether it can be undone */
+	cJSON *j = fs_set_journal_for(db, sid, 10, uid);
+	cJSON *newest = cJSON_GetArrayItem(j, 0);
+	assert_string_equal(cJSON_GetObjectItem(newest, "user")->valuestring, "Bob");
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(newest, "mine")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(newest, "can_undo")));
+	cJSON *redo = cJSON_GetArrayItem(j, 1);
+	assert_string_equal(cJSON_GetObjectItem(redo, "kind")->valuestring, "redo");
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(redo, "can_undo")));
+	long long move_op = (long long)cJSON_GetObjectItem(newest, "id")->valuedouble;
+	cJSON_Delete(j);
+	/* Ann undoes Bob's move from the journal; that is now her newest step,
+	 * so her Undo puts his move back and her Redo takes it away again */
+	assert_int_equal(fs_set_undo_op(db, sid, move_op, uid, &rev, err, sizeof err), 0);
+	fs_tubercle got;
+	assert_int_equal(fs_set_load(db, sid, &tl, NULL), 0);
+	got = *find_tub(&tl, 1);
+	fs_tubercle_list_free(&tl);
+	assert_true(got.centroid_x == 10);
+	assert_int_equal(fs_set_undo(db, sid, -1, uid, &rev, &cur, err, sizeof err), 0);
+	assert_int_equal(fs_set_load(db, sid, &tl, NULL), 0);
+	got = *find_tub(&tl, 1);
+	fs_tubercle_list_free(&tl);
+	assert_true(got.centroid_x == 12);
+	assert_int_equal(fs_set_redo(db, sid, -1, uid, &rev, &cur, err, sizeof err), 0);
+	j = fs_set_journal_for(db, sid, 20, bob);
+	const cJSON *e;
+	int seen = 0;
+	cJSON_ArrayForEach(e, j)
+	if ((long long)cJSON_GetObjectItem(e, "id")->valuedouble == move_op) {
+		seen = 1;
+		assert_string_equal(cJSON_GetObjectItem(e, "state")->valuestring, "reverted");
+		assert_true(cJSON_IsTrue(cJSON_GetObjectItem(e, "mine")));
+	}
+	assert_true(seen);
+	cJSON_Delete(j);
+	/* now Ann's own add can go: #1 is as she left it */
+	assert_int_equal(fs_set_undo_op(db, sid, first_op_of(db, sid), uid, &rev, err, sizeof err), 0);
+	fs_set_info info;
+	assert_int_equal(fs_set_get_info(db, sid, &info), 0);
+	assert_int_equal(info.n_tubercles, 1); /* Bob's #2 */
 }
 
 static void calibration_change_updates_snapshots(void **state)
@@ -424,7 +575,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(selective_undo_of_one_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(checkpoint_summarises_and_revert_goes_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(duplicate_rename_delete, setup, teardown),
-		cmocka_unit_test_setup_teardown(transform_moves_every_set, setup, teardown),
+		cmocka_unit_test_setup_teardown(frames_hide_and_give_back_exactly, setup, teardown),
+		cmocka_unit_test_setup_teardown(undo_and_redo_are_each_users_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(calibration_change_updates_snapshots, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

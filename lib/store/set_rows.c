@@ -1,0 +1,636 @@
+/*
+ * set_rows.c - rows, revisions and journal entries of annotation sets
+ * (see set_rows.h).
+ */
+#include "store/set_rows.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/params_json.h"
+#include "store/sets_store.h"
+
+#define ERR(...) snprintf(err, errlen, __VA_ARGS__)
+
+long long fs_rows_now(void)
+{
+	return (long long)time(NULL);
+}
+
+int fs_rows_get(fs_db *db, long long set_id, int tid, fs_tubercle *t)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT tid, x, y, r, circularity, major, minor, orientation, "
+					  "eccentricity, source FROM tubercles WHERE set_id = ? AND tid = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int(st, 2, tid);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		memset(t, 0, sizeof *t);
+		t->id = sqlite3_column_int(st, 0);
+		t->centroid_x = sqlite3_column_double(st, 1);
+		t->centroid_y = sqlite3_column_double(st, 2);
+		t->radius_px = sqlite3_column_double(st, 3);
+		t->circularity = sqlite3_column_double(st, 4);
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+			t->has_ellipse = 1;
+			t->major_axis_px = sqlite3_column_double(st, 5);
+			t->minor_axis_px = sqlite3_column_double(st, 6);
+			t->orientation = sqlite3_column_double(st, 7);
+			t->eccentricity = sqlite3_column_double(st, 8);
+		}
+		const char *s = (const char *)sqlite3_column_text(st, 9);
+		if (!s || fs_source_parse(s, &t->source))
+			t->source = FS_SOURCE_MANUAL;
+	}
+	fs_db_done(st);
+	if (rc == SQLITE_DONE)
+		return FS_DB_NOTFOUND;
+	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+}
+
+static int bind_tub(sqlite3_stmt *st, int first, const fs_tubercle *t)
+{
+	sqlite3_bind_double(st, first, t->centroid_x);
+	sqlite3_bind_double(st, first + 1, t->centroid_y);
+	sqlite3_bind_double(st, first + 2, t->radius_px);
+	sqlite3_bind_double(st, first + 3, t->circularity);
+	if (t->has_ellipse) {
+		sqlite3_bind_double(st, first + 4, t->major_axis_px);
+		sqlite3_bind_double(st, first + 5, t->minor_axis_px);
+		sqlite3_bind_double(st, first + 6, t->orientation);
+		sqlite3_bind_double(st, first + 7, t->eccentricity);
+	} else {
+		for (int i = 4; i < 8; i++)
+			sqlite3_bind_null(st, first + i);
+	}
+	sqlite3_bind_text(st, first + 8, fs_source_name(t->source), -1, SQLITE_STATIC);
+	return 0;
+}
+
+static int row_insert(fs_db *db, long long set_id, const fs_tubercle *t)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO tubercles (set_id, tid, x, y, r, circularity, major, minor, "
+					  "orientation, eccentricity, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int(st, 2, t->id);
+	bind_tub(st, 3, t);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+static int row_update(fs_db *db, long long set_id, const fs_tubercle *t)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE tubercles SET x = ?, y = ?, r = ?, circularity = ?, major = ?, "
+					  "minor = ?, orientation = ?, eccentricity = ?, source = ? "
+					  "WHERE set_id = ? AND tid = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	bind_tub(st, 1, t);
+	sqlite3_bind_int64(st, 10, set_id);
+	sqlite3_bind_int(st, 11, t->id);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+static int row_delete(fs_db *db, long long set_id, int tid)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM tubercles WHERE set_id = ? AND tid = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int(st, 2, tid);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+static void edge_norm(fs_edge *e)
+{
+	if (e->id1 > e->id2) {
+		int t = e->id1;
+		e->id1 = e->id2;
+		e->id2 = t;
+	}
+}
+
+int fs_rows_edge_exists(fs_db *db, long long set_id, fs_edge e, int *exists)
+{
+	edge_norm(&e);
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT 1 FROM edges WHERE set_id = ? AND id1 = ? AND id2 = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int(st, 2, e.id1);
+	sqlite3_bind_int(st, 3, e.id2);
+	int rc = sqlite3_step(st);
+	*exists = rc == SQLITE_ROW;
+	fs_db_done(st);
+	return (rc == SQLITE_ROW || rc == SQLITE_DONE) ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+}
+
+static int edge_write(fs_db *db, long long set_id, fs_edge e, int insert)
+{
+	edge_norm(&e);
+	sqlite3_stmt *st = fs_db_stmt(db, insert ? "INSERT INTO edges (set_id, id1, id2) VALUES (?, ?, ?)"
+						 : "DELETE FROM edges WHERE set_id = ? AND id1 = ? AND id2 = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int(st, 2, e.id1);
+	sqlite3_bind_int(st, 3, e.id2);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+int fs_rows_diff_applies(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen)
+{
+	fs_tubercle cur;
+	int rc;
+	for (size_t i = 0; i < d->removed.n; i++) {
+		rc = fs_rows_get(db, set_id, d->removed.items[i].id, &cur);
+		if (rc == FS_DB_NOTFOUND) {
+			snprintf(why, whylen, "tubercle #%d no longer exists", d->removed.items[i].id);
+			return FS_DB_INVALID;
+		}
+		if (rc)
+			return rc;
+		if (!fs_tubercle_same(&cur, &d->removed.items[i])) {
+			snprintf(why, whylen, "tubercle #%d has changed since", cur.id);
+			return FS_DB_INVALID;
+		}
+	}
+	for (size_t i = 0; i < d->before.n; i++) {
+		rc = fs_rows_get(db, set_id, d->before.items[i].id, &cur);
+		if (rc == FS_DB_NOTFOUND) {
+			snprintf(why, whylen, "tubercle #%d no longer exists", d->before.items[i].id);
+			return FS_DB_INVALID;
+		}
+		if (rc)
+			return rc;
+		if (!fs_tubercle_same(&cur, &d->before.items[i])) {
+			snprintf(why, whylen, "tubercle #%d has changed since", cur.id);
+			return FS_DB_INVALID;
+		}
+		if (!fs_tubercle_storable(&d->after.items[i]) || d->after.items[i].id != cur.id) {
+			snprintf(why, whylen, "invalid values for tubercle #%d", cur.id);
+			return FS_DB_INVALID;
+		}
+	}
+	for (size_t i = 0; i < d->added.n; i++) {
+		if (!fs_tubercle_storable(&d->added.items[i])) {
+			snprintf(why, whylen, "invalid tubercle (position or radius)");
+			return FS_DB_INVALID;
+		}
+		rc = fs_rows_get(db, set_id, d->added.items[i].id, &cur);
+		if (rc == FS_DB_OK) {
+			snprintf(why, whylen, "tubercle #%d exists again", cur.id);
+			return FS_DB_INVALID;
+		}
+		if (rc != FS_DB_NOTFOUND)
+			return rc;
+	}
+	for (size_t i = 0; i < d->edges_removed.n; i++) {
+		int ex;
+		if ((rc = fs_rows_edge_exists(db, set_id, d->edges_removed.items[i], &ex)))
+			return rc;
+		if (!ex) {
+			snprintf(why, whylen, "connection %d-%d no longer exists", d->edges_removed.items[i].id1,
+				 d->edges_removed.items[i].id2);
+			return FS_DB_INVALID;
+		}
+	}
+	return FS_DB_OK;
+}
+
+int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen)
+{
+	int rc;
+	for (size_t i = 0; i < d->edges_removed.n; i++)
+		if ((rc = edge_write(db, set_id, d->edges_removed.items[i], 0)))
+			return rc;
+	for (size_t i = 0; i < d->removed.n; i++)
+		if ((rc = row_delete(db, set_id, d->removed.items[i].id)))
+			return rc;
+	for (size_t i = 0; i < d->after.n; i++)
+		if ((rc = row_update(db, set_id, &d->after.items[i])))
+			return rc;
+	for (size_t i = 0; i < d->added.n; i++)
+		if ((rc = row_insert(db, set_id, &d->added.items[i])))
+			return rc;
+	for (size_t i = 0; i < d->edges_added.n; i++) {
+		fs_edge e = d->edges_added.items[i];
+		fs_tubercle t;
+		if (e.id1 == e.id2) {
+			snprintf(why, whylen, "a connection needs two different tubercles");
+			return FS_DB_INVALID;
+		}
+		if (fs_rows_get(db, set_id, e.id1, &t) || fs_rows_get(db, set_id, e.id2, &t)) {
+			snprintf(why, whylen, "connection %d-%d refers to a missing tubercle", e.id1, e.id2);
+			return FS_DB_INVALID;
+		}
+		int ex;
+		if ((rc = fs_rows_edge_exists(db, set_id, e, &ex)))
+			return rc;
+		if (ex) {
+			snprintf(why, whylen, "connection %d-%d exists already", e.id1, e.id2);
+			return FS_DB_INVALID;
+		}
+		if ((rc = edge_write(db, set_id, e, 1)))
+			return rc;
+	}
+	/* the safety net the foreign key cannot be: no edge may be left to a
+	 * removed tubercle. A few removals are checked by index; many (clear,
+	 * area delete) by one scan of the set's edges. */
+	if (d->removed.n > 0 && d->removed.n <= 64) {
+		for (size_t i = 0; i < d->removed.n; i++) {
+			sqlite3_stmt *st = fs_db_stmt(db, "SELECT 1 FROM edges WHERE set_id = ?1 AND id1 = ?2 UNION ALL "
+							  "SELECT 1 FROM edges WHERE set_id = ?1 AND id2 = ?2 LIMIT 1");
+			if (!st)
+				return FS_DB_ERROR;
+			sqlite3_bind_int64(st, 1, set_id);
+			sqlite3_bind_int(st, 2, d->removed.items[i].id);
+			rc = sqlite3_step(st);
+			fs_db_done(st);
+			if (rc == SQLITE_ROW) {
+				snprintf(why, whylen, "the change would leave connections to missing tubercles");
+				return FS_DB_INVALID;
+			}
+			if (rc != SQLITE_DONE)
+				return fs_db_rc_from_sqlite(rc);
+		}
+	} else if (d->removed.n > 64) {
+		sqlite3_stmt *st = fs_db_stmt(db, "SELECT count(*) FROM edges e WHERE e.set_id = ?1 AND ("
+						  "NOT EXISTS (SELECT 1 FROM tubercles t WHERE t.set_id = ?1 AND t.tid = e.id1) OR "
+						  "NOT EXISTS (SELECT 1 FROM tubercles t WHERE t.set_id = ?1 AND t.tid = e.id2))");
+		if (!st)
+			return FS_DB_ERROR;
+		sqlite3_bind_int64(st, 1, set_id);
+		rc = sqlite3_step(st);
+		int dangling = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+		fs_db_done(st);
+		if (dangling != 0) {
+			snprintf(why, whylen, "the change would leave connections to missing tubercles");
+			return dangling < 0 ? FS_DB_ERROR : FS_DB_INVALID;
+		}
+	}
+	rc = FS_DB_OK;
+	sqlite3_stmt *st;
+	if (d->params_changed) {
+		st = fs_db_stmt(db, "UPDATE sets SET params = ? WHERE id = ?");
+		if (!st)
+			return FS_DB_ERROR;
+		char *pj = NULL;
+		if (d->has_params) {
+			cJSON *p = fs_params_to_json(&d->params_after);
+			pj = p ? cJSON_PrintUnformatted(p) : NULL;
+			cJSON_Delete(p);
+			sqlite3_bind_text(st, 1, pj, -1, SQLITE_TRANSIENT);
+		} else {
+			sqlite3_bind_null(st, 1);
+		}
+		sqlite3_bind_int64(st, 2, set_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+		cJSON_free(pj);
+		if (rc)
+			return rc;
+	}
+	/* ids are never reused: keep next_tid above every id ever written */
+	int maxid = 0;
+	for (size_t i = 0; i < d->added.n; i++)
+		if (d->added.items[i].id > maxid)
+			maxid = d->added.items[i].id;
+	if (maxid) {
+		st = fs_db_stmt(db, "UPDATE sets SET next_tid = max(next_tid, ?) WHERE id = ?");
+		if (!st)
+			return FS_DB_ERROR;
+		sqlite3_bind_int(st, 1, maxid + 1);
+		sqlite3_bind_int64(st, 2, set_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+	}
+	return rc;
+}
+
+int fs_rows_end_tx(fs_db *db, int rc)
+{
+	if (rc) {
+		fs_db_rollback(db);
+		return rc;
+	}
+	return fs_db_commit(db);
+}
+
+int fs_rows_read_rev(fs_db *db, long long set_id, long long *rev)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT revision FROM sets WHERE id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*rev = sqlite3_column_int64(st, 0);
+	fs_db_done(st);
+	if (rc == SQLITE_DONE)
+		return FS_DB_NOTFOUND;
+	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+}
+
+/* Inside a transaction: the revision check. */
+int fs_rows_check_rev(fs_db *db, long long set_id, long long expect_rev, long long *cur_rev, char *err,
+		     size_t errlen)
+{
+	long long rev;
+	int rc = fs_rows_read_rev(db, set_id, &rev);
+	if (rc == FS_DB_NOTFOUND)
+		ERR("no such set");
+	if (rc)
+		return rc;
+	if (cur_rev)
+		*cur_rev = rev;
+	if (expect_rev >= 0 && expect_rev != rev) {
+		ERR("the set has changed (revision %lld, your view is at %lld): reload it first", rev, expect_rev);
+		return FS_DB_STALE;
+	}
+	return FS_DB_OK;
+}
+
+int fs_rows_bump(fs_db *db, long long set_id, long long *new_rev)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE sets SET revision = revision + 1, updated_at = ? WHERE id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, fs_rows_now());
+	sqlite3_bind_int64(st, 2, set_id);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	if (!rc && new_rev)
+		rc = fs_rows_read_rev(db, set_id, new_rev);
+	return rc;
+}
+
+int fs_rows_load(fs_db *db, long long set_id, fs_tubercle_list *t, fs_edge_list *e)
+{
+	sqlite3_stmt *st;
+	st = fs_db_stmt(db, "SELECT tid, x, y, r, circularity, major, minor, orientation, eccentricity, source "
+			    "FROM tubercles WHERE set_id = ? ORDER BY tid");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		fs_tubercle x;
+		memset(&x, 0, sizeof x);
+		x.id = sqlite3_column_int(st, 0);
+		x.centroid_x = sqlite3_column_double(st, 1);
+		x.centroid_y = sqlite3_column_double(st, 2);
+		x.radius_px = sqlite3_column_double(st, 3);
+		x.circularity = sqlite3_column_double(st, 4);
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+			x.has_ellipse = 1;
+			x.major_axis_px = sqlite3_column_double(st, 5);
+			x.minor_axis_px = sqlite3_column_double(st, 6);
+			x.orientation = sqlite3_column_double(st, 7);
+			x.eccentricity = sqlite3_column_double(st, 8);
+		}
+		const char *s = (const char *)sqlite3_column_text(st, 9);
+		if (!s || fs_source_parse(s, &x.source))
+			x.source = FS_SOURCE_MANUAL;
+		if (fs_tubercle_list_append(t, &x)) {
+			fs_db_done(st);
+			return FS_DB_ERROR;
+		}
+	}
+	fs_db_done(st);
+	if (rc != SQLITE_DONE)
+		return fs_db_rc_from_sqlite(rc);
+	if (!e)
+		return FS_DB_OK;
+	st = fs_db_stmt(db, "SELECT id1, id2 FROM edges WHERE set_id = ? ORDER BY id1, id2");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		fs_edge x = {sqlite3_column_int(st, 0), sqlite3_column_int(st, 1)};
+		if (fs_edge_list_append(e, &x)) {
+			fs_db_done(st);
+			return FS_DB_ERROR;
+		}
+	}
+	fs_db_done(st);
+	return rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+}
+
+int fs_rows_history_add(fs_db *db, long long set_id, long long user_id, const char *type, const cJSON *data)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO history (set_id, at, user_id, type, data) VALUES (?, ?, ?, ?, ?)");
+	if (!st)
+		return FS_DB_ERROR;
+	char *d = data ? cJSON_PrintUnformatted(data) : NULL;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int64(st, 2, fs_rows_now());
+	if (user_id)
+		sqlite3_bind_int64(st, 3, user_id);
+	sqlite3_bind_text(st, 4, type, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, d ? d : "{}", -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	cJSON_free(d);
+	return rc;
+}
+
+int fs_rows_state(fs_db *db, long long set_id, fs_set_state *s)
+{
+	memset(s, 0, sizeof *s);
+	int rc = fs_rows_load(db, set_id, &s->t, &s->e);
+	if (rc)
+		fs_set_state_free(s);
+	else
+		fs_edges_normalise(&s->e); /* stored normalised and in order already */
+	return rc;
+}
+
+int fs_rows_bump_keep_clean(fs_db *db, long long set_id)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE sets SET clean_revision = CASE WHEN clean_revision = revision "
+					  "THEN revision + 1 ELSE clean_revision END, revision = revision + 1, "
+					  "updated_at = ? WHERE id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, fs_rows_now());
+	sqlite3_bind_int64(st, 2, set_id);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+int fs_rows_bookkeeping(const char *kind)
+{
+	return kind && (!strcmp(kind, "undo") || !strcmp(kind, "redo"));
+}
+
+int fs_rows_reverts_refs(const char *kind)
+{
+	return kind && (!strcmp(kind, "undo_step") || !strcmp(kind, "revert"));
+}
+
+int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
+			const fs_set_diff *d, long long agent_run_id, const char *refs, long long *op_id)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (user_id && !fs_rows_bookkeeping(kind)) {
+		/* a new step of a user's own gives up what that user could redo */
+		st = fs_db_stmt(db, "UPDATE set_ops SET undone = 2 WHERE set_id = ? AND user_id = ? AND undone = 1");
+		if (!st)
+			return FS_DB_ERROR;
+		sqlite3_bind_int64(st, 1, set_id);
+		sqlite3_bind_int64(st, 2, user_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+		if (rc)
+			return rc;
+	}
+	cJSON *dj = fs_set_diff_to_json(d);
+	char *ds = dj ? cJSON_PrintUnformatted(dj) : NULL;
+	cJSON_Delete(dj);
+	if (!ds)
+		return FS_DB_ERROR;
+	st = fs_db_stmt(db, "INSERT INTO set_ops (set_id, user_id, at, kind, label, diff, agent_run_id, refs) "
+			    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!st) {
+		cJSON_free(ds);
+		return FS_DB_ERROR;
+	}
+	sqlite3_bind_int64(st, 1, set_id);
+	if (user_id)
+		sqlite3_bind_int64(st, 2, user_id);
+	sqlite3_bind_int64(st, 3, fs_rows_now());
+	sqlite3_bind_text(st, 4, kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, label ? label : kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, ds, -1, SQLITE_TRANSIENT);
+	if (agent_run_id)
+		sqlite3_bind_int64(st, 7, agent_run_id);
+	if (refs)
+		sqlite3_bind_text(st, 8, refs, -1, SQLITE_TRANSIENT);
+	rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	cJSON_free(ds);
+	if (rc)
+		return rc;
+	if (op_id)
+		*op_id = sqlite3_last_insert_rowid(fs_db_handle(db));
+	/* keep FS_UNDO_KEEP steps of the users' own, with the undo and redo
+	 * entries between them */
+	st = fs_db_stmt(db, "DELETE FROM set_ops WHERE set_id = ?1 AND id < (SELECT id FROM set_ops "
+			    "WHERE set_id = ?1 AND kind NOT IN ('undo', 'redo') ORDER BY id DESC LIMIT 1 OFFSET ?2)");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int(st, 2, FS_UNDO_KEEP - 1);
+	rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+int fs_rows_op_state(fs_db *db, long long set_id, long long op_id, int state)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE set_ops SET undone = ? WHERE id = ? AND set_id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int(st, 1, state);
+	sqlite3_bind_int64(st, 2, op_id);
+	sqlite3_bind_int64(st, 3, set_id);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+int fs_rows_refs_state(fs_db *db, long long set_id, const char *refs, int state)
+{
+	if (!refs || !*refs)
+		return FS_DB_OK;
+	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE set_ops SET undone = ?1 WHERE set_id = ?2 AND id IN "
+					  "(SELECT value FROM json_each(?3))");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int(st, 1, state);
+	sqlite3_bind_int64(st, 2, set_id);
+	sqlite3_bind_text(st, 3, refs, -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+/* ---- the last change, for responses ---- */
+
+static fs_set_diff last_change;
+static int last_valid, last_full;
+
+/* d as the client sees it: shown coordinates; a tubercle that a change
+ * puts where it is not shown is, for the client, removed. */
+static int shown_diff(const fs_set_diff *d, const fs_set_frame *f, fs_set_diff *out)
+{
+	memset(out, 0, sizeof *out);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < d->removed.n; i++)
+		rc = fs_tubercle_list_append(&out->removed, &d->removed.items[i]);
+	for (size_t i = 0; !rc && i < d->added.n; i++) {
+		fs_tubercle t = d->added.items[i];
+		if (!fs_set_frame_visible(f, t.centroid_x, t.centroid_y))
+			continue;
+		fs_set_frame_show(f, &t);
+		rc = fs_tubercle_list_append(&out->added, &t);
+	}
+	for (size_t i = 0; !rc && i < d->after.n; i++) {
+		fs_tubercle b = d->before.items[i], a = d->after.items[i];
+		if (!fs_set_frame_visible(f, a.centroid_x, a.centroid_y)) {
+			rc = fs_tubercle_list_append(&out->removed, &b);
+			continue;
+		}
+		fs_set_frame_show(f, &b);
+		fs_set_frame_show(f, &a);
+		rc = fs_tubercle_list_append(&out->before, &b) || fs_tubercle_list_append(&out->after, &a);
+	}
+	for (size_t i = 0; !rc && i < d->edges_added.n; i++)
+		rc = fs_edge_list_append(&out->edges_added, &d->edges_added.items[i]);
+	for (size_t i = 0; !rc && i < d->edges_removed.n; i++)
+		rc = fs_edge_list_append(&out->edges_removed, &d->edges_removed.items[i]);
+	out->params_changed = d->params_changed;
+	out->had_params = d->had_params;
+	out->has_params = d->has_params;
+	out->params_before = d->params_before;
+	out->params_after = d->params_after;
+	out->replaces_all = d->replaces_all;
+	if (rc)
+		fs_set_diff_free(out);
+	return rc ? -1 : 0;
+}
+
+void fs_rows_remember(const fs_set_diff *d, const fs_set_frame *f, int full)
+{
+	fs_set_diff_free(&last_change);
+	memset(&last_change, 0, sizeof last_change);
+	last_valid = 1;
+	last_full = full || !d;
+	if (!last_full && shown_diff(d, f, &last_change))
+		last_full = 1;
+}
+
+int fs_set_last_change(fs_set_diff *out, int *full)
+{
+	if (!last_valid)
+		return -1;
+	*full = last_full;
+	return fs_set_diff_copy(out, &last_change);
+}

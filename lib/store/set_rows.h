@@ -1,0 +1,67 @@
+/*
+ * set_rows.h - the rows under the annotation set store, shared by
+ * sets_store.c (sets and edits) and set_undo.c (undo, redo, journal, Save,
+ * Revert, image-wide changes). Not for use outside the set store.
+ *
+ * Rows are in the stored frame (set_frame.h). Functions run inside the
+ * caller's transaction and return fs_db_rc values; messages meant for the
+ * user go into the caller's buffer. Lists filled here are the caller's.
+ */
+#ifndef FS_SET_ROWS_H
+#define FS_SET_ROWS_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#include "store/db.h"
+#include "store/set_diff.h"
+#include "store/set_frame.h"
+
+/* Journal entry states (set_ops.undone). */
+enum { FS_OP_DONE = 0, FS_OP_UNDONE = 1, FS_OP_REVERTED = 2 };
+
+long long fs_rows_now(void);
+
+int fs_rows_get(fs_db *db, long long set_id, int tid, fs_tubercle *t);
+/* Every stored tubercle (by id) and edge (by id1, id2) of the set; e may be NULL. */
+int fs_rows_load(fs_db *db, long long set_id, fs_tubercle_list *t, fs_edge_list *e);
+int fs_rows_state(fs_db *db, long long set_id, fs_set_state *s);
+int fs_rows_edge_exists(fs_db *db, long long set_id, fs_edge e, int *exists);
+
+/* Strict check of a stored-frame diff against the rows (normal edits). */
+int fs_rows_diff_applies(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen);
+/* Writes a checked diff; refuses one that would leave connections to missing tubercles. */
+int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen);
+
+int fs_rows_read_rev(fs_db *db, long long set_id, long long *rev);
+int fs_rows_check_rev(fs_db *db, long long set_id, long long expect_rev, long long *cur_rev, char *err,
+		      size_t errlen);
+int fs_rows_bump(fs_db *db, long long set_id, long long *new_rev);
+/* A bump that keeps a saved set saved (image-wide changes). */
+int fs_rows_bump_keep_clean(fs_db *db, long long set_id);
+/* Commits when rc is OK, else rolls back. */
+int fs_rows_end_tx(fs_db *db, int rc);
+
+/* 1 for the journal's own bookkeeping kinds (undo, redo). */
+int fs_rows_bookkeeping(const char *kind);
+/* 1 for kinds whose refs are reverted while they are in effect (undo_step, revert). */
+int fs_rows_reverts_refs(const char *kind);
+/*
+ * Adds a journal entry (refs: a JSON array of op ids, or NULL); *op_id
+ * (may be NULL) receives its id. A step of a user's own (not undo or redo)
+ * gives up what that user could redo. Keeps FS_UNDO_KEEP steps.
+ */
+int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
+			const fs_set_diff *d, long long agent_run_id, const char *refs, long long *op_id);
+int fs_rows_op_state(fs_db *db, long long set_id, long long op_id, int state);
+/* Sets the state of every op named in refs. */
+int fs_rows_refs_state(fs_db *db, long long set_id, const char *refs, int state);
+
+/* The last change, for responses (fs_set_last_change): d in the stored
+ * frame, kept as shown through f; d NULL or full = reload the whole set. */
+void fs_rows_remember(const fs_set_diff *d, const fs_set_frame *f, int full);
+
+int fs_rows_history_add(fs_db *db, long long set_id, long long user_id, const char *type, const cJSON *data);
+
+#endif

@@ -1,0 +1,877 @@
+/*
+ * set_undo.c - undo and redo of each user's own steps, undo of one step
+ * from the journal, the journal listing, Save (a checkpoint summed up by
+ * net effect), Revert, and the changes that reach every set of an image
+ * (its transform steps, its calibration). See sets_store.h for the
+ * journal's rules.
+ *
+ * Every undo, redo, journal undo and revert is applied as a change of its
+ * own, fitted to the set as it is (fs_set_diff_fit) and journaled, so the
+ * journal replays to the current rows and a step's state says whether its
+ * effect is in the set.
+ */
+#include "store/sets_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store/set_frame.h"
+#include "store/set_rows.h"
+
+#define ERR(...) snprintf(err, errlen, __VA_ARGS__)
+
+/* One journal row. */
+typedef struct op {
+	long long id, user_id, agent_run_id;
+	int state;
+	char kind[32], label[160], user[130];
+	char *refs; /* malloc'ed JSON array or NULL */
+	fs_set_diff d;
+	int have_diff;
+} op;
+
+static void op_free(op *o)
+{
+	free(o->refs);
+	if (o->have_diff)
+		fs_set_diff_free(&o->d);
+	memset(o, 0, sizeof *o);
+}
+
+#define OP_COLS                                                                                              \
+	"o.id, coalesce(o.user_id, 0), coalesce(o.agent_run_id, 0), o.undone, o.kind, o.label, "            \
+	"coalesce(u.display_name, ''), o.refs, o.diff "
+#define OP_FROM "FROM set_ops o LEFT JOIN users u ON u.id = o.user_id "
+
+/* Reads the row st is on (OP_COLS first); the diff only when want_diff. */
+static int op_read(sqlite3_stmt *st, int col0, op *o, int want_diff)
+{
+	memset(o, 0, sizeof *o);
+	o->id = sqlite3_column_int64(st, col0);
+	o->user_id = sqlite3_column_int64(st, col0 + 1);
+	o->agent_run_id = sqlite3_column_int64(st, col0 + 2);
+	o->state = sqlite3_column_int(st, col0 + 3);
+	fs_db_col_text(st, col0 + 4, o->kind, sizeof o->kind);
+	fs_db_col_text(st, col0 + 5, o->label, sizeof o->label);
+	fs_db_col_text(st, col0 + 6, o->user, sizeof o->user);
+	const char *refs = (const char *)sqlite3_column_text(st, col0 + 7);
+	if (refs && !(o->refs = strdup(refs)))
+		return FS_DB_ERROR;
+	if (want_diff) {
+		if (fs_set_diff_from_json((const char *)sqlite3_column_text(st, col0 + 8), &o->d)) {
+			free(o->refs);
+			o->refs = NULL;
+			return FS_DB_ERROR;
+		}
+		o->have_diff = 1;
+	}
+	return FS_DB_OK;
+}
+
+/* The first row of a query bound with set_id (?1) and x (?2). */
+static int op_query(fs_db *db, const char *sql, long long set_id, long long x, op *o)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int64(st, 2, x);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		rc = op_read(st, 0, o, 1);
+	else
+		rc = rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+	fs_db_done(st);
+	return rc;
+}
+
+static void refs_one(long long id, char *out, size_t n)
+{
+	snprintf(out, n, "[%lld]", id);
+}
+
+/* Does the diff touch tubercle tid? */
+static int touches(const fs_set_diff *d, int tid)
+{
+	const fs_tubercle_list *l[3] = {&d->added, &d->removed, &d->before};
+	for (int k = 0; k < 3; k++)
+		for (size_t i = 0; i < l[k]->n; i++)
+			if (l[k]->items[i].id == tid)
+				return 1;
+	return 0;
+}
+
+/* Appends to why who changed the tubercle named in it since op after:
+ * " (by bea: Moved tubercle #2 to (80, 30))". */
+static void who_changed(fs_db *db, long long set_id, long long after, char *why, size_t whylen)
+{
+	const char *h = strchr(why, '#');
+	int tid = 0;
+	if (!h || sscanf(h + 1, "%d", &tid) != 1)
+		return;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " OP_COLS OP_FROM "WHERE o.set_id = ? AND o.id > ? ORDER BY o.id DESC");
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int64(st, 2, after);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		op o;
+		if (op_read(st, 0, &o, 1))
+			break;
+		int hit = touches(&o.d, tid);
+		if (hit) {
+			size_t n = strlen(why);
+			snprintf(why + n, whylen - n, " (by %s: %s)", o.user[0] ? o.user : "an agent or tool", o.label);
+		}
+		op_free(&o);
+		if (hit)
+			break;
+	}
+	fs_db_done(st);
+}
+
+/*
+ * Applies d (stored frame) fitted to the rows as they are, journals it as
+ * kind/label by user_id with refs, and remembers it for the response.
+ * why gets the reason when it does not apply (FS_DB_INVALID).
+ */
+static int apply_fitted(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
+			fs_set_diff *d, const char *refs, char *why, size_t whylen)
+{
+	fs_set_state now;
+	int rc = fs_rows_state(db, set_id, &now);
+	if (rc)
+		return rc;
+	if (fs_set_diff_fit(&now, d, why, whylen))
+		rc = FS_DB_INVALID;
+	fs_set_state_free(&now);
+	if (!rc)
+		rc = fs_rows_diff_write(db, set_id, d, why, whylen);
+	if (!rc)
+		rc = fs_rows_journal_add(db, set_id, user_id, kind, label, d, 0, refs, NULL);
+	return rc;
+}
+
+/* Ends the transaction of an undo-like change. */
+static int finish(fs_db *db, int rc, long long set_id, const fs_set_diff *d, int full, char *err, size_t errlen)
+{
+	if (rc) {
+		fs_db_rollback(db);
+		if (rc == FS_DB_ERROR && !*err)
+			ERR("%s", fs_db_errmsg(db));
+		return rc;
+	}
+	fs_set_frame f;
+	rc = fs_set_frame_load(db, set_id, &f);
+	if (!rc)
+		rc = fs_db_commit(db);
+	else
+		fs_db_rollback(db);
+	if (rc)
+		ERR("could not commit: %s", fs_db_errmsg(db));
+	else
+		fs_rows_remember(d, &f, full);
+	return rc;
+}
+
+/* ---- undo and redo of one's own steps ---- */
+
+int fs_set_undo(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
+		long long *cur_rev, char *err, size_t errlen)
+{
+	err[0] = 0;
+	op o;
+	memset(&o, 0, sizeof o);
+	int rc = fs_db_begin(db);
+	if (rc)
+		return rc;
+	rc = fs_rows_check_rev(db, set_id, expect_rev, cur_rev, err, errlen);
+	if (!rc) {
+		rc = op_query(db, "SELECT " OP_COLS OP_FROM "WHERE o.set_id = ?1 AND o.user_id = ?2 AND o.undone = 0 "
+				  "AND o.kind NOT IN ('undo', 'redo') ORDER BY o.id DESC LIMIT 1",
+			      set_id, user_id, &o);
+		if (rc == FS_DB_NOTFOUND) {
+			ERR("nothing to undo: you have no step of your own in this set to take back");
+			rc = FS_DB_INVALID;
+		}
+	}
+	char label[200], refs[32], why[300] = "";
+	if (!rc) {
+		snprintf(label, sizeof label, "Undo: %s", o.label);
+		refs_one(o.id, refs, sizeof refs);
+		fs_set_diff_invert(&o.d);
+		rc = apply_fitted(db, set_id, user_id, "undo", label, &o.d, refs, why, sizeof why);
+		if (rc == FS_DB_INVALID) {
+			who_changed(db, set_id, o.id, why, sizeof why);
+			ERR("cannot undo your step \"%s\": %s", o.label, why);
+		}
+	}
+	if (!rc)
+		rc = fs_rows_op_state(db, set_id, o.id, FS_OP_UNDONE);
+	if (!rc && fs_rows_reverts_refs(o.kind))
+		rc = fs_rows_refs_state(db, set_id, o.refs, FS_OP_DONE);
+	if (!rc)
+		rc = fs_rows_bump(db, set_id, new_rev);
+	rc = finish(db, rc, set_id, &o.d, 0, err, errlen);
+	op_free(&o);
+	return rc;
+}
+
+int fs_set_redo(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
+		long long *cur_rev, char *err, size_t errlen)
+{
+	err[0] = 0;
+	op u, t;
+	memset(&u, 0, sizeof u);
+	memset(&t, 0, sizeof t);
+	int rc = fs_db_begin(db);
+	if (rc)
+		return rc;
+	rc = fs_rows_check_rev(db, set_id, expect_rev, cur_rev, err, errlen);
+	/* the step this user undid last that is still undone, by its undo entry */
+	if (!rc) {
+		rc = op_query(db, "SELECT " OP_COLS OP_FROM "JOIN set_ops t ON t.set_id = o.set_id "
+				  "AND t.id = json_extract(o.refs, '$[0]') WHERE o.set_id = ?1 AND o.user_id = ?2 "
+				  "AND o.kind = 'undo' AND t.undone = 1 ORDER BY o.id DESC LIMIT 1",
+			      set_id, user_id, &u);
+		if (rc == FS_DB_NOTFOUND) {
+			ERR("nothing to redo");
+			rc = FS_DB_INVALID;
+		}
+	}
+	long long target = 0;
+	if (!rc && (!u.refs || sscanf(u.refs, "[%lld", &target) != 1))
+		rc = FS_DB_ERROR;
+	if (!rc)
+		rc = op_query(db, "SELECT " OP_COLS OP_FROM "WHERE o.set_id = ?1 AND o.id = ?2", set_id, target, &t);
+	char label[200], refs[32], why[300] = "";
+	if (!rc) {
+		snprintf(label, sizeof label, "Redo: %s", t.label);
+		refs_one(t.id, refs, sizeof refs);
+		/* exactly what the undo did, backwards */
+		fs_set_diff_invert(&u.d);
+		rc = apply_fitted(db, set_id, user_id, "redo", label, &u.d, refs, why, sizeof why);
+		if (rc == FS_DB_INVALID) {
+			who_changed(db, set_id, u.id, why, sizeof why);
+			ERR("cannot redo \"%s\": %s", t.label, why);
+		}
+	}
+	if (!rc)
+		rc = fs_rows_op_state(db, set_id, t.id, FS_OP_DONE);
+	if (!rc && fs_rows_reverts_refs(t.kind))
+		rc = fs_rows_refs_state(db, set_id, t.refs, FS_OP_REVERTED);
+	if (!rc)
+		rc = fs_rows_bump(db, set_id, new_rev);
+	rc = finish(db, rc, set_id, &u.d, 0, err, errlen);
+	op_free(&u);
+	op_free(&t);
+	return rc;
+}
+
+static int exists_where(fs_db *db, const char *sql, long long set_id, long long user_id, int *yes)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int64(st, 2, user_id);
+	int rc = sqlite3_step(st);
+	*yes = rc == SQLITE_ROW;
+	fs_db_done(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+}
+
+int fs_set_user_stacks(fs_db *db, long long set_id, long long user_id, int *can_undo, int *can_redo)
+{
+	int rc = exists_where(db, "SELECT 1 FROM set_ops WHERE set_id = ?1 AND user_id = ?2 AND undone = 0 "
+				  "AND kind NOT IN ('undo', 'redo') LIMIT 1", set_id, user_id, can_undo);
+	if (!rc)
+		rc = exists_where(db, "SELECT 1 FROM set_ops WHERE set_id = ?1 AND user_id = ?2 AND undone = 1 LIMIT 1",
+				  set_id, user_id, can_redo);
+	return rc;
+}
+
+/* ---- one step from the journal ---- */
+
+/* Why o cannot be undone from the journal whatever the set holds, or NULL. */
+static const char *never_undoable(const op *o)
+{
+	if (o->state == FS_OP_UNDONE)
+		return "already undone (its author can redo it)";
+	if (o->state != FS_OP_DONE)
+		return "already undone";
+	if (fs_rows_bookkeeping(o->kind))
+		return "an undo or redo: take it back with Undo or Redo";
+	return NULL;
+}
+
+int fs_set_undo_op(fs_db *db, long long set_id, long long op_id, long long user_id, long long *new_rev,
+		   char *err, size_t errlen)
+{
+	err[0] = 0;
+	op o;
+	memset(&o, 0, sizeof o);
+	int rc = fs_db_begin(db);
+	if (rc)
+		return rc;
+	rc = op_query(db, "SELECT " OP_COLS OP_FROM "WHERE o.set_id = ?1 AND o.id = ?2", set_id, op_id, &o);
+	if (rc == FS_DB_NOTFOUND)
+		ERR("no such step in this set's journal");
+	const char *never = rc ? NULL : never_undoable(&o);
+	if (never) {
+		ERR("cannot undo this step: %s", never);
+		rc = FS_DB_INVALID;
+	}
+	char label[200], refs[32], why[300] = "";
+	if (!rc) {
+		snprintf(label, sizeof label, "Undid: %s", o.label);
+		refs_one(o.id, refs, sizeof refs);
+		fs_set_diff_invert(&o.d);
+		rc = apply_fitted(db, set_id, user_id, "undo_step", label, &o.d, refs, why, sizeof why);
+		if (rc == FS_DB_INVALID)
+			ERR("cannot undo this step any more: %s", why);
+	}
+	if (!rc)
+		rc = fs_rows_op_state(db, set_id, o.id, FS_OP_REVERTED);
+	if (!rc && fs_rows_reverts_refs(o.kind))
+		rc = fs_rows_refs_state(db, set_id, o.refs, FS_OP_DONE);
+	if (!rc)
+		rc = fs_rows_bump(db, set_id, new_rev);
+	rc = finish(db, rc, set_id, &o.d, 0, err, errlen);
+	op_free(&o);
+	return rc;
+}
+
+static void iso(long long t, char *out, size_t n)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static cJSON *journal(fs_db *db, long long set_id, int limit, int check, long long viewer)
+{
+	fs_set_state now;
+	memset(&now, 0, sizeof now);
+	if (check && fs_rows_state(db, set_id, &now))
+		return NULL;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT o.at, " OP_COLS OP_FROM "WHERE o.set_id = ? ORDER BY o.id DESC LIMIT ?");
+	if (!st) {
+		fs_set_state_free(&now);
+		return NULL;
+	}
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int(st, 2, limit > 0 ? limit : FS_UNDO_KEEP);
+	cJSON *a = cJSON_CreateArray();
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		op x;
+		/* the diff is read only where the answer needs it */
+		int state = sqlite3_column_int(st, 4);
+		char kind[32];
+		fs_db_col_text(st, 5, kind, sizeof kind);
+		int need = check && state == FS_OP_DONE && !fs_rows_bookkeeping(kind);
+		if (op_read(st, 1, &x, need)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		cJSON *o = cJSON_CreateObject();
+		char ts[32];
+		iso(sqlite3_column_int64(st, 0), ts, sizeof ts);
+		cJSON_AddNumberToObject(o, "id", (double)x.id);
+		cJSON_AddStringToObject(o, "timestamp", ts);
+		cJSON_AddStringToObject(o, "user", x.user);
+		if (x.user_id)
+			cJSON_AddNumberToObject(o, "user_id", (double)x.user_id);
+		else
+			cJSON_AddNullToObject(o, "user_id");
+		cJSON_AddStringToObject(o, "kind", x.kind);
+		cJSON_AddStringToObject(o, "label", x.label);
+		cJSON_AddStringToObject(o, "state", x.state == FS_OP_DONE ? "done" : x.state == FS_OP_UNDONE ? "undone"
+											       : "reverted");
+		if (x.agent_run_id)
+			cJSON_AddNumberToObject(o, "agent_run_id", (double)x.agent_run_id);
+		else
+			cJSON_AddNullToObject(o, "agent_run_id");
+		if (check) {
+			char why[300] = "";
+			const char *never = never_undoable(&x);
+			if (never) {
+				snprintf(why, sizeof why, "%s", never);
+			} else {
+				fs_set_diff_invert(&x.d);
+				fs_set_diff_fit(&now, &x.d, why, sizeof why);
+			}
+			cJSON_AddBoolToObject(o, "mine", viewer && x.user_id == viewer);
+			cJSON_AddBoolToObject(o, "can_undo", !why[0]);
+			if (why[0])
+				cJSON_AddStringToObject(o, "why", why);
+			else
+				cJSON_AddNullToObject(o, "why");
+		}
+		op_free(&x);
+		cJSON_AddItemToArray(a, o);
+	}
+	fs_db_done(st);
+	fs_set_state_free(&now);
+	if (rc != SQLITE_DONE) {
+		cJSON_Delete(a);
+		return NULL;
+	}
+	return a;
+}
+
+cJSON *fs_set_journal(fs_db *db, long long set_id, int limit)
+{
+	return journal(db, set_id, limit, 0, 0);
+}
+
+cJSON *fs_set_journal_for(fs_db *db, long long set_id, int limit, long long viewer_id)
+{
+	return journal(db, set_id, limit, 1, viewer_id);
+}
+
+/* ---- Save and Revert ---- */
+
+/* The steps since the last checkpoint, folded into net (from the step
+ * after `from` on, when from > 0). */
+static int fold_since_save(fs_db *db, long long set_id, long long from, fs_set_net *net)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT diff FROM set_ops WHERE set_id = ? AND checkpointed = 0 AND id > ? "
+					  "ORDER BY id");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int64(st, 2, from);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		fs_set_diff d;
+		if (fs_set_diff_from_json((const char *)sqlite3_column_text(st, 0), &d)) {
+			rc = SQLITE_CORRUPT;
+			break;
+		}
+		int bad = fs_set_net_add(net, &d);
+		fs_set_diff_free(&d);
+		if (bad) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	fs_db_done(st);
+	return rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+}
+
+/* "+3 tubercles, -1 tubercle, 2 moved, +4 connections" (nothing: "") */
+static void counts_text(const fs_set_net_counts *c, char *out, size_t n)
+{
+	struct {
+		const char *fmt;
+		int v;
+		const char *one, *many;
+	} parts[] = {
+		{"+%d %s", c->added, "tubercle", "tubercles"},
+		{"-%d %s", c->deleted, "tubercle", "tubercles"},
+		{"%d %s", c->moved, "moved", "moved"},
+		{"%d %s", c->resized, "resized", "resized"},
+		{"+%d %s", c->edges_added, "connection", "connections"},
+		{"-%d %s", c->edges_deleted, "connection", "connections"},
+	};
+	out[0] = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		if (!parts[i].v)
+			continue;
+		if (k && k < n)
+			k += (size_t)snprintf(out + k, n - k, ", ");
+		if (k < n)
+			k += (size_t)snprintf(out + k, n - k, parts[i].fmt, parts[i].v,
+					      parts[i].v == 1 ? parts[i].one : parts[i].many);
+	}
+}
+
+/* The steps that replaced the set since the last save, grouped. */
+#define MAX_GROUPS 16
+struct group {
+	char kind[32];
+	long long run;
+	int count;
+};
+
+static void group_name(const struct group *g, char *out, size_t n)
+{
+	if (g->run) {
+		snprintf(out, n, "agent run %lld", g->run);
+	} else if (!strcmp(g->kind, "extraction")) {
+		if (g->count == 1)
+			snprintf(out, n, "extraction");
+		else
+			snprintf(out, n, "%d extractions", g->count);
+	} else if (!strcmp(g->kind, "optimize_step")) {
+		if (g->count == 1)
+			snprintf(out, n, "optimiser step");
+		else
+			snprintf(out, n, "%d optimiser steps", g->count);
+	} else {
+		char k[32];
+		snprintf(k, sizeof k, "%s", g->kind);
+		for (char *p = k; *p; p++)
+			if (*p == '_')
+				*p = ' ';
+		if (g->count == 1)
+			snprintf(out, n, "%s", k);
+		else
+			snprintf(out, n, "%d × %s", g->count, k);
+	}
+}
+
+/* Finds the steps in effect that replaced the set since the last save. */
+static int replacing_steps(fs_db *db, long long set_id, struct group *g, int *ng, long long *last)
+{
+	*ng = 0;
+	*last = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT id, kind, coalesce(agent_run_id, 0), diff FROM set_ops "
+					  "WHERE set_id = ? AND checkpointed = 0 AND undone = 0 "
+					  "AND kind NOT IN ('undo', 'redo', 'undo_step', 'revert') ORDER BY id");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* a cheap look for the flag before parsing the whole diff */
+		const char *dj = (const char *)sqlite3_column_text(st, 3);
+		const char *flag = dj ? strstr(dj, "\"all\":1") : NULL;
+		if (!flag)
+			continue;
+		char kind[32];
+		fs_db_col_text(st, 1, kind, sizeof kind);
+		long long run = sqlite3_column_int64(st, 2);
+		*last = sqlite3_column_int64(st, 0);
+		int found = -1;
+		for (int i = 0; i < *ng; i++)
+			if (run ? g[i].run == run : !g[i].run && !strcmp(g[i].kind, kind))
+				found = i;
+		if (found < 0 && *ng < MAX_GROUPS) {
+			found = (*ng)++;
+			memset(&g[found], 0, sizeof g[found]);
+			snprintf(g[found].kind, sizeof g[found].kind, "%s", kind);
+			g[found].run = run;
+		}
+		if (found >= 0)
+			g[found].count++;
+	}
+	fs_db_done(st);
+	return rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+}
+
+static int count_rows(fs_db *db, const char *sql, long long set_id, int *n)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	int rc = sqlite3_step(st);
+	*n = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	fs_db_done(st);
+	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+}
+
+/* The manual_edit event of a Save (NULL when nothing changed since the last). */
+static int save_event(fs_db *db, long long set_id, double hexagonalness, const fs_set_info *info, cJSON **out)
+{
+	*out = NULL;
+	int n_ops = 0;
+	int rc = count_rows(db, "SELECT count(*) FROM set_ops WHERE set_id = ? AND checkpointed = 0", set_id, &n_ops);
+	if (rc || !n_ops)
+		return rc;
+	fs_set_net *all = fs_set_net_new(), *tail = fs_set_net_new();
+	struct group g[MAX_GROUPS];
+	int ng = 0, t_now = 0, e_now = 0;
+	long long last = 0;
+	if (!all || !tail)
+		rc = FS_DB_ERROR;
+	if (!rc)
+		rc = fold_since_save(db, set_id, 0, all);
+	if (!rc)
+		rc = replacing_steps(db, set_id, g, &ng, &last);
+	if (!rc && ng)
+		rc = fold_since_save(db, set_id, last, tail);
+	if (!rc)
+		rc = count_rows(db, "SELECT count(*) FROM tubercles WHERE set_id = ?", set_id, &t_now);
+	if (!rc)
+		rc = count_rows(db, "SELECT count(*) FROM edges WHERE set_id = ?", set_id, &e_now);
+	if (rc) {
+		fs_set_net_free(all);
+		fs_set_net_free(tail);
+		return rc;
+	}
+	fs_set_net_counts c, ct;
+	fs_set_net_count(all, &c);
+	fs_set_net_count(tail, &ct);
+	fs_set_net_free(all);
+	fs_set_net_free(tail);
+	int t_before = t_now - c.added + c.deleted, e_before = e_now - c.edges_added + c.edges_deleted;
+	char summary[600], net[200];
+	if (ng) {
+		/* the set was replaced: name what replaced it, then the counts */
+		size_t k = 0;
+		summary[0] = 0;
+		for (int i = 0; i < ng && k < sizeof summary; i++) {
+			char name[64];
+			group_name(&g[i], name, sizeof name);
+			k += (size_t)snprintf(summary + k, sizeof summary - k, "%s%s", i ? ", " : "", name);
+		}
+		if (k < sizeof summary)
+			k += (size_t)snprintf(summary + k, sizeof summary - k, ": %d → %d tubercles, %d → %d connections",
+					      t_before, t_now, e_before, e_now);
+		counts_text(&ct, net, sizeof net);
+		if (net[0] && k < sizeof summary)
+			snprintf(summary + k, sizeof summary - k, "; then %s", net);
+	} else {
+		counts_text(&c, net, sizeof net);
+		snprintf(summary, sizeof summary, "%s", net[0] ? net : "no net change");
+	}
+	cJSON *h = cJSON_CreateObject();
+	cJSON_AddStringToObject(h, "summary", summary);
+	cJSON *det = cJSON_AddObjectToObject(h, "details");
+	cJSON_AddNumberToObject(det, "added_tubercles", c.added);
+	cJSON_AddNumberToObject(det, "deleted_tubercles", c.deleted);
+	cJSON_AddNumberToObject(det, "moved_tubercles", c.moved);
+	cJSON_AddNumberToObject(det, "resized_tubercles", c.resized);
+	cJSON_AddNumberToObject(det, "added_connections", c.edges_added);
+	cJSON_AddNumberToObject(det, "deleted_connections", c.edges_deleted);
+	cJSON_AddNumberToObject(det, "tubercles_before", t_before);
+	cJSON_AddNumberToObject(det, "tubercles_after", t_now);
+	cJSON_AddNumberToObject(det, "connections_before", e_before);
+	cJSON_AddNumberToObject(det, "connections_after", e_now);
+	cJSON_AddNumberToObject(det, "steps_since_save", n_ops);
+	cJSON *steps = cJSON_AddArrayToObject(det, "steps");
+	for (int i = 0; i < ng; i++) {
+		char name[64];
+		group_name(&g[i], name, sizeof name);
+		cJSON *s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "kind", g[i].kind);
+		cJSON_AddStringToObject(s, "name", name);
+		cJSON_AddNumberToObject(s, "count", g[i].count);
+		if (g[i].run)
+			cJSON_AddNumberToObject(s, "agent_run_id", (double)g[i].run);
+		cJSON_AddItemToArray(steps, s);
+	}
+	cJSON *res = cJSON_AddObjectToObject(h, "result");
+	cJSON_AddNumberToObject(res, "n_tubercles", info->n_tubercles);
+	cJSON_AddNumberToObject(res, "n_edges", info->n_edges);
+	cJSON_AddNumberToObject(res, "hexagonalness", hexagonalness);
+	*out = h;
+	return FS_DB_OK;
+}
+
+int fs_set_checkpoint(fs_db *db, long long set_id, long long expect_rev, long long user_id, const char *user_name,
+		      double hexagonalness, long long *cur_rev, char *err, size_t errlen)
+{
+	(void)user_name;
+	err[0] = 0;
+	int rc = fs_db_begin(db);
+	if (rc)
+		return rc;
+	rc = fs_rows_check_rev(db, set_id, expect_rev, cur_rev, err, errlen);
+	fs_set_info info;
+	cJSON *h = NULL;
+	if (!rc)
+		rc = fs_set_get_info(db, set_id, &info);
+	if (!rc)
+		rc = save_event(db, set_id, hexagonalness, &info, &h);
+	if (!rc && h)
+		rc = fs_rows_history_add(db, set_id, user_id, "manual_edit", h);
+	cJSON_Delete(h);
+	if (!rc)
+		rc = fs_db_exec_id(db, "UPDATE set_ops SET checkpointed = 1 WHERE set_id = ?", set_id);
+	if (!rc)
+		rc = fs_rows_bump(db, set_id, cur_rev);
+	if (!rc)
+		rc = fs_db_exec_id(db, "UPDATE sets SET clean_revision = revision WHERE id = ?", set_id);
+	return fs_rows_end_tx(db, rc);
+}
+
+/* A JSON array of the ids a query bound with set_id returns (malloc'ed). */
+static char *ids_json(fs_db *db, const char *sql, long long set_id)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return NULL;
+	sqlite3_bind_int64(st, 1, set_id);
+	cJSON *a = cJSON_CreateArray();
+	while (a && sqlite3_step(st) == SQLITE_ROW)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)sqlite3_column_int64(st, 0)));
+	fs_db_done(st);
+	char *s = a ? cJSON_PrintUnformatted(a) : NULL;
+	cJSON_Delete(a);
+	return s;
+}
+
+int fs_set_revert(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
+		  long long *cur_rev, char *err, size_t errlen)
+{
+	err[0] = 0;
+	fs_set_diff d;
+	memset(&d, 0, sizeof d);
+	char *refs = NULL, why[300] = "";
+	fs_set_net *net = fs_set_net_new();
+	int rc = net ? fs_db_begin(db) : FS_DB_ERROR;
+	if (rc) {
+		fs_set_net_free(net);
+		return rc;
+	}
+	rc = fs_rows_check_rev(db, set_id, expect_rev, cur_rev, err, errlen);
+	if (!rc)
+		rc = fold_since_save(db, set_id, 0, net);
+	if (!rc && fs_set_net_diff(net, &d))
+		rc = FS_DB_ERROR;
+	if (!rc && fs_set_diff_empty(&d)) {
+		ERR("nothing changed since the last save");
+		rc = FS_DB_INVALID;
+	}
+	/* the steps since the save that are in effect become reverted */
+	if (!rc && !(refs = ids_json(db, "SELECT id FROM set_ops WHERE set_id = ? AND checkpointed = 0 AND undone = 0 "
+					 "AND kind NOT IN ('undo', 'redo') ORDER BY id", set_id)))
+		rc = FS_DB_ERROR;
+	if (!rc) {
+		fs_set_diff_invert(&d);
+		rc = apply_fitted(db, set_id, user_id, "revert", "Reverted to the last save", &d, refs, why, sizeof why);
+		if (rc == FS_DB_INVALID)
+			ERR("cannot revert: %s", why);
+	}
+	if (!rc)
+		rc = fs_rows_refs_state(db, set_id, refs, FS_OP_REVERTED);
+	if (!rc) {
+		/* what could be redone since the save cannot be any more */
+		sqlite3_stmt *st = fs_db_stmt(db, "UPDATE set_ops SET undone = 2 WHERE set_id = ? AND checkpointed = 0 "
+						  "AND undone = 1");
+		if (!st) {
+			rc = FS_DB_ERROR;
+		} else {
+			sqlite3_bind_int64(st, 1, set_id);
+			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+			fs_db_done(st);
+		}
+	}
+	if (!rc)
+		rc = fs_rows_bump(db, set_id, new_rev);
+	rc = finish(db, rc, set_id, &d, 1, err, errlen);
+	fs_set_diff_free(&d);
+	fs_set_net_free(net);
+	free(refs);
+	return rc;
+}
+
+/* ---- image-wide changes ---- */
+
+static int set_ids_of_image(fs_db *db, long long image_id, long long **ids, size_t *n)
+{
+	*ids = NULL;
+	*n = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT id FROM sets WHERE image_id = ? ORDER BY id");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, image_id);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 8;
+			long long *p = realloc(*ids, cap * sizeof *p);
+			if (!p) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			*ids = p;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	fs_db_done(st);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return fs_db_rc_from_sqlite(rc);
+	}
+	return FS_DB_OK;
+}
+
+int fs_sets_frame_changed(fs_db *db, long long image_id, long long user_id, const char *type, const cJSON *data,
+			  char *err, size_t errlen)
+{
+	err[0] = 0;
+	long long *ids;
+	size_t n;
+	int rc = set_ids_of_image(db, image_id, &ids, &n);
+	if (rc)
+		return rc;
+	for (size_t s = 0; s < n && !rc; s++) {
+		fs_set_info info;
+		int total = 0;
+		rc = fs_set_get_info(db, ids[s], &info);
+		if (!rc)
+			rc = count_rows(db, "SELECT count(*) FROM tubercles WHERE set_id = ?", ids[s], &total);
+		if (rc)
+			break;
+		cJSON *h = data ? cJSON_Duplicate(data, 1) : cJSON_CreateObject();
+		if (!h) {
+			rc = FS_DB_ERROR;
+			break;
+		}
+		cJSON_AddNumberToObject(h, "n_tubercles_visible", info.n_tubercles);
+		cJSON_AddNumberToObject(h, "n_tubercles_hidden", total - info.n_tubercles);
+		rc = fs_rows_history_add(db, ids[s], user_id, type, h);
+		cJSON_Delete(h);
+		if (!rc)
+			rc = fs_rows_bump_keep_clean(db, ids[s]);
+	}
+	free(ids);
+	if (rc && !*err)
+		ERR("could not update the sets: %s", fs_db_errmsg(db));
+	return rc;
+}
+
+int fs_sets_calibration_changed(fs_db *db, long long image_id, double old_um, double new_um, const char *method,
+				long long user_id, char *err, size_t errlen)
+{
+	err[0] = 0;
+	long long *ids;
+	size_t n;
+	int rc = set_ids_of_image(db, image_id, &ids, &n);
+	if (rc)
+		return rc;
+	for (size_t s = 0; s < n && !rc; s++) {
+		sqlite3_stmt *st = fs_db_stmt(db, "UPDATE sets SET calibration_um_per_px = ? WHERE id = ?");
+		if (!st) {
+			rc = FS_DB_ERROR;
+			break;
+		}
+		if (new_um > 0)
+			sqlite3_bind_double(st, 1, new_um);
+		else
+			sqlite3_bind_null(st, 1);
+		sqlite3_bind_int64(st, 2, ids[s]);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+		if (!rc) {
+			cJSON *h = cJSON_CreateObject();
+			if (old_um > 0)
+				cJSON_AddNumberToObject(h, "old_um_per_px", old_um);
+			else
+				cJSON_AddNullToObject(h, "old_um_per_px");
+			cJSON_AddNumberToObject(h, "new_um_per_px", new_um);
+			cJSON_AddStringToObject(h, "method", method ? method : "");
+			rc = fs_rows_history_add(db, ids[s], user_id, "calibration_change", h);
+			cJSON_Delete(h);
+		}
+		if (!rc)
+			rc = fs_rows_bump(db, ids[s], NULL);
+	}
+	free(ids);
+	if (rc && !*err)
+		ERR("could not update the sets' calibration: %s", fs_db_errmsg(db));
+	return rc;
+}
