@@ -19,6 +19,9 @@ PKGS = libpng libtiff-4 libjpeg libcurl sqlite3 libcjson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# FreeType: only the tests' synthetic data bars draw text with real fonts.
+FT_CFLAGS = $(shell pkg-config --cflags freetype2 2>/dev/null)
+FT_LIBS = $(shell pkg-config --libs freetype2 2>/dev/null || echo -lfreetype)
 
 CFLAGS_BASE = -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fno-strict-aliasing
 ifeq ($(SAN),1)
@@ -91,9 +94,11 @@ $(BUILD)/fishscale-agent: $(BUILD)/cgi/main_agent.o $(BUILD)/libfishscale_cgi.a 
 $(BUILD)/fishscale-job: $(BUILD)/cgi/main_job.o $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LDLIBS)
 
+$(BUILD)/tests/unit/support/%.o: CFLAGS += $(FT_CFLAGS)
+
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_SUPPORT_OBJ) $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS) $(FT_LIBS)
 
 unit-bin: $(UNIT_BIN)
 
@@ -102,7 +107,7 @@ BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(UNIT_SUPPORT_OBJ) $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(LDLIBS)
+	$(CC) -o $@ $^ $(LDLIBS) $(FT_LIBS)
 bench-bin: $(BENCH_BIN)
 
 # Unit tests: once plainly, once under AddressSanitizer + UBSan.

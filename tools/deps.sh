@@ -6,7 +6,9 @@ set -e
 PKGS="build-essential pkg-config libfcgi-dev libcjson-dev libcurl4-openssl-dev
 libsqlite3-dev libpng-dev libtiff-dev libjpeg62-turbo-dev libcrypt-dev
 libcmocka-dev nginx spawn-fcgi sqlite3 curl wrk python3 clang
-libclang-rt-14-dev chromium nodejs npm"
+libclang-rt-14-dev chromium nodejs npm
+libtesseract-dev tesseract-ocr-eng libfreetype-dev fonts-dejavu-core
+fonts-liberation"
 missing=""
 for p in $PKGS; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

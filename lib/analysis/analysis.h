@@ -2,7 +2,8 @@
  * analysis.h - the analysis subsystem's public face: measuring tubercles: extraction parameters and profiles, preprocessing,
  * detection (every method), lattice estimation, blob measurement, neighbour
  * graphs (Delaunay, Gabriel, RNG) and the statistics (diameters, spacing,
- * hexagonalness, coverage, genus, calibration).
+ * hexagonalness, coverage, genus, calibration) and the SEM data bar (its
+ * rectangle and scale-bar line).
  *
  * Callers outside lib/analysis/ include this header; each module's own header
  * says what it does and who owns each pointer.
@@ -15,6 +16,7 @@
 #include "analysis/preprocess.h"
 #include "analysis/detect.h"
 #include "analysis/lattice_estimate.h"
+#include "analysis/databar.h"
 #include "analysis/blob_measure.h"
 #include "analysis/fft.h"
 #include "analysis/graph.h"
