@@ -36,6 +36,7 @@
 #include "agent/agent.h"
 #include "store/store.h"
 #include "app/app.h"
+#include "app/worker_spawn.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -306,25 +307,6 @@ static int make_private_dir(const char *path)
 	return lstat(path, &st) || !S_ISDIR(st.st_mode) ? -1 : 0;
 }
 
-static int parse_args(int argc, char **argv, long long *id, const char **root)
-{
-	*id = 0;
-	*root = NULL;
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--run")) {
-			char *end;
-			*id = strtoll(argv[i + 1], &end, 10);
-			if (*end || *id <= 0)
-				return -1;
-		} else if (!strcmp(argv[i], "--root")) {
-			*root = argv[i + 1];
-		} else {
-			return -1;
-		}
-	}
-	return *id > 0 && *root && argc == 5 ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
 	static worker wk;
@@ -338,7 +320,7 @@ int main(int argc, char **argv)
 	wk.log_fd = -1;
 	fs_heap_keep_images();
 	wk.text_fd = -1;
-	if (parse_args(argc, argv, &id, &root)) {
+	if (fs_worker_parse_args(argc, argv, &id, &root)) {
 		fprintf(stderr, "usage: fishscale-agent --run ID --root DIR\n");
 		return 2;
 	}

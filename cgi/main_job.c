@@ -32,6 +32,7 @@
 #include "analysis/analysis.h"
 #include "app/app.h"
 #include "app/job_control.h"
+#include "app/worker_spawn.h"
 #include "base/base.h"
 #include "image/image.h"
 #include "store/store.h"
@@ -42,25 +43,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	cancel_requested = 1;
-}
-
-static int parse_args(int argc, char **argv, long long *id, const char **root)
-{
-	*id = 0;
-	*root = NULL;
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--run")) {
-			char *end;
-			*id = strtoll(argv[i + 1], &end, 10);
-			if (*end || *id <= 0)
-				return -1;
-		} else if (!strcmp(argv[i], "--root")) {
-			*root = argv[i + 1];
-		} else {
-			return -1;
-		}
-	}
-	return *id > 0 && *root && argc == 5 ? 0 : -1;
 }
 
 /* The parameters the job asks for: {"parameters": {...}}, {"profile": name}, or the set's own. */
@@ -202,7 +184,7 @@ int main(int argc, char **argv)
 	const char *root;
 	int exit_code = 1;
 
-	if (parse_args(argc, argv, &id, &root)) {
+	if (fs_worker_parse_args(argc, argv, &id, &root)) {
 		fprintf(stderr, "usage: fishscale-job --run ID --root DIR\n");
 		return 2;
 	}

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -155,4 +156,23 @@ int fs_worker_signal(long long pid, int sig)
 		return 0;
 	/* not a group leader (should not happen): the process alone */
 	return kill((pid_t)pid, sig);
+}
+
+int fs_worker_parse_args(int argc, char **argv, long long *id, const char **root)
+{
+	*id = 0;
+	*root = NULL;
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--run")) {
+			char *end;
+			*id = strtoll(argv[i + 1], &end, 10);
+			if (*end || *id <= 0)
+				return -1;
+		} else if (!strcmp(argv[i], "--root")) {
+			*root = argv[i + 1];
+		} else {
+			return -1;
+		}
+	}
+	return *id > 0 && *root && argc == 5 ? 0 : -1;
 }

@@ -27,6 +27,10 @@
 int fs_worker_spawn(const char *exe, const char *root, long long run_id, const char *stderr_path, long long *pid,
 		    char *err, size_t errlen);
 
+/* The worker's side of the same argument vector: exactly --run <id> --root
+ * <dir> (either order); 0 with *id > 0 and *root set, or -1. */
+int fs_worker_parse_args(int argc, char **argv, long long *id, const char **root);
+
 /* SIGTERM (or sig) to the process group of a worker spawned above; 0 or -1 with errno. */
 int fs_worker_signal(long long pid, int sig);
 
