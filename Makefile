@@ -73,6 +73,14 @@ $(BUILD)/lib/%.o: lib/%.c
 $(BUILD)/lib/base/version.o: LIB_CFLAGS += -I$(BUILD)/gen
 $(BUILD)/lib/base/version.o: $(BUILD)/gen/fs_build_info.h
 
+# conf/reference.conf compiled in: the genus classifier and the Compare
+# chart read the one file (lib/analysis/reference.h)
+$(BUILD)/gen/fs_reference_conf.h: conf/reference.conf tools/gen_embed.sh
+	@mkdir -p $(BUILD)/gen
+	@sh tools/gen_embed.sh conf/reference.conf fs_reference_conf_text $@
+$(BUILD)/lib/analysis/reference.o: LIB_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/lib/analysis/reference.o: $(BUILD)/gen/fs_reference_conf.h
+
 $(BUILD)/libfishscale.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^

@@ -13,7 +13,7 @@ import sys
 # folders before it. DEVELOPERS.md has the same map in words.
 LAYERS = ["base", "image", "analysis", "store", "web", "agent"]
 # Generated at build time, outside lib/: the only include without a folder.
-GENERATED = {("base", "fs_build_info.h")}
+GENERATED = {("base", "fs_build_info.h"), ("analysis", "fs_reference_conf.h")}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

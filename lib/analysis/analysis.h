@@ -2,8 +2,9 @@
  * analysis.h - the analysis subsystem's public face: measuring tubercles: extraction parameters and profiles, preprocessing,
  * detection (every method), lattice estimation, blob measurement, neighbour
  * graphs (Delaunay, Gabriel, RNG) and the statistics (diameters, spacing,
- * hexagonalness, coverage, genus, calibration) and the SEM data bar (its
- * rectangle and scale-bar line).
+ * hexagonalness, coverage, genus, calibration), the SEM data bar (its
+ * rectangle and scale-bar line) and the published reference data
+ * (conf/reference.conf).
  *
  * Callers outside lib/analysis/ include this header; each module's own header
  * says what it does and who owns each pointer.
@@ -21,5 +22,6 @@
 #include "analysis/fft.h"
 #include "analysis/graph.h"
 #include "analysis/metrics.h"
+#include "analysis/reference.h"
 
 #endif

@@ -67,7 +67,8 @@ int fs_edge_lengths(const fs_tubercle_list *t, const fs_edge *e, double *center_
 int fs_stats_compute(const fs_tubercle_list *t, const fs_edge_list *e, double um_per_px,
 		     const fs_hex_weights *w, int image_w, int image_h, fs_stats *out);
 
-/* Genus from mean diameter and spacing (µm) with the published ranges. */
+/* Genus from mean diameter and spacing (µm) with the published ranges of
+ * conf/reference.conf, in its order of precedence (analysis/reference.h). */
 void fs_classify_genus(double diameter_um, double space_um, const char **genus, const char **confidence);
 
 /*
