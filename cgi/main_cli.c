@@ -12,6 +12,7 @@
 #include "base/base.h"
 #include "cli/cli.h"
 #include "cli/cli_agent.h"
+#include "cli/cli_chart.h"
 #include "cli/cli_measure.h"
 #include "cli/cli_mcp.h"
 
@@ -48,6 +49,8 @@ static int usage(FILE *f)
 		   "  config get KEY | list    show the configuration (file + environment)\n"
 		   "  measure [OPTIONS] IMAGE...  detect tubercles and write CSV/JSON statistics\n"
 		   "                           (fishscale measure --help for the options)\n"
+		   "  chart [--group LABEL=FILE]... TUBERCLES.csv... -o chart.svg|png|csv\n"
+		   "                           the Compare chart of measure's CSVs (chart --help)\n"
 		   "  agent optimize|edit IMAGE [OPTIONS]  run an agent on an image without the server\n"
 		   "  agent providers          LLM providers, models, prices, configured keys\n"
 		   "  mcp IMAGE | mcp --image ID --set ID --user LOGIN   MCP server on stdio\n"
@@ -69,6 +72,8 @@ int main(int argc, char **argv)
 		return fs_cli_user(root, argc - 1, argv + 1);
 	if (!strcmp(cmd, "measure"))
 		return fs_cli_measure(argc - 1, argv + 1);
+	if (!strcmp(cmd, "chart"))
+		return fs_cli_chart(argc - 1, argv + 1);
 	if (!strcmp(cmd, "config"))
 		return fs_cli_config(root, argc - 1, argv + 1);
 	if (!strcmp(cmd, "agent"))

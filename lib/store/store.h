@@ -28,5 +28,6 @@
 #include "store/disk_usage.h"
 #include "store/extraction_result.h"
 #include "store/jobs.h"
+#include "store/compare_csv.h"
 
 #endif
