@@ -787,16 +787,6 @@ fs_drawing *fs_chart_draw(const fs_chart_input *in, int parts, char *err, size_t
 
 /* ---- samples and bins ---- */
 
-struct id_pos {
-	int id, pos;
-};
-
-static int cmp_id(const void *a, const void *b)
-{
-	const struct id_pos *p = a, *q = b;
-	return (p->id > q->id) - (p->id < q->id);
-}
-
 int fs_chart_samples(const fs_tubercle_list *t, const fs_edge_list *e, double scale, double **d, size_t *nd,
 		     double **s, size_t *ns)
 {
@@ -804,36 +794,31 @@ int fs_chart_samples(const fs_tubercle_list *t, const fs_edge_list *e, double sc
 	*nd = *ns = 0;
 	size_t nt = t ? t->n : 0, ne = e ? e->n : 0;
 	double *dv = malloc((nt ? nt : 1) * sizeof *dv), *sv = malloc((ne ? ne : 1) * sizeof *sv);
-	struct id_pos *ix = malloc((nt ? nt : 1) * sizeof *ix);
-	if (!dv || !sv || !ix) {
+	/* edges name tubercles by id: an index keeps this O(n log n) */
+	fs_tubercle_index *ix = t ? fs_tubercle_index_new(t) : NULL;
+	if (!dv || !sv || (t && !ix)) {
 		free(dv);
 		free(sv);
-		free(ix);
+		fs_tubercle_index_free(ix);
 		return -1;
 	}
 	for (size_t i = 0; i < nt; i++) {
 		double v = 2 * t->items[i].radius_px * scale;
 		if (isfinite(v))
 			dv[(*nd)++] = v;
-		ix[i].id = t->items[i].id;
-		ix[i].pos = (int)i;
 	}
-	/* edges name tubercles by id: a sorted index keeps this O(n log n) */
-	qsort(ix, nt, sizeof *ix, cmp_id);
-	for (size_t i = 0; i < ne; i++) {
-		struct id_pos k1 = {e->items[i].id1, 0}, k2 = {e->items[i].id2, 0};
-		const struct id_pos *a = nt ? bsearch(&k1, ix, nt, sizeof *ix, cmp_id) : NULL;
-		const struct id_pos *b = nt ? bsearch(&k2, ix, nt, sizeof *ix, cmp_id) : NULL;
-		if (!a || !b)
+	for (size_t i = 0; i < ne && ix; i++) {
+		int a = fs_tubercle_index_find(ix, e->items[i].id1), b = fs_tubercle_index_find(ix, e->items[i].id2);
+		if (a < 0 || b < 0)
 			continue;
-		const fs_tubercle *p = &t->items[a->pos], *q = &t->items[b->pos];
+		const fs_tubercle *p = &t->items[a], *q = &t->items[b];
 		double ed = hypot(p->centroid_x - q->centroid_x, p->centroid_y - q->centroid_y) - p->radius_px -
 			    q->radius_px;
 		double v = (ed > 0 ? ed : 0) * scale;
 		if (isfinite(v))
 			sv[(*ns)++] = v;
 	}
-	free(ix);
+	fs_tubercle_index_free(ix);
 	*d = dv;
 	*s = sv;
 	return 0;
