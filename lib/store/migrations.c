@@ -246,6 +246,27 @@ const char *const fs_migrations[] = {
 	"CREATE INDEX jobs_state ON jobs(state);"
 	"CREATE INDEX jobs_user ON jobs(user_id, id);"
 	"CREATE INDEX jobs_batch ON jobs(batch_id);",
+
+	/* 6: saved comparisons (the Compare page): a user's named choice of
+	 * sets with a group label each, private or shared like images; a
+	 * deleted set leaves every comparison that held it */
+	"CREATE TABLE comparisons ("
+	"  id INTEGER PRIMARY KEY,"
+	"  owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  visibility TEXT NOT NULL DEFAULT 'shared' CHECK (visibility IN ('private', 'shared')),"
+	"  created_at INTEGER NOT NULL,"
+	"  updated_at INTEGER NOT NULL"
+	");"
+	"CREATE INDEX comparisons_owner ON comparisons(owner_id);"
+	"CREATE TABLE comparison_sets ("
+	"  comparison_id INTEGER NOT NULL REFERENCES comparisons(id) ON DELETE CASCADE,"
+	"  set_id INTEGER NOT NULL REFERENCES sets(id) ON DELETE CASCADE,"
+	"  position INTEGER NOT NULL,"
+	"  label TEXT NOT NULL DEFAULT '',"
+	"  PRIMARY KEY (comparison_id, set_id)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX comparison_sets_set ON comparison_sets(set_id);",
 };
 
 const int fs_migrations_count = (int)(sizeof fs_migrations / sizeof fs_migrations[0]);

@@ -2,7 +2,8 @@
  * store.h - the store subsystem's public face: the server's state in SQLite and the data directory: the database and its
  * migrations, users, sessions and passwords, images and their files,
  * annotation sets with their journal and history, settings and profiles,
- * the event log, agent runs, and the annotation JSON and CSV formats.
+ * the event log, agent runs, saved comparisons, and the annotation JSON and
+ * CSV formats.
  *
  * Callers outside lib/store/ include this header; each module's own header
  * says what it does and who owns each pointer.
@@ -29,5 +30,6 @@
 #include "store/extraction_result.h"
 #include "store/jobs.h"
 #include "store/compare_csv.h"
+#include "store/comparisons.h"
 
 #endif

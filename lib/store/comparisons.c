@@ -1,0 +1,386 @@
+/*
+ * comparisons.c - saved comparisons (see comparisons.h).
+ */
+#include "store/comparisons.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ERR(...) (err && errlen ? (void)snprintf(err, errlen, __VA_ARGS__) : (void)0)
+
+void fs_comparison_free(fs_comparison *c)
+{
+	if (!c)
+		return;
+	free(c->items);
+	c->items = NULL;
+	c->n_sets = 0;
+}
+
+static int text_valid(const char *s, size_t min_chars, size_t max_chars, char *clean, size_t cleanlen)
+{
+	if (!s)
+		return 0;
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n >= cleanlen)
+		return 0;
+	size_t chars = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			return 0;
+		chars += (c & 0xc0) != 0x80;
+	}
+	if (chars < min_chars || chars > max_chars)
+		return 0;
+	memcpy(clean, s, n);
+	clean[n] = 0;
+	return 1;
+}
+
+int fs_comparison_name_valid(const char *name, char *clean, size_t cleanlen)
+{
+	return text_valid(name, 1, FS_COMPARISON_NAME_MAX, clean, cleanlen);
+}
+
+int fs_comparison_label_valid(const char *label, char *clean, size_t cleanlen)
+{
+	return text_valid(label ? label : "", 0, FS_COMPARISON_LABEL_MAX, clean, cleanlen);
+}
+
+int fs_comparison_can_manage(const fs_comparison *c, const fs_user *u)
+{
+	return u && (u->is_admin || u->id == c->owner_id);
+}
+
+#define COLS "c.id, c.owner_id, u.login, c.name, c.visibility, c.created_at, c.updated_at, " \
+	     "(SELECT count(*) FROM comparison_sets s WHERE s.comparison_id = c.id)"
+
+static void read_row(sqlite3_stmt *st, fs_comparison *c)
+{
+	memset(c, 0, sizeof *c);
+	c->id = sqlite3_column_int64(st, 0);
+	c->owner_id = sqlite3_column_int64(st, 1);
+	fs_db_col_text(st, 2, c->owner_login, sizeof c->owner_login);
+	fs_db_col_text(st, 3, c->name, sizeof c->name);
+	const unsigned char *vis = sqlite3_column_text(st, 4);
+	c->shared = vis && !strcmp((const char *)vis, "shared");
+	c->created_at = sqlite3_column_int64(st, 5);
+	c->updated_at = sqlite3_column_int64(st, 6);
+	c->n_sets = (size_t)sqlite3_column_int64(st, 7);
+}
+
+static int visible(const fs_comparison *c, const fs_user *u)
+{
+	return c->shared || fs_comparison_can_manage(c, u);
+}
+
+/* The row alone (no items), whoever may see it. */
+static int get_row(fs_db *db, long long id, fs_comparison *out)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " COLS " FROM comparisons c JOIN users u ON u.id = c.owner_id "
+					  "WHERE c.id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		read_row(st, out);
+	fs_db_done(st);
+	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+}
+
+static int read_items(fs_db *db, fs_comparison *c)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT set_id, label FROM comparison_sets WHERE comparison_id = ? "
+					  "ORDER BY position");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, c->id);
+	size_t cap = c->n_sets ? c->n_sets : 1, n = 0;
+	fs_comparison_item *items = calloc(cap, sizeof *items);
+	int rc = items ? SQLITE_ROW : SQLITE_NOMEM;
+	while (items && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			fs_comparison_item *p = realloc(items, 2 * cap * sizeof *p);
+			if (!p) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			items = p;
+			cap *= 2;
+		}
+		items[n].set_id = sqlite3_column_int64(st, 0);
+		fs_db_col_text(st, 1, items[n].label, sizeof items[n].label);
+		n++;
+	}
+	fs_db_done(st);
+	if (rc != SQLITE_DONE) {
+		free(items);
+		return rc == SQLITE_NOMEM ? FS_DB_ERROR : fs_db_rc_from_sqlite(rc);
+	}
+	c->items = items;
+	c->n_sets = n;
+	return FS_DB_OK;
+}
+
+int fs_comparison_get(fs_db *db, long long id, const fs_user *u, fs_comparison *out)
+{
+	int rc = get_row(db, id, out);
+	if (rc)
+		return rc;
+	if (!visible(out, u)) {
+		memset(out, 0, sizeof *out);
+		return FS_DB_NOTFOUND;
+	}
+	return read_items(db, out);
+}
+
+/* Each set exists, appears once, and u may see its image; labels clean. */
+static int check_items(fs_db *db, const fs_user *u, const fs_comparison_item *items, size_t n, char *err,
+		       size_t errlen)
+{
+	if (n < 1 || n > FS_COMPARISON_SETS_MAX) {
+		ERR("a comparison holds 1 to %d sets", FS_COMPARISON_SETS_MAX);
+		return FS_DB_INVALID;
+	}
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT i.owner_id, i.visibility FROM sets s JOIN images i "
+					  "ON i.id = s.image_id WHERE s.id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	for (size_t k = 0; k < n; k++) {
+		char clean[sizeof items[k].label];
+		if (!fs_comparison_label_valid(items[k].label, clean, sizeof clean)) {
+			fs_db_done(st);
+			ERR("a group label is at most %d characters, without control characters",
+			    FS_COMPARISON_LABEL_MAX);
+			return FS_DB_INVALID;
+		}
+		for (size_t j = 0; j < k; j++)
+			if (items[j].set_id == items[k].set_id) {
+				fs_db_done(st);
+				ERR("set %lld is listed twice", items[k].set_id);
+				return FS_DB_INVALID;
+			}
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, items[k].set_id);
+		int rc = sqlite3_step(st);
+		int ok = 0;
+		if (rc == SQLITE_ROW) {
+			const unsigned char *vis = sqlite3_column_text(st, 1);
+			ok = u->is_admin || sqlite3_column_int64(st, 0) == u->id ||
+			     (vis && !strcmp((const char *)vis, "shared"));
+		} else if (rc != SQLITE_DONE) {
+			fs_db_done(st);
+			return fs_db_rc_from_sqlite(rc);
+		}
+		if (!ok) {
+			fs_db_done(st);
+			ERR("no such set: %lld", items[k].set_id);
+			return FS_DB_NOTFOUND;
+		}
+	}
+	fs_db_done(st);
+	return FS_DB_OK;
+}
+
+static int write_items(fs_db *db, long long id, const fs_comparison_item *items, size_t n)
+{
+	int rc = fs_db_exec_id(db, "DELETE FROM comparison_sets WHERE comparison_id = ?", id);
+	if (rc)
+		return rc;
+	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO comparison_sets (comparison_id, position, set_id, label) "
+					  "VALUES (?, ?, ?, ?)");
+	if (!st)
+		return FS_DB_ERROR;
+	for (size_t k = 0; k < n && !rc; k++) {
+		char clean[sizeof items[k].label];
+		fs_comparison_label_valid(items[k].label, clean, sizeof clean);
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, (long long)k);
+		sqlite3_bind_int64(st, 3, items[k].set_id);
+		sqlite3_bind_text(st, 4, clean, -1, SQLITE_TRANSIENT);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	}
+	fs_db_done(st);
+	return rc;
+}
+
+static int end_tx(fs_db *db, int rc)
+{
+	if (rc) {
+		fs_db_rollback(db);
+		return rc;
+	}
+	return fs_db_commit(db);
+}
+
+int fs_comparison_create(fs_db *db, const fs_user *u, const char *name, int shared,
+			 const fs_comparison_item *items, size_t n, long long *id, char *err, size_t errlen)
+{
+	char clean[FS_COMPARISON_NAME_MAX * 4 + 1];
+	if (!fs_comparison_name_valid(name, clean, sizeof clean)) {
+		ERR("a comparison name is 1 to %d characters, without control characters", FS_COMPARISON_NAME_MAX);
+		return FS_DB_INVALID;
+	}
+	int rc = fs_db_begin(db);
+	if (rc)
+		return rc;
+	rc = check_items(db, u, items, n, err, errlen);
+	if (!rc) {
+		sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO comparisons (owner_id, name, visibility, created_at, "
+						  "updated_at) VALUES (?, ?, ?, ?, ?)");
+		if (!st) {
+			rc = FS_DB_ERROR;
+		} else {
+			long long now = (long long)time(NULL);
+			sqlite3_bind_int64(st, 1, u->id);
+			sqlite3_bind_text(st, 2, clean, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(st, 3, shared ? "shared" : "private", -1, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 4, now);
+			sqlite3_bind_int64(st, 5, now);
+			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+			fs_db_done(st);
+			if (!rc)
+				*id = sqlite3_last_insert_rowid(fs_db_handle(db));
+		}
+	}
+	if (!rc)
+		rc = write_items(db, *id, items, n);
+	return end_tx(db, rc);
+}
+
+int fs_comparison_update(fs_db *db, long long id, const fs_user *u, const char *name, int shared,
+			 const fs_comparison_item *items, size_t n, char *err, size_t errlen)
+{
+	char clean[FS_COMPARISON_NAME_MAX * 4 + 1];
+	if (name && !fs_comparison_name_valid(name, clean, sizeof clean)) {
+		ERR("a comparison name is 1 to %d characters, without control characters", FS_COMPARISON_NAME_MAX);
+		return FS_DB_INVALID;
+	}
+	int rc = fs_db_begin(db);
+	if (rc)
+		return rc;
+	fs_comparison c;
+	rc = get_row(db, id, &c);
+	if (!rc && !visible(&c, u))
+		rc = FS_DB_NOTFOUND;
+	if (!rc && !fs_comparison_can_manage(&c, u))
+		rc = FS_DB_FORBIDDEN;
+	if (!rc && items)
+		rc = check_items(db, u, items, n, err, errlen);
+	if (!rc) {
+		sqlite3_stmt *st = fs_db_stmt(db, "UPDATE comparisons SET name = coalesce(?2, name), "
+						  "visibility = CASE WHEN ?3 < 0 THEN visibility WHEN ?3 = 1 THEN "
+						  "'shared' ELSE 'private' END, updated_at = ?4 WHERE id = ?1");
+		if (!st) {
+			rc = FS_DB_ERROR;
+		} else {
+			sqlite3_bind_int64(st, 1, id);
+			if (name)
+				sqlite3_bind_text(st, 2, clean, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int(st, 3, shared < 0 ? -1 : !!shared);
+			sqlite3_bind_int64(st, 4, (long long)time(NULL));
+			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+			fs_db_done(st);
+		}
+	}
+	if (!rc && items)
+		rc = write_items(db, id, items, n);
+	return end_tx(db, rc);
+}
+
+int fs_comparison_delete(fs_db *db, long long id, const fs_user *u)
+{
+	fs_comparison c;
+	int rc = get_row(db, id, &c);
+	if (!rc && !visible(&c, u))
+		return FS_DB_NOTFOUND;
+	if (!rc && !fs_comparison_can_manage(&c, u))
+		return FS_DB_FORBIDDEN;
+	return rc ? rc : fs_db_exec_id(db, "DELETE FROM comparisons WHERE id = ?", id);
+}
+
+int fs_comparison_list(fs_db *db, const fs_user *u, fs_comparison **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " COLS " FROM comparisons c JOIN users u ON u.id = c.owner_id "
+					  "WHERE ?1 OR c.owner_id = ?2 OR c.visibility = 'shared' "
+					  "ORDER BY c.owner_id != ?2, c.name COLLATE NOCASE, c.id");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int(st, 1, u->is_admin ? 1 : 0);
+	sqlite3_bind_int64(st, 2, u->id);
+	size_t cap = 0;
+	fs_comparison *list = NULL;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			fs_comparison *p = realloc(list, nc * sizeof *p);
+			if (!p) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			list = p;
+			cap = nc;
+		}
+		read_row(st, &list[(*n)++]);
+	}
+	fs_db_done(st);
+	if (rc != SQLITE_DONE) {
+		free(list);
+		*n = 0;
+		return rc == SQLITE_NOMEM ? FS_DB_ERROR : fs_db_rc_from_sqlite(rc);
+	}
+	*out = list;
+	return FS_DB_OK;
+}
+
+int fs_compare_first_sets_of_owner(fs_db *db, long long owner_id, long long **ids, size_t *n)
+{
+	*ids = NULL;
+	*n = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT (SELECT s.id FROM sets s WHERE s.image_id = i.id "
+					  "ORDER BY s.position, s.id LIMIT 1) FROM images i WHERE i.owner_id = ? "
+					  "ORDER BY i.created_at, i.id");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, owner_id);
+	size_t cap = 0;
+	long long *list = NULL;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+			continue; /* an image without sets */
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			long long *p = realloc(list, nc * sizeof *p);
+			if (!p) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			list = p;
+			cap = nc;
+		}
+		list[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	fs_db_done(st);
+	if (rc != SQLITE_DONE) {
+		free(list);
+		*n = 0;
+		return rc == SQLITE_NOMEM ? FS_DB_ERROR : fs_db_rc_from_sqlite(rc);
+	}
+	*ids = list;
+	return FS_DB_OK;
+}
