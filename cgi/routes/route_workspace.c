@@ -6,7 +6,8 @@
  * scripts know what to load; an image the user may not see answers 404
  * exactly like one that does not exist, so ids cannot be probed. The first
  * set's id is in the page too, so the browser can fetch the image, the set
- * list and that set at once instead of one after the other.
+ * list and that set at once instead of one after the other; ?set=ID makes
+ * another of its sets the first one opened.
  */
 #include <stdlib.h>
 
@@ -38,8 +39,14 @@ static int h_workspace(fs_req *r, fs_resp *w)
 		cJSON_Delete(ctx);
 		return rc;
 	}
-	if (n)
-		cJSON_AddNumberToObject(ctx, "first_set_id", (double)sets[0].id);
+	/* ?set=ID opens that set of the image first (the Compare page links so) */
+	long long first = n ? sets[0].id : 0;
+	const char *want = fs_kv_get(&r->query_kv, "set");
+	for (size_t i = 0; want && i < n; i++)
+		if (strtoll(want, NULL, 10) == sets[i].id)
+			first = sets[i].id;
+	if (first)
+		cJSON_AddNumberToObject(ctx, "first_set_id", (double)first);
 	free(sets);
 	fs_resp_page(r, w, 200, "workspace.html", ctx);
 	return 0;

@@ -44,6 +44,7 @@ static const struct group groups[] = {
 	{fs_routes_workspace, &fs_routes_workspace_n},
 	{fs_routes_agents, &fs_routes_agents_n},
 	{fs_routes_jobs, &fs_routes_jobs_n},
+	{fs_routes_compare, &fs_routes_compare_n},
 };
 
 #define MAX_ROUTES 256

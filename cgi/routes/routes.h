@@ -41,5 +41,7 @@ extern const size_t fs_routes_jobs_n;
 int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long long set_id, const fs_params *p);
 extern const fs_route fs_routes_agents[];  /* route_agents.c: agent runs (start, status, log, stop, reset, list) */
 extern const size_t fs_routes_agents_n;
+extern const fs_route fs_routes_compare[]; /* route_compare.c: the Compare page, its API, saved comparisons */
+extern const size_t fs_routes_compare_n;
 
 #endif

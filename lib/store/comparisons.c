@@ -384,3 +384,60 @@ int fs_compare_first_sets_of_owner(fs_db *db, long long owner_id, long long **id
 	*ids = list;
 	return FS_DB_OK;
 }
+
+int fs_compare_candidates(fs_db *db, const fs_user *u, const char *q, long long image_id, int mine,
+			  int first_only, int limit, fs_compare_candidate **out, size_t *n, int *more)
+{
+	*out = NULL;
+	*n = 0;
+	*more = 0;
+	if (limit < 1 || limit > FS_COMPARISON_SETS_MAX)
+		limit = FS_COMPARISON_SETS_MAX;
+	/* instr on lower() rather than LIKE: a % or _ in q is then plain text */
+	sqlite3_stmt *st = fs_db_stmt(
+		db, "SELECT s.id, s.image_id, s.name, i.original_name, u.login, "
+		    "(SELECT count(*) FROM tubercles t WHERE t.set_id = s.id), "
+		    "s.position = (SELECT min(position) FROM sets f WHERE f.image_id = s.image_id), "
+		    "coalesce(i.um_per_px, 0) "
+		    "FROM sets s JOIN images i ON i.id = s.image_id JOIN users u ON u.id = i.owner_id "
+		    "WHERE (?1 OR i.owner_id = ?2 OR i.visibility = 'shared') "
+		    "AND (?3 = '' OR instr(lower(i.original_name), lower(?3)) OR instr(lower(s.name), lower(?3))) "
+		    "AND (?4 = 0 OR i.id = ?4) AND (?5 = 0 OR i.owner_id = ?2) "
+		    "AND (?6 = 0 OR s.position = (SELECT min(position) FROM sets f WHERE f.image_id = s.image_id)) "
+		    "ORDER BY i.created_at DESC, i.id DESC, s.position LIMIT ?7");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int(st, 1, u->is_admin ? 1 : 0);
+	sqlite3_bind_int64(st, 2, u->id);
+	sqlite3_bind_text(st, 3, q ? q : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, image_id);
+	sqlite3_bind_int(st, 5, mine ? 1 : 0);
+	sqlite3_bind_int(st, 6, first_only ? 1 : 0);
+	sqlite3_bind_int(st, 7, limit + 1);
+	fs_compare_candidate *list = calloc((size_t)limit, sizeof *list);
+	int rc = list ? SQLITE_ROW : SQLITE_NOMEM;
+	while (list && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == (size_t)limit) {
+			*more = 1;
+			rc = SQLITE_DONE;
+			break;
+		}
+		fs_compare_candidate *c = &list[(*n)++];
+		c->set_id = sqlite3_column_int64(st, 0);
+		c->image_id = sqlite3_column_int64(st, 1);
+		fs_db_col_text(st, 2, c->set_name, sizeof c->set_name);
+		fs_db_col_text(st, 3, c->image_name, sizeof c->image_name);
+		fs_db_col_text(st, 4, c->owner_login, sizeof c->owner_login);
+		c->n_tubercles = sqlite3_column_int(st, 5);
+		c->first = sqlite3_column_int(st, 6);
+		c->um_per_px = sqlite3_column_double(st, 7);
+	}
+	fs_db_done(st);
+	if (rc != SQLITE_DONE) {
+		free(list);
+		*n = 0;
+		return rc == SQLITE_NOMEM ? FS_DB_ERROR : fs_db_rc_from_sqlite(rc);
+	}
+	*out = list;
+	return FS_DB_OK;
+}

@@ -84,4 +84,25 @@ int fs_comparison_can_manage(const fs_comparison *c, const fs_user *u);
  * each image u owns, oldest image first. */
 int fs_compare_first_sets_of_owner(fs_db *db, long long owner_id, long long **ids, size_t *n);
 
+/* A set the Compare page may offer: what the picker lists. */
+typedef struct fs_compare_candidate {
+	long long set_id, image_id;
+	char set_name[257];
+	char image_name[256];
+	char owner_login[65];
+	int n_tubercles;
+	int first;        /* the image's first set ("Base") */
+	double um_per_px; /* the image's calibration; 0 = uncalibrated */
+} fs_compare_candidate;
+
+/*
+ * The sets u may see, newest image first and in display order within an
+ * image, filtered by q (a case-insensitive substring of the image's or the
+ * set's name; NULL or "" = all), image_id (0 = any), mine (only u's own
+ * images) and first_only (only each image's first set); at most limit
+ * (1..FS_COMPARISON_SETS_MAX) of them, *more = 1 when there were more.
+ */
+int fs_compare_candidates(fs_db *db, const fs_user *u, const char *q, long long image_id, int mine,
+			  int first_only, int limit, fs_compare_candidate **out, size_t *n, int *more);
+
 #endif

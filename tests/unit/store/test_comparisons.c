@@ -220,12 +220,43 @@ static void test_first_set_of_each_own_image(void **state)
 	free(ids);
 }
 
+static void test_candidates_the_picker_offers(void **state)
+{
+	fixture *f = *state;
+	fs_compare_candidate *c;
+	size_t n;
+	int more;
+	/* bob: his own set and alice's shared image's two sets, never her private one */
+	assert_int_equal(fs_compare_candidates(f->db, &f->bob, NULL, 0, 0, 0, 100, &c, &n, &more), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(more, 0);
+	for (size_t i = 0; i < n; i++)
+		assert_true(c[i].set_id != f->set_p);
+	assert_true(c[0].set_id == f->set_b && c[0].first && !strcmp(c[0].owner_login, "bob"));
+	free(c);
+	/* alice, by search (image or set name, case-insensitive), mine, first only, one image */
+	assert_int_equal(fs_compare_candidates(f->db, &f->alice, "MANU", 0, 0, 0, 100, &c, &n, &more), 0);
+	assert_true(n == 1 && c[0].set_id == f->set_a2 && !c[0].first);
+	free(c);
+	assert_int_equal(fs_compare_candidates(f->db, &f->alice, "img-", 0, 1, 1, 100, &c, &n, &more), 0);
+	assert_int_equal(n, 2);
+	assert_true(c[0].set_id == f->set_p && c[1].set_id == f->set_a1);
+	free(c);
+	assert_int_equal(fs_compare_candidates(f->db, &f->alice, "%", 0, 0, 0, 100, &c, &n, &more), 0);
+	assert_int_equal(n, 0); /* % is not a wildcard */
+	free(c);
+	assert_int_equal(fs_compare_candidates(f->db, &f->alice, "", f->img_a_shared, 0, 0, 1, &c, &n, &more), 0);
+	assert_true(n == 1 && more == 1 && c[0].set_id == f->set_a1);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_create_read_and_share, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sets_must_be_visible_once_and_labels_clean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_first_set_of_each_own_image, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_candidates_the_picker_offers, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
