@@ -370,6 +370,25 @@ static double draw_main(fs_drawing *d, const fs_chart_input *in, const fs_refere
 		fs_draw_group_end(d);
 		fs_draw_group_end(d);
 	}
+	/* group means, under the sets so that every set stays within reach */
+	for (size_t k = 0; k < ng; k++) {
+		if (!g[k].n_calibrated)
+			continue;
+		char dv[32], sv[32], nsets[16], title[400];
+		snprintf(dv, sizeof dv, "%.6g", g[k].d_mean);
+		snprintf(sv, sizeof sv, "%.6g", g[k].s_mean);
+		snprintf(nsets, sizeof nsets, "%zu", g[k].n_calibrated);
+		snprintf(title, sizeof title, "%s, mean of %zu set(s): D %.2f µm (SD between sets %.2f), S %.2f µm (%.2f)",
+			 g[k].label, g[k].n_calibrated, g[k].d_mean, g[k].d_sd, g[k].s_mean, g[k].s_sd);
+		const char *attrs[] = {"class", "group-mean", "data-chart", "main", "data-group", g[k].label,
+				       "data-d", dv, "data-s", sv, "data-n", nsets, NULL};
+		fs_draw_group_begin(d, 0, 0, attrs, title);
+		double px = map(&x, g[k].s_mean), py = map(&y, g[k].d_mean);
+		marker(d, g[k].style, px, py, 9, 1, 1.4);
+		fs_draw_line(d, px - 3, py, px + 3, py, style_color(g[k].style), 1.5, 0);
+		fs_draw_line(d, px, py - 3, px, py + 3, style_color(g[k].style), 1.5, 0);
+		fs_draw_group_end(d);
+	}
 	/* the sets: error bars, then markers */
 	for (size_t i = 0; i < in->n; i++) {
 		const fs_chart_set *s = &in->sets[i];
@@ -402,25 +421,6 @@ static double draw_main(fs_drawing *d, const fs_chart_input *in, const fs_refere
 			fs_draw_line(d, px - 3, b, px + 3, b, bar, 1, 0);
 		}
 		marker(d, st, px, py, 4.5, 0, 0.8);
-		fs_draw_group_end(d);
-	}
-	/* group means */
-	for (size_t k = 0; k < ng; k++) {
-		if (!g[k].n_calibrated)
-			continue;
-		char dv[32], sv[32], nsets[16], title[400];
-		snprintf(dv, sizeof dv, "%.6g", g[k].d_mean);
-		snprintf(sv, sizeof sv, "%.6g", g[k].s_mean);
-		snprintf(nsets, sizeof nsets, "%zu", g[k].n_calibrated);
-		snprintf(title, sizeof title, "%s, mean of %zu set(s): D %.2f µm (SD between sets %.2f), S %.2f µm (%.2f)",
-			 g[k].label, g[k].n_calibrated, g[k].d_mean, g[k].d_sd, g[k].s_mean, g[k].s_sd);
-		const char *attrs[] = {"class", "group-mean", "data-chart", "main", "data-group", g[k].label,
-				       "data-d", dv, "data-s", sv, "data-n", nsets, NULL};
-		fs_draw_group_begin(d, 0, 0, attrs, title);
-		double px = map(&x, g[k].s_mean), py = map(&y, g[k].d_mean);
-		marker(d, g[k].style, px, py, 9, 1, 1.4);
-		fs_draw_line(d, px - 3, py, px + 3, py, style_color(g[k].style), 1.5, 0);
-		fs_draw_line(d, px, py - 3, px, py + 3, style_color(g[k].style), 1.5, 0);
 		fs_draw_group_end(d);
 	}
 	if (!n_cal)
@@ -547,6 +547,23 @@ static double draw_ratio(fs_drawing *d, const fs_chart_input *in, const fs_refer
 		fs_draw_text(d, px, y.p1 - 6 - row * 11, num, SMALL - 0.5, FS_ANCHOR_MIDDLE, 0, INK);
 		fs_draw_group_end(d);
 	}
+	for (size_t k = 0; k < ng; k++) {
+		if (!isfinite(g[k].fill_ratio) || !isfinite(g[k].hexagonalness))
+			continue;
+		char fv[32], hv[32], title[300];
+		snprintf(fv, sizeof fv, "%.6g", g[k].fill_ratio);
+		snprintf(hv, sizeof hv, "%.6g", g[k].hexagonalness);
+		snprintf(title, sizeof title, "%s, mean of %zu set(s): fill ratio %.3f, hexagonalness %.3f", g[k].label,
+			 g[k].n_sets, g[k].fill_ratio, g[k].hexagonalness);
+		const char *attrs[] = {"class", "group-mean", "data-chart", "ratio", "data-group", g[k].label,
+				       "data-fill", fv, "data-hex", hv, NULL};
+		fs_draw_group_begin(d, 0, 0, attrs, title);
+		double px = map(&x, g[k].fill_ratio), py = map(&y, g[k].hexagonalness);
+		marker(d, g[k].style, px, py, 9, 1, 1.4);
+		fs_draw_line(d, px - 3, py, px + 3, py, style_color(g[k].style), 1.5, 0);
+		fs_draw_line(d, px, py - 3, px, py + 3, style_color(g[k].style), 1.5, 0);
+		fs_draw_group_end(d);
+	}
 	for (size_t i = 0; i < in->n; i++) {
 		const fs_chart_set *s = &in->sets[i];
 		if (!isfinite(s->fill_ratio) || !isfinite(s->hexagonalness))
@@ -564,23 +581,6 @@ static double draw_ratio(fs_drawing *d, const fs_chart_input *in, const fs_refer
 				       "data-calibrated", s->calibrated ? "1" : "0", NULL};
 		fs_draw_group_begin(d, 0, 0, attrs, title);
 		marker(d, st, map(&x, s->fill_ratio), map(&y, s->hexagonalness), 4.5, 0, 0.8);
-		fs_draw_group_end(d);
-	}
-	for (size_t k = 0; k < ng; k++) {
-		if (!isfinite(g[k].fill_ratio) || !isfinite(g[k].hexagonalness))
-			continue;
-		char fv[32], hv[32], title[300];
-		snprintf(fv, sizeof fv, "%.6g", g[k].fill_ratio);
-		snprintf(hv, sizeof hv, "%.6g", g[k].hexagonalness);
-		snprintf(title, sizeof title, "%s, mean of %zu set(s): fill ratio %.3f, hexagonalness %.3f", g[k].label,
-			 g[k].n_sets, g[k].fill_ratio, g[k].hexagonalness);
-		const char *attrs[] = {"class", "group-mean", "data-chart", "ratio", "data-group", g[k].label,
-				       "data-fill", fv, "data-hex", hv, NULL};
-		fs_draw_group_begin(d, 0, 0, attrs, title);
-		double px = map(&x, g[k].fill_ratio), py = map(&y, g[k].hexagonalness);
-		marker(d, g[k].style, px, py, 9, 1, 1.4);
-		fs_draw_line(d, px - 3, py, px + 3, py, style_color(g[k].style), 1.5, 0);
-		fs_draw_line(d, px, py - 3, px, py + 3, style_color(g[k].style), 1.5, 0);
 		fs_draw_group_end(d);
 	}
 	frame(d, &x, &y);
