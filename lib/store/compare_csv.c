@@ -23,7 +23,8 @@ int fs_csv_compare(fs_buf *b, const fs_chart_set *sets, size_t n, const char *co
 {
 	if (fs_buf_puts(b, "kind,set_id,name,group,calibrated,unit,n_tubercles,n_edges,mean_diameter,sd_diameter,"
 			   "mean_space,sd_space,fill_ratio,hexagonalness,suggested_genus,"
-			   "classification_confidence,measurement_version\n"))
+			   "classification_confidence") ||
+	    fs_buf_puts(b, versions ? ",measurement_version\n" : "\n"))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		const fs_chart_set *s = &sets[i];
@@ -32,7 +33,7 @@ int fs_csv_compare(fs_buf *b, const fs_chart_set *sets, size_t n, const char *co
 				  s->n_edges) ||
 		    num(b, s->d_mean) || num(b, s->d_sd) || num(b, s->s_mean) || num(b, s->s_sd) ||
 		    num(b, s->fill_ratio) || num(b, s->hexagonalness) || text(b, s->genus) ||
-		    text(b, s->confidence) || text(b, versions ? versions[i] : NULL) || fs_buf_putc(b, '\n'))
+		    text(b, s->confidence) || (versions && text(b, versions[i])) || fs_buf_putc(b, '\n'))
 			return -1;
 	}
 	fs_chart_group *g = NULL;
@@ -50,7 +51,7 @@ int fs_csv_compare(fs_buf *b, const fs_chart_set *sets, size_t n, const char *co
 		rc = fs_buf_puts(b, "group_mean,") || text(b, g[k].label) || text(b, g[k].label) ||
 		     fs_buf_printf(b, ",%d,um,%d,%d", g[k].n_calibrated == g[k].n_sets ? 1 : 0, tubercles, edges) ||
 		     num(b, g[k].d_mean) || num(b, g[k].d_sd) || num(b, g[k].s_mean) || num(b, g[k].s_sd) ||
-		     num(b, g[k].fill_ratio) || num(b, g[k].hexagonalness) || fs_buf_puts(b, ",,,\n");
+		     num(b, g[k].fill_ratio) || num(b, g[k].hexagonalness) || fs_buf_puts(b, versions ? ",,,\n" : ",,\n");
 	}
 	free(g);
 	return rc ? -1 : 0;

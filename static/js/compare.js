@@ -202,7 +202,13 @@ async function deleteComparison() {
 
 // The SVG comes from our own server; it is parsed as XML (never as HTML)
 // and anything scriptable is dropped all the same.
-function importSvg(text) {
+const FIGURE_NAMES = {
+  main: 'Chart: mean tubercle diameter against mean intertubercular space of the chosen sets, with the published genus ranges and species. The table below gives the same numbers.',
+  ratio: 'Chart: fill ratio against hexagonalness of every chosen set, with the published species\' fill ratios.',
+  dist: 'Histograms of the tubercle diameters and spaces of each chosen set.',
+};
+
+function importSvg(text, key) {
   const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
   const svg = doc.documentElement;
   if (svg.nodeName !== 'svg') return el('p', { className: 'alert' }, 'The chart could not be read.');
@@ -213,7 +219,8 @@ function importSvg(text) {
   const node = document.importNode(svg, true);
   node.removeAttribute('width');
   node.removeAttribute('height');
-  node.setAttribute('role', 'img');
+  node.setAttribute('role', 'group');
+  node.setAttribute('aria-label', FIGURE_NAMES[key]);
   return node;
 }
 
@@ -280,7 +287,7 @@ function downloads() {
 function show(data) {
   state.data = data;
   for (const [box, key] of [['#cmp-main', 'main'], ['#cmp-ratio', 'ratio'], ['#cmp-dist', 'dist']]) {
-    $(box).replaceChildren(importSvg(data.svg[key]));
+    $(box).replaceChildren(importSvg(data.svg[key], key));
     wireFigure($(box));
   }
   speciesNames();

@@ -43,6 +43,15 @@ static void test_rows_and_group_means(void **state)
 		"0.543103,0.8,,,\n";
 	assert_string_equal(b.data, want);
 	fs_buf_free(&b);
+	/* without versions there is no such column */
+	assert_int_equal(fs_csv_compare(&b, s, 1, NULL), 0);
+	assert_string_equal(b.data,
+			    "kind,set_id,name,group,calibrated,unit,n_tubercles,n_edges,mean_diameter,sd_diameter,"
+			    "mean_space,sd_space,fill_ratio,hexagonalness,suggested_genus,classification_confidence\n"
+			    "set,5,\"scale 1, left\",\"Specimen \"\"A\"\"\",1,um,40,100,4.25,0.5,3,0.25,0.586207,0.81,"
+			    "Lepisosteus,high\n"
+			    "group_mean,,\"Specimen \"\"A\"\"\",\"Specimen \"\"A\"\"\",1,um,40,100,4.25,0,3,0,0.586207,0.81,,\n");
+	fs_buf_free(&b);
 }
 
 int main(void)
