@@ -338,7 +338,9 @@ function cmp(a, b) {
 function renderTable() {
   const list = rows();
   const { key, dir } = state.sort;
-  if (key) list.sort((a, b) => dir * cmp(a[key], b[key]));
+  // µm and px do not compare: for D and S the uncalibrated rows stay last
+  const apart = key === 'd' || key === 's';
+  if (key) list.sort((a, b) => (apart && (a.unit === 'px') !== (b.unit === 'px') ? (a.unit === 'px' ? 1 : -1) : dir * cmp(a[key], b[key])));
   const body = $('#cmp-table tbody');
   body.replaceChildren(...list.map(r => el('tr', { dataset: { id: r.id } },
     el('th', { scope: 'row' }, el('a', { href: r.href }, r.label)),
