@@ -247,7 +247,7 @@ const char *const fs_migrations[] = {
 	"CREATE INDEX jobs_user ON jobs(user_id, id);"
 	"CREATE INDEX jobs_batch ON jobs(batch_id);",
 
-	/* 6: saved comparisons (the Compare page): a user's named choice of
+	/* 7: saved comparisons (the Compare page): a user's named choice of
 	 * sets with a group label each, private or shared like images; a
 	 * deleted set leaves every comparison that held it */
 	"CREATE TABLE comparisons ("
