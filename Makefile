@@ -44,8 +44,10 @@ UNIT_SUPPORT_OBJ := $(UNIT_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 # cgi/main_fcgi.c -> fishscale.fcgi, cgi/main_cli.c -> fishscale,
-# cgi/main_agent.c -> fishscale-agent, cgi/main_job.c -> fishscale-job
-BINS := $(BUILD)/fishscale.fcgi $(BUILD)/fishscale $(BUILD)/fishscale-agent $(BUILD)/fishscale-job
+# cgi/main_agent.c -> fishscale-agent, cgi/main_job.c -> fishscale-job,
+# cgi/main_databar.c -> fishscale-databar
+BINS := $(BUILD)/fishscale.fcgi $(BUILD)/fishscale $(BUILD)/fishscale-agent $(BUILD)/fishscale-job \
+	$(BUILD)/fishscale-databar
 
 .PHONY: all deps run stop test unit unit-bin bench-bin bench fuzz clean version-gen
 .DEFAULT_GOAL := all
@@ -100,6 +102,9 @@ $(BUILD)/fishscale-agent: $(BUILD)/cgi/main_agent.o $(BUILD)/libfishscale_cgi.a 
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/fishscale-job: $(BUILD)/cgi/main_job.o $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/fishscale-databar: $(BUILD)/cgi/main_databar.o $(BUILD)/libfishscale_cgi.a $(BUILD)/libfishscale.a
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/unit/support/%.o: CFLAGS += $(FT_CFLAGS)

@@ -45,6 +45,12 @@ static const char help_text[] =
 	"                          only ratio figures (size_pitch_ratio, hexagonalness)\n"
 	"                          are meaningful and no genus is suggested; methods\n"
 	"                          log/dog/ellipse need a calibration\n"
+	"  --calibration auto      the file's SEM metadata pixel size when it has one,\n"
+	"                          else the scale bar read from the SEM data bar burnt\n"
+	"                          into the image (Tesseract) when the reading is\n"
+	"                          confident and the lattice pitch it implies lies in\n"
+	"                          the published 4-15 um; else uncalibrated. Says on\n"
+	"                          stderr which it used and why\n"
 	"  --param KEY=VALUE       set one extraction parameter (repeatable), e.g.\n"
 	"                          --param method=log --param threshold=0.08\n"
 	"  --format csv|json       summary format (default csv)\n"
@@ -89,6 +95,7 @@ static void print_params(FILE *f)
 struct options {
 	fs_params params;
 	double calibration;      /* 0 = not given */
+	int calibration_auto;    /* --calibration auto */
 	double profile_calibration;
 	int json;
 	int overlay;
@@ -189,6 +196,28 @@ static int measure_one(const struct options *o, const char *path, const char *st
 	if (!(cal > 0) && ld.suggested_um_per_px > 0 &&
 	    !strncmp(ld.calibration_source, "sem-metadata", 12))
 		cal = ld.suggested_um_per_px;
+	if (o->calibration_auto && !(o->calibration > 0) && cal == ld.suggested_um_per_px && cal > 0) {
+		fprintf(stderr, "%s: calibration %.6g um/px from the file's metadata (%s)\n", path, cal,
+			ld.calibration_source);
+	} else if (o->calibration_auto) {
+		fs_databar_suggestion sg;
+		if (fs_databar_suggest(ld.image, &sg, err, errlen))
+			goto out;
+		if (sg.auto_ok) {
+			cal = sg.reading.um_per_px;
+			fprintf(stderr, "%s: calibration %.6g um/px from the data bar (%s, confidence %.2f)\n", path,
+				cal, sg.reading.source, sg.reading.confidence);
+		} else {
+			fprintf(stderr, "%s: no automatic calibration: %s\n", path,
+				!sg.reading.found ? "no data bar and no metadata"
+				: !sg.reading.has_scale ? sg.reading.reason
+				: sg.pitch_out_of_range ? "the data bar's scale gives a lattice pitch outside 4-15 um"
+							: "the data bar's reading is not confident enough");
+			if (sg.reading.has_scale)
+				fprintf(stderr, "%s: the data bar suggests %.6g um/px (%s, confidence %.2f)\n", path,
+					sg.reading.um_per_px, sg.reading.source, sg.reading.confidence);
+		}
+	}
 	m->calibrated = cal > 0;
 	if (fs_detect(ld.image, &o->params, m->calibrated ? cal : 0, &det, err, errlen))
 		goto out;
@@ -298,6 +327,10 @@ static int parse_args(int argc, char **argv, struct options *o, int *first)
 			profile = optarg;
 			break;
 		case 'c': {
+			if (!strcmp(optarg, "auto")) {
+				o->calibration_auto = 1;
+				break;
+			}
 			char *end;
 			errno = 0;
 			double v = strtod(optarg, &end);
@@ -477,5 +510,6 @@ int fs_cli_measure(int argc, char **argv)
 	free(stems);
 	free(res);
 	free(ok);
+	fs_databar_ocr_shutdown();
 	return failed ? 1 : 0;
 }

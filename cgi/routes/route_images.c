@@ -27,6 +27,7 @@
 #include "analysis/analysis.h"
 #include "web/web.h"
 #include "routes/routes.h"
+#include "routes/calibration_suggest.h"
 #include "base/base.h"
 
 #define NFIELDS(f) (sizeof(f) / sizeof((f)[0]))
@@ -476,6 +477,12 @@ static int h_upload(fs_req *r, fs_resp *w)
 	if (rc)
 		goto out;
 	orig_created = derived_created = 0; /* they belong to the new image now */
+	/* the data bar is read off the request path; a failure to start it is
+	 * recorded with the image and does not fail the upload */
+	{
+		char derr[256];
+		(void)fs_databar_start(app, rec.id, derr, sizeof derr);
+	}
 	rc = send_image(r, w, 201, rec.id, 0);
 out:
 	if (in_txn)
@@ -801,7 +808,7 @@ static int h_steps_reset(fs_req *r, fs_resp *w)
 
 /* ---- calibration ----------------------------------------------------- */
 
-static cJSON *calibration_json(const fs_image_rec *rec)
+static cJSON *calibration_json(fs_db *db, const fs_image_rec *rec)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddBoolToObject(o, "success", 1);
@@ -812,14 +819,8 @@ static cJSON *calibration_json(const fs_image_rec *rec)
 	} else {
 		cJSON_AddNullToObject(o, "calibration");
 	}
-	if (rec->suggested_um_per_px > 0) {
-		cJSON *c = cJSON_AddObjectToObject(o, "suggested");
-		cJSON_AddNumberToObject(c, "um_per_px", rec->suggested_um_per_px);
-		cJSON_AddStringToObject(c, "method", "metadata");
-		cJSON_AddStringToObject(c, "source", rec->suggested_source);
-	} else {
-		cJSON_AddNullToObject(o, "suggested");
-	}
+	/* suggested: a list (metadata, data bar); data_bar: the reading itself */
+	fs_calibration_suggestions(db, rec, o);
 	cJSON_AddNumberToObject(o, "estimate_um_per_px", FS_CALIBRATION_ESTIMATE_700X);
 	return o;
 }
@@ -830,13 +831,13 @@ static int h_calibration_get(fs_req *r, fs_resp *w)
 	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_READ, &rec);
 	if (rc)
 		return refuse(r, w, rc);
-	fs_resp_json(w, 200, calibration_json(&rec));
+	fs_resp_json(w, 200, calibration_json(r->app->db, &rec));
 	return 0;
 }
 
-static const char *const method_names[] = {"direct", "estimate", "metadata", "manual", NULL};
+static const char *const method_names[] = {"direct", "estimate", "metadata", "manual", "data_bar", NULL};
 
-enum { C_UM, C_METHOD, C_SCALE_UM, C_SCALE_PX, C_X1, C_Y1, C_X2, C_Y2, C_LEN, C_SUGG };
+enum { C_UM, C_METHOD, C_SCALE_UM, C_SCALE_PX, C_X1, C_Y1, C_X2, C_Y2, C_LEN, C_SUGG, C_DATABAR };
 static const fs_field calib_fields[] = {
 	[C_UM] = {"um_per_px", FS_FIELD_DOUBLE, 0, 0, 0, 0, NULL},
 	[C_METHOD] = {"method", FS_FIELD_ENUM, 0, 0, 0, 0, method_names},
@@ -848,23 +849,25 @@ static const fs_field calib_fields[] = {
 	[C_Y2] = {"y2", FS_FIELD_DOUBLE, 0, 0, 0, 0, NULL},
 	[C_LEN] = {"length_um", FS_FIELD_DOUBLE, 0, 0, 0, 0, NULL},
 	[C_SUGG] = {"use_suggested", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
+	[C_DATABAR] = {"use_data_bar", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 };
 
 /* Picks the one calibration form the body uses; 0 with um/method, or a message. */
-static int calibration_from(const fs_value *v, const fs_image_rec *rec, double *um, const char **method, char *err,
-			    size_t errlen)
+static int calibration_from(fs_db *db, const fs_value *v, const fs_image_rec *rec, double *um, const char **method,
+			    char *err, size_t errlen)
 {
 	int bar = v[C_SCALE_UM].present || v[C_SCALE_PX].present;
 	int pts = v[C_X1].present || v[C_Y1].present || v[C_X2].present || v[C_Y2].present || v[C_LEN].present;
 	int sugg = v[C_SUGG].present && v[C_SUGG].b;
+	int dbar = v[C_DATABAR].present && v[C_DATABAR].b;
 	int est = !v[C_UM].present && v[C_METHOD].present && !strcmp(v[C_METHOD].s, "estimate");
-	int forms = v[C_UM].present + bar + pts + sugg + est;
+	int forms = v[C_UM].present + bar + pts + sugg + dbar + est;
 	if (forms != 1) {
 		snprintf(err, errlen, "give exactly one of: um_per_px [+ method]; {\"method\": \"estimate\"}; "
-				      "scale_um + scale_px; x1, y1, x2, y2 + length_um; use_suggested");
+				      "scale_um + scale_px; x1, y1, x2, y2 + length_um; use_suggested; use_data_bar");
 		return -1;
 	}
-	if ((bar || pts || sugg) && v[C_METHOD].present) {
+	if ((bar || pts || sugg || dbar) && v[C_METHOD].present) {
 		snprintf(err, errlen, "'method' goes only with um_per_px or alone as \"estimate\"");
 		return -1;
 	}
@@ -889,6 +892,10 @@ static int calibration_from(const fs_value *v, const fs_image_rec *rec, double *
 		}
 		*um = fs_calibration_from_scale_bar(v[C_X1].d, v[C_Y1].d, v[C_X2].d, v[C_Y2].d, v[C_LEN].d);
 		*method = "scale_bar";
+	} else if (dbar) {
+		if (fs_calibration_data_bar(db, rec, um, err, errlen))
+			return -1;
+		*method = "data_bar";
 	} else {
 		if (!(rec->suggested_um_per_px > 0)) {
 			snprintf(err, errlen, "this image has no suggested calibration in its file metadata");
@@ -917,7 +924,7 @@ static int h_calibration_set(fs_req *r, fs_resp *w)
 	double um = 0;
 	const char *method = NULL;
 	char err[512] = "";
-	if (calibration_from(v, &rec, &um, &method, err, sizeof err)) {
+	if (calibration_from(db, v, &rec, &um, &method, err, sizeof err)) {
 		fs_resp_error(r, w, 422, "%s", err);
 		return 0;
 	}
@@ -947,7 +954,7 @@ static int h_calibration_set(fs_req *r, fs_resp *w)
 	rc = fs_image_get(db, rec.id, &rec);
 	if (rc)
 		return refuse(r, w, rc);
-	fs_resp_json(w, 200, calibration_json(&rec));
+	fs_resp_json(w, 200, calibration_json(r->app->db, &rec));
 	return 0;
 }
 

@@ -18,6 +18,8 @@
 #include "analysis/detect.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/databar.h"
+#include "analysis/databar_read.h"
+#include "analysis/databar_suggest.h"
 #include "analysis/blob_measure.h"
 #include "analysis/fft.h"
 #include "analysis/graph.h"

@@ -267,6 +267,19 @@ const char *const fs_migrations[] = {
 	"  PRIMARY KEY (comparison_id, set_id)"
 	") WITHOUT ROWID;"
 	"CREATE INDEX comparison_sets_set ON comparison_sets(set_id);",
+
+	/* 8: the calibration each image suggests from its SEM data bar
+	 * (store/image_databar.h), computed once after the upload on the
+	 * uploaded image and kept through later crops that remove the bar */
+	"CREATE TABLE image_databar ("
+	"  image_id INTEGER PRIMARY KEY REFERENCES images(id) ON DELETE CASCADE,"
+	"  state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),"
+	"  um_per_px REAL,"
+	"  confidence REAL NOT NULL DEFAULT 0,"
+	"  result TEXT NOT NULL DEFAULT '{}',"
+	"  error TEXT NOT NULL DEFAULT '',"
+	"  updated_at INTEGER NOT NULL"
+	");",
 };
 
 const int fs_migrations_count = (int)(sizeof fs_migrations / sizeof fs_migrations[0]);

@@ -67,6 +67,7 @@ static const fs_setting_def schema[] = {
 	B("editor_chain_auto_connect", 1, "chain mode connects each new tubercle to the current one"),
 	B("editor_chain_hint", 1, "show the chain mode keyboard hint"),
 	I("tabs_panel_width", 200, 2000, 420, "width of the tabs panel in px"),
+	B("auto_calibrate_data_bar", 0, "apply the calibration read from an SEM data bar to new uploads when it is confident"),
 };
 
 #define NSCHEMA (sizeof schema / sizeof schema[0])

@@ -31,5 +31,6 @@
 #include "store/jobs.h"
 #include "store/compare_csv.h"
 #include "store/comparisons.h"
+#include "store/image_databar.h"
 
 #endif

@@ -1,0 +1,121 @@
+/*
+ * main_databar.c - `fishscale-databar --run IMAGE_ID --root ROOT`: reads the
+ * SEM data bar of one image after its upload, as its own detached process
+ * (cgi/app/worker_spawn.h), so that Tesseract never runs in a request. The
+ * upload marks the image 'pending' (store/image_databar.h) and starts this;
+ * it reads the uploaded image (the base of the transform steps, so a crop
+ * made meanwhile does not hide the bar), stores the suggestion, and when
+ * the owner's setting auto_calibrate_data_bar is on, applies it to an
+ * image still uncalibrated if it may be applied without a person
+ * (confident, pitch in the published range, and within 2 % of the file
+ * metadata's pixel size when the file has one).
+ *
+ * Exit status 0 stored (found or not), 1 failed (the row says why), 2 usage.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "analysis/analysis.h"
+#include "app/app.h"
+#include "app/worker_spawn.h"
+#include "base/base.h"
+#include "image/image.h"
+#include "store/store.h"
+
+/* The owner's setting, off when unreadable. */
+static int owner_wants_auto(fs_db *db, long long user_id)
+{
+	cJSON *s = NULL;
+	if (fs_settings_get(db, user_id, &s) || !s)
+		return 0;
+	int on = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "auto_calibrate_data_bar"));
+	cJSON_Delete(s);
+	return on;
+}
+
+static int apply(fs_db *db, const fs_image_rec *rec, double um, char *err, size_t errlen)
+{
+	int rc = fs_db_begin(db);
+	if (rc)
+		return rc;
+	/* the owner may have calibrated it meanwhile: theirs wins */
+	fs_image_rec now;
+	rc = fs_image_get(db, rec->id, &now);
+	if (!rc && now.um_per_px > 0) {
+		fs_db_rollback(db);
+		return 0;
+	}
+	if (!rc)
+		rc = fs_image_set_calibration(db, rec->id, um, "data_bar");
+	if (!rc)
+		rc = fs_sets_calibration_changed(db, rec->id, 0, um, "data_bar", rec->owner_id, err, errlen);
+	if (!rc) {
+		cJSON *ev = cJSON_CreateObject();
+		cJSON_AddNumberToObject(ev, "um_per_px", um);
+		cJSON_AddStringToObject(ev, "method", "data_bar");
+		cJSON_AddBoolToObject(ev, "automatic", 1);
+		rc = fs_event_log(db, rec->owner_id, rec->id, "calibration_set", ev);
+		cJSON_Delete(ev);
+	}
+	if (rc) {
+		fs_db_rollback(db);
+		return rc;
+	}
+	return fs_db_commit(db);
+}
+
+int main(int argc, char **argv)
+{
+	fs_app app;
+	char err[512] = "";
+	long long id;
+	const char *root;
+	if (fs_worker_parse_args(argc, argv, &id, &root)) {
+		fprintf(stderr, "usage: fishscale-databar --run IMAGE_ID --root DIR\n");
+		return 2;
+	}
+	setpriority(PRIO_PROCESS, 0, 10);
+	if (fs_app_config(&app, root, NULL, err, sizeof err) || fs_app_open(&app, 0, err, sizeof err)) {
+		fprintf(stderr, "fishscale-databar %lld: %s\n", id, err);
+		return 1;
+	}
+	int exit_code = 1;
+	fs_image_rec rec;
+	if (fs_image_get(app.db, id, &rec)) {
+		fprintf(stderr, "fishscale-databar %lld: no such image\n", id);
+		goto out;
+	}
+	fs_image_rec base = rec;
+	if (base.base_key[0])
+		snprintf(base.work_key, sizeof base.work_key, "%s", base.base_key);
+	fs_image *img = fs_image_load_work(app.cfg.data_dir, &base, err, sizeof err);
+	fs_databar_suggestion s;
+	int rc = img ? fs_databar_suggest(img, &s, err, sizeof err) : -1;
+	fs_image_free(img);
+	fs_databar_ocr_shutdown();
+	if (rc) {
+		fs_image_databar_failed(app.db, id, err);
+		fprintf(stderr, "fishscale-databar %lld: %s\n", id, err);
+		goto out;
+	}
+	cJSON *j = fs_databar_suggestion_json(&s);
+	if (!j || fs_image_databar_done(app.db, id, j, s.reading.has_scale ? s.reading.um_per_px : 0,
+					s.reading.confidence)) {
+		cJSON_Delete(j);
+		fprintf(stderr, "fishscale-databar %lld: cannot store the result\n", id);
+		goto out;
+	}
+	cJSON_Delete(j);
+	exit_code = 0;
+	int agrees = !(rec.suggested_um_per_px > 0) ||
+		     fabs(rec.suggested_um_per_px - s.reading.um_per_px) / rec.suggested_um_per_px <= 0.02;
+	if (s.auto_ok && agrees && !(rec.um_per_px > 0) && owner_wants_auto(app.db, rec.owner_id) &&
+	    apply(app.db, &rec, s.reading.um_per_px, err, sizeof err))
+		fprintf(stderr, "fishscale-databar %lld: cannot apply the calibration: %s\n", id, err);
+out:
+	fs_app_close(&app);
+	return exit_code;
+}

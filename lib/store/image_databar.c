@@ -1,0 +1,77 @@
+/*
+ * image_databar.c - rows of image_databar (image_databar.h).
+ */
+#include "store/image_databar.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int put(fs_db *db, long long image_id, const char *state, const char *result, double um, double conf,
+	       const char *error)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO image_databar (image_id, state, um_per_px, confidence, "
+					  "result, error, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+					  "ON CONFLICT (image_id) DO UPDATE SET state = excluded.state, "
+					  "um_per_px = excluded.um_per_px, confidence = excluded.confidence, "
+					  "result = excluded.result, error = excluded.error, "
+					  "updated_at = excluded.updated_at");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, image_id);
+	sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+	if (um > 0)
+		sqlite3_bind_double(st, 3, um);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_double(st, 4, conf);
+	sqlite3_bind_text(st, 5, result, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, error ? error : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, (long long)time(NULL));
+	int rc = sqlite3_step(st);
+	fs_db_done(st);
+	return rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+}
+
+int fs_image_databar_pending(fs_db *db, long long image_id)
+{
+	return put(db, image_id, "pending", "{}", 0, 0, NULL);
+}
+
+int fs_image_databar_done(fs_db *db, long long image_id, const cJSON *result, double um_per_px, double confidence)
+{
+	char *text = cJSON_PrintUnformatted(result);
+	if (!text)
+		return FS_DB_ERROR;
+	int rc = put(db, image_id, "done", text, um_per_px, confidence, NULL);
+	cJSON_free(text);
+	return rc;
+}
+
+int fs_image_databar_failed(fs_db *db, long long image_id, const char *error)
+{
+	return put(db, image_id, "failed", "{}", 0, 0, error);
+}
+
+int fs_image_databar_get(fs_db *db, long long image_id, fs_image_databar *out)
+{
+	memset(out, 0, sizeof *out);
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT state, um_per_px, confidence, result, error, updated_at "
+					  "FROM image_databar WHERE image_id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, image_id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->image_id = image_id;
+		fs_db_col_text(st, 0, out->state, sizeof out->state);
+		out->um_per_px = sqlite3_column_double(st, 1);
+		out->confidence = sqlite3_column_double(st, 2);
+		fs_db_col_text(st, 3, out->result, sizeof out->result);
+		fs_db_col_text(st, 4, out->error, sizeof out->error);
+		out->updated_at = sqlite3_column_int64(st, 5);
+	}
+	fs_db_done(st);
+	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+}
