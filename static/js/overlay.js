@@ -238,6 +238,24 @@ function drawTemp(ctx, m, px) {
     ctx.stroke();
     for (const q of p) if (q) { ctx.beginPath(); ctx.arc(q[0], q[1], 4 * px, 0, 2 * Math.PI); ctx.fillStyle = '#00ffff'; ctx.fill(); }
   }
+  if (tmp.databar) {
+    // the SEM data bar the server found (Calibration tab): its box and its scale-bar line
+    const r = tmp.databar.rect;
+    ctx.setLineDash([6 * px, 4 * px]);
+    ctx.strokeStyle = '#ff00ff';
+    ctx.lineWidth = 1.5 * px;
+    ctx.strokeRect(r.x, r.y, r.width, r.height);
+    ctx.setLineDash([]);
+    const l = tmp.databar.line;
+    if (l) {
+      ctx.beginPath();
+      ctx.moveTo(l.x0, l.y);
+      ctx.lineTo(l.x1, l.y);
+      ctx.strokeStyle = 'rgba(255,0,255,0.8)';
+      ctx.lineWidth = 4 * px;
+      ctx.stroke();
+    }
+  }
   if (tmp.region) {
     const r = tmp.region;
     ctx.strokeStyle = '#ff8800';

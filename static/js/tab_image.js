@@ -10,7 +10,7 @@
 import { api, errorText } from './api.js';
 import { $, confirmDialog, el, fmt, modal, toast } from './dom.js';
 
-const METHOD_BADGE = { estimate: 'Estimated', direct: 'Manual', scale_bar: 'Manual', manual: 'Manual', metadata: 'From file', measure: 'Measured' };
+const METHOD_BADGE = { estimate: 'Estimated', direct: 'Manual', scale_bar: 'Manual', manual: 'Manual', metadata: 'From file', measure: 'Measured', data_bar: 'Data bar' };
 
 function relTime(iso) {
   const t = Date.parse(iso);
@@ -28,7 +28,7 @@ export function initImageTabs(ws) {
 
   if (!ws.canManage) {
     $('#image-manage-note').hidden = false;
-    for (const id of ['rotate-left', 'rotate-right', 'crop-start', 'autocrop', 'cal-estimate', 'cal-bar-apply', 'cal-direct-apply', 'cal-use-suggested', 'cal-measure'])
+    for (const id of ['rotate-left', 'rotate-right', 'crop-start', 'autocrop', 'cal-estimate', 'cal-bar-apply', 'cal-direct-apply', 'cal-use-suggested', 'cal-use-databar', 'cal-measure'])
       $('#' + id).disabled = true;
   }
 
@@ -171,10 +171,72 @@ export function initImageTabs(ws) {
       $('#cal-suggested-source').textContent = sug.source || 'file metadata';
     }
     if (ws.tabs.data) ws.tabs.data.renderCalibration();
+    loadDataBar();
+  }
+
+  // ---- the SEM data bar's suggestion (read after the upload, in the background) ----
+  const FLAG_TEXT = {
+    disagrees_with_metadata: 'It disagrees with the file metadata by more than 2 %.',
+    pitch_out_of_range: 'The lattice pitch it implies lies outside the published 4–15 µm.',
+    magnification_disagrees: 'The magnification printed in the bar implies another pixel size (more than 10 % off).',
+  };
+  let dataBar = null;
+  let dataBarFor = null;
+  let onCalibrationTab = false;
+  function highlightDataBar() {
+    const show = onCalibrationTab && dataBar && dataBar.found && dataBar.on_current_image;
+    const had = !!store.temp.databar;
+    store.temp.databar = show ? { rect: dataBar.rect, line: dataBar.line } : null;
+    if (show || had) ws.render();
+  }
+  async function loadDataBar(again = 0) {
+    const id = store.imageId;
+    if (!id) return;
+    const res = await api('GET', `api/images/${id}/calibration`);
+    if (!res.ok || store.imageId !== id) return;
+    const j = res.data;
+    dataBar = j.data_bar;
+    dataBarFor = id;
+    const sug = (j.suggested || []).find(x => x.method === 'data_bar');
+    const status = $('#cal-databar-status');
+    $('#cal-databar').hidden = !sug;
+    status.hidden = !!sug || dataBar.state === 'none';
+    if (dataBar.state === 'pending') {
+      status.textContent = 'Reading the SEM data bar…';
+      // the reader runs after the upload: look again while it is pending
+      if (again < 60) setTimeout(() => { if (store.imageId === id) loadDataBar(again + 1); }, 1000);
+    } else if (dataBar.state === 'failed') {
+      status.textContent = `The data bar could not be read: ${dataBar.error}`;
+    } else if (!dataBar.found) {
+      status.textContent = 'No SEM data bar in this image.';
+    } else if (!sug) {
+      status.textContent = `The image has a data bar, but no calibration from it: ${dataBar.reason}.`;
+    }
+    if (sug) {
+      $('#cal-databar-value').textContent = `${sug.um_per_px.toFixed(4)} µm/pixel`;
+      $('#cal-databar-source').textContent = sug.source;
+      $('#cal-databar-conf').textContent = sug.confidence.toFixed(2);
+      const extra = [];
+      if (dataBar.magnification) extra.push(`Magnification ×${dataBar.magnification} (≈ ${dataBar.mag_um_per_px.toFixed(4)} µm/px on a ${dataBar.mag_reference_mm} mm reference width)`);
+      if (dataBar.kv) extra.push(`${dataBar.kv} kV`);
+      if (dataBar.pitch_um) extra.push(`lattice pitch ${dataBar.pitch_um.toFixed(1)} µm`);
+      if (!dataBar.on_current_image) extra.push('read on the image as uploaded');
+      $('#cal-databar-extra').textContent = extra.join(' · ');
+      const flags = sug.flags.map(f => FLAG_TEXT[f] || f);
+      $('#cal-databar-flags').hidden = !flags.length;
+      $('#cal-databar-flags').textContent = flags.join(' ');
+    }
+    highlightDataBar();
+  }
+  function calibrationShown(name) {
+    onCalibrationTab = name === 'calibration';
+    if (onCalibrationTab && dataBarFor !== store.imageId) loadDataBar();
+    else highlightDataBar();
   }
 
   $('#cal-estimate').addEventListener('click', () => setCalibration({ method: 'estimate' }, 'estimate'));
   $('#cal-use-suggested').addEventListener('click', () => setCalibration({ use_suggested: true }, 'file metadata'));
+  $('#cal-use-databar').addEventListener('click', () => setCalibration({ use_data_bar: true }, 'SEM data bar'));
   $('#cal-direct-apply').addEventListener('click', () => {
     const v = Number($('#cal-direct').value);
     if (!(v > 0)) { toast('Enter a positive µm per pixel value', 'warning'); return; }
@@ -206,5 +268,5 @@ export function initImageTabs(ws) {
   };
 
   store.addEventListener('image', () => { renderInfo(); refreshSteps(); });
-  return { renderCalibration, refreshSteps };
+  return { renderCalibration, refreshSteps, shown: calibrationShown };
 }

@@ -9,6 +9,7 @@ import { $, el, toast, confirmDialog } from './dom.js';
 const GROUPS = [
   ['User', [['display_name', 'Your name', 'text']]],
   ['Navigation', [['scroll_zoom', 'Scroll wheel zooms', 'bool']]],
+  ['Calibration', [['auto_calibrate_data_bar', 'Calibrate new uploads from their SEM data bar (when the reading is confident)', 'bool']]],
   ['Overlay', [
     ['show_tubercle_ids', 'Show tubercle IDs by default', 'bool'], ['id_text_size', 'ID text size (px)', 'int', 8, 24, 1],
     ['tubercle_color', 'Tubercle colour', 'color'], ['connection_color', 'Connection colour', 'color'],
