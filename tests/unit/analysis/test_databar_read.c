@@ -19,6 +19,7 @@
 
 #include "analysis/databar.h"
 #include "analysis/databar_read.h"
+#include "analysis/databar_suggest.h"
 #include "databar_synth.h"
 #include "image/image_io.h"
 #include "image/image_transform.h"
@@ -276,6 +277,60 @@ static void synthetic_data_bars(void **state)
 	assert_int_equal(auto_wrong, 0);
 }
 
+/*
+ * The suggestion's cross-check: the real image's pitch (about 9 µm at the
+ * bar's calibration) passes; a bar labelled 1 mm over a 24 px lattice
+ * (pitch 171 µm) is read, flagged and not auto-applicable.
+ */
+static void suggestion_cross_check(void **state)
+{
+	(void)state;
+	char err[256];
+	fs_image *img = load(SEM);
+	assert_non_null(img);
+	fs_databar_suggestion s;
+	assert_int_equal(fs_databar_suggest(img, &s, err, sizeof err), 0);
+	printf("real image: lattice pitch %.1f px = %.2f µm\n", s.pitch_px, s.pitch_um);
+	assert_true(s.pitch_um >= FS_DATABAR_PITCH_MIN_UM && s.pitch_um <= FS_DATABAR_PITCH_MAX_UM);
+	assert_false(s.pitch_out_of_range);
+	assert_true(s.auto_ok);
+	cJSON *j = fs_databar_suggestion_json(&s);
+	assert_non_null(j);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "auto_ok")));
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "source")), "scale bar 20 µm = 139.0 px");
+	assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "magnification")) == 700);
+	assert_true(cJSON_IsObject(cJSON_GetObjectItem(j, "rect")));
+	cJSON_Delete(j);
+	fs_image_free(img);
+
+	dbs_opts o;
+	dbs_defaults(&o);
+	o.label = "1 mm";
+	o.bar_px = 140;
+	dbs_truth t;
+	img = dbs_make(&o, &t, err, sizeof err);
+	assert_non_null(img);
+	assert_int_equal(fs_databar_suggest(img, &s, err, sizeof err), 0);
+	printf("1 mm over a 24 px lattice: %s, pitch %.0f µm, confidence %.2f\n", s.reading.source, s.pitch_um,
+	       s.reading.confidence);
+	assert_true(s.reading.has_scale);
+	assert_true(s.reading.label_um == 1000);
+	assert_true(s.pitch_out_of_range);
+	assert_false(s.auto_ok);
+	fs_image_free(img);
+
+	/* no data bar: nothing suggested, no pitch computed */
+	fs_image *flat = fs_image_new(64, 64);
+	assert_int_equal(fs_databar_suggest(flat, &s, err, sizeof err), 0);
+	assert_false(s.reading.found);
+	assert_false(s.auto_ok);
+	j = fs_databar_suggestion_json(&s);
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(j, "found")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "um_per_px")));
+	cJSON_Delete(j);
+	fs_image_free(flat);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -290,6 +345,7 @@ int main(void)
 		cmocka_unit_test(parse_fields),
 		cmocka_unit_test(real_image),
 		cmocka_unit_test(paper_figures_report_none),
+		cmocka_unit_test(suggestion_cross_check),
 		cmocka_unit_test(synthetic_data_bars),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
