@@ -467,3 +467,19 @@ def test_log_post_with_image_id_needs_a_visible_image():
     e = ok(alice.get("/api/log?image_id=%d&type=edit_add_tub" % img))["entries"]
     assert len(e) == 1 and e[0]["image_id"] == img
     err(bob.api("POST", "/api/log", {"event_type": "edit_add_tub", "image_id": img}), 404)
+
+
+def test_csv_cells_that_look_like_formulas_are_text():
+    # issue 14 item 8: a file or set name a spreadsheet would run as a formula
+    img = upload(alice, name="=SUM(1+1)*cmd|x!A0.png")
+    ok(alice.api("POST", "/api/images/%d/calibration" % img, {"um_per_px": 0.5}))
+    sid = ok(alice.api("POST", "/api/images/%d/sets" % img, {"name": "@SUM(1+1)"}), 201)["set"]["id"]
+    import csv
+    import io
+    rows = list(csv.reader(io.StringIO(alice.get("/api/sets/%d/summary.csv" % sid).text)))
+    assert rows[1][0] == "'=SUM(1+1)*cmd|x!A0.png / @SUM(1+1)", rows[1]
+    rows = list(csv.reader(io.StringIO(alice.get("/api/compare/table.csv?sets=%d" % sid).text)))
+    assert rows[1][2].startswith("'"), rows[1]
+    for row in rows:
+        for cell in row:
+            assert not cell or cell[0] not in "=+-@\t\r", row
