@@ -2,6 +2,7 @@
 #include "agent/llm_provider.h"
 
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,29 @@ static void ollama_base(fs_buf *b)
 	fs_buf_puts(b, h);
 }
 
+int fs_llm_model_name_valid(const char *name)
+{
+	if (!name || !*name || strlen(name) > FS_LLM_MODEL_MAX || strstr(name, ".."))
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._:/-", *p))
+			return 0;
+	return 1;
+}
+
+/* One path segment, percent-escaped: everything but RFC 3986's unreserved
+ * characters, so a ':' or '/' in a model name cannot pick another method or
+ * resource of the provider's API. */
+static void put_path_segment(fs_buf *b, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (isalnum(*p) || strchr("-._~", *p))
+			fs_buf_putc(b, (char)*p);
+		else
+			fs_buf_printf(b, "%%%02X", *p);
+	}
+}
+
 static int build_url(fs_llm *llm, const struct provider_def *d, const char *base, char *err, size_t errlen)
 {
 	fs_buf b = FS_BUF_INIT;
@@ -126,8 +150,9 @@ static int build_url(fs_llm *llm, const struct provider_def *d, const char *base
 		fs_buf_puts(&b, "/v1/chat/completions");
 		break;
 	case FS_WIRE_GEMINI:
-		fs_buf_printf(&b, "/v1beta/models/%s:%s", llm->model,
-			      llm->wopts.stream ? "streamGenerateContent?alt=sse" : "generateContent");
+		fs_buf_puts(&b, "/v1beta/models/");
+		put_path_segment(&b, llm->model);
+		fs_buf_printf(&b, ":%s", llm->wopts.stream ? "streamGenerateContent?alt=sse" : "generateContent");
 		break;
 	}
 	llm->url = fs_buf_steal(&b);
@@ -185,6 +210,10 @@ fs_llm *fs_llm_new(const fs_llm_config *c, char *err, size_t errlen)
 		goto oom;
 	if (!*llm->model) {
 		snprintf(err, errlen, "provider %s needs a model name", d->name);
+		goto fail;
+	}
+	if (!fs_llm_model_name_valid(llm->model)) {
+		snprintf(err, errlen, "invalid model name (1 to %d characters of A-Z a-z 0-9 . _ : / -)", FS_LLM_MODEL_MAX);
 		goto fail;
 	}
 	llm->wopts.model = llm->model;

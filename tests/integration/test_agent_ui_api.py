@@ -119,6 +119,18 @@ def test_chat_start_refuses_empty_instruction_with_422():
             or "approve_timeout_s" in r.json()["error"]
 
 
+def test_agent_start_refuses_model_names_that_are_not_names():
+    # issue 14 item 6: a model name goes into a provider's URL path
+    c = client()
+    image_id, sid = new_set(c)
+    for route, extra in (("/api/agent/chat/start", {"instruction": "fill gaps"}),
+                         ("/api/agent/edit/start", {}), ("/api/agent/start", {})):
+        for model in ("x?key=1", "../../v1/files", "a b", "m\nHost: x"):
+            body = dict(extra, image_id=image_id, set_id=sid, provider="openrouter", model=model)
+            r = c.api("POST", route, body)
+            assert r.status == 422 and "model" in r.json()["error"], (route, model, r.status, r.text)
+
+
 def test_chat_start_on_another_users_image_is_404():
     c = client()
     image_id, sid = new_set(c)

@@ -137,6 +137,48 @@ static void ollama_host_without_scheme_is_normalised(void **state)
 	assert_non_null(strstr(err, "http:// or https://"));
 }
 
+/* Issue 14 item 6: a model name goes into gemini's URL path. */
+static void model_names_are_validated_and_escaped(void **state)
+{
+	(void)state;
+	char err[256] = "";
+	fs_llm_config c;
+	fs_llm_config_default(&c);
+	c.provider = "gemini";
+	c.api_key = "AIzaTestKey";
+	c.base_url = "http://127.0.0.1:9";
+	c.model = "gemini-2.0-flash";
+	fs_llm *llm = fs_llm_new(&c, err, sizeof(err));
+	assert_non_null(llm);
+	assert_string_equal(fs_llm_url(llm), "http://127.0.0.1:9/v1beta/models/gemini-2.0-flash:generateContent");
+	fs_llm_free(llm);
+	c.model = "tuned/x:1";
+	llm = fs_llm_new(&c, err, sizeof(err));
+	assert_non_null(llm);
+	assert_string_equal(fs_llm_url(llm), "http://127.0.0.1:9/v1beta/models/tuned%2Fx%3A1:generateContent");
+	fs_llm_free(llm);
+	static const char *const bad[] = {"x?key=1", "x#f", "a b", "../../files", "m\nHost: evil", "%2e%2e", "",
+					  NULL};
+	for (int i = 0; bad[i]; i++) {
+		assert_int_equal(fs_llm_model_name_valid(bad[i]), 0);
+		if (!*bad[i])
+			continue;
+		for (int k = 0; k < 3; k++) {
+			c.provider = k == 0 ? "gemini" : k == 1 ? "openai" : "anthropic";
+			c.model = bad[i];
+			assert_null(fs_llm_new(&c, err, sizeof(err)));
+			assert_non_null(strstr(err, "invalid model name"));
+		}
+	}
+	char longname[200];
+	memset(longname, 'a', sizeof longname);
+	longname[128] = 0;
+	assert_int_equal(fs_llm_model_name_valid(longname), 0);
+	longname[127] = 0;
+	assert_int_equal(fs_llm_model_name_valid(longname), 1);
+	assert_int_equal(fs_llm_model_name_valid("anthropic/claude-3.5:beta_1"), 1);
+}
+
 static char *sanitize(const char *s, const char *const *secrets)
 {
 	fs_buf b = FS_BUF_INIT;
@@ -220,6 +262,7 @@ int main(void)
 		cmocka_unit_test(ollama_needs_no_key),
 		cmocka_unit_test(provider_without_key_is_not_created),
 		cmocka_unit_test(ollama_host_without_scheme_is_normalised),
+		cmocka_unit_test(model_names_are_validated_and_escaped),
 		cmocka_unit_test(secrets_are_redacted),
 		cmocka_unit_test(long_base64_is_truncated_with_its_length),
 		cmocka_unit_test(key_inside_base64_run_is_redacted),
