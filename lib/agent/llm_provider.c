@@ -21,7 +21,10 @@ struct fs_llm {
 	fs_wire_opts wopts;
 	fs_http_opts http;
 	char key[KEY_MAX];
-	const char *secrets[2];
+	/* the other providers' configured keys: a gateway may echo any of them */
+	char other_keys[4][KEY_MAX];
+	const char *secrets[6];
+	fs_buf held;          /* streamed text not yet passed on (see guarded_delta) */
 	char *extra_headers[4];
 	fs_text_delta_fn delta;
 	void *delta_user;
@@ -78,6 +81,10 @@ void fs_llm_free(fs_llm *llm)
 	if (!llm)
 		return;
 	explicit_bzero(llm->key, sizeof(llm->key));
+	explicit_bzero(llm->other_keys, sizeof(llm->other_keys));
+	if (llm->held.data)
+		explicit_bzero(llm->held.data, llm->held.len);
+	fs_buf_free(&llm->held);
 	for (size_t i = 0; i < sizeof(llm->extra_headers) / sizeof(*llm->extra_headers); i++) {
 		if (llm->extra_headers[i])
 			explicit_bzero(llm->extra_headers[i], strlen(llm->extra_headers[i]));
@@ -230,7 +237,18 @@ fs_llm *fs_llm_new(const fs_llm_config *c, char *err, size_t errlen)
 				      sizeof(llm->key), err, errlen)) {
 		goto fail;
 	}
-	llm->secrets[0] = llm->key[0] ? llm->key : NULL;
+	size_t ns = 0;
+	if (llm->key[0])
+		llm->secrets[ns++] = llm->key;
+	static const char *const keyed[] = {"anthropic", "openai", "openrouter", "gemini"};
+	for (size_t i = 0; i < 4; i++) {
+		char kerr[256];
+		if (fs_llm_key_resolve(keyed[i], NULL, c->key_file, llm->other_keys[i], KEY_MAX, kerr, sizeof kerr) ||
+		    !llm->other_keys[i][0] || !strcmp(llm->other_keys[i], llm->key))
+			continue;
+		llm->secrets[ns++] = llm->other_keys[i];
+	}
+	llm->secrets[ns] = NULL;
 	if (build_url(llm, d, c->base_url, err, errlen))
 		goto fail;
 	if (set_headers(llm, d))
@@ -299,6 +317,81 @@ static int on_event(const char *event, const char *data, size_t len, void *user)
 	return 0;
 }
 
+/*
+ * Streamed text passes through here on its way to the caller's callback:
+ * it is held back to the last character that cannot be part of a key, and
+ * what is let through is redacted, so a key split between two events of the
+ * stream never reaches a reply file whole.
+ */
+static void guarded_delta(const char *text, void *user)
+{
+	fs_llm *llm = user;
+	if (!llm->delta || fs_buf_puts(&llm->held, text))
+		return;
+	size_t safe = fs_llm_redact_safe_len(llm->held.data, llm->held.len);
+	if (!safe)
+		return;
+	char save = llm->held.data[safe];
+	llm->held.data[safe] = 0;
+	char *r = fs_llm_redact_dup(llm->held.data, llm->secrets);
+	llm->held.data[safe] = save;
+	if (r && *r)
+		llm->delta(r, llm->delta_user);
+	free(r);
+	memmove(llm->held.data, llm->held.data + safe, llm->held.len - safe);
+	llm->held.len -= safe;
+	llm->held.data[llm->held.len] = 0;
+}
+
+/* The held tail at the end of a turn. */
+static void flush_delta(fs_llm *llm)
+{
+	if (llm->held.len && llm->delta) {
+		char *r = fs_llm_redact_dup(llm->held.data, llm->secrets);
+		if (r && *r)
+			llm->delta(r, llm->delta_user);
+		free(r);
+	}
+	fs_buf_reset(&llm->held);
+}
+
+/* Everything of a reply that came from the provider, redacted in place. */
+static int redact_string(char **p, const char *const *secrets)
+{
+	if (!*p)
+		return 0;
+	char *r = fs_llm_redact_dup(*p, secrets);
+	if (!r)
+		return -1;
+	free(*p);
+	*p = r;
+	return 0;
+}
+
+static int redact_json(cJSON **p, const char *const *secrets)
+{
+	if (!*p)
+		return 0;
+	cJSON *r = fs_llm_redact_json(*p, secrets);
+	if (!r)
+		return -1;
+	cJSON_Delete(*p);
+	*p = r;
+	return 0;
+}
+
+static int redact_reply(fs_llm_reply *out, const char *const *secrets)
+{
+	int bad = redact_string(&out->text, secrets) || redact_string(&out->stop_reason, secrets) ||
+		  redact_json(&out->raw, secrets);
+	for (size_t i = 0; i < out->ncalls && !bad; i++) {
+		fs_tool_call *c = &out->calls[i];
+		bad = redact_string(&c->id, secrets) || redact_string(&c->name, secrets) ||
+		      redact_string(&c->args_error, secrets) || redact_json(&c->args, secrets);
+	}
+	return bad ? -1 : 0;
+}
+
 static void stream_begin(void *user)
 {
 	stream_ctx *s = user;
@@ -306,7 +399,8 @@ static void stream_begin(void *user)
 	fs_sse_free(&s->sse);
 	fs_sse_init(&s->sse, on_event, s);
 	fs_wire_stream_free(s->ws);
-	s->ws = fs_wire_stream_new(s->llm->wire, s->llm->delta, s->llm->delta_user);
+	s->ws = fs_wire_stream_new(s->llm->wire, s->llm->delta ? guarded_delta : NULL, s->llm);
+	fs_buf_reset(&s->llm->held);
 	s->failed = 0;
 	s->err[0] = 0;
 }
@@ -358,8 +452,36 @@ static int local_turn(fs_llm *llm, const fs_conv *conv, const cJSON *tools, fs_l
 	return 0;
 }
 
+static int provider_turn(fs_llm *llm, const fs_conv *conv, const cJSON *tools, fs_llm_reply *out,
+			 char *err, size_t errlen);
+
+/*
+ * The one choke point for what comes back from a provider: the error, the
+ * reply's text, tool calls and native JSON, and (in guarded_delta) the
+ * streamed text are redacted here, before any caller can record them. The
+ * error is written into a large buffer first so that a key is redacted
+ * whole before the message is cut to the caller's size.
+ */
 int fs_llm_turn(fs_llm *llm, const fs_conv *conv, const cJSON *tools, fs_llm_reply *out,
 		char *err, size_t errlen)
+{
+	char big[4096] = "";
+	int rc = provider_turn(llm, conv, tools, out, big, sizeof big);
+	flush_delta(llm);
+	if (!rc && redact_reply(out, llm->secrets)) {
+		snprintf(big, sizeof big, "out of memory redacting the reply");
+		llm->last_error_kind = "internal";
+		rc = -1;
+	}
+	if (rc) {
+		fs_llm_redact_in_place(big, sizeof big, llm->secrets);
+		snprintf(err, errlen, "%s", big);
+	}
+	return rc;
+}
+
+static int provider_turn(fs_llm *llm, const fs_conv *conv, const cJSON *tools, fs_llm_reply *out,
+			 char *err, size_t errlen)
 {
 	fs_http_result r = {0};
 	stream_ctx sc = {.llm = llm};

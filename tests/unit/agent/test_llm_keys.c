@@ -196,6 +196,45 @@ static void secrets_are_redacted(void **state)
 	free(s);
 }
 
+/* Issue 14 item 5: keys that are not configured here, and cut-off copies. */
+static void key_shapes_and_cut_off_keys_are_redacted(void **state)
+{
+	(void)state;
+	static const char *const secrets[] = {"zz-configured-secret-1234", NULL};
+	char *o;
+	o = fs_llm_redact_dup("Incorrect API key provided: sk-proj-abcdefghijklmnop1234. See docs.", secrets);
+	assert_string_equal(o, "Incorrect API key provided: [REDACTED]. See docs.");
+	free(o);
+	o = fs_llm_redact_dup("key=AIzaSyA1234567890abcdefghijklmnopqrstu end", secrets);
+	assert_string_equal(o, "key=[REDACTED] end");
+	free(o);
+	o = fs_llm_redact_dup("Authorization: Bearer abcdefghijklmnop.qrstu", secrets);
+	assert_string_equal(o, "Authorization: Bearer [REDACTED]");
+	free(o);
+	o = fs_llm_redact_dup("cut here zz-configured-se", secrets);
+	assert_string_equal(o, "cut here [REDACTED]");
+	free(o);
+	o = fs_llm_redact_dup("cut here sk-ant-api0", secrets);
+	assert_string_equal(o, "cut here [REDACTED]");
+	free(o);
+	/* ordinary words stay */
+	o = fs_llm_redact_dup("task-management sk-short, risk-assessment-of-the-tubercles", secrets);
+	assert_string_equal(o, "task-management sk-short, risk-assessment-of-the-tubercles");
+	free(o);
+	char buf[40] = "a zz-configured-secret-1234 b";
+	fs_llm_redact_in_place(buf, sizeof buf, secrets);
+	assert_string_equal(buf, "a [REDACTED] b");
+	assert_int_equal(fs_llm_redact_safe_len("hello sk-pr", 11), 6);
+	assert_int_equal(fs_llm_redact_safe_len("hello, ", 7), 7);
+	cJSON *j = cJSON_Parse("{\"note\":\"sk-or-v1-0123456789abcdef0123\",\"n\":[\"zz-configured-secret-1234\"]}");
+	cJSON *r = fs_llm_redact_json(j, secrets);
+	char *txt = cJSON_PrintUnformatted(r);
+	assert_string_equal(txt, "{\"note\":\"[REDACTED]\",\"n\":[\"[REDACTED]\"]}");
+	free(txt);
+	cJSON_Delete(j);
+	cJSON_Delete(r);
+}
+
 static void long_base64_is_truncated_with_its_length(void **state)
 {
 	(void)state;
@@ -264,6 +303,7 @@ int main(void)
 		cmocka_unit_test(ollama_host_without_scheme_is_normalised),
 		cmocka_unit_test(model_names_are_validated_and_escaped),
 		cmocka_unit_test(secrets_are_redacted),
+		cmocka_unit_test(key_shapes_and_cut_off_keys_are_redacted),
 		cmocka_unit_test(long_base64_is_truncated_with_its_length),
 		cmocka_unit_test(key_inside_base64_run_is_redacted),
 		cmocka_unit_test(json_is_sanitized_deeply),
