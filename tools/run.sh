@@ -9,6 +9,8 @@
 # returns once the site answers (the tests use that), and tools/stop.sh
 # stops it.
 set -eu
+# nothing fishscale writes is for "others" (see cgi/app/app.h)
+umask 027
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PORT=""
 DATA=""

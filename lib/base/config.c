@@ -34,6 +34,7 @@ struct key {
 
 static const struct key keys[] = {
 	{"data_dir", S(data_dir), "directory for the database, images and run files"},
+	{"web_group", S(web_group), "group the web server (nginx) runs as: the data directory is given to it, mode 2750, so that it can serve images (empty = keep the directory's group)"},
 	{"base_path", S(base_path), "URL path the site lives under, e.g. / or /fishscale/"},
 	{"listen_address", S(listen_address), "address nginx listens on"},
 	{"port", I(port, 1, 65535), "port nginx listens on"},

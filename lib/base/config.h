@@ -23,6 +23,7 @@ typedef struct fs_config {
 	int port;                          /* nginx listen port */
 	int fcgi_workers;                  /* FastCGI processes */
 	char trusted_proxies[FS_CONF_STR]; /* comma-separated addresses whose X-Forwarded-* we believe */
+	char web_group[64];                /* group nginx runs as: owns the data directory (2750); "" = keep */
 	int session_idle_minutes;
 	int session_absolute_hours;
 	int upload_max_mb;                 /* largest request body (nginx and the application) */
