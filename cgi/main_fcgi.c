@@ -136,6 +136,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fishscale.fcgi: %s\n", err);
 		return 1;
 	}
+	char warn[512];
+	fs_config_sso_warning(&app.cfg, warn, sizeof warn);
+	if (warn[0])
+		fprintf(stderr, "fishscale.fcgi: %s\n", warn);
 	if (fs_app_secure_data_dir(&app, err, sizeof err)) {
 		fprintf(stderr, "fishscale.fcgi: %s\n", err);
 		return 1;

@@ -35,7 +35,8 @@ int fs_app_config(fs_app *app, const char *root, const char *config_path, char *
 		config_path = path;
 		missing_ok = 1;
 	}
-	if (fs_config_load(&app->cfg, config_path, missing_ok, err, errlen))
+	if (fs_config_load(&app->cfg, config_path, missing_ok, err, errlen) ||
+	    fs_config_check_sso(&app->cfg, err, errlen))
 		return -1;
 	/* A relative data directory is relative to the source tree, whatever
 	 * the process's working directory: resolve it once, here, so that every

@@ -3,6 +3,7 @@ file modes in the data directory (umask 027, 2750 with the web server's
 group), the client event namespace, single sign-on's trusted proxies,
 login throttling per (account, address), and changing one's own password."""
 import grp
+import http.client
 import os
 import stat
 
@@ -65,3 +66,44 @@ def test_data_directory_is_not_world_readable_and_images_are_still_served():
         assert os.stat(os.path.join(srv.data, name)).st_gid == gid, name
     old = os.stat(os.path.join(srv.data, "images", "old", "left.png"))
     assert stat.S_IMODE(old.st_mode) == 0o640 and old.st_gid == gid
+
+
+def test_sso_refuses_to_start_without_an_explicit_proxy_list():
+    # issue 14 item 12: the loopback default would let any local process log in as anyone
+    s = Server(env={"FISHSCALE_SSO_HEADER": "X-Remote-User"})
+    try:
+        try:
+            s.start()
+            started = True
+        except AssertionError as e:
+            started = False
+            assert "trusted_proxies" in str(e), str(e)
+        assert not started, "SSO started with the default trusted_proxies"
+        out = s.cli("user", "list")
+        assert out.returncode != 0 and "trusted_proxies" in out.stderr
+    finally:
+        s.cleanup()
+
+
+def test_sso_header_is_cleared_by_nginx_for_clients_that_are_not_proxies():
+    s = Server(env={"FISHSCALE_SSO_HEADER": "X-Remote-User", "FISHSCALE_TRUSTED_PROXIES": "127.0.0.1"})
+    try:
+        s.start()
+        # loopback as a proxy works but is warned about
+        out = s.cli("init")
+        assert out.returncode == 0 and "loopback" in out.stderr, out.stderr
+        r = s.client().get("/api/me", headers={"X-Remote-User": "admin"})
+        assert r.status == 200 and r.json()["user"]["login"] == "admin"
+        with open(os.path.join(s.data, "run", "nginx.conf")) as f:
+            conf = f.read()
+        assert "fastcgi_param HTTP_X_REMOTE_USER $fs_sso_user;" in conf
+        assert "127.0.0.1 1;" in conf
+        # another local address is not the proxy: nginx passes an empty header
+        conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=30, source_address=("127.0.0.2", 0))
+        conn.request("GET", "/api/me", headers={"X-Remote-User": "admin", "Host": "127.0.0.1:%d" % s.port})
+        resp = conn.getresponse()
+        resp.read()
+        conn.close()
+        assert resp.status == 401, resp.status
+    finally:
+        s.cleanup()
