@@ -48,7 +48,7 @@ static const struct key keys[] = {
 	{"jobs_max_running", I(jobs_max_running, 0, 256), "heavy background jobs running at once on the site (0 = number of cores - 1, at least 1)"},
 	{"jobs_memory_mb", I(jobs_memory_mb, 0, 100000000), "memory the running background jobs may be expected to take, in MiB (0 = half the machine's memory)"},
 	{"user_quota_mb", I(user_quota_mb, 0, 100000000), "disk space one user's images may take in MiB: originals, working images, display copies (0 = no limit)"},
-	{"login_max_failures", I(login_max_failures, 1, 1000), "failed logins per account or address before throttling"},
+	{"login_max_failures", I(login_max_failures, 1, 1000), "failed logins of one account from one address before that pair waits (growing waits); 20x for the account from all addresses, 4x for one address over all accounts"},
 	{"login_window_minutes", I(login_window_minutes, 1, 1440), "window over which failed logins are counted"},
 	{"sso_header", S(sso_header), "header set by a trusted proxy naming the logged-in user (empty = off)"},
 	{"sso_create_users", B(sso_create_users), "create a member account for an unknown single-sign-on user"},

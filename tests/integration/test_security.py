@@ -107,3 +107,56 @@ def test_sso_header_is_cleared_by_nginx_for_clients_that_are_not_proxies():
         assert resp.status == 401, resp.status
     finally:
         s.cleanup()
+
+
+def login_from(addr, login, password, s=None):
+    """A login form post from client address addr (told by the trusted
+    loopback proxy in X-Forwarded-For)."""
+    s = s or srv
+    c = s.client()
+    h = {"X-Forwarded-For": addr}
+    page = c.get("/login", headers=h)
+    tok = page.text.split('name="csrf_token" value="')[1].split('"')[0]
+    return c.post("/login", headers=h, form={"csrf_token": tok, "login": login, "password": password,
+                                              "next": "/"})
+
+
+def db_exec(sql, *args, s=None):
+    import sqlite3
+    con = sqlite3.connect((s or srv).db_path(), timeout=10)
+    try:
+        con.execute(sql, args)
+        con.commit()
+    finally:
+        con.close()
+
+
+def test_wrong_passwords_from_one_address_do_not_lock_the_owner_out():
+    # issue 14 item 13: throttle per (account, address), growing Retry-After
+    s = Server(env={"FISHSCALE_LOGIN_MAX_FAILURES": "3"}).start()
+    try:
+        s.cli("user", "add", "erin", input="erin-password-1\n")
+        for _ in range(3):
+            assert login_from("192.0.2.1", "erin", "wrong-password", s).status == 401
+        r = login_from("192.0.2.1", "erin", "erin-password-1", s)
+        assert r.status == 429
+        first = int(r.header("Retry-After"))
+        assert 0 < first <= 30, first
+        # the owner, from an address with no failures, is not locked out
+        assert login_from("192.0.2.2", "erin", "erin-password-1", s).status == 303
+        # once the wait is over, the next failure of that pair waits twice as long
+        db_exec("UPDATE login_failures SET at = at - 31 WHERE client_addr = '192.0.2.1'", s=s)
+        assert login_from("192.0.2.1", "erin", "wrong-password", s).status == 401
+        r = login_from("192.0.2.1", "erin", "wrong-password", s)
+        assert r.status == 429 and int(r.header("Retry-After")) > first, r.header("Retry-After")
+        # the account's ceiling over all addresses is much higher: 20 x 3
+        for i in range(55):
+            db_exec("INSERT INTO login_failures (login, client_addr, at) VALUES ('erin', ?, strftime('%s','now'))",
+                    "198.51.100.%d" % i, s=s)
+        assert login_from("192.0.2.3", "erin", "erin-password-1", s).status == 303
+        for i in range(5):
+            db_exec("INSERT INTO login_failures (login, client_addr, at) VALUES ('erin', ?, strftime('%s','now'))",
+                    "203.0.113.%d" % i, s=s)
+        assert login_from("192.0.2.4", "erin", "erin-password-1", s).status == 429
+    finally:
+        s.cleanup()
