@@ -309,6 +309,7 @@ static int make_private_dir(const char *path)
 
 int main(int argc, char **argv)
 {
+	fs_app_umask(); /* before anything is created: see app.h */
 	static worker wk;
 	char err[512] = "", name[64];
 	long long id;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "app/app.h"
 #include "cli/cli.h"
 #include "cli/cli_agent.h"
 #include "cli/cli_chart.h"
@@ -61,6 +62,7 @@ static int usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	fs_app_umask(); /* before anything is created: see app.h */
 	find_root(argv[0]);
 	fs_heap_keep_images();
 	if (argc < 2)

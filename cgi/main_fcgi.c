@@ -110,6 +110,7 @@ static pid_t spawn(const char *root, const char *config)
 
 int main(int argc, char **argv)
 {
+	fs_app_umask(); /* before anything is created: see app.h */
 	const char *root = ".", *config = NULL;
 	int workers = 0, single = 0;
 	fs_heap_keep_images();
@@ -132,6 +133,14 @@ int main(int argc, char **argv)
 	fs_app app;
 	char err[512];
 	if (fs_app_config(&app, root, config, err, sizeof err)) {
+		fprintf(stderr, "fishscale.fcgi: %s\n", err);
+		return 1;
+	}
+	char warn[512];
+	fs_config_sso_warning(&app.cfg, warn, sizeof warn);
+	if (warn[0])
+		fprintf(stderr, "fishscale.fcgi: %s\n", warn);
+	if (fs_app_secure_data_dir(&app, err, sizeof err)) {
 		fprintf(stderr, "fishscale.fcgi: %s\n", err);
 		return 1;
 	}

@@ -177,6 +177,7 @@ out:
 
 int main(int argc, char **argv)
 {
+	fs_app_umask(); /* before anything is created: see app.h */
 	fs_app app;
 	fs_job_rec job;
 	char err[512] = "";

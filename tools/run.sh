@@ -9,6 +9,8 @@
 # returns once the site answers (the tests use that), and tools/stop.sh
 # stops it.
 set -eu
+# nothing fishscale writes is for "others" (see cgi/app/app.h)
+umask 027
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PORT=""
 DATA=""
@@ -63,10 +65,33 @@ case "$LISTEN" in
 *:*) LISTEN_CONF="[$LISTEN]" ;;
 *) LISTEN_CONF="$LISTEN" ;;
 esac
+# Single sign-on: nginx passes the identity header on only from the trusted
+# proxies; from anyone else it is replaced by an empty value, so a client
+# cannot name itself whatever it sends.
+SSO=$("$FS" config get sso_header)
+SSO_HTTP=""
+SSO_PARAM=""
+if [ -n "$SSO" ]; then
+	case "$SSO" in
+	*[!A-Za-z0-9-]*) echo "sso_header must be a header name (letters, digits, -)" >&2; exit 1 ;;
+	esac
+	PROXIES=""
+	for p in $("$FS" config get trusted_proxies | tr ',' ' '); do
+		case "$p" in
+		*[!0-9a-fA-F.:/]*) echo "trusted_proxies must be IP addresses" >&2; exit 1 ;;
+		esac
+		PROXIES="$PROXIES $p 1;"
+	done
+	VAR=$(echo "$SSO" | tr 'A-Z-' 'a-z_')
+	PARAM=$(echo "$SSO" | tr 'a-z-' 'A-Z_')
+	SSO_HTTP="geo \$fs_sso_trusted { default 0;$PROXIES } map \$fs_sso_trusted \$fs_sso_user { default \"\"; 1 \$http_$VAR; }"
+	SSO_PARAM="fastcgi_param HTTP_$PARAM \$fs_sso_user;"
+fi
 SOCK="$RUN/fcgi.sock"
 sed -e "s|@USER_LINE@|$USER_LINE|" -e "s|@RUN@|$RUN|g" -e "s|@ROOT@|$ROOT|g" -e "s|@DATA@|$DATA|g" \
 	-e "s|@LISTEN@|$LISTEN_CONF|g" -e "s|@PORT@|$PORT|g" -e "s|@BASE@|$BASE|g" -e "s|@SOCK@|$SOCK|g" \
 	-e "s|@UPLOAD_MB@|$UPLOAD|g" -e "s|@BASE_REDIRECT@|$BASE_REDIRECT|" -e "s|@FALLBACK@|$FALLBACK|" \
+	-e "s|@SSO_HTTP@|$SSO_HTTP|" -e "s|@SSO_PARAM@|$SSO_PARAM|" \
 	"$ROOT/conf/nginx.conf.in" > "$RUN/nginx.conf"
 cp "$ROOT/conf/security-headers.conf" "$RUN/security-headers.conf"
 

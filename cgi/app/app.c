@@ -2,7 +2,10 @@
 #include "app/app.h"
 
 #include <errno.h>
+#include <ftw.h>
+#include <grp.h>
 #include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +35,8 @@ int fs_app_config(fs_app *app, const char *root, const char *config_path, char *
 		config_path = path;
 		missing_ok = 1;
 	}
-	if (fs_config_load(&app->cfg, config_path, missing_ok, err, errlen))
+	if (fs_config_load(&app->cfg, config_path, missing_ok, err, errlen) ||
+	    fs_config_check_sso(&app->cfg, err, errlen))
 		return -1;
 	/* A relative data directory is relative to the source tree, whatever
 	 * the process's working directory: resolve it once, here, so that every
@@ -79,6 +83,62 @@ int fs_app_open(fs_app *app, int with_templates, char *err, size_t errlen)
 			app->db = NULL;
 			return -1;
 		}
+	}
+	return 0;
+}
+
+void fs_app_umask(void)
+{
+	umask(027);
+}
+
+/* nftw has no user pointer: the group to give, for the walk in progress. */
+static gid_t walk_gid;
+static int walk_failed;
+
+static int fix_one(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)f;
+	if (type == FTW_SL || type == FTW_SLN)
+		return 0;
+	if (walk_gid != (gid_t)-1 && st->st_gid != walk_gid && lchown(path, (uid_t)-1, walk_gid))
+		walk_failed = errno;
+	mode_t want = st->st_mode & 07777 & ~(mode_t)S_IRWXO;
+	if (type == FTW_D || type == FTW_DP)
+		want |= S_ISGID;
+	if (want != (st->st_mode & 07777) && chmod(path, want))
+		walk_failed = errno;
+	return 0;
+}
+
+int fs_app_secure_data_dir(const fs_app *app, char *err, size_t errlen)
+{
+	const char *dir = app->cfg.data_dir;
+	gid_t gid = (gid_t)-1;
+	if (app->cfg.web_group[0]) {
+		struct group *g = getgrnam(app->cfg.web_group);
+		if (!g) {
+			snprintf(err, errlen, "web_group '%s' is not a group on this machine", app->cfg.web_group);
+			return -1;
+		}
+		gid = g->gr_gid;
+	}
+	if (mkdir(dir, 0750) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	walk_gid = gid;
+	walk_failed = 0;
+	if (nftw(dir, fix_one, 16, FTW_PHYS) || walk_failed) {
+		snprintf(err, errlen, "cannot set the group and modes in %s: %s", dir,
+			 strerror(walk_failed ? walk_failed : errno));
+		return -1;
+	}
+	/* the top directory: group-readable for nginx, nothing for others */
+	struct stat st;
+	if (stat(dir, &st) == 0 && chmod(dir, (st.st_mode & 07777 & ~(mode_t)S_IRWXO) | S_IRGRP | S_IXGRP | S_ISGID)) {
+		snprintf(err, errlen, "cannot chmod %s: %s", dir, strerror(errno));
+		return -1;
 	}
 	return 0;
 }

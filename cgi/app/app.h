@@ -16,6 +16,19 @@ int fs_app_config(fs_app *app, const char *root, const char *config_path, char *
 int fs_app_open(fs_app *app, int with_templates, char *err, size_t errlen);
 void fs_app_close(fs_app *app);
 
+/*
+ * Every process of fishscale starts with umask 027 (fs_app_umask, first
+ * thing in each main): the database holds password hashes, session tokens
+ * and private annotations, so nothing it writes is for "others".
+ * fs_app_secure_data_dir (fishscale init and the FastCGI supervisor) makes
+ * the data directory 2750, owned by web_group when set (setgid, so every new
+ * file and directory takes that group and nginx keeps serving images through
+ * X-Accel-Redirect), and takes the "other" bits off everything an older
+ * version left in it. 0, or -1 with err.
+ */
+void fs_app_umask(void);
+int fs_app_secure_data_dir(const fs_app *app, char *err, size_t errlen);
+
 /* <data_dir>/<name> into out. */
 int fs_app_data_path(const fs_app *app, const char *name, char *out, size_t outlen);
 

@@ -71,6 +71,15 @@ int fs_cli_init(const char *root, int argc, char **argv)
 	fs_app app;
 	if (open_app(&app, root))
 		return 1;
+	char serr[512];
+	fs_config_sso_warning(&app.cfg, serr, sizeof serr);
+	if (serr[0])
+		fprintf(stderr, "fishscale: %s\n", serr);
+	if (fs_app_secure_data_dir(&app, serr, sizeof serr)) {
+		fprintf(stderr, "fishscale: %s\n", serr);
+		fs_app_close(&app);
+		return 1;
+	}
 	long long n = 0;
 	int rc = fs_user_count(app.db, &n);
 	if (rc) {

@@ -282,6 +282,11 @@ static int start_run(fs_req *r, fs_resp *w, int kind)
 		fs_resp_error(r, w, 422, "field 'profile': unknown profile '%s'", v[F_PROFILE].s);
 		return 0;
 	}
+	if (v[F_MODEL].present && *v[F_MODEL].s && !fs_llm_model_name_valid(v[F_MODEL].s)) {
+		fs_resp_error(r, w, 422, "field 'model': 1 to %d characters of A-Z a-z 0-9 . _ : / -",
+			      FS_LLM_MODEL_MAX);
+		return 0;
+	}
 	const char *provider = v[F_PROVIDER].present ? v[F_PROVIDER].s : default_provider(c);
 	if (!strcmp(provider, "claude"))
 		provider = "anthropic";

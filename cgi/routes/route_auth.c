@@ -91,7 +91,7 @@ int fs_h_login(fs_req *r, fs_resp *w)
 	}
 	if (rc)
 		return rc;
-	fs_throttle_clear(r->app->db, login);
+	fs_throttle_clear(r->app->db, login, r->client_addr);
 	rc = fs_auth_login(r, w, u.id);
 	if (rc)
 		return rc;

@@ -197,10 +197,17 @@ static int h_log_post(fs_req *r, fs_resp *w)
 	fs_value v[NF(log_post_fields)];
 	if (fs_req_body_fields(r, w, log_post_fields, NF(log_post_fields), v, 0))
 		return 0;
-	if (!event_type_ok(v[0].s, 0)) {
-		fs_resp_error(r, w, 422, "field 'event_type' must be 1 to 64 of a-z, 0-9 and _");
+	if (!event_type_ok(v[0].s, 0) || strlen(v[0].s) > 64 - strlen(FS_EVENT_CLIENT_PREFIX)) {
+		fs_resp_error(r, w, 422, "field 'event_type' must be 1 to %zu of a-z, 0-9 and _",
+			      64 - strlen(FS_EVENT_CLIENT_PREFIX));
 		return 0;
 	}
+	if (fs_event_type_is_server(v[0].s)) {
+		fs_resp_error(r, w, 422, "field 'event_type': '%s' is written by the server only", v[0].s);
+		return 0;
+	}
+	char stored[80];
+	snprintf(stored, sizeof stored, "%s%s", FS_EVENT_CLIENT_PREFIX, v[0].s);
 	/* an object, or absent (null counts as absent) */
 	const cJSON *details = v[2].present ? cJSON_GetObjectItemCaseSensitive(r->json, "details") : NULL;
 	if (details) {
@@ -225,7 +232,7 @@ static int h_log_post(fs_req *r, fs_resp *w)
 		if (rc)
 			return rc;
 	}
-	int rc = fs_event_log(r->app->db, r->user.id, image_id, v[0].s, details);
+	int rc = fs_event_log(r->app->db, r->user.id, image_id, stored, details);
 	if (rc)
 		return rc;
 	return reply_ok(w, 201, ok_obj());

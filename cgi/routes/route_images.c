@@ -882,12 +882,30 @@ static int calibration_from(fs_db *db, const fs_value *v, const fs_image_rec *re
 			snprintf(err, errlen, "a scale bar needs both scale_um and scale_px");
 			return -1;
 		}
-		*um = v[C_SCALE_PX].d > 0 && v[C_SCALE_UM].d > 0 ? v[C_SCALE_UM].d / v[C_SCALE_PX].d : 0;
+		/* A typed bar may come from another image of the same session, so
+		 * only its length is checked, not that it fits this image. */
+		if (!isfinite(v[C_SCALE_PX].d) || v[C_SCALE_PX].d < FS_SCALE_BAR_MIN_PX) {
+			snprintf(err, errlen, "scale_px must be at least %g pixels", FS_SCALE_BAR_MIN_PX);
+			return -1;
+		}
+		*um = v[C_SCALE_UM].d > 0 ? v[C_SCALE_UM].d / v[C_SCALE_PX].d : 0;
 		*method = "scale_bar";
 	} else if (pts) {
 		if (!v[C_X1].present || !v[C_Y1].present || !v[C_X2].present || !v[C_Y2].present ||
 		    !v[C_LEN].present) {
 			snprintf(err, errlen, "two points need x1, y1, x2, y2 and length_um");
+			return -1;
+		}
+		/* Both ends on the image (edges included), as the two clicks on it are. */
+		for (int k = C_X1; k <= C_Y2; k++) {
+			double lim = (k == C_X1 || k == C_X2) ? rec->width : rec->height;
+			if (!isfinite(v[k].d) || v[k].d < 0 || v[k].d > lim) {
+				snprintf(err, errlen, "%s must be inside the image (0 to %g)", calib_fields[k].name, lim);
+				return -1;
+			}
+		}
+		if (hypot(v[C_X2].d - v[C_X1].d, v[C_Y2].d - v[C_Y1].d) < FS_SCALE_BAR_MIN_PX) {
+			snprintf(err, errlen, "the two points must be at least %g pixels apart", FS_SCALE_BAR_MIN_PX);
 			return -1;
 		}
 		*um = fs_calibration_from_scale_bar(v[C_X1].d, v[C_Y1].d, v[C_X2].d, v[C_Y2].d, v[C_LEN].d);
@@ -904,8 +922,9 @@ static int calibration_from(fs_db *db, const fs_value *v, const fs_image_rec *re
 		*um = rec->suggested_um_per_px;
 		*method = "metadata";
 	}
-	if (!isfinite(*um) || !(*um > 0) || *um > 1000) {
-		snprintf(err, errlen, "the calibration must be more than 0 and at most 1000 um per pixel");
+	if (!isfinite(*um) || !(*um >= FS_UM_PER_PX_MIN) || *um > FS_UM_PER_PX_MAX) {
+		snprintf(err, errlen, "the calibration must be between %g and %g um per pixel", FS_UM_PER_PX_MIN,
+			 FS_UM_PER_PX_MAX);
 		return -1;
 	}
 	return 0;

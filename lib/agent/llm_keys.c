@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -147,18 +149,76 @@ static int is_b64(char c)
 	return b64_chars[(unsigned char)c];
 }
 
+/* Characters a key or token is made of: a secret or a key-shaped run never
+ * spans anything else, so text may be cut after any other character. */
+static int is_key_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '+' ||
+	       c == '/' || c == '=';
+}
+
+/* Length of the run of [A-Za-z0-9_-] at s. */
+static size_t word_run(const char *s, size_t n)
+{
+	size_t j = 0;
+	while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '-' || s[j] == '_'))
+		j++;
+	return j;
+}
+
+/*
+ * Length of a key-shaped token starting at s[i] (0 if none): "sk-" + 16 or
+ * more key characters (OpenAI, Anthropic "sk-ant-", OpenRouter "sk-or-"),
+ * "AIza" + 30 or more (Google). A run cut short by the end of the text (a
+ * message truncated by its buffer) counts from 6 characters on, so that a
+ * cut-off key does not survive either. *skip = characters kept before it.
+ */
+static size_t key_shape(const char *s, size_t i, size_t n, size_t *skip)
+{
+	*skip = 0;
+	if (i > 0 && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '-' || s[i - 1] == '_'))
+		return 0;
+	static const struct { const char *prefix; size_t min; } shapes[] = {{"sk-", 16}, {"AIza", 30}};
+	for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+		size_t pl = strlen(shapes[k].prefix);
+		if (n - i < pl || memcmp(s + i, shapes[k].prefix, pl))
+			continue;
+		size_t run = word_run(s + i + pl, n - i - pl);
+		if (run >= shapes[k].min || (i + pl + run == n && run >= 6))
+			return pl + run;
+	}
+	/* "Bearer <token>": the token goes, the word stays */
+	if (n - i > 7 && !strncasecmp(s + i, "bearer ", 7)) {
+		size_t j = i + 7;
+		while (j < n && is_key_char(s[j]))
+			j++;
+		if (j - i - 7 >= 16 || (j == n && j - i - 7 >= 6)) {
+			*skip = 7;
+			return j - i;
+		}
+	}
+	return 0;
+}
+
 static int append_redacted(fs_buf *out, const char *s, size_t n, const char *const *secrets)
 {
 	size_t i = 0;
 	while (i < n) {
-		size_t best = 0;
+		size_t best = 0, skip = 0;
 		for (size_t k = 0; secrets && secrets[k]; k++) {
 			size_t sl = strlen(secrets[k]);
-			if (sl >= 4 && sl <= n - i && !memcmp(s + i, secrets[k], sl) && sl > best)
+			if (sl < 4)
+				continue;
+			if (sl <= n - i && !memcmp(s + i, secrets[k], sl) && sl > best)
 				best = sl;
+			/* the start of a secret ending the text: a copy cut off by a buffer */
+			else if (sl > n - i && n - i >= 8 && !memcmp(s + i, secrets[k], n - i) && n - i > best)
+				best = n - i;
 		}
+		if (!best)
+			best = key_shape(s, i, n, &skip);
 		if (best) {
-			if (fs_buf_puts(out, "[REDACTED]"))
+			if (fs_buf_append(out, s + i, skip) || fs_buf_puts(out, "[REDACTED]"))
 				return -1;
 			i += best;
 		} else if (fs_buf_putc(out, s[i++])) {
@@ -166,6 +226,43 @@ static int append_redacted(fs_buf *out, const char *s, size_t n, const char *con
 		}
 	}
 	return 0;
+}
+
+int fs_llm_redact_text(const char *s, const char *const *secrets, fs_buf *out)
+{
+	if (fs_buf_reserve(out, 0))
+		return -1;
+	return s ? append_redacted(out, s, strlen(s), secrets) : 0;
+}
+
+char *fs_llm_redact_dup(const char *s, const char *const *secrets)
+{
+	fs_buf b = FS_BUF_INIT;
+	if (!s || fs_llm_redact_text(s, secrets, &b)) {
+		fs_buf_free(&b);
+		return NULL;
+	}
+	return fs_buf_steal(&b);
+}
+
+void fs_llm_redact_in_place(char *s, size_t cap, const char *const *secrets)
+{
+	if (!s || !cap)
+		return;
+	char *r = fs_llm_redact_dup(s, secrets);
+	if (r) {
+		snprintf(s, cap, "%s", r);
+		free(r);
+	} else {
+		s[0] = 0; /* out of memory: say nothing rather than maybe a key */
+	}
+}
+
+size_t fs_llm_redact_safe_len(const char *s, size_t n)
+{
+	while (n && is_key_char(s[n - 1]))
+		n--;
+	return n;
 }
 
 static int truncate_base64(const char *s, fs_buf *out)
@@ -196,12 +293,6 @@ static int truncate_base64(const char *s, fs_buf *out)
 
 int fs_llm_sanitize_text(const char *s, const char *const *secrets, fs_buf *out)
 {
-	int found = 0;
-	for (size_t k = 0; secrets && secrets[k]; k++)
-		if (strlen(secrets[k]) >= 4 && strstr(s, secrets[k]))
-			found = 1;
-	if (!found)
-		return truncate_base64(s, out);
 	/* redact first: a key may sit inside a base64-looking run */
 	fs_buf tmp = FS_BUF_INIT;
 	int rc = -1;
@@ -211,23 +302,24 @@ int fs_llm_sanitize_text(const char *s, const char *const *secrets, fs_buf *out)
 	return rc;
 }
 
-static char *sanitize_string(const char *s, const char *const *secrets)
+static char *sanitize_string(const char *s, const char *const *secrets, int truncate)
 {
 	fs_buf b = FS_BUF_INIT;
-	if (fs_buf_reserve(&b, 0) || fs_llm_sanitize_text(s, secrets, &b)) {
+	if (fs_buf_reserve(&b, 0) ||
+	    (truncate ? fs_llm_sanitize_text(s, secrets, &b) : fs_llm_redact_text(s, secrets, &b))) {
 		fs_buf_free(&b);
 		return NULL;
 	}
 	return fs_buf_steal(&b);
 }
 
-cJSON *fs_llm_sanitize(const cJSON *j, const char *const *secrets)
+static cJSON *sanitize_tree(const cJSON *j, const char *const *secrets, int truncate)
 {
 	cJSON *c = NULL;
 	if (!j)
 		return NULL;
 	if (cJSON_IsString(j)) {
-		char *s = sanitize_string(j->valuestring, secrets);
+		char *s = sanitize_string(j->valuestring, secrets, truncate);
 		c = s ? cJSON_CreateString(s) : NULL;
 		free(s);
 		return c;
@@ -239,11 +331,11 @@ cJSON *fs_llm_sanitize(const cJSON *j, const char *const *secrets)
 		return NULL;
 	const cJSON *it;
 	cJSON_ArrayForEach(it, j) {
-		cJSON *sub = fs_llm_sanitize(it, secrets);
+		cJSON *sub = sanitize_tree(it, secrets, truncate);
 		if (!sub)
 			goto err;
 		if (cJSON_IsObject(j)) {
-			char *k = sanitize_string(it->string, secrets);
+			char *k = sanitize_string(it->string, secrets, truncate);
 			int ok = k && cJSON_AddItemToObject(c, k, sub);
 			free(k);
 			if (!ok) {
@@ -259,4 +351,14 @@ cJSON *fs_llm_sanitize(const cJSON *j, const char *const *secrets)
 err:
 	cJSON_Delete(c);
 	return NULL;
+}
+
+cJSON *fs_llm_sanitize(const cJSON *j, const char *const *secrets)
+{
+	return sanitize_tree(j, secrets, 1);
+}
+
+cJSON *fs_llm_redact_json(const cJSON *j, const char *const *secrets)
+{
+	return sanitize_tree(j, secrets, 0);
 }

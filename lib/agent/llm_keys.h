@@ -9,7 +9,7 @@
  * writable by group or others (0600). Never from a browser or argv.
  *
  * Everything handed to a step callback or log goes through
- * fs_llm_sanitize: strings have known secrets replaced by "[REDACTED]" and
+ * fs_llm_sanitize: strings redacted as fs_llm_redact_text says and
  * runs of 200+ base64 characters cut to their first 50 and last 20 with
  * "...[N bytes base64 truncated]..." in between.
  *
@@ -41,7 +41,27 @@ int fs_llm_key_resolve(const char *provider, const char *env_name, const char *k
 /* 1 if fs_llm_key_resolve would find a usable key (for the UI's provider list). */
 int fs_llm_key_present(const char *provider, const char *env_name, const char *key_file);
 
-/* Appends s to out with secrets redacted and long base64 runs truncated; -1 on OOM. */
+/*
+ * Redaction, the one rule for everything that comes back from a provider
+ * (fs_llm_turn applies it to errors, replies, tool calls and streamed
+ * text): every secret, the start (8+ characters) of a secret that ends the
+ * text (a copy cut off by a buffer), and anything shaped like a key
+ * ("sk-" + 16, "AIza" + 30 key characters, the token after "Bearer ", or
+ * 6+ of them at the very end) become "[REDACTED]". Nothing else changes.
+ */
+int fs_llm_redact_text(const char *s, const char *const *secrets, fs_buf *out);
+/* The same into a new string (the caller frees it); NULL on out of memory. */
+char *fs_llm_redact_dup(const char *s, const char *const *secrets);
+/* The same in a caller's buffer of cap bytes (cut to fit; emptied on OOM). */
+void fs_llm_redact_in_place(char *s, size_t cap, const char *const *secrets);
+/* Deep copy of j with every string and key redacted; NULL on out of memory. */
+cJSON *fs_llm_redact_json(const cJSON *j, const char *const *secrets);
+/* The longest prefix of s[0..n) that ends outside a key-like run: streamed
+ * text is passed on only that far, so no secret is ever split between two
+ * pieces (each redacted alone). */
+size_t fs_llm_redact_safe_len(const char *s, size_t n);
+
+/* Appends s to out redacted (above) and with long base64 runs truncated; -1 on OOM. */
 int fs_llm_sanitize_text(const char *s, const char *const *secrets, fs_buf *out);
 
 /* Deep copy of j with every string (and key) sanitized; NULL on out of memory. */

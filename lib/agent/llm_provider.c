@@ -2,6 +2,7 @@
 #include "agent/llm_provider.h"
 
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,10 @@ struct fs_llm {
 	fs_wire_opts wopts;
 	fs_http_opts http;
 	char key[KEY_MAX];
-	const char *secrets[2];
+	/* the other providers' configured keys: a gateway may echo any of them */
+	char other_keys[4][KEY_MAX];
+	const char *secrets[6];
+	fs_buf held;          /* streamed text not yet passed on (see guarded_delta) */
 	char *extra_headers[4];
 	fs_text_delta_fn delta;
 	void *delta_user;
@@ -77,6 +81,10 @@ void fs_llm_free(fs_llm *llm)
 	if (!llm)
 		return;
 	explicit_bzero(llm->key, sizeof(llm->key));
+	explicit_bzero(llm->other_keys, sizeof(llm->other_keys));
+	if (llm->held.data)
+		explicit_bzero(llm->held.data, llm->held.len);
+	fs_buf_free(&llm->held);
 	for (size_t i = 0; i < sizeof(llm->extra_headers) / sizeof(*llm->extra_headers); i++) {
 		if (llm->extra_headers[i])
 			explicit_bzero(llm->extra_headers[i], strlen(llm->extra_headers[i]));
@@ -100,6 +108,29 @@ static void ollama_base(fs_buf *b)
 	if (!strstr(h, "://"))
 		fs_buf_puts(b, "http://");
 	fs_buf_puts(b, h);
+}
+
+int fs_llm_model_name_valid(const char *name)
+{
+	if (!name || !*name || strlen(name) > FS_LLM_MODEL_MAX || strstr(name, ".."))
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._:/-", *p))
+			return 0;
+	return 1;
+}
+
+/* One path segment, percent-escaped: everything but RFC 3986's unreserved
+ * characters, so a ':' or '/' in a model name cannot pick another method or
+ * resource of the provider's API. */
+static void put_path_segment(fs_buf *b, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (isalnum(*p) || strchr("-._~", *p))
+			fs_buf_putc(b, (char)*p);
+		else
+			fs_buf_printf(b, "%%%02X", *p);
+	}
 }
 
 static int build_url(fs_llm *llm, const struct provider_def *d, const char *base, char *err, size_t errlen)
@@ -126,8 +157,9 @@ static int build_url(fs_llm *llm, const struct provider_def *d, const char *base
 		fs_buf_puts(&b, "/v1/chat/completions");
 		break;
 	case FS_WIRE_GEMINI:
-		fs_buf_printf(&b, "/v1beta/models/%s:%s", llm->model,
-			      llm->wopts.stream ? "streamGenerateContent?alt=sse" : "generateContent");
+		fs_buf_puts(&b, "/v1beta/models/");
+		put_path_segment(&b, llm->model);
+		fs_buf_printf(&b, ":%s", llm->wopts.stream ? "streamGenerateContent?alt=sse" : "generateContent");
 		break;
 	}
 	llm->url = fs_buf_steal(&b);
@@ -187,6 +219,10 @@ fs_llm *fs_llm_new(const fs_llm_config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "provider %s needs a model name", d->name);
 		goto fail;
 	}
+	if (!fs_llm_model_name_valid(llm->model)) {
+		snprintf(err, errlen, "invalid model name (1 to %d characters of A-Z a-z 0-9 . _ : / -)", FS_LLM_MODEL_MAX);
+		goto fail;
+	}
 	llm->wopts.model = llm->model;
 	llm->wopts.max_tokens = c->max_tokens;
 	llm->wopts.stream = c->stream;
@@ -201,7 +237,18 @@ fs_llm *fs_llm_new(const fs_llm_config *c, char *err, size_t errlen)
 				      sizeof(llm->key), err, errlen)) {
 		goto fail;
 	}
-	llm->secrets[0] = llm->key[0] ? llm->key : NULL;
+	size_t ns = 0;
+	if (llm->key[0])
+		llm->secrets[ns++] = llm->key;
+	static const char *const keyed[] = {"anthropic", "openai", "openrouter", "gemini"};
+	for (size_t i = 0; i < 4; i++) {
+		char kerr[256];
+		if (fs_llm_key_resolve(keyed[i], NULL, c->key_file, llm->other_keys[i], KEY_MAX, kerr, sizeof kerr) ||
+		    !llm->other_keys[i][0] || !strcmp(llm->other_keys[i], llm->key))
+			continue;
+		llm->secrets[ns++] = llm->other_keys[i];
+	}
+	llm->secrets[ns] = NULL;
 	if (build_url(llm, d, c->base_url, err, errlen))
 		goto fail;
 	if (set_headers(llm, d))
@@ -270,6 +317,81 @@ static int on_event(const char *event, const char *data, size_t len, void *user)
 	return 0;
 }
 
+/*
+ * Streamed text passes through here on its way to the caller's callback:
+ * it is held back to the last character that cannot be part of a key, and
+ * what is let through is redacted, so a key split between two events of the
+ * stream never reaches a reply file whole.
+ */
+static void guarded_delta(const char *text, void *user)
+{
+	fs_llm *llm = user;
+	if (!llm->delta || fs_buf_puts(&llm->held, text))
+		return;
+	size_t safe = fs_llm_redact_safe_len(llm->held.data, llm->held.len);
+	if (!safe)
+		return;
+	char save = llm->held.data[safe];
+	llm->held.data[safe] = 0;
+	char *r = fs_llm_redact_dup(llm->held.data, llm->secrets);
+	llm->held.data[safe] = save;
+	if (r && *r)
+		llm->delta(r, llm->delta_user);
+	free(r);
+	memmove(llm->held.data, llm->held.data + safe, llm->held.len - safe);
+	llm->held.len -= safe;
+	llm->held.data[llm->held.len] = 0;
+}
+
+/* The held tail at the end of a turn. */
+static void flush_delta(fs_llm *llm)
+{
+	if (llm->held.len && llm->delta) {
+		char *r = fs_llm_redact_dup(llm->held.data, llm->secrets);
+		if (r && *r)
+			llm->delta(r, llm->delta_user);
+		free(r);
+	}
+	fs_buf_reset(&llm->held);
+}
+
+/* Everything of a reply that came from the provider, redacted in place. */
+static int redact_string(char **p, const char *const *secrets)
+{
+	if (!*p)
+		return 0;
+	char *r = fs_llm_redact_dup(*p, secrets);
+	if (!r)
+		return -1;
+	free(*p);
+	*p = r;
+	return 0;
+}
+
+static int redact_json(cJSON **p, const char *const *secrets)
+{
+	if (!*p)
+		return 0;
+	cJSON *r = fs_llm_redact_json(*p, secrets);
+	if (!r)
+		return -1;
+	cJSON_Delete(*p);
+	*p = r;
+	return 0;
+}
+
+static int redact_reply(fs_llm_reply *out, const char *const *secrets)
+{
+	int bad = redact_string(&out->text, secrets) || redact_string(&out->stop_reason, secrets) ||
+		  redact_json(&out->raw, secrets);
+	for (size_t i = 0; i < out->ncalls && !bad; i++) {
+		fs_tool_call *c = &out->calls[i];
+		bad = redact_string(&c->id, secrets) || redact_string(&c->name, secrets) ||
+		      redact_string(&c->args_error, secrets) || redact_json(&c->args, secrets);
+	}
+	return bad ? -1 : 0;
+}
+
 static void stream_begin(void *user)
 {
 	stream_ctx *s = user;
@@ -277,7 +399,8 @@ static void stream_begin(void *user)
 	fs_sse_free(&s->sse);
 	fs_sse_init(&s->sse, on_event, s);
 	fs_wire_stream_free(s->ws);
-	s->ws = fs_wire_stream_new(s->llm->wire, s->llm->delta, s->llm->delta_user);
+	s->ws = fs_wire_stream_new(s->llm->wire, s->llm->delta ? guarded_delta : NULL, s->llm);
+	fs_buf_reset(&s->llm->held);
 	s->failed = 0;
 	s->err[0] = 0;
 }
@@ -329,8 +452,36 @@ static int local_turn(fs_llm *llm, const fs_conv *conv, const cJSON *tools, fs_l
 	return 0;
 }
 
+static int provider_turn(fs_llm *llm, const fs_conv *conv, const cJSON *tools, fs_llm_reply *out,
+			 char *err, size_t errlen);
+
+/*
+ * The one choke point for what comes back from a provider: the error, the
+ * reply's text, tool calls and native JSON, and (in guarded_delta) the
+ * streamed text are redacted here, before any caller can record them. The
+ * error is written into a large buffer first so that a key is redacted
+ * whole before the message is cut to the caller's size.
+ */
 int fs_llm_turn(fs_llm *llm, const fs_conv *conv, const cJSON *tools, fs_llm_reply *out,
 		char *err, size_t errlen)
+{
+	char big[4096] = "";
+	int rc = provider_turn(llm, conv, tools, out, big, sizeof big);
+	flush_delta(llm);
+	if (!rc && redact_reply(out, llm->secrets)) {
+		snprintf(big, sizeof big, "out of memory redacting the reply");
+		llm->last_error_kind = "internal";
+		rc = -1;
+	}
+	if (rc) {
+		fs_llm_redact_in_place(big, sizeof big, llm->secrets);
+		snprintf(err, errlen, "%s", big);
+	}
+	return rc;
+}
+
+static int provider_turn(fs_llm *llm, const fs_conv *conv, const cJSON *tools, fs_llm_reply *out,
+			 char *err, size_t errlen)
 {
 	fs_http_result r = {0};
 	stream_ctx sc = {.llm = llm};

@@ -85,6 +85,12 @@ int fs_llm_last_attempts(const fs_llm *llm);
 /* NULL-terminated list of strings to redact from anything recorded (the key). */
 const char *const *fs_llm_secrets(const fs_llm *llm);
 
+/* 1 if name is an acceptable model name for any provider: 1 to 127
+ * characters of [A-Za-z0-9._:/-], no "..". A model name goes into a
+ * request URL (gemini) and a request body, so nothing else is let through. */
+#define FS_LLM_MODEL_MAX 127
+int fs_llm_model_name_valid(const char *name);
+
 /* 1 if the name is a known provider. */
 int fs_llm_provider_known(const char *provider);
 

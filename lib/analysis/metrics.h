@@ -91,6 +91,13 @@ double fs_convex_hull_area(const double *x, const double *y, size_t n);
  * invalid (non-finite, non-positive, zero-length bar).
  */
 #define FS_CALIBRATION_ESTIMATE_700X 0.13671875 /* original: 140 µm over 1024 px */
+/* The physically sensible range of a calibration: 0.1 nm to 100 µm per
+ * pixel. Outside it every extraction fails (1e-320 makes the µm parameters
+ * infinite pixels), so the server refuses such a value instead of storing it. */
+#define FS_UM_PER_PX_MIN 1e-4
+#define FS_UM_PER_PX_MAX 100.0
+/* A scale bar shorter than this many pixels cannot be placed precisely. */
+#define FS_SCALE_BAR_MIN_PX 2.0
 
 /* A directly given value, checked: returns it, or 0 when not finite and > 0. */
 double fs_calibration_direct(double um_per_px);

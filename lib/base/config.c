@@ -34,6 +34,7 @@ struct key {
 
 static const struct key keys[] = {
 	{"data_dir", S(data_dir), "directory for the database, images and run files"},
+	{"web_group", S(web_group), "group the web server (nginx) runs as: the data directory is given to it, mode 2750, so that it can serve images (empty = keep the directory's group)"},
 	{"base_path", S(base_path), "URL path the site lives under, e.g. / or /fishscale/"},
 	{"listen_address", S(listen_address), "address nginx listens on"},
 	{"port", I(port, 1, 65535), "port nginx listens on"},
@@ -47,7 +48,7 @@ static const struct key keys[] = {
 	{"jobs_max_running", I(jobs_max_running, 0, 256), "heavy background jobs running at once on the site (0 = number of cores - 1, at least 1)"},
 	{"jobs_memory_mb", I(jobs_memory_mb, 0, 100000000), "memory the running background jobs may be expected to take, in MiB (0 = half the machine's memory)"},
 	{"user_quota_mb", I(user_quota_mb, 0, 100000000), "disk space one user's images may take in MiB: originals, working images, display copies (0 = no limit)"},
-	{"login_max_failures", I(login_max_failures, 1, 1000), "failed logins per account or address before throttling"},
+	{"login_max_failures", I(login_max_failures, 1, 1000), "failed logins of one account from one address before that pair waits (growing waits); 20x for the account from all addresses, 4x for one address over all accounts"},
 	{"login_window_minutes", I(login_window_minutes, 1, 1440), "window over which failed logins are counted"},
 	{"sso_header", S(sso_header), "header set by a trusted proxy naming the logged-in user (empty = off)"},
 	{"sso_create_users", B(sso_create_users), "create a member account for an unknown single-sign-on user"},
@@ -186,6 +187,8 @@ int fs_config_set(fs_config *c, const char *name, const char *value, char *err, 
 			return -1;
 		}
 		copy(base + k->off, k->size, value);
+		if (!strcmp(name, "trusted_proxies"))
+			c->trusted_proxies_given = 1;
 		if (!strcmp(name, "base_path"))
 			return normalise_base_path(c->base_path, sizeof c->base_path, err, errlen);
 		return 0;
@@ -329,7 +332,50 @@ int fs_config_load(fs_config *c, const char *path, int missing_ok, char *err, si
 {
 	if (path && load_file(c, path, missing_ok, err, errlen))
 		return -1;
-	return apply_env(c, err, errlen);
+	if (apply_env(c, err, errlen))
+		return -1;
+	/* the loopback default is for X-Forwarded-*, never for an identity header */
+	if (c->sso_header[0] && !c->trusted_proxies_given)
+		c->trusted_proxies[0] = 0;
+	return 0;
+}
+
+int fs_config_check_sso(const fs_config *c, char *err, size_t errlen)
+{
+	if (!c->sso_header[0])
+		return 0;
+	const char *p = c->trusted_proxies;
+	while (*p == ',' || isspace((unsigned char)*p))
+		p++;
+	if (!c->trusted_proxies_given || !*p) {
+		snprintf(err, errlen, "sso_header = %s needs trusted_proxies set explicitly to the addresses of the "
+				      "proxies that set it (the default would believe any local process)", c->sso_header);
+		return -1;
+	}
+	return 0;
+}
+
+void fs_config_sso_warning(const fs_config *c, char *out, size_t outlen)
+{
+	out[0] = 0;
+	if (!c->sso_header[0])
+		return;
+	const char *p = c->trusted_proxies;
+	while (*p) {
+		while (*p == ',' || isspace((unsigned char)*p))
+			p++;
+		const char *e = p;
+		while (*e && *e != ',' && !isspace((unsigned char)*e))
+			e++;
+		if ((e - p >= 4 && !strncmp(p, "127.", 4)) || (e - p == 3 && !strncmp(p, "::1", 3)) ||
+		    (e - p == 9 && !strncmp(p, "localhost", 9))) {
+			snprintf(out, outlen, "warning: single sign-on (%s) trusts the loopback address %.*s: any "
+					      "process on this machine can log in as anyone; list only the proxy's own "
+					      "address if you can", c->sso_header, (int)(e - p), p);
+			return;
+		}
+		p = e;
+	}
 }
 
 int fs_config_is_trusted_proxy(const fs_config *c, const char *addr)

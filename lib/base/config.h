@@ -23,6 +23,8 @@ typedef struct fs_config {
 	int port;                          /* nginx listen port */
 	int fcgi_workers;                  /* FastCGI processes */
 	char trusted_proxies[FS_CONF_STR]; /* comma-separated addresses whose X-Forwarded-* we believe */
+	int trusted_proxies_given;         /* set by the file or the environment, not the default */
+	char web_group[64];                /* group nginx runs as: owns the data directory (2750); "" = keep */
 	int session_idle_minutes;
 	int session_absolute_hours;
 	int upload_max_mb;                 /* largest request body (nginx and the application) */
@@ -76,6 +78,17 @@ int fs_config_set(fs_config *c, const char *key, const char *value, char *err, s
 int fs_config_get(const fs_config *c, const char *key, char *out, size_t outlen);
 
 const fs_config_key *fs_config_keys(size_t *count);
+
+/*
+ * Single sign-on believes a header, so it needs to know exactly whom to
+ * believe: with sso_header set, trusted_proxies must be given explicitly
+ * (the default loopback list would let any local process log in as anyone;
+ * fs_config_load empties it then). Returns 0, or -1 with err when
+ * sso_header is set and trusted_proxies was not given or is empty.
+ */
+int fs_config_check_sso(const fs_config *c, char *err, size_t errlen);
+/* A warning (into out, "" when none) for SSO trusting a loopback address. */
+void fs_config_sso_warning(const fs_config *c, char *out, size_t outlen);
 
 /* 1 when addr is listed in trusted_proxies. */
 int fs_config_is_trusted_proxy(const fs_config *c, const char *addr);

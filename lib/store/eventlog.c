@@ -27,6 +27,32 @@ int fs_event_log(fs_db *db, long long user_id, long long image_id, const char *e
 	return rc;
 }
 
+/* Every event type the server itself logs (keep in step with the
+ * fs_event_log calls; test_security.py posts each one and expects 422). */
+static const char *const server_types[] = {
+	"image_loaded", "image_deleted", "image_rotated", "image_cropped", "image_autocropped",
+	"image_transform_undone", "calibration_set", "annotations_saved", "annotations_exported",
+	"annotations_loaded", "annotations_load_failed", "extraction_complete", "extraction_failed",
+	"settings_changed", "settings_reset", "regenerate_connections", "optimize_step",
+	"optimize_auto_complete", "tools_auto_connect", "tools_tubercle_added", "tools_tubercle_deleted",
+	"tools_tubercle_moved", "edit_add_tub", "edit_move_tub", "edit_delete_tub", "edit_add_itc",
+	"edit_delete_itc", "edit_delete_multi", "edit_clear_all", "edit_undo", "edit_redo", "edit_revert",
+	"agent_reset", "agent_started", "agent_start_failed", "agent_stopped", "agent_error",
+	"agent_run_stopped", "agent_completed", "edit_agent_started", "edit_agent_start_failed",
+	"edit_agent_stopped", "edit_agent_error", "edit_agent_run_stopped", "edit_agent_completed",
+	"agent_chat_started", "agent_chat_start_failed", "password_changed", NULL,
+};
+
+int fs_event_type_is_server(const char *type)
+{
+	if (!strncmp(type, FS_EVENT_CLIENT_PREFIX, strlen(FS_EVENT_CLIENT_PREFIX)))
+		return 1; /* the namespace itself is the server's to give */
+	for (size_t i = 0; server_types[i]; i++)
+		if (!strcmp(type, server_types[i]))
+			return 1;
+	return 0;
+}
+
 static void iso_time(double t, char *out, size_t n)
 {
 	time_t s = (time_t)t;
@@ -45,8 +71,9 @@ int fs_event_query_run(fs_db *db, const fs_event_query *q, cJSON **out)
 		"SELECT e.id, e.at, e.event_type, coalesce(u.login, ''), coalesce(e.image_id, 0), e.details "
 		"FROM events e LEFT JOIN users u ON u.id = e.user_id "
 		"WHERE (?1 = 0 OR e.user_id = ?1) AND (?2 = 0 OR e.image_id = ?2) "
-		"AND (?3 IS NULL OR e.event_type = ?3 OR (substr(?3, -1) = '*' AND "
-		"     substr(e.event_type, 1, length(?3) - 1) = substr(?3, 1, length(?3) - 1))) "
+		"AND (?3 IS NULL OR e.event_type = ?3 OR e.event_type = 'client_' || ?3 OR (substr(?3, -1) = '*' AND "
+		"     (substr(e.event_type, 1, length(?3) - 1) = substr(?3, 1, length(?3) - 1) OR "
+		"      substr(e.event_type, 1, length(?3) + 6) = 'client_' || substr(?3, 1, length(?3) - 1)))) "
 		"AND (?4 = 0 OR e.at >= ?4) AND (?5 = 0 OR e.at < ?5) AND (?6 = 0 OR e.id < ?6) "
 		"ORDER BY e.id DESC LIMIT ?7";
 	*out = NULL;
@@ -70,7 +97,11 @@ int fs_event_query_run(fs_db *db, const fs_event_query *q, cJSON **out)
 		char ts[48];
 		iso_time(sqlite3_column_double(st, 1), ts, sizeof ts);
 		cJSON_AddStringToObject(e, "timestamp", ts);
-		cJSON_AddStringToObject(e, "event_type", (const char *)sqlite3_column_text(st, 2));
+		const char *type = (const char *)sqlite3_column_text(st, 2);
+		size_t pl = strlen(FS_EVENT_CLIENT_PREFIX);
+		int client = type && !strncmp(type, FS_EVENT_CLIENT_PREFIX, pl);
+		cJSON_AddStringToObject(e, "event_type", type ? type + (client ? pl : 0) : "");
+		cJSON_AddBoolToObject(e, "client", client);
 		cJSON_AddStringToObject(e, "user", (const char *)sqlite3_column_text(st, 3));
 		long long img = sqlite3_column_int64(st, 4);
 		if (img)

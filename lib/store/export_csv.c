@@ -15,12 +15,16 @@ int fs_csv_field(fs_buf *b, const char *s)
 	if (!s)
 		return 0;
 	size_t n = strlen(s);
+	/* A spreadsheet runs a cell that starts with one of these as a formula
+	 * (OWASP "CSV injection"): a leading ' makes it text. Numbers never come
+	 * here (they are printed by the writers), so a negative value stays one. */
+	int formula = n && strchr("=+-@\t\r", s[0]);
 	int quote = n && (s[0] == ' ' || s[n - 1] == ' ');
 	for (size_t i = 0; i < n && !quote; i++)
 		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
 	if (!quote)
-		return fs_buf_append(b, s, n);
-	if (fs_buf_putc(b, '"'))
+		return (formula && fs_buf_putc(b, '\'')) || fs_buf_append(b, s, n);
+	if (fs_buf_putc(b, '"') || (formula && fs_buf_putc(b, '\'')))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '"' && fs_buf_putc(b, '"'))

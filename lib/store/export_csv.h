@@ -20,7 +20,10 @@
 #include "image/tubercle.h"
 
 /* Appends s as one CSV field, quoted ("" for ") when it holds a comma, a
- * quote, CR, LF or leading/trailing space. NULL is an empty field. */
+ * quote, CR, LF or leading/trailing space. NULL is an empty field. A field
+ * starting with = + - @ tab or CR gets a leading ' so that no spreadsheet
+ * runs it as a formula (file and set names are user input); every CSV the
+ * server and the CLI write takes its text through here. */
 int fs_csv_field(fs_buf *b, const char *s);
 
 /* Header + one row per tubercle: id, centroid_x, centroid_y, diameter_px,

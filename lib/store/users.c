@@ -284,24 +284,63 @@ static int count_since(fs_db *db, const char *sql, const char *key, long long si
 	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
 }
 
+/* Failures (count, latest) of one account from one address since a time. */
+static int pair_since(fs_db *db, const char *login, const char *addr, long long since, long long *count,
+		      long long *latest)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT count(*), coalesce(max(at), 0) FROM login_failures "
+					  "WHERE login = ? AND client_addr = ? AND at > ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_text(st, 1, login, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, addr, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, since);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*count = sqlite3_column_int64(st, 0);
+		*latest = sqlite3_column_int64(st, 1);
+	}
+	fs_db_done(st);
+	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+}
+
 int fs_throttle_check(fs_db *db, const char *login, const char *addr, int max_failures, int window_s,
 		      long long now, int *retry_after_s)
 {
-	long long since = now - window_s, n = 0, oldest = 0;
+	long long since = now - window_s, n = 0, oldest = 0, latest = 0;
 	*retry_after_s = 0;
-	int rc = count_since(db, "SELECT count(*), min(at) FROM login_failures WHERE login = ? AND at > ?", login,
-			     since, &n, &oldest);
+	/* this account from this address: after max_failures, a wait after each
+	 * further failure that doubles each time (window/30, 2x, 4x, ... up to
+	 * the window), so a guesser slows down and the owner elsewhere does not */
+	int rc = pair_since(db, login, addr, since, &n, &latest);
 	if (rc)
 		return rc;
 	if (n >= max_failures) {
+		long long base = window_s / 30 > 0 ? window_s / 30 : 1, wait = base;
+		for (long long k = max_failures; k < n && wait < window_s; k++)
+			wait *= 2;
+		if (wait > window_s)
+			wait = window_s;
+		if (now < latest + wait) {
+			*retry_after_s = (int)(latest + wait - now);
+			return 1;
+		}
+	}
+	/* the account from everywhere: a much higher ceiling (many addresses) */
+	rc = count_since(db, "SELECT count(*), min(at) FROM login_failures WHERE login = ? AND at > ?", login,
+			 since, &n, &oldest);
+	if (rc)
+		return rc;
+	if (n >= (long long)FS_THROTTLE_ACCOUNT_FACTOR * max_failures) {
 		*retry_after_s = (int)(oldest + window_s - now) + 1;
 		return 1;
 	}
+	/* one address trying many accounts */
 	rc = count_since(db, "SELECT count(*), min(at) FROM login_failures WHERE client_addr = ? AND at > ?", addr,
 			 since, &n, &oldest);
 	if (rc)
 		return rc;
-	if (n >= 4LL * max_failures) {
+	if (n >= (long long)FS_THROTTLE_ADDRESS_FACTOR * max_failures) {
 		*retry_after_s = (int)(oldest + window_s - now) + 1;
 		return 1;
 	}
@@ -328,12 +367,13 @@ int fs_throttle_record(fs_db *db, const char *login, const char *addr, long long
 	return rc;
 }
 
-int fs_throttle_clear(fs_db *db, const char *login)
+int fs_throttle_clear(fs_db *db, const char *login, const char *addr)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM login_failures WHERE login = ?");
+	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM login_failures WHERE login = ? AND client_addr = ?");
 	if (!st)
 		return FS_DB_ERROR;
 	sqlite3_bind_text(st, 1, login, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, addr, -1, SQLITE_TRANSIENT);
 	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
 	fs_db_done(st);
 	return rc;

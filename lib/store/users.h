@@ -47,15 +47,24 @@ int fs_user_each(fs_db *db, int (*fn)(const fs_user *u, void *ud), void *ud);
 int fs_user_authenticate(fs_db *db, const char *login, const char *password, long long now, fs_user *u);
 
 /*
- * Login throttling: failures are counted per account (max_failures) and per
- * client address (4 x max_failures, since a lab may sit behind one NAT)
- * within window_s. fs_throttle_check returns 1 and the seconds until the
- * oldest counted failure leaves the window when the next attempt must be
- * refused, 0 when it may go ahead, negative on a storage error.
+ * Login throttling, so that wrong passwords cannot be used to lock someone
+ * out: failures are counted per (account, client address) within window_s.
+ * After max_failures of them that pair waits window_s/30 seconds after its
+ * latest failure, twice as long after each further one (up to window_s);
+ * other addresses are not affected, so the owner can still log in. The
+ * account as a whole is refused only after FS_THROTTLE_ACCOUNT_FACTOR x
+ * max_failures failures from all addresses, and one address after
+ * FS_THROTTLE_ADDRESS_FACTOR x max_failures over all accounts (a lab may sit
+ * behind one NAT). fs_throttle_check returns 1 with the seconds to wait
+ * (Retry-After) when the attempt must be refused, 0 when it may go ahead,
+ * negative on a storage error; it never sleeps. fs_throttle_clear forgets
+ * the failures of one account from one address (after a success there).
  */
+#define FS_THROTTLE_ACCOUNT_FACTOR 20
+#define FS_THROTTLE_ADDRESS_FACTOR 4
 int fs_throttle_check(fs_db *db, const char *login, const char *addr, int max_failures, int window_s,
 		      long long now, int *retry_after_s);
 int fs_throttle_record(fs_db *db, const char *login, const char *addr, long long now);
-int fs_throttle_clear(fs_db *db, const char *login);
+int fs_throttle_clear(fs_db *db, const char *login, const char *addr);
 
 #endif

@@ -234,7 +234,7 @@ export function initExtraction(ws) {
         if (d.should_stop) break;
       }
       if (stop) $('#opt-status').textContent += ' (stopped by you)';
-      ws.log('optimize_auto_complete', { iterations: iter, final_score: best });
+      ws.log('optimize_auto_finished', { iterations: iter, final_score: best });
     } finally {
       setRunning(false);
       iter = 1;

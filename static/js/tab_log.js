@@ -37,7 +37,9 @@ export function initLog(ws) {
   function row(e) {
     return el('tr', { dataset: { id: e.id } },
       el('td', null, new Date(e.timestamp).toLocaleString()),
-      el('td', null, e.event_type.replace(/_/g, ' ')),
+      // a browser-written event says so: it is the client's word, not the server's
+      el('td', e.client ? { title: 'written by a browser (POST api/log), not by the server' } : null,
+        e.event_type.replace(/_/g, ' ') + (e.client ? ' (client)' : '')),
       el('td', null, e.user || ''),
       el('td', null, ...detailCells(e.details)));
   }

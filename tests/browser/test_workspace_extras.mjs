@@ -51,7 +51,8 @@ export async function testLogFilterAndPaging(t) {
     await page.dispatchEvent('#log-type', 'change');
     await page.waitForFunction(() => document.querySelectorAll('#log-table tbody tr').length === 50);
     const types = await page.locator('#log-table tbody tr td:nth-child(2)').allTextContents();
-    assert(types.every(x => x === 'browser probe'), 'only the filtered type: ' + [...new Set(types)]);
+    // posted by the page, so marked as the client's (issue 14 item 11)
+    assert(types.every(x => x === 'browser probe (client)'), 'only the filtered type, marked client: ' + [...new Set(types)]);
     assert(await page.isVisible('#log-more'), 'a second page is offered');
     // Clicking "Older" blurs the type field, whose change event used to
     // reload the first page alongside; when that answer came last it put the

@@ -119,6 +119,75 @@ def test_chat_start_refuses_empty_instruction_with_422():
             or "approve_timeout_s" in r.json()["error"]
 
 
+def test_agent_start_refuses_model_names_that_are_not_names():
+    # issue 14 item 6: a model name goes into a provider's URL path
+    c = client()
+    image_id, sid = new_set(c)
+    for route, extra in (("/api/agent/chat/start", {"instruction": "fill gaps"}),
+                         ("/api/agent/edit/start", {}), ("/api/agent/start", {})):
+        for model in ("x?key=1", "../../v1/files", "a b", "m\nHost: x"):
+            body = dict(extra, image_id=image_id, set_id=sid, provider="openrouter", model=model)
+            r = c.api("POST", route, body)
+            assert r.status == 422 and "model" in r.json()["error"], (route, model, r.status, r.text)
+
+
+KEY = "sk-or-test-not-a-real-key"
+
+
+def key_places(c, rid, sid):
+    """Every API answer about a run and its set that could carry a provider's words."""
+    pages = ["/api/agent/status/%d" % rid, "/api/agent/status/%d/log" % rid, "/api/agent/list",
+             "/api/agent/chat/text/%d?since=0" % rid, "/api/sets/%d/history" % sid, "/api/log?user=all",
+             "/api/sets/%d" % sid]
+    return {p: c.api("GET", p).text for p in pages}
+
+
+def data_files_with(needle):
+    hits = []
+    for root, _dirs, files in os.walk(srv.data):
+        for f in files:
+            path = os.path.join(root, f)
+            try:
+                with open(path, "rb") as fh:
+                    if needle.encode() in fh.read():
+                        hits.append(path)
+            except OSError:
+                pass
+    return hits
+
+
+def test_api_key_echoed_by_the_provider_is_redacted_everywhere():
+    # issue 14 item 5: a provider that echoes the key in a 401 body and an
+    # error header, in a streamed reply and in a tool argument
+    c = client()
+    image_id, sid = new_set(c)
+    script([{"status": 401, "headers": {"X-Error-Detail": "rejected key {{KEY}}"},
+             "message": "Incorrect API key provided: {{KEY}}. You can find your API key at ..."}])
+    r = c.api("POST", "/api/agent/chat/start", {"image_id": image_id, "set_id": sid, "provider": "openrouter",
+                                                "instruction": "How does it look?"})
+    assert r.status == 200, r.text
+    failed = r.json()["run_id"]
+    st = finished(c, failed)
+    assert st["state"] == "failed" and "Incorrect API key provided" in json.dumps(st), st
+    assert "[REDACTED]" in json.dumps(st)
+    script([{"text": "I used the key " + "{{KEY}}" + " to look; adding one.",
+             "tool_calls": [{"name": "add_tubercle", "arguments": {"x": 40, "y": 40, "note": "{{KEY}}"}}],
+             "usage": {"input": 50, "output": 10}},
+            {"text": "Done. Your key is {{KEY}}", "usage": {"input": 60, "output": 10}}])
+    r = c.api("POST", "/api/agent/chat/start", {"image_id": image_id, "set_id": sid, "provider": "openrouter",
+                                                "instruction": "add one"})
+    assert r.status == 200, r.text
+    rid = r.json()["run_id"]
+    st = finished(c, rid)
+    text, _ = read_text(c, rid)
+    assert "I used the key [REDACTED] to look" in text, text
+    for run in (failed, rid):
+        for page, body in key_places(c, run, sid).items():
+            assert KEY not in body and KEY[:12] not in body, (page, body[:2000])
+    assert data_files_with(KEY) == []
+    assert data_files_with(KEY[:12]) == []
+
+
 def test_chat_start_on_another_users_image_is_404():
     c = client()
     image_id, sid = new_set(c)

@@ -58,7 +58,29 @@ def test_log_post_then_list_own_event():
     j = ok(alice.get("/api/log?type=toast_info"))
     e = j["entries"][0]
     assert e["event_type"] == "toast_info" and e["details"] == {"message": "hello"}
+    assert e["client"] is True
     assert e["user"] == "alice" and e["timestamp"].endswith("Z")
+
+
+def test_log_server_event_types_are_refused_and_client_events_marked():
+    # issue 14 item 11: a member cannot write what looks like the server's event
+    img = upload(alice)
+    for t in ("image_deleted", "calibration_set", "edit_add_tub", "agent_started", "settings_changed",
+              "client_image_deleted", "password_changed"):
+        err(alice.api("POST", "/api/log", {"event_type": t, "image_id": img}), 422, "event_type")
+    assert ok(admin.get("/api/log?type=image_deleted&user=all"))["entries"] == []
+    # agent history events written by the browser on a set stay allowed, marked as the client's
+    ok(alice.api("POST", "/api/log", {"event_type": "edit_agent_accepted", "image_id": img}), 201)
+    ok(alice.api("POST", "/api/log", {"event_type": "agent_accept_best", "image_id": img}), 201)
+    es = ok(admin.get("/api/log?user=all&image_id=%d" % img))["entries"]
+    mine = {e["event_type"]: e["client"] for e in es if e["user"] == "alice"}
+    assert mine.get("edit_agent_accepted") is True and mine.get("agent_accept_best") is True, es
+    # the server's own events are not marked
+    ok(alice.api("POST", "/api/images/%d/calibration" % img, {"um_per_px": 0.5}))
+    es = ok(alice.get("/api/log?type=calibration_set&image_id=%d" % img))["entries"]
+    assert len(es) == 1 and es[0]["client"] is False
+    db = db_rows("SELECT event_type FROM events WHERE image_id = ? AND event_type LIKE 'client%%'", img)
+    assert sorted(r[0] for r in db) == ["client_agent_accept_best", "client_edit_agent_accepted"]
 
 
 def test_log_members_see_only_their_own_events():
@@ -95,10 +117,10 @@ def test_log_paging_with_before_id():
 
 
 def test_log_type_prefix_filter():
-    ok(alice.api("POST", "/api/log", {"event_type": "edit_add_tub", "details": {"id": 1}}), 201)
-    ok(alice.api("POST", "/api/log", {"event_type": "edit_delete_tub", "details": {"id": 1}}), 201)
-    types = {e["event_type"] for e in ok(alice.get("/api/log?type=edit_*"))["entries"]}
-    assert types == {"edit_add_tub", "edit_delete_tub"}
+    ok(alice.api("POST", "/api/log", {"event_type": "pfx_add_tub", "details": {"id": 1}}), 201)
+    ok(alice.api("POST", "/api/log", {"event_type": "pfx_delete_tub", "details": {"id": 1}}), 201)
+    types = {e["event_type"] for e in ok(alice.get("/api/log?type=pfx_*"))["entries"]}
+    assert types == {"pfx_add_tub", "pfx_delete_tub"}
 
 
 def test_log_time_filter():
@@ -463,7 +485,23 @@ def test_shared_image_is_importable_by_others():
 
 def test_log_post_with_image_id_needs_a_visible_image():
     img = upload(alice, visibility="private")
-    ok(alice.api("POST", "/api/log", {"event_type": "edit_add_tub", "image_id": img, "details": {"id": 1}}), 201)
-    e = ok(alice.get("/api/log?image_id=%d&type=edit_add_tub" % img))["entries"]
+    ok(alice.api("POST", "/api/log", {"event_type": "probe_on_image", "image_id": img, "details": {"id": 1}}), 201)
+    e = ok(alice.get("/api/log?image_id=%d&type=probe_on_image" % img))["entries"]
     assert len(e) == 1 and e[0]["image_id"] == img
-    err(bob.api("POST", "/api/log", {"event_type": "edit_add_tub", "image_id": img}), 404)
+    err(bob.api("POST", "/api/log", {"event_type": "probe_on_image", "image_id": img}), 404)
+
+
+def test_csv_cells_that_look_like_formulas_are_text():
+    # issue 14 item 8: a file or set name a spreadsheet would run as a formula
+    img = upload(alice, name="=SUM(1+1)*cmd|x!A0.png")
+    ok(alice.api("POST", "/api/images/%d/calibration" % img, {"um_per_px": 0.5}))
+    sid = ok(alice.api("POST", "/api/images/%d/sets" % img, {"name": "@SUM(1+1)"}), 201)["set"]["id"]
+    import csv
+    import io
+    rows = list(csv.reader(io.StringIO(alice.get("/api/sets/%d/summary.csv" % sid).text)))
+    assert rows[1][0] == "'=SUM(1+1)*cmd|x!A0.png / @SUM(1+1)", rows[1]
+    rows = list(csv.reader(io.StringIO(alice.get("/api/compare/table.csv?sets=%d" % sid).text)))
+    assert rows[1][2].startswith("'"), rows[1]
+    for row in rows:
+        for cell in row:
+            assert not cell or cell[0] not in "=+-@\t\r", row

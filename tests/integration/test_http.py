@@ -47,6 +47,9 @@ def test_body_over_nginx_limit_is_413():
     c.login()
     r = c.api("POST", "/logout", json_body={"pad": "x" * (2 << 20)})
     assert r.status == 413
+    # issue 14 item 10: JSON as docs/API.md promises, not nginx's HTML page
+    assert r.header("Content-Type").startswith("application/json"), r.header("Content-Type")
+    assert r.json()["success"] is False and "too large" in r.json()["error"], r.text
 
 
 def test_unsupported_content_type_is_415():

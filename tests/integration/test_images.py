@@ -506,7 +506,7 @@ def test_autocrop_removes_flat_border_and_refuses_nothing():
 
 def test_calibration_forms_and_range():
     c = login(srv, "bob")
-    iid = upload(c, png_gray(20, 20), "cal.png").json()["image"]["id"]
+    iid = upload(c, png_gray(60, 50), "cal.png").json()["image"]["id"]
     r = c.get("/api/images/%d/calibration" % iid)
     assert r.status == 200 and r.json()["calibration"] is None
     r = c.api("POST", "/api/images/%d/calibration" % iid, json_body={"um_per_px": 0.25})
@@ -524,7 +524,14 @@ def test_calibration_forms_and_range():
     assert abs(r.json()["calibration"]["um_per_px"] - 0.13671875) < 1e-12
     for bad in ({"um_per_px": 0}, {"um_per_px": 1001}, {"um_per_px": -1}, {},
                 {"um_per_px": 1, "scale_um": 3, "scale_px": 4}, {"scale_um": 3},
-                {"use_suggested": True}, {"um_per_px": "x"}):
+                {"use_suggested": True}, {"um_per_px": "x"},
+                # issue 14 item 9: nothing that makes every extraction fail
+                {"um_per_px": 1e-320}, {"um_per_px": 0.5e-4}, {"um_per_px": 101},
+                {"x1": 0, "y1": 0, "x2": 1e308, "y2": 40, "length_um": 10},
+                {"x1": -1, "y1": 0, "x2": 30, "y2": 40, "length_um": 10},
+                {"x1": 0, "y1": 0, "x2": 30, "y2": 51, "length_um": 10},
+                {"x1": 5, "y1": 5, "x2": 6, "y2": 6, "length_um": 10},
+                {"scale_um": 100, "scale_px": 1}, {"scale_um": 1e-9, "scale_px": 100}):
         r = c.api("POST", "/api/images/%d/calibration" % iid, json_body=bad)
         assert r.status == 422, (bad, r.status)
     ev = sql(srv, "SELECT count(*) FROM events WHERE image_id = ? AND event_type = 'calibration_set'", (iid,))

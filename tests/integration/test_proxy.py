@@ -55,7 +55,10 @@ def test_forwarded_headers_ignored_from_untrusted_addresses():
 
 
 def test_single_sign_on_header_from_trusted_proxy():
-    env = {"FISHSCALE_SSO_HEADER": "X-Remote-User", "FISHSCALE_SSO_CREATE_USERS": "true"}
+    # the proxy's address is given explicitly (issue 14 item 12): here the
+    # test itself, on loopback, plays the proxy
+    env = {"FISHSCALE_SSO_HEADER": "X-Remote-User", "FISHSCALE_SSO_CREATE_USERS": "true",
+           "FISHSCALE_TRUSTED_PROXIES": "127.0.0.1"}
     with Server(env=env) as s:
         c = s.client()
         r = c.get("/api/me", headers={"X-Remote-User": "dora"})

@@ -18,7 +18,10 @@ A response entry is one of
   {"status": 200, "raw": "not json{"} a raw body
   {"drop": true}                      close the connection without answering
 Any entry may carry "delay_ms" (wait before answering). When the script runs
-out, the server answers 500.
+out, the server answers 500. "{{KEY}}" anywhere in an entry (text, message,
+headers, tool arguments) is replaced by the API key the request carried
+(x-api-key, Authorization: Bearer or x-goog-api-key), as providers and
+gateways that echo keys do ("Incorrect API key provided: sk-...").
 
 Control endpoints:
   POST /__script    body {"responses": [...]}: load a script, clear the log
@@ -262,6 +265,11 @@ class Handler(BaseHTTPRequestHandler):
             i = STATE["index"]
             STATE["index"] += 1
             entry = STATE["responses"][i] if i < len(STATE["responses"]) else None
+        if entry is not None and "{{KEY}}" in json.dumps(entry):
+            h = {k.lower(): v for k, v in self.headers.items()}
+            key = h.get("x-api-key") or h.get("x-goog-api-key") or \
+                (h.get("authorization") or "").replace("Bearer ", "", 1)
+            entry = json.loads(json.dumps(entry).replace("{{KEY}}", json.dumps(key)[1:-1]))
         fmt, stream = detect(self.path, body)
         if fmt is None:
             self.send(404, json.dumps({"error": {"message": "unknown endpoint " + self.path}}))

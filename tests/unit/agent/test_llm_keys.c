@@ -137,6 +137,48 @@ static void ollama_host_without_scheme_is_normalised(void **state)
 	assert_non_null(strstr(err, "http:// or https://"));
 }
 
+/* Issue 14 item 6: a model name goes into gemini's URL path. */
+static void model_names_are_validated_and_escaped(void **state)
+{
+	(void)state;
+	char err[256] = "";
+	fs_llm_config c;
+	fs_llm_config_default(&c);
+	c.provider = "gemini";
+	c.api_key = "AIzaTestKey";
+	c.base_url = "http://127.0.0.1:9";
+	c.model = "gemini-2.0-flash";
+	fs_llm *llm = fs_llm_new(&c, err, sizeof(err));
+	assert_non_null(llm);
+	assert_string_equal(fs_llm_url(llm), "http://127.0.0.1:9/v1beta/models/gemini-2.0-flash:generateContent");
+	fs_llm_free(llm);
+	c.model = "tuned/x:1";
+	llm = fs_llm_new(&c, err, sizeof(err));
+	assert_non_null(llm);
+	assert_string_equal(fs_llm_url(llm), "http://127.0.0.1:9/v1beta/models/tuned%2Fx%3A1:generateContent");
+	fs_llm_free(llm);
+	static const char *const bad[] = {"x?key=1", "x#f", "a b", "../../files", "m\nHost: evil", "%2e%2e", "",
+					  NULL};
+	for (int i = 0; bad[i]; i++) {
+		assert_int_equal(fs_llm_model_name_valid(bad[i]), 0);
+		if (!*bad[i])
+			continue;
+		for (int k = 0; k < 3; k++) {
+			c.provider = k == 0 ? "gemini" : k == 1 ? "openai" : "anthropic";
+			c.model = bad[i];
+			assert_null(fs_llm_new(&c, err, sizeof(err)));
+			assert_non_null(strstr(err, "invalid model name"));
+		}
+	}
+	char longname[200];
+	memset(longname, 'a', sizeof longname);
+	longname[128] = 0;
+	assert_int_equal(fs_llm_model_name_valid(longname), 0);
+	longname[127] = 0;
+	assert_int_equal(fs_llm_model_name_valid(longname), 1);
+	assert_int_equal(fs_llm_model_name_valid("anthropic/claude-3.5:beta_1"), 1);
+}
+
 static char *sanitize(const char *s, const char *const *secrets)
 {
 	fs_buf b = FS_BUF_INIT;
@@ -152,6 +194,45 @@ static void secrets_are_redacted(void **state)
 	char *s = sanitize("header x-api-key: sk-ant-api03-XYZ and again sk-ant-api03-XYZ.", sec);
 	assert_string_equal(s, "header x-api-key: [REDACTED] and again [REDACTED].");
 	free(s);
+}
+
+/* Issue 14 item 5: keys that are not configured here, and cut-off copies. */
+static void key_shapes_and_cut_off_keys_are_redacted(void **state)
+{
+	(void)state;
+	static const char *const secrets[] = {"zz-configured-secret-1234", NULL};
+	char *o;
+	o = fs_llm_redact_dup("Incorrect API key provided: sk-proj-abcdefghijklmnop1234. See docs.", secrets);
+	assert_string_equal(o, "Incorrect API key provided: [REDACTED]. See docs.");
+	free(o);
+	o = fs_llm_redact_dup("key=AIzaSyA1234567890abcdefghijklmnopqrstu end", secrets);
+	assert_string_equal(o, "key=[REDACTED] end");
+	free(o);
+	o = fs_llm_redact_dup("Authorization: Bearer abcdefghijklmnop.qrstu", secrets);
+	assert_string_equal(o, "Authorization: Bearer [REDACTED]");
+	free(o);
+	o = fs_llm_redact_dup("cut here zz-configured-se", secrets);
+	assert_string_equal(o, "cut here [REDACTED]");
+	free(o);
+	o = fs_llm_redact_dup("cut here sk-ant-api0", secrets);
+	assert_string_equal(o, "cut here [REDACTED]");
+	free(o);
+	/* ordinary words stay */
+	o = fs_llm_redact_dup("task-management sk-short, risk-assessment-of-the-tubercles", secrets);
+	assert_string_equal(o, "task-management sk-short, risk-assessment-of-the-tubercles");
+	free(o);
+	char buf[40] = "a zz-configured-secret-1234 b";
+	fs_llm_redact_in_place(buf, sizeof buf, secrets);
+	assert_string_equal(buf, "a [REDACTED] b");
+	assert_int_equal(fs_llm_redact_safe_len("hello sk-pr", 11), 6);
+	assert_int_equal(fs_llm_redact_safe_len("hello, ", 7), 7);
+	cJSON *j = cJSON_Parse("{\"note\":\"sk-or-v1-0123456789abcdef0123\",\"n\":[\"zz-configured-secret-1234\"]}");
+	cJSON *r = fs_llm_redact_json(j, secrets);
+	char *txt = cJSON_PrintUnformatted(r);
+	assert_string_equal(txt, "{\"note\":\"[REDACTED]\",\"n\":[\"[REDACTED]\"]}");
+	free(txt);
+	cJSON_Delete(j);
+	cJSON_Delete(r);
 }
 
 static void long_base64_is_truncated_with_its_length(void **state)
@@ -220,7 +301,9 @@ int main(void)
 		cmocka_unit_test(ollama_needs_no_key),
 		cmocka_unit_test(provider_without_key_is_not_created),
 		cmocka_unit_test(ollama_host_without_scheme_is_normalised),
+		cmocka_unit_test(model_names_are_validated_and_escaped),
 		cmocka_unit_test(secrets_are_redacted),
+		cmocka_unit_test(key_shapes_and_cut_off_keys_are_redacted),
 		cmocka_unit_test(long_base64_is_truncated_with_its_length),
 		cmocka_unit_test(key_inside_base64_run_is_redacted),
 		cmocka_unit_test(json_is_sanitized_deeply),

@@ -46,6 +46,19 @@ static void test_field_with_comma_quote_newline_is_quoted(void **state)
 	check_field(" padded", "\" padded\"");
 }
 
+static void test_field_formula_gets_a_quote_prefix(void **state)
+{
+	(void)state;
+	check_field("=SUM(1+1)*cmd|x!A0.tif", "'=SUM(1+1)*cmd|x!A0.tif");
+	check_field("@SUM(1+1)", "'@SUM(1+1)");
+	check_field("+1", "'+1");
+	check_field("-2", "'-2");
+	check_field("\tx", "'\tx");
+	check_field("\rx", "\"'\rx\"");
+	check_field("=a,b", "\"'=a,b\"");
+	check_field("a=b", "a=b");
+}
+
 /* Number of fields in one CSV record, honouring quotes; *end = after it. */
 static int count_fields(const char *s, const char **end)
 {
@@ -190,6 +203,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_field_plain_is_unquoted),
 		cmocka_unit_test(test_field_with_comma_quote_newline_is_quoted),
+		cmocka_unit_test(test_field_formula_gets_a_quote_prefix),
 		cmocka_unit_test(test_tubercles_csv_rows),
 		cmocka_unit_test(test_edges_csv_keeps_negative_distance),
 		cmocka_unit_test(test_summary_header_and_row_have_same_width),

@@ -290,12 +290,29 @@ static void throttle_counts_per_account_and_address(void **state)
 {
 	fs_db *db = *state;
 	int retry;
+	/* issue 14 item 13: per (account, address), with growing waits */
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(fs_throttle_record(db, "tom", "10.0.0.1", 1000 + i), 0);
-	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.9", 3, 600, 1010, &retry), 1);
-	assert_int_equal(retry, 591);
-	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.9", 4, 600, 1010, &retry), 0);
-	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.9", 3, 600, 1601, &retry), 0); /* window passed */
+	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.1", 3, 600, 1010, &retry), 1);
+	assert_int_equal(retry, 1002 + 20 - 1010); /* window/30 = 20 s after the latest failure */
+	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.9", 3, 600, 1010, &retry), 0); /* another address */
+	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.1", 4, 600, 1010, &retry), 0);
+	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.1", 3, 600, 1022, &retry), 0); /* waited */
+	assert_int_equal(fs_throttle_record(db, "tom", "10.0.0.1", 1022), 0);
+	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.1", 3, 600, 1023, &retry), 1);
+	assert_int_equal(retry, 1022 + 40 - 1023); /* twice as long */
+	assert_int_equal(fs_throttle_record(db, "tom", "10.0.0.1", 1062), 0);
+	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.1", 3, 600, 1062, &retry), 1);
+	assert_int_equal(retry, 80);
+	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.1", 3, 600, 1700, &retry), 0); /* window passed */
+	/* the account from many addresses: 20 x 3 */
+	for (int i = 0; i < 60; i++) {
+		char addr[32];
+		snprintf(addr, sizeof addr, "10.1.0.%d", i);
+		fs_throttle_record(db, "ann", addr, 3000);
+	}
+	assert_int_equal(fs_throttle_check(db, "ann", "10.2.0.1", 3, 600, 3001, &retry), 1);
+	assert_int_equal(retry, 600);
 	/* many accounts from one address */
 	for (int i = 0; i < 12; i++) {
 		char login[16];
@@ -304,8 +321,8 @@ static void throttle_counts_per_account_and_address(void **state)
 	}
 	assert_int_equal(fs_throttle_check(db, "fresh", "10.0.0.7", 3, 600, 2001, &retry), 1);
 	assert_int_equal(fs_throttle_check(db, "fresh", "10.0.0.8", 3, 600, 2001, &retry), 0);
-	assert_int_equal(fs_throttle_clear(db, "tom"), 0);
-	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.9", 3, 600, 1010, &retry), 0);
+	assert_int_equal(fs_throttle_clear(db, "tom", "10.0.0.1"), 0);
+	assert_int_equal(fs_throttle_check(db, "tom", "10.0.0.1", 3, 600, 1063, &retry), 0);
 }
 
 int main(void)
