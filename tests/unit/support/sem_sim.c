@@ -1,0 +1,580 @@
+/* sem_sim.c - SEM image formation over a dome height field (see sem_sim.h). */
+#include "sem_sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+
+#include "analysis/preprocess.h"
+
+typedef unsigned long long rng_t;
+
+static unsigned long long rng_next(rng_t *s)
+{
+	/* xorshift64*: deterministic across platforms */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+static double rng_uniform(rng_t *s)
+{
+	return (double)(rng_next(s) >> 11) / 9007199254740992.0;
+}
+
+static double rng_gauss(rng_t *s)
+{
+	double u = rng_uniform(s), v = rng_uniform(s);
+	if (u < 1e-300)
+		u = 1e-300;
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+void sem_defaults(sem_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->width = 320;
+	o->height = 256;
+	o->pitch = 24;
+	o->fill = 0.5;
+	o->profile = 1;
+	o->h_over_r = 0.5;
+	o->radius_jitter = 0.04;
+	o->pos_jitter = 0.02;
+	o->undulation = 2;
+	o->roughness = 0.05;
+	o->secant_n = 1.0;
+	o->det_elevation = 35 * M_PI / 180;
+	o->det_strength = 0.5;
+	o->shadow = 0.5;
+	o->edge = 0.5;
+	o->beam_blur = 0.8;
+	o->dose = 600;
+	o->bits = 8;
+	o->drift = 0.1;
+	o->scan_blur = 0.6;
+	o->resample = 1;
+	o->seed = 1;
+}
+
+void sem_truth_free(sem_truth *t)
+{
+	if (!t)
+		return;
+	free(t->x);
+	free(t->y);
+	free(t->d);
+	free(t->inside);
+	free(t->pi);
+	free(t->pj);
+	free(t->space);
+	memset(t, 0, sizeof *t);
+}
+
+/* Dome height at u = r / R in [0, 1] for height H: profile 0..1 blends the
+ * spherical cap into the paraboloid, 1..2 raises the exponent of
+ * 1 - u^k from 2 to 6 (a flat top with steep sides). */
+static double dome_z(double u, double H, double profile)
+{
+	if (u >= 1)
+		return 0;
+	if (profile <= 1) {
+		double Rs = (1 + H * H) / (2 * H); /* sphere radius for R = 1 */
+		double sph = sqrt(fmax(0, Rs * Rs - u * u)) - (Rs - H);
+		double par = H * (1 - u * u);
+		return (1 - profile) * sph + profile * par;
+	}
+	double k = 2 + 4 * (profile - 1);
+	return H * (1 - pow(u, k));
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return x < y ? -1 : x > y;
+}
+
+typedef struct site {
+	double x, y, R;
+	int i, j, present;
+} site;
+
+static int cmp_site(const void *a, const void *b)
+{
+	const site *p = a, *q = b;
+	if (p->i != q->i)
+		return p->i < q->i ? -1 : 1;
+	return (p->j > q->j) - (p->j < q->j);
+}
+
+static long find_site(const site *s, size_t n, int i, int j)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (s[m].i < i || (s[m].i == i && s[m].j < j))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < n && s[lo].i == i && s[lo].j == j ? (long)lo : -1;
+}
+
+static int jpeg_roundtrip(fs_image *img, int quality)
+{
+	int w = img->width, h = img->height, rc = -1;
+	unsigned char *buf = NULL;
+	unsigned long len = 0;
+	unsigned char *row = malloc((size_t)w);
+	if (!row)
+		return -1;
+	struct jpeg_compress_struct c;
+	struct jpeg_error_mgr je;
+	c.err = jpeg_std_error(&je);
+	jpeg_create_compress(&c);
+	jpeg_mem_dest(&c, &buf, &len);
+	c.image_width = (JDIMENSION)w;
+	c.image_height = (JDIMENSION)h;
+	c.input_components = 1;
+	c.in_color_space = JCS_GRAYSCALE;
+	jpeg_set_defaults(&c);
+	jpeg_set_quality(&c, quality, TRUE);
+	jpeg_start_compress(&c, TRUE);
+	while (c.next_scanline < (JDIMENSION)h) {
+		const float *s = img->data + (size_t)c.next_scanline * w;
+		for (int x = 0; x < w; x++) {
+			double v = s[x] < 0 ? 0 : s[x] > 1 ? 1 : s[x];
+			row[x] = (unsigned char)lround(v * 255);
+		}
+		JSAMPROW rp = row;
+		jpeg_write_scanlines(&c, &rp, 1);
+	}
+	jpeg_finish_compress(&c);
+	jpeg_destroy_compress(&c);
+	struct jpeg_decompress_struct d;
+	d.err = jpeg_std_error(&je);
+	jpeg_create_decompress(&d);
+	jpeg_mem_src(&d, buf, len);
+	if (jpeg_read_header(&d, TRUE) == JPEG_HEADER_OK) {
+		d.out_color_space = JCS_GRAYSCALE;
+		jpeg_start_decompress(&d);
+		while (d.output_scanline < d.output_height) {
+			float *o = img->data + (size_t)d.output_scanline * w;
+			JSAMPROW rp = row;
+			jpeg_read_scanlines(&d, &rp, 1);
+			for (int x = 0; x < w; x++)
+				o[x] = row[x] / 255.0f;
+		}
+		jpeg_finish_decompress(&d);
+		rc = 0;
+	}
+	jpeg_destroy_decompress(&d);
+	free(buf);
+	free(row);
+	return rc;
+}
+
+/* Bilinear resampling by factor s (< 1 shrinks after an anti-alias blur). */
+static fs_image *resample(const fs_image *src, double s)
+{
+	char err[128];
+	int w = (int)lround(src->width * s), h = (int)lround(src->height * s);
+	if (w < 8 || h < 8)
+		return NULL;
+	fs_image *b = s < 1 ? fs_gaussian_blurred(src, 0.5 / s, err, sizeof err) : fs_image_clone(src);
+	fs_image *o = b ? fs_image_new(w, h) : NULL;
+	if (!o) {
+		fs_image_free(b);
+		return NULL;
+	}
+	for (int y = 0; y < h; y++) {
+		for (int x = 0; x < w; x++) {
+			double sx = (x + 0.5) / s - 0.5, sy = (y + 0.5) / s - 0.5;
+			if (sx < 0)
+				sx = 0;
+			if (sy < 0)
+				sy = 0;
+			if (sx > b->width - 1)
+				sx = b->width - 1;
+			if (sy > b->height - 1)
+				sy = b->height - 1;
+			int x0 = (int)sx, y0 = (int)sy;
+			int x1 = x0 + 1 < b->width ? x0 + 1 : x0, y1 = y0 + 1 < b->height ? y0 + 1 : y0;
+			double fx = sx - x0, fy = sy - y0;
+			const float *d = b->data;
+			double a = d[(size_t)y0 * b->width + x0] * (1 - fx) + d[(size_t)y0 * b->width + x1] * fx;
+			double c = d[(size_t)y1 * b->width + x0] * (1 - fx) + d[(size_t)y1 * b->width + x1] * fx;
+			o->data[(size_t)y * w + x] = (float)(a * (1 - fy) + c * fy);
+		}
+	}
+	fs_image_free(b);
+	return o;
+}
+
+fs_image *sem_make(const sem_opts *o, sem_truth *t)
+{
+	memset(t, 0, sizeof *t);
+	char err[128];
+	int W = o->width, H = o->height;
+	if (W < 16 || H < 16 || o->pitch < 4 || o->fill <= 0 || o->fill >= 0.95 ||
+	    o->h_over_r <= 0 || !(o->resample > 0))
+		return NULL;
+	rng_t rng = 0x9E3779B97F4A7C15ULL ^ ((rng_t)o->seed * 0xD1B54A32D192ED69ULL);
+	if (!rng)
+		rng = 1;
+	rng_next(&rng);
+	double *z = calloc((size_t)W * H, sizeof *z);
+	fs_image *sig = fs_image_new(W, H), *out = NULL;
+	site *s = NULL;
+	size_t ns = 0;
+	if (!z || !sig)
+		goto fail;
+	/* The surface: undulation (two slanted waves of ~7 pitches) and fine
+	 * roughness (white noise smoothed over ~1 px). */
+	{
+		fs_image *r = fs_image_new(W, H);
+		if (!r)
+			goto fail;
+		for (size_t k = 0; k < (size_t)W * H; k++)
+			r->data[k] = (float)rng_gauss(&rng);
+		if (fs_gaussian_blur(r, 1.0, err, sizeof err)) {
+			fs_image_free(r);
+			goto fail;
+		}
+		/* a Gaussian of sigma 1 leaves SD 1 / (2 sqrt(pi)) of white noise */
+		double rs = o->roughness * 2 * sqrt(M_PI);
+		double L = 7 * o->pitch, p1 = 2 * M_PI * rng_uniform(&rng), p2 = 2 * M_PI * rng_uniform(&rng);
+		for (int y = 0; y < H; y++)
+			for (int x = 0; x < W; x++)
+				z[(size_t)y * W + x] =
+					o->undulation * 0.5 *
+						(sin(2 * M_PI * (0.8 * x + 0.6 * y) / L + p1) +
+						 sin(2 * M_PI * (-0.3 * x + 0.95 * y) / (1.3 * L) + p2)) +
+					rs * r->data[(size_t)y * W + x];
+		fs_image_free(r);
+	}
+	/* Sites of the lattice covering the frame. */
+	double ax = o->pitch * cos(o->angle), ay = o->pitch * sin(o->angle);
+	double bx = o->pitch * cos(o->angle + M_PI / 3), by = o->pitch * sin(o->angle + M_PI / 3);
+	int range = (int)((W + H) / (o->pitch * 0.8)) + 3;
+	size_t cap = 0;
+	double cx = W / 2.0, cy = H / 2.0;
+	for (int i = -range; i <= range; i++) {
+		for (int j = -range; j <= range; j++) {
+			double x = cx + i * ax + j * bx, y = cy + i * ay + j * by;
+			double R0 = 0.5 * o->fill * o->pitch;
+			if (x < -2 * R0 || y < -2 * R0 || x > W + 2 * R0 || y > H + 2 * R0)
+				continue;
+			if (ns == cap) {
+				cap = cap ? 2 * cap : 256;
+				site *ps = realloc(s, cap * sizeof *s);
+				if (!ps)
+					goto fail;
+				s = ps;
+			}
+			site *q = &s[ns++];
+			q->i = i;
+			q->j = j;
+			q->present = rng_uniform(&rng) >= o->missing;
+			q->x = x + o->pos_jitter * o->pitch * rng_gauss(&rng);
+			q->y = y + o->pos_jitter * o->pitch * rng_gauss(&rng);
+			double jr = o->radius_jitter * rng_gauss(&rng);
+			jr = jr < -0.25 ? -0.25 : jr > 0.25 ? 0.25 : jr;
+			q->R = R0 * (1 + jr);
+		}
+	}
+	/* Domes stand on the surface (added heights; they do not overlap at
+	 * fill <= 0.8 with the jitters used). */
+	for (size_t k = 0; k < ns; k++) {
+		if (!s[k].present)
+			continue;
+		double R = s[k].R;
+		int x0 = (int)floor(s[k].x - R), x1 = (int)ceil(s[k].x + R);
+		int y0 = (int)floor(s[k].y - R), y1 = (int)ceil(s[k].y + R);
+		for (int y = y0 < 0 ? 0 : y0; y <= y1 && y < H; y++) {
+			for (int x = x0 < 0 ? 0 : x0; x <= x1 && x < W; x++) {
+				double u = hypot(x - s[k].x, y - s[k].y) / R;
+				if (u < 1)
+					z[(size_t)y * W + x] += R * dome_z(u, o->h_over_r, o->profile);
+			}
+		}
+	}
+	/* SE signal. */
+	double ca = cos(o->det_azimuth), sa = sin(o->det_azimuth);
+	double ce = cos(o->det_elevation), se = sin(o->det_elevation);
+	double te = se / fmax(ce, 1e-3);
+	double zmax = -INFINITY, zmin = INFINITY;
+	for (size_t k = 0; k < (size_t)W * H; k++) {
+		zmax = fmax(zmax, z[k]);
+		zmin = fmin(zmin, z[k]);
+	}
+	for (int y = 0; y < H; y++) {
+		for (int x = 0; x < W; x++) {
+			int xl = x > 0 ? x - 1 : x, xr = x < W - 1 ? x + 1 : x;
+			int yu = y > 0 ? y - 1 : y, yd = y < H - 1 ? y + 1 : y;
+			double gx = (z[(size_t)y * W + xr] - z[(size_t)y * W + xl]) / (xr - xl);
+			double gy = (z[(size_t)yd * W + x] - z[(size_t)yu * W + x]) / (yd - yu);
+			double g2 = gx * gx + gy * gy;
+			double sec = sqrt(1 + g2);
+			if (sec > 6)
+				sec = 6;
+			double yield = pow(sec, o->secant_n);
+			double nd = (-gx * ce * ca - gy * ce * sa + se) / sqrt(1 + g2);
+			double dirf = 1 + o->det_strength * (nd - se);
+			if (dirf < 0.05)
+				dirf = 0.05;
+			/* Shadowing: the straight path towards the detector passes
+			 * under the surface somewhere. */
+			double z0 = z[(size_t)y * W + x];
+			double shade = 1;
+			if (o->shadow > 0 && ce > 1e-3) {
+				double L = (zmax - z0) / te;
+				for (double st = 1; st <= L; st += 1) {
+					int xx = (int)lround(x + st * ca), yy = (int)lround(y + st * sa);
+					if (xx < 0 || yy < 0 || xx >= W || yy >= H)
+						break;
+					if (z[(size_t)yy * W + xx] > z0 + st * te) {
+						shade = 1 - o->shadow;
+						break;
+					}
+				}
+			}
+			/* Edge brightening: convexity (negative Laplacian) of the
+			 * surface, capped. */
+			double lap = z[(size_t)y * W + xl] + z[(size_t)y * W + xr] + z[(size_t)yu * W + x] +
+				     z[(size_t)yd * W + x] - 4 * z0;
+			double edge = o->edge * fmin(1.5, fmax(0, -lap));
+			sig->data[(size_t)y * W + x] = (float)(yield * dirf * shade + edge);
+		}
+	}
+	free(z);
+	z = NULL;
+	if (o->beam_blur > 0 && fs_gaussian_blur(sig, o->beam_blur, err, sizeof err))
+		goto fail;
+	/* Detector response: the operator sets brightness and contrast so that
+	 * the signal spans most of the range (its 1st..99th percentile to
+	 * 0.12..0.88), then drift, shot noise, quantisation. */
+	double lo, hi;
+	{
+		size_t nsm = 0, step = 7;
+		size_t tot = (size_t)W * H;
+		float *smp = malloc((tot / step + 1) * sizeof *smp);
+		if (!smp)
+			goto fail;
+		for (size_t k2 = 0; k2 < tot; k2 += step)
+			smp[nsm++] = sig->data[k2];
+		qsort(smp, nsm, sizeof *smp, cmp_float);
+		lo = smp[(size_t)(0.01 * (nsm - 1))];
+		hi = smp[(size_t)(0.99 * (nsm - 1))];
+		free(smp);
+		if (hi - lo < 1e-6)
+			hi = lo + 1e-6;
+	}
+	double g0 = 0.95 + 0.1 * rng_uniform(&rng), o0 = 0.02 * (rng_uniform(&rng) - 0.5);
+	for (int y = 0; y < H; y++) {
+		for (int x = 0; x < W; x++) {
+			double gain = 0.76 * g0 / (hi - lo) * (1 + o->drift * (x / (double)W - 0.5));
+			double off = 0.12 + o0 + 0.1 * o->drift * sin(2 * M_PI * y / H);
+			double v = off + gain * (sig->data[(size_t)y * W + x] - lo);
+			if (o->dose > 0)
+				v += sqrt(fmax(v, 0) / o->dose) * rng_gauss(&rng);
+			v = v < 0 ? 0 : v > 1 ? 1 : v;
+			if (o->bits == 8)
+				v = lround(v * 255) / 255.0;
+			else if (o->bits == 16)
+				v = lround(v * 65535) / 65535.0;
+			sig->data[(size_t)y * W + x] = (float)v;
+		}
+	}
+	/* Non-scale parts of the frame: the paper margin, the black surround
+	 * with a label (blocks of "text") and a scale bar. */
+	int mt = o->margin_top < H / 2 ? o->margin_top : H / 2;
+	int bl = o->black_left < W / 2 ? o->black_left : W / 2;
+	for (int y = 0; y < mt; y++)
+		for (int x = 0; x < W; x++)
+			sig->data[(size_t)y * W + x] = (float)(0.96 + 0.02 * rng_uniform(&rng));
+	for (int y = mt; y < H; y++) {
+		for (int x = 0; x < bl; x++) {
+			float v = (float)(0.03 * rng_uniform(&rng));
+			int lx = x - bl / 8, ly = y - mt - 10;
+			/* text: 5 x 7 blocks in a row of characters */
+			if (bl >= 24 && lx >= 0 && lx < bl * 3 / 4 && ly >= 0 && ly < 7 && (lx % 7) < 5 &&
+			    ((lx / 7 + ly) % 3) != 0)
+				v = 0.95f;
+			/* the scale bar, 4 px high, 20 px from the bottom */
+			if (bl >= 24 && y >= H - 24 && y < H - 20 && lx >= 0 && lx < bl * 3 / 4)
+				v = 0.97f;
+			sig->data[(size_t)y * W + x] = v;
+		}
+	}
+	/* Reproduction: a 45° halftone screen (coverage of dark ink dots
+	 * integrated over 3 x 3 subsamples per scanner pixel), scan blur. */
+	if (o->halftone > 0) {
+		double P = o->halftone;
+		for (int y = 0; y < H; y++) {
+			for (int x = 0; x < W; x++) {
+				double v = sig->data[(size_t)y * W + x], acc = 0;
+				for (int sy = 0; sy < 3; sy++) {
+					for (int sx = 0; sx < 3; sx++) {
+						double px = x + (sx - 1) / 3.0, py = y + (sy - 1) / 3.0;
+						double u = (px + py) / M_SQRT2, w = (px - py) / M_SQRT2;
+						double spot = 0.5 + 0.25 * (cos(2 * M_PI * u / P) +
+									    cos(2 * M_PI * w / P));
+						acc += v > spot ? 1 : 0;
+					}
+				}
+				sig->data[(size_t)y * W + x] = (float)(0.05 + 0.9 * acc / 9);
+			}
+		}
+	}
+	if (o->scan_blur > 0 && (o->halftone > 0 || o->resample != 1 || o->jpeg_quality > 0) &&
+	    fs_gaussian_blur(sig, o->scan_blur, err, sizeof err))
+		goto fail;
+	double sc = o->resample;
+	if (sc != 1) {
+		out = resample(sig, sc);
+		if (!out)
+			goto fail;
+		fs_image_free(sig);
+		sig = NULL;
+	} else {
+		out = sig;
+		sig = NULL;
+	}
+	if (o->jpeg_quality > 0 && jpeg_roundtrip(out, o->jpeg_quality))
+		goto fail;
+	/* Truth in output pixels. */
+	t->width = out->width;
+	t->height = out->height;
+	t->pitch = o->pitch * sc;
+	t->rx0 = bl * sc;
+	t->ry0 = mt * sc;
+	t->rx1 = W * sc;
+	t->ry1 = H * sc;
+	qsort(s, ns, sizeof *s, cmp_site);
+	size_t np = 0;
+	for (size_t k = 0; k < ns; k++)
+		np += s[k].present;
+	t->x = malloc((np + 1) * sizeof *t->x);
+	t->y = malloc((np + 1) * sizeof *t->y);
+	t->d = malloc((np + 1) * sizeof *t->d);
+	t->inside = malloc((np + 1) * sizeof *t->inside);
+	long *idx = malloc((ns + 1) * sizeof *idx);
+	t->pi = malloc((3 * np + 1) * sizeof *t->pi);
+	t->pj = malloc((3 * np + 1) * sizeof *t->pj);
+	t->space = malloc((3 * np + 1) * sizeof *t->space);
+	if (!t->x || !t->y || !t->d || !t->inside || !idx || !t->pi || !t->pj || !t->space) {
+		free(idx);
+		goto fail;
+	}
+	for (size_t k = 0; k < ns; k++) {
+		idx[k] = -1;
+		if (!s[k].present)
+			continue;
+		/* a rendered pixel x covers output [x, x + 1) * sc */
+		double X = (s[k].x + 0.5) * sc - 0.5, Y = (s[k].y + 0.5) * sc - 0.5, D = 2 * s[k].R * sc;
+		if (X < -D / 2 || Y < -D / 2 || X > t->width - 1 + D / 2 || Y > t->height - 1 + D / 2)
+			continue;
+		idx[k] = (long)t->n;
+		t->x[t->n] = X;
+		t->y[t->n] = Y;
+		t->d[t->n] = D;
+		t->inside[t->n] = X - D / 2 >= t->rx0 && Y - D / 2 >= t->ry0 && X + D / 2 <= t->rx1 - 1 &&
+				  Y + D / 2 <= t->ry1 - 1;
+		t->n++;
+	}
+	static const int nb[3][2] = {{1, 0}, {0, 1}, {-1, 1}};
+	for (size_t k = 0; k < ns; k++) {
+		if (idx[k] < 0)
+			continue;
+		for (int q = 0; q < 3; q++) {
+			long m = find_site(s, ns, s[k].i + nb[q][0], s[k].j + nb[q][1]);
+			if (m < 0 || idx[m] < 0)
+				continue;
+			size_t a = (size_t)idx[k], b = (size_t)idx[m];
+			t->pi[t->n_pairs] = (int)a;
+			t->pj[t->n_pairs] = (int)b;
+			t->space[t->n_pairs] =
+				hypot(t->x[a] - t->x[b], t->y[a] - t->y[b]) - 0.5 * (t->d[a] + t->d[b]);
+			t->n_pairs++;
+		}
+	}
+	free(idx);
+	free(s);
+	return out;
+fail:
+	free(z);
+	free(s);
+	fs_image_free(sig);
+	fs_image_free(out);
+	sem_truth_free(t);
+	return NULL;
+}
+
+typedef struct pair {
+	double d;
+	int det, tru;
+} pair;
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const pair *p = a, *q = b;
+	if (p->d != q->d)
+		return p->d < q->d ? -1 : 1;
+	if (p->det != q->det)
+		return p->det - q->det;
+	return p->tru - q->tru;
+}
+
+int sem_match(const sem_truth *t, const double *xs, const double *ys, size_t n, double max_dist,
+	      int *match_of_det, int *match_of_truth)
+{
+	size_t np = 0, cap = 0;
+	pair *p = NULL;
+	int *md = malloc((n + 1) * sizeof *md), *mt = malloc((t->n + 1) * sizeof *mt);
+	if (!md || !mt)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		md[i] = -1;
+		for (size_t j = 0; j < t->n; j++) {
+			double d = hypot(xs[i] - t->x[j], ys[i] - t->y[j]);
+			if (d > max_dist)
+				continue;
+			if (np == cap) {
+				cap = cap ? 2 * cap : 1024;
+				pair *q = realloc(p, cap * sizeof *p);
+				if (!q)
+					goto fail;
+				p = q;
+			}
+			p[np++] = (pair){d, (int)i, (int)j};
+		}
+	}
+	for (size_t j = 0; j < t->n; j++)
+		mt[j] = -1;
+	if (np)
+		qsort(p, np, sizeof *p, cmp_pair);
+	for (size_t k = 0; k < np; k++) {
+		if (md[p[k].det] >= 0 || mt[p[k].tru] >= 0)
+			continue;
+		md[p[k].det] = p[k].tru;
+		mt[p[k].tru] = p[k].det;
+	}
+	if (match_of_det)
+		memcpy(match_of_det, md, n * sizeof *md);
+	if (match_of_truth)
+		memcpy(match_of_truth, mt, t->n * sizeof *mt);
+	free(p);
+	free(md);
+	free(mt);
+	return 0;
+fail:
+	free(p);
+	free(md);
+	free(mt);
+	return -1;
+}

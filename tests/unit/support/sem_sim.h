@@ -1,0 +1,97 @@
+/*
+ * sem_sim.h - a physically based simulator of secondary-electron (SEM)
+ * images of a tuberculated scale surface, with exact truth, for the
+ * accuracy tests of the diameter measurement (issue 13) and the benchmark.
+ *
+ * The scene is a height field: domes on a hexagonal lattice (base radius R
+ * is the truth; profiles from spherical cap through paraboloid to
+ * flat-topped; height H = h_over_r x R; radius and position jitter; missing
+ * sites) on a surface with low-frequency undulation and fine roughness.
+ * The image is formed from it as an SE detector sees it:
+ *   yield = sec(tilt)^n           (secant law, tilt from the local slope)
+ *         x (1 + k (n.d - sin e)) (side detector at azimuth a, elevation e:
+ *                                  slopes facing it brighter, away darker)
+ *         x (1 - s)  where the path to the detector is blocked (shadowing)
+ *         + edge x convexity      (edge brightening: electrons escape from
+ *                                  convex rims)
+ * then beam blur, brightness/contrast drift, shot noise and 8/16-bit
+ * quantisation; optionally the reproduction of a published figure: a 45°
+ * halftone screen, scan blur, resampling and JPEG compression. Parts of the
+ * frame can be non-scale: a white paper margin at the top, a black
+ * surround at the left holding a label and a scale bar.
+ *
+ * Truth: the centres and base diameters of the domes (output pixels), the
+ * edge-to-edge spaces between true neighbours (both sites present), and the
+ * scale region (a rectangle).
+ *
+ * Ownership: sem_make returns a new fs_image (free with fs_image_free) and
+ * fills a sem_truth whose arrays are freed by sem_truth_free.
+ * Deterministic: the same options (seed included) give the same image.
+ */
+#ifndef SEM_SIM_H
+#define SEM_SIM_H
+
+#include <stddef.h>
+
+#include "image/image.h"
+
+typedef struct sem_opts {
+	int width, height;   /* rendered size, before resampling */
+	double pitch;        /* centre distance of neighbours, px */
+	double fill;         /* base diameter / pitch, 0.1..0.9 */
+	double angle;        /* lattice rotation, radians */
+	double profile;      /* 0 spherical cap, 1 paraboloid, 2 flat-topped (continuous) */
+	double h_over_r;     /* dome height / base radius */
+	double radius_jitter; /* relative SD of R */
+	double pos_jitter;   /* SD of the position, fraction of the pitch */
+	double missing;      /* fraction of sites without a dome */
+	double undulation;   /* amplitude of the low-frequency surface, px of height */
+	double roughness;    /* SD of the fine roughness, px of height */
+	double secant_n;     /* exponent of the secant law */
+	double det_azimuth;  /* radians, direction towards the detector (x right, y down) */
+	double det_elevation; /* radians above the surface plane */
+	double det_strength; /* k: 0 = no directional contrast */
+	double shadow;       /* depth of the shadow, 0..1 */
+	double edge;         /* edge brightening strength */
+	double beam_blur;    /* sigma, px */
+	double dose;         /* electrons per unit signal for shot noise; 0 = none */
+	int bits;            /* 8 or 16; 0 = no quantisation */
+	double drift;        /* brightness / contrast drift amplitude (0..0.3) */
+	double halftone;     /* period of the 45° screen, px; 0 = none */
+	double scan_blur;    /* sigma after the halftone, px */
+	double resample;     /* output scale factor (1 = none) */
+	int jpeg_quality;    /* 0 = none, else 1..100 */
+	int margin_top;      /* white paper band at the top, px (rendered) */
+	int black_left;      /* black surround at the left, px, with label and bar */
+	unsigned seed;
+} sem_opts;
+
+typedef struct sem_truth {
+	size_t n;             /* domes rendered (centre anywhere in the frame) */
+	double *x, *y, *d;    /* centre and base diameter, output px */
+	int *inside;          /* 1 when the whole base lies in the scale region */
+	size_t n_pairs;       /* true neighbour pairs (both present) */
+	int *pi, *pj;         /* indices into x, y, d */
+	double *space;        /* edge-to-edge space of each pair, output px */
+	double rx0, ry0, rx1, ry1; /* the scale region [rx0, rx1) x [ry0, ry1), output px */
+	double pitch;         /* output px */
+	int width, height;    /* output size */
+} sem_truth;
+
+/* Defaults: 320x256, pitch 24, fill 0.5, paraboloid h/R 0.5, detector at
+ * azimuth 0, elevation 35°, moderate noise, 8-bit, no reproduction. */
+void sem_defaults(sem_opts *o);
+/* Returns the image or NULL (bad options, out of memory); t is filled. */
+fs_image *sem_make(const sem_opts *o, sem_truth *t);
+void sem_truth_free(sem_truth *t);
+
+/*
+ * Greedy one-to-one matching of detections (xs, ys; n) to the truth by
+ * distance, within max_dist. match_of_det[i] (n entries, may be NULL) gets
+ * the truth index or -1; match_of_truth (t->n entries, may be NULL) the
+ * detection or -1. Returns 0, -1 on out of memory.
+ */
+int sem_match(const sem_truth *t, const double *xs, const double *ys, size_t n, double max_dist,
+	      int *match_of_det, int *match_of_truth);
+
+#endif
