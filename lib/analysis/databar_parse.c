@@ -230,19 +230,30 @@ double fs_databar_parse_label(const char *text, int descender, double *value, ch
 	size_t k = 0;
 	while (*s == ' ')
 		s++;
+	int last_mapped = 0;
 	for (; *s && k + 1 < sizeof num; s++) {
 		char c = *s;
+		int mapped = c == 'l' || c == 'i'; /* a stroke: a 1, or the µ's stem */
 		if (c == 'l' || c == 'i')
 			c = '1';
 		else if (c == 's')
 			c = '5';
 		else if (c == 'o')
 			c = '0';
-		if (isdigit((unsigned char)c) || c == '.' || c == ',')
+		if (isdigit((unsigned char)c) || c == '.' || c == ',') {
 			num[k++] = c;
-		else if (c != ' ')
+			last_mapped = mapped;
+		} else if (c != ' ') {
 			break;
+		}
 	}
+	/*
+	 * An l or i read for a 1 right before the unit, after other digits, is
+	 * the µ's stem when the word has a descender ("100lum" is 100 µm), not
+	 * one more digit.
+	 */
+	if (descender && last_mapped && k > 1)
+		k--;
 	num[k] = '\0';
 	char rest[32];
 	size_t r = 0;
