@@ -182,6 +182,7 @@ export function initImageTabs(ws) {
   };
   let dataBar = null;
   let dataBarFor = null;
+  let refreshedFor = null;
   let onCalibrationTab = false;
   function highlightDataBar() {
     const show = onCalibrationTab && dataBar && dataBar.found && dataBar.on_current_image;
@@ -195,6 +196,19 @@ export function initImageTabs(ws) {
     const res = await api('GET', `api/images/${id}/calibration`);
     if (!res.ok || store.imageId !== id) return;
     const j = res.data;
+    const mine = store.image && store.image.calibration;
+    const key = `${id}:${j.calibration && j.calibration.um_per_px}`;
+    if ((j.calibration && j.calibration.um_per_px) !== (mine && mine.um_per_px) && refreshedFor !== key) {
+      refreshedFor = key;
+      // calibrated meanwhile: by the upload setting (once the bar was read) or elsewhere
+      await store.loadImage();
+      await store.reload();
+      renderInfo();
+      ws.render();
+      if (j.calibration && j.calibration.method === 'data_bar') toast(`Calibration set from the SEM data bar: ${fmt(j.calibration.um_per_px, 4)} µm/px`, 'success');
+      renderCalibration();
+      return;
+    }
     dataBar = j.data_bar;
     dataBarFor = id;
     const sug = (j.suggested || []).find(x => x.method === 'data_bar');

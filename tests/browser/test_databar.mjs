@@ -3,7 +3,7 @@
 // tab then shows "20 µm = 139.0 px" with its confidence and the
 // magnification, the detected data bar is drawn over the image, and one
 // click applies it. A paper figure says it has no data bar.
-import { assert, PAPER, withImage } from './helpers.mjs';
+import { assert, login, PAPER, uploadThroughLibrary, withCleanup, withImage } from './helpers.mjs';
 
 const SEM = 'tests/fixtures/sem/M_kelleri_HLMD-Me_15576_ventral_detail.tif';
 
@@ -37,5 +37,32 @@ export async function testPaperFigureHasNoDataBar(t) {
     await page.waitForFunction(() => /No SEM data bar/.test(document.querySelector('#cal-databar-status').textContent), null, { timeout: 120000 });
     assert(await page.isHidden('#cal-databar'), 'no suggestion');
     assert(!(await page.evaluate(() => window.fishscale.store.temp.databar)), 'nothing drawn');
+  });
+}
+
+export async function testSettingCalibratesNewUploadsFromTheirDataBar(t) {
+  await withCleanup(t, async () => {
+    const { page, server } = t;
+    await login(page, server);
+    // the setting is in the Settings tab of a workspace: open one on a paper figure first
+    await uploadThroughLibrary(page, server, PAPER + 'P1_Fig2_Polypterus_bichir_2.63um.tif');
+    await page.click('[data-tab=settings]');
+    const box = '#s-auto_calibrate_data_bar';
+    assert(!(await page.isChecked(box)), 'off by default');
+    await page.check(box);
+    await page.waitForFunction(() => window.fishscale && document.querySelector('#settings-status').textContent === 'Saved.');
+    try {
+      await page.goto(server.url);
+      await uploadThroughLibrary(page, server, SEM);
+      // read in the background, then applied by itself: the tab follows without a reload
+      await page.waitForFunction(() => document.querySelector('#cal-method').textContent === 'Data bar', null, { timeout: 120000 });
+      const v = parseFloat(await page.textContent('#cal-value'));
+      assert(Math.abs(v - 0.1439) <= 0.001, 'applied 0.1439 µm/px, got ' + v);
+    } finally {
+      await page.evaluate(async () => {
+        const base = document.body.dataset.base, csrf = document.body.dataset.csrf;
+        await fetch(base + 'api/settings', { method: 'PUT', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf }, body: JSON.stringify({ settings: { auto_calibrate_data_bar: null } }) });
+      });
+    }
   });
 }
