@@ -835,6 +835,35 @@ static int h_calibration_get(fs_req *r, fs_resp *w)
 	return 0;
 }
 
+/*
+ * Reads the data bar again (or for the first time: images uploaded before
+ * data bars were read): in the background, as after an upload. 409 while a
+ * reading is pending.
+ */
+static int h_databar_read(fs_req *r, fs_resp *w)
+{
+	fs_image_rec rec;
+	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_MANAGE, &rec);
+	if (rc)
+		return refuse(r, w, rc);
+	fs_image_databar *row = calloc(1, sizeof *row);
+	if (!row)
+		return FS_DB_ERROR;
+	int pending = fs_image_databar_get(r->app->db, rec.id, row) == FS_DB_OK && !strcmp(row->state, "pending");
+	free(row);
+	if (pending) {
+		fs_resp_error(r, w, 409, "the data bar is already being read");
+		return 0;
+	}
+	char err[256] = "";
+	if (fs_databar_start(r->app, rec.id, err, sizeof err)) {
+		fs_resp_error(r, w, 503, "cannot start reading the data bar: %s", err);
+		return 0;
+	}
+	fs_resp_json(w, 202, calibration_json(r->app->db, &rec));
+	return 0;
+}
+
 static const char *const method_names[] = {"direct", "estimate", "metadata", "manual", "data_bar", NULL};
 
 enum { C_UM, C_METHOD, C_SCALE_UM, C_SCALE_PX, C_X1, C_Y1, C_X2, C_Y2, C_LEN, C_SUGG, C_DATABAR };
@@ -994,5 +1023,6 @@ const fs_route fs_routes_images[] = {
 	{"POST", "/api/images/{id}/transforms/reset", h_steps_reset, FS_MEMBER, 0},
 	{"GET", "/api/images/{id}/calibration", h_calibration_get, FS_MEMBER, 0},
 	{"POST", "/api/images/{id}/calibration", h_calibration_set, FS_MEMBER, 0},
+	{"POST", "/api/images/{id}/data-bar", h_databar_read, FS_MEMBER, 0},
 };
 const size_t fs_routes_images_n = NFIELDS(fs_routes_images);

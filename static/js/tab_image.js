@@ -28,7 +28,7 @@ export function initImageTabs(ws) {
 
   if (!ws.canManage) {
     $('#image-manage-note').hidden = false;
-    for (const id of ['rotate-left', 'rotate-right', 'crop-start', 'autocrop', 'cal-estimate', 'cal-bar-apply', 'cal-direct-apply', 'cal-use-suggested', 'cal-use-databar', 'cal-measure'])
+    for (const id of ['rotate-left', 'rotate-right', 'crop-start', 'autocrop', 'cal-estimate', 'cal-bar-apply', 'cal-direct-apply', 'cal-use-suggested', 'cal-use-databar', 'cal-databar-read', 'cal-measure'])
       $('#' + id).disabled = true;
   }
 
@@ -215,6 +215,8 @@ export function initImageTabs(ws) {
     const status = $('#cal-databar-status');
     $('#cal-databar').hidden = !sug;
     status.hidden = !!sug || dataBar.state === 'none';
+    // images uploaded before data bars were read, or a failed reading: read it on request
+    $('#cal-databar-read').hidden = !(dataBar.state === 'none' || dataBar.state === 'failed');
     if (dataBar.state === 'pending') {
       status.textContent = 'Reading the SEM data bar…';
       // the reader runs after the upload: look again while it is pending
@@ -251,6 +253,11 @@ export function initImageTabs(ws) {
   $('#cal-estimate').addEventListener('click', () => setCalibration({ method: 'estimate' }, 'estimate'));
   $('#cal-use-suggested').addEventListener('click', () => setCalibration({ use_suggested: true }, 'file metadata'));
   $('#cal-use-databar').addEventListener('click', () => setCalibration({ use_data_bar: true }, 'SEM data bar'));
+  $('#cal-databar-read').addEventListener('click', async () => {
+    const res = await api('POST', `api/images/${store.imageId}/data-bar`, {});
+    if (!res.ok) { toast(`Cannot read the data bar: ${errorText(res)}`, 'error', 6000); return; }
+    loadDataBar();
+  });
   $('#cal-direct-apply').addEventListener('click', () => {
     const v = Number($('#cal-direct').value);
     if (!(v > 0)) { toast('Enter a positive µm per pixel value', 'warning'); return; }

@@ -7,6 +7,7 @@ reports no data bar; and `fishscale measure --calibration auto`."""
 import json
 import os
 import shutil
+import sqlite3
 import tempfile
 
 from harness import ROOT, Server, TESTDATA, upload_image, wait_for
@@ -86,6 +87,26 @@ def test_paper_figure_reports_no_data_bar():
     assert [x for x in j["suggested"] if x["method"].startswith("data_bar")] == []
     r = c.api("POST", "/api/images/%d/calibration" % iid, json_body={"use_data_bar": True})
     assert r.status == 422 and "no calibration from a data bar" in r.json()["error"]
+
+
+def test_read_again_on_request():
+    c = login("bob")
+    iid = upload_image(c, SEM)["image"]["id"]  # new, or bob's copy from another test
+    read_done(c, iid)
+    # an image uploaded before data bars were read has none: simulate it
+    db = sqlite3.connect(srv.db_path())
+    db.execute("DELETE FROM image_databar WHERE image_id = ?", (iid,))
+    db.commit()
+    db.close()
+    assert c.get("/api/images/%d/calibration" % iid).json()["data_bar"]["state"] == "none"
+    r = c.api("POST", "/api/images/%d/data-bar" % iid, json_body={})
+    assert r.status == 202, r.text
+    assert r.json()["data_bar"]["state"] == "pending"
+    j = read_done(c, iid)
+    assert j["data_bar"]["has_scale"] and j["data_bar"]["label"]["um"] == 20
+    # only who manages the image may ask
+    d = login("dora")
+    assert d.api("POST", "/api/images/%d/data-bar" % iid, json_body={}).status in (403, 404)
 
 
 def test_setting_applies_it_to_new_uploads():
