@@ -73,6 +73,7 @@ int main(int argc, char **argv)
 	char err[512] = "";
 	long long id;
 	const char *root;
+	fs_app_umask(); /* before anything is created: see app.h */
 	if (fs_worker_parse_args(argc, argv, &id, &root)) {
 		fprintf(stderr, "usage: fishscale-databar --run IMAGE_ID --root DIR\n");
 		return 2;
