@@ -89,36 +89,41 @@ int fs_databar_read(const fs_image *img, const fs_databar *bar, fs_databar_readi
 	if (k >= 0 && best <= 4 * th) {
 		int desc = fs_databar_word_descender(img, bar, bar->text[k]);
 		/*
-		 * Up to three readings (sizes 1, 1.5, 2): two that agree make the
-		 * label; a lone reading is kept but never applied without a person.
+		 * Three readings at three rendering sizes: all three agreeing make
+		 * a label that may be applied without a person; two of three are
+		 * shown but not applied by themselves (a misread digit sometimes
+		 * comes out the same at two sizes, rarely at three); a lone
+		 * reading likewise, lower still.
 		 */
-		static const double sizes[3] = {1.0, 1.5, 2.0};
+		static const double sizes[3] = {1.0, 0.75, 1.3};
 		char txt[3][FS_DATABAR_WORD_TEXT];
 		int cf[3] = {0};
 		double val[3] = {0}, len[3] = {0};
 		char un[3][8] = {"", "", ""};
-		int n = 0, pick = -1, votes = 0;
-		for (; n < 3 && votes < 2; n++) {
-			if (read_label(img, bar, k, sizes[n], desc, txt[n], sizeof txt[n], &cf[n], &val[n], un[n], &len[n],
+		for (int j = 0; j < 3; j++)
+			if (read_label(img, bar, k, sizes[j], desc, txt[j], sizeof txt[j], &cf[j], &val[j], un[j], &len[j],
 				       err, errlen))
 				return -1;
-			for (int j = 0; j < n && votes < 2; j++)
-				if (len[n] > 0 && fabs(len[n] - len[j]) <= 1e-9 * len[n]) {
-					pick = cf[j] < cf[n] ? j : n;
-					votes = 2;
-				}
+		int pick = -1, votes = 0;
+		for (int j = 0; j < 3; j++) {
+			if (len[j] <= 0)
+				continue;
+			int n = 0;
+			for (int i = 0; i < 3; i++)
+				n += len[i] > 0 && fabs(len[i] - len[j]) <= 1e-9 * len[j];
+			if (n > votes || (n == votes && pick >= 0 && cf[j] > cf[pick])) {
+				votes = n;
+				pick = j;
+			}
 		}
 		double c = 0, um = 0, v = 0;
 		const char *unit = "";
-		if (votes < 2) {
-			for (int j = 0; j < n; j++)
-				if (len[j] > 0 && (pick < 0 || cf[j] > cf[pick]))
-					pick = j;
-		}
 		if (pick >= 0) {
 			/* agreement is the evidence; Tesseract's own figure adds little */
 			c = 0.85 + 0.15 * cf[pick] / 100.0;
-			if (votes < 2)
+			if (votes == 2)
+				c *= 0.75;
+			else if (votes < 2)
 				c *= 0.4;
 			um = len[pick], v = val[pick], unit = un[pick];
 		}
