@@ -14,6 +14,9 @@ static const fs_route base_routes[] = {
 	{"GET", "/api/health", fs_h_health, FS_PUBLIC, 0},
 	{"GET", "/api/me", fs_h_me, FS_MEMBER, 0},
 	{"GET", "/api/me/disk", fs_h_me_disk, FS_MEMBER, 0},
+	{"POST", "/api/me/password", fs_h_me_password, FS_MEMBER, 0},
+	{"GET", "/account", fs_h_account_page, FS_MEMBER, 0},
+	{"POST", "/account/password", fs_h_account_password, FS_MEMBER, 0},
 
 	{"GET", "/login", fs_h_login_form, FS_PUBLIC, 0},
 	{"POST", "/login", fs_h_login, FS_PUBLIC, FS_ROUTE_LOGIN_FORM},

@@ -11,6 +11,10 @@
 int fs_h_health(fs_req *r, fs_resp *w);
 int fs_h_me(fs_req *r, fs_resp *w);
 int fs_h_me_disk(fs_req *r, fs_resp *w);
+/* route_account.c: the Account page and changing one's own password */
+int fs_h_account_page(fs_req *r, fs_resp *w);
+int fs_h_account_password(fs_req *r, fs_resp *w);
+int fs_h_me_password(fs_req *r, fs_resp *w);
 
 int fs_h_login_form(fs_req *r, fs_resp *w);
 int fs_h_login(fs_req *r, fs_resp *w);

@@ -101,6 +101,24 @@ int fs_session_delete_user(fs_db *db, long long user_id)
 	return fs_db_exec_id(db, "DELETE FROM sessions WHERE user_id = ?", user_id);
 }
 
+int fs_session_delete_user_except(fs_db *db, long long user_id, const char *keep_token, int *ended)
+{
+	char hash[65] = "";
+	if (keep_token && *keep_token)
+		fs_token_hash(keep_token, hash);
+	*ended = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM sessions WHERE user_id = ? AND token_hash <> ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, user_id);
+	sqlite3_bind_text(st, 2, hash, -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	if (!rc)
+		*ended = sqlite3_changes(fs_db_handle(db));
+	fs_db_done(st);
+	return rc;
+}
+
 int fs_session_purge(fs_db *db, long long now, int idle_s)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM sessions WHERE expires_at <= ? OR last_seen_at <= ?");

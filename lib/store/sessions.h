@@ -26,6 +26,9 @@ int fs_session_lookup(fs_db *db, const char *token, long long now, int idle_s, f
 
 int fs_session_delete(fs_db *db, const char *token);
 int fs_session_delete_user(fs_db *db, long long user_id);
+/* Ends every session of the user but the one with keep_token (NULL or ""
+ * = all); *ended = how many. After a password change. */
+int fs_session_delete_user_except(fs_db *db, long long user_id, const char *keep_token, int *ended);
 /* Deletes every expired session; returns the count or a negative fs_db_rc. */
 int fs_session_purge(fs_db *db, long long now, int idle_s);
 

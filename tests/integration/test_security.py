@@ -160,3 +160,43 @@ def test_wrong_passwords_from_one_address_do_not_lock_the_owner_out():
         assert login_from("192.0.2.4", "erin", "erin-password-1", s).status == 429
     finally:
         s.cleanup()
+
+
+def test_members_change_their_own_password_and_other_sessions_end():
+    # issue 14 item 14: the API
+    srv.cli("user", "add", "finn", "--name", "<b>Finn</b>", input="finn-password-1\n")
+    a, b = client("finn", "finn-password-1"), client("finn", "finn-password-1")
+    r = a.api("POST", "/api/me/password", {"current_password": "wrong-one", "new_password": "finn-password-2"})
+    assert r.status == 403 and r.json()["success"] is False, r.text
+    r = a.api("POST", "/api/me/password", {"current_password": "finn-password-1", "new_password": "x"})
+    assert r.status == 422, r.text
+    r = a.request("POST", "/api/me/password", json_body={"current_password": "finn-password-1",
+                                                         "new_password": "finn-password-2"})
+    assert r.status == 403, "no CSRF token"
+    r = a.api("POST", "/api/me/password", {"current_password": "finn-password-1", "new_password": "finn-password-2"})
+    assert r.status == 200 and r.json() == {"success": True, "sessions_ended": 1}, r.text
+    assert a.get("/api/me").status == 200   # this session stays
+    assert b.get("/api/me").status == 401   # the other one ended
+    assert srv.client().login("finn", "finn-password-1").status == 401
+    assert srv.client().login("finn", "finn-password-2").status == 303
+    es = [e for e in client().get("/api/log?type=password_changed&user=all").json()["entries"] if e["user"] == "finn"]
+    assert len(es) >= 1 and es[0]["client"] is False
+
+
+def test_account_page_changes_the_password_through_its_form():
+    # issue 14 item 14: the UI (a server-rendered page, escaped)
+    srv.cli("user", "add", "gail", "--name", "<script>x</script>", input="gail-password-1\n")
+    c, other = client("gail", "gail-password-1"), client("gail", "gail-password-1")
+    page = c.get("/account")
+    assert page.status == 200 and 'action="/account/password"' in page.text
+    assert "<script>x</script>" not in page.text and "&lt;script&gt;" in page.text
+    assert 'href="/account"' in c.get("/").text  # the account menu links to it
+    form = {"csrf_token": c.csrf, "current_password": "gail-password-1",
+            "new_password": "gail-password-2", "confirm_password": "gail-password-3"}
+    r = c.post("/account/password", form=form)
+    assert r.status == 422 and "differ" in r.text
+    form["confirm_password"] = "gail-password-2"
+    r = c.post("/account/password", form=form)
+    assert r.status == 200 and "Password changed." in r.text, r.text[:500]
+    assert other.get("/api/me").status == 401
+    assert srv.client().login("gail", "gail-password-2").status == 303
