@@ -295,11 +295,13 @@ static int load(fs_req *r, fs_resp *w, comparison_data *c)
 		s->calibrated = um > 0;
 		s->n_tubercles = l->st.n_tubercles;
 		s->n_edges = l->st.n_edges;
-		s->d_mean = l->st.n_tubercles ? l->st.mean_diameter_um : NAN;
-		s->d_sd = l->st.n_tubercles ? l->st.std_diameter_um : NAN;
-		s->s_mean = l->st.n_edges ? l->st.mean_space_um : NAN;
-		s->s_sd = l->st.n_edges ? l->st.std_space_um : NAN;
-		s->fill_ratio = l->st.n_edges && l->st.n_tubercles ? l->st.size_pitch_ratio : NAN;
+		/* unmeasured tubercles have no diameter and their edges no
+		 * space: the means are over the measured ones (l->nd, l->ns) */
+		s->d_mean = l->nd ? l->st.mean_diameter_um : NAN;
+		s->d_sd = l->nd ? l->st.std_diameter_um : NAN;
+		s->s_mean = l->ns ? l->st.mean_space_um : NAN;
+		s->s_sd = l->ns ? l->st.std_space_um : NAN;
+		s->fill_ratio = l->ns && l->nd ? l->st.size_pitch_ratio : NAN;
 		s->hexagonalness = l->st.n_tubercles ? l->st.hexagonalness_score : NAN;
 		s->genus = um > 0 ? l->st.suggested_genus : "Unknown";
 		s->confidence = um > 0 ? l->st.classification_confidence : "none";

@@ -270,9 +270,13 @@ static double default_radius(fs_req *r, const fs_set_ctx *c)
 	fs_tubercle_list t = {0};
 	if (fs_set_load(r->app->db, c->info.id, &t, NULL) == FS_DB_OK && t.n) {
 		double sum = 0;
+		size_t n = 0;
 		for (size_t i = 0; i < t.n; i++)
-			sum += t.items[i].radius_px;
-		r_px = sum / (double)t.n;
+			if (fs_tubercle_measured(&t.items[i])) {
+				sum += t.items[i].radius_px;
+				n++;
+			}
+		r_px = n ? sum / (double)n : 0;
 	}
 	fs_tubercle_list_free(&t);
 	return r_px > 0 ? r_px : 10;
@@ -309,7 +313,7 @@ static int h_add_tubercle(fs_req *r, fs_resp *w)
 		return 0;
 	}
 	fs_tubercle t;
-	memset(&t, 0, sizeof t);
+	fs_tubercle_init(&t);
 	t.centroid_x = v[1].d;
 	t.centroid_y = v[2].d;
 	t.circularity = 1;

@@ -142,6 +142,7 @@ static void tubercle_raw(fs_buf *b, const fs_tubercle *t, double um)
 	num_field(b, "diameter_px", 2 * t->radius_px, 0);
 	len_field(b, "diameter_um", 2 * t->radius_px, um);
 	num_field(b, "circularity", t->circularity, 0);
+	num_field(b, "fit_quality", t->fit_quality, 0); /* null: unknown */
 	fs_jw_key(b, "is_boundary", 0);
 	fs_buf_puts(b, t->is_boundary ? "true" : "false");
 	fs_jw_key(b, "source", 0);

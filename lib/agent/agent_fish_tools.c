@@ -235,9 +235,13 @@ static double mean_radius(const fs_agent_sess *s)
 		double d = (s->params.min_diameter_um + s->params.max_diameter_um) / 2 / s->um_for_detect;
 		return d > 2 ? d / 2 : 5;
 	}
+	size_t n = 0;
 	for (size_t i = 0; i < s->t.n; i++)
-		sum += s->t.items[i].radius_px;
-	return sum / s->t.n;
+		if (fs_tubercle_measured(&s->t.items[i])) {
+			sum += s->t.items[i].radius_px;
+			n++;
+		}
+	return n ? sum / n : 5; /* none measured: a small default, as above */
 }
 
 static void record_action(fs_agent_sess *s, const char *action, int id, double x, double y)
@@ -730,6 +734,7 @@ static cJSON *tub_json(const fs_tubercle *t, double scale)
 	cJSON_AddNumberToObject(o, "id", t->id);
 	cJSON_AddNumberToObject(o, "x", round(t->centroid_x * 10) / 10);
 	cJSON_AddNumberToObject(o, "y", round(t->centroid_y * 10) / 10);
+	/* null when unmeasured (cJSON prints NaN as null) */
 	cJSON_AddNumberToObject(o, "radius_px", round(t->radius_px * 10) / 10);
 	cJSON_AddNumberToObject(o, "screenshot_x", round(t->centroid_x * scale * 10) / 10);
 	cJSON_AddNumberToObject(o, "screenshot_y", round(t->centroid_y * scale * 10) / 10);
@@ -774,7 +779,7 @@ static int t_add(const cJSON *args, fs_tool_output *out, void *user)
 
 	if (to_image(s, args, &x, &y, out))
 		return FS_TOOL_ERROR;
-	memset(&t, 0, sizeof(t));
+	fs_tubercle_init(&t);
 	t.centroid_x = x;
 	t.centroid_y = y;
 	t.circularity = 1;
@@ -1035,6 +1040,7 @@ static int t_get_statistics(const cJSON *args, fs_tool_output *out, void *user)
 	cJSON_AddNumberToObject(out->data, "max_space_um", r3(st->max_space_um));
 	cJSON_AddNumberToObject(out->data, "mean_degree", r3(st->mean_degree));
 	cJSON_AddNumberToObject(out->data, "n_boundary", st->n_boundary);
+	cJSON_AddNumberToObject(out->data, "n_unmeasured", st->n_unmeasured);
 	cJSON_AddStringToObject(out->data, "reliability", st->reliability ? st->reliability : "none");
 	cJSON_AddNumberToObject(out->data, "um_per_px", s->um_per_px);
 	cJSON *h = cJSON_AddObjectToObject(out->data, "degree_histogram");

@@ -85,8 +85,10 @@ static cJSON *tub_json(const fs_tubercle *t)
 	cJSON_AddNumberToObject(o, "id", t->id);
 	add_exact(o, "x", t->centroid_x);
 	add_exact(o, "y", t->centroid_y);
-	add_exact(o, "r", t->radius_px);
+	add_exact(o, "r", t->radius_px); /* null: unmeasured */
 	add_exact(o, "c", t->circularity);
+	if (isfinite(t->fit_quality))
+		add_exact(o, "q", t->fit_quality);
 	cJSON_AddStringToObject(o, "s", fs_source_name(t->source));
 	if (t->has_ellipse) {
 		add_exact(o, "ma", t->major_axis_px);
@@ -103,13 +105,21 @@ static double num(const cJSON *o, const char *k)
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* A number, or NaN when absent or null (an unmeasured radius, an unknown fit). */
+static double num_or_nan(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
 static void tub_from_json(const cJSON *o, fs_tubercle *t)
 {
-	memset(t, 0, sizeof *t);
+	fs_tubercle_init(t);
 	t->id = (int)num(o, "id");
 	t->centroid_x = num(o, "x");
 	t->centroid_y = num(o, "y");
-	t->radius_px = num(o, "r");
+	t->radius_px = num_or_nan(o, "r");
+	t->fit_quality = num_or_nan(o, "q");
 	t->circularity = num(o, "c");
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "s");
 	if (!cJSON_IsString(s) || fs_source_parse(s->valuestring, &t->source))
@@ -252,10 +262,17 @@ void fs_set_diff_invert(fs_set_diff *d)
 
 /* ---- tubercles and edges ---- */
 
+/* Equal, or both NaN (two unmeasured radii, two unknown fits). */
+static int same_num(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
 int fs_tubercle_same(const fs_tubercle *a, const fs_tubercle *b)
 {
 	return a->id == b->id && a->centroid_x == b->centroid_x && a->centroid_y == b->centroid_y &&
-	       a->radius_px == b->radius_px && a->circularity == b->circularity && a->source == b->source &&
+	       same_num(a->radius_px, b->radius_px) && same_num(a->fit_quality, b->fit_quality) &&
+	       a->circularity == b->circularity && a->source == b->source &&
 	       a->has_ellipse == b->has_ellipse &&
 	       (!a->has_ellipse || (a->major_axis_px == b->major_axis_px && a->minor_axis_px == b->minor_axis_px &&
 				    a->orientation == b->orientation && a->eccentricity == b->eccentricity));
@@ -263,9 +280,11 @@ int fs_tubercle_same(const fs_tubercle *a, const fs_tubercle *b)
 
 int fs_tubercle_storable(const fs_tubercle *t)
 {
-	return t->id > 0 && isfinite(t->centroid_x) && isfinite(t->centroid_y) && isfinite(t->radius_px) &&
-	       t->radius_px > 0 && t->radius_px < 1e6 && fabs(t->centroid_x) < 1e7 && fabs(t->centroid_y) < 1e7 &&
-	       isfinite(t->circularity);
+	/* an unmeasured radius (NaN) may be stored: the centre is what counts */
+	return t->id > 0 && isfinite(t->centroid_x) && isfinite(t->centroid_y) &&
+	       (isnan(t->radius_px) || (t->radius_px > 0 && t->radius_px < 1e6)) && fabs(t->centroid_x) < 1e7 &&
+	       fabs(t->centroid_y) < 1e7 && isfinite(t->circularity) &&
+	       (isnan(t->fit_quality) || (t->fit_quality >= 0 && t->fit_quality <= 1));
 }
 
 static int cmp_edge(const void *a, const void *b)
@@ -655,7 +674,7 @@ void fs_set_net_count(const fs_set_net *n, fs_set_net_counts *c)
 		else if (s->was && s->is) {
 			if (s->before.centroid_x != s->after.centroid_x || s->before.centroid_y != s->after.centroid_y)
 				c->moved++;
-			if (s->before.radius_px != s->after.radius_px)
+			if (!same_num(s->before.radius_px, s->after.radius_px))
 				c->resized++;
 		}
 	}

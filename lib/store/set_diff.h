@@ -48,9 +48,11 @@ void fs_set_diff_invert(fs_set_diff *d);
 /* 1 when the diff changes nothing. */
 int fs_set_diff_empty(const fs_set_diff *d);
 
-/* Two tubercles identical to the last bit (id, position, size, shape, source). */
+/* Two tubercles identical to the last bit (id, position, size, shape,
+ * source, fit quality); two NaN radii are the same. */
 int fs_tubercle_same(const fs_tubercle *a, const fs_tubercle *b);
-/* Ids positive, numbers finite, radius positive: may be stored. */
+/* Ids positive, position finite, radius positive or NaN (unmeasured), fit
+ * quality in 0..1 or NaN: may be stored. */
 int fs_tubercle_storable(const fs_tubercle *t);
 
 /* Edges with id1 < id2, sorted, each once. */

@@ -500,8 +500,8 @@ int fs_set_duplicate(fs_db *db, long long set_id, const char *name, long long us
 		"calibration_um_per_px = (SELECT calibration_um_per_px FROM sets WHERE id = ?1), "
 		"next_tid = (SELECT next_tid FROM sets WHERE id = ?1) WHERE id = ?2",
 		"INSERT INTO tubercles (set_id, tid, x, y, r, circularity, major, minor, orientation, eccentricity, "
-		"is_boundary, source) SELECT ?2, tid, x, y, r, circularity, major, minor, orientation, eccentricity, "
-		"is_boundary, source FROM tubercles WHERE set_id = ?1",
+		"is_boundary, source, fit_quality) SELECT ?2, tid, x, y, r, circularity, major, minor, orientation, "
+		"eccentricity, is_boundary, source, fit_quality FROM tubercles WHERE set_id = ?1",
 		"INSERT INTO edges (set_id, id1, id2) SELECT ?2, id1, id2 FROM edges WHERE set_id = ?1",
 	};
 	for (size_t i = 0; !rc && i < sizeof copies / sizeof copies[0]; i++) {

@@ -319,7 +319,7 @@ async function draw() {
 function rows() {
   const d = state.data;
   return d.sets.map(s => ({
-    id: s.id, label: s.label, group: s.group, n: s.statistics.n_tubercles,
+    id: s.id, label: s.label, group: s.group, n: s.statistics.n_tubercles, unmeasured: s.statistics.n_unmeasured || 0,
     d: s.mean_diameter, dsd: s.sd_diameter, s: s.mean_space, ssd: s.sd_space,
     fill: s.fill_ratio, hex: s.hexagonalness, unit: s.unit === 'um' ? 'µm' : 'px',
     genus: s.calibrated ? `${s.suggested_genus} (${s.classification_confidence})` : '— (uncalibrated)',
@@ -345,7 +345,8 @@ function renderTable() {
   body.replaceChildren(...list.map(r => el('tr', { dataset: { id: r.id } },
     el('th', { scope: 'row' }, el('a', { href: r.href }, r.label)),
     el('td', null, r.group || '—'),
-    el('td', { className: 'num' }, r.n),
+    el('td', { className: 'num', title: r.unmeasured ? 'tubercles whose base was not measured are left out of D and S' : '' },
+      r.unmeasured ? `${r.n} (${r.unmeasured} unmeasured)` : r.n),
     el('td', { className: 'num' }, `${fmt(r.d)} ± ${fmt(r.dsd)} ${r.unit}`),
     el('td', { className: 'num' }, `${fmt(r.s)} ± ${fmt(r.ssd)} ${r.unit}`),
     el('td', { className: 'num' }, fmt(r.fill, 3)),

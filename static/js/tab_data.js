@@ -66,7 +66,8 @@ export function initData(ws) {
     for (const t of store.tubercles.values()) {
       rows.push(el('tr', { dataset: { id: t.id }, className: store.selection.tub === t.id ? 'selected' : '' },
         el('td', null, t.id), el('td', null, fmt(t.centroid_x * k, cal ? 2 : 1)), el('td', null, fmt(t.centroid_y * k, cal ? 2 : 1)),
-        el('td', null, fmt(t.diameter_um)), el('td', null, Math.round(t.circularity * 100) + '%'),
+        el('td', { title: t.radius_px == null ? 'base not measured' : '' }, t.radius_px == null ? 'unmeasured' : fmt(t.diameter_um)),
+        el('td', null, Math.round(t.circularity * 100) + '%'),
         el('td', null, t.is_boundary ? 'Y' : 'N'), el('td', null, t.source || '')));
     }
     tb.replaceChildren(...rows);
@@ -116,6 +117,7 @@ export function initData(ws) {
     const rows = [
       ['Tubercles', `${s.n_tubercles} (${s.n_interior} interior, ${s.n_boundary} boundary)`],
       ['Mean diameter', cal ? `${fmt(s.mean_diameter_um)} ± ${fmt(s.std_diameter_um)} µm` : 'calibrate first'],
+      ['Unmeasured', `${s.n_unmeasured || 0}`, s.n_unmeasured ? ' (base not measured: left out of the diameter and space means)' : ''],
       ['Connections', s.n_edges],
       ['Mean space', cal ? `${fmt(s.mean_space_um)} ± ${fmt(s.std_space_um)} µm` : 'calibrate first'],
       ['Classification', s.suggested_genus ? `${s.suggested_genus} (${s.classification_confidence})` : '-'],

@@ -120,6 +120,9 @@ function renderStats() {
   const cal = store.umPerPx > 0 && store.tubercles.size > 0;
   $('#st-diam').textContent = cal && s.mean_diameter_um != null ? `${fmt(s.mean_diameter_um)} ± ${fmt(s.std_diameter_um)} µm` : '-';
   $('#st-space').textContent = cal && s.mean_space_um != null ? `${fmt(s.mean_space_um)} ± ${fmt(s.std_space_um)} µm` : '-';
+  // tubercles without a measured base: left out of the means, counted here
+  $('#st-unmeasured').textContent = s.n_unmeasured || 0;
+  $('#st-unmeasured-wrap').hidden = !(s.n_unmeasured > 0);
   const hex = $('#st-hex');
   hex.textContent = s.reliability === 'none' || s.hexagonalness_score == null ? '-' : fmt(s.hexagonalness_score, 3);
   hex.classList.toggle('hex-low', s.reliability === 'low');
