@@ -399,6 +399,10 @@ static cJSON *set_json(fs_req *r, const loaded *l, const fs_chart_set *s)
 	snprintf(url, sizeof url, "%sworkspace/%lld?set=%lld", r->app->cfg.base_path, l->ctx.image.id,
 		 l->ctx.info.id);
 	cJSON_AddStringToObject(o, "workspace_url", url);
+	/* the measurement behind the diameters: an outdated one is marked and
+	 * links to the workspace's Re-measure */
+	cJSON_AddNumberToObject(o, "measurement_version", l->ctx.info.measurement_version);
+	cJSON_AddBoolToObject(o, "measurement_outdated", l->ctx.info.measurement_version < FS_MEASUREMENT_VERSION);
 	/* the chart's numbers, in µm, or px when uncalibrated */
 	cJSON_AddStringToObject(o, "unit", s->calibrated ? "um" : "px");
 	add_num(o, "mean_diameter", s->d_mean);
@@ -703,7 +707,23 @@ static int h_table_csv(fs_req *r, fs_resp *w)
 		return rc > 0 ? 0 : rc;
 	}
 	fs_buf_reset(&w->body);
-	if (fs_csv_compare(&w->body, c.chart, c.n, NULL)) {
+	/* each set's measurement version as a column */
+	char (*vtext)[16] = calloc(c.n ? c.n : 1, sizeof *vtext);
+	const char **versions = calloc(c.n ? c.n : 1, sizeof *versions);
+	if (!vtext || !versions) {
+		free(vtext);
+		free(versions);
+		data_free(&c);
+		return FS_DB_ERROR;
+	}
+	for (size_t i = 0; i < c.n; i++) {
+		snprintf(vtext[i], sizeof vtext[i], "%d", c.sets[i].ctx.info.measurement_version);
+		versions[i] = vtext[i];
+	}
+	int bad = fs_csv_compare(&w->body, c.chart, c.n, versions);
+	free(vtext);
+	free(versions);
+	if (bad) {
 		data_free(&c);
 		return FS_DB_ERROR;
 	}

@@ -558,6 +558,7 @@ static int annot_set_from_store(fs_db *db, const fs_set_info *info, fs_annot_set
 	s->has_params = info->has_params;
 	s->params = info->params;
 	s->calibration_um_per_px = info->calibration_um_per_px;
+	s->measurement_version = info->measurement_version;
 	int rc = fs_set_load(db, info->id, &s->tubercles, &s->edges);
 	if (rc)
 		return rc;
@@ -788,8 +789,11 @@ static int import_set(fs_req *r, long long image_id, const fs_annot_set *s, cons
 	if (rc)
 		return rc;
 	long long rev;
-	rc = fs_set_replace_all(r->app->db, *id, -1, r->user.id, &s->tubercles, &s->edges,
-				s->has_params ? &s->params : NULL, "import", 0, &rev, NULL, err, errlen);
+	/* the diameters are as measured by the version the file names (our own
+	 * export says), else "before versioning" (0) */
+	rc = fs_set_replace_all_version(r->app->db, *id, -1, r->user.id, &s->tubercles, &s->edges,
+					s->has_params ? &s->params : NULL, "import", s->measurement_version, 0, &rev,
+					NULL, err, errlen);
 	if (rc)
 		return rc;
 	if (s->calibration_um_per_px > 0) {

@@ -856,6 +856,66 @@ static int h_extract(fs_req *r, fs_resp *w)
 	return fs_set_view_change(r, w, c.info.id, rc, nrev, cur, err, extra);
 }
 
+/* Re-measure: the set's centres measured again on the working image with
+ * the current measurement, as one undoable step (centres, ids, edits and
+ * connections kept). */
+static int h_remeasure(fs_req *r, fs_resp *w)
+{
+	static const fs_field f[] = {{"revision", FS_FIELD_INT, 1, 0, 9e15, 0, NULL}};
+	fs_value v[1];
+	fs_set_ctx c;
+	if (fs_req_body_fields(r, w, f, 1, v, 1) || load_ctx(r, w, &c))
+		return 0;
+	if (c.info.revision != v[0].i) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddBoolToObject(o, "success", 0);
+		cJSON_AddStringToObject(o, "error", "the set has changed: reload it");
+		cJSON_AddNumberToObject(o, "revision", (double)c.info.revision);
+		fs_resp_json(w, 409, o);
+		return 0;
+	}
+	fs_params p;
+	current_params(&c, &p);
+	fs_tubercle_list t = {0};
+	int rc = fs_set_load(r->app->db, c.info.id, &t, NULL);
+	if (rc)
+		return rc;
+	fs_image *img = work_image(r, w, &c);
+	if (!img) {
+		fs_tubercle_list_free(&t);
+		return 0;
+	}
+	char err[ERRBUF] = "";
+	int from = c.info.measurement_version;
+	if (fs_measure_centres(img, &p, c.image.um_per_px > 0 ? c.image.um_per_px : 0, &t, err, sizeof err)) {
+		fs_image_free(img);
+		fs_tubercle_list_free(&t);
+		fs_resp_error(r, w, 422, "re-measuring failed: %s", err);
+		return 0;
+	}
+	fs_image_free(img);
+	long long nrev = 0, cur = 0;
+	int changed = 0, unmeasured = 0;
+	rc = fs_set_remeasure(r->app->db, c.info.id, v[0].i, r->user.id, &t, FS_MEASUREMENT_VERSION, &changed,
+			      &unmeasured, &nrev, &cur, err, sizeof err);
+	size_t n = t.n;
+	fs_tubercle_list_free(&t);
+	cJSON *extra = cJSON_CreateObject();
+	if (!rc) {
+		cJSON *h = cJSON_CreateObject();
+		cJSON_AddNumberToObject(h, "from_version", from);
+		cJSON_AddNumberToObject(h, "to_version", FS_MEASUREMENT_VERSION);
+		cJSON_AddNumberToObject(h, "n_tubercles", (double)n);
+		cJSON_AddNumberToObject(h, "n_changed", changed);
+		cJSON_AddNumberToObject(h, "n_unmeasured", unmeasured);
+		fs_history_add(r->app->db, c.info.id, r->user.id, "remeasure", h);
+		cJSON_AddNumberToObject(h, "set_id", (double)c.info.id);
+		fs_event_log(r->app->db, r->user.id, c.image.id, "remeasure", h);
+		cJSON_AddItemToObject(extra, "remeasure", h);
+	}
+	return fs_set_view_change(r, w, c.info.id, rc, nrev, cur, err, extra);
+}
+
 static int h_connections(fs_req *r, fs_resp *w)
 {
 	static const char *const graphs[] = {"delaunay", "gabriel", "rng", NULL};
@@ -1189,6 +1249,7 @@ const fs_route fs_routes_sets[] = {
 	{"POST", "/api/sets/{id}/journal/{op_id}/undo", h_journal_undo, FS_MEMBER, 0},
 	{"POST", "/api/sets/{id}/extract", h_extract, FS_MEMBER, 0},
 	{"POST", "/api/sets/{id}/connections", h_connections, FS_MEMBER, 0},
+	{"POST", "/api/sets/{id}/remeasure", h_remeasure, FS_MEMBER, 0},
 	{"POST", "/api/sets/{id}/analyze-point", h_analyze_point, FS_MEMBER, 0},
 	{"POST", "/api/sets/{id}/optimize-step", h_optimize_step, FS_MEMBER, 0},
 };

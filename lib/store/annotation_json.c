@@ -727,7 +727,7 @@ out:
 
 static const char *const set_keys[] = {
 	"id", "name", "createdAt", "modifiedAt", "calibration_um_per_pixel",
-	"tubercles", "edges", "parameters", "history",
+	"tubercles", "edges", "parameters", "history", "measurement_version",
 };
 
 static int known_key(const char *k, const char *const *keys, size_t n)
@@ -790,6 +790,12 @@ static int read_set(struct pctx *c, cJSON *o, int version, double doc_cal, size_
 			warn(c, "%s: calibration_um_per_pixel is a %s; ignored", w, type_name(it));
 		break;
 	}
+
+	it = cJSON_GetObjectItemCaseSensitive(o, "measurement_version");
+	if (get_num(it, &v) == V_OK && v >= 0 && v <= 1000 && v == floor(v))
+		s->measurement_version = (int)v;
+	else if (it && !cJSON_IsNull(it))
+		warn(c, "%s: measurement_version is not a version number; ignored", w);
 
 	read_params(c, cJSON_GetObjectItemCaseSensitive(o, "parameters"), s, w);
 	read_history(c, o, s, w);
@@ -1424,6 +1430,8 @@ static cJSON *set_json(const fs_annot_set *s, double doc_cal)
 		goto fail;
 	if (add(o, "calibration_um_per_pixel", s->calibration_um_per_px > 0 ?
 			   exact_number(s->calibration_um_per_px) : cJSON_CreateNull()))
+		goto fail;
+	if (s->measurement_version > 0 && add_num(o, "measurement_version", s->measurement_version))
 		goto fail;
 
 	if (add(o, "tubercles", arr = cJSON_CreateArray()))

@@ -54,13 +54,16 @@ int fs_set_diff_copy(fs_set_diff *dst, const fs_set_diff *src)
 	dst->params_before = src->params_before;
 	dst->params_after = src->params_after;
 	dst->replaces_all = src->replaces_all;
+	dst->version_changed = src->version_changed;
+	dst->version_before = src->version_before;
+	dst->version_after = src->version_after;
 	return 0;
 }
 
 int fs_set_diff_empty(const fs_set_diff *d)
 {
 	return !d->added.n && !d->removed.n && !d->before.n && !d->edges_added.n && !d->edges_removed.n &&
-	       !d->params_changed;
+	       !d->params_changed && !d->version_changed;
 }
 
 /* ---- the journal's form ---- */
@@ -173,6 +176,11 @@ cJSON *fs_set_diff_to_json(const fs_set_diff *d)
 	}
 	if (d->replaces_all)
 		cJSON_AddNumberToObject(o, "all", 1);
+	if (d->version_changed) {
+		cJSON *v = cJSON_AddArrayToObject(o, "mv");
+		cJSON_AddItemToArray(v, cJSON_CreateNumber(d->version_before));
+		cJSON_AddItemToArray(v, cJSON_CreateNumber(d->version_after));
+	}
 	return o;
 }
 
@@ -235,6 +243,12 @@ int fs_set_diff_from_json(const char *s, fs_set_diff *d)
 		}
 	}
 	d->replaces_all = cJSON_GetObjectItem(o, "all") != NULL;
+	const cJSON *mv = cJSON_GetObjectItem(o, "mv");
+	if (cJSON_IsArray(mv) && cJSON_GetArraySize(mv) == 2) {
+		d->version_changed = 1;
+		d->version_before = (int)cJSON_GetArrayItem(mv, 0)->valuedouble;
+		d->version_after = (int)cJSON_GetArrayItem(mv, 1)->valuedouble;
+	}
 	cJSON_Delete(o);
 	if (rc)
 		fs_set_diff_free(d);
@@ -258,6 +272,9 @@ void fs_set_diff_invert(fs_set_diff *d)
 	int h = d->had_params;
 	d->had_params = d->has_params;
 	d->has_params = h;
+	int v = d->version_before;
+	d->version_before = d->version_after;
+	d->version_after = v;
 }
 
 /* ---- tubercles and edges ---- */
@@ -501,6 +518,7 @@ struct fs_set_net {
 	size_t ecap, en;
 	int params_seen, had_params, has_params;
 	fs_params params_before, params_after;
+	int version_seen, version_before, version_after;
 };
 
 fs_set_net *fs_set_net_new(void)
@@ -657,6 +675,13 @@ int fs_set_net_add(fs_set_net *n, const fs_set_diff *d)
 		n->has_params = d->has_params;
 		n->params_after = d->params_after;
 	}
+	if (d->version_changed) {
+		if (!n->version_seen) {
+			n->version_seen = 1;
+			n->version_before = d->version_before;
+		}
+		n->version_after = d->version_after;
+	}
 	return 0;
 }
 
@@ -737,6 +762,11 @@ int fs_set_net_diff(const fs_set_net *n, fs_set_diff *out)
 		out->params_before = n->params_before;
 		out->has_params = n->has_params;
 		out->params_after = n->params_after;
+	}
+	if (n->version_seen && n->version_before != n->version_after) {
+		out->version_changed = 1;
+		out->version_before = n->version_before;
+		out->version_after = n->version_after;
 	}
 	return 0;
 }

@@ -36,6 +36,10 @@ typedef struct fs_set_diff {
 	int had_params, has_params;
 	fs_params params_before, params_after;
 	int replaces_all; /* an extraction, optimiser step or import: the whole set replaced */
+	/* the set's measurement version (analysis/measurement.h) before and
+	 * after: an extraction or a Re-measure sets it, its undo restores it */
+	int version_changed;
+	int version_before, version_after;
 } fs_set_diff;
 
 void fs_set_diff_free(fs_set_diff *d);

@@ -310,6 +310,17 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
 	}
 	rc = FS_DB_OK;
 	sqlite3_stmt *st;
+	if (d->version_changed) {
+		st = fs_db_stmt(db, "UPDATE sets SET measurement_version = ? WHERE id = ?");
+		if (!st)
+			return FS_DB_ERROR;
+		sqlite3_bind_int(st, 1, d->version_after);
+		sqlite3_bind_int64(st, 2, set_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+		if (rc)
+			return rc;
+	}
 	if (d->params_changed) {
 		st = fs_db_stmt(db, "UPDATE sets SET params = ? WHERE id = ?");
 		if (!st)
@@ -622,6 +633,9 @@ static int shown_diff(const fs_set_diff *d, const fs_set_frame *f, fs_set_diff *
 	out->params_before = d->params_before;
 	out->params_after = d->params_after;
 	out->replaces_all = d->replaces_all;
+	out->version_changed = d->version_changed;
+	out->version_before = d->version_before;
+	out->version_after = d->version_after;
 	if (rc)
 		fs_set_diff_free(out);
 	return rc ? -1 : 0;

@@ -128,6 +128,33 @@ function renderStats() {
   hex.classList.toggle('hex-low', s.reliability === 'low');
 }
 
+// The measurement version of the set's diameters; an older one (or one
+// measured before versioning, v0) is marked and offers Re-measure.
+function renderMeasurement() {
+  const set = store.set;
+  const v = set ? set.measurement_version : null;
+  const old = !!(set && set.measurement_outdated);
+  const b = $('#st-mver');
+  b.textContent = v == null ? '-' : `v${v}`;
+  b.classList.toggle('hex-low', old);
+  b.title = !set ? '' : old ? (v ? `Measured with version ${v}; the current measurement is version ${set.current_measurement_version}` : 'Measured before versioning') : 'The current measurement';
+  $('#remeasure').hidden = !old;
+}
+
+async function remeasure() {
+  const btn = $('#remeasure');
+  btn.disabled = true;
+  try {
+    const res = await store.change('POST', 'remeasure', {}, 're-measure');
+    if (res.ok && res.data.remeasure) {
+      const m = res.data.remeasure;
+      toast(`Re-measured: ${m.n_changed} of ${m.n_tubercles} diameters changed${m.n_unmeasured ? `, ${m.n_unmeasured} unmeasured` : ''} (Undo restores them)`, 'success');
+    }
+  } finally {
+    btn.disabled = false;
+  }
+}
+
 function renderSets() {
   const sel = $('#set-select');
   sel.replaceChildren(...store.sets.map(s => el('option', { value: String(s.id), selected: store.set && s.id === store.set.id }, s.name + (s.dirty ? ' *' : ''))));
@@ -137,7 +164,7 @@ function renderSets() {
   document.title = `${store.image ? store.image.name : ''}${dirty ? ' *' : ''} · fishscale`;
 }
 
-store.addEventListener('set', () => { renderSets(); renderStats(); });
+store.addEventListener('set', () => { renderSets(); renderStats(); renderMeasurement(); });
 store.addEventListener('sets', renderSets);
 store.addEventListener('data', () => { renderStats(); ws.viewer.request(); });
 store.addEventListener('remote', (e) => {
@@ -417,6 +444,12 @@ async function main() {
     return;
   }
   $('#image-size').textContent = `${store.width} × ${store.height}`;
+  $('#remeasure').addEventListener('click', remeasure);
+  // Compare's "Re-measure" link opens the set here with the button in view
+  if (new URLSearchParams(location.search).get('remeasure') && !$('#remeasure').hidden) {
+    $('#remeasure').focus();
+    $('#remeasure').classList.add('flash');
+  }
   store.startPolling(1000);
   // the viewer's frame was requested first, so this runs right after it
   requestAnimationFrame(() => { ws.firstRenderMs = performance.now(); root.dataset.ready = '1'; });

@@ -151,3 +151,92 @@ def test_unmeasured_tubercles_through_the_cli_chart():
         assert abs(float(row["mean_diameter"]) - 8 / 3) < 1e-3, row
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def extracted_set():
+    """A paper figure extracted into its Base set: (set id, revision)."""
+    img = image_id_of(paper_image())
+    sets = ok(c.api("GET", "/api/images/%d/sets" % img))["sets"]
+    sid = sets[0]["id"]
+    j = ok(c.api("POST", "/api/sets/%d/extract" % sid, {"revision": sets[0]["revision"], "parameters": {}}))
+    return img, sid, j["revision"]
+
+
+def test_extraction_records_the_current_measurement_version():
+    img, sid, rev = extracted_set()
+    s = ok(c.api("GET", "/api/sets/%d" % sid))
+    assert s["set"]["measurement_version"] == s["set"]["current_measurement_version"] >= 1
+    assert s["set"]["measurement_outdated"] is False
+    assert s["statistics"]["measurement_version"] == s["set"]["measurement_version"]
+    # a new set holds nothing measured by an older rule; an import that does
+    # not say is "before versioning"
+    j = ok(c.api("POST", "/api/images/%d/sets" % img, {"name": "Empty"}), 201)
+    assert j["set"]["measurement_version"] >= 1
+    sid2, _ = import_doc(img)
+    assert ok(c.api("GET", "/api/sets/%d" % sid2))["set"]["measurement_version"] == 0
+    # our own export says, and its import keeps it
+    doc = c.get("/api/sets/%d/export.json" % sid).json()
+    assert doc["sets"][0]["measurement_version"] == s["set"]["measurement_version"]
+    sid3, _ = import_doc(img, doc)
+    assert ok(c.api("GET", "/api/sets/%d" % sid3))["set"]["measurement_outdated"] is False
+
+
+def test_remeasure_keeps_centres_and_is_one_undoable_step():
+    img, sid, rev = extracted_set()
+    before = ok(c.api("GET", "/api/sets/%d" % sid))
+    cur = before["set"]["measurement_version"]
+    # an edit (a resize) and an older measurement, as a set measured before
+    # this version would be
+    t0 = before["tubercles"][len(before["tubercles"]) // 2]
+    j = ok(c.api("PATCH", "/api/sets/%d/tubercles/%d" % (sid, t0["id"]),
+                 {"revision": rev, "radius_px": t0["radius_px"] * 2}))
+    rev = j["revision"]
+    con = sqlite3.connect(srv.db_path(), timeout=5)
+    con.execute("UPDATE sets SET measurement_version = 0 WHERE id = ?", (sid,))
+    con.commit()
+    con.close()
+    old = ok(c.api("GET", "/api/sets/%d" % sid))
+    assert old["set"]["measurement_version"] == 0 and old["set"]["measurement_outdated"] is True
+    # revision-checked like every edit
+    r = c.api("POST", "/api/sets/%d/remeasure" % sid, {"revision": rev - 1})
+    assert r.status == 409, r.text
+    j = ok(c.api("POST", "/api/sets/%d/remeasure" % sid, {"revision": rev}))
+    assert j["remeasure"]["from_version"] == 0 and j["remeasure"]["to_version"] == cur
+    assert j["remeasure"]["n_changed"] >= 1
+    after = ok(c.api("GET", "/api/sets/%d" % sid))
+    assert after["set"]["measurement_version"] == cur and after["set"]["measurement_outdated"] is False
+    # centres, ids, sources and connections as they were
+    key = lambda t: (t["id"], t["centroid_x"], t["centroid_y"], t["source"])
+    assert sorted(map(key, after["tubercles"])) == sorted(map(key, old["tubercles"]))
+    pairs = lambda s: sorted((e["id1"], e["id2"]) for e in s["edges"])
+    assert pairs(after) == pairs(old) and len(pairs(old)) > 0
+    # the resized tubercle got its measured size back
+    ta = [t for t in after["tubercles"] if t["id"] == t0["id"]][0]
+    assert ta["radius_px"] is None or abs(ta["radius_px"] - t0["radius_px"]) < 0.25 * t0["radius_px"], (ta, t0)
+    hist = ok(c.api("GET", "/api/sets/%d/history" % sid))["history"]
+    assert hist[0]["type"] == "remeasure" and hist[0]["from_version"] == 0
+    journal = ok(c.api("GET", "/api/sets/%d/journal" % sid))["actions"]
+    assert journal[0]["kind"] == "remeasure" and journal[0]["can_undo"] is True
+    # a second one has nothing to do
+    r = c.api("POST", "/api/sets/%d/remeasure" % sid, {"revision": j["revision"]})
+    assert r.status == 422 and "nothing to re-measure" in r.json()["error"], r.text
+    # undo restores the old diameters and version exactly
+    ok(c.api("POST", "/api/sets/%d/undo" % sid, {"revision": j["revision"]}))
+    back = ok(c.api("GET", "/api/sets/%d" % sid))
+    assert back["set"]["measurement_version"] == 0
+    full = lambda t: (t["id"], t["centroid_x"], t["centroid_y"], t["radius_px"], t["circularity"])
+    assert sorted(map(full, back["tubercles"])) == sorted(map(full, old["tubercles"]))
+    assert back["statistics"]["mean_diameter_um"] == old["statistics"]["mean_diameter_um"]
+
+
+def test_compare_shows_the_measurement_version():
+    img, sid, rev = extracted_set()
+    con = sqlite3.connect(srv.db_path(), timeout=5)
+    con.execute("UPDATE sets SET measurement_version = 0 WHERE id = ?", (sid,))
+    con.commit()
+    con.close()
+    j = ok(c.api("GET", "/api/compare?sets=%d" % sid))
+    s = j["sets"][0]
+    assert s["measurement_version"] == 0 and s["measurement_outdated"] is True
+    rows = list(csv.DictReader(io.StringIO(c.get("/api/compare/table.csv?sets=%d" % sid).text)))
+    assert rows[0]["measurement_version"] == "0"
