@@ -800,6 +800,25 @@ static int params_from_body(fs_req *r, fs_resp *w, const fs_set_ctx *c, const ch
 	return 0;
 }
 
+/* The parameters of a request body object that method m does not use:
+ * [{name, reason}] (they were accepted, and change nothing). */
+static cJSON *not_used_json(const cJSON *given, fs_method m)
+{
+	cJSON *a = cJSON_CreateArray();
+	const cJSON *it;
+	cJSON_ArrayForEach(it, given)
+	{
+		const char *why = NULL;
+		if (it->string && fs_param_used_by(m, it->string, &why) == 0) {
+			cJSON *u = cJSON_CreateObject();
+			cJSON_AddStringToObject(u, "name", it->string);
+			cJSON_AddStringToObject(u, "reason", why ? why : "");
+			cJSON_AddItemToArray(a, u);
+		}
+	}
+	return a;
+}
+
 static fs_image *work_image(fs_req *r, fs_resp *w, const fs_set_ctx *c)
 {
 	char dd[1200], err[ERRBUF];
@@ -853,6 +872,8 @@ static int h_extract(fs_req *r, fs_resp *w)
 	fs_edge_list_free(&e);
 	cJSON *extra = cJSON_CreateObject();
 	cJSON_AddItemToObject(extra, "parameters", fs_params_to_json(&p));
+	cJSON_AddItemToObject(extra, "not_used",
+			      not_used_json(cJSON_GetObjectItemCaseSensitive(r->json, "parameters"), p.method));
 	return fs_set_view_change(r, w, c.info.id, rc, nrev, cur, err, extra);
 }
 
@@ -1026,7 +1047,8 @@ static const struct opt_param {
 	{"threshold", 0.01, 0.50, 0.01, 0.005, 0},     {"min_diameter_um", 0.5, 20, 0.5, 0.25, 0},
 	{"max_diameter_um", 1, 50, 1.0, 0.5, 0},       {"min_circularity", 0, 1, 0.05, 0.025, 0},
 	{"clahe_clip", 0.01, 0.20, 0.01, 0.005, 0},    {"clahe_kernel", 4, 32, 2, 1.0, 1},
-	{"blur_sigma", 0, 5, 0.2, 0.1, 0},
+	{"blur_sigma", 0, 5, 0.2, 0.1, 0},             {"auto_prominence", 0.05, 0.9, 0.05, 0.025, 0},
+	{"auto_smoothing", 0.05, 0.4, 0.02, 0.01, 0},
 };
 #define N_OPT (sizeof opt_params / sizeof opt_params[0])
 #define OPT_BUDGET_S 25.0
@@ -1040,6 +1062,8 @@ static double get_p(const fs_params *p, int i)
 	case 3: return p->min_circularity;
 	case 4: return p->clahe_clip;
 	case 5: return p->clahe_kernel;
+	case 7: return p->auto_prominence;
+	case 8: return p->auto_smoothing;
 	default: return p->blur_sigma;
 	}
 }
@@ -1060,6 +1084,8 @@ static void set_p(fs_params *p, int i, double v)
 	case 3: p->min_circularity = v; break;
 	case 4: p->clahe_clip = v; break;
 	case 5: p->clahe_kernel = (int)v; break;
+	case 7: p->auto_prominence = v; break;
+	case 8: p->auto_smoothing = v; break;
 	default: p->blur_sigma = v; break;
 	}
 }
@@ -1126,26 +1152,47 @@ static int h_optimize_step(fs_req *r, fs_resp *w)
 			}
 		if (!known) {
 			fs_resp_error(r, w, 422, "'enabled_params' may name threshold, min_diameter_um, max_diameter_um, "
-						 "min_circularity, clahe_clip, clahe_kernel, blur_sigma");
+						 "min_circularity, clahe_clip, clahe_kernel, blur_sigma, auto_prominence, "
+						 "auto_smoothing");
 			return 0;
 		}
 	}
 	if (!en)
 		for (size_t i = 0; i < N_OPT; i++)
 			enabled[i] = 1, n_enabled++;
+	/* only the method's own parameters are tuned (params.c's table): the
+	 * others change nothing, and are said so */
+	cJSON *not_used = cJSON_CreateArray();
+	for (size_t i = 0; i < N_OPT; i++) {
+		const char *why = NULL;
+		if (!enabled[i] || fs_param_used_by(p.method, opt_params[i].name, &why) == 1)
+			continue;
+		enabled[i] = 0;
+		n_enabled--;
+		if (en) {
+			cJSON *u = cJSON_CreateObject();
+			cJSON_AddStringToObject(u, "name", opt_params[i].name);
+			cJSON_AddStringToObject(u, "reason", why ? why : "");
+			cJSON_AddItemToArray(not_used, u);
+		}
+	}
 	if (n_enabled == 0) {
-		fs_resp_error(r, w, 422, "no known parameter enabled (threshold, min_diameter_um, max_diameter_um, "
-					 "min_circularity, clahe_clip, clahe_kernel, blur_sigma)");
+		cJSON_Delete(not_used);
+		fs_resp_error(r, w, 422, "none of the enabled parameters is used by method %s (it uses: see GET "
+					 "/api/parameters)", fs_method_name(p.method));
 		return 0;
 	}
 	double um = c.image.um_per_px;
 	if (p.method != FS_METHOD_AUTO && um <= 0) {
+		cJSON_Delete(not_used);
 		fs_resp_error(r, w, 422, "calibrate the image first (or use method auto)");
 		return 0;
 	}
 	fs_image *img = work_image(r, w, &c);
-	if (!img)
+	if (!img) {
+		cJSON_Delete(not_used);
 		return 0;
+	}
 	double t0 = now_mono();
 	int ok, extractions = 0, timed_out = 0;
 	double prev = evaluate(img, &p, um, &c, &ok);
@@ -1186,6 +1233,7 @@ static int h_optimize_step(fs_req *r, fs_resp *w)
 	cJSON *extra = cJSON_CreateObject();
 	cJSON_AddItemToObject(extra, "new_params", fs_params_to_json(&np));
 	cJSON_AddItemToObject(extra, "gradient", grad);
+	cJSON_AddItemToObject(extra, "not_used", not_used);
 	cJSON_AddNumberToObject(extra, "prev_hexagonalness", prev);
 	cJSON_AddNumberToObject(extra, "hexagonalness", h);
 	cJSON_AddNumberToObject(extra, "delta", h - prev);

@@ -168,7 +168,8 @@ int fs_agent_params_equal(const fs_params *a, const fs_params *b)
 	       a->clahe_clip == b->clahe_clip && a->clahe_kernel == b->clahe_kernel &&
 	       a->blur_sigma == b->blur_sigma && a->neighbor_graph == b->neighbor_graph &&
 	       a->cull_long_edges == b->cull_long_edges && a->cull_factor == b->cull_factor &&
-	       a->edge_margin_px == b->edge_margin_px && a->tophat_radius == b->tophat_radius;
+	       a->edge_margin_px == b->edge_margin_px && a->tophat_radius == b->tophat_radius &&
+	       a->auto_prominence == b->auto_prominence && a->auto_smoothing == b->auto_smoothing;
 }
 
 int fs_agent_trial_find(const fs_agent_sess *s, const fs_params *p)
@@ -577,6 +578,25 @@ static int t_set_params(const cJSON *args, fs_tool_output *out, void *user)
 		snprintf(out->error, sizeof(out->error), "%s", err);
 		return FS_TOOL_ERROR;
 	}
+	/* only the method's own parameters are tuned: a change to one the
+	 * method does not use would change nothing (params.c's table) */
+	const cJSON *it;
+	cJSON_ArrayForEach(it, args)
+	{
+		const char *why = NULL;
+		if (!it->string || fs_param_used_by(p.method, it->string, &why) != 0)
+			continue;
+		cJSON *now = fs_params_to_json(&s->params), *want = fs_params_to_json(&p);
+		int changed = !cJSON_Compare(cJSON_GetObjectItem(now, it->string), cJSON_GetObjectItem(want, it->string), 1);
+		cJSON_Delete(now);
+		cJSON_Delete(want);
+		if (changed) {
+			snprintf(out->error, sizeof(out->error),
+				 "%s is not used by method %s (%s): change only the method's own parameters",
+				 it->string, fs_method_name(p.method), why ? why : "");
+			return FS_TOOL_ERROR;
+		}
+	}
 	s->params = p;
 	s->profile_phase = 0;
 	snprintf(s->phase, sizeof(s->phase), "fine_tuning");
@@ -658,7 +678,8 @@ static const char set_params_schema[] =
 	"\"blur_sigma\":{\"type\":\"number\"},"
 	"\"neighbor_graph\":{\"type\":\"string\",\"enum\":[\"delaunay\",\"gabriel\",\"rng\"]},"
 	"\"cull_long_edges\":{\"type\":\"boolean\"},\"cull_factor\":{\"type\":\"number\"},"
-	"\"edge_margin_px\":{\"type\":\"integer\"},\"tophat_radius\":{\"type\":\"integer\"}}}";
+	"\"edge_margin_px\":{\"type\":\"integer\"},\"tophat_radius\":{\"type\":\"integer\"},"
+	"\"auto_prominence\":{\"type\":\"number\"},\"auto_smoothing\":{\"type\":\"number\"}}}";
 
 int fs_fish_tools_add_optimize(fs_tool_registry *reg, fs_agent_sess *s, char *err, size_t errlen)
 {

@@ -1398,7 +1398,9 @@ static cJSON *params_json(const fs_params *p)
 	    add_bool(o, "cull_long_edges", p->cull_long_edges) ||
 	    add_num(o, "cull_factor", p->cull_factor) ||
 	    add_num(o, "edge_margin_px", p->edge_margin_px) ||
-	    add_num(o, "tophat_radius", p->tophat_radius)) {
+	    add_num(o, "tophat_radius", p->tophat_radius) ||
+	    add_num(o, "auto_prominence", p->auto_prominence) ||
+	    add_num(o, "auto_smoothing", p->auto_smoothing)) {
 		cJSON_Delete(o);
 		return NULL;
 	}

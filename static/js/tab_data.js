@@ -49,7 +49,7 @@ export function initData(ws) {
     const t = $('#data-params');
     if (!p) { t.replaceChildren(el('tr', null, el('td', null, 'No extraction yet'))); return; }
     const rows = [['Method', p.method], ['Threshold', p.threshold], ['Min diam (µm)', p.min_diameter_um], ['Max diam (µm)', p.max_diameter_um],
-      ['Min circ', p.min_circularity], ['CLAHE clip', p.clahe_clip], ['CLAHE kernel', p.clahe_kernel], ['Blur', p.blur_sigma], ['Graph', p.neighbor_graph],
+      ['Min circ', p.min_circularity], ['CLAHE clip', p.clahe_clip], ['CLAHE kernel', p.clahe_kernel], ['Blur', p.blur_sigma], ['Prominence (auto)', p.auto_prominence], ['Smoothing (auto)', p.auto_smoothing], ['Graph', p.neighbor_graph],
       ['Cull', p.cull_long_edges ? `yes (× ${p.cull_factor})` : 'no']];
     t.replaceChildren(...rows.map(([k, v]) => el('tr', null, el('th', null, k), el('td', null, String(v)))));
   }

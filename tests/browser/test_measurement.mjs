@@ -71,3 +71,25 @@ export async function testRemeasureFromTheStatsBarAndUndo(t) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+// The Extraction tab shows the chosen method's parameters; the others are
+// greyed with the reason, and the optimiser offers only the used ones.
+export async function testExtractionTabGreysParametersTheMethodDoesNotUse(t) {
+  await withImage(t, IMG, async ({ page, shot }) => {
+    await page.click('[data-tab=extraction]');
+    await page.selectOption('#p-method', 'auto');
+    await page.dispatchEvent('#p-method', 'change');
+    await page.waitForFunction(() => document.querySelector('#p-threshold').disabled);
+    const why = await page.getAttribute('.param[data-key=threshold]', 'title');
+    assert(/Not used by auto/.test(why) && /prominence/.test(why), 'reason shown: ' + why);
+    assert(!(await page.isDisabled('#p-auto_prominence')), 'auto_prominence is auto\'s');
+    assert(await page.isDisabled('#opt-params input[value=threshold]'), 'the optimiser does not offer threshold under auto');
+    assert(!(await page.isDisabled('#opt-params input[value=auto_prominence]')), 'the optimiser offers prominence');
+    await shot('ws-params-auto');
+    await page.selectOption('#p-method', 'log');
+    await page.dispatchEvent('#p-method', 'change');
+    await page.waitForFunction(() => !document.querySelector('#p-threshold').disabled);
+    assert(await page.isDisabled('#p-auto_prominence'), 'prominence greyed under log');
+    assert(await page.isDisabled('#opt-params input[value=auto_smoothing]'), 'no smoothing for log');
+  });
+}
