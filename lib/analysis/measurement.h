@@ -7,7 +7,7 @@
  * diameters (store: sets.measurement_version); a set with an older version
  * offers Re-measure. Bump it whenever a change of the measurement changes
  * diameters (not for a change of detection that only finds other centres).
- *   0  measured before versioning (sets that existed before migration 8,
+ *   0  measured before versioning (sets that existed before migration 9,
  *      imports of files that do not say)
  *   1  the half-level outline along 32 rays (blob_measure.h)
  *
