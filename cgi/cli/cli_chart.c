@@ -527,11 +527,13 @@ int fs_cli_chart(int argc, char **argv)
 		s->calibrated = in->calibrated;
 		s->n_tubercles = in->st.n_tubercles;
 		s->n_edges = in->st.n_edges;
-		s->d_mean = in->st.mean_diameter_um;
-		s->d_sd = in->st.std_diameter_um;
-		s->s_mean = in->st.n_edges ? in->st.mean_space_um : NAN;
-		s->s_sd = in->st.n_edges ? in->st.std_space_um : NAN;
-		s->fill_ratio = in->st.n_edges ? in->st.size_pitch_ratio : NAN;
+		/* over the measured tubercles (in->nd diameters, in->ns spaces):
+		 * those without a diameter are counted, not averaged */
+		s->d_mean = in->nd ? in->st.mean_diameter_um : NAN;
+		s->d_sd = in->nd ? in->st.std_diameter_um : NAN;
+		s->s_mean = in->ns ? in->st.mean_space_um : NAN;
+		s->s_sd = in->ns ? in->st.std_space_um : NAN;
+		s->fill_ratio = in->ns && in->nd ? in->st.size_pitch_ratio : NAN;
 		s->hexagonalness = in->st.hexagonalness_score;
 		s->genus = in->calibrated ? in->st.suggested_genus : "Unknown";
 		s->confidence = in->calibrated ? in->st.classification_confidence : "none";

@@ -79,6 +79,34 @@ static void print_params(FILE *f)
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "  %-23s %g..%g (default %g) %s\n", r[i].name, r[i].min, r[i].max,
 			r[i].default_value, r[i].help ? r[i].help : "");
+	/* which belong to which method (params.c's table): the others are
+	 * accepted but change nothing under that method */
+	fprintf(f, "\nparameters each method uses (the others change nothing under it):\n");
+	for (int m = FS_METHOD_AUTO; m <= FS_METHOD_LATTICE; m++) {
+		fprintf(f, "  %-8s", fs_method_name((fs_method)m));
+		int col = 10;
+		for (size_t i = 0; i < n; i++) {
+			if (fs_param_used_by((fs_method)m, r[i].name, NULL) != 1)
+				continue;
+			int len = (int)strlen(r[i].name) + 1;
+			if (col + len > 79) {
+				fprintf(f, "\n          ");
+				col = 10;
+			}
+			fprintf(f, " %s", r[i].name);
+			col += len;
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "  (neighbor_graph and cull_long_edges: every method)\n  not used:\n");
+	for (size_t i = 0; i < n; i++) {
+		const char *why = NULL;
+		for (int m = FS_METHOD_AUTO; m <= FS_METHOD_LATTICE && !why; m++)
+			if (fs_param_used_by((fs_method)m, r[i].name, &why) == 0 && why && !*why)
+				why = NULL;
+		if (why)
+			fprintf(f, "    %-21s %s\n", r[i].name, why);
+	}
 	size_t np;
 	const fs_profile *p = fs_profiles(&np);
 	fprintf(f, "\nprofiles (--profile NAME):\n");

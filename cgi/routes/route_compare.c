@@ -295,11 +295,13 @@ static int load(fs_req *r, fs_resp *w, comparison_data *c)
 		s->calibrated = um > 0;
 		s->n_tubercles = l->st.n_tubercles;
 		s->n_edges = l->st.n_edges;
-		s->d_mean = l->st.n_tubercles ? l->st.mean_diameter_um : NAN;
-		s->d_sd = l->st.n_tubercles ? l->st.std_diameter_um : NAN;
-		s->s_mean = l->st.n_edges ? l->st.mean_space_um : NAN;
-		s->s_sd = l->st.n_edges ? l->st.std_space_um : NAN;
-		s->fill_ratio = l->st.n_edges && l->st.n_tubercles ? l->st.size_pitch_ratio : NAN;
+		/* unmeasured tubercles have no diameter and their edges no
+		 * space: the means are over the measured ones (l->nd, l->ns) */
+		s->d_mean = l->nd ? l->st.mean_diameter_um : NAN;
+		s->d_sd = l->nd ? l->st.std_diameter_um : NAN;
+		s->s_mean = l->ns ? l->st.mean_space_um : NAN;
+		s->s_sd = l->ns ? l->st.std_space_um : NAN;
+		s->fill_ratio = l->ns && l->nd ? l->st.size_pitch_ratio : NAN;
 		s->hexagonalness = l->st.n_tubercles ? l->st.hexagonalness_score : NAN;
 		s->genus = um > 0 ? l->st.suggested_genus : "Unknown";
 		s->confidence = um > 0 ? l->st.classification_confidence : "none";
@@ -397,6 +399,10 @@ static cJSON *set_json(fs_req *r, const loaded *l, const fs_chart_set *s)
 	snprintf(url, sizeof url, "%sworkspace/%lld?set=%lld", r->app->cfg.base_path, l->ctx.image.id,
 		 l->ctx.info.id);
 	cJSON_AddStringToObject(o, "workspace_url", url);
+	/* the measurement behind the diameters: an outdated one is marked and
+	 * links to the workspace's Re-measure */
+	cJSON_AddNumberToObject(o, "measurement_version", l->ctx.info.measurement_version);
+	cJSON_AddBoolToObject(o, "measurement_outdated", l->ctx.info.measurement_version < FS_MEASUREMENT_VERSION);
 	/* the chart's numbers, in µm, or px when uncalibrated */
 	cJSON_AddStringToObject(o, "unit", s->calibrated ? "um" : "px");
 	add_num(o, "mean_diameter", s->d_mean);
@@ -701,7 +707,23 @@ static int h_table_csv(fs_req *r, fs_resp *w)
 		return rc > 0 ? 0 : rc;
 	}
 	fs_buf_reset(&w->body);
-	if (fs_csv_compare(&w->body, c.chart, c.n, NULL)) {
+	/* each set's measurement version as a column */
+	char (*vtext)[16] = calloc(c.n ? c.n : 1, sizeof *vtext);
+	const char **versions = calloc(c.n ? c.n : 1, sizeof *versions);
+	if (!vtext || !versions) {
+		free(vtext);
+		free(versions);
+		data_free(&c);
+		return FS_DB_ERROR;
+	}
+	for (size_t i = 0; i < c.n; i++) {
+		snprintf(vtext[i], sizeof vtext[i], "%d", c.sets[i].ctx.info.measurement_version);
+		versions[i] = vtext[i];
+	}
+	int bad = fs_csv_compare(&w->body, c.chart, c.n, versions);
+	free(vtext);
+	free(versions);
+	if (bad) {
 		data_free(&c);
 		return FS_DB_ERROR;
 	}

@@ -345,6 +345,48 @@ static int h_settings_reset(fs_req *r, fs_resp *w)
 	return reply_settings(r, w);
 }
 
+/* ---- the parameters and which method uses which ---- */
+
+static int h_parameters(fs_req *r, fs_resp *w)
+{
+	(void)r;
+	size_t n;
+	const fs_param_range *pr = fs_param_ranges(&n);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "success", 1);
+	cJSON *arr = cJSON_AddArrayToObject(o, "parameters");
+	cJSON *by = cJSON_AddObjectToObject(o, "methods");
+	for (int m = FS_METHOD_AUTO; m <= FS_METHOD_LATTICE; m++)
+		cJSON_AddArrayToObject(by, fs_method_name((fs_method)m));
+	static const char *const graph[] = {"neighbor_graph", "cull_long_edges"};
+	for (size_t i = 0; i < n + 2; i++) {
+		const char *name = i < n ? pr[i].name : graph[i - n];
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "name", name);
+		if (i < n) {
+			cJSON_AddNumberToObject(p, "min", pr[i].min);
+			cJSON_AddNumberToObject(p, "max", pr[i].max);
+			cJSON_AddBoolToObject(p, "integer", pr[i].is_integer);
+			cJSON_AddNumberToObject(p, "default", pr[i].default_value);
+			cJSON_AddStringToObject(p, "help", pr[i].help);
+		}
+		cJSON *used = cJSON_AddArrayToObject(p, "used_by_method");
+		cJSON *why = cJSON_AddObjectToObject(p, "not_used_because");
+		for (int m = FS_METHOD_AUTO; m <= FS_METHOD_LATTICE; m++) {
+			const char *mn = fs_method_name((fs_method)m), *reason = NULL;
+			if (fs_param_used_by((fs_method)m, name, &reason) == 1) {
+				cJSON_AddItemToArray(used, cJSON_CreateString(mn));
+				cJSON_AddItemToArray(cJSON_GetObjectItem(by, mn), cJSON_CreateString(name));
+			} else {
+				cJSON_AddStringToObject(why, mn, reason ? reason : "");
+			}
+		}
+		cJSON_AddItemToArray(arr, p);
+	}
+	fs_resp_json(w, 200, o);
+	return 0;
+}
+
 /* ---- parameter profiles ---- */
 
 static int h_profiles_list(fs_req *r, fs_resp *w)
@@ -558,6 +600,7 @@ static int annot_set_from_store(fs_db *db, const fs_set_info *info, fs_annot_set
 	s->has_params = info->has_params;
 	s->params = info->params;
 	s->calibration_um_per_px = info->calibration_um_per_px;
+	s->measurement_version = info->measurement_version;
 	int rc = fs_set_load(db, info->id, &s->tubercles, &s->edges);
 	if (rc)
 		return rc;
@@ -788,8 +831,11 @@ static int import_set(fs_req *r, long long image_id, const fs_annot_set *s, cons
 	if (rc)
 		return rc;
 	long long rev;
-	rc = fs_set_replace_all(r->app->db, *id, -1, r->user.id, &s->tubercles, &s->edges,
-				s->has_params ? &s->params : NULL, "import", 0, &rev, NULL, err, errlen);
+	/* the diameters are as measured by the version the file names (our own
+	 * export says), else "before versioning" (0) */
+	rc = fs_set_replace_all_version(r->app->db, *id, -1, r->user.id, &s->tubercles, &s->edges,
+					s->has_params ? &s->params : NULL, "import", s->measurement_version, 0, &rev,
+					NULL, err, errlen);
 	if (rc)
 		return rc;
 	if (s->calibration_um_per_px > 0) {
@@ -1094,6 +1140,7 @@ const fs_route fs_routes_data[] = {
 	{"PUT", "/api/settings", h_settings_put, FS_MEMBER, 0},
 	{"POST", "/api/settings/reset", h_settings_reset, FS_MEMBER, 0},
 
+	{"GET", "/api/parameters", h_parameters, FS_MEMBER, 0},
 	{"GET", "/api/profiles", h_profiles_list, FS_MEMBER, 0},
 	{"POST", "/api/profiles", h_profiles_save, FS_MEMBER, 0},
 	{"DELETE", "/api/profiles/{id}", h_profiles_delete, FS_MEMBER, 0},

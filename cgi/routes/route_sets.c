@@ -270,9 +270,13 @@ static double default_radius(fs_req *r, const fs_set_ctx *c)
 	fs_tubercle_list t = {0};
 	if (fs_set_load(r->app->db, c->info.id, &t, NULL) == FS_DB_OK && t.n) {
 		double sum = 0;
+		size_t n = 0;
 		for (size_t i = 0; i < t.n; i++)
-			sum += t.items[i].radius_px;
-		r_px = sum / (double)t.n;
+			if (fs_tubercle_measured(&t.items[i])) {
+				sum += t.items[i].radius_px;
+				n++;
+			}
+		r_px = n ? sum / (double)n : 0;
 	}
 	fs_tubercle_list_free(&t);
 	return r_px > 0 ? r_px : 10;
@@ -309,7 +313,7 @@ static int h_add_tubercle(fs_req *r, fs_resp *w)
 		return 0;
 	}
 	fs_tubercle t;
-	memset(&t, 0, sizeof t);
+	fs_tubercle_init(&t);
 	t.centroid_x = v[1].d;
 	t.centroid_y = v[2].d;
 	t.circularity = 1;
@@ -796,6 +800,25 @@ static int params_from_body(fs_req *r, fs_resp *w, const fs_set_ctx *c, const ch
 	return 0;
 }
 
+/* The parameters of a request body object that method m does not use:
+ * [{name, reason}] (they were accepted, and change nothing). */
+static cJSON *not_used_json(const cJSON *given, fs_method m)
+{
+	cJSON *a = cJSON_CreateArray();
+	const cJSON *it;
+	cJSON_ArrayForEach(it, given)
+	{
+		const char *why = NULL;
+		if (it->string && fs_param_used_by(m, it->string, &why) == 0) {
+			cJSON *u = cJSON_CreateObject();
+			cJSON_AddStringToObject(u, "name", it->string);
+			cJSON_AddStringToObject(u, "reason", why ? why : "");
+			cJSON_AddItemToArray(a, u);
+		}
+	}
+	return a;
+}
+
 static fs_image *work_image(fs_req *r, fs_resp *w, const fs_set_ctx *c)
 {
 	char dd[1200], err[ERRBUF];
@@ -849,6 +872,68 @@ static int h_extract(fs_req *r, fs_resp *w)
 	fs_edge_list_free(&e);
 	cJSON *extra = cJSON_CreateObject();
 	cJSON_AddItemToObject(extra, "parameters", fs_params_to_json(&p));
+	cJSON_AddItemToObject(extra, "not_used",
+			      not_used_json(cJSON_GetObjectItemCaseSensitive(r->json, "parameters"), p.method));
+	return fs_set_view_change(r, w, c.info.id, rc, nrev, cur, err, extra);
+}
+
+/* Re-measure: the set's centres measured again on the working image with
+ * the current measurement, as one undoable step (centres, ids, edits and
+ * connections kept). */
+static int h_remeasure(fs_req *r, fs_resp *w)
+{
+	static const fs_field f[] = {{"revision", FS_FIELD_INT, 1, 0, 9e15, 0, NULL}};
+	fs_value v[1];
+	fs_set_ctx c;
+	if (fs_req_body_fields(r, w, f, 1, v, 1) || load_ctx(r, w, &c))
+		return 0;
+	if (c.info.revision != v[0].i) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddBoolToObject(o, "success", 0);
+		cJSON_AddStringToObject(o, "error", "the set has changed: reload it");
+		cJSON_AddNumberToObject(o, "revision", (double)c.info.revision);
+		fs_resp_json(w, 409, o);
+		return 0;
+	}
+	fs_params p;
+	current_params(&c, &p);
+	fs_tubercle_list t = {0};
+	int rc = fs_set_load(r->app->db, c.info.id, &t, NULL);
+	if (rc)
+		return rc;
+	fs_image *img = work_image(r, w, &c);
+	if (!img) {
+		fs_tubercle_list_free(&t);
+		return 0;
+	}
+	char err[ERRBUF] = "";
+	int from = c.info.measurement_version;
+	if (fs_measure_centres(img, &p, c.image.um_per_px > 0 ? c.image.um_per_px : 0, &t, err, sizeof err)) {
+		fs_image_free(img);
+		fs_tubercle_list_free(&t);
+		fs_resp_error(r, w, 422, "re-measuring failed: %s", err);
+		return 0;
+	}
+	fs_image_free(img);
+	long long nrev = 0, cur = 0;
+	int changed = 0, unmeasured = 0;
+	rc = fs_set_remeasure(r->app->db, c.info.id, v[0].i, r->user.id, &t, FS_MEASUREMENT_VERSION, &changed,
+			      &unmeasured, &nrev, &cur, err, sizeof err);
+	size_t n = t.n;
+	fs_tubercle_list_free(&t);
+	cJSON *extra = cJSON_CreateObject();
+	if (!rc) {
+		cJSON *h = cJSON_CreateObject();
+		cJSON_AddNumberToObject(h, "from_version", from);
+		cJSON_AddNumberToObject(h, "to_version", FS_MEASUREMENT_VERSION);
+		cJSON_AddNumberToObject(h, "n_tubercles", (double)n);
+		cJSON_AddNumberToObject(h, "n_changed", changed);
+		cJSON_AddNumberToObject(h, "n_unmeasured", unmeasured);
+		fs_history_add(r->app->db, c.info.id, r->user.id, "remeasure", h);
+		cJSON_AddNumberToObject(h, "set_id", (double)c.info.id);
+		fs_event_log(r->app->db, r->user.id, c.image.id, "remeasure", h);
+		cJSON_AddItemToObject(extra, "remeasure", h);
+	}
 	return fs_set_view_change(r, w, c.info.id, rc, nrev, cur, err, extra);
 }
 
@@ -962,7 +1047,8 @@ static const struct opt_param {
 	{"threshold", 0.01, 0.50, 0.01, 0.005, 0},     {"min_diameter_um", 0.5, 20, 0.5, 0.25, 0},
 	{"max_diameter_um", 1, 50, 1.0, 0.5, 0},       {"min_circularity", 0, 1, 0.05, 0.025, 0},
 	{"clahe_clip", 0.01, 0.20, 0.01, 0.005, 0},    {"clahe_kernel", 4, 32, 2, 1.0, 1},
-	{"blur_sigma", 0, 5, 0.2, 0.1, 0},
+	{"blur_sigma", 0, 5, 0.2, 0.1, 0},             {"auto_prominence", 0.05, 0.9, 0.05, 0.025, 0},
+	{"auto_smoothing", 0.05, 0.4, 0.02, 0.01, 0},
 };
 #define N_OPT (sizeof opt_params / sizeof opt_params[0])
 #define OPT_BUDGET_S 25.0
@@ -976,6 +1062,8 @@ static double get_p(const fs_params *p, int i)
 	case 3: return p->min_circularity;
 	case 4: return p->clahe_clip;
 	case 5: return p->clahe_kernel;
+	case 7: return p->auto_prominence;
+	case 8: return p->auto_smoothing;
 	default: return p->blur_sigma;
 	}
 }
@@ -996,6 +1084,8 @@ static void set_p(fs_params *p, int i, double v)
 	case 3: p->min_circularity = v; break;
 	case 4: p->clahe_clip = v; break;
 	case 5: p->clahe_kernel = (int)v; break;
+	case 7: p->auto_prominence = v; break;
+	case 8: p->auto_smoothing = v; break;
 	default: p->blur_sigma = v; break;
 	}
 }
@@ -1062,26 +1152,47 @@ static int h_optimize_step(fs_req *r, fs_resp *w)
 			}
 		if (!known) {
 			fs_resp_error(r, w, 422, "'enabled_params' may name threshold, min_diameter_um, max_diameter_um, "
-						 "min_circularity, clahe_clip, clahe_kernel, blur_sigma");
+						 "min_circularity, clahe_clip, clahe_kernel, blur_sigma, auto_prominence, "
+						 "auto_smoothing");
 			return 0;
 		}
 	}
 	if (!en)
 		for (size_t i = 0; i < N_OPT; i++)
 			enabled[i] = 1, n_enabled++;
+	/* only the method's own parameters are tuned (params.c's table): the
+	 * others change nothing, and are said so */
+	cJSON *not_used = cJSON_CreateArray();
+	for (size_t i = 0; i < N_OPT; i++) {
+		const char *why = NULL;
+		if (!enabled[i] || fs_param_used_by(p.method, opt_params[i].name, &why) == 1)
+			continue;
+		enabled[i] = 0;
+		n_enabled--;
+		if (en) {
+			cJSON *u = cJSON_CreateObject();
+			cJSON_AddStringToObject(u, "name", opt_params[i].name);
+			cJSON_AddStringToObject(u, "reason", why ? why : "");
+			cJSON_AddItemToArray(not_used, u);
+		}
+	}
 	if (n_enabled == 0) {
-		fs_resp_error(r, w, 422, "no known parameter enabled (threshold, min_diameter_um, max_diameter_um, "
-					 "min_circularity, clahe_clip, clahe_kernel, blur_sigma)");
+		cJSON_Delete(not_used);
+		fs_resp_error(r, w, 422, "none of the enabled parameters is used by method %s (it uses: see GET "
+					 "/api/parameters)", fs_method_name(p.method));
 		return 0;
 	}
 	double um = c.image.um_per_px;
 	if (p.method != FS_METHOD_AUTO && um <= 0) {
+		cJSON_Delete(not_used);
 		fs_resp_error(r, w, 422, "calibrate the image first (or use method auto)");
 		return 0;
 	}
 	fs_image *img = work_image(r, w, &c);
-	if (!img)
+	if (!img) {
+		cJSON_Delete(not_used);
 		return 0;
+	}
 	double t0 = now_mono();
 	int ok, extractions = 0, timed_out = 0;
 	double prev = evaluate(img, &p, um, &c, &ok);
@@ -1122,6 +1233,7 @@ static int h_optimize_step(fs_req *r, fs_resp *w)
 	cJSON *extra = cJSON_CreateObject();
 	cJSON_AddItemToObject(extra, "new_params", fs_params_to_json(&np));
 	cJSON_AddItemToObject(extra, "gradient", grad);
+	cJSON_AddItemToObject(extra, "not_used", not_used);
 	cJSON_AddNumberToObject(extra, "prev_hexagonalness", prev);
 	cJSON_AddNumberToObject(extra, "hexagonalness", h);
 	cJSON_AddNumberToObject(extra, "delta", h - prev);
@@ -1185,6 +1297,7 @@ const fs_route fs_routes_sets[] = {
 	{"POST", "/api/sets/{id}/journal/{op_id}/undo", h_journal_undo, FS_MEMBER, 0},
 	{"POST", "/api/sets/{id}/extract", h_extract, FS_MEMBER, 0},
 	{"POST", "/api/sets/{id}/connections", h_connections, FS_MEMBER, 0},
+	{"POST", "/api/sets/{id}/remeasure", h_remeasure, FS_MEMBER, 0},
 	{"POST", "/api/sets/{id}/analyze-point", h_analyze_point, FS_MEMBER, 0},
 	{"POST", "/api/sets/{id}/optimize-step", h_optimize_step, FS_MEMBER, 0},
 };

@@ -72,6 +72,7 @@ cJSON *fs_set_view_stats(const fs_set_ctx *c, const fs_tubercle_list *t, const f
 		return NULL;
 	cJSON_DeleteItemFromObject(o, "image");
 	cJSON_AddNumberToObject(o, "n_nodes", s.n_tubercles);
+	cJSON_AddNumberToObject(o, "measurement_version", c->info.measurement_version);
 	if (um <= 0) {
 		/* without a calibration the µm figures would be pixels in disguise */
 		static const char *const um_fields[] = {"mean_diameter_um", "std_diameter_um", "min_diameter_um",
@@ -107,6 +108,11 @@ cJSON *fs_set_view_info(const fs_set_info *s)
 		cJSON_AddNullToObject(o, "parameters");
 	cJSON_AddBoolToObject(o, "can_undo", s->can_undo);
 	cJSON_AddBoolToObject(o, "can_redo", s->can_redo);
+	/* the measurement that produced the diameters, and whether it is the
+	 * current one (else the set offers Re-measure) */
+	cJSON_AddNumberToObject(o, "measurement_version", s->measurement_version);
+	cJSON_AddNumberToObject(o, "current_measurement_version", FS_MEASUREMENT_VERSION);
+	cJSON_AddBoolToObject(o, "measurement_outdated", s->measurement_version < FS_MEASUREMENT_VERSION);
 	cJSON_AddNumberToObject(o, "created_at", (double)s->created_at);
 	cJSON_AddNumberToObject(o, "updated_at", (double)s->updated_at);
 	return o;
@@ -142,6 +148,7 @@ static void tubercle_raw(fs_buf *b, const fs_tubercle *t, double um)
 	num_field(b, "diameter_px", 2 * t->radius_px, 0);
 	len_field(b, "diameter_um", 2 * t->radius_px, um);
 	num_field(b, "circularity", t->circularity, 0);
+	num_field(b, "fit_quality", t->fit_quality, 0); /* null: unknown */
 	fs_jw_key(b, "is_boundary", 0);
 	fs_buf_puts(b, t->is_boundary ? "true" : "false");
 	fs_jw_key(b, "source", 0);

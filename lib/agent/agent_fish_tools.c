@@ -168,7 +168,8 @@ int fs_agent_params_equal(const fs_params *a, const fs_params *b)
 	       a->clahe_clip == b->clahe_clip && a->clahe_kernel == b->clahe_kernel &&
 	       a->blur_sigma == b->blur_sigma && a->neighbor_graph == b->neighbor_graph &&
 	       a->cull_long_edges == b->cull_long_edges && a->cull_factor == b->cull_factor &&
-	       a->edge_margin_px == b->edge_margin_px && a->tophat_radius == b->tophat_radius;
+	       a->edge_margin_px == b->edge_margin_px && a->tophat_radius == b->tophat_radius &&
+	       a->auto_prominence == b->auto_prominence && a->auto_smoothing == b->auto_smoothing;
 }
 
 int fs_agent_trial_find(const fs_agent_sess *s, const fs_params *p)
@@ -235,9 +236,13 @@ static double mean_radius(const fs_agent_sess *s)
 		double d = (s->params.min_diameter_um + s->params.max_diameter_um) / 2 / s->um_for_detect;
 		return d > 2 ? d / 2 : 5;
 	}
+	size_t n = 0;
 	for (size_t i = 0; i < s->t.n; i++)
-		sum += s->t.items[i].radius_px;
-	return sum / s->t.n;
+		if (fs_tubercle_measured(&s->t.items[i])) {
+			sum += s->t.items[i].radius_px;
+			n++;
+		}
+	return n ? sum / n : 5; /* none measured: a small default, as above */
 }
 
 static void record_action(fs_agent_sess *s, const char *action, int id, double x, double y)
@@ -573,6 +578,25 @@ static int t_set_params(const cJSON *args, fs_tool_output *out, void *user)
 		snprintf(out->error, sizeof(out->error), "%s", err);
 		return FS_TOOL_ERROR;
 	}
+	/* only the method's own parameters are tuned: a change to one the
+	 * method does not use would change nothing (params.c's table) */
+	const cJSON *it;
+	cJSON_ArrayForEach(it, args)
+	{
+		const char *why = NULL;
+		if (!it->string || fs_param_used_by(p.method, it->string, &why) != 0)
+			continue;
+		cJSON *now = fs_params_to_json(&s->params), *want = fs_params_to_json(&p);
+		int changed = !cJSON_Compare(cJSON_GetObjectItem(now, it->string), cJSON_GetObjectItem(want, it->string), 1);
+		cJSON_Delete(now);
+		cJSON_Delete(want);
+		if (changed) {
+			snprintf(out->error, sizeof(out->error),
+				 "%s is not used by method %s (%s): change only the method's own parameters",
+				 it->string, fs_method_name(p.method), why ? why : "");
+			return FS_TOOL_ERROR;
+		}
+	}
 	s->params = p;
 	s->profile_phase = 0;
 	snprintf(s->phase, sizeof(s->phase), "fine_tuning");
@@ -654,7 +678,8 @@ static const char set_params_schema[] =
 	"\"blur_sigma\":{\"type\":\"number\"},"
 	"\"neighbor_graph\":{\"type\":\"string\",\"enum\":[\"delaunay\",\"gabriel\",\"rng\"]},"
 	"\"cull_long_edges\":{\"type\":\"boolean\"},\"cull_factor\":{\"type\":\"number\"},"
-	"\"edge_margin_px\":{\"type\":\"integer\"},\"tophat_radius\":{\"type\":\"integer\"}}}";
+	"\"edge_margin_px\":{\"type\":\"integer\"},\"tophat_radius\":{\"type\":\"integer\"},"
+	"\"auto_prominence\":{\"type\":\"number\"},\"auto_smoothing\":{\"type\":\"number\"}}}";
 
 int fs_fish_tools_add_optimize(fs_tool_registry *reg, fs_agent_sess *s, char *err, size_t errlen)
 {
@@ -730,6 +755,7 @@ static cJSON *tub_json(const fs_tubercle *t, double scale)
 	cJSON_AddNumberToObject(o, "id", t->id);
 	cJSON_AddNumberToObject(o, "x", round(t->centroid_x * 10) / 10);
 	cJSON_AddNumberToObject(o, "y", round(t->centroid_y * 10) / 10);
+	/* null when unmeasured (cJSON prints NaN as null) */
 	cJSON_AddNumberToObject(o, "radius_px", round(t->radius_px * 10) / 10);
 	cJSON_AddNumberToObject(o, "screenshot_x", round(t->centroid_x * scale * 10) / 10);
 	cJSON_AddNumberToObject(o, "screenshot_y", round(t->centroid_y * scale * 10) / 10);
@@ -774,7 +800,7 @@ static int t_add(const cJSON *args, fs_tool_output *out, void *user)
 
 	if (to_image(s, args, &x, &y, out))
 		return FS_TOOL_ERROR;
-	memset(&t, 0, sizeof(t));
+	fs_tubercle_init(&t);
 	t.centroid_x = x;
 	t.centroid_y = y;
 	t.circularity = 1;
@@ -1035,6 +1061,7 @@ static int t_get_statistics(const cJSON *args, fs_tool_output *out, void *user)
 	cJSON_AddNumberToObject(out->data, "max_space_um", r3(st->max_space_um));
 	cJSON_AddNumberToObject(out->data, "mean_degree", r3(st->mean_degree));
 	cJSON_AddNumberToObject(out->data, "n_boundary", st->n_boundary);
+	cJSON_AddNumberToObject(out->data, "n_unmeasured", st->n_unmeasured);
 	cJSON_AddStringToObject(out->data, "reliability", st->reliability ? st->reliability : "none");
 	cJSON_AddNumberToObject(out->data, "um_per_px", s->um_per_px);
 	cJSON *h = cJSON_AddObjectToObject(out->data, "degree_histogram");

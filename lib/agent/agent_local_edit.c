@@ -196,9 +196,13 @@ int fs_agent_lattice_plan(const fs_agent_sess *s, const double *avoid_x, const d
 	}
 	/* brightness reference */
 	double rmean = 0;
+	size_t nm = 0;
 	for (size_t i = 0; i < t->n; i++)
-		rmean += t->items[i].radius_px;
-	rmean /= t->n;
+		if (fs_tubercle_measured(&t->items[i])) {
+			rmean += t->items[i].radius_px;
+			nm++;
+		}
+	rmean = nm ? rmean / nm : 0; /* none measured: the pitch fallback below */
 	if (rmean <= 0.5)
 		rmean = pitch / 4;
 	size_t ns = 0, step = t->n > 400 ? t->n / 400 : 1;

@@ -6,8 +6,10 @@
  * 1. Baseline: the starting parameters.
  * 2. Profiles (coarse): "default" (method auto) and the contrast profiles.
  * 3. Coordinate search (fine) around the best so far: threshold,
- *    blur_sigma, min_circularity, cull_factor up and down by a step, and
- *    the other neighbour graphs; a set already tried (or out of range) is
+ *    blur_sigma, min_circularity, cull_factor, auto_prominence,
+ *    auto_smoothing up and down by a step, and the other neighbour graphs,
+ *    each only when the method uses it (params.c's table: under auto,
+ *    threshold changes nothing); a set already tried (or out of range) is
  *    skipped, so nothing is tried twice. When every neighbour at a step
  *    size has been tried without improvement the steps halve (twice);
  *    then accept_result.
@@ -37,11 +39,22 @@ static void opt_free(void *p)
 	free(p);
 }
 
-/* The i-th neighbour of base at this level; 0 when it exists. */
+/* The parameter neighbour i varies (for the method's table in params.c). */
+static const char *const varied[] = {"threshold", "threshold", "blur_sigma", "blur_sigma", "min_circularity",
+				     "min_circularity", "cull_factor", "cull_factor", "neighbor_graph",
+				     "neighbor_graph", "auto_prominence", "auto_prominence", "auto_smoothing",
+				     "auto_smoothing"};
+#define N_NEIGHBOURS ((int)(sizeof varied / sizeof varied[0]))
+
+/* The i-th neighbour of base at this level; 0 when it exists. Only the
+ * parameters base's method uses are varied: a neighbour in another one
+ * would repeat the same result. */
 static int neighbour(const fs_params *base, int i, int level, fs_params *out)
 {
 	double f = ldexp(1.0, -level);
 	*out = *base;
+	if (i < 0 || i >= N_NEIGHBOURS || fs_param_used_by(base->method, varied[i], NULL) != 1)
+		return -1;
 	switch (i) {
 	case 0: out->threshold = base->threshold * (1 + 0.3 * f); break;
 	case 1: out->threshold = base->threshold / (1 + 0.3 * f); break;
@@ -53,6 +66,10 @@ static int neighbour(const fs_params *base, int i, int level, fs_params *out)
 	case 7: out->cull_factor = base->cull_factor - 0.2 * f; break;
 	case 8: out->neighbor_graph = (fs_graph)((base->neighbor_graph + 1) % 3); break;
 	case 9: out->neighbor_graph = (fs_graph)((base->neighbor_graph + 2) % 3); break;
+	case 10: out->auto_prominence = base->auto_prominence * (1 + 0.3 * f); break;
+	case 11: out->auto_prominence = base->auto_prominence / (1 + 0.3 * f); break;
+	case 12: out->auto_smoothing = base->auto_smoothing + 0.03 * f; break;
+	case 13: out->auto_smoothing = base->auto_smoothing - 0.03 * f; break;
 	default: return -1;
 	}
 	/* round so that printed and stored values are the values tried */
@@ -60,6 +77,8 @@ static int neighbour(const fs_params *base, int i, int level, fs_params *out)
 	out->blur_sigma = round(out->blur_sigma * 1000) / 1000;
 	out->min_circularity = round(out->min_circularity * 1000) / 1000;
 	out->cull_factor = round(out->cull_factor * 1000) / 1000;
+	out->auto_prominence = round(out->auto_prominence * 10000) / 10000;
+	out->auto_smoothing = round(out->auto_smoothing * 10000) / 10000;
 	return 0;
 }
 
@@ -123,7 +142,7 @@ int fs_agent_local_optimize(const fs_conv *conv, const cJSON *tools, fs_llm_repl
 	}
 	const fs_params *base = &s->trials[s->best].params;
 	for (; o->level < LEVELS; o->level++) {
-		for (int i = 0; i < 10; i++) {
+		for (int i = 0; i < N_NEIGHBOURS; i++) {
 			fs_params p;
 			char verr[128];
 			if (neighbour(base, i, o->level, &p) || fs_params_validate(&p, verr, sizeof(verr)) ||

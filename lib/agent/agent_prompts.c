@@ -6,6 +6,7 @@
  * map them back), so the model never mixes two frames.
  */
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "agent/agent_prompts.h"
@@ -105,8 +106,10 @@ const char fs_prompt_optimize[] =
 	"Phase 1, profile selection: run_extraction on the starting parameters, then load 2-3 relevant "
 	"profiles and run_extraction on each; continue from the best.\n"
 	"Phase 2, fine-tuning: adjust ONE OR TWO parameters at a time by 10-20% with set_params, then "
-	"run_extraction; keep what helped, revert what hurt. min_circularity (0.2-0.3) and threshold "
-	"matter most.\n\n"
+	"run_extraction; keep what helped, revert what hurt. Tune only the parameters the current method "
+	"uses (the methods column): the others change nothing, and set_params refuses them. Under auto, "
+	"auto_prominence and min_circularity matter most; under log and dog, threshold and the diameter "
+	"range.\n\n"
 	"## Important Guidelines\n"
 	"- Never retry an exact parameter combination: run_extraction with parameters already tried "
 	"returns the recorded result and costs an iteration of your budget for nothing; check get_history\n"
@@ -135,10 +138,18 @@ char *fs_agent_param_table(void)
 	const fs_param_range *r = fs_param_ranges(&n);
 	fs_buf b = FS_BUF_INIT;
 
-	fs_buf_puts(&b, "| name | range | default | effect |\n|---|---|---|---|\n");
-	for (size_t i = 0; i < n; i++)
-		fs_buf_printf(&b, "| %s | %g-%g%s | %g | %s |\n", r[i].name, r[i].min, r[i].max,
-			      r[i].is_integer ? " (integer)" : "", r[i].default_value, r[i].help);
+	/* which methods use each one: set_params refuses the others */
+	fs_buf_puts(&b, "| name | range | default | methods | effect |\n|---|---|---|---|---|\n");
+	for (size_t i = 0; i < n; i++) {
+		char methods[64] = "";
+		for (int m = FS_METHOD_AUTO; m <= FS_METHOD_LATTICE; m++)
+			if (fs_param_used_by((fs_method)m, r[i].name, NULL) == 1) {
+				size_t l = strlen(methods);
+				snprintf(methods + l, sizeof methods - l, "%s%s", l ? ", " : "", fs_method_name((fs_method)m));
+			}
+		fs_buf_printf(&b, "| %s | %g-%g%s | %g | %s | %s |\n", r[i].name, r[i].min, r[i].max,
+			      r[i].is_integer ? " (integer)" : "", r[i].default_value, methods, r[i].help);
+	}
 	return b.data ? fs_buf_steal(&b) : NULL;
 }
 

@@ -175,6 +175,7 @@ static cJSON *metrics_json(const fs_stats *st)
 	cJSON_AddNumberToObject(m, "hexagonalness", r3(st->hexagonalness_score));
 	cJSON_AddNumberToObject(m, "n_tubercles", st->n_tubercles);
 	cJSON_AddNumberToObject(m, "n_edges", st->n_edges);
+	cJSON_AddNumberToObject(m, "n_unmeasured", st->n_unmeasured); /* no diameter: left out of the means */
 	cJSON_AddNumberToObject(m, "coverage_percent", round(st->coverage_percent * 10) / 10);
 	cJSON_AddNumberToObject(m, "mean_diameter_um", r3(st->mean_diameter_um));
 	cJSON_AddNumberToObject(m, "std_diameter_um", r3(st->std_diameter_um));

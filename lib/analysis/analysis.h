@@ -16,6 +16,7 @@
 #include "analysis/params_json.h"
 #include "analysis/preprocess.h"
 #include "analysis/detect.h"
+#include "analysis/measurement.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/databar.h"
 #include "analysis/databar_read.h"

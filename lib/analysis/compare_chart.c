@@ -815,7 +815,7 @@ int fs_chart_samples(const fs_tubercle_list *t, const fs_edge_list *e, double sc
 		double ed = hypot(p->centroid_x - q->centroid_x, p->centroid_y - q->centroid_y) - p->radius_px -
 			    q->radius_px;
 		double v = (ed > 0 ? ed : 0) * scale;
-		if (isfinite(v))
+		if (isfinite(ed) && isfinite(v)) /* no space next to an unmeasured tubercle */
 			sv[(*ns)++] = v;
 	}
 	fs_tubercle_index_free(ix);

@@ -60,7 +60,9 @@ int fs_detect(const fs_image *img, const fs_params *p, double um_per_px, fs_dete
 			goto out;
 		out->pitch_px = lat.pitch_px;
 		out->lattice_angle = lat.angle;
-		if (lat.pitch_px > 0 && tile < 3 * lat.pitch_px)
+		/* the tile follows the pitch (clahe_kernel is not auto's or
+		 * lattice's parameter: params.c) */
+		if (lat.pitch_px > 0)
 			tile = (int)lround(3 * lat.pitch_px);
 		/* Detection at the lattice scale does not need more than ~10 px per
 		 * pitch: reduce the image (and the pixel-sized parameters) by f.

@@ -8,7 +8,8 @@
  * one tubercle. Candidates are kept by prominence (peak minus the lowest
  * value within 0.6 a), relative to the strong ones (30 % of the 90th
  * percentile), which rejects noise and the flat dark surroundings of a
- * scale without an absolute threshold. Diameters come from fs_blob_measure.
+ * scale without an absolute threshold. The 0.15 and the 30 % are the
+ * parameters auto_smoothing and auto_prominence (their defaults). Diameters come from fs_blob_measure.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 
 #include "analysis/detect_methods.h"
 #include "analysis/preprocess.h"
+
+#define AUTO_MIN_PROMINENCE 0.01
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -48,7 +51,7 @@ int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, do
 		snprintf(err, errlen, "auto: out of memory");
 		goto out;
 	}
-	if (fs_gaussian_blur(resp, 0.15 * pitch, err, errlen))
+	if (fs_gaussian_blur(resp, p->auto_smoothing * pitch, err, errlen))
 		goto out;
 	if (fs_det_peaks(resp, 0, 0.5 * pitch, &c)) {
 		snprintf(err, errlen, "auto: out of memory");
@@ -65,7 +68,9 @@ int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, do
 			pr[i] = c.items[i].response;
 		qsort(pr, c.n, sizeof *pr, cmp_double);
 		double p90 = pr[(size_t)(0.9 * (c.n - 1))];
-		double lim = fmax(0.3 * p90, 0.2 * p->threshold);
+		/* the absolute floor (0.01 of the image range) only keeps the
+		 * noise of a blank image out; the knob is the relative one */
+		double lim = fmax(p->auto_prominence * p90, AUTO_MIN_PROMINENCE);
 		for (size_t i = 0; i < c.n; i++) {
 			if (c.items[i].response < lim)
 				continue;

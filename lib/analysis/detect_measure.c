@@ -73,7 +73,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	for (size_t k = 0; k < c->n; k++) {
 		size_t i = order[k].i;
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		memset(&meas[i].t, 0, sizeof meas[i].t);
+		fs_tubercle_init(&meas[i].t); /* fit quality unknown unless measured */
 		/* Pixel centres: input pixel x lies at (x + 0.5) / F - 0.5 of m. */
 		meas[i].ok = fs_blob_measure(m->img, (c->items[i].x + 0.5) / F - 0.5,
 					     (c->items[i].y + 0.5) / F - 0.5, mr / F, &meas[i].t) == 0;

@@ -106,7 +106,10 @@ int fs_stats_compute(const fs_tubercle_list *t, const fs_edge_list *e, double um
 	struct summary dia = {0}, space = {0}, center = {0}, gaps = {0}, center_px = {0};
 	for (size_t i = 0; i < t->n; i++) {
 		out->n_boundary += t->items[i].is_boundary != 0;
-		summary_add(&dia, 2.0 * t->items[i].radius_px * um_per_px);
+		if (fs_tubercle_measured(&t->items[i]))
+			summary_add(&dia, 2.0 * t->items[i].radius_px * um_per_px);
+		else
+			out->n_unmeasured++;
 	}
 	out->n_interior = out->n_tubercles - out->n_boundary;
 	for (size_t i = 0; i < e->n; i++) {
@@ -119,6 +122,10 @@ int fs_stats_compute(const fs_tubercle_list *t, const fs_edge_list *e, double um
 		pair_lengths(&t->items[a], &t->items[b], &c, &g);
 		summary_add(&center, c * um_per_px);
 		summary_add(&center_px, c);
+		/* a space needs both diameters: an edge to an unmeasured
+		 * tubercle has a length but no space */
+		if (!isfinite(g))
+			continue;
 		summary_add(&space, fmax(0.0, g) * um_per_px);
 		if (g > 0)
 			summary_add(&gaps, g);

@@ -15,7 +15,10 @@
  *   counts as 0 (touching or overlapping tubercles have no space between
  *   them); spacing uniformity (hexagonalness) uses only edge distances > 0,
  *   as the original does.
- * - Diameter = 2 x radius_px.
+ * - Diameter = 2 x radius_px. Unmeasured tubercles (radius NaN, see
+ *   tubercle.h) count in n_tubercles, degrees and hexagonalness but not
+ *   in the diameter figures, and their edges not in the space figures
+ *   (centre distances still count); n_unmeasured counts them.
  * - Hexagonalness: interior = not is_boundary (flags from graph.c); with
  *   fewer than 4 tubercles every component is 0, spacing_cv 1, reliability
  *   "none". Degrees count every edge; only interior nodes are scored.
@@ -41,6 +44,7 @@ typedef struct fs_hex_weights {
 
 typedef struct fs_stats {
 	int n_tubercles, n_edges, n_boundary, n_interior;
+	int n_unmeasured; /* tubercles without a diameter (radius NaN) */
 	double mean_diameter_um, std_diameter_um, min_diameter_um, max_diameter_um;
 	double mean_space_um, std_space_um, min_space_um, max_space_um;
 	double mean_center_distance_um;

@@ -26,6 +26,8 @@ enum {
 	P_CULL_FACTOR,
 	P_EDGE_MARGIN,
 	P_TOPHAT,
+	P_AUTO_PROMINENCE,
+	P_AUTO_SMOOTHING,
 	P_COUNT
 };
 
@@ -33,9 +35,9 @@ static const fs_param_range ranges[P_COUNT] = {
 	[P_THRESHOLD] = {"threshold", 0.01, 0.50, 0, 0.05,
 			 "detector response threshold (lower finds fainter tubercles)"},
 	[P_MIN_DIAM] = {"min_diameter_um", 0.5, 20.0, 0, 2.0,
-			"smallest tubercle diameter searched, micrometres (not used by auto)"},
+			"smallest tubercle diameter searched, micrometres"},
 	[P_MAX_DIAM] = {"max_diameter_um", 1.0, 50.0, 0, 10.0,
-			"largest tubercle diameter searched, micrometres (not used by auto)"},
+			"largest tubercle diameter searched, micrometres"},
 	[P_MIN_CIRC] = {"min_circularity", 0.0, 1.0, 0, 0.5,
 			"drop blobs less circular than this (0 = off)"},
 	[P_CLAHE_CLIP] = {"clahe_clip", 0.0, 0.20, 0, 0.03,
@@ -48,6 +50,12 @@ static const fs_param_range ranges[P_COUNT] = {
 			   "ignore blobs closer than this to the border, pixels (0 = off)"},
 	[P_TOPHAT] = {"tophat_radius", 0, 100, 1, 0,
 		      "white top-hat radius for uneven illumination, pixels (0 = off)"},
+	[P_AUTO_PROMINENCE] = {"auto_prominence", 0.05, 0.9, 0, 0.3,
+			       "keep maxima whose prominence is at least this x the strong ones' (90th "
+			       "percentile); lower finds fainter tubercles"},
+	[P_AUTO_SMOOTHING] = {"auto_smoothing", 0.05, 0.4, 0, 0.15,
+			      "smoothing before finding maxima, sigma as a fraction of the lattice pitch; "
+			      "higher merges close maxima"},
 };
 
 const fs_param_range *fs_param_ranges(size_t *count)
@@ -73,6 +81,8 @@ void fs_params_default(fs_params *p)
 	p->cull_factor = ranges[P_CULL_FACTOR].default_value;
 	p->edge_margin_px = (int)ranges[P_EDGE_MARGIN].default_value;
 	p->tophat_radius = (int)ranges[P_TOPHAT].default_value;
+	p->auto_prominence = ranges[P_AUTO_PROMINENCE].default_value;
+	p->auto_smoothing = ranges[P_AUTO_SMOOTHING].default_value;
 }
 
 static double get(const fs_params *p, int i)
@@ -88,6 +98,8 @@ static double get(const fs_params *p, int i)
 	case P_CULL_FACTOR: return p->cull_factor;
 	case P_EDGE_MARGIN: return p->edge_margin_px;
 	case P_TOPHAT: return p->tophat_radius;
+	case P_AUTO_PROMINENCE: return p->auto_prominence;
+	case P_AUTO_SMOOTHING: return p->auto_smoothing;
 	}
 	return NAN;
 }
@@ -105,6 +117,8 @@ static void put(fs_params *p, int i, double v)
 	case P_CULL_FACTOR: p->cull_factor = v; break;
 	case P_EDGE_MARGIN: p->edge_margin_px = (int)v; break;
 	case P_TOPHAT: p->tophat_radius = (int)v; break;
+	case P_AUTO_PROMINENCE: p->auto_prominence = v; break;
+	case P_AUTO_SMOOTHING: p->auto_smoothing = v; break;
 	}
 }
 
@@ -286,5 +300,60 @@ int fs_params_set(fs_params *p, const char *name, const char *value, char *err, 
 		return 0;
 	}
 	snprintf(err, errlen, "unknown parameter '%.60s'", name);
+	return -1;
+}
+
+/* ---- which method uses which parameter ---- */
+
+#define M_AUTO (1u << FS_METHOD_AUTO)
+#define M_LOG (1u << FS_METHOD_LOG)
+#define M_DOG (1u << FS_METHOD_DOG)
+#define M_ELLIPSE (1u << FS_METHOD_ELLIPSE)
+#define M_LATTICE (1u << FS_METHOD_LATTICE)
+#define M_ALL (M_AUTO | M_LOG | M_DOG | M_ELLIPSE | M_LATTICE)
+
+/* Read from the code of each method (detect*.c): a parameter is used when
+ * the method's result can depend on it. The sentence says why not. */
+static const struct {
+	const char *name;
+	unsigned methods;
+	const char *why_not;
+} uses[] = {
+	{"threshold", M_LOG | M_DOG,
+	 "auto and lattice keep maxima by their prominence relative to the strong ones (auto_prominence); "
+	 "ellipse thresholds by Otsu's method"},
+	{"min_diameter_um", M_LOG | M_DOG | M_ELLIPSE,
+	 "auto and lattice take the size from the lattice pitch they estimate"},
+	{"max_diameter_um", M_LOG | M_DOG | M_ELLIPSE,
+	 "auto and lattice take the size from the lattice pitch they estimate"},
+	{"min_circularity", M_ALL, ""},
+	{"clahe_clip", M_ALL, ""},
+	{"clahe_kernel", M_LOG | M_DOG | M_ELLIPSE,
+	 "auto and lattice set the CLAHE tile to 3 x the lattice pitch"},
+	{"blur_sigma", M_ALL, ""},
+	{"cull_factor", M_ALL, ""},
+	{"edge_margin_px", M_ALL, ""},
+	{"tophat_radius", M_ALL, ""},
+	{"auto_prominence", M_AUTO | M_LATTICE, "only auto and lattice keep maxima by prominence"},
+	{"auto_smoothing", M_AUTO | M_LATTICE, "only auto and lattice smooth at a fraction of the lattice pitch"},
+	{"neighbor_graph", M_ALL, ""},
+	{"cull_long_edges", M_ALL, ""},
+};
+
+int fs_param_used_by(fs_method m, const char *name, const char **why_not)
+{
+	if (why_not)
+		*why_not = NULL;
+	if (!name || (unsigned)m > FS_METHOD_LATTICE)
+		return -1;
+	for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
+		if (strcmp(uses[i].name, name))
+			continue;
+		if (uses[i].methods & (1u << m))
+			return 1;
+		if (why_not)
+			*why_not = uses[i].why_not;
+		return 0;
+	}
 	return -1;
 }

@@ -39,6 +39,8 @@ typedef struct fs_params {
 	double cull_factor;     /* x reference length, see graph.h */
 	int edge_margin_px;     /* 0 = keep blobs up to the border */
 	int tophat_radius;      /* pixels, 0 = off */
+	double auto_prominence; /* auto, lattice: kept maxima stand out by this x the strong ones' */
+	double auto_smoothing;  /* auto, lattice: smoothing sigma, x the lattice pitch */
 } fs_params;
 
 /* Range of one numeric parameter, for validation, the UI and the optimiser. */
@@ -73,6 +75,18 @@ const char *fs_method_name(fs_method m);
 int fs_method_parse(const char *name, fs_method *out);
 const char *fs_graph_name(fs_graph g);
 int fs_graph_parse(const char *name, fs_graph *out);
+
+/*
+ * Which parameters a method uses: every detection method declares them
+ * (the table in params.c), so the Extraction tab shows only those (the
+ * others greyed with the reason), the optimisers and agents tune only
+ * those, and `measure --help` says which belong to which method. name is a
+ * parameter's JSON name (the numeric ones of fs_param_ranges, and
+ * neighbor_graph, cull_long_edges: the neighbour graph, which every method
+ * uses). Returns 1 when m uses it; 0 when not, with *why_not (may be NULL)
+ * a static sentence saying why; -1 for an unknown name.
+ */
+int fs_param_used_by(fs_method m, const char *name, const char **why_not);
 
 /* Built-in profiles. */
 typedef struct fs_profile {

@@ -21,7 +21,9 @@ cJSON *fs_params_to_json(const fs_params *p)
 		  !cJSON_AddBoolToObject(o, "cull_long_edges", p->cull_long_edges) ||
 		  !cJSON_AddNumberToObject(o, "cull_factor", p->cull_factor) ||
 		  !cJSON_AddNumberToObject(o, "edge_margin_px", p->edge_margin_px) ||
-		  !cJSON_AddNumberToObject(o, "tophat_radius", p->tophat_radius);
+		  !cJSON_AddNumberToObject(o, "tophat_radius", p->tophat_radius) ||
+		  !cJSON_AddNumberToObject(o, "auto_prominence", p->auto_prominence) ||
+		  !cJSON_AddNumberToObject(o, "auto_smoothing", p->auto_smoothing);
 	if (bad) {
 		cJSON_Delete(o);
 		return NULL;

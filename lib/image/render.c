@@ -301,10 +301,19 @@ int fs_render_overlay(const fs_image *img, const fs_tubercle_list *t, const fs_e
 	for (size_t i = 0; i < nt && (o->show_tubercles || o->show_ids || hl); i++) {
 		const fs_tubercle *tb = &t->items[i];
 		double cx = MAPX(tb->centroid_x), cy = MAPX(tb->centroid_y), r = tb->radius_px * s;
-		if (!isfinite(cx) || !isfinite(cy) || !isfinite(r))
+		if (!isfinite(cx) || !isfinite(cy))
 			continue;
-		if (o->show_tubercles)
+		if (!isfinite(r) || r <= 0) {
+			/* unmeasured: its centre as a cross, no invented circle */
+			r = 4;
+			if (o->show_tubercles) {
+				const unsigned char *col = source_colour(tb->source);
+				line(out, cx - r, cy, cx + r, cy, col);
+				line(out, cx, cy - r, cx, cy + r, col);
+			}
+		} else if (o->show_tubercles) {
 			circle(out, cx, cy, r, source_colour(tb->source));
+		}
 		if (hl && bsearch(&tb->id, hl, o->n_highlight, sizeof *hl, cmp_int)) {
 			circle(out, cx, cy, r + 2, COL_HIGHLIGHT);
 			circle(out, cx, cy, r + 3, COL_HIGHLIGHT);

@@ -1,6 +1,6 @@
 /*
  * render.h - the overlay renderer: the image in grey underneath, tubercles
- * as circles coloured by source, edges as lines, optional id labels (the
+ * as circles coloured by source (an unmeasured one, radius NaN, as a cross on its centre), edges as lines, optional id labels (the
  * bitmap font of font.h), a scale bar, optional downscaling. Used for the
  * CLI's --overlay, the agents' screenshots and image exports.
  *

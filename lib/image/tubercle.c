@@ -1,6 +1,7 @@
 /* tubercle.c - growable tubercle and edge lists (see tubercle.h). */
 #include "image/tubercle.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,17 @@ static int grow(void **items, size_t *cap, size_t need, size_t elem)
 	*items = p;
 	*cap = ncap;
 	return 0;
+}
+
+void fs_tubercle_init(fs_tubercle *t)
+{
+	memset(t, 0, sizeof *t);
+	t->fit_quality = NAN;
+}
+
+int fs_tubercle_measured(const fs_tubercle *t)
+{
+	return isfinite(t->radius_px) && t->radius_px > 0;
 }
 
 int fs_tubercle_list_append(fs_tubercle_list *l, const fs_tubercle *t)

@@ -9,6 +9,14 @@
  * radius_px, circularity, major_axis_px, minor_axis_px, orientation,
  * eccentricity, is_boundary, source; edges id1, id2.
  *
+ * Unmeasured diameters: a tubercle whose base could not be measured keeps
+ * its centre and has radius_px = NaN (JSON null, an empty CSV cell, SQL
+ * NULL); every consumer tests fs_tubercle_measured() before using the
+ * radius, and the statistics leave such tubercles out of the diameter and
+ * space figures and count them (n_unmeasured). fit_quality is the
+ * measurement's confidence in 0..1, NaN when unknown (manual tubercles,
+ * measurements that do not fit a model).
+ *
  * Ownership: fs_tubercle_list / fs_edge_list own their arrays; free with
  * *_list_free (tolerates NULL). Append functions grow the array and return
  * -1 on out of memory, leaving the list as it was.
@@ -29,7 +37,8 @@ typedef struct fs_tubercle {
 	int id;              /* 1-based, unique within a set */
 	double centroid_x;   /* pixels, origin top-left, x to the right */
 	double centroid_y;   /* pixels, y downwards */
-	double radius_px;
+	double radius_px;    /* NaN = the base could not be measured */
+	double fit_quality;  /* 0..1, NaN = unknown */
 	double circularity;  /* 0..1 */
 	int has_ellipse;     /* the four fields below are valid when set */
 	double major_axis_px; /* full axis lengths */
@@ -53,6 +62,11 @@ typedef struct fs_edge_list {
 	fs_edge *items;
 	size_t n, cap;
 } fs_edge_list;
+
+/* A zeroed tubercle with fit_quality NaN (unknown), for code that builds one. */
+void fs_tubercle_init(fs_tubercle *t);
+/* 1 when the tubercle has a diameter: radius_px finite and > 0. */
+int fs_tubercle_measured(const fs_tubercle *t);
 
 int fs_tubercle_list_append(fs_tubercle_list *l, const fs_tubercle *t);
 void fs_tubercle_list_free(fs_tubercle_list *l); /* frees items, zeroes l */

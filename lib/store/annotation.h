@@ -29,6 +29,7 @@ typedef struct fs_annot_set {
 	int has_params;
 	fs_params params;
 	double calibration_um_per_px;   /* the set's snapshot; 0 = none */
+	int measurement_version;        /* of the diameters (analysis/measurement.h); 0 = not said */
 	cJSON *history;                 /* owned JSON array of history events as in the file (may be NULL) */
 } fs_annot_set;
 

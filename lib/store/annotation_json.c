@@ -167,7 +167,7 @@ static void read_str(struct pctx *c, const cJSON *it, char *dst, size_t cap, con
 /* Counters of everything repaired in one set, reported once at its end. */
 struct set_stats {
 	size_t not_object_tub, refused_coord, refused_radius, no_radius;
-	size_t radius_from_dpx, radius_from_dum;
+	size_t radius_from_dpx, radius_from_dum, unmeasured;
 	size_t bad_id, dup_id, id_overflow;
 	size_t debug_seed, unknown_source, missing_src_manual, missing_src_extracted;
 	size_t circ_default, circ_clamped, ellipse_partial;
@@ -186,6 +186,9 @@ struct raw_tub {
 	double x, y;
 	int r_state, dpx_state, dum_state;
 	double r, dpx, dum;
+	int size_null; /* radius_px, diameter_px or diameter_um given as null: unmeasured */
+	int q_state;
+	double q; /* fit_quality */
 	int circ_state;
 	double circ;
 	int maj_state, min_state, majum_state, minum_state, ori_state, ecc_state;
@@ -224,10 +227,15 @@ static void read_raw_tub(const cJSON *obj, struct raw_tub *t, struct set_stats *
 			t->y_state = get_num(it, &t->y);
 		} else if (!strcmp(k, "radius_px")) {
 			t->r_state = tub_num(st, it, &t->r);
+			t->size_null |= cJSON_IsNull(it);
 		} else if (!strcmp(k, "diameter_px")) {
 			t->dpx_state = tub_num(st, it, &t->dpx);
+			t->size_null |= cJSON_IsNull(it);
 		} else if (!strcmp(k, "diameter_um")) {
 			t->dum_state = tub_num(st, it, &t->dum);
+			t->size_null |= cJSON_IsNull(it);
+		} else if (!strcmp(k, "fit_quality")) {
+			t->q_state = tub_num(st, it, &t->q);
 		} else if (!strcmp(k, "circularity")) {
 			t->circ_state = tub_num(st, it, &t->circ);
 		} else if (!strcmp(k, "major_axis_px")) {
@@ -280,7 +288,7 @@ static int len_ok(int state, double v)
  */
 static int resolve_tub(const struct raw_tub *r, double cal, fs_tubercle *t, struct set_stats *st)
 {
-	memset(t, 0, sizeof *t);
+	fs_tubercle_init(t);
 	if (!coord_ok(r->x_state, r->x) || !coord_ok(r->y_state, r->y)) {
 		st->refused_coord++;
 		return 1;
@@ -298,12 +306,18 @@ static int resolve_tub(const struct raw_tub *r, double cal, fs_tubercle *t, stru
 		   r->dum / cal <= FS_ANNOT_MAX_COORD) {
 		t->radius_px = r->dum / cal / 2;
 		st->radius_from_dum++;
+	} else if (r->size_null) {
+		/* the writer said so: a tubercle whose base was not measured */
+		t->radius_px = NAN;
+		st->unmeasured++;
 	} else {
 		st->no_radius++;
 		return 1;
 	}
 	t->centroid_x = r->x;
 	t->centroid_y = r->y;
+	if (r->q_state == V_OK && r->q >= 0 && r->q <= 1)
+		t->fit_quality = r->q;
 	if (r->id_state == V_OK) {
 		t->id = r->id;
 	} else {
@@ -610,6 +624,9 @@ static void report_set(struct pctx *c, const char *w, const struct set_stats *st
 	if (st->no_radius)
 		warn(c, "%s: %zu tubercles refused: no usable radius_px, diameter_px or "
 		     "calibrated diameter_um", w, st->no_radius);
+	if (st->unmeasured)
+		warn(c, "%s: %zu tubercles without a measured diameter (null): kept with their centres, "
+		     "left out of the diameter and space statistics", w, st->unmeasured);
 	if (st->radius_from_dpx)
 		warn(c, "%s: %zu tubercles without radius_px: radius taken from diameter_px", w,
 		     st->radius_from_dpx);
@@ -710,7 +727,7 @@ out:
 
 static const char *const set_keys[] = {
 	"id", "name", "createdAt", "modifiedAt", "calibration_um_per_pixel",
-	"tubercles", "edges", "parameters", "history",
+	"tubercles", "edges", "parameters", "history", "measurement_version",
 };
 
 static int known_key(const char *k, const char *const *keys, size_t n)
@@ -773,6 +790,12 @@ static int read_set(struct pctx *c, cJSON *o, int version, double doc_cal, size_
 			warn(c, "%s: calibration_um_per_pixel is a %s; ignored", w, type_name(it));
 		break;
 	}
+
+	it = cJSON_GetObjectItemCaseSensitive(o, "measurement_version");
+	if (get_num(it, &v) == V_OK && v >= 0 && v <= 1000 && v == floor(v))
+		s->measurement_version = (int)v;
+	else if (it && !cJSON_IsNull(it))
+		warn(c, "%s: measurement_version is not a version number; ignored", w);
 
 	read_params(c, cJSON_GetObjectItemCaseSensitive(o, "parameters"), s, w);
 	read_history(c, o, s, w);
@@ -1299,7 +1322,7 @@ static cJSON *tubercle_json(const fs_tubercle *t, double cal)
 		goto fail;
 	if (cal > 0 && add_num(o, "diameter_um", 2 * t->radius_px * cal))
 		goto fail;
-	if (add_num(o, "circularity", t->circularity) ||
+	if (add_num(o, "circularity", t->circularity) || add_num(o, "fit_quality", t->fit_quality) ||
 	    add_bool(o, "is_boundary", t->is_boundary) ||
 	    add_str(o, "source", fs_source_name(t->source)))
 		goto fail;
@@ -1349,7 +1372,7 @@ static cJSON *edge_json(const fs_edge *e, const fs_tubercle *a, const fs_tubercl
 		    add_num(o, "x2", b->centroid_x) || add_num(o, "y2", b->centroid_y))
 			goto fail;
 		if (cal > 0 && (add_num(o, "center_distance_um", d * cal) ||
-				add_num(o, "edge_distance_um", (gap > 0 ? gap : 0) * cal)))
+				add_num(o, "edge_distance_um", isfinite(gap) ? (gap > 0 ? gap : 0) * cal : NAN)))
 			goto fail;
 	}
 	return o;
@@ -1375,7 +1398,9 @@ static cJSON *params_json(const fs_params *p)
 	    add_bool(o, "cull_long_edges", p->cull_long_edges) ||
 	    add_num(o, "cull_factor", p->cull_factor) ||
 	    add_num(o, "edge_margin_px", p->edge_margin_px) ||
-	    add_num(o, "tophat_radius", p->tophat_radius)) {
+	    add_num(o, "tophat_radius", p->tophat_radius) ||
+	    add_num(o, "auto_prominence", p->auto_prominence) ||
+	    add_num(o, "auto_smoothing", p->auto_smoothing)) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -1407,6 +1432,8 @@ static cJSON *set_json(const fs_annot_set *s, double doc_cal)
 		goto fail;
 	if (add(o, "calibration_um_per_pixel", s->calibration_um_per_px > 0 ?
 			   exact_number(s->calibration_um_per_px) : cJSON_CreateNull()))
+		goto fail;
+	if (s->measurement_version > 0 && add_num(o, "measurement_version", s->measurement_version))
 		goto fail;
 
 	if (add(o, "tubercles", arr = cJSON_CreateArray()))

@@ -20,7 +20,10 @@
  *    +-FS_ANNOT_MAX_COORD; otherwise the tubercle is refused (dropped) and
  *    counted. A negative radius is refused the same way.
  *  - radius_px missing or unusable: diameter_px / 2, else diameter_um /
- *    um_per_px / 2 (document calibration, else the set's); else refused.
+ *    um_per_px / 2 (document calibration, else the set's); else, when one
+ *    of them is given as null, the tubercle is unmeasured (radius NaN, its
+ *    centre kept; counted in the report); else refused.
+ *  - fit_quality: a number in 0..1, else unknown (NaN).
  *  - other fields of the wrong type are ignored with a warning (circularity
  *    defaults to 1, is_boundary to false); circularity is clamped to 0..1.
  *  - source: extracted, manual, lattice, agent; "debug_seed" becomes manual;
@@ -49,6 +52,9 @@
  * value is derived from pixels with the document calibration, else the
  * set's snapshot, and omitted when there is neither. Edge distances: the
  * centre distance and the centre distance minus both radii clamped at 0.
+ * An unmeasured tubercle's radius_px, diameter_px and diameter_um and the
+ * edge_distance_um of its edges are null; fit_quality is written per
+ * tubercle (null when unknown).
  * Numbers: integral values are cJSON numbers; every other double is a
  * cJSON_Raw node holding the shortest "%.15g".."%.17g" text that reads back
  * identical (cJSON's own printer rounds 0.30000000000000004 to 0.3), with

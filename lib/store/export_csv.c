@@ -46,7 +46,7 @@ static int put_num(fs_buf *b, double v)
 int fs_csv_tubercles(fs_buf *b, const fs_tubercle_list *t, double um_per_px)
 {
 	if (fs_buf_puts(b, "id,centroid_x,centroid_y,diameter_px,diameter_um,radius_px,circularity,"
-			   "major_axis_px,minor_axis_px,orientation,eccentricity,is_boundary,source\n"))
+			   "major_axis_px,minor_axis_px,orientation,eccentricity,is_boundary,source,fit_quality\n"))
 		return -1;
 	for (size_t i = 0; i < t->n; i++) {
 		const fs_tubercle *p = &t->items[i];
@@ -63,7 +63,8 @@ int fs_csv_tubercles(fs_buf *b, const fs_tubercle_list *t, double um_per_px)
 			return -1;
 		}
 		if (fs_buf_printf(b, ",%d,", p->is_boundary ? 1 : 0) ||
-		    fs_csv_field(b, fs_source_name(p->source)) || fs_buf_putc(b, '\n'))
+		    fs_csv_field(b, fs_source_name(p->source)) || put_num(b, p->fit_quality) ||
+		    fs_buf_putc(b, '\n'))
 			return -1;
 	}
 	return 0;
@@ -115,6 +116,7 @@ static const struct column columns[] = {
 	C("n_edges", K_INT, n_edges),
 	C("n_boundary", K_INT, n_boundary),
 	C("n_interior", K_INT, n_interior),
+	C("n_unmeasured", K_INT, n_unmeasured),
 	C("mean_diameter_um", K_UM, mean_diameter_um),
 	C("std_diameter_um", K_UM, std_diameter_um),
 	C("min_diameter_um", K_UM, min_diameter_um),

@@ -29,7 +29,9 @@ int fs_csv_field(fs_buf *b, const char *s);
 /* Header + one row per tubercle: id, centroid_x, centroid_y, diameter_px,
  * diameter_um, radius_px, circularity, major_axis_px, minor_axis_px,
  * orientation, eccentricity (ellipse fields empty when absent),
- * is_boundary (0/1), source. Returns 0 or -1 (out of memory). */
+ * is_boundary (0/1), source, fit_quality. An unmeasured tubercle (radius
+ * NaN) has empty diameter and radius cells, as an unknown fit quality has;
+ * its edges get empty edge-distance cells. Returns 0 or -1 (out of memory). */
 int fs_csv_tubercles(fs_buf *b, const fs_tubercle_list *t, double um_per_px);
 
 /* Header + one row per edge: id1, id2, center_distance_px,

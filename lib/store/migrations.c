@@ -280,6 +280,32 @@ const char *const fs_migrations[] = {
 	"  error TEXT NOT NULL DEFAULT '',"
 	"  updated_at INTEGER NOT NULL"
 	");",
+
+	/* 9: measured diameters. A tubercle whose base could not be measured
+	 * keeps its centre with r NULL (the table is rebuilt: SQLite cannot
+	 * drop a NOT NULL), and each tubercle has a fit quality (NULL =
+	 * unknown). Every set records the measurement version that produced
+	 * its diameters (analysis/measurement.h); sets that existed before
+	 * this migration get 0, "measured before versioning". */
+	"CREATE TABLE tubercles_v9 ("
+	"  set_id INTEGER NOT NULL REFERENCES sets(id) ON DELETE CASCADE,"
+	"  tid INTEGER NOT NULL,"
+	"  x REAL NOT NULL,"
+	"  y REAL NOT NULL,"
+	"  r REAL,"
+	"  circularity REAL NOT NULL DEFAULT 1,"
+	"  major REAL, minor REAL, orientation REAL, eccentricity REAL,"
+	"  is_boundary INTEGER NOT NULL DEFAULT 0,"
+	"  source TEXT NOT NULL DEFAULT 'manual',"
+	"  fit_quality REAL,"
+	"  PRIMARY KEY (set_id, tid)"
+	") WITHOUT ROWID;"
+	"INSERT INTO tubercles_v9 (set_id, tid, x, y, r, circularity, major, minor, orientation, eccentricity,"
+	"  is_boundary, source) SELECT set_id, tid, x, y, r, circularity, major, minor, orientation,"
+	"  eccentricity, is_boundary, source FROM tubercles;"
+	"DROP TABLE tubercles;"
+	"ALTER TABLE tubercles_v9 RENAME TO tubercles;"
+	"ALTER TABLE sets ADD COLUMN measurement_version INTEGER NOT NULL DEFAULT 0;",
 };
 
 const int fs_migrations_count = (int)(sizeof fs_migrations / sizeof fs_migrations[0]);

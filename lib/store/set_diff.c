@@ -54,13 +54,16 @@ int fs_set_diff_copy(fs_set_diff *dst, const fs_set_diff *src)
 	dst->params_before = src->params_before;
 	dst->params_after = src->params_after;
 	dst->replaces_all = src->replaces_all;
+	dst->version_changed = src->version_changed;
+	dst->version_before = src->version_before;
+	dst->version_after = src->version_after;
 	return 0;
 }
 
 int fs_set_diff_empty(const fs_set_diff *d)
 {
 	return !d->added.n && !d->removed.n && !d->before.n && !d->edges_added.n && !d->edges_removed.n &&
-	       !d->params_changed;
+	       !d->params_changed && !d->version_changed;
 }
 
 /* ---- the journal's form ---- */
@@ -85,8 +88,10 @@ static cJSON *tub_json(const fs_tubercle *t)
 	cJSON_AddNumberToObject(o, "id", t->id);
 	add_exact(o, "x", t->centroid_x);
 	add_exact(o, "y", t->centroid_y);
-	add_exact(o, "r", t->radius_px);
+	add_exact(o, "r", t->radius_px); /* null: unmeasured */
 	add_exact(o, "c", t->circularity);
+	if (isfinite(t->fit_quality))
+		add_exact(o, "q", t->fit_quality);
 	cJSON_AddStringToObject(o, "s", fs_source_name(t->source));
 	if (t->has_ellipse) {
 		add_exact(o, "ma", t->major_axis_px);
@@ -103,13 +108,21 @@ static double num(const cJSON *o, const char *k)
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* A number, or NaN when absent or null (an unmeasured radius, an unknown fit). */
+static double num_or_nan(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
 static void tub_from_json(const cJSON *o, fs_tubercle *t)
 {
-	memset(t, 0, sizeof *t);
+	fs_tubercle_init(t);
 	t->id = (int)num(o, "id");
 	t->centroid_x = num(o, "x");
 	t->centroid_y = num(o, "y");
-	t->radius_px = num(o, "r");
+	t->radius_px = num_or_nan(o, "r");
+	t->fit_quality = num_or_nan(o, "q");
 	t->circularity = num(o, "c");
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "s");
 	if (!cJSON_IsString(s) || fs_source_parse(s->valuestring, &t->source))
@@ -163,6 +176,11 @@ cJSON *fs_set_diff_to_json(const fs_set_diff *d)
 	}
 	if (d->replaces_all)
 		cJSON_AddNumberToObject(o, "all", 1);
+	if (d->version_changed) {
+		cJSON *v = cJSON_AddArrayToObject(o, "mv");
+		cJSON_AddItemToArray(v, cJSON_CreateNumber(d->version_before));
+		cJSON_AddItemToArray(v, cJSON_CreateNumber(d->version_after));
+	}
 	return o;
 }
 
@@ -225,6 +243,12 @@ int fs_set_diff_from_json(const char *s, fs_set_diff *d)
 		}
 	}
 	d->replaces_all = cJSON_GetObjectItem(o, "all") != NULL;
+	const cJSON *mv = cJSON_GetObjectItem(o, "mv");
+	if (cJSON_IsArray(mv) && cJSON_GetArraySize(mv) == 2) {
+		d->version_changed = 1;
+		d->version_before = (int)cJSON_GetArrayItem(mv, 0)->valuedouble;
+		d->version_after = (int)cJSON_GetArrayItem(mv, 1)->valuedouble;
+	}
 	cJSON_Delete(o);
 	if (rc)
 		fs_set_diff_free(d);
@@ -248,14 +272,24 @@ void fs_set_diff_invert(fs_set_diff *d)
 	int h = d->had_params;
 	d->had_params = d->has_params;
 	d->has_params = h;
+	int v = d->version_before;
+	d->version_before = d->version_after;
+	d->version_after = v;
 }
 
 /* ---- tubercles and edges ---- */
 
+/* Equal, or both NaN (two unmeasured radii, two unknown fits). */
+static int same_num(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
 int fs_tubercle_same(const fs_tubercle *a, const fs_tubercle *b)
 {
 	return a->id == b->id && a->centroid_x == b->centroid_x && a->centroid_y == b->centroid_y &&
-	       a->radius_px == b->radius_px && a->circularity == b->circularity && a->source == b->source &&
+	       same_num(a->radius_px, b->radius_px) && same_num(a->fit_quality, b->fit_quality) &&
+	       a->circularity == b->circularity && a->source == b->source &&
 	       a->has_ellipse == b->has_ellipse &&
 	       (!a->has_ellipse || (a->major_axis_px == b->major_axis_px && a->minor_axis_px == b->minor_axis_px &&
 				    a->orientation == b->orientation && a->eccentricity == b->eccentricity));
@@ -263,9 +297,11 @@ int fs_tubercle_same(const fs_tubercle *a, const fs_tubercle *b)
 
 int fs_tubercle_storable(const fs_tubercle *t)
 {
-	return t->id > 0 && isfinite(t->centroid_x) && isfinite(t->centroid_y) && isfinite(t->radius_px) &&
-	       t->radius_px > 0 && t->radius_px < 1e6 && fabs(t->centroid_x) < 1e7 && fabs(t->centroid_y) < 1e7 &&
-	       isfinite(t->circularity);
+	/* an unmeasured radius (NaN) may be stored: the centre is what counts */
+	return t->id > 0 && isfinite(t->centroid_x) && isfinite(t->centroid_y) &&
+	       (isnan(t->radius_px) || (t->radius_px > 0 && t->radius_px < 1e6)) && fabs(t->centroid_x) < 1e7 &&
+	       fabs(t->centroid_y) < 1e7 && isfinite(t->circularity) &&
+	       (isnan(t->fit_quality) || (t->fit_quality >= 0 && t->fit_quality <= 1));
 }
 
 static int cmp_edge(const void *a, const void *b)
@@ -482,6 +518,7 @@ struct fs_set_net {
 	size_t ecap, en;
 	int params_seen, had_params, has_params;
 	fs_params params_before, params_after;
+	int version_seen, version_before, version_after;
 };
 
 fs_set_net *fs_set_net_new(void)
@@ -638,6 +675,13 @@ int fs_set_net_add(fs_set_net *n, const fs_set_diff *d)
 		n->has_params = d->has_params;
 		n->params_after = d->params_after;
 	}
+	if (d->version_changed) {
+		if (!n->version_seen) {
+			n->version_seen = 1;
+			n->version_before = d->version_before;
+		}
+		n->version_after = d->version_after;
+	}
 	return 0;
 }
 
@@ -655,7 +699,7 @@ void fs_set_net_count(const fs_set_net *n, fs_set_net_counts *c)
 		else if (s->was && s->is) {
 			if (s->before.centroid_x != s->after.centroid_x || s->before.centroid_y != s->after.centroid_y)
 				c->moved++;
-			if (s->before.radius_px != s->after.radius_px)
+			if (!same_num(s->before.radius_px, s->after.radius_px))
 				c->resized++;
 		}
 	}
@@ -718,6 +762,11 @@ int fs_set_net_diff(const fs_set_net *n, fs_set_diff *out)
 		out->params_before = n->params_before;
 		out->has_params = n->has_params;
 		out->params_after = n->params_after;
+	}
+	if (n->version_seen && n->version_before != n->version_after) {
+		out->version_changed = 1;
+		out->version_before = n->version_before;
+		out->version_after = n->version_after;
 	}
 	return 0;
 }

@@ -36,6 +36,10 @@ typedef struct fs_set_diff {
 	int had_params, has_params;
 	fs_params params_before, params_after;
 	int replaces_all; /* an extraction, optimiser step or import: the whole set replaced */
+	/* the set's measurement version (analysis/measurement.h) before and
+	 * after: an extraction or a Re-measure sets it, its undo restores it */
+	int version_changed;
+	int version_before, version_after;
 } fs_set_diff;
 
 void fs_set_diff_free(fs_set_diff *d);
@@ -48,9 +52,11 @@ void fs_set_diff_invert(fs_set_diff *d);
 /* 1 when the diff changes nothing. */
 int fs_set_diff_empty(const fs_set_diff *d);
 
-/* Two tubercles identical to the last bit (id, position, size, shape, source). */
+/* Two tubercles identical to the last bit (id, position, size, shape,
+ * source, fit quality); two NaN radii are the same. */
 int fs_tubercle_same(const fs_tubercle *a, const fs_tubercle *b);
-/* Ids positive, numbers finite, radius positive: may be stored. */
+/* Ids positive, position finite, radius positive or NaN (unmeasured), fit
+ * quality in 0..1 or NaN: may be stored. */
 int fs_tubercle_storable(const fs_tubercle *t);
 
 /* Edges with id1 < id2, sorted, each once. */

@@ -15,6 +15,10 @@
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 
+/* A tubercle row (tid, x, y, r, circularity, major, minor, orientation,
+ * eccentricity, source, fit_quality); NULL r / fit_quality read as NaN. */
+static void read_tub(sqlite3_stmt *st, fs_tubercle *t);
+
 long long fs_rows_now(void)
 {
 	return (long long)time(NULL);
@@ -23,41 +27,60 @@ long long fs_rows_now(void)
 int fs_rows_get(fs_db *db, long long set_id, int tid, fs_tubercle *t)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT tid, x, y, r, circularity, major, minor, orientation, "
-					  "eccentricity, source FROM tubercles WHERE set_id = ? AND tid = ?");
+					  "eccentricity, source, fit_quality FROM tubercles WHERE set_id = ? AND tid = ?");
 	if (!st)
 		return FS_DB_ERROR;
 	sqlite3_bind_int64(st, 1, set_id);
 	sqlite3_bind_int(st, 2, tid);
 	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		memset(t, 0, sizeof *t);
-		t->id = sqlite3_column_int(st, 0);
-		t->centroid_x = sqlite3_column_double(st, 1);
-		t->centroid_y = sqlite3_column_double(st, 2);
-		t->radius_px = sqlite3_column_double(st, 3);
-		t->circularity = sqlite3_column_double(st, 4);
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
-			t->has_ellipse = 1;
-			t->major_axis_px = sqlite3_column_double(st, 5);
-			t->minor_axis_px = sqlite3_column_double(st, 6);
-			t->orientation = sqlite3_column_double(st, 7);
-			t->eccentricity = sqlite3_column_double(st, 8);
-		}
-		const char *s = (const char *)sqlite3_column_text(st, 9);
-		if (!s || fs_source_parse(s, &t->source))
-			t->source = FS_SOURCE_MANUAL;
-	}
+	if (rc == SQLITE_ROW)
+		read_tub(st, t);
 	fs_db_done(st);
 	if (rc == SQLITE_DONE)
 		return FS_DB_NOTFOUND;
 	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
 }
 
+/* NULL for NaN (an unmeasured radius, an unknown fit quality). */
+static void bind_num_or_null(sqlite3_stmt *st, int i, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static double col_num_or_nan(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static void read_tub(sqlite3_stmt *st, fs_tubercle *t)
+{
+	fs_tubercle_init(t);
+	t->id = sqlite3_column_int(st, 0);
+	t->centroid_x = sqlite3_column_double(st, 1);
+	t->centroid_y = sqlite3_column_double(st, 2);
+	t->radius_px = col_num_or_nan(st, 3);
+	t->circularity = sqlite3_column_double(st, 4);
+	if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+		t->has_ellipse = 1;
+		t->major_axis_px = sqlite3_column_double(st, 5);
+		t->minor_axis_px = sqlite3_column_double(st, 6);
+		t->orientation = sqlite3_column_double(st, 7);
+		t->eccentricity = sqlite3_column_double(st, 8);
+	}
+	const char *s = (const char *)sqlite3_column_text(st, 9);
+	if (!s || fs_source_parse(s, &t->source))
+		t->source = FS_SOURCE_MANUAL;
+	t->fit_quality = col_num_or_nan(st, 10);
+}
+
 static int bind_tub(sqlite3_stmt *st, int first, const fs_tubercle *t)
 {
 	sqlite3_bind_double(st, first, t->centroid_x);
 	sqlite3_bind_double(st, first + 1, t->centroid_y);
-	sqlite3_bind_double(st, first + 2, t->radius_px);
+	bind_num_or_null(st, first + 2, t->radius_px);
 	sqlite3_bind_double(st, first + 3, t->circularity);
 	if (t->has_ellipse) {
 		sqlite3_bind_double(st, first + 4, t->major_axis_px);
@@ -69,13 +92,15 @@ static int bind_tub(sqlite3_stmt *st, int first, const fs_tubercle *t)
 			sqlite3_bind_null(st, first + i);
 	}
 	sqlite3_bind_text(st, first + 8, fs_source_name(t->source), -1, SQLITE_STATIC);
+	bind_num_or_null(st, first + 9, t->fit_quality);
 	return 0;
 }
 
 static int row_insert(fs_db *db, long long set_id, const fs_tubercle *t)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO tubercles (set_id, tid, x, y, r, circularity, major, minor, "
-					  "orientation, eccentricity, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+					  "orientation, eccentricity, source, fit_quality) "
+					  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
 	sqlite3_bind_int64(st, 1, set_id);
@@ -89,13 +114,13 @@ static int row_insert(fs_db *db, long long set_id, const fs_tubercle *t)
 static int row_update(fs_db *db, long long set_id, const fs_tubercle *t)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE tubercles SET x = ?, y = ?, r = ?, circularity = ?, major = ?, "
-					  "minor = ?, orientation = ?, eccentricity = ?, source = ? "
+					  "minor = ?, orientation = ?, eccentricity = ?, source = ?, fit_quality = ? "
 					  "WHERE set_id = ? AND tid = ?");
 	if (!st)
 		return FS_DB_ERROR;
 	bind_tub(st, 1, t);
-	sqlite3_bind_int64(st, 10, set_id);
-	sqlite3_bind_int(st, 11, t->id);
+	sqlite3_bind_int64(st, 11, set_id);
+	sqlite3_bind_int(st, 12, t->id);
 	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
 	fs_db_done(st);
 	return rc;
@@ -285,6 +310,17 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
 	}
 	rc = FS_DB_OK;
 	sqlite3_stmt *st;
+	if (d->version_changed) {
+		st = fs_db_stmt(db, "UPDATE sets SET measurement_version = ? WHERE id = ?");
+		if (!st)
+			return FS_DB_ERROR;
+		sqlite3_bind_int(st, 1, d->version_after);
+		sqlite3_bind_int64(st, 2, set_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+		if (rc)
+			return rc;
+	}
 	if (d->params_changed) {
 		st = fs_db_stmt(db, "UPDATE sets SET params = ? WHERE id = ?");
 		if (!st)
@@ -382,30 +418,15 @@ int fs_rows_bump(fs_db *db, long long set_id, long long *new_rev)
 int fs_rows_load(fs_db *db, long long set_id, fs_tubercle_list *t, fs_edge_list *e)
 {
 	sqlite3_stmt *st;
-	st = fs_db_stmt(db, "SELECT tid, x, y, r, circularity, major, minor, orientation, eccentricity, source "
-			    "FROM tubercles WHERE set_id = ? ORDER BY tid");
+	st = fs_db_stmt(db, "SELECT tid, x, y, r, circularity, major, minor, orientation, eccentricity, source, "
+			    "fit_quality FROM tubercles WHERE set_id = ? ORDER BY tid");
 	if (!st)
 		return FS_DB_ERROR;
 	sqlite3_bind_int64(st, 1, set_id);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		fs_tubercle x;
-		memset(&x, 0, sizeof x);
-		x.id = sqlite3_column_int(st, 0);
-		x.centroid_x = sqlite3_column_double(st, 1);
-		x.centroid_y = sqlite3_column_double(st, 2);
-		x.radius_px = sqlite3_column_double(st, 3);
-		x.circularity = sqlite3_column_double(st, 4);
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
-			x.has_ellipse = 1;
-			x.major_axis_px = sqlite3_column_double(st, 5);
-			x.minor_axis_px = sqlite3_column_double(st, 6);
-			x.orientation = sqlite3_column_double(st, 7);
-			x.eccentricity = sqlite3_column_double(st, 8);
-		}
-		const char *s = (const char *)sqlite3_column_text(st, 9);
-		if (!s || fs_source_parse(s, &x.source))
-			x.source = FS_SOURCE_MANUAL;
+		read_tub(st, &x);
 		if (fs_tubercle_list_append(t, &x)) {
 			fs_db_done(st);
 			return FS_DB_ERROR;
@@ -612,6 +633,9 @@ static int shown_diff(const fs_set_diff *d, const fs_set_frame *f, fs_set_diff *
 	out->params_before = d->params_before;
 	out->params_after = d->params_after;
 	out->replaces_all = d->replaces_all;
+	out->version_changed = d->version_changed;
+	out->version_before = d->version_before;
+	out->version_after = d->version_after;
 	if (rc)
 		fs_set_diff_free(out);
 	return rc ? -1 : 0;

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "analysis/graph.h"
+#include "analysis/measurement.h"
 #include "analysis/params_json.h"
 #include "store/set_frame.h"
 #include "store/set_rows.h"
@@ -242,6 +243,7 @@ static int fill_info(fs_db *db, sqlite3_stmt *st, fs_set_info *o)
 	o->calibration_um_per_px = sqlite3_column_double(st, 7);
 	o->created_at = sqlite3_column_int64(st, 8);
 	o->updated_at = sqlite3_column_int64(st, 9);
+	o->measurement_version = sqlite3_column_int(st, 10);
 	(void)db;
 	return 0;
 }
@@ -278,7 +280,7 @@ static int fill_counts(fs_db *db, fs_set_info *o)
 }
 
 #define SET_COLS "id, image_id, name, position, revision, clean_revision, params, " \
-		 "coalesce(calibration_um_per_px, 0), created_at, updated_at"
+		 "coalesce(calibration_um_per_px, 0), created_at, updated_at, measurement_version"
 
 int fs_set_get_info(fs_db *db, long long set_id, fs_set_info *out)
 {
@@ -336,9 +338,9 @@ static int insert_set(fs_db *db, long long image_id, const char *name, long long
 		      char *err, size_t errlen)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO sets (image_id, name, position, created_by, created_at, "
-					  "updated_at, calibration_um_per_px) SELECT ?1, ?2, "
+					  "updated_at, calibration_um_per_px, measurement_version) SELECT ?1, ?2, "
 					  "coalesce((SELECT max(position) FROM sets WHERE image_id = ?1), 0) + 1, ?3, ?4, ?4, "
-					  "um_per_px FROM images WHERE id = ?1");
+					  "um_per_px, ?5 FROM images WHERE id = ?1");
 	if (!st)
 		return FS_DB_ERROR;
 	sqlite3_bind_int64(st, 1, image_id);
@@ -346,6 +348,8 @@ static int insert_set(fs_db *db, long long image_id, const char *name, long long
 	if (user_id)
 		sqlite3_bind_int64(st, 3, user_id);
 	sqlite3_bind_int64(st, 4, fs_rows_now());
+	/* a new set holds nothing measured by an older rule */
+	sqlite3_bind_int(st, 5, FS_MEASUREMENT_VERSION);
 	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
 	fs_db_done(st);
 	if (rc == FS_DB_CONSTRAINT) {
@@ -498,10 +502,11 @@ int fs_set_duplicate(fs_db *db, long long set_id, const char *name, long long us
 	static const char *const copies[] = {
 		"UPDATE sets SET params = (SELECT params FROM sets WHERE id = ?1), "
 		"calibration_um_per_px = (SELECT calibration_um_per_px FROM sets WHERE id = ?1), "
-		"next_tid = (SELECT next_tid FROM sets WHERE id = ?1) WHERE id = ?2",
+		"next_tid = (SELECT next_tid FROM sets WHERE id = ?1), "
+		"measurement_version = (SELECT measurement_version FROM sets WHERE id = ?1) WHERE id = ?2",
 		"INSERT INTO tubercles (set_id, tid, x, y, r, circularity, major, minor, orientation, eccentricity, "
-		"is_boundary, source) SELECT ?2, tid, x, y, r, circularity, major, minor, orientation, eccentricity, "
-		"is_boundary, source FROM tubercles WHERE set_id = ?1",
+		"is_boundary, source, fit_quality) SELECT ?2, tid, x, y, r, circularity, major, minor, orientation, "
+		"eccentricity, is_boundary, source, fit_quality FROM tubercles WHERE set_id = ?1",
 		"INSERT INTO edges (set_id, id1, id2) SELECT ?2, id1, id2 FROM edges WHERE set_id = ?1",
 	};
 	for (size_t i = 0; !rc && i < sizeof copies / sizeof copies[0]; i++) {
@@ -858,7 +863,34 @@ struct replace_ctx {
 	const fs_edge_list *e;
 	const fs_params *params;
 	int edges_only;
+	int version; /* measurement version of the new content; -1 = leave it */
 };
+
+/* The set's measurement version now. */
+static int read_version(fs_db *db, long long set_id, int *v)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT measurement_version FROM sets WHERE id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	int rc = sqlite3_step(st);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	fs_db_done(st);
+	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+}
+
+/* The diff sets the measurement version to v (nothing when it is v already). */
+static int diff_version(fs_db *db, long long set_id, int v, fs_set_diff *d)
+{
+	int cur;
+	int rc = read_version(db, set_id, &cur);
+	if (rc || cur == v)
+		return rc;
+	d->version_changed = 1;
+	d->version_before = cur;
+	d->version_after = v;
+	return FS_DB_OK;
+}
 
 static int build_replace(fs_db *db, long long set_id, const fs_set_frame *f, void *vctx, fs_set_diff *d, char *err,
 			 size_t errlen)
@@ -957,6 +989,8 @@ static int build_replace(fs_db *db, long long set_id, const fs_set_frame *f, voi
 			rc = FS_DB_ERROR;
 	}
 	fs_edges_normalise(&d->edges_added);
+	if (rc == FS_DB_OK && c->version >= 0)
+		rc = diff_version(db, set_id, c->version, d);
 	if (rc == FS_DB_OK && c->params) {
 		sqlite3_stmt *st = fs_db_stmt(db, "SELECT params FROM sets WHERE id = ?");
 		if (!st) {
@@ -987,7 +1021,18 @@ int fs_set_replace_all(fs_db *db, long long set_id, long long expect_rev, long l
 		       const fs_tubercle_list *t, const fs_edge_list *e, const fs_params *params, const char *kind,
 		       long long agent_run_id, long long *new_rev, long long *cur_rev, char *err, size_t errlen)
 {
-	struct replace_ctx c = {t, e, params, 0};
+	/* everything but an import was measured just now, by this build */
+	int v = kind && !strcmp(kind, "import") ? 0 : FS_MEASUREMENT_VERSION;
+	return fs_set_replace_all_version(db, set_id, expect_rev, user_id, t, e, params, kind, v, agent_run_id,
+					  new_rev, cur_rev, err, errlen);
+}
+
+int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev, long long user_id,
+			       const fs_tubercle_list *t, const fs_edge_list *e, const fs_params *params,
+			       const char *kind, int measurement_version, long long agent_run_id, long long *new_rev,
+			       long long *cur_rev, char *err, size_t errlen)
+{
+	struct replace_ctx c = {t, e, params, 0, measurement_version};
 	char label[96];
 	snprintf(label, sizeof label, "Replaced with %zu tubercles and %zu connections", t->n, e->n);
 	return edit(db, set_id, expect_rev, user_id, kind ? kind : "extraction", label, agent_run_id, build_replace,
@@ -998,7 +1043,7 @@ int fs_set_replace_edges(fs_db *db, long long set_id, long long expect_rev, long
 			 const fs_edge_list *e, const char *kind, long long agent_run_id, long long *new_rev,
 			 long long *cur_rev, char *err, size_t errlen)
 {
-	struct replace_ctx c = {NULL, e, NULL, 1};
+	struct replace_ctx c = {NULL, e, NULL, 1, -1};
 	char label[96];
 	snprintf(label, sizeof label, "Regenerated connections (%zu)", e->n);
 	return edit(db, set_id, expect_rev, user_id, kind ? kind : "auto_connect", label, agent_run_id,
@@ -1061,4 +1106,81 @@ int fs_set_set_radius(fs_db *db, long long set_id, long long expect_rev, long lo
 	snprintf(label, sizeof label, "Set radius %.1f px on %s", radius_px, n ? "selected tubercles" : "all tubercles");
 	return edit(db, set_id, expect_rev, user_id, "set_radius", label, 0, build_radius, &c, new_rev, cur_rev, err,
 		    errlen);
+}
+
+/* ---- Re-measure ---- */
+
+struct remeasure_ctx {
+	const fs_tubercle_list *t; /* shown coordinates, the new sizes */
+	int version;
+	int changed, unmeasured;
+};
+
+static int build_remeasure(fs_db *db, long long set_id, const fs_set_frame *f, void *vctx, fs_set_diff *d,
+			   char *err, size_t errlen)
+{
+	struct remeasure_ctx *c = vctx;
+	struct rows r;
+	int rc = rows_load(db, set_id, f, &r);
+	if (rc)
+		return rc;
+	for (size_t i = 0; rc == FS_DB_OK && i < c->t->n; i++) {
+		const fs_tubercle *m = &c->t->items[i];
+		const fs_tubercle *cur = rows_shown(&r, m->id);
+		if (!cur) {
+			ERR("tubercle #%d no longer exists", m->id);
+			rc = FS_DB_INVALID;
+			break;
+		}
+		c->unmeasured += !fs_tubercle_measured(m);
+		/* only the size and shape change: the centre, id and source stay
+		 * exactly as stored */
+		fs_tubercle after = *cur;
+		after.radius_px = m->radius_px;
+		after.circularity = m->circularity;
+		after.fit_quality = m->fit_quality;
+		after.has_ellipse = m->has_ellipse;
+		after.major_axis_px = m->major_axis_px;
+		after.minor_axis_px = m->minor_axis_px;
+		after.eccentricity = m->eccentricity;
+		after.orientation = cur->orientation;
+		if (m->has_ellipse) {
+			/* the orientation comes in shown coordinates */
+			fs_tubercle shown = *cur, stored;
+			fs_set_frame_show(f, &shown);
+			shown.has_ellipse = 1;
+			shown.orientation = m->orientation;
+			fs_set_frame_store(f, &shown, cur, &stored);
+			after.orientation = stored.orientation;
+		}
+		if (fs_tubercle_same(&after, cur))
+			continue;
+		c->changed++;
+		if (fs_tubercle_list_append(&d->before, cur) || fs_tubercle_list_append(&d->after, &after))
+			rc = FS_DB_ERROR;
+	}
+	if (rc == FS_DB_OK)
+		rc = diff_version(db, set_id, c->version, d);
+	if (rc == FS_DB_OK && fs_set_diff_empty(d)) {
+		ERR("nothing to re-measure: the diameters are those of measurement version %d already", c->version);
+		rc = FS_DB_INVALID;
+	}
+	rows_free(&r);
+	return rc;
+}
+
+int fs_set_remeasure(fs_db *db, long long set_id, long long expect_rev, long long user_id,
+		     const fs_tubercle_list *measured, int version, int *n_changed, int *n_unmeasured,
+		     long long *new_rev, long long *cur_rev, char *err, size_t errlen)
+{
+	struct remeasure_ctx c = {measured, version, 0, 0};
+	char label[96];
+	snprintf(label, sizeof label, "Re-measured %zu tubercles (measurement version %d)", measured->n, version);
+	int rc = edit(db, set_id, expect_rev, user_id, "remeasure", label, 0, build_remeasure, &c, new_rev, cur_rev,
+		      err, errlen);
+	if (n_changed)
+		*n_changed = c.changed;
+	if (n_unmeasured)
+		*n_unmeasured = c.unmeasured;
+	return rc;
 }

@@ -66,6 +66,7 @@ typedef struct fs_set_info {
 	fs_params params;
 	double calibration_um_per_px; /* snapshot; 0 = none */
 	int can_undo, can_redo;       /* for anyone; fs_set_user_stacks for one user */
+	int measurement_version;      /* of its diameters (analysis/measurement.h); 0 = before versioning */
 	long long created_at, updated_at;
 } fs_set_info;
 
@@ -119,7 +120,15 @@ int fs_set_delete_items(fs_db *db, long long set_id, long long expect_rev, long 
 			long long agent_run_id, long long *new_rev, long long *cur_rev, char *err, size_t errlen);
 int fs_set_add_edge(fs_db *db, long long set_id, long long expect_rev, long long user_id, int id1, int id2,
 		    long long agent_run_id, long long *new_rev, long long *cur_rev, char *err, size_t errlen);
-/* Replaces everything (extraction result): new ids 1..n, params recorded. */
+/* Replaces everything (extraction result): new ids 1..n, params recorded.
+ * The set's measurement version becomes FS_MEASUREMENT_VERSION (the
+ * content was measured just now), except for kind "import" (0, "before
+ * versioning"); fs_set_replace_all_version gives it explicitly (an import
+ * whose file says; -1 leaves it). */
+int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev, long long user_id,
+			       const fs_tubercle_list *t, const fs_edge_list *e, const fs_params *params,
+			       const char *kind, int measurement_version, long long agent_run_id, long long *new_rev,
+			       long long *cur_rev, char *err, size_t errlen);
 int fs_set_replace_all(fs_db *db, long long set_id, long long expect_rev, long long user_id,
 		       const fs_tubercle_list *t, const fs_edge_list *e, const fs_params *params, const char *kind,
 		       long long agent_run_id, long long *new_rev, long long *cur_rev, char *err, size_t errlen);
@@ -131,6 +140,19 @@ int fs_set_replace_edges(fs_db *db, long long set_id, long long expect_rev, long
 int fs_set_set_radius(fs_db *db, long long set_id, long long expect_rev, long long user_id, const int *tids,
 		      size_t n, double radius_px, long long *new_rev, long long *cur_rev, char *err,
 		      size_t errlen);
+
+/*
+ * Re-measure: the shown tubercles get the sizes of measured (the same ids,
+ * shown coordinates, e.g. from fs_measure_centres) and the set the
+ * measurement version, as one undoable step (kind "remeasure"): centres,
+ * ids, sources and connections stay; undo restores the old sizes and
+ * version exactly. *n_changed / *n_unmeasured (may be NULL) count the
+ * tubercles whose size changed and those left without one. FS_DB_INVALID
+ * when an id is not shown, or when nothing would change.
+ */
+int fs_set_remeasure(fs_db *db, long long set_id, long long expect_rev, long long user_id,
+		     const fs_tubercle_list *measured, int version, int *n_changed, int *n_unmeasured,
+		     long long *new_rev, long long *cur_rev, char *err, size_t errlen);
 
 /*
  * Undo of user_id's newest step that is done (their agent runs' steps

@@ -319,11 +319,11 @@ async function draw() {
 function rows() {
   const d = state.data;
   return d.sets.map(s => ({
-    id: s.id, label: s.label, group: s.group, n: s.statistics.n_tubercles,
+    id: s.id, label: s.label, group: s.group, n: s.statistics.n_tubercles, unmeasured: s.statistics.n_unmeasured || 0,
     d: s.mean_diameter, dsd: s.sd_diameter, s: s.mean_space, ssd: s.sd_space,
     fill: s.fill_ratio, hex: s.hexagonalness, unit: s.unit === 'um' ? 'µm' : 'px',
     genus: s.calibrated ? `${s.suggested_genus} (${s.classification_confidence})` : '— (uncalibrated)',
-    href: s.workspace_url,
+    href: s.workspace_url, mver: s.measurement_version, outdated: !!s.measurement_outdated,
   }));
 }
 
@@ -333,6 +333,16 @@ function cmp(a, b) {
     return x - y;
   }
   return String(a).localeCompare(String(b), undefined, { numeric: true });
+}
+
+// The measurement version behind a set's diameters; an older one is marked
+// (sets measured before the current measurement) with a link that opens
+// the set's workspace at its Re-measure button.
+function measurementCell(r) {
+  const v = r.mver ? `v${r.mver}` : 'v0';
+  if (!r.outdated) return el('td', { className: 'num cmp-mver' }, v);
+  return el('td', { className: 'num cmp-mver cmp-mver-old', title: r.mver ? `measured with version ${r.mver}, older than the current measurement` : 'measured before versioning' },
+    `${v} ⚠ `, el('a', { href: r.href + '&remeasure=1', className: 'cmp-remeasure' }, 'Re-measure'));
 }
 
 function renderTable() {
@@ -345,12 +355,14 @@ function renderTable() {
   body.replaceChildren(...list.map(r => el('tr', { dataset: { id: r.id } },
     el('th', { scope: 'row' }, el('a', { href: r.href }, r.label)),
     el('td', null, r.group || '—'),
-    el('td', { className: 'num' }, r.n),
+    el('td', { className: 'num', title: r.unmeasured ? 'tubercles whose base was not measured are left out of D and S' : '' },
+      r.unmeasured ? `${r.n} (${r.unmeasured} unmeasured)` : r.n),
     el('td', { className: 'num' }, `${fmt(r.d)} ± ${fmt(r.dsd)} ${r.unit}`),
     el('td', { className: 'num' }, `${fmt(r.s)} ± ${fmt(r.ssd)} ${r.unit}`),
     el('td', { className: 'num' }, fmt(r.fill, 3)),
     el('td', { className: 'num' }, fmt(r.hex, 3)),
-    el('td', null, r.genus))));
+    el('td', null, r.genus),
+    measurementCell(r))));
   for (const tr of body.children) {
     tr.addEventListener('mouseenter', () => highlight(tr.dataset.id, true));
     tr.addEventListener('mouseleave', () => highlight(tr.dataset.id, false));
@@ -364,6 +376,7 @@ function renderTable() {
     el('td', { className: 'num' }, g.n_calibrated ? `${fmt(g.mean_space_um)} ± ${fmt(g.sd_space_um)} µm` : '—'),
     el('td', { className: 'num' }, fmt(g.fill_ratio, 3)),
     el('td', { className: 'num' }, fmt(g.hexagonalness, 3)),
+    el('td', null, ''),
     el('td', null, ''))));
   for (const th of $$('#cmp-table thead th')) {
     const k = th.dataset.key;

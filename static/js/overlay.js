@@ -6,6 +6,13 @@
 
 const SOURCE_COLORS = { agent: '#ff00ff', lattice: '#00bfff' };
 
+// An unmeasured tubercle (its base could not be measured: radius_px null)
+// has no circle to draw: it is drawn as a cross on its centre, and picked
+// and highlighted within a few screen pixels of it.
+export const measured = (t) => typeof t.radius_px === 'number' && t.radius_px > 0;
+const MARK_PX = 5;
+const markR = (t, px) => (measured(t) ? t.radius_px : MARK_PX * px);
+
 function tubColor(t, o) {
   if (o.colorMode === 'boundary') return t.is_boundary ? o.boundaryColor : o.tubercleColor;
   if (o.colorMode === 'source') {
@@ -48,7 +55,7 @@ export function drawOverlay(ctx, view, m, o, phase = 'image') {
   if (o.showTubes) {
     const byColor = new Map();
     for (const t of tubs.values()) {
-      if (!inView(t.centroid_x, t.centroid_y, t.radius_px)) continue;
+      if (!inView(t.centroid_x, t.centroid_y, markR(t, px))) continue;
       const c = tubColor(t, o);
       let list = byColor.get(c);
       if (!list) byColor.set(c, list = []);
@@ -58,6 +65,12 @@ export function drawOverlay(ctx, view, m, o, phase = 'image') {
     for (const [c, list] of byColor) {
       ctx.beginPath();
       for (const t of list) {
+        if (!measured(t)) {
+          const r = markR(t, px);
+          ctx.moveTo(t.centroid_x - r, t.centroid_y); ctx.lineTo(t.centroid_x + r, t.centroid_y);
+          ctx.moveTo(t.centroid_x, t.centroid_y - r); ctx.lineTo(t.centroid_x, t.centroid_y + r);
+          continue;
+        }
         ctx.moveTo(t.centroid_x + t.radius_px, t.centroid_y);
         ctx.arc(t.centroid_x, t.centroid_y, t.radius_px, 0, 2 * Math.PI);
       }
@@ -117,10 +130,11 @@ function segment(ctx, a, b, toEdge) {
   let x1 = a.centroid_x, y1 = a.centroid_y, x2 = b.centroid_x, y2 = b.centroid_y;
   if (toEdge) {
     const dx = x2 - x1, dy = y2 - y1, len = Math.hypot(dx, dy);
-    if (len <= a.radius_px + b.radius_px) return;
+    const ra = measured(a) ? a.radius_px : 0, rb = measured(b) ? b.radius_px : 0;
+    if (len <= ra + rb) return;
     const ux = dx / len, uy = dy / len;
-    x1 += ux * a.radius_px; y1 += uy * a.radius_px;
-    x2 -= ux * b.radius_px; y2 -= uy * b.radius_px;
+    x1 += ux * ra; y1 += uy * ra;
+    x2 -= ux * rb; y2 -= uy * rb;
   }
   ctx.moveTo(x1, y1);
   ctx.lineTo(x2, y2);
@@ -147,8 +161,8 @@ function drawSelection(ctx, m, o, px) {
     for (const id of m.multi.tubs) {
       const t = tubs.get(id);
       if (!t) continue;
-      ctx.moveTo(t.centroid_x + t.radius_px, t.centroid_y);
-      ctx.arc(t.centroid_x, t.centroid_y, t.radius_px, 0, 2 * Math.PI);
+      ctx.moveTo(t.centroid_x + markR(t, px), t.centroid_y);
+      ctx.arc(t.centroid_x, t.centroid_y, markR(t, px), 0, 2 * Math.PI);
     }
     for (const k of m.multi.edges) {
       const [a, b] = k.split('-').map(Number);
@@ -161,7 +175,7 @@ function drawSelection(ctx, m, o, px) {
   if (sel.tub != null && tubs.get(sel.tub)) {
     const t = tubs.get(sel.tub);
     ctx.beginPath();
-    ctx.arc(t.centroid_x, t.centroid_y, t.radius_px, 0, 2 * Math.PI);
+    ctx.arc(t.centroid_x, t.centroid_y, markR(t, px), 0, 2 * Math.PI);
     ctx.strokeStyle = o.selectedColor;
     ctx.stroke();
   }
@@ -192,7 +206,7 @@ function drawTemp(ctx, m, px) {
     const t = m.tubercles.get(tmp.chainCurrent);
     if (t) {
       ctx.beginPath();
-      ctx.arc(t.centroid_x, t.centroid_y, t.radius_px + 4 * px, 0, 2 * Math.PI);
+      ctx.arc(t.centroid_x, t.centroid_y, markR(t, px) + 4 * px, 0, 2 * Math.PI);
       ctx.strokeStyle = '#3b82f6';
       ctx.lineWidth = 2 * px;
       ctx.stroke();
@@ -202,7 +216,7 @@ function drawTemp(ctx, m, px) {
     const t = m.tubercles.get(tmp.firstItc);
     if (t) {
       ctx.beginPath();
-      ctx.arc(t.centroid_x, t.centroid_y, t.radius_px + 3 * px, 0, 2 * Math.PI);
+      ctx.arc(t.centroid_x, t.centroid_y, markR(t, px) + 3 * px, 0, 2 * Math.PI);
       ctx.strokeStyle = '#3b82f6';
       ctx.lineWidth = 2 * px;
       ctx.stroke();
@@ -261,7 +275,7 @@ function drawTemp(ctx, m, px) {
     ctx.strokeStyle = '#ff8800';
     ctx.lineWidth = 1.5 * px;
     ctx.strokeRect(r.x, r.y, r.width, r.height);
-    if (r.found) {
+    if (r.found && measured(r.found)) {
       ctx.beginPath();
       ctx.arc(r.found.centroid_x, r.found.centroid_y, r.found.radius_px, 0, 2 * Math.PI);
       ctx.fillStyle = 'rgba(0,255,0,0.35)';
@@ -306,7 +320,7 @@ export function hitTest(m, x, y, scale) {
   let best = null, bestD = Infinity;
   for (const t of m.tubercles.values()) {
     const d = Math.hypot(t.centroid_x - x, t.centroid_y - y);
-    if (d <= 1.5 * t.radius_px && d < bestD) { best = t; bestD = d; }
+    if (d <= 1.5 * markR(t, 1 / scale) && d < bestD) { best = t; bestD = d; }
   }
   let edge = null, edgeD = Infinity;
   const tol = 10 / scale;
@@ -316,7 +330,7 @@ export function hitTest(m, x, y, scale) {
     const d = segDist(x, y, a.centroid_x, a.centroid_y, b.centroid_x, b.centroid_y);
     if (d <= tol && d < edgeD) { edge = e; edgeD = d; }
   }
-  if (best && (bestD <= best.radius_px || !edge || edgeD >= bestD / 2)) return { tub: best.id };
+  if (best && (bestD <= markR(best, 1 / scale) || !edge || edgeD >= bestD / 2)) return { tub: best.id };
   if (edge) return { edge: [edge.id1, edge.id2] };
   return null;
 }

@@ -14,7 +14,7 @@ import { watchRun, approvalCard } from './agent_chat.js';
 
 const PREFIX = 'agenticExtractionSection_';
 const DEFAULTS = { status: false, params: false, chart: false, prompt: true, response: true };
-const PARAM_KEYS = ['method', 'threshold', 'min_diameter_um', 'max_diameter_um', 'min_circularity', 'clahe_clip', 'clahe_kernel', 'blur_sigma', 'neighbor_graph', 'cull_long_edges', 'cull_factor'];
+const PARAM_KEYS = ['method', 'threshold', 'min_diameter_um', 'max_diameter_um', 'min_circularity', 'clahe_clip', 'clahe_kernel', 'blur_sigma', 'auto_prominence', 'auto_smoothing', 'neighbor_graph', 'cull_long_edges', 'cull_factor'];
 
 export function initAgentExtraction(ws) {
   const root = $('#tab-agentic-extraction');

@@ -49,7 +49,7 @@ export function initData(ws) {
     const t = $('#data-params');
     if (!p) { t.replaceChildren(el('tr', null, el('td', null, 'No extraction yet'))); return; }
     const rows = [['Method', p.method], ['Threshold', p.threshold], ['Min diam (µm)', p.min_diameter_um], ['Max diam (µm)', p.max_diameter_um],
-      ['Min circ', p.min_circularity], ['CLAHE clip', p.clahe_clip], ['CLAHE kernel', p.clahe_kernel], ['Blur', p.blur_sigma], ['Graph', p.neighbor_graph],
+      ['Min circ', p.min_circularity], ['CLAHE clip', p.clahe_clip], ['CLAHE kernel', p.clahe_kernel], ['Blur', p.blur_sigma], ['Prominence (auto)', p.auto_prominence], ['Smoothing (auto)', p.auto_smoothing], ['Graph', p.neighbor_graph],
       ['Cull', p.cull_long_edges ? `yes (× ${p.cull_factor})` : 'no']];
     t.replaceChildren(...rows.map(([k, v]) => el('tr', null, el('th', null, k), el('td', null, String(v)))));
   }
@@ -66,7 +66,8 @@ export function initData(ws) {
     for (const t of store.tubercles.values()) {
       rows.push(el('tr', { dataset: { id: t.id }, className: store.selection.tub === t.id ? 'selected' : '' },
         el('td', null, t.id), el('td', null, fmt(t.centroid_x * k, cal ? 2 : 1)), el('td', null, fmt(t.centroid_y * k, cal ? 2 : 1)),
-        el('td', null, fmt(t.diameter_um)), el('td', null, Math.round(t.circularity * 100) + '%'),
+        el('td', { title: t.radius_px == null ? 'base not measured' : '' }, t.radius_px == null ? 'unmeasured' : fmt(t.diameter_um)),
+        el('td', null, Math.round(t.circularity * 100) + '%'),
         el('td', null, t.is_boundary ? 'Y' : 'N'), el('td', null, t.source || '')));
     }
     tb.replaceChildren(...rows);
@@ -116,6 +117,7 @@ export function initData(ws) {
     const rows = [
       ['Tubercles', `${s.n_tubercles} (${s.n_interior} interior, ${s.n_boundary} boundary)`],
       ['Mean diameter', cal ? `${fmt(s.mean_diameter_um)} ± ${fmt(s.std_diameter_um)} µm` : 'calibrate first'],
+      ['Unmeasured', `${s.n_unmeasured || 0}`, s.n_unmeasured ? ' (base not measured: left out of the diameter and space means)' : ''],
       ['Connections', s.n_edges],
       ['Mean space', cal ? `${fmt(s.mean_space_um)} ± ${fmt(s.std_space_um)} µm` : 'calibrate first'],
       ['Classification', s.suggested_genus ? `${s.suggested_genus} (${s.classification_confidence})` : '-'],

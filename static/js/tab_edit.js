@@ -81,8 +81,9 @@ export function initEditTab(ws) {
   function renderRadius() {
     const t = selected();
     for (const id of ['radius-slider', 'radius-minus', 'radius-plus']) $('#' + id).disabled = !t;
-    $('#radius-readout').textContent = t ? `#${t.id}: ${t.radius_px.toFixed(1)}px` : '-';
-    if (t) slider.value = t.radius_px;
+    const r = t && typeof t.radius_px === 'number' ? t.radius_px : null; // null: base not measured
+    $('#radius-readout').textContent = t ? `#${t.id}: ${r != null ? r.toFixed(1) + 'px' : 'unmeasured'}` : '-';
+    if (t && r != null) slider.value = r;
   }
   let sliderOrig = null;
   slider.addEventListener('input', () => {
@@ -104,7 +105,8 @@ export function initEditTab(ws) {
   async function bump(d) {
     const t = selected();
     if (!t) return;
-    await store.change('PATCH', `tubercles/${t.id}`, { radius_px: Math.max(2, t.radius_px + d) }, 'resize');
+    const r = typeof t.radius_px === 'number' ? t.radius_px : Number(slider.value); // an unmeasured one starts from the slider
+    await store.change('PATCH', `tubercles/${t.id}`, { radius_px: Math.max(2, r + d) }, 'resize');
   }
   $('#radius-minus').addEventListener('click', () => bump(-1));
   $('#radius-plus').addEventListener('click', () => bump(1));

@@ -15,12 +15,14 @@ const FIELDS = [
   { key: 'clahe_clip', label: 'CLAHE clip', type: 'range', min: 0.01, max: 0.2, step: 0.001, help: 'clahe' },
   { key: 'clahe_kernel', label: 'CLAHE kernel', type: 'number', min: 4, max: 32, step: 2, help: 'clahe' },
   { key: 'blur_sigma', label: 'Blur sigma', type: 'range', min: 0, max: 5, step: 0.001, help: 'blur' },
+  { key: 'auto_prominence', label: 'Prominence (auto)', type: 'range', min: 0.05, max: 0.9, step: 0.01, help: 'auto-prominence' },
+  { key: 'auto_smoothing', label: 'Smoothing (× pitch)', type: 'range', min: 0.05, max: 0.4, step: 0.01, help: 'auto-smoothing' },
   { key: 'neighbor_graph', label: 'Graph type', type: 'select', options: [['delaunay', 'Delaunay'], ['gabriel', 'Gabriel'], ['rng', 'RNG (recommended)']], help: 'graph' },
   { key: 'cull_long_edges', label: 'Cull long edges', type: 'checkbox', help: 'cull-long-edges' },
   { key: 'cull_factor', label: 'Cull factor (× mean length)', type: 'number', min: 1, max: 5, step: 0.1, help: 'cull-factor' },
 ];
-const FALLBACK = { method: 'log', threshold: 0.05, min_diameter_um: 2, max_diameter_um: 10, min_circularity: 0.5, clahe_clip: 0.03, clahe_kernel: 8, blur_sigma: 1, neighbor_graph: 'delaunay', cull_long_edges: true, cull_factor: 1.8 };
-const OPT = [['threshold', 'Threshold', true], ['min_diameter_um', 'Min diameter', false], ['max_diameter_um', 'Max diameter', false], ['min_circularity', 'Circularity', true], ['clahe_clip', 'CLAHE clip', false], ['clahe_kernel', 'CLAHE kernel', false], ['blur_sigma', 'Blur', true]];
+const FALLBACK = { method: 'log', threshold: 0.05, min_diameter_um: 2, max_diameter_um: 10, min_circularity: 0.5, clahe_clip: 0.03, clahe_kernel: 8, blur_sigma: 1, auto_prominence: 0.3, auto_smoothing: 0.15, neighbor_graph: 'delaunay', cull_long_edges: true, cull_factor: 1.8 };
+const OPT = [['threshold', 'Threshold', true], ['min_diameter_um', 'Min diameter', false], ['max_diameter_um', 'Max diameter', false], ['min_circularity', 'Circularity', true], ['clahe_clip', 'CLAHE clip', false], ['clahe_kernel', 'CLAHE kernel', false], ['blur_sigma', 'Blur', true], ['auto_prominence', 'Prominence', true], ['auto_smoothing', 'Smoothing', false]];
 
 export function initExtraction(ws) {
   const store = ws.store;
@@ -64,6 +66,42 @@ export function initExtraction(ws) {
     return p;
   }
 
+  // Which parameters the chosen method uses (GET /api/parameters, one
+  // table on the server): the others are greyed with the reason, and the
+  // optimiser offers only the used ones.
+  let usage = null; // name -> { used_by_method: [...], not_used_because: {method: reason} }
+  function renderUsage() {
+    if (!usage) return;
+    const m = inputs.method.input.value;
+    for (const [k, { input, mirror }] of Object.entries(inputs)) {
+      const u = usage[k];
+      if (!u) continue;
+      const used = u.used_by_method.includes(m);
+      const div = input.closest('.param');
+      div.classList.toggle('unused', !used);
+      const why = used ? '' : `Not used by ${m}: ${u.not_used_because[m] || ''}`;
+      div.title = why;
+      input.disabled = !used;
+      if (mirror) mirror.disabled = !used;
+      let note = div.querySelector('.unused-why');
+      if (!used && !note) div.append(note = el('span', { className: 'unused-why' }));
+      if (note) { note.textContent = used ? '' : `not used by ${m}`; note.hidden = used; }
+    }
+    for (const box of document.querySelectorAll('#opt-params input')) {
+      const u = usage[box.value];
+      const used = !u || u.used_by_method.includes(m);
+      box.disabled = !used;
+      box.closest('label').classList.toggle('unused', !used);
+      box.closest('label').title = used ? '' : `Not used by ${m}: ${u.not_used_because[m] || ''}`;
+    }
+  }
+  api('GET', 'api/parameters').then((res) => {
+    if (!res.ok) return;
+    usage = Object.fromEntries(res.data.parameters.map(p => [p.name, p]));
+    renderUsage();
+  });
+  inputs.method.input.addEventListener('change', renderUsage);
+
   function write(p) {
     for (const [k, { f, input, mirror }] of Object.entries(inputs)) {
       if (p[k] === undefined || p[k] === null) continue;
@@ -73,6 +111,7 @@ export function initExtraction(ws) {
     inputs.cull_factor.input.closest('.param').hidden = !inputs.cull_long_edges.input.checked;
     lastValues = read();
     renderChanged();
+    renderUsage();
   }
 
   function same(a, b) {
@@ -198,9 +237,10 @@ export function initExtraction(ws) {
 
   // ---- optimiser ----
   $('#opt-params').replaceChildren(...OPT.map(([k, label, on]) => el('label', { className: 'check' }, el('input', { type: 'checkbox', value: k, checked: on }), label)));
+  renderUsage();
   let stop = false, running = false;
   async function step(iteration) {
-    const enabled = [...document.querySelectorAll('#opt-params input:checked')].map(i => i.value);
+    const enabled = [...document.querySelectorAll('#opt-params input:checked:not(:disabled)')].map(i => i.value);
     if (!enabled.length) { toast('Choose at least one parameter to optimise', 'warning'); return null; }
     $('#opt-status').textContent = `Iteration ${iteration}: running…`;
     const res = await store.change('POST', 'optimize-step', {

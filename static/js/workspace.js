@@ -120,9 +120,39 @@ function renderStats() {
   const cal = store.umPerPx > 0 && store.tubercles.size > 0;
   $('#st-diam').textContent = cal && s.mean_diameter_um != null ? `${fmt(s.mean_diameter_um)} ± ${fmt(s.std_diameter_um)} µm` : '-';
   $('#st-space').textContent = cal && s.mean_space_um != null ? `${fmt(s.mean_space_um)} ± ${fmt(s.std_space_um)} µm` : '-';
+  // tubercles without a measured base: left out of the means, counted here
+  $('#st-unmeasured').textContent = s.n_unmeasured || 0;
+  $('#st-unmeasured-wrap').hidden = !(s.n_unmeasured > 0);
   const hex = $('#st-hex');
   hex.textContent = s.reliability === 'none' || s.hexagonalness_score == null ? '-' : fmt(s.hexagonalness_score, 3);
   hex.classList.toggle('hex-low', s.reliability === 'low');
+}
+
+// The measurement version of the set's diameters; an older one (or one
+// measured before versioning, v0) is marked and offers Re-measure.
+function renderMeasurement() {
+  const set = store.set;
+  const v = set ? set.measurement_version : null;
+  const old = !!(set && set.measurement_outdated);
+  const b = $('#st-mver');
+  b.textContent = v == null ? '-' : `v${v}`;
+  b.classList.toggle('hex-low', old);
+  b.title = !set ? '' : old ? (v ? `Measured with version ${v}; the current measurement is version ${set.current_measurement_version}` : 'Measured before versioning') : 'The current measurement';
+  $('#remeasure').hidden = !old;
+}
+
+async function remeasure() {
+  const btn = $('#remeasure');
+  btn.disabled = true;
+  try {
+    const res = await store.change('POST', 'remeasure', {}, 're-measure');
+    if (res.ok && res.data.remeasure) {
+      const m = res.data.remeasure;
+      toast(`Re-measured: ${m.n_changed} of ${m.n_tubercles} diameters changed${m.n_unmeasured ? `, ${m.n_unmeasured} unmeasured` : ''} (Undo restores them)`, 'success');
+    }
+  } finally {
+    btn.disabled = false;
+  }
 }
 
 function renderSets() {
@@ -134,7 +164,7 @@ function renderSets() {
   document.title = `${store.image ? store.image.name : ''}${dirty ? ' *' : ''} · fishscale`;
 }
 
-store.addEventListener('set', () => { renderSets(); renderStats(); });
+store.addEventListener('set', () => { renderSets(); renderStats(); renderMeasurement(); });
 store.addEventListener('sets', renderSets);
 store.addEventListener('data', () => { renderStats(); ws.viewer.request(); });
 store.addEventListener('remote', (e) => {
@@ -414,6 +444,12 @@ async function main() {
     return;
   }
   $('#image-size').textContent = `${store.width} × ${store.height}`;
+  $('#remeasure').addEventListener('click', remeasure);
+  // Compare's "Re-measure" link opens the set here with the button in view
+  if (new URLSearchParams(location.search).get('remeasure') && !$('#remeasure').hidden) {
+    $('#remeasure').focus();
+    $('#remeasure').classList.add('flash');
+  }
   store.startPolling(1000);
   // the viewer's frame was requested first, so this runs right after it
   requestAnimationFrame(() => { ws.firstRenderMs = performance.now(); root.dataset.ready = '1'; });

@@ -12,16 +12,16 @@ const IMG = PAPER + 'P3_Fig4_Obaichthys_laevis_5.0um.tif';
 export async function testProfileSaveApplyDelete(t) {
   await withImage(t, IMG, async ({ page, shot }) => {
     await page.click('[data-tab=extraction]');
-    await page.fill('#p-threshold', '0.123');
+    await page.fill('#p-min_circularity', '0.123');
     await page.fill('#profile-name', 'browser-probe');
     await page.click('#profile-save');
     await page.waitForSelector('#profile-mine li:has-text("browser-probe")');
     // another value in the form, then the profile puts 0.123 back
-    await page.fill('#p-threshold', '0.3');
+    await page.fill('#p-min_circularity', '0.3');
     const value = await page.locator('#profile-select option', { hasText: 'browser-probe' }).getAttribute('value');
     await page.selectOption('#profile-select', value);
     await page.click('#profile-apply');
-    await page.waitForFunction(() => Math.abs(Number(document.querySelector('#p-threshold').value) - 0.123) < 1e-9);
+    await page.waitForFunction(() => Math.abs(Number(document.querySelector('#p-min_circularity').value) - 0.123) < 1e-9);
     await shot('ws-profile-saved');
     await page.click('#profile-mine li:has-text("browser-probe") button');
     await page.waitForSelector('#modal[open]');

@@ -266,12 +266,12 @@ def test_gradient_optimizer_step_on_a_set():
     assert r.status == 200, r.text
     rev = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
     r = c.api("POST", "/api/sets/%d/optimize-step" % sid,
-              {"revision": rev, "params": {"method": "auto"}, "enabled_params": ["threshold", "blur_sigma"],
+              {"revision": rev, "params": {"method": "auto"}, "enabled_params": ["auto_prominence", "blur_sigma"],
                "iteration": 1, "max_iterations": 1, "target_score": 0.99})
     assert r.status == 200, r.text
     j = r.json()
     assert j["extractions_performed"] == 2 * 2 + 2
-    assert set(j["gradient"]) == {"threshold", "blur_sigma"}
+    assert set(j["gradient"]) == {"auto_prominence", "blur_sigma"}
     assert j["should_stop"] is True and j["stop_reason"] in ("max_iterations", "target_reached")
     assert 0 <= j["hexagonalness"] <= 1
     assert j["revision"] == rev + 1  # the step's result became the set's content
@@ -380,9 +380,9 @@ def test_save_after_an_extraction_summarises_the_net_effect():
     r = step(c, sid, "POST", "extract", {"parameters": {"method": "auto"}})
     n1, e1 = r["statistics"]["n_tubercles"], r["statistics"]["n_edges"]
     step(c, sid, "POST", "save")
-    r = step(c, sid, "POST", "optimize-step", {"params": {"method": "auto"}, "enabled_params": ["threshold"],
+    r = step(c, sid, "POST", "optimize-step", {"params": {"method": "auto"}, "enabled_params": ["auto_prominence"],
                                                "iteration": 1, "max_iterations": 1})
-    r = step(c, sid, "POST", "extract", {"parameters": {"method": "auto", "threshold": 0.3}})
+    r = step(c, sid, "POST", "extract", {"parameters": {"method": "auto", "auto_prominence": 0.6}})
     n2, e2 = r["statistics"]["n_tubercles"], r["statistics"]["n_edges"]
     step(c, sid, "POST", "tubercles", {"x": 3, "y": 3, "radius_px": 2})
     step(c, sid, "POST", "save")

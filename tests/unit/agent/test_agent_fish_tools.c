@@ -343,11 +343,21 @@ static void set_params_checks_ranges_and_names(void **state)
 	assert_false(call(c, "set_params", "{}", &r));
 	cJSON_Delete(r);
 	assert_true(fs_agent_params_equal(&before, &c->s.params));
-	assert_true(call(c, "set_params", "{\"threshold\":0.07,\"neighbor_graph\":\"rng\"}", &r));
+	/* threshold is not auto's parameter: refused, with the reason */
+	assert_int_equal(c->s.params.method, FS_METHOD_AUTO);
+	assert_false(call(c, "set_params", "{\"threshold\":0.07}", &r));
+	assert_non_null(strstr(jstr(r, "error"), "not used by method auto"));
 	cJSON_Delete(r);
-	assert_true(fabs(c->s.params.threshold - 0.07) < 1e-12);
+	assert_true(fs_agent_params_equal(&before, &c->s.params));
+	assert_true(call(c, "set_params", "{\"auto_prominence\":0.25,\"neighbor_graph\":\"rng\"}", &r));
+	cJSON_Delete(r);
+	assert_true(fabs(c->s.params.auto_prominence - 0.25) < 1e-12);
 	assert_int_equal(c->s.params.neighbor_graph, FS_GRAPH_RNG);
 	assert_string_equal(c->s.phase, "fine_tuning");
+	/* with the method that uses it, it is a parameter */
+	assert_true(call(c, "set_params", "{\"method\":\"log\",\"threshold\":0.07}", &r));
+	cJSON_Delete(r);
+	assert_true(fabs(c->s.params.threshold - 0.07) < 1e-12);
 	close_sess(c);
 }
 
@@ -374,7 +384,7 @@ static void run_extraction_refuses_beyond_max_iterations(void **state)
 	assert_true(call(c, "run_extraction", NULL, &r));
 	cJSON_Delete(r);
 	assert_string_equal(c->s.stop_reason, "max_iterations");
-	assert_true(call(c, "set_params", "{\"threshold\":0.09}", &r));
+	assert_true(call(c, "set_params", "{\"auto_prominence\":0.35}", &r));
 	cJSON_Delete(r);
 	assert_false(call(c, "run_extraction", NULL, &r));
 	cJSON_Delete(r);

@@ -83,6 +83,20 @@ static void optimize_local_runs_applies_best_and_never_repeats(void **state)
 							     err, sizeof err), 0);
 			assert_false(fs_agent_params_equal(&a, &b));
 		}
+	/* under auto, a parameter auto does not use is never varied */
+	fs_params d;
+	fs_params_default(&d);
+	for (int i = 0; i < n; i++) {
+		fs_params a;
+		char err[128];
+		fs_params_default(&a);
+		assert_int_equal(fs_params_from_json(&a, cJSON_GetObjectItem(cJSON_GetArrayItem(h, i), "params"), 0, err,
+						     sizeof err), 0);
+		if (a.method != FS_METHOD_AUTO)
+			continue;
+		assert_true(a.threshold == d.threshold && a.min_diameter_um == d.min_diameter_um &&
+			    a.max_diameter_um == d.max_diameter_um && a.clahe_kernel == d.clahe_kernel);
+	}
 	/* the best parameters are those of the set at the end */
 	fs_set_info info;
 	fs_params best;

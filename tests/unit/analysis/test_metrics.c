@@ -355,6 +355,36 @@ static void test_calibration_direct_and_derived_um(void **state)
 	assert_true(fabs(fs_tubercle_diameter_um(&t, 0.33) - 3.3) < EPS);
 }
 
+/* A tubercle without a measured base (radius NaN) counts as a tubercle and
+ * a node, but not in the diameters, and its edges have no space. */
+static void test_unmeasured_tubercles_are_counted_not_averaged(void **state)
+{
+	(void)state;
+	fs_tubercle_list t = {0};
+	fs_edge_list e = {0};
+	fs_stats s;
+	add(&t, 1, 0, 0, 1, 0);
+	add(&t, 2, 10, 0, 2, 0);
+	add(&t, 3, 20, 0, NAN, 0);
+	edge(&e, 1, 2);
+	edge(&e, 2, 3);
+	assert_false(fs_tubercle_measured(&t.items[2]));
+	assert_true(fs_tubercle_measured(&t.items[0]));
+	assert_int_equal(fs_stats_compute(&t, &e, 0.5, NULL, 0, 0, &s), 0);
+	assert_int_equal(s.n_tubercles, 3);
+	assert_int_equal(s.n_unmeasured, 1);
+	assert_float_equal(s.mean_diameter_um, (2 + 4) / 2.0 * 0.5, EPS);
+	assert_float_equal(s.min_diameter_um, 1.0, EPS);
+	assert_float_equal(s.max_diameter_um, 2.0, EPS);
+	/* one space (10 - 1 - 2 = 7 px), both centre distances */
+	assert_float_equal(s.mean_space_um, 7 * 0.5, EPS);
+	assert_float_equal(s.std_space_um, 0, EPS);
+	assert_float_equal(s.mean_center_distance_um, 10 * 0.5, EPS);
+	assert_true(isfinite(s.size_pitch_ratio));
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_calibration_from_scale_bar),
 		cmocka_unit_test(test_calibration_from_magnification),
 		cmocka_unit_test(test_calibration_direct_and_derived_um),
+		cmocka_unit_test(test_unmeasured_tubercles_are_counted_not_averaged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

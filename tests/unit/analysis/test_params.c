@@ -45,10 +45,11 @@ static void ranges_use_optimiser_bounds(void **state)
 		    {"max_diameter_um", 1, 50, 0},    {"min_circularity", 0, 1, 0},
 		    {"clahe_kernel", 4, 32, 1},       {"blur_sigma", 0, 5, 0},
 		    {"cull_factor", 1.0, 5.0, 0},     {"edge_margin_px", 0, 200, 1},
-		    {"tophat_radius", 0, 100, 1},     {"clahe_clip", 0, 0.20, 0}};
+		    {"tophat_radius", 0, 100, 1},     {"clahe_clip", 0, 0.20, 0},
+		    {"auto_prominence", 0.05, 0.9, 0}, {"auto_smoothing", 0.05, 0.4, 0}};
 	size_t n;
 	fs_param_ranges(&n);
-	assert_int_equal(n, 10);
+	assert_int_equal(n, 12);
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		const fs_param_range *r = find_range(want[i].n);
 		assert_non_null(r);
@@ -56,6 +57,37 @@ static void ranges_use_optimiser_bounds(void **state)
 		assert_int_equal(r->is_integer, want[i].integer);
 		assert_non_null(r->help);
 	}
+}
+
+/* The method table: every parameter is known, auto does not use the
+ * threshold, the diameter range or the CLAHE kernel (with a reason) and
+ * uses its own knobs, which the other detectors do not. */
+static void every_method_declares_its_parameters(void **state)
+{
+	(void)state;
+	size_t n;
+	const fs_param_range *r = fs_param_ranges(&n);
+	for (size_t i = 0; i < n; i++)
+		for (int m = FS_METHOD_AUTO; m <= FS_METHOD_LATTICE; m++) {
+			const char *why = NULL;
+			int u = fs_param_used_by((fs_method)m, r[i].name, &why);
+			assert_true(u == 0 || u == 1);
+			if (u == 0)
+				assert_true(why && *why);
+		}
+	const char *why;
+	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "threshold", &why), 0);
+	assert_non_null(strstr(why, "prominence"));
+	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "min_diameter_um", NULL), 0);
+	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "clahe_kernel", NULL), 0);
+	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "auto_prominence", NULL), 1);
+	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "auto_smoothing", NULL), 1);
+	assert_int_equal(fs_param_used_by(FS_METHOD_LATTICE, "auto_prominence", NULL), 1);
+	assert_int_equal(fs_param_used_by(FS_METHOD_LOG, "auto_prominence", NULL), 0);
+	assert_int_equal(fs_param_used_by(FS_METHOD_LOG, "threshold", NULL), 1);
+	assert_int_equal(fs_param_used_by(FS_METHOD_ELLIPSE, "threshold", NULL), 0);
+	assert_int_equal(fs_param_used_by(FS_METHOD_DOG, "neighbor_graph", NULL), 1);
+	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "nonsense", NULL), -1);
 }
 
 static void zero_means_off_and_is_valid(void **state)
@@ -205,6 +237,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_are_valid_and_auto),
 		cmocka_unit_test(ranges_use_optimiser_bounds),
+		cmocka_unit_test(every_method_declares_its_parameters),
 		cmocka_unit_test(zero_means_off_and_is_valid),
 		cmocka_unit_test(clahe_clip_between_zero_and_min_is_rejected),
 		cmocka_unit_test(every_bound_is_enforced_by_set),

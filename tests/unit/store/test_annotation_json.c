@@ -120,7 +120,7 @@ static void same_tubercle(const fs_tubercle *a, const fs_tubercle *b)
 	assert_int_equal(a->id, b->id);
 	assert_true(a->centroid_x == b->centroid_x);
 	assert_true(a->centroid_y == b->centroid_y);
-	assert_true(a->radius_px == b->radius_px);
+	assert_true(a->radius_px == b->radius_px || (isnan(a->radius_px) && isnan(b->radius_px)));
 	assert_true(a->circularity == b->circularity);
 	assert_int_equal(a->has_ellipse, b->has_ellipse);
 	if (a->has_ellipse) {
@@ -384,6 +384,41 @@ static void test_repairs_fixture_reports_every_repair(void **state)
 	has_line(&rep, "parameter \"nonsense\" = \"1\" ignored");
 	has_line(&rep, "statistics ignored");
 	has_line(&rep, "unknown field \"colour\" ignored");
+	fs_annot_doc_free(&d);
+	fs_buf_free(&rep);
+}
+
+/* A null radius (or diameter) is a tubercle whose base was not measured:
+ * kept with its centre (radius NaN), reported, written back as null. */
+static void test_null_diameter_is_an_unmeasured_tubercle(void **state)
+{
+	(void)state;
+	fs_annot_doc d, back;
+	fs_buf rep = {0};
+	parse_ok("{\"version\": 3, \"sets\": [{\"name\": \"a\", \"tubercles\": ["
+		 "{\"id\": 1, \"centroid_x\": 5, \"centroid_y\": 6, \"radius_px\": null, \"diameter_px\": null,"
+		 " \"fit_quality\": 0.2, \"source\": \"extracted\"},"
+		 "{\"id\": 2, \"centroid_x\": 9, \"centroid_y\": 6, \"diameter_um\": null, \"source\": \"manual\"},"
+		 "{\"id\": 3, \"centroid_x\": 20, \"centroid_y\": 6, \"radius_px\": 3, \"source\": \"manual\"}]}]}",
+		 &d, &rep);
+	assert_int_equal(d.n_sets, 1);
+	assert_int_equal(d.sets[0].tubercles.n, 3);
+	assert_true(isnan(d.sets[0].tubercles.items[0].radius_px));
+	assert_true(d.sets[0].tubercles.items[0].fit_quality == 0.2);
+	assert_true(isnan(d.sets[0].tubercles.items[1].radius_px));
+	assert_true(isnan(d.sets[0].tubercles.items[1].fit_quality));
+	assert_true(d.sets[0].tubercles.items[2].radius_px == 3);
+	has_line(&rep, "2 tubercles without a measured diameter (null)");
+	cJSON *j = to_json(&d);
+	const cJSON *t0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "sets"), 0),
+								 "tubercles"), 0);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(t0, "radius_px")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(t0, "diameter_px")));
+	cJSON_Delete(j);
+	round_trip(&d, &back);
+	assert_true(isnan(back.sets[0].tubercles.items[0].radius_px));
+	assert_true(back.sets[0].tubercles.items[0].fit_quality == 0.2);
+	fs_annot_doc_free(&back);
 	fs_annot_doc_free(&d);
 	fs_buf_free(&rep);
 }
@@ -1211,6 +1246,7 @@ int main(void)
 		cmocka_unit_test(test_slo_fixture_detected_from_structure),
 		cmocka_unit_test(test_repairs_fixture_reports_every_repair),
 		cmocka_unit_test(test_version_field_wins_over_format),
+		cmocka_unit_test(test_null_diameter_is_an_unmeasured_tubercle),
 		cmocka_unit_test(test_format_decides_without_version),
 		cmocka_unit_test(test_set_calibration_field_means_v3),
 		cmocka_unit_test(test_no_sets_means_v1),

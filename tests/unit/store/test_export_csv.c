@@ -85,6 +85,8 @@ static fs_tubercle_list two_tubercles(void)
 	a.radius_px = 2.5;
 	a.circularity = 0.9;
 	a.is_boundary = 1;
+	a.fit_quality = NAN;
+	b.fit_quality = 0.8;
 	b.id = 2;
 	b.centroid_x = 13;
 	b.centroid_y = 24;
@@ -108,9 +110,22 @@ static void test_tubercles_csv_rows(void **state)
 	fs_buf b = FS_BUF_INIT;
 	assert_int_equal(fs_csv_tubercles(&b, &t, 0.5), 0);
 	assert_non_null(strstr(b.data, "id,centroid_x,centroid_y,diameter_px,diameter_um,"));
-	assert_non_null(strstr(b.data, "\n1,10,20,5,2.5,2.5,0.9,,,,,1,extracted\n"));
-	assert_non_null(strstr(b.data, "\n2,13,24,6,3,3,0.75,7,5,0.5,0.7,0,manual\n"));
+	assert_non_null(strstr(b.data, "\n1,10,20,5,2.5,2.5,0.9,,,,,1,extracted,\n"));
+	assert_non_null(strstr(b.data, "\n2,13,24,6,3,3,0.75,7,5,0.5,0.7,0,manual,0.8\n"));
 	fs_buf_free(&b);
+	/* an unmeasured tubercle: empty diameter and radius cells, and its
+	 * edge an empty edge distance */
+	t.items[0].radius_px = NAN;
+	assert_int_equal(fs_csv_tubercles(&b, &t, 0.5), 0);
+	assert_non_null(strstr(b.data, "\n1,10,20,,,,0.9,,,,,1,extracted,\n"));
+	fs_buf_free(&b);
+	fs_edge_list e = {0};
+	fs_edge ed = {1, 2};
+	assert_int_equal(fs_edge_list_append(&e, &ed), 0);
+	assert_int_equal(fs_csv_edges(&b, &t, &e, 0.5), 0);
+	assert_non_null(strstr(b.data, "\n1,2,5,2.5,,\n"));
+	fs_buf_free(&b);
+	fs_edge_list_free(&e);
 	fs_tubercle_list_free(&t);
 }
 

@@ -18,6 +18,7 @@
 #include "store/sets_store.h"
 #include "store/images_store.h"
 #include "store/users.h"
+#include "analysis/measurement.h"
 
 static char path[128];
 static long long uid, image_id;
@@ -564,10 +565,128 @@ static void calibration_change_updates_snapshots(void **state)
 	cJSON_Delete(h);
 }
 
+/* A tubercle without a measured base is stored (r NULL, fit quality NULL
+ * or a number), reads back as NaN, and its resize is undone exactly. */
+static void unmeasured_radius_is_stored_as_null_and_undone_exactly(void **state)
+{
+	fs_db *db = *state;
+	char err[256];
+	long long set_id, rev, cur;
+	assert_int_equal(fs_set_create(db, image_id, "Base", uid, &set_id, err, sizeof err), 0);
+	fs_tubercle_list t = {0};
+	fs_edge_list e = {0};
+	fs_tubercle a = tub(10, 10, NAN), b = tub(40, 10, 5);
+	a.id = 1;
+	a.fit_quality = 0.25;
+	b.id = 2;
+	b.fit_quality = NAN;
+	assert_int_equal(fs_tubercle_list_append(&t, &a), 0);
+	assert_int_equal(fs_tubercle_list_append(&t, &b), 0);
+	fs_edge ed = {1, 2};
+	assert_int_equal(fs_edge_list_append(&e, &ed), 0);
+	assert_int_equal(fs_set_replace_all(db, set_id, -1, uid, &t, &e, NULL, "import", 0, &rev, &cur, err, sizeof err),
+			 0);
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	sqlite3_stmt *st;
+	sqlite3_prepare_v2(fs_db_handle(db), "SELECT count(*) FROM tubercles WHERE set_id = ? AND r IS NULL", -1, &st,
+			   NULL);
+	sqlite3_bind_int64(st, 1, set_id);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 1);
+	sqlite3_finalize(st);
+	assert_int_equal(fs_set_load(db, set_id, &t, &e), 0);
+	assert_int_equal(t.n, 2);
+	assert_true(isnan(t.items[0].radius_px));
+	assert_float_equal(t.items[0].fit_quality, 0.25, 1e-12);
+	assert_true(isnan(t.items[1].fit_quality));
+	int tid = t.items[0].id;
+	fs_tubercle grown = t.items[0];
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	grown.radius_px = 6;
+	assert_int_equal(fs_set_update_tubercle(db, set_id, rev, uid, tid, &grown, "resize_tubercle", 0, &rev, &cur, err,
+						sizeof err),
+			 0);
+	assert_int_equal(fs_set_undo(db, set_id, rev, uid, &rev, &cur, err, sizeof err), 0);
+	assert_int_equal(fs_set_load(db, set_id, &t, &e), 0);
+	assert_true(isnan(t.items[0].radius_px));
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+}
+
+static int version_of(fs_db *db, long long set_id)
+{
+	fs_set_info info;
+	assert_int_equal(fs_set_get_info(db, set_id, &info), 0);
+	return info.measurement_version;
+}
+
+/* An extraction records the current measurement version, an import 0;
+ * Re-measure changes sizes and version as one step, undone exactly. */
+static void remeasure_is_one_step_with_the_version(void **state)
+{
+	fs_db *db = *state;
+	char err[256];
+	long long set_id, rev, cur;
+	assert_int_equal(fs_set_create(db, image_id, "Base", uid, &set_id, err, sizeof err), 0);
+	assert_int_equal(version_of(db, set_id), FS_MEASUREMENT_VERSION);
+	fs_tubercle_list t = {0};
+	fs_edge_list e = {0};
+	fs_tubercle a = tub(10, 10, 3), b = tub(40, 10, 5);
+	a.id = 1;
+	b.id = 2;
+	assert_int_equal(fs_tubercle_list_append(&t, &a), 0);
+	assert_int_equal(fs_tubercle_list_append(&t, &b), 0);
+	fs_edge ed = {1, 2};
+	assert_int_equal(fs_edge_list_append(&e, &ed), 0);
+	assert_int_equal(fs_set_replace_all(db, set_id, -1, uid, &t, &e, NULL, "import", 0, &rev, &cur, err, sizeof err),
+			 0);
+	assert_int_equal(version_of(db, set_id), 0);
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	assert_int_equal(fs_set_load(db, set_id, &t, &e), 0);
+	fs_tubercle_list old = {0};
+	for (size_t i = 0; i < t.n; i++)
+		assert_int_equal(fs_tubercle_list_append(&old, &t.items[i]), 0);
+	t.items[0].radius_px = 4;
+	t.items[1].radius_px = NAN;
+	int changed = 0, unmeasured = 0;
+	assert_int_equal(fs_set_remeasure(db, set_id, rev, uid, &t, FS_MEASUREMENT_VERSION, &changed, &unmeasured,
+					  &rev, &cur, err, sizeof err),
+			 0);
+	assert_int_equal(changed, 2);
+	assert_int_equal(unmeasured, 1);
+	assert_int_equal(version_of(db, set_id), FS_MEASUREMENT_VERSION);
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	assert_int_equal(fs_set_load(db, set_id, &t, &e), 0);
+	assert_true(t.items[0].radius_px == 4 && isnan(t.items[1].radius_px));
+	assert_true(t.items[0].centroid_x == old.items[0].centroid_x && e.n == 1);
+	/* nothing left to do: refused */
+	assert_int_equal(fs_set_remeasure(db, set_id, rev, uid, &t, FS_MEASUREMENT_VERSION, NULL, NULL, &rev, &cur, err,
+					  sizeof err),
+			 FS_DB_INVALID);
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	assert_int_equal(fs_set_undo(db, set_id, rev, uid, &rev, &cur, err, sizeof err), 0);
+	assert_int_equal(version_of(db, set_id), 0);
+	assert_int_equal(fs_set_load(db, set_id, &t, &e), 0);
+	for (size_t i = 0; i < t.n; i++)
+		assert_true(fs_tubercle_same(&t.items[i], &old.items[i]));
+	assert_int_equal(fs_set_redo(db, set_id, rev, uid, &rev, &cur, err, sizeof err), 0);
+	assert_int_equal(version_of(db, set_id), FS_MEASUREMENT_VERSION);
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	fs_tubercle_list_free(&old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(names_are_checked_and_unique, setup, teardown),
+		cmocka_unit_test_setup_teardown(unmeasured_radius_is_stored_as_null_and_undone_exactly, setup, teardown),
+		cmocka_unit_test_setup_teardown(remeasure_is_one_step_with_the_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(add_move_delete_with_revisions, setup, teardown),
 		cmocka_unit_test_setup_teardown(undo_redo_restore_exact_state_and_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(hundred_and_fifty_undo_steps, setup, teardown),

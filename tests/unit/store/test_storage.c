@@ -75,6 +75,49 @@ static void each_migration_applies_on_the_previous_schema(void **state)
 	sqlite3_close(h);
 }
 
+/* The measured-diameters migration keeps every row, makes r nullable and
+ * gives the sets that existed "measured before versioning" (0). */
+static void measurement_migration_keeps_rows_and_marks_old_sets(void **state)
+{
+	(void)state;
+	char err[256];
+	sqlite3 *h;
+	int target = 0;
+	for (int v = 1; v <= fs_db_migration_count() && !target; v++) {
+		extern const char *const fs_migrations[];
+		if (strstr(fs_migrations[v - 1], "measurement_version"))
+			target = v;
+	}
+	assert_true(target > 1);
+	assert_int_equal(sqlite3_open(":memory:", &h), SQLITE_OK);
+	assert_int_equal(fs_db_migrate_to(h, target - 1, err, sizeof err), 0);
+	assert_int_equal(sqlite3_exec(h,
+				      "INSERT INTO users (id, login, display_name, role, password_hash, created_at) "
+				      "VALUES (1, 'a', 'A', 'admin', 'x', 0);"
+				      "INSERT INTO image_files (sha256, size, format, created_at) VALUES ('ab', 1, 'png', 0);"
+				      "INSERT INTO images (id, owner_id, file_sha256, work_key, original_name, format, width, "
+				      "height, bit_depth, created_at, updated_at) VALUES (1, 1, 'ab', 'k', 'x.png', 'png', "
+				      "20, 10, 8, 0, 0);"
+				      "INSERT INTO sets (id, image_id, name, position, created_at, updated_at) "
+				      "VALUES (1, 1, 'Base', 1, 0, 0);"
+				      "INSERT INTO tubercles (set_id, tid, x, y, r) VALUES (1, 1, 2.5, 3.5, 1.25);",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(fs_db_migrate_to(h, target, err, sizeof err), 0);
+	sqlite3_stmt *st;
+	sqlite3_prepare_v2(h, "SELECT s.measurement_version, t.x, t.y, t.r, t.fit_quality FROM sets s "
+			      "JOIN tubercles t ON t.set_id = s.id", -1, &st, NULL);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 0);
+	assert_true(sqlite3_column_double(st, 1) == 2.5 && sqlite3_column_double(st, 3) == 1.25);
+	assert_int_equal(sqlite3_column_type(st, 4), SQLITE_NULL);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_exec(h, "INSERT INTO tubercles (set_id, tid, x, y, r) VALUES (1, 2, 5, 5, NULL)", NULL,
+				      NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(h);
+}
+
 static void newer_schema_is_refused(void **state)
 {
 	(void)state;
@@ -331,6 +374,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(open_sets_wal_foreign_keys_and_version, setup, teardown),
 		cmocka_unit_test(each_migration_applies_on_the_previous_schema),
 		cmocka_unit_test(newer_schema_is_refused),
+		cmocka_unit_test(measurement_migration_keeps_rows_and_marks_old_sets),
 		cmocka_unit_test(failed_migration_leaves_previous_version),
 		cmocka_unit_test_setup_teardown(busy_database_reports_busy, setup, teardown),
 		cmocka_unit_test(sha256_matches_fips_vectors),
