@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/detect.h"
 #include "analysis/scale_region.h"
 #include "image/image_io.h"
 #include "synth.h"
@@ -141,6 +142,79 @@ static void sem_data_bar_is_excluded(void **state)
 	assert_true(fs_scale_region_contains(&r, 1000, 920)); /* beside the text: scale */
 	fs_scale_region_free(&r);
 	fs_image_free(img);
+}
+
+
+/*
+ * Every method on the real images: before (fs_detect_all) how many
+ * detections are outside the region, after (fs_detect) none, and none in
+ * the white band (rows 0-60) of P1 Fig2 or on the SEM image's data bar.
+ * The figures are printed for the report.
+ */
+static void detection_stays_inside(void **state)
+{
+	(void)state;
+	struct {
+		const char *path;
+		double um;
+		int band_y1;             /* rows 0..band_y1 must stay empty (-1: none) */
+		int bx0, by0, bx1, by1; /* a rectangle that must stay empty (data bar) */
+	} cases[] = {
+		{PAPER "P1_Fig2_Polypterus_bichir_2.63um.tif", 0.118, 60, 0, 0, -1, -1},
+		{PAPER "P1_Fig1_Lepidotes_elvensis_4.78um.tif", 0.118, 60, 0, 0, -1, -1},
+		{PAPER "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif", 0.2, -1, 0, 0, -1, -1},
+		{PAPER "P2_Fig1e_Polypterus_delhezi_2.19um.tif", 0.2, -1, 0, 0, -1, -1},
+		{PAPER "P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif", 0.2, -1, 0, 0, -1, -1},
+		{SEM, 0.1439, -1, 122, 877, 665, 944},
+	};
+	const fs_method methods[] = {FS_METHOD_AUTO, FS_METHOD_LOG, FS_METHOD_DOG, FS_METHOD_ELLIPSE,
+				     FS_METHOD_LATTICE};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		fs_image *img = load(cases[k].path);
+		assert_non_null(img);
+		fs_scale_region r;
+		char err[256];
+		assert_int_equal(fs_scale_region_detect(img, &r, err, sizeof err), 0);
+		const char *name = strrchr(cases[k].path, '/') + 1;
+		printf("%-50.50s", name);
+		for (size_t mv = 0; mv < 2 * sizeof methods / sizeof *methods; mv++) {
+			size_t m = mv / 2;
+			fs_params p;
+			fs_params_default(&p);
+			p.method = methods[m];
+			if (mv % 2) {
+				/* permissive: what an optimiser may try (issue 16 saw log
+				 * finding hundreds of blobs, many on the paper margin) */
+				p.threshold = 0.01;
+				p.min_circularity = 0;
+				p.min_diameter_um = 0.5;
+				p.blur_sigma = 0;
+			}
+			fs_detect_result all = {0}, in = {0};
+			assert_int_equal(fs_detect_all(img, &p, cases[k].um, &all, err, sizeof err), 0);
+			size_t before = 0;
+			for (size_t i = 0; i < all.tubercles.n; i++)
+				before += !fs_scale_region_contains(&r, all.tubercles.items[i].centroid_x,
+								    all.tubercles.items[i].centroid_y);
+			assert_int_equal(fs_detect(img, &p, cases[k].um, &in, err, sizeof err), 0);
+			assert_int_equal(in.n_outside_region, before);
+			assert_int_equal(in.tubercles.n, all.tubercles.n - before);
+			for (size_t i = 0; i < in.tubercles.n; i++) {
+				const fs_tubercle *t = &in.tubercles.items[i];
+				assert_true(fs_scale_region_contains(&r, t->centroid_x, t->centroid_y));
+				assert_true(t->centroid_y > cases[k].band_y1 + 0.5);
+				assert_false(t->centroid_x >= cases[k].bx0 && t->centroid_x <= cases[k].bx1 &&
+					     t->centroid_y >= cases[k].by0 && t->centroid_y <= cases[k].by1);
+				assert_int_equal(t->id, (int)i + 1);
+			}
+			printf(" %s%s %zu/%zu", fs_method_name(methods[m]), mv % 2 ? "*" : "", before, all.tubercles.n);
+			fs_detect_result_free(&all);
+			fs_detect_result_free(&in);
+		}
+		printf("  (outside the region / detected, before; * permissive parameters)\n");
+		fs_scale_region_free(&r);
+		fs_image_free(img);
+	}
 }
 
 static fs_image *lattice(int w, int h, unsigned seed)
@@ -315,6 +389,7 @@ int main(void)
 		cmocka_unit_test(paper_bands_are_excluded),
 		cmocka_unit_test(paper_figures_keep_their_surface),
 		cmocka_unit_test(sem_data_bar_is_excluded),
+		cmocka_unit_test(detection_stays_inside),
 		cmocka_unit_test(synthetic_frames),
 		cmocka_unit_test(filter_and_boundary),
 		cmocka_unit_test(rows_round_trip_and_refusals),
