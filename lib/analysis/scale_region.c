@@ -16,6 +16,7 @@
 #define BLACK_LEVEL 0.10f   /* ... a black surround at most this dark ... */
 #define FLAT_STD 0.06       /* ... and either is this flat over 3x3 cells */
 #define BIG_BLANK 0.04      /* a blank component off the border counts from this fraction */
+#define EDGE_BLANK 0.003    /* one on the border from this one (not a saturated particle cut by the frame) */
 #define CLOSE_CELLS 3       /* closing radius of the exclusion, cells */
 #define MIN_PIECE 0.02      /* smaller pieces of region are dropped */
 
@@ -214,7 +215,8 @@ int fs_scale_region_detect(const fs_image *img, fs_scale_region *out, char *err,
 	}
 	int any = 0;
 	for (size_t i = 0; i < n; i++)
-		if (lab[i] && (touch[lab[i]] || sizes[lab[i]] >= BIG_BLANK * (double)n)) {
+		if (lab[i] && ((touch[lab[i]] && sizes[lab[i]] >= EDGE_BLANK * (double)n) ||
+			       sizes[lab[i]] >= BIG_BLANK * (double)n)) {
 			ex[i] = 1;
 			any = 1;
 		}

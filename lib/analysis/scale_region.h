@@ -18,8 +18,9 @@
  * the mean and, over the 3x3 cells around it, the standard deviation of the
  * pixel values; a cell is blank when it is near white (mean >= 0.80) or
  * near black (mean <= 0.10) and flat (deviation <= 0.06). Blank cells that
- * touch the frame's border, or that form a component of at least 4 % of
- * the frame, are not scale; that exclusion is closed (dilated then eroded
+ * touch the frame's border (in a component of at least 0.3 % of the frame,
+ * so a saturated particle cut by the border stays), or that form a
+ * component of at least 4 % of the frame, are not scale; that exclusion is closed (dilated then eroded
  * by 3 cells) so a line, a label or marks printed on a margin go with it.
  * The data bar's rectangle is excluded. What is left is the region, less
  * any piece of it smaller than 2 % of the frame (a sliver between a margin
