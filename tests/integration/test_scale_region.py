@@ -229,3 +229,20 @@ def test_agentic_edit_and_fill_gaps_add_nothing_in_the_band():
     after = c.api("GET", "/api/sets/%d" % sid).json()["tubercles"]
     assert not [xy(t) for t in after if xy(t)[1] <= BAND + 0.5]
     assert before  # the extraction found the surface's tubercles
+
+
+def test_overlay_png_shades_the_outside_on_request():
+    from png_decode import decode_png
+    c = client()
+    _, sid = new_set(c)
+    plain = c.api("GET", "/api/sets/%d/overlay.png?scale_bar=0" % sid)
+    shaded = c.api("GET", "/api/sets/%d/overlay.png?scale_bar=0&region=1" % sid)
+    assert plain.status == 200 and shaded.status == 200
+    w, h, ch, p_rows = decode_png(plain.body)
+    _, _, _, s_rows = decode_png(shaded.body)
+    px = lambda rows, x, y: tuple(rows[y][ch * x:ch * x + 3])
+    band, surface = px(s_rows, 350, 35), px(s_rows, 350, 300)
+    assert abs(px(p_rows, 350, 35)[0] - px(p_rows, 350, 35)[2]) < 10, "the band is grey paper"
+    assert band[0] - band[2] > 60, band
+    assert surface == px(p_rows, 350, 300), "the scale surface is not shaded"
+    assert c.api("GET", "/api/sets/%d/overlay.png?region=maybe" % sid).status == 422
