@@ -450,6 +450,8 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 		snprintf(out->error, sizeof(out->error), "connections failed: %s", err);
 		goto out;
 	}
+	/* judged as the set will be: the region's edge makes boundary tubercles */
+	fs_scale_region_mark_boundary(&s->region, &dr.tubercles, s->region.cell);
 	if (fs_stats_compute(&dr.tubercles, &e, s->um_per_px, NULL, s->img->width, s->img->height, &st) ||
 	    grow_trials(s)) {
 		snprintf(out->error, sizeof(out->error), "out of memory");
