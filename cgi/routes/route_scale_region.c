@@ -151,6 +151,15 @@ static int h_put(fs_req *r, fs_resp *w)
 			fs_resp_error(r, w, 422, "cell (a number) and rows (an array of runs per grid row) are required");
 			return 0;
 		}
+		if (!(cell->valuedouble >= 1 && cell->valuedouble <= 65536) ||
+		    cell->valuedouble != (double)(int)cell->valuedouble) {
+			fs_resp_error(r, w, 422, "cell must be a whole number of pixels (the GET's cell)");
+			return 0;
+		}
+		if (cJSON_GetArraySize(rows) > 70000) {
+			fs_resp_error(r, w, 422, "too many rows");
+			return 0;
+		}
 		/* the shapes are checked by the parser (counts, order, bounds,
 		 * at most FS_SCALE_REGION_MAX_RUNS runs); non-integers fail it */
 		char *text = cJSON_PrintUnformatted(rows);
@@ -159,10 +168,8 @@ static int h_put(fs_req *r, fs_resp *w)
 							    err, sizeof err)
 			       : -1;
 		cJSON_free(text);
-		if (prc || cell->valuedouble != (double)(int)cell->valuedouble) {
-			if (!prc)
-				fs_scale_region_free(&reg);
-			fs_resp_error(r, w, 422, "%s", err[0] ? err : "cell must be a whole number");
+		if (prc) {
+			fs_resp_error(r, w, 422, "%s", err[0] ? err : "out of memory");
 			return 0;
 		}
 		rc = fs_scale_region_change(r->app->db, rec.id, rec.work_key, r->user.id, &reg,

@@ -88,6 +88,7 @@ static int put_row(fs_db *db, long long image_id, const char *work_key, const fs
 int fs_scale_region_for(fs_db *db, long long image_id, const char *work_key, const fs_image *img,
 			fs_scale_region *out, fs_scale_region_meta *meta, char *err, size_t errlen)
 {
+	memset(out, 0, sizeof *out);
 	if (meta)
 		memset(meta, 0, sizeof *meta);
 	int w = img ? img->width : 0, h = img ? img->height : 0;

@@ -15,7 +15,7 @@ export const MODES = {
   delete_multi: { title: 'Delete multiple', desc: 'Each click deletes the tubercle or connection under the cursor.', cls: 'mode-delete', cursor: 'not-allowed' },
   area_select: { title: 'Area select', desc: 'Drag a rectangle to select tubercles and connections inside it.', cls: 'mode-select', cursor: 'crosshair' },
   crop: { title: 'Crop', desc: 'Drag the rectangle to keep, then Apply Crop in the Image tab.', cls: 'mode-select', cursor: 'crosshair' },
-  region: { title: 'Scale region', desc: 'Drag rectangles to erase from the scale region or add to it (Image tab), then Save region.', cls: 'mode-select', cursor: 'crosshair' },
+  region: { title: 'Scale region', desc: 'Drag a rectangle or paint with the brush to erase from the scale region or add to it (Image tab), then Save region.', cls: 'mode-select', cursor: 'crosshair' },
   measure: { title: 'Measure scale bar', desc: 'Click the two ends of the scale bar.', cls: 'mode-move', cursor: 'crosshair' },
 };
 
@@ -77,7 +77,10 @@ export class Editor {
       const [sx, sy] = this.pos(e);
       const [ix, iy] = this.viewer.toImage(sx, sy);
       drag = { sx, sy, ix, iy, moved: false, kind: 'pan' };
-      if (this.mode === 'area_select' || this.mode === 'crop' || this.mode === 'region') {
+      if (this.mode === 'region' && this.ws.regionBrush()) {
+        drag.kind = 'paint';
+        this.ws.regionPaint(ix, iy);
+      } else if (this.mode === 'area_select' || this.mode === 'crop' || this.mode === 'region') {
         drag.kind = 'rect';
       } else if (this.mode === 'move' && this.ws.canEdit()) {
         const h = hitTest(this.store, ix, iy, this.viewer.scale);
@@ -101,6 +104,8 @@ export class Editor {
       if (drag.kind === 'pan') {
         this.viewer.canvas.style.cursor = 'grabbing';
         this.viewer.panBy(e.movementX, e.movementY);
+      } else if (drag.kind === 'paint') {
+        this.ws.regionPaint(ix, iy);
       } else if (drag.kind === 'rect') {
         this.store.temp.rect = { x0: drag.ix, y0: drag.iy, x1: ix, y1: iy };
         this.store.temp.rectKind = this.mode;
@@ -121,6 +126,8 @@ export class Editor {
       if (d.kind === 'pan') {
         this.viewer.canvas.style.cursor = this.mode ? MODES[this.mode].cursor : 'grab';
         if (!d.moved && e.target === this.viewer.canvas) this.click(ix, iy);
+      } else if (d.kind === 'paint') {
+        this.ws.regionPaintDone();
       } else if (d.kind === 'rect') {
         if (d.moved) this.rectDone(this.store.temp.rect);
       } else if (d.kind === 'move') {

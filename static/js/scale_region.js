@@ -1,7 +1,8 @@
 // scale_region.js - the image's scale region in the workspace: shown over
 // the image when the "Scale region" toggle is on (what is not scale surface
 // is shaded), and corrected in the Image tab: Edit region, then drag
-// rectangles that add to the region or erase from it, and Save region (one
+// rectangles or paint with a round brush that add to the region or erase
+// from it, and Save region (one
 // PUT of the whole region; the server logs it and every set's history gets
 // a scale_region_changed entry). "Back to automatic" drops the correction.
 // The region is a grid of cells (GET /api/images/{id}/scale_region): rows of
@@ -79,7 +80,7 @@ export function initScaleRegion(ws) {
     const pct = (100 * region.area).toFixed(1);
     const who = region.source === 'user' ? 'corrected by hand' : 'found automatically';
     st.textContent = draft
-      ? 'Editing: drag rectangles on the image to add them to the region or erase them, then Save region.'
+      ? 'Editing: drag rectangles or paint with the brush on the image to erase or add, then Save region.'
       : `Scale region ${who}: ${pct} % of the image. Detection, statistics, the agents and autocrop use only this part.`;
     $('#region-reset').disabled = !ws.canManage || region.source !== 'user' || !!draft;
     $('#region-edit').disabled = !ws.canManage || !!draft;
@@ -133,6 +134,30 @@ export function initScaleRegion(ws) {
     store.temp.rect = null;
     $('#region-status').textContent = `${add ? 'Added' : 'Erased'} ${cx1 - cx0 + 1} × ${cy1 - cy0 + 1} cells; drag more, or Save region.`;
     ws.viewer.request();
+  };
+
+  // the brush: cells whose centre lies within the brush radius of the point
+  ws.regionBrush = () => document.querySelector('input[name="region-shape"]:checked').value === 'brush';
+  let painted = 0;
+  ws.regionPaint = (x, y) => {
+    if (!draft || !region) return;
+    const { cell, gw, gh } = region;
+    const rad = Number($('#region-brush-size').value) || 20;
+    const v = document.querySelector('input[name="region-op"]:checked').value === 'add' ? 1 : 0;
+    const cx0 = Math.max(0, Math.floor((x - rad) / cell)), cx1 = Math.min(gw - 1, Math.floor((x + rad) / cell));
+    const cy0 = Math.max(0, Math.floor((y - rad) / cell)), cy1 = Math.min(gh - 1, Math.floor((y + rad) / cell));
+    for (let gy = cy0; gy <= cy1; gy++)
+      for (let gx = cx0; gx <= cx1; gx++) {
+        const dx = (gx + 0.5) * cell - 0.5 - x, dy = (gy + 0.5) * cell - 0.5 - y;
+        if (dx * dx + dy * dy <= rad * rad && draft[gy * gw + gx] !== v) { draft[gy * gw + gx] = v; painted++; }
+      }
+    path = null;
+    ws.viewer.request();
+  };
+  ws.regionPaintDone = () => {
+    const add = document.querySelector('input[name="region-op"]:checked').value === 'add';
+    $('#region-status').textContent = `${add ? 'Added' : 'Erased'} ${painted} cells with the brush; paint more, or Save region.`;
+    painted = 0;
   };
 
   $('#region-save').addEventListener('click', async () => {

@@ -1,6 +1,7 @@
 // The scale region in the workspace: the "Scale region" toggle shades the
 // white paper band of P1 Fig2 (and only shows, changes nothing); the Image
-// tab's Edit region erases a rectangle, Save region stores it (source
+// tab's Edit region erases a rectangle and paints part of it back with the
+// brush, Save region stores it (source
 // "user", the set's history says scale_region_changed), and Back to
 // automatic drops the correction.
 import { assert, dragImage, PAPER, withImage } from './helpers.mjs';
@@ -53,17 +54,24 @@ export async function testScaleRegionToggleAndEdit(t) {
     await dragImage(page, 20, 350, 220, 560);
     await page.waitForFunction(() => /Erased/.test(document.querySelector('#region-status').textContent));
     await shot('scale-region-erasing');
+    // then the brush adds a stroke back across the erased rectangle
+    await page.check('input[name="region-shape"][value="brush"]');
+    await page.check('input[name="region-op"][value="add"]');
+    await page.selectOption('#region-brush-size', '25');
+    await dragImage(page, 40, 450, 200, 450);
+    await page.waitForFunction(() => /Added \d+ cells with the brush/.test(document.querySelector('#region-status').textContent));
     await page.click('#region-save');
     await page.waitForFunction(() => /corrected by hand/.test(document.querySelector('#region-status').textContent));
     const g = await region(page);
     assert(g.source === 'user', 'stored as a person\'s region');
-    assert(!inside(g, 100, 450) && inside(g, 400, 450) && !inside(g, 350, 30), 'the rectangle is erased, the rest kept');
+    assert(!inside(g, 100, 380) && !inside(g, 100, 530) && inside(g, 400, 450) && !inside(g, 350, 30), 'the rectangle is erased, the rest kept');
+    assert(inside(g, 120, 450), 'the brush stroke added back');
     const hist = await page.evaluate(async () => {
       const r = await fetch(document.body.dataset.base + `api/sets/${window.fishscale.store.set.id}/history`);
       return (await r.json()).history.map(h => h.type);
     });
     assert(hist[0] === 'scale_region_changed', 'the set\'s history has it: ' + hist.slice(0, 3));
-    const erased = await pixel(page, 100, 450);
+    const erased = await pixel(page, 100, 380);
     assert(erased[0] - erased[2] > 40, 'the erased part is shaded: ' + erased);
     await shot('scale-region-saved');
 
@@ -72,6 +80,6 @@ export async function testScaleRegionToggleAndEdit(t) {
     await page.click('#region-reset');
     await page.waitForFunction(() => /found automatically/.test(document.querySelector('#region-status').textContent));
     const back = await region(page);
-    assert(back.source === 'auto' && inside(back, 100, 450), 'back to the automatic region');
+    assert(back.source === 'auto' && inside(back, 100, 380), 'back to the automatic region');
   });
 }
