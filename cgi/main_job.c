@@ -136,8 +136,16 @@ static int run_extract(fs_app *app, fs_job_rec *job, cJSON *result, char *err, s
 	wait_while_held(app);
 	if (cancel_requested)
 		goto cancelled;
-	if (fs_detect(img, &p, um, &dr, err, errlen))
-		goto out;
+	{
+		/* inside the image's scale region (scale_regions.h) */
+		fs_scale_region reg;
+		int have = fs_scale_region_for(app->db, im.id, im.work_key, img, &reg, NULL, err, errlen) == FS_DB_OK;
+		int drc = fs_detect_in_region(img, &p, um, have ? &reg : NULL, &dr, err, errlen);
+		if (have)
+			fs_scale_region_free(&reg);
+		if (drc)
+			goto out;
+	}
 	fs_image_free(img);
 	img = NULL;
 	if (stage(app->db, job->id, "connecting", 0.8))

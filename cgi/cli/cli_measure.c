@@ -211,6 +211,7 @@ static int measure_one(const struct options *o, const char *path, const char *st
 {
 	fs_loaded ld;
 	fs_detect_result det;
+	fs_scale_region region = {0};
 	fs_edge_list edges = {0};
 	fs_buf b = FS_BUF_INIT;
 	char name[1200];
@@ -247,11 +248,15 @@ static int measure_one(const struct options *o, const char *path, const char *st
 		}
 	}
 	m->calibrated = cal > 0;
-	if (fs_detect(ld.image, &o->params, m->calibrated ? cal : 0, &det, err, errlen))
+	if (fs_scale_region_detect(ld.image, &region, err, errlen))
+		goto out;
+	if (fs_detect_in_region(ld.image, &o->params, m->calibrated ? cal : 0, &region, &det, err, errlen))
 		goto out;
 	if (fs_graph_build(&det.tubercles, o->params.neighbor_graph, o->params.cull_long_edges,
 			   o->params.cull_factor, &edges, err, errlen))
 		goto out;
+	/* tubercles at the scale region's inner edge are boundary ones too */
+	fs_scale_region_mark_boundary(&region, &det.tubercles, region.cell);
 	double um = m->calibrated ? cal : 1.0;
 	if (fs_stats_compute(&det.tubercles, &edges, um, NULL, ld.image->width, ld.image->height,
 			     &m->stats)) {
@@ -314,6 +319,7 @@ out:
 	fs_buf_free(&b);
 	fs_edge_list_free(&edges);
 	fs_detect_result_free(&det);
+	fs_scale_region_free(&region);
 	fs_loaded_free(&ld);
 	return rc;
 }

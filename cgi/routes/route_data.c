@@ -1074,6 +1074,7 @@ static const fs_field overlay_fields[] = {
 	{"max_side", FS_FIELD_INT, 0, 16, 16384, 0, NULL},
 	{"ids", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 	{"scale_bar", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
+	{"region", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 };
 
 static int h_set_overlay(fs_req *r, fs_resp *w)
@@ -1109,8 +1110,19 @@ static int h_set_overlay(fs_req *r, fs_resp *w)
 	if (v[2].present)
 		o.show_scale_bar = v[2].b;
 	o.um_per_px = rec.um_per_px;
+	/* region=1: what is not scale surface is shaded (scale_regions.h) */
+	fs_scale_region reg = {0};
+	if (v[3].present && v[3].b &&
+	    fs_scale_region_for(r->app->db, rec.id, rec.work_key, img, &reg, NULL, err, sizeof err) == FS_DB_OK) {
+		o.shade = reg.in;
+		o.shade_cell = reg.cell;
+		o.shade_gw = reg.gw;
+		o.shade_gh = reg.gh;
+	}
 	double scale;
-	if (fs_render_png(img, &t, &e, &o, &png, &png_len, &scale, err, sizeof err)) {
+	int rrc = fs_render_png(img, &t, &e, &o, &png, &png_len, &scale, err, sizeof err);
+	fs_scale_region_free(&reg);
+	if (rrc) {
 		fs_resp_error(r, w, 500, "could not draw the overlay: %s", err);
 		goto out;
 	}

@@ -769,12 +769,19 @@ static int h_journal_undo(fs_req *r, fs_resp *w)
 
 /* ---- extraction, connections, optimiser ---- */
 
-static int run_extraction(const fs_image *img, const fs_params *p, double um, fs_tubercle_list *t, fs_edge_list *e,
-			  char *err, size_t errlen)
+/* Detection inside the image's scale region (a person's correction when
+ * there is one, else the automatic region, cached: scale_regions.h). */
+static int run_extraction(fs_db *db, const fs_image_rec *rec, const fs_image *img, const fs_params *p, double um,
+			  fs_tubercle_list *t, fs_edge_list *e, char *err, size_t errlen)
 {
 	fs_detect_result dr;
+	fs_scale_region reg;
 	memset(&dr, 0, sizeof dr);
-	if (fs_detect(img, p, um, &dr, err, errlen))
+	int have = fs_scale_region_for(db, rec->id, rec->work_key, img, &reg, NULL, err, errlen) == FS_DB_OK;
+	int drc = fs_detect_in_region(img, p, um, have ? &reg : NULL, &dr, err, errlen);
+	if (have)
+		fs_scale_region_free(&reg);
+	if (drc)
 		return -1;
 	*t = dr.tubercles;
 	memset(&dr.tubercles, 0, sizeof dr.tubercles);
@@ -855,7 +862,7 @@ static int h_extract(fs_req *r, fs_resp *w)
 	fs_tubercle_list t = {0};
 	fs_edge_list e = {0};
 	char err[ERRBUF] = "";
-	if (run_extraction(img, &p, um, &t, &e, err, sizeof err)) {
+	if (run_extraction(r->app->db, &c.image, img, &p, um, &t, &e, err, sizeof err)) {
 		fs_image_free(img);
 		cJSON *d = cJSON_CreateObject();
 		cJSON_AddStringToObject(d, "error", err);
@@ -1097,7 +1104,7 @@ static double now_mono(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double evaluate(const fs_image *img, const fs_params *p, double um, const fs_set_ctx *c, int *ok)
+static double evaluate(fs_db *db, const fs_image *img, const fs_params *p, double um, const fs_set_ctx *c, int *ok)
 {
 	fs_tubercle_list t = {0};
 	fs_edge_list e = {0};
@@ -1105,7 +1112,7 @@ static double evaluate(const fs_image *img, const fs_params *p, double um, const
 	fs_params q = *p;
 	if (q.max_diameter_um <= q.min_diameter_um)
 		q.max_diameter_um = q.min_diameter_um + 0.5;
-	*ok = run_extraction(img, &q, um, &t, &e, err, sizeof err) == 0;
+	*ok = run_extraction(db, &c->image, img, &q, um, &t, &e, err, sizeof err) == 0;
 	double h = 0;
 	if (*ok) {
 		fs_stats s;
@@ -1195,7 +1202,7 @@ static int h_optimize_step(fs_req *r, fs_resp *w)
 	}
 	double t0 = now_mono();
 	int ok, extractions = 0, timed_out = 0;
-	double prev = evaluate(img, &p, um, &c, &ok);
+	double prev = evaluate(r->app->db, img, &p, um, &c, &ok);
 	extractions++;
 	cJSON *grad = cJSON_CreateObject();
 	fs_params np = p;
@@ -1210,13 +1217,13 @@ static int h_optimize_step(fs_req *r, fs_resp *w)
 		set_p(&a, (int)i, get_p(&p, (int)i) + opt_params[i].delta);
 		set_p(&b, (int)i, get_p(&p, (int)i) - opt_params[i].delta);
 		int oka, okb;
-		double ha = evaluate(img, &a, um, &c, &oka), hb = evaluate(img, &b, um, &c, &okb);
+		double ha = evaluate(r->app->db, img, &a, um, &c, &oka), hb = evaluate(r->app->db, img, &b, um, &c, &okb);
 		extractions += 2;
 		double g = (ha - hb) / (2 * opt_params[i].delta);
 		cJSON_AddNumberToObject(grad, opt_params[i].name, g);
 		set_p(&np, (int)i, get_p(&p, (int)i) + opt_params[i].lr * g);
 	}
-	double h = evaluate(img, &np, um, &c, &ok);
+	double h = evaluate(r->app->db, img, &np, um, &c, &ok);
 	extractions++;
 	int iteration = v[1].present ? (int)v[1].i : 1;
 	int max_it = v[2].present ? (int)v[2].i : 20;
@@ -1259,7 +1266,7 @@ static int h_optimize_step(fs_req *r, fs_resp *w)
 	if (!v[5].present || v[5].b) {
 		fs_tubercle_list t = {0};
 		fs_edge_list e = {0};
-		if (run_extraction(img, &np, um, &t, &e, err, sizeof err) == 0) {
+		if (run_extraction(r->app->db, &c.image, img, &np, um, &t, &e, err, sizeof err) == 0) {
 			rc = fs_set_replace_all(r->app->db, c.info.id, v[0].i, r->user.id, &t, &e, &np, "optimize_step", 0,
 						&nrev, &cur, err, sizeof err);
 			fs_tubercle_list_free(&t);

@@ -42,6 +42,7 @@ static const size_t base_n = sizeof base_routes / sizeof base_routes[0];
 static const struct group groups[] = {
 	{base_routes, &base_n},
 	{fs_routes_images, &fs_routes_images_n},
+	{fs_routes_scale_region, &fs_routes_scale_region_n},
 	{fs_routes_sets, &fs_routes_sets_n},
 	{fs_routes_data, &fs_routes_data_n},
 	{fs_routes_workspace, &fs_routes_workspace_n},

@@ -32,6 +32,8 @@ int fs_h_about(fs_req *r, fs_resp *w);
 /* Route groups, each defined in its own file. */
 extern const fs_route fs_routes_images[]; /* route_images.c: library, upload, image files, transforms, calibration */
 extern const size_t fs_routes_images_n;
+extern const fs_route fs_routes_scale_region[]; /* route_scale_region.c: an image's scale region */
+extern const size_t fs_routes_scale_region_n;
 extern const fs_route fs_routes_sets[];   /* route_sets.c: sets, edits, undo/redo, history, extraction */
 extern const size_t fs_routes_sets_n;
 extern const fs_route fs_routes_data[];   /* route_data.c: event log, settings, profiles, import/export */

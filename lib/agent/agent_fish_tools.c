@@ -139,8 +139,13 @@ static int refresh(fs_agent_sess *s, long long new_rev, int keep_boundary, fs_to
 	if (new_rev != s->revision + 1)
 		return reload(s, out);
 	s->revision = new_rev;
-	if ((!keep_boundary && fs_graph_boundary(&s->t)) ||
-	    fs_stats_compute(&s->t, &s->e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->stats)) {
+	if (!keep_boundary && fs_graph_boundary(&s->t)) {
+		snprintf(out->error, sizeof(out->error), "out of memory computing statistics");
+		return FS_TOOL_CRITICAL;
+	}
+	/* at the scale region's inner edge is boundary too, as fs_set_load has it */
+	fs_scale_region_mark_boundary(&s->region, &s->t, s->region.cell);
+	if (fs_stats_compute(&s->t, &s->e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->stats)) {
 		snprintf(out->error, sizeof(out->error), "out of memory computing statistics");
 		return FS_TOOL_CRITICAL;
 	}
@@ -441,7 +446,7 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 		return FS_TOOL_ERROR;
 	}
 	double t0 = fs_agent_now();
-	if (fs_detect(s->img, &s->params, s->um_for_detect, &dr, err, sizeof(err))) {
+	if (fs_detect_in_region(s->img, &s->params, s->um_for_detect, &s->region, &dr, err, sizeof(err))) {
 		snprintf(out->error, sizeof(out->error), "extraction failed: %s", err);
 		goto out;
 	}
@@ -450,6 +455,8 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 		snprintf(out->error, sizeof(out->error), "connections failed: %s", err);
 		goto out;
 	}
+	/* judged as the set will be: the region's edge makes boundary tubercles */
+	fs_scale_region_mark_boundary(&s->region, &dr.tubercles, s->region.cell);
 	if (fs_stats_compute(&dr.tubercles, &e, s->um_per_px, NULL, s->img->width, s->img->height, &st) ||
 	    grow_trials(s)) {
 		snprintf(out->error, sizeof(out->error), "out of memory");
@@ -786,6 +793,22 @@ static int to_image(const fs_agent_sess *s, const cJSON *args, double *x, double
 	return 0;
 }
 
+/* Nothing is ever put outside the scale region (paper margin, black
+ * surround, data bar): the call is refused with the reason, which the
+ * model sees and the run's log keeps. */
+static int outside_region(fs_agent_sess *s, double x, double y, fs_tool_output *out)
+{
+	if (fs_scale_region_contains(&s->region, x, y))
+		return 0;
+	double sc = s->shot_scale > 0 ? s->shot_scale : 1.0;
+	snprintf(out->error, sizeof(out->error),
+		 "(%.0f, %.0f) is outside the scale region (paper margin, surroundings or data bar): nothing is "
+		 "placed there",
+		 x * sc, y * sc);
+	fs_agent_log(s, "Refused: image(%.0f, %.0f) is outside the scale region", x, y);
+	return -1;
+}
+
 static int t_add(const cJSON *args, fs_tool_output *out, void *user)
 {
 	fs_agent_sess *s = user;
@@ -798,7 +821,7 @@ static int t_add(const cJSON *args, fs_tool_output *out, void *user)
 	int tid, rc;
 	long long rev;
 
-	if (to_image(s, args, &x, &y, out))
+	if (to_image(s, args, &x, &y, out) || outside_region(s, x, y, out))
 		return FS_TOOL_ERROR;
 	fs_tubercle_init(&t);
 	t.centroid_x = x;
@@ -910,7 +933,7 @@ static int t_move(const cJSON *args, fs_tool_output *out, void *user)
 		snprintf(out->error, sizeof(out->error), "no tubercle #%d in the set", id);
 		return FS_TOOL_ERROR;
 	}
-	if (to_image(s, args, &x, &y, out))
+	if (to_image(s, args, &x, &y, out) || outside_region(s, x, y, out))
 		return FS_TOOL_ERROR;
 	fs_tubercle t = *old;
 	double fx = t.centroid_x, fy = t.centroid_y;

@@ -36,6 +36,7 @@
 #include "analysis/params.h"
 #include "agent/prices.h"
 #include "image/tubercle.h"
+#include "analysis/scale_region.h"
 
 #define FS_AGENT_LOG_KEEP 50     /* log lines kept in the status */
 #define FS_AGENT_SHOT_SIDE 1024  /* longest screenshot side given to the model */
@@ -56,6 +57,7 @@ typedef struct fs_agent_sess {
 	fs_db *db;                /* borrowed (env->db) */
 	fs_image_rec rec;
 	fs_image *img;            /* working image */
+	fs_scale_region region;   /* its scale region (scale_regions.h): nothing is added outside it */
 	double um_per_px;         /* the image's calibration, 0 = none */
 	double um_for_detect;     /* calibration used for µm parameters */
 

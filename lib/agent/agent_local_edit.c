@@ -238,7 +238,7 @@ int fs_agent_lattice_plan(const fs_agent_sess *s, const double *avoid_x, const d
 					for (int k = 0; k < 3 && out->n_add < max_add; k++) {
 						double px = cand[k][0], py = cand[k][1];
 						if (px < rmean || py < rmean || px > img->width - 1 - rmean ||
-						    py > img->height - 1 - rmean)
+						    py > img->height - 1 - rmean || !fs_scale_region_contains(&s->region, px, py))
 							continue;
 						if (grid_nearest(&g, t, px, py, -1, 1, NULL) < 0.5 * pitch ||
 						    near_any(avoid_x, avoid_y, n_avoid, px, py, 0.5 * pitch) ||
@@ -247,7 +247,9 @@ int fs_agent_lattice_plan(const fs_agent_sess *s, const double *avoid_x, const d
 						if (fs_agent_disc_mean(img, px, py, 0.6 * rmean) < thr)
 							continue;
 						refine(img, &px, &py, 0.4 * pitch, thr);
-						if (grid_nearest(&g, t, px, py, -1, 1, NULL) < 0.5 * pitch ||
+						/* nothing is ever added outside the scale region */
+						if (!fs_scale_region_contains(&s->region, px, py) ||
+						    grid_nearest(&g, t, px, py, -1, 1, NULL) < 0.5 * pitch ||
 						    near_any(out->ax, out->ay, out->n_add, px, py, 0.6 * pitch) ||
 						    fs_agent_disc_mean(img, px, py, 0.6 * rmean) < thr)
 							continue;

@@ -16,6 +16,7 @@
 #include "analysis/detect.h"
 #include "analysis/graph.h"
 #include "analysis/params_json.h"
+#include "store/scale_regions.h"
 #include "store/sets_store.h"
 
 double fs_agent_now(void)
@@ -81,6 +82,8 @@ int fs_agent_sess_init(fs_agent_sess *s, const fs_agent_job *job, fs_agent_env *
 	s->img = fs_image_load_work(env->data_dir ? env->data_dir : env->cfg->data_dir, &s->rec, err, errlen);
 	if (!s->img)
 		return -1;
+	if (fs_scale_region_for(s->db, s->rec.id, s->rec.work_key, s->img, &s->region, NULL, err, errlen))
+		return -1;
 	s->um_per_px = info.calibration_um_per_px > 0 ? info.calibration_um_per_px : s->rec.um_per_px;
 	if (job->profile[0]) {
 		prof = fs_profile_find(job->profile);
@@ -113,6 +116,7 @@ void fs_agent_sess_free(fs_agent_sess *s)
 	if (!s)
 		return;
 	fs_image_free(s->img);
+	fs_scale_region_free(&s->region);
 	fs_tubercle_list_free(&s->t);
 	fs_edge_list_free(&s->e);
 	fs_tubercle_list_free(&s->best_t);

@@ -21,6 +21,7 @@
 #include "analysis/databar.h"
 #include "analysis/databar_read.h"
 #include "analysis/databar_suggest.h"
+#include "analysis/scale_region.h"
 #include "analysis/blob_measure.h"
 #include "analysis/fft.h"
 #include "analysis/graph.h"

@@ -24,7 +24,7 @@
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
 
-int fs_detect(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
+int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
 	      char *err, size_t errlen)
 {
 	int rc = -1;

@@ -15,6 +15,7 @@
 #include "image/image.h"
 #include "analysis/params.h"
 #include "image/tubercle.h"
+#include "analysis/scale_region.h"
 
 typedef struct fs_detect_result {
 	fs_tubercle_list tubercles; /* ids 1..n, source FS_SOURCE_EXTRACTED or _LATTICE */
@@ -22,6 +23,8 @@ typedef struct fs_detect_result {
 	double lattice_angle;       /* radians, orientation of one lattice direction */
 	double ms_preprocess;       /* wall time of the stages, milliseconds */
 	double ms_detect;
+	size_t n_outside_region;    /* detections dropped: centre outside the scale region */
+	double ms_region;           /* time to find the scale region (0 when given) */
 } fs_detect_result;
 
 /*
@@ -32,6 +35,19 @@ typedef struct fs_detect_result {
  */
 int fs_detect(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
 	      char *err, size_t errlen);
+/*
+ * The same with a scale region (scale_region.h): fs_detect finds the
+ * automatic region of img; fs_detect_in_region takes the caller's (a
+ * person's correction; NULL = automatic). Every detection whose centre lies
+ * outside the region is dropped (counted in n_outside_region) and the rest
+ * renumbered 1..n: nothing is ever detected on a paper margin, a black
+ * surround or a data bar. fs_detect_all is the detection without it (for
+ * tests that measure what the region removes).
+ */
+int fs_detect_in_region(const fs_image *img, const fs_params *p, double um_per_px, const fs_scale_region *region,
+			fs_detect_result *out, char *err, size_t errlen);
+int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
+		  char *err, size_t errlen);
 void fs_detect_result_free(fs_detect_result *r);
 
 typedef struct fs_point_result {

@@ -264,6 +264,25 @@ int fs_render_overlay(const fs_image *img, const fs_tubercle_list *t, const fs_e
 		out->data[3 * i] = out->data[3 * i + 1] = out->data[3 * i + 2] = g;
 	}
 	double s = out->scale;
+	if (o->shade && o->shade_cell > 0 && o->shade_gw > 0 && o->shade_gh > 0) {
+		/* orange over what is shaded, the image still readable below */
+		for (int oy = 0; oy < out->height; oy++) {
+			int cy = (int)((oy + 0.5) / s) / o->shade_cell;
+			if (cy >= o->shade_gh)
+				cy = o->shade_gh - 1;
+			for (int ox = 0; ox < out->width; ox++) {
+				int cx = (int)((ox + 0.5) / s) / o->shade_cell;
+				if (cx >= o->shade_gw)
+					cx = o->shade_gw - 1;
+				if (o->shade[(size_t)cy * o->shade_gw + cx])
+					continue;
+				unsigned char *p = out->data + 3 * ((size_t)oy * out->width + ox);
+				p[0] = (unsigned char)((p[0] * 5 + 255 * 3) / 8);
+				p[1] = (unsigned char)((p[1] * 5 + 140 * 3) / 8);
+				p[2] = (unsigned char)(p[2] * 5 / 8);
+			}
+		}
+	}
 	size_t nt = t ? t->n : 0;
 	/* pixel centres: image pixel i covers [i, i+1) and maps to the output */
 #define MAPX(v) (((v) + 0.5) * s - 0.5)

@@ -28,6 +28,11 @@ typedef struct fs_render_opts {
 	double um_per_px;     /* calibration for the scale bar; <= 0 = no bar */
 	const int *highlight_ids; /* tubercle ids drawn highlighted (may be NULL) */
 	size_t n_highlight;
+	/* cells to shade (the scale region's outside): a grid of shade_gw x
+	 * shade_gh cells of shade_cell image pixels, 0 = shaded (may be NULL;
+	 * borrowed for the call) */
+	const unsigned char *shade;
+	int shade_cell, shade_gw, shade_gh;
 } fs_render_opts;
 
 typedef struct fs_rgb {

@@ -12,6 +12,7 @@
 #include "store/eventlog.h"
 #include "store/image_files.h"
 #include "store/images_store.h"
+#include "store/scale_regions.h"
 #include "store/sets_store.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
@@ -102,7 +103,23 @@ int fs_image_step_apply(fs_db *db, const char *data_dir, long long image_id, lon
 				 : req->kind == FS_STEP_ROTATE_RIGHT ? FS_TRANSFORM_ROTATE_RIGHT
 								     : FS_TRANSFORM_CROP;
 	if (req->kind == FS_STEP_AUTOCROP) {
-		int d = fs_image_autocrop_detect(img, &want, err, errlen);
+		/* crop to the scale region's bounding box when that removes
+		 * something (a paper band, a black surround, a data band); else
+		 * the original's rule (rows and columns without variance) */
+		fs_scale_region reg;
+		int d = 1;
+		if (fs_scale_region_for(db, image_id, rec.work_key, img, &reg, NULL, err, errlen) == FS_DB_OK) {
+			fs_rect bb;
+			if (!fs_scale_region_bbox(&reg, &bb) &&
+			    (bb.x > 0 || bb.y > 0 || bb.width < img->width || bb.height < img->height)) {
+				want = bb;
+				d = 0;
+			}
+			fs_scale_region_free(&reg);
+		}
+		err[0] = 0;
+		if (d)
+			d = fs_image_autocrop_detect(img, &want, err, errlen);
 		if (d) {
 			if (d == 1)
 				ERR("nothing to crop");

@@ -306,6 +306,21 @@ const char *const fs_migrations[] = {
 	"DROP TABLE tubercles;"
 	"ALTER TABLE tubercles_v9 RENAME TO tubercles;"
 	"ALTER TABLE sets ADD COLUMN measurement_version INTEGER NOT NULL DEFAULT 0;",
+	/* 10: the scale region of an image (scale_regions.h), per working
+	 * image (work_key): the automatic one cached, or a person's
+	 * correction (source 'user'), kept when a transform is undone */
+	"CREATE TABLE scale_regions ("
+	"  image_id INTEGER NOT NULL REFERENCES images(id) ON DELETE CASCADE,"
+	"  work_key TEXT NOT NULL,"
+	"  width INTEGER NOT NULL,"
+	"  height INTEGER NOT NULL,"
+	"  cell INTEGER NOT NULL,"
+	"  rows TEXT NOT NULL,"
+	"  source TEXT NOT NULL CHECK (source IN ('auto', 'user')),"
+	"  user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,"
+	"  updated_at INTEGER NOT NULL,"
+	"  PRIMARY KEY (image_id, work_key)"
+	") WITHOUT ROWID;",
 };
 
 const int fs_migrations_count = (int)(sizeof fs_migrations / sizeof fs_migrations[0]);

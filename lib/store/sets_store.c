@@ -22,6 +22,8 @@
 #include "analysis/graph.h"
 #include "analysis/measurement.h"
 #include "analysis/params_json.h"
+#include "store/images_store.h"
+#include "store/scale_regions.h"
 #include "store/set_frame.h"
 #include "store/set_rows.h"
 
@@ -188,6 +190,22 @@ static int shown_rows(const fs_set_frame *f, fs_tubercle_list *t, fs_edge_list *
 	return 0;
 }
 
+/* Tubercles at the inner edge of the image's scale region are boundary
+ * ones too (scale_regions.h; the region stored for the working image, so
+ * no image is read here: none stored yet means the hull alone). */
+static void region_boundary(fs_db *db, long long set_id, fs_tubercle_list *t)
+{
+	fs_set_info info;
+	fs_image_rec rec;
+	fs_scale_region r;
+	if (!t->n || fs_set_get_info(db, set_id, &info) || fs_image_get(db, info.image_id, &rec))
+		return;
+	if (fs_scale_region_for(db, rec.id, rec.work_key, NULL, &r, NULL, NULL, 0))
+		return;
+	fs_scale_region_mark_boundary(&r, t, r.cell);
+	fs_scale_region_free(&r);
+}
+
 int fs_set_load(fs_db *db, long long set_id, fs_tubercle_list *t, fs_edge_list *e)
 {
 	fs_set_frame f;
@@ -203,6 +221,7 @@ int fs_set_load(fs_db *db, long long set_id, fs_tubercle_list *t, fs_edge_list *
 	}
 	shown_rows(&f, t, e);
 	fs_graph_boundary(t);
+	region_boundary(db, set_id, t);
 	return FS_DB_OK;
 }
 

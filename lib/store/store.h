@@ -32,5 +32,6 @@
 #include "store/compare_csv.h"
 #include "store/comparisons.h"
 #include "store/image_databar.h"
+#include "store/scale_regions.h"
 
 #endif

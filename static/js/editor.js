@@ -15,6 +15,7 @@ export const MODES = {
   delete_multi: { title: 'Delete multiple', desc: 'Each click deletes the tubercle or connection under the cursor.', cls: 'mode-delete', cursor: 'not-allowed' },
   area_select: { title: 'Area select', desc: 'Drag a rectangle to select tubercles and connections inside it.', cls: 'mode-select', cursor: 'crosshair' },
   crop: { title: 'Crop', desc: 'Drag the rectangle to keep, then Apply Crop in the Image tab.', cls: 'mode-select', cursor: 'crosshair' },
+  region: { title: 'Scale region', desc: 'Drag a rectangle or paint with the brush to erase from the scale region or add to it (Image tab), then Save region.', cls: 'mode-select', cursor: 'crosshair' },
   measure: { title: 'Measure scale bar', desc: 'Click the two ends of the scale bar.', cls: 'mode-move', cursor: 'crosshair' },
 };
 
@@ -33,7 +34,7 @@ export class Editor {
     const prev = this.mode;
     this.mode = mode;
     const t = this.store.temp;
-    if (prev === 'crop' || prev === 'area_select') t.rect = null;
+    if (prev === 'crop' || prev === 'area_select' || prev === 'region') t.rect = null;
     if (prev === 'measure') t.measure = null;
     t.firstItc = null;
     t.chainCurrent = null;
@@ -76,7 +77,10 @@ export class Editor {
       const [sx, sy] = this.pos(e);
       const [ix, iy] = this.viewer.toImage(sx, sy);
       drag = { sx, sy, ix, iy, moved: false, kind: 'pan' };
-      if (this.mode === 'area_select' || this.mode === 'crop') {
+      if (this.mode === 'region' && this.ws.regionBrush()) {
+        drag.kind = 'paint';
+        this.ws.regionPaint(ix, iy);
+      } else if (this.mode === 'area_select' || this.mode === 'crop' || this.mode === 'region') {
         drag.kind = 'rect';
       } else if (this.mode === 'move' && this.ws.canEdit()) {
         const h = hitTest(this.store, ix, iy, this.viewer.scale);
@@ -100,6 +104,8 @@ export class Editor {
       if (drag.kind === 'pan') {
         this.viewer.canvas.style.cursor = 'grabbing';
         this.viewer.panBy(e.movementX, e.movementY);
+      } else if (drag.kind === 'paint') {
+        this.ws.regionPaint(ix, iy);
       } else if (drag.kind === 'rect') {
         this.store.temp.rect = { x0: drag.ix, y0: drag.iy, x1: ix, y1: iy };
         this.store.temp.rectKind = this.mode;
@@ -120,6 +126,8 @@ export class Editor {
       if (d.kind === 'pan') {
         this.viewer.canvas.style.cursor = this.mode ? MODES[this.mode].cursor : 'grab';
         if (!d.moved && e.target === this.viewer.canvas) this.click(ix, iy);
+      } else if (d.kind === 'paint') {
+        this.ws.regionPaintDone();
       } else if (d.kind === 'rect') {
         if (d.moved) this.rectDone(this.store.temp.rect);
       } else if (d.kind === 'move') {
@@ -150,6 +158,10 @@ export class Editor {
     const x0 = Math.min(r.x0, r.x1), x1 = Math.max(r.x0, r.x1), y0 = Math.min(r.y0, r.y1), y1 = Math.max(r.y0, r.y1);
     if (this.mode === 'crop') {
       this.ws.cropRectChanged({ x0, y0, x1, y1 });
+      return;
+    }
+    if (this.mode === 'region') {
+      this.ws.regionRectDone({ x0, y0, x1, y1 });
       return;
     }
     const inside = (t) => t.centroid_x >= x0 && t.centroid_x <= x1 && t.centroid_y >= y0 && t.centroid_y <= y1;

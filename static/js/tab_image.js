@@ -9,6 +9,7 @@
 
 import { api, errorText } from './api.js';
 import { $, confirmDialog, el, fmt, modal, toast } from './dom.js';
+import { initScaleRegion } from './scale_region.js';
 
 const METHOD_BADGE = { estimate: 'Estimated', direct: 'Manual', scale_bar: 'Manual', manual: 'Manual', metadata: 'From file', measure: 'Measured', data_bar: 'Data bar' };
 
@@ -56,7 +57,7 @@ export function initImageTabs(ws) {
     const all = [...store.tubercles.values()];
     const outside = rect ? all.filter(t => t.centroid_x < rect.x || t.centroid_y < rect.y || t.centroid_x >= rect.x + rect.w || t.centroid_y >= rect.y + rect.h).length : null;
     const what = rect ? `Keep ${rect.w} × ${rect.h} px from (${rect.x}, ${rect.y}) of the ${store.width} × ${store.height} px image.`
-      : 'Cut away the flat border around the scale (rows and columns without content, plus 5 px).';
+      : 'Crop to the scale region (without paper margins, black surroundings and data bar); where it is the whole image, cut away flat rows and columns at the border (plus 5 px).';
     const hidden = outside === null
       ? 'Tubercles outside what is kept are hidden while the crop stands, not deleted.'
       : outside === 0 ? `All ${all.length} tubercles of this set lie inside: none is hidden.`
@@ -289,5 +290,6 @@ export function initImageTabs(ws) {
   };
 
   store.addEventListener('image', () => { renderInfo(); refreshSteps(); });
-  return { renderCalibration, refreshSteps, shown: calibrationShown };
+  const scaleRegion = initScaleRegion(ws);
+  return { renderCalibration, refreshSteps, shown: calibrationShown, scaleRegion };
 }

@@ -133,9 +133,16 @@ static void add_measures_radius_on_a_blob(void **state)
 	const fs_tubercle *t = find(&c->s, (int)jnum(d, "id"));
 	assert_true(fabs(t->radius_px - f->truth.radius) < 0.35 * f->truth.radius);
 	cJSON_Delete(r);
-	/* on the dark band: no blob, the mean radius */
-	assert_true(call(c, "add_tubercle", "{\"x\":30,\"y\":30}", &r));
-	assert_string_equal(jstr(cJSON_GetObjectItem(r, "data"), "radius_from"), "mean");
+	/* on the dark band: outside the scale region, refused with the reason
+	 * (nothing is ever added there, issue 16), and moving there too */
+	size_t n = c->s.t.n;
+	assert_false(call(c, "add_tubercle", "{\"x\":30,\"y\":30}", &r));
+	assert_non_null(strstr(jstr(r, "error"), "outside the scale region"));
+	assert_int_equal(c->s.t.n, n);
+	cJSON_Delete(r);
+	snprintf(args, sizeof args, "{\"id\":%d,\"x\":30,\"y\":30}", c->s.t.items[0].id);
+	assert_false(call(c, "move_tubercle", args, &r));
+	assert_non_null(strstr(jstr(r, "error"), "outside the scale region"));
 	cJSON_Delete(r);
 	close_sess(c);
 }
