@@ -412,7 +412,8 @@ static int h_upload(fs_req *r, fs_resp *w)
 		rc = fs_image_file_in_use(db, sha, &stored_already);
 		if (rc)
 			goto out;
-		long long need = fs_files_derived_estimate(ld.image->width, ld.image->height);
+		long long need = fs_files_derived_estimate(ld.image->width, ld.image->height,
+							   fs_work_precision(ld.image));
 		if (!stored_already && used + u->size + need > quota) {
 			quota_refusal(r, w, used, quota, u->size + need);
 			goto out;

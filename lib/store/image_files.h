@@ -4,8 +4,9 @@
  * Layout (every name is made of hex keys this server computed, never of
  * anything a client sent):
  *   originals/<sha256>        the uploaded bytes, stored once per content
- *   work/<key>.f32            working image: "FSW1", u32 width, u32 height
- *                             (native byte order), then width*height floats
+ *   work/<key>.f32            working image, compact: 8 or 16 bits a sample
+ *                             when that is exact, deflated (work_file.h; the
+ *                             name is kept from the float-only format)
  *   display/<key>.png         8-bit greyscale copy of the working image
  *   thumbs/<key>.png          the same, at most FS_THUMB_MAX_SIDE a side
  *   tmp/                      uploads in progress and temporary names
@@ -87,9 +88,10 @@ int fs_files_have_derived(const char *data_dir, const char *key);
 /* Bytes on disk of the derived files of key (missing ones count 0). */
 long long fs_files_derived_bytes(const char *data_dir, const char *key);
 /* Bytes the derived files of a width x height image will take, at most
- * (the working image exactly; the PNGs bounded by their raw size), for
- * checking a disk quota before they are written. */
-long long fs_files_derived_estimate(int width, int height);
+ * (the working image at bytes_per_sample = fs_work_precision, before
+ * deflate; the PNGs bounded by their raw size), for checking a disk quota
+ * before they are written. */
+long long fs_files_derived_estimate(int width, int height, int bytes_per_sample);
 
 /* Removes the derived files of key / the original of sha (missing files are fine). */
 void fs_files_remove_derived(const char *data_dir, const char *key);
