@@ -610,6 +610,36 @@ static int h_thumb(fs_req *r, fs_resp *w)
 	return serve_file(r, w, FS_FILE_THUMB);
 }
 
+/* One tile of the display pyramid, "<z>-<x>-<y>.jpg" (decimal, no sign, no
+ * leading zeros), handed to nginx like the display PNG. */
+static int h_tile(fs_req *r, fs_resp *w)
+{
+	const char *name = r->nparams > 1 ? r->params[1] : "";
+	unsigned z, x, y;
+	int end = 0;
+	char canon[64];
+	if (sscanf(name, "%u-%u-%u.jpg%n", &z, &x, &y, &end) != 3 || name[end] || z > 40 ||
+	    snprintf(canon, sizeof canon, "%u-%u-%u.jpg", z, x, y) >= (int)sizeof canon || strcmp(canon, name)) {
+		fs_resp_error(r, w, 404, "no such tile");
+		return 0;
+	}
+	fs_image_rec rec;
+	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_READ, &rec);
+	if (rc)
+		return refuse(r, w, rc);
+	char rel[128];
+	if (!fs_pyramid_wanted(rec.width, rec.height) || fs_pyramid_reldir(rec.work_key, rel, sizeof rel)) {
+		fs_resp_error(r, w, 404, "this image has no tiles (it is small enough for its display PNG)");
+		return 0;
+	}
+	/* a tile past the edge is nginx's 404: the file does not exist */
+	fs_resp_header(w, "X-Accel-Redirect", "%s_protected/%s/%s", r->app->cfg.base_path, rel, canon);
+	fs_resp_header(w, "Cache-Control", "private, max-age=300");
+	w->status = 200;
+	snprintf(w->content_type, sizeof w->content_type, "image/jpeg");
+	return 0;
+}
+
 /* ---- managing -------------------------------------------------------- */
 
 static const char *const vis_names[] = {"private", "shared", NULL};
@@ -961,6 +991,7 @@ const fs_route fs_routes_images[] = {
 	{"DELETE", "/api/images/{id}", h_delete, FS_MEMBER, 0},
 	{"GET", "/api/images/{id}/display.png", h_display, FS_MEMBER, 0},
 	{"GET", "/api/images/{id}/thumb.png", h_thumb, FS_MEMBER, 0},
+	{"GET", "/api/images/{id}/tiles/{tile}", h_tile, FS_MEMBER, 0},
 	{"POST", "/api/images/{id}/rotate", h_rotate, FS_MEMBER, 0},
 	{"POST", "/api/images/{id}/crop", h_crop, FS_MEMBER, 0},
 	{"POST", "/api/images/{id}/autocrop", h_autocrop, FS_MEMBER, 0},

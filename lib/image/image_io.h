@@ -81,6 +81,12 @@ int fs_png_encode_rgb(const unsigned char *rgb, int width, int height, unsigned 
  * new image; a copy when already small enough). NULL on out of memory. */
 fs_image *fs_image_downscale(const fs_image *img, int max_side);
 
+/* 8-bit grey samples (height rows of width bytes, stride bytes apart) as a
+ * baseline JPEG of the given quality, into a malloc'ed buffer (caller frees
+ * *out). Returns 0 or -1 with a message; nothing is printed. */
+int fs_jpeg_encode_gray8(const unsigned char *px, int width, int height, size_t stride, int quality,
+			 unsigned char **out, size_t *out_len, char *err, size_t errlen);
+
 /* Same as fs_png_write_gray, into a malloc'ed buffer (caller frees *out). */
 int fs_png_encode_gray(const fs_image *img, unsigned char **out, size_t *out_len, char *err,
 		       size_t errlen);

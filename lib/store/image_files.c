@@ -1,6 +1,7 @@
 /* image_files.c - content-addressed image files (see image_files.h). */
 #include "store/image_files.h"
 #include "store/work_file.h"
+#include "store/pyramid.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -233,12 +234,25 @@ static int exists(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Whether the image of key is large enough for a pyramid, from the working
+ * image's header (-1 when there is none). */
+static int key_wants_pyramid(const char *data_dir, const char *key)
+{
+	char path[4096], err[128];
+	int w, h, bps;
+	if (fs_file_path(data_dir, FS_FILE_WORK, key, path, sizeof path) ||
+	    fs_work_file_info(path, &w, &h, &bps, err, sizeof err))
+		return -1;
+	return fs_pyramid_wanted(w, h);
+}
+
 int fs_files_store_derived(const char *data_dir, const char *key, const fs_image *img, int only_missing,
 			   int *created, char *err, size_t errlen)
 {
 	char path[4096];
-	fs_image *thumb = NULL;
+	fs_image *small = NULL;
 	int made = 0, rc = -1;
+	int tiled = fs_pyramid_wanted(img->width, img->height);
 	for (int kind = FS_FILE_WORK; kind <= FS_FILE_THUMB; kind++) {
 		if (fs_file_path(data_dir, kind, key, path, sizeof path)) {
 			snprintf(err, errlen, "bad file key");
@@ -249,23 +263,32 @@ int fs_files_store_derived(const char *data_dir, const char *key, const fs_image
 		int w;
 		if (kind == FS_FILE_WORK) {
 			w = fs_work_write(path, img, err, errlen);
-		} else if (kind == FS_FILE_DISPLAY) {
+		} else if (kind == FS_FILE_DISPLAY && !tiled) {
 			w = png_atomic(path, img, err, errlen);
 		} else {
-			thumb = fs_image_downscale(img, FS_THUMB_MAX_SIDE);
-			if (!thumb) {
-				snprintf(err, errlen, "out of memory for the thumbnail");
+			/* the thumbnail, and the display copy of a tiled image: an
+			 * overview (the pyramid has the full resolution) */
+			small = fs_image_downscale(img, kind == FS_FILE_THUMB ? FS_THUMB_MAX_SIDE : fs_pyramid_min_side());
+			if (!small) {
+				snprintf(err, errlen, "out of memory for a reduced copy");
 				goto out;
 			}
-			w = png_atomic(path, thumb, err, errlen);
+			w = png_atomic(path, small, err, errlen);
+			fs_image_free(small);
+			small = NULL;
 		}
 		if (w)
 			goto out;
 		made |= 1 << kind;
 	}
+	if (tiled && !(only_missing && fs_pyramid_exists(data_dir, key))) {
+		if (fs_pyramid_write(data_dir, key, img, err, errlen))
+			goto out;
+		made |= FS_DERIVED_PYRAMID;
+	}
 	rc = 0;
 out:
-	fs_image_free(thumb);
+	fs_image_free(small);
 	if (created)
 		*created = made;
 	return rc;
@@ -277,7 +300,7 @@ int fs_files_have_derived(const char *data_dir, const char *key)
 	for (int kind = FS_FILE_WORK; kind <= FS_FILE_THUMB; kind++)
 		if (fs_file_path(data_dir, kind, key, path, sizeof path) || !exists(path))
 			return 0;
-	return 1;
+	return key_wants_pyramid(data_dir, key) != 1 || fs_pyramid_exists(data_dir, key);
 }
 
 long long fs_files_derived_bytes(const char *data_dir, const char *key)
@@ -289,7 +312,7 @@ long long fs_files_derived_bytes(const char *data_dir, const char *key)
 		if (!fs_file_path(data_dir, kind, key, path, sizeof path) && stat(path, &st) == 0 &&
 		    S_ISREG(st.st_mode))
 			sum += (long long)st.st_size;
-	return sum;
+	return sum + fs_pyramid_bytes(data_dir, key);
 }
 
 long long fs_files_derived_estimate(int width, int height, int bytes_per_sample)
@@ -297,14 +320,17 @@ long long fs_files_derived_estimate(int width, int height, int bytes_per_sample)
 	long long px = (long long)width * height;
 	/* working image: header + samples (deflate adds at most ~0.1 % and 4
 	 * bytes a band to what it cannot shrink); display PNG: at most one
-	 * byte a pixel plus filter bytes; thumbnail: at most 256 x 256 */
+	 * byte a pixel plus filter bytes (an overview for a tiled image, but
+	 * counted whole); pyramid; thumbnail: at most 256 x 256 */
 	long long work = 24 + bytes_per_sample * px + bytes_per_sample * px / 500 + 16 * ((long long)height / 64 + 1);
-	return work + px + height + 65536 + 2 * FS_THUMB_MAX_SIDE * FS_THUMB_MAX_SIDE;
+	long long pyr = fs_pyramid_wanted(width, height) ? fs_pyramid_estimate(width, height) : 0;
+	return work + px + height + pyr + 65536 + 2 * FS_THUMB_MAX_SIDE * FS_THUMB_MAX_SIDE;
 }
 
 void fs_files_remove_derived(const char *data_dir, const char *key)
 {
 	char path[4096];
+	fs_pyramid_remove(data_dir, key);
 	for (int kind = FS_FILE_WORK; kind <= FS_FILE_THUMB; kind++)
 		if (!fs_file_path(data_dir, kind, key, path, sizeof path))
 			unlink(path);

@@ -18,6 +18,7 @@
 #include "store/images_store.h"
 #include "store/image_files.h"
 #include "store/work_file.h"
+#include "store/pyramid.h"
 #include "store/image_steps.h"
 #include "store/sets_store.h"
 #include "store/set_diff.h"
