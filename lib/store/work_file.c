@@ -168,47 +168,90 @@ int fs_work_file_info(const char *path, int *width, int *height, int *bytes_per_
 	return 0;
 }
 
-static int read_v2(FILE *fp, const uint32_t hdr[4], fs_image *img)
+/* Calls row(ctx, y, samples) for every row in order, the samples as floats
+ * in buf (hdr[0] of them); version 1 or 2 bodies. */
+typedef void (*row_fn)(void *ctx, uint32_t y, const float *samples);
+
+static int visit_rows(FILE *fp, const uint32_t hdr[4], int version, row_fn row, void *ctx)
 {
-	int bps = (int)hdr[2], band = (int)hdr[3];
+	int bps = (int)hdr[2], band = version == 1 ? 1 : (int)hdr[3];
 	size_t band_bytes = (size_t)band * hdr[0] * (size_t)bps;
 	unsigned char *raw = malloc(band_bytes), *z = NULL;
+	float *f = malloc((size_t)hdr[0] * sizeof *f);
 	size_t zcap = 0;
 	int rc = -1;
-	if (!raw || make_luts())
+	if (!raw || !f || make_luts())
 		goto out;
 	for (uint32_t y = 0; y < hdr[1]; y += (uint32_t)band) {
 		uint32_t rows = hdr[1] - y < (uint32_t)band ? hdr[1] - y : (uint32_t)band;
 		size_t want = (size_t)rows * hdr[0] * (size_t)bps;
-		uint32_t zl;
-		if (fread(&zl, 4, 1, fp) != 1 || zl > compressBound((uLong)band_bytes))
-			goto out;
-		if (zl > zcap) {
-			unsigned char *t = realloc(z, zl);
-			if (!t)
+		if (version == 1) {
+			if (fread(raw, 1, want, fp) != want)
 				goto out;
-			z = t;
-			zcap = zl;
+		} else {
+			uint32_t zl;
+			if (fread(&zl, 4, 1, fp) != 1 || zl > compressBound((uLong)band_bytes))
+				goto out;
+			if (zl > zcap) {
+				unsigned char *t = realloc(z, zl);
+				if (!t)
+					goto out;
+				z = t;
+				zcap = zl;
+			}
+			uLongf got = (uLongf)want;
+			if (fread(z, 1, zl, fp) != zl || uncompress(raw, &got, z, zl) != Z_OK || got != want)
+				goto out;
 		}
-		uLongf got = (uLongf)want;
-		if (fread(z, 1, zl, fp) != zl || uncompress(raw, &got, z, zl) != Z_OK || got != want)
-			goto out;
-		float *dst = img->data + (size_t)y * hdr[0];
-		size_t n = (size_t)rows * hdr[0];
-		if (bps == 1)
-			for (size_t i = 0; i < n; i++)
-				dst[i] = lut8[raw[i]];
-		else if (bps == 2)
-			for (size_t i = 0; i < n; i++)
-				dst[i] = lut16[((const uint16_t *)(const void *)raw)[i]];
-		else
-			memcpy(dst, raw, n * sizeof(float));
+		for (uint32_t r = 0; r < rows; r++) {
+			const unsigned char *src = raw + (size_t)r * hdr[0] * (size_t)bps;
+			if (bps == 1)
+				for (uint32_t i = 0; i < hdr[0]; i++)
+					f[i] = lut8[src[i]];
+			else if (bps == 2)
+				for (uint32_t i = 0; i < hdr[0]; i++)
+					f[i] = lut16[((const uint16_t *)(const void *)src)[i]];
+			else
+				memcpy(f, src, (size_t)hdr[0] * sizeof(float));
+			row(ctx, y + r, f);
+		}
 	}
 	rc = fgetc(fp) == EOF ? 0 : -1; /* nothing may follow the last band */
 out:
 	free(raw);
 	free(z);
+	free(f);
 	return rc;
+}
+
+static void copy_row(void *ctx, uint32_t y, const float *samples)
+{
+	fs_image *img = ctx;
+	memcpy(img->data + (size_t)y * (size_t)img->width, samples, (size_t)img->width * sizeof(float));
+}
+
+/* Area averages of factor x factor blocks, accumulated row by row. */
+typedef struct reducer {
+	fs_image *out;
+	double *acc; /* one output row of sums */
+	int factor, in_w, in_h;
+} reducer;
+
+static void reduce_row(void *ctx, uint32_t y, const float *samples)
+{
+	reducer *rd = ctx;
+	int f = rd->factor, ow = rd->out->width;
+	for (int x = 0; x < rd->in_w; x++)
+		rd->acc[x / f] += samples[x];
+	int oy = (int)y / f;
+	if ((int)y % f == f - 1 || (int)y == rd->in_h - 1) {
+		int rows = (int)y - oy * f + 1;
+		for (int ox = 0; ox < ow; ox++) {
+			int cols = ox == ow - 1 ? rd->in_w - ox * f : f;
+			rd->out->data[(size_t)oy * ow + ox] = (float)(rd->acc[ox] / ((double)rows * cols));
+			rd->acc[ox] = 0;
+		}
+	}
 }
 
 fs_image *fs_work_file_read(const char *path, char *err, size_t errlen)
@@ -237,13 +280,53 @@ fs_image *fs_work_file_read(const char *path, char *err, size_t errlen)
 		goto out;
 	}
 	size_t n = (size_t)hdr[0] * hdr[1];
-	int bad = version == 1 ? fread(img->data, sizeof(float), n, fp) != n : read_v2(fp, hdr, img) != 0;
+	int bad = version == 1 ? fread(img->data, sizeof(float), n, fp) != n : visit_rows(fp, hdr, 2, copy_row, img) != 0;
 	if (bad) {
 		snprintf(err, errlen, "the working image file is damaged");
 		fs_image_free(img);
 		img = NULL;
 	}
 out:
+	fclose(fp);
+	return img;
+}
+
+fs_image *fs_work_file_read_reduced(const char *path, int max_side, double *scale, char *err, size_t errlen)
+{
+	fs_image *img = NULL;
+	reducer rd = {0};
+	FILE *fp = fopen(path, "rbe");
+	if (!fp) {
+		snprintf(err, errlen, "the working image is missing: %s", strerror(errno));
+		return NULL;
+	}
+	uint32_t hdr[4];
+	int version;
+	if (max_side < 1 || read_header(fp, hdr, &version)) {
+		snprintf(err, errlen, "the working image file is damaged");
+		goto out;
+	}
+	uint32_t big = hdr[0] > hdr[1] ? hdr[0] : hdr[1];
+	rd.factor = (int)((big + (uint32_t)max_side - 1) / (uint32_t)max_side);
+	rd.in_w = (int)hdr[0];
+	rd.in_h = (int)hdr[1];
+	rd.out = fs_image_new((rd.in_w + rd.factor - 1) / rd.factor, (rd.in_h + rd.factor - 1) / rd.factor);
+	rd.acc = calloc((size_t)rd.out->width, sizeof *rd.acc);
+	if (!rd.out || !rd.acc) {
+		snprintf(err, errlen, "out of memory for a reduced working image");
+		goto out;
+	}
+	if (visit_rows(fp, hdr, version, reduce_row, &rd)) {
+		snprintf(err, errlen, "the working image file is damaged");
+		goto out;
+	}
+	img = rd.out;
+	rd.out = NULL;
+	if (scale)
+		*scale = 1.0 / rd.factor;
+out:
+	fs_image_free(rd.out);
+	free(rd.acc);
 	fclose(fp);
 	return img;
 }

@@ -32,6 +32,14 @@ int fs_work_precision(const fs_image *img);
 /* Writes img to path atomically (temporary name, fsync, rename). */
 int fs_work_file_write(const char *path, const fs_image *img, char *err, size_t errlen);
 fs_image *fs_work_file_read(const char *path, char *err, size_t errlen);
+/*
+ * A reduced copy for showing a large image (overlay downloads): area
+ * averages of f x f blocks, f the smallest integer that brings the larger
+ * side to max_side or less (f = 1: the image itself); *scale (may be NULL)
+ * = 1 / f, its pixels per working-image pixel. Memory: the reduced image,
+ * one band and one row of sums, never the full image.
+ */
+fs_image *fs_work_file_read_reduced(const char *path, int max_side, double *scale, char *err, size_t errlen);
 /* Width, height and bytes per sample from the header alone (4 for FSW1). */
 int fs_work_file_info(const char *path, int *width, int *height, int *bytes_per_sample, char *err,
 		      size_t errlen);

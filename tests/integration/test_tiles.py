@@ -5,10 +5,12 @@ rotation and removed with the image; the display PNG becomes an overview;
 small images have no tiles."""
 import os
 import random
+import struct
+import zlib
 
 from harness import Server
 from png_decode import decode_png
-from test_images import png_gray, upload
+from test_images import PNG_MAGIC, png_gray, upload
 
 srv = None
 W, H = 1200, 900
@@ -65,6 +67,32 @@ def test_large_image_gets_tiles_and_an_overview():
     # the display PNG is an overview of at most tile_min_side a side
     w, h, _, _ = decode_png(c.get(img["urls"]["display"].split("?")[0]).body)
     assert max(w, h) == 512 and (w, h) == (512, 384), (w, h)
+
+
+def fast_png(w, h):
+    """A w x h grey PNG made of identical rows (quick to build at 20 MP)."""
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    row = b"\x00" + bytes((x * 37 // 10) & 255 for x in range(w))
+    return (PNG_MAGIC + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(row * h, 1)) + chunk(b"IEND", b""))
+
+
+def test_overlay_of_a_large_image_is_bounded():
+    """A 20 MP image's overlay is drawn at most 16 MP (a whole-factor reduction), from a
+    working image read already reduced; a smaller max_side is kept."""
+    c = login()
+    r = upload(c, fast_png(5000, 4000), "large-overlay.png")
+    assert r.status == 201, r.text
+    sid = r.json()["image"]["sets"][0]["id"]
+    r = c.get("/api/sets/%d/overlay.png" % sid)
+    assert r.status == 200, r.text
+    w, h, _, _ = decode_png(r.body)
+    # reduced by a whole factor (2 here) to at most 16 MP
+    assert w * h <= 4096 * 4096 and (w, h) == (2500, 2000), (w, h)
+    r = c.get("/api/sets/%d/overlay.png?max_side=1000" % sid)
+    w, h, _, _ = decode_png(r.body)
+    assert max(w, h) <= 1000 and w >= 800, (w, h)
 
 
 def test_small_image_has_no_tiles():

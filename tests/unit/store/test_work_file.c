@@ -176,6 +176,40 @@ static void loaded_images_keep_their_source_precision(void **state)
 	fs_loaded_free(&l);
 }
 
+/* The reduced read averages f x f blocks band by band (odd edges too),
+ * from both formats, without the full image. */
+static void reduced_read_averages_blocks(void **state)
+{
+	(void)state;
+	fs_image *img = pattern(301, 199, 255.0);
+	char err[256];
+	assert_int_equal(fs_work_write(tpath("r.f32"), img, err, sizeof err), 0);
+	double scale = 0;
+	fs_image *small = fs_work_file_read_reduced(tpath("r.f32"), 100, &scale, err, sizeof err);
+	assert_non_null(small);
+	/* 301 / 100 -> factor 4: 76 x 50 */
+	assert_int_equal(small->width, 76);
+	assert_int_equal(small->height, 50);
+	assert_true(scale == 0.25);
+	for (int oy = 0; oy < small->height; oy += 7)
+		for (int ox = 0; ox < small->width; ox += 5) {
+			double sum = 0;
+			int n = 0;
+			for (int y = oy * 4; y < oy * 4 + 4 && y < 199; y++)
+				for (int x = ox * 4; x < ox * 4 + 4 && x < 301; x++, n++)
+					sum += img->data[(size_t)y * 301 + x];
+			assert_float_equal(small->data[(size_t)oy * 76 + ox], sum / n, 1e-6);
+		}
+	fs_image_free(small);
+	/* already small enough: the image itself */
+	small = fs_work_file_read_reduced(tpath("r.f32"), 400, &scale, err, sizeof err);
+	assert_non_null(small);
+	assert_true(scale == 1.0 && small->width == 301);
+	assert_memory_equal(small->data, img->data, sizeof(float) * 301 * 199);
+	fs_image_free(small);
+	fs_image_free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +219,7 @@ int main(void)
 		cmocka_unit_test(the_old_float_format_is_still_read),
 		cmocka_unit_test(damaged_files_are_refused),
 		cmocka_unit_test(loaded_images_keep_their_source_precision),
+		cmocka_unit_test(reduced_read_averages_blocks),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
