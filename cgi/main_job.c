@@ -14,6 +14,10 @@
  * the target set (made first when the job names a new set) as one journal
  * step on top of whatever the set holds then.
  *
+ * "transform" — a rotation, crop, autocrop or undo of a large image's
+ * steps (store/image_steps.h), from the job's {"step", "rect", "keep",
+ * "revision"}; cancellable only before it starts transforming.
+ *
  * SIGTERM (Cancel) stops the job between stages: state "cancelled", the set
  * untouched. Exit status 0 done or cancelled, 1 failed, 2 usage.
  *
@@ -175,6 +179,82 @@ out:
 	return rc;
 }
 
+/* A rotation, crop, autocrop or undo of a large image (route_images.c
+ * decided it is too large for a request): the same whole operation as in a
+ * request (image_steps.h), whose files and transaction it owns. */
+static int run_transform(fs_app *app, fs_job_rec *job, cJSON *result, char *err, size_t errlen)
+{
+	cJSON *o = cJSON_Parse(job->params);
+	if (!o) {
+		snprintf(err, errlen, "the job's parameters are not JSON");
+		return -1;
+	}
+	char step_buf[32] = "";
+	const char *sv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "step"));
+	snprintf(step_buf, sizeof step_buf, "%s", sv ? sv : "");
+	const char *step = step_buf;
+	const cJSON *rect = cJSON_GetObjectItemCaseSensitive(o, "rect");
+	int keep = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "keep"));
+	int revision = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "revision"));
+	static const char *const names[] = {"rotate_left", "rotate_right", "crop", "autocrop"};
+	char dd[1200];
+	fs_app_data_path(app, "", dd, sizeof dd);
+	int rc = -1, db_rc;
+	if (stage(app->db, job->id, "transforming", 0.1)) {
+		cJSON_Delete(o);
+		return 1;
+	}
+	wait_while_held(app);
+	if (cancel_requested) {
+		cJSON_Delete(o);
+		return 1;
+	}
+	if (!strcmp(step, "undo")) {
+		db_rc = fs_image_step_undo(app->db, dd, job->image_id, job->user_id, keep, revision, err, errlen);
+	} else {
+		fs_step_request req;
+		memset(&req, 0, sizeof req);
+		req.kind = (fs_step_kind)-1;
+		for (int k = 0; k < 4; k++)
+			if (!strcmp(step, names[k]))
+				req.kind = (fs_step_kind)k;
+		if ((int)req.kind < 0) {
+			snprintf(err, errlen, "unknown transform '%s'", step);
+			cJSON_Delete(o);
+			return -1;
+		}
+		if (req.kind == FS_STEP_CROP) {
+			if (!cJSON_IsArray(rect) || cJSON_GetArraySize(rect) != 4) {
+				snprintf(err, errlen, "a crop needs its rectangle");
+				cJSON_Delete(o);
+				return -1;
+			}
+			req.rect.x = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(rect, 0));
+			req.rect.y = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(rect, 1));
+			req.rect.width = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(rect, 2));
+			req.rect.height = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(rect, 3));
+		}
+		req.expect_revision = revision;
+		db_rc = fs_image_step_apply(app->db, dd, job->image_id, job->user_id, &req, err, errlen);
+	}
+	cJSON_Delete(o);
+	if (db_rc) {
+		if (!err[0])
+			snprintf(err, errlen, "the transform failed (%s)",
+				 db_rc == FS_DB_STALE ? "the image changed meanwhile" : "storage error");
+		return -1;
+	}
+	fs_image_rec im;
+	if (!fs_image_get(app->db, job->image_id, &im)) {
+		cJSON_AddNumberToObject(result, "revision", im.revision);
+		cJSON_AddNumberToObject(result, "width", im.width);
+		cJSON_AddNumberToObject(result, "height", im.height);
+	}
+	cJSON_AddStringToObject(result, "step", step);
+	rc = 0;
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	fs_app app;
@@ -219,6 +299,8 @@ int main(int argc, char **argv)
 		snprintf(err, sizeof err, "out of memory");
 	else if (!strcmp(job.kind, "extract"))
 		rc = run_extract(&app, &job, result, err, sizeof err);
+	else if (!strcmp(job.kind, "transform"))
+		rc = run_transform(&app, &job, result, err, sizeof err);
 	else
 		snprintf(err, sizeof err, "unknown job kind '%s'", job.kind);
 	if (rc == 0) {

@@ -716,14 +716,24 @@ static int h_delete(fs_req *r, fs_resp *w)
 
 /* ---- transforms ------------------------------------------------------ */
 
-/* Checks that the user may manage the image; 0, or the refusal answered (-1) or a storage error. */
-static int manage_check(fs_req *r, fs_resp *w)
+/* Checks that the user may manage the image (rec may be NULL); 0, or the
+ * refusal answered (-1) or a storage error. */
+static int manage_check(fs_req *r, fs_resp *w, fs_image_rec *rec)
 {
-	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_MANAGE, NULL);
+	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_MANAGE, rec);
 	if (rc)
 		return refuse(r, w, rc) ? rc : -1;
 	return 0;
 }
+
+/* A transform of an image over sync_max_pixels is a background job: the
+ * request answers 202 at once instead of holding a worker for seconds. */
+static int as_job(fs_req *r, const fs_image_rec *rec)
+{
+	return (long long)rec->width * rec->height > r->app->cfg.sync_max_pixels;
+}
+
+static const char *const step_names[] = {"rotate_left", "rotate_right", "crop", "autocrop"};
 
 /* Answers a step or an undo: the image with its sets, or the refusal. */
 static int step_done(fs_req *r, fs_resp *w, int rc, const char *err)
@@ -737,10 +747,21 @@ static int step_done(fs_req *r, fs_resp *w, int rc, const char *err)
 
 static int apply_step(fs_req *r, fs_resp *w, fs_step_kind kind, fs_rect rect, const fs_value *revision)
 {
-	int rc = manage_check(r, w);
+	fs_image_rec rec;
+	int rc = manage_check(r, w, &rec);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	fs_step_request req = {kind, rect, revision && revision->present ? (int)revision->i : -1};
+	if (as_job(r, &rec)) {
+		if (req.expect_revision >= 0 && req.expect_revision != rec.revision) {
+			fs_resp_error(r, w, 409, "the image changed meanwhile (revision %d, not %d): reload it",
+				      rec.revision, req.expect_revision);
+			return 0;
+		}
+		int box[4] = {rect.x, rect.y, rect.width, rect.height};
+		return fs_job_submit_transform(r, w, &rec, step_names[kind], kind == FS_STEP_CROP ? box : NULL, 0,
+					       req.expect_revision);
+	}
 	char err[512] = "";
 	rc = fs_image_step_apply(r->app->db, r->app->cfg.data_dir, r->ids[0], r->user.id, &req, err, sizeof err);
 	return step_done(r, w, rc, err);
@@ -811,9 +832,12 @@ static int undo_steps(fs_req *r, fs_resp *w, int keep)
 	fs_value v[NFIELDS(revision_fields)];
 	if (body_values(r, w, revision_fields, NFIELDS(revision_fields), v))
 		return 0;
-	int rc = manage_check(r, w);
+	fs_image_rec rec;
+	int rc = manage_check(r, w, &rec);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (as_job(r, &rec))
+		return fs_job_submit_transform(r, w, &rec, "undo", NULL, keep, v[0].present ? (int)v[0].i : -1);
 	char err[512] = "";
 	rc = fs_image_step_undo(r->app->db, r->app->cfg.data_dir, r->ids[0], r->user.id, keep,
 				v[0].present ? (int)v[0].i : -1, err, sizeof err);

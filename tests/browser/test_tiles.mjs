@@ -28,7 +28,7 @@ function chunk(type, data) {
   return Buffer.concat([len, td, crc]);
 }
 
-function checkerPng() {
+function checkerPng(W = 5000, H = 1200) {
   const raw = Buffer.alloc((W + 1) * H);
   for (let y = 0; y < H; y++) {
     raw[y * (W + 1)] = 0;
@@ -113,6 +113,32 @@ export async function testLargeImagePansByTiles(t) {
       const after = await centreContrast(page);
       assert(after > 60, 'the panned-to tiles are drawn: contrast ' + after);
       await t.shot('tiles-panned');
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Above sync_max_pixels (8 MP by default) a rotation is a background job:
+// the Image tab shows its progress and the workspace then shows the rotated
+// image, tiled at its new size.
+export async function testRotatingALargeImageRunsAsAJob(t) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fs_tiles_'));
+  const file = path.join(dir, 'wide.png');
+  writeFileSync(file, checkerPng(5000, 1800));
+  const answers = [];
+  t.page.on('response', (r) => { if (/\/rotate$/.test(r.url())) answers.push(r.status()); });
+  try {
+    await withCleanup(t, async ({ page, server }) => {
+      await login(page, server);
+      await uploadThroughLibrary(page, server, file);
+      await page.click('#tabs [data-tab="image"]');
+      await page.click('#rotate-left');
+      await page.waitForFunction(() => window.fishscale.store.width === 1800 && window.fishscale.viewer.image.width === 1800 && !!window.fishscale.viewer.tiles, null, { timeout: 60000 });
+      assert(answers[0] === 202, 'the rotation answered 202 (a job): ' + JSON.stringify(answers));
+      assert(await page.evaluate(() => document.querySelector('#image-job').hidden), 'the progress box is gone when done');
+      const steps = await page.textContent('#image-steps');
+      assert(/Rotate/i.test(steps), 'the image history lists the rotation: ' + steps);
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });
