@@ -18,6 +18,10 @@
  * steps (store/image_steps.h), from the job's {"step", "rect", "keep",
  * "revision"}; cancellable only before it starts transforming.
  *
+ * "import" — a large upload whose original the request stored: decoded,
+ * its derived files written and its library entry made (image_import.h);
+ * the result names the image.
+ *
  * SIGTERM (Cancel) stops the job between stages: state "cancelled", the set
  * untouched. Exit status 0 done or cancelled, 1 failed, 2 usage.
  *
@@ -35,6 +39,7 @@
 
 #include "analysis/analysis.h"
 #include "app/app.h"
+#include "app/image_import.h"
 #include "app/job_control.h"
 #include "app/worker_spawn.h"
 #include "base/base.h"
@@ -255,6 +260,43 @@ static int run_transform(fs_app *app, fs_job_rec *job, cJSON *result, char *err,
 	return rc;
 }
 
+/* A large upload made into a library entry (app/image_import.h). */
+static int run_import(fs_app *app, fs_job_rec *job, cJSON *result, char *err, size_t errlen)
+{
+	cJSON *o = cJSON_Parse(job->params);
+	if (!o) {
+		snprintf(err, errlen, "the job's parameters are not JSON");
+		return -1;
+	}
+	fs_import_req q;
+	memset(&q, 0, sizeof q);
+	q.user_id = job->user_id;
+	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "sha256"));
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "name"));
+	snprintf(q.sha256, sizeof q.sha256, "%s", sha ? sha : "");
+	snprintf(q.name, sizeof q.name, "%s", name ? name : "image");
+	q.page = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "page"));
+	q.shared = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "shared"));
+	q.size = (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "size"));
+	cJSON_Delete(o);
+	wait_while_held(app);
+	if (stage(app->db, job->id, "decoding", 0.1) || cancel_requested) {
+		/* cancelled before anything was made: the stored original goes
+		 * unless another entry holds it */
+		int in_use = 1;
+		if (fs_file_key_valid(q.sha256) && !fs_image_file_in_use(app->db, q.sha256, &in_use) && !in_use)
+			fs_files_remove_original(app->cfg.data_dir, q.sha256);
+		return 1;
+	}
+	long long id = 0;
+	int existing = 0;
+	if (fs_image_import_stored(app, &q, &id, &existing, err, errlen))
+		return -1;
+	cJSON_AddNumberToObject(result, "image_id", (double)id);
+	cJSON_AddBoolToObject(result, "existing", existing);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	fs_app app;
@@ -301,6 +343,8 @@ int main(int argc, char **argv)
 		rc = run_extract(&app, &job, result, err, sizeof err);
 	else if (!strcmp(job.kind, "transform"))
 		rc = run_transform(&app, &job, result, err, sizeof err);
+	else if (!strcmp(job.kind, "import"))
+		rc = run_import(&app, &job, result, err, sizeof err);
 	else
 		snprintf(err, sizeof err, "unknown job kind '%s'", job.kind);
 	if (rc == 0) {

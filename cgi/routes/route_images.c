@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/image_import.h"
 #include "store/store.h"
 #include "image/image_io.h"
 #include "image/image_transform.h"
@@ -307,6 +308,62 @@ static void quota_refusal(fs_req *r, fs_resp *w, long long used, long long quota
 		      used / 1048576.0, quota / 1048576.0, need / 1048576.0);
 }
 
+/*
+ * A large upload: the original is stored now (so the request holds no
+ * pixels), the rest (decoding, derived files, the library entry) is an
+ * "import" job (app/image_import.h). 202 {job}; the job's result names the
+ * image. The same file again from the same user is the entry it has; the
+ * quota is checked from the header's size before anything is stored.
+ */
+static int import_as_job(fs_req *r, fs_resp *w, struct upload *u, const char *sha, int page, int shared,
+			 const fs_loaded *probe, long long quota, long long used)
+{
+	fs_app *app = r->app;
+	const char *dd = app->cfg.data_dir;
+	char err[512] = "", orig_path[4096];
+	fs_image_rec dup;
+	int rc = fs_image_find_owned(app->db, r->user.id, sha, &dup);
+	if (rc == FS_DB_OK) {
+		rc = fs_image_touch_recent(app->db, r->user.id, dup.id);
+		return rc ? rc : send_image(r, w, 200, dup.id, 1);
+	}
+	if (rc != FS_DB_NOTFOUND)
+		return rc;
+	if (quota > 0) {
+		int stored_already = 0;
+		rc = fs_image_file_in_use(app->db, sha, &stored_already);
+		if (rc)
+			return rc;
+		int bps = probe->is_float || probe->bit_depth > 16 ? 4 : probe->bit_depth > 8 || probe->channels > 1 ? 2 : 1;
+		long long need = fs_files_derived_estimate(probe->width, probe->height, bps);
+		if (!stored_already && used + u->size + need > quota) {
+			quota_refusal(r, w, used, quota, u->size + need);
+			return 0;
+		}
+	}
+	int created = 0;
+	if (fs_file_path(dd, FS_FILE_ORIGINAL, sha, orig_path, sizeof orig_path) ||
+	    fs_file_publish(u->tmp, orig_path, &created, err, sizeof err))
+		return fail_with(r, w, FS_DB_ERROR, err);
+	u->tmp[0] = 0;
+	fs_import_req q;
+	memset(&q, 0, sizeof q);
+	q.user_id = r->user.id;
+	snprintf(q.sha256, sizeof q.sha256, "%s", sha);
+	q.page = page;
+	snprintf(q.name, sizeof q.name, "%s", u->name);
+	q.shared = shared;
+	q.size = u->size;
+	int refused = 0;
+	rc = fs_job_submit_import(r, w, &q, (long long)probe->width * probe->height, &refused);
+	if (rc || refused) {
+		int in_use = 1;
+		if (created && !fs_image_file_in_use(app->db, sha, &in_use) && !in_use)
+			fs_files_remove_original(dd, sha);
+	}
+	return rc;
+}
+
 static int h_upload(fs_req *r, fs_resp *w)
 {
 	fs_app *app = r->app;
@@ -380,7 +437,18 @@ static int h_upload(fs_req *r, fs_resp *w)
 		goto out;
 	}
 	fs_load_opts lo = {.max_pixels = app->cfg.max_pixels, .page = page};
-	if (fs_load_file(u->tmp, &lo, &ld, err, sizeof err)) {
+	/* the header first: a bomb is refused before decoding, and a large
+	 * image is decoded by a background job instead of this request */
+	fs_loaded probe = {0};
+	if (fs_probe_file(u->tmp, &lo, &probe, err, sizeof err) == 0 &&
+	    (long long)probe.width * probe.height > app->cfg.import_sync_max_pixels) {
+		unsigned char dg0[32];
+		fs_sha256_final(&u->sha, dg0);
+		fs_hex_encode(dg0, 32, sha);
+		rc = import_as_job(r, w, u, sha, page, rec.shared, &probe, quota, used);
+		goto out;
+	}
+	if (err[0] || fs_load_file(u->tmp, &lo, &ld, err, sizeof err)) {
 		scrub_path(err, u->tmp);
 		if (strstr(err, "pixels (limit") || strstr(err, "is too large"))
 			fs_resp_error(r, w, 413, "too many pixels: %s", err);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "app/image_import.h"
 #include "app/job_control.h"
 #include "app/worker_spawn.h"
 #include "routes/routes.h"
@@ -45,12 +46,13 @@ static void refuse(fs_req *r, fs_resp *w, int why, long long pixels)
 
 /* Admits job (kind, image, set, params filled) at once and starts its
  * worker: 202 {job}, or the refusal answered. */
-static int submit_now(fs_req *r, fs_resp *w, fs_job_rec *job_in, const fs_image_rec *im, cJSON *params)
+static int submit_now(fs_req *r, fs_resp *w, fs_job_rec *job_in, long long image_id, long long pixels,
+		      cJSON *params)
 {
 	fs_job_rec job = *job_in;
 	job.user_id = r->user.id;
-	job.image_id = im->id;
-	job.pixels = (long long)im->width * im->height;
+	job.image_id = image_id;
+	job.pixels = pixels;
 	job.mem_bytes = fs_job_memory_estimate(job.pixels);
 	char *text = cJSON_PrintUnformatted(params);
 	if (!text || strlen(text) >= sizeof job.params) {
@@ -93,7 +95,7 @@ int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long lo
 	job.set_id = set_id;
 	cJSON *pj = cJSON_CreateObject();
 	cJSON_AddItemToObject(pj, "parameters", fs_params_to_json(p));
-	int rc = submit_now(r, w, &job, im, pj);
+	int rc = submit_now(r, w, &job, im->id, (long long)im->width * im->height, pj);
 	cJSON_Delete(pj);
 	return rc;
 }
@@ -113,8 +115,25 @@ int fs_job_submit_transform(fs_req *r, fs_resp *w, const fs_image_rec *im, const
 	}
 	cJSON_AddNumberToObject(pj, "keep", keep);
 	cJSON_AddNumberToObject(pj, "revision", expect_revision);
-	int rc = submit_now(r, w, &job, im, pj);
+	int rc = submit_now(r, w, &job, im->id, (long long)im->width * im->height, pj);
 	cJSON_Delete(pj);
+	return rc;
+}
+
+int fs_job_submit_import(fs_req *r, fs_resp *w, const fs_import_req *q, long long pixels, int *refused)
+{
+	fs_job_rec job;
+	memset(&job, 0, sizeof job);
+	snprintf(job.kind, sizeof job.kind, "import");
+	cJSON *pj = cJSON_CreateObject();
+	cJSON_AddStringToObject(pj, "sha256", q->sha256);
+	cJSON_AddNumberToObject(pj, "page", q->page);
+	cJSON_AddStringToObject(pj, "name", q->name);
+	cJSON_AddBoolToObject(pj, "shared", q->shared);
+	cJSON_AddNumberToObject(pj, "size", (double)q->size);
+	int rc = submit_now(r, w, &job, 0, pixels, pj);
+	cJSON_Delete(pj);
+	*refused = w->status != 202;
 	return rc;
 }
 

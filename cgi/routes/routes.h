@@ -42,6 +42,10 @@ int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long lo
 /* A transform of a large image as a job ("rotate_left", "rotate_right",
  * "crop" with rect = x, y, width, height, "autocrop", or "undo" keeping keep
  * steps as fs_image_step_undo): 202 {job} or the refusal answered. */
+/* The import of a large upload (its original stored already) as a job:
+ * 202 {job}, or the refusal answered with *refused 1. */
+struct fs_import_req;
+int fs_job_submit_import(fs_req *r, fs_resp *w, const struct fs_import_req *q, long long pixels, int *refused);
 int fs_job_submit_transform(fs_req *r, fs_resp *w, const fs_image_rec *im, const char *step, const int rect[4],
 			    int keep, int expect_revision);
 extern const fs_route fs_routes_agents[];  /* route_agents.c: agent runs (start, status, log, stop, reset, list) */

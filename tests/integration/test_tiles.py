@@ -18,7 +18,7 @@ W, H = 1200, 900
 
 def setup_module():
     global srv
-    srv = Server(env={"FISHSCALE_TILE_MIN_SIDE": "512"}).start()
+    srv = Server(env={"FISHSCALE_TILE_MIN_SIDE": "512", "FISHSCALE_IMPORT_SYNC_MAX_PIXELS": "100000000"}).start()
     srv.cli("user", "add", "carol", input="carol-password-123\n")
 
 
