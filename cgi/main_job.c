@@ -157,9 +157,19 @@ static int run_extract(fs_app *app, fs_job_rec *job, cJSON *result, char *err, s
 		goto cancelled;
 	long long nrev = 0, cur = 0;
 	fs_stats s;
-	if (fs_extraction_store(app->db, &im, job->set_id, 0, job->user_id, &p, &dr.tubercles, &e, &s, &nrev, &cur,
-				err, errlen))
-		goto out;
+	/* SQLite has one writer: while other jobs write their large results the
+	 * database may stay busy past its timeout; a job waits its turn
+	 * (up to two minutes) instead of failing its finished work */
+	for (int tries = 0;; tries++) {
+		int src = fs_extraction_store(app->db, &im, job->set_id, 0, job->user_id, &p, &dr.tubercles, &e, &s,
+					      &nrev, &cur, err, errlen);
+		if (!src)
+			break;
+		if (src != FS_DB_BUSY || tries >= 24 || cancel_requested)
+			goto out;
+		err[0] = 0;
+		usleep(100000);
+	}
 	cJSON_AddNumberToObject(result, "set_id", (double)job->set_id);
 	cJSON_AddStringToObject(result, "set_name", set.name);
 	cJSON_AddNumberToObject(result, "revision", (double)nrev);
