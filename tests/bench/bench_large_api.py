@@ -158,13 +158,15 @@ def main():
                 errors.append("submit %s %d" % (u, r.status))
             else:
                 jobs.append((u, r.json()["job"]["id"]))
-        ends = [time.time() - t for _ in [0]]
         done = [wait_job(clients[u], jid) for u, jid in jobs]
         ends = time.time() - t
         stop.set()
         th.join()
         states = [d["state"] for d in done]
         print("four extractions at once: all finished in %.1f s, states %s" % (ends, states))
+        for d in done:
+            if d["state"] != "done":
+                print("  job %d %s: %s" % (d["id"], d["state"], d.get("error")))
         print("  GET /api/health while they ran: %d requests, p50 %.1f ms, p99 %.1f ms (target p99 < 20 ms)" %
               (len(health), pct(health, 50), pct(health, 99)))
         print("  edits of another set meanwhile: %d, p50 %.1f ms, p99 %.1f ms (target p99 < 50 ms)" %
