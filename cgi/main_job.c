@@ -14,6 +14,14 @@
  * the target set (made first when the job names a new set) as one journal
  * step on top of whatever the set holds then.
  *
+ * "transform" — a rotation, crop, autocrop or undo of a large image's
+ * steps (store/image_steps.h), from the job's {"step", "rect", "keep",
+ * "revision"}; cancellable only before it starts transforming.
+ *
+ * "import" — a large upload whose original the request stored: decoded,
+ * its derived files written and its library entry made (image_import.h);
+ * the result names the image.
+ *
  * SIGTERM (Cancel) stops the job between stages: state "cancelled", the set
  * untouched. Exit status 0 done or cancelled, 1 failed, 2 usage.
  *
@@ -31,6 +39,7 @@
 
 #include "analysis/analysis.h"
 #include "app/app.h"
+#include "app/image_import.h"
 #include "app/job_control.h"
 #include "app/worker_spawn.h"
 #include "base/base.h"
@@ -156,9 +165,19 @@ static int run_extract(fs_app *app, fs_job_rec *job, cJSON *result, char *err, s
 		goto cancelled;
 	long long nrev = 0, cur = 0;
 	fs_stats s;
-	if (fs_extraction_store(app->db, &im, job->set_id, 0, job->user_id, &p, &dr.tubercles, &e, &s, &nrev, &cur,
-				err, errlen))
-		goto out;
+	/* SQLite has one writer: while other jobs write their large results the
+	 * database may stay busy past its timeout; a job waits its turn
+	 * (up to two minutes) instead of failing its finished work */
+	for (int tries = 0;; tries++) {
+		int src = fs_extraction_store(app->db, &im, job->set_id, 0, job->user_id, &p, &dr.tubercles, &e, &s,
+					      &nrev, &cur, err, errlen);
+		if (!src)
+			break;
+		if (src != FS_DB_BUSY || tries >= 24 || cancel_requested)
+			goto out;
+		err[0] = 0;
+		usleep(100000);
+	}
 	cJSON_AddNumberToObject(result, "set_id", (double)job->set_id);
 	cJSON_AddStringToObject(result, "set_name", set.name);
 	cJSON_AddNumberToObject(result, "revision", (double)nrev);
@@ -181,6 +200,119 @@ out:
 	fs_detect_result_free(&dr);
 	fs_edge_list_free(&e);
 	return rc;
+}
+
+/* A rotation, crop, autocrop or undo of a large image (route_images.c
+ * decided it is too large for a request): the same whole operation as in a
+ * request (image_steps.h), whose files and transaction it owns. */
+static int run_transform(fs_app *app, fs_job_rec *job, cJSON *result, char *err, size_t errlen)
+{
+	cJSON *o = cJSON_Parse(job->params);
+	if (!o) {
+		snprintf(err, errlen, "the job's parameters are not JSON");
+		return -1;
+	}
+	char step_buf[32] = "";
+	const char *sv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "step"));
+	snprintf(step_buf, sizeof step_buf, "%s", sv ? sv : "");
+	const char *step = step_buf;
+	const cJSON *rect = cJSON_GetObjectItemCaseSensitive(o, "rect");
+	int keep = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "keep"));
+	int revision = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "revision"));
+	static const char *const names[] = {"rotate_left", "rotate_right", "crop", "autocrop"};
+	char dd[1200];
+	fs_app_data_path(app, "", dd, sizeof dd);
+	int rc = -1, db_rc;
+	if (stage(app->db, job->id, "transforming", 0.1)) {
+		cJSON_Delete(o);
+		return 1;
+	}
+	wait_while_held(app);
+	if (cancel_requested) {
+		cJSON_Delete(o);
+		return 1;
+	}
+	if (!strcmp(step, "undo")) {
+		db_rc = fs_image_step_undo(app->db, dd, job->image_id, job->user_id, keep, revision, err, errlen);
+	} else {
+		fs_step_request req;
+		memset(&req, 0, sizeof req);
+		req.kind = (fs_step_kind)-1;
+		for (int k = 0; k < 4; k++)
+			if (!strcmp(step, names[k]))
+				req.kind = (fs_step_kind)k;
+		if ((int)req.kind < 0) {
+			snprintf(err, errlen, "unknown transform '%s'", step);
+			cJSON_Delete(o);
+			return -1;
+		}
+		if (req.kind == FS_STEP_CROP) {
+			if (!cJSON_IsArray(rect) || cJSON_GetArraySize(rect) != 4) {
+				snprintf(err, errlen, "a crop needs its rectangle");
+				cJSON_Delete(o);
+				return -1;
+			}
+			req.rect.x = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(rect, 0));
+			req.rect.y = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(rect, 1));
+			req.rect.width = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(rect, 2));
+			req.rect.height = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(rect, 3));
+		}
+		req.expect_revision = revision;
+		db_rc = fs_image_step_apply(app->db, dd, job->image_id, job->user_id, &req, err, errlen);
+	}
+	cJSON_Delete(o);
+	if (db_rc) {
+		if (!err[0])
+			snprintf(err, errlen, "the transform failed (%s)",
+				 db_rc == FS_DB_STALE ? "the image changed meanwhile" : "storage error");
+		return -1;
+	}
+	fs_image_rec im;
+	if (!fs_image_get(app->db, job->image_id, &im)) {
+		cJSON_AddNumberToObject(result, "revision", im.revision);
+		cJSON_AddNumberToObject(result, "width", im.width);
+		cJSON_AddNumberToObject(result, "height", im.height);
+	}
+	cJSON_AddStringToObject(result, "step", step);
+	rc = 0;
+	return rc;
+}
+
+/* A large upload made into a library entry (app/image_import.h). */
+static int run_import(fs_app *app, fs_job_rec *job, cJSON *result, char *err, size_t errlen)
+{
+	cJSON *o = cJSON_Parse(job->params);
+	if (!o) {
+		snprintf(err, errlen, "the job's parameters are not JSON");
+		return -1;
+	}
+	fs_import_req q;
+	memset(&q, 0, sizeof q);
+	q.user_id = job->user_id;
+	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "sha256"));
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "name"));
+	snprintf(q.sha256, sizeof q.sha256, "%s", sha ? sha : "");
+	snprintf(q.name, sizeof q.name, "%s", name ? name : "image");
+	q.page = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "page"));
+	q.shared = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "shared"));
+	q.size = (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "size"));
+	cJSON_Delete(o);
+	wait_while_held(app);
+	if (stage(app->db, job->id, "decoding", 0.1) || cancel_requested) {
+		/* cancelled before anything was made: the stored original goes
+		 * unless another entry holds it */
+		int in_use = 1;
+		if (fs_file_key_valid(q.sha256) && !fs_image_file_in_use(app->db, q.sha256, &in_use) && !in_use)
+			fs_files_remove_original(app->cfg.data_dir, q.sha256);
+		return 1;
+	}
+	long long id = 0;
+	int existing = 0;
+	if (fs_image_import_stored(app, &q, &id, &existing, err, errlen))
+		return -1;
+	cJSON_AddNumberToObject(result, "image_id", (double)id);
+	cJSON_AddBoolToObject(result, "existing", existing);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -228,6 +360,10 @@ int main(int argc, char **argv)
 		snprintf(err, sizeof err, "out of memory");
 	else if (!strcmp(job.kind, "extract"))
 		rc = run_extract(&app, &job, result, err, sizeof err);
+	else if (!strcmp(job.kind, "transform"))
+		rc = run_transform(&app, &job, result, err, sizeof err);
+	else if (!strcmp(job.kind, "import"))
+		rc = run_import(&app, &job, result, err, sizeof err);
 	else
 		snprintf(err, sizeof err, "unknown job kind '%s'", job.kind);
 	if (rc == 0) {

@@ -50,6 +50,8 @@ int fs_app_config(fs_app *app, const char *root, const char *config_path, char *
 		}
 		memcpy(app->cfg.data_dir, abs, sizeof abs);
 	}
+	/* every process that stores derived files decides alike */
+	fs_pyramid_set_min_side(app->cfg.tile_min_side);
 	return 0;
 }
 

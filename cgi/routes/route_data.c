@@ -1077,6 +1077,9 @@ static const fs_field overlay_fields[] = {
 	{"region", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 };
 
+/* The largest overlay drawn (4096 x 4096): an RGB copy of 48 MB. */
+#define OVERLAY_MAX_PIXELS (4096.0 * 4096.0)
+
 static int h_set_overlay(fs_req *r, fs_resp *w)
 {
 	fs_value v[NF(overlay_fields)];
@@ -1098,14 +1101,28 @@ static int h_set_overlay(fs_req *r, fs_resp *w)
 	rc = fs_set_load(r->app->db, info.id, &t, &e);
 	if (rc)
 		goto out;
-	img = fs_image_load_work(r->app->cfg.data_dir, &rec, err, sizeof err);
+	/* at most OVERLAY_MAX_PIXELS drawn: a large image is read already
+	 * reduced, band by band, so a 100 MP image costs megabytes, not 400 MB */
+	int max_side = v[0].present ? (int)v[0].i : 0;
+	double big = rec.width > rec.height ? rec.width : rec.height;
+	double fit = big * sqrt((double)OVERLAY_MAX_PIXELS / ((double)rec.width * rec.height));
+	if ((double)rec.width * rec.height > OVERLAY_MAX_PIXELS && (max_side <= 0 || max_side > fit))
+		max_side = (int)fit;
+	double src_scale = 1.0;
+	char path[4096];
+	if (max_side > 0 && (rec.width > max_side || rec.height > max_side) &&
+	    !fs_file_path(r->app->cfg.data_dir, FS_FILE_WORK, rec.work_key, path, sizeof path))
+		img = fs_work_file_read_reduced(path, max_side, &src_scale, err, sizeof err);
+	else
+		img = fs_image_load_work(r->app->cfg.data_dir, &rec, err, sizeof err);
 	if (!img) {
 		fs_resp_error(r, w, 500, "could not read the image: %s", err);
 		goto out;
 	}
 	fs_render_opts o;
 	fs_render_opts_default(&o);
-	o.max_side = v[0].present ? (int)v[0].i : 0;
+	o.max_side = max_side;
+	o.source_scale = src_scale;
 	o.show_ids = v[1].present && v[1].b;
 	if (v[2].present)
 		o.show_scale_bar = v[2].b;

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/image_import.h"
 #include "store/store.h"
 #include "image/image_io.h"
 #include "image/image_transform.h"
@@ -308,6 +309,62 @@ static void quota_refusal(fs_req *r, fs_resp *w, long long used, long long quota
 		      used / 1048576.0, quota / 1048576.0, need / 1048576.0);
 }
 
+/*
+ * A large upload: the original is stored now (so the request holds no
+ * pixels), the rest (decoding, derived files, the library entry) is an
+ * "import" job (app/image_import.h). 202 {job}; the job's result names the
+ * image. The same file again from the same user is the entry it has; the
+ * quota is checked from the header's size before anything is stored.
+ */
+static int import_as_job(fs_req *r, fs_resp *w, struct upload *u, const char *sha, int page, int shared,
+			 const fs_loaded *probe, long long quota, long long used)
+{
+	fs_app *app = r->app;
+	const char *dd = app->cfg.data_dir;
+	char err[512] = "", orig_path[4096];
+	fs_image_rec dup;
+	int rc = fs_image_find_owned(app->db, r->user.id, sha, &dup);
+	if (rc == FS_DB_OK) {
+		rc = fs_image_touch_recent(app->db, r->user.id, dup.id);
+		return rc ? rc : send_image(r, w, 200, dup.id, 1);
+	}
+	if (rc != FS_DB_NOTFOUND)
+		return rc;
+	if (quota > 0) {
+		int stored_already = 0;
+		rc = fs_image_file_in_use(app->db, sha, &stored_already);
+		if (rc)
+			return rc;
+		int bps = probe->is_float || probe->bit_depth > 16 ? 4 : probe->bit_depth > 8 || probe->channels > 1 ? 2 : 1;
+		long long need = fs_files_derived_estimate(probe->width, probe->height, bps);
+		if (!stored_already && used + u->size + need > quota) {
+			quota_refusal(r, w, used, quota, u->size + need);
+			return 0;
+		}
+	}
+	int created = 0;
+	if (fs_file_path(dd, FS_FILE_ORIGINAL, sha, orig_path, sizeof orig_path) ||
+	    fs_file_publish(u->tmp, orig_path, &created, err, sizeof err))
+		return fail_with(r, w, FS_DB_ERROR, err);
+	u->tmp[0] = 0;
+	fs_import_req q;
+	memset(&q, 0, sizeof q);
+	q.user_id = r->user.id;
+	snprintf(q.sha256, sizeof q.sha256, "%s", sha);
+	q.page = page;
+	snprintf(q.name, sizeof q.name, "%s", u->name);
+	q.shared = shared;
+	q.size = u->size;
+	int refused = 0;
+	rc = fs_job_submit_import(r, w, &q, (long long)probe->width * probe->height, &refused);
+	if (rc || refused) {
+		int in_use = 1;
+		if (created && !fs_image_file_in_use(app->db, sha, &in_use) && !in_use)
+			fs_files_remove_original(dd, sha);
+	}
+	return rc;
+}
+
 static int h_upload(fs_req *r, fs_resp *w)
 {
 	fs_app *app = r->app;
@@ -381,7 +438,18 @@ static int h_upload(fs_req *r, fs_resp *w)
 		goto out;
 	}
 	fs_load_opts lo = {.max_pixels = app->cfg.max_pixels, .page = page};
-	if (fs_load_file(u->tmp, &lo, &ld, err, sizeof err)) {
+	/* the header first: a bomb is refused before decoding, and a large
+	 * image is decoded by a background job instead of this request */
+	fs_loaded probe = {0};
+	if (fs_probe_file(u->tmp, &lo, &probe, err, sizeof err) == 0 &&
+	    (long long)probe.width * probe.height > app->cfg.import_sync_max_pixels) {
+		unsigned char dg0[32];
+		fs_sha256_final(&u->sha, dg0);
+		fs_hex_encode(dg0, 32, sha);
+		rc = import_as_job(r, w, u, sha, page, rec.shared, &probe, quota, used);
+		goto out;
+	}
+	if (err[0] || fs_load_file(u->tmp, &lo, &ld, err, sizeof err)) {
 		scrub_path(err, u->tmp);
 		if (strstr(err, "pixels (limit") || strstr(err, "is too large"))
 			fs_resp_error(r, w, 413, "too many pixels: %s", err);
@@ -413,7 +481,8 @@ static int h_upload(fs_req *r, fs_resp *w)
 		rc = fs_image_file_in_use(db, sha, &stored_already);
 		if (rc)
 			goto out;
-		long long need = fs_files_derived_estimate(ld.image->width, ld.image->height);
+		long long need = fs_files_derived_estimate(ld.image->width, ld.image->height,
+							   fs_work_precision(ld.image));
 		if (!stored_already && used + u->size + need > quota) {
 			quota_refusal(r, w, used, quota, u->size + need);
 			goto out;
@@ -616,6 +685,36 @@ static int h_thumb(fs_req *r, fs_resp *w)
 	return serve_file(r, w, FS_FILE_THUMB);
 }
 
+/* One tile of the display pyramid, "<z>-<x>-<y>.jpg" (decimal, no sign, no
+ * leading zeros), handed to nginx like the display PNG. */
+static int h_tile(fs_req *r, fs_resp *w)
+{
+	const char *name = r->nparams > 1 ? r->params[1] : "";
+	unsigned z, x, y;
+	int end = 0;
+	char canon[64];
+	if (sscanf(name, "%u-%u-%u.jpg%n", &z, &x, &y, &end) != 3 || name[end] || z > 40 ||
+	    snprintf(canon, sizeof canon, "%u-%u-%u.jpg", z, x, y) >= (int)sizeof canon || strcmp(canon, name)) {
+		fs_resp_error(r, w, 404, "no such tile");
+		return 0;
+	}
+	fs_image_rec rec;
+	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_READ, &rec);
+	if (rc)
+		return refuse(r, w, rc);
+	char rel[128];
+	if (!fs_pyramid_wanted(rec.width, rec.height) || fs_pyramid_reldir(rec.work_key, rel, sizeof rel)) {
+		fs_resp_error(r, w, 404, "this image has no tiles (it is small enough for its display PNG)");
+		return 0;
+	}
+	/* a tile past the edge is nginx's 404: the file does not exist */
+	fs_resp_header(w, "X-Accel-Redirect", "%s_protected/%s/%s", r->app->cfg.base_path, rel, canon);
+	fs_resp_header(w, "Cache-Control", "private, max-age=300");
+	w->status = 200;
+	snprintf(w->content_type, sizeof w->content_type, "image/jpeg");
+	return 0;
+}
+
 /* ---- managing -------------------------------------------------------- */
 
 static const char *const vis_names[] = {"private", "shared", NULL};
@@ -692,14 +791,24 @@ static int h_delete(fs_req *r, fs_resp *w)
 
 /* ---- transforms ------------------------------------------------------ */
 
-/* Checks that the user may manage the image; 0, or the refusal answered (-1) or a storage error. */
-static int manage_check(fs_req *r, fs_resp *w)
+/* Checks that the user may manage the image (rec may be NULL); 0, or the
+ * refusal answered (-1) or a storage error. */
+static int manage_check(fs_req *r, fs_resp *w, fs_image_rec *rec)
 {
-	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_MANAGE, NULL);
+	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_MANAGE, rec);
 	if (rc)
 		return refuse(r, w, rc) ? rc : -1;
 	return 0;
 }
+
+/* A transform of an image over sync_max_pixels is a background job: the
+ * request answers 202 at once instead of holding a worker for seconds. */
+static int as_job(fs_req *r, const fs_image_rec *rec)
+{
+	return (long long)rec->width * rec->height > r->app->cfg.sync_max_pixels;
+}
+
+static const char *const step_names[] = {"rotate_left", "rotate_right", "crop", "autocrop"};
 
 /* Answers a step or an undo: the image with its sets, or the refusal. */
 static int step_done(fs_req *r, fs_resp *w, int rc, const char *err)
@@ -713,10 +822,21 @@ static int step_done(fs_req *r, fs_resp *w, int rc, const char *err)
 
 static int apply_step(fs_req *r, fs_resp *w, fs_step_kind kind, fs_rect rect, const fs_value *revision)
 {
-	int rc = manage_check(r, w);
+	fs_image_rec rec;
+	int rc = manage_check(r, w, &rec);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	fs_step_request req = {kind, rect, revision && revision->present ? (int)revision->i : -1};
+	if (as_job(r, &rec)) {
+		if (req.expect_revision >= 0 && req.expect_revision != rec.revision) {
+			fs_resp_error(r, w, 409, "the image changed meanwhile (revision %d, not %d): reload it",
+				      rec.revision, req.expect_revision);
+			return 0;
+		}
+		int box[4] = {rect.x, rect.y, rect.width, rect.height};
+		return fs_job_submit_transform(r, w, &rec, step_names[kind], kind == FS_STEP_CROP ? box : NULL, 0,
+					       req.expect_revision);
+	}
 	char err[512] = "";
 	rc = fs_image_step_apply(r->app->db, r->app->cfg.data_dir, r->ids[0], r->user.id, &req, err, sizeof err);
 	return step_done(r, w, rc, err);
@@ -787,9 +907,12 @@ static int undo_steps(fs_req *r, fs_resp *w, int keep)
 	fs_value v[NFIELDS(revision_fields)];
 	if (body_values(r, w, revision_fields, NFIELDS(revision_fields), v))
 		return 0;
-	int rc = manage_check(r, w);
+	fs_image_rec rec;
+	int rc = manage_check(r, w, &rec);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (as_job(r, &rec))
+		return fs_job_submit_transform(r, w, &rec, "undo", NULL, keep, v[0].present ? (int)v[0].i : -1);
 	char err[512] = "";
 	rc = fs_image_step_undo(r->app->db, r->app->cfg.data_dir, r->ids[0], r->user.id, keep,
 				v[0].present ? (int)v[0].i : -1, err, sizeof err);
@@ -1015,6 +1138,7 @@ const fs_route fs_routes_images[] = {
 	{"DELETE", "/api/images/{id}", h_delete, FS_MEMBER, 0},
 	{"GET", "/api/images/{id}/display.png", h_display, FS_MEMBER, 0},
 	{"GET", "/api/images/{id}/thumb.png", h_thumb, FS_MEMBER, 0},
+	{"GET", "/api/images/{id}/tiles/{tile}", h_tile, FS_MEMBER, 0},
 	{"POST", "/api/images/{id}/rotate", h_rotate, FS_MEMBER, 0},
 	{"POST", "/api/images/{id}/crop", h_crop, FS_MEMBER, 0},
 	{"POST", "/api/images/{id}/autocrop", h_autocrop, FS_MEMBER, 0},

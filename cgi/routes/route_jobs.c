@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "app/image_import.h"
 #include "app/job_control.h"
 #include "app/worker_spawn.h"
 #include "routes/routes.h"
@@ -43,20 +44,17 @@ static void refuse(fs_req *r, fs_resp *w, int why, long long pixels)
 	}
 }
 
-int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long long set_id, const fs_params *p)
+/* Admits job (kind, image, set, params filled) at once and starts its
+ * worker: 202 {job}, or the refusal answered. */
+static int submit_now(fs_req *r, fs_resp *w, fs_job_rec *job_in, long long image_id, long long pixels,
+		      cJSON *params)
 {
-	fs_job_rec job;
-	memset(&job, 0, sizeof job);
-	snprintf(job.kind, sizeof job.kind, "extract");
+	fs_job_rec job = *job_in;
 	job.user_id = r->user.id;
-	job.image_id = im->id;
-	job.set_id = set_id;
-	job.pixels = (long long)im->width * im->height;
+	job.image_id = image_id;
+	job.pixels = pixels;
 	job.mem_bytes = fs_job_memory_estimate(job.pixels);
-	cJSON *pj = cJSON_CreateObject();
-	cJSON_AddItemToObject(pj, "parameters", fs_params_to_json(p));
-	char *text = cJSON_PrintUnformatted(pj);
-	cJSON_Delete(pj);
+	char *text = cJSON_PrintUnformatted(params);
 	if (!text || strlen(text) >= sizeof job.params) {
 		cJSON_free(text);
 		return FS_DB_ERROR;
@@ -77,7 +75,7 @@ int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long lo
 	}
 	char err[ERRBUF];
 	if (fs_job_launch(r->app, &job, err, sizeof err)) {
-		fs_resp_error(r, w, 500, "the extraction job could not be started: %s", err);
+		fs_resp_error(r, w, 500, "the %s job could not be started: %s", job.kind, err);
 		return 0;
 	}
 	fs_job_get(r->app->db, job.id, &job);
@@ -87,6 +85,56 @@ int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long lo
 	fs_resp_header(w, "Location", "%sapi/jobs/%lld", r->app->cfg.base_path, job.id);
 	fs_resp_json(w, 202, o);
 	return 0;
+}
+
+int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long long set_id, const fs_params *p)
+{
+	fs_job_rec job;
+	memset(&job, 0, sizeof job);
+	snprintf(job.kind, sizeof job.kind, "extract");
+	job.set_id = set_id;
+	cJSON *pj = cJSON_CreateObject();
+	cJSON_AddItemToObject(pj, "parameters", fs_params_to_json(p));
+	int rc = submit_now(r, w, &job, im->id, (long long)im->width * im->height, pj);
+	cJSON_Delete(pj);
+	return rc;
+}
+
+int fs_job_submit_transform(fs_req *r, fs_resp *w, const fs_image_rec *im, const char *step, const int rect[4],
+			    int keep, int expect_revision)
+{
+	fs_job_rec job;
+	memset(&job, 0, sizeof job);
+	snprintf(job.kind, sizeof job.kind, "transform");
+	cJSON *pj = cJSON_CreateObject();
+	cJSON_AddStringToObject(pj, "step", step);
+	if (rect) {
+		cJSON *a = cJSON_AddArrayToObject(pj, "rect");
+		for (int i = 0; i < 4; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(rect[i]));
+	}
+	cJSON_AddNumberToObject(pj, "keep", keep);
+	cJSON_AddNumberToObject(pj, "revision", expect_revision);
+	int rc = submit_now(r, w, &job, im->id, (long long)im->width * im->height, pj);
+	cJSON_Delete(pj);
+	return rc;
+}
+
+int fs_job_submit_import(fs_req *r, fs_resp *w, const fs_import_req *q, long long pixels, int *refused)
+{
+	fs_job_rec job;
+	memset(&job, 0, sizeof job);
+	snprintf(job.kind, sizeof job.kind, "import");
+	cJSON *pj = cJSON_CreateObject();
+	cJSON_AddStringToObject(pj, "sha256", q->sha256);
+	cJSON_AddNumberToObject(pj, "page", q->page);
+	cJSON_AddStringToObject(pj, "name", q->name);
+	cJSON_AddBoolToObject(pj, "shared", q->shared);
+	cJSON_AddNumberToObject(pj, "size", (double)q->size);
+	int rc = submit_now(r, w, &job, 0, pixels, pj);
+	cJSON_Delete(pj);
+	*refused = w->status != 202;
+	return rc;
 }
 
 /* The job when the user may see it; 404 otherwise (answered). */

@@ -45,6 +45,15 @@ extern const size_t fs_routes_jobs_n;
 /* Hands the extraction of a large image to a background job: 202 with the
  * job, or 429/503 with Retry-After when it cannot start now (answered). */
 int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long long set_id, const fs_params *p);
+/* A transform of a large image as a job ("rotate_left", "rotate_right",
+ * "crop" with rect = x, y, width, height, "autocrop", or "undo" keeping keep
+ * steps as fs_image_step_undo): 202 {job} or the refusal answered. */
+/* The import of a large upload (its original stored already) as a job:
+ * 202 {job}, or the refusal answered with *refused 1. */
+struct fs_import_req;
+int fs_job_submit_import(fs_req *r, fs_resp *w, const struct fs_import_req *q, long long pixels, int *refused);
+int fs_job_submit_transform(fs_req *r, fs_resp *w, const fs_image_rec *im, const char *step, const int rect[4],
+			    int keep, int expect_revision);
 extern const fs_route fs_routes_agents[];  /* route_agents.c: agent runs (start, status, log, stop, reset, list) */
 extern const size_t fs_routes_agents_n;
 extern const fs_route fs_routes_compare[]; /* route_compare.c: the Compare page, its API, saved comparisons */

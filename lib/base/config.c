@@ -45,6 +45,8 @@ static const struct key keys[] = {
 	{"upload_max_mb", I(upload_max_mb, 1, 4096), "largest request body (uploads) in MiB"},
 	{"max_pixels", L(max_pixels, 1, 2000000000L), "largest image accepted, width x height"},
 	{"sync_max_pixels", L(sync_max_pixels, 0, 2000000000L), "images with more pixels are extracted by a background job instead of in the request"},
+	{"import_sync_max_pixels", L(import_sync_max_pixels, 0, 2000000000L), "uploads with more pixels are stored at once and decoded (working image, pyramid) by a background job"},
+	{"tile_min_side", I(tile_min_side, 0, 1000000), "images whose larger side exceeds this get a display pyramid of 256-pixel tiles, and their display PNG becomes an overview this large (0 = never)"},
 	{"jobs_max_running", I(jobs_max_running, 0, 256), "heavy background jobs running at once on the site (0 = number of cores - 1, at least 1)"},
 	{"jobs_memory_mb", I(jobs_memory_mb, 0, 100000000), "memory the running background jobs may be expected to take, in MiB (0 = half the machine's memory)"},
 	{"user_quota_mb", I(user_quota_mb, 0, 100000000), "disk space one user's images may take in MiB: originals, working images, display copies (0 = no limit)"},
@@ -104,6 +106,8 @@ void fs_config_defaults(fs_config *c)
 	c->max_pixels = 100000000L;
 	c->user_quota_mb = 5120;
 	c->sync_max_pixels = 8000000L;
+	c->tile_min_side = 4096;
+	c->import_sync_max_pixels = 8000000L;
 	c->login_max_failures = 5;
 	c->login_window_minutes = 15;
 	c->sso_create_users = 0;

@@ -31,6 +31,8 @@ typedef struct fs_config {
 	long max_pixels;                   /* largest image, width x height */
 	int user_quota_mb;                 /* disk a user's images may take (0 = no limit) */
 	long sync_max_pixels;              /* larger images are extracted by a background job */
+	long import_sync_max_pixels;       /* larger uploads are decoded by a background job */
+	int tile_min_side;                 /* images with a larger side get a display pyramid (0 = never) */
 	int jobs_max_running;              /* heavy jobs at once on the site (0 = cores - 1, at least 1) */
 	int jobs_memory_mb;                /* memory the running jobs may take (0 = half the RAM) */
 	int login_max_failures;            /* failures per account or address within the window */

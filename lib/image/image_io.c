@@ -57,8 +57,8 @@ static long effective_max_pixels(const fs_load_opts *opts)
 	return opts->max_pixels;
 }
 
-int fs_load_memory(const unsigned char *buf, size_t len, const fs_load_opts *opts, fs_loaded *out,
-		   char *err, size_t errlen)
+static int load_memory(const unsigned char *buf, size_t len, const fs_load_opts *opts, int header_only,
+		       fs_loaded *out, char *err, size_t errlen)
 {
 	if (!out) {
 		fs_load_errf(err, errlen, "no output given");
@@ -84,13 +84,13 @@ int fs_load_memory(const unsigned char *buf, size_t len, const fs_load_opts *opt
 	int rc;
 	switch (f) {
 	case FS_FORMAT_TIFF:
-		rc = fs_tiff_load(buf, len, max_pixels, page, out, err, errlen);
+		rc = fs_tiff_load(buf, len, max_pixels, page, header_only, out, err, errlen);
 		break;
 	case FS_FORMAT_PNG:
-		rc = fs_png_load(buf, len, max_pixels, out, err, errlen);
+		rc = fs_png_load(buf, len, max_pixels, header_only, out, err, errlen);
 		break;
 	case FS_FORMAT_JPEG:
-		rc = fs_jpeg_load(buf, len, max_pixels, out, err, errlen);
+		rc = fs_jpeg_load(buf, len, max_pixels, header_only, out, err, errlen);
 		break;
 	default:
 		fs_load_errf(err, errlen, "not a TIFF, PNG or JPEG file");
@@ -104,7 +104,20 @@ int fs_load_memory(const unsigned char *buf, size_t len, const fs_load_opts *opt
 	return 0;
 }
 
-int fs_load_file(const char *path, const fs_load_opts *opts, fs_loaded *out, char *err, size_t errlen)
+int fs_load_memory(const unsigned char *buf, size_t len, const fs_load_opts *opts, fs_loaded *out,
+		   char *err, size_t errlen)
+{
+	return load_memory(buf, len, opts, 0, out, err, errlen);
+}
+
+int fs_probe_memory(const unsigned char *buf, size_t len, const fs_load_opts *opts, fs_loaded *out,
+		    char *err, size_t errlen)
+{
+	return load_memory(buf, len, opts, 1, out, err, errlen);
+}
+
+static int load_file(const char *path, const fs_load_opts *opts, int header_only, fs_loaded *out, char *err,
+		     size_t errlen)
 {
 	unsigned char *buf = NULL;
 	FILE *fp = NULL;
@@ -145,10 +158,20 @@ int fs_load_file(const char *path, const fs_load_opts *opts, fs_loaded *out, cha
 		fs_load_errf(err, errlen, "cannot read %s", path);
 		goto out;
 	}
-	rc = fs_load_memory(buf, len, opts, out, err, errlen);
+	rc = load_memory(buf, len, opts, header_only, out, err, errlen);
 out:
 	free(buf);
 	if (fp)
 		fclose(fp);
 	return rc;
+}
+
+int fs_load_file(const char *path, const fs_load_opts *opts, fs_loaded *out, char *err, size_t errlen)
+{
+	return load_file(path, opts, 0, out, err, errlen);
+}
+
+int fs_probe_file(const char *path, const fs_load_opts *opts, fs_loaded *out, char *err, size_t errlen)
+{
+	return load_file(path, opts, 1, out, err, errlen);
 }

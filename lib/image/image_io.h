@@ -20,7 +20,10 @@
  * 300 dpi (353, 265, 85 µm) are screen/print settings, never an SEM pixel
  * (see sem_metadata.h). It is a suggestion; the caller decides.
  *
- * Limits: max_pixels is checked before any pixel buffer is allocated;
+ * Limits (decompression bombs): max_pixels is checked from the header before
+ * any pixel buffer is allocated, for the page asked for; a decoder's block
+ * buffer (TIFF tile, strip, row) is capped in bytes (FS_LOAD_BLOCK_MAX_BYTES:
+ * huge single strips are read row by row, huge tiles refused);
  * fs_load_file also refuses files larger than 32 bytes per allowed pixel
  * (+ 2 MB of headers), and libtiff's single allocations are capped.
  * libtiff's process-wide error/warning handlers are switched off on first
@@ -52,6 +55,15 @@ const char *fs_format_name(fs_format f); /* "tiff", "png", "jpeg", "unknown" */
 int fs_load_file(const char *path, const fs_load_opts *opts, fs_loaded *out, char *err, size_t errlen);
 int fs_load_memory(const unsigned char *buf, size_t len, const fs_load_opts *opts, fs_loaded *out,
 		   char *err, size_t errlen);
+/*
+ * The same checks without decoding: reads the headers only and fills *out
+ * (width, height, bit depth, channels, pages, format) with out->image NULL.
+ * A file the probe accepts may still fail to decode; one it refuses (too many
+ * pixels, a decompression bomb) is refused without a pixel buffer.
+ */
+int fs_probe_file(const char *path, const fs_load_opts *opts, fs_loaded *out, char *err, size_t errlen);
+int fs_probe_memory(const unsigned char *buf, size_t len, const fs_load_opts *opts, fs_loaded *out,
+		    char *err, size_t errlen);
 
 /*
  * Writes an 8-bit greyscale PNG of img (values clamped to [0, 1], rounded) to
@@ -68,6 +80,12 @@ int fs_png_encode_rgb(const unsigned char *rgb, int width, int height, unsigned 
 /* Area-averaging downscale so that neither side exceeds max_side (returns a
  * new image; a copy when already small enough). NULL on out of memory. */
 fs_image *fs_image_downscale(const fs_image *img, int max_side);
+
+/* 8-bit grey samples (height rows of width bytes, stride bytes apart) as a
+ * baseline JPEG of the given quality, into a malloc'ed buffer (caller frees
+ * *out). Returns 0 or -1 with a message; nothing is printed. */
+int fs_jpeg_encode_gray8(const unsigned char *px, int width, int height, size_t stride, int quality,
+			 unsigned char **out, size_t *out_len, char *err, size_t errlen);
 
 /* Same as fs_png_write_gray, into a malloc'ed buffer (caller frees *out). */
 int fs_png_encode_gray(const fs_image *img, unsigned char **out, size_t *out_len, char *err,

@@ -30,6 +30,7 @@ typedef struct jpeg_job {
 	jmp_buf jump;
 	int created;
 	long max_pixels;
+	int header_only;
 	fs_image *img;       /* owned until handed to the caller */
 	unsigned char *row;  /* owned */
 	char msg[JMSG_LENGTH_MAX];
@@ -89,6 +90,10 @@ static int decode(jpeg_job *j, const unsigned char *buf, size_t len, fs_loaded *
 	out->channels = ci->num_components;
 	if (fs_load_check_size(ci->image_width, ci->image_height, j->max_pixels, j->why, sizeof j->why) != 0)
 		return -1;
+	out->width = (int)ci->image_width;
+	out->height = (int)ci->image_height;
+	if (j->header_only)
+		return 0;
 	switch (ci->jpeg_color_space) {
 	case JCS_GRAYSCALE:
 		ci->out_color_space = JCS_GRAYSCALE;
@@ -141,8 +146,8 @@ static int decode(jpeg_job *j, const unsigned char *buf, size_t len, fs_loaded *
 	return 0;
 }
 
-int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, fs_loaded *out, char *err,
-		 size_t errlen)
+int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, int header_only, fs_loaded *out,
+		 char *err, size_t errlen)
 {
 	jpeg_job *j = calloc(1, sizeof *j);
 	int rc = -1;
@@ -152,6 +157,7 @@ int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, fs_loade
 		return -1;
 	}
 	j->max_pixels = max_pixels;
+	j->header_only = header_only;
 	if (decode(j, buf, len, out) != 0) {
 		if (j->why[0])
 			fs_load_errf(err, errlen, "%s", j->why);

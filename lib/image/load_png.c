@@ -27,6 +27,7 @@ typedef struct png_job {
 	size_t len;
 	size_t pos;
 	long max_pixels;
+	int header_only;
 	png_structp png;
 	png_infop info;
 	fs_image *img;       /* owned until handed to the caller */
@@ -68,6 +69,10 @@ static int decode(png_job *j, fs_loaded *out)
 	out->channels = png_get_channels(j->png, j->info);
 	if (fs_load_check_size(w, h, j->max_pixels, j->why, sizeof j->why) != 0)
 		return -1;
+	out->width = (int)w;
+	out->height = (int)h;
+	if (j->header_only)
+		return 0;
 
 	if (ct == PNG_COLOR_TYPE_PALETTE)
 		png_set_palette_to_rgb(j->png);
@@ -142,8 +147,8 @@ static int decode(png_job *j, fs_loaded *out)
 	return 0;
 }
 
-int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, fs_loaded *out, char *err,
-		size_t errlen)
+int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, int header_only, fs_loaded *out,
+		char *err, size_t errlen)
 {
 	png_job *j = calloc(1, sizeof *j);
 	int rc = -1;
@@ -155,6 +160,7 @@ int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, fs_loaded
 	j->buf = buf;
 	j->len = len;
 	j->max_pixels = max_pixels;
+	j->header_only = header_only;
 	j->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, j->msg, fs_png_on_error, fs_png_on_warning);
 	if (j->png)
 		j->info = png_create_info_struct(j->png);

@@ -383,13 +383,20 @@ static void put_block(fs_image *img, const layout *L, const unsigned char *blk, 
 	}
 }
 
+/*
+ * Decodes the pixels block by block. A block (a tile, a strip, or a row when
+ * a strip is too large) is decoded into one buffer of at most
+ * FS_LOAD_BLOCK_MAX_BYTES: the caps are in bytes, because the bytes per pixel
+ * come from the header (samples x bits) and a faked one multiplies them
+ * (a tile of a million pixels with 1000 64-bit samples is 8 GB).
+ */
 static int read_pixels(TIFF *tif, const layout *L, long max_pixels, fs_image *img, const tiff_ctx *c, char *err,
 		       size_t errlen)
 {
 	unsigned char *blk = NULL;
-	int rc = -1;
+	int rc = -1, by_row = 0;
 	int planes = L->planar == PLANARCONFIG_SEPARATE ? L->n_color : 1;
-	tmsize_t bsize, stride;
+	uint64_t bsize, stride;
 
 	if (L->tiled) {
 		/* Tiles may overhang the image, but not absurdly (a tile header is cheap to fake). */
@@ -399,19 +406,35 @@ static int read_pixels(TIFF *tif, const layout *L, long max_pixels, fs_image *im
 			fs_load_errf(err, errlen, "TIFF: tile of %u x %u pixels is too large", L->tw, L->th);
 			goto out;
 		}
-		bsize = TIFFTileSize(tif);
-		stride = TIFFTileRowSize(tif);
+		bsize = TIFFTileSize64(tif);
+		stride = TIFFTileRowSize64(tif);
+		if (bsize > FS_LOAD_BLOCK_MAX_BYTES) {
+			fs_load_errf(err, errlen, "TIFF: a tile of %u x %u pixels takes %llu bytes decoded (limit %llu)",
+				     L->tw, L->th, (unsigned long long)bsize,
+				     (unsigned long long)FS_LOAD_BLOCK_MAX_BYTES);
+			goto out;
+		}
 	} else {
-		bsize = TIFFStripSize(tif);
-		stride = TIFFScanlineSize(tif);
+		bsize = TIFFStripSize64(tif);
+		stride = TIFFScanlineSize64(tif);
+		if (stride > FS_LOAD_BLOCK_MAX_BYTES) {
+			fs_load_errf(err, errlen, "TIFF: a row of %u pixels takes %llu bytes decoded (limit %llu)", L->w,
+				     (unsigned long long)stride, (unsigned long long)FS_LOAD_BLOCK_MAX_BYTES);
+			goto out;
+		}
+		/* One big compressed strip (a whole image is common): row by row. */
+		if (bsize > FS_LOAD_BLOCK_MAX_BYTES) {
+			by_row = 1;
+			bsize = stride;
+		}
 	}
-	if (bsize <= 0 || stride <= 0) {
+	if (bsize == 0 || stride == 0) {
 		fail(c, err, errlen, "cannot size the pixel blocks");
 		goto out;
 	}
 	blk = malloc((size_t)bsize);
 	if (!blk) {
-		fs_load_errf(err, errlen, "TIFF: out of memory for a %lld-byte block", (long long)bsize);
+		fs_load_errf(err, errlen, "TIFF: out of memory for a %llu-byte block", (unsigned long long)bsize);
 		goto out;
 	}
 	for (int p = 0; p < planes; p++) {
@@ -419,19 +442,27 @@ static int read_pixels(TIFF *tif, const layout *L, long max_pixels, fs_image *im
 			for (uint32_t y = 0; y < L->h; y += L->th) {
 				for (uint32_t x = 0; x < L->w; x += L->tw) {
 					uint32_t t = TIFFComputeTile(tif, x, y, 0, (uint16_t)p);
-					if (TIFFReadEncodedTile(tif, t, blk, bsize) != bsize) {
+					if (TIFFReadEncodedTile(tif, t, blk, (tmsize_t)bsize) != (tmsize_t)bsize) {
 						fail(c, err, errlen, "cannot read a tile");
 						goto out;
 					}
 					put_block(img, L, blk, (size_t)stride, x, y, L->tw, L->th, p);
 				}
 			}
+		} else if (by_row) {
+			for (uint32_t y = 0; y < L->h; y++) {
+				if (TIFFReadScanline(tif, blk, y, (uint16_t)p) != 1) {
+					fail(c, err, errlen, "cannot read a row");
+					goto out;
+				}
+				put_block(img, L, blk, (size_t)stride, 0, y, L->w, 1, p);
+			}
 		} else {
 			for (uint32_t y = 0; y < L->h; y += L->rps) {
 				uint32_t rows = L->h - y < L->rps ? L->h - y : L->rps;
-				tmsize_t want = (tmsize_t)rows * stride;
+				uint64_t want = (uint64_t)rows * stride;
 				uint32_t s = TIFFComputeStrip(tif, y, (uint16_t)p);
-				if (want > bsize || TIFFReadEncodedStrip(tif, s, blk, want) != want) {
+				if (want > bsize || TIFFReadEncodedStrip(tif, s, blk, (tmsize_t)want) != (tmsize_t)want) {
 					fail(c, err, errlen, "cannot read a strip");
 					goto out;
 				}
@@ -502,8 +533,8 @@ static void read_calibration(TIFF *tif, fs_loaded *out)
 	}
 }
 
-int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page, fs_loaded *out, char *err,
-		 size_t errlen)
+int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page, int header_only,
+		 fs_loaded *out, char *err, size_t errlen)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	mem_src src = {buf, len, 0};
@@ -547,6 +578,17 @@ int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page
 		goto out;
 	if (fs_load_check_size(L.w, L.h, max_pixels, err, errlen) != 0)
 		goto out;
+	out->width = (int)L.w;
+	out->height = (int)L.h;
+	out->bit_depth = L.bps;
+	out->channels = L.spp;
+	out->is_float = L.fmt == SAMPLEFORMAT_IEEEFP;
+	out->n_pages = (int)pages;
+	if (header_only) {
+		read_calibration(tif, out);
+		rc = 0;
+		goto out;
+	}
 	img = fs_image_new((int)L.w, (int)L.h);
 	if (!img) {
 		fs_load_errf(err, errlen, "TIFF: out of memory for %u x %u pixels", L.w, L.h);
@@ -570,10 +612,6 @@ int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page
 	read_calibration(tif, out);
 	out->image = img;
 	img = NULL;
-	out->bit_depth = L.bps;
-	out->channels = L.spp;
-	out->is_float = L.fmt == SAMPLEFORMAT_IEEEFP;
-	out->n_pages = (int)pages;
 	rc = 0;
 out:
 	fs_image_free(img);

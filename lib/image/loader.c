@@ -26,8 +26,12 @@ int fs_load_check_size(long long width, long long height, long max_pixels, char 
 	}
 	if (width > INT_MAX || height > INT_MAX || width > LLONG_MAX / height ||
 	    width * height > (long long)max_pixels) {
-		fs_load_errf(err, errlen, "image is too large: %lld x %lld pixels (limit %ld)", width,
-			     height, max_pixels);
+		/* said before anything is allocated: what decoding would have taken */
+		double gb = (double)width * (double)height * sizeof(float) / 1e9;
+		fs_load_errf(err, errlen,
+			     "image is too large: %lld x %lld pixels (limit %ld), %.1f GB decoded; refused before "
+			     "decoding",
+			     width, height, max_pixels, gb);
 		return -1;
 	}
 	return 0;

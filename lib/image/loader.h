@@ -21,7 +21,8 @@ typedef enum fs_format {
 } fs_format;
 
 typedef struct fs_loaded {
-	fs_image *image;        /* owned: free with fs_loaded_free */
+	fs_image *image;        /* owned: free with fs_loaded_free; NULL after a header-only probe */
+	int width, height;      /* of the loaded page (also filled by a probe) */
 	fs_format format;
 	int bit_depth;          /* bits per sample of the source: 1, 2, 4, 8, 16, 32, 64 */
 	int channels;           /* samples per pixel of the source (1 grey, 3 RGB, 4 RGBA; palette = 1) */
@@ -40,12 +41,23 @@ void fs_loaded_free(fs_loaded *l); /* tolerates NULL and a zeroed struct */
  * by out), format, bit_depth, channels, is_float, n_pages and, when the file
  * carries a plausible one, suggested_um_per_px + calibration_source.
  */
-int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page, fs_loaded *out,
+int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page, int header_only,
+		 fs_loaded *out, char *err, size_t errlen);
+int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, int header_only, fs_loaded *out,
+		char *err, size_t errlen);
+int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, int header_only, fs_loaded *out,
 		 char *err, size_t errlen);
-int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, fs_loaded *out, char *err,
-		size_t errlen);
-int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, fs_loaded *out, char *err,
-		 size_t errlen);
+/* With header_only the loader stops after the size checks: out gets
+ * everything but the image (the probe behind fs_probe_file). */
+
+/*
+ * Decompression bombs: a decoder's working buffer (a TIFF tile or strip, a
+ * row) never exceeds this many bytes, whatever the header claims; larger
+ * blocks are read row by row or refused. The decoded image itself is
+ * checked by fs_load_check_size (pixels, and so its float bytes) before it
+ * is allocated.
+ */
+#define FS_LOAD_BLOCK_MAX_BYTES ((uint64_t)64 * 1024 * 1024)
 
 /* snprintf into err (when err and errlen are usable); never prints. */
 void fs_load_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -250,7 +250,8 @@ int fs_render_overlay(const fs_image *img, const fs_tubercle_list *t, const fs_e
 	}
 	out->width = base->width;
 	out->height = base->height;
-	out->scale = (double)base->width / img->width;
+	double src_scale = o->source_scale > 0 ? o->source_scale : 1.0;
+	out->scale = (double)base->width / img->width * src_scale;
 	out->data = malloc((size_t)base->width * (size_t)base->height * 3);
 	if (!out->data) {
 		snprintf(err, errlen, "out of memory for a %dx%d overlay", base->width, base->height);
@@ -347,7 +348,7 @@ int fs_render_overlay(const fs_image *img, const fs_tubercle_list *t, const fs_e
 	}
 #undef MAPX
 	if (o->show_scale_bar && o->um_per_px > 0)
-		scale_bar(out, img->width, o->um_per_px);
+		scale_bar(out, (int)lround(img->width / src_scale), o->um_per_px);
 	rc = 0;
 out:
 	if (rc)

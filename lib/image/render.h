@@ -25,6 +25,8 @@ typedef struct fs_render_opts {
 	int show_ids;         /* id labels next to each circle (default 0) */
 	int show_scale_bar;   /* needs um_per_px > 0 (default 1) */
 	int max_side;         /* downscale so no side exceeds it; 0 = full size */
+	double source_scale;  /* img is already a reduced copy with this many pixels per
+			       * pixel of the coordinates (0 or 1 = the image itself) */
 	double um_per_px;     /* calibration for the scale bar; <= 0 = no bar */
 	const int *highlight_ids; /* tubercle ids drawn highlighted (may be NULL) */
 	size_t n_highlight;

@@ -1,5 +1,7 @@
 /* image_files.c - content-addressed image files (see image_files.h). */
 #include "store/image_files.h"
+#include "store/work_file.h"
+#include "store/pyramid.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +17,6 @@
 
 static const char *const kind_dir[] = {"originals", "work", "display", "thumbs"};
 static const char *const kind_ext[] = {"", ".f32", ".png", ".png"};
-
-static const char work_magic[4] = {'F', 'S', 'W', '1'};
 
 int fs_file_key_valid(const char *key)
 {
@@ -209,51 +209,12 @@ void fs_work_key_next(const char *key, const char *step, char out[65])
 
 int fs_work_write(const char *path, const fs_image *img, char *err, size_t errlen)
 {
-	if (!img || img->width <= 0 || img->height <= 0) {
-		snprintf(err, errlen, "no image to write");
-		return -1;
-	}
-	uint32_t hdr[2] = {(uint32_t)img->width, (uint32_t)img->height};
-	const void *d[3] = {work_magic, hdr, img->data};
-	size_t l[3] = {sizeof work_magic, sizeof hdr, (size_t)img->width * (size_t)img->height * sizeof(float)};
-	return write_pieces_atomic(path, d, l, 3, err, errlen);
+	return fs_work_file_write(path, img, err, errlen);
 }
 
 fs_image *fs_work_read(const char *path, char *err, size_t errlen)
 {
-	fs_image *img = NULL;
-	FILE *fp = fopen(path, "rbe");
-	if (!fp) {
-		snprintf(err, errlen, "the working image is missing: %s", strerror(errno));
-		return NULL;
-	}
-	char magic[4];
-	uint32_t hdr[2];
-	struct stat st;
-	if (fread(magic, 1, 4, fp) != 4 || memcmp(magic, work_magic, 4) || fread(hdr, sizeof hdr, 1, fp) != 1 ||
-	    fstat(fileno(fp), &st) != 0) {
-		snprintf(err, errlen, "the working image file is damaged");
-		goto out;
-	}
-	unsigned long long want = 12ULL + (unsigned long long)hdr[0] * hdr[1] * sizeof(float);
-	if (!hdr[0] || !hdr[1] || hdr[0] > 1000000 || hdr[1] > 1000000 || (unsigned long long)st.st_size != want) {
-		snprintf(err, errlen, "the working image file is damaged");
-		goto out;
-	}
-	img = fs_image_new((int)hdr[0], (int)hdr[1]);
-	if (!img) {
-		snprintf(err, errlen, "out of memory for the working image");
-		goto out;
-	}
-	size_t n = (size_t)hdr[0] * hdr[1];
-	if (fread(img->data, sizeof(float), n, fp) != n) {
-		snprintf(err, errlen, "the working image file is damaged");
-		fs_image_free(img);
-		img = NULL;
-	}
-out:
-	fclose(fp);
-	return img;
+	return fs_work_file_read(path, err, errlen);
 }
 
 static int png_atomic(const char *path, const fs_image *img, char *err, size_t errlen)
@@ -273,12 +234,25 @@ static int exists(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Whether the image of key is large enough for a pyramid, from the working
+ * image's header (-1 when there is none). */
+static int key_wants_pyramid(const char *data_dir, const char *key)
+{
+	char path[4096], err[128];
+	int w, h, bps;
+	if (fs_file_path(data_dir, FS_FILE_WORK, key, path, sizeof path) ||
+	    fs_work_file_info(path, &w, &h, &bps, err, sizeof err))
+		return -1;
+	return fs_pyramid_wanted(w, h);
+}
+
 int fs_files_store_derived(const char *data_dir, const char *key, const fs_image *img, int only_missing,
 			   int *created, char *err, size_t errlen)
 {
 	char path[4096];
-	fs_image *thumb = NULL;
+	fs_image *small = NULL;
 	int made = 0, rc = -1;
+	int tiled = fs_pyramid_wanted(img->width, img->height);
 	for (int kind = FS_FILE_WORK; kind <= FS_FILE_THUMB; kind++) {
 		if (fs_file_path(data_dir, kind, key, path, sizeof path)) {
 			snprintf(err, errlen, "bad file key");
@@ -289,23 +263,32 @@ int fs_files_store_derived(const char *data_dir, const char *key, const fs_image
 		int w;
 		if (kind == FS_FILE_WORK) {
 			w = fs_work_write(path, img, err, errlen);
-		} else if (kind == FS_FILE_DISPLAY) {
+		} else if (kind == FS_FILE_DISPLAY && !tiled) {
 			w = png_atomic(path, img, err, errlen);
 		} else {
-			thumb = fs_image_downscale(img, FS_THUMB_MAX_SIDE);
-			if (!thumb) {
-				snprintf(err, errlen, "out of memory for the thumbnail");
+			/* the thumbnail, and the display copy of a tiled image: an
+			 * overview (the pyramid has the full resolution) */
+			small = fs_image_downscale(img, kind == FS_FILE_THUMB ? FS_THUMB_MAX_SIDE : fs_pyramid_min_side());
+			if (!small) {
+				snprintf(err, errlen, "out of memory for a reduced copy");
 				goto out;
 			}
-			w = png_atomic(path, thumb, err, errlen);
+			w = png_atomic(path, small, err, errlen);
+			fs_image_free(small);
+			small = NULL;
 		}
 		if (w)
 			goto out;
 		made |= 1 << kind;
 	}
+	if (tiled && !(only_missing && fs_pyramid_exists(data_dir, key))) {
+		if (fs_pyramid_write(data_dir, key, img, err, errlen))
+			goto out;
+		made |= FS_DERIVED_PYRAMID;
+	}
 	rc = 0;
 out:
-	fs_image_free(thumb);
+	fs_image_free(small);
 	if (created)
 		*created = made;
 	return rc;
@@ -317,7 +300,7 @@ int fs_files_have_derived(const char *data_dir, const char *key)
 	for (int kind = FS_FILE_WORK; kind <= FS_FILE_THUMB; kind++)
 		if (fs_file_path(data_dir, kind, key, path, sizeof path) || !exists(path))
 			return 0;
-	return 1;
+	return key_wants_pyramid(data_dir, key) != 1 || fs_pyramid_exists(data_dir, key);
 }
 
 long long fs_files_derived_bytes(const char *data_dir, const char *key)
@@ -329,20 +312,25 @@ long long fs_files_derived_bytes(const char *data_dir, const char *key)
 		if (!fs_file_path(data_dir, kind, key, path, sizeof path) && stat(path, &st) == 0 &&
 		    S_ISREG(st.st_mode))
 			sum += (long long)st.st_size;
-	return sum;
+	return sum + fs_pyramid_bytes(data_dir, key);
 }
 
-long long fs_files_derived_estimate(int width, int height)
+long long fs_files_derived_estimate(int width, int height, int bytes_per_sample)
 {
 	long long px = (long long)width * height;
-	/* working image: header + floats; display PNG: at most one byte a
-	 * pixel plus filter bytes; thumbnail: at most 256 x 256 */
-	return 16 + 4 * px + px + height + 65536 + 2 * FS_THUMB_MAX_SIDE * FS_THUMB_MAX_SIDE;
+	/* working image: header + samples (deflate adds at most ~0.1 % and 4
+	 * bytes a band to what it cannot shrink); display PNG: at most one
+	 * byte a pixel plus filter bytes (an overview for a tiled image, but
+	 * counted whole); pyramid; thumbnail: at most 256 x 256 */
+	long long work = 24 + bytes_per_sample * px + bytes_per_sample * px / 500 + 16 * ((long long)height / 64 + 1);
+	long long pyr = fs_pyramid_wanted(width, height) ? fs_pyramid_estimate(width, height) : 0;
+	return work + px + height + pyr + 65536 + 2 * FS_THUMB_MAX_SIDE * FS_THUMB_MAX_SIDE;
 }
 
 void fs_files_remove_derived(const char *data_dir, const char *key)
 {
 	char path[4096];
+	fs_pyramid_remove(data_dir, key);
 	for (int kind = FS_FILE_WORK; kind <= FS_FILE_THUMB; kind++)
 		if (!fs_file_path(data_dir, kind, key, path, sizeof path))
 			unlink(path);

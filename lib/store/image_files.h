@@ -4,10 +4,14 @@
  * Layout (every name is made of hex keys this server computed, never of
  * anything a client sent):
  *   originals/<sha256>        the uploaded bytes, stored once per content
- *   work/<key>.f32            working image: "FSW1", u32 width, u32 height
- *                             (native byte order), then width*height floats
+ *   work/<key>.f32            working image, compact: 8 or 16 bits a sample
+ *                             when that is exact, deflated (work_file.h; the
+ *                             name is kept from the float-only format)
  *   display/<key>.png         8-bit greyscale copy of the working image
  *   thumbs/<key>.png          the same, at most FS_THUMB_MAX_SIDE a side
+ *   pyramid/<key>/            display tiles of a large image (pyramid.h);
+ *                             its display PNG is then an overview of at
+ *                             most tile_min_side a side
  *   tmp/                      uploads in progress and temporary names
  * A work key names one working image: the original's hash and page for a
  * fresh upload, then the previous key plus each transform
@@ -72,26 +76,34 @@ void fs_work_key_next(const char *key, const char *step, char out[65]);
 int fs_work_write(const char *path, const fs_image *img, char *err, size_t errlen);
 fs_image *fs_work_read(const char *path, char *err, size_t errlen);
 
+/* Bit in *created for the pyramid directory. */
+#define FS_DERIVED_PYRAMID (1 << 8)
+
 /*
- * Writes the working image, display PNG and thumbnail of key. With
- * only_missing, files that already exist are left as they are (they hold
- * the same content by construction). *created (may be NULL) gets a bit per
- * kind written (1 << FS_FILE_WORK, ...), so a failed caller can take back
- * exactly what it added.
+ * Writes the working image, display PNG and thumbnail of key, and the
+ * display pyramid of a large image. With only_missing, files that already
+ * exist are left as they are (they hold the same content by construction).
+ * *created (may be NULL) gets a bit per kind written (1 << FS_FILE_WORK,
+ * ..., FS_DERIVED_PYRAMID), so a failed caller can take back exactly what
+ * it added.
  */
 int fs_files_store_derived(const char *data_dir, const char *key, const fs_image *img, int only_missing,
 			   int *created, char *err, size_t errlen);
-/* 1 when all three derived files of key exist. */
+/* 1 when all the derived files of key exist (the pyramid too, when the
+ * working image is large enough for one). */
 int fs_files_have_derived(const char *data_dir, const char *key);
 
-/* Bytes on disk of the derived files of key (missing ones count 0). */
+/* Bytes on disk of the derived files of key, pyramid included (missing
+ * ones count 0). */
 long long fs_files_derived_bytes(const char *data_dir, const char *key);
 /* Bytes the derived files of a width x height image will take, at most
- * (the working image exactly; the PNGs bounded by their raw size), for
- * checking a disk quota before they are written. */
-long long fs_files_derived_estimate(int width, int height);
+ * (the working image at bytes_per_sample = fs_work_precision, before
+ * deflate; the PNGs bounded by their raw size), for checking a disk quota
+ * before they are written. */
+long long fs_files_derived_estimate(int width, int height, int bytes_per_sample);
 
-/* Removes the derived files of key / the original of sha (missing files are fine). */
+/* Removes the derived files of key, pyramid included / the original of sha
+ * (missing files are fine). */
 void fs_files_remove_derived(const char *data_dir, const char *key);
 void fs_files_remove_original(const char *data_dir, const char *sha256);
 

@@ -4,6 +4,7 @@
  * says which of them are still referenced.
  */
 #include "store/images_store.h"
+#include "store/pyramid.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -706,6 +707,18 @@ cJSON *fs_image_to_json(const fs_image_rec *rec, const char *base_path, const fs
 	cJSON_AddStringToObject(urls, "display", url);
 	snprintf(url, sizeof url, "%sapi/images/%lld/thumb.png?v=%.12s", base_path, rec->id, rec->work_key);
 	cJSON_AddStringToObject(urls, "thumb", url);
+	/* a large image: the display PNG is an overview, the pyramid has the
+	 * pixels (the client fills in z, x and y) */
+	if (fs_pyramid_wanted(rec->width, rec->height)) {
+		cJSON *t = cJSON_AddObjectToObject(o, "tiles");
+		snprintf(url, sizeof url, "%sapi/images/%lld/tiles/{z}-{x}-{y}.jpg?v=%.12s", base_path, rec->id,
+			 rec->work_key);
+		cJSON_AddStringToObject(t, "url", url);
+		cJSON_AddNumberToObject(t, "size", FS_TILE_SIDE);
+		cJSON_AddNumberToObject(t, "levels", fs_pyramid_levels(rec->width, rec->height));
+	} else {
+		cJSON_AddNullToObject(o, "tiles");
+	}
 	return o;
 }
 

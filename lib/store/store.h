@@ -17,6 +17,8 @@
 #include "store/password.h"
 #include "store/images_store.h"
 #include "store/image_files.h"
+#include "store/work_file.h"
+#include "store/pyramid.h"
 #include "store/image_steps.h"
 #include "store/sets_store.h"
 #include "store/set_diff.h"

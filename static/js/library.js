@@ -29,6 +29,28 @@ async function upload(file) {
     bar.value = f;
     status.textContent = f < 1 ? `Uploading ${file.name}: ${Math.round(f * 100)}%` : `Processing ${file.name}…`;
   });
+  if (res.status === 202) {
+    // a large image: stored, and prepared by a background job
+    let job = res.data.job;
+    while (['queued', 'starting', 'running'].includes(job.state)) {
+      bar.value = job.progress || 0;
+      status.textContent = `Preparing ${file.name} in the background (large image): ${job.stage || job.state}…`;
+      await new Promise(r => setTimeout(r, 500));
+      const jr = await api('GET', `api/jobs/${job.id}`);
+      if (!jr.ok) break;
+      job = jr.data.job;
+    }
+    uploading = false;
+    bar.hidden = true;
+    if (job.state !== 'done') {
+      status.textContent = `${file.name}: ${job.error || job.state}`;
+      toast('The image could not be added: ' + (job.error || job.state), 'error', 8000);
+      return;
+    }
+    status.textContent = `${file.name} added: opening it.`;
+    location.href = url(`workspace/${job.result.image_id}`);
+    return;
+  }
   uploading = false;
   bar.hidden = true;
   if (!res.ok) {

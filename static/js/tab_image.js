@@ -43,11 +43,47 @@ export function initImageTabs(ws) {
     toast(`${label}: done`, 'success');
   }
 
-  async function transform(path, body, label) {
-    const res = await api('POST', `api/images/${store.imageId}/${path}`, { ...body, revision: store.image.revision });
+  // A large image's transform is a background job (202): follow it with a
+  // progress bar, then show the image as it is now. true when it is done.
+  async function followJob(job, label) {
+    const box = $('#image-job'), bar = $('#image-job-bar'), text = $('#image-job-text'), cancel = $('#image-job-cancel');
+    box.hidden = false;
+    const onCancel = () => api('POST', `api/jobs/${job.id}/cancel`);
+    cancel.addEventListener('click', onCancel);
+    // the poller would see the new revision first and reload on its own
+    ws.imageChanging = true;
+    try {
+      for (;;) {
+        bar.value = job.progress || 0;
+        text.textContent = `${label} (large image, in the background): ${job.state}${job.stage ? ' (' + job.stage + ')' : ''}`;
+        if (!['queued', 'starting', 'running'].includes(job.state)) break;
+        await new Promise(r => setTimeout(r, 400));
+        const res = await api('GET', `api/jobs/${job.id}`);
+        if (!res.ok) { toast(errorText(res), 'error'); return false; }
+        job = res.data.job;
+      }
+    } finally {
+      cancel.removeEventListener('click', onCancel);
+      box.hidden = true;
+      ws.imageChanging = false;
+    }
+    if (job.state === 'done') return true;
+    if (job.state === 'cancelled') toast(`${label} cancelled: the image is unchanged`, 'info');
+    else toast(`${label} failed: ${job.error || job.state}`, 'error', 8000);
+    return false;
+  }
+
+  // An answer to a transform or an undo: done at once (200), or a job (202).
+  async function finishChange(res, label) {
     if (!res.ok) { toast(`${label} failed: ${errorText(res)}`, 'error', 6000); return false; }
+    if (res.status === 202 && !(await followJob(res.data.job, label))) return false;
     await afterImageChange(label);
     return true;
+  }
+
+  async function transform(path, body, label) {
+    const res = await api('POST', `api/images/${store.imageId}/${path}`, { ...body, revision: store.image.revision });
+    return finishChange(res, label);
   }
 
   // What a crop does, said before it is done: the open set's tubercles
@@ -89,14 +125,12 @@ export function initImageTabs(ws) {
 
   $('#image-undo').addEventListener('click', async () => {
     const res = await api('POST', `api/images/${store.imageId}/transforms/undo`, { revision: store.image.revision });
-    if (!res.ok) { toast(`Undo failed: ${errorText(res)}`, 'error', 6000); return; }
-    await afterImageChange('Undo');
+    await finishChange(res, 'Undo');
   });
   $('#image-reset').addEventListener('click', async () => {
     if (!(await confirmDialog('Back to the original', 'Undo every rotation and crop of this image? The sets keep their tubercles and edits; those a crop hid are shown again.', 'Back to the original'))) return;
     const res = await api('POST', `api/images/${store.imageId}/transforms/reset`, { revision: store.image.revision });
-    if (!res.ok) { toast(`Back to the original failed: ${errorText(res)}`, 'error', 6000); return; }
-    await afterImageChange('Back to the original');
+    await finishChange(res, 'Back to the original');
   });
 
   function renderInfo() {

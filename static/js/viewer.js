@@ -8,6 +8,11 @@
 // at the current zoom fits in a bitmap of a few screens, image + overlay
 // are rendered once into that bitmap and a pan frame is one drawImage.
 // Anything else (an edit, a toggle, a zoom) invalidates it via request().
+//
+// A large image (one with a display pyramid, image.tiles) is drawn from its
+// overview PNG stretched to the full size, with the pyramid's tiles on top:
+// the level whose pixels are closest to the screen's, only the tiles in
+// view, each fetched once (a few at a time) and kept in a bounded cache.
 
 export const ZOOM_MIN = 0.1;
 export const ZOOM_MAX = 10;
@@ -45,10 +50,73 @@ export class Viewer {
     this.request();
   }
 
-  setImage(img) {
-    this.image = img;
+  // img: the loaded display image; meta (optional): the image's JSON, whose
+  // width/height/tiles make a tiled image of a large one.
+  setImage(img, meta) {
+    this.tiles = null;
+    if (meta && meta.tiles && meta.tiles.url) {
+      this.image = { width: meta.width, height: meta.height, overview: img };
+      this.tiles = { ...meta.tiles, cache: new Map(), loading: 0, queue: [], requested: 0 };
+    } else {
+      this.image = img;
+    }
     this.userMoved = false;
     this.fit();
+  }
+
+  // The image's pixels into ctx, whose transform maps image coordinates;
+  // rect: the part in view (image coordinates); px: device pixels per image pixel.
+  drawBase(ctx, rect, px) {
+    const im = this.image;
+    if (!this.tiles) { ctx.drawImage(im, 0, 0); return; }
+    ctx.drawImage(im.overview, 0, 0, im.width, im.height);
+    const t = this.tiles, side = t.size;
+    // the overview already has this many image pixels per display pixel
+    const over = im.width / im.overview.width;
+    let z = Math.floor(Math.log2(1 / Math.max(px, 1e-9)));
+    z = Math.max(0, Math.min(t.levels - 1, z));
+    if (2 ** z >= over) return; // the overview is as sharp as the level would be
+    const f = 2 ** z, span = side * f;
+    const lw = Math.ceil(im.width / f), lh = Math.ceil(im.height / f);
+    const x0 = Math.max(0, Math.floor(rect.x0 / span)), x1 = Math.min(Math.ceil(lw / side) - 1, Math.floor(rect.x1 / span));
+    const y0 = Math.max(0, Math.floor(rect.y0 / span)), y1 = Math.min(Math.ceil(lh / side) - 1, Math.floor(rect.y1 / span));
+    for (let ty = y0; ty <= y1; ty++) {
+      for (let tx = x0; tx <= x1; tx++) {
+        const img = this.tile(z, tx, ty);
+        if (!img) continue;
+        ctx.drawImage(img, tx * span, ty * span, img.naturalWidth * f, img.naturalHeight * f);
+      }
+    }
+  }
+
+  // A loaded tile, or null after asking for it (drawn by a later frame).
+  tile(z, x, y) {
+    const t = this.tiles, key = `${z}-${x}-${y}`;
+    const hit = t.cache.get(key);
+    if (hit) {
+      t.cache.delete(key); // most recently used last
+      t.cache.set(key, hit);
+      return hit.complete && hit.naturalWidth ? hit : null;
+    }
+    const img = new Image();
+    t.cache.set(key, img);
+    t.requested++;
+    const start = () => {
+      t.loading++;
+      const done = () => {
+        t.loading--;
+        const next = t.queue.shift();
+        if (next) next();
+        this.request();
+      };
+      img.onload = done;
+      img.onerror = () => { t.cache.delete(key); done(); };
+      img.src = t.url.replace('{z}', z).replace('{x}', x).replace('{y}', y);
+    };
+    if (t.loading < 6) start(); else t.queue.push(start);
+    // a bounded cache: the least recently drawn tiles go first
+    while (t.cache.size > 400) t.cache.delete(t.cache.keys().next().value);
+    return null;
   }
 
   // 95 % of the container, centred, as the original's zoom-to-fit.
@@ -135,7 +203,7 @@ export class Viewer {
       this.cache = null;
       ctx.setTransform(this.scale * d, 0, 0, this.scale * d, this.tx * d, this.ty * d);
       ctx.imageSmoothingEnabled = this.scale < 2;
-      ctx.drawImage(this.image, 0, 0);
+      this.drawBase(ctx, this.visibleRect(), this.scale * d);
       if (this.drawOverlay) this.drawOverlay(ctx, this, 'image');
     }
     if (this.drawOverlay) {
@@ -170,7 +238,7 @@ export class Viewer {
     ctx.clearRect(0, 0, w, h);
     ctx.setTransform(s * d, 0, 0, s * d, margin * d, margin * d);
     ctx.imageSmoothingEnabled = s < 2;
-    ctx.drawImage(this.image, 0, 0);
+    this.drawBase(ctx, { x0: 0, y0: 0, x1: this.image.width, y1: this.image.height }, s * d);
     // the overlay sees a view whose visible rectangle is the whole image
     const view = {
       scale: s, dpr: d, tx: margin, ty: margin, cssW: w / d, cssH: h / d,

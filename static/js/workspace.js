@@ -83,11 +83,14 @@ function displayUrl(u, revision) {
   return u + (u.includes('?') ? '&' : '?') + 'r=' + revision;
 }
 
-ws.loadImagePixels = (src) => new Promise((resolve) => {
+// meta: a promise of the image's JSON (its tiles, for a large image)
+ws.loadImagePixels = (src, meta) => new Promise((resolve) => {
   const img = new Image();
   img.onload = async () => {
     try { await img.decode(); } catch { /* drawn anyway */ }
-    ws.viewer.setImage(img);
+    let m = store.image;
+    try { if (meta) m = await meta; } catch { /* drawn untiled */ }
+    ws.viewer.setImage(img, m);
     $('#viewer-loading').hidden = true;
     resolve(true);
   };
@@ -411,7 +414,7 @@ async function main() {
   const pImage = store.loadImage();
   const pSets = store.loadSets();
   const pSet = firstSet ? api('GET', `api/sets/${firstSet}`) : null;
-  const pixels = ws.loadImagePixels(displayUrl(root.dataset.display, root.dataset.revision));
+  const pixels = ws.loadImagePixels(displayUrl(root.dataset.display, root.dataset.revision), pImage);
   const sr = await pSettings;
   if (sr.ok) { ws.settings = sr.data.settings; ws.defaults = sr.data.defaults || {}; }
   applyTheme(ws.settings);

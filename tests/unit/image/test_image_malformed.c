@@ -103,6 +103,37 @@ static void tiff_set_tag(unsigned char *b, size_t len, uint16_t tag, uint32_t va
 	fail_msg("tag %u not found", tag);
 }
 
+/* The same on directory number page (0 = first) of a little-endian TIFF. */
+static void tiff_set_tag_page(unsigned char *b, size_t len, int page, uint16_t tag, uint32_t value)
+{
+	uint32_t ifd = b[4] | b[5] << 8 | b[6] << 16 | (uint32_t)b[7] << 24;
+	for (int p = 0; p < page; p++) {
+		assert_true(ifd + 2 <= len);
+		unsigned n = b[ifd] | b[ifd + 1] << 8;
+		const unsigned char *nx = b + ifd + 2 + 12 * n;
+		assert_true((size_t)(nx + 4 - b) <= len);
+		ifd = nx[0] | nx[1] << 8 | nx[2] << 16 | (uint32_t)nx[3] << 24;
+	}
+	assert_true(ifd + 2 <= len);
+	unsigned n = b[ifd] | b[ifd + 1] << 8;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned char *e = b + ifd + 2 + 12 * i;
+		assert_true((size_t)(e + 12 - b) <= len);
+		if ((e[0] | e[1] << 8) != tag)
+			continue;
+		unsigned type = e[2] | e[3] << 8;
+		if (type == TIFF_SHORT) {
+			e[8] = (unsigned char)value;
+			e[9] = (unsigned char)(value >> 8);
+		} else {
+			for (int k = 0; k < 4; k++)
+				e[8 + k] = (unsigned char)(value >> (8 * k));
+		}
+		return;
+	}
+	fail_msg("tag %u not found on page %d", tag, page);
+}
+
 static uint32_t crc32_of(const unsigned char *p, size_t n)
 {
 	uint32_t c = 0xffffffffu;
@@ -255,6 +286,139 @@ static void max_pixels_option_is_enforced(void **state)
 	assert_int_equal(fs_load_memory(buf, len, &o, &l, err, sizeof err), 0);
 	fs_loaded_free(&l);
 	free(buf);
+}
+
+/* Asserts that the header-only probe refuses buf as well, with want in the message. */
+static void expect_probe_refused(const unsigned char *buf, size_t len, int page, const char *want)
+{
+	fs_load_opts o = {0, page};
+	fs_loaded l;
+	char err[256] = "";
+	assert_int_equal(fs_probe_memory(buf, len, &o, &l, err, sizeof err), -1);
+	assert_null(l.image);
+	if (!strstr(err, want))
+		fail_msg("probe message \"%s\" lacks \"%s\"", err, want);
+}
+
+/*
+ * Decompression bombs of 100000 x 100000 pixels (40 GB as floats): refused
+ * from the header, before decoding, by the loader and by the probe. The
+ * message says "refused before decoding", which only the size check made
+ * before the image is allocated writes (an attempted allocation would fail
+ * with "out of memory" instead).
+ */
+static void bomb_png_and_tiff_of_100000_squared_are_refused_before_allocating(void **state)
+{
+	(void)state;
+	unsigned char *buf;
+	size_t len;
+	fs_testimg_png p = {.width = 8, .height = 8, .bit_depth = 8, .color_type = PNG_COLOR_TYPE_GRAY};
+	png_bytes(&p, &buf, &len);
+	png_set_size(buf, 100000, 100000);
+	expect_refused(buf, len, 0, "refused before decoding");
+	expect_probe_refused(buf, len, 0, "100000 x 100000");
+	free(buf);
+
+	fs_testimg_tiff t = {.width = 8, .height = 8, .bps = 8, .photometric = PHOTOMETRIC_MINISBLACK,
+			     .compression = COMPRESSION_ADOBE_DEFLATE};
+	tiff_bytes(&t, &buf, &len);
+	tiff_set_tag(buf, len, TIFFTAG_IMAGEWIDTH, 100000);
+	tiff_set_tag(buf, len, TIFFTAG_IMAGELENGTH, 100000);
+	expect_refused(buf, len, 0, "refused before decoding");
+	expect_probe_refused(buf, len, 0, "refused before decoding");
+	free(buf);
+
+	/* tiled: the image size counts, not the tile's */
+	fs_testimg_tiff tt = {.width = 32, .height = 32, .bps = 8, .photometric = PHOTOMETRIC_MINISBLACK,
+			      .tile = 16, .compression = COMPRESSION_ADOBE_DEFLATE};
+	tiff_bytes(&tt, &buf, &len);
+	tiff_set_tag(buf, len, TIFFTAG_IMAGEWIDTH, 100000);
+	tiff_set_tag(buf, len, TIFFTAG_IMAGELENGTH, 100000);
+	expect_refused(buf, len, 0, NULL);
+	expect_probe_refused(buf, len, 0, "TIFF");
+	free(buf);
+}
+
+/* A multi-page TIFF is checked on the page asked for: a small first page
+ * does not let a bomb on the second through, and the bomb does not stop
+ * the first page from loading. */
+static void multi_page_tiff_checks_the_page_asked_for(void **state)
+{
+	(void)state;
+	unsigned char *buf;
+	size_t len;
+	fs_testimg_tiff t = {.width = 8, .height = 8, .bps = 8, .photometric = PHOTOMETRIC_MINISBLACK, .pages = 2};
+	tiff_bytes(&t, &buf, &len);
+	/* 16-bit fields in this writer's second page: 60000 is the largest that fits */
+	tiff_set_tag_page(buf, len, 1, TIFFTAG_IMAGEWIDTH, 60000);
+	tiff_set_tag_page(buf, len, 1, TIFFTAG_IMAGELENGTH, 60000);
+	fs_load_opts o = {0, 1};
+	fs_loaded l;
+	char err[256] = "";
+	assert_int_equal(fs_load_memory(buf, len, &o, &l, err, sizeof err), -1);
+	assert_non_null(strstr(err, "refused before decoding"));
+	expect_probe_refused(buf, len, 1, "60000 x 60000");
+	o.page = 0;
+	assert_int_equal(fs_probe_memory(buf, len, &o, &l, err, sizeof err), 0);
+	assert_null(l.image);
+	assert_int_equal(l.width, 8);
+	assert_int_equal(l.n_pages, 2);
+	assert_int_equal(fs_load_memory(buf, len, &o, &l, err, sizeof err), 0);
+	assert_int_equal(l.image->width, 8);
+	fs_loaded_free(&l);
+	free(buf);
+}
+
+/*
+ * The fuzzer's case: a tile of 1024 x 1024 pixels is within the pixel caps,
+ * but 1000 samples of 64 bits each make it 8.4 GB to decode. The cap is in
+ * bytes, so it is refused without trying to allocate the block.
+ */
+static void tiff_tile_cap_is_in_bytes(void **state)
+{
+	(void)state;
+	unsigned char *buf;
+	size_t len;
+	fs_testimg_tiff t = {.width = 16, .height = 16, .bps = 64, .sample_format = SAMPLEFORMAT_IEEEFP,
+			     .photometric = PHOTOMETRIC_MINISBLACK, .tile = 16};
+	tiff_bytes(&t, &buf, &len);
+	tiff_set_tag(buf, len, TIFFTAG_TILEWIDTH, 1024);
+	tiff_set_tag(buf, len, TIFFTAG_TILELENGTH, 1024);
+	tiff_set_tag(buf, len, TIFFTAG_SAMPLESPERPIXEL, 1000);
+	expect_refused(buf, len, 0, NULL);
+	fs_load_opts o = {0, 0};
+	fs_loaded l;
+	char err[256] = "";
+	assert_int_equal(fs_load_memory(buf, len, &o, &l, err, sizeof err), -1);
+	if (strstr(err, "out of memory"))
+		fail_msg("tried to allocate: %s", err);
+	print_message("tile bomb: %s\n", err);
+	free(buf);
+}
+
+/* One strip larger than the block cap (a whole 72 MB image in one deflate
+ * strip) is read row by row, with the same pixels as small strips give. */
+static void tiff_huge_single_strip_is_read_row_by_row(void **state)
+{
+	(void)state;
+	unsigned char *a, *b;
+	size_t la, lb;
+	fs_testimg_tiff t = {.width = 1750, .height = 1800, .bps = 64, .sample_format = SAMPLEFORMAT_IEEEFP,
+			     .spp = 3, .photometric = PHOTOMETRIC_RGB, .compression = COMPRESSION_ADOBE_DEFLATE,
+			     .rows_per_strip = 1800};
+	tiff_bytes(&t, &a, &la);
+	t.rows_per_strip = 16;
+	tiff_bytes(&t, &b, &lb);
+	fs_loaded x, y;
+	char err[256] = "";
+	assert_int_equal(fs_load_memory(a, la, NULL, &x, err, sizeof err), 0);
+	assert_int_equal(fs_load_memory(b, lb, NULL, &y, err, sizeof err), 0);
+	assert_int_equal(x.image->width, 1750);
+	assert_memory_equal(x.image->data, y.image->data, sizeof(float) * 1750 * 1800);
+	fs_loaded_free(&x);
+	fs_loaded_free(&y);
+	free(a);
+	free(b);
 }
 
 static void tiff_strip_offset_past_the_end_is_refused(void **state)
@@ -427,6 +591,10 @@ int main(void)
 		cmocka_unit_test(zero_sized_images_are_refused),
 		cmocka_unit_test(huge_header_sizes_are_refused_before_allocating),
 		cmocka_unit_test(max_pixels_option_is_enforced),
+		cmocka_unit_test(bomb_png_and_tiff_of_100000_squared_are_refused_before_allocating),
+		cmocka_unit_test(multi_page_tiff_checks_the_page_asked_for),
+		cmocka_unit_test(tiff_tile_cap_is_in_bytes),
+		cmocka_unit_test(tiff_huge_single_strip_is_read_row_by_row),
 		cmocka_unit_test(tiff_strip_offset_past_the_end_is_refused),
 		cmocka_unit_test(tiff_unsupported_layouts_are_refused),
 		cmocka_unit_test(wrong_magic_is_refused),

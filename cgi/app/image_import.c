@@ -1,0 +1,108 @@
+/* image_import.c - a stored original made into a library entry (see image_import.h). */
+#include "app/image_import.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "image/image_io.h"
+#include "store/store.h"
+
+int fs_image_import_stored(fs_app *app, const fs_import_req *q, long long *image_id, int *existing, char *err,
+			   size_t errlen)
+{
+	fs_db *db = app->db;
+	const char *dd = app->cfg.data_dir;
+	fs_loaded ld = {0};
+	fs_image_rec rec, dup;
+	char path[4096];
+	int rc = -1, in_txn = 0, derived = 0;
+	memset(&rec, 0, sizeof rec);
+	*image_id = 0;
+	*existing = 0;
+	if (fs_file_path(dd, FS_FILE_ORIGINAL, q->sha256, path, sizeof path)) {
+		snprintf(err, errlen, "bad file key");
+		goto out;
+	}
+	fs_load_opts lo = {.max_pixels = app->cfg.max_pixels, .page = q->page};
+	if (fs_load_file(path, &lo, &ld, err, errlen))
+		goto out;
+	long long quota = (long long)app->cfg.user_quota_mb << 20, used = 0;
+	if (quota > 0) {
+		int stored_already = 0;
+		if (fs_disk_usage_user(db, dd, q->user_id, &used) || fs_image_file_in_use(db, q->sha256, &stored_already)) {
+			snprintf(err, errlen, "cannot read the disk usage");
+			goto out;
+		}
+		long long need = fs_files_derived_estimate(ld.image->width, ld.image->height, fs_work_precision(ld.image));
+		if (!stored_already && used + q->size + need > quota) {
+			snprintf(err, errlen,
+				 "your disk quota is used up: your images take %.1f MB of %.0f MB, and this one needs "
+				 "about %.1f MB more",
+				 used / 1048576.0, quota / 1048576.0, (q->size + need) / 1048576.0);
+			goto out;
+		}
+	}
+	fs_image_rec_from_loaded(&rec, q->user_id, q->sha256, q->page, q->name, &ld);
+	rec.shared = q->shared;
+	if (fs_files_store_derived(dd, rec.work_key, ld.image, 1, &derived, err, errlen))
+		goto out;
+	if (fs_db_begin(db)) {
+		snprintf(err, errlen, "the database is busy");
+		goto out;
+	}
+	in_txn = 1;
+	int f = fs_image_find_owned(db, q->user_id, q->sha256, &dup);
+	if (f == FS_DB_OK) {
+		*image_id = dup.id;
+		*existing = 1;
+		rc = 0;
+		goto out;
+	}
+	long long set_id;
+	/* a delete that committed meanwhile may have removed files: put back what is missing */
+	int again = 0;
+	err[0] = 0;
+	int failed = f != FS_DB_NOTFOUND || fs_image_insert(db, &rec, q->size);
+	if (!failed) {
+		failed = fs_files_store_derived(dd, rec.work_key, ld.image, 1, &again, err, errlen);
+		derived |= again;
+	}
+	if (!failed)
+		failed = fs_set_create(db, rec.id, "Base", q->user_id, &set_id, err, errlen);
+	if (failed) {
+		if (!err[0])
+			snprintf(err, errlen, "cannot store the image");
+		goto out;
+	}
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "filename", rec.original_name);
+	cJSON_AddNumberToObject(ev, "width", rec.width);
+	cJSON_AddNumberToObject(ev, "height", rec.height);
+	cJSON_AddStringToObject(ev, "format", rec.format);
+	cJSON_AddBoolToObject(ev, "background_job", 1);
+	int e = fs_event_log(db, q->user_id, rec.id, "image_loaded", ev);
+	cJSON_Delete(ev);
+	if (e || fs_image_touch_recent(db, q->user_id, rec.id) || fs_db_commit(db)) {
+		snprintf(err, errlen, "cannot store the image");
+		goto out;
+	}
+	in_txn = 0;
+	*image_id = rec.id;
+	derived = 0;
+	rc = 0;
+out:
+	if (in_txn)
+		fs_db_rollback(db);
+	if (rc && derived) {
+		int used_key = 1;
+		if (!fs_image_work_key_in_use(db, rec.work_key, &used_key) && !used_key)
+			fs_files_remove_derived(dd, rec.work_key);
+	}
+	if (rc || *existing) {
+		int in_use = 1;
+		if (!fs_image_file_in_use(db, q->sha256, &in_use) && !in_use)
+			fs_files_remove_original(dd, q->sha256);
+	}
+	fs_loaded_free(&ld);
+	return rc;
+}

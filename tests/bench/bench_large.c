@@ -1,0 +1,322 @@
+/*
+ * bench_large.c - large images (issue 15): a 10000 x 10000 8-bit synthetic
+ * SEM image with about 70,000 tubercles.
+ *   - `fishscale measure` on it (a child process): wall time and peak RSS;
+ *   - what storing it costs: the original (an uncompressed SEM TIFF and a
+ *     deflate TIFF), the compact working image, display copies and the
+ *     display pyramid, against the target of 2.5 x the 8-bit pixel count,
+ *     and the time to write them;
+ *   - the SQLite write lock an extraction's result takes: a 70,000-tubercle
+ *     result stored into an empty set and over a full one (the write
+ *     transaction is the whole call);
+ *   - an overlay download's reduced read of the working image.
+ * Median of FS_BENCH_RUNS runs (default 3: each CLI run takes tens of
+ * seconds on this machine). Reports; asserts nothing.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <tiffio.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "base/heap_policy.h"
+#include "image/image_io.h"
+#include "store/store.h"
+#include "synth.h"
+#include "test_db.h"
+#include "testimg_write.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int write_tiff8(const char *path, const fs_image *img, int deflate)
+{
+	TIFF *t = TIFFOpen(path, "w");
+	if (!t)
+		return -1;
+	int w = img->width, h = img->height, rc = 0;
+	TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)w);
+	TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)h);
+	TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+	TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+	TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+	TIFFSetField(t, TIFFTAG_COMPRESSION, deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE);
+	TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 16);
+	unsigned char *row = malloc((size_t)w);
+	for (int y = 0; y < h && row && !rc; y++) {
+		for (int x = 0; x < w; x++) {
+			float v = img->data[(size_t)y * w + x];
+			row[x] = (unsigned char)(v <= 0 ? 0 : v >= 1 ? 255 : (int)(v * 255.0f + 0.5f));
+		}
+		rc = TIFFWriteScanline(t, row, (uint32_t)y, 0) < 0 ? -1 : 0;
+	}
+	free(row);
+	TIFFClose(t);
+	return row ? rc : -1;
+}
+
+static long long file_size(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 ? (long long)st.st_size : 0;
+}
+
+static long long dir_size(const char *p)
+{
+	DIR *d = opendir(p);
+	long long sum = 0;
+	struct dirent *e;
+	char q[4096];
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(q, sizeof q, "%s/%s", p, e->d_name);
+		struct stat st;
+		if (stat(q, &st) == 0)
+			sum += S_ISDIR(st.st_mode) ? dir_size(q) : (long long)st.st_size;
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
+/* Runs `fishscale measure` on path; wall ms and peak RSS (MB) of the child. */
+static int cli_measure(const char *path, const char *outdir, double *ms, double *rss_mb)
+{
+	double t0 = now_ms();
+	pid_t pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", 1);
+		if (nul >= 0) {
+			dup2(nul, 1);
+			dup2(nul, 2);
+		}
+		execl("build/fishscale", "fishscale", "measure", "-o", outdir, path, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	struct rusage ru;
+	if (pid < 0 || wait4(pid, &status, 0, &ru) < 0)
+		return -1;
+	*ms = now_ms() - t0;
+	*rss_mb = ru.ru_maxrss / 1024.0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	char err[512];
+	int runs = getenv("FS_BENCH_RUNS") ? atoi(getenv("FS_BENCH_RUNS")) : 3;
+	if (runs < 1 || runs > 9)
+		runs = 3;
+	fs_heap_keep_images();
+	char dir[128];
+	if (fs_testimg_tmpdir(dir, sizeof dir)) {
+		printf("no temporary directory\n");
+		return 1;
+	}
+	synth_opts o;
+	synth_truth tr = {0};
+	synth_defaults(&o);
+	o.width = 10000;
+	o.height = 10000;
+	o.pitch = 40;
+	o.angle = 0.2;
+	o.jitter = 1.5;
+	o.gradient = 0.3;
+	o.bits = 8;
+	double t0 = now_ms();
+	fs_image *img = synth_make(&o, &tr);
+	char raw[256], defl[256], out[256];
+	snprintf(raw, sizeof raw, "%s/sem.tif", dir);
+	snprintf(defl, sizeof defl, "%s/sem-deflate.tif", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	mkdir(out, 0700);
+	if (!img || write_tiff8(raw, img, 0) || write_tiff8(defl, img, 1)) {
+		printf("synthetic image: cannot make or write it\n");
+		return 1;
+	}
+	printf("synthetic 10000x10000 8-bit SEM-like image: %zu tubercles (made in %.0f ms)\n", tr.n, now_ms() - t0);
+	double px = 1e8;
+
+	/* ---- the CLI ---- */
+	double t_cli[9], rss[9];
+	int ok = 1;
+	for (int r = 0; r < runs && ok; r++)
+		ok = cli_measure(raw, out, &t_cli[r], &rss[r]) == 0;
+	if (ok) {
+		double rmax = 0;
+		for (int r = 0; r < runs; r++)
+			rmax = rss[r] > rmax ? rss[r] : rmax;
+		printf("cli measure 10000x10000: %.0f ms median of %d (target < 2000 ms), peak RSS %.0f MB "
+		       "(target < 600 MB)\n",
+		       median(t_cli, runs), runs, rmax);
+	} else {
+		printf("cli measure 10000x10000: failed\n");
+	}
+
+	/* ---- storing it: sizes and time ---- */
+	char data[256];
+	snprintf(data, sizeof data, "%s/data", dir);
+	mkdir(data, 0700);
+	if (fs_files_ensure_dirs(data, err, sizeof err)) {
+		printf("data dir: %s\n", err);
+		return 1;
+	}
+	fs_pyramid_set_min_side(FS_TILE_MIN_SIDE_DEFAULT);
+	fs_loaded ld;
+	double t_load = now_ms();
+	if (fs_load_file(raw, NULL, &ld, err, sizeof err)) {
+		printf("load: %s\n", err);
+		return 1;
+	}
+	t_load = now_ms() - t_load;
+	char key[65];
+	fs_work_key_initial("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", 0, key);
+	double t_store = now_ms(), c_store = cpu_ms();
+	if (fs_files_store_derived(data, key, ld.image, 0, NULL, err, sizeof err)) {
+		printf("store: %s\n", err);
+		return 1;
+	}
+	t_store = now_ms() - t_store;
+	c_store = cpu_ms() - c_store;
+	char p[4096];
+	fs_file_path(data, FS_FILE_WORK, key, p, sizeof p);
+	long long work = file_size(p);
+	fs_file_path(data, FS_FILE_DISPLAY, key, p, sizeof p);
+	long long disp = file_size(p);
+	fs_file_path(data, FS_FILE_THUMB, key, p, sizeof p);
+	long long thumb = file_size(p);
+	snprintf(p, sizeof p, "%s/pyramid", data);
+	long long pyr = dir_size(p);
+	long long o_raw = file_size(raw), o_defl = file_size(defl);
+	long long derived = work + disp + thumb + pyr;
+	printf("stored 100 MP 8-bit image: load %.0f ms, derived files written in %.0f ms (cpu %.0f ms)\n", t_load,
+	       t_store, c_store);
+	printf("  working image %.1f MB (%.2f bytes/px; the float format took 400.0 MB), display overview %.1f MB, "
+	       "thumbnail %.2f MB, pyramid %.1f MB (%.2f bytes/px)\n",
+	       work / 1e6, work / px, disp / 1e6, thumb / 1e6, pyr / 1e6, pyr / px);
+	printf("  on disk with an uncompressed TIFF original (%.1f MB): %.2f x the pixel count (target < 2.5)\n",
+	       o_raw / 1e6, (o_raw + derived) / px);
+	printf("  on disk with a deflate TIFF original (%.1f MB): %.2f x the pixel count (target < 2.5)\n", o_defl / 1e6,
+	       (o_defl + derived) / px);
+	fs_file_path(data, FS_FILE_WORK, key, p, sizeof p);
+	double t_red = now_ms();
+	double sc;
+	fs_image *small = fs_work_file_read_reduced(p, 4096, &sc, err, sizeof err);
+	t_red = now_ms() - t_red;
+	double t_full = now_ms();
+	fs_image *full = fs_work_read(p, err, sizeof err);
+	t_full = now_ms() - t_full;
+	printf("  working image read: whole %.0f ms, reduced to %dx%d for an overlay %.0f ms (%.0f MB instead of %.0f MB)\n",
+	       t_full, small ? small->width : 0, small ? small->height : 0, t_red,
+	       small ? small->width * (double)small->height * 4 / 1e6 : 0, px * 4 / 1e6);
+	fs_image_free(small);
+	fs_image_free(full);
+	fs_loaded_free(&ld);
+	fs_image_free(img);
+
+	/* ---- the write lock of a 70,000-tubercle result ---- */
+	char dbp[256];
+	fs_db *db = test_db_open("bench-large", dbp, sizeof dbp);
+	long long uid = 0, sid = 0;
+	if (!db || fs_user_create(db, "bench", "Bench", 1, "bench-password-1", &uid, err, sizeof err)) {
+		printf("database: %s\n", err);
+		return 1;
+	}
+	fs_image_rec rec;
+	memset(&rec, 0, sizeof rec);
+	rec.owner_id = uid;
+	snprintf(rec.file_sha256, sizeof rec.file_sha256, "%s",
+		 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	snprintf(rec.work_key, sizeof rec.work_key, "%s", key);
+	snprintf(rec.original_name, sizeof rec.original_name, "sem.tif");
+	snprintf(rec.format, sizeof rec.format, "tiff");
+	rec.width = rec.height = 10000;
+	rec.bit_depth = 8;
+	rec.channels = rec.n_pages = 1;
+	if (fs_image_insert(db, &rec, 100000000) || fs_set_create(db, rec.id, "Base", uid, &sid, err, sizeof err)) {
+		printf("database: %s\n", err);
+		return 1;
+	}
+	fs_tubercle_list t = {0};
+	fs_edge_list e = {0};
+	for (size_t i = 0; i < tr.n; i++) {
+		fs_tubercle x;
+		memset(&x, 0, sizeof x);
+		x.id = (int)i + 1;
+		x.centroid_x = tr.x[i];
+		x.centroid_y = tr.y[i];
+		x.radius_px = tr.radius;
+		x.circularity = 0.95;
+		fs_tubercle_list_append(&t, &x);
+	}
+	fs_graph_build(&t, FS_GRAPH_DELAUNAY, 1, 1.5, &e, err, sizeof err);
+	fs_params prm;
+	fs_params_default(&prm);
+	double t_first[9], t_again[9], c_both[9];
+	for (int r = 0; r < runs; r++) {
+		long long nrev, cur;
+		double ca = cpu_ms();
+		double a = now_ms();
+		int rc1 = fs_extraction_store(db, &rec, sid, 0, uid, &prm, &t, &e, NULL, &nrev, &cur, err, sizeof err);
+		double b = now_ms();
+		/* the same again over the full set: a diff of 70,000 rows each way */
+		t.items[0].centroid_x += 1;
+		int rc2 = fs_extraction_store(db, &rec, sid, 0, uid, &prm, &t, &e, NULL, &nrev, &cur, err, sizeof err);
+		double c = now_ms();
+		if (rc1 || rc2) {
+			printf("extraction store: %s\n", err);
+			break;
+		}
+		t_first[r] = b - a;
+		t_again[r] = c - b;
+		c_both[r] = cpu_ms() - ca;
+		long long s2;
+		fs_set_create(db, rec.id, "Next", uid, &s2, err, sizeof err);
+		sid = s2;
+	}
+	printf("storing a %zu-tubercle, %zu-edge result (the write transaction): into an empty set %.0f ms, over "
+	       "a full one %.0f ms (target: lock held < 200 ms)\n",
+	       t.n, e.n, median(t_first, runs), median(t_again, runs));
+	printf("  (cpu of both: %.0f ms; wall includes fsyncs and this machine's stolen time)\n", median(c_both, runs));
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	fs_db_close(db);
+	test_db_remove(dbp);
+	synth_truth_free(&tr);
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir); /* a directory this program made */
+	return system(cmd) == 0 ? 0 : 1;
+}

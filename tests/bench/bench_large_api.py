@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Large images through the web API (issue 15; printed, not asserted):
+- a 10000x10000 8-bit lattice of about 72,000 tubercles uploaded: the
+  upload's answer (202, the import job) and the import job to its end;
+- its extraction as a background job, from the request to the finished
+  result (target < 3 s on a quiet machine);
+- four such extractions submitted at once by four users (jobs_max_running
+  4): GET /api/health p50/p99 (target p99 < 20 ms) and edits of another
+  user's small set p50/p99 (target p99 < 50 ms) while they run, and the
+  errors seen (target none).
+Set FS_BENCH_QUICK=1 for a 4000x4000 image instead."""
+import math
+import os
+import sys
+import threading
+import time
+import zlib
+import struct
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from harness import Server  # noqa: E402
+from test_images import png_gray, upload  # noqa: E402
+
+SIDE = 4000 if os.environ.get("FS_BENCH_QUICK") else 10000
+
+
+def lattice_png(w, h, pitch=40.0, radius=12.0):
+    dy = pitch * math.sqrt(3) / 2
+    raw = bytearray()
+    for y in range(h):
+        row = bytearray(b"\x28" * w)
+        j = round(y / dy)
+        for jj in (j - 1, j, j + 1):
+            cy = jj * dy
+            if abs(y - cy) > radius:
+                continue
+            off = (pitch / 2) if jj % 2 else 0
+            half = math.sqrt(max(0.0, radius * radius - (y - cy) ** 2))
+            i = 0
+            while True:
+                cx = i * pitch + off
+                if cx - half > w:
+                    break
+                a, b = int(max(0, cx - half)), int(min(w - 1, cx + half))
+                if b >= a:
+                    row[a:b + 1] = b"\xdc" * (b + 1 - a)
+                i += 1
+        raw += b"\x00" + row
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(bytes(raw), 6)) + chunk(b"IEND", b""))
+
+
+def pct(v, p):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))] if v else float("nan")
+
+
+def wait_job(c, job_id, timeout=900):
+    t_end = time.time() + timeout
+    while time.time() < t_end:
+        j = c.api("GET", "/api/jobs/%d" % job_id).json()["job"]
+        if j["state"] not in ("queued", "starting", "running"):
+            return j
+        time.sleep(0.05)
+    raise RuntimeError("job %d did not finish" % job_id)
+
+
+def main():
+    t0 = time.time()
+    data = lattice_png(SIDE, SIDE)
+    print("image: %dx%d lattice PNG, %.1f MB, made in %.1f s" % (SIDE, SIDE, len(data) / 1e6, time.time() - t0))
+    srv = Server(env={"FISHSCALE_JOBS_MAX_RUNNING": "4", "FISHSCALE_USER_QUOTA_MB": "0"}).start()
+    try:
+        users = ["u%d" % i for i in range(1, 5)] + ["editor"]
+        for u in users:
+            srv.cli("user", "add", u, input=u + "-password-123\n")
+        clients = {}
+        for u in users:
+            c = srv.client()
+            assert c.login(u, u + "-password-123").status == 303
+            clients[u] = c
+        c1 = clients["u1"]
+        t = time.time()
+        r = upload(c1, data, "lattice.png")
+        t_answer = time.time() - t
+        if r.status == 202:
+            j = wait_job(c1, r.json()["job"]["id"])
+            t_import = time.time() - t
+            assert j["state"] == "done", j
+            iid = j["result"]["image_id"]
+            print("upload: answered %d in %.2f s (upload included), imported by its job in %.1f s" %
+                  (r.status, t_answer, t_import))
+        else:
+            assert r.status == 201, r.text
+            iid = r.json()["image"]["id"]
+            print("upload: answered %d in %.2f s" % (r.status, t_answer))
+        ids = {"u1": iid}
+        for u in ("u2", "u3", "u4"):
+            r = upload(clients[u], data, "lattice.png")
+            if r.status == 202:
+                j = wait_job(clients[u], r.json()["job"]["id"])
+                ids[u] = j["result"]["image_id"]
+            else:
+                ids[u] = r.json()["image"]["id"]
+
+        def base_set(c, image_id):
+            return c.api("GET", "/api/images/%d/sets" % image_id).json()["sets"][0]
+
+        # one extraction, alone
+        s = base_set(c1, iid)
+        t = time.time()
+        r = c1.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"]})
+        assert r.status == 202, (r.status, r.text)
+        j = wait_job(c1, r.json()["job"]["id"])
+        dt = time.time() - t
+        print("extraction through the API as a job: %.1f s to the finished result, %s tubercles "
+              "(target < 3 s on a quiet machine)" % (dt, j.get("result", {}).get("n_tubercles")))
+
+        # four at once, with health and edits measured meanwhile
+        ed = clients["editor"]
+        small = upload(ed, png_gray(400, 300), "small.png").json()["image"]
+        es = base_set(ed, small["id"])
+        rev = es["revision"]
+        health, edits, errors = [], [], []
+        stop = threading.Event()
+
+        def prober():
+            nonlocal rev
+            hc = srv.client()
+            k = 0
+            while not stop.is_set():
+                a = time.time()
+                h = hc.get("/api/health")
+                health.append((time.time() - a) * 1000)
+                if h.status != 200:
+                    errors.append("health %d" % h.status)
+                a = time.time()
+                e = ed.api("POST", "/api/sets/%d/tubercles" % es["id"],
+                           {"revision": rev, "x": 20 + (k * 7) % 360, "y": 20 + (k * 13) % 260, "radius_px": 5})
+                edits.append((time.time() - a) * 1000)
+                if e.status != 200:
+                    errors.append("edit %d %s" % (e.status, e.text[:80]))
+                else:
+                    rev = e.json().get("revision", rev + 1)
+                k += 1
+                time.sleep(0.05)
+
+        th = threading.Thread(target=prober)
+        th.start()
+        jobs = []
+        t = time.time()
+        for u in ("u1", "u2", "u3", "u4"):
+            s = base_set(clients[u], ids[u])
+            r = clients[u].api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"]})
+            if r.status != 202:
+                errors.append("submit %s %d" % (u, r.status))
+            else:
+                jobs.append((u, r.json()["job"]["id"]))
+        done = [wait_job(clients[u], jid) for u, jid in jobs]
+        ends = time.time() - t
+        stop.set()
+        th.join()
+        states = [d["state"] for d in done]
+        print("four extractions at once: all finished in %.1f s, states %s" % (ends, states))
+        for d in done:
+            if d["state"] != "done":
+                print("  job %d %s: %s" % (d["id"], d["state"], d.get("error")))
+        print("  GET /api/health while they ran: %d requests, p50 %.1f ms, p99 %.1f ms (target p99 < 20 ms)" %
+              (len(health), pct(health, 50), pct(health, 99)))
+        print("  edits of another set meanwhile: %d, p50 %.1f ms, p99 %.1f ms (target p99 < 50 ms)" %
+              (len(edits), pct(edits, 50), pct(edits, 99)))
+        print("  errors: %d %s" % (len(errors), errors[:5]))
+    finally:
+        srv.cleanup()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""Decompression bombs: a PNG or TIFF that claims 100000 x 100000 pixels
+(40 GB as floats) in a few kilobytes is refused from its header with 413
+and a JSON message, and nothing is stored (no original, no derived files,
+no rows); a multi-page TIFF is judged on the page asked for."""
+import struct
+import zlib
+
+from harness import Server
+from test_images import PNG_MAGIC, state, upload
+
+srv = None
+
+
+def setup_module():
+    global srv
+    srv = Server().start()
+
+
+def teardown_module():
+    if srv:
+        srv.cleanup()
+
+
+def png_bomb(w, h):
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    # the first rows of zeros: a real start of a stream that would inflate to 10 GB
+    rows = zlib.compress(b"\x00" * ((w + 1) * 20), 9)
+    return (PNG_MAGIC + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+            chunk(b"IDAT", rows) + chunk(b"IEND", b""))
+
+
+def tiff(pages, tile=0):
+    """Little-endian TIFF, 8-bit grey, deflate; pages = [(w, h), ...];
+    tile > 0 writes one tile of tile x tile per page instead of one strip."""
+    def raw_len(w, h):
+        return tile * tile if tile else (w * h if w * h < 10 ** 6 else w * 8)
+    out = bytearray(b"II*\x00" + b"\x00" * 4)
+    ifd_offsets = []
+    blobs = []
+    for w, h in pages:
+        data = zlib.compress(b"\x00" * raw_len(w, h), 9)
+        blobs.append(len(out))
+        out += data
+        if len(out) % 2:
+            out += b"\x00"
+    for i, (w, h) in enumerate(pages):
+        data_len = len(zlib.compress(b"\x00" * raw_len(w, h), 9))
+        entries = [(256, 4, 1, w), (257, 4, 1, h), (258, 3, 1, 8), (259, 3, 1, 8), (262, 3, 1, 1),
+                   (277, 3, 1, 1)]
+        if tile:
+            entries += [(322, 4, 1, tile), (323, 4, 1, tile), (324, 4, 1, blobs[i]), (325, 4, 1, data_len)]
+        else:
+            entries += [(273, 4, 1, blobs[i]), (278, 4, 1, h), (279, 4, 1, data_len)]
+        entries.sort()
+        ifd_offsets.append(len(out))
+        out += struct.pack("<H", len(entries))
+        for tag, typ, cnt, val in entries:
+            out += struct.pack("<HHI", tag, typ, cnt) + (struct.pack("<HH", val, 0) if typ == 3 else
+                                                         struct.pack("<I", val))
+        out += b"\x00\x00\x00\x00"  # next IFD, patched below
+    struct.pack_into("<I", out, 4, ifd_offsets[0])
+    for i in range(len(ifd_offsets) - 1):
+        n = struct.unpack_from("<H", out, ifd_offsets[i])[0]
+        struct.pack_into("<I", out, ifd_offsets[i] + 2 + 12 * n, ifd_offsets[i + 1])
+    return bytes(out)
+
+
+def login():
+    c = srv.client()
+    assert c.login().status == 303
+    return c
+
+
+def refused(data, name, extra=()):
+    c = login()
+    before = state(srv)
+    r = upload(c, data, name, extra)
+    assert r.status == 413, (r.status, r.text)
+    assert "json" in r.header("Content-Type")
+    msg = r.json()["error"]
+    assert "100000 x 100000" in msg and "refused before decoding" in msg, msg
+    assert state(srv) == before
+    return msg
+
+
+def test_png_bomb_is_refused_with_nothing_stored():
+    data = png_bomb(100000, 100000)
+    assert len(data) < 100000
+    refused(data, "bomb.png")
+
+
+def test_tiff_bombs_strip_and_tiled_are_refused_with_nothing_stored():
+    refused(tiff([(100000, 100000)]), "bomb.tif")
+    refused(tiff([(100000, 100000)], tile=256), "bomb-tiled.tif")
+
+
+def test_multi_page_tiff_is_judged_on_the_page_asked_for():
+    data = tiff([(64, 48), (100000, 100000)])
+    refused(data, "pages.tif", [("page", None, b"1")])
+    # the small first page of the same file is an ordinary image
+    r = upload(login(), data, "pages.tif")
+    assert r.status == 201, r.text
+    assert r.json()["image"]["width"] == 64
