@@ -145,6 +145,19 @@ int fs_agent_run_edit(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJ
 	}
 	if (fs_fish_tools_add_edit(reg, s, 1, err, errlen))
 		goto out;
+	if (s->t.n == 0) {
+		/* nothing to complete: the first step is an extraction, so an empty
+		 * set gets the detector's result and then the pattern completion */
+		int found = 0;
+		snprintf(s->phase, sizeof(s->phase), "extraction");
+		if (fs_agent_initial_extraction(s, &found, err, errlen)) {
+			fs_agent_log(s, "Extraction failed: %s", err);
+			goto out;
+		}
+		s->best_hex = s->stats.hexagonalness_score;
+		s->best_cov = s->stats.coverage_percent;
+		fs_agent_emit_status(s);
+	}
 	int side = s->img->width > s->img->height ? s->img->width : s->img->height;
 	double sc = side > FS_AGENT_SHOT_SIDE ? (double)FS_AGENT_SHOT_SIDE / side : 1.0;
 	snprintf(plat, sizeof(plat), "%d", job->plateau_iterations);

@@ -537,6 +537,34 @@ out:
 	return rc;
 }
 
+int fs_agent_initial_extraction(fs_agent_sess *s, int *n, char *err, size_t errlen)
+{
+	fs_detect_result dr = {0};
+	fs_edge_list e = {0};
+	long long rev;
+	int rc = -1;
+
+	*n = 0;
+	if (fs_detect(s->img, &s->params, s->um_for_detect, &dr, err, errlen))
+		goto out;
+	if (dr.tubercles.n >= 2 && fs_graph_build(&dr.tubercles, s->params.neighbor_graph, s->params.cull_long_edges,
+						    s->params.cull_factor, &e, err, errlen))
+		goto out;
+	if (fs_set_replace_all(s->db, s->job->set_id, -1, s->job->user_id, &dr.tubercles, &e, &s->params,
+			       "agent_extraction", s->job->run_id, &rev, NULL, err, errlen) ||
+	    fs_agent_sess_reload(s, err, errlen))
+		goto out;
+	*n = (int)s->t.n;
+	record_action(s, "run_extraction", 0, -1, -1);
+	fs_agent_log(s, "The set was empty: extraction with method %s found %zu tubercles, %zu connections, "
+		     "hexagonalness %.3f", fs_method_name(s->params.method), s->t.n, s->e.n, s->stats.hexagonalness_score);
+	rc = 0;
+out:
+	fs_detect_result_free(&dr);
+	fs_edge_list_free(&e);
+	return rc;
+}
+
 static int t_opt_screenshot(const cJSON *args, fs_tool_output *out, void *user)
 {
 	return shot_tool(user, bool_arg(args, "include_overlay", 1), 0, out);

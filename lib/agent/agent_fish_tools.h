@@ -149,6 +149,9 @@ int fs_agent_trial_find(const fs_agent_sess *s, const fs_params *p);
 
 /* Edit helpers shared with the offline policy and the finishing steps. */
 int fs_agent_auto_connect(fs_agent_sess *s, const char *method, int *n_edges, char *err, size_t errlen);
+/* Detection with the session's parameters into the (empty) set, one
+ * journal step; the editor's first step on an empty set. *n found. */
+int fs_agent_initial_extraction(fs_agent_sess *s, int *n, char *err, size_t errlen);
 /* Deletes tubercles with fewer than 2 neighbours (one journal step); *n deleted. */
 int fs_agent_cleanup_boundary(fs_agent_sess *s, int *n, char *err, size_t errlen);
 /* Degree of each tubercle of s->t (array parallel to s->t.items, caller frees). */

@@ -335,6 +335,32 @@ static void edit_stops_on_plateau(void **state)
 	seen_free(&s);
 }
 
+/* issue 16 item 2: an empty set is extracted first, as the run's first step */
+static void edit_on_empty_set_starts_with_an_extraction(void **state)
+{
+	fx *f = *state;
+	fs_agent_job job;
+	seen s = {0};
+	fs_tubercle_list t = {0};
+	fs_edge_list e = {0};
+	fs_params p;
+	long long rev;
+	char err[256];
+	fs_params_default(&p);
+	assert_int_equal(fs_set_replace_all(f->db, f->set_id, -1, f->uid, &t, &e, &p, "clear", 0, &rev, NULL, err,
+					    sizeof err), 0);
+	job_init(&job, f, FS_AGENT_EDIT);
+	job.cleanup_boundary = 0;
+	cJSON *st = run_job(f, &job, &s, 0);
+	assert_string_equal(jstr(st, "state"), "completed");
+	assert_true(jnum(st, "tubercle_count") > 100);
+	assert_int_equal((int)jnum(st, "initial_hexagonalness"), 0);
+	cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(st, "action_summary"), 0);
+	assert_string_equal(jstr(first, "action"), "run_extraction");
+	cJSON_Delete(st);
+	seen_free(&s);
+}
+
 static void edit_enforces_max_iterations(void **state)
 {
 	fx *f = *state;
@@ -531,6 +557,7 @@ int main(void)
 		T(edit_cleanup_leaves_no_tubercle_below_two_neighbours),
 		T(edit_stops_on_plateau),
 		T(edit_enforces_max_iterations),
+		T(edit_on_empty_set_starts_with_an_extraction),
 		T(edit_user_stop_skips_finishing_steps),
 		T(edit_rejected_step_goes_back_and_run_continues),
 		T(edit_proposal_has_reasoning_and_image_position),
