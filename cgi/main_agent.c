@@ -233,6 +233,8 @@ static void job_from_row(const worker *wk, fs_agent_job *job)
 		snprintf(job->auto_connect_method, sizeof job->auto_connect_method, "%s", x->valuestring);
 	if ((x = cJSON_GetObjectItem(o, "cleanup_boundary")) && cJSON_IsBool(x))
 		job->cleanup_boundary = cJSON_IsTrue(x);
+	if ((x = cJSON_GetObjectItem(o, "keep_best")) && cJSON_IsBool(x))
+		job->keep_best = cJSON_IsTrue(x);
 	if ((x = cJSON_GetObjectItem(o, "approve_each_step")) && cJSON_IsBool(x))
 		job->approve_each_step = cJSON_IsTrue(x);
 	if ((x = cJSON_GetObjectItem(o, "instruction")) && cJSON_IsString(x))
@@ -406,8 +408,19 @@ int main(int argc, char **argv)
 	if (rc && err[0] && !cJSON_GetStringValue(cJSON_GetObjectItem(final, "error")))
 		put(final, "error", cJSON_CreateString(err));
 	cJSON_DeleteItemFromObject(final, "pending_approval");
-	/* the row first: once the file says "completed" the run no longer
-	 * counts as active anywhere (limits, one run per set) */
+	/* The final figures (a chat's reply, the result) reach the file before
+	 * the row says the run is over: a reader that sees the row finished
+	 * must find them (the status route takes the final state from the row
+	 * and the rest from the file). Until the row is written the file still
+	 * says "running", so nothing counts the run as over before the row does
+	 * (limits, one run per set); then the file gets the final state too. */
+	cJSON *pre = cJSON_Duplicate(final, 1);
+	if (pre) {
+		put(pre, "state", cJSON_CreateString("running"));
+		cJSON_DeleteItemFromObject(pre, "finished_at");
+		publish(&wk, pre);
+		cJSON_Delete(pre);
+	}
 	record_progress(&wk, final);
 	const char *ferr = cJSON_GetStringValue(cJSON_GetObjectItem(final, "error"));
 	fs_agent_run_finish(wk.app.db, id, state, reason, !strcmp(state, "failed") ? (ferr ? ferr : err) : NULL, NULL);

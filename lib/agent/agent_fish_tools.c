@@ -15,6 +15,7 @@
 
 #include "agent/agent_fish_tools.h"
 #include "analysis/detect.h"
+#include "analysis/lattice_estimate.h"
 #include "store/eventlog.h"
 #include "analysis/graph.h"
 #include "analysis/params_json.h"
@@ -139,8 +140,7 @@ static int refresh(fs_agent_sess *s, long long new_rev, int keep_boundary, fs_to
 	if (new_rev != s->revision + 1)
 		return reload(s, out);
 	s->revision = new_rev;
-	if ((!keep_boundary && fs_graph_boundary(&s->t)) ||
-	    fs_stats_compute(&s->t, &s->e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->stats)) {
+	if ((!keep_boundary && fs_graph_boundary(&s->t)) || fs_agent_judge(s)) {
 		snprintf(out->error, sizeof(out->error), "out of memory computing statistics");
 		return FS_TOOL_CRITICAL;
 	}
@@ -342,6 +342,8 @@ static cJSON *trial_result(const fs_agent_sess *s, int idx, int duplicate)
 	cJSON_AddNumberToObject(d, "iteration", t->iteration);
 	cJSON_AddItemToObject(d, "metrics", fs_agent_metrics_json(&t->stats));
 	cJSON_AddBoolToObject(d, "is_best", idx == s->best);
+	if (s->trials[idx].implausible)
+		cJSON_AddStringToObject(d, "rejected", s->trials[idx].rejected);
 	if (s->best >= 0) {
 		cJSON_AddNumberToObject(d, "best_iteration", s->trials[s->best].iteration);
 		cJSON_AddNumberToObject(d, "best_hexagonalness", r3(s->trials[s->best].stats.hexagonalness_score));
@@ -414,6 +416,73 @@ static int copy_lists(fs_tubercle_list *dt, fs_edge_list *de, const fs_tubercle_
 	return 0;
 }
 
+static int cmp_len(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median connection length of a result (px), 0 without connections. */
+static double median_edge(const fs_tubercle_list *t, const fs_edge_list *e)
+{
+	double *len = malloc((e->n ? e->n : 1) * sizeof(double)), med = 0;
+	size_t n = 0;
+	if (!len)
+		return 0;
+	/* detection results number their tubercles 1..n in order */
+	for (size_t i = 0; i < e->n; i++) {
+		int a = e->items[i].id1 - 1, b = e->items[i].id2 - 1;
+		if (a < 0 || b < 0 || (size_t)a >= t->n || (size_t)b >= t->n || t->items[a].id != a + 1 ||
+		    t->items[b].id != b + 1)
+			continue;
+		len[n++] = hypot(t->items[a].centroid_x - t->items[b].centroid_x,
+				 t->items[a].centroid_y - t->items[b].centroid_y);
+	}
+	if (n) {
+		qsort(len, n, sizeof(double), cmp_len);
+		med = len[n / 2];
+	}
+	free(len);
+	return med;
+}
+
+/*
+ * Whether an extraction may become the optimiser's best (issue 16): a
+ * method that needs a calibration on an image without one is refused (the
+ * detector ran on the 700x estimate only), and so is a result denser than
+ * the image's own lattice (autocorrelation pitch) allows: more detections
+ * than 1.5 x the lattice sites of the whole image, or neighbours closer
+ * than 0.6 pitch (blobs on paper grain, split tubercles). Empty why = plausible.
+ */
+static void plausibility(fs_agent_sess *s, const fs_tubercle_list *t, const fs_edge_list *e, char *why, size_t n)
+{
+	why[0] = 0;
+	if (!(s->um_per_px > 0) && s->params.method != FS_METHOD_AUTO && s->params.method != FS_METHOD_LATTICE) {
+		snprintf(why, n, "method %s needs a calibration and the image has none", fs_method_name(s->params.method));
+		return;
+	}
+	if (s->lattice_pitch < 0) {
+		fs_lattice lat;
+		char err[128];
+		s->lattice_pitch = fs_lattice_estimate(s->img, &lat, err, sizeof(err)) == 0 && lat.strength > 0.05
+			? lat.pitch_px : 0;
+		if (s->lattice_pitch > 0)
+			fs_agent_log(s, "Lattice of the image: pitch %.1f px (plausibility of results)", s->lattice_pitch);
+	}
+	double p = s->lattice_pitch;
+	if (p <= 0 || !t->n)
+		return;
+	double sites = (double)s->img->width * s->img->height / (p * p * sqrt(3) / 2);
+	if (t->n > 1.5 * sites + 10) {
+		snprintf(why, n, "%zu detections, more than the image's lattice (pitch %.1f px) has sites (~%.0f)", t->n,
+			 p, sites);
+		return;
+	}
+	double med = median_edge(t, e);
+	if (med > 0 && med < 0.6 * p)
+		snprintf(why, n, "neighbours %.1f px apart, far closer than the image's lattice pitch %.1f px", med, p);
+}
+
 static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 {
 	fs_agent_sess *s = user;
@@ -461,19 +530,24 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 	tr->seconds = now - t0;
 	tr->at_elapsed = now - s->t_start;
 	snprintf(tr->phase, sizeof(tr->phase), "%s", s->phase);
+	plausibility(s, &dr.tubercles, &e, tr->rejected, sizeof(tr->rejected));
+	if (!tr->rejected[0] && st.n_tubercles < FS_AGENT_MIN_COUNT)
+		snprintf(tr->rejected, sizeof(tr->rejected), "%d tubercles, fewer than %d", st.n_tubercles,
+			 FS_AGENT_MIN_COUNT);
+	tr->implausible = tr->rejected[0] != 0;
 	idx = (int)s->n_trials++;
 	double h = st.hexagonalness_score;
-	/* a regular-looking handful of tubercles is no result: sane counts rank first */
-	double key = h + (st.n_tubercles >= FS_AGENT_MIN_COUNT ? 1 : 0);
-	double best_key = -1;
-	if (s->best >= 0)
-		best_key = s->trials[s->best].stats.hexagonalness_score +
-			   (s->trials[s->best].stats.n_tubercles >= FS_AGENT_MIN_COUNT ? 1 : 0);
-	if (s->best < 0 || key > best_key + s->job->plateau_threshold)
+	/* one named score (fs_agent_score_better); an implausible result never becomes the best */
+	const fs_stats *bs = s->best >= 0 ? &s->trials[s->best].stats : NULL;
+	int better = !tr->implausible &&
+		     (!bs || fs_agent_score_better(h, st.coverage_percent, bs->hexagonalness_score, bs->coverage_percent));
+	if (better && (!bs || h > bs->hexagonalness_score + s->job->plateau_threshold))
 		s->no_improve = 0;
 	else
 		s->no_improve++;
-	if (s->best < 0 || key > best_key) {
+	if (tr->implausible)
+		fs_agent_log(s, "Result of iteration %d rejected: %s", s->iteration, tr->rejected);
+	if (better) {
 		s->best = idx;
 		if (copy_lists(&s->best_t, &s->best_e, &dr.tubercles, &e)) {
 			snprintf(out->error, sizeof(out->error), "out of memory");
@@ -515,10 +589,11 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 	cJSON_AddNumberToObject(sl, "hexagonalness", r3(h));
 	cJSON_AddNumberToObject(sl, "tubercles", st.n_tubercles);
 	cJSON_AddNumberToObject(sl, "edges", st.n_edges);
-	cJSON_AddNumberToObject(sl, "best_score", r3(s->trials[s->best].stats.hexagonalness_score));
+	if (s->best >= 0)
+		cJSON_AddNumberToObject(sl, "best_score", r3(s->trials[s->best].stats.hexagonalness_score));
 	fs_agent_status_line(s, sl);
 	/* the stopping rules of seed 001 §3.3, enforced here rather than left to the model */
-	if (h >= s->job->target_score) {
+	if (h >= s->job->target_score && !tr->implausible) {
 		snprintf(s->stop_reason, sizeof(s->stop_reason), "target_achieved");
 		fs_agent_log(s, "AUTO-ACCEPT: Target hexagonalness achieved: %.3f >= %.3f", h, s->job->target_score);
 	} else if (s->iteration >= s->job->max_iterations) {

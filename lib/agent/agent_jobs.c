@@ -45,6 +45,7 @@ void fs_agent_job_default(fs_agent_job *job, fs_agent_kind kind)
 	job->auto_connect = 1;
 	snprintf(job->auto_connect_method, sizeof(job->auto_connect_method), "gabriel");
 	job->cleanup_boundary = 1;
+	job->keep_best = 1;
 	job->approve_timeout_s = 300;
 	job->max_tool_calls = 20;
 }

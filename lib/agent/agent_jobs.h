@@ -60,6 +60,7 @@ typedef struct fs_agent_job {
 	int auto_connect;            /* regenerate connections at the end */
 	char auto_connect_method[16];/* delaunay | gabriel | rng */
 	int cleanup_boundary;        /* delete tubercles with < 2 neighbours at the end */
+	int keep_best;               /* end on the best state seen (default 1; 0 = the person keeps the end) */
 	int approve_each_step;       /* ask env->approve before each tool call */
 	int approve_timeout_s;       /* no answer in time: the run stops, reason "approval_timeout" */
 	char instruction[4096];      /* chat mode: the user's words */

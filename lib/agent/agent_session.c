@@ -25,6 +25,127 @@ double fs_agent_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+int fs_agent_score_better(double ha, double ca, double hb, double cb)
+{
+	/* hexagonalness moves by a few thousandths when nothing real changed
+	 * (one tubercle more or less at the hull): that is a tie */
+	if (fabs(ha - hb) >= FS_AGENT_HEX_TIE)
+		return ha > hb;
+	return ca > cb + 0.05;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Coverage of the tubercles the lattice supports: those with at least two
+ * connections no longer than 1.5 median connections. A tubercle on blank
+ * paper (the issue's white band) widens the hull without being part of the
+ * scale, so it must not count as coverage gained. */
+static double supported_coverage(const fs_agent_sess *s, const fs_edge_list *e)
+{
+	fs_tubercle_list sup = {0};
+	double *len = malloc((e->n ? e->n : 1) * sizeof(double)), *sorted = NULL;
+	int *deg = calloc(s->t.n ? s->t.n : 1, sizeof(int)), *at = NULL;
+	int maxid = 0;
+	double cov = 0;
+	for (size_t k = 0; k < s->t.n; k++)
+		maxid = s->t.items[k].id > maxid ? s->t.items[k].id : maxid;
+	at = malloc(((size_t)maxid + 1) * sizeof(int));
+	sorted = malloc((e->n ? e->n : 1) * sizeof(double));
+	if (!len || !deg || !at || !sorted || !e->n)
+		goto out;
+	for (int i = 0; i <= maxid; i++)
+		at[i] = -1;
+	for (size_t k = 0; k < s->t.n; k++)
+		if (s->t.items[k].id >= 0)
+			at[s->t.items[k].id] = (int)k;
+	for (size_t i = 0; i < e->n; i++) {
+		int a = e->items[i].id1, b = e->items[i].id2;
+		int ka = a >= 0 && a <= maxid ? at[a] : -1, kb = b >= 0 && b <= maxid ? at[b] : -1;
+		len[i] = ka < 0 || kb < 0 ? INFINITY
+			: hypot(s->t.items[ka].centroid_x - s->t.items[kb].centroid_x,
+				s->t.items[ka].centroid_y - s->t.items[kb].centroid_y);
+		sorted[i] = len[i];
+	}
+	qsort(sorted, e->n, sizeof(double), cmp_dbl);
+	double med = sorted[e->n / 2];
+	for (size_t i = 0; i < e->n; i++) {
+		if (!(len[i] <= 1.5 * med))
+			continue;
+		deg[at[e->items[i].id1]]++;
+		deg[at[e->items[i].id2]]++;
+	}
+	for (size_t k = 0; k < s->t.n; k++)
+		if (deg[k] >= 2 && fs_tubercle_list_append(&sup, &s->t.items[k]))
+			goto out;
+	cov = fs_coverage_percent(&sup, med, s->rec.width, s->rec.height);
+out:
+	fs_tubercle_list_free(&sup);
+	free(len);
+	free(sorted);
+	free(deg);
+	free(at);
+	return cov > 0 ? cov : 0;
+}
+
+static const char *connect_method(const fs_agent_sess *s)
+{
+	return s->job->auto_connect_method[0] ? s->job->auto_connect_method : "gabriel";
+}
+
+int fs_agent_judge(fs_agent_sess *s)
+{
+	const fs_edge_list *e = &s->e;
+	if (s->judged) {
+		fs_graph g;
+		char err[128];
+		if (fs_graph_parse(connect_method(s), &g))
+			g = FS_GRAPH_GABRIEL;
+		fs_edge_list_free(&s->judge_e);
+		if (s->t.n >= 2 &&
+		    fs_graph_build(&s->t, g, s->params.cull_long_edges, s->params.cull_factor, &s->judge_e, err, sizeof(err)))
+			return -1;
+		e = &s->judge_e;
+	}
+	if (fs_stats_compute(&s->t, e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->stats))
+		return -1;
+	s->score_cov = s->judged ? supported_coverage(s, e) : s->stats.coverage_percent;
+	return 0;
+}
+
+int fs_agent_store_state(fs_agent_sess *s, const fs_tubercle_list *t, const fs_params *params, const char *kind,
+			 char *err, size_t errlen)
+{
+	fs_tubercle_list c = {0};
+	fs_edge_list e = {0};
+	fs_graph g;
+	long long rev;
+	int rc = -1;
+	if (fs_graph_parse(connect_method(s), &g))
+		g = FS_GRAPH_GABRIEL;
+	for (size_t i = 0; i < t->n; i++) {
+		fs_tubercle x = t->items[i];
+		x.id = (int)i + 1;
+		if (fs_tubercle_list_append(&c, &x)) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	}
+	if (c.n >= 2 && fs_graph_build(&c, g, s->params.cull_long_edges, s->params.cull_factor, &e, err, errlen))
+		goto out;
+	if (fs_set_replace_all(s->db, s->job->set_id, -1, s->job->user_id, &c, &e, params ? params : &s->params, kind,
+			       s->job->run_id, &rev, NULL, err, errlen))
+		goto out;
+	rc = fs_agent_sess_reload(s, err, errlen);
+out:
+	fs_tubercle_list_free(&c);
+	fs_edge_list_free(&e);
+	return rc;
+}
+
 int fs_agent_sess_reload(fs_agent_sess *s, char *err, size_t errlen)
 {
 	fs_tubercle_list t = {0};
@@ -39,7 +160,7 @@ int fs_agent_sess_reload(fs_agent_sess *s, char *err, size_t errlen)
 	s->t = t;
 	s->e = e;
 	fs_set_revision(s->db, s->job->set_id, &s->revision);
-	if (fs_stats_compute(&s->t, &s->e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->stats)) {
+	if (fs_agent_judge(s)) {
 		snprintf(err, errlen, "out of memory computing statistics");
 		return -1;
 	}
@@ -91,6 +212,8 @@ int fs_agent_sess_init(fs_agent_sess *s, const fs_agent_job *job, fs_agent_env *
 		s->params = prof->params;
 	} else if (info.has_params) {
 		s->params = info.params;
+		s->start_params = info.params;
+		s->start_has_params = 1;
 	} else {
 		fs_params_default(&s->params);
 	}
@@ -100,8 +223,32 @@ int fs_agent_sess_init(fs_agent_sess *s, const fs_agent_job *job, fs_agent_env *
 		: FS_CALIBRATION_ESTIMATE_700X;
 	snprintf(s->phase, sizeof(s->phase), "%s", job->kind == FS_AGENT_OPTIMIZE ? "profile_selection"
 						   : job->kind == FS_AGENT_CHAT ? "chat" : "assessment");
+	s->judged = job->kind == FS_AGENT_EDIT;
 	if (fs_agent_sess_reload(s, err, errlen))
 		return -1;
+	if (!s->start_has_params && info.has_params) {
+		s->start_params = info.params;
+		s->start_has_params = 1;
+	}
+	for (size_t i = 0; i < s->e.n; i++)
+		if (fs_edge_list_append(&s->start_e, &s->e.items[i])) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	if (fs_stats_compute(&s->t, &s->e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->start_stats)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	s->lattice_pitch = -1;
+	for (size_t i = 0; i < s->t.n; i++)
+		if (fs_tubercle_list_append(&s->start_t, &s->t.items[i]) ||
+		    fs_tubercle_list_append(&s->snap_t, &s->t.items[i])) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	s->snap_hex = s->stats.hexagonalness_score;
+	s->snap_cov = s->score_cov;
+	s->snap_iteration = -1;
 	s->start_count = (int)s->t.n;
 	s->start_hex = s->best_hex = s->stats.hexagonalness_score;
 	s->start_cov = s->best_cov = s->stats.coverage_percent;
@@ -116,6 +263,10 @@ void fs_agent_sess_free(fs_agent_sess *s)
 	fs_tubercle_list_free(&s->t);
 	fs_edge_list_free(&s->e);
 	fs_tubercle_list_free(&s->best_t);
+	fs_tubercle_list_free(&s->start_t);
+	fs_edge_list_free(&s->start_e);
+	fs_tubercle_list_free(&s->snap_t);
+	fs_edge_list_free(&s->judge_e);
 	fs_edge_list_free(&s->best_e);
 	fs_agent_shot_cache_free(&s->shots);
 	free(s->trials);
@@ -223,6 +374,8 @@ static void add_optimize_fields(const fs_agent_sess *s, cJSON *o)
 		cJSON_AddNumberToObject(x, "time", r3(t->at_elapsed));
 		cJSON_AddNumberToObject(x, "seconds", r3(t->seconds));
 		cJSON_AddBoolToObject(x, "is_best", (int)i == s->best);
+		if (t->implausible)
+			cJSON_AddStringToObject(x, "rejected", t->rejected);
 		cJSON_AddItemToArray(h, x);
 	}
 }

@@ -145,3 +145,37 @@ def test_mcp_usage_errors():
     assert run("mcp", "--image", "1", "--set", "1").returncode == 2  # no --user
     out = run("mcp", "/nonexistent.png", input="")
     assert out.returncode == 1
+
+
+def run_json(kind, stem, *args):
+    d = tempfile.mkdtemp(prefix="fs-agent-cli-")
+    try:
+        out = run("agent", kind, os.path.join(TESTDATA, stem + ".tif"), "--provider", "local", "-o", d, *args)
+        assert out.returncode == 0, out.stderr
+        return json.load(open(os.path.join(d, stem + "_agent.json"))), out.stderr
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_agent_edit_never_ends_below_its_start_on_paper_figures():
+    """Issue 16: the editor judges on the reconnected graph and ends on its
+    best state (hexagonalness, ties within 0.005 by coverage), so P1 Fig1 and
+    P2 Fig1c (where it used to end at 0.429 from 0.457) never end below."""
+    for stem in ("P1_Fig1_Lepidotes_elvensis_4.78um", "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um"):
+        final, err = run_json("edit", stem)
+        assert final["state"] == "completed", err
+        assert final["hexagonalness"] >= final["initial_hexagonalness"] - 0.005, (stem, final["hexagonalness"],
+                                                                                 final["initial_hexagonalness"])
+
+
+def test_agent_optimize_rejects_implausible_results_on_p1_fig1():
+    """Issue 16: on the uncalibrated P1 Fig1 the `log` method's hundreds of
+    blobs are rejected before they can become the best, and the run ends on
+    a result no worse than its first extraction."""
+    final, err = run_json("optimize", "P1_Fig1_Lepidotes_elvensis_4.78um", "--max-iterations", "8")
+    hist = final["history"]
+    rejected = [h for h in hist if h.get("rejected")]
+    assert rejected and all(not h["is_best"] for h in rejected), hist
+    assert any("needs a calibration" in h["rejected"] for h in rejected)
+    best = [h for h in hist if h["is_best"]]
+    assert len(best) == 1 and best[0]["hexagonalness"] >= hist[0]["hexagonalness"]

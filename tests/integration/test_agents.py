@@ -419,7 +419,8 @@ def test_undoing_one_agent_step_takes_its_connections_along():
             turn([("delete_tubercle", {"id": 2})]),
             turn([("finish", {"reason": "done"})])])
     j = start(c, {"image_id": image_id, "set_id": sid, "provider": "openrouter", "max_iterations": 20,
-                  "plateau_threshold": 10, "auto_connect": False, "cleanup_boundary": False}, edit=True)
+                  "plateau_threshold": 10, "auto_connect": False, "cleanup_boundary": False,
+                  "keep_best": False}, edit=True)
     st = finished(c, j["run_id"], edit=True)
     assert st["state"] == "completed", st
 

@@ -83,17 +83,24 @@ static void optimize_local_runs_applies_best_and_never_repeats(void **state)
 							     err, sizeof err), 0);
 			assert_false(fs_agent_params_equal(&a, &b));
 		}
-	/* the best parameters are those of the set at the end */
+	/* the set ends on the best: the best trial's parameters, or the start
+	 * when no plausible trial beat it (the fixture's start is the true
+	 * lattice with a few errors, which extractions rarely beat) */
 	fs_set_info info;
 	fs_params best;
 	char err[128];
 	fs_params_default(&best);
 	assert_int_equal(fs_set_get_info(f->db, f->set_id, &info), 0);
 	assert_true(info.has_params);
-	assert_int_equal(fs_params_from_json(&best, cJSON_GetObjectItem(st, "best_params"), 0, err, sizeof err), 0);
-	assert_true(fs_agent_params_equal(&best, &info.params));
 	cJSON *bm = cJSON_GetObjectItem(st, "best_metrics");
-	assert_int_equal(info.n_tubercles, (int)jnum(bm, "n_tubercles"));
+	if (cJSON_IsTrue(cJSON_GetObjectItem(st, "start_kept"))) {
+		assert_int_equal(info.n_tubercles, (int)(f->truth.n - f->n_missing + f->n_fp));
+	} else {
+		assert_int_equal(fs_params_from_json(&best, cJSON_GetObjectItem(st, "best_params"), 0, err, sizeof err),
+				 0);
+		assert_true(fs_agent_params_equal(&best, &info.params));
+		assert_int_equal(info.n_tubercles, (int)jnum(bm, "n_tubercles"));
+	}
 	/* the set changed during the run, as a browser polling it would see */
 	assert_true(s.rev_grew_during_run);
 	assert_true(s.status_lines >= 1);
