@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "agent/agent_fish_tools.h"
+#include "agent/agent_select.h"
 #include "analysis/detect.h"
 #include "analysis/lattice_estimate.h"
 #include "store/eventlog.h"
@@ -1125,6 +1126,123 @@ static int t_auto_connect(const cJSON *args, fs_tool_output *out, void *user)
 	return FS_TOOL_OK;
 }
 
+/* ---- selections (agent_select.h) ---- */
+
+static cJSON *ids_json(const int *ids, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; a && i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(ids[i]));
+	return a;
+}
+
+static int t_select(const cJSON *args, fs_tool_output *out, void *user)
+{
+	fs_agent_sess *s = user;
+	int *ids = NULL;
+	size_t n = 0;
+	char desc[512];
+	if (fs_agent_select(s, args, &ids, &n, desc, sizeof(desc), out->error, sizeof(out->error)))
+		return FS_TOOL_ERROR;
+	out->data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(out->data, "count", (double)n);
+	cJSON_AddItemToObject(out->data, "ids", ids_json(ids, n));
+	cJSON_AddStringToObject(out->data, "criteria", desc[0] ? desc : "none (every tubercle)");
+	fs_agent_log(s, "Selected %zu tubercle(s): %s", n, desc[0] ? desc : "every tubercle");
+	free(ids);
+	return FS_TOOL_OK;
+}
+
+static int t_delete_many(const cJSON *args, fs_tool_output *out, void *user)
+{
+	fs_agent_sess *s = user;
+	int *ids = NULL;
+	size_t n = 0;
+	char desc[512], err[256] = "", list[512];
+	long long rev;
+	if (!fs_agent_selection_given(args)) {
+		snprintf(out->error, sizeof(out->error),
+			 "give at least one selection criterion (ids, region, edge, corner, near, degree, diameter, "
+			 "source, isolated, small, large): an empty selection would delete everything");
+		return FS_TOOL_ERROR;
+	}
+	if (fs_agent_select(s, args, &ids, &n, desc, sizeof(desc), out->error, sizeof(out->error)))
+		return FS_TOOL_ERROR;
+	if (n) {
+		int rc = fs_set_delete_items(s->db, s->job->set_id, -1, s->job->user_id, ids, n, NULL, 0, "agent_delete",
+					     s->job->run_id, &rev, NULL, err, sizeof(err));
+		if (rc) {
+			free(ids);
+			return store_failed(out, rc, "deleting the tubercles", err);
+		}
+		if ((rc = reload(s, out)) != FS_TOOL_OK) {
+			free(ids);
+			return rc;
+		}
+		s->deleted += (int)n;
+		record_action(s, "delete_tubercles", 0, -1, -1);
+	}
+	fs_agent_ids_text(ids, n, 30, list, sizeof(list));
+	fs_agent_log(s, "Deleted %zu tubercle(s) (%s)%s%s", n, desc, n ? ": " : "", list);
+	out->data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(out->data, "deleted", (double)n);
+	cJSON_AddItemToObject(out->data, "deleted_ids", ids_json(ids, n));
+	cJSON_AddStringToObject(out->data, "criteria", desc);
+	cJSON_AddNumberToObject(out->data, "tubercle_count", (double)s->t.n);
+	free(ids);
+	fs_agent_emit_status(s);
+	return FS_TOOL_OK;
+}
+
+static int t_fill_gaps(const cJSON *args, fs_tool_output *out, void *user)
+{
+	fs_agent_sess *s = user;
+	fs_lattice_plan plan;
+	int max = (int)num_arg(args, "max_add", 50), added = 0, left = 0;
+	cJSON *ids = cJSON_CreateArray();
+	if (!ids || fs_agent_lattice_plan(s, NULL, NULL, 0, 100000, &plan)) {
+		cJSON_Delete(ids);
+		snprintf(out->error, sizeof(out->error), "out of memory");
+		return FS_TOOL_CRITICAL;
+	}
+	double sc = s->shot_scale > 0 ? s->shot_scale : 1.0;
+	for (size_t i = 0; i < plan.n_add; i++) {
+		if (!fs_agent_point_in_area(s, args, plan.ax[i], plan.ay[i]))
+			continue;
+		if (added >= max) {
+			left++;
+			continue;
+		}
+		cJSON *a = cJSON_CreateObject();
+		fs_tool_output o;
+		memset(&o, 0, sizeof(o));
+		cJSON_AddNumberToObject(a, "x", plan.ax[i] * sc);
+		cJSON_AddNumberToObject(a, "y", plan.ay[i] * sc);
+		int rc = t_add(a, &o, s);
+		cJSON_Delete(a);
+		if (rc == FS_TOOL_OK) {
+			cJSON_AddItemToArray(ids, cJSON_CreateNumber(cJSON_GetNumberValue(cJSON_GetObjectItem(o.data, "id"))));
+			added++;
+		}
+		cJSON_Delete(o.data);
+		free(o.image_b64);
+		if (rc == FS_TOOL_CRITICAL) {
+			snprintf(out->error, sizeof(out->error), "%s", o.error);
+			fs_lattice_plan_free(&plan);
+			cJSON_Delete(ids);
+			return rc;
+		}
+	}
+	fs_lattice_plan_free(&plan);
+	out->data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(out->data, "added", added);
+	cJSON_AddNumberToObject(out->data, "sites_left", left);
+	cJSON_AddNumberToObject(out->data, "max_add", max);
+	cJSON_AddItemToObject(out->data, "added_ids", ids);
+	cJSON_AddNumberToObject(out->data, "tubercle_count", (double)s->t.n);
+	return FS_TOOL_OK;
+}
+
 static int t_get_statistics(const cJSON *args, fs_tool_output *out, void *user)
 {
 	fs_agent_sess *s = user;
@@ -1199,7 +1317,24 @@ int fs_fish_tools_add_edit(fs_tool_registry *reg, fs_agent_sess *s, int with_fin
 			 t_auto_connect, s, 0, err, errlen) ||
 	    fs_tools_add(reg, "get_statistics",
 			 "Detailed statistics: diameters, spacing, hexagonalness components, degree histogram.", NULL,
-			 t_get_statistics, s, 0, err, errlen))
+			 t_get_statistics, s, 0, err, errlen) ||
+	    fs_tools_add(reg, "select_tubercles",
+			 "List the ids of the tubercles matching a selection (all criteria must hold): ids, region "
+			 "rectangle, edge band (side, width_percent), corner, near an id, degree, diameter, source, "
+			 "isolated, small, large. Changes nothing.",
+			 "{\"type\":\"object\",\"properties\":{" FS_AGENT_SELECTION_PROPS "}}", t_select, s, 0, err,
+			 errlen) ||
+	    fs_tools_add(reg, "delete_tubercles",
+			 "Delete every tubercle matching a selection (as select_tubercles; at least one criterion), "
+			 "e.g. {\"max_degree\":1,\"edge\":{\"side\":\"right\",\"width_percent\":15}}. One step.",
+			 "{\"type\":\"object\",\"properties\":{" FS_AGENT_SELECTION_PROPS "}}", t_delete_many, s, 0, err,
+			 errlen) ||
+	    fs_tools_add(reg, "fill_gaps",
+			 "Add tubercles at the empty, bright sites of the lattice, only inside the area given (region, "
+			 "edge, corner, near; everywhere when none), at most max_add.",
+			 "{\"type\":\"object\",\"properties\":{" FS_AGENT_SELECTION_PROPS
+			 ",\"max_add\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}}}",
+			 t_fill_gaps, s, 0, err, errlen))
 		return -1;
 	if (with_finish &&
 	    fs_tools_add(reg, "finish", "Signal that the pattern completion is done (give a brief reason).",

@@ -131,6 +131,7 @@ typedef struct fs_agent_sess {
 	void *policy;             /* offline policy state, freed with policy_free */
 	void (*policy_free)(void *);
 	int call_seq;             /* ids of the offline policies' calls */
+	int text_any, text_turn;  /* streamed text so far, and the turn it came in */
 } fs_agent_sess;
 
 /* Loads the image, the set and the starting parameters. 0 or -1 with err. */

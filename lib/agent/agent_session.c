@@ -528,8 +528,15 @@ static int hook_cancel(void *user)
 static void hook_text(const char *text, void *user)
 {
 	fs_agent_sess *s = user;
-	if (s->env->on_text)
-		s->env->on_text(s->env->ud, text);
+	if (!s->env->on_text || !text || !*text)
+		return;
+	/* each turn's text is a paragraph of its own: without the break the
+	 * turns ran together ("Working on it.Done.") */
+	if (s->text_any && s->text_turn != s->turns)
+		s->env->on_text(s->env->ud, "\n\n");
+	s->text_any = 1;
+	s->text_turn = s->turns;
+	s->env->on_text(s->env->ud, text);
 }
 
 static void preview_point(cJSON *pv, const char *key, double x, double y)
