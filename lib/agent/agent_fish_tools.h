@@ -169,6 +169,9 @@ const char *fs_agent_turn_text(const fs_agent_sess *s);
 /* Metrics object of seed 001 §8.3 (caller deletes). */
 cJSON *fs_agent_metrics_json(const fs_stats *st);
 
+/* 1 when tool is in list ("get_*, select_tubercles": names, "prefix*"). */
+int fs_agent_tool_listed(const char *list, const char *tool);
+
 /* Usage, prompt and response of one loop step (from agent_loop's on_step). */
 void fs_agent_take_step(fs_agent_sess *s, const cJSON *step);
 

@@ -582,11 +582,35 @@ cJSON *fs_agent_proposal(const fs_agent_sess *s, const char *tool, const cJSON *
 	return p;
 }
 
+int fs_agent_tool_listed(const char *list, const char *tool)
+{
+	const char *p = list;
+	size_t tl = strlen(tool);
+	while (p && *p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		const char *e = p;
+		while (*e && *e != ',')
+			e++;
+		size_t n = (size_t)(e - p);
+		while (n && p[n - 1] == ' ')
+			n--;
+		if (n && p[n - 1] == '*' ? tl >= n - 1 && !strncmp(tool, p, n - 1) : n && n == tl && !strncmp(tool, p, n))
+			return 1;
+		p = e;
+	}
+	return 0;
+}
+
 static fs_approval hook_approve(const char *tool, const cJSON *args, char *reason, size_t reasonlen, void *user)
 {
 	fs_agent_sess *s = user;
 	int a = 1;
 	if (!s->env->approve)
+		return FS_APPROVE;
+	/* read-only tools change nothing a person would want to refuse */
+	const char *free_tools = s->env->cfg ? s->env->cfg->agent_no_approval_tools : "get_*,select_tubercles";
+	if (fs_agent_tool_listed(free_tools, tool))
 		return FS_APPROVE;
 	cJSON *p = fs_agent_proposal(s, tool, args);
 	if (p)

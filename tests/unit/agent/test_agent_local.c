@@ -416,6 +416,32 @@ static void edit_rejected_step_goes_back_and_run_continues(void **state)
 	seen_free(&s);
 }
 
+/* issue 16 item 6: read-only tools run without asking (agent_no_approval_tools) */
+static void edit_read_only_tools_need_no_approval(void **state)
+{
+	fx *f = *state;
+	fs_agent_job job;
+	seen s = {0};
+	job_init(&job, f, FS_AGENT_EDIT);
+	job.approve_each_step = 1;
+	cJSON *st = run_job(f, &job, &s, 0);
+	assert_true(s.asked > 0);
+	assert_int_equal(s.asked_get, 0);
+	cJSON_Delete(st);
+	seen_free(&s);
+	/* an empty list asks for everything */
+	seen s2 = {0};
+	snprintf(f->cfg.agent_no_approval_tools, sizeof f->cfg.agent_no_approval_tools, "%s", "");
+	st = run_job(f, &job, &s2, 0);
+	assert_true(s2.asked_get >= 2); /* get_screenshot, get_state */
+	cJSON_Delete(st);
+	seen_free(&s2);
+	assert_true(fs_agent_tool_listed("get_*, select_tubercles", "get_state"));
+	assert_true(fs_agent_tool_listed("get_*, select_tubercles", "select_tubercles"));
+	assert_false(fs_agent_tool_listed("get_*, select_tubercles", "delete_tubercles"));
+	assert_false(fs_agent_tool_listed("get_state", "get_statistics"));
+}
+
 static void edit_proposal_has_reasoning_and_image_position(void **state)
 {
 	fx *f = *state;
@@ -570,6 +596,7 @@ int main(void)
 		T(edit_on_empty_set_starts_with_an_extraction),
 		T(edit_user_stop_skips_finishing_steps),
 		T(edit_rejected_step_goes_back_and_run_continues),
+		T(edit_read_only_tools_need_no_approval),
 		T(edit_proposal_has_reasoning_and_image_position),
 		T(edit_approval_timeout_stops_run),
 		T(edit_status_lines_and_complete_event),
