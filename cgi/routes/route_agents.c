@@ -354,10 +354,26 @@ static int start_run(fs_req *r, fs_resp *w, int kind)
 	snprintf(logp, sizeof logp, "%s/worker.stderr", dir);
 	snprintf(exe, sizeof exe, "%s/build/fishscale-agent", r->app->root);
 	long long pid = 0;
+	/* every other provider's key variable is removed from the worker's environment */
+	const char *unset[16];
+	size_t nu = 0;
+	static const char *const all_keyed[] = {"anthropic", "openai", "openrouter", "gemini", "ollama", "vllm", NULL};
+	const char *mine = !strcmp(run->provider, "claude") ? "anthropic" : run->provider;
+	const char *mine_env = fs_config_provider_key_env(&r->app->cfg, mine);
+	if (!mine_env)
+		mine_env = fs_llm_default_key_env(mine);
+	for (int i = 0; all_keyed[i] && nu + 2 < sizeof unset / sizeof unset[0]; i++) {
+		const char *names[2] = {fs_config_provider_key_env(&r->app->cfg, all_keyed[i]),
+					fs_llm_default_key_env(all_keyed[i])};
+		for (int k = 0; k < 2; k++)
+			if (names[k] && (!mine_env || strcmp(names[k], mine_env)))
+				unset[nu++] = names[k];
+	}
+	unset[nu] = NULL;
 	if (!dir_ok) {
 		snprintf(err, sizeof err, "cannot create the run directory: %s", strerror(errno));
 	} else if (fs_agent_run_set_run_dir(r->app->db, run->id, dir) == 0 &&
-		   fs_worker_spawn(exe, r->app->root, run->id, logp, &pid, err, sizeof err) == 0) {
+		   fs_worker_spawn_env(exe, r->app->root, run->id, logp, unset, &pid, err, sizeof err) == 0) {
 		/* the worker records its pid too; whichever lands first is the same */
 		fs_agent_run_set_pid(r->app->db, run->id, pid);
 		cJSON *d = cJSON_CreateObject();
@@ -1010,12 +1026,50 @@ out:
 	return 0;
 }
 
+/* The run's transcript (transcript.jsonl, one record a line: model calls,
+ * tool calls, tool errors, retries), as a download. */
+static int h_transcript(fs_req *r, fs_resp *w)
+{
+	char path[1300], name[64];
+	fs_agent_run_rec *run = calloc(1, sizeof *run);
+	FILE *f = NULL;
+	if (!run)
+		return FS_DB_ERROR;
+	if (load_run(r, w, run))
+		goto out;
+	run_file(r, run->id, "transcript.jsonl", path, sizeof path);
+	w->status = 200;
+	snprintf(w->content_type, sizeof w->content_type, "application/x-ndjson; charset=utf-8");
+	snprintf(name, sizeof name, "fishscale-agent-run-%lld.jsonl", run->id);
+	fs_resp_header(w, "Content-Disposition", "attachment; filename=\"%s\"", name);
+	fs_buf_reset(&w->body);
+	f = fopen(path, "re");
+	if (f) {
+		char buf[16384];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+			if (fs_buf_append(&w->body, buf, n)) {
+				fs_buf_reset(&w->body);
+				w->status = 0;
+				fclose(f);
+				free(run);
+				return FS_DB_ERROR;
+			}
+		fclose(f);
+	}
+out:
+	free(run);
+	return 0;
+}
+
 const fs_route fs_routes_agents[] = {
 	{"GET", "/api/agent/providers", h_providers, FS_MEMBER, 0},
 	{"POST", "/api/agent/start", h_start, FS_MEMBER, 0},
 	{"POST", "/api/agent/edit/start", h_edit_start, FS_MEMBER, 0},
 	{"POST", "/api/agent/chat/start", h_chat_start, FS_MEMBER, 0},
 	{"GET", "/api/agent/chat/text/{run}", h_text, FS_MEMBER, 0},
+	{"GET", "/api/agent/text/{run}", h_text, FS_MEMBER, 0},
+	{"GET", "/api/agent/transcript/{run}", h_transcript, FS_MEMBER, 0},
 	{"GET", "/api/agent/status/{run}", h_status, FS_MEMBER, 0},
 	{"GET", "/api/agent/edit/status/{run}", h_status, FS_MEMBER, 0},
 	{"GET", "/api/agent/status/{run}/log", h_log, FS_MEMBER, 0},

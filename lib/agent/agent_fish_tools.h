@@ -172,6 +172,11 @@ cJSON *fs_agent_metrics_json(const fs_stats *st);
 /* 1 when tool is in list ("get_*, select_tubercles": names, "prefix*"). */
 int fs_agent_tool_listed(const char *list, const char *tool);
 
+/* A transcript record of type (obj taken over, may be NULL) to env->on_record. */
+void fs_agent_record(fs_agent_sess *s, const char *type, cJSON *obj);
+/* The provider's retry (llm_http.h on_retry): a log line and a record. */
+void fs_agent_on_retry(void *user, int attempt, long delay_ms, long http_status, const char *why);
+
 /* Usage, prompt and response of one loop step (from agent_loop's on_step). */
 void fs_agent_take_step(fs_agent_sess *s, const cJSON *step);
 

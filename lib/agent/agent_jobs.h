@@ -84,6 +84,10 @@ typedef struct fs_agent_env {
 	/* approve-each-step: returns 1 approve, 0 reject (reason written), -1 timeout;
 	 * proposal has {tool, arguments, reasoning, preview} */
 	int (*approve)(void *ud, const cJSON *proposal, char *reason, size_t reasonlen);
+	/* the run's transcript: one record per model call, tool call, tool
+	 * error and retry ({"type", "t" (seconds since the start), ...}; keys
+	 * and images removed), written as a line of JSONL by the caller */
+	void (*on_record)(void *ud, const cJSON *record);
 	void *ud;
 } fs_agent_env;
 

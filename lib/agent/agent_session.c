@@ -472,6 +472,103 @@ static void print_trunc(const cJSON *j, char *out, size_t outlen)
 	free(p);
 }
 
+void fs_agent_record(fs_agent_sess *s, const char *type, cJSON *obj)
+{
+	if (!obj)
+		obj = cJSON_CreateObject();
+	if (obj && s->env->on_record) {
+		cJSON_AddStringToObject(obj, "type", type);
+		cJSON_AddNumberToObject(obj, "t", r3(fs_agent_now() - s->t_start));
+		s->env->on_record(s->env->ud, obj);
+	}
+	cJSON_Delete(obj);
+}
+
+void fs_agent_on_retry(void *user, int attempt, long delay_ms, long http_status, const char *why)
+{
+	fs_agent_sess *s = user;
+	fs_agent_log(s, "Retry %d of the provider request in %.1f s (HTTP %ld): %.300s", attempt, delay_ms / 1000.0,
+		     http_status, why ? why : "");
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddNumberToObject(r, "attempt", attempt);
+	cJSON_AddNumberToObject(r, "delay_ms", (double)delay_ms);
+	cJSON_AddNumberToObject(r, "http_status", (double)http_status);
+	cJSON_AddStringToObject(r, "error", why ? why : "");
+	fs_agent_record(s, "retry", r);
+}
+
+/* Tool arguments for the log and transcript: long strings (a model could
+ * paste anything) are cut, so a line stays a line. */
+static cJSON *redact_args(const cJSON *a)
+{
+	cJSON *c = a ? cJSON_Duplicate(a, 1) : cJSON_CreateObject();
+	cJSON *it;
+	cJSON_ArrayForEach(it, c)
+	{
+		if (cJSON_IsString(it) && strlen(it->valuestring) > 200) {
+			char buf[220];
+			snprintf(buf, sizeof(buf), "%.200s...", it->valuestring);
+			cJSON_SetValuestring(it, buf);
+		}
+	}
+	return c;
+}
+
+/* A log line and a transcript record for the model call and each tool call of a step. */
+static void observe_step(fs_agent_sess *s, const cJSON *step)
+{
+	const cJSON *u = cJSON_GetObjectItemCaseSensitive(step, "usage");
+	const cJSON *tm = cJSON_GetObjectItemCaseSensitive(step, "timing");
+	const cJSON *resp = cJSON_GetObjectItemCaseSensitive(step, "response");
+	const char *err = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(step, "error"));
+	double llm_ms = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(tm, "llm_ms"));
+	fs_agent_log(s, "Model call %d (%s/%s): %.0f in, %.0f out tokens, $%.4f, %.0f ms%s%s", s->turns, s->provider,
+		     s->model, cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(u, "input_tokens")),
+		     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(u, "output_tokens")),
+		     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(u, "step_cost_usd")), isnan(llm_ms) ? 0 : llm_ms,
+		     err ? ", error: " : "", err ? err : "");
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddNumberToObject(r, "call", s->turns);
+	cJSON_AddStringToObject(r, "provider", s->provider);
+	cJSON_AddStringToObject(r, "model", s->model);
+	cJSON_AddItemToObject(r, "usage", u ? cJSON_Duplicate(u, 1) : cJSON_CreateObject());
+	cJSON_AddItemToObject(r, "timing", tm ? cJSON_Duplicate(tm, 1) : cJSON_CreateObject());
+	cJSON_AddNumberToObject(r, "request_bytes",
+				cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(step, "request_bytes")));
+	const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(resp, "text"));
+	cJSON_AddStringToObject(r, "text", text ? text : "");
+	const char *stop = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(resp, "stop_reason"));
+	if (stop)
+		cJSON_AddStringToObject(r, "stop_reason", stop);
+	if (err)
+		cJSON_AddStringToObject(r, "error", err);
+	fs_agent_record(s, "model_call", r);
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(step, "tools"))
+	{
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "name"));
+		const cJSON *res = cJSON_GetObjectItemCaseSensitive(t, "result");
+		const char *terr = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "error"));
+		const cJSON *ap = cJSON_GetObjectItemCaseSensitive(t, "approved");
+		cJSON *args = redact_args(cJSON_GetObjectItemCaseSensitive(t, "arguments"));
+		char *a = cJSON_PrintUnformatted(args);
+		if (terr)
+			fs_agent_log(s, "Tool error: %s(%.300s): %.300s", name ? name : "?", a ? a : "", terr);
+		else
+			fs_agent_log(s, "Tool %s(%.300s): ok", name ? name : "?", a ? a : "");
+		free(a);
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", name ? name : "");
+		cJSON_AddItemToObject(x, "arguments", args);
+		cJSON_AddBoolToObject(x, "ok", !terr);
+		if (cJSON_IsBool(ap))
+			cJSON_AddBoolToObject(x, "approved", cJSON_IsTrue(ap));
+		if (terr)
+			cJSON_AddStringToObject(x, "error", terr);
+		fs_agent_record(s, terr ? "tool_error" : "tool_call", x);
+	}
+}
+
 void fs_agent_take_step(fs_agent_sess *s, const cJSON *step)
 {
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(step, "usage");
@@ -490,6 +587,7 @@ void fs_agent_take_step(fs_agent_sess *s, const cJSON *step)
 	/* the step's request and response are already sanitised (keys, base64) */
 	print_trunc(cJSON_GetObjectItemCaseSensitive(step, "request"), s->last_prompt, sizeof(s->last_prompt));
 	print_trunc(cJSON_GetObjectItemCaseSensitive(step, "response"), s->last_response, sizeof(s->last_response));
+	observe_step(s, step);
 	fs_agent_log(s, "Usage: %ld input, %ld output, $%.4f (%s)", s->in_tokens, s->out_tokens, s->cost_usd,
 		     s->model);
 	const char *err = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(step, "error"));

@@ -6,7 +6,7 @@
 // card (seed 004) and the undoable list of agent actions. The overlay
 // follows the agent's changes while it runs.
 
-import { api, errorText } from './api.js';
+import { api, errorText, url } from './api.js';
 import { $, fmt, toast, confirmDialog } from './dom.js';
 import { LineChart } from './agent_chart.js';
 import { loadProviders, collapsibles, copyText, setFollower, previewLayer, prerequisites, fmtClock, fmtInt, fmtUsd, finishText } from './agent_common.js';
@@ -102,7 +102,15 @@ export function initAgentEdit(ws) {
     chart.setData(points, Number(lastStatus && lastStatus.max_iterations) || Number(q('editAgentMaxIterations').value) || 30);
   }
 
+  function showTranscript(id) {
+    const a = document.getElementById('editAgentTranscript');
+    if (!a || !id) return;
+    a.href = url(`api/agent/transcript/${id}`);
+    a.hidden = false;
+  }
+
   function attach(id) {
+    showTranscript(id);
     run = { id, logOffset: 0 };
     lastRunId = id;
     points = [];
@@ -196,7 +204,7 @@ export function initAgentEdit(ws) {
     const mine = res.data.runs.filter(r => r.set_id === store.set.id && r.kind === 'edit');
     if (!mine.length) { lastRunId = null; updateButtons(); return; }
     if (['starting', 'running'].includes(mine[0].state) && !run) attach(mine[0].run_id);
-    else { lastRunId = mine[0].run_id; updateButtons(); }
+    else { lastRunId = mine[0].run_id; showTranscript(lastRunId); updateButtons(); }
   }
 
   let setId = null;

@@ -6,7 +6,7 @@
 // summary and the controls: Stop, Accept Best, Reset, Apply to the
 // Extraction tab, Save Parameters (a profile), New Run.
 
-import { api, errorText } from './api.js';
+import { api, errorText, url } from './api.js';
 import { $, el, fmt, toast, promptDialog, confirmDialog } from './dom.js';
 import { LineChart } from './agent_chart.js';
 import { loadProviders, collapsibles, copyText, setFollower, previewLayer, prerequisites, fmtTime, fmtInt, fmtUsd, finishText } from './agent_common.js';
@@ -113,7 +113,15 @@ export function initAgentExtraction(ws) {
     box.hidden = false;
   }
 
+  function showTranscript(id) {
+    const a = document.getElementById('agentExtTranscript');
+    if (!a || !id) return;
+    a.href = url(`api/agent/transcript/${id}`);
+    a.hidden = false;
+  }
+
   function attach(id) {
+    showTranscript(id);
     run = { id };
     lastRunId = id;
     stamps.prompt = stamps.response = '';

@@ -78,13 +78,48 @@ def test_agent_cli_refuses_bad_options():
     assert run("agent", "optimize", PAPER, "--profile", "nope").returncode == 2
     assert run("agent", "fly").returncode == 2
     out = run("agent", "optimize", "/nonexistent.tif")
-    assert out.returncode == 1 and "/nonexistent.tif" in out.stderr
+    assert out.returncode == 2 and "/nonexistent.tif" in out.stderr
 
 
 def test_agent_cli_without_a_key_fails_clearly():
-    out = run("agent", "edit", PAPER, "--provider", "anthropic", "--max-iterations", "1")
-    assert out.returncode == 1
-    assert "ANTHROPIC_API_KEY" in out.stderr or "key" in out.stderr.lower()
+    """Issue 16: provider, key and arguments are checked before any work:
+    exit 2, no banner, nothing written."""
+    d = os.path.join(tempfile.mkdtemp(prefix="fs-agent-cli-"), "out")
+    try:
+        for kind in ("edit", "optimize"):
+            out = run("agent", kind, PAPER, "--provider", "anthropic", "--max-iterations", "1", "-o", d)
+            assert out.returncode == 2, out.stderr
+            assert "ANTHROPIC_API_KEY" in out.stderr
+            assert "Complete" not in out.stderr and "Initial extraction" not in out.stderr
+            assert not os.path.exists(d)
+        out = run("agent", "optimize", PAPER, "--provider", "skynet", "-o", d)
+        assert out.returncode == 2 and "unknown provider" in out.stderr and not os.path.exists(d)
+        out = run("agent", "optimize", "/nonexistent.tif", "--provider", "local", "-o", d)
+        assert out.returncode == 2 and not os.path.exists(d)
+    finally:
+        shutil.rmtree(os.path.dirname(d), ignore_errors=True)
+
+
+def test_agent_providers_lists_every_accepted_provider():
+    out = run("agent", "providers")
+    assert out.returncode == 0, out.stderr
+    names = {line.split()[0] for line in out.stdout.splitlines() if line and not line.startswith(" ")}
+    assert {"local", "anthropic", "openai", "openrouter", "gemini", "ollama", "vllm"} <= names, names
+
+
+def test_agent_cli_writes_the_transcript():
+    d = tempfile.mkdtemp(prefix="fs-agent-cli-")
+    try:
+        out = run("agent", "edit", PAPER, "--provider", "local", "--max-iterations", "3", "-o", d)
+        assert out.returncode == 0, out.stderr
+        recs = [json.loads(l) for l in open(os.path.join(d, STEM + "_transcript.jsonl"))]
+        types = {r["type"] for r in recs}
+        assert {"model_call", "tool_call"} <= types, types
+        calls = [r for r in recs if r["type"] == "tool_call"]
+        assert all("name" in r and "arguments" in r for r in calls)
+        assert any(r["name"] == "get_screenshot" for r in calls)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def mcp_session(lines):
