@@ -214,3 +214,55 @@ def test_agent_optimize_rejects_implausible_results_on_p1_fig1():
     assert any("needs a calibration" in h["rejected"] for h in rejected)
     best = [h for h in hist if h["is_best"]]
     assert len(best) == 1 and best[0]["hexagonalness"] >= hist[0]["hexagonalness"]
+
+
+def test_mcp_official_sdk_client_lists_and_calls_every_tool():
+    """Issue 16 item 10: the official TypeScript client (@modelcontextprotocol/sdk)
+    lists the tools (the original's 19 capabilities, undo/redo, export, the
+    selection tools), calls each one and gets errors for invalid arguments."""
+    d = tempfile.mkdtemp(prefix="fs-mcp-sdk-")
+    try:
+        image = os.path.join(d, os.path.basename(PAPER))
+        shutil.copy(PAPER, image)  # save_annotations writes beside the image
+        out = subprocess.run(["node", os.path.join(ROOT, "tests", "integration", "mcp_sdk_client.mjs"), FISHSCALE,
+                              image, d], env=env(), capture_output=True, text=True, timeout=180)
+        assert out.returncode == 0, out.stderr
+        r = json.loads(out.stdout)
+        names = {t["name"] for t in r["tools"]}
+        original = {"get_screenshot", "get_state", "load_image", "set_calibration", "get_params", "set_params",
+                    "run_extraction", "add_tubercle", "move_tubercle", "delete_tubercle", "add_connection",
+                    "delete_connection", "clear_connections", "auto_connect", "get_statistics",
+                    "save_annotations", "get_user", "add_history_event"}
+        assert original <= names, original - names
+        assert {"get_calibration", "undo", "redo", "export", "select_tubercles", "delete_tubercles", "fill_gaps",
+                "get_tubercles", "get_edges", "accept_result"} <= names
+        ann = {t["name"]: t["annotations"] for t in r["tools"]}
+        assert ann["get_state"]["readOnlyHint"] is True
+        assert ann["delete_tubercle"]["readOnlyHint"] is False and ann["delete_tubercle"]["destructiveHint"] is True
+        assert ann["add_tubercle"]["destructiveHint"] is False
+        for name in names:
+            assert name in r["calls"], name
+            c = r["calls"][name]
+            assert "thrown" not in c and c["isError"] is False, (name, c)
+        assert "image" in r["calls"]["get_screenshot"]["types"]
+        assert r["calls"]["accept_result"]["data"]["success"] is True
+        assert os.path.exists(os.path.join(d, "exported.json"))
+        assert os.path.exists(os.path.join(d, STEM + "_annotations.json"))
+        saved = json.load(open(os.path.join(d, "exported.json")))
+        assert saved
+        inv = r["invalid"]
+        assert inv["add_tubercle"]["isError"] and "invalid arguments" in inv["add_tubercle"]["text"]
+        assert inv["set_calibration"]["isError"]
+        assert inv["delete_tubercles"]["isError"]
+        assert inv["no_such_tool"].get("code") == -32602
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_mcp_negotiates_the_protocol_version():
+    for asked, answered in (("2025-06-18", "2025-06-18"), ("2024-11-05", "2024-11-05"),
+                            ("2099-01-01", "2025-06-18")):
+        replies = mcp_session([{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                "params": {"protocolVersion": asked, "capabilities": {},
+                                           "clientInfo": {"name": "t", "version": "1"}}}])
+        assert replies[0]["result"]["protocolVersion"] == answered, (asked, replies)
