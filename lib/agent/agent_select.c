@@ -44,27 +44,49 @@ static int cmp_dbl(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Nearest-neighbour distance of each tubercle (O(n log n) would need a grid;
- * sets are a few thousand at most and this runs once per call). */
+static const fs_tubercle_list *sort_list; /* qsort has no user pointer */
+
+static int cmp_by_x(const void *a, const void *b)
+{
+	double x = sort_list->items[*(const int *)a].centroid_x, y = sort_list->items[*(const int *)b].centroid_x;
+	return (x > y) - (x < y);
+}
+
+/* Nearest-neighbour distance of each tubercle: a sweep over the points
+ * sorted by x, stopping once the x distance alone exceeds the best. */
 static double *nn_dist(const fs_tubercle_list *t)
 {
 	double *d = malloc((t->n ? t->n : 1) * sizeof(double));
-	if (!d)
+	int *ord = malloc((t->n ? t->n : 1) * sizeof(int));
+	if (!d || !ord) {
+		free(d);
+		free(ord);
 		return NULL;
-	for (size_t i = 0; i < t->n; i++) {
-		double best = INFINITY;
-		for (size_t j = 0; j < t->n; j++) {
-			if (i == j)
-				continue;
-			double dx = t->items[i].centroid_x - t->items[j].centroid_x;
-			if (fabs(dx) >= best)
-				continue;
-			double h = hypot(dx, t->items[i].centroid_y - t->items[j].centroid_y);
-			if (h < best)
-				best = h;
-		}
-		d[i] = best;
 	}
+	for (size_t i = 0; i < t->n; i++)
+		ord[i] = (int)i;
+	sort_list = t;
+	qsort(ord, t->n, sizeof(int), cmp_by_x);
+	for (size_t k = 0; k < t->n; k++) {
+		const fs_tubercle *a = &t->items[ord[k]];
+		double best = INFINITY;
+		for (size_t j = k + 1; j < t->n; j++) {
+			const fs_tubercle *b = &t->items[ord[j]];
+			if (b->centroid_x - a->centroid_x >= best)
+				break;
+			double h = hypot(b->centroid_x - a->centroid_x, b->centroid_y - a->centroid_y);
+			best = h < best ? h : best;
+		}
+		for (size_t j = k; j-- > 0;) {
+			const fs_tubercle *b = &t->items[ord[j]];
+			if (a->centroid_x - b->centroid_x >= best)
+				break;
+			double h = hypot(b->centroid_x - a->centroid_x, b->centroid_y - a->centroid_y);
+			best = h < best ? h : best;
+		}
+		d[ord[k]] = best;
+	}
+	free(ord);
 	return d;
 }
 
