@@ -9,7 +9,7 @@
 import { api, errorText, url } from './api.js';
 import { $, fmt, toast, confirmDialog } from './dom.js';
 import { LineChart } from './agent_chart.js';
-import { loadProviders, collapsibles, copyText, setFollower, previewLayer, prerequisites, fmtClock, fmtInt, fmtUsd, finishText } from './agent_common.js';
+import { loadProviders, collapsibles, copyText, setFollower, previewLayer, prerequisites, fmtClock, fmtInt, fmtUsd, finishText, textStream } from './agent_common.js';
 import { watchRun, approvalCard, actionList, chatPanel } from './agent_chat.js';
 
 const PREFIX = 'agenticEditSection_';
@@ -111,7 +111,7 @@ export function initAgentEdit(ws) {
 
   function attach(id) {
     showTranscript(id);
-    run = { id, logOffset: 0 };
+    run = { id, logOffset: 0, text: textStream(id, q('editAgentStream')) };
     lastRunId = id;
     points = [];
     logLines = [];
@@ -122,10 +122,12 @@ export function initAgentEdit(ws) {
       onStatus: async (st) => {
         renderStatus(st);
         if (!pulling) { pulling = true; try { await pullLog(id); } finally { pulling = false; } }
+        if (run && run.id === id) run.text.pull();
       },
       onEnd: async (st) => {
         renderStatus(st);
         await pullLog(id);
+        if (run && run.id === id) await run.text.pull();
         card.hide();
         const f = finishText(st.finish_reason, st.error);
         const s = q('editAgentSummary');

@@ -9,7 +9,7 @@
 import { api, errorText, url } from './api.js';
 import { $, el, fmt, toast, promptDialog, confirmDialog } from './dom.js';
 import { LineChart } from './agent_chart.js';
-import { loadProviders, collapsibles, copyText, setFollower, previewLayer, prerequisites, fmtTime, fmtInt, fmtUsd, finishText } from './agent_common.js';
+import { loadProviders, collapsibles, copyText, setFollower, previewLayer, prerequisites, fmtTime, fmtInt, fmtUsd, finishText, textStream } from './agent_common.js';
 import { watchRun, approvalCard } from './agent_chat.js';
 
 const PREFIX = 'agenticExtractionSection_';
@@ -122,7 +122,8 @@ export function initAgentExtraction(ws) {
 
   function attach(id) {
     showTranscript(id);
-    run = { id };
+    const text = textStream(id, q('agentExtStream'));
+    run = { id, text };
     lastRunId = id;
     stamps.prompt = stamps.response = '';
     stamps.promptAt = stamps.responseAt = null;
@@ -130,9 +131,10 @@ export function initAgentExtraction(ws) {
     follower.start();
     buttons();
     run.watcher = watchRun(id, {
-      onStatus: render,
+      onStatus: (st) => { render(st); text.pull(); },
       onEnd: async (st) => {
         render(st);
+        await text.pull();
         card.hide();
         run = null;
         summary(st);
