@@ -54,7 +54,8 @@ typedef struct worker {
 	char approval_path[PATH_MAX + 32];
 	char prices_path[PATH_MAX];
 	int log_fd;
-	int text_fd;      /* reply.txt: a chat run's streamed text, appended */
+	int text_fd;      /* reply.txt: the model's streamed text, appended */
+	int rec_fd;       /* transcript.jsonl: one record a line */
 	long long seq;
 	cJSON *last;      /* the latest status (for the final one and approvals) */
 } worker;
@@ -158,6 +159,25 @@ static void cb_text(void *ud, const char *delta)
 	}
 }
 
+/* The run's transcript (GET /api/agent/transcript/{id}): one JSON record a line. */
+static void cb_record(void *ud, const cJSON *rec)
+{
+	worker *wk = ud;
+	char *j = wk->rec_fd >= 0 ? cJSON_PrintUnformatted(rec) : NULL;
+	if (j) {
+		size_t n = strlen(j);
+		char *line = malloc(n + 2);
+		if (line) {
+			memcpy(line, j, n);
+			line[n] = '\n';
+			ssize_t k = write(wk->rec_fd, line, n + 1);
+			(void)k;
+			free(line);
+		}
+	}
+	free(j);
+}
+
 static int cb_should_stop(void *ud)
 {
 	(void)ud;
@@ -233,6 +253,8 @@ static void job_from_row(const worker *wk, fs_agent_job *job)
 		snprintf(job->auto_connect_method, sizeof job->auto_connect_method, "%s", x->valuestring);
 	if ((x = cJSON_GetObjectItem(o, "cleanup_boundary")) && cJSON_IsBool(x))
 		job->cleanup_boundary = cJSON_IsTrue(x);
+	if ((x = cJSON_GetObjectItem(o, "keep_best")) && cJSON_IsBool(x))
+		job->keep_best = cJSON_IsTrue(x);
 	if ((x = cJSON_GetObjectItem(o, "approve_each_step")) && cJSON_IsBool(x))
 		job->approve_each_step = cJSON_IsTrue(x);
 	if ((x = cJSON_GetObjectItem(o, "instruction")) && cJSON_IsString(x))
@@ -321,6 +343,7 @@ int main(int argc, char **argv)
 	wk.log_fd = -1;
 	fs_heap_keep_images();
 	wk.text_fd = -1;
+	wk.rec_fd = -1;
 	if (fs_worker_parse_args(argc, argv, &id, &root)) {
 		fprintf(stderr, "usage: fishscale-agent --run ID --root DIR\n");
 		return 2;
@@ -356,10 +379,11 @@ int main(int argc, char **argv)
 	char logp[PATH_MAX + 32];
 	snprintf(logp, sizeof logp, "%s/agent.log", wk.dir);
 	wk.log_fd = open(logp, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (!strcmp(wk.run.kind, "chat")) {
-		snprintf(logp, sizeof logp, "%s/reply.txt", wk.dir);
-		wk.text_fd = open(logp, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	}
+	/* every kind streams the model's text (the optimiser's and editor's reasoning too) */
+	snprintf(logp, sizeof logp, "%s/reply.txt", wk.dir);
+	wk.text_fd = open(logp, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	snprintf(logp, sizeof logp, "%s/transcript.jsonl", wk.dir);
+	wk.rec_fd = open(logp, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	/* a run is executed once: a second start of the same id finds it taken */
 	if (fs_agent_run_set_running(wk.app.db, id, getpid())) {
 		fprintf(stderr, "fishscale-agent %lld: run is not startable (state %s)\n", id, wk.run.state);
@@ -380,9 +404,9 @@ int main(int argc, char **argv)
 	env.on_status = cb_status;
 	env.on_log = cb_log;
 	env.should_stop = cb_should_stop;
-	/* only chat streams: the other agents' text is in their status */
 	if (wk.text_fd >= 0)
 		env.on_text = cb_text;
+	env.on_record = cb_record;
 	env.approve = cb_approve;
 	env.ud = &wk;
 
@@ -407,8 +431,19 @@ int main(int argc, char **argv)
 	if (rc && err[0] && !cJSON_GetStringValue(cJSON_GetObjectItem(final, "error")))
 		put(final, "error", cJSON_CreateString(err));
 	cJSON_DeleteItemFromObject(final, "pending_approval");
-	/* the row first: once the file says "completed" the run no longer
-	 * counts as active anywhere (limits, one run per set) */
+	/* The final figures (a chat's reply, the result) reach the file before
+	 * the row says the run is over: a reader that sees the row finished
+	 * must find them (the status route takes the final state from the row
+	 * and the rest from the file). Until the row is written the file still
+	 * says "running", so nothing counts the run as over before the row does
+	 * (limits, one run per set); then the file gets the final state too. */
+	cJSON *pre = cJSON_Duplicate(final, 1);
+	if (pre) {
+		put(pre, "state", cJSON_CreateString("running"));
+		cJSON_DeleteItemFromObject(pre, "finished_at");
+		publish(&wk, pre);
+		cJSON_Delete(pre);
+	}
 	record_progress(&wk, final);
 	const char *ferr = cJSON_GetStringValue(cJSON_GetObjectItem(final, "error"));
 	fs_agent_run_finish(wk.app.db, id, state, reason, !strcmp(state, "failed") ? (ferr ? ferr : err) : NULL, NULL);
@@ -424,6 +459,8 @@ out:
 		close(wk.log_fd);
 	if (wk.text_fd >= 0)
 		close(wk.text_fd);
+	if (wk.rec_fd >= 0)
+		close(wk.rec_fd);
 	fs_app_close(&wk.app);
 	return exit_code;
 }

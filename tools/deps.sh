@@ -26,7 +26,8 @@ if [ -n "$missing" ]; then
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
 fi
 here=$(cd "$(dirname "$0")/.." && pwd)
-if [ ! -f "$here/tests/browser/node_modules/playwright-core/package.json" ]; then
-	echo "deps: installing playwright-core for the browser tests"
+if [ ! -f "$here/tests/browser/node_modules/playwright-core/package.json" ] ||
+   [ ! -f "$here/tests/browser/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
+	echo "deps: installing playwright-core (browser tests) and @modelcontextprotocol/sdk (MCP client test)"
 	(cd "$here/tests/browser" && npm install --no-audit --no-fund --silent)
 fi

@@ -61,8 +61,12 @@ static void put_fd(int want, const char *path, int flags)
 }
 
 /* In the grandchild: never returns. */
-static void exec_worker(int errfd, const char *exe, const char *root, long long run_id, const char *stderr_path)
+static void exec_worker(int errfd, const char *exe, const char *root, long long run_id, const char *stderr_path,
+			const char *const *unset)
 {
+	/* secrets the worker does not need stay out of its environment */
+	for (size_t i = 0; unset && unset[i]; i++)
+		unsetenv(unset[i]);
 	char idbuf[32];
 	snprintf(idbuf, sizeof idbuf, "%lld", run_id);
 	setpgid(0, 0);
@@ -96,6 +100,13 @@ static int read_full(int fd, void *buf, size_t n)
 int fs_worker_spawn(const char *exe, const char *root, long long run_id, const char *stderr_path, long long *pid,
 		    char *err, size_t errlen)
 {
+	return fs_worker_spawn_env(exe, root, run_id, stderr_path, NULL, pid, err, errlen);
+}
+
+int fs_worker_spawn_env(const char *exe, const char *root, long long run_id, const char *stderr_path,
+			const char *const *unset_env, long long *pid,
+		    char *err, size_t errlen)
+{
 	int p[2];
 	*pid = 0;
 	if (access(exe, X_OK)) {
@@ -118,7 +129,7 @@ int fs_worker_spawn(const char *exe, const char *root, long long run_id, const c
 		setsid();
 		pid_t g = fork();
 		if (g == 0)
-			exec_worker(p[1], exe, root, run_id, stderr_path);
+			exec_worker(p[1], exe, root, run_id, stderr_path, unset_env);
 		ssize_t k = write(p[1], &g, sizeof g);
 		(void)k;
 		_exit(g < 0 ? 1 : 0);

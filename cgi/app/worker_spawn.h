@@ -27,6 +27,12 @@
 int fs_worker_spawn(const char *exe, const char *root, long long run_id, const char *stderr_path, long long *pid,
 		    char *err, size_t errlen);
 
+/* The same with the environment variables named in unset_env (NULL-terminated,
+ * may be NULL) removed from the worker's environment: an agent run's worker
+ * gets only the API key of its own provider. */
+int fs_worker_spawn_env(const char *exe, const char *root, long long run_id, const char *stderr_path,
+			const char *const *unset_env, long long *pid, char *err, size_t errlen);
+
 /* The worker's side of the same argument vector: exactly --run <id> --root
  * <dir> (either order); 0 with *id > 0 and *root set, or -1. */
 int fs_worker_parse_args(int argc, char **argv, long long *id, const char **root);

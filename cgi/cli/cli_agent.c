@@ -181,6 +181,7 @@ typedef struct progress {
 	int last_iter;
 	int last_count;
 	FILE *out;
+	fs_buf transcript;  /* JSONL records, written with -o */
 } progress;
 
 static double jnum(const cJSON *o, const char *k)
@@ -239,6 +240,17 @@ static void cb_log(void *ud, const char *line)
 		fprintf(p->out, "%s\n", line);
 }
 
+static void cb_record(void *ud, const cJSON *rec)
+{
+	progress *p = ud;
+	char *j = cJSON_PrintUnformatted(rec);
+	if (j) {
+		fs_buf_puts(&p->transcript, j);
+		fs_buf_putc(&p->transcript, '\n');
+	}
+	free(j);
+}
+
 static int cb_stop(void *ud)
 {
 	(void)ud;
@@ -269,8 +281,8 @@ static int write_json(const char *dir, const char *name, const cJSON *j, char *e
 	return rc;
 }
 
-static int write_results(fs_standalone *s, const char *outdir, const cJSON *final, fs_stats *stats, char *err,
-			 size_t errlen)
+static int write_results(fs_standalone *s, const char *outdir, const cJSON *final, const fs_buf *transcript,
+			 fs_stats *stats, char *err, size_t errlen)
 {
 	fs_tubercle_list t = {0};
 	fs_edge_list e = {0};
@@ -342,6 +354,9 @@ static int write_results(fs_standalone *s, const char *outdir, const cJSON *fina
 	snprintf(name, sizeof name, "%s_agent.json", stem);
 	if (final && write_json(outdir, name, final, err, errlen))
 		goto out;
+	snprintf(name, sizeof name, "%s_transcript.jsonl", stem);
+	if (transcript && write_out(outdir, name, transcript->data ? transcript->data : "", transcript->len, err, errlen))
+		goto out;
 	rc = 0;
 	goto out;
 oom:
@@ -388,6 +403,10 @@ static int usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
+/* Every provider `agent` accepts, in the order `agent providers` lists them. */
+static const char *const accepted_providers[] = {"local", "anthropic", "openai", "openrouter", "gemini", "ollama",
+						  "vllm", NULL};
+
 static int providers_cmd(const char *root)
 {
 	fs_app app;
@@ -416,6 +435,21 @@ static int providers_cmd(const char *root)
 		}
 		printf("%-11s %-48s %10.3f %10.3f%s\n", "", p->model, p->in_per_mtok, p->out_per_mtok,
 		       p->is_default ? "  default" : "");
+	}
+	/* providers without a price table entry are accepted too: say so */
+	for (int i = 1; accepted_providers[i]; i++) {
+		int listed = 0;
+		for (size_t k = 0; k < prices.n && !listed; k++)
+			listed = !strcmp(prices.items[k].provider, accepted_providers[i]);
+		if (listed)
+			continue;
+		const char *pv = accepted_providers[i];
+		int ok = fs_llm_key_optional(pv) ||
+			 fs_llm_key_present(pv, fs_config_provider_key_env(&app.cfg, pv),
+					    app.cfg.key_file[0] ? app.cfg.key_file : NULL);
+		const char *base = fs_config_provider_base_url(&app.cfg, pv);
+		printf("%-11s %s\n", pv, ok ? "(configured)" : "(no API key)");
+		printf("%-11s %-48s %10s %10s\n", "", base ? base : "(model given with --model)", "0", "0");
 	}
 	fs_prices_free(&prices);
 	return 0;
@@ -447,6 +481,31 @@ static const struct option long_opts[] = {
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+
+/* The provider is known and, when it needs one, has a key (environment or
+ * the configured key file). 0, or -1 with the reason in err. */
+static int check_provider(const char *root, const char *provider, char *err, size_t errlen)
+{
+	fs_app app;
+	int known = 0;
+	for (int i = 0; accepted_providers[i]; i++)
+		known |= !strcmp(accepted_providers[i], provider);
+	if (!known) {
+		snprintf(err, errlen, "unknown provider '%s' (see `fishscale agent providers`)", provider);
+		return -1;
+	}
+	if (!strcmp(provider, "local") || fs_llm_key_optional(provider))
+		return 0;
+	if (fs_app_config(&app, root, NULL, err, errlen))
+		return -1;
+	const char *env = fs_config_provider_key_env(&app.cfg, provider);
+	if (!fs_llm_key_present(provider, env, app.cfg.key_file[0] ? app.cfg.key_file : NULL)) {
+		snprintf(err, errlen, "no API key for %s: set %s (or a line '%s = KEY' in the key file)", provider,
+			 env ? env : "its key variable", provider);
+		return -1;
+	}
+	return 0;
+}
 
 static int parse_num(const char *s, double lo, double hi, double *out)
 {
@@ -558,6 +617,26 @@ static int run_cmd(const char *root, int kind, int argc, char **argv)
 	if (optind != argc - 1)
 		return usage(stderr);
 	const char *image = argv[optind];
+	/* provider and key before any work: a run that cannot start writes nothing */
+	if (check_provider(root, job.provider, err, sizeof err)) {
+		fprintf(stderr, "fishscale agent: %s\n", err);
+		return 2;
+	}
+	if (access(image, R_OK)) {
+		fprintf(stderr, "fishscale agent: %s: %s\n", image, strerror(errno));
+		return 2;
+	}
+	if (outdir) {
+		struct stat od;
+		char parent[PATH_MAX];
+		snprintf(parent, sizeof parent, "%s", outdir);
+		const char *pd = dirname(parent);
+		if (stat(outdir, &od) == 0 ? !S_ISDIR(od.st_mode) || access(outdir, W_OK)
+					   : access(pd, W_OK)) {
+			fprintf(stderr, "fishscale agent: cannot write results into %s\n", outdir);
+			return 2;
+		}
+	}
 
 	if (fs_standalone_open(&ws, root, image, cal, err, sizeof err)) {
 		fprintf(stderr, "fishscale agent: %s: %s\n", image, err);
@@ -604,6 +683,7 @@ static int run_cmd(const char *root, int kind, int argc, char **argv)
 	env.on_status = cb_status;
 	env.on_log = cb_log;
 	env.should_stop = cb_stop;
+	env.on_record = cb_record;
 	env.ud = &pr;
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof sa);
@@ -617,7 +697,7 @@ static int run_cmd(const char *root, int kind, int argc, char **argv)
 	fs_stats stats;
 	memset(&stats, 0, sizeof stats);
 	char werr[512] = "";
-	int wrc = outdir ? write_results(&ws, outdir, final, &stats, werr, sizeof werr) : 0;
+	int wrc = outdir ? write_results(&ws, outdir, final, &pr.transcript, &stats, werr, sizeof werr) : 0;
 	if (kind == FS_AGENT_OPTIMIZE) {
 		fprintf(o, "\nOptimization Complete\n\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80"
 			   "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80"
@@ -661,6 +741,7 @@ static int run_cmd(const char *root, int kind, int argc, char **argv)
 	rc = jrc || wrc || (state && !strcmp(state, "failed")) ? 1 : 0;
 out:
 	cJSON_Delete(final);
+	fs_buf_free(&pr.transcript);
 	fs_standalone_close(&ws);
 	return rc;
 bad:

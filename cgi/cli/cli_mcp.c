@@ -15,10 +15,12 @@
 #include "app/app.h"
 #include "cli/cli.h"
 #include "cli/cli_agent.h"
+#include "cli/cli_mcp_tools.h"
 #include "store/store.h"
 #include "base/base.h"
 
-#define MCP_PROTOCOL "2024-11-05"
+/* protocol versions spoken; a client asking another gets the newest */
+static const char *const protocols[] = {"2025-06-18", "2025-03-26", "2024-11-05", NULL};
 #define MCP_LINE_MAX (16u << 20)
 
 enum {
@@ -30,7 +32,8 @@ enum {
 };
 
 struct fs_mcp {
-	fs_tool_registry *edit;  /* editing tools (first choice on a name) */
+	fs_tool_registry *extra; /* the server's own (cli_mcp_tools.h; first choice on a name) */
+	fs_tool_registry *edit;  /* editing tools (next choice) */
 	fs_tool_registry *opt;   /* optimiser tools */
 	cJSON *tools;            /* merged tools/list answer */
 };
@@ -80,6 +83,7 @@ static void add_defs(cJSON *out, const fs_tool_registry *r)
 			cJSON_AddStringToObject(s, "type", "object");
 			cJSON_AddObjectToObject(s, "properties");
 		}
+		cJSON_AddItemToObject(t, "annotations", fs_mcp_tool_annotations(name));
 		cJSON_AddItemToArray(out, t);
 	}
 }
@@ -104,7 +108,8 @@ static cJSON *tools_call(fs_mcp *m, const cJSON *id, const cJSON *params)
 		return rpc_error(id, RPC_INVALID_PARAMS, "tools/call needs a tool name");
 	if (args && !cJSON_IsObject(args))
 		return rpc_error(id, RPC_INVALID_PARAMS, "arguments must be an object");
-	fs_tool_registry *r = has_tool(m->edit, name) ? m->edit : has_tool(m->opt, name) ? m->opt : NULL;
+	fs_tool_registry *r = has_tool(m->extra, name) ? m->extra
+			    : has_tool(m->edit, name) ? m->edit : has_tool(m->opt, name) ? m->opt : NULL;
 	if (!r) {
 		char msg[160];
 		snprintf(msg, sizeof msg, "unknown tool '%.100s'", name);
@@ -155,7 +160,13 @@ cJSON *fs_mcp_handle_line(fs_mcp *m, const char *line, size_t len)
 		goto out;
 	if (!strcmp(method, "initialize")) {
 		cJSON *r = cJSON_CreateObject();
-		cJSON_AddStringToObject(r, "protocolVersion", MCP_PROTOCOL);
+		/* version negotiation: the client's when we speak it, else our newest */
+		const char *want = cJSON_GetStringValue(cJSON_GetObjectItem(params, "protocolVersion"));
+		const char *ver = protocols[0];
+		for (int i = 0; want && protocols[i]; i++)
+			if (!strcmp(want, protocols[i]))
+				ver = protocols[i];
+		cJSON_AddStringToObject(r, "protocolVersion", ver);
 		cJSON *caps = cJSON_AddObjectToObject(r, "capabilities");
 		cJSON_AddObjectToObject(caps, "tools");
 		cJSON *si = cJSON_AddObjectToObject(r, "serverInfo");
@@ -217,6 +228,7 @@ int fs_cli_mcp(const char *root, int argc, char **argv)
 	fs_app app;
 	fs_agent_sess sess;
 	fs_mcp m = {0};
+	fs_mcp_ctx mc;
 	int have_sess = 0, site = 0, rc = 1;
 	char *line = NULL;
 	size_t cap = 0;
@@ -224,6 +236,7 @@ int fs_cli_mcp(const char *root, int argc, char **argv)
 	memset(&ws, 0, sizeof ws);
 	memset(&app, 0, sizeof app);
 	memset(&sess, 0, sizeof sess);
+	memset(&mc, 0, sizeof mc);
 	optind = 1;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -288,21 +301,33 @@ int fs_cli_mcp(const char *root, int argc, char **argv)
 		return usage(stderr);
 	}
 	env.db = db;
-	env.data_dir = data;
+	snprintf(mc.data, sizeof mc.data, "%s", data);
+	env.data_dir = mc.data;
 	env.on_log = log_stderr;
+	mc.s = &sess;
+	mc.job = &job;
+	mc.env = &env;
+	mc.ws = site ? NULL : &ws;
+	mc.root = root;
+	if (!site && !realpath(argv[optind], mc.image_path))
+		snprintf(mc.image_path, sizeof mc.image_path, "%s", argv[optind]);
+	snprintf(mc.login, sizeof mc.login, "%s", site ? login : "standalone");
 	if (fs_agent_sess_init(&sess, &job, &env, err, sizeof err)) {
 		fprintf(stderr, "fishscale mcp: %s\n", err);
 		goto out;
 	}
 	have_sess = 1;
+	m.extra = fs_tools_new();
 	m.edit = fs_tools_new();
 	m.opt = fs_tools_new();
 	m.tools = cJSON_CreateArray();
-	if (!m.edit || !m.opt || !m.tools || fs_fish_tools_add_edit(m.edit, &sess, 0, err, sizeof err) ||
+	if (!m.extra || !m.edit || !m.opt || !m.tools || fs_mcp_tools_add(m.extra, &mc, err, sizeof err) ||
+	    fs_fish_tools_add_edit(m.edit, &sess, 0, err, sizeof err) ||
 	    fs_fish_tools_add_optimize(m.opt, &sess, err, sizeof err)) {
 		fprintf(stderr, "fishscale mcp: cannot build the tools: %s\n", err);
 		goto out;
 	}
+	add_defs(m.tools, m.extra);
 	add_defs(m.tools, m.edit);
 	add_defs(m.tools, m.opt);
 	fprintf(stderr, "fishscale mcp: serving set %lld of image %lld (%d tools)\n", job.set_id, job.image_id,
@@ -331,6 +356,7 @@ int fs_cli_mcp(const char *root, int argc, char **argv)
 out:
 	free(line);
 	cJSON_Delete(m.tools);
+	fs_tools_free(m.extra);
 	fs_tools_free(m.edit);
 	fs_tools_free(m.opt);
 	if (have_sess)

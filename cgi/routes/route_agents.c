@@ -132,7 +132,7 @@ enum {
 	F_TARGET, F_PROFILE, F_USE_CURRENT, F_PLATEAU_T, F_PLATEAU_N,
 	F_COUNT_OPT,
 	/* editing agent (same first block) */
-	F_E_PLATEAU = F_CALIBRATION + 1, F_E_AUTO, F_E_METHOD, F_E_CLEANUP, F_E_APPROVE_TIMEOUT,
+	F_E_PLATEAU = F_CALIBRATION + 1, F_E_AUTO, F_E_METHOD, F_E_CLEANUP, F_E_APPROVE_TIMEOUT, F_E_KEEP_BEST,
 	F_COUNT_EDIT,
 	/* chat instruction (same first block) */
 	F_C_INSTRUCTION = F_CALIBRATION + 1, F_C_MAX_CALLS, F_C_APPROVE_TIMEOUT,
@@ -175,6 +175,7 @@ static const fs_field edit_fields[] = {
 	{"auto_connect_method", FS_FIELD_ENUM, 0, 0, 0, 0, connect_methods},
 	{"cleanup_boundary", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 	{"approve_timeout_s", FS_FIELD_INT, 0, 5, 3600, 0, NULL},
+	{"keep_best", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 };
 
 /* seed 002: one instruction, a tool loop of at most max_tool_calls calls */
@@ -221,7 +222,9 @@ static cJSON *options_json(fs_req *r, int kind, const fs_value *v)
 	cJSON_AddBoolToObject(o, "approve_each_step", v[F_APPROVE].present && v[F_APPROVE].b);
 	if (!edit) {
 		cJSON_AddNumberToObject(o, "target_score", v[F_TARGET].present ? v[F_TARGET].d : 0.85);
-		int current = v[F_USE_CURRENT].present && v[F_USE_CURRENT].b;
+		/* the set's own parameters unless told otherwise (the original's default);
+		 * naming a profile alone means that profile */
+		int current = v[F_USE_CURRENT].present ? v[F_USE_CURRENT].b : !v[F_PROFILE].present;
 		cJSON_AddStringToObject(o, "profile", current ? ""
 					: v[F_PROFILE].present ? v[F_PROFILE].s : "default");
 		cJSON_AddNumberToObject(o, "plateau_threshold", v[F_PLATEAU_T].present ? v[F_PLATEAU_T].d : 0.005);
@@ -238,6 +241,7 @@ static cJSON *options_json(fs_req *r, int kind, const fs_value *v)
 		cJSON_AddBoolToObject(o, "auto_connect", v[F_E_AUTO].present ? v[F_E_AUTO].b : 1);
 		cJSON_AddStringToObject(o, "auto_connect_method", v[F_E_METHOD].present ? v[F_E_METHOD].s : "gabriel");
 		cJSON_AddBoolToObject(o, "cleanup_boundary", v[F_E_CLEANUP].present ? v[F_E_CLEANUP].b : 1);
+		cJSON_AddBoolToObject(o, "keep_best", v[F_E_KEEP_BEST].present ? v[F_E_KEEP_BEST].b : 1);
 	}
 	return o;
 }
@@ -355,10 +359,26 @@ static int start_run(fs_req *r, fs_resp *w, int kind)
 	snprintf(logp, sizeof logp, "%s/worker.stderr", dir);
 	snprintf(exe, sizeof exe, "%s/build/fishscale-agent", r->app->root);
 	long long pid = 0;
+	/* every other provider's key variable is removed from the worker's environment */
+	const char *unset[16];
+	size_t nu = 0;
+	static const char *const all_keyed[] = {"anthropic", "openai", "openrouter", "gemini", "ollama", "vllm", NULL};
+	const char *mine = !strcmp(run->provider, "claude") ? "anthropic" : run->provider;
+	const char *mine_env = fs_config_provider_key_env(&r->app->cfg, mine);
+	if (!mine_env)
+		mine_env = fs_llm_default_key_env(mine);
+	for (int i = 0; all_keyed[i] && nu + 2 < sizeof unset / sizeof unset[0]; i++) {
+		const char *names[2] = {fs_config_provider_key_env(&r->app->cfg, all_keyed[i]),
+					fs_llm_default_key_env(all_keyed[i])};
+		for (int k = 0; k < 2; k++)
+			if (names[k] && (!mine_env || strcmp(names[k], mine_env)))
+				unset[nu++] = names[k];
+	}
+	unset[nu] = NULL;
 	if (!dir_ok) {
 		snprintf(err, sizeof err, "cannot create the run directory: %s", strerror(errno));
 	} else if (fs_agent_run_set_run_dir(r->app->db, run->id, dir) == 0 &&
-		   fs_worker_spawn(exe, r->app->root, run->id, logp, &pid, err, sizeof err) == 0) {
+		   fs_worker_spawn_env(exe, r->app->root, run->id, logp, unset, &pid, err, sizeof err) == 0) {
 		/* the worker records its pid too; whichever lands first is the same */
 		fs_agent_run_set_pid(r->app->db, run->id, pid);
 		cJSON *d = cJSON_CreateObject();
@@ -422,8 +442,32 @@ static int h_chat_start(fs_req *r, fs_resp *w)
 
 /* Loads run r->ids[0] with the liveness check; 404 unless it is the
  * user's (or the user is an admin). Returns 0, or 1 with the response written. */
+/* The run's path segment: the run id ("7") or the session id the start
+ * answered ("edit-7"; the original API's name for an editor or chat run). */
+static long long run_id_of(const fs_req *r)
+{
+	const char *p = r->nparams > 0 ? r->params[0] : NULL;
+	long long v = 0;
+	size_t n = 0;
+	if (!p)
+		return 0;
+	if (!strncmp(p, "edit-", 5))
+		p += 5;
+	for (; p[n] && p[n] != '/' && p[n] != '?'; n++) {
+		if (p[n] < '0' || p[n] > '9' || n >= 18)
+			return 0;
+		v = v * 10 + (p[n] - '0');
+	}
+	return n && p[0] != '0' ? v : 0;
+}
+
 static int load_run(fs_req *r, fs_resp *w, fs_agent_run_rec *run)
 {
+	r->ids[0] = run_id_of(r);
+	if (r->ids[0] <= 0) {
+		fs_resp_error(r, w, 404, "no such agent run");
+		return 1;
+	}
 	int rc = fs_agent_run_get_checked(r->app->db, r->ids[0], run);
 	if (rc == FS_DB_NOTFOUND || (!rc && run->user_id != r->user.id && !r->user.is_admin)) {
 		fs_resp_error(r, w, 404, "no such agent run");
@@ -987,20 +1031,58 @@ out:
 	return 0;
 }
 
+/* The run's transcript (transcript.jsonl, one record a line: model calls,
+ * tool calls, tool errors, retries), as a download. */
+static int h_transcript(fs_req *r, fs_resp *w)
+{
+	char path[1300], name[64];
+	fs_agent_run_rec *run = calloc(1, sizeof *run);
+	FILE *f = NULL;
+	if (!run)
+		return FS_DB_ERROR;
+	if (load_run(r, w, run))
+		goto out;
+	run_file(r, run->id, "transcript.jsonl", path, sizeof path);
+	w->status = 200;
+	snprintf(w->content_type, sizeof w->content_type, "application/x-ndjson; charset=utf-8");
+	snprintf(name, sizeof name, "fishscale-agent-run-%lld.jsonl", run->id);
+	fs_resp_header(w, "Content-Disposition", "attachment; filename=\"%s\"", name);
+	fs_buf_reset(&w->body);
+	f = fopen(path, "re");
+	if (f) {
+		char buf[16384];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+			if (fs_buf_append(&w->body, buf, n)) {
+				fs_buf_reset(&w->body);
+				w->status = 0;
+				fclose(f);
+				free(run);
+				return FS_DB_ERROR;
+			}
+		fclose(f);
+	}
+out:
+	free(run);
+	return 0;
+}
+
 const fs_route fs_routes_agents[] = {
 	{"GET", "/api/agent/providers", h_providers, FS_MEMBER, 0},
 	{"POST", "/api/agent/start", h_start, FS_MEMBER, 0},
 	{"POST", "/api/agent/edit/start", h_edit_start, FS_MEMBER, 0},
 	{"POST", "/api/agent/chat/start", h_chat_start, FS_MEMBER, 0},
-	{"GET", "/api/agent/chat/text/{id}", h_text, FS_MEMBER, 0},
-	{"GET", "/api/agent/status/{id}", h_status, FS_MEMBER, 0},
-	{"GET", "/api/agent/edit/status/{id}", h_status, FS_MEMBER, 0},
-	{"GET", "/api/agent/status/{id}/log", h_log, FS_MEMBER, 0},
-	{"GET", "/api/agent/edit/status/{id}/log", h_log, FS_MEMBER, 0},
-	{"POST", "/api/agent/stop/{id}", h_stop, FS_MEMBER, 0},
-	{"POST", "/api/agent/edit/stop/{id}", h_stop, FS_MEMBER, 0},
-	{"POST", "/api/agent/reset/{id}", h_reset, FS_MEMBER, 0},
-	{"POST", "/api/agent/approve/{id}", h_approve, FS_MEMBER, 0},
+	{"GET", "/api/agent/chat/text/{run}", h_text, FS_MEMBER, 0},
+	{"GET", "/api/agent/text/{run}", h_text, FS_MEMBER, 0},
+	{"GET", "/api/agent/transcript/{run}", h_transcript, FS_MEMBER, 0},
+	{"GET", "/api/agent/status/{run}", h_status, FS_MEMBER, 0},
+	{"GET", "/api/agent/edit/status/{run}", h_status, FS_MEMBER, 0},
+	{"GET", "/api/agent/status/{run}/log", h_log, FS_MEMBER, 0},
+	{"GET", "/api/agent/edit/status/{run}/log", h_log, FS_MEMBER, 0},
+	{"POST", "/api/agent/stop/{run}", h_stop, FS_MEMBER, 0},
+	{"POST", "/api/agent/edit/stop/{run}", h_stop, FS_MEMBER, 0},
+	{"POST", "/api/agent/reset/{run}", h_reset, FS_MEMBER, 0},
+	{"POST", "/api/agent/approve/{run}", h_approve, FS_MEMBER, 0},
 	{"GET", "/api/agent/list", h_list, FS_MEMBER, 0},
 	{"POST", "/api/agent/cleanup", h_cleanup, FS_MEMBER, 0},
 };

@@ -7,7 +7,14 @@
  * reset it by oscillating); max_iterations is enforced. At the end, unless
  * the user stopped the run or it failed: auto-connect with the chosen
  * method and boundary cleanup (tubercles with fewer than 2 neighbours),
- * then an agent_complete history event.
+ * then back to the best state seen when the end is below it, then an
+ * agent_complete history event.
+ *
+ * Every figure is measured on the reconnected graph (fs_agent_judge):
+ * added tubercles count with their neighbours at once, so the plateau and
+ * improvement decisions see the graph the run will end with. The best
+ * state by the one named score (hexagonalness, ties by coverage;
+ * fs_agent_score_better) is kept, the start being the first candidate.
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +41,16 @@ static void on_step(const cJSON *step, void *user)
 	if (s->added || s->deleted || s->moved)
 		snprintf(s->phase, sizeof(s->phase), "pattern_completion");
 	fs_agent_log(s, "Hexagonalness: %.3f -> %.3f, Coverage: %.1f%% -> %.1f%%", s->best_hex, hex, s->best_cov, cov);
+	if (fs_agent_score_better(hex, s->score_cov, s->snap_hex, s->snap_cov)) {
+		/* the best state so far: the run ends on it */
+		fs_tubercle_list_free(&s->snap_t);
+		for (size_t i = 0; i < s->t.n; i++)
+			if (fs_tubercle_list_append(&s->snap_t, &s->t.items[i]))
+				break;
+		s->snap_hex = hex;
+		s->snap_cov = s->score_cov;
+		s->snap_iteration = s->iteration;
+	}
 	if (improved) {
 		s->plateau = 0;
 		s->best_hex = fmax(s->best_hex, hex);
@@ -69,6 +86,32 @@ static void on_step(const cJSON *step, void *user)
 	s->t_iter = now;
 }
 
+/* The run ends on its best state (by fs_agent_score_better; the start is
+ * the first candidate), so it never ends below where it started. */
+static void end_on_best(fs_agent_sess *s)
+{
+	char err[256] = "";
+	double hex = s->stats.hexagonalness_score, cov = s->score_cov;
+	if (!s->job->keep_best)
+		return;
+	if (!fs_agent_score_better(s->snap_hex, s->snap_cov, hex, cov))
+		return;
+	fs_tubercle_list keep = s->snap_t;
+	s->snap_t = (fs_tubercle_list){0};
+	if (fs_agent_store_state(s, &keep, NULL, "agent_best", err, sizeof(err)))
+		fs_agent_log(s, "Could not go back to the best state: %s", err);
+	else if (s->snap_iteration < 0)
+		fs_agent_log(s, "The end state (hexagonalness %.3f, lattice coverage %.1f%%) was below the start: went back "
+			     "to the start (hexagonalness %.3f, lattice coverage %.1f%%)", hex, cov, s->stats.hexagonalness_score,
+			     s->score_cov);
+	else
+		fs_agent_log(s, "The end state (hexagonalness %.3f, lattice coverage %.1f%%) was below the best: went back to "
+			     "the state after iteration %d (hexagonalness %.3f, lattice coverage %.1f%%)", hex, cov,
+			     s->snap_iteration, s->stats.hexagonalness_score, s->score_cov);
+	snprintf(s->last_action, sizeof(s->last_action), "restore_best");
+	s->snap_t = keep;
+}
+
 static void finalize(fs_agent_sess *s)
 {
 	char err[256] = "";
@@ -85,6 +128,7 @@ static void finalize(fs_agent_sess *s)
 		else if (deleted && s->job->auto_connect && fs_agent_auto_connect(s, method, &n, err, sizeof(err)))
 			fs_agent_log(s, "Auto-connect failed: %s", err);
 	}
+	end_on_best(s);
 }
 
 static void complete_event(fs_agent_sess *s, const char *reason, double wall)
@@ -145,6 +189,19 @@ int fs_agent_run_edit(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJ
 	}
 	if (fs_fish_tools_add_edit(reg, s, 1, err, errlen))
 		goto out;
+	if (s->t.n == 0) {
+		/* nothing to complete: the first step is an extraction, so an empty
+		 * set gets the detector's result and then the pattern completion */
+		int found = 0;
+		snprintf(s->phase, sizeof(s->phase), "extraction");
+		if (fs_agent_initial_extraction(s, &found, err, errlen)) {
+			fs_agent_log(s, "Extraction failed: %s", err);
+			goto out;
+		}
+		s->best_hex = s->stats.hexagonalness_score;
+		s->best_cov = s->stats.coverage_percent;
+		fs_agent_emit_status(s);
+	}
 	int side = s->img->width > s->img->height ? s->img->width : s->img->height;
 	double sc = side > FS_AGENT_SHOT_SIDE ? (double)FS_AGENT_SHOT_SIDE / side : 1.0;
 	snprintf(plat, sizeof(plat), "%d", job->plateau_iterations);

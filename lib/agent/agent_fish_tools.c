@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "agent/agent_fish_tools.h"
+#include "agent/agent_select.h"
 #include "analysis/detect.h"
+#include "analysis/lattice_estimate.h"
 #include "store/eventlog.h"
 #include "analysis/graph.h"
 #include "analysis/params_json.h"
@@ -145,7 +147,7 @@ static int refresh(fs_agent_sess *s, long long new_rev, int keep_boundary, fs_to
 	}
 	/* at the scale region's inner edge is boundary too, as fs_set_load has it */
 	fs_scale_region_mark_boundary(&s->region, &s->t, s->region.cell);
-	if (fs_stats_compute(&s->t, &s->e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->stats)) {
+	if (fs_agent_judge(s)) {
 		snprintf(out->error, sizeof(out->error), "out of memory computing statistics");
 		return FS_TOOL_CRITICAL;
 	}
@@ -352,6 +354,8 @@ static cJSON *trial_result(const fs_agent_sess *s, int idx, int duplicate)
 	cJSON_AddNumberToObject(d, "iteration", t->iteration);
 	cJSON_AddItemToObject(d, "metrics", fs_agent_metrics_json(&t->stats));
 	cJSON_AddBoolToObject(d, "is_best", idx == s->best);
+	if (s->trials[idx].implausible)
+		cJSON_AddStringToObject(d, "rejected", s->trials[idx].rejected);
 	if (s->best >= 0) {
 		cJSON_AddNumberToObject(d, "best_iteration", s->trials[s->best].iteration);
 		cJSON_AddNumberToObject(d, "best_hexagonalness", r3(s->trials[s->best].stats.hexagonalness_score));
@@ -424,6 +428,73 @@ static int copy_lists(fs_tubercle_list *dt, fs_edge_list *de, const fs_tubercle_
 	return 0;
 }
 
+static int cmp_len(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median connection length of a result (px), 0 without connections. */
+static double median_edge(const fs_tubercle_list *t, const fs_edge_list *e)
+{
+	double *len = malloc((e->n ? e->n : 1) * sizeof(double)), med = 0;
+	size_t n = 0;
+	if (!len)
+		return 0;
+	/* detection results number their tubercles 1..n in order */
+	for (size_t i = 0; i < e->n; i++) {
+		int a = e->items[i].id1 - 1, b = e->items[i].id2 - 1;
+		if (a < 0 || b < 0 || (size_t)a >= t->n || (size_t)b >= t->n || t->items[a].id != a + 1 ||
+		    t->items[b].id != b + 1)
+			continue;
+		len[n++] = hypot(t->items[a].centroid_x - t->items[b].centroid_x,
+				 t->items[a].centroid_y - t->items[b].centroid_y);
+	}
+	if (n) {
+		qsort(len, n, sizeof(double), cmp_len);
+		med = len[n / 2];
+	}
+	free(len);
+	return med;
+}
+
+/*
+ * Whether an extraction may become the optimiser's best (issue 16): a
+ * method that needs a calibration on an image without one is refused (the
+ * detector ran on the 700x estimate only), and so is a result denser than
+ * the image's own lattice (autocorrelation pitch) allows: more detections
+ * than 1.5 x the lattice sites of the whole image, or neighbours closer
+ * than 0.6 pitch (blobs on paper grain, split tubercles). Empty why = plausible.
+ */
+static void plausibility(fs_agent_sess *s, const fs_tubercle_list *t, const fs_edge_list *e, char *why, size_t n)
+{
+	why[0] = 0;
+	if (!(s->um_per_px > 0) && s->params.method != FS_METHOD_AUTO && s->params.method != FS_METHOD_LATTICE) {
+		snprintf(why, n, "method %s needs a calibration and the image has none", fs_method_name(s->params.method));
+		return;
+	}
+	if (s->lattice_pitch < 0) {
+		fs_lattice lat;
+		char err[128];
+		s->lattice_pitch = fs_lattice_estimate(s->img, &lat, err, sizeof(err)) == 0 && lat.strength > 0.05
+			? lat.pitch_px : 0;
+		if (s->lattice_pitch > 0)
+			fs_agent_log(s, "Lattice of the image: pitch %.1f px (plausibility of results)", s->lattice_pitch);
+	}
+	double p = s->lattice_pitch;
+	if (p <= 0 || !t->n)
+		return;
+	double sites = (double)s->img->width * s->img->height / (p * p * sqrt(3) / 2);
+	if (t->n > 1.5 * sites + 10) {
+		snprintf(why, n, "%zu detections, more than the image's lattice (pitch %.1f px) has sites (~%.0f)", t->n,
+			 p, sites);
+		return;
+	}
+	double med = median_edge(t, e);
+	if (med > 0 && med < 0.6 * p)
+		snprintf(why, n, "neighbours %.1f px apart, far closer than the image's lattice pitch %.1f px", med, p);
+}
+
 static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 {
 	fs_agent_sess *s = user;
@@ -473,19 +544,24 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 	tr->seconds = now - t0;
 	tr->at_elapsed = now - s->t_start;
 	snprintf(tr->phase, sizeof(tr->phase), "%s", s->phase);
+	plausibility(s, &dr.tubercles, &e, tr->rejected, sizeof(tr->rejected));
+	if (!tr->rejected[0] && st.n_tubercles < FS_AGENT_MIN_COUNT)
+		snprintf(tr->rejected, sizeof(tr->rejected), "%d tubercles, fewer than %d", st.n_tubercles,
+			 FS_AGENT_MIN_COUNT);
+	tr->implausible = tr->rejected[0] != 0;
 	idx = (int)s->n_trials++;
 	double h = st.hexagonalness_score;
-	/* a regular-looking handful of tubercles is no result: sane counts rank first */
-	double key = h + (st.n_tubercles >= FS_AGENT_MIN_COUNT ? 1 : 0);
-	double best_key = -1;
-	if (s->best >= 0)
-		best_key = s->trials[s->best].stats.hexagonalness_score +
-			   (s->trials[s->best].stats.n_tubercles >= FS_AGENT_MIN_COUNT ? 1 : 0);
-	if (s->best < 0 || key > best_key + s->job->plateau_threshold)
+	/* one named score (fs_agent_score_better); an implausible result never becomes the best */
+	const fs_stats *bs = s->best >= 0 ? &s->trials[s->best].stats : NULL;
+	int better = !tr->implausible &&
+		     (!bs || fs_agent_score_better(h, st.coverage_percent, bs->hexagonalness_score, bs->coverage_percent));
+	if (better && (!bs || h > bs->hexagonalness_score + s->job->plateau_threshold))
 		s->no_improve = 0;
 	else
 		s->no_improve++;
-	if (s->best < 0 || key > best_key) {
+	if (tr->implausible)
+		fs_agent_log(s, "Result of iteration %d rejected: %s", s->iteration, tr->rejected);
+	if (better) {
 		s->best = idx;
 		if (copy_lists(&s->best_t, &s->best_e, &dr.tubercles, &e)) {
 			snprintf(out->error, sizeof(out->error), "out of memory");
@@ -527,10 +603,11 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 	cJSON_AddNumberToObject(sl, "hexagonalness", r3(h));
 	cJSON_AddNumberToObject(sl, "tubercles", st.n_tubercles);
 	cJSON_AddNumberToObject(sl, "edges", st.n_edges);
-	cJSON_AddNumberToObject(sl, "best_score", r3(s->trials[s->best].stats.hexagonalness_score));
+	if (s->best >= 0)
+		cJSON_AddNumberToObject(sl, "best_score", r3(s->trials[s->best].stats.hexagonalness_score));
 	fs_agent_status_line(s, sl);
 	/* the stopping rules of seed 001 §3.3, enforced here rather than left to the model */
-	if (h >= s->job->target_score) {
+	if (h >= s->job->target_score && !tr->implausible) {
 		snprintf(s->stop_reason, sizeof(s->stop_reason), "target_achieved");
 		fs_agent_log(s, "AUTO-ACCEPT: Target hexagonalness achieved: %.3f >= %.3f", h, s->job->target_score);
 	} else if (s->iteration >= s->job->max_iterations) {
@@ -543,6 +620,34 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 	out->data = trial_result(s, idx, 0);
 	fs_agent_emit_status(s);
 	rc = FS_TOOL_OK;
+out:
+	fs_detect_result_free(&dr);
+	fs_edge_list_free(&e);
+	return rc;
+}
+
+int fs_agent_initial_extraction(fs_agent_sess *s, int *n, char *err, size_t errlen)
+{
+	fs_detect_result dr = {0};
+	fs_edge_list e = {0};
+	long long rev;
+	int rc = -1;
+
+	*n = 0;
+	if (fs_detect(s->img, &s->params, s->um_for_detect, &dr, err, errlen))
+		goto out;
+	if (dr.tubercles.n >= 2 && fs_graph_build(&dr.tubercles, s->params.neighbor_graph, s->params.cull_long_edges,
+						    s->params.cull_factor, &e, err, errlen))
+		goto out;
+	if (fs_set_replace_all(s->db, s->job->set_id, -1, s->job->user_id, &dr.tubercles, &e, &s->params,
+			       "agent_extraction", s->job->run_id, &rev, NULL, err, errlen) ||
+	    fs_agent_sess_reload(s, err, errlen))
+		goto out;
+	*n = (int)s->t.n;
+	record_action(s, "run_extraction", 0, -1, -1);
+	fs_agent_log(s, "The set was empty: extraction with method %s found %zu tubercles, %zu connections, "
+		     "hexagonalness %.3f", fs_method_name(s->params.method), s->t.n, s->e.n, s->stats.hexagonalness_score);
+	rc = 0;
 out:
 	fs_detect_result_free(&dr);
 	fs_edge_list_free(&e);
@@ -1071,6 +1176,123 @@ static int t_auto_connect(const cJSON *args, fs_tool_output *out, void *user)
 	return FS_TOOL_OK;
 }
 
+/* ---- selections (agent_select.h) ---- */
+
+static cJSON *ids_json(const int *ids, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; a && i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(ids[i]));
+	return a;
+}
+
+static int t_select(const cJSON *args, fs_tool_output *out, void *user)
+{
+	fs_agent_sess *s = user;
+	int *ids = NULL;
+	size_t n = 0;
+	char desc[512];
+	if (fs_agent_select(s, args, &ids, &n, desc, sizeof(desc), out->error, sizeof(out->error)))
+		return FS_TOOL_ERROR;
+	out->data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(out->data, "count", (double)n);
+	cJSON_AddItemToObject(out->data, "ids", ids_json(ids, n));
+	cJSON_AddStringToObject(out->data, "criteria", desc[0] ? desc : "none (every tubercle)");
+	fs_agent_log(s, "Selected %zu tubercle(s): %s", n, desc[0] ? desc : "every tubercle");
+	free(ids);
+	return FS_TOOL_OK;
+}
+
+static int t_delete_many(const cJSON *args, fs_tool_output *out, void *user)
+{
+	fs_agent_sess *s = user;
+	int *ids = NULL;
+	size_t n = 0;
+	char desc[512], err[256] = "", list[512];
+	long long rev;
+	if (!fs_agent_selection_given(args)) {
+		snprintf(out->error, sizeof(out->error),
+			 "give at least one selection criterion (ids, region, edge, corner, near, degree, diameter, "
+			 "source, isolated, small, large): an empty selection would delete everything");
+		return FS_TOOL_ERROR;
+	}
+	if (fs_agent_select(s, args, &ids, &n, desc, sizeof(desc), out->error, sizeof(out->error)))
+		return FS_TOOL_ERROR;
+	if (n) {
+		int rc = fs_set_delete_items(s->db, s->job->set_id, -1, s->job->user_id, ids, n, NULL, 0, "agent_delete",
+					     s->job->run_id, &rev, NULL, err, sizeof(err));
+		if (rc) {
+			free(ids);
+			return store_failed(out, rc, "deleting the tubercles", err);
+		}
+		if ((rc = reload(s, out)) != FS_TOOL_OK) {
+			free(ids);
+			return rc;
+		}
+		s->deleted += (int)n;
+		record_action(s, "delete_tubercles", 0, -1, -1);
+	}
+	fs_agent_ids_text(ids, n, 30, list, sizeof(list));
+	fs_agent_log(s, "Deleted %zu tubercle(s) (%s)%s%s", n, desc, n ? ": " : "", list);
+	out->data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(out->data, "deleted", (double)n);
+	cJSON_AddItemToObject(out->data, "deleted_ids", ids_json(ids, n));
+	cJSON_AddStringToObject(out->data, "criteria", desc);
+	cJSON_AddNumberToObject(out->data, "tubercle_count", (double)s->t.n);
+	free(ids);
+	fs_agent_emit_status(s);
+	return FS_TOOL_OK;
+}
+
+static int t_fill_gaps(const cJSON *args, fs_tool_output *out, void *user)
+{
+	fs_agent_sess *s = user;
+	fs_lattice_plan plan;
+	int max = (int)num_arg(args, "max_add", 50), added = 0, left = 0;
+	cJSON *ids = cJSON_CreateArray();
+	if (!ids || fs_agent_lattice_plan(s, NULL, NULL, 0, 100000, &plan)) {
+		cJSON_Delete(ids);
+		snprintf(out->error, sizeof(out->error), "out of memory");
+		return FS_TOOL_CRITICAL;
+	}
+	double sc = s->shot_scale > 0 ? s->shot_scale : 1.0;
+	for (size_t i = 0; i < plan.n_add; i++) {
+		if (!fs_agent_point_in_area(s, args, plan.ax[i], plan.ay[i]))
+			continue;
+		if (added >= max) {
+			left++;
+			continue;
+		}
+		cJSON *a = cJSON_CreateObject();
+		fs_tool_output o;
+		memset(&o, 0, sizeof(o));
+		cJSON_AddNumberToObject(a, "x", plan.ax[i] * sc);
+		cJSON_AddNumberToObject(a, "y", plan.ay[i] * sc);
+		int rc = t_add(a, &o, s);
+		cJSON_Delete(a);
+		if (rc == FS_TOOL_OK) {
+			cJSON_AddItemToArray(ids, cJSON_CreateNumber(cJSON_GetNumberValue(cJSON_GetObjectItem(o.data, "id"))));
+			added++;
+		}
+		cJSON_Delete(o.data);
+		free(o.image_b64);
+		if (rc == FS_TOOL_CRITICAL) {
+			snprintf(out->error, sizeof(out->error), "%s", o.error);
+			fs_lattice_plan_free(&plan);
+			cJSON_Delete(ids);
+			return rc;
+		}
+	}
+	fs_lattice_plan_free(&plan);
+	out->data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(out->data, "added", added);
+	cJSON_AddNumberToObject(out->data, "sites_left", left);
+	cJSON_AddNumberToObject(out->data, "max_add", max);
+	cJSON_AddItemToObject(out->data, "added_ids", ids);
+	cJSON_AddNumberToObject(out->data, "tubercle_count", (double)s->t.n);
+	return FS_TOOL_OK;
+}
+
 static int t_get_statistics(const cJSON *args, fs_tool_output *out, void *user)
 {
 	fs_agent_sess *s = user;
@@ -1146,7 +1368,24 @@ int fs_fish_tools_add_edit(fs_tool_registry *reg, fs_agent_sess *s, int with_fin
 			 t_auto_connect, s, 0, err, errlen) ||
 	    fs_tools_add(reg, "get_statistics",
 			 "Detailed statistics: diameters, spacing, hexagonalness components, degree histogram.", NULL,
-			 t_get_statistics, s, 0, err, errlen))
+			 t_get_statistics, s, 0, err, errlen) ||
+	    fs_tools_add(reg, "select_tubercles",
+			 "List the ids of the tubercles matching a selection (all criteria must hold): ids, region "
+			 "rectangle, edge band (side, width_percent), corner, near an id, degree, diameter, source, "
+			 "isolated, small, large. Changes nothing.",
+			 "{\"type\":\"object\",\"properties\":{" FS_AGENT_SELECTION_PROPS "}}", t_select, s, 0, err,
+			 errlen) ||
+	    fs_tools_add(reg, "delete_tubercles",
+			 "Delete every tubercle matching a selection (as select_tubercles; at least one criterion), "
+			 "e.g. {\"max_degree\":1,\"edge\":{\"side\":\"right\",\"width_percent\":15}}. One step.",
+			 "{\"type\":\"object\",\"properties\":{" FS_AGENT_SELECTION_PROPS "}}", t_delete_many, s, 0, err,
+			 errlen) ||
+	    fs_tools_add(reg, "fill_gaps",
+			 "Add tubercles at the empty, bright sites of the lattice, only inside the area given (region, "
+			 "edge, corner, near; everywhere when none), at most max_add.",
+			 "{\"type\":\"object\",\"properties\":{" FS_AGENT_SELECTION_PROPS
+			 ",\"max_add\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}}}",
+			 t_fill_gaps, s, 0, err, errlen))
 		return -1;
 	if (with_finish &&
 	    fs_tools_add(reg, "finish", "Signal that the pattern completion is done (give a brief reason).",

@@ -40,10 +40,13 @@
 
 #define FS_AGENT_LOG_KEEP 50     /* log lines kept in the status */
 #define FS_AGENT_SHOT_SIDE 1024  /* longest screenshot side given to the model */
-#define FS_AGENT_MIN_COUNT 10    /* fewer tubercles never make the optimiser's best */
+#define FS_AGENT_MIN_COUNT 10
+#define FS_AGENT_HEX_TIE 0.005   /* hexagonalness differences below this are ties */    /* fewer tubercles never make the optimiser's best */
 
 typedef struct fs_agent_trial {
 	int iteration;
+	int implausible;         /* never "best": see rejected */
+	char rejected[160];      /* why the result is implausible */
 	fs_params params;
 	fs_stats stats;
 	double seconds;          /* detection + graph + statistics */
@@ -77,9 +80,27 @@ typedef struct fs_agent_sess {
 	int applied;              /* index of the trial now in the set, -1 none */
 	int no_improve;           /* extractions since the last improvement */
 	int profile_phase;        /* 1 until the first set_params */
+	double lattice_pitch;     /* the image's lattice (px), 0 none, -1 not yet estimated */
 	int accepted;
 
-	/* editing agent */
+	/* the start, kept so a run never ends below it (both agents) */
+	fs_tubercle_list start_t;
+	fs_edge_list start_e;
+	fs_stats start_stats;     /* on the stored graph */
+	fs_params start_params;
+	int start_has_params;
+
+	/* editing agent: its statistics are those of the reconnected graph
+	 * (judge_e, the auto-connect method over the tubercles as they are),
+	 * so added tubercles count with their neighbours at once; the best
+	 * state by fs_agent_score_better is kept (snap_t) and ended on */
+	int judged;
+	fs_edge_list judge_e;
+	double score_cov;         /* coverage of the lattice-supported tubercles (the tie-break) */
+	fs_tubercle_list snap_t;
+	double snap_hex, snap_cov;
+	int snap_iteration;       /* -1 = the start */
+
 	fs_agent_shot_cache shots;
 	double shot_scale;        /* screenshot px per image px */
 	int shot_w, shot_h;
@@ -112,11 +133,25 @@ typedef struct fs_agent_sess {
 	void *policy;             /* offline policy state, freed with policy_free */
 	void (*policy_free)(void *);
 	int call_seq;             /* ids of the offline policies' calls */
+	int text_any, text_turn;  /* streamed text so far, and the turn it came in */
 } fs_agent_sess;
 
 /* Loads the image, the set and the starting parameters. 0 or -1 with err. */
 int fs_agent_sess_init(fs_agent_sess *s, const fs_agent_job *job, fs_agent_env *env, char *err, size_t errlen);
 void fs_agent_sess_free(fs_agent_sess *s);
+
+/* The one named score of both agents: hexagonalness of the reconnected
+ * graph, ties (closer than FS_AGENT_HEX_TIE) broken by coverage (the
+ * editor's: of the lattice-supported tubercles, s->score_cov). 1 when
+ * (ha, ca) beats (hb, cb). */
+int fs_agent_score_better(double ha, double ca, double hb, double cb);
+/* Recomputes s->stats: on the reconnected graph when s->judged, else on the
+ * stored edges. 0 or -1 (out of memory). */
+int fs_agent_judge(fs_agent_sess *s);
+/* Replaces the set with tubercles t (ids renumbered 1..n), connected by the
+ * auto-connect method, and params when given; one journal step of kind. */
+int fs_agent_store_state(fs_agent_sess *s, const fs_tubercle_list *t, const fs_params *params, const char *kind,
+			 char *err, size_t errlen);
 
 /* Reloads the set from SQLite and recomputes its statistics. */
 int fs_agent_sess_reload(fs_agent_sess *s, char *err, size_t errlen);
@@ -136,6 +171,14 @@ const char *fs_agent_turn_text(const fs_agent_sess *s);
 /* Metrics object of seed 001 §8.3 (caller deletes). */
 cJSON *fs_agent_metrics_json(const fs_stats *st);
 
+/* 1 when tool is in list ("get_*, select_tubercles": names, "prefix*"). */
+int fs_agent_tool_listed(const char *list, const char *tool);
+
+/* A transcript record of type (obj taken over, may be NULL) to env->on_record. */
+void fs_agent_record(fs_agent_sess *s, const char *type, cJSON *obj);
+/* The provider's retry (llm_http.h on_retry): a log line and a record. */
+void fs_agent_on_retry(void *user, int attempt, long delay_ms, long http_status, const char *why);
+
 /* Usage, prompt and response of one loop step (from agent_loop's on_step). */
 void fs_agent_take_step(fs_agent_sess *s, const cJSON *step);
 
@@ -151,6 +194,9 @@ int fs_agent_trial_find(const fs_agent_sess *s, const fs_params *p);
 
 /* Edit helpers shared with the offline policy and the finishing steps. */
 int fs_agent_auto_connect(fs_agent_sess *s, const char *method, int *n_edges, char *err, size_t errlen);
+/* Detection with the session's parameters into the (empty) set, one
+ * journal step; the editor's first step on an empty set. *n found. */
+int fs_agent_initial_extraction(fs_agent_sess *s, int *n, char *err, size_t errlen);
 /* Deletes tubercles with fewer than 2 neighbours (one journal step); *n deleted. */
 int fs_agent_cleanup_boundary(fs_agent_sess *s, int *n, char *err, size_t errlen);
 /* Degree of each tubercle of s->t (array parallel to s->t.items, caller frees). */

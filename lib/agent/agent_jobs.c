@@ -45,6 +45,7 @@ void fs_agent_job_default(fs_agent_job *job, fs_agent_kind kind)
 	job->auto_connect = 1;
 	snprintf(job->auto_connect_method, sizeof(job->auto_connect_method), "gabriel");
 	job->cleanup_boundary = 1;
+	job->keep_best = 1;
 	job->approve_timeout_s = 300;
 	job->max_tool_calls = 20;
 }
@@ -64,6 +65,15 @@ static fs_llm *make_llm(const fs_agent_job *job, fs_agent_env *env, fs_agent_ses
 	c.key_env = fs_config_provider_key_env(env->cfg, p);
 	c.key_file = env->cfg && env->cfg->key_file[0] ? env->cfg->key_file : NULL;
 	c.stream = env->on_text != NULL;
+	if (env->cfg) {
+		if (env->cfg->agent_http_timeout_s > 0)
+			c.http.total_timeout_ms = 1000L * env->cfg->agent_http_timeout_s;
+		if (env->cfg->agent_http_connect_timeout_s > 0)
+			c.http.connect_timeout_ms = 1000L * env->cfg->agent_http_connect_timeout_s;
+		c.http.retry.max_attempts = env->cfg->agent_http_retries + 1;
+	}
+	c.http.on_retry = fs_agent_on_retry;
+	c.http.retry_user = s;
 	return fs_llm_new(&c, err, errlen);
 }
 

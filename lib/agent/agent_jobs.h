@@ -60,6 +60,7 @@ typedef struct fs_agent_job {
 	int auto_connect;            /* regenerate connections at the end */
 	char auto_connect_method[16];/* delaunay | gabriel | rng */
 	int cleanup_boundary;        /* delete tubercles with < 2 neighbours at the end */
+	int keep_best;               /* end on the best state seen (default 1; 0 = the person keeps the end) */
 	int approve_each_step;       /* ask env->approve before each tool call */
 	int approve_timeout_s;       /* no answer in time: the run stops, reason "approval_timeout" */
 	char instruction[4096];      /* chat mode: the user's words */
@@ -83,6 +84,10 @@ typedef struct fs_agent_env {
 	/* approve-each-step: returns 1 approve, 0 reject (reason written), -1 timeout;
 	 * proposal has {tool, arguments, reasoning, preview} */
 	int (*approve)(void *ud, const cJSON *proposal, char *reason, size_t reasonlen);
+	/* the run's transcript: one record per model call, tool call, tool
+	 * error and retry ({"type", "t" (seconds since the start), ...}; keys
+	 * and images removed), written as a line of JSONL by the caller */
+	void (*on_record)(void *ud, const cJSON *record);
 	void *ud;
 } fs_agent_env;
 

@@ -1,6 +1,6 @@
 /*
  * agent_local_edit.c - the offline provider's editing policy and the
- * lattice fit it shares with the offline chat.
+ * lattice fit it shares with the offline chat (agent_local_chat.c).
  *
  * Lattice fit: the pitch is the median nearest-neighbour distance. Each
  * pair of neighbours (distance within 25 % of the pitch) implies three
@@ -12,6 +12,8 @@
  * position is refined to the local intensity centroid. Tubercles with no
  * neighbour within 1.5 pitches are off-lattice false positives; of two
  * closer than half a pitch the newer is a duplicate.
+ *
+ * The offline chat policy (its small grammar) is in agent_local_chat.c.
  *
  * The policy: a screenshot and the state first, then each turn deletes the
  * off-lattice tubercles and adds the missing sites found (never proposing
@@ -423,134 +425,6 @@ oom_plan:
 	if (!rc)
 		return 0;
 oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
-}
-
-/* ------------------------------------------------- the offline chat policy */
-
-typedef struct chat_policy {
-	int stage;
-	int want_delete, want_fill, want_connect;
-	int truncated;
-} chat_policy;
-
-static void chat_free(void *p)
-{
-	free(p);
-}
-
-static int has(const char *text, const char *word)
-{
-	return strcasestr(text, word) != NULL;
-}
-
-int fs_agent_local_chat(const fs_conv *conv, const cJSON *tools, fs_llm_reply *out, void *user, char *err,
-			size_t errlen)
-{
-	fs_agent_sess *s = user;
-	chat_policy *c = s->policy;
-	const char *q = s->job->instruction;
-	int max = s->job->max_tool_calls > 0 ? s->job->max_tool_calls : 20, calls = 0;
-	char txt[512];
-	fs_lattice_plan plan = {0};
-	(void)conv;
-	(void)tools;
-
-	if (!c) {
-		c = calloc(1, sizeof(*c));
-		if (!c)
-			goto oom;
-		s->policy = c;
-		s->policy_free = chat_free;
-	}
-	if (c->stage == 1) {
-		/* second turn: say what was done, no more calls (ends the turn) */
-		int n = snprintf(txt, sizeof(txt), "Done.");
-		if (c->want_delete)
-			n += snprintf(txt + n, sizeof(txt) - n, " Deleted %d isolated tubercle(s).", s->deleted);
-		if (c->want_fill)
-			n += snprintf(txt + n, sizeof(txt) - n, " Added %d tubercle(s) in gaps of the lattice.", s->added);
-		if (c->want_connect)
-			n += snprintf(txt + n, sizeof(txt) - n, " Regenerated the connections: %zu.", s->e.n);
-		if (c->truncated && n > 0 && (size_t)n < sizeof(txt))
-			snprintf(txt + n, sizeof(txt) - n, " I stopped at the limit of %d tool calls; ask again for more.",
-				 max);
-		c->stage = 2;
-		return fs_llm_reply_append_text(out, txt) ? -1 : 0;
-	}
-	c->stage = 1;
-	c->want_delete = has(q, "isolated") || has(q, "outlier") || has(q, "false positive");
-	c->want_fill = has(q, "fill") || has(q, "gap") || has(q, "missing");
-	c->want_connect = has(q, "connect");
-	if (!c->want_delete && !c->want_fill && !c->want_connect) {
-		c->stage = 2;
-		return fs_llm_reply_append_text(out,
-			"I cannot do that: the offline assistant understands only \"delete isolated\" "
-			"(tubercles with no neighbour near one lattice pitch), \"fill gaps\" (add tubercles at "
-			"bright, empty lattice sites) and \"connect\" (regenerate connections; say delaunay, gabriel "
-			"or rng). Nothing was changed.") ? -1 : 0;
-	}
-	if ((c->want_delete || c->want_fill) && fs_agent_lattice_plan(s, NULL, NULL, 0, (size_t)max + 1, &plan))
-		goto oom;
-	if (c->want_delete && plan.n_del && has(q, "isolated")) {
-		/* duplicates are not what "isolated" means: keep only far ones */
-		size_t k = 0;
-		for (size_t i = 0; i < plan.n_del; i++) {
-			const fs_tubercle *t = NULL;
-			for (size_t j = 0; j < s->t.n && !t; j++)
-				if (s->t.items[j].id == plan.del[i])
-					t = &s->t.items[j];
-			int close = 0;
-			for (size_t j = 0; t && j < s->t.n && !close; j++)
-				close = s->t.items[j].id != t->id &&
-					hypot(s->t.items[j].centroid_x - t->centroid_x,
-					      s->t.items[j].centroid_y - t->centroid_y) < 0.5 * plan.pitch;
-			if (!close)
-				plan.del[k++] = plan.del[i];
-		}
-		plan.n_del = k;
-	}
-	for (size_t i = 0; c->want_delete && i < plan.n_del; i++, calls++) {
-		cJSON *a = cJSON_CreateObject();
-		if (calls >= max - c->want_connect) {
-			c->truncated = 1;
-			break;
-		}
-		if (!a)
-			goto oom;
-		cJSON_AddNumberToObject(a, "id", plan.del[i]);
-		if (fs_agent_local_call(out, &s->call_seq, "delete_tubercle", a))
-			goto oom;
-	}
-	for (size_t i = 0; c->want_fill && i < plan.n_add; i++, calls++) {
-		cJSON *a;
-		if (calls >= max - c->want_connect) {
-			c->truncated = 1;
-			break;
-		}
-		if (fs_agent_local_point_args(s, plan.ax[i], plan.ay[i], &a) ||
-		    fs_agent_local_call(out, &s->call_seq, "add_tubercle", a))
-			goto oom;
-	}
-	if (c->want_connect) {
-		cJSON *a = cJSON_CreateObject();
-		if (!a)
-			goto oom;
-		cJSON_AddStringToObject(a, "method", has(q, "delaunay") ? "delaunay" : has(q, "rng") ? "rng" : "gabriel");
-		if (fs_agent_local_call(out, &s->call_seq, "auto_connect", a))
-			goto oom;
-	}
-	if (!out->ncalls) {
-		c->stage = 2;
-		fs_lattice_plan_free(&plan);
-		return fs_llm_reply_append_text(out, "I found nothing to change for that instruction.") ? -1 : 0;
-	}
-	fs_llm_reply_append_text(out, "Working on it.");
-	fs_lattice_plan_free(&plan);
-	return 0;
-oom:
-	fs_lattice_plan_free(&plan);
 	snprintf(err, errlen, "out of memory");
 	return -1;
 }

@@ -43,6 +43,7 @@ typedef struct run {
 	double deadline;
 	int nudges;
 	int done;
+	long last_in;   /* input tokens of the last call: the next one's are at least these */
 } run;
 
 /* Cancel hook given to the provider: the user's flag or the wall-clock limit. */
@@ -71,6 +72,47 @@ static void finish(run *r, const char *reason, const char *kind, const char *msg
 		snprintf(r->res->error, sizeof(r->res->error), "%s", msg);
 }
 
+/* Input tokens of the next request, roughly: 4 characters a token, 1600 a
+ * picture, the tools' definitions included; never below the last call's
+ * reported input (the conversation only grows). */
+static long next_input_estimate(const run *r)
+{
+	size_t chars = r->conv->system ? strlen(r->conv->system) : 0;
+	long images = 0;
+	for (size_t i = 0; i < r->conv->n; i++) {
+		const fs_msg *m = &r->conv->msgs[i];
+		for (size_t k = 0; k < m->n; k++) {
+			if (m->parts[k].text)
+				chars += strlen(m->parts[k].text);
+			if (m->parts[k].image_b64)
+				images++;
+			if (m->parts[k].args) {
+				char *a = cJSON_PrintUnformatted(m->parts[k].args);
+				chars += a ? strlen(a) : 0;
+				free(a);
+			}
+		}
+	}
+	char *defs = cJSON_PrintUnformatted(fs_tools_definitions(r->reg));
+	chars += defs ? strlen(defs) : 0;
+	free(defs);
+	long est = (long)(chars / 4) + 1600 * images;
+	return est > r->last_in ? est : r->last_in;
+}
+
+/* The worst case of the next call (its input plus a full reply of
+ * max_tokens) must fit under the cost limit before it is made. */
+static int next_call_too_costly(const run *r)
+{
+	const fs_agent_limits *l = r->lim;
+	if (!(l->max_cost_usd > 0) || fs_prices_provider_is_free(fs_llm_provider(r->llm)))
+		return 0;
+	int mt = fs_llm_max_tokens(r->llm);
+	double next = fs_prices_cost(r->prices, fs_llm_provider(r->llm), fs_llm_model(r->llm), next_input_estimate(r),
+				     mt > 0 ? mt : 4096, NULL);
+	return r->res->cost_usd + next > l->max_cost_usd;
+}
+
 /* Limits checked before each model call; returns 1 if the run must stop. */
 static int limit_hit(run *r)
 {
@@ -86,6 +128,8 @@ static int limit_hit(run *r)
 		finish(r, "max_cost", NULL, NULL);
 	else if (l->max_tokens > 0 && s->in_tokens + s->out_tokens >= l->max_tokens)
 		finish(r, "max_tokens", NULL, NULL);
+	else if (next_call_too_costly(r))
+		finish(r, "max_cost", NULL, NULL);
 	return r->done;
 }
 
@@ -368,6 +412,7 @@ static void one_turn(run *r)
 	double cost = fs_prices_cost(r->prices, fs_llm_provider(r->llm), fs_llm_model(r->llm),
 				     rep.in_tokens, rep.out_tokens, &est);
 	r->res->in_tokens += rep.in_tokens;
+	r->last_in = rep.in_tokens;
 	r->res->out_tokens += rep.out_tokens;
 	r->res->cost_usd += cost;
 	r->res->last_step_cost_usd = cost;

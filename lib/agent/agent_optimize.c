@@ -52,6 +52,37 @@ static int apply_best(fs_agent_sess *s, int *applied)
 	return fs_agent_sess_reload(s, err, sizeof(err));
 }
 
+/* A run never ends below its start: when the set held an extraction that
+ * scores better (fs_agent_score_better) than every plausible trial, it is
+ * put back with its parameters. 1 when it was. */
+static int keep_start(fs_agent_sess *s)
+{
+	char err[256] = "";
+	long long rev;
+	const fs_stats *st = &s->start_stats;
+	if (s->start_t.n < FS_AGENT_MIN_COUNT)
+		return 0;
+	if (s->best >= 0 && !fs_agent_score_better(st->hexagonalness_score, st->coverage_percent,
+						 s->trials[s->best].stats.hexagonalness_score,
+						 s->trials[s->best].stats.coverage_percent))
+		return 0;
+	if (s->n_trials == 0)
+		return 0; /* nothing was changed */
+	if (fs_set_replace_all(s->db, s->job->set_id, -1, s->job->user_id, &s->start_t, &s->start_e,
+			       s->start_has_params ? &s->start_params : &s->params, "agent_best", s->job->run_id, &rev,
+			       NULL, err, sizeof(err)) ||
+	    fs_agent_sess_reload(s, err, sizeof(err))) {
+		fs_agent_log(s, "Could not put the starting extraction back: %s", err);
+		return 0;
+	}
+	if (s->start_has_params)
+		s->params = s->start_params;
+	s->applied = -1;
+	fs_agent_log(s, "No plausible result beat the start (hexagonalness %.3f, %zu tubercles): the starting "
+		     "extraction is back", st->hexagonalness_score, s->start_t.n);
+	return 1;
+}
+
 static void complete_event(fs_agent_sess *s, const char *reason, double wall)
 {
 	cJSON *ev = cJSON_CreateObject();
@@ -168,7 +199,9 @@ int fs_agent_run_optimize(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices
 	s->conv = NULL;
 	const char *reason = fs_agent_finish_reason(s, &res);
 	snprintf(s->phase, sizeof(s->phase), "complete");
-	apply_best(s, &applied);
+	int kept_start = keep_start(s);
+	if (!kept_start)
+		apply_best(s, &applied);
 	double wall = fs_agent_now() - s->t_start;
 	complete_event(s, reason, wall);
 	fs_agent_log(s, "OPTIMIZATION COMPLETE: %d extractions, reason %s", s->iteration, reason);
@@ -182,6 +215,7 @@ int fs_agent_run_optimize(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices
 	*final_status = fs_agent_status(s, state, reason);
 	if (*final_status) {
 		cJSON_AddBoolToObject(*final_status, "best_applied", applied);
+		cJSON_AddBoolToObject(*final_status, "start_kept", kept_start);
 		cJSON_AddBoolToObject(*final_status, "accepted", s->accepted);
 		cJSON_AddStringToObject(*final_status, "finish_text", s->finish_text);
 		if (res.error[0])

@@ -26,6 +26,127 @@ double fs_agent_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+int fs_agent_score_better(double ha, double ca, double hb, double cb)
+{
+	/* hexagonalness moves by a few thousandths when nothing real changed
+	 * (one tubercle more or less at the hull): that is a tie */
+	if (fabs(ha - hb) >= FS_AGENT_HEX_TIE)
+		return ha > hb;
+	return ca > cb + 0.05;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Coverage of the tubercles the lattice supports: those with at least two
+ * connections no longer than 1.5 median connections. A tubercle on blank
+ * paper (the issue's white band) widens the hull without being part of the
+ * scale, so it must not count as coverage gained. */
+static double supported_coverage(const fs_agent_sess *s, const fs_edge_list *e)
+{
+	fs_tubercle_list sup = {0};
+	double *len = malloc((e->n ? e->n : 1) * sizeof(double)), *sorted = NULL;
+	int *deg = calloc(s->t.n ? s->t.n : 1, sizeof(int)), *at = NULL;
+	int maxid = 0;
+	double cov = 0;
+	for (size_t k = 0; k < s->t.n; k++)
+		maxid = s->t.items[k].id > maxid ? s->t.items[k].id : maxid;
+	at = malloc(((size_t)maxid + 1) * sizeof(int));
+	sorted = malloc((e->n ? e->n : 1) * sizeof(double));
+	if (!len || !deg || !at || !sorted || !e->n)
+		goto out;
+	for (int i = 0; i <= maxid; i++)
+		at[i] = -1;
+	for (size_t k = 0; k < s->t.n; k++)
+		if (s->t.items[k].id >= 0)
+			at[s->t.items[k].id] = (int)k;
+	for (size_t i = 0; i < e->n; i++) {
+		int a = e->items[i].id1, b = e->items[i].id2;
+		int ka = a >= 0 && a <= maxid ? at[a] : -1, kb = b >= 0 && b <= maxid ? at[b] : -1;
+		len[i] = ka < 0 || kb < 0 ? INFINITY
+			: hypot(s->t.items[ka].centroid_x - s->t.items[kb].centroid_x,
+				s->t.items[ka].centroid_y - s->t.items[kb].centroid_y);
+		sorted[i] = len[i];
+	}
+	qsort(sorted, e->n, sizeof(double), cmp_dbl);
+	double med = sorted[e->n / 2];
+	for (size_t i = 0; i < e->n; i++) {
+		if (!(len[i] <= 1.5 * med))
+			continue;
+		deg[at[e->items[i].id1]]++;
+		deg[at[e->items[i].id2]]++;
+	}
+	for (size_t k = 0; k < s->t.n; k++)
+		if (deg[k] >= 2 && fs_tubercle_list_append(&sup, &s->t.items[k]))
+			goto out;
+	cov = fs_coverage_percent(&sup, med, s->rec.width, s->rec.height);
+out:
+	fs_tubercle_list_free(&sup);
+	free(len);
+	free(sorted);
+	free(deg);
+	free(at);
+	return cov > 0 ? cov : 0;
+}
+
+static const char *connect_method(const fs_agent_sess *s)
+{
+	return s->job->auto_connect_method[0] ? s->job->auto_connect_method : "gabriel";
+}
+
+int fs_agent_judge(fs_agent_sess *s)
+{
+	const fs_edge_list *e = &s->e;
+	if (s->judged) {
+		fs_graph g;
+		char err[128];
+		if (fs_graph_parse(connect_method(s), &g))
+			g = FS_GRAPH_GABRIEL;
+		fs_edge_list_free(&s->judge_e);
+		if (s->t.n >= 2 &&
+		    fs_graph_build(&s->t, g, s->params.cull_long_edges, s->params.cull_factor, &s->judge_e, err, sizeof(err)))
+			return -1;
+		e = &s->judge_e;
+	}
+	if (fs_stats_compute(&s->t, e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->stats))
+		return -1;
+	s->score_cov = s->judged ? supported_coverage(s, e) : s->stats.coverage_percent;
+	return 0;
+}
+
+int fs_agent_store_state(fs_agent_sess *s, const fs_tubercle_list *t, const fs_params *params, const char *kind,
+			 char *err, size_t errlen)
+{
+	fs_tubercle_list c = {0};
+	fs_edge_list e = {0};
+	fs_graph g;
+	long long rev;
+	int rc = -1;
+	if (fs_graph_parse(connect_method(s), &g))
+		g = FS_GRAPH_GABRIEL;
+	for (size_t i = 0; i < t->n; i++) {
+		fs_tubercle x = t->items[i];
+		x.id = (int)i + 1;
+		if (fs_tubercle_list_append(&c, &x)) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	}
+	if (c.n >= 2 && fs_graph_build(&c, g, s->params.cull_long_edges, s->params.cull_factor, &e, err, errlen))
+		goto out;
+	if (fs_set_replace_all(s->db, s->job->set_id, -1, s->job->user_id, &c, &e, params ? params : &s->params, kind,
+			       s->job->run_id, &rev, NULL, err, errlen))
+		goto out;
+	rc = fs_agent_sess_reload(s, err, errlen);
+out:
+	fs_tubercle_list_free(&c);
+	fs_edge_list_free(&e);
+	return rc;
+}
+
 int fs_agent_sess_reload(fs_agent_sess *s, char *err, size_t errlen)
 {
 	fs_tubercle_list t = {0};
@@ -40,7 +161,7 @@ int fs_agent_sess_reload(fs_agent_sess *s, char *err, size_t errlen)
 	s->t = t;
 	s->e = e;
 	fs_set_revision(s->db, s->job->set_id, &s->revision);
-	if (fs_stats_compute(&s->t, &s->e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->stats)) {
+	if (fs_agent_judge(s)) {
 		snprintf(err, errlen, "out of memory computing statistics");
 		return -1;
 	}
@@ -94,6 +215,8 @@ int fs_agent_sess_init(fs_agent_sess *s, const fs_agent_job *job, fs_agent_env *
 		s->params = prof->params;
 	} else if (info.has_params) {
 		s->params = info.params;
+		s->start_params = info.params;
+		s->start_has_params = 1;
 	} else {
 		fs_params_default(&s->params);
 	}
@@ -103,8 +226,32 @@ int fs_agent_sess_init(fs_agent_sess *s, const fs_agent_job *job, fs_agent_env *
 		: FS_CALIBRATION_ESTIMATE_700X;
 	snprintf(s->phase, sizeof(s->phase), "%s", job->kind == FS_AGENT_OPTIMIZE ? "profile_selection"
 						   : job->kind == FS_AGENT_CHAT ? "chat" : "assessment");
+	s->judged = job->kind == FS_AGENT_EDIT;
 	if (fs_agent_sess_reload(s, err, errlen))
 		return -1;
+	if (!s->start_has_params && info.has_params) {
+		s->start_params = info.params;
+		s->start_has_params = 1;
+	}
+	for (size_t i = 0; i < s->e.n; i++)
+		if (fs_edge_list_append(&s->start_e, &s->e.items[i])) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	if (fs_stats_compute(&s->t, &s->e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->start_stats)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	s->lattice_pitch = -1;
+	for (size_t i = 0; i < s->t.n; i++)
+		if (fs_tubercle_list_append(&s->start_t, &s->t.items[i]) ||
+		    fs_tubercle_list_append(&s->snap_t, &s->t.items[i])) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	s->snap_hex = s->stats.hexagonalness_score;
+	s->snap_cov = s->score_cov;
+	s->snap_iteration = -1;
 	s->start_count = (int)s->t.n;
 	s->start_hex = s->best_hex = s->stats.hexagonalness_score;
 	s->start_cov = s->best_cov = s->stats.coverage_percent;
@@ -120,6 +267,10 @@ void fs_agent_sess_free(fs_agent_sess *s)
 	fs_tubercle_list_free(&s->t);
 	fs_edge_list_free(&s->e);
 	fs_tubercle_list_free(&s->best_t);
+	fs_tubercle_list_free(&s->start_t);
+	fs_edge_list_free(&s->start_e);
+	fs_tubercle_list_free(&s->snap_t);
+	fs_edge_list_free(&s->judge_e);
 	fs_edge_list_free(&s->best_e);
 	fs_agent_shot_cache_free(&s->shots);
 	free(s->trials);
@@ -228,6 +379,8 @@ static void add_optimize_fields(const fs_agent_sess *s, cJSON *o)
 		cJSON_AddNumberToObject(x, "time", r3(t->at_elapsed));
 		cJSON_AddNumberToObject(x, "seconds", r3(t->seconds));
 		cJSON_AddBoolToObject(x, "is_best", (int)i == s->best);
+		if (t->implausible)
+			cJSON_AddStringToObject(x, "rejected", t->rejected);
 		cJSON_AddItemToArray(h, x);
 	}
 }
@@ -324,6 +477,103 @@ static void print_trunc(const cJSON *j, char *out, size_t outlen)
 	free(p);
 }
 
+void fs_agent_record(fs_agent_sess *s, const char *type, cJSON *obj)
+{
+	if (!obj)
+		obj = cJSON_CreateObject();
+	if (obj && s->env->on_record) {
+		cJSON_AddStringToObject(obj, "type", type);
+		cJSON_AddNumberToObject(obj, "t", r3(fs_agent_now() - s->t_start));
+		s->env->on_record(s->env->ud, obj);
+	}
+	cJSON_Delete(obj);
+}
+
+void fs_agent_on_retry(void *user, int attempt, long delay_ms, long http_status, const char *why)
+{
+	fs_agent_sess *s = user;
+	fs_agent_log(s, "Retry %d of the provider request in %.1f s (HTTP %ld): %.300s", attempt, delay_ms / 1000.0,
+		     http_status, why ? why : "");
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddNumberToObject(r, "attempt", attempt);
+	cJSON_AddNumberToObject(r, "delay_ms", (double)delay_ms);
+	cJSON_AddNumberToObject(r, "http_status", (double)http_status);
+	cJSON_AddStringToObject(r, "error", why ? why : "");
+	fs_agent_record(s, "retry", r);
+}
+
+/* Tool arguments for the log and transcript: long strings (a model could
+ * paste anything) are cut, so a line stays a line. */
+static cJSON *redact_args(const cJSON *a)
+{
+	cJSON *c = a ? cJSON_Duplicate(a, 1) : cJSON_CreateObject();
+	cJSON *it;
+	cJSON_ArrayForEach(it, c)
+	{
+		if (cJSON_IsString(it) && strlen(it->valuestring) > 200) {
+			char buf[220];
+			snprintf(buf, sizeof(buf), "%.200s...", it->valuestring);
+			cJSON_SetValuestring(it, buf);
+		}
+	}
+	return c;
+}
+
+/* A log line and a transcript record for the model call and each tool call of a step. */
+static void observe_step(fs_agent_sess *s, const cJSON *step)
+{
+	const cJSON *u = cJSON_GetObjectItemCaseSensitive(step, "usage");
+	const cJSON *tm = cJSON_GetObjectItemCaseSensitive(step, "timing");
+	const cJSON *resp = cJSON_GetObjectItemCaseSensitive(step, "response");
+	const char *err = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(step, "error"));
+	double llm_ms = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(tm, "llm_ms"));
+	fs_agent_log(s, "Model call %d (%s/%s): %.0f in, %.0f out tokens, $%.4f, %.0f ms%s%s", s->turns, s->provider,
+		     s->model, cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(u, "input_tokens")),
+		     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(u, "output_tokens")),
+		     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(u, "step_cost_usd")), isnan(llm_ms) ? 0 : llm_ms,
+		     err ? ", error: " : "", err ? err : "");
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddNumberToObject(r, "call", s->turns);
+	cJSON_AddStringToObject(r, "provider", s->provider);
+	cJSON_AddStringToObject(r, "model", s->model);
+	cJSON_AddItemToObject(r, "usage", u ? cJSON_Duplicate(u, 1) : cJSON_CreateObject());
+	cJSON_AddItemToObject(r, "timing", tm ? cJSON_Duplicate(tm, 1) : cJSON_CreateObject());
+	cJSON_AddNumberToObject(r, "request_bytes",
+				cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(step, "request_bytes")));
+	const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(resp, "text"));
+	cJSON_AddStringToObject(r, "text", text ? text : "");
+	const char *stop = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(resp, "stop_reason"));
+	if (stop)
+		cJSON_AddStringToObject(r, "stop_reason", stop);
+	if (err)
+		cJSON_AddStringToObject(r, "error", err);
+	fs_agent_record(s, "model_call", r);
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(step, "tools"))
+	{
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "name"));
+		const cJSON *res = cJSON_GetObjectItemCaseSensitive(t, "result");
+		const char *terr = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "error"));
+		const cJSON *ap = cJSON_GetObjectItemCaseSensitive(t, "approved");
+		cJSON *args = redact_args(cJSON_GetObjectItemCaseSensitive(t, "arguments"));
+		char *a = cJSON_PrintUnformatted(args);
+		if (terr)
+			fs_agent_log(s, "Tool error: %s(%.300s): %.300s", name ? name : "?", a ? a : "", terr);
+		else
+			fs_agent_log(s, "Tool %s(%.300s): ok", name ? name : "?", a ? a : "");
+		free(a);
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", name ? name : "");
+		cJSON_AddItemToObject(x, "arguments", args);
+		cJSON_AddBoolToObject(x, "ok", !terr);
+		if (cJSON_IsBool(ap))
+			cJSON_AddBoolToObject(x, "approved", cJSON_IsTrue(ap));
+		if (terr)
+			cJSON_AddStringToObject(x, "error", terr);
+		fs_agent_record(s, terr ? "tool_error" : "tool_call", x);
+	}
+}
+
 void fs_agent_take_step(fs_agent_sess *s, const cJSON *step)
 {
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(step, "usage");
@@ -342,6 +592,7 @@ void fs_agent_take_step(fs_agent_sess *s, const cJSON *step)
 	/* the step's request and response are already sanitised (keys, base64) */
 	print_trunc(cJSON_GetObjectItemCaseSensitive(step, "request"), s->last_prompt, sizeof(s->last_prompt));
 	print_trunc(cJSON_GetObjectItemCaseSensitive(step, "response"), s->last_response, sizeof(s->last_response));
+	observe_step(s, step);
 	fs_agent_log(s, "Usage: %ld input, %ld output, $%.4f (%s)", s->in_tokens, s->out_tokens, s->cost_usd,
 		     s->model);
 	const char *err = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(step, "error"));
@@ -380,8 +631,15 @@ static int hook_cancel(void *user)
 static void hook_text(const char *text, void *user)
 {
 	fs_agent_sess *s = user;
-	if (s->env->on_text)
-		s->env->on_text(s->env->ud, text);
+	if (!s->env->on_text || !text || !*text)
+		return;
+	/* each turn's text is a paragraph of its own: without the break the
+	 * turns ran together ("Working on it.Done.") */
+	if (s->text_any && s->text_turn != s->turns)
+		s->env->on_text(s->env->ud, "\n\n");
+	s->text_any = 1;
+	s->text_turn = s->turns;
+	s->env->on_text(s->env->ud, text);
 }
 
 static void preview_point(cJSON *pv, const char *key, double x, double y)
@@ -427,11 +685,35 @@ cJSON *fs_agent_proposal(const fs_agent_sess *s, const char *tool, const cJSON *
 	return p;
 }
 
+int fs_agent_tool_listed(const char *list, const char *tool)
+{
+	const char *p = list;
+	size_t tl = strlen(tool);
+	while (p && *p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		const char *e = p;
+		while (*e && *e != ',')
+			e++;
+		size_t n = (size_t)(e - p);
+		while (n && p[n - 1] == ' ')
+			n--;
+		if (n && p[n - 1] == '*' ? tl >= n - 1 && !strncmp(tool, p, n - 1) : n && n == tl && !strncmp(tool, p, n))
+			return 1;
+		p = e;
+	}
+	return 0;
+}
+
 static fs_approval hook_approve(const char *tool, const cJSON *args, char *reason, size_t reasonlen, void *user)
 {
 	fs_agent_sess *s = user;
 	int a = 1;
 	if (!s->env->approve)
+		return FS_APPROVE;
+	/* read-only tools change nothing a person would want to refuse */
+	const char *free_tools = s->env->cfg ? s->env->cfg->agent_no_approval_tools : "get_*,select_tubercles";
+	if (fs_agent_tool_listed(free_tools, tool))
 		return FS_APPROVE;
 	cJSON *p = fs_agent_proposal(s, tool, args);
 	if (p)

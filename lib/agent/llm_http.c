@@ -205,6 +205,15 @@ int fs_http_post(const fs_http_opts *o, const char *url, const char *const *head
 		}
 		hl = n;
 	}
+	{
+		/* no "Expect: 100-continue" wait on large bodies (see llm_http.h) */
+		struct curl_slist *n = curl_slist_append(hl, "Expect:");
+		if (!n) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		hl = n;
+	}
 	curl_easy_setopt(curl, CURLOPT_URL, url);
 	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
@@ -267,6 +276,8 @@ int fs_http_post(const fs_http_opts *o, const char *url, const char *const *head
 			snprintf(err + l, errlen - l, " (gave up after %d attempts)", attempt);
 			goto out;
 		}
+		if (o->on_retry)
+			o->on_retry(o->retry_user, attempt, delay, r->status, err);
 		if (sleep_cancellable(o, delay)) {
 			x.cancelled = 1;
 			break;

@@ -4,6 +4,10 @@
  * jitter and Retry-After under a total budget, a cancel hook checked during
  * transfers and backoff sleeps, and optional streaming to a sink.
  *
+ * Every request carries an empty "Expect:" header: libcurl would otherwise
+ * send "Expect: 100-continue" with bodies over 1 MB (screenshots) and wait
+ * up to a second for a server that does not answer it.
+ *
  * Request headers (which carry API keys) are never logged or copied into
  * error messages. Errors name the HTTP status and the provider's own
  * message ({"error":{"message"}}), or the libcurl error.
@@ -33,6 +37,9 @@ typedef struct fs_http_opts {
 	fs_retry_policy retry;
 	fs_cancel_fn cancel;
 	void *cancel_user;
+	/* told before each retry's wait (the run's log and transcript record it) */
+	void (*on_retry)(void *user, int attempt, long delay_ms, long http_status, const char *why);
+	void *retry_user;
 } fs_http_opts;
 
 /* Fills in the defaults above and fs_retry_policy_default. */

@@ -296,6 +296,7 @@ const cJSON *fs_llm_last_request(const fs_llm *llm) { return llm->last_request; 
 size_t fs_llm_last_request_bytes(const fs_llm *llm) { return llm->last_request_bytes; }
 const char *fs_llm_last_error_kind(const fs_llm *llm) { return llm->last_error_kind; }
 int fs_llm_last_attempts(const fs_llm *llm) { return llm->last_attempts; }
+int fs_llm_max_tokens(const fs_llm *llm) { return llm->is_local ? 0 : llm->wopts.max_tokens; }
 const char *const *fs_llm_secrets(const fs_llm *llm) { return llm->secrets; }
 
 /* Streaming: SSE bytes -> events -> assembled response. */

@@ -82,6 +82,8 @@ const cJSON *fs_llm_last_request(const fs_llm *llm);
 size_t fs_llm_last_request_bytes(const fs_llm *llm);
 const char *fs_llm_last_error_kind(const fs_llm *llm);
 int fs_llm_last_attempts(const fs_llm *llm);
+/* The max_tokens sent with each request (0 = none; the local provider). */
+int fs_llm_max_tokens(const fs_llm *llm);
 /* NULL-terminated list of strings to redact from anything recorded (the key). */
 const char *const *fs_llm_secrets(const fs_llm *llm);
 

@@ -70,6 +70,11 @@ static const struct key keys[] = {
 	{"openrouter_base_url", S(openrouter_base_url), "base URL of the OpenRouter API"},
 	{"gemini_base_url", S(gemini_base_url), "base URL of the Gemini API"},
 	{"ollama_base_url", S(ollama_base_url), "base URL of an Ollama (OpenAI-compatible) server"},
+	{"vllm_base_url", S(vllm_base_url), "base URL of a vLLM (OpenAI-compatible) server"},
+	{"agent_no_approval_tools", S(agent_no_approval_tools), "comma-separated tools that run without asking when each step needs approval (read-only ones; 'get_*' = every get_ tool)"},
+	{"agent_http_timeout_s", I(agent_http_timeout_s, 1, 3600), "longest wait for one provider request in seconds"},
+	{"agent_http_connect_timeout_s", I(agent_http_connect_timeout_s, 1, 600), "longest wait for a connection to a provider in seconds"},
+	{"agent_http_retries", I(agent_http_retries, 0, 20), "retries of a provider request that failed with 429, 5xx or a network error"},
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -125,6 +130,11 @@ void fs_config_defaults(fs_config *c)
 	copy(c->openrouter_base_url, sizeof c->openrouter_base_url, "https://openrouter.ai/api");
 	copy(c->gemini_base_url, sizeof c->gemini_base_url, "https://generativelanguage.googleapis.com");
 	copy(c->ollama_base_url, sizeof c->ollama_base_url, "http://127.0.0.1:11434");
+	copy(c->vllm_base_url, sizeof c->vllm_base_url, "http://localhost:8000");
+	copy(c->agent_no_approval_tools, sizeof c->agent_no_approval_tools, "get_*,select_tubercles");
+	c->agent_http_timeout_s = 300;
+	c->agent_http_connect_timeout_s = 30;
+	c->agent_http_retries = 3;
 }
 
 static const struct key *find_key(const char *name)
@@ -425,6 +435,7 @@ static const struct provider_keys {
 	{"openrouter", offsetof(fs_config, openrouter_key_env), offsetof(fs_config, openrouter_base_url)},
 	{"gemini", offsetof(fs_config, gemini_key_env), offsetof(fs_config, gemini_base_url)},
 	{"ollama", (size_t)-1, offsetof(fs_config, ollama_base_url)},
+	{"vllm", (size_t)-1, offsetof(fs_config, vllm_base_url)},
 };
 
 static const char *provider_field(const fs_config *c, const char *provider, int want_url)

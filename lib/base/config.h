@@ -55,6 +55,11 @@ typedef struct fs_config {
 	char openrouter_base_url[FS_CONF_STR];
 	char gemini_base_url[FS_CONF_STR];
 	char ollama_base_url[FS_CONF_STR];
+	char vllm_base_url[FS_CONF_STR];
+	char agent_no_approval_tools[FS_CONF_STR]; /* tools run without asking under approve-each-step: names, "prefix*" */
+	int agent_http_timeout_s;          /* one provider request, whole */
+	int agent_http_connect_timeout_s;
+	int agent_http_retries;            /* retries of a failed provider request (429, 5xx, network) */
 } fs_config;
 
 /* Description of one key, for documentation and `fishscale config`. */

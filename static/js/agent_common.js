@@ -214,3 +214,25 @@ export function finishText(reason, error) {
 }
 
 export function byId(id) { return $('#' + id); }
+
+// The model's text of a run as it streams (GET api/agent/text/{id}), appended
+// to a <pre>: pull() after each status fetches what came since the last call.
+export function textStream(id, pre) {
+  let offset = 0;
+  let busy = false;
+  if (pre) { pre.textContent = ''; pre.hidden = false; }
+  return {
+    async pull() {
+      if (!pre || busy) return;
+      busy = true;
+      try {
+        const res = await api('GET', `api/agent/text/${id}?since=${offset}`);
+        if (res.ok && res.data.offset >= offset) {
+          pre.textContent += res.data.text;
+          offset = res.data.offset;
+          pre.scrollTop = pre.scrollHeight;
+        }
+      } finally { busy = false; }
+    },
+  };
+}

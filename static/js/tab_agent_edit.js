@@ -6,10 +6,10 @@
 // card (seed 004) and the undoable list of agent actions. The overlay
 // follows the agent's changes while it runs.
 
-import { api, errorText } from './api.js';
+import { api, errorText, url } from './api.js';
 import { $, fmt, toast, confirmDialog } from './dom.js';
 import { LineChart } from './agent_chart.js';
-import { loadProviders, collapsibles, copyText, setFollower, previewLayer, prerequisites, fmtClock, fmtInt, fmtUsd, finishText } from './agent_common.js';
+import { loadProviders, collapsibles, copyText, setFollower, previewLayer, prerequisites, fmtClock, fmtInt, fmtUsd, finishText, textStream } from './agent_common.js';
 import { watchRun, approvalCard, actionList, chatPanel } from './agent_chat.js';
 
 const PREFIX = 'agenticEditSection_';
@@ -102,8 +102,16 @@ export function initAgentEdit(ws) {
     chart.setData(points, Number(lastStatus && lastStatus.max_iterations) || Number(q('editAgentMaxIterations').value) || 30);
   }
 
+  function showTranscript(id) {
+    const a = document.getElementById('editAgentTranscript');
+    if (!a || !id) return;
+    a.href = url(`api/agent/transcript/${id}`);
+    a.hidden = false;
+  }
+
   function attach(id) {
-    run = { id, logOffset: 0 };
+    showTranscript(id);
+    run = { id, logOffset: 0, text: textStream(id, q('editAgentStream')) };
     lastRunId = id;
     points = [];
     logLines = [];
@@ -114,10 +122,12 @@ export function initAgentEdit(ws) {
       onStatus: async (st) => {
         renderStatus(st);
         if (!pulling) { pulling = true; try { await pullLog(id); } finally { pulling = false; } }
+        if (run && run.id === id) run.text.pull();
       },
       onEnd: async (st) => {
         renderStatus(st);
         await pullLog(id);
+        if (run && run.id === id) await run.text.pull();
         card.hide();
         const f = finishText(st.finish_reason, st.error);
         const s = q('editAgentSummary');
@@ -196,7 +206,7 @@ export function initAgentEdit(ws) {
     const mine = res.data.runs.filter(r => r.set_id === store.set.id && r.kind === 'edit');
     if (!mine.length) { lastRunId = null; updateButtons(); return; }
     if (['starting', 'running'].includes(mine[0].state) && !run) attach(mine[0].run_id);
-    else { lastRunId = mine[0].run_id; updateButtons(); }
+    else { lastRunId = mine[0].run_id; showTranscript(lastRunId); updateButtons(); }
   }
 
   let setId = null;

@@ -6,10 +6,10 @@
 // summary and the controls: Stop, Accept Best, Reset, Apply to the
 // Extraction tab, Save Parameters (a profile), New Run.
 
-import { api, errorText } from './api.js';
+import { api, errorText, url } from './api.js';
 import { $, el, fmt, toast, promptDialog, confirmDialog } from './dom.js';
 import { LineChart } from './agent_chart.js';
-import { loadProviders, collapsibles, copyText, setFollower, previewLayer, prerequisites, fmtTime, fmtInt, fmtUsd, finishText } from './agent_common.js';
+import { loadProviders, collapsibles, copyText, setFollower, previewLayer, prerequisites, fmtTime, fmtInt, fmtUsd, finishText, textStream } from './agent_common.js';
 import { watchRun, approvalCard } from './agent_chat.js';
 
 const PREFIX = 'agenticExtractionSection_';
@@ -113,8 +113,17 @@ export function initAgentExtraction(ws) {
     box.hidden = false;
   }
 
+  function showTranscript(id) {
+    const a = document.getElementById('agentExtTranscript');
+    if (!a || !id) return;
+    a.href = url(`api/agent/transcript/${id}`);
+    a.hidden = false;
+  }
+
   function attach(id) {
-    run = { id };
+    showTranscript(id);
+    const text = textStream(id, q('agentExtStream'));
+    run = { id, text };
     lastRunId = id;
     stamps.prompt = stamps.response = '';
     stamps.promptAt = stamps.responseAt = null;
@@ -122,9 +131,10 @@ export function initAgentExtraction(ws) {
     follower.start();
     buttons();
     run.watcher = watchRun(id, {
-      onStatus: render,
+      onStatus: (st) => { render(st); text.pull(); },
       onEnd: async (st) => {
         render(st);
+        await text.pull();
         card.hide();
         run = null;
         summary(st);

@@ -165,6 +165,15 @@ int main(void)
 	for (int i = 0; i < REPS; i++)
 		fs_stats_compute(&s.t, &s.e, 0.5, NULL, 2048, 1536, &s.stats);
 	double stc = (now_ms() - t0) / REPS;
+	/* issue 16: the editor reconnects and measures after every change */
+	t0 = now_ms();
+	for (int i = 0; i < REPS; i++)
+		fs_agent_judge(&s);
+	double judge = (now_ms() - t0) / REPS;
+	double sel = 0;
+	for (int i = 0; i < REPS; i++)
+		sel += call_ms(reg, "select_tubercles", "{\"isolated\":true,\"edge\":{\"side\":\"right\",\"width_percent\":15}}", &ok);
+	sel /= REPS;
 	fs_tubercle_list lt = {0};
 	fs_edge_list le = {0};
 	t0 = now_ms();
@@ -188,6 +197,9 @@ int main(void)
 	printf("agent set reload (fs_set_load %.1f ms + statistics): %.1f ms\n", load_ms, reload_ms);
 	printf("agent store add alone %.1f ms, boundary flags %.1f ms, statistics %.1f ms\n", store_add, bnd, stc);
 	printf("agent status object: %.2f ms\n", status / REPS);
+	printf("agent judge after a change (reconnect %zu tubercles + statistics + lattice coverage): %.1f ms\n", s.t.n,
+	       judge);
+	printf("agent select_tubercles (isolated, right edge band): %.1f ms\n", sel);
 	printf("agent edit iteration overhead (screenshot + state + add + delete + status): %.1f ms (target < 30 ms)\n",
 	       edit_iter);
 	printf("agent offline lattice fit (policy, not overhead): %.1f ms\n", plan_ms);

@@ -78,13 +78,48 @@ def test_agent_cli_refuses_bad_options():
     assert run("agent", "optimize", PAPER, "--profile", "nope").returncode == 2
     assert run("agent", "fly").returncode == 2
     out = run("agent", "optimize", "/nonexistent.tif")
-    assert out.returncode == 1 and "/nonexistent.tif" in out.stderr
+    assert out.returncode == 2 and "/nonexistent.tif" in out.stderr
 
 
 def test_agent_cli_without_a_key_fails_clearly():
-    out = run("agent", "edit", PAPER, "--provider", "anthropic", "--max-iterations", "1")
-    assert out.returncode == 1
-    assert "ANTHROPIC_API_KEY" in out.stderr or "key" in out.stderr.lower()
+    """Issue 16: provider, key and arguments are checked before any work:
+    exit 2, no banner, nothing written."""
+    d = os.path.join(tempfile.mkdtemp(prefix="fs-agent-cli-"), "out")
+    try:
+        for kind in ("edit", "optimize"):
+            out = run("agent", kind, PAPER, "--provider", "anthropic", "--max-iterations", "1", "-o", d)
+            assert out.returncode == 2, out.stderr
+            assert "ANTHROPIC_API_KEY" in out.stderr
+            assert "Complete" not in out.stderr and "Initial extraction" not in out.stderr
+            assert not os.path.exists(d)
+        out = run("agent", "optimize", PAPER, "--provider", "skynet", "-o", d)
+        assert out.returncode == 2 and "unknown provider" in out.stderr and not os.path.exists(d)
+        out = run("agent", "optimize", "/nonexistent.tif", "--provider", "local", "-o", d)
+        assert out.returncode == 2 and not os.path.exists(d)
+    finally:
+        shutil.rmtree(os.path.dirname(d), ignore_errors=True)
+
+
+def test_agent_providers_lists_every_accepted_provider():
+    out = run("agent", "providers")
+    assert out.returncode == 0, out.stderr
+    names = {line.split()[0] for line in out.stdout.splitlines() if line and not line.startswith(" ")}
+    assert {"local", "anthropic", "openai", "openrouter", "gemini", "ollama", "vllm"} <= names, names
+
+
+def test_agent_cli_writes_the_transcript():
+    d = tempfile.mkdtemp(prefix="fs-agent-cli-")
+    try:
+        out = run("agent", "edit", PAPER, "--provider", "local", "--max-iterations", "3", "-o", d)
+        assert out.returncode == 0, out.stderr
+        recs = [json.loads(l) for l in open(os.path.join(d, STEM + "_transcript.jsonl"))]
+        types = {r["type"] for r in recs}
+        assert {"model_call", "tool_call"} <= types, types
+        calls = [r for r in recs if r["type"] == "tool_call"]
+        assert all("name" in r and "arguments" in r for r in calls)
+        assert any(r["name"] == "get_screenshot" for r in calls)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def mcp_session(lines):
@@ -145,3 +180,89 @@ def test_mcp_usage_errors():
     assert run("mcp", "--image", "1", "--set", "1").returncode == 2  # no --user
     out = run("mcp", "/nonexistent.png", input="")
     assert out.returncode == 1
+
+
+def run_json(kind, stem, *args):
+    d = tempfile.mkdtemp(prefix="fs-agent-cli-")
+    try:
+        out = run("agent", kind, os.path.join(TESTDATA, stem + ".tif"), "--provider", "local", "-o", d, *args)
+        assert out.returncode == 0, out.stderr
+        return json.load(open(os.path.join(d, stem + "_agent.json"))), out.stderr
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_agent_edit_never_ends_below_its_start_on_paper_figures():
+    """Issue 16: the editor judges on the reconnected graph and ends on its
+    best state (hexagonalness, ties within 0.005 by coverage), so P1 Fig1 and
+    P2 Fig1c (where it used to end at 0.429 from 0.457) never end below."""
+    for stem in ("P1_Fig1_Lepidotes_elvensis_4.78um", "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um"):
+        final, err = run_json("edit", stem)
+        assert final["state"] == "completed", err
+        assert final["hexagonalness"] >= final["initial_hexagonalness"] - 0.005, (stem, final["hexagonalness"],
+                                                                                 final["initial_hexagonalness"])
+
+
+def test_agent_optimize_rejects_implausible_results_on_p1_fig1():
+    """Issue 16: on the uncalibrated P1 Fig1 the `log` method's hundreds of
+    blobs are rejected before they can become the best, and the run ends on
+    a result no worse than its first extraction."""
+    final, err = run_json("optimize", "P1_Fig1_Lepidotes_elvensis_4.78um", "--max-iterations", "8")
+    hist = final["history"]
+    rejected = [h for h in hist if h.get("rejected")]
+    assert rejected and all(not h["is_best"] for h in rejected), hist
+    assert any("needs a calibration" in h["rejected"] for h in rejected)
+    best = [h for h in hist if h["is_best"]]
+    assert len(best) == 1 and best[0]["hexagonalness"] >= hist[0]["hexagonalness"]
+
+
+def test_mcp_official_sdk_client_lists_and_calls_every_tool():
+    """Issue 16 item 10: the official TypeScript client (@modelcontextprotocol/sdk)
+    lists the tools (the original's 19 capabilities, undo/redo, export, the
+    selection tools), calls each one and gets errors for invalid arguments."""
+    d = tempfile.mkdtemp(prefix="fs-mcp-sdk-")
+    try:
+        image = os.path.join(d, os.path.basename(PAPER))
+        shutil.copy(PAPER, image)  # save_annotations writes beside the image
+        out = subprocess.run(["node", os.path.join(ROOT, "tests", "integration", "mcp_sdk_client.mjs"), FISHSCALE,
+                              image, d], env=env(), capture_output=True, text=True, timeout=180)
+        assert out.returncode == 0, out.stderr
+        r = json.loads(out.stdout)
+        names = {t["name"] for t in r["tools"]}
+        original = {"get_screenshot", "get_state", "load_image", "set_calibration", "get_params", "set_params",
+                    "run_extraction", "add_tubercle", "move_tubercle", "delete_tubercle", "add_connection",
+                    "delete_connection", "clear_connections", "auto_connect", "get_statistics",
+                    "save_annotations", "get_user", "add_history_event"}
+        assert original <= names, original - names
+        assert {"get_calibration", "undo", "redo", "export", "select_tubercles", "delete_tubercles", "fill_gaps",
+                "get_tubercles", "get_edges", "accept_result"} <= names
+        ann = {t["name"]: t["annotations"] for t in r["tools"]}
+        assert ann["get_state"]["readOnlyHint"] is True
+        assert ann["delete_tubercle"]["readOnlyHint"] is False and ann["delete_tubercle"]["destructiveHint"] is True
+        assert ann["add_tubercle"]["destructiveHint"] is False
+        for name in names:
+            assert name in r["calls"], name
+            c = r["calls"][name]
+            assert "thrown" not in c and c["isError"] is False, (name, c)
+        assert "image" in r["calls"]["get_screenshot"]["types"]
+        assert r["calls"]["accept_result"]["data"]["success"] is True
+        assert os.path.exists(os.path.join(d, "exported.json"))
+        assert os.path.exists(os.path.join(d, STEM + "_annotations.json"))
+        saved = json.load(open(os.path.join(d, "exported.json")))
+        assert saved
+        inv = r["invalid"]
+        assert inv["add_tubercle"]["isError"] and "invalid arguments" in inv["add_tubercle"]["text"]
+        assert inv["set_calibration"]["isError"]
+        assert inv["delete_tubercles"]["isError"]
+        assert inv["no_such_tool"].get("code") == -32602
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_mcp_negotiates_the_protocol_version():
+    for asked, answered in (("2025-06-18", "2025-06-18"), ("2024-11-05", "2024-11-05"),
+                            ("2099-01-01", "2025-06-18")):
+        replies = mcp_session([{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                "params": {"protocolVersion": asked, "capabilities": {},
+                                           "clientInfo": {"name": "t", "version": "1"}}}])
+        assert replies[0]["result"]["protocolVersion"] == answered, (asked, replies)

@@ -211,7 +211,7 @@ def test_chat_with_local_provider_replies_and_keeps_the_exchange_in_history():
     assert st["state"] == "completed", st
     assert st["kind"] == "chat"
     text, _ = read_text(c, rid)
-    assert "Done." in text and st["reply"] in text
+    assert "Added" in text and st["reply"] in text
     after = c.api("GET", "/api/sets/%d" % sid).json()["set"]["n_tubercles"]
     assert 0 < after - before <= 5
     hist = c.api("GET", "/api/sets/%d/history" % sid).json()["history"]

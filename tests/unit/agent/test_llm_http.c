@@ -379,10 +379,40 @@ static void gemini_stream_delivers_deltas_and_function_call(void **state)
 	cJSON_Delete(reqs);
 }
 
+/* issue 16: a body over 1 MB (screenshots) goes without "Expect: 100-continue" */
+static void large_body_carries_no_expect_header(void **state)
+{
+	(void)state;
+	char err[512];
+	fs_llm_reply rep;
+	fs_conv c;
+	size_t n = 1500000;
+	char *big = malloc(n + 1);
+	assert_non_null(big);
+	memset(big, 'a', n);
+	big[n] = 0;
+	assert_int_equal(mock_script(&M, "{\"responses\":[{\"text\":\"ok\",\"usage\":{\"input\":1,\"output\":1}}]}"), 0);
+	fs_llm *llm = make("anthropic", NULL, 0);
+	fs_conv_init(&c);
+	fs_conv_set_system(&c, "system prompt");
+	fs_msg_add_text(fs_conv_add(&c, FS_ROLE_USER), big);
+	memset(&rep, 0, sizeof(rep));
+	assert_int_equal(fs_llm_turn(llm, &c, NULL, &rep, err, sizeof(err)), 0);
+	cJSON *reqs = mock_requests(&M);
+	assert_int_equal(cJSON_GetArraySize(reqs), 1);
+	assert_null(req_header(reqs, 0, "expect"));
+	cJSON_Delete(reqs);
+	fs_conv_free(&c);
+	fs_llm_reply_free(&rep);
+	fs_llm_free(llm);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(anthropic_sends_documented_headers_and_path),
+		cmocka_unit_test(large_body_carries_no_expect_header),
 		cmocka_unit_test(openrouter_sends_bearer_under_configured_base),
 		cmocka_unit_test(gemini_key_goes_in_header_not_url),
 		cmocka_unit_test(rate_limit_with_retry_after_is_retried_after_waiting),

@@ -152,6 +152,7 @@ typedef struct seen {
 	int stop_after_statuses; /* should_stop once this many statuses arrived (0 = never) */
 	const char *reject_tool; /* reject the first call of this tool */
 	int approve_timeout, asked, rejected;
+	int asked_get; /* proposals of read-only get_* tools */
 	cJSON *first_proposal, *delete_proposal;
 } seen;
 
@@ -197,6 +198,8 @@ static int cb_approve(void *ud, const cJSON *proposal, char *reason, size_t n)
 	seen *s = ud;
 	s->asked++;
 	const char *tool = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(proposal, "tool"));
+	if (tool && !strncmp(tool, "get_", 4))
+		s->asked_get++;
 	if (!s->first_proposal)
 		s->first_proposal = cJSON_Duplicate(proposal, 1);
 	if (!s->delete_proposal && tool && !strcmp(tool, "delete_tubercle"))
