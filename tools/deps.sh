@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs, with apt-get, the Debian packages fishscale needs that dpkg does not
-# already find; then the npm packages for the browser tests. Works as root or
+# already find; then the npm packages for the browser tests (playwright-core, axe-core). Works as root or
 # through sudo. Safe to run again: it does nothing when everything is there.
 set -e
 PKGS="build-essential pkg-config libfcgi-dev libcjson-dev libcurl4-openssl-dev
@@ -27,7 +27,8 @@ if [ -n "$missing" ]; then
 fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 if [ ! -f "$here/tests/browser/node_modules/playwright-core/package.json" ] ||
-   [ ! -f "$here/tests/browser/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
-	echo "deps: installing playwright-core (browser tests) and @modelcontextprotocol/sdk (MCP client test)"
+   [ ! -f "$here/tests/browser/node_modules/@modelcontextprotocol/sdk/package.json" ] ||
+   [ ! -f "$here/tests/browser/node_modules/axe-core/axe.min.js" ]; then
+	echo "deps: installing playwright-core and axe-core (browser tests) and @modelcontextprotocol/sdk (MCP client test)"
 	(cd "$here/tests/browser" && npm install --no-audit --no-fund --silent)
 fi
