@@ -74,8 +74,9 @@ int fs_h_login(fs_req *r, fs_resp *w)
 	if (t < 0)
 		return t;
 	if (t == 1) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "Too many failed logins. Try again in %d seconds.", retry);
+		char msg[160], wait[32];
+		snprintf(msg, sizeof msg, "Too many failed logins. Try again in %s.",
+			 fs_wait_words(retry, wait, sizeof wait));
 		fs_resp_header(w, "Retry-After", "%d", retry);
 		login_page(r, w, 429, msg, login);
 		return 0;

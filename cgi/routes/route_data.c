@@ -577,7 +577,8 @@ static void file_part(const char *in, int strip_ext, char *out, size_t n)
 		snprintf(out, n, "image");
 }
 
-static void attachment(fs_resp *w, const fs_image_rec *rec, const char *set_name, const char *suffix)
+static void disposition(fs_resp *w, const char *how, const fs_image_rec *rec, const char *set_name,
+			const char *suffix)
 {
 	char stem[96], set[96] = "";
 	file_part(rec->original_name, 1, stem, sizeof stem);
@@ -585,7 +586,12 @@ static void attachment(fs_resp *w, const fs_image_rec *rec, const char *set_name
 		set[0] = '_';
 		file_part(set_name, 0, set + 1, sizeof set - 1);
 	}
-	fs_resp_header(w, "Content-Disposition", "attachment; filename=\"%s%s%s\"", stem, set, suffix);
+	fs_resp_header(w, "Content-Disposition", "%s; filename=\"%s%s%s\"", how, stem, set, suffix);
+}
+
+static void attachment(fs_resp *w, const fs_image_rec *rec, const char *set_name, const char *suffix)
+{
+	disposition(w, "attachment", rec, set_name, suffix);
 }
 
 /* One set as the annotation model: rows, parameters, snapshot, history
@@ -864,7 +870,8 @@ static int import_set(fs_req *r, long long image_id, const fs_annot_set *s, cons
 		cJSON_AddItemToObject(ev, "file_history", cJSON_Duplicate(s->history, 1));
 	rc = fs_history_add(r->app->db, *id, r->user.id, "import", ev);
 	cJSON_Delete(ev);
-	return rc;
+	/* the file is someone's saved work: the new set is not "unsaved" */
+	return rc ? rc : fs_set_mark_saved(r->app->db, *id);
 }
 
 static cJSON *report_lines(const fs_buf *report)
@@ -906,7 +913,11 @@ static int h_image_import(fs_req *r, fs_resp *w)
 		cJSON_AddStringToObject(ev, "error", err);
 		fs_event_log(r->app->db, r->user.id, rec.id, "annotations_load_failed", ev);
 		cJSON_Delete(ev);
-		fs_resp_error(r, w, 422, "not an annotation file: %s", err);
+		/* the parser's messages mostly say so already: say it once */
+		if (strncmp(err, "not an annotation file", 22) == 0)
+			fs_resp_error(r, w, 422, "%s", err);
+		else
+			fs_resp_error(r, w, 422, "not an annotation file: %s", err);
 		goto out;
 	}
 	if (!doc.n_sets) {
@@ -1150,7 +1161,9 @@ static int h_set_overlay(fs_req *r, fs_resp *w)
 	}
 	w->status = 200;
 	snprintf(w->content_type, sizeof w->content_type, "image/png");
-	/* no attachment disposition: the page shows it in an <img> */
+	/* inline, since a page may show it in an <img>; the name is for a
+	 * download: <image>_<set>_overlay.png, never "overlay.png" */
+	disposition(w, "inline", &rec, info.name, "_overlay.png");
 	fs_resp_header(w, "Cache-Control", "private, no-cache");
 out:
 	free(png);

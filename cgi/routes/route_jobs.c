@@ -26,11 +26,13 @@
 static void refuse(fs_req *r, fs_resp *w, int why, long long pixels)
 {
 	int after = fs_job_retry_after(r->app->db, r->user.id);
+	char wait[32];
+	fs_wait_words(after, wait, sizeof wait);
 	switch (why) {
 	case FS_JOB_REFUSED_USER:
 		fs_resp_header(w, "Retry-After", "%d", after);
 		fs_resp_error(r, w, 429,
-			      "you already have a job running: one at a time per user (try again in about %d s)", after);
+			      "you already have a job running: one at a time per user (try again in about %s)", wait);
 		break;
 	case FS_JOB_REFUSED_TOO_BIG:
 		fs_resp_error(r, w, 413, "an image of %lld pixels needs more memory than this site allows for one job",
@@ -39,8 +41,8 @@ static void refuse(fs_req *r, fs_resp *w, int why, long long pixels)
 	default:
 		fs_resp_header(w, "Retry-After", "%d", after);
 		fs_resp_error(r, w, 503,
-			      "the site is busy with other heavy jobs (%s): try again in about %d s",
-			      why == FS_JOB_REFUSED_MEMORY ? "not enough memory free" : "every slot taken", after);
+			      "the site is busy with other heavy jobs (%s): try again in about %s",
+			      why == FS_JOB_REFUSED_MEMORY ? "not enough memory free" : "every slot taken", wait);
 	}
 }
 

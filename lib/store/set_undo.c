@@ -694,6 +694,17 @@ int fs_set_checkpoint(fs_db *db, long long set_id, long long expect_rev, long lo
 	return fs_rows_end_tx(db, rc);
 }
 
+int fs_set_mark_saved(fs_db *db, long long set_id)
+{
+	int rc = fs_db_begin(db);
+	if (rc)
+		return rc;
+	rc = fs_db_exec_id(db, "UPDATE set_ops SET checkpointed = 1 WHERE set_id = ?", set_id);
+	if (!rc)
+		rc = fs_db_exec_id(db, "UPDATE sets SET clean_revision = revision WHERE id = ?", set_id);
+	return fs_rows_end_tx(db, rc);
+}
+
 /* A JSON array of the ids a query bound with set_id returns (malloc'ed). */
 static char *ids_json(fs_db *db, const char *sql, long long set_id)
 {
@@ -758,6 +769,9 @@ int fs_set_revert(fs_db *db, long long set_id, long long expect_rev, long long u
 	}
 	if (!rc)
 		rc = fs_rows_bump(db, set_id, new_rev);
+	/* the set is as saved again: no longer unsaved */
+	if (!rc)
+		rc = fs_db_exec_id(db, "UPDATE sets SET clean_revision = revision WHERE id = ?", set_id);
 	rc = finish(db, rc, set_id, &d, 1, err, errlen);
 	fs_set_diff_free(&d);
 	fs_set_net_free(net);

@@ -187,6 +187,11 @@ int fs_set_checkpoint(fs_db *db, long long set_id, long long expect_rev, long lo
 int fs_set_revert(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
 		  long long *cur_rev, char *err, size_t errlen);
 
+/* The set as it is now becomes its saved state, with no history event
+ * (an imported file is saved work, not unsaved changes): steps so far are
+ * checkpointed, so Revert has nothing to take back, and Undo still can. */
+int fs_set_mark_saved(fs_db *db, long long set_id);
+
 /*
  * The change written by the most recent successful edit, undo, redo or
  * revert in this process (a FastCGI worker handles one request at a time),

@@ -28,13 +28,58 @@ let toastSink = null;
 // Every toast is also recorded in the event log (as the original did).
 export function setToastSink(fn) { toastSink = fn; }
 
-export function toast(message, type = 'info', ms = 3500) {
-  const box = $('#toasts');
+// One toast area (#toasts: in the workspace it lies over the image, never
+// over the panel's controls), at most TOAST_MAX toasts at once. Errors stay
+// until dismissed (the newest ones wait behind the visible ones, counted);
+// the others fade after ms, and a new one pushes the oldest of those out.
+// The area is a polite live region; errors are alerts.
+const TOAST_MAX = 2;
+const waiting = [];
+
+function toastBox() { return $('#toasts'); }
+
+function showWaiting() {
+  const box = toastBox();
   if (!box) return;
-  const t = el('div', { className: `toast toast-${type}`, role: type === 'error' ? 'alert' : 'status' }, message);
-  box.append(t);
-  setTimeout(() => t.remove(), ms);
+  while (waiting.length && box.querySelectorAll('.toast').length < TOAST_MAX) box.append(waiting.shift());
+  let more = box.querySelector('.toast-more');
+  if (waiting.length) {
+    if (!more) more = el('div', { className: 'toast-more' });
+    more.textContent = `${waiting.length} more error${waiting.length === 1 ? '' : 's'} after these`;
+    box.append(more);
+  } else if (more) {
+    more.remove();
+  }
+}
+
+function dropToast(t) {
+  t.remove();
+  showWaiting();
+}
+
+export function toast(message, type = 'info', ms = 3500) {
   if (toastSink) toastSink(type, message);
+  const box = toastBox();
+  if (!box) return;
+  const error = type === 'error';
+  const t = el('div', { className: `toast toast-${type}`, role: error ? 'alert' : 'status' }, el('span', { className: 'toast-text' }, message));
+  if (error) {
+    t.append(el('button', { type: 'button', className: 'toast-close', 'aria-label': 'Dismiss this message', title: 'Dismiss', onclick: () => dropToast(t) }, '×'));
+  } else {
+    setTimeout(() => {
+      t.classList.add('fading');
+      setTimeout(() => dropToast(t), 400);
+    }, ms);
+  }
+  const shown = [...box.querySelectorAll('.toast')];
+  if (shown.length >= TOAST_MAX) {
+    const old = shown.find(x => !x.classList.contains('toast-error'));
+    if (old) old.remove();
+    else if (error) { waiting.push(t); showWaiting(); return; }
+    else return; // two errors wait for the user: the note is in the log
+  }
+  box.append(t);
+  showWaiting();
 }
 
 // modal({title, body: Node|string, buttons: [{text, value, primary, danger}]})
@@ -46,6 +91,7 @@ export function modal({ title, body, buttons, init }) {
   $('#modal-title').textContent = title;
   bodyBox.replaceChildren(typeof body === 'string' ? el('p', null, body) : body);
   btnBox.replaceChildren();
+  const opener = document.activeElement;
   return new Promise((resolve) => {
     let result = null;
     for (const b of buttons || [{ text: 'OK', value: true, primary: true }]) {
@@ -56,11 +102,37 @@ export function modal({ title, body, buttons, init }) {
       if (b.id) btn.id = b.id;
       btnBox.append(btn);
     }
-    const onClose = () => { dlg.removeEventListener('close', onClose); resolve(result); };
+    // Tab and Shift+Tab go round the dialog's own controls
+    const trap = (e) => {
+      if (e.key !== 'Tab') return;
+      const f = focusables(dlg);
+      if (!f.length) return;
+      const first = f[0], last = f[f.length - 1];
+      if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
+      else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
+    };
+    const onClose = () => {
+      dlg.removeEventListener('close', onClose);
+      dlg.removeEventListener('keydown', trap);
+      // focus goes back where it was when the dialog opened
+      if (opener && opener.isConnected && typeof opener.focus === 'function') opener.focus();
+      resolve(result);
+    };
     dlg.addEventListener('close', onClose);
+    dlg.addEventListener('keydown', trap);
+    dlg.setAttribute('aria-labelledby', 'modal-title');
     dlg.showModal();
     if (init) init(dlg);
+    else {
+      const p = btnBox.querySelector('button.primary, button.danger') || btnBox.querySelector('button');
+      if (p) p.focus();
+    }
   });
+}
+
+function focusables(root) {
+  return [...root.querySelectorAll('button, input, select, textarea, a[href], [tabindex]:not([tabindex="-1"])')]
+    .filter(e => !e.disabled && e.offsetParent !== null);
 }
 
 export async function confirmDialog(title, text, okText = 'OK', danger = false) {

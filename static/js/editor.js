@@ -225,10 +225,11 @@ export class Editor {
     if (dd > 0 && this.store.umPerPx > 0) body.radius_px = dd / 2 / this.store.umPerPx;
     if (ws.settings.editor_auto_size && this.store.umPerPx > 0) {
       body.auto_size = true;
-      body.region_factor = ws.settings.editor_region_factor;
+      body.region_factor = ws.regionFactor ? ws.regionFactor() : ws.settings.editor_region_factor;
       delete body.radius_px;
     }
     const res = await this.store.change('POST', 'tubercles', body, 'add tubercle');
+    if (res.ok && ws.autoSizeResult) ws.autoSizeResult(res.data.analysis, res.data.analysis && this.store.tubercles.get(res.data.id));
     if (res.ok && res.data.analysis && ws.settings.editor_show_region) {
       const a = res.data.analysis;
       const found = a.found ? this.store.tubercles.get(res.data.id) : null;

@@ -7,71 +7,145 @@ import { $, el, confirmDialog, toast } from './dom.js';
 
 const drop = $('#dropzone');
 const input = $('#upload-input');
-const bar = $('#upload-progress');
 const status = $('#upload-status');
+const list = $('#upload-list');
 let uploading = false;
 
-async function upload(file) {
-  if (uploading) return;
-  if (!/\.(tiff?|png|jpe?g)$/i.test(file.name)) {
-    status.textContent = `${file.name}: not a TIFF, PNG or JPEG file.`;
-    toast('Only TIFF, PNG and JPEG images can be added', 'error');
-    return;
+const IMAGE_NAME = /\.(tiff?|png|jpe?g)$/i;
+
+// One file: its own row in #upload-list with a progress bar; resolves to the stored image
+// (or null, the row saying why).
+async function uploadOne(file, row) {
+  const prog = row.querySelector('progress'), state = row.querySelector('.state');
+  if (!IMAGE_NAME.test(file.name)) {
+    state.textContent = 'not a TIFF, PNG or JPEG file';
+    row.classList.add('failed');
+    return null;
   }
-  uploading = true;
   const fd = new FormData();
   fd.append('visibility', $('#upload-private').checked ? 'private' : 'shared');
   fd.append('file', file, file.name);
-  bar.hidden = false;
-  bar.value = 0;
-  status.textContent = `Uploading ${file.name}…`;
+  state.textContent = 'uploading…';
   const res = await send('POST', 'api/images', fd, (f) => {
-    bar.value = f;
-    status.textContent = f < 1 ? `Uploading ${file.name}: ${Math.round(f * 100)}%` : `Processing ${file.name}…`;
+    prog.value = f;
+    state.textContent = f < 1 ? `${Math.round(f * 100)}%` : 'processing…';
   });
   if (res.status === 202) {
     // a large image: stored, and prepared by a background job
     let job = res.data.job;
     while (['queued', 'starting', 'running'].includes(job.state)) {
-      bar.value = job.progress || 0;
-      status.textContent = `Preparing ${file.name} in the background (large image): ${job.stage || job.state}…`;
+      prog.value = job.progress || 0;
+      state.textContent = `preparing in the background (large image): ${job.stage || job.state}…`;
       await new Promise(r => setTimeout(r, 500));
       const jr = await api('GET', `api/jobs/${job.id}`);
       if (!jr.ok) break;
       job = jr.data.job;
     }
-    uploading = false;
-    bar.hidden = true;
     if (job.state !== 'done') {
-      status.textContent = `${file.name}: ${job.error || job.state}`;
-      toast('The image could not be added: ' + (job.error || job.state), 'error', 8000);
-      return;
+      state.textContent = `could not be added: ${job.error || job.state}`;
+      row.classList.add('failed');
+      return null;
     }
-    status.textContent = `${file.name} added: opening it.`;
-    location.href = url(`workspace/${job.result.image_id}`);
-    return;
+    prog.value = 1;
+    state.replaceChildren('added: ', el('a', { href: url(`workspace/${job.result.image_id}`) }, 'open'));
+    row.classList.add('done');
+    return { id: job.result.image_id };
   }
-  uploading = false;
-  bar.hidden = true;
   if (!res.ok) {
-    status.textContent = `${file.name}: ${errorText(res)}`;
-    toast('Upload refused: ' + errorText(res), 'error', 8000);
-    return;
+    state.textContent = errorText(res);
+    row.classList.add('failed');
+    return null;
   }
+  prog.value = 1;
   const img = res.data.image;
-  status.textContent = res.data.existing ? `${file.name} was already in the library: opening it.` : `${file.name} added: opening it.`;
-  location.href = url(`workspace/${img.id}`);
+  state.replaceChildren(res.data.existing ? 'already in the library: ' : 'added: ', el('a', { href: url(`workspace/${img.id}`) }, 'open'));
+  row.classList.add('done');
+  return img;
 }
 
-input.addEventListener('change', () => { if (input.files[0]) upload(input.files[0]); });
+// Every file of a drop or a pick, one after the other (each checked against
+// the quota as it arrives). One image opens at once; several stay listed
+// with their results and the library below is reloaded when all are in.
+async function upload(files) {
+  if (uploading || !files.length) return;
+  files = [...files];
+  if (files.length === 1 && !IMAGE_NAME.test(files[0].name)) {
+    status.textContent = `${files[0].name}: not a TIFF, PNG or JPEG file.`;
+    toast('Only TIFF, PNG and JPEG images can be added', 'error');
+    return;
+  }
+  uploading = true;
+  const rows = files.map(f => el('li', null, el('span', { className: 'file' }, f.name),
+    el('progress', { max: 1, value: 0, 'aria-label': `upload of ${f.name}` }), el('span', { className: 'state' }, 'waiting')));
+  list.replaceChildren(...rows);
+  list.hidden = false;
+  const done = [];
+  try {
+    for (let i = 0; i < files.length; i++) {
+      status.textContent = files.length === 1 ? `Uploading ${files[0].name}…` : `Uploading ${i + 1} of ${files.length}: ${files[i].name}`;
+      const img = await uploadOne(files[i], rows[i]);
+      if (img) done.push(img);
+    }
+  } finally {
+    uploading = false;
+  }
+  if (files.length === 1) {
+    const img = done[0];
+    if (!img) {
+      const why = rows[0].querySelector('.state').textContent;
+      status.textContent = `${files[0].name}: ${why}`;
+      toast('Upload refused: ' + why, 'error');
+      return;
+    }
+    status.textContent = `${files[0].name} added: opening it.`;
+    location.href = url(`workspace/${img.id}`);
+    return;
+  }
+  const failed = files.length - done.length;
+  status.textContent = `${done.length} of ${files.length} image(s) added${failed ? `, ${failed} refused (see below)` : ''}.`;
+  if (failed) toast(`${failed} of ${files.length} files were refused`, 'error');
+  else toast(`${done.length} images added`, 'success');
+  if (done.length) await refreshImages();
+}
+
+// The server-rendered list after uploads: the page's own list, re-read.
+async function refreshImages() {
+  const r = await fetch(location.href, { credentials: 'same-origin' });
+  if (!r.ok) return;
+  const doc = new DOMParser().parseFromString(await r.text(), 'text/html');
+  const fresh = doc.querySelector('#library-list-card');
+  const here = $('#library-list-card');
+  if (fresh && here) here.replaceWith(document.adoptNode(fresh));
+  indexNames();
+  recent();
+}
+
+input.addEventListener('change', () => { if (input.files.length) upload(input.files); });
 drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
 drop.addEventListener('dragleave', () => drop.classList.remove('over'));
 drop.addEventListener('drop', (e) => {
   e.preventDefault();
   drop.classList.remove('over');
-  const f = e.dataTransfer.files[0];
-  if (f) upload(f);
+  if (e.dataTransfer.files.length) upload(e.dataTransfer.files);
 });
+
+// Sort and Order apply as soon as they change (no Search press needed).
+// (delegated: the list's card is replaced after uploads)
+document.addEventListener('change', (e) => {
+  if (e.target.closest('#library-search select')) $('#library-search').requestSubmit();
+});
+
+// After a delete, the count and Recent follow the list.
+function afterDelete(id) {
+  const total = $('#library-total');
+  if (total) total.textContent = String(Math.max(0, Number(total.textContent) - 1));
+  for (const a of document.querySelectorAll('#recent-list a')) {
+    if (a.dataset.id === String(id)) a.closest('li').remove();
+  }
+  if (!document.querySelector('#recent-list li')) $('#recent-card').hidden = true;
+  ticked.delete(Number(id));
+  showTicked();
+}
 
 document.addEventListener('click', async (e) => {
   const del = e.target.closest('.delete-image');
@@ -82,6 +156,7 @@ document.addEventListener('click', async (e) => {
     const res = await api('DELETE', `api/images/${del.dataset.id}`);
     if (!res.ok) { toast(errorText(res), 'error'); return; }
     li.remove();
+    afterDelete(del.dataset.id);
     toast(`"${name}" deleted`, 'success');
     return;
   }
@@ -101,7 +176,7 @@ async function recent() {
   const res = await api('GET', 'api/images/recent');
   if (!res.ok || !res.data.images.length) return;
   $('#recent-list').replaceChildren(...res.data.images.slice(0, 10).map(im =>
-    el('li', null, el('a', { href: url(`workspace/${im.id}`), className: 'button-link', title: `${im.width} × ${im.height}, ${im.owner_login}` }, im.name))));
+    el('li', null, el('a', { href: url(`workspace/${im.id}`), className: 'button-link', dataset: { id: String(im.id) }, title: `${im.width} × ${im.height}, ${im.owner_login}` }, im.name))));
   $('#recent-card').hidden = false;
 }
 recent();
@@ -109,7 +184,10 @@ recent();
 // ---- batch extraction: ticked images (or a search) as background jobs ----
 const ticked = new Set();
 const names = new Map();
-for (const li of document.querySelectorAll('li.image')) names.set(Number(li.dataset.id), li.dataset.name);
+function indexNames() {
+  for (const li of document.querySelectorAll('li.image')) names.set(Number(li.dataset.id), li.dataset.name);
+}
+indexNames();
 function showTicked() {
   $('#batch-selected').textContent = `${ticked.size} ticked`;
 }

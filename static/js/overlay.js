@@ -145,9 +145,15 @@ function drawGrid(ctx, m, o, px) {
   ctx.beginPath();
   for (let x = step; x < m.width; x += step) { ctx.moveTo(x, 0); ctx.lineTo(x, m.height); }
   for (let y = step; y < m.height; y += step) { ctx.moveTo(0, y); ctx.lineTo(m.width, y); }
-  ctx.globalAlpha = o.gridOpacity;
+  // a dark edge under the coloured line, so the grid shows on bright and
+  // dark image parts alike (one pixel of magenta at 35 % did not)
+  ctx.globalAlpha = Math.min(1, o.gridOpacity + 0.2);
+  ctx.strokeStyle = 'rgba(0,0,0,0.6)';
+  ctx.lineWidth = 3 * px;
+  ctx.stroke();
+  ctx.globalAlpha = Math.max(0.6, o.gridOpacity);
   ctx.strokeStyle = o.gridColor;
-  ctx.lineWidth = px;
+  ctx.lineWidth = 1.5 * px;
   ctx.stroke();
   ctx.globalAlpha = 1;
 }

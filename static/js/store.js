@@ -185,9 +185,31 @@ export class Store extends EventTarget {
     return api(req.method, path, { ...req.body, revision });
   }
 
+  // The open set's revision every ms; the image's list of sets every third
+  // time, so a set made, renamed or deleted elsewhere shows up here too.
   startPolling(ms = 1000) {
     this.stopPolling();
-    this.pollTimer = setInterval(() => this.poll(), ms);
+    let n = 0;
+    this.pollTimer = setInterval(() => {
+      this.poll();
+      if (++n % 3 === 0) this.pollSets();
+    }, ms);
+  }
+
+  async pollSets() {
+    if (this.busy || this.pollingSets) return;
+    this.pollingSets = true;
+    try {
+      const res = await api('GET', `api/images/${this.imageId}/sets`);
+      if (!res.ok || this.busy) return;
+      const key = (list) => JSON.stringify(list.map(s => [s.id, s.name, !!s.dirty]));
+      if (key(res.data.sets) === key(this.sets)) return;
+      // the open set's own record stays the one its answers keep current
+      this.sets = res.data.sets.map(s => (this.set && s.id === this.set.id ? { ...s, ...this.set, name: s.name } : s));
+      this.emit('sets', this.sets);
+    } finally {
+      this.pollingSets = false;
+    }
   }
 
   stopPolling() {

@@ -211,6 +211,10 @@ export function initData(ws) {
     $('#dl-summary-csv').href = url(`api/sets/${id}/summary.csv`);
     $('#dl-json').href = url(`api/images/${store.imageId}/export.json`);
     $('#dl-overlay').href = url(`api/sets/${id}/overlay.png`);
+    // the server names it too (Content-Disposition); this is the same name
+    const part = (x) => String(x).replace(/[^A-Za-z0-9._-]/g, '_');
+    const stem = store.image ? part(store.image.name.replace(/\.[^.]*$/, '')) : 'image';
+    $('#dl-overlay').download = `${stem}_${part(store.set.name)}_overlay.png`;
   }
 
   $('#import-button').addEventListener('click', async () => {
@@ -219,11 +223,26 @@ export function initData(ws) {
     const fd = new FormData();
     fd.append('file', f);
     const res = await send('POST', `api/images/${store.imageId}/import`, fd);
-    if (!res.ok) { toast('Import refused: ' + errorText(res), 'error', 8000); return; }
+    const box = $('#import-report');
+    if (!res.ok) {
+      box.replaceChildren(el('p', { className: 'warn-text' }, `${f.name}: nothing imported. ${errorText(res)}`));
+      box.hidden = false;
+      toast('Import refused: ' + errorText(res), 'error');
+      return;
+    }
     await store.loadSets();
     const first = res.data.sets && res.data.sets[0];
     if (first) await ws.switchSet(first.id);
-    toast(`Imported ${res.data.sets.length} set(s)`, 'success');
+    // the report: what was read, and what was repaired or renamed on the way
+    const d = res.data;
+    const lines = d.report || [];
+    box.replaceChildren(
+      el('h4', null, `Imported from ${f.name} (format version ${d.version})`),
+      el('ul', { className: 'plain', id: 'import-sets' }, ...d.sets.map(x => el('li', null, `“${x.name}”: ${x.n_tubercles} tubercles, ${x.n_edges} connections`))),
+      lines.length ? el('p', null, 'Repaired or changed on the way:') : el('p', { className: 'muted' }, 'Nothing needed repairing.'),
+      lines.length ? el('ul', { id: 'import-notes' }, ...lines.map(l => el('li', null, l))) : null);
+    box.hidden = false;
+    toast(`Imported ${d.sets.length} set(s)${lines.length ? `, ${lines.length} note(s) in the report` : ''}`, 'success');
   });
 
   function renderAll() {

@@ -34,16 +34,56 @@ export function initEditTab(ws) {
     $('#default-diameter-hint').textContent = !cal ? 'Calibrate the image first.'
       : s.editor_default_diameter_um > 0 ? `Default: ${fmt(s.editor_default_diameter_um, 3)} µm`
         : `Auto: ${mean ? fmt(mean, 3) + ' µm (mean)' : '10 px radius'}`;
-    $('#delete-multi-mode').disabled = !noConfirm.checked;
+    renderDeleteMulti();
+    renderRegion();
   }
+  // Delete Multiple deletes without asking, so it waits for the tick that
+  // allows that; the hint says so while it waits.
+  function renderDeleteMulti() {
+    $('#delete-multi-mode').disabled = !noConfirm.checked;
+    $('#delete-multi-hint').hidden = noConfirm.checked;
+  }
+  // The auto-size region is factor × the largest diameter (the Extraction
+  // tab's max_diameter_um): the slider stops where that square would reach
+  // past half the image's shorter side, and says the region's size.
+  function largestDiameterPx() {
+    const p = ws.tabs.extraction ? ws.tabs.extraction.current() : null;
+    const um = p && Number(p.max_diameter_um);
+    return store.umPerPx > 0 && um > 0 ? um / store.umPerPx : 0;
+  }
+  function regionMax() {
+    const d = largestDiameterPx();
+    if (!d || !store.width) return 10;
+    return Math.max(1, Math.min(10, Math.floor(Math.min(store.width, store.height) / 2 / d)));
+  }
+  ws.regionFactor = () => Math.min(Number(ws.settings.editor_region_factor) || 6, regionMax());
+  function renderRegion() {
+    const max = regionMax();
+    region.max = String(max);
+    region.value = String(ws.regionFactor());
+    const d = largestDiameterPx();
+    const side = d ? Math.max(16, Math.round(region.value * d)) : 0;
+    $('#region-factor-value').textContent = side
+      ? `${region.value}× the largest diameter = ${side} px${max < 10 ? ` (at most ${max}× on this image)` : ''}`
+      : `${region.value}×`;
+  }
+  // What auto-size did with the last click (editor.addTubercle).
+  ws.autoSizeResult = (a, t) => {
+    const out = $('#auto-size-status');
+    if (!a) { out.textContent = ''; return; }
+    out.textContent = a.found && t
+      ? `Auto-size found a tubercle of ${fmt(2 * t.radius_px * store.umPerPx, 2)} µm (radius ${fmt(t.radius_px, 1)} px) in a ${a.region.width} × ${a.region.height} px region.`
+      : `Auto-size found no tubercle there${a.reason ? ` (${a.reason})` : ''}: added with the default size.`;
+    out.classList.toggle('warn-text', !a.found);
+  };
   dd.addEventListener('change', () => ws.saveSettings({ editor_default_diameter_um: Number(dd.value) > 0 ? Number(dd.value) : 0 }).then(renderOptions));
   auto.addEventListener('change', () => ws.saveSettings({ editor_auto_size: auto.checked }));
-  region.addEventListener('input', () => { $('#region-factor-value').textContent = region.value + '×'; });
+  region.addEventListener('input', () => { ws.settings.editor_region_factor = Number(region.value); renderRegion(); });
   region.addEventListener('change', () => ws.saveSettings({ editor_region_factor: Number(region.value) }));
   showRegion.addEventListener('change', () => ws.saveSettings({ editor_show_region: showRegion.checked }));
   noConfirm.addEventListener('change', () => {
     ws.saveSettings({ editor_delete_without_confirm: noConfirm.checked });
-    $('#delete-multi-mode').disabled = !noConfirm.checked;
+    renderDeleteMulti();
     if (!noConfirm.checked && ed.mode === 'delete_multi') ed.setMode(null);
   });
 
@@ -140,6 +180,7 @@ export function initEditTab(ws) {
   store.addEventListener('set', () => { renderStatus(); renderOptions(); });
   store.addEventListener('data', () => { renderRadius(); renderStatus(); });
   store.addEventListener('image', renderOptions);
+  ws.modeListeners.push((mode) => { if (mode === 'add_tub' || mode === 'add_chain') renderRegion(); });
   renderOptions();
   return { undo, redo, nudge: nudgeKey, renderOptions };
 }

@@ -39,7 +39,7 @@ export function initExtraction(ws) {
     if (f.type === 'select') input = el('select', { id: 'p-' + f.key }, ...f.options.map(([v, t]) => el('option', { value: v }, t)));
     else if (f.type === 'checkbox') input = el('input', { type: 'checkbox', id: 'p-' + f.key });
     else if (f.type === 'range') {
-      input = el('input', { type: 'range', id: 'p-' + f.key + '-range', min: f.min, max: f.max, step: f.step });
+      input = el('input', { type: 'range', id: 'p-' + f.key + '-range', min: f.min, max: f.max, step: f.step, 'aria-label': f.label });
       mirror = el('input', { type: 'number', id: 'p-' + f.key, min: f.min, max: f.max, step: f.step, className: 'num' });
       input.addEventListener('input', () => { mirror.value = input.value; });
       mirror.addEventListener('input', () => { input.value = mirror.value; });

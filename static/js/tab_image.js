@@ -191,6 +191,7 @@ export function initImageTabs(ws) {
     renderInfo();
     ws.render();
     toast(`Calibration set: ${fmt(store.umPerPx, 4)} µm/px (${label})`, 'success');
+    $('#cal-measure-status').textContent = `Applied: ${fmt(store.umPerPx, 4)} µm/px (${label}).`;
   }
 
   function renderCalibration() {
@@ -304,8 +305,11 @@ export function initImageTabs(ws) {
     if (!(um > 0) || !(px > 0)) { toast('Enter both lengths (µm and pixels)', 'warning'); return; }
     if (measured && Math.abs(measured.px - px) < 1e-6) {
       const [[x1, y1], [x2, y2]] = measured.pts;
+      // applied: the measuring is over (banner, line and pointer go)
+      if (ws.editor.mode === 'measure') ws.editor.setMode(null);
       setCalibration({ x1, y1, x2, y2, length_um: um }, 'scale bar measured on the image');
     } else {
+      if (ws.editor.mode === 'measure') ws.editor.setMode(null);
       setCalibration({ scale_um: um, scale_px: px }, 'scale bar');
     }
   });

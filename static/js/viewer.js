@@ -36,11 +36,18 @@ export class Viewer {
     this.resize();
   }
 
+  // A new size (window, panel, a banner) refits an image the user has not
+  // zoomed or panned; one they have keeps the point at the centre there.
   resize() {
     const r = this.container.getBoundingClientRect();
     const dpr = window.devicePixelRatio || 1;
+    const oldW = this.cssW, oldH = this.cssH;
     this.cssW = Math.max(1, Math.floor(r.width));
     this.cssH = Math.max(1, Math.floor(r.height));
+    if (this.image && this.userMoved && oldW) {
+      this.tx += (this.cssW - oldW) / 2;
+      this.ty += (this.cssH - oldH) / 2;
+    }
     this.canvas.width = Math.floor(this.cssW * dpr);
     this.canvas.height = Math.floor(this.cssH * dpr);
     this.canvas.style.width = this.cssW + 'px';

@@ -17,8 +17,11 @@ import { initLog } from './tab_log.js';
 import { initSettings, applyTheme } from './tab_settings.js';
 import { initAgentExtraction } from './tab_agent_extraction.js';
 import { initAgentEdit } from './tab_agent_edit.js';
+import { initKeyboardCursor } from './keyboard_cursor.js';
 
 const root = $('#workspace');
+// The server's limit on a set's name (FS_SET_NAME_MAX), the same in every dialog.
+export const SET_NAME_MAX = 64;
 const imageId = Number(root.dataset.imageId);
 
 const ws = {
@@ -207,7 +210,7 @@ async function createSet(name, copyFrom) {
 ws.createSet = createSet;
 
 async function newSetDialog() {
-  const name = el('input', { type: 'text', id: 'new-set-name', maxLength: 20, value: `Set ${store.sets.length + 1}` });
+  const name = el('input', { type: 'text', id: 'new-set-name', maxLength: SET_NAME_MAX, value: `Set ${store.sets.length + 1}` });
   const from = el('select', { id: 'new-set-from' },
     el('option', { value: '' }, 'Empty'),
     ...store.sets.map(s => el('option', { value: String(s.id) }, 'Copy from: ' + s.name)));
@@ -263,12 +266,15 @@ async function deleteSet() {
 
 async function revertSet() {
   if (!(await confirmDialog('Revert set', 'Go back to the last saved state of this set?', 'Revert', true))) return;
-  await store.change('POST', 'revert', {}, 'revert');
+  const res = await store.change('POST', 'revert', {}, 'revert');
+  if (res.ok) toast('Back to the last saved state', 'success');
 }
 
 // ---- conflicts and errors ----
+// what a request was, as the end of "Could not …" (callers name some by a noun)
+const WHAT_VERB = { extraction: 'extract', connections: 'regenerate the connections', 'optimiser step': 'run the optimiser step', change: 'change the set' };
 store.onError = (res, what) => {
-  toast(`Could not ${what}: ${errorText(res)}`, 'error', 6000);
+  toast(`Could not ${WHAT_VERB[what] || what}: ${errorText(res)}`, 'error');
 };
 
 store.onConflict = async (req, res) => {
@@ -281,7 +287,7 @@ store.onConflict = async (req, res) => {
   });
   if (choice === 'fork') {
     const base = store.set;
-    const name = (base.name.slice(0, 14) + ' (mine)');
+    const name = [...base.name].slice(0, SET_NAME_MAX - 7).join('') + ' (mine)';
     const cr = await api('POST', `api/images/${imageId}/sets`, { name, copy_from: base.id });
     if (!cr.ok) { toast('Could not create the new set: ' + errorText(cr), 'error'); await store.reload(); return; }
     await store.loadSets();
@@ -300,15 +306,50 @@ store.onConflict = async (req, res) => {
 };
 
 // ---- tabs and panel ----
+// The tab bar is an ARIA tablist: one tab in the Tab order (the selected
+// one), arrows move between tabs (and show them), Home and End go to the ends.
 function showTab(name) {
-  for (const b of $$('#tabs [data-tab]')) b.classList.toggle('active', b.dataset.tab === name);
+  for (const b of $$('#tabs [data-tab]')) {
+    const on = b.dataset.tab === name;
+    b.classList.toggle('active', on);
+    b.setAttribute('aria-selected', on ? 'true' : 'false');
+    b.tabIndex = on ? 0 : -1;
+  }
   for (const p of $$('.tab-panel')) p.hidden = p.dataset.panel !== name;
   for (const t of Object.values(ws.tabs)) if (t && t.shown) t.shown(name);
 }
 ws.showTab = showTab;
 
+function initTablist() {
+  const tabs = $$('#tabs [data-tab]');
+  for (const b of tabs) {
+    b.id = 'tabbtn-' + b.dataset.tab;
+    b.setAttribute('aria-controls', 'tab-' + b.dataset.tab);
+    const panel = $('#tab-' + b.dataset.tab);
+    if (panel) { panel.setAttribute('role', 'tabpanel'); panel.setAttribute('aria-labelledby', b.id); panel.tabIndex = 0; }
+  }
+  $('#tabs').setAttribute('aria-label', 'Workspace tabs');
+  $('#tabs').addEventListener('keydown', (e) => {
+    const i = tabs.indexOf(document.activeElement);
+    if (i < 0) return;
+    let j = null;
+    if (e.key === 'ArrowRight' || e.key === 'ArrowDown') j = (i + 1) % tabs.length;
+    else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') j = (i - 1 + tabs.length) % tabs.length;
+    else if (e.key === 'Home') j = 0;
+    else if (e.key === 'End') j = tabs.length - 1;
+    if (j === null) return;
+    e.preventDefault();
+    e.stopPropagation();
+    showTab(tabs[j].dataset.tab);
+    tabs[j].focus();
+  });
+  const active = tabs.find(b => b.classList.contains('active')) || tabs[0];
+  showTab(active.dataset.tab);
+}
+
 function initPanel() {
   $('#tabs').addEventListener('click', (e) => { const b = e.target.closest('[data-tab]'); if (b) showTab(b.dataset.tab); });
+  initTablist();
   const panel = $('#panel');
   const setWidth = (w) => {
     const max = window.innerWidth * 0.8;
@@ -338,11 +379,28 @@ function initToggles() {
   const read = () => {
     for (const [k, id] of Object.entries(map)) t[k] = $('#' + id).checked;
     t.colorMode = $('#tg-color-mode').value;
+    renderLegend();
     ws.render();
   };
   $('#toggles').addEventListener('change', read);
   read();
 }
+
+// What the overlay's colours mean in the current colour mode (the same
+// colours overlay.js draws with).
+function renderLegend() {
+  const s = ws.settings, mode = ws.toggles.colorMode;
+  const items = [];
+  if (mode === 'source') items.push([s.tubercle_color, 'extracted'], [s.manual_color, 'manual'], ['#ff00ff', 'agent'], ['#00bfff', 'lattice']);
+  else if (mode === 'boundary') items.push([s.tubercle_color, 'interior'], [s.boundary_color, 'boundary']);
+  else items.push([s.tubercle_color, 'tubercle']);
+  items.push([s.connection_color, 'connection', 'line'], [s.selected_color, 'selected']);
+  if (ws.toggles.grid) items.push([s.grid_color, 'grid', 'line']);
+  $('#overlay-legend').replaceChildren(...items.map(([c, label, kind]) =>
+    el('span', { className: 'legend-item' }, el('span', { className: 'swatch' + (kind === 'line' ? ' line' : ''), 'aria-hidden': 'true', dataset: { color: c || '' } }), label)));
+  for (const sw of $$('#overlay-legend .swatch')) sw.style.setProperty('--swatch', sw.dataset.color);
+}
+ws.renderLegend = renderLegend;
 
 function initStatsBar() {
   $('#set-select').addEventListener('change', (e) => switchSet(Number(e.target.value)));
@@ -379,13 +437,23 @@ function initKeys() {
     const ctrl = e.ctrlKey || e.metaKey;
     if (ctrl && e.key.toLowerCase() === 's') { e.preventDefault(); saveSet(); return; }
     if (e.key === 'Escape') {
-      if (inInput) { e.target.blur(); return; }
+      // Escape in a field (the scale bar's µm after measuring) also ends the mode
+      if (inInput) { e.target.blur(); if (ws.editor.mode) ws.editor.setMode(null); return; }
       if (ws.editor.mode) ws.editor.setMode(null);
       else if (store.multi.tubs.size || store.multi.edges.size) { store.multi = { tubs: new Set(), edges: new Set() }; store.temp.rect = null; ws.selectionChanged(); }
       else { store.selection = { tub: null, edge: null }; ws.selectionChanged(); }
       return;
     }
-    if (inInput) return;
+    if (inInput) {
+      // Enter in a field of a row applies it (the row's first button)
+      if (e.key === 'Enter' && e.target.matches('input[type=number], input[type=text]')) {
+        const row = e.target.closest('.ws-right .row');
+        const b = row && [...row.querySelectorAll('button')].find(x => !x.disabled);
+        if (b) { e.preventDefault(); b.click(); }
+      }
+      return;
+    }
+    if (e.target.closest && e.target.closest('[role=tablist]')) return;
     if (ctrl && e.key.toLowerCase() === 'z') { e.preventDefault(); ws.tabs.edit.undo(); return; }
     if (ctrl && e.key.toLowerCase() === 'y') { e.preventDefault(); ws.tabs.edit.redo(); return; }
     if (ctrl && e.key.toLowerCase() === 'n') { e.preventDefault(); newSetDialog(); return; }
@@ -395,7 +463,7 @@ function initKeys() {
     else if (e.key === '-') ws.viewer.zoomStep(-1);
     else if (e.key === '0') ws.viewer.fit();
     else if (e.key === 'Delete' || e.key === 'Backspace') { e.preventDefault(); ws.editor.deleteSelected(); }
-    else if (e.key === 'Tab') { e.preventDefault(); cycleSelection(); }
+    else if (e.key === 'Tab' && e.target === $('#viewer') && !e.shiftKey && store.tubercles.size) { e.preventDefault(); cycleSelection(); }
     else if (e.key === 'F1' || e.key === '?') { e.preventDefault(); window.open(url('static/help/shortcuts.html'), '_blank', 'noopener'); }
     else if (e.key.startsWith('Arrow')) {
       if (ws.editor.mode === 'add_chain') { if (ws.editor.chainKey(e.key)) e.preventDefault(); }
@@ -432,6 +500,7 @@ async function main() {
   ws.tabs.agentExtraction = initAgentExtraction(ws);
   ws.tabs.agentEdit = initAgentEdit(ws);
   initKeys();
+  ws.keyboardCursor = initKeyboardCursor(ws);
   try {
     await pImage;
     await pSets;

@@ -352,6 +352,11 @@ def test_import_v1_as_one_set_with_report():
     assert json.loads(hist[0][1])["filename"] == "(request body)"
     ev = ok(alice.get("/api/log?type=annotations_loaded&image_id=%d" % img))["entries"]
     assert ev[0]["details"]["n_tubercles"] == 3
+    # an imported set is saved work: not "unsaved", nothing to revert
+    st = ok(alice.get("/api/sets/%d" % j["sets"][0]["id"]))["set"]
+    assert st["dirty"] is False, st
+    rev = ok(alice.get("/api/sets/%d/revision" % j["sets"][0]["id"]))
+    assert rev["dirty"] is False
 
 
 def test_import_v2_sets_and_name_cleaning():
@@ -388,8 +393,11 @@ def test_import_slo_legacy_reports_dropped_items():
 def test_import_refuses_non_annotation_and_leaves_nothing():
     img = upload(alice)
     before = set_names(img)
-    err(alice.api("POST", "/api/images/%d/import" % img, None, body=b"[1, 2]",
-                  headers={"Content-Type": "application/json"}), 422, "annotation")
+    r = alice.api("POST", "/api/images/%d/import" % img, None, body=b"[1, 2]",
+                  headers={"Content-Type": "application/json"})
+    err(r, 422, "annotation")
+    # said once, not "not an annotation file: not an annotation file: ..."
+    assert r.json()["error"].count("not an annotation file") == 1, r.json()["error"]
     err(alice.api("POST", "/api/images/%d/import" % img, None, body=b"{nope",
                   headers={"Content-Type": "application/json"}), 422)
     err(alice.api("POST", "/api/images/%d/import" % img, None, body=b"x",
@@ -457,6 +465,9 @@ def test_overlay_png():
     r = alice.get("/api/sets/%d/overlay.png?ids=1&max_side=32" % j["sets"][0]["id"])
     assert r.status == 200, r.text
     assert r.header("Content-Type") == "image/png" and r.body[:8] == b"\x89PNG\r\n\x1a\n"
+    # a download is named after the image and the set, not "overlay.png"
+    cd = r.header("Content-Disposition")
+    assert cd.startswith("inline; filename=\"") and cd.endswith("_Base__2__overlay.png\"") and cd.startswith("inline; filename=\"scale"), cd
     err(alice.get("/api/sets/%d/overlay.png?max_side=2" % j["sets"][0]["id"]), 422, "max_side")
 
 

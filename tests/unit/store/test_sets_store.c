@@ -325,6 +325,8 @@ static void checkpoint_summarises_and_revert_goes_back(void **state)
 	assert_int_equal(fs_set_revert(db, sid, rev, uid, &rev, &cur, err, sizeof err), 0);
 	assert_int_equal(fs_set_get_info(db, sid, &info), 0);
 	assert_int_equal(info.n_tubercles, 3);
+	/* reverted to the save: not unsaved any more */
+	assert_int_equal(info.revision, info.clean_revision);
 	assert_int_equal(fs_set_revert(db, sid, rev, uid, &rev, &cur, err, sizeof err), FS_DB_INVALID);
 }
 
