@@ -116,10 +116,10 @@ export function initData(ws) {
     const note = s.reliability === 'low' ? ` (${s.n_nodes} nodes - low confidence)` : s.reliability === 'none' ? ' (insufficient data)' : '';
     const rows = [
       ['Tubercles', `${s.n_tubercles} (${s.n_interior} interior, ${s.n_boundary} boundary)`],
-      ['Mean diameter', cal ? `${fmt(s.mean_diameter_um)} ± ${fmt(s.std_diameter_um)} µm` : 'calibrate first'],
+      ['Mean diameter ± SD', cal ? `${fmt(s.mean_diameter_um)} ± ${fmt(s.std_diameter_um)} µm (n = ${s.n_tubercles - (s.n_unmeasured || 0)})` : 'calibrate first'],
       ['Unmeasured', `${s.n_unmeasured || 0}`, s.n_unmeasured ? ' (base not measured: left out of the diameter and space means)' : ''],
       ['Connections', s.n_edges],
-      ['Mean space', cal ? `${fmt(s.mean_space_um)} ± ${fmt(s.std_space_um)} µm` : 'calibrate first'],
+      ['Mean space ± SD', cal ? `${fmt(s.mean_space_um)} ± ${fmt(s.std_space_um)} µm (n = ${s.n_edges})` : 'calibrate first'],
       ['Classification', s.suggested_genus ? `${s.suggested_genus} (${s.classification_confidence})` : '-'],
       ['Hexagonalness', hex, note],
       [`Spacing uniformity (${Math.round(w.hex_spacing_weight * 100)}%)`, fmt(s.spacing_uniformity, 3)],

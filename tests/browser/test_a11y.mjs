@@ -194,6 +194,9 @@ export async function testWorkspaceScreenshotForTheReadme(t) {
     await waitCount(page, 'gt', 5, 60000);
     await page.click('#tabbtn-data');
     await page.waitForFunction(() => document.querySelector('#st-diam').textContent.includes('µm'));
+    // the statistics in view: the tables folded away
+    await page.evaluate(() => { for (const d of document.querySelectorAll('#tab-data details')) d.open = false; });
+    await page.waitForFunction(() => /Hexagonalness/.test(document.querySelector('#stats-table').textContent));
     await page.mouse.move(0, 0);
     const file = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, 'docs', 'workspace.png') : path.join(out, 'workspace-readme.png');
     await page.screenshot({ path: file });
