@@ -104,7 +104,14 @@ export class Store extends EventTarget {
     // meanwhile would undo them on screen and make the next edit a 409
     if (res.ok && res.data.set.revision < this.revision) return;
     if (!res.ok) {
-      if (res.status === 404) { await this.loadSets(); if (this.sets.length) await this.openSet(this.sets[0].id); }
+      if (res.status === 404) {
+        try {
+          await this.loadSets();
+          if (this.sets.length) await this.openSet(this.sets[0].id);
+        } catch (e) {
+          this.emit('gone', e);
+        }
+      }
       return;
     }
     this.fill(res.data);
@@ -224,7 +231,16 @@ export class Store extends EventTarget {
       const id = this.set.id;
       const res = await api('GET', `api/sets/${id}/revision`);
       if (!this.set || this.set.id !== id || this.busy) return;
-      if (res.status === 404) { this.emit('remote', { deleted: true }); await this.loadSets(); if (this.sets.length) await this.openSet(this.sets[0].id); return; }
+      if (res.status === 404) {
+        this.emit('remote', { deleted: true });
+        try {
+          await this.loadSets();
+          if (this.sets.length) await this.openSet(this.sets[0].id);
+        } catch (e) {
+          this.emit('gone', e); // the image itself went
+        }
+        return;
+      }
       // an answer sent before one of our own edits landed is older than the
       // revision we hold: not a change made elsewhere
       if (res.ok && res.data.revision > this.revision) {

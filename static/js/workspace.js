@@ -113,10 +113,25 @@ ws.reloadImage = async () => {
 };
 store.addEventListener('image-stale', async () => {
   if (ws.imageChanging) return;
-  await ws.reloadImage();
+  try {
+    await ws.reloadImage();
+  } catch (e) {
+    imageGone(e);
+    return;
+  }
   ws.viewer.fit();
   toast('The image was rotated or cropped (or that was undone) elsewhere: shown as it is now', 'info');
 });
+
+// The image was deleted (or became invisible) while open: say so once and
+// stop asking the server about it.
+function imageGone(e) {
+  if (ws.gone) return;
+  ws.gone = true;
+  store.stopPolling();
+  toast(`This image is no longer available (${e && e.message ? e.message : 'deleted'}): go back to the library`, 'error');
+}
+store.addEventListener('gone', (e) => imageGone(e.detail));
 
 // ---- stats bar and sets ----
 function renderStats() {

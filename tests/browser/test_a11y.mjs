@@ -7,7 +7,7 @@
 // leaves the tree as it was).
 import path from 'node:path';
 import { axeViolations, describe } from './axe.mjs';
-import { assert, login, PAPER, uploadThroughLibrary, waitCount, withCleanup, withImage, deleteMyImages } from './helpers.mjs';
+import { assert, login, PAPER, uploadThroughLibrary, waitCount, withCleanup, withImage } from './helpers.mjs';
 import { ROOT } from './server.mjs';
 
 const TIF = PAPER + 'P2_Fig1e_Polypterus_delhezi_2.19um.tif';
@@ -168,6 +168,17 @@ export async function testAxeFindsNoSeriousViolations(t) {
       await page.waitForFunction((n) => !document.querySelector('#tab-' + n).hidden, tab);
       await check('workspace, ' + tab + ' tab');
     }
+    // the light theme's colours too
+    await page.click('#tabbtn-settings');
+    await page.selectOption('#s-theme', 'light');
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
+    for (const tab of ['settings', 'data', 'edit', 'calibration']) {
+      await page.click(`#tabbtn-${tab}`);
+      await check('workspace in the light theme, ' + tab + ' tab');
+    }
+    await page.click('#tabbtn-settings');
+    await page.selectOption('#s-theme', 'dark');
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
     await page.goto(server.url);
     await page.waitForSelector('#library-images li.image');
     await check('library');
@@ -200,6 +211,5 @@ export async function testWorkspaceScreenshotForTheReadme(t) {
     await page.mouse.move(0, 0);
     const file = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, 'docs', 'workspace.png') : path.join(out, 'workspace-readme.png');
     await page.screenshot({ path: file });
-    await deleteMyImages(page);
   });
 }
