@@ -437,12 +437,21 @@ function initStatsBar() {
   $('#mode-badge').addEventListener('click', () => ws.editor.setMode(null));
 }
 
+// Tab in the image selects the next tubercle; after the last one it lets
+// the focus go on (the image never traps the keyboard). True when it took
+// the key.
 function cycleSelection() {
   const ids = [...store.tubercles.keys()];
-  if (!ids.length) return;
+  if (!ids.length) return false;
   const i = store.selection.tub == null ? -1 : ids.indexOf(store.selection.tub);
-  store.selection = { tub: ids[(i + 1) % ids.length], edge: null };
+  if (i === ids.length - 1) {
+    store.selection = { tub: null, edge: null };
+    ws.selectionChanged(true);
+    return false;
+  }
+  store.selection = { tub: ids[i + 1], edge: null };
   ws.selectionChanged(true);
+  return true;
 }
 
 function initKeys() {
@@ -478,7 +487,7 @@ function initKeys() {
     else if (e.key === '-') ws.viewer.zoomStep(-1);
     else if (e.key === '0') ws.viewer.fit();
     else if (e.key === 'Delete' || e.key === 'Backspace') { e.preventDefault(); ws.editor.deleteSelected(); }
-    else if (e.key === 'Tab' && e.target === $('#viewer') && !e.shiftKey && store.tubercles.size) { e.preventDefault(); cycleSelection(); }
+    else if (e.key === 'Tab' && e.target === $('#viewer') && !e.shiftKey) { if (cycleSelection()) e.preventDefault(); }
     else if (e.key === 'F1' || e.key === '?') { e.preventDefault(); window.open(url('static/help/shortcuts.html'), '_blank', 'noopener'); }
     else if (e.key.startsWith('Arrow')) {
       if (ws.editor.mode === 'add_chain') { if (ws.editor.chainKey(e.key)) e.preventDefault(); }

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { axeViolations, describe } from './axe.mjs';
 import { assert, login, PAPER, uploadThroughLibrary, waitCount, withCleanup, withImage } from './helpers.mjs';
-import { ROOT } from './server.mjs';
+import { ROOT, startServer } from './server.mjs';
 
 const TIF = PAPER + 'P2_Fig1e_Polypterus_delhezi_2.19um.tif';
 const NAME = 'P2_Fig1e_Polypterus_delhezi_2.19um.tif';
@@ -191,6 +191,28 @@ export async function testAxeFindsNoSeriousViolations(t) {
     await page.goto(server.url);
     assert(!found.length, 'axe-core, serious or critical:\n' + found.join('\n'));
   });
+}
+
+// The agent tabs exist only with FISH_SCALE_AGENT_TABS: a site of their own.
+export async function testAxeOnTheAgentTabs({ browser }) {
+  const server = await startServer({ FISH_SCALE_AGENT_TABS: '1' });
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  try {
+    const page = await ctx.newPage();
+    await login(page, server);
+    await uploadThroughLibrary(page, server, TIF);
+    const found = [];
+    for (const tab of ['agentic-extraction', 'agentic-edit']) {
+      await page.click(`#tabbtn-${tab}`);
+      await page.waitForFunction((n) => !document.querySelector('#tab-' + n).hidden, tab);
+      const v = await axeViolations(page);
+      if (v.length) found.push(`${tab}:\n  ${describe(v)}`);
+    }
+    assert(!found.length, 'axe-core on the agent tabs:\n' + found.join('\n'));
+  } finally {
+    await ctx.close();
+    server.stop();
+  }
 }
 
 export async function testWorkspaceScreenshotForTheReadme(t) {
