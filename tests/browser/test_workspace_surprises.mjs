@@ -255,6 +255,17 @@ export async function testViewRefitsOnResizeLegendLightThemeAndWideFields(t) {
     await page.waitForFunction(() => /boundary/.test(document.querySelector('#overlay-legend').textContent));
     await page.selectOption('#tg-color-mode', 'source');
     await page.waitForFunction(() => /manual/.test(document.querySelector('#overlay-legend').textContent) && /agent/.test(document.querySelector('#overlay-legend').textContent));
+    // at the panel's narrowest (300 px) no control sticks out of it (the profile list did)
+    await page.evaluate(() => { document.querySelector('#panel').style.width = '300px'; });
+    for (const tab of ['extraction', 'edit', 'calibration', 'data']) {
+      await page.click(`[data-tab=${tab}]`);
+      const out = await page.evaluate(() => {
+        const r = document.querySelector('#panel').getBoundingClientRect();
+        return [...document.querySelectorAll('#panel select, #panel input, #panel button')].filter(e => e.offsetParent && e.getBoundingClientRect().right > r.right + 0.5).map(e => e.id || e.tagName);
+      });
+      assert(!out.length, `${tab}: controls past the panel's edge: ${out}`);
+    }
+    await page.evaluate(() => { document.querySelector('#panel').style.width = '420px'; });
     // number fields show their values whole
     await page.click('[data-tab=calibration]');
     await page.fill('#cal-direct', '0.4032');
