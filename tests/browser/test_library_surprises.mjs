@@ -9,6 +9,11 @@ const FILES = ['P2_Fig1e_Polypterus_delhezi_2.19um.tif', 'P2_Fig1c_Paralepidoste
 export async function testMultiFileDropSortOnChangeAndCountsAfterDelete(t) {
   await withCleanup(t, async ({ page, server, shot }) => {
     await login(page, server);
+    // the batch's new-set name shows only when a new set is chosen
+    assert(await page.isHidden('#batch-new-set-label'), 'hidden for the Base set');
+    await page.selectOption('#batch-target', 'new');
+    assert(await page.isVisible('#batch-new-set-label'), 'shown for a new set');
+    await page.selectOption('#batch-target', 'base');
     // three images and a text file in one drop
     const payload = FILES.map(f => [f.replace('.tif', '_drop.tif'), readFileSync(PAPER + f).toString('base64')]);
     payload.push(['notes.txt', Buffer.from('hello').toString('base64')]);
