@@ -139,8 +139,18 @@ function renderStats() {
   $('#st-tub').textContent = store.tubercles.size;
   $('#st-itc').textContent = store.edges.length;
   const cal = store.umPerPx > 0 && store.tubercles.size > 0;
-  $('#st-diam').textContent = cal && s.mean_diameter_um != null ? `${fmt(s.mean_diameter_um)} ± ${fmt(s.std_diameter_um)} µm` : '-';
-  $('#st-space').textContent = cal && s.mean_space_um != null ? `${fmt(s.mean_space_um)} ± ${fmt(s.std_space_um)} µm` : '-';
+  if (cal) {
+    $('#st-diam').textContent = s.mean_diameter_um != null ? `${fmt(s.mean_diameter_um)} ± ${fmt(s.std_diameter_um)} µm` : '-';
+    $('#st-space').textContent = s.mean_space_um != null ? `${fmt(s.mean_space_um)} ± ${fmt(s.std_space_um)} µm` : '-';
+  } else {
+    // uncalibrated: the same figures in pixels (sample SD, negative space as 0,
+    // unmeasured tubercles left out: the conventions of lib/analysis/metrics.h),
+    // so the bar is never blank
+    const d = meanSd([...store.tubercles.values()].filter(t => t.radius_px != null).map(t => 2 * t.radius_px));
+    const sp = meanSd(store.edges.filter(e => e.edge_distance_px != null).map(e => Math.max(0, e.edge_distance_px)));
+    $('#st-diam').textContent = d ? `${fmt(d[0], 1)} ± ${fmt(d[1], 1)} px` : '-';
+    $('#st-space').textContent = sp ? `${fmt(sp[0], 1)} ± ${fmt(sp[1], 1)} px` : '-';
+  }
   // tubercles without a measured base: left out of the means, counted here
   $('#st-unmeasured').textContent = s.n_unmeasured || 0;
   $('#st-unmeasured-wrap').hidden = !(s.n_unmeasured > 0);
@@ -174,6 +184,13 @@ async function remeasure() {
   } finally {
     btn.disabled = false;
   }
+}
+
+function meanSd(v) {
+  if (!v.length) return null;
+  const m = v.reduce((a, b) => a + b, 0) / v.length;
+  const sd = v.length > 1 ? Math.sqrt(v.reduce((a, b) => a + (b - m) * (b - m), 0) / (v.length - 1)) : 0;
+  return [m, sd];
 }
 
 function renderSets() {

@@ -1,4 +1,5 @@
-// Issue 17's surprises, one test each where it is behaviour: toasts in one
+// Issue 17's surprises, one test each where it is behaviour (the stats bar
+// in pixels before a calibration rides along with Revert): toasts in one
 // area off the panel, at most two, errors kept until dismissed; measuring
 // on the image ends on Apply and on Escape and says what was applied; a
 // rotation leaves the set saved; Revert clears Unsaved; set names up to 64
@@ -102,6 +103,8 @@ export async function testRevertClearsUnsaved(t) {
   await withImage(t, TIF, async ({ page }) => {
     await page.evaluate(() => window.fishscale.store.change('POST', 'tubercles', { x: 40, y: 40, radius_px: 6 }));
     await page.waitForSelector('#dirty-badge:not([hidden])');
+    // uncalibrated, the stats bar gives the figures in pixels with their SD
+    await page.waitForFunction(() => document.querySelector('#st-diam').textContent === '12.0 ± 0.0 px');
     await page.click('#set-menu summary');
     await page.click('#set-revert');
     await page.waitForSelector('#modal[open]');
