@@ -315,6 +315,18 @@ static int run_import(fs_app *app, fs_job_rec *job, cJSON *result, char *err, si
 	return 0;
 }
 
+/* The final state, written even while other jobs keep SQLite busy with
+ * their large results past its timeout (up to two minutes): a finished job
+ * must not be reported dead for want of one UPDATE. */
+static void finish_job(fs_db *db, long long id, const char *state, const char *result, const char *error)
+{
+	for (int tries = 0; tries < 24; tries++) {
+		if (fs_job_finish(db, id, state, result, error, NULL) != FS_DB_BUSY)
+			return;
+		usleep(100000);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	fs_app_umask(); /* before anything is created: see app.h */
@@ -348,8 +360,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fishscale-job %lld: no such job to run\n", id);
 		goto out;
 	}
-	int startable = 0;
-	if (fs_job_running(app.db, id, getpid(), &startable) || !startable) {
+	int startable = 0, jr;
+	/* busy past the timeout (other jobs writing): wait, as finish_job does */
+	for (int tries = 0; (jr = fs_job_running(app.db, id, getpid(), &startable)) == FS_DB_BUSY && tries < 24; tries++)
+		usleep(100000);
+	if (jr || !startable) {
 		fprintf(stderr, "fishscale-job %lld: cancelled before it started\n", id);
 		exit_code = 0;
 		goto out;
@@ -368,14 +383,14 @@ int main(int argc, char **argv)
 		snprintf(err, sizeof err, "unknown job kind '%s'", job.kind);
 	if (rc == 0) {
 		char *text = cJSON_PrintUnformatted(result);
-		fs_job_finish(app.db, id, "done", text, NULL, NULL);
+		finish_job(app.db, id, "done", text, NULL);
 		cJSON_free(text);
 		exit_code = 0;
 	} else if (rc > 0) {
-		fs_job_finish(app.db, id, "cancelled", NULL, "cancelled before it finished", NULL);
+		finish_job(app.db, id, "cancelled", NULL, "cancelled before it finished");
 		exit_code = 0;
 	} else {
-		fs_job_finish(app.db, id, "failed", NULL, err, NULL);
+		finish_job(app.db, id, "failed", NULL, err);
 	}
 	cJSON_Delete(result);
 	/* the slot is free: start what waits for it */

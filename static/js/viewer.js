@@ -76,7 +76,13 @@ export class Viewer {
   drawBase(ctx, rect, px) {
     const im = this.image;
     if (!this.tiles) { ctx.drawImage(im, 0, 0); return; }
-    ctx.drawImage(im.overview, 0, 0, im.width, im.height);
+    // only the part of the overview in view: scaling all of it every frame
+    // costs more than the tiles
+    const ox0 = Math.max(0, rect.x0), oy0 = Math.max(0, rect.y0);
+    const ox1 = Math.min(im.width, rect.x1), oy1 = Math.min(im.height, rect.y1);
+    if (ox1 <= ox0 || oy1 <= oy0) return;
+    const fx = im.overview.width / im.width, fy = im.overview.height / im.height;
+    ctx.drawImage(im.overview, ox0 * fx, oy0 * fy, (ox1 - ox0) * fx, (oy1 - oy0) * fy, ox0, oy0, ox1 - ox0, oy1 - oy0);
     const t = this.tiles, side = t.size;
     // the overview already has this many image pixels per display pixel
     const over = im.width / im.overview.width;
