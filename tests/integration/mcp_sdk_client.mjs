@@ -41,7 +41,7 @@ await call('get_state', {});
 await call('get_calibration', {});
 await call('set_calibration', { um_per_px: 0.5 });
 await call('get_params', {});
-await call('set_params', { threshold: 0.1 });
+await call('set_params', { auto_prominence: 0.25 });
 await call('run_extraction', {});
 await call('get_metrics', {});
 await call('get_history', {});
