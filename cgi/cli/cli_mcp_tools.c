@@ -376,6 +376,58 @@ static int t_load_image(const cJSON *args, fs_tool_output *out, void *user)
 	return FS_TOOL_CRITICAL;
 }
 
+/* Debug rectangles (the original's add_debug_rectangle): drawn on every
+ * later screenshot until clear_debug_shapes. Image pixels. */
+static int t_add_debug_rect(const cJSON *args, fs_tool_output *out, void *user)
+{
+	fs_mcp_ctx *c = user;
+	fs_agent_sess *s = c->s;
+	static const struct {
+		const char *name;
+		unsigned char rgb[3];
+	} colours[] = {{"magenta", {255, 0, 255}}, {"red", {255, 0, 0}},    {"green", {0, 255, 0}},
+		       {"blue", {0, 0, 255}},      {"yellow", {255, 255, 0}}, {"cyan", {0, 255, 255}},
+		       {"white", {255, 255, 255}}, {"orange", {255, 165, 0}}};
+	const char *col = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "color"));
+	const char *label = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "label"));
+	if (s->n_dbg >= 200) {
+		snprintf(out->error, sizeof(out->error), "at most 200 debug shapes: clear_debug_shapes first");
+		return FS_TOOL_ERROR;
+	}
+	fs_agent_debug_rect *n = realloc(s->dbg, (s->n_dbg + 1) * sizeof(*n));
+	if (!n) {
+		snprintf(out->error, sizeof(out->error), "out of memory");
+		return FS_TOOL_CRITICAL;
+	}
+	s->dbg = n;
+	fs_agent_debug_rect *r = &s->dbg[s->n_dbg++];
+	memset(r, 0, sizeof(*r));
+	r->x = num(args, "x", 0);
+	r->y = num(args, "y", 0);
+	r->w = num(args, "width", 0);
+	r->h = num(args, "height", 0);
+	memcpy(r->rgb, colours[0].rgb, 3); /* unknown names are magenta, as in the original */
+	for (size_t i = 0; col && i < sizeof(colours) / sizeof(colours[0]); i++)
+		if (!strcmp(col, colours[i].name))
+			memcpy(r->rgb, colours[i].rgb, 3);
+	snprintf(r->label, sizeof(r->label), "%s", label ? label : "");
+	out->data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(out->data, "shapes", (double)s->n_dbg);
+	return FS_TOOL_OK;
+}
+
+static int t_clear_debug(const cJSON *args, fs_tool_output *out, void *user)
+{
+	fs_mcp_ctx *c = user;
+	(void)args;
+	free(c->s->dbg);
+	c->s->dbg = NULL;
+	c->s->n_dbg = 0;
+	out->data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(out->data, "shapes", 0);
+	return FS_TOOL_OK;
+}
+
 int fs_mcp_tools_add(fs_tool_registry *reg, fs_mcp_ctx *c, char *err, size_t errlen)
 {
 	static const char pair[] = "{\"type\":\"object\",\"properties\":{\"id1\":{\"type\":\"integer\",\"minimum\":1},"
@@ -414,6 +466,15 @@ int fs_mcp_tools_add(fs_tool_registry *reg, fs_mcp_ctx *c, char *err, size_t err
 	       fs_tools_add(reg, "accept_result",
 			    "Put the best extraction found by run_extraction (by hexagonalness) into the set.", NULL,
 			    t_accept, c, 0, err, errlen) ||
+	       fs_tools_add(reg, "add_debug_rectangle",
+			    "Draw a rectangle (image pixels) with an optional label on later screenshots.",
+			    "{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"number\"},"
+			    "\"width\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"height\":{\"type\":\"number\","
+			    "\"exclusiveMinimum\":0},\"label\":{\"type\":\"string\",\"maxLength\":63},\"color\":{"
+			    "\"type\":\"string\",\"maxLength\":16}},\"required\":[\"x\",\"y\",\"width\",\"height\"]}",
+			    t_add_debug_rect, c, 0, err, errlen) ||
+	       fs_tools_add(reg, "clear_debug_shapes", "Remove every debug rectangle.", NULL, t_clear_debug, c, 0, err,
+			    errlen) ||
 	       fs_tools_add(reg, "load_image", "Open another image file (standalone mode) with a fresh set.",
 			    "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"minLength\":1,"
 			    "\"maxLength\":4000}},\"required\":[\"path\"]}",
@@ -425,6 +486,7 @@ cJSON *fs_mcp_tool_annotations(const char *name)
 {
 	static const char *const read_only[] = {"get_", "select_tubercles", NULL};
 	static const char *const additive[] = {"add_tubercle", "add_connection", "fill_gaps", "set_params",
+					       "add_debug_rectangle", "clear_debug_shapes",
 					       "load_profile", "export", "save_annotations", "add_history_event",
 					       NULL};
 	static const char *const idempotent[] = {"set_calibration", "set_params", "load_profile", "export",

@@ -301,7 +301,7 @@ static int shot_tool(fs_agent_sess *s, int overlay, int numbers, fs_tool_output 
 {
 	fs_agent_shot shot;
 	fs_agent_shot_opts o = {.overlay = overlay, .numbers = numbers, .max_side = FS_AGENT_SHOT_SIDE,
-				.um_per_px = s->um_per_px};
+				.um_per_px = s->um_per_px, .rects = s->dbg, .n_rects = s->n_dbg};
 	char err[256] = "";
 	if (fs_agent_screenshot(s->img, &s->t, &s->e, &o, &s->shots, &shot, err, sizeof(err))) {
 		snprintf(out->error, sizeof(out->error), "screenshot failed: %s", err);

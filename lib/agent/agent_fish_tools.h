@@ -102,6 +102,8 @@ typedef struct fs_agent_sess {
 	int snap_iteration;       /* -1 = the start */
 
 	fs_agent_shot_cache shots;
+	fs_agent_debug_rect *dbg; /* debug rectangles drawn on screenshots (MCP) */
+	size_t n_dbg;
 	double shot_scale;        /* screenshot px per image px */
 	int shot_w, shot_h;
 	int start_count;

@@ -33,12 +33,22 @@ typedef struct fs_agent_shot_cache {
 	fs_image *small;
 } fs_agent_shot_cache;
 
+/* A debug rectangle (MCP add_debug_rectangle) in image pixels, drawn with a
+ * 3 px outline, corner ticks and its label. */
+typedef struct fs_agent_debug_rect {
+	double x, y, w, h;
+	unsigned char rgb[3];
+	char label[64];
+} fs_agent_debug_rect;
+
 typedef struct fs_agent_shot_opts {
 	int overlay;      /* circles and connections */
 	int numbers;      /* tubercle ids */
 	int max_side;     /* 0 = full size */
 	double um_per_px; /* scale bar when > 0 */
 	int png;          /* PNG instead of JPEG (lossless, slower, larger) */
+	const fs_agent_debug_rect *rects; /* drawn over the overlay; borrowed */
+	size_t n_rects;
 } fs_agent_shot_opts;
 
 int fs_agent_screenshot(const fs_image *img, const fs_tubercle_list *t, const fs_edge_list *e,

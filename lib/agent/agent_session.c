@@ -273,6 +273,7 @@ void fs_agent_sess_free(fs_agent_sess *s)
 	fs_edge_list_free(&s->judge_e);
 	fs_edge_list_free(&s->best_e);
 	fs_agent_shot_cache_free(&s->shots);
+	free(s->dbg);
 	free(s->trials);
 	if (s->policy_free)
 		s->policy_free(s->policy);

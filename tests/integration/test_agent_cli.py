@@ -229,7 +229,8 @@ def test_mcp_official_sdk_client_lists_and_calls_every_tool():
         assert out.returncode == 0, out.stderr
         r = json.loads(out.stdout)
         names = {t["name"] for t in r["tools"]}
-        original = {"get_screenshot", "get_state", "load_image", "set_calibration", "get_params", "set_params",
+        original = {"add_debug_rectangle", "clear_debug_shapes",
+                    "get_screenshot", "get_state", "load_image", "set_calibration", "get_params", "set_params",
                     "run_extraction", "add_tubercle", "move_tubercle", "delete_tubercle", "add_connection",
                     "delete_connection", "clear_connections", "auto_connect", "get_statistics",
                     "save_annotations", "get_user", "add_history_event"}
