@@ -540,7 +540,7 @@ static int run_cmd(const char *root, int kind, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "vo:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case O_CAL:
-			if (parse_num(optarg, 1e-6, 1e6, &cal))
+			if (parse_num(optarg, FS_UM_PER_PX_MIN, FS_UM_PER_PX_MAX, &cal))
 				goto bad;
 			break;
 		case O_PROVIDER:

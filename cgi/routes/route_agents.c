@@ -151,7 +151,7 @@ static const fs_field opt_fields[] = {
 	{"max_cost_usd", FS_FIELD_DOUBLE, 0, 0, 1000, 0, NULL},
 	{"approve_each_step", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 	{"verbose", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
-	{"calibration", FS_FIELD_DOUBLE, 0, 0, 1e6, 0, NULL},
+	{"calibration", FS_FIELD_DOUBLE, 0, 0, FS_UM_PER_PX_MAX, 0, NULL},
 	{"target_score", FS_FIELD_DOUBLE, 0, 0.01, 1, 0, NULL},
 	{"profile", FS_FIELD_STRING, 0, 0, 0, 63, NULL},
 	{"use_current_params", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
@@ -169,7 +169,7 @@ static const fs_field edit_fields[] = {
 	{"max_cost_usd", FS_FIELD_DOUBLE, 0, 0, 1000, 0, NULL},
 	{"approve_each_step", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 	{"verbose", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
-	{"calibration", FS_FIELD_DOUBLE, 0, 0, 1e6, 0, NULL},
+	{"calibration", FS_FIELD_DOUBLE, 0, 0, FS_UM_PER_PX_MAX, 0, NULL},
 	{"plateau_threshold", FS_FIELD_INT, 0, 1, 10, 0, NULL},
 	{"auto_connect", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 	{"auto_connect_method", FS_FIELD_ENUM, 0, 0, 0, 0, connect_methods},
@@ -189,7 +189,7 @@ static const fs_field chat_fields[] = {
 	{"max_cost_usd", FS_FIELD_DOUBLE, 0, 0, 1000, 0, NULL},
 	{"approve_each_step", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 	{"verbose", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
-	{"calibration", FS_FIELD_DOUBLE, 0, 0, 1e6, 0, NULL},
+	{"calibration", FS_FIELD_DOUBLE, 0, 0, FS_UM_PER_PX_MAX, 0, NULL},
 	{"instruction", FS_FIELD_STRING, 1, 0, 0, 4000, NULL},
 	{"max_tool_calls", FS_FIELD_INT, 0, 1, 100, 0, NULL},
 	{"approve_timeout_s", FS_FIELD_INT, 0, 5, 3600, 0, NULL},
@@ -284,6 +284,12 @@ static int start_run(fs_req *r, fs_resp *w, int kind)
 	if (!edit && v[F_PROFILE].present && !(v[F_USE_CURRENT].present && v[F_USE_CURRENT].b) &&
 	    !fs_profile_find(v[F_PROFILE].s)) {
 		fs_resp_error(r, w, 422, "field 'profile': unknown profile '%s'", v[F_PROFILE].s);
+		return 0;
+	}
+	/* 0 = the image's own calibration; anything else within the sensible range */
+	if (v[F_CALIBRATION].present && v[F_CALIBRATION].d != 0 && !(fs_calibration_direct(v[F_CALIBRATION].d) > 0)) {
+		fs_resp_error(r, w, 422, "field 'calibration' must be 0 or between %g and %g um per pixel",
+			      FS_UM_PER_PX_MIN, FS_UM_PER_PX_MAX);
 		return 0;
 	}
 	if (v[F_MODEL].present && *v[F_MODEL].s && !fs_llm_model_name_valid(v[F_MODEL].s)) {

@@ -9,7 +9,8 @@
 
 double fs_calibration_direct(double um_per_px)
 {
-	return isfinite(um_per_px) && um_per_px > 0 ? um_per_px : 0;
+	/* outside the sensible range every extraction fails (see metrics.h) */
+	return isfinite(um_per_px) && um_per_px >= FS_UM_PER_PX_MIN && um_per_px <= FS_UM_PER_PX_MAX ? um_per_px : 0;
 }
 
 double fs_calibration_from_scale_bar(double x1, double y1, double x2, double y2, double length_um)

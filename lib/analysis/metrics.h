@@ -103,7 +103,8 @@ double fs_convex_hull_area(const double *x, const double *y, size_t n);
 /* A scale bar shorter than this many pixels cannot be placed precisely. */
 #define FS_SCALE_BAR_MIN_PX 2.0
 
-/* A directly given value, checked: returns it, or 0 when not finite and > 0. */
+/* A directly given value, checked: returns it, or 0 when outside
+ * FS_UM_PER_PX_MIN .. FS_UM_PER_PX_MAX (or not finite). */
 double fs_calibration_direct(double um_per_px);
 /* Known length (µm) of a bar drawn from (x1, y1) to (x2, y2) in image pixels. */
 double fs_calibration_from_scale_bar(double x1, double y1, double x2, double y2, double length_um);

@@ -267,3 +267,38 @@ def test_mcp_negotiates_the_protocol_version():
                                 "params": {"protocolVersion": asked, "capabilities": {},
                                            "clientInfo": {"name": "t", "version": "1"}}}])
         assert replies[0]["result"]["protocolVersion"] == answered, (asked, replies)
+def test_agent_cli_redacts_a_key_the_provider_echoes():
+    # issue 14 item 5: the CLI's _agent.json, its output files and stderr
+    import sys
+    mock = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "mock_provider", "mock_server.py"),
+                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    d = tempfile.mkdtemp(prefix="fs-agent-cli-")
+    try:
+        port = int(mock.stdout.readline().strip())
+        import http.client
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("POST", "/__script", body=json.dumps({"responses": [
+            {"status": 401, "headers": {"X-Error-Detail": "bad key {{KEY}}"},
+             "message": "Incorrect API key provided: {{KEY}}"}]}),
+            headers={"Content-Type": "application/json"})
+        assert conn.getresponse().status == 200
+        conn.close()
+        key = "sk-or-cli-test-0123456789abcdef"
+        e = env()
+        e.update({"OPENROUTER_API_KEY": key, "FISHSCALE_OPENROUTER_BASE_URL": "http://127.0.0.1:%d" % port,
+                  "FISHSCALE_DATA_DIR": os.path.join(d, "data")})
+        out = subprocess.run([FISHSCALE, "agent", "optimize", PAPER, "--provider", "openrouter",
+                              "--max-iterations", "2", "-o", os.path.join(d, "out")], env=e,
+                             capture_output=True, text=True, timeout=120)
+        assert "Incorrect API key provided" in out.stderr + out.stdout, out.stderr
+        assert key not in out.stderr and key not in out.stdout and key[:12] not in out.stderr
+        for root, _dirs, files in os.walk(d):
+            for f in files:
+                with open(os.path.join(root, f), "rb") as fh:
+                    assert key[:12].encode() not in fh.read(), os.path.join(root, f)
+        final = json.load(open(os.path.join(d, "out", STEM + "_agent.json")))
+        assert "[REDACTED]" in json.dumps(final), final
+    finally:
+        mock.terminate()
+        mock.wait(10)
+        shutil.rmtree(d, ignore_errors=True)

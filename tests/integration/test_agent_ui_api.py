@@ -129,6 +129,11 @@ def test_agent_start_refuses_model_names_that_are_not_names():
             body = dict(extra, image_id=image_id, set_id=sid, provider="openrouter", model=model)
             r = c.api("POST", route, body)
             assert r.status == 422 and "model" in r.json()["error"], (route, model, r.status, r.text)
+        # issue 14 item 9: a calibration every extraction would fail with
+        for cal in (1e-320, 0.5e-4, 101):
+            body = dict(extra, image_id=image_id, set_id=sid, provider="openrouter", calibration=cal)
+            r = c.api("POST", route, body)
+            assert r.status == 422 and "calibration" in r.json()["error"], (route, cal, r.status, r.text)
 
 
 KEY = "sk-or-test-not-a-real-key"

@@ -351,6 +351,12 @@ static void test_calibration_direct_and_derived_um(void **state)
 	assert_true(fs_calibration_direct(0.33) == 0.33);
 	assert_true(fs_calibration_direct(0) == 0);
 	assert_true(fs_calibration_direct(INFINITY) == 0);
+	/* issue 14 item 9: a value every extraction would fail with */
+	assert_true(fs_calibration_direct(1e-320) == 0);
+	assert_true(fs_calibration_direct(0.5e-4) == 0);
+	assert_true(fs_calibration_direct(101) == 0);
+	assert_true(fs_calibration_direct(1e-4) == 1e-4);
+	assert_true(fs_calibration_direct(100) == 100);
 	assert_true(fabs(fs_px_to_um(30.3, 0.33) - 9.999) < EPS);
 	assert_true(fabs(fs_tubercle_diameter_um(&t, 0.33) - 3.3) < EPS);
 }
