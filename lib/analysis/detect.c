@@ -29,7 +29,6 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 {
 	int rc = -1;
 	fs_image *pre = NULL, *meas = NULL;
-	fs_image *alt[2] = {NULL, NULL}; /* more smoothed copies (dome rule) */
 	fs_lattice lat = {0};
 	if (!out) {
 		snprintf(err, errlen, "detect: no result");
@@ -90,23 +89,14 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 	}
 	double msig;
 	int fm = 1;
-	int nalt = 0;
 	if (dome) {
 		/* The base rule (dome_measure.h) is applied at full resolution
-		 * with little smoothing (smoothing moves the step at the foot of
-		 * a small dome inwards), and on two more smoothed copies, for the
-		 * dots of printed (halftone) figures: fs_det_measure takes the
-		 * least smoothed on which the bases are found as well as on any. */
-		msig = lat.pitch_px > 0 ? fmax(0.5, fmin(1.0, 0.06 * lat.pitch_px)) : 0.5;
+		 * with little smoothing: smoothing moves the step at the foot of
+		 * a small dome inwards (more for printed figures is chosen by
+		 * fs_det_measure along the rays). */
+		msig = lat.pitch_px >= 40 ? 1.0 : 0.5;
 		if (fs_detect_measure_image(img, p, msig, &meas, err, errlen))
 			goto out;
-		if (lat.pitch_px > 0) {
-			for (; nalt < 2; nalt++) {
-				alt[nalt] = fs_gaussian_blurred(img, (nalt ? 2.4 : 1.4), err, errlen);
-				if (!alt[nalt])
-					break;
-			}
-		}
 		goto measured;
 	}
 	/* Measure with 3 % of the pitch of smoothing when there is a lattice,
@@ -141,7 +131,7 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		goto out;
 	}
 measured:;
-	fs_meas m = {meas, fm, img->width, img->height, {alt[0], alt[1], NULL}, nalt, dome};
+	fs_meas m = {meas, fm, img->width, img->height, dome};
 	double t1 = 1e3 * fs_mono_s();
 	out->ms_preprocess = t1 - t0;
 	switch (p->method) {
@@ -163,8 +153,6 @@ measured:;
 	}
 	out->ms_detect = 1e3 * fs_mono_s() - t1;
 out:
-	fs_image_free(alt[0]);
-	fs_image_free(alt[1]);
 	fs_image_free(pre);
 	fs_image_free(meas);
 	if (rc)

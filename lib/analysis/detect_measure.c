@@ -32,35 +32,32 @@ static int cmp_raster(const void *a, const void *b)
 	return (p->i > q->i) - (p->i < q->i);
 }
 
-/* The image of m to measure on: the mean fit quality of the first (up to)
- * 48 candidates on each; the least smoothed within 0.03 of the best. */
-static const fs_image *choose_image(const fs_meas *m, const fs_cand_list *c, double max_r)
+/* The dome rule's ray smoothing for this image (see detect_measure.h). */
+static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_r)
 {
-	if (!m->dome || m->nalt <= 0 || !c->n)
-		return m->img;
-	const fs_image *im[4] = {m->img, m->alt[0], m->alt[1], m->alt[2]};
-	int n = 1 + (m->nalt > 3 ? 3 : m->nalt);
-	double q[4] = {0};
+	static const double sm[3] = {0, 1.2, 2.2};
+	if (!m->dome || !c->n)
+		return 0;
+	double q[3] = {0};
 	double F = m->f;
 	size_t nc = c->n < 48 ? c->n : 48;
-	for (int k = 0; k < n; k++) {
+	for (int k = 0; k < 3; k++) {
 		for (size_t i = 0; i < nc; i++) {
 			fs_tubercle t;
 			memset(&t, 0, sizeof t);
 			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-			if (fs_dome_measure(im[k], (c->items[i].x + 0.5) / F - 0.5,
-					    (c->items[i].y + 0.5) / F - 0.5, 0.15 * mr / F, 0.8 * mr / F, &t) == 0)
+			if (fs_dome_measure(m->img, (c->items[i].x + 0.5) / F - 0.5,
+					    (c->items[i].y + 0.5) / F - 0.5, 0.15 * mr / F, 0.8 * mr / F,
+					    sm[k] / F, &t) == 0)
 				q[k] += t.fit_quality;
 		}
 		q[k] /= nc;
 	}
-	double best = 0;
-	for (int k = 0; k < n; k++)
-		best = fmax(best, q[k]);
-	for (int k = 0; k < n; k++)
+	double best = fmax(q[0], fmax(q[1], q[2]));
+	for (int k = 0; k < 3; k++)
 		if (q[k] >= best - 0.03)
-			return im[k];
-	return m->img;
+			return sm[k];
+	return 0;
 }
 
 int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,
@@ -102,7 +99,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		order[i].x = c->items[i].x;
 	}
 	qsort(order, c->n, sizeof *order, cmp_raster);
-	const fs_image *mimg = choose_image(m, c, max_r);
+	double smooth = choose_smooth(m, c, max_r);
 	for (size_t k = 0; k < c->n; k++) {
 		size_t i = order[k].i;
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
@@ -110,10 +107,10 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		/* Pixel centres: input pixel x lies at (x + 0.5) / F - 0.5 of m. */
 		double sx = (c->items[i].x + 0.5) / F - 0.5, sy = (c->items[i].y + 0.5) / F - 0.5;
 		if (m->dome) {
-			meas[i].ok = fs_dome_measure(mimg, sx, sy, 0.15 * mr / F, 0.8 * mr / F,
-						     &meas[i].t) == 0;
+			meas[i].ok = fs_dome_measure(m->img, sx, sy, 0.15 * mr / F, 0.8 * mr / F,
+						     smooth / F, &meas[i].t) == 0;
 		} else {
-			meas[i].ok = fs_blob_measure(mimg, sx, sy, mr / F, &meas[i].t) == 0;
+			meas[i].ok = fs_blob_measure(m->img, sx, sy, mr / F, &meas[i].t) == 0;
 			meas[i].t.fit_quality = NAN;
 		}
 	}

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #define NRAYS 32
-#define NMAX 72
+#define NMAX 48
 
 static double sample(const fs_image *img, double x, double y)
 {
@@ -90,11 +90,11 @@ static int cmp_double(const void *a, const void *b)
 
 /* One pass from (x, y): edge radius per ray (rad), the fitted centre and
  * the quality. Returns -1 when the image is flat around (x, y). */
-static int pass(const fs_image *img, double x, double y, double rmin, double rmax, int outer,
-		double *rad, double *ncx, double *ncy, double *quality)
+static int pass(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
+		int outer, double *rad, double *ncx, double *ncy, double *quality)
 {
 	double reach = 1.3 * rmax;
-	double step = fmax(0.25, reach / (NMAX - 2));
+	double step = fmax(0.35, reach / (NMAX - 2));
 	int n = (int)ceil(reach / step) + 1;
 	if (n > NMAX)
 		n = NMAX;
@@ -106,10 +106,46 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 	double d[NRAYS][NMAX];
 	double h[NMAX];
 	memset(h, 0, sizeof h);
+	/* Smoothing along the rays (a 1-D Gaussian of sigma smooth px) and
+	 * across them (the mean of three neighbouring rays): the dots of a
+	 * printed halftone are texture, the base is a circle. */
+	double kern[16];
+	int kr = 0;
+	if (smooth > 0) {
+		kr = (int)ceil(2.5 * smooth / step);
+		if (kr > 15)
+			kr = 15;
+		double ks = 0;
+		for (int i = 0; i <= kr; i++) {
+			kern[i] = exp(-0.5 * (i * step / smooth) * (i * step / smooth));
+			ks += i ? 2 * kern[i] : kern[i];
+		}
+		for (int i = 0; i <= kr; i++)
+			kern[i] /= ks;
+	}
+	double raw[NRAYS][NMAX + 1];
+	for (int k = 0; k < NRAYS; k++)
+		for (int j = 0; j <= n; j++)
+			raw[k][j] = sample(img, x + cs[k] * j * step, y + sn[k] * j * step);
 	for (int k = 0; k < NRAYS; k++) {
 		double v[NMAX + 1];
-		for (int j = 0; j <= n; j++)
-			v[j] = sample(img, x + cs[k] * j * step, y + sn[k] * j * step);
+		if (!kr) {
+			for (int j = 0; j <= n; j++)
+				v[j] = raw[k][j];
+		} else {
+			int k0 = (k + NRAYS - 1) % NRAYS, k1 = (k + 1) % NRAYS;
+			double t[NMAX + 1];
+			for (int j = 0; j <= n; j++)
+				t[j] = 0.5 * raw[k][j] + 0.25 * (raw[k0][j] + raw[k1][j]);
+			for (int j = 0; j <= n; j++) {
+				double acc = 0;
+				for (int i = -kr; i <= kr; i++) {
+					int jj = j + i < 0 ? 0 : j + i > n ? n : j + i;
+					acc += kern[i < 0 ? -i : i] * t[jj];
+				}
+				v[j] = acc;
+			}
+		}
 		d[k][0] = 0;
 		for (int j = 1; j < n; j++) {
 			d[k][j] = fabs(v[j + 1] - v[j - 1]) / (2 * step);
@@ -196,7 +232,8 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 	return 0;
 }
 
-int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
+int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
+		    fs_tubercle *t)
 {
 	if (!img || !t || !(rmax > rmin) || !(rmin > 0) || x < 0 || y < 0 || x > img->width - 1 ||
 	    y > img->height - 1)
@@ -208,7 +245,7 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
 	 * fitted centre, the outermost strong one. */
 	for (int it = 0; it < 3; it++) {
 		double nx, ny;
-		if (pass(img, cx, cy, rmin, rmax, it > 0, rad, &nx, &ny, &q))
+		if (pass(img, cx, cy, rmin, rmax, smooth, it > 0, rad, &nx, &ny, &q))
 			return -1;
 		double shift = hypot(nx - cx, ny - cy);
 		if (nx < 0 || ny < 0 || nx > img->width - 1 || ny > img->height - 1)

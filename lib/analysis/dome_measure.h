@@ -37,12 +37,15 @@
 #define FS_DOME_MIN_QUALITY 0.2
 
 /*
- * Measures the dome around (x, y) with a base radius in [rmin, rmax] px.
+ * Measures the dome around (x, y) with a base radius in [rmin, rmax] px,
+ * the ray profiles smoothed by smooth px (0: none; see fs_det_measure for
+ * how it is chosen per image).
  * Returns 0 and fills centroid, radius_px (NAN when not measurable),
  * circularity, the ellipse fields and fit_quality of t (id and source
  * untouched); -1 when there is no dome at all (the point is outside the
  * image, or the image is flat there).
  */
-int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t);
+int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
+		    fs_tubercle *t);
 
 #endif

@@ -35,9 +35,9 @@
 
 #define LEVEL_OLD_D 3
 #define LEVEL_OLD_RP 29
-#define LEVEL_NEW_D 14
-#define LEVEL_NEW_S 18
-#define LEVEL_NEW_RP 19
+#define LEVEL_NEW_D 17
+#define LEVEL_NEW_S 22
+#define LEVEL_NEW_RP 30
 
 typedef struct scene_result {
 	double recall, precision, d_err, s_err, d_sd;
