@@ -24,8 +24,8 @@
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
 
-int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
-	      char *err, size_t errlen)
+static int detect(const fs_image *img, const fs_params *p, double um_per_px, int dome,
+		  fs_detect_result *out, char *err, size_t errlen)
 {
 	int rc = -1;
 	fs_image *pre = NULL, *meas = NULL;
@@ -87,10 +87,21 @@ int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_
 	} else if (fs_det_preprocess(img, p, tile, &pre, err, errlen)) {
 		goto out;
 	}
+	double msig;
+	int fm = 1;
+	if (dome) {
+		/* The base rule (dome_measure.h) is applied at full resolution
+		 * with little smoothing: smoothing moves the step at the foot of
+		 * a small dome inwards (more for printed figures is chosen by
+		 * fs_det_measure along the rays). */
+		msig = lat.pitch_px >= 40 ? 1.0 : 0.5;
+		if (fs_detect_measure_image(img, p, msig, &meas, err, errlen))
+			goto out;
+		goto measured;
+	}
 	/* Measure with 3 % of the pitch of smoothing when there is a lattice,
 	 * else 5 % of the mean expected diameter: enough to calm noise along
 	 * the rays, little enough not to move the half-level edge. */
-	double msig;
 	if (lat.pitch_px > 0) {
 		msig = 0.03 * lat.pitch_px;
 	} else {
@@ -102,7 +113,7 @@ int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_
 	 * resolution: the smallest tubercles (0.15 pitch radius) still span
 	 * 4.5 px there. The block mean already smooths by a variance of
 	 * fm^2 / 12 px^2, which the measurement blur makes up to msig. */
-	int fm = lat.pitch_px >= 60 ? (int)(lat.pitch_px / 30) : 1; /* 0 pitch: log, dog, ellipse */
+	fm = lat.pitch_px >= 60 ? (int)(lat.pitch_px / 30) : 1; /* 0 pitch: log, dog, ellipse */
 	if (fm > 1) {
 		fs_image *small = fs_downsample(img, fm);
 		fs_params pm = *p;
@@ -119,7 +130,8 @@ int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_
 	} else if (fs_detect_measure_image(img, p, msig, &meas, err, errlen)) {
 		goto out;
 	}
-	fs_meas m = {meas, fm, img->width, img->height};
+measured:;
+	fs_meas m = {meas, fm, img->width, img->height, dome};
 	double t1 = 1e3 * fs_mono_s();
 	out->ms_preprocess = t1 - t0;
 	switch (p->method) {
@@ -153,4 +165,16 @@ void fs_detect_result_free(fs_detect_result *r)
 	if (!r)
 		return;
 	fs_tubercle_list_free(&r->tubercles);
+}
+
+int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
+		  char *err, size_t errlen)
+{
+	return detect(img, p, um_per_px, 0, out, err, errlen);
+}
+
+int fs_detect_domes(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
+		    char *err, size_t errlen)
+{
+	return detect(img, p, um_per_px, 1, out, err, errlen);
 }

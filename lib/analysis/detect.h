@@ -50,6 +50,18 @@ int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_
 		  char *err, size_t errlen);
 void fs_detect_result_free(fs_detect_result *r);
 
+/*
+ * Experimental (issue 13, not yet the default, not used by the CLI, API or
+ * UI): the same detection with the SEM dome-base rule - candidates from
+ * circle votes (a Hough transform for circles, blind to which side of a dome
+ * the detector lights) and diameters from fs_dome_measure (dome_measure.h),
+ * with fit_quality set per tubercle and radius_px NAN where the base is not
+ * measurable. Methods auto and lattice; the others as fs_detect but with the
+ * base rule. docs/paper-figures.md has its accuracy on the SEM simulator.
+ */
+int fs_detect_domes(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
+		    char *err, size_t errlen);
+
 typedef struct fs_point_result {
 	int found;               /* 1 when a blob was found at the point */
 	char reason[96];         /* why not, when found == 0 (e.g. "click_not_on_blob") */

@@ -37,8 +37,61 @@ static double vertex(double a, double b, double c)
 	return o < -0.5 ? -0.5 : o > 0.5 ? 0.5 : o;
 }
 
-/* Smoothed response, prominent peaks. Shared with the lattice method. */
-int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, double pitch,
+/*
+ * Circle votes (a Hough transform for circles of radius 0.1 .. 0.45 pitch):
+ * every pixel whose gradient is stronger than the mean votes, with its
+ * gradient magnitude, for the points at those distances along its gradient
+ * direction, on both sides. The base of a dome is a circle whatever the
+ * detector makes of it (bright facing slope, dark far slope, a ring, a cap),
+ * so the votes gather at the dome's centre, not at its brightest part nor
+ * in the holes between tight domes. Returns a new image (NULL: out of
+ * memory).
+ */
+static fs_image *circle_votes(const fs_image *img, double pitch)
+{
+	int w = img->width, h = img->height;
+	fs_image *acc = fs_image_new(w, h);
+	if (!acc || w < 3 || h < 3)
+		return acc;
+	const float *d = img->data;
+	double mean = 0;
+	for (int y = 1; y < h - 1; y++) {
+		for (int x = 1; x < w - 1; x++) {
+			const float *q = d + (size_t)y * w + x;
+			double gx = q[1] - q[-1], gy = q[w] - q[-w];
+			mean += fabs(gx) + fabs(gy);
+		}
+	}
+	mean /= (double)(w - 2) * (h - 2);
+	double rmin = fmax(1, 0.1 * pitch), rmax = 0.45 * pitch;
+	double rs = fmax(0.5, (rmax - rmin) / 16);
+	float *a = acc->data;
+	for (int y = 1; y < h - 1; y++) {
+		for (int x = 1; x < w - 1; x++) {
+			const float *q = d + (size_t)y * w + x;
+			/* Sobel */
+			double gx = (q[-w + 1] + 2 * q[1] + q[w + 1]) - (q[-w - 1] + 2 * q[-1] + q[w - 1]);
+			double gy = (q[w - 1] + 2 * q[w] + q[w + 1]) - (q[-w - 1] + 2 * q[-w] + q[-w + 1]);
+			if (fabs(gx) + fabs(gy) < 4 * mean)
+				continue;
+			double m = hypot(gx, gy);
+			double ux = gx / m, uy = gy / m;
+			for (double r = rmin; r <= rmax + 1e-9; r += rs) {
+				int x1 = (int)lround(x + r * ux), y1 = (int)lround(y + r * uy);
+				int x2 = (int)lround(x - r * ux), y2 = (int)lround(y - r * uy);
+				if (x1 >= 0 && y1 >= 0 && x1 < w && y1 < h)
+					a[(size_t)y1 * w + x1] += (float)m;
+				if (x2 >= 0 && y2 >= 0 && x2 < w && y2 < h)
+					a[(size_t)y2 * w + x2] += (float)m;
+			}
+		}
+	}
+	return acc;
+}
+
+/* Smoothed response (or circle votes, dome), prominent peaks. Shared with
+ * the lattice method. */
+int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, double pitch, int dome,
 			      fs_cand_list *keep, fs_image **resp_out, char *err, size_t errlen)
 {
 	double full_pitch = pitch;
@@ -46,14 +99,33 @@ int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, do
 	int rc = -1;
 	fs_cand_list c = {0};
 	double *pr = NULL;
-	fs_image *resp = fs_image_clone(pre);
-	if (!resp) {
-		snprintf(err, errlen, "auto: out of memory");
-		goto out;
+	fs_image *resp = NULL;
+	if (dome) {
+		/* Votes from edges smoothed at 5 % of the pitch: finer texture
+		 * (noise, the dots of a printed halftone) would vote everywhere. */
+		fs_image *sm = fs_gaussian_blurred(pre, fmax(0.5, 0.05 * pitch), err, errlen);
+		if (!sm)
+			goto out;
+		resp = circle_votes(sm, pitch);
+		fs_image_free(sm);
+		if (!resp) {
+			snprintf(err, errlen, "auto: out of memory");
+			goto out;
+		}
+		if (fs_gaussian_blur(resp, fmax(0.7, 0.06 * pitch), err, errlen))
+			goto out;
+	} else {
+		resp = fs_image_clone(pre);
+		if (!resp) {
+			snprintf(err, errlen, "auto: out of memory");
+			goto out;
+		}
+		if (fs_gaussian_blur(resp, p->auto_smoothing * pitch, err, errlen))
+			goto out;
 	}
-	if (fs_gaussian_blur(resp, p->auto_smoothing * pitch, err, errlen))
-		goto out;
-	if (fs_det_peaks(resp, 0, 0.5 * pitch, &c)) {
+	/* circle votes also gather (less) in the holes between three tight
+	 * domes, 0.58 pitch from their centres: suppress within 0.7 pitch */
+	if (fs_det_peaks(resp, 0, (dome ? 0.7 : 0.5) * pitch, &c)) {
 		snprintf(err, errlen, "auto: out of memory");
 		goto out;
 	}
@@ -134,9 +206,10 @@ int fs_detect_auto(const fs_image *pre, const fs_meas *m, int f, const fs_params
 	int rc = -1;
 	fs_cand_list c = {0};
 	double a = lat->pitch_px;
-	if (fs_detect_auto_candidates(pre, f, p, a, &c, NULL, err, errlen))
+	if (fs_detect_auto_candidates(pre, f, p, a, m->dome, &c, NULL, err, errlen))
 		goto out;
-	if (fs_det_measure(m, &c, 0.6 * a, 0.4 * a, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
+	if (fs_det_measure(m, &c, 0.6 * a, (m->dome ? 0.7 : 0.4) * a, p, FS_SOURCE_EXTRACTED,
+			   &out->tubercles)) {
 		snprintf(err, errlen, "auto: out of memory");
 		goto out;
 	}

@@ -111,7 +111,7 @@ int fs_detect_lattice(const fs_image *pre, const fs_meas *m, int f, const fs_par
 		snprintf(err, errlen, "lattice: out of memory");
 		return -1;
 	}
-	if (fs_detect_auto_candidates(pre, f, p, a, &c, &resp, err, errlen))
+	if (fs_detect_auto_candidates(pre, f, p, a, m->dome, &c, &resp, err, errlen))
 		goto out;
 	if (fs_det_measure(m, &c, 0.6 * a, 0.4 * a, p, FS_SOURCE_EXTRACTED, T) ||
 	    grid_sync(&g, T))

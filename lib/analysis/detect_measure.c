@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/blob_measure.h"
+#include "analysis/dome_measure.h"
 
 struct measured {
 	fs_tubercle t;
@@ -29,6 +30,34 @@ static int cmp_raster(const void *a, const void *b)
 	if (p->x != q->x)
 		return p->x < q->x ? -1 : 1;
 	return (p->i > q->i) - (p->i < q->i);
+}
+
+/* The dome rule's ray smoothing for this image (see detect_measure.h). */
+static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_r)
+{
+	static const double sm[3] = {0, 1.2, 2.2};
+	if (!m->dome || !c->n)
+		return 0;
+	double q[3] = {0};
+	double F = m->f;
+	size_t nc = c->n < 48 ? c->n : 48;
+	for (int k = 0; k < 3; k++) {
+		for (size_t i = 0; i < nc; i++) {
+			fs_tubercle t;
+			memset(&t, 0, sizeof t);
+			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+			if (fs_dome_measure(m->img, (c->items[i].x + 0.5) / F - 0.5,
+					    (c->items[i].y + 0.5) / F - 0.5, 0.15 * mr / F, 0.8 * mr / F,
+					    sm[k] / F, &t) == 0)
+				q[k] += t.fit_quality;
+		}
+		q[k] /= nc;
+	}
+	double best = fmax(q[0], fmax(q[1], q[2]));
+	for (int k = 0; k < 3; k++)
+		if (q[k] >= best - 0.03)
+			return sm[k];
+	return 0;
 }
 
 int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,
@@ -70,13 +99,20 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		order[i].x = c->items[i].x;
 	}
 	qsort(order, c->n, sizeof *order, cmp_raster);
+	double smooth = choose_smooth(m, c, max_r);
 	for (size_t k = 0; k < c->n; k++) {
 		size_t i = order[k].i;
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
 		fs_tubercle_init(&meas[i].t); /* fit quality unknown unless measured */
 		/* Pixel centres: input pixel x lies at (x + 0.5) / F - 0.5 of m. */
-		meas[i].ok = fs_blob_measure(m->img, (c->items[i].x + 0.5) / F - 0.5,
-					     (c->items[i].y + 0.5) / F - 0.5, mr / F, &meas[i].t) == 0;
+		double sx = (c->items[i].x + 0.5) / F - 0.5, sy = (c->items[i].y + 0.5) / F - 0.5;
+		if (m->dome) {
+			meas[i].ok = fs_dome_measure(m->img, sx, sy, 0.15 * mr / F, 0.8 * mr / F,
+						     smooth / F, &meas[i].t) == 0;
+		} else {
+			meas[i].ok = fs_blob_measure(m->img, sx, sy, mr / F, &meas[i].t) == 0;
+			meas[i].t.fit_quality = NAN;
+		}
 	}
 	for (size_t i = 0; i < c->n; i++) {
 		if (!meas[i].ok)
@@ -87,7 +123,12 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		t.radius_px *= F;
 		t.major_axis_px *= F;
 		t.minor_axis_px *= F;
-		if (t.circularity < p->min_circularity)
+		/* Below a quarter of the rays' strongest steps on one circle
+		 * there is no dome (a hole between domes, texture); an
+		 * unmeasured base (radius NAN) keeps its centre. */
+		if (m->dome && !(t.fit_quality >= 0.45))
+			continue;
+		if (isfinite(t.radius_px) && t.circularity < p->min_circularity)
 			continue;
 		if (t.centroid_x < mg || t.centroid_y < mg || t.centroid_x > w - 1 - mg ||
 		    t.centroid_y > h - 1 - mg)

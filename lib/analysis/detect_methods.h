@@ -29,7 +29,7 @@ int fs_detect_lattice(const fs_image *pre, const fs_meas *m, int f, const fs_par
  * full-resolution pixels; pitch is in full-resolution pixels, pre reduced
  * by f. The smoothed response (reduced) is returned in *resp_out when that
  * is not NULL. */
-int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, double pitch,
+int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, double pitch, int dome,
 			      fs_cand_list *keep, fs_image **resp_out, char *err, size_t errlen);
 /*
  * The image diameters are measured on (*out new): img after the top-hat (if

@@ -4,7 +4,9 @@
  * h/R {0.25, 1.0} x halftone {none, 5 px} x detector azimuth {0°, 135°} x
  * pitch {16, 64 px}, each with its own seed (lattice rotation, jitters,
  * noise), some with a white margin and a black surround with a label.
- * Method auto with the default parameters, no per-scene setting.
+ * Method auto with the default parameters, no per-scene setting, through
+ * fs_detect (today's outline rule) and fs_detect_domes (the dome-base rule,
+ * experimental): both tables are printed.
  *
  * A detection matches a true dome within 0.25 x pitch (each used once).
  * Counted: truths and detections whose centre lies at least 0.75 pitch
@@ -14,8 +16,8 @@
  * error| and |mean S error| < 3 %, SD < 8 % where D >= 8 px and the
  * halftone period <= D / 3, recall and precision >= 0.97.
  *
- * The table is printed; the asserts are the levels reached (see the
- * commit and docs/paper-figures.md), not yet every target of the issue.
+ * The asserts are the levels reached (docs/paper-figures.md), not yet every
+ * target of the issue: those are not met.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +32,12 @@
 
 #include "analysis/detect.h"
 #include "sem_sim.h"
+
+#define LEVEL_OLD_D 3
+#define LEVEL_OLD_RP 29
+#define LEVEL_NEW_D 17
+#define LEVEL_NEW_S 22
+#define LEVEL_NEW_RP 30
 
 typedef struct scene_result {
 	double recall, precision, d_err, s_err, d_sd;
@@ -65,7 +73,10 @@ static int counted(const sem_truth *t, double x, double y)
 	return x >= t->rx0 + m && y >= t->ry0 + m && x <= t->rx1 - 1 - m && y <= t->ry1 - 1 - m;
 }
 
-static void run_scene(int k, scene_result *r)
+typedef int (*detect_fn)(const fs_image *, const fs_params *, double, fs_detect_result *, char *,
+			 size_t);
+
+static void run_scene(int k, detect_fn fn, scene_result *r)
 {
 	sem_opts o;
 	sem_truth t;
@@ -88,7 +99,7 @@ static void run_scene(int k, scene_result *r)
 	fs_params_default(&p);
 	fs_detect_result res;
 	char err[256];
-	assert_int_equal(fs_detect(img, &p, 0, &res, err, sizeof err), 0);
+	assert_int_equal(fn(img, &p, 0, &res, err, sizeof err), 0);
 	size_t n = res.tubercles.n;
 	double *xs = malloc((n + 1) * sizeof *xs), *ys = malloc((n + 1) * sizeof *ys);
 	int *mdet = malloc((n + 1) * sizeof *mdet), *mtru = malloc((t.n + 1) * sizeof *mtru);
@@ -166,26 +177,32 @@ static void run_scene(int k, scene_result *r)
 }
 
 #define NSCENES 64
-static scene_result R[NSCENES];
-static int n_d, n_s, n_sd, n_sd_applies, n_rp;
 
-static int run_all(void **state)
+typedef struct summary {
+	int d, s, sd, sd_applies, rp, all;
+} summary;
+
+static summary sum_old, sum_new;
+
+static void run_table(const char *title, detect_fn fn, summary *S)
 {
-	(void)state;
+	scene_result R;
+	memset(S, 0, sizeof *S);
+	printf("%s\n", title);
 	printf("%-5s %-4s %-5s %-4s %-3s %-4s %-3s %5s %5s %6s %6s %6s %5s\n", "scene", "fill", "prof",
 	       "h/R", "ht", "az", "pit", "rec", "prec", "D%", "S%", "sdD%", "nan");
-	n_d = n_s = n_sd = n_sd_applies = n_rp = 0;
 	for (int k = 0; k < NSCENES; k++) {
-		scene_result *r = &R[k];
-		run_scene(k, r);
+		scene_result *r = &R;
+		run_scene(k, fn, r);
 		int ok_d = fabs(r->d_err) < 3, ok_s = fabs(r->s_err) < 3;
 		int ok_sd = !r->sd_applies || r->d_sd < 8;
 		int ok_rp = r->recall >= 0.97 && r->precision >= 0.97;
-		n_d += ok_d;
-		n_s += ok_s;
-		n_sd_applies += r->sd_applies;
-		n_sd += r->sd_applies && r->d_sd < 8;
-		n_rp += ok_rp;
+		S->d += ok_d;
+		S->s += ok_s;
+		S->sd_applies += r->sd_applies;
+		S->sd += r->sd_applies && r->d_sd < 8;
+		S->rp += ok_rp;
+		S->all += ok_d && ok_s && ok_sd && ok_rp;
 		printf("%-5d %-4.2f %-5s %-4.2f %-3d %-4d %-3d %5.3f %5.3f %6.1f %6.1f %6.1f%s %4d %s%s%s%s\n",
 		       k, k & 1 ? 0.80 : 0.25, k & 2 ? "flat" : "sph", k & 4 ? 1.0 : 0.25, k & 8 ? 5 : 0,
 		       k & 16 ? 135 : 0, k & 32 ? 64 : 16, r->recall, r->precision, r->d_err, r->s_err,
@@ -193,8 +210,16 @@ static int run_all(void **state)
 		       ok_sd ? "" : " SD", ok_rp ? "" : " RP");
 	}
 	printf("targets met: mean D %d/%d, mean S %d/%d, D SD %d/%d (* = applies), "
-	       "recall & precision %d/%d\n",
-	       n_d, NSCENES, n_s, NSCENES, n_sd, n_sd_applies, n_rp, NSCENES);
+	       "recall & precision %d/%d, all four %d/%d\n",
+	       S->d, NSCENES, S->s, NSCENES, S->sd, S->sd_applies, S->rp, NSCENES, S->all, NSCENES);
+}
+
+static int run_all(void **state)
+{
+	(void)state;
+	run_table("fs_detect (the outline rule, today's default):", fs_detect, &sum_old);
+	run_table("fs_detect_domes (circle votes + the dome-base rule, experimental):", fs_detect_domes,
+		  &sum_new);
 	return 0;
 }
 
@@ -260,11 +285,16 @@ static void simulator_is_deterministic_and_consistent(void **state)
 	fs_image_free(ic);
 }
 
+/* The levels reached when this was written (a regression guard, not the
+ * issue's targets, which neither rule meets in every scene). */
 static void accuracy_levels_reached(void **state)
 {
 	(void)state;
-	/* levels of the current measurement (see the file comment) */
-	assert_true(n_rp >= 0);
+	assert_true(sum_old.d >= LEVEL_OLD_D);
+	assert_true(sum_old.rp >= LEVEL_OLD_RP);
+	assert_true(sum_new.d >= LEVEL_NEW_D);
+	assert_true(sum_new.s >= LEVEL_NEW_S);
+	assert_true(sum_new.rp >= LEVEL_NEW_RP);
 }
 
 int main(void)
