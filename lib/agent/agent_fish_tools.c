@@ -691,10 +691,15 @@ static int t_set_params(const cJSON *args, fs_tool_output *out, void *user)
 		return FS_TOOL_ERROR;
 	}
 	/* only the method's own parameters are tuned: a change to one the
-	 * method does not use would change nothing (params.c's table) */
+	 * method does not use would change nothing (params.c's table). A
+	 * change of method brings a whole parameter set (the local search's
+	 * neighbour of a best found under another method than the current
+	 * one): what the new method does not use is not the model's error. */
 	const cJSON *it;
 	cJSON_ArrayForEach(it, args)
 	{
+		if (p.method != s->params.method)
+			break;
 		const char *why = NULL;
 		if (!it->string || fs_param_used_by(p.method, it->string, &why) != 0)
 			continue;

@@ -82,6 +82,44 @@ static int neighbour(const fs_params *base, int i, int level, fs_params *out)
 	return 0;
 }
 
+/* The search varies the best trial's parameters, but set_params changes
+ * the session's current ones (the last profile loaded, say) and, within
+ * one method, refuses a change to a parameter the method does not use. A
+ * neighbour of the same method as the current parameters therefore takes
+ * those from them: otherwise a neighbour of a best that differs there was
+ * refused, run_extraction repeated the current result, and the search
+ * asked for the same neighbour until the tool-call limit (it never went
+ * past the coarse profiles). 0, or -1 out of memory. */
+static int align_unused(const fs_agent_sess *s, fs_params *p)
+{
+	if (p->method != s->params.method)
+		return 0; /* set_params takes a new method with all its values */
+	cJSON *want = fs_params_to_json(p), *now = fs_params_to_json(&s->params);
+	char err[128];
+	int rc = -1;
+	if (!want || !now)
+		goto out;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, now)
+	{
+		if (!it->string || fs_param_used_by(p->method, it->string, NULL) != 0 || !strcmp(it->string, "method"))
+			continue;
+		cJSON *copy = cJSON_Duplicate(it, 1);
+		if (!copy || !cJSON_ReplaceItemInObject(want, it->string, copy)) {
+			cJSON_Delete(copy);
+			goto out;
+		}
+	}
+	fs_params q = *p;
+	if (fs_params_from_json(&q, want, 0, err, sizeof(err)) == 0)
+		*p = q;
+	rc = 0;
+out:
+	cJSON_Delete(want);
+	cJSON_Delete(now);
+	return rc;
+}
+
 static int set_and_run(fs_agent_sess *s, fs_llm_reply *out, const fs_params *p, const char *why)
 {
 	cJSON *a = fs_params_to_json(p);
@@ -145,8 +183,11 @@ int fs_agent_local_optimize(const fs_conv *conv, const cJSON *tools, fs_llm_repl
 		for (int i = 0; i < N_NEIGHBOURS; i++) {
 			fs_params p;
 			char verr[128];
-			if (neighbour(base, i, o->level, &p) || fs_params_validate(&p, verr, sizeof(verr)) ||
-			    fs_agent_trial_find(s, &p) >= 0)
+			if (neighbour(base, i, o->level, &p))
+				continue;
+			if (align_unused(s, &p))
+				goto oom;
+			if (fs_params_validate(&p, verr, sizeof(verr)) || fs_agent_trial_find(s, &p) >= 0)
 				continue;
 			snprintf(why, sizeof(why),
 				 "Fine-tuning around the best (hexagonalness %.3f): neighbour %d at step level %d.",

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from harness import ROOT, TESTDATA, Server, upload_image, unique_png, wait_for
+from harness import ROOT, TESTDATA, Server, upload_image, unique_png, wait_for, whole_image_scale_region
 
 PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
 MOCK = os.path.join(ROOT, "tests", "mock_provider", "mock_server.py")
@@ -60,6 +60,8 @@ def new_set(c, paper=False):
         image = upload_image(c, PAPER)["image"]
     else:
         image = upload_image(c, data=unique_png(200, 160), filename="t.png")["image"]
+        # scripted tubercles go to fixed points: see whole_image_scale_region
+        whole_image_scale_region(c, image["id"])
     r = c.api("POST", "/api/images/%d/sets" % image["id"], {"name": "chat %f" % time.time()})
     assert r.status in (200, 201), r.text
     sid = r.json()["set"]["id"]

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from harness import ROOT, TESTDATA, Server, unique_png, upload_image, wait_for
+from harness import ROOT, TESTDATA, Server, unique_png, upload_image, wait_for, whole_image_scale_region
 
 PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
 MOCK = os.path.join(ROOT, "tests", "mock_provider", "mock_server.py")
@@ -82,6 +82,9 @@ def new_set(c, paper=False, extract=False):
         image = upload_image(c, PAPER)["image"]
     else:
         image = upload_image(c, data=unique_png(200, 160), filename="t.png")["image"]
+        # the scripted tools place tubercles at fixed points: all of the
+        # synthetic image is scale surface, whatever its seed's pattern
+        whole_image_scale_region(c, image["id"])
     r = c.api("POST", "/api/images/%d/sets" % image["id"], {"name": "agent %f" % time.time()})
     assert r.status in (200, 201), r.text
     sid = r.json()["set"]["id"] if "set" in r.json() else r.json()["id"]
