@@ -14,7 +14,7 @@
 
 #define WHITE_LEVEL 0.80f   /* a paper margin is at least this bright ... */
 #define BLACK_LEVEL 0.10f   /* ... a black surround at most this dark ... */
-#define FLAT_STD 0.06       /* ... and either is this flat over 3x3 cells */
+#define FLAT_STD 0.03       /* ... and either is this flat over 3x3 cells */
 #define BIG_BLANK 0.04      /* a blank component off the border counts from this fraction */
 #define EDGE_BLANK 0.003    /* one on the border from this one (not a saturated particle cut by the frame) */
 #define CLOSE_CELLS 3       /* closing radius of the exclusion, cells */

@@ -17,7 +17,7 @@
  * How the automatic region is found (details in scale_region.c): per cell
  * the mean and, over the 3x3 cells around it, the standard deviation of the
  * pixel values; a cell is blank when it is near white (mean >= 0.80) or
- * near black (mean <= 0.10) and flat (deviation <= 0.06). Blank cells that
+ * near black (mean <= 0.10) and flat (deviation <= 0.03). Blank cells that
  * touch the frame's border (in a component of at least 0.3 % of the frame,
  * so a saturated particle cut by the border stays), or that form a
  * component of at least 4 % of the frame, are not scale; that exclusion is closed (dilated then eroded
