@@ -428,6 +428,8 @@ function renderLegend() {
   else items.push([s.tubercle_color, 'tubercle']);
   items.push([s.connection_color, 'connection', 'line'], [s.selected_color, 'selected']);
   if (ws.toggles.grid) items.push([s.grid_color, 'grid', 'line']);
+  // the same shade scale_region.js draws outside the scale surface
+  if ($('#tg-region') && $('#tg-region').checked) items.push(['rgba(255, 140, 0, 0.32)', 'not scale surface']);
   $('#overlay-legend').replaceChildren(...items.map(([c, label, kind]) =>
     el('span', { className: 'legend-item' }, el('span', { className: 'swatch' + (kind === 'line' ? ' line' : ''), 'aria-hidden': 'true', dataset: { color: c || '' } }), label)));
   for (const sw of $$('#overlay-legend .swatch')) sw.style.setProperty('--swatch', sw.dataset.color);

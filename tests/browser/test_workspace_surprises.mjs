@@ -258,6 +258,12 @@ export async function testViewRefitsOnResizeLegendLightThemeAndWideFields(t) {
     await page.waitForFunction(() => /boundary/.test(document.querySelector('#overlay-legend').textContent));
     await page.selectOption('#tg-color-mode', 'source');
     await page.waitForFunction(() => /manual/.test(document.querySelector('#overlay-legend').textContent) && /agent/.test(document.querySelector('#overlay-legend').textContent));
+    // the scale region's shade is named while it is shown
+    assert(!/not scale surface/.test(await page.textContent('#overlay-legend')), 'region named while hidden');
+    await page.check('#tg-region');
+    await page.waitForFunction(() => /not scale surface/.test(document.querySelector('#overlay-legend').textContent));
+    await page.uncheck('#tg-region');
+    await page.waitForFunction(() => !/not scale surface/.test(document.querySelector('#overlay-legend').textContent));
     // at the panel's narrowest (300 px) no control sticks out of it (the profile list did)
     await page.evaluate(() => { document.querySelector('#panel').style.width = '300px'; });
     for (const tab of ['extraction', 'edit', 'calibration', 'data']) {
