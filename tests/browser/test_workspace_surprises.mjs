@@ -178,6 +178,8 @@ export async function testDeleteMultipleHintAutoSizeFeedbackAndRegionBound(t) {
       const base = document.body.dataset.base, csrf = document.body.dataset.csrf;
       await fetch(base + `api/images/${window.fishscale.store.imageId}/calibration`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf }, body: JSON.stringify({ um_per_px: 0.25 }) });
       await window.fishscale.store.loadImage();
+      // the calibration is a step in every set's history (a new revision): catch up as the poll would
+      await window.fishscale.store.reload();
     });
     await page.waitForFunction(() => !document.querySelector('#auto-size').disabled);
     await page.check('#auto-size');
