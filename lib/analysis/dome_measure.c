@@ -11,26 +11,6 @@
 #define NRAYS 32
 #define NMAX 48
 
-static double sample(const fs_image *img, double x, double y)
-{
-	int w = img->width, h = img->height;
-	if (x < 0)
-		x = 0;
-	if (y < 0)
-		y = 0;
-	if (x > w - 1)
-		x = w - 1;
-	if (y > h - 1)
-		y = h - 1;
-	int x0 = (int)x, y0 = (int)y;
-	int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
-	double fx = x - x0, fy = y - y0;
-	const float *d = img->data;
-	double a = d[(size_t)y0 * w + x0] * (1 - fx) + d[(size_t)y0 * w + x1] * fx;
-	double b = d[(size_t)y1 * w + x0] * (1 - fx) + d[(size_t)y1 * w + x1] * fx;
-	return a * (1 - fy) + b * fy;
-}
-
 /* Offset in [-0.5, 0.5] of the vertex of the parabola through three samples. */
 static double vertex(double a, double b, double c)
 {
@@ -126,7 +106,7 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 	double raw[NRAYS][NMAX + 1];
 	for (int k = 0; k < NRAYS; k++)
 		for (int j = 0; j <= n; j++)
-			raw[k][j] = sample(img, x + cs[k] * j * step, y + sn[k] * j * step);
+			raw[k][j] = fs_image_sample(img, x + cs[k] * j * step, y + sn[k] * j * step);
 	for (int k = 0; k < NRAYS; k++) {
 		double v[NMAX + 1];
 		if (!kr) {

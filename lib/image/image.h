@@ -26,6 +26,10 @@ fs_image *fs_image_new_uninit(int width, int height);
 fs_image *fs_image_clone(const fs_image *src);
 void fs_image_free(fs_image *img);
 
+/* The value at (x, y), pixel-centre coordinates, interpolated bilinearly
+ * between the four nearest pixels; points outside are clamped to the edge. */
+double fs_image_sample(const fs_image *img, double x, double y);
+
 static inline float fs_image_at(const fs_image *img, int x, int y)
 {
 	return img->data[(size_t)y * (size_t)img->width + (size_t)x];
