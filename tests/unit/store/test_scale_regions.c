@@ -29,20 +29,9 @@ static long long uid, image_id;
 
 static int setup(void **state)
 {
-	char err[256];
-	fs_db *db = test_db_open("scale_regions", path, sizeof path);
-	if (!db)
-		return -1;
-	if (fs_user_create(db, "ann", "Ann", 0, "ann-password", &uid, err, sizeof err))
-		return -1;
-	const char *sql = "INSERT INTO image_files (sha256, size, format, created_at) VALUES ('ab', 1, 'png', 0);"
-			  "INSERT INTO images (owner_id, file_sha256, work_key, original_name, format, width, height, "
-			  "bit_depth, created_at, updated_at) VALUES (1, 'ab', 'k', 'x.png', 'png', 200, 100, 8, 0, 0);";
-	if (sqlite3_exec(fs_db_handle(db), sql, NULL, NULL, NULL) != SQLITE_OK)
-		return -1;
-	image_id = sqlite3_last_insert_rowid(fs_db_handle(db));
+	fs_db *db = test_db_open_with_image("scale_regions", path, sizeof path, &uid, &image_id);
 	*state = db;
-	return 0;
+	return db ? 0 : -1;
 }
 
 static int teardown(void **state)

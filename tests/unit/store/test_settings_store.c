@@ -33,14 +33,11 @@ typedef struct ctx {
 
 static int setup(void **state)
 {
-	char err[256];
 	ctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return -1;
-	c->db = test_db_open("settings", dbpath, sizeof dbpath);
-	if (!c->db || fs_user_create(c->db, "alice", "Alice A", 0, NULL, &c->alice, err, sizeof err) ||
-	    fs_user_create(c->db, "bob", "Bob B", 0, NULL, &c->bob, err, sizeof err)) {
-		fs_db_close(c->db);
+	c->db = test_db_open_two_users("settings", dbpath, sizeof dbpath, "Alice A", "Bob B", &c->alice, &c->bob);
+	if (!c->db) {
 		free(c);
 		return -1;
 	}

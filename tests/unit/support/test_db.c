@@ -1,6 +1,9 @@
 /* test_db.c - scratch databases for the storage tests (see test_db.h). */
 #include "test_db.h"
 
+#include "store/users.h"
+
+#include <sqlite3.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -20,4 +23,46 @@ void test_db_remove(const char *path)
 	unlink(p);
 	snprintf(p, sizeof p, "%s-shm", path);
 	unlink(p);
+}
+
+fs_db *test_db_open_with_image(const char *tag, char *path, size_t pathlen, long long *uid,
+			       long long *image_id)
+{
+	char err[256];
+	sqlite3_stmt *st = NULL;
+	fs_db *db = test_db_open(tag, path, pathlen);
+	if (!db)
+		return NULL;
+	if (fs_user_create(db, "ann", "Ann", 0, "ann-password", uid, err, sizeof err) ||
+	    sqlite3_exec(fs_db_handle(db),
+			 "INSERT INTO image_files (sha256, size, format, created_at) VALUES ('ab', 1, 'png', 0)", NULL,
+			 NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(fs_db_handle(db),
+			       "INSERT INTO images (owner_id, file_sha256, work_key, original_name, format, width, "
+			       "height, bit_depth, created_at, updated_at) "
+			       "VALUES (?1, 'ab', 'k', 'x.png', 'png', 200, 100, 8, 0, 0)",
+			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 1, *uid) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		fs_db_close(db);
+		return NULL;
+	}
+	sqlite3_finalize(st);
+	*image_id = sqlite3_last_insert_rowid(fs_db_handle(db));
+	return db;
+}
+
+fs_db *test_db_open_two_users(const char *tag, char *path, size_t pathlen, const char *alice_name,
+			      const char *bob_name, long long *alice, long long *bob)
+{
+	char err[256];
+	fs_db *db = test_db_open(tag, path, pathlen);
+	if (!db)
+		return NULL;
+	if (fs_user_create(db, "alice", alice_name, 0, NULL, alice, err, sizeof err) ||
+	    fs_user_create(db, "bob", bob_name, 0, NULL, bob, err, sizeof err)) {
+		fs_db_close(db);
+		return NULL;
+	}
+	return db;
 }

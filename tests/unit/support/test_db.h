@@ -13,6 +13,16 @@
 /* Opens /tmp/fs-<tag>-test-<pid>.db afresh (a leftover is removed first);
  * its path goes into path. NULL when it cannot be opened. */
 fs_db *test_db_open(const char *tag, char *path, size_t pathlen);
+/* test_db_open, then a user "ann" (password "ann-password") owning one
+ * 200 x 100 8-bit PNG image record (no file behind it): for tests of what
+ * hangs off an image. Their ids go into *uid and *image_id. NULL on any
+ * failure (nothing left open). */
+fs_db *test_db_open_with_image(const char *tag, char *path, size_t pathlen, long long *uid,
+			       long long *image_id);
+/* test_db_open, then users "alice" and "bob" (display names alice_name,
+ * bob_name; no password). NULL on any failure (nothing left open). */
+fs_db *test_db_open_two_users(const char *tag, char *path, size_t pathlen, const char *alice_name,
+			      const char *bob_name, long long *alice, long long *bob);
 /* Removes path and its -wal and -shm files (the database must be closed). */
 void test_db_remove(const char *path);
 
