@@ -1,20 +1,23 @@
 /*
  * agent_edit.c - the pattern-completion editing agent (AgenticEdit, seed
- * 000). An iteration is one model turn. After each, the metrics of the
- * stored set are compared with the best so far: hexagonalness +0.01 or
- * coverage +2 points is an improvement, anything else advances the plateau
- * counter (so a model cannot dodge it by not asking for the state, nor
- * reset it by oscillating); max_iterations is enforced. At the end, unless
- * the user stopped the run or it failed: auto-connect with the chosen
- * method and boundary cleanup (tubercles with fewer than 2 neighbours),
- * then back to the best state seen when the end is below it, then an
- * agent_complete history event.
+ * 000). An iteration is one model turn. After each, the state is scored by
+ * the one named score (fs_agent_score_better: hexagonalness of the
+ * reconnected graph, ties by coverage of the scale region): a turn that
+ * lowered it against the state before the turn is rolled back (one journal
+ * step, "agent_rollback"); a turn that does not better the best so far
+ * advances the plateau counter (so a model cannot dodge it by not asking
+ * for the state, nor reset it by oscillating); max_iterations is enforced.
+ * At the end, unless the user stopped the run or it failed: auto-connect
+ * with the chosen method and boundary cleanup (tubercles with fewer than 2
+ * neighbours), then back to the best state seen when the end is below it,
+ * then an agent_complete history event with the gain in both terms.
  *
- * Every figure is measured on the reconnected graph (fs_agent_judge):
- * added tubercles count with their neighbours at once, so the plateau and
- * improvement decisions see the graph the run will end with. The best
- * state by the one named score (hexagonalness, ties by coverage;
- * fs_agent_score_better) is kept, the start being the first candidate.
+ * Every figure is measured on the reconnected graph (fs_agent_judge, and
+ * after each single change fs_agent_judge_at, which reconnects only the
+ * neighbourhood of the change): added tubercles count with their
+ * neighbours at once, so the plateau and improvement decisions see the
+ * graph the run will end with. The best state is kept, the start being
+ * the first candidate.
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,17 +33,59 @@ static double r3(double v)
 	return round(v * 1000.0) / 1000.0;
 }
 
+/* The state before the next turn, for its rollback. */
+static void mark_turn(fs_agent_sess *s)
+{
+	fs_tubercle_list_free(&s->turn_t);
+	for (size_t i = 0; i < s->t.n; i++)
+		if (fs_tubercle_list_append(&s->turn_t, &s->t.items[i])) {
+			fs_tubercle_list_free(&s->turn_t);
+			s->turn_edits = -1; /* no copy: no rollback for this turn */
+			return;
+		}
+	s->turn_hex = s->stats.hexagonalness_score;
+	s->turn_cov = s->score_cov;
+	s->turn_edits = s->added + s->deleted + s->moved;
+}
+
+/* A turn whose changes lowered the score (fs_agent_score_better against
+ * the state before it) is taken back: one journal step back to that state. */
+static void rollback_if_worse(fs_agent_sess *s)
+{
+	char err[256] = "";
+	double hex = s->stats.hexagonalness_score, cov = s->score_cov;
+	if (!s->job->keep_best || s->turn_edits < 0 || s->added + s->deleted + s->moved == s->turn_edits ||
+	    !fs_agent_score_better(s->turn_hex, s->turn_cov, hex, cov))
+		return;
+	fs_tubercle_list back = s->turn_t;
+	s->turn_t = (fs_tubercle_list){0};
+	if (fs_agent_store_state(s, &back, NULL, "agent_rollback", err, sizeof(err)))
+		fs_agent_log(s, "Could not roll back iteration %d: %s", s->iteration, err);
+	else {
+		s->rolled_back++;
+		fs_agent_log(s, "Rolled back iteration %d: it lowered the score (hexagonalness %.3f -> %.3f, region "
+			     "coverage %.1f%% -> %.1f%%)", s->iteration, s->turn_hex, hex, s->turn_cov, cov);
+		snprintf(s->last_action, sizeof(s->last_action), "rollback");
+	}
+	fs_tubercle_list_free(&back);
+}
+
 static void on_step(const cJSON *step, void *user)
 {
 	fs_agent_sess *s = user;
-	double hex = s->stats.hexagonalness_score, cov = s->stats.coverage_percent;
-	int improved = hex > s->best_hex + 0.01 || cov > s->best_cov + 2.0;
 
 	fs_agent_take_step(s, step);
 	s->iteration++;
+	rollback_if_worse(s);
+	/* the score of the reconnected graph: hexagonalness, ties by the
+	 * coverage of the scale region; an iteration that does not better the
+	 * best advances the plateau counter */
+	double hex = s->stats.hexagonalness_score, cov = s->score_cov;
+	int improved = fs_agent_score_better(hex, cov, s->best_hex, s->best_cov);
 	if (s->added || s->deleted || s->moved)
 		snprintf(s->phase, sizeof(s->phase), "pattern_completion");
-	fs_agent_log(s, "Hexagonalness: %.3f -> %.3f, Coverage: %.1f%% -> %.1f%%", s->best_hex, hex, s->best_cov, cov);
+	fs_agent_log(s, "Hexagonalness: %.3f -> %.3f, Coverage of the scale region: %.1f%% -> %.1f%%", s->best_hex, hex,
+		     s->best_cov, cov);
 	if (fs_agent_score_better(hex, s->score_cov, s->snap_hex, s->snap_cov)) {
 		/* the best state so far: the run ends on it */
 		fs_tubercle_list_free(&s->snap_t);
@@ -53,8 +98,8 @@ static void on_step(const cJSON *step, void *user)
 	}
 	if (improved) {
 		s->plateau = 0;
-		s->best_hex = fmax(s->best_hex, hex);
-		s->best_cov = fmax(s->best_cov, cov);
+		s->best_hex = hex;
+		s->best_cov = cov;
 	} else {
 		s->plateau++;
 	}
@@ -81,8 +126,10 @@ static void on_step(const cJSON *step, void *user)
 	cJSON_AddNumberToObject(o, "tubercles", (double)s->t.n);
 	cJSON_AddNumberToObject(o, "edges", (double)s->e.n);
 	cJSON_AddNumberToObject(o, "plateau_count", s->plateau);
+	cJSON_AddNumberToObject(o, "region_coverage_percent", round(cov * 10) / 10);
 	fs_agent_status_line(s, o);
 	fs_agent_emit_status(s);
+	mark_turn(s);
 	s->t_iter = now;
 }
 
@@ -145,11 +192,14 @@ static void complete_event(fs_agent_sess *s, const char *reason, double wall)
 	cJSON_AddNumberToObject(i, "n_tubercles", s->start_count);
 	cJSON_AddNumberToObject(i, "hexagonalness", r3(s->start_hex));
 	cJSON_AddNumberToObject(i, "coverage_percent", round(s->start_cov * 10) / 10);
+	cJSON_AddNumberToObject(i, "region_coverage_percent", round(s->start_score_cov * 10) / 10);
 	cJSON *f = cJSON_AddObjectToObject(ev, "result");
 	cJSON_AddNumberToObject(f, "n_tubercles", (double)s->t.n);
 	cJSON_AddNumberToObject(f, "n_edges", (double)s->e.n);
 	cJSON_AddNumberToObject(f, "hexagonalness", r3(s->stats.hexagonalness_score));
 	cJSON_AddNumberToObject(f, "coverage_percent", round(s->stats.coverage_percent * 10) / 10);
+	cJSON_AddNumberToObject(f, "region_coverage_percent", round(s->score_cov * 10) / 10);
+	cJSON_AddNumberToObject(f, "iterations_rolled_back", s->rolled_back);
 	cJSON_AddNumberToObject(f, "tubercles_added", s->added);
 	cJSON_AddNumberToObject(f, "tubercles_deleted", s->deleted);
 	cJSON_AddNumberToObject(f, "tubercles_moved", s->moved);
@@ -198,10 +248,13 @@ int fs_agent_run_edit(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJ
 			fs_agent_log(s, "Extraction failed: %s", err);
 			goto out;
 		}
-		s->best_hex = s->stats.hexagonalness_score;
-		s->best_cov = s->stats.coverage_percent;
 		fs_agent_emit_status(s);
 	}
+	/* the plateau and the gain are judged by the score: hexagonalness of
+	 * the reconnected graph, ties by coverage of the scale region */
+	s->best_hex = s->stats.hexagonalness_score;
+	s->best_cov = s->start_score_cov = s->score_cov;
+	mark_turn(s);
 	int side = s->img->width > s->img->height ? s->img->width : s->img->height;
 	double sc = side > FS_AGENT_SHOT_SIDE ? (double)FS_AGENT_SHOT_SIDE / side : 1.0;
 	snprintf(plat, sizeof(plat), "%d", job->plateau_iterations);
@@ -255,8 +308,9 @@ int fs_agent_run_edit(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJ
 	complete_event(s, reason, fs_agent_now() - s->t_start);
 	if (res.error[0])
 		fs_agent_log(s, "Agent error: %s", res.error);
-	fs_agent_log(s, "EDITING COMPLETE: %s; %zu tubercles (%+d), hexagonalness %.3f, coverage %.1f%%", reason, s->t.n,
-		     (int)s->t.n - s->start_count, s->stats.hexagonalness_score, s->stats.coverage_percent);
+	fs_agent_log(s, "EDITING COMPLETE: %s; %zu tubercles (%+d), hexagonalness %.3f -> %.3f, coverage of the scale "
+		     "region %.1f%% -> %.1f%%", reason, s->t.n, (int)s->t.n - s->start_count, s->start_hex,
+		     s->stats.hexagonalness_score, s->start_score_cov, s->score_cov);
 	fs_agent_log(s, "Total usage: %ld tokens, $%.4f", s->in_tokens + s->out_tokens, s->cost_usd);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "iteration", s->iteration);

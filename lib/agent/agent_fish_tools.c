@@ -136,7 +136,11 @@ out:
 	return in;
 }
 
-static int refresh(fs_agent_sess *s, long long new_rev, int keep_boundary, fs_tool_output *out)
+/* (x, y) and (x2, y2; NAN for none) are where tubercles came or went (a
+ * move: moved_id went from (x2, y2) to (x, y)): the judged graph is
+ * reconnected only there (fs_agent_judge_at). */
+static int refresh(fs_agent_sess *s, long long new_rev, int keep_boundary, double x, double y, double x2, double y2,
+		   int moved_id, fs_tool_output *out)
 {
 	if (new_rev != s->revision + 1)
 		return reload(s, out);
@@ -147,7 +151,7 @@ static int refresh(fs_agent_sess *s, long long new_rev, int keep_boundary, fs_to
 	}
 	/* at the scale region's inner edge is boundary too, as fs_set_load has it */
 	fs_scale_region_mark_boundary(&s->region, &s->t, s->region.cell);
-	if (fs_agent_judge(s)) {
+	if ((isfinite(x2) && s->judged && fs_agent_reconnect_at(s, x2, y2, moved_id) < 0) || fs_agent_judge_at(s, x, y)) {
 		snprintf(out->error, sizeof(out->error), "out of memory computing statistics");
 		return FS_TOOL_CRITICAL;
 	}
@@ -968,7 +972,7 @@ static int t_add(const cJSON *args, fs_tool_output *out, void *user)
 		if (fs_tubercle_list_append(&s->t, &n))
 			rev = -1; /* out of memory: the reload below reads it back */
 	}
-	if ((rc = refresh(s, rev, keep, out)) != FS_TOOL_OK)
+	if ((rc = refresh(s, rev, keep, x, y, NAN, NAN, -1, out)) != FS_TOOL_OK)
 		return rc;
 	s->added++;
 	record_action(s, "add_tubercle", tid, x, y);
@@ -1013,7 +1017,7 @@ static int t_delete(const cJSON *args, fs_tool_output *out, void *user)
 	int keep = !t->is_boundary;
 	if (rev == s->revision + 1)
 		cache_remove(s, id);
-	if ((rc = refresh(s, rev, keep, out)) != FS_TOOL_OK)
+	if ((rc = refresh(s, rev, keep, x, y, NAN, NAN, -1, out)) != FS_TOOL_OK)
 		return rc;
 	s->deleted++;
 	record_action(s, "delete_tubercle", id, x, y);
@@ -1060,7 +1064,7 @@ static int t_move(const cJSON *args, fs_tool_output *out, void *user)
 		if (c)
 			*c = t;
 	}
-	if ((rc = refresh(s, rev, keep, out)) != FS_TOOL_OK)
+	if ((rc = refresh(s, rev, keep, x, y, fx, fy, id, out)) != FS_TOOL_OK)
 		return rc;
 	s->moved++;
 	record_action(s, "move_tubercle", id, x, y);

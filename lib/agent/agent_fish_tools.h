@@ -96,10 +96,24 @@ typedef struct fs_agent_sess {
 	 * state by fs_agent_score_better is kept (snap_t) and ended on */
 	int judged;
 	fs_edge_list judge_e;
+	double judge_len;         /* longest edge the judged graph keeps (fs_agent_judge_at), 0 = none yet */
+	double cov_med;           /* the coverage's sampling scale (median edge of the last full build) */
+	fs_image *ev_img;         /* the evidence measurement's image (agent_evidence.c), made on first use */
+	double ev_pitch, ev_r, ev_c, ev_circ; /* its reference: lattice pitch, the set's median radius, contrast
+						* and circularity */
+	int ev_ready;             /* 1 once the reference is measured, -1 when it could not be */
+	size_t ev_fail_n;         /* the set's size when it could not be */
+	struct fs_agent_ev_memo *ev_memo; /* verdicts per tubercle id (and position), see fs_agent_evidenced */
+	size_t ev_memo_n;
 	double score_cov;         /* coverage of the lattice-supported tubercles (the tie-break) */
 	fs_tubercle_list snap_t;
 	double snap_hex, snap_cov;
 	int snap_iteration;       /* -1 = the start */
+	fs_tubercle_list turn_t;  /* the state before the current turn: a turn that lowers the score goes back to it */
+	double turn_hex, turn_cov;
+	int turn_edits;           /* added + deleted + moved before the turn */
+	int rolled_back;          /* turns rolled back */
+	double start_score_cov;   /* the start's coverage of the scale region (score_cov) */
 
 	fs_agent_shot_cache shots;
 	fs_agent_debug_rect *dbg; /* debug rectangles drawn on screenshots (MCP) */
@@ -150,6 +164,37 @@ int fs_agent_score_better(double ha, double ca, double hb, double cb);
 /* Recomputes s->stats: on the reconnected graph when s->judged, else on the
  * stored edges. 0 or -1 (out of memory). */
 int fs_agent_judge(fs_agent_sess *s);
+/* After one tubercle was added at or removed from (x, y) (s->t already
+ * changed, boundary flags kept by the caller): reconnects only the
+ * neighbourhood of the change (agent_reconnect.c) and recomputes the
+ * statistics; falls back to fs_agent_judge without a baseline. 0 or -1. */
+int fs_agent_judge_at(fs_agent_sess *s, double x, double y);
+/* agent_reconnect.c: the splice behind fs_agent_judge_at (0, 1 = no
+ * baseline, -1 out of memory; edges of moved_id, when >= 0, are dropped
+ * wherever they are: a moved tubercle's old edges) and the edge length
+ * bound it keeps. */
+int fs_agent_reconnect_at(fs_agent_sess *s, double x, double y, int moved_id);
+double fs_agent_reconnect_len(const fs_agent_sess *s);
+
+/* Evidence of a tubercle at (x, y) in the image (agent_evidence.c): the
+ * detector's blob measurement (fs_blob_measure) at the point and its local
+ * contrast, both against the same measured on the set's own tubercles. */
+typedef struct fs_agent_evidence {
+	int ok;             /* 1: the image shows a tubercle there */
+	double x, y;        /* the measured centre (the point when none) */
+	double radius;      /* measured radius px, 0 when no blob */
+	double circularity;
+	double contrast;    /* local contrast / the set's median contrast */
+	char why[160];      /* the reason, in words with the figures */
+} fs_agent_evidence;
+/* 0, or -1 when there is no reference (fewer than 5 tubercles, out of
+ * memory); then *ev says so and ok is 0. */
+int fs_agent_evidence_at(fs_agent_sess *s, double x, double y, fs_agent_evidence *ev);
+/* The verdict for tubercle t, remembered per id and position (a moved or
+ * renumbered tubercle is measured again): 1 shown by the image, 0 not;
+ * 1 too when there is no reference to judge by. */
+int fs_agent_evidenced(fs_agent_sess *s, const fs_tubercle *t);
+
 /* Replaces the set with tubercles t (ids renumbered 1..n), connected by the
  * auto-connect method, and params when given; one journal step of kind. */
 int fs_agent_store_state(fs_agent_sess *s, const fs_tubercle_list *t, const fs_params *params, const char *kind,
@@ -207,15 +252,21 @@ int *fs_agent_degrees(const fs_agent_sess *s);
 double fs_agent_disc_mean(const fs_image *img, double x, double y, double r);
 
 /* Lattice fit of the offline policies: sites to add (image pixels, none
- * within half a pitch of avoid) and ids to delete; see agent_local_edit.c. */
+ * within half a pitch of avoid; only where fs_agent_evidence_at finds a
+ * tubercle, inside the scale region) and ids to delete (off the lattice,
+ * duplicates, or without the evidence), each with its reason; see
+ * agent_local_edit.c. */
 typedef struct fs_lattice_plan {
 	double *ax, *ay;
 	size_t n_add;
 	int *del;
 	size_t n_del;
+	char (*add_why)[160];    /* per site added / id deleted: the evidence in words */
+	char (*del_why)[160];
+	size_t n_refused;        /* predicted sites the image does not support */
 	double pitch;
 } fs_lattice_plan;
-int fs_agent_lattice_plan(const fs_agent_sess *s, const double *avoid_x, const double *avoid_y, size_t n_avoid,
+int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double *avoid_y, size_t n_avoid,
 			  size_t max_add, fs_lattice_plan *out);
 void fs_lattice_plan_free(fs_lattice_plan *p);
 /* Appends a call named name (args taken over, NULL = {}) with a fresh id. */

@@ -6,19 +6,25 @@
  * pair of neighbours (distance within 25 % of the pitch) implies three
  * more lattice sites around the first tubercle (the vector rotated by +-60
  * degrees and reversed), which needs no global orientation and follows
- * local distortion. A site is proposed when no tubercle is within half a
- * pitch of it and the working image is bright enough there (halfway
- * between the image mean and the tubercles' median brightness); its
- * position is refined to the local intensity centroid. Tubercles with no
- * neighbour within 1.5 pitches are off-lattice false positives; of two
- * closer than half a pitch the newer is a duplicate.
+ * local distortion. A site inside the scale region with no tubercle within
+ * half a pitch is proposed only where the image shows a tubercle
+ * (fs_agent_evidence_at: the detector's blob measurement and the local
+ * contrast, against the set's own tubercles); the measured centre is the
+ * site. A tubercle inside the region is proposed for deletion when it has
+ * no neighbour within 1.5 pitches (off the lattice), when an older one is
+ * closer than half a pitch (duplicate), or when the same evidence is
+ * missing at it. Every proposal carries its reason.
  *
  * The offline chat policy (its small grammar) is in agent_local_chat.c.
  *
- * The policy: a screenshot and the state first, then each turn deletes the
- * off-lattice tubercles and adds the missing sites found (never proposing
- * the same site or id twice, so rejected proposals are not repeated), and
- * when nothing is left, auto_connect and finish.
+ * The policy: a screenshot and the state first, then each turn judges every
+ * proposal on the reconnected graph (trial_change: made in memory on top of
+ * the ones accepted before it, the
+ * neighbourhood reconnected, undone) and makes only those that do not lower
+ * the score (hexagonalness, ties by coverage of the scale region;
+ * fs_agent_score_better), saying per step why; never the same site or id
+ * twice, so refused proposals are not repeated; when nothing is left,
+ * auto_connect and finish.
  */
 #include <math.h>
 #include <stdio.h>
@@ -97,18 +103,6 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double image_mean(const fs_image *img)
-{
-	double sum = 0;
-	long n = 0;
-	for (int y = 0; y < img->height; y += 4)
-		for (int x = 0; x < img->width; x += 4) {
-			sum += fs_image_at(img, x, y);
-			n++;
-		}
-	return n ? sum / n : 0;
-}
-
 static int near_any(const double *x, const double *y, size_t n, double px, double py, double d)
 {
 	for (size_t i = 0; i < n; i++)
@@ -117,45 +111,24 @@ static int near_any(const double *x, const double *y, size_t n, double px, doubl
 	return 0;
 }
 
-/* Intensity centroid of what stands above thr within radius rad. */
-static void refine(const fs_image *img, double *x, double *y, double rad, double thr)
-{
-	for (int it = 0; it < 2; it++) {
-		double sx = 0, sy = 0, sw = 0;
-		int x0 = (int)floor(*x - rad), x1 = (int)ceil(*x + rad), y0 = (int)floor(*y - rad), y1 = (int)ceil(*y + rad);
-		for (int yy = y0 < 0 ? 0 : y0; yy <= y1 && yy < img->height; yy++)
-			for (int xx = x0 < 0 ? 0 : x0; xx <= x1 && xx < img->width; xx++) {
-				if ((xx - *x) * (xx - *x) + (yy - *y) * (yy - *y) > rad * rad)
-					continue;
-				double v = fs_image_at(img, xx, yy) - thr;
-				if (v > 0) {
-					sx += v * xx;
-					sy += v * yy;
-					sw += v;
-				}
-			}
-		if (sw <= 0)
-			return;
-		*x = sx / sw;
-		*y = sy / sw;
-	}
-}
-
 void fs_lattice_plan_free(fs_lattice_plan *p)
 {
 	free(p->ax);
 	free(p->ay);
 	free(p->del);
+	free(p->add_why);
+	free(p->del_why);
 	memset(p, 0, sizeof(*p));
 }
 
-int fs_agent_lattice_plan(const fs_agent_sess *s, const double *avoid_x, const double *avoid_y, size_t n_avoid,
+int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double *avoid_y, size_t n_avoid,
 			  size_t max_add, fs_lattice_plan *out)
 {
 	const fs_tubercle_list *t = &s->t;
 	const fs_image *img = s->img;
 	grid g = {0};
-	double *nn = NULL, *tmp = NULL;
+	double *nn = NULL, *tmp = NULL, *rx = NULL, *ry = NULL;
+	size_t n_rej = 0, cap_rej = 0;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -163,10 +136,12 @@ int fs_agent_lattice_plan(const fs_agent_sess *s, const double *avoid_x, const d
 		return 0;
 	out->ax = malloc((max_add ? max_add : 1) * sizeof(double));
 	out->ay = malloc((max_add ? max_add : 1) * sizeof(double));
+	out->add_why = malloc((max_add ? max_add : 1) * sizeof(*out->add_why));
 	out->del = malloc(t->n * sizeof(int));
+	out->del_why = malloc(t->n * sizeof(*out->del_why));
 	nn = malloc(t->n * sizeof(double));
 	tmp = malloc(t->n * sizeof(double));
-	if (!out->ax || !out->ay || !out->del || !nn || !tmp)
+	if (!out->ax || !out->ay || !out->add_why || !out->del || !out->del_why || !nn || !tmp)
 		goto out;
 	double c0 = sqrt((double)img->width * img->height / t->n);
 	if (grid_build(&g, t, c0, img->width, img->height))
@@ -189,34 +164,24 @@ int fs_agent_lattice_plan(const fs_agent_sess *s, const double *avoid_x, const d
 	grid_free(&g);
 	if (grid_build(&g, t, pitch, img->width, img->height))
 		goto out;
-	/* off-lattice tubercles and duplicates */
+	/* off-lattice tubercles, duplicates and tubercles the image does not
+	 * show (the image is judged inside the scale region only: outside it
+	 * there is no scale to show one) */
 	for (size_t i = 0; i < t->n; i++) {
-		int who;
-		double d = grid_nearest(&g, t, t->items[i].centroid_x, t->items[i].centroid_y, (int)i, 2, &who);
-		if (d > 1.5 * pitch || (d < 0.5 * pitch && who >= 0 && t->items[who].id < t->items[i].id))
-			out->del[out->n_del++] = t->items[i].id;
-	}
-	/* brightness reference */
-	double rmean = 0;
-	size_t nm = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (fs_tubercle_measured(&t->items[i])) {
-			rmean += t->items[i].radius_px;
-			nm++;
-		}
-	rmean = nm ? rmean / nm : 0; /* none measured: the pitch fallback below */
-	if (rmean <= 0.5)
-		rmean = pitch / 4;
-	size_t ns = 0, step = t->n > 400 ? t->n / 400 : 1;
-	for (size_t i = 0; i < t->n; i += step)
-		tmp[ns++] = fs_agent_disc_mean(img, t->items[i].centroid_x, t->items[i].centroid_y, 0.6 * rmean);
-	qsort(tmp, ns, sizeof(double), cmp_double);
-	double tub = tmp[ns / 2], bg = image_mean(img);
-	double thr = bg + 0.5 * (tub - bg);
-	if (!(tub > bg)) {
-		/* tubercles no brighter than the image: no basis for adding */
-		rc = 0;
-		goto out;
+		const fs_tubercle *a = &t->items[i];
+		fs_agent_evidence ev;
+		int who, in = fs_scale_region_contains(&s->region, a->centroid_x, a->centroid_y);
+		double d = grid_nearest(&g, t, a->centroid_x, a->centroid_y, (int)i, 2, &who);
+		char *why = out->del_why[out->n_del];
+		if (d > 1.5 * pitch)
+			snprintf(why, 160, "off the lattice: nearest neighbour %.1f px, pitch %.1f px", d, pitch);
+		else if (d < 0.5 * pitch && who >= 0 && t->items[who].id < a->id)
+			snprintf(why, 160, "duplicate of #%d, %.1f px away", t->items[who].id, d);
+		else if (in && fs_agent_evidence_at(s, a->centroid_x, a->centroid_y, &ev) == 0 && !ev.ok)
+			snprintf(why, 160, "no tubercle in the image: %.130s", ev.why);
+		else
+			continue;
+		out->del[out->n_del++] = a->id;
 	}
 	for (size_t i = 0; i < t->n && out->n_add < max_add; i++) {
 		const fs_tubercle *a = &t->items[i];
@@ -239,34 +204,57 @@ int fs_agent_lattice_plan(const fs_agent_sess *s, const double *avoid_x, const d
 							     {a->centroid_x - vx, a->centroid_y - vy}};
 					for (int k = 0; k < 3 && out->n_add < max_add; k++) {
 						double px = cand[k][0], py = cand[k][1];
-						if (px < rmean || py < rmean || px > img->width - 1 - rmean ||
-						    py > img->height - 1 - rmean || !fs_scale_region_contains(&s->region, px, py))
+						fs_agent_evidence ev;
+						if (px < 0.25 * pitch || py < 0.25 * pitch || px > img->width - 1 - 0.25 * pitch ||
+						    py > img->height - 1 - 0.25 * pitch ||
+						    !fs_scale_region_contains(&s->region, px, py))
 							continue;
 						if (grid_nearest(&g, t, px, py, -1, 1, NULL) < 0.5 * pitch ||
 						    near_any(avoid_x, avoid_y, n_avoid, px, py, 0.5 * pitch) ||
-						    near_any(out->ax, out->ay, out->n_add, px, py, 0.6 * pitch))
+						    near_any(out->ax, out->ay, out->n_add, px, py, 0.6 * pitch) ||
+						    near_any(rx, ry, n_rej, px, py, 0.3 * pitch))
 							continue;
-						if (fs_agent_disc_mean(img, px, py, 0.6 * rmean) < thr)
+						/* the image must show a tubercle there; its measured centre is the site */
+						if (fs_agent_evidence_at(s, px, py, &ev) || !ev.ok) {
+							if (n_rej == cap_rej) {
+								size_t cap = cap_rej ? 2 * cap_rej : 64;
+								double *a2 = realloc(rx, cap * sizeof(double));
+								if (!a2)
+									goto out;
+								rx = a2;
+								double *b2 = realloc(ry, cap * sizeof(double));
+								if (!b2)
+									goto out;
+								ry = b2;
+								cap_rej = cap;
+							}
+							rx[n_rej] = px;
+							ry[n_rej++] = py;
 							continue;
-						refine(img, &px, &py, 0.4 * pitch, thr);
+						}
+						px = ev.x;
+						py = ev.y;
 						/* nothing is ever added outside the scale region */
 						if (!fs_scale_region_contains(&s->region, px, py) ||
 						    grid_nearest(&g, t, px, py, -1, 1, NULL) < 0.5 * pitch ||
-						    near_any(out->ax, out->ay, out->n_add, px, py, 0.6 * pitch) ||
-						    fs_agent_disc_mean(img, px, py, 0.6 * rmean) < thr)
+						    near_any(out->ax, out->ay, out->n_add, px, py, 0.6 * pitch))
 							continue;
 						out->ax[out->n_add] = px;
 						out->ay[out->n_add] = py;
+						snprintf(out->add_why[out->n_add], 160, "%s", ev.why);
 						out->n_add++;
 					}
 				}
 			}
 	}
+	out->n_refused = n_rej;
 	rc = 0;
 out:
 	grid_free(&g);
 	free(nn);
 	free(tmp);
+	free(rx);
+	free(ry);
 	if (rc)
 		fs_lattice_plan_free(out);
 	return rc;
@@ -350,13 +338,143 @@ int fs_agent_local_point_args(const fs_agent_sess *s, double x, double y, cJSON 
 	return 0;
 }
 
+/*
+ * The turn's changes are judged one after the other on the reconnected
+ * graph without storing them: each is made on the session's lists on top
+ * of the ones accepted before it, judged with fs_agent_judge_at (only the
+ * neighbourhood reconnected), and kept only when the score is no lower than
+ * before it and than at the start of the turn; at the end the lists go back
+ * to the stored state (the tools then make the accepted changes for real).
+ */
+typedef struct trial {
+	fs_tubercle_list t0;   /* the stored state, given back by trial_end */
+	fs_edge_list e0;
+	fs_stats st0;
+	double cov0;
+	int next_id;
+} trial;
+
+/* Copies of st, se into t, e (zeroed first; they must not alias). */
+static int copy_lists(const fs_tubercle_list *st, const fs_edge_list *se, fs_tubercle_list *t, fs_edge_list *e)
+{
+	memset(t, 0, sizeof(*t));
+	memset(e, 0, sizeof(*e));
+	for (size_t i = 0; i < st->n; i++)
+		if (fs_tubercle_list_append(t, &st->items[i]))
+			return -1;
+	for (size_t i = 0; i < se->n; i++)
+		if (fs_edge_list_append(e, &se->items[i]))
+			return -1;
+	return 0;
+}
+
+static int trial_begin(fs_agent_sess *s, trial *tr)
+{
+	memset(tr, 0, sizeof(*tr));
+	tr->t0 = s->t;
+	tr->e0 = s->judge_e;
+	tr->st0 = s->stats;
+	tr->cov0 = s->score_cov;
+	for (size_t i = 0; i < s->t.n; i++)
+		tr->next_id = s->t.items[i].id > tr->next_id ? s->t.items[i].id : tr->next_id;
+	tr->next_id++;
+	/* the session works on copies; the stored state's lists are kept aside */
+	if (copy_lists(&tr->t0, &tr->e0, &s->t, &s->judge_e)) {
+		fs_tubercle_list_free(&s->t);
+		fs_edge_list_free(&s->judge_e);
+		s->t = tr->t0;
+		s->judge_e = tr->e0;
+		return -1;
+	}
+	return 0;
+}
+
+static void trial_end(fs_agent_sess *s, trial *tr)
+{
+	fs_tubercle_list_free(&s->t);
+	fs_edge_list_free(&s->judge_e);
+	s->t = tr->t0;
+	s->judge_e = tr->e0;
+	s->stats = tr->st0;
+	s->score_cov = tr->cov0;
+}
+
+/* Makes one change on the trial state: del_id > 0 deletes that id, else a
+ * tubercle is added at (x, y). *hex, *cov: the score after it. The change
+ * is undone when keep(score) says no. 1 kept, 0 undone, -1 out of memory. */
+static int trial_change(fs_agent_sess *s, trial *tr, int del_id, double x, double y, double hb, double cb, double hs,
+			double cs, double *hex, double *cov)
+{
+	fs_tubercle_list tb;
+	fs_edge_list eb;
+	fs_stats stb = s->stats;
+	double covb = s->score_cov;
+	if (copy_lists(&s->t, &s->judge_e, &tb, &eb)) {
+		fs_tubercle_list_free(&tb);
+		fs_edge_list_free(&eb);
+		return -1;
+	}
+	if (del_id > 0) {
+		size_t k = 0;
+		for (size_t i = 0; i < s->t.n; i++) {
+			if (s->t.items[i].id == del_id) {
+				x = s->t.items[i].centroid_x;
+				y = s->t.items[i].centroid_y;
+				continue;
+			}
+			s->t.items[k++] = s->t.items[i];
+		}
+		s->t.n = k;
+	} else {
+		fs_tubercle n;
+		fs_tubercle_init(&n);
+		n.id = tr->next_id++;
+		n.centroid_x = x;
+		n.centroid_y = y;
+		n.radius_px = s->ev_r > 0 ? s->ev_r : 1;
+		n.circularity = 1;
+		if (fs_tubercle_list_append(&s->t, &n))
+			goto oom;
+	}
+	if (fs_agent_judge_at(s, x, y))
+		goto oom;
+	*hex = s->stats.hexagonalness_score;
+	*cov = s->score_cov;
+	if (!fs_agent_score_better(hb, cb, *hex, *cov) && !fs_agent_score_better(hs, cs, *hex, *cov)) {
+		fs_tubercle_list_free(&tb);
+		fs_edge_list_free(&eb);
+		return 1;
+	}
+	fs_tubercle_list_free(&s->t);
+	fs_edge_list_free(&s->judge_e);
+	s->t = tb;
+	s->judge_e = eb;
+	s->stats = stb;
+	s->score_cov = covb;
+	return 0;
+oom:
+	fs_tubercle_list_free(&tb);
+	fs_edge_list_free(&eb);
+	return -1;
+}
+
+/* Text of the turn and a log line: what is done and why. */
+static void say(fs_agent_sess *s, fs_llm_reply *out, const char *line)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s\n", line);
+	fs_llm_reply_append_text(out, buf);
+	fs_agent_log(s, "%s", line);
+}
+
 int fs_agent_local_edit(const fs_conv *conv, const cJSON *tools, fs_llm_reply *out, void *user, char *err,
 			size_t errlen)
 {
 	fs_agent_sess *s = user;
 	edit_policy *e = s->policy;
 	fs_lattice_plan plan;
-	int rc = -1, calls = 0;
+	int rc = -1, calls = 0, held = 0;
+	char line[400];
 	(void)conv;
 	(void)tools;
 
@@ -379,47 +497,98 @@ int fs_agent_local_edit(const fs_conv *conv, const cJSON *tools, fs_llm_reply *o
 	}
 	if (fs_agent_lattice_plan(s, e->px, e->py, e->n, MAX_CALLS_TURN, &plan))
 		goto oom;
+	trial tr;
+	if (trial_begin(s, &tr))
+		goto oom_plan;
+	double hs = s->stats.hexagonalness_score, cs = s->score_cov, h0 = hs, c0 = cs;
+	/* each change is judged after the ones accepted before it; one that
+	 * would lower the score (fs_agent_score_better) is not made */
 	for (size_t i = 0; i < plan.n_del && calls < MAX_CALLS_TURN; i++) {
-		int seen = remember_id(e, plan.del[i]);
+		double h1, c1;
+		int seen = remember_id(e, plan.del[i]), kept;
 		if (seen < 0)
-			goto oom_plan;
+			goto oom_trial;
 		if (seen)
 			continue;
+		if ((kept = trial_change(s, &tr, plan.del[i], 0, 0, h0, c0, hs, cs, &h1, &c1)) < 0)
+			goto oom_trial;
+		if (!kept) {
+			snprintf(line, sizeof(line), "Keep #%d (%s): deleting it would lower the score (hexagonalness %.3f -> "
+				 "%.3f, region coverage %.1f%% -> %.1f%%)", plan.del[i], plan.del_why[i], h0, h1, c0, c1);
+			say(s, out, line);
+			held++;
+			continue;
+		}
 		cJSON *a = cJSON_CreateObject();
 		if (!a)
-			goto oom_plan;
+			goto oom_trial;
 		cJSON_AddNumberToObject(a, "id", plan.del[i]);
 		if (fs_agent_local_call(out, &s->call_seq, "delete_tubercle", a))
-			goto oom_plan;
+			goto oom_trial;
+		snprintf(line, sizeof(line), "Delete #%d: %s (hexagonalness %.3f -> %.3f, region coverage %.1f%% -> %.1f%%)",
+			 plan.del[i], plan.del_why[i], h0, h1, c0, c1);
+		say(s, out, line);
+		h0 = h1;
+		c0 = c1;
 		calls++;
 	}
 	for (size_t i = 0; i < plan.n_add && calls < MAX_CALLS_TURN; i++) {
+		double h1, c1;
 		cJSON *a;
-		if (remember_site(e, plan.ax[i], plan.ay[i]) || fs_agent_local_point_args(s, plan.ax[i], plan.ay[i], &a) ||
+		int kept;
+		if (remember_site(e, plan.ax[i], plan.ay[i]) ||
+		    (kept = trial_change(s, &tr, 0, plan.ax[i], plan.ay[i], h0, c0, hs, cs, &h1, &c1)) < 0)
+			goto oom_trial;
+		if (!kept) {
+			snprintf(line, sizeof(line), "Leave the site at (%.0f, %.0f) empty (%s): adding it would lower the "
+				 "score (hexagonalness %.3f -> %.3f, region coverage %.1f%% -> %.1f%%)", plan.ax[i], plan.ay[i],
+				 plan.add_why[i], h0, h1, c0, c1);
+			say(s, out, line);
+			held++;
+			continue;
+		}
+		if (fs_agent_local_point_args(s, plan.ax[i], plan.ay[i], &a) ||
 		    fs_agent_local_call(out, &s->call_seq, "add_tubercle", a))
-			goto oom_plan;
+			goto oom_trial;
+		snprintf(line, sizeof(line), "Add at (%.0f, %.0f): %s (hexagonalness %.3f -> %.3f, region coverage %.1f%% -> "
+			 "%.1f%%)", plan.ax[i], plan.ay[i], plan.add_why[i], h0, h1, c0, c1);
+		say(s, out, line);
+		h0 = h1;
+		c0 = c1;
 		calls++;
 	}
+	trial_end(s, &tr);
 	if (calls) {
 		char txt[200];
 		snprintf(txt, sizeof(txt), "Lattice pitch %.1f px: %d change(s) to lattice sites and off-lattice tubercles.",
 			 plan.pitch, calls);
 		fs_llm_reply_append_text(out, txt);
+	} else if (held) {
+		/* proposals held back are remembered: the next turn looks further */
+		fs_llm_reply_append_text(out, "Nothing to change this turn without lowering the score.");
+		if (fs_agent_local_call(out, &s->call_seq, "get_state", NULL))
+			goto oom_plan;
 	} else {
 		cJSON *a = cJSON_CreateObject();
 		if (!a)
 			goto oom_plan;
 		cJSON_AddStringToObject(a, "method", s->job->auto_connect_method[0] ? s->job->auto_connect_method : "gabriel");
-		fs_llm_reply_append_text(out, "No missing lattice site is bright enough and no tubercle is off the lattice.");
+		snprintf(line, sizeof(line), "No predicted lattice site shows a tubercle in the image (%zu site(s) checked "
+			 "and refused) and every tubercle is on the lattice and shown by the image.", plan.n_refused);
+		fs_llm_reply_append_text(out, line);
 		cJSON *f = cJSON_CreateObject();
 		if (!f)
 			goto oom_plan;
-		cJSON_AddStringToObject(f, "reason", "pattern complete: no bright lattice site left unmarked");
+		cJSON_AddStringToObject(f, "reason", "pattern complete: no lattice site with a tubercle in the image left "
+					"unmarked");
 		if (fs_agent_local_call(out, &s->call_seq, "auto_connect", a) ||
 		    fs_agent_local_call(out, &s->call_seq, "finish", f))
 			goto oom_plan;
 	}
 	rc = 0;
+	goto oom_plan;
+oom_trial:
+	trial_end(s, &tr);
 oom_plan:
 	fs_lattice_plan_free(&plan);
 	if (!rc)

@@ -41,15 +41,22 @@ static int cmp_dbl(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Coverage of the tubercles the lattice supports: those with at least two
- * connections no longer than 1.5 median connections. A tubercle on blank
- * paper (the issue's white band) widens the hull without being part of the
- * scale, so it must not count as coverage gained. */
-static double supported_coverage(const fs_agent_sess *s, const fs_edge_list *e)
+/*
+ * Coverage of the scale region by the tubercles the lattice supports (at
+ * least two connections no longer than 1.5 median connections) and the
+ * image shows (fs_agent_evidenced, agent_evidence.c): the share
+ * of sample points of the region (a grid of a third of the median
+ * connection) within 0.7 of it of a supported tubercle - in a complete
+ * hexagonal lattice every point is within 0.58 pitch of a site. A missing
+ * tubercle leaves a hole, a false one between true ones adds nothing, and a
+ * tubercle on blank paper (the issue's white band) is outside the region or
+ * unsupported, so it cannot count as coverage gained; nor can a tubercle the
+ * image does not show (deleting it never lowers the coverage).
+ */
+static double supported_coverage(fs_agent_sess *s, const fs_edge_list *e)
 {
-	fs_tubercle_list sup = {0};
 	double *len = malloc((e->n ? e->n : 1) * sizeof(double)), *sorted = NULL;
-	int *deg = calloc(s->t.n ? s->t.n : 1, sizeof(int)), *at = NULL;
+	int *deg = calloc(s->t.n ? s->t.n : 1, sizeof(int)), *at = NULL, *head = NULL, *next = NULL;
 	int maxid = 0;
 	double cov = 0;
 	for (size_t k = 0; k < s->t.n; k++)
@@ -73,23 +80,60 @@ static double supported_coverage(const fs_agent_sess *s, const fs_edge_list *e)
 	}
 	qsort(sorted, e->n, sizeof(double), cmp_dbl);
 	double med = sorted[e->n / 2];
+	if (!(med > 0.5) || !isfinite(med))
+		goto out;
 	for (size_t i = 0; i < e->n; i++) {
 		if (!(len[i] <= 1.5 * med))
 			continue;
 		deg[at[e->items[i].id1]]++;
 		deg[at[e->items[i].id2]]++;
 	}
-	for (size_t k = 0; k < s->t.n; k++)
-		if (deg[k] >= 2 && fs_tubercle_list_append(&sup, &s->t.items[k]))
-			goto out;
-	cov = fs_coverage_percent(&sup, med, s->rec.width, s->rec.height);
+	/* the supported tubercles in cells of the reach; the sampling keeps the
+	 * scale of the last full build, so one change cannot move the grid */
+	if (!(s->cov_med > 0))
+		s->cov_med = med;
+	double reach = 0.7 * s->cov_med, step = s->cov_med / 3;
+	int W = s->rec.width > 0 ? s->rec.width : s->img->width, H = s->rec.height > 0 ? s->rec.height : s->img->height;
+	int gw = (int)(W / reach) + 1, gh = (int)(H / reach) + 1;
+	head = malloc((size_t)gw * gh * sizeof(int));
+	next = malloc((s->t.n ? s->t.n : 1) * sizeof(int));
+	if (!head || !next)
+		goto out;
+	for (int i = 0; i < gw * gh; i++)
+		head[i] = -1;
+	for (size_t k = 0; k < s->t.n; k++) {
+		int cx = (int)(s->t.items[k].centroid_x / reach), cy = (int)(s->t.items[k].centroid_y / reach);
+		if (deg[k] < 2 || cx < 0 || cy < 0 || cx >= gw || cy >= gh ||
+		    !fs_agent_evidenced((fs_agent_sess *)s, &s->t.items[k]))
+			continue;
+		next[k] = head[cy * gw + cx];
+		head[cy * gw + cx] = (int)k;
+	}
+	long total = 0, covered = 0;
+	for (double y = step / 2; y < H; y += step)
+		for (double x = step / 2; x < W; x += step) {
+			if (!fs_scale_region_contains(&s->region, x, y))
+				continue;
+			total++;
+			int cx = (int)(x / reach), cy = (int)(y / reach), hit = 0;
+			for (int yy = cy - 1; yy <= cy + 1 && !hit; yy++)
+				for (int xx = cx - 1; xx <= cx + 1 && !hit; xx++) {
+					if (xx < 0 || yy < 0 || xx >= gw || yy >= gh)
+						continue;
+					for (int k = head[yy * gw + xx]; k >= 0 && !hit; k = next[k])
+						hit = hypot(s->t.items[k].centroid_x - x, s->t.items[k].centroid_y - y) <= reach;
+				}
+			covered += hit;
+		}
+	cov = total ? 100.0 * covered / total : 0;
 out:
-	fs_tubercle_list_free(&sup);
 	free(len);
 	free(sorted);
 	free(deg);
 	free(at);
-	return cov > 0 ? cov : 0;
+	free(head);
+	free(next);
+	return cov;
 }
 
 static const char *connect_method(const fs_agent_sess *s)
@@ -97,9 +141,18 @@ static const char *connect_method(const fs_agent_sess *s)
 	return s->job->auto_connect_method[0] ? s->job->auto_connect_method : "gabriel";
 }
 
+/* Statistics and the coverage tie-break of the graph the session judges. */
+static int measure(fs_agent_sess *s)
+{
+	const fs_edge_list *e = s->judged ? &s->judge_e : &s->e;
+	if (fs_stats_compute(&s->t, e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->stats))
+		return -1;
+	s->score_cov = s->judged ? supported_coverage(s, e) : s->stats.coverage_percent;
+	return 0;
+}
+
 int fs_agent_judge(fs_agent_sess *s)
 {
-	const fs_edge_list *e = &s->e;
 	if (s->judged) {
 		fs_graph g;
 		char err[128];
@@ -109,12 +162,20 @@ int fs_agent_judge(fs_agent_sess *s)
 		if (s->t.n >= 2 &&
 		    fs_graph_build(&s->t, g, s->params.cull_long_edges, s->params.cull_factor, &s->judge_e, err, sizeof(err)))
 			return -1;
-		e = &s->judge_e;
+		s->judge_len = fs_agent_reconnect_len(s);
+		s->cov_med = 0; /* the coverage's sampling scale follows the whole graph again */
 	}
-	if (fs_stats_compute(&s->t, e, s->um_per_px, NULL, s->rec.width, s->rec.height, &s->stats))
-		return -1;
-	s->score_cov = s->judged ? supported_coverage(s, e) : s->stats.coverage_percent;
-	return 0;
+	return measure(s);
+}
+
+int fs_agent_judge_at(fs_agent_sess *s, double x, double y)
+{
+	if (!s->judged)
+		return measure(s);
+	int rc = fs_agent_reconnect_at(s, x, y, -1);
+	if (rc > 0)
+		return fs_agent_judge(s);
+	return rc ? -1 : measure(s);
 }
 
 int fs_agent_store_state(fs_agent_sess *s, const fs_tubercle_list *t, const fs_params *params, const char *kind,
@@ -263,6 +324,8 @@ void fs_agent_sess_free(fs_agent_sess *s)
 	if (!s)
 		return;
 	fs_image_free(s->img);
+	fs_image_free(s->ev_img);
+	free(s->ev_memo);
 	fs_scale_region_free(&s->region);
 	fs_tubercle_list_free(&s->t);
 	fs_edge_list_free(&s->e);
@@ -270,6 +333,7 @@ void fs_agent_sess_free(fs_agent_sess *s)
 	fs_tubercle_list_free(&s->start_t);
 	fs_edge_list_free(&s->start_e);
 	fs_tubercle_list_free(&s->snap_t);
+	fs_tubercle_list_free(&s->turn_t);
 	fs_edge_list_free(&s->judge_e);
 	fs_edge_list_free(&s->best_e);
 	fs_agent_shot_cache_free(&s->shots);

@@ -244,13 +244,13 @@ static void seen_free(seen *s)
 	cJSON_Delete(s->delete_proposal);
 }
 
-static const char *jstr(const cJSON *o, const char *k)
+static __attribute__((unused)) const char *jstr(const cJSON *o, const char *k)
 {
 	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
 	return v ? v : "";
 }
 
-static double jnum(const cJSON *o, const char *k)
+static __attribute__((unused)) double jnum(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
 	assert_non_null(v);

@@ -1,0 +1,243 @@
+/*
+ * agent_evidence.c - whether the image shows a tubercle at a point
+ * (fs_agent_evidence_at, agent_fish_tools.h): the editor adds a predicted
+ * lattice site only on this evidence and removes a tubercle that lacks it.
+ *
+ * The measurement is the detector's own: fs_blob_measure (blob_measure.h)
+ * on the working image smoothed as the detector smooths before measuring
+ * (sigma 5 % of the pitch, at least 0.7 px), with rays up to 0.6 pitch.
+ * Nothing is judged in absolute grey levels: the reference is the same
+ * measurement on (up to 160 of) the set's own tubercles, so a faint image
+ * and a contrasty one are judged alike. Evidence needs all of:
+ *  - a blob (3/4 of the rays find its edge, the peak stands above the
+ *    surroundings),
+ *  - its measured centre within 0.3 pitch of the point (a point between
+ *    tubercles converges on a neighbour instead),
+ *  - a radius within 0.6..1.4 x the set's median measured radius,
+ *  - circularity at least 0.75 x the set's median (a ring of neighbours
+ *    around a gap is less round; small tubercles measure less round),
+ *  - local contrast at least 0.4 x the set's median: the contrast is the
+ *    spread (standard deviation) of the smoothed image over the disc of
+ *    1.5 x the reference radius, which a dome has whichever side of it the
+ *    SEM's detector lights, and blank paper, a flat gap or noise lack.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent_fish_tools.h"
+#include "analysis/blob_measure.h"
+#include "analysis/dome_measure.h"
+#include "analysis/preprocess.h"
+
+#define EV_SAMPLE 160
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double spread(const fs_image *img, double x, double y, double r)
+{
+	double s = 0, s2 = 0;
+	long n = 0;
+	int x0 = (int)floor(x - r), x1 = (int)ceil(x + r), y0 = (int)floor(y - r), y1 = (int)ceil(y + r);
+	for (int yy = y0 < 0 ? 0 : y0; yy <= y1 && yy < img->height; yy++)
+		for (int xx = x0 < 0 ? 0 : x0; xx <= x1 && xx < img->width; xx++) {
+			if ((xx - x) * (xx - x) + (yy - y) * (yy - y) > r * r)
+				continue;
+			double v = fs_image_at(img, xx, yy);
+			s += v;
+			s2 += v * v;
+			n++;
+		}
+	if (n < 3)
+		return 0;
+	double m = s / n, var = s2 / n - m * m;
+	return var > 0 ? sqrt(var) : 0;
+}
+
+/* Median nearest-neighbour distance over a sample of the set. */
+static double sample_pitch(const fs_tubercle_list *t)
+{
+	size_t step = t->n > EV_SAMPLE ? t->n / EV_SAMPLE : 1, n = 0;
+	double *d = malloc((t->n / step + 1) * sizeof(double));
+	double p = 0;
+	if (!d)
+		return 0;
+	for (size_t i = 0; i < t->n; i += step) {
+		double best = INFINITY;
+		for (size_t j = 0; j < t->n; j++) {
+			if (j == i)
+				continue;
+			double dx = t->items[j].centroid_x - t->items[i].centroid_x;
+			if (fabs(dx) >= best)
+				continue;
+			double q = hypot(dx, t->items[j].centroid_y - t->items[i].centroid_y);
+			if (q > 0.5 && q < best)
+				best = q;
+		}
+		if (isfinite(best))
+			d[n++] = best;
+	}
+	if (n) {
+		qsort(d, n, sizeof(double), cmp_dbl);
+		p = d[n / 2];
+	}
+	free(d);
+	return p;
+}
+
+/*
+ * The detector's two measurements at (x, y): the dome-base rule
+ * (fs_dome_measure, rays up to 0.6 pitch as the detector's, radius 0.09 to
+ * 0.48 pitch) when its fit quality reaches the detector's 0.45 - it finds
+ * the bases of side-lit SEM domes, whose brightest point is not their
+ * centre - else the blob rule (fs_blob_measure). 2: dome, 1: blob, 0: none.
+ */
+static int measure(const fs_agent_sess *s, double x, double y, fs_tubercle *m)
+{
+	double P = s->ev_pitch;
+	fs_tubercle_init(m);
+	if (fs_dome_measure(s->ev_img, x, y, 0.09 * P, 0.48 * P, 0, m) == 0 && m->fit_quality >= 0.45 &&
+	    isfinite(m->radius_px) && m->radius_px > 0)
+		return 2;
+	fs_tubercle_init(m);
+	if (fs_blob_measure(s->ev_img, x, y, 0.6 * P, m) == 0 && m->radius_px > 0)
+		return 1;
+	return 0;
+}
+
+static int reference(fs_agent_sess *s)
+{
+	char err[128];
+	const fs_tubercle_list *t = &s->t;
+	if (s->ev_ready > 0)
+		return 0;
+	/* a failed reference is tried again once the set has grown (an empty
+	 * set before the editor's extraction) */
+	if (s->ev_ready < 0 && t->n < 2 * s->ev_fail_n + 5)
+		return -1;
+	s->ev_ready = -1;
+	s->ev_fail_n = t->n;
+	fs_image_free(s->ev_img);
+	s->ev_img = NULL;
+	if (t->n < 5)
+		return -1;
+	s->ev_pitch = sample_pitch(t);
+	if (!(s->ev_pitch > 2))
+		return -1;
+	s->ev_img = fs_gaussian_blurred(s->img, fmax(0.7, 0.05 * s->ev_pitch), err, sizeof(err));
+	if (!s->ev_img)
+		return -1;
+	size_t step = t->n > EV_SAMPLE ? t->n / EV_SAMPLE : 1, n = 0;
+	double *r = malloc((t->n / step + 1) * sizeof(double));
+	double *c = malloc((t->n / step + 1) * sizeof(double));
+	double *ci = malloc((t->n / step + 1) * sizeof(double));
+	if (!r || !c || !ci) {
+		free(r);
+		free(c);
+		free(ci);
+		return -1;
+	}
+	for (size_t i = 0; i < t->n; i += step) {
+		fs_tubercle m;
+		if (measure(s, t->items[i].centroid_x, t->items[i].centroid_y, &m) > 0) {
+			ci[n] = m.circularity;
+			r[n++] = m.radius_px;
+		}
+	}
+	if (n >= 3) {
+		qsort(r, n, sizeof(double), cmp_dbl);
+		s->ev_r = r[n / 2];
+		size_t k = 0;
+		for (size_t i = 0; i < t->n; i += step)
+			c[k++] = spread(s->ev_img, t->items[i].centroid_x, t->items[i].centroid_y, 1.5 * s->ev_r);
+		qsort(c, k, sizeof(double), cmp_dbl);
+		s->ev_c = c[k / 2];
+		qsort(ci, n, sizeof(double), cmp_dbl);
+		s->ev_circ = ci[n / 2];
+	}
+	free(r);
+	free(c);
+	free(ci);
+	if (!(s->ev_r > 0.5) || !(s->ev_c > 0))
+		return -1;
+	s->ev_ready = 1;
+	return 0;
+}
+
+int fs_agent_evidence_at(fs_agent_sess *s, double x, double y, fs_agent_evidence *ev)
+{
+	fs_tubercle m;
+	memset(ev, 0, sizeof(*ev));
+	ev->x = x;
+	ev->y = y;
+	if (reference(s)) {
+		snprintf(ev->why, sizeof(ev->why), "no reference: too few measurable tubercles in the set");
+		return -1;
+	}
+	double P = s->ev_pitch, R = s->ev_r;
+	int how = measure(s, x, y, &m);
+	if (!how) {
+		ev->contrast = spread(s->ev_img, x, y, 1.5 * R) / s->ev_c;
+		snprintf(ev->why, sizeof(ev->why), "no dome or blob at (%.0f, %.0f) (contrast %.2f of the set's)", x, y,
+			 ev->contrast);
+		return 0;
+	}
+	double shift = hypot(m.centroid_x - x, m.centroid_y - y);
+	const char *rule = how == 2 ? "dome base" : "blob";
+	ev->radius = m.radius_px;
+	ev->circularity = m.circularity;
+	ev->x = m.centroid_x;
+	ev->y = m.centroid_y;
+	ev->contrast = spread(s->ev_img, m.centroid_x, m.centroid_y, 1.5 * R) / s->ev_c;
+	if (shift > 0.3 * P)
+		snprintf(ev->why, sizeof(ev->why), "the %s near (%.0f, %.0f) is centred %.1f px away (%.2f pitch): a "
+			 "neighbour, not a tubercle here", rule, x, y, shift, shift / P);
+	else if (!(m.radius_px >= 0.6 * R && m.radius_px <= 1.4 * R))
+		snprintf(ev->why, sizeof(ev->why), "%s radius %.1f px against the set's %.1f px", rule, m.radius_px, R);
+	else if (!(m.circularity >= 0.75 * s->ev_circ))
+		snprintf(ev->why, sizeof(ev->why), "not round: circularity %.2f against the set's %.2f", m.circularity,
+			 s->ev_circ);
+	else if (!(ev->contrast >= 0.4))
+		snprintf(ev->why, sizeof(ev->why), "too faint: contrast %.2f of the set's", ev->contrast);
+	else {
+		ev->ok = 1;
+		snprintf(ev->why, sizeof(ev->why), "a tubercle (%s): radius %.1f px (set %.1f), circularity %.2f, contrast "
+			 "%.2f of the set's", rule, m.radius_px, R, m.circularity, ev->contrast);
+	}
+	return 0;
+}
+
+struct fs_agent_ev_memo {
+	float x, y;
+	signed char v; /* 0 unknown, 1 shown, -1 not */
+};
+
+int fs_agent_evidenced(fs_agent_sess *s, const fs_tubercle *t)
+{
+	fs_agent_evidence ev;
+	if (t->id < 0 || t->id > 10000000)
+		return 1;
+	if ((size_t)t->id >= s->ev_memo_n) {
+		size_t n = (size_t)t->id + 1 > 2 * s->ev_memo_n ? (size_t)t->id + 1 : 2 * s->ev_memo_n;
+		struct fs_agent_ev_memo *m = realloc(s->ev_memo, n * sizeof(*m));
+		if (!m)
+			return 1;
+		memset(m + s->ev_memo_n, 0, (n - s->ev_memo_n) * sizeof(*m));
+		s->ev_memo = m;
+		s->ev_memo_n = n;
+	}
+	struct fs_agent_ev_memo *m = &s->ev_memo[t->id];
+	if (m->v && m->x == (float)t->centroid_x && m->y == (float)t->centroid_y)
+		return m->v > 0;
+	if (fs_agent_evidence_at(s, t->centroid_x, t->centroid_y, &ev))
+		return 1; /* no reference: nothing to judge by */
+	m->x = (float)t->centroid_x;
+	m->y = (float)t->centroid_y;
+	m->v = ev.ok ? 1 : -1;
+	return ev.ok;
+}

@@ -1,0 +1,283 @@
+/* Unit test (issue 16 item 1): the `local` editor on simulated SEM scenes
+ * (tests/unit/support/sem_sim.h) of different fill and pitch, one with a
+ * white paper margin. The set is the truth inside the scale region with
+ * 10 % of its tubercles removed and 5 % false ones added between them; the
+ * editor must restore at least 80 % of the missing ones and remove at
+ * least 80 % of the false ones, with at most 2 % new errors (true
+ * tubercles deleted, tubercles added where there is none) and nothing
+ * added outside the scale region. Prints a table of the outcomes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "agent/agent_fish_tools.h"
+#include "agent/agent_jobs.h"
+#include "analysis/graph.h"
+#include "analysis/params.h"
+#include "base/config.h"
+#include "store/db.h"
+#include "store/image_files.h"
+#include "store/scale_regions.h"
+#include "store/sets_store.h"
+#include "store/users.h"
+#include "sem_sim.h"
+#include "synth.h"
+
+#define FX_NAME "evidence"
+#include "agent_fixture.h"
+
+typedef struct scene {
+	const char *name;
+	int w, h;
+	double pitch, fill;
+	int margin_top;
+	unsigned seed;
+} scene;
+
+typedef struct outcome {
+	size_t n_true, n_missing, n_false, restored, removed, lost_true, added_wrong, outside;
+} outcome;
+
+static unsigned lcg(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return (*s >> 8) & 0xffffff;
+}
+
+/* Puts the scene's image in the fixture, its scale region (the truth's
+ * rectangle) as the stored region, and the damaged set; fills the truth
+ * bookkeeping. missing[i] / is_false[k] mark what was done. */
+static void load_scene(fx *f, const scene *sc, sem_truth *tr, fs_scale_region *reg, int **missing, double **fx_,
+		       double **fy_, size_t *n_false)
+{
+	const char *key = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	char path[400], err[256], sql[200];
+	sem_opts o;
+	sem_defaults(&o);
+	o.width = sc->w;
+	o.height = sc->h;
+	o.pitch = sc->pitch;
+	o.fill = sc->fill;
+	o.missing = 0;
+	o.margin_top = sc->margin_top;
+	o.seed = sc->seed;
+	fs_image *img = sem_make(&o, tr);
+	assert_non_null(img);
+	assert_int_equal(fs_file_path(f->dir, FS_FILE_WORK, key, path, sizeof path), 0);
+	assert_int_equal(fs_work_write(path, img, err, sizeof err), 0);
+	snprintf(sql, sizeof sql, "UPDATE images SET width = %d, height = %d WHERE id = %lld;", img->width,
+		 img->height, f->image_id);
+	assert_int_equal(sqlite3_exec(fs_db_handle(f->db), sql, NULL, NULL, NULL), SQLITE_OK);
+	/* the region: the truth's rectangle, stored as a person's correction */
+	assert_int_equal(fs_scale_region_init_full(reg, img->width, img->height, 0, err, sizeof err), 0);
+	for (int gy = 0; gy < reg->gh; gy++)
+		for (int gx = 0; gx < reg->gw; gx++) {
+			double cx0 = gx * reg->cell, cy0 = gy * reg->cell;
+			reg->in[gy * reg->gw + gx] = cx0 >= tr->rx0 && cy0 >= tr->ry0 && cx0 + reg->cell <= tr->rx1 + 0.5 &&
+						     cy0 + reg->cell <= tr->ry1 + 0.5;
+		}
+	assert_int_equal(fs_scale_region_change(f->db, f->image_id, key, f->uid, reg, "test", err, sizeof err), 0);
+	/* the damaged set */
+	unsigned rs = sc->seed * 7919u + 1;
+	fs_tubercle_list t = {0};
+	fs_edge_list e = {0};
+	*missing = calloc(tr->n, sizeof(int));
+	size_t n_true = 0;
+	for (size_t i = 0; i < tr->n; i++) {
+		if (!tr->inside[i] || !fs_scale_region_contains(reg, tr->x[i], tr->y[i])) {
+			(*missing)[i] = -1; /* not part of the set's truth */
+			continue;
+		}
+		n_true++;
+		if (lcg(&rs) % 10 == 0) {
+			(*missing)[i] = 1;
+			continue;
+		}
+		fs_tubercle tu;
+		fs_tubercle_init(&tu);
+		tu.centroid_x = tr->x[i];
+		tu.centroid_y = tr->y[i];
+		tu.radius_px = tr->d[i] / 2;
+		tu.circularity = 1;
+		tu.source = FS_SOURCE_EXTRACTED;
+		fs_tubercle_list_append(&t, &tu);
+	}
+	/* false ones: 5 % of the truth, inside the region, away from every dome */
+	size_t want = (n_true * 5 + 99) / 100, k = 0;
+	*fx_ = malloc(want * sizeof(double));
+	*fy_ = malloc(want * sizeof(double));
+	for (int tries = 0; k < want && tries < 100000; tries++) {
+		double x = tr->rx0 + sc->pitch + (lcg(&rs) / 16777216.0) * (tr->rx1 - tr->rx0 - 2 * sc->pitch);
+		double y = tr->ry0 + sc->pitch + (lcg(&rs) / 16777216.0) * (tr->ry1 - tr->ry0 - 2 * sc->pitch);
+		int ok = 1;
+		for (size_t i = 0; i < tr->n && ok; i++)
+			ok = hypot(tr->x[i] - x, tr->y[i] - y) >= 0.4 * tr->pitch;
+		for (size_t j = 0; j < k && ok; j++)
+			ok = hypot((*fx_)[j] - x, (*fy_)[j] - y) >= tr->pitch;
+		if (!ok)
+			continue;
+		fs_tubercle tu;
+		fs_tubercle_init(&tu);
+		tu.centroid_x = x;
+		tu.centroid_y = y;
+		tu.radius_px = tr->pitch * sc->fill / 2;
+		tu.circularity = 1;
+		tu.source = FS_SOURCE_EXTRACTED;
+		fs_tubercle_list_append(&t, &tu);
+		(*fx_)[k] = x;
+		(*fy_)[k++] = y;
+	}
+	*n_false = k;
+	for (size_t i = 0; i < t.n; i++)
+		t.items[i].id = (int)i + 1;
+	fs_params p;
+	long long rev;
+	fs_params_default(&p);
+	assert_int_equal(fs_graph_build(&t, FS_GRAPH_GABRIEL, 1, 1.8, &e, err, sizeof err), 0);
+	assert_int_equal(fs_set_replace_all(f->db, f->set_id, -1, f->uid, &t, &e, &p, "extraction", 0, &rev, NULL, err,
+					    sizeof err),
+			 0);
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	fs_image_free(img);
+}
+
+static int near_list(const fs_tubercle_list *t, double x, double y, double d)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (hypot(t->items[i].centroid_x - x, t->items[i].centroid_y - y) < d)
+			return 1;
+	return 0;
+}
+
+/* EV_LOG=1 in the environment prints the runs' logs (why each step). */
+static void print_log(void *ud, const char *line)
+{
+	(void)ud;
+	if (strncmp(line, "STATUS", 6))
+		printf("%s\n", line);
+}
+
+static void run_scene(fx *f, const scene *sc, outcome *o)
+{
+	sem_truth tr;
+	fs_scale_region reg = {0};
+	int *missing = NULL;
+	double *fxs = NULL, *fys = NULL;
+	size_t n_false = 0;
+	load_scene(f, sc, &tr, &reg, &missing, &fxs, &fys, &n_false);
+	fs_tubercle_list before = {0}, after = {0};
+	fs_edge_list e = {0};
+	assert_int_equal(fs_set_load(f->db, f->set_id, &before, &e), 0);
+	fs_edge_list_free(&e);
+
+	fs_agent_job job;
+	fs_agent_env env;
+	seen s = {0};
+	cJSON *st = NULL;
+	char err[256] = "";
+	job_init(&job, f, FS_AGENT_EDIT);
+	env_init(&env, f, &s);
+	if (getenv("EV_LOG"))
+		env.on_log = print_log;
+	if (fs_agent_job_run(&job, &env, &st, err, sizeof err))
+		fail_msg("%s: editor: %s", sc->name, err);
+	cJSON_Delete(st);
+	seen_free(&s);
+	assert_int_equal(fs_set_load(f->db, f->set_id, &after, &e), 0);
+	fs_edge_list_free(&e);
+
+	double tol = 0.3 * tr.pitch;
+	memset(o, 0, sizeof *o);
+	o->n_false = n_false;
+	for (size_t i = 0; i < tr.n; i++) {
+		if (missing[i] < 0)
+			continue;
+		o->n_true++;
+		if (missing[i] == 1) {
+			o->n_missing++;
+			o->restored += near_list(&after, tr.x[i], tr.y[i], tol);
+		} else {
+			o->lost_true += !near_list(&after, tr.x[i], tr.y[i], tol);
+		}
+	}
+	for (size_t k = 0; k < n_false; k++) {
+		int still = 0;
+		for (size_t i = 0; i < after.n; i++)
+			still |= hypot(after.items[i].centroid_x - fxs[k], after.items[i].centroid_y - fys[k]) < 1.0;
+		o->removed += !still;
+	}
+	for (size_t i = 0; i < after.n; i++) {
+		const fs_tubercle *a = &after.items[i];
+		if (near_list(&before, a->centroid_x, a->centroid_y, 0.5))
+			continue; /* was in the set */
+		if (!fs_scale_region_contains(&reg, a->centroid_x, a->centroid_y))
+			o->outside++;
+		int real = 0;
+		for (size_t j = 0; j < tr.n && !real; j++)
+			real = hypot(tr.x[j] - a->centroid_x, tr.y[j] - a->centroid_y) < tol;
+		o->added_wrong += !real;
+	}
+	fs_tubercle_list_free(&before);
+	fs_tubercle_list_free(&after);
+	fs_scale_region_free(&reg);
+	free(missing);
+	free(fxs);
+	free(fys);
+	sem_truth_free(&tr);
+}
+
+static const scene scenes[] = {
+	{"fill 0.50, pitch 24", 640, 480, 24, 0.50, 0, 31},
+	{"fill 0.65, pitch 30", 640, 480, 30, 0.65, 0, 32},
+	{"fill 0.40, pitch 20", 640, 480, 20, 0.40, 0, 33},
+	{"fill 0.55, pitch 26, paper margin", 640, 480, 26, 0.55, 60, 34},
+};
+
+static void local_editor_repairs_damaged_sem_scenes(void **state)
+{
+	fx *f = *state;
+	outcome o[sizeof scenes / sizeof scenes[0]];
+	int bad = 0;
+	printf("# local editor on simulated SEM scenes: 10 %% of the true tubercles removed, 5 %% false ones added\n");
+	printf("# %-36s %6s %8s %9s %8s %9s %10s %8s\n", "scene", "true", "missing", "restored", "false", "removed",
+	       "new errors", "outside");
+	for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
+		if (i) {
+			/* a fresh fixture per scene */
+			fx_teardown(state);
+			assert_int_equal(fx_setup(state), 0);
+			f = *state;
+		}
+		run_scene(f, &scenes[i], &o[i]);
+		double rest = o[i].n_missing ? 100.0 * o[i].restored / o[i].n_missing : 100;
+		double rem = o[i].n_false ? 100.0 * o[i].removed / o[i].n_false : 100;
+		double errs = 100.0 * (o[i].lost_true + o[i].added_wrong) / o[i].n_true;
+		printf("# %-36s %6zu %8zu %8.0f%% %8zu %8.0f%% %4zu (%.1f%%) %8zu\n", scenes[i].name, o[i].n_true,
+		       o[i].n_missing, rest, o[i].n_false, rem, o[i].lost_true + o[i].added_wrong, errs, o[i].outside);
+		if (rest < 80 || rem < 80 || errs > 2 || o[i].outside)
+			bad++;
+	}
+	if (bad)
+		fail_msg("%d scene(s) below the target (restored >= 80 %%, removed >= 80 %%, new errors <= 2 %%, none "
+			 "outside the scale region)", bad);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(local_editor_repairs_damaged_sem_scenes, fx_setup, fx_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
