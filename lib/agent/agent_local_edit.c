@@ -177,7 +177,9 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 			snprintf(why, 160, "off the lattice: nearest neighbour %.1f px, pitch %.1f px", d, pitch);
 		else if (d < 0.5 * pitch && who >= 0 && t->items[who].id < a->id)
 			snprintf(why, 160, "duplicate of #%d, %.1f px away", t->items[who].id, d);
-		else if (in && fs_agent_evidence_at(s, a->centroid_x, a->centroid_y, &ev) == 0 && !ev.ok)
+		/* the verdict is remembered per tubercle; the words only for those without it */
+		else if (in && !fs_agent_evidenced(s, a) && fs_agent_evidence_at(s, a->centroid_x, a->centroid_y, &ev) == 0 &&
+			 !ev.ok)
 			snprintf(why, 160, "no tubercle in the image: %.130s", ev.why);
 		else
 			continue;

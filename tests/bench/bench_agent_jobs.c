@@ -157,6 +157,19 @@ int main(void)
 			return die("add", err);
 	}
 	double store_add = (now_ms() - t0) / REPS;
+	double store_del = 0;
+	for (int i = 0; i < REPS; i++) {
+		fs_tubercle nt = {.centroid_x = 600 + i, .centroid_y = 700, .radius_px = 5, .circularity = 1};
+		int tid;
+		if (fs_set_add_tubercle(db, set_id, -1, uid, &nt, 1, &tid, &rev, NULL, err, sizeof err))
+			return die("add", err);
+		t0 = now_ms();
+		if (fs_set_delete_items(db, set_id, -1, uid, &tid, 1, NULL, 0, "agent_delete", 1, &rev, NULL, err,
+					sizeof err))
+			return die("delete", err);
+		store_del += now_ms() - t0;
+	}
+	store_del /= REPS;
 	t0 = now_ms();
 	for (int i = 0; i < REPS; i++)
 		fs_graph_boundary(&s.t);
@@ -170,6 +183,25 @@ int main(void)
 	for (int i = 0; i < REPS; i++)
 		fs_agent_judge(&s);
 	double judge = (now_ms() - t0) / REPS;
+	/* issue 16: one editor change as the local editor makes it - the
+	 * evidence check at the site, the add (journal, incremental reconnect,
+	 * statistics, lattice coverage), and its delete */
+	double ev_ms = 0, chg_add = 0, chg_del = 0, jat = 0;
+	for (int i = 0; i < REPS; i++) {
+		char a[96];
+		fs_agent_evidence ev;
+		double x = 300 + 97 * i, y = 500 + 31 * i;
+		t0 = now_ms();
+		fs_agent_evidence_at(&s, x, y, &ev);
+		ev_ms += now_ms() - t0;
+		snprintf(a, sizeof a, "{\"x\":%.0f,\"y\":%.0f}", x, y);
+		chg_add += call_ms(reg, "add_tubercle", a, &ok);
+		t0 = now_ms();
+		fs_agent_judge_at(&s, x, y);
+		jat += now_ms() - t0;
+		snprintf(a, sizeof a, "{\"id\":%d}", s.t.items[s.t.n - 1].id);
+		chg_del += call_ms(reg, "delete_tubercle", a, &ok);
+	}
 	double sel = 0;
 	for (int i = 0; i < REPS; i++)
 		sel += call_ms(reg, "select_tubercles", "{\"isolated\":true,\"edge\":{\"side\":\"right\",\"width_percent\":15}}", &ok);
@@ -195,7 +227,8 @@ int main(void)
 	printf("agent add_tubercle (analyse point, journal, reload, status): %.1f ms\n", add / REPS);
 	printf("agent delete_tubercle (journal, reload, status): %.1f ms\n", del / REPS);
 	printf("agent set reload (fs_set_load %.1f ms + statistics): %.1f ms\n", load_ms, reload_ms);
-	printf("agent store add alone %.1f ms, boundary flags %.1f ms, statistics %.1f ms\n", store_add, bnd, stc);
+	printf("agent store add alone %.1f ms, delete alone %.1f ms, boundary flags %.1f ms, statistics %.1f ms\n",
+	       store_add, store_del, bnd, stc);
 	printf("agent status object: %.2f ms\n", status / REPS);
 	printf("agent judge after a change (reconnect %zu tubercles + statistics + lattice coverage): %.1f ms\n", s.t.n,
 	       judge);
@@ -203,6 +236,13 @@ int main(void)
 	printf("agent edit iteration overhead (screenshot + state + add + delete + status): %.1f ms (target < 30 ms)\n",
 	       edit_iter);
 	printf("agent offline lattice fit (policy, not overhead): %.1f ms\n", plan_ms);
+	printf("agent editor evidence check at a site (dome/blob measurement + contrast): %.2f ms\n", ev_ms / REPS);
+	printf("agent editor reconnect + judge after one change (neighbourhood only, of %zu tubercles): %.1f ms\n", s.t.n,
+	       jat / REPS);
+	printf("agent editor step (evidence + add_tubercle with journal, incremental reconnect, statistics, coverage): "
+	       "%.1f ms (target < 30 ms)\n", (ev_ms + chg_add) / REPS);
+	printf("agent editor step (delete_tubercle with journal, incremental reconnect, statistics, coverage): %.1f ms "
+	       "(target < 30 ms)\n", chg_del / REPS);
 	fs_tools_free(reg);
 	fs_agent_sess_free(&s);
 

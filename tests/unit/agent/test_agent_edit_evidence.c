@@ -5,7 +5,10 @@
  * editor must restore at least 80 % of the missing ones and remove at
  * least 80 % of the false ones, with at most 2 % new errors (true
  * tubercles deleted, tubercles added where there is none) and nothing
- * added outside the scale region. Prints a table of the outcomes. */
+ * added outside the scale region. And on the paper figures P1 Fig2, P1 Fig4
+ * and P2 Fig1c (extracted with the defaults, the automatic scale region) it
+ * never ends below its starting score (hexagonalness of the reconnected
+ * graph, ties by coverage of the scale region). Prints tables of both. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -25,6 +28,7 @@
 #include "agent/agent_jobs.h"
 #include "analysis/graph.h"
 #include "analysis/params.h"
+#include "image/image_io.h"
 #include "base/config.h"
 #include "store/db.h"
 #include "store/image_files.h"
@@ -274,10 +278,106 @@ static void local_editor_repairs_damaged_sem_scenes(void **state)
 			 "outside the scale region)", bad);
 }
 
+/* The score of the stored set as the editor judges it. */
+static void score_now(fx *f, double *hex, double *cov, size_t *n)
+{
+	fs_agent_job job;
+	fs_agent_env env;
+	fs_agent_sess ss;
+	seen s = {0};
+	char err[256];
+	job_init(&job, f, FS_AGENT_EDIT);
+	env_init(&env, f, &s);
+	if (fs_agent_sess_init(&ss, &job, &env, err, sizeof err))
+		fail_msg("session: %s", err);
+	*hex = ss.stats.hexagonalness_score;
+	*cov = ss.score_cov;
+	*n = ss.t.n;
+	fs_agent_sess_free(&ss);
+	seen_free(&s);
+}
+
+static void local_editor_never_ends_below_its_start_on_paper_figures(void **state)
+{
+	static const char *figs[][2] = {
+		{"P1 Fig2", "P1_Fig2_Polypterus_bichir_2.63um.tif"},
+		{"P1 Fig4", "P1_Fig4_Atractosteus_simplex_7.07um.tif"},
+		{"P2 Fig1c", "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif"},
+	};
+	const char *key = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	int bad = 0;
+	printf("# local editor on the paper figures (set: the default extraction in the automatic scale region)\n");
+	printf("# %-9s %6s %9s %9s %6s %9s %9s %7s %7s %s\n", "figure", "n0", "hex0", "cov0 %", "n1", "hex1", "cov1 %",
+	       "added", "deleted", "outcome");
+	for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
+		fx *f;
+		char path[400], err[256], sql[200];
+		if (i) {
+			fx_teardown(state);
+			assert_int_equal(fx_setup(state), 0);
+		}
+		f = *state;
+		fs_loaded L;
+		snprintf(path, sizeof path, "tests/fixtures/paper/%s", figs[i][1]);
+		assert_int_equal(fs_load_file(path, NULL, &L, err, sizeof err), 0);
+		assert_int_equal(fs_file_path(f->dir, FS_FILE_WORK, key, path, sizeof path), 0);
+		assert_int_equal(fs_work_write(path, L.image, err, sizeof err), 0);
+		snprintf(sql, sizeof sql, "UPDATE images SET width = %d, height = %d WHERE id = %lld;", L.image->width,
+			 L.image->height, f->image_id);
+		assert_int_equal(sqlite3_exec(fs_db_handle(f->db), sql, NULL, NULL, NULL), SQLITE_OK);
+		fs_loaded_free(&L);
+		/* the set: what the detector finds in the image's scale region */
+		{
+			fs_agent_job job;
+			fs_agent_env env;
+			fs_agent_sess ss;
+			seen s = {0};
+			fs_tubercle_list none = {0};
+			fs_params p;
+			int found = 0;
+			fs_params_default(&p);
+			job_init(&job, f, FS_AGENT_EDIT);
+			env_init(&env, f, &s);
+			assert_int_equal(fs_agent_sess_init(&ss, &job, &env, err, sizeof err), 0);
+			assert_int_equal(fs_agent_store_state(&ss, &none, &p, "extraction", err, sizeof err), 0);
+			if (fs_agent_initial_extraction(&ss, &found, err, sizeof err))
+				fail_msg("%s: extraction: %s", figs[i][0], err);
+			fs_agent_sess_free(&ss);
+			seen_free(&s);
+		}
+		double h0, c0, h1, c1;
+		size_t n0, n1;
+		score_now(f, &h0, &c0, &n0);
+		fs_agent_job job;
+		fs_agent_env env;
+		seen s = {0};
+		cJSON *st = NULL;
+		job_init(&job, f, FS_AGENT_EDIT);
+		env_init(&env, f, &s);
+		if (getenv("EV_LOG"))
+			env.on_log = print_log;
+		if (fs_agent_job_run(&job, &env, &st, err, sizeof err))
+			fail_msg("%s: editor: %s", figs[i][0], err);
+		int added = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(st, "tubercles_added"));
+		int deleted = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(st, "tubercles_deleted"));
+		cJSON_Delete(st);
+		seen_free(&s);
+		score_now(f, &h1, &c1, &n1);
+		int below = fs_agent_score_better(h0, c0, h1, c1);
+		printf("# %-9s %6zu %9.3f %9.1f %6zu %9.3f %9.1f %7d %7d %s\n", figs[i][0], n0, h0, c0, n1, h1, c1, added,
+		       deleted, below ? "BELOW THE START" : fs_agent_score_better(h1, c1, h0, c0) ? "better" : "tie");
+		bad += below;
+	}
+	if (bad)
+		fail_msg("%d figure(s) ended below the start", bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(local_editor_repairs_damaged_sem_scenes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(local_editor_never_ends_below_its_start_on_paper_figures, fx_setup,
+						fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
