@@ -16,7 +16,8 @@
  *  - a radius within 0.6..1.4 x the set's median measured radius,
  *  - circularity at least 0.75 x the set's median (a ring of neighbours
  *    around a gap is less round; small tubercles measure less round),
- *  - local contrast at least 0.4 x the set's median: the contrast is the
+ *  - local contrast at least 0.4 x the set's median (below 0.2 at the
+ *    point itself nothing is measured): the contrast is the
  *    spread (standard deviation) of the smoothed image over the disc of
  *    1.5 x the reference radius, which a dome has whichever side of it the
  *    SEM's detector lights, and blank paper, a flat gap or noise lack.
@@ -180,6 +181,14 @@ int fs_agent_evidence_at(fs_agent_sess *s, double x, double y, fs_agent_evidence
 		return -1;
 	}
 	double P = s->ev_pitch, R = s->ev_r;
+	/* blank paper, a flat gap: no measurement needed to say no (the
+	 * measured tubercle must reach 0.4 below; its disc overlaps this one) */
+	ev->contrast = spread(s->ev_img, x, y, 1.5 * R) / s->ev_c;
+	if (ev->contrast < 0.2) {
+		snprintf(ev->why, sizeof(ev->why), "too faint at (%.0f, %.0f): contrast %.2f of the set's", x, y,
+			 ev->contrast);
+		return 0;
+	}
 	int how = measure(s, x, y, &m);
 	if (!how) {
 		ev->contrast = spread(s->ev_img, x, y, 1.5 * R) / s->ev_c;

@@ -263,7 +263,8 @@ typedef struct fs_lattice_plan {
 	size_t n_del;
 	char (*add_why)[160];    /* per site added / id deleted: the evidence in words */
 	char (*del_why)[160];
-	size_t n_refused;        /* predicted sites the image does not support */
+	size_t n_refused;        /* predicted sites the image does not support: */
+	double *rx, *ry;         /* where (the offline editor does not look there again) */
 	double pitch;
 } fs_lattice_plan;
 int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double *avoid_y, size_t n_avoid,

@@ -118,6 +118,8 @@ void fs_lattice_plan_free(fs_lattice_plan *p)
 	free(p->del);
 	free(p->add_why);
 	free(p->del_why);
+	free(p->rx);
+	free(p->ry);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -250,6 +252,9 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 			}
 	}
 	out->n_refused = n_rej;
+	out->rx = rx;
+	out->ry = ry;
+	rx = ry = NULL;
 	rc = 0;
 out:
 	grid_free(&g);
@@ -560,6 +565,10 @@ int fs_agent_local_edit(const fs_conv *conv, const cJSON *tools, fs_llm_reply *o
 		calls++;
 	}
 	trial_end(s, &tr);
+	/* refused sites are not looked at again in later turns */
+	for (size_t i = 0; i < plan.n_refused; i++)
+		if (remember_site(e, plan.rx[i], plan.ry[i]))
+			goto oom_plan;
 	if (calls) {
 		char txt[200];
 		snprintf(txt, sizeof(txt), "Lattice pitch %.1f px: %d change(s) to lattice sites and off-lattice tubercles.",
