@@ -994,6 +994,16 @@ static int t_add(const cJSON *args, fs_tool_output *out, void *user)
 		cJSON_AddItemToObject(out->data, "tubercle", tub_json(nt, sc));
 	cJSON_AddStringToObject(out->data, "radius_from", how);
 	cJSON_AddNumberToObject(out->data, "tubercle_count", (double)s->t.n);
+	/* what the image shows there, so a model sees a step on blank surface
+	 * for what it is (the local editor adds only where it is shown) */
+	fs_agent_evidence evd;
+	if (fs_agent_evidence_at(s, x, y, &evd) == 0) {
+		cJSON *evj = cJSON_AddObjectToObject(out->data, "evidence");
+		cJSON_AddBoolToObject(evj, "tubercle_in_image", evd.ok);
+		cJSON_AddStringToObject(evj, "why", evd.why);
+		if (!evd.ok)
+			fs_agent_log(s, "Tubercle #%d: the image shows none there (%s)", tid, evd.why);
+	}
 	fs_agent_emit_status(s);
 	return FS_TOOL_OK;
 }

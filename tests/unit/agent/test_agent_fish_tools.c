@@ -470,6 +470,46 @@ static void session_for_unknown_set_fails(void **state)
 	fs_agent_sess_free(&s);
 }
 
+/* Issue 16 item 1: the image's evidence is what the editor goes by - a
+ * missing lattice site shows a tubercle, the middle between two neighbours
+ * does not (a neighbour's blob is centred away from it), and add_tubercle
+ * reports which. */
+static void evidence_tells_a_missing_site_from_a_gap(void **state)
+{
+	fx *f = *state;
+	tctx *c = open_sess(f, FS_AGENT_EDIT);
+	fs_agent_evidence ev;
+	size_t site = 0;
+	int found = 0;
+	for (size_t i = 0; i < f->truth.n && !found; i++) {
+		int interior = f->truth.x[i] > 100 && f->truth.x[i] < FX_W - 40 && f->truth.y[i] > 40 &&
+			       f->truth.y[i] < FX_H - 40;
+		if (interior && i % FX_MISSING_EVERY == 0) {
+			site = i;
+			found = 1;
+		}
+	}
+	assert_true(found);
+	assert_int_equal(fs_agent_evidence_at(&c->s, f->truth.x[site], f->truth.y[site], &ev), 0);
+	if (!ev.ok)
+		fail_msg("missing site not shown: %s", ev.why);
+	assert_true(hypot(ev.x - f->truth.x[site], ev.y - f->truth.y[site]) < 0.2 * FX_PITCH);
+	/* halfway between the site and its right-hand neighbour */
+	assert_int_equal(fs_agent_evidence_at(&c->s, f->truth.x[site] + FX_PITCH / 2, f->truth.y[site], &ev), 0);
+	if (ev.ok)
+		fail_msg("a gap taken for a tubercle: %s", ev.why);
+	assert_true(ev.why[0] != 0);
+	cJSON *r;
+	char a[96];
+	snprintf(a, sizeof a, "{\"x\":%.1f,\"y\":%.1f}", f->truth.x[site], f->truth.y[site]);
+	assert_true(call(c, "add_tubercle", a, &r));
+	cJSON *evj = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "data") ? cJSON_GetObjectItem(r, "data") : r, "evidence");
+	assert_non_null(evj);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(evj, "tubercle_in_image")));
+	cJSON_Delete(r);
+	close_sess(c);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -493,6 +533,7 @@ int main(void)
 		T(run_extraction_refuses_beyond_max_iterations),
 		T(cleanup_deletes_tubercles_below_two_neighbours),
 		T(lattice_plan_finds_missing_sites_and_false_positives),
+		T(evidence_tells_a_missing_site_from_a_gap),
 		T(lattice_plan_needs_three_tubercles),
 		T(session_for_unknown_set_fails),
 	};
