@@ -105,7 +105,8 @@ typedef struct fs_agent_sess {
 	size_t ev_fail_n;         /* the set's size when it could not be */
 	struct fs_agent_ev_memo *ev_memo; /* verdicts per tubercle id (and position), see fs_agent_evidenced */
 	size_t ev_memo_n;
-	double score_cov;         /* coverage of the lattice-supported tubercles (the tie-break) */
+	double score_cov;         /* the tie-break: coverage of the scale region by the tubercles the
+	                           * lattice supports and the image shows */
 	fs_tubercle_list snap_t;
 	double snap_hex, snap_cov;
 	int snap_iteration;       /* -1 = the start */

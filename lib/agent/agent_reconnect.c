@@ -76,11 +76,14 @@ double fs_agent_reconnect_len(const fs_agent_sess *s)
 	if (n) {
 		qsort(len, n, sizeof(double), cmp_dbl);
 		double med = len[n / 2];
-		/* without culling no edge is bounded: 3 medians keeps it local */
-		L = s->params.cull_long_edges && s->params.cull_factor > 0 ? s->params.cull_factor * med : 3 * med;
-		/* culling keeps edges up to the factor; the largest kept one bounds L too */
-		if (!s->params.cull_long_edges)
-			L = fmax(L, fmin(len[n - 1], 6 * med));
+		/* with culling no kept edge is longer than factor x median; without
+		 * it none is bounded: the longest edge now, but at most 6 medians,
+		 * keeps the splice local (longer hull edges near a change are then
+		 * dropped until the next full build) */
+		if (s->params.cull_long_edges && s->params.cull_factor > 0)
+			L = s->params.cull_factor * med;
+		else
+			L = fmax(3 * med, fmin(len[n - 1], 6 * med));
 	}
 out:
 	free(at);
