@@ -35,6 +35,10 @@
  * plateau_iterations passes in a row that raised the best's hexagonalness
  * by less than plateau_threshold. The iteration limit, the target and the
  * time and cost limits hold as for any provider.
+ * Before that, from a start whose method the image's calibration does not
+ * allow, the search first switches to one it allows; from a start with no
+ * plausible result (nothing found, far too much), a rescue moves every
+ * count knob at once (rescue_move).
  * A candidate that was already tried (any earlier trial, not only this
  * pass), is out of range, or equals its base is skipped without spending
  * an extraction, so no parameter set is ever run twice.
@@ -410,6 +414,25 @@ int fs_agent_local_optimize(const fs_conv *conv, const cJSON *tools, fs_llm_repl
 	if (bi < 0)
 		return accept(s, out, "No extraction to search from.") ? -1 : 0;
 	const fs_params *base = &s->trials[bi].params;
+
+	/* a start in a method the image's calibration does not allow (a log
+	 * profile on an uncalibrated figure): every result of it is refused, so
+	 * the search changes method first, keeping the other parameters */
+	if (s->best < 0 && !method_allowed(s, base->method)) {
+		for (int d = 0; d < N_METHODS; d++) {
+			int k = N_KNOBS - 1; /* the method knob */
+			if (candidate(s, base, k, d, 1, &p))
+				break;
+			if ((f = fresh(s, &p)) < 0)
+				goto oom;
+			if (!f)
+				continue;
+			snprintf(why, sizeof why, "Method %s needs a calibration this image does not have: trying %s.",
+				 fs_method_name(base->method), fs_method_name(p.method));
+			o->last_best = -2;
+			return set_and_run(s, out, &p, why) ? -1 : 0;
+		}
+	}
 
 	/* nothing plausible yet: move every count knob at once, doubling the
 	 * step while the count stays on the wrong side, before single steps */
