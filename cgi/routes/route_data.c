@@ -300,8 +300,15 @@ static int reply_settings(fs_req *r, fs_resp *w)
 	cJSON *o = ok_obj();
 	cJSON_AddItemToObject(o, "settings", s);
 	cJSON *d = fs_settings_defaults(cJSON_GetObjectItem(s, "display_name")->valuestring);
-	if (d)
+	/* the server's list is the default of the tools that need no approval:
+	 * what the tab shows is what the agent worker uses */
+	const char *srv = r->app->cfg.agent_no_approval_tools;
+	if (!fs_settings_is_stored(r->app->db, r->user.id, "agent_no_approval_tools"))
+		cJSON_ReplaceItemInObject(s, "agent_no_approval_tools", cJSON_CreateString(srv));
+	if (d) {
+		cJSON_ReplaceItemInObject(d, "agent_no_approval_tools", cJSON_CreateString(srv));
 		cJSON_AddItemToObject(o, "defaults", d);
+	}
 	return reply_ok(w, 200, o);
 }
 

@@ -465,10 +465,14 @@ static double median_edge(const fs_tubercle_list *t, const fs_edge_list *e)
 /*
  * Whether an extraction may become the optimiser's best (issue 16): a
  * method that needs a calibration on an image without one is refused (the
- * detector ran on the 700x estimate only), and so is a result denser than
- * the image's own lattice (autocorrelation pitch) allows: more detections
- * than 1.5 x the lattice sites of the whole image, or neighbours closer
- * than 0.6 pitch (blobs on paper grain, split tubercles). Empty why = plausible.
+ * detector ran on the 700x estimate only); so is a detection outside the
+ * scale region (detection is restricted to it, so this only guards a
+ * region changed under the run), and a count far from what the image's own
+ * lattice (autocorrelation pitch) predicts for the region: more than 1.5 x
+ * its sites, fewer than a tenth of them (a strict setting that keeps a few
+ * strong tubercles can score a high hexagonalness on a tiny, regular
+ * patch), or neighbours closer than 0.6 pitch (blobs on paper grain, split
+ * tubercles). Empty why = plausible.
  */
 static void plausibility(fs_agent_sess *s, const fs_tubercle_list *t, const fs_edge_list *e, char *why, size_t n)
 {
@@ -477,21 +481,37 @@ static void plausibility(fs_agent_sess *s, const fs_tubercle_list *t, const fs_e
 		snprintf(why, n, "method %s needs a calibration and the image has none", fs_method_name(s->params.method));
 		return;
 	}
+	size_t outside = 0;
+	for (size_t i = 0; i < t->n; i++)
+		outside += !fs_scale_region_contains(&s->region, t->items[i].centroid_x, t->items[i].centroid_y);
+	if (outside) {
+		snprintf(why, n, "%zu detections outside the scale region", outside);
+		return;
+	}
 	if (s->lattice_pitch < 0) {
 		fs_lattice lat;
 		char err[128];
 		s->lattice_pitch = fs_lattice_estimate(s->img, &lat, err, sizeof(err)) == 0 && lat.strength > 0.05
 			? lat.pitch_px : 0;
 		if (s->lattice_pitch > 0)
-			fs_agent_log(s, "Lattice of the image: pitch %.1f px (plausibility of results)", s->lattice_pitch);
+			fs_agent_log(s, "Lattice of the image: pitch %.1f px, ~%.0f sites in the scale region "
+				     "(plausibility of results)", s->lattice_pitch,
+				     (double)s->img->width * s->img->height * fs_scale_region_fraction(&s->region) /
+					     (s->lattice_pitch * s->lattice_pitch * sqrt(3) / 2));
 	}
 	double p = s->lattice_pitch;
 	if (p <= 0 || !t->n)
 		return;
-	double sites = (double)s->img->width * s->img->height / (p * p * sqrt(3) / 2);
+	double frac = s->region.in ? fs_scale_region_fraction(&s->region) : 1.0;
+	double sites = (double)s->img->width * s->img->height * frac / (p * p * sqrt(3) / 2);
 	if (t->n > 1.5 * sites + 10) {
-		snprintf(why, n, "%zu detections, more than the image's lattice (pitch %.1f px) has sites (~%.0f)", t->n,
-			 p, sites);
+		snprintf(why, n, "%zu detections, more than the scale region's lattice (pitch %.1f px) has sites (~%.0f)",
+			 t->n, p, sites);
+		return;
+	}
+	if ((double)t->n < 0.1 * sites) {
+		snprintf(why, n, "%zu detections, under a tenth of the scale region's lattice sites (~%.0f, pitch %.1f px)",
+			 t->n, sites, p);
 		return;
 	}
 	double med = median_edge(t, e);
@@ -617,7 +637,7 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 	} else if (s->iteration >= s->job->max_iterations) {
 		snprintf(s->stop_reason, sizeof(s->stop_reason), "max_iterations");
 		fs_agent_log(s, "MAX ITERATIONS: %d extractions done", s->iteration);
-	} else if (s->job->plateau_iterations > 0 && s->no_improve >= s->job->plateau_iterations) {
+	} else if (!s->own_plateau && s->job->plateau_iterations > 0 && s->no_improve >= s->job->plateau_iterations) {
 		snprintf(s->stop_reason, sizeof(s->stop_reason), "plateau_detected");
 		fs_agent_log(s, "PLATEAU: no improvement for %d extractions", s->no_improve);
 	}

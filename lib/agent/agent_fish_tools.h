@@ -79,6 +79,9 @@ typedef struct fs_agent_sess {
 	fs_edge_list best_e;
 	int applied;              /* index of the trial now in the set, -1 none */
 	int no_improve;           /* extractions since the last improvement */
+	int own_plateau;          /* the policy decides when the search has stalled (the local
+				   * compass search: a whole pass without improvement), so the
+				   * count of extractions without improvement does not stop it */
 	int profile_phase;        /* 1 until the first set_params */
 	double lattice_pitch;     /* the image's lattice (px), 0 none, -1 not yet estimated */
 	int accepted;

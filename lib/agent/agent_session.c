@@ -18,6 +18,7 @@
 #include "analysis/params_json.h"
 #include "store/scale_regions.h"
 #include "store/sets_store.h"
+#include "store/settings_store.h"
 
 double fs_agent_now(void)
 {
@@ -777,7 +778,12 @@ static fs_approval hook_approve(const char *tool, const cJSON *args, char *reaso
 	if (!s->env->approve)
 		return FS_APPROVE;
 	/* read-only tools change nothing a person would want to refuse */
-	const char *free_tools = s->env->cfg ? s->env->cfg->agent_no_approval_tools : "get_*,select_tubercles";
+	/* the run owner's setting, else the server's list; read at each call so
+	 * a change in the Settings tab applies to a run that is going on */
+	char free_tools[FS_CONF_STR];
+	fs_settings_no_approval_tools(s->db, s->job->user_id,
+				      s->env->cfg ? s->env->cfg->agent_no_approval_tools : FS_NO_APPROVAL_DEFAULT,
+				      free_tools, sizeof free_tools);
 	if (fs_agent_tool_listed(free_tools, tool))
 		return FS_APPROVE;
 	cJSON *p = fs_agent_proposal(s, tool, args);

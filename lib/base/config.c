@@ -131,7 +131,7 @@ void fs_config_defaults(fs_config *c)
 	copy(c->gemini_base_url, sizeof c->gemini_base_url, "https://generativelanguage.googleapis.com");
 	copy(c->ollama_base_url, sizeof c->ollama_base_url, "http://127.0.0.1:11434");
 	copy(c->vllm_base_url, sizeof c->vllm_base_url, "http://localhost:8000");
-	copy(c->agent_no_approval_tools, sizeof c->agent_no_approval_tools, "get_*,select_tubercles");
+	copy(c->agent_no_approval_tools, sizeof c->agent_no_approval_tools, FS_NO_APPROVAL_DEFAULT);
 	c->agent_http_timeout_s = 300;
 	c->agent_http_connect_timeout_s = 30;
 	c->agent_http_retries = 3;

@@ -15,6 +15,8 @@
 #include <stddef.h>
 
 #define FS_CONF_STR 512
+/* the read-only agent tools that need no approval (also the user setting's default) */
+#define FS_NO_APPROVAL_DEFAULT "get_*,select_tubercles"
 
 typedef struct fs_config {
 	char data_dir[FS_CONF_STR];        /* images, database, run files */

@@ -68,6 +68,10 @@ static const fs_setting_def schema[] = {
 	B("editor_chain_hint", 1, "show the chain mode keyboard hint"),
 	I("tabs_panel_width", 200, 2000, 420, "width of the tabs panel in px"),
 	B("auto_calibrate_data_bar", 0, "apply the calibration read from an SEM data bar to new uploads when it is confident"),
+	/* issue 16: read-only tools need no approval; the server's configuration
+	 * (agent_no_approval_tools) is the default of users who never set it */
+	{"agent_no_approval_tools", FS_SETTING_NAMES, 0, FS_SETTING_NAMES_MAX, 0, FS_NO_APPROVAL_DEFAULT, NULL,
+	 "tools that run without asking when each step needs approval: names, 'prefix*' for all that start so"},
 };
 
 #define NSCHEMA (sizeof schema / sizeof schema[0])
@@ -125,6 +129,37 @@ static int text_ok(const char *s)
 	return 1;
 }
 
+/* A list of tool names: names of [a-z0-9_], each optionally ending in '*',
+ * separated by commas (spaces around them allowed); "" is the empty list. */
+static int names_ok(const char *s)
+{
+	const char *p = s;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		size_t n = 0;
+		while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9') || p[n] == '_')
+			n++;
+		if (p[n] == '*')
+			n++;
+		if (!n)
+			return 0;
+		p += n;
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (*p != ',')
+			return 0;
+		p++;
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			return 0; /* a trailing comma */
+	}
+	return 1;
+}
+
 static int color_ok(const char *s)
 {
 	if (strlen(s) != 7 || s[0] != '#')
@@ -171,6 +206,14 @@ static int value_ok(const fs_setting_def *d, const cJSON *v, char *err, size_t e
 			size_t l = strlen(err);
 			snprintf(err + l, errlen - l, "%s %s", c == d->choices ? "" : ",", *c);
 		}
+		return -1;
+	case FS_SETTING_NAMES:
+		if (cJSON_IsString(v) && strlen(v->valuestring) <= (size_t)d->max && names_ok(v->valuestring))
+			return 0;
+		snprintf(err, errlen,
+			 "setting '%s' must be tool names (letters a-z, digits, '_'; 'prefix*' for every tool "
+			 "starting so) separated by commas, at most %g bytes",
+			 d->key, d->max);
 		return -1;
 	case FS_SETTING_TEXT:
 		if (cJSON_IsString(v)) {
@@ -233,6 +276,7 @@ static cJSON *default_value(const fs_setting_def *d, const char *display_name)
 		return cJSON_CreateNumber(d->def_num);
 	case FS_SETTING_COLOR:
 	case FS_SETTING_ENUM:
+	case FS_SETTING_NAMES:
 		return cJSON_CreateString(d->def_str);
 	case FS_SETTING_TEXT:
 		return cJSON_CreateString(display_name ? display_name : "");
@@ -386,6 +430,34 @@ fail:
 	cJSON_Delete(stored);
 	snprintf(err, errlen, "%s", rc == FS_DB_BUSY ? "the database is busy" : "could not store the settings");
 	return rc;
+}
+
+int fs_settings_is_stored(fs_db *db, long long user_id, const char *key)
+{
+	cJSON *stored = NULL;
+	const fs_setting_def *d = find_def(key);
+	char msg[160];
+	if (!d || load_stored(db, user_id, &stored))
+		return 0;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(stored, key);
+	int r = v && d->type != FS_SETTING_TEXT && !value_ok(d, v, msg, sizeof msg);
+	cJSON_Delete(stored);
+	return r;
+}
+
+void fs_settings_no_approval_tools(fs_db *db, long long user_id, const char *server_default, char *buf,
+				   size_t buflen)
+{
+	cJSON *stored = NULL;
+	char msg[160];
+	const fs_setting_def *d = find_def("agent_no_approval_tools");
+	snprintf(buf, buflen, "%s", server_default ? server_default : FS_NO_APPROVAL_DEFAULT);
+	if (!db || !d || load_stored(db, user_id, &stored))
+		return;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(stored, d->key);
+	if (v && !value_ok(d, v, msg, sizeof msg))
+		snprintf(buf, buflen, "%s", v->valuestring);
+	cJSON_Delete(stored);
 }
 
 int fs_settings_reset(fs_db *db, long long user_id)

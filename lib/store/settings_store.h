@@ -31,12 +31,14 @@
 
 #include <cJSON.h>
 
+#include "base/config.h"
 #include "store/db.h"
 #include "analysis/metrics.h"
 #include "analysis/params.h"
 
 #define FS_PROFILE_NAME_MAX 64   /* bytes */
 #define FS_DISPLAY_NAME_MAX 128  /* bytes, as users.c allows */
+#define FS_SETTING_NAMES_MAX 255 /* bytes of a list of tool names */
 
 typedef enum fs_setting_type {
 	FS_SETTING_BOOL,
@@ -45,6 +47,7 @@ typedef enum fs_setting_type {
 	FS_SETTING_COLOR,  /* "#rrggbb", stored lower-case */
 	FS_SETTING_ENUM,
 	FS_SETTING_TEXT,   /* display_name only */
+	FS_SETTING_NAMES,  /* comma-separated names [a-z0-9_], each may end in '*' (a prefix); "" = none */
 } fs_setting_type;
 
 typedef struct fs_setting_def {
@@ -82,6 +85,19 @@ void fs_settings_hex_weights(fs_db *db, long long user_id, fs_hex_weights *w);
  * users table. All or nothing, in one transaction.
  */
 int fs_settings_put(fs_db *db, long long user_id, const cJSON *patch, char *err, size_t errlen);
+
+/* 1 when the user has stored a value for key (it is not the default), 0
+ * when not, or on a database error. */
+int fs_settings_is_stored(fs_db *db, long long user_id, const char *key);
+
+/*
+ * The tools that run without asking under approve-each-step for this user
+ * (setting agent_no_approval_tools): the user's list when they set one,
+ * else server_default (the configuration's agent_no_approval_tools), into
+ * buf. Never fails: a database error gives server_default.
+ */
+void fs_settings_no_approval_tools(fs_db *db, long long user_id, const char *server_default, char *buf,
+				   size_t buflen);
 
 /* Forgets every stored setting (display_name is kept: it is the account's). */
 int fs_settings_reset(fs_db *db, long long user_id);

@@ -237,7 +237,10 @@ export function initAgentExtraction(ws) {
   q('agentExtNewRun').addEventListener('click', newRun);
   q('agentExtCopyPrompt').addEventListener('click', () => copyText(q('agentExtPrompt').textContent, 'Prompt'));
   q('agentExtCopyResponse').addEventListener('click', () => copyText(q('agentExtResponse').textContent, 'Response'));
-  q('agentExtUseCurrent').addEventListener('change', () => { q('agentExtProfile').disabled = q('agentExtUseCurrent').checked; });
+  // "Use current parameters" is on by default (the original's): the profile is then not used
+  const profileFollows = () => { q('agentExtProfile').disabled = q('agentExtUseCurrent').checked; };
+  q('agentExtUseCurrent').addEventListener('change', profileFollows);
+  profileFollows();
 
   store.addEventListener('set', buttons);
   store.addEventListener('image', buttons);

@@ -1,7 +1,8 @@
 // tab_settings.js - the Settings tab built from the server's settings
 // (GET/PUT /api/settings: stored per user, so they follow the user to any
 // browser), the theme applied as CSS variables, the hexagonalness weights
-// with their sum, normalise and reset, and the About table.
+// with their sum, normalise and reset, the tools an agent may run without
+// asking, and the About table.
 
 import { api, errorText } from './api.js';
 import { $, el, toast, confirmDialog } from './dom.js';
@@ -27,6 +28,9 @@ const GROUPS = [
     ['custom_panel_bg', 'Panel background', 'color'], ['custom_chart_bg', 'Chart background', 'color'],
     ['custom_text_primary', 'Primary text', 'color'], ['custom_text_muted', 'Muted text', 'color'], ['custom_text_dim', 'Dim text', 'color'],
     ['custom_border', 'Borders', 'color'], ['custom_grid_lines', 'Grid lines', 'color'], ['custom_set_name', 'Set name', 'color'], ['custom_hex_value', 'Hex value', 'color'],
+  ]],
+  ['Agents', [
+    ['agent_no_approval_tools', 'Tools that run without asking when “Approve each step” is on (comma-separated; get_* = every read-only get_ tool, empty = ask for every tool)', 'names'],
   ]],
   ['Hexagonalness weights', [
     ['hex_spacing_weight', 'Spacing uniformity', 'num', 0, 1, 0.05], ['hex_degree_weight', 'Degree', 'num', 0, 1, 0.05], ['hex_edge_ratio_weight', 'Edge ratio', 'num', 0, 1, 0.05],
@@ -57,6 +61,7 @@ export function initSettings(ws) {
       else if (type === 'color') input = el('input', { type: 'color' });
       else if (type === 'enum') input = el('select', null, ...a.map(v => el('option', { value: v }, v)));
       else if (type === 'text') input = el('input', { type: 'text', maxLength: 128 });
+      else if (type === 'names') input = el('input', { type: 'text', maxLength: 255, spellcheck: false, autocomplete: 'off' });
       else input = el('input', { type: 'number', min: a, max: b, step: c });
       input.id = 's-' + key;
       input.name = key;
@@ -66,6 +71,9 @@ export function initSettings(ws) {
     }
     form.append(fs);
   }
+  // back to the server's list (the configuration's agent_no_approval_tools)
+  inputs.agent_no_approval_tools.closest('fieldset').append(
+    el('button', { type: 'button', id: 'agent-tools-reset' }, 'Use the server’s list'));
 
   function render() {
     const s = ws.settings;
@@ -112,6 +120,7 @@ export function initSettings(ws) {
     const r = (x) => Math.round(x / sum * 1e4) / 1e4;
     save({ hex_spacing_weight: r(s.hex_spacing_weight), hex_degree_weight: r(s.hex_degree_weight), hex_edge_ratio_weight: r(s.hex_edge_ratio_weight) });
   });
+  $('#agent-tools-reset').addEventListener('click', () => save({ agent_no_approval_tools: null }));
   $('#hex-reset').addEventListener('click', () => save({ hex_spacing_weight: null, hex_degree_weight: null, hex_edge_ratio_weight: null }));
   $('#theme-reset').addEventListener('click', () => save(Object.fromEntries(['theme', ...CUSTOM].map(k => [k, null]))));
   $('#settings-reset').addEventListener('click', async () => {

@@ -207,6 +207,59 @@ export async function testApproveOneStepAndRejectAnother({ page, shot }) {
   assert((await page.inputValue('#editAgentActionLog')).includes('nothing there'), 'reason in the log');
 }
 
+// issue 16 item 6: the tools that run without asking are a setting of the
+// Settings tab (default: the server's list, every get_* tool); emptied, a
+// read-only get_state needs an approval card; back to the server's list, it
+// runs without one.
+export async function testReadOnlyToolsListInSettingsDecidesWhatIsAsked({ page, shot }) {
+  const { server, mock } = await sharedServer();
+  const turn = (calls) => ({ text: 'Looking first.', tool_calls: calls.map(([name, args]) => ({ name, arguments: args })), usage: { input: 100, output: 20 } });
+  await openFreshSet(page, server, { tab: 'settings' });
+  const reset = () => page.evaluate(() => fetch(document.body.dataset.base + 'api/settings', { method: 'PUT', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': document.body.dataset.csrf }, body: JSON.stringify({ settings: { agent_no_approval_tools: null } }) }));
+  try {
+    const input = '#s-agent_no_approval_tools';
+    assert((await page.inputValue(input)) === 'get_*,select_tubercles', 'the server list shown: ' + await page.inputValue(input));
+    // a malformed list is refused and says why
+    await page.fill(input, 'get state');
+    await page.press(input, 'Tab');
+    await page.waitForFunction(() => [...document.querySelectorAll('#toasts *')].some(e => /agent_no_approval_tools/.test(e.textContent)));
+    await page.fill(input, '');
+    await page.press(input, 'Tab');
+    await page.waitForFunction(() => window.fishscale.settings.agent_no_approval_tools === '' && document.querySelector('#settings-status').textContent === 'Saved.');
+    await shot('settings-agent-tools');
+    const run = async () => {
+      await mock.script([turn([['get_state', {}]]), turn([['finish', { reason: 'done' }]])]);
+      await page.click('#tabs [data-tab="agentic-edit"]');
+      await page.selectOption('#editAgentProvider', 'openrouter');
+      await page.check('#editAgentApprove');
+      await page.uncheck('#editAgentAutoConnect');
+      await page.uncheck('#editAgentCleanupBoundary');
+      await page.click('#startEditAgentBtn');
+      // the last run's end mark goes when this one starts (it waits for an answer to finish)
+      await page.waitForFunction(() => !document.querySelector('#tab-agentic-edit[data-done]'), null, { timeout: 20000 });
+      // answer every card (each tool of the script once) until the run ends
+      const asked = [];
+      for (;;) {
+        await page.waitForFunction((asked) => document.querySelector('#tab-agentic-edit[data-done]') ||
+          [...document.querySelectorAll('.approval-tool')].some(t => !asked.includes(t.textContent)), asked, { timeout: 20000 });
+        if (await page.$('#tab-agentic-edit[data-done]')) break;
+        asked.push(await page.textContent('.approval-tool'));
+        await page.click('.approval-approve');
+      }
+      return asked[0];
+    };
+    assert((await run()) === 'get_state', 'with an empty list get_state is asked for');
+    // back to the server's list: get_state runs without a card; finish is asked
+    await page.click('#tabs [data-tab="settings"]');
+    await page.click('#agent-tools-reset');
+    await page.waitForFunction(() => window.fishscale.settings.agent_no_approval_tools === 'get_*,select_tubercles');
+    assert((await page.inputValue('#s-agent_no_approval_tools')) === 'get_*,select_tubercles', 'the field shows the server list again');
+    assert((await run()) === 'finish', 'get_state ran without asking');
+  } finally {
+    await reset().catch(() => {});
+  }
+}
+
 export async function testUndoOneAgentActionThenTheWholeRun({ page, shot }) {
   const { server } = await sharedServer();
   await openFreshSet(page, server);

@@ -1,10 +1,15 @@
-/* Unit test (issue 16 item 5): the `local` optimiser, started from
- * deliberately bad parameters, reaches at least 95 % of the hexagonalness
- * the default parameters give, on the agent fixture's synthetic lattice
- * (tests/unit/support/agent_fixture.h) and on simulated SEM scenes
- * (tests/unit/support/sem_sim.h) put in its place, and searches past the
- * coarse profiles. Prints start, defaults, best and iterations per scene
- * and starting point. */
+/* Unit test (issue 16 item 5): the `local` optimiser's compass search
+ * (agent_local_optimize.c), started from deliberately bad parameters,
+ * reaches at least 95 % of the hexagonalness the default parameters give,
+ * on the agent fixture's synthetic lattice (tests/unit/support/
+ * agent_fixture.h) and on simulated SEM scenes (tests/unit/support/
+ * sem_sim.h) put in its place. The search never tries the defaults as
+ * such, so it has to find its way there itself. Every run is also checked
+ * for what the search promises: no parameter set tried twice, only
+ * parameters the trial's method uses changed, and never ending below a
+ * plausible start. Prints start, defaults, best, the best's iteration and
+ * the iterations used per scene and starting point; FS_TEST_TRACE=1 prints
+ * every trial with the parameters it changed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -52,9 +57,40 @@ static void set_params(fx *f, const fs_params *p)
 	fs_edge_list_free(&e);
 }
 
+/* The search's promises on one run's history: no parameter set twice,
+ * and between two trials of one method only parameters it uses changed. */
+static void check_history(const cJSON *h)
+{
+	int n = cJSON_GetArraySize(h);
+	for (int i = 0; i < n; i++) {
+		const cJSON *pi = cJSON_GetObjectItem(cJSON_GetArrayItem(h, i), "params");
+		assert_non_null(pi);
+		for (int j = 0; j < i; j++) {
+			const cJSON *pj = cJSON_GetObjectItem(cJSON_GetArrayItem(h, j), "params");
+			if (cJSON_Compare(pi, pj, 1))
+				fail_msg("trials %d and %d have the same parameters", j + 1, i + 1);
+		}
+		if (!i)
+			continue;
+		const cJSON *prev = cJSON_GetObjectItem(cJSON_GetArrayItem(h, i - 1), "params");
+		const char *m = jstr(pi, "method");
+		if (strcmp(m, jstr(prev, "method")))
+			continue;
+		fs_method meth;
+		assert_int_equal(fs_method_parse(m, &meth), 0);
+		const cJSON *it;
+		cJSON_ArrayForEach(it, pi)
+		{
+			if (!cJSON_Compare(it, cJSON_GetObjectItem(prev, it->string), 1) &&
+			    fs_param_used_by(meth, it->string, NULL) == 0)
+				fail_msg("trial %d changed %s, which method %s does not use", i + 1, it->string, m);
+		}
+	}
+}
+
 /* Runs the optimiser for max_it iterations; the first trial's and the
- * best trial's hexagonalness, and the iterations used. */
-static void optimise(fx *f, int max_it, double *first, double *best, int *iters)
+ * best trial's hexagonalness, the best's iteration and the iterations used. */
+static void optimise(fx *f, int max_it, double *first, double *best, int *at, int *iters)
 {
 	fs_agent_job job;
 	fs_agent_env env;
@@ -70,12 +106,37 @@ static void optimise(fx *f, int max_it, double *first, double *best, int *iters)
 		fail_msg("optimiser: %s", err);
 	cJSON *h = cJSON_GetObjectItem(st, "history");
 	assert_true(cJSON_GetArraySize(h) >= 1);
-	*first = jnum(cJSON_GetArrayItem(h, 0), "hexagonalness");
+	check_history(h);
+	if (getenv("FS_TEST_TRACE")) {
+		/* each trial with the parameters it changed from the one before */
+		const cJSON *t, *prev = NULL;
+		cJSON_ArrayForEach(t, h)
+		{
+			const cJSON *p = cJSON_GetObjectItem(t, "params"), *it;
+			printf("#   %2d h=%.3f n=%3d", (int)jnum(t, "iteration"), jnum(t, "hexagonalness"),
+			       (int)jnum(t, "n_tubercles"));
+			cJSON_ArrayForEach(it, p)
+			{
+				if (prev && cJSON_Compare(it, cJSON_GetObjectItem(prev, it->string), 1))
+					continue;
+				char *v = cJSON_PrintUnformatted(it);
+				printf(" %s=%s", it->string, v);
+				free(v);
+			}
+			printf("%s%s\n", cJSON_GetObjectItem(t, "rejected") ? " REJECTED " : "", jstr(t, "rejected"));
+			prev = p;
+		}
+	}
+	const cJSON *h0 = cJSON_GetArrayItem(h, 0);
+	*first = jnum(h0, "hexagonalness");
 	*best = jnum(st, "best_score");
+	*at = (int)jnum(st, "best_iteration");
 	*iters = (int)jnum(st, "iteration");
-	/* the search goes on past the coarse profiles: before the fix every
-	 * neighbour of a profile's best was refused by set_params and the run
-	 * ended on the tool-call limit after four trials */
+	if (!cJSON_GetObjectItem(h0, "rejected") && *best < *first - 1e-9)
+		fail_msg("the run ended below its plausible start: %.3f < %.3f", *best, *first);
+	/* the search goes on past its first candidates: it used to stop on
+	 * the tool-call limit after four trials, then on a plateau of five
+	 * extractions half way through its first pass */
 	if (!strcmp(jstr(st, "finish_reason"), "max_tool_calls") || (max_it > 8 && *iters <= 8))
 		fail_msg("the search stopped early: %s after %d trials", jstr(st, "finish_reason"), *iters);
 	cJSON_Delete(st);
@@ -105,30 +166,41 @@ static void use_sem_scene(fx *f, unsigned seed, int margin_top)
 
 static void recovers(fx *f, const char *scene)
 {
-	fs_params def, bad[3];
+	enum { N_BAD = 4 };
+	fs_params def, bad[N_BAD];
 	double h_def, h_unused, first, best;
-	int it;
+	int it, at;
 	fs_params_default(&def);
 	set_params(f, &def);
-	optimise(f, 1, &h_def, &h_unused, &it);
+	optimise(f, 1, &h_def, &h_unused, &at, &it);
 	assert_true(h_def > 0);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < N_BAD; i++)
 		bad[i] = def;
-	/* heavy blur, strict shape, high prominence, coarse smoothing */
+	/* heavy blur, strict shape */
 	bad[0].blur_sigma = 4.5;
 	bad[0].min_circularity = 0.95;
+	/* high prominence, coarse smoothing */
 	bad[1].auto_prominence = 0.85;
 	bad[1].auto_smoothing = 0.38;
+	/* no blur, everything kept */
 	bad[2].blur_sigma = 0;
 	bad[2].auto_prominence = 0.06;
 	bad[2].auto_smoothing = 0.06;
 	bad[2].min_circularity = 0;
+	/* everything off at once, the neighbour graph too */
+	bad[3].blur_sigma = 5;
+	bad[3].min_circularity = 0.9;
+	bad[3].auto_prominence = 0.9;
+	bad[3].auto_smoothing = 0.4;
+	bad[3].clahe_clip = 0.2;
+	bad[3].tophat_radius = 60;
+	bad[3].neighbor_graph = FS_GRAPH_RNG;
 	printf("# local optimiser from bad parameters (%s): defaults give %.3f\n", scene, h_def);
-	printf("# %-6s %8s %8s %8s %10s\n", "start", "h_start", "h_best", "ratio", "iterations");
-	for (int i = 0; i < 3; i++) {
+	printf("# %-6s %8s %8s %8s %8s %10s\n", "start", "h_start", "h_best", "ratio", "best_at", "iterations");
+	for (int i = 0; i < N_BAD; i++) {
 		set_params(f, &bad[i]);
-		optimise(f, 30, &first, &best, &it);
-		printf("# bad-%d  %8.3f %8.3f %8.3f %10d\n", i, first, best, best / h_def, it);
+		optimise(f, 40, &first, &best, &at, &it);
+		printf("# bad-%d  %8.3f %8.3f %8.3f %8d %10d\n", i, first, best, best / h_def, at, it);
 		if (best < 0.95 * h_def)
 			fail_msg("%s, start %d: best %.3f < 95%% of the defaults' %.3f", scene, i, best, h_def);
 	}

@@ -293,6 +293,42 @@ static void put_null_restores_the_default(void **state)
 	cJSON_Delete(s);
 }
 
+/* issue 16 item 6: the tools an agent runs without asking */
+static void no_approval_tools_are_a_list_of_names(void **state)
+{
+	(void)state;
+	char err[256];
+	assert_int_equal(validate_text("{\"agent_no_approval_tools\": \"get_*,select_tubercles\"}", err, sizeof err), 0);
+	assert_int_equal(validate_text("{\"agent_no_approval_tools\": \"get_state, get_params\"}", err, sizeof err), 0);
+	assert_int_equal(validate_text("{\"agent_no_approval_tools\": \"\"}", err, sizeof err), 0);
+	assert_int_equal(validate_text("{\"agent_no_approval_tools\": null}", err, sizeof err), 0);
+	const char *bad[] = {"{\"agent_no_approval_tools\": \"get_*,\"}", "{\"agent_no_approval_tools\": \"Get_state\"}",
+			     "{\"agent_no_approval_tools\": \"get_*x\"}", "{\"agent_no_approval_tools\": \"a;b\"}",
+			     "{\"agent_no_approval_tools\": \",get_state\"}", "{\"agent_no_approval_tools\": 3}"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(validate_text(bad[i], err, sizeof err), -1);
+		assert_non_null(strstr(err, "agent_no_approval_tools"));
+	}
+}
+
+static void no_approval_tools_default_to_the_servers_list(void **state)
+{
+	ctx *c = *state;
+	char err[256], buf[256];
+	assert_int_equal(fs_settings_is_stored(c->db, c->alice, "agent_no_approval_tools"), 0);
+	fs_settings_no_approval_tools(c->db, c->alice, "get_state", buf, sizeof buf);
+	assert_string_equal(buf, "get_state");
+	assert_int_equal(put_text(c, c->alice, "{\"agent_no_approval_tools\": \"\"}", err, sizeof err), 0);
+	assert_int_equal(fs_settings_is_stored(c->db, c->alice, "agent_no_approval_tools"), 1);
+	fs_settings_no_approval_tools(c->db, c->alice, "get_state", buf, sizeof buf);
+	assert_string_equal(buf, ""); /* the user's empty list: ask for every tool */
+	fs_settings_no_approval_tools(c->db, c->bob, "get_*", buf, sizeof buf);
+	assert_string_equal(buf, "get_*"); /* per user */
+	assert_int_equal(put_text(c, c->alice, "{\"agent_no_approval_tools\": null}", err, sizeof err), 0);
+	fs_settings_no_approval_tools(c->db, c->alice, "get_*", buf, sizeof buf);
+	assert_string_equal(buf, "get_*");
+}
+
 static void display_name_goes_to_the_account(void **state)
 {
 	ctx *c = *state;
@@ -595,7 +631,15 @@ static void route_settings_round_trip_and_errors(void **state)
 	assert_int_equal(call_free("PUT", "/api/settings", NULL, NULL), 400);
 	assert_int_equal(call("POST", "/api/settings/reset", NULL, NULL, &w), 200);
 	assert_non_null(strstr(w.body.data, "\"theme\":\"dark\""));
+	/* not set: the server's list, as the setting and as its default */
+	assert_non_null(strstr(w.body.data, "\"agent_no_approval_tools\":\"get_*,select_tubercles\""));
 	fs_resp_free(&w);
+	assert_int_equal(call("PUT", "/api/settings", NULL, "{\"settings\":{\"agent_no_approval_tools\":\"get_state\"}}", &w),
+			 200);
+	assert_non_null(strstr(w.body.data, "\"agent_no_approval_tools\":\"get_state\""));
+	fs_resp_free(&w);
+	assert_int_equal(call_free("PUT", "/api/settings", NULL, "{\"settings\":{\"agent_no_approval_tools\":\"x y\"}}"), 422);
+	assert_int_equal(call_free("POST", "/api/settings/reset", NULL, NULL), 200);
 }
 
 static void route_profiles_crud(void **state)
@@ -703,6 +747,7 @@ int main(void)
 		cmocka_unit_test(display_name_rules),
 		cmocka_unit_test(repeated_key_is_refused),
 		cmocka_unit_test(patch_must_be_an_object),
+		cmocka_unit_test(no_approval_tools_are_a_list_of_names),
 		cmocka_unit_test(profile_names_are_checked),
 		cmocka_unit_test(builtin_profile_json_has_the_original_fields),
 		T(get_without_stored_settings_gives_defaults_and_account_name),
@@ -710,6 +755,7 @@ int main(void)
 		T(put_merges_with_earlier_puts),
 		T(invalid_put_changes_nothing),
 		T(put_null_restores_the_default),
+		T(no_approval_tools_default_to_the_servers_list),
 		T(display_name_goes_to_the_account),
 		T(settings_are_per_user),
 		T(reset_forgets_stored_values_but_keeps_name),
