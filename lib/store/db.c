@@ -22,6 +22,8 @@ struct cached {
 struct fs_db {
 	sqlite3 *h;
 	int busy_timeout_ms;
+	/* the write lock held by fs_db_begin .. fs_db_commit/rollback (ms) */
+	double tx_started, last_write_ms, longest_write_ms;
 	struct cached cache[STMT_CACHE];
 	int ncache;
 };
@@ -229,9 +231,30 @@ int fs_db_exec_id(fs_db *db, const char *sql, long long id)
 	return rc;
 }
 
+static double mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The lock is released: how long it was held, kept for fs_db_last_write_ms. */
+static void lock_released(fs_db *db)
+{
+	if (db->tx_started <= 0)
+		return;
+	db->last_write_ms = mono_ms() - db->tx_started;
+	if (db->last_write_ms > db->longest_write_ms)
+		db->longest_write_ms = db->last_write_ms;
+	db->tx_started = 0;
+}
+
 int fs_db_begin(fs_db *db)
 {
-	return fs_db_rc_from_sqlite(sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL));
+	int rc = fs_db_rc_from_sqlite(sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL));
+	if (rc == FS_DB_OK)
+		db->tx_started = mono_ms();
+	return rc;
 }
 
 int fs_db_commit(fs_db *db)
@@ -239,6 +262,7 @@ int fs_db_commit(fs_db *db)
 	int rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	lock_released(db);
 	return fs_db_rc_from_sqlite(rc);
 }
 
@@ -246,6 +270,31 @@ void fs_db_rollback(fs_db *db)
 {
 	if (!sqlite3_get_autocommit(db->h))
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	lock_released(db);
+}
+
+int fs_db_begin_read(fs_db *db)
+{
+	/* deferred: the first read takes the snapshot, no lock is taken */
+	return fs_db_rc_from_sqlite(sqlite3_exec(db->h, "BEGIN", NULL, NULL, NULL));
+}
+
+void fs_db_end_read(fs_db *db)
+{
+	if (!sqlite3_get_autocommit(db->h))
+		sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
+}
+
+double fs_db_last_write_ms(const fs_db *db)
+{
+	return db->last_write_ms;
+}
+
+double fs_db_take_longest_write_ms(fs_db *db)
+{
+	double v = db->longest_write_ms;
+	db->longest_write_ms = 0;
+	return v;
 }
 
 const char *fs_db_errmsg(fs_db *db)

@@ -51,6 +51,20 @@ int fs_db_exec_id(fs_db *db, const char *sql, long long id);
 int fs_db_begin(fs_db *db);
 int fs_db_commit(fs_db *db);
 void fs_db_rollback(fs_db *db);
+/* A read transaction (BEGIN DEFERRED .. COMMIT): one consistent snapshot
+ * to prepare a large write from, without taking the write lock (in WAL
+ * mode readers never block the writer). */
+int fs_db_begin_read(fs_db *db);
+void fs_db_end_read(fs_db *db);
+/*
+ * How long the write lock was held (SQLite has one writer: every other
+ * process that writes waits meanwhile), measured from fs_db_begin to its
+ * fs_db_commit / fs_db_rollback: the last transaction's, in ms, and the
+ * longest since the previous fs_db_take_longest_write_ms (which resets it).
+ * Callers log them (the library prints nothing).
+ */
+double fs_db_last_write_ms(const fs_db *db);
+double fs_db_take_longest_write_ms(fs_db *db);
 
 /* Maps an SQLite result code to an fs_db_rc. */
 int fs_db_rc_from_sqlite(int rc);

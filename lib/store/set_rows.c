@@ -237,6 +237,60 @@ int fs_rows_diff_applies(fs_db *db, long long set_id, const fs_set_diff *d, char
 	return FS_DB_OK;
 }
 
+/* The set's own columns a diff changes: measurement version, parameters,
+ * next_tid. */
+static int write_set_fields(fs_db *db, long long set_id, const fs_set_diff *d)
+{
+	int rc = FS_DB_OK;
+	sqlite3_stmt *st;
+	if (d->version_changed) {
+		st = fs_db_stmt(db, "UPDATE sets SET measurement_version = ? WHERE id = ?");
+		if (!st)
+			return FS_DB_ERROR;
+		sqlite3_bind_int(st, 1, d->version_after);
+		sqlite3_bind_int64(st, 2, set_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+		if (rc)
+			return rc;
+	}
+	if (d->params_changed) {
+		st = fs_db_stmt(db, "UPDATE sets SET params = ? WHERE id = ?");
+		if (!st)
+			return FS_DB_ERROR;
+		char *pj = NULL;
+		if (d->has_params) {
+			cJSON *p = fs_params_to_json(&d->params_after);
+			pj = p ? cJSON_PrintUnformatted(p) : NULL;
+			cJSON_Delete(p);
+			sqlite3_bind_text(st, 1, pj, -1, SQLITE_TRANSIENT);
+		} else {
+			sqlite3_bind_null(st, 1);
+		}
+		sqlite3_bind_int64(st, 2, set_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+		cJSON_free(pj);
+		if (rc)
+			return rc;
+	}
+	/* ids are never reused: keep next_tid above every id ever written */
+	int maxid = 0;
+	for (size_t i = 0; i < d->added.n; i++)
+		if (d->added.items[i].id > maxid)
+			maxid = d->added.items[i].id;
+	if (maxid) {
+		st = fs_db_stmt(db, "UPDATE sets SET next_tid = max(next_tid, ?) WHERE id = ?");
+		if (!st)
+			return FS_DB_ERROR;
+		sqlite3_bind_int(st, 1, maxid + 1);
+		sqlite3_bind_int64(st, 2, set_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+	}
+	return rc;
+}
+
 int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen)
 {
 	int rc;
@@ -308,54 +362,34 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
 			return dangling < 0 ? FS_DB_ERROR : FS_DB_INVALID;
 		}
 	}
-	rc = FS_DB_OK;
-	sqlite3_stmt *st;
-	if (d->version_changed) {
-		st = fs_db_stmt(db, "UPDATE sets SET measurement_version = ? WHERE id = ?");
-		if (!st)
-			return FS_DB_ERROR;
-		sqlite3_bind_int(st, 1, d->version_after);
-		sqlite3_bind_int64(st, 2, set_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-		fs_db_done(st);
-		if (rc)
+	return write_set_fields(db, set_id, d);
+}
+
+int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int whole)
+{
+	int rc;
+	if (whole) {
+		/* everything goes: two statements instead of a lookup per row */
+		if ((rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id)) ||
+		    (rc = fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id)))
 			return rc;
+	} else {
+		for (size_t i = 0; i < d->edges_removed.n; i++)
+			if ((rc = edge_write(db, set_id, d->edges_removed.items[i], 0)))
+				return rc;
+		for (size_t i = 0; i < d->removed.n; i++)
+			if ((rc = row_delete(db, set_id, d->removed.items[i].id)))
+				return rc;
 	}
-	if (d->params_changed) {
-		st = fs_db_stmt(db, "UPDATE sets SET params = ? WHERE id = ?");
-		if (!st)
-			return FS_DB_ERROR;
-		char *pj = NULL;
-		if (d->has_params) {
-			cJSON *p = fs_params_to_json(&d->params_after);
-			pj = p ? cJSON_PrintUnformatted(p) : NULL;
-			cJSON_Delete(p);
-			sqlite3_bind_text(st, 1, pj, -1, SQLITE_TRANSIENT);
-		} else {
-			sqlite3_bind_null(st, 1);
-		}
-		sqlite3_bind_int64(st, 2, set_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-		fs_db_done(st);
-		cJSON_free(pj);
-		if (rc)
-			return rc;
-	}
-	/* ids are never reused: keep next_tid above every id ever written */
-	int maxid = 0;
 	for (size_t i = 0; i < d->added.n; i++)
-		if (d->added.items[i].id > maxid)
-			maxid = d->added.items[i].id;
-	if (maxid) {
-		st = fs_db_stmt(db, "UPDATE sets SET next_tid = max(next_tid, ?) WHERE id = ?");
-		if (!st)
-			return FS_DB_ERROR;
-		sqlite3_bind_int(st, 1, maxid + 1);
-		sqlite3_bind_int64(st, 2, set_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-		fs_db_done(st);
-	}
-	return rc;
+		if ((rc = row_insert(db, set_id, &d->added.items[i])))
+			return rc;
+	/* new ids only (fresh, above next_tid), each edge between two of them,
+	 * normalised and without duplicates: nothing to look up */
+	for (size_t i = 0; i < d->edges_added.n; i++)
+		if ((rc = edge_write(db, set_id, d->edges_added.items[i], 1)))
+			return rc;
+	return write_set_fields(db, set_id, d);
 }
 
 int fs_rows_end_tx(fs_db *db, int rc)
@@ -508,6 +542,25 @@ int fs_rows_reverts_refs(const char *kind)
 int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
 			const fs_set_diff *d, long long agent_run_id, const char *refs, long long *op_id)
 {
+	char *ds = fs_rows_journal_text(d);
+	if (!ds)
+		return FS_DB_ERROR;
+	int rc = fs_rows_journal_add_text(db, set_id, user_id, kind, label, ds, agent_run_id, refs, op_id);
+	cJSON_free(ds);
+	return rc;
+}
+
+char *fs_rows_journal_text(const fs_set_diff *d)
+{
+	cJSON *dj = fs_set_diff_to_json(d);
+	char *ds = dj ? cJSON_PrintUnformatted(dj) : NULL;
+	cJSON_Delete(dj);
+	return ds;
+}
+
+int fs_rows_journal_add_text(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
+			     const char *ds, long long agent_run_id, const char *refs, long long *op_id)
+{
 	sqlite3_stmt *st;
 	int rc;
 	if (user_id && !fs_rows_bookkeeping(kind)) {
@@ -522,31 +575,25 @@ int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const ch
 		if (rc)
 			return rc;
 	}
-	cJSON *dj = fs_set_diff_to_json(d);
-	char *ds = dj ? cJSON_PrintUnformatted(dj) : NULL;
-	cJSON_Delete(dj);
-	if (!ds)
-		return FS_DB_ERROR;
 	st = fs_db_stmt(db, "INSERT INTO set_ops (set_id, user_id, at, kind, label, diff, agent_run_id, refs) "
 			    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-	if (!st) {
-		cJSON_free(ds);
+	if (!st)
 		return FS_DB_ERROR;
-	}
 	sqlite3_bind_int64(st, 1, set_id);
 	if (user_id)
 		sqlite3_bind_int64(st, 2, user_id);
 	sqlite3_bind_int64(st, 3, fs_rows_now());
 	sqlite3_bind_text(st, 4, kind, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 5, label ? label : kind, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 6, ds, -1, SQLITE_TRANSIENT);
+	/* static: the text outlives the statement's step, and a copy of
+	 * megabytes would be made under the write lock */
+	sqlite3_bind_text(st, 6, ds, -1, SQLITE_STATIC);
 	if (agent_run_id)
 		sqlite3_bind_int64(st, 7, agent_run_id);
 	if (refs)
 		sqlite3_bind_text(st, 8, refs, -1, SQLITE_TRANSIENT);
 	rc = fs_db_rc_from_sqlite(sqlite3_step(st));
 	fs_db_done(st);
-	cJSON_free(ds);
 	if (rc)
 		return rc;
 	if (op_id)

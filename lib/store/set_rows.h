@@ -34,6 +34,16 @@ int fs_rows_diff_applies(fs_db *db, long long set_id, const fs_set_diff *d, char
 /* Writes a checked diff; refuses one that would leave connections to missing tubercles. */
 int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen);
 
+/*
+ * Writes a replacement (fs_set_replace_all) prepared from a snapshot taken
+ * at the revision the caller's transaction has just found unchanged, so
+ * the diff holds against the rows without a lookup per row: whole = the
+ * diff removes every row the set has (deleted with one statement each for
+ * tubercles and edges); added tubercles have fresh ids and the added edges
+ * join two of them, normalised and without duplicates.
+ */
+int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int whole);
+
 int fs_rows_read_rev(fs_db *db, long long set_id, long long *rev);
 int fs_rows_check_rev(fs_db *db, long long set_id, long long expect_rev, long long *cur_rev, char *err,
 		      size_t errlen);
@@ -54,6 +64,12 @@ int fs_rows_reverts_refs(const char *kind);
  */
 int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
 			const fs_set_diff *d, long long agent_run_id, const char *refs, long long *op_id);
+/* The same in two halves, so that a large step's journal text is made
+ * before the write lock is taken: the diff's text (JSON, cJSON_free; NULL
+ * when out of memory), and the entry with that text. */
+char *fs_rows_journal_text(const fs_set_diff *d);
+int fs_rows_journal_add_text(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
+			     const char *diff_text, long long agent_run_id, const char *refs, long long *op_id);
 int fs_rows_op_state(fs_db *db, long long set_id, long long op_id, int state);
 /* Sets the state of every op named in refs. */
 int fs_rows_refs_state(fs_db *db, long long set_id, const char *refs, int state);
