@@ -26,7 +26,10 @@ struct fs_db {
 	double tx_started, last_write_ms, longest_write_ms;
 	struct cached cache[STMT_CACHE];
 	int ncache;
+	unsigned long long serial;
 };
+
+static unsigned long long open_count;
 
 int fs_db_rc_from_sqlite(int rc)
 {
@@ -151,6 +154,7 @@ fs_db *fs_db_open(const char *path, int busy_timeout_ms, char *err, size_t errle
 		goto fail;
 	}
 	sqlite3_extended_result_codes(db->h, 1);
+	db->serial = ++open_count;
 	db->busy_timeout_ms = busy_timeout_ms > 0 ? busy_timeout_ms : 5000;
 	sqlite3_busy_handler(db->h, busy_wait, db);
 	if (exec(db->h, "PRAGMA foreign_keys = ON", err, errlen))
@@ -178,6 +182,11 @@ void fs_db_close(fs_db *db)
 		sqlite3_finalize(db->cache[i].st);
 	sqlite3_close(db->h);
 	free(db);
+}
+
+unsigned long long fs_db_open_serial(const fs_db *db)
+{
+	return db->serial;
 }
 
 sqlite3 *fs_db_handle(fs_db *db)

@@ -34,6 +34,9 @@ typedef struct fs_db fs_db;
 fs_db *fs_db_open(const char *path, int busy_timeout_ms, char *err, size_t errlen);
 void fs_db_close(fs_db *db);
 sqlite3 *fs_db_handle(fs_db *db);
+/* A number no other handle opened by this process has (for caches keyed
+ * on a handle, whose address a later handle may reuse). */
+unsigned long long fs_db_open_serial(const fs_db *db);
 
 /* Cached prepared statement for a static SQL string (keyed by the pointer
  * and checked by content). NULL on a preparation error (see fs_db_errmsg). */

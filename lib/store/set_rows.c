@@ -10,7 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <zlib.h>
+
 #include "analysis/params_json.h"
+#include "store/set_packed.h"
 #include "store/sets_store.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
@@ -26,6 +29,17 @@ long long fs_rows_now(void)
 
 int fs_rows_get(fs_db *db, long long set_id, int tid, fs_tubercle *t)
 {
+	const fs_set_state *pk;
+	int prc = fs_packed_state(db, set_id, &pk);
+	if (prc)
+		return prc;
+	if (pk) {
+		const fs_tubercle *x = fs_set_state_find(pk, tid);
+		if (!x)
+			return FS_DB_NOTFOUND;
+		*t = *x;
+		return FS_DB_OK;
+	}
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT tid, x, y, r, circularity, major, minor, orientation, "
 					  "eccentricity, source, fit_quality FROM tubercles WHERE set_id = ? AND tid = ?");
 	if (!st)
@@ -150,6 +164,14 @@ static void edge_norm(fs_edge *e)
 int fs_rows_edge_exists(fs_db *db, long long set_id, fs_edge e, int *exists)
 {
 	edge_norm(&e);
+	const fs_set_state *pk;
+	int prc = fs_packed_state(db, set_id, &pk);
+	if (prc)
+		return prc;
+	if (pk) {
+		*exists = fs_set_state_has_edge(pk, e.id1, e.id2);
+		return FS_DB_OK;
+	}
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT 1 FROM edges WHERE set_id = ? AND id1 = ? AND id2 = ?");
 	if (!st)
 		return FS_DB_ERROR;
@@ -291,9 +313,129 @@ static int write_set_fields(fs_db *db, long long set_id, const fs_set_diff *d)
 	return rc;
 }
 
+static int cmp_tub_id(const void *a, const void *b)
+{
+	int x = ((const fs_tubercle *)a)->id, y = ((const fs_tubercle *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static int cmp_int_id(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * A diff written to a packed set: applied to its rows in memory and
+ * stored again, with the checks the row path gets from its constraints
+ * and lookups (an added id that exists, a connection to a missing
+ * tubercle or one that exists already, connections left to a removed
+ * tubercle), with the same messages.
+ */
+static int packed_write(fs_db *db, long long set_id, const fs_set_state *cur, const fs_set_diff *d, char *why,
+			size_t whylen)
+{
+	fs_set_state nx;
+	fs_set_state after_sorted;
+	fs_edge_list er = {0};
+	int *rm = NULL;
+	int rc = FS_DB_OK;
+	memset(&nx, 0, sizeof nx);
+	memset(&after_sorted, 0, sizeof after_sorted);
+	if (d->removed.n && !(rm = malloc(d->removed.n * sizeof *rm)))
+		rc = FS_DB_ERROR;
+	for (size_t i = 0; !rc && i < d->removed.n; i++)
+		rm[i] = d->removed.items[i].id;
+	if (rm)
+		qsort(rm, d->removed.n, sizeof *rm, cmp_int_id);
+	for (size_t i = 0; !rc && i < d->after.n; i++)
+		if (fs_tubercle_list_append(&after_sorted.t, &d->after.items[i]))
+			rc = FS_DB_ERROR;
+	if (!rc && after_sorted.t.n > 1)
+		qsort(after_sorted.t.items, after_sorted.t.n, sizeof *after_sorted.t.items, cmp_tub_id);
+	for (size_t i = 0; !rc && i < cur->t.n; i++) {
+		const fs_tubercle *t = &cur->t.items[i];
+		if (rm && bsearch(&t->id, rm, d->removed.n, sizeof *rm, cmp_int_id))
+			continue;
+		const fs_tubercle *a = fs_set_state_find(&after_sorted, t->id);
+		if (fs_tubercle_list_append(&nx.t, a ? a : t))
+			rc = FS_DB_ERROR;
+	}
+	for (size_t i = 0; !rc && i < d->added.n; i++)
+		if (fs_tubercle_list_append(&nx.t, &d->added.items[i]))
+			rc = FS_DB_ERROR;
+	if (!rc && nx.t.n > 1)
+		qsort(nx.t.items, nx.t.n, sizeof *nx.t.items, cmp_tub_id);
+	for (size_t i = 1; !rc && i < nx.t.n; i++)
+		if (nx.t.items[i].id == nx.t.items[i - 1].id)
+			rc = FS_DB_CONSTRAINT; /* as the primary key would */
+	/* connections: those removed go, then each added one is checked */
+	for (size_t i = 0; !rc && i < d->edges_removed.n; i++)
+		if (fs_edge_list_append(&er, &d->edges_removed.items[i]))
+			rc = FS_DB_ERROR;
+	fs_edges_normalise(&er);
+	fs_set_state ers = {{0}, er};
+	for (size_t i = 0; !rc && i < cur->e.n; i++) {
+		fs_edge e = cur->e.items[i];
+		if (!fs_set_state_has_edge(&ers, e.id1, e.id2) && fs_edge_list_append(&nx.e, &e))
+			rc = FS_DB_ERROR;
+	}
+	size_t kept = nx.e.n;
+	for (size_t i = 0; !rc && i < d->edges_added.n; i++) {
+		fs_edge e = d->edges_added.items[i];
+		edge_norm(&e);
+		if (e.id1 == e.id2) {
+			snprintf(why, whylen, "a connection needs two different tubercles");
+			rc = FS_DB_INVALID;
+		} else if (!fs_set_state_find(&nx, e.id1) || !fs_set_state_find(&nx, e.id2)) {
+			snprintf(why, whylen, "connection %d-%d refers to a missing tubercle", e.id1, e.id2);
+			rc = FS_DB_INVALID;
+		} else if (fs_set_state_has_edge(cur, e.id1, e.id2) && !fs_set_state_has_edge(&ers, e.id1, e.id2)) {
+			snprintf(why, whylen, "connection %d-%d exists already", e.id1, e.id2);
+			rc = FS_DB_INVALID;
+		} else if (fs_edge_list_append(&nx.e, &e)) {
+			rc = FS_DB_ERROR;
+		}
+	}
+	if (!rc) {
+		size_t before = nx.e.n;
+		fs_edges_normalise(&nx.e);
+		if (nx.e.n != before) {
+			snprintf(why, whylen, "a connection is added twice");
+			rc = FS_DB_INVALID;
+		}
+	}
+	(void)kept;
+	/* no connection may be left to a removed tubercle */
+	for (size_t i = 0; !rc && rm && i < nx.e.n; i++) {
+		const fs_edge *e = &nx.e.items[i];
+		if (bsearch(&e->id1, rm, d->removed.n, sizeof *rm, cmp_int_id) ||
+		    bsearch(&e->id2, rm, d->removed.n, sizeof *rm, cmp_int_id)) {
+			if (!fs_set_state_find(&nx, e->id1) || !fs_set_state_find(&nx, e->id2)) {
+				snprintf(why, whylen, "the change would leave connections to missing tubercles");
+				rc = FS_DB_INVALID;
+			}
+		}
+	}
+	if (!rc)
+		rc = fs_packed_put(db, set_id, &nx.t, &nx.e);
+	if (!rc)
+		rc = write_set_fields(db, set_id, d);
+	free(rm);
+	fs_edge_list_free(&er);
+	fs_set_state_free(&after_sorted);
+	fs_set_state_free(&nx);
+	return rc;
+}
+
 int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen)
 {
 	int rc;
+	const fs_set_state *pk;
+	if ((rc = fs_packed_state(db, set_id, &pk)))
+		return rc;
+	if (pk)
+		return packed_write(db, set_id, pk, d, why, whylen);
 	for (size_t i = 0; i < d->edges_removed.n; i++)
 		if ((rc = edge_write(db, set_id, d->edges_removed.items[i], 0)))
 			return rc;
@@ -368,6 +510,22 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
 int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int whole)
 {
 	int rc;
+	const fs_set_state *pk;
+	char why[200];
+	if ((rc = fs_packed_state(db, set_id, &pk)))
+		return rc;
+	if (whole && (pk || d->added.n >= (size_t)fs_packed_min())) {
+		/* large, or packed already: the set is (stays) packed
+		 * (set_packed.h) and holds exactly what is added, which is in id
+		 * order (fresh ids in sequence) with the edges normalised */
+		if ((rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id)) ||
+		    (rc = fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id)) ||
+		    (rc = fs_packed_put(db, set_id, &d->added, &d->edges_added)))
+			return rc;
+		return write_set_fields(db, set_id, d);
+	}
+	if (pk)
+		return packed_write(db, set_id, pk, d, why, sizeof why);
 	if (whole) {
 		/* everything goes: two statements instead of a lookup per row */
 		if ((rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id)) ||
@@ -452,6 +610,19 @@ int fs_rows_bump(fs_db *db, long long set_id, long long *new_rev)
 int fs_rows_load(fs_db *db, long long set_id, fs_tubercle_list *t, fs_edge_list *e)
 {
 	sqlite3_stmt *st;
+	const fs_set_state *pk;
+	int prc = fs_packed_state(db, set_id, &pk);
+	if (prc)
+		return prc;
+	if (pk) {
+		for (size_t i = 0; i < pk->t.n; i++)
+			if (fs_tubercle_list_append(t, &pk->t.items[i]))
+				return FS_DB_ERROR;
+		for (size_t i = 0; e && i < pk->e.n; i++)
+			if (fs_edge_list_append(e, &pk->e.items[i]))
+				return FS_DB_ERROR;
+		return FS_DB_OK;
+	}
 	st = fs_db_stmt(db, "SELECT tid, x, y, r, circularity, major, minor, orientation, eccentricity, source, "
 			    "fit_quality FROM tubercles WHERE set_id = ? ORDER BY tid");
 	if (!st)
@@ -542,24 +713,83 @@ int fs_rows_reverts_refs(const char *kind)
 int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
 			const fs_set_diff *d, long long agent_run_id, const char *refs, long long *op_id)
 {
-	char *ds = fs_rows_journal_text(d);
-	if (!ds)
+	fs_journal_entry j;
+	if (fs_rows_journal_prepare(d, &j))
 		return FS_DB_ERROR;
-	int rc = fs_rows_journal_add_text(db, set_id, user_id, kind, label, ds, agent_run_id, refs, op_id);
-	cJSON_free(ds);
+	int rc = fs_rows_journal_add_prepared(db, set_id, user_id, kind, label, &j, agent_run_id, refs, op_id);
+	fs_rows_journal_entry_free(&j);
 	return rc;
 }
 
-char *fs_rows_journal_text(const fs_set_diff *d)
+/* A journal diff this large is stored compressed: "FSZ1", its length
+ * (8 bytes, little-endian), then zlib's stream. An extraction's step holds
+ * every tubercle it removed and added, megabytes of JSON, written while
+ * SQLite's one write lock is held; compressed beforehand it is a third. */
+#define JOURNAL_PACK_MIN (256 * 1024)
+#define JOURNAL_MAGIC "FSZ1"
+
+int fs_rows_journal_prepare(const fs_set_diff *d, fs_journal_entry *j)
 {
+	memset(j, 0, sizeof *j);
 	cJSON *dj = fs_set_diff_to_json(d);
-	char *ds = dj ? cJSON_PrintUnformatted(dj) : NULL;
+	j->text = dj ? cJSON_PrintUnformatted(dj) : NULL;
 	cJSON_Delete(dj);
-	return ds;
+	if (!j->text)
+		return -1;
+	size_t n = strlen(j->text);
+	if (n < JOURNAL_PACK_MIN)
+		return 0;
+	uLongf zcap = compressBound((uLong)n);
+	unsigned char *z = malloc(12 + zcap);
+	if (!z)
+		return 0; /* stored as text: larger, still right */
+	if (compress2(z + 12, &zcap, (const Bytef *)j->text, (uLong)n, 1) != Z_OK) {
+		free(z);
+		return 0;
+	}
+	memcpy(z, JOURNAL_MAGIC, 4);
+	for (int i = 0; i < 8; i++)
+		z[4 + i] = (unsigned char)((unsigned long long)n >> (8 * i));
+	j->z = z;
+	j->zlen = 12 + zcap;
+	return 0;
 }
 
-int fs_rows_journal_add_text(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
-			     const char *ds, long long agent_run_id, const char *refs, long long *op_id)
+void fs_rows_journal_entry_free(fs_journal_entry *j)
+{
+	cJSON_free(j->text);
+	free(j->z);
+	memset(j, 0, sizeof *j);
+}
+
+const char *fs_rows_diff_column(sqlite3_stmt *st, int col, char **owned)
+{
+	*owned = NULL;
+	if (sqlite3_column_type(st, col) != SQLITE_BLOB)
+		return (const char *)sqlite3_column_text(st, col);
+	const unsigned char *z = sqlite3_column_blob(st, col);
+	size_t zlen = (size_t)sqlite3_column_bytes(st, col);
+	if (!z || zlen < 12 || memcmp(z, JOURNAL_MAGIC, 4))
+		return NULL;
+	unsigned long long n = 0;
+	for (int i = 0; i < 8; i++)
+		n |= (unsigned long long)z[4 + i] << (8 * i);
+	if (n > (1ull << 34))
+		return NULL;
+	char *t = malloc((size_t)n + 1);
+	uLongf got = (uLongf)n;
+	if (!t || uncompress((Bytef *)t, &got, z + 12, (uLong)(zlen - 12)) != Z_OK || got != n) {
+		free(t);
+		return NULL;
+	}
+	t[n] = 0;
+	*owned = t;
+	return t;
+}
+
+int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id, const char *kind,
+				 const char *label, const fs_journal_entry *j, long long agent_run_id, const char *refs,
+				 long long *op_id)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -585,9 +815,12 @@ int fs_rows_journal_add_text(fs_db *db, long long set_id, long long user_id, con
 	sqlite3_bind_int64(st, 3, fs_rows_now());
 	sqlite3_bind_text(st, 4, kind, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 5, label ? label : kind, -1, SQLITE_TRANSIENT);
-	/* static: the text outlives the statement's step, and a copy of
+	/* static: the entry outlives the statement's step, and a copy of
 	 * megabytes would be made under the write lock */
-	sqlite3_bind_text(st, 6, ds, -1, SQLITE_STATIC);
+	if (j->z)
+		sqlite3_bind_blob64(st, 6, j->z, j->zlen, SQLITE_STATIC);
+	else
+		sqlite3_bind_text(st, 6, j->text, -1, SQLITE_STATIC);
 	if (agent_run_id)
 		sqlite3_bind_int64(st, 7, agent_run_id);
 	if (refs)
@@ -704,4 +937,32 @@ int fs_set_last_change(fs_set_diff *out, int *full)
 		return -1;
 	*full = last_full;
 	return fs_set_diff_copy(out, &last_change);
+}
+
+int fs_rows_count(fs_db *db, long long set_id, const fs_set_frame *f, int *n_t, int *n_e, int *packed)
+{
+	const fs_set_state *pk;
+	*packed = 0;
+	int rc = fs_packed_state(db, set_id, &pk);
+	if (rc || !pk)
+		return rc;
+	*packed = 1;
+	if (!f || !f->bounded) {
+		*n_t = (int)pk->t.n;
+		*n_e = (int)pk->e.n;
+		return FS_DB_OK;
+	}
+	/* as the frame's SQL condition counts rows (set_frame.h) */
+	int nt = 0, ne = 0;
+	for (size_t i = 0; i < pk->t.n; i++)
+		nt += fs_set_frame_visible(f, pk->t.items[i].centroid_x, pk->t.items[i].centroid_y);
+	for (size_t i = 0; i < pk->e.n; i++) {
+		const fs_tubercle *a = fs_set_state_find(pk, pk->e.items[i].id1);
+		const fs_tubercle *b = fs_set_state_find(pk, pk->e.items[i].id2);
+		ne += a && b && fs_set_frame_visible(f, a->centroid_x, a->centroid_y) &&
+		      fs_set_frame_visible(f, b->centroid_x, b->centroid_y);
+	}
+	*n_t = nt;
+	*n_e = ne;
+	return FS_DB_OK;
 }

@@ -44,6 +44,11 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
  */
 int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int whole);
 
+/* The counts of a packed set (set_packed.h): tubercles and edges shown
+ * through f (NULL: all), *packed = 1; for a set stored as rows *packed = 0
+ * and the caller counts with SQL. */
+int fs_rows_count(fs_db *db, long long set_id, const fs_set_frame *f, int *n_t, int *n_e, int *packed);
+
 int fs_rows_read_rev(fs_db *db, long long set_id, long long *rev);
 int fs_rows_check_rev(fs_db *db, long long set_id, long long expect_rev, long long *cur_rev, char *err,
 		      size_t errlen);
@@ -64,12 +69,22 @@ int fs_rows_reverts_refs(const char *kind);
  */
 int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
 			const fs_set_diff *d, long long agent_run_id, const char *refs, long long *op_id);
-/* The same in two halves, so that a large step's journal text is made
- * before the write lock is taken: the diff's text (JSON, cJSON_free; NULL
- * when out of memory), and the entry with that text. */
-char *fs_rows_journal_text(const fs_set_diff *d);
-int fs_rows_journal_add_text(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
-			     const char *diff_text, long long agent_run_id, const char *refs, long long *op_id);
+/* The same in two halves, so that a large step's journal entry is made
+ * (its JSON, compressed when large) before the write lock is taken. */
+typedef struct fs_journal_entry {
+	char *text;       /* the diff's JSON (cJSON_free) */
+	unsigned char *z; /* NULL, or the stored compressed form (free) */
+	size_t zlen;
+} fs_journal_entry;
+int fs_rows_journal_prepare(const fs_set_diff *d, fs_journal_entry *j);
+void fs_rows_journal_entry_free(fs_journal_entry *j);
+int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id, const char *kind,
+				 const char *label, const fs_journal_entry *j, long long agent_run_id, const char *refs,
+				 long long *op_id);
+/* The JSON text of a journal diff column (set_ops.diff), inflated when it
+ * was stored compressed (*owned then holds it: free() it); NULL when it
+ * cannot be read. */
+const char *fs_rows_diff_column(sqlite3_stmt *st, int col, char **owned);
 int fs_rows_op_state(fs_db *db, long long set_id, long long op_id, int state);
 /* Sets the state of every op named in refs. */
 int fs_rows_refs_state(fs_db *db, long long set_id, const char *refs, int state);

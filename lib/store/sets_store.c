@@ -273,7 +273,11 @@ static int fill_counts(fs_db *db, fs_set_info *o)
 	int rc = fs_set_frame_load(db, o->id, &f);
 	if (rc)
 		return rc;
-	if (!f.bounded) {
+	int packed = 0;
+	rc = fs_rows_count(db, o->id, &f, &o->n_tubercles, &o->n_edges, &packed);
+	if (rc || packed) {
+		/* counted from the packed record (set_packed.h) */
+	} else if (!f.bounded) {
 		rc = count_shown(db, "SELECT count(*) FROM tubercles WHERE set_id = ?1", o->id, NULL, &o->n_tubercles);
 		if (!rc)
 			rc = count_shown(db, "SELECT count(*) FROM edges WHERE set_id = ?1", o->id, NULL, &o->n_edges);
@@ -527,6 +531,8 @@ int fs_set_duplicate(fs_db *db, long long set_id, const char *name, long long us
 		"is_boundary, source, fit_quality) SELECT ?2, tid, x, y, r, circularity, major, minor, orientation, "
 		"eccentricity, is_boundary, source, fit_quality FROM tubercles WHERE set_id = ?1",
 		"INSERT INTO edges (set_id, id1, id2) SELECT ?2, id1, id2 FROM edges WHERE set_id = ?1",
+		"INSERT INTO set_packed (set_id, n_tubercles, n_edges, tubercles, edges) "
+		"SELECT ?2, n_tubercles, n_edges, tubercles, edges FROM set_packed WHERE set_id = ?1",
 	};
 	for (size_t i = 0; !rc && i < sizeof copies / sizeof copies[0]; i++) {
 		sqlite3_stmt *st = fs_db_stmt(db, copies[i]);
@@ -1077,7 +1083,8 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		fs_set_diff d;
 		fs_set_frame f;
 		long long snap_rev = 0, now_rev = 0;
-		char *journal = NULL;
+		fs_journal_entry journal;
+		int have_journal = 0;
 		memset(&d, 0, sizeof d);
 		rc = fs_db_begin_read(db);
 		if (!rc)
@@ -1089,23 +1096,29 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		if (!rc)
 			rc = build_replace(db, set_id, &f, &c, &d, err, errlen);
 		fs_db_end_read(db);
-		if (!rc && !(journal = fs_rows_journal_text(&d)))
-			rc = FS_DB_ERROR;
+		if (!rc) {
+			if (fs_rows_journal_prepare(&d, &journal))
+				rc = FS_DB_ERROR;
+			else
+				have_journal = 1;
+		}
 		if (rc) {
+			if (have_journal)
+				fs_rows_journal_entry_free(&journal);
 			fs_set_diff_free(&d);
 			return rc;
 		}
 		rc = fs_db_begin(db);
 		if (rc) {
 			ERR("the database is busy");
-			cJSON_free(journal);
+			fs_rows_journal_entry_free(&journal);
 			fs_set_diff_free(&d);
 			return rc;
 		}
 		rc = fs_rows_read_rev(db, set_id, &now_rev);
 		if (!rc && now_rev != snap_rev) {
 			fs_db_rollback(db);
-			cJSON_free(journal);
+			fs_rows_journal_entry_free(&journal);
 			fs_set_diff_free(&d);
 			if (expect_rev >= 0) {
 				if (cur_rev)
@@ -1120,12 +1133,12 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		if (!rc)
 			rc = fs_rows_replace_write(db, set_id, &d, c.whole);
 		if (!rc)
-			rc = fs_rows_journal_add_text(db, set_id, user_id, kind ? kind : "extraction", label, journal,
-						      agent_run_id, NULL, NULL);
+			rc = fs_rows_journal_add_prepared(db, set_id, user_id, kind ? kind : "extraction", label,
+							  &journal, agent_run_id, NULL, NULL);
 		if (!rc)
 			rc = fs_rows_bump(db, set_id, new_rev);
 		rc = finish(db, rc, &d, &f, err, errlen);
-		cJSON_free(journal);
+		fs_rows_journal_entry_free(&journal);
 		fs_set_diff_free(&d);
 		return rc;
 	}

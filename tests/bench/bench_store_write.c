@@ -86,6 +86,7 @@ int main(void)
 		return 1;
 	}
 	long long image_id = sqlite3_last_insert_rowid(fs_db_handle(db));
+	sqlite3_exec(fs_db_handle(db), "PRAGMA wal_autocheckpoint = 0", NULL, NULL, NULL);
 	fs_tubercle_list t = {0};
 	fs_edge_list e = {0};
 	lattice(side, &t, &e);
