@@ -69,6 +69,18 @@ void fs_db_end_read(fs_db *db);
 double fs_db_last_write_ms(const fs_db *db);
 double fs_db_take_longest_write_ms(fs_db *db);
 
+/*
+ * Checkpoints (copying the WAL back into the database file): a connection
+ * does one after a commit that leaves 1000 pages or more in the WAL, as
+ * SQLite's auto-checkpoint would, unless told not to: the web workers
+ * leave them to a process of their own (fishscale.fcgi's checkpointer), so
+ * no request pays for copying another process's large write.
+ * fs_db_checkpoint runs a passive one now (it never waits for a lock);
+ * *wal_pages (may be NULL) receives the WAL's size in pages.
+ */
+void fs_db_checkpoint_on_commit(fs_db *db, int on);
+int fs_db_checkpoint(fs_db *db, int *wal_pages);
+
 /* Maps an SQLite result code to an fs_db_rc. */
 int fs_db_rc_from_sqlite(int rc);
 const char *fs_db_errmsg(fs_db *db);
