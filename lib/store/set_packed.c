@@ -213,35 +213,57 @@ int fs_packed_state(fs_db *db, long long set_id, const fs_set_state **state)
 	return FS_DB_OK;
 }
 
-int fs_packed_put(fs_db *db, long long set_id, const fs_tubercle_list *t, const fs_edge_list *e)
+int fs_packed_encode(const fs_tubercle_list *t, const fs_edge_list *e, fs_packed_rec *out)
 {
-	cache_drop();
-	unsigned char *tb = malloc(t->n * TUB_BYTES + 1), *eb = malloc(e->n * EDGE_BYTES + 1);
-	if (!tb || !eb) {
-		free(tb);
-		free(eb);
+	memset(out, 0, sizeof *out);
+	out->tub = malloc(t->n * TUB_BYTES + 1);
+	out->edges = malloc(e->n * EDGE_BYTES + 1);
+	if (!out->tub || !out->edges) {
+		fs_packed_rec_free(out);
 		return FS_DB_ERROR;
 	}
 	for (size_t i = 0; i < t->n; i++)
-		tub_encode(tb + i * TUB_BYTES, &t->items[i]);
+		tub_encode(out->tub + i * TUB_BYTES, &t->items[i]);
 	for (size_t i = 0; i < e->n; i++) {
-		put_u32(eb + i * EDGE_BYTES, (uint32_t)e->items[i].id1);
-		put_u32(eb + i * EDGE_BYTES + 4, (uint32_t)e->items[i].id2);
+		put_u32(out->edges + i * EDGE_BYTES, (uint32_t)e->items[i].id1);
+		put_u32(out->edges + i * EDGE_BYTES + 4, (uint32_t)e->items[i].id2);
 	}
-	int rc = FS_DB_ERROR;
+	out->n_tub = t->n;
+	out->n_edges = e->n;
+	return FS_DB_OK;
+}
+
+void fs_packed_rec_free(fs_packed_rec *r)
+{
+	free(r->tub);
+	free(r->edges);
+	memset(r, 0, sizeof *r);
+}
+
+int fs_packed_put_encoded(fs_db *db, long long set_id, const fs_packed_rec *r)
+{
+	cache_drop();
 	sqlite3_stmt *st = fs_db_stmt(db, "INSERT OR REPLACE INTO set_packed (set_id, n_tubercles, n_edges, tubercles, "
 					  "edges) VALUES (?, ?, ?, ?, ?)");
-	if (st) {
-		sqlite3_bind_int64(st, 1, set_id);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)t->n);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)e->n);
-		/* static: bound for this one step, freed after it */
-		sqlite3_bind_blob64(st, 4, tb, t->n * TUB_BYTES, SQLITE_STATIC);
-		sqlite3_bind_blob64(st, 5, eb, e->n * EDGE_BYTES, SQLITE_STATIC);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-		fs_db_done(st);
-	}
-	free(tb);
-	free(eb);
+	if (!st)
+		return FS_DB_ERROR;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)r->n_tub);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)r->n_edges);
+	/* static: the record outlives this one step (no copy of megabytes) */
+	sqlite3_bind_blob64(st, 4, r->tub, r->n_tub * TUB_BYTES, SQLITE_STATIC);
+	sqlite3_bind_blob64(st, 5, r->edges, r->n_edges * EDGE_BYTES, SQLITE_STATIC);
+	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_db_done(st);
+	return rc;
+}
+
+int fs_packed_put(fs_db *db, long long set_id, const fs_tubercle_list *t, const fs_edge_list *e)
+{
+	fs_packed_rec r;
+	int rc = fs_packed_encode(t, e, &r);
+	if (!rc)
+		rc = fs_packed_put_encoded(db, set_id, &r);
+	fs_packed_rec_free(&r);
 	return rc;
 }

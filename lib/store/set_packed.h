@@ -38,4 +38,15 @@ int fs_packed_state(fs_db *db, long long set_id, const fs_set_state **state);
  * rows, replacing what it had packed. */
 int fs_packed_put(fs_db *db, long long set_id, const fs_tubercle_list *t, const fs_edge_list *e);
 
+/* The same in two halves, so that a large set's record is made before the
+ * write lock is taken: the encoded record (fs_packed_rec_free), then its
+ * write. */
+typedef struct fs_packed_rec {
+	unsigned char *tub, *edges;
+	size_t n_tub, n_edges;
+} fs_packed_rec;
+int fs_packed_encode(const fs_tubercle_list *t, const fs_edge_list *e, fs_packed_rec *out);
+void fs_packed_rec_free(fs_packed_rec *r);
+int fs_packed_put_encoded(fs_db *db, long long set_id, const fs_packed_rec *r);
+
 #endif

@@ -507,20 +507,26 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
 	return write_set_fields(db, set_id, d);
 }
 
-int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int whole)
+int fs_rows_replace_packs(int whole, int packed, const fs_set_diff *d)
+{
+	/* large, or packed already: the set is (stays) packed (set_packed.h)
+	 * and holds exactly what is added, which is in id order (fresh ids in
+	 * sequence) with the edges normalised */
+	return whole && (packed || d->added.n >= (size_t)fs_packed_min());
+}
+
+int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int whole, const fs_packed_rec *rec)
 {
 	int rc;
 	const fs_set_state *pk;
 	char why[200];
 	if ((rc = fs_packed_state(db, set_id, &pk)))
 		return rc;
-	if (whole && (pk || d->added.n >= (size_t)fs_packed_min())) {
-		/* large, or packed already: the set is (stays) packed
-		 * (set_packed.h) and holds exactly what is added, which is in id
-		 * order (fresh ids in sequence) with the edges normalised */
+	if (fs_rows_replace_packs(whole, pk != NULL, d)) {
 		if ((rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id)) ||
 		    (rc = fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id)) ||
-		    (rc = fs_packed_put(db, set_id, &d->added, &d->edges_added)))
+		    (rc = rec ? fs_packed_put_encoded(db, set_id, rec)
+			      : fs_packed_put(db, set_id, &d->added, &d->edges_added)))
 			return rc;
 		return write_set_fields(db, set_id, d);
 	}

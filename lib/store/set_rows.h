@@ -17,6 +17,7 @@
 #include "store/db.h"
 #include "store/set_diff.h"
 #include "store/set_frame.h"
+#include "store/set_packed.h"
 
 /* Journal entry states (set_ops.undone). */
 enum { FS_OP_DONE = 0, FS_OP_UNDONE = 1, FS_OP_REVERTED = 2 };
@@ -42,7 +43,10 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
  * tubercles and edges); added tubercles have fresh ids and the added edges
  * join two of them, normalised and without duplicates.
  */
-int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int whole);
+int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int whole, const fs_packed_rec *rec);
+/* Whether that write stores the set packed (packed: it is already), so
+ * that the caller can encode rec (may be NULL) before taking the lock. */
+int fs_rows_replace_packs(int whole, int packed, const fs_set_diff *d);
 
 /* The counts of a packed set (set_packed.h): tubercles and edges shown
  * through f (NULL: all), *packed = 1; for a set stored as rows *packed = 0

@@ -1095,7 +1095,15 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 			rc = fs_set_frame_load(db, set_id, &f);
 		if (!rc)
 			rc = build_replace(db, set_id, &f, &c, &d, err, errlen);
+		const fs_set_state *packed = NULL;
+		if (!rc)
+			rc = fs_packed_state(db, set_id, &packed);
+		int pack = !rc && fs_rows_replace_packs(c.whole, packed != NULL, &d);
 		fs_db_end_read(db);
+		fs_packed_rec rec;
+		memset(&rec, 0, sizeof rec);
+		if (pack && !rc)
+			rc = fs_packed_encode(&d.added, &d.edges_added, &rec);
 		if (!rc) {
 			if (fs_rows_journal_prepare(&d, &journal))
 				rc = FS_DB_ERROR;
@@ -1105,6 +1113,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		if (rc) {
 			if (have_journal)
 				fs_rows_journal_entry_free(&journal);
+			fs_packed_rec_free(&rec);
 			fs_set_diff_free(&d);
 			return rc;
 		}
@@ -1112,6 +1121,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		if (rc) {
 			ERR("the database is busy");
 			fs_rows_journal_entry_free(&journal);
+			fs_packed_rec_free(&rec);
 			fs_set_diff_free(&d);
 			return rc;
 		}
@@ -1119,6 +1129,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		if (!rc && now_rev != snap_rev) {
 			fs_db_rollback(db);
 			fs_rows_journal_entry_free(&journal);
+			fs_packed_rec_free(&rec);
 			fs_set_diff_free(&d);
 			if (expect_rev >= 0) {
 				if (cur_rev)
@@ -1131,7 +1142,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 			continue;
 		}
 		if (!rc)
-			rc = fs_rows_replace_write(db, set_id, &d, c.whole);
+			rc = fs_rows_replace_write(db, set_id, &d, c.whole, pack ? &rec : NULL);
 		if (!rc)
 			rc = fs_rows_journal_add_prepared(db, set_id, user_id, kind ? kind : "extraction", label,
 							  &journal, agent_run_id, NULL, NULL);
@@ -1139,6 +1150,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 			rc = fs_rows_bump(db, set_id, new_rev);
 		rc = finish(db, rc, &d, &f, err, errlen);
 		fs_rows_journal_entry_free(&journal);
+		fs_packed_rec_free(&rec);
 		fs_set_diff_free(&d);
 		return rc;
 	}
