@@ -23,8 +23,18 @@ void fs_packed_set_min(int n)
 
 /* ---- records: little-endian whatever the host ---- */
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HOST_LE 1 /* the records are the host's bytes: copied, not shifted */
+#else
+#define HOST_LE 0
+#endif
+
 static void put_u32(unsigned char *p, uint32_t v)
 {
+	if (HOST_LE) {
+		memcpy(p, &v, 4);
+		return;
+	}
 	for (int i = 0; i < 4; i++)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
@@ -32,6 +42,10 @@ static void put_u32(unsigned char *p, uint32_t v)
 static uint32_t get_u32(const unsigned char *p)
 {
 	uint32_t v = 0;
+	if (HOST_LE) {
+		memcpy(&v, p, 4);
+		return v;
+	}
 	for (int i = 0; i < 4; i++)
 		v |= (uint32_t)p[i] << (8 * i);
 	return v;
@@ -41,6 +55,10 @@ static void put_f64(unsigned char *p, double d)
 {
 	uint64_t v;
 	memcpy(&v, &d, sizeof v);
+	if (HOST_LE) {
+		memcpy(p, &v, 8);
+		return;
+	}
 	for (int i = 0; i < 8; i++)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
@@ -48,6 +66,11 @@ static void put_f64(unsigned char *p, double d)
 static double get_f64(const unsigned char *p)
 {
 	uint64_t v = 0;
+	if (HOST_LE) {
+		double d;
+		memcpy(&d, p, 8);
+		return d;
+	}
 	for (int i = 0; i < 8; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	double d;
@@ -107,7 +130,8 @@ static struct {
 	unsigned long long opened; /* fs_db_open_serial: another handle at the same address is another db */
 	long long set_id;
 	long long data_version; /* other connections' commits */
-	int total_changes;      /* this connection's */
+	int total_changes;      /* this connection's changes (a set deleted, its id reused) */
+	int kept_in_tx;         /* written by this connection's open transaction: stamped at commit */
 	int packed;
 	fs_set_state s;
 } cache;
@@ -124,6 +148,19 @@ static void on_rollback(void *arg)
 {
 	(void)arg;
 	cache_drop();
+}
+
+/* The transaction that wrote the cached state commits: from now on any
+ * further change of this connection's invalidates it. */
+static int on_commit(void *arg)
+{
+	fs_db *db = arg;
+	if (cache.valid && cache.kept_in_tx && cache.db == db) {
+		/* the commit's own changes are counted already */
+		cache.total_changes = sqlite3_total_changes(fs_db_handle(db));
+		cache.kept_in_tx = 0;
+	}
+	return 0;
 }
 
 static int data_version(fs_db *db, long long *v)
@@ -190,7 +227,7 @@ int fs_packed_state(fs_db *db, long long set_id, const fs_set_state **state)
 		return rc;
 	sqlite3 *h = fs_db_handle(db);
 	if (cache.valid && cache.db == db && cache.opened == fs_db_open_serial(db) && cache.set_id == set_id &&
-	    cache.data_version == dv && cache.total_changes == sqlite3_total_changes(h)) {
+	    cache.data_version == dv && (cache.kept_in_tx || cache.total_changes == sqlite3_total_changes(h))) {
 		*state = cache.packed ? &cache.s : NULL;
 		return FS_DB_OK;
 	}
@@ -256,6 +293,26 @@ int fs_packed_put_encoded(fs_db *db, long long set_id, const fs_packed_rec *r)
 	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
 	fs_db_done(st);
 	return rc;
+}
+
+void fs_packed_cache_keep(fs_db *db, long long set_id, fs_set_state *s)
+{
+	long long dv;
+	cache_drop();
+	if (data_version(db, &dv)) {
+		return;
+	}
+	sqlite3_rollback_hook(fs_db_handle(db), on_rollback, NULL);
+	sqlite3_commit_hook(fs_db_handle(db), on_commit, db);
+	cache.valid = 1;
+	cache.db = db;
+	cache.opened = fs_db_open_serial(db);
+	cache.set_id = set_id;
+	cache.data_version = dv;
+	cache.kept_in_tx = 1;
+	cache.packed = 1;
+	cache.s = *s;
+	memset(s, 0, sizeof *s);
 }
 
 int fs_packed_put(fs_db *db, long long set_id, const fs_tubercle_list *t, const fs_edge_list *e)

@@ -11,10 +11,10 @@
  * deleted. set_rows.c decides and dispatches: everything above it sees the
  * same tubercles, with the same values to the last bit, either way.
  *
- * Reads are cached per connection (the last packed set read) while the
- * database is unchanged (PRAGMA data_version, this connection's changes,
- * rollbacks), so per-tubercle lookups of an edit do not decode the set
- * each time.
+ * Reads are cached per connection (the last packed set read or written)
+ * while no other connection has committed (PRAGMA data_version) and this
+ * one has not rolled back, so per-tubercle lookups of an edit do not
+ * decode the set each time.
  *
  * Errors: fs_db_rc values. Ownership: *state from fs_packed_state points
  * into the cache (valid until the next call on the store; never freed by
@@ -37,6 +37,11 @@ int fs_packed_state(fs_db *db, long long set_id, const fs_set_state **state);
 /* Stores t (sorted by id, ids unique) and e (normalised) as the set's packed
  * rows, replacing what it had packed. */
 int fs_packed_put(fs_db *db, long long set_id, const fs_tubercle_list *t, const fs_edge_list *e);
+
+/* After this connection wrote s as the set's packed rows: they become the
+ * cached state (s is taken over and zeroed), so the next edit does not
+ * read them back. */
+void fs_packed_cache_keep(fs_db *db, long long set_id, fs_set_state *s);
 
 /* The same in two halves, so that a large set's record is made before the
  * write lock is taken: the encoded record (fs_packed_rec_free), then its

@@ -325,105 +325,156 @@ static int cmp_int_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int cmp_edge_pair(const void *a, const void *b)
+{
+	const fs_edge *x = a, *y = b;
+	if (x->id1 != y->id1)
+		return (x->id1 > y->id1) - (x->id1 < y->id1);
+	return (x->id2 > y->id2) - (x->id2 < y->id2);
+}
+
+static int edge_listed(const fs_edge_list *sorted, fs_edge e)
+{
+	return sorted->n && bsearch(&e, sorted->items, sorted->n, sizeof e, cmp_edge_pair) != NULL;
+}
+
+/* A list's items sorted by id (or pair), in a copy. */
+static int sorted_tubs(const fs_tubercle_list *in, fs_tubercle_list *out)
+{
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < in->n; i++)
+		if (fs_tubercle_list_append(out, &in->items[i]))
+			return -1;
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof *out->items, cmp_tub_id);
+	return 0;
+}
+
+static int sorted_edges(const fs_edge_list *in, fs_edge_list *out)
+{
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < in->n; i++) {
+		fs_edge e = in->items[i];
+		edge_norm(&e);
+		if (fs_edge_list_append(out, &e))
+			return -1;
+	}
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof *out->items, cmp_edge_pair);
+	return 0;
+}
+
 /*
  * A diff written to a packed set: applied to its rows in memory and
  * stored again, with the checks the row path gets from its constraints
  * and lookups (an added id that exists, a connection to a missing
  * tubercle or one that exists already, connections left to a removed
- * tubercle), with the same messages.
+ * tubercle), with the same messages. The set's rows are sorted and an
+ * edit's diff is small: the new rows are merged in one pass, no sort of
+ * the whole set (this runs under the write lock).
  */
 static int packed_write(fs_db *db, long long set_id, const fs_set_state *cur, const fs_set_diff *d, char *why,
 			size_t whylen)
 {
 	fs_set_state nx;
-	fs_set_state after_sorted;
-	fs_edge_list er = {0};
+	fs_tubercle_list add = {0}, aft = {0};
+	fs_edge_list er = {0}, ea = {0};
 	int *rm = NULL;
 	int rc = FS_DB_OK;
 	memset(&nx, 0, sizeof nx);
-	memset(&after_sorted, 0, sizeof after_sorted);
 	if (d->removed.n && !(rm = malloc(d->removed.n * sizeof *rm)))
 		rc = FS_DB_ERROR;
 	for (size_t i = 0; !rc && i < d->removed.n; i++)
 		rm[i] = d->removed.items[i].id;
 	if (rm)
 		qsort(rm, d->removed.n, sizeof *rm, cmp_int_id);
-	for (size_t i = 0; !rc && i < d->after.n; i++)
-		if (fs_tubercle_list_append(&after_sorted.t, &d->after.items[i]))
-			rc = FS_DB_ERROR;
-	if (!rc && after_sorted.t.n > 1)
-		qsort(after_sorted.t.items, after_sorted.t.n, sizeof *after_sorted.t.items, cmp_tub_id);
-	for (size_t i = 0; !rc && i < cur->t.n; i++) {
-		const fs_tubercle *t = &cur->t.items[i];
-		if (rm && bsearch(&t->id, rm, d->removed.n, sizeof *rm, cmp_int_id))
-			continue;
-		const fs_tubercle *a = fs_set_state_find(&after_sorted, t->id);
-		if (fs_tubercle_list_append(&nx.t, a ? a : t))
-			rc = FS_DB_ERROR;
-	}
-	for (size_t i = 0; !rc && i < d->added.n; i++)
-		if (fs_tubercle_list_append(&nx.t, &d->added.items[i]))
-			rc = FS_DB_ERROR;
-	if (!rc && nx.t.n > 1)
-		qsort(nx.t.items, nx.t.n, sizeof *nx.t.items, cmp_tub_id);
-	for (size_t i = 1; !rc && i < nx.t.n; i++)
-		if (nx.t.items[i].id == nx.t.items[i - 1].id)
+	if (!rc && (sorted_tubs(&d->added, &add) || sorted_tubs(&d->after, &aft) ||
+		    sorted_edges(&d->edges_removed, &er) || sorted_edges(&d->edges_added, &ea)))
+		rc = FS_DB_ERROR;
+	for (size_t i = 1; !rc && i < add.n; i++)
+		if (add.items[i].id == add.items[i - 1].id)
 			rc = FS_DB_CONSTRAINT; /* as the primary key would */
-	/* connections: those removed go, then each added one is checked */
-	for (size_t i = 0; !rc && i < d->edges_removed.n; i++)
-		if (fs_edge_list_append(&er, &d->edges_removed.items[i]))
-			rc = FS_DB_ERROR;
-	fs_edges_normalise(&er);
-	fs_set_state ers = {{0}, er};
-	for (size_t i = 0; !rc && i < cur->e.n; i++) {
-		fs_edge e = cur->e.items[i];
-		if (!fs_set_state_has_edge(&ers, e.id1, e.id2) && fs_edge_list_append(&nx.e, &e))
-			rc = FS_DB_ERROR;
+	/* tubercles: the set's, less the removed, with the modified ones as
+	 * they are after, merged with the added */
+	nx.t.cap = cur->t.n + add.n + 1;
+	if (!rc && !(nx.t.items = malloc(nx.t.cap * sizeof *nx.t.items)))
+		rc = FS_DB_ERROR;
+	fs_set_state afts = {aft, {0}};
+	size_t i = 0, j = 0;
+	while (!rc && (i < cur->t.n || j < add.n)) {
+		const fs_tubercle *c = i < cur->t.n ? &cur->t.items[i] : NULL;
+		const fs_tubercle *a = j < add.n ? &add.items[j] : NULL;
+		if (c && rm && bsearch(&c->id, rm, d->removed.n, sizeof *rm, cmp_int_id)) {
+			i++; /* removed (and perhaps added again under its id below) */
+			continue;
+		}
+		if (a && (!c || a->id < c->id)) {
+			nx.t.items[nx.t.n++] = *a;
+			j++;
+		} else if (a && a->id == c->id) {
+			rc = FS_DB_CONSTRAINT;
+		} else {
+			const fs_tubercle *m = aft.n ? fs_set_state_find(&afts, c->id) : NULL;
+			nx.t.items[nx.t.n++] = m ? *m : *c;
+			i++;
+		}
 	}
-	size_t kept = nx.e.n;
-	for (size_t i = 0; !rc && i < d->edges_added.n; i++) {
-		fs_edge e = d->edges_added.items[i];
-		edge_norm(&e);
+	/* connections: each added one checked, then merged with the set's
+	 * less the removed */
+	for (size_t k = 0; !rc && k < ea.n; k++) {
+		fs_edge e = ea.items[k];
 		if (e.id1 == e.id2) {
 			snprintf(why, whylen, "a connection needs two different tubercles");
 			rc = FS_DB_INVALID;
 		} else if (!fs_set_state_find(&nx, e.id1) || !fs_set_state_find(&nx, e.id2)) {
 			snprintf(why, whylen, "connection %d-%d refers to a missing tubercle", e.id1, e.id2);
 			rc = FS_DB_INVALID;
-		} else if (fs_set_state_has_edge(cur, e.id1, e.id2) && !fs_set_state_has_edge(&ers, e.id1, e.id2)) {
+		} else if ((k && !cmp_edge_pair(&ea.items[k - 1], &e)) ||
+			   (edge_listed(&cur->e, e) && !edge_listed(&er, e))) {
 			snprintf(why, whylen, "connection %d-%d exists already", e.id1, e.id2);
 			rc = FS_DB_INVALID;
-		} else if (fs_edge_list_append(&nx.e, &e)) {
-			rc = FS_DB_ERROR;
 		}
 	}
-	if (!rc) {
-		size_t before = nx.e.n;
-		fs_edges_normalise(&nx.e);
-		if (nx.e.n != before) {
-			snprintf(why, whylen, "a connection is added twice");
-			rc = FS_DB_INVALID;
+	nx.e.cap = cur->e.n + ea.n + 1;
+	if (!rc && !(nx.e.items = malloc(nx.e.cap * sizeof *nx.e.items)))
+		rc = FS_DB_ERROR;
+	i = 0;
+	j = 0;
+	while (!rc && (i < cur->e.n || j < ea.n)) {
+		const fs_edge *c = i < cur->e.n ? &cur->e.items[i] : NULL;
+		const fs_edge *a = j < ea.n ? &ea.items[j] : NULL;
+		if (c && er.n && edge_listed(&er, *c)) {
+			i++;
+			continue;
+		}
+		if (a && (!c || cmp_edge_pair(a, c) < 0)) {
+			nx.e.items[nx.e.n++] = *a;
+			j++;
+		} else {
+			nx.e.items[nx.e.n++] = *c;
+			i++;
 		}
 	}
-	(void)kept;
 	/* no connection may be left to a removed tubercle */
-	for (size_t i = 0; !rc && rm && i < nx.e.n; i++) {
-		const fs_edge *e = &nx.e.items[i];
-		if (bsearch(&e->id1, rm, d->removed.n, sizeof *rm, cmp_int_id) ||
-		    bsearch(&e->id2, rm, d->removed.n, sizeof *rm, cmp_int_id)) {
-			if (!fs_set_state_find(&nx, e->id1) || !fs_set_state_find(&nx, e->id2)) {
-				snprintf(why, whylen, "the change would leave connections to missing tubercles");
-				rc = FS_DB_INVALID;
-			}
+	for (size_t k = 0; !rc && rm && k < nx.e.n; k++) {
+		const fs_edge *e = &nx.e.items[k];
+		if ((bsearch(&e->id1, rm, d->removed.n, sizeof *rm, cmp_int_id) && !fs_set_state_find(&nx, e->id1)) ||
+		    (bsearch(&e->id2, rm, d->removed.n, sizeof *rm, cmp_int_id) && !fs_set_state_find(&nx, e->id2))) {
+			snprintf(why, whylen, "the change would leave connections to missing tubercles");
+			rc = FS_DB_INVALID;
 		}
 	}
 	if (!rc)
 		rc = fs_packed_put(db, set_id, &nx.t, &nx.e);
 	if (!rc)
+		fs_packed_cache_keep(db, set_id, &nx); /* what was just written: the next edit reads it */
+	if (!rc)
 		rc = write_set_fields(db, set_id, d);
 	free(rm);
+	fs_tubercle_list_free(&add);
+	fs_tubercle_list_free(&aft);
 	fs_edge_list_free(&er);
-	fs_set_state_free(&after_sorted);
+	fs_edge_list_free(&ea);
 	fs_set_state_free(&nx);
 	return rc;
 }
