@@ -10,6 +10,9 @@
  * (confident, pitch in the published range, and within 2 % of the file
  * metadata's pixel size when the file has one).
  *
+ * At most jobs_max_running readers read at once (worker_slots.h); the
+ * others wait for a slot before loading anything.
+ *
  * Exit status 0 stored (found or not), 1 failed (the row says why), 2 usage.
  */
 #include <math.h>
@@ -20,10 +23,16 @@
 
 #include "analysis/analysis.h"
 #include "app/app.h"
+#include "app/job_control.h"
+#include "app/worker_slots.h"
 #include "app/worker_spawn.h"
 #include "base/base.h"
 #include "image/image.h"
 #include "store/store.h"
+
+/* How long a reader waits for a slot before it gives up (the image's
+ * reading is then failed, and can be asked for again). */
+#define DATABAR_WAIT_MS (10L * 60 * 1000)
 
 /* The owner's setting, off when unreadable. */
 static int owner_wants_auto(fs_db *db, long long user_id)
@@ -79,8 +88,28 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setpriority(PRIO_PROCESS, 0, 10);
-	if (fs_app_config(&app, root, NULL, err, sizeof err) || fs_app_open(&app, 0, err, sizeof err)) {
+	if (fs_app_config(&app, root, NULL, err, sizeof err)) {
 		fprintf(stderr, "fishscale-databar %lld: %s\n", id, err);
+		return 1;
+	}
+	/* a burst of uploads starts one reader each: only as many as heavy
+	 * jobs may run at once (jobs_max_running) read, the others wait here,
+	 * before anything is loaded, for a slot (worker_slots.h) */
+	fs_job_limits lim;
+	fs_job_limits_from_config(&app.cfg, &lim);
+	char jobs_dir[1200];
+	fs_app_data_path(&app, "jobs", jobs_dir, sizeof jobs_dir);
+	char slot_err[256] = "";
+	int slot = fs_worker_slot_take(jobs_dir, "databar-slot", lim.max_running, DATABAR_WAIT_MS, slot_err,
+				       sizeof slot_err);
+	if (fs_app_open(&app, 0, err, sizeof err)) {
+		fprintf(stderr, "fishscale-databar %lld: %s\n", id, err);
+		return 1;
+	}
+	if (slot < 0) {
+		fs_image_databar_failed(app.db, id, slot_err);
+		fprintf(stderr, "fishscale-databar %lld: %s\n", id, slot_err);
+		fs_app_close(&app);
 		return 1;
 	}
 	int exit_code = 1;

@@ -6,7 +6,8 @@
  * supervisor: it forks fcgi_workers children that each run the libfcgi
  * accept loop on that socket, replaces a child that dies, and on SIGTERM or
  * SIGINT stops them all. Nothing is opened before the fork, so no child
- * shares an SQLite handle with another.
+ * shares an SQLite handle with another. One more child, the checkpointer,
+ * copies SQLite's WAL back into the database, so that no request does.
  *
  * Usage: fishscale.fcgi [--root DIR] [--config FILE] [--workers N] [--single]
  */
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,7 +70,7 @@ static void send_response(FCGX_Request *req, const fs_req *r, fs_resp *w)
 		FCGX_PutStr(w->body.data, (int)w->body.len, req->out);
 }
 
-static int worker(const char *root, const char *config)
+static int worker(const char *root, const char *config, int single)
 {
 	fs_app app;
 	char err[512];
@@ -79,6 +81,10 @@ static int worker(const char *root, const char *config)
 		fprintf(stderr, "fishscale.fcgi: %s\n", err);
 		return 1;
 	}
+	/* no checkpoint on the request path: the checkpointer copies the WAL
+	 * back, so an edit never pays for another process's large write */
+	if (!single)
+		fs_db_checkpoint_on_commit(app.db, 0);
 	if (FCGX_Init()) {
 		fprintf(stderr, "fishscale.fcgi: FCGX_Init failed\n");
 		return 1;
@@ -100,11 +106,47 @@ static int worker(const char *root, const char *config)
 	return 0;
 }
 
+/*
+ * The checkpointer: the workers do not checkpoint after their commits (see
+ * worker()), this process does, a passive checkpoint every half second
+ * (it never waits for a lock nor makes a writer wait). It ends with the
+ * supervisor.
+ */
+static int checkpointer(const char *root, const char *config)
+{
+	fs_app app;
+	char err[512];
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	pid_t parent = getppid();
+	/* its own name, so that it is told from the workers (ps, the tests) */
+	prctl(PR_SET_NAME, "fs-checkpointer", 0, 0, 0);
+	if (fs_app_config(&app, root, config, err, sizeof err) || fs_app_open(&app, 0, err, sizeof err)) {
+		fprintf(stderr, "fishscale.fcgi checkpointer: %s\n", err);
+		return 1;
+	}
+	while (getppid() == parent) {
+		struct timespec ts = {0, 500 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+		(void)fs_db_checkpoint(app.db, NULL);
+	}
+	fs_app_close(&app);
+	return 0;
+}
+
+static pid_t spawn_checkpointer(const char *root, const char *config)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(checkpointer(root, config));
+	return pid;
+}
+
 static pid_t spawn(const char *root, const char *config)
 {
 	pid_t pid = fork();
 	if (pid == 0)
-		_exit(worker(root, config));
+		_exit(worker(root, config, 0));
 	return pid;
 }
 
@@ -129,7 +171,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (single)
-		return worker(root, config);
+		return worker(root, config, 1);
 	fs_app app;
 	char err[512];
 	if (fs_app_config(&app, root, config, err, sizeof err)) {
@@ -158,6 +200,7 @@ int main(int argc, char **argv)
 	pid_t kids[64] = {0};
 	for (int i = 0; i < workers; i++)
 		kids[i] = spawn(root, config);
+	pid_t ckpt = spawn_checkpointer(root, config);
 	time_t window = time(NULL);
 	int restarts = 0;
 	while (!stopping) {
@@ -170,6 +213,14 @@ int main(int argc, char **argv)
 		}
 		if (stopping)
 			break;
+		if (pid == ckpt) {
+			fprintf(stderr, "fishscale.fcgi: checkpointer %d exited (status %d), starting another\n", (int)pid,
+				status);
+			struct timespec ts = {1, 0};
+			nanosleep(&ts, NULL);
+			ckpt = spawn_checkpointer(root, config);
+			continue;
+		}
 		for (int i = 0; i < workers; i++) {
 			if (kids[i] != pid)
 				continue;
@@ -190,6 +241,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < workers; i++)
 		if (kids[i] > 0)
 			kill(kids[i], SIGTERM);
+	if (ckpt > 0)
+		kill(ckpt, SIGTERM);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
 	return 0;

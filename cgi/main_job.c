@@ -178,6 +178,12 @@ static int run_extract(fs_app *app, fs_job_rec *job, cJSON *result, char *err, s
 		err[0] = 0;
 		usleep(100000);
 	}
+	/* SQLite has one writer: how long this result kept every other writer
+	 * (the site's edits) waiting, in the job's log and its result */
+	double lock_ms = fs_db_last_write_ms(app->db);
+	fprintf(stderr, "fishscale-job %lld: stored %zu tubercles and %zu connections, write lock held %.0f ms\n",
+		job->id, dr.tubercles.n, e.n, lock_ms);
+	cJSON_AddNumberToObject(result, "write_lock_ms", lock_ms);
 	cJSON_AddNumberToObject(result, "set_id", (double)job->set_id);
 	cJSON_AddStringToObject(result, "set_name", set.name);
 	cJSON_AddNumberToObject(result, "revision", (double)nrev);

@@ -52,6 +52,7 @@ int fs_app_config(fs_app *app, const char *root, const char *config_path, char *
 	}
 	/* every process that stores derived files decides alike */
 	fs_pyramid_set_min_side(app->cfg.tile_min_side);
+	fs_packed_set_min(app->cfg.set_pack_min);
 	return 0;
 }
 

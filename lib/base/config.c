@@ -49,6 +49,7 @@ static const struct key keys[] = {
 	{"tile_min_side", I(tile_min_side, 0, 1000000), "images whose larger side exceeds this get a display pyramid of 256-pixel tiles, and their display PNG becomes an overview this large (0 = never)"},
 	{"jobs_max_running", I(jobs_max_running, 0, 256), "heavy background jobs running at once on the site (0 = number of cores - 1, at least 1)"},
 	{"jobs_memory_mb", I(jobs_memory_mb, 0, 100000000), "memory the running background jobs may be expected to take, in MiB (0 = half the machine's memory)"},
+	{"set_pack_min", I(set_pack_min, 1, 2000000000), "a set replaced with at least this many tubercles (an extraction) is stored as one packed record instead of a row each, so writing it holds SQLite's write lock for milliseconds"},
 	{"user_quota_mb", I(user_quota_mb, 0, 100000000), "disk space one user's images may take in MiB: originals, working images, display copies (0 = no limit)"},
 	{"login_max_failures", I(login_max_failures, 1, 1000), "failed logins of one account from one address before that pair waits (growing waits); 20x for the account from all addresses, 4x for one address over all accounts"},
 	{"login_window_minutes", I(login_window_minutes, 1, 1440), "window over which failed logins are counted"},
@@ -112,6 +113,7 @@ void fs_config_defaults(fs_config *c)
 	c->user_quota_mb = 5120;
 	c->sync_max_pixels = 8000000L;
 	c->tile_min_side = 4096;
+	c->set_pack_min = 5000;
 	c->import_sync_max_pixels = 8000000L;
 	c->login_max_failures = 5;
 	c->login_window_minutes = 15;

@@ -37,6 +37,7 @@ typedef struct fs_config {
 	int tile_min_side;                 /* images with a larger side get a display pyramid (0 = never) */
 	int jobs_max_running;              /* heavy jobs at once on the site (0 = cores - 1, at least 1) */
 	int jobs_memory_mb;                /* memory the running jobs may take (0 = half the RAM) */
+	int set_pack_min;                  /* sets replaced with this many tubercles are stored packed */
 	int login_max_failures;            /* failures per account or address within the window */
 	int login_window_minutes;
 	char sso_header[64];               /* e.g. X-Remote-User; "" = single sign-on off */

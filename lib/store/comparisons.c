@@ -396,7 +396,8 @@ int fs_compare_candidates(fs_db *db, const fs_user *u, const char *q, long long 
 	/* instr on lower() rather than LIKE: a % or _ in q is then plain text */
 	sqlite3_stmt *st = fs_db_stmt(
 		db, "SELECT s.id, s.image_id, s.name, i.original_name, u.login, "
-		    "(SELECT count(*) FROM tubercles t WHERE t.set_id = s.id), "
+		    "(SELECT count(*) FROM tubercles t WHERE t.set_id = s.id) + "
+		    "coalesce((SELECT n_tubercles FROM set_packed p WHERE p.set_id = s.id), 0), "
 		    "s.position = (SELECT min(position) FROM sets f WHERE f.image_id = s.image_id), "
 		    "coalesce(i.um_per_px, 0) "
 		    "FROM sets s JOIN images i ON i.id = s.image_id JOIN users u ON u.id = i.owner_id "

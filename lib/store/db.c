@@ -22,9 +22,18 @@ struct cached {
 struct fs_db {
 	sqlite3 *h;
 	int busy_timeout_ms;
+	/* the write lock held by fs_db_begin .. fs_db_commit/rollback (ms) */
+	double tx_started, last_write_ms, longest_write_ms;
 	struct cached cache[STMT_CACHE];
 	int ncache;
+	unsigned long long serial;
+	double commit_released; /* when the last commit let the lock go (the WAL hook) */
+	int checkpoint_on_commit;
 };
+
+static unsigned long long open_count;
+
+static double mono_ms(void);
 
 int fs_db_rc_from_sqlite(int rc)
 {
@@ -135,6 +144,36 @@ static int busy_wait(void *ctx, int n)
 	return 1;
 }
 
+/*
+ * After every commit, once the write lock is released: note when (so the
+ * lock's held time does not count a checkpoint), and checkpoint as
+ * SQLite's own auto-checkpoint would (1000 pages), unless this
+ * connection leaves that to another process (fs_db_checkpoint_on_commit).
+ */
+static int wal_hook(void *ctx, sqlite3 *h, const char *name, int pages)
+{
+	fs_db *db = ctx;
+	(void)name;
+	db->commit_released = mono_ms();
+	if (db->checkpoint_on_commit && pages >= 1000)
+		sqlite3_wal_checkpoint_v2(h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	return SQLITE_OK;
+}
+
+void fs_db_checkpoint_on_commit(fs_db *db, int on)
+{
+	db->checkpoint_on_commit = on;
+}
+
+int fs_db_checkpoint(fs_db *db, int *wal_pages)
+{
+	int log = 0, done = 0;
+	int rc = sqlite3_wal_checkpoint_v2(db->h, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+	if (wal_pages)
+		*wal_pages = log > 0 ? log : 0;
+	return fs_db_rc_from_sqlite(rc);
+}
+
 fs_db *fs_db_open(const char *path, int busy_timeout_ms, char *err, size_t errlen)
 {
 	fs_db *db = calloc(1, sizeof *db);
@@ -149,6 +188,7 @@ fs_db *fs_db_open(const char *path, int busy_timeout_ms, char *err, size_t errle
 		goto fail;
 	}
 	sqlite3_extended_result_codes(db->h, 1);
+	db->serial = ++open_count;
 	db->busy_timeout_ms = busy_timeout_ms > 0 ? busy_timeout_ms : 5000;
 	sqlite3_busy_handler(db->h, busy_wait, db);
 	if (exec(db->h, "PRAGMA foreign_keys = ON", err, errlen))
@@ -162,6 +202,8 @@ fs_db *fs_db_open(const char *path, int busy_timeout_ms, char *err, size_t errle
 		goto fail;
 	if (fs_db_migrate_to(db->h, fs_migrations_count, err, errlen))
 		goto fail;
+	db->checkpoint_on_commit = 1;
+	sqlite3_wal_hook(db->h, wal_hook, db); /* replaces SQLite's auto-checkpoint */
 	return db;
 fail:
 	fs_db_close(db);
@@ -176,6 +218,11 @@ void fs_db_close(fs_db *db)
 		sqlite3_finalize(db->cache[i].st);
 	sqlite3_close(db->h);
 	free(db);
+}
+
+unsigned long long fs_db_open_serial(const fs_db *db)
+{
+	return db->serial;
 }
 
 sqlite3 *fs_db_handle(fs_db *db)
@@ -229,9 +276,32 @@ int fs_db_exec_id(fs_db *db, const char *sql, long long id)
 	return rc;
 }
 
+static double mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The lock is released: how long it was held, kept for fs_db_last_write_ms. */
+static void lock_released(fs_db *db)
+{
+	if (db->tx_started <= 0)
+		return;
+	/* a commit released the lock before its checkpoint (if any) ran */
+	double end = db->commit_released > db->tx_started ? db->commit_released : mono_ms();
+	db->last_write_ms = end - db->tx_started;
+	if (db->last_write_ms > db->longest_write_ms)
+		db->longest_write_ms = db->last_write_ms;
+	db->tx_started = 0;
+}
+
 int fs_db_begin(fs_db *db)
 {
-	return fs_db_rc_from_sqlite(sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL));
+	int rc = fs_db_rc_from_sqlite(sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL));
+	if (rc == FS_DB_OK)
+		db->tx_started = mono_ms();
+	return rc;
 }
 
 int fs_db_commit(fs_db *db)
@@ -239,6 +309,7 @@ int fs_db_commit(fs_db *db)
 	int rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	lock_released(db);
 	return fs_db_rc_from_sqlite(rc);
 }
 
@@ -246,6 +317,31 @@ void fs_db_rollback(fs_db *db)
 {
 	if (!sqlite3_get_autocommit(db->h))
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	lock_released(db);
+}
+
+int fs_db_begin_read(fs_db *db)
+{
+	/* deferred: the first read takes the snapshot, no lock is taken */
+	return fs_db_rc_from_sqlite(sqlite3_exec(db->h, "BEGIN", NULL, NULL, NULL));
+}
+
+void fs_db_end_read(fs_db *db)
+{
+	if (!sqlite3_get_autocommit(db->h))
+		sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
+}
+
+double fs_db_last_write_ms(const fs_db *db)
+{
+	return db->last_write_ms;
+}
+
+double fs_db_take_longest_write_ms(fs_db *db)
+{
+	double v = db->longest_write_ms;
+	db->longest_write_ms = 0;
+	return v;
 }
 
 const char *fs_db_errmsg(fs_db *db)

@@ -34,6 +34,9 @@ typedef struct fs_db fs_db;
 fs_db *fs_db_open(const char *path, int busy_timeout_ms, char *err, size_t errlen);
 void fs_db_close(fs_db *db);
 sqlite3 *fs_db_handle(fs_db *db);
+/* A number no other handle opened by this process has (for caches keyed
+ * on a handle, whose address a later handle may reuse). */
+unsigned long long fs_db_open_serial(const fs_db *db);
 
 /* Cached prepared statement for a static SQL string (keyed by the pointer
  * and checked by content). NULL on a preparation error (see fs_db_errmsg). */
@@ -51,6 +54,32 @@ int fs_db_exec_id(fs_db *db, const char *sql, long long id);
 int fs_db_begin(fs_db *db);
 int fs_db_commit(fs_db *db);
 void fs_db_rollback(fs_db *db);
+/* A read transaction (BEGIN DEFERRED .. COMMIT): one consistent snapshot
+ * to prepare a large write from, without taking the write lock (in WAL
+ * mode readers never block the writer). */
+int fs_db_begin_read(fs_db *db);
+void fs_db_end_read(fs_db *db);
+/*
+ * How long the write lock was held (SQLite has one writer: every other
+ * process that writes waits meanwhile), measured from fs_db_begin to its
+ * fs_db_commit / fs_db_rollback: the last transaction's, in ms, and the
+ * longest since the previous fs_db_take_longest_write_ms (which resets it).
+ * Callers log them (the library prints nothing).
+ */
+double fs_db_last_write_ms(const fs_db *db);
+double fs_db_take_longest_write_ms(fs_db *db);
+
+/*
+ * Checkpoints (copying the WAL back into the database file): a connection
+ * does one after a commit that leaves 1000 pages or more in the WAL, as
+ * SQLite's auto-checkpoint would, unless told not to: the web workers
+ * leave them to a process of their own (fishscale.fcgi's checkpointer), so
+ * no request pays for copying another process's large write.
+ * fs_db_checkpoint runs a passive one now (it never waits for a lock);
+ * *wal_pages (may be NULL) receives the WAL's size in pages.
+ */
+void fs_db_checkpoint_on_commit(fs_db *db, int on);
+int fs_db_checkpoint(fs_db *db, int *wal_pages);
 
 /* Maps an SQLite result code to an fs_db_rc. */
 int fs_db_rc_from_sqlite(int rc);

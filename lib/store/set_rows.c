@@ -10,7 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <zlib.h>
+
 #include "analysis/params_json.h"
+#include "store/set_packed.h"
 #include "store/sets_store.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
@@ -26,6 +29,17 @@ long long fs_rows_now(void)
 
 int fs_rows_get(fs_db *db, long long set_id, int tid, fs_tubercle *t)
 {
+	const fs_set_state *pk;
+	int prc = fs_packed_state(db, set_id, &pk);
+	if (prc)
+		return prc;
+	if (pk) {
+		const fs_tubercle *x = fs_set_state_find(pk, tid);
+		if (!x)
+			return FS_DB_NOTFOUND;
+		*t = *x;
+		return FS_DB_OK;
+	}
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT tid, x, y, r, circularity, major, minor, orientation, "
 					  "eccentricity, source, fit_quality FROM tubercles WHERE set_id = ? AND tid = ?");
 	if (!st)
@@ -150,6 +164,14 @@ static void edge_norm(fs_edge *e)
 int fs_rows_edge_exists(fs_db *db, long long set_id, fs_edge e, int *exists)
 {
 	edge_norm(&e);
+	const fs_set_state *pk;
+	int prc = fs_packed_state(db, set_id, &pk);
+	if (prc)
+		return prc;
+	if (pk) {
+		*exists = fs_set_state_has_edge(pk, e.id1, e.id2);
+		return FS_DB_OK;
+	}
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT 1 FROM edges WHERE set_id = ? AND id1 = ? AND id2 = ?");
 	if (!st)
 		return FS_DB_ERROR;
@@ -237,9 +259,234 @@ int fs_rows_diff_applies(fs_db *db, long long set_id, const fs_set_diff *d, char
 	return FS_DB_OK;
 }
 
+/* The set's own columns a diff changes: measurement version, parameters,
+ * next_tid. */
+static int write_set_fields(fs_db *db, long long set_id, const fs_set_diff *d)
+{
+	int rc = FS_DB_OK;
+	sqlite3_stmt *st;
+	if (d->version_changed) {
+		st = fs_db_stmt(db, "UPDATE sets SET measurement_version = ? WHERE id = ?");
+		if (!st)
+			return FS_DB_ERROR;
+		sqlite3_bind_int(st, 1, d->version_after);
+		sqlite3_bind_int64(st, 2, set_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+		if (rc)
+			return rc;
+	}
+	if (d->params_changed) {
+		st = fs_db_stmt(db, "UPDATE sets SET params = ? WHERE id = ?");
+		if (!st)
+			return FS_DB_ERROR;
+		char *pj = NULL;
+		if (d->has_params) {
+			cJSON *p = fs_params_to_json(&d->params_after);
+			pj = p ? cJSON_PrintUnformatted(p) : NULL;
+			cJSON_Delete(p);
+			sqlite3_bind_text(st, 1, pj, -1, SQLITE_TRANSIENT);
+		} else {
+			sqlite3_bind_null(st, 1);
+		}
+		sqlite3_bind_int64(st, 2, set_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+		cJSON_free(pj);
+		if (rc)
+			return rc;
+	}
+	/* ids are never reused: keep next_tid above every id ever written */
+	int maxid = 0;
+	for (size_t i = 0; i < d->added.n; i++)
+		if (d->added.items[i].id > maxid)
+			maxid = d->added.items[i].id;
+	if (maxid) {
+		st = fs_db_stmt(db, "UPDATE sets SET next_tid = max(next_tid, ?) WHERE id = ?");
+		if (!st)
+			return FS_DB_ERROR;
+		sqlite3_bind_int(st, 1, maxid + 1);
+		sqlite3_bind_int64(st, 2, set_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
+	}
+	return rc;
+}
+
+static int cmp_tub_id(const void *a, const void *b)
+{
+	int x = ((const fs_tubercle *)a)->id, y = ((const fs_tubercle *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static int cmp_int_id(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_edge_pair(const void *a, const void *b)
+{
+	const fs_edge *x = a, *y = b;
+	if (x->id1 != y->id1)
+		return (x->id1 > y->id1) - (x->id1 < y->id1);
+	return (x->id2 > y->id2) - (x->id2 < y->id2);
+}
+
+static int edge_listed(const fs_edge_list *sorted, fs_edge e)
+{
+	return sorted->n && bsearch(&e, sorted->items, sorted->n, sizeof e, cmp_edge_pair) != NULL;
+}
+
+/* A list's items sorted by id (or pair), in a copy. */
+static int sorted_tubs(const fs_tubercle_list *in, fs_tubercle_list *out)
+{
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < in->n; i++)
+		if (fs_tubercle_list_append(out, &in->items[i]))
+			return -1;
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof *out->items, cmp_tub_id);
+	return 0;
+}
+
+static int sorted_edges(const fs_edge_list *in, fs_edge_list *out)
+{
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < in->n; i++) {
+		fs_edge e = in->items[i];
+		edge_norm(&e);
+		if (fs_edge_list_append(out, &e))
+			return -1;
+	}
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof *out->items, cmp_edge_pair);
+	return 0;
+}
+
+/*
+ * A diff written to a packed set: applied to its rows in memory and
+ * stored again, with the checks the row path gets from its constraints
+ * and lookups (an added id that exists, a connection to a missing
+ * tubercle or one that exists already, connections left to a removed
+ * tubercle), with the same messages. The set's rows are sorted and an
+ * edit's diff is small: the new rows are merged in one pass, no sort of
+ * the whole set (this runs under the write lock).
+ */
+static int packed_write(fs_db *db, long long set_id, const fs_set_state *cur, const fs_set_diff *d, char *why,
+			size_t whylen)
+{
+	fs_set_state nx;
+	fs_tubercle_list add = {0}, aft = {0};
+	fs_edge_list er = {0}, ea = {0};
+	int *rm = NULL;
+	int rc = FS_DB_OK;
+	memset(&nx, 0, sizeof nx);
+	if (d->removed.n && !(rm = malloc(d->removed.n * sizeof *rm)))
+		rc = FS_DB_ERROR;
+	for (size_t i = 0; !rc && i < d->removed.n; i++)
+		rm[i] = d->removed.items[i].id;
+	if (rm)
+		qsort(rm, d->removed.n, sizeof *rm, cmp_int_id);
+	if (!rc && (sorted_tubs(&d->added, &add) || sorted_tubs(&d->after, &aft) ||
+		    sorted_edges(&d->edges_removed, &er) || sorted_edges(&d->edges_added, &ea)))
+		rc = FS_DB_ERROR;
+	for (size_t i = 1; !rc && i < add.n; i++)
+		if (add.items[i].id == add.items[i - 1].id)
+			rc = FS_DB_CONSTRAINT; /* as the primary key would */
+	/* tubercles: the set's, less the removed, with the modified ones as
+	 * they are after, merged with the added */
+	nx.t.cap = cur->t.n + add.n + 1;
+	if (!rc && !(nx.t.items = malloc(nx.t.cap * sizeof *nx.t.items)))
+		rc = FS_DB_ERROR;
+	fs_set_state afts = {aft, {0}};
+	size_t i = 0, j = 0;
+	while (!rc && (i < cur->t.n || j < add.n)) {
+		const fs_tubercle *c = i < cur->t.n ? &cur->t.items[i] : NULL;
+		const fs_tubercle *a = j < add.n ? &add.items[j] : NULL;
+		if (c && rm && bsearch(&c->id, rm, d->removed.n, sizeof *rm, cmp_int_id)) {
+			i++; /* removed (and perhaps added again under its id below) */
+			continue;
+		}
+		if (a && (!c || a->id < c->id)) {
+			nx.t.items[nx.t.n++] = *a;
+			j++;
+		} else if (a && a->id == c->id) {
+			rc = FS_DB_CONSTRAINT;
+		} else {
+			const fs_tubercle *m = aft.n ? fs_set_state_find(&afts, c->id) : NULL;
+			nx.t.items[nx.t.n++] = m ? *m : *c;
+			i++;
+		}
+	}
+	/* connections: each added one checked, then merged with the set's
+	 * less the removed */
+	for (size_t k = 0; !rc && k < ea.n; k++) {
+		fs_edge e = ea.items[k];
+		if (e.id1 == e.id2) {
+			snprintf(why, whylen, "a connection needs two different tubercles");
+			rc = FS_DB_INVALID;
+		} else if (!fs_set_state_find(&nx, e.id1) || !fs_set_state_find(&nx, e.id2)) {
+			snprintf(why, whylen, "connection %d-%d refers to a missing tubercle", e.id1, e.id2);
+			rc = FS_DB_INVALID;
+		} else if ((k && !cmp_edge_pair(&ea.items[k - 1], &e)) ||
+			   (edge_listed(&cur->e, e) && !edge_listed(&er, e))) {
+			snprintf(why, whylen, "connection %d-%d exists already", e.id1, e.id2);
+			rc = FS_DB_INVALID;
+		}
+	}
+	nx.e.cap = cur->e.n + ea.n + 1;
+	if (!rc && !(nx.e.items = malloc(nx.e.cap * sizeof *nx.e.items)))
+		rc = FS_DB_ERROR;
+	i = 0;
+	j = 0;
+	while (!rc && (i < cur->e.n || j < ea.n)) {
+		const fs_edge *c = i < cur->e.n ? &cur->e.items[i] : NULL;
+		const fs_edge *a = j < ea.n ? &ea.items[j] : NULL;
+		if (c && er.n && edge_listed(&er, *c)) {
+			i++;
+			continue;
+		}
+		if (a && (!c || cmp_edge_pair(a, c) < 0)) {
+			nx.e.items[nx.e.n++] = *a;
+			j++;
+		} else {
+			nx.e.items[nx.e.n++] = *c;
+			i++;
+		}
+	}
+	/* no connection may be left to a removed tubercle */
+	for (size_t k = 0; !rc && rm && k < nx.e.n; k++) {
+		const fs_edge *e = &nx.e.items[k];
+		if ((bsearch(&e->id1, rm, d->removed.n, sizeof *rm, cmp_int_id) && !fs_set_state_find(&nx, e->id1)) ||
+		    (bsearch(&e->id2, rm, d->removed.n, sizeof *rm, cmp_int_id) && !fs_set_state_find(&nx, e->id2))) {
+			snprintf(why, whylen, "the change would leave connections to missing tubercles");
+			rc = FS_DB_INVALID;
+		}
+	}
+	if (!rc)
+		rc = fs_packed_put(db, set_id, &nx.t, &nx.e);
+	if (!rc)
+		fs_packed_cache_keep(db, set_id, &nx); /* what was just written: the next edit reads it */
+	if (!rc)
+		rc = write_set_fields(db, set_id, d);
+	free(rm);
+	fs_tubercle_list_free(&add);
+	fs_tubercle_list_free(&aft);
+	fs_edge_list_free(&er);
+	fs_edge_list_free(&ea);
+	fs_set_state_free(&nx);
+	return rc;
+}
+
 int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen)
 {
 	int rc;
+	const fs_set_state *pk;
+	if ((rc = fs_packed_state(db, set_id, &pk)))
+		return rc;
+	if (pk)
+		return packed_write(db, set_id, pk, d, why, whylen);
 	for (size_t i = 0; i < d->edges_removed.n; i++)
 		if ((rc = edge_write(db, set_id, d->edges_removed.items[i], 0)))
 			return rc;
@@ -308,54 +555,56 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
 			return dangling < 0 ? FS_DB_ERROR : FS_DB_INVALID;
 		}
 	}
-	rc = FS_DB_OK;
-	sqlite3_stmt *st;
-	if (d->version_changed) {
-		st = fs_db_stmt(db, "UPDATE sets SET measurement_version = ? WHERE id = ?");
-		if (!st)
-			return FS_DB_ERROR;
-		sqlite3_bind_int(st, 1, d->version_after);
-		sqlite3_bind_int64(st, 2, set_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-		fs_db_done(st);
-		if (rc)
+	return write_set_fields(db, set_id, d);
+}
+
+int fs_rows_replace_packs(int whole, int packed, const fs_set_diff *d)
+{
+	/* large, or packed already: the set is (stays) packed (set_packed.h)
+	 * and holds exactly what is added, which is in id order (fresh ids in
+	 * sequence) with the edges normalised */
+	return whole && (packed || d->added.n >= (size_t)fs_packed_min());
+}
+
+int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int whole, const fs_packed_rec *rec)
+{
+	int rc;
+	const fs_set_state *pk;
+	char why[200];
+	if ((rc = fs_packed_state(db, set_id, &pk)))
+		return rc;
+	if (fs_rows_replace_packs(whole, pk != NULL, d)) {
+		if ((rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id)) ||
+		    (rc = fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id)) ||
+		    (rc = rec ? fs_packed_put_encoded(db, set_id, rec)
+			      : fs_packed_put(db, set_id, &d->added, &d->edges_added)))
 			return rc;
+		return write_set_fields(db, set_id, d);
 	}
-	if (d->params_changed) {
-		st = fs_db_stmt(db, "UPDATE sets SET params = ? WHERE id = ?");
-		if (!st)
-			return FS_DB_ERROR;
-		char *pj = NULL;
-		if (d->has_params) {
-			cJSON *p = fs_params_to_json(&d->params_after);
-			pj = p ? cJSON_PrintUnformatted(p) : NULL;
-			cJSON_Delete(p);
-			sqlite3_bind_text(st, 1, pj, -1, SQLITE_TRANSIENT);
-		} else {
-			sqlite3_bind_null(st, 1);
-		}
-		sqlite3_bind_int64(st, 2, set_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-		fs_db_done(st);
-		cJSON_free(pj);
-		if (rc)
+	if (pk)
+		return packed_write(db, set_id, pk, d, why, sizeof why);
+	if (whole) {
+		/* everything goes: two statements instead of a lookup per row */
+		if ((rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id)) ||
+		    (rc = fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id)))
 			return rc;
+	} else {
+		for (size_t i = 0; i < d->edges_removed.n; i++)
+			if ((rc = edge_write(db, set_id, d->edges_removed.items[i], 0)))
+				return rc;
+		for (size_t i = 0; i < d->removed.n; i++)
+			if ((rc = row_delete(db, set_id, d->removed.items[i].id)))
+				return rc;
 	}
-	/* ids are never reused: keep next_tid above every id ever written */
-	int maxid = 0;
 	for (size_t i = 0; i < d->added.n; i++)
-		if (d->added.items[i].id > maxid)
-			maxid = d->added.items[i].id;
-	if (maxid) {
-		st = fs_db_stmt(db, "UPDATE sets SET next_tid = max(next_tid, ?) WHERE id = ?");
-		if (!st)
-			return FS_DB_ERROR;
-		sqlite3_bind_int(st, 1, maxid + 1);
-		sqlite3_bind_int64(st, 2, set_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-		fs_db_done(st);
-	}
-	return rc;
+		if ((rc = row_insert(db, set_id, &d->added.items[i])))
+			return rc;
+	/* new ids only (fresh, above next_tid), each edge between two of them,
+	 * normalised and without duplicates: nothing to look up */
+	for (size_t i = 0; i < d->edges_added.n; i++)
+		if ((rc = edge_write(db, set_id, d->edges_added.items[i], 1)))
+			return rc;
+	return write_set_fields(db, set_id, d);
 }
 
 int fs_rows_end_tx(fs_db *db, int rc)
@@ -418,6 +667,19 @@ int fs_rows_bump(fs_db *db, long long set_id, long long *new_rev)
 int fs_rows_load(fs_db *db, long long set_id, fs_tubercle_list *t, fs_edge_list *e)
 {
 	sqlite3_stmt *st;
+	const fs_set_state *pk;
+	int prc = fs_packed_state(db, set_id, &pk);
+	if (prc)
+		return prc;
+	if (pk) {
+		for (size_t i = 0; i < pk->t.n; i++)
+			if (fs_tubercle_list_append(t, &pk->t.items[i]))
+				return FS_DB_ERROR;
+		for (size_t i = 0; e && i < pk->e.n; i++)
+			if (fs_edge_list_append(e, &pk->e.items[i]))
+				return FS_DB_ERROR;
+		return FS_DB_OK;
+	}
 	st = fs_db_stmt(db, "SELECT tid, x, y, r, circularity, major, minor, orientation, eccentricity, source, "
 			    "fit_quality FROM tubercles WHERE set_id = ? ORDER BY tid");
 	if (!st)
@@ -508,6 +770,84 @@ int fs_rows_reverts_refs(const char *kind)
 int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
 			const fs_set_diff *d, long long agent_run_id, const char *refs, long long *op_id)
 {
+	fs_journal_entry j;
+	if (fs_rows_journal_prepare(d, &j))
+		return FS_DB_ERROR;
+	int rc = fs_rows_journal_add_prepared(db, set_id, user_id, kind, label, &j, agent_run_id, refs, op_id);
+	fs_rows_journal_entry_free(&j);
+	return rc;
+}
+
+/* A journal diff this large is stored compressed: "FSZ1", its length
+ * (8 bytes, little-endian), then zlib's stream. An extraction's step holds
+ * every tubercle it removed and added, megabytes of JSON, written while
+ * SQLite's one write lock is held; compressed beforehand it is a third. */
+#define JOURNAL_PACK_MIN (256 * 1024)
+#define JOURNAL_MAGIC "FSZ1"
+
+int fs_rows_journal_prepare(const fs_set_diff *d, fs_journal_entry *j)
+{
+	memset(j, 0, sizeof *j);
+	cJSON *dj = fs_set_diff_to_json(d);
+	j->text = dj ? cJSON_PrintUnformatted(dj) : NULL;
+	cJSON_Delete(dj);
+	if (!j->text)
+		return -1;
+	size_t n = strlen(j->text);
+	if (n < JOURNAL_PACK_MIN)
+		return 0;
+	uLongf zcap = compressBound((uLong)n);
+	unsigned char *z = malloc(12 + zcap);
+	if (!z)
+		return 0; /* stored as text: larger, still right */
+	if (compress2(z + 12, &zcap, (const Bytef *)j->text, (uLong)n, 1) != Z_OK) {
+		free(z);
+		return 0;
+	}
+	memcpy(z, JOURNAL_MAGIC, 4);
+	for (int i = 0; i < 8; i++)
+		z[4 + i] = (unsigned char)((unsigned long long)n >> (8 * i));
+	j->z = z;
+	j->zlen = 12 + zcap;
+	return 0;
+}
+
+void fs_rows_journal_entry_free(fs_journal_entry *j)
+{
+	cJSON_free(j->text);
+	free(j->z);
+	memset(j, 0, sizeof *j);
+}
+
+const char *fs_rows_diff_column(sqlite3_stmt *st, int col, char **owned)
+{
+	*owned = NULL;
+	if (sqlite3_column_type(st, col) != SQLITE_BLOB)
+		return (const char *)sqlite3_column_text(st, col);
+	const unsigned char *z = sqlite3_column_blob(st, col);
+	size_t zlen = (size_t)sqlite3_column_bytes(st, col);
+	if (!z || zlen < 12 || memcmp(z, JOURNAL_MAGIC, 4))
+		return NULL;
+	unsigned long long n = 0;
+	for (int i = 0; i < 8; i++)
+		n |= (unsigned long long)z[4 + i] << (8 * i);
+	if (n > (1ull << 34))
+		return NULL;
+	char *t = malloc((size_t)n + 1);
+	uLongf got = (uLongf)n;
+	if (!t || uncompress((Bytef *)t, &got, z + 12, (uLong)(zlen - 12)) != Z_OK || got != n) {
+		free(t);
+		return NULL;
+	}
+	t[n] = 0;
+	*owned = t;
+	return t;
+}
+
+int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id, const char *kind,
+				 const char *label, const fs_journal_entry *j, long long agent_run_id, const char *refs,
+				 long long *op_id)
+{
 	sqlite3_stmt *st;
 	int rc;
 	if (user_id && !fs_rows_bookkeeping(kind)) {
@@ -522,31 +862,28 @@ int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const ch
 		if (rc)
 			return rc;
 	}
-	cJSON *dj = fs_set_diff_to_json(d);
-	char *ds = dj ? cJSON_PrintUnformatted(dj) : NULL;
-	cJSON_Delete(dj);
-	if (!ds)
-		return FS_DB_ERROR;
 	st = fs_db_stmt(db, "INSERT INTO set_ops (set_id, user_id, at, kind, label, diff, agent_run_id, refs) "
 			    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-	if (!st) {
-		cJSON_free(ds);
+	if (!st)
 		return FS_DB_ERROR;
-	}
 	sqlite3_bind_int64(st, 1, set_id);
 	if (user_id)
 		sqlite3_bind_int64(st, 2, user_id);
 	sqlite3_bind_int64(st, 3, fs_rows_now());
 	sqlite3_bind_text(st, 4, kind, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 5, label ? label : kind, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 6, ds, -1, SQLITE_TRANSIENT);
+	/* static: the entry outlives the statement's step, and a copy of
+	 * megabytes would be made under the write lock */
+	if (j->z)
+		sqlite3_bind_blob64(st, 6, j->z, j->zlen, SQLITE_STATIC);
+	else
+		sqlite3_bind_text(st, 6, j->text, -1, SQLITE_STATIC);
 	if (agent_run_id)
 		sqlite3_bind_int64(st, 7, agent_run_id);
 	if (refs)
 		sqlite3_bind_text(st, 8, refs, -1, SQLITE_TRANSIENT);
 	rc = fs_db_rc_from_sqlite(sqlite3_step(st));
 	fs_db_done(st);
-	cJSON_free(ds);
 	if (rc)
 		return rc;
 	if (op_id)
@@ -657,4 +994,32 @@ int fs_set_last_change(fs_set_diff *out, int *full)
 		return -1;
 	*full = last_full;
 	return fs_set_diff_copy(out, &last_change);
+}
+
+int fs_rows_count(fs_db *db, long long set_id, const fs_set_frame *f, int *n_t, int *n_e, int *packed)
+{
+	const fs_set_state *pk;
+	*packed = 0;
+	int rc = fs_packed_state(db, set_id, &pk);
+	if (rc || !pk)
+		return rc;
+	*packed = 1;
+	if (!f || !f->bounded) {
+		*n_t = (int)pk->t.n;
+		*n_e = (int)pk->e.n;
+		return FS_DB_OK;
+	}
+	/* as the frame's SQL condition counts rows (set_frame.h) */
+	int nt = 0, ne = 0;
+	for (size_t i = 0; i < pk->t.n; i++)
+		nt += fs_set_frame_visible(f, pk->t.items[i].centroid_x, pk->t.items[i].centroid_y);
+	for (size_t i = 0; i < pk->e.n; i++) {
+		const fs_tubercle *a = fs_set_state_find(pk, pk->e.items[i].id1);
+		const fs_tubercle *b = fs_set_state_find(pk, pk->e.items[i].id2);
+		ne += a && b && fs_set_frame_visible(f, a->centroid_x, a->centroid_y) &&
+		      fs_set_frame_visible(f, b->centroid_x, b->centroid_y);
+	}
+	*n_t = nt;
+	*n_e = ne;
+	return FS_DB_OK;
 }

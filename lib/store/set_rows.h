@@ -17,6 +17,7 @@
 #include "store/db.h"
 #include "store/set_diff.h"
 #include "store/set_frame.h"
+#include "store/set_packed.h"
 
 /* Journal entry states (set_ops.undone). */
 enum { FS_OP_DONE = 0, FS_OP_UNDONE = 1, FS_OP_REVERTED = 2 };
@@ -33,6 +34,24 @@ int fs_rows_edge_exists(fs_db *db, long long set_id, fs_edge e, int *exists);
 int fs_rows_diff_applies(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen);
 /* Writes a checked diff; refuses one that would leave connections to missing tubercles. */
 int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen);
+
+/*
+ * Writes a replacement (fs_set_replace_all) prepared from a snapshot taken
+ * at the revision the caller's transaction has just found unchanged, so
+ * the diff holds against the rows without a lookup per row: whole = the
+ * diff removes every row the set has (deleted with one statement each for
+ * tubercles and edges); added tubercles have fresh ids and the added edges
+ * join two of them, normalised and without duplicates.
+ */
+int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int whole, const fs_packed_rec *rec);
+/* Whether that write stores the set packed (packed: it is already), so
+ * that the caller can encode rec (may be NULL) before taking the lock. */
+int fs_rows_replace_packs(int whole, int packed, const fs_set_diff *d);
+
+/* The counts of a packed set (set_packed.h): tubercles and edges shown
+ * through f (NULL: all), *packed = 1; for a set stored as rows *packed = 0
+ * and the caller counts with SQL. */
+int fs_rows_count(fs_db *db, long long set_id, const fs_set_frame *f, int *n_t, int *n_e, int *packed);
 
 int fs_rows_read_rev(fs_db *db, long long set_id, long long *rev);
 int fs_rows_check_rev(fs_db *db, long long set_id, long long expect_rev, long long *cur_rev, char *err,
@@ -54,6 +73,22 @@ int fs_rows_reverts_refs(const char *kind);
  */
 int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
 			const fs_set_diff *d, long long agent_run_id, const char *refs, long long *op_id);
+/* The same in two halves, so that a large step's journal entry is made
+ * (its JSON, compressed when large) before the write lock is taken. */
+typedef struct fs_journal_entry {
+	char *text;       /* the diff's JSON (cJSON_free) */
+	unsigned char *z; /* NULL, or the stored compressed form (free) */
+	size_t zlen;
+} fs_journal_entry;
+int fs_rows_journal_prepare(const fs_set_diff *d, fs_journal_entry *j);
+void fs_rows_journal_entry_free(fs_journal_entry *j);
+int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id, const char *kind,
+				 const char *label, const fs_journal_entry *j, long long agent_run_id, const char *refs,
+				 long long *op_id);
+/* The JSON text of a journal diff column (set_ops.diff), inflated when it
+ * was stored compressed (*owned then holds it: free() it); NULL when it
+ * cannot be read. */
+const char *fs_rows_diff_column(sqlite3_stmt *st, int col, char **owned);
 int fs_rows_op_state(fs_db *db, long long set_id, long long op_id, int state);
 /* Sets the state of every op named in refs. */
 int fs_rows_refs_state(fs_db *db, long long set_id, const char *refs, int state);

@@ -60,7 +60,11 @@ static int op_read(sqlite3_stmt *st, int col0, op *o, int want_diff)
 	if (refs && !(o->refs = strdup(refs)))
 		return FS_DB_ERROR;
 	if (want_diff) {
-		if (fs_set_diff_from_json((const char *)sqlite3_column_text(st, col0 + 8), &o->d)) {
+		char *owned;
+		const char *text = fs_rows_diff_column(st, col0 + 8, &owned);
+		int bad = !text || fs_set_diff_from_json(text, &o->d);
+		free(owned);
+		if (bad) {
 			free(o->refs);
 			o->refs = NULL;
 			return FS_DB_ERROR;
@@ -449,7 +453,11 @@ static int fold_since_save(fs_db *db, long long set_id, long long from, fs_set_n
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		fs_set_diff d;
-		if (fs_set_diff_from_json((const char *)sqlite3_column_text(st, 0), &d)) {
+		char *owned;
+		const char *text = fs_rows_diff_column(st, 0, &owned);
+		int unreadable = !text || fs_set_diff_from_json(text, &d);
+		free(owned);
+		if (unreadable) {
 			rc = SQLITE_CORRUPT;
 			break;
 		}
@@ -541,8 +549,10 @@ static int replacing_steps(fs_db *db, long long set_id, struct group *g, int *ng
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		/* a cheap look for the flag before parsing the whole diff */
-		const char *dj = (const char *)sqlite3_column_text(st, 3);
+		char *owned;
+		const char *dj = fs_rows_diff_column(st, 3, &owned);
 		const char *flag = dj ? strstr(dj, "\"all\":1") : NULL;
+		free(owned);
 		if (!flag)
 			continue;
 		char kind[32];
@@ -598,9 +608,12 @@ static int save_event(fs_db *db, long long set_id, double hexagonalness, const f
 		rc = replacing_steps(db, set_id, g, &ng, &last);
 	if (!rc && ng)
 		rc = fold_since_save(db, set_id, last, tail);
+	int packed = 0;
 	if (!rc)
+		rc = fs_rows_count(db, set_id, NULL, &t_now, &e_now, &packed);
+	if (!rc && !packed)
 		rc = count_rows(db, "SELECT count(*) FROM tubercles WHERE set_id = ?", set_id, &t_now);
-	if (!rc)
+	if (!rc && !packed)
 		rc = count_rows(db, "SELECT count(*) FROM edges WHERE set_id = ?", set_id, &e_now);
 	if (rc) {
 		fs_set_net_free(all);
@@ -826,7 +839,10 @@ int fs_sets_frame_changed(fs_db *db, long long image_id, long long user_id, cons
 		fs_set_info info;
 		int total = 0;
 		rc = fs_set_get_info(db, ids[s], &info);
+		int packed = 0, n_e = 0;
 		if (!rc)
+			rc = fs_rows_count(db, ids[s], NULL, &total, &n_e, &packed);
+		if (!rc && !packed)
 			rc = count_rows(db, "SELECT count(*) FROM tubercles WHERE set_id = ?", ids[s], &total);
 		if (rc)
 			break;

@@ -99,7 +99,22 @@ class Server:
     def worker_pids(self):
         master = self.pid("fcgi.pid")
         out = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True)
-        return [int(p) for p in out.stdout.split()]
+        return [int(p) for p in out.stdout.split() if self.proc_name(int(p)) != "fs-checkpointer"]
+
+    @staticmethod
+    def proc_name(pid):
+        """A process's name (comm), "" when it is gone: the supervisor's
+        children are the workers and one checkpointer (main_fcgi.c)."""
+        try:
+            with open("/proc/%d/comm" % pid) as f:
+                return f.read().strip()
+        except OSError:
+            return ""
+
+    def checkpointer_pids(self):
+        master = self.pid("fcgi.pid")
+        out = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True)
+        return [int(p) for p in out.stdout.split() if self.proc_name(int(p)) == "fs-checkpointer"]
 
     def db_path(self):
         return os.path.join(self.data, "fishscale.db")

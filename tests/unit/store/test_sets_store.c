@@ -18,6 +18,7 @@
 #include "store/sets_store.h"
 #include "store/images_store.h"
 #include "store/users.h"
+#include "store/set_packed.h"
 #include "analysis/measurement.h"
 
 static char path[128];
@@ -579,13 +580,17 @@ static void unmeasured_radius_is_stored_as_null_and_undone_exactly(void **state)
 			 0);
 	fs_tubercle_list_free(&t);
 	fs_edge_list_free(&e);
-	sqlite3_stmt *st;
-	sqlite3_prepare_v2(fs_db_handle(db), "SELECT count(*) FROM tubercles WHERE set_id = ? AND r IS NULL", -1, &st,
-			   NULL);
-	sqlite3_bind_int64(st, 1, set_id);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 1);
-	sqlite3_finalize(st);
+	const fs_set_state *packed;
+	assert_int_equal(fs_packed_state(db, set_id, &packed), 0);
+	if (!packed) { /* as rows: the unmeasured radius is NULL */
+		sqlite3_stmt *st;
+		sqlite3_prepare_v2(fs_db_handle(db), "SELECT count(*) FROM tubercles WHERE set_id = ? AND r IS NULL", -1,
+				   &st, NULL);
+		sqlite3_bind_int64(st, 1, set_id);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 1);
+		sqlite3_finalize(st);
+	}
 	assert_int_equal(fs_set_load(db, set_id, &t, &e), 0);
 	assert_int_equal(t.n, 2);
 	assert_true(isnan(t.items[0].radius_px));
@@ -672,6 +677,135 @@ static void remeasure_is_one_step_with_the_version(void **state)
 	fs_tubercle_list_free(&old);
 }
 
+/* The same content as rows and packed (set_packed.h): loads, counts and
+ * every later edit, undo and duplicate alike, to the last bit. */
+static void packed_sets_read_and_edit_as_rows_do(void **state)
+{
+	fs_db *db = *state;
+	char err[256];
+	long long ids[2] = {make_set(db, "Rows"), make_set(db, "Packed")}, rev[2] = {0, 0}, cur;
+	fs_tubercle_list tl = {0};
+	fs_edge_list el = {0};
+	for (int i = 0; i < 40; i++) {
+		fs_tubercle t = tub(3 + 4.25 * i, 7 + (i % 5) * 3.5, 1.5 + 0.01 * i);
+		t.id = i + 1;
+		t.source = FS_SOURCE_EXTRACTED;
+		t.fit_quality = (i % 3) ? 0.5 + i * 0.01 : NAN;
+		if (i % 4 == 0)
+			t.radius_px = NAN;
+		if (i % 2) {
+			t.has_ellipse = 1;
+			t.major_axis_px = 4.1;
+			t.minor_axis_px = 3.3 + i * 0.001;
+			t.orientation = 0.25 * i;
+			t.eccentricity = 0.6;
+		}
+		fs_tubercle_list_append(&tl, &t);
+		if (i) {
+			fs_edge e = {i, i + 1};
+			fs_edge_list_append(&el, &e);
+		}
+	}
+	fs_params p;
+	fs_params_default(&p);
+	for (int k = 0; k < 2; k++) {
+		fs_packed_set_min(k ? 1 : 1000000);
+		assert_int_equal(fs_set_replace_all(db, ids[k], rev[k], uid, &tl, &el, &p, "extraction", 0, &rev[k], &cur,
+						    err, sizeof err), 0);
+	}
+	fs_packed_set_min(1000000);
+	const fs_set_state *pk;
+	assert_int_equal(fs_packed_state(db, ids[0], &pk), 0);
+	assert_null(pk);
+	assert_int_equal(fs_packed_state(db, ids[1], &pk), 0);
+	assert_non_null(pk);
+	/* the same edits on both: move, add, connect, delete, undo, redo */
+	for (int k = 0; k < 2; k++) {
+		fs_tubercle_list t = {0};
+		fs_edge_list e = {0};
+		assert_int_equal(fs_set_load(db, ids[k], &t, &e), 0);
+		fs_tubercle moved = t.items[5];
+		moved.centroid_x += 1.5;
+		assert_int_equal(fs_set_update_tubercle(db, ids[k], rev[k], uid, moved.id, &moved, "move", 0, &rev[k],
+							&cur, err, sizeof err), 0);
+		int nid = 0;
+		fs_tubercle add = tub(150, 20, 2);
+		assert_int_equal(fs_set_add_tubercle(db, ids[k], rev[k], uid, &add, 0, &nid, &rev[k], &cur, err,
+						     sizeof err), 0);
+		assert_int_equal(fs_set_add_edge(db, ids[k], rev[k], uid, t.items[0].id, nid, 0, &rev[k], &cur, err,
+						 sizeof err), 0);
+		/* a connection twice is refused alike */
+		assert_int_equal(fs_set_add_edge(db, ids[k], rev[k], uid, t.items[0].id, nid, 0, &rev[k], &cur, err,
+						 sizeof err), FS_DB_INVALID);
+		int del[2] = {t.items[10].id, t.items[11].id};
+		assert_int_equal(fs_set_delete_items(db, ids[k], rev[k], uid, del, 2, NULL, 0, "delete", 0, &rev[k], &cur,
+						     err, sizeof err), 0);
+		assert_int_equal(fs_set_undo(db, ids[k], rev[k], uid, &rev[k], &cur, err, sizeof err), 0);
+		assert_int_equal(fs_set_redo(db, ids[k], rev[k], uid, &rev[k], &cur, err, sizeof err), 0);
+		fs_tubercle_list_free(&t);
+		fs_edge_list_free(&e);
+	}
+	fs_tubercle_list a = {0}, b = {0};
+	fs_edge_list ea = {0}, eb = {0};
+	assert_int_equal(fs_set_load(db, ids[0], &a, &ea), 0);
+	assert_int_equal(fs_set_load(db, ids[1], &b, &eb), 0);
+	assert_int_equal(a.n, b.n);
+	assert_int_equal(ea.n, eb.n);
+	for (size_t i = 0; i < a.n; i++) {
+		assert_true(fs_tubercle_same(&a.items[i], &b.items[i]));
+		assert_int_equal(a.items[i].is_boundary, b.items[i].is_boundary);
+		assert_memory_equal(&a.items[i].major_axis_px, &b.items[i].major_axis_px, sizeof(double));
+	}
+	assert_memory_equal(ea.items, eb.items, ea.n * sizeof *ea.items);
+	fs_set_info ia, ib;
+	assert_int_equal(fs_set_get_info(db, ids[0], &ia), 0);
+	assert_int_equal(fs_set_get_info(db, ids[1], &ib), 0);
+	assert_int_equal(ia.n_tubercles, ib.n_tubercles);
+	assert_int_equal(ia.n_edges, ib.n_edges);
+	assert_int_equal(ia.revision, ib.revision);
+	/* a duplicate of the packed set is packed and the same */
+	long long dup = 0;
+	assert_int_equal(fs_set_duplicate(db, ids[1], "Copy", uid, &dup, err, sizeof err), 0);
+	fs_tubercle_list c = {0};
+	fs_edge_list ec = {0};
+	assert_int_equal(fs_set_load(db, dup, &c, &ec), 0);
+	assert_int_equal(c.n, b.n);
+	assert_int_equal(ec.n, eb.n);
+	/* undoing the extraction itself empties both alike */
+	for (int k = 0; k < 2; k++) {
+		for (int s = 0; s < 6; s++)
+			if (fs_set_undo(db, ids[k], rev[k], uid, &rev[k], &cur, err, sizeof err))
+				break;
+		fs_set_info info;
+		assert_int_equal(fs_set_get_info(db, ids[k], &info), 0);
+		assert_int_equal(info.n_tubercles, 0);
+		assert_int_equal(info.n_edges, 0);
+	}
+	fs_tubercle_list_free(&a);
+	fs_tubercle_list_free(&b);
+	fs_tubercle_list_free(&c);
+	fs_edge_list_free(&ea);
+	fs_edge_list_free(&eb);
+	fs_edge_list_free(&ec);
+	fs_tubercle_list_free(&tl);
+	fs_edge_list_free(&el);
+}
+
+/* The whole suite once more with every replaced set packed. */
+static int pack_every_replacement(void **state)
+{
+	(void)state;
+	fs_packed_set_min(1);
+	return 0;
+}
+
+static int pack_large_only(void **state)
+{
+	(void)state;
+	fs_packed_set_min(5000);
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +822,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(frames_hide_and_give_back_exactly, setup, teardown),
 		cmocka_unit_test_setup_teardown(undo_and_redo_are_each_users_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(calibration_change_updates_snapshots, setup, teardown),
+		cmocka_unit_test_setup_teardown(packed_sets_read_and_edit_as_rows_do, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests_name("sets", tests, NULL, NULL);
+	failed += cmocka_run_group_tests_name("sets, replacements packed", tests, pack_every_replacement,
+					      pack_large_only);
+	return failed;
 }

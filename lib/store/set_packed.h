@@ -1,0 +1,57 @@
+/*
+ * set_packed.h - a large annotation set's rows as one record (issue 15).
+ *
+ * SQLite has one writer, and writing an extraction of 70,000 tubercles and
+ * 210,000 connections as rows holds the write lock for seconds, while
+ * every edit on the site waits. A set replaced with at least
+ * fs_packed_min() tubercles is therefore stored packed: its tubercles and
+ * its edges each as one blob (fixed-size little-endian records, sorted by
+ * id / by (id1, id2)) in the set_packed table, and no rows in tubercles or
+ * edges. It stays packed (later edits rewrite the blobs) until the set is
+ * deleted. set_rows.c decides and dispatches: everything above it sees the
+ * same tubercles, with the same values to the last bit, either way.
+ *
+ * Reads are cached per connection (the last packed set read or written)
+ * while no other connection has committed (PRAGMA data_version) and this
+ * one has not rolled back, so per-tubercle lookups of an edit do not
+ * decode the set each time.
+ *
+ * Errors: fs_db_rc values. Ownership: *state from fs_packed_state points
+ * into the cache (valid until the next call on the store; never freed by
+ * the caller); lists passed to fs_packed_put stay the caller's.
+ */
+#ifndef FS_SET_PACKED_H
+#define FS_SET_PACKED_H
+
+#include "store/db.h"
+#include "store/set_diff.h"
+
+/* The smallest replacement stored packed (default 5000 tubercles); tests
+ * lower it to exercise packed sets with a few tubercles. */
+int fs_packed_min(void);
+void fs_packed_set_min(int n);
+
+/* The set's packed rows: *state NULL when the set is stored as rows. */
+int fs_packed_state(fs_db *db, long long set_id, const fs_set_state **state);
+
+/* Stores t (sorted by id, ids unique) and e (normalised) as the set's packed
+ * rows, replacing what it had packed. */
+int fs_packed_put(fs_db *db, long long set_id, const fs_tubercle_list *t, const fs_edge_list *e);
+
+/* After this connection wrote s as the set's packed rows: they become the
+ * cached state (s is taken over and zeroed), so the next edit does not
+ * read them back. */
+void fs_packed_cache_keep(fs_db *db, long long set_id, fs_set_state *s);
+
+/* The same in two halves, so that a large set's record is made before the
+ * write lock is taken: the encoded record (fs_packed_rec_free), then its
+ * write. */
+typedef struct fs_packed_rec {
+	unsigned char *tub, *edges;
+	size_t n_tub, n_edges;
+} fs_packed_rec;
+int fs_packed_encode(const fs_tubercle_list *t, const fs_edge_list *e, fs_packed_rec *out);
+void fs_packed_rec_free(fs_packed_rec *r);
+int fs_packed_put_encoded(fs_db *db, long long set_id, const fs_packed_rec *r);
+
+#endif

@@ -1,0 +1,132 @@
+"""SQLite's one write lock while a background extraction stores its result
+(issue 15): another user's edits keep being answered (never an error) while
+the job runs and writes; the job says how long it held the lock (in its
+result and its log); the result is stored packed (set_packed, set_pack_min
+lowered here so a paper figure is "large") and reads, edits, undo and the
+CSV export see it as before; the FastCGI supervisor runs its checkpointer.
+Behaviour only: the timings are in make bench (bench_large_api.py,
+bench_store_write)."""
+import os
+import sqlite3
+import threading
+
+from harness import Server, wait_for
+from test_images import png_gray, upload, PAPER
+
+srv = None
+
+
+def setup_module():
+    global srv
+    srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MAX_RUNNING": "2",
+                      "FISHSCALE_SET_PACK_MIN": "50"}).start()
+    for who in ("ann", "ben"):
+        srv.cli("user", "add", who, input=who + "-password-123\n")
+
+
+def teardown_module():
+    if srv:
+        srv.cleanup()
+
+
+def login(who):
+    c = srv.client()
+    assert c.login(who, who + "-password-123").status == 303
+    return c
+
+
+def first_set(c, image_id):
+    return c.api("GET", "/api/images/%d/sets" % image_id).json()["sets"][0]
+
+
+def test_edits_of_other_sets_never_fail_while_a_large_result_is_written():
+    ann, ben = login("ann"), login("ben")
+    with open(PAPER, "rb") as f:
+        r = upload(ann, f.read(), "paper.tif")
+    assert r.status in (200, 201), r.text
+    img = r.json()["image"]
+    s = first_set(ann, img["id"])
+    small = upload(ben, png_gray(300, 200), "small.png").json()["image"]
+    bs = first_set(ben, small["id"])
+    state = {"rev": bs["revision"], "ok": 0, "errors": [], "during": 0}
+    stop = threading.Event()
+    job_running = threading.Event()
+
+    def editor():
+        k = 0
+        while not stop.is_set():
+            e = ben.api("POST", "/api/sets/%d/tubercles" % bs["id"],
+                        {"revision": state["rev"], "x": 10 + (k * 7) % 280, "y": 10 + (k * 11) % 180,
+                         "radius_px": 3})
+            if e.status != 200:
+                state["errors"].append((e.status, e.text[:120]))
+            else:
+                state["rev"] = e.json()["revision"]
+                state["ok"] += 1
+                if job_running.is_set():
+                    state["during"] += 1
+            k += 1
+
+    th = threading.Thread(target=editor)
+    th.start()
+    try:
+        r = ann.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"]})
+        assert r.status == 202, r.text
+        jid = r.json()["job"]["id"]
+        job_running.set()
+        done = wait_for(lambda: (lambda j: j if j["state"] in ("done", "failed", "cancelled") else None)(
+            ann.api("GET", "/api/jobs/%d" % jid).json()["job"]), timeout=300, what="the extraction job")
+        job_running.clear()
+        # and a few more edits after it, to see the site as it is then
+        target = state["ok"] + 5
+        wait_for(lambda: state["ok"] >= target or state["errors"], timeout=60, what="edits after the job")
+    finally:
+        stop.set()
+        th.join(60)
+    assert done["state"] == "done", done
+    assert not state["errors"], state["errors"][:5]
+    assert state["during"] > 0
+    res = done["result"]
+    # the lock's held time, in the result and in the job's log
+    assert isinstance(res["write_lock_ms"], (int, float)) and res["write_lock_ms"] >= 0
+    with open(os.path.join(srv.data, "jobs", "%d.stderr" % jid)) as f:
+        assert "write lock held" in f.read()
+    # stored packed: one record, no rows
+    db = sqlite3.connect(srv.db_path(), timeout=10)
+    try:
+        assert db.execute("SELECT n_tubercles, n_edges FROM set_packed WHERE set_id = ?",
+                          (s["id"],)).fetchone() == (res["n_tubercles"], res["n_edges"])
+        assert db.execute("SELECT count(*) FROM tubercles WHERE set_id = ?", (s["id"],)).fetchone()[0] == 0
+    finally:
+        db.close()
+    # read as before: the set, its counts, the CSV export
+    got = ann.api("GET", "/api/sets/%d" % s["id"]).json()
+    assert len(got["tubercles"]) == res["n_tubercles"] > 50
+    assert len(got["edges"]) == res["n_edges"]
+    info = [x for x in ann.api("GET", "/api/images/%d/sets" % img["id"]).json()["sets"] if x["id"] == s["id"]][0]
+    assert info["n_tubercles"] == res["n_tubercles"]
+    csv = ann.get("/api/sets/%d/edges.csv" % s["id"])
+    assert csv.status == 200
+    assert len([ln for ln in csv.text.splitlines() if ln.strip()]) >= res["n_edges"]
+    # an edit of the packed set, and its undo, give back exactly what was there
+    t0 = got["tubercles"][3]
+    r = ann.api("PATCH", "/api/sets/%d/tubercles/%d" % (s["id"], t0["id"]),
+                {"revision": got["set"]["revision"], "x": t0["centroid_x"] + 2, "y": t0["centroid_y"]})
+    assert r.status == 200, r.text
+    moved = ann.api("GET", "/api/sets/%d" % s["id"]).json()
+    assert [t for t in moved["tubercles"] if t["id"] == t0["id"]][0]["centroid_x"] == t0["centroid_x"] + 2
+    u = ann.api("POST", "/api/sets/%d/undo" % s["id"], {"revision": moved["set"]["revision"]})
+    assert u.status == 200, u.text
+    back = ann.api("GET", "/api/sets/%d" % s["id"]).json()
+    assert back["tubercles"] == got["tubercles"]
+    assert back["edges"] == got["edges"]
+
+
+def test_the_supervisor_runs_one_checkpointer_and_replaces_it():
+    wait_for(lambda: len(srv.checkpointer_pids()) == 1, what="the checkpointer")
+    assert len(srv.worker_pids()) == 2
+    old = srv.checkpointer_pids()[0]
+    os.kill(old, 9)
+    wait_for(lambda: srv.checkpointer_pids() and old not in srv.checkpointer_pids(), timeout=30,
+             what="a new checkpointer")
+    assert srv.client().get("/api/health").status == 200
