@@ -13,6 +13,12 @@
 // overview PNG stretched to the full size, with the pyramid's tiles on top:
 // the level whose pixels are closest to the screen's, only the tiles in
 // view, each fetched once (a few at a time) and kept in a bounded cache.
+//
+// A large set (tileOverlay set by the workspace) zoomed in beyond the
+// cached bitmap has its overlay drawn in tiles of 512 device pixels at the
+// current zoom, kept until something drawn changes: a pan frame is then a
+// few drawImage calls, and the tiles entering the view are drawn within a
+// time budget per frame (the rest in the next frames), not the whole set.
 
 export const ZOOM_MIN = 0.1;
 export const ZOOM_MAX = 10;
@@ -32,6 +38,10 @@ export class Viewer {
     this.cacheValid = false;
     this.onViewChange = null;
     this.lastFrameMs = 0;
+    this.tileOverlay = false;
+    this.overlayLod = null; // () => the level of detail of the screen's view
+    this.otiles = null;
+    this.generation = 0; // grows with request(): cached overlay tiles are stale
     new ResizeObserver(() => this.resize()).observe(container);
     this.resize();
   }
@@ -189,6 +199,7 @@ export class Viewer {
   // Something drawn changed: rebuild the cached bitmap on the next frame.
   request() {
     this.cacheValid = false;
+    this.generation++;
     this.frame();
   }
 
@@ -203,6 +214,7 @@ export class Viewer {
 
   draw() {
     const t0 = performance.now();
+    this.frameNo = (this.frameNo || 0) + 1;
     const ctx = this.ctx;
     const d = this.dpr;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -217,13 +229,77 @@ export class Viewer {
       ctx.setTransform(this.scale * d, 0, 0, this.scale * d, this.tx * d, this.ty * d);
       ctx.imageSmoothingEnabled = this.scale < 2;
       this.drawBase(ctx, this.visibleRect(), this.scale * d);
-      if (this.drawOverlay) this.drawOverlay(ctx, this, 'image');
+      if (this.drawOverlay && this.tileOverlay) this.drawOverlayTiles(ctx, t0);
+      else if (this.drawOverlay) this.drawOverlay(ctx, this, 'image');
     }
     if (this.drawOverlay) {
       ctx.setTransform(this.scale * d, 0, 0, this.scale * d, this.tx * d, this.ty * d);
       this.drawOverlay(ctx, this, 'screen');
     }
     this.lastFrameMs = performance.now() - t0;
+  }
+
+  // The overlay from tiles of T device pixels in a grid anchored at the
+  // image's origin at this zoom; missing ones are drawn nearest the centre
+  // first while the frame's budget lasts.
+  drawOverlayTiles(ctx, t0) {
+    const T = 512, s = this.scale, d = this.dpr, k = s * d;
+    const lod = this.overlayLod ? this.overlayLod(this.visibleRect()) : undefined;
+    let o = this.otiles;
+    if (!o || o.scale !== s || o.dpr !== d || o.generation !== this.generation || o.lod !== lod) {
+      // after an edit, a tile not yet redrawn shows its previous state for
+      // a frame or two rather than a hole
+      const same = o && o.scale === s && o.dpr === d && o.lod === lod;
+      const spare = o ? o.spare.concat([...o.stale.values()], same ? [] : [...o.map.values()]) : [];
+      o = this.otiles = { scale: s, dpr: d, generation: this.generation, lod, map: new Map(), stale: same ? o.map : new Map(), spare };
+    }
+    const ox = Math.round(this.tx * d), oy = Math.round(this.ty * d);
+    const W = this.canvas.width, H = this.canvas.height;
+    const i0 = Math.floor(-ox / T), i1 = Math.floor((W - 1 - ox) / T);
+    const j0 = Math.floor(-oy / T), j1 = Math.floor((H - 1 - oy) / T);
+    const want = [];
+    for (let j = j0; j <= j1; j++) for (let i = i0; i <= i1; i++) want.push([i, j]);
+    const ci = (i0 + i1) / 2, cj = (j0 + j1) / 2;
+    want.sort((a, b) => Math.hypot(a[0] - ci, a[1] - cj) - Math.hypot(b[0] - ci, b[1] - cj));
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    let missing = 0;
+    for (const [i, j] of want) {
+      const key = i + ',' + j;
+      let c = o.map.get(key);
+      if (!c) {
+        if (performance.now() - t0 > 10 && o.map.size) {
+          missing++;
+          const old = o.stale.get(key);
+          if (old) ctx.drawImage(old, i * T + ox, j * T + oy);
+          continue;
+        }
+        c = o.stale.get(key) || o.spare.pop() || document.createElement('canvas');
+        o.stale.delete(key);
+        c.width = T; c.height = T;
+        const tc = c.getContext('2d');
+        tc.setTransform(k, 0, 0, k, -i * T, -j * T);
+        const view = {
+          scale: s, dpr: d, tx: -i * T / d, ty: -j * T / d, cssW: T / d, cssH: T / d, lod, frameNo: this.frameNo,
+          visibleRect: () => ({ x0: i * T / k, y0: j * T / k, x1: (i + 1) * T / k, y1: (j + 1) * T / k }),
+        };
+        this.drawOverlay(tc, view, 'image');
+        o.map.set(key, c);
+      } else {
+        o.map.delete(key); // most recently used last
+        o.map.set(key, c);
+      }
+      ctx.drawImage(c, i * T + ox, j * T + oy);
+    }
+    ctx.restore();
+    while (o.map.size > 48) {
+      const first = o.map.keys().next().value;
+      o.spare.push(o.map.get(first));
+      o.map.delete(first);
+    }
+    o.spare.length = Math.min(o.spare.length, 8);
+    this.overlayMissing = missing;
+    if (missing) this.frame();
   }
 
   // The whole zoomed image (plus a margin for outlines and labels) within
@@ -254,7 +330,7 @@ export class Viewer {
     this.drawBase(ctx, { x0: 0, y0: 0, x1: this.image.width, y1: this.image.height }, s * d);
     // the overlay sees a view whose visible rectangle is the whole image
     const view = {
-      scale: s, dpr: d, tx: margin, ty: margin, cssW: w / d, cssH: h / d,
+      scale: s, dpr: d, tx: margin, ty: margin, cssW: w / d, cssH: h / d, frameNo: this.frameNo,
       visibleRect: () => ({ x0: -margin / s, y0: -margin / s, x1: this.image.width + margin / s, y1: this.image.height + margin / s }),
     };
     if (this.drawOverlay) this.drawOverlay(ctx, view, 'image');
