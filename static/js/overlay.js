@@ -41,15 +41,23 @@ export function levelOfDetail(m, rect) {
   return { lod: n > LOD_FULL_MAX ? 'dots' : 'full', tubercles: n };
 }
 
-// phase 'image': everything that moves with the image (may be cached);
-// phase 'screen': what stays put on the screen (the scale bar).
-// view.lod (optional) imposes the level of detail (the viewer's overlay
+// phase 'image': everything that moves with the image (may be cached),
+// which is 'set' (the set itself: kept in the viewer's overlay tiles) and
+// 'live' (the selection and the edit modes' shapes: cheap, drawn every
+// frame over the tiles); phase 'screen': what stays put on the screen (the
+// scale bar). view.lod (optional) imposes the level of detail (the overlay
 // tiles take the one of the whole screen, not of the tile).
 export function drawOverlay(ctx, view, m, o, phase = 'image') {
   if (phase === 'screen') {
     if (o.scaleBar && m.umPerPx > 0) drawScaleBar(ctx, view, m, o);
     return;
   }
+  if (phase === 'live') {
+    drawSelection(ctx, m, o, 1 / view.scale);
+    drawTemp(ctx, m, 1 / view.scale);
+    return;
+  }
+  const live = phase === 'image';
   const s = view.scale;
   const px = 1 / s; // one screen pixel in image units
   const vr = view.visibleRect();
@@ -68,8 +76,7 @@ export function drawOverlay(ctx, view, m, o, phase = 'image') {
 
   if (lod === 'dots') {
     if (o.showTubes) m.drawn.tubercles += drawDots(ctx, shown, o);
-    drawSelection(ctx, m, o, px);
-    drawTemp(ctx, m, px);
+    if (live) { drawSelection(ctx, m, o, px); drawTemp(ctx, m, px); }
     return;
   }
 
@@ -162,8 +169,7 @@ export function drawOverlay(ctx, view, m, o, phase = 'image') {
     }
   }
 
-  drawSelection(ctx, m, o, px);
-  drawTemp(ctx, m, px);
+  if (live) { drawSelection(ctx, m, o, px); drawTemp(ctx, m, px); }
 }
 
 // Position of each connection in the store's list (its label), per version.

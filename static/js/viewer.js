@@ -15,10 +15,13 @@
 // view, each fetched once (a few at a time) and kept in a bounded cache.
 //
 // A large set (tileOverlay set by the workspace) zoomed in beyond the
-// cached bitmap has its overlay drawn in tiles of 512 device pixels at the
-// current zoom, kept until something drawn changes: a pan frame is then a
-// few drawImage calls, and the tiles entering the view are drawn within a
-// time budget per frame (the rest in the next frames), not the whole set.
+// cached bitmap has its overlay drawn in tiles of 256 device pixels at the
+// current zoom, kept while overlayKey() (the workspace: the set's version
+// and the drawing options) stays the same: a pan frame is then a few
+// drawImage calls, and the tiles entering the view are drawn within a time
+// budget per frame (the rest in the next frames), not the whole set. The
+// selection and the edit modes' shapes (phase 'live') are drawn over them
+// every frame.
 
 export const ZOOM_MIN = 0.1;
 export const ZOOM_MAX = 10;
@@ -39,7 +42,8 @@ export class Viewer {
     this.onViewChange = null;
     this.lastFrameMs = 0;
     this.tileOverlay = false;
-    this.overlayLod = null; // () => the level of detail of the screen's view
+    this.overlayLod = null; // (rect) => the level of detail of the screen's view
+    this.overlayKey = null; // () => what the overlay tiles show; they are redrawn when it changes
     this.otiles = null;
     this.generation = 0; // grows with request(): cached overlay tiles are stale
     new ResizeObserver(() => this.resize()).observe(container);
@@ -92,24 +96,23 @@ export class Viewer {
     const ox1 = Math.min(im.width, rect.x1), oy1 = Math.min(im.height, rect.y1);
     if (ox1 <= ox0 || oy1 <= oy0) return;
     const fx = im.overview.width / im.width, fy = im.overview.height / im.height;
-    ctx.drawImage(im.overview, ox0 * fx, oy0 * fy, (ox1 - ox0) * fx, (oy1 - oy0) * fy, ox0, oy0, ox1 - ox0, oy1 - oy0);
+    const overview = () => ctx.drawImage(im.overview, ox0 * fx, oy0 * fy, (ox1 - ox0) * fx, (oy1 - oy0) * fy, ox0, oy0, ox1 - ox0, oy1 - oy0);
     const t = this.tiles, side = t.size;
     // the overview already has this many image pixels per display pixel
     const over = im.width / im.overview.width;
     let z = Math.floor(Math.log2(1 / Math.max(px, 1e-9)));
     z = Math.max(0, Math.min(t.levels - 1, z));
-    if (2 ** z >= over) return; // the overview is as sharp as the level would be
+    if (2 ** z >= over) { overview(); return; } // the overview is as sharp as the level would be
     const f = 2 ** z, span = side * f;
     const lw = Math.ceil(im.width / f), lh = Math.ceil(im.height / f);
     const x0 = Math.max(0, Math.floor(rect.x0 / span)), x1 = Math.min(Math.ceil(lw / side) - 1, Math.floor(rect.x1 / span));
     const y0 = Math.max(0, Math.floor(rect.y0 / span)), y1 = Math.min(Math.ceil(lh / side) - 1, Math.floor(rect.y1 / span));
-    for (let ty = y0; ty <= y1; ty++) {
-      for (let tx = x0; tx <= x1; tx++) {
-        const img = this.tile(z, tx, ty);
-        if (!img) continue;
-        ctx.drawImage(img, tx * span, ty * span, img.naturalWidth * f, img.naturalHeight * f);
-      }
-    }
+    const got = [];
+    for (let ty = y0; ty <= y1; ty++) for (let tx = x0; tx <= x1; tx++) got.push([tx, ty, this.tile(z, tx, ty)]);
+    // the overview under the tiles only where one is still missing: a
+    // scaled full-screen copy is the most expensive part of a pan frame
+    if (got.some(g => !g[2])) overview();
+    for (const [tx, ty, img] of got) if (img) ctx.drawImage(img, tx * span, ty * span, img.naturalWidth * f, img.naturalHeight * f);
   }
 
   // A loaded tile, or null after asking for it (drawn by a later frame).
@@ -132,7 +135,9 @@ export class Viewer {
         if (next) next();
         this.request();
       };
-      img.onload = done;
+      // decoded off the main thread before it is drawn: a first drawImage
+      // of a JPEG decodes it there, in the middle of a pan frame
+      img.onload = () => img.decode().then(done, done);
       img.onerror = () => { t.cache.delete(key); done(); };
       img.src = t.url.replace('{z}', z).replace('{x}', x).replace('{y}', y);
     };
@@ -243,15 +248,16 @@ export class Viewer {
   // image's origin at this zoom; missing ones are drawn nearest the centre
   // first while the frame's budget lasts.
   drawOverlayTiles(ctx, t0) {
-    const T = 512, s = this.scale, d = this.dpr, k = s * d;
+    const T = 256, s = this.scale, d = this.dpr, k = s * d;
     const lod = this.overlayLod ? this.overlayLod(this.visibleRect()) : undefined;
+    const generation = this.overlayKey ? this.overlayKey() : this.generation;
     let o = this.otiles;
-    if (!o || o.scale !== s || o.dpr !== d || o.generation !== this.generation || o.lod !== lod) {
+    if (!o || o.scale !== s || o.dpr !== d || o.generation !== generation || o.lod !== lod) {
       // after an edit, a tile not yet redrawn shows its previous state for
       // a frame or two rather than a hole
       const same = o && o.scale === s && o.dpr === d && o.lod === lod;
       const spare = o ? o.spare.concat([...o.stale.values()], same ? [] : [...o.map.values()]) : [];
-      o = this.otiles = { scale: s, dpr: d, generation: this.generation, lod, map: new Map(), stale: same ? o.map : new Map(), spare };
+      o = this.otiles = { scale: s, dpr: d, generation, lod, map: new Map(), stale: same ? o.map : new Map(), spare };
     }
     const ox = Math.round(this.tx * d), oy = Math.round(this.ty * d);
     const W = this.canvas.width, H = this.canvas.height;
@@ -283,7 +289,7 @@ export class Viewer {
           scale: s, dpr: d, tx: -i * T / d, ty: -j * T / d, cssW: T / d, cssH: T / d, lod, frameNo: this.frameNo,
           visibleRect: () => ({ x0: i * T / k, y0: j * T / k, x1: (i + 1) * T / k, y1: (j + 1) * T / k }),
         };
-        this.drawOverlay(tc, view, 'image');
+        this.drawOverlay(tc, view, 'set');
         o.map.set(key, c);
       } else {
         o.map.delete(key); // most recently used last
@@ -292,12 +298,13 @@ export class Viewer {
       ctx.drawImage(c, i * T + ox, j * T + oy);
     }
     ctx.restore();
-    while (o.map.size > 48) {
+    this.drawOverlay(ctx, this, 'live');
+    while (o.map.size > 160) {
       const first = o.map.keys().next().value;
       o.spare.push(o.map.get(first));
       o.map.delete(first);
     }
-    o.spare.length = Math.min(o.spare.length, 8);
+    o.spare.length = Math.min(o.spare.length, 32);
     this.overlayMissing = missing;
     if (missing) this.frame();
   }

@@ -54,9 +54,12 @@ let overlayOpts = null;
 ws.overlayHooks = []; // extra layers (the agent tabs' approval preview)
 ws.viewer = new Viewer($('#canvas'), $('#viewer'), (ctx, view, phase) => {
   drawOverlay(ctx, view, store, overlayOpts || (overlayOpts = ws.overlayOptions()), phase);
-  for (const f of ws.overlayHooks) f(ctx, view, phase);
+  // the hooks' layers are live (the viewer's 'set' tiles do not hold them)
+  if (phase !== 'set') for (const f of ws.overlayHooks) f(ctx, view, phase === 'live' ? 'image' : phase);
 });
-ws.render = () => { overlayOpts = ws.overlayOptions(); ws.viewer.request(); };
+let renderGen = 0;
+ws.render = () => { overlayOpts = ws.overlayOptions(); renderGen++; ws.viewer.request(); };
+ws.viewer.overlayKey = () => `${store.version}:${renderGen}`;
 // A large set is drawn at the level of detail of what is on screen, and
 // zoomed in its overlay is kept in tiles (viewer.js, overlay.js).
 const LARGE_SET = 10000;
