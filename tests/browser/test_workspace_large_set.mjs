@@ -2,7 +2,8 @@
 // file onto a plain 4000x3000 image): the workspace opens it, draws it as
 // dots when zoomed out (level of detail: no connections), as circles and
 // connections of only what is in view when zoomed in (the overlay kept in
-// tiles), and a click still picks the tubercle under the pointer.
+// tiles), a click still picks the tubercle under the pointer, and the Data
+// tab's tables stay bounded.
 // Behaviour only; the timings are in `make bench` (bench_workspace_large.mjs).
 import { deflateSync } from 'node:zlib';
 import { assert, login, withCleanup, waitWorkspaceReady, clickImage } from './helpers.mjs';
@@ -149,5 +150,16 @@ export async function testLargeSetLevelOfDetailAndPicking(t) {
     assert(info.lod === 'full' && info.drawn.tubercles > 0, 'the panned-to view is drawn: ' + JSON.stringify(info));
     // the pan ended with a release, not a click: the selection stays
     assert(await page.evaluate(() => window.fishscale.store.selection.tub) === target.id, 'dragging did not pick');
+
+    // the Data tab's tables stop at 10,000 rows and say where the rest is
+    await page.click('[data-tab=data]');
+    await page.waitForSelector('#tub-table tr.table-more', { timeout: 30000 });
+    const table = await page.evaluate(() => ({
+      tubs: document.querySelectorAll('#tub-table tbody tr[data-id]').length,
+      edges: document.querySelectorAll('#itc-table tbody tr[data-a]').length,
+      note: document.querySelector('#tub-table tr.table-more').textContent,
+    }));
+    assert(table.tubs === 10000 && table.edges === 10000, 'bounded tables: ' + JSON.stringify(table));
+    assert(/70,000 tubercles/.test(table.note) && /CSV/.test(table.note), 'the note says so: ' + table.note);
   });
 }
