@@ -80,13 +80,18 @@ export function drawOverlay(ctx, view, m, o, phase = 'image') {
     return;
   }
 
-  const edgesShown = (o.showItcs || o.showItcIds) && m.edges.length ? index.edgesIn(grow(vr, margin)) : [];
+  // a connection up to a cell long crossing the view has both ends within
+  // a cell of it (longer ones are in every answer); drawn when its box
+  // meets the view, so one crossing a tile's corner is drawn in that tile too
+  const edgesShown = (o.showItcs || o.showItcIds) && m.edges.length ? index.edgesIn(grow(vr, margin + index.cell)) : [];
+  const bx0 = vr.x0 - margin, by0 = vr.y0 - margin, bx1 = vr.x1 + margin, by1 = vr.y1 + margin;
   if (o.showItcs && edgesShown.length) {
     ctx.beginPath();
     for (const e of edgesShown) {
       const a = tubs.get(e.id1), b = tubs.get(e.id2);
       if (!a || !b) continue;
-      if (!inView(a.centroid_x, a.centroid_y) && !inView(b.centroid_x, b.centroid_y)) continue;
+      const ax = a.centroid_x, ay = a.centroid_y, cx = b.centroid_x, cy = b.centroid_y;
+      if ((ax < bx0 && cx < bx0) || (ax > bx1 && cx > bx1) || (ay < by0 && cy < by0) || (ay > by1 && cy > by1)) continue;
       segment(ctx, a, b, o.endpoints === 'edge');
       m.drawn.edges++;
     }

@@ -15,7 +15,7 @@
 // view, each fetched once (a few at a time) and kept in a bounded cache.
 //
 // A large set (tileOverlay set by the workspace) zoomed in beyond the
-// cached bitmap has its overlay drawn in tiles of 256 device pixels at the
+// cached bitmap has its overlay drawn in tiles of 128 device pixels at the
 // current zoom, kept while overlayKey() (the workspace: the set's version
 // and the drawing options) stays the same: a pan frame is then a few
 // drawImage calls, and the tiles entering the view are drawn within a time
@@ -248,7 +248,7 @@ export class Viewer {
   // image's origin at this zoom; missing ones are drawn nearest the centre
   // first while the frame's budget lasts.
   drawOverlayTiles(ctx, t0) {
-    const T = 256, s = this.scale, d = this.dpr, k = s * d;
+    const T = 128, s = this.scale, d = this.dpr, k = s * d;
     const lod = this.overlayLod ? this.overlayLod(this.visibleRect()) : undefined;
     const generation = this.overlayKey ? this.overlayKey() : this.generation;
     let o = this.otiles;
@@ -265,6 +265,20 @@ export class Viewer {
     const j0 = Math.floor(-oy / T), j1 = Math.floor((H - 1 - oy) / T);
     const want = [];
     for (let j = j0; j <= j1; j++) for (let i = i0; i <= i1; i++) want.push([i, j]);
+    const render = (i, j) => {
+      const c = o.stale.get(i + ',' + j) || o.spare.pop() || document.createElement('canvas');
+      o.stale.delete(i + ',' + j);
+      c.width = T; c.height = T;
+      const tc = c.getContext('2d');
+      tc.setTransform(k, 0, 0, k, -i * T, -j * T);
+      const view = {
+        scale: s, dpr: d, tx: -i * T / d, ty: -j * T / d, cssW: T / d, cssH: T / d, lod, frameNo: this.frameNo,
+        visibleRect: () => ({ x0: i * T / k, y0: j * T / k, x1: (i + 1) * T / k, y1: (j + 1) * T / k }),
+      };
+      this.drawOverlay(tc, view, 'set');
+      o.map.set(i + ',' + j, c);
+      return c;
+    };
     const ci = (i0 + i1) / 2, cj = (j0 + j1) / 2;
     want.sort((a, b) => Math.hypot(a[0] - ci, a[1] - cj) - Math.hypot(b[0] - ci, b[1] - cj));
     ctx.save();
@@ -280,17 +294,7 @@ export class Viewer {
           if (old) ctx.drawImage(old, i * T + ox, j * T + oy);
           continue;
         }
-        c = o.stale.get(key) || o.spare.pop() || document.createElement('canvas');
-        o.stale.delete(key);
-        c.width = T; c.height = T;
-        const tc = c.getContext('2d');
-        tc.setTransform(k, 0, 0, k, -i * T, -j * T);
-        const view = {
-          scale: s, dpr: d, tx: -i * T / d, ty: -j * T / d, cssW: T / d, cssH: T / d, lod, frameNo: this.frameNo,
-          visibleRect: () => ({ x0: i * T / k, y0: j * T / k, x1: (i + 1) * T / k, y1: (j + 1) * T / k }),
-        };
-        this.drawOverlay(tc, view, 'set');
-        o.map.set(key, c);
+        c = render(i, j);
       } else {
         o.map.delete(key); // most recently used last
         o.map.set(key, c);
@@ -299,7 +303,8 @@ export class Viewer {
     }
     ctx.restore();
     this.drawOverlay(ctx, this, 'live');
-    while (o.map.size > 160) {
+    const cap = Math.max(160, 3 * want.length);
+    while (o.map.size > cap) {
       const first = o.map.keys().next().value;
       o.spare.push(o.map.get(first));
       o.map.delete(first);
