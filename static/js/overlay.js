@@ -8,12 +8,15 @@
 // Level of detail: when more than LOD_FULL_MAX tubercles are in view (a
 // large montage zoomed out), circles and connections would be a few pixels
 // each and cost seconds: the tubercles are drawn as dots (one pixel buffer,
-// no path), connections, ellipses and ids are left out.
+// no path), connections, ellipses and ids are left out. Above LOD_THIN_MIN
+// the outlines and connections are one device pixel wide ('thin'): the
+// rasteriser's hairlines cost a tenth of a 1.5- or 2-pixel stroke.
 
 import { indexOf } from './spatial.js';
 
 const SOURCE_COLORS = { agent: '#ff00ff', lattice: '#00bfff' };
 export const LOD_FULL_MAX = 12000;
+export const LOD_THIN_MIN = 4000;
 
 // An unmeasured tubercle (its base could not be measured: radius_px null)
 // has no circle to draw: it is drawn as a cross on its centre, and picked
@@ -34,11 +37,11 @@ function tubColor(t, o) {
 
 const grow = (r, g) => ({ x0: r.x0 - g, y0: r.y0 - g, x1: r.x1 + g, y1: r.y1 + g });
 
-// What a view of the set shows: 'full' or 'dots', and how many tubercles
-// lie in (the cells of) the visible rectangle.
+// What a view of the set shows: 'full', 'thin' or 'dots', and how many
+// tubercles lie in (the cells of) the visible rectangle.
 export function levelOfDetail(m, rect) {
   const n = indexOf(m).countTubs(rect);
-  return { lod: n > LOD_FULL_MAX ? 'dots' : 'full', tubercles: n };
+  return { lod: n > LOD_FULL_MAX ? 'dots' : n > LOD_THIN_MIN ? 'thin' : 'full', tubercles: n };
 }
 
 // phase 'image': everything that moves with the image (may be cached),
@@ -68,6 +71,7 @@ export function drawOverlay(ctx, view, m, o, phase = 'image') {
   const index = indexOf(m);
   const lod = view.lod || levelOfDetail(m, vr).lod;
   const near = grow(vr, margin + Math.max(index.maxRadius, MARK_PX * px));
+  const hair = px / (view.dpr || 1); // one device pixel
   const shown = index.tubsIn(near);
   // what the last frame drew (over all its overlay tiles), for tests
   if (!m.drawn || m.drawn.frame !== view.frameNo || m.drawn.lod !== lod) m.drawn = { frame: view.frameNo, lod, tubercles: 0, edges: 0 };
@@ -96,7 +100,7 @@ export function drawOverlay(ctx, view, m, o, phase = 'image') {
       m.drawn.edges++;
     }
     ctx.strokeStyle = o.connectionColor;
-    ctx.lineWidth = o.connectionWidth * px;
+    ctx.lineWidth = lod === 'thin' ? hair : o.connectionWidth * px;
     ctx.stroke();
   }
 
@@ -110,7 +114,7 @@ export function drawOverlay(ctx, view, m, o, phase = 'image') {
       list.push(t);
       m.drawn.tubercles++;
     }
-    ctx.lineWidth = o.tubercleWidth * px;
+    ctx.lineWidth = lod === 'thin' ? hair : o.tubercleWidth * px;
     for (const [c, list] of byColor) {
       ctx.beginPath();
       for (const t of list) {

@@ -57,7 +57,7 @@ export function initData(ws) {
   // A large set (70,000 tubercles, 200,000 connections) would be millions
   // of table cells: the tables stop at TABLE_MAX rows and say so; the CSV
   // downloads have every row.
-  const TABLE_MAX = 10000;
+  const TABLE_MAX = 2000;
   const moreRow = (cols, n, what) => el('tr', { className: 'table-more' },
     el('td', { colSpan: cols }, `The first ${TABLE_MAX.toLocaleString('en')} of ${n.toLocaleString('en')} ${what}: the CSV downloads below have them all.`));
 
