@@ -279,6 +279,11 @@ export class Viewer {
       o.map.set(i + ',' + j, c);
       return c;
     };
+    // a view that moved since the last frame (a pan) keeps its frame short;
+    // one at rest (after a zoom or an edit) fills in faster
+    const at = `${s},${this.tx},${this.ty}`;
+    const budget = at === o.at ? 40 : 8;
+    o.at = at;
     const ci = (i0 + i1) / 2, cj = (j0 + j1) / 2;
     want.sort((a, b) => Math.hypot(a[0] - ci, a[1] - cj) - Math.hypot(b[0] - ci, b[1] - cj));
     ctx.save();
@@ -288,7 +293,7 @@ export class Viewer {
       const key = i + ',' + j;
       let c = o.map.get(key);
       if (!c) {
-        if (performance.now() - t0 > 10 && o.map.size) {
+        if (performance.now() - t0 > budget && o.map.size) {
           missing++;
           const old = o.stale.get(key);
           if (old) ctx.drawImage(old, i * T + ox, j * T + oy);
