@@ -236,6 +236,106 @@ static cJSON *image_brief(const fs_set_ctx *c)
 	return o;
 }
 
+/* The column layout (?layout=columns): one array per field instead of one
+ * object per row, and edges without their end points (the reader has the
+ * tubercles). A 70,000-tubercle set is a quarter of the bytes, which the
+ * browser parses in a quarter of the time. Non-finite values (an
+ * unmeasured radius, a length without a calibration, a tubercle without a
+ * fitted ellipse) are null, as in the row layout. */
+typedef double (*tub_field)(const fs_tubercle *t, double um);
+static double tf_id(const fs_tubercle *t, double um) { (void)um; return t->id; }
+static double tf_x(const fs_tubercle *t, double um) { (void)um; return t->centroid_x; }
+static double tf_y(const fs_tubercle *t, double um) { (void)um; return t->centroid_y; }
+static double tf_r(const fs_tubercle *t, double um) { (void)um; return t->radius_px; }
+static double tf_d(const fs_tubercle *t, double um) { (void)um; return 2 * t->radius_px; }
+static double tf_d_um(const fs_tubercle *t, double um) { return um > 0 ? 2 * t->radius_px * um : NAN; }
+static double tf_circ(const fs_tubercle *t, double um) { (void)um; return t->circularity; }
+static double tf_fit(const fs_tubercle *t, double um) { (void)um; return t->fit_quality; }
+static double tf_boundary(const fs_tubercle *t, double um) { (void)um; return t->is_boundary ? 1 : 0; }
+static double tf_major(const fs_tubercle *t, double um) { (void)um; return t->has_ellipse ? t->major_axis_px : NAN; }
+static double tf_minor(const fs_tubercle *t, double um) { (void)um; return t->has_ellipse ? t->minor_axis_px : NAN; }
+static double tf_major_um(const fs_tubercle *t, double um) { return t->has_ellipse && um > 0 ? t->major_axis_px * um : NAN; }
+static double tf_minor_um(const fs_tubercle *t, double um) { return t->has_ellipse && um > 0 ? t->minor_axis_px * um : NAN; }
+static double tf_orient(const fs_tubercle *t, double um) { (void)um; return t->has_ellipse ? t->orientation : NAN; }
+static double tf_ecc(const fs_tubercle *t, double um) { (void)um; return t->has_ellipse ? t->eccentricity : NAN; }
+
+static char *tubercle_columns(const fs_tubercle_list *t, double um)
+{
+	static const struct {
+		const char *name;
+		tub_field get;
+	} cols[] = {{"id", tf_id}, {"centroid_x", tf_x}, {"centroid_y", tf_y}, {"radius_px", tf_r},
+		    {"diameter_px", tf_d}, {"diameter_um", tf_d_um}, {"circularity", tf_circ},
+		    {"fit_quality", tf_fit}, {"is_boundary", tf_boundary}, {"major_axis_px", tf_major},
+		    {"minor_axis_px", tf_minor}, {"major_axis_um", tf_major_um}, {"minor_axis_um", tf_minor_um},
+		    {"orientation", tf_orient}, {"eccentricity", tf_ecc}};
+	fs_buf b = FS_BUF_INIT;
+	fs_buf_putc(&b, '{');
+	fs_jw_key(&b, "n", 1);
+	fs_jw_int(&b, (long long)t->n);
+	for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+		fs_jw_key(&b, cols[k].name, 0);
+		fs_buf_putc(&b, '[');
+		for (size_t i = 0; i < t->n; i++) {
+			if (i)
+				fs_buf_putc(&b, ',');
+			fs_jw_num(&b, cols[k].get(&t->items[i], um));
+		}
+		fs_buf_putc(&b, ']');
+	}
+	fs_jw_key(&b, "source", 0);
+	fs_buf_putc(&b, '[');
+	for (size_t i = 0; i < t->n; i++) {
+		if (i)
+			fs_buf_putc(&b, ',');
+		fs_jw_str(&b, fs_source_name(t->items[i].source));
+	}
+	fs_buf_puts(&b, "]}");
+	return b.data;
+}
+
+static char *edge_columns(const fs_tubercle_list *t, const fs_edge_list *e, double um)
+{
+	size_t n = e->n;
+	double *cd = malloc((n ? n : 1) * sizeof *cd), *ed = malloc((n ? n : 1) * sizeof *ed);
+	if (!cd || !ed) {
+		free(cd);
+		free(ed);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const fs_tubercle *a = find(t, e->items[i].id1), *c = find(t, e->items[i].id2);
+		cd[i] = ed[i] = NAN;
+		if (a && c) { /* as edge_raw */
+			cd[i] = hypot(a->centroid_x - c->centroid_x, a->centroid_y - c->centroid_y);
+			ed[i] = cd[i] - a->radius_px - c->radius_px;
+		}
+	}
+	fs_buf b = FS_BUF_INIT;
+	fs_buf_putc(&b, '{');
+	fs_jw_key(&b, "n", 1);
+	fs_jw_int(&b, (long long)n);
+	for (int k = 0; k < 6; k++) {
+		static const char *const names[] = {"id1", "id2", "center_distance_px", "edge_distance_px",
+						    "center_distance_um", "edge_distance_um"};
+		fs_jw_key(&b, names[k], 0);
+		fs_buf_putc(&b, '[');
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				fs_buf_putc(&b, ',');
+			double v = k == 0 ? e->items[i].id1 : k == 1 ? e->items[i].id2 : k == 2 || k == 4 ? cd[i] : ed[i];
+			if (k >= 4)
+				v = um > 0 ? v * um : NAN;
+			fs_jw_num(&b, v);
+		}
+		fs_buf_putc(&b, ']');
+	}
+	fs_buf_putc(&b, '}');
+	free(cd);
+	free(ed);
+	return b.data;
+}
+
 cJSON *fs_set_view_full(fs_req *r, const fs_set_ctx *c, const fs_tubercle_list *t, const fs_edge_list *e)
 {
 	double um = um_of(c);
@@ -245,6 +345,18 @@ cJSON *fs_set_view_full(fs_req *r, const fs_set_ctx *c, const fs_tubercle_list *
 	cJSON_AddBoolToObject(o, "success", 1);
 	cJSON_AddItemToObject(o, "set", fs_set_view_info(&c->info));
 	cJSON_AddItemToObject(o, "image", image_brief(c));
+	const char *layout = fs_kv_get(&r->query_kv, "layout");
+	if (layout && !strcmp(layout, "columns")) {
+		char *tc = tubercle_columns(t, um), *ec = edge_columns(t, e, um);
+		cJSON_AddRawToObject(o, "tubercles", tc ? tc : "null");
+		cJSON_AddRawToObject(o, "edges", ec ? ec : "null");
+		free(tc);
+		free(ec);
+		cJSON *st = fs_set_view_stats(c, t, e, &wts, NULL);
+		if (st)
+			cJSON_AddItemToObject(o, "statistics", st);
+		return o;
+	}
 	fs_buf b = FS_BUF_INIT;
 	fs_buf_putc(&b, '[');
 	for (size_t i = 0; i < t->n; i++) {

@@ -2,9 +2,21 @@
 // by mode, batched into one path per colour), ids, ellipses, grid, scale
 // bar, selections and the temporary shapes of the edit modes. Everything is
 // in image coordinates; line widths are divided by the zoom so they keep
-// their on-screen size. Only what lies in the visible rectangle is drawn.
+// their on-screen size. Only what lies in the visible rectangle is drawn,
+// found through the set's spatial grid (spatial.js).
+//
+// Level of detail: when more than LOD_FULL_MAX tubercles are in view (a
+// large montage zoomed out), circles and connections would be a few pixels
+// each and cost seconds: the tubercles are drawn as dots (one pixel buffer,
+// no path), connections, ellipses and ids are left out. Above LOD_THIN_MIN
+// the outlines and connections are one device pixel wide ('thin'): the
+// rasteriser's hairlines cost a tenth of a 1.5- or 2-pixel stroke.
+
+import { indexOf } from './spatial.js';
 
 const SOURCE_COLORS = { agent: '#ff00ff', lattice: '#00bfff' };
+export const LOD_FULL_MAX = 12000;
+export const LOD_THIN_MIN = 4000;
 
 // An unmeasured tubercle (its base could not be measured: radius_px null)
 // has no circle to draw: it is drawn as a cross on its centre, and picked
@@ -12,6 +24,7 @@ const SOURCE_COLORS = { agent: '#ff00ff', lattice: '#00bfff' };
 export const measured = (t) => typeof t.radius_px === 'number' && t.radius_px > 0;
 const MARK_PX = 5;
 const markR = (t, px) => (measured(t) ? t.radius_px : MARK_PX * px);
+const MARGIN = 60; // image px around the view: outlines and labels reaching in
 
 function tubColor(t, o) {
   if (o.colorMode === 'boundary') return t.is_boundary ? o.boundaryColor : o.tubercleColor;
@@ -22,46 +35,86 @@ function tubColor(t, o) {
   return o.tubercleColor;
 }
 
-// phase 'image': everything that moves with the image (may be cached);
-// phase 'screen': what stays put on the screen (the scale bar).
+const grow = (r, g) => ({ x0: r.x0 - g, y0: r.y0 - g, x1: r.x1 + g, y1: r.y1 + g });
+
+// What a view of the set shows: 'full', 'thin' or 'dots', and how many
+// tubercles lie in (the cells of) the visible rectangle.
+export function levelOfDetail(m, rect) {
+  const n = indexOf(m).countTubs(rect);
+  return { lod: n > LOD_FULL_MAX ? 'dots' : n > LOD_THIN_MIN ? 'thin' : 'full', tubercles: n };
+}
+
+// phase 'image': everything that moves with the image (may be cached),
+// which is 'set' (the set itself: kept in the viewer's overlay tiles) and
+// 'live' (the selection and the edit modes' shapes: cheap, drawn every
+// frame over the tiles); phase 'screen': what stays put on the screen (the
+// scale bar). view.lod (optional) imposes the level of detail (the overlay
+// tiles take the one of the whole screen, not of the tile).
 export function drawOverlay(ctx, view, m, o, phase = 'image') {
   if (phase === 'screen') {
     if (o.scaleBar && m.umPerPx > 0) drawScaleBar(ctx, view, m, o);
     return;
   }
+  if (phase === 'live') {
+    drawSelection(ctx, m, o, 1 / view.scale);
+    drawTemp(ctx, m, 1 / view.scale);
+    return;
+  }
+  const live = phase === 'image';
   const s = view.scale;
   const px = 1 / s; // one screen pixel in image units
   const vr = view.visibleRect();
-  const margin = 60;
+  const margin = MARGIN;
   const inView = (x, y, r = 0) => x + r >= vr.x0 - margin && x - r <= vr.x1 + margin &&
     y + r >= vr.y0 - margin && y - r <= vr.y1 + margin;
   const tubs = m.tubercles;
+  const index = indexOf(m);
+  const lod = view.lod || levelOfDetail(m, vr).lod;
+  const near = grow(vr, margin + Math.max(index.maxRadius, MARK_PX * px));
+  const hair = px / (view.dpr || 1); // one device pixel
+  const shown = index.tubsIn(near);
+  // what the last frame drew (over all its overlay tiles), for tests
+  if (!m.drawn || m.drawn.frame !== view.frameNo || m.drawn.lod !== lod) m.drawn = { frame: view.frameNo, lod, tubercles: 0, edges: 0 };
 
   if (o.grid && m.width) drawGrid(ctx, m, o, px);
 
-  if (o.showItcs && m.edges.length) {
+  if (lod === 'dots') {
+    if (o.showTubes) m.drawn.tubercles += drawDots(ctx, shown, o);
+    if (live) { drawSelection(ctx, m, o, px); drawTemp(ctx, m, px); }
+    return;
+  }
+
+  // a connection up to a cell long crossing the view has both ends within
+  // a cell of it (longer ones are in every answer); drawn when its box
+  // meets the view, so one crossing a tile's corner is drawn in that tile too
+  const edgesShown = (o.showItcs || o.showItcIds) && m.edges.length ? index.edgesIn(grow(vr, margin + index.cell)) : [];
+  const bx0 = vr.x0 - margin, by0 = vr.y0 - margin, bx1 = vr.x1 + margin, by1 = vr.y1 + margin;
+  if (o.showItcs && edgesShown.length) {
     ctx.beginPath();
-    for (const e of m.edges) {
+    for (const e of edgesShown) {
       const a = tubs.get(e.id1), b = tubs.get(e.id2);
       if (!a || !b) continue;
-      if (!inView(a.centroid_x, a.centroid_y) && !inView(b.centroid_x, b.centroid_y)) continue;
+      const ax = a.centroid_x, ay = a.centroid_y, cx = b.centroid_x, cy = b.centroid_y;
+      if ((ax < bx0 && cx < bx0) || (ax > bx1 && cx > bx1) || (ay < by0 && cy < by0) || (ay > by1 && cy > by1)) continue;
       segment(ctx, a, b, o.endpoints === 'edge');
+      m.drawn.edges++;
     }
     ctx.strokeStyle = o.connectionColor;
-    ctx.lineWidth = o.connectionWidth * px;
+    ctx.lineWidth = lod === 'thin' ? hair : o.connectionWidth * px;
     ctx.stroke();
   }
 
   if (o.showTubes) {
     const byColor = new Map();
-    for (const t of tubs.values()) {
+    for (const t of shown) {
       if (!inView(t.centroid_x, t.centroid_y, markR(t, px))) continue;
       const c = tubColor(t, o);
       let list = byColor.get(c);
       if (!list) byColor.set(c, list = []);
       list.push(t);
+      m.drawn.tubercles++;
     }
-    ctx.lineWidth = o.tubercleWidth * px;
+    ctx.lineWidth = lod === 'thin' ? hair : o.tubercleWidth * px;
     for (const [c, list] of byColor) {
       ctx.beginPath();
       for (const t of list) {
@@ -79,7 +132,7 @@ export function drawOverlay(ctx, view, m, o, phase = 'image') {
     }
     if (o.ellipses) {
       ctx.beginPath();
-      for (const t of tubs.values()) {
+      for (const t of shown) {
         if (!t.major_axis_px || !inView(t.centroid_x, t.centroid_y, t.major_axis_px)) continue;
         const rot = t.orientation || 0;
         ctx.moveTo(t.centroid_x + Math.cos(rot) * t.major_axis_px / 2, t.centroid_y + Math.sin(rot) * t.major_axis_px / 2);
@@ -103,27 +156,87 @@ export function drawOverlay(ctx, view, m, o, phase = 'image') {
     ctx.strokeStyle = 'rgba(0,0,0,0.7)';
     if (o.showTubeIds) {
       ctx.fillStyle = '#ffffff';
-      for (const t of tubs.values()) {
+      for (const t of shown) {
         if (!inView(t.centroid_x, t.centroid_y)) continue;
         ctx.strokeText(String(t.id), t.centroid_x, t.centroid_y);
         ctx.fillText(String(t.id), t.centroid_x, t.centroid_y);
       }
     }
     if (o.showItcIds) {
+      // a connection's label is its position in the set's list
       ctx.fillStyle = o.connectionColor;
-      m.edges.forEach((e, i) => {
+      const number = edgesShown.length ? edgeNumbers(m) : null;
+      for (const e of edgesShown) {
         const a = tubs.get(e.id1), b = tubs.get(e.id2);
-        if (!a || !b) return;
+        if (!a || !b) continue;
         const x = (a.centroid_x + b.centroid_x) / 2, y = (a.centroid_y + b.centroid_y) / 2;
-        if (!inView(x, y)) return;
-        ctx.strokeText(String(i + 1), x, y);
-        ctx.fillText(String(i + 1), x, y);
-      });
+        if (!inView(x, y)) continue;
+        const label = String(number.get(e) + 1);
+        ctx.strokeText(label, x, y);
+        ctx.fillText(label, x, y);
+      }
     }
   }
 
-  drawSelection(ctx, m, o, px);
-  drawTemp(ctx, m, px);
+  if (live) { drawSelection(ctx, m, o, px); drawTemp(ctx, m, px); }
+}
+
+// Position of each connection in the store's list (its label), per version.
+function edgeNumbers(m) {
+  const c = m.edgeNumbers;
+  if (c && c.version === m.version && c.edges === m.edges && c.n === m.edges.length) return c.map;
+  const map = new Map();
+  m.edges.forEach((e, i) => map.set(e, i));
+  m.edgeNumbers = { version: m.version, edges: m.edges, n: m.edges.length, map };
+  return map;
+}
+
+// One dot per tubercle into a pixel buffer the size of the target canvas,
+// then one drawImage: ~1 ms for 70,000, where 70,000 arcs take seconds.
+let dotCanvas = null;
+const colorCache = new Map();
+function rgba32(css) {
+  let v = colorCache.get(css);
+  if (v !== undefined) return v;
+  const c = (dotCanvas || document.createElement('canvas')).getContext('2d');
+  c.fillStyle = '#000';
+  c.fillStyle = css;
+  const f = c.fillStyle; // normalised: #rrggbb or rgba(r, g, b, a)
+  let r = 0, g = 0, b = 0, a = 255;
+  if (f[0] === '#') { r = parseInt(f.slice(1, 3), 16); g = parseInt(f.slice(3, 5), 16); b = parseInt(f.slice(5, 7), 16); }
+  else { const p = f.match(/[\d.]+/g).map(Number); [r, g, b] = p; if (p.length > 3) a = Math.round(p[3] * 255); }
+  v = ((a << 24) | (b << 16) | (g << 8) | r) >>> 0; // little-endian RGBA bytes
+  colorCache.set(css, v);
+  return v;
+}
+
+function drawDots(ctx, list, o) {
+  const T = ctx.getTransform();
+  const W = ctx.canvas.width, H = ctx.canvas.height;
+  if (!dotCanvas) dotCanvas = document.createElement('canvas');
+  if (dotCanvas.width !== W || dotCanvas.height !== H) { dotCanvas.width = W; dotCanvas.height = H; }
+  const dc = dotCanvas.getContext('2d');
+  const img = dc.createImageData(W, H);
+  const buf = new Uint32Array(img.data.buffer);
+  let n = 0, lastCss = null, col = 0;
+  for (const t of list) {
+    const x = T.a * t.centroid_x + T.c * t.centroid_y + T.e, y = T.b * t.centroid_x + T.d * t.centroid_y + T.f;
+    if (x < -2 || y < -2 || x >= W + 2 || y >= H + 2) continue;
+    const css = tubColor(t, o);
+    if (css !== lastCss) { lastCss = css; col = rgba32(css); }
+    // a dot as wide as the tubercle, 1 to 3 device pixels
+    const side = Math.max(1, Math.min(3, Math.round(2 * (measured(t) ? t.radius_px : 1) * T.a)));
+    const x0 = Math.round(x - side / 2), y0 = Math.round(y - side / 2);
+    for (let yy = Math.max(0, y0); yy < Math.min(H, y0 + side); yy++)
+      for (let xx = Math.max(0, x0); xx < Math.min(W, x0 + side); xx++) buf[yy * W + xx] = col;
+    n++;
+  }
+  dc.putImageData(img, 0, 0);
+  ctx.save();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.drawImage(dotCanvas, 0, 0);
+  ctx.restore();
+  return n;
 }
 
 function segment(ctx, a, b, toEdge) {
@@ -323,14 +436,18 @@ function drawScaleBar(ctx, view, m, o) {
 // edge within 10 screen px; inside a tubercle's radius the tubercle wins,
 // otherwise the edge wins only if it is at less than half the distance.
 export function hitTest(m, x, y, scale) {
+  const index = indexOf(m);
+  const tol = 10 / scale;
+  // nothing farther than 1.5 radii (or the edge tolerance) can be picked
+  const reach = { x0: x, y0: y, x1: x, y1: y };
+  const around = grow(reach, Math.max(1.5 * Math.max(index.maxRadius, MARK_PX / scale), tol));
   let best = null, bestD = Infinity;
-  for (const t of m.tubercles.values()) {
+  for (const t of index.tubsIn(around)) {
     const d = Math.hypot(t.centroid_x - x, t.centroid_y - y);
     if (d <= 1.5 * markR(t, 1 / scale) && d < bestD) { best = t; bestD = d; }
   }
   let edge = null, edgeD = Infinity;
-  const tol = 10 / scale;
-  for (const e of m.edges) {
+  for (const e of index.edgesIn(grow(reach, tol + index.cell))) {
     const a = m.tubercles.get(e.id1), b = m.tubercles.get(e.id2);
     if (!a || !b) continue;
     const d = segDist(x, y, a.centroid_x, a.centroid_y, b.centroid_x, b.centroid_y);

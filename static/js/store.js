@@ -11,6 +11,36 @@ export function edgeKey(a, b) {
   return a < b ? `${a}-${b}` : `${b}-${a}`;
 }
 
+// GET api/sets/{id}?layout=columns sends one array per field (a quarter of
+// the bytes of one object per row for a large set); these make the rows
+// the rest of the page reads. A null field is left out of the row, as the
+// row layout leaves out the ellipse of a tubercle that has none.
+const SET_QUERY = '?layout=columns';
+const TUB_OPTIONAL = ['major_axis_px', 'minor_axis_px', 'major_axis_um', 'minor_axis_um', 'orientation', 'eccentricity'];
+function tubercleRows(c) {
+  if (Array.isArray(c)) return c;
+  const out = new Array(c.n);
+  for (let i = 0; i < c.n; i++) {
+    const t = {
+      id: c.id[i], centroid_x: c.centroid_x[i], centroid_y: c.centroid_y[i], radius_px: c.radius_px[i],
+      diameter_px: c.diameter_px[i], diameter_um: c.diameter_um[i], circularity: c.circularity[i],
+      fit_quality: c.fit_quality[i], is_boundary: c.is_boundary[i] === 1, source: c.source[i],
+    };
+    for (const k of TUB_OPTIONAL) if (c[k][i] != null) t[k] = c[k][i];
+    out[i] = t;
+  }
+  return out;
+}
+function edgeRows(c) {
+  if (Array.isArray(c)) return c.map(e => ({ id1: e.id1, id2: e.id2, center_distance_um: e.center_distance_um, edge_distance_um: e.edge_distance_um, center_distance_px: e.center_distance_px, edge_distance_px: e.edge_distance_px }));
+  const out = new Array(c.n);
+  for (let i = 0; i < c.n; i++) {
+    out[i] = { id1: c.id1[i], id2: c.id2[i], center_distance_um: c.center_distance_um[i], edge_distance_um: c.edge_distance_um[i], center_distance_px: c.center_distance_px[i], edge_distance_px: c.edge_distance_px[i] };
+  }
+  return out;
+}
+export const setUrl = (id) => `api/sets/${id}${SET_QUERY}`;
+
 export class Store extends EventTarget {
   constructor(imageId) {
     super();
@@ -21,7 +51,10 @@ export class Store extends EventTarget {
     this.revision = -1;
     this.tubercles = new Map();
     this.edges = [];
-    this.edgeSet = new Set();
+    this.edgeKeys = new Set(); // see edgeSet
+    // grows with every change applied here: the drawing's spatial index
+    // (spatial.js) is rebuilt when it differs
+    this.version = 0;
     this.stats = null;
     this.width = 0;
     this.height = 0;
@@ -34,6 +67,13 @@ export class Store extends EventTarget {
     this.onConflict = null;
     this.onError = null;
     this.pollTimer = null;
+  }
+
+  // The connections as edgeKey strings, made when first asked for after a
+  // change (200,000 keys cost a quarter of a second; few changes need them).
+  get edgeSet() {
+    if (!this.edgeKeys) this.edgeKeys = new Set(this.edges.map(e => edgeKey(e.id1, e.id2)));
+    return this.edgeKeys;
   }
 
   emit(type, detail) {
@@ -60,7 +100,7 @@ export class Store extends EventTarget {
   }
 
   async openSet(id) {
-    const res = await api('GET', `api/sets/${id}`);
+    const res = await api('GET', setUrl(id));
     if (!res.ok) throw new Error(errorText(res));
     this.openFrom(res.data);
     return this.set;
@@ -77,11 +117,12 @@ export class Store extends EventTarget {
   }
 
   fill(d) {
+    this.version++;
     this.set = d.set;
     this.revision = d.set.revision;
-    this.tubercles = new Map(d.tubercles.map(t => [t.id, t]));
-    this.edges = d.edges.map(e => ({ id1: e.id1, id2: e.id2, center_distance_um: e.center_distance_um, edge_distance_um: e.edge_distance_um, center_distance_px: e.center_distance_px, edge_distance_px: e.edge_distance_px }));
-    this.edgeSet = new Set(this.edges.map(e => edgeKey(e.id1, e.id2)));
+    this.tubercles = new Map(tubercleRows(d.tubercles).map(t => [t.id, t]));
+    this.edges = edgeRows(d.edges);
+    this.edgeKeys = null;
     this.stats = d.statistics || null;
     if (d.image) {
       this.width = d.image.width;
@@ -98,7 +139,7 @@ export class Store extends EventTarget {
     if (!this.set) return;
     const keepSel = this.selection;
     const id = this.set.id;
-    const res = await api('GET', `api/sets/${id}`);
+    const res = await api('GET', setUrl(id));
     if (!this.set || this.set.id !== id) return; // another set was opened meanwhile
     // revisions only grow: an answer older than what our own edits brought
     // meanwhile would undo them on screen and make the next edit a 409
@@ -132,6 +173,7 @@ export class Store extends EventTarget {
     if (d.statistics) this.stats = d.statistics;
     const c = d.changed;
     if (c) {
+      this.version++;
       for (const t of c.added) this.tubercles.set(t.id, t);
       for (const t of c.updated) this.tubercles.set(t.id, t);
       for (const id of c.removed) {
@@ -146,7 +188,7 @@ export class Store extends EventTarget {
         this.edges = this.edges.filter(e => !gone.has(edgeKey(e.id1, e.id2)) && !removedIds.has(e.id1) && !removedIds.has(e.id2));
       }
       for (const e of c.edges_added) this.edges.push({ id1: e.id1, id2: e.id2, center_distance_um: e.center_distance_um, edge_distance_um: e.edge_distance_um, center_distance_px: e.center_distance_px, edge_distance_px: e.edge_distance_px });
-      this.edgeSet = new Set(this.edges.map(e => edgeKey(e.id1, e.id2)));
+      this.edgeKeys = null;
       if (this.selection.edge && !this.edgeSet.has(edgeKey(...this.selection.edge))) this.selection.edge = null;
       this.emit('set', this.set);
       this.emit('data', { full: false, changed: c });

@@ -54,6 +54,13 @@ export function initData(ws) {
     t.replaceChildren(...rows.map(([k, v]) => el('tr', null, el('th', null, k), el('td', null, String(v)))));
   }
 
+  // A large set (70,000 tubercles, 200,000 connections) would be millions
+  // of table cells: the tables stop at TABLE_MAX rows and say so; the CSV
+  // downloads have every row.
+  const TABLE_MAX = 2000;
+  const moreRow = (cols, n, what) => el('tr', { className: 'table-more' },
+    el('td', { colSpan: cols }, `The first ${TABLE_MAX.toLocaleString('en')} of ${n.toLocaleString('en')} ${what}: the CSV downloads below have them all.`));
+
   function renderTables() {
     const cal = store.umPerPx > 0;
     $('#tub-x-head').textContent = cal ? 'X (µm)' : 'X (px)';
@@ -64,16 +71,20 @@ export function initData(ws) {
     const tb = $('#tub-table tbody');
     const rows = [];
     for (const t of store.tubercles.values()) {
+      if (rows.length === TABLE_MAX) break;
       rows.push(el('tr', { dataset: { id: t.id }, className: store.selection.tub === t.id ? 'selected' : '' },
         el('td', null, t.id), el('td', null, fmt(t.centroid_x * k, cal ? 2 : 1)), el('td', null, fmt(t.centroid_y * k, cal ? 2 : 1)),
         el('td', { title: t.radius_px == null ? 'base not measured' : '' }, t.radius_px == null ? 'unmeasured' : fmt(t.diameter_um)),
         el('td', null, Math.round(t.circularity * 100) + '%'),
         el('td', null, t.is_boundary ? 'Y' : 'N'), el('td', null, t.source || '')));
     }
+    if (store.tubercles.size > TABLE_MAX) rows.push(moreRow(7, store.tubercles.size, 'tubercles'));
     tb.replaceChildren(...rows);
     const eb = $('#itc-table tbody');
-    eb.replaceChildren(...store.edges.map(e => el('tr', { dataset: { a: e.id1, b: e.id2 } },
-      el('td', null, e.id1), el('td', null, e.id2), el('td', null, fmt(e.center_distance_um)), el('td', null, fmt(e.edge_distance_um)))));
+    const erows = store.edges.slice(0, TABLE_MAX).map(e => el('tr', { dataset: { a: e.id1, b: e.id2 } },
+      el('td', null, e.id1), el('td', null, e.id2), el('td', null, fmt(e.center_distance_um)), el('td', null, fmt(e.edge_distance_um))));
+    if (store.edges.length > TABLE_MAX) erows.push(moreRow(4, store.edges.length, 'connections'));
+    eb.replaceChildren(...erows);
     stale = false;
   }
 

@@ -13,6 +13,15 @@
 // overview PNG stretched to the full size, with the pyramid's tiles on top:
 // the level whose pixels are closest to the screen's, only the tiles in
 // view, each fetched once (a few at a time) and kept in a bounded cache.
+//
+// A large set (tileOverlay set by the workspace) zoomed in beyond the
+// cached bitmap has its overlay drawn in tiles of 128 device pixels at the
+// current zoom, kept while overlayKey() (the workspace: the set's version
+// and the drawing options) stays the same: a pan frame is then a few
+// drawImage calls, and the tiles entering the view are drawn within a time
+// budget per frame (the rest in the next frames), not the whole set. The
+// selection and the edit modes' shapes (phase 'live') are drawn over them
+// every frame.
 
 export const ZOOM_MIN = 0.1;
 export const ZOOM_MAX = 10;
@@ -32,6 +41,11 @@ export class Viewer {
     this.cacheValid = false;
     this.onViewChange = null;
     this.lastFrameMs = 0;
+    this.tileOverlay = false;
+    this.overlayLod = null; // (rect) => the level of detail of the screen's view
+    this.overlayKey = null; // () => what the overlay tiles show; they are redrawn when it changes
+    this.otiles = null;
+    this.generation = 0; // grows with request(): cached overlay tiles are stale
     new ResizeObserver(() => this.resize()).observe(container);
     this.resize();
   }
@@ -82,24 +96,23 @@ export class Viewer {
     const ox1 = Math.min(im.width, rect.x1), oy1 = Math.min(im.height, rect.y1);
     if (ox1 <= ox0 || oy1 <= oy0) return;
     const fx = im.overview.width / im.width, fy = im.overview.height / im.height;
-    ctx.drawImage(im.overview, ox0 * fx, oy0 * fy, (ox1 - ox0) * fx, (oy1 - oy0) * fy, ox0, oy0, ox1 - ox0, oy1 - oy0);
+    const overview = () => ctx.drawImage(im.overview, ox0 * fx, oy0 * fy, (ox1 - ox0) * fx, (oy1 - oy0) * fy, ox0, oy0, ox1 - ox0, oy1 - oy0);
     const t = this.tiles, side = t.size;
     // the overview already has this many image pixels per display pixel
     const over = im.width / im.overview.width;
     let z = Math.floor(Math.log2(1 / Math.max(px, 1e-9)));
     z = Math.max(0, Math.min(t.levels - 1, z));
-    if (2 ** z >= over) return; // the overview is as sharp as the level would be
+    if (2 ** z >= over) { overview(); return; } // the overview is as sharp as the level would be
     const f = 2 ** z, span = side * f;
     const lw = Math.ceil(im.width / f), lh = Math.ceil(im.height / f);
     const x0 = Math.max(0, Math.floor(rect.x0 / span)), x1 = Math.min(Math.ceil(lw / side) - 1, Math.floor(rect.x1 / span));
     const y0 = Math.max(0, Math.floor(rect.y0 / span)), y1 = Math.min(Math.ceil(lh / side) - 1, Math.floor(rect.y1 / span));
-    for (let ty = y0; ty <= y1; ty++) {
-      for (let tx = x0; tx <= x1; tx++) {
-        const img = this.tile(z, tx, ty);
-        if (!img) continue;
-        ctx.drawImage(img, tx * span, ty * span, img.naturalWidth * f, img.naturalHeight * f);
-      }
-    }
+    const got = [];
+    for (let ty = y0; ty <= y1; ty++) for (let tx = x0; tx <= x1; tx++) got.push([tx, ty, this.tile(z, tx, ty)]);
+    // the overview under the tiles only where one is still missing: a
+    // scaled full-screen copy is the most expensive part of a pan frame
+    if (got.some(g => !g[2])) overview();
+    for (const [tx, ty, img] of got) if (img) ctx.drawImage(img, tx * span, ty * span, img.naturalWidth * f, img.naturalHeight * f);
   }
 
   // A loaded tile, or null after asking for it (drawn by a later frame).
@@ -122,7 +135,9 @@ export class Viewer {
         if (next) next();
         this.request();
       };
-      img.onload = done;
+      // decoded off the main thread before it is drawn: a first drawImage
+      // of a JPEG decodes it there, in the middle of a pan frame
+      img.onload = () => img.decode().then(done, done);
       img.onerror = () => { t.cache.delete(key); done(); };
       img.src = t.url.replace('{z}', z).replace('{x}', x).replace('{y}', y);
     };
@@ -189,6 +204,7 @@ export class Viewer {
   // Something drawn changed: rebuild the cached bitmap on the next frame.
   request() {
     this.cacheValid = false;
+    this.generation++;
     this.frame();
   }
 
@@ -203,6 +219,7 @@ export class Viewer {
 
   draw() {
     const t0 = performance.now();
+    this.frameNo = (this.frameNo || 0) + 1;
     const ctx = this.ctx;
     const d = this.dpr;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -217,13 +234,89 @@ export class Viewer {
       ctx.setTransform(this.scale * d, 0, 0, this.scale * d, this.tx * d, this.ty * d);
       ctx.imageSmoothingEnabled = this.scale < 2;
       this.drawBase(ctx, this.visibleRect(), this.scale * d);
-      if (this.drawOverlay) this.drawOverlay(ctx, this, 'image');
+      if (this.drawOverlay && this.tileOverlay) this.drawOverlayTiles(ctx, t0);
+      else if (this.drawOverlay) this.drawOverlay(ctx, this, 'image');
     }
     if (this.drawOverlay) {
       ctx.setTransform(this.scale * d, 0, 0, this.scale * d, this.tx * d, this.ty * d);
       this.drawOverlay(ctx, this, 'screen');
     }
     this.lastFrameMs = performance.now() - t0;
+  }
+
+  // The overlay from tiles of T device pixels in a grid anchored at the
+  // image's origin at this zoom; missing ones are drawn nearest the centre
+  // first while the frame's budget lasts.
+  drawOverlayTiles(ctx, t0) {
+    const T = 128, s = this.scale, d = this.dpr, k = s * d;
+    const lod = this.overlayLod ? this.overlayLod(this.visibleRect()) : undefined;
+    const generation = this.overlayKey ? this.overlayKey() : this.generation;
+    let o = this.otiles;
+    if (!o || o.scale !== s || o.dpr !== d || o.generation !== generation || o.lod !== lod) {
+      // after an edit, a tile not yet redrawn shows its previous state for
+      // a frame or two rather than a hole
+      const same = o && o.scale === s && o.dpr === d && o.lod === lod;
+      const spare = o ? o.spare.concat([...o.stale.values()], same ? [] : [...o.map.values()]) : [];
+      o = this.otiles = { scale: s, dpr: d, generation, lod, map: new Map(), stale: same ? o.map : new Map(), spare };
+    }
+    const ox = Math.round(this.tx * d), oy = Math.round(this.ty * d);
+    const W = this.canvas.width, H = this.canvas.height;
+    const i0 = Math.floor(-ox / T), i1 = Math.floor((W - 1 - ox) / T);
+    const j0 = Math.floor(-oy / T), j1 = Math.floor((H - 1 - oy) / T);
+    const want = [];
+    for (let j = j0; j <= j1; j++) for (let i = i0; i <= i1; i++) want.push([i, j]);
+    const render = (i, j) => {
+      const c = o.stale.get(i + ',' + j) || o.spare.pop() || document.createElement('canvas');
+      o.stale.delete(i + ',' + j);
+      c.width = T; c.height = T;
+      const tc = c.getContext('2d');
+      tc.setTransform(k, 0, 0, k, -i * T, -j * T);
+      const view = {
+        scale: s, dpr: d, tx: -i * T / d, ty: -j * T / d, cssW: T / d, cssH: T / d, lod, frameNo: this.frameNo,
+        visibleRect: () => ({ x0: i * T / k, y0: j * T / k, x1: (i + 1) * T / k, y1: (j + 1) * T / k }),
+      };
+      this.drawOverlay(tc, view, 'set');
+      o.map.set(i + ',' + j, c);
+      return c;
+    };
+    // a view that moved since the last frame (a pan) keeps its frame short;
+    // one at rest (after a zoom or an edit) fills in faster
+    const at = `${s},${this.tx},${this.ty}`;
+    const budget = at === o.at ? 40 : 8;
+    o.at = at;
+    const ci = (i0 + i1) / 2, cj = (j0 + j1) / 2;
+    want.sort((a, b) => Math.hypot(a[0] - ci, a[1] - cj) - Math.hypot(b[0] - ci, b[1] - cj));
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    let missing = 0;
+    for (const [i, j] of want) {
+      const key = i + ',' + j;
+      let c = o.map.get(key);
+      if (!c) {
+        if (performance.now() - t0 > budget && o.map.size) {
+          missing++;
+          const old = o.stale.get(key);
+          if (old) ctx.drawImage(old, i * T + ox, j * T + oy);
+          continue;
+        }
+        c = render(i, j);
+      } else {
+        o.map.delete(key); // most recently used last
+        o.map.set(key, c);
+      }
+      ctx.drawImage(c, i * T + ox, j * T + oy);
+    }
+    ctx.restore();
+    this.drawOverlay(ctx, this, 'live');
+    const cap = Math.max(160, 3 * want.length);
+    while (o.map.size > cap) {
+      const first = o.map.keys().next().value;
+      o.spare.push(o.map.get(first));
+      o.map.delete(first);
+    }
+    o.spare.length = Math.min(o.spare.length, 32);
+    this.overlayMissing = missing;
+    if (missing) this.frame();
   }
 
   // The whole zoomed image (plus a margin for outlines and labels) within
@@ -254,7 +347,7 @@ export class Viewer {
     this.drawBase(ctx, { x0: 0, y0: 0, x1: this.image.width, y1: this.image.height }, s * d);
     // the overlay sees a view whose visible rectangle is the whole image
     const view = {
-      scale: s, dpr: d, tx: margin, ty: margin, cssW: w / d, cssH: h / d,
+      scale: s, dpr: d, tx: margin, ty: margin, cssW: w / d, cssH: h / d, frameNo: this.frameNo,
       visibleRect: () => ({ x0: -margin / s, y0: -margin / s, x1: this.image.width + margin / s, y1: this.image.height + margin / s }),
     };
     if (this.drawOverlay) this.drawOverlay(ctx, view, 'image');

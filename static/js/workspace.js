@@ -6,8 +6,8 @@
 import { api, errorText, url } from './api.js';
 import { $, $$, el, fmt, modal, promptDialog, confirmDialog, toast, setToastSink } from './dom.js';
 import { Viewer } from './viewer.js';
-import { drawOverlay } from './overlay.js';
-import { Store } from './store.js';
+import { drawOverlay, levelOfDetail } from './overlay.js';
+import { Store, setUrl } from './store.js';
 import { Editor } from './editor.js';
 import { initImageTabs } from './tab_image.js';
 import { initExtraction } from './tab_extraction.js';
@@ -54,9 +54,18 @@ let overlayOpts = null;
 ws.overlayHooks = []; // extra layers (the agent tabs' approval preview)
 ws.viewer = new Viewer($('#canvas'), $('#viewer'), (ctx, view, phase) => {
   drawOverlay(ctx, view, store, overlayOpts || (overlayOpts = ws.overlayOptions()), phase);
-  for (const f of ws.overlayHooks) f(ctx, view, phase);
+  // the hooks' layers are live (the viewer's 'set' tiles do not hold them)
+  if (phase !== 'set') for (const f of ws.overlayHooks) f(ctx, view, phase === 'live' ? 'image' : phase);
 });
-ws.render = () => { overlayOpts = ws.overlayOptions(); ws.viewer.request(); };
+let renderGen = 0;
+ws.render = () => { overlayOpts = ws.overlayOptions(); renderGen++; ws.viewer.request(); };
+ws.viewer.overlayKey = () => `${store.version}:${renderGen}`;
+// A large set is drawn at the level of detail of what is on screen, and
+// zoomed in its overlay is kept in tiles (viewer.js, overlay.js).
+const LARGE_SET = 10000;
+ws.viewer.overlayLod = (rect) => levelOfDetail(store, rect).lod;
+// for tests and the benchmark: what the current view shows
+ws.viewInfo = () => ({ ...levelOfDetail(store, ws.viewer.visibleRect()), drawn: store.drawn || null, tiled: ws.viewer.tileOverlay && !ws.viewer.cache });
 ws.viewer.onViewChange = (v) => { $('#zoom-readout').textContent = Math.round(v.scale * 100) + '%'; };
 
 ws.canEdit = () => !!store.set;
@@ -204,7 +213,11 @@ function renderSets() {
 
 store.addEventListener('set', () => { renderSets(); renderStats(); renderMeasurement(); });
 store.addEventListener('sets', renderSets);
-store.addEventListener('data', () => { renderStats(); ws.viewer.request(); });
+store.addEventListener('data', () => {
+  ws.viewer.tileOverlay = store.tubercles.size > LARGE_SET;
+  renderStats();
+  ws.viewer.request();
+});
 store.addEventListener('remote', (e) => {
   if (ws.agentQuiet && !e.detail.deleted) return; // an agent tab is following its own run
   if (e.detail.deleted) toast('The set was deleted by someone else', 'warning');
@@ -524,7 +537,7 @@ async function main() {
   const pSettings = api('GET', 'api/settings');
   const pImage = store.loadImage();
   const pSets = store.loadSets();
-  const pSet = firstSet ? api('GET', `api/sets/${firstSet}`) : null;
+  const pSet = firstSet ? api('GET', setUrl(firstSet)) : null;
   const pixels = ws.loadImagePixels(displayUrl(root.dataset.display, root.dataset.revision), pImage);
   const sr = await pSettings;
   if (sr.ok) { ws.settings = sr.data.settings; ws.defaults = sr.data.defaults || {}; }

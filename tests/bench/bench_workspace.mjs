@@ -129,7 +129,13 @@ try {
       await new Promise(r => requestAnimationFrame(r));
       times.push(v.lastFrameMs);
     }
+    const fitInfo = window.fishscale.viewInfo ? window.fishscale.viewInfo() : null;
     v.zoomAt(3);
+    // the zoomed view settles first (its image and overlay tiles drawn):
+    // the pan below measures panning, the settle time is printed apart
+    const z0 = performance.now();
+    while (v.overlayMissing || (v.tiles && (v.tiles.loading || v.tiles.queue.length)) || v.pending) await new Promise(r => requestAnimationFrame(r));
+    const settleMs = performance.now() - z0;
     const zoomed = [];
     for (let i = 0; i < 60; i++) {
       v.panBy(5, 3);
@@ -137,14 +143,18 @@ try {
       zoomed.push(v.lastFrameMs);
     }
     const stat = (a) => { a.sort((x, y) => x - y); return { mean: a.reduce((s, x) => s + x, 0) / a.length, p95: a[Math.floor(a.length * 0.95)], max: a[a.length - 1] }; };
-    return { fit: stat(times), zoomed: stat(zoomed) };
+    const zoomInfo = window.fishscale.viewInfo ? window.fishscale.viewInfo() : null;
+    return { fit: stat(times), zoomed: stat(zoomed), fitInfo, zoomInfo, settleMs };
   });
   const f = (x) => x.toFixed(1);
   runs.sort((a, b) => a - b);
   inPage.sort((a, b) => a - b);
   const tiled = await page.evaluate(() => !!window.fishscale.viewer.tiles);
-  console.log(`workspace ${W}x${H} image${tiled ? ' (tiled)' : ''}, ${N} tubercles: first render ${inPage[1]} ms after navigation start (median of 3: ${inPage.join(', ')}; as seen by the test driver: ${runs.join(', ')} ms) target < 1000 ms ${inPage[1] < 1000 ? 'OK' : 'SLOW'}`);
-  console.log(`pan frame (draw time) at fit: mean ${f(pan.fit.mean)} ms, p95 ${f(pan.fit.p95)} ms, max ${f(pan.fit.max)} ms; zoomed 3x: mean ${f(pan.zoomed.mean)} ms, p95 ${f(pan.zoomed.p95)} ms; target < 16 ms ${pan.fit.p95 < 16 ? 'OK' : 'SLOW'}`);
+  // issue 15: a 70,000-tubercle set within 2 s, 1 s for the 5,000 of a paper figure
+  const target = N > 10000 ? 2000 : 1000;
+  const lod = (i) => (i ? `${i.lod}, ${i.tubercles} in view${i.tiled ? ', overlay tiles' : ''}` : '?');
+  console.log(`workspace ${W}x${H} image${tiled ? ' (tiled)' : ''}, ${N} tubercles: first render ${inPage[1]} ms after navigation start (median of 3: ${inPage.join(', ')}; as seen by the test driver: ${runs.join(', ')} ms) target < ${target} ms ${inPage[1] < target ? 'OK' : 'SLOW'}`);
+  console.log(`pan frame (draw time) at fit (${lod(pan.fitInfo)}): mean ${f(pan.fit.mean)} ms, p95 ${f(pan.fit.p95)} ms, max ${f(pan.fit.max)} ms; zoomed 3x (${lod(pan.zoomInfo)}; settled in ${Math.round(pan.settleMs)} ms): mean ${f(pan.zoomed.mean)} ms, p95 ${f(pan.zoomed.p95)} ms; target < 16 ms ${pan.fit.p95 < 16 && pan.zoomed.p95 < 16 ? 'OK' : 'SLOW'}`);
 } finally {
   server.stop();
   await browser.close();

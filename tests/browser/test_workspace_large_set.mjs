@@ -1,0 +1,165 @@
+// A set of 70,000 tubercles (a hexagonal lattice imported as an annotation
+// file onto a plain 4000x3000 image): the workspace opens it, draws it as
+// dots when zoomed out (level of detail: no connections), as circles and
+// connections of only what is in view when zoomed in (the overlay kept in
+// tiles), a click still picks the tubercle under the pointer, and the Data
+// tab's tables stay bounded.
+// Behaviour only; the timings are in `make bench` (bench_workspace_large.mjs).
+import { deflateSync } from 'node:zlib';
+import { assert, login, withCleanup, waitWorkspaceReady, clickImage } from './helpers.mjs';
+
+const W = 4000, H = 3000, N = 70000;
+
+function crc32(buf) {
+  let c, crc = 0xffffffff;
+  for (let n = 0; n < buf.length; n++) {
+    c = (crc ^ buf[n]) & 0xff;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    crc = (crc >>> 8) ^ c;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type, data) {
+  const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+  const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
+  return Buffer.concat([len, td, crc]);
+}
+
+// a flat grey image: the set is imported, not extracted
+function greyPng() {
+  const raw = Buffer.alloc((W + 1) * H, 90);
+  for (let y = 0; y < H; y++) raw[y * (W + 1)] = 0;
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(W, 0); ihdr.writeUInt32BE(H, 4); ihdr[8] = 8; ihdr[9] = 0;
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+// N centres on a hexagonal lattice filling the image, each joined to its
+// right and lower neighbours
+function lattice() {
+  const cols = Math.round(Math.sqrt(N * W / H / 0.866)), rows = Math.ceil(N / cols);
+  const p = Math.min((W - 20) / (cols + 0.5), (H - 20) / (rows * 0.866));
+  const tubercles = [], edges = [];
+  for (let i = 0; i < N; i++) {
+    const r = Math.floor(i / cols), c = i % cols;
+    tubercles.push({ id: i + 1, centroid_x: 10 + p / 2 + c * p + (r % 2) * p / 2, centroid_y: 10 + p / 2 + r * p * 0.866,
+      radius_px: p * 0.3, diameter_px: p * 0.6, circularity: 0.9, is_boundary: false, source: 'extracted' });
+    if (c + 1 < cols && i + 1 < N) edges.push({ id1: i + 1, id2: i + 2 });
+    if (i + cols < N) edges.push({ id1: i + 1, id2: i + cols + 1 });
+  }
+  return { format: 'fish-scale-annotations', version: '3.0', image_name: 'large.png', calibration: null, parameters: {},
+    sets: [{ id: 'set_large', name: 'Lattice', calibration_um_per_pixel: null, tubercles, edges, parameters: null, history: [] }] };
+}
+
+const frames = (page, n = 2) => page.evaluate((k) => new Promise((ok) => {
+  const step = (i) => (i ? requestAnimationFrame(() => step(i - 1)) : ok(true));
+  step(k);
+}), n);
+
+export async function testLargeSetLevelOfDetailAndPicking(t) {
+  await withCleanup(t, async ({ page, server }) => {
+    await login(page, server);
+    const ann = lattice();
+    const first = ann.sets[0].tubercles[0];
+    const imageId = await page.evaluate(async ([b64, annText]) => {
+      const csrf = document.body.dataset.csrf, base = document.body.dataset.base;
+      const fd = new FormData();
+      fd.append('file', new File([Uint8Array.from(atob(b64), c => c.charCodeAt(0))], 'large.png', { type: 'image/png' }));
+      const r = await fetch(base + 'api/images', { method: 'POST', body: fd, headers: { 'X-CSRF-Token': csrf } });
+      const up = await r.json();
+      let id = up.image && up.image.id;
+      if (r.status === 202) { // a large upload is finished by a background job
+        let job = up.job;
+        while (['queued', 'starting', 'running'].includes(job.state)) {
+          await new Promise(ok => setTimeout(ok, 100));
+          job = (await (await fetch(base + `api/jobs/${job.id}`)).json()).job;
+        }
+        if (job.state !== 'done') throw new Error('upload job: ' + job.error);
+        id = job.result.image_id;
+      }
+      if (!id) throw new Error('upload: ' + JSON.stringify(up));
+      const imp = await (await fetch(base + `api/images/${id}/import`, { method: 'POST', body: annText, headers: { 'X-CSRF-Token': csrf, 'Content-Type': 'application/json' } })).json();
+      if (!imp.success) throw new Error('import: ' + imp.error);
+      // the imported set first, so the page opens it
+      const sets = (await (await fetch(base + `api/images/${id}/sets`)).json()).sets;
+      const b = sets.find(s => s.name === 'Base');
+      if (b) await fetch(base + `api/sets/${b.id}?revision=${b.revision}`, { method: 'DELETE', headers: { 'X-CSRF-Token': csrf } });
+      return id;
+    }, [greyPng().toString('base64'), JSON.stringify(ann)]);
+
+    await page.goto(server.url + `workspace/${imageId}`);
+    await waitWorkspaceReady(page);
+    await page.waitForFunction((n) => window.fishscale.store.tubercles.size === n, N, { timeout: 60000 });
+    const counts = await page.evaluate(() => ({ t: window.fishscale.store.tubercles.size, e: window.fishscale.store.edges.length, shown: document.querySelector('#st-tub').textContent }));
+    assert(counts.t === N && counts.e > 2 * N - 1000, 'the whole set is loaded: ' + JSON.stringify(counts));
+    assert(counts.shown === String(N), 'the stats bar counts it: ' + counts.shown);
+
+    // fitted: every tubercle in view, drawn as dots, no connection
+    await frames(page);
+    let info = await page.evaluate(() => window.fishscale.viewInfo());
+    assert(info.lod === 'dots', 'zoomed out, the set is drawn as dots: ' + JSON.stringify(info));
+    assert(info.drawn && info.drawn.lod === 'dots' && info.drawn.tubercles > N * 0.9 && info.drawn.edges === 0, 'dots drawn, no connection: ' + JSON.stringify(info));
+    // the dots are on the canvas: the tubercle colour shows at the centre
+    const coloured = await page.evaluate(() => {
+      const c = document.querySelector('#canvas');
+      const d = c.getContext('2d').getImageData(Math.floor(c.width / 2) - 30, Math.floor(c.height / 2) - 30, 60, 60).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - d[i + 1]) > 40 || Math.abs(d[i + 1] - d[i + 2]) > 40) n++;
+      return n;
+    });
+    assert(coloured > 100, 'coloured dots over the grey image: ' + coloured);
+    await t.shot('large-set-fitted');
+
+    // zoomed in on the first tubercle: circles and connections, only those in view
+    await page.evaluate(([x, y]) => {
+      const v = window.fishscale.viewer;
+      v.zoomAt(4 / v.scale);
+      const [sx, sy] = v.toScreen(x, y);
+      v.panBy(v.cssW / 2 - sx, v.cssH / 2 - sy);
+      v.request();
+    }, [first.centroid_x + 200, first.centroid_y + 150]);
+    await page.waitForFunction(() => {
+      const i = window.fishscale.viewInfo();
+      return i.lod === 'full' && i.drawn && i.drawn.lod === 'full' && !window.fishscale.viewer.overlayMissing;
+    }, null, { polling: 'raf', timeout: 15000 });
+    info = await page.evaluate(() => window.fishscale.viewInfo());
+    assert(info.tiled, 'a large set zoomed in keeps its overlay in tiles: ' + JSON.stringify(info));
+    assert(info.tubercles < 5000, 'only the tubercles near the view are considered: ' + JSON.stringify(info));
+    assert(info.drawn.edges > 0 && info.drawn.tubercles > 0 && info.drawn.tubercles < 5000, 'circles and connections of the view drawn: ' + JSON.stringify(info));
+    await t.shot('large-set-zoomed');
+
+    // a click picks the tubercle under the pointer
+    const target = ann.sets[0].tubercles.find(u => Math.abs(u.centroid_x - first.centroid_x - 200) < 20 && Math.abs(u.centroid_y - first.centroid_y - 150) < 20);
+    await clickImage(page, target.centroid_x + 1, target.centroid_y);
+    await page.waitForFunction((id) => window.fishscale.store.selection.tub === id, target.id, { timeout: 10000 });
+
+    // panned by dragging: still the tubercles of the new view
+    const before = await page.evaluate(() => window.fishscale.viewer.visibleRect());
+    const box = await page.locator('#canvas').boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 - 300, box.y + box.height / 2 - 200, { steps: 10 });
+    await page.mouse.up();
+    await page.waitForFunction(() => !window.fishscale.viewer.overlayMissing && window.fishscale.viewInfo().drawn, null, { polling: 'raf', timeout: 15000 });
+    const after = await page.evaluate(() => window.fishscale.viewer.visibleRect());
+    assert(after.x0 > before.x0 + 50 && after.y0 > before.y0 + 30, 'the view moved: ' + JSON.stringify([before, after]));
+    info = await page.evaluate(() => window.fishscale.viewInfo());
+    assert(info.lod === 'full' && info.drawn.tubercles > 0, 'the panned-to view is drawn: ' + JSON.stringify(info));
+    // the pan ended with a release, not a click: the selection stays
+    assert(await page.evaluate(() => window.fishscale.store.selection.tub) === target.id, 'dragging did not pick');
+
+    // the Data tab's tables stop at 2,000 rows and say where the rest is
+    await page.click('[data-tab=data]');
+    await page.waitForSelector('#tub-table tr.table-more', { timeout: 30000 });
+    const table = await page.evaluate(() => ({
+      tubs: document.querySelectorAll('#tub-table tbody tr[data-id]').length,
+      edges: document.querySelectorAll('#itc-table tbody tr[data-a]').length,
+      note: document.querySelector('#tub-table tr.table-more').textContent,
+    }));
+    assert(table.tubs === 2000 && table.edges === 2000, 'bounded tables: ' + JSON.stringify(table));
+    assert(/70,000 tubercles/.test(table.note) && /CSV/.test(table.note), 'the note says so: ' + table.note);
+  });
+}
