@@ -5,8 +5,13 @@
 #include "analysis/dome_measure.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "analysis/blur_estimate.h"
+#include "analysis/halftone.h"
+#include "analysis/preprocess.h"
 
 #define NRAYS 32
 #define NMAX 48
@@ -212,8 +217,8 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 	return 0;
 }
 
-int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
-		    fs_tubercle *t)
+static int measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
+		   const fs_dome_image *di, fs_tubercle *t)
 {
 	if (!img || !t || !(rmax > rmin) || !(rmin > 0) || x < 0 || y < 0 || x > img->width - 1 ||
 	    y > img->height - 1)
@@ -268,12 +273,141 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
 	double tr = mxx + myy, det = mxx * myy - mxy * mxy;
 	double disc = sqrt(fmax(0, tr * tr / 4 - det));
 	double l1 = tr / 2 + disc, l2 = fmax(0, tr / 2 - disc);
-	t->radius_px = sqrt(A / M_PI);
+	double r0 = sqrt(A / M_PI), r1 = di ? fs_dome_deblur(di, r0) : r0;
+	t->radius_px = r1;
 	t->circularity = P > 0 ? fmin(1.0, 4 * M_PI * A / (P * P)) : 0;
 	t->has_ellipse = 1;
-	t->major_axis_px = 4 * sqrt(l1);
-	t->minor_axis_px = 4 * sqrt(l2);
+	t->major_axis_px = 4 * sqrt(l1) * r1 / r0;
+	t->minor_axis_px = 4 * sqrt(l2) * r1 / r0;
 	t->orientation = 0.5 * atan2(2 * mxy, mxx - myy);
 	t->eccentricity = l1 > 0 ? sqrt(fmax(0, 1 - l2 / l1)) : 0;
 	return 0;
+}
+
+int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
+		    fs_tubercle *t)
+{
+	return measure(img, x, y, rmin, rmax, smooth, NULL, t);
+}
+
+int fs_dome_measure_at(const fs_dome_image *d, double x, double y, double rmin, double rmax, fs_tubercle *t)
+{
+	if (!d || !d->img)
+		return -1;
+	return measure(d->img, x, y, rmin, rmax, 0, d, t);
+}
+
+/* The blurred circular step (see dome_measure.h), in units of sigma:
+ * g(rho; P) = exp(-(rho - P)^2 / 2) I1e(rho P), with I1e(z) = exp(-z) I1(z)
+ * (the polynomial approximations of Abramowitz & Stegun 9.8.3-4). */
+static double i1e(double z)
+{
+	if (z < 3.75) {
+		double y = (z / 3.75) * (z / 3.75);
+		return exp(-z) * z *
+		       (0.5 + y * (0.87890594 +
+				   y * (0.51498869 +
+					y * (0.15084934 + y * (0.2658733e-1 + y * (0.301532e-2 + y * 0.32411e-3))))));
+	}
+	double y = 3.75 / z;
+	return (0.39894228 +
+		y * (-0.3988024e-1 +
+		     y * (-0.362018e-2 +
+			  y * (0.163801e-2 +
+			       y * (-0.1031555e-1 +
+				    y * (0.2282967e-1 + y * (-0.2895312e-1 + y * (0.1787654e-1 - y * 0.420059e-2)))))))) /
+	       sqrt(z);
+}
+
+static double step_g(double rho, double P)
+{
+	return exp(-0.5 * (rho - P) * (rho - P)) * i1e(rho * P);
+}
+
+/* The peak rho* of g(.; P): golden section on [0, P + 3] (g is unimodal). */
+static double step_peak(double P)
+{
+	const double gr = 0.5 * (sqrt(5) - 1);
+	double a = 1e-3, b = P + 3;
+	double c = b - gr * (b - a), d = a + gr * (b - a);
+	double gc = step_g(c, P), gd = step_g(d, P);
+	for (int it = 0; it < 48; it++) {
+		if (gc > gd) {
+			b = d;
+			d = c;
+			gd = gc;
+			c = b - gr * (b - a);
+			gc = step_g(c, P);
+		} else {
+			a = c;
+			c = d;
+			gc = gd;
+			d = a + gr * (b - a);
+			gd = step_g(d, P);
+		}
+	}
+	return 0.5 * (a + b);
+}
+
+#define TAB_STEP 0.1
+#define TAB_N 128
+
+static void fill_table(double *tab)
+{
+	tab[0] = 1; /* a vanishing disk is the Gaussian itself: peak at sigma */
+	for (int i = 1; i < TAB_N; i++)
+		tab[i] = step_peak(i * TAB_STEP);
+}
+
+double fs_dome_deblur(const fs_dome_image *d, double r)
+{
+	double s = d->blur;
+	if (!(s > 0) || !(r > 0))
+		return r;
+	double rho = r / s;
+	const double *tab = d->tab;
+	if (rho >= tab[TAB_N - 1]) {
+		/* beyond the table: rho = P - 1 / 2P, so P = (rho + sqrt(rho^2 + 2)) / 2 */
+		return s * 0.5 * (rho + sqrt(rho * rho + 2));
+	}
+	/* the table rises from rho* = 1 (after a possible shallow dip):
+	 * the last crossing from below */
+	for (int i = TAB_N - 2; i >= 0; i--) {
+		if (tab[i] <= rho) {
+			double f = (rho - tab[i]) / (tab[i + 1] - tab[i]);
+			return s * (i + f) * TAB_STEP;
+		}
+	}
+	return r;
+}
+
+int fs_dome_image_prepare(const fs_image *src, double pitch, fs_dome_image *d, char *err, size_t errlen)
+{
+	memset(d, 0, sizeof *d);
+	double period = 0, b = 0;
+	if (fs_halftone_detect(src, &period, NULL) || fs_blur_estimate(src, &b) < 0) {
+		snprintf(err, errlen, "dome image: out of memory");
+		return -1;
+	}
+	d->halftone = period;
+	d->smooth = period > 0 ? FS_HALFTONE_LOWPASS * period : pitch >= 40 ? 1.0 : 0.5;
+	d->img = fs_gaussian_blurred(src, d->smooth, err, errlen);
+	if (!d->img)
+		return -1;
+	/* the blur of the source (estimated) and the smoothing add up; the
+	 * dots of a screen have sharp edges that say nothing of the printed
+	 * figure's blur, and the low-pass then dominates */
+	if (period > 0)
+		b = 0;
+	d->blur = sqrt(b * b + d->smooth * d->smooth);
+	fill_table(d->tab);
+	return 0;
+}
+
+void fs_dome_image_free(fs_dome_image *d)
+{
+	if (!d)
+		return;
+	fs_image_free(d->img);
+	d->img = NULL;
 }
