@@ -76,7 +76,7 @@ static int cmp_double(const void *a, const void *b)
 /* One pass from (x, y): edge radius per ray (rad), the fitted centre and
  * the quality. Returns -1 when the image is flat around (x, y). */
 static int pass(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
-		int outer, double *rad, double *ncx, double *ncy, double *quality)
+		int outer, double *rad, double *ncx, double *ncy, double *quality, double *kappa)
 {
 	double reach = 1.3 * rmax;
 	double step = fmax(0.35, reach / (NMAX - 2));
@@ -160,7 +160,7 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		}
 	}
 	double rs = (js + vertex(h[js - 1], h[js], h[js + 1])) * step;
-	double on = 0, best = 0;
+	double on = 0, best = 0, kap[NRAYS];
 	int w0 = (int)floor(0.75 * rs / step), w1 = (int)ceil(1.25 * rs / step);
 	if (w0 < 1)
 		w0 = 1;
@@ -172,6 +172,14 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 			if (d[k][j] > d[k][jb])
 				jb = j;
 		rad[k] = (jb + vertex(d[k][jb - 1], d[k][jb], d[k][jb + 1])) * step;
+		/* the curvature of the log step profile at its peak (1 / sigma^2
+		 * for a blurred straight step): the blur as this edge shows it */
+		kap[k] = NAN;
+		if (d[k][jb - 1] > 0 && d[k][jb] > 0 && d[k][jb + 1] > 0) {
+			double c2 = log(d[k][jb - 1]) - 2 * log(d[k][jb]) + log(d[k][jb + 1]);
+			if (c2 < 0)
+				kap[k] = -c2 / (step * step);
+		}
 		on += d[k][jb];
 		double mx = 0;
 		for (int j = 1; j < n - 1; j++)
@@ -179,6 +187,15 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		best += mx;
 	}
 	*quality = best > 0 ? on / best : 0;
+	{
+		double kk[NRAYS];
+		int nk = 0;
+		for (int k = 0; k < NRAYS; k++)
+			if (isfinite(kap[k]))
+				kk[nk++] = kap[k];
+		qsort(kk, (size_t)nk, sizeof *kk, cmp_double);
+		*kappa = nk >= NRAYS / 2 ? kk[nk / 2] : NAN;
+	}
 	/* circle through the edge points, outliers dropped */
 	double px[NRAYS], py[NRAYS], res[NRAYS], tmp[NRAYS];
 	int use[NRAYS];
@@ -218,8 +235,10 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 }
 
 static int measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
-		   const fs_dome_image *di, fs_tubercle *t)
+		   const fs_dome_image *di, fs_tubercle *t, double *rawr, double *kappa)
 {
+	*rawr = NAN;
+	*kappa = NAN;
 	if (!img || !t || !(rmax > rmin) || !(rmin > 0) || x < 0 || y < 0 || x > img->width - 1 ||
 	    y > img->height - 1)
 		return -1;
@@ -230,7 +249,7 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	 * fitted centre, the outermost strong one. */
 	for (int it = 0; it < 3; it++) {
 		double nx, ny;
-		if (pass(img, cx, cy, rmin, rmax, smooth, it > 0, rad, &nx, &ny, &q))
+		if (pass(img, cx, cy, rmin, rmax, smooth, it > 0, rad, &nx, &ny, &q, kappa))
 			return -1;
 		double shift = hypot(nx - cx, ny - cy);
 		if (nx < 0 || ny < 0 || nx > img->width - 1 || ny > img->height - 1)
@@ -274,6 +293,7 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	double disc = sqrt(fmax(0, tr * tr / 4 - det));
 	double l1 = tr / 2 + disc, l2 = fmax(0, tr / 2 - disc);
 	double r0 = sqrt(A / M_PI), r1 = di ? fs_dome_deblur(di, r0) : r0;
+	*rawr = r0;
 	t->radius_px = r1;
 	t->circularity = P > 0 ? fmin(1.0, 4 * M_PI * A / (P * P)) : 0;
 	t->has_ellipse = 1;
@@ -287,14 +307,16 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 		    fs_tubercle *t)
 {
-	return measure(img, x, y, rmin, rmax, smooth, NULL, t);
+	double r0, kappa;
+	return measure(img, x, y, rmin, rmax, smooth, NULL, t, &r0, &kappa);
 }
 
 int fs_dome_measure_at(const fs_dome_image *d, double x, double y, double rmin, double rmax, fs_tubercle *t)
 {
 	if (!d || !d->img)
 		return -1;
-	return measure(d->img, x, y, rmin, rmax, 0, d, t);
+	double r0, kappa;
+	return measure(d->img, x, y, rmin, rmax, 0, d, t, &r0, &kappa);
 }
 
 /* The blurred circular step (see dome_measure.h), in units of sigma:
@@ -352,11 +374,69 @@ static double step_peak(double P)
 #define TAB_STEP 0.1
 #define TAB_N 128
 
-static void fill_table(double *tab)
+/* tab: rho*(P); qtab: rho*^2 times the curvature of log g at rho*, the
+ * dimensionless measure of the peak's width (P^2 + 1 for large P). */
+static void fill_table(double *tab, double *qtab)
 {
 	tab[0] = 1; /* a vanishing disk is the Gaussian itself: peak at sigma */
-	for (int i = 1; i < TAB_N; i++)
-		tab[i] = step_peak(i * TAB_STEP);
+	qtab[0] = 2; /* log g = log(rho exp(-rho^2 / 2)): curvature 2 at 1 */
+	for (int i = 1; i < TAB_N; i++) {
+		double P = i * TAB_STEP, r = step_peak(P), h = 1e-3;
+		tab[i] = r;
+		double c = -(log(step_g(r - h, P)) - 2 * log(step_g(r, P)) + log(step_g(r + h, P))) / (h * h);
+		qtab[i] = r * r * c;
+	}
+}
+
+/* sigma from a radius r and the curvature kappa of the log step profile at
+ * it: P from q = r^2 kappa (qtab rises with P), sigma = r / rho*(P). NAN
+ * when q is outside what a blurred circular step gives. */
+static double sigma_from(const fs_dome_image *d, double r, double kappa)
+{
+	double q = r * r * kappa;
+	if (!(q > d->qtab[0]))
+		return NAN;
+	double P;
+	if (q >= d->qtab[TAB_N - 1]) {
+		P = sqrt(fmax(q - 1, 0));
+	} else {
+		int i = 0;
+		while (i < TAB_N - 2 && d->qtab[i + 1] < q)
+			i++;
+		P = (i + (q - d->qtab[i]) / (d->qtab[i + 1] - d->qtab[i])) * TAB_STEP;
+	}
+	double rho = P > (TAB_N - 1) * TAB_STEP ? P - 0.5 / P : NAN;
+	if (!isfinite(rho)) {
+		double u = P / TAB_STEP;
+		int i = (int)u;
+		rho = d->tab[i] + (u - i) * (d->tab[i + 1] - d->tab[i]);
+	}
+	return r / rho;
+}
+
+int fs_dome_image_calibrate(fs_dome_image *d, const double *xs, const double *ys, size_t n, double rmin,
+			    double rmax)
+{
+	double s[64];
+	int m = 0;
+	size_t stride = n > 64 ? n / 64 : 1;
+	for (size_t i = 0; i < n && m < 64; i += stride) {
+		fs_tubercle t;
+		double r0, kappa;
+		if (xs[i] < 0 || ys[i] < 0 || xs[i] > d->img->width - 1 || ys[i] > d->img->height - 1)
+			continue;
+		if (measure(d->img, xs[i], ys[i], rmin, rmax, 0, NULL, &t, &r0, &kappa) ||
+		    !isfinite(t.radius_px) || !isfinite(r0) || !isfinite(kappa))
+			continue;
+		double si = sigma_from(d, r0, kappa);
+		if (isfinite(si))
+			s[m++] = si;
+	}
+	if (m < 8)
+		return 1;
+	qsort(s, (size_t)m, sizeof *s, cmp_double);
+	d->blur = s[m / 2];
+	return 0;
 }
 
 double fs_dome_deblur(const fs_dome_image *d, double r)
@@ -400,7 +480,7 @@ int fs_dome_image_prepare(const fs_image *src, double pitch, fs_dome_image *d, c
 	if (period > 0)
 		b = 0;
 	d->blur = sqrt(b * b + d->smooth * d->smooth);
-	fill_table(d->tab);
+	fill_table(d->tab, d->qtab);
 	return 0;
 }
 

@@ -72,6 +72,7 @@ typedef struct fs_dome_image {
 	/* r* / sigma as a function of R / sigma, tabulated at steps of
 	 * 0.1 from 0 (dome_measure.c) */
 	double tab[128];
+	double qtab[128]; /* the width of the peak (dome_measure.c) */
 } fs_dome_image;
 
 /*
@@ -84,6 +85,18 @@ typedef struct fs_dome_image {
  */
 int fs_dome_image_prepare(const fs_image *src, double pitch, fs_dome_image *d, char *err, size_t errlen);
 void fs_dome_image_free(fs_dome_image *d);
+
+/*
+ * The blur as the dome bases themselves show it, from tubercles at
+ * (xs, ys) (n, the first 64 spread over them used): each ray's step at the
+ * base has a width (the curvature of its log profile at the peak); with
+ * the peak's radius it fixes R / sigma and sigma of the blurred circular
+ * step; d->blur becomes the median over the tubercles. Edges of other
+ * things (texture, shadows, a straight margin) do not enter. Returns 0; 1
+ * when fewer than 8 tubercles could tell (d->blur kept).
+ */
+int fs_dome_image_calibrate(fs_dome_image *d, const double *xs, const double *ys, size_t n, double rmin,
+			    double rmax);
 
 /* fs_dome_measure on d->img without ray smoothing, its radius corrected
  * for d->blur (ellipse axes scaled alike). Same returns. */

@@ -52,7 +52,7 @@ int fs_halftone_detect(const fs_image *img, double *period, double *ratio)
 	if (s < 64)
 		return 0;
 	int n = 64;
-	while (2 * n <= s && n < 512)
+	while (2 * n <= s && n < 256)
 		n *= 2;
 	float *re = malloc((size_t)n * n * sizeof *re), *im = calloc((size_t)n * n, sizeof *im);
 	float *buf = malloc((size_t)n * n * sizeof *buf);

@@ -11,7 +11,7 @@
  * tubercles has six peaks 60 degrees apart and no 90-degree partner.
  *
  * Detection: the power spectrum of a Hann-windowed centred crop (power of
- * two, at most 512 px); the strongest bin at periods 2.5-8 px must stand
+ * two, at most 256 px: 32 periods of the coarsest screen); the strongest bin at periods 2.5-8 px must stand
  * at least FS_HALFTONE_MIN_RATIO times above the median power of its ring,
  * and so must the strongest bin near the same bin turned by 90 degrees.
  * Removal (dome_measure.c): a Gaussian low-pass of sigma 0.3 x period,
