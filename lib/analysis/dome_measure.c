@@ -15,6 +15,11 @@
 
 #define NRAYS 32
 #define NMAX 48
+/* SD of the per-ray edge weight around the common circle, per radius: the
+ * bases of domes at fill 0.8 are a quarter radius apart; 0.1 against no
+ * weight took mean D within 3 % of the simulator's truth from 21 to 29 of
+ * 64 scenes and D SD below 8 % from 31 to 40 of 40 (0.15: 26, 0.2: 28) */
+#define SW 0.1
 
 /* Offset in [-0.5, 0.5] of the vertex of the parabola through three samples. */
 static double vertex(double a, double b, double c)
@@ -167,10 +172,20 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 	if (w1 > n - 2)
 		w1 = n - 2;
 	for (int k = 0; k < NRAYS; k++) {
+		/* the strongest step of the ray, weighed by its distance from
+		 * the common circle: between close domes (fill 0.8: a gap of a
+		 * quarter radius) the neighbour's base lies in the window too,
+		 * often as strong */
 		int jb = w0;
-		for (int j = w0; j <= w1; j++)
-			if (d[k][j] > d[k][jb])
+		double sb = -1;
+		for (int j = w0; j <= w1; j++) {
+			double u = (j * step - rs) / (SW * rs);
+			double sc = d[k][j] * exp(-0.5 * u * u);
+			if (sc > sb) {
+				sb = sc;
 				jb = j;
+			}
+		}
 		rad[k] = (jb + vertex(d[k][jb - 1], d[k][jb], d[k][jb + 1])) * step;
 		/* the curvature of the log step profile at its peak (1 / sigma^2
 		 * for a blurred straight step): the blur as this edge shows it */
