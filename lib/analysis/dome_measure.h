@@ -16,7 +16,9 @@
  * derivative of the (lightly smoothed) image; its sum over the rays as a
  * function of the radius peaks at the base circle (shadow edges, which are
  * not concentric, spread out in that sum). Each ray's own strongest step
- * within +-25 % of that radius is its edge point; a circle fitted to the
+ * within +-25 % of that radius, weighed by a Gaussian of SD 0.1 radius
+ * around it (close domes' bases are a quarter radius apart), is its edge
+ * point; a circle fitted to the
  * edge points (outliers beyond 3 median deviations dropped) gives the
  * centre, and the polygon of edge points about it the diameter, ellipse and
  * circularity. A second pass starts from the fitted centre.
