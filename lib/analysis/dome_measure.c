@@ -81,7 +81,7 @@ static int cmp_double(const void *a, const void *b)
 /* One pass from (x, y): edge radius per ray (rad), the fitted centre and
  * the quality. Returns -1 when the image is flat around (x, y). */
 static int pass(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
-		int outer, double *rad, double *ncx, double *ncy, double *quality, double *kappa)
+		int outer, double blur, double *rad, double *ncx, double *ncy, double *quality, double *kappa)
 {
 	double reach = 1.3 * rmax;
 	double step = fmax(0.35, reach / (NMAX - 2));
@@ -93,7 +93,7 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		cs[k] = cos(2 * M_PI * k / NRAYS);
 		sn[k] = sin(2 * M_PI * k / NRAYS);
 	}
-	double d[NRAYS][NMAX];
+	double d[NRAYS][NMAX], sd[NRAYS][NMAX];
 	double h[NMAX];
 	memset(h, 0, sizeof h);
 	/* Smoothing along the rays (a 1-D Gaussian of sigma smooth px) and
@@ -138,7 +138,8 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		}
 		d[k][0] = 0;
 		for (int j = 1; j < n; j++) {
-			d[k][j] = fabs(v[j + 1] - v[j - 1]) / (2 * step);
+			sd[k][j] = (v[j + 1] - v[j - 1]) / (2 * step);
+			d[k][j] = fabs(sd[k][j]);
 			h[j] += d[k][j];
 		}
 	}
@@ -194,6 +195,34 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 			double c2 = log(d[k][jb - 1]) - 2 * log(d[k][jb]) + log(d[k][jb + 1]);
 			if (c2 < 0)
 				kap[k] = -c2 / (step * step);
+		}
+		/* A ridge, not a step: a steep dome's rim (bright facing the
+		 * detector, dark facing away) is a band of width w just inside
+		 * the base; blurred, its outer flank lies about sigma - w / 2
+		 * beyond the base, and an opposite flank as strong lies inside
+		 * within 3 sigma. The band's outer end is then its middle plus
+		 * w / 2, with w = sqrt(D^2 - 4 sigma^2) from the flanks'
+		 * distance D (a blurred box: D -> 2 sigma as w -> 0, D -> w
+		 * for w >> sigma). */
+		if (blur > 0) {
+			double so = sd[k][jb];
+			int lo = jb - (int)ceil(3 * blur / step);
+			if (lo < 1)
+				lo = 1;
+			int ji = -1;
+			for (int j = jb - 1; j >= lo; j--) {
+				if (sd[k][j] * so >= 0)
+					continue;
+				if (ji < 0 || d[k][j] > d[k][ji])
+					ji = j;
+			}
+			if (ji > 0 && d[k][ji] >= 0.5 * d[k][jb] && d[k][ji] >= d[k][ji - 1] &&
+			    d[k][ji] >= d[k][ji + 1]) {
+				double ri = (ji + vertex(d[k][ji - 1], d[k][ji], d[k][ji + 1])) * step;
+				double D = rad[k] - ri;
+				double w = sqrt(fmax(0, D * D - 4 * blur * blur));
+				rad[k] = 0.5 * (rad[k] + ri) + 0.5 * w;
+			}
 		}
 		on += d[k][jb];
 		double mx = 0;
@@ -264,7 +293,7 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	 * fitted centre, the outermost strong one. */
 	for (int it = 0; it < 3; it++) {
 		double nx, ny;
-		if (pass(img, cx, cy, rmin, rmax, smooth, it > 0, rad, &nx, &ny, &q, kappa))
+		if (pass(img, cx, cy, rmin, rmax, smooth, it > 0, di ? di->blur : 0, rad, &nx, &ny, &q, kappa))
 			return -1;
 		double shift = hypot(nx - cx, ny - cy);
 		if (nx < 0 || ny < 0 || nx > img->width - 1 || ny > img->height - 1)

@@ -39,6 +39,9 @@
  * sigma). fs_dome_image_prepare estimates sigma once per image from its
  * edges (blur_estimate.h) after removing a halftone screen (halftone.h);
  * fs_dome_measure_at then inverts r*(R, sigma) for the measured radius.
+ * A steep dome's rim is a ridge rather than a step (see pass() in
+ * dome_measure.c): its outer flank lies beyond the base by about
+ * sigma - w / 2, corrected from the two flanks' distance.
  * One model for every image, no per-genus or per-image constant.
  *
  * The caller owns img and t; nothing is kept. fs_dome_image owns its
