@@ -5,11 +5,21 @@
 #include "analysis/dome_measure.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/blur_estimate.h"
+#include "analysis/halftone.h"
+#include "analysis/preprocess.h"
+
 #define NRAYS 32
 #define NMAX 48
+/* SD of the per-ray edge weight around the common circle, per radius: the
+ * bases of domes at fill 0.8 are a quarter radius apart; 0.1 against no
+ * weight took mean D within 3 % of the simulator's truth from 21 to 29 of
+ * 64 scenes and D SD below 8 % from 31 to 40 of 40 (0.15: 26, 0.2: 28) */
+#define SW 0.1
 
 /* Offset in [-0.5, 0.5] of the vertex of the parabola through three samples. */
 static double vertex(double a, double b, double c)
@@ -71,7 +81,7 @@ static int cmp_double(const void *a, const void *b)
 /* One pass from (x, y): edge radius per ray (rad), the fitted centre and
  * the quality. Returns -1 when the image is flat around (x, y). */
 static int pass(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
-		int outer, double *rad, double *ncx, double *ncy, double *quality)
+		int outer, double blur, double *rad, double *ncx, double *ncy, double *quality, double *kappa)
 {
 	double reach = 1.3 * rmax;
 	double step = fmax(0.35, reach / (NMAX - 2));
@@ -83,7 +93,7 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		cs[k] = cos(2 * M_PI * k / NRAYS);
 		sn[k] = sin(2 * M_PI * k / NRAYS);
 	}
-	double d[NRAYS][NMAX];
+	double d[NRAYS][NMAX], sd[NRAYS][NMAX];
 	double h[NMAX];
 	memset(h, 0, sizeof h);
 	/* Smoothing along the rays (a 1-D Gaussian of sigma smooth px) and
@@ -128,7 +138,8 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		}
 		d[k][0] = 0;
 		for (int j = 1; j < n; j++) {
-			d[k][j] = fabs(v[j + 1] - v[j - 1]) / (2 * step);
+			sd[k][j] = (v[j + 1] - v[j - 1]) / (2 * step);
+			d[k][j] = fabs(sd[k][j]);
 			h[j] += d[k][j];
 		}
 	}
@@ -155,18 +166,64 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		}
 	}
 	double rs = (js + vertex(h[js - 1], h[js], h[js + 1])) * step;
-	double on = 0, best = 0;
+	double on = 0, best = 0, kap[NRAYS];
 	int w0 = (int)floor(0.75 * rs / step), w1 = (int)ceil(1.25 * rs / step);
 	if (w0 < 1)
 		w0 = 1;
 	if (w1 > n - 2)
 		w1 = n - 2;
 	for (int k = 0; k < NRAYS; k++) {
+		/* the strongest step of the ray, weighed by its distance from
+		 * the common circle: between close domes (fill 0.8: a gap of a
+		 * quarter radius) the neighbour's base lies in the window too,
+		 * often as strong */
 		int jb = w0;
-		for (int j = w0; j <= w1; j++)
-			if (d[k][j] > d[k][jb])
+		double sb = -1;
+		for (int j = w0; j <= w1; j++) {
+			double u = (j * step - rs) / (SW * rs);
+			double sc = d[k][j] * exp(-0.5 * u * u);
+			if (sc > sb) {
+				sb = sc;
 				jb = j;
+			}
+		}
 		rad[k] = (jb + vertex(d[k][jb - 1], d[k][jb], d[k][jb + 1])) * step;
+		/* the curvature of the log step profile at its peak (1 / sigma^2
+		 * for a blurred straight step): the blur as this edge shows it */
+		kap[k] = NAN;
+		if (d[k][jb - 1] > 0 && d[k][jb] > 0 && d[k][jb + 1] > 0) {
+			double c2 = log(d[k][jb - 1]) - 2 * log(d[k][jb]) + log(d[k][jb + 1]);
+			if (c2 < 0)
+				kap[k] = -c2 / (step * step);
+		}
+		/* A ridge, not a step: a steep dome's rim (bright facing the
+		 * detector, dark facing away) is a band of width w just inside
+		 * the base; blurred, its outer flank lies about sigma - w / 2
+		 * beyond the base, and an opposite flank as strong lies inside
+		 * within 3 sigma. The band's outer end is then its middle plus
+		 * w / 2, with w = sqrt(D^2 - 4 sigma^2) from the flanks'
+		 * distance D (a blurred box: D -> 2 sigma as w -> 0, D -> w
+		 * for w >> sigma). */
+		if (blur > 0) {
+			double so = sd[k][jb];
+			int lo = jb - (int)ceil(3 * blur / step);
+			if (lo < 1)
+				lo = 1;
+			int ji = -1;
+			for (int j = jb - 1; j >= lo; j--) {
+				if (sd[k][j] * so >= 0)
+					continue;
+				if (ji < 0 || d[k][j] > d[k][ji])
+					ji = j;
+			}
+			if (ji > 0 && d[k][ji] >= 0.5 * d[k][jb] && d[k][ji] >= d[k][ji - 1] &&
+			    d[k][ji] >= d[k][ji + 1]) {
+				double ri = (ji + vertex(d[k][ji - 1], d[k][ji], d[k][ji + 1])) * step;
+				double D = rad[k] - ri;
+				double w = sqrt(fmax(0, D * D - 4 * blur * blur));
+				rad[k] = 0.5 * (rad[k] + ri) + 0.5 * w;
+			}
+		}
 		on += d[k][jb];
 		double mx = 0;
 		for (int j = 1; j < n - 1; j++)
@@ -174,6 +231,15 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		best += mx;
 	}
 	*quality = best > 0 ? on / best : 0;
+	{
+		double kk[NRAYS];
+		int nk = 0;
+		for (int k = 0; k < NRAYS; k++)
+			if (isfinite(kap[k]))
+				kk[nk++] = kap[k];
+		qsort(kk, (size_t)nk, sizeof *kk, cmp_double);
+		*kappa = nk >= NRAYS / 2 ? kk[nk / 2] : NAN;
+	}
 	/* circle through the edge points, outliers dropped */
 	double px[NRAYS], py[NRAYS], res[NRAYS], tmp[NRAYS];
 	int use[NRAYS];
@@ -212,9 +278,11 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 	return 0;
 }
 
-int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
-		    fs_tubercle *t)
+static int measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
+		   const fs_dome_image *di, fs_tubercle *t, double *rawr, double *kappa)
 {
+	*rawr = NAN;
+	*kappa = NAN;
 	if (!img || !t || !(rmax > rmin) || !(rmin > 0) || x < 0 || y < 0 || x > img->width - 1 ||
 	    y > img->height - 1)
 		return -1;
@@ -225,7 +293,7 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
 	 * fitted centre, the outermost strong one. */
 	for (int it = 0; it < 3; it++) {
 		double nx, ny;
-		if (pass(img, cx, cy, rmin, rmax, smooth, it > 0, rad, &nx, &ny, &q))
+		if (pass(img, cx, cy, rmin, rmax, smooth, it > 0, di ? di->blur : 0, rad, &nx, &ny, &q, kappa))
 			return -1;
 		double shift = hypot(nx - cx, ny - cy);
 		if (nx < 0 || ny < 0 || nx > img->width - 1 || ny > img->height - 1)
@@ -268,12 +336,202 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
 	double tr = mxx + myy, det = mxx * myy - mxy * mxy;
 	double disc = sqrt(fmax(0, tr * tr / 4 - det));
 	double l1 = tr / 2 + disc, l2 = fmax(0, tr / 2 - disc);
-	t->radius_px = sqrt(A / M_PI);
+	double r0 = sqrt(A / M_PI), r1 = di ? fs_dome_deblur(di, r0) : r0;
+	*rawr = r0;
+	t->radius_px = r1;
 	t->circularity = P > 0 ? fmin(1.0, 4 * M_PI * A / (P * P)) : 0;
 	t->has_ellipse = 1;
-	t->major_axis_px = 4 * sqrt(l1);
-	t->minor_axis_px = 4 * sqrt(l2);
+	t->major_axis_px = 4 * sqrt(l1) * r1 / r0;
+	t->minor_axis_px = 4 * sqrt(l2) * r1 / r0;
 	t->orientation = 0.5 * atan2(2 * mxy, mxx - myy);
 	t->eccentricity = l1 > 0 ? sqrt(fmax(0, 1 - l2 / l1)) : 0;
 	return 0;
+}
+
+int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
+		    fs_tubercle *t)
+{
+	double r0, kappa;
+	return measure(img, x, y, rmin, rmax, smooth, NULL, t, &r0, &kappa);
+}
+
+int fs_dome_measure_at(const fs_dome_image *d, double x, double y, double rmin, double rmax, fs_tubercle *t)
+{
+	if (!d || !d->img)
+		return -1;
+	double r0, kappa;
+	return measure(d->img, x, y, rmin, rmax, 0, d, t, &r0, &kappa);
+}
+
+/* The blurred circular step (see dome_measure.h), in units of sigma:
+ * g(rho; P) = exp(-(rho - P)^2 / 2) I1e(rho P), with I1e(z) = exp(-z) I1(z)
+ * (the polynomial approximations of Abramowitz & Stegun 9.8.3-4). */
+static double i1e(double z)
+{
+	if (z < 3.75) {
+		double y = (z / 3.75) * (z / 3.75);
+		return exp(-z) * z *
+		       (0.5 + y * (0.87890594 +
+				   y * (0.51498869 +
+					y * (0.15084934 + y * (0.2658733e-1 + y * (0.301532e-2 + y * 0.32411e-3))))));
+	}
+	double y = 3.75 / z;
+	return (0.39894228 +
+		y * (-0.3988024e-1 +
+		     y * (-0.362018e-2 +
+			  y * (0.163801e-2 +
+			       y * (-0.1031555e-1 +
+				    y * (0.2282967e-1 + y * (-0.2895312e-1 + y * (0.1787654e-1 - y * 0.420059e-2)))))))) /
+	       sqrt(z);
+}
+
+static double step_g(double rho, double P)
+{
+	return exp(-0.5 * (rho - P) * (rho - P)) * i1e(rho * P);
+}
+
+/* The peak rho* of g(.; P): golden section on [0, P + 3] (g is unimodal). */
+static double step_peak(double P)
+{
+	const double gr = 0.5 * (sqrt(5) - 1);
+	double a = 1e-3, b = P + 3;
+	double c = b - gr * (b - a), d = a + gr * (b - a);
+	double gc = step_g(c, P), gd = step_g(d, P);
+	for (int it = 0; it < 48; it++) {
+		if (gc > gd) {
+			b = d;
+			d = c;
+			gd = gc;
+			c = b - gr * (b - a);
+			gc = step_g(c, P);
+		} else {
+			a = c;
+			c = d;
+			gc = gd;
+			d = a + gr * (b - a);
+			gd = step_g(d, P);
+		}
+	}
+	return 0.5 * (a + b);
+}
+
+#define TAB_STEP 0.1
+#define TAB_N 128
+
+/* tab: rho*(P); qtab: rho*^2 times the curvature of log g at rho*, the
+ * dimensionless measure of the peak's width (P^2 + 1 for large P). */
+static void fill_table(double *tab, double *qtab)
+{
+	tab[0] = 1; /* a vanishing disk is the Gaussian itself: peak at sigma */
+	qtab[0] = 2; /* log g = log(rho exp(-rho^2 / 2)): curvature 2 at 1 */
+	for (int i = 1; i < TAB_N; i++) {
+		double P = i * TAB_STEP, r = step_peak(P), h = 1e-3;
+		tab[i] = r;
+		double c = -(log(step_g(r - h, P)) - 2 * log(step_g(r, P)) + log(step_g(r + h, P))) / (h * h);
+		qtab[i] = r * r * c;
+	}
+}
+
+/* sigma from a radius r and the curvature kappa of the log step profile at
+ * it: P from q = r^2 kappa (qtab rises with P), sigma = r / rho*(P). NAN
+ * when q is outside what a blurred circular step gives. */
+static double sigma_from(const fs_dome_image *d, double r, double kappa)
+{
+	double q = r * r * kappa;
+	if (!(q > d->qtab[0]))
+		return NAN;
+	double P;
+	if (q >= d->qtab[TAB_N - 1]) {
+		P = sqrt(fmax(q - 1, 0));
+	} else {
+		int i = 0;
+		while (i < TAB_N - 2 && d->qtab[i + 1] < q)
+			i++;
+		P = (i + (q - d->qtab[i]) / (d->qtab[i + 1] - d->qtab[i])) * TAB_STEP;
+	}
+	double rho = P > (TAB_N - 1) * TAB_STEP ? P - 0.5 / P : NAN;
+	if (!isfinite(rho)) {
+		double u = P / TAB_STEP;
+		int i = (int)u;
+		rho = d->tab[i] + (u - i) * (d->tab[i + 1] - d->tab[i]);
+	}
+	return r / rho;
+}
+
+int fs_dome_image_calibrate(fs_dome_image *d, const double *xs, const double *ys, size_t n, double rmin,
+			    double rmax)
+{
+	double s[64];
+	int m = 0;
+	size_t stride = n > 64 ? n / 64 : 1;
+	for (size_t i = 0; i < n && m < 64; i += stride) {
+		fs_tubercle t;
+		double r0, kappa;
+		if (xs[i] < 0 || ys[i] < 0 || xs[i] > d->img->width - 1 || ys[i] > d->img->height - 1)
+			continue;
+		if (measure(d->img, xs[i], ys[i], rmin, rmax, 0, NULL, &t, &r0, &kappa) ||
+		    !isfinite(t.radius_px) || !isfinite(r0) || !isfinite(kappa))
+			continue;
+		double si = sigma_from(d, r0, kappa);
+		if (isfinite(si))
+			s[m++] = si;
+	}
+	if (m < 8)
+		return 1;
+	qsort(s, (size_t)m, sizeof *s, cmp_double);
+	d->blur = s[m / 2];
+	return 0;
+}
+
+double fs_dome_deblur(const fs_dome_image *d, double r)
+{
+	double s = d->blur;
+	if (!(s > 0) || !(r > 0))
+		return r;
+	double rho = r / s;
+	const double *tab = d->tab;
+	if (rho >= tab[TAB_N - 1]) {
+		/* beyond the table: rho = P - 1 / 2P, so P = (rho + sqrt(rho^2 + 2)) / 2 */
+		return s * 0.5 * (rho + sqrt(rho * rho + 2));
+	}
+	/* the table rises from rho* = 1 (after a possible shallow dip):
+	 * the last crossing from below */
+	for (int i = TAB_N - 2; i >= 0; i--) {
+		if (tab[i] <= rho) {
+			double f = (rho - tab[i]) / (tab[i + 1] - tab[i]);
+			return s * (i + f) * TAB_STEP;
+		}
+	}
+	return r;
+}
+
+int fs_dome_image_prepare(const fs_image *src, double pitch, fs_dome_image *d, char *err, size_t errlen)
+{
+	memset(d, 0, sizeof *d);
+	double period = 0, b = 0;
+	if (fs_halftone_detect(src, &period, NULL) || fs_blur_estimate(src, &b) < 0) {
+		snprintf(err, errlen, "dome image: out of memory");
+		return -1;
+	}
+	d->halftone = period;
+	d->smooth = period > 0 ? FS_HALFTONE_LOWPASS * period : pitch >= 40 ? 1.0 : 0.5;
+	d->img = fs_gaussian_blurred(src, d->smooth, err, errlen);
+	if (!d->img)
+		return -1;
+	/* the blur of the source (estimated) and the smoothing add up; the
+	 * dots of a screen have sharp edges that say nothing of the printed
+	 * figure's blur, and the low-pass then dominates */
+	if (period > 0)
+		b = 0;
+	d->blur = sqrt(b * b + d->smooth * d->smooth);
+	fill_table(d->tab, d->qtab);
+	return 0;
+}
+
+void fs_dome_image_free(fs_dome_image *d)
+{
+	if (!d)
+		return;
+	fs_image_free(d->img);
+	d->img = NULL;
 }

@@ -1,0 +1,114 @@
+/*
+ * halftone.c - the spectral peak of a halftone screen (see halftone.h).
+ */
+#include "analysis/halftone.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis/fft.h"
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median power of the ring of radius rk +- 1 bin (upper half plane). */
+static double ring_median(const float *pw, int n, double rk, float *buf)
+{
+	size_t m = 0;
+	for (int v = 0; v <= n / 2; v++) {
+		for (int u = -n / 2 + 1; u < n / 2; u++) {
+			double r = hypot(u, v);
+			if (fabs(r - rk) <= 1)
+				buf[m++] = pw[(size_t)v * n + (u < 0 ? u + n : u)];
+		}
+	}
+	if (!m)
+		return 0;
+	qsort(buf, m, sizeof *buf, cmp_float);
+	return buf[m / 2];
+}
+
+/* Strongest bin within 2 bins of (u, v) (any half plane). */
+static double peak_near(const float *pw, int n, int u, int v)
+{
+	double best = 0;
+	for (int dv = -2; dv <= 2; dv++)
+		for (int du = -2; du <= 2; du++) {
+			int uu = ((u + du) % n + n) % n, vv = ((v + dv) % n + n) % n;
+			best = fmax(best, pw[(size_t)vv * n + uu]);
+		}
+	return best;
+}
+
+int fs_halftone_detect(const fs_image *img, double *period, double *ratio)
+{
+	*period = 0;
+	if (ratio)
+		*ratio = 0;
+	int s = img->width < img->height ? img->width : img->height;
+	if (s < 64)
+		return 0;
+	int n = 64;
+	while (2 * n <= s && n < 256)
+		n *= 2;
+	float *re = malloc((size_t)n * n * sizeof *re), *im = calloc((size_t)n * n, sizeof *im);
+	float *buf = malloc((size_t)n * n * sizeof *buf);
+	int rc = -1;
+	if (!re || !im || !buf)
+		goto out;
+	int x0 = (img->width - n) / 2, y0 = (img->height - n) / 2;
+	double mean = 0;
+	for (int y = 0; y < n; y++)
+		for (int x = 0; x < n; x++)
+			mean += fs_image_at(img, x0 + x, y0 + y);
+	mean /= (double)n * n;
+	for (int y = 0; y < n; y++) {
+		double wy = 0.5 - 0.5 * cos(2 * M_PI * (y + 0.5) / n);
+		for (int x = 0; x < n; x++) {
+			double wx = 0.5 - 0.5 * cos(2 * M_PI * (x + 0.5) / n);
+			re[(size_t)y * n + x] = (float)(wx * wy * (fs_image_at(img, x0 + x, y0 + y) - mean));
+		}
+	}
+	if (fs_fft2d(re, im, (size_t)n, (size_t)n, 0))
+		goto out;
+	for (size_t k = 0; k < (size_t)n * n; k++)
+		re[k] = re[k] * re[k] + im[k] * im[k];
+	/* the strongest bin at periods 2.5..8 px, upper half plane */
+	double kmin = n / 8.0, kmax = n / 2.5, best = 0;
+	int bu = 0, bv = 0;
+	for (int v = 0; v <= n / 2; v++) {
+		for (int u = -n / 2 + 1; u < n / 2; u++) {
+			double r = hypot(u, v);
+			if (r < kmin || r > kmax)
+				continue;
+			double p = re[(size_t)v * n + (u < 0 ? u + n : u)];
+			if (p > best) {
+				best = p;
+				bu = u;
+				bv = v;
+			}
+		}
+	}
+	rc = 0;
+	if (!(best > 0))
+		goto out;
+	double rk = hypot(bu, bv);
+	double med = ring_median(re, n, rk, buf);
+	if (!(med > 0))
+		goto out;
+	/* the partner turned by 90 degrees: (-v, u) */
+	double p2 = peak_near(re, n, -bv, bu);
+	double q = fmin(best, p2) / med;
+	if (ratio)
+		*ratio = q;
+	if (q >= FS_HALFTONE_MIN_RATIO)
+		*period = n / rk;
+out:
+	free(re);
+	free(im);
+	free(buf);
+	return rc;
+}
