@@ -57,6 +57,12 @@ static const char help_text[] =
 	"  --overlay               also write <stem>_overlay.png\n"
 	"  -o DIR, --output DIR    output directory (default: the current directory;\n"
 	"                          created when missing)\n"
+	"  --threads N             measure tiles of the image in N threads (1-8,\n"
+	"                          default 2)\n"
+	"  --tile PX               tile side of the measurement in pixels (default\n"
+	"                          1024; 0 = the whole image at once, which needs a\n"
+	"                          second full-size float copy of the image). The\n"
+	"                          results do not depend on it\n"
 	"  -h, --help              this text\n"
 	"\n"
 	"Statistics conventions: sample standard deviations; spacing = edge-to-edge\n"
@@ -128,6 +134,7 @@ struct options {
 	int json;
 	int overlay;
 	const char *outdir;
+	int tile, threads;
 };
 
 /* Writes data to dir/name through a temporary file and rename(). */
@@ -344,6 +351,8 @@ static int parse_args(int argc, char **argv, struct options *o, int *first)
 		{"overlay", no_argument, NULL, 'O'},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
+		{"tile", required_argument, NULL, 'T'},
+		{"threads", required_argument, NULL, 'N'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *profile = NULL;
@@ -353,6 +362,8 @@ static int parse_args(int argc, char **argv, struct options *o, int *first)
 
 	memset(o, 0, sizeof *o);
 	o->outdir = ".";
+	o->tile = FS_DETECT_TILE_DEFAULT;
+	o->threads = 2; /* the CLI may use both cores (issue 15) */
 	optind = 0; /* GNU: full re-initialisation, argv[0] is "measure" */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
@@ -397,6 +408,25 @@ static int parse_args(int argc, char **argv, struct options *o, int *first)
 		case 'o':
 			o->outdir = optarg;
 			break;
+		case 'T':
+		case 'N': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			int bad = errno || end == optarg || *end ||
+				  (c == 'T' ? v < 0 || v > 1000000 || (v > 0 && v < 16) : v < 1 || v > 8);
+			if (bad) {
+				fprintf(stderr, "fishscale measure: --%s needs %s, got '%s'\n",
+					c == 'T' ? "tile" : "threads",
+					c == 'T' ? "0 or a side of 16 pixels or more" : "a number from 1 to 8", optarg);
+				return 2;
+			}
+			if (c == 'T')
+				o->tile = (int)v;
+			else
+				o->threads = (int)v;
+			break;
+		}
 		case 'h':
 			fputs(help_text, stdout);
 			print_params(stdout);
@@ -498,6 +528,7 @@ int fs_cli_measure(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o, &first);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	fs_detect_set_tiling(o.tile, o.threads);
 	if (mkdir(o.outdir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "fishscale measure: cannot create %s: %s\n", o.outdir, strerror(errno));
 		return 1;

@@ -49,10 +49,18 @@ static int sample_ray(const fs_image *img, int inside, double x, double y, int k
 	double c = ray_cos[k] * step, s = ray_sin(k) * step;
 	int i = 0;
 	if (inside) {
-		/* float steps: the drift over 25 steps is ~1e-5 px */
-		float px = (float)x, py = (float)y, fc = (float)c, fsn = (float)s;
+		/* float steps relative to a pixel K px before the start: the
+		 * drift over 25 steps is ~1e-5 px wherever the tubercle lies (in
+		 * absolute coordinates a float's step is 1e-3 px at x = 10000),
+		 * and the samples do not depend on where the image's origin is:
+		 * a tile of the image (detect_tiled.c, integer offsets) gives
+		 * the same ones. inside: x, y >= n step + 1, so the base is in
+		 * the image and the ray never goes below it. */
+		int K = (int)(n * step) + 1, bx = (int)x - K, by = (int)y - K;
+		const float *d = img->data + (size_t)by * img->width + bx;
+		float px = (float)(x - bx), py = (float)(y - by), fc = (float)c, fsn = (float)s;
 		for (; i <= n; i++, px += fc, py += fsn) {
-			p[i] = bilinear_in(img->data, img->width, px, py);
+			p[i] = bilinear_in(d, img->width, px, py);
 			if (p[i] < stop)
 				return i + 1;
 		}

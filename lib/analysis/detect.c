@@ -9,6 +9,8 @@
  * runs on the image reduced to ~10 px per pitch, and measurement on the
  * full image up to a pitch of 60 px, reduced by pitch / 30 above: the cost
  * then depends on the number of tubercles more than on the pixel count.
+ * For auto and lattice the measurement image is made tile by tile
+ * (detect_tiled.h) unless the whole-image path is asked for.
  */
 #include "analysis/detect.h"
 #include "base/clock.h"
@@ -21,6 +23,7 @@
 
 #include "analysis/blob_measure.h"
 #include "analysis/detect_methods.h"
+#include "analysis/detect_tiled.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
 
@@ -28,8 +31,11 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		  fs_detect_result *out, char *err, size_t errlen)
 {
 	int rc = -1;
-	fs_image *pre = NULL, *meas = NULL;
+	fs_image *pre = NULL, *meas = NULL, *msrc = NULL;
 	fs_lattice lat = {0};
+	fs_params mpar; /* the measurement's parameters when tiled */
+	double msigma = 0;
+	int tiling = 0, threads = 1;
 	if (!out) {
 		snprintf(err, errlen, "detect: no result");
 		return -1;
@@ -41,6 +47,7 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 	}
 	if (fs_params_validate(p, err, errlen))
 		return -1;
+	mpar = *p;
 	int needs_cal = p->method != FS_METHOD_AUTO && p->method != FS_METHOD_LATTICE;
 	if (needs_cal && !(um_per_px > 0 && isfinite(um_per_px))) {
 		snprintf(err, errlen, "detect: method %s needs a calibration (um per pixel > 0)",
@@ -114,6 +121,21 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 	 * 4.5 px there. The block mean already smooths by a variance of
 	 * fm^2 / 12 px^2, which the measurement blur makes up to msig. */
 	fm = lat.pitch_px >= 60 ? (int)(lat.pitch_px / 30) : 1; /* 0 pitch: log, dog, ellipse */
+	fs_detect_get_tiling(&tiling, &threads);
+	if (tiling > 0 && !needs_cal) {
+		/* auto and lattice measure tile by tile (detect_tiled.h): no
+		 * full-size measurement image */
+		if (fm > 1 && !(msrc = fs_downsample(img, fm))) {
+			snprintf(err, errlen, "detect: out of memory");
+			goto out;
+		}
+		mpar = *p;
+		if (fm > 1)
+			mpar.tophat_radius = p->tophat_radius > 0 ? (p->tophat_radius + fm - 1) / fm : 0;
+		double s2 = msig * msig - fm * fm / 12.0;
+		msigma = fm > 1 ? (s2 > 0 ? sqrt(s2) / fm : 0) : msig;
+		goto measured;
+	}
 	if (fm > 1) {
 		fs_image *small = fs_downsample(img, fm);
 		fs_params pm = *p;
@@ -131,7 +153,7 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		goto out;
 	}
 measured:;
-	fs_meas m = {meas, fm, img->width, img->height, dome};
+	fs_meas m = {meas, fm, img->width, img->height, dome, msrc ? msrc : img, &mpar, msigma, tiling, threads};
 	double t1 = 1e3 * fs_mono_s();
 	out->ms_preprocess = t1 - t0;
 	switch (p->method) {
@@ -155,6 +177,7 @@ measured:;
 out:
 	fs_image_free(pre);
 	fs_image_free(meas);
+	fs_image_free(msrc);
 	if (rc)
 		fs_tubercle_list_free(&out->tubercles);
 	return rc;

@@ -51,6 +51,22 @@ int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_
 void fs_detect_result_free(fs_detect_result *r);
 
 /*
+ * Streaming, tiled measurement (issue 15, detect_tiled.c): methods auto and
+ * lattice measure their candidates tile by tile, each tile's measurement
+ * image made from the input cropped with an overlap, so no full-size
+ * measurement image is allocated; the result equals the whole-image path's.
+ * tile_px: side of a tile in measurement-image pixels (>= 16; smaller
+ * values are raised), 0 = the whole-image path; threads: tiles measured at
+ * once (1..8). Process-wide, set once at start-up before any detection
+ * runs (not safe to change while detecting): the CLI uses two threads, a
+ * background job and the FastCGI workers one (the default), tests force
+ * small tiles.
+ */
+#define FS_DETECT_TILE_DEFAULT 1024
+void fs_detect_set_tiling(int tile_px, int threads);
+void fs_detect_get_tiling(int *tile_px, int *threads);
+
+/*
  * Experimental (issue 13, not yet the default, not used by the CLI, API or
  * UI): the same detection with the SEM dome-base rule - candidates from
  * circle votes (a Hough transform for circles, blind to which side of a dome

@@ -9,12 +9,8 @@
 #include <string.h>
 
 #include "analysis/blob_measure.h"
+#include "analysis/detect_tiled.h"
 #include "analysis/dome_measure.h"
-
-struct measured {
-	fs_tubercle t;
-	int ok;
-};
 
 struct raster {
 	size_t i;
@@ -72,7 +68,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	int gw = (int)(w / cs) + 1, gh = (int)(h / cs) + 1;
 	long *head = malloc((size_t)gw * gh * sizeof *head);
 	long *next = malloc((c->n + out->n + 1) * sizeof *next);
-	struct measured *meas = NULL;
+	fs_measured *meas = NULL;
 	struct raster *order = NULL;
 	if (!head || !next)
 		goto out;
@@ -99,8 +95,11 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		order[i].x = c->items[i].x;
 	}
 	qsort(order, c->n, sizeof *order, cmp_raster);
-	double smooth = choose_smooth(m, c, max_r);
-	for (size_t k = 0; k < c->n; k++) {
+	char terr[128];
+	if (!m->img && fs_det_measure_tiled(m, c, max_r, meas, terr, sizeof terr))
+		goto out;
+	double smooth = m->img ? choose_smooth(m, c, max_r) : 0;
+	for (size_t k = 0; m->img && k < c->n; k++) {
 		size_t i = order[k].i;
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
 		fs_tubercle_init(&meas[i].t); /* fit quality unknown unless measured */

@@ -27,7 +27,21 @@ typedef struct fs_meas {
 	 * halftone need smoothing, a clean image does not, and smoothing moves
 	 * small bases inwards. */
 	int dome;
+	/* Tiled measurement (detect_tiled.h): when img is NULL the measurement
+	 * image is made tile by tile from src (the input reduced by f) with
+	 * mp's top-hat and a blur of sigma (fs_detect_measure_image), tile x
+	 * tile pixels at a time in `threads` threads. Not for the dome rule. */
+	const fs_image *src;
+	const fs_params *mp;
+	double sigma;
+	int tile, threads;
 } fs_meas;
+
+/* One candidate's measurement: the tubercle in m's pixels, ok 0 when none. */
+typedef struct fs_measured {
+	fs_tubercle t;
+	int ok;
+} fs_measured;
 
 /*
  * Measures every candidate on m (fs_blob_measure with rays up to max_r, or

@@ -1,0 +1,222 @@
+/*
+ * detect_tiled.c - the detection's measurement tile by tile (see
+ * detect_tiled.h).
+ *
+ * Candidates are put into square tiles of the measurement image by their
+ * centre. A tile's crop is the bounding box of its candidates widened by
+ * the overlap: the rays' reach (two passes, the second from the first
+ * polygon's centroid, which lies within max_r of the start: 2 max_r, plus
+ * a pixel for the bilinear sample and one for the "inside" test), the
+ * blur's kernel radius and twice the top-hat's radius (an erosion then a
+ * dilation). Inside that margin the crop's filters read exactly the
+ * samples the whole image's would; where the crop meets the image's border
+ * both replicate the same edge. A crop around the candidates rather than
+ * the whole tile also keeps the lattice method's one-candidate calls (its
+ * gap filling) cheap.
+ */
+#include "analysis/detect_tiled.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/blob_measure.h"
+#include "analysis/detect_methods.h"
+
+static int g_tile = FS_DETECT_TILE_DEFAULT;
+static int g_threads = 1;
+
+void fs_detect_set_tiling(int tile_px, int threads)
+{
+	g_tile = tile_px <= 0 ? 0 : tile_px < 16 ? 16 : tile_px;
+	g_threads = threads < 1 ? 1 : threads > 8 ? 8 : threads;
+}
+
+void fs_detect_get_tiling(int *tile_px, int *threads)
+{
+	if (tile_px)
+		*tile_px = g_tile;
+	if (threads)
+		*threads = g_threads;
+}
+
+struct job {
+	const fs_meas *m;
+	const fs_cand_list *c;
+	double max_r;
+	fs_measured *res;
+	int tile, ntx, nty, margin;
+	const size_t *start; /* candidates of tile k: idx[start[k] .. start[k + 1]) */
+	const size_t *idx;
+	pthread_mutex_t lock;
+	int next;            /* the next tile to take */
+	int failed;
+	char err[128];
+};
+
+static double cand_r(const struct job *j, size_t i)
+{
+	return j->max_r > 0 ? j->max_r : 2 * j->c->items[i].r;
+}
+
+/* Measures the candidates of tile k. Returns 0 or -1 (out of memory). */
+static int do_tile(struct job *j, int k, char *err, size_t errlen)
+{
+	const fs_meas *m = j->m;
+	const fs_image *src = m->src;
+	double F = m->f;
+	size_t a = j->start[k], b = j->start[k + 1];
+	if (a == b)
+		return 0;
+	double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+	for (size_t q = a; q < b; q++) {
+		const fs_cand *cd = &j->c->items[j->idx[q]];
+		double sx = (cd->x + 0.5) / F - 0.5, sy = (cd->y + 0.5) / F - 0.5;
+		x0 = fmin(x0, sx);
+		y0 = fmin(y0, sy);
+		x1 = fmax(x1, sx);
+		y1 = fmax(y1, sy);
+	}
+	int M = j->margin;
+	int cx0 = (int)floor(x0) - M, cy0 = (int)floor(y0) - M;
+	int cx1 = (int)ceil(x1) + M, cy1 = (int)ceil(y1) + M;
+	cx0 = cx0 < 0 ? 0 : cx0;
+	cy0 = cy0 < 0 ? 0 : cy0;
+	cx1 = cx1 > src->width - 1 ? src->width - 1 : cx1;
+	cy1 = cy1 > src->height - 1 ? src->height - 1 : cy1;
+	int cw = cx1 - cx0 + 1, ch = cy1 - cy0 + 1;
+	fs_image *crop = cw > 0 && ch > 0 ? fs_image_new_uninit(cw, ch) : NULL;
+	if (!crop) {
+		snprintf(err, errlen, "tiled measurement: out of memory");
+		return -1;
+	}
+	for (int y = 0; y < ch; y++)
+		memcpy(crop->data + (size_t)y * cw, src->data + (size_t)(cy0 + y) * src->width + cx0,
+		       (size_t)cw * sizeof *crop->data);
+	fs_image *meas = NULL;
+	int rc = fs_detect_measure_image(crop, m->mp, m->sigma, &meas, err, errlen);
+	fs_image_free(crop);
+	if (rc)
+		return -1;
+	for (size_t q = a; q < b; q++) {
+		size_t i = j->idx[q];
+		const fs_cand *cd = &j->c->items[i];
+		fs_measured *r = &j->res[i];
+		fs_tubercle_init(&r->t);
+		/* the same pixel centre as fs_det_measure, relative to the crop */
+		double sx = (cd->x + 0.5) / F - 0.5 - cx0, sy = (cd->y + 0.5) / F - 0.5 - cy0;
+		r->ok = fs_blob_measure(meas, sx, sy, cand_r(j, i) / F, &r->t) == 0;
+		r->t.fit_quality = NAN;
+		if (r->ok) {
+			r->t.centroid_x += cx0;
+			r->t.centroid_y += cy0;
+		}
+	}
+	fs_image_free(meas);
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+	char err[128];
+	for (;;) {
+		pthread_mutex_lock(&j->lock);
+		int k = j->failed ? -1 : j->next < j->ntx * j->nty ? j->next++ : -1;
+		pthread_mutex_unlock(&j->lock);
+		if (k < 0)
+			break;
+		if (do_tile(j, k, err, sizeof err)) {
+			pthread_mutex_lock(&j->lock);
+			if (!j->failed)
+				snprintf(j->err, sizeof j->err, "%s", err);
+			j->failed = 1;
+			pthread_mutex_unlock(&j->lock);
+			break;
+		}
+	}
+	return NULL;
+}
+
+int fs_det_measure_tiled(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, char *err,
+			 size_t errlen)
+{
+	if (!m->src || !m->mp || m->f < 1) {
+		snprintf(err, errlen, "tiled measurement: no source image");
+		return -1;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		fs_tubercle_init(&res[i].t);
+		res[i].ok = 0;
+	}
+	if (!c->n)
+		return 0;
+	const fs_image *src = m->src;
+	double F = m->f;
+	struct job j;
+	memset(&j, 0, sizeof j);
+	j.m = m;
+	j.c = c;
+	j.max_r = max_r;
+	j.res = res;
+	/* tile 0 (the whole-image path asked for while m->img is NULL): one tile */
+	j.tile = m->tile > 0 ? m->tile : (src->width > src->height ? src->width : src->height);
+	j.ntx = (src->width + j.tile - 1) / j.tile;
+	j.nty = (src->height + j.tile - 1) / j.tile;
+	double mr = 0;
+	for (size_t i = 0; i < c->n; i++)
+		mr = fmax(mr, cand_r(&j, i));
+	int R = (int)(4.0 * m->sigma + 0.5); /* preprocess.c's kernel radius */
+	R = R < 1 ? 1 : R;
+	j.margin = (int)ceil(2 * mr / F) + 3 + R + 2 * (m->mp->tophat_radius > 0 ? m->mp->tophat_radius : 0);
+	size_t nt = (size_t)j.ntx * j.nty;
+	size_t *start = calloc(nt + 1, sizeof *start);
+	size_t *idx = malloc(c->n * sizeof *idx);
+	size_t *fill = calloc(nt, sizeof *fill);
+	int *tile_of = malloc(c->n * sizeof *tile_of);
+	int rc = -1;
+	if (!start || !idx || !fill || !tile_of) {
+		snprintf(err, errlen, "tiled measurement: out of memory");
+		goto out;
+	}
+	/* bucket the candidates by tile (counting sort, stable) */
+	for (size_t i = 0; i < c->n; i++) {
+		double sx = (c->items[i].x + 0.5) / F - 0.5, sy = (c->items[i].y + 0.5) / F - 0.5;
+		int tx = (int)floor(sx / j.tile), ty = (int)floor(sy / j.tile);
+		tx = tx < 0 ? 0 : tx >= j.ntx ? j.ntx - 1 : tx;
+		ty = ty < 0 ? 0 : ty >= j.nty ? j.nty - 1 : ty;
+		tile_of[i] = ty * j.ntx + tx;
+		start[tile_of[i] + 1]++;
+	}
+	for (size_t k = 0; k < nt; k++)
+		start[k + 1] += start[k];
+	for (size_t i = 0; i < c->n; i++)
+		idx[start[tile_of[i]] + fill[tile_of[i]]++] = i;
+	j.start = start;
+	j.idx = idx;
+	pthread_mutex_init(&j.lock, NULL);
+	int nth = m->threads > 1 ? m->threads : 1;
+	nth = (size_t)nth > nt ? (int)nt : nth;
+	pthread_t th[8];
+	int started = 0;
+	for (int t = 1; t < nth && t < 8; t++)
+		if (pthread_create(&th[started], NULL, worker, &j) == 0)
+			started++;
+	worker(&j); /* this thread works too: one thread = no thread started */
+	for (int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_destroy(&j.lock);
+	if (j.failed) {
+		snprintf(err, errlen, "%s", j.err);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(start);
+	free(idx);
+	free(fill);
+	free(tile_of);
+	return rc;
+}
