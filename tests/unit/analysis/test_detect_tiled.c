@@ -1,0 +1,175 @@
+/* Streaming, tiled measurement (issue 15, detect_tiled.c): forcing small
+ * tiles on images of 3 x 3 tiles and more, in one and in two threads, gives
+ * the same count, centres and diameters within 0.01 px and the same
+ * neighbour-graph edges as the whole-image path (tile 0); an image that fits
+ * one tile gives the same result too. Methods auto and lattice, with and
+ * without the top-hat, at a pitch measured at full resolution (40 px) and
+ * at one measured on the reduced image (pitch >= 60 px). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/detect.h"
+#include "analysis/graph.h"
+#include "synth.h"
+
+static char err[256];
+
+static void detect_with(const fs_image *img, const fs_params *p, int tile, int threads, fs_detect_result *r,
+			fs_edge_list *e)
+{
+	fs_detect_set_tiling(tile, threads);
+	assert_int_equal(fs_detect(img, p, 0, r, err, sizeof err), 0);
+	assert_int_equal(fs_graph_build(&r->tubercles, p->neighbor_graph, p->cull_long_edges, p->cull_factor, e,
+					err, sizeof err),
+			 0);
+}
+
+/* Detects img whole and on tiles of `tile` px (threads 1 and 2) and
+ * compares; returns the number of tubercles. */
+static size_t compare(const fs_image *img, const fs_params *p, int tile)
+{
+	fs_detect_result whole, tiled;
+	fs_edge_list ew = {0}, et = {0};
+	detect_with(img, p, 0, 1, &whole, &ew);
+	assert_true(whole.tubercles.n > 20);
+	for (int threads = 1; threads <= 2; threads++) {
+		detect_with(img, p, tile, threads, &tiled, &et);
+		assert_int_equal(tiled.tubercles.n, whole.tubercles.n);
+		for (size_t i = 0; i < whole.tubercles.n; i++) {
+			const fs_tubercle *a = &whole.tubercles.items[i], *b = &tiled.tubercles.items[i];
+			assert_int_equal(a->id, b->id);
+			assert_true(fabs(a->centroid_x - b->centroid_x) < 0.01);
+			assert_true(fabs(a->centroid_y - b->centroid_y) < 0.01);
+			assert_true(fabs(a->radius_px - b->radius_px) < 0.01);
+			assert_true(fabs(a->circularity - b->circularity) < 1e-3);
+		}
+		assert_int_equal(et.n, ew.n);
+		for (size_t i = 0; i < ew.n; i++) {
+			assert_int_equal(et.items[i].id1, ew.items[i].id1);
+			assert_int_equal(et.items[i].id2, ew.items[i].id2);
+		}
+		fs_detect_result_free(&tiled);
+		fs_edge_list_free(&et);
+	}
+	size_t n = whole.tubercles.n;
+	fs_detect_result_free(&whole);
+	fs_edge_list_free(&ew);
+	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
+	return n;
+}
+
+static fs_image *lattice_image(int w, int h, double pitch, synth_truth *t)
+{
+	synth_opts o;
+	synth_defaults(&o);
+	o.width = w;
+	o.height = h;
+	o.pitch = pitch;
+	o.angle = 0.2;
+	o.jitter = 1.5;
+	o.gradient = 0.3;
+	o.noise = 0.03;
+	fs_image *img = synth_make(&o, t);
+	assert_non_null(img);
+	return img;
+}
+
+/* 900 x 800 px on 200-px tiles: 5 x 4 tiles, pitch 40 (full resolution). */
+static void test_auto_many_tiles(void **state)
+{
+	(void)state;
+	synth_truth t;
+	fs_image *img = lattice_image(900, 800, 40, &t);
+	fs_params p;
+	fs_params_default(&p);
+	size_t n = compare(img, &p, 200);
+	assert_true(n > 300);
+	/* the tiles are smaller than the overlap: every crop is clipped */
+	compare(img, &p, 64);
+	fs_image_free(img);
+	synth_truth_free(&t);
+}
+
+static void test_auto_tophat(void **state)
+{
+	(void)state;
+	synth_truth t;
+	fs_image *img = lattice_image(700, 700, 40, &t);
+	fs_params p;
+	fs_params_default(&p);
+	p.tophat_radius = 12;
+	compare(img, &p, 200);
+	fs_image_free(img);
+	synth_truth_free(&t);
+}
+
+static void test_lattice_method(void **state)
+{
+	(void)state;
+	synth_truth t;
+	fs_image *img = lattice_image(700, 640, 36, &t);
+	fs_params p;
+	fs_params_default(&p);
+	p.method = FS_METHOD_LATTICE;
+	compare(img, &p, 160);
+	fs_image_free(img);
+	synth_truth_free(&t);
+}
+
+/* Pitch 64: measured on the image reduced by 2, 3 x 3 tiles of 200 px there. */
+static void test_reduced_measurement(void **state)
+{
+	(void)state;
+	synth_truth t;
+	fs_image *img = lattice_image(1200, 1200, 64, &t);
+	fs_params p;
+	fs_params_default(&p);
+	compare(img, &p, 200);
+	fs_image_free(img);
+	synth_truth_free(&t);
+}
+
+/* An image that fits one tile: the same as the whole-image path. */
+static void test_one_tile(void **state)
+{
+	(void)state;
+	synth_truth t;
+	fs_image *img = lattice_image(400, 300, 30, &t);
+	fs_params p;
+	fs_params_default(&p);
+	compare(img, &p, FS_DETECT_TILE_DEFAULT);
+	fs_image_free(img);
+	synth_truth_free(&t);
+}
+
+static void test_setting_clamped(void **state)
+{
+	(void)state;
+	int tile, threads;
+	fs_detect_set_tiling(3, 99);
+	fs_detect_get_tiling(&tile, &threads);
+	assert_int_equal(tile, 16);
+	assert_int_equal(threads, 8);
+	fs_detect_set_tiling(-5, 0);
+	fs_detect_get_tiling(&tile, &threads);
+	assert_int_equal(tile, 0);
+	assert_int_equal(threads, 1);
+	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_auto_many_tiles),   cmocka_unit_test(test_auto_tophat),
+		cmocka_unit_test(test_lattice_method),    cmocka_unit_test(test_reduced_measurement),
+		cmocka_unit_test(test_one_tile),          cmocka_unit_test(test_setting_clamped),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
