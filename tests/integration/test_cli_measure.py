@@ -13,6 +13,7 @@ BIN = os.path.join(ROOT, "build", "fishscale")
 PAPER = os.path.join(ROOT, "tests", "fixtures", "paper")
 POLY = os.path.join(PAPER, "P1_Fig2_Polypterus_bichir_2.63um.tif")
 ACRE = os.path.join(PAPER, "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif")
+SEM = os.path.join(ROOT, "tests", "fixtures", "sem", "M_kelleri_HLMD-Me_15576_ventral_detail.tif")
 
 tmp = None
 
@@ -49,7 +50,7 @@ def test_help_documents_every_option():
     rc, out, _ = run("--help")
     assert rc == 0
     for opt in ("--profile", "--calibration", "--param", "--format", "--overlay", "-o DIR",
-                "uncalibrated", "threshold", "neighbor_graph", "paralepidosteus"):
+                "uncalibrated", "threshold", "neighbor_graph", "paralepidosteus", "--tile", "--threads"):
         assert opt in out, opt
 
 
@@ -161,3 +162,38 @@ def test_missing_file_is_reported():
     rc, _, err = run("-o", d, os.path.join(tmp, "does-not-exist.png"))
     assert rc == 1
     assert "does-not-exist.png" in err
+
+
+def test_tiled_measurement_equals_whole_image():
+    """--tile 128 (10 x 8 tiles on the 1280 x 960 SEM image and several on a
+    paper figure), in one and two threads, gives what --tile 0 (the whole
+    image at once) gives: the same tubercles (centres within 0.01 px, plus
+    the CSV's rounding) and the same edges."""
+    for img in (SEM, POLY):
+        stem = os.path.splitext(os.path.basename(img))[0]
+        whole = outdir("whole-" + stem)
+        rc, _, err = run("--tile", "0", "-o", whole, img)
+        assert rc == 0, err
+        t0 = read_csv(os.path.join(whole, stem + "_tubercles.csv"))
+        e0 = read_csv(os.path.join(whole, stem + "_edges.csv"))
+        assert len(t0) > 20
+        for threads in ("1", "2"):
+            d = outdir("tiled-%s-%s" % (threads, stem))
+            rc, _, err = run("--tile", "128", "--threads", threads, "-o", d, img)
+            assert rc == 0, err
+            t1 = read_csv(os.path.join(d, stem + "_tubercles.csv"))
+            e1 = read_csv(os.path.join(d, stem + "_edges.csv"))
+            assert len(t1) == len(t0)
+            for a, b in zip(t0, t1):
+                assert a["id"] == b["id"]
+                for k in ("centroid_x", "centroid_y", "diameter_px"):
+                    # 6 significant digits in the CSV: 0.01 px at 1000 px
+                    assert abs(float(a[k]) - float(b[k])) <= 0.0101, (k, a, b)
+            assert [(e["id1"], e["id2"]) for e in e1] == [(e["id1"], e["id2"]) for e in e0]
+
+
+def test_tile_and_threads_usage_errors():
+    for args in (("--tile", "5"), ("--tile", "x"), ("--threads", "0"), ("--threads", "9")):
+        rc, _, err = run(*args, "-o", outdir("bad"), POLY)
+        assert rc == 2, args
+        assert "--tile" in err or "--threads" in err
