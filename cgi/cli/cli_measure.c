@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,47 @@ struct measured {
 	int calibrated;
 };
 
+struct region_job {
+	const fs_image *img;
+	fs_scale_region *region;
+	int rc;
+	char err[256];
+};
+
+static void *region_thread(void *arg)
+{
+	struct region_job *j = arg;
+	j->rc = fs_scale_region_detect(j->img, j->region, j->err, sizeof j->err);
+	return NULL;
+}
+
+/* The scale region and the detection (fs_detect_in_region's two steps: the
+ * detection does not depend on the region, which only drops what lies
+ * outside it); with more than one thread the region is found in a second
+ * thread meanwhile. */
+static int find_region_and_detect(const struct options *o, const fs_image *img, double um_per_px,
+				  fs_scale_region *region, fs_detect_result *det, char *err, size_t errlen)
+{
+	struct region_job j = {img, region, -1, ""};
+	pthread_t th;
+	int threaded = o->threads > 1 && pthread_create(&th, NULL, region_thread, &j) == 0;
+	if (!threaded)
+		region_thread(&j);
+	int drc = fs_detect_all(img, &o->params, um_per_px, det, err, errlen);
+	if (threaded)
+		pthread_join(th, NULL);
+	if (j.rc) {
+		if (!drc)
+			snprintf(err, errlen, "%s", j.err);
+		fs_detect_result_free(det);
+		return -1;
+	}
+	if (drc)
+		return -1;
+	det->n_outside_region = fs_scale_region_filter(region, &det->tubercles);
+	return 0;
+}
+
 static int measure_one(const struct options *o, const char *path, const char *stem,
 		       struct measured *m, char *err, size_t errlen)
 {
@@ -255,9 +297,7 @@ static int measure_one(const struct options *o, const char *path, const char *st
 		}
 	}
 	m->calibrated = cal > 0;
-	if (fs_scale_region_detect(ld.image, &region, err, errlen))
-		goto out;
-	if (fs_detect_in_region(ld.image, &o->params, m->calibrated ? cal : 0, &region, &det, err, errlen))
+	if (find_region_and_detect(o, ld.image, m->calibrated ? cal : 0, &region, &det, err, errlen))
 		goto out;
 	if (fs_graph_build(&det.tubercles, o->params.neighbor_graph, o->params.cull_long_edges,
 			   o->params.cull_factor, &edges, err, errlen))
