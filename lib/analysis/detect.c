@@ -122,6 +122,12 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 	 * fm^2 / 12 px^2, which the measurement blur makes up to msig. */
 	fm = lat.pitch_px >= 60 ? (int)(lat.pitch_px / 30) : 1; /* 0 pitch: log, dog, ellipse */
 	fs_detect_get_tiling(&tiling, &threads);
+	/* In one thread an image of at most four tiles is measured whole:
+	 * its measurement image is small, and the tiles' overlaps would cost
+	 * a few per cent (the results are the same). */
+	double mpx = (double)(img->width / fm + 1) * (img->height / fm + 1);
+	if (tiling > 0 && threads == 1 && mpx <= 4.0 * tiling * tiling)
+		tiling = 0;
 	if (tiling > 0 && !needs_cal) {
 		/* auto and lattice measure tile by tile (detect_tiled.h): no
 		 * full-size measurement image */

@@ -111,8 +111,10 @@ static long long dir_size(const char *p)
 	return sum;
 }
 
-/* Runs `fishscale measure` on path; wall ms and peak RSS (MB) of the child. */
-static int cli_measure(const char *path, const char *outdir, double *ms, double *rss_mb)
+/* Runs `fishscale measure` on path (with `--tile tile` when tile is not
+ * NULL); wall ms, cpu ms (user + system) and peak RSS (MB) of the child. */
+static int cli_measure_tile(const char *path, const char *outdir, const char *tile, double *ms, double *cpu,
+			    double *rss_mb)
 {
 	double t0 = now_ms();
 	pid_t pid = fork();
@@ -122,7 +124,11 @@ static int cli_measure(const char *path, const char *outdir, double *ms, double 
 			dup2(nul, 1);
 			dup2(nul, 2);
 		}
-		execl("build/fishscale", "fishscale", "measure", "-o", outdir, path, (char *)NULL);
+		if (tile)
+			execl("build/fishscale", "fishscale", "measure", "--tile", tile, "-o", outdir, path,
+			      (char *)NULL);
+		else
+			execl("build/fishscale", "fishscale", "measure", "-o", outdir, path, (char *)NULL);
 		_exit(127);
 	}
 	int status;
@@ -131,7 +137,14 @@ static int cli_measure(const char *path, const char *outdir, double *ms, double 
 		return -1;
 	*ms = now_ms() - t0;
 	*rss_mb = ru.ru_maxrss / 1024.0;
+	*cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int cli_measure(const char *path, const char *outdir, double *ms, double *rss_mb)
+{
+	double cpu;
+	return cli_measure_tile(path, outdir, NULL, ms, &cpu, rss_mb);
 }
 
 int main(void)
@@ -184,6 +197,21 @@ int main(void)
 		       median(t_cli, runs), runs, rmax);
 	} else {
 		printf("cli measure 10000x10000: failed\n");
+	}
+	/* the tiled measurement (two threads, tiles of 1024 px: the default)
+	 * against the whole-image path of before issue 15's item 2; cpu =
+	 * user + system of the child, which stolen time on a loaded machine
+	 * does not inflate the way it does the wall time */
+	{
+		double w_t, c_t, r_t, w_w, c_w, r_w;
+		if (cli_measure_tile(raw, out, "1024", &w_t, &c_t, &r_t) == 0 &&
+		    cli_measure_tile(raw, out, "0", &w_w, &c_w, &r_w) == 0)
+			printf("cli measure 10000x10000, one run each: tiled (--tile 1024, 2 threads) %.0f ms wall, "
+			       "%.0f ms cpu, peak RSS %.0f MB; whole image (--tile 0) %.0f ms wall, %.0f ms cpu, "
+			       "peak RSS %.0f MB\n",
+			       w_t, c_t, r_t, w_w, c_w, r_w);
+		else
+			printf("cli measure 10000x10000 tiled / whole image: failed\n");
 	}
 
 	/* ---- storing it: sizes and time ---- */
