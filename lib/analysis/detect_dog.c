@@ -20,7 +20,7 @@ int fs_detect_dog(const fs_image *pre, const fs_image *meas, const fs_params *p,
 		  char *err, size_t errlen)
 {
 	int rc = -1;
-	fs_meas m = {meas, 1, meas->width, meas->height, 0};
+	fs_meas m = {meas, 1, meas->width, meas->height, 0, 0};
 	fs_image *gs[MAXLAYERS + 1] = {0};
 	fs_image *layers[MAXLAYERS] = {0};
 	fs_cand_list c = {0};
