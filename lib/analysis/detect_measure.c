@@ -123,10 +123,12 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 				fs_centre_refine(m->img, sx, sy, r0, r1, m->refine / F, smooth / F, &sx, &sy);
 			meas[i].ok = fs_dome_measure(m->img, sx, sy, r0, r1, smooth / F, &meas[i].t) == 0;
 			/* The base rule's own circle fit drifts towards a side
-			 * detector's shadow on steep domes; the sharpest base
-			 * circle, looked for again from where it ended, is the
-			 * centre (measured again when it moved). */
-			if (m->refine > 0 && meas[i].ok) {
+			 * detector's shadow on steep domes; when it moved the
+			 * centre by more than a pixel, the sharpest base circle,
+			 * looked for again from where it ended, is the centre
+			 * (measured again when that moved too). */
+			if (m->refine > 0 && meas[i].ok &&
+			    hypot(meas[i].t.centroid_x - sx, meas[i].t.centroid_y - sy) > 1) {
 				double cx, cy;
 				fs_centre_refine(m->img, meas[i].t.centroid_x, meas[i].t.centroid_y, r0, r1,
 						 m->refine / F, smooth / F, &cx, &cy);

@@ -35,9 +35,9 @@
 
 #define LEVEL_OLD_D 3
 #define LEVEL_OLD_RP 29
-#define LEVEL_NEW_D 18
-#define LEVEL_NEW_S 20
-#define LEVEL_NEW_SD 25
+#define LEVEL_NEW_D 20
+#define LEVEL_NEW_S 19
+#define LEVEL_NEW_SD 22
 #define LEVEL_NEW_RP 33
 
 typedef struct scene_result {
