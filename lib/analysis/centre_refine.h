@@ -12,22 +12,24 @@
  * The rule: the base of a dome is the one intensity step that is a circle
  * about its centre, whatever side of it the detector lights (bright where
  * the slope faces the detector, dark where it faces away: the magnitude of
- * the radial derivative is high all round). Summed over 32 rays from a
+ * the radial derivative is high all round). Summed over 16 rays from a
  * trial centre, that magnitude as a function of the radius has its highest
  * peak when the trial centre is the dome's centre: from any other point the
  * step arrives at different radii along different rays and the peak
  * spreads. Shadows and the neighbours' bases are not concentric with the
  * trial centre and do not add up. That peak is as narrow as the step is
  * sharp (a few px) and has ridges around it, so a grid over the search
- * disc (every 2 px, 16 rays) finds its foot and a compass search (eight
- * directions, 32 rays, steps halved down to a quarter pixel) its top.
+ * disc (every 2 px) finds its foot and a compass search (eight
+ * directions, steps halved down to a quarter pixel) its top.
  *
- * Cost: about 30 grid points and 20-40 compass trials of 16-32 rays of
- * up to 64 samples per centre at pitch 64, fewer at smaller pitches
- * (the grid step is at most a third of max_shift).
+ * Cost: about 30 grid points (16 rays, a sample per px) and 20-40
+ * compass trials (16 rays, the radii within 30 % of the peak's) per
+ * centre at pitch 40-64, fewer at smaller pitches (the grid step is at
+ * most a third of max_shift).
  *
  * Known bias: on low spherical domes lit from the side (h/R 0.25) the
- * sharpest circle lies 1-2 px towards the detector of the true centre.
+ * sharpest circle lies about 0.35 R towards the detector of the true
+ * centre (docs/paper-figures.md).
  *
  * The caller owns img; nothing is kept.
  */
