@@ -35,10 +35,10 @@
 
 #define LEVEL_OLD_D 3
 #define LEVEL_OLD_RP 29
-#define LEVEL_NEW_D 20
-#define LEVEL_NEW_S 19
-#define LEVEL_NEW_SD 22
-#define LEVEL_NEW_RP 33
+#define LEVEL_NEW_D 24
+#define LEVEL_NEW_S 30
+#define LEVEL_NEW_SD 24
+#define LEVEL_NEW_RP 36
 
 typedef struct scene_result {
 	double recall, precision, d_err, s_err, d_sd;
