@@ -159,7 +159,12 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		goto out;
 	}
 measured:;
-	fs_meas m = {meas, fm, img->width, img->height, dome, msrc ? msrc : img, &mpar, msigma, tiling, threads};
+	/* Candidates voted on an image reduced by f are up to about f px off
+	 * (more where a side detector's shadow pulls the votes): the dome rule
+	 * looks for the centre within 0.15 pitch at full resolution. */
+	fs_meas m = {.img = meas, .f = fm, .width = img->width, .height = img->height, .dome = dome,
+		     .refine = dome && f > 1 ? 0.15 * lat.pitch_px : 0, .src = msrc ? msrc : img, .mp = &mpar,
+		     .sigma = msigma, .tile = tiling, .threads = threads};
 	double t1 = 1e3 * fs_mono_s();
 	out->ms_preprocess = t1 - t0;
 	switch (p->method) {

@@ -10,6 +10,7 @@
 
 #include "analysis/blob_measure.h"
 #include "analysis/detect_tiled.h"
+#include "analysis/centre_refine.h"
 #include "analysis/dome_measure.h"
 
 struct raster {
@@ -37,14 +38,24 @@ static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_
 	double q[3] = {0};
 	double F = m->f;
 	size_t nc = c->n < 48 ? c->n : 48;
+	/* from the centres the measurement will start from (refined when the
+	 * detection refines them: from a centre off by a tenth of the pitch
+	 * the smoothed profiles fit best, and smoothing moves the base) */
+	double xs[48], ys[48];
+	for (size_t i = 0; i < nc; i++) {
+		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+		xs[i] = (c->items[i].x + 0.5) / F - 0.5;
+		ys[i] = (c->items[i].y + 0.5) / F - 0.5;
+		if (m->refine > 0)
+			fs_centre_refine(m->img, xs[i], ys[i], 0.15 * mr / F, 0.8 * mr / F, m->refine / F, 0, &xs[i],
+					 &ys[i]);
+	}
 	for (int k = 0; k < 3; k++) {
 		for (size_t i = 0; i < nc; i++) {
 			fs_tubercle t;
 			memset(&t, 0, sizeof t);
 			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-			if (fs_dome_measure(m->img, (c->items[i].x + 0.5) / F - 0.5,
-					    (c->items[i].y + 0.5) / F - 0.5, 0.15 * mr / F, 0.8 * mr / F,
-					    sm[k] / F, &t) == 0)
+			if (fs_dome_measure(m->img, xs[i], ys[i], 0.15 * mr / F, 0.8 * mr / F, sm[k] / F, &t) == 0)
 				q[k] += t.fit_quality;
 		}
 		q[k] /= nc;
@@ -106,8 +117,26 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		/* Pixel centres: input pixel x lies at (x + 0.5) / F - 0.5 of m. */
 		double sx = (c->items[i].x + 0.5) / F - 0.5, sy = (c->items[i].y + 0.5) / F - 0.5;
 		if (m->dome) {
-			meas[i].ok = fs_dome_measure(m->img, sx, sy, 0.15 * mr / F, 0.8 * mr / F,
-						     smooth / F, &meas[i].t) == 0;
+			double r0 = 0.15 * mr / F, r1 = 0.8 * mr / F;
+			if (m->refine > 0)
+				fs_centre_refine(m->img, sx, sy, r0, r1, m->refine / F, smooth / F, &sx, &sy);
+			meas[i].ok = fs_dome_measure(m->img, sx, sy, r0, r1, smooth / F, &meas[i].t) == 0;
+			/* The base rule's own circle fit drifts towards a side
+			 * detector's shadow on steep domes; when it moved the
+			 * centre by more than a pixel, the sharpest base circle,
+			 * looked for again from where it ended, is the centre
+			 * (measured again when that moved too). */
+			if (m->refine > 0 && meas[i].ok &&
+			    hypot(meas[i].t.centroid_x - sx, meas[i].t.centroid_y - sy) > 1) {
+				double cx, cy;
+				fs_centre_refine(m->img, meas[i].t.centroid_x, meas[i].t.centroid_y, r0, r1,
+						 m->refine / F, smooth / F, &cx, &cy);
+				if (hypot(cx - meas[i].t.centroid_x, cy - meas[i].t.centroid_y) > 1)
+					meas[i].ok = fs_dome_measure(m->img, cx, cy, r0, r1, smooth / F,
+								     &meas[i].t) == 0;
+				meas[i].t.centroid_x = cx;
+				meas[i].t.centroid_y = cy;
+			}
 		} else {
 			meas[i].ok = fs_blob_measure(m->img, sx, sy, mr / F, &meas[i].t) == 0;
 			meas[i].t.fit_quality = NAN;

@@ -27,6 +27,11 @@ typedef struct fs_meas {
 	 * halftone need smoothing, a clean image does not, and smoothing moves
 	 * small bases inwards. */
 	int dome;
+	/* The dome rule only: how far (full-resolution px) a candidate's
+	 * centre may move to where its base circle is sharpest
+	 * (centre_refine.h) before it is measured; 0 = not at all. Detection
+	 * sets it when the candidates come from a reduced image. */
+	double refine;
 	/* Tiled measurement (detect_tiled.h): when img is NULL the measurement
 	 * image is made tile by tile from src (the input reduced by f) with
 	 * mp's top-hat and a blur of sigma (fs_detect_measure_image), tile x

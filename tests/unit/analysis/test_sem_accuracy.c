@@ -35,9 +35,10 @@
 
 #define LEVEL_OLD_D 3
 #define LEVEL_OLD_RP 29
-#define LEVEL_NEW_D 17
-#define LEVEL_NEW_S 22
-#define LEVEL_NEW_RP 30
+#define LEVEL_NEW_D 24
+#define LEVEL_NEW_S 30
+#define LEVEL_NEW_SD 24
+#define LEVEL_NEW_RP 36
 
 typedef struct scene_result {
 	double recall, precision, d_err, s_err, d_sd;
@@ -294,6 +295,7 @@ static void accuracy_levels_reached(void **state)
 	assert_true(sum_old.rp >= LEVEL_OLD_RP);
 	assert_true(sum_new.d >= LEVEL_NEW_D);
 	assert_true(sum_new.s >= LEVEL_NEW_S);
+	assert_true(sum_new.sd >= LEVEL_NEW_SD);
 	assert_true(sum_new.rp >= LEVEL_NEW_RP);
 }
 

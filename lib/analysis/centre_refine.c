@@ -1,0 +1,125 @@
+/*
+ * centre_refine.c - the centre about which a dome's base step is sharpest
+ * (see centre_refine.h).
+ */
+#include "analysis/centre_refine.h"
+
+#include <math.h>
+
+#define NRAYS 32
+#define NMAX 64
+
+typedef struct rays {
+	double cs[NRAYS], sn[NRAYS];
+} rays;
+
+/* The height of the peak of the summed radial-derivative magnitude over
+ * the radii [rmin, rmax], from (x, y), along nr of the rays (every
+ * NRAYS / nr-th) sampled every dr px, the derivative over +-span samples;
+ * *peak (may be NULL) gets the radius of the peak. */
+static double focus(const fs_image *img, const rays *R, double x, double y, int nr, double dr, int span,
+		    double rmin, double rmax, double *peak)
+{
+	int j0 = (int)floor(rmin / dr), j1 = (int)ceil(rmax / dr);
+	if (j0 < span)
+		j0 = span;
+	if (j1 > NMAX - span)
+		j1 = NMAX - span;
+	double h[NMAX + 1] = {0};
+	for (int k = 0; k < NRAYS; k += NRAYS / nr) {
+		double v[NMAX + 1];
+		for (int j = j0 - span; j <= j1 + span; j++)
+			v[j] = fs_image_sample(img, x + R->cs[k] * j * dr, y + R->sn[k] * j * dr);
+		for (int j = j0; j <= j1; j++)
+			h[j] += fabs(v[j + span] - v[j - span]);
+	}
+	/* the peak over three radii: one sample's noise does not make it */
+	double best = 0;
+	int jb = j0;
+	for (int j = j0 + 1; j < j1; j++) {
+		double v = h[j - 1] + 2 * h[j] + h[j + 1];
+		if (v > best) {
+			best = v;
+			jb = j;
+		}
+	}
+	if (peak)
+		*peak = jb * dr;
+	return best;
+}
+
+int fs_centre_refine(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
+		     double smooth, double *ox, double *oy)
+{
+	if (!img || !img->data || !(rmin > 0) || !(rmax > rmin) || !(max_shift >= 0) || !(smooth >= 0) || !ox ||
+	    !oy)
+		return -1;
+	rays R;
+	for (int k = 0; k < NRAYS; k++) {
+		R.cs[k] = cos(2 * M_PI * k / NRAYS);
+		R.sn[k] = sin(2 * M_PI * k / NRAYS);
+	}
+	static const double dx[8] = {1, 0.7071, 0, -0.7071, -1, -0.7071, 0, 0.7071};
+	static const double dy[8] = {0, 0.7071, 1, 0.7071, 0, -0.7071, -1, -0.7071};
+	double dr = fmax(0.5, rmax / (NMAX - 8));
+	/* the derivative over +-smooth px: a halftone's dots are steps too */
+	int span = smooth > dr ? (int)lround(smooth / dr) : 1;
+	if (span > 4)
+		span = 4;
+	double cx = x, cy = y;
+	/* The peak is as narrow as the base step is sharp (a few px), with
+	 * ridges around it: a grid over the search disc (every 2 px, 16 rays,
+	 * samples every px) finds its foot, the compass search (16 rays, the
+	 * radii within 30 % of the peak's) its top. */
+	double g = fmin(2.0, fmax(0.5, max_shift / 3));
+	int ng = (int)floor(max_shift / g);
+	double gdr = fmax(dr, fmin(1.0, 0.1 * rmax));
+	int gspan = smooth > gdr ? (int)lround(smooth / gdr) : 1;
+	if (gspan > 4)
+		gspan = 4;
+	double rp = 0;
+	double best = focus(img, &R, cx, cy, NRAYS / 2, gdr, gspan, rmin, rmax, &rp);
+	for (int iy = -ng; iy <= ng; iy++)
+		for (int ix = -ng; ix <= ng; ix++) {
+			if ((!ix && !iy) || hypot(ix * g, iy * g) > max_shift)
+				continue;
+			double r;
+			double v = focus(img, &R, x + ix * g, y + iy * g, NRAYS / 2, gdr, gspan, rmin, rmax, &r);
+			if (v > best) {
+				best = v;
+				cx = x + ix * g;
+				cy = y + iy * g;
+				rp = r;
+			}
+		}
+	double q0 = fmax(rmin, 0.7 * rp), q1 = fmin(rmax, 1.3 * rp);
+	if (q1 - q0 < 4 * dr) {
+		q0 = rmin;
+		q1 = rmax;
+	}
+	best = focus(img, &R, cx, cy, NRAYS / 2, dr, span, q0, q1, NULL);
+	for (double s = 0.5 * g; s >= 0.25; s *= 0.5) {
+		for (int it = 0; it < 8; it++) {
+			int bk = -1;
+			double bv = best;
+			for (int k = 0; k < 8; k++) {
+				double nx = cx + s * dx[k], ny = cy + s * dy[k];
+				if (hypot(nx - x, ny - y) > max_shift)
+					continue;
+				double v = focus(img, &R, nx, ny, NRAYS / 2, dr, span, q0, q1, NULL);
+				if (v > bv) {
+					bv = v;
+					bk = k;
+				}
+			}
+			if (bk < 0)
+				break;
+			cx += s * dx[bk];
+			cy += s * dy[bk];
+			best = bv;
+		}
+	}
+	*ox = cx;
+	*oy = cy;
+	return 0;
+}

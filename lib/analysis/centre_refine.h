@@ -1,0 +1,52 @@
+/*
+ * centre_refine.h - the centre of a dome (tubercle) at full resolution,
+ * from the point its base circle is sharpest about (issue 13).
+ *
+ * Why: detection finds its candidates on a reduced image (about 10 px per
+ * lattice pitch), so a centre is off by up to a tenth of the pitch, and
+ * the base rule (dome_measure.h), which re-centres on the circle of each
+ * ray's strongest step, converges from such a start to the wrong circle
+ * where the shadow of a side detector or the bright cap offers steps
+ * (diameters 10-20 % off on large domes).
+ *
+ * The rule: the base of a dome is the one intensity step that is a circle
+ * about its centre, whatever side of it the detector lights (bright where
+ * the slope faces the detector, dark where it faces away: the magnitude of
+ * the radial derivative is high all round). Summed over 16 rays from a
+ * trial centre, that magnitude as a function of the radius has its highest
+ * peak when the trial centre is the dome's centre: from any other point the
+ * step arrives at different radii along different rays and the peak
+ * spreads. Shadows and the neighbours' bases are not concentric with the
+ * trial centre and do not add up. That peak is as narrow as the step is
+ * sharp (a few px) and has ridges around it, so a grid over the search
+ * disc (every 2 px) finds its foot and a compass search (eight
+ * directions, steps halved down to a quarter pixel) its top.
+ *
+ * Cost: about 30 grid points (16 rays, a sample per px) and 20-40
+ * compass trials (16 rays, the radii within 30 % of the peak's) per
+ * centre at pitch 40-64, fewer at smaller pitches (the grid step is at
+ * most a third of max_shift).
+ *
+ * Known bias: on low spherical domes lit from the side (h/R 0.25) the
+ * sharpest circle lies about 0.35 R towards the detector of the true
+ * centre (docs/paper-figures.md).
+ *
+ * The caller owns img; nothing is kept.
+ */
+#ifndef FS_CENTRE_REFINE_H
+#define FS_CENTRE_REFINE_H
+
+#include "image/image.h"
+
+/*
+ * Refines the centre (x, y) of a dome whose base radius lies in
+ * [rmin, rmax] px, moving it at most max_shift px; the radial derivative
+ * is taken over +-smooth px (at least the sampling step, at most 4 steps),
+ * as wide as the base rule smooths its rays on this image. Writes the refined
+ * centre to *ox, *oy (the start when nothing better is found) and returns
+ * 0; -1 on bad arguments (nothing written).
+ */
+int fs_centre_refine(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
+		     double smooth, double *ox, double *oy);
+
+#endif
