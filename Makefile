@@ -15,7 +15,7 @@ SAN ?=
 FUZZ_SECONDS ?= 20
 
 CC ?= cc
-PKGS = libpng libtiff-4 libjpeg libcurl sqlite3 libcjson freetype2 tesseract zlib
+PKGS = libpng libtiff-4 libjpeg libcurl sqlite3 libcjson freetype2 tesseract zlib libdeflate
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)

@@ -4,7 +4,7 @@
 # through sudo. Safe to run again: it does nothing when everything is there.
 set -e
 PKGS="build-essential pkg-config libfcgi-dev libcjson-dev libcurl4-openssl-dev
-libsqlite3-dev libpng-dev libtiff-dev libjpeg62-turbo-dev libcrypt-dev
+libsqlite3-dev libpng-dev libtiff-dev libdeflate-dev libjpeg62-turbo-dev libcrypt-dev
 libcmocka-dev nginx spawn-fcgi sqlite3 curl wrk python3 clang
 libclang-rt-14-dev chromium nodejs npm
 libtesseract-dev tesseract-ocr-eng libfreetype-dev fonts-dejavu-core

@@ -90,6 +90,16 @@ int fs_image_import_stored(fs_app *app, const fs_import_req *q, long long *image
 	*image_id = rec.id;
 	derived = 0;
 	rc = 0;
+	{
+		/* the automatic scale region found and cached now, while the image
+		 * is decoded: the first extraction would otherwise spend its time
+		 * (a second or so on 100 megapixels) on it. Failing is no error:
+		 * the extraction then finds it as before. */
+		fs_scale_region reg;
+		char rerr[256];
+		if (fs_scale_region_for(db, rec.id, rec.work_key, ld.image, &reg, NULL, rerr, sizeof rerr) == FS_DB_OK)
+			fs_scale_region_free(&reg);
+	}
 out:
 	if (in_txn)
 		fs_db_rollback(db);

@@ -794,7 +794,17 @@ static int bin64(double v)
 
 static int bin256(double v)
 {
-	int b = (int)lrint(v * 255.0);
+	double t = v * 255.0;
+	/* lrint's rounding (to nearest, ties to even, in the default mode)
+	 * without its library call: adding and taking away 1.5 * 2^52 leaves
+	 * t rounded to an integer, exactly, for |t| < 2^51. Outside [-1, 256]
+	 * (and NaN) lrint itself, for the same answer in every case. */
+	if (t >= -1.0 && t <= 256.0) {
+		const double magic = 6755399441055744.0;
+		int b = (int)((t + magic) - magic); /* IEEE: not simplified without -ffast-math */
+		return b < 0 ? 0 : b > 255 ? 255 : b;
+	}
+	int b = (int)lrint(t);
 	return b < 0 ? 0 : b > 255 ? 255 : b;
 }
 
@@ -830,6 +840,14 @@ static void row_level(const fs_image *img, int y, double *level, double *frac)
 	*frac = (double)best_n / W;
 }
 
+/* Levels of the rows *known..i counted from the top or bottom edge into
+ * lev and fr (row_level), when not there yet. */
+static void edge_rows(const fs_image *img, int top, int i, double *lev, double *fr, int *known)
+{
+	for (; *known <= i; ++*known)
+		row_level(img, top ? *known : img->height - 1 - *known, &lev[*known], &fr[*known]);
+}
+
 /*
  * Band search at one edge (top when top is set): uniform rows from the edge,
  * then glyphs in them. cand->ok 0 when there is no band with text.
@@ -848,16 +866,13 @@ static int find_band(const fs_image *img, int top, candidate *cand, char *err, s
 		snprintf(err, errlen, "data bar: out of memory");
 		goto out;
 	}
-	/* rows counted from the edge */
-	int n = 0;
-	for (int i = 0; i <= max_h && i < H; i++) {
-		int y = top ? i : H - 1 - i;
-		row_level(img, y, &lev[i], &fr[i]);
-		n++;
-	}
+	/* rows counted from the edge, each row's level found when first
+	 * needed (edge_rows): the loops below stop at the first rows that are not
+	 * band, so an image without a band reads a few rows, not a third */
+	int n = max_h + 1 < H ? max_h + 1 : H, known = 0;
 	/* the band's level: the commonest level among the edge rows that are mostly one level */
 	int votes[64] = {0};
-	for (int i = 0; i < n && fr[i] >= 0.4; i++)
+	for (int i = 0; i < n && (edge_rows(img, top, i, lev, fr, &known), fr[i] >= 0.4); i++)
 		votes[bin64(lev[i])]++;
 	int vb = 0;
 	for (int b = 1; b < 64; b++)
@@ -879,6 +894,7 @@ static int find_band(const fs_image *img, int top, candidate *cand, char *err, s
 	 * few rows dense with glyph strokes ("=", "E", a thick bar) may lie between */
 	int bh = 0, miss = 0;
 	for (int i = 0; i < n; i++) {
+		edge_rows(img, top, i, lev, fr, &known);
 		if ((fr[i] >= 0.3 && fabs(lev[i] - band_level) <= 0.05) || fr[i] >= 0.9) {
 			bh = i + 1;
 			miss = 0;
@@ -956,21 +972,34 @@ out:
 	return rc;
 }
 
+static inline int bin1024(float v)
+{
+	int b = (int)(v * 1023 + 0.5f);
+	return b < 0 ? 0 : b >= 1024 ? 1023 : b;
+}
+
 /* Histogram quantiles of the whole image (1024 bins). */
 static void levels(const fs_image *img, double *vmin, double *vmed, double *vmax)
 {
-	static const int NB = 1024;
-	long *hist = calloc((size_t)NB, sizeof *hist);
+	enum { NB = 1024 };
+	/* four histograms filled in turn, added up after: a flat image puts
+	 * every pixel in one bin, and one counter would then be a chain of
+	 * dependent increments through memory */
+	long *hist = calloc(4 * (size_t)NB, sizeof *hist);
 	size_t n = (size_t)img->width * (size_t)img->height;
 	*vmin = 0;
 	*vmed = 0.5;
 	*vmax = 1;
 	if (!hist)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		int b = (int)(img->data[i] * (NB - 1) + 0.5f);
-		hist[b < 0 ? 0 : b >= NB ? NB - 1 : b]++;
-	}
+	size_t i = 0;
+	for (; i + 4 <= n; i += 4)
+		for (int k = 0; k < 4; k++)
+			hist[k * NB + bin1024(img->data[i + k])]++;
+	for (; i < n; i++)
+		hist[bin1024(img->data[i])]++;
+	for (int b = 0; b < NB; b++)
+		hist[b] += hist[NB + b] + hist[2 * NB + b] + hist[3 * NB + b];
 	int lo = 0, hi = NB - 1;
 	while (lo < NB - 1 && !hist[lo])
 		lo++;

@@ -140,6 +140,13 @@ out:
 	return rc;
 }
 
+/* The pixel row of a candidate, clamped to the image (for ordering only). */
+static int cand_row(const fs_cand *c, int h)
+{
+	int y = (int)c->y;
+	return y < 0 ? 0 : y >= h ? h - 1 : y;
+}
+
 void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius)
 {
 	int w = resp->width, h = resp->height;
@@ -155,7 +162,26 @@ void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius)
 			}
 		}
 	}
-	for (size_t i = 0; i < c->n; i++) {
+	/* Candidates come strongest first, scattered over the image: visited
+	 * row by row instead (a counting sort on the row), the rays of
+	 * neighbouring candidates share cache lines; each candidate's value
+	 * does not depend on the order. */
+	size_t *ord = malloc((c->n ? c->n : 1) * sizeof *ord);
+	size_t *row_start = calloc((size_t)h + 1, sizeof *row_start);
+	if (ord && row_start) {
+		for (size_t i = 0; i < c->n; i++)
+			row_start[cand_row(&c->items[i], h) + 1]++;
+		for (int y = 0; y < h; y++)
+			row_start[y + 1] += row_start[y];
+		for (size_t i = 0; i < c->n; i++)
+			ord[row_start[cand_row(&c->items[i], h)]++] = i;
+	} else {
+		free(ord);
+		ord = NULL;
+	}
+	free(row_start);
+	for (size_t j = 0; j < c->n; j++) {
+		size_t i = ord ? ord[j] : j;
 		double x = c->items[i].x, y = c->items[i].y;
 		float top = resp->data[(size_t)(int)y * w + (int)x];
 		float lo = top;
@@ -185,6 +211,14 @@ void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius)
 		c->items[i].response = top - lo;
 	}
 	free(off);
+	free(ord);
+}
+
+/* The grid cell of a coordinate, clamped to the grid. */
+static int grid_cell(double v, double cell, int n)
+{
+	int g = (int)(v / cell);
+	return g < 0 ? 0 : g >= n ? n - 1 : g;
 }
 
 int fs_det_scale_peaks(fs_image *const *layers, const double *radii, int n, double thr,
@@ -232,24 +266,50 @@ int fs_det_scale_peaks(fs_image *const *layers, const double *radii, int n, doub
 	}
 	if (all.n)
 		qsort(all.items, all.n, sizeof *all.items, cmp_cand_desc);
-	/* Greedy overlap removal, strongest first; O(n^2) is fine for the few
-	 * thousand blobs an image holds. */
+	/* Greedy overlap removal, strongest first: a blob is dropped when it
+	 * lies within the larger radius of one kept before it. Two blobs
+	 * clash only within the largest radius of all, so the kept ones are
+	 * looked up in a grid of cells that size (3 x 3 cells around a blob),
+	 * not one by one: a 100-megapixel image holds 70,000 blobs. */
 	size_t first = out->n;
+	double cell = 1;
+	for (size_t i = 0; i < all.n; i++)
+		cell = fmax(cell, all.items[i].r);
+	int gw = (int)(w / cell) + 1, gh = (int)(h / cell) + 1;
+	long *head = malloc((size_t)gw * gh * sizeof *head);
+	long *next = malloc((all.n ? all.n : 1) * sizeof *next);
+	int rc = -1;
+	if (!head || !next)
+		goto out;
+	for (size_t i = 0; i < (size_t)gw * gh; i++)
+		head[i] = -1;
 	for (size_t i = 0; i < all.n; i++) {
 		const fs_cand *a = &all.items[i];
+		int gx = grid_cell(a->x, cell, gw), gy = grid_cell(a->y, cell, gh);
 		int clash = 0;
-		for (size_t j = first; j < out->n && !clash; j++) {
-			const fs_cand *b = &out->items[j];
-			if (hypot(a->x - b->x, a->y - b->y) < fmax(a->r, b->r))
-				clash = 1;
-		}
-		if (!clash && fs_cand_append(out, a)) {
-			fs_cand_free(&all);
-			return -1;
-		}
+		for (int yy = gy - 1; yy <= gy + 1 && !clash; yy++)
+			for (int xx = gx - 1; xx <= gx + 1 && !clash; xx++) {
+				if (xx < 0 || yy < 0 || xx >= gw || yy >= gh)
+					continue;
+				for (long j = head[(size_t)yy * gw + xx]; j >= 0 && !clash; j = next[j]) {
+					const fs_cand *b = &out->items[first + (size_t)j];
+					clash = hypot(a->x - b->x, a->y - b->y) < fmax(a->r, b->r);
+				}
+			}
+		if (clash)
+			continue;
+		if (fs_cand_append(out, a))
+			goto out;
+		long k = (long)(out->n - 1 - first);
+		next[k] = head[(size_t)gy * gw + gx];
+		head[(size_t)gy * gw + gx] = k;
 	}
+	rc = 0;
+out:
+	free(head);
+	free(next);
 	fs_cand_free(&all);
-	return 0;
+	return rc;
 }
 
 void fs_det_radius_range(const fs_params *p, double um_per_px, double *rmin, double *rmax)

@@ -153,6 +153,50 @@ static void morph(unsigned char *m, unsigned char *tmp, int gw, int gh, int rad,
 		}
 }
 
+/*
+ * Adds one image row to its row of cells: sum[g] += v, sq[g] += v * v for
+ * each pixel of cell g, left to right (the same additions in the same order
+ * as pixel by pixel, so the same sums to the bit), cnt[g] += its width.
+ * Each cell's sum is one chain of dependent additions: four cells are
+ * summed side by side so the chains overlap (a 100-megapixel image took a
+ * second one pixel and one division at a time).
+ */
+static void cell_sums_row(const float *row, int w, int c, double *sum, double *sq, int *cnt)
+{
+	int g = 0, x0 = 0;
+	for (; x0 + 4 * c <= w; g += 4, x0 += 4 * c) {
+		const float *p = row + x0;
+		double s0 = sum[g], s1 = sum[g + 1], s2 = sum[g + 2], s3 = sum[g + 3];
+		double q0 = sq[g], q1 = sq[g + 1], q2 = sq[g + 2], q3 = sq[g + 3];
+		for (int i = 0; i < c; i++) {
+			double v0 = p[i], v1 = p[c + i], v2 = p[2 * c + i], v3 = p[3 * c + i];
+			s0 += v0;
+			q0 += v0 * v0;
+			s1 += v1;
+			q1 += v1 * v1;
+			s2 += v2;
+			q2 += v2 * v2;
+			s3 += v3;
+			q3 += v3 * v3;
+		}
+		sum[g] = s0, sum[g + 1] = s1, sum[g + 2] = s2, sum[g + 3] = s3;
+		sq[g] = q0, sq[g + 1] = q1, sq[g + 2] = q2, sq[g + 3] = q3;
+		cnt[g] += c, cnt[g + 1] += c, cnt[g + 2] += c, cnt[g + 3] += c;
+	}
+	for (; x0 < w; g++, x0 += c) {
+		int x1 = x0 + c < w ? x0 + c : w;
+		double s = sum[g], q = sq[g];
+		for (int x = x0; x < x1; x++) {
+			double v = row[x];
+			s += v;
+			q += v * v;
+		}
+		sum[g] = s;
+		sq[g] = q;
+		cnt[g] += x1 - x0;
+	}
+}
+
 int fs_scale_region_detect(const fs_image *img, fs_scale_region *out, char *err, size_t errlen)
 {
 	if (!out) {
@@ -178,25 +222,10 @@ int fs_scale_region_detect(const fs_image *img, fs_scale_region *out, char *err,
 		snprintf(err, errlen, "scale region: out of memory");
 		goto out;
 	}
-	for (int y = 0; y < img->height; y++) {
-		const float *row = img->data + (size_t)y * (size_t)img->width;
-		size_t base = (size_t)(y / c) * (size_t)gw;
-		/* cell by cell, without a division per pixel (a 100-megapixel
-		 * frame spent half a second here); the same additions in the
-		 * same order as pixel by pixel */
-		for (int gx = 0; gx < gw; gx++) {
-			int x0 = gx * c, x1 = x0 + c < img->width ? x0 + c : img->width;
-			double s = sum[base + gx], q = sq[base + gx];
-			for (int x = x0; x < x1; x++) {
-				double v = row[x];
-				s += v;
-				q += v * v;
-			}
-			sum[base + gx] = s;
-			sq[base + gx] = q;
-			cnt[base + gx] += x1 - x0;
-		}
-	}
+	for (int y = 0; y < img->height; y++)
+		cell_sums_row(img->data + (size_t)y * (size_t)img->width, img->width, c,
+			      sum + (size_t)(y / c) * (size_t)gw, sq + (size_t)(y / c) * (size_t)gw,
+			      cnt + (size_t)(y / c) * (size_t)gw);
 	for (int gy = 0; gy < gh; gy++)
 		for (int gx = 0; gx < gw; gx++) {
 			size_t i = (size_t)gy * gw + gx;

@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/json_write.h"
+#include "base/num_format.h"
 #include "base/sha256.h"
 #include "base/token.h"
 #include "base/heap_policy.h"

@@ -1,5 +1,6 @@
 /* image.c - allocation of the float working image (see image.h). */
 #include "image/image.h"
+#include "base/heap_policy.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@ fs_image *fs_image_new_uninit(int width, int height)
 		free(img);
 		return NULL;
 	}
+	/* every pixel is written next: its pages mapped in one call */
+	fs_heap_prefault(img->data, (size_t)width * (size_t)height * sizeof(float));
 	return img;
 }
 

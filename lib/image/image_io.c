@@ -3,6 +3,7 @@
  * the file-size check made before a file is read.
  */
 #include "image/image_io.h"
+#include "base/heap_policy.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -154,6 +155,7 @@ static int load_file(const char *path, const fs_load_opts *opts, int header_only
 		fs_load_errf(err, errlen, "out of memory reading %s", path);
 		goto out;
 	}
+	fs_heap_prefault(buf, len); /* read() fills it whole: pages in one call */
 	if (fread(buf, 1, len, fp) != len) {
 		fs_load_errf(err, errlen, "cannot read %s", path);
 		goto out;

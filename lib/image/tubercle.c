@@ -116,9 +116,20 @@ fs_tubercle_index *fs_tubercle_index_new(const fs_tubercle_list *t)
 
 int fs_tubercle_index_find(const fs_tubercle_index *ix, int id)
 {
-	struct id_pos key = {id, 0};
-	const struct id_pos *f = bsearch(&key, ix->v, ix->n, sizeof ix->v[0], cmp_id);
-	return f ? f->pos : -1;
+	/* ids are most often 1..n: then id's entry is at id - 1 */
+	if (id >= 1 && (size_t)id <= ix->n && ix->v[id - 1].id == id)
+		return ix->v[id - 1].pos;
+	size_t lo = 0, hi = ix->n; /* the sorted ids: binary search in [lo, hi) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->v[mid].id < id)
+			lo = mid + 1;
+		else if (ix->v[mid].id > id)
+			hi = mid;
+		else
+			return ix->v[mid].pos;
+	}
+	return -1;
 }
 
 void fs_tubercle_index_free(fs_tubercle_index *ix)

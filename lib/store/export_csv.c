@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/num_format.h"
+
 int fs_csv_field(fs_buf *b, const char *s)
 {
 	if (!s)
@@ -35,12 +37,24 @@ int fs_csv_field(fs_buf *b, const char *s)
 	return fs_buf_putc(b, '"');
 }
 
-/* ",value" with "%.6g", or "," alone for a non-finite value. */
+/* ",value" with "%.6g", or "," alone for a non-finite value (fs_fmt_g6:
+ * printf's text without printf's cost, a million numbers in a large set). */
 static int put_num(fs_buf *b, double v)
 {
 	if (!isfinite(v))
 		return fs_buf_putc(b, ',');
-	return fs_buf_printf(b, ",%.6g", v);
+	char s[FS_FMT_G6_MAX + 1];
+	s[0] = ',';
+	int n = fs_fmt_g6(s + 1, v);
+	return fs_buf_append(b, s, (size_t)n + 1);
+}
+
+/* an integer as "%d" */
+static int put_int(fs_buf *b, long long v)
+{
+	char s[24];
+	int n = fs_fmt_int(s, v);
+	return fs_buf_append(b, s, (size_t)n);
 }
 
 int fs_csv_tubercles(fs_buf *b, const fs_tubercle_list *t, double um_per_px)
@@ -51,7 +65,7 @@ int fs_csv_tubercles(fs_buf *b, const fs_tubercle_list *t, double um_per_px)
 	for (size_t i = 0; i < t->n; i++) {
 		const fs_tubercle *p = &t->items[i];
 		double d = 2 * p->radius_px;
-		if (fs_buf_printf(b, "%d", p->id) || put_num(b, p->centroid_x) ||
+		if (put_int(b, p->id) || put_num(b, p->centroid_x) ||
 		    put_num(b, p->centroid_y) || put_num(b, d) || put_num(b, d * um_per_px) ||
 		    put_num(b, p->radius_px) || put_num(b, p->circularity))
 			return -1;
@@ -62,7 +76,7 @@ int fs_csv_tubercles(fs_buf *b, const fs_tubercle_list *t, double um_per_px)
 		} else if (fs_buf_puts(b, ",,,,")) {
 			return -1;
 		}
-		if (fs_buf_printf(b, ",%d,", p->is_boundary ? 1 : 0) ||
+		if (fs_buf_puts(b, p->is_boundary ? ",1," : ",0,") ||
 		    fs_csv_field(b, fs_source_name(p->source)) || put_num(b, p->fit_quality) ||
 		    fs_buf_putc(b, '\n'))
 			return -1;
@@ -83,7 +97,7 @@ int fs_csv_edges(fs_buf *b, const fs_tubercle_list *t, const fs_edge_list *e, do
 		const fs_edge *ed = &e->items[i];
 		int pa = fs_tubercle_index_find(ix, ed->id1), pc = fs_tubercle_index_find(ix, ed->id2);
 		const fs_tubercle *a = pa < 0 ? NULL : &t->items[pa], *c = pc < 0 ? NULL : &t->items[pc];
-		if (fs_buf_printf(b, "%d,%d", ed->id1, ed->id2))
+		if (put_int(b, ed->id1) || fs_buf_putc(b, ',') || put_int(b, ed->id2))
 			goto out;
 		if (!a || !c) {
 			if (fs_buf_puts(b, ",,,,\n"))

@@ -181,6 +181,18 @@ int main(void)
 		return 1;
 	}
 	printf("synthetic 10000x10000 8-bit SEM-like image: %zu tubercles (made in %.0f ms)\n", tr.n, now_ms() - t0);
+	/* FS_BENCH_LARGE_SAVE=PATH: keep a copy of the uncompressed TIFF there and
+	 * stop (to profile `fishscale measure` on it by hand) */
+	const char *save = getenv("FS_BENCH_LARGE_SAVE");
+	if (save && *save) {
+		int rc = write_tiff8(save, img, 0);
+		printf("saved to %s: %s\n", save, rc ? "failed" : "ok");
+		fs_image_free(img);
+		synth_truth_free(&tr);
+		char cmd[256];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+		return (system(cmd) == 0 && !rc) ? 0 : 1;
+	}
 	double px = 1e8;
 
 	/* ---- the CLI ---- */

@@ -135,6 +135,13 @@ def test_large_upload_is_imported_by_a_job():
     sets = c.api("GET", "/api/images/%d/sets" % iid).json()["sets"]
     assert [s["name"] for s in sets] == ["Base"]
     assert c.get("/api/images/%d/display.png" % iid).status == 200
+    # the automatic scale region was found while the image was decoded, so
+    # the first extraction does not spend its time on it
+    import sqlite3
+    db = sqlite3.connect(srv.db_path(), timeout=10)
+    rows = db.execute("SELECT source, width, height FROM scale_regions WHERE image_id = ?", (iid,)).fetchall()
+    db.close()
+    assert rows == [("auto", 240, 100)], rows
     # the same file again: the entry it already has, at once
     r = upload(c, data, "imported.png")
     assert r.status == 200 and r.json()["image"]["id"] == iid, r.text

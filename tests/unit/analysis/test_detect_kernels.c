@@ -295,6 +295,78 @@ static void prominence_on_and_off_pixel_centres_agree(void **state)
 	fs_image_free(img);
 }
 
+/* Scale-space peaks on noise at several radii: the overlap removal (a grid
+ * lookup) keeps exactly the blobs of the rule said one pair at a time,
+ * strongest first: drop a blob within the larger radius of one kept. */
+static void scale_peaks_overlap_removal_matches_the_pairwise_rule(void **state)
+{
+	(void)state;
+	enum { N = 4 };
+	fs_image *layers[N];
+	double radii[N] = {1.5, 3, 4.5, 7};
+	for (int s = 0; s < N; s++)
+		layers[s] = noise_image(150, 110, 11u + (unsigned)s);
+	fs_cand_list got = {0}, all = {0};
+	fs_cand pre = {-100, -100, 9, 1}; /* already in out: never compared */
+	assert_int_equal(fs_cand_append(&got, &pre), 0);
+	assert_int_equal(fs_det_scale_peaks(layers, radii, N, 0.2, &got), 0);
+	/* every local maximum, strongest first, through a threshold of the
+	 * weakest response: the same list before any removal */
+	assert_int_equal(fs_det_scale_peaks(layers, (double[N]){0, 0, 0, 0}, N, 0.2, &all), 0);
+	size_t k = 1;
+	fs_cand_list want = {0};
+	for (size_t i = 0; i < all.n; i++) {
+		fs_cand a = all.items[i];
+		for (int s = 0; s < N; s++) /* the radius of its layer */
+			if (fabsf(layers[s]->data[(int)a.y * 150 + (int)a.x] - (float)a.response) == 0)
+				a.r = radii[s];
+		int clash = 0;
+		for (size_t j = 0; j < want.n && !clash; j++)
+			clash = hypot(a.x - want.items[j].x, a.y - want.items[j].y) < fmax(a.r, want.items[j].r);
+		if (!clash)
+			assert_int_equal(fs_cand_append(&want, &a), 0);
+	}
+	assert_true(want.n > 50);
+	assert_int_equal(got.n, want.n + 1);
+	for (size_t i = 0; i < want.n; i++, k++) {
+		assert_float_equal(got.items[k].x, want.items[i].x, 0);
+		assert_float_equal(got.items[k].y, want.items[i].y, 0);
+		assert_float_equal(got.items[k].r, want.items[i].r, 0);
+	}
+	fs_cand_free(&got);
+	fs_cand_free(&all);
+	fs_cand_free(&want);
+	for (int s = 0; s < N; s++)
+		fs_image_free(layers[s]);
+}
+
+/* Prominence visits the candidates row by row: every candidate gets the
+ * value it gets alone, wherever it stands in the list. */
+static void prominence_does_not_depend_on_the_order(void **state)
+{
+	(void)state;
+	fs_image *img = noise_image(90, 70, 5);
+	fs_cand_list c = {0};
+	for (int i = 0; i < 300; i++) {
+		fs_cand a = {(i * 37) % 90, (i * 53) % 70, 0, 0};
+		if (i % 7 == 3)
+			a.x += 0.25; /* off a pixel centre */
+		assert_int_equal(fs_cand_append(&c, &a), 0);
+	}
+	fs_det_prominence(img, &c, 6.5);
+	for (size_t i = 0; i < c.n; i += 17) {
+		fs_cand_list one = {0};
+		fs_cand a = c.items[i];
+		a.response = 0;
+		assert_int_equal(fs_cand_append(&one, &a), 0);
+		fs_det_prominence(img, &one, 6.5);
+		assert_float_equal(one.items[0].response, c.items[i].response, 0);
+		fs_cand_free(&one);
+	}
+	fs_cand_free(&c);
+	fs_image_free(img);
+}
+
 /* Disc of radius r (anti-aliased) of level 0.8 on 0.2. */
 static fs_image *disc(int w, int h, double cx, double cy, double r)
 {
@@ -359,6 +431,8 @@ int main(void)
 		cmocka_unit_test(peaks_plateau_keeps_first_pixel_in_scan_order),
 		cmocka_unit_test(peaks_below_min_value_are_ignored),
 		cmocka_unit_test(prominence_on_and_off_pixel_centres_agree),
+		cmocka_unit_test(prominence_does_not_depend_on_the_order),
+		cmocka_unit_test(scale_peaks_overlap_removal_matches_the_pairwise_rule),
 		cmocka_unit_test(measure_recentres_from_a_far_start),
 		cmocka_unit_test(measure_near_the_border_uses_clamped_samples),
 		cmocka_unit_test(measure_flat_image_has_no_blob),

@@ -54,6 +54,21 @@ static void index_finds_every_id_and_refuses_unknown_ones(void **state)
 	assert_int_equal(fs_tubercle_index_find(ix, 0), -1);
 	assert_int_equal(fs_tubercle_index_find(ix, 1001), -1);
 	fs_tubercle_index_free(ix);
+	/* ids 1..n (the direct lookup), listed backwards, plus one below 1 */
+	fs_tubercle_list d = {0};
+	for (int i = 50; i >= -1; i--) {
+		fs_tubercle t = {0};
+		t.id = i;
+		assert_int_equal(fs_tubercle_list_append(&d, &t), 0);
+	}
+	ix = fs_tubercle_index_new(&d);
+	assert_non_null(ix);
+	for (size_t i = 0; i < d.n; i++)
+		assert_int_equal(fs_tubercle_index_find(ix, d.items[i].id), (int)i);
+	assert_int_equal(fs_tubercle_index_find(ix, 51), -1);
+	assert_int_equal(fs_tubercle_index_find(ix, -2), -1);
+	fs_tubercle_index_free(ix);
+	fs_tubercle_list_free(&d);
 	fs_tubercle_list empty = {0};
 	ix = fs_tubercle_index_new(&empty);
 	assert_non_null(ix);

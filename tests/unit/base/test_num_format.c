@@ -1,0 +1,117 @@
+/* Unit tests for num_format.h: fs_fmt_g6 writes what snprintf's "%.6g"
+ * writes, fs_fmt_int what "%lld" writes, for hand-picked and many random
+ * values (the CSV exports must not change by a character). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/num_format.h"
+
+static void check_g6(double v)
+{
+	char want[64], got[FS_FMT_G6_MAX];
+	int wn = snprintf(want, sizeof want, "%.6g", v);
+	int gn = fs_fmt_g6(got, v);
+	if (strcmp(want, got) || wn != gn)
+		fail_msg("%.17g: snprintf \"%s\", fs_fmt_g6 \"%s\" (%d)", v, want, got, gn);
+}
+
+/* xorshift64*: the same sequence on every run */
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return rnd_state * 2685821657736338717ull;
+}
+
+static double unit(void)
+{
+	return (double)(rnd() >> 11) / 9007199254740992.0;
+}
+
+static void g6_matches_printf_on_chosen_values(void **state)
+{
+	(void)state;
+	static const double v[] = {
+		0.0, 1.0, 0.5, 2.5, 10, 100000, 123456, 999999, 999999.4, 999999.5, 999999.6, 1e6, 1e7,
+		1234567, 1e15, 1e300, 1e-4, 0.0001, 0.00009999995, 0.000099999949, 0.00012345649999,
+		0.000123456, 0.00123456, 0.0123456, 0.123456, 1.23456, 12.3456, 123.456, 1234.56, 12345.6,
+		1.000005, 1.0000049999, 1.0000050001, 12345.65, 12345.75, 99999.95, 99999.949999, 9.9999950,
+		0.1, 0.2, 0.3, 1.5, 3.14159265358979, 2.718281828, 4.94e-324, 2.2250738585072014e-308,
+		0.000100000, 1e-5, 1e-3, 0.999999, 0.9999995, 0.99999949, 7.0000005, 100000.5, 100001.5,
+		12.0, 12.5, 12.25, 12.125, 12.0625, 1.0 / 3, 2.0 / 3, 1e-4 * (1 + 1e-15),
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		check_g6(v[i]);
+		check_g6(-v[i]);
+		check_g6(nextafter(v[i], 0));
+		check_g6(nextafter(v[i], INFINITY));
+	}
+	check_g6(-0.0);
+	check_g6(NAN);
+	check_g6(INFINITY);
+	check_g6(-INFINITY);
+}
+
+static void g6_matches_printf_on_random_values(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 150000; i++) {
+		/* any magnitude from 1e-7 to 1e8, any mantissa */
+		double m = unit() * 15 - 7;
+		check_g6(pow(10, m) * (rnd() & 1 ? -1 : 1));
+		/* pixel-like values with few decimals, binary fractions (exact ties
+		 * at the sixth digit), and values near a rounding tie */
+		check_g6((double)(rnd() % 100000000) / 1000);
+		check_g6((double)(rnd() % 100000000) / 1024);
+		double d = (double)(100000 + rnd() % 900000) + 0.5;
+		int e = (int)(rnd() % 10);
+		double t = d / pow(10, e);
+		check_g6(t);
+		check_g6(nextafter(t, 0));
+		check_g6(nextafter(t, INFINITY));
+		/* raw bit patterns: every exponent */
+		uint64_t bits = rnd();
+		double r;
+		memcpy(&r, &bits, sizeof r);
+		check_g6(r);
+	}
+}
+
+static void int_matches_printf(void **state)
+{
+	(void)state;
+	static const long long v[] = {0, 1, -1, 9, 10, -10, 99, 100, 123456789, -987654321, INT_MAX, INT_MIN,
+				      LLONG_MAX, LLONG_MIN, LLONG_MIN + 1};
+	char want[32], got[24];
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		snprintf(want, sizeof want, "%lld", v[i]);
+		assert_int_equal(fs_fmt_int(got, v[i]), (int)strlen(want));
+		assert_string_equal(got, want);
+	}
+	for (int i = 0; i < 100000; i++) {
+		long long x = (long long)rnd() >> (rnd() % 64);
+		snprintf(want, sizeof want, "%lld", x);
+		fs_fmt_int(got, x);
+		assert_string_equal(got, want);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(g6_matches_printf_on_chosen_values),
+		cmocka_unit_test(g6_matches_printf_on_random_values),
+		cmocka_unit_test(int_matches_printf),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
