@@ -93,8 +93,10 @@ static double sample_pitch(const fs_tubercle_list *t)
 
 /*
  * The detector's two measurements at (x, y): the dome-base rule
- * (fs_dome_measure, rays up to 0.6 pitch as the detector's, radius 0.09 to
- * 0.48 pitch) when its fit quality reaches the detector's 0.45 - it finds
+ * (fs_dome_measure_lone: as a lone dome, so that an empty gap between
+ * tubercles is not pulled onto a circle; rays up to 0.6 pitch as the
+ * detector's, radius 0.09 to 0.48 pitch) when its fit quality reaches the
+ * detector's 0.45 - it finds
  * the bases of side-lit SEM domes, whose brightest point is not their
  * centre - else the blob rule (fs_blob_measure). 2: dome, 1: blob, 0: none.
  */
@@ -102,7 +104,7 @@ static int measure(const fs_agent_sess *s, double x, double y, fs_tubercle *m)
 {
 	double P = s->ev_pitch;
 	fs_tubercle_init(m);
-	if (fs_dome_measure(s->ev_img, x, y, 0.09 * P, 0.48 * P, 0, m) == 0 && m->fit_quality >= 0.45 &&
+	if (fs_dome_measure_lone(s->ev_img, x, y, 0.09 * P, 0.48 * P, 0, m) == 0 && m->fit_quality >= 0.45 &&
 	    isfinite(m->radius_px) && m->radius_px > 0)
 		return 2;
 	fs_tubercle_init(m);

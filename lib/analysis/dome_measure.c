@@ -81,7 +81,8 @@ static int cmp_double(const void *a, const void *b)
 /* One pass from (x, y): edge radius per ray (rad), the fitted centre and
  * the quality. Returns -1 when the image is flat around (x, y). */
 static int pass(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
-		int outer, double blur, double *rad, double *ncx, double *ncy, double *quality, double *kappa)
+		int outer, double blur, double sw, double *rad, double *ncx, double *ncy, double *quality,
+		double *kappa)
 {
 	double reach = 1.3 * rmax;
 	double step = fmax(0.35, reach / (NMAX - 2));
@@ -180,7 +181,7 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		int jb = w0;
 		double sb = -1;
 		for (int j = w0; j <= w1; j++) {
-			double u = (j * step - rs) / (SW * rs);
+			double u = sw > 0 ? (j * step - rs) / (sw * rs) : 0;
 			double sc = d[k][j] * exp(-0.5 * u * u);
 			if (sc > sb) {
 				sb = sc;
@@ -279,7 +280,7 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 }
 
 static int measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
-		   const fs_dome_image *di, fs_tubercle *t, double *rawr, double *kappa)
+		   const fs_dome_image *di, double sw, fs_tubercle *t, double *rawr, double *kappa)
 {
 	*rawr = NAN;
 	*kappa = NAN;
@@ -293,7 +294,7 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	 * fitted centre, the outermost strong one. */
 	for (int it = 0; it < 3; it++) {
 		double nx, ny;
-		if (pass(img, cx, cy, rmin, rmax, smooth, it > 0, di ? di->blur : 0, rad, &nx, &ny, &q, kappa))
+		if (pass(img, cx, cy, rmin, rmax, smooth, it > 0, di ? di->blur : 0, sw, rad, &nx, &ny, &q, kappa))
 			return -1;
 		double shift = hypot(nx - cx, ny - cy);
 		if (nx < 0 || ny < 0 || nx > img->width - 1 || ny > img->height - 1)
@@ -352,7 +353,14 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
 		    fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, smooth, NULL, t, &r0, &kappa);
+	return measure(img, x, y, rmin, rmax, smooth, NULL, SW, t, &r0, &kappa);
+}
+
+int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
+			 fs_tubercle *t)
+{
+	double r0, kappa;
+	return measure(img, x, y, rmin, rmax, smooth, NULL, 0, t, &r0, &kappa);
 }
 
 int fs_dome_measure_at(const fs_dome_image *d, double x, double y, double rmin, double rmax, fs_tubercle *t)
@@ -360,7 +368,7 @@ int fs_dome_measure_at(const fs_dome_image *d, double x, double y, double rmin, 
 	if (!d || !d->img)
 		return -1;
 	double r0, kappa;
-	return measure(d->img, x, y, rmin, rmax, 0, d, t, &r0, &kappa);
+	return measure(d->img, x, y, rmin, rmax, 0, d, SW, t, &r0, &kappa);
 }
 
 /* The blurred circular step (see dome_measure.h), in units of sigma:
@@ -469,7 +477,7 @@ int fs_dome_image_calibrate(fs_dome_image *d, const double *xs, const double *ys
 		double r0, kappa;
 		if (xs[i] < 0 || ys[i] < 0 || xs[i] > d->img->width - 1 || ys[i] > d->img->height - 1)
 			continue;
-		if (measure(d->img, xs[i], ys[i], rmin, rmax, 0, NULL, &t, &r0, &kappa) ||
+		if (measure(d->img, xs[i], ys[i], rmin, rmax, 0, NULL, SW, &t, &r0, &kappa) ||
 		    !isfinite(t.radius_px) || !isfinite(r0) || !isfinite(kappa))
 			continue;
 		double si = sigma_from(d, r0, kappa);

@@ -67,6 +67,18 @@
 int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 		    fs_tubercle *t);
 
+/*
+ * fs_dome_measure without the weight around the common circle: each ray's
+ * strongest step within +-25 % of the base radius counts as it is. The
+ * weight is made for tight lattices, where a neighbour's base lies in the
+ * window; it also pulls the steps of an empty gap onto one circle, so a
+ * test of whether a tubercle is there at all (the agents' evidence,
+ * agent_evidence.c) measures a point this way, as a lone dome. Same
+ * returns.
+ */
+int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
+			 fs_tubercle *t);
+
 /* The image the bases are measured on, prepared once per image. */
 typedef struct fs_dome_image {
 	fs_image *img;   /* owned: src with a halftone screen low-passed away,
