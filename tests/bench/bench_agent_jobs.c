@@ -194,7 +194,11 @@ int main(void)
 		t0 = now_ms();
 		fs_agent_evidence_at(&s, x, y, &ev);
 		ev_ms += now_ms() - t0;
-		snprintf(a, sizeof a, "{\"x\":%.0f,\"y\":%.0f}", x, y);
+		/* the tools take screenshot pixels (the image scaled to a side
+		 * of FS_AGENT_SHOT_SIDE), the evidence image pixels */
+		int side = s.img->width > s.img->height ? s.img->width : s.img->height;
+		double sc = side > FS_AGENT_SHOT_SIDE ? (double)FS_AGENT_SHOT_SIDE / side : 1.0;
+		snprintf(a, sizeof a, "{\"x\":%.1f,\"y\":%.1f}", x * sc, y * sc);
 		chg_add += call_ms(reg, "add_tubercle", a, &ok);
 		t0 = now_ms();
 		fs_agent_judge_at(&s, x, y);
@@ -262,7 +266,7 @@ int main(void)
 	double oshot = 0, ostat = 0, oset = 0;
 	for (int i = 0; i < REPS; i++) {
 		char a[64];
-		snprintf(a, sizeof a, "{\"threshold\":%.3f}", 0.05 + 0.001 * i);
+		snprintf(a, sizeof a, "{\"auto_prominence\":%.3f}", 0.10 + 0.001 * i);
 		oset += call_ms(reg, "set_params", a, &ok);
 		oshot += call_ms(reg, "get_screenshot", "{}", &ok);
 		double t1 = now_ms();
