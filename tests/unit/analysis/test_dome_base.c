@@ -45,33 +45,6 @@ static double now_s(void)
 	return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* Scene k of the 64 corners, as test_sem_accuracy: bit 0 fill, 1 profile,
- * 2 h/R, 3 halftone, 4 azimuth, 5 pitch. */
-static void scene_opts(int k, sem_opts *o)
-{
-	sem_defaults(o);
-	o->fill = k & 1 ? 0.80 : 0.25;
-	o->profile = k & 2 ? 2 : 0;
-	o->h_over_r = k & 4 ? 1.0 : 0.25;
-	o->halftone = k & 8 ? 5 : 0;
-	o->det_azimuth = k & 16 ? 135 * M_PI / 180 : 0;
-	o->pitch = k & 32 ? 64 : 16;
-	o->seed = 1000 + (unsigned)k;
-	o->width = (int)fmax(320, 12 * o->pitch);
-	o->height = (int)fmax(256, 10 * o->pitch);
-	o->angle = fmod(0.37 * k, M_PI / 3);
-	if (k % 4 == 3) {
-		o->margin_top = (int)(1.5 * o->pitch);
-		o->black_left = (int)(2 * o->pitch);
-	}
-}
-
-static int counted(const sem_truth *t, double x, double y)
-{
-	double m = 0.75 * t->pitch;
-	return x >= t->rx0 + m && y >= t->ry0 + m && x <= t->rx1 - 1 - m && y <= t->ry1 - 1 - m;
-}
-
 typedef struct scene_result {
 	double d_err, s_err, d_sd, blur, halftone;
 	int sd_applies, n_nan;
@@ -108,7 +81,7 @@ static void run_scene(int k, int after, scene_result *r)
 {
 	sem_opts o;
 	sem_truth t;
-	scene_opts(k, &o);
+	sem_corner_scene(k, &o);
 	fs_image *img = sem_make(&o, &t);
 	assert_non_null(img);
 	memset(r, 0, sizeof *r);
@@ -135,7 +108,7 @@ static void run_scene(int k, int after, scene_result *r)
 	double t1 = now_s();
 	size_t nmeas = 0;
 	for (size_t j = 0; j < t.n; j++) {
-		if (!counted(&t, t.x[j], t.y[j]) && !(t.inside[j]))
+		if (!sem_counted(&t, t.x[j], t.y[j]) && !(t.inside[j]))
 			continue;
 		fs_tubercle_init(&m[j]);
 		ok[j] = (after ? fs_dome_measure_at(&di, t.x[j], t.y[j], rmin, rmax, &m[j])
@@ -148,7 +121,7 @@ static void run_scene(int k, int after, scene_result *r)
 	double sd_true = 0, sd_det = 0, se = 0, se2 = 0, dmean = 0;
 	size_t nm = 0;
 	for (size_t j = 0; j < t.n; j++) {
-		if (!counted(&t, t.x[j], t.y[j]))
+		if (!sem_counted(&t, t.x[j], t.y[j]))
 			continue;
 		if (!ok[j] || !isfinite(m[j].radius_px)) {
 			r->n_nan++;
@@ -171,7 +144,7 @@ static void run_scene(int k, int after, scene_result *r)
 	size_t ns = 0;
 	for (size_t q = 0; q < t.n_pairs; q++) {
 		int i = t.pi[q], j = t.pj[q];
-		if (!counted(&t, t.x[i], t.y[i]) || !counted(&t, t.x[j], t.y[j]) || !ok[i] || !ok[j] ||
+		if (!sem_counted(&t, t.x[i], t.y[i]) || !sem_counted(&t, t.x[j], t.y[j]) || !ok[i] || !ok[j] ||
 		    !isfinite(m[i].radius_px) || !isfinite(m[j].radius_px))
 			continue;
 		st += t.space[q];
@@ -299,7 +272,7 @@ static void halftone_period_found(void **state)
 	for (int pi = 0; pi < 3; pi++) {
 		for (int k = 0; k < NSCENES; k += 9) {
 			sem_opts o;
-			scene_opts(k, &o);
+			sem_corner_scene(k, &o);
 			o.halftone = per[pi];
 			sem_truth t;
 			fs_image *img = sem_make(&o, &t);

@@ -46,34 +46,6 @@ typedef struct scene_result {
 	size_t n_true, n_found;
 } scene_result;
 
-/* Scene k of the 64 corners: bit 0 fill, 1 profile, 2 h/R, 3 halftone,
- * 4 azimuth, 5 pitch. */
-static void scene_opts(int k, sem_opts *o)
-{
-	sem_defaults(o);
-	o->fill = k & 1 ? 0.80 : 0.25;
-	o->profile = k & 2 ? 2 : 0;
-	o->h_over_r = k & 4 ? 1.0 : 0.25;
-	o->halftone = k & 8 ? 5 : 0;
-	o->det_azimuth = k & 16 ? 135 * M_PI / 180 : 0;
-	o->pitch = k & 32 ? 64 : 16;
-	o->seed = 1000 + (unsigned)k;
-	/* about 12 x 10 pitches, at least 320 x 256 */
-	o->width = (int)fmax(320, 12 * o->pitch);
-	o->height = (int)fmax(256, 10 * o->pitch);
-	o->angle = fmod(0.37 * k, M_PI / 3);
-	if (k % 4 == 3) {
-		o->margin_top = (int)(1.5 * o->pitch);
-		o->black_left = (int)(2 * o->pitch);
-	}
-}
-
-static int counted(const sem_truth *t, double x, double y)
-{
-	double m = 0.75 * t->pitch;
-	return x >= t->rx0 + m && y >= t->ry0 + m && x <= t->rx1 - 1 - m && y <= t->ry1 - 1 - m;
-}
-
 typedef int (*detect_fn)(const fs_image *, const fs_params *, double, fs_detect_result *, char *,
 			 size_t);
 
@@ -81,7 +53,7 @@ static void run_scene(int k, detect_fn fn, scene_result *r)
 {
 	sem_opts o;
 	sem_truth t;
-	scene_opts(k, &o);
+	sem_corner_scene(k, &o);
 	fs_image *img = sem_make(&o, &t);
 	assert_non_null(img);
 	const char *dump = getenv("SEM_DUMP");
@@ -113,13 +85,13 @@ static void run_scene(int k, detect_fn fn, scene_result *r)
 	memset(r, 0, sizeof *r);
 	size_t nt = 0, ntm = 0, nd = 0, ndm = 0;
 	for (size_t j = 0; j < t.n; j++) {
-		if (!counted(&t, t.x[j], t.y[j]))
+		if (!sem_counted(&t, t.x[j], t.y[j]))
 			continue;
 		nt++;
 		ntm += mtru[j] >= 0;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (!counted(&t, xs[i], ys[i]))
+		if (!sem_counted(&t, xs[i], ys[i]))
 			continue;
 		nd++;
 		ndm += mdet[i] >= 0;
@@ -132,7 +104,7 @@ static void run_scene(int k, detect_fn fn, scene_result *r)
 	double sd_true = 0, sd_det = 0, se = 0, se2 = 0, dmean = 0;
 	size_t nm = 0;
 	for (size_t j = 0; j < t.n; j++) {
-		if (mtru[j] < 0 || !counted(&t, t.x[j], t.y[j]))
+		if (mtru[j] < 0 || !sem_counted(&t, t.x[j], t.y[j]))
 			continue;
 		double rd = res.tubercles.items[mtru[j]].radius_px;
 		if (!isfinite(rd)) {
@@ -156,8 +128,8 @@ static void run_scene(int k, detect_fn fn, scene_result *r)
 	size_t ns = 0;
 	for (size_t q = 0; q < t.n_pairs; q++) {
 		int a = t.pi[q], b = t.pj[q];
-		if (mtru[a] < 0 || mtru[b] < 0 || !counted(&t, t.x[a], t.y[a]) ||
-		    !counted(&t, t.x[b], t.y[b]))
+		if (mtru[a] < 0 || mtru[b] < 0 || !sem_counted(&t, t.x[a], t.y[a]) ||
+		    !sem_counted(&t, t.x[b], t.y[b]))
 			continue;
 		const fs_tubercle *A = &res.tubercles.items[mtru[a]], *B = &res.tubercles.items[mtru[b]];
 		if (!isfinite(A->radius_px) || !isfinite(B->radius_px))

@@ -578,3 +578,28 @@ fail:
 	free(mt);
 	return -1;
 }
+
+void sem_corner_scene(int k, sem_opts *o)
+{
+	sem_defaults(o);
+	o->fill = k & 1 ? 0.80 : 0.25;
+	o->profile = k & 2 ? 2 : 0;
+	o->h_over_r = k & 4 ? 1.0 : 0.25;
+	o->halftone = k & 8 ? 5 : 0;
+	o->det_azimuth = k & 16 ? 135 * M_PI / 180 : 0;
+	o->pitch = k & 32 ? 64 : 16;
+	o->seed = 1000 + (unsigned)k;
+	o->width = (int)fmax(320, 12 * o->pitch);
+	o->height = (int)fmax(256, 10 * o->pitch);
+	o->angle = fmod(0.37 * k, M_PI / 3);
+	if (k % 4 == 3) {
+		o->margin_top = (int)(1.5 * o->pitch);
+		o->black_left = (int)(2 * o->pitch);
+	}
+}
+
+int sem_counted(const sem_truth *t, double x, double y)
+{
+	double m = 0.75 * t->pitch;
+	return x >= t->rx0 + m && y >= t->ry0 + m && x <= t->rx1 - 1 - m && y <= t->ry1 - 1 - m;
+}

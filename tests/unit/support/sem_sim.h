@@ -86,6 +86,19 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t);
 void sem_truth_free(sem_truth *t);
 
 /*
+ * Scene k (0..63) of issue 13's corner matrix, shared by the accuracy tests
+ * so that they judge the same scenes: bit 0 fill 0.25/0.80, 1 profile
+ * spherical/flat-topped, 2 h/R 0.25/1.0, 3 halftone none/5 px, 4 detector
+ * azimuth 0/135 degrees, 5 pitch 16/64 px; about 12 x 10 pitches (at least
+ * 320 x 256), lattice angle 0.37 k mod 60 degrees, and every fourth scene
+ * with a white paper margin on top and black surroundings on the left.
+ */
+void sem_corner_scene(int k, sem_opts *o);
+/* Whether a point lies inside the scale region of t at least 0.75 pitch
+ * from its border (where a dome is whole and has all its neighbours). */
+int sem_counted(const sem_truth *t, double x, double y);
+
+/*
  * Greedy one-to-one matching of detections (xs, ys; n) to the truth by
  * distance, within max_dist. match_of_det[i] (n entries, may be NULL) gets
  * the truth index or -1; match_of_truth (t->n entries, may be NULL) the
