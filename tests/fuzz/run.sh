@@ -19,7 +19,7 @@ if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-src="tests/fuzz/fuzz_loader.c lib/image/image.c lib/image/image_io.c lib/image/loader.c lib/image/load_tiff.c lib/image/load_png.c lib/image/png_errors.c lib/image/load_jpeg.c lib/image/sem_metadata.c"
+src="tests/fuzz/fuzz_loader.c lib/base/heap_policy.c lib/image/image.c lib/image/image_io.c lib/image/loader.c lib/image/load_tiff.c lib/image/load_png.c lib/image/png_errors.c lib/image/load_jpeg.c lib/image/sem_metadata.c"
 # Rebuild only when a source or header is newer than the binary.
 stale=1
 if [ -x "$bin" ] && [ -z "$(find $src lib/*/*.h tests/fuzz/run.sh -newer "$bin" 2>/dev/null | head -n 1)" ]; then
