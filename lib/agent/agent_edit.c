@@ -140,13 +140,30 @@ static void on_step(const cJSON *step, void *user)
  * best may score lower than it did there (P2 Fig1c: 0.547 in the loop,
  * 0.440 stored, start 0.457). So the state ended on is scored as stored,
  * and when that is below the start the run goes back to the start. */
+/* Whether the list holds the same tubercles, in the same places, as the
+ * session's current state: going back to it would only renumber ids (which
+ * the run's action list and its per-step undo refer to), not change the
+ * result. */
+static int same_state(const fs_agent_sess *s, const fs_tubercle_list *t)
+{
+	if (t->n != s->t.n)
+		return 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->items[i].centroid_x != s->t.items[i].centroid_x ||
+		    t->items[i].centroid_y != s->t.items[i].centroid_y ||
+		    !(t->items[i].radius_px == s->t.items[i].radius_px ||
+		      (isnan(t->items[i].radius_px) && isnan(s->t.items[i].radius_px))))
+			return 0;
+	return 1;
+}
+
 static void end_on_best(fs_agent_sess *s)
 {
 	char err[256] = "";
 	double hex = s->stats.hexagonalness_score, cov = s->score_cov;
 	if (!s->job->keep_best)
 		return;
-	if (fs_agent_score_better(s->snap_hex, s->snap_cov, hex, cov)) {
+	if (fs_agent_score_better(s->snap_hex, s->snap_cov, hex, cov) && !same_state(s, &s->snap_t)) {
 		fs_tubercle_list keep = s->snap_t;
 		s->snap_t = (fs_tubercle_list){0};
 		if (fs_agent_store_state(s, &keep, NULL, "agent_best", err, sizeof(err)))
@@ -167,7 +184,8 @@ static void end_on_best(fs_agent_sess *s)
 		cov = s->score_cov;
 	}
 	/* an empty set's start is its first extraction, not kept: nothing to go back to */
-	if (s->start_t.n == 0 || !fs_agent_score_better(s->start_hex, s->start_score_cov, hex, cov))
+	if (s->start_t.n == 0 || !fs_agent_score_better(s->start_hex, s->start_score_cov, hex, cov) ||
+	    same_state(s, &s->start_t))
 		return;
 	fs_tubercle_list start = {0};
 	for (size_t i = 0; i < s->start_t.n; i++)

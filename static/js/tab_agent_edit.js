@@ -14,7 +14,8 @@ import { watchRun, approvalCard, actionList, chatPanel } from './agent_chat.js';
 
 const PREFIX = 'agenticEditSection_';
 const DEFAULTS = { status: false, costs: true, chart: true, llm: true, chat: false, actions: false };
-const HEX_LINE = /Hexagonalness: ([\d.]+) (?:->|→) ([\d.]+), Coverage: ([\d.]+)% (?:->|→) ([\d.]+)%/;
+// the run log's judgement line; since issue 16 its coverage is that of the scale region
+const HEX_LINE = /Hexagonalness: ([\d.]+) (?:->|→) ([\d.]+), Coverage(?: of the scale region)?: ([\d.]+)% (?:->|→) ([\d.]+)%/;
 
 export function initAgentEdit(ws) {
   const root = $('#tab-agentic-edit');
