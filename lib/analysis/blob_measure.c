@@ -3,6 +3,7 @@
  * polygon's area, centroid, moments and circularity (see blob_measure.h).
  */
 #include "analysis/blob_measure.h"
+#include "analysis/polygon_moments.h"
 
 #include <math.h>
 
@@ -150,35 +151,17 @@ int fs_blob_measure(const fs_image *img, double x, double y, double max_r, fs_tu
 		for (int k = 0; k < NRAYS; k++)
 			if (rad[k] < 0)
 				rad[k] = mean;
-		double px[NRAYS], py[NRAYS];
+		/* the ray ends relative to the ray origin, as the sums want them */
+		double rx[NRAYS], ry[NRAYS];
 		for (int k = 0; k < NRAYS; k++) {
-			px[k] = cx + rad[k] * ray_cos[k];
-			py[k] = cy + rad[k] * ray_sin(k);
+			rx[k] = (cx + rad[k] * ray_cos[k]) - cx;
+			ry[k] = (cy + rad[k] * ray_sin(k)) - cy;
 		}
-		/* Polygon area, centroid, second moments and perimeter (Green). */
-		double A = 0, Sx = 0, Sy = 0, Sxx = 0, Syy = 0, Sxy = 0, P = 0;
-		for (int k = 0; k < NRAYS; k++) {
-			int j = (k + 1) % NRAYS;
-			double x0 = px[k] - cx, y0 = py[k] - cy, x1 = px[j] - cx, y1 = py[j] - cy;
-			double cr = x0 * y1 - x1 * y0;
-			A += cr;
-			Sx += (x0 + x1) * cr;
-			Sy += (y0 + y1) * cr;
-			Sxx += (x0 * x0 + x0 * x1 + x1 * x1) * cr;
-			Syy += (y0 * y0 + y0 * y1 + y1 * y1) * cr;
-			Sxy += (x0 * y1 + 2 * x0 * y0 + 2 * x1 * y1 + x1 * y0) * cr;
-			P += hypot(x1 - x0, y1 - y0);
-		}
-		A *= 0.5;
+		fs_poly_moments pm;
+		fs_poly_moments_of(rx, ry, NRAYS, &pm);
+		double A = pm.area, P = pm.perimeter, gx = pm.gx, gy = pm.gy, l1 = pm.l1, l2 = pm.l2;
 		if (A <= 0.25)
 			return -1;
-		double gx = Sx / (6 * A), gy = Sy / (6 * A);
-		double mxx = Sxx / (12 * A) - gx * gx;
-		double myy = Syy / (12 * A) - gy * gy;
-		double mxy = Sxy / (24 * A) - gx * gy;
-		double tr = mxx + myy, det = mxx * myy - mxy * mxy;
-		double disc = sqrt(fmax(0, tr * tr / 4 - det));
-		double l1 = tr / 2 + disc, l2 = fmax(0, tr / 2 - disc);
 		t->centroid_x = cx + gx;
 		t->centroid_y = cy + gy;
 		t->radius_px = sqrt(A / M_PI);
@@ -186,7 +169,7 @@ int fs_blob_measure(const fs_image *img, double x, double y, double max_r, fs_tu
 		t->has_ellipse = 1;
 		t->major_axis_px = 4 * sqrt(l1);
 		t->minor_axis_px = 4 * sqrt(l2);
-		t->orientation = 0.5 * atan2(2 * mxy, mxx - myy);
+		t->orientation = pm.orientation;
 		t->eccentricity = l1 > 0 ? sqrt(fmax(0, 1 - l2 / l1)) : 0;
 		double shift = hypot(gx, gy);
 		cx = t->centroid_x;

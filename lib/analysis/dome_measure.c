@@ -3,6 +3,7 @@
  * intensity step (see dome_measure.h).
  */
 #include "analysis/dome_measure.h"
+#include "analysis/polygon_moments.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -305,22 +306,15 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 			break;
 	}
 	/* the polygon of edge points (about the centre the rays started from) */
-	double A = 0, Sx = 0, Sy = 0, Sxx = 0, Syy = 0, Sxy = 0, P = 0;
+	double ex[NRAYS], ey[NRAYS];
 	for (int k = 0; k < NRAYS; k++) {
-		int j = (k + 1) % NRAYS;
-		double a0 = 2 * M_PI * k / NRAYS, a1 = 2 * M_PI * j / NRAYS;
-		double x0 = rad[k] * cos(a0), y0 = rad[k] * sin(a0);
-		double x1 = rad[j] * cos(a1), y1 = rad[j] * sin(a1);
-		double cr = x0 * y1 - x1 * y0;
-		A += cr;
-		Sx += (x0 + x1) * cr;
-		Sy += (y0 + y1) * cr;
-		Sxx += (x0 * x0 + x0 * x1 + x1 * x1) * cr;
-		Syy += (y0 * y0 + y0 * y1 + y1 * y1) * cr;
-		Sxy += (x0 * y1 + 2 * x0 * y0 + 2 * x1 * y1 + x1 * y0) * cr;
-		P += hypot(x1 - x0, y1 - y0);
+		double a0 = 2 * M_PI * k / NRAYS;
+		ex[k] = rad[k] * cos(a0);
+		ey[k] = rad[k] * sin(a0);
 	}
-	A *= 0.5;
+	fs_poly_moments pm;
+	fs_poly_moments_of(ex, ey, NRAYS, &pm);
+	double A = pm.area, P = pm.perimeter, l1 = pm.l1, l2 = pm.l2;
 	t->centroid_x = cx;
 	t->centroid_y = cy;
 	t->fit_quality = q;
@@ -330,13 +324,6 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 		t->has_ellipse = 0;
 		return 0;
 	}
-	double gx = Sx / (6 * A), gy = Sy / (6 * A);
-	double mxx = Sxx / (12 * A) - gx * gx;
-	double myy = Syy / (12 * A) - gy * gy;
-	double mxy = Sxy / (24 * A) - gx * gy;
-	double tr = mxx + myy, det = mxx * myy - mxy * mxy;
-	double disc = sqrt(fmax(0, tr * tr / 4 - det));
-	double l1 = tr / 2 + disc, l2 = fmax(0, tr / 2 - disc);
 	double r0 = sqrt(A / M_PI), r1 = di ? fs_dome_deblur(di, r0) : r0;
 	*rawr = r0;
 	t->radius_px = r1;
@@ -344,7 +331,7 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	t->has_ellipse = 1;
 	t->major_axis_px = 4 * sqrt(l1) * r1 / r0;
 	t->minor_axis_px = 4 * sqrt(l2) * r1 / r0;
-	t->orientation = 0.5 * atan2(2 * mxy, mxx - myy);
+	t->orientation = pm.orientation;
 	t->eccentricity = l1 > 0 ? sqrt(fmax(0, 1 - l2 / l1)) : 0;
 	return 0;
 }
