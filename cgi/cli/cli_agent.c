@@ -180,6 +180,10 @@ typedef struct progress {
 	int kind;
 	int last_iter;
 	int last_count;
+	int last_turns;     /* llm_calls of the last status: a step ended when it grows */
+	int blocks;         /* optimiser iterations printed */
+	char seen[1024];    /* the last model text taken from a status */
+	char held[512];     /* the newest iteration's lines, not yet printed */
 	FILE *out;
 	fs_buf transcript;  /* JSONL records, written with -o */
 } progress;
@@ -190,46 +194,103 @@ static double jnum(const cJSON *o, const char *k)
 	return cJSON_IsNumber(x) ? x->valuedouble : 0;
 }
 
+/* The model's words of the status's last step (its response is recorded as
+ * JSON with the words in "text"), on one line; "" when there are none. */
+static void status_text(const cJSON *st, char *out, size_t outlen)
+{
+	const char *resp = cJSON_GetStringValue(cJSON_GetObjectItem(st, "last_response"));
+	cJSON *rj = resp ? cJSON_Parse(resp) : NULL;
+	if (cJSON_GetStringValue(cJSON_GetObjectItem(rj, "text")))
+		resp = cJSON_GetStringValue(cJSON_GetObjectItem(rj, "text"));
+	snprintf(out, outlen, "%s", resp ? resp : "");
+	cJSON_Delete(rj);
+	for (char *c = out; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+}
+
+static void print_agent_line(progress *p, const char *text)
+{
+	/* at most 159 bytes of it, as before */
+	int len = (int)strlen(text);
+	fprintf(p->out, "  \xe2\x86\x92 Agent: \"%.*s%s\"\n", len > 159 ? 159 : len, text, len > 159 ? "..." : "");
+}
+
+static void flush_held(progress *p)
+{
+	if (!p->held[0])
+		return;
+	fputs(p->held, p->out);
+	p->held[0] = 0;
+	p->blocks++;
+}
+
+/* The optimiser's progress as seed 001 prints it: each iteration's metrics,
+ * then the model's reasoning on them - which is the text of the NEXT step
+ * (the one that asks for the following extraction). The extraction's own
+ * status comes before that step ends, so an iteration's lines are held until
+ * the step that produced them has ended (llm_calls grows), and a step's text
+ * is printed under the iteration before the one it asked for. The text of
+ * the first step (asking for the baseline) precedes every iteration and is
+ * not printed. */
+static void status_optimize(progress *p, const cJSON *st)
+{
+	int it = (int)jnum(st, "iteration"), turns = (int)jnum(st, "llm_calls");
+	int step_done = turns > p->last_turns;
+	if (step_done) {
+		char text[sizeof p->seen];
+		p->last_turns = turns;
+		status_text(st, text, sizeof text);
+		if (text[0] && strcmp(text, p->seen)) {
+			if (p->blocks > 0)
+				print_agent_line(p, text);
+			snprintf(p->seen, sizeof p->seen, "%s", text);
+		}
+		flush_held(p);
+	}
+	if (it > p->last_iter) {
+		const cJSON *m = cJSON_GetObjectItem(st, "current_metrics");
+		int max = (int)jnum(st, "max_iterations"), n = (int)jnum(m, "n_tubercles");
+		flush_held(p);
+		if (it == 1)
+			snprintf(p->held, sizeof p->held,
+				 "Iteration %d/%d: Running initial extraction...\n"
+				 "  \xe2\x86\x92 Hexagonalness: %.2f, Tubercles: %d\n",
+				 it, max, jnum(m, "hexagonalness"), n);
+		else
+			snprintf(p->held, sizeof p->held,
+				 "Iteration %d/%d: Running extraction...\n"
+				 "  \xe2\x86\x92 Hexagonalness: %.2f, Tubercles: %d (%+d)\n",
+				 it, max, jnum(m, "hexagonalness"), n, n - p->last_count);
+		p->last_iter = it;
+		p->last_count = n;
+		if (step_done)
+			flush_held(p);
+	}
+	fflush(p->out);
+}
+
 static void cb_status(void *ud, const cJSON *st)
 {
 	progress *p = ud;
+	if (p->kind == FS_AGENT_OPTIMIZE) {
+		status_optimize(p, st);
+		return;
+	}
 	int it = (int)jnum(st, "iteration");
 	if (it <= p->last_iter)
 		return;
 	p->last_iter = it;
 	int max = (int)jnum(st, "max_iterations");
-	if (p->kind == FS_AGENT_OPTIMIZE) {
-		const cJSON *m = cJSON_GetObjectItem(st, "current_metrics");
-		int n = (int)jnum(m, "n_tubercles");
-		fprintf(p->out, "Iteration %d/%d: %s\n", it, max,
-			it == 1 ? "Running initial extraction..." : "Running extraction...");
-		if (it == 1)
-			fprintf(p->out, "  \xe2\x86\x92 Hexagonalness: %.2f, Tubercles: %d\n", jnum(m, "hexagonalness"), n);
-		else
-			fprintf(p->out, "  \xe2\x86\x92 Hexagonalness: %.2f, Tubercles: %d (%+d)\n", jnum(m, "hexagonalness"),
-				n, n - p->last_count);
-		p->last_count = n;
-	} else {
-		int n = (int)jnum(st, "tubercle_count");
-		fprintf(p->out, "Iteration %d/%d: %s\n", it, max, cJSON_GetStringValue(cJSON_GetObjectItem(st, "phase"))
-			? cJSON_GetStringValue(cJSON_GetObjectItem(st, "phase")) : "");
-		fprintf(p->out, "  \xe2\x86\x92 Hexagonalness: %.3f, Coverage: %.0f%%, Tubercles: %d (%+d)\n",
-			jnum(st, "hexagonalness"), jnum(st, "coverage_percent"), n, (int)jnum(st, "tubercle_delta"));
-	}
-	const char *resp = cJSON_GetStringValue(cJSON_GetObjectItem(st, "last_response"));
-	/* the response is recorded as JSON: the model's words are its "text" */
-	cJSON *rj = resp ? cJSON_Parse(resp) : NULL;
-	if (cJSON_GetStringValue(cJSON_GetObjectItem(rj, "text")))
-		resp = cJSON_GetStringValue(cJSON_GetObjectItem(rj, "text"));
-	if (resp && *resp) {
-		char line[160];
-		snprintf(line, sizeof line, "%s", resp);
-		for (char *c = line; *c; c++)
-			if (*c == '\n' || *c == '\r')
-				*c = ' ';
-		fprintf(p->out, "  \xe2\x86\x92 Agent: \"%s%s\"\n", line, strlen(resp) >= sizeof line ? "..." : "");
-	}
-	cJSON_Delete(rj);
+	int n = (int)jnum(st, "tubercle_count");
+	fprintf(p->out, "Iteration %d/%d: %s\n", it, max, cJSON_GetStringValue(cJSON_GetObjectItem(st, "phase"))
+		? cJSON_GetStringValue(cJSON_GetObjectItem(st, "phase")) : "");
+	fprintf(p->out, "  \xe2\x86\x92 Hexagonalness: %.3f, Coverage: %.0f%%, Tubercles: %d (%+d)\n",
+		jnum(st, "hexagonalness"), jnum(st, "coverage_percent"), n, (int)jnum(st, "tubercle_delta"));
+	char text[1024];
+	status_text(st, text, sizeof text);
+	if (text[0])
+		print_agent_line(p, text);
 	fflush(p->out);
 }
 
@@ -691,6 +752,7 @@ static int run_cmd(const char *root, int kind, int argc, char **argv)
 	sigaction(SIGINT, &sa, &old);
 	int jrc = fs_agent_job_run(&job, &env, &final, err, sizeof err);
 	sigaction(SIGINT, &old, NULL);
+	flush_held(&pr);
 
 	const char *state = final ? cJSON_GetStringValue(cJSON_GetObjectItem(final, "state")) : NULL;
 	const char *reason = final ? cJSON_GetStringValue(cJSON_GetObjectItem(final, "finish_reason")) : NULL;

@@ -3,6 +3,7 @@ image, standalone (no web server), with the offline provider `local`."""
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -32,6 +33,25 @@ def test_agent_providers_lists_prices_and_key_state():
     assert "claude-sonnet-4-20250514" in out.stdout
 
 
+def assert_reasoning_follows_its_iteration(err):
+    """Seed 001 prints under each iteration the model's reasoning on THAT
+    iteration's result (the step asking for the next extraction). The local
+    provider's reasoning names the best hexagonalness so far, so under
+    iteration k it must be the best of iterations 1..k."""
+    best, seen = None, 0
+    for line in err.splitlines():
+        m = re.search(r"Hexagonalness: ([0-9.]+), Tubercles", line)
+        if m:
+            best = max(best or 0.0, float(m.group(1)))
+            continue
+        m = re.search(r'Agent: ".*best hexagonalness ([0-9.]+)', line)
+        if m:
+            assert best is not None, "reasoning printed before the first iteration: " + line
+            assert abs(float(m.group(1)) - best) <= 0.006, (line, best, err)
+            seen += 1
+    assert seen >= 1, err
+
+
 def test_agent_optimize_writes_annotations_and_csvs():
     d = tempfile.mkdtemp(prefix="fs-agent-cli-")
     try:
@@ -42,6 +62,7 @@ def test_agent_optimize_writes_annotations_and_csvs():
         assert "Fish Scale Extraction Optimizer" in err and "Image: %s.tif" % STEM in err
         assert "Iteration 1/3: Running initial extraction..." in err
         assert "Optimization Complete" in err and "Best result: Iteration" in err
+        assert_reasoning_follows_its_iteration(err)
         assert "Optimal parameters:" in err and "Usage: 0 input + 0 output tokens" in err
         files = set(os.listdir(d))
         for suffix in ("_annotations.json", "_tubercles.csv", "_edges.csv", "_summary.csv", "_agent.json"):
