@@ -273,8 +273,10 @@ typedef struct edit_policy {
 	int stage;
 	double *px, *py;   /* sites proposed so far */
 	size_t n, cap;
-	int *ids;          /* ids proposed for deletion so far */
-	size_t nid, capid;
+	/* tubercles proposed for deletion so far, by position: a rollback or the
+	 * go-back to the start renumbers ids, so an id would name another one */
+	double *dx, *dy;
+	size_t nd, capd;
 } edit_policy;
 
 static void edit_policy_free(void *p)
@@ -284,7 +286,8 @@ static void edit_policy_free(void *p)
 		return;
 	free(e->px);
 	free(e->py);
-	free(e->ids);
+	free(e->dx);
+	free(e->dy);
 	free(e);
 }
 
@@ -307,20 +310,33 @@ static int remember_site(edit_policy *e, double x, double y)
 	return 0;
 }
 
-static int remember_id(edit_policy *e, int id)
+/* 1 when tubercle id was proposed for deletion before (one within 0.5 px of
+ * its centre), else remembers it: 0; -1 out of memory or no such id. */
+static int remember_deletion(edit_policy *e, const fs_tubercle_list *t, int id)
 {
-	for (size_t i = 0; i < e->nid; i++)
-		if (e->ids[i] == id)
+	const fs_tubercle *tb = NULL;
+	for (size_t i = 0; i < t->n && !tb; i++)
+		if (t->items[i].id == id)
+			tb = &t->items[i];
+	if (!tb)
+		return -1;
+	for (size_t i = 0; i < e->nd; i++)
+		if (fabs(e->dx[i] - tb->centroid_x) <= 0.5 && fabs(e->dy[i] - tb->centroid_y) <= 0.5)
 			return 1;
-	if (e->nid == e->capid) {
-		size_t cap = e->capid ? 2 * e->capid : 64;
-		int *a = realloc(e->ids, cap * sizeof(int));
+	if (e->nd == e->capd) {
+		size_t cap = e->capd ? 2 * e->capd : 64;
+		double *a = realloc(e->dx, cap * sizeof(double));
 		if (!a)
 			return -1;
-		e->ids = a;
-		e->capid = cap;
+		e->dx = a;
+		double *b = realloc(e->dy, cap * sizeof(double));
+		if (!b)
+			return -1;
+		e->dy = b;
+		e->capd = cap;
 	}
-	e->ids[e->nid++] = id;
+	e->dx[e->nd] = tb->centroid_x;
+	e->dy[e->nd++] = tb->centroid_y;
 	return 0;
 }
 
@@ -512,7 +528,7 @@ int fs_agent_local_edit(const fs_conv *conv, const cJSON *tools, fs_llm_reply *o
 	 * would lower the score (fs_agent_score_better) is not made */
 	for (size_t i = 0; i < plan.n_del && calls < MAX_CALLS_TURN; i++) {
 		double h1, c1;
-		int seen = remember_id(e, plan.del[i]), kept;
+		int seen = remember_deletion(e, &s->t, plan.del[i]), kept;
 		if (seen < 0)
 			goto oom_trial;
 		if (seen)
