@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/preprocess.h"
 
@@ -106,11 +107,8 @@ static double peak(const fs_image *g, int x, int y, int dx, int dy)
 	return fmin(v, 1.5 * b);
 }
 
-int fs_blur_estimate(const fs_image *img, double *sigma)
+static int estimate(const fs_image *img, double *sigma)
 {
-	*sigma = 0;
-	if (!img || img->width < 8 || img->height < 8)
-		return -1;
 	char err[64];
 	int w = img->width, h = img->height, rc = -1;
 	fs_image *g1 = fs_gaussian_blurred(img, S1, err, sizeof err);
@@ -213,5 +211,30 @@ out:
 	free(mag);
 	free(pos);
 	free(r);
+	return rc;
+}
+
+/* The central CROP x CROP px at most: its strongest tenth of edges are
+ * hundreds, and over the whole of a 2048 x 1536 image the estimate cost
+ * three times the outline rule's whole detection (175 against 60 ms CPU). */
+#define CROP 512
+
+int fs_blur_estimate(const fs_image *img, double *sigma)
+{
+	*sigma = 0;
+	if (!img || !img->data || img->width < 8 || img->height < 8)
+		return -1;
+	if (img->width <= CROP && img->height <= CROP)
+		return estimate(img, sigma);
+	int cw = img->width < CROP ? img->width : CROP, ch = img->height < CROP ? img->height : CROP;
+	int x0 = (img->width - cw) / 2, y0 = (img->height - ch) / 2;
+	fs_image *c = fs_image_new_uninit(cw, ch);
+	if (!c)
+		return -1;
+	for (int y = 0; y < ch; y++)
+		memcpy(c->data + (size_t)y * cw, img->data + (size_t)(y0 + y) * img->width + x0,
+		       (size_t)cw * sizeof *c->data);
+	int rc = estimate(c, sigma);
+	fs_image_free(c);
 	return rc;
 }

@@ -17,6 +17,10 @@
  * local maximum across the edge, the strongest 10 % of them (at least 16);
  * each peak is interpolated through the logarithm of three samples across
  * the edge (exact for a Gaussian profile); sigma from the median ratio.
+ * On images larger than 512 x 512 px the central 512 x 512 px tell (the
+ * cost: 175 ms CPU over a whole 2048 x 1536 image, three times the outline
+ * rule's detection; fs_dome_image_calibrate, which reads the blur from the
+ * dome bases themselves, replaces the value where it can).
  *
  * The caller owns img; nothing is kept.
  */
