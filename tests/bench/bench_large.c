@@ -106,14 +106,7 @@ int main(void)
 	}
 	synth_opts o;
 	synth_truth tr = {0};
-	synth_defaults(&o);
-	o.width = 10000;
-	o.height = 10000;
-	o.pitch = 40;
-	o.angle = 0.2;
-	o.jitter = 1.5;
-	o.gradient = 0.3;
-	o.bits = 8;
+	bench_large_scene(&o);
 	double t0 = bench_now_ms();
 	fs_image *img = synth_make(&o, &tr);
 	char raw[256], defl[256], out[256];

@@ -104,14 +104,7 @@ int main(void)
 	} else {
 		synth_opts o;
 		synth_truth tr = {0};
-		synth_defaults(&o);
-		o.width = 10000;
-		o.height = 10000;
-		o.pitch = 40;
-		o.angle = 0.2;
-		o.jitter = 1.5;
-		o.gradient = 0.3;
-		o.bits = 8;
+		bench_large_scene(&o);
 		fs_image *img = synth_make(&o, &tr);
 		snprintf(tif, sizeof tif, "%s/sem.tif", dir);
 		int wrc = img ? bench_write_tiff8(tif, img, 0) : -1;

@@ -80,3 +80,15 @@ int bench_write_tiff8(const char *path, const fs_image *img, int deflate)
 	TIFFClose(t);
 	return row ? rc : -1;
 }
+
+void bench_large_scene(synth_opts *o)
+{
+	synth_defaults(o);
+	o->width = 10000;
+	o->height = 10000;
+	o->pitch = 40;
+	o->angle = 0.2;
+	o->jitter = 1.5;
+	o->gradient = 0.3;
+	o->bits = 8;
+}

@@ -12,6 +12,7 @@
 #define BENCH_SUPPORT_H
 
 #include "image/image.h"
+#include "synth.h"
 
 /* Monotonic wall clock, milliseconds. */
 double bench_now_ms(void);
@@ -30,5 +31,10 @@ int bench_runs(int dflt);
 /* Writes img (values 0..1, clamped) as an 8-bit min-is-black TIFF,
  * uncompressed or with deflate. 0, or -1 when it cannot be written. */
 int bench_write_tiff8(const char *path, const fs_image *img, int deflate);
+
+/* The options of issue 15's large scene: a 10000 x 10000 8-bit synthetic
+ * SEM image, pitch 40 px, about 70,000 tubercles (bench_large and
+ * bench_large_stages measure the same image). */
+void bench_large_scene(synth_opts *o);
 
 #endif
