@@ -316,7 +316,13 @@ static int h_batch_create(fs_req *r, fs_resp *w)
 				free(img_ids);
 				return rc;
 			}
-			img_ids[n++] = (long long)v;
+			/* an image named twice is extracted once: twice would store the
+			 * same result in the same set as two steps, one undoing nothing */
+			size_t k = 0;
+			while (k < n && img_ids[k] != (long long)v)
+				k++;
+			if (k == n)
+				img_ids[n++] = (long long)v;
 		}
 	} else {
 		fs_image_query iq = {.q = q->valuestring, .sort = FS_SORT_DATE, .page = 1, .per_page = BATCH_MAX_IMAGES};
