@@ -7,7 +7,7 @@
  *   writes it) and read (as a job reads it), scale region, detection (preprocessing and the method), neighbour
  *   graph, statistics, the tubercles and edges CSVs.
  * Per stage: wall and CPU milliseconds (median of FS_BENCH_RUNS runs,
- * default 3) and the peak RSS reached during the stage (the process's
+ * default 5) and the peak RSS reached during the stage (the process's
  * high-water mark, reset before each stage through /proc/self/clear_refs).
  *
  * FS_BENCH_LARGE_IMAGE=PATH reads the image from that TIFF instead of
@@ -89,7 +89,7 @@ static void end(int s, int run)
 int main(void)
 {
 	char err[512];
-	int runs = bench_runs(3);
+	int runs = bench_runs(5);
 	fs_heap_keep_images();
 	char dir[128];
 	if (fs_testimg_tmpdir(dir, sizeof dir)) {
