@@ -11,6 +11,10 @@ import { login, greyImage, encodePng, uploadWithAnnotation } from '../browser/he
 // 70,000 tubercles on an 8000x8000 image, tiled and imported by a job).
 const W = +process.env.FS_BENCH_WS_W || 2048, H = +process.env.FS_BENCH_WS_H || 1536, N = +process.env.FS_BENCH_WS_N || 5000;
 const COLS = N === 5000 ? 80 : Math.round(Math.sqrt(N * W / H / 0.866));
+// page loads measured: issue 15's figures are medians of 5 (FS_BENCH_RUNS overrides)
+const RUNS = +process.env.FS_BENCH_RUNS >= 1 && +process.env.FS_BENCH_RUNS <= 9 ? +process.env.FS_BENCH_RUNS : 5;
+// median of a sorted array
+const med = (a) => (a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2);
 
 // Grey PNG with bright blobs on a hexagonal lattice (pitch p).
 function lattice() {
@@ -60,7 +64,7 @@ try {
   const [imageId] = await uploadWithAnnotation(page, png(lat), 'bench.png', annotation(lat));
 
   const runs = [], inPage = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < RUNS; i++) {
     const t0 = Date.now();
     await page.goto(server.url + `workspace/${imageId}`);
     await page.waitForFunction((n) => {
@@ -104,7 +108,7 @@ try {
   // issue 15: a 70,000-tubercle set within 2 s, 1 s for the 5,000 of a paper figure
   const target = N > 10000 ? 2000 : 1000;
   const lod = (i) => (i ? `${i.lod}, ${i.tubercles} in view${i.tiled ? ', overlay tiles' : ''}` : '?');
-  console.log(`workspace ${W}x${H} image${tiled ? ' (tiled)' : ''}, ${N} tubercles: first render ${inPage[1]} ms after navigation start (median of 3: ${inPage.join(', ')}; as seen by the test driver: ${runs.join(', ')} ms) target < ${target} ms ${inPage[1] < target ? 'OK' : 'SLOW'}`);
+  console.log(`workspace ${W}x${H} image${tiled ? ' (tiled)' : ''}, ${N} tubercles: first render ${med(inPage)} ms after navigation start (median of ${RUNS}: ${inPage.join(', ')}; as seen by the test driver: ${runs.join(', ')} ms) target < ${target} ms ${med(inPage) < target ? 'OK' : 'SLOW'}`);
   console.log(`pan frame (draw time) at fit (${lod(pan.fitInfo)}): mean ${f(pan.fit.mean)} ms, p95 ${f(pan.fit.p95)} ms, max ${f(pan.fit.max)} ms; zoomed 3x (${lod(pan.zoomInfo)}; settled in ${Math.round(pan.settleMs)} ms): mean ${f(pan.zoomed.mean)} ms, p95 ${f(pan.zoomed.p95)} ms; target < 16 ms ${pan.fit.p95 < 16 && pan.zoomed.p95 < 16 ? 'OK' : 'SLOW'}`);
 } finally {
   server.stop();
