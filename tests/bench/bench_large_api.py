@@ -12,50 +12,20 @@
 The extraction alone and again over its result: median of FS_BENCH_RUNS
 (default 5) runs, each into a set of its own.
 Set FS_BENCH_QUICK=1 for a 4000x4000 image instead."""
-import math
 import os
 import sys
 import threading
 import time
-import zlib
-import struct
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 from harness import Server  # noqa: E402
+from support_images import lattice_png  # noqa: E402
 from test_images import png_gray, upload  # noqa: E402
 
 SIDE = 4000 if os.environ.get("FS_BENCH_QUICK") else 10000
 # issue 15's figures are medians of 5 runs
 _runs = os.environ.get("FS_BENCH_RUNS", "")
 RUNS = int(_runs) if _runs.isdigit() and 1 <= int(_runs) <= 9 else 5
-
-
-def lattice_png(w, h, pitch=40.0, radius=12.0):
-    dy = pitch * math.sqrt(3) / 2
-    raw = bytearray()
-    for y in range(h):
-        row = bytearray(b"\x28" * w)
-        j = round(y / dy)
-        for jj in (j - 1, j, j + 1):
-            cy = jj * dy
-            if abs(y - cy) > radius:
-                continue
-            off = (pitch / 2) if jj % 2 else 0
-            half = math.sqrt(max(0.0, radius * radius - (y - cy) ** 2))
-            i = 0
-            while True:
-                cx = i * pitch + off
-                if cx - half > w:
-                    break
-                a, b = int(max(0, cx - half)), int(min(w - 1, cx + half))
-                if b >= a:
-                    row[a:b + 1] = b"\xdc" * (b + 1 - a)
-                i += 1
-        raw += b"\x00" + row
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
-            chunk(b"IDAT", zlib.compress(bytes(raw), 6)) + chunk(b"IEND", b""))
 
 
 def pct(v, p):
