@@ -2,7 +2,8 @@
 with jobs_memory_mb lowered so that a 1000 x 1000 image's estimate does not
 fit, its extraction is refused at once with 413 and a message that says
 why (no job is made), a batch fails that image's job with the same reason
-instead of queueing it for ever, and a smaller image still runs."""
+instead of queueing it for ever, and a smaller image still runs; the
+estimate follows the method (log keeps ten full-size scale layers)."""
 from harness import Server, wait_for
 from test_images import png_gray, upload
 
@@ -51,5 +52,20 @@ def test_an_image_too_large_for_the_memory_budget_is_refused_before_a_job():
     # a smaller image fits the same budget
     _, s = image(c, 300, 200)
     r = c.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"]})
+    assert r.status == 202, r.text
+    assert ended(c, "/api/jobs/%d" % r.json()["job"]["id"], "job")["state"] == "done"
+
+
+def test_the_estimate_follows_the_method():
+    # 400 x 400: auto's estimate (64 MiB + 26 bytes a pixel) fits in 70 MiB,
+    # log's (60 bytes a pixel: ten full-size scale layers) does not
+    c = srv.login_as("mia")
+    iid, s = image(c, 400, 400)
+    r = c.api("POST", "/api/images/%d/calibration" % iid, {"um_per_px": 0.5})
+    assert r.status == 200, r.text
+    s = c.api("GET", "/api/images/%d/sets" % iid).json()["sets"][0]
+    r = c.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"], "parameters": {"method": "log"}})
+    assert r.status == 413 and "needs more memory" in r.json()["error"], (r.status, r.text)
+    r = c.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"], "parameters": {"method": "auto"}})
     assert r.status == 202, r.text
     assert ended(c, "/api/jobs/%d" % r.json()["job"]["id"], "job")["state"] == "done"
