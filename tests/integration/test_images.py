@@ -98,9 +98,11 @@ def login(server, who):
 
 
 def state(server):
-    """Files in the data directory's image folders and image rows."""
+    """Files in the data directory's image folders and image rows (the
+    display pyramid's tile folders too: a refused large upload must not
+    leave one behind)."""
     counts = {}
-    for d in ("tmp", "originals", "work", "display", "thumbs"):
+    for d in ("tmp", "originals", "work", "display", "thumbs", "pyramid"):
         p = os.path.join(server.data, d)
         counts[d] = len(os.listdir(p)) if os.path.isdir(p) else 0
     db = sqlite3.connect(server.db_path())
