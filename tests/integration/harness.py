@@ -243,6 +243,14 @@ class Client:
         return self.request(method, path, json_body=json_body, headers=headers, **kw)
 
 
+def ok(r, status=200):
+    """The JSON of an answer that must have this status and say success."""
+    assert r.status == status, (r.status, r.text)
+    j = r.json()
+    assert j["success"] is True, j
+    return j
+
+
 def multipart_body(fields, boundary="fsHarnessBoundary42"):
     """fields: list of (name, filename or None, bytes)."""
     body = b""
