@@ -8,15 +8,21 @@
 #ifndef FS_JOB_CONTROL_H
 #define FS_JOB_CONTROL_H
 
+#include "analysis/params.h"
 #include "app/http.h"
 #include "store/jobs.h"
 
 /* jobs_max_running / jobs_memory_mb with their automatic defaults. */
 void fs_job_limits_from_config(const fs_config *cfg, fs_job_limits *lim);
 
-/* Bytes an extraction of an image of that many pixels is expected to take
- * at its peak (working image and the detection's buffers). */
+/* Bytes a job over an image of that many pixels is expected to take at its
+ * peak (working image and the detection's buffers of auto, lattice and
+ * ellipse; imports and transforms take less). */
 long long fs_job_memory_estimate(long long pixels);
+
+/* The same for an extraction with method: log and dog keep a stack of
+ * full-resolution scale layers and take about twice as much. */
+long long fs_job_extract_memory_estimate(long long pixels, fs_method method);
 
 /* Starts the worker of an admitted (starting) job: 0, or -1 with err (the
  * job is then failed with that message). */

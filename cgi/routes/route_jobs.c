@@ -55,7 +55,9 @@ static int submit_now(fs_req *r, fs_resp *w, fs_job_rec *job_in, long long image
 	job.user_id = r->user.id;
 	job.image_id = image_id;
 	job.pixels = pixels;
-	job.mem_bytes = fs_job_memory_estimate(job.pixels);
+	/* an extraction's estimate depends on its method (set by the caller) */
+	if (job.mem_bytes <= 0)
+		job.mem_bytes = fs_job_memory_estimate(job.pixels);
 	char *text = cJSON_PrintUnformatted(params);
 	if (!text || strlen(text) >= sizeof job.params) {
 		cJSON_free(text);
@@ -95,6 +97,7 @@ int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long lo
 	memset(&job, 0, sizeof job);
 	snprintf(job.kind, sizeof job.kind, "extract");
 	job.set_id = set_id;
+	job.mem_bytes = fs_job_extract_memory_estimate((long long)im->width * im->height, p->method);
 	cJSON *pj = cJSON_CreateObject();
 	cJSON_AddItemToObject(pj, "parameters", fs_params_to_json(p));
 	int rc = submit_now(r, w, &job, im->id, (long long)im->width * im->height, pj);
@@ -316,7 +319,13 @@ static int h_batch_create(fs_req *r, fs_resp *w)
 				free(img_ids);
 				return rc;
 			}
-			img_ids[n++] = (long long)v;
+			/* an image named twice is extracted once: twice would store the
+			 * same result in the same set as two steps, one undoing nothing */
+			size_t k = 0;
+			while (k < n && img_ids[k] != (long long)v)
+				k++;
+			if (k == n)
+				img_ids[n++] = (long long)v;
 		}
 	} else {
 		fs_image_query iq = {.q = q->valuestring, .sort = FS_SORT_DATE, .page = 1, .per_page = BATCH_MAX_IMAGES};
@@ -368,7 +377,7 @@ static int h_batch_create(fs_req *r, fs_resp *w)
 		job.image_id = im.id;
 		job.batch_id = batch_id;
 		job.pixels = (long long)im.width * im.height;
-		job.mem_bytes = fs_job_memory_estimate(job.pixels);
+		job.mem_bytes = fs_job_extract_memory_estimate(job.pixels, p.method);
 		snprintf(job.params, sizeof job.params, "%s", ptext);
 		if (new_set)
 			snprintf(job.new_set, sizeof job.new_set, "%s", new_set->valuestring);

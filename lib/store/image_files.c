@@ -323,8 +323,18 @@ long long fs_files_derived_estimate(int width, int height, int bytes_per_sample)
 	 * byte a pixel plus filter bytes (an overview for a tiled image, but
 	 * counted whole); pyramid; thumbnail: at most 256 x 256 */
 	long long work = 24 + bytes_per_sample * px + bytes_per_sample * px / 500 + 16 * ((long long)height / 64 + 1);
-	long long pyr = fs_pyramid_wanted(width, height) ? fs_pyramid_estimate(width, height) : 0;
-	return work + px + height + pyr + 65536 + 2 * FS_THUMB_MAX_SIDE * FS_THUMB_MAX_SIDE;
+	long long pyr = 0, display = px + height;
+	if (fs_pyramid_wanted(width, height)) {
+		/* a tiled image's display copy is an overview whose longer side
+		 * is the pyramid's threshold (fs_files_store_derived): counting
+		 * it full size asked a 100 MP upload for 84 MB it never takes */
+		long long side = fs_pyramid_min_side(), lo = width < height ? width : height,
+			  hi = width < height ? height : width;
+		long long other = lo * side / hi + 1;
+		display = side * other + other;
+		pyr = fs_pyramid_estimate(width, height);
+	}
+	return work + display + pyr + 65536 + 2 * FS_THUMB_MAX_SIDE * FS_THUMB_MAX_SIDE;
 }
 
 void fs_files_remove_derived(const char *data_dir, const char *key)

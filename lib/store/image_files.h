@@ -98,8 +98,9 @@ int fs_files_have_derived(const char *data_dir, const char *key);
 long long fs_files_derived_bytes(const char *data_dir, const char *key);
 /* Bytes the derived files of a width x height image will take, at most
  * (the working image at bytes_per_sample = fs_work_precision, before
- * deflate; the PNGs bounded by their raw size), for checking a disk quota
- * before they are written. */
+ * deflate; the PNGs bounded by their raw size, a tiled image's display
+ * copy as the overview it is), for checking a disk quota before they are
+ * written. */
 long long fs_files_derived_estimate(int width, int height, int bytes_per_sample);
 
 /* Removes the derived files of key, pyramid included / the original of sha

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -25,15 +24,9 @@
 #include "analysis/detect.h"
 #include "synth.h"
 #include "store/users.h"
+#include "bench_support.h"
 
 #define REPS 10
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static int die(const char *what, const char *err)
 {
@@ -45,7 +38,7 @@ static double call_ms(fs_tool_registry *reg, const char *name, const char *args_
 {
 	fs_tool_exec ex;
 	cJSON *args = cJSON_Parse(args_json);
-	double t0 = now_ms();
+	double t0 = bench_now_ms();
 	if (fs_tools_execute(reg, name, args, NULL, &ex) == 0) {
 		*ok &= ex.ok;
 		if (!ex.ok && ex.text)
@@ -54,7 +47,7 @@ static double call_ms(fs_tool_registry *reg, const char *name, const char *args_
 	} else {
 		*ok = 0;
 	}
-	double dt = now_ms() - t0;
+	double dt = bench_now_ms() - t0;
 	cJSON_Delete(args);
 	return dt;
 }
@@ -118,10 +111,10 @@ int main(void)
 	job.set_id = set_id;
 	job.run_id = 1;
 	fs_agent_sess s;
-	double t0 = now_ms();
+	double t0 = bench_now_ms();
 	if (fs_agent_sess_init(&s, &job, &env, err, sizeof err))
 		return die("session", err);
-	double init_ms = now_ms() - t0;
+	double init_ms = bench_now_ms() - t0;
 	fs_tool_registry *reg = fs_tools_new();
 	if (fs_fish_tools_add_edit(reg, &s, 1, err, sizeof err))
 		return die("tools", err);
@@ -136,53 +129,53 @@ int main(void)
 		add += call_ms(reg, "add_tubercle", a, &ok);
 		snprintf(a, sizeof a, "{\"id\":%d}", s.t.items[s.t.n - 1].id);
 		del += call_ms(reg, "delete_tubercle", a, &ok);
-		double t1 = now_ms();
+		double t1 = bench_now_ms();
 		cJSON *st = fs_agent_status(&s, "running", NULL);
 		char *txt = cJSON_PrintUnformatted(st);
-		status += now_ms() - t1;
+		status += bench_now_ms() - t1;
 		free(txt);
 		cJSON_Delete(st);
 	}
 	double edit_iter = (shot + state + add + del + status) / REPS;
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	for (int i = 0; i < REPS; i++)
 		if (fs_agent_sess_reload(&s, err, sizeof err))
 			return die("reload", err);
-	double reload_ms = (now_ms() - t0) / REPS;
-	t0 = now_ms();
+	double reload_ms = (bench_now_ms() - t0) / REPS;
+	t0 = bench_now_ms();
 	for (int i = 0; i < REPS; i++) {
 		fs_tubercle nt = {.centroid_x = 500 + i, .centroid_y = 700, .radius_px = 5, .circularity = 1};
 		int tid;
 		if (fs_set_add_tubercle(db, set_id, -1, uid, &nt, 1, &tid, &rev, NULL, err, sizeof err))
 			return die("add", err);
 	}
-	double store_add = (now_ms() - t0) / REPS;
+	double store_add = (bench_now_ms() - t0) / REPS;
 	double store_del = 0;
 	for (int i = 0; i < REPS; i++) {
 		fs_tubercle nt = {.centroid_x = 600 + i, .centroid_y = 700, .radius_px = 5, .circularity = 1};
 		int tid;
 		if (fs_set_add_tubercle(db, set_id, -1, uid, &nt, 1, &tid, &rev, NULL, err, sizeof err))
 			return die("add", err);
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (fs_set_delete_items(db, set_id, -1, uid, &tid, 1, NULL, 0, "agent_delete", 1, &rev, NULL, err,
 					sizeof err))
 			return die("delete", err);
-		store_del += now_ms() - t0;
+		store_del += bench_now_ms() - t0;
 	}
 	store_del /= REPS;
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	for (int i = 0; i < REPS; i++)
 		fs_graph_boundary(&s.t);
-	double bnd = (now_ms() - t0) / REPS;
-	t0 = now_ms();
+	double bnd = (bench_now_ms() - t0) / REPS;
+	t0 = bench_now_ms();
 	for (int i = 0; i < REPS; i++)
 		fs_stats_compute(&s.t, &s.e, 0.5, NULL, 2048, 1536, &s.stats);
-	double stc = (now_ms() - t0) / REPS;
+	double stc = (bench_now_ms() - t0) / REPS;
 	/* issue 16: the editor reconnects and measures after every change */
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	for (int i = 0; i < REPS; i++)
 		fs_agent_judge(&s);
-	double judge = (now_ms() - t0) / REPS;
+	double judge = (bench_now_ms() - t0) / REPS;
 	/* issue 16: one editor change as the local editor makes it - the
 	 * evidence check at the site, the add (journal, incremental reconnect,
 	 * statistics, lattice coverage), and its delete */
@@ -191,18 +184,18 @@ int main(void)
 		char a[96];
 		fs_agent_evidence ev;
 		double x = 300 + 97 * i, y = 500 + 31 * i;
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		fs_agent_evidence_at(&s, x, y, &ev);
-		ev_ms += now_ms() - t0;
+		ev_ms += bench_now_ms() - t0;
 		/* the tools take screenshot pixels (the image scaled to a side
 		 * of FS_AGENT_SHOT_SIDE), the evidence image pixels */
 		int side = s.img->width > s.img->height ? s.img->width : s.img->height;
 		double sc = side > FS_AGENT_SHOT_SIDE ? (double)FS_AGENT_SHOT_SIDE / side : 1.0;
 		snprintf(a, sizeof a, "{\"x\":%.1f,\"y\":%.1f}", x * sc, y * sc);
 		chg_add += call_ms(reg, "add_tubercle", a, &ok);
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		fs_agent_judge_at(&s, x, y);
-		jat += now_ms() - t0;
+		jat += bench_now_ms() - t0;
 		snprintf(a, sizeof a, "{\"id\":%d}", s.t.items[s.t.n - 1].id);
 		chg_del += call_ms(reg, "delete_tubercle", a, &ok);
 	}
@@ -212,16 +205,16 @@ int main(void)
 	sel /= REPS;
 	fs_tubercle_list lt = {0};
 	fs_edge_list le = {0};
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	fs_set_load(db, set_id, &lt, &le);
-	double load_ms = now_ms() - t0;
+	double load_ms = bench_now_ms() - t0;
 	fs_tubercle_list_free(&lt);
 	fs_edge_list_free(&le);
 	fs_lattice_plan plan;
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	if (fs_agent_lattice_plan(&s, NULL, NULL, 0, 24, &plan))
 		return die("lattice", "out of memory");
-	double plan_ms = now_ms() - t0;
+	double plan_ms = bench_now_ms() - t0;
 	fs_lattice_plan_free(&plan);
 
 	printf("agent session init (load image + set of %zu): %.1f ms\n", s.t.n, init_ms);
@@ -269,10 +262,10 @@ int main(void)
 		snprintf(a, sizeof a, "{\"auto_prominence\":%.3f}", 0.10 + 0.001 * i);
 		oset += call_ms(reg, "set_params", a, &ok);
 		oshot += call_ms(reg, "get_screenshot", "{}", &ok);
-		double t1 = now_ms();
+		double t1 = bench_now_ms();
 		cJSON *st = fs_agent_status(&s, "running", NULL);
 		char *txt = cJSON_PrintUnformatted(st);
-		ostat += now_ms() - t1;
+		ostat += bench_now_ms() - t1;
 		free(txt);
 		cJSON_Delete(st);
 	}

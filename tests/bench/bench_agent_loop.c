@@ -8,24 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "agent/agent_loop.h"
 #include "agent/json_schema.h"
 #include "agent/llm_keys.h"
 #include "agent/llm_wire.h"
+#include "bench_support.h"
 
 #define IMAGE_BYTES (1u << 20)
 #define REPS 20
 
 static char *image;
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static const char *SCHEMA =
 	"{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\",\"minimum\":0,\"maximum\":4096},"
@@ -87,13 +80,13 @@ int main(void)
 		double best = 1e9;
 		size_t bytes = 0;
 		for (int i = 0; i < REPS; i++) {
-			double t0 = now_ms();
+			double t0 = bench_now_ms();
 			cJSON *req = fs_wire_build((fs_wire)w, &o, &conv, tools);
 			char *s = fs_wire_serialize(req, &bytes);
 			free(s);
 			cJSON_Delete(req);
-			if (now_ms() - t0 < best)
-				best = now_ms() - t0;
+			if (bench_now_ms() - t0 < best)
+				best = bench_now_ms() - t0;
 		}
 		printf("request_build_%s_1MB_image: %.3f ms (best of %d, %zu bytes)\n",
 		       fs_wire_name((fs_wire)w), best, REPS, bytes);
@@ -104,10 +97,10 @@ int main(void)
 		const char *sec[] = {"sk-ant-secret-key", NULL};
 		double best = 1e9;
 		for (int i = 0; i < REPS; i++) {
-			double t0 = now_ms();
+			double t0 = bench_now_ms();
 			cJSON_Delete(fs_llm_sanitize(req, sec));
-			if (now_ms() - t0 < best)
-				best = now_ms() - t0;
+			if (bench_now_ms() - t0 < best)
+				best = bench_now_ms() - t0;
 		}
 		printf("step_record_sanitize_1MB_image: %.3f ms (best of %d)\n", best, REPS);
 		cJSON_Delete(req);
@@ -117,7 +110,7 @@ int main(void)
 			"{\"content\":[{\"type\":\"text\",\"text\":\"Adding a tubercle.\"},{\"type\":\"tool_use\","
 			"\"id\":\"toolu_1\",\"name\":\"add_point\",\"input\":{\"x\":10,\"y\":20,\"radius\":3}}],"
 			"\"stop_reason\":\"tool_use\",\"usage\":{\"input_tokens\":1500,\"output_tokens\":40}}";
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		for (int i = 0; i < 1000; i++) {
 			fs_llm_reply r = {0};
 			cJSON *j = cJSON_Parse(resp);
@@ -125,14 +118,14 @@ int main(void)
 			cJSON_Delete(j);
 			fs_llm_reply_free(&r);
 		}
-		printf("response_parse: %.4f ms\n", (now_ms() - t0) / 1000);
+		printf("response_parse: %.4f ms\n", (bench_now_ms() - t0) / 1000);
 	}
 	{
 		cJSON *s = cJSON_Parse(SCHEMA), *a = cJSON_Parse("{\"x\":10,\"y\":20,\"radius\":3}");
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		for (int i = 0; i < 10000; i++)
 			fs_schema_validate(s, a, err, sizeof(err));
-		printf("argument_validation: %.5f ms\n", (now_ms() - t0) / 10000);
+		printf("argument_validation: %.5f ms\n", (bench_now_ms() - t0) / 10000);
 		cJSON_Delete(s);
 		cJSON_Delete(a);
 	}
@@ -146,9 +139,9 @@ int main(void)
 		fs_agent_limits_default(&lim);
 		lim.max_llm_calls = 40;
 		fs_agent_result res;
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		fs_agent_run(llm, reg, NULL, "s", "u", &lim, NULL, &res);
-		double dt = now_ms() - t0;
+		double dt = bench_now_ms() - t0;
 		printf("local_loop_step (tool + result + prune, 1MB screenshot every 2nd step): %.3f ms "
 		       "(%d steps, %s)\n", dt / res.llm_calls, res.llm_calls, res.finish_reason);
 		fs_agent_result_free(&res);
@@ -165,7 +158,7 @@ int main(void)
 		fs_wire_opts o = {.model = "m", .max_tokens = 4096};
 		double best = 1e9;
 		for (int i = 0; i < REPS; i++) {
-			double t0 = now_ms();
+			double t0 = bench_now_ms();
 			size_t n;
 			cJSON *req = fs_wire_build(FS_WIRE_ANTHROPIC, &o, &conv, tools);
 			free(fs_wire_serialize(req, &n));
@@ -177,8 +170,8 @@ int main(void)
 			fs_llm_reply_free(&r);
 			cJSON_Delete(j);
 			cJSON_Delete(req);
-			if (now_ms() - t0 < best)
-				best = now_ms() - t0;
+			if (bench_now_ms() - t0 < best)
+				best = bench_now_ms() - t0;
 		}
 		printf("loop_overhead_per_step_1MB_image (build+serialize+sanitize+parse+validate): %.3f ms "
 		       "(best of %d; target < 5 ms)\n", best, REPS);

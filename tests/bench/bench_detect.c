@@ -15,8 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <tiffio.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -26,61 +24,9 @@
 #include "image/image_io.h"
 #include "analysis/metrics.h"
 #include "synth.h"
+#include "bench_support.h"
 
 #define RUNS 5
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double cpu_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* 8-bit grey, uncompressed strips: the layout of SEM TIFFs. */
-static int write_tiff8(const char *path, const fs_image *img)
-{
-	TIFF *t = TIFFOpen(path, "w");
-	if (!t)
-		return -1;
-	int w = img->width, h = img->height, rc = 0;
-	TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)w);
-	TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)h);
-	TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
-	TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
-	TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
-	TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
-	TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 16);
-	unsigned char *row = malloc((size_t)w);
-	for (int y = 0; row && y < h && !rc; y++) {
-		for (int x = 0; x < w; x++) {
-			float v = img->data[(size_t)y * w + x];
-			row[x] = (unsigned char)lrintf(255.0f * (v < 0 ? 0 : v > 1 ? 1 : v));
-		}
-		rc = TIFFWriteScanline(t, row, (uint32_t)y, 0) < 0 ? -1 : 0;
-	}
-	free(row);
-	TIFFClose(t);
-	return row ? rc : -1;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v)
-{
-	qsort(v, RUNS, sizeof *v, cmp);
-	return v[RUNS / 2];
-}
 
 typedef int (*detect_fn)(const fs_image *, const fs_params *, double, fs_detect_result *, char *,
 			 size_t);
@@ -101,27 +47,27 @@ static int bench(const char *label, const char *path, detect_fn fn)
 		fs_stats st;
 		fs_params p;
 		fs_params_default(&p);
-		double c0 = cpu_ms();
-		double t0 = now_ms();
+		double c0 = bench_cpu_ms();
+		double t0 = bench_now_ms();
 		if (fs_load_file(path, NULL, &L, err, sizeof err)) {
 			printf("%s: load failed: %s\n", label, err);
 			return -1;
 		}
-		double t1 = now_ms();
+		double t1 = bench_now_ms();
 		if (fn(L.image, &p, 0, &res, err, sizeof err)) {
 			printf("%s: detect failed: %s\n", label, err);
 			fs_loaded_free(&L);
 			return -1;
 		}
-		double t2 = now_ms();
+		double t2 = bench_now_ms();
 		int grc = fs_graph_build(&res.tubercles, p.neighbor_graph, p.cull_long_edges, p.cull_factor,
 					 &edges, err, sizeof err);
-		double t3 = now_ms();
+		double t3 = bench_now_ms();
 		if (!grc)
 			fs_stats_compute(&res.tubercles, &edges, 1.0, NULL, L.image->width, L.image->height,
 					 &st);
-		double t4 = now_ms();
-		c_all[r] = cpu_ms() - c0;
+		double t4 = bench_now_ms();
+		c_all[r] = bench_cpu_ms() - c0;
 		t_load[r] = t1 - t0;
 		t_pre[r] = res.ms_preprocess;
 		t_det[r] = res.ms_detect;
@@ -136,11 +82,11 @@ static int bench(const char *label, const char *path, detect_fn fn)
 		fs_loaded_free(&L);
 	}
 	printf("%s (%dx%d, %zu tubercles)\n", label, w, h, n);
-	printf("  load: %.1f ms\n  preprocess: %.1f ms\n  detect: %.1f ms\n", median(t_load),
-	       median(t_pre), median(t_det));
+	printf("  load: %.1f ms\n  preprocess: %.1f ms\n  detect: %.1f ms\n", bench_median(t_load, RUNS),
+	       bench_median(t_pre, RUNS), bench_median(t_det, RUNS));
 	printf("  graph: %.1f ms\n  statistics: %.1f ms\n  total: %.1f ms (cpu %.1f ms)\n",
-	       median(t_graph), median(t_stats), median(t_all), median(c_all));
-	last_cpu = median(c_all);
+	       bench_median(t_graph, RUNS), bench_median(t_stats, RUNS), bench_median(t_all, RUNS), bench_median(c_all, RUNS));
+	last_cpu = bench_median(c_all, RUNS);
 	return 0;
 }
 
@@ -166,7 +112,7 @@ int main(void)
 	o.jitter = 1.5;
 	o.gradient = 0.3;
 	fs_image *img = synth_make(&o, &t);
-	if (!img || fs_png_write_gray(tmp, img, err, sizeof err) || write_tiff8(tif, img)) {
+	if (!img || fs_png_write_gray(tmp, img, err, sizeof err) || bench_write_tiff8(tif, img, 0)) {
 		printf("synthetic image: %s\n", img ? "cannot write" : "out of memory");
 		unlink(tmp);
 		unlink(tif);

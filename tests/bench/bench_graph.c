@@ -6,46 +6,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "analysis/graph.h"
 #include "analysis/metrics.h"
 #include "image/render.h"
 #include "store/export_csv.h"
+#include "bench_support.h"
 
 #define RUNS 5
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double cpu_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static uint64_t state = 42;
 static double urand(void)
 {
 	state = state * 6364136223846793005ull + 1442695040888963407ull;
 	return (double)(state >> 11) / 9007199254740992.0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double p = *(const double *)a, q = *(const double *)b;
-	return (p > q) - (p < q);
-}
-
-static double median(double *v)
-{
-	qsort(v, RUNS, sizeof *v, cmp_double);
-	return v[RUNS / 2];
 }
 
 int main(void)
@@ -66,30 +40,30 @@ int main(void)
 		fs_triangulation t;
 		int *pairs;
 		size_t m;
-		double t0 = now_ms(), c0 = cpu_ms();
+		double t0 = bench_now_ms(), c0 = bench_cpu_ms();
 		if (fs_delaunay(x, y, N, &t))
 			return 1;
-		t_del[r] = now_ms() - t0;
-		c_del[r] = cpu_ms() - c0;
+		t_del[r] = bench_now_ms() - t0;
+		c_del[r] = bench_cpu_ms() - c0;
 		edges[0] = 3 * (size_t)N; /* upper bound; counted below */
 		/* Gabriel alone, then both graphs in the one pass a caller
 		 * wanting the three graphs uses (RNG is filtered from Gabriel) */
-		t0 = now_ms();
-		c0 = cpu_ms();
+		t0 = bench_now_ms();
+		c0 = bench_cpu_ms();
 		if (fs_graph_edges_tri(x, y, N, &t, FS_GRAPH_GABRIEL, &pairs, &m))
 			return 1;
-		t_gab[r] = now_ms() - t0;
-		c_gab[r] = cpu_ms() - c0;
+		t_gab[r] = bench_now_ms() - t0;
+		c_gab[r] = bench_cpu_ms() - c0;
 		edges[1] = m;
 		free(pairs);
 		int *gp;
 		size_t gm;
-		t0 = now_ms();
-		c0 = cpu_ms();
+		t0 = bench_now_ms();
+		c0 = bench_cpu_ms();
 		if (fs_graph_gabriel_rng_tri(x, y, N, &t, &gp, &gm, &pairs, &m))
 			return 1;
-		t_rng[r] = now_ms() - t0;
-		c_rng[r] = cpu_ms() - c0;
+		t_rng[r] = bench_now_ms() - t0;
+		c_rng[r] = bench_cpu_ms() - c0;
 		if (gm != edges[1])
 			return 1;
 		edges[2] = m;
@@ -101,8 +75,8 @@ int main(void)
 		free(pairs);
 		fs_triangulation_free(&t);
 	}
-	double td = median(t_del), tg = median(t_gab), tr = median(t_rng);
-	double cd = median(c_del), cg = median(c_gab), cr = median(c_rng);
+	double td = bench_median(t_del, RUNS), tg = bench_median(t_gab, RUNS), tr = bench_median(t_rng, RUNS);
+	double cd = bench_median(c_del, RUNS), cg = bench_median(c_gab, RUNS), cr = bench_median(c_rng, RUNS);
 	printf("delaunay_100k_random: %.1f ms wall, %.1f ms cpu (%zu edges)\n", td, cd, edges[0]);
 	printf("gabriel_filter_100k: %.1f ms wall, %.1f ms cpu (%zu edges)\n", tg, cg, edges[1]);
 	printf("gabriel+rng_one_pass_100k: %.1f ms wall, %.1f ms cpu (%zu RNG edges)\n", tr, cr,
@@ -119,13 +93,13 @@ int main(void)
 		}
 		for (int r = 0; r < RUNS; r++) {
 			fs_triangulation t;
-			double t0 = now_ms();
+			double t0 = bench_now_ms();
 			if (fs_delaunay(x, y, N, &t))
 				return 1;
-			tl[r] = now_ms() - t0;
+			tl[r] = bench_now_ms() - t0;
 			fs_triangulation_free(&t);
 		}
-		printf("delaunay_100k_square_lattice: %.1f ms\n", median(tl));
+		printf("delaunay_100k_square_lattice: %.1f ms\n", bench_median(tl, RUNS));
 	}
 
 	enum { NT = 2000 };
@@ -146,12 +120,12 @@ int main(void)
 		return 1;
 	for (int r = 0; r < RUNS; r++) {
 		fs_stats s;
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		if (fs_stats_compute(&tl, &el, 0.33, NULL, 2048, 1536, &s))
 			return 1;
-		t_stats[r] = now_ms() - t0;
+		t_stats[r] = bench_now_ms() - t0;
 	}
-	printf("stats_2000_tubercles: %.2f ms (%zu edges)\n", median(t_stats), el.n);
+	printf("stats_2000_tubercles: %.2f ms (%zu edges)\n", bench_median(t_stats, RUNS), el.n);
 
 	fs_image *img = fs_image_new(2048, 1536);
 	if (!img)
@@ -164,14 +138,14 @@ int main(void)
 	o.um_per_px = 0.33;
 	for (int r = 0; r < RUNS; r++) {
 		fs_rgb c;
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		if (fs_render_overlay(img, &tl, &el, &o, &c, err, sizeof err))
 			return 1;
-		t_render[r] = now_ms() - t0;
+		t_render[r] = bench_now_ms() - t0;
 		fs_rgb_free(&c);
 	}
 	printf("render_2048x1536_overlay_2000_tubercles: %.1f ms (ids, edges, scale bar)\n",
-	       median(t_render));
+	       bench_median(t_render, RUNS));
 	fs_image_free(img);
 	fs_edge_list_free(&el);
 	fs_tubercle_list_free(&tl);
@@ -195,14 +169,14 @@ int main(void)
 	size_t csv_bytes = 0;
 	for (int r = 0; r < RUNS; r++) {
 		fs_buf b = {0};
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		if (fs_csv_edges(&b, &big, &bige, 0.1))
 			return 1;
-		t_csv[r] = now_ms() - t0;
+		t_csv[r] = bench_now_ms() - t0;
 		csv_bytes = b.len;
 		fs_buf_free(&b);
 	}
-	printf("edges_csv_70000_tubercles: %.1f ms (%zu edges, %zu bytes)\n", median(t_csv), bige.n, csv_bytes);
+	printf("edges_csv_70000_tubercles: %.1f ms (%zu edges, %zu bytes)\n", bench_median(t_csv, RUNS), bige.n, csv_bytes);
 	fs_edge_list_free(&bige);
 	fs_tubercle_list_free(&big);
 	free(x);

@@ -7,7 +7,7 @@
  *   writes it) and read (as a job reads it), scale region, detection (preprocessing and the method), neighbour
  *   graph, statistics, the tubercles and edges CSVs.
  * Per stage: wall and CPU milliseconds (median of FS_BENCH_RUNS runs,
- * default 3) and the peak RSS reached during the stage (the process's
+ * default 5) and the peak RSS reached during the stage (the process's
  * high-water mark, reset before each stage through /proc/self/clear_refs).
  *
  * FS_BENCH_LARGE_IMAGE=PATH reads the image from that TIFF instead of
@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <tiffio.h>
 #include <unistd.h>
 
 #include "analysis/analysis.h"
@@ -30,34 +28,7 @@
 #include "store/store.h"
 #include "synth.h"
 #include "testimg_write.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double cpu_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(const double *v, int n)
-{
-	double s[16];
-	memcpy(s, v, (size_t)n * sizeof *s);
-	qsort(s, (size_t)n, sizeof *s, cmp_d);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
+#include "bench_support.h"
 
 /* "VmHWM" or "VmRSS" of this process, MB (0 when /proc is not there). */
 static double proc_mb(const char *key)
@@ -102,51 +73,23 @@ static double t_wall, t_cpu;
 static void begin(void)
 {
 	reset_peak();
-	t_wall = now_ms();
-	t_cpu = cpu_ms();
+	t_wall = bench_now_ms();
+	t_cpu = bench_cpu_ms();
 }
 
 static void end(int s, int run)
 {
-	st[s].wall[run] = now_ms() - t_wall;
-	st[s].cpu[run] = cpu_ms() - t_cpu;
+	st[s].wall[run] = bench_now_ms() - t_wall;
+	st[s].cpu[run] = bench_cpu_ms() - t_cpu;
 	double pk = proc_mb("VmHWM");
 	if (pk > st[s].peak)
 		st[s].peak = pk;
 }
 
-static int write_tiff8(const char *path, const fs_image *img)
-{
-	TIFF *t = TIFFOpen(path, "w");
-	if (!t)
-		return -1;
-	int w = img->width, h = img->height, rc = 0;
-	TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)w);
-	TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)h);
-	TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
-	TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
-	TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
-	TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
-	TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 16);
-	unsigned char *row = malloc((size_t)w);
-	for (int y = 0; y < h && row && !rc; y++) {
-		for (int x = 0; x < w; x++) {
-			float v = img->data[(size_t)y * w + x];
-			row[x] = (unsigned char)(v <= 0 ? 0 : v >= 1 ? 255 : (int)(v * 255.0f + 0.5f));
-		}
-		rc = TIFFWriteScanline(t, row, (uint32_t)y, 0) < 0 ? -1 : 0;
-	}
-	free(row);
-	TIFFClose(t);
-	return row ? rc : -1;
-}
-
 int main(void)
 {
 	char err[512];
-	int runs = getenv("FS_BENCH_RUNS") ? atoi(getenv("FS_BENCH_RUNS")) : 3;
-	if (runs < 1 || runs > 9)
-		runs = 3;
+	int runs = bench_runs(5);
 	fs_heap_keep_images();
 	char dir[128];
 	if (fs_testimg_tmpdir(dir, sizeof dir)) {
@@ -161,17 +104,10 @@ int main(void)
 	} else {
 		synth_opts o;
 		synth_truth tr = {0};
-		synth_defaults(&o);
-		o.width = 10000;
-		o.height = 10000;
-		o.pitch = 40;
-		o.angle = 0.2;
-		o.jitter = 1.5;
-		o.gradient = 0.3;
-		o.bits = 8;
+		bench_large_scene(&o);
 		fs_image *img = synth_make(&o, &tr);
 		snprintf(tif, sizeof tif, "%s/sem.tif", dir);
-		int wrc = img ? write_tiff8(tif, img) : -1;
+		int wrc = img ? bench_write_tiff8(tif, img, 0) : -1;
 		fs_image_free(img);
 		synth_truth_free(&tr);
 		if (wrc) {
@@ -266,7 +202,7 @@ int main(void)
 	double sw = 0, sc = 0;
 	printf("  %-30s %9s %9s %12s   (median of %d)\n", "stage", "wall ms", "cpu ms", "peak RSS MB", runs);
 	for (int s = 0; s < S_N; s++) {
-		double w = median(st[s].wall, runs), c = median(st[s].cpu, runs);
+		double w = bench_median(st[s].wall, runs), c = bench_median(st[s].cpu, runs);
 		if (s != S_WORK && s != S_WRITE) {
 			sw += w;
 			sc += c;

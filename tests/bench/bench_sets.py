@@ -5,45 +5,14 @@
 - an extraction on a 2048x1536 image through the API (target < 250 ms);
 - 20 concurrent users each making 10 edits per second for 30 s (no errors, p99 < 50 ms).
 """
-import math
 import os
-import struct
 import sys
 import threading
 import time
-import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 from harness import Server, upload_image  # noqa: E402
-
-
-def lattice_png(w, h, pitch=40.0, radius=12.0):
-    rows = []
-    dy = pitch * math.sqrt(3) / 2
-    for y in range(h):
-        row = bytearray(w)
-        j = round(y / dy)
-        for jj in (j - 1, j, j + 1):
-            cy = jj * dy
-            if abs(y - cy) > radius:
-                continue
-            off = (pitch / 2) if jj % 2 else 0
-            half = math.sqrt(max(0.0, radius * radius - (y - cy) ** 2))
-            i0 = int((0 - off) // pitch) - 1
-            for i in range(i0, int(w / pitch) + 2):
-                cx = i * pitch + off
-                a, b = int(max(0, cx - half)), int(min(w - 1, cx + half))
-                for x in range(a, b + 1):
-                    row[x] = 220
-        for x in range(w):
-            if not row[x]:
-                row[x] = 40
-        rows.append(b"\x00" + bytes(row))
-
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
-            chunk(b"IDAT", zlib.compress(b"".join(rows), 1)) + chunk(b"IEND", b""))
+from support_images import lattice_png  # noqa: E402
 
 
 def pct(v, p):
@@ -57,7 +26,7 @@ def main():
         c = srv.client()
         c.login()
         # extraction on 2048 x 1536
-        img = upload_image(c, data=lattice_png(2048, 1536), filename="lattice.png")["image"]
+        img = upload_image(c, data=lattice_png(2048, 1536, level=1), filename="lattice.png")["image"]
         sid = c.api("GET", "/api/images/%d/sets" % img["id"]).json()["sets"][0]["id"]
         times = []
         rev = 0
@@ -77,7 +46,7 @@ def main():
         edges += [{"id1": i + 1, "id2": i + 101} for i in range(9900)]
         doc = {"format": "fish-scale-annotations", "version": "3.0", "image_name": "x",
                "sets": [{"id": "s", "name": "Big", "tubercles": tubs, "edges": edges}]}
-        img2 = upload_image(c, data=lattice_png(2100, 1600, 50, 10), filename="big.png")["image"]
+        img2 = upload_image(c, data=lattice_png(2100, 1600, 50, 10, level=1), filename="big.png")["image"]
         r = c.api("POST", "/api/images/%d/import" % img2["id"], doc)
         if r.status not in (200, 201):
             print("import of 10,000 tubercles failed:", r.status, r.text[:200])
@@ -91,7 +60,7 @@ def main():
             print("loading a set of %d tubercles, %d edges: median %.1f ms (target < 50 ms)"
                   % (len(g.json()["tubercles"]), len(g.json()["edges"]), sorted(times)[3] * 1000))
         # one edit in a set of 500
-        img3 = upload_image(c, data=lattice_png(600, 500, 30, 8), filename="small.png")["image"]
+        img3 = upload_image(c, data=lattice_png(600, 500, 30, 8, level=1), filename="small.png")["image"]
         sid3 = c.api("GET", "/api/images/%d/sets" % img3["id"]).json()["sets"][0]["id"]
         rev = 0
         for i in range(500):
@@ -113,7 +82,7 @@ def main():
         def user(k):
             cl = srv.client()
             cl.login()
-            im = upload_image(cl, data=lattice_png(300, 200, 30 + k, 8), filename="u%d.png" % k)["image"]
+            im = upload_image(cl, data=lattice_png(300, 200, 30 + k, 8, level=1), filename="u%d.png" % k)["image"]
             s = cl.api("GET", "/api/images/%d/sets" % im["id"]).json()["sets"][0]["id"]
             rv = 0
             t_end = time.monotonic() + 30

@@ -1,4 +1,5 @@
 // Small helpers shared by the browser tests.
+import { deflateSync } from 'node:zlib';
 export function assert(cond, msg) {
   if (!cond) throw new Error('assertion failed: ' + msg);
 }
@@ -106,4 +107,73 @@ export async function deleteMyImages(page) {
       for (const i of mine) await fetch(base + `api/images/${i.id}`, { method: 'DELETE', headers: { 'X-CSRF-Token': csrf } });
     }
   });
+}
+
+// ---- large-image fixtures (test_workspace_large_set.mjs, test_tiles.mjs,
+// tests/bench/bench_workspace.mjs) ----
+
+function crc32(buf) {
+  let c, crc = 0xffffffff;
+  for (let n = 0; n < buf.length; n++) {
+    c = (crc ^ buf[n]) & 0xff;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    crc = (crc >>> 8) ^ c;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function pngChunk(type, data) {
+  const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+  const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
+  return Buffer.concat([len, td, crc]);
+}
+
+// An 8-bit grey image of w x h pixels, all at level, kept as PNG scanlines
+// (a filter byte, then the row) so encodePng needs no copy; set(x, y, v)
+// paints one pixel.
+export function greyImage(w, h, level = 0) {
+  const raw = Buffer.alloc((w + 1) * h, level);
+  for (let y = 0; y < h; y++) raw[y * (w + 1)] = 0; // filter type "none"
+  return { width: w, height: h, raw, set(x, y, v) { raw[y * (w + 1) + 1 + x] = v; } };
+}
+
+// The PNG file of a greyImage, written here rather than by a library so a
+// test can make a montage of any size without a dependency.
+export function encodePng(img) {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(img.width, 0); ihdr.writeUInt32BE(img.height, 4); ihdr[8] = 8; ihdr[9] = 0;
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(img.raw)), pngChunk('IEND', Buffer.alloc(0))]);
+}
+
+// Uploads png (a Buffer) as name through the API of the logged-in page,
+// waits for the background import job a large image gets (202), imports the
+// annotation file ann (an object) onto it and deletes the empty Base set,
+// so the workspace opens the imported set. Resolves to [imageId, setId].
+export function uploadWithAnnotation(page, png, name, ann) {
+  return page.evaluate(async ([b64, fileName, annText]) => {
+    const csrf = document.body.dataset.csrf, base = document.body.dataset.base;
+    const fd = new FormData();
+    fd.append('file', new File([Uint8Array.from(atob(b64), c => c.charCodeAt(0))], fileName, { type: 'image/png' }));
+    const r = await fetch(base + 'api/images', { method: 'POST', body: fd, headers: { 'X-CSRF-Token': csrf } });
+    const up = await r.json();
+    let id = up.image && up.image.id;
+    if (r.status === 202) { // a large upload is finished by a background job
+      let job = up.job;
+      while (['queued', 'starting', 'running'].includes(job.state)) {
+        await new Promise(ok => setTimeout(ok, 100)); // a poll interval: the loop waits for the job's state
+        job = (await (await fetch(base + `api/jobs/${job.id}`)).json()).job;
+      }
+      if (job.state !== 'done') throw new Error('upload job: ' + job.error);
+      id = job.result.image_id;
+    }
+    if (!id) throw new Error('upload: ' + JSON.stringify(up));
+    const imp = await (await fetch(base + `api/images/${id}/import`, { method: 'POST', body: annText, headers: { 'X-CSRF-Token': csrf, 'Content-Type': 'application/json' } })).json();
+    if (!imp.success) throw new Error('import: ' + imp.error);
+    const sets = (await (await fetch(base + `api/images/${id}/sets`)).json()).sets;
+    const b = sets.find(s => s.name === 'Base');
+    if (b) await fetch(base + `api/sets/${b.id}?revision=${b.revision}`, { method: 'DELETE', headers: { 'X-CSRF-Token': csrf } });
+    return [id, imp.sets[0].id];
+  }, [png.toString('base64'), name, JSON.stringify(ann)]);
 }

@@ -4,40 +4,17 @@
 // their pixels. The image's fine pattern (a 2-pixel checkerboard) is grey in
 // the overview and only shows in the full-resolution tiles.
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { deflateSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
-import { assert, uploadThroughLibrary, withCleanup, login } from './helpers.mjs';
+import { assert, uploadThroughLibrary, withCleanup, login, greyImage, encodePng } from './helpers.mjs';
 
 const W = 5000, H = 1200;
 
-function crc32(buf) {
-  let c, crc = 0xffffffff;
-  for (let n = 0; n < buf.length; n++) {
-    c = (crc ^ buf[n]) & 0xff;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    crc = (crc >>> 8) ^ c;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-function chunk(type, data) {
-  const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
-  const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
-  return Buffer.concat([len, td, crc]);
-}
-
 function checkerPng(W = 5000, H = 1200) {
-  const raw = Buffer.alloc((W + 1) * H);
-  for (let y = 0; y < H; y++) {
-    raw[y * (W + 1)] = 0;
-    for (let x = 0; x < W; x++) raw[y * (W + 1) + 1 + x] = ((x >> 1) + (y >> 1)) & 1 ? 230 : 25;
-  }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(W, 0); ihdr.writeUInt32BE(H, 4); ihdr[8] = 8; ihdr[9] = 0;
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw, { level: 6 })), chunk('IEND', Buffer.alloc(0))]);
+  const img = greyImage(W, H);
+  for (let y = 0; y < H; y++)
+    for (let x = 0; x < W; x++) img.set(x, y, ((x >> 1) + (y >> 1)) & 1 ? 230 : 25);
+  return encodePng(img);
 }
 
 // Standard deviation of the canvas's red channel in a 40x40 box at the centre.

@@ -5,37 +5,9 @@
 // tiles), a click still picks the tubercle under the pointer, and the Data
 // tab's tables stay bounded.
 // Behaviour only; the timings are in `make bench` (bench_workspace_large.mjs).
-import { deflateSync } from 'node:zlib';
-import { assert, login, withCleanup, waitWorkspaceReady, clickImage } from './helpers.mjs';
+import { assert, login, withCleanup, waitWorkspaceReady, clickImage, greyImage, encodePng, uploadWithAnnotation } from './helpers.mjs';
 
 const W = 4000, H = 3000, N = 70000;
-
-function crc32(buf) {
-  let c, crc = 0xffffffff;
-  for (let n = 0; n < buf.length; n++) {
-    c = (crc ^ buf[n]) & 0xff;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    crc = (crc >>> 8) ^ c;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-function chunk(type, data) {
-  const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
-  const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
-  return Buffer.concat([len, td, crc]);
-}
-
-// a flat grey image: the set is imported, not extracted
-function greyPng() {
-  const raw = Buffer.alloc((W + 1) * H, 90);
-  for (let y = 0; y < H; y++) raw[y * (W + 1)] = 0;
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(W, 0); ihdr.writeUInt32BE(H, 4); ihdr[8] = 8; ihdr[9] = 0;
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 // N centres on a hexagonal lattice filling the image, each joined to its
 // right and lower neighbours
@@ -64,31 +36,8 @@ export async function testLargeSetLevelOfDetailAndPicking(t) {
     await login(page, server);
     const ann = lattice();
     const first = ann.sets[0].tubercles[0];
-    const imageId = await page.evaluate(async ([b64, annText]) => {
-      const csrf = document.body.dataset.csrf, base = document.body.dataset.base;
-      const fd = new FormData();
-      fd.append('file', new File([Uint8Array.from(atob(b64), c => c.charCodeAt(0))], 'large.png', { type: 'image/png' }));
-      const r = await fetch(base + 'api/images', { method: 'POST', body: fd, headers: { 'X-CSRF-Token': csrf } });
-      const up = await r.json();
-      let id = up.image && up.image.id;
-      if (r.status === 202) { // a large upload is finished by a background job
-        let job = up.job;
-        while (['queued', 'starting', 'running'].includes(job.state)) {
-          await new Promise(ok => setTimeout(ok, 100));
-          job = (await (await fetch(base + `api/jobs/${job.id}`)).json()).job;
-        }
-        if (job.state !== 'done') throw new Error('upload job: ' + job.error);
-        id = job.result.image_id;
-      }
-      if (!id) throw new Error('upload: ' + JSON.stringify(up));
-      const imp = await (await fetch(base + `api/images/${id}/import`, { method: 'POST', body: annText, headers: { 'X-CSRF-Token': csrf, 'Content-Type': 'application/json' } })).json();
-      if (!imp.success) throw new Error('import: ' + imp.error);
-      // the imported set first, so the page opens it
-      const sets = (await (await fetch(base + `api/images/${id}/sets`)).json()).sets;
-      const b = sets.find(s => s.name === 'Base');
-      if (b) await fetch(base + `api/sets/${b.id}?revision=${b.revision}`, { method: 'DELETE', headers: { 'X-CSRF-Token': csrf } });
-      return id;
-    }, [greyPng().toString('base64'), JSON.stringify(ann)]);
+    // a flat grey image: the set is imported, not extracted
+    const [imageId] = await uploadWithAnnotation(page, encodePng(greyImage(W, H, 90)), 'large.png', ann);
 
     await page.goto(server.url + `workspace/${imageId}`);
     await waitWorkspaceReady(page);

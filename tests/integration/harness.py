@@ -45,6 +45,12 @@ def wait_for(cond, timeout=10.0, what="condition"):
         delay = min(delay * 2, 0.2)
 
 
+def user_password(login):
+    """The password the tests give a member they add (long enough for the
+    password policy, different per user)."""
+    return login + "-password-123"
+
+
 class Server:
     """One fishscale site (nginx + FastCGI) in its own data directory."""
 
@@ -87,6 +93,20 @@ class Server:
     def cleanup(self):
         self.stop()
         shutil.rmtree(self.data, ignore_errors=True)
+
+    def add_users(self, *logins):
+        """Adds each login as a member with the password user_password(login)."""
+        for who in logins:
+            r = self.cli("user", "add", who, input=user_password(who) + "\n")
+            assert r.returncode == 0, r.stderr
+        return self
+
+    def login_as(self, who):
+        """A client logged in as a user made by add_users (or "admin")."""
+        c = self.client()
+        r = c.login() if who == "admin" else c.login(who, user_password(who))
+        assert r.status == 303, (who, r.status)
+        return c
 
     def cli(self, *args, input=None):
         return subprocess.run([FISHSCALE] + list(args), env=self.env, capture_output=True,
@@ -221,6 +241,14 @@ class Client:
         if self.csrf and method not in ("GET", "HEAD"):
             headers.setdefault("X-CSRF-Token", self.csrf)
         return self.request(method, path, json_body=json_body, headers=headers, **kw)
+
+
+def ok(r, status=200):
+    """The JSON of an answer that must have this status and say success."""
+    assert r.status == status, (r.status, r.text)
+    j = r.json()
+    assert j["success"] is True, j
+    return j
 
 
 def multipart_body(fields, boundary="fsHarnessBoundary42"):

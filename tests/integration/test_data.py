@@ -5,7 +5,7 @@ import os
 import sqlite3
 import time
 
-from harness import Server
+from harness import Server, ok
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
@@ -35,13 +35,6 @@ def setup_module():
 
 def teardown_module():
     srv.cleanup()
-
-
-def ok(r, status=200):
-    assert r.status == status, (r.status, r.text)
-    j = r.json()
-    assert j["success"] is True, j
-    return j
 
 
 def err(r, status, fragment=""):

@@ -19,9 +19,7 @@ srv = None
 
 def setup_module():
     global srv
-    srv = Server().start()
-    for who in ("bob", "dora"):
-        srv.cli("user", "add", who, input=who + "-password-123\n")
+    srv = Server().start().add_users("bob", "dora")
 
 
 def teardown_module():
@@ -30,9 +28,7 @@ def teardown_module():
 
 
 def login(who):
-    c = srv.client()
-    assert c.login(who, who + "-password-123").status == 303
-    return c
+    return srv.login_as(who)
 
 
 def read_done(c, iid):

@@ -7,7 +7,7 @@ import sqlite3
 import struct
 import zlib
 
-from harness import Server, TESTDATA
+from harness import Server, TESTDATA, multipart_body
 
 srv = None
 small = None  # a second site with tiny upload and pixel limits
@@ -78,19 +78,9 @@ def jpeg_gray(w, h):
     return bytes(out)
 
 
-def multipart(fields, boundary="fsBOUNDARYx7"):
+def multipart(fields):
     """fields: list of (name, filename or None, bytes)."""
-    body = b""
-    for name, filename, data in fields:
-        disp = 'form-data; name="%s"' % name
-        if filename is not None:
-            disp += '; filename="%s"' % filename
-        body += b"--" + boundary.encode() + b"\r\nContent-Disposition: " + disp.encode() + b"\r\n"
-        if filename is not None:
-            body += b"Content-Type: application/octet-stream\r\n"
-        body += b"\r\n" + data + b"\r\n"
-    body += b"--" + boundary.encode() + b"--\r\n"
-    return body, "multipart/form-data; boundary=" + boundary
+    return multipart_body(fields, boundary="fsBOUNDARYx7")
 
 
 def upload(c, data, filename="scale.tif", extra=()):
@@ -108,9 +98,11 @@ def login(server, who):
 
 
 def state(server):
-    """Files in the data directory's image folders and image rows."""
+    """Files in the data directory's image folders and image rows (the
+    display pyramid's tile folders too: a refused large upload must not
+    leave one behind)."""
     counts = {}
-    for d in ("tmp", "originals", "work", "display", "thumbs"):
+    for d in ("tmp", "originals", "work", "display", "thumbs", "pyramid"):
         p = os.path.join(server.data, d)
         counts[d] = len(os.listdir(p)) if os.path.isdir(p) else 0
     db = sqlite3.connect(server.db_path())

@@ -221,3 +221,21 @@ def test_batch_refusals():
     assert c.api("POST", "/api/batches", json_body={"q": "x", "profile": "nope"}).status == 422
     assert c.api("POST", "/api/batches", json_body={"q": "x", "bogus": 1}).status == 422
     assert c.api("GET", "/api/batches/999999").status == 404
+
+
+def test_batch_naming_an_image_twice_extracts_it_once():
+    c = login("eve")
+    iid = upload(c, png_gray(250, 230, lambda x, y: 210 if ((x // 11) + (y // 11)) % 2 else 30),
+                 "twice.png").json()["image"]["id"]
+    r = c.api("POST", "/api/batches", json_body={"image_ids": [iid, iid, iid], "new_set": "once"})
+    assert r.status == 201, r.text
+    assert [j["image_id"] for j in r.json()["jobs"]] == [iid], r.json()["jobs"]
+    assert r.json()["batch"]["name"] == "Extraction of 1 image"
+    bid = r.json()["batch"]["id"]
+
+    def done():
+        jobs = c.api("GET", "/api/batches/%d" % bid).json()["jobs"]
+        return jobs if all(j["state"] in ("done", "failed", "cancelled") for j in jobs) else None
+    assert [j["state"] for j in wait_for(done, timeout=90, what="the batch")] == ["done"]
+    sets = c.api("GET", "/api/images/%d/sets" % iid).json()["sets"]
+    assert [s["name"] for s in sets].count("once") == 1, sets

@@ -11,7 +11,7 @@ import sqlite3
 import subprocess
 import tempfile
 
-from harness import Server, unique_png, upload_image
+from harness import Server, ok, unique_png, upload_image
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, "build", "fishscale")
@@ -30,13 +30,6 @@ def setup_module():
 
 def teardown_module():
     srv.cleanup()
-
-
-def ok(r, status=200):
-    assert r.status == status, (r.status, r.text)
-    j = r.json()
-    assert j["success"] is True, j
-    return j
 
 
 def db_rows(sql, *args):

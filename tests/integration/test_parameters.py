@@ -4,7 +4,7 @@ method does not use (and they change nothing), and the optimiser step never
 varies one its method does not use."""
 import os
 
-from harness import Server, upload_image
+from harness import Server, ok, upload_image
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIG = os.path.join(ROOT, "tests", "fixtures", "paper", "P1_Fig2_Polypterus_bichir_2.63um.tif")
@@ -22,13 +22,6 @@ def setup_module():
 
 def teardown_module():
     srv.cleanup()
-
-
-def ok(r, status=200):
-    assert r.status == status, (r.status, r.text)
-    j = r.json()
-    assert j["success"] is True, j
-    return j
 
 
 def base_set():

@@ -190,8 +190,17 @@ def test_a_persons_region_is_logged_followed_and_reset():
 
 
 def test_autocrop_removes_the_paper_band():
+    autocrop_removes_the_band(PAPER)
+
+
+def test_autocrop_removes_the_paper_band_of_p1_fig1():
+    # the issue names both figures: P1 Fig1 has the same printed band
+    autocrop_removes_the_band(os.path.join(TESTDATA, "P1_Fig1_Lepidotes_elvensis_4.78um.tif"))
+
+
+def autocrop_removes_the_band(path):
     c = client()
-    image, _ = new_set(c)
+    image, _ = new_set(c, path)
     r = c.api("POST", "/api/images/%d/autocrop" % image["id"])
     assert r.status == 200, r.text
     j = r.json()["image"]

@@ -19,9 +19,7 @@ srv = None
 def setup_module():
     global srv
     srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MAX_RUNNING": "2",
-                      "FISHSCALE_SET_PACK_MIN": "50"}).start()
-    for who in ("ann", "ben"):
-        srv.cli("user", "add", who, input=who + "-password-123\n")
+                      "FISHSCALE_SET_PACK_MIN": "50"}).start().add_users("ann", "ben")
 
 
 def teardown_module():
@@ -30,9 +28,7 @@ def teardown_module():
 
 
 def login(who):
-    c = srv.client()
-    assert c.login(who, who + "-password-123").status == 303
-    return c
+    return srv.login_as(who)
 
 
 def first_set(c, image_id):
