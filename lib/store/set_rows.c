@@ -373,8 +373,7 @@ static int sorted_edges(const fs_edge_list *in, fs_edge_list *out)
  * edit's diff is small: the new rows are merged in one pass, no sort of
  * the whole set (this runs under the write lock).
  */
-static int packed_write(fs_db *db, long long set_id, const fs_set_state *cur, const fs_set_diff *d, char *why,
-			size_t whylen)
+static int packed_next(const fs_set_state *cur, const fs_set_diff *d, fs_set_state *out, char *why, size_t whylen)
 {
 	fs_set_state nx;
 	fs_tubercle_list add = {0}, aft = {0};
@@ -464,19 +463,84 @@ static int packed_write(fs_db *db, long long set_id, const fs_set_state *cur, co
 			rc = FS_DB_INVALID;
 		}
 	}
-	if (!rc)
-		rc = fs_packed_put(db, set_id, &nx.t, &nx.e);
-	if (!rc)
-		fs_packed_cache_keep(db, set_id, &nx); /* what was just written: the next edit reads it */
-	if (!rc)
-		rc = write_set_fields(db, set_id, d);
 	free(rm);
 	fs_tubercle_list_free(&add);
 	fs_tubercle_list_free(&aft);
 	fs_edge_list_free(&er);
 	fs_edge_list_free(&ea);
+	if (rc) {
+		fs_set_state_free(&nx);
+		return rc;
+	}
+	*out = nx;
+	return FS_DB_OK;
+}
+
+/* The new rows written, kept as the cached state (nx is taken over), and
+ * the set's own columns. */
+static int packed_store(fs_db *db, long long set_id, const fs_packed_rec *rec, fs_set_state *nx,
+			const fs_set_diff *d)
+{
+	int rc = fs_packed_put_encoded(db, set_id, rec);
+	if (!rc)
+		fs_packed_cache_keep(db, set_id, nx); /* what was just written: the next edit reads it */
+	if (!rc)
+		rc = write_set_fields(db, set_id, d);
+	return rc;
+}
+
+static int packed_write(fs_db *db, long long set_id, const fs_set_state *cur, const fs_set_diff *d, char *why,
+			size_t whylen)
+{
+	fs_set_state nx;
+	fs_packed_rec rec;
+	memset(&rec, 0, sizeof rec);
+	int rc = packed_next(cur, d, &nx, why, whylen);
+	if (rc)
+		return rc;
+	rc = fs_packed_encode(&nx.t, &nx.e, &rec);
+	if (!rc)
+		rc = packed_store(db, set_id, &rec, &nx, d);
+	fs_packed_rec_free(&rec);
 	fs_set_state_free(&nx);
 	return rc;
+}
+
+int fs_rows_prepare(fs_db *db, long long set_id, const fs_set_diff *d, fs_rows_prepared *p, char *why,
+		    size_t whylen)
+{
+	memset(p, 0, sizeof *p);
+	const fs_set_state *pk;
+	int rc = fs_packed_state(db, set_id, &pk);
+	if (!rc && pk) {
+		/* the merge and the encoding of the whole record: the lock then
+		 * only stores the bytes */
+		rc = packed_next(pk, d, &p->next, why, whylen);
+		if (!rc)
+			rc = fs_packed_encode(&p->next.t, &p->next.e, &p->rec);
+		p->packed = !rc;
+	}
+	if (!rc && fs_rows_journal_prepare(d, &p->journal))
+		rc = FS_DB_ERROR;
+	if (rc)
+		fs_rows_prepared_free(p);
+	return rc;
+}
+
+int fs_rows_write_prepared(fs_db *db, long long set_id, const fs_set_diff *d, fs_rows_prepared *p, char *why,
+			   size_t whylen)
+{
+	if (p->packed)
+		return packed_store(db, set_id, &p->rec, &p->next, d);
+	return fs_rows_diff_write(db, set_id, d, why, whylen);
+}
+
+void fs_rows_prepared_free(fs_rows_prepared *p)
+{
+	fs_packed_rec_free(&p->rec);
+	fs_set_state_free(&p->next);
+	fs_rows_journal_entry_free(&p->journal);
+	memset(p, 0, sizeof *p);
 }
 
 int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen)

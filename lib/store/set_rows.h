@@ -36,6 +36,38 @@ int fs_rows_diff_applies(fs_db *db, long long set_id, const fs_set_diff *d, char
 int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen);
 
 /*
+ * The same write in two halves, so that a change of a large set holds
+ * SQLite's one write lock only while its bytes are stored (issue 15, "one
+ * writer, short writes"). fs_rows_prepare runs at a snapshot (a read
+ * transaction, or the write transaction itself) and makes everything that
+ * needs no lock: for a packed set the new record (the diff merged into
+ * the rows and encoded), and the journal entry. fs_rows_write_prepared
+ * then writes it inside a write transaction that has found the set's
+ * revision still that of the snapshot (every change of rows bumps it), so
+ * the rows are those the preparation saw; a set stored as rows is written
+ * row by row there (such sets are small). The caller journals p->journal
+ * (fs_rows_journal_add_prepared). p's contents are the caller's
+ * (fs_rows_prepared_free; the write takes p->next over for the cache).
+ */
+typedef struct fs_journal_entry fs_journal_entry;
+struct fs_journal_entry {
+	char *text;       /* the diff's JSON (cJSON_free) */
+	unsigned char *z; /* NULL, or the stored compressed form (free) */
+	size_t zlen;
+};
+typedef struct fs_rows_prepared {
+	int packed;         /* the set is packed: rec is its new record, next its rows */
+	fs_packed_rec rec;
+	fs_set_state next;
+	fs_journal_entry journal;
+} fs_rows_prepared;
+int fs_rows_prepare(fs_db *db, long long set_id, const fs_set_diff *d, fs_rows_prepared *p, char *why,
+		    size_t whylen);
+int fs_rows_write_prepared(fs_db *db, long long set_id, const fs_set_diff *d, fs_rows_prepared *p, char *why,
+			   size_t whylen);
+void fs_rows_prepared_free(fs_rows_prepared *p);
+
+/*
  * Writes a replacement (fs_set_replace_all) prepared from a snapshot taken
  * at the revision the caller's transaction has just found unchanged, so
  * the diff holds against the rows without a lookup per row: whole = the
@@ -75,11 +107,7 @@ int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const ch
 			const fs_set_diff *d, long long agent_run_id, const char *refs, long long *op_id);
 /* The same in two halves, so that a large step's journal entry is made
  * (its JSON, compressed when large) before the write lock is taken. */
-typedef struct fs_journal_entry {
-	char *text;       /* the diff's JSON (cJSON_free) */
-	unsigned char *z; /* NULL, or the stored compressed form (free) */
-	size_t zlen;
-} fs_journal_entry;
+/* fs_journal_entry: above, with fs_rows_prepare. */
 int fs_rows_journal_prepare(const fs_set_diff *d, fs_journal_entry *j);
 void fs_rows_journal_entry_free(fs_journal_entry *j);
 int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id, const char *kind,

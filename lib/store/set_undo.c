@@ -91,11 +91,6 @@ static int op_query(fs_db *db, const char *sql, long long set_id, long long x, o
 	return rc;
 }
 
-static void refs_one(long long id, char *out, size_t n)
-{
-	snprintf(out, n, "[%lld]", id);
-}
-
 /* Does the diff touch tubercle tid? */
 static int touches(const fs_set_diff *d, int tid)
 {
@@ -136,13 +131,9 @@ static void who_changed(fs_db *db, long long set_id, long long after, char *why,
 	fs_db_done(st);
 }
 
-/*
- * Applies d (stored frame) fitted to the rows as they are, journals it as
- * kind/label by user_id with refs, and remembers it for the response.
- * why gets the reason when it does not apply (FS_DB_INVALID).
- */
-static int apply_fitted(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
-			fs_set_diff *d, const char *refs, char *why, size_t whylen)
+/* Fits d (stored frame) to the rows as they are at the caller's snapshot;
+ * why gets the reason when it does not apply (FS_DB_INVALID). */
+static int fit_to_rows(fs_db *db, long long set_id, fs_set_diff *d, char *why, size_t whylen)
 {
 	fs_set_state now;
 	int rc = fs_rows_state(db, set_id, &now);
@@ -151,10 +142,6 @@ static int apply_fitted(fs_db *db, long long set_id, long long user_id, const ch
 	if (fs_set_diff_fit(&now, d, why, whylen))
 		rc = FS_DB_INVALID;
 	fs_set_state_free(&now);
-	if (!rc)
-		rc = fs_rows_diff_write(db, set_id, d, why, whylen);
-	if (!rc)
-		rc = fs_rows_journal_add(db, set_id, user_id, kind, label, d, 0, refs, NULL);
 	return rc;
 }
 
@@ -180,97 +167,233 @@ static int finish(fs_db *db, int rc, long long set_id, const fs_set_diff *d, int
 	return rc;
 }
 
+/* ---- the two halves of an undo-like change ---- */
+
+/*
+ * Undo, redo, a journal step's undo and Revert each write a change fitted
+ * to the set as it is, and on a large set that is every tubercle of an
+ * extraction twice over: reading the step's diff, fitting it, merging it
+ * into the rows and making the journal entry take seconds. SQLite has one
+ * writer (issue 15, "one writer, short writes"), so all of that is done at
+ * a snapshot, in a read transaction that blocks nobody: prepare() reads
+ * the journal and the rows and makes the fitted change, its label and
+ * refs; fs_rows_prepare makes the new record and the journal entry. The
+ * write transaction then checks that the set's revision is still the
+ * snapshot's (every change of the set's rows or journal bumps it, so both
+ * are as prepared against) and only stores; after() sets the states of
+ * the steps acted on. When the set has moved on meanwhile: with a
+ * revision to expect, that is a conflict (FS_DB_STALE, as it would have
+ * been had the request come a moment later: never a lost update);
+ * without, the preparation is made again, the last time under the lock,
+ * so a change that keeps being overtaken still lands.
+ */
+#define PREPARE_TRIES 3
+
+typedef struct undo_like undo_like;
+struct undo_like {
+	const char *kind; /* of the journal entry written */
+	int full;         /* the response reloads the whole set (Revert) */
+	long long op_id;  /* undo_op: the journal entry to undo */
+	/* made by prepare, emptied by undo_like_clear */
+	fs_set_diff d; /* the change, stored frame, fitted to the snapshot */
+	char label[200];
+	char cannot[300]; /* "cannot undo your step \"...\"": the start of a refusal */
+	char *refs;       /* JSON array of the entries acted on (malloc'ed) */
+	op o, t;
+	int (*prepare)(fs_db *db, long long set_id, long long user_id, undo_like *u, char *err, size_t errlen);
+	int (*after)(fs_db *db, long long set_id, undo_like *u);
+};
+
+static void undo_like_clear(undo_like *u)
+{
+	fs_set_diff_free(&u->d);
+	free(u->refs);
+	u->refs = NULL;
+	op_free(&u->o);
+	op_free(&u->t);
+	u->label[0] = u->cannot[0] = 0;
+}
+
+/* Takes the diff of o over as the change, inverted. */
+static void take_inverse(undo_like *u, op *o)
+{
+	u->d = o->d;
+	memset(&o->d, 0, sizeof o->d);
+	o->have_diff = 0;
+	fs_set_diff_invert(&u->d);
+}
+
+static char *refs_one(long long id)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "[%lld]", id);
+	return strdup(buf);
+}
+
+static int run_undo_like(fs_db *db, long long set_id, long long expect_rev, long long user_id, undo_like *u,
+			 long long *new_rev, long long *cur_rev, char *err, size_t errlen)
+{
+	err[0] = 0;
+	int rc = FS_DB_OK;
+	for (int attempt = 0; attempt < PREPARE_TRIES; attempt++) {
+		int locked = attempt == PREPARE_TRIES - 1;
+		long long snap_rev = 0, now_rev = 0;
+		char why[300] = "";
+		fs_rows_prepared p;
+		memset(&p, 0, sizeof p);
+		rc = locked ? fs_db_begin(db) : fs_db_begin_read(db);
+		if (rc) {
+			ERR("the database is busy");
+			return rc;
+		}
+		rc = fs_rows_check_rev(db, set_id, expect_rev, &snap_rev, err, errlen);
+		if (cur_rev && snap_rev)
+			*cur_rev = snap_rev;
+		if (!rc)
+			rc = u->prepare(db, set_id, user_id, u, err, errlen);
+		if (!rc) {
+			rc = fs_rows_prepare(db, set_id, &u->d, &p, why, sizeof why);
+			if (rc == FS_DB_INVALID)
+				ERR("%s: %s", u->cannot, why);
+		}
+		if (!locked) {
+			fs_db_end_read(db);
+			if (!rc && (rc = fs_db_begin(db)) != FS_DB_OK)
+				ERR("the database is busy");
+			else if (!rc && !(rc = fs_rows_read_rev(db, set_id, &now_rev)) && now_rev != snap_rev) {
+				/* overtaken: nothing of the preparation holds */
+				fs_db_rollback(db);
+				fs_rows_prepared_free(&p);
+				undo_like_clear(u);
+				if (expect_rev >= 0) {
+					if (cur_rev)
+						*cur_rev = now_rev;
+					ERR("the set has changed (revision %lld, your view is at %lld): reload it first",
+					    now_rev, expect_rev);
+					return FS_DB_STALE;
+				}
+				continue;
+			}
+		}
+		if (!rc) {
+			rc = fs_rows_write_prepared(db, set_id, &u->d, &p, why, sizeof why);
+			if (rc == FS_DB_INVALID)
+				ERR("%s: %s", u->cannot, why);
+		}
+		if (!rc)
+			rc = fs_rows_journal_add_prepared(db, set_id, user_id, u->kind, u->label, &p.journal, 0, u->refs,
+							  NULL);
+		if (!rc)
+			rc = fs_rows_bump(db, set_id, new_rev);
+		if (!rc && u->after)
+			rc = u->after(db, set_id, u);
+		rc = finish(db, rc, set_id, &u->d, u->full, err, errlen);
+		fs_rows_prepared_free(&p);
+		return rc;
+	}
+	ERR("the set kept changing while the change was being prepared");
+	return FS_DB_BUSY;
+}
+
 /* ---- undo and redo of one's own steps ---- */
+
+static int prepare_undo(fs_db *db, long long set_id, long long user_id, undo_like *u, char *err, size_t errlen)
+{
+	int rc = op_query(db, "SELECT " OP_COLS OP_FROM "WHERE o.set_id = ?1 AND o.user_id = ?2 AND o.undone = 0 "
+			      "AND o.kind NOT IN ('undo', 'redo') ORDER BY o.id DESC LIMIT 1",
+			  set_id, user_id, &u->o);
+	if (rc == FS_DB_NOTFOUND) {
+		ERR("nothing to undo: you have no step of your own in this set to take back");
+		return FS_DB_INVALID;
+	}
+	if (rc)
+		return rc;
+	snprintf(u->label, sizeof u->label, "Undo: %s", u->o.label);
+	snprintf(u->cannot, sizeof u->cannot, "cannot undo your step \"%s\"", u->o.label);
+	if (!(u->refs = refs_one(u->o.id)))
+		return FS_DB_ERROR;
+	take_inverse(u, &u->o);
+	char why[300] = "";
+	rc = fit_to_rows(db, set_id, &u->d, why, sizeof why);
+	if (rc == FS_DB_INVALID) {
+		who_changed(db, set_id, u->o.id, why, sizeof why);
+		ERR("%s: %s", u->cannot, why);
+	}
+	return rc;
+}
+
+static int after_undo(fs_db *db, long long set_id, undo_like *u)
+{
+	int rc = fs_rows_op_state(db, set_id, u->o.id, FS_OP_UNDONE);
+	if (!rc && fs_rows_reverts_refs(u->o.kind))
+		rc = fs_rows_refs_state(db, set_id, u->o.refs, FS_OP_DONE);
+	return rc;
+}
 
 int fs_set_undo(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
 		long long *cur_rev, char *err, size_t errlen)
 {
-	err[0] = 0;
-	op o;
-	memset(&o, 0, sizeof o);
-	int rc = fs_db_begin(db);
+	undo_like u;
+	memset(&u, 0, sizeof u);
+	u.kind = "undo";
+	u.prepare = prepare_undo;
+	u.after = after_undo;
+	int rc = run_undo_like(db, set_id, expect_rev, user_id, &u, new_rev, cur_rev, err, errlen);
+	undo_like_clear(&u);
+	return rc;
+}
+
+static int prepare_redo(fs_db *db, long long set_id, long long user_id, undo_like *u, char *err, size_t errlen)
+{
+	/* the step this user undid last that is still undone, by its undo entry */
+	int rc = op_query(db, "SELECT " OP_COLS OP_FROM "JOIN set_ops t ON t.set_id = o.set_id "
+			      "AND t.id = json_extract(o.refs, '$[0]') WHERE o.set_id = ?1 AND o.user_id = ?2 "
+			      "AND o.kind = 'undo' AND t.undone = 1 ORDER BY o.id DESC LIMIT 1",
+			  set_id, user_id, &u->o);
+	if (rc == FS_DB_NOTFOUND) {
+		ERR("nothing to redo");
+		return FS_DB_INVALID;
+	}
+	long long target = 0;
+	if (!rc && (!u->o.refs || sscanf(u->o.refs, "[%lld", &target) != 1))
+		rc = FS_DB_ERROR;
+	if (!rc)
+		rc = op_query(db, "SELECT " OP_COLS OP_FROM "WHERE o.set_id = ?1 AND o.id = ?2", set_id, target, &u->t);
 	if (rc)
 		return rc;
-	rc = fs_rows_check_rev(db, set_id, expect_rev, cur_rev, err, errlen);
-	if (!rc) {
-		rc = op_query(db, "SELECT " OP_COLS OP_FROM "WHERE o.set_id = ?1 AND o.user_id = ?2 AND o.undone = 0 "
-				  "AND o.kind NOT IN ('undo', 'redo') ORDER BY o.id DESC LIMIT 1",
-			      set_id, user_id, &o);
-		if (rc == FS_DB_NOTFOUND) {
-			ERR("nothing to undo: you have no step of your own in this set to take back");
-			rc = FS_DB_INVALID;
-		}
+	snprintf(u->label, sizeof u->label, "Redo: %s", u->t.label);
+	snprintf(u->cannot, sizeof u->cannot, "cannot redo \"%s\"", u->t.label);
+	if (!(u->refs = refs_one(u->t.id)))
+		return FS_DB_ERROR;
+	/* exactly what the undo did, backwards */
+	take_inverse(u, &u->o);
+	char why[300] = "";
+	rc = fit_to_rows(db, set_id, &u->d, why, sizeof why);
+	if (rc == FS_DB_INVALID) {
+		who_changed(db, set_id, u->o.id, why, sizeof why);
+		ERR("%s: %s", u->cannot, why);
 	}
-	char label[200], refs[32], why[300] = "";
-	if (!rc) {
-		snprintf(label, sizeof label, "Undo: %s", o.label);
-		refs_one(o.id, refs, sizeof refs);
-		fs_set_diff_invert(&o.d);
-		rc = apply_fitted(db, set_id, user_id, "undo", label, &o.d, refs, why, sizeof why);
-		if (rc == FS_DB_INVALID) {
-			who_changed(db, set_id, o.id, why, sizeof why);
-			ERR("cannot undo your step \"%s\": %s", o.label, why);
-		}
-	}
-	if (!rc)
-		rc = fs_rows_op_state(db, set_id, o.id, FS_OP_UNDONE);
-	if (!rc && fs_rows_reverts_refs(o.kind))
-		rc = fs_rows_refs_state(db, set_id, o.refs, FS_OP_DONE);
-	if (!rc)
-		rc = fs_rows_bump(db, set_id, new_rev);
-	rc = finish(db, rc, set_id, &o.d, 0, err, errlen);
-	op_free(&o);
+	return rc;
+}
+
+static int after_redo(fs_db *db, long long set_id, undo_like *u)
+{
+	int rc = fs_rows_op_state(db, set_id, u->t.id, FS_OP_DONE);
+	if (!rc && fs_rows_reverts_refs(u->t.kind))
+		rc = fs_rows_refs_state(db, set_id, u->t.refs, FS_OP_REVERTED);
 	return rc;
 }
 
 int fs_set_redo(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
 		long long *cur_rev, char *err, size_t errlen)
 {
-	err[0] = 0;
-	op u, t;
+	undo_like u;
 	memset(&u, 0, sizeof u);
-	memset(&t, 0, sizeof t);
-	int rc = fs_db_begin(db);
-	if (rc)
-		return rc;
-	rc = fs_rows_check_rev(db, set_id, expect_rev, cur_rev, err, errlen);
-	/* the step this user undid last that is still undone, by its undo entry */
-	if (!rc) {
-		rc = op_query(db, "SELECT " OP_COLS OP_FROM "JOIN set_ops t ON t.set_id = o.set_id "
-				  "AND t.id = json_extract(o.refs, '$[0]') WHERE o.set_id = ?1 AND o.user_id = ?2 "
-				  "AND o.kind = 'undo' AND t.undone = 1 ORDER BY o.id DESC LIMIT 1",
-			      set_id, user_id, &u);
-		if (rc == FS_DB_NOTFOUND) {
-			ERR("nothing to redo");
-			rc = FS_DB_INVALID;
-		}
-	}
-	long long target = 0;
-	if (!rc && (!u.refs || sscanf(u.refs, "[%lld", &target) != 1))
-		rc = FS_DB_ERROR;
-	if (!rc)
-		rc = op_query(db, "SELECT " OP_COLS OP_FROM "WHERE o.set_id = ?1 AND o.id = ?2", set_id, target, &t);
-	char label[200], refs[32], why[300] = "";
-	if (!rc) {
-		snprintf(label, sizeof label, "Redo: %s", t.label);
-		refs_one(t.id, refs, sizeof refs);
-		/* exactly what the undo did, backwards */
-		fs_set_diff_invert(&u.d);
-		rc = apply_fitted(db, set_id, user_id, "redo", label, &u.d, refs, why, sizeof why);
-		if (rc == FS_DB_INVALID) {
-			who_changed(db, set_id, u.id, why, sizeof why);
-			ERR("cannot redo \"%s\": %s", t.label, why);
-		}
-	}
-	if (!rc)
-		rc = fs_rows_op_state(db, set_id, t.id, FS_OP_DONE);
-	if (!rc && fs_rows_reverts_refs(t.kind))
-		rc = fs_rows_refs_state(db, set_id, t.refs, FS_OP_REVERTED);
-	if (!rc)
-		rc = fs_rows_bump(db, set_id, new_rev);
-	rc = finish(db, rc, set_id, &u.d, 0, err, errlen);
-	op_free(&u);
-	op_free(&t);
+	u.kind = "redo";
+	u.prepare = prepare_redo;
+	u.after = after_redo;
+	int rc = run_undo_like(db, set_id, expect_rev, user_id, &u, new_rev, cur_rev, err, errlen);
+	undo_like_clear(&u);
 	return rc;
 }
 
@@ -311,40 +434,50 @@ static const char *never_undoable(const op *o)
 	return NULL;
 }
 
+static int prepare_undo_op(fs_db *db, long long set_id, long long user_id, undo_like *u, char *err, size_t errlen)
+{
+	(void)user_id;
+	int rc = op_query(db, "SELECT " OP_COLS OP_FROM "WHERE o.set_id = ?1 AND o.id = ?2", set_id, u->op_id, &u->o);
+	if (rc == FS_DB_NOTFOUND)
+		ERR("no such step in this set's journal");
+	if (rc)
+		return rc;
+	const char *never = never_undoable(&u->o);
+	if (never) {
+		ERR("cannot undo this step: %s", never);
+		return FS_DB_INVALID;
+	}
+	snprintf(u->label, sizeof u->label, "Undid: %s", u->o.label);
+	snprintf(u->cannot, sizeof u->cannot, "cannot undo this step any more");
+	if (!(u->refs = refs_one(u->o.id)))
+		return FS_DB_ERROR;
+	take_inverse(u, &u->o);
+	char why[300] = "";
+	rc = fit_to_rows(db, set_id, &u->d, why, sizeof why);
+	if (rc == FS_DB_INVALID)
+		ERR("%s: %s", u->cannot, why);
+	return rc;
+}
+
+static int after_undo_op(fs_db *db, long long set_id, undo_like *u)
+{
+	int rc = fs_rows_op_state(db, set_id, u->o.id, FS_OP_REVERTED);
+	if (!rc && fs_rows_reverts_refs(u->o.kind))
+		rc = fs_rows_refs_state(db, set_id, u->o.refs, FS_OP_DONE);
+	return rc;
+}
+
 int fs_set_undo_op(fs_db *db, long long set_id, long long op_id, long long user_id, long long *new_rev,
 		   char *err, size_t errlen)
 {
-	err[0] = 0;
-	op o;
-	memset(&o, 0, sizeof o);
-	int rc = fs_db_begin(db);
-	if (rc)
-		return rc;
-	rc = op_query(db, "SELECT " OP_COLS OP_FROM "WHERE o.set_id = ?1 AND o.id = ?2", set_id, op_id, &o);
-	if (rc == FS_DB_NOTFOUND)
-		ERR("no such step in this set's journal");
-	const char *never = rc ? NULL : never_undoable(&o);
-	if (never) {
-		ERR("cannot undo this step: %s", never);
-		rc = FS_DB_INVALID;
-	}
-	char label[200], refs[32], why[300] = "";
-	if (!rc) {
-		snprintf(label, sizeof label, "Undid: %s", o.label);
-		refs_one(o.id, refs, sizeof refs);
-		fs_set_diff_invert(&o.d);
-		rc = apply_fitted(db, set_id, user_id, "undo_step", label, &o.d, refs, why, sizeof why);
-		if (rc == FS_DB_INVALID)
-			ERR("cannot undo this step any more: %s", why);
-	}
-	if (!rc)
-		rc = fs_rows_op_state(db, set_id, o.id, FS_OP_REVERTED);
-	if (!rc && fs_rows_reverts_refs(o.kind))
-		rc = fs_rows_refs_state(db, set_id, o.refs, FS_OP_DONE);
-	if (!rc)
-		rc = fs_rows_bump(db, set_id, new_rev);
-	rc = finish(db, rc, set_id, &o.d, 0, err, errlen);
-	op_free(&o);
+	undo_like u;
+	memset(&u, 0, sizeof u);
+	u.kind = "undo_step";
+	u.op_id = op_id;
+	u.prepare = prepare_undo_op;
+	u.after = after_undo_op;
+	int rc = run_undo_like(db, set_id, -1, user_id, &u, new_rev, NULL, err, errlen);
+	undo_like_clear(&u);
 	return rc;
 }
 
@@ -734,61 +867,64 @@ static char *ids_json(fs_db *db, const char *sql, long long set_id)
 	return s;
 }
 
-int fs_set_revert(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
-		  long long *cur_rev, char *err, size_t errlen)
+static int prepare_revert(fs_db *db, long long set_id, long long user_id, undo_like *u, char *err, size_t errlen)
 {
-	err[0] = 0;
-	fs_set_diff d;
-	memset(&d, 0, sizeof d);
-	char *refs = NULL, why[300] = "";
+	(void)user_id;
 	fs_set_net *net = fs_set_net_new();
-	int rc = net ? fs_db_begin(db) : FS_DB_ERROR;
-	if (rc) {
-		fs_set_net_free(net);
-		return rc;
-	}
-	rc = fs_rows_check_rev(db, set_id, expect_rev, cur_rev, err, errlen);
-	if (!rc)
-		rc = fold_since_save(db, set_id, 0, net);
-	if (!rc && fs_set_net_diff(net, &d))
+	int rc = net ? fold_since_save(db, set_id, 0, net) : FS_DB_ERROR;
+	if (!rc && fs_set_net_diff(net, &u->d))
 		rc = FS_DB_ERROR;
-	if (!rc && fs_set_diff_empty(&d)) {
+	fs_set_net_free(net);
+	if (!rc && fs_set_diff_empty(&u->d)) {
 		ERR("nothing changed since the last save");
 		rc = FS_DB_INVALID;
 	}
 	/* the steps since the save that are in effect become reverted */
-	if (!rc && !(refs = ids_json(db, "SELECT id FROM set_ops WHERE set_id = ? AND checkpointed = 0 AND undone = 0 "
-					 "AND kind NOT IN ('undo', 'redo') ORDER BY id", set_id)))
+	if (!rc && !(u->refs = ids_json(db, "SELECT id FROM set_ops WHERE set_id = ? AND checkpointed = 0 "
+					    "AND undone = 0 AND kind NOT IN ('undo', 'redo') ORDER BY id", set_id)))
 		rc = FS_DB_ERROR;
-	if (!rc) {
-		fs_set_diff_invert(&d);
-		rc = apply_fitted(db, set_id, user_id, "revert", "Reverted to the last save", &d, refs, why, sizeof why);
-		if (rc == FS_DB_INVALID)
-			ERR("cannot revert: %s", why);
-	}
-	if (!rc)
-		rc = fs_rows_refs_state(db, set_id, refs, FS_OP_REVERTED);
+	if (rc)
+		return rc;
+	snprintf(u->label, sizeof u->label, "Reverted to the last save");
+	snprintf(u->cannot, sizeof u->cannot, "cannot revert");
+	fs_set_diff_invert(&u->d);
+	char why[300] = "";
+	rc = fit_to_rows(db, set_id, &u->d, why, sizeof why);
+	if (rc == FS_DB_INVALID)
+		ERR("%s: %s", u->cannot, why);
+	return rc;
+}
+
+static int after_revert(fs_db *db, long long set_id, undo_like *u)
+{
+	int rc = fs_rows_refs_state(db, set_id, u->refs, FS_OP_REVERTED);
 	if (!rc) {
 		/* what could be redone since the save cannot be any more */
 		sqlite3_stmt *st = fs_db_stmt(db, "UPDATE set_ops SET undone = 2 WHERE set_id = ? AND checkpointed = 0 "
 						  "AND undone = 1");
-		if (!st) {
-			rc = FS_DB_ERROR;
-		} else {
-			sqlite3_bind_int64(st, 1, set_id);
-			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-			fs_db_done(st);
-		}
+		if (!st)
+			return FS_DB_ERROR;
+		sqlite3_bind_int64(st, 1, set_id);
+		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_db_done(st);
 	}
-	if (!rc)
-		rc = fs_rows_bump(db, set_id, new_rev);
-	/* the set is as saved again: no longer unsaved */
+	/* the set is as saved again: no longer unsaved (after the bump) */
 	if (!rc)
 		rc = fs_db_exec_id(db, "UPDATE sets SET clean_revision = revision WHERE id = ?", set_id);
-	rc = finish(db, rc, set_id, &d, 1, err, errlen);
-	fs_set_diff_free(&d);
-	fs_set_net_free(net);
-	free(refs);
+	return rc;
+}
+
+int fs_set_revert(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
+		  long long *cur_rev, char *err, size_t errlen)
+{
+	undo_like u;
+	memset(&u, 0, sizeof u);
+	u.kind = "revert";
+	u.full = 1;
+	u.prepare = prepare_revert;
+	u.after = after_revert;
+	int rc = run_undo_like(db, set_id, expect_rev, user_id, &u, new_rev, cur_rev, err, errlen);
+	undo_like_clear(&u);
 	return rc;
 }
 
