@@ -535,6 +535,21 @@ int fs_rows_write_prepared(fs_db *db, long long set_id, const fs_set_diff *d, fs
 	return fs_rows_diff_write(db, set_id, d, why, whylen);
 }
 
+static void (*between_fn)(void *);
+static void *between_arg;
+
+void fs_set_on_prepared(void (*fn)(void *arg), void *arg)
+{
+	between_fn = fn;
+	between_arg = arg;
+}
+
+void fs_rows_between_halves(void)
+{
+	if (between_fn)
+		between_fn(between_arg);
+}
+
 void fs_rows_prepared_free(fs_rows_prepared *p)
 {
 	fs_packed_rec_free(&p->rec);

@@ -66,6 +66,8 @@ int fs_rows_prepare(fs_db *db, long long set_id, const fs_set_diff *d, fs_rows_p
 int fs_rows_write_prepared(fs_db *db, long long set_id, const fs_set_diff *d, fs_rows_prepared *p, char *why,
 			   size_t whylen);
 void fs_rows_prepared_free(fs_rows_prepared *p);
+/* Called by the set store between the two halves (fs_set_on_prepared). */
+void fs_rows_between_halves(void);
 
 /*
  * Writes a replacement (fs_set_replace_all) prepared from a snapshot taken

@@ -258,6 +258,8 @@ static int run_undo_like(fs_db *db, long long set_id, long long expect_rev, long
 		}
 		if (!locked) {
 			fs_db_end_read(db);
+			if (!rc)
+				fs_rows_between_halves();
 			if (!rc && (rc = fs_db_begin(db)) != FS_DB_OK)
 				ERR("the database is busy");
 			else if (!rc && !(rc = fs_rows_read_rev(db, set_id, &now_rev)) && now_rev != snap_rev) {

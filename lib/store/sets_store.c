@@ -64,19 +64,14 @@ int fs_set_revision(fs_db *db, long long set_id, long long *rev)
 
 /* ---- one change ---- */
 
-/* Inside the transaction: check, validate, write, journal, bump. */
-static int commit_in_tx(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
-			const fs_set_diff *d, long long agent_run_id, long long *new_rev, char *err, size_t errlen)
-{
-	int rc = fs_rows_diff_applies(db, set_id, d, err, errlen);
-	if (!rc)
-		rc = fs_rows_diff_write(db, set_id, d, err, errlen);
-	if (!rc)
-		rc = fs_rows_journal_add(db, set_id, user_id, kind, label, d, agent_run_id, NULL, NULL);
-	if (!rc)
-		rc = fs_rows_bump(db, set_id, new_rev);
-	return rc;
-}
+/*
+ * Builds a change's diff (stored frame) from the rows at the caller's
+ * snapshot. The builder gets the frame: it takes shown coordinates in and
+ * puts stored ones out. It may run more than once for one change (when
+ * the set moves on meanwhile), so it keeps no count across runs.
+ */
+typedef int (*diff_builder)(fs_db *db, long long set_id, const fs_set_frame *f, void *ctx, fs_set_diff *d, char *err,
+			    size_t errlen);
 
 /* Ends a change's transaction; remembers the change for the response. */
 static int finish(fs_db *db, int rc, const fs_set_diff *d, const fs_set_frame *f, char *err, size_t errlen)
@@ -93,6 +88,88 @@ static int finish(fs_db *db, int rc, const fs_set_diff *d, const fs_set_frame *f
 	else
 		fs_rows_remember(d, f, 0);
 	return rc;
+}
+
+#define PREPARE_TRIES 3
+
+/*
+ * One change as one step, in two halves (issue 15, "one writer, short
+ * writes"): a large set's change (Re-measure, a radius for all, clearing,
+ * regenerated connections: every tubercle or connection of 70,000) is
+ * built, checked against the rows, merged into the set's record and
+ * journaled at a snapshot, a read transaction that blocks nobody; the
+ * write transaction checks that the revision is still the snapshot's
+ * (every change bumps it, so the rows are those the diff was checked
+ * against) and only stores. Moved on meanwhile: with a revision to expect
+ * that is a conflict, as it would have been a moment later (never a lost
+ * update); without (-1, agents), the change is built again, the last time
+ * under the lock, so it lands however busy the set is.
+ */
+static int edit(fs_db *db, long long set_id, long long expect_rev, long long user_id, const char *kind,
+		const char *label, long long agent_run_id, diff_builder build, void *ctx, long long *new_rev,
+		long long *cur_rev, char *err, size_t errlen)
+{
+	if (err && errlen)
+		err[0] = 0;
+	int rc = FS_DB_OK;
+	for (int attempt = 0; attempt < PREPARE_TRIES; attempt++) {
+		int locked = attempt == PREPARE_TRIES - 1;
+		long long snap_rev = 0, now_rev = 0;
+		fs_set_diff d;
+		fs_set_frame f;
+		fs_rows_prepared p;
+		memset(&d, 0, sizeof d);
+		memset(&p, 0, sizeof p);
+		rc = locked ? fs_db_begin(db) : fs_db_begin_read(db);
+		if (rc) {
+			ERR("the database is busy");
+			return rc;
+		}
+		rc = fs_rows_check_rev(db, set_id, expect_rev, &snap_rev, err, errlen);
+		if (cur_rev && snap_rev)
+			*cur_rev = snap_rev;
+		if (!rc)
+			rc = fs_set_frame_load(db, set_id, &f);
+		if (!rc)
+			rc = build(db, set_id, &f, ctx, &d, err, errlen);
+		if (!rc)
+			rc = fs_rows_diff_applies(db, set_id, &d, err, errlen);
+		if (!rc)
+			rc = fs_rows_prepare(db, set_id, &d, &p, err, errlen);
+		if (!locked) {
+			fs_db_end_read(db);
+			if (!rc)
+				fs_rows_between_halves();
+			if (!rc && (rc = fs_db_begin(db)) != FS_DB_OK)
+				ERR("the database is busy");
+			else if (!rc && !(rc = fs_rows_read_rev(db, set_id, &now_rev)) && now_rev != snap_rev) {
+				fs_db_rollback(db);
+				fs_rows_prepared_free(&p);
+				fs_set_diff_free(&d);
+				if (expect_rev >= 0) {
+					if (cur_rev)
+						*cur_rev = now_rev;
+					ERR("the set has changed (revision %lld, your view is at %lld): reload it first",
+					    now_rev, expect_rev);
+					return FS_DB_STALE;
+				}
+				continue;
+			}
+		}
+		if (!rc)
+			rc = fs_rows_write_prepared(db, set_id, &d, &p, err, errlen);
+		if (!rc)
+			rc = fs_rows_journal_add_prepared(db, set_id, user_id, kind, label, &p.journal, agent_run_id, NULL,
+							  NULL);
+		if (!rc)
+			rc = fs_rows_bump(db, set_id, new_rev);
+		rc = finish(db, rc, &d, &f, err, errlen);
+		fs_rows_prepared_free(&p);
+		fs_set_diff_free(&d);
+		return rc;
+	}
+	ERR("the set kept changing while the change was being prepared");
+	return FS_DB_BUSY;
 }
 
 /* A shown tubercle the diff names as it was: the stored row, if it is
@@ -137,30 +214,18 @@ static int diff_to_stored(fs_db *db, long long set_id, const fs_set_frame *f, co
 	return rc;
 }
 
+static int build_apply(fs_db *db, long long set_id, const fs_set_frame *f, void *ctx, fs_set_diff *d, char *err,
+		       size_t errlen)
+{
+	return diff_to_stored(db, set_id, f, ctx, d, err, errlen);
+}
+
 int fs_set_apply(fs_db *db, long long set_id, long long expect_rev, long long user_id, const char *kind,
 		 const char *label, const fs_set_diff *diff, long long agent_run_id, long long *new_rev,
 		 long long *cur_rev, char *err, size_t errlen)
 {
-	if (err && errlen)
-		err[0] = 0;
-	fs_set_frame f;
-	fs_set_diff d;
-	memset(&d, 0, sizeof d);
-	int rc = fs_db_begin(db);
-	if (rc) {
-		ERR("the database is busy");
-		return rc;
-	}
-	rc = fs_rows_check_rev(db, set_id, expect_rev, cur_rev, err, errlen);
-	if (!rc)
-		rc = fs_set_frame_load(db, set_id, &f);
-	if (!rc)
-		rc = diff_to_stored(db, set_id, &f, diff, &d, err, errlen);
-	if (!rc)
-		rc = commit_in_tx(db, set_id, user_id, kind, label, &d, agent_run_id, new_rev, err, errlen);
-	rc = finish(db, rc, &d, &f, err, errlen);
-	fs_set_diff_free(&d);
-	return rc;
+	return edit(db, set_id, expect_rev, user_id, kind, label, agent_run_id, build_apply, (void *)diff, new_rev,
+		    cur_rev, err, errlen);
 }
 
 /* ---- loading ---- */
@@ -592,38 +657,6 @@ static int next_tid(fs_db *db, long long set_id, int *tid)
 	if (rc == SQLITE_DONE)
 		return FS_DB_NOTFOUND;
 	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
-}
-
-/* Runs build() inside the transaction (so that it reads the rows it
- * changes under the write lock), then commits its diff. The builder gets
- * the frame: it takes shown coordinates in and puts stored ones out. */
-typedef int (*diff_builder)(fs_db *db, long long set_id, const fs_set_frame *f, void *ctx, fs_set_diff *d, char *err,
-			    size_t errlen);
-
-static int edit(fs_db *db, long long set_id, long long expect_rev, long long user_id, const char *kind,
-		const char *label, long long agent_run_id, diff_builder build, void *ctx, long long *new_rev,
-		long long *cur_rev, char *err, size_t errlen)
-{
-	if (err && errlen)
-		err[0] = 0;
-	fs_set_diff d;
-	fs_set_frame f;
-	memset(&d, 0, sizeof d);
-	int rc = fs_db_begin(db);
-	if (rc) {
-		ERR("the database is busy");
-		return rc;
-	}
-	rc = fs_rows_check_rev(db, set_id, expect_rev, cur_rev, err, errlen);
-	if (!rc)
-		rc = fs_set_frame_load(db, set_id, &f);
-	if (!rc)
-		rc = build(db, set_id, &f, ctx, &d, err, errlen);
-	if (!rc)
-		rc = commit_in_tx(db, set_id, user_id, kind, label, &d, agent_run_id, new_rev, err, errlen);
-	rc = finish(db, rc, &d, &f, err, errlen);
-	fs_set_diff_free(&d);
-	return rc;
 }
 
 /* The stored row of shown tubercle tid; "no tubercle #tid" when it is
@@ -1240,6 +1273,7 @@ static int build_remeasure(fs_db *db, long long set_id, const fs_set_frame *f, v
 {
 	struct remeasure_ctx *c = vctx;
 	struct rows r;
+	c->changed = c->unmeasured = 0; /* counted afresh when built again */
 	int rc = rows_load(db, set_id, f, &r);
 	if (rc)
 		return rc;

@@ -193,6 +193,17 @@ int fs_set_revert(fs_db *db, long long set_id, long long expect_rev, long long u
 int fs_set_mark_saved(fs_db *db, long long set_id);
 
 /*
+ * Changes are prepared outside SQLite's one write lock (issue 15: a
+ * change of a 70,000-tubercle set is built, checked and encoded at a
+ * snapshot, then stored in a short write transaction that finds the
+ * revision unchanged; see set_rows.h). For tests: fn(arg) is called
+ * between the two halves, after the preparation and before the write lock
+ * is taken, so that a test can land another change there. NULL (the
+ * default) calls nothing.
+ */
+void fs_set_on_prepared(void (*fn)(void *arg), void *arg);
+
+/*
  * The change written by the most recent successful edit, undo, redo or
  * revert in this process (a FastCGI worker handles one request at a time),
  * for responses that say what changed. *full is set when the change is
