@@ -28,6 +28,9 @@ struct fs_db {
 	int ncache;
 	unsigned long long serial;
 	double commit_released; /* when the last commit let the lock go (the WAL hook) */
+	/* the same in this thread's CPU time: on a loaded machine the wall
+	 * time holds everyone else's work too */
+	double tx_cpu_started, last_write_cpu_ms, commit_released_cpu;
 	int checkpoint_on_commit;
 };
 
@@ -150,11 +153,26 @@ static int busy_wait(void *ctx, int n)
  * SQLite's own auto-checkpoint would (1000 pages), unless this
  * connection leaves that to another process (fs_db_checkpoint_on_commit).
  */
+static double mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 static int wal_hook(void *ctx, sqlite3 *h, const char *name, int pages)
 {
 	fs_db *db = ctx;
 	(void)name;
 	db->commit_released = mono_ms();
+	db->commit_released_cpu = cpu_ms();
 	if (db->checkpoint_on_commit && pages >= 1000)
 		sqlite3_wal_checkpoint_v2(h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	return SQLITE_OK;
@@ -276,12 +294,6 @@ int fs_db_exec_id(fs_db *db, const char *sql, long long id)
 	return rc;
 }
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* The lock is released: how long it was held, kept for fs_db_last_write_ms. */
 static void lock_released(fs_db *db)
@@ -289,8 +301,10 @@ static void lock_released(fs_db *db)
 	if (db->tx_started <= 0)
 		return;
 	/* a commit released the lock before its checkpoint (if any) ran */
-	double end = db->commit_released > db->tx_started ? db->commit_released : mono_ms();
+	int by_hook = db->commit_released > db->tx_started;
+	double end = by_hook ? db->commit_released : mono_ms();
 	db->last_write_ms = end - db->tx_started;
+	db->last_write_cpu_ms = (by_hook ? db->commit_released_cpu : cpu_ms()) - db->tx_cpu_started;
 	if (db->last_write_ms > db->longest_write_ms)
 		db->longest_write_ms = db->last_write_ms;
 	db->tx_started = 0;
@@ -299,8 +313,10 @@ static void lock_released(fs_db *db)
 int fs_db_begin(fs_db *db)
 {
 	int rc = fs_db_rc_from_sqlite(sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL));
-	if (rc == FS_DB_OK)
+	if (rc == FS_DB_OK) {
 		db->tx_started = mono_ms();
+		db->tx_cpu_started = cpu_ms();
+	}
 	return rc;
 }
 
@@ -335,6 +351,11 @@ void fs_db_end_read(fs_db *db)
 double fs_db_last_write_ms(const fs_db *db)
 {
 	return db->last_write_ms;
+}
+
+double fs_db_last_write_cpu_ms(const fs_db *db)
+{
+	return db->last_write_cpu_ms;
 }
 
 double fs_db_take_longest_write_ms(fs_db *db)

@@ -67,6 +67,9 @@ void fs_db_end_read(fs_db *db);
  * Callers log them (the library prints nothing).
  */
 double fs_db_last_write_ms(const fs_db *db);
+/* The CPU time this thread spent in that transaction (ms): what the lock
+ * costs apart from waiting for a core on a loaded machine. */
+double fs_db_last_write_cpu_ms(const fs_db *db);
 double fs_db_take_longest_write_ms(fs_db *db);
 
 /*
