@@ -9,9 +9,13 @@
  * Concurrency: every change takes the revision the client based it on
  * (expect_rev; -1 skips the check, for agents that hold no view) and fails
  * with FS_DB_STALE when the set has moved on, so no update is lost
- * silently. Each change runs in one BEGIN IMMEDIATE transaction, bumps the
- * revision by one and records one journal entry (one user action = one undo
- * step). Coordinates are pixels; µm values are derived on output.
+ * silently. Each change is written in one BEGIN IMMEDIATE transaction,
+ * bumps the revision by one and records one journal entry (one user action
+ * = one undo step). Edits, undo, redo, a journal step's undo, Revert and
+ * replacements are prepared before that, at a snapshot, and written only
+ * when the revision is still the snapshot's (fs_set_on_prepared), so that
+ * a change of a large set holds SQLite's one write lock briefly (issue 15).
+ * Coordinates are pixels; µm values are derived on output.
  *
  * Frames: rows are stored in the frame of the image's base and every
  * function here takes and gives coordinates as shown on the image as it is
