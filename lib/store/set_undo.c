@@ -815,31 +815,68 @@ static int save_event(fs_db *db, long long set_id, double hexagonalness, const f
 	return FS_DB_OK;
 }
 
+/*
+ * A Save sums up every step since the last one, and after an extraction
+ * that is parsing diffs of every tubercle: the summary is made at a
+ * snapshot, outside the write lock (issue 15), and written when the
+ * revision is still the snapshot's (every step bumps it), as the undo-like
+ * changes above are; the last try is made under the lock.
+ */
 int fs_set_checkpoint(fs_db *db, long long set_id, long long expect_rev, long long user_id, const char *user_name,
 		      double hexagonalness, long long *cur_rev, char *err, size_t errlen)
 {
 	(void)user_name;
 	err[0] = 0;
-	int rc = fs_db_begin(db);
-	if (rc)
-		return rc;
-	rc = fs_rows_check_rev(db, set_id, expect_rev, cur_rev, err, errlen);
-	fs_set_info info;
-	cJSON *h = NULL;
-	if (!rc)
-		rc = fs_set_get_info(db, set_id, &info);
-	if (!rc)
-		rc = save_event(db, set_id, hexagonalness, &info, &h);
-	if (!rc && h)
-		rc = fs_rows_history_add(db, set_id, user_id, "manual_edit", h);
-	cJSON_Delete(h);
-	if (!rc)
-		rc = fs_db_exec_id(db, "UPDATE set_ops SET checkpointed = 1 WHERE set_id = ?", set_id);
-	if (!rc)
-		rc = fs_rows_bump(db, set_id, cur_rev);
-	if (!rc)
-		rc = fs_db_exec_id(db, "UPDATE sets SET clean_revision = revision WHERE id = ?", set_id);
-	return fs_rows_end_tx(db, rc);
+	int rc = FS_DB_OK;
+	for (int attempt = 0; attempt < PREPARE_TRIES; attempt++) {
+		int locked = attempt == PREPARE_TRIES - 1;
+		long long snap_rev = 0, now_rev = 0;
+		fs_set_info info;
+		cJSON *h = NULL;
+		rc = locked ? fs_db_begin(db) : fs_db_begin_read(db);
+		if (rc) {
+			ERR("the database is busy");
+			return rc;
+		}
+		rc = fs_rows_check_rev(db, set_id, expect_rev, &snap_rev, err, errlen);
+		if (cur_rev && snap_rev)
+			*cur_rev = snap_rev;
+		if (!rc)
+			rc = fs_set_get_info(db, set_id, &info);
+		if (!rc)
+			rc = save_event(db, set_id, hexagonalness, &info, &h);
+		if (!locked) {
+			fs_db_end_read(db);
+			if (!rc)
+				fs_rows_between_halves();
+			if (!rc && (rc = fs_db_begin(db)) != FS_DB_OK)
+				ERR("the database is busy");
+			else if (!rc && !(rc = fs_rows_read_rev(db, set_id, &now_rev)) && now_rev != snap_rev) {
+				fs_db_rollback(db);
+				cJSON_Delete(h);
+				if (expect_rev >= 0) {
+					if (cur_rev)
+						*cur_rev = now_rev;
+					ERR("the set has changed (revision %lld, your view is at %lld): reload it first",
+					    now_rev, expect_rev);
+					return FS_DB_STALE;
+				}
+				continue;
+			}
+		}
+		if (!rc && h)
+			rc = fs_rows_history_add(db, set_id, user_id, "manual_edit", h);
+		cJSON_Delete(h);
+		if (!rc)
+			rc = fs_db_exec_id(db, "UPDATE set_ops SET checkpointed = 1 WHERE set_id = ?", set_id);
+		if (!rc)
+			rc = fs_rows_bump(db, set_id, cur_rev);
+		if (!rc)
+			rc = fs_db_exec_id(db, "UPDATE sets SET clean_revision = revision WHERE id = ?", set_id);
+		return fs_rows_end_tx(db, rc);
+	}
+	ERR("the set kept changing while the save was being prepared");
+	return FS_DB_BUSY;
 }
 
 int fs_set_mark_saved(fs_db *db, long long set_id)

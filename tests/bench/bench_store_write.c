@@ -6,7 +6,7 @@
  * the same set's 70,000 tubercles (a re-extraction), one small edit, the
  * undo of the edit and of the re-extraction, the redo, Re-measure, a
  * radius for all, regenerated connections, a transform step reaching the
- * set, Revert to the last save, Duplicate, Clear and Delete. Prints for
+ * set, Revert to the last save, Save, Duplicate, Clear and Delete. Prints for
  * each the median of 5 of the lock held (fs_db_last_write_ms), of the
  * whole call (wall) and of the process CPU time of the call (which a
  * loaded machine changes less than the wall time); asserts nothing.
@@ -93,6 +93,7 @@ enum {
 	OP_CONNECT,
 	OP_TRANSFORM,
 	OP_REVERT,
+	OP_SAVE,
 	OP_DUPLICATE,
 	OP_CLEAR,
 	OP_DELETE,
@@ -111,6 +112,7 @@ static const char *const op_name[N_OPS] = {
 	"regenerate the connections",
 	"a transform step reaching the set",
 	"Revert to the last save",
+	"Save (summing up every step since the last)",
 	"Duplicate the set",
 	"Clear the set",
 	"Delete the set",
@@ -225,6 +227,10 @@ static int one_run(fs_db *db, long long image_id, long long uid, int r, const fs
 	if (fs_set_revert(db, sid, rev, uid, &rev, &cur, err, sizeof err))
 		return fail("revert", err);
 	stop(db, OP_REVERT, r);
+	start();
+	if (fs_set_checkpoint(db, sid, rev, uid, "Ann", 0.9, &rev, err, sizeof err))
+		return fail("save", err);
+	stop(db, OP_SAVE, r);
 	long long dup = 0;
 	snprintf(name, sizeof name, "Copy %d", r);
 	start();
