@@ -277,6 +277,47 @@ static void whole_set_edit_overtaken_loses_nothing(void **state)
 	}
 }
 
+/* A Save summed up while Bob moves a tubercle: at a revision, a conflict
+ * that saves nothing (the set stays unsaved); without one, the summary is
+ * made again from the new state and counts every move (Ann's #2, Bob's
+ * #30 and #31). */
+static void save_overtaken_sums_up_again(void **state)
+{
+	fs_db *db = *state;
+	for (int packed = 0; packed < 2; packed++) {
+		char err[400];
+		long long rev, cur = 0;
+		long long sid = make_set(db, packed ? "Packed" : "Rows", packed, &rev);
+		assert_int_equal(fs_set_checkpoint(db, sid, rev, ann, "Ann", 0.5, &rev, err, sizeof err), 0);
+		fs_tubercle m = shown(db, sid, 2);
+		m.centroid_x += 1;
+		assert_int_equal(fs_set_update_tubercle(db, sid, rev, ann, 2, &m, "move_tubercle", 0, &rev, &cur, err,
+							sizeof err), 0);
+		fs_db *other = second_connection();
+		struct bob_edit b = {other, sid, 30, 2.0, 0, 1, 0};
+		fs_set_on_prepared(bob_moves, &b);
+		assert_int_equal(fs_set_checkpoint(db, sid, rev, ann, "Ann", 0.5, &cur, err, sizeof err), FS_DB_STALE);
+		fs_set_info info;
+		assert_int_equal(fs_set_get_info(db, sid, &info), 0);
+		assert_true(info.clean_revision < info.revision); /* still unsaved */
+		/* Bob moves #31 while the Save without a revision is summed up */
+		b.times = 0;
+		b.tid = 31;
+		assert_int_equal(fs_set_checkpoint(db, sid, -1, ann, "Ann", 0.5, &cur, err, sizeof err), 0);
+		fs_set_on_prepared(NULL, NULL);
+		assert_false(b.failed);
+		assert_int_equal(b.times, 2);
+		cJSON *h = fs_history_list(db, sid, 1);
+		cJSON *ev = cJSON_GetArrayItem(h, 0);
+		assert_string_equal(cJSON_GetObjectItem(ev, "type")->valuestring, "manual_edit");
+		assert_string_equal(cJSON_GetObjectItem(ev, "summary")->valuestring, "3 moved");
+		cJSON_Delete(h);
+		assert_int_equal(fs_set_get_info(db, sid, &info), 0);
+		assert_int_equal(info.clean_revision, info.revision);
+		fs_db_close(other);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +325,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(undo_overtaken_without_a_revision_is_prepared_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(undo_overtaken_every_time_still_lands, setup, teardown),
 		cmocka_unit_test_setup_teardown(whole_set_edit_overtaken_loses_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(save_overtaken_sums_up_again, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
