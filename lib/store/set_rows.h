@@ -66,6 +66,9 @@ int fs_rows_prepare(fs_db *db, long long set_id, const fs_set_diff *d, fs_rows_p
 int fs_rows_write_prepared(fs_db *db, long long set_id, const fs_set_diff *d, fs_rows_prepared *p, char *why,
 			   size_t whylen);
 void fs_rows_prepared_free(fs_rows_prepared *p);
+/* How often a change is prepared at a snapshot before it is prepared
+ * under the lock (where nobody can overtake it). */
+#define FS_ROWS_PREPARE_TRIES 3
 /* Called by the set store between the two halves (fs_set_on_prepared). */
 void fs_rows_between_halves(void);
 

@@ -187,8 +187,6 @@ static int finish(fs_db *db, int rc, long long set_id, const fs_set_diff *d, int
  * without, the preparation is made again, the last time under the lock,
  * so a change that keeps being overtaken still lands.
  */
-#define PREPARE_TRIES 3
-
 typedef struct undo_like undo_like;
 struct undo_like {
 	const char *kind; /* of the journal entry written */
@@ -235,8 +233,8 @@ static int run_undo_like(fs_db *db, long long set_id, long long expect_rev, long
 {
 	err[0] = 0;
 	int rc = FS_DB_OK;
-	for (int attempt = 0; attempt < PREPARE_TRIES; attempt++) {
-		int locked = attempt == PREPARE_TRIES - 1;
+	for (int attempt = 0; attempt < FS_ROWS_PREPARE_TRIES; attempt++) {
+		int locked = attempt == FS_ROWS_PREPARE_TRIES - 1;
 		long long snap_rev = 0, now_rev = 0;
 		char why[300] = "";
 		fs_rows_prepared p;
@@ -828,8 +826,8 @@ int fs_set_checkpoint(fs_db *db, long long set_id, long long expect_rev, long lo
 	(void)user_name;
 	err[0] = 0;
 	int rc = FS_DB_OK;
-	for (int attempt = 0; attempt < PREPARE_TRIES; attempt++) {
-		int locked = attempt == PREPARE_TRIES - 1;
+	for (int attempt = 0; attempt < FS_ROWS_PREPARE_TRIES; attempt++) {
+		int locked = attempt == FS_ROWS_PREPARE_TRIES - 1;
 		long long snap_rev = 0, now_rev = 0;
 		fs_set_info info;
 		cJSON *h = NULL;

@@ -90,8 +90,6 @@ static int finish(fs_db *db, int rc, const fs_set_diff *d, const fs_set_frame *f
 	return rc;
 }
 
-#define PREPARE_TRIES 3
-
 /*
  * One change as one step, in two halves (issue 15, "one writer, short
  * writes"): a large set's change (Re-measure, a radius for all, clearing,
@@ -112,8 +110,8 @@ static int edit(fs_db *db, long long set_id, long long expect_rev, long long use
 	if (err && errlen)
 		err[0] = 0;
 	int rc = FS_DB_OK;
-	for (int attempt = 0; attempt < PREPARE_TRIES; attempt++) {
-		int locked = attempt == PREPARE_TRIES - 1;
+	for (int attempt = 0; attempt < FS_ROWS_PREPARE_TRIES; attempt++) {
+		int locked = attempt == FS_ROWS_PREPARE_TRIES - 1;
 		long long snap_rev = 0, now_rev = 0;
 		fs_set_diff d;
 		fs_set_frame f;
