@@ -116,10 +116,6 @@ static double dome_smoothing(const fs_image *meas, const fs_tubercle_list *t, do
 	return 0;
 }
 
-/* Below this fit quality detection finds no dome at all (detect_measure.c
- * drops the candidate); a centre kept there has no measurable base. */
-#define DOME_NO_DOME_QUALITY 0.45
-
 static int dome_rule(const fs_image *img, const fs_params *p, double pitch, double rmax, fs_tubercle_list *t,
 		     char *err, size_t errlen)
 {
@@ -144,7 +140,7 @@ static int dome_rule(const fs_image *img, const fs_params *p, double pitch, doub
 		fs_tubercle *x = &t->items[i], m;
 		fs_tubercle_init(&m);
 		if (fs_dome_measure(meas, x->centroid_x, x->centroid_y, r0, r1, smooth, &m) == 0 &&
-		    m.fit_quality >= DOME_NO_DOME_QUALITY && fs_tubercle_measured(&m)) {
+		    m.fit_quality >= FS_DOME_NO_DOME_QUALITY && fs_tubercle_measured(&m)) {
 			take_size(x, &m);
 		} else {
 			double q = m.fit_quality;

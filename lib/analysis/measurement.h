@@ -54,6 +54,11 @@ typedef enum fs_measurement_rule {
  * run time: the configuration may select another rule than the build's. */
 #define FS_MEASUREMENT_VERSION (fs_measurement_version())
 
+/* Below this fit quality the dome rule sees no dome at all (detection
+ * drops such a candidate, detect_measure.c); a centre kept there (Re-measure,
+ * the editor's auto-size) is left unmeasured. */
+#define FS_DOME_NO_DOME_QUALITY 0.45
+
 void fs_measurement_set_rule(fs_measurement_rule rule);
 fs_measurement_rule fs_measurement_get_rule(void);
 int fs_measurement_version(void);
