@@ -80,10 +80,10 @@ void fs_detect_set_tiling(int tile_px, int threads);
 void fs_detect_get_tiling(int *tile_px, int *threads);
 
 /*
- * The dome-base rule's detection (issue 13; selected by measurement_rule =
- * dome, measurement.h, not yet the default): the same detection with the SEM dome-base rule - candidates from
- * circle votes (a Hough transform for circles, blind to which side of a dome
- * the detector lights) and diameters from fs_dome_measure (dome_measure.h),
+ * The dome-base rule's detection (issue 13; selected by measurement_rule
+ * = dome, measurement.h; not yet the default): the same detection with the
+ * SEM dome-base rule - candidates from circle votes (a Hough transform for
+ * circles, blind to which side of a dome the detector lights) and diameters from fs_dome_measure (dome_measure.h),
  * with fit_quality set per tubercle and radius_px NAN where the base is not
  * measurable. Methods auto and lattice; the others as fs_detect but with the
  * base rule. docs/paper-figures.md has its accuracy on the SEM simulator.
