@@ -61,6 +61,10 @@ int fs_detect_rule_all(const fs_image *img, const fs_params *p, double um_per_px
 		       fs_detect_result *out, char *err, size_t errlen);
 int fs_detect_rule_in_region(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
 			     const fs_scale_region *region, fs_detect_result *out, char *err, size_t errlen);
+/* fs_detect with the outline rule whatever the selected one: the accuracy
+ * tables and benchmarks that set the two rules side by side. */
+int fs_detect_outline(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out, char *err,
+		      size_t errlen);
 void fs_detect_result_free(fs_detect_result *r);
 
 /*

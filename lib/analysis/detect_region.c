@@ -66,3 +66,9 @@ int fs_detect(const fs_image *img, const fs_params *p, double um_per_px, fs_dete
 {
 	return fs_detect_in_region(img, p, um_per_px, NULL, out, err, errlen);
 }
+
+int fs_detect_outline(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out, char *err,
+		      size_t errlen)
+{
+	return fs_detect_rule_in_region(img, p, um_per_px, FS_RULE_OUTLINE, NULL, out, err, errlen);
+}

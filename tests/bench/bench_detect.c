@@ -170,8 +170,8 @@ int main(void)
 		return 1;
 	}
 	printf("target: total < 150 ms at 2048x1536, < 15 ms at 660x580\n");
-	bench("synthetic 2048x1536 8-bit TIFF", tif, fs_detect);
-	bench("synthetic 2048x1536 8-bit PNG", tmp, fs_detect);
+	bench("synthetic 2048x1536 8-bit TIFF", tif, fs_detect_outline);
+	bench("synthetic 2048x1536 8-bit PNG", tmp, fs_detect_outline);
 	/* issue 13: the dome-base rule may cost at most 3 x today's detection */
 	bench("synthetic 2048x1536 8-bit TIFF, fs_detect_domes (experimental)", tif, fs_detect_domes);
 	struct rusage ru;
@@ -191,7 +191,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {
 		char path[512];
 		snprintf(path, sizeof path, "tests/fixtures/paper/%s", paper[i]);
-		bench(paper[i], path, fs_detect);
+		bench(paper[i], path, fs_detect_outline);
 	}
 	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {
 		char path[512], label[600];
