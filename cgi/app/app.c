@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "analysis/measurement.h"
 #include "web/web.h"
 
 int fs_app_config(fs_app *app, const char *root, const char *config_path, char *err, size_t errlen)
@@ -53,6 +54,14 @@ int fs_app_config(fs_app *app, const char *root, const char *config_path, char *
 	/* every process that stores derived files decides alike */
 	fs_pyramid_set_min_side(app->cfg.tile_min_side);
 	fs_packed_set_min(app->cfg.set_pack_min);
+	/* one measurement rule for every process of the site: the version
+	 * sets record, Re-measure, extraction jobs and agents agree */
+	fs_measurement_rule rule;
+	if (fs_measurement_rule_parse(app->cfg.measurement_rule, &rule)) {
+		snprintf(err, errlen, "unknown measurement_rule '%s'", app->cfg.measurement_rule);
+		return -1;
+	}
+	fs_measurement_set_rule(rule);
 	return 0;
 }
 

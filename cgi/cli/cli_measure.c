@@ -58,6 +58,11 @@ static const char help_text[] =
 	"  --overlay               also write <stem>_overlay.png\n"
 	"  -o DIR, --output DIR    output directory (default: the current directory;\n"
 	"                          created when missing)\n"
+	"  --rule outline|dome     the rule that measures the diameters: outline\n"
+	"                          (version 1, the half-level outline) or dome (version\n"
+	"                          2, the base of the SEM dome). Default: the\n"
+	"                          environment's FISHSCALE_MEASUREMENT_RULE (the\n"
+	"                          server's measurement_rule), else the build's (outline)\n"
 	"  --threads N             measure tiles of the image in N threads (1-8,\n"
 	"                          default 2)\n"
 	"  --tile PX               tile side of the measurement in pixels (default\n"
@@ -136,6 +141,7 @@ struct options {
 	int overlay;
 	const char *outdir;
 	int tile, threads;
+	fs_measurement_rule rule;
 };
 
 /* Writes data to dir/name through a temporary file and rename(). */
@@ -240,7 +246,7 @@ static int find_region_and_detect(const struct options *o, const fs_image *img, 
 	int threaded = o->threads > 1 && pthread_create(&th, NULL, region_thread, &j) == 0;
 	if (!threaded)
 		region_thread(&j);
-	int drc = fs_detect_all(img, &o->params, um_per_px, det, err, errlen);
+	int drc = fs_detect_rule_all(img, &o->params, um_per_px, o->rule, det, err, errlen);
 	if (threaded)
 		pthread_join(th, NULL);
 	if (j.rc) {
@@ -393,6 +399,7 @@ static int parse_args(int argc, char **argv, struct options *o, int *first)
 		{"help", no_argument, NULL, 'h'},
 		{"tile", required_argument, NULL, 'T'},
 		{"threads", required_argument, NULL, 'N'},
+		{"rule", required_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *profile = NULL;
@@ -404,6 +411,14 @@ static int parse_args(int argc, char **argv, struct options *o, int *first)
 	o->outdir = ".";
 	o->tile = FS_DETECT_TILE_DEFAULT;
 	o->threads = 2; /* the CLI may use both cores (issue 15) */
+	/* the server's configuration key by its environment override, so a
+	 * site measuring with one rule measures its batches alike */
+	const char *rule = getenv("FISHSCALE_MEASUREMENT_RULE");
+	if (fs_measurement_rule_parse(rule ? rule : "", &o->rule)) {
+		fprintf(stderr, "fishscale measure: FISHSCALE_MEASUREMENT_RULE must be outline or dome, got '%s'\n",
+			rule);
+		return 2;
+	}
 	optind = 0; /* GNU: full re-initialisation, argv[0] is "measure" */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
@@ -444,6 +459,12 @@ static int parse_args(int argc, char **argv, struct options *o, int *first)
 			break;
 		case 'O':
 			o->overlay = 1;
+			break;
+		case 'R':
+			if (!*optarg || fs_measurement_rule_parse(optarg, &o->rule)) {
+				fprintf(stderr, "fishscale measure: --rule must be outline or dome, got '%s'\n", optarg);
+				return 2;
+			}
 			break;
 		case 'o':
 			o->outdir = optarg;
@@ -569,6 +590,7 @@ int fs_cli_measure(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	fs_detect_set_tiling(o.tile, o.threads);
+	fs_measurement_set_rule(o.rule);
 	if (mkdir(o.outdir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "fishscale measure: cannot create %s: %s\n", o.outdir, strerror(errno));
 		return 1;

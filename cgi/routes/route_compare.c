@@ -402,7 +402,7 @@ static cJSON *set_json(fs_req *r, const loaded *l, const fs_chart_set *s)
 	/* the measurement behind the diameters: an outdated one is marked and
 	 * links to the workspace's Re-measure */
 	cJSON_AddNumberToObject(o, "measurement_version", l->ctx.info.measurement_version);
-	cJSON_AddBoolToObject(o, "measurement_outdated", l->ctx.info.measurement_version < FS_MEASUREMENT_VERSION);
+	cJSON_AddBoolToObject(o, "measurement_outdated", l->ctx.info.measurement_version != FS_MEASUREMENT_VERSION);
 	/* the chart's numbers, in µm, or px when uncalibrated */
 	cJSON_AddStringToObject(o, "unit", s->calibrated ? "um" : "px");
 	add_num(o, "mean_diameter", s->d_mean);

@@ -885,7 +885,7 @@ static int h_extract(fs_req *r, fs_resp *w)
 }
 
 /* Re-measure: the set's centres measured again on the working image with
- * the current measurement, as one undoable step (centres, ids, edits and
+ * the server's measurement rule (measurement.h), as one undoable step (centres, ids, edits and
  * connections kept). */
 static int h_remeasure(fs_req *r, fs_resp *w)
 {
@@ -933,6 +933,7 @@ static int h_remeasure(fs_req *r, fs_resp *w)
 		cJSON *h = cJSON_CreateObject();
 		cJSON_AddNumberToObject(h, "from_version", from);
 		cJSON_AddNumberToObject(h, "to_version", FS_MEASUREMENT_VERSION);
+		cJSON_AddStringToObject(h, "rule", fs_measurement_rule_name(fs_measurement_get_rule()));
 		cJSON_AddNumberToObject(h, "n_tubercles", (double)n);
 		cJSON_AddNumberToObject(h, "n_changed", changed);
 		cJSON_AddNumberToObject(h, "n_unmeasured", unmeasured);

@@ -109,10 +109,22 @@ cJSON *fs_set_view_info(const fs_set_info *s)
 	cJSON_AddBoolToObject(o, "can_undo", s->can_undo);
 	cJSON_AddBoolToObject(o, "can_redo", s->can_redo);
 	/* the measurement that produced the diameters, and whether it is the
-	 * current one (else the set offers Re-measure) */
+	 * server's (else the set offers Re-measure): a set measured by another
+	 * rule than the configured one differs, older or newer */
+	char vt[64];
+	const char *rule = fs_measurement_rule_name(fs_measurement_rule_of_version(s->measurement_version));
 	cJSON_AddNumberToObject(o, "measurement_version", s->measurement_version);
+	if (rule)
+		cJSON_AddStringToObject(o, "measurement_rule", rule);
+	else
+		cJSON_AddNullToObject(o, "measurement_rule");
+	cJSON_AddStringToObject(o, "measurement",
+				fs_measurement_version_text(s->measurement_version, vt, sizeof vt));
 	cJSON_AddNumberToObject(o, "current_measurement_version", FS_MEASUREMENT_VERSION);
-	cJSON_AddBoolToObject(o, "measurement_outdated", s->measurement_version < FS_MEASUREMENT_VERSION);
+	cJSON_AddStringToObject(o, "current_measurement_rule", fs_measurement_rule_name(fs_measurement_get_rule()));
+	cJSON_AddStringToObject(o, "current_measurement",
+				fs_measurement_version_text(FS_MEASUREMENT_VERSION, vt, sizeof vt));
+	cJSON_AddBoolToObject(o, "measurement_outdated", s->measurement_version != FS_MEASUREMENT_VERSION);
 	cJSON_AddNumberToObject(o, "created_at", (double)s->created_at);
 	cJSON_AddNumberToObject(o, "updated_at", (double)s->updated_at);
 	return o;

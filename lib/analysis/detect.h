@@ -16,6 +16,7 @@
 #include "analysis/params.h"
 #include "image/tubercle.h"
 #include "analysis/scale_region.h"
+#include "analysis/measurement.h"
 
 typedef struct fs_detect_result {
 	fs_tubercle_list tubercles; /* ids 1..n, source FS_SOURCE_EXTRACTED or _LATTICE */
@@ -28,7 +29,9 @@ typedef struct fs_detect_result {
 } fs_detect_result;
 
 /*
- * Runs the whole detection on img (values in [0, 1]). um_per_px converts the
+ * Runs the whole detection on img (values in [0, 1]), its diameters
+ * measured with the selected measurement rule (measurement.h: the
+ * configuration's, else the build's). um_per_px converts the
  * µm size parameters to pixels (method auto does not need it for detection).
  * Returns 0, or -1 with a message (invalid parameters, out of memory).
  * Finding no tubercle is not an error.
@@ -41,13 +44,27 @@ int fs_detect(const fs_image *img, const fs_params *p, double um_per_px, fs_dete
  * person's correction; NULL = automatic). Every detection whose centre lies
  * outside the region is dropped (counted in n_outside_region) and the rest
  * renumbered 1..n: nothing is ever detected on a paper margin, a black
- * surround or a data bar. fs_detect_all is the detection without it (for
- * tests that measure what the region removes).
+ * surround or a data bar. fs_detect_all is the outline rule's detection
+ * without it (for tests that measure what the region removes).
  */
 int fs_detect_in_region(const fs_image *img, const fs_params *p, double um_per_px, const fs_scale_region *region,
 			fs_detect_result *out, char *err, size_t errlen);
 int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
 		  char *err, size_t errlen);
+/*
+ * The same with the rule given rather than the selected one (a test, a
+ * comparison of the rules): fs_detect_rule_all without the scale region
+ * (FS_RULE_OUTLINE is fs_detect_all, FS_RULE_DOME fs_detect_domes),
+ * fs_detect_rule_in_region with it. -1 for a value that is no rule.
+ */
+int fs_detect_rule_all(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
+		       fs_detect_result *out, char *err, size_t errlen);
+int fs_detect_rule_in_region(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
+			     const fs_scale_region *region, fs_detect_result *out, char *err, size_t errlen);
+/* fs_detect with the outline rule whatever the selected one: the accuracy
+ * tables and benchmarks that set the two rules side by side. */
+int fs_detect_outline(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out, char *err,
+		      size_t errlen);
 void fs_detect_result_free(fs_detect_result *r);
 
 /*
@@ -67,10 +84,10 @@ void fs_detect_set_tiling(int tile_px, int threads);
 void fs_detect_get_tiling(int *tile_px, int *threads);
 
 /*
- * Experimental (issue 13, not yet the default, not used by the CLI, API or
- * UI): the same detection with the SEM dome-base rule - candidates from
- * circle votes (a Hough transform for circles, blind to which side of a dome
- * the detector lights) and diameters from fs_dome_measure (dome_measure.h),
+ * The dome-base rule's detection (issue 13; selected by measurement_rule
+ * = dome, measurement.h; not yet the default): the same detection with the
+ * SEM dome-base rule - candidates from circle votes (a Hough transform for
+ * circles, blind to which side of a dome the detector lights) and diameters from fs_dome_measure (dome_measure.h),
  * with fit_quality set per tubercle and radius_px NAN where the base is not
  * measurable. Methods auto and lattice; the others as fs_detect but with the
  * base rule. docs/paper-figures.md has its accuracy on the SEM simulator.

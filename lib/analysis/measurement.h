@@ -1,15 +1,30 @@
 /*
- * measurement.h - the version of the diameter measurement, and measuring
- * the diameters of given centres (Re-measure).
+ * measurement.h - which rule measures the diameters (the measurement rule
+ * and its version), and measuring the diameters of given centres
+ * (Re-measure).
  *
- * FS_MEASUREMENT_VERSION names the rule that turns a tubercle's image into
- * its diameter. Every annotation set records the version that produced its
- * diameters (store: sets.measurement_version); a set with an older version
- * offers Re-measure. Bump it whenever a change of the measurement changes
- * diameters (not for a change of detection that only finds other centres).
+ * The rule turns a tubercle's image into its diameter. One rule is
+ * selected per process (the server's configuration key measurement_rule,
+ * `fishscale measure --rule`), and every consumer measures through it:
+ * detection (fs_detect, fs_detect_in_region, fs_detect_rule_all in
+ * detect.h: the CLI, the extraction jobs and synchronous extraction, the
+ * agents and the optimiser) and Re-measure (fs_measure_centres below).
+ *
+ * The version names the rule that produced a set's diameters. Every
+ * annotation set records it (store: sets.measurement_version); a set whose
+ * version is not the server's offers Re-measure. Versions:
  *   0  measured before versioning (sets that existed before migration 9,
  *      imports of files that do not say)
- *   1  the half-level outline along 32 rays (blob_measure.h)
+ *   1  the outline rule: the half-level outline along 32 rays
+ *      (blob_measure.h)
+ *   2  the dome-base rule: the base of the SEM dome (dome_measure.h),
+ *      candidates from circle votes (issue 13)
+ * A change of a rule that changes its diameters takes a new version (not a
+ * change of detection that only finds other centres).
+ *
+ * The rule is process-wide state, like the tiling of detect.h: set it once
+ * at start-up (fs_app_config, the CLI's option parsing) before anything is
+ * measured; it is not safe to change while measuring.
  *
  * The caller owns every argument; nothing is kept.
  */
@@ -22,22 +37,64 @@
 #include "image/image.h"
 #include "image/tubercle.h"
 
-#define FS_MEASUREMENT_VERSION 1
+/* A rule's value is its version. */
+typedef enum fs_measurement_rule {
+	FS_RULE_OUTLINE = 1,
+	FS_RULE_DOME = 2,
+} fs_measurement_rule;
+
+/*
+ * The build's rule, used when the configuration does not choose one.
+ * Making the dome-base rule the default is this one line
+ * (FS_RULE_OUTLINE -> FS_RULE_DOME).
+ */
+#define FS_MEASUREMENT_RULE_DEFAULT FS_RULE_OUTLINE
+
+/* The version this process measures with (the selected rule's). Read at
+ * run time: the configuration may select another rule than the build's. */
+#define FS_MEASUREMENT_VERSION (fs_measurement_version())
+
+/* Below this fit quality the dome rule sees no dome at all (detection
+ * drops such a candidate, detect_measure.c); a centre kept there (Re-measure,
+ * the editor's auto-size) is left unmeasured. */
+#define FS_DOME_NO_DOME_QUALITY 0.45
+
+void fs_measurement_set_rule(fs_measurement_rule rule);
+fs_measurement_rule fs_measurement_get_rule(void);
+int fs_measurement_version(void);
+
+/* "outline" or "dome" to a rule; "" (not chosen) gives the build's
+ * default. Returns 0, or -1 for any other name. */
+int fs_measurement_rule_parse(const char *name, fs_measurement_rule *out);
+/* "outline", "dome"; NULL for a value that is no rule. */
+const char *fs_measurement_rule_name(fs_measurement_rule rule);
+/* The rule a set's version names: 0 for version 0 and unknown versions
+ * (written by a newer build). */
+fs_measurement_rule fs_measurement_rule_of_version(int version);
+/* What produced a set's diameters, for people: "the outline rule
+ * (version 1)", "the dome rule (version 2)", "before versioning (version 0)", "an unknown rule
+ * (version 7)". Static text, or out when the version is unknown. */
+const char *fs_measurement_version_text(int version, char *out, size_t outlen);
 
 /*
  * Measures every tubercle of t again on img (values in [0, 1], the image
- * the centres are in) with the current measurement, as detection measures
- * its candidates: the same measurement image (top-hat when p has one, the
- * blur at 3 % of the lattice pitch) and the same ray length (0.6 x pitch).
+ * the centres are in) with the selected rule (fs_measure_centres) or the
+ * given one, as detection measures its candidates with that rule: the
+ * outline rule on detection's measurement image (top-hat when p has one,
+ * the blur at 3 % of the lattice pitch) with rays up to 0.6 x pitch; the
+ * dome rule at full resolution with its base radius between 0.09 and 0.48
+ * pitch and the ray smoothing chosen per image as detection chooses it.
  * The pitch is the image's lattice pitch (as auto finds it), else the
  * median distance of each centre to its nearest neighbour. Centres, ids,
- * sources and everything but the size and shape stay as they are; a
- * tubercle whose base cannot be measured gets radius NaN (unmeasured), its
- * ellipse cleared. um_per_px is used for the diameter range of methods
- * that need it when no pitch can be found (0 = none). Returns 0, or -1
- * with a message (no image, out of memory).
+ * sources and everything but the size, shape and fit quality stay as they
+ * are; a tubercle whose base cannot be measured gets radius NaN
+ * (unmeasured), its ellipse cleared. um_per_px is used for the diameter
+ * range of methods that need it when no pitch can be found (0 = none).
+ * Returns 0, or -1 with a message (no image, out of memory).
  */
 int fs_measure_centres(const fs_image *img, const fs_params *p, double um_per_px, fs_tubercle_list *t, char *err,
 		       size_t errlen);
+int fs_measure_centres_rule(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
+			    fs_tubercle_list *t, char *err, size_t errlen);
 
 #endif

@@ -5,7 +5,11 @@
  * The region is a square of region_factor x the largest diameter around the
  * click. It is smoothed at a quarter of the largest radius so the tubercle
  * is one maximum; the maximum nearest the click (within the largest radius)
- * is measured with fs_blob_measure on the lightly smoothed region.
+ * is measured with fs_blob_measure on the lightly smoothed region. Under
+ * the dome rule (measurement.h) its size is then the dome's base, measured
+ * as detection measures it (fs_dome_measure on the region smoothed by
+ * 0.5 px, the base radius within the parameters' diameter range), so a
+ * tubercle added by hand to a set of that rule is measured alike.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,13 +18,15 @@
 #include "analysis/blob_measure.h"
 #include "analysis/detect.h"
 #include "analysis/detect_methods.h"
+#include "analysis/dome_measure.h"
+#include "analysis/measurement.h"
 #include "analysis/preprocess.h"
 
 int fs_analyze_point(const fs_image *img, const fs_params *p, double um_per_px, double x, double y,
 		     double region_factor, fs_point_result *out, char *err, size_t errlen)
 {
 	int rc = -1;
-	fs_image *reg = NULL, *sm = NULL;
+	fs_image *reg = NULL, *sm = NULL, *raw = NULL;
 	fs_cand_list c = {0};
 	if (!out) {
 		snprintf(err, errlen, "analyze point: no result");
@@ -59,6 +65,12 @@ int fs_analyze_point(const fs_image *img, const fs_params *p, double um_per_px, 
 	for (int yy = y0; yy < y1; yy++)
 		memcpy(reg->data + (size_t)(yy - y0) * reg->width, img->data + (size_t)yy * img->width + x0,
 		       (size_t)reg->width * sizeof(float));
+	if (fs_measurement_get_rule() == FS_RULE_DOME &&
+	    (!(raw = fs_image_clone(reg)) || fs_gaussian_blur(raw, 0.5, err, errlen))) {
+		if (!raw)
+			snprintf(err, errlen, "analyze point: out of memory");
+		goto out;
+	}
 	if (fs_gaussian_blur(reg, p->blur_sigma, err, errlen))
 		goto out;
 	fs_normalize(reg);
@@ -97,6 +109,23 @@ int fs_analyze_point(const fs_image *img, const fs_params *p, double um_per_px, 
 		snprintf(out->reason, sizeof out->reason, "click_not_on_blob");
 		goto out;
 	}
+	if (raw) {
+		/* the dome rule: the base around the click (the bright blob's
+		 * centre lies towards a side detector, where the base reads
+		 * small), or unmeasured */
+		fs_tubercle d;
+		fs_tubercle_init(&d);
+		double rmin = fmax(1, p->min_diameter_um / um_per_px / 2);
+		if (fs_dome_measure(raw, lx, ly, rmin, fmax(rmin + 1, rmax), 0, &d) == 0 &&
+		    d.fit_quality >= FS_DOME_NO_DOME_QUALITY && fs_tubercle_measured(&d)) {
+			t = d;
+		} else {
+			t.radius_px = NAN;
+			t.has_ellipse = 0;
+			t.major_axis_px = t.minor_axis_px = t.orientation = t.eccentricity = 0;
+			t.fit_quality = d.fit_quality;
+		}
+	}
 	t.centroid_x += x0;
 	t.centroid_y += y0;
 	t.source = FS_SOURCE_MANUAL;
@@ -105,6 +134,7 @@ int fs_analyze_point(const fs_image *img, const fs_params *p, double um_per_px, 
 out:
 	fs_image_free(reg);
 	fs_image_free(sm);
+	fs_image_free(raw);
 	fs_cand_free(&c);
 	return rc;
 }

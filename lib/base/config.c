@@ -76,6 +76,7 @@ static const struct key keys[] = {
 	{"agent_http_timeout_s", I(agent_http_timeout_s, 1, 3600), "longest wait for one provider request in seconds"},
 	{"agent_http_connect_timeout_s", I(agent_http_connect_timeout_s, 1, 600), "longest wait for a connection to a provider in seconds"},
 	{"agent_http_retries", I(agent_http_retries, 0, 20), "retries of a provider request that failed with 429, 5xx or a network error"},
+	{"measurement_rule", S(measurement_rule), "the rule that measures tubercle diameters in extraction, Re-measure, the agents and the optimiser: outline (version 1, the half-level outline) or dome (version 2, the base of the SEM dome); empty = the build's default (outline)"},
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -205,6 +206,14 @@ int fs_config_set(fs_config *c, const char *name, const char *value, char *err, 
 		copy(base + k->off, k->size, value);
 		if (!strcmp(name, "trusted_proxies"))
 			c->trusted_proxies_given = 1;
+		/* base does not know the rules (analysis/measurement.h parses
+		 * them); it only refuses a name that is none, so a typo fails
+		 * at start-up instead of measuring with the default */
+		if (!strcmp(name, "measurement_rule") && *value && strcmp(value, "outline") && strcmp(value, "dome")) {
+			c->measurement_rule[0] = 0;
+			snprintf(err, errlen, "'measurement_rule' must be outline or dome");
+			return -1;
+		}
 		if (!strcmp(name, "base_path"))
 			return normalise_base_path(c->base_path, sizeof c->base_path, err, errlen);
 		return 0;

@@ -63,6 +63,7 @@ typedef struct fs_config {
 	int agent_http_timeout_s;          /* one provider request, whole */
 	int agent_http_connect_timeout_s;
 	int agent_http_retries;            /* retries of a failed provider request (429, 5xx, network) */
+	char measurement_rule[16];         /* "outline", "dome" or "" = the build's default (analysis/measurement.h) */
 } fs_config;
 
 /* Description of one key, for documentation and `fishscale config`. */

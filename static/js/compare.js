@@ -335,13 +335,14 @@ function cmp(a, b) {
   return String(a).localeCompare(String(b), undefined, { numeric: true });
 }
 
-// The measurement version behind a set's diameters; an older one is marked
-// (sets measured before the current measurement) with a link that opens
-// the set's workspace at its Re-measure button.
+// The measurement version behind a set's diameters; one that is not the
+// server's (an older rule, before versioning, or another rule than the
+// configured one) is marked with a link that opens the set's workspace at
+// its Re-measure button.
 function measurementCell(r) {
   const v = r.mver ? `v${r.mver}` : 'v0';
   if (!r.outdated) return el('td', { className: 'num cmp-mver' }, v);
-  return el('td', { className: 'num cmp-mver cmp-mver-old', title: r.mver ? `measured with version ${r.mver}, older than the current measurement` : 'measured before versioning' },
+  return el('td', { className: 'num cmp-mver cmp-mver-old', title: r.mver ? `measured with version ${r.mver}, not this server's measurement` : 'measured before versioning' },
     `${v} ⚠ `, el('a', { href: r.href + '&remeasure=1', className: 'cmp-remeasure' }, 'Re-measure'));
 }
 

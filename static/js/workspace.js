@@ -168,8 +168,10 @@ function renderStats() {
   hex.classList.toggle('hex-low', s.reliability === 'low');
 }
 
-// The measurement version of the set's diameters; an older one (or one
-// measured before versioning, v0) is marked and offers Re-measure.
+// The measurement version of the set's diameters. One that is not the
+// server's (an older rule, v0 = before versioning, or another rule than the
+// configured one, older or newer) says which rule measured it, names the
+// server's in its title, and offers Re-measure.
 function renderMeasurement() {
   const set = store.set;
   const v = set ? set.measurement_version : null;
@@ -177,7 +179,11 @@ function renderMeasurement() {
   const b = $('#st-mver');
   b.textContent = v == null ? '-' : `v${v}`;
   b.classList.toggle('hex-low', old);
-  b.title = !set ? '' : old ? (v ? `Measured with version ${v}; the current measurement is version ${set.current_measurement_version}` : 'Measured before versioning') : 'The current measurement';
+  const note = $('#st-mver-note');
+  note.textContent = old ? `measured ${v ? 'with ' : ''}${set.measurement}` : '';
+  note.title = old ? `This server measures with ${set.current_measurement}; Re-measure measures every diameter again with it` : '';
+  note.hidden = !old;
+  b.title = !set ? '' : old ? `Measured ${v ? 'with ' : ''}${set.measurement}; this server measures with ${set.current_measurement}` : `Measured with ${set.measurement}, this server's measurement`;
   $('#remeasure').hidden = !old;
 }
 

@@ -119,9 +119,9 @@ int main(void)
 		return 1;
 	}
 	printf("target: total < 150 ms at 2048x1536, < 15 ms at 660x580\n");
-	bench("synthetic 2048x1536 8-bit TIFF", tif, fs_detect);
+	bench("synthetic 2048x1536 8-bit TIFF", tif, fs_detect_outline);
 	double cpu_outline = last_cpu;
-	bench("synthetic 2048x1536 8-bit PNG", tmp, fs_detect);
+	bench("synthetic 2048x1536 8-bit PNG", tmp, fs_detect_outline);
 	/* issue 13: the dome-base rule may cost at most 3 x today's detection */
 	bench("synthetic 2048x1536 8-bit TIFF, fs_detect_domes (experimental)", tif, fs_detect_domes);
 	printf("  CPU against fs_detect's: %.1fx (issue 13 allows 3x)\n", last_cpu / cpu_outline);
@@ -143,7 +143,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {
 		char path[512];
 		snprintf(path, sizeof path, "tests/fixtures/paper/%s", paper[i]);
-		bench(paper[i], path, fs_detect);
+		bench(paper[i], path, fs_detect_outline);
 		cpu_paper[i] = last_cpu;
 	}
 	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {

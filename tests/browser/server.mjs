@@ -25,9 +25,12 @@ export async function startServer(extraEnv = {}) {
   const data = mkdtempSync(path.join(os.tmpdir(), 'fishscale-bt-'));
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('FISHSCALE_') || k === 'FISH_SCALE_AGENT_TABS') delete env[k];
+  // FS_TEST_MEASUREMENT_RULE=dome runs the suite with the dome rule
+  // configured (README "Measurement rule"); a test's own env wins
+  const rule = process.env.FS_TEST_MEASUREMENT_RULE ? { FISHSCALE_MEASUREMENT_RULE: process.env.FS_TEST_MEASUREMENT_RULE } : {};
   Object.assign(env, {
     FISHSCALE_ROOT: ROOT, FISHSCALE_DATA_DIR: data, FISHSCALE_PORT: String(port),
-    FISHSCALE_FCGI_WORKERS: '2', ...extraEnv,
+    FISHSCALE_FCGI_WORKERS: '2', ...rule, ...extraEnv,
   });
   execFileSync('sh', [path.join(ROOT, 'tools', 'run.sh'), '--detach'], { env, stdio: 'pipe' });
   const secret = readFileSync(path.join(data, 'admin-password.txt'), 'utf8');

@@ -69,6 +69,10 @@ class Server:
             "FISHSCALE_BASE_PATH": base_path,
             "FISHSCALE_FCGI_WORKERS": "2",
         })
+        # FS_TEST_MEASUREMENT_RULE=dome runs the whole suite with the dome
+        # rule configured (README "Measurement rule"); a test's own env wins
+        if os.environ.get("FS_TEST_MEASUREMENT_RULE"):
+            self.env["FISHSCALE_MEASUREMENT_RULE"] = os.environ["FS_TEST_MEASUREMENT_RULE"]
         if env:
             self.env.update(env)
         self.admin_password = None

@@ -181,7 +181,7 @@ static int measure_all(void **state)
 		return -1;
 	nok = 0;
 	for (int i = 0; i < nrows; i++) {
-		measure(rows[i].file, fs_detect, &rows[i].n, &rows[i].d, &rows[i].s, &rows[i].ratio,
+		measure(rows[i].file, fs_detect_outline, &rows[i].n, &rows[i].d, &rows[i].s, &rows[i].ratio,
 			&rows[i].pitch);
 		measure(rows[i].file, fs_detect_domes, &rows[i].dome_n, &rows[i].dome_d, &rows[i].dome_s,
 			&rows[i].dome_ratio, &rows[i].dome_pitch);

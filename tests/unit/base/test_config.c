@@ -120,6 +120,33 @@ static void agent_tabs_values(void **state)
 	}
 }
 
+/* measurement_rule: outline, dome or empty (the build's default); any
+ * other name fails at start-up, from the file or the environment. */
+static void measurement_rule_values(void **state)
+{
+	(void)state;
+	fs_config c;
+	char err[256];
+	fs_config_defaults(&c);
+	assert_string_equal(c.measurement_rule, "");
+	assert_int_equal(fs_config_set(&c, "measurement_rule", "dome", err, sizeof err), 0);
+	assert_string_equal(c.measurement_rule, "dome");
+	assert_int_equal(fs_config_set(&c, "measurement_rule", "outline", err, sizeof err), 0);
+	assert_string_equal(c.measurement_rule, "outline");
+	assert_int_equal(fs_config_set(&c, "measurement_rule", "", err, sizeof err), 0);
+	assert_int_equal(fs_config_set(&c, "measurement_rule", "domes", err, sizeof err), -1);
+	assert_non_null(strstr(err, "outline or dome"));
+	const char *p = write_tmp("measurement_rule = halfmax\n");
+	assert_int_equal(fs_config_load(&c, p, 0, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":1:"));
+	p = write_tmp("measurement_rule = outline\n");
+	setenv("FISHSCALE_MEASUREMENT_RULE", "dome", 1);
+	assert_int_equal(fs_config_load(&c, p, 0, err, sizeof err), 0);
+	assert_string_equal(c.measurement_rule, "dome");
+	unsetenv("FISHSCALE_MEASUREMENT_RULE");
+	unlink(p);
+}
+
 static void every_key_round_trips_through_get(void **state)
 {
 	(void)state;
@@ -166,6 +193,7 @@ int main(void)
 		cmocka_unit_test(bad_values_are_refused),
 		cmocka_unit_test(environment_overrides_file),
 		cmocka_unit_test(agent_tabs_values),
+		cmocka_unit_test(measurement_rule_values),
 		cmocka_unit_test(every_key_round_trips_through_get),
 		cmocka_unit_test(provider_key_env_and_base_url),
 	};
