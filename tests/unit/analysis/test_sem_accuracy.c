@@ -39,7 +39,7 @@
 #define LEVEL_NEW_D 24
 #define LEVEL_NEW_S 30
 #define LEVEL_NEW_SD 24
-#define LEVEL_NEW_RP 36
+#define LEVEL_NEW_RP 48
 
 typedef struct scene_result {
 	double recall, precision, d_err, s_err, d_sd;
