@@ -28,7 +28,10 @@ typedef struct fs_detect_result {
 } fs_detect_result;
 
 /*
- * Runs the whole detection on img (values in [0, 1]). um_per_px converts the
+ * Runs the whole detection on img (values in [0, 1]; float or compact,
+ * image.h: a compact image is read by row bands and tiles where the
+ * detection is tiled - auto and lattice - and converted whole for the
+ * whole-image paths). um_per_px converts the
  * µm size parameters to pixels (method auto does not need it for detection).
  * Returns 0, or -1 with a message (invalid parameters, out of memory).
  * Finding no tubercle is not an error.

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	fs_load_opts o = {1 << 18, 0};
+	fs_load_opts o = {.max_pixels = 1 << 18, .page = 0};
 	fs_loaded l;
 	char err[256];
 
