@@ -61,6 +61,8 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 	}
 	if (fs_params_validate(p, err, errlen))
 		return -1;
+	if (fs_detect_check_size(p->method, img->width, img->height, err, errlen))
+		return -1;
 	mpar = *p;
 	int needs_cal = p->method != FS_METHOD_AUTO && p->method != FS_METHOD_LATTICE;
 	if (needs_cal && !(um_per_px > 0 && isfinite(um_per_px))) {
@@ -81,6 +83,12 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 			goto out;
 		out->pitch_px = lat.pitch_px;
 		out->lattice_angle = lat.angle;
+		if (!(lat.pitch_px > 0)) {
+			/* no lattice: auto and lattice find nothing, so no full-size
+			 * preprocessing for it (a blank 100 MP image took 2.5 GB) */
+			rc = 0;
+			goto out;
+		}
 		/* the tile follows the pitch (clahe_kernel is not auto's or
 		 * lattice's parameter: params.c) */
 		if (lat.pitch_px > 0)

@@ -4,7 +4,8 @@
  * the same tubercles (count, centres, diameters bit for bit), edges, scale
  * region, lattice estimate, reduced image and data bar - for methods auto
  * and lattice, whole and on tiles in one and two threads; and the result
- * finds the simulated domes. A 16-bit image likewise. */
+ * finds the simulated domes. A 16-bit image likewise. And the untiled
+ * methods' size limit (detect.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -240,6 +241,36 @@ static void test_databar(void **state)
 	}
 }
 
+/* log, dog and ellipse are not tiled (detect.h): an image over
+ * FS_DETECT_UNTILED_MAX_PIXELS is refused at once, with a message naming
+ * the tiled methods; auto and lattice have no such limit. */
+static void test_untiled_methods_refused_on_large_images(void **state)
+{
+	(void)state;
+	fs_image *big = fs_image_new_compact(6000, 4400, 8); /* 26.4 MP, 26 MB compact */
+	assert_non_null(big);
+	memset(big->px, 0, fs_image_bytes(big));
+	fs_method untiled[] = {FS_METHOD_LOG, FS_METHOD_DOG, FS_METHOD_ELLIPSE};
+	for (int i = 0; i < 3; i++) {
+		fs_params p;
+		fs_params_default(&p);
+		p.method = untiled[i];
+		fs_detect_result r;
+		err[0] = 0;
+		assert_int_equal(fs_detect(big, &p, 0.5, &r, err, sizeof err), -1);
+		assert_non_null(strstr(err, "auto or lattice"));
+		assert_non_null(strstr(err, fs_method_name(untiled[i])));
+		assert_int_equal(r.tubercles.n, 0);
+		assert_int_equal(fs_detect_check_size(untiled[i], 5000, 5200, err, sizeof err), 0);
+		assert_int_equal(fs_detect_check_size(untiled[i], 6000, 4400, err, sizeof err), -1);
+		assert_true(fs_detect_max_pixels(untiled[i]) == FS_DETECT_UNTILED_MAX_PIXELS);
+	}
+	assert_int_equal(fs_detect_check_size(FS_METHOD_AUTO, 10000, 10000, err, sizeof err), 0);
+	assert_int_equal(fs_detect_check_size(FS_METHOD_LATTICE, 10000, 10000, err, sizeof err), 0);
+	assert_true(fs_detect_max_pixels(FS_METHOD_AUTO) == 0);
+	fs_image_free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_detect_16bit),
 		cmocka_unit_test(test_region_lattice_downsample),
 		cmocka_unit_test(test_databar),
+		cmocka_unit_test(test_untiled_methods_refused_on_large_images),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
