@@ -113,10 +113,8 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		fs_image_free(small);
 		if (prc)
 			goto out;
-	} else if (!(whole = whole_float(img, &fimg))) {
-		snprintf(err, errlen, "detect: out of memory");
-		goto out;
-	} else if (fs_det_preprocess(whole, p, tile, &pre, err, errlen)) {
+	} else if (fs_det_preprocess(img, p, tile, &pre, err, errlen)) {
+		/* (a compact img is converted by the preprocessing's own copy) */
 		goto out;
 	}
 	double msig;

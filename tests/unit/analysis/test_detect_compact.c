@@ -58,13 +58,13 @@ static void quantise(fs_image *img, int bits)
 		img->data[i] = fs_image_compact_value(bits, (unsigned)lround(fmin(fmax(img->data[i], 0), 1) * top));
 }
 
-static fs_image *sem_scene(int bits, sem_truth *t)
+static fs_image *sem_scene(int bits, double pitch, sem_truth *t)
 {
 	sem_opts o;
 	sem_defaults(&o);
 	o.width = 480;
 	o.height = 400;
-	o.pitch = 26;
+	o.pitch = pitch;
 	o.bits = bits;
 	o.margin_top = 40;
 	o.black_left = 50;
@@ -132,10 +132,12 @@ static void assert_finds_domes(const fs_detect_result *r, const sem_truth *t)
 	free(mt);
 }
 
-static void compare_detection(int bits)
+/* pitch 26: detection on the image reduced by 2; pitch 14: on the full
+ * resolution (the preprocessing converts the compact image whole). */
+static void compare_detection(int bits, double pitch)
 {
 	sem_truth t;
-	fs_image *f = sem_scene(bits, &t);
+	fs_image *f = sem_scene(bits, pitch, &t);
 	fs_image *c = compact_of(f, bits);
 	fs_method methods[] = {FS_METHOD_AUTO, FS_METHOD_LATTICE};
 	for (int m = 0; m < 2; m++) {
@@ -166,13 +168,14 @@ static void compare_detection(int bits)
 static void test_detect_8bit(void **state)
 {
 	(void)state;
-	compare_detection(8);
+	compare_detection(8, 26);
+	compare_detection(8, 14);
 }
 
 static void test_detect_16bit(void **state)
 {
 	(void)state;
-	compare_detection(16);
+	compare_detection(16, 26);
 }
 
 /* The image-wide steps that read a compact image by rows. */
@@ -180,7 +183,7 @@ static void test_region_lattice_downsample(void **state)
 {
 	(void)state;
 	sem_truth t;
-	fs_image *f = sem_scene(8, &t);
+	fs_image *f = sem_scene(8, 26, &t);
 	fs_image *c = compact_of(f, 8);
 	fs_scale_region a, b;
 	assert_int_equal(fs_scale_region_detect(f, &a, err, sizeof err), 0);
