@@ -852,6 +852,13 @@ static int h_extract(fs_req *r, fs_resp *w)
 			      fs_method_name(p.method));
 		return 0;
 	}
+	/* log, dog and ellipse are not tiled: refused on a large image
+	 * before any job or buffer (detect.h) */
+	char serr[ERRBUF];
+	if (fs_detect_check_size(p.method, c.image.width, c.image.height, serr, sizeof serr)) {
+		fs_resp_error(r, w, 413, "%s", serr);
+		return 0;
+	}
 	/* a large image is a background job; the answer comes at once */
 	long long pixels = (long long)c.image.width * c.image.height;
 	if (r->app->cfg.sync_max_pixels > 0 && pixels > r->app->cfg.sync_max_pixels)

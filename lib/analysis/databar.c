@@ -137,9 +137,13 @@ static int label(const fs_image *img, int y0, int y1, int x0, int x1, const mask
 	int *comp_of = NULL;
 	int rc = -1;
 	size_t prev_start = 0, prev_end = 0; /* runs of the row above: [prev_start, prev_end) */
+	/* a compact image's rows are converted one at a time */
+	float *buf = img->bits ? malloc((size_t)img->width * sizeof *buf) : NULL;
+	if (img->bits && !buf)
+		goto out;
 
 	for (int y = y0; y < y1; y++) {
-		const float *row = img->data + (size_t)y * (size_t)img->width;
+		const float *row = fs_image_span(img, 0, y, img->width, buf);
 		size_t cur_start = n;
 		int x = x0;
 		while (x < x1) {
@@ -228,6 +232,7 @@ static int label(const fs_image *img, int y0, int y1, int x0, int x1, const mask
 out:
 	free(r);
 	free(comp_of);
+	free(buf);
 	return rc;
 }
 
@@ -494,7 +499,7 @@ static float median_level(const fs_image *img, int x0, int y0, int x1, int y1, c
 	y1 = imin(y1, img->height - 1);
 	for (int y = y0; y <= y1; y++)
 		for (int x = x0; x <= x1; x++) {
-			float v = fs_image_at(img, x, y);
+			float v = fs_image_value(img, x, y);
 			if (skip && in_mask(skip, v))
 				continue;
 			int b = (int)lrintf(v * 255.0f);
@@ -525,8 +530,11 @@ static void measure_line(const fs_image *img, const maskdef *m, const comp *c, f
 	double ls[LINE_ROWS], rs[LINE_ROWS];
 	int rows = 0;
 	int W = img->width;
-	for (int y = c->full_y0; y <= c->full_y1 && rows < LINE_ROWS; y++) {
-		const float *row = img->data + (size_t)y * (size_t)W;
+	/* a compact image's rows are converted one at a time; out of memory
+	 * for that buffer measures no row: the line's box is taken below */
+	float *buf = img->bits ? malloc((size_t)W * sizeof *buf) : NULL;
+	for (int y = c->full_y0; y <= c->full_y1 && rows < LINE_ROWS && (buf || !img->bits); y++) {
+		const float *row = fs_image_span(img, 0, y, W, buf);
 		/* the longest run of the mask inside the line's box on this row */
 		int best_a = -1, best_b = -2;
 		int x = c->x0;
@@ -584,6 +592,7 @@ static void measure_line(const fs_image *img, const maskdef *m, const comp *c, f
 		rs[rows] = best_b - 0.5 + cr;
 		rows++;
 	}
+	free(buf);
 	double longest = 0;
 	for (int i = 0; i < rows; i++)
 		longest = fmax(longest, rs[i] - ls[i]);
@@ -663,7 +672,7 @@ static void set_levels(const fs_image *img, const maskdef *m, fs_databar *b)
 	long n_in = 0;
 	for (int y = r->y; y < r->y + r->height; y++)
 		for (int x = r->x; x < r->x + r->width; x++) {
-			float v = fs_image_at(img, x, y);
+			float v = fs_image_value(img, x, y);
 			if (in_mask(m, v)) {
 				int k = (int)lrintf(v * 255.0f);
 				hist_in[k < 0 ? 0 : k > 255 ? 255 : k]++;
@@ -816,10 +825,17 @@ static int bin256(double v)
 static void row_level(const fs_image *img, int y, double *level, double *frac)
 {
 	int hist[256] = {0};
-	const float *row = img->data + (size_t)y * (size_t)img->width;
 	int W = img->width;
-	for (int x = 0; x < W; x++)
-		hist[bin256(row[x])]++;
+	if (img->bits) {
+		/* compact: its samples are levels already (a 16-bit one's
+		 * converted one at a time) */
+		for (int x = 0; x < W; x++)
+			hist[bin256(fs_image_value(img, x, y))]++;
+	} else {
+		const float *row = img->data + (size_t)y * (size_t)W;
+		for (int x = 0; x < W; x++)
+			hist[bin256(row[x])]++;
+	}
 	int best = 0, best_n = -1;
 	for (int b = 0; b < 256; b++) {
 		int n = 0;
@@ -993,6 +1009,26 @@ static void levels(const fs_image *img, double *vmin, double *vmed, double *vmax
 	if (!hist)
 		return;
 	size_t i = 0;
+	if (img->bits) {
+		/* compact: one histogram of the 256 or 65536 codes, then each
+		 * code binned as the float it stands for (the same counts) */
+		size_t ncodes = img->bits == 8 ? 256 : 65536;
+		long *codes = calloc(ncodes, sizeof *codes);
+		if (!codes) {
+			free(hist);
+			return;
+		}
+		if (img->bits == 8)
+			for (i = 0; i < n; i++)
+				codes[((const unsigned char *)img->px)[i]]++;
+		else
+			for (i = 0; i < n; i++)
+				codes[((const unsigned short *)img->px)[i]]++;
+		for (size_t k = 0; k < ncodes; k++)
+			hist[bin1024(fs_image_compact_value(img->bits, (unsigned)k))] += codes[k];
+		free(codes);
+		n = 0; /* counted: the float loops below have nothing to do */
+	}
 	for (; i + 4 <= n; i += 4)
 		for (int k = 0; k < 4; k++)
 			hist[k * NB + bin1024(img->data[i + k])]++;
@@ -1033,7 +1069,7 @@ int fs_databar_find(const fs_image *img, fs_databar *out, char *err, size_t errl
 {
 	if (out)
 		memset(out, 0, sizeof *out);
-	if (!img || !img->data || img->width < 1 || img->height < 1 || !out) {
+	if (!img || !(img->data || img->px) || img->width < 1 || img->height < 1 || !out) {
 		snprintf(err, errlen, "data bar: no image");
 		return -1;
 	}

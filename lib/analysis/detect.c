@@ -27,11 +27,25 @@
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
 
+/* The float image for the steps that read all of it (the whole-image
+ * paths): img itself, or its float copy made once into *tmp (the caller
+ * frees it). A compact image (image.h) is otherwise read a row band or a
+ * tile at a time. NULL on out of memory. */
+static const fs_image *whole_float(const fs_image *img, fs_image **tmp)
+{
+	if (!img->bits)
+		return img;
+	if (!*tmp)
+		*tmp = fs_image_to_float(img);
+	return *tmp;
+}
+
 static int detect(const fs_image *img, const fs_params *p, double um_per_px, int dome,
 		  fs_detect_result *out, char *err, size_t errlen)
 {
 	int rc = -1;
-	fs_image *pre = NULL, *meas = NULL, *msrc = NULL;
+	fs_image *pre = NULL, *meas = NULL, *msrc = NULL, *fimg = NULL;
+	const fs_image *whole;
 	fs_lattice lat = {0};
 	fs_params mpar; /* the measurement's parameters when tiled */
 	double msigma = 0;
@@ -41,11 +55,13 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		return -1;
 	}
 	memset(out, 0, sizeof *out);
-	if (!img || !img->data || img->width < 1 || img->height < 1) {
+	if (!img || !(img->data || img->px) || img->width < 1 || img->height < 1) {
 		snprintf(err, errlen, "detect: no image");
 		return -1;
 	}
 	if (fs_params_validate(p, err, errlen))
+		return -1;
+	if (fs_detect_check_size(p->method, img->width, img->height, err, errlen))
 		return -1;
 	mpar = *p;
 	int needs_cal = p->method != FS_METHOD_AUTO && p->method != FS_METHOD_LATTICE;
@@ -67,6 +83,12 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 			goto out;
 		out->pitch_px = lat.pitch_px;
 		out->lattice_angle = lat.angle;
+		if (!(lat.pitch_px > 0)) {
+			/* no lattice: auto and lattice find nothing, so no full-size
+			 * preprocessing for it (a blank 100 MP image took 2.5 GB) */
+			rc = 0;
+			goto out;
+		}
 		/* the tile follows the pitch (clahe_kernel is not auto's or
 		 * lattice's parameter: params.c) */
 		if (lat.pitch_px > 0)
@@ -92,6 +114,7 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		if (prc)
 			goto out;
 	} else if (fs_det_preprocess(img, p, tile, &pre, err, errlen)) {
+		/* (a compact img is converted by the preprocessing's own copy) */
 		goto out;
 	}
 	double msig;
@@ -102,7 +125,11 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		 * a small dome inwards (more for printed figures is chosen by
 		 * fs_det_measure along the rays). */
 		msig = lat.pitch_px >= 40 ? 1.0 : 0.5;
-		if (fs_detect_measure_image(img, p, msig, &meas, err, errlen))
+		if (!(whole = whole_float(img, &fimg))) {
+			snprintf(err, errlen, "detect: out of memory");
+			goto out;
+		}
+		if (fs_detect_measure_image(whole, p, msig, &meas, err, errlen))
 			goto out;
 		goto measured;
 	}
@@ -155,7 +182,10 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		fs_image_free(small);
 		if (mrc)
 			goto out;
-	} else if (fs_detect_measure_image(img, p, msig, &meas, err, errlen)) {
+	} else if (!(whole = whole_float(img, &fimg))) {
+		snprintf(err, errlen, "detect: out of memory");
+		goto out;
+	} else if (fs_detect_measure_image(whole, p, msig, &meas, err, errlen)) {
 		goto out;
 	}
 measured:;
@@ -189,6 +219,7 @@ out:
 	fs_image_free(pre);
 	fs_image_free(meas);
 	fs_image_free(msrc);
+	fs_image_free(fimg);
 	if (rc)
 		fs_tubercle_list_free(&out->tubercles);
 	return rc;

@@ -29,9 +29,12 @@ typedef struct fs_detect_result {
 } fs_detect_result;
 
 /*
- * Runs the whole detection on img (values in [0, 1]), its diameters
- * measured with the selected measurement rule (measurement.h: the
- * configuration's, else the build's). um_per_px converts the
+ * Runs the whole detection on img (values in [0, 1]; float or compact,
+ * image.h: a compact image is read by row bands and tiles where the
+ * detection is tiled - auto and lattice - and converted whole for the
+ * whole-image paths), its diameters measured with the selected
+ * measurement rule (measurement.h: the configuration's, else the
+ * build's). um_per_px converts the
  * µm size parameters to pixels (method auto does not need it for detection).
  * Returns 0, or -1 with a message (invalid parameters, out of memory).
  * Finding no tubercle is not an error.
@@ -80,6 +83,20 @@ void fs_detect_result_free(fs_detect_result *r);
  * small tiles.
  */
 #define FS_DETECT_TILE_DEFAULT 1024
+
+/*
+ * Sizes (issue 15, detect_limits.c). auto and lattice work tile by tile
+ * and take any image the loaders accept; log, dog and ellipse keep several
+ * full-size float scale layers (50-130 bytes a pixel: a 100 MP montage
+ * would need 5-13 GB) and take at most FS_DETECT_UNTILED_MAX_PIXELS (a
+ * 6144 x 4096 SEM frame fits). fs_detect_max_pixels: that limit, 0 = none.
+ * fs_detect_check_size: 0, or -1 with a message saying what to use instead
+ * (the detection itself refuses such an image the same way, before
+ * allocating anything).
+ */
+#define FS_DETECT_UNTILED_MAX_PIXELS (26LL * 1000 * 1000)
+long long fs_detect_max_pixels(fs_method m);
+int fs_detect_check_size(fs_method m, long long width, long long height, char *err, size_t errlen);
 void fs_detect_set_tiling(int tile_px, int threads);
 void fs_detect_get_tiling(int *tile_px, int *threads);
 

@@ -36,7 +36,8 @@ void fs_cand_free(fs_cand_list *l)
 int fs_det_preprocess(const fs_image *img, const fs_params *p, int clahe_tile, fs_image **out,
 		      char *err, size_t errlen)
 {
-	fs_image *pre = fs_image_clone(img);
+	/* the working copy, in floats (a compact img converted: image.h) */
+	fs_image *pre = fs_image_to_float(img);
 	if (!pre) {
 		snprintf(err, errlen, "preprocess: out of memory");
 		return -1;

@@ -30,7 +30,8 @@ int fs_cand_append(fs_cand_list *l, const fs_cand *c);
 void fs_cand_free(fs_cand_list *l);
 
 /* Preprocessing of params.h on a copy of img: top-hat, CLAHE (tile side
- * clahe_tile, normally p->clahe_kernel), blur, normalise. *out is new. */
+ * clahe_tile, normally p->clahe_kernel), blur, normalise. *out is new (a
+ * float image; img may be compact, image.h: the copy is its conversion). */
 int fs_det_preprocess(const fs_image *img, const fs_params *p, int clahe_tile, fs_image **out,
 		      char *err, size_t errlen);
 

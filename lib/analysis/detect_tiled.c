@@ -87,14 +87,12 @@ static int do_tile(struct job *j, int k, char *err, size_t errlen)
 	cx1 = cx1 > src->width - 1 ? src->width - 1 : cx1;
 	cy1 = cy1 > src->height - 1 ? src->height - 1 : cy1;
 	int cw = cx1 - cx0 + 1, ch = cy1 - cy0 + 1;
-	fs_image *crop = cw > 0 && ch > 0 ? fs_image_new_uninit(cw, ch) : NULL;
+	/* floats of the crop only (src may be compact, image.h) */
+	fs_image *crop = cw > 0 && ch > 0 ? fs_image_region_float(src, cx0, cy0, cw, ch) : NULL;
 	if (!crop) {
 		snprintf(err, errlen, "tiled measurement: out of memory");
 		return -1;
 	}
-	for (int y = 0; y < ch; y++)
-		memcpy(crop->data + (size_t)y * cw, src->data + (size_t)(cy0 + y) * src->width + cx0,
-		       (size_t)cw * sizeof *crop->data);
 	fs_image *meas = NULL;
 	int rc = fs_detect_measure_image(crop, m->mp, m->sigma, &meas, err, errlen);
 	fs_image_free(crop);

@@ -26,7 +26,8 @@
 
 /*
  * Measures candidate i of c into res[i] (ok 0 when no blob is measurable)
- * on tiles of m->src (see fs_meas): m->img is NULL. Coordinates as in
+ * on tiles of m->src (see fs_meas; float or compact, image.h: only each
+ * crop is converted to floats): m->img is NULL. Coordinates as in
  * fs_det_measure (candidates in input pixels, results in m's pixels).
  * max_r: as fs_det_measure. Returns 0, or -1 (out of memory, err set).
  */

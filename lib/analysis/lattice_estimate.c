@@ -58,7 +58,7 @@ static int estimate(const fs_image *img, int f, int crop_max, fs_lattice *out, c
 {
 	int rc = -1;
 	fs_image *crop = NULL, *bg = NULL;
-	float *re = NULL;
+	float *re = NULL, *rowbuf = NULL;
 	double *prof = NULL, *hann = NULL;
 	int *cnt = NULL;
 	memset(out, 0, sizeof *out);
@@ -73,16 +73,22 @@ static int estimate(const fs_image *img, int f, int crop_max, fs_lattice *out, c
 	prof = calloc((size_t)rmax + 2, sizeof *prof);
 	cnt = calloc((size_t)rmax + 2, sizeof *cnt);
 	hann = malloc((size_t)cw * sizeof *hann);
-	if (!crop || !bg || !re || !prof || !cnt || !hann) {
+	rowbuf = malloc((size_t)2 * cw * f * sizeof *rowbuf);
+	if (!crop || !bg || !re || !prof || !cnt || !hann || !rowbuf) {
 		snprintf(err, errlen, "lattice estimate: out of memory");
 		goto out;
 	}
+	/* rows of the crop as floats (a compact image's converted): the same
+	 * sums, in the same order, as over the float image */
+	const float *rows[2];
 	for (int y = 0; y < ch; y++) {
+		for (int j = 0; j < f; j++)
+			rows[j] = fs_image_span(img, x0, y0 + y * f + j, cw * f, rowbuf + (size_t)j * cw * f);
 		for (int x = 0; x < cw; x++) {
 			double s = 0;
 			for (int j = 0; j < f; j++)
 				for (int i = 0; i < f; i++)
-					s += img->data[(size_t)(y0 + y * f + j) * img->width + x0 + x * f + i];
+					s += rows[j][x * f + i];
 			crop->data[(size_t)y * cw + x] = (float)(s / (f * f));
 		}
 	}
@@ -214,6 +220,7 @@ out:
 	free(prof);
 	free(cnt);
 	free(hann);
+	free(rowbuf);
 	return rc;
 }
 

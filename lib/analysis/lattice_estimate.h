@@ -27,6 +27,7 @@ typedef struct fs_lattice {
  * analysed crop (at most 512 px square, so <= 128 px) are found.
  * Returns 0 (pitch_px 0 when the image shows no periodic pattern), or -1
  * with a message (image too small: < 32 px a side, out of memory).
+ * img may be compact (image.h): the crop's rows are converted as read.
  */
 int fs_lattice_estimate(const fs_image *img, fs_lattice *out, char *err, size_t errlen);
 

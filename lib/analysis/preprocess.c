@@ -252,21 +252,24 @@ fs_image *fs_downsample(const fs_image *img, int f)
 	if (!img || f < 1)
 		return NULL;
 	if (f == 1)
-		return fs_image_clone(img);
+		return fs_image_to_float(img);
 	int W = img->width, w = (W + f - 1) / f, h = (img->height + f - 1) / f;
 	fs_image *out = fs_image_new_uninit(w, h); /* every block is written */
 	float *acc = malloc((size_t)W * sizeof *acc);
-	if (!out || !acc) {
+	/* a compact image's rows are converted one at a time (fs_image_span) */
+	float *row = img->bits ? malloc((size_t)W * sizeof *row) : NULL;
+	if (!out || !acc || (img->bits && !row)) {
 		fs_image_free(out);
 		free(acc);
+		free(row);
 		return NULL;
 	}
 	/* Sum the block's rows first (contiguous), then the columns of each block. */
 	for (int y = 0; y < h; y++) {
 		int y0 = y * f, y1 = y0 + f < img->height ? y0 + f : img->height;
-		memcpy(acc, img->data + (size_t)y0 * W, (size_t)W * sizeof *acc);
+		memcpy(acc, fs_image_span(img, 0, y0, W, row), (size_t)W * sizeof *acc);
 		for (int yy = y0 + 1; yy < y1; yy++) {
-			const float *r = img->data + (size_t)yy * W;
+			const float *r = fs_image_span(img, 0, yy, W, row);
 			int x = 0;
 			for (; x + 4 <= W; x += 4) {
 				v4f a = load4(acc + x) + load4(r + x);
@@ -284,6 +287,7 @@ fs_image *fs_downsample(const fs_image *img, int f)
 		}
 	}
 	free(acc);
+	free(row);
 	return out;
 }
 

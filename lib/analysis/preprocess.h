@@ -45,8 +45,9 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen);
 int fs_white_tophat(fs_image *img, int radius, char *err, size_t errlen);
 
 /* Block-mean reduction by an integer factor f >= 1 (a partial last block
- * averages what it has). Returns a new image (caller frees), NULL on out of
- * memory or bad f. */
+ * averages what it has). Returns a new float image (caller frees), NULL on
+ * out of memory or bad f. img may be compact (image.h): read a row at a
+ * time, with the same sums as from its float copy. */
 fs_image *fs_downsample(const fs_image *img, int f);
 
 /* Affine stretch to [0, 1]; an image with max - min < 1e-10 becomes all 0. */

@@ -204,7 +204,7 @@ int fs_scale_region_detect(const fs_image *img, fs_scale_region *out, char *err,
 		return -1;
 	}
 	memset(out, 0, sizeof *out);
-	if (!img || !img->data || img->width < 1 || img->height < 1) {
+	if (!img || !(img->data || img->px) || img->width < 1 || img->height < 1) {
 		snprintf(err, errlen, "scale region: no image");
 		return -1;
 	}
@@ -218,14 +218,18 @@ int fs_scale_region_detect(const fs_image *img, fs_scale_region *out, char *err,
 	int *sizes = NULL;
 	unsigned char *touch = NULL;
 	int rc = -1;
-	if (!sum || !sq || !cnt || !lab || !blank || !ex || !tmp) {
+	/* a compact image's rows are converted one at a time */
+	float *row = img->bits ? malloc((size_t)img->width * sizeof *row) : NULL;
+	if (!sum || !sq || !cnt || !lab || !blank || !ex || !tmp || (img->bits && !row)) {
 		snprintf(err, errlen, "scale region: out of memory");
+		free(row);
 		goto out;
 	}
 	for (int y = 0; y < img->height; y++)
-		cell_sums_row(img->data + (size_t)y * (size_t)img->width, img->width, c,
+		cell_sums_row(fs_image_span(img, 0, y, img->width, row), img->width, c,
 			      sum + (size_t)(y / c) * (size_t)gw, sq + (size_t)(y / c) * (size_t)gw,
 			      cnt + (size_t)(y / c) * (size_t)gw);
+	free(row);
 	for (int gy = 0; gy < gh; gy++)
 		for (int gx = 0; gx < gw; gx++) {
 			size_t i = (size_t)gy * gw + gx;

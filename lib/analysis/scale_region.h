@@ -61,8 +61,8 @@ int fs_scale_region_cell_for(int width, int height);
  * for the size). Returns 0, or -1 with a message (bad size, out of memory). */
 int fs_scale_region_init_full(fs_scale_region *r, int width, int height, int cell, char *err, size_t errlen);
 
-/* The automatic region of img (values in [0, 1]). Returns 0, or -1 with a
- * message (no image, out of memory). */
+/* The automatic region of img (values in [0, 1]; may be compact, image.h).
+ * Returns 0, or -1 with a message (no image, out of memory). */
 int fs_scale_region_detect(const fs_image *img, fs_scale_region *out, char *err, size_t errlen);
 
 void fs_scale_region_free(fs_scale_region *r);

@@ -1,7 +1,9 @@
-/* image.c - allocation of the float working image (see image.h). */
+/* image.c - allocation of the working image, float or compact, and the
+ * conversion of compact samples to floats (see image.h). */
 #include "image/image.h"
 #include "base/heap_policy.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,8 @@ fs_image *fs_image_new_uninit(int width, int height)
 		return NULL;
 	img->width = width;
 	img->height = height;
+	img->bits = 0;
+	img->px = NULL;
 	img->data = malloc((size_t)width * (size_t)height * sizeof(float));
 	if (!img->data) {
 		free(img);
@@ -35,10 +39,102 @@ fs_image *fs_image_new(int width, int height)
 	return img;
 }
 
+fs_image *fs_image_new_compact(int width, int height, int bits)
+{
+	if (width <= 0 || height <= 0 || (bits != 8 && bits != 16))
+		return NULL;
+	size_t bpp = bits / 8;
+	if ((size_t)width > SIZE_MAX / bpp / (size_t)height)
+		return NULL;
+	fs_image *img = calloc(1, sizeof *img);
+	if (!img)
+		return NULL;
+	img->width = width;
+	img->height = height;
+	img->bits = bits;
+	img->px = malloc((size_t)width * (size_t)height * bpp);
+	if (!img->px) {
+		free(img);
+		return NULL;
+	}
+	fs_heap_prefault(img->px, (size_t)width * (size_t)height * bpp);
+	return img;
+}
+
+/* k / 255.0 and k / 65535.0 in double, then to float: the loaders'
+ * conversions (equal, value for value, to their float divisions). */
+static float lut8[256];
+static pthread_once_t lut_once = PTHREAD_ONCE_INIT;
+static float lut16[65536];
+
+static void make_luts(void)
+{
+	for (int k = 0; k < 256; k++)
+		lut8[k] = (float)(k / 255.0);
+	for (int k = 0; k < 65536; k++)
+		lut16[k] = (float)(k / 65535.0);
+}
+
+float fs_image_compact_value(int bits, unsigned k)
+{
+	pthread_once(&lut_once, make_luts);
+	return bits == 16 ? lut16[k & 0xffff] : lut8[k & 0xff];
+}
+
+const float *fs_image_span(const fs_image *img, int x0, int y, int n, float *buf)
+{
+	size_t at = (size_t)y * (size_t)img->width + (size_t)x0;
+	if (!img->bits)
+		return img->data + at;
+	pthread_once(&lut_once, make_luts);
+	if (img->bits == 8) {
+		const uint8_t *p = (const uint8_t *)img->px + at;
+		for (int i = 0; i < n; i++)
+			buf[i] = lut8[p[i]];
+	} else {
+		const uint16_t *p = (const uint16_t *)img->px + at;
+		for (int i = 0; i < n; i++)
+			buf[i] = lut16[p[i]];
+	}
+	return buf;
+}
+
+fs_image *fs_image_region_float(const fs_image *img, int x0, int y0, int w, int h)
+{
+	if (!img || x0 < 0 || y0 < 0 || w < 1 || h < 1 || x0 > img->width - w || y0 > img->height - h)
+		return NULL;
+	fs_image *out = fs_image_new_uninit(w, h);
+	if (!out)
+		return NULL;
+	for (int y = 0; y < h; y++) {
+		float *dst = out->data + (size_t)y * (size_t)w;
+		const float *src = fs_image_span(img, x0, y0 + y, w, dst);
+		if (src != dst)
+			memcpy(dst, src, (size_t)w * sizeof *dst);
+	}
+	return out;
+}
+
+fs_image *fs_image_to_float(const fs_image *img)
+{
+	return img ? fs_image_region_float(img, 0, 0, img->width, img->height) : NULL;
+}
+
+size_t fs_image_bytes(const fs_image *img)
+{
+	return (size_t)img->width * (size_t)img->height * (img->bits ? (size_t)img->bits / 8 : sizeof(float));
+}
+
 fs_image *fs_image_clone(const fs_image *src)
 {
 	if (!src)
 		return NULL;
+	if (src->bits) {
+		fs_image *c = fs_image_new_compact(src->width, src->height, src->bits);
+		if (c)
+			memcpy(c->px, src->px, fs_image_bytes(src));
+		return c;
+	}
 	fs_image *img = fs_image_new_uninit(src->width, src->height);
 	if (!img)
 		return NULL;
@@ -52,6 +148,7 @@ void fs_image_free(fs_image *img)
 	if (!img)
 		return;
 	free(img->data);
+	free(img->px);
 	free(img);
 }
 

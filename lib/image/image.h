@@ -5,6 +5,18 @@
  * (16-bit sources keep their full precision: v / 65535, never clipped to 8 bits).
  * Ownership: fs_image_new() allocates; the caller frees with fs_image_free(),
  * which tolerates NULL. Functions that take a const fs_image * never keep it.
+ *
+ * Compact images (issue 15): an 8- or 16-bit source may be kept in its own
+ * precision (1 or 2 bytes a pixel instead of 4: a 100 MP SEM montage takes
+ * 100 MB, not 400 MB). Then data is NULL and px holds the samples k; their
+ * value is exactly the float the loaders make, (float)(k / 255.0) or
+ * (float)(k / 65535.0), so a consumer that converts a row band or a tile
+ * with fs_image_span / fs_image_region_float gets the same floats as from a float
+ * image of the same file. Only callers that ask for a compact image get one
+ * (fs_load_opts.compact, fs_work_file_read_compact); the functions that
+ * accept one say so in their header (the detection entry points, the scale
+ * region, the lattice estimate, fs_downsample); anything else reads data
+ * and needs fs_image_to_float first.
  */
 #ifndef FS_IMAGE_H
 #define FS_IMAGE_H
@@ -14,7 +26,9 @@
 typedef struct fs_image {
 	int width;
 	int height;
-	float *data; /* width * height samples, row-major, owned by the image */
+	float *data; /* width * height samples, row-major, owned by the image; NULL when compact */
+	int bits;    /* 0 = float samples in data; 8 or 16 = compact samples in px */
+	void *px;    /* compact: width * height uint8_t or uint16_t, row-major, owned; else NULL */
 } fs_image;
 
 /* Allocates a zero-filled image; NULL on bad size or out of memory. */
@@ -22,17 +36,51 @@ fs_image *fs_image_new(int width, int height);
 /* The same with undefined pixels, for callers that write every pixel (a
  * reused heap block would otherwise be cleared for nothing). */
 fs_image *fs_image_new_uninit(int width, int height);
-/* Deep copy; NULL on out of memory. */
+/* A compact image of bits 8 or 16 with undefined samples; NULL on bad size,
+ * bad bits or out of memory. */
+fs_image *fs_image_new_compact(int width, int height, int bits);
+static inline int fs_image_is_compact(const fs_image *img)
+{
+	return img->bits != 0;
+}
+/* The float value of compact sample k (the loaders' conversion). */
+float fs_image_compact_value(int bits, unsigned k);
+/* n samples of row y from column x0 as floats (0 <= x0, x0 + n <= width,
+ * 0 <= y < height): a pointer into img->data for a float image, else
+ * converted into buf (n floats, caller's), which is returned. */
+const float *fs_image_span(const fs_image *img, int x0, int y, int n, float *buf);
+/* The w x h rectangle at (x0, y0) (inside img) as a new float image (caller
+ * frees); NULL on out of memory or a rectangle outside img. */
+fs_image *fs_image_region_float(const fs_image *img, int x0, int y0, int w, int h);
+/* A float copy of any image (the whole of a compact one converted); for
+ * consumers that need all of data and for small images. NULL on out of memory. */
+fs_image *fs_image_to_float(const fs_image *img);
+/* Bytes of pixel storage (4, 2 or 1 per pixel): the memory estimates. */
+size_t fs_image_bytes(const fs_image *img);
+/* Deep copy (keeps the storage: a compact image stays compact); NULL on out of memory. */
 fs_image *fs_image_clone(const fs_image *src);
 void fs_image_free(fs_image *img);
 
 /* The value at (x, y), pixel-centre coordinates, interpolated bilinearly
- * between the four nearest pixels; points outside are clamped to the edge. */
+ * between the four nearest pixels; points outside are clamped to the edge.
+ * Float images only (as fs_image_at). */
 double fs_image_sample(const fs_image *img, double x, double y);
 
 static inline float fs_image_at(const fs_image *img, int x, int y)
 {
 	return img->data[(size_t)y * (size_t)img->width + (size_t)x];
+}
+
+/* fs_image_at for an image of either storage (a branch per sample: for
+ * sparse reads, not for the hot loops). */
+static inline float fs_image_value(const fs_image *img, int x, int y)
+{
+	size_t at = (size_t)y * (size_t)img->width + (size_t)x;
+	if (!img->bits)
+		return img->data[at];
+	return fs_image_compact_value(img->bits,
+				      img->bits == 8 ? ((const unsigned char *)img->px)[at]
+						     : ((const unsigned short *)img->px)[at]);
 }
 
 #endif

@@ -83,15 +83,16 @@ static int load_memory(const unsigned char *buf, size_t len, const fs_load_opts 
 		return -1;
 	}
 	int rc;
+	int flags = (header_only ? FS_LOAD_HEADER_ONLY : 0) | (opts && opts->compact ? FS_LOAD_COMPACT : 0);
 	switch (f) {
 	case FS_FORMAT_TIFF:
-		rc = fs_tiff_load(buf, len, max_pixels, page, header_only, out, err, errlen);
+		rc = fs_tiff_load(buf, len, max_pixels, page, flags, out, err, errlen);
 		break;
 	case FS_FORMAT_PNG:
-		rc = fs_png_load(buf, len, max_pixels, header_only, out, err, errlen);
+		rc = fs_png_load(buf, len, max_pixels, flags, out, err, errlen);
 		break;
 	case FS_FORMAT_JPEG:
-		rc = fs_jpeg_load(buf, len, max_pixels, header_only, out, err, errlen);
+		rc = fs_jpeg_load(buf, len, max_pixels, flags, out, err, errlen);
 		break;
 	default:
 		fs_load_errf(err, errlen, "not a TIFF, PNG or JPEG file");

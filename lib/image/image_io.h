@@ -41,6 +41,8 @@
 typedef struct fs_load_opts {
 	long max_pixels; /* refuse width*height above this (checked before allocation); 0 = 100 M */
 	int page;        /* TIFF page (directory), 0 = first */
+	int compact;     /* 1: an 8- or 16-bit grey source gives a compact image (image.h, loader.h);
+			  * only for callers whose consumers all accept one */
 } fs_load_opts;
 
 /* Guesses the format from the first bytes (magic numbers). */

@@ -31,6 +31,7 @@ typedef struct jpeg_job {
 	int created;
 	long max_pixels;
 	int header_only;
+	int compact;         /* FS_LOAD_COMPACT asked for */
 	fs_image *img;       /* owned until handed to the caller */
 	unsigned char *row;  /* owned */
 	char msg[JMSG_LENGTH_MAX];
@@ -117,7 +118,10 @@ static int decode(jpeg_job *j, const unsigned char *buf, size_t len, fs_loaded *
 		snprintf(j->why, sizeof j->why, "JPEG: unexpected output layout");
 		return -1;
 	}
-	j->img = fs_image_new((int)ci->output_width, (int)ci->output_height);
+	/* a grey JPEG kept in its 8 bits (image.h): its samples as decoded */
+	int compact = j->compact && nc == 1 && ci->data_precision == 8;
+	j->img = compact ? fs_image_new_compact((int)ci->output_width, (int)ci->output_height, 8)
+			 : fs_image_new((int)ci->output_width, (int)ci->output_height);
 	j->row = malloc((size_t)ci->output_width * (size_t)nc);
 	if (!j->img || !j->row) {
 		snprintf(j->why, sizeof j->why, "JPEG: out of memory for %u x %u pixels", ci->output_width,
@@ -130,6 +134,10 @@ static int decode(jpeg_job *j, const unsigned char *buf, size_t len, fs_loaded *
 		if (jpeg_read_scanlines(ci, rows, 1) != 1) {
 			snprintf(j->why, sizeof j->why, "JPEG: cannot read row %u", (unsigned)y);
 			return -1;
+		}
+		if (compact) {
+			memcpy((unsigned char *)j->img->px + (size_t)y * ci->output_width, j->row, ci->output_width);
+			continue;
 		}
 		float *dst = j->img->data + (size_t)y * ci->output_width;
 		for (JDIMENSION x = 0; x < ci->output_width; x++) {
@@ -146,7 +154,7 @@ static int decode(jpeg_job *j, const unsigned char *buf, size_t len, fs_loaded *
 	return 0;
 }
 
-int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, int header_only, fs_loaded *out,
+int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, int flags, fs_loaded *out,
 		 char *err, size_t errlen)
 {
 	jpeg_job *j = calloc(1, sizeof *j);
@@ -157,7 +165,8 @@ int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, int head
 		return -1;
 	}
 	j->max_pixels = max_pixels;
-	j->header_only = header_only;
+	j->header_only = flags & FS_LOAD_HEADER_ONLY;
+	j->compact = (flags & FS_LOAD_COMPACT) != 0;
 	if (decode(j, buf, len, out) != 0) {
 		if (j->why[0])
 			fs_load_errf(err, errlen, "%s", j->why);

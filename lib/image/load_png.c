@@ -15,6 +15,7 @@
 
 #include <png.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ typedef struct png_job {
 	size_t pos;
 	long max_pixels;
 	int header_only;
+	int compact;         /* FS_LOAD_COMPACT asked for */
 	png_structp png;
 	png_infop info;
 	fs_image *img;       /* owned until handed to the caller */
@@ -88,12 +90,28 @@ static int decode(png_job *j, fs_loaded *out)
 		return -1;
 	}
 
+	/* a grey, non-interlaced source kept in its precision (image.h):
+	 * its samples as read, which the float path below would convert */
+	int compact = j->compact && ch == 1 && !interlaced;
 	/* every pixel is written below: by the rows, or by the seven passes */
-	j->img = fs_image_new_uninit((int)w, (int)h);
+	j->img = compact ? fs_image_new_compact((int)w, (int)h, obd) : fs_image_new_uninit((int)w, (int)h);
 	j->row = malloc(png_get_rowbytes(j->png, j->info));
 	if (!j->img || !j->row) {
 		snprintf(j->why, sizeof j->why, "PNG: out of memory for %u x %u pixels", (unsigned)w, (unsigned)h);
 		return -1;
+	}
+	if (compact) {
+		for (png_uint_32 y = 0; y < h; y++) {
+			png_read_row(j->png, j->row, NULL);
+			if (obd == 8) {
+				memcpy((unsigned char *)j->img->px + (size_t)y * w, j->row, w);
+			} else {
+				uint16_t *dst = (uint16_t *)j->img->px + (size_t)y * w;
+				for (png_uint_32 x = 0; x < w; x++) /* PNG samples are big-endian */
+					dst[x] = (uint16_t)(j->row[2 * x] << 8 | j->row[2 * x + 1]);
+			}
+		}
+		return 0;
 	}
 	/* The common case (8-bit, not interlaced) goes through lookup tables:
 	 * the general loop below costs several calls per pixel. */
@@ -147,7 +165,7 @@ static int decode(png_job *j, fs_loaded *out)
 	return 0;
 }
 
-int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, int header_only, fs_loaded *out,
+int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, int flags, fs_loaded *out,
 		char *err, size_t errlen)
 {
 	png_job *j = calloc(1, sizeof *j);
@@ -160,7 +178,8 @@ int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, int heade
 	j->buf = buf;
 	j->len = len;
 	j->max_pixels = max_pixels;
-	j->header_only = header_only;
+	j->header_only = flags & FS_LOAD_HEADER_ONLY;
+	j->compact = (flags & FS_LOAD_COMPACT) != 0;
 	j->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, j->msg, fs_png_on_error, fs_png_on_warning);
 	if (j->png)
 		j->info = png_create_info_struct(j->png);

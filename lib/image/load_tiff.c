@@ -333,6 +333,25 @@ static void put_block(fs_image *img, const layout *L, const unsigned char *blk, 
 {
 	int is_float = L->fmt == SAMPLEFORMAT_IEEEFP;
 	int contig = L->planar == PLANARCONFIG_CONTIG;
+	if (img->bits) {
+		/* compact (one grey plane, unsigned, 8 or 16 bits: fs_tiff_load):
+		 * the samples themselves, native-endian after libtiff */
+		for (uint32_t dy = 0; dy < bh && y0 + dy < L->h; dy++) {
+			const unsigned char *row = blk + (size_t)dy * stride;
+			uint32_t n = bw < L->w - x0 ? bw : L->w - x0;
+			size_t at = (size_t)(y0 + dy) * L->w + x0, step = contig ? L->spp : 1;
+			if (img->bits == 8) {
+				uint8_t *dst = (uint8_t *)img->px + at;
+				for (uint32_t dx = 0; dx < n; dx++)
+					dst[dx] = row[(size_t)dx * step];
+			} else {
+				uint16_t *dst = (uint16_t *)img->px + at;
+				for (uint32_t dx = 0; dx < n; dx++)
+					memcpy(&dst[dx], row + 2 * (size_t)dx * step, 2);
+			}
+		}
+		return;
+	}
 	static const double weight[3] = {0.299, 0.587, 0.114};
 	/* The common SEM layouts (8-bit unsigned grey or RGB, interleaved) by
 	 * table: the same values as sample_at's, without its calls per sample. */
@@ -533,9 +552,10 @@ static void read_calibration(TIFF *tif, fs_loaded *out)
 	}
 }
 
-int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page, int header_only,
+int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page, int flags,
 		 fs_loaded *out, char *err, size_t errlen)
 {
+	int header_only = flags & FS_LOAD_HEADER_ONLY;
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	mem_src src = {buf, len, 0};
 	tiff_ctx ctx = {{0}};
@@ -589,14 +609,20 @@ int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page
 		rc = 0;
 		goto out;
 	}
-	img = fs_image_new((int)L.w, (int)L.h);
+	/* unsigned 8- or 16-bit grey, min-is-black, kept in its precision
+	 * (image.h): put_block stores the samples sample_at would convert */
+	int compact = (flags & FS_LOAD_COMPACT) && L.n_color == 1 && !L.palette && L.fmt == SAMPLEFORMAT_UINT &&
+		      (L.bps == 8 || L.bps == 16) && !L.miniswhite;
+	img = compact ? fs_image_new_compact((int)L.w, (int)L.h, L.bps) : fs_image_new((int)L.w, (int)L.h);
 	if (!img) {
 		fs_load_errf(err, errlen, "TIFF: out of memory for %u x %u pixels", L.w, L.h);
 		goto out;
 	}
 	if (read_pixels(tif, &L, max_pixels, img, &ctx, err, errlen) != 0)
 		goto out;
-	if (L.fmt == SAMPLEFORMAT_IEEEFP) {
+	if (compact) {
+		/* samples as stored: nothing to normalise or invert */
+	} else if (L.fmt == SAMPLEFORMAT_IEEEFP) {
 		fs_image_normalise(img);
 	} else if (L.planar == PLANARCONFIG_SEPARATE && L.n_color == 3) {
 		/* Summed plane by plane: rounding may step just past 1. */

@@ -21,7 +21,8 @@ typedef enum fs_format {
 } fs_format;
 
 typedef struct fs_loaded {
-	fs_image *image;        /* owned: free with fs_loaded_free; NULL after a header-only probe */
+	fs_image *image;        /* owned: free with fs_loaded_free; NULL after a header-only probe;
+				 * compact (image.h) only when FS_LOAD_COMPACT was asked for */
 	int width, height;      /* of the loaded page (also filled by a probe) */
 	fs_format format;
 	int bit_depth;          /* bits per sample of the source: 1, 2, 4, 8, 16, 32, 64 */
@@ -35,20 +36,27 @@ typedef struct fs_loaded {
 
 void fs_loaded_free(fs_loaded *l); /* tolerates NULL and a zeroed struct */
 
+/* The loaders' flags. HEADER_ONLY: the loader stops after the size checks,
+ * out gets everything but the image (the probe behind fs_probe_file).
+ * COMPACT: an unsigned 8- or 16-bit grey source (min-is-black, no palette)
+ * is loaded into a compact image (image.h) of its own precision; any other
+ * layout still gives a float image. */
+#define FS_LOAD_HEADER_ONLY 1
+#define FS_LOAD_COMPACT 2
+
 /*
  * Each format loader reads buf (borrowed, never kept), checks the size against
  * max_pixels (> 0) before allocating, and on success fills out->image (owned
  * by out), format, bit_depth, channels, is_float, n_pages and, when the file
  * carries a plausible one, suggested_um_per_px + calibration_source.
+ * flags: FS_LOAD_* above.
  */
-int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page, int header_only,
+int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page, int flags,
 		 fs_loaded *out, char *err, size_t errlen);
-int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, int header_only, fs_loaded *out,
+int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, int flags, fs_loaded *out,
 		char *err, size_t errlen);
-int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, int header_only, fs_loaded *out,
+int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, int flags, fs_loaded *out,
 		 char *err, size_t errlen);
-/* With header_only the loader stops after the size checks: out gets
- * everything but the image (the probe behind fs_probe_file). */
 
 /*
  * Decompression bombs: a decoder's working buffer (a TIFF tile or strip, a

@@ -235,13 +235,19 @@ int fs_render_overlay(const fs_image *img, const fs_tubercle_list *t, const fs_e
 		fs_render_opts_default(&dflt);
 		o = &dflt;
 	}
-	if (!img || !img->data || img->width <= 0 || img->height <= 0) {
+	if (!img || !(img->data || img->px) || img->width <= 0 || img->height <= 0) {
 		snprintf(err, errlen, "no image to render");
 		return -1;
 	}
-	const fs_image *base = img;
+	/* a compact image (image.h) as floats: the overlay reads every pixel */
+	fs_image *conv = img->bits ? fs_image_to_float(img) : NULL;
+	if (img->bits && !conv) {
+		snprintf(err, errlen, "out of memory converting the image");
+		return -1;
+	}
+	const fs_image *base = conv ? conv : img;
 	if (o->max_side > 0 && (img->width > o->max_side || img->height > o->max_side)) {
-		small = fs_image_downscale(img, o->max_side);
+		small = fs_image_downscale(base, o->max_side);
 		if (!small) {
 			snprintf(err, errlen, "out of memory downscaling the image");
 			goto out;
@@ -354,6 +360,7 @@ out:
 	if (rc)
 		fs_rgb_free(out);
 	fs_image_free(small);
+	fs_image_free(conv);
 	free(hl);
 	free(ix);
 	return rc;

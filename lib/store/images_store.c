@@ -4,6 +4,7 @@
  * says which of them are still referenced.
  */
 #include "store/images_store.h"
+#include "store/work_file.h"
 #include "store/pyramid.h"
 
 #include <stdio.h>
@@ -117,6 +118,16 @@ fs_image *fs_image_load_work(const char *data_dir, const fs_image_rec *rec, char
 		return NULL;
 	}
 	return fs_work_read(path, err, errlen);
+}
+
+fs_image *fs_image_load_work_compact(const char *data_dir, const fs_image_rec *rec, char *err, size_t errlen)
+{
+	char path[4096];
+	if (fs_file_path(data_dir, FS_FILE_WORK, rec->work_key, path, sizeof path)) {
+		snprintf(err, errlen, "the image has no valid working file key");
+		return NULL;
+	}
+	return fs_work_file_read_compact(path, err, errlen);
 }
 
 int fs_image_find_owned(fs_db *db, long long owner_id, const char *sha256, fs_image_rec *out)

@@ -105,6 +105,10 @@ int fs_image_check_access(fs_db *db, long long image_id, const fs_user *u, int w
 
 /* Reads the working image of rec from the data directory (caller frees). */
 fs_image *fs_image_load_work(const char *data_dir, const fs_image_rec *rec, char *err, size_t errlen);
+/* The same as a compact image when the working file is 8 or 16 bits
+ * (work_file.h, image.h): for the extraction job, whose consumers (the
+ * scale region, the detection) read compact images. */
+fs_image *fs_image_load_work_compact(const char *data_dir, const fs_image_rec *rec, char *err, size_t errlen);
 
 /*
  * Below: the writes and listings behind the image routes. Functions that

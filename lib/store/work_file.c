@@ -58,6 +58,8 @@ static inline long round_d(double t)
 
 int fs_work_precision(const fs_image *img)
 {
+	if (img->bits)
+		return img->bits / 8; /* compact: its samples are those bytes already */
 	if (make_luts())
 		return 4;
 	size_t n = (size_t)img->width * (size_t)img->height;
@@ -82,6 +84,12 @@ int fs_work_precision(const fs_image *img)
 static void pack_band(const fs_image *img, int y0, int rows, int bps, unsigned char *out)
 {
 	size_t n = (size_t)rows * (size_t)img->width;
+	if (img->bits) {
+		/* compact: the stored samples (bps = bits / 8, fs_work_precision) */
+		memcpy(out, (const unsigned char *)img->px + (size_t)y0 * (size_t)img->width * (size_t)bps,
+		       n * (size_t)bps);
+		return;
+	}
 	const float *src = img->data + (size_t)y0 * (size_t)img->width;
 	/* the samples are in [0, 1] (fs_work_precision said 1 or 2 bytes) */
 	if (bps == 1) {
@@ -235,6 +243,12 @@ static int visit_rows(FILE *fp, const uint32_t hdr[4], int version, row_fn row, 
 		}
 		for (uint32_t r = 0; r < rows; r++) {
 			const unsigned char *src = raw + (size_t)r * hdr[0] * (size_t)bps;
+			if (dst && dst->bits) {
+				/* compact: the samples themselves (dst->bits = 8 * bps) */
+				memcpy((unsigned char *)dst->px + (size_t)(y + r) * hdr[0] * (size_t)bps, src,
+				       (size_t)hdr[0] * (size_t)bps);
+				continue;
+			}
 			if (dst) {
 				float *o = dst->data + (size_t)(y + r) * hdr[0];
 				if (bps == 1)
@@ -292,7 +306,7 @@ static void reduce_row(void *ctx, uint32_t y, const float *samples)
 	}
 }
 
-fs_image *fs_work_file_read(const char *path, char *err, size_t errlen)
+static fs_image *read_work(const char *path, int compact, char *err, size_t errlen)
 {
 	fs_image *img = NULL;
 	FILE *fp = fopen(path, "rbe");
@@ -312,7 +326,9 @@ fs_image *fs_work_file_read(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "the working image file is damaged");
 		goto out;
 	}
-	img = fs_image_new_uninit((int)hdr[0], (int)hdr[1]);
+	/* an 8- or 16-bit file read compact stays in its bytes (image.h) */
+	img = compact && version == 2 && hdr[2] < 4 ? fs_image_new_compact((int)hdr[0], (int)hdr[1], 8 * (int)hdr[2])
+						     : fs_image_new_uninit((int)hdr[0], (int)hdr[1]);
 	if (!img) {
 		snprintf(err, errlen, "out of memory for the working image");
 		goto out;
@@ -327,6 +343,16 @@ fs_image *fs_work_file_read(const char *path, char *err, size_t errlen)
 out:
 	fclose(fp);
 	return img;
+}
+
+fs_image *fs_work_file_read(const char *path, char *err, size_t errlen)
+{
+	return read_work(path, 0, err, errlen);
+}
+
+fs_image *fs_work_file_read_compact(const char *path, char *err, size_t errlen)
+{
+	return read_work(path, 1, err, errlen);
 }
 
 fs_image *fs_work_file_read_reduced(const char *path, int max_side, double *scale, char *err, size_t errlen)

@@ -32,6 +32,11 @@ int fs_work_precision(const fs_image *img);
 /* Writes img to path atomically (temporary name, fsync, rename). */
 int fs_work_file_write(const char *path, const fs_image *img, char *err, size_t errlen);
 fs_image *fs_work_file_read(const char *path, char *err, size_t errlen);
+/* The same, but an 8- or 16-bit file gives a compact image (image.h: a
+ * quarter or half of the float image's memory, the same values); a float
+ * file a float image. For callers whose consumers accept compact images
+ * (the extraction job). img given to fs_work_file_write may be compact too. */
+fs_image *fs_work_file_read_compact(const char *path, char *err, size_t errlen);
 /*
  * A reduced copy for showing a large image (overlay downloads): area
  * averages of f x f blocks, f the smallest integer that brings the larger

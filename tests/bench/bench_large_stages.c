@@ -3,8 +3,8 @@
  * extraction go (issue 15): the 10000 x 10000 8-bit synthetic SEM image of
  * bench_large.c (about 72,000 tubercles), each stage of `fishscale measure`
  * and of an extraction job timed in this process, one after the other:
- *   load (the TIFF, as the CLI reads it), working-image write (as an import
- *   writes it) and read (as a job reads it), scale region, detection (preprocessing and the method), neighbour
+ *   load (the TIFF, as the CLI reads it: compact, image.h), working-image
+ *   write (as an import writes it) and read (as a job reads it: compact), scale region, detection (preprocessing and the method), neighbour
  *   graph, statistics, the tubercles and edges CSVs.
  * Per stage: wall and CPU milliseconds (median of FS_BENCH_RUNS runs,
  * default 5) and the peak RSS reached during the stage (the process's
@@ -118,7 +118,9 @@ int main(void)
 	for (int r = 0; r < runs; r++) {
 		fs_loaded ld;
 		begin();
-		if (fs_load_file(tif, NULL, &ld, err, sizeof err)) {
+		/* compact (image.h), as the CLI loads it */
+		fs_load_opts lo = {.compact = 1};
+		if (fs_load_file(tif, &lo, &ld, err, sizeof err)) {
 			printf("load: %s\n", err);
 			return 1;
 		}
@@ -131,7 +133,7 @@ int main(void)
 		end(S_WRITE, r);
 		fs_loaded_free(&ld);
 		begin();
-		fs_image *img = fs_work_file_read(work, err, sizeof err);
+		fs_image *img = fs_work_file_read_compact(work, err, sizeof err); /* as a job reads it */
 		if (!img) {
 			printf("working image: %s\n", err);
 			return 1;

@@ -4,7 +4,9 @@
  * A small pixel limit keeps each run cheap and makes the size checks part
  * of what is fuzzed. The last input byte picks page 0 or 1 so TIFF
  * directory switching is exercised too. The header-only probe runs first on
- * the same bytes: it must never return pixels or a size over the limit. Built and run by tests/fuzz/run.sh.
+ * the same bytes: it must never return pixels or a size over the limit. A
+ * successful load is repeated compact (image.h), which must give the same
+ * floats. Built and run by tests/fuzz/run.sh.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	fs_load_opts o = {1 << 18, 0};
+	fs_load_opts o = {.max_pixels = 1 << 18, .page = 0};
 	fs_loaded l;
 	char err[256];
 
@@ -38,6 +40,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < n; i++)
 			sink += l.image->data[i];
 		(void)sink;
+		/* the compact load (image.h) of the same bytes: the same size and,
+		 * sample for sample, the same floats, or the same refusal */
+		fs_loaded c;
+		o.compact = 1;
+		if (fs_load_memory(data, size, &o, &c, err, sizeof err) != 0 || c.image->width != l.image->width ||
+		    c.image->height != l.image->height)
+			__builtin_trap();
+		float row[64];
+		for (int y = 0; y < c.image->height; y++)
+			for (int x = 0; x < c.image->width; x += 64) {
+				int k = c.image->width - x < 64 ? c.image->width - x : 64;
+				const float *v = fs_image_span(c.image, x, y, k, row);
+				if (memcmp(v, l.image->data + (size_t)y * l.image->width + x, (size_t)k * sizeof *v))
+					__builtin_trap();
+			}
+		fs_loaded_free(&c);
 		fs_loaded_free(&l);
 	} else if (err[0] == '\0' || l.image) {
 		__builtin_trap(); /* a refusal must always say why and leave nothing behind */

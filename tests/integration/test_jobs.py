@@ -239,3 +239,47 @@ def test_batch_naming_an_image_twice_extracts_it_once():
     assert [j["state"] for j in wait_for(done, timeout=90, what="the batch")] == ["done"]
     sets = c.api("GET", "/api/images/%d/sets" % iid).json()["sets"]
     assert [s["name"] for s in sets].count("once") == 1, sets
+
+
+def zero_png(w, h):
+    """An all-black 8-bit grey PNG, made without a per-pixel loop."""
+    import struct
+    import zlib
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    raw = (b"\x00" * (w + 1)) * h
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+
+
+def test_untiled_methods_are_refused_on_a_large_image():
+    """log, dog and ellipse keep full-size scale layers (detect.h): above
+    26 megapixels the extraction is refused with 413 and a message naming
+    the tiled methods, before any job starts; auto is accepted as a job."""
+    release()
+    c = login("eve")
+    r = upload(c, zero_png(6000, 4400), "big.png")  # 26.4 MP
+    assert r.status in (200, 201, 202), r.text
+    if r.status == 202:  # imported by a job (import_sync_max_pixels)
+        j = wait_job(c, r.json()["job"]["id"], timeout=180)
+        assert j["state"] == "done", j
+        img = {"id": j["result"]["image_id"]}
+    else:
+        img = r.json()["image"]
+    assert c.api("POST", "/api/images/%d/calibration" % img["id"],
+                 {"um_per_px": 0.5, "method": "direct"}).status == 200
+    set_ = c.api("GET", "/api/images/%d/sets" % img["id"]).json()["sets"][0]
+    before = c.api("GET", "/api/jobs").json()["jobs"]
+    for method in ("log", "dog", "ellipse"):
+        r = c.api("POST", "/api/sets/%d/extract" % set_["id"],
+                  json_body={"revision": set_["revision"], "parameters": {"method": method}})
+        assert r.status == 413, r.text
+        msg = r.json()["error"]
+        assert "method %s" % method in msg and "auto or lattice" in msg and "26 megapixels" in msg, msg
+    assert c.api("GET", "/api/jobs").json()["jobs"] == before
+    r = c.api("POST", "/api/sets/%d/extract" % set_["id"],
+              json_body={"revision": set_["revision"], "parameters": {"method": "auto"}})
+    assert r.status == 202, r.text
+    j = wait_job(c, r.json()["job"]["id"], timeout=180)
+    assert j["state"] == "done", j

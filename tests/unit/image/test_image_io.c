@@ -48,7 +48,7 @@ static void load_tiff_spec(const fs_testimg_tiff *spec, int page, fs_loaded *l)
 	char err[256] = "";
 	const char *p = tpath("t.tif");
 	assert_int_equal(fs_testimg_write_tiff(p, spec), 0);
-	fs_load_opts o = {0, page};
+	fs_load_opts o = {.max_pixels = 0, .page = page};
 	int rc = fs_load_file(p, &o, l, err, sizeof err);
 	if (rc != 0)
 		fail_msg("load failed: %s", err);
@@ -361,7 +361,7 @@ static void tiff_page_out_of_range_fails(void **state)
 	(void)state;
 	fs_testimg_tiff s = {.width = 10, .height = 4, .bps = 8, .photometric = PHOTOMETRIC_MINISBLACK, .pages = 2};
 	assert_int_equal(fs_testimg_write_tiff(tpath("p.tif"), &s), 0);
-	fs_load_opts o = {0, 2};
+	fs_load_opts o = {.max_pixels = 0, .page = 2};
 	fs_loaded l;
 	char err[256] = "";
 	assert_int_equal(fs_load_file(tpath("p.tif"), &o, &l, err, sizeof err), -1);
@@ -631,7 +631,7 @@ static void page_on_png_is_refused(void **state)
 	(void)state;
 	fs_testimg_png s = {.width = 4, .height = 4, .bit_depth = 8, .color_type = PNG_COLOR_TYPE_GRAY};
 	assert_int_equal(fs_testimg_write_png(tpath("pg.png"), &s), 0);
-	fs_load_opts o = {0, 1};
+	fs_load_opts o = {.max_pixels = 0, .page = 1};
 	fs_loaded l;
 	char err[256] = "";
 	assert_int_equal(fs_load_file(tpath("pg.png"), &o, &l, err, sizeof err), -1);

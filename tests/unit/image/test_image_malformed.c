@@ -64,7 +64,7 @@ static void jpeg_bytes(const fs_testimg_jpeg *s, unsigned char **buf, size_t *le
 /* Asserts that loading buf fails cleanly with a message (containing want, if given). */
 static void expect_refused(const unsigned char *buf, size_t len, long max_pixels, const char *want)
 {
-	fs_load_opts o = {max_pixels, 0};
+	fs_load_opts o = {.max_pixels = max_pixels, .page = 0};
 	fs_loaded l;
 	char err[256] = "";
 	int rc = fs_load_memory(buf, len, &o, &l, err, sizeof err);
@@ -280,7 +280,7 @@ static void max_pixels_option_is_enforced(void **state)
 	fs_testimg_tiff t = {.width = 40, .height = 40, .bps = 8, .photometric = PHOTOMETRIC_MINISBLACK};
 	tiff_bytes(&t, &buf, &len);
 	expect_refused(buf, len, 1599, "too large");
-	fs_load_opts o = {1600, 0};
+	fs_load_opts o = {.max_pixels = 1600, .page = 0};
 	fs_loaded l;
 	char err[256];
 	assert_int_equal(fs_load_memory(buf, len, &o, &l, err, sizeof err), 0);
@@ -291,7 +291,7 @@ static void max_pixels_option_is_enforced(void **state)
 /* Asserts that the header-only probe refuses buf as well, with want in the message. */
 static void expect_probe_refused(const unsigned char *buf, size_t len, int page, const char *want)
 {
-	fs_load_opts o = {0, page};
+	fs_load_opts o = {.max_pixels = 0, .page = page};
 	fs_loaded l;
 	char err[256] = "";
 	assert_int_equal(fs_probe_memory(buf, len, &o, &l, err, sizeof err), -1);
@@ -352,7 +352,7 @@ static void multi_page_tiff_checks_the_page_asked_for(void **state)
 	/* 16-bit fields in this writer's second page: 60000 is the largest that fits */
 	tiff_set_tag_page(buf, len, 1, TIFFTAG_IMAGEWIDTH, 60000);
 	tiff_set_tag_page(buf, len, 1, TIFFTAG_IMAGELENGTH, 60000);
-	fs_load_opts o = {0, 1};
+	fs_load_opts o = {.max_pixels = 0, .page = 1};
 	fs_loaded l;
 	char err[256] = "";
 	assert_int_equal(fs_load_memory(buf, len, &o, &l, err, sizeof err), -1);
@@ -386,7 +386,7 @@ static void tiff_tile_cap_is_in_bytes(void **state)
 	tiff_set_tag(buf, len, TIFFTAG_TILELENGTH, 1024);
 	tiff_set_tag(buf, len, TIFFTAG_SAMPLESPERPIXEL, 1000);
 	expect_refused(buf, len, 0, NULL);
-	fs_load_opts o = {0, 0};
+	fs_load_opts o = {.max_pixels = 0, .page = 0};
 	fs_loaded l;
 	char err[256] = "";
 	assert_int_equal(fs_load_memory(buf, len, &o, &l, err, sizeof err), -1);
@@ -498,7 +498,7 @@ static void mutate_and_load(const unsigned char *orig, size_t len, uint32_t *see
 		int flips = 1 + (int)(next_rand(seed) % 4);
 		for (int k = 0; k < flips; k++)
 			b[next_rand(seed) % len] = (unsigned char)next_rand(seed);
-		fs_load_opts o = {1 << 16, 0};
+		fs_load_opts o = {.max_pixels = 1 << 16, .page = 0};
 		fs_loaded l;
 		char err[256] = "";
 		int rc = fs_load_memory(b, len, &o, &l, err, sizeof err);

@@ -78,6 +78,27 @@ static void round_trip(fs_image *img, int want_bps)
 	assert_non_null(back);
 	assert_memory_equal(back->data, img->data, sizeof(float) * (size_t)w * h);
 	fs_image_free(back);
+	/* read compact (image.h): 8 or 16 bits in their bytes, floats as floats;
+	 * the same values, and written back, the same file */
+	fs_image *c = fs_work_file_read_compact(tpath("w.f32"), err, sizeof err);
+	assert_non_null(c);
+	assert_int_equal(c->bits, want_bps < 4 ? 8 * want_bps : 0);
+	float *row = malloc((size_t)w * sizeof *row);
+	assert_non_null(row);
+	for (int y = 0; y < h; y++)
+		assert_memory_equal(fs_image_span(c, 0, y, w, row), img->data + (size_t)y * w, sizeof(float) * (size_t)w);
+	free(row);
+	assert_int_equal(fs_work_precision(c), want_bps);
+	assert_int_equal(fs_work_write(tpath("c.f32"), c, err, sizeof err), 0);
+	unsigned char *b1, *b2;
+	size_t l1, l2;
+	assert_int_equal(fs_testimg_read(tpath("w.f32"), &b1, &l1), 0);
+	assert_int_equal(fs_testimg_read(tpath("c.f32"), &b2, &l2), 0);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(b1, b2, l1);
+	free(b1);
+	free(b2);
+	fs_image_free(c);
 }
 
 static void eight_bit_images_are_stored_in_eight_bits_exactly(void **state)
