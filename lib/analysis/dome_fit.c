@@ -1,0 +1,671 @@
+/* dome_fit.c - the per-image formation fit of the fill ratio (see
+ * dome_fit.h). */
+#include "analysis/dome_fit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/halftone.h"
+#include "analysis/preprocess.h"
+#include "analysis/se_render.h"
+
+/* Grid samples per pitch: 20, or the image's own pixels when its pitch is
+ * smaller (down to 12), so that the model's slopes are taken over the span
+ * a pixel of the image averages them over (a dome 4 px wide on a 16-px
+ * pitch is a few pixels of slope, not a smooth curve). */
+#define G_MAX 20
+#define G_MIN 12
+#define FIT_R 0.55    /* the patch's radius, pitches: a dome of fill 0.8
+			 and the gap to its neighbours' bases */
+#define NPAR (FS_SE_NCOMP + 1)
+
+static const double HR[] = {0.2, 0.4, 0.7, 1.0};
+static const double PROF[] = {0, 1, 2};
+/* blur sigma, pitches: beam, scan, a halftone's low-pass and the scatter
+ * of the detected centres together */
+static const double BLUR[] = {0.015, 0.03, 0.05, 0.075, 0.1, 0.13, 0.17};
+static const double ELEV_DEG[] = {25, 40, 55};
+#define NHR (int)(sizeof HR / sizeof HR[0])
+#define NPROF (int)(sizeof PROF / sizeof PROF[0])
+#define NBLUR (int)(sizeof BLUR / sizeof BLUR[0])
+#define NELEV (int)(sizeof ELEV_DEG / sizeof ELEV_DEG[0])
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+double fs_dome_fit_pitch(const double *xs, const double *ys, size_t n)
+{
+	if (n < 3)
+		return 0;
+	size_t step = n > 512 ? n / 512 : 1, ni = 0, cap = 0, k = 0;
+	double *nn = malloc((n / step + 1) * sizeof *nn), *d = NULL;
+	if (!nn)
+		return -1;
+	for (size_t i = 0; i < n; i += step) {
+		double b = INFINITY;
+		for (size_t j = 0; j < n; j++)
+			if (j != i)
+				b = fmin(b, hypot(xs[i] - xs[j], ys[i] - ys[j]));
+		nn[ni++] = b;
+	}
+	qsort(nn, ni, sizeof *nn, cmp_double);
+	double med = nn[ni / 2];
+	for (size_t i = 0; i < n; i += step)
+		for (size_t j = 0; j < n; j++) {
+			double r = hypot(xs[i] - xs[j], ys[i] - ys[j]);
+			if (j == i || r <= 0.7 * med || r >= 1.3 * med)
+				continue;
+			if (k == cap) {
+				cap = cap ? 2 * cap : 1024;
+				double *q = realloc(d, cap * sizeof *d);
+				if (!q) {
+					free(nn);
+					free(d);
+					return -1;
+				}
+				d = q;
+			}
+			d[k++] = r;
+		}
+	double pitch = med;
+	if (k) {
+		qsort(d, k, sizeof *d, cmp_double);
+		pitch = d[k / 2];
+	}
+	free(nn);
+	free(d);
+	return pitch;
+}
+
+void fs_dome_fit_opts_default(fs_dome_fit_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->fill_min = 0.16;
+	o->fill_max = 0.88;
+}
+
+/* The mean image around the centres, on a grid 4 times finer than the
+ * patch's and wide enough for every offset searched: a patch at any offset
+ * is then read from it (averaging and sampling commute) instead of from
+ * every centre again. */
+typedef struct meanimg {
+	int half;             /* samples each side */
+	double step;          /* px per sample */
+	double *v;            /* (2 half + 1)^2 */
+	size_t used;          /* centres averaged */
+} meanimg;
+
+/* The observed side: the normalised mean patch. */
+typedef struct patch {
+	int g;                /* grid samples per pitch */
+	int half, w;
+	double *v;            /* w * w, normalised inside the mask */
+	unsigned char *mask;  /* r <= FIT_R pitch */
+	size_t npx;
+} patch;
+
+/* One formation's fit. */
+typedef struct cand {
+	double fill, hr, prof;
+	int blur, elev;       /* indices; elev -1 = no shadow term */
+	double rss, coef[NPAR];
+	double ox, oy;        /* the centres' offset it was fitted at, px */
+} cand;
+
+typedef struct ctx {
+	patch p;
+	double angle, pitch;
+	int bm, reach;        /* blur margin and shadow reach, grid samples */
+	fs_se_field f;
+	float *tmp, *bl[NBLUR][FS_SE_NCOMP]; /* blurred, cropped components */
+	const float *use[FS_SE_NCOMP];     /* the ones solve() reads */
+} ctx;
+
+static double sample(const fs_image *img, double x, double y)
+{
+	int x0 = (int)floor(x), y0 = (int)floor(y);
+	double fx = x - x0, fy = y - y0;
+	const float *d = img->data + (size_t)y0 * img->width + x0;
+	return (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[img->width] * (1 - fx) + d[img->width + 1] * fx) * fy;
+}
+
+#define MEAN_SUB 4      /* mean image samples per patch sample */
+#define MAX_OFFSET 0.3  /* pitches */
+
+/* Mean image over the centres with side (-1 all, 0 x < split, 1 x >= split)
+ * whose whole neighbourhood lies inside the image. */
+static int mean_image(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch, int g,
+		      int side, double split, meanimg *m)
+{
+	m->step = pitch / g / MEAN_SUB;
+	m->half = (int)ceil((FIT_R + MAX_OFFSET + 0.1) * pitch / m->step);
+	int w = 2 * m->half + 1;
+	double ext = (m->half + 1) * m->step;
+	m->v = calloc((size_t)w * w, sizeof *m->v);
+	m->used = 0;
+	if (!m->v)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if ((side == 0 && xs[i] >= split) || (side == 1 && xs[i] < split))
+			continue;
+		if (!(xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < img->width - 1 &&
+		      ys[i] + ext < img->height - 1))
+			continue;
+		for (int v = -m->half; v <= m->half; v++) {
+			double *row = m->v + (size_t)(v + m->half) * w + m->half;
+			for (int u = -m->half; u <= m->half; u++)
+				row[u] += sample(img, xs[i] + u * m->step, ys[i] + v * m->step);
+		}
+		m->used++;
+	}
+	if (m->used)
+		for (size_t o = 0; o < (size_t)w * w; o++)
+			m->v[o] /= m->used;
+	return 0;
+}
+
+/* The normalised patch of m at offset (ox, oy) px. */
+static void observe(const meanimg *m, double ox, double oy, patch *p)
+{
+	int w = 2 * m->half + 1;
+	double s = 0, s2 = 0;
+	for (int v = -p->half; v <= p->half; v++)
+		for (int u = -p->half; u <= p->half; u++) {
+			size_t o = (size_t)(v + p->half) * p->w + (u + p->half);
+			if (!p->mask[o])
+				continue;
+			double x = (ox + u * m->step * MEAN_SUB) / m->step + m->half;
+			double y = (oy + v * m->step * MEAN_SUB) / m->step + m->half;
+			int x0 = (int)floor(x), y0 = (int)floor(y);
+			double fx = x - x0, fy = y - y0;
+			const double *d = m->v + (size_t)y0 * w + x0;
+			double val = (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[w] * (1 - fx) + d[w + 1] * fx) * fy;
+			p->v[o] = val;
+			s += val;
+		}
+	double mean = s / p->npx;
+	for (size_t o = 0; o < (size_t)p->w * p->w; o++)
+		if (p->mask[o])
+			s2 += (p->v[o] - mean) * (p->v[o] - mean);
+	double sd = sqrt(s2 / p->npx);
+	if (sd < 1e-12)
+		sd = 1e-12;
+	for (size_t o = 0; o < (size_t)p->w * p->w; o++)
+		p->v[o] = p->mask[o] ? (p->v[o] - mean) / sd : 0;
+}
+
+/* Gaussian blur of a (2 sh + 1)^2 window src, cropped to (2 half + 1)^2:
+ * rows first over the window's rows and the crop's columns. */
+static void blur_crop(const float *src, int sh, int half, double sigma, float *tmp, float *dst)
+{
+	int sw = 2 * sh + 1, cw = 2 * half + 1, kr = (int)ceil(3 * sigma);
+	if (kr > sh - half)
+		kr = sh - half;
+	if (kr > 31)
+		kr = 31;
+	double k[64], ks = 0;
+	for (int i = -kr; i <= kr; i++)
+		ks += k[i + kr] = exp(-0.5 * i * i / (sigma * sigma));
+	for (int i = 0; i <= 2 * kr; i++)
+		k[i] /= ks;
+	int off = sh - half;
+	for (int y = 0; y < sw; y++)
+		for (int x = 0; x < cw; x++) {
+			double a = 0;
+			for (int i = -kr; i <= kr; i++)
+				a += k[i + kr] * src[(size_t)y * sw + x + off + i];
+			tmp[(size_t)y * cw + x] = (float)a;
+		}
+	for (int y = 0; y < cw; y++)
+		for (int x = 0; x < cw; x++) {
+			double a = 0;
+			for (int i = -kr; i <= kr; i++)
+				a += k[i + kr] * tmp[(size_t)(y + off + i) * cw + x];
+			dst[(size_t)y * cw + x] = (float)a;
+		}
+}
+
+/* Least squares of the patch on the nc components c->use[] and a constant;
+ * returns the residual sum of squares (coef gets the weights, constant at
+ * index nc). */
+static double solve(const ctx *c, int nc, double *coef)
+{
+	const patch *p = &c->p;
+	int np = nc + 1;
+	double A[NPAR][NPAR + 1];
+	memset(A, 0, sizeof A);
+	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
+		if (!p->mask[o])
+			continue;
+		double x[NPAR];
+		for (int k = 0; k < nc; k++)
+			x[k] = c->use[k][o];
+		x[nc] = 1;
+		for (int i = 0; i < np; i++) {
+			for (int j = 0; j <= i; j++)
+				A[i][j] += x[i] * x[j];
+			A[i][np] += x[i] * p->v[o];
+		}
+	}
+	for (int i = 0; i < np; i++)
+		for (int j = i + 1; j < np; j++)
+			A[i][j] = A[j][i];
+	/* a component that vanishes (no slope on a flat field, no shadow)
+	 * must not make the system singular: a tiny ridge */
+	for (int i = 0; i < np; i++)
+		A[i][i] += 1e-9 * (A[i][i] + 1);
+	for (int i = 0; i < np; i++) {
+		int piv = i;
+		for (int r = i + 1; r < np; r++)
+			if (fabs(A[r][i]) > fabs(A[piv][i]))
+				piv = r;
+		if (piv != i)
+			for (int j = 0; j <= np; j++) {
+				double t = A[i][j];
+				A[i][j] = A[piv][j];
+				A[piv][j] = t;
+			}
+		for (int r = i + 1; r < np; r++) {
+			double f = A[r][i] / A[i][i];
+			for (int j = i; j <= np; j++)
+				A[r][j] -= f * A[i][j];
+		}
+	}
+	for (int i = np - 1; i >= 0; i--) {
+		double s = A[i][np];
+		for (int j = i + 1; j < np; j++)
+			s -= A[i][j] * coef[j];
+		coef[i] = s / A[i][i];
+	}
+	/* RSS = v.v - coef.(X^T v) needs the normal equations before
+	 * elimination; summing the residuals is as cheap at this size */
+	double rss = 0;
+	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
+		if (!p->mask[o])
+			continue;
+		double m = coef[nc];
+		for (int k = 0; k < nc; k++)
+			m += coef[k] * c->use[k][o];
+		rss += (m - p->v[o]) * (m - p->v[o]);
+	}
+	return rss;
+}
+
+static void use_blur(ctx *c, int b)
+{
+	for (int k = 0; k < FS_SE_NCOMP; k++)
+		c->use[k] = c->bl[b][k];
+}
+
+/* The best formation for one geometry at the current patch: over the blurs
+ * (only hold->blur and hold->elev when hold is given) and the shadow
+ * elevations (tried at the best unshadowed blur and its neighbours).
+ * *best is replaced when one is better. */
+static int try_geom(ctx *c, double fill, double hr, double prof, const cand *hold, cand *best)
+{
+	fs_se_geom m = {fill, hr, prof, c->angle};
+	int half = c->p.half, sh = half + c->bm;
+	if (fs_se_render(&m, c->p.g, sh, c->reach, &c->f))
+		return -1;
+	int b0 = hold ? hold->blur : 0, b1 = hold ? hold->blur : NBLUR - 1, bb = b0;
+	double brss = INFINITY, baz = 0;
+	for (int b = b0; b <= b1; b++) {
+		for (int k = 0; k < FS_SE_SHADOW; k++)
+			blur_crop(c->f.c[k], sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][k]);
+		use_blur(c, b);
+		cand cd = {fill, hr, prof, b, -1, 0, {0}, 0, 0};
+		cd.rss = solve(c, FS_SE_SHADOW, cd.coef);
+		cd.coef[NPAR - 1] = cd.coef[FS_SE_SHADOW];
+		cd.coef[FS_SE_SHADOW] = 0;
+		if (cd.rss < brss) {
+			brss = cd.rss;
+			bb = b;
+			baz = atan2(cd.coef[FS_SE_SLOPE_Y], cd.coef[FS_SE_SLOPE_X]);
+		}
+		if ((!hold || hold->elev < 0) && cd.rss < best->rss)
+			*best = cd;
+	}
+	if (hold && hold->elev < 0)
+		return 0;
+	for (int e = 0; e < NELEV; e++) {
+		if (hold && e != hold->elev)
+			continue;
+		fs_se_shadow(&c->f, baz, ELEV_DEG[e] * M_PI / 180);
+		for (int b = bb - 1; b <= bb + 1; b++) {
+			if (b < b0 || b > b1)
+				continue;
+			blur_crop(c->f.c[FS_SE_SHADOW], sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][FS_SE_SHADOW]);
+			use_blur(c, b);
+			cand cs = {fill, hr, prof, b, e, 0, {0}, 0, 0};
+			cs.rss = solve(c, FS_SE_NCOMP, cs.coef);
+			/* a shadow brighter than the lit surface is no shadow
+			 * (when searching; a held formation is kept as it is) */
+			if ((hold || cs.coef[FS_SE_SHADOW] < 0) && cs.rss < best->rss)
+				*best = cs;
+		}
+	}
+	return 0;
+}
+
+/* The best formation at one fill for the current patch (all nuisances, or
+ * those of hold). */
+static int best_at(ctx *c, double fill, const cand *hold, cand *best)
+{
+	best->rss = INFINITY;
+	if (hold)
+		return try_geom(c, fill, hold->hr, hold->prof, hold, best);
+	for (int h = 0; h < NHR; h++)
+		for (int q = 0; q < NPROF; q++)
+			/* the coarse scan uses every shape too: with a subset
+			 * a tall flat-topped dome at fill 0.16 passed for a
+			 * paraboloid at 0.30 (R^2 0.993) */
+			if (try_geom(c, fill, HR[h], PROF[q], NULL, best))
+				return -1;
+	return 0;
+}
+
+/* The centres' common offset from the dome centres: a side detector moves
+ * the brightest part of a dome, and the detections with it (0.16 pitch at
+ * fill 0.8 on the simulator). Searched for formation b, starting at
+ * (*ox, *oy): over +-MAX_OFFSET pitch in steps of 0.05 pitch (wide), then
+ * +-0.05 in steps of 0.0125; c->p is left observed at the best offset. */
+static int fit_offset(ctx *c, const meanimg *m, const cand *b, int wide, double *ox, double *oy)
+{
+	cand tmp = {.rss = INFINITY};
+	if (try_geom(c, b->fill, b->hr, b->prof, b, &tmp))
+		return -1;
+	use_blur(c, b->blur);
+	int nc = b->elev >= 0 ? FS_SE_NCOMP : FS_SE_SHADOW;
+	double coef[NPAR], bx = *ox, by = *oy, br = INFINITY, lim = MAX_OFFSET * c->pitch;
+	for (int pass = wide ? 0 : 1; pass < 2; pass++) {
+		double st = (pass ? 0.0125 : 0.05) * c->pitch, cx = pass ? bx : 0, cy = pass ? by : 0;
+		int r = pass ? 4 : (int)lround(MAX_OFFSET / 0.05);
+		for (int j = -r; j <= r; j++)
+			for (int i = -r; i <= r; i++) {
+				double x = cx + i * st, y = cy + j * st;
+				if (fabs(x) > lim + 1e-9 || fabs(y) > lim + 1e-9)
+					continue;
+				observe(m, x, y, &c->p);
+				double rs = solve(c, nc, coef);
+				if (rs < br) {
+					br = rs;
+					bx = x;
+					by = y;
+				}
+			}
+	}
+	*ox = bx;
+	*oy = by;
+	observe(m, bx, by, &c->p);
+	return 0;
+}
+
+/* The best formation and offset at one fill: the formation at the
+ * starting offset, the offset for it, the formation again. (Taking the
+ * first formation's residual at the new offset, to save the second
+ * search, read 0.67 for a true 0.80: the formation fitted at the wrong
+ * offset is the wrong one.) */
+static int best_with_offset(ctx *c, const meanimg *m, double fill, int wide, double ox, double oy, cand *best)
+{
+	observe(m, ox, oy, &c->p);
+	if (best_at(c, fill, NULL, best) || fit_offset(c, m, best, wide, &ox, &oy) || best_at(c, fill, NULL, best))
+		return -1;
+	best->ox = ox;
+	best->oy = oy;
+	return 0;
+}
+
+/* The minimum of the residual over the fills by a parabola through the
+ * best sample and its neighbours. */
+static double refine(const double *fills, const double *rss, int nf)
+{
+	int b = 0;
+	for (int k = 1; k < nf; k++)
+		if (rss[k] < rss[b])
+			b = k;
+	if (b == 0 || b == nf - 1)
+		return fills[b];
+	double d = rss[b - 1] - 2 * rss[b] + rss[b + 1];
+	if (!isfinite(d) || !(d > 0))
+		return fills[b];
+	double t = 0.5 * (rss[b - 1] - rss[b + 1]) / d;
+	return fills[b] + t * (fills[b + 1] - fills[b]);
+}
+
+/* Fits the fill within [lo, hi]: a coarse scan (step 0.04, each fill with
+ * its own offset from the wide search) and a fine one (0.01, +-0.04
+ * around the best, offsets searched near the best coarse one), or with
+ * hold only the fine scan +-0.1 around hold->fill at hold's offset; a
+ * single fill (lo == hi) also from start's offset when given.
+ * *best the best formation, *fill the refined fill. */
+static int fit_fill(ctx *c, const meanimg *m, double lo, double hi, const cand *hold, const double *start, cand *best,
+		    double *fill)
+{
+	double fills[64], rss[64];
+	int nf = 0;
+	cand bk;
+	best->rss = INFINITY;
+	double centre = hold ? hold->fill : 0.5 * (lo + hi), ox = hold ? hold->ox : 0, oy = hold ? hold->oy : 0;
+	if (!hold && hi - lo > 1e-9) {
+		for (double f = lo; f <= hi + 1e-9; f += 0.04) {
+			if (best_with_offset(c, m, f, 1, 0, 0, &bk))
+				return -1;
+			if (bk.rss < best->rss)
+				*best = bk;
+		}
+		centre = best->fill;
+		ox = best->ox;
+		oy = best->oy;
+		best->rss = INFINITY;
+	}
+	double a = fmax(lo, centre - (hold ? 0.1 : 0.04)), b = fmin(hi, centre + (hold ? 0.1 : 0.04));
+	for (double f = a; f <= b + 1e-9 && nf < 64; f += 0.01) {
+		fills[nf] = f;
+		if (hold) {
+			bk.rss = INFINITY;
+			if (try_geom(c, f, hold->hr, hold->prof, hold, &bk))
+				return -1;
+			bk.ox = ox;
+			bk.oy = oy;
+		} else if (best_with_offset(c, m, f, hi - lo < 1e-9, ox, oy, &bk)) {
+			return -1;
+		} else if (hi - lo < 1e-9 && start) {
+			cand bs;
+			if (best_with_offset(c, m, f, 0, start[0], start[1], &bs))
+				return -1;
+			if (bs.rss < bk.rss)
+				bk = bs;
+		}
+		rss[nf++] = bk.rss;
+		if (bk.rss < best->rss)
+			*best = bk;
+	}
+	*fill = refine(fills, rss, nf);
+	return 0;
+}
+
+/* Direction of one lattice vector from the centres' neighbour directions
+ * (six-fold circular mean). */
+static double lattice_angle(const double *xs, const double *ys, size_t n, double pitch)
+{
+	double cs = 0, sn = 0;
+	size_t step = n > 400 ? n / 400 : 1;
+	for (size_t i = 0; i < n; i += step)
+		for (size_t j = 0; j < n; j++) {
+			double dx = xs[j] - xs[i], dy = ys[j] - ys[i], d = hypot(dx, dy);
+			if (j == i || d < 0.7 * pitch || d > 1.3 * pitch)
+				continue;
+			double t = 6 * atan2(dy, dx);
+			cs += cos(t);
+			sn += sin(t);
+		}
+	double a = atan2(sn, cs) / 6;
+	return a < 0 ? a + M_PI / 3 : a;
+}
+
+static void radial(const patch *p, const double *v, double *out)
+{
+	double s[FS_DOME_FIT_NRAD] = {0}, w[FS_DOME_FIT_NRAD] = {0};
+	for (int y = -p->half; y <= p->half; y++)
+		for (int x = -p->half; x <= p->half; x++) {
+			size_t o = (size_t)(y + p->half) * p->w + (x + p->half);
+			int k = (int)(hypot(x, y) / (0.05 * p->g));
+			if (!p->mask[o] || k >= FS_DOME_FIT_NRAD)
+				continue;
+			s[k] += v[o];
+			w[k] += 1;
+		}
+	for (int k = 0; k < FS_DOME_FIT_NRAD; k++)
+		out[k] = w[k] > 0 ? s[k] / w[k] : 0;
+}
+
+int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch,
+		      const fs_dome_fit_opts *o, fs_dome_fit *out, char *err, size_t errlen)
+{
+	fs_dome_fit_opts dflt;
+	if (!o) {
+		fs_dome_fit_opts_default(&dflt);
+		o = &dflt;
+	}
+	memset(out, 0, sizeof *out);
+	if (!(pitch >= 6) || !(o->fill_min > 0) || o->fill_max < o->fill_min || o->fill_max >= 0.95) {
+		snprintf(err, errlen, "dome fit: pitch %.3g px or fill range %.3g..%.3g out of range", pitch,
+			 o->fill_min, o->fill_max);
+		return -1;
+	}
+	int rc = -1;
+	fs_image *lp = NULL;
+	meanimg mi = {0}, mh[2] = {{0}, {0}};
+	ctx c = {0};
+	double *xsort = NULL, *mv = NULL;
+	double period = 0;
+	if (fs_halftone_detect(img, &period, NULL))
+		goto oom;
+	if (period > 0) {
+		lp = fs_gaussian_blurred(img, FS_HALFTONE_LOWPASS * period, err, errlen);
+		if (!lp)
+			goto done;
+	}
+	const fs_image *src = lp ? lp : img;
+	patch *p = &c.p;
+	p->g = (int)lround(pitch);
+	p->g = p->g > G_MAX ? G_MAX : p->g < G_MIN ? G_MIN : p->g;
+	int G = p->g;
+	p->half = (int)ceil(FIT_R * G);
+	p->w = 2 * p->half + 1;
+	size_t cw = (size_t)p->w;
+	p->v = malloc(cw * cw * sizeof *p->v);
+	p->mask = malloc(cw * cw);
+	mv = malloc(cw * cw * sizeof *mv);
+	if (!p->v || !p->mask || !mv)
+		goto oom;
+	for (int y = -p->half; y <= p->half; y++)
+		for (int x = -p->half; x <= p->half; x++) {
+			int in = hypot(x, y) <= FIT_R * G;
+			p->mask[(size_t)(y + p->half) * p->w + (x + p->half)] = (unsigned char)in;
+			p->npx += (size_t)in;
+		}
+	if (mean_image(src, xs, ys, n, pitch, G, -1, 0, &mi))
+		goto oom;
+	out->n_used = mi.used;
+	if (mi.used < 8) {
+		snprintf(err, errlen, "dome fit: %zu centres with a whole neighbourhood (8 needed)", mi.used);
+		goto done;
+	}
+	c.pitch = pitch;
+	c.angle = lattice_angle(xs, ys, n, pitch);
+	c.bm = (int)ceil(3 * BLUR[NBLUR - 1] * G);
+	/* the highest dome (h/R 1 at fill 0.88) seen at the lowest elevation */
+	c.reach = (int)ceil(0.5 * 0.88 * G * HR[NHR - 1] / tan(ELEV_DEG[0] * M_PI / 180)) + 1;
+	c.tmp = malloc((size_t)(2 * (p->half + c.bm) + 1) * cw * sizeof *c.tmp);
+	if (!c.tmp)
+		goto oom;
+	for (int b = 0; b < NBLUR; b++)
+		for (int k = 0; k < FS_SE_NCOMP; k++)
+			if (!(c.bl[b][k] = calloc(cw * cw, sizeof *c.bl[b][k])))
+				goto oom;
+	cand best;
+	double fill;
+	double start[2] = {o->start_x, o->start_y};
+	if (fit_fill(&c, &mi, o->fill_min, o->fill_max, NULL, o->use_start ? start : NULL, &best, &fill))
+		goto oom;
+	out->fill = fill;
+	out->quality = 1 - best.rss / p->npx;
+	out->residual = sqrt(fmax(0, best.rss / p->npx));
+	out->h_over_r = best.hr;
+	out->profile = best.prof;
+	out->blur_px = BLUR[best.blur] * pitch;
+	out->azimuth = atan2(best.coef[FS_SE_SLOPE_Y], best.coef[FS_SE_SLOPE_X]);
+	out->elevation = best.elev >= 0 ? ELEV_DEG[best.elev] * M_PI / 180 : 0;
+	out->side = fabs(best.coef[FS_SE_YIELD]) > 1e-12
+			    ? hypot(best.coef[FS_SE_SLOPE_X], best.coef[FS_SE_SLOPE_Y]) / best.coef[FS_SE_YIELD]
+			    : 0;
+	out->pitch = pitch;
+	out->angle = c.angle;
+	out->offset_x = best.ox;
+	out->offset_y = best.oy;
+	out->halftone = period;
+	/* the radial profiles of the observed patch and of the best model */
+	observe(&mi, best.ox, best.oy, p);
+	{
+		cand tmp = {.rss = INFINITY};
+		if (try_geom(&c, best.fill, best.hr, best.prof, &best, &tmp))
+			goto oom;
+		use_blur(&c, best.blur);
+		for (size_t q = 0; q < cw * cw; q++) {
+			double m = best.coef[NPAR - 1];
+			for (int k = 0; k < FS_SE_NCOMP; k++)
+				m += best.coef[k] * c.use[k][q];
+			mv[q] = m;
+		}
+		radial(p, p->v, out->obs);
+		radial(p, mv, out->model);
+	}
+	if (!o->no_sigma && o->fill_max > o->fill_min) {
+		xsort = malloc((n + 1) * sizeof *xsort);
+		if (!xsort)
+			goto oom;
+		memcpy(xsort, xs, n * sizeof *xsort);
+		qsort(xsort, n, sizeof *xsort, cmp_double);
+		double split = xsort[n / 2], fh[2];
+		for (int side = 0; side < 2; side++) {
+			fh[side] = fill;
+			if (mean_image(src, xs, ys, n, pitch, G, side, split, &mh[side]))
+				goto oom;
+			if (mh[side].used < 4)
+				continue;
+			observe(&mh[side], best.ox, best.oy, p);
+			cand bh, hold = best;
+			hold.fill = fill;
+			if (fit_fill(&c, &mh[side], o->fill_min, o->fill_max, &hold, NULL, &bh, &fh[side]))
+				goto oom;
+		}
+		out->fill_a = fh[0];
+		out->fill_b = fh[1];
+		out->sigma = 0.5 * fabs(fh[0] - fh[1]);
+	}
+	rc = 0;
+	goto done;
+oom:
+	snprintf(err, errlen, "dome fit: out of memory");
+done:
+	free(xsort);
+	free(mv);
+	free(mi.v);
+	free(mh[0].v);
+	free(mh[1].v);
+	free(c.p.v);
+	free(c.p.mask);
+	free(c.tmp);
+	for (int b = 0; b < NBLUR; b++)
+		for (int k = 0; k < FS_SE_NCOMP; k++)
+			free(c.bl[b][k]);
+	fs_se_field_free(&c.f);
+	fs_image_free(lp);
+	return rc;
+}

@@ -1,0 +1,100 @@
+/*
+ * dome_fit.h - the fill ratio D / pitch of an image by fitting its SEM
+ * image formation (issue 13 section 2, "fitting, per image, a dome model
+ * rendered through the same SE formation to the observed patch").
+ *
+ * What is fitted: the mean patch around the detected centres (the image
+ * sampled on a grid of 20 samples per pitch - or one per pixel when the
+ * pitch is below 20 px - out to 0.55 pitch from each centre and averaged
+ * over the centres; a printed figure's halftone screen, found by
+ * halftone.h, low-passed away first), normalised to zero mean and unit SD.
+ * The detections sit off the dome centres by a common offset where a side
+ * detector brightens one flank (0.16 pitch on the simulator at fill 0.8);
+ * the offset is fitted for each fill with the formation (a wide search
+ * over +-0.3 pitch, then a fine one), since with the offset held at 0 the
+ * fit trades the fill for the asymmetry (0.54 for a true 0.80). The model is a hexagonal lattice of domes at the centres'
+ * lattice angle rendered through the SE formation (se_render.h): its
+ * linear parts (secant-law yield, the two slope terms of a side detector,
+ * edge brightening, shadowed yield) are blurred by a Gaussian and combined
+ * by least squares with a constant, so brightness, contrast, detector
+ * strength and azimuth, edge and shadow depth are solved, not searched. The
+ * search runs over fill, height h/R, dome profile, blur and the detector's
+ * elevation (for the shadow): a coarse pass (fill step 0.04), then a fine
+ * one (0.01) around the best, and a parabola through the best three fills.
+ * Cost: about 1 s per image (a few thousand renders of a 45 x 45 window),
+ * independent of the image's size beyond averaging the patches.
+ *
+ * Output: the fill with its fit quality (R^2 of the mean patch) and an
+ * uncertainty: the centres are split at their median x into two halves,
+ * each fitted again with the best formation held, and sigma is half the
+ * difference of the two fills (the spread of a mean of two estimates).
+ * The mean radial profiles of the observed and the fitted patch are
+ * returned for reports.
+ *
+ * The caller owns every argument; nothing is kept.
+ */
+#ifndef FS_DOME_FIT_H
+#define FS_DOME_FIT_H
+
+#include <stddef.h>
+
+#include "image/image.h"
+
+#define FS_DOME_FIT_NRAD 11 /* radial profile bins of 0.05 pitch */
+
+typedef struct fs_dome_fit_opts {
+	/* the searched fill range; fill_min == fill_max gives the best
+	 * formation (and its residual) at that one fill */
+	double fill_min, fill_max;
+	int no_sigma; /* skip the two halves' fits (the uncertainty) */
+	/* with a held fill: also search the centres' offset near this one
+	 * (px; e.g. a free fit's), so that the held fill's residual is not
+	 * that of a worse local offset */
+	int use_start;
+	double start_x, start_y;
+} fs_dome_fit_opts;
+
+typedef struct fs_dome_fit {
+	double fill;      /* base diameter / pitch of the best fit */
+	double sigma;     /* its uncertainty (see above); 0 when not computed */
+	double fill_a, fill_b; /* the two halves' fills */
+	double quality;   /* R^2 of the best fit over the normalised mean patch */
+	double residual;  /* RMS residual / SD of the mean patch = sqrt(1 - quality) */
+	double h_over_r, profile; /* the dome of the best fit */
+	double blur_px;   /* Gaussian sigma of the best fit, image px (includes
+			     the centres' scatter around the true dome centres) */
+	double azimuth;   /* detector direction from the slope weights, radians */
+	double elevation; /* detector elevation of the shadow, radians; 0 = no shadow term */
+	double side;      /* slope weight / yield weight: the detector's strength */
+	double pitch, angle; /* the lattice used (px, radians) */
+	double offset_x, offset_y; /* the dome centres minus the given centres, px
+			     (one offset for all: see dome_fit.c) */
+	double halftone;  /* screen period removed, px; 0 = none */
+	size_t n_used;    /* centres whose patch lies inside the image */
+	double obs[FS_DOME_FIT_NRAD], model[FS_DOME_FIT_NRAD]; /* mean radial profiles
+			     (normalised units) at r = (k + 0.5) x 0.05 pitch */
+} fs_dome_fit;
+
+/*
+ * The lattice pitch of n centres (px): the median distance of the pairs
+ * closer than 1.3 median nearest-neighbour distances, i.e. every neighbour
+ * and not only the nearest, whose distance the centres' scatter biases low
+ * (4 % at a scatter of 0.04 pitch). Up to 512 centres spread over the list
+ * are measured against all. 0 when fewer than 3 centres; -1 on out of
+ * memory.
+ */
+double fs_dome_fit_pitch(const double *xs, const double *ys, size_t n);
+
+/* Defaults: fills 0.16..0.88, with the uncertainty. */
+void fs_dome_fit_opts_default(fs_dome_fit_opts *o);
+
+/*
+ * Fits img around the n centres (xs, ys; px) of a lattice of the given
+ * pitch (px). o may be NULL (defaults). Returns 0, or -1 with a message
+ * (fewer than 8 centres with a whole patch, pitch below 6 px, out of
+ * memory).
+ */
+int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch,
+		      const fs_dome_fit_opts *o, fs_dome_fit *out, char *err, size_t errlen);
+
+#endif

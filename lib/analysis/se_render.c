@@ -1,0 +1,160 @@
+/* se_render.c - a dome lattice through the SE image formation, split into
+ * linear parts (see se_render.h). */
+#include "analysis/se_render.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A grazing slope's yield would grow without bound; real surfaces round
+ * their steepest facets, and the cap keeps one steep ring from outweighing
+ * the rest of the patch. */
+#define SEC_CAP 6.0
+/* Convexity (1 / grid unit), capped for the same reason where a flat top
+ * bends into a steep side. */
+#define EDGE_CAP 1.0
+
+/* The dome's height h, slope h' and curvature h'' at u = r / R (0..1) for
+ * height H (R = 1): the profile blends the spherical cap (0) into the
+ * paraboloid (1), then sharpens the shoulder (1 - u^k with k from 2 at 1
+ * to 6 at 2: a flat top with steep sides). Analytic, so that the slopes do
+ * not depend on the grid. */
+static void dome_shape(double u, double H, double profile, double *h, double *h1, double *h2)
+{
+	if (profile <= 1) {
+		double rs = (1 + H * H) / (2 * H), q = fmax(1e-9, rs * rs - u * u), sq = sqrt(q);
+		double w = 1 - profile;
+		*h = w * (sq - (rs - H)) + profile * H * (1 - u * u);
+		*h1 = w * (-u / sq) + profile * (-2 * H * u);
+		*h2 = w * (-rs * rs / (q * sq)) + profile * (-2 * H);
+		return;
+	}
+	double k = 2 + 4 * (profile - 1);
+	*h = H * (1 - pow(u, k));
+	*h1 = -H * k * pow(u, k - 1);
+	*h2 = -H * k * (k - 1) * pow(u, k - 2);
+}
+
+void fs_se_field_free(fs_se_field *f)
+{
+	if (!f)
+		return;
+	free(f->z);
+	for (int k = 0; k < FS_SE_NCOMP; k++)
+		free(f->c[k]);
+	memset(f, 0, sizeof *f);
+}
+
+static int field_alloc(fs_se_field *f, int half, int zhalf)
+{
+	if (f->z && f->half == half && f->zhalf == zhalf)
+		return 0;
+	int g = f->g;
+	fs_se_field_free(f);
+	f->g = g;
+	size_t nz = (size_t)(2 * zhalf + 1) * (2 * zhalf + 1), nc = (size_t)(2 * half + 1) * (2 * half + 1);
+	f->z = malloc(nz * sizeof *f->z);
+	for (int k = 0; k < FS_SE_NCOMP; k++)
+		f->c[k] = malloc(nc * sizeof *f->c[k]);
+	for (int k = 0; k < FS_SE_NCOMP; k++)
+		if (!f->c[k]) {
+			fs_se_field_free(f);
+			return -1;
+		}
+	if (!f->z) {
+		fs_se_field_free(f);
+		return -1;
+	}
+	f->half = half;
+	f->zhalf = zhalf;
+	return 0;
+}
+
+int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f)
+{
+	if (g < 4 || half < 1 || reach < 0 || !(m->fill > 0) || m->fill >= 1 || !(m->h_over_r > 0))
+		return -1;
+	int zhalf = half + reach + 1;
+	f->g = g;
+	if (field_alloc(f, half, zhalf))
+		return -1;
+	int zw = 2 * zhalf + 1, cw = 2 * half + 1;
+	for (int k = 0; k < zw * zw; k++)
+		f->z[k] = 0;
+	double R = 0.5 * m->fill * g, H = m->h_over_r;
+	double ax = g * cos(m->angle), ay = g * sin(m->angle);
+	double bx = g * cos(m->angle + M_PI / 3), by = g * sin(m->angle + M_PI / 3);
+	int span = zhalf / g + 2;
+	/* The components are averages over 2 x 2 subsamples of each grid
+	 * sample (what a pixel integrates); the flat surface gives yield 1
+	 * and nothing else, a dome replaces its subsamples' share. */
+	for (int k = 0; k < cw * cw; k++) {
+		f->c[FS_SE_YIELD][k] = 1;
+		f->c[FS_SE_SLOPE_X][k] = f->c[FS_SE_SLOPE_Y][k] = f->c[FS_SE_EDGE][k] = f->c[FS_SE_SHADOW][k] = 0;
+	}
+	/* Sites never overlap below fill 1, so each point lies on one dome. */
+	for (int i = -span; i <= span; i++) {
+		for (int j = -span; j <= span; j++) {
+			double sx = i * ax + j * bx, sy = i * ay + j * by;
+			int x0 = (int)floor(sx - R) - 1, x1 = (int)ceil(sx + R) + 1;
+			int y0 = (int)floor(sy - R) - 1, y1 = (int)ceil(sy + R) + 1;
+			if (x1 < -zhalf || y1 < -zhalf || x0 > zhalf || y0 > zhalf)
+				continue;
+			for (int y = y0 < -zhalf ? -zhalf : y0; y <= y1 && y <= zhalf; y++)
+				for (int x = x0 < -zhalf ? -zhalf : x0; x <= x1 && x <= zhalf; x++) {
+					double h, h1, h2, r = hypot(x - sx, y - sy), u = r / R;
+					if (u < 1) {
+						dome_shape(u, H, m->profile, &h, &h1, &h2);
+						f->z[(size_t)(y + zhalf) * zw + (x + zhalf)] = (float)(R * h);
+					}
+					if (x < -half || y < -half || x > half || y > half)
+						continue;
+					size_t o = (size_t)(y + half) * cw + (x + half);
+					for (int b = 0; b < 2; b++)
+						for (int a = 0; a < 2; a++) {
+							double px = x + (a - 0.5) / 2 - sx, py = y + (b - 0.5) / 2 - sy;
+							double rr = hypot(px, py), uu = rr / R;
+							if (uu >= 1)
+								continue;
+							dome_shape(uu, H, m->profile, &h, &h1, &h2);
+							/* gradient h' along the radius; its
+							 * direction is undefined at the top,
+							 * where h' is 0 */
+							double gx = rr > 1e-9 ? h1 * px / rr : 0, gy = rr > 1e-9 ? h1 * py / rr : 0;
+							double sec = fmin(SEC_CAP, sqrt(1 + h1 * h1));
+							/* Laplacian of R h(r / R): (h'' + h' / u) / R */
+							double lap = uu > 1e-6 ? (h2 + h1 / uu) / R : 2 * h2 / R;
+							f->c[FS_SE_YIELD][o] += (float)((sec - 1) / 4);
+							f->c[FS_SE_SLOPE_X][o] += (float)(-gx / 4);
+							f->c[FS_SE_SLOPE_Y][o] += (float)(-gy / 4);
+							f->c[FS_SE_EDGE][o] += (float)(fmin(EDGE_CAP, fmax(0, -lap)) / 4);
+						}
+				}
+		}
+	}
+	return 0;
+}
+
+void fs_se_shadow(fs_se_field *f, double az, double el)
+{
+	int zw = 2 * f->zhalf + 1, cw = 2 * f->half + 1, zh = f->zhalf;
+	double ca = cos(az), sa = sin(az), te = tan(el);
+	float zmax = 0;
+	for (int k = 0; k < zw * zw; k++)
+		zmax = f->z[k] > zmax ? f->z[k] : zmax;
+	for (int y = -f->half; y <= f->half; y++) {
+		for (int x = -f->half; x <= f->half; x++) {
+			size_t o = (size_t)(y + f->half) * cw + (x + f->half);
+			double z0 = f->z[(size_t)(y + zh) * zw + (x + zh)];
+			double len = te > 1e-6 ? (zmax - z0) / te : 0;
+			int blocked = 0;
+			for (double st = 1; st <= len && !blocked; st += 1) {
+				int xx = (int)lround(x + st * ca), yy = (int)lround(y + st * sa);
+				if (xx < -zh || yy < -zh || xx > zh || yy > zh)
+					break;
+				blocked = f->z[(size_t)(yy + zh) * zw + (xx + zh)] > z0 + st * te;
+			}
+			f->c[FS_SE_SHADOW][o] = blocked ? f->c[FS_SE_YIELD][o] : 0;
+		}
+	}
+}

@@ -1,0 +1,78 @@
+/*
+ * se_render.h - the forward model of the per-image formation fit
+ * (dome_fit.h, issue 13 section 2): a hexagonal lattice of domes rendered
+ * as a secondary-electron (SE) detector sees it, on a grid measured in
+ * pitches (g samples per pitch), split into the parts of the signal that
+ * enter it linearly so that a fit can solve for their weights instead of
+ * searching them:
+ *   FS_SE_YIELD   sec(tilt)            the secant law (exponent 1)
+ *   FS_SE_SLOPE_X -dz/dx / sec(tilt) x sec(tilt) = -dz/dx
+ *   FS_SE_SLOPE_Y -dz/dy               a side detector at azimuth a weighs
+ *                                      them cos a and sin a (slopes facing
+ *                                      it brighter, facing away darker)
+ *   FS_SE_EDGE    convexity            edge brightening (electrons escape
+ *                                      from convex rims), capped
+ *   FS_SE_SHADOW  sec(tilt) where the  shadowing: the straight path to the
+ *                 path is blocked      detector at (azimuth, elevation)
+ *                                      passes under the surface
+ * Why split: brightness and contrast of a micrograph are unknown, and the
+ * detector's strength, azimuth, the edge brightening and the depth of the
+ * shadow are weights of these parts; only the geometry (fill, h/R,
+ * profile, lattice angle), the blur and the shadow's direction have to be
+ * searched.
+ *
+ * The heights are in grid units, so the slopes (and the image) do not
+ * depend on the pitch: a dome of fill f and height ratio h/R looks the
+ * same at every scale, up to the blur. Slopes and curvature are the dome
+ * profile's analytic derivatives, averaged over 2 x 2 subsamples of each
+ * grid sample (what a pixel integrates), so that a dome a few samples
+ * wide keeps its base where it is; only the shadow test uses the heights
+ * at the samples.
+ *
+ * This is written for the analysis and kept separate from the test suite's
+ * simulator (tests/unit/support/sem_sim.c), which stays the independent
+ * generator of the images the fit is judged on.
+ *
+ * Ownership: fs_se_field owns its arrays (fs_se_field_free); everything
+ * else belongs to the caller.
+ */
+#ifndef FS_SE_RENDER_H
+#define FS_SE_RENDER_H
+
+#include <stddef.h>
+
+enum { FS_SE_YIELD, FS_SE_SLOPE_X, FS_SE_SLOPE_Y, FS_SE_EDGE, FS_SE_SHADOW, FS_SE_NCOMP };
+
+typedef struct fs_se_geom {
+	double fill;     /* base diameter / pitch */
+	double h_over_r; /* dome height / base radius */
+	double profile;  /* 0 spherical cap, 1 paraboloid, 2 flat-topped (continuous) */
+	double angle;    /* direction of one lattice vector, radians (y down) */
+} fs_se_geom;
+
+typedef struct fs_se_field {
+	int g;          /* samples per pitch */
+	int half;       /* the components cover [-half, half]^2 around a site */
+	int zhalf;      /* the height field covers [-zhalf, zhalf]^2 */
+	float *z;       /* (2 zhalf + 1)^2 heights, grid units */
+	float *c[FS_SE_NCOMP]; /* (2 half + 1)^2 each, unblurred */
+} fs_se_field;
+
+/*
+ * Renders the heights and the first four components of geometry m around
+ * one site of the lattice at the origin, for a window of half width half
+ * (grid samples) and shadows reaching reach samples beyond it. The field's
+ * arrays are (re)allocated as needed; a zeroed field is a valid start.
+ * FS_SE_SHADOW is set to zero. Returns 0, -1 on bad arguments or out of
+ * memory.
+ */
+int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f);
+
+/* Fills FS_SE_SHADOW for a detector at azimuth az (radians, x right, y
+ * down) and elevation el (radians above the surface) from the heights of
+ * the last fs_se_render. */
+void fs_se_shadow(fs_se_field *f, double az, double el);
+
+void fs_se_field_free(fs_se_field *f);
+
+#endif

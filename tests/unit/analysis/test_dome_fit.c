@@ -1,0 +1,239 @@
+/*
+ * The per-image formation fit of the fill ratio (dome_fit.h, issue 13
+ * section 2) against the simulator's truth:
+ * - the forward model (se_render.h) renders what the physics says: the
+ *   secant-law yield is 1 on the flat surface and above 1 exactly inside
+ *   the base, slopes face away from the centre, shadows fall on the side
+ *   away from the detector;
+ * - fs_dome_fit_pitch reads the pitch of scattered centres within 1 %;
+ * - from the TRUE centres of clean scenes at fills 0.30, 0.55, 0.73 the fit
+ *   finds the fill within 0.03;
+ * - over the 64 corner scenes of issue 13 (sem_corner_scene) from the
+ *   default detector's centres (fs_detect) and their pitch
+ *   (fs_dome_fit_pitch): fill and mean D (= fill x pitch) against
+ *   the truth, the table printed, the number of scenes within 3 %
+ *   asserted at the level reached.
+ * FIT_SCENES=n (FIT_FIRST=k) in the environment runs the scenes k..n-1
+ * only (development; the count is then not asserted). Under the
+ * sanitizers every eighth scene runs (they look for memory errors, and
+ * the whole matrix would take a quarter of an hour there); the count is
+ * asserted in the plain build.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/detect.h"
+#include "analysis/dome_fit.h"
+#include "analysis/params.h"
+#include "analysis/se_render.h"
+#include "sem_sim.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SCENE_STEP 8
+#else
+#define SCENE_STEP 1
+#endif
+
+static void render_physics(void **state)
+{
+	(void)state;
+	fs_se_field f = {0};
+	fs_se_geom m = {0.5, 0.6, 1, 0};
+	assert_int_equal(fs_se_render(&m, 20, 10, 6, &f), 0);
+	int w = 2 * f.half + 1;
+	/* R = 5 samples: above 1 inside the base (but not at the flat top's
+	 * centre), exactly 1 beyond it (a sample off the base and off its
+	 * neighbours: the next site is 20 samples away) */
+	for (int x = 1; x <= 4; x++)
+		assert_true(f.c[FS_SE_YIELD][(size_t)10 * w + 10 + x] > 1.01f);
+	for (int x = 7; x <= 9; x++)
+		assert_true(fabsf(f.c[FS_SE_YIELD][(size_t)10 * w + 10 + x] - 1) < 1e-6f);
+	/* the slope right of the centre faces +x */
+	assert_true(f.c[FS_SE_SLOPE_X][(size_t)10 * w + 13] > 0);
+	assert_true(f.c[FS_SE_SLOPE_X][(size_t)10 * w + 7] < 0);
+	/* a detector low at +x: the far (-x) foot of the dome is shadowed,
+	 * the near one is not */
+	fs_se_shadow(&f, 0, 20 * M_PI / 180);
+	assert_true(f.c[FS_SE_SHADOW][(size_t)10 * w + 10 - 6] > 0);
+	assert_true(f.c[FS_SE_SHADOW][(size_t)10 * w + 10 + 4] == 0);
+	fs_se_field_free(&f);
+}
+
+/* mean true D over the counted domes */
+static double true_mean_d(const sem_truth *t)
+{
+	double s = 0;
+	size_t k = 0;
+	for (size_t j = 0; j < t->n; j++)
+		if (sem_counted(t, t->x[j], t->y[j])) {
+			s += t->d[j];
+			k++;
+		}
+	return k ? s / k : 0;
+}
+
+/* The pitch of scattered centres: every neighbour pair, not the nearest
+ * one, so a scatter of 0.04 pitch leaves it within 1 %. */
+static void pitch_of_scattered_centres(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_defaults(&o);
+	o.pos_jitter = 0.04;
+	o.pitch = 30;
+	o.width = 400;
+	o.height = 360;
+	sem_truth t;
+	fs_image *img = sem_make(&o, &t);
+	assert_non_null(img);
+	double p = fs_dome_fit_pitch(t.x, t.y, t.n);
+	assert_true(fabs(p - t.pitch) < 0.01 * t.pitch);
+	assert_true(fs_dome_fit_pitch(t.x, t.y, 2) == 0);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
+static void fit_true_centres(void **state)
+{
+	(void)state;
+	static const double fills[3] = {0.30, 0.55, 0.73};
+	for (int k = 0; k < 3; k++) {
+		sem_opts o;
+		sem_defaults(&o);
+		o.fill = fills[k];
+		o.pitch = 28;
+		o.width = 360;
+		o.height = 300;
+		o.seed = 77 + (unsigned)k;
+		sem_truth t;
+		fs_image *img = sem_make(&o, &t);
+		assert_non_null(img);
+		fs_dome_fit fit;
+		char err[256];
+		fs_dome_fit_opts fo;
+		fs_dome_fit_opts_default(&fo);
+		fo.no_sigma = 1;
+		assert_int_equal(fs_dome_fit_image(img, t.x, t.y, t.n, t.pitch, &fo, &fit, err, sizeof err), 0);
+		double truth = true_mean_d(&t) / t.pitch;
+		printf("true centres: fill %.3f -> fit %.3f (R^2 %.3f, h/R %.2f, profile %.0f, blur %.2f px)\n",
+		       truth, fit.fill, fit.quality, fit.h_over_r, fit.profile, fit.blur_px);
+		assert_true(fabs(fit.fill - truth) < 0.03);
+		assert_true(fit.quality > 0.9);
+		sem_truth_free(&t);
+		fs_image_free(img);
+	}
+}
+
+static void corner_scenes(void **state)
+{
+	(void)state;
+	int ns = 64;
+	const char *lim = getenv("FIT_SCENES");
+	if (lim && atoi(lim) > 0 && atoi(lim) < 64)
+		ns = atoi(lim);
+	int within = 0, within_d = 0, within_sig = 0;
+	printf("%5s %5s %4s %4s %4s %3s %4s | %6s %6s %6s %6s %5s | %6s %6s %6s\n", "scene", "fill", "prof", "h/R",
+	       "ht", "az", "P", "truth", "fit", "sigma", "err%", "R2", "D true", "D fit", "D err%");
+	int first = getenv("FIT_FIRST") ? atoi(getenv("FIT_FIRST")) : 0;
+	if (first < 0 || first > 63)
+		first = 0;
+	int run = 0;
+	for (int k = first; k < ns; k += SCENE_STEP) {
+		run++;
+		sem_opts o;
+		sem_corner_scene(k, &o);
+		sem_truth t;
+		fs_image *img = sem_make(&o, &t);
+		assert_non_null(img);
+		fs_params p;
+		fs_params_default(&p);
+		fs_detect_result res;
+		char err[256];
+		assert_int_equal(fs_detect(img, &p, 0, &res, err, sizeof err), 0);
+		size_t n = res.tubercles.n;
+		double *xs = malloc((n + 1) * sizeof *xs), *ys = malloc((n + 1) * sizeof *ys);
+		assert_true(xs && ys);
+		for (size_t i = 0; i < n; i++) {
+			xs[i] = res.tubercles.items[i].centroid_x;
+			ys[i] = res.tubercles.items[i].centroid_y;
+		}
+		if (getenv("FIT_TRUE")) {
+			/* development: the true centres instead of the detections */
+			free(xs);
+			free(ys);
+			n = t.n;
+			xs = malloc((n + 1) * sizeof *xs);
+			ys = malloc((n + 1) * sizeof *ys);
+			assert_true(xs && ys);
+			memcpy(xs, t.x, n * sizeof *xs);
+			memcpy(ys, t.y, n * sizeof *ys);
+		}
+		double pitch = fs_dome_fit_pitch(xs, ys, n);
+		if (getenv("FIT_DEBUG")) {
+			int *md = malloc((n + 1) * sizeof *md);
+			assert_non_null(md);
+			assert_int_equal(sem_match(&t, xs, ys, n, 0.25 * t.pitch, md, NULL), 0);
+			double sx = 0, sy = 0, sr = 0;
+			size_t m = 0;
+			for (size_t i = 0; i < n; i++)
+				if (md[i] >= 0) {
+					double dx = xs[i] - t.x[md[i]], dy = ys[i] - t.y[md[i]];
+					sx += dx;
+					sy += dy;
+					sr += dx * dx + dy * dy;
+					m++;
+				}
+			printf("      matched %zu of %zu: mean offset %.2f %.2f px, rms %.2f px\n", m, n,
+			       m ? sx / m : 0, m ? sy / m : 0, m ? sqrt(sr / m) : 0);
+			free(md);
+		}
+		fs_dome_fit fit;
+		int rc = fs_dome_fit_image(img, xs, ys, n, pitch, NULL, &fit, err, sizeof err);
+		double dtrue = true_mean_d(&t), ftrue = dtrue / t.pitch;
+		double e = rc == 0 ? 100 * (fit.fill - ftrue) / ftrue : NAN;
+		double ed = rc == 0 ? 100 * (fit.fill * pitch - dtrue) / dtrue : NAN;
+		within += fabs(e) < 3;
+		within_d += fabs(ed) < 3;
+		within_sig += rc == 0 && fabs(fit.fill - ftrue) <= 2 * fit.sigma + 0.01;
+		printf("%5d %5.2f %4.0f %4.2f %4.0f %3.0f %4.0f | %6.3f %6.3f %6.3f %6.1f %5.2f | %6.2f %6.2f %6.1f%s%s%s\n", k,
+		       o.fill, o.profile, o.h_over_r, o.halftone, o.det_azimuth * 180 / M_PI, o.pitch, ftrue,
+		       rc ? NAN : fit.fill, rc ? NAN : fit.sigma, e, rc ? NAN : fit.quality, dtrue,
+		       rc ? NAN : fit.fill * pitch, ed, rc ? " (no fit: " : "", rc ? err : "", rc ? ")" : "");
+		if (getenv("FIT_DEBUG"))
+			printf("      n %zu used %zu pitch %.2f (true %.2f) halves %.3f %.3f angle %.1f az %.0f el %.0f offset %.2f %.2f\n", n,
+			       fit.n_used, pitch, t.pitch, fit.fill_a, fit.fill_b, fit.angle * 180 / M_PI,
+			       fit.azimuth * 180 / M_PI, fit.elevation * 180 / M_PI, fit.offset_x, fit.offset_y);
+		fflush(stdout);
+		free(xs);
+		free(ys);
+		fs_detect_result_free(&res);
+		sem_truth_free(&t);
+		fs_image_free(img);
+	}
+	printf("formation fit: fill within 3 %% of truth in %d of %d scenes, mean D (fill x pitch) in %d; "
+	       "truth within 2 sigma + 0.01 in %d\n",
+	       within, run, within_d, within_sig);
+	/* the level reached (13 of 64 when written; the per-tubercle rules
+	 * of dome_measure.c reach 24-37 from detected centres) */
+	if (run == 64)
+		assert_true(within >= 12);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(render_physics),
+		cmocka_unit_test(pitch_of_scattered_centres),
+		cmocka_unit_test(fit_true_centres),
+		cmocka_unit_test(corner_scenes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

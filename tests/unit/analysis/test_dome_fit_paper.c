@@ -1,0 +1,223 @@
+/*
+ * The per-image formation fit (dome_fit.h) on the nine paper figures, and
+ * the evidence issue 13 asks for when the figures disagree with the
+ * simulator: for P1 Fig2 (Polypterus bichir, published D/(D+S) 0.298),
+ * Fig1 (Lepidotes elvensis, 0.511) and Fig4 (Atractosteus simplex, 0.730)
+ * the best formation is fitted with the fill held at the published value,
+ * at the outline rule's reading (today's default) and free, and the
+ * residual of each (RMS / SD of the figure's mean patch around the
+ * detected centres) is printed with the mean radial profiles. A fill that
+ * no formation reproduces leaves a residual well above the free fit's.
+ * Centres: the default detector (fs_detect); pitch: fs_dome_fit_pitch.
+ * Under the sanitizers only the three figures of the evidence are fitted.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/detect.h"
+#include "analysis/dome_fit.h"
+#include "analysis/graph.h"
+#include "analysis/metrics.h"
+#include "image/image_io.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ONLY_EVIDENCE 1
+#else
+#define ONLY_EVIDENCE 0
+#endif
+
+#define DIR "tests/fixtures/paper/"
+#define MAXIMG 16
+
+typedef struct fig {
+	char file[160];
+	double published;   /* d / (d + s) */
+	double outline;     /* the default's size_pitch_ratio */
+	size_t n;
+	double pitch;
+	fs_dome_fit fit;
+	int fitted;         /* 0 when the fit refused (too few whole patches) */
+	char why[256];
+	fs_image *img;      /* kept for the evidence */
+	double *xs, *ys;
+} fig;
+
+static fig figs[MAXIMG];
+static int nfigs;
+
+static int read_expected(void)
+{
+	FILE *f = fopen(DIR "expected.csv", "r");
+	if (!f)
+		return -1;
+	char line[1024];
+	int n = 0;
+	if (!fgets(line, sizeof line, f)) {
+		fclose(f);
+		return -1;
+	}
+	while (n < MAXIMG && fgets(line, sizeof line, f)) {
+		char *fields[8] = {0};
+		int k = 0;
+		for (char *s = strtok(line, ","); s && k < 8; s = strtok(NULL, ","))
+			fields[k++] = s;
+		if (k < 6)
+			continue;
+		snprintf(figs[n].file, sizeof figs[n].file, "%.150s", fields[0]);
+		double d = atof(fields[4]), s = atof(fields[5]);
+		figs[n].published = d / (d + s);
+		if (ONLY_EVIDENCE && strncmp(figs[n].file, "P1_Fig1_", 8) && strncmp(figs[n].file, "P1_Fig2_", 8) &&
+		    strncmp(figs[n].file, "P1_Fig4_", 8))
+			continue;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void measure(fig *g)
+{
+	char path[1024], err[256];
+	snprintf(path, sizeof path, DIR "%.150s", g->file);
+	fs_loaded L;
+	assert_int_equal(fs_load_file(path, NULL, &L, err, sizeof err), 0);
+	fs_params p;
+	fs_params_default(&p);
+	fs_detect_result res;
+	assert_int_equal(fs_detect(L.image, &p, 0, &res, err, sizeof err), 0);
+	fs_edge_list e = {0};
+	assert_int_equal(fs_graph_build(&res.tubercles, p.neighbor_graph, p.cull_long_edges, p.cull_factor, &e, err,
+					sizeof err),
+			 0);
+	fs_stats st;
+	assert_int_equal(fs_stats_compute(&res.tubercles, &e, 1.0, NULL, L.image->width, L.image->height, &st), 0);
+	g->outline = st.size_pitch_ratio;
+	g->n = res.tubercles.n;
+	g->xs = malloc((g->n + 1) * sizeof *g->xs);
+	g->ys = malloc((g->n + 1) * sizeof *g->ys);
+	assert_true(g->xs && g->ys);
+	for (size_t i = 0; i < g->n; i++) {
+		g->xs[i] = res.tubercles.items[i].centroid_x;
+		g->ys[i] = res.tubercles.items[i].centroid_y;
+	}
+	g->pitch = fs_dome_fit_pitch(g->xs, g->ys, g->n);
+	assert_true(g->pitch > 0);
+	g->fitted = fs_dome_fit_image(L.image, g->xs, g->ys, g->n, g->pitch, NULL, &g->fit, g->why, sizeof g->why) == 0;
+	g->img = L.image;
+	L.image = NULL;
+	fs_edge_list_free(&e);
+	fs_detect_result_free(&res);
+	fs_loaded_free(&L);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	nfigs = read_expected();
+	if (nfigs < (ONLY_EVIDENCE ? 3 : 9))
+		return -1;
+	printf("%-50s %5s %6s | %7s %6s %6s %5s %4s %5s %4s | %6s %6s %s\n", "file", "n", "pitch", "fit", "sigma",
+	       "R2", "h/R", "prof", "blur", "az", "publ", "outl", "fit ok (0.08)");
+	int ok = 0;
+	for (int i = 0; i < nfigs; i++) {
+		fig *g = &figs[i];
+		measure(g);
+		int good = g->fitted && fabs(g->fit.fill - g->published) <= 0.08;
+		ok += good;
+		if (!g->fitted) {
+			printf("%-50s %5zu %6.2f | no fit: %s\n", g->file, g->n, g->pitch, g->why);
+			continue;
+		}
+		printf("%-50s %5zu %6.2f | %7.3f %6.3f %6.3f %5.2f %4.0f %5.2f %4.0f | %6.3f %6.3f %s\n", g->file, g->n,
+		       g->pitch, g->fit.fill, g->fit.sigma, g->fit.quality, g->fit.h_over_r, g->fit.profile,
+		       g->fit.blur_px, g->fit.azimuth * 180 / M_PI, g->published, g->outline, good ? "yes" : "NO");
+		fflush(stdout);
+	}
+	printf("formation fit within 0.08 of the published ratio: %d of %d\n", ok, nfigs);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < nfigs; i++) {
+		fs_image_free(figs[i].img);
+		free(figs[i].xs);
+		free(figs[i].ys);
+	}
+	return 0;
+}
+
+static const fig *find(const char *prefix)
+{
+	for (int i = 0; i < nfigs; i++)
+		if (!strncmp(figs[i].file, prefix, strlen(prefix)))
+			return &figs[i];
+	return NULL;
+}
+
+/* The best formation with the fill held at f. */
+static void held(const fig *g, double f, fs_dome_fit *out)
+{
+	fs_dome_fit_opts o;
+	fs_dome_fit_opts_default(&o);
+	o.fill_min = o.fill_max = f;
+	o.use_start = 1;
+	o.start_x = g->fit.offset_x;
+	o.start_y = g->fit.offset_y;
+	char err[256];
+	assert_int_equal(fs_dome_fit_image(g->img, g->xs, g->ys, g->n, g->pitch, &o, out, err, sizeof err), 0);
+}
+
+static void evidence(void **state)
+{
+	(void)state;
+	static const char *const which[3] = {"P1_Fig2_", "P1_Fig1_", "P1_Fig4_"};
+	double res_pub[3], res_out[3], res_free[3];
+	for (int w = 0; w < 3; w++) {
+		const fig *g = find(which[w]);
+		assert_non_null(g);
+		assert_true(g->fitted);
+		fs_dome_fit at_pub, at_out;
+		held(g, g->published, &at_pub);
+		held(g, g->outline, &at_out);
+		printf("\n%s: residual (RMS / SD of the mean patch) at the published fill %.3f: %.3f; at the outline "
+		       "rule's %.3f: %.3f; free fit %.3f +- %.3f: %.3f\n",
+		       g->file, g->published, at_pub.residual, g->outline, at_out.residual, g->fit.fill, g->fit.sigma,
+		       g->fit.residual);
+		printf("  r/pitch   observed  model@published  model@outline  model@free\n");
+		for (int k = 0; k < FS_DOME_FIT_NRAD; k++)
+			printf("  %6.3f   %8.3f  %15.3f  %13.3f  %10.3f\n", (k + 0.5) * 0.05, g->fit.obs[k],
+			       at_pub.model[k], at_out.model[k], g->fit.model[k]);
+		/* the free fit is the best of all fills: never worse than a
+		 * held one beyond the fine grid's interpolation */
+		assert_true(g->fit.residual <= at_pub.residual + 0.02);
+		assert_true(g->fit.residual <= at_out.residual + 0.02);
+		res_pub[w] = at_pub.residual;
+		res_out[w] = at_out.residual;
+		res_free[w] = g->fit.residual;
+	}
+	/* The findings, at the level measured when written: Fig2's published
+	 * fill fits as well as the free fit (0.191 against 0.190); Fig4's
+	 * does not (0.305 at 0.730 against 0.226 at the outline rule's 0.442
+	 * and 0.164 free at 0.228). */
+	assert_true(res_pub[0] <= res_free[0] + 0.01);
+	assert_true(res_pub[2] >= res_out[2] + 0.05);
+	assert_true(res_pub[2] >= res_free[2] + 0.1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(evidence),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
