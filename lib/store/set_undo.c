@@ -221,6 +221,20 @@ static void take_inverse(undo_like *u, op *o)
 	fs_set_diff_invert(&u->d);
 }
 
+/* Fits the change u->d to the set's rows as they are; a refusal says what
+ * stands in the way and, when since > 0, who changed it after that entry. */
+static int fit_change(fs_db *db, long long set_id, undo_like *u, long long since, char *err, size_t errlen)
+{
+	char why[300] = "";
+	int rc = fit_to_rows(db, set_id, &u->d, why, sizeof why);
+	if (rc == FS_DB_INVALID) {
+		if (since > 0)
+			who_changed(db, set_id, since, why, sizeof why);
+		ERR("%s: %s", u->cannot, why);
+	}
+	return rc;
+}
+
 static char *refs_one(long long id)
 {
 	char buf[32];
@@ -228,8 +242,8 @@ static char *refs_one(long long id)
 	return strdup(buf);
 }
 
-static int run_undo_like(fs_db *db, long long set_id, long long expect_rev, long long user_id, undo_like *u,
-			 long long *new_rev, long long *cur_rev, char *err, size_t errlen)
+static int run_prepared(fs_db *db, long long set_id, long long expect_rev, long long user_id, undo_like *u,
+			long long *new_rev, long long *cur_rev, char *err, size_t errlen)
 {
 	err[0] = 0;
 	int rc = FS_DB_OK;
@@ -295,6 +309,16 @@ static int run_undo_like(fs_db *db, long long set_id, long long expect_rev, long
 	return FS_DB_BUSY;
 }
 
+/* Runs the change u describes (prepared at a snapshot, written under the
+ * lock) and empties u. */
+static int run_undo_like(fs_db *db, long long set_id, long long expect_rev, long long user_id, undo_like *u,
+			 long long *new_rev, long long *cur_rev, char *err, size_t errlen)
+{
+	int rc = run_prepared(db, set_id, expect_rev, user_id, u, new_rev, cur_rev, err, errlen);
+	undo_like_clear(u);
+	return rc;
+}
+
 /* ---- undo and redo of one's own steps ---- */
 
 static int prepare_undo(fs_db *db, long long set_id, long long user_id, undo_like *u, char *err, size_t errlen)
@@ -313,13 +337,7 @@ static int prepare_undo(fs_db *db, long long set_id, long long user_id, undo_lik
 	if (!(u->refs = refs_one(u->o.id)))
 		return FS_DB_ERROR;
 	take_inverse(u, &u->o);
-	char why[300] = "";
-	rc = fit_to_rows(db, set_id, &u->d, why, sizeof why);
-	if (rc == FS_DB_INVALID) {
-		who_changed(db, set_id, u->o.id, why, sizeof why);
-		ERR("%s: %s", u->cannot, why);
-	}
-	return rc;
+	return fit_change(db, set_id, u, u->o.id, err, errlen);
 }
 
 static int after_undo(fs_db *db, long long set_id, undo_like *u)
@@ -333,14 +351,8 @@ static int after_undo(fs_db *db, long long set_id, undo_like *u)
 int fs_set_undo(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
 		long long *cur_rev, char *err, size_t errlen)
 {
-	undo_like u;
-	memset(&u, 0, sizeof u);
-	u.kind = "undo";
-	u.prepare = prepare_undo;
-	u.after = after_undo;
-	int rc = run_undo_like(db, set_id, expect_rev, user_id, &u, new_rev, cur_rev, err, errlen);
-	undo_like_clear(&u);
-	return rc;
+	undo_like u = {.kind = "undo", .prepare = prepare_undo, .after = after_undo};
+	return run_undo_like(db, set_id, expect_rev, user_id, &u, new_rev, cur_rev, err, errlen);
 }
 
 static int prepare_redo(fs_db *db, long long set_id, long long user_id, undo_like *u, char *err, size_t errlen)
@@ -367,13 +379,7 @@ static int prepare_redo(fs_db *db, long long set_id, long long user_id, undo_lik
 		return FS_DB_ERROR;
 	/* exactly what the undo did, backwards */
 	take_inverse(u, &u->o);
-	char why[300] = "";
-	rc = fit_to_rows(db, set_id, &u->d, why, sizeof why);
-	if (rc == FS_DB_INVALID) {
-		who_changed(db, set_id, u->o.id, why, sizeof why);
-		ERR("%s: %s", u->cannot, why);
-	}
-	return rc;
+	return fit_change(db, set_id, u, u->o.id, err, errlen);
 }
 
 static int after_redo(fs_db *db, long long set_id, undo_like *u)
@@ -387,14 +393,8 @@ static int after_redo(fs_db *db, long long set_id, undo_like *u)
 int fs_set_redo(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
 		long long *cur_rev, char *err, size_t errlen)
 {
-	undo_like u;
-	memset(&u, 0, sizeof u);
-	u.kind = "redo";
-	u.prepare = prepare_redo;
-	u.after = after_redo;
-	int rc = run_undo_like(db, set_id, expect_rev, user_id, &u, new_rev, cur_rev, err, errlen);
-	undo_like_clear(&u);
-	return rc;
+	undo_like u = {.kind = "redo", .prepare = prepare_redo, .after = after_redo};
+	return run_undo_like(db, set_id, expect_rev, user_id, &u, new_rev, cur_rev, err, errlen);
 }
 
 static int exists_where(fs_db *db, const char *sql, long long set_id, long long user_id, int *yes)
@@ -452,11 +452,7 @@ static int prepare_undo_op(fs_db *db, long long set_id, long long user_id, undo_
 	if (!(u->refs = refs_one(u->o.id)))
 		return FS_DB_ERROR;
 	take_inverse(u, &u->o);
-	char why[300] = "";
-	rc = fit_to_rows(db, set_id, &u->d, why, sizeof why);
-	if (rc == FS_DB_INVALID)
-		ERR("%s: %s", u->cannot, why);
-	return rc;
+	return fit_change(db, set_id, u, 0, err, errlen);
 }
 
 static int after_undo_op(fs_db *db, long long set_id, undo_like *u)
@@ -470,15 +466,8 @@ static int after_undo_op(fs_db *db, long long set_id, undo_like *u)
 int fs_set_undo_op(fs_db *db, long long set_id, long long op_id, long long user_id, long long *new_rev,
 		   char *err, size_t errlen)
 {
-	undo_like u;
-	memset(&u, 0, sizeof u);
-	u.kind = "undo_step";
-	u.op_id = op_id;
-	u.prepare = prepare_undo_op;
-	u.after = after_undo_op;
-	int rc = run_undo_like(db, set_id, -1, user_id, &u, new_rev, NULL, err, errlen);
-	undo_like_clear(&u);
-	return rc;
+	undo_like u = {.kind = "undo_step", .op_id = op_id, .prepare = prepare_undo_op, .after = after_undo_op};
+	return run_undo_like(db, set_id, -1, user_id, &u, new_rev, NULL, err, errlen);
 }
 
 static void iso(long long t, char *out, size_t n)
@@ -925,11 +914,7 @@ static int prepare_revert(fs_db *db, long long set_id, long long user_id, undo_l
 	snprintf(u->label, sizeof u->label, "Reverted to the last save");
 	snprintf(u->cannot, sizeof u->cannot, "cannot revert");
 	fs_set_diff_invert(&u->d);
-	char why[300] = "";
-	rc = fit_to_rows(db, set_id, &u->d, why, sizeof why);
-	if (rc == FS_DB_INVALID)
-		ERR("%s: %s", u->cannot, why);
-	return rc;
+	return fit_change(db, set_id, u, 0, err, errlen);
 }
 
 static int after_revert(fs_db *db, long long set_id, undo_like *u)
@@ -954,15 +939,8 @@ static int after_revert(fs_db *db, long long set_id, undo_like *u)
 int fs_set_revert(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
 		  long long *cur_rev, char *err, size_t errlen)
 {
-	undo_like u;
-	memset(&u, 0, sizeof u);
-	u.kind = "revert";
-	u.full = 1;
-	u.prepare = prepare_revert;
-	u.after = after_revert;
-	int rc = run_undo_like(db, set_id, expect_rev, user_id, &u, new_rev, cur_rev, err, errlen);
-	undo_like_clear(&u);
-	return rc;
+	undo_like u = {.kind = "revert", .full = 1, .prepare = prepare_revert, .after = after_revert};
+	return run_undo_like(db, set_id, expect_rev, user_id, &u, new_rev, cur_rev, err, errlen);
 }
 
 /* ---- image-wide changes ---- */
