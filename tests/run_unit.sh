@@ -2,11 +2,16 @@
 # Runs every cmocka test binary in each build directory given (the plain build
 # and the sanitizer build) from the repository root, and ends with one line
 # "N passed, N failed". A binary that dies before its summary counts as one
-# failure, so a crash can never look like a pass.
-pass=0
-fail=0
-for dir in "$@"; do
-	for t in "$dir"/tests/*/test_*; do
+# failure, so a crash can never look like a pass. The build directories run
+# side by side (one process each: the machine has two cores and each test
+# binary uses one); their outputs are printed in the order given. Tests name
+# their files by process id, so two binaries never share one.
+
+# run_dir DIR: one line per binary, then "counts P F"
+run_dir() {
+	pass=0
+	fail=0
+	for t in "$1"/tests/*/test_*; do
 		[ -x "$t" ] || continue
 		out=$(ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			CMOCKA_MESSAGE_OUTPUT=STDOUT "$t" 2>&1)
@@ -33,5 +38,30 @@ for dir in "$@"; do
 		pass=$((pass + p))
 		fail=$((fail + f))
 	done
+	echo "counts $pass $fail"
+}
+
+tmp=$(mktemp -d) || exit 2
+i=0
+for dir in "$@"; do
+	i=$((i + 1))
+	run_dir "$dir" >"$tmp/$i" 2>&1 &
 done
+wait
+pass=0
+fail=0
+j=0
+while [ "$j" -lt "$i" ]; do
+	j=$((j + 1))
+	grep -v '^counts ' "$tmp/$j"
+	c=$(grep '^counts ' "$tmp/$j" | tail -n 1)
+	if [ -z "$c" ]; then
+		echo "FAIL the run of build directory $j ended without its counts"
+		fail=$((fail + 1))
+		continue
+	fi
+	pass=$((pass + $(echo "$c" | cut -d' ' -f2)))
+	fail=$((fail + $(echo "$c" | cut -d' ' -f3)))
+done
+rm -rf "$tmp"
 echo "unit: $pass passed, $fail failed"
