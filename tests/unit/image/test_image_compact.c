@@ -23,27 +23,6 @@
 #include "image/render.h"
 #include "testimg_write.h"
 
-static char tmpdir[128];
-
-static int setup_dir(void **state)
-{
-	(void)state;
-	return fs_testimg_tmpdir(tmpdir, sizeof tmpdir);
-}
-
-static int teardown_dir(void **state)
-{
-	(void)state;
-	fs_testimg_rmdir(tmpdir);
-	return 0;
-}
-
-static const char *tpath(const char *name)
-{
-	static char p[256];
-	snprintf(p, sizeof p, "%s/%s", tmpdir, name);
-	return p;
-}
 
 /* Loads path twice (float, compact), checks the compact one has `bits`
  * (0: stays float) and that all its samples equal the float load's. */
@@ -113,8 +92,8 @@ static void test_tiff_grey(void **state)
 				     .photometric = PHOTOMETRIC_MINISBLACK, .tile = cases[i].tile,
 				     .planar_separate = cases[i].planar, .compression = cases[i].compression,
 				     .big_endian = (int)(i & 1)};
-		assert_int_equal(fs_testimg_write_tiff(tpath("g.tif"), &s), 0);
-		check_file(tpath("g.tif"), cases[i].bps);
+		assert_int_equal(fs_testimg_write_tiff(fs_testimg_path("g.tif"), &s), 0);
+		check_file(fs_testimg_path("g.tif"), cases[i].bps);
 	}
 }
 
@@ -122,18 +101,18 @@ static void test_tiff_other_layouts_stay_float(void **state)
 {
 	(void)state;
 	fs_testimg_tiff rgb = {.width = 40, .height = 30, .bps = 8, .spp = 3, .photometric = PHOTOMETRIC_RGB};
-	assert_int_equal(fs_testimg_write_tiff(tpath("rgb.tif"), &rgb), 0);
-	check_file(tpath("rgb.tif"), 0);
+	assert_int_equal(fs_testimg_write_tiff(fs_testimg_path("rgb.tif"), &rgb), 0);
+	check_file(fs_testimg_path("rgb.tif"), 0);
 	fs_testimg_tiff white = {.width = 40, .height = 30, .bps = 8, .photometric = PHOTOMETRIC_MINISWHITE};
-	assert_int_equal(fs_testimg_write_tiff(tpath("w.tif"), &white), 0);
-	check_file(tpath("w.tif"), 0);
+	assert_int_equal(fs_testimg_write_tiff(fs_testimg_path("w.tif"), &white), 0);
+	check_file(fs_testimg_path("w.tif"), 0);
 	fs_testimg_tiff pal = {.width = 40, .height = 30, .bps = 8, .photometric = PHOTOMETRIC_PALETTE};
-	assert_int_equal(fs_testimg_write_tiff(tpath("p.tif"), &pal), 0);
-	check_file(tpath("p.tif"), 0);
+	assert_int_equal(fs_testimg_write_tiff(fs_testimg_path("p.tif"), &pal), 0);
+	check_file(fs_testimg_path("p.tif"), 0);
 	fs_testimg_tiff f32 = {.width = 40, .height = 30, .bps = 32, .sample_format = SAMPLEFORMAT_IEEEFP,
 			       .photometric = PHOTOMETRIC_MINISBLACK};
-	assert_int_equal(fs_testimg_write_tiff(tpath("f.tif"), &f32), 0);
-	check_file(tpath("f.tif"), 0);
+	assert_int_equal(fs_testimg_write_tiff(fs_testimg_path("f.tif"), &f32), 0);
+	check_file(fs_testimg_path("f.tif"), 0);
 }
 
 static void test_png(void **state)
@@ -150,8 +129,8 @@ static void test_png(void **state)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		fs_testimg_png s = {.width = 53, .height = 31, .bit_depth = cases[i].bd, .color_type = cases[i].ct,
 				    .interlace = cases[i].interlace};
-		assert_int_equal(fs_testimg_write_png(tpath("g.png"), &s), 0);
-		check_file(tpath("g.png"), cases[i].bits);
+		assert_int_equal(fs_testimg_write_png(fs_testimg_path("g.png"), &s), 0);
+		check_file(fs_testimg_path("g.png"), cases[i].bits);
 	}
 }
 
@@ -159,11 +138,11 @@ static void test_jpeg(void **state)
 {
 	(void)state;
 	fs_testimg_jpeg g = {.width = 48, .height = 40, .components = 1};
-	assert_int_equal(fs_testimg_write_jpeg(tpath("g.jpg"), &g), 0);
-	check_file(tpath("g.jpg"), 8);
+	assert_int_equal(fs_testimg_write_jpeg(fs_testimg_path("g.jpg"), &g), 0);
+	check_file(fs_testimg_path("g.jpg"), 8);
 	fs_testimg_jpeg c = {.width = 48, .height = 40, .components = 3};
-	assert_int_equal(fs_testimg_write_jpeg(tpath("c.jpg"), &c), 0);
-	check_file(tpath("c.jpg"), 0);
+	assert_int_equal(fs_testimg_write_jpeg(fs_testimg_path("c.jpg"), &c), 0);
+	check_file(fs_testimg_path("c.jpg"), 0);
 }
 
 /* The conversion is the loaders' own: k / 255 and k / 65535 as floats,
@@ -229,5 +208,5 @@ int main(void)
 		cmocka_unit_test(test_values_and_sizes),
 		cmocka_unit_test(test_render_compact),
 	};
-	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+	return cmocka_run_group_tests(tests, fs_testimg_dir_setup, fs_testimg_dir_teardown);
 }

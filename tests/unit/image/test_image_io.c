@@ -20,33 +20,12 @@
 #include "image/image_io.h"
 #include "testimg_write.h"
 
-static char tmpdir[128];
-
-static int setup_dir(void **state)
-{
-	(void)state;
-	return fs_testimg_tmpdir(tmpdir, sizeof tmpdir);
-}
-
-static int teardown_dir(void **state)
-{
-	(void)state;
-	fs_testimg_rmdir(tmpdir);
-	return 0;
-}
-
-static const char *tpath(const char *name)
-{
-	static char p[256];
-	snprintf(p, sizeof p, "%s/%s", tmpdir, name);
-	return p;
-}
 
 /* Writes spec to a temp TIFF and loads it (asserting success). */
 static void load_tiff_spec(const fs_testimg_tiff *spec, int page, fs_loaded *l)
 {
 	char err[256] = "";
-	const char *p = tpath("t.tif");
+	const char *p = fs_testimg_path("t.tif");
 	assert_int_equal(fs_testimg_write_tiff(p, spec), 0);
 	fs_load_opts o = {.max_pixels = 0, .page = page};
 	int rc = fs_load_file(p, &o, l, err, sizeof err);
@@ -255,7 +234,7 @@ static void tiff_big_endian_16bit_loads_exactly(void **state)
 	fs_loaded_free(&l);
 	unsigned char *buf;
 	size_t len;
-	assert_int_equal(fs_testimg_read(tpath("t.tif"), &buf, &len), 0);
+	assert_int_equal(fs_testimg_read(fs_testimg_path("t.tif"), &buf, &len), 0);
 	assert_true(buf[0] == 'M' && buf[1] == 'M');
 	free(buf);
 }
@@ -360,15 +339,15 @@ static void tiff_page_out_of_range_fails(void **state)
 {
 	(void)state;
 	fs_testimg_tiff s = {.width = 10, .height = 4, .bps = 8, .photometric = PHOTOMETRIC_MINISBLACK, .pages = 2};
-	assert_int_equal(fs_testimg_write_tiff(tpath("p.tif"), &s), 0);
+	assert_int_equal(fs_testimg_write_tiff(fs_testimg_path("p.tif"), &s), 0);
 	fs_load_opts o = {.max_pixels = 0, .page = 2};
 	fs_loaded l;
 	char err[256] = "";
-	assert_int_equal(fs_load_file(tpath("p.tif"), &o, &l, err, sizeof err), -1);
+	assert_int_equal(fs_load_file(fs_testimg_path("p.tif"), &o, &l, err, sizeof err), -1);
 	assert_non_null(strstr(err, "2 page"));
 	assert_null(l.image);
 	o.page = -1;
-	assert_int_equal(fs_load_file(tpath("p.tif"), &o, &l, err, sizeof err), -1);
+	assert_int_equal(fs_load_file(fs_testimg_path("p.tif"), &o, &l, err, sizeof err), -1);
 }
 
 /* ---- calibration ---- */
@@ -431,8 +410,8 @@ static void tiff_fine_resolution_is_a_calibration(void **state)
 static void load_png_spec(const fs_testimg_png *s, fs_loaded *l)
 {
 	char err[256] = "";
-	assert_int_equal(fs_testimg_write_png(tpath("t.png"), s), 0);
-	if (fs_load_file(tpath("t.png"), NULL, l, err, sizeof err) != 0)
+	assert_int_equal(fs_testimg_write_png(fs_testimg_path("t.png"), s), 0);
+	if (fs_load_file(fs_testimg_path("t.png"), NULL, l, err, sizeof err) != 0)
 		fail_msg("load failed: %s", err);
 	assert_int_equal(l->format, FS_FORMAT_PNG);
 	assert_int_equal(l->n_pages, 1);
@@ -547,8 +526,8 @@ static void jpeg_grey_rgb_and_progressive_load_close(void **state)
 			fs_testimg_jpeg s = {.width = 48, .height = 40, .components = comps[c], .progressive = p};
 			char err[256] = "";
 			fs_loaded l;
-			assert_int_equal(fs_testimg_write_jpeg(tpath("t.jpg"), &s), 0);
-			if (fs_load_file(tpath("t.jpg"), NULL, &l, err, sizeof err) != 0)
+			assert_int_equal(fs_testimg_write_jpeg(fs_testimg_path("t.jpg"), &s), 0);
+			if (fs_load_file(fs_testimg_path("t.jpg"), NULL, &l, err, sizeof err) != 0)
 				fail_msg("load failed: %s", err);
 			assert_int_equal(l.format, FS_FORMAT_JPEG);
 			assert_int_equal(l.image->width, 48);
@@ -564,10 +543,10 @@ static void jpeg_cmyk_is_refused(void **state)
 {
 	(void)state;
 	fs_testimg_jpeg s = {.width = 16, .height = 16, .components = 4};
-	assert_int_equal(fs_testimg_write_jpeg(tpath("c.jpg"), &s), 0);
+	assert_int_equal(fs_testimg_write_jpeg(fs_testimg_path("c.jpg"), &s), 0);
 	fs_loaded l;
 	char err[256] = "";
-	assert_int_equal(fs_load_file(tpath("c.jpg"), NULL, &l, err, sizeof err), -1);
+	assert_int_equal(fs_load_file(fs_testimg_path("c.jpg"), NULL, &l, err, sizeof err), -1);
 	assert_non_null(strstr(err, "CMYK"));
 	assert_null(l.image);
 }
@@ -576,10 +555,10 @@ static void jpeg_screen_density_is_not_a_calibration(void **state)
 {
 	(void)state;
 	fs_testimg_jpeg s = {.width = 16, .height = 16, .components = 1, .density_dpi = 96};
-	assert_int_equal(fs_testimg_write_jpeg(tpath("d.jpg"), &s), 0);
+	assert_int_equal(fs_testimg_write_jpeg(fs_testimg_path("d.jpg"), &s), 0);
 	fs_loaded l;
 	char err[256] = "";
-	assert_int_equal(fs_load_file(tpath("d.jpg"), NULL, &l, err, sizeof err), 0);
+	assert_int_equal(fs_load_file(fs_testimg_path("d.jpg"), NULL, &l, err, sizeof err), 0);
 	assert_true(l.suggested_um_per_px == 0.0);
 	fs_loaded_free(&l);
 }
@@ -617,11 +596,11 @@ static void missing_empty_and_directory_files_are_refused(void **state)
 	(void)state;
 	fs_loaded l;
 	char err[256] = "";
-	assert_int_equal(fs_load_file(tpath("nope.tif"), NULL, &l, err, sizeof err), -1);
+	assert_int_equal(fs_load_file(fs_testimg_path("nope.tif"), NULL, &l, err, sizeof err), -1);
 	assert_non_null(strstr(err, "cannot open"));
-	assert_int_equal(fs_testimg_write_bytes(tpath("empty.png"), (const unsigned char *)"", 0), 0);
-	assert_int_equal(fs_load_file(tpath("empty.png"), NULL, &l, err, sizeof err), -1);
-	assert_int_equal(fs_load_file(tmpdir, NULL, &l, err, sizeof err), -1);
+	assert_int_equal(fs_testimg_write_bytes(fs_testimg_path("empty.png"), (const unsigned char *)"", 0), 0);
+	assert_int_equal(fs_load_file(fs_testimg_path("empty.png"), NULL, &l, err, sizeof err), -1);
+	assert_int_equal(fs_load_file(fs_testimg_dir(), NULL, &l, err, sizeof err), -1);
 	fs_loaded_free(&l);
 	fs_loaded_free(NULL);
 }
@@ -630,11 +609,11 @@ static void page_on_png_is_refused(void **state)
 {
 	(void)state;
 	fs_testimg_png s = {.width = 4, .height = 4, .bit_depth = 8, .color_type = PNG_COLOR_TYPE_GRAY};
-	assert_int_equal(fs_testimg_write_png(tpath("pg.png"), &s), 0);
+	assert_int_equal(fs_testimg_write_png(fs_testimg_path("pg.png"), &s), 0);
 	fs_load_opts o = {.max_pixels = 0, .page = 1};
 	fs_loaded l;
 	char err[256] = "";
-	assert_int_equal(fs_load_file(tpath("pg.png"), &o, &l, err, sizeof err), -1);
+	assert_int_equal(fs_load_file(fs_testimg_path("pg.png"), &o, &l, err, sizeof err), -1);
 	assert_non_null(strstr(err, "page"));
 }
 
@@ -770,5 +749,5 @@ int main(void)
 		cmocka_unit_test(normalise_maps_range_and_zeroes_non_finite),
 		cmocka_unit_test(luma_of_white_is_exactly_one),
 	};
-	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+	return cmocka_run_group_tests(tests, fs_testimg_dir_setup, fs_testimg_dir_teardown);
 }

@@ -21,44 +21,23 @@
 #include "image/image_io.h"
 #include "testimg_write.h"
 
-static char tmpdir[128];
-
-static int setup_dir(void **state)
-{
-	(void)state;
-	return fs_testimg_tmpdir(tmpdir, sizeof tmpdir);
-}
-
-static int teardown_dir(void **state)
-{
-	(void)state;
-	fs_testimg_rmdir(tmpdir);
-	return 0;
-}
-
-static const char *tpath(const char *name)
-{
-	static char p[256];
-	snprintf(p, sizeof p, "%s/%s", tmpdir, name);
-	return p;
-}
 
 static void tiff_bytes(const fs_testimg_tiff *s, unsigned char **buf, size_t *len)
 {
-	assert_int_equal(fs_testimg_write_tiff(tpath("m.tif"), s), 0);
-	assert_int_equal(fs_testimg_read(tpath("m.tif"), buf, len), 0);
+	assert_int_equal(fs_testimg_write_tiff(fs_testimg_path("m.tif"), s), 0);
+	assert_int_equal(fs_testimg_read(fs_testimg_path("m.tif"), buf, len), 0);
 }
 
 static void png_bytes(const fs_testimg_png *s, unsigned char **buf, size_t *len)
 {
-	assert_int_equal(fs_testimg_write_png(tpath("m.png"), s), 0);
-	assert_int_equal(fs_testimg_read(tpath("m.png"), buf, len), 0);
+	assert_int_equal(fs_testimg_write_png(fs_testimg_path("m.png"), s), 0);
+	assert_int_equal(fs_testimg_read(fs_testimg_path("m.png"), buf, len), 0);
 }
 
 static void jpeg_bytes(const fs_testimg_jpeg *s, unsigned char **buf, size_t *len)
 {
-	assert_int_equal(fs_testimg_write_jpeg(tpath("m.jpg"), s), 0);
-	assert_int_equal(fs_testimg_read(tpath("m.jpg"), buf, len), 0);
+	assert_int_equal(fs_testimg_write_jpeg(fs_testimg_path("m.jpg"), s), 0);
+	assert_int_equal(fs_testimg_read(fs_testimg_path("m.jpg"), buf, len), 0);
 }
 
 /* Asserts that loading buf fails cleanly with a message (containing want, if given). */
@@ -550,7 +529,7 @@ static void broken_files_print_nothing(void **state)
 
 	fflush(stdout);
 	fflush(stderr);
-	int log = open(tpath("stderr.log"), O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	int log = open(fs_testimg_path("stderr.log"), O_CREAT | O_TRUNC | O_WRONLY, 0600);
 	assert_true(log >= 0);
 	int save_out = dup(1), save_err = dup(2);
 	dup2(log, 1);
@@ -602,5 +581,5 @@ int main(void)
 		cmocka_unit_test(random_corruption_gives_an_image_or_a_message),
 		cmocka_unit_test(broken_files_print_nothing),
 	};
-	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+	return cmocka_run_group_tests(tests, fs_testimg_dir_setup, fs_testimg_dir_teardown);
 }

@@ -391,3 +391,30 @@ void fs_testimg_rmdir(const char *dir)
 	}
 	rmdir(dir);
 }
+
+static char group_dir[128];
+
+int fs_testimg_dir_setup(void **state)
+{
+	(void)state;
+	return fs_testimg_tmpdir(group_dir, sizeof group_dir);
+}
+
+int fs_testimg_dir_teardown(void **state)
+{
+	(void)state;
+	fs_testimg_rmdir(group_dir);
+	return 0;
+}
+
+const char *fs_testimg_dir(void)
+{
+	return group_dir;
+}
+
+const char *fs_testimg_path(const char *name)
+{
+	static char p[256];
+	snprintf(p, sizeof p, "%s/%s", group_dir, name);
+	return p;
+}

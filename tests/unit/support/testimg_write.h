@@ -71,5 +71,12 @@ int fs_testimg_write_bytes(const char *path, const unsigned char *buf, size_t le
 /* A fresh directory under $TMPDIR or /tmp (dir needs 64 bytes), and its removal with its files. */
 int fs_testimg_tmpdir(char *dir, size_t dirlen);
 void fs_testimg_rmdir(const char *dir);
+/* A test group's temporary directory (cmocka group setup/teardown: made
+ * and removed with its files), and the path of a file in it (a static
+ * buffer, valid until the next call). */
+int fs_testimg_dir_setup(void **state);
+int fs_testimg_dir_teardown(void **state);
+const char *fs_testimg_dir(void);
+const char *fs_testimg_path(const char *name);
 
 #endif
