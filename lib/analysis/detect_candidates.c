@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/preprocess.h"
+#include "analysis/preprocess_tiled.h"
 
 int fs_cand_append(fs_cand_list *l, const fs_cand *c)
 {
@@ -36,14 +37,31 @@ void fs_cand_free(fs_cand_list *l)
 int fs_det_preprocess(const fs_image *img, const fs_params *p, int clahe_tile, fs_image **out,
 		      char *err, size_t errlen)
 {
-	/* the working copy, in floats (a compact img converted: image.h) */
-	fs_image *pre = fs_image_to_float(img);
+	int tiling = 0, threads = 1;
+	fs_detect_get_tiling(&tiling, &threads);
+	fs_image *pre;
+	if (tiling > 0) {
+		/* the output is the only full-size buffer: the top-hat runs tile
+		 * by tile from img (a compact img converted a crop at a time,
+		 * image.h), CLAHE and the blur in place row by row */
+		pre = fs_image_new_uninit(img->width, img->height);
+		if (pre && fs_white_tophat_tiled(img, pre, p->tophat_radius,
+						 tiling, threads, err, errlen)) {
+			fs_image_free(pre);
+			return -1;
+		}
+	} else if ((pre = fs_image_to_float(img)) &&
+		   fs_white_tophat(pre, p->tophat_radius, err, errlen)) {
+		/* the whole-image path (tile 0): the top-hat's temporaries are
+		 * full-size */
+		fs_image_free(pre);
+		return -1;
+	}
 	if (!pre) {
 		snprintf(err, errlen, "preprocess: out of memory");
 		return -1;
 	}
-	if (fs_white_tophat(pre, p->tophat_radius, err, errlen) ||
-	    fs_clahe(pre, p->clahe_clip, clahe_tile, err, errlen) ||
+	if (fs_clahe(pre, p->clahe_clip, clahe_tile, err, errlen) ||
 	    fs_gaussian_blur(pre, p->blur_sigma, err, errlen)) {
 		fs_image_free(pre);
 		return -1;

@@ -31,7 +31,10 @@ void fs_cand_free(fs_cand_list *l);
 
 /* Preprocessing of params.h on a copy of img: top-hat, CLAHE (tile side
  * clahe_tile, normally p->clahe_kernel), blur, normalise. *out is new (a
- * float image; img may be compact, image.h: the copy is its conversion). */
+ * float image; img may be compact, image.h: the copy is its conversion).
+ * With the detection's tiling on (fs_detect_set_tiling) the top-hat runs
+ * tile by tile (preprocess_tiled.h) and *out is the only full-size buffer;
+ * the result is the same to the last bit either way. */
 int fs_det_preprocess(const fs_image *img, const fs_params *p, int clahe_tile, fs_image **out,
 		      char *err, size_t errlen);
 

@@ -324,6 +324,60 @@ void fs_normalize(fs_image *img)
 
 #define CLAHE_BINS 256
 
+/* The histogram bin of a normalised sample (the same rounding everywhere). */
+static inline int clahe_bin(float v)
+{
+	return clampi((int)(v * (CLAHE_BINS - 1) + 0.5f), 0, CLAHE_BINS - 1);
+}
+
+/*
+ * The clipped, redistributed cumulative LUTs of CLAHE tile row ty (ntx
+ * tiles, CLAHE_BINS floats each) from img's rows ty * tile .. (ty + 1) *
+ * tile - 1, which must still hold the normalised input.
+ */
+static void clahe_lut_row(const fs_image *img, double clip, int tile, int ty, int ntx, float *lut)
+{
+	int w = img->width, h = img->height;
+	int y0 = ty * tile, y1 = y0 + tile < h ? y0 + tile : h;
+	for (int tx = 0; tx < ntx; tx++) {
+		int hist[CLAHE_BINS] = {0};
+		int x0 = tx * tile, x1 = x0 + tile < w ? x0 + tile : w;
+		int count = (y1 - y0) * (x1 - x0);
+		for (int y = y0; y < y1; y++) {
+			const float *r = img->data + (size_t)y * w;
+			for (int x = x0; x < x1; x++)
+				hist[clahe_bin(r[x])]++;
+		}
+		int limit = (int)(clip * count);
+		if (limit < 1)
+			limit = 1;
+		long excess = 0;
+		for (int b = 0; b < CLAHE_BINS; b++) {
+			if (hist[b] > limit) {
+				excess += hist[b] - limit;
+				hist[b] = limit;
+			}
+		}
+		/* Redistribute the excess evenly (the remainder to the first bins),
+		 * which keeps the LUT monotone and the total count unchanged. */
+		long add = excess / CLAHE_BINS, rem = excess % CLAHE_BINS;
+		float *l = lut + (size_t)tx * CLAHE_BINS;
+		long cum = 0;
+		for (int b = 0; b < CLAHE_BINS; b++) {
+			cum += hist[b] + add + (b < rem);
+			l[b] = (float)cum / (float)count;
+		}
+	}
+}
+
+/*
+ * In place and row by row, so a large image needs no full-size temporary
+ * (issue 15): output row y interpolates between the LUTs of CLAHE tile rows
+ * ty0 and ty0 + 1 (ty0 = floor((y + 0.5) / tile - 0.5)); a tile row's LUTs
+ * are made when first needed, at a row y < its first row, so its input
+ * rows are not yet overwritten; two tile rows are kept (a ring of two).
+ * The CLAHE grid is that of the whole image whatever the caller's tiling.
+ */
 int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 {
 	int rc = -1;
@@ -338,9 +392,9 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 		return 0;
 	int w = img->width, h = img->height;
 	int ntx = (w + tile - 1) / tile, nty = (h + tile - 1) / tile;
-	size_t n = (size_t)w * h;
-	lut = malloc((size_t)ntx * nty * CLAHE_BINS * sizeof *lut);
-	bin = malloc(n);
+	size_t row_luts = (size_t)ntx * CLAHE_BINS;
+	lut = malloc(2 * row_luts * sizeof *lut);
+	bin = malloc((size_t)w);
 	colw = malloc((size_t)w * sizeof *colw);
 	coll = malloc((size_t)w * sizeof *coll);
 	colr = malloc((size_t)w * sizeof *colr);
@@ -349,40 +403,6 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 		goto out;
 	}
 	fs_normalize(img);
-	for (size_t i = 0; i < n; i++) {
-		int b = (int)(img->data[i] * (CLAHE_BINS - 1) + 0.5f);
-		bin[i] = (unsigned char)clampi(b, 0, CLAHE_BINS - 1);
-	}
-	for (int ty = 0; ty < nty; ty++) {
-		for (int tx = 0; tx < ntx; tx++) {
-			int hist[CLAHE_BINS] = {0};
-			int y0 = ty * tile, y1 = y0 + tile < h ? y0 + tile : h;
-			int x0 = tx * tile, x1 = x0 + tile < w ? x0 + tile : w;
-			int count = (y1 - y0) * (x1 - x0);
-			for (int y = y0; y < y1; y++)
-				for (int x = x0; x < x1; x++)
-					hist[bin[(size_t)y * w + x]]++;
-			int limit = (int)(clip * count);
-			if (limit < 1)
-				limit = 1;
-			long excess = 0;
-			for (int b = 0; b < CLAHE_BINS; b++) {
-				if (hist[b] > limit) {
-					excess += hist[b] - limit;
-					hist[b] = limit;
-				}
-			}
-			/* Redistribute the excess evenly (the remainder to the first bins),
-			 * which keeps the LUT monotone and the total count unchanged. */
-			long add = excess / CLAHE_BINS, rem = excess % CLAHE_BINS;
-			float *l = lut + ((size_t)ty * ntx + tx) * CLAHE_BINS;
-			long cum = 0;
-			for (int b = 0; b < CLAHE_BINS; b++) {
-				cum += hist[b] + add + (b < rem);
-				l[b] = (float)cum / (float)count;
-			}
-		}
-	}
 	/* Bilinear interpolation between the LUTs of the four nearest tile
 	 * centres; the column terms are the same on every row. */
 	for (int x = 0; x < w; x++) {
@@ -392,16 +412,21 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 		coll[x] = clampi(tx0, 0, ntx - 1) * CLAHE_BINS;
 		colr[x] = clampi(tx0 + 1, 0, ntx - 1) * CLAHE_BINS;
 	}
+	int made = -1; /* tile rows 0..made have their LUTs (the last two kept) */
 	for (int y = 0; y < h; y++) {
 		double fy = (y + 0.5) / tile - 0.5;
 		int ty0 = (int)floor(fy);
 		float ay = (float)(fy - ty0);
-		const float *la = lut + (size_t)clampi(ty0, 0, nty - 1) * ntx * CLAHE_BINS;
-		const float *lb = lut + (size_t)clampi(ty0 + 1, 0, nty - 1) * ntx * CLAHE_BINS;
-		const unsigned char *bn = bin + (size_t)y * w;
+		int ta = clampi(ty0, 0, nty - 1), tb = clampi(ty0 + 1, 0, nty - 1);
+		for (; made < tb; made++)
+			clahe_lut_row(img, clip, tile, made + 1, ntx, lut + (size_t)((made + 1) % 2) * row_luts);
+		const float *la = lut + (size_t)(ta % 2) * row_luts;
+		const float *lb = lut + (size_t)(tb % 2) * row_luts;
 		float *o = img->data + (size_t)y * w;
+		for (int x = 0; x < w; x++)
+			bin[x] = (unsigned char)clahe_bin(o[x]);
 		for (int x = 0; x < w; x++) {
-			int b = bn[x];
+			int b = bin[x];
 			float ax = colw[x];
 			float top = la[coll[x] + b] + ax * (la[colr[x] + b] - la[coll[x] + b]);
 			float bot = lb[coll[x] + b] + ax * (lb[colr[x] + b] - lb[coll[x] + b]);

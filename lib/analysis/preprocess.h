@@ -34,6 +34,8 @@ int fs_box_blur(fs_image *img, int r, char *err, size_t errlen);
  * clip limit per bin = max(1, clip * tile^2) counts, 256 bins), tile = tile
  * side in pixels (>= 2). LUTs are interpolated bilinearly between tile
  * centres; the result is min-max stretched to [0, 1]. clip 0 = off.
+ * Runs in place row by row: its temporaries are two rows of tiles' LUTs and
+ * a few rows of samples, whatever the image's height (issue 15).
  */
 int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen);
 

@@ -88,6 +88,38 @@ static int cli_measure_tile(const char *path, const char *outdir, const char *ti
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+/* The fine-pitch image (bench_large_fine_scene): preprocessed at full
+ * resolution, tile by tile (--tile 1024) or whole (--tile 0); cpu time
+ * (user + system) and peak RSS of the child, one run each. With
+ * FS_BENCH_LARGE_FINE_SAVE=PATH the image is kept there (to profile it by
+ * hand). */
+static void bench_fine(const char *dir, const char *outdir)
+{
+	synth_opts o;
+	synth_truth tr = {0};
+	bench_large_fine_scene(&o);
+	fs_image *img = synth_make(&o, &tr);
+	char path[256];
+	const char *save = getenv("FS_BENCH_LARGE_FINE_SAVE");
+	snprintf(path, sizeof path, "%s", save && *save ? save : "");
+	if (!*path)
+		snprintf(path, sizeof path, "%s/fine.tif", dir);
+	int ok = img && bench_write_tiff8(path, img, 0) == 0;
+	fs_image_free(img);
+	double w_t, c_t, r_t, w_w, c_w, r_w;
+	if (ok && cli_measure_tile(path, outdir, "1024", &w_t, &c_t, &r_t) == 0 &&
+	    cli_measure_tile(path, outdir, "0", &w_w, &c_w, &r_w) == 0)
+		printf("cli measure 10000x10000 fine pitch (%.0f px, %zu tubercles), one run each: tiled (--tile "
+		       "1024, 2 threads) %.0f ms wall, %.0f ms cpu, peak RSS %.0f MB; whole image (--tile 0) %.0f ms "
+		       "wall, %.0f ms cpu, peak RSS %.0f MB\n",
+		       o.pitch, tr.n, w_t, c_t, r_t, w_w, c_w, r_w);
+	else
+		printf("cli measure 10000x10000 fine pitch: failed\n");
+	if (!(save && *save))
+		unlink(path);
+	synth_truth_free(&tr);
+}
+
 static int cli_measure(const char *path, const char *outdir, double *ms, double *rss_mb)
 {
 	double cpu;
@@ -163,6 +195,7 @@ int main(void)
 		else
 			printf("cli measure 10000x10000 tiled / whole image: failed\n");
 	}
+	bench_fine(dir, out);
 
 	/* ---- storing it: sizes and time ---- */
 	char data[256];

@@ -7,7 +7,10 @@
  * at one measured on the reduced image (pitch >= 60 px). The dome-base
  * rule (fs_detect_domes) measures on one image prepared whole (its halftone
  * search and blur calibration are per image): the tiling setting does not
- * change its results either. */
+ * change its results either. At a fine pitch (14 px, below the 20 px from
+ * which the detection reduces the image) the preprocessing runs at full
+ * resolution, its top-hat tile by tile (preprocess_tiled.h): the same
+ * results on 4 x 4 tiles, with and without the top-hat. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -178,6 +181,26 @@ static void test_domes(void **state)
 	synth_truth_free(&t);
 }
 
+/* Pitch 14: preprocessed at full resolution, 640 x 560 px on 160-px tiles
+ * (4 x 4), auto and lattice, with and without the top-hat. */
+static void test_fine_pitch(void **state)
+{
+	(void)state;
+	synth_truth t;
+	fs_image *img = lattice_image(640, 560, 14, &t);
+	fs_params p;
+	fs_params_default(&p);
+	for (int m = 0; m < 2; m++) {
+		p.method = m ? FS_METHOD_LATTICE : FS_METHOD_AUTO;
+		p.tophat_radius = 0;
+		assert_true(compare(img, &p, 160) > 1200);
+		p.tophat_radius = 6;
+		assert_true(compare(img, &p, 160) > 1200);
+	}
+	fs_image_free(img);
+	synth_truth_free(&t);
+}
+
 static void test_setting_clamped(void **state)
 {
 	(void)state;
@@ -199,7 +222,7 @@ int main(void)
 		cmocka_unit_test(test_auto_many_tiles),   cmocka_unit_test(test_auto_tophat),
 		cmocka_unit_test(test_lattice_method),    cmocka_unit_test(test_reduced_measurement),
 		cmocka_unit_test(test_one_tile),          cmocka_unit_test(test_domes),
-		cmocka_unit_test(test_setting_clamped),
+		cmocka_unit_test(test_fine_pitch),        cmocka_unit_test(test_setting_clamped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,3 +92,10 @@ void bench_large_scene(synth_opts *o)
 	o->gradient = 0.3;
 	o->bits = 8;
 }
+
+void bench_large_fine_scene(synth_opts *o)
+{
+	bench_large_scene(o);
+	o->pitch = 14; /* below 20 px: detected at full resolution (detect.c) */
+	o->jitter = 0.5;
+}

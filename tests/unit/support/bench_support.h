@@ -36,5 +36,8 @@ int bench_write_tiff8(const char *path, const fs_image *img, int deflate);
  * SEM image, pitch 40 px, about 70,000 tubercles (bench_large and
  * bench_large_stages measure the same image). */
 void bench_large_scene(synth_opts *o);
+/* The same image at a fine pitch (14 px, about 590,000 tubercles): the
+ * detection preprocesses it at full resolution, tile by tile. */
+void bench_large_fine_scene(synth_opts *o);
 
 #endif

@@ -1,0 +1,123 @@
+/*
+ * preprocess_tiled.c - the top-hat tile by tile (see preprocess_tiled.h).
+ *
+ * Why the overlap is 2 radius: the opening at a pixel is the maximum of the
+ * erosion over the disk around it, and the erosion at each of those pixels
+ * the minimum of the input over the disk around that one, so an output
+ * pixel reads input up to 2 radius away. The filters clip the disk to the
+ * image (outside samples take no part), and a crop is clipped only where
+ * the image is, so inside the overlap a crop's filters see the samples the
+ * whole image's would; minima and maxima do not depend on the order they
+ * are taken in, hence the same bits.
+ */
+#include "analysis/preprocess_tiled.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/preprocess.h"
+
+struct tophat_job {
+	const fs_image *src;
+	fs_image *dst;
+	int radius, tile, ntx, nty;
+	pthread_mutex_t lock;
+	int next; /* the next tile to take */
+	int failed;
+	char err[128];
+};
+
+/* Tile k of the job into dst's rows and columns of that tile. 0 or -1. */
+static int tophat_tile(struct tophat_job *j, int k, char *err, size_t errlen)
+{
+	const fs_image *src = j->src;
+	int T = j->tile, M = 2 * j->radius;
+	int x0 = (k % j->ntx) * T, y0 = (k / j->ntx) * T;
+	int x1 = x0 + T < src->width ? x0 + T : src->width;
+	int y1 = y0 + T < src->height ? y0 + T : src->height;
+	int cx0 = x0 - M > 0 ? x0 - M : 0, cy0 = y0 - M > 0 ? y0 - M : 0;
+	int cx1 = x1 + M < src->width ? x1 + M : src->width;
+	int cy1 = y1 + M < src->height ? y1 + M : src->height;
+	fs_image *crop = fs_image_region_float(src, cx0, cy0, cx1 - cx0, cy1 - cy0);
+	if (!crop) {
+		snprintf(err, errlen, "top-hat: out of memory");
+		return -1;
+	}
+	if (fs_white_tophat(crop, j->radius, err, errlen)) {
+		fs_image_free(crop);
+		return -1;
+	}
+	for (int y = y0; y < y1; y++)
+		memcpy(j->dst->data + (size_t)y * src->width + x0,
+		       crop->data + (size_t)(y - cy0) * crop->width + (x0 - cx0), (size_t)(x1 - x0) * sizeof(float));
+	fs_image_free(crop);
+	return 0;
+}
+
+static void *tophat_worker(void *arg)
+{
+	struct tophat_job *j = arg;
+	char err[128];
+	for (;;) {
+		pthread_mutex_lock(&j->lock);
+		int k = j->failed ? -1 : j->next < j->ntx * j->nty ? j->next++ : -1;
+		pthread_mutex_unlock(&j->lock);
+		if (k < 0)
+			break;
+		if (tophat_tile(j, k, err, sizeof err)) {
+			pthread_mutex_lock(&j->lock);
+			if (!j->failed)
+				snprintf(j->err, sizeof j->err, "%s", err);
+			j->failed = 1;
+			pthread_mutex_unlock(&j->lock);
+			break;
+		}
+	}
+	return NULL;
+}
+
+int fs_white_tophat_tiled(const fs_image *src, fs_image *dst, int radius, int tile, int threads, char *err,
+			  size_t errlen)
+{
+	if (!src || !dst || !dst->data || dst->width != src->width || dst->height != src->height || radius < 0) {
+		snprintf(err, errlen, "top-hat: bad image or radius");
+		return -1;
+	}
+	int w = src->width, h = src->height;
+	if (radius == 0) {
+		/* the conversion, a row at a time (src may be compact) */
+		for (int y = 0; y < h; y++) {
+			float *o = dst->data + (size_t)y * w;
+			const float *r = fs_image_span(src, 0, y, w, o);
+			if (r != o)
+				memcpy(o, r, (size_t)w * sizeof *o);
+		}
+		return 0;
+	}
+	struct tophat_job j;
+	memset(&j, 0, sizeof j);
+	j.src = src;
+	j.dst = dst;
+	j.radius = radius;
+	j.tile = tile < 16 ? 16 : tile;
+	j.ntx = (w + j.tile - 1) / j.tile;
+	j.nty = (h + j.tile - 1) / j.tile;
+	pthread_mutex_init(&j.lock, NULL);
+	int nth = threads < 1 ? 1 : threads > 8 ? 8 : threads;
+	nth = nth > j.ntx * j.nty ? j.ntx * j.nty : nth;
+	pthread_t th[8];
+	int started = 0;
+	for (int t = 1; t < nth; t++)
+		if (pthread_create(&th[started], NULL, tophat_worker, &j) == 0)
+			started++;
+	tophat_worker(&j); /* this thread works too: one thread = no thread started */
+	for (int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_destroy(&j.lock);
+	if (j.failed) {
+		snprintf(err, errlen, "%s", j.err);
+		return -1;
+	}
+	return 0;
+}
