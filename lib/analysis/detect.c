@@ -199,10 +199,10 @@ measured:;
 	out->ms_preprocess = t1 - t0;
 	switch (p->method) {
 	case FS_METHOD_AUTO:
-		rc = lat.pitch_px > 0 ? fs_detect_auto(pre, &m, f, p, &lat, out, err, errlen) : 0;
+		rc = lat.pitch_px > 0 ? fs_detect_auto(&pre, &m, f, p, &lat, out, err, errlen) : 0;
 		break;
 	case FS_METHOD_LATTICE:
-		rc = lat.pitch_px > 0 ? fs_detect_lattice(pre, &m, f, p, &lat, out, err, errlen) : 0;
+		rc = lat.pitch_px > 0 ? fs_detect_lattice(&pre, &m, f, p, &lat, out, err, errlen) : 0;
 		break;
 	case FS_METHOD_LOG:
 		rc = fs_detect_log(pre, meas, p, um_per_px, out, err, errlen);

@@ -158,9 +158,11 @@ fail:
 
 /* Smoothed response (or circle votes, dome), prominent peaks. Shared with
  * the lattice method. */
-int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, double pitch, int dome,
+int fs_detect_auto_candidates(fs_image **pre_in, int f, const fs_params *p, double pitch, int dome,
 			      fs_cand_list *keep, fs_image **resp_out, char *err, size_t errlen)
 {
+	fs_image *pre = *pre_in;
+	*pre_in = NULL; /* ours from here: freed or made the response */
 	double full_pitch = pitch;
 	pitch /= f;
 	int rc = -1;
@@ -183,6 +185,8 @@ int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, do
 		if (period > 0 && period * f <= 8)
 			sig = fmax(sig, FS_HALFTONE_LOWPASS * period);
 		fs_image *sm = fs_gaussian_blurred(pre, sig, err, errlen);
+		fs_image_free(pre);
+		pre = NULL;
 		if (!sm)
 			goto out;
 		/* The votes of one base spread by its radius times the error
@@ -193,11 +197,10 @@ int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, do
 		if (!resp)
 			goto out;
 	} else {
-		resp = fs_image_clone(pre);
-		if (!resp) {
-			snprintf(err, errlen, "auto: out of memory");
-			goto out;
-		}
+		/* smoothed in place: the same samples as a smoothed copy, without
+		 * a second image of pre's size */
+		resp = pre;
+		pre = NULL;
 		if (fs_gaussian_blur(resp, p->auto_smoothing * pitch, err, errlen))
 			goto out;
 	}
@@ -252,6 +255,7 @@ int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, do
 	}
 	rc = 0;
 out:
+	fs_image_free(pre);
 	fs_image_free(resp);
 	fs_cand_free(&c);
 	free(pr);
@@ -280,7 +284,7 @@ int fs_detect_measure_image(const fs_image *img, const fs_params *p, double sigm
 	return 0;
 }
 
-int fs_detect_auto(const fs_image *pre, const fs_meas *m, int f, const fs_params *p,
+int fs_detect_auto(fs_image **pre, const fs_meas *m, int f, const fs_params *p,
 		   const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen)
 {
 	int rc = -1;

@@ -98,7 +98,7 @@ static int any_within(const grid *g, const fs_tubercle_list *l, double x, double
 	return 0;
 }
 
-int fs_detect_lattice(const fs_image *pre, const fs_meas *m, int f, const fs_params *p,
+int fs_detect_lattice(fs_image **pre, const fs_meas *m, int f, const fs_params *p,
 		      const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen)
 {
 	int rc = -1;
@@ -108,6 +108,8 @@ int fs_detect_lattice(const fs_image *pre, const fs_meas *m, int f, const fs_par
 	double a = lat->pitch_px;
 	grid g;
 	if (grid_init(&g, m->width, m->height, a)) {
+		fs_image_free(*pre);
+		*pre = NULL;
 		snprintf(err, errlen, "lattice: out of memory");
 		return -1;
 	}

@@ -16,10 +16,14 @@ int fs_detect_dog(const fs_image *pre, const fs_image *meas, const fs_params *p,
 int fs_detect_ellipse(const fs_image *pre, const fs_image *meas, const fs_params *p, double um_per_px,
 		      fs_detect_result *out, char *err, size_t errlen);
 /* auto and lattice receive the lattice estimated on the raw image, and pre
- * reduced by the integer factor f (a pixel of pre = f x f input pixels). */
-int fs_detect_auto(const fs_image *pre, const fs_meas *m, int f, const fs_params *p,
+ * reduced by the integer factor f (a pixel of pre = f x f input pixels).
+ * They take *pre (the caller's before the call, NULL after it: freed, or
+ * smoothed in place into the response), so the response is not a second
+ * full-size image beside it (issue 15: at a pitch under 20 px pre is
+ * full-size). */
+int fs_detect_auto(fs_image **pre, const fs_meas *m, int f, const fs_params *p,
 		   const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen);
-int fs_detect_lattice(const fs_image *pre, const fs_meas *m, int f, const fs_params *p,
+int fs_detect_lattice(fs_image **pre, const fs_meas *m, int f, const fs_params *p,
 		      const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen);
 
 /* Methods: pre is the preprocessed image they detect on, meas the image
@@ -27,9 +31,9 @@ int fs_detect_lattice(const fs_image *pre, const fs_meas *m, int f, const fs_par
 
 /* Auto's candidates (prominent peaks of pre smoothed at 0.15 x pitch), in
  * full-resolution pixels; pitch is in full-resolution pixels, pre reduced
- * by f. The smoothed response (reduced) is returned in *resp_out when that
- * is not NULL. */
-int fs_detect_auto_candidates(const fs_image *pre, int f, const fs_params *p, double pitch, int dome,
+ * by f. Takes *pre (NULL on return, as fs_detect_auto). The smoothed
+ * response (reduced) is returned in *resp_out when that is not NULL. */
+int fs_detect_auto_candidates(fs_image **pre, int f, const fs_params *p, double pitch, int dome,
 			      fs_cand_list *keep, fs_image **resp_out, char *err, size_t errlen);
 /*
  * The image diameters are measured on (*out new): img after the top-hat (if
