@@ -85,7 +85,7 @@ int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_can
 {
 	int w = resp->width, h = resp->height;
 	fs_cand_list all = {0};
-	unsigned char *taken = NULL;
+	long *head = NULL, *next = NULL;
 	int rc = -1;
 	for (int y = 0; y < h; y++) {
 		for (int x = 0; x < w; x++) {
@@ -130,32 +130,53 @@ int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_can
 	}
 	if (all.n)
 		qsort(all.items, all.n, sizeof *all.items, cmp_cand_desc);
-	taken = calloc((size_t)w * h, 1);
-	if (!taken)
-		goto out;
-	int R = (int)ceil(min_dist);
+	/* Greedy suppression, strongest first: a peak is dropped when a kept
+	 * one lies closer than min_dist. The kept peaks are looked up in a
+	 * grid of cells min_dist wide (3 x 3 cells around a peak) rather than
+	 * marked in a byte per pixel: at a fine pitch resp is full-size, and
+	 * such a map was 100 MB for a 100 MP image (issue 15). Peaks sit on
+	 * pixel centres, so the test on integer offsets is the one the map
+	 * made. Cells are at least 8 px (a grid of at most 1/8 byte per
+	 * pixel when min_dist is small). */
+	double cell = min_dist > 8 ? min_dist : 8;
+	int gw = (int)(w / cell) + 1, gh = (int)(h / cell) + 1;
 	double md2 = min_dist * min_dist;
+	size_t first = out->n;
+	head = malloc((size_t)gw * gh * sizeof *head);
+	next = malloc((all.n ? all.n : 1) * sizeof *next);
+	if (!head || !next)
+		goto out;
+	for (size_t i = 0; i < (size_t)gw * gh; i++)
+		head[i] = -1;
 	for (size_t i = 0; i < all.n; i++) {
 		int x = (int)all.items[i].x, y = (int)all.items[i].y;
-		if (taken[(size_t)y * w + x])
+		int gx = (int)(x / cell), gy = (int)(y / cell);
+		gx = gx >= gw ? gw - 1 : gx;
+		gy = gy >= gh ? gh - 1 : gy;
+		int clash = 0;
+		for (int yy = gy - 1; yy <= gy + 1 && !clash; yy++)
+			for (int xx = gx - 1; xx <= gx + 1 && !clash; xx++) {
+				if (xx < 0 || yy < 0 || xx >= gw || yy >= gh)
+					continue;
+				for (long j = head[(size_t)yy * gw + xx]; j >= 0 && !clash; j = next[j]) {
+					const fs_cand *b = &out->items[first + (size_t)j];
+					double dx = x - (int)b->x, dy = y - (int)b->y;
+					clash = dx * dx + dy * dy < md2;
+				}
+			}
+		if (clash)
 			continue;
 		if (fs_cand_append(out, &all.items[i]))
 			goto out;
-		for (int dy = -R; dy <= R; dy++) {
-			int yy = y + dy;
-			if (yy < 0 || yy >= h)
-				continue;
-			for (int dx = -R; dx <= R; dx++) {
-				int xx = x + dx;
-				if (xx >= 0 && xx < w && dx * dx + dy * dy < md2)
-					taken[(size_t)yy * w + xx] = 1;
-			}
-		}
+		long k = (long)(out->n - 1 - first);
+		next[k] = head[(size_t)gy * gw + gx];
+		head[(size_t)gy * gw + gx] = k;
 	}
 	rc = 0;
 out:
 	fs_cand_free(&all);
-	free(taken);
+	free(head);
+	free(next);
 	return rc;
 }
 

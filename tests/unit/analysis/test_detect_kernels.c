@@ -268,6 +268,64 @@ static void peaks_below_min_value_are_ignored(void **state)
 	fs_image_free(img);
 }
 
+/* The suppression the way it was first written: every pixel within
+ * min_dist of a kept peak marked in a map, strongest peak first; the
+ * candidates (3x3 maxima, strongest first) are taken from fs_det_peaks
+ * with no suppression (min_dist 0). */
+static void peaks_reference(const fs_image *img, double min_dist, fs_cand_list *out)
+{
+	int w = img->width, h = img->height;
+	fs_cand_list all = {0};
+	assert_int_equal(fs_det_peaks(img, 0, 0, &all), 0);
+	unsigned char *taken = calloc((size_t)w * h, 1);
+	assert_non_null(taken);
+	int R = (int)ceil(min_dist);
+	for (size_t i = 0; i < all.n; i++) {
+		int x = (int)all.items[i].x, y = (int)all.items[i].y;
+		if (taken[(size_t)y * w + x])
+			continue;
+		assert_int_equal(fs_cand_append(out, &all.items[i]), 0);
+		for (int dy = -R; dy <= R; dy++)
+			for (int dx = -R; dx <= R; dx++)
+				if (x + dx >= 0 && x + dx < w && y + dy >= 0 && y + dy < h &&
+				    dx * dx + dy * dy < min_dist * min_dist)
+					taken[(size_t)(y + dy) * w + x + dx] = 1;
+	}
+	free(taken);
+	fs_cand_free(&all);
+}
+
+/* Suppression through a grid of kept peaks (no per-pixel map, issue 15)
+ * keeps exactly the peaks the map kept, for distances below, at and above
+ * the grid's smallest cell, on a rough surface full of peaks. */
+static void peak_suppression_equals_pixel_map(void **state)
+{
+	(void)state;
+	int w = 233, h = 171;
+	fs_image *img = fs_image_new(w, h);
+	unsigned s = 12345;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			s = s * 1103515245u + 12345u;
+			img->data[y * w + x] = (float)(sin(x * 0.45) * cos(y * 0.37) + ((s >> 8) & 0xffff) / 65535.0 * 0.3);
+		}
+	const double dists[] = {1, 2.5, 7, 8, 11.3, 40};
+	for (size_t k = 0; k < sizeof dists / sizeof *dists; k++) {
+		fs_cand_list a = {0}, b = {0};
+		assert_int_equal(fs_det_peaks(img, 0, dists[k], &a), 0);
+		peaks_reference(img, dists[k], &b);
+		assert_true(a.n > 0);
+		assert_int_equal(a.n, b.n);
+		for (size_t i = 0; i < a.n; i++) {
+			assert_true(a.items[i].x == b.items[i].x && a.items[i].y == b.items[i].y);
+			assert_true(a.items[i].response == b.items[i].response);
+		}
+		fs_cand_free(&a);
+		fs_cand_free(&b);
+	}
+	fs_image_free(img);
+}
+
 /* Cone of height 1 at (cx, cy) falling 0.1 per pixel, floor 0. */
 static fs_image *cone(int w, int h, double cx, double cy)
 {
@@ -430,6 +488,7 @@ int main(void)
 		cmocka_unit_test(autocorr_rejects_bad_sizes),
 		cmocka_unit_test(peaks_plateau_keeps_first_pixel_in_scan_order),
 		cmocka_unit_test(peaks_below_min_value_are_ignored),
+		cmocka_unit_test(peak_suppression_equals_pixel_map),
 		cmocka_unit_test(prominence_on_and_off_pixel_centres_agree),
 		cmocka_unit_test(prominence_does_not_depend_on_the_order),
 		cmocka_unit_test(scale_peaks_overlap_removal_matches_the_pairwise_rule),
