@@ -237,6 +237,15 @@ static void preprocessing_tiled_equals_whole(void **state)
 	fs_image_free(src);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define FS_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FS_UNDER_ASAN 1
+#endif
+#endif
+
+#ifndef FS_UNDER_ASAN
 /* Resident kB now (VmRSS). */
 static long rss_kb(void)
 {
@@ -283,13 +292,6 @@ static long preprocess_growth_kb(const fs_image *in, const fs_params *p, int til
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	return grew;
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define FS_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FS_UNDER_ASAN 1
-#endif
 #endif
 
 static void preprocessing_memory_is_its_output(void **state)
