@@ -58,7 +58,13 @@
 /*
  * Measures the dome around (x, y) with a base radius in [rmin, rmax] px,
  * the ray profiles smoothed by smooth px (0: none; see fs_det_measure for
- * how it is chosen per image).
+ * how it is chosen per image). The radius is corrected for the blur the
+ * dome's own steps show (their width: sigma from r* and the curvature, as
+ * fs_dome_image_calibrate reads it over many), in full up to 4 sigma and
+ * fading out at 8 sigma, with the profile fit below 3 sigma (as
+ * fs_dome_measure_at): a flat disk is a dome whose base is its edge, and
+ * the blurred edge's steepest point lies inside it by about sigma^2 / 2R
+ * (6 px disks read 5.6 px without it, 5.97 with it).
  * Returns 0 and fills centroid, radius_px (NAN when not measurable),
  * circularity, the ellipse fields and fit_quality of t (id and source
  * untouched); -1 when there is no dome at all (the point is outside the
@@ -68,8 +74,9 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
 		    fs_tubercle *t);
 
 /*
- * fs_dome_measure without the weight around the common circle: each ray's
- * strongest step within +-25 % of the base radius counts as it is. The
+ * fs_dome_measure without the weight around the common circle and without
+ * the blur correction: each ray's strongest step within +-25 % of the
+ * base radius counts as it is. The
  * weight is made for tight lattices, where a neighbour's base lies in the
  * window; it also pulls the steps of an empty gap onto one circle, so a
  * test of whether a tubercle is there at all (the agents' evidence,
@@ -116,7 +123,11 @@ int fs_dome_image_calibrate(fs_dome_image *d, const double *xs, const double *ys
 			    double rmax);
 
 /* fs_dome_measure on d->img without ray smoothing, its radius corrected
- * for d->blur (ellipse axes scaled alike). Same returns. */
+ * for d->blur (ellipse axes scaled alike): the steepest step inverted,
+ * and below 3 sigma blended into the least-squares fit of the blurred
+ * disk to the whole radial profile (in full below 2 sigma, where the
+ * steepest point hardly moves with R; dome_measure.c fit_small_base).
+ * Same returns. */
 int fs_dome_measure_at(const fs_dome_image *d, double x, double y, double rmin, double rmax, fs_tubercle *t);
 
 /* The radius R of the circular step whose blurred radial derivative peaks

@@ -192,7 +192,20 @@ static void outline_set_remeasured_with_the_dome_rule(void **state)
 	means_vs_truth(&tr, &after, &d_new, &t_new);
 	print_message("mean D: outline (v1) %.2f px, re-measured with the dome rule (v2) %.2f px; truth %.2f px\n",
 		      d_old, d_new, t_new);
-	assert_true(fabs(d_new - d_old) > 0.02 * d_old);
+	/* the two rules measure different things, tubercle by tubercle (their
+	 * means may come close: at these off-centre centres the dome rule's
+	 * blur-corrected bases average about the outline's bright parts) */
+	double dev = 0;
+	size_t ndev = 0;
+	for (size_t i = 0; i < before.n; i++) {
+		const fs_tubercle *b = &before.items[i], *a = find(&after, b->id);
+		if (a && isfinite(a->radius_px) && isfinite(b->radius_px) && b->radius_px > 0) {
+			dev += fabs(a->radius_px - b->radius_px) / b->radius_px;
+			ndev++;
+		}
+	}
+	print_message("mean |D change| per tubercle: %.1f %% (%zu tubercles)\n", 100 * dev / ndev, ndev);
+	assert_true(ndev > before.n / 2 && dev / ndev > 0.02);
 
 	/* one step: Undo gives back the outline diameters and version 1 */
 	assert_int_equal(fs_set_undo(db, set_id, rev, uid, &rev, &cur, err, sizeof err), 0);
