@@ -5,6 +5,8 @@
 #include "analysis/centre_refine.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
 
 #define NRAYS 32
 #define NMAX 64
@@ -68,6 +70,87 @@ static double focus(const fs_image *img, const rays *R, double x, double y, int 
 	return best;
 }
 
+/* The grid's rays with their interpolation worked out once. When the
+ * grid step is a whole number of pixels, every trial centre of the grid
+ * has the same fractional position as the start, so a ray sample of one
+ * trial centre is that of the start moved by whole pixels: the same
+ * bilinear weights at a shifted address. Tabulating the address and
+ * weights once per refinement leaves a sample its four reads and six
+ * products (the position, its rounding and its weights were more than
+ * half of the grid's cost). The values are focus()'s up to the rounding
+ * of the positions (about 1e-13 px); the refined centres came out
+ * bit-identical on the paper figures, the 2048x1536 synthetic and the 64
+ * simulator scenes. */
+typedef struct grid_rays {
+	int nr, j0, j1, span;
+	int reach;                       /* the largest |offset| along x or y, px, plus one */
+	ptrdiff_t off[NRAYS / 2][NMAX + 1]; /* (ray, radius) -> offset of the top-left pixel */
+	double fx[NRAYS / 2][NMAX + 1], fy[NRAYS / 2][NMAX + 1];
+} grid_rays;
+
+/* The samples of focus(x, y, NRAYS / 2, dr, span, rmin, rmax) relative to
+ * the pixel (floor x, floor y), for an image of width w. */
+static void grid_rays_init(grid_rays *G, const rays *R, int w, double x, double y, double dr, int span,
+			   double rmin, double rmax)
+{
+	int j0 = (int)floor(rmin / dr), j1 = (int)ceil(rmax / dr);
+	if (j0 < span)
+		j0 = span;
+	if (j1 > NMAX - span)
+		j1 = NMAX - span;
+	G->nr = NRAYS / 2;
+	G->j0 = j0;
+	G->j1 = j1;
+	G->span = span;
+	G->reach = 0;
+	int xb = (int)floor(x), yb = (int)floor(y);
+	for (int k = 0, q = 0; k < NRAYS; k += 2, q++)
+		for (int j = j0 - span; j <= j1 + span; j++) {
+			double px = x + R->cs[k] * j * dr, py = y + R->sn[k] * j * dr;
+			double fx0 = floor(px), fy0 = floor(py);
+			int ox = (int)fx0 - xb, oy = (int)fy0 - yb;
+			G->off[q][j] = (ptrdiff_t)oy * w + ox;
+			G->fx[q][j] = px - fx0;
+			G->fy[q][j] = py - fy0;
+			int a = abs(ox) > abs(oy) ? abs(ox) : abs(oy);
+			if (a + 1 > G->reach)
+				G->reach = a + 1;
+		}
+}
+
+/* focus() of G at the pixel (xb, yb), the start's moved by whole pixels;
+ * the caller has checked that G->reach px around it lie in the image. */
+static double grid_focus(const fs_image *img, const grid_rays *G, int xb, int yb, double *peak, double dr)
+{
+	int w = img->width;
+	const float *c = img->data + (size_t)yb * w + xb;
+	int j0 = G->j0, j1 = G->j1, span = G->span;
+	double h[NMAX + 1] = {0};
+	for (int q = 0; q < G->nr; q++) {
+		double v[NMAX + 1];
+		for (int j = j0 - span; j <= j1 + span; j++) {
+			const float *p = c + G->off[q][j];
+			double fx = G->fx[q][j], fy = G->fy[q][j];
+			double a = p[0] * (1 - fx) + p[1] * fx;
+			double b = p[w] * (1 - fx) + p[w + 1] * fx;
+			v[j] = a * (1 - fy) + b * fy;
+		}
+		for (int j = j0; j <= j1; j++)
+			h[j] += fabs(v[j + span] - v[j - span]);
+	}
+	double best = 0;
+	int jb = j0;
+	for (int j = j0 + 1; j < j1; j++) {
+		double v = h[j - 1] + 2 * h[j] + h[j + 1];
+		if (v > best) {
+			best = v;
+			jb = j;
+		}
+	}
+	*peak = jb * dr;
+	return best;
+}
+
 int fs_centre_refine(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
 		     double smooth, double *ox, double *oy)
 {
@@ -99,12 +182,23 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 		gspan = 4;
 	double rp = 0;
 	double best = focus(img, &R, cx, cy, NRAYS / 2, gdr, gspan, rmin, rmax, &rp);
+	/* a whole-pixel grid step away from the image's border: the
+	 * tabulated rays */
+	grid_rays G;
+	G.nr = G.j0 = G.j1 = G.span = G.reach = 0;
+	int gi = (int)g, shared = 0;
+	if (gi == g) {
+		grid_rays_init(&G, &R, img->width, x, y, gdr, gspan, rmin, rmax);
+		int b = G.reach + ng * gi + 1;
+		shared = x - b >= 0 && y - b >= 0 && x + b < img->width - 1 && y + b < img->height - 1;
+	}
 	for (int iy = -ng; iy <= ng; iy++)
 		for (int ix = -ng; ix <= ng; ix++) {
 			if ((!ix && !iy) || hypot(ix * g, iy * g) > max_shift)
 				continue;
 			double r;
-			double v = focus(img, &R, x + ix * g, y + iy * g, NRAYS / 2, gdr, gspan, rmin, rmax, &r);
+			double v = shared ? grid_focus(img, &G, (int)floor(x) + ix * gi, (int)floor(y) + iy * gi, &r, gdr)
+					  : focus(img, &R, x + ix * g, y + iy * g, NRAYS / 2, gdr, gspan, rmin, rmax, &r);
 			if (v > best) {
 				best = v;
 				cx = x + ix * g;
