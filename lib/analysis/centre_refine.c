@@ -29,29 +29,78 @@ static inline double sample_in(const float *d, int w, double x, double y)
 	return a * (1 - fy) + b * fy;
 }
 
-/* The height of the peak of the summed radial-derivative magnitude over
- * the radii [rmin, rmax], from (x, y), along nr of the rays (every
- * NRAYS / nr-th) sampled every dr px, the derivative over +-span samples;
- * *peak (may be NULL) gets the radius of the peak. */
-static double focus(const fs_image *img, const rays *R, double x, double y, int nr, double dr, int span,
-		    double rmin, double rmax, double *peak)
+/* fs_image_sample itself, inlined: the clamping to the image and the
+ * repeated last column and row, the same arithmetic. */
+static inline double sample_clamped(const fs_image *img, double x, double y)
+{
+	int w = img->width, h = img->height;
+	if (x < 0)
+		x = 0;
+	if (y < 0)
+		y = 0;
+	if (x > w - 1)
+		x = w - 1;
+	if (y > h - 1)
+		y = h - 1;
+	int x0 = (int)x, y0 = (int)y;
+	int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+	double fx = x - x0, fy = y - y0;
+	const float *d = img->data;
+	double a = d[(size_t)y0 * w + x0] * (1 - fx) + d[(size_t)y0 * w + x1] * fx;
+	double b = d[(size_t)y1 * w + x0] * (1 - fx) + d[(size_t)y1 * w + x1] * fx;
+	return a * (1 - fy) + b * fy;
+}
+
+/* The rays of one stage of the search (the grid, the compass): every
+ * (NRAYS / nr)-th ray, the radii j0 - span .. j1 + span samples of dr px,
+ * and each sample's offset from the trial centre (cs[k] * j * dr, the
+ * product focus() took for every sample of every trial centre). */
+typedef struct ray_tab {
+	int nr, j0, j1, span;
+	double dr, reach;
+	double ox[NRAYS / 2][NMAX + 1], oy[NRAYS / 2][NMAX + 1]; /* nr <= NRAYS / 2 */
+} ray_tab;
+
+static void ray_tab_init(ray_tab *T, const rays *R, int nr, double dr, int span, double rmin, double rmax)
 {
 	int j0 = (int)floor(rmin / dr), j1 = (int)ceil(rmax / dr);
 	if (j0 < span)
 		j0 = span;
 	if (j1 > NMAX - span)
 		j1 = NMAX - span;
+	T->nr = nr;
+	T->j0 = j0;
+	T->j1 = j1;
+	T->span = span;
+	T->dr = dr;
+	T->reach = (j1 + span) * dr;
+	for (int k = 0, q = 0; k < NRAYS; k += NRAYS / nr, q++)
+		for (int j = j0 - span; j <= j1 + span; j++) {
+			T->ox[q][j] = R->cs[k] * j * dr;
+			T->oy[q][j] = R->sn[k] * j * dr;
+		}
+}
+
+/* The height of the peak of the summed radial-derivative magnitude over
+ * the radii of T from (x, y), the derivative over +-span samples; *peak
+ * (may be NULL) gets the radius of the peak. */
+static double focus(const fs_image *img, const ray_tab *T, double x, double y, double *peak)
+{
+	int j0 = T->j0, j1 = T->j1, span = T->span;
 	double h[NMAX + 1] = {0};
 	/* the rays' reach inside the image: no clamping needed (the last
 	 * column and row excluded, where fs_image_sample repeats the edge) */
-	double reach = (j1 + span) * dr;
+	double reach = T->reach;
 	int inside = x - reach >= 0 && y - reach >= 0 && x + reach < img->width - 1 && y + reach < img->height - 1;
-	for (int k = 0; k < NRAYS; k += NRAYS / nr) {
+	for (int q = 0; q < T->nr; q++) {
 		double v[NMAX + 1];
-		for (int j = j0 - span; j <= j1 + span; j++) {
-			double px = x + R->cs[k] * j * dr, py = y + R->sn[k] * j * dr;
-			v[j] = inside ? sample_in(img->data, img->width, px, py) : fs_image_sample(img, px, py);
-		}
+		const double *ox = T->ox[q], *oy = T->oy[q];
+		if (inside)
+			for (int j = j0 - span; j <= j1 + span; j++)
+				v[j] = sample_in(img->data, img->width, x + ox[j], y + oy[j]);
+		else
+			for (int j = j0 - span; j <= j1 + span; j++)
+				v[j] = sample_clamped(img, x + ox[j], y + oy[j]);
 		for (int j = j0; j <= j1; j++)
 			h[j] += fabs(v[j + span] - v[j - span]);
 	}
@@ -66,7 +115,7 @@ static double focus(const fs_image *img, const rays *R, double x, double y, int 
 		}
 	}
 	if (peak)
-		*peak = jb * dr;
+		*peak = jb * T->dr;
 	return best;
 }
 
@@ -181,7 +230,9 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 	if (gspan > 4)
 		gspan = 4;
 	double rp = 0;
-	double best = focus(img, &R, cx, cy, NRAYS / 2, gdr, gspan, rmin, rmax, &rp);
+	ray_tab T;
+	ray_tab_init(&T, &R, NRAYS / 2, gdr, gspan, rmin, rmax);
+	double best = focus(img, &T, cx, cy, &rp);
 	/* a whole-pixel grid step away from the image's border: the
 	 * tabulated rays */
 	grid_rays G;
@@ -198,7 +249,7 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 				continue;
 			double r;
 			double v = shared ? grid_focus(img, &G, (int)floor(x) + ix * gi, (int)floor(y) + iy * gi, &r, gdr)
-					  : focus(img, &R, x + ix * g, y + iy * g, NRAYS / 2, gdr, gspan, rmin, rmax, &r);
+					  : focus(img, &T, x + ix * g, y + iy * g, &r);
 			if (v > best) {
 				best = v;
 				cx = x + ix * g;
@@ -211,7 +262,8 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 		q0 = rmin;
 		q1 = rmax;
 	}
-	best = focus(img, &R, cx, cy, NRAYS / 2, dr, span, q0, q1, NULL);
+	ray_tab_init(&T, &R, NRAYS / 2, dr, span, q0, q1);
+	best = focus(img, &T, cx, cy, NULL);
 	for (double s = 0.5 * g; s >= 0.25; s *= 0.5) {
 		for (int it = 0; it < 8; it++) {
 			int bk = -1;
@@ -220,7 +272,7 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 				double nx = cx + s * dx[k], ny = cy + s * dy[k];
 				if (hypot(nx - x, ny - y) > max_shift)
 					continue;
-				double v = focus(img, &R, nx, ny, NRAYS / 2, dr, span, q0, q1, NULL);
+				double v = focus(img, &T, nx, ny, NULL);
 				if (v > bv) {
 					bv = v;
 					bk = k;
