@@ -79,23 +79,54 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Ascending order of a few (at most NRAYS) values without NAN: the same
+ * order as qsort with cmp_double, without its call per comparison (two
+ * sorts per pass were a twentieth of the dome rule's cost). */
+static void sort_few(double *v, int n)
+{
+	for (int i = 1; i < n; i++) {
+		double x = v[i];
+		int j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 /* The image along the rays from (x, y): raw[k][j] at j * step along ray k,
- * j = 0..n. Rays that stay inside the image (the last column and row
- * excluded, where fs_image_sample repeats the edge) are read without its
- * clamping: the same arithmetic, so the same values, at a third of the
- * cost (the sampling was most of a pass). */
+ * j = 0..n, with fs_image_sample's arithmetic inlined (the call per
+ * sample was most of a pass); rays that stay inside the image (the last
+ * column and row excluded, where fs_image_sample repeats the edge) are
+ * read without its clamping: the same values. */
 static void sample_rays(const fs_image *img, const double *cs, const double *sn, double x, double y, double step,
 			int n, double raw[NRAYS][NMAX + 1])
 {
 	double reach = n * step;
-	int w = img->width;
-	if (!(x - reach >= 0 && y - reach >= 0 && x + reach < w - 1 && y + reach < img->height - 1)) {
+	int w = img->width, h = img->height;
+	const float *data = img->data;
+	if (!(x - reach >= 0 && y - reach >= 0 && x + reach < w - 1 && y + reach < h - 1)) {
+		/* fs_image_sample inlined: clamped to the image, the last
+		 * column and row repeated */
 		for (int k = 0; k < NRAYS; k++)
-			for (int j = 0; j <= n; j++)
-				raw[k][j] = fs_image_sample(img, x + cs[k] * j * step, y + sn[k] * j * step);
+			for (int j = 0; j <= n; j++) {
+				double px = x + cs[k] * j * step, py = y + sn[k] * j * step;
+				if (px < 0)
+					px = 0;
+				if (py < 0)
+					py = 0;
+				if (px > w - 1)
+					px = w - 1;
+				if (py > h - 1)
+					py = h - 1;
+				int x0 = (int)px, y0 = (int)py;
+				int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+				double fx = px - x0, fy = py - y0;
+				double a = data[(size_t)y0 * w + x0] * (1 - fx) + data[(size_t)y0 * w + x1] * fx;
+				double b = data[(size_t)y1 * w + x0] * (1 - fx) + data[(size_t)y1 * w + x1] * fx;
+				raw[k][j] = a * (1 - fy) + b * fy;
+			}
 		return;
 	}
-	const float *data = img->data;
 	for (int k = 0; k < NRAYS; k++)
 		for (int j = 0; j <= n; j++) {
 			double px = x + cs[k] * j * step, py = y + sn[k] * j * step;
@@ -304,7 +335,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, double 
 		for (int k = 0; k < NRAYS; k++)
 			if (isfinite(kap[k]))
 				kk[nk++] = kap[k];
-		qsort(kk, (size_t)nk, sizeof *kk, cmp_double);
+		sort_few(kk, nk);
 		*kappa = nk >= NRAYS / 2 ? kk[nk / 2] : NAN;
 	}
 	/* circle through the edge points, outliers dropped */
@@ -320,7 +351,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, double 
 		return -1;
 	for (int k = 0; k < NRAYS; k++)
 		tmp[k] = res[k] = fabs(hypot(px[k] - cx, py[k] - cy) - r);
-	qsort(tmp, NRAYS, sizeof *tmp, cmp_double);
+	sort_few(tmp, NRAYS);
 	double mad = 0.5 * (tmp[NRAYS / 2 - 1] + tmp[NRAYS / 2]);
 	for (int k = 0; k < NRAYS; k++)
 		use[k] = res[k] <= fmax(3 * 1.4826 * mad, 0.25);
