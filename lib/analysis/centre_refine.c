@@ -119,70 +119,82 @@ static double focus(const fs_image *img, const ray_tab *T, double x, double y, d
 	return best;
 }
 
-/* The grid's rays with their interpolation worked out once. When the
- * grid step is a whole number of pixels, every trial centre of the grid
- * has the same fractional position as the start, so a ray sample of one
- * trial centre is that of the start moved by whole pixels: the same
- * bilinear weights at a shifted address. Tabulating the address and
- * weights once per refinement leaves a sample its four reads and six
- * products (the position, its rounding and its weights were more than
- * half of the grid's cost). The values are focus()'s up to the rounding
- * of the positions (about 1e-13 px); the refined centres came out
- * bit-identical on the paper figures, the 2048x1536 synthetic and the 64
- * simulator scenes. */
-typedef struct grid_rays {
-	int nr, j0, j1, span;
-	int reach;                       /* the largest |offset| along x or y, px, plus one */
-	ptrdiff_t off[NRAYS / 2][NMAX + 1]; /* (ray, radius) -> offset of the top-left pixel */
-	double fx[NRAYS / 2][NMAX + 1], fy[NRAYS / 2][NMAX + 1];
-} grid_rays;
+/* The grid's samples with their interpolation worked out once per
+ * refinement. A sample of ray q at radius j from the trial centre
+ * (x + ix g, y + iy g) lies at px = (x + ix g) + ox[q][j] and
+ * py = (y + iy g) + oy[q][j]: px depends on the column ix only, py on the
+ * row iy only. So the pixel, the weight and its complement along x are
+ * tabulated per (ix, q, j), along y per (iy, q, j), from the very
+ * expressions focus() evaluates: the same values, while a sample keeps
+ * only its four reads and six products (the position, its rounding and
+ * its weights were more than half of the grid's cost). */
+typedef struct grid_tab {
+	int n;             /* trial positions per axis: 2 ng + 1 */
+	int nj;            /* samples per ray: j0 - span .. j1 + span */
+	int *xo;           /* [ix][q][j] column of the left pixel */
+	double *xf, *xg;   /* [ix][q][j] its weight fx and 1 - fx */
+	ptrdiff_t *yo;     /* [iy][q][j] offset of the top row */
+	double *yf, *yg;   /* [iy][q][j] fy and 1 - fy */
+	void *block;       /* owns all of the above */
+} grid_tab;
 
-/* The samples of focus(x, y, NRAYS / 2, dr, span, rmin, rmax) relative to
- * the pixel (floor x, floor y), for an image of width w. */
-static void grid_rays_init(grid_rays *G, const rays *R, int w, double x, double y, double dr, int span,
-			   double rmin, double rmax)
+/* Tabulates the grid of (2 ng + 1)^2 trial centres g apart around (x, y)
+ * for the rays of T in an image of width w. Returns 0, -1 when out of
+ * memory (nothing to free). */
+static int grid_tab_init(grid_tab *G, const ray_tab *T, int w, double x, double y, double g, int ng)
 {
-	int j0 = (int)floor(rmin / dr), j1 = (int)ceil(rmax / dr);
-	if (j0 < span)
-		j0 = span;
-	if (j1 > NMAX - span)
-		j1 = NMAX - span;
-	G->nr = NRAYS / 2;
-	G->j0 = j0;
-	G->j1 = j1;
-	G->span = span;
-	G->reach = 0;
-	int xb = (int)floor(x), yb = (int)floor(y);
-	for (int k = 0, q = 0; k < NRAYS; k += 2, q++)
-		for (int j = j0 - span; j <= j1 + span; j++) {
-			double px = x + R->cs[k] * j * dr, py = y + R->sn[k] * j * dr;
-			double fx0 = floor(px), fy0 = floor(py);
-			int ox = (int)fx0 - xb, oy = (int)fy0 - yb;
-			G->off[q][j] = (ptrdiff_t)oy * w + ox;
-			G->fx[q][j] = px - fx0;
-			G->fy[q][j] = py - fy0;
-			int a = abs(ox) > abs(oy) ? abs(ox) : abs(oy);
-			if (a + 1 > G->reach)
-				G->reach = a + 1;
-		}
+	int n = 2 * ng + 1, nj = T->j1 - T->j0 + 2 * T->span + 1;
+	size_t m = (size_t)n * T->nr * nj;
+	G->block = malloc(m * (sizeof(int) + sizeof(ptrdiff_t) + 4 * sizeof(double)));
+	if (!G->block)
+		return -1;
+	G->n = n;
+	G->nj = nj;
+	G->xf = G->block;
+	G->xg = G->xf + m;
+	G->yf = G->xg + m;
+	G->yg = G->yf + m;
+	G->yo = (ptrdiff_t *)(G->yg + m);
+	G->xo = (int *)(G->yo + m);
+	int jlo = T->j0 - T->span;
+	for (int i = -ng; i <= ng; i++) {
+		double tx = x + i * g, ty = y + i * g;
+		for (int q = 0; q < T->nr; q++)
+			for (int j = 0; j < nj; j++) {
+				size_t at = ((size_t)(i + ng) * T->nr + q) * nj + j;
+				double px = tx + T->ox[q][jlo + j], py = ty + T->oy[q][jlo + j];
+				int x0 = (int)px, y0 = (int)py;
+				double fx = px - x0, fy = py - y0;
+				G->xo[at] = x0;
+				G->xf[at] = fx;
+				G->xg[at] = 1 - fx;
+				G->yo[at] = (ptrdiff_t)y0 * w;
+				G->yf[at] = fy;
+				G->yg[at] = 1 - fy;
+			}
+	}
+	return 0;
 }
 
-/* focus() of G at the pixel (xb, yb), the start's moved by whole pixels;
- * the caller has checked that G->reach px around it lie in the image. */
-static double grid_focus(const fs_image *img, const grid_rays *G, int xb, int yb, double *peak, double dr)
+/* focus() of the trial centre (ix, iy) of G (-ng..ng each), the rays of
+ * T; the caller has checked that every sample lies inside the image. */
+static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *G, int ix, int iy, int ng,
+			 double *peak)
 {
 	int w = img->width;
-	const float *c = img->data + (size_t)yb * w + xb;
-	int j0 = G->j0, j1 = G->j1, span = G->span;
+	int j0 = T->j0, j1 = T->j1, span = T->span, nj = G->nj, jlo = j0 - span;
 	double h[NMAX + 1] = {0};
-	for (int q = 0; q < G->nr; q++) {
+	for (int q = 0; q < T->nr; q++) {
+		size_t ax = ((size_t)(ix + ng) * T->nr + q) * nj, ay = ((size_t)(iy + ng) * T->nr + q) * nj;
+		const int *xo = G->xo + ax;
+		const double *xf = G->xf + ax, *xg = G->xg + ax, *yf = G->yf + ay, *yg = G->yg + ay;
+		const ptrdiff_t *yo = G->yo + ay;
 		double v[NMAX + 1];
-		for (int j = j0 - span; j <= j1 + span; j++) {
-			const float *p = c + G->off[q][j];
-			double fx = G->fx[q][j], fy = G->fy[q][j];
-			double a = p[0] * (1 - fx) + p[1] * fx;
-			double b = p[w] * (1 - fx) + p[w + 1] * fx;
-			v[j] = a * (1 - fy) + b * fy;
+		for (int j = 0; j < nj; j++) {
+			const float *p = img->data + yo[j] + xo[j];
+			double a = p[0] * xg[j] + p[1] * xf[j];
+			double b = p[w] * xg[j] + p[w + 1] * xf[j];
+			v[jlo + j] = a * yg[j] + b * yf[j];
 		}
 		for (int j = j0; j <= j1; j++)
 			h[j] += fabs(v[j + span] - v[j - span]);
@@ -196,7 +208,7 @@ static double grid_focus(const fs_image *img, const grid_rays *G, int xb, int yb
 			jb = j;
 		}
 	}
-	*peak = jb * dr;
+	*peak = jb * T->dr;
 	return best;
 }
 
@@ -233,23 +245,18 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 	ray_tab T;
 	ray_tab_init(&T, &R, NRAYS / 2, gdr, gspan, rmin, rmax);
 	double best = focus(img, &T, cx, cy, &rp);
-	/* a whole-pixel grid step away from the image's border: the
-	 * tabulated rays */
-	grid_rays G;
-	G.nr = G.j0 = G.j1 = G.span = G.reach = 0;
-	int gi = (int)g, shared = 0;
-	if (gi == g) {
-		grid_rays_init(&G, &R, img->width, x, y, gdr, gspan, rmin, rmax);
-		int b = G.reach + ng * gi + 1;
-		shared = x - b >= 0 && y - b >= 0 && x + b < img->width - 1 && y + b < img->height - 1;
-	}
+	/* away from the image's border, the tabulated grid (the same
+	 * values as focus() at each trial centre) */
+	grid_tab G = {0};
+	double b = ng * g + T.reach + 1;
+	int tab = x - b >= 0 && y - b >= 0 && x + b < img->width - 1 && y + b < img->height - 1 &&
+		  grid_tab_init(&G, &T, img->width, x, y, g, ng) == 0;
 	for (int iy = -ng; iy <= ng; iy++)
 		for (int ix = -ng; ix <= ng; ix++) {
 			if ((!ix && !iy) || hypot(ix * g, iy * g) > max_shift)
 				continue;
 			double r;
-			double v = shared ? grid_focus(img, &G, (int)floor(x) + ix * gi, (int)floor(y) + iy * gi, &r, gdr)
-					  : focus(img, &T, x + ix * g, y + iy * g, &r);
+			double v = tab ? grid_focus(img, &T, &G, ix, iy, ng, &r) : focus(img, &T, x + ix * g, y + iy * g, &r);
 			if (v > best) {
 				best = v;
 				cx = x + ix * g;
@@ -257,6 +264,8 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 				rp = r;
 			}
 		}
+	if (tab)
+		free(G.block);
 	double q0 = fmax(rmin, 0.7 * rp), q1 = fmin(rmax, 1.3 * rp);
 	if (q1 - q0 < 4 * dr) {
 		q0 = rmin;
@@ -265,10 +274,16 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 	ray_tab_init(&T, &R, NRAYS / 2, dr, span, q0, q1);
 	best = focus(img, &T, cx, cy, NULL);
 	for (double s = 0.5 * g; s >= 0.25; s *= 0.5) {
+		/* after a step, the way back leads to the point just left,
+		 * whose focus is lower than this one's (up to the rounding of
+		 * the position): not looked at again */
+		int back = -1;
 		for (int it = 0; it < 8; it++) {
 			int bk = -1;
 			double bv = best;
 			for (int k = 0; k < 8; k++) {
+				if (k == back)
+					continue;
 				double nx = cx + s * dx[k], ny = cy + s * dy[k];
 				if (hypot(nx - x, ny - y) > max_shift)
 					continue;
@@ -283,6 +298,7 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 			cx += s * dx[bk];
 			cy += s * dy[bk];
 			best = bv;
+			back = (bk + 4) % 8;
 		}
 	}
 	*ox = cx;
