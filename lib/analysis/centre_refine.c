@@ -256,7 +256,8 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 			if ((!ix && !iy) || hypot(ix * g, iy * g) > max_shift)
 				continue;
 			double r;
-			double v = tab ? grid_focus(img, &T, &G, ix, iy, ng, &r) : focus(img, &T, x + ix * g, y + iy * g, &r);
+			double v = tab ? grid_focus(img, &T, &G, ix, iy, ng, &r)
+				       : focus(img, &T, x + ix * g, y + iy * g, &r);
 			if (v > best) {
 				best = v;
 				cx = x + ix * g;
