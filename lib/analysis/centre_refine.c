@@ -5,6 +5,8 @@
 #include "analysis/centre_refine.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
 
 #define NRAYS 32
 #define NMAX 64
@@ -27,29 +29,78 @@ static inline double sample_in(const float *d, int w, double x, double y)
 	return a * (1 - fy) + b * fy;
 }
 
-/* The height of the peak of the summed radial-derivative magnitude over
- * the radii [rmin, rmax], from (x, y), along nr of the rays (every
- * NRAYS / nr-th) sampled every dr px, the derivative over +-span samples;
- * *peak (may be NULL) gets the radius of the peak. */
-static double focus(const fs_image *img, const rays *R, double x, double y, int nr, double dr, int span,
-		    double rmin, double rmax, double *peak)
+/* fs_image_sample itself, inlined: the clamping to the image and the
+ * repeated last column and row, the same arithmetic. */
+static inline double sample_clamped(const fs_image *img, double x, double y)
+{
+	int w = img->width, h = img->height;
+	if (x < 0)
+		x = 0;
+	if (y < 0)
+		y = 0;
+	if (x > w - 1)
+		x = w - 1;
+	if (y > h - 1)
+		y = h - 1;
+	int x0 = (int)x, y0 = (int)y;
+	int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+	double fx = x - x0, fy = y - y0;
+	const float *d = img->data;
+	double a = d[(size_t)y0 * w + x0] * (1 - fx) + d[(size_t)y0 * w + x1] * fx;
+	double b = d[(size_t)y1 * w + x0] * (1 - fx) + d[(size_t)y1 * w + x1] * fx;
+	return a * (1 - fy) + b * fy;
+}
+
+/* The rays of one stage of the search (the grid, the compass): every
+ * (NRAYS / nr)-th ray, the radii j0 - span .. j1 + span samples of dr px,
+ * and each sample's offset from the trial centre (cs[k] * j * dr, the
+ * product focus() took for every sample of every trial centre). */
+typedef struct ray_tab {
+	int nr, j0, j1, span;
+	double dr, reach;
+	double ox[NRAYS / 2][NMAX + 1], oy[NRAYS / 2][NMAX + 1]; /* nr <= NRAYS / 2 */
+} ray_tab;
+
+static void ray_tab_init(ray_tab *T, const rays *R, int nr, double dr, int span, double rmin, double rmax)
 {
 	int j0 = (int)floor(rmin / dr), j1 = (int)ceil(rmax / dr);
 	if (j0 < span)
 		j0 = span;
 	if (j1 > NMAX - span)
 		j1 = NMAX - span;
+	T->nr = nr;
+	T->j0 = j0;
+	T->j1 = j1;
+	T->span = span;
+	T->dr = dr;
+	T->reach = (j1 + span) * dr;
+	for (int k = 0, q = 0; k < NRAYS; k += NRAYS / nr, q++)
+		for (int j = j0 - span; j <= j1 + span; j++) {
+			T->ox[q][j] = R->cs[k] * j * dr;
+			T->oy[q][j] = R->sn[k] * j * dr;
+		}
+}
+
+/* The height of the peak of the summed radial-derivative magnitude over
+ * the radii of T from (x, y), the derivative over +-span samples; *peak
+ * (may be NULL) gets the radius of the peak. */
+static double focus(const fs_image *img, const ray_tab *T, double x, double y, double *peak)
+{
+	int j0 = T->j0, j1 = T->j1, span = T->span;
 	double h[NMAX + 1] = {0};
 	/* the rays' reach inside the image: no clamping needed (the last
 	 * column and row excluded, where fs_image_sample repeats the edge) */
-	double reach = (j1 + span) * dr;
+	double reach = T->reach;
 	int inside = x - reach >= 0 && y - reach >= 0 && x + reach < img->width - 1 && y + reach < img->height - 1;
-	for (int k = 0; k < NRAYS; k += NRAYS / nr) {
+	for (int q = 0; q < T->nr; q++) {
 		double v[NMAX + 1];
-		for (int j = j0 - span; j <= j1 + span; j++) {
-			double px = x + R->cs[k] * j * dr, py = y + R->sn[k] * j * dr;
-			v[j] = inside ? sample_in(img->data, img->width, px, py) : fs_image_sample(img, px, py);
-		}
+		const double *ox = T->ox[q], *oy = T->oy[q];
+		if (inside)
+			for (int j = j0 - span; j <= j1 + span; j++)
+				v[j] = sample_in(img->data, img->width, x + ox[j], y + oy[j]);
+		else
+			for (int j = j0 - span; j <= j1 + span; j++)
+				v[j] = sample_clamped(img, x + ox[j], y + oy[j]);
 		for (int j = j0; j <= j1; j++)
 			h[j] += fabs(v[j + span] - v[j - span]);
 	}
@@ -64,7 +115,100 @@ static double focus(const fs_image *img, const rays *R, double x, double y, int 
 		}
 	}
 	if (peak)
-		*peak = jb * dr;
+		*peak = jb * T->dr;
+	return best;
+}
+
+/* The grid's samples with their interpolation worked out once per
+ * refinement. A sample of ray q at radius j from the trial centre
+ * (x + ix g, y + iy g) lies at px = (x + ix g) + ox[q][j] and
+ * py = (y + iy g) + oy[q][j]: px depends on the column ix only, py on the
+ * row iy only. So the pixel, the weight and its complement along x are
+ * tabulated per (ix, q, j), along y per (iy, q, j), from the very
+ * expressions focus() evaluates: the same values, while a sample keeps
+ * only its four reads and six products (the position, its rounding and
+ * its weights were more than half of the grid's cost). */
+typedef struct grid_tab {
+	int n;             /* trial positions per axis: 2 ng + 1 */
+	int nj;            /* samples per ray: j0 - span .. j1 + span */
+	int *xo;           /* [ix][q][j] column of the left pixel */
+	double *xf, *xg;   /* [ix][q][j] its weight fx and 1 - fx */
+	ptrdiff_t *yo;     /* [iy][q][j] offset of the top row */
+	double *yf, *yg;   /* [iy][q][j] fy and 1 - fy */
+	void *block;       /* owns all of the above */
+} grid_tab;
+
+/* Tabulates the grid of (2 ng + 1)^2 trial centres g apart around (x, y)
+ * for the rays of T in an image of width w. Returns 0, -1 when out of
+ * memory (nothing to free). */
+static int grid_tab_init(grid_tab *G, const ray_tab *T, int w, double x, double y, double g, int ng)
+{
+	int n = 2 * ng + 1, nj = T->j1 - T->j0 + 2 * T->span + 1;
+	size_t m = (size_t)n * T->nr * nj;
+	G->block = malloc(m * (sizeof(int) + sizeof(ptrdiff_t) + 4 * sizeof(double)));
+	if (!G->block)
+		return -1;
+	G->n = n;
+	G->nj = nj;
+	G->xf = G->block;
+	G->xg = G->xf + m;
+	G->yf = G->xg + m;
+	G->yg = G->yf + m;
+	G->yo = (ptrdiff_t *)(G->yg + m);
+	G->xo = (int *)(G->yo + m);
+	int jlo = T->j0 - T->span;
+	for (int i = -ng; i <= ng; i++) {
+		double tx = x + i * g, ty = y + i * g;
+		for (int q = 0; q < T->nr; q++)
+			for (int j = 0; j < nj; j++) {
+				size_t at = ((size_t)(i + ng) * T->nr + q) * nj + j;
+				double px = tx + T->ox[q][jlo + j], py = ty + T->oy[q][jlo + j];
+				int x0 = (int)px, y0 = (int)py;
+				double fx = px - x0, fy = py - y0;
+				G->xo[at] = x0;
+				G->xf[at] = fx;
+				G->xg[at] = 1 - fx;
+				G->yo[at] = (ptrdiff_t)y0 * w;
+				G->yf[at] = fy;
+				G->yg[at] = 1 - fy;
+			}
+	}
+	return 0;
+}
+
+/* focus() of the trial centre (ix, iy) of G (-ng..ng each), the rays of
+ * T; the caller has checked that every sample lies inside the image. */
+static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *G, int ix, int iy, int ng,
+			 double *peak)
+{
+	int w = img->width;
+	int j0 = T->j0, j1 = T->j1, span = T->span, nj = G->nj, jlo = j0 - span;
+	double h[NMAX + 1] = {0};
+	for (int q = 0; q < T->nr; q++) {
+		size_t ax = ((size_t)(ix + ng) * T->nr + q) * nj, ay = ((size_t)(iy + ng) * T->nr + q) * nj;
+		const int *xo = G->xo + ax;
+		const double *xf = G->xf + ax, *xg = G->xg + ax, *yf = G->yf + ay, *yg = G->yg + ay;
+		const ptrdiff_t *yo = G->yo + ay;
+		double v[NMAX + 1];
+		for (int j = 0; j < nj; j++) {
+			const float *p = img->data + yo[j] + xo[j];
+			double a = p[0] * xg[j] + p[1] * xf[j];
+			double b = p[w] * xg[j] + p[w + 1] * xf[j];
+			v[jlo + j] = a * yg[j] + b * yf[j];
+		}
+		for (int j = j0; j <= j1; j++)
+			h[j] += fabs(v[j + span] - v[j - span]);
+	}
+	double best = 0;
+	int jb = j0;
+	for (int j = j0 + 1; j < j1; j++) {
+		double v = h[j - 1] + 2 * h[j] + h[j + 1];
+		if (v > best) {
+			best = v;
+			jb = j;
+		}
+	}
+	*peak = jb * T->dr;
 	return best;
 }
 
@@ -98,13 +242,22 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 	if (gspan > 4)
 		gspan = 4;
 	double rp = 0;
-	double best = focus(img, &R, cx, cy, NRAYS / 2, gdr, gspan, rmin, rmax, &rp);
+	ray_tab T;
+	ray_tab_init(&T, &R, NRAYS / 2, gdr, gspan, rmin, rmax);
+	double best = focus(img, &T, cx, cy, &rp);
+	/* away from the image's border, the tabulated grid (the same
+	 * values as focus() at each trial centre) */
+	grid_tab G = {0};
+	double b = ng * g + T.reach + 1;
+	int tab = x - b >= 0 && y - b >= 0 && x + b < img->width - 1 && y + b < img->height - 1 &&
+		  grid_tab_init(&G, &T, img->width, x, y, g, ng) == 0;
 	for (int iy = -ng; iy <= ng; iy++)
 		for (int ix = -ng; ix <= ng; ix++) {
 			if ((!ix && !iy) || hypot(ix * g, iy * g) > max_shift)
 				continue;
 			double r;
-			double v = focus(img, &R, x + ix * g, y + iy * g, NRAYS / 2, gdr, gspan, rmin, rmax, &r);
+			double v = tab ? grid_focus(img, &T, &G, ix, iy, ng, &r)
+				       : focus(img, &T, x + ix * g, y + iy * g, &r);
 			if (v > best) {
 				best = v;
 				cx = x + ix * g;
@@ -112,21 +265,30 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 				rp = r;
 			}
 		}
+	if (tab)
+		free(G.block);
 	double q0 = fmax(rmin, 0.7 * rp), q1 = fmin(rmax, 1.3 * rp);
 	if (q1 - q0 < 4 * dr) {
 		q0 = rmin;
 		q1 = rmax;
 	}
-	best = focus(img, &R, cx, cy, NRAYS / 2, dr, span, q0, q1, NULL);
+	ray_tab_init(&T, &R, NRAYS / 2, dr, span, q0, q1);
+	best = focus(img, &T, cx, cy, NULL);
 	for (double s = 0.5 * g; s >= 0.25; s *= 0.5) {
+		/* after a step, the way back leads to the point just left,
+		 * whose focus is lower than this one's (up to the rounding of
+		 * the position): not looked at again */
+		int back = -1;
 		for (int it = 0; it < 8; it++) {
 			int bk = -1;
 			double bv = best;
 			for (int k = 0; k < 8; k++) {
+				if (k == back)
+					continue;
 				double nx = cx + s * dx[k], ny = cy + s * dy[k];
 				if (hypot(nx - x, ny - y) > max_shift)
 					continue;
-				double v = focus(img, &R, nx, ny, NRAYS / 2, dr, span, q0, q1, NULL);
+				double v = focus(img, &T, nx, ny, NULL);
 				if (v > bv) {
 					bv = v;
 					bk = k;
@@ -137,6 +299,7 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 			cx += s * dx[bk];
 			cy += s * dy[bk];
 			best = bv;
+			back = (bk + 4) % 8;
 		}
 	}
 	*ox = cx;

@@ -25,7 +25,12 @@
  * Cost: about 30 grid points (16 rays, a sample per px) and 20-40
  * compass trials (16 rays, the radii within 30 % of the peak's) per
  * centre at pitch 40-64, fewer at smaller pitches (the grid step is at
- * most a third of max_shift).
+ * most a third of max_shift). Away from the image's border the grid's
+ * sample positions and bilinear weights are tabulated once per centre
+ * (per column and per row of trial centres: a position along x depends
+ * on the column only) and each search stage's ray offsets once per
+ * stage; the values are those of sampling every point afresh, so the
+ * centre found is the same (bit-identical on the test images).
  *
  * Known bias: on low spherical domes lit from the side (h/R 0.25) the
  * sharpest circle lies about 0.35 R towards the detector of the true

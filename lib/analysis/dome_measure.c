@@ -100,22 +100,120 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Ascending order of a few (at most NRAYS) values without NAN: the same
+ * order as qsort with cmp_double, without its call per comparison (two
+ * sorts per pass were a twentieth of the dome rule's cost). */
+static void sort_few(double *v, int n)
+{
+	for (int i = 1; i < n; i++) {
+		double x = v[i];
+		int j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* The image along the rays from (x, y): raw[k][j] at j * step along ray k,
+ * j = 0..n, with fs_image_sample's arithmetic inlined (the call per
+ * sample was most of a pass); rays that stay inside the image (the last
+ * column and row excluded, where fs_image_sample repeats the edge) are
+ * read without its clamping: the same values. */
+static void sample_rays(const fs_image *img, const double *cs, const double *sn, double x, double y, double step,
+			int n, double raw[NRAYS][NMAX + 1])
+{
+	double reach = n * step;
+	int w = img->width, h = img->height;
+	const float *data = img->data;
+	if (!(x - reach >= 0 && y - reach >= 0 && x + reach < w - 1 && y + reach < h - 1)) {
+		/* fs_image_sample inlined: clamped to the image, the last
+		 * column and row repeated */
+		for (int k = 0; k < NRAYS; k++)
+			for (int j = 0; j <= n; j++) {
+				double px = x + cs[k] * j * step, py = y + sn[k] * j * step;
+				if (px < 0)
+					px = 0;
+				if (py < 0)
+					py = 0;
+				if (px > w - 1)
+					px = w - 1;
+				if (py > h - 1)
+					py = h - 1;
+				int x0 = (int)px, y0 = (int)py;
+				int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+				double fx = px - x0, fy = py - y0;
+				double a = data[(size_t)y0 * w + x0] * (1 - fx) + data[(size_t)y0 * w + x1] * fx;
+				double b = data[(size_t)y1 * w + x0] * (1 - fx) + data[(size_t)y1 * w + x1] * fx;
+				raw[k][j] = a * (1 - fy) + b * fy;
+			}
+		return;
+	}
+	for (int k = 0; k < NRAYS; k++)
+		for (int j = 0; j <= n; j++) {
+			double px = x + cs[k] * j * step, py = y + sn[k] * j * step;
+			int x0 = (int)px, y0 = (int)py;
+			double fx = px - x0, fy = py - y0;
+			const float *p = data + (size_t)y0 * w + x0;
+			double a = p[0] * (1 - fx) + p[1] * fx;
+			double b = p[w] * (1 - fx) + p[w + 1] * fx;
+			raw[k][j] = a * (1 - fy) + b * fy;
+		}
+}
+
+/* v = t (j = 0..n) convolved with the symmetric kernel kern[0..kr], the
+ * ends repeated. The ends are padded once instead of clamping every tap
+ * (kr reaches 15, so most samples were near an end); the taps are added
+ * in the same order (-kr..kr), so the sums are the same. */
+static void smooth_ray(const double *t, int n, const double *kern, int kr, double *v)
+{
+	double pad[NMAX + 1 + 2 * 15];
+	double *c = pad + kr;
+	for (int i = 1; i <= kr; i++) {
+		c[-i] = t[0];
+		c[n + i] = t[n];
+	}
+	for (int j = 0; j <= n; j++)
+		c[j] = t[j];
+	double kf[2 * 15 + 1];
+	for (int i = -kr; i <= kr; i++)
+		kf[i + kr] = kern[i < 0 ? -i : i];
+	/* four outputs at a time: four independent chains of additions
+	 * instead of one (each output's taps still added in their order) */
+	int j = 0;
+	for (; j + 3 <= n; j += 4) {
+		double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+		const double *s = c + j - kr;
+		for (int i = 0; i <= 2 * kr; i++) {
+			double k = kf[i];
+			a0 += k * s[i];
+			a1 += k * s[i + 1];
+			a2 += k * s[i + 2];
+			a3 += k * s[i + 3];
+		}
+		v[j] = a0;
+		v[j + 1] = a1;
+		v[j + 2] = a2;
+		v[j + 3] = a3;
+	}
+	for (; j <= n; j++) {
+		double acc = 0;
+		for (int i = 0; i <= 2 * kr; i++)
+			acc += kf[i] * c[j - kr + i];
+		v[j] = acc;
+	}
+}
+
 /* One pass from (x, y): edge radius per ray (rad), the fitted centre and
  * the quality. Returns -1 when the image is flat around (x, y). */
-static int pass(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
-		int outer, double blur, double sw, double *rad, double *ncx, double *ncy, double *quality,
-		double *kappa)
+static int pass(const fs_image *img, const double *cs, const double *sn, double x, double y, double rmin,
+		double rmax, double smooth, int outer, double blur, double sw, double *rad, double *ncx, double *ncy,
+		double *quality, double *kappa)
 {
 	double reach = 1.3 * rmax;
 	double step = fmax(0.35, reach / (NMAX - 2));
 	int n = (int)ceil(reach / step) + 1;
 	if (n > NMAX)
 		n = NMAX;
-	double cs[NRAYS], sn[NRAYS];
-	for (int k = 0; k < NRAYS; k++) {
-		cs[k] = cos(2 * M_PI * k / NRAYS);
-		sn[k] = sin(2 * M_PI * k / NRAYS);
-	}
 	double d[NRAYS][NMAX], sd[NRAYS][NMAX];
 	double h[NMAX];
 	memset(h, 0, sizeof h);
@@ -137,9 +235,7 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 			kern[i] /= ks;
 	}
 	double raw[NRAYS][NMAX + 1];
-	for (int k = 0; k < NRAYS; k++)
-		for (int j = 0; j <= n; j++)
-			raw[k][j] = fs_image_sample(img, x + cs[k] * j * step, y + sn[k] * j * step);
+	sample_rays(img, cs, sn, x, y, step, n, raw);
 	for (int k = 0; k < NRAYS; k++) {
 		double v[NMAX + 1];
 		if (!kr) {
@@ -150,14 +246,7 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 			double t[NMAX + 1];
 			for (int j = 0; j <= n; j++)
 				t[j] = 0.5 * raw[k][j] + 0.25 * (raw[k0][j] + raw[k1][j]);
-			for (int j = 0; j <= n; j++) {
-				double acc = 0;
-				for (int i = -kr; i <= kr; i++) {
-					int jj = j + i < 0 ? 0 : j + i > n ? n : j + i;
-					acc += kern[i < 0 ? -i : i] * t[jj];
-				}
-				v[j] = acc;
-			}
+			smooth_ray(t, n, kern, kr, v);
 		}
 		d[k][0] = 0;
 		for (int j = 1; j < n; j++) {
@@ -195,6 +284,13 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		w0 = 1;
 	if (w1 > n - 2)
 		w1 = n - 2;
+	/* the weight depends on the radius only: one exp per radius, not
+	 * per ray and radius (it was a fifth of the pass) */
+	double wt[NMAX];
+	for (int j = w0; j <= w1; j++) {
+		double u = sw > 0 ? (j * step - rs) / (sw * rs) : 0;
+		wt[j] = exp(-0.5 * u * u);
+	}
 	for (int k = 0; k < NRAYS; k++) {
 		/* the strongest step of the ray, weighed by its distance from
 		 * the common circle: between close domes (fill 0.8: a gap of a
@@ -203,8 +299,7 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		int jb = w0;
 		double sb = -1;
 		for (int j = w0; j <= w1; j++) {
-			double u = sw > 0 ? (j * step - rs) / (sw * rs) : 0;
-			double sc = d[k][j] * exp(-0.5 * u * u);
+			double sc = d[k][j] * wt[j];
 			if (sc > sb) {
 				sb = sc;
 				jb = j;
@@ -250,7 +345,8 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		on += d[k][jb];
 		double mx = 0;
 		for (int j = 1; j < n - 1; j++)
-			mx = fmax(mx, d[k][j]);
+			if (d[k][j] > mx) /* fmax without its call: d is never NAN */
+				mx = d[k][j];
 		best += mx;
 	}
 	*quality = best > 0 ? on / best : 0;
@@ -260,7 +356,7 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		for (int k = 0; k < NRAYS; k++)
 			if (isfinite(kap[k]))
 				kk[nk++] = kap[k];
-		qsort(kk, (size_t)nk, sizeof *kk, cmp_double);
+		sort_few(kk, nk);
 		*kappa = nk >= NRAYS / 2 ? kk[nk / 2] : NAN;
 	}
 	/* circle through the edge points, outliers dropped */
@@ -276,7 +372,7 @@ static int pass(const fs_image *img, double x, double y, double rmin, double rma
 		return -1;
 	for (int k = 0; k < NRAYS; k++)
 		tmp[k] = res[k] = fabs(hypot(px[k] - cx, py[k] - cy) - r);
-	qsort(tmp, NRAYS, sizeof *tmp, cmp_double);
+	sort_few(tmp, NRAYS);
 	double mad = 0.5 * (tmp[NRAYS / 2 - 1] + tmp[NRAYS / 2]);
 	for (int k = 0; k < NRAYS; k++)
 		use[k] = res[k] <= fmax(3 * 1.4826 * mad, 0.25);
@@ -333,12 +429,19 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 		return -1;
 	double rad[NRAYS];
 	double cx = x, cy = y, q = 0;
+	/* the ray directions, once for the passes */
+	double cs[NRAYS], sn[NRAYS];
+	for (int k = 0; k < NRAYS; k++) {
+		cs[k] = cos(2 * M_PI * k / NRAYS);
+		sn[k] = sin(2 * M_PI * k / NRAYS);
+	}
 	/* The first pass may start off centre (the outer step is then smeared
 	 * over the radii): it takes the strongest step; the next ones, from the
 	 * fitted centre, the outermost strong one. */
 	for (int it = 0; it < 3; it++) {
 		double nx, ny;
-		if (pass(img, cx, cy, rmin, rmax, smooth, it > 0, di ? di->blur : 0, sw, rad, &nx, &ny, &q, kappa))
+		if (pass(img, cs, sn, cx, cy, rmin, rmax, smooth, it > 0, di ? di->blur : 0, sw, rad, &nx, &ny, &q,
+			 kappa))
 			return -1;
 		double shift = hypot(nx - cx, ny - cy);
 		if (nx < 0 || ny < 0 || nx > img->width - 1 || ny > img->height - 1)

@@ -1,0 +1,156 @@
+/*
+ * bench_detect_domes.c - the dome rule (fs_detect_domes) per image: its
+ * CPU time and a fingerprint of everything it found, on the paper
+ * figures, the 2048x1536 synthetic lattice of bench_detect and the 64
+ * corner scenes of the SEM simulator (the scenes of test_sem_accuracy).
+ *
+ * Why: issue 13's benchmark asks for the dome rule to get cheaper without
+ * changing its results. The accuracy tests count scenes that meet a
+ * target, and a change can move tubercles without moving a count; the
+ * fingerprint (FNV-1a over each tubercle's centre, radius, fit quality,
+ * circularity and ellipse, written exactly with %a) changes with any bit
+ * of any of them. Run it before and after a change meant for speed: the
+ * fingerprints must be equal. Prints "label: n tubercles, cpu ms,
+ * fingerprint"; asserts nothing. One run per image (FS_BENCH_RUNS runs,
+ * the median CPU, when set).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/detect.h"
+#include "bench_support.h"
+#include "image/image_io.h"
+#include "sem_sim.h"
+#include "synth.h"
+
+#define MAX_RUNS 15
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static uint64_t fingerprint(const fs_tubercle_list *l)
+{
+	uint64_t h = 14695981039346656037ULL;
+	char line[512];
+	for (size_t i = 0; i < l->n; i++) {
+		const fs_tubercle *t = &l->items[i];
+		snprintf(line, sizeof line, "%a %a %a %a %a %a %a %a\n", t->centroid_x, t->centroid_y, t->radius_px,
+			 t->fit_quality, t->circularity, t->major_axis_px, t->minor_axis_px, t->orientation);
+		h = fnv(h, line);
+	}
+	return h;
+}
+
+/* Detects on img, prints the line; *all is folded with the fingerprint.
+ * Returns the median CPU ms, -1 on failure. */
+static double run(const char *label, const fs_image *img, int runs, uint64_t *all)
+{
+	double cpu[MAX_RUNS];
+	size_t n = 0;
+	uint64_t fp = 0;
+	for (int r = 0; r < runs; r++) {
+		fs_params p;
+		fs_params_default(&p);
+		fs_detect_result res;
+		char err[256];
+		double c0 = bench_cpu_ms();
+		if (fs_detect_domes(img, &p, 0, &res, err, sizeof err)) {
+			printf("%s: detection failed: %s\n", label, err);
+			return -1;
+		}
+		cpu[r] = bench_cpu_ms() - c0;
+		n = res.tubercles.n;
+		fp = fingerprint(&res.tubercles);
+		fs_detect_result_free(&res);
+	}
+	double c = bench_median(cpu, runs);
+	printf("%s: %zu tubercles, cpu %.1f ms, fingerprint %016llx\n", label, n, c, (unsigned long long)fp);
+	char hex[32];
+	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)fp);
+	*all = fnv(*all, hex);
+	return c;
+}
+
+int main(void)
+{
+	static const char *paper[] = {
+		"P1_Fig1_Lepidotes_elvensis_4.78um.tif",
+		"P1_Fig2_Polypterus_bichir_2.63um.tif",
+		"P1_Fig3_Lepisosteus_osseus_3.79um.tif",
+		"P1_Fig4_Atractosteus_simplex_7.07um.tif",
+		"P1_Fig6_Lepisosteidae_indet_Bolivia_4.50um.tif",
+		"P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif",
+		"P2_Fig1e_Polypterus_delhezi_2.19um.tif",
+		"P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif",
+		"P3_Fig4_Obaichthys_laevis_5.0um.tif",
+	};
+	int runs = bench_runs(1);
+	if (runs > MAX_RUNS)
+		runs = MAX_RUNS;
+	uint64_t all = 14695981039346656037ULL;
+	double sum_paper = 0, sum_sem = 0;
+	char err[256];
+	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "tests/fixtures/paper/%s", paper[i]);
+		fs_loaded L;
+		if (fs_load_file(path, NULL, &L, err, sizeof err)) {
+			printf("%s: load failed: %s\n", paper[i], err);
+			return 1;
+		}
+		double c = run(paper[i], L.image, runs, &all);
+		fs_loaded_free(&L);
+		if (c < 0)
+			return 1;
+		sum_paper += c;
+	}
+	synth_opts o;
+	synth_truth t;
+	synth_defaults(&o);
+	o.width = 2048; /* bench_detect's lattice */
+	o.height = 1536;
+	o.pitch = 36;
+	o.angle = 0.2;
+	o.jitter = 1.5;
+	o.gradient = 0.3;
+	fs_image *img = synth_make(&o, &t);
+	if (!img) {
+		printf("synthetic image: out of memory\n");
+		return 1;
+	}
+	double cs = run("synthetic 2048x1536", img, runs, &all);
+	fs_image_free(img);
+	synth_truth_free(&t);
+	if (cs < 0)
+		return 1;
+	for (int k = 0; k < 64; k++) {
+		sem_opts so;
+		sem_truth st;
+		sem_corner_scene(k, &so);
+		fs_image *s = sem_make(&so, &st);
+		if (!s) {
+			printf("scene %d: out of memory\n", k);
+			return 1;
+		}
+		char label[32];
+		snprintf(label, sizeof label, "SEM corner scene %02d", k);
+		double c = run(label, s, runs, &all);
+		fs_image_free(s);
+		sem_truth_free(&st);
+		if (c < 0)
+			return 1;
+		sum_sem += c;
+	}
+	printf("paper figures: cpu %.1f ms in all\n", sum_paper);
+	printf("SEM corner scenes: cpu %.1f ms in all\n", sum_sem);
+	printf("fingerprint of all: %016llx\n", (unsigned long long)all);
+	return 0;
+}
