@@ -17,7 +17,9 @@
  * The rule: the fill held at the base rule's own median reading (the
  * offset is what is wanted; one fill costs about a twentieth of the fill
  * search: 30-100 ms against 0.7-1.2 s per corner scene of the simulator),
- * at most 64 of the tubercles averaged. An offset of at most one
+ * the formation fitted at the centres as given and kept at the offset
+ * found (fitting it again there changed no scene of the matrix), at most
+ * 64 of the tubercles averaged. An offset of at most one
  * step of the fit's fine offset grid (0.0125 pitch) along each axis is the
  * fit's rounding and changes nothing. Otherwise every tubercle is measured
  * again from its centre plus the offset; the new measurement is kept

@@ -124,6 +124,7 @@ typedef struct ctx {
 	fs_se_field f;
 	float *tmp, *bl[NBLUR][FS_SE_NCOMP]; /* blurred, cropped components */
 	const float *use[FS_SE_NCOMP];     /* the ones solve() reads */
+	int keep_formation;   /* see fs_dome_fit_opts */
 } ctx;
 
 static double sample(const fs_image *img, double x, double y)
@@ -414,7 +415,8 @@ static int fit_offset(ctx *c, const meanimg *m, const cand *b, int wide, double 
 static int best_with_offset(ctx *c, const meanimg *m, double fill, int wide, double ox, double oy, cand *best)
 {
 	observe(m, ox, oy, &c->p);
-	if (best_at(c, fill, NULL, best) || fit_offset(c, m, best, wide, &ox, &oy) || best_at(c, fill, NULL, best))
+	if (best_at(c, fill, NULL, best) || fit_offset(c, m, best, wide, &ox, &oy) ||
+	    (!c->keep_formation && best_at(c, fill, NULL, best)))
 		return -1;
 	best->ox = ox;
 	best->oy = oy;
@@ -579,6 +581,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 		goto done;
 	}
 	c.pitch = pitch;
+	c.keep_formation = o->keep_formation;
 	c.angle = lattice_angle(xs, ys, n, pitch);
 	c.bm = (int)ceil(3 * BLUR[NBLUR - 1] * G);
 	/* the highest dome (h/R 1 at fill 0.88) seen at the lowest elevation */
