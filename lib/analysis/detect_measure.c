@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/blob_measure.h"
+#include "analysis/detect_offset.h"
 #include "analysis/detect_tiled.h"
 #include "analysis/centre_refine.h"
 #include "analysis/dome_measure.h"
@@ -142,6 +143,10 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 			meas[i].t.fit_quality = NAN;
 		}
 	}
+	/* The dome rule: the centres' common offset from the dome centres
+	 * (a side detector's), fitted once with the image formation. */
+	if (m->img && m->dome && fs_det_offset_correct(m, c, max_r, smooth, meas, NULL))
+		goto out;
 	for (size_t i = 0; i < c->n; i++) {
 		if (!meas[i].ok)
 			continue;

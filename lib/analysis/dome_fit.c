@@ -124,6 +124,7 @@ typedef struct ctx {
 	fs_se_field f;
 	float *tmp, *bl[NBLUR][FS_SE_NCOMP]; /* blurred, cropped components */
 	const float *use[FS_SE_NCOMP];     /* the ones solve() reads */
+	int keep_formation;   /* see fs_dome_fit_opts */
 } ctx;
 
 static double sample(const fs_image *img, double x, double y)
@@ -140,8 +141,9 @@ static double sample(const fs_image *img, double x, double y)
 /* Mean image over the centres with side (-1 all, 0 x < split, 1 x >= split)
  * whose whole neighbourhood lies inside the image. */
 static int mean_image(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch, int g,
-		      int side, double split, meanimg *m)
+		      int side, double split, size_t max_centres, meanimg *m)
 {
+	size_t stride = max_centres && n > max_centres ? (n + max_centres - 1) / max_centres : 1;
 	m->step = pitch / g / MEAN_SUB;
 	m->half = (int)ceil((FIT_R + MAX_OFFSET + 0.1) * pitch / m->step);
 	int w = 2 * m->half + 1;
@@ -150,7 +152,7 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, s
 	m->used = 0;
 	if (!m->v)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i += stride) {
 		if ((side == 0 && xs[i] >= split) || (side == 1 && xs[i] < split))
 			continue;
 		if (!(xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < img->width - 1 &&
@@ -413,7 +415,8 @@ static int fit_offset(ctx *c, const meanimg *m, const cand *b, int wide, double 
 static int best_with_offset(ctx *c, const meanimg *m, double fill, int wide, double ox, double oy, cand *best)
 {
 	observe(m, ox, oy, &c->p);
-	if (best_at(c, fill, NULL, best) || fit_offset(c, m, best, wide, &ox, &oy) || best_at(c, fill, NULL, best))
+	if (best_at(c, fill, NULL, best) || fit_offset(c, m, best, wide, &ox, &oy) ||
+	    (!c->keep_formation && best_at(c, fill, NULL, best)))
 		return -1;
 	best->ox = ox;
 	best->oy = oy;
@@ -570,7 +573,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 			p->mask[(size_t)(y + p->half) * p->w + (x + p->half)] = (unsigned char)in;
 			p->npx += (size_t)in;
 		}
-	if (mean_image(src, xs, ys, n, pitch, G, -1, 0, &mi))
+	if (mean_image(src, xs, ys, n, pitch, G, -1, 0, o->max_centres, &mi))
 		goto oom;
 	out->n_used = mi.used;
 	if (mi.used < 8) {
@@ -578,6 +581,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 		goto done;
 	}
 	c.pitch = pitch;
+	c.keep_formation = o->keep_formation;
 	c.angle = lattice_angle(xs, ys, n, pitch);
 	c.bm = (int)ceil(3 * BLUR[NBLUR - 1] * G);
 	/* the highest dome (h/R 1 at fill 0.88) seen at the lowest elevation */
@@ -635,7 +639,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 		double split = xsort[n / 2], fh[2];
 		for (int side = 0; side < 2; side++) {
 			fh[side] = fill;
-			if (mean_image(src, xs, ys, n, pitch, G, side, split, &mh[side]))
+			if (mean_image(src, xs, ys, n, pitch, G, side, split, 0, &mh[side]))
 				goto oom;
 			if (mh[side].used < 4)
 				continue;

@@ -52,6 +52,15 @@ typedef struct fs_dome_fit_opts {
 	 * that of a worse local offset */
 	int use_start;
 	double start_x, start_y;
+	/* the formation fitted at the starting offset is kept at the offset
+	 * found, not fitted again there: half the cost, for a caller that
+	 * wants the offset (the fill read at a wrong formation is worse) */
+	int keep_formation;
+	/* at most this many centres (every k-th of the list) averaged into
+	 * the mean patch; 0 = all. The dome detector fits the centres'
+	 * offset with 64 (detect_offset.h): the mean of that many patches is
+	 * as smooth, and averaging costs in proportion to their number. */
+	size_t max_centres;
 } fs_dome_fit_opts;
 
 typedef struct fs_dome_fit {

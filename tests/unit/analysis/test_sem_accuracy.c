@@ -36,10 +36,10 @@
 
 #define LEVEL_OLD_D 3
 #define LEVEL_OLD_RP 29
-#define LEVEL_NEW_D 24
-#define LEVEL_NEW_S 30
-#define LEVEL_NEW_SD 24
-#define LEVEL_NEW_RP 48
+#define LEVEL_NEW_D 28
+#define LEVEL_NEW_S 32
+#define LEVEL_NEW_SD 27
+#define LEVEL_NEW_RP 50
 
 typedef struct scene_result {
 	double recall, precision, d_err, s_err, d_sd;

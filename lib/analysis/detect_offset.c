@@ -1,0 +1,101 @@
+/*
+ * detect_offset.c - the dome detector's centres corrected for their common
+ * offset (see detect_offset.h).
+ */
+#include "analysis/detect_offset.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/dome_fit.h"
+#include "analysis/dome_measure.h"
+
+#define MAX_CENTRES 64
+/* 0.0125 pitch along both axes (one step of dome_fit.c's fine offset
+ * grid) is 0.0177 pitch: below this the offset is the fit's rounding */
+#define MIN_OFFSET 0.02
+#define MAX_QUALITY_DROP 0.1
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Whether a measured candidate is a dome the detection keeps (as in
+ * fs_det_measure: at least 0.45 of the rays' steps on one circle). */
+static int is_dome(const fs_measured *q)
+{
+	return q->ok && q->t.fit_quality >= 0.45 && isfinite(q->t.radius_px);
+}
+
+int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
+			  fs_measured *meas, fs_det_offset *info)
+{
+	fs_det_offset dummy;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof *info);
+	if (!m->img || !m->dome || c->n < 8)
+		return 0;
+	double *xs = malloc(c->n * sizeof *xs), *ys = malloc(c->n * sizeof *ys);
+	double *rs = malloc(c->n * sizeof *rs);
+	int rc = -1;
+	if (!xs || !ys || !rs)
+		goto out;
+	size_t n = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (is_dome(&meas[i])) {
+			xs[n] = meas[i].t.centroid_x;
+			ys[n] = meas[i].t.centroid_y;
+			rs[n++] = meas[i].t.radius_px;
+		}
+	rc = 0;
+	double pitch = n >= 8 ? fs_dome_fit_pitch(xs, ys, n) : 0;
+	if (pitch < 0)
+		rc = -1;
+	if (!(pitch >= 6))
+		goto out;
+	qsort(rs, n, sizeof *rs, cmp_double);
+	fs_dome_fit_opts o;
+	fs_dome_fit_opts_default(&o);
+	o.no_sigma = 1;
+	o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * rs[n / 2] / pitch));
+	o.max_centres = MAX_CENTRES;
+	o.keep_formation = 1;
+	fs_dome_fit f;
+	char err[128];
+	if (fs_dome_fit_image(m->img, xs, ys, n, pitch, &o, &f, err, sizeof err))
+		goto out; /* too few whole patches: nothing to correct */
+	info->fitted = 1;
+	info->dx = f.offset_x;
+	info->dy = f.offset_y;
+	info->quality = f.quality;
+	if (hypot(f.offset_x, f.offset_y) < MIN_OFFSET * pitch)
+		goto out;
+	info->applied = 1;
+	double F = m->f;
+	for (size_t i = 0; i < c->n; i++) {
+		/* candidates that are no dome stay what they are: the
+		 * correction moves domes, it does not make them (a hole
+		 * measured from elsewhere can pass for one) */
+		if (!is_dome(&meas[i]))
+			continue;
+		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+		fs_tubercle t;
+		fs_tubercle_init(&t);
+		if (fs_dome_measure(m->img, meas[i].t.centroid_x + f.offset_x, meas[i].t.centroid_y + f.offset_y,
+				    0.15 * mr / F, 0.8 * mr / F, smooth / F, &t))
+			continue;
+		if (!(t.fit_quality >= meas[i].t.fit_quality - MAX_QUALITY_DROP))
+			continue;
+		meas[i].t = t;
+		info->moved++;
+	}
+out:
+	free(xs);
+	free(ys);
+	free(rs);
+	return rc;
+}

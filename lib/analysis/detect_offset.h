@@ -1,0 +1,56 @@
+/*
+ * detect_offset.h - the dome detector's centres moved by their common
+ * offset from the dome centres, fitted once per image with the SE image
+ * formation (issue 13 section 2). Not part of the public API (detect.h).
+ *
+ * Why: the centre a side-lit dome seems to have is not its centre. The
+ * centre refinement (centre_refine.h) ends where the base is the sharpest
+ * circle, and on low spherical domes that circle runs through the bright
+ * half's base and the dark half's inner slope, about 0.35 R towards the
+ * detector; the base rule from there reads the domes 12-25 % small
+ * (docs/paper-figures.md). The same detector lights every dome of an
+ * image, so the offset is common to all of them: the formation fit
+ * (dome_fit.h), which fits the mean patch around the centres with the
+ * formation and the centres' common offset, measures it once per image,
+ * from every tubercle's patch at once.
+ *
+ * The rule: the fill held at the base rule's own median reading (the
+ * offset is what is wanted; one fill costs about a twentieth of the fill
+ * search: 30-100 ms against 0.7-1.2 s per corner scene of the simulator),
+ * the formation fitted at the centres as given and kept at the offset
+ * found (fitting it again there changed no scene of the matrix), at most
+ * 64 of the tubercles averaged. An offset of at most one
+ * step of the fit's fine offset grid (0.0125 pitch) along each axis is the
+ * fit's rounding and changes nothing. Otherwise every tubercle is measured
+ * again from its centre plus the offset; the new measurement is kept
+ * unless its base is much less of a circle (fit quality lower by more
+ * than 0.1): from a start moved onto a different step the rays agree
+ * less, from the dome's centre they do not.
+ *
+ * The caller owns every argument; nothing is kept.
+ */
+#ifndef FS_DETECT_OFFSET_H
+#define FS_DETECT_OFFSET_H
+
+#include "analysis/detect_measure.h"
+
+/* What the correction did (for reports and tests). */
+typedef struct fs_det_offset {
+	int fitted;       /* 1 when the fit ran (at least 8 whole patches) */
+	int applied;      /* 1 when the tubercles were measured again */
+	double dx, dy;    /* the dome centres minus the given centres, px of m */
+	double quality;   /* the fit's R^2 */
+	size_t moved;     /* tubercles whose new measurement was kept */
+} fs_det_offset;
+
+/*
+ * Corrects the n measured candidates meas[] (m's pixels; the dome rule's
+ * measurement of c's candidates, rays up to max_r or 2 x cand.r, smoothed
+ * by smooth full-resolution px) for their common offset (see above).
+ * info may be NULL. Returns 0 (also when nothing was corrected), -1 on out
+ * of memory (meas unchanged).
+ */
+int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
+			  fs_measured *meas, fs_det_offset *info);
+
+#endif
