@@ -34,6 +34,9 @@ run_dir() {
 		# the formation fit's tables (issue 13): simulator and figures
 		build/tests/analysis/test_dome_fit | build/tests/analysis/test_dome_fit_paper)
 			printf '%s\n' "$out" | grep -v '^\[' ;;
+		# what the images allow at best (the oracle), and the simulator's physics
+		build/tests/analysis/test_sem_oracle | build/tests/analysis/test_sem_physics)
+			printf '%s\n' "$out" | grep -v '^\[' ;;
 		esac
 		pass=$((pass + p))
 		fail=$((fail + f))

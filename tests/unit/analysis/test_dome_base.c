@@ -215,9 +215,12 @@ static int run_all(void **state)
 	return 0;
 }
 
-/* The levels reached (a regression guard, not the targets). */
-#define LEVEL_D 40
-#define LEVEL_S 35
+/* The levels reached (a regression guard, not the issue's targets), on
+ * the simulator that integrates the yield of the analytic slopes over each
+ * pixel (h19f; on the one before, with slopes by differences over 2 px,
+ * whose edges sat inside the base: D 40, S 35, SD 40). */
+#define LEVEL_D 29
+#define LEVEL_S 31
 #define LEVEL_SD 40
 
 static void true_centre_levels(void **state)

@@ -9,6 +9,7 @@
 #include <jpeglib.h>
 
 #include "analysis/preprocess.h"
+#include "sem_surface.h"
 
 typedef unsigned long long rng_t;
 
@@ -73,23 +74,6 @@ void sem_truth_free(sem_truth *t)
 	free(t->pj);
 	free(t->space);
 	memset(t, 0, sizeof *t);
-}
-
-/* Dome height at u = r / R in [0, 1] for height H: profile 0..1 blends the
- * spherical cap into the paraboloid, 1..2 raises the exponent of
- * 1 - u^k from 2 to 6 (a flat top with steep sides). */
-static double dome_z(double u, double H, double profile)
-{
-	if (u >= 1)
-		return 0;
-	if (profile <= 1) {
-		double Rs = (1 + H * H) / (2 * H); /* sphere radius for R = 1 */
-		double sph = sqrt(fmax(0, Rs * Rs - u * u)) - (Rs - H);
-		double par = H * (1 - u * u);
-		return (1 - profile) * sph + profile * par;
-	}
-	double k = 2 + 4 * (profile - 1);
-	return H * (1 - pow(u, k));
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -227,11 +211,17 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t)
 	if (!rng)
 		rng = 1;
 	rng_next(&rng);
-	double *z = calloc((size_t)W * H, sizeof *z);
+	float *rough = malloc((size_t)W * H * sizeof *rough);
 	fs_image *sig = fs_image_new(W, H), *out = NULL;
 	site *s = NULL;
+	sem_dome *dm = NULL;
+	sem_surface surf;
+	memset(&surf, 0, sizeof surf);
 	size_t ns = 0;
-	if (!z || !sig)
+	double L = 7 * o->pitch, p1 = 0, p2 = 0, sc = 1;
+	int mt = o->margin_top < H / 2 ? o->margin_top : H / 2;
+	int bl = o->black_left < W / 2 ? o->black_left : W / 2;
+	if (!rough || !sig)
 		goto fail;
 	/* The surface: undulation (two slanted waves of ~7 pitches) and fine
 	 * roughness (white noise smoothed over ~1 px). */
@@ -247,14 +237,10 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t)
 		}
 		/* a Gaussian of sigma 1 leaves SD 1 / (2 sqrt(pi)) of white noise */
 		double rs = o->roughness * 2 * sqrt(M_PI);
-		double L = 7 * o->pitch, p1 = 2 * M_PI * rng_uniform(&rng), p2 = 2 * M_PI * rng_uniform(&rng);
-		for (int y = 0; y < H; y++)
-			for (int x = 0; x < W; x++)
-				z[(size_t)y * W + x] =
-					o->undulation * 0.5 *
-						(sin(2 * M_PI * (0.8 * x + 0.6 * y) / L + p1) +
-						 sin(2 * M_PI * (-0.3 * x + 0.95 * y) / (1.3 * L) + p2)) +
-					rs * r->data[(size_t)y * W + x];
+		p1 = 2 * M_PI * rng_uniform(&rng);
+		p2 = 2 * M_PI * rng_uniform(&rng);
+		for (size_t k = 0; k < (size_t)W * H; k++)
+			rough[k] = (float)(rs * r->data[k]);
 		fs_image_free(r);
 	}
 	/* Sites of the lattice covering the frame. */
@@ -288,73 +274,41 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t)
 		}
 	}
 	/* Domes stand on the surface (added heights; they do not overlap at
-	 * fill <= 0.8 with the jitters used). */
-	for (size_t k = 0; k < ns; k++) {
-		if (!s[k].present)
-			continue;
-		double R = s[k].R;
-		int x0 = (int)floor(s[k].x - R), x1 = (int)ceil(s[k].x + R);
-		int y0 = (int)floor(s[k].y - R), y1 = (int)ceil(s[k].y + R);
-		for (int y = y0 < 0 ? 0 : y0; y <= y1 && y < H; y++) {
-			for (int x = x0 < 0 ? 0 : x0; x <= x1 && x < W; x++) {
-				double u = hypot(x - s[k].x, y - s[k].y) / R;
-				if (u < 1)
-					z[(size_t)y * W + x] += R * dome_z(u, o->h_over_r, o->profile);
-			}
-		}
-	}
-	/* SE signal. */
-	double ca = cos(o->det_azimuth), sa = sin(o->det_azimuth);
-	double ce = cos(o->det_elevation), se = sin(o->det_elevation);
-	double te = se / fmax(ce, 1e-3);
-	double zmax = -INFINITY, zmin = INFINITY;
-	for (size_t k = 0; k < (size_t)W * H; k++) {
-		zmax = fmax(zmax, z[k]);
-		zmin = fmin(zmin, z[k]);
-	}
-	for (int y = 0; y < H; y++) {
-		for (int x = 0; x < W; x++) {
-			int xl = x > 0 ? x - 1 : x, xr = x < W - 1 ? x + 1 : x;
-			int yu = y > 0 ? y - 1 : y, yd = y < H - 1 ? y + 1 : y;
-			double gx = (z[(size_t)y * W + xr] - z[(size_t)y * W + xl]) / (xr - xl);
-			double gy = (z[(size_t)yd * W + x] - z[(size_t)yu * W + x]) / (yd - yu);
-			double g2 = gx * gx + gy * gy;
-			double sec = sqrt(1 + g2);
-			if (sec > 6)
-				sec = 6;
-			double yield = pow(sec, o->secant_n);
-			double nd = (-gx * ce * ca - gy * ce * sa + se) / sqrt(1 + g2);
-			double dirf = 1 + o->det_strength * (nd - se);
-			if (dirf < 0.05)
-				dirf = 0.05;
-			/* Shadowing: the straight path towards the detector passes
-			 * under the surface somewhere. */
-			double z0 = z[(size_t)y * W + x];
-			double shade = 1;
-			if (o->shadow > 0 && ce > 1e-3) {
-				double L = (zmax - z0) / te;
-				for (double st = 1; st <= L; st += 1) {
-					int xx = (int)lround(x + st * ca), yy = (int)lround(y + st * sa);
-					if (xx < 0 || yy < 0 || xx >= W || yy >= H)
-						break;
-					if (z[(size_t)yy * W + xx] > z0 + st * te) {
-						shade = 1 - o->shadow;
-						break;
-					}
-				}
-			}
-			/* Edge brightening: convexity (negative Laplacian) of the
-			 * surface, capped. */
-			double lap = z[(size_t)y * W + xl] + z[(size_t)y * W + xr] + z[(size_t)yu * W + x] +
-				     z[(size_t)yd * W + x] - 4 * z0;
-			double edge = o->edge * fmin(1.5, fmax(0, -lap));
-			sig->data[(size_t)y * W + x] = (float)(yield * dirf * shade + edge);
-		}
-	}
-	free(z);
-	z = NULL;
-	if (o->beam_blur > 0 && fs_gaussian_blur(sig, o->beam_blur, err, sizeof err))
+	 * fill <= 0.8 with the jitters used). radius_scale enlarges or shrinks
+	 * them all about their centres (the oracle's model images). */
+	double rscale = o->radius_scale > 0 ? o->radius_scale : 1;
+	size_t nd = 0;
+	dm = malloc((ns + 1) * sizeof *dm);
+	if (!dm)
 		goto fail;
+	for (size_t k = 0; k < ns; k++)
+		if (s[k].present)
+			dm[nd++] = (sem_dome){s[k].x, s[k].y, s[k].R * rscale};
+	/* SE signal: each pixel the mean yield of the surface under it
+	 * (sem_surface.h), then the rest of the beam spot. */
+	if (sem_surface_init(&surf, W, H, o->h_over_r, o->profile, o->undulation, L, p1, p2, rough, dm, nd,
+			     o->pitch))
+		goto fail;
+	sem_surface_detector(&surf, o->det_azimuth, o->det_elevation, o->secant_n, o->det_strength, o->shadow,
+			     o->edge);
+	if (sem_surface_render(&surf, o->supersample > 0 ? o->supersample : SEM_SUPERSAMPLE, sig))
+		goto fail;
+	sem_surface_free(&surf);
+	free(dm);
+	dm = NULL;
+	free(rough);
+	rough = NULL;
+	/* The pixel's box (variance 1/12 per axis) is part of the spot: blur
+	 * by the rest, so that box and Gaussian together have the beam's
+	 * variance. */
+	double spot2 = o->beam_blur * o->beam_blur - 1.0 / 12;
+	if (spot2 > 0 && fs_gaussian_blur(sig, sqrt(spot2), err, sizeof err))
+		goto fail;
+	if (o->raw) {
+		out = sig;
+		sig = NULL;
+		goto truth;
+	}
 	/* Detector response: the operator sets brightness and contrast so that
 	 * the signal spans most of the range (its 1st..99th percentile to
 	 * 0.12..0.88), then drift, shot noise, quantisation. */
@@ -392,8 +346,6 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t)
 	}
 	/* Non-scale parts of the frame: the paper margin, the black surround
 	 * with a label (blocks of "text") and a scale bar. */
-	int mt = o->margin_top < H / 2 ? o->margin_top : H / 2;
-	int bl = o->black_left < W / 2 ? o->black_left : W / 2;
 	for (int y = 0; y < mt; y++)
 		for (int x = 0; x < W; x++)
 			sig->data[(size_t)y * W + x] = (float)(0.96 + 0.02 * rng_uniform(&rng));
@@ -434,7 +386,7 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t)
 	if (o->scan_blur > 0 && (o->halftone > 0 || o->resample != 1 || o->jpeg_quality > 0) &&
 	    fs_gaussian_blur(sig, o->scan_blur, err, sizeof err))
 		goto fail;
-	double sc = o->resample;
+	sc = o->resample;
 	if (sc != 1) {
 		out = resample(sig, sc);
 		if (!out)
@@ -447,6 +399,7 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t)
 	}
 	if (o->jpeg_quality > 0 && jpeg_roundtrip(out, o->jpeg_quality))
 		goto fail;
+truth:
 	/* Truth in output pixels. */
 	t->width = out->width;
 	t->height = out->height;
@@ -476,7 +429,7 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t)
 		if (!s[k].present)
 			continue;
 		/* a rendered pixel x covers output [x, x + 1) * sc */
-		double X = (s[k].x + 0.5) * sc - 0.5, Y = (s[k].y + 0.5) * sc - 0.5, D = 2 * s[k].R * sc;
+		double X = (s[k].x + 0.5) * sc - 0.5, Y = (s[k].y + 0.5) * sc - 0.5, D = 2 * s[k].R * rscale * sc;
 		if (X < -D / 2 || Y < -D / 2 || X > t->width - 1 + D / 2 || Y > t->height - 1 + D / 2)
 			continue;
 		idx[k] = (long)t->n;
@@ -507,7 +460,9 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t)
 	free(s);
 	return out;
 fail:
-	free(z);
+	free(rough);
+	free(dm);
+	sem_surface_free(&surf);
 	free(s);
 	fs_image_free(sig);
 	fs_image_free(out);

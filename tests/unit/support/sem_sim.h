@@ -7,7 +7,10 @@
  * is the truth; profiles from spherical cap through paraboloid to
  * flat-topped; height H = h_over_r x R; radius and position jitter; missing
  * sites) on a surface with low-frequency undulation and fine roughness.
- * The image is formed from it as an SE detector sees it:
+ * The image is formed from it as an SE detector sees it, each pixel the
+ * beam-spot-weighted yield of the surface under it (the yield from the
+ * analytic slope at sub-pixel samples, then the beam's blur: see
+ * sem_surface.h):
  *   yield = sec(tilt)^n           (secant law, tilt from the local slope)
  *         x (1 + k (n.d - sin e)) (side detector at azimuth a, elevation e:
  *                                  slopes facing it brighter, away darker)
@@ -64,7 +67,22 @@ typedef struct sem_opts {
 	int margin_top;      /* white paper band at the top, px (rendered) */
 	int black_left;      /* black surround at the left, px, with label and bar */
 	unsigned seed;
+	/* Rendering (sem_surface.h): sub-samples per pixel side where the
+	 * yield is not smooth (0 = SEM_SUPERSAMPLE); raw = 1 returns the
+	 * beam-blurred signal itself (no detector response, noise, margins or
+	 * reproduction: for tests of the physics); radius_scale (0 = 1)
+	 * multiplies every base radius after the jitter (the truth follows),
+	 * so that the same scene can be rendered with larger or smaller domes. */
+	int supersample;
+	int raw;
+	double radius_scale;
 } sem_opts;
+
+/* Sub-samples per pixel side (16 per pixel, at 16 distinct columns and
+ * rows): the rendered edge of a base is then within about 1 / 32 px of
+ * the true one; test_sem_physics.c measures it and how little the image
+ * changes with more. */
+#define SEM_SUPERSAMPLE 4
 
 typedef struct sem_truth {
 	size_t n;             /* domes rendered (centre anywhere in the frame) */

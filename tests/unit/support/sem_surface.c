@@ -1,0 +1,418 @@
+/* sem_surface.c - the simulator's continuous surface and SE signal (see
+ * sem_surface.h). */
+#include "sem_surface.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Dome height at u = r / R in [0, 1] for height H (base radius 1):
+ * profile 0..1 blends the spherical cap into the paraboloid, 1..2 raises
+ * the exponent of 1 - u^k from 2 to 6 (a flat top with steep sides). Every
+ * profile is H at the top, so R H bounds a dome's height. */
+static double dome_f(double u, double H, double profile)
+{
+	if (u >= 1)
+		return 0;
+	if (profile <= 1) {
+		double Rs = (1 + H * H) / (2 * H); /* sphere radius for R = 1 */
+		double sph = sqrt(fmax(0, Rs * Rs - u * u)) - (Rs - H);
+		double par = H * (1 - u * u);
+		return (1 - profile) * sph + profile * par;
+	}
+	double k = 2 + 4 * (profile - 1);
+	if (k == 6) /* the flat-topped corner: pow is the simulator's hot spot */
+		return H * (1 - u * u * u * u * u * u);
+	return H * (1 - pow(u, k));
+}
+
+/* f'(u), and f''(u) + f'(u) / u (the Laplacian of R f(r / R) times R),
+ * analytic: the slope step at the base stays at the base. */
+static void dome_df(double u, double H, double profile, double *d1, double *lapR)
+{
+	if (profile <= 1) {
+		double Rs = (1 + H * H) / (2 * H);
+		double q = fmax(1e-12, Rs * Rs - u * u), sq = sqrt(q);
+		double sph1 = -u / sq, sphl = -Rs * Rs / (q * sq) - 1 / sq;
+		*d1 = (1 - profile) * sph1 + profile * (-2 * H * u);
+		*lapR = (1 - profile) * sphl + profile * (-4 * H);
+		return;
+	}
+	double k = 2 + 4 * (profile - 1);
+	double uk2 = k == 6 ? u * u * u * u : pow(u, k - 2);
+	*d1 = -H * k * uk2 * u;
+	*lapR = -H * k * k * uk2;
+}
+
+static double und_z(const sem_surface *s, double x, double y)
+{
+	return 0.5 * s->und_amp * (sin(s->k1x * x + s->k1y * y + s->p1) + sin(s->k2x * x + s->k2y * y + s->p2));
+}
+
+/* The undulation interpolated from its samples on the pixel grid (and a
+ * margin around the frame): within 1e-3 px of height of und_z, and several
+ * times cheaper for the shadow searches, which compare it only with
+ * itself (und_grid at the path's start), so that a point's own dome never
+ * shadows it by the interpolation's error. */
+static double und_grid(const sem_surface *s, double x, double y)
+{
+	double gx = x + s->um, gy = y + s->um;
+	int w = s->uw, h = s->uh;
+	gx = gx < 0 ? 0 : gx > w - 1 ? w - 1 : gx;
+	gy = gy < 0 ? 0 : gy > h - 1 ? h - 1 : gy;
+	int x0 = (int)gx, y0 = (int)gy;
+	int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+	double fx = gx - x0, fy = gy - y0;
+	const float *f = s->und;
+	double a = f[(size_t)y0 * w + x0] * (1 - fx) + f[(size_t)y0 * w + x1] * fx;
+	double b = f[(size_t)y1 * w + x0] * (1 - fx) + f[(size_t)y1 * w + x1] * fx;
+	return a * (1 - fy) + b * fy;
+}
+
+static double bilinear(const float *f, int W, int H, double x, double y)
+{
+	x = x < 0 ? 0 : x > W - 1 ? W - 1 : x;
+	y = y < 0 ? 0 : y > H - 1 ? H - 1 : y;
+	int x0 = (int)x, y0 = (int)y;
+	int x1 = x0 + 1 < W ? x0 + 1 : x0, y1 = y0 + 1 < H ? y0 + 1 : y0;
+	double fx = x - x0, fy = y - y0;
+	double a = f[(size_t)y0 * W + x0] * (1 - fx) + f[(size_t)y0 * W + x1] * fx;
+	double b = f[(size_t)y1 * W + x0] * (1 - fx) + f[(size_t)y1 * W + x1] * fx;
+	return a * (1 - fy) + b * fy;
+}
+
+/* Bucket of a point, or -1 outside the grid. The grid starts at -B, -B. */
+static long bucket_of(const sem_surface *s, double x, double y)
+{
+	int bx = (int)floor(x / s->B) + 1, by = (int)floor(y / s->B) + 1;
+	if (bx < 0 || by < 0 || bx >= s->bw || by >= s->bh)
+		return -1;
+	return (long)by * s->bw + bx;
+}
+
+int sem_surface_init(sem_surface *s, int W, int H, double h_over_r, double profile, double und_amp,
+		     double und_len, double p1, double p2, const float *rough, const sem_dome *domes,
+		     size_t n, double bucket)
+{
+	memset(s, 0, sizeof *s);
+	s->W = W;
+	s->H = H;
+	s->h_over_r = h_over_r;
+	s->profile = profile;
+	s->und_amp = und_amp;
+	s->k1x = 2 * M_PI * 0.8 / und_len;
+	s->k1y = 2 * M_PI * 0.6 / und_len;
+	s->k2x = 2 * M_PI * -0.3 / (1.3 * und_len);
+	s->k2y = 2 * M_PI * 0.95 / (1.3 * und_len);
+	s->p1 = p1;
+	s->p2 = p2;
+	s->und_slope = 0.5 * und_amp * (hypot(s->k1x, s->k1y) + hypot(s->k2x, s->k2y));
+	s->rough = rough;
+	s->domes = domes;
+	s->n_domes = n;
+	s->B = bucket < 4 ? 4 : bucket;
+	/* domes reach at most ~2 R beyond the frame: one bucket of margin on
+	 * each side covers them once B >= 2 R */
+	double rmax = 0;
+	for (size_t k = 0; k < n; k++)
+		rmax = fmax(rmax, domes[k].R);
+	s->rmax = rmax;
+	if (s->B < rmax * 2.6)
+		s->B = rmax * 2.6;
+	s->bw = (int)ceil(W / s->B) + 3;
+	s->bh = (int)ceil(H / s->B) + 3;
+	size_t nb = (size_t)s->bw * s->bh;
+	s->bstart = calloc(nb + 1, sizeof *s->bstart);
+	if (rough) {
+		s->rgx = malloc((size_t)W * H * sizeof *s->rgx);
+		s->rgy = malloc((size_t)W * H * sizeof *s->rgy);
+		s->rlap = malloc((size_t)W * H * sizeof *s->rlap);
+	}
+	s->um = (int)ceil(s->B) + 2;
+	s->uw = W + 2 * s->um;
+	s->uh = H + 2 * s->um;
+	s->und = malloc((size_t)s->uw * s->uh * sizeof *s->und);
+	if (!s->bstart || !s->und || (rough && (!s->rgx || !s->rgy || !s->rlap)))
+		goto fail;
+	for (int y = 0; y < s->uh; y++)
+		for (int x = 0; x < s->uw; x++)
+			s->und[(size_t)y * s->uw + x] = (float)und_z(s, x - s->um, y - s->um);
+	if (rough) {
+		for (int y = 0; y < H; y++) {
+			for (int x = 0; x < W; x++) {
+				int xl = x > 0 ? x - 1 : x, xr = x < W - 1 ? x + 1 : x;
+				int yu = y > 0 ? y - 1 : y, yd = y < H - 1 ? y + 1 : y;
+				const float *r = rough;
+				size_t i = (size_t)y * W + x;
+				s->rgx[i] = (r[(size_t)y * W + xr] - r[(size_t)y * W + xl]) / (float)(xr - xl);
+				s->rgy[i] = (r[(size_t)yd * W + x] - r[(size_t)yu * W + x]) / (float)(yd - yu);
+				s->rlap[i] = r[(size_t)y * W + xl] + r[(size_t)y * W + xr] +
+					     r[(size_t)yu * W + x] + r[(size_t)yd * W + x] - 4 * r[i];
+			}
+		}
+	}
+	/* two passes over the domes' bounding boxes: count, then fill */
+	for (int pass = 0; pass < 2; pass++) {
+		size_t *fillp = NULL;
+		if (pass == 1) {
+			for (size_t b = 0; b < nb; b++)
+				s->bstart[b + 1] += s->bstart[b];
+			s->bidx = malloc((s->bstart[nb] + 1) * sizeof *s->bidx);
+			fillp = malloc((nb + 1) * sizeof *fillp);
+			if (!s->bidx || !fillp) {
+				free(fillp);
+				goto fail;
+			}
+			memcpy(fillp, s->bstart, nb * sizeof *fillp);
+		}
+		for (size_t k = 0; k < n; k++) {
+			int bx0 = (int)floor((domes[k].x - domes[k].R) / s->B) + 1;
+			int bx1 = (int)floor((domes[k].x + domes[k].R) / s->B) + 1;
+			int by0 = (int)floor((domes[k].y - domes[k].R) / s->B) + 1;
+			int by1 = (int)floor((domes[k].y + domes[k].R) / s->B) + 1;
+			for (int by = by0 < 0 ? 0 : by0; by <= by1 && by < s->bh; by++) {
+				for (int bx = bx0 < 0 ? 0 : bx0; bx <= bx1 && bx < s->bw; bx++) {
+					size_t b = (size_t)by * s->bw + bx;
+					if (pass == 0)
+						s->bstart[b + 1]++;
+					else
+						s->bidx[fillp[b]++] = (int)k;
+				}
+			}
+		}
+		free(fillp);
+	}
+	return 0;
+fail:
+	sem_surface_free(s);
+	return -1;
+}
+
+void sem_surface_detector(sem_surface *s, double azimuth, double elevation, double secant_n,
+			  double det_strength, double shadow, double edge)
+{
+	s->ca = cos(azimuth);
+	s->sa = sin(azimuth);
+	s->ce = cos(elevation);
+	s->se = sin(elevation);
+	s->te = s->se / fmax(s->ce, 1e-3);
+	s->shadows = shadow > 0 && s->ce > 1e-3;
+	s->secant_n = secant_n;
+	s->det_strength = det_strength;
+	s->shadow = shadow;
+	s->edge = edge;
+}
+
+void sem_surface_free(sem_surface *s)
+{
+	if (!s)
+		return;
+	free(s->rgx);
+	free(s->rgy);
+	free(s->rlap);
+	free(s->bstart);
+	free(s->bidx);
+	free(s->und);
+	memset(s, 0, sizeof *s);
+}
+
+/* Height of dome k plus the undulation minus the ray's height at distance
+ * t along the path from (x, y, z0) towards the detector. */
+static double ray_gap(const sem_surface *s, const sem_dome *d, double x, double y, double z0, double t)
+{
+	double qx = x + t * s->ca, qy = y + t * s->sa, ex = qx - d->x, ey = qy - d->y;
+	double u = sqrt(ex * ex + ey * ey) / d->R;
+	return d->R * dome_f(u, s->h_over_r, s->profile) + und_grid(s, qx, qy) - z0 - t * s->te;
+}
+
+/* Whether the path from (x, y) towards the detector, starting at the
+ * height zd (domes) + und (undulation) there, passes under dome d: the
+ * largest gap over the path's chord through its base, by a golden-section
+ * search (the gap is concave along the chord). */
+static int dome_blocks(const sem_surface *s, const sem_dome *d, double x, double y, double zd, double und)
+{
+	double dx = x - d->x, dy = y - d->y;
+	double b = dx * s->ca + dy * s->sa, c = dx * dx + dy * dy - d->R * d->R;
+	double disc = b * b - c;
+	if (disc <= 0)
+		return 0;
+	double sq = sqrt(disc), t1 = -b + sq, t0 = fmax(0, -b - sq);
+	if (t1 <= t0)
+		return 0;
+	/* bound: the dome's highest point on the chord (where it passes
+	 * closest to the centre), the undulation rising at most und_slope */
+	double dmin = fabs(dx * s->sa - dy * s->ca);
+	double top = d->R * dome_f(dmin / d->R, s->h_over_r, s->profile);
+	if (top + s->und_slope * t1 - zd - t0 * s->te <= 0)
+		return 0;
+	double z0 = zd + und_grid(s, x, y);
+	(void)und;
+	const double gr = 0.6180339887498949, eps = 1e-7;
+	double a = t0, e = t1;
+	double m1 = e - gr * (e - a), m2 = a + gr * (e - a);
+	double g1 = ray_gap(s, d, x, y, z0, m1), g2 = ray_gap(s, d, x, y, z0, m2);
+	/* to 1e-3 px along the path: the shadow's border to about that */
+	while (e - a > 1e-3) {
+		if (g1 > eps || g2 > eps)
+			return 1;
+		if (g1 < g2) {
+			a = m1;
+			m1 = m2;
+			g1 = g2;
+			m2 = a + gr * (e - a);
+			g2 = ray_gap(s, d, x, y, z0, m2);
+		} else {
+			e = m2;
+			m2 = m1;
+			g2 = g1;
+			m1 = e - gr * (e - a);
+			g1 = ray_gap(s, d, x, y, z0, m1);
+		}
+	}
+	return g1 > eps || g2 > eps;
+}
+
+static int shadowed(const sem_surface *s, double x, double y, double zd, double und)
+{
+	if (!s->shadows)
+		return 0;
+	/* every dome is at most R H high over the undulation: beyond that
+	 * distance the ray is above them all */
+	double L = (s->rmax * s->h_over_r - zd) / fmax(1e-3, s->te - s->und_slope) + s->B;
+	int seen[64], nseen = 0;
+	for (double t = 0; t <= L; t += 0.5 * s->B) {
+		long b = bucket_of(s, x + t * s->ca, y + t * s->sa);
+		if (b < 0)
+			break;
+		for (size_t q = s->bstart[b]; q < s->bstart[b + 1]; q++) {
+			int k = s->bidx[q], dup = 0;
+			for (int j = 0; j < nseen; j++)
+				dup |= seen[j] == k;
+			if (dup)
+				continue;
+			if (nseen < 64)
+				seen[nseen++] = k;
+			if (dome_blocks(s, &s->domes[k], x, y, zd, und))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The signal at (x, y); shade < 0 tests the shadow there (its result in
+ * *shade_out when not NULL), 0 or 1 takes it as given. */
+static double signal_at(const sem_surface *s, double x, double y, int shade, int *shade_out)
+{
+	double a1 = s->k1x * x + s->k1y * y + s->p1, a2 = s->k2x * x + s->k2y * y + s->p2;
+	double A = 0.5 * s->und_amp;
+	double und = A * (sin(a1) + sin(a2)), zd = 0;
+	double gx = A * (s->k1x * cos(a1) + s->k2x * cos(a2));
+	double gy = A * (s->k1y * cos(a1) + s->k2y * cos(a2));
+	double lap = -A * ((s->k1x * s->k1x + s->k1y * s->k1y) * sin(a1) +
+			   (s->k2x * s->k2x + s->k2y * s->k2y) * sin(a2));
+	if (s->rough) {
+		gx += bilinear(s->rgx, s->W, s->H, x, y);
+		gy += bilinear(s->rgy, s->W, s->H, x, y);
+		lap += bilinear(s->rlap, s->W, s->H, x, y);
+	}
+	long b = bucket_of(s, x, y);
+	if (b >= 0) {
+		for (size_t q = s->bstart[b]; q < s->bstart[b + 1]; q++) {
+			const sem_dome *d = &s->domes[s->bidx[q]];
+			double dx = x - d->x, dy = y - d->y, r = sqrt(dx * dx + dy * dy), u = r / d->R;
+			if (u >= 1)
+				continue;
+			double d1, lapR;
+			dome_df(u, s->h_over_r, s->profile, &d1, &lapR);
+			zd += d->R * dome_f(u, s->h_over_r, s->profile);
+			if (r > 0) {
+				gx += d1 * dx / r;
+				gy += d1 * dy / r;
+			}
+			lap += lapR / d->R;
+		}
+	}
+	double g2 = gx * gx + gy * gy;
+	double sec = sqrt(1 + g2);
+	double yield = pow(sec > 6 ? 6 : sec, s->secant_n);
+	double nd = (-gx * s->ce * s->ca - gy * s->ce * s->sa + s->se) / sec;
+	double dirf = 1 + s->det_strength * (nd - s->se);
+	if (dirf < 0.05)
+		dirf = 0.05;
+	int sh = shade >= 0 ? shade : shadowed(s, x, y, zd, und);
+	if (shade_out)
+		*shade_out = sh;
+	double edge = s->edge * fmin(1.5, fmax(0, -lap));
+	return yield * dirf * (sh ? 1 - s->shadow : 1) + edge;
+}
+
+double sem_surface_signal(const sem_surface *s, double x, double y)
+{
+	return signal_at(s, x, y, -1, NULL);
+}
+
+int sem_surface_render(const sem_surface *s, int S, fs_image *img)
+{
+	int W = s->W, H = s->H;
+	if (img->width != W || img->height != H || S < 1)
+		return -1;
+	unsigned char *flag = calloc((size_t)W * H, 1);
+	unsigned char *sh = calloc((size_t)W * H, 1);
+	if (!flag || !sh) {
+		free(flag);
+		free(sh);
+		return -1;
+	}
+	for (int y = 0; y < H; y++) {
+		for (int x = 0; x < W; x++) {
+			int shd = 0;
+			img->data[(size_t)y * W + x] = (float)signal_at(s, x, y, -1, &shd);
+			sh[(size_t)y * W + x] = (unsigned char)shd;
+		}
+	}
+	if (S == 1)
+		goto done;
+	/* pixels within 1.25 px of a base: the slope steps there, and on a
+	 * steep cap the secant law's cap (6) is reached just inside it */
+	for (size_t k = 0; k < s->n_domes; k++) {
+		const sem_dome *d = &s->domes[k];
+		int x0 = (int)floor(d->x - d->R - 2), x1 = (int)ceil(d->x + d->R + 2);
+		int y0 = (int)floor(d->y - d->R - 2), y1 = (int)ceil(d->y + d->R + 2);
+		for (int y = y0 < 0 ? 0 : y0; y <= y1 && y < H; y++)
+			for (int x = x0 < 0 ? 0 : x0; x <= x1 && x < W; x++)
+				if (fabs(hypot(x - d->x, y - d->y) - d->R) < 1.25)
+					flag[(size_t)y * W + x] = 1;
+	}
+	/* pixels next to a change of shadow test it at every sub-sample (flag
+	 * 2); elsewhere the centre's shadow holds for the whole pixel */
+	for (int y = 0; y < H; y++) {
+		for (int x = 0; x < W; x++) {
+			unsigned char v = sh[(size_t)y * W + x];
+			for (int yy = y - 1; yy <= y + 1; yy++)
+				for (int xx = x - 1; xx <= x + 1; xx++)
+					if (xx >= 0 && yy >= 0 && xx < W && yy < H && sh[(size_t)yy * W + xx] != v)
+						flag[(size_t)y * W + x] = 2;
+		}
+	}
+	for (int y = 0; y < H; y++) {
+		for (int x = 0; x < W; x++) {
+			if (!flag[(size_t)y * W + x])
+				continue;
+			double acc = 0;
+			int shade = flag[(size_t)y * W + x] == 2 ? -1 : sh[(size_t)y * W + x];
+			/* one sample in each cell of an S x S grid, at S x S distinct
+			 * columns and rows (a sheared grid): an edge along x or y is
+			 * then placed to 1 / S^2 of a pixel, not 1 / S */
+			double S2 = (double)S * S;
+			for (int j = 0; j < S; j++)
+				for (int i = 0; i < S; i++)
+					acc += signal_at(s, x - 0.5 + (i * S + j + 0.5) / S2,
+							 y - 0.5 + (j * S + i + 0.5) / S2, shade, NULL);
+			img->data[(size_t)y * W + x] = (float)(acc / ((double)S * S));
+		}
+	}
+done:
+	free(flag);
+	free(sh);
+	return 0;
+}

@@ -1,0 +1,93 @@
+/*
+ * sem_surface.h - the continuous surface of the SEM simulator (sem_sim.c)
+ * and the secondary-electron signal it gives, evaluated at any point
+ * (x, y) in rendered pixels (pixel centres at integers) rather than on the
+ * pixel grid.
+ *
+ * Why: a pixel's SE signal is the beam-spot-weighted yield of the surface
+ * under it. The yield is a nonlinear function of the slope, and the slope
+ * jumps at a dome's base; slopes taken by differences between pixels, or a
+ * yield taken only at the pixel centre, move the rendered edge off the true
+ * base by a sizeable part of a pixel (0.4-0.55 px inside it with central
+ * differences, branch h18b-sim). Here the heights, slopes and curvature
+ * of the domes and the undulation are analytic, the yield is integrated
+ * over each pixel by S x S sub-samples where it is not smooth (a dome's
+ * base, a shadow's border) and the rest of the beam spot is a Gaussian
+ * applied afterwards (sem_sim.c): the edge of the rendered signal stays at
+ * the true base.
+ *
+ * Shadowing: a point is shadowed when the straight path towards the
+ * detector passes under a dome. Domes are the only blockers: the
+ * undulation and the fine roughness are far flatter than the detector's
+ * elevation. Along a path a dome's height minus the ray's is concave (the
+ * profiles are), so its maximum is found by a golden-section search, not by
+ * sampling the path.
+ *
+ * Ownership: sem_surface_init allocates the arrays of s (freed by
+ * sem_surface_free); it keeps pointers to domes and rough, which the caller
+ * owns and keeps alive while s is used.
+ */
+#ifndef SEM_SURFACE_H
+#define SEM_SURFACE_H
+
+#include <stddef.h>
+
+#include "image/image.h"
+
+typedef struct sem_dome {
+	double x, y, R; /* centre and base radius, rendered px */
+} sem_dome;
+
+typedef struct sem_surface {
+	int W, H;
+	double h_over_r, profile;
+	/* undulation: und_amp / 2 (sin(k1 . p + p1) + sin(k2 . p + p2)) */
+	double und_amp, k1x, k1y, k2x, k2y, p1, p2;
+	double und_slope; /* the undulation's steepest slope */
+	float *und;       /* its samples, uw x uh from (-um, -um) */
+	int uw, uh, um;
+	/* roughness heights on the pixel grid, and their slope and Laplacian
+	 * there by differences (it is smooth over ~1 px) */
+	const float *rough;
+	float *rgx, *rgy, *rlap;
+	const sem_dome *domes;
+	size_t n_domes;
+	double rmax; /* the largest base radius */
+	/* buckets of side B listing the domes whose disk touches them */
+	double B;
+	int bw, bh;
+	size_t *bstart;
+	int *bidx;
+	/* the detector: direction towards it, elevation */
+	double ca, sa, ce, se, te;
+	int shadows;
+	double secant_n, det_strength, shadow, edge;
+} sem_surface;
+
+/*
+ * Sets up s for the domes (n, none overlapping much), the roughness
+ * heights rough (W x H, px of height, may be NULL) and the formation
+ * parameters of o (sem_opts, sem_sim.h; passed as its fields to keep the
+ * header free of it). Returns 0, -1 on out of memory.
+ */
+int sem_surface_init(sem_surface *s, int W, int H, double h_over_r, double profile, double und_amp,
+		     double und_len, double p1, double p2, const float *rough, const sem_dome *domes,
+		     size_t n, double bucket);
+void sem_surface_detector(sem_surface *s, double azimuth, double elevation, double secant_n,
+			  double det_strength, double shadow, double edge);
+void sem_surface_free(sem_surface *s);
+
+/* The unblurred SE signal at the point (x, y). */
+double sem_surface_signal(const sem_surface *s, double x, double y);
+
+/*
+ * Fills img (W x H) with the signal integrated over each pixel [x - 0.5,
+ * x + 0.5) x [y - 0.5, y + 0.5): the mean of S x S sub-samples (one per
+ * cell of an S x S grid, at S^2 distinct columns and rows) where the
+ * pixel touches a dome's base or a shadow's border, the centre value
+ * elsewhere (the signal is smooth there, and the centre is the mean up to
+ * its curvature / 24). Returns 0, -1 on out of memory.
+ */
+int sem_surface_render(const sem_surface *s, int S, fs_image *img);
+
+#endif
