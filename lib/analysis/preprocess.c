@@ -8,6 +8,7 @@
  * runs so each erosion/dilation costs O(radius) passes of O(1) per pixel.
  */
 #include "analysis/preprocess.h"
+#include "analysis/clahe_region.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -291,7 +292,7 @@ fs_image *fs_downsample(const fs_image *img, int f)
 	return out;
 }
 
-void fs_normalize(fs_image *img)
+void fs_minmax(const fs_image *img, float *lo_out, float *hi_out)
 {
 	size_t n = (size_t)img->width * img->height;
 	const float *d = img->data;
@@ -313,6 +314,13 @@ void fs_normalize(fs_image *img)
 		lo = lo4[j] < lo ? lo4[j] : lo;
 		hi = hi4[j] > hi ? hi4[j] : hi;
 	}
+	*lo_out = lo;
+	*hi_out = hi;
+}
+
+void fs_normalize_range(fs_image *img, float lo, float hi)
+{
+	size_t n = (size_t)img->width * img->height;
 	if (hi - lo < 1e-10f) {
 		memset(img->data, 0, n * sizeof *img->data);
 		return;
@@ -322,14 +330,15 @@ void fs_normalize(fs_image *img)
 		img->data[i] = (img->data[i] - lo) * s;
 }
 
-#define CLAHE_BINS 256
+void fs_normalize(fs_image *img)
+{
+	float lo, hi;
+	fs_minmax(img, &lo, &hi);
+	fs_normalize_range(img, lo, hi);
+}
 
 int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 {
-	int rc = -1;
-	float *lut = NULL, *colw = NULL;
-	int *coll = NULL, *colr = NULL;
-	unsigned char *bin = NULL;
 	if (!img || !isfinite(clip) || clip < 0 || clip > 1 || tile < 2) {
 		snprintf(err, errlen, "clahe: clip must be in [0, 1] and tile >= 2");
 		return -1;
@@ -337,86 +346,13 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 	if (clip == 0)
 		return 0;
 	int w = img->width, h = img->height;
-	int ntx = (w + tile - 1) / tile, nty = (h + tile - 1) / tile;
-	size_t n = (size_t)w * h;
-	lut = malloc((size_t)ntx * nty * CLAHE_BINS * sizeof *lut);
-	bin = malloc(n);
-	colw = malloc((size_t)w * sizeof *colw);
-	coll = malloc((size_t)w * sizeof *coll);
-	colr = malloc((size_t)w * sizeof *colr);
-	if (!lut || !bin || !colw || !coll || !colr) {
-		snprintf(err, errlen, "clahe: out of memory");
-		goto out;
-	}
 	fs_normalize(img);
-	for (size_t i = 0; i < n; i++) {
-		int b = (int)(img->data[i] * (CLAHE_BINS - 1) + 0.5f);
-		bin[i] = (unsigned char)clampi(b, 0, CLAHE_BINS - 1);
-	}
-	for (int ty = 0; ty < nty; ty++) {
-		for (int tx = 0; tx < ntx; tx++) {
-			int hist[CLAHE_BINS] = {0};
-			int y0 = ty * tile, y1 = y0 + tile < h ? y0 + tile : h;
-			int x0 = tx * tile, x1 = x0 + tile < w ? x0 + tile : w;
-			int count = (y1 - y0) * (x1 - x0);
-			for (int y = y0; y < y1; y++)
-				for (int x = x0; x < x1; x++)
-					hist[bin[(size_t)y * w + x]]++;
-			int limit = (int)(clip * count);
-			if (limit < 1)
-				limit = 1;
-			long excess = 0;
-			for (int b = 0; b < CLAHE_BINS; b++) {
-				if (hist[b] > limit) {
-					excess += hist[b] - limit;
-					hist[b] = limit;
-				}
-			}
-			/* Redistribute the excess evenly (the remainder to the first bins),
-			 * which keeps the LUT monotone and the total count unchanged. */
-			long add = excess / CLAHE_BINS, rem = excess % CLAHE_BINS;
-			float *l = lut + ((size_t)ty * ntx + tx) * CLAHE_BINS;
-			long cum = 0;
-			for (int b = 0; b < CLAHE_BINS; b++) {
-				cum += hist[b] + add + (b < rem);
-				l[b] = (float)cum / (float)count;
-			}
-		}
-	}
-	/* Bilinear interpolation between the LUTs of the four nearest tile
-	 * centres; the column terms are the same on every row. */
-	for (int x = 0; x < w; x++) {
-		double fx = (x + 0.5) / tile - 0.5;
-		int tx0 = (int)floor(fx);
-		colw[x] = (float)(fx - tx0);
-		coll[x] = clampi(tx0, 0, ntx - 1) * CLAHE_BINS;
-		colr[x] = clampi(tx0 + 1, 0, ntx - 1) * CLAHE_BINS;
-	}
-	for (int y = 0; y < h; y++) {
-		double fy = (y + 0.5) / tile - 0.5;
-		int ty0 = (int)floor(fy);
-		float ay = (float)(fy - ty0);
-		const float *la = lut + (size_t)clampi(ty0, 0, nty - 1) * ntx * CLAHE_BINS;
-		const float *lb = lut + (size_t)clampi(ty0 + 1, 0, nty - 1) * ntx * CLAHE_BINS;
-		const unsigned char *bn = bin + (size_t)y * w;
-		float *o = img->data + (size_t)y * w;
-		for (int x = 0; x < w; x++) {
-			int b = bn[x];
-			float ax = colw[x];
-			float top = la[coll[x] + b] + ax * (la[colr[x] + b] - la[coll[x] + b]);
-			float bot = lb[coll[x] + b] + ax * (lb[colr[x] + b] - lb[coll[x] + b]);
-			o[x] = top + ay * (bot - top);
-		}
-	}
+	/* the whole image is one region of itself (clahe_region.h), so a
+	 * tiled preprocessing gets the same samples */
+	if (fs_clahe_region(img->data, 0, 0, w, h, w, h, clip, tile, 0, 0, w, h, img->data, err, errlen))
+		return -1;
 	fs_normalize(img);
-	rc = 0;
-out:
-	free(lut);
-	free(bin);
-	free(colw);
-	free(coll);
-	free(colr);
-	return rc;
+	return 0;
 }
 
 /* Sliding min (is_max 0) or max over [x-r, x+r] of one row, clipped to the row
