@@ -40,8 +40,8 @@ int fs_clahe_region(const float *in, int ix, int iy, int iw, int ih, int W, int 
 		    int oy, int ow, int oh, float *out, char *err, size_t errlen)
 {
 	int rc = -1;
-	float *lut = NULL, *colw = NULL;
-	int *coll = NULL, *colr = NULL;
+	float *lut = NULL, *colw = NULL, *quot = NULL;
+	int *coll = NULL, *colr = NULL, qcount = -1;
 	unsigned char *bin = NULL;
 	int sx0, sx1, sy0, sy1;
 	if (!(clip > 0) || tile < 2 || ow < 1 || oh < 1) {
@@ -71,6 +71,12 @@ int fs_clahe_region(const float *in, int ix, int iy, int iw, int ih, int W, int 
 		int b = (int)(in[i] * (CLAHE_BINS - 1) + 0.5f);
 		bin[i] = (unsigned char)clampi(b, 0, CLAHE_BINS - 1);
 	}
+	/* a tile holds at most tile^2 pixels (fewer at the image's edges) */
+	quot = malloc(((size_t)tile * tile + 1) * sizeof *quot);
+	if (!quot) {
+		snprintf(err, errlen, "clahe: out of memory");
+		goto out;
+	}
 	for (int ty = 0; ty < mty; ty++) {
 		for (int tx = 0; tx < mtx; tx++) {
 			int hist[CLAHE_BINS] = {0};
@@ -94,10 +100,18 @@ int fs_clahe_region(const float *in, int ix, int iy, int iw, int ih, int W, int 
 			 * which keeps the LUT monotone and the total count unchanged. */
 			long add = excess / CLAHE_BINS, rem = excess % CLAHE_BINS;
 			float *l = lut + ((size_t)ty * mtx + tx) * CLAHE_BINS;
+			/* cum never exceeds count (the excess is only moved): the
+			 * count + 1 quotients are divided once per tile size
+			 * instead of once per bin, the same floats */
+			if (count != qcount) {
+				for (int c = 0; c <= count; c++)
+					quot[c] = (float)c / (float)count;
+				qcount = count;
+			}
 			long cum = 0;
 			for (int b = 0; b < CLAHE_BINS; b++) {
 				cum += hist[b] + add + (b < rem);
-				l[b] = (float)cum / (float)count;
+				l[b] = quot[cum];
 			}
 		}
 	}
@@ -130,6 +144,7 @@ int fs_clahe_region(const float *in, int ix, int iy, int iw, int ih, int W, int 
 	}
 	rc = 0;
 out:
+	free(quot);
 	free(lut);
 	free(bin);
 	free(colw);
