@@ -7,6 +7,7 @@
 
 #include "app/app.h"
 #include "app/worker_spawn.h"
+#include "analysis/detect.h"
 
 /* Peak bytes per pixel of an extraction today: the float working image and
  * the detection's float buffers (measured: 25 bytes a pixel for 100 MP). */
@@ -34,20 +35,27 @@ long long fs_job_memory_estimate(long long pixels)
 	return EXTRACT_BASE_BYTES + EXTRACT_BYTES_PER_PIXEL * pixels;
 }
 
-/* Peak bytes a pixel of `fishscale measure --threads 1` on a 3000 x 3000
- * lattice at 0.1 um/px: log 57 (ten float scale layers), dog 49, ellipse
- * 26, auto 8 (but 25 on an image where no lattice is found, which auto
- * preprocesses at full resolution). Admitting a log job at auto's figure
- * let two of them take twice the memory budget. */
+/* Peak bytes a pixel of `fishscale measure --threads 1` with log and dog
+ * on an image of at most four tiles, which they detect whole
+ * (detect_scale.h): on a 3000 x 3000 lattice at 0.1 um/px log 57 (ten
+ * float scale layers), dog 49, ellipse 26, auto 8. Admitting a log job at
+ * auto's figure let two of them take twice the memory budget. A larger
+ * image is detected tile by tile, whose peak is the compact image and one
+ * tile's layers (the 100 MP synthetic SEM image at 0.4 um/px: log 243 MB,
+ * dog 217 MB, ellipse 210 MB, auto 245-263 MB): auto's estimate covers it. */
 #define LOG_BYTES_PER_PIXEL 60
 #define DOG_BYTES_PER_PIXEL 52
 
 long long fs_job_extract_memory_estimate(long long pixels, fs_method method)
 {
-	if (method == FS_METHOD_LOG)
-		return EXTRACT_BASE_BYTES + LOG_BYTES_PER_PIXEL * pixels;
-	if (method == FS_METHOD_DOG)
-		return EXTRACT_BASE_BYTES + DOG_BYTES_PER_PIXEL * pixels;
+	/* jobs keep the default tiling */
+	long long tile = FS_DETECT_TILE_DEFAULT;
+	if (pixels <= 4 * tile * tile) {
+		if (method == FS_METHOD_LOG)
+			return EXTRACT_BASE_BYTES + LOG_BYTES_PER_PIXEL * pixels;
+		if (method == FS_METHOD_DOG)
+			return EXTRACT_BASE_BYTES + DOG_BYTES_PER_PIXEL * pixels;
+	}
 	return fs_job_memory_estimate(pixels);
 }
 

@@ -21,7 +21,9 @@ void fs_job_limits_from_config(const fs_config *cfg, fs_job_limits *lim);
 long long fs_job_memory_estimate(long long pixels);
 
 /* The same for an extraction with method: log and dog keep a stack of
- * full-resolution scale layers and take about twice as much. */
+ * full-resolution scale layers and take about twice as much on an image
+ * they detect whole (at most four default tiles); tile by tile they take
+ * no more than auto. */
 long long fs_job_extract_memory_estimate(long long pixels, fs_method method);
 
 /* Starts the worker of an admitted (starting) job: 0, or -1 with err (the

@@ -852,8 +852,9 @@ static int h_extract(fs_req *r, fs_resp *w)
 			      fs_method_name(p.method));
 		return 0;
 	}
-	/* log, dog and ellipse are not tiled: refused on a large image
-	 * before any job or buffer (detect.h) */
+	/* the whole-image path of log, dog and ellipse (tiling off) is
+	 * refused on a large image before any job or buffer (detect.h); the
+	 * site detects tile by tile, which takes any size */
 	char serr[ERRBUF];
 	if (fs_detect_check_size(p.method, c.image.width, c.image.height, serr, sizeof serr)) {
 		fs_resp_error(r, w, 413, "%s", serr);

@@ -23,6 +23,7 @@
 
 #include "analysis/blob_measure.h"
 #include "analysis/detect_methods.h"
+#include "analysis/detect_scale.h"
 #include "analysis/detect_tiled.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
@@ -69,6 +70,11 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		snprintf(err, errlen, "detect: method %s needs a calibration (um per pixel > 0)",
 			 fs_method_name(p->method));
 		return -1;
+	}
+	if (needs_cal) {
+		/* log, dog and ellipse: whole or tile by tile (detect_scale.h) */
+		rc = fs_detect_scale(img, p, um_per_px, dome, out, err, errlen);
+		goto out;
 	}
 	double t0 = 1e3 * fs_mono_s();
 	int tile = p->clahe_kernel;
@@ -204,14 +210,8 @@ measured:;
 	case FS_METHOD_LATTICE:
 		rc = lat.pitch_px > 0 ? fs_detect_lattice(&pre, &m, f, p, &lat, out, err, errlen) : 0;
 		break;
-	case FS_METHOD_LOG:
-		rc = fs_detect_log(pre, meas, p, um_per_px, out, err, errlen);
-		break;
-	case FS_METHOD_DOG:
-		rc = fs_detect_dog(pre, meas, p, um_per_px, out, err, errlen);
-		break;
-	case FS_METHOD_ELLIPSE:
-		rc = fs_detect_ellipse(pre, meas, p, um_per_px, out, err, errlen);
+	default: /* log, dog, ellipse: fs_detect_scale above */
+		snprintf(err, errlen, "detect: method %s not dispatched", fs_method_name(p->method));
 		break;
 	}
 	out->ms_detect = 1e3 * fs_mono_s() - t1;

@@ -31,8 +31,7 @@ typedef struct fs_detect_result {
 /*
  * Runs the whole detection on img (values in [0, 1]; float or compact,
  * image.h: a compact image is read by row bands and tiles where the
- * detection is tiled - auto and lattice - and converted whole for the
- * whole-image paths), its diameters measured with the selected
+ * detection is tiled, and converted whole for the whole-image paths), its diameters measured with the selected
  * measurement rule (measurement.h: the configuration's, else the
  * build's). um_per_px converts the
  * µm size parameters to pixels (method auto does not need it for detection).
@@ -72,7 +71,9 @@ void fs_detect_result_free(fs_detect_result *r);
 
 /*
  * Streaming, tiled measurement (issue 15, detect_tiled.c): methods auto and
- * lattice measure their candidates tile by tile, each tile's measurement
+ * lattice measure their candidates tile by tile (log, dog and ellipse
+ * detect and measure tile by tile on an image of more than four tiles:
+ * detect_scale.h), each tile's measurement
  * image made from the input cropped with an overlap, so no full-size
  * measurement image is allocated; the result equals the whole-image path's.
  * tile_px: side of a tile in measurement-image pixels (>= 16; smaller
@@ -85,14 +86,17 @@ void fs_detect_result_free(fs_detect_result *r);
 #define FS_DETECT_TILE_DEFAULT 1024
 
 /*
- * Sizes (issue 15, detect_limits.c). auto and lattice work tile by tile
- * and take any image the loaders accept; log, dog and ellipse keep several
- * full-size float scale layers (50-130 bytes a pixel: a 100 MP montage
- * would need 5-13 GB) and take at most FS_DETECT_UNTILED_MAX_PIXELS (a
- * 6144 x 4096 SEM frame fits). fs_detect_max_pixels: that limit, 0 = none.
- * fs_detect_check_size: 0, or -1 with a message saying what to use instead
- * (the detection itself refuses such an image the same way, before
- * allocating anything).
+ * Sizes (issue 15, detect_limits.c). Every method works tile by tile
+ * (auto and lattice their measurement, log, dog and ellipse their
+ * preprocessing, scale layers and measurement: detect_scale.h) and takes
+ * any image the loaders accept. With tiling off (tile_px 0, `fishscale
+ * measure --tile 0`) log, dog and ellipse keep several full-size float
+ * scale layers (50-130 bytes a pixel: a 100 MP montage would need 5-13 GB)
+ * and take at most FS_DETECT_UNTILED_MAX_PIXELS (a 6144 x 4096 SEM frame
+ * fits). fs_detect_max_pixels: the limit under the current tiling setting,
+ * 0 = none. fs_detect_check_size: 0, or -1 with a message saying what to
+ * do instead (the detection itself refuses such an image the same way,
+ * before allocating anything).
  */
 #define FS_DETECT_UNTILED_MAX_PIXELS (26LL * 1000 * 1000)
 long long fs_detect_max_pixels(fs_method m);

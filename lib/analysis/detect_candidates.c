@@ -78,7 +78,11 @@ static int cmp_cand_desc(const void *a, const void *b)
 		return x->response < y->response ? 1 : -1;
 	if (x->y != y->y)
 		return x->y < y->y ? -1 : 1;
-	return x->x < y->x ? -1 : x->x > y->x;
+	if (x->x != y->x)
+		return x->x < y->x ? -1 : 1;
+	/* a total order (two scales' peaks at one pixel), so the tiles'
+	 * candidates, gathered in another order, sort the same */
+	return x->r < y->r ? -1 : x->r > y->r;
 }
 
 int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_cand_list *out)
@@ -261,15 +265,14 @@ static int grid_cell(double v, double cell, int n)
 	return g < 0 ? 0 : g >= n ? n - 1 : g;
 }
 
-int fs_det_scale_peaks(fs_image *const *layers, const double *radii, int n, double thr,
-		       fs_cand_list *out)
+int fs_det_scale_maxima(fs_image *const *layers, const double *radii, int n, double thr, int x0, int y0, int x1,
+			int y1, int ox, int oy, fs_cand_list *all)
 {
-	fs_cand_list all = {0};
 	int w = layers[0]->width, h = layers[0]->height;
 	for (int s = 0; s < n; s++) {
 		const float *L = layers[s]->data;
-		for (int y = 0; y < h; y++) {
-			for (int x = 0; x < w; x++) {
+		for (int y = y0; y < y1; y++) {
+			for (int x = x0; x < x1; x++) {
 				float v = L[(size_t)y * w + x];
 				if (!(v > thr))
 					continue;
@@ -295,17 +298,20 @@ int fs_det_scale_peaks(fs_image *const *layers, const double *radii, int n, doub
 					}
 				}
 				if (ok) {
-					fs_cand c = {x, y, v, radii[s]};
-					if (fs_cand_append(&all, &c)) {
-						fs_cand_free(&all);
+					fs_cand c = {x + ox, y + oy, v, radii[s]};
+					if (fs_cand_append(all, &c))
 						return -1;
-					}
 				}
 			}
 		}
 	}
-	if (all.n)
-		qsort(all.items, all.n, sizeof *all.items, cmp_cand_desc);
+	return 0;
+}
+
+int fs_det_scale_suppress(fs_cand_list *all, int w, int h, fs_cand_list *out)
+{
+	if (all->n)
+		qsort(all->items, all->n, sizeof *all->items, cmp_cand_desc);
 	/* Greedy overlap removal, strongest first: a blob is dropped when it
 	 * lies within the larger radius of one kept before it. Two blobs
 	 * clash only within the largest radius of all, so the kept ones are
@@ -313,18 +319,18 @@ int fs_det_scale_peaks(fs_image *const *layers, const double *radii, int n, doub
 	 * not one by one: a 100-megapixel image holds 70,000 blobs. */
 	size_t first = out->n;
 	double cell = 1;
-	for (size_t i = 0; i < all.n; i++)
-		cell = fmax(cell, all.items[i].r);
+	for (size_t i = 0; i < all->n; i++)
+		cell = fmax(cell, all->items[i].r);
 	int gw = (int)(w / cell) + 1, gh = (int)(h / cell) + 1;
 	long *head = malloc((size_t)gw * gh * sizeof *head);
-	long *next = malloc((all.n ? all.n : 1) * sizeof *next);
+	long *next = malloc((all->n ? all->n : 1) * sizeof *next);
 	int rc = -1;
 	if (!head || !next)
 		goto out;
 	for (size_t i = 0; i < (size_t)gw * gh; i++)
 		head[i] = -1;
-	for (size_t i = 0; i < all.n; i++) {
-		const fs_cand *a = &all.items[i];
+	for (size_t i = 0; i < all->n; i++) {
+		const fs_cand *a = &all->items[i];
 		int gx = grid_cell(a->x, cell, gw), gy = grid_cell(a->y, cell, gh);
 		int clash = 0;
 		for (int yy = gy - 1; yy <= gy + 1 && !clash; yy++)
@@ -348,8 +354,20 @@ int fs_det_scale_peaks(fs_image *const *layers, const double *radii, int n, doub
 out:
 	free(head);
 	free(next);
-	fs_cand_free(&all);
+	fs_cand_free(all);
 	return rc;
+}
+
+int fs_det_scale_peaks(fs_image *const *layers, const double *radii, int n, double thr,
+		       fs_cand_list *out)
+{
+	fs_cand_list all = {0};
+	int w = layers[0]->width, h = layers[0]->height;
+	if (fs_det_scale_maxima(layers, radii, n, thr, 0, 0, w, h, 0, 0, &all)) {
+		fs_cand_free(&all);
+		return -1;
+	}
+	return fs_det_scale_suppress(&all, w, h, out);
 }
 
 void fs_det_radius_range(const fs_params *p, double um_per_px, double *rmin, double *rmax)

@@ -57,5 +57,17 @@ void fs_det_radius_range(const fs_params *p, double um_per_px, double *rmin, dou
  */
 int fs_det_scale_peaks(fs_image *const *layers, const double *radii, int n, double thr,
 		       fs_cand_list *out);
+/*
+ * fs_det_scale_peaks in two steps, for a stack computed tile by tile: the
+ * maxima of the stack's pixels [x0, x1) x [y0, y1) (at least a pixel
+ * inside the stack where it is not the image's border, so that every
+ * neighbour is the image's own), appended to all at their position plus
+ * (ox, oy); then, once every tile's are in, the overlap removal, which
+ * empties all (a w x h image; the result does not depend on the order of
+ * all, which is sorted strongest first). Both return 0 or -1 (out of memory).
+ */
+int fs_det_scale_maxima(fs_image *const *layers, const double *radii, int n, double thr, int x0, int y0, int x1,
+			int y1, int ox, int oy, fs_cand_list *all);
+int fs_det_scale_suppress(fs_cand_list *all, int w, int h, fs_cand_list *out);
 
 #endif

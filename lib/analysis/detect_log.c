@@ -6,6 +6,12 @@
  * The Laplacian is the 5-point stencil on each Gaussian level. The scale
  * only finds the blob; its diameter is then measured from the tubercle's own
  * profile (fs_det_measure), so diameters are not quantised to the scales.
+ *
+ * Tile by tile (detect_scale.h) the scales are the same for every tile
+ * (from the µm parameters, not from the tile), and a tile's crop reaches
+ * the largest scale's kernel radius plus the stencil's pixel plus the
+ * maxima's neighbour beyond its core: there every layer sample equals the
+ * whole image's, so the core's maxima are the whole image's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,30 +22,29 @@
 
 #define NSCALES 10
 
-int fs_detect_log(const fs_image *pre, const fs_image *meas, const fs_params *p, double um_per_px, fs_detect_result *out,
-		  char *err, size_t errlen)
+struct log_ctx {
+	const fs_params *p;
+	double sigma[NSCALES], radii[NSCALES];
+	fs_cand_list all; /* every tile's maxima */
+};
+
+static int log_tile(const fs_det_tile *t, void *arg, char *err, size_t errlen)
 {
+	struct log_ctx *c = arg;
+	const fs_image *pre = t->pre;
 	int rc = -1;
-	fs_meas m = {.img = meas, .f = 1, .width = meas->width, .height = meas->height};
 	fs_image *layers[NSCALES] = {0};
 	fs_image *g = NULL;
-	fs_cand_list c = {0};
-	double radii[NSCALES];
-	double rmin, rmax;
-	fs_det_radius_range(p, um_per_px, &rmin, &rmax);
-	double smin = fmax(1.0, rmin / M_SQRT2), smax = fmax(smin + 1, rmax / M_SQRT2);
+	fs_cand_list mine = {0};
 	int w = pre->width, h = pre->height;
 	for (int s = 0; s < NSCALES; s++) {
-		double sigma = smin + (smax - smin) * s / (NSCALES - 1);
-		radii[s] = sigma * M_SQRT2;
-		layers[s] = fs_image_new(w, h);
-		g = fs_image_clone(pre);
+		double sigma = c->sigma[s];
+		layers[s] = fs_image_new_uninit(w, h); /* every sample is written */
+		g = fs_gaussian_blurred(pre, sigma, err, errlen);
 		if (!layers[s] || !g) {
 			snprintf(err, errlen, "log: out of memory");
 			goto out;
 		}
-		if (fs_gaussian_blur(g, sigma, err, errlen))
-			goto out;
 		double s2 = sigma * sigma;
 		for (int y = 0; y < h; y++) {
 			int ym = y > 0 ? y - 1 : 0, yp = y < h - 1 ? y + 1 : h - 1;
@@ -54,16 +59,57 @@ int fs_detect_log(const fs_image *pre, const fs_image *meas, const fs_params *p,
 		fs_image_free(g);
 		g = NULL;
 	}
-	if (fs_det_scale_peaks(layers, radii, NSCALES, p->threshold, &c) ||
-	    fs_det_measure(&m, &c, 0, 0.5 * rmin, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
+	if (fs_det_scale_maxima(layers, c->radii, NSCALES, c->p->threshold, t->x0, t->y0, t->x1, t->y1, t->ox, t->oy,
+				&mine)) {
+		snprintf(err, errlen, "log: out of memory");
+		goto out;
+	}
+	if (t->lock)
+		pthread_mutex_lock(t->lock);
+	rc = 0;
+	for (size_t i = 0; i < mine.n && !rc; i++)
+		rc = fs_cand_append(&c->all, &mine.items[i]);
+	if (t->lock)
+		pthread_mutex_unlock(t->lock);
+	if (rc)
+		snprintf(err, errlen, "log: out of memory");
+out:
+	for (int s = 0; s < NSCALES; s++)
+		fs_image_free(layers[s]);
+	fs_image_free(g);
+	fs_cand_free(&mine);
+	return rc;
+}
+
+int fs_detect_log(const fs_det_source *s, const fs_meas *m, const fs_params *p, double um_per_px,
+		  fs_detect_result *out, char *err, size_t errlen)
+{
+	int rc = -1;
+	struct log_ctx ctx = {.p = p};
+	fs_cand_list c = {0};
+	fs_meas mm = *m;
+	mm.dome = 0; /* profiles (the base rule only lightens the blur) */
+	mm.refine = 0;
+	double rmin, rmax;
+	fs_det_radius_range(p, um_per_px, &rmin, &rmax);
+	double smin = fmax(1.0, rmin / M_SQRT2), smax = fmax(smin + 1, rmax / M_SQRT2);
+	for (int k = 0; k < NSCALES; k++) {
+		ctx.sigma[k] = smin + (smax - smin) * k / (NSCALES - 1);
+		ctx.radii[k] = ctx.sigma[k] * M_SQRT2;
+	}
+	/* the largest scale's kernel radius (preprocess.c's), the stencil's
+	 * pixel and the maxima's neighbour */
+	int overlap = (int)(4.0 * ctx.sigma[NSCALES - 1] + 0.5) + 2;
+	if (fs_det_for_tiles(s, overlap, log_tile, &ctx, err, errlen))
+		goto out;
+	if (fs_det_scale_suppress(&ctx.all, s->width, s->height, &c) ||
+	    fs_det_measure(&mm, &c, 0, 0.5 * rmin, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
 		snprintf(err, errlen, "log: out of memory");
 		goto out;
 	}
 	rc = 0;
 out:
-	for (int s = 0; s < NSCALES; s++)
-		fs_image_free(layers[s]);
-	fs_image_free(g);
+	fs_cand_free(&ctx.all);
 	fs_cand_free(&c);
 	return rc;
 }

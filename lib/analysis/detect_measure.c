@@ -75,8 +75,11 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	int w = m->width, h = m->height;
 	double F = m->f, mg = p->edge_margin_px;
 	/* Duplicates are looked up in a grid of min_sep cells (3 x 3 cells
-	 * around a centre) instead of against every kept tubercle. */
-	double cs = min_sep > 1 ? min_sep : 1;
+	 * around a centre) instead of against every kept tubercle; cells of
+	 * at least 16 px, or log's and dog's min_sep of about a pixel would
+	 * make the grid 8 bytes a pixel (800 MB on 100 MP). Any cell of at
+	 * least min_sep finds the same duplicates. */
+	double cs = min_sep > 16 ? min_sep : 16;
 	int gw = (int)(w / cs) + 1, gh = (int)(h / cs) + 1;
 	long *head = malloc((size_t)gw * gh * sizeof *head);
 	long *next = malloc((c->n + out->n + 1) * sizeof *next);

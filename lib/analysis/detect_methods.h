@@ -8,13 +8,16 @@
 
 #include "analysis/detect_measure.h"
 #include "analysis/lattice_estimate.h"
+#include "analysis/detect_scale.h"
 
-int fs_detect_log(const fs_image *pre, const fs_image *meas, const fs_params *p, double um_per_px, fs_detect_result *out,
-		  char *err, size_t errlen);
-int fs_detect_dog(const fs_image *pre, const fs_image *meas, const fs_params *p, double um_per_px, fs_detect_result *out,
-		  char *err, size_t errlen);
-int fs_detect_ellipse(const fs_image *pre, const fs_image *meas, const fs_params *p, double um_per_px,
-		      fs_detect_result *out, char *err, size_t errlen);
+/* log, dog and ellipse detect on s (detect_scale.h: the whole
+ * preprocessed image or its tiles) and log and dog measure on m. */
+int fs_detect_log(const fs_det_source *s, const fs_meas *m, const fs_params *p, double um_per_px,
+		  fs_detect_result *out, char *err, size_t errlen);
+int fs_detect_dog(const fs_det_source *s, const fs_meas *m, const fs_params *p, double um_per_px,
+		  fs_detect_result *out, char *err, size_t errlen);
+int fs_detect_ellipse(const fs_det_source *s, const fs_params *p, double um_per_px, fs_detect_result *out,
+		      char *err, size_t errlen);
 /* auto and lattice receive the lattice estimated on the raw image, and pre
  * reduced by the integer factor f (a pixel of pre = f x f input pixels).
  * They take *pre (the caller's before the call, NULL after it: freed, or
@@ -26,8 +29,8 @@ int fs_detect_auto(fs_image **pre, const fs_meas *m, int f, const fs_params *p,
 int fs_detect_lattice(fs_image **pre, const fs_meas *m, int f, const fs_params *p,
 		      const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen);
 
-/* Methods: pre is the preprocessed image they detect on, meas the image
- * they measure diameters on (see fs_detect_measure_image). */
+/* auto and lattice: pre is the preprocessed image they detect on, m the
+ * image they measure diameters on (see fs_detect_measure_image). */
 
 /* Auto's candidates (prominent peaks of pre smoothed at 0.15 x pitch), in
  * full-resolution pixels; pitch is in full-resolution pixels, pre reduced

@@ -8,6 +8,7 @@
  * runs so each erosion/dilation costs O(radius) passes of O(1) per pixel.
  */
 #include "analysis/preprocess.h"
+#include "analysis/clahe_region.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -291,7 +292,7 @@ fs_image *fs_downsample(const fs_image *img, int f)
 	return out;
 }
 
-void fs_normalize(fs_image *img)
+void fs_minmax(const fs_image *img, float *lo_out, float *hi_out)
 {
 	size_t n = (size_t)img->width * img->height;
 	const float *d = img->data;
@@ -313,6 +314,13 @@ void fs_normalize(fs_image *img)
 		lo = lo4[j] < lo ? lo4[j] : lo;
 		hi = hi4[j] > hi ? hi4[j] : hi;
 	}
+	*lo_out = lo;
+	*hi_out = hi;
+}
+
+void fs_normalize_range(fs_image *img, float lo, float hi)
+{
+	size_t n = (size_t)img->width * img->height;
 	if (hi - lo < 1e-10f) {
 		memset(img->data, 0, n * sizeof *img->data);
 		return;
@@ -320,6 +328,13 @@ void fs_normalize(fs_image *img)
 	float s = 1.0f / (hi - lo);
 	for (size_t i = 0; i < n; i++)
 		img->data[i] = (img->data[i] - lo) * s;
+}
+
+void fs_normalize(fs_image *img)
+{
+	float lo, hi;
+	fs_minmax(img, &lo, &hi);
+	fs_normalize_range(img, lo, hi);
 }
 
 #define CLAHE_BINS 256

@@ -54,5 +54,11 @@ fs_image *fs_downsample(const fs_image *img, int f);
 
 /* Affine stretch to [0, 1]; an image with max - min < 1e-10 becomes all 0. */
 void fs_normalize(fs_image *img);
+/* The two halves of fs_normalize, for a stretch by image-wide extremes
+ * applied to one tile at a time (detect_pre_region.h): the least and
+ * greatest sample, and the stretch that maps lo..hi to 0..1 with the same
+ * float operations as fs_normalize. */
+void fs_minmax(const fs_image *img, float *lo, float *hi);
+void fs_normalize_range(fs_image *img, float lo, float hi);
 
 #endif

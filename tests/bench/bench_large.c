@@ -120,6 +120,37 @@ static void bench_fine(const char *dir, const char *outdir)
 	synth_truth_free(&tr);
 }
 
+/* Runs `fishscale measure --threads 1 --calibration 0.4 --param
+ * method=<method>` on path (the layered methods tile by tile, as a job
+ * runs them; 0.4 um/px puts the image's 20-px tubercles inside the default
+ * 2-10 um diameter range); wall ms, cpu ms and peak RSS (MB). */
+static int cli_measure_method(const char *path, const char *outdir, const char *method, double *ms, double *cpu,
+			      double *rss_mb)
+{
+	char param[64];
+	snprintf(param, sizeof param, "method=%s", method);
+	double t0 = bench_now_ms();
+	pid_t pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", 1);
+		if (nul >= 0) {
+			dup2(nul, 1);
+			dup2(nul, 2);
+		}
+		execl("build/fishscale", "fishscale", "measure", "--threads", "1", "--calibration", "0.4", "--param",
+		      param, "-o", outdir, path, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	struct rusage ru;
+	if (pid < 0 || wait4(pid, &status, 0, &ru) < 0)
+		return -1;
+	*ms = bench_now_ms() - t0;
+	*rss_mb = ru.ru_maxrss / 1024.0;
+	*cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
 static int cli_measure(const char *path, const char *outdir, double *ms, double *rss_mb)
 {
 	double cpu;
@@ -196,6 +227,20 @@ int main(void)
 			printf("cli measure 10000x10000 tiled / whole image: failed\n");
 	}
 	bench_fine(dir, out);
+	/* log, dog and ellipse tile by tile (issue 15 item 2; refused above
+	 * 26 MP before): one run each, they take 15-40 s of cpu */
+	{
+		const char *methods[] = {"log", "dog", "ellipse"};
+		for (int i = 0; i < 3; i++) {
+			double w, c, r;
+			if (cli_measure_method(raw, out, methods[i], &w, &c, &r) == 0)
+				printf("cli measure 10000x10000 --param method=%s --threads 1, one run: %.0f ms wall, %.0f "
+				       "ms cpu, peak RSS %.0f MB\n",
+				       methods[i], w, c, r);
+			else
+				printf("cli measure 10000x10000 --param method=%s: failed\n", methods[i]);
+		}
+	}
 
 	/* ---- storing it: sizes and time ---- */
 	char data[256];

@@ -3,7 +3,8 @@ with jobs_memory_mb lowered so that a 1000 x 1000 image's estimate does not
 fit, its extraction is refused at once with 413 and a message that says
 why (no job is made), a batch fails that image's job with the same reason
 instead of queueing it for ever, and a smaller image still runs; the
-estimate follows the method (log keeps ten full-size scale layers)."""
+estimate follows the method (log keeps ten full-size scale layers on an
+image it detects whole)."""
 from harness import Server, wait_for
 from test_images import png_gray, upload
 
@@ -58,7 +59,8 @@ def test_an_image_too_large_for_the_memory_budget_is_refused_before_a_job():
 
 def test_the_estimate_follows_the_method():
     # 400 x 400: auto's estimate (64 MiB + 26 bytes a pixel) fits in 70 MiB,
-    # log's (60 bytes a pixel: ten full-size scale layers) does not
+    # log's (60 bytes a pixel: ten full-size scale layers, on an image it
+    # detects whole: at most four tiles) does not
     c = srv.login_as("mia")
     iid, s = image(c, 400, 400)
     r = c.api("POST", "/api/images/%d/calibration" % iid, {"um_per_px": 0.5})

@@ -244,31 +244,40 @@ static void test_databar(void **state)
 	}
 }
 
-/* log, dog and ellipse are not tiled (detect.h): an image over
- * FS_DETECT_UNTILED_MAX_PIXELS is refused at once, with a message naming
- * the tiled methods; auto and lattice have no such limit. */
-static void test_untiled_methods_refused_on_large_images(void **state)
+/* log, dog and ellipse detect tile by tile (detect_scale.h): with the
+ * default tiling every size is taken; with tiling off (tile 0) they keep
+ * full-size scale layers (detect.h), and an image over
+ * FS_DETECT_UNTILED_MAX_PIXELS is refused at once, with a message saying
+ * to detect tile by tile; auto and lattice have no limit either way. */
+static void test_layered_methods_refused_only_untiled(void **state)
 {
 	(void)state;
 	fs_image *big = fs_image_new_compact(6000, 4400, 8); /* 26.4 MP, 26 MB compact */
 	assert_non_null(big);
 	memset(big->px, 0, fs_image_bytes(big));
-	fs_method untiled[] = {FS_METHOD_LOG, FS_METHOD_DOG, FS_METHOD_ELLIPSE};
+	fs_method layered[] = {FS_METHOD_LOG, FS_METHOD_DOG, FS_METHOD_ELLIPSE};
+	fs_detect_set_tiling(0, 1);
 	for (int i = 0; i < 3; i++) {
 		fs_params p;
 		fs_params_default(&p);
-		p.method = untiled[i];
+		p.method = layered[i];
 		fs_detect_result r;
 		err[0] = 0;
 		assert_int_equal(fs_detect(big, &p, 0.5, &r, err, sizeof err), -1);
-		assert_non_null(strstr(err, "auto or lattice"));
-		assert_non_null(strstr(err, fs_method_name(untiled[i])));
+		assert_non_null(strstr(err, "tile by tile"));
+		assert_non_null(strstr(err, fs_method_name(layered[i])));
 		assert_int_equal(r.tubercles.n, 0);
-		assert_int_equal(fs_detect_check_size(untiled[i], 5000, 5200, err, sizeof err), 0);
-		assert_int_equal(fs_detect_check_size(untiled[i], 6000, 4400, err, sizeof err), -1);
-		assert_true(fs_detect_max_pixels(untiled[i]) == FS_DETECT_UNTILED_MAX_PIXELS);
+		assert_int_equal(fs_detect_check_size(layered[i], 5000, 5200, err, sizeof err), 0);
+		assert_int_equal(fs_detect_check_size(layered[i], 6000, 4400, err, sizeof err), -1);
+		assert_true(fs_detect_max_pixels(layered[i]) == FS_DETECT_UNTILED_MAX_PIXELS);
 	}
 	assert_int_equal(fs_detect_check_size(FS_METHOD_AUTO, 10000, 10000, err, sizeof err), 0);
+	assert_true(fs_detect_max_pixels(FS_METHOD_LATTICE) == 0);
+	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(fs_detect_check_size(layered[i], 10000, 10000, err, sizeof err), 0);
+		assert_true(fs_detect_max_pixels(layered[i]) == 0);
+	}
 	assert_int_equal(fs_detect_check_size(FS_METHOD_LATTICE, 10000, 10000, err, sizeof err), 0);
 	assert_true(fs_detect_max_pixels(FS_METHOD_AUTO) == 0);
 	fs_image_free(big);
@@ -281,7 +290,7 @@ int main(void)
 		cmocka_unit_test(test_detect_16bit),
 		cmocka_unit_test(test_region_lattice_downsample),
 		cmocka_unit_test(test_databar),
-		cmocka_unit_test(test_untiled_methods_refused_on_large_images),
+		cmocka_unit_test(test_layered_methods_refused_only_untiled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

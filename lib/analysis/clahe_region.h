@@ -1,0 +1,34 @@
+/*
+ * clahe_region.h - CLAHE (fs_clahe, preprocess.h) over one rectangle of a
+ * larger image, equal sample for sample to the whole image's: the tile grid
+ * of the equalisation is the whole image's (tiles of `tile` px from its
+ * origin, the last row and column clipped to it), so a tiled preprocessing
+ * stitches without seams. fs_clahe is this on the whole image.
+ *
+ * Ownership: nothing is kept; the caller owns every buffer.
+ */
+#ifndef FS_CLAHE_REGION_H
+#define FS_CLAHE_REGION_H
+
+#include <stddef.h>
+
+/*
+ * The pixels [*a0, *a1) along one axis of an image n px long whose tiles
+ * the output pixels [o, o + len) interpolate between (the tiles of the
+ * neighbouring centres, whole): the input span fs_clahe_region needs.
+ */
+void fs_clahe_span(int o, int len, int tile, int n, int *a0, int *a1);
+
+/*
+ * CLAHE of the output rectangle (ox, oy, ow, oh) of a W x H image with clip
+ * and tile as fs_clahe, from `in`: the image's values already stretched
+ * to [0, 1], a row-major crop of iw x ih px at (ix, iy) that covers
+ * fs_clahe_span of the output on both axes. The result (before fs_clahe's
+ * final stretch) goes to out (ow x oh, row-major; may be `in` when the two
+ * rectangles are the same). clip must be > 0. Returns 0, or -1 (bad
+ * arguments, out of memory) with a message.
+ */
+int fs_clahe_region(const float *in, int ix, int iy, int iw, int ih, int W, int H, double clip, int tile, int ox,
+		    int oy, int ow, int oh, float *out, char *err, size_t errlen);
+
+#endif
