@@ -298,11 +298,7 @@ static int run_undo_like(fs_db *db, long long set_id, long long expect_rev, long
 			 long long *new_rev, long long *cur_rev, char *err, size_t errlen)
 {
 	static const fs_set_halves halves = {undo_prepare, undo_write, undo_discard, "change"};
-	struct undo_run r;
-	memset(&r, 0, sizeof r);
-	r.u = u;
-	r.user_id = user_id;
-	r.new_rev = new_rev;
+	struct undo_run r = {.u = u, .user_id = user_id, .new_rev = new_rev};
 	int rc = fs_set_in_halves(db, set_id, expect_rev, cur_rev, &halves, &r, err, errlen);
 	undo_like_clear(u);
 	return rc;

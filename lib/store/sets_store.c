@@ -152,15 +152,13 @@ static int edit(fs_db *db, long long set_id, long long expect_rev, long long use
 		long long *cur_rev, char *err, size_t errlen)
 {
 	static const fs_set_halves halves = {edit_prepare, edit_write, edit_discard, "change"};
-	struct edit_run r;
-	memset(&r, 0, sizeof r);
-	r.kind = kind;
-	r.label = label;
-	r.user_id = user_id;
-	r.agent_run_id = agent_run_id;
-	r.build = build;
-	r.build_ctx = ctx;
-	r.new_rev = new_rev;
+	struct edit_run r = {.kind = kind,
+			     .label = label,
+			     .user_id = user_id,
+			     .agent_run_id = agent_run_id,
+			     .build = build,
+			     .build_ctx = ctx,
+			     .new_rev = new_rev};
 	return fs_set_in_halves(db, set_id, expect_rev, cur_rev, &halves, &r, err, errlen);
 }
 
