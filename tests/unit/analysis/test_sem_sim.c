@@ -1,14 +1,15 @@
 /*
- * The SEM simulator itself (tests/unit/support/sem_sim.h, issue 13 section
- * 1): the accuracy tests judge the measurement against its truth, so the
- * truth and the image formation are checked here against what they claim
- * to be. The truth's spaces are those between true neighbours (centre
- * distance minus the two base radii, six neighbours for a whole site); a
- * side detector brightens the slopes that face it and darkens those facing
- * away; under the secant law alone a dome's flanks are brighter than its
- * top; the paper margin and the black surround lie outside the truth's
- * scale region; 8- and 16-bit quantisation; the same seed gives the same
- * image.
+ * The SEM simulator's image formation and neighbours (tests/unit/support/
+ * sem_sim.h, issue 13 section 1): the accuracy tests judge the
+ * measurement against the simulator, so what it renders is checked here
+ * against the physics it claims. A side detector brightens the slopes that
+ * face it and darkens those facing away, alike across its direction; under
+ * the secant law alone a dome's flanks are brighter than its top; the
+ * paper margin is white and the surround black, both outside the truth's
+ * scale region; 8- and 16-bit quantisation; the truth's pairs are the six
+ * lattice neighbours of a whole site. (Determinism, the spaces' formula,
+ * resampling and matching: test_sem_accuracy's
+ * simulator_is_deterministic_and_consistent.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,7 +37,7 @@ static void clean(sem_opts *o)
 	o->bits = 0;
 }
 
-static void spaces_are_between_true_neighbours(void **state)
+static void pairs_are_the_six_lattice_neighbours(void **state)
 {
 	(void)state;
 	for (int missing = 0; missing < 2; missing++) {
@@ -55,7 +56,6 @@ static void spaces_are_between_true_neighbours(void **state)
 			assert_true(i != j && i >= 0 && j >= 0 && (size_t)i < t.n && (size_t)j < t.n);
 			double dist = hypot(t.x[i] - t.x[j], t.y[i] - t.y[j]);
 			assert_true(fabs(dist - o.pitch) < 1e-6);
-			assert_true(fabs(t.space[k] - (dist - 0.5 * (t.d[i] + t.d[j]))) < 1e-9);
 			deg[i]++;
 			deg[j]++;
 		}
@@ -210,7 +210,7 @@ static void margins_lie_outside_the_scale_region(void **state)
 	fs_image_free(img);
 }
 
-static void quantised_and_deterministic(void **state)
+static void quantised_to_8_and_16_bits(void **state)
 {
 	(void)state;
 	for (int bits = 8; bits <= 16; bits += 8) {
@@ -220,38 +220,36 @@ static void quantised_and_deterministic(void **state)
 		double levels = bits == 8 ? 255.0 : 65535.0;
 		/* stored as floats: a 16-bit level is exact to float precision */
 		double tol = bits == 8 ? 1e-3 : 0.02;
-		sem_truth t, t2, t3;
-		fs_image *a = sem_make(&o, &t), *b = sem_make(&o, &t2);
-		o.seed++;
-		fs_image *c = sem_make(&o, &t3);
-		assert_true(a && b && c);
-		size_t differ = 0;
+		sem_truth t;
+		fs_image *a = sem_make(&o, &t);
+		assert_non_null(a);
+		/* the levels used: at most 256 in 8 bits, many more in 16 */
+		static unsigned char seen[65536];
+		memset(seen, 0, sizeof seen);
+		size_t distinct = 0;
 		for (int y = 0; y < a->height; y++)
 			for (int x = 0; x < a->width; x++) {
 				double v = fs_image_value(a, x, y);
 				assert_true(fabs(v * levels - round(v * levels)) < tol);
-				assert_true(v == fs_image_value(b, x, y));
-				differ += v != fs_image_value(c, x, y);
+				long k = lround(v * levels);
+				distinct += !seen[k];
+				seen[k] = 1;
 			}
-		assert_int_equal(t.n, t2.n);
-		assert_true(differ > (size_t)a->width * a->height / 4); /* another seed, another image */
+		printf("%d bits: %zu levels\n", bits, distinct);
+		assert_true(bits == 8 ? distinct <= 256 : distinct > 1024);
 		sem_truth_free(&t);
-		sem_truth_free(&t2);
-		sem_truth_free(&t3);
 		fs_image_free(a);
-		fs_image_free(b);
-		fs_image_free(c);
 	}
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(spaces_are_between_true_neighbours),
+		cmocka_unit_test(pairs_are_the_six_lattice_neighbours),
 		cmocka_unit_test(side_detector_brightens_the_facing_slope),
 		cmocka_unit_test(secant_law_brightens_the_flanks),
 		cmocka_unit_test(margins_lie_outside_the_scale_region),
-		cmocka_unit_test(quantised_and_deterministic),
+		cmocka_unit_test(quantised_to_8_and_16_bits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
