@@ -31,8 +31,11 @@ run_dir() {
 		# the paper-figure table is a result worth reading on every run
 		case "$t" in
 		build/tests/analysis/test_paper_images) printf '%s\n' "$out" | grep -v '^\[' ;;
-		# the formation fit's tables (issue 13): simulator and figures
-		build/tests/analysis/test_dome_fit | build/tests/analysis/test_dome_fit_paper)
+		# the formation fit's tables (issue 13): simulator and figures; the
+		# simulator's accuracy tables of both rules and of the base rule at
+		# the true centres (README and docs/paper-figures.md cite them)
+		build/tests/analysis/test_dome_fit | build/tests/analysis/test_dome_fit_paper | \
+			build/tests/analysis/test_sem_accuracy | build/tests/analysis/test_dome_base)
 			printf '%s\n' "$out" | grep -v '^\[' ;;
 		# what the images allow at best (the oracle), and the simulator's physics
 		build/tests/analysis/test_sem_oracle | build/tests/analysis/test_sem_physics)

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "store/set_frame.h"
+#include "store/set_halves.h"
 #include "store/set_rows.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
@@ -242,79 +243,63 @@ static char *refs_one(long long id)
 	return strdup(buf);
 }
 
-static int run_prepared(fs_db *db, long long set_id, long long expect_rev, long long user_id, undo_like *u,
-			long long *new_rev, long long *cur_rev, char *err, size_t errlen)
+/* What an undo-like change carries between its halves (set_halves.h). */
+struct undo_run {
+	undo_like *u;
+	long long user_id;
+	long long *new_rev;
+	fs_rows_prepared p;
+};
+
+static int undo_prepare(fs_db *db, long long set_id, void *ctx, char *err, size_t errlen)
 {
-	err[0] = 0;
-	int rc = FS_DB_OK;
-	for (int attempt = 0; attempt < FS_ROWS_PREPARE_TRIES; attempt++) {
-		int locked = attempt == FS_ROWS_PREPARE_TRIES - 1;
-		long long snap_rev = 0, now_rev = 0;
-		char why[300] = "";
-		fs_rows_prepared p;
-		memset(&p, 0, sizeof p);
-		rc = locked ? fs_db_begin(db) : fs_db_begin_read(db);
-		if (rc) {
-			ERR("the database is busy");
-			return rc;
-		}
-		rc = fs_rows_check_rev(db, set_id, expect_rev, &snap_rev, err, errlen);
-		if (cur_rev && snap_rev)
-			*cur_rev = snap_rev;
-		if (!rc)
-			rc = u->prepare(db, set_id, user_id, u, err, errlen);
-		if (!rc) {
-			rc = fs_rows_prepare(db, set_id, &u->d, &p, why, sizeof why);
-			if (rc == FS_DB_INVALID)
-				ERR("%s: %s", u->cannot, why);
-		}
-		if (!locked) {
-			fs_db_end_read(db);
-			if (!rc)
-				fs_rows_between_halves();
-			if (!rc && (rc = fs_db_begin(db)) != FS_DB_OK)
-				ERR("the database is busy");
-			else if (!rc && !(rc = fs_rows_read_rev(db, set_id, &now_rev)) && now_rev != snap_rev) {
-				/* overtaken: nothing of the preparation holds */
-				fs_db_rollback(db);
-				fs_rows_prepared_free(&p);
-				undo_like_clear(u);
-				if (expect_rev >= 0) {
-					if (cur_rev)
-						*cur_rev = now_rev;
-					ERR("the set has changed (revision %lld, your view is at %lld): reload it first",
-					    now_rev, expect_rev);
-					return FS_DB_STALE;
-				}
-				continue;
-			}
-		}
-		if (!rc) {
-			rc = fs_rows_write_prepared(db, set_id, &u->d, &p, why, sizeof why);
-			if (rc == FS_DB_INVALID)
-				ERR("%s: %s", u->cannot, why);
-		}
-		if (!rc)
-			rc = fs_rows_journal_add_prepared(db, set_id, user_id, u->kind, u->label, &p.journal, 0, u->refs,
-							  NULL);
-		if (!rc)
-			rc = fs_rows_bump(db, set_id, new_rev);
-		if (!rc && u->after)
-			rc = u->after(db, set_id, u);
-		rc = finish(db, rc, set_id, &u->d, u->full, err, errlen);
-		fs_rows_prepared_free(&p);
-		return rc;
+	struct undo_run *r = ctx;
+	char why[300] = "";
+	int rc = r->u->prepare(db, set_id, r->user_id, r->u, err, errlen);
+	if (!rc) {
+		rc = fs_rows_prepare(db, set_id, &r->u->d, &r->p, why, sizeof why);
+		if (rc == FS_DB_INVALID)
+			ERR("%s: %s", r->u->cannot, why);
 	}
-	ERR("the set kept changing while the change was being prepared");
-	return FS_DB_BUSY;
+	return rc;
+}
+
+static int undo_write(fs_db *db, long long set_id, int rc, void *ctx, char *err, size_t errlen)
+{
+	struct undo_run *r = ctx;
+	undo_like *u = r->u;
+	char why[300] = "";
+	if (!rc) {
+		rc = fs_rows_write_prepared(db, set_id, &u->d, &r->p, why, sizeof why);
+		if (rc == FS_DB_INVALID)
+			ERR("%s: %s", u->cannot, why);
+	}
+	if (!rc)
+		rc = fs_rows_journal_add_prepared(db, set_id, r->user_id, u->kind, u->label, &r->p.journal, 0, u->refs,
+						  NULL);
+	if (!rc)
+		rc = fs_rows_bump(db, set_id, r->new_rev);
+	if (!rc && u->after)
+		rc = u->after(db, set_id, u);
+	return finish(db, rc, set_id, &u->d, u->full, err, errlen);
+}
+
+/* Nothing of a preparation outlives it: overtaken, it is made again. */
+static void undo_discard(void *ctx)
+{
+	struct undo_run *r = ctx;
+	fs_rows_prepared_free(&r->p);
+	undo_like_clear(r->u);
 }
 
 /* Runs the change u describes (prepared at a snapshot, written under the
- * lock) and empties u. */
+ * lock: set_halves.c) and empties u. */
 static int run_undo_like(fs_db *db, long long set_id, long long expect_rev, long long user_id, undo_like *u,
 			 long long *new_rev, long long *cur_rev, char *err, size_t errlen)
 {
-	int rc = run_prepared(db, set_id, expect_rev, user_id, u, new_rev, cur_rev, err, errlen);
+	static const fs_set_halves halves = {undo_prepare, undo_write, undo_discard, "change"};
+	struct undo_run r = {.u = u, .user_id = user_id, .new_rev = new_rev};
+	int rc = fs_set_in_halves(db, set_id, expect_rev, cur_rev, &halves, &r, err, errlen);
 	undo_like_clear(u);
 	return rc;
 }
@@ -807,63 +792,58 @@ static int save_event(fs_db *db, long long set_id, double hexagonalness, const f
  * that is parsing diffs of every tubercle: the summary is made at a
  * snapshot, outside the write lock (issue 15), and written when the
  * revision is still the snapshot's (every step bumps it), as the undo-like
- * changes above are; the last try is made under the lock.
+ * changes above are; the last try is made under the lock (set_halves.c).
+ * What a Save carries between its halves: the summary made at the snapshot.
  */
+struct save_run {
+	long long user_id;
+	double hexagonalness;
+	long long *cur_rev;
+	cJSON *h;
+};
+
+static int save_prepare(fs_db *db, long long set_id, void *ctx, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	struct save_run *r = ctx;
+	fs_set_info info;
+	int rc = fs_set_get_info(db, set_id, &info);
+	if (!rc)
+		rc = save_event(db, set_id, r->hexagonalness, &info, &r->h);
+	return rc;
+}
+
+static int save_write(fs_db *db, long long set_id, int rc, void *ctx, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	struct save_run *r = ctx;
+	if (!rc && r->h)
+		rc = fs_rows_history_add(db, set_id, r->user_id, "manual_edit", r->h);
+	if (!rc)
+		rc = fs_db_exec_id(db, "UPDATE set_ops SET checkpointed = 1 WHERE set_id = ?", set_id);
+	if (!rc)
+		rc = fs_rows_bump(db, set_id, r->cur_rev);
+	if (!rc)
+		rc = fs_db_exec_id(db, "UPDATE sets SET clean_revision = revision WHERE id = ?", set_id);
+	return fs_rows_end_tx(db, rc);
+}
+
+static void save_discard(void *ctx)
+{
+	struct save_run *r = ctx;
+	cJSON_Delete(r->h);
+	r->h = NULL;
+}
+
 int fs_set_checkpoint(fs_db *db, long long set_id, long long expect_rev, long long user_id, const char *user_name,
 		      double hexagonalness, long long *cur_rev, char *err, size_t errlen)
 {
 	(void)user_name;
-	err[0] = 0;
-	int rc = FS_DB_OK;
-	for (int attempt = 0; attempt < FS_ROWS_PREPARE_TRIES; attempt++) {
-		int locked = attempt == FS_ROWS_PREPARE_TRIES - 1;
-		long long snap_rev = 0, now_rev = 0;
-		fs_set_info info;
-		cJSON *h = NULL;
-		rc = locked ? fs_db_begin(db) : fs_db_begin_read(db);
-		if (rc) {
-			ERR("the database is busy");
-			return rc;
-		}
-		rc = fs_rows_check_rev(db, set_id, expect_rev, &snap_rev, err, errlen);
-		if (cur_rev && snap_rev)
-			*cur_rev = snap_rev;
-		if (!rc)
-			rc = fs_set_get_info(db, set_id, &info);
-		if (!rc)
-			rc = save_event(db, set_id, hexagonalness, &info, &h);
-		if (!locked) {
-			fs_db_end_read(db);
-			if (!rc)
-				fs_rows_between_halves();
-			if (!rc && (rc = fs_db_begin(db)) != FS_DB_OK)
-				ERR("the database is busy");
-			else if (!rc && !(rc = fs_rows_read_rev(db, set_id, &now_rev)) && now_rev != snap_rev) {
-				fs_db_rollback(db);
-				cJSON_Delete(h);
-				if (expect_rev >= 0) {
-					if (cur_rev)
-						*cur_rev = now_rev;
-					ERR("the set has changed (revision %lld, your view is at %lld): reload it first",
-					    now_rev, expect_rev);
-					return FS_DB_STALE;
-				}
-				continue;
-			}
-		}
-		if (!rc && h)
-			rc = fs_rows_history_add(db, set_id, user_id, "manual_edit", h);
-		cJSON_Delete(h);
-		if (!rc)
-			rc = fs_db_exec_id(db, "UPDATE set_ops SET checkpointed = 1 WHERE set_id = ?", set_id);
-		if (!rc)
-			rc = fs_rows_bump(db, set_id, cur_rev);
-		if (!rc)
-			rc = fs_db_exec_id(db, "UPDATE sets SET clean_revision = revision WHERE id = ?", set_id);
-		return fs_rows_end_tx(db, rc);
-	}
-	ERR("the set kept changing while the save was being prepared");
-	return FS_DB_BUSY;
+	static const fs_set_halves halves = {save_prepare, save_write, save_discard, "save"};
+	struct save_run r = {user_id, hexagonalness, cur_rev, NULL};
+	return fs_set_in_halves(db, set_id, expect_rev, cur_rev, &halves, &r, err, errlen);
 }
 
 int fs_set_mark_saved(fs_db *db, long long set_id)

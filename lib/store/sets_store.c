@@ -25,6 +25,7 @@
 #include "store/images_store.h"
 #include "store/scale_regions.h"
 #include "store/set_frame.h"
+#include "store/set_halves.h"
 #include "store/set_rows.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
@@ -90,84 +91,75 @@ static int finish(fs_db *db, int rc, const fs_set_diff *d, const fs_set_frame *f
 	return rc;
 }
 
+/* What one edit carries between its two halves (set_halves.h). */
+struct edit_run {
+	const char *kind, *label;
+	long long user_id, agent_run_id;
+	diff_builder build;
+	void *build_ctx;
+	long long *new_rev;
+	fs_set_diff d;
+	fs_set_frame f;
+	fs_rows_prepared p;
+};
+
+/* At the snapshot: the diff built, checked against the rows, merged into
+ * the set's record and journaled, everything that needs no lock. */
+static int edit_prepare(fs_db *db, long long set_id, void *ctx, char *err, size_t errlen)
+{
+	struct edit_run *r = ctx;
+	int rc = fs_set_frame_load(db, set_id, &r->f);
+	if (!rc)
+		rc = r->build(db, set_id, &r->f, r->build_ctx, &r->d, err, errlen);
+	if (!rc)
+		rc = fs_rows_diff_applies(db, set_id, &r->d, err, errlen);
+	if (!rc)
+		rc = fs_rows_prepare(db, set_id, &r->d, &r->p, err, errlen);
+	return rc;
+}
+
+static int edit_write(fs_db *db, long long set_id, int rc, void *ctx, char *err, size_t errlen)
+{
+	struct edit_run *r = ctx;
+	if (!rc)
+		rc = fs_rows_write_prepared(db, set_id, &r->d, &r->p, err, errlen);
+	if (!rc)
+		rc = fs_rows_journal_add_prepared(db, set_id, r->user_id, r->kind, r->label, &r->p.journal,
+						  r->agent_run_id, NULL, NULL);
+	if (!rc)
+		rc = fs_rows_bump(db, set_id, r->new_rev);
+	return finish(db, rc, &r->d, &r->f, err, errlen);
+}
+
+static void edit_discard(void *ctx)
+{
+	struct edit_run *r = ctx;
+	fs_rows_prepared_free(&r->p);
+	fs_set_diff_free(&r->d);
+	memset(&r->d, 0, sizeof r->d);
+}
+
 /*
  * One change as one step, in two halves (issue 15, "one writer, short
- * writes"): a large set's change (Re-measure, a radius for all, clearing,
- * regenerated connections: every tubercle or connection of 70,000) is
- * built, checked against the rows, merged into the set's record and
- * journaled at a snapshot, a read transaction that blocks nobody; the
- * write transaction checks that the revision is still the snapshot's
- * (every change bumps it, so the rows are those the diff was checked
- * against) and only stores. Moved on meanwhile: with a revision to expect
- * that is a conflict, as it would have been a moment later (never a lost
- * update); without (-1, agents), the change is built again, the last time
- * under the lock, so it lands however busy the set is.
+ * writes"; the loop in set_halves.c): a large set's change (Re-measure, a
+ * radius for all, clearing, regenerated connections: every tubercle or
+ * connection of 70,000) is built, checked against the rows, merged into
+ * the set's record and journaled at a snapshot, and only stored under the
+ * write lock.
  */
 static int edit(fs_db *db, long long set_id, long long expect_rev, long long user_id, const char *kind,
 		const char *label, long long agent_run_id, diff_builder build, void *ctx, long long *new_rev,
 		long long *cur_rev, char *err, size_t errlen)
 {
-	if (err && errlen)
-		err[0] = 0;
-	int rc = FS_DB_OK;
-	for (int attempt = 0; attempt < FS_ROWS_PREPARE_TRIES; attempt++) {
-		int locked = attempt == FS_ROWS_PREPARE_TRIES - 1;
-		long long snap_rev = 0, now_rev = 0;
-		fs_set_diff d;
-		fs_set_frame f;
-		fs_rows_prepared p;
-		memset(&d, 0, sizeof d);
-		memset(&p, 0, sizeof p);
-		rc = locked ? fs_db_begin(db) : fs_db_begin_read(db);
-		if (rc) {
-			ERR("the database is busy");
-			return rc;
-		}
-		rc = fs_rows_check_rev(db, set_id, expect_rev, &snap_rev, err, errlen);
-		if (cur_rev && snap_rev)
-			*cur_rev = snap_rev;
-		if (!rc)
-			rc = fs_set_frame_load(db, set_id, &f);
-		if (!rc)
-			rc = build(db, set_id, &f, ctx, &d, err, errlen);
-		if (!rc)
-			rc = fs_rows_diff_applies(db, set_id, &d, err, errlen);
-		if (!rc)
-			rc = fs_rows_prepare(db, set_id, &d, &p, err, errlen);
-		if (!locked) {
-			fs_db_end_read(db);
-			if (!rc)
-				fs_rows_between_halves();
-			if (!rc && (rc = fs_db_begin(db)) != FS_DB_OK)
-				ERR("the database is busy");
-			else if (!rc && !(rc = fs_rows_read_rev(db, set_id, &now_rev)) && now_rev != snap_rev) {
-				fs_db_rollback(db);
-				fs_rows_prepared_free(&p);
-				fs_set_diff_free(&d);
-				if (expect_rev >= 0) {
-					if (cur_rev)
-						*cur_rev = now_rev;
-					ERR("the set has changed (revision %lld, your view is at %lld): reload it first",
-					    now_rev, expect_rev);
-					return FS_DB_STALE;
-				}
-				continue;
-			}
-		}
-		if (!rc)
-			rc = fs_rows_write_prepared(db, set_id, &d, &p, err, errlen);
-		if (!rc)
-			rc = fs_rows_journal_add_prepared(db, set_id, user_id, kind, label, &p.journal, agent_run_id, NULL,
-							  NULL);
-		if (!rc)
-			rc = fs_rows_bump(db, set_id, new_rev);
-		rc = finish(db, rc, &d, &f, err, errlen);
-		fs_rows_prepared_free(&p);
-		fs_set_diff_free(&d);
-		return rc;
-	}
-	ERR("the set kept changing while the change was being prepared");
-	return FS_DB_BUSY;
+	static const fs_set_halves halves = {edit_prepare, edit_write, edit_discard, "change"};
+	struct edit_run r = {.kind = kind,
+			     .label = label,
+			     .user_id = user_id,
+			     .agent_run_id = agent_run_id,
+			     .build = build,
+			     .build_ctx = ctx,
+			     .new_rev = new_rev};
+	return fs_set_in_halves(db, set_id, expect_rev, cur_rev, &halves, &r, err, errlen);
 }
 
 /* A shown tubercle the diff names as it was: the stored row, if it is

@@ -54,6 +54,51 @@ def test_help_documents_every_option():
         assert opt in out, opt
 
 
+def method_table(help_text):
+    """The help's "parameters each method uses" block: method -> set of names."""
+    block = help_text.split("parameters each method uses", 1)[1].split("(neighbor_graph", 1)[0]
+    table, cur = {}, None
+    for line in block.splitlines()[1:]:
+        words = line.split()
+        if not words:
+            continue
+        if not line.startswith("          "):  # a method's first line
+            cur = words[0]
+            words = words[1:]
+        table.setdefault(cur, set()).update(words)
+    return table
+
+
+def test_help_says_which_parameters_each_method_uses_and_they_do():
+    # issue 13 section 5: the help names each method's parameters and why
+    # the others change nothing; what it says is checked against what they do
+    rc, out, _ = run("--help")
+    assert rc == 0
+    t = method_table(out)
+    assert set(t) == {"auto", "log", "dog", "ellipse", "lattice"}, t
+    assert {"auto_prominence", "auto_smoothing"} <= t["auto"] and "threshold" not in t["auto"]
+    assert "threshold" in t["log"] and "auto_prominence" not in t["log"]
+    unused = out.split("  not used:", 1)[1].split("profiles (", 1)[0]
+    reasons = dict(line.split(None, 1) for line in unused.splitlines() if line.strip())
+    assert {"threshold", "min_diameter_um", "auto_prominence"} <= set(reasons), reasons
+    assert all(len(why.split()) >= 3 for why in reasons.values()), reasons  # each with its reason
+
+    def diameters(*params):
+        d = outdir("help-" + "-".join(p.replace("=", "_") for p in params))
+        args = []
+        for p in params:
+            args += ["--param", p]
+        rc, _, err = run("-o", d, "--calibration", "0.118", *(args + [POLY]))
+        assert rc == 0, err
+        stem = os.path.basename(POLY)[:-4]
+        return [(r["centroid_x"], r["diameter_px"]) for r in read_csv(os.path.join(d, stem + "_tubercles.csv"))]
+
+    # a parameter auto does not use changes nothing under auto, one it uses does
+    base = diameters("method=auto")
+    assert diameters("method=auto", "threshold=0.3") == base
+    assert diameters("method=auto", "auto_prominence=0.9") != base
+
+
 def test_tiff_gives_tubercles_edges_and_summary_csv():
     d = outdir("csv")
     rc, out, err = run("-o", d, POLY)

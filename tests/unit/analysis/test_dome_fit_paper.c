@@ -27,6 +27,7 @@
 #include "analysis/graph.h"
 #include "analysis/metrics.h"
 #include "image/image_io.h"
+#include "paper_figs.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define ONLY_EVIDENCE 1
@@ -34,8 +35,8 @@
 #define ONLY_EVIDENCE 0
 #endif
 
-#define DIR "tests/fixtures/paper/"
-#define MAXIMG 16
+#define DIR PAPER_FIGS_DIR
+#define MAXIMG PAPER_FIGS_MAX
 
 typedef struct fig {
 	char file[160];
@@ -53,34 +54,21 @@ typedef struct fig {
 static fig figs[MAXIMG];
 static int nfigs;
 
+/* The figures and their published ratios (paper_figs.h); under the
+ * sanitizers only those of the evidence. */
 static int read_expected(void)
 {
-	FILE *f = fopen(DIR "expected.csv", "r");
-	if (!f)
-		return -1;
-	char line[1024];
-	int n = 0;
-	if (!fgets(line, sizeof line, f)) {
-		fclose(f);
-		return -1;
-	}
-	while (n < MAXIMG && fgets(line, sizeof line, f)) {
-		char *fields[8] = {0};
-		int k = 0;
-		for (char *s = strtok(line, ","); s && k < 8; s = strtok(NULL, ","))
-			fields[k++] = s;
-		if (k < 6)
+	paper_fig pub[PAPER_FIGS_MAX];
+	int n = 0, all = paper_figs_read(pub, PAPER_FIGS_MAX);
+	for (int i = 0; i < all && n < MAXIMG; i++) {
+		if (ONLY_EVIDENCE && strncmp(pub[i].file, "P1_Fig1_", 8) && strncmp(pub[i].file, "P1_Fig2_", 8) &&
+		    strncmp(pub[i].file, "P1_Fig4_", 8))
 			continue;
-		snprintf(figs[n].file, sizeof figs[n].file, "%.150s", fields[0]);
-		double d = atof(fields[4]), s = atof(fields[5]);
-		figs[n].published = d / (d + s);
-		if (ONLY_EVIDENCE && strncmp(figs[n].file, "P1_Fig1_", 8) && strncmp(figs[n].file, "P1_Fig2_", 8) &&
-		    strncmp(figs[n].file, "P1_Fig4_", 8))
-			continue;
+		memcpy(figs[n].file, pub[i].file, sizeof figs[n].file);
+		figs[n].published = pub[i].ratio;
 		n++;
 	}
-	fclose(f);
-	return n;
+	return all < 0 ? -1 : n;
 }
 
 static void measure(fig *g)

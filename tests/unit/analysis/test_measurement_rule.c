@@ -15,7 +15,7 @@
 
 #include "analysis/detect.h"
 #include "analysis/measurement.h"
-#include "sem_sim.h"
+#include "sem_scene.h"
 
 /* Every test leaves the process at the build's rule. */
 static int reset_rule(void **state)
@@ -96,20 +96,14 @@ static void matched_means(const sem_truth *tr, const fs_tubercle_list *t, double
 	*truth = *n ? st / *n : 0;
 }
 
-/* Low domes (h/R 0.3) lit from the side: the outline rule's half level
- * lies well inside the base (issue 13: 12-26 % of D). */
-static fs_image *scene(sem_truth *tr)
+/* Low domes lit from the side (sem_low_domes), 384 x 320. */
+static void scene(sem_scene *s)
 {
 	sem_opts o;
-	sem_defaults(&o);
-	o.pitch = 32;
-	o.fill = 0.5;
-	o.h_over_r = 0.3;
+	sem_low_domes(&o);
 	o.width = 384;
 	o.height = 320;
-	fs_image *img = sem_make(&o, tr);
-	assert_non_null(img);
-	return img;
+	assert_int_equal(sem_scene_open(s, &o), 0);
 }
 
 static int same_detection(const fs_detect_result *a, const fs_detect_result *b)
@@ -128,39 +122,38 @@ static int same_detection(const fs_detect_result *a, const fs_detect_result *b)
 static void detection_follows_the_selected_rule(void **state)
 {
 	(void)state;
-	sem_truth tr;
-	fs_image *img = scene(&tr);
-	fs_params p;
-	fs_params_default(&p);
-	char err[256];
+	sem_scene sc;
+	scene(&sc);
+	const fs_image *img = sc.img;
+	const fs_params *p = &sc.p;
 	fs_detect_result out_rule, dome_rule, sel;
-	assert_int_equal(fs_detect_rule_in_region(img, &p, 0, FS_RULE_OUTLINE, NULL, &out_rule, err, sizeof err), 0);
-	assert_int_equal(fs_detect_rule_in_region(img, &p, 0, FS_RULE_DOME, NULL, &dome_rule, err, sizeof err), 0);
+	assert_int_equal(fs_detect_rule_in_region(img, p, 0, FS_RULE_OUTLINE, NULL, &out_rule, sc.err, sizeof sc.err),
+			 0);
+	assert_int_equal(fs_detect_rule_in_region(img, p, 0, FS_RULE_DOME, NULL, &dome_rule, sc.err, sizeof sc.err), 0);
 	/* the rules differ: the dome rule reports a fit quality per tubercle */
 	assert_false(same_detection(&out_rule, &dome_rule));
 	assert_true(isfinite(dome_rule.tubercles.items[0].fit_quality));
 	assert_false(isfinite(out_rule.tubercles.items[0].fit_quality));
 	fs_measurement_set_rule(FS_RULE_DOME);
-	assert_int_equal(fs_detect(img, &p, 0, &sel, err, sizeof err), 0);
+	assert_int_equal(fs_detect(img, p, 0, &sel, sc.err, sizeof sc.err), 0);
 	assert_true(same_detection(&sel, &dome_rule));
 	fs_detect_result_free(&sel);
 	fs_measurement_set_rule(FS_RULE_OUTLINE);
-	assert_int_equal(fs_detect(img, &p, 0, &sel, err, sizeof err), 0);
+	assert_int_equal(fs_detect(img, p, 0, &sel, sc.err, sizeof sc.err), 0);
 	assert_true(same_detection(&sel, &out_rule));
 	fs_detect_result_free(&sel);
 	/* both find the lattice (their accuracy is test_sem_accuracy's: here
 	 * the figures are only printed) */
 	double d_out, d_dome, t_out, t_dome;
 	size_t n_out, n_dome;
-	matched_means(&tr, &out_rule.tubercles, &d_out, &t_out, &n_out);
-	matched_means(&tr, &dome_rule.tubercles, &d_dome, &t_dome, &n_dome);
+	matched_means(&sc.tr, &out_rule.tubercles, &d_out, &t_out, &n_out);
+	matched_means(&sc.tr, &dome_rule.tubercles, &d_dome, &t_dome, &n_dome);
 	print_message("detection: outline D %.2f px (truth %.2f, n %zu), dome D %.2f px (truth %.2f, n %zu)\n", d_out,
 		      t_out, n_out, d_dome, t_dome, n_dome);
 	assert_true(n_out > 40 && n_dome > 40);
 	fs_detect_result_free(&out_rule);
 	fs_detect_result_free(&dome_rule);
-	sem_truth_free(&tr);
-	fs_image_free(img);
+	sem_scene_close(&sc);
 }
 
 /* The true centres with a wrong size, ids from 7, sources manual. */
@@ -181,19 +174,17 @@ static void true_centres(const sem_truth *tr, fs_tubercle_list *t)
 static void remeasure_follows_the_selected_rule_and_keeps_centres(void **state)
 {
 	(void)state;
-	sem_truth tr;
-	fs_image *img = scene(&tr);
-	fs_params p;
-	fs_params_default(&p);
-	char err[256];
+	sem_scene sc;
+	scene(&sc);
+	const sem_truth tr = sc.tr; /* a view: the scene frees it */
 	fs_tubercle_list a = {0}, b = {0}, sel = {0};
 	true_centres(&tr, &a);
 	true_centres(&tr, &b);
 	true_centres(&tr, &sel);
-	assert_int_equal(fs_measure_centres_rule(img, &p, 0, FS_RULE_OUTLINE, &a, err, sizeof err), 0);
-	assert_int_equal(fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &b, err, sizeof err), 0);
+	assert_int_equal(fs_measure_centres_rule(sc.img, &sc.p, 0, FS_RULE_OUTLINE, &a, sc.err, sizeof sc.err), 0);
+	assert_int_equal(fs_measure_centres_rule(sc.img, &sc.p, 0, FS_RULE_DOME, &b, sc.err, sizeof sc.err), 0);
 	fs_measurement_set_rule(FS_RULE_DOME);
-	assert_int_equal(fs_measure_centres(img, &p, 0, &sel, err, sizeof err), 0);
+	assert_int_equal(fs_measure_centres(sc.img, &sc.p, 0, &sel, sc.err, sizeof sc.err), 0);
 	for (size_t i = 0; i < tr.n; i++) {
 		/* centres, ids and sources stay whatever the rule */
 		assert_int_equal(b.items[i].id, (int)i + 7);
@@ -219,8 +210,7 @@ static void remeasure_follows_the_selected_rule_and_keeps_centres(void **state)
 	fs_tubercle_list_free(&a);
 	fs_tubercle_list_free(&b);
 	fs_tubercle_list_free(&sel);
-	sem_truth_free(&tr);
-	fs_image_free(img);
+	sem_scene_close(&sc);
 }
 
 /* A centre on flat ground has no base: it stays, unmeasured, under the
@@ -231,30 +221,26 @@ static void a_centre_without_a_dome_stays_unmeasured(void **state)
 	sem_opts o;
 	sem_defaults(&o);
 	o.missing = 0;
-	sem_truth tr;
-	fs_image *img = sem_make(&o, &tr);
-	assert_non_null(img);
+	sem_scene sc;
+	assert_int_equal(sem_scene_open(&sc, &o), 0);
 	/* a flat image of the same size: nothing to measure anywhere */
-	fs_image *flat = fs_image_new(img->width, img->height);
+	fs_image *flat = fs_image_new(sc.img->width, sc.img->height);
 	assert_non_null(flat);
 	for (size_t i = 0; i < (size_t)flat->width * flat->height; i++)
 		flat->data[i] = 0.4f;
-	fs_params p;
-	fs_params_default(&p);
-	char err[256];
 	fs_tubercle_list t = {0};
-	true_centres(&tr, &t);
-	assert_int_equal(fs_measure_centres_rule(flat, &p, 0, FS_RULE_DOME, &t, err, sizeof err), 0);
+	true_centres(&sc.tr, &t);
+	assert_int_equal(fs_measure_centres_rule(flat, &sc.p, 0, FS_RULE_DOME, &t, sc.err, sizeof sc.err), 0);
 	for (size_t i = 0; i < t.n; i++) {
 		assert_false(fs_tubercle_measured(&t.items[i]));
-		assert_true(t.items[i].centroid_x == tr.x[i] && t.items[i].id == (int)i + 7);
+		assert_true(t.items[i].centroid_x == sc.tr.x[i] && t.items[i].id == (int)i + 7);
 	}
-	assert_int_equal(fs_measure_centres_rule(img, &p, 0, (fs_measurement_rule)5, &t, err, sizeof err), -1);
-	assert_non_null(strstr(err, "rule"));
+	assert_int_equal(fs_measure_centres_rule(sc.img, &sc.p, 0, (fs_measurement_rule)5, &t, sc.err, sizeof sc.err),
+			 -1);
+	assert_non_null(strstr(sc.err, "rule"));
 	fs_tubercle_list_free(&t);
 	fs_image_free(flat);
-	sem_truth_free(&tr);
-	fs_image_free(img);
+	sem_scene_close(&sc);
 }
 
 /* The editor's auto-size follows the rule too: a tubercle added by hand to
@@ -262,11 +248,9 @@ static void a_centre_without_a_dome_stays_unmeasured(void **state)
 static void auto_size_follows_the_selected_rule(void **state)
 {
 	(void)state;
-	sem_truth tr;
-	fs_image *img = scene(&tr);
-	fs_params p;
-	fs_params_default(&p);
-	char err[256];
+	sem_scene sc;
+	scene(&sc);
+	const sem_truth tr = sc.tr; /* a view: the scene frees it */
 	double um = 0.5; /* 2-10 um diameters: 4-20 px, the truth 16 px */
 	double sum[2] = {0}, truth = 0;
 	int n = 0, measured[2] = {0};
@@ -275,9 +259,11 @@ static void auto_size_follows_the_selected_rule(void **state)
 			continue;
 		fs_point_result r[2];
 		fs_measurement_set_rule(FS_RULE_OUTLINE);
-		assert_int_equal(fs_analyze_point(img, &p, um, tr.x[k] + 1, tr.y[k] + 1, 3, &r[0], err, sizeof err), 0);
+		assert_int_equal(fs_analyze_point(sc.img, &sc.p, um, tr.x[k] + 1, tr.y[k] + 1, 3, &r[0], sc.err, sizeof sc.err),
+				 0);
 		fs_measurement_set_rule(FS_RULE_DOME);
-		assert_int_equal(fs_analyze_point(img, &p, um, tr.x[k] + 1, tr.y[k] + 1, 3, &r[1], err, sizeof err), 0);
+		assert_int_equal(fs_analyze_point(sc.img, &sc.p, um, tr.x[k] + 1, tr.y[k] + 1, 3, &r[1], sc.err, sizeof sc.err),
+				 0);
 		if (!r[0].found || !r[1].found)
 			continue;
 		n++;
@@ -301,8 +287,7 @@ static void auto_size_follows_the_selected_rule(void **state)
 	 * part 23 % */
 	assert_true(fabs(err_dome) < 0.15 * truth);
 	assert_true(fabs(err_dome) < fabs(err_out));
-	sem_truth_free(&tr);
-	fs_image_free(img);
+	sem_scene_close(&sc);
 }
 
 int main(void)

@@ -38,9 +38,10 @@
 #include "analysis/graph.h"
 #include "image/image_io.h"
 #include "analysis/metrics.h"
+#include "paper_figs.h"
 
-#define DIR "tests/fixtures/paper/"
-#define MAXIMG 16
+#define DIR PAPER_FIGS_DIR
+#define MAXIMG PAPER_FIGS_MAX
 
 typedef struct row {
 	char file[160], genus[64], paper[8];
@@ -55,35 +56,19 @@ typedef struct row {
 	const char *abs_genus;
 } row;
 
+/* The figures and their published values (paper_figs.h). */
 static int read_expected(row *rows)
 {
-	FILE *f = fopen(DIR "expected.csv", "r");
-	if (!f)
-		return -1;
-	char line[1024];
-	int n = 0;
-	if (!fgets(line, sizeof line, f)) {
-		fclose(f);
-		return -1;
+	paper_fig pub[MAXIMG];
+	int n = paper_figs_read(pub, MAXIMG);
+	for (int i = 0; i < n; i++) {
+		memcpy(rows[i].file, pub[i].file, sizeof rows[i].file);
+		memcpy(rows[i].genus, pub[i].genus, sizeof rows[i].genus);
+		memcpy(rows[i].paper, pub[i].paper, sizeof rows[i].paper);
+		rows[i].exp_ratio = pub[i].ratio;
+		rows[i].exp_d = pub[i].d_um;
+		rows[i].exp_s = pub[i].s_um;
 	}
-	while (n < MAXIMG && fgets(line, sizeof line, f)) {
-		char *fields[8] = {0};
-		int k = 0;
-		for (char *tok = strtok(line, ","); tok && k < 8; tok = strtok(NULL, ","))
-			fields[k++] = tok;
-		if (k < 6)
-			continue;
-		snprintf(rows[n].file, sizeof rows[n].file, "%.150s", fields[0]);
-		snprintf(rows[n].genus, sizeof rows[n].genus, "%.60s", fields[2]);
-		double d = atof(fields[4]), s = atof(fields[5]);
-		rows[n].exp_ratio = d / (d + s);
-		rows[n].exp_d = d;
-		rows[n].exp_s = s;
-		size_t pl = strcspn(fields[0], "_");
-		snprintf(rows[n].paper, sizeof rows[n].paper, "%.*s", (int)(pl < 7 ? pl : 7), fields[0]);
-		n++;
-	}
-	fclose(f);
 	return n;
 }
 

@@ -221,6 +221,62 @@ static void detection_stays_inside(void **state)
 	}
 }
 
+/*
+ * The same under the dome rule (measurement.h), whichever rule the build
+ * selects: issue 13 asks for no detection in P1 Fig2's white band on any
+ * method, and a site may measure with either rule. Default parameters;
+ * the figures (outside the region / detected, before) are printed.
+ */
+static void dome_rule_detection_stays_inside(void **state)
+{
+	(void)state;
+	struct {
+		const char *path;
+		double um;
+		int band_y1;             /* rows 0..band_y1 must stay empty (-1: none) */
+		int bx0, by0, bx1, by1; /* a rectangle that must stay empty (data bar) */
+	} cases[] = {
+		{PAPER "P1_Fig2_Polypterus_bichir_2.63um.tif", 0.118, 60, 0, 0, -1, -1},
+		{PAPER "P1_Fig1_Lepidotes_elvensis_4.78um.tif", 0.118, 60, 0, 0, -1, -1},
+		{SEM, 0.1439, -1, 122, 877, 665, 944},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		fs_image *img = load(cases[k].path);
+		assert_non_null(img);
+		fs_scale_region r;
+		char err[256];
+		assert_int_equal(fs_scale_region_detect(img, &r, err, sizeof err), 0);
+		printf("dome rule %-40.40s", strrchr(cases[k].path, '/') + 1);
+		for (int m = FS_METHOD_AUTO; m <= FS_METHOD_LATTICE; m++) {
+			fs_params p;
+			fs_params_default(&p);
+			p.method = (fs_method)m;
+			fs_detect_result all = {0}, in = {0};
+			assert_int_equal(fs_detect_rule_all(img, &p, cases[k].um, FS_RULE_DOME, &all, err, sizeof err), 0);
+			assert_int_equal(
+				fs_detect_rule_in_region(img, &p, cases[k].um, FS_RULE_DOME, &r, &in, err, sizeof err), 0);
+			size_t before = 0;
+			for (size_t i = 0; i < all.tubercles.n; i++)
+				before += !fs_scale_region_contains(&r, all.tubercles.items[i].centroid_x,
+								    all.tubercles.items[i].centroid_y);
+			assert_int_equal(in.tubercles.n, all.tubercles.n - before);
+			for (size_t i = 0; i < in.tubercles.n; i++) {
+				const fs_tubercle *t = &in.tubercles.items[i];
+				assert_true(fs_scale_region_contains(&r, t->centroid_x, t->centroid_y));
+				assert_true(t->centroid_y > cases[k].band_y1 + 0.5);
+				assert_false(t->centroid_x >= cases[k].bx0 && t->centroid_x <= cases[k].bx1 &&
+					     t->centroid_y >= cases[k].by0 && t->centroid_y <= cases[k].by1);
+			}
+			printf(" %s %zu/%zu", fs_method_name((fs_method)m), before, all.tubercles.n);
+			fs_detect_result_free(&all);
+			fs_detect_result_free(&in);
+		}
+		printf("\n");
+		fs_scale_region_free(&r);
+		fs_image_free(img);
+	}
+}
+
 static fs_image *lattice(int w, int h, unsigned seed)
 {
 	synth_opts o;
@@ -406,6 +462,7 @@ int main(void)
 		cmocka_unit_test(paper_figures_keep_their_surface),
 		cmocka_unit_test(sem_data_bar_is_excluded),
 		cmocka_unit_test(detection_stays_inside),
+		cmocka_unit_test(dome_rule_detection_stays_inside),
 		cmocka_unit_test(synthetic_frames),
 		cmocka_unit_test(filter_and_boundary),
 		cmocka_unit_test(rows_round_trip_and_refusals),

@@ -137,185 +137,204 @@ static fs_tubercle shown(fs_db *db, long long sid, int id)
 	return out;
 }
 
-static fs_db *second_connection(void)
+/* One scenario on one storage: Ann's set of make_set and Bob on a second
+ * connection, as another worker's would be, ready to edit between the
+ * halves of Ann's changes (bob_between). */
+typedef struct scenario {
+	fs_db *db;
+	long long sid, rev, cur;
+	char err[400];
+	struct bob_edit bob;
+} scenario;
+
+/* From now on Bob moves tubercle tid by dx between the halves of each of
+ * Ann's changes (edits: only the first so many, 0 = every one). */
+static void bob_between(scenario *s, int tid, double dx, int edits)
 {
-	char err[256];
-	fs_db *other = fs_db_open(path, 5000, err, sizeof err);
-	assert_non_null(other);
-	return other;
+	s->bob.tid = tid;
+	s->bob.dx = dx;
+	s->bob.edits = edits;
+	s->bob.times = 0;
+	fs_set_on_prepared(bob_moves, &s->bob);
+}
+
+/* Bob stops; he was called times times and each of his edits landed. */
+static void bob_stops(scenario *s, int times)
+{
+	fs_set_on_prepared(NULL, NULL);
+	assert_int_equal(s->bob.times, times);
+	assert_false(s->bob.failed);
+}
+
+/* Ann moves tubercle tid by dx at the revision she sees (a step of her
+ * own to undo); returns where it was. */
+static double ann_moves(scenario *s, int tid, double dx)
+{
+	fs_tubercle m = shown(s->db, s->sid, tid);
+	double was = m.centroid_x;
+	m.centroid_x += dx;
+	assert_int_equal(fs_set_update_tubercle(s->db, s->sid, s->rev, ann, tid, &m, "move_tubercle", 0, &s->rev,
+						&s->cur, s->err, sizeof s->err),
+			 0);
+	return was;
+}
+
+/* Runs body once on a set stored as rows and once on a packed one. */
+static void on_rows_and_packed(fs_db *db, void (*body)(scenario *s))
+{
+	for (int packed = 0; packed < 2; packed++) {
+		char err[256];
+		scenario s;
+		memset(&s, 0, sizeof s);
+		s.db = db;
+		s.sid = make_set(db, packed ? "Packed" : "Rows", packed, &s.rev);
+		s.bob.db = fs_db_open(path, 5000, err, sizeof err);
+		assert_non_null(s.bob.db);
+		s.bob.set_id = s.sid;
+		body(&s);
+		fs_db_close(s.bob.db);
+	}
 }
 
 /* Ann undoes her re-extraction at the revision she sees while Bob moves
  * one of its tubercles: a conflict, and Bob's move and Ann's step both
  * stay; at the new revision her undo is refused, naming Bob's change. */
+static void undo_at_a_revision(scenario *s)
+{
+	fs_db *db = s->db;
+	long long sid = s->sid;
+	double x1 = ann_moves(s, 1, 1);
+	long long before = s->rev;
+	double x7 = shown(db, sid, 7).centroid_x;
+	bob_between(s, 7, 5.0, 0);
+	assert_int_equal(fs_set_undo(db, sid, before, ann, &s->rev, &s->cur, s->err, sizeof s->err), FS_DB_STALE);
+	bob_stops(s, 1);
+	assert_non_null(strstr(s->err, "reload"));
+	assert_int_equal(s->cur, before + 1); /* Bob's move, which the caller is told to load */
+	/* nothing lost: Bob's move and Ann's are both in the set */
+	assert_true(shown(db, sid, 7).centroid_x == x7 + 5.0);
+	assert_true(shown(db, sid, 1).centroid_x == x1 + 1);
+	/* at the revision she now sees, Ann's undo takes back her move only */
+	assert_int_equal(fs_set_undo(db, sid, s->cur, ann, &s->rev, &s->cur, s->err, sizeof s->err), 0);
+	assert_true(shown(db, sid, 1).centroid_x == x1);
+	assert_true(shown(db, sid, 7).centroid_x == x7 + 5.0);
+}
+
 static void undo_overtaken_at_a_revision_is_a_conflict(void **state)
 {
-	fs_db *db = *state;
-	for (int packed = 0; packed < 2; packed++) {
-		char err[400];
-		long long rev, cur = 0, before;
-		long long sid = make_set(db, packed ? "Packed" : "Rows", packed, &rev);
-		fs_tubercle m = shown(db, sid, 1);
-		m.centroid_x += 1;
-		assert_int_equal(fs_set_update_tubercle(db, sid, rev, ann, 1, &m, "move_tubercle", 0, &rev, &cur, err,
-							sizeof err), 0);
-		before = rev;
-		fs_db *other = second_connection();
-		struct bob_edit b = {other, sid, 7, 5.0, 0, 0, 0};
-		double x7 = shown(db, sid, 7).centroid_x;
-		fs_set_on_prepared(bob_moves, &b);
-		assert_int_equal(fs_set_undo(db, sid, before, ann, &rev, &cur, err, sizeof err), FS_DB_STALE);
-		fs_set_on_prepared(NULL, NULL);
-		assert_int_equal(b.times, 1);
-		assert_false(b.failed);
-		assert_non_null(strstr(err, "reload"));
-		assert_int_equal(cur, before + 1); /* Bob's move, which the caller is told to load */
-		/* nothing lost: Bob's move and Ann's are both in the set */
-		assert_true(shown(db, sid, 7).centroid_x == x7 + 5.0);
-		assert_true(shown(db, sid, 1).centroid_x == m.centroid_x);
-		/* at the revision she now sees, Ann's undo takes back her move only */
-		assert_int_equal(fs_set_undo(db, sid, cur, ann, &rev, &cur, err, sizeof err), 0);
-		assert_true(shown(db, sid, 1).centroid_x == m.centroid_x - 1);
-		assert_true(shown(db, sid, 7).centroid_x == x7 + 5.0);
-		fs_db_close(other);
-	}
+	on_rows_and_packed(*state, undo_at_a_revision);
 }
 
 /* The same undo with no revision to expect (a journal step's undo, an
  * agent's): prepared again from the set with Bob's move, and both land. */
+static void undo_without_a_revision(scenario *s)
+{
+	fs_db *db = s->db;
+	long long sid = s->sid;
+	double x9 = shown(db, sid, 9).centroid_x, x3 = ann_moves(s, 3, 2);
+	bob_between(s, 9, -3.0, 1);
+	assert_int_equal(fs_set_undo(db, sid, -1, ann, &s->rev, &s->cur, s->err, sizeof s->err), 0);
+	bob_stops(s, 2); /* overtaken once, prepared again */
+	assert_true(shown(db, sid, 3).centroid_x == x3);
+	assert_true(shown(db, sid, 9).centroid_x == x9 - 3.0);
+	/* and the undo is Ann's newest step: her redo moves #3 again */
+	assert_int_equal(fs_set_redo(db, sid, -1, ann, &s->rev, &s->cur, s->err, sizeof s->err), 0);
+	assert_true(shown(db, sid, 3).centroid_x == x3 + 2);
+}
+
 static void undo_overtaken_without_a_revision_is_prepared_again(void **state)
 {
-	fs_db *db = *state;
-	for (int packed = 0; packed < 2; packed++) {
-		char err[400];
-		long long rev, cur = 0;
-		long long sid = make_set(db, packed ? "Packed" : "Rows", packed, &rev);
-		fs_tubercle m = shown(db, sid, 3);
-		double x3 = m.centroid_x, x9 = shown(db, sid, 9).centroid_x;
-		m.centroid_x += 2;
-		assert_int_equal(fs_set_update_tubercle(db, sid, rev, ann, 3, &m, "move_tubercle", 0, &rev, &cur, err,
-							sizeof err), 0);
-		fs_db *other = second_connection();
-		struct bob_edit b = {other, sid, 9, -3.0, 0, 1, 0};
-		fs_set_on_prepared(bob_moves, &b);
-		assert_int_equal(fs_set_undo(db, sid, -1, ann, &rev, &cur, err, sizeof err), 0);
-		fs_set_on_prepared(NULL, NULL);
-		assert_false(b.failed);
-		assert_int_equal(b.times, 2); /* overtaken once, prepared again */
-		assert_true(shown(db, sid, 3).centroid_x == x3);
-		assert_true(shown(db, sid, 9).centroid_x == x9 - 3.0);
-		/* and the undo is Ann's newest step: her redo moves #3 again */
-		assert_int_equal(fs_set_redo(db, sid, -1, ann, &rev, &cur, err, sizeof err), 0);
-		assert_true(shown(db, sid, 3).centroid_x == x3 + 2);
-		fs_db_close(other);
-	}
+	on_rows_and_packed(*state, undo_without_a_revision);
 }
 
 /* An undo overtaken every time it is prepared still lands: the last
  * preparation is made under the lock, where nobody can overtake it. */
+static void undo_overtaken_each_time(scenario *s)
+{
+	fs_db *db = s->db;
+	long long sid = s->sid;
+	double x20 = shown(db, sid, 20).centroid_x, x4 = ann_moves(s, 4, 2);
+	bob_between(s, 20, 1.0, 0);
+	cJSON *j = fs_set_journal(db, sid, 1);
+	long long move_op = (long long)cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "id")->valuedouble;
+	cJSON_Delete(j);
+	assert_int_equal(fs_set_undo_op(db, sid, move_op, ann, &s->rev, s->err, sizeof s->err), 0);
+	bob_stops(s, 2); /* two preparations overtaken, the third under the lock */
+	assert_true(shown(db, sid, 4).centroid_x == x4);
+	assert_true(shown(db, sid, 20).centroid_x == x20 + 2.0);
+}
+
 static void undo_overtaken_every_time_still_lands(void **state)
 {
-	fs_db *db = *state;
-	for (int packed = 0; packed < 2; packed++) {
-		char err[400];
-		long long rev, cur = 0;
-		long long sid = make_set(db, packed ? "Packed" : "Rows", packed, &rev);
-		fs_tubercle m = shown(db, sid, 4);
-		double x4 = m.centroid_x, x20 = shown(db, sid, 20).centroid_x;
-		m.centroid_x += 2;
-		assert_int_equal(fs_set_update_tubercle(db, sid, rev, ann, 4, &m, "move_tubercle", 0, &rev, &cur, err,
-							sizeof err), 0);
-		fs_db *other = second_connection();
-		struct bob_edit b = {other, sid, 20, 1.0, 0, 0, 0};
-		fs_set_on_prepared(bob_moves, &b);
-		cJSON *j = fs_set_journal(db, sid, 1);
-		long long move_op = (long long)cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "id")->valuedouble;
-		cJSON_Delete(j);
-		assert_int_equal(fs_set_undo_op(db, sid, move_op, ann, &rev, err, sizeof err), 0);
-		fs_set_on_prepared(NULL, NULL);
-		assert_false(b.failed);
-		assert_int_equal(b.times, 2); /* two preparations overtaken, the third under the lock */
-		assert_true(shown(db, sid, 4).centroid_x == x4);
-		assert_true(shown(db, sid, 20).centroid_x == x20 + 2.0);
-		fs_db_close(other);
-	}
+	on_rows_and_packed(*state, undo_overtaken_each_time);
 }
 
 /* A whole-set edit (a radius for every tubercle) prepared while Bob
  * moves one: at a revision, a conflict that changes nothing; without, the
  * radius reaches every tubercle and Bob's tubercle keeps his position. */
+static void whole_set_edit(scenario *s)
+{
+	fs_db *db = s->db;
+	long long sid = s->sid;
+	double x5 = shown(db, sid, 5).centroid_x;
+	bob_between(s, 5, 4.0, 1);
+	assert_int_equal(fs_set_set_radius(db, sid, s->rev, ann, NULL, 0, 3.25, &s->rev, &s->cur, s->err,
+					   sizeof s->err),
+			 FS_DB_STALE);
+	assert_true(shown(db, sid, 5).centroid_x == x5 + 4.0);
+	assert_true(shown(db, sid, 6).radius_px == 1.5);
+	bob_between(s, 5, 4.0, 1); /* Bob moves #5 once more, and the radius is set again */
+	assert_int_equal(fs_set_set_radius(db, sid, -1, ann, NULL, 0, 3.25, &s->rev, &s->cur, s->err, sizeof s->err),
+			 0);
+	bob_stops(s, 2);
+	fs_tubercle five = shown(db, sid, 5);
+	assert_true(five.centroid_x == x5 + 8.0);
+	assert_true(five.radius_px == 3.25);
+	fs_tubercle_list t = {0};
+	assert_int_equal(fs_set_load(db, sid, &t, NULL), 0);
+	assert_int_equal(t.n, 48);
+	for (size_t i = 0; i < t.n; i++)
+		assert_true(t.items[i].radius_px == 3.25);
+	fs_tubercle_list_free(&t);
+}
+
 static void whole_set_edit_overtaken_loses_nothing(void **state)
 {
-	fs_db *db = *state;
-	for (int packed = 0; packed < 2; packed++) {
-		char err[400];
-		long long rev, cur = 0;
-		long long sid = make_set(db, packed ? "Packed" : "Rows", packed, &rev);
-		double x5 = shown(db, sid, 5).centroid_x;
-		fs_db *other = second_connection();
-		struct bob_edit b = {other, sid, 5, 4.0, 0, 1, 0};
-		fs_set_on_prepared(bob_moves, &b);
-		assert_int_equal(fs_set_set_radius(db, sid, rev, ann, NULL, 0, 3.25, &rev, &cur, err, sizeof err),
-				 FS_DB_STALE);
-		assert_true(shown(db, sid, 5).centroid_x == x5 + 4.0);
-		assert_true(shown(db, sid, 6).radius_px == 1.5);
-		b.times = 0; /* Bob moves #5 once more, and the radius is set again */
-		assert_int_equal(fs_set_set_radius(db, sid, -1, ann, NULL, 0, 3.25, &rev, &cur, err, sizeof err), 0);
-		fs_set_on_prepared(NULL, NULL);
-		assert_false(b.failed);
-		assert_int_equal(b.times, 2);
-		fs_tubercle five = shown(db, sid, 5);
-		assert_true(five.centroid_x == x5 + 8.0);
-		assert_true(five.radius_px == 3.25);
-		fs_tubercle_list t = {0};
-		assert_int_equal(fs_set_load(db, sid, &t, NULL), 0);
-		assert_int_equal(t.n, 48);
-		for (size_t i = 0; i < t.n; i++)
-			assert_true(t.items[i].radius_px == 3.25);
-		fs_tubercle_list_free(&t);
-		fs_db_close(other);
-	}
+	on_rows_and_packed(*state, whole_set_edit);
 }
 
 /* A Save summed up while Bob moves a tubercle: at a revision, a conflict
  * that saves nothing (the set stays unsaved); without one, the summary is
  * made again from the new state and counts every move (Ann's #2, Bob's
  * #30 and #31). */
+static void save_overtaken(scenario *s)
+{
+	fs_db *db = s->db;
+	long long sid = s->sid;
+	assert_int_equal(fs_set_checkpoint(db, sid, s->rev, ann, "Ann", 0.5, &s->rev, s->err, sizeof s->err), 0);
+	ann_moves(s, 2, 1);
+	bob_between(s, 30, 2.0, 1);
+	assert_int_equal(fs_set_checkpoint(db, sid, s->rev, ann, "Ann", 0.5, &s->cur, s->err, sizeof s->err),
+			 FS_DB_STALE);
+	fs_set_info info;
+	assert_int_equal(fs_set_get_info(db, sid, &info), 0);
+	assert_true(info.clean_revision < info.revision); /* still unsaved */
+	/* Bob moves #31 while the Save without a revision is summed up */
+	bob_between(s, 31, 2.0, 1);
+	assert_int_equal(fs_set_checkpoint(db, sid, -1, ann, "Ann", 0.5, &s->cur, s->err, sizeof s->err), 0);
+	bob_stops(s, 2);
+	cJSON *h = fs_history_list(db, sid, 1);
+	cJSON *ev = cJSON_GetArrayItem(h, 0);
+	assert_string_equal(cJSON_GetObjectItem(ev, "type")->valuestring, "manual_edit");
+	assert_string_equal(cJSON_GetObjectItem(ev, "summary")->valuestring, "3 moved");
+	cJSON_Delete(h);
+	assert_int_equal(fs_set_get_info(db, sid, &info), 0);
+	assert_int_equal(info.clean_revision, info.revision);
+}
+
 static void save_overtaken_sums_up_again(void **state)
 {
-	fs_db *db = *state;
-	for (int packed = 0; packed < 2; packed++) {
-		char err[400];
-		long long rev, cur = 0;
-		long long sid = make_set(db, packed ? "Packed" : "Rows", packed, &rev);
-		assert_int_equal(fs_set_checkpoint(db, sid, rev, ann, "Ann", 0.5, &rev, err, sizeof err), 0);
-		fs_tubercle m = shown(db, sid, 2);
-		m.centroid_x += 1;
-		assert_int_equal(fs_set_update_tubercle(db, sid, rev, ann, 2, &m, "move_tubercle", 0, &rev, &cur, err,
-							sizeof err), 0);
-		fs_db *other = second_connection();
-		struct bob_edit b = {other, sid, 30, 2.0, 0, 1, 0};
-		fs_set_on_prepared(bob_moves, &b);
-		assert_int_equal(fs_set_checkpoint(db, sid, rev, ann, "Ann", 0.5, &cur, err, sizeof err), FS_DB_STALE);
-		fs_set_info info;
-		assert_int_equal(fs_set_get_info(db, sid, &info), 0);
-		assert_true(info.clean_revision < info.revision); /* still unsaved */
-		/* Bob moves #31 while the Save without a revision is summed up */
-		b.times = 0;
-		b.tid = 31;
-		assert_int_equal(fs_set_checkpoint(db, sid, -1, ann, "Ann", 0.5, &cur, err, sizeof err), 0);
-		fs_set_on_prepared(NULL, NULL);
-		assert_false(b.failed);
-		assert_int_equal(b.times, 2);
-		cJSON *h = fs_history_list(db, sid, 1);
-		cJSON *ev = cJSON_GetArrayItem(h, 0);
-		assert_string_equal(cJSON_GetObjectItem(ev, "type")->valuestring, "manual_edit");
-		assert_string_equal(cJSON_GetObjectItem(ev, "summary")->valuestring, "3 moved");
-		cJSON_Delete(h);
-		assert_int_equal(fs_set_get_info(db, sid, &info), 0);
-		assert_int_equal(info.clean_revision, info.revision);
-		fs_db_close(other);
-	}
+	on_rows_and_packed(*state, save_overtaken);
 }
 
 int main(void)

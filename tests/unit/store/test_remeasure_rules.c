@@ -18,7 +18,7 @@
 #include "analysis/detect.h"
 #include "analysis/graph.h"
 #include "analysis/measurement.h"
-#include "sem_sim.h"
+#include "sem_scene.h"
 #include "store/db.h"
 #include "store/sets_store.h"
 #include "test_db.h"
@@ -86,10 +86,7 @@ static void outline_set_remeasured_with_the_dome_rule(void **state)
 	char err[256];
 	/* low domes lit from the side: the outline rule reads them small */
 	sem_opts o;
-	sem_defaults(&o);
-	o.pitch = 32;
-	o.fill = 0.5;
-	o.h_over_r = 0.3;
+	sem_low_domes(&o);
 	o.width = 384;
 	o.height = 320;
 	sem_truth tr;
@@ -242,10 +239,7 @@ static void dome_set_remeasured_on_an_outline_server(void **state)
 	fs_db *db = *state;
 	char err[256];
 	sem_opts o;
-	sem_defaults(&o);
-	o.pitch = 32;
-	o.fill = 0.5;
-	o.h_over_r = 0.3;
+	sem_low_domes(&o);
 	sem_truth tr;
 	fs_image *img = sem_make(&o, &tr);
 	assert_non_null(img);

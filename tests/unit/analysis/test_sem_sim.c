@@ -1,0 +1,255 @@
+/*
+ * The SEM simulator's image formation and neighbours (tests/unit/support/
+ * sem_sim.h, issue 13 section 1): the accuracy tests judge the
+ * measurement against the simulator, so what it renders is checked here
+ * against the physics it claims. A side detector brightens the slopes that
+ * face it and darkens those facing away, alike across its direction; under
+ * the secant law alone a dome's flanks are brighter than its top; the
+ * paper margin is white and the surround black, both outside the truth's
+ * scale region; 8- and 16-bit quantisation; the truth's pairs are the six
+ * lattice neighbours of a whole site. (Determinism, the spaces' formula,
+ * resampling and matching: test_sem_accuracy's
+ * simulator_is_deterministic_and_consistent.)
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sem_sim.h"
+
+/* A clean scene: no jitter, nothing missing, no noise, a flat surface. */
+static void clean(sem_opts *o)
+{
+	sem_defaults(o);
+	o->radius_jitter = 0;
+	o->pos_jitter = 0;
+	o->missing = 0;
+	o->undulation = 0;
+	o->roughness = 0;
+	o->dose = 0;
+	o->drift = 0;
+	o->bits = 0;
+}
+
+static void pairs_are_the_six_lattice_neighbours(void **state)
+{
+	(void)state;
+	for (int missing = 0; missing < 2; missing++) {
+		sem_opts o;
+		clean(&o);
+		o.angle = 0.3;
+		o.missing = missing ? 0.2 : 0;
+		sem_truth t;
+		fs_image *img = sem_make(&o, &t);
+		assert_non_null(img);
+		assert_true(t.n > 50 && t.n_pairs > t.n);
+		int deg[4096] = {0};
+		assert_true(t.n < 4096);
+		for (size_t k = 0; k < t.n_pairs; k++) {
+			int i = t.pi[k], j = t.pj[k];
+			assert_true(i != j && i >= 0 && j >= 0 && (size_t)i < t.n && (size_t)j < t.n);
+			double dist = hypot(t.x[i] - t.x[j], t.y[i] - t.y[j]);
+			assert_true(fabs(dist - o.pitch) < 1e-6);
+			deg[i]++;
+			deg[j]++;
+		}
+		size_t whole = 0, fewer = 0;
+		for (size_t i = 0; i < t.n; i++) {
+			assert_true(fabs(t.d[i] - o.fill * o.pitch) < 1e-9);
+			assert_true(deg[i] <= 6);
+			/* a site whose six neighbour sites all lie in the frame */
+			double m = 1.2 * o.pitch;
+			if (t.x[i] < m || t.y[i] < m || t.x[i] > t.width - m || t.y[i] > t.height - m)
+				continue;
+			whole += deg[i] == 6;
+			fewer += deg[i] < 6;
+		}
+		printf("missing %d: %zu sites, %zu pairs, %zu interior with six neighbours, %zu with fewer\n", missing, t.n, t.n_pairs, whole, fewer);
+		/* every interior site has its six neighbours, unless some are missing */
+		if (missing) { /* a fifth of the sites gone: about 0.8^6 keep all six */
+			assert_true(whole > 5);
+			assert_true(fewer > 3 * whole);
+		} else {
+			assert_true(whole > 50);
+			assert_int_equal(fewer, 0);
+		}
+		sem_truth_free(&t);
+		fs_image_free(img);
+	}
+}
+
+/* Mean over the counted domes of the image on the ring r0..r1 (fractions
+ * of the base radius), on the half facing (ux, uy) minus the other half;
+ * *top gets the mean within 0.2 R of the centre, *ring the ring's mean. */
+static double facing_minus_away(const fs_image *img, const sem_truth *t, double r0, double r1, double ux,
+				double uy, double *top, double *ring)
+{
+	double diff = 0, tops = 0, rings = 0;
+	int n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (!sem_counted(t, t->x[i], t->y[i]))
+			continue;
+		double R = t->d[i] / 2, fa = 0, aw = 0, tp = 0;
+		int nf = 0, na = 0, nt = 0;
+		for (int y = (int)(t->y[i] - R); y <= (int)(t->y[i] + R) + 1; y++)
+			for (int x = (int)(t->x[i] - R); x <= (int)(t->x[i] + R) + 1; x++) {
+				if (x < 0 || y < 0 || x >= img->width || y >= img->height)
+					continue;
+				double dx = x - t->x[i], dy = y - t->y[i], r = hypot(dx, dy) / R;
+				double v = fs_image_value(img, x, y);
+				if (r < 0.2) {
+					tp += v;
+					nt++;
+				} else if (r >= r0 && r <= r1) {
+					if (dx * ux + dy * uy > 0) {
+						fa += v;
+						nf++;
+					} else {
+						aw += v;
+						na++;
+					}
+				}
+			}
+		if (!nf || !na || !nt)
+			continue;
+		diff += fa / nf - aw / na;
+		tops += tp / nt;
+		rings += 0.5 * (fa / nf + aw / na);
+		n++;
+	}
+	assert_true(n > 10);
+	*top = tops / n;
+	*ring = rings / n;
+	return diff / n;
+}
+
+static void side_detector_brightens_the_facing_slope(void **state)
+{
+	(void)state;
+	static const double az[] = {0, M_PI / 2, 3 * M_PI / 4, M_PI};
+	for (int k = 0; k < 4; k++) {
+		sem_opts o;
+		clean(&o);
+		o.det_azimuth = az[k];
+		o.shadow = 0;
+		sem_truth t;
+		fs_image *img = sem_make(&o, &t);
+		assert_non_null(img);
+		double top, ring;
+		double ux = cos(az[k]), uy = sin(az[k]);
+		double toward = facing_minus_away(img, &t, 0.4, 0.9, ux, uy, &top, &ring);
+		double across = facing_minus_away(img, &t, 0.4, 0.9, -uy, ux, &top, &ring);
+		printf("azimuth %3.0f: facing - away %.3f, across %.3f\n", az[k] * 180 / M_PI, toward, across);
+		/* the facing half clearly brighter; the two halves across the
+		 * detector's direction alike (a mirror image of each other) */
+		assert_true(toward > 0.05);
+		assert_true(fabs(across) < 0.25 * toward);
+		sem_truth_free(&t);
+		fs_image_free(img);
+	}
+}
+
+static void secant_law_brightens_the_flanks(void **state)
+{
+	(void)state;
+	sem_opts o;
+	clean(&o);
+	o.det_strength = 0; /* no direction: the yield follows the tilt alone */
+	o.shadow = 0;
+	o.edge = 0;
+	o.h_over_r = 1.0;
+	sem_truth t;
+	fs_image *img = sem_make(&o, &t);
+	assert_non_null(img);
+	double top, ring;
+	double toward = facing_minus_away(img, &t, 0.5, 0.9, 1, 0, &top, &ring);
+	printf("secant law: top %.3f, flanks %.3f, left-right %.4f\n", top, ring, toward);
+	assert_true(ring > top + 0.05);
+	assert_true(fabs(toward) < 0.02);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
+static void margins_lie_outside_the_scale_region(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_defaults(&o);
+	o.margin_top = 40;
+	o.black_left = 48;
+	sem_truth t;
+	fs_image *img = sem_make(&o, &t);
+	assert_non_null(img);
+	assert_true(t.ry0 >= 40 && t.rx0 >= 48);
+	double paper = 0, surround = 0;
+	int ns = 0;
+	for (int y = 0; y < 40; y++)
+		for (int x = 0; x < img->width; x++)
+			paper += fs_image_value(img, x, y);
+	paper /= 40.0 * img->width;
+	for (int y = 40; y < img->height; y++)
+		for (int x = 0; x < 48; x++, ns++)
+			surround += fs_image_value(img, x, y);
+	surround /= ns;
+	printf("paper margin %.3f, black surround %.3f (with label and bar)\n", paper, surround);
+	assert_true(paper > 0.9);
+	assert_true(surround < 0.2);
+	/* a dome counted as whole has its base inside the region */
+	for (size_t i = 0; i < t.n; i++)
+		if (t.inside[i]) {
+			double R = t.d[i] / 2;
+			assert_true(t.x[i] - R >= t.rx0 - 1e-9 && t.y[i] - R >= t.ry0 - 1e-9);
+		}
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
+static void quantised_to_8_and_16_bits(void **state)
+{
+	(void)state;
+	for (int bits = 8; bits <= 16; bits += 8) {
+		sem_opts o;
+		sem_defaults(&o);
+		o.bits = bits;
+		double levels = bits == 8 ? 255.0 : 65535.0;
+		/* stored as floats: a 16-bit level is exact to float precision */
+		double tol = bits == 8 ? 1e-3 : 0.02;
+		sem_truth t;
+		fs_image *a = sem_make(&o, &t);
+		assert_non_null(a);
+		/* the levels used: at most 256 in 8 bits, many more in 16 */
+		static unsigned char seen[65536];
+		memset(seen, 0, sizeof seen);
+		size_t distinct = 0;
+		for (int y = 0; y < a->height; y++)
+			for (int x = 0; x < a->width; x++) {
+				double v = fs_image_value(a, x, y);
+				assert_true(fabs(v * levels - round(v * levels)) < tol);
+				long k = lround(v * levels);
+				distinct += !seen[k];
+				seen[k] = 1;
+			}
+		printf("%d bits: %zu levels\n", bits, distinct);
+		assert_true(bits == 8 ? distinct <= 256 : distinct > 1024);
+		sem_truth_free(&t);
+		fs_image_free(a);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pairs_are_the_six_lattice_neighbours),
+		cmocka_unit_test(side_detector_brightens_the_facing_slope),
+		cmocka_unit_test(secant_law_brightens_the_flanks),
+		cmocka_unit_test(margins_lie_outside_the_scale_region),
+		cmocka_unit_test(quantised_to_8_and_16_bits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,32 @@
+/*
+ * sem_scene.h - a simulated SEM scene made ready to measure, shared by the
+ * measurement-rule tests (tests/unit/analysis/test_measurement_rule.c,
+ * tests/unit/store/test_remeasure_rules.c) so that they judge the same
+ * domes: the image (sem_sim.h), its truth, the default parameters and a
+ * buffer for messages.
+ *
+ * Ownership: the scene owns img and tr; sem_scene_close frees both.
+ */
+#ifndef SEM_SCENE_H
+#define SEM_SCENE_H
+
+#include "analysis/params.h"
+#include "sem_sim.h"
+
+typedef struct sem_scene {
+	sem_truth tr;
+	fs_image *img;
+	fs_params p; /* fs_params_default */
+	char err[256];
+} sem_scene;
+
+/* Low domes (h/R 0.3, pitch 32, fill 0.5) lit from the side, on top of
+ * sem_defaults (size unchanged): the outline rule's half level lies well
+ * inside their base (issue 13: 12-26 % of D). */
+void sem_low_domes(sem_opts *o);
+
+/* Renders o into s; 0, or -1 when the simulator refuses (s is then empty). */
+int sem_scene_open(sem_scene *s, const sem_opts *o);
+void sem_scene_close(sem_scene *s);
+
+#endif
