@@ -137,7 +137,36 @@ typedef struct row_classes {
 	const maskdef *m, *strong;
 	unsigned char *table; /* compact: 256 or 65536 entries; else NULL */
 	unsigned char *cls;   /* a row's classes, width bytes */
+	/* 8-bit codes whose table is two code ranges (a mask is a range of
+	 * levels, and the codes' levels grow with them): class = in [lo1,
+	 * lo1 + span1] + 2 * in [lo2, lo2 + span2], compared 16 at a time */
+	int ranges;
+	unsigned char lo1, span1, lo2, span2;
 } row_classes;
+
+/* The table of codes 0..255 as two ranges (see row_classes), when it is one. */
+static void find_ranges(row_classes *rc)
+{
+	int a[2] = {-1, -1}, b[2] = {-2, -2};
+	for (int k = 0; k < 256; k++)
+		for (int bit = 0; bit < 2; bit++)
+			if (rc->table[k] >> bit & 1) {
+				if (a[bit] < 0)
+					a[bit] = k;
+				b[bit] = k;
+			}
+	rc->lo1 = (unsigned char)(a[0] < 0 ? 0 : a[0]);
+	rc->span1 = (unsigned char)(a[0] < 0 ? 0 : b[0] - a[0]);
+	rc->lo2 = (unsigned char)(a[1] < 0 ? 0 : a[1]);
+	rc->span2 = (unsigned char)(a[1] < 0 ? 0 : b[1] - a[1]);
+	for (int k = 0; k < 256; k++) {
+		unsigned char c = (unsigned char)(((unsigned char)(k - rc->lo1) <= rc->span1) |
+						  (((unsigned char)(k - rc->lo2) <= rc->span2) << 1));
+		if (c != rc->table[k])
+			return; /* not two ranges (an empty one fails at code 0): the table */
+	}
+	rc->ranges = 1;
+}
 
 static unsigned char class_of(const maskdef *m, const maskdef *strong, float v)
 {
@@ -162,6 +191,8 @@ static int row_classes_init(row_classes *rc, const fs_image *img, const maskdef 
 			return -1;
 		for (unsigned k = 0; k < ncodes; k++)
 			rc->table[k] = class_of(m, strong, fs_image_compact_value(img->bits, k));
+		if (img->bits == 8)
+			find_ranges(rc);
 	}
 	return 0;
 }
@@ -172,13 +203,29 @@ static void row_classes_free(row_classes *rc)
 	free(rc->cls);
 }
 
+/* n codes' classes by the two ranges, without table lookups: GCC makes
+ * the blocks of 16 vector compares. */
+static void fill_ranges(const row_classes *rc, const unsigned char *restrict p, unsigned char *restrict c, int n)
+{
+	unsigned char lo1 = rc->lo1, s1 = rc->span1, lo2 = rc->lo2, s2 = rc->span2;
+	int x = 0;
+	for (; x + 16 <= n; x += 16)
+		for (int j = 0; j < 16; j++)
+			c[x + j] = (unsigned char)(((unsigned char)(p[x + j] - lo1) <= s1) |
+						   (((unsigned char)(p[x + j] - lo2) <= s2) << 1));
+	for (; x < n; x++)
+		c[x] = rc->table[p[x]];
+}
+
 /* The classes of row y's pixels x0..x1-1 into rc->cls[x0..x1-1]. */
 static void row_classes_fill(row_classes *rc, int y, int x0, int x1)
 {
 	const fs_image *img = rc->img;
 	size_t at = (size_t)y * (size_t)img->width;
 	unsigned char *c = rc->cls;
-	if (img->bits == 8) {
+	if (img->bits == 8 && rc->ranges) {
+		fill_ranges(rc, (const unsigned char *)img->px + at + x0, c + x0, x1 - x0);
+	} else if (img->bits == 8) {
 		const unsigned char *p = (const unsigned char *)img->px + at;
 		for (int x = x0; x < x1; x++)
 			c[x] = rc->table[p[x]];
