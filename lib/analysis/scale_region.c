@@ -197,6 +197,79 @@ static void cell_sums_row(const float *row, int w, int c, double *sum, double *s
 	}
 }
 
+/*
+ * cell_sums_row for a row of 8-bit codes: each code's value and square
+ * from tables (v the float the code stands for, as a double, and v * v,
+ * which is exact in a double: 24 significant bits squared), added in the
+ * same order as cell_sums_row adds them, so the same sums to the bit
+ * without converting the row to floats first.
+ */
+static void cell_sums_row8(const unsigned char *row, int w, int c, const double *tv, const double *tq,
+			   double *sum, double *sq, int *cnt)
+{
+	int g = 0, x0 = 0;
+	for (; x0 + 4 * c <= w; g += 4, x0 += 4 * c) {
+		const unsigned char *p = row + x0;
+		double s0 = sum[g], s1 = sum[g + 1], s2 = sum[g + 2], s3 = sum[g + 3];
+		double q0 = sq[g], q1 = sq[g + 1], q2 = sq[g + 2], q3 = sq[g + 3];
+		for (int i = 0; i < c; i++) {
+			unsigned k0 = p[i], k1 = p[c + i], k2 = p[2 * c + i], k3 = p[3 * c + i];
+			s0 += tv[k0];
+			q0 += tq[k0];
+			s1 += tv[k1];
+			q1 += tq[k1];
+			s2 += tv[k2];
+			q2 += tq[k2];
+			s3 += tv[k3];
+			q3 += tq[k3];
+		}
+		sum[g] = s0, sum[g + 1] = s1, sum[g + 2] = s2, sum[g + 3] = s3;
+		sq[g] = q0, sq[g + 1] = q1, sq[g + 2] = q2, sq[g + 3] = q3;
+		cnt[g] += c, cnt[g + 1] += c, cnt[g + 2] += c, cnt[g + 3] += c;
+	}
+	for (; x0 < w; g++, x0 += c) {
+		int x1 = x0 + c < w ? x0 + c : w;
+		double s = sum[g], q = sq[g];
+		for (int x = x0; x < x1; x++) {
+			s += tv[row[x]];
+			q += tq[row[x]];
+		}
+		sum[g] = s;
+		sq[g] = q;
+		cnt[g] += x1 - x0;
+	}
+}
+
+/* The cell sums of the whole image: 8-bit codes through tables, other
+ * images row by row as floats. 0, or -1 out of memory. */
+static int cell_sums(const fs_image *img, int c, int gw, double *sum, double *sq, int *cnt)
+{
+	if (img->bits == 8) {
+		double tv[256], tq[256];
+		for (unsigned k = 0; k < 256; k++) {
+			double v = fs_image_compact_value(8, k);
+			tv[k] = v;
+			tq[k] = v * v;
+		}
+		for (int y = 0; y < img->height; y++) {
+			size_t at = (size_t)(y / c) * (size_t)gw;
+			cell_sums_row8((const unsigned char *)img->px + (size_t)y * (size_t)img->width, img->width, c, tv,
+				       tq, sum + at, sq + at, cnt + at);
+		}
+		return 0;
+	}
+	/* a 16-bit image's rows are converted one at a time */
+	float *row = img->bits ? malloc((size_t)img->width * sizeof *row) : NULL;
+	if (img->bits && !row)
+		return -1;
+	for (int y = 0; y < img->height; y++) {
+		size_t at = (size_t)(y / c) * (size_t)gw;
+		cell_sums_row(fs_image_span(img, 0, y, img->width, row), img->width, c, sum + at, sq + at, cnt + at);
+	}
+	free(row);
+	return 0;
+}
+
 int fs_scale_region_detect(const fs_image *img, fs_scale_region *out, char *err, size_t errlen)
 {
 	if (!out) {
@@ -218,18 +291,10 @@ int fs_scale_region_detect(const fs_image *img, fs_scale_region *out, char *err,
 	int *sizes = NULL;
 	unsigned char *touch = NULL;
 	int rc = -1;
-	/* a compact image's rows are converted one at a time */
-	float *row = img->bits ? malloc((size_t)img->width * sizeof *row) : NULL;
-	if (!sum || !sq || !cnt || !lab || !blank || !ex || !tmp || (img->bits && !row)) {
+	if (!sum || !sq || !cnt || !lab || !blank || !ex || !tmp || cell_sums(img, c, gw, sum, sq, cnt)) {
 		snprintf(err, errlen, "scale region: out of memory");
-		free(row);
 		goto out;
 	}
-	for (int y = 0; y < img->height; y++)
-		cell_sums_row(fs_image_span(img, 0, y, img->width, row), img->width, c,
-			      sum + (size_t)(y / c) * (size_t)gw, sq + (size_t)(y / c) * (size_t)gw,
-			      cnt + (size_t)(y / c) * (size_t)gw);
-	free(row);
 	for (int gy = 0; gy < gh; gy++)
 		for (int gx = 0; gx < gw; gx++) {
 			size_t i = (size_t)gy * gw + gx;

@@ -19,6 +19,13 @@
 #define FS_FMT_G6_MAX 32
 
 int fs_fmt_g6(char *out, double v);
+
+/* Exactly snprintf(out, n, "%.17g", v) (out: at least FS_FMT_G17_MAX
+ * bytes): the journal's numbers, which must read back bit for bit (a
+ * re-extraction's step holds a million of them). Fast for
+ * 1e-4 <= |v| < 1e17 (exact integer arithmetic), snprintf for the rest. */
+#define FS_FMT_G17_MAX 40
+int fs_fmt_g17(char *out, double v);
 /* A decimal integer, as "%lld" (out: at least 24 bytes). */
 int fs_fmt_int(char *out, long long v);
 

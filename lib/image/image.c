@@ -81,21 +81,44 @@ float fs_image_compact_value(int bits, unsigned k)
 	return bits == 16 ? lut16[k & 0xffff] : lut8[k & 0xff];
 }
 
+/*
+ * The conversions of a span. k / 255.0f in float is (float)(k / 255.0) for
+ * every code (a float division is correctly rounded, and k / 255 never lies
+ * close enough to a float midpoint for the double's rounding to matter;
+ * likewise k / 65535.0f; test_image_compact checks every code). Written in
+ * blocks of 16 with no table, GCC -O2 makes the division vector code: about
+ * twice as fast as the table lookups, which cost a fifth of a one-thread
+ * extraction of a 100 MP image (five passes over it convert it).
+ */
+static void span8(const uint8_t *restrict p, float *restrict out, int n)
+{
+	int i = 0;
+	for (; i + 16 <= n; i += 16)
+		for (int j = 0; j < 16; j++)
+			out[i + j] = (float)p[i + j] / 255.0f;
+	for (; i < n; i++)
+		out[i] = (float)p[i] / 255.0f;
+}
+
+static void span16(const uint16_t *restrict p, float *restrict out, int n)
+{
+	int i = 0;
+	for (; i + 16 <= n; i += 16)
+		for (int j = 0; j < 16; j++)
+			out[i + j] = (float)p[i + j] / 65535.0f;
+	for (; i < n; i++)
+		out[i] = (float)p[i] / 65535.0f;
+}
+
 const float *fs_image_span(const fs_image *img, int x0, int y, int n, float *buf)
 {
 	size_t at = (size_t)y * (size_t)img->width + (size_t)x0;
 	if (!img->bits)
 		return img->data + at;
-	pthread_once(&lut_once, make_luts);
-	if (img->bits == 8) {
-		const uint8_t *p = (const uint8_t *)img->px + at;
-		for (int i = 0; i < n; i++)
-			buf[i] = lut8[p[i]];
-	} else {
-		const uint16_t *p = (const uint16_t *)img->px + at;
-		for (int i = 0; i < n; i++)
-			buf[i] = lut16[p[i]];
-	}
+	if (img->bits == 8)
+		span8((const uint8_t *)img->px + at, buf, n);
+	else
+		span16((const uint16_t *)img->px + at, buf, n);
 	return buf;
 }
 

@@ -340,7 +340,11 @@ static void put_block(fs_image *img, const layout *L, const unsigned char *blk, 
 			const unsigned char *row = blk + (size_t)dy * stride;
 			uint32_t n = bw < L->w - x0 ? bw : L->w - x0;
 			size_t at = (size_t)(y0 + dy) * L->w + x0, step = contig ? L->spp : 1;
-			if (img->bits == 8) {
+			if (step == 1) {
+				/* one sample a pixel (grey, or planar): the row as it is */
+				memcpy((unsigned char *)img->px + at * (size_t)(img->bits / 8), row,
+				       (size_t)n * (size_t)(img->bits / 8));
+			} else if (img->bits == 8) {
 				uint8_t *dst = (uint8_t *)img->px + at;
 				for (uint32_t dx = 0; dx < n; dx++)
 					dst[dx] = row[(size_t)dx * step];

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "analysis/params_json.h"
 #include "store/set_packed.h"
@@ -858,42 +858,47 @@ int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const ch
 }
 
 /* A journal diff this large is stored compressed: "FSZ1", its length
- * (8 bytes, little-endian), then zlib's stream. An extraction's step holds
+ * (8 bytes, little-endian), then a zlib stream. An extraction's step holds
  * every tubercle it removed and added, megabytes of JSON, written while
- * SQLite's one write lock is held; compressed beforehand it is a third. */
+ * SQLite's one write lock is held; compressed beforehand it is a third.
+ * libdeflate writes and reads the same zlib format as zlib (steps stored
+ * before it read back alike), two to three times faster. */
 #define JOURNAL_PACK_MIN (256 * 1024)
 #define JOURNAL_MAGIC "FSZ1"
 
 int fs_rows_journal_prepare(const fs_set_diff *d, fs_journal_entry *j)
 {
 	memset(j, 0, sizeof *j);
-	cJSON *dj = fs_set_diff_to_json(d);
-	j->text = dj ? cJSON_PrintUnformatted(dj) : NULL;
-	cJSON_Delete(dj);
-	if (!j->text)
+	fs_buf b = FS_BUF_INIT;
+	if (fs_set_diff_to_text(d, &b)) {
+		fs_buf_free(&b);
 		return -1;
-	size_t n = strlen(j->text);
+	}
+	size_t n = b.len;
+	j->text = fs_buf_steal(&b);
 	if (n < JOURNAL_PACK_MIN)
 		return 0;
-	uLongf zcap = compressBound((uLong)n);
-	unsigned char *z = malloc(12 + zcap);
-	if (!z)
-		return 0; /* stored as text: larger, still right */
-	if (compress2(z + 12, &zcap, (const Bytef *)j->text, (uLong)n, 1) != Z_OK) {
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
+	size_t zcap = c ? libdeflate_zlib_compress_bound(c, n) : 0;
+	unsigned char *z = c ? malloc(12 + zcap) : NULL;
+	size_t zlen = z ? libdeflate_zlib_compress(c, j->text, n, z + 12, zcap) : 0;
+	if (c)
+		libdeflate_free_compressor(c);
+	if (!zlen) {
 		free(z);
-		return 0;
+		return 0; /* stored as text: larger, still right */
 	}
 	memcpy(z, JOURNAL_MAGIC, 4);
 	for (int i = 0; i < 8; i++)
 		z[4 + i] = (unsigned char)((unsigned long long)n >> (8 * i));
 	j->z = z;
-	j->zlen = 12 + zcap;
+	j->zlen = 12 + zlen;
 	return 0;
 }
 
 void fs_rows_journal_entry_free(fs_journal_entry *j)
 {
-	cJSON_free(j->text);
+	free(j->text);
 	free(j->z);
 	memset(j, 0, sizeof *j);
 }
@@ -913,8 +918,11 @@ const char *fs_rows_diff_column(sqlite3_stmt *st, int col, char **owned)
 	if (n > (1ull << 34))
 		return NULL;
 	char *t = malloc((size_t)n + 1);
-	uLongf got = (uLongf)n;
-	if (!t || uncompress((Bytef *)t, &got, z + 12, (uLong)(zlen - 12)) != Z_OK || got != n) {
+	struct libdeflate_decompressor *dec = t ? libdeflate_alloc_decompressor() : NULL;
+	int ok = dec && libdeflate_zlib_decompress(dec, z + 12, zlen - 12, t, (size_t)n, NULL) == LIBDEFLATE_SUCCESS;
+	if (dec)
+		libdeflate_free_decompressor(dec);
+	if (!ok) {
 		free(t);
 		return NULL;
 	}

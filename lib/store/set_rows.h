@@ -51,7 +51,7 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
  */
 typedef struct fs_journal_entry fs_journal_entry;
 struct fs_journal_entry {
-	char *text;       /* the diff's JSON (cJSON_free) */
+	char *text;       /* the diff's JSON (free) */
 	unsigned char *z; /* NULL, or the stored compressed form (free) */
 	size_t zlen;
 };

@@ -217,11 +217,13 @@ static void test_region_lattice_downsample(void **state)
 	sem_truth_free(&t);
 }
 
-/* The data bar finder (part of the scale region) on a compact image. */
+/* The data bar finder (part of the scale region) on a compact image, 8
+ * and 16 bits (its masks classify the codes by a table of each). */
 static void test_databar(void **state)
 {
 	(void)state;
-	for (int style = 0; style <= 1; style++) {
+	for (int k = 0; k < 4; k++) {
+		int style = k % 2, bits = k < 2 ? 8 : 16;
 		dbs_opts o;
 		dbs_defaults(&o);
 		o.style = style;
@@ -229,8 +231,8 @@ static void test_databar(void **state)
 		fs_image *f = dbs_make(&o, &t, err, sizeof err);
 		if (!f)
 			fail_msg("%s", err);
-		quantise(f, 8);
-		fs_image *c = compact_of(f, 8);
+		quantise(f, bits);
+		fs_image *c = compact_of(f, bits);
 		fs_databar a, b;
 		assert_int_equal(fs_databar_find(f, &a, err, sizeof err), 0);
 		assert_int_equal(fs_databar_find(c, &b, err, sizeof err), 0);

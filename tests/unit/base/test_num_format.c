@@ -1,5 +1,5 @@
 /* Unit tests for num_format.h: fs_fmt_g6 writes what snprintf's "%.6g"
- * writes, fs_fmt_int what "%lld" writes, for hand-picked and many random
+ * writes, fs_fmt_g17 what "%.17g" writes, fs_fmt_int what "%lld" writes, for hand-picked and many random
  * values (the CSV exports must not change by a character). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,6 +87,72 @@ static void g6_matches_printf_on_random_values(void **state)
 	}
 }
 
+static void check_g17(double v)
+{
+	char want[64], got[FS_FMT_G17_MAX];
+	int wn = snprintf(want, sizeof want, "%.17g", v);
+	int gn = fs_fmt_g17(got, v);
+	if (strcmp(want, got) || wn != gn)
+		fail_msg("%a: snprintf \"%s\", fs_fmt_g17 \"%s\" (%d)", v, want, got, gn);
+}
+
+static void g17_matches_printf_on_chosen_values(void **state)
+{
+	(void)state;
+	static const double v[] = {
+		0.0, 1.0, 0.5, 2.5, 10, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 3.14159265358979, 1e-4, 1e-5, 0.001,
+		0.00099999999999999999, 9.9999999999999995e-5, 1e16, 1e17, 99999999999999999.0, 9007199254740993.0,
+		9007199254740992.0, 12345678901234567.0, 1e15, 123.456, 4095.5, 4096.25, 0.999999999999999,
+		0.99999999999999999, 9.99999999999999999, 1.00000000000000005, 5e-324, 1e300, 2.2250738585072014e-308,
+		7.0710678118654752, 1.4142135623730951, 0.70710678118654757, 6.2831853071795862,
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		check_g17(v[i]);
+		check_g17(-v[i]);
+		check_g17(nextafter(v[i], 0));
+		check_g17(nextafter(v[i], INFINITY));
+	}
+	check_g17(-0.0);
+	check_g17(NAN);
+	check_g17(INFINITY);
+	check_g17(-INFINITY);
+	/* every power of two and its neighbours across the fast path's range */
+	for (int e = -20; e <= 60; e++) {
+		check_g17(ldexp(1, e));
+		check_g17(nextafter(ldexp(1, e), 0));
+		check_g17(nextafter(ldexp(1, e), INFINITY));
+	}
+	/* every power of ten and its neighbours */
+	for (int e = -6; e <= 18; e++) {
+		double p = pow(10, e);
+		check_g17(p);
+		check_g17(nextafter(p, 0));
+		check_g17(nextafter(p, INFINITY));
+	}
+}
+
+static void g17_matches_printf_on_random_values(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 150000; i++) {
+		/* any magnitude from 1e-6 to 1e18, any mantissa */
+		double m = unit() * 24 - 6;
+		check_g17(pow(10, m) * (rnd() & 1 ? -1 : 1));
+		/* what the journal holds: pixel coordinates, radii, angles,
+		 * ratios; binary fractions (exact ties further down) */
+		check_g17(unit() * 10000);
+		check_g17(unit() * 3.2 - 1.6);
+		check_g17(unit());
+		check_g17((double)(rnd() % 100000000) / 1024);
+		check_g17((double)(rnd() % 1000000000000ull) / 65536);
+		check_g17(ldexp((double)(rnd() >> 11), -(int)(rnd() % 70)));
+		uint64_t bits = rnd();
+		double r;
+		memcpy(&r, &bits, sizeof r);
+		check_g17(r);
+	}
+}
+
 static void int_matches_printf(void **state)
 {
 	(void)state;
@@ -111,6 +177,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(g6_matches_printf_on_chosen_values),
 		cmocka_unit_test(g6_matches_printf_on_random_values),
+		cmocka_unit_test(g17_matches_printf_on_chosen_values),
+		cmocka_unit_test(g17_matches_printf_on_random_values),
 		cmocka_unit_test(int_matches_printf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

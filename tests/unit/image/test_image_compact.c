@@ -170,6 +170,43 @@ static void test_values_and_sizes(void **state)
 	fs_image_free(f);
 }
 
+/* A span converts every code to the loaders' float, k / 255.0 or k / 65535.0
+ * worked out in double and rounded to float (the loaders' own conversion,
+ * written here apart from image.c's vector division), whatever the span's
+ * start and length (the vector blocks and the tail after them). */
+static void test_span_every_code(void **state)
+{
+	(void)state;
+	int w8 = 256 * 3 + 5, w16 = 65536 + 21;
+	fs_image *a = fs_image_new_compact(w8, 2, 8), *b = fs_image_new_compact(w16, 1, 16);
+	float *buf = malloc((size_t)w16 * sizeof *buf);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(buf);
+	for (int i = 0; i < w8 * 2; i++)
+		((uint8_t *)a->px)[i] = (uint8_t)(i * 7 + 3);
+	for (int i = 0; i < w16; i++)
+		((uint16_t *)b->px)[i] = (uint16_t)(i * 3 + 1);
+	static const int starts[] = {0, 1, 5, 17};
+	for (int s = 0; s < 4; s++)
+		for (int n = 1; starts[s] + n <= w8; n += n < 40 ? 1 : 97) {
+			const float *r = fs_image_span(a, starts[s], 1, n, buf);
+			for (int i = 0; i < n; i++) {
+				unsigned k = ((const uint8_t *)a->px)[w8 + starts[s] + i];
+				assert_true(r[i] == (float)(k / 255.0));
+			}
+		}
+	const float *r = fs_image_span(b, 3, 0, w16 - 3, buf);
+	for (int i = 0; i < w16 - 3; i++) {
+		unsigned k = ((const uint16_t *)b->px)[3 + i];
+		assert_true(r[i] == (float)(k / 65535.0));
+		assert_true(fs_image_compact_value(16, k) == r[i]);
+	}
+	free(buf);
+	fs_image_free(a);
+	fs_image_free(b);
+}
+
 /* The overlay of a compact image is the float image's, pixel for pixel. */
 static void test_render_compact(void **state)
 {
@@ -206,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_png),
 		cmocka_unit_test(test_jpeg),
 		cmocka_unit_test(test_values_and_sizes),
+		cmocka_unit_test(test_span_every_code),
 		cmocka_unit_test(test_render_compact),
 	};
 	return cmocka_run_group_tests(tests, fs_testimg_dir_setup, fs_testimg_dir_teardown);

@@ -7,8 +7,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analysis/params.h"
 #include "store/set_diff.h"
 
 static fs_tubercle tub(int id, double x, double y)
@@ -171,6 +174,98 @@ static void journal_form_reads_back_bit_for_bit(void **state)
 	assert_int_equal(fs_set_diff_from_json("{\"bef\":[{\"id\":1}],\"aft\":[]}", &back), -1);
 }
 
+/* xorshift64*: the same sequence on every run */
+static uint64_t rnd_state = 0x2545f4914f6cdd1dull;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return rnd_state * 2685821657736338717ull;
+}
+
+static double unit(void)
+{
+	return (double)(rnd() >> 11) / 9007199254740992.0;
+}
+
+/* Tubercles as detection and editing make them: any position, radius
+ * measured or not (NaN), fit quality known or not, ellipse or not, every
+ * source, some values outside the formatter's fast range (0, tiny, huge). */
+static void random_tubs(fs_tubercle_list *l, int n, int id0)
+{
+	for (int i = 0; i < n; i++) {
+		fs_tubercle t;
+		fs_tubercle_init(&t);
+		t.id = id0 + i;
+		t.centroid_x = unit() * 10000;
+		t.centroid_y = i % 50 ? unit() * 10000 : (double)(rnd() % 10000);
+		t.radius_px = i % 13 ? 2 + unit() * 30 : NAN;
+		t.circularity = i % 17 ? unit() : 0;
+		t.fit_quality = i % 3 ? unit() : NAN;
+		t.source = (fs_source)(i % 4);
+		if (i % 2) {
+			t.has_ellipse = 1;
+			t.major_axis_px = 5 + unit() * 40;
+			t.minor_axis_px = i % 11 ? 5 + unit() * 40 : 1e-7 * unit();
+			t.orientation = i % 7 ? unit() * 6.4 - 3.2 : 0;
+			t.eccentricity = i % 5 ? unit() : 1e20 * unit();
+		}
+		fs_tubercle_list_append(l, &t);
+	}
+}
+
+/* The journal's text written straight into a buffer (the storing of a
+ * large extraction) is cJSON's print of the journal's tree to the byte,
+ * with every kind of member, and reads back bit for bit. */
+static void journal_text_is_the_trees_print(void **state)
+{
+	(void)state;
+	for (int variant = 0; variant < 4; variant++) {
+		fs_set_diff d, back;
+		memset(&d, 0, sizeof d);
+		random_tubs(&d.added, variant == 3 ? 0 : 3000, 1);
+		random_tubs(&d.removed, variant == 1 ? 0 : 2000, 5001);
+		random_tubs(&d.before, 40 * variant, 9001);
+		random_tubs(&d.after, 40 * variant, 9001);
+		for (int i = 0; i < 500 * variant; i++) {
+			fs_edge e = {(int)(rnd() % 3000) + 1, (int)(rnd() % 3000) + 1};
+			fs_edge_list_append(i % 2 ? &d.edges_added : &d.edges_removed, &e);
+		}
+		d.replaces_all = variant % 2;
+		if (variant >= 2) {
+			d.params_changed = 1;
+			d.had_params = variant == 2;
+			d.has_params = 1;
+			fs_params_default(&d.params_before);
+			fs_params_default(&d.params_after);
+			d.params_after.blur_sigma = 1.25;
+		}
+		d.version_changed = variant == 1;
+		d.version_before = 1;
+		d.version_after = 2;
+		cJSON *j = fs_set_diff_to_json(&d);
+		char *want = cJSON_PrintUnformatted(j);
+		fs_buf got = FS_BUF_INIT;
+		assert_int_equal(fs_set_diff_to_text(&d, &got), 0);
+		assert_string_equal(got.data, want);
+		assert_int_equal(fs_set_diff_from_json(got.data, &back), 0);
+		assert_int_equal(back.added.n, d.added.n);
+		assert_int_equal(back.removed.n, d.removed.n);
+		for (size_t i = 0; i < d.added.n; i++)
+			assert_true(fs_tubercle_same(&back.added.items[i], &d.added.items[i]));
+		for (size_t i = 0; i < d.removed.n; i++)
+			assert_true(fs_tubercle_same(&back.removed.items[i], &d.removed.items[i]));
+		assert_int_equal(back.edges_added.n, d.edges_added.n);
+		assert_int_equal(back.replaces_all, d.replaces_all);
+		fs_buf_free(&got);
+		cJSON_free(want);
+		cJSON_Delete(j);
+		fs_set_diff_free(&d);
+		fs_set_diff_free(&back);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +273,7 @@ int main(void)
 		cmocka_unit_test(bringing_back_keeps_the_connections_that_can_come_back),
 		cmocka_unit_test(net_effect_keeps_only_what_lasts),
 		cmocka_unit_test(journal_form_reads_back_bit_for_bit),
+		cmocka_unit_test(journal_text_is_the_trees_print),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -791,6 +791,80 @@ static void packed_sets_read_and_edit_as_rows_do(void **state)
 	fs_edge_list_free(&el);
 }
 
+/* n tubercles with every bit of their numbers in use (a detection's), ids from id0. */
+static void detected(fs_tubercle_list *l, int n, int id0, double shift)
+{
+	for (int i = 0; i < n; i++) {
+		fs_tubercle t = tub(3 + 7.0 / 3 * (i % 60) + shift, 5 + 2.0 / 7 * i, 2 + sqrt(i + 1) / 9);
+		t.id = id0 + i;
+		t.source = FS_SOURCE_EXTRACTED;
+		t.circularity = 1 / sqrt(1 + i);
+		t.fit_quality = i % 3 ? 1 / (1 + 1.0 / (i + 3)) : NAN;
+		if (i % 2) {
+			t.has_ellipse = 1;
+			t.major_axis_px = 4 + log1p(i);
+			t.minor_axis_px = 3 + log1p(i) / 2;
+			t.orientation = sin(i);
+			t.eccentricity = cos(i) * cos(i);
+		}
+		fs_tubercle_list_append(l, &t);
+	}
+}
+
+/* The set holds want's tubercles in their order, to the bit (the ids are
+ * the set's: a replacement numbers them after the ones it removes). */
+static void same_tubercles(fs_db *db, long long sid, const fs_tubercle_list *want)
+{
+	fs_tubercle_list t = {0};
+	fs_edge_list e = {0};
+	assert_int_equal(fs_set_load(db, sid, &t, &e), 0);
+	assert_int_equal(t.n, want->n);
+	for (size_t i = 0; i < t.n; i++) {
+		fs_tubercle w = want->items[i];
+		w.id = t.items[i].id;
+		assert_true(fs_tubercle_same(&t.items[i], &w));
+	}
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+}
+
+/* A re-extraction's step is large (every tubercle removed and added): it is
+ * stored compressed ("FSZ1", set_rows.c), and undo and redo read it back to
+ * the last bit of every number. */
+static void large_step_is_compressed_and_undone_exactly(void **state)
+{
+	fs_db *db = *state;
+	char err[256];
+	long long sid = make_set(db, "Large"), rev = 0, cur;
+	fs_tubercle_list first = {0}, second = {0};
+	fs_edge_list none = {0};
+	detected(&first, 1500, 1, 0);
+	detected(&second, 1600, 1, 0.125);
+	fs_params p;
+	fs_params_default(&p);
+	assert_int_equal(fs_set_replace_all(db, sid, rev, uid, &first, &none, &p, "extraction", 0, &rev, &cur, err,
+					    sizeof err), 0);
+	assert_int_equal(fs_set_replace_all(db, sid, rev, uid, &second, &none, &p, "extraction", 0, &rev, &cur, err,
+					    sizeof err), 0);
+	sqlite3_stmt *st = NULL;
+	sqlite3_prepare_v2(fs_db_handle(db), "SELECT diff FROM set_ops WHERE set_id = ? ORDER BY id DESC LIMIT 1", -1,
+			   &st, NULL);
+	assert_non_null(st);
+	sqlite3_bind_int64(st, 1, sid);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_type(st, 0), SQLITE_BLOB);
+	assert_true(sqlite3_column_bytes(st, 0) > 12);
+	assert_memory_equal(sqlite3_column_blob(st, 0), "FSZ1", 4);
+	sqlite3_finalize(st);
+	same_tubercles(db, sid, &second);
+	assert_int_equal(fs_set_undo(db, sid, rev, uid, &rev, &cur, err, sizeof err), 0);
+	same_tubercles(db, sid, &first);
+	assert_int_equal(fs_set_redo(db, sid, rev, uid, &rev, &cur, err, sizeof err), 0);
+	same_tubercles(db, sid, &second);
+	fs_tubercle_list_free(&first);
+	fs_tubercle_list_free(&second);
+}
+
 /* The whole suite once more with every replaced set packed. */
 static int pack_every_replacement(void **state)
 {
@@ -823,6 +897,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(undo_and_redo_are_each_users_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(calibration_change_updates_snapshots, setup, teardown),
 		cmocka_unit_test_setup_teardown(packed_sets_read_and_edit_as_rows_do, setup, teardown),
+		cmocka_unit_test_setup_teardown(large_step_is_compressed_and_undone_exactly, setup, teardown),
 	};
 	int failed = cmocka_run_group_tests_name("sets", tests, NULL, NULL);
 	failed += cmocka_run_group_tests_name("sets, replacements packed", tests, pack_every_replacement,
