@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <math.h>
 
-#define CLAHE_BINS 256
-
 static int clampi(int v, int lo, int hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
@@ -26,6 +24,35 @@ static int clampi(int v, int lo, int hi)
 static int tile_left(int x, int tile, int nt)
 {
 	return clampi((int)floor((x + 0.5) / tile - 0.5), 0, nt - 1);
+}
+
+void fs_clahe_tile_lut(int *hist, int count, double clip, float *quot, int *qcount, float *lut)
+{
+	int limit = (int)(clip * count);
+	if (limit < 1)
+		limit = 1;
+	long excess = 0;
+	for (int b = 0; b < FS_CLAHE_BINS; b++) {
+		if (hist[b] > limit) {
+			excess += hist[b] - limit;
+			hist[b] = limit;
+		}
+	}
+	/* Redistribute the excess evenly (the remainder to the first bins),
+	 * which keeps the LUT monotone and the total count unchanged. */
+	long add = excess / FS_CLAHE_BINS, rem = excess % FS_CLAHE_BINS;
+	/* cum never exceeds count (the excess is only moved): the count + 1
+	 * quotients are the same floats as a division per bin */
+	if (count != *qcount) {
+		for (int c = 0; c <= count; c++)
+			quot[c] = (float)c / (float)count;
+		*qcount = count;
+	}
+	long cum = 0;
+	for (int b = 0; b < FS_CLAHE_BINS; b++) {
+		cum += hist[b] + add + (b < rem);
+		lut[b] = quot[cum];
+	}
 }
 
 void fs_clahe_span(int o, int len, int tile, int n, int *a0, int *a1)
@@ -58,7 +85,7 @@ int fs_clahe_region(const float *in, int ix, int iy, int iw, int ih, int W, int 
 	int tx0 = sx0 / tile, ty0 = sy0 / tile; /* the first tile held */
 	int mtx = (sx1 - sx0 + tile - 1) / tile, mty = (sy1 - sy0 + tile - 1) / tile;
 	size_t n = (size_t)iw * ih;
-	lut = malloc((size_t)mtx * mty * CLAHE_BINS * sizeof *lut);
+	lut = malloc((size_t)mtx * mty * FS_CLAHE_BINS * sizeof *lut);
 	bin = malloc(n);
 	colw = malloc((size_t)ow * sizeof *colw);
 	coll = malloc((size_t)ow * sizeof *coll);
@@ -67,10 +94,8 @@ int fs_clahe_region(const float *in, int ix, int iy, int iw, int ih, int W, int 
 		snprintf(err, errlen, "clahe: out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		int b = (int)(in[i] * (CLAHE_BINS - 1) + 0.5f);
-		bin[i] = (unsigned char)clampi(b, 0, CLAHE_BINS - 1);
-	}
+	for (size_t i = 0; i < n; i++)
+		bin[i] = (unsigned char)fs_clahe_bin(in[i]);
 	/* a tile holds at most tile^2 pixels (fewer at the image's edges) */
 	quot = malloc(((size_t)tile * tile + 1) * sizeof *quot);
 	if (!quot) {
@@ -79,40 +104,15 @@ int fs_clahe_region(const float *in, int ix, int iy, int iw, int ih, int W, int 
 	}
 	for (int ty = 0; ty < mty; ty++) {
 		for (int tx = 0; tx < mtx; tx++) {
-			int hist[CLAHE_BINS] = {0};
+			int hist[FS_CLAHE_BINS] = {0};
 			int y0 = (ty0 + ty) * tile, y1 = y0 + tile < H ? y0 + tile : H;
 			int x0 = (tx0 + tx) * tile, x1 = x0 + tile < W ? x0 + tile : W;
 			int count = (y1 - y0) * (x1 - x0);
 			for (int y = y0; y < y1; y++)
 				for (int x = x0; x < x1; x++)
 					hist[bin[(size_t)(y - iy) * iw + (x - ix)]]++;
-			int limit = (int)(clip * count);
-			if (limit < 1)
-				limit = 1;
-			long excess = 0;
-			for (int b = 0; b < CLAHE_BINS; b++) {
-				if (hist[b] > limit) {
-					excess += hist[b] - limit;
-					hist[b] = limit;
-				}
-			}
-			/* Redistribute the excess evenly (the remainder to the first bins),
-			 * which keeps the LUT monotone and the total count unchanged. */
-			long add = excess / CLAHE_BINS, rem = excess % CLAHE_BINS;
-			float *l = lut + ((size_t)ty * mtx + tx) * CLAHE_BINS;
-			/* cum never exceeds count (the excess is only moved): the
-			 * count + 1 quotients are divided once per tile size
-			 * instead of once per bin, the same floats */
-			if (count != qcount) {
-				for (int c = 0; c <= count; c++)
-					quot[c] = (float)c / (float)count;
-				qcount = count;
-			}
-			long cum = 0;
-			for (int b = 0; b < CLAHE_BINS; b++) {
-				cum += hist[b] + add + (b < rem);
-				l[b] = quot[cum];
-			}
+			fs_clahe_tile_lut(hist, count, clip, quot, &qcount,
+					  lut + ((size_t)ty * mtx + tx) * FS_CLAHE_BINS);
 		}
 	}
 	/* Bilinear interpolation between the LUTs of the four nearest tile
@@ -122,16 +122,16 @@ int fs_clahe_region(const float *in, int ix, int iy, int iw, int ih, int W, int 
 		double fx = (x + 0.5) / tile - 0.5;
 		int t = (int)floor(fx);
 		colw[i] = (float)(fx - t);
-		coll[i] = (clampi(t, 0, ntx - 1) - tx0) * CLAHE_BINS;
-		colr[i] = (clampi(t + 1, 0, ntx - 1) - tx0) * CLAHE_BINS;
+		coll[i] = (clampi(t, 0, ntx - 1) - tx0) * FS_CLAHE_BINS;
+		colr[i] = (clampi(t + 1, 0, ntx - 1) - tx0) * FS_CLAHE_BINS;
 	}
 	for (int j = 0; j < oh; j++) {
 		int y = oy + j;
 		double fy = (y + 0.5) / tile - 0.5;
 		int t = (int)floor(fy);
 		float ay = (float)(fy - t);
-		const float *la = lut + (size_t)(clampi(t, 0, nty - 1) - ty0) * mtx * CLAHE_BINS;
-		const float *lb = lut + (size_t)(clampi(t + 1, 0, nty - 1) - ty0) * mtx * CLAHE_BINS;
+		const float *la = lut + (size_t)(clampi(t, 0, nty - 1) - ty0) * mtx * FS_CLAHE_BINS;
+		const float *lb = lut + (size_t)(clampi(t + 1, 0, nty - 1) - ty0) * mtx * FS_CLAHE_BINS;
 		const unsigned char *bn = bin + (size_t)(y - iy) * iw + (ox - ix);
 		float *o = out + (size_t)j * ow;
 		for (int i = 0; i < ow; i++) {

@@ -19,6 +19,25 @@
  */
 void fs_clahe_span(int o, int len, int tile, int n, int *a0, int *a1);
 
+/* Histogram bins of every CLAHE, and the bin of a sample stretched to
+ * [0, 1] (the same rounding in the whole-image and the region paths). */
+#define FS_CLAHE_BINS 256
+static inline int fs_clahe_bin(float v)
+{
+	int b = (int)(v * (FS_CLAHE_BINS - 1) + 0.5f);
+	return b < 0 ? 0 : b > FS_CLAHE_BINS - 1 ? FS_CLAHE_BINS - 1 : b;
+}
+
+/*
+ * One tile's look-up table (FS_CLAHE_BINS floats to lut) from hist, the
+ * bins of its count pixels: clipped at clip * count (at least 1), the
+ * excess spread evenly over the bins (the remainder to the first ones),
+ * cumulated and divided by count. hist is changed. quot is the caller's
+ * scratch of at least count + 1 floats and *qcount the count it was last
+ * filled for (-1 at first): tiles of one size divide once, not per bin.
+ */
+void fs_clahe_tile_lut(int *hist, int count, double clip, float *quot, int *qcount, float *lut);
+
 /*
  * CLAHE of the output rectangle (ox, oy, ow, oh) of a W x H image with clip
  * and tile as fs_clahe, from `in`: the image's values already stretched

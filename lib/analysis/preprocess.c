@@ -337,51 +337,26 @@ void fs_normalize(fs_image *img)
 	fs_normalize_range(img, lo, hi);
 }
 
-#define CLAHE_BINS 256
-
-/* The histogram bin of a normalised sample (the same rounding everywhere). */
-static inline int clahe_bin(float v)
-{
-	return clampi((int)(v * (CLAHE_BINS - 1) + 0.5f), 0, CLAHE_BINS - 1);
-}
-
 /*
  * The clipped, redistributed cumulative LUTs of CLAHE tile row ty (ntx
- * tiles, CLAHE_BINS floats each) from img's rows ty * tile .. (ty + 1) *
+ * tiles, FS_CLAHE_BINS floats each) from img's rows ty * tile .. (ty + 1) *
  * tile - 1, which must still hold the normalised input.
  */
-static void clahe_lut_row(const fs_image *img, double clip, int tile, int ty, int ntx, float *lut)
+static void clahe_lut_row(const fs_image *img, double clip, int tile, int ty, int ntx, float *quot, int *qcount,
+			  float *lut)
 {
 	int w = img->width, h = img->height;
 	int y0 = ty * tile, y1 = y0 + tile < h ? y0 + tile : h;
 	for (int tx = 0; tx < ntx; tx++) {
-		int hist[CLAHE_BINS] = {0};
+		int hist[FS_CLAHE_BINS] = {0};
 		int x0 = tx * tile, x1 = x0 + tile < w ? x0 + tile : w;
 		int count = (y1 - y0) * (x1 - x0);
 		for (int y = y0; y < y1; y++) {
 			const float *r = img->data + (size_t)y * w;
 			for (int x = x0; x < x1; x++)
-				hist[clahe_bin(r[x])]++;
+				hist[fs_clahe_bin(r[x])]++;
 		}
-		int limit = (int)(clip * count);
-		if (limit < 1)
-			limit = 1;
-		long excess = 0;
-		for (int b = 0; b < CLAHE_BINS; b++) {
-			if (hist[b] > limit) {
-				excess += hist[b] - limit;
-				hist[b] = limit;
-			}
-		}
-		/* Redistribute the excess evenly (the remainder to the first bins),
-		 * which keeps the LUT monotone and the total count unchanged. */
-		long add = excess / CLAHE_BINS, rem = excess % CLAHE_BINS;
-		float *l = lut + (size_t)tx * CLAHE_BINS;
-		long cum = 0;
-		for (int b = 0; b < CLAHE_BINS; b++) {
-			cum += hist[b] + add + (b < rem);
-			l[b] = (float)cum / (float)count;
-		}
+		fs_clahe_tile_lut(hist, count, clip, quot, qcount, lut + (size_t)tx * FS_CLAHE_BINS);
 	}
 }
 
@@ -396,8 +371,8 @@ static void clahe_lut_row(const fs_image *img, double clip, int tile, int ty, in
 int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 {
 	int rc = -1;
-	float *lut = NULL, *colw = NULL;
-	int *coll = NULL, *colr = NULL;
+	float *lut = NULL, *colw = NULL, *quot = NULL;
+	int *coll = NULL, *colr = NULL, qcount = -1;
 	unsigned char *bin = NULL;
 	if (!img || !isfinite(clip) || clip < 0 || clip > 1 || tile < 2) {
 		snprintf(err, errlen, "clahe: clip must be in [0, 1] and tile >= 2");
@@ -407,13 +382,14 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 		return 0;
 	int w = img->width, h = img->height;
 	int ntx = (w + tile - 1) / tile, nty = (h + tile - 1) / tile;
-	size_t row_luts = (size_t)ntx * CLAHE_BINS;
+	size_t row_luts = (size_t)ntx * FS_CLAHE_BINS;
 	lut = malloc(2 * row_luts * sizeof *lut);
 	bin = malloc((size_t)w);
 	colw = malloc((size_t)w * sizeof *colw);
 	coll = malloc((size_t)w * sizeof *coll);
 	colr = malloc((size_t)w * sizeof *colr);
-	if (!lut || !bin || !colw || !coll || !colr) {
+	quot = malloc(((size_t)tile * tile + 1) * sizeof *quot); /* a tile holds at most tile^2 px */
+	if (!lut || !bin || !colw || !coll || !colr || !quot) {
 		snprintf(err, errlen, "clahe: out of memory");
 		goto out;
 	}
@@ -424,8 +400,8 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 		double fx = (x + 0.5) / tile - 0.5;
 		int tx0 = (int)floor(fx);
 		colw[x] = (float)(fx - tx0);
-		coll[x] = clampi(tx0, 0, ntx - 1) * CLAHE_BINS;
-		colr[x] = clampi(tx0 + 1, 0, ntx - 1) * CLAHE_BINS;
+		coll[x] = clampi(tx0, 0, ntx - 1) * FS_CLAHE_BINS;
+		colr[x] = clampi(tx0 + 1, 0, ntx - 1) * FS_CLAHE_BINS;
 	}
 	int made = -1; /* tile rows 0..made have their LUTs (the last two kept) */
 	for (int y = 0; y < h; y++) {
@@ -434,12 +410,13 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 		float ay = (float)(fy - ty0);
 		int ta = clampi(ty0, 0, nty - 1), tb = clampi(ty0 + 1, 0, nty - 1);
 		for (; made < tb; made++)
-			clahe_lut_row(img, clip, tile, made + 1, ntx, lut + (size_t)((made + 1) % 2) * row_luts);
+			clahe_lut_row(img, clip, tile, made + 1, ntx, quot, &qcount,
+				      lut + (size_t)((made + 1) % 2) * row_luts);
 		const float *la = lut + (size_t)(ta % 2) * row_luts;
 		const float *lb = lut + (size_t)(tb % 2) * row_luts;
 		float *o = img->data + (size_t)y * w;
 		for (int x = 0; x < w; x++)
-			bin[x] = (unsigned char)clahe_bin(o[x]);
+			bin[x] = (unsigned char)fs_clahe_bin(o[x]);
 		for (int x = 0; x < w; x++) {
 			int b = bin[x];
 			float ax = colw[x];
@@ -451,6 +428,7 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 	fs_normalize(img);
 	rc = 0;
 out:
+	free(quot);
 	free(lut);
 	free(bin);
 	free(colw);
