@@ -1,7 +1,8 @@
 /*
  * detect_scale.c - log, dog and ellipse whole or tile by tile (see
  * detect_scale.h): the choice, the preprocessing plan, the measurement's
- * setting, and the loop over tiles (in threads as detect_tiled.c's).
+ * setting, and the loop over tiles (in threads through base/tile_pool.h,
+ * as detect_tiled.c's).
  */
 #include "analysis/detect_scale.h"
 
@@ -12,21 +13,24 @@
 
 #include "analysis/detect_methods.h"
 #include "base/clock.h"
+#include "base/tile_pool.h"
 
 struct tiles {
 	const fs_det_source *s;
-	int overlap, ntx, nty;
+	int overlap, ntx;
 	fs_det_tile_fn fn;
 	void *ctx;
-	pthread_mutex_t lock; /* next, failed, err; and the method's results */
-	int next, failed;
-	char err[160];
+	/* the method's results, which its tiles gather in the order they
+	 * finish: they are sums or are sorted by a total order afterwards */
+	pthread_mutex_t lock;
 };
 
-static int one_tile(struct tiles *t, int k, char *err, size_t errlen)
+/* The pool's work on tile k: its preprocessed crop, then the method. */
+static int one_tile(size_t k, void *arg, char *err, size_t errlen)
 {
+	struct tiles *t = arg;
 	const fs_det_source *s = t->s;
-	int tx = k % t->ntx, ty = k / t->ntx;
+	int tx = (int)(k % t->ntx), ty = (int)(k / t->ntx);
 	int x0 = tx * s->tile, y0 = ty * s->tile;
 	int x1 = x0 + s->tile < s->width ? x0 + s->tile : s->width;
 	int y1 = y0 + s->tile < s->height ? y0 + s->tile : s->height;
@@ -41,28 +45,6 @@ static int one_tile(struct tiles *t, int k, char *err, size_t errlen)
 	int rc = t->fn(&dt, t->ctx, err, errlen);
 	fs_image_free(pre);
 	return rc;
-}
-
-static void *worker(void *arg)
-{
-	struct tiles *t = arg;
-	char err[160];
-	for (;;) {
-		pthread_mutex_lock(&t->lock);
-		int k = t->failed ? -1 : t->next < t->ntx * t->nty ? t->next++ : -1;
-		pthread_mutex_unlock(&t->lock);
-		if (k < 0)
-			break;
-		if (one_tile(t, k, err, sizeof err)) {
-			pthread_mutex_lock(&t->lock);
-			if (!t->failed)
-				snprintf(t->err, sizeof t->err, "%s", err);
-			t->failed = 1;
-			pthread_mutex_unlock(&t->lock);
-			break;
-		}
-	}
-	return NULL;
 }
 
 int fs_det_for_tiles(const fs_det_source *s, int overlap, fs_det_tile_fn fn, void *ctx, char *err, size_t errlen)
@@ -80,26 +62,13 @@ int fs_det_for_tiles(const fs_det_source *s, int overlap, fs_det_tile_fn fn, voi
 	t.s = s;
 	t.overlap = overlap;
 	t.ntx = (s->width + s->tile - 1) / s->tile;
-	t.nty = (s->height + s->tile - 1) / s->tile;
+	int nty = (s->height + s->tile - 1) / s->tile;
 	t.fn = fn;
 	t.ctx = ctx;
 	pthread_mutex_init(&t.lock, NULL);
-	int nth = s->threads > 1 ? s->threads : 1;
-	nth = nth > t.ntx * t.nty ? t.ntx * t.nty : nth;
-	pthread_t th[8];
-	int started = 0;
-	for (int i = 1; i < nth && i < 8; i++)
-		if (pthread_create(&th[started], NULL, worker, &t) == 0)
-			started++;
-	worker(&t); /* this thread works too: one thread = no thread started */
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	int rc = fs_tile_pool_run((size_t)t.ntx * nty, s->threads, one_tile, NULL, &t, err, errlen);
 	pthread_mutex_destroy(&t.lock);
-	if (t.failed) {
-		snprintf(err, errlen, "%s", t.err);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 int fs_detect_scale(const fs_image *img, const fs_params *p, double um_per_px, int dome, fs_detect_result *out,

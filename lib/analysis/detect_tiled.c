@@ -17,13 +17,13 @@
 #include "analysis/detect_tiled.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/blob_measure.h"
 #include "analysis/detect_methods.h"
+#include "base/tile_pool.h"
 
 static int g_tile = FS_DETECT_TILE_DEFAULT;
 static int g_threads = 1;
@@ -50,10 +50,6 @@ struct job {
 	int tile, ntx, nty, margin;
 	const size_t *start; /* candidates of tile k: idx[start[k] .. start[k + 1]) */
 	const size_t *idx;
-	pthread_mutex_t lock;
-	int next;            /* the next tile to take */
-	int failed;
-	char err[128];
 };
 
 static double cand_r(const struct job *j, size_t i)
@@ -61,9 +57,11 @@ static double cand_r(const struct job *j, size_t i)
 	return j->max_r > 0 ? j->max_r : 2 * j->c->items[i].r;
 }
 
-/* Measures the candidates of tile k. Returns 0 or -1 (out of memory). */
-static int do_tile(struct job *j, int k, char *err, size_t errlen)
+/* Measures the candidates of tile k into their own slots of res (the
+ * pool's work: no merge needed). Returns 0 or -1 (out of memory). */
+static int do_tile(size_t k, void *arg, char *err, size_t errlen)
 {
+	struct job *j = arg;
 	const fs_meas *m = j->m;
 	const fs_image *src = m->src;
 	double F = m->f;
@@ -114,28 +112,6 @@ static int do_tile(struct job *j, int k, char *err, size_t errlen)
 	}
 	fs_image_free(meas);
 	return 0;
-}
-
-static void *worker(void *arg)
-{
-	struct job *j = arg;
-	char err[128];
-	for (;;) {
-		pthread_mutex_lock(&j->lock);
-		int k = j->failed ? -1 : j->next < j->ntx * j->nty ? j->next++ : -1;
-		pthread_mutex_unlock(&j->lock);
-		if (k < 0)
-			break;
-		if (do_tile(j, k, err, sizeof err)) {
-			pthread_mutex_lock(&j->lock);
-			if (!j->failed)
-				snprintf(j->err, sizeof j->err, "%s", err);
-			j->failed = 1;
-			pthread_mutex_unlock(&j->lock);
-			break;
-		}
-	}
-	return NULL;
 }
 
 struct raster_key {
@@ -228,22 +204,8 @@ int fs_det_measure_tiled(const fs_meas *m, const fs_cand_list *c, double max_r, 
 	free(keys);
 	j.start = start;
 	j.idx = idx;
-	pthread_mutex_init(&j.lock, NULL);
-	int nth = m->threads > 1 ? m->threads : 1;
-	nth = (size_t)nth > nt ? (int)nt : nth;
-	pthread_t th[8];
-	int started = 0;
-	for (int t = 1; t < nth && t < 8; t++)
-		if (pthread_create(&th[started], NULL, worker, &j) == 0)
-			started++;
-	worker(&j); /* this thread works too: one thread = no thread started */
-	for (int t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
-	pthread_mutex_destroy(&j.lock);
-	if (j.failed) {
-		snprintf(err, errlen, "%s", j.err);
+	if (fs_tile_pool_run(nt, m->threads, do_tile, NULL, &j, err, errlen))
 		goto out;
-	}
 	rc = 0;
 out:
 	free(start);

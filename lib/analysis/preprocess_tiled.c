@@ -12,28 +12,26 @@
  */
 #include "analysis/preprocess_tiled.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analysis/preprocess.h"
+#include "base/tile_pool.h"
 
 struct tophat_job {
 	const fs_image *src;
 	fs_image *dst;
-	int radius, tile, ntx, nty;
-	pthread_mutex_t lock;
-	int next; /* the next tile to take */
-	int failed;
-	char err[128];
+	int radius, tile, ntx;
 };
 
-/* Tile k of the job into dst's rows and columns of that tile. 0 or -1. */
-static int tophat_tile(struct tophat_job *j, int k, char *err, size_t errlen)
+/* Tile k of the job into dst's rows and columns of that tile (the pool's
+ * work: tiles write disjoint pixels, no merge needed). 0 or -1. */
+static int tophat_tile(size_t k, void *arg, char *err, size_t errlen)
 {
+	struct tophat_job *j = arg;
 	const fs_image *src = j->src;
 	int T = j->tile, M = 2 * j->radius;
-	int x0 = (k % j->ntx) * T, y0 = (k / j->ntx) * T;
+	int x0 = (int)(k % j->ntx) * T, y0 = (int)(k / j->ntx) * T;
 	int x1 = x0 + T < src->width ? x0 + T : src->width;
 	int y1 = y0 + T < src->height ? y0 + T : src->height;
 	int cx0 = x0 - M > 0 ? x0 - M : 0, cy0 = y0 - M > 0 ? y0 - M : 0;
@@ -53,28 +51,6 @@ static int tophat_tile(struct tophat_job *j, int k, char *err, size_t errlen)
 		       crop->data + (size_t)(y - cy0) * crop->width + (x0 - cx0), (size_t)(x1 - x0) * sizeof(float));
 	fs_image_free(crop);
 	return 0;
-}
-
-static void *tophat_worker(void *arg)
-{
-	struct tophat_job *j = arg;
-	char err[128];
-	for (;;) {
-		pthread_mutex_lock(&j->lock);
-		int k = j->failed ? -1 : j->next < j->ntx * j->nty ? j->next++ : -1;
-		pthread_mutex_unlock(&j->lock);
-		if (k < 0)
-			break;
-		if (tophat_tile(j, k, err, sizeof err)) {
-			pthread_mutex_lock(&j->lock);
-			if (!j->failed)
-				snprintf(j->err, sizeof j->err, "%s", err);
-			j->failed = 1;
-			pthread_mutex_unlock(&j->lock);
-			break;
-		}
-	}
-	return NULL;
 }
 
 int fs_white_tophat_tiled(const fs_image *src, fs_image *dst, int radius, int tile, int threads, char *err,
@@ -102,22 +78,6 @@ int fs_white_tophat_tiled(const fs_image *src, fs_image *dst, int radius, int ti
 	j.radius = radius;
 	j.tile = tile < 16 ? 16 : tile;
 	j.ntx = (w + j.tile - 1) / j.tile;
-	j.nty = (h + j.tile - 1) / j.tile;
-	pthread_mutex_init(&j.lock, NULL);
-	int nth = threads < 1 ? 1 : threads > 8 ? 8 : threads;
-	nth = nth > j.ntx * j.nty ? j.ntx * j.nty : nth;
-	pthread_t th[8];
-	int started = 0;
-	for (int t = 1; t < nth; t++)
-		if (pthread_create(&th[started], NULL, tophat_worker, &j) == 0)
-			started++;
-	tophat_worker(&j); /* this thread works too: one thread = no thread started */
-	for (int t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
-	pthread_mutex_destroy(&j.lock);
-	if (j.failed) {
-		snprintf(err, errlen, "%s", j.err);
-		return -1;
-	}
-	return 0;
+	int nty = (h + j.tile - 1) / j.tile;
+	return fs_tile_pool_run((size_t)j.ntx * nty, threads, tophat_tile, NULL, &j, err, errlen);
 }
