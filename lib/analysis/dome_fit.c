@@ -147,7 +147,7 @@ typedef struct ctx {
 	int bm, reach;        /* blur margin and shadow reach, grid samples */
 	fs_se_field f;
 	float *tmp, *bl[NBLUR][FS_SE_NCOMP]; /* blurred, cropped components */
-	const float *use[FS_SE_NCOMP];     /* the ones solve() reads */
+	const float *use[FS_SE_NCOMP];     /* the ones solve_normal() reads */
 	int keep_formation;   /* see fs_dome_fit_opts */
 } ctx;
 
@@ -272,8 +272,38 @@ static void observe(meanimg *m, double ox, double oy, patch *p)
 		p->v[o] = p->mask[o] ? (p->v[o] - mean) / sd : 0;
 }
 
+/* Two lanes of doubles: the blur below computes two neighbouring outputs
+ * at once, each summed in its own lane in the order a scalar loop sums it
+ * (the same bits, half the instructions). */
+typedef double v2d __attribute__((vector_size(16)));
+
+/* One output row of a 1-D Gaussian: dst[x] = sum_i k[i] src[x + i - kr],
+ * x < n, src read with the given stride between taps. */
+static void blur_row(const float *src, size_t stride, int n, const double *k, int kr, float *dst, size_t dstride)
+{
+	int x = 0;
+	for (; x + 2 <= n; x += 2) {
+		v2d a = {0, 0};
+		const float *s = src + (size_t)x * dstride;
+		for (int i = 0; i <= 2 * kr; i++) {
+			v2d sv = {s[(size_t)i * stride], s[(size_t)i * stride + dstride]};
+			a += k[i] * sv;
+		}
+		dst[(size_t)x * dstride] = (float)a[0];
+		dst[(size_t)(x + 1) * dstride] = (float)a[1];
+	}
+	for (; x < n; x++) {
+		double a = 0;
+		const float *s = src + (size_t)x * dstride;
+		for (int i = 0; i <= 2 * kr; i++)
+			a += k[i] * s[(size_t)i * stride];
+		dst[(size_t)x * dstride] = (float)a;
+	}
+}
+
 /* Gaussian blur of a (2 sh + 1)^2 window src, cropped to (2 half + 1)^2:
- * rows first over the window's rows and the crop's columns. */
+ * rows first over the window's rows that the columns' pass reads and the
+ * crop's columns. */
 static void blur_crop(const float *src, int sh, int half, double sigma, float *tmp, float *dst)
 {
 	int sw = 2 * sh + 1, cw = 2 * half + 1, kr = (int)ceil(3 * sigma);
@@ -287,31 +317,22 @@ static void blur_crop(const float *src, int sh, int half, double sigma, float *t
 	for (int i = 0; i <= 2 * kr; i++)
 		k[i] /= ks;
 	int off = sh - half;
-	for (int y = 0; y < sw; y++)
-		for (int x = 0; x < cw; x++) {
-			double a = 0;
-			for (int i = -kr; i <= kr; i++)
-				a += k[i + kr] * src[(size_t)y * sw + x + off + i];
-			tmp[(size_t)y * cw + x] = (float)a;
-		}
+	for (int y = off - kr; y < off + cw + kr; y++)
+		blur_row(src + (size_t)y * sw + off - kr, 1, cw, k, kr, tmp + (size_t)y * cw, 1);
 	for (int y = 0; y < cw; y++)
-		for (int x = 0; x < cw; x++) {
-			double a = 0;
-			for (int i = -kr; i <= kr; i++)
-				a += k[i + kr] * tmp[(size_t)(y + off + i) * cw + x];
-			dst[(size_t)y * cw + x] = (float)a;
-		}
+		blur_row(tmp + (size_t)(y + off - kr) * cw, (size_t)cw, cw, k, kr, dst + (size_t)y * cw, 1);
 }
 
-/* Least squares of the patch on the nc components c->use[] and a constant;
- * returns the residual sum of squares (coef gets the weights, constant at
- * index nc). */
-static double solve(const ctx *c, int nc, double *coef)
+/* The normal equations of the patch on nc components c->use[] and a
+ * constant (index nc): xtx the lower triangle of X^T X, xtv X^T v. Kept
+ * apart so that a caller can keep X^T X while only the patch changes (the
+ * offset search) or while one component is added (the shadow term): each
+ * sum runs over the same samples in the same order either way. */
+static void normal_xtx(const ctx *c, int nc, double xtx[NPAR][NPAR])
 {
 	const patch *p = &c->p;
 	int np = nc + 1;
-	double A[NPAR][NPAR + 1];
-	memset(A, 0, sizeof A);
+	memset(xtx, 0, NPAR * sizeof xtx[0]);
 	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
 		if (!p->mask[o])
 			continue;
@@ -319,15 +340,38 @@ static double solve(const ctx *c, int nc, double *coef)
 		for (int k = 0; k < nc; k++)
 			x[k] = c->use[k][o];
 		x[nc] = 1;
-		for (int i = 0; i < np; i++) {
+		for (int i = 0; i < np; i++)
 			for (int j = 0; j <= i; j++)
-				A[i][j] += x[i] * x[j];
-			A[i][np] += x[i] * p->v[o];
-		}
+				xtx[i][j] += x[i] * x[j];
 	}
-	for (int i = 0; i < np; i++)
-		for (int j = i + 1; j < np; j++)
-			A[i][j] = A[j][i];
+}
+
+static void normal_xtv(const ctx *c, int nc, double *xtv)
+{
+	const patch *p = &c->p;
+	for (int i = 0; i <= nc; i++)
+		xtv[i] = 0;
+	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
+		if (!p->mask[o])
+			continue;
+		for (int k = 0; k < nc; k++)
+			xtv[k] += c->use[k][o] * p->v[o];
+		xtv[nc] += p->v[o];
+	}
+}
+
+/* Least squares from the normal equations; returns the residual sum of
+ * squares (coef gets the weights, constant at index nc). */
+static double solve_normal(const ctx *c, int nc, const double xtx[NPAR][NPAR], const double *xtv, double *coef)
+{
+	const patch *p = &c->p;
+	int np = nc + 1;
+	double A[NPAR][NPAR + 1];
+	for (int i = 0; i < np; i++) {
+		for (int j = 0; j <= i; j++)
+			A[i][j] = A[j][i] = xtx[i][j];
+		A[i][np] = xtv[i];
+	}
 	/* a component that vanishes (no slope on a flat field, no shadow)
 	 * must not make the system singular: a tiny ridge */
 	for (int i = 0; i < np; i++)
@@ -369,6 +413,35 @@ static double solve(const ctx *c, int nc, double *coef)
 	return rss;
 }
 
+/* The normal equations on nc components and the constant (index nc)
+ * extended by the component c->use[nc] (the constant moves to nc + 1):
+ * only the new row is summed. */
+static void normal_add(const ctx *c, int nc, const double xtx[NPAR][NPAR], const double *xtv, double out[NPAR][NPAR],
+		       double *outv)
+{
+	const patch *p = &c->p;
+	memset(out, 0, NPAR * sizeof out[0]);
+	for (int i = 0; i < nc; i++) {
+		for (int j = 0; j <= i; j++)
+			out[i][j] = xtx[i][j];
+		out[nc + 1][i] = xtx[nc][i];
+		outv[i] = xtv[i];
+	}
+	out[nc + 1][nc + 1] = xtx[nc][nc];
+	outv[nc + 1] = xtv[nc];
+	outv[nc] = 0;
+	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
+		if (!p->mask[o])
+			continue;
+		double x = c->use[nc][o];
+		for (int j = 0; j < nc; j++)
+			out[nc][j] += x * c->use[j][o];
+		out[nc][nc] += x * x;
+		out[nc + 1][nc] += x;
+		outv[nc] += x * p->v[o];
+	}
+}
+
 static void use_blur(ctx *c, int b)
 {
 	for (int k = 0; k < FS_SE_NCOMP; k++)
@@ -387,12 +460,17 @@ static int try_geom(ctx *c, double fill, double hr, double prof, const cand *hol
 		return -1;
 	int b0 = hold ? hold->blur : 0, b1 = hold ? hold->blur : NBLUR - 1, bb = b0;
 	double brss = INFINITY, baz = 0;
+	/* the unshadowed normal equations per blur, which the shadowed
+	 * ones extend by the shadow's row */
+	double xtx[NBLUR][NPAR][NPAR], xtv[NBLUR][NPAR];
 	for (int b = b0; b <= b1; b++) {
 		for (int k = 0; k < FS_SE_SHADOW; k++)
 			blur_crop(c->f.c[k], sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][k]);
 		use_blur(c, b);
 		cand cd = {fill, hr, prof, b, -1, 0, {0}, 0, 0};
-		cd.rss = solve(c, FS_SE_SHADOW, cd.coef);
+		normal_xtx(c, FS_SE_SHADOW, xtx[b]);
+		normal_xtv(c, FS_SE_SHADOW, xtv[b]);
+		cd.rss = solve_normal(c, FS_SE_SHADOW, xtx[b], xtv[b], cd.coef);
 		cd.coef[NPAR - 1] = cd.coef[FS_SE_SHADOW];
 		cd.coef[FS_SE_SHADOW] = 0;
 		if (cd.rss < brss) {
@@ -415,7 +493,9 @@ static int try_geom(ctx *c, double fill, double hr, double prof, const cand *hol
 			blur_crop(c->f.c[FS_SE_SHADOW], sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][FS_SE_SHADOW]);
 			use_blur(c, b);
 			cand cs = {fill, hr, prof, b, e, 0, {0}, 0, 0};
-			cs.rss = solve(c, FS_SE_NCOMP, cs.coef);
+			double sx[NPAR][NPAR], sv[NPAR];
+			normal_add(c, FS_SE_SHADOW, xtx[b], xtv[b], sx, sv);
+			cs.rss = solve_normal(c, FS_SE_NCOMP, sx, sv, cs.coef);
 			/* a shadow brighter than the lit surface is no shadow
 			 * (when searching; a held formation is kept as it is) */
 			if ((hold || cs.coef[FS_SE_SHADOW] < 0) && cs.rss < best->rss)
@@ -455,6 +535,9 @@ static int fit_offset(ctx *c, meanimg *m, const cand *b, int wide, double *ox, d
 	use_blur(c, b->blur);
 	int nc = b->elev >= 0 ? FS_SE_NCOMP : FS_SE_SHADOW;
 	double coef[NPAR], bx = *ox, by = *oy, br = INFINITY, lim = MAX_OFFSET * c->pitch;
+	/* the formation is held: X^T X is the same at every offset */
+	double xtx[NPAR][NPAR], xtv[NPAR];
+	normal_xtx(c, nc, xtx);
 	for (int pass = wide ? 0 : 1; pass < 2; pass++) {
 		double st = (pass ? 0.0125 : 0.05) * c->pitch, cx = pass ? bx : 0, cy = pass ? by : 0;
 		int r = pass ? 4 : (int)lround(MAX_OFFSET / 0.05);
@@ -464,7 +547,8 @@ static int fit_offset(ctx *c, meanimg *m, const cand *b, int wide, double *ox, d
 				if (fabs(x) > lim + 1e-9 || fabs(y) > lim + 1e-9)
 					continue;
 				observe(m, x, y, &c->p);
-				double rs = solve(c, nc, coef);
+				normal_xtv(c, nc, xtv);
+				double rs = solve_normal(c, nc, xtx, xtv, coef);
 				if (rs < br) {
 					br = rs;
 					bx = x;
