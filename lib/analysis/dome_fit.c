@@ -92,13 +92,35 @@ void fs_dome_fit_opts_default(fs_dome_fit_opts *o)
 /* The mean image around the centres, on a grid 4 times finer than the
  * patch's and wide enough for every offset searched: a patch at any offset
  * is then read from it (averaging and sampling commute) instead of from
- * every centre again. */
+ * every centre again. Its cells are averaged when a patch first reads
+ * them (observe): the offset searches read a part of the square (the wide
+ * search about every fourth column and row, the fine one a disc around
+ * one offset), and averaging was a fifth of a fit with a held fill. A
+ * cell's sum runs over the centres in their order, as the whole square's
+ * did, so its value does not depend on when it is made. */
 typedef struct meanimg {
 	int half;             /* samples each side */
 	double step;          /* px per sample */
-	double *v;            /* (2 half + 1)^2 */
-	size_t used;          /* centres averaged */
+	double *v;            /* (2 half + 1)^2; valid where have[] is 1 */
+	unsigned char *have;  /* 1: averaged */
+	const fs_image *img;  /* the image averaged (the caller's) */
+	size_t used;          /* centres averaged (in the list's order) */
+	size_t *todo;         /* scratch: cells to average */
+	int *tx0, *ty0;       /* per centre and column (row) of the square: */
+	double *tfx, *tfy;    /* its pixel and bilinear weight, used x (2 half + 1) */
 } meanimg;
+
+static void meanimg_free(meanimg *m)
+{
+	free(m->v);
+	free(m->have);
+	free(m->todo);
+	free(m->tx0);
+	free(m->ty0);
+	free(m->tfx);
+	free(m->tfy);
+	memset(m, 0, sizeof *m);
+}
 
 /* The observed side: the normalised mean patch. */
 typedef struct patch {
@@ -107,6 +129,8 @@ typedef struct patch {
 	double *v;            /* w * w, normalised inside the mask */
 	unsigned char *mask;  /* r <= FIT_R pitch */
 	size_t npx;
+	int *x0, *y0;         /* scratch of observe: per column (row) of the */
+	double *fx, *fy;      /* patch, the mean image's cell and weight */
 } patch;
 
 /* One formation's fit. */
@@ -123,34 +147,36 @@ typedef struct ctx {
 	int bm, reach;        /* blur margin and shadow reach, grid samples */
 	fs_se_field f;
 	float *tmp, *bl[NBLUR][FS_SE_NCOMP]; /* blurred, cropped components */
-	const float *use[FS_SE_NCOMP];     /* the ones solve() reads */
+	const float *use[FS_SE_NCOMP];     /* the ones solve_normal() reads */
 	int keep_formation;   /* see fs_dome_fit_opts */
 } ctx;
-
-static double sample(const fs_image *img, double x, double y)
-{
-	int x0 = (int)floor(x), y0 = (int)floor(y);
-	double fx = x - x0, fy = y - y0;
-	const float *d = img->data + (size_t)y0 * img->width + x0;
-	return (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[img->width] * (1 - fx) + d[img->width + 1] * fx) * fy;
-}
 
 #define MEAN_SUB 4      /* mean image samples per patch sample */
 #define MAX_OFFSET 0.3  /* pitches */
 
-/* Mean image over the centres with side (-1 all, 0 x < split, 1 x >= split)
- * whose whole neighbourhood lies inside the image. */
+/* Chooses the centres with side (-1 all, 0 x < split, 1 x >= split) whose
+ * whole neighbourhood lies inside the image (every k-th of the list when
+ * max_centres is set), and tabulates for each the pixel and bilinear
+ * weight of every column and row of the square; the cells are averaged
+ * when read (observe). */
 static int mean_image(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch, int g,
 		      int side, double split, size_t max_centres, meanimg *m)
 {
 	size_t stride = max_centres && n > max_centres ? (n + max_centres - 1) / max_centres : 1;
 	m->step = pitch / g / MEAN_SUB;
 	m->half = (int)ceil((FIT_R + MAX_OFFSET + 0.1) * pitch / m->step);
-	int w = 2 * m->half + 1;
+	size_t w = (size_t)(2 * m->half + 1), cap = n / stride + 1;
 	double ext = (m->half + 1) * m->step;
-	m->v = calloc((size_t)w * w, sizeof *m->v);
+	m->img = img;
 	m->used = 0;
-	if (!m->v)
+	m->v = malloc(w * w * sizeof *m->v);
+	m->have = calloc(w * w, 1);
+	m->todo = malloc(w * w * sizeof *m->todo);
+	m->tx0 = malloc(cap * w * sizeof *m->tx0);
+	m->ty0 = malloc(cap * w * sizeof *m->ty0);
+	m->tfx = malloc(cap * w * sizeof *m->tfx);
+	m->tfy = malloc(cap * w * sizeof *m->tfy);
+	if (!m->v || !m->have || !m->todo || !m->tx0 || !m->ty0 || !m->tfx || !m->tfy)
 		return -1;
 	for (size_t i = 0; i < n; i += stride) {
 		if ((side == 0 && xs[i] >= split) || (side == 1 && xs[i] < split))
@@ -158,51 +184,126 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, s
 		if (!(xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < img->width - 1 &&
 		      ys[i] + ext < img->height - 1))
 			continue;
-		for (int v = -m->half; v <= m->half; v++) {
-			double *row = m->v + (size_t)(v + m->half) * w + m->half;
-			for (int u = -m->half; u <= m->half; u++)
-				row[u] += sample(img, xs[i] + u * m->step, ys[i] + v * m->step);
+		size_t t = m->used++ * w;
+		for (int u = -m->half; u <= m->half; u++, t++) {
+			double x = xs[i] + u * m->step, y = ys[i] + u * m->step;
+			m->tx0[t] = (int)floor(x);
+			m->tfx[t] = x - m->tx0[t];
+			m->ty0[t] = (int)floor(y);
+			m->tfy[t] = y - m->ty0[t];
 		}
-		m->used++;
 	}
-	if (m->used)
-		for (size_t o = 0; o < (size_t)w * w; o++)
-			m->v[o] /= m->used;
 	return 0;
 }
 
-/* The normalised patch of m at offset (ox, oy) px. */
-static void observe(const meanimg *m, double ox, double oy, patch *p)
+/* Averages the nt cells todo[] of m: each cell's bilinear sample added
+ * centre after centre, then divided by their number. */
+static void average_cells(meanimg *m, size_t nt)
 {
-	int w = 2 * m->half + 1;
+	size_t w = (size_t)(2 * m->half + 1), iw = (size_t)m->img->width;
+	const float *data = m->img->data;
+	for (size_t k = 0; k < nt; k++)
+		m->v[m->todo[k]] = 0;
+	for (size_t i = 0; i < m->used; i++) {
+		const int *tx0 = m->tx0 + i * w, *ty0 = m->ty0 + i * w;
+		const double *tfx = m->tfx + i * w, *tfy = m->tfy + i * w;
+		for (size_t k = 0; k < nt; k++) {
+			size_t o = m->todo[k], col = o % w, row = o / w;
+			double fx = tfx[col], fy = tfy[row];
+			const float *d = data + (size_t)ty0[row] * iw + (size_t)tx0[col];
+			m->v[o] += (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[iw] * (1 - fx) + d[iw + 1] * fx) * fy;
+		}
+	}
+	for (size_t k = 0; k < nt; k++) {
+		m->v[m->todo[k]] /= m->used;
+		m->have[m->todo[k]] = 1;
+	}
+}
+
+/* The normalised patch of m at offset (ox, oy) px. */
+static void observe(meanimg *m, double ox, double oy, patch *p)
+{
+	size_t w = (size_t)(2 * m->half + 1), pw = (size_t)p->w;
 	double s = 0, s2 = 0;
-	for (int v = -p->half; v <= p->half; v++)
-		for (int u = -p->half; u <= p->half; u++) {
-			size_t o = (size_t)(v + p->half) * p->w + (u + p->half);
+	/* a sample's column depends on u alone, its row on v alone */
+	for (int u = -p->half; u <= p->half; u++) {
+		double x = (ox + u * m->step * MEAN_SUB) / m->step + m->half;
+		double y = (oy + u * m->step * MEAN_SUB) / m->step + m->half;
+		p->x0[u + p->half] = (int)floor(x);
+		p->fx[u + p->half] = x - p->x0[u + p->half];
+		p->y0[u + p->half] = (int)floor(y);
+		p->fy[u + p->half] = y - p->y0[u + p->half];
+	}
+	/* the cells this patch reads that are not averaged yet */
+	size_t nt = 0;
+	for (size_t r = 0; r < pw; r++)
+		for (size_t q = 0; q < pw; q++) {
+			if (!p->mask[r * pw + q])
+				continue;
+			size_t o = (size_t)p->y0[r] * w + (size_t)p->x0[q];
+			size_t c4[4] = {o, o + 1, o + w, o + w + 1};
+			for (int k = 0; k < 4; k++)
+				if (!m->have[c4[k]]) {
+					m->have[c4[k]] = 2; /* listed */
+					m->todo[nt++] = c4[k];
+				}
+		}
+	if (nt)
+		average_cells(m, nt);
+	for (size_t r = 0; r < pw; r++)
+		for (size_t q = 0; q < pw; q++) {
+			size_t o = r * pw + q;
 			if (!p->mask[o])
 				continue;
-			double x = (ox + u * m->step * MEAN_SUB) / m->step + m->half;
-			double y = (oy + v * m->step * MEAN_SUB) / m->step + m->half;
-			int x0 = (int)floor(x), y0 = (int)floor(y);
-			double fx = x - x0, fy = y - y0;
-			const double *d = m->v + (size_t)y0 * w + x0;
+			double fx = p->fx[q], fy = p->fy[r];
+			const double *d = m->v + (size_t)p->y0[r] * w + (size_t)p->x0[q];
 			double val = (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[w] * (1 - fx) + d[w + 1] * fx) * fy;
 			p->v[o] = val;
 			s += val;
 		}
 	double mean = s / p->npx;
-	for (size_t o = 0; o < (size_t)p->w * p->w; o++)
+	for (size_t o = 0; o < pw * pw; o++)
 		if (p->mask[o])
 			s2 += (p->v[o] - mean) * (p->v[o] - mean);
 	double sd = sqrt(s2 / p->npx);
 	if (sd < 1e-12)
 		sd = 1e-12;
-	for (size_t o = 0; o < (size_t)p->w * p->w; o++)
+	for (size_t o = 0; o < pw * pw; o++)
 		p->v[o] = p->mask[o] ? (p->v[o] - mean) / sd : 0;
 }
 
+/* Two lanes of doubles: the blur below computes two neighbouring outputs
+ * at once, each summed in its own lane in the order a scalar loop sums it
+ * (the same bits, half the instructions). */
+typedef double v2d __attribute__((vector_size(16)));
+
+/* One output row of a 1-D Gaussian: dst[x] = sum_i k[i] src[x + i - kr],
+ * x < n, src read with the given stride between taps. */
+static void blur_row(const float *src, size_t stride, int n, const double *k, int kr, float *dst, size_t dstride)
+{
+	int x = 0;
+	for (; x + 2 <= n; x += 2) {
+		v2d a = {0, 0};
+		const float *s = src + (size_t)x * dstride;
+		for (int i = 0; i <= 2 * kr; i++) {
+			v2d sv = {s[(size_t)i * stride], s[(size_t)i * stride + dstride]};
+			a += k[i] * sv;
+		}
+		dst[(size_t)x * dstride] = (float)a[0];
+		dst[(size_t)(x + 1) * dstride] = (float)a[1];
+	}
+	for (; x < n; x++) {
+		double a = 0;
+		const float *s = src + (size_t)x * dstride;
+		for (int i = 0; i <= 2 * kr; i++)
+			a += k[i] * s[(size_t)i * stride];
+		dst[(size_t)x * dstride] = (float)a;
+	}
+}
+
 /* Gaussian blur of a (2 sh + 1)^2 window src, cropped to (2 half + 1)^2:
- * rows first over the window's rows and the crop's columns. */
+ * rows first over the window's rows that the columns' pass reads and the
+ * crop's columns. */
 static void blur_crop(const float *src, int sh, int half, double sigma, float *tmp, float *dst)
 {
 	int sw = 2 * sh + 1, cw = 2 * half + 1, kr = (int)ceil(3 * sigma);
@@ -216,31 +317,22 @@ static void blur_crop(const float *src, int sh, int half, double sigma, float *t
 	for (int i = 0; i <= 2 * kr; i++)
 		k[i] /= ks;
 	int off = sh - half;
-	for (int y = 0; y < sw; y++)
-		for (int x = 0; x < cw; x++) {
-			double a = 0;
-			for (int i = -kr; i <= kr; i++)
-				a += k[i + kr] * src[(size_t)y * sw + x + off + i];
-			tmp[(size_t)y * cw + x] = (float)a;
-		}
+	for (int y = off - kr; y < off + cw + kr; y++)
+		blur_row(src + (size_t)y * sw + off - kr, 1, cw, k, kr, tmp + (size_t)y * cw, 1);
 	for (int y = 0; y < cw; y++)
-		for (int x = 0; x < cw; x++) {
-			double a = 0;
-			for (int i = -kr; i <= kr; i++)
-				a += k[i + kr] * tmp[(size_t)(y + off + i) * cw + x];
-			dst[(size_t)y * cw + x] = (float)a;
-		}
+		blur_row(tmp + (size_t)(y + off - kr) * cw, (size_t)cw, cw, k, kr, dst + (size_t)y * cw, 1);
 }
 
-/* Least squares of the patch on the nc components c->use[] and a constant;
- * returns the residual sum of squares (coef gets the weights, constant at
- * index nc). */
-static double solve(const ctx *c, int nc, double *coef)
+/* The normal equations of the patch on nc components c->use[] and a
+ * constant (index nc): xtx the lower triangle of X^T X, xtv X^T v. Kept
+ * apart so that a caller can keep X^T X while only the patch changes (the
+ * offset search) or while one component is added (the shadow term): each
+ * sum runs over the same samples in the same order either way. */
+static void normal_xtx(const ctx *c, int nc, double xtx[NPAR][NPAR])
 {
 	const patch *p = &c->p;
 	int np = nc + 1;
-	double A[NPAR][NPAR + 1];
-	memset(A, 0, sizeof A);
+	memset(xtx, 0, NPAR * sizeof xtx[0]);
 	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
 		if (!p->mask[o])
 			continue;
@@ -248,15 +340,38 @@ static double solve(const ctx *c, int nc, double *coef)
 		for (int k = 0; k < nc; k++)
 			x[k] = c->use[k][o];
 		x[nc] = 1;
-		for (int i = 0; i < np; i++) {
+		for (int i = 0; i < np; i++)
 			for (int j = 0; j <= i; j++)
-				A[i][j] += x[i] * x[j];
-			A[i][np] += x[i] * p->v[o];
-		}
+				xtx[i][j] += x[i] * x[j];
 	}
-	for (int i = 0; i < np; i++)
-		for (int j = i + 1; j < np; j++)
-			A[i][j] = A[j][i];
+}
+
+static void normal_xtv(const ctx *c, int nc, double *xtv)
+{
+	const patch *p = &c->p;
+	for (int i = 0; i <= nc; i++)
+		xtv[i] = 0;
+	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
+		if (!p->mask[o])
+			continue;
+		for (int k = 0; k < nc; k++)
+			xtv[k] += c->use[k][o] * p->v[o];
+		xtv[nc] += p->v[o];
+	}
+}
+
+/* Least squares from the normal equations; returns the residual sum of
+ * squares (coef gets the weights, constant at index nc). */
+static double solve_normal(const ctx *c, int nc, const double xtx[NPAR][NPAR], const double *xtv, double *coef)
+{
+	const patch *p = &c->p;
+	int np = nc + 1;
+	double A[NPAR][NPAR + 1];
+	for (int i = 0; i < np; i++) {
+		for (int j = 0; j <= i; j++)
+			A[i][j] = A[j][i] = xtx[i][j];
+		A[i][np] = xtv[i];
+	}
 	/* a component that vanishes (no slope on a flat field, no shadow)
 	 * must not make the system singular: a tiny ridge */
 	for (int i = 0; i < np; i++)
@@ -298,6 +413,35 @@ static double solve(const ctx *c, int nc, double *coef)
 	return rss;
 }
 
+/* The normal equations on nc components and the constant (index nc)
+ * extended by the component c->use[nc] (the constant moves to nc + 1):
+ * only the new row is summed. */
+static void normal_add(const ctx *c, int nc, const double xtx[NPAR][NPAR], const double *xtv, double out[NPAR][NPAR],
+		       double *outv)
+{
+	const patch *p = &c->p;
+	memset(out, 0, NPAR * sizeof out[0]);
+	for (int i = 0; i < nc; i++) {
+		for (int j = 0; j <= i; j++)
+			out[i][j] = xtx[i][j];
+		out[nc + 1][i] = xtx[nc][i];
+		outv[i] = xtv[i];
+	}
+	out[nc + 1][nc + 1] = xtx[nc][nc];
+	outv[nc + 1] = xtv[nc];
+	outv[nc] = 0;
+	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
+		if (!p->mask[o])
+			continue;
+		double x = c->use[nc][o];
+		for (int j = 0; j < nc; j++)
+			out[nc][j] += x * c->use[j][o];
+		out[nc][nc] += x * x;
+		out[nc + 1][nc] += x;
+		outv[nc] += x * p->v[o];
+	}
+}
+
 static void use_blur(ctx *c, int b)
 {
 	for (int k = 0; k < FS_SE_NCOMP; k++)
@@ -316,12 +460,17 @@ static int try_geom(ctx *c, double fill, double hr, double prof, const cand *hol
 		return -1;
 	int b0 = hold ? hold->blur : 0, b1 = hold ? hold->blur : NBLUR - 1, bb = b0;
 	double brss = INFINITY, baz = 0;
+	/* the unshadowed normal equations per blur, which the shadowed
+	 * ones extend by the shadow's row */
+	double xtx[NBLUR][NPAR][NPAR], xtv[NBLUR][NPAR];
 	for (int b = b0; b <= b1; b++) {
 		for (int k = 0; k < FS_SE_SHADOW; k++)
 			blur_crop(c->f.c[k], sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][k]);
 		use_blur(c, b);
 		cand cd = {fill, hr, prof, b, -1, 0, {0}, 0, 0};
-		cd.rss = solve(c, FS_SE_SHADOW, cd.coef);
+		normal_xtx(c, FS_SE_SHADOW, xtx[b]);
+		normal_xtv(c, FS_SE_SHADOW, xtv[b]);
+		cd.rss = solve_normal(c, FS_SE_SHADOW, xtx[b], xtv[b], cd.coef);
 		cd.coef[NPAR - 1] = cd.coef[FS_SE_SHADOW];
 		cd.coef[FS_SE_SHADOW] = 0;
 		if (cd.rss < brss) {
@@ -344,7 +493,9 @@ static int try_geom(ctx *c, double fill, double hr, double prof, const cand *hol
 			blur_crop(c->f.c[FS_SE_SHADOW], sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][FS_SE_SHADOW]);
 			use_blur(c, b);
 			cand cs = {fill, hr, prof, b, e, 0, {0}, 0, 0};
-			cs.rss = solve(c, FS_SE_NCOMP, cs.coef);
+			double sx[NPAR][NPAR], sv[NPAR];
+			normal_add(c, FS_SE_SHADOW, xtx[b], xtv[b], sx, sv);
+			cs.rss = solve_normal(c, FS_SE_NCOMP, sx, sv, cs.coef);
 			/* a shadow brighter than the lit surface is no shadow
 			 * (when searching; a held formation is kept as it is) */
 			if ((hold || cs.coef[FS_SE_SHADOW] < 0) && cs.rss < best->rss)
@@ -376,7 +527,7 @@ static int best_at(ctx *c, double fill, const cand *hold, cand *best)
  * fill 0.8 on the simulator). Searched for formation b, starting at
  * (*ox, *oy): over +-MAX_OFFSET pitch in steps of 0.05 pitch (wide), then
  * +-0.05 in steps of 0.0125; c->p is left observed at the best offset. */
-static int fit_offset(ctx *c, const meanimg *m, const cand *b, int wide, double *ox, double *oy)
+static int fit_offset(ctx *c, meanimg *m, const cand *b, int wide, double *ox, double *oy)
 {
 	cand tmp = {.rss = INFINITY};
 	if (try_geom(c, b->fill, b->hr, b->prof, b, &tmp))
@@ -384,6 +535,9 @@ static int fit_offset(ctx *c, const meanimg *m, const cand *b, int wide, double 
 	use_blur(c, b->blur);
 	int nc = b->elev >= 0 ? FS_SE_NCOMP : FS_SE_SHADOW;
 	double coef[NPAR], bx = *ox, by = *oy, br = INFINITY, lim = MAX_OFFSET * c->pitch;
+	/* the formation is held: X^T X is the same at every offset */
+	double xtx[NPAR][NPAR], xtv[NPAR];
+	normal_xtx(c, nc, xtx);
 	for (int pass = wide ? 0 : 1; pass < 2; pass++) {
 		double st = (pass ? 0.0125 : 0.05) * c->pitch, cx = pass ? bx : 0, cy = pass ? by : 0;
 		int r = pass ? 4 : (int)lround(MAX_OFFSET / 0.05);
@@ -393,7 +547,8 @@ static int fit_offset(ctx *c, const meanimg *m, const cand *b, int wide, double 
 				if (fabs(x) > lim + 1e-9 || fabs(y) > lim + 1e-9)
 					continue;
 				observe(m, x, y, &c->p);
-				double rs = solve(c, nc, coef);
+				normal_xtv(c, nc, xtv);
+				double rs = solve_normal(c, nc, xtx, xtv, coef);
 				if (rs < br) {
 					br = rs;
 					bx = x;
@@ -412,7 +567,7 @@ static int fit_offset(ctx *c, const meanimg *m, const cand *b, int wide, double 
  * first formation's residual at the new offset, to save the second
  * search, read 0.67 for a true 0.80: the formation fitted at the wrong
  * offset is the wrong one.) */
-static int best_with_offset(ctx *c, const meanimg *m, double fill, int wide, double ox, double oy, cand *best)
+static int best_with_offset(ctx *c, meanimg *m, double fill, int wide, double ox, double oy, cand *best)
 {
 	observe(m, ox, oy, &c->p);
 	if (best_at(c, fill, NULL, best) || fit_offset(c, m, best, wide, &ox, &oy) ||
@@ -446,7 +601,7 @@ static double refine(const double *fills, const double *rss, int nf)
  * hold only the fine scan +-0.1 around hold->fill at hold's offset; a
  * single fill (lo == hi) also from start's offset when given.
  * *best the best formation, *fill the refined fill. */
-static int fit_fill(ctx *c, const meanimg *m, double lo, double hi, const cand *hold, const double *start, cand *best,
+static int fit_fill(ctx *c, meanimg *m, double lo, double hi, const cand *hold, const double *start, cand *best,
 		    double *fill)
 {
 	double fills[64], rss[64];
@@ -564,8 +719,12 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	size_t cw = (size_t)p->w;
 	p->v = malloc(cw * cw * sizeof *p->v);
 	p->mask = malloc(cw * cw);
+	p->x0 = malloc(cw * sizeof *p->x0);
+	p->y0 = malloc(cw * sizeof *p->y0);
+	p->fx = malloc(cw * sizeof *p->fx);
+	p->fy = malloc(cw * sizeof *p->fy);
 	mv = malloc(cw * cw * sizeof *mv);
-	if (!p->v || !p->mask || !mv)
+	if (!p->v || !p->mask || !p->x0 || !p->y0 || !p->fx || !p->fy || !mv)
 		goto oom;
 	for (int y = -p->half; y <= p->half; y++)
 		for (int x = -p->half; x <= p->half; x++) {
@@ -660,11 +819,15 @@ oom:
 done:
 	free(xsort);
 	free(mv);
-	free(mi.v);
-	free(mh[0].v);
-	free(mh[1].v);
+	meanimg_free(&mi);
+	meanimg_free(&mh[0]);
+	meanimg_free(&mh[1]);
 	free(c.p.v);
 	free(c.p.mask);
+	free(c.p.x0);
+	free(c.p.y0);
+	free(c.p.fx);
+	free(c.p.fy);
 	free(c.tmp);
 	for (int b = 0; b < NBLUR; b++)
 		for (int k = 0; k < FS_SE_NCOMP; k++)
