@@ -9,11 +9,22 @@
   user's small set p50/p99 (target p99 < 50 ms) while they run, the
   errors seen (target none) and the longest time one of their results held
   SQLite's write lock (the jobs' result.write_lock_ms; target < 200 ms).
+  Before the jobs, the same probes with no job running (the baseline, in
+  the same conditions); per edit, what the FastCGI workers spent on a core
+  and runnable but waiting for one (/proc/PID/schedstat), the rest being
+  sleep (SQLite's write lock, I/O); the edits that fell while a job stored
+  its result apart from the others; each job thread's nice value and
+  scheduling policy and the workers'; the jobs' peak RSS.
 The extraction alone and again over its result: median of FS_BENCH_RUNS
-(default 5) runs, each into a set of its own.
+(default 5; 0 skips it) runs, each into a set of its own.
+FS_BENCH_ROUNDS=N repeats the baseline and the four at once N times
+(default 1), running the shell command FS_BENCH_ROUND_HOOK (if set) before
+each with FS_BENCH_ROUND=k in its environment: an A/B of two builds of
+build/fishscale-job, alternated round by round under the same load.
 Set FS_BENCH_QUICK=1 for a 4000x4000 image instead."""
 import os
 import sys
+import subprocess
 import threading
 import time
 
@@ -25,7 +36,7 @@ from test_images import png_gray, upload  # noqa: E402
 SIDE = 4000 if os.environ.get("FS_BENCH_QUICK") else 10000
 # issue 15's figures are medians of 5 runs
 _runs = os.environ.get("FS_BENCH_RUNS", "")
-RUNS = int(_runs) if _runs.isdigit() and 1 <= int(_runs) <= 9 else 5
+RUNS = int(_runs) if _runs.isdigit() and 0 <= int(_runs) <= 9 else 5  # 0: four at once only
 
 
 def pct(v, p):
@@ -70,6 +81,174 @@ def print_stages(stages, t_total):
         end = stages[k + 1][0] if k + 1 < len(stages) else t_total
         if k + 1 < len(stages):
             print("    %-22s from %6.2f s, %6.2f s" % (name, t, end - t))
+
+
+_rounds = os.environ.get("FS_BENCH_ROUNDS", "")
+ROUNDS = int(_rounds) if _rounds.isdigit() and 1 <= int(_rounds) <= 20 else 1  # baseline + four at once, repeated
+BASELINE_EDITS = 150  # edits probed with no job running, as many as four jobs' time usually holds
+POLICIES = {0: "SCHED_OTHER", 3: "SCHED_BATCH", 5: "SCHED_IDLE"}
+
+
+def sched_of(pid, label):
+    """label, pid, nice and scheduling policy of each of a process's threads
+    (/proc/PID/task/TID/stat: fields 19 and 41), its I/O priority."""
+    out = []
+    try:
+        for tid in sorted(os.listdir("/proc/%d/task" % pid), key=int):
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                st = f.read().rsplit(")", 1)[1].split()
+            out.append("nice %s %s" % (st[16], POLICIES.get(int(st[38]), st[38])))
+    except OSError:
+        return "%s %d gone" % (label, pid)
+    io = subprocess.run(["ionice", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+    return "%s %d: threads %s, io %s" % (label, pid, ", ".join(out), io or "?")
+
+
+def job_processes(srv, n):
+    """The scheduling of the jobs' processes once n of them run (or when
+    they have all ended)."""
+    seen = {}
+    t_end = time.time() + 60
+
+    def mine(p):  # this server's job (its data directory), not another checkout's
+        try:
+            with open("/proc/%s/environ" % p, "rb") as f:
+                return ("FISHSCALE_DATA_DIR=%s" % srv.data).encode() in f.read().split(b"\0")
+        except OSError:
+            return False
+    while len(seen) < n and time.time() < t_end:
+        for p in os.listdir("/proc"):
+            if not p.isdigit() or int(p) in seen:
+                continue
+            try:
+                with open("/proc/%s/cmdline" % p, "rb") as f:
+                    cmd = f.read().split(b"\0")
+            except OSError:
+                continue
+            if cmd and cmd[0].endswith(b"fishscale-job") and mine(p):
+                # the job lowers its compute thread's priority once started
+                time.sleep(0.3)
+                seen[int(p)] = sched_of(int(p), "job")
+        time.sleep(0.05)
+    return list(seen.values())
+
+
+class Prober:
+    """GET /api/health, then one edit (a tubercle added to another user's
+    small set), every 50 ms; per edit its wall time and what the FastCGI
+    workers spent meanwhile (/proc/PID/schedstat: time on a core, time
+    runnable but waiting for one); the rest of an edit's time is sleeping:
+    waiting for SQLite's write lock (the busy handler), I/O, nginx and the
+    client."""
+
+    def __init__(self, srv, ed, es):
+        self.srv, self.ed, self.es = srv, ed, es
+        self.rev = es["revision"]
+        self.k = 0
+        self.pids = srv.worker_pids()
+
+    def _sched(self):
+        cpu = wait = 0
+        for p in self.pids:
+            try:
+                with open("/proc/%d/schedstat" % p) as f:
+                    a = f.read().split()
+                cpu += int(a[0])
+                wait += int(a[1])
+            except OSError:
+                pass
+        return cpu / 1e6, wait / 1e6
+
+    def _reset(self):
+        self.health, self.edits, self.errors = [], [], []
+        self.stop = threading.Event()
+
+    def _one(self, hc):
+        a = time.time()
+        h = hc.get("/api/health")
+        self.health.append((time.time() - a) * 1000)
+        if h.status != 200:
+            self.errors.append("health %d" % h.status)
+        k = self.k
+        s0 = self._sched()
+        a = time.time()
+        e = self.ed.api("POST", "/api/sets/%d/tubercles" % self.es["id"],
+                        {"revision": self.rev, "x": 20 + (k * 7) % 360, "y": 20 + (k * 13) % 260, "radius_px": 5})
+        b = time.time()
+        s1 = self._sched()
+        self.edits.append({"t0": a, "t1": b, "ms": (b - a) * 1000, "cpu": s1[0] - s0[0], "runq": s1[1] - s0[1]})
+        if e.status != 200:
+            self.errors.append("edit %d %s" % (e.status, e.text[:80]))
+        else:
+            self.rev = e.json().get("revision", self.rev + 1)
+        self.k += 1
+        time.sleep(0.05)
+
+    def _loop(self, count):
+        hc = self.srv.client()
+        while not self.stop.is_set() and (count is None or len(self.edits) < count):
+            self._one(hc)
+
+    def run(self, count, poll):
+        """count edits with no job, while poll (a client) lists the jobs
+        every 20 ms as wait_job does during the four jobs."""
+        self._reset()
+
+        def poller():
+            while not self.stop.is_set():
+                poll.api("GET", "/api/jobs")
+                time.sleep(0.02)
+        th = threading.Thread(target=poller)
+        th.start()
+        self._loop(count)
+        self.stop.set()
+        th.join()
+        return {"health": self.health, "edits": self.edits, "errors": self.errors}
+
+    def start(self):
+        self._reset()
+        self.th = threading.Thread(target=self._loop, args=(None,))
+        self.th.start()
+
+    def finish(self):
+        self.stop.set()
+        self.th.join()
+        return {"health": self.health, "edits": self.edits, "errors": self.errors}
+
+
+def report(title, data, results):
+    """Health and edits: percentiles; edits during a job's storing of its
+    result (results' store_started .. store_ended) and outside; the slowest
+    edits' make-up."""
+    ms = [e["ms"] for e in data["edits"]]
+    print("  %s:" % title)
+    print("    GET /api/health: %d requests, p50 %.1f ms, p99 %.1f ms (target p99 < 20 ms)" %
+          (len(data["health"]), pct(data["health"], 50), pct(data["health"], 99)))
+    print("    edits of another set: %d, p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms (target p99 < 50 ms); "
+          "workers' CPU a edit %.1f ms, runnable-waiting %.1f ms (means)" %
+          (len(ms), pct(ms, 50), pct(ms, 90), pct(ms, 99), max(ms) if ms else float("nan"),
+           sum(e["cpu"] for e in data["edits"]) / max(1, len(ms)),
+           sum(e["runq"] for e in data["edits"]) / max(1, len(ms))))
+    wins = [(r["store_started"], r["store_ended"], r.get("write_lock_ms", 0)) for r in results
+            if isinstance(r.get("store_started"), (int, float))]
+    if wins:
+        def during(e):
+            return any(e["t0"] < b and e["t1"] > a for a, b, _ in wins)
+        inn = [e["ms"] for e in data["edits"] if during(e)]
+        out = [e["ms"] for e in data["edits"] if not during(e)]
+        print("    edits while a job stored its result: %d, p50 %.1f ms, max %.1f ms; the others: %d, p50 %.1f ms, "
+              "p99 %.1f ms, max %.1f ms" % (len(inn), pct(inn, 50), max(inn) if inn else float("nan"), len(out),
+                                             pct(out, 50), pct(out, 99), max(out) if out else float("nan")))
+        print("    the jobs' stores: %s" % ", ".join("%.0f ms (lock %.0f ms)" % ((b - a) * 1000, lk)
+                                                    for a, b, lk in wins))
+    else:
+        during = None
+    slow = sorted(data["edits"], key=lambda e: -e["ms"])[:5]
+    print("    slowest edits (wall = workers' CPU + runnable-waiting + the rest: lock, I/O, nginx): " +
+          "; ".join("%.1f = %.1f + %.1f + %.1f%s" % (e["ms"], e["cpu"], e["runq"], e["ms"] - e["cpu"] - e["runq"],
+                                                    " (during a store)" if during and during(e) else "")
+                    for e in slow))
+    print("    errors: %d %s" % (len(data["errors"]), data["errors"][:5]))
 
 
 def main():
@@ -142,74 +321,62 @@ def main():
             dt, _, j = extract(c1, sid)
             again.append(dt)
             lock_again.append(j.get("result", {}).get("write_lock_ms"))
-        print("extraction through the API as a job: %.1f s to the finished result (median of %d: %s), %s "
-              "tubercles (target < 3 s on a quiet machine), write lock held %s ms; the first request answered "
-              "in %.2f s, then:" % (median(first), RUNS, ", ".join("%.1f" % x for x in first), n_tub,
-                                    fmt_ms(lock_first), answer0))
-        print_stages(stages0, dt0 - answer0)
-        print("  a second extraction of the same image (over the first's result): %.1f s (median of %d: %s), "
-              "write lock held %s ms" % (median(again), RUNS, ", ".join("%.1f" % x for x in again),
-                                        fmt_ms(lock_again)))
+        if RUNS:
+            print("extraction through the API as a job: %.1f s to the finished result (median of %d: %s), %s "
+                  "tubercles (target < 3 s on a quiet machine), write lock held %s ms; the first request answered "
+                  "in %.2f s, then:" % (median(first), RUNS, ", ".join("%.1f" % x for x in first), n_tub,
+                                        fmt_ms(lock_first), answer0))
+            print_stages(stages0, dt0 - answer0)
+            print("  a second extraction of the same image (over the first's result): %.1f s (median of %d: %s), "
+                  "write lock held %s ms" % (median(again), RUNS, ", ".join("%.1f" % x for x in again),
+                                            fmt_ms(lock_again)))
 
-        # four at once, with health and edits measured meanwhile
+        # four at once, with health and edits measured meanwhile, after the
+        # same probes with no job running (the baseline, same conditions:
+        # the same server, set and polling of the jobs list)
         ed = clients["editor"]
         small = upload(ed, png_gray(400, 300), "small.png").json()["image"]
         es = base_set(ed, small["id"])
-        rev = es["revision"]
-        health, edits, errors = [], [], []
-        stop = threading.Event()
-
-        def prober():
-            nonlocal rev
-            hc = srv.client()
-            k = 0
-            while not stop.is_set():
-                a = time.time()
-                h = hc.get("/api/health")
-                health.append((time.time() - a) * 1000)
-                if h.status != 200:
-                    errors.append("health %d" % h.status)
-                a = time.time()
-                e = ed.api("POST", "/api/sets/%d/tubercles" % es["id"],
-                           {"revision": rev, "x": 20 + (k * 7) % 360, "y": 20 + (k * 13) % 260, "radius_px": 5})
-                edits.append((time.time() - a) * 1000)
-                if e.status != 200:
-                    errors.append("edit %d %s" % (e.status, e.text[:80]))
+        probe = Prober(srv, ed, es)
+        print("processes: %s" % "; ".join(sched_of(p, "worker") for p in srv.worker_pids()))
+        hook = os.environ.get("FS_BENCH_ROUND_HOOK", "")
+        for rnd in range(1, ROUNDS + 1):
+            if hook:  # e.g. an A/B of two job binaries, round by round
+                subprocess.run(["sh", "-c", hook], env=dict(os.environ, FS_BENCH_ROUND=str(rnd)), check=True)
+            print("round %d of %d%s:" % (rnd, ROUNDS, "" if rnd == 1 else " (each set over its last result)"))
+            base = probe.run(count=BASELINE_EDITS, poll=c1)
+            report("no job running (baseline)", base, [])
+            probe.start()
+            jobs = []
+            t = time.time()
+            for u in ("u1", "u2", "u3", "u4"):
+                s = base_set(clients[u], ids[u])
+                r = clients[u].api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"]})
+                if r.status != 202:
+                    probe.errors.append("submit %s %d" % (u, r.status))
                 else:
-                    rev = e.json().get("revision", rev + 1)
-                k += 1
-                time.sleep(0.05)
-
-        th = threading.Thread(target=prober)
-        th.start()
-        jobs = []
-        t = time.time()
-        for u in ("u1", "u2", "u3", "u4"):
-            s = base_set(clients[u], ids[u])
-            r = clients[u].api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"]})
-            if r.status != 202:
-                errors.append("submit %s %d" % (u, r.status))
-            else:
-                jobs.append((u, r.json()["job"]["id"]))
-        done = [wait_job(clients[u], jid) for u, jid in jobs]
-        ends = time.time() - t
-        stop.set()
-        th.join()
-        states = [d["state"] for d in done]
-        print("four extractions at once: all finished in %.1f s, states %s" % (ends, states))
-        for d in done:
-            if d["state"] != "done":
-                print("  job %d %s: %s" % (d["id"], d["state"], d.get("error")))
-        print("  GET /api/health while they ran: %d requests, p50 %.1f ms, p99 %.1f ms (target p99 < 20 ms)" %
-              (len(health), pct(health, 50), pct(health, 99)))
-        print("  edits of another set meanwhile: %d, p50 %.1f ms, p99 %.1f ms (target p99 < 50 ms)" %
-              (len(edits), pct(edits, 50), pct(edits, 99)))
-        print("  errors: %d %s" % (len(errors), errors[:5]))
-        locks = [d.get("result", {}).get("write_lock_ms") for d in done]
-        locks = [x for x in locks if isinstance(x, (int, float))]
-        if locks:
-            print("  longest write lock of a result: %.0f ms (each: %s; target < 200 ms)" %
-                  (max(locks), ", ".join("%.0f" % x for x in locks)))
+                    jobs.append((u, r.json()["job"]["id"]))
+            seen = job_processes(srv, len(jobs))
+            done = [wait_job(clients[u], jid) for u, jid in jobs]
+            ends = time.time() - t
+            loaded = probe.finish()
+            states = [d["state"] for d in done]
+            print("four extractions at once: all finished in %.1f s, states %s" % (ends, states))
+            for line in seen:
+                print("  " + line)
+            for d in done:
+                if d["state"] != "done":
+                    print("  job %d %s: %s" % (d["id"], d["state"], d.get("error")))
+            report("while the four jobs ran", loaded, [d.get("result", {}) for d in done])
+            locks = [d.get("result", {}).get("write_lock_ms") for d in done]
+            locks = [x for x in locks if isinstance(x, (int, float))]
+            if locks:
+                print("  longest write lock of a result: %.0f ms (each: %s; target < 200 ms)" %
+                      (max(locks), ", ".join("%.0f" % x for x in locks)))
+            rss = [d.get("result", {}).get("peak_rss_mb") for d in done]
+            if all(isinstance(x, (int, float)) for x in rss) and rss:
+                print("  the jobs' peak RSS: %s MB (%s bytes a pixel)" %
+                      (", ".join("%.0f" % x for x in rss), ", ".join("%.2f" % (x * 1048576 / SIDE ** 2) for x in rss)))
     finally:
         srv.cleanup()
 
