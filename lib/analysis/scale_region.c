@@ -125,6 +125,27 @@ static int components(const unsigned char *m, unsigned char val, int gw, int gh,
 	return nl;
 }
 
+/* One line of morph(): dst[i * stride] for i < len from src's line the
+ * same way. The window of each cell is clamped to the line, since a clamped
+ * cell repeats the nearest one, which changes neither an OR nor an AND; a
+ * count of the set cells slides along it, so a cell costs the same whatever
+ * rad (the window scanned cell by cell was 18 % of the instructions of a
+ * paper figure's whole detection, callgrind). */
+static void morph_line(const unsigned char *src, unsigned char *dst, size_t stride, int len, int rad, int grow)
+{
+	int count = 0;
+	for (int i = 0; i <= rad && i < len; i++)
+		count += src[(size_t)i * stride] != 0;
+	for (int x = 0; x < len; x++) {
+		int lo = x - rad < 0 ? 0 : x - rad, hi = x + rad >= len ? len - 1 : x + rad;
+		dst[(size_t)x * stride] = (unsigned char)(grow ? count > 0 : count == hi - lo + 1);
+		if (x - rad >= 0)
+			count -= src[(size_t)(x - rad) * stride] != 0;
+		if (x + rad + 1 < len)
+			count += src[(size_t)(x + rad + 1) * stride] != 0;
+	}
+}
+
 /* Square dilation (grow = 1) or erosion of a 0/1 mask by rad cells; cells
  * beyond the grid count as their nearest cell (so the border neither grows
  * nor eats the mask). */
@@ -132,25 +153,9 @@ static void morph(unsigned char *m, unsigned char *tmp, int gw, int gh, int rad,
 {
 	/* separable: rows then columns */
 	for (int y = 0; y < gh; y++)
-		for (int x = 0; x < gw; x++) {
-			int v = grow ? 0 : 1;
-			for (int d = -rad; d <= rad; d++) {
-				int xx = x + d < 0 ? 0 : x + d >= gw ? gw - 1 : x + d;
-				int s = m[(size_t)y * gw + xx];
-				v = grow ? (v | s) : (v & s);
-			}
-			tmp[(size_t)y * gw + x] = (unsigned char)v;
-		}
-	for (int y = 0; y < gh; y++)
-		for (int x = 0; x < gw; x++) {
-			int v = grow ? 0 : 1;
-			for (int d = -rad; d <= rad; d++) {
-				int yy = y + d < 0 ? 0 : y + d >= gh ? gh - 1 : y + d;
-				int s = tmp[(size_t)yy * gw + x];
-				v = grow ? (v | s) : (v & s);
-			}
-			m[(size_t)y * gw + x] = (unsigned char)v;
-		}
+		morph_line(m + (size_t)y * gw, tmp + (size_t)y * gw, 1, gw, rad, grow);
+	for (int x = 0; x < gw; x++)
+		morph_line(tmp + x, m + x, (size_t)gw, gh, rad, grow);
 }
 
 /*
