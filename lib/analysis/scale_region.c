@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,19 @@ static int components(const unsigned char *m, unsigned char val, int gw, int gh,
 			sizes[nl]++;
 			if (cx == 0 || cy == 0 || cx == gw - 1 || cy == gh - 1)
 				touch[nl] = 1;
+			else {
+				/* inside the grid: the eight neighbours without
+				 * the bounds tests (most cells; the same order) */
+				static const int ox[8] = {-1, 0, 1, -1, 1, -1, 0, 1}, oy[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
+				for (int k = 0; k < 8; k++) {
+					size_t j = (size_t)((ptrdiff_t)c + (ptrdiff_t)oy[k] * gw + ox[k]);
+					if (m[j] == val && !lab[j]) {
+						lab[j] = nl;
+						stack[sp++] = (int)j;
+					}
+				}
+				continue;
+			}
 			for (int dy = -1; dy <= 1; dy++)
 				for (int dx = -1; dx <= 1; dx++) {
 					int x = cx + dx, y = cy + dy;
@@ -305,16 +319,32 @@ int fs_scale_region_detect(const fs_image *img, fs_scale_region *out, char *err,
 			size_t i = (size_t)gy * gw + gx;
 			double s = 0, s2 = 0;
 			long k = 0;
-			for (int dy = -1; dy <= 1; dy++)
-				for (int dx = -1; dx <= 1; dx++) {
-					int x = gx + dx, y = gy + dy;
-					if (x < 0 || y < 0 || x >= gw || y >= gh)
-						continue;
-					size_t j = (size_t)y * gw + x;
+			if (gx > 0 && gy > 0 && gx < gw - 1 && gy < gh - 1) {
+				/* inside the grid: the same additions in the same
+				 * order, without the bounds tests */
+				for (int dy = -1; dy <= 1; dy++) {
+					size_t j = (size_t)(gy + dy) * gw + gx - 1;
 					s += sum[j];
 					s2 += sq[j];
 					k += cnt[j];
+					s += sum[j + 1];
+					s2 += sq[j + 1];
+					k += cnt[j + 1];
+					s += sum[j + 2];
+					s2 += sq[j + 2];
+					k += cnt[j + 2];
 				}
+			} else
+				for (int dy = -1; dy <= 1; dy++)
+					for (int dx = -1; dx <= 1; dx++) {
+						int x = gx + dx, y = gy + dy;
+						if (x < 0 || y < 0 || x >= gw || y >= gh)
+							continue;
+						size_t j = (size_t)y * gw + x;
+						s += sum[j];
+						s2 += sq[j];
+						k += cnt[j];
+					}
 			double mean = sum[i] / cnt[i];
 			double m3 = s / k, var = s2 / k - m3 * m3;
 			double sd = var > 0 ? sqrt(var) : 0;
