@@ -23,6 +23,7 @@
 
 #include "analysis/blob_measure.h"
 #include "analysis/detect_methods.h"
+#include "analysis/detect_pre_region.h"
 #include "analysis/detect_scale.h"
 #include "analysis/detect_tiled.h"
 #include "analysis/lattice_estimate.h"
@@ -41,6 +42,17 @@ static const fs_image *whole_float(const fs_image *img, fs_image **tmp)
 	return *tmp;
 }
 
+/* Whether auto's and lattice's candidate step at full resolution runs tile
+ * by tile: with the tiling on, on an image of more than four tiles (a
+ * smaller one costs more in the tiles' overlaps and the stretches' passes
+ * than it saves; the results are the same). */
+static int cand_tiled(const fs_image *img)
+{
+	int tile = 0;
+	fs_detect_get_tiling(&tile, NULL);
+	return tile > 0 && (double)img->width * img->height > 4.0 * tile * tile;
+}
+
 static int detect(const fs_image *img, const fs_params *p, double um_per_px, int dome,
 		  fs_detect_result *out, char *err, size_t errlen)
 {
@@ -49,6 +61,10 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 	const fs_image *whole;
 	fs_lattice lat = {0};
 	fs_params mpar; /* the measurement's parameters when tiled */
+	fs_pre_plan plan;
+	fs_det_source csrc;
+	const fs_det_source *tiled_src = NULL; /* the candidate step's tiles */
+	int ctile = 0;
 	double msigma = 0;
 	int tiling = 0, threads = 1;
 	if (!out) {
@@ -119,6 +135,16 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		fs_image_free(small);
 		if (prc)
 			goto out;
+	} else if (!dome && cand_tiled(img)) {
+		/* at full resolution the candidate step runs tile by tile from
+		 * the preprocessing's plan (detect_cand_tiled.h): no full-size
+		 * preprocessed image */
+		fs_detect_get_tiling(&ctile, &threads);
+		if (fs_pre_plan_make(&plan, img, p, tile, ctile, err, errlen))
+			goto out;
+		csrc = (fs_det_source){.plan = &plan, .tile = ctile, .threads = threads, .width = img->width,
+				       .height = img->height};
+		tiled_src = &csrc;
 	} else if (fs_det_preprocess(img, p, tile, &pre, err, errlen)) {
 		/* (a compact img is converted by the preprocessing's own copy) */
 		goto out;
@@ -205,10 +231,10 @@ measured:;
 	out->ms_preprocess = t1 - t0;
 	switch (p->method) {
 	case FS_METHOD_AUTO:
-		rc = lat.pitch_px > 0 ? fs_detect_auto(&pre, &m, f, p, &lat, out, err, errlen) : 0;
+		rc = lat.pitch_px > 0 ? fs_detect_auto(&pre, tiled_src, &m, f, p, &lat, out, err, errlen) : 0;
 		break;
 	case FS_METHOD_LATTICE:
-		rc = lat.pitch_px > 0 ? fs_detect_lattice(&pre, &m, f, p, &lat, out, err, errlen) : 0;
+		rc = lat.pitch_px > 0 ? fs_detect_lattice(&pre, tiled_src, &m, f, p, &lat, out, err, errlen) : 0;
 		break;
 	default: /* log, dog, ellipse: fs_detect_scale above */
 		snprintf(err, errlen, "detect: method %s not dispatched", fs_method_name(p->method));

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "analysis/detect_cand_tiled.h"
 #include "analysis/detect_methods.h"
 #include "analysis/preprocess.h"
 #include "analysis/halftone.h"
@@ -25,17 +26,6 @@ static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
-}
-
-/* Offset in [-0.5, 0.5] of the vertex of the parabola through (-1, a),
- * (0, b), (1, c); 0 when b is not a strict maximum. */
-static double vertex(double a, double b, double c)
-{
-	double d = a - 2 * b + c;
-	if (!(d < 0))
-		return 0;
-	double o = 0.5 * (a - c) / d;
-	return o < -0.5 ? -0.5 : o > 0.5 ? 0.5 : o;
 }
 
 /* Direction bins of the circle votes: 4 axes, each with its two ends. */
@@ -156,10 +146,49 @@ fail:
 	return NULL;
 }
 
+/* The candidates of c (prominence in response, sub-pixel offsets in
+ * off[2i], off[2i + 1]) that stand out, in full-resolution pixels, into
+ * keep: the same for the whole image's response and for its tiles'. */
+static int keep_prominent(fs_cand_list *c, const double *off, const fs_params *p, double full_pitch, int f,
+			  fs_cand_list *keep, char *err, size_t errlen)
+{
+	if (!c->n)
+		return 0;
+	double *pr = malloc(c->n * sizeof *pr);
+	if (!pr) {
+		snprintf(err, errlen, "auto: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		pr[i] = c->items[i].response;
+	qsort(pr, c->n, sizeof *pr, cmp_double);
+	double p90 = pr[(size_t)(0.9 * (c->n - 1))];
+	free(pr);
+	/* the absolute floor (0.01 of the image range) only keeps the
+	 * noise of a blank image out; the knob is the relative one */
+	double lim = fmax(p->auto_prominence * p90, AUTO_MIN_PROMINENCE);
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->items[i].response < lim)
+			continue;
+		c->items[i].r = 0.3 * full_pitch;
+		/* Sub-pixel peak: on the reduced grid a pixel is f pixels of
+		 * meas, and a start near the centre saves fs_blob_measure its
+		 * second pass. */
+		c->items[i].x = (c->items[i].x + off[2 * i] + 0.5) * f - 0.5;
+		c->items[i].y = (c->items[i].y + off[2 * i + 1] + 0.5) * f - 0.5;
+		if (fs_cand_append(keep, &c->items[i])) {
+			snprintf(err, errlen, "auto: out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Smoothed response (or circle votes, dome), prominent peaks. Shared with
  * the lattice method. */
-int fs_detect_auto_candidates(fs_image **pre_in, int f, const fs_params *p, double pitch, int dome,
-			      fs_cand_list *keep, fs_image **resp_out, char *err, size_t errlen)
+int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int f, const fs_params *p,
+			      double pitch, int dome, fs_cand_list *keep, fs_image **resp_out, char *err,
+			      size_t errlen)
 {
 	fs_image *pre = *pre_in;
 	*pre_in = NULL; /* ours from here: freed or made the response */
@@ -167,8 +196,22 @@ int fs_detect_auto_candidates(fs_image **pre_in, int f, const fs_params *p, doub
 	pitch /= f;
 	int rc = -1;
 	fs_cand_list c = {0};
-	double *pr = NULL;
+	double *off = NULL;
 	fs_image *resp = NULL;
+	if (resp_out)
+		*resp_out = NULL;
+	if (tiled) {
+		/* at full resolution, without a full-size response
+		 * (detect_cand_tiled.h); the same peaks as below */
+		if (dome || f != 1 || pre) {
+			snprintf(err, errlen, "auto: tiles are for the outline rule at full resolution");
+			goto out;
+		}
+		if (fs_auto_peaks_tiled(tiled, p->auto_smoothing * pitch, 0.5 * pitch, 0.6 * pitch, &c, &off, err,
+					errlen))
+			goto out;
+		goto select;
+	}
 	if (dome) {
 		/* Votes from edges smoothed at 5 % of the pitch: finer texture
 		 * (noise) would vote everywhere. The dots of a printed halftone
@@ -213,42 +256,17 @@ int fs_detect_auto_candidates(fs_image **pre_in, int f, const fs_params *p, doub
 		goto out;
 	}
 	fs_det_prominence(resp, &c, 0.6 * pitch);
-	if (c.n) {
-		pr = malloc(c.n * sizeof *pr);
-		if (!pr) {
-			snprintf(err, errlen, "auto: out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < c.n; i++)
-			pr[i] = c.items[i].response;
-		qsort(pr, c.n, sizeof *pr, cmp_double);
-		double p90 = pr[(size_t)(0.9 * (c.n - 1))];
-		/* the absolute floor (0.01 of the image range) only keeps the
-		 * noise of a blank image out; the knob is the relative one */
-		double lim = fmax(p->auto_prominence * p90, AUTO_MIN_PROMINENCE);
-		for (size_t i = 0; i < c.n; i++) {
-			if (c.items[i].response < lim)
-				continue;
-			c.items[i].r = 0.3 * full_pitch;
-			/* Sub-pixel peak (parabola through the 3 samples on each
-			 * axis): on the reduced grid a pixel is f pixels of meas,
-			 * and a start near the centre saves fs_blob_measure its
-			 * second pass. */
-			int px = (int)c.items[i].x, py = (int)c.items[i].y;
-			double ox = 0, oy = 0;
-			if (px > 0 && py > 0 && px < resp->width - 1 && py < resp->height - 1) {
-				const float *d = resp->data + (size_t)py * resp->width + px;
-				ox = vertex(d[-1], d[0], d[1]);
-				oy = vertex(d[-resp->width], d[0], d[resp->width]);
-			}
-			c.items[i].x = (c.items[i].x + ox + 0.5) * f - 0.5;
-			c.items[i].y = (c.items[i].y + oy + 0.5) * f - 0.5;
-			if (fs_cand_append(keep, &c.items[i])) {
-				snprintf(err, errlen, "auto: out of memory");
-				goto out;
-			}
-		}
+	off = malloc((c.n ? c.n : 1) * 2 * sizeof *off);
+	if (!off) {
+		snprintf(err, errlen, "auto: out of memory");
+		goto out;
 	}
+	for (size_t i = 0; i < c.n; i++)
+		fs_det_peak_offset(resp, 0, 0, resp->width, resp->height, (int)c.items[i].x, (int)c.items[i].y,
+				   &off[2 * i], &off[2 * i + 1]);
+select:
+	if (keep_prominent(&c, off, p, full_pitch, f, keep, err, errlen))
+		goto out;
 	if (resp_out) {
 		*resp_out = resp;
 		resp = NULL;
@@ -258,7 +276,7 @@ out:
 	fs_image_free(pre);
 	fs_image_free(resp);
 	fs_cand_free(&c);
-	free(pr);
+	free(off);
 	return rc;
 }
 
@@ -284,13 +302,13 @@ int fs_detect_measure_image(const fs_image *img, const fs_params *p, double sigm
 	return 0;
 }
 
-int fs_detect_auto(fs_image **pre, const fs_meas *m, int f, const fs_params *p,
+int fs_detect_auto(fs_image **pre, const fs_det_source *tiled, const fs_meas *m, int f, const fs_params *p,
 		   const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen)
 {
 	int rc = -1;
 	fs_cand_list c = {0};
 	double a = lat->pitch_px;
-	if (fs_detect_auto_candidates(pre, f, p, a, m->dome, &c, NULL, err, errlen))
+	if (fs_detect_auto_candidates(pre, tiled, f, p, a, m->dome, &c, NULL, err, errlen))
 		goto out;
 	if (fs_det_measure(m, &c, 0.6 * a, (m->dome ? 0.7 : 0.4) * a, p, FS_SOURCE_EXTRACTED,
 			   &out->tubercles)) {

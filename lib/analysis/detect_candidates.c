@@ -85,37 +85,39 @@ static int cmp_cand_desc(const void *a, const void *b)
 	return x->r < y->r ? -1 : x->r > y->r;
 }
 
-int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_cand_list *out)
+int fs_det_maxima(const fs_image *resp, double min_value, int x0, int y0, int x1, int y1, int ox, int oy, int W,
+		  int H, fs_cand_list *all)
 {
 	int w = resp->width, h = resp->height;
-	fs_cand_list all = {0};
-	long *head = NULL, *next = NULL;
-	int rc = -1;
-	for (int y = 0; y < h; y++) {
-		for (int x = 0; x < w; x++) {
+	for (int y = y0; y < y1; y++) {
+		int gy = y + oy;
+		for (int x = x0; x < x1; x++) {
 			const float *q = resp->data + (size_t)y * w + x;
 			float v = *q;
+			int gx = x + ox;
 			if (!(v > min_value))
 				continue;
-			/* Interior pixels: most fail on one of the first comparisons,
+			/* Interior pixels (of the image, not of the crop: the
+			 * crop holds a pixel's neighbours wherever the image
+			 * does): most fail on one of the first comparisons,
 			 * without the bounds checks of the general case below. */
-			if (x > 0 && y > 0 && x < w - 1 && y < h - 1) {
+			if (gx > 0 && gy > 0 && gx < W - 1 && gy < H - 1) {
 				if (q[-1] >= v || q[1] > v || q[-w] >= v || q[w] > v || q[-w - 1] >= v ||
 				    q[-w + 1] >= v || q[w - 1] > v || q[w + 1] > v)
 					continue;
-				fs_cand c = {x, y, v, 0};
-				if (fs_cand_append(&all, &c))
-					goto out;
+				fs_cand c = {gx, gy, v, 0};
+				if (fs_cand_append(all, &c))
+					return -1;
 				continue;
 			}
 			int ok = 1;
 			for (int dy = -1; dy <= 1 && ok; dy++) {
 				int yy = y + dy;
-				if (yy < 0 || yy >= h)
+				if (gy + dy < 0 || gy + dy >= H || yy < 0 || yy >= h)
 					continue;
 				for (int dx = -1; dx <= 1; dx++) {
 					int xx = x + dx;
-					if (xx < 0 || xx >= w || (!dx && !dy))
+					if (gx + dx < 0 || gx + dx >= W || xx < 0 || xx >= w || (!dx && !dy))
 						continue;
 					float u = resp->data[(size_t)yy * w + xx];
 					/* Plateaus: only the first pixel in scan order wins. */
@@ -126,14 +128,21 @@ int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_can
 				}
 			}
 			if (ok) {
-				fs_cand c = {x, y, v, 0};
-				if (fs_cand_append(&all, &c))
-					goto out;
+				fs_cand c = {gx, gy, v, 0};
+				if (fs_cand_append(all, &c))
+					return -1;
 			}
 		}
 	}
-	if (all.n)
-		qsort(all.items, all.n, sizeof *all.items, cmp_cand_desc);
+	return 0;
+}
+
+int fs_det_peaks_suppress(fs_cand_list *all, double min_dist, int w, int h, fs_cand_list *out)
+{
+	long *head = NULL, *next = NULL;
+	int rc = -1;
+	if (all->n)
+		qsort(all->items, all->n, sizeof *all->items, cmp_cand_desc);
 	/* Greedy suppression, strongest first: a peak is dropped when a kept
 	 * one lies closer than min_dist. The kept peaks are looked up in a
 	 * grid of cells min_dist wide (3 x 3 cells around a peak) rather than
@@ -147,13 +156,13 @@ int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_can
 	double md2 = min_dist * min_dist;
 	size_t first = out->n;
 	head = malloc((size_t)gw * gh * sizeof *head);
-	next = malloc((all.n ? all.n : 1) * sizeof *next);
+	next = malloc((all->n ? all->n : 1) * sizeof *next);
 	if (!head || !next)
 		goto out;
 	for (size_t i = 0; i < (size_t)gw * gh; i++)
 		head[i] = -1;
-	for (size_t i = 0; i < all.n; i++) {
-		int x = (int)all.items[i].x, y = (int)all.items[i].y;
+	for (size_t i = 0; i < all->n; i++) {
+		int x = (int)all->items[i].x, y = (int)all->items[i].y;
 		int gx = (int)(x / cell), gy = (int)(y / cell);
 		gx = gx >= gw ? gw - 1 : gx;
 		gy = gy >= gh ? gh - 1 : gy;
@@ -170,7 +179,7 @@ int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_can
 			}
 		if (clash)
 			continue;
-		if (fs_cand_append(out, &all.items[i]))
+		if (fs_cand_append(out, &all->items[i]))
 			goto out;
 		long k = (long)(out->n - 1 - first);
 		next[k] = head[(size_t)gy * gw + gx];
@@ -178,10 +187,42 @@ int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_can
 	}
 	rc = 0;
 out:
-	fs_cand_free(&all);
+	fs_cand_free(all);
 	free(head);
 	free(next);
 	return rc;
+}
+
+int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_cand_list *out)
+{
+	int w = resp->width, h = resp->height;
+	fs_cand_list all = {0};
+	if (fs_det_maxima(resp, min_value, 0, 0, w, h, 0, 0, w, h, &all)) {
+		fs_cand_free(&all);
+		return -1;
+	}
+	return fs_det_peaks_suppress(&all, min_dist, w, h, out);
+}
+
+/* Offset in [-0.5, 0.5] of the vertex of the parabola through (-1, a),
+ * (0, b), (1, c); 0 when b is not a strict maximum. */
+static double vertex(double a, double b, double c)
+{
+	double d = a - 2 * b + c;
+	if (!(d < 0))
+		return 0;
+	double o = 0.5 * (a - c) / d;
+	return o < -0.5 ? -0.5 : o > 0.5 ? 0.5 : o;
+}
+
+void fs_det_peak_offset(const fs_image *resp, int ox, int oy, int W, int H, int gx, int gy, double *dx, double *dy)
+{
+	*dx = *dy = 0;
+	if (gx > 0 && gy > 0 && gx < W - 1 && gy < H - 1) {
+		const float *d = resp->data + (size_t)(gy - oy) * resp->width + (gx - ox);
+		*dx = vertex(d[-1], d[0], d[1]);
+		*dy = vertex(d[-resp->width], d[0], d[resp->width]);
+	}
 }
 
 /* The pixel row of a candidate, clamped to the image (for ordering only). */

@@ -41,10 +41,30 @@ int fs_det_preprocess(const fs_image *img, const fs_params *p, int clahe_tile, f
 /* Pixels of resp that are the maximum of their 3x3 neighbourhood and > min_value,
  * then greedy suppression by decreasing value: no two kept within min_dist. */
 int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_cand_list *out);
+/*
+ * fs_det_peaks in two steps, for a response made tile by tile: the 3x3
+ * maxima > min_value among the pixels [x0, x1) x [y0, y1) of resp, a crop
+ * at (ox, oy) of a W x H image (the crop holds every neighbour the image
+ * has of those pixels), appended to all at their image position; then,
+ * once every tile's are in, the greedy suppression of a w x h image, which
+ * appends the kept ones to out and empties all (the result does not depend
+ * on the order of all, which is sorted strongest first). 0 or -1 (out of
+ * memory).
+ */
+int fs_det_maxima(const fs_image *resp, double min_value, int x0, int y0, int x1, int y1, int ox, int oy, int W,
+		  int H, fs_cand_list *all);
+int fs_det_peaks_suppress(fs_cand_list *all, double min_dist, int w, int h, fs_cand_list *out);
 
 /* Prominence of each candidate: resp at the peak minus the lowest resp within
  * radius (sampled on 16 rays); stored in response. */
 void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius);
+
+/* The sub-pixel offsets (each in [-0.5, 0.5]) of the peak at pixel (gx, gy)
+ * of a W x H response from the parabolas through the 3 samples on each
+ * axis (0 on the image's border, or where the peak is not a strict
+ * maximum along the axis); resp is a crop at (ox, oy) holding the peak's
+ * neighbours. */
+void fs_det_peak_offset(const fs_image *resp, int ox, int oy, int W, int H, int gx, int gy, double *dx, double *dy);
 
 /* Scale range in pixels (radii) from the µm parameters and the calibration. */
 void fs_det_radius_range(const fs_params *p, double um_per_px, double *rmin, double *rmax);

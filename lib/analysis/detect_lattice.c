@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/blob_measure.h"
+#include "analysis/detect_cand_tiled.h"
 #include "analysis/detect_methods.h"
 
 /* Tubercles bucketed in square cells of side cell px (a pitch), so the
@@ -98,7 +99,27 @@ static int any_within(const grid *g, const fs_tubercle_list *l, double x, double
 	return 0;
 }
 
-int fs_detect_lattice(fs_image **pre, const fs_meas *m, int f, const fs_params *p,
+/* The neighbour of tubercle i that lattice vector k predicts. */
+static void predict(const fs_tubercle_list *T, const fs_lattice *lat, size_t i, int k, double *px, double *py)
+{
+	*px = T->items[i].centroid_x + lat->peak_dist[k] * cos(lat->peak_angle[k]);
+	*py = T->items[i].centroid_y + lat->peak_dist[k] * sin(lat->peak_angle[k]);
+}
+
+static int cmp_probe(const void *a, const void *b)
+{
+	long x = ((const fs_lattice_probe *)a)->key, y = ((const fs_lattice_probe *)b)->key;
+	return x < y ? -1 : x > y;
+}
+
+/* The search of key among the n sorted ones, or NULL. */
+static const fs_lattice_probe *probe_find(const fs_lattice_probe *q, size_t n, long key)
+{
+	fs_lattice_probe k = {.key = key};
+	return n ? bsearch(&k, q, n, sizeof *q, cmp_probe) : NULL;
+}
+
+int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas *m, int f, const fs_params *p,
 		      const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen)
 {
 	int rc = -1;
@@ -106,6 +127,8 @@ int fs_detect_lattice(fs_image **pre, const fs_meas *m, int f, const fs_params *
 	fs_cand_list c = {0};
 	fs_tubercle_list *T = &out->tubercles;
 	double a = lat->pitch_px;
+	fs_lattice_probe *q = NULL;
+	size_t nq = 0, capq = 0;
 	grid g;
 	if (grid_init(&g, m->width, m->height, a)) {
 		fs_image_free(*pre);
@@ -113,7 +136,7 @@ int fs_detect_lattice(fs_image **pre, const fs_meas *m, int f, const fs_params *
 		snprintf(err, errlen, "lattice: out of memory");
 		return -1;
 	}
-	if (fs_detect_auto_candidates(pre, f, p, a, m->dome, &c, &resp, err, errlen))
+	if (fs_detect_auto_candidates(pre, tiled, f, p, a, m->dome, &c, tiled ? NULL : &resp, err, errlen))
 		goto out;
 	if (fs_det_measure(m, &c, 0.6 * a, 0.4 * a, p, FS_SOURCE_EXTRACTED, T) ||
 	    grid_sync(&g, T))
@@ -122,45 +145,73 @@ int fs_detect_lattice(fs_image **pre, const fs_meas *m, int f, const fs_params *
 	for (size_t i = 0; i < c.n; i++)
 		minprom = fmin(minprom, c.items[i].response);
 	int w = m->width, h = m->height;
-	int sw = resp->width, sh = resp->height;
+	int sw = tiled ? tiled->width : resp->width, sh = tiled ? tiled->height : resp->height;
 	double mg = p->edge_margin_px > a / 2 ? p->edge_margin_px : a / 2;
+	/* The search around a prediction: the strongest reduced response
+	 * within R px, and its prominence. */
+	int R = (int)(0.25 * a / f) + 1;
+	long npk = lat->n_peaks;
 	/* Recovery, two rounds (a recovered tubercle can predict the next one). */
 	for (int round = 0; round < 2 && T->n; round++) {
 		size_t n0 = T->n;
+		/* The searches the round may make, made first and all at once
+		 * (tile by tile when tiled: the response is not kept): those of
+		 * every prediction with no tubercle near it yet and none made in
+		 * an earlier round. A tubercle recovered during the round only
+		 * rules some out, and a search's result does not depend on when
+		 * it is made, so the round below is the one that searched as it
+		 * went. */
+		size_t first = nq;
 		for (size_t i = 0; i < n0; i++) {
 			for (int k = 0; k < lat->n_peaks; k++) {
-				double px = T->items[i].centroid_x + lat->peak_dist[k] * cos(lat->peak_angle[k]);
-				double py = T->items[i].centroid_y + lat->peak_dist[k] * sin(lat->peak_angle[k]);
+				double px, py;
+				predict(T, lat, i, k, &px, &py);
+				if (px < mg || py < mg || px > w - 1 - mg || py > h - 1 - mg)
+					continue;
+				if (any_within(&g, T, px, py, 0, 0.3 * a, -1) ||
+				    probe_find(q, first, (long)i * npk + k))
+					continue;
+				if (nq == capq) {
+					size_t nc = capq ? 2 * capq : 256;
+					fs_lattice_probe *np = realloc(q, nc * sizeof *np);
+					if (!np)
+						goto oom;
+					q = np;
+					capq = nc;
+				}
+				q[nq++] = (fs_lattice_probe){.key = (long)i * npk + k,
+							     .sx = (px + 0.5) / f - 0.5,
+							     .sy = (py + 0.5) / f - 0.5};
+			}
+		}
+		if (tiled) {
+			if (fs_lattice_probe_tiled(tiled, p->auto_smoothing * a / f, R, 0.6 * a / f, q + first,
+						   nq - first, err, errlen))
+				goto out;
+		} else {
+			fs_lattice_probe_crop(resp, 0, 0, sw, sh, R, 0.6 * a / f, q + first, nq - first);
+		}
+		qsort(q, nq, sizeof *q, cmp_probe);
+		for (size_t i = 0; i < n0; i++) {
+			for (int k = 0; k < lat->n_peaks; k++) {
+				double px, py;
+				predict(T, lat, i, k, &px, &py);
 				if (px < mg || py < mg || px > w - 1 - mg || py > h - 1 - mg)
 					continue;
 				if (any_within(&g, T, px, py, 0, 0.3 * a, -1))
 					continue;
-				fs_cand_list one = {0};
-				/* Search the reduced response around the prediction. */
-				int R = (int)(0.25 * a / f) + 1;
-				double spx = (px + 0.5) / f - 0.5, spy = (py + 0.5) / f - 0.5;
-				double best = -1, bx = spx, by = spy;
-				for (int dy = -R; dy <= R; dy++) {
-					for (int dx = -R; dx <= R; dx++) {
-						int xx = (int)lround(spx) + dx, yy = (int)lround(spy) + dy;
-						if (xx < 0 || yy < 0 || xx >= sw || yy >= sh ||
-						    dx * dx + dy * dy > R * R)
-							continue;
-						double v = fs_image_at(resp, xx, yy);
-						if (v > best) {
-							best = v;
-							bx = xx;
-							by = yy;
-						}
-					}
+				const fs_lattice_probe *s = probe_find(q, nq, (long)i * npk + k);
+				if (!s) {
+					snprintf(err, errlen, "lattice: a search was not made");
+					goto out;
 				}
-				fs_cand cc = {bx, by, 0, 0.3 * a};
+				fs_cand_list one = {0};
+				fs_cand cc = {s->bx, s->by, s->prom, 0.3 * a};
 				if (fs_cand_append(&one, &cc))
 					goto oom;
-				fs_det_prominence(resp, &one, 0.6 * a / f);
 				int ok = one.items[0].response >= 0.5 * minprom;
-				one.items[0].x = (bx + 0.5) * f - 0.5;
-				one.items[0].y = (by + 0.5) * f - 0.5;
+				one.items[0].x = (s->bx + 0.5) * f - 0.5;
+				one.items[0].y = (s->by + 0.5) * f - 0.5;
 				if ((ok && fs_det_measure(m, &one, 0.6 * a, 0.4 * a, p,
 							  FS_SOURCE_LATTICE, T)) ||
 				    grid_sync(&g, T)) {
@@ -198,5 +249,6 @@ out:
 	grid_free(&g);
 	fs_image_free(resp);
 	fs_cand_free(&c);
+	free(q);
 	return rc;
 }

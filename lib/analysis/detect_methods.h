@@ -23,10 +23,13 @@ int fs_detect_ellipse(const fs_det_source *s, const fs_params *p, double um_per_
  * They take *pre (the caller's before the call, NULL after it: freed, or
  * smoothed in place into the response), so the response is not a second
  * full-size image beside it (issue 15: at a pitch under 20 px pre is
- * full-size). */
-int fs_detect_auto(fs_image **pre, const fs_meas *m, int f, const fs_params *p,
+ * full-size). Or, at full resolution (f 1) with the outline rule, *pre
+ * NULL and tiled (detect_cand_tiled.h: its plan, tiles and threads): the
+ * candidate step then runs tile by tile, with the same result, and nothing
+ * full-size is made. tiled NULL: the whole image in *pre. */
+int fs_detect_auto(fs_image **pre, const fs_det_source *tiled, const fs_meas *m, int f, const fs_params *p,
 		   const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen);
-int fs_detect_lattice(fs_image **pre, const fs_meas *m, int f, const fs_params *p,
+int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas *m, int f, const fs_params *p,
 		      const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen);
 
 /* auto and lattice: pre is the preprocessed image they detect on, m the
@@ -34,10 +37,12 @@ int fs_detect_lattice(fs_image **pre, const fs_meas *m, int f, const fs_params *
 
 /* Auto's candidates (prominent peaks of pre smoothed at 0.15 x pitch), in
  * full-resolution pixels; pitch is in full-resolution pixels, pre reduced
- * by f. Takes *pre (NULL on return, as fs_detect_auto). The smoothed
- * response (reduced) is returned in *resp_out when that is not NULL. */
-int fs_detect_auto_candidates(fs_image **pre, int f, const fs_params *p, double pitch, int dome,
-			      fs_cand_list *keep, fs_image **resp_out, char *err, size_t errlen);
+ * by f. Takes *pre (NULL on return, as fs_detect_auto), or reads tiled
+ * (as fs_detect_auto). The smoothed response (reduced) is returned in
+ * *resp_out when that is not NULL (NULL when tiled). */
+int fs_detect_auto_candidates(fs_image **pre, const fs_det_source *tiled, int f, const fs_params *p,
+			      double pitch, int dome, fs_cand_list *keep, fs_image **resp_out, char *err,
+			      size_t errlen);
 /*
  * The image diameters are measured on (*out new): img after the top-hat (if
  * on) and a light blur (sigma, e.g. 3 % of the pitch), but without CLAHE,

@@ -1,0 +1,64 @@
+/*
+ * detect_cand_tiled.h - the candidate step of auto and lattice tile by tile
+ * (issue 15), for a lattice pitch below 20 px, where it runs at full
+ * resolution: instead of one full-size preprocessed response (4 bytes a
+ * pixel), each tile's response is made from the preprocessing plan
+ * (detect_pre_region.h: the image-wide stretches found in streaming
+ * passes) over the tile widened by the smoothing's and the rays' reach.
+ *
+ * Auto: every 3x3 maximum of a tile's core is found with its prominence
+ * and sub-pixel offset (both read only the response within the rays'
+ * reach), then the greedy suppression runs over all tiles' maxima
+ * (fs_det_peaks_suppress), as on the whole image. Lattice: the responses
+ * its recovery searches around predicted neighbours are probed in batches
+ * (fs_lattice_probe), a tile's crop for the predictions that fall in it.
+ * Every value is the whole-image path's to the last bit.
+ *
+ * Ownership: the source and its plan stay the caller's; the lists and
+ * arrays filled are the caller's (free with fs_cand_free / free).
+ */
+#ifndef FS_DETECT_CAND_TILED_H
+#define FS_DETECT_CAND_TILED_H
+
+#include <stddef.h>
+
+#include "analysis/detect_candidates.h"
+#include "analysis/detect_scale.h"
+
+/* The radius of fs_gaussian_blur's kernel for sigma (preprocess.h). */
+int fs_blur_reach(double sigma);
+
+/*
+ * Auto's peaks of the response (the preprocessed image smoothed at sigma)
+ * over the tiles of s (s->plan; full resolution): the suppressed peaks
+ * into c (min_dist apart, strongest first, as fs_det_peaks), each with its
+ * prominence within radius (fs_det_prominence) in response, and its
+ * sub-pixel offset (fs_det_peak_offset) in (*off)[2i], (*off)[2i + 1]
+ * (new, the caller frees). Returns 0, or -1 with a message.
+ */
+int fs_auto_peaks_tiled(const fs_det_source *s, double sigma, double min_dist, double radius, fs_cand_list *c,
+			double **off, char *err, size_t errlen);
+
+/* One search of the lattice method's recovery: the strongest response
+ * within R px of (lround(sx), lround(sy)) (a pixel of the image), at
+ * (bx, by), and its prominence within radius. key orders the results. */
+typedef struct fs_lattice_probe {
+	long key;
+	double sx, sy;
+	double bx, by;
+	float prom;
+} fs_lattice_probe;
+
+/* Fills q[0..n) from resp, a crop at (ox, oy) of the W x H response that
+ * holds every pixel within R + radius + 1 of each search's centre that the
+ * image has. */
+void fs_lattice_probe_crop(const fs_image *resp, int ox, int oy, int W, int H, int R, double radius,
+			   fs_lattice_probe *q, size_t n);
+
+/* The same from the tiles of s (a crop per tile holding searches; the
+ * response = the preprocessing smoothed at sigma): 0, or -1 with a
+ * message. */
+int fs_lattice_probe_tiled(const fs_det_source *s, double sigma, int R, double radius, fs_lattice_probe *q,
+			   size_t n, char *err, size_t errlen);
+
+#endif
