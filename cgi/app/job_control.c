@@ -9,10 +9,10 @@
 #include "app/worker_spawn.h"
 #include "analysis/detect.h"
 
-/* Peak bytes per pixel of an extraction today: the float working image and
- * the detection's float buffers (measured: 25 bytes a pixel for 100 MP). */
-#define EXTRACT_BYTES_PER_PIXEL 26
-#define EXTRACT_BASE_BYTES (64LL << 20)
+/* Imports and transforms: not measured per kind; the extractions' old
+ * whole-image figure (float working image and buffers). */
+#define OTHER_BYTES_PER_PIXEL 26
+#define OTHER_BASE_BYTES (64LL << 20)
 
 void fs_job_limits_from_config(const fs_config *cfg, fs_job_limits *lim)
 {
@@ -32,31 +32,109 @@ void fs_job_limits_from_config(const fs_config *cfg, fs_job_limits *lim)
 
 long long fs_job_memory_estimate(long long pixels)
 {
-	return EXTRACT_BASE_BYTES + EXTRACT_BYTES_PER_PIXEL * pixels;
+	return OTHER_BASE_BYTES + OTHER_BYTES_PER_PIXEL * pixels;
 }
 
-/* Peak bytes a pixel of `fishscale measure --threads 1` with log and dog
- * on an image of at most four tiles, which they detect whole
- * (detect_scale.h): on a 3000 x 3000 lattice at 0.1 um/px log 57 (ten
- * float scale layers), dog 49, ellipse 26, auto 8. Admitting a log job at
- * auto's figure let two of them take twice the memory budget. A larger
- * image is detected tile by tile, whose peak is the compact image and one
- * tile's layers (the 100 MP synthetic SEM image at 0.4 um/px: log 243 MB,
- * dog 217 MB, ellipse 210 MB, auto 245-263 MB): auto's estimate covers it. */
-#define LOG_BYTES_PER_PIXEL 60
-#define DOG_BYTES_PER_PIXEL 52
-
-long long fs_job_extract_memory_estimate(long long pixels, fs_method method)
+int fs_job_sample_bytes(int bit_depth, int channels)
 {
+	if (channels <= 1 && bit_depth > 0 && bit_depth <= 8)
+		return 1;
+	if (channels <= 1 && bit_depth > 8 && bit_depth <= 16)
+		return 2;
+	return 4;
+}
+
+/*
+ * An extraction job's peak, measured (tests/bench/bench_job_memory.py,
+ * 2026-11-28: peak RSS of `fishscale measure --threads 1`, which runs what
+ * a job runs: one thread, the default tiles, the compact image; the jobs'
+ * own peak_rss_mb in bench_large_api.py was at or below it) on the
+ * synthetic SEM image at 0.4 um/px, 8 and 16 bit: a 5000 x 5000 crop
+ * (25 MP) and the whole 10000 x 10000 (100 MP, pitch 36 px, 71,858
+ * tubercles), and a 10000 x 10000 at a fine pitch (14 px, 589,487
+ * tubercles: auto preprocesses it at full resolution and the lists are
+ * eight times longer). Per method a fixed part (the process, one tile's
+ * layers) and bytes a pixel, the line through the two sizes, taking the
+ * fine pitch's bytes a pixel where they are higher (a job does not know
+ * the pitch before it runs). Peak RSS in MB (10^6 bytes), 25 MP / 100 MP /
+ * 100 MP fine pitch, 8-bit; 25 / 100 MP 16-bit:
+ *
+ *   auto, outline rule  67 / 215 / FINE_AUTO      117 / 415
+ *   auto, dome rule    444 / 1716 / FINE_DOME     471 / 1816
+ *   log                108 / 266 / FINE_LOG       138 / LOG16
+ *   dog                107 / 237 / FINE_DOG       133 / DOG16
+ *   ellipse             84 / 215 / FINE_ELL       117 / ELL16
+ *
+ * The dome rule's full-size planes (about 15 bytes a pixel) come on top of
+ * whichever method found the candidates. A float working image (a colour
+ * original) is not measured: its bytes a pixel are extrapolated from 8 to
+ * 16 bits (three more bytes a sample than 8-bit, each costing what the
+ * eighth did). The old figure, 26 bytes a pixel for every method, was the
+ * float whole-image path's: twelve times auto's peak on 100 MP.
+ */
+typedef struct {
+	double base_mb;	  /* fixed part, MB */
+	double bpp8, bpp16; /* bytes a pixel with 1- and 2-byte samples */
+} peak_cost;
+
+static const peak_cost costs[] = {
+	[FS_METHOD_AUTO] = {18, 1.97, 3.97},
+	[FS_METHOD_LOG] = {55, 2.11, 3.70},
+	[FS_METHOD_DOG] = {64, 1.73, 2.90},
+	[FS_METHOD_ELLIPSE] = {40, 1.75, 3.10},
+	/* lattice: auto's path (candidates from the lattice, measured tile by tile) */
+	[FS_METHOD_LATTICE] = {18, 1.97, 3.97},
+};
+/* the dome rule's planes on top of the method's (auto's dome - outline) */
+static const peak_cost dome_extra = {5, 15.0, 14.0};
+
+/* Peak bytes a pixel of `fishscale measure --tile 0` (the whole image at
+ * once) on a 3000 x 3000 lattice at 0.1 um/px: log 57 (ten float scale
+ * layers), dog 49, ellipse 26. Log, dog and ellipse take that path on an
+ * image of at most four default tiles (detect_scale.h); admitting a log job
+ * at auto's figure let two of them take twice the memory budget. */
+#define LOG_WHOLE_BYTES_PER_PIXEL 57
+#define DOG_WHOLE_BYTES_PER_PIXEL 49
+#define ELLIPSE_WHOLE_BYTES_PER_PIXEL 26
+
+static double cost_bpp(const peak_cost *c, int sample_bytes)
+{
+	return c->bpp8 + (sample_bytes - 1) * (c->bpp16 - c->bpp8);
+}
+
+long long fs_job_extract_memory_estimate(long long pixels, int sample_bytes, fs_method method,
+					 fs_measurement_rule rule)
+{
+	if (sample_bytes != 1 && sample_bytes != 2)
+		sample_bytes = 4;
+	if ((int)method < 0 || (size_t)method >= sizeof costs / sizeof costs[0])
+		method = FS_METHOD_AUTO;
+	const peak_cost *c = &costs[method];
+	double base = c->base_mb * 1e6, bpp = cost_bpp(c, sample_bytes);
 	/* jobs keep the default tiling */
 	long long tile = FS_DETECT_TILE_DEFAULT;
 	if (pixels <= 4 * tile * tile) {
-		if (method == FS_METHOD_LOG)
-			return EXTRACT_BASE_BYTES + LOG_BYTES_PER_PIXEL * pixels;
-		if (method == FS_METHOD_DOG)
-			return EXTRACT_BASE_BYTES + DOG_BYTES_PER_PIXEL * pixels;
+		/* the whole-image path's layers, over the image's own samples */
+		int whole = method == FS_METHOD_LOG	? LOG_WHOLE_BYTES_PER_PIXEL
+			    : method == FS_METHOD_DOG	? DOG_WHOLE_BYTES_PER_PIXEL
+			    : method == FS_METHOD_ELLIPSE ? ELLIPSE_WHOLE_BYTES_PER_PIXEL
+							  : 0;
+		if (whole + sample_bytes - 1 > bpp)
+			bpp = whole + sample_bytes - 1;
 	}
-	return fs_job_memory_estimate(pixels);
+	if (rule == FS_RULE_DOME) {
+		base += dome_extra.base_mb * 1e6;
+		bpp += cost_bpp(&dome_extra, sample_bytes);
+	}
+	double peak = base + bpp * (double)pixels;
+	return (long long)(peak * (100 + FS_JOB_MEMORY_MARGIN_PCT) / 100);
+}
+
+long long fs_job_extract_memory_estimate_for(const fs_image_rec *im, fs_method method)
+{
+	return fs_job_extract_memory_estimate((long long)im->width * im->height,
+					      fs_job_sample_bytes(im->bit_depth, im->channels), method,
+					      fs_measurement_get_rule());
 }
 
 int fs_job_launch(fs_app *app, const fs_job_rec *job, char *err, size_t errlen)

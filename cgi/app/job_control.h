@@ -8,23 +8,36 @@
 #ifndef FS_JOB_CONTROL_H
 #define FS_JOB_CONTROL_H
 
+#include "analysis/measurement.h"
 #include "analysis/params.h"
 #include "app/http.h"
+#include "store/images_store.h"
 #include "store/jobs.h"
 
 /* jobs_max_running / jobs_memory_mb with their automatic defaults. */
 void fs_job_limits_from_config(const fs_config *cfg, fs_job_limits *lim);
 
-/* Bytes a job over an image of that many pixels is expected to take at its
- * peak (working image and the detection's buffers of auto, lattice and
- * ellipse; imports and transforms take less). */
+/* Bytes a job other than an extraction (an import, a transform) over an
+ * image of that many pixels is expected to take at its peak (not measured
+ * per kind: the extraction's old whole-image figure, 26 bytes a pixel). */
 long long fs_job_memory_estimate(long long pixels);
 
-/* The same for an extraction with method: log and dog keep a stack of
- * full-resolution scale layers and take about twice as much on an image
- * they detect whole (at most four default tiles); tile by tile they take
- * no more than auto. */
-long long fs_job_extract_memory_estimate(long long pixels, fs_method method);
+/* Bytes one sample of an image's working image takes in memory: 1 for an
+ * 8-bit grey image, 2 for 16-bit grey, 4 (floats) for anything else (a
+ * colour original becomes a float grey image). */
+int fs_job_sample_bytes(int bit_depth, int channels);
+
+/* Bytes an extraction with method and measurement rule is expected to take
+ * at its peak on an image of that many pixels held in sample_bytes a
+ * sample: the measured peak (see job_control.c) with
+ * FS_JOB_MEMORY_MARGIN_PCT added. */
+#define FS_JOB_MEMORY_MARGIN_PCT 25
+long long fs_job_extract_memory_estimate(long long pixels, int sample_bytes, fs_method method,
+					 fs_measurement_rule rule);
+
+/* The same for an image as stored, with the rule this process measures
+ * with (the server's measurement_rule): what admission control checks. */
+long long fs_job_extract_memory_estimate_for(const fs_image_rec *im, fs_method method);
 
 /* Starts the worker of an admitted (starting) job: 0, or -1 with err (the
  * job is then failed with that message). */

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sqlite3.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ioprio_set(2) has no glibc wrapper; the values are the kernel's ABI */
@@ -54,6 +56,31 @@ int fs_job_run_low(int (*fn)(void *arg), void *arg)
 		return fn(arg);
 	pthread_join(t, NULL);
 	return c.rc;
+}
+
+static int yield_timeout_ms;
+
+static int polite_wait(void *ctx, int n)
+{
+	(void)ctx;
+	static unsigned seed;
+	if (!seed)
+		seed = (unsigned)getpid();
+	seed = seed * 1103515245u + 12345u;
+	/* FS_JOB_LOCK_POLL_MS .. 1.5 times it: jobs waiting together do not
+	 * poll in step either */
+	long us = FS_JOB_LOCK_POLL_MS * 1000L + (long)(seed >> 16) % (FS_JOB_LOCK_POLL_MS * 500L);
+	if ((long)n * FS_JOB_LOCK_POLL_MS >= yield_timeout_ms)
+		return 0;
+	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
+void fs_job_yield_writes(fs_db *db, int timeout_ms)
+{
+	yield_timeout_ms = timeout_ms > 0 ? timeout_ms : 5000;
+	sqlite3_busy_handler(fs_db_handle(db), polite_wait, NULL);
 }
 
 void fs_job_priority_describe(char *buf, size_t len)

@@ -19,6 +19,8 @@
 
 #include <stddef.h>
 
+#include "store/db.h"
+
 /* The computing thread's nice value (the workers run at 0). */
 #define FS_JOB_COMPUTE_NICE 10
 
@@ -34,6 +36,17 @@ int fs_job_lower_this_thread(void);
  * default. When no thread can be made, fn runs in the calling thread at its
  * own priority (nothing is lost but the priority). */
 int fs_job_run_low(int (*fn)(void *arg), void *arg);
+
+/*
+ * Makes db (the job's connection; the caller keeps owning it) wait for
+ * SQLite's write lock in steps of FS_JOB_LOCK_POLL_MS (with jitter) instead
+ * of the workers' 0.2-1 ms (store/db.c): when a lock is released, an edit
+ * that waits for it takes it before a job that waits too, so an edit waits
+ * for at most one job's write, not for several queued back to back. Gives
+ * up (SQLITE_BUSY, which the job retries) after timeout_ms.
+ */
+#define FS_JOB_LOCK_POLL_MS 10
+void fs_job_yield_writes(fs_db *db, int timeout_ms);
 
 /* The calling thread's nice value, policy name ("other", "batch", "idle",
  * ...) for a log line, into buf (at least 32 bytes). */

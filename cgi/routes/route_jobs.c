@@ -23,8 +23,10 @@
 #define ERRBUF 512
 #define BATCH_MAX_IMAGES 500
 
-static void refuse(fs_req *r, fs_resp *w, int why, long long pixels)
+/* need: the job's memory estimate, against the site's budget for jobs */
+static void refuse(fs_req *r, fs_resp *w, int why, long long pixels, long long need, const fs_job_limits *lim)
 {
+	long long need_mb = (need + (1LL << 20) - 1) >> 20, budget_mb = lim->mem_budget >> 20;
 	int after = fs_job_retry_after(r->app->db, r->user.id);
 	char wait[32];
 	fs_wait_words(after, wait, sizeof wait);
@@ -35,14 +37,22 @@ static void refuse(fs_req *r, fs_resp *w, int why, long long pixels)
 			      "you already have a job running: one at a time per user (try again in about %s)", wait);
 		break;
 	case FS_JOB_REFUSED_TOO_BIG:
-		fs_resp_error(r, w, 413, "an image of %lld pixels needs more memory than this site allows for one job",
-			      pixels);
+		fs_resp_error(r, w, 413,
+			      "an image of %lld pixels needs more memory than this site allows for one job (about %lld MB; "
+			      "jobs may take %lld MB)",
+			      pixels, need_mb, budget_mb);
 		break;
 	default:
 		fs_resp_header(w, "Retry-After", "%d", after);
-		fs_resp_error(r, w, 503,
-			      "the site is busy with other heavy jobs (%s): try again in about %s",
-			      why == FS_JOB_REFUSED_MEMORY ? "not enough memory free" : "every slot taken", wait);
+		if (why == FS_JOB_REFUSED_MEMORY)
+			fs_resp_error(r, w, 503,
+				      "the site is busy with other heavy jobs (not enough memory free: this one needs about "
+				      "%lld MB and the jobs running now leave less of the %lld MB jobs may take together): "
+				      "try again in about %s",
+				      need_mb, budget_mb, wait);
+		else
+			fs_resp_error(r, w, 503,
+				      "the site is busy with other heavy jobs (every slot taken): try again in about %s", wait);
 	}
 }
 
@@ -74,7 +84,7 @@ static int submit_now(fs_req *r, fs_resp *w, fs_job_rec *job_in, long long image
 	if (rc)
 		return rc;
 	if (refused) {
-		refuse(r, w, refused, job.pixels);
+		refuse(r, w, refused, job.pixels, job.mem_bytes, &lim);
 		return 0;
 	}
 	char err[ERRBUF];
@@ -97,7 +107,7 @@ int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long lo
 	memset(&job, 0, sizeof job);
 	snprintf(job.kind, sizeof job.kind, "extract");
 	job.set_id = set_id;
-	job.mem_bytes = fs_job_extract_memory_estimate((long long)im->width * im->height, p->method);
+	job.mem_bytes = fs_job_extract_memory_estimate_for(im, p->method);
 	cJSON *pj = cJSON_CreateObject();
 	cJSON_AddItemToObject(pj, "parameters", fs_params_to_json(p));
 	int rc = submit_now(r, w, &job, im->id, (long long)im->width * im->height, pj);
@@ -377,7 +387,7 @@ static int h_batch_create(fs_req *r, fs_resp *w)
 		job.image_id = im.id;
 		job.batch_id = batch_id;
 		job.pixels = (long long)im.width * im.height;
-		job.mem_bytes = fs_job_extract_memory_estimate(job.pixels, p.method);
+		job.mem_bytes = fs_job_extract_memory_estimate_for(&im, p.method);
 		snprintf(job.params, sizeof job.params, "%s", ptext);
 		if (new_set)
 			snprintf(job.new_set, sizeof job.new_set, "%s", new_set->valuestring);

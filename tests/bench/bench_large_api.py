@@ -104,31 +104,33 @@ def sched_of(pid, label):
     return "%s %d: threads %s, io %s" % (label, pid, ", ".join(out), io or "?")
 
 
-def job_processes(srv, n):
-    """The scheduling of the jobs' processes once n of them run (or when
-    they have all ended)."""
+def job_processes(srv, n, still_running):
+    """The scheduling of the jobs' processes (build/fishscale-job --run ID
+    --root ROOT of this checkout) once n of them run, or once
+    still_running() says they have ended."""
     seen = {}
     t_end = time.time() + 60
-
-    def mine(p):  # this server's job (its data directory), not another checkout's
-        try:
-            with open("/proc/%s/environ" % p, "rb") as f:
-                return ("FISHSCALE_DATA_DIR=%s" % srv.data).encode() in f.read().split(b"\0")
-        except OSError:
-            return False
+    root = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")).encode()
+    t_check = 0
     while len(seen) < n and time.time() < t_end:
         for p in os.listdir("/proc"):
             if not p.isdigit() or int(p) in seen:
                 continue
             try:
+                # workers are started as argv[0] "fishscale-agent" (worker_spawn.c): the executable says
+                exe = os.readlink("/proc/%s/exe" % p).encode()
                 with open("/proc/%s/cmdline" % p, "rb") as f:
                     cmd = f.read().split(b"\0")
             except OSError:
                 continue
-            if cmd and cmd[0].endswith(b"fishscale-job") and mine(p):
-                # the job lowers its compute thread's priority once started
+            if exe.endswith(b"fishscale-job") and root in cmd:
+                # the job lowers its computing thread once it has started
                 time.sleep(0.3)
                 seen[int(p)] = sched_of(int(p), "job")
+        if time.time() > t_check:
+            if not still_running():
+                break
+            t_check = time.time() + 0.5
         time.sleep(0.05)
     return list(seen.values())
 
@@ -229,18 +231,19 @@ def report(title, data, results):
           (len(ms), pct(ms, 50), pct(ms, 90), pct(ms, 99), max(ms) if ms else float("nan"),
            sum(e["cpu"] for e in data["edits"]) / max(1, len(ms)),
            sum(e["runq"] for e in data["edits"]) / max(1, len(ms))))
-    wins = [(r["store_started"], r["store_ended"], r.get("write_lock_ms", 0)) for r in results
-            if isinstance(r.get("store_started"), (int, float))]
+    wins = [(r["store_started"], r["store_ended"], r.get("write_lock_ms", 0), r.get("write_lock_cpu_ms"))
+            for r in results if isinstance(r.get("store_started"), (int, float))]
     if wins:
         def during(e):
-            return any(e["t0"] < b and e["t1"] > a for a, b, _ in wins)
+            return any(e["t0"] < b and e["t1"] > a for a, b, _, _ in wins)
         inn = [e["ms"] for e in data["edits"] if during(e)]
         out = [e["ms"] for e in data["edits"] if not during(e)]
         print("    edits while a job stored its result: %d, p50 %.1f ms, max %.1f ms; the others: %d, p50 %.1f ms, "
               "p99 %.1f ms, max %.1f ms" % (len(inn), pct(inn, 50), max(inn) if inn else float("nan"), len(out),
                                              pct(out, 50), pct(out, 99), max(out) if out else float("nan")))
-        print("    the jobs' stores: %s" % ", ".join("%.0f ms (lock %.0f ms)" % ((b - a) * 1000, lk)
-                                                    for a, b, lk in wins))
+        print("    the jobs' stores: %s" % ", ".join(
+            "%.0f ms (lock %.0f ms%s)" % ((b - a) * 1000, lk, ", %.0f ms of it on a core" % cpu if cpu else "")
+            for a, b, lk, cpu in wins))
     else:
         during = None
     slow = sorted(data["edits"], key=lambda e: -e["ms"])[:5]
@@ -356,7 +359,9 @@ def main():
                     probe.errors.append("submit %s %d" % (u, r.status))
                 else:
                     jobs.append((u, r.json()["job"]["id"]))
-            seen = job_processes(srv, len(jobs))
+            seen = job_processes(srv, len(jobs), lambda: any(
+                clients[u].api("GET", "/api/jobs/%d" % jid).json()["job"]["state"] in ("queued", "starting", "running")
+                for u, jid in jobs))
             done = [wait_job(clients[u], jid) for u, jid in jobs]
             ends = time.time() - t
             loaded = probe.finish()

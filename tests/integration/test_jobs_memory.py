@@ -1,10 +1,21 @@
-"""Admission control's memory estimate through the API (issue 15 item 3):
-with jobs_memory_mb lowered so that a 1000 x 1000 image's estimate does not
-fit, its extraction is refused at once with 413 and a message that says
-why (no job is made), a batch fails that image's job with the same reason
-instead of queueing it for ever, and a smaller image still runs; the
-estimate follows the method (log keeps ten full-size scale layers on an
-image it detects whole)."""
+"""Admission control's memory estimate through the API (issue 15 item 3;
+the estimate is app/job_control.c's, from the peaks measured per method):
+with jobs_memory_mb at 100, an extraction whose estimate alone exceeds it
+is refused at once with 413 and a message that says why (no job is made)
+and a batch fails that image's job with the same reason instead of queueing
+it for ever; while a job runs, one that would fit alone but not beside it
+is refused with 503, Retry-After and a message naming the memory, and one
+that fits beside it is admitted; the estimate follows the method (log keeps
+its full-size scale layers on an image it detects whole).
+
+Estimates (8-bit images, margin 25 %): auto about (18 MB + 2 bytes a pixel)
+x 1.25, so a 300 x 200 image about 23 MB; log on an image of at most four
+1024-px tiles (the whole-image path) about (55 MB + 57 bytes a pixel) x
+1.25: 600 x 600 about 94 MB, 800 x 800 about 114 MB, 1000 x 1000 about
+140 MB. Jobs are held at their "detecting" stage by the hold file
+(cgi/main_job.c), so nothing depends on how long a detection takes."""
+import os
+
 from harness import Server, wait_for
 from test_images import png_gray, upload
 
@@ -13,22 +24,44 @@ srv = None
 
 def setup_module():
     global srv
-    # 64 MiB base + 26 bytes a pixel (job_control.c): 300 x 200 fits in
-    # 70 MiB, 1000 x 1000 (90 MiB) does not
-    srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MEMORY_MB": "70"}).start()
-    srv.add_users("mia")
+    srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MEMORY_MB": "100",
+                      "FISHSCALE_JOBS_MAX_RUNNING": "4"}).start()
+    srv.add_users("mia", "noa")
+    os.makedirs(os.path.join(srv.data, "jobs"), exist_ok=True)
 
 
 def teardown_module():
     if srv:
+        release()
         srv.cleanup()
 
 
-def image(c, w, h):
+def hold():
+    open(os.path.join(srv.data, "jobs", "hold"), "w").close()
+
+
+def release():
+    try:
+        os.unlink(os.path.join(srv.data, "jobs", "hold"))
+    except FileNotFoundError:
+        pass
+
+
+def image(c, w, h, um_per_px=None):
     r = upload(c, png_gray(w, h, lambda x, y: 200 if ((x // 12) + (y // 12)) % 2 else 30), "m%dx%d.png" % (w, h))
     assert r.status == 201, r.text
     iid = r.json()["image"]["id"]
+    if um_per_px:
+        r = c.api("POST", "/api/images/%d/calibration" % iid, {"um_per_px": um_per_px})
+        assert r.status == 200, r.text
     return iid, c.api("GET", "/api/images/%d/sets" % iid).json()["sets"][0]
+
+
+def extract(c, s, method=None):
+    body = {"revision": s["revision"]}
+    if method:
+        body["parameters"] = {"method": method}
+    return c.api("POST", "/api/sets/%d/extract" % s["id"], body)
 
 
 def ended(c, path, key):
@@ -40,34 +73,64 @@ def ended(c, path, key):
 
 
 def test_an_image_too_large_for_the_memory_budget_is_refused_before_a_job():
+    release()
     c = srv.login_as("mia")
-    iid, s = image(c, 1000, 1000)
-    r = c.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"]})
+    iid, s = image(c, 1000, 1000, um_per_px=0.5)
+    before = len(c.api("GET", "/api/jobs").json()["jobs"])
+    r = extract(c, s, "log")
     assert r.status == 413, r.text
-    assert "1000000 pixels needs more memory" in r.json()["error"]
-    assert c.api("GET", "/api/jobs").json()["jobs"] == []
-    r = c.api("POST", "/api/batches", {"image_ids": [iid], "new_set": "b"})
+    err = r.json()["error"]
+    assert "1000000 pixels needs more memory" in err and "jobs may take 100 MB" in err, err
+    assert len(c.api("GET", "/api/jobs").json()["jobs"]) == before
+    r = c.api("POST", "/api/batches", {"image_ids": [iid], "new_set": "b", "parameters": {"method": "log"}})
     assert r.status == 201, r.text
     jobs = ended(c, "/api/batches/%d" % r.json()["batch"]["id"], "jobs")
     assert [j["state"] for j in jobs] == ["failed"] and "more memory" in jobs[0]["error"], jobs
-    # a smaller image fits the same budget
-    _, s = image(c, 300, 200)
-    r = c.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"]})
+    # the same image fits the budget with auto, a small image too
+    s = c.api("GET", "/api/images/%d/sets" % iid).json()["sets"][0]
+    r = extract(c, s)
     assert r.status == 202, r.text
     assert ended(c, "/api/jobs/%d" % r.json()["job"]["id"], "job")["state"] == "done"
 
 
+def test_a_job_that_does_not_fit_beside_a_running_one_is_refused_with_retry_after():
+    mia, noa = srv.login_as("mia"), srv.login_as("noa")
+    _, small = image(mia, 300, 200)
+    _, large = image(noa, 600, 600, um_per_px=0.5)
+    _, small2 = image(noa, 300, 200)
+    hold()
+    try:
+        r = extract(mia, small)
+        assert r.status == 202, r.text
+        held = r.json()["job"]["id"]
+        # log on 600 x 600 (about 94 MB) fits 100 MB alone, not beside auto's 23 MB
+        r = extract(noa, large, "log")
+        assert r.status == 503, r.text
+        assert int(r.header("Retry-After")) >= 1
+        err = r.json()["error"]
+        assert "not enough memory free" in err and "needs about" in err and "100 MB" in err, err
+        assert [j for j in noa.api("GET", "/api/jobs").json()["jobs"] if j["set_id"] == large["id"]] == []
+        # a job that fits beside it is admitted at once
+        r = extract(noa, small2)
+        assert r.status == 202, r.text
+        admitted = r.json()["job"]["id"]
+    finally:
+        release()
+    assert ended(mia, "/api/jobs/%d" % held, "job")["state"] == "done"
+    assert ended(noa, "/api/jobs/%d" % admitted, "job")["state"] == "done"
+    # alone it fits
+    r = extract(noa, large, "log")
+    assert r.status == 202, r.text
+    assert ended(noa, "/api/jobs/%d" % r.json()["job"]["id"], "job")["state"] == "done"
+
+
 def test_the_estimate_follows_the_method():
-    # 400 x 400: auto's estimate (64 MiB + 26 bytes a pixel) fits in 70 MiB,
-    # log's (60 bytes a pixel: ten full-size scale layers, on an image it
-    # detects whole: at most four tiles) does not
+    # 800 x 800: auto's estimate (about 24 MB) fits 100 MB, log's (about
+    # 114 MB: its full-size scale layers on an image it detects whole) not
     c = srv.login_as("mia")
-    iid, s = image(c, 400, 400)
-    r = c.api("POST", "/api/images/%d/calibration" % iid, {"um_per_px": 0.5})
-    assert r.status == 200, r.text
-    s = c.api("GET", "/api/images/%d/sets" % iid).json()["sets"][0]
-    r = c.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"], "parameters": {"method": "log"}})
+    _, s = image(c, 800, 800, um_per_px=0.5)
+    r = extract(c, s, "log")
     assert r.status == 413 and "needs more memory" in r.json()["error"], (r.status, r.text)
-    r = c.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"], "parameters": {"method": "auto"}})
+    r = extract(c, s, "auto")
     assert r.status == 202, r.text
     assert ended(c, "/api/jobs/%d" % r.json()["job"]["id"], "job")["state"] == "done"

@@ -1,50 +1,135 @@
-/* test_job_estimate.c - the extraction jobs' memory estimate follows the
- * method and its path (app/job_control.h): log and dog on an image they
- * detect whole (at most four default tiles) take their layers' bytes a
- * pixel, more than auto; on a larger image, detected tile by tile, they
- * take auto's estimate, which grows with the image (the compact image and
- * the lists), and an image that needs more than the budget is still
- * refused by admission control. */
+/* test_job_estimate.c - the extraction jobs' memory estimate (app/
+ * job_control.h) against the peaks measured on this machine
+ * (tests/bench/bench_job_memory.py, 2026-11-28: peak RSS of `fishscale
+ * measure --threads 1` on the synthetic SEM image, 25 and 100 MP, 8 and 16
+ * bit, and 100 MP at a fine pitch): every measured peak is covered, with
+ * the stated margin, and none is overestimated past a factor that would
+ * make admission control refuse or queue work the machine could run (the
+ * old 26 bytes a pixel was twelve times auto's 100 MP peak). Also: the
+ * whole-image path of log, dog and ellipse (at most four default tiles)
+ * takes their layers' bytes, the dome rule takes more than the outline
+ * rule, deeper samples more than 8-bit, and the sample size follows the
+ * stored image. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+
 #include "analysis/detect.h"
 #include "app/job_control.h"
+
+typedef struct {
+	fs_method method;
+	fs_measurement_rule rule;
+	int sample_bytes;
+	long long pixels;
+	double peak_mb; /* measured peak RSS, 10^6 bytes */
+} measured_peak;
+
+#define MP25 (5000LL * 5000)
+#define MP100 (10000LL * 10000)
+
+static const measured_peak peaks[] = {
+	{FS_METHOD_AUTO, FS_RULE_OUTLINE, 1, MP25, 67},	   {FS_METHOD_AUTO, FS_RULE_OUTLINE, 1, MP100, 215},
+	{FS_METHOD_AUTO, FS_RULE_DOME, 1, MP25, 444},	   {FS_METHOD_AUTO, FS_RULE_DOME, 1, MP100, 1716},
+	{FS_METHOD_LOG, FS_RULE_OUTLINE, 1, MP25, 108},	   {FS_METHOD_LOG, FS_RULE_OUTLINE, 1, MP100, 266},
+	{FS_METHOD_DOG, FS_RULE_OUTLINE, 1, MP25, 107},	   {FS_METHOD_DOG, FS_RULE_OUTLINE, 1, MP100, 237},
+	{FS_METHOD_ELLIPSE, FS_RULE_OUTLINE, 1, MP25, 84}, {FS_METHOD_ELLIPSE, FS_RULE_OUTLINE, 1, MP100, 215},
+	{FS_METHOD_AUTO, FS_RULE_OUTLINE, 2, MP25, 117},   {FS_METHOD_AUTO, FS_RULE_OUTLINE, 2, MP100, 415},
+	{FS_METHOD_AUTO, FS_RULE_DOME, 2, MP25, 471},	   {FS_METHOD_AUTO, FS_RULE_DOME, 2, MP100, 1816},
+	{FS_METHOD_LOG, FS_RULE_OUTLINE, 2, MP25, 138},	   {FS_METHOD_DOG, FS_RULE_OUTLINE, 2, MP25, 133},
+	{FS_METHOD_ELLIPSE, FS_RULE_OUTLINE, 2, MP25, 117},
+};
+
+static void every_measured_peak_is_covered_with_the_margin(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof peaks / sizeof peaks[0]; i++) {
+		const measured_peak *m = &peaks[i];
+		double est = (double)fs_job_extract_memory_estimate(m->pixels, m->sample_bytes, m->method, m->rule);
+		double peak = m->peak_mb * 1e6;
+		char what[128];
+		snprintf(what, sizeof what, "%s %s %d-byte %lld px: estimate %.0f MB, measured %.0f MB",
+			 fs_method_name(m->method), fs_measurement_rule_name(m->rule), m->sample_bytes, m->pixels,
+			 est / 1e6, m->peak_mb);
+		if (est < peak * (100 + FS_JOB_MEMORY_MARGIN_PCT) / 100 * 0.98)
+			fail_msg("below the measured peak and its margin: %s", what);
+		/* auto's 25/100 MP at the coarse pitch are covered for the fine
+		 * one too, whose planes are 2.5 times larger */
+		if (est > peak * 4)
+			fail_msg("more than four times the measured peak: %s", what);
+	}
+}
 
 static void whole_image_layers_cost_more(void **state)
 {
 	(void)state;
 	long long px = 1000 * 1000;
-	long long a = fs_job_extract_memory_estimate(px, FS_METHOD_AUTO);
-	assert_true(fs_job_extract_memory_estimate(px, FS_METHOD_LOG) > a + 30 * px);
-	assert_true(fs_job_extract_memory_estimate(px, FS_METHOD_DOG) > a + 20 * px);
-	assert_true(fs_job_extract_memory_estimate(px, FS_METHOD_ELLIPSE) == a);
+	long long a = fs_job_extract_memory_estimate(px, 1, FS_METHOD_AUTO, FS_RULE_OUTLINE);
+	assert_true(fs_job_extract_memory_estimate(px, 1, FS_METHOD_LOG, FS_RULE_OUTLINE) > a + 30 * px);
+	assert_true(fs_job_extract_memory_estimate(px, 1, FS_METHOD_DOG, FS_RULE_OUTLINE) > a + 20 * px);
+	assert_true(fs_job_extract_memory_estimate(px, 1, FS_METHOD_ELLIPSE, FS_RULE_OUTLINE) > a + 10 * px);
+	/* tile by tile (more than four default tiles) they cost what auto
+	 * does, and one tile's layers (under 100 MB) */
+	long long tile = FS_DETECT_TILE_DEFAULT, big = 4 * tile * tile + 1;
+	long long ab = fs_job_extract_memory_estimate(big, 1, FS_METHOD_AUTO, FS_RULE_OUTLINE);
+	fs_method m[] = {FS_METHOD_LOG, FS_METHOD_DOG, FS_METHOD_ELLIPSE, FS_METHOD_LATTICE};
+	for (int i = 0; i < 4; i++)
+		assert_true(fs_job_extract_memory_estimate(big, 1, m[i], FS_RULE_OUTLINE) < ab + (100LL << 20));
 }
 
-static void tiled_methods_take_autos_estimate(void **state)
+static void rule_and_sample_size_cost_more(void **state)
 {
 	(void)state;
-	long long tile = FS_DETECT_TILE_DEFAULT;
-	long long px = 4 * tile * tile + 1, big = 10000LL * 10000;
-	fs_method m[] = {FS_METHOD_LOG, FS_METHOD_DOG, FS_METHOD_ELLIPSE, FS_METHOD_LATTICE};
-	for (int i = 0; i < 4; i++) {
-		assert_true(fs_job_extract_memory_estimate(px, m[i]) == fs_job_memory_estimate(px));
-		assert_true(fs_job_extract_memory_estimate(big, m[i]) == fs_job_memory_estimate(big));
+	long long px = MP100;
+	fs_method m[] = {FS_METHOD_AUTO, FS_METHOD_LOG, FS_METHOD_DOG, FS_METHOD_ELLIPSE, FS_METHOD_LATTICE};
+	for (int i = 0; i < 5; i++) {
+		long long e1 = fs_job_extract_memory_estimate(px, 1, m[i], FS_RULE_OUTLINE);
+		long long e2 = fs_job_extract_memory_estimate(px, 2, m[i], FS_RULE_OUTLINE);
+		long long e4 = fs_job_extract_memory_estimate(px, 4, m[i], FS_RULE_OUTLINE);
+		assert_true(e1 < e2 && e2 < e4);
+		/* a float sample takes at least its 4 bytes more than none */
+		assert_true(e4 - e1 >= 3 * px);
+		assert_true(fs_job_extract_memory_estimate(px, 1, m[i], FS_RULE_DOME) > e1 + 10 * px);
 	}
-	/* still more for more pixels: a budget too small for an image stays
-	 * too small for its method */
-	assert_true(fs_job_memory_estimate(big) > fs_job_memory_estimate(px));
-	assert_true(fs_job_extract_memory_estimate(big, FS_METHOD_LOG) > (100LL << 20));
+	/* still more for more pixels */
+	assert_true(fs_job_extract_memory_estimate(px, 1, FS_METHOD_AUTO, FS_RULE_OUTLINE) >
+		    fs_job_extract_memory_estimate(MP25, 1, FS_METHOD_AUTO, FS_RULE_OUTLINE));
+}
+
+static void sample_size_follows_the_stored_image(void **state)
+{
+	(void)state;
+	assert_int_equal(fs_job_sample_bytes(8, 1), 1);
+	assert_int_equal(fs_job_sample_bytes(1, 1), 1);
+	assert_int_equal(fs_job_sample_bytes(12, 1), 2);
+	assert_int_equal(fs_job_sample_bytes(16, 1), 2);
+	assert_int_equal(fs_job_sample_bytes(32, 1), 4);
+	assert_int_equal(fs_job_sample_bytes(8, 3), 4); /* colour: a float grey image */
+	fs_image_rec im = {0};
+	im.width = 10000;
+	im.height = 10000;
+	im.bit_depth = 16;
+	im.channels = 1;
+	fs_measurement_set_rule(FS_RULE_OUTLINE);
+	assert_true(fs_job_extract_memory_estimate_for(&im, FS_METHOD_AUTO) ==
+		    fs_job_extract_memory_estimate(MP100, 2, FS_METHOD_AUTO, FS_RULE_OUTLINE));
+	fs_measurement_set_rule(FS_RULE_DOME);
+	assert_true(fs_job_extract_memory_estimate_for(&im, FS_METHOD_AUTO) ==
+		    fs_job_extract_memory_estimate(MP100, 2, FS_METHOD_AUTO, FS_RULE_DOME));
+	fs_measurement_set_rule(FS_MEASUREMENT_RULE_DEFAULT);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_measured_peak_is_covered_with_the_margin),
 		cmocka_unit_test(whole_image_layers_cost_more),
-		cmocka_unit_test(tiled_methods_take_autos_estimate),
+		cmocka_unit_test(rule_and_sample_size_cost_more),
+		cmocka_unit_test(sample_size_follows_the_stored_image),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
