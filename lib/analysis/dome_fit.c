@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/halftone.h"
+#include "analysis/near_pairs.h"
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
 
@@ -44,34 +45,39 @@ double fs_dome_fit_pitch(const double *xs, const double *ys, size_t n)
 		return 0;
 	size_t step = n > 512 ? n / 512 : 1, ni = 0, cap = 0, k = 0;
 	double *nn = malloc((n / step + 1) * sizeof *nn), *d = NULL;
-	if (!nn)
+	size_t *near = malloc(n * sizeof *near);
+	fs_near_index ix;
+	if (!nn || !near || fs_near_index_build(&ix, xs, ys, n)) {
+		free(nn);
+		free(near);
 		return -1;
-	for (size_t i = 0; i < n; i += step) {
-		double b = INFINITY;
-		for (size_t j = 0; j < n; j++)
-			if (j != i)
-				b = fmin(b, hypot(xs[i] - xs[j], ys[i] - ys[j]));
-		nn[ni++] = b;
 	}
+	for (size_t i = 0; i < n; i += step)
+		nn[ni++] = fs_near_nearest(&ix, i);
 	qsort(nn, ni, sizeof *nn, cmp_double);
 	double med = nn[ni / 2];
-	for (size_t i = 0; i < n; i += step)
-		for (size_t j = 0; j < n; j++) {
+	for (size_t i = 0; i < n; i += step) {
+		size_t m = fs_near_within_x(&ix, i, 1.3 * med, near);
+		for (size_t q = 0; q < m; q++) {
+			size_t j = near[q];
 			double r = hypot(xs[i] - xs[j], ys[i] - ys[j]);
-			if (j == i || r <= 0.7 * med || r >= 1.3 * med)
+			if (r <= 0.7 * med || r >= 1.3 * med)
 				continue;
 			if (k == cap) {
 				cap = cap ? 2 * cap : 1024;
-				double *q = realloc(d, cap * sizeof *d);
-				if (!q) {
+				double *dq = realloc(d, cap * sizeof *d);
+				if (!dq) {
 					free(nn);
 					free(d);
+					free(near);
+					fs_near_index_free(&ix);
 					return -1;
 				}
-				d = q;
+				d = dq;
 			}
 			d[k++] = r;
 		}
+	}
 	double pitch = med;
 	if (k) {
 		qsort(d, k, sizeof *d, cmp_double);
@@ -79,6 +85,8 @@ double fs_dome_fit_pitch(const double *xs, const double *ys, size_t n)
 	}
 	free(nn);
 	free(d);
+	free(near);
+	fs_near_index_free(&ix);
 	return pitch;
 }
 
@@ -649,19 +657,25 @@ static int fit_fill(ctx *c, meanimg *m, double lo, double hi, const cand *hold, 
 
 /* Direction of one lattice vector from the centres' neighbour directions
  * (six-fold circular mean). */
-static double lattice_angle(const double *xs, const double *ys, size_t n, double pitch)
+static double lattice_angle(const double *xs, const double *ys, size_t n, double pitch, const fs_near_index *ix,
+			    size_t *near)
 {
 	double cs = 0, sn = 0;
 	size_t step = n > 400 ? n / 400 : 1;
-	for (size_t i = 0; i < n; i += step)
-		for (size_t j = 0; j < n; j++) {
+	for (size_t i = 0; i < n; i += step) {
+		/* the neighbours in ascending order, as a loop over all j
+		 * adds them */
+		size_t m = fs_near_within_x(ix, i, 1.3 * pitch, near);
+		for (size_t q = 0; q < m; q++) {
+			size_t j = near[q];
 			double dx = xs[j] - xs[i], dy = ys[j] - ys[i], d = hypot(dx, dy);
-			if (j == i || d < 0.7 * pitch || d > 1.3 * pitch)
+			if (d < 0.7 * pitch || d > 1.3 * pitch)
 				continue;
 			double t = 6 * atan2(dy, dx);
 			cs += cos(t);
 			sn += sin(t);
 		}
+	}
 	double a = atan2(sn, cs) / 6;
 	return a < 0 ? a + M_PI / 3 : a;
 }
@@ -741,7 +755,17 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	}
 	c.pitch = pitch;
 	c.keep_formation = o->keep_formation;
-	c.angle = lattice_angle(xs, ys, n, pitch);
+	{
+		fs_near_index ix;
+		size_t *near = malloc((n + 1) * sizeof *near);
+		if (!near || fs_near_index_build(&ix, xs, ys, n)) {
+			free(near);
+			goto oom;
+		}
+		c.angle = lattice_angle(xs, ys, n, pitch, &ix, near);
+		free(near);
+		fs_near_index_free(&ix);
+	}
 	c.bm = (int)ceil(3 * BLUR[NBLUR - 1] * G);
 	/* the highest dome (h/R 1 at fill 0.88) seen at the lowest elevation */
 	c.reach = (int)ceil(0.5 * 0.88 * G * HR[NHR - 1] / tan(ELEV_DEG[0] * M_PI / 180)) + 1;
