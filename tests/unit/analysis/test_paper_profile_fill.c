@@ -36,10 +36,10 @@
  *    published fill is among those the figure supports (0.15-0.30).
  * The blur and the fill trade against each other (a smaller dome blurred
  * more looks the same), so the profile bounds the fill from above more
- * firmly than from below. The same holds for every figure of paper 1
- * (best 0.25-0.40): the profiles do not separate the genera either, and
- * the published fills of Fig1, Fig3 and Fig6 lie outside what theirs
- * support too; docs/paper-figures.md has the tables.
+ * firmly than from below. Every figure of paper 1 reads best at
+ * 0.15-0.40: the profiles do not separate the genera either, and the
+ * published fills of Fig1 and Fig3 lie outside what theirs support too;
+ * docs/paper-figures.md has the tables.
  * Under the sanitizers only Fig2 and Fig4 and four fills are run.
  */
 #include <stdarg.h>
