@@ -35,6 +35,7 @@ run_dir() {
 		# simulator's accuracy tables of both rules and of the base rule at
 		# the true centres (README and docs/paper-figures.md cite them)
 		build/tests/analysis/test_dome_fit | build/tests/analysis/test_dome_fit_paper | \
+			build/tests/analysis/test_paper_profile_fill | \
 			build/tests/analysis/test_sem_accuracy | build/tests/analysis/test_dome_base)
 			printf '%s\n' "$out" | grep -v '^\[' ;;
 		# what the images allow at best (the oracle), and the simulator's physics
