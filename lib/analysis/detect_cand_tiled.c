@@ -20,7 +20,6 @@ int fs_blur_reach(double sigma)
 /* What a maximum keeps besides its fs_cand until the suppression has
  * chosen: found where its tile's response is at hand. */
 typedef struct peak_extra {
-	long key; /* y * W + x: a pixel holds one maximum */
 	float prom;
 	double dx, dy;
 } peak_extra;
@@ -44,9 +43,16 @@ static int auto_gather(auto_ctx *a, const fs_cand_list *loc, const peak_extra *e
 		a->ex = p;
 		a->cap = nc;
 	}
-	for (size_t i = 0; i < loc->n; i++)
-		if (fs_cand_append(&a->all, &loc->items[i]))
+	for (size_t i = 0; i < loc->n; i++) {
+		/* The maximum's extras are found again by their index, kept in
+		 * r through the suppression: r orders candidates only after
+		 * their position, and a pixel holds one maximum, so it orders
+		 * nothing here (the whole image's maxima have r 0; reset below). */
+		fs_cand c = loc->items[i];
+		c.r = (double)(a->nex + i);
+		if (fs_cand_append(&a->all, &c))
 			return -1;
+	}
 	memcpy(a->ex + a->nex, ex, loc->n * sizeof *ex);
 	a->nex += loc->n;
 	return 0;
@@ -80,7 +86,6 @@ static int auto_tile(const fs_det_tile *t, void *ctx, char *err, size_t errlen)
 		fs_det_prominence(resp, &pr, a->radius);
 		for (size_t i = 0; i < loc.n; i++) {
 			int gx = (int)loc.items[i].x, gy = (int)loc.items[i].y;
-			ex[i].key = (long)gy * a->W + gx;
 			ex[i].prom = (float)pr.items[i].response; /* a float difference */
 			fs_det_peak_offset(resp, t->ox, t->oy, a->W, a->H, gx, gy, &ex[i].dx, &ex[i].dy);
 		}
@@ -104,12 +109,6 @@ out:
 	return rc;
 }
 
-static int cmp_extra(const void *a, const void *b)
-{
-	long x = ((const peak_extra *)a)->key, y = ((const peak_extra *)b)->key;
-	return x < y ? -1 : x > y;
-}
-
 int fs_auto_peaks_tiled(const fs_det_source *s, double sigma, double min_dist, double radius, fs_cand_list *c,
 			double **off, char *err, size_t errlen)
 {
@@ -122,8 +121,6 @@ int fs_auto_peaks_tiled(const fs_det_source *s, double sigma, double min_dist, d
 	int overlap = nr + fs_blur_reach(sigma) + 1;
 	if (fs_det_for_tiles(s, overlap, auto_tile, &a, err, errlen))
 		goto out;
-	if (a.nex)
-		qsort(a.ex, a.nex, sizeof *a.ex, cmp_extra);
 	size_t first = c->n;
 	if (fs_det_peaks_suppress(&a.all, min_dist, s->width, s->height, c))
 		goto oom;
@@ -131,12 +128,13 @@ int fs_auto_peaks_tiled(const fs_det_source *s, double sigma, double min_dist, d
 	if (!*off)
 		goto oom;
 	for (size_t i = first; i < c->n; i++) {
-		peak_extra k = {.key = (long)(int)c->items[i].y * s->width + (int)c->items[i].x};
-		const peak_extra *e = bsearch(&k, a.ex, a.nex, sizeof *a.ex, cmp_extra);
-		if (!e) {
+		size_t j = (size_t)c->items[i].r;
+		if (j >= a.nex) {
 			snprintf(err, errlen, "auto: a peak lost between the tiles");
 			goto out;
 		}
+		const peak_extra *e = &a.ex[j];
+		c->items[i].r = 0;
 		c->items[i].response = e->prom;
 		(*off)[2 * (i - first)] = e->dx;
 		(*off)[2 * (i - first) + 1] = e->dy;

@@ -201,6 +201,101 @@ static void test_fine_pitch(void **state)
 	synth_truth_free(&t);
 }
 
+/* Detects img whole (tile 0) and on tiles of `tile` px in one and two
+ * threads: the same tubercles (centres and radii within 1e-9 px: only the
+ * measurement's ray coordinates differ, relative to a crop) and the same
+ * edges. Returns the whole image's result (the caller frees). */
+static void same_bits_as_whole(const fs_image *img, const fs_params *p, int tile, fs_detect_result *whole)
+{
+	fs_detect_result tiled;
+	fs_edge_list ew = {0}, et = {0};
+	double dmax = 0;
+	detect_with(fs_detect, img, p, 0, 1, whole, &ew);
+	for (int threads = 1; threads <= 2; threads++) {
+		detect_with(fs_detect, img, p, tile, threads, &tiled, &et);
+		assert_int_equal(tiled.tubercles.n, whole->tubercles.n);
+		for (size_t i = 0; i < whole->tubercles.n; i++) {
+			const fs_tubercle *a = &whole->tubercles.items[i], *b = &tiled.tubercles.items[i];
+			assert_int_equal(a->id, b->id);
+			assert_int_equal(a->source, b->source);
+			dmax = fmax(dmax, fabs(a->centroid_x - b->centroid_x));
+			dmax = fmax(dmax, fabs(a->centroid_y - b->centroid_y));
+			if (!isnan(a->radius_px))
+				dmax = fmax(dmax, fabs(a->radius_px - b->radius_px));
+		}
+		assert_int_equal(et.n, ew.n);
+		for (size_t i = 0; i < ew.n; i++) {
+			assert_int_equal(et.items[i].id1, ew.items[i].id1);
+			assert_int_equal(et.items[i].id2, ew.items[i].id2);
+		}
+		fs_detect_result_free(&tiled);
+		fs_edge_list_free(&et);
+	}
+	/* the measurement's rays in crop coordinates (detect_tiled.h); the
+	 * candidates are the same to the last bit (test_preprocess_tiled) */
+	assert_true(dmax < 1e-9);
+	fs_edge_list_free(&ew);
+	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
+}
+
+/* Pitch 14 with sites left out, on 3 x 3 tiles of 200 px and on 4 x 4 of
+ * 150 (the CLAHE grid of 42 px, the response's and the rays' overlap of
+ * 17 px cross every tile border): auto's candidates and lattice's recovery
+ * searches made tile by tile (detect_cand_tiled.h) give the whole image's
+ * tubercles, and those are the simulated lattice's. Lattice also with a
+ * prominence limit that leaves most tubercles to its recovery. */
+static void test_fine_pitch_candidates_tiled(void **state)
+{
+	(void)state;
+	synth_opts o;
+	synth_truth t;
+	synth_defaults(&o);
+	o.width = 600;
+	o.height = 580;
+	o.pitch = 14;
+	o.angle = 0.3;
+	o.jitter = 0.5;
+	o.missing = 0.03;
+	o.gradient = 0.4;
+	o.noise = 0.03;
+	fs_image *img = synth_make(&o, &t);
+	assert_non_null(img);
+	fs_params p;
+	fs_params_default(&p);
+	for (int m = 0; m < 2; m++) {
+		p.method = m ? FS_METHOD_LATTICE : FS_METHOD_AUTO;
+		for (int tile = 150; tile <= 250; tile += 50) {
+			/* the third round: lattice, recovering */
+			p.auto_prominence = m && tile > 200 ? 0.9 : 0.3;
+			fs_detect_result r;
+			same_bits_as_whole(img, &p, tile, &r);
+			double *xs = malloc(r.tubercles.n * sizeof *xs), *ys = malloc(r.tubercles.n * sizeof *ys);
+			assert_true(xs && ys);
+			size_t recovered = 0;
+			for (size_t i = 0; i < r.tubercles.n; i++) {
+				xs[i] = r.tubercles.items[i].centroid_x;
+				ys[i] = r.tubercles.items[i].centroid_y;
+				recovered += r.tubercles.items[i].source == FS_SOURCE_LATTICE;
+			}
+			synth_score sc;
+			synth_match(&t, xs, ys, r.tubercles.n, o.width, o.height, 2 * o.pitch, 0.25 * o.pitch, &sc,
+				    NULL);
+			print_message("pitch 14, %s, tiles of %d: %zu tubercles (%zu recovered), recall %.3f "
+				      "precision %.3f\n",
+				      m ? "lattice" : "auto", tile, r.tubercles.n, recovered, sc.recall, sc.precision);
+			assert_true(sc.recall > 0.95);
+			assert_true(sc.precision > 0.95);
+			if (p.auto_prominence > 0.5)
+				assert_true(recovered > r.tubercles.n / 10);
+			free(xs);
+			free(ys);
+			fs_detect_result_free(&r);
+		}
+	}
+	fs_image_free(img);
+	synth_truth_free(&t);
+}
+
 static void test_setting_clamped(void **state)
 {
 	(void)state;
@@ -222,7 +317,8 @@ int main(void)
 		cmocka_unit_test(test_auto_many_tiles),   cmocka_unit_test(test_auto_tophat),
 		cmocka_unit_test(test_lattice_method),    cmocka_unit_test(test_reduced_measurement),
 		cmocka_unit_test(test_one_tile),          cmocka_unit_test(test_domes),
-		cmocka_unit_test(test_fine_pitch),        cmocka_unit_test(test_setting_clamped),
+		cmocka_unit_test(test_fine_pitch),        cmocka_unit_test(test_fine_pitch_candidates_tiled),
+		cmocka_unit_test(test_setting_clamped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,10 @@
  *   whole-image top-hat to the last bit;
  * - the whole preprocessing with the tiling on equals the whole-image path
  *   to the last bit;
+ * - auto's candidates and lattice's recovery searches made tile by tile
+ *   from the preprocessing's plan (no full-size response) equal those of
+ *   the whole preprocessed image to the last bit, and the whole detection
+ *   at that pitch adds far less than the whole-image path's response;
  * - its memory: the resident size the tiled preprocessing adds is about
  *   its output, not the output plus three full-size top-hat temporaries
  *   (measured in a child process; not under the address sanitizer, whose
@@ -20,6 +24,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +34,10 @@
 #include <unistd.h>
 
 #include "analysis/detect.h"
+#include "analysis/detect_cand_tiled.h"
 #include "analysis/detect_candidates.h"
+#include "analysis/detect_methods.h"
+#include "analysis/detect_pre_region.h"
 #include "analysis/preprocess.h"
 #include "analysis/preprocess_tiled.h"
 #include "synth.h"
@@ -246,23 +254,34 @@ static void preprocessing_tiled_equals_whole(void **state)
 #endif
 
 #ifndef FS_UNDER_ASAN
-/* Resident kB now (VmRSS). */
-static long rss_kb(void)
+/* A kB line of /proc/self/status (VmRSS: resident now; VmHWM: its peak). */
+static long status_kb(const char *fmt)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
 	long kb = -1;
 	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+		if (sscanf(line, fmt, &kb) == 1)
 			break;
 	if (f)
 		fclose(f);
 	return kb;
 }
 
+static long rss_kb(void)
+{
+	return status_kb("VmRSS: %ld");
+}
+
+static long hwm_kb(void)
+{
+	return status_kb("VmHWM: %ld");
+}
+
 /* In a child: the peak resident size the preprocessing of in adds, in kB
- * (the child's high-water mark starts at its size at the fork). */
-static long preprocess_growth_kb(const fs_image *in, const fs_params *p, int tile)
+ * (the child's high-water mark starts at its size at the fork); with
+ * detect, the whole detection's (fs_detect_all), and *n its count. */
+static long growth_kb(const fs_image *in, const fs_params *p, int tile, int detect, size_t *n)
 {
 	int fd[2];
 	assert_int_equal(pipe(fd), 0);
@@ -270,29 +289,118 @@ static long preprocess_growth_kb(const fs_image *in, const fs_params *p, int til
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(fd[0]);
+		/* The heap's free blocks (earlier tests') would be reused
+		 * without showing: give them back first; then the high-water
+		 * mark restarts from here (clear_refs 5), or, where that is not
+		 * allowed, the growth is counted from the inherited one. */
+		malloc_trim(0);
+		FILE *cr = fopen("/proc/self/clear_refs", "w");
+		int reset = cr && fputs("5", cr) >= 0;
+		if (cr && fclose(cr))
+			reset = 0;
 		long before = rss_kb();
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
-		long base = ru.ru_maxrss > before ? ru.ru_maxrss : before;
+		long base = reset ? before : ru.ru_maxrss > before ? ru.ru_maxrss : before;
 		fs_image *out = NULL;
 		fs_detect_set_tiling(tile, 1);
-		long grew = -1;
-		if (fs_det_preprocess(in, p, 42, &out, err, sizeof err) == 0 && getrusage(RUSAGE_SELF, &ru) == 0)
-			grew = ru.ru_maxrss - base;
+		long grew[2] = {-1, 0};
+		fs_detect_result r = {0};
+		int rc = detect ? fs_detect_all(in, p, 0, &r, err, sizeof err)
+				: fs_det_preprocess(in, p, 42, &out, err, sizeof err);
+		if (rc == 0 && reset)
+			grew[0] = hwm_kb() - base;
+		else if (rc == 0 && getrusage(RUSAGE_SELF, &ru) == 0)
+			grew[0] = ru.ru_maxrss - base;
+		grew[1] = (long)r.tubercles.n;
+		fs_detect_result_free(&r);
 		fs_image_free(out);
-		ssize_t wr = write(fd[1], &grew, sizeof grew);
+		ssize_t wr = write(fd[1], grew, sizeof grew);
 		_exit(wr == sizeof grew ? 0 : 1);
 	}
 	close(fd[1]);
-	long grew = -1;
-	assert_int_equal(read(fd[0], &grew, sizeof grew), sizeof grew);
+	long got[2] = {-1, 0};
+	assert_int_equal(read(fd[0], got, sizeof got), sizeof got);
 	close(fd[0]);
+	long grew = got[0];
+	if (n)
+		*n = (size_t)got[1];
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	return grew;
 }
 #endif
+
+/* Auto's candidates at pitch 14 from the whole preprocessed image (tile 0)
+ * and tile by tile from the plan (detect_cand_tiled.h): tiles of 150 and
+ * 200 px (4 x 4 and 3 x 3: the CLAHE grid of 42 px and the response's and
+ * rays' overlap cross every tile border) and of 40 px (narrower than the
+ * overlap), one and two threads, the top-hat off and on. */
+static void candidates_tiled_equal_whole(void **state)
+{
+	(void)state;
+	fs_image *img = fine_image(600, 560);
+	fs_params p;
+	fs_params_default(&p);
+	const double pitch = 14;
+	const int tiles[] = {150, 200, 40};
+	for (int th = 0; th < 2; th++) {
+		p.tophat_radius = th ? 6 : 0;
+		fs_detect_set_tiling(0, 1);
+		fs_image *pre = NULL, *resp = NULL;
+		fs_cand_list whole = {0};
+		assert_int_equal(fs_det_preprocess(img, &p, 42, &pre, err, sizeof err), 0);
+		assert_int_equal(fs_detect_auto_candidates(&pre, NULL, 1, &p, pitch, 0, &whole, &resp, err, sizeof err),
+				 0);
+		assert_null(pre);
+		assert_true(whole.n > 1400);
+		/* lattice's recovery searches: every 7th px and between pixels,
+		 * the image's border and corners included */
+		size_t nq = 0;
+		fs_lattice_probe q[2000], qt[2000];
+		for (double y = 0.3; y < img->height - 0.5 && nq < 2000; y += 7.1)
+			for (double x = 0.4; x < img->width - 0.5 && nq < 2000; x += 7.7)
+				q[nq] = (fs_lattice_probe){.key = (long)nq, .sx = x, .sy = y}, nq++;
+		memcpy(qt, q, sizeof q);
+		int R = (int)(0.25 * pitch) + 1;
+		fs_lattice_probe_crop(resp, 0, 0, img->width, img->height, R, 0.6 * pitch, q, nq);
+		for (size_t k = 0; k < sizeof tiles / sizeof *tiles; k++) {
+			for (int threads = 1; threads <= 2; threads++) {
+				fs_pre_plan plan;
+				assert_int_equal(fs_pre_plan_make(&plan, img, &p, 42, tiles[k], err, sizeof err), 0);
+				fs_det_source src = {.plan = &plan, .tile = tiles[k], .threads = threads,
+						     .width = img->width, .height = img->height};
+				fs_cand_list c = {0};
+				assert_int_equal(fs_detect_auto_candidates(&pre, &src, 1, &p, pitch, 0, &c, NULL, err,
+									   sizeof err),
+						 0);
+				assert_int_equal(c.n, whole.n);
+				for (size_t i = 0; i < c.n; i++) {
+					assert_true(c.items[i].x == whole.items[i].x);
+					assert_true(c.items[i].y == whole.items[i].y);
+					assert_true(c.items[i].response == whole.items[i].response);
+					assert_true(c.items[i].r == whole.items[i].r);
+				}
+				fs_cand_free(&c);
+				fs_lattice_probe t[2000];
+				memcpy(t, qt, sizeof t);
+				assert_int_equal(fs_lattice_probe_tiled(&src, p.auto_smoothing * pitch, R, 0.6 * pitch, t,
+									nq, err, sizeof err),
+						 0);
+				for (size_t i = 0; i < nq; i++) {
+					assert_int_equal(t[i].key, q[i].key);
+					assert_true(t[i].bx == q[i].bx && t[i].by == q[i].by);
+					assert_true(t[i].prom == q[i].prom);
+				}
+			}
+		}
+		fs_cand_free(&whole);
+		fs_image_free(resp);
+	}
+	fs_image_free(img);
+	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
+}
 
 static void preprocessing_memory_is_its_output(void **state)
 {
@@ -315,7 +423,7 @@ static void preprocessing_memory_is_its_output(void **state)
 	fs_params_default(&p);
 	p.tophat_radius = 6;
 	long out_kb = (long)w * h * 4 / 1024;
-	long tiled = preprocess_growth_kb(img, &p, 256);
+	long tiled = growth_kb(img, &p, 256, 0, NULL);
 	print_message("preprocessing 3000 x 3000 with the top-hat: peak growth %ld kB tiled (256 px), "
 		      "output %ld kB\n",
 		      tiled, out_kb);
@@ -329,13 +437,59 @@ static void preprocessing_memory_is_its_output(void **state)
 #endif
 }
 
+/* The whole detection at a pitch below 20 px (auto: the candidate step at
+ * full resolution): with the tiling on, no full-size float image at all, so it
+ * grows by far less than the whole-image path (tile 0), whose preprocessed
+ * response alone is as large as the float image; both find the same
+ * lattice's tubercles. */
+static void fine_pitch_detection_has_no_full_size_image(void **state)
+{
+	(void)state;
+#ifdef FS_UNDER_ASAN
+	skip();
+#else
+	int w = 3000, h = 3000;
+	fs_image *img = fs_image_new_compact(w, h, 8);
+	assert_non_null(img);
+	unsigned char *px = img->px;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			double v = 0.4 + 0.1 * x / w +
+				   0.2 * (1 + cos(2 * M_PI * x / 14.0)) * (1 + cos(2 * M_PI * y / 14.0)) / 4;
+			px[(size_t)y * w + x] = (unsigned char)lrint(255 * v);
+		}
+	fs_params p;
+	fs_params_default(&p);
+	long float_kb = (long)w * h * 4 / 1024;
+	size_t n_tiled = 0, n_whole = 0;
+	long tiled = growth_kb(img, &p, 256, 1, &n_tiled);
+	long whole = growth_kb(img, &p, 0, 1, &n_whole);
+	print_message("detection 3000 x 3000 at pitch 14: peak growth %ld kB tiled (256 px), %ld kB whole; "
+		      "a float image %ld kB; %zu tubercles\n",
+		      tiled, whole, float_kb, n_tiled);
+	/* bright at (14 i, 14 j) only: a square lattice of pitch 14 px,
+	 * below the 20 px from which the detection reduces the image */
+	assert_true(n_tiled > (size_t)(w / 14 - 4) * (h / 14 - 4));
+	assert_int_equal(n_tiled, n_whole);
+	assert_true(tiled > 0);
+	/* the tubercles' records and the tiles' crops only; a full-size
+	 * response (the float image's size) would not fit */
+	assert_true(tiled < float_kb / 2);
+	assert_true(tiled + float_kb < whole);
+	fs_image_free(img);
+	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(clahe_row_by_row_equals_direct),
 		cmocka_unit_test(tophat_tiles_equal_whole),
 		cmocka_unit_test(preprocessing_tiled_equals_whole),
+		cmocka_unit_test(candidates_tiled_equal_whole),
 		cmocka_unit_test(preprocessing_memory_is_its_output),
+		cmocka_unit_test(fine_pitch_detection_has_no_full_size_image),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
