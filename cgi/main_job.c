@@ -237,13 +237,16 @@ static int run_extract(fs_app *app, fs_job_rec *job, cJSON *result, char *err, s
 	/* SQLite has one writer: how long this result kept every other writer
 	 * (the site's edits) waiting, in the job's log and its result */
 	double lock_ms = fs_db_last_write_ms(app->db), lock_cpu_ms = fs_db_last_write_cpu_ms(app->db);
+	double lock_runq_ms = fs_db_last_write_runq_ms(app->db);
 	fprintf(stderr,
 		"fishscale-job %lld: stored %zu tubercles and %zu connections, write lock held %.0f ms (%.0f ms of "
-		"it on a core)\n",
-		job->id, w.dr.tubercles.n, w.e.n, lock_ms, lock_cpu_ms);
+		"it on a core, %.0f ms waiting for one)\n",
+		job->id, w.dr.tubercles.n, w.e.n, lock_ms, lock_cpu_ms, lock_runq_ms);
 	cJSON_AddNumberToObject(result, "write_lock_ms", lock_ms);
 	/* the rest of the lock's time the job waited: for a core or for I/O */
 	cJSON_AddNumberToObject(result, "write_lock_cpu_ms", lock_cpu_ms);
+	if (lock_runq_ms >= 0)
+		cJSON_AddNumberToObject(result, "write_lock_runq_ms", lock_runq_ms);
 	cJSON_AddNumberToObject(result, "store_started", store_started);
 	cJSON_AddNumberToObject(result, "store_ended", fs_wall_s());
 	cJSON_AddNumberToObject(result, "set_id", (double)job->set_id);

@@ -54,23 +54,26 @@ int fs_job_sample_bytes(int bit_depth, int channels)
  * tubercles), and a 10000 x 10000 at a fine pitch (14 px, 589,487
  * tubercles: auto preprocesses it at full resolution and the lists are
  * eight times longer). Per method a fixed part (the process, one tile's
- * layers) and bytes a pixel, the line through the two sizes, taking the
- * fine pitch's bytes a pixel where they are higher (a job does not know
- * the pitch before it runs). Peak RSS in MB (10^6 bytes), 25 MP / 100 MP /
- * 100 MP fine pitch, 8-bit; 25 / 100 MP 16-bit:
+ * layers) and bytes a pixel: the fixed part from the line through the two
+ * sizes at the usual pitch, the bytes a pixel from the fine pitch, which
+ * are higher (a job does not know the pitch before it runs); 16-bit adds
+ * what it added at the usual pitch (the 16-bit file's decoding, which is
+ * every method's 16-bit peak there). Peak RSS in MB (10^6 bytes), 25 MP /
+ * 100 MP / 100 MP at the fine pitch, 8-bit; 25 / 100 MP, 16-bit:
  *
- *   auto, outline rule  67 / 215 / FINE_AUTO      117 / 415
- *   auto, dome rule    444 / 1716 / FINE_DOME     471 / 1816
- *   log                108 / 266 / FINE_LOG       138 / LOG16
- *   dog                107 / 237 / FINE_DOG       133 / DOG16
- *   ellipse             84 / 215 / FINE_ELL       117 / ELL16
+ *   auto, outline rule   67 /  215 / 572      117 /  415
+ *   auto, dome rule     444 / 1716 / -        471 / 1816
+ *   log                 108 /  266 / 349      138 /  415
+ *   dog                 107 /  237 / 349      133 /  415
+ *   ellipse              84 /  215 / 305      117 /  415
  *
- * The dome rule's full-size planes (about 15 bytes a pixel) come on top of
- * whichever method found the candidates. A float working image (a colour
- * original) is not measured: its bytes a pixel are extrapolated from 8 to
- * 16 bits (three more bytes a sample than 8-bit, each costing what the
- * eighth did). The old figure, 26 bytes a pixel for every method, was the
- * float whole-image path's: twelve times auto's peak on 100 MP.
+ * The dome rule's full-size planes (about 15 bytes a pixel, measured at the
+ * usual pitch only) come on top of whichever method found the candidates.
+ * A float working image (a colour original) is not measured: its bytes a
+ * pixel are extrapolated from 8 to 16 bits (three more bytes a sample than
+ * 8-bit, each costing what the second did). The old figure, 26 bytes a
+ * pixel for every method, was the float whole-image path's: twelve times
+ * auto's peak on 100 MP.
  */
 typedef struct {
 	double base_mb;	  /* fixed part, MB */
@@ -78,12 +81,12 @@ typedef struct {
 } peak_cost;
 
 static const peak_cost costs[] = {
-	[FS_METHOD_AUTO] = {18, 1.97, 3.97},
-	[FS_METHOD_LOG] = {55, 2.11, 3.70},
-	[FS_METHOD_DOG] = {64, 1.73, 2.90},
-	[FS_METHOD_ELLIPSE] = {40, 1.75, 3.10},
-	/* lattice: auto's path (candidates from the lattice, measured tile by tile) */
-	[FS_METHOD_LATTICE] = {18, 1.97, 3.97},
+	[FS_METHOD_AUTO] = {18, 5.54, 7.54},
+	[FS_METHOD_LOG] = {55, 2.94, 4.53},
+	[FS_METHOD_DOG] = {64, 2.85, 4.88},
+	[FS_METHOD_ELLIPSE] = {40, 2.65, 4.87},
+	/* lattice: auto's path (a fine pitch preprocessed at full resolution too) */
+	[FS_METHOD_LATTICE] = {18, 5.54, 7.54},
 };
 /* the dome rule's planes on top of the method's (auto's dome - outline) */
 static const peak_cost dome_extra = {5, 15.0, 14.0};

@@ -31,6 +31,8 @@ struct fs_db {
 	/* the same in this thread's CPU time: on a loaded machine the wall
 	 * time holds everyone else's work too */
 	double tx_cpu_started, last_write_cpu_ms, commit_released_cpu;
+	/* and the time it was runnable but waited for a core (schedstat) */
+	double tx_runq_started, last_write_runq_ms, commit_released_runq;
 	int checkpoint_on_commit;
 };
 
@@ -167,12 +169,25 @@ static double cpu_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The calling thread's time runnable but not running (ms), from
+ * /proc/thread-self/schedstat; -1 where the kernel does not say. */
+static double runq_ms(void)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	unsigned long long run = 0, wait = 0;
+	int n = f ? fscanf(f, "%llu %llu", &run, &wait) : 0;
+	if (f)
+		fclose(f);
+	return n == 2 ? wait / 1e6 : -1;
+}
+
 static int wal_hook(void *ctx, sqlite3 *h, const char *name, int pages)
 {
 	fs_db *db = ctx;
 	(void)name;
 	db->commit_released = mono_ms();
 	db->commit_released_cpu = cpu_ms();
+	db->commit_released_runq = runq_ms();
 	if (db->checkpoint_on_commit && pages >= 1000)
 		sqlite3_wal_checkpoint_v2(h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	return SQLITE_OK;
@@ -305,6 +320,8 @@ static void lock_released(fs_db *db)
 	double end = by_hook ? db->commit_released : mono_ms();
 	db->last_write_ms = end - db->tx_started;
 	db->last_write_cpu_ms = (by_hook ? db->commit_released_cpu : cpu_ms()) - db->tx_cpu_started;
+	double rq = by_hook ? db->commit_released_runq : runq_ms();
+	db->last_write_runq_ms = rq >= 0 && db->tx_runq_started >= 0 ? rq - db->tx_runq_started : -1;
 	if (db->last_write_ms > db->longest_write_ms)
 		db->longest_write_ms = db->last_write_ms;
 	db->tx_started = 0;
@@ -316,6 +333,7 @@ int fs_db_begin(fs_db *db)
 	if (rc == FS_DB_OK) {
 		db->tx_started = mono_ms();
 		db->tx_cpu_started = cpu_ms();
+		db->tx_runq_started = runq_ms();
 	}
 	return rc;
 }
@@ -346,6 +364,11 @@ void fs_db_end_read(fs_db *db)
 {
 	if (!sqlite3_get_autocommit(db->h))
 		sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
+}
+
+double fs_db_last_write_runq_ms(const fs_db *db)
+{
+	return db->last_write_runq_ms;
 }
 
 double fs_db_last_write_ms(const fs_db *db)

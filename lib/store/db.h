@@ -70,6 +70,10 @@ double fs_db_last_write_ms(const fs_db *db);
 /* The CPU time this thread spent in that transaction (ms): what the lock
  * costs apart from waiting for a core on a loaded machine. */
 double fs_db_last_write_cpu_ms(const fs_db *db);
+/* The time this thread was runnable in that transaction but waited for a
+ * core (ms; -1 where the kernel does not say): the rest of the lock's time
+ * apart from the CPU time is then blocking (I/O, page-cache writeback). */
+double fs_db_last_write_runq_ms(const fs_db *db);
 double fs_db_take_longest_write_ms(fs_db *db);
 
 /*

@@ -231,7 +231,8 @@ def report(title, data, results):
           (len(ms), pct(ms, 50), pct(ms, 90), pct(ms, 99), max(ms) if ms else float("nan"),
            sum(e["cpu"] for e in data["edits"]) / max(1, len(ms)),
            sum(e["runq"] for e in data["edits"]) / max(1, len(ms))))
-    wins = [(r["store_started"], r["store_ended"], r.get("write_lock_ms", 0), r.get("write_lock_cpu_ms"))
+    wins = [(r["store_started"], r["store_ended"], r.get("write_lock_ms", 0),
+             (r.get("write_lock_cpu_ms"), r.get("write_lock_runq_ms")))
             for r in results if isinstance(r.get("store_started"), (int, float))]
     if wins:
         def during(e):
@@ -241,9 +242,15 @@ def report(title, data, results):
         print("    edits while a job stored its result: %d, p50 %.1f ms, max %.1f ms; the others: %d, p50 %.1f ms, "
               "p99 %.1f ms, max %.1f ms" % (len(inn), pct(inn, 50), max(inn) if inn else float("nan"), len(out),
                                              pct(out, 50), pct(out, 99), max(out) if out else float("nan")))
+        def lock_parts(cpu, runq):
+            """the lock's time on a core, runnable but waiting for one, and the rest (blocked: I/O)"""
+            if cpu is None:
+                return ""
+            if runq is None:
+                return ", %.0f ms of it on a core" % cpu
+            return ", %.0f ms of it on a core, %.0f runnable waiting for one" % (cpu, runq)
         print("    the jobs' stores: %s" % ", ".join(
-            "%.0f ms (lock %.0f ms%s)" % ((b - a) * 1000, lk, ", %.0f ms of it on a core" % cpu if cpu else "")
-            for a, b, lk, cpu in wins))
+            "%.0f ms (lock %.0f ms%s)" % ((b - a) * 1000, lk, lock_parts(*parts)) for a, b, lk, parts in wins))
     else:
         during = None
     slow = sorted(data["edits"], key=lambda e: -e["ms"])[:5]

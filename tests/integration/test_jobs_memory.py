@@ -8,8 +8,8 @@ is refused with 503, Retry-After and a message naming the memory, and one
 that fits beside it is admitted; the estimate follows the method (log keeps
 its full-size scale layers on an image it detects whole).
 
-Estimates (8-bit images, margin 25 %): auto about (18 MB + 2 bytes a pixel)
-x 1.25, so a 300 x 200 image about 23 MB; log on an image of at most four
+Estimates (8-bit images, margin 25 %): auto about (18 MB + 5.5 bytes a
+pixel) x 1.25, so a 300 x 200 image about 23 MB, 800 x 800 about 27 MB; log on an image of at most four
 1024-px tiles (the whole-image path) about (55 MB + 57 bytes a pixel) x
 1.25: 600 x 600 about 94 MB, 800 x 800 about 114 MB, 1000 x 1000 about
 140 MB. Jobs are held at their "detecting" stage by the hold file
@@ -125,7 +125,7 @@ def test_a_job_that_does_not_fit_beside_a_running_one_is_refused_with_retry_afte
 
 
 def test_the_estimate_follows_the_method():
-    # 800 x 800: auto's estimate (about 24 MB) fits 100 MB, log's (about
+    # 800 x 800: auto's estimate (about 27 MB) fits 100 MB, log's (about
     # 114 MB: its full-size scale layers on an image it detects whole) not
     c = srv.login_as("mia")
     _, s = image(c, 800, 800, um_per_px=0.5)
