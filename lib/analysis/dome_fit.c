@@ -833,8 +833,8 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	out->offset_y = best.oy;
 	out->halftone = period;
 	/* the radial profiles of the observed patch and of the best model */
-	observe(&mi, best.ox, best.oy, p);
-	{
+	if (!o->no_profiles) {
+		observe(&mi, best.ox, best.oy, p);
 		cand tmp = {.rss = INFINITY};
 		if (try_geom(&c, best.fill, best.hr, best.prof, &best, &tmp))
 			goto oom;
