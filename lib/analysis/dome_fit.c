@@ -281,34 +281,59 @@ static void observe(meanimg *m, double ox, double oy, patch *p)
  * (the same bits, half the instructions). */
 typedef double v2d __attribute__((vector_size(16)));
 
-/* One output row of a 1-D Gaussian: dst[x] = sum_i k[i] src[x + i - kr],
- * x < n, src read with the given stride between taps. */
-static void blur_row(const float *src, size_t stride, int n, const double *k, int kr, float *dst, size_t dstride)
+#define MAX_LINE 256 /* outputs of one line of the blur (2 half + 1 at G 20: 23) */
+
+/* One line of a 1-D Gaussian: dst[x] = sum_i k[i] src[x + i], x < n, with
+ * neighbouring taps and outputs (in src and dst alike) stride apart. Most of a rendered
+ * component is the flat surface between the domes (bg: yield 1, slopes,
+ * edge and shadow 0); where every tap is bg the sum is the same for all
+ * such outputs, flat (bg summed through k in the same order), and is
+ * written without summing. */
+static void blur_line(const float *src, size_t stride, int n, const double *k, int kr, float bg, float flat,
+		      float *dst)
 {
+	int taps = 2 * kr + 1, nb = 0;
+	unsigned char busy[MAX_LINE];
+	/* busy[x]: some tap of output x differs from bg (a sliding count) */
+	for (int i = 0; i < taps - 1; i++)
+		nb += src[(size_t)i * stride] != bg;
+	for (int x = 0; x < n; x++) {
+		nb += src[(size_t)(x + taps - 1) * stride] != bg;
+		busy[x] = nb > 0;
+		nb -= src[(size_t)x * stride] != bg;
+	}
 	int x = 0;
 	for (; x + 2 <= n; x += 2) {
+		if (!busy[x] && !busy[x + 1]) {
+			dst[(size_t)x * stride] = dst[(size_t)(x + 1) * stride] = flat;
+			continue;
+		}
 		v2d a = {0, 0};
-		const float *s = src + (size_t)x * dstride;
-		for (int i = 0; i <= 2 * kr; i++) {
-			v2d sv = {s[(size_t)i * stride], s[(size_t)i * stride + dstride]};
+		const float *s = src + (size_t)x * stride;
+		for (int i = 0; i < taps; i++) {
+			v2d sv = {s[(size_t)i * stride], s[(size_t)i * stride + stride]};
 			a += k[i] * sv;
 		}
-		dst[(size_t)x * dstride] = (float)a[0];
-		dst[(size_t)(x + 1) * dstride] = (float)a[1];
+		dst[(size_t)x * stride] = (float)a[0];
+		dst[(size_t)(x + 1) * stride] = (float)a[1];
 	}
 	for (; x < n; x++) {
+		if (!busy[x]) {
+			dst[(size_t)x * stride] = flat;
+			continue;
+		}
 		double a = 0;
-		const float *s = src + (size_t)x * dstride;
-		for (int i = 0; i <= 2 * kr; i++)
+		const float *s = src + (size_t)x * stride;
+		for (int i = 0; i < taps; i++)
 			a += k[i] * s[(size_t)i * stride];
-		dst[(size_t)x * dstride] = (float)a;
+		dst[(size_t)x * stride] = (float)a;
 	}
 }
 
-/* Gaussian blur of a (2 sh + 1)^2 window src, cropped to (2 half + 1)^2:
- * rows first over the window's rows that the columns' pass reads and the
- * crop's columns. */
-static void blur_crop(const float *src, int sh, int half, double sigma, float *tmp, float *dst)
+/* Gaussian blur of a (2 sh + 1)^2 window src whose flat surface has the
+ * value bg, cropped to (2 half + 1)^2: rows first over the window's rows
+ * that the columns' pass reads and the crop's columns, then the columns. */
+static void blur_crop(const float *src, float bg, int sh, int half, double sigma, float *tmp, float *dst)
 {
 	int sw = 2 * sh + 1, cw = 2 * half + 1, kr = (int)ceil(3 * sigma);
 	if (kr > sh - half)
@@ -320,11 +345,18 @@ static void blur_crop(const float *src, int sh, int half, double sigma, float *t
 		ks += k[i + kr] = exp(-0.5 * i * i / (sigma * sigma));
 	for (int i = 0; i <= 2 * kr; i++)
 		k[i] /= ks;
+	/* the flat surface through the rows' and the columns' sums */
+	double fr = 0, fc = 0;
+	for (int i = 0; i <= 2 * kr; i++)
+		fr += k[i] * bg;
+	float flat_r = (float)fr;
+	for (int i = 0; i <= 2 * kr; i++)
+		fc += k[i] * flat_r;
 	int off = sh - half;
 	for (int y = off - kr; y < off + cw + kr; y++)
-		blur_row(src + (size_t)y * sw + off - kr, 1, cw, k, kr, tmp + (size_t)y * cw, 1);
-	for (int y = 0; y < cw; y++)
-		blur_row(tmp + (size_t)(y + off - kr) * cw, (size_t)cw, cw, k, kr, dst + (size_t)y * cw, 1);
+		blur_line(src + (size_t)y * sw + off - kr, 1, cw, k, kr, bg, flat_r, tmp + (size_t)y * cw);
+	for (int x = 0; x < cw; x++)
+		blur_line(tmp + (size_t)(off - kr) * cw + x, (size_t)cw, cw, k, kr, flat_r, (float)fc, dst + x);
 }
 
 /* The normal equations of the patch on nc components c->use[] and a
@@ -464,7 +496,7 @@ static void fit_blur(ctx *c, blur_scan *sc, int b, cand *best)
 {
 	int half = c->p.half, sh = half + c->bm;
 	for (int k = 0; k < FS_SE_SHADOW; k++)
-		blur_crop(c->f.c[k], sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][k]);
+		blur_crop(c->f.c[k], k == FS_SE_YIELD ? 1.0f : 0.0f, sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][k]);
 	use_blur(c, b);
 	cand cd = {sc->fill, sc->hr, sc->prof, b, -1, 0, {0}, 0, 0};
 	normal_xtx(c, FS_SE_SHADOW, sc->xtx[b]);
@@ -525,7 +557,7 @@ static int try_geom(ctx *c, double fill, double hr, double prof, const cand *hol
 		for (int b = sc.bb - 1; b <= sc.bb + 1; b++) {
 			if (b < lo || b > hi)
 				continue;
-			blur_crop(c->f.c[FS_SE_SHADOW], sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][FS_SE_SHADOW]);
+			blur_crop(c->f.c[FS_SE_SHADOW], 0.0f, sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][FS_SE_SHADOW]);
 			use_blur(c, b);
 			cand cs = {fill, hr, prof, b, e, 0, {0}, 0, 0};
 			double sx[NPAR][NPAR], sv[NPAR];
