@@ -64,6 +64,7 @@ int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r,
 	o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * rs[n / 2] / pitch));
 	o.max_centres = MAX_CENTRES;
 	o.keep_formation = 1;
+	o.no_profiles = 1;
 	fs_dome_fit f;
 	char err[128];
 	if (fs_dome_fit_image(m->img, xs, ys, n, pitch, &o, &f, err, sizeof err))

@@ -137,6 +137,8 @@ typedef struct patch {
 	double *v;            /* w * w, normalised inside the mask */
 	unsigned char *mask;  /* r <= FIT_R pitch */
 	size_t npx;
+	size_t *idx;          /* the npx samples inside the mask, ascending */
+	int *ir, *iq;         /* their rows and columns */
 	int *x0, *y0;         /* scratch of observe: per column (row) of the */
 	double *fx, *fy;      /* patch, the mean image's cell and weight */
 } patch;
@@ -231,7 +233,7 @@ static void average_cells(meanimg *m, size_t nt)
 /* The normalised patch of m at offset (ox, oy) px. */
 static void observe(meanimg *m, double ox, double oy, patch *p)
 {
-	size_t w = (size_t)(2 * m->half + 1), pw = (size_t)p->w;
+	size_t w = (size_t)(2 * m->half + 1);
 	double s = 0, s2 = 0;
 	/* a sample's column depends on u alone, its row on v alone */
 	for (int u = -p->half; u <= p->half; u++) {
@@ -244,40 +246,34 @@ static void observe(meanimg *m, double ox, double oy, patch *p)
 	}
 	/* the cells this patch reads that are not averaged yet */
 	size_t nt = 0;
-	for (size_t r = 0; r < pw; r++)
-		for (size_t q = 0; q < pw; q++) {
-			if (!p->mask[r * pw + q])
-				continue;
-			size_t o = (size_t)p->y0[r] * w + (size_t)p->x0[q];
-			size_t c4[4] = {o, o + 1, o + w, o + w + 1};
-			for (int k = 0; k < 4; k++)
-				if (!m->have[c4[k]]) {
-					m->have[c4[k]] = 2; /* listed */
-					m->todo[nt++] = c4[k];
-				}
-		}
+	for (size_t t = 0; t < p->npx; t++) {
+		size_t o = (size_t)p->y0[p->ir[t]] * w + (size_t)p->x0[p->iq[t]];
+		size_t c4[4] = {o, o + 1, o + w, o + w + 1};
+		for (int k = 0; k < 4; k++)
+			if (!m->have[c4[k]]) {
+				m->have[c4[k]] = 2; /* listed */
+				m->todo[nt++] = c4[k];
+			}
+	}
 	if (nt)
 		average_cells(m, nt);
-	for (size_t r = 0; r < pw; r++)
-		for (size_t q = 0; q < pw; q++) {
-			size_t o = r * pw + q;
-			if (!p->mask[o])
-				continue;
-			double fx = p->fx[q], fy = p->fy[r];
-			const double *d = m->v + (size_t)p->y0[r] * w + (size_t)p->x0[q];
-			double val = (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[w] * (1 - fx) + d[w + 1] * fx) * fy;
-			p->v[o] = val;
-			s += val;
-		}
+	for (size_t t = 0; t < p->npx; t++) {
+		int r = p->ir[t], q = p->iq[t];
+		double fx = p->fx[q], fy = p->fy[r];
+		const double *d = m->v + (size_t)p->y0[r] * w + (size_t)p->x0[q];
+		double val = (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[w] * (1 - fx) + d[w + 1] * fx) * fy;
+		p->v[p->idx[t]] = val;
+		s += val;
+	}
 	double mean = s / p->npx;
-	for (size_t o = 0; o < pw * pw; o++)
-		if (p->mask[o])
-			s2 += (p->v[o] - mean) * (p->v[o] - mean);
+	for (size_t t = 0; t < p->npx; t++)
+		s2 += (p->v[p->idx[t]] - mean) * (p->v[p->idx[t]] - mean);
 	double sd = sqrt(s2 / p->npx);
 	if (sd < 1e-12)
 		sd = 1e-12;
-	for (size_t o = 0; o < pw * pw; o++)
-		p->v[o] = p->mask[o] ? (p->v[o] - mean) / sd : 0;
+	/* (outside the mask v stays 0) */
+	for (size_t t = 0; t < p->npx; t++)
+		p->v[p->idx[t]] = (p->v[p->idx[t]] - mean) / sd;
 }
 
 /* Two lanes of doubles: the blur below computes two neighbouring outputs
@@ -285,34 +281,59 @@ static void observe(meanimg *m, double ox, double oy, patch *p)
  * (the same bits, half the instructions). */
 typedef double v2d __attribute__((vector_size(16)));
 
-/* One output row of a 1-D Gaussian: dst[x] = sum_i k[i] src[x + i - kr],
- * x < n, src read with the given stride between taps. */
-static void blur_row(const float *src, size_t stride, int n, const double *k, int kr, float *dst, size_t dstride)
+#define MAX_LINE 256 /* outputs of one line of the blur (2 half + 1 at G 20: 23) */
+
+/* One line of a 1-D Gaussian: dst[x] = sum_i k[i] src[x + i], x < n, with
+ * neighbouring taps and outputs (in src and dst alike) stride apart. Most of a rendered
+ * component is the flat surface between the domes (bg: yield 1, slopes,
+ * edge and shadow 0); where every tap is bg the sum is the same for all
+ * such outputs, flat (bg summed through k in the same order), and is
+ * written without summing. */
+static void blur_line(const float *src, size_t stride, int n, const double *k, int kr, float bg, float flat,
+		      float *dst)
 {
+	int taps = 2 * kr + 1, nb = 0;
+	unsigned char busy[MAX_LINE];
+	/* busy[x]: some tap of output x differs from bg (a sliding count) */
+	for (int i = 0; i < taps - 1; i++)
+		nb += src[(size_t)i * stride] != bg;
+	for (int x = 0; x < n; x++) {
+		nb += src[(size_t)(x + taps - 1) * stride] != bg;
+		busy[x] = nb > 0;
+		nb -= src[(size_t)x * stride] != bg;
+	}
 	int x = 0;
 	for (; x + 2 <= n; x += 2) {
+		if (!busy[x] && !busy[x + 1]) {
+			dst[(size_t)x * stride] = dst[(size_t)(x + 1) * stride] = flat;
+			continue;
+		}
 		v2d a = {0, 0};
-		const float *s = src + (size_t)x * dstride;
-		for (int i = 0; i <= 2 * kr; i++) {
-			v2d sv = {s[(size_t)i * stride], s[(size_t)i * stride + dstride]};
+		const float *s = src + (size_t)x * stride;
+		for (int i = 0; i < taps; i++) {
+			v2d sv = {s[(size_t)i * stride], s[(size_t)i * stride + stride]};
 			a += k[i] * sv;
 		}
-		dst[(size_t)x * dstride] = (float)a[0];
-		dst[(size_t)(x + 1) * dstride] = (float)a[1];
+		dst[(size_t)x * stride] = (float)a[0];
+		dst[(size_t)(x + 1) * stride] = (float)a[1];
 	}
 	for (; x < n; x++) {
+		if (!busy[x]) {
+			dst[(size_t)x * stride] = flat;
+			continue;
+		}
 		double a = 0;
-		const float *s = src + (size_t)x * dstride;
-		for (int i = 0; i <= 2 * kr; i++)
+		const float *s = src + (size_t)x * stride;
+		for (int i = 0; i < taps; i++)
 			a += k[i] * s[(size_t)i * stride];
-		dst[(size_t)x * dstride] = (float)a;
+		dst[(size_t)x * stride] = (float)a;
 	}
 }
 
-/* Gaussian blur of a (2 sh + 1)^2 window src, cropped to (2 half + 1)^2:
- * rows first over the window's rows that the columns' pass reads and the
- * crop's columns. */
-static void blur_crop(const float *src, int sh, int half, double sigma, float *tmp, float *dst)
+/* Gaussian blur of a (2 sh + 1)^2 window src whose flat surface has the
+ * value bg, cropped to (2 half + 1)^2: rows first over the window's rows
+ * that the columns' pass reads and the crop's columns, then the columns. */
+static void blur_crop(const float *src, float bg, int sh, int half, double sigma, float *tmp, float *dst)
 {
 	int sw = 2 * sh + 1, cw = 2 * half + 1, kr = (int)ceil(3 * sigma);
 	if (kr > sh - half)
@@ -324,11 +345,18 @@ static void blur_crop(const float *src, int sh, int half, double sigma, float *t
 		ks += k[i + kr] = exp(-0.5 * i * i / (sigma * sigma));
 	for (int i = 0; i <= 2 * kr; i++)
 		k[i] /= ks;
+	/* the flat surface through the rows' and the columns' sums */
+	double fr = 0, fc = 0;
+	for (int i = 0; i <= 2 * kr; i++)
+		fr += k[i] * bg;
+	float flat_r = (float)fr;
+	for (int i = 0; i <= 2 * kr; i++)
+		fc += k[i] * flat_r;
 	int off = sh - half;
 	for (int y = off - kr; y < off + cw + kr; y++)
-		blur_row(src + (size_t)y * sw + off - kr, 1, cw, k, kr, tmp + (size_t)y * cw, 1);
-	for (int y = 0; y < cw; y++)
-		blur_row(tmp + (size_t)(y + off - kr) * cw, (size_t)cw, cw, k, kr, dst + (size_t)y * cw, 1);
+		blur_line(src + (size_t)y * sw + off - kr, 1, cw, k, kr, bg, flat_r, tmp + (size_t)y * cw);
+	for (int x = 0; x < cw; x++)
+		blur_line(tmp + (size_t)(off - kr) * cw + x, (size_t)cw, cw, k, kr, flat_r, (float)fc, dst + x);
 }
 
 /* The normal equations of the patch on nc components c->use[] and a
@@ -341,9 +369,8 @@ static void normal_xtx(const ctx *c, int nc, double xtx[NPAR][NPAR])
 	const patch *p = &c->p;
 	int np = nc + 1;
 	memset(xtx, 0, NPAR * sizeof xtx[0]);
-	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
-		if (!p->mask[o])
-			continue;
+	for (size_t t = 0; t < p->npx; t++) {
+		size_t o = p->idx[t];
 		double x[NPAR];
 		for (int k = 0; k < nc; k++)
 			x[k] = c->use[k][o];
@@ -359,9 +386,8 @@ static void normal_xtv(const ctx *c, int nc, double *xtv)
 	const patch *p = &c->p;
 	for (int i = 0; i <= nc; i++)
 		xtv[i] = 0;
-	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
-		if (!p->mask[o])
-			continue;
+	for (size_t t = 0; t < p->npx; t++) {
+		size_t o = p->idx[t];
 		for (int k = 0; k < nc; k++)
 			xtv[k] += c->use[k][o] * p->v[o];
 		xtv[nc] += p->v[o];
@@ -410,9 +436,8 @@ static double solve_normal(const ctx *c, int nc, const double xtx[NPAR][NPAR], c
 	/* RSS = v.v - coef.(X^T v) needs the normal equations before
 	 * elimination; summing the residuals is as cheap at this size */
 	double rss = 0;
-	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
-		if (!p->mask[o])
-			continue;
+	for (size_t t = 0; t < p->npx; t++) {
+		size_t o = p->idx[t];
 		double m = coef[nc];
 		for (int k = 0; k < nc; k++)
 			m += coef[k] * c->use[k][o];
@@ -438,9 +463,8 @@ static void normal_add(const ctx *c, int nc, const double xtx[NPAR][NPAR], const
 	out[nc + 1][nc + 1] = xtx[nc][nc];
 	outv[nc + 1] = xtv[nc];
 	outv[nc] = 0;
-	for (size_t o = 0; o < (size_t)p->w * p->w; o++) {
-		if (!p->mask[o])
-			continue;
+	for (size_t t = 0; t < p->npx; t++) {
+		size_t o = p->idx[t];
 		double x = c->use[nc][o];
 		for (int j = 0; j < nc; j++)
 			out[nc][j] += x * c->use[j][o];
@@ -456,53 +480,88 @@ static void use_blur(ctx *c, int b)
 		c->use[k] = c->bl[b][k];
 }
 
+/* One geometry's fits over the blurs (try_geom): the unshadowed normal
+ * equations per blur, which the shadowed ones extend by the shadow's row,
+ * and the best unshadowed blur so far. */
+typedef struct blur_scan {
+	double fill, hr, prof;
+	const cand *hold;
+	double xtx[NBLUR][NPAR][NPAR], xtv[NBLUR][NPAR], rss[NBLUR];
+	double brss, baz;
+	int bb;
+} blur_scan;
+
+/* The unshadowed fit at blur b of the geometry rendered in c->f. */
+static void fit_blur(ctx *c, blur_scan *sc, int b, cand *best)
+{
+	int half = c->p.half, sh = half + c->bm;
+	for (int k = 0; k < FS_SE_SHADOW; k++)
+		blur_crop(c->f.c[k], k == FS_SE_YIELD ? 1.0f : 0.0f, sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][k]);
+	use_blur(c, b);
+	cand cd = {sc->fill, sc->hr, sc->prof, b, -1, 0, {0}, 0, 0};
+	normal_xtx(c, FS_SE_SHADOW, sc->xtx[b]);
+	normal_xtv(c, FS_SE_SHADOW, sc->xtv[b]);
+	cd.rss = sc->rss[b] = solve_normal(c, FS_SE_SHADOW, sc->xtx[b], sc->xtv[b], cd.coef);
+	cd.coef[NPAR - 1] = cd.coef[FS_SE_SHADOW];
+	cd.coef[FS_SE_SHADOW] = 0;
+	if (cd.rss < sc->brss) {
+		sc->brss = cd.rss;
+		sc->bb = b;
+		sc->baz = atan2(cd.coef[FS_SE_SLOPE_Y], cd.coef[FS_SE_SLOPE_X]);
+	}
+	if ((!sc->hold || sc->hold->elev < 0) && cd.rss < best->rss)
+		*best = cd;
+}
+
 /* The best formation for one geometry at the current patch: over the blurs
  * (only hold->blur and hold->elev when hold is given) and the shadow
  * elevations (tried at the best unshadowed blur and its neighbours).
- * *best is replaced when one is better. */
+ * *best is replaced when one is better. The blurs are searched from the
+ * middle one downhill: the residual has one minimum over them (a model
+ * sharper or softer than the image fits worse the further it is off), and
+ * the blurs far from it, the widest the dearest, are not rendered. */
 static int try_geom(ctx *c, double fill, double hr, double prof, const cand *hold, cand *best)
 {
 	fs_se_geom m = {fill, hr, prof, c->angle};
 	int half = c->p.half, sh = half + c->bm;
 	if (fs_se_render(&m, c->p.g, sh, c->reach, &c->f))
 		return -1;
-	int b0 = hold ? hold->blur : 0, b1 = hold ? hold->blur : NBLUR - 1, bb = b0;
-	double brss = INFINITY, baz = 0;
-	/* the unshadowed normal equations per blur, which the shadowed
-	 * ones extend by the shadow's row */
-	double xtx[NBLUR][NPAR][NPAR], xtv[NBLUR][NPAR];
-	for (int b = b0; b <= b1; b++) {
-		for (int k = 0; k < FS_SE_SHADOW; k++)
-			blur_crop(c->f.c[k], sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][k]);
-		use_blur(c, b);
-		cand cd = {fill, hr, prof, b, -1, 0, {0}, 0, 0};
-		normal_xtx(c, FS_SE_SHADOW, xtx[b]);
-		normal_xtv(c, FS_SE_SHADOW, xtv[b]);
-		cd.rss = solve_normal(c, FS_SE_SHADOW, xtx[b], xtv[b], cd.coef);
-		cd.coef[NPAR - 1] = cd.coef[FS_SE_SHADOW];
-		cd.coef[FS_SE_SHADOW] = 0;
-		if (cd.rss < brss) {
-			brss = cd.rss;
-			bb = b;
-			baz = atan2(cd.coef[FS_SE_SLOPE_Y], cd.coef[FS_SE_SLOPE_X]);
-		}
-		if ((!hold || hold->elev < 0) && cd.rss < best->rss)
-			*best = cd;
+	blur_scan sc = {.fill = fill, .hr = hr, .prof = prof, .hold = hold, .brss = INFINITY};
+	int lo, hi;
+	if (hold) {
+		lo = hi = sc.bb = hold->blur;
+		fit_blur(c, &sc, lo, best);
+	} else {
+		int s = NBLUR / 2;
+		lo = s - 1;
+		hi = s + 1;
+		sc.bb = s;
+		fit_blur(c, &sc, s, best);
+		fit_blur(c, &sc, lo, best);
+		fit_blur(c, &sc, hi, best);
+		if (sc.rss[lo] < sc.rss[s])
+			while (lo > 0 && sc.rss[lo] < sc.rss[lo + 1])
+				fit_blur(c, &sc, --lo, best);
+		else if (sc.rss[hi] < sc.rss[s])
+			while (hi < NBLUR - 1 && sc.rss[hi] < sc.rss[hi - 1])
+				fit_blur(c, &sc, ++hi, best);
 	}
 	if (hold && hold->elev < 0)
 		return 0;
 	for (int e = 0; e < NELEV; e++) {
 		if (hold && e != hold->elev)
 			continue;
-		fs_se_shadow(&c->f, baz, ELEV_DEG[e] * M_PI / 180);
-		for (int b = bb - 1; b <= bb + 1; b++) {
-			if (b < b0 || b > b1)
+		fs_se_shadow(&c->f, sc.baz, ELEV_DEG[e] * M_PI / 180);
+		/* (the blurs looked at: the best one's neighbours are, unless
+		 * it is at the end of the range) */
+		for (int b = sc.bb - 1; b <= sc.bb + 1; b++) {
+			if (b < lo || b > hi)
 				continue;
-			blur_crop(c->f.c[FS_SE_SHADOW], sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][FS_SE_SHADOW]);
+			blur_crop(c->f.c[FS_SE_SHADOW], 0.0f, sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][FS_SE_SHADOW]);
 			use_blur(c, b);
 			cand cs = {fill, hr, prof, b, e, 0, {0}, 0, 0};
 			double sx[NPAR][NPAR], sv[NPAR];
-			normal_add(c, FS_SE_SHADOW, xtx[b], xtv[b], sx, sv);
+			normal_add(c, FS_SE_SHADOW, sc.xtx[b], sc.xtv[b], sx, sv);
 			cs.rss = solve_normal(c, FS_SE_NCOMP, sx, sv, cs.coef);
 			/* a shadow brighter than the lit surface is no shadow
 			 * (when searching; a held formation is kept as it is) */
@@ -731,20 +790,28 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	p->half = (int)ceil(FIT_R * G);
 	p->w = 2 * p->half + 1;
 	size_t cw = (size_t)p->w;
-	p->v = malloc(cw * cw * sizeof *p->v);
+	p->v = calloc(cw * cw, sizeof *p->v);
 	p->mask = malloc(cw * cw);
+	p->idx = malloc(cw * cw * sizeof *p->idx);
+	p->ir = malloc(cw * cw * sizeof *p->ir);
+	p->iq = malloc(cw * cw * sizeof *p->iq);
 	p->x0 = malloc(cw * sizeof *p->x0);
 	p->y0 = malloc(cw * sizeof *p->y0);
 	p->fx = malloc(cw * sizeof *p->fx);
 	p->fy = malloc(cw * sizeof *p->fy);
 	mv = malloc(cw * cw * sizeof *mv);
-	if (!p->v || !p->mask || !p->x0 || !p->y0 || !p->fx || !p->fy || !mv)
+	if (!p->v || !p->mask || !p->idx || !p->ir || !p->iq || !p->x0 || !p->y0 || !p->fx || !p->fy || !mv)
 		goto oom;
 	for (int y = -p->half; y <= p->half; y++)
 		for (int x = -p->half; x <= p->half; x++) {
+			size_t o = (size_t)(y + p->half) * p->w + (x + p->half);
 			int in = hypot(x, y) <= FIT_R * G;
-			p->mask[(size_t)(y + p->half) * p->w + (x + p->half)] = (unsigned char)in;
-			p->npx += (size_t)in;
+			p->mask[o] = (unsigned char)in;
+			if (in) {
+				p->idx[p->npx] = o;
+				p->ir[p->npx] = y + p->half;
+				p->iq[p->npx++] = x + p->half;
+			}
 		}
 	if (mean_image(src, xs, ys, n, pitch, G, -1, 0, o->max_centres, &mi))
 		goto oom;
@@ -798,8 +865,8 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	out->offset_y = best.oy;
 	out->halftone = period;
 	/* the radial profiles of the observed patch and of the best model */
-	observe(&mi, best.ox, best.oy, p);
-	{
+	if (!o->no_profiles) {
+		observe(&mi, best.ox, best.oy, p);
 		cand tmp = {.rss = INFINITY};
 		if (try_geom(&c, best.fill, best.hr, best.prof, &best, &tmp))
 			goto oom;
@@ -848,6 +915,9 @@ done:
 	meanimg_free(&mh[1]);
 	free(c.p.v);
 	free(c.p.mask);
+	free(c.p.idx);
+	free(c.p.ir);
+	free(c.p.iq);
 	free(c.p.x0);
 	free(c.p.y0);
 	free(c.p.fx);

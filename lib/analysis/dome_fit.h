@@ -61,6 +61,10 @@ typedef struct fs_dome_fit_opts {
 	 * offset with 64 (detect_offset.h): the mean of that many patches is
 	 * as smooth, and averaging costs in proportion to their number. */
 	size_t max_centres;
+	/* leave obs[] and model[] at 0: the radial profiles cost one more
+	 * rendering of the best formation, which a caller that wants the
+	 * offset does not read */
+	int no_profiles;
 } fs_dome_fit_opts;
 
 typedef struct fs_dome_fit {

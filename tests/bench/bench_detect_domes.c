@@ -11,8 +11,11 @@
  * circularity and ellipse, written exactly with %a) changes with any bit
  * of any of them. Run it before and after a change meant for speed: the
  * fingerprints must be equal. Prints "label: n tubercles, cpu ms,
- * fingerprint"; asserts nothing. One run per image (FS_BENCH_RUNS runs,
- * the median CPU, when set).
+ * fingerprint" and, for the paper figures and the 2048x1536 lattice, the
+ * outline rule's (fs_detect's) CPU on the same image and the ratio that
+ * issue 13 bounds by 3 (detection only: bench_detect's ratio includes
+ * loading, graph and statistics); asserts nothing. One run per image
+ * (FS_BENCH_RUNS runs, the median CPU, when set).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -49,11 +52,30 @@ static uint64_t fingerprint(const fs_tubercle_list *l)
 	return h;
 }
 
-/* Detects on img, prints the line; *all is folded with the fingerprint.
- * Returns the median CPU ms, -1 on failure. */
-static double run(const char *label, const fs_image *img, int runs, uint64_t *all)
+/* The median CPU ms of fs_detect_outline on img, -1 on failure. */
+static double outline_cpu(const fs_image *img, int runs)
 {
-	double cpu[MAX_RUNS];
+	double cpu[MAX_RUNS] = {0};
+	for (int r = 0; r < runs; r++) {
+		fs_params p;
+		fs_params_default(&p);
+		fs_detect_result res;
+		char err[256];
+		double c0 = bench_cpu_ms();
+		if (fs_detect_outline(img, &p, 0, &res, err, sizeof err))
+			return -1;
+		cpu[r] = bench_cpu_ms() - c0;
+		fs_detect_result_free(&res);
+	}
+	return bench_median(cpu, runs);
+}
+
+/* Detects on img, prints the line (with the outline rule's CPU and the
+ * ratio when ratio is set); *all is folded with the fingerprint. Returns
+ * the median CPU ms, -1 on failure. */
+static double run(const char *label, const fs_image *img, int runs, int ratio, uint64_t *all)
+{
+	double cpu[MAX_RUNS] = {0};
 	size_t n = 0;
 	uint64_t fp = 0;
 	for (int r = 0; r < runs; r++) {
@@ -71,8 +93,12 @@ static double run(const char *label, const fs_image *img, int runs, uint64_t *al
 		fp = fingerprint(&res.tubercles);
 		fs_detect_result_free(&res);
 	}
-	double c = bench_median(cpu, runs);
-	printf("%s: %zu tubercles, cpu %.1f ms, fingerprint %016llx\n", label, n, c, (unsigned long long)fp);
+	double c = bench_median(cpu, runs), co = ratio ? outline_cpu(img, runs) : 0;
+	if (co > 0)
+		printf("%s: %zu tubercles, cpu %.1f ms (outline rule %.1f ms, %.1fx), fingerprint %016llx\n", label, n,
+		       c, co, c / co, (unsigned long long)fp);
+	else
+		printf("%s: %zu tubercles, cpu %.1f ms, fingerprint %016llx\n", label, n, c, (unsigned long long)fp);
 	char hex[32];
 	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)fp);
 	*all = fnv(*all, hex);
@@ -106,7 +132,7 @@ int main(void)
 			printf("%s: load failed: %s\n", paper[i], err);
 			return 1;
 		}
-		double c = run(paper[i], L.image, runs, &all);
+		double c = run(paper[i], L.image, runs, 1, &all);
 		fs_loaded_free(&L);
 		if (c < 0)
 			return 1;
@@ -126,7 +152,7 @@ int main(void)
 		printf("synthetic image: out of memory\n");
 		return 1;
 	}
-	double cs = run("synthetic 2048x1536", img, runs, &all);
+	double cs = run("synthetic 2048x1536", img, runs, 1, &all);
 	fs_image_free(img);
 	synth_truth_free(&t);
 	if (cs < 0)
@@ -142,7 +168,7 @@ int main(void)
 		}
 		char label[32];
 		snprintf(label, sizeof label, "SEM corner scene %02d", k);
-		double c = run(label, s, runs, &all);
+		double c = run(label, s, runs, 0, &all);
 		fs_image_free(s);
 		sem_truth_free(&st);
 		if (c < 0)
