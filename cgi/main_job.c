@@ -7,9 +7,9 @@
  * computes in one thread of lower priority, so the web workers keep
  * answering meanwhile, and writes an extraction's result from its main
  * thread at the workers' priority, so the write lock every edit waits for
- * is held as briefly as the work allows (job_priority.h). It records its pid, its stage and
- * progress and its outcome in the row; when it ends it starts the queued
- * jobs the freed slot admits.
+ * is held as briefly as the work allows (job_priority.h). It records its
+ * pid, its stage and progress and its outcome in the row; when it ends it
+ * starts the queued jobs the freed slot admits.
  *
  * Kinds: "extract" — detection and neighbour graph on the image's working
  * image with the job's parameters (or profile, or the set's own), stored in

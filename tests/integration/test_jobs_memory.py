@@ -24,8 +24,11 @@ srv = None
 
 def setup_module():
     global srv
+    # the outline rule even when the suite runs with the dome rule
+    # (FS_TEST_MEASUREMENT_RULE), whose estimate is larger: the sizes below
+    # are chosen for the outline rule's
     srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MEMORY_MB": "100",
-                      "FISHSCALE_JOBS_MAX_RUNNING": "4"}).start()
+                      "FISHSCALE_JOBS_MAX_RUNNING": "4", "FISHSCALE_MEASUREMENT_RULE": "outline"}).start()
     srv.add_users("mia", "noa")
     os.makedirs(os.path.join(srv.data, "jobs"), exist_ok=True)
 
