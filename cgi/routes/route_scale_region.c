@@ -88,23 +88,29 @@ static cJSON *region_json(const fs_image_rec *rec, const fs_scale_region *reg, c
 	return o;
 }
 
+/* The image's region as GET answers it (also after PUT). */
+static int reply_region(fs_req *r, fs_resp *w, const fs_image_rec *rec)
+{
+	fs_scale_region reg;
+	fs_scale_region_meta meta;
+	int rc = region_of(r, w, rec, &reg, &meta);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	cJSON *o = region_json(rec, &reg, &meta);
+	fs_scale_region_free(&reg);
+	if (!o)
+		return FS_DB_ERROR;
+	fs_resp_json(w, 200, o);
+	return 0;
+}
+
 static int h_get(fs_req *r, fs_resp *w)
 {
 	fs_image_rec rec;
 	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_READ, &rec);
 	if (rc)
 		return refuse(r, w, rc);
-	fs_scale_region reg;
-	fs_scale_region_meta meta;
-	rc = region_of(r, w, &rec, &reg, &meta);
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	cJSON *o = region_json(&rec, &reg, &meta);
-	fs_scale_region_free(&reg);
-	if (!o)
-		return FS_DB_ERROR;
-	fs_resp_json(w, 200, o);
-	return 0;
+	return reply_region(r, w, &rec);
 }
 
 static int h_put(fs_req *r, fs_resp *w)
@@ -181,17 +187,7 @@ static int h_put(fs_req *r, fs_resp *w)
 	rc = fs_image_get(r->app->db, rec.id, &rec);
 	if (rc)
 		return refuse(r, w, rc);
-	fs_scale_region reg;
-	fs_scale_region_meta meta;
-	rc = region_of(r, w, &rec, &reg, &meta);
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	cJSON *o = region_json(&rec, &reg, &meta);
-	fs_scale_region_free(&reg);
-	if (!o)
-		return FS_DB_ERROR;
-	fs_resp_json(w, 200, o);
-	return 0;
+	return reply_region(r, w, &rec);
 }
 
 const fs_route fs_routes_scale_region[] = {

@@ -15,42 +15,6 @@ typedef struct rays {
 	double cs[NRAYS], sn[NRAYS];
 } rays;
 
-/* fs_image_sample without its clamping, for points known to lie inside
- * the image (0 <= x, y and x < w - 1, y < h - 1): the same arithmetic, so
- * the same values; the refinement reads a few thousand samples per centre
- * and the call was most of its cost. */
-static inline double sample_in(const float *d, int w, double x, double y)
-{
-	int x0 = (int)x, y0 = (int)y;
-	double fx = x - x0, fy = y - y0;
-	const float *p = d + (size_t)y0 * w + x0;
-	double a = p[0] * (1 - fx) + p[1] * fx;
-	double b = p[w] * (1 - fx) + p[w + 1] * fx;
-	return a * (1 - fy) + b * fy;
-}
-
-/* fs_image_sample itself, inlined: the clamping to the image and the
- * repeated last column and row, the same arithmetic. */
-static inline double sample_clamped(const fs_image *img, double x, double y)
-{
-	int w = img->width, h = img->height;
-	if (x < 0)
-		x = 0;
-	if (y < 0)
-		y = 0;
-	if (x > w - 1)
-		x = w - 1;
-	if (y > h - 1)
-		y = h - 1;
-	int x0 = (int)x, y0 = (int)y;
-	int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
-	double fx = x - x0, fy = y - y0;
-	const float *d = img->data;
-	double a = d[(size_t)y0 * w + x0] * (1 - fx) + d[(size_t)y0 * w + x1] * fx;
-	double b = d[(size_t)y1 * w + x0] * (1 - fx) + d[(size_t)y1 * w + x1] * fx;
-	return a * (1 - fy) + b * fy;
-}
-
 /* The rays of one stage of the search (the grid, the compass): every
  * (NRAYS / nr)-th ray, the radii j0 - span .. j1 + span samples of dr px,
  * and each sample's offset from the trial centre (cs[k] * j * dr, the
@@ -97,10 +61,10 @@ static double focus(const fs_image *img, const ray_tab *T, double x, double y, d
 		const double *ox = T->ox[q], *oy = T->oy[q];
 		if (inside)
 			for (int j = j0 - span; j <= j1 + span; j++)
-				v[j] = sample_in(img->data, img->width, x + ox[j], y + oy[j]);
+				v[j] = fs_image_sample_inside(img->data, img->width, x + ox[j], y + oy[j]);
 		else
 			for (int j = j0 - span; j <= j1 + span; j++)
-				v[j] = sample_clamped(img, x + ox[j], y + oy[j]);
+				v[j] = fs_image_sample_clamped(img, x + ox[j], y + oy[j]);
 		for (int j = j0; j <= j1; j++)
 			h[j] += fabs(v[j + span] - v[j - span]);
 	}

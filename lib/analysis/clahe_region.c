@@ -63,6 +63,15 @@ void fs_clahe_span(int o, int len, int tile, int n, int *a0, int *a1)
 	*a1 = (t1 + 1) * tile < n ? (t1 + 1) * tile : n;
 }
 
+void fs_clahe_axis(int x, int tile, int nt, float *wb, int *a, int *b)
+{
+	double f = (x + 0.5) / tile - 0.5;
+	int t = (int)floor(f);
+	*wb = (float)(f - t);
+	*a = clampi(t, 0, nt - 1);
+	*b = clampi(t + 1, 0, nt - 1);
+}
+
 int fs_clahe_region(const float *in, int ix, int iy, int iw, int ih, int W, int H, double clip, int tile, int ox,
 		    int oy, int ow, int oh, float *out, char *err, size_t errlen)
 {
@@ -115,32 +124,21 @@ int fs_clahe_region(const float *in, int ix, int iy, int iw, int ih, int W, int 
 					  lut + ((size_t)ty * mtx + tx) * FS_CLAHE_BINS);
 		}
 	}
-	/* Bilinear interpolation between the LUTs of the four nearest tile
-	 * centres; the column terms are the same on every row. */
+	/* the column terms are the same on every row */
 	for (int i = 0; i < ow; i++) {
-		int x = ox + i;
-		double fx = (x + 0.5) / tile - 0.5;
-		int t = (int)floor(fx);
-		colw[i] = (float)(fx - t);
-		coll[i] = (clampi(t, 0, ntx - 1) - tx0) * FS_CLAHE_BINS;
-		colr[i] = (clampi(t + 1, 0, ntx - 1) - tx0) * FS_CLAHE_BINS;
+		int a, b;
+		fs_clahe_axis(ox + i, tile, ntx, &colw[i], &a, &b);
+		coll[i] = (a - tx0) * FS_CLAHE_BINS;
+		colr[i] = (b - tx0) * FS_CLAHE_BINS;
 	}
 	for (int j = 0; j < oh; j++) {
-		int y = oy + j;
-		double fy = (y + 0.5) / tile - 0.5;
-		int t = (int)floor(fy);
-		float ay = (float)(fy - t);
-		const float *la = lut + (size_t)(clampi(t, 0, nty - 1) - ty0) * mtx * FS_CLAHE_BINS;
-		const float *lb = lut + (size_t)(clampi(t + 1, 0, nty - 1) - ty0) * mtx * FS_CLAHE_BINS;
-		const unsigned char *bn = bin + (size_t)(y - iy) * iw + (ox - ix);
-		float *o = out + (size_t)j * ow;
-		for (int i = 0; i < ow; i++) {
-			int b = bn[i];
-			float ax = colw[i];
-			float top = la[coll[i] + b] + ax * (la[colr[i] + b] - la[coll[i] + b]);
-			float bot = lb[coll[i] + b] + ax * (lb[colr[i] + b] - lb[coll[i] + b]);
-			o[i] = top + ay * (bot - top);
-		}
+		int y = oy + j, a, b;
+		float ay;
+		fs_clahe_axis(y, tile, nty, &ay, &a, &b);
+		const float *la = lut + (size_t)(a - ty0) * mtx * FS_CLAHE_BINS;
+		const float *lb = lut + (size_t)(b - ty0) * mtx * FS_CLAHE_BINS;
+		fs_clahe_row(bin + (size_t)(y - iy) * iw + (ox - ix), ow, colw, coll, colr, la, lb, ay,
+			     out + (size_t)j * ow);
 	}
 	rc = 0;
 out:

@@ -39,6 +39,28 @@ static inline int fs_clahe_bin(float v)
 void fs_clahe_tile_lut(int *hist, int count, double clip, float *quot, int *qcount, float *lut);
 
 /*
+ * The bilinear interpolation between the LUTs of the four nearest tile
+ * centres, written once for fs_clahe and fs_clahe_region. Along one axis
+ * of nt tiles: pixel x lies between the centres of tiles *a and *b
+ * (clamped to the grid), *wb the weight of b.
+ */
+void fs_clahe_axis(int x, int tile, int nt, float *wb, int *a, int *b);
+/* One output row o of n pixels of bins bin: between the LUT rows la (above)
+ * and lb (below) with weight ay, along the row between the LUTs at
+ * offsets coll[i] and colr[i] with weight colw[i]. */
+static inline void fs_clahe_row(const unsigned char *bin, int n, const float *colw, const int *coll,
+				const int *colr, const float *la, const float *lb, float ay, float *o)
+{
+	for (int i = 0; i < n; i++) {
+		int b = bin[i];
+		float ax = colw[i];
+		float top = la[coll[i] + b] + ax * (la[colr[i] + b] - la[coll[i] + b]);
+		float bot = lb[coll[i] + b] + ax * (lb[colr[i] + b] - lb[coll[i] + b]);
+		o[i] = top + ay * (bot - top);
+	}
+}
+
+/*
  * CLAHE of the output rectangle (ox, oy, ow, oh) of a W x H image with clip
  * and tile as fs_clahe, from `in`: the image's values already stretched
  * to [0, 1], a row-major crop of iw x ih px at (ix, iy) that covers

@@ -11,12 +11,6 @@
 
 #include "analysis/preprocess.h"
 
-int fs_blur_reach(double sigma)
-{
-	int R = (int)(4.0 * sigma + 0.5); /* preprocess.c's kernel radius */
-	return R < 1 ? 1 : R;
-}
-
 /* What a maximum keeps besides its fs_cand until the suppression has
  * chosen: found where its tile's response is at hand. */
 typedef struct peak_extra {
@@ -118,7 +112,7 @@ int fs_auto_peaks_tiled(const fs_det_source *s, double sigma, double min_dist, d
 	/* a core pixel's 3x3 neighbours and rays (radius) read the response,
 	 * which reads the preprocessing within the blur's reach */
 	int nr = radius >= 1 ? (int)radius : 1;
-	int overlap = nr + fs_blur_reach(sigma) + 1;
+	int overlap = nr + fs_gaussian_radius(sigma) + 1;
 	if (fs_det_for_tiles(s, overlap, auto_tile, &a, err, errlen))
 		goto out;
 	size_t first = c->n;
@@ -226,7 +220,7 @@ int fs_lattice_probe_tiled(const fs_det_source *s, double sigma, int R, double r
 	}
 	qsort(at, n, sizeof *at, cmp_probe_at);
 	int rc = 0;
-	int reach = R + (radius >= 1 ? (int)radius : 0) + 1, blur = fs_blur_reach(sigma) + 1;
+	int reach = R + (radius >= 1 ? (int)radius : 0) + 1, blur = fs_gaussian_radius(sigma) + 1;
 	for (size_t g = 0; g < n && !rc;) {
 		size_t e = g;
 		int x0 = W, y0 = H, x1 = 0, y1 = 0;

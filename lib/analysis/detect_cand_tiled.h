@@ -25,9 +25,6 @@
 #include "analysis/detect_candidates.h"
 #include "analysis/detect_scale.h"
 
-/* The radius of fs_gaussian_blur's kernel for sigma (preprocess.h). */
-int fs_blur_reach(double sigma);
-
 /*
  * Auto's peaks of the response (the preprocessed image smoothed at sigma)
  * over the tiles of s (s->plan; full resolution): the suppressed peaks

@@ -35,7 +35,6 @@ static int dog_tile(const fs_det_tile *t, void *arg, char *err, size_t errlen)
 	int rc = -1, k = c->k;
 	fs_image *gs[MAXLAYERS + 1] = {0};
 	fs_image *layers[MAXLAYERS] = {0};
-	fs_cand_list mine = {0};
 	size_t n = (size_t)pre->width * pre->height;
 	for (int i = 0; i <= k; i++) {
 		gs[i] = fs_gaussian_blurred(i ? gs[i - 1] : pre, c->inc[i], err, errlen);
@@ -51,41 +50,21 @@ static int dog_tile(const fs_det_tile *t, void *arg, char *err, size_t errlen)
 		for (size_t j = 0; j < n; j++)
 			layers[i]->data[j] = (gs[i]->data[j] - gs[i + 1]->data[j]) / 0.6f;
 	}
-	if (fs_det_scale_maxima(layers, c->radii, k, c->p->threshold, t->x0, t->y0, t->x1, t->y1, t->ox, t->oy,
-				&mine)) {
-		snprintf(err, errlen, "dog: out of memory");
-		goto out;
-	}
-	if (t->lock)
-		pthread_mutex_lock(t->lock);
-	rc = 0;
-	for (size_t i = 0; i < mine.n && !rc; i++)
-		rc = fs_cand_append(&c->all, &mine.items[i]);
-	if (t->lock)
-		pthread_mutex_unlock(t->lock);
-	if (rc)
-		snprintf(err, errlen, "dog: out of memory");
+	rc = fs_det_scale_keep(t, layers, c->radii, k, c->p->threshold, &c->all, "dog", err, errlen);
 out:
 	for (int i = 0; i <= k; i++)
 		fs_image_free(gs[i]);
 	for (int i = 0; i < k; i++)
 		fs_image_free(layers[i]);
-	fs_cand_free(&mine);
 	return rc;
 }
 
 int fs_detect_dog(const fs_det_source *s, const fs_meas *m, const fs_params *p, double um_per_px,
 		  fs_detect_result *out, char *err, size_t errlen)
 {
-	int rc = -1;
 	struct dog_ctx ctx = {.p = p};
-	fs_cand_list c = {0};
-	fs_meas mm = *m;
-	mm.dome = 0; /* profiles (the base rule only lightens the blur) */
-	mm.refine = 0;
-	double rmin, rmax;
-	fs_det_radius_range(p, um_per_px, &rmin, &rmax);
-	double smin = fmax(1.0, rmin / M_SQRT2), smax = fmax(smin + 1, rmax / M_SQRT2);
+	double smin, smax, rmin;
+	fs_det_sigma_range(p, um_per_px, &smin, &smax, &rmin);
 	int k = (int)(log(smax / smin) / log(1.6) + 1);
 	if (k < 1)
 		k = 1;
@@ -97,22 +76,10 @@ int fs_detect_dog(const fs_det_source *s, const fs_meas *m, const fs_params *p, 
 	for (int i = 0; i <= k; i++) {
 		double sg = smin * pow(1.6, i);
 		ctx.inc[i] = sqrt(sg * sg - prev * prev);
-		int R = (int)(4.0 * ctx.inc[i] + 0.5); /* preprocess.c's kernel radius */
-		overlap += R < 1 ? 1 : R;
+		overlap += fs_gaussian_radius(ctx.inc[i]);
 		prev = sg;
 	}
 	for (int i = 0; i < k; i++)
 		ctx.radii[i] = smin * pow(1.6, i) * M_SQRT2;
-	if (fs_det_for_tiles(s, overlap, dog_tile, &ctx, err, errlen))
-		goto out;
-	if (fs_det_scale_suppress(&ctx.all, s->width, s->height, &c) ||
-	    fs_det_measure(&mm, &c, 0, 0.5 * rmin, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
-		snprintf(err, errlen, "dog: out of memory");
-		goto out;
-	}
-	rc = 0;
-out:
-	fs_cand_free(&ctx.all);
-	fs_cand_free(&c);
-	return rc;
+	return fs_det_scale_run(s, m, p, rmin, overlap, dog_tile, &ctx, &ctx.all, "dog", out, err, errlen);
 }

@@ -35,7 +35,6 @@ static int log_tile(const fs_det_tile *t, void *arg, char *err, size_t errlen)
 	int rc = -1;
 	fs_image *layers[NSCALES] = {0};
 	fs_image *g = NULL;
-	fs_cand_list mine = {0};
 	int w = pre->width, h = pre->height;
 	for (int s = 0; s < NSCALES; s++) {
 		double sigma = c->sigma[s];
@@ -59,57 +58,26 @@ static int log_tile(const fs_det_tile *t, void *arg, char *err, size_t errlen)
 		fs_image_free(g);
 		g = NULL;
 	}
-	if (fs_det_scale_maxima(layers, c->radii, NSCALES, c->p->threshold, t->x0, t->y0, t->x1, t->y1, t->ox, t->oy,
-				&mine)) {
-		snprintf(err, errlen, "log: out of memory");
-		goto out;
-	}
-	if (t->lock)
-		pthread_mutex_lock(t->lock);
-	rc = 0;
-	for (size_t i = 0; i < mine.n && !rc; i++)
-		rc = fs_cand_append(&c->all, &mine.items[i]);
-	if (t->lock)
-		pthread_mutex_unlock(t->lock);
-	if (rc)
-		snprintf(err, errlen, "log: out of memory");
+	rc = fs_det_scale_keep(t, layers, c->radii, NSCALES, c->p->threshold, &c->all, "log", err, errlen);
 out:
 	for (int s = 0; s < NSCALES; s++)
 		fs_image_free(layers[s]);
 	fs_image_free(g);
-	fs_cand_free(&mine);
 	return rc;
 }
 
 int fs_detect_log(const fs_det_source *s, const fs_meas *m, const fs_params *p, double um_per_px,
 		  fs_detect_result *out, char *err, size_t errlen)
 {
-	int rc = -1;
 	struct log_ctx ctx = {.p = p};
-	fs_cand_list c = {0};
-	fs_meas mm = *m;
-	mm.dome = 0; /* profiles (the base rule only lightens the blur) */
-	mm.refine = 0;
-	double rmin, rmax;
-	fs_det_radius_range(p, um_per_px, &rmin, &rmax);
-	double smin = fmax(1.0, rmin / M_SQRT2), smax = fmax(smin + 1, rmax / M_SQRT2);
+	double smin, smax, rmin;
+	fs_det_sigma_range(p, um_per_px, &smin, &smax, &rmin);
 	for (int k = 0; k < NSCALES; k++) {
 		ctx.sigma[k] = smin + (smax - smin) * k / (NSCALES - 1);
 		ctx.radii[k] = ctx.sigma[k] * M_SQRT2;
 	}
-	/* the largest scale's kernel radius (preprocess.c's), the stencil's
-	 * pixel and the maxima's neighbour */
-	int overlap = (int)(4.0 * ctx.sigma[NSCALES - 1] + 0.5) + 2;
-	if (fs_det_for_tiles(s, overlap, log_tile, &ctx, err, errlen))
-		goto out;
-	if (fs_det_scale_suppress(&ctx.all, s->width, s->height, &c) ||
-	    fs_det_measure(&mm, &c, 0, 0.5 * rmin, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
-		snprintf(err, errlen, "log: out of memory");
-		goto out;
-	}
-	rc = 0;
-out:
-	fs_cand_free(&ctx.all);
-	fs_cand_free(&c);
-	return rc;
+	/* the largest scale's kernel radius, the stencil's pixel and the
+	 * maxima's neighbour */
+	int overlap = fs_gaussian_radius(ctx.sigma[NSCALES - 1]) + 2;
+	return fs_det_scale_run(s, m, p, rmin, overlap, log_tile, &ctx, &ctx.all, "log", out, err, errlen);
 }

@@ -18,6 +18,7 @@
 
 #include "analysis/clahe_region.h"
 #include "analysis/preprocess.h"
+#include "analysis/preprocess_tiled.h"
 
 typedef struct rect {
 	int x, y, w, h;
@@ -52,29 +53,22 @@ static fs_image *cut(fs_image *img, rect at, rect r, char *err, size_t errlen)
 	return o;
 }
 
-static int blur_radius(double sigma)
-{
-	int R = (int)(4.0 * sigma + 0.5); /* preprocess.c's kernel radius */
-	return R < 1 ? 1 : R;
-}
-
 static fs_image *stage(const fs_pre_plan *pl, rect r, int k, char *err, size_t errlen)
 {
 	const fs_params *p = &pl->p;
 	if (k == 0) {
-		/* the opening reads the erosion within the radius, which reads the
-		 * input within the radius again */
-		rect c = widen(pl, r, 2 * p->tophat_radius);
-		fs_image *img = fs_image_region_float(pl->img, c.x, c.y, c.w, c.h);
+		/* the top-hat's own tiles' function (preprocess_tiled.h) */
+		fs_image *img = fs_image_new_uninit(r.w, r.h);
 		if (!img) {
 			snprintf(err, errlen, "preprocess: out of memory");
 			return NULL;
 		}
-		if (fs_white_tophat(img, p->tophat_radius, err, errlen)) {
+		if (fs_white_tophat_rect(pl->img, p->tophat_radius, r.x, r.y, r.w, r.h, img->data, (size_t)r.w, err,
+					 errlen)) {
 			fs_image_free(img);
 			return NULL;
 		}
-		return cut(img, c, r, err, errlen);
+		return img;
 	}
 	if (k == 1) {
 		if (p->clahe_clip == 0)
@@ -101,7 +95,7 @@ static fs_image *stage(const fs_pre_plan *pl, rect r, int k, char *err, size_t e
 		return o;
 	}
 	if (k == 2) {
-		rect c = p->blur_sigma > 0 ? widen(pl, r, blur_radius(p->blur_sigma)) : r;
+		rect c = p->blur_sigma > 0 ? widen(pl, r, fs_gaussian_radius(p->blur_sigma)) : r;
 		fs_image *img = stage(pl, c, 1, err, errlen);
 		if (!img)
 			return NULL;

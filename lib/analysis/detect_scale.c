@@ -71,6 +71,56 @@ int fs_det_for_tiles(const fs_det_source *s, int overlap, fs_det_tile_fn fn, voi
 	return rc;
 }
 
+void fs_det_sigma_range(const fs_params *p, double um_per_px, double *smin, double *smax, double *rmin)
+{
+	double rmax;
+	fs_det_radius_range(p, um_per_px, rmin, &rmax);
+	*smin = fmax(1.0, *rmin / M_SQRT2);
+	*smax = fmax(*smin + 1, rmax / M_SQRT2);
+}
+
+int fs_det_scale_keep(const fs_det_tile *t, fs_image *const *layers, const double *radii, int n, double thr,
+		      fs_cand_list *all, const char *name, char *err, size_t errlen)
+{
+	fs_cand_list mine = {0};
+	int rc = fs_det_scale_maxima(layers, radii, n, thr, t->x0, t->y0, t->x1, t->y1, t->ox, t->oy, &mine);
+	if (!rc) {
+		if (t->lock)
+			pthread_mutex_lock(t->lock);
+		for (size_t i = 0; i < mine.n && !rc; i++)
+			rc = fs_cand_append(all, &mine.items[i]);
+		if (t->lock)
+			pthread_mutex_unlock(t->lock);
+	}
+	if (rc)
+		snprintf(err, errlen, "%s: out of memory", name);
+	fs_cand_free(&mine);
+	return rc ? -1 : 0;
+}
+
+int fs_det_scale_run(const fs_det_source *s, const fs_meas *m, const fs_params *p, double rmin, int overlap,
+		     fs_det_tile_fn fn, void *ctx, fs_cand_list *all, const char *name, fs_detect_result *out,
+		     char *err, size_t errlen)
+{
+	int rc = -1;
+	fs_cand_list c = {0};
+	fs_meas mm = *m;
+	mm.dome = 0; /* profiles (the base rule only lightens the blur) */
+	mm.refine = 0;
+	if (fs_det_for_tiles(s, overlap, fn, ctx, err, errlen))
+		goto out;
+	if (fs_det_scale_suppress(all, s->width, s->height, &c) ||
+	    fs_det_measure(&mm, &c, 0, 0.5 * rmin, p, FS_SOURCE_EXTRACTED, &out->tubercles)) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		goto out;
+	}
+	rc = 0;
+out:
+	fs_cand_free(all);
+	fs_cand_free(&c);
+	return rc;
+}
+
 int fs_detect_scale(const fs_image *img, const fs_params *p, double um_per_px, int dome, fs_detect_result *out,
 		    char *err, size_t errlen)
 {

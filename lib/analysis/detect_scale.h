@@ -23,6 +23,7 @@
 #include <pthread.h>
 
 #include "analysis/detect.h"
+#include "analysis/detect_measure.h"
 #include "analysis/detect_pre_region.h"
 
 /* Where a method reads its preprocessed image: pre (the whole image), or
@@ -51,6 +52,22 @@ typedef int (*fs_det_tile_fn)(const fs_det_tile *t, void *ctx, char *err, size_t
  * the image); the whole image is one tile when s->pre is set. Returns 0,
  * or -1 with the first error (fn's, out of memory). */
 int fs_det_for_tiles(const fs_det_source *s, int overlap, fs_det_tile_fn fn, void *ctx, char *err, size_t errlen);
+
+/* The scale-space methods' (log, dog) frame, written once. */
+/* Their sigma range from the diameters (the original's radius / sqrt 2,
+ * at least 1 px and 1 apart); *rmin gets the smallest radius in px. */
+void fs_det_sigma_range(const fs_params *p, double um_per_px, double *smin, double *smax, double *rmin);
+/* A tile's part: the maxima of its layers in the tile's core
+ * (fs_det_scale_maxima) appended to *all under the tile's lock. name
+ * starts the message. Returns 0, or -1 with a message. */
+int fs_det_scale_keep(const fs_det_tile *t, fs_image *const *layers, const double *radii, int n, double thr,
+		      fs_cand_list *all, const char *name, char *err, size_t errlen);
+/* The whole: fn over the tiles of s (fs_det_for_tiles, each tile's
+ * maxima gathered into *all by fs_det_scale_keep), the overlap removal,
+ * and the diameters measured from the profiles into out; *all is freed. */
+int fs_det_scale_run(const fs_det_source *s, const fs_meas *m, const fs_params *p, double rmin, int overlap,
+		     fs_det_tile_fn fn, void *ctx, fs_cand_list *all, const char *name, fs_detect_result *out,
+		     char *err, size_t errlen);
 
 /* fs_detect's path for log, dog and ellipse (detect.c): preprocessing,
  * the method and the measurement, whole or tiled. dome: the base rule's

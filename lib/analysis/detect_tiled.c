@@ -23,6 +23,7 @@
 
 #include "analysis/blob_measure.h"
 #include "analysis/detect_methods.h"
+#include "analysis/preprocess.h"
 #include "base/tile_pool.h"
 
 static int g_tile = FS_DETECT_TILE_DEFAULT;
@@ -161,9 +162,7 @@ int fs_det_measure_tiled(const fs_meas *m, const fs_cand_list *c, double max_r, 
 	double mr = 0;
 	for (size_t i = 0; i < c->n; i++)
 		mr = fmax(mr, cand_r(&j, i));
-	int R = (int)(4.0 * m->sigma + 0.5); /* preprocess.c's kernel radius */
-	R = R < 1 ? 1 : R;
-	j.margin = (int)ceil(2 * mr / F) + 3 + R + 2 * (m->mp->tophat_radius > 0 ? m->mp->tophat_radius : 0);
+	j.margin = (int)ceil(2 * mr / F) + 3 + fs_gaussian_radius(m->sigma) + 2 * (m->mp->tophat_radius > 0 ? m->mp->tophat_radius : 0);
 	size_t nt = (size_t)j.ntx * j.nty;
 	size_t *start = calloc(nt + 1, sizeof *start);
 	size_t *idx = malloc(c->n * sizeof *idx);

@@ -115,6 +115,12 @@ static void conv_row(const float *in, float *out, int w, const float *k, int R, 
 	conv_shift(out, w, k, R, pad + R);
 }
 
+int fs_gaussian_radius(double sigma)
+{
+	int R = (int)(4.0 * sigma + 0.5);
+	return R < 1 ? 1 : R;
+}
+
 /* Blurs src into dst (same size; may be the same image). */
 static int blur(const fs_image *src, fs_image *dst, double sigma, char *err, size_t errlen)
 {
@@ -122,9 +128,7 @@ static int blur(const fs_image *src, fs_image *dst, double sigma, char *err, siz
 	float *k = NULL, *ring = NULL, *pad = NULL;
 	const float **rows = NULL;
 	int w = src->width, h = src->height;
-	int R = (int)(4.0 * sigma + 0.5);
-	if (R < 1)
-		R = 1;
+	int R = fs_gaussian_radius(sigma);
 	/* The vertical pass needs only the 2R + 1 horizontally blurred rows
 	 * around the output row, kept in a ring: a full-size temporary would
 	 * cost a page fault per 4 KiB on every call for large images. Output
@@ -394,21 +398,18 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 		goto out;
 	}
 	fs_normalize(img);
-	/* Bilinear interpolation between the LUTs of the four nearest tile
-	 * centres; the column terms are the same on every row. */
+	/* the column terms are the same on every row (clahe_region.h) */
 	for (int x = 0; x < w; x++) {
-		double fx = (x + 0.5) / tile - 0.5;
-		int tx0 = (int)floor(fx);
-		colw[x] = (float)(fx - tx0);
-		coll[x] = clampi(tx0, 0, ntx - 1) * FS_CLAHE_BINS;
-		colr[x] = clampi(tx0 + 1, 0, ntx - 1) * FS_CLAHE_BINS;
+		int a, b;
+		fs_clahe_axis(x, tile, ntx, &colw[x], &a, &b);
+		coll[x] = a * FS_CLAHE_BINS;
+		colr[x] = b * FS_CLAHE_BINS;
 	}
 	int made = -1; /* tile rows 0..made have their LUTs (the last two kept) */
 	for (int y = 0; y < h; y++) {
-		double fy = (y + 0.5) / tile - 0.5;
-		int ty0 = (int)floor(fy);
-		float ay = (float)(fy - ty0);
-		int ta = clampi(ty0, 0, nty - 1), tb = clampi(ty0 + 1, 0, nty - 1);
+		int ta, tb;
+		float ay;
+		fs_clahe_axis(y, tile, nty, &ay, &ta, &tb);
 		for (; made < tb; made++)
 			clahe_lut_row(img, clip, tile, made + 1, ntx, quot, &qcount,
 				      lut + (size_t)((made + 1) % 2) * row_luts);
@@ -417,13 +418,7 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 		float *o = img->data + (size_t)y * w;
 		for (int x = 0; x < w; x++)
 			bin[x] = (unsigned char)fs_clahe_bin(o[x]);
-		for (int x = 0; x < w; x++) {
-			int b = bin[x];
-			float ax = colw[x];
-			float top = la[coll[x] + b] + ax * (la[colr[x] + b] - la[coll[x] + b]);
-			float bot = lb[coll[x] + b] + ax * (lb[colr[x] + b] - lb[coll[x] + b]);
-			o[x] = top + ay * (bot - top);
-		}
+		fs_clahe_row(bin, w, colw, coll, colr, la, lb, ay, o);
 	}
 	fs_normalize(img);
 	rc = 0;

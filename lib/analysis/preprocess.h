@@ -21,6 +21,9 @@
  * Returns 0, or -1 (sigma < 0 or not finite, out of memory) with a message.
  */
 int fs_gaussian_blur(fs_image *img, double sigma, char *err, size_t errlen);
+/* That kernel's radius in px (at least 1): how far a blurred sample reads,
+ * the overlap the tiled passes give a crop for each blur. */
+int fs_gaussian_radius(double sigma);
 /* The same into a new image (caller frees), src unchanged: saves the copy
  * a clone followed by fs_gaussian_blur makes. NULL on error (err set). */
 fs_image *fs_gaussian_blurred(const fs_image *src, double sigma, char *err, size_t errlen);

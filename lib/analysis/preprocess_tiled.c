@@ -24,33 +24,41 @@ struct tophat_job {
 	int radius, tile, ntx;
 };
 
+int fs_white_tophat_rect(const fs_image *src, int radius, int x, int y, int w, int h, float *out, size_t stride,
+			 char *err, size_t errlen)
+{
+	int M = 2 * radius;
+	int cx0 = x - M > 0 ? x - M : 0, cy0 = y - M > 0 ? y - M : 0;
+	int cx1 = x + w + M < src->width ? x + w + M : src->width;
+	int cy1 = y + h + M < src->height ? y + h + M : src->height;
+	fs_image *crop = fs_image_region_float(src, cx0, cy0, cx1 - cx0, cy1 - cy0);
+	if (!crop) {
+		snprintf(err, errlen, "top-hat: out of memory");
+		return -1;
+	}
+	if (fs_white_tophat(crop, radius, err, errlen)) {
+		fs_image_free(crop);
+		return -1;
+	}
+	for (int r = 0; r < h; r++)
+		memcpy(out + (size_t)r * stride, crop->data + (size_t)(r + y - cy0) * crop->width + (x - cx0),
+		       (size_t)w * sizeof *out);
+	fs_image_free(crop);
+	return 0;
+}
+
 /* Tile k of the job into dst's rows and columns of that tile (the pool's
  * work: tiles write disjoint pixels, no merge needed). 0 or -1. */
 static int tophat_tile(size_t k, void *arg, char *err, size_t errlen)
 {
 	struct tophat_job *j = arg;
 	const fs_image *src = j->src;
-	int T = j->tile, M = 2 * j->radius;
+	int T = j->tile;
 	int x0 = (int)(k % j->ntx) * T, y0 = (int)(k / j->ntx) * T;
 	int x1 = x0 + T < src->width ? x0 + T : src->width;
 	int y1 = y0 + T < src->height ? y0 + T : src->height;
-	int cx0 = x0 - M > 0 ? x0 - M : 0, cy0 = y0 - M > 0 ? y0 - M : 0;
-	int cx1 = x1 + M < src->width ? x1 + M : src->width;
-	int cy1 = y1 + M < src->height ? y1 + M : src->height;
-	fs_image *crop = fs_image_region_float(src, cx0, cy0, cx1 - cx0, cy1 - cy0);
-	if (!crop) {
-		snprintf(err, errlen, "top-hat: out of memory");
-		return -1;
-	}
-	if (fs_white_tophat(crop, j->radius, err, errlen)) {
-		fs_image_free(crop);
-		return -1;
-	}
-	for (int y = y0; y < y1; y++)
-		memcpy(j->dst->data + (size_t)y * src->width + x0,
-		       crop->data + (size_t)(y - cy0) * crop->width + (x0 - cx0), (size_t)(x1 - x0) * sizeof(float));
-	fs_image_free(crop);
-	return 0;
+	return fs_white_tophat_rect(src, j->radius, x0, y0, x1 - x0, y1 - y0, j->dst->data + (size_t)y0 * src->width + x0,
+				    (size_t)src->width, err, errlen);
 }
 
 int fs_white_tophat_tiled(const fs_image *src, fs_image *dst, int radius, int tile, int threads, char *err,

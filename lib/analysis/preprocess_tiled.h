@@ -35,4 +35,15 @@
 int fs_white_tophat_tiled(const fs_image *src, fs_image *dst, int radius, int tile, int threads, char *err,
 			  size_t errlen);
 
+/*
+ * The white top-hat of src over the rectangle (x, y, w, h) (inside src)
+ * into out (h rows of w floats, stride floats apart; the caller's), from a
+ * crop of src widened by twice the radius: fs_white_tophat's values there
+ * to the last bit. src may be compact; radius 0 copies. The one piece that
+ * the tiled top-hat above and the region preprocessing
+ * (detect_pre_region.h) share. Returns 0, or -1 with a message.
+ */
+int fs_white_tophat_rect(const fs_image *src, int radius, int x, int y, int w, int h, float *out, size_t stride,
+			 char *err, size_t errlen);
+
 #endif

@@ -177,20 +177,5 @@ void fs_image_free(fs_image *img)
 
 double fs_image_sample(const fs_image *img, double x, double y)
 {
-	int w = img->width, h = img->height;
-	if (x < 0)
-		x = 0;
-	if (y < 0)
-		y = 0;
-	if (x > w - 1)
-		x = w - 1;
-	if (y > h - 1)
-		y = h - 1;
-	int x0 = (int)x, y0 = (int)y;
-	int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
-	double fx = x - x0, fy = y - y0;
-	const float *d = img->data;
-	double a = d[(size_t)y0 * w + x0] * (1 - fx) + d[(size_t)y0 * w + x1] * fx;
-	double b = d[(size_t)y1 * w + x0] * (1 - fx) + d[(size_t)y1 * w + x1] * fx;
-	return a * (1 - fy) + b * fy;
+	return fs_image_sample_clamped(img, x, y);
 }
