@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "analysis/blob_measure.h"
-#include "analysis/detect_formation.h"
 #include "analysis/detect_offset.h"
 #include "analysis/detect_tiled.h"
 #include "analysis/centre_refine.h"
@@ -149,12 +148,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	}
 	/* The dome rule: the centres' common offset from the dome centres
 	 * (a side detector's), fitted once with the image formation. */
-	fs_det_offset off;
-	if (m->img && m->dome && fs_det_offset_correct(m, c, max_r, smooth, meas, &off))
-		goto out;
-	/* ... and every dome's base fitted through that formation, which
-	 * also drops the candidates that are no dome */
-	if (m->img && m->dome && fs_det_formation_measure(m, c, &off, meas, NULL))
+	if (m->img && m->dome && fs_det_offset_correct(m, c, max_r, smooth, meas, NULL))
 		goto out;
 	for (size_t i = 0; i < c->n; i++) {
 		if (!meas[i].ok)
@@ -165,9 +159,11 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		t.radius_px *= F;
 		t.major_axis_px *= F;
 		t.minor_axis_px *= F;
-		/* (the dome rule's candidates that are no dome were dropped by
-		 * fs_det_formation_measure; an unmeasured base, radius NAN,
-		 * keeps its centre) */
+		/* Below a quarter of the rays' strongest steps on one circle
+		 * there is no dome (a hole between domes, texture); an
+		 * unmeasured base (radius NAN) keeps its centre. */
+		if (m->dome && !(t.fit_quality >= 0.45))
+			continue;
 		if (isfinite(t.radius_px) && t.circularity < p->min_circularity)
 			continue;
 		if (t.centroid_x < mg || t.centroid_y < mg || t.centroid_x > w - 1 - mg ||

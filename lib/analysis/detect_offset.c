@@ -70,7 +70,6 @@ int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r,
 	if (fs_dome_fit_image(m->img, xs, ys, n, pitch, &o, &f, err, sizeof err))
 		goto out; /* too few whole patches: nothing to correct */
 	info->fitted = 1;
-	info->fit = f;
 	info->dx = f.offset_x;
 	info->dy = f.offset_y;
 	info->quality = f.quality;

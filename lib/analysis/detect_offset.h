@@ -33,7 +33,6 @@
 #define FS_DETECT_OFFSET_H
 
 #include "analysis/detect_measure.h"
-#include "analysis/dome_fit.h"
 
 /* What the correction did (for reports and tests). */
 typedef struct fs_det_offset {
@@ -42,8 +41,6 @@ typedef struct fs_det_offset {
 	double dx, dy;    /* the dome centres minus the given centres, px of m */
 	double quality;   /* the fit's R^2 */
 	size_t moved;     /* tubercles whose new measurement was kept */
-	fs_dome_fit fit;  /* the formation fit itself (when fitted): the
-			   * per-tubercle fit (detect_formation.h) renders it */
 } fs_det_offset;
 
 /*

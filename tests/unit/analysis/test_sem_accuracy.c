@@ -42,10 +42,7 @@
  * of the dome rule: 53 from its circle votes, 64 since its candidates are
  * the peaks of the image's mean dome correlated with the image (h20g,
  * dome_template.h; D 19 -> 26, S 28 -> 29, SD 23 -> 27 measured then,
- * their guards left to the base rule's owners). Each base fitted through
- * the image's formation like the oracle (h20e, detect_formation.h; on the
- * votes' candidates D 19 -> 31, S 28 -> 29, SD 23 -> 40, RP 53 -> 55;
- * with h20g's candidates: LEVEL_NEW_* below). */
+ * their guards left to the base rule's owners). */
 #define LEVEL_OLD_D 7
 #define LEVEL_OLD_RP 31
 #define LEVEL_NEW_D 19
