@@ -191,7 +191,8 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 		} else {
 			fs_lattice_probe_crop(resp, 0, 0, sw, sh, R, 0.6 * a / f, q + first, nq - first);
 		}
-		qsort(q, nq, sizeof *q, cmp_probe);
+		if (nq > 1) /* (q is NULL before the first search) */
+			qsort(q, nq, sizeof *q, cmp_probe);
 		for (size_t i = 0; i < n0; i++) {
 			for (int k = 0; k < lat->n_peaks; k++) {
 				double px, py;
