@@ -191,7 +191,7 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 		} else {
 			fs_lattice_probe_crop(resp, 0, 0, sw, sh, R, 0.6 * a / f, q + first, nq - first);
 		}
-		if (nq) /* q is NULL until a probe is queued: qsort's pointer must not be */
+		if (nq > 1) /* (q is NULL before the first search) */
 			qsort(q, nq, sizeof *q, cmp_probe);
 		for (size_t i = 0; i < n0; i++) {
 			for (int k = 0; k < lat->n_peaks; k++) {
