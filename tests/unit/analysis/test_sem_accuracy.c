@@ -45,9 +45,9 @@
  * their guards left to the base rule's owners). */
 #define LEVEL_OLD_D 7
 #define LEVEL_OLD_RP 31
-#define LEVEL_NEW_D 19
-#define LEVEL_NEW_S 28
-#define LEVEL_NEW_SD 23
+#define LEVEL_NEW_D 26
+#define LEVEL_NEW_S 29
+#define LEVEL_NEW_SD 27
 #define LEVEL_NEW_RP 64
 
 typedef struct scene_result {
