@@ -42,7 +42,7 @@
  * of the dome rule: 53 from its circle votes, 64 since its candidates are
  * the peaks of the image's mean dome correlated with the image (h20g,
  * dome_template.h; D 19 -> 26, S 28 -> 29, SD 23 -> 27 measured then,
- * their guards left to the base rule's owners). */
+ * guards raised to those levels). */
 #define LEVEL_OLD_D 7
 #define LEVEL_OLD_RP 31
 #define LEVEL_NEW_D 26
