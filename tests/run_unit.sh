@@ -13,9 +13,13 @@ run_dir() {
 	fail=0
 	for t in "$1"/tests/*/test_*; do
 		[ -x "$t" ] || continue
+		t0=$(date +%s%N)
 		out=$(ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			CMOCKA_MESSAGE_OUTPUT=STDOUT "$t" 2>&1)
 		rc=$?
+		# each binary's wall time, so the slow ones show (make test's budget)
+		secs=$(( ($(date +%s%N) - t0) / 100000000 ))
+		secs="$((secs / 10)).$((secs % 10)) s"
 		# a binary may run several groups: sum their summaries
 		p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
 		f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:.*/\1/p' | awk '{s+=$1} END {print s+0}')
@@ -24,9 +28,9 @@ run_dir() {
 		fi
 		if [ "$f" -ne 0 ]; then
 			printf '%s\n' "$out" | tail -n 40
-			echo "FAIL $t ($p passed, $f failed, exit $rc)"
+			echo "FAIL $t ($p passed, $f failed, exit $rc, $secs)"
 		else
-			echo "ok   $t ($p passed)"
+			echo "ok   $t ($p passed, $secs)"
 		fi
 		# the paper-figure table is a result worth reading on every run
 		case "$t" in
