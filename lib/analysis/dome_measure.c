@@ -115,49 +115,25 @@ static void sort_few(double *v, int n)
 }
 
 /* The image along the rays from (x, y): raw[k][j] at j * step along ray k,
- * j = 0..n, with fs_image_sample's arithmetic inlined (the call per
- * sample was most of a pass); rays that stay inside the image (the last
- * column and row excluded, where fs_image_sample repeats the edge) are
- * read without its clamping: the same values. */
+ * j = 0..n, read with image.h's inline samplers (a call per sample was
+ * most of a pass); rays that stay inside the image (the last column and
+ * row excluded, where fs_image_sample repeats the edge) are read without
+ * its clamping: the same values. */
 static void sample_rays(const fs_image *img, const double *cs, const double *sn, double x, double y, double step,
 			int n, double raw[NRAYS][NMAX + 1])
 {
 	double reach = n * step;
 	int w = img->width, h = img->height;
-	const float *data = img->data;
-	if (!(x - reach >= 0 && y - reach >= 0 && x + reach < w - 1 && y + reach < h - 1)) {
-		/* fs_image_sample inlined: clamped to the image, the last
-		 * column and row repeated */
+	if (x - reach >= 0 && y - reach >= 0 && x + reach < w - 1 && y + reach < h - 1) {
 		for (int k = 0; k < NRAYS; k++)
-			for (int j = 0; j <= n; j++) {
-				double px = x + cs[k] * j * step, py = y + sn[k] * j * step;
-				if (px < 0)
-					px = 0;
-				if (py < 0)
-					py = 0;
-				if (px > w - 1)
-					px = w - 1;
-				if (py > h - 1)
-					py = h - 1;
-				int x0 = (int)px, y0 = (int)py;
-				int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
-				double fx = px - x0, fy = py - y0;
-				double a = data[(size_t)y0 * w + x0] * (1 - fx) + data[(size_t)y0 * w + x1] * fx;
-				double b = data[(size_t)y1 * w + x0] * (1 - fx) + data[(size_t)y1 * w + x1] * fx;
-				raw[k][j] = a * (1 - fy) + b * fy;
-			}
+			for (int j = 0; j <= n; j++)
+				raw[k][j] = fs_image_sample_inside(img->data, w, x + cs[k] * j * step,
+								   y + sn[k] * j * step);
 		return;
 	}
 	for (int k = 0; k < NRAYS; k++)
-		for (int j = 0; j <= n; j++) {
-			double px = x + cs[k] * j * step, py = y + sn[k] * j * step;
-			int x0 = (int)px, y0 = (int)py;
-			double fx = px - x0, fy = py - y0;
-			const float *p = data + (size_t)y0 * w + x0;
-			double a = p[0] * (1 - fx) + p[1] * fx;
-			double b = p[w] * (1 - fx) + p[w + 1] * fx;
-			raw[k][j] = a * (1 - fy) + b * fy;
-		}
+		for (int j = 0; j <= n; j++)
+			raw[k][j] = fs_image_sample_clamped(img, x + cs[k] * j * step, y + sn[k] * j * step);
 }
 
 /* v = t (j = 0..n) convolved with the symmetric kernel kern[0..kr], the
