@@ -17,6 +17,34 @@
 
 static const double pow10_exact[10] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 
+/* %g's fixed notation of the significant digits dig[0..nd-1] (nd > 0,
+ * dig[nd-1] not '0' unless nd is 1) at decimal exponent x, with a minus
+ * sign when neg: both formatters' last step. Returns the length. */
+static int fixed_notation(char *out, int neg, const char *dig, int nd, int x)
+{
+	char *o = out;
+	if (neg)
+		*o++ = '-';
+	if (x >= 0) {
+		for (int i = 0; i <= x; i++)
+			*o++ = dig[i];
+		if (nd > x + 1) {
+			*o++ = '.';
+			for (int i = x + 1; i < nd; i++)
+				*o++ = dig[i];
+		}
+	} else {
+		*o++ = '0';
+		*o++ = '.';
+		for (int i = 0; i < -x - 1; i++)
+			*o++ = '0';
+		for (int i = 0; i < nd; i++)
+			*o++ = dig[i];
+	}
+	*o = 0;
+	return (int)(o - out);
+}
+
 int fs_fmt_g6(char *out, double v)
 {
 	double a = fabs(v);
@@ -42,27 +70,7 @@ int fs_fmt_g6(char *out, double v)
 	int nd = 6; /* significant digits left once trailing zeros go */
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;
-	char *o = out;
-	if (v < 0)
-		*o++ = '-';
-	if (x >= 0) {
-		for (int i = 0; i <= x; i++)
-			*o++ = dig[i];
-		if (nd > x + 1) {
-			*o++ = '.';
-			for (int i = x + 1; i < nd; i++)
-				*o++ = dig[i];
-		}
-	} else {
-		*o++ = '0';
-		*o++ = '.';
-		for (int i = 0; i < -x - 1; i++)
-			*o++ = '0';
-		for (int i = 0; i < nd; i++)
-			*o++ = dig[i];
-	}
-	*o = 0;
-	return (int)(o - out);
+	return fixed_notation(out, v < 0, dig, nd, x);
 }
 
 /*
@@ -164,27 +172,7 @@ int fs_fmt_g17(char *out, double v)
 	int nd = 17;
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;
-	char *o = out;
-	if (v < 0)
-		*o++ = '-';
-	if (x >= 0) {
-		for (int i = 0; i <= x; i++)
-			*o++ = dig[i];
-		if (nd > x + 1) {
-			*o++ = '.';
-			for (int i = x + 1; i < nd; i++)
-				*o++ = dig[i];
-		}
-	} else {
-		*o++ = '0';
-		*o++ = '.';
-		for (int i = 0; i < -x - 1; i++)
-			*o++ = '0';
-		for (int i = 0; i < nd; i++)
-			*o++ = dig[i];
-	}
-	*o = 0;
-	return (int)(o - out);
+	return fixed_notation(out, v < 0, dig, nd, x);
 }
 #else
 int fs_fmt_g17(char *out, double v)
