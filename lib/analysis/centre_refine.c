@@ -45,6 +45,24 @@ static void ray_tab_init(ray_tab *T, const rays *R, int nr, double dr, int span,
 		}
 }
 
+/* The radius j0 < j < j1 where the edge strength h, smoothed over three
+ * radii (one sample's noise does not make a peak), is largest: its index
+ * in *jb (j0 when none is above 0) and the smoothed strength. Both the
+ * free and the grid's trial centres judge their circle by it. */
+static double ring_peak(const double *h, int j0, int j1, int *jb)
+{
+	double best = 0;
+	*jb = j0;
+	for (int j = j0 + 1; j < j1; j++) {
+		double v = h[j - 1] + 2 * h[j] + h[j + 1];
+		if (v > best) {
+			best = v;
+			*jb = j;
+		}
+	}
+	return best;
+}
+
 /* The height of the peak of the summed radial-derivative magnitude over
  * the radii of T from (x, y), the derivative over +-span samples; *peak
  * (may be NULL) gets the radius of the peak. */
@@ -68,16 +86,8 @@ static double focus(const fs_image *img, const ray_tab *T, double x, double y, d
 		for (int j = j0; j <= j1; j++)
 			h[j] += fabs(v[j + span] - v[j - span]);
 	}
-	/* the peak over three radii: one sample's noise does not make it */
-	double best = 0;
-	int jb = j0;
-	for (int j = j0 + 1; j < j1; j++) {
-		double v = h[j - 1] + 2 * h[j] + h[j + 1];
-		if (v > best) {
-			best = v;
-			jb = j;
-		}
-	}
+	int jb;
+	double best = ring_peak(h, j0, j1, &jb);
 	if (peak)
 		*peak = jb * T->dr;
 	return best;
@@ -163,15 +173,8 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 		for (int j = j0; j <= j1; j++)
 			h[j] += fabs(v[j + span] - v[j - span]);
 	}
-	double best = 0;
-	int jb = j0;
-	for (int j = j0 + 1; j < j1; j++) {
-		double v = h[j - 1] + 2 * h[j] + h[j + 1];
-		if (v > best) {
-			best = v;
-			jb = j;
-		}
-	}
+	int jb;
+	double best = ring_peak(h, j0, j1, &jb);
 	*peak = jb * T->dr;
 	return best;
 }
