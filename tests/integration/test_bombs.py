@@ -2,7 +2,11 @@
 (40 GB as floats) in a few kilobytes is refused from its header with 413
 and a JSON message, and nothing is stored (no original, no derived files,
 no rows); a multi-page TIFF is judged on the page asked for."""
+import os
+import shutil
 import struct
+import subprocess
+import tempfile
 import zlib
 
 from harness import Server
@@ -102,3 +106,52 @@ def test_multi_page_tiff_is_judged_on_the_page_asked_for():
     r = upload(login(), data, "pages.tif")
     assert r.status == 201, r.text
     assert r.json()["image"]["width"] == 64
+
+
+CLI = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                   "build", "fishscale")
+
+
+def cli_measure(data, name):
+    """Runs `fishscale measure` on data saved as name; returns (exit code,
+    stderr, the process's peak RSS in MB, the files it wrote)."""
+    d = tempfile.mkdtemp(prefix="fs-bomb-cli-")
+    try:
+        path = os.path.join(d, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        out = os.path.join(d, "out")
+        p = subprocess.Popen([CLI, "measure", "-o", out, path], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        err = p.stderr.read().decode()
+        p.stderr.close()
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        written = sorted(os.listdir(out)) if os.path.isdir(out) else []
+        return p.returncode, err, usage.ru_maxrss / 1024.0, written
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_cli_refuses_bombs_before_allocating():
+    """The CLI loads with the same header check: each 100000 x 100000 bomb
+    (PNG, TIFF in one strip, tiled TIFF) fails alone with the refusal, writes
+    no result, and the process never holds more than a small fraction of
+    the 40 GB the pixels would take as floats (or 10 GB as bytes)."""
+    for data, name in ((png_bomb(100000, 100000), "bomb.png"), (tiff([(100000, 100000)]), "bomb.tif"),
+                       (tiff([(100000, 100000)], tile=256), "bomb-tiled.tif")):
+        rc, err, rss_mb, written = cli_measure(data, name)
+        assert rc == 1, (name, rc, err)
+        assert "100000 x 100000" in err and "refused before decoding" in err, (name, err)
+        assert not [f for f in written if f.startswith("bomb")], (name, written)
+        assert rss_mb < 200, (name, rss_mb)
+
+
+def test_cli_measures_the_first_page_of_a_multi_page_tiff_with_a_bomb_behind_it():
+    """The CLI reads page 0: a 64 x 48 first page is measured although the
+    file's second page claims 100000 x 100000 (the size checked is the
+    page's, not a sum over pages and not the largest page)."""
+    rc, err, rss_mb, written = cli_measure(tiff([(64, 48), (100000, 100000)]), "pages.tif")
+    assert rc == 0, (rc, err)
+    assert "pages_summary.csv" in written, written
+    assert rss_mb < 200, rss_mb

@@ -13,7 +13,10 @@ srv = None
 
 def setup_module():
     global srv
-    srv = Server(env={"FISHSCALE_USER_QUOTA_MB": "2"}).start()
+    # a display pyramid from 512 px a side, and uploads above 1.5 MP
+    # imported by a job: a refusal must leave neither behind
+    srv = Server(env={"FISHSCALE_USER_QUOTA_MB": "2", "FISHSCALE_TILE_MIN_SIDE": "512",
+                      "FISHSCALE_IMPORT_SYNC_MAX_PIXELS": "1500000"}).start()
     for who in ("bob", "carol", "dave", "erin", "gus"):
         srv.cli("user", "add", who, input=who + "-password-123\n")
     # bob's image, for the pages that show usage
@@ -59,7 +62,7 @@ def test_upload_over_the_quota_is_refused_and_nothing_is_stored():
     c = login("carol")
     before = state(srv)
     # 1200 x 1200: the working image and the display copy may take 1.4 MB
-    # each, over what is left
+    # each (and a pyramid), over what is left
     r = upload(c, png_gray(1200, 1200, lambda x, y: (x * 5 + y) & 255), "too-big.png")
     assert r.status == 413, (r.status, r.text)
     assert "json" in r.header("Content-Type")
@@ -68,6 +71,22 @@ def test_upload_over_the_quota_is_refused_and_nothing_is_stored():
     assert state(srv) == before
     # something small still fits
     assert upload(c, png_gray(64, 64, lambda x, y: (x * 3 + y) & 255), "small.png").status == 201
+
+
+def test_large_upload_over_the_quota_is_refused_before_its_import_job():
+    """An upload large enough to be imported by a background job (and to get
+    a display pyramid) is judged from its header: refused with 413 before
+    the original is stored, so no file (original, working image, display
+    copy, pyramid tile), no row and no job is left; the user's usage is
+    unchanged."""
+    c = login("carol")
+    before, used = state(srv), disk(c)["used_bytes"]
+    r = upload(c, png_gray(1300, 1300, lambda x, y: (x * 3 + y * 7) & 255), "too-big-job.png")
+    assert r.status == 413, (r.status, r.text)
+    assert "quota" in r.json()["error"], r.text
+    assert state(srv) == before
+    assert disk(c)["used_bytes"] == used
+    assert c.api("GET", "/api/jobs").json()["jobs"] == []
 
 
 def test_body_larger_than_the_quota_is_refused_before_it_is_read():
