@@ -15,7 +15,7 @@ from test_images import png_gray, upload, PAPER
 
 srv = None
 USERS = ("ann", "ben", "cat", "dan", "eve")
-OTHERS = ("fay",)
+OTHERS = ("fay", "gil")
 
 
 def setup_module():
@@ -210,6 +210,56 @@ def test_batch_over_several_images_fills_a_new_set_in_each():
     # the listing shows the batch while it is recent
     listing = c.api("GET", "/api/jobs").json()
     assert any(b["id"] == batch["id"] and b["counts"]["done"] == 3 for b in listing["batches"])
+
+
+def test_batch_into_base_sets_is_one_undoable_step_per_image_and_a_failure_says_why():
+    """A batch without new_set fills each image's Base set: over what the set
+    held (here one manual tubercle) the result is one step, which a single
+    undo takes back. An image whose working file has gone fails alone, with
+    the reason in its job, while the others finish."""
+    import glob
+    import sqlite3
+    release()
+    c = login("gil")
+    ids, bases = [], []
+    for i in range(3):
+        r = upload(c, png_gray(250 + 10 * i, 230, lambda x, y: 215 if ((x // 12) + (y // 12)) % 2 else 30),
+                   "base%d.png" % i)
+        img = r.json()["image"]
+        ids.append(img["id"])
+        base = [s for s in c.api("GET", "/api/images/%d/sets" % img["id"]).json()["sets"] if s["name"] == "Base"][0]
+        rev = c.api("GET", "/api/sets/%d" % base["id"]).json()["set"]["revision"]
+        r = c.api("POST", "/api/sets/%d/tubercles" % base["id"],
+                  json_body={"revision": rev, "x": 20.5, "y": 30.5, "radius_px": 4})
+        assert r.status in (200, 201), r.text
+        bases.append(base["id"])
+    # the third image's working file is lost: its job cannot read the image
+    db = sqlite3.connect(srv.db_path(), timeout=10)
+    key = db.execute("SELECT work_key FROM images WHERE id = ?", (ids[2],)).fetchone()[0]
+    db.close()
+    lost = glob.glob(os.path.join(srv.data, "work", key + "*"))
+    assert lost, key
+    for f in lost:
+        os.unlink(f)
+    r = c.api("POST", "/api/batches", json_body={"image_ids": ids})
+    assert r.status == 201, r.text
+    bid = r.json()["batch"]["id"]
+
+    def ended():
+        jobs = c.api("GET", "/api/batches/%d" % bid).json()["jobs"]
+        return jobs if all(j["state"] in ("done", "failed", "cancelled") for j in jobs) else None
+    jobs = {j["image_id"]: j for j in wait_for(ended, timeout=90, what="the batch")}
+    assert jobs[ids[0]]["state"] == jobs[ids[1]]["state"] == "done", jobs
+    assert jobs[ids[2]]["state"] == "failed" and jobs[ids[2]]["error"], jobs[ids[2]]
+    for sid in bases[:2]:
+        got = c.api("GET", "/api/sets/%d" % sid).json()
+        assert len(got["tubercles"]) > 10, len(got["tubercles"])
+        u = c.api("POST", "/api/sets/%d/undo" % sid, json_body={"revision": got["set"]["revision"]})
+        assert u.status == 200, u.text
+        back = c.api("GET", "/api/sets/%d" % sid).json()["tubercles"]
+        assert [(t["centroid_x"], t["centroid_y"]) for t in back] == [(20.5, 30.5)], back
+    # the failed image's Base set is as it was
+    assert len(c.api("GET", "/api/sets/%d" % bases[2]).json()["tubercles"]) == 1
 
 
 def test_batch_refusals():
