@@ -375,15 +375,6 @@ static void local_editor_never_ends_below_its_start_on_paper_figures(void **stat
 
 int main(void)
 {
-	/* FS_TEST_MEASUREMENT_RULE=dome runs the editor under the dome rule
-	 * (its extraction and the set's diameters), as the browser suite does
-	 * (README "Testing under either rule") */
-	fs_measurement_rule rule;
-	if (fs_measurement_rule_parse(getenv("FS_TEST_MEASUREMENT_RULE"), &rule)) {
-		fprintf(stderr, "FS_TEST_MEASUREMENT_RULE: no such rule\n");
-		return 1;
-	}
-	fs_measurement_set_rule(rule);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(local_editor_repairs_damaged_sem_scenes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(local_editor_never_ends_below_its_start_on_paper_figures, fx_setup,

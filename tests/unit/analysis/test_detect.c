@@ -341,15 +341,6 @@ static void lattice_method_drops_isolated_blob(void **state)
 
 int main(void)
 {
-	/* FS_TEST_MEASUREMENT_RULE=dome runs these tests under the dome rule,
-	 * as it does the integration and browser suites (README "Testing
-	 * under either rule"): a flat disk is a dome too, its base its edge */
-	fs_measurement_rule rule;
-	if (fs_measurement_rule_parse(getenv("FS_TEST_MEASUREMENT_RULE"), &rule)) {
-		fprintf(stderr, "FS_TEST_MEASUREMENT_RULE: no such rule\n");
-		return 1;
-	}
-	fs_measurement_set_rule(rule);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(auto_pitch_20_all_sizes),
 		cmocka_unit_test(auto_pitch_35_all_sizes),
