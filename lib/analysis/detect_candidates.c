@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/parabola_vertex.h"
 #include "analysis/preprocess.h"
 #include "analysis/preprocess_tiled.h"
 
@@ -204,24 +205,13 @@ int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_can
 	return fs_det_peaks_suppress(&all, min_dist, w, h, out);
 }
 
-/* Offset in [-0.5, 0.5] of the vertex of the parabola through (-1, a),
- * (0, b), (1, c); 0 when b is not a strict maximum. */
-static double vertex(double a, double b, double c)
-{
-	double d = a - 2 * b + c;
-	if (!(d < 0))
-		return 0;
-	double o = 0.5 * (a - c) / d;
-	return o < -0.5 ? -0.5 : o > 0.5 ? 0.5 : o;
-}
-
 void fs_det_peak_offset(const fs_image *resp, int ox, int oy, int W, int H, int gx, int gy, double *dx, double *dy)
 {
 	*dx = *dy = 0;
 	if (gx > 0 && gy > 0 && gx < W - 1 && gy < H - 1) {
 		const float *d = resp->data + (size_t)(gy - oy) * resp->width + (gx - ox);
-		*dx = vertex(d[-1], d[0], d[1]);
-		*dy = vertex(d[-resp->width], d[0], d[resp->width]);
+		*dx = fs_parabola_vertex(d[-1], d[0], d[1]);
+		*dy = fs_parabola_vertex(d[-resp->width], d[0], d[resp->width]);
 	}
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analysis/fft.h"
+#include "analysis/parabola_vertex.h"
 #include "analysis/preprocess.h"
 
 #define CROP_MAX 512
@@ -31,16 +32,6 @@ static size_t next_pow2(size_t n)
 	while (p < n)
 		p <<= 1;
 	return p;
-}
-
-/* Sub-pixel offset of a parabola's vertex through (-1, a), (0, b), (1, c). */
-static double parabolic(double a, double b, double c)
-{
-	double d = a - 2 * b + c;
-	if (d >= 0)
-		return 0;
-	double o = 0.5 * (a - c) / d;
-	return o < -0.5 ? -0.5 : o > 0.5 ? 0.5 : o;
 }
 
 /* Autocorrelation value at lag (dx, dy) (wrapped indexing). */
@@ -169,10 +160,10 @@ static int estimate(const fs_image *img, int f, int crop_max, fs_lattice *out, c
 					}
 			if (!is_max)
 				continue;
-			double ox = parabolic(acf_at(re, pw, ph, dx - 1, dy), v,
-					      acf_at(re, pw, ph, dx + 1, dy));
-			double oy = parabolic(acf_at(re, pw, ph, dx, dy - 1), v,
-					      acf_at(re, pw, ph, dx, dy + 1));
+			double ox = fs_parabola_vertex(acf_at(re, pw, ph, dx - 1, dy), v,
+						       acf_at(re, pw, ph, dx + 1, dy));
+			double oy = fs_parabola_vertex(acf_at(re, pw, ph, dx, dy - 1), v,
+						       acf_at(re, pw, ph, dx, dy + 1));
 			/* Insert into the top-6 list, kept sorted by value. */
 			if (np == 6 && v <= pv[5])
 				continue;
