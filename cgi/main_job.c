@@ -479,6 +479,9 @@ int main(int argc, char **argv)
 		struct rusage ru;
 		if (!getrusage(RUSAGE_SELF, &ru))
 			cJSON_AddNumberToObject(result, "peak_rss_mb", ru.ru_maxrss / 1024.0);
+		/* a job computes in one thread so the site keeps a core (issue 15):
+		 * the most threads any of its tile passes ran, for tests to check */
+		cJSON_AddNumberToObject(result, "tile_threads", fs_tile_pool_most_threads());
 		char *text = cJSON_PrintUnformatted(result);
 		finish_job(app.db, id, "done", text, NULL);
 		cJSON_free(text);

@@ -16,6 +16,7 @@
 #include "base/sha256.h"
 #include "base/token.h"
 #include "base/heap_policy.h"
+#include "base/tile_pool.h"
 #include "base/version.h"
 
 #endif

@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* fs_tile_pool_most_threads(); passes may run in several threads at once */
+static int most_threads;
+
 struct pool {
 	size_t n;
 	fs_tile_fn work, merge;
@@ -105,10 +108,19 @@ int fs_tile_pool_run(size_t n_tiles, int n_threads, fs_tile_fn work, fs_tile_fn 
 	for (int t = 1; t < nth; t++)
 		if (pthread_create(&th[started], NULL, worker, &p) == 0)
 			started++;
+	int ran = started + 1, seen = __atomic_load_n(&most_threads, __ATOMIC_RELAXED);
+	while (ran > seen &&
+	       !__atomic_compare_exchange_n(&most_threads, &seen, ran, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 	worker(&p);
 	for (int t = 0; t < started; t++)
 		pthread_join(th[t], NULL);
 	pthread_mutex_destroy(&p.lock);
 	free(p.done);
 	return p.failed ? -1 : 0;
+}
+
+int fs_tile_pool_most_threads(void)
+{
+	return __atomic_load_n(&most_threads, __ATOMIC_RELAXED);
 }

@@ -40,4 +40,12 @@ typedef int (*fs_tile_fn)(size_t k, void *ctx, char *err, size_t errlen);
 int fs_tile_pool_run(size_t n_tiles, int n_threads, fs_tile_fn work, fs_tile_fn merge, void *ctx, char *err,
 		     size_t errlen);
 
+/*
+ * The most threads one pass of this process has run (the caller and the
+ * threads it started), 0 before any pass with a tile. Issue 15 promises
+ * that a background job computes in one thread and the CLI may use two:
+ * the job reports this in its result, so a test can hold it to that.
+ */
+int fs_tile_pool_most_threads(void);
+
 #endif

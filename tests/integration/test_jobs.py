@@ -337,6 +337,8 @@ def test_log_on_a_large_image_is_a_job_detected_tile_by_tile():
     assert r.status == 202, r.text
     j = wait_job(c, r.json()["job"]["id"], timeout=900)
     assert j["state"] == "done", j
+    # 6 x 5 tiles of 1024 px, all in the job's one computing thread
+    assert j["result"]["tile_threads"] == 1, j["result"]
     got = c.api("GET", "/api/sets/%d" % set_["id"]).json()
     # 24 x 24 discs in the corner, less those within the edge margin
     assert 400 <= len(got["tubercles"]) <= 24 * 24, len(got["tubercles"])

@@ -154,6 +154,41 @@ static void no_tiles_no_calls(void **state)
 	rec_free(&r);
 }
 
+/* Runs first: the process-wide count starts at 0. A pass in one thread
+ * starts none; more threads than tiles are clamped to the tiles; the count
+ * keeps the most, and no tile ever ran in a thread beyond it. */
+static void most_threads_counts_what_the_passes_ran(void **state)
+{
+	(void)state;
+	struct rec r;
+	char err[64];
+	assert_int_equal(fs_tile_pool_most_threads(), 0);
+	rec_init(&r, 9);
+	assert_int_equal(fs_tile_pool_run(r.n, 1, work, NULL, &r, err, sizeof err), 0);
+	assert_int_equal(fs_tile_pool_most_threads(), 1);
+	rec_free(&r);
+	rec_init(&r, 2);
+	assert_int_equal(fs_tile_pool_run(r.n, 4, work, NULL, &r, err, sizeof err), 0);
+	assert_int_equal(fs_tile_pool_most_threads(), 2);
+	rec_free(&r);
+	rec_init(&r, 64);
+	assert_int_equal(fs_tile_pool_run(r.n, 3, work, merge, &r, err, sizeof err), 0);
+	assert_int_equal(fs_tile_pool_most_threads(), 3);
+	int distinct = 0;
+	for (size_t k = 0; k < r.n; k++) {
+		size_t j = 0;
+		while (j < k && !pthread_equal(r.worker[j], r.worker[k]))
+			j++;
+		distinct += j == k;
+	}
+	assert_in_range(distinct, 1, 3);
+	rec_free(&r);
+	rec_init(&r, 9);
+	assert_int_equal(fs_tile_pool_run(r.n, 1, work, NULL, &r, err, sizeof err), 0);
+	assert_int_equal(fs_tile_pool_most_threads(), 3);
+	rec_free(&r);
+}
+
 static void one_thread_is_the_caller(void **state)
 {
 	(void)state;
@@ -270,6 +305,7 @@ static void failure_without_message_names_the_tile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(most_threads_counts_what_the_passes_ran),
 		cmocka_unit_test(every_tile_once_merged_in_order),
 		cmocka_unit_test(no_tiles_no_calls),
 		cmocka_unit_test(one_thread_is_the_caller),
