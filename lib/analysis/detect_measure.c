@@ -10,9 +10,12 @@
 
 #include "analysis/blob_measure.h"
 #include "analysis/detect_offset.h"
+#include "analysis/detect_domes_tiled.h"
 #include "analysis/detect_tiled.h"
 #include "analysis/centre_refine.h"
 #include "analysis/dome_measure.h"
+
+const double fs_det_smooth_px[FS_DET_SMOOTH_TRIALS] = {0, 1.2, 2.2};
 
 struct raster {
 	size_t i;
@@ -30,42 +33,78 @@ static int cmp_raster(const void *a, const void *b)
 	return (p->i > q->i) - (p->i < q->i);
 }
 
+void fs_det_smooth_trial(const fs_image *img, double sx, double sy, double mr, double F, double refine,
+			 double q[FS_DET_SMOOTH_TRIALS])
+{
+	/* from the centre the measurement will start from (refined when the
+	 * detection refines them: from a centre off by a tenth of the pitch
+	 * the smoothed profiles fit best, and smoothing moves the base) */
+	if (refine > 0)
+		fs_centre_refine(img, sx, sy, 0.15 * mr / F, 0.8 * mr / F, refine / F, 0, &sx, &sy);
+	for (int k = 0; k < FS_DET_SMOOTH_TRIALS; k++) {
+		fs_tubercle t;
+		memset(&t, 0, sizeof t);
+		q[k] = 0;
+		if (fs_dome_measure(img, sx, sy, 0.15 * mr / F, 0.8 * mr / F, fs_det_smooth_px[k] / F, &t) == 0)
+			q[k] = t.fit_quality;
+	}
+}
+
+double fs_det_smooth_pick(const double *q, size_t nc)
+{
+	double s[FS_DET_SMOOTH_TRIALS] = {0};
+	if (!nc)
+		return 0;
+	/* summed candidate after candidate for each smoothing, as they were
+	 * measured one smoothing at a time */
+	for (int k = 0; k < FS_DET_SMOOTH_TRIALS; k++) {
+		for (size_t i = 0; i < nc; i++)
+			s[k] += q[i * FS_DET_SMOOTH_TRIALS + k];
+		s[k] /= nc;
+	}
+	double best = fmax(s[0], fmax(s[1], s[2]));
+	for (int k = 0; k < FS_DET_SMOOTH_TRIALS; k++)
+		if (s[k] >= best - 0.03)
+			return fs_det_smooth_px[k];
+	return 0;
+}
+
 /* The dome rule's ray smoothing for this image (see detect_measure.h). */
 static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_r)
 {
-	static const double sm[3] = {0, 1.2, 2.2};
 	if (!m->dome || !c->n)
 		return 0;
-	double q[3] = {0};
+	double q[FS_DET_SMOOTH_CANDIDATES * FS_DET_SMOOTH_TRIALS];
 	double F = m->f;
-	size_t nc = c->n < 48 ? c->n : 48;
-	/* from the centres the measurement will start from (refined when the
-	 * detection refines them: from a centre off by a tenth of the pitch
-	 * the smoothed profiles fit best, and smoothing moves the base) */
-	double xs[48], ys[48];
+	size_t nc = c->n < FS_DET_SMOOTH_CANDIDATES ? c->n : FS_DET_SMOOTH_CANDIDATES;
 	for (size_t i = 0; i < nc; i++) {
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		xs[i] = (c->items[i].x + 0.5) / F - 0.5;
-		ys[i] = (c->items[i].y + 0.5) / F - 0.5;
-		if (m->refine > 0)
-			fs_centre_refine(m->img, xs[i], ys[i], 0.15 * mr / F, 0.8 * mr / F, m->refine / F, 0, &xs[i],
-					 &ys[i]);
+		fs_det_smooth_trial(m->img, (c->items[i].x + 0.5) / F - 0.5, (c->items[i].y + 0.5) / F - 0.5, mr, F,
+				    m->refine, &q[i * FS_DET_SMOOTH_TRIALS]);
 	}
-	for (int k = 0; k < 3; k++) {
-		for (size_t i = 0; i < nc; i++) {
-			fs_tubercle t;
-			memset(&t, 0, sizeof t);
-			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-			if (fs_dome_measure(m->img, xs[i], ys[i], 0.15 * mr / F, 0.8 * mr / F, sm[k] / F, &t) == 0)
-				q[k] += t.fit_quality;
-		}
-		q[k] /= nc;
+	return fs_det_smooth_pick(q, nc);
+}
+
+void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,
+			     double smooth, fs_measured *r)
+{
+	double r0 = 0.15 * mr / F, r1 = 0.8 * mr / F;
+	fs_tubercle_init(&r->t); /* fit quality unknown unless measured */
+	if (refine > 0)
+		fs_centre_refine(img, sx, sy, r0, r1, refine / F, smooth / F, &sx, &sy);
+	r->ok = fs_dome_measure(img, sx, sy, r0, r1, smooth / F, &r->t) == 0;
+	/* The base rule's own circle fit drifts towards a side detector's
+	 * shadow on steep domes; when it moved the centre by more than a
+	 * pixel, the sharpest base circle, looked for again from where it
+	 * ended, is the centre (measured again when that moved too). */
+	if (refine > 0 && r->ok && hypot(r->t.centroid_x - sx, r->t.centroid_y - sy) > 1) {
+		double cx, cy;
+		fs_centre_refine(img, r->t.centroid_x, r->t.centroid_y, r0, r1, refine / F, smooth / F, &cx, &cy);
+		if (hypot(cx - r->t.centroid_x, cy - r->t.centroid_y) > 1)
+			r->ok = fs_dome_measure(img, cx, cy, r0, r1, smooth / F, &r->t) == 0;
+		r->t.centroid_x = cx;
+		r->t.centroid_y = cy;
 	}
-	double best = fmax(q[0], fmax(q[1], q[2]));
-	for (int k = 0; k < 3; k++)
-		if (q[k] >= best - 0.03)
-			return sm[k];
-	return 0;
 }
 
 int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,
@@ -111,7 +150,9 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	}
 	qsort(order, c->n, sizeof *order, cmp_raster);
 	char terr[128];
-	if (!m->img && fs_det_measure_tiled(m, c, max_r, meas, terr, sizeof terr))
+	if (!m->img && !m->dome && fs_det_measure_tiled(m, c, max_r, meas, terr, sizeof terr))
+		goto out;
+	if (!m->img && m->dome && fs_det_measure_domes_tiled(m, c, max_r, meas, terr, sizeof terr))
 		goto out;
 	double smooth = m->img ? choose_smooth(m, c, max_r) : 0;
 	for (size_t k = 0; m->img && k < c->n; k++) {
@@ -121,26 +162,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		/* Pixel centres: input pixel x lies at (x + 0.5) / F - 0.5 of m. */
 		double sx = (c->items[i].x + 0.5) / F - 0.5, sy = (c->items[i].y + 0.5) / F - 0.5;
 		if (m->dome) {
-			double r0 = 0.15 * mr / F, r1 = 0.8 * mr / F;
-			if (m->refine > 0)
-				fs_centre_refine(m->img, sx, sy, r0, r1, m->refine / F, smooth / F, &sx, &sy);
-			meas[i].ok = fs_dome_measure(m->img, sx, sy, r0, r1, smooth / F, &meas[i].t) == 0;
-			/* The base rule's own circle fit drifts towards a side
-			 * detector's shadow on steep domes; when it moved the
-			 * centre by more than a pixel, the sharpest base circle,
-			 * looked for again from where it ended, is the centre
-			 * (measured again when that moved too). */
-			if (m->refine > 0 && meas[i].ok &&
-			    hypot(meas[i].t.centroid_x - sx, meas[i].t.centroid_y - sy) > 1) {
-				double cx, cy;
-				fs_centre_refine(m->img, meas[i].t.centroid_x, meas[i].t.centroid_y, r0, r1,
-						 m->refine / F, smooth / F, &cx, &cy);
-				if (hypot(cx - meas[i].t.centroid_x, cy - meas[i].t.centroid_y) > 1)
-					meas[i].ok = fs_dome_measure(m->img, cx, cy, r0, r1, smooth / F,
-								     &meas[i].t) == 0;
-				meas[i].t.centroid_x = cx;
-				meas[i].t.centroid_y = cy;
-			}
+			fs_det_measure_dome_one(m->img, sx, sy, mr, F, m->refine, smooth, &meas[i]);
 		} else {
 			meas[i].ok = fs_blob_measure(m->img, sx, sy, mr / F, &meas[i].t) == 0;
 			meas[i].t.fit_quality = NAN;

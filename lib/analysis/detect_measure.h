@@ -35,7 +35,8 @@ typedef struct fs_meas {
 	/* Tiled measurement (detect_tiled.h): when img is NULL the measurement
 	 * image is made tile by tile from src (the input reduced by f) with
 	 * mp's top-hat and a blur of sigma (fs_detect_measure_image), tile x
-	 * tile pixels at a time in `threads` threads. Not for the dome rule. */
+	 * tile pixels at a time in `threads` threads; the dome rule's too
+	 * (detect_domes_tiled.h; f 1, refine and the smoothing as above). */
 	const fs_image *src;
 	const fs_params *mp;
 	double sigma;
@@ -58,5 +59,30 @@ typedef struct fs_measured {
  */
 int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,
 		   const fs_params *p, fs_source source, fs_tubercle_list *out);
+
+/*
+ * The dome rule's parts, written once for the whole-image path and the
+ * tiled one (detect_domes_tiled.c), which run them on crops:
+ *
+ * The ray smoothing (see fs_meas.dome): fs_det_smooth_trial measures one
+ * of the first FS_DET_SMOOTH_CANDIDATES candidates, from (sx, sy) in img's
+ * pixels (refined first when refine > 0), with each of the
+ * FS_DET_SMOOTH_TRIALS smoothings fs_det_smooth_px[] into q[] (its fit
+ * quality, 0 when not measurable); fs_det_smooth_pick chooses from nc
+ * candidates' q (nc x FS_DET_SMOOTH_TRIALS, candidate after candidate).
+ * mr: the rays' reach in input px (max_r, or 2 x cand.r), F: m->f.
+ */
+#define FS_DET_SMOOTH_TRIALS 3
+#define FS_DET_SMOOTH_CANDIDATES 48
+extern const double fs_det_smooth_px[FS_DET_SMOOTH_TRIALS];
+void fs_det_smooth_trial(const fs_image *img, double sx, double sy, double mr, double F, double refine,
+			 double q[FS_DET_SMOOTH_TRIALS]);
+double fs_det_smooth_pick(const double *q, size_t nc);
+/* One candidate's dome measurement from (sx, sy) (img's pixels) into *r:
+ * its centre refined (refine > 0), the base measured, and refined and
+ * measured again when the base's own fit moved the centre by more than a
+ * pixel. */
+void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,
+			     double smooth, fs_measured *r);
 
 #endif

@@ -11,7 +11,6 @@
 #include "analysis/dome_fit.h"
 #include "analysis/dome_measure.h"
 
-#define MAX_CENTRES 64
 /* 0.0125 pitch along both axes (one step of dome_fit.c's fine offset
  * grid) is 0.0177 pitch: below this the offset is the fit's rounding */
 #define MIN_OFFSET 0.02
@@ -30,6 +29,69 @@ static int is_dome(const fs_measured *q)
 	return q->ok && q->t.fit_quality >= 0.45 && isfinite(q->t.radius_px);
 }
 
+size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double *ys, double *rs)
+{
+	size_t nd = 0;
+	for (size_t i = 0; i < n; i++)
+		if (is_dome(&meas[i])) {
+			xs[nd] = meas[i].t.centroid_x;
+			ys[nd] = meas[i].t.centroid_y;
+			rs[nd++] = meas[i].t.radius_px;
+		}
+	return nd;
+}
+
+int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n, double pitch,
+		      const fs_dome_fit_opts *reading, fs_det_offset *info)
+{
+	memset(info, 0, sizeof *info);
+	if (n < 8 || !(pitch >= 6))
+		return 0;
+	qsort(rs, n, sizeof *rs, cmp_double);
+	fs_dome_fit_opts o;
+	fs_dome_fit_opts_default(&o);
+	if (reading) {
+		o.patch_x = reading->patch_x;
+		o.patch_y = reading->patch_y;
+		o.halftone_given = reading->halftone_given;
+		o.halftone_period = reading->halftone_period;
+	}
+	o.no_sigma = 1;
+	o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * rs[n / 2] / pitch));
+	o.max_centres = FS_DET_OFFSET_MAX_CENTRES;
+	o.keep_formation = 1;
+	o.no_profiles = 1;
+	fs_dome_fit f;
+	char err[128];
+	if (fs_dome_fit_image(img, xs, ys, n, pitch, &o, &f, err, sizeof err))
+		return 0; /* too few whole patches: nothing to correct */
+	info->fitted = 1;
+	info->dx = f.offset_x;
+	info->dy = f.offset_y;
+	info->quality = f.quality;
+	info->applied = hypot(f.offset_x, f.offset_y) >= MIN_OFFSET * pitch;
+	return 0;
+}
+
+int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, double mr, double F, double smooth,
+			    fs_measured *q)
+{
+	/* candidates that are no dome stay what they are: the correction
+	 * moves domes, it does not make them (a hole measured from elsewhere
+	 * can pass for one) */
+	if (!info->applied || !is_dome(q))
+		return 0;
+	fs_tubercle t;
+	fs_tubercle_init(&t);
+	if (fs_dome_measure(img, q->t.centroid_x + info->dx, q->t.centroid_y + info->dy, 0.15 * mr / F, 0.8 * mr / F,
+			    smooth / F, &t))
+		return 0;
+	if (!(t.fit_quality >= q->t.fit_quality - MAX_QUALITY_DROP))
+		return 0;
+	q->t = t;
+	return 1;
+}
+
 int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
 			  fs_measured *meas, fs_det_offset *info)
 {
@@ -44,55 +106,18 @@ int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r,
 	int rc = -1;
 	if (!xs || !ys || !rs)
 		goto out;
-	size_t n = 0;
-	for (size_t i = 0; i < c->n; i++)
-		if (is_dome(&meas[i])) {
-			xs[n] = meas[i].t.centroid_x;
-			ys[n] = meas[i].t.centroid_y;
-			rs[n++] = meas[i].t.radius_px;
-		}
+	size_t n = fs_det_offset_domes(meas, c->n, xs, ys, rs);
 	rc = 0;
 	double pitch = n >= 8 ? fs_dome_fit_pitch(xs, ys, n) : 0;
 	if (pitch < 0)
 		rc = -1;
 	if (!(pitch >= 6))
 		goto out;
-	qsort(rs, n, sizeof *rs, cmp_double);
-	fs_dome_fit_opts o;
-	fs_dome_fit_opts_default(&o);
-	o.no_sigma = 1;
-	o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * rs[n / 2] / pitch));
-	o.max_centres = MAX_CENTRES;
-	o.keep_formation = 1;
-	o.no_profiles = 1;
-	fs_dome_fit f;
-	char err[128];
-	if (fs_dome_fit_image(m->img, xs, ys, n, pitch, &o, &f, err, sizeof err))
-		goto out; /* too few whole patches: nothing to correct */
-	info->fitted = 1;
-	info->dx = f.offset_x;
-	info->dy = f.offset_y;
-	info->quality = f.quality;
-	if (hypot(f.offset_x, f.offset_y) < MIN_OFFSET * pitch)
-		goto out;
-	info->applied = 1;
+	fs_det_offset_fit(m->img, xs, ys, rs, n, pitch, NULL, info);
 	double F = m->f;
-	for (size_t i = 0; i < c->n; i++) {
-		/* candidates that are no dome stay what they are: the
-		 * correction moves domes, it does not make them (a hole
-		 * measured from elsewhere can pass for one) */
-		if (!is_dome(&meas[i]))
-			continue;
+	for (size_t i = 0; info->applied && i < c->n; i++) {
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		fs_tubercle t;
-		fs_tubercle_init(&t);
-		if (fs_dome_measure(m->img, meas[i].t.centroid_x + f.offset_x, meas[i].t.centroid_y + f.offset_y,
-				    0.15 * mr / F, 0.8 * mr / F, smooth / F, &t))
-			continue;
-		if (!(t.fit_quality >= meas[i].t.fit_quality - MAX_QUALITY_DROP))
-			continue;
-		meas[i].t = t;
-		info->moved++;
+		info->moved += (size_t)fs_det_offset_apply_one(m->img, info, mr, F, smooth, &meas[i]);
 	}
 out:
 	free(xs);

@@ -33,6 +33,7 @@
 #define FS_DETECT_OFFSET_H
 
 #include "analysis/detect_measure.h"
+#include "analysis/dome_fit.h"
 
 /* What the correction did (for reports and tests). */
 typedef struct fs_det_offset {
@@ -52,5 +53,26 @@ typedef struct fs_det_offset {
  */
 int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
 			  fs_measured *meas, fs_det_offset *info);
+
+/*
+ * Its parts, for the tiled measurement (detect_domes_tiled.c), which has
+ * no whole image to hand to the fit:
+ * fs_det_offset_domes: the centres and radii of the domes among meas[0..n)
+ * (those the detection keeps) into xs, ys, rs (n each), in order; returns
+ * their number. fs_det_offset_fit: the fit on img (the whole measurement
+ * image, or with `reading` its mosaic and the halftone period:
+ * fs_dome_fit_opts.patch_x) around those centres of lattice pitch `pitch`
+ * (fs_dome_fit_pitch; nothing fitted below 6 px or 8 domes); sorts rs;
+ * fills info (applied: the offset is worth measuring again); returns 0.
+ * fs_det_offset_apply_one: a measured candidate q (rays up to mr input
+ * px, m->f F) measured again from its centre plus the offset and kept as
+ * the rule says; 1 when it moved, 0 when it stayed.
+ */
+#define FS_DET_OFFSET_MAX_CENTRES 64
+size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double *ys, double *rs);
+int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n, double pitch,
+		      const fs_dome_fit_opts *reading, fs_det_offset *info);
+int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, double mr, double F, double smooth,
+			    fs_measured *q);
 
 #endif

@@ -206,6 +206,15 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, s
 	return 0;
 }
 
+void fs_dome_fit_reach(double pitch, size_t n, size_t max_centres, size_t *stride, double *extent)
+{
+	int g = (int)lround(pitch);
+	g = g > G_MAX ? G_MAX : g < G_MIN ? G_MIN : g;
+	double step = pitch / g / MEAN_SUB;
+	*stride = max_centres && n > max_centres ? (n + max_centres - 1) / max_centres : 1;
+	*extent = ((int)ceil((FIT_R + MAX_OFFSET + 0.1) * pitch / step) + 1) * step;
+}
+
 /* Averages the nt cells todo[] of m: each cell's bilinear sample added
  * centre after centre, then divided by their number. */
 static void average_cells(meanimg *m, size_t nt)
@@ -775,7 +784,9 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	ctx c = {0};
 	double *xsort = NULL, *mv = NULL;
 	double period = 0;
-	if (fs_halftone_detect(img, &period, NULL))
+	if (o->halftone_given)
+		period = o->halftone_period;
+	else if (fs_halftone_detect(img, &period, NULL))
 		goto oom;
 	if (period > 0) {
 		lp = fs_gaussian_blurred(img, FS_HALFTONE_LOWPASS * period, err, errlen);
@@ -813,7 +824,8 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 				p->iq[p->npx++] = x + p->half;
 			}
 		}
-	if (mean_image(src, xs, ys, n, pitch, G, -1, 0, o->max_centres, &mi))
+	if (mean_image(src, o->patch_x ? o->patch_x : xs, o->patch_y ? o->patch_y : ys, n, pitch, G, -1, 0,
+		       o->max_centres, &mi))
 		goto oom;
 	out->n_used = mi.used;
 	if (mi.used < 8) {
@@ -880,7 +892,8 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 		radial(p, p->v, out->obs);
 		radial(p, mv, out->model);
 	}
-	if (!o->no_sigma && o->fill_max > o->fill_min) {
+	/* (with patch_x the halves would split the mosaic's coordinates) */
+	if (!o->no_sigma && !o->patch_x && o->fill_max > o->fill_min) {
 		xsort = malloc((n + 1) * sizeof *xsort);
 		if (!xsort)
 			goto oom;

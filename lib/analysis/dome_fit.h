@@ -65,7 +65,29 @@ typedef struct fs_dome_fit_opts {
 	 * rendering of the best formation, which a caller that wants the
 	 * offset does not read */
 	int no_profiles;
+	/* Tiled callers (detect_domes_tiled.c), which hold no whole image:
+	 * the patches are read from img at (patch_x[i], patch_y[i]) instead
+	 * of at the centres (xs[i], ys[i]) themselves (a mosaic of crops
+	 * around the centres the fit reads: fs_dome_fit_reach), and with
+	 * halftone_given the screen's period is halftone_period (found by the
+	 * caller on the whole image) rather than searched on img. NULL / 0:
+	 * img is the whole image. With patch_x the uncertainty is not
+	 * computed (as no_sigma). */
+	const double *patch_x, *patch_y;
+	int halftone_given;
+	double halftone_period;
 } fs_dome_fit_opts;
+
+/*
+ * Which centres a fit reads and how far around them (for a caller that
+ * assembles their neighbourhoods, fs_dome_fit_opts.patch_x): every
+ * *stride-th of n centres (from the first; max_centres as in the
+ * options), of those only the ones at least *extent px from every border
+ * of the image, and from each it reads the pixels less than *extent + 1
+ * px away (before a halftone's low-pass, which reads its own kernel
+ * radius further).
+ */
+void fs_dome_fit_reach(double pitch, size_t n, size_t max_centres, size_t *stride, double *extent);
 
 typedef struct fs_dome_fit {
 	double fill;      /* base diameter / pitch of the best fit */

@@ -1,0 +1,470 @@
+/*
+ * detect_domes_tiled.c - the dome rule's measurement tile by tile (see
+ * detect_domes_tiled.h).
+ *
+ * Every stage is a pass over points (a candidate's start, a dome's centre
+ * plus the offset): the points are bucketed into square tiles by where
+ * they start, and a tile's crop is the bounding box of its points widened
+ * by the stage's reach and the measurement image's filters. The points of
+ * a tile are measured in raster order (8-px bands, then x), as the
+ * whole-image path measures them, for the cache; each result goes to its
+ * own slot, so the order changes nothing else.
+ */
+#include "analysis/detect_domes_tiled.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/detect_methods.h"
+#include "analysis/detect_offset.h"
+#include "analysis/dome_fit.h"
+#include "analysis/halftone.h"
+#include "analysis/preprocess.h"
+#include "base/tile_pool.h"
+
+static double g_overlap_scale = 1.0;
+
+void fs_det_domes_set_overlap_scale(double scale)
+{
+	g_overlap_scale = scale > 0 ? scale : 1.0;
+}
+
+/* One point's work on its tile's measurement image `meas`, a crop at
+ * (ox, oy) of the whole one. */
+typedef void (*point_fn)(const fs_image *meas, int ox, int oy, size_t i, void *ctx);
+
+struct pass {
+	const fs_meas *m;
+	const double *px, *py; /* the points, m's pixels; NAN: no work */
+	int reach;             /* px around a point its work reads */
+	point_fn fn;
+	void *ctx;
+	int tile, ntx;
+	const size_t *start, *idx; /* points of tile k: idx[start[k] .. start[k + 1]) */
+};
+
+/* The measurement image's own reach: the blur's kernel and the top-hat's
+ * erosion then dilation. */
+static int filter_reach(const fs_meas *m)
+{
+	return fs_gaussian_radius(m->sigma) + 2 * (m->mp->tophat_radius > 0 ? m->mp->tophat_radius : 0) + 1;
+}
+
+/* The measurement image over [x0, x1] x [y0, y1] (clipped to the image)
+ * widened by the filters' reach, as a new crop at (*ox, *oy); NULL on out
+ * of memory (err set). */
+static fs_image *meas_crop(const fs_meas *m, int x0, int y0, int x1, int y1, int *ox, int *oy, char *err,
+			   size_t errlen)
+{
+	const fs_image *src = m->src;
+	int fr = filter_reach(m);
+	x0 = x0 - fr < 0 ? 0 : x0 - fr;
+	y0 = y0 - fr < 0 ? 0 : y0 - fr;
+	x1 = x1 + fr > src->width - 1 ? src->width - 1 : x1 + fr;
+	y1 = y1 + fr > src->height - 1 ? src->height - 1 : y1 + fr;
+	fs_image *crop = x1 >= x0 && y1 >= y0 ? fs_image_region_float(src, x0, y0, x1 - x0 + 1, y1 - y0 + 1) : NULL;
+	if (!crop) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		return NULL;
+	}
+	fs_image *meas = NULL;
+	int rc = fs_detect_measure_image(crop, m->mp, m->sigma, &meas, err, errlen);
+	fs_image_free(crop);
+	if (rc)
+		return NULL;
+	*ox = x0;
+	*oy = y0;
+	return meas;
+}
+
+static int do_tile(size_t k, void *arg, char *err, size_t errlen)
+{
+	struct pass *P = arg;
+	size_t a = P->start[k], b = P->start[k + 1];
+	if (a == b)
+		return 0;
+	double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+	for (size_t q = a; q < b; q++) {
+		size_t i = P->idx[q];
+		x0 = fmin(x0, P->px[i]);
+		y0 = fmin(y0, P->py[i]);
+		x1 = fmax(x1, P->px[i]);
+		y1 = fmax(y1, P->py[i]);
+	}
+	int ox, oy;
+	fs_image *meas = meas_crop(P->m, (int)floor(x0) - P->reach, (int)floor(y0) - P->reach,
+				   (int)ceil(x1) + P->reach, (int)ceil(y1) + P->reach, &ox, &oy, err, errlen);
+	if (!meas)
+		return -1;
+	for (size_t q = a; q < b; q++)
+		P->fn(meas, ox, oy, P->idx[q], P->ctx);
+	fs_image_free(meas);
+	return 0;
+}
+
+struct raster_key {
+	size_t tile;
+	long band;
+	double x;
+	size_t i;
+};
+
+static int cmp_raster_key(const void *a, const void *b)
+{
+	const struct raster_key *p = a, *q = b;
+	if (p->tile != q->tile)
+		return p->tile < q->tile ? -1 : 1;
+	if (p->band != q->band)
+		return p->band < q->band ? -1 : 1;
+	if (p->x != q->x)
+		return p->x < q->x ? -1 : 1;
+	return (p->i > q->i) - (p->i < q->i);
+}
+
+/* Runs fn on the n points (px, py) (NAN: none), each tile's crop widened
+ * by reach, in m->threads threads. Returns 0, or -1 with a message. */
+static int run_pass(const fs_meas *m, size_t n, const double *px, const double *py, int reach, point_fn fn,
+		    void *ctx, char *err, size_t errlen)
+{
+	const fs_image *src = m->src;
+	struct pass P = {.m = m, .px = px, .py = py, .reach = reach, .fn = fn, .ctx = ctx};
+	P.tile = m->tile > 0 ? m->tile : (src->width > src->height ? src->width : src->height);
+	P.ntx = (src->width + P.tile - 1) / P.tile;
+	int nty = (src->height + P.tile - 1) / P.tile;
+	size_t nt = (size_t)P.ntx * nty;
+	size_t *start = calloc(nt + 1, sizeof *start);
+	size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+	struct raster_key *keys = malloc((n ? n : 1) * sizeof *keys);
+	int rc = -1;
+	if (!start || !idx || !keys) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		goto out;
+	}
+	size_t nk = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(px[i]) || !isfinite(py[i]))
+			continue;
+		int tx = (int)floor(px[i] / P.tile), ty = (int)floor(py[i] / P.tile);
+		tx = tx < 0 ? 0 : tx >= P.ntx ? P.ntx - 1 : tx;
+		ty = ty < 0 ? 0 : ty >= nty ? nty - 1 : ty;
+		keys[nk++] = (struct raster_key){(size_t)ty * P.ntx + tx, (long)floor(py[i] / 8), px[i], i};
+	}
+	qsort(keys, nk, sizeof *keys, cmp_raster_key);
+	for (size_t q = 0; q < nk; q++) {
+		idx[q] = keys[q].i;
+		start[keys[q].tile + 1]++;
+	}
+	for (size_t k = 0; k < nt; k++)
+		start[k + 1] += start[k];
+	P.start = start;
+	P.idx = idx;
+	rc = fs_tile_pool_run(nt, m->threads, do_tile, NULL, &P, err, errlen);
+out:
+	free(start);
+	free(idx);
+	free(keys);
+	return rc;
+}
+
+/* The whole job's state, shared read-only by the passes (each point's
+ * work writes its own slots). */
+struct job {
+	const fs_meas *m;
+	const fs_cand_list *c;
+	double max_r;
+	fs_measured *res;
+	double *q;             /* the smoothing trials, FS_DET_SMOOTH_TRIALS a candidate */
+	double smooth;
+	fs_det_offset off;
+	double allow;          /* how far a measurement may end from its start */
+	unsigned char *strayed; /* 1: ended further than allow */
+};
+
+static double cand_mr(const struct job *j, size_t i)
+{
+	return j->max_r > 0 ? j->max_r : 2 * j->c->items[i].r;
+}
+
+/* A candidate's pixel centre as fs_det_measure computes it (f 1), to the
+ * last bit. */
+static double pixel(double v)
+{
+	return (v + 0.5) / 1.0 - 0.5;
+}
+
+static void smooth_point(const fs_image *meas, int ox, int oy, size_t i, void *ctx)
+{
+	struct job *j = ctx;
+	fs_det_smooth_trial(meas, pixel(j->c->items[i].x) - ox, pixel(j->c->items[i].y) - oy, cand_mr(j, i), 1,
+			    j->m->refine, &j->q[i * FS_DET_SMOOTH_TRIALS]);
+}
+
+static void measure_point(const fs_image *meas, int ox, int oy, size_t i, void *ctx)
+{
+	struct job *j = ctx;
+	const fs_cand *cd = &j->c->items[i];
+	fs_measured *r = &j->res[i];
+	fs_det_measure_dome_one(meas, pixel(cd->x) - ox, pixel(cd->y) - oy, cand_mr(j, i), 1, j->m->refine, j->smooth,
+				r);
+	if (r->ok) {
+		r->t.centroid_x += ox;
+		r->t.centroid_y += oy;
+	}
+	if (j->strayed)
+		j->strayed[i] = r->ok && hypot(r->t.centroid_x - cd->x, r->t.centroid_y - cd->y) > j->allow;
+}
+
+static void offset_point(const fs_image *meas, int ox, int oy, size_t i, void *ctx)
+{
+	struct job *j = ctx;
+	fs_measured q = j->res[i];
+	q.t.centroid_x -= ox;
+	q.t.centroid_y -= oy;
+	if (fs_det_offset_apply_one(meas, &j->off, cand_mr(j, i), 1, j->smooth, &q)) {
+		q.t.centroid_x += ox;
+		q.t.centroid_y += oy;
+		j->res[i] = q;
+	}
+}
+
+/* How far (px) the base rule reads from the centre it starts at, with
+ * rays up to r1 and smoothed by smooth: 1.3 r1 of rays, a sample step
+ * beyond, the smoothing and the bilinear pixel. */
+static double base_reach(double r1, double smooth)
+{
+	return 1.3 * r1 + fmax(0.35, 1.3 * r1 / 40) + smooth + 2;
+}
+
+/* The candidates measured again, one by one, whose path left the reach
+ * their tile allowed for: each on a crop as wide as its own path. */
+static int remeasure_strayed(struct job *j, double mr_max, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < j->c->n; i++) {
+		if (!j->strayed[i])
+			continue;
+		const fs_cand *cd = &j->c->items[i];
+		double d = hypot(j->res[i].t.centroid_x - cd->x, j->res[i].t.centroid_y - cd->y);
+		int reach = (int)ceil(2 * d + 2 * j->m->refine + base_reach(0.8 * mr_max, j->smooth));
+		int ox, oy;
+		fs_image *meas = meas_crop(j->m, (int)floor(cd->x) - reach, (int)floor(cd->y) - reach,
+					   (int)ceil(cd->x) + reach, (int)ceil(cd->y) + reach, &ox, &oy, err, errlen);
+		if (!meas)
+			return -1;
+		unsigned char *keep = j->strayed;
+		j->strayed = NULL;
+		measure_point(meas, ox, oy, i, j);
+		j->strayed = keep;
+		fs_image_free(meas);
+	}
+	return 0;
+}
+
+/* The halftone period the formation fit would find on the whole
+ * measurement image: its search reads only the centred n x n crop
+ * (halftone.h), made here alone. */
+static int halftone_of_meas(const fs_meas *m, double *period, char *err, size_t errlen)
+{
+	int W = m->src->width, H = m->src->height, s = W < H ? W : H;
+	*period = 0;
+	if (s < 64)
+		return 0;
+	int n = 64;
+	while (2 * n <= s && n < 256)
+		n *= 2;
+	int x0 = (W - n) / 2, y0 = (H - n) / 2, ox, oy;
+	fs_image *meas = meas_crop(m, x0, y0, x0 + n - 1, y0 + n - 1, &ox, &oy, err, errlen);
+	fs_image *sub = meas ? fs_image_new(n, n) : NULL;
+	int rc = -1;
+	if (!sub) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		goto out;
+	}
+	for (int y = 0; y < n; y++)
+		memcpy(sub->data + (size_t)y * n, meas->data + (size_t)(y0 - oy + y) * meas->width + (x0 - ox),
+		       (size_t)n * sizeof *sub->data);
+	if (fs_halftone_detect(sub, period, NULL)) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	fs_image_free(meas);
+	fs_image_free(sub);
+	return rc;
+}
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/*
+ * The common offset (detect_offset.h) without the whole measurement
+ * image: the patches the fit reads (fs_dome_fit_reach) copied into a
+ * mosaic of square cells, each the whole image's measurement image about
+ * one centre (its border replicated where the image's is, as the
+ * low-pass of a halftone sees it), and the fit run on the mosaic with
+ * the period found on the whole image. Fills j->off.
+ */
+static int fit_offset(struct job *j, char *err, size_t errlen)
+{
+	const fs_meas *m = j->m;
+	size_t n = j->c->n;
+	int W = m->src->width, H = m->src->height;
+	memset(&j->off, 0, sizeof j->off);
+	if (n < 8)
+		return 0;
+	double *xs = malloc(n * sizeof *xs), *ys = malloc(n * sizeof *ys), *rs = malloc(n * sizeof *rs);
+	double *pxs = malloc(n * sizeof *pxs), *pys = malloc(n * sizeof *pys);
+	fs_image *mosaic = NULL;
+	int rc = -1;
+	if (!xs || !ys || !rs || !pxs || !pys)
+		goto oom;
+	size_t nd = fs_det_offset_domes(j->res, n, xs, ys, rs);
+	double pitch = nd >= 8 ? fs_dome_fit_pitch(xs, ys, nd) : 0;
+	if (pitch < 0)
+		goto oom;
+	if (!(pitch >= 6)) {
+		rc = 0;
+		goto out;
+	}
+	double period;
+	if (halftone_of_meas(m, &period, err, errlen))
+		goto out;
+	size_t stride;
+	double ext;
+	fs_dome_fit_reach(pitch, nd, FS_DET_OFFSET_MAX_CENTRES, &stride, &ext);
+	int lp = period > 0 ? fs_gaussian_radius(FS_HALFTONE_LOWPASS * period) + 1 : 0;
+	int half = (int)ceil(ext) + 2 + lp; /* a cell: the centre's pixel +- half */
+	int S = 2 * half + 1;
+	size_t ncell = 0;
+	for (size_t i = 0; i < nd; i++) {
+		pxs[i] = pys[i] = -1e9; /* not read, or outside: outside the mosaic too */
+		if (i % stride == 0 && xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < W - 1 &&
+		    ys[i] + ext < H - 1)
+			ncell++;
+	}
+	int cols = (int)ceil(sqrt((double)(ncell ? ncell : 1)));
+	int rows = (int)((ncell + cols - 1) / cols);
+	mosaic = fs_image_new(cols * S, (rows ? rows : 1) * S);
+	if (!mosaic)
+		goto oom;
+	size_t cell = 0;
+	for (size_t i = 0; i < nd; i += stride) {
+		if (!(xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < W - 1 && ys[i] + ext < H - 1))
+			continue;
+		int cx = (int)floor(xs[i]) - half, cy = (int)floor(ys[i]) - half;
+		int mx = (int)(cell % cols) * S, my = (int)(cell / cols) * S;
+		int ox, oy;
+		fs_image *meas = meas_crop(m, clampi(cx, 0, W - 1), clampi(cy, 0, H - 1), clampi(cx + S - 1, 0, W - 1),
+					   clampi(cy + S - 1, 0, H - 1), &ox, &oy, err, errlen);
+		if (!meas)
+			goto out;
+		for (int v = 0; v < S; v++) {
+			int yy = clampi(cy + v, 0, H - 1) - oy;
+			for (int u = 0; u < S; u++) {
+				int xx = clampi(cx + u, 0, W - 1) - ox;
+				mosaic->data[(size_t)(my + v) * mosaic->width + mx + u] =
+					meas->data[(size_t)yy * meas->width + xx];
+			}
+		}
+		fs_image_free(meas);
+		pxs[i] = xs[i] - cx + mx;
+		pys[i] = ys[i] - cy + my;
+		cell++;
+	}
+	fs_dome_fit_opts reading;
+	memset(&reading, 0, sizeof reading);
+	reading.patch_x = pxs;
+	reading.patch_y = pys;
+	reading.halftone_given = 1;
+	reading.halftone_period = period;
+	fs_det_offset_fit(mosaic, xs, ys, rs, nd, pitch, &reading, &j->off);
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "tiled dome measurement: out of memory");
+out:
+	free(xs);
+	free(ys);
+	free(rs);
+	free(pxs);
+	free(pys);
+	fs_image_free(mosaic);
+	return rc;
+}
+
+int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, char *err,
+			       size_t errlen)
+{
+	if (!m->src || !m->mp || m->f != 1 || !m->dome) {
+		snprintf(err, errlen, "tiled dome measurement: needs the full-resolution source");
+		return -1;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		fs_tubercle_init(&res[i].t);
+		res[i].ok = 0;
+	}
+	if (!c->n)
+		return 0;
+	struct job j = {.m = m, .c = c, .max_r = max_r, .res = res};
+	size_t n = c->n;
+	double mr = 0;
+	for (size_t i = 0; i < n; i++)
+		mr = fmax(mr, cand_mr(&j, i));
+	double r1 = 0.8 * mr, refine = m->refine > 0 ? m->refine : 0;
+	double sc = g_overlap_scale;
+	double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
+	j.q = calloc(FS_DET_SMOOTH_CANDIDATES * FS_DET_SMOOTH_TRIALS, sizeof *j.q);
+	j.strayed = calloc(n, 1);
+	int rc = -1;
+	if (!px || !py || !j.q || !j.strayed) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		goto out;
+	}
+	/* the smoothing: the first candidates' trials (their centres refined
+	 * without smoothing, the base from there at the largest smoothing) */
+	size_t nc = n < FS_DET_SMOOTH_CANDIDATES ? n : FS_DET_SMOOTH_CANDIDATES;
+	for (size_t i = 0; i < n; i++) {
+		px[i] = i < nc ? c->items[i].x : NAN;
+		py[i] = c->items[i].y;
+	}
+	double lmax = fs_det_smooth_px[FS_DET_SMOOTH_TRIALS - 1];
+	int reach = (int)ceil(sc * (refine + r1 + lmax + 2 + 1.25 * r1 + base_reach(r1, lmax)));
+	if (run_pass(m, n, px, py, reach, smooth_point, &j, err, errlen))
+		goto out;
+	j.smooth = fs_det_smooth_pick(j.q, nc);
+	/* every candidate: refined, measured from there (a first pass, then
+	 * a second from its circle's centre, up to 1.25 r1 on), refined and
+	 * measured again from where that ended */
+	j.allow = refine + 1.25 * r1;
+	for (size_t i = 0; i < n; i++)
+		px[i] = c->items[i].x;
+	reach = (int)ceil(sc * (j.allow + refine + 1.25 * r1 + base_reach(r1, j.smooth)));
+	if (run_pass(m, n, px, py, reach, measure_point, &j, err, errlen))
+		goto out;
+	if (sc >= 1 && remeasure_strayed(&j, mr, err, errlen))
+		goto out;
+	/* the common offset, and the domes measured again from it */
+	if (fit_offset(&j, err, errlen))
+		goto out;
+	if (j.off.applied) {
+		for (size_t i = 0; i < n; i++) {
+			int dome = res[i].ok && res[i].t.fit_quality >= 0.45 && isfinite(res[i].t.radius_px);
+			px[i] = dome ? res[i].t.centroid_x + j.off.dx : NAN;
+			py[i] = dome ? res[i].t.centroid_y + j.off.dy : NAN;
+		}
+		reach = (int)ceil(sc * (1.25 * r1 + base_reach(r1, j.smooth)));
+		if (run_pass(m, n, px, py, reach, offset_point, &j, err, errlen))
+			goto out;
+	}
+	rc = 0;
+out:
+	free(px);
+	free(py);
+	free(j.q);
+	free(j.strayed);
+	return rc;
+}

@@ -1,0 +1,151 @@
+/* The dome rule's measurement tile by tile (issues 15 and 13,
+ * detect_domes_tiled.c): on simulated SEM scenes (sem_sim.h) of 4 x 4
+ * forced small tiles, in one and in two threads, fs_detect_domes gives the
+ * same count, centres and diameters within 0.01 px and the same
+ * neighbour-graph edges as the whole-image dome rule (tile 0): a side
+ * detector at 135 degrees (the common offset is fitted and applied) and a
+ * printed halftone screen (the fit's low-pass reads its mosaic's margins),
+ * at a pitch whose candidates are refined (40 px) and at one whose are not
+ * (16 px, fill 0.8), methods auto and lattice. With every overlap cut to a
+ * fifth the results differ: the overlaps are what makes them equal. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/detect.h"
+#include "analysis/detect_domes_tiled.h"
+#include "analysis/graph.h"
+#include "sem_sim.h"
+
+static char err[256];
+
+static void detect_with(const fs_image *img, const fs_params *p, int tile, int threads, fs_detect_result *r,
+			fs_edge_list *e)
+{
+	fs_detect_set_tiling(tile, threads);
+	assert_int_equal(fs_detect_domes(img, p, 0, r, err, sizeof err), 0);
+	assert_int_equal(fs_graph_build(&r->tubercles, p->neighbor_graph, p->cull_long_edges, p->cull_factor, e,
+					err, sizeof err),
+			 0);
+}
+
+/* How many tubercles of b differ from a's (by more than 0.01 px in
+ * centre or diameter, or in circularity beyond 1e-3), plus the difference
+ * in count and in edges; 0 when they are the same. */
+static size_t differences(const fs_detect_result *a, const fs_edge_list *ea, const fs_detect_result *b,
+			  const fs_edge_list *eb)
+{
+	if (a->tubercles.n != b->tubercles.n || ea->n != eb->n)
+		return 1 + (a->tubercles.n > b->tubercles.n ? a->tubercles.n - b->tubercles.n
+							    : b->tubercles.n - a->tubercles.n);
+	size_t d = 0;
+	for (size_t i = 0; i < a->tubercles.n; i++) {
+		const fs_tubercle *s = &a->tubercles.items[i], *t = &b->tubercles.items[i];
+		int same_r = fabs(2 * s->radius_px - 2 * t->radius_px) < 0.01 ||
+			     (isnan(s->radius_px) && isnan(t->radius_px));
+		if (s->id != t->id || fabs(s->centroid_x - t->centroid_x) >= 0.01 ||
+		    fabs(s->centroid_y - t->centroid_y) >= 0.01 || !same_r ||
+		    fabs(s->circularity - t->circularity) >= 1e-3)
+			d++;
+	}
+	for (size_t i = 0; i < ea->n; i++)
+		d += ea->items[i].id1 != eb->items[i].id1 || ea->items[i].id2 != eb->items[i].id2;
+	return d;
+}
+
+/* The scene detected whole and on tiles of `tile` px (at least 3 x 3 of
+ * them) in one and two threads: the same; then with the overlaps cut to a
+ * fifth: not the same. Returns the number of tubercles. */
+static size_t compare_scene(const sem_opts *o, fs_method method, int tile)
+{
+	sem_truth truth;
+	fs_image *img = sem_make(o, &truth);
+	assert_non_null(img);
+	assert_true(img->width >= 3 * tile && img->height >= 3 * tile);
+	fs_params p;
+	fs_params_default(&p);
+	p.method = method;
+	fs_detect_result whole, tiled;
+	fs_edge_list ew = {0}, et = {0};
+	detect_with(img, &p, 0, 1, &whole, &ew);
+	assert_true(whole.tubercles.n > 100);
+	for (int threads = 1; threads <= 2; threads++) {
+		detect_with(img, &p, tile, threads, &tiled, &et);
+		size_t d = differences(&whole, &ew, &tiled, &et);
+		if (d)
+			printf("# %zu x %zu tubercles, %zu differ (threads %d)\n", whole.tubercles.n, tiled.tubercles.n,
+			       d, threads);
+		assert_int_equal(d, 0);
+		fs_detect_result_free(&tiled);
+		fs_edge_list_free(&et);
+	}
+	/* overlaps cut short: crops that end inside the rays' reach */
+	fs_det_domes_set_overlap_scale(0.2);
+	detect_with(img, &p, tile, 1, &tiled, &et);
+	fs_det_domes_set_overlap_scale(1);
+	size_t cut = differences(&whole, &ew, &tiled, &et);
+	printf("# %zu tubercles; with a fifth of the overlaps %zu differ\n", whole.tubercles.n, cut);
+	assert_true(cut > 0);
+	fs_detect_result_free(&tiled);
+	fs_edge_list_free(&et);
+	size_t n = whole.tubercles.n;
+	fs_detect_result_free(&whole);
+	fs_edge_list_free(&ew);
+	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
+	fs_image_free(img);
+	sem_truth_free(&truth);
+	return n;
+}
+
+/* Pitch 40 (candidates from the reduced image, refined), steep
+ * flat-topped domes lit from 135 degrees, a 5-px halftone screen:
+ * 640 x 560 px on 160-px tiles. */
+static void test_refined_side_lit_halftone(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_defaults(&o);
+	o.width = 640;
+	o.height = 560;
+	o.pitch = 40;
+	o.fill = 0.6;
+	o.profile = 2;
+	o.h_over_r = 1.0;
+	o.det_azimuth = 135 * M_PI / 180;
+	o.halftone = 5;
+	o.angle = 0.3;
+	o.seed = 2101;
+	compare_scene(&o, FS_METHOD_AUTO, 160);
+}
+
+/* Pitch 16 (full resolution, no refinement), tight domes (fill 0.8):
+ * 480 x 400 px on 120-px tiles, auto and lattice. */
+static void test_fine_pitch_tight(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_defaults(&o);
+	o.width = 480;
+	o.height = 400;
+	o.pitch = 16;
+	o.fill = 0.8;
+	o.det_azimuth = 135 * M_PI / 180;
+	o.seed = 2102;
+	compare_scene(&o, FS_METHOD_AUTO, 120);
+	compare_scene(&o, FS_METHOD_LATTICE, 120);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refined_side_lit_halftone),
+		cmocka_unit_test(test_fine_pitch_tight),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
