@@ -36,7 +36,7 @@
 #include "agent/agent.h"
 #include "store/store.h"
 #include "app/app.h"
-#include "app/worker_spawn.h"
+#include "app/worker_start.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -333,9 +333,8 @@ int main(int argc, char **argv)
 {
 	fs_app_umask(); /* before anything is created: see app.h */
 	static worker wk;
-	char err[512] = "", name[64];
+	char err[600] = "", name[64];
 	long long id;
-	const char *root;
 	cJSON *final = NULL;
 	int exit_code = 1;
 
@@ -344,21 +343,10 @@ int main(int argc, char **argv)
 	fs_heap_keep_images();
 	wk.text_fd = -1;
 	wk.rec_fd = -1;
-	if (fs_worker_parse_args(argc, argv, &id, &root)) {
-		fprintf(stderr, "usage: fishscale-agent --run ID --root DIR\n");
-		return 2;
-	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
-	if (fs_app_config(&wk.app, root, NULL, err, sizeof err) || fs_app_open(&wk.app, 0, err, sizeof err)) {
-		fprintf(stderr, "fishscale-agent %lld: %s\n", id, err);
-		return 1;
+	int start = fs_worker_start(argc, argv, "fishscale-agent", on_signal, &wk.app, &id, err, sizeof err);
+	if (start) {
+		fprintf(stderr, "%s\n", err);
+		return start;
 	}
 	if (fs_agent_run_get(wk.app.db, id, &wk.run)) {
 		fprintf(stderr, "fishscale-agent %lld: no such run\n", id);

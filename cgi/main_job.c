@@ -44,7 +44,7 @@
 #include "app/image_import.h"
 #include "app/job_control.h"
 #include "app/job_priority.h"
-#include "app/worker_spawn.h"
+#include "app/worker_start.h"
 #include "base/base.h"
 #include "image/image.h"
 #include "store/store.h"
@@ -418,30 +418,18 @@ int main(int argc, char **argv)
 	fs_app_umask(); /* before anything is created: see app.h */
 	fs_app app;
 	fs_job_rec job;
-	char err[512] = "";
+	char err[600] = "";
 	long long id;
-	const char *root;
 	int exit_code = 1;
 
-	if (fs_worker_parse_args(argc, argv, &id, &root)) {
-		fprintf(stderr, "usage: fishscale-job --run ID --root DIR\n");
-		return 2;
-	}
 	/* the web workers come first: the job computes in a thread of lower
 	 * priority (job_priority.h); this thread keeps the workers' priority
 	 * for writing an extraction's result */
 	fs_heap_keep_images();
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
-	if (fs_app_config(&app, root, NULL, err, sizeof err) || fs_app_open(&app, 0, err, sizeof err)) {
-		fprintf(stderr, "fishscale-job %lld: %s\n", id, err);
-		return 1;
+	int start = fs_worker_start(argc, argv, "fishscale-job", on_signal, &app, &id, err, sizeof err);
+	if (start) {
+		fprintf(stderr, "%s\n", err);
+		return start;
 	}
 	/* the site's edits take SQLite's write lock before a waiting job
 	 * (job_priority.h); a minute before a busy database is an error, which

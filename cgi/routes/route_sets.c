@@ -26,6 +26,23 @@ static int load_ctx(fs_req *r, fs_resp *w, fs_set_ctx *c)
 	return fs_set_ctx_load(r, w, r->ids[0], c);
 }
 
+/* The set and the revision the request was made at (body or query): 0, or
+ * 1 when the answer is written. */
+static int load_ctx_at(fs_req *r, fs_resp *w, fs_set_ctx *c, long long *rev)
+{
+	return load_ctx(r, w, c) || fs_set_view_revision(r, w, rev);
+}
+
+/* The set with its tubercles and connections (e may be NULL: tubercles
+ * only); the lists are the caller's to free after 0. 0, 1 when the answer
+ * is written (no such set), or a storage error (negative). */
+static int load_items(fs_req *r, fs_resp *w, fs_set_ctx *c, fs_tubercle_list *t, fs_edge_list *e)
+{
+	if (load_ctx(r, w, c))
+		return 1;
+	return fs_set_load(r->app->db, c->info.id, t, e);
+}
+
 static void data_dir(fs_req *r, char *out, size_t n)
 {
 	fs_app_data_path(r->app, "", out, n);
@@ -143,13 +160,11 @@ static int h_create(fs_req *r, fs_resp *w)
 static int h_get(fs_req *r, fs_resp *w)
 {
 	fs_set_ctx c;
-	if (load_ctx(r, w, &c))
-		return 0;
 	fs_tubercle_list t = {0};
 	fs_edge_list e = {0};
-	int rc = fs_set_load(r->app->db, c.info.id, &t, &e);
+	int rc = load_items(r, w, &c, &t, &e);
 	if (rc)
-		return rc;
+		return rc > 0 ? 0 : rc;
 	cJSON *o = fs_set_view_full(r, &c, &t, &e);
 	fs_tubercle_list_free(&t);
 	fs_edge_list_free(&e);
@@ -176,13 +191,11 @@ static int h_revision(fs_req *r, fs_resp *w)
 static int h_statistics(fs_req *r, fs_resp *w)
 {
 	fs_set_ctx c;
-	if (load_ctx(r, w, &c))
-		return 0;
 	fs_tubercle_list t = {0};
 	fs_edge_list e = {0};
-	int rc = fs_set_load(r->app->db, c.info.id, &t, &e);
+	int rc = load_items(r, w, &c, &t, &e);
 	if (rc)
-		return rc;
+		return rc > 0 ? 0 : rc;
 	fs_hex_weights wts;
 	fs_set_view_weights(r, &wts);
 	cJSON *st = fs_set_view_stats(&c, &t, &e, &wts, NULL);
@@ -237,7 +250,7 @@ static int h_delete(fs_req *r, fs_resp *w)
 {
 	fs_set_ctx c;
 	long long rev;
-	if (load_ctx(r, w, &c) || fs_set_view_revision(r, w, &rev))
+	if (load_ctx_at(r, w, &c, &rev))
 		return 0;
 	char err[ERRBUF] = "";
 	long long cur = 0;
@@ -443,7 +456,7 @@ static int h_delete_tubercle(fs_req *r, fs_resp *w)
 {
 	fs_set_ctx c;
 	long long rev;
-	if (load_ctx(r, w, &c) || fs_set_view_revision(r, w, &rev))
+	if (load_ctx_at(r, w, &c, &rev))
 		return 0;
 	int tid = (int)r->ids[1];
 	char err[ERRBUF] = "";
@@ -489,7 +502,7 @@ static int h_delete_edge(fs_req *r, fs_resp *w)
 {
 	fs_set_ctx c;
 	long long rev;
-	if (load_ctx(r, w, &c) || fs_set_view_revision(r, w, &rev))
+	if (load_ctx_at(r, w, &c, &rev))
 		return 0;
 	if (r->ids[1] > 2000000000 || r->ids[2] > 2000000000) {
 		fs_resp_error(r, w, 404, "no such connection");
@@ -592,7 +605,7 @@ static int h_clear(fs_req *r, fs_resp *w)
 {
 	fs_set_ctx c;
 	long long rev;
-	if (load_ctx(r, w, &c) || fs_set_view_revision(r, w, &rev))
+	if (load_ctx_at(r, w, &c, &rev))
 		return 0;
 	char err[ERRBUF] = "";
 	long long nrev = 0, cur = 0;
@@ -634,7 +647,7 @@ static int simple_op(fs_req *r, fs_resp *w, rev_op op, const char *event)
 {
 	fs_set_ctx c;
 	long long rev;
-	if (load_ctx(r, w, &c) || fs_set_view_revision(r, w, &rev))
+	if (load_ctx_at(r, w, &c, &rev))
 		return 0;
 	char err[ERRBUF] = "";
 	long long nrev = 0, cur = 0;
@@ -667,7 +680,7 @@ static int h_save(fs_req *r, fs_resp *w)
 {
 	fs_set_ctx c;
 	long long rev;
-	if (load_ctx(r, w, &c) || fs_set_view_revision(r, w, &rev))
+	if (load_ctx_at(r, w, &c, &rev))
 		return 0;
 	fs_tubercle_list t = {0};
 	fs_edge_list e = {0};

@@ -69,26 +69,6 @@ void fs_databar_ocr_shutdown(void)
 	pthread_mutex_unlock(&engine_lock);
 }
 
-static float sample(const fs_image *img, double x, double y)
-{
-	if (x < 0)
-		x = 0;
-	if (y < 0)
-		y = 0;
-	if (x > img->width - 1)
-		x = img->width - 1;
-	if (y > img->height - 1)
-		y = img->height - 1;
-	int x0 = (int)x, y0 = (int)y;
-	int x1 = x0 + 1 < img->width ? x0 + 1 : x0, y1 = y0 + 1 < img->height ? y0 + 1 : y0;
-	double fx = x - x0, fy = y - y0;
-	const float *d = img->data;
-	size_t w = (size_t)img->width;
-	double a = d[y0 * w + x0] * (1 - fx) + d[y0 * w + x1] * fx;
-	double b = d[y1 * w + x0] * (1 - fx) + d[y1 * w + x1] * fx;
-	return (float)(a * (1 - fy) + b * fy);
-}
-
 /* Keeps the text from the first non-space to the last, µ (U+00B5) for μ (U+03BC). */
 static void clean_text(const char *in, char *out, size_t outlen)
 {
@@ -190,7 +170,8 @@ int fs_databar_ocr_word(const fs_image *img, const fs_databar *bar, fs_rect r, d
 	double thr = ink_threshold(bar);
 	for (int y = 0; y < H - 2 * margin; y++)
 		for (int x = 0; x < W - 2 * margin; x++) {
-			double v = sample(img, x0 + (x + 0.5) / s - 0.5, y0 + (y + 0.5) / s - 0.5);
+			/* rounded to a float sample as before, so the same pixels are ink */
+			double v = (float)fs_image_sample_clamped(img, x0 + (x + 0.5) / s - 0.5, y0 + (y + 0.5) / s - 0.5);
 			if (fabs(v - ink) < thr)
 				buf[(size_t)(y + margin) * W + x + margin] = 0;
 		}
