@@ -4,14 +4,33 @@
 cd "$(dirname "$0")/.." || exit 2
 pass=0
 fail=0
+# cpu FILE: the user + system time of this shell's finished children so far,
+# in tenths of a second, from `times` (its second line) written to FILE by
+# this shell itself (in a subshell it would see none of them)
+cpu() {
+	awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); sub(/s$/, "", u[2]); sub(/s$/, "", s[2])
+		printf "%.0f\n", 10 * (u[1] * 60 + u[2] + s[1] * 60 + s[2]) }' "$1"
+}
+phases=""
 suite() {
 	name=$1
 	shift
 	echo "=== $name"
 	log=$(mktemp)
+	w0=$(date +%s)
+	times >"$log.cpu"
+	c0=$(cpu "$log.cpu")
 	"$@" 2>&1 | tee "$log"
+	# each phase's wall and CPU time (make test's budget; under load the
+	# CPU says more; servers started detached are not counted)
+	w=$(($(date +%s) - w0))
+	times >"$log.cpu"
+	c=$(($(cpu "$log.cpu") - c0))
+	c="$((c / 10)).$((c % 10))"
+	echo "$name: ${w} s wall, ${c} s cpu"
+	phases="$phases $name ${w}/${c}"
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	rm -f "$log"
+	rm -f "$log" "$log.cpu"
 	p=$(echo "$line" | sed -n 's/.*\b\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1/p')
 	f=$(echo "$line" | sed -n 's/.*\b\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\2/p')
 	if [ -z "$p" ]; then
@@ -29,5 +48,6 @@ for s in tests/integration/run.py; do
 done
 [ -f tests/browser/run.mjs ] && suite browser node tests/browser/run.mjs
 [ -f tests/fuzz/run.sh ] && suite fuzz sh tests/fuzz/run.sh 5
+echo "phases (s wall/cpu):$phases"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

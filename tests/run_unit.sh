@@ -1,78 +1,137 @@
 #!/bin/sh
-# Runs every cmocka test binary in each build directory given (the plain build
-# and the sanitizer build) from the repository root, and ends with one line
-# "N passed, N failed". A binary that dies before its summary counts as one
-# failure, so a crash can never look like a pass. The build directories run
-# side by side (one process each: the machine has two cores and each test
-# binary uses one); their outputs are printed in the order given. Tests name
-# their files by process id, so two binaries never share one.
+# Runs every cmocka test binary of each build directory given (the plain
+# build and the sanitizer build) from the repository root, and ends with one
+# line "N passed, N failed". A binary that dies before its summary counts as
+# one failure, so a crash can never look like a pass.
+#
+# How (make test's budget): two workers, one per core (each test binary uses
+# one), take the binaries of all the directories from one queue, so neither
+# core idles while the other still has a build's tail to run. The queue is
+# longest first by the CPU seconds each binary took last time (DIR/unit-times,
+# written at the end; a binary without a record goes first, and without any
+# record the directories' lists are interleaved). Each binary's output is
+# kept and printed in the usual order (directory, then name) once all are
+# done. Tests name their files by process id, so two binaries never share
+# one.
+#
+# The simulator's scenes: each directory gets a scene cache for this run
+# (SEM_SCENE_CACHE, tests/unit/support/sem_cache.h), so the binaries that
+# judge the same simulated scenes render each once; it is removed at the end.
 
-# run_dir DIR: one line per binary, then "counts P F"
-run_dir() {
-	pass=0
-	fail=0
-	for t in "$1"/tests/*/test_*; do
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+# The queue: lines "n dir-index binary" (n: the order of the report).
+n=0
+i=0
+for dir in "$@"; do
+	i=$((i + 1))
+	mkdir "$tmp/scenes.$i" || exit 2
+	for t in "$dir"/tests/*/test_*; do
 		[ -x "$t" ] || continue
-		t0=$(date +%s%N)
-		out=$(ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-			CMOCKA_MESSAGE_OUTPUT=STDOUT "$t" 2>&1)
-		rc=$?
-		# each binary's wall time, so the slow ones show (make test's budget)
-		secs=$(( ($(date +%s%N) - t0) / 100000000 ))
-		secs="$((secs / 10)).$((secs % 10)) s"
-		# a binary may run several groups: sum their summaries
-		p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
-		f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:.*/\1/p' | awk '{s+=$1} END {print s+0}')
-		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-			f=1
-		fi
+		n=$((n + 1))
+		# the cost last time, -1 unknown; the rank in the directory's
+		# list interleaves the directories when nothing is known
+		c=$(awk -v t="$t" '$2 == t { c = $1 } END { print (c == "" ? -1 : c) }' "$dir/unit-times" 2>/dev/null)
+		[ -n "$c" ] || c=-1
+		echo "$n $i $t $c" >>"$tmp/all"
+	done
+done
+[ -f "$tmp/all" ] || {
+	echo "unit: 0 passed, 1 failed (no test binaries in $*)"
+	exit 1
+}
+# unknown (-1) first, then the most expensive; ties by rank within the dir
+awk '{ r[$2]++; printf "%s %d %d %s %s\n", ($4 < 0 ? "0" : "1"), -$4, r[$2], $1, $2 " " $3 }' "$tmp/all" |
+	sort -k1,1n -k2,2n -k3,3n -k4,4n | cut -d' ' -f4- >"$tmp/queue"
+
+# run_one N DIRINDEX BINARY: runs it, leaves its report lines in out.N and
+# "passed failed cpu-seconds" in res.N
+run_one() {
+	t=$3
+	t0=$(date +%s%N)
+	# the binary's own CPU time: `times` in this subshell reports its child
+	cpu=$( (SEM_SCENE_CACHE="$tmp/scenes.$2" ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CMOCKA_MESSAGE_OUTPUT=STDOUT \
+		"$t" >"$tmp/raw.$1" 2>&1
+		echo "rc $?"
+		times) | awk '/^rc / { rc = $2 } /s .*s$/ { line = $0 }
+		END { split(line, f, " "); u = f[1]; s = f[2]
+		      sub(/s$/, "", u); sub(/s$/, "", s); split(u, a, "m"); split(s, b, "m")
+		      printf "%d %.1f\n", rc, a[1] * 60 + a[2] + b[1] * 60 + b[2] }')
+	rc=${cpu%% *}
+	cpu=${cpu#* }
+	# each binary's wall time (under load it says little: see cpu)
+	secs=$((($(date +%s%N) - t0) / 100000000))
+	secs="$((secs / 10)).$((secs % 10)) s"
+	# a binary may run several groups: sum their summaries
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$tmp/raw.$1" | awk '{s+=$1} END {print s+0}')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:.*/\1/p' "$tmp/raw.$1" | awk '{s+=$1} END {print s+0}')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	{
 		if [ "$f" -ne 0 ]; then
-			printf '%s\n' "$out" | tail -n 40
-			echo "FAIL $t ($p passed, $f failed, exit $rc, $secs)"
+			tail -n 40 "$tmp/raw.$1"
+			echo "FAIL $t ($p passed, $f failed, exit $rc, $secs, cpu $cpu s)"
 		else
-			echo "ok   $t ($p passed, $secs)"
+			echo "ok   $t ($p passed, $secs, cpu $cpu s)"
 		fi
 		# the paper-figure table is a result worth reading on every run
 		case "$t" in
-		build/tests/analysis/test_paper_images) printf '%s\n' "$out" | grep -v '^\[' ;;
+		build/tests/analysis/test_paper_images) grep -v '^\[' "$tmp/raw.$1" ;;
 		# the formation fit's tables (issue 13): simulator and figures; the
 		# simulator's accuracy tables of both rules and of the base rule at
 		# the true centres (README and docs/paper-figures.md cite them)
 		build/tests/analysis/test_dome_fit | build/tests/analysis/test_dome_fit_paper | \
 			build/tests/analysis/test_paper_profile_fill | \
 			build/tests/analysis/test_sem_accuracy | build/tests/analysis/test_dome_base)
-			printf '%s\n' "$out" | grep -v '^\[' ;;
+			grep -v '^\[' "$tmp/raw.$1" ;;
 		# what the images allow at best (the oracle), and the simulator's physics
 		build/tests/analysis/test_sem_oracle | build/tests/analysis/test_sem_physics)
-			printf '%s\n' "$out" | grep -v '^\[' ;;
+			grep -v '^\[' "$tmp/raw.$1" ;;
 		esac
-		pass=$((pass + p))
-		fail=$((fail + f))
-	done
-	echo "counts $pass $fail"
+	} >"$tmp/out.$1.part"
+	rm -f "$tmp/raw.$1"
+	mv "$tmp/out.$1.part" "$tmp/out.$1"
+	echo "$p $f $cpu" >"$tmp/res.$1"
 }
 
-tmp=$(mktemp -d) || exit 2
-i=0
-for dir in "$@"; do
-	i=$((i + 1))
-	run_dir "$dir" >"$tmp/$i" 2>&1 &
-done
+# worker: takes the next unclaimed binary of the queue (mkdir is atomic:
+# one worker wins each claim) until none is left
+worker() {
+	while read -r qn qi qt; do
+		mkdir "$tmp/claim.$qn" 2>/dev/null || continue
+		run_one "$qn" "$qi" "$qt"
+	done <"$tmp/queue"
+}
+
+worker &
+worker &
 wait
+
 pass=0
 fail=0
 j=0
-while [ "$j" -lt "$i" ]; do
+while [ "$j" -lt "$n" ]; do
 	j=$((j + 1))
-	grep -v '^counts ' "$tmp/$j"
-	c=$(grep '^counts ' "$tmp/$j" | tail -n 1)
-	if [ -z "$c" ]; then
-		echo "FAIL the run of build directory $j ended without its counts"
+	if [ ! -f "$tmp/res.$j" ]; then
+		echo "FAIL $(awk -v j="$j" '$1 == j { print $3 }' "$tmp/all") ended without its counts"
 		fail=$((fail + 1))
 		continue
 	fi
-	pass=$((pass + $(echo "$c" | cut -d' ' -f2)))
-	fail=$((fail + $(echo "$c" | cut -d' ' -f3)))
+	cat "$tmp/out.$j"
+	read -r p f c <"$tmp/res.$j"
+	pass=$((pass + p))
+	fail=$((fail + f))
 done
-rm -rf "$tmp"
+# the cost of each binary, for the next run's queue
+i=0
+for dir in "$@"; do
+	i=$((i + 1))
+	awk -v i="$i" '$2 == i { print $1, $3 }' "$tmp/all" | while read -r j t; do
+		[ -f "$tmp/res.$j" ] && echo "$(cut -d' ' -f3 "$tmp/res.$j") $t"
+	done >"$dir/unit-times.tmp" && mv "$dir/unit-times.tmp" "$dir/unit-times"
+done
 echo "unit: $pass passed, $fail failed"

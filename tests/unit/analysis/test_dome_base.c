@@ -34,7 +34,7 @@
 #include "analysis/dome_measure.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
-#include "sem_sim.h"
+#include "sem_cache.h"
 
 #define NSCENES 64
 
@@ -82,7 +82,7 @@ static void run_scene(int k, int after, scene_result *r)
 	sem_opts o;
 	sem_truth t;
 	sem_corner_scene(k, &o);
-	fs_image *img = sem_make(&o, &t);
+	fs_image *img = sem_make_shared(&o, &t);
 	assert_non_null(img);
 	memset(r, 0, sizeof *r);
 	double a = t.pitch, rmin = 0.09 * a, rmax = 0.48 * a;
@@ -282,7 +282,7 @@ static void halftone_period_found(void **state)
 			sem_corner_scene(k, &o);
 			o.halftone = per[pi];
 			sem_truth t;
-			fs_image *img = sem_make(&o, &t);
+			fs_image *img = sem_make_shared(&o, &t);
 			assert_non_null(img);
 			double p = 0, q = 0;
 			assert_int_equal(fs_halftone_detect(img, &p, &q), 0);
@@ -291,7 +291,7 @@ static void halftone_period_found(void **state)
 			fs_image_free(img);
 			sem_truth_free(&t);
 			o.halftone = 0;
-			img = sem_make(&o, &t);
+			img = sem_make_shared(&o, &t);
 			assert_non_null(img);
 			assert_int_equal(fs_halftone_detect(img, &p, &q), 0);
 			printf("no halftone: found %.2f (ratio %.1f, scene %d)\n", p, q, k);

@@ -38,7 +38,7 @@
 #include "analysis/dome_fit.h"
 #include "analysis/params.h"
 #include "analysis/se_render.h"
-#include "sem_sim.h"
+#include "sem_cache.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SCENE_STEP 8
@@ -206,7 +206,7 @@ static void detector_centres_corrected(void **state)
 	sem_opts o;
 	sem_truth t;
 	sem_corner_scene(32, &o);
-	fs_image *img = sem_make(&o, &t);
+	fs_image *img = sem_make_shared(&o, &t);
 	assert_non_null(img);
 	fs_params p;
 	fs_params_default(&p);
@@ -270,7 +270,7 @@ static void corner_scenes(void **state)
 		sem_opts o;
 		sem_corner_scene(k, &o);
 		sem_truth t;
-		fs_image *img = sem_make(&o, &t);
+		fs_image *img = sem_make_shared(&o, &t);
 		assert_non_null(img);
 		fs_params p;
 		fs_params_default(&p);

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "analysis/detect.h"
-#include "sem_sim.h"
+#include "sem_cache.h"
 
 /* Measured on the simulator that integrates the yield of the analytic
  * slopes over each pixel (h19f; before it, with slopes by differences
@@ -64,7 +64,7 @@ static void run_scene(int k, detect_fn fn, scene_result *r)
 	sem_opts o;
 	sem_truth t;
 	sem_corner_scene(k, &o);
-	fs_image *img = sem_make(&o, &t);
+	fs_image *img = sem_make_shared(&o, &t);
 	assert_non_null(img);
 	const char *dump = getenv("SEM_DUMP");
 	if (dump) {
