@@ -72,15 +72,12 @@ static fs_image *circle_votes(const fs_image *img, double pitch, double blur, ch
 	int w = img->width, h = img->height;
 	fs_image *bright[VOTE_DIRS] = {0}, *dark[VOTE_DIRS] = {0};
 	fs_image *acc = fs_image_new(w, h);
-	int ok = acc != NULL;
-	for (int b = 0; b < VOTE_DIRS && ok; b++)
-		ok = (bright[b] = fs_image_new(w, h)) != NULL && (dark[b] = fs_image_new(w, h)) != NULL;
-	if (!ok) {
+	if (!acc) {
 		snprintf(err, errlen, "auto: out of memory");
-		goto fail;
+		return NULL;
 	}
 	if (w < 3 || h < 3)
-		goto done;
+		return acc;
 	const float *d = img->data;
 	double mean = 0;
 	for (int y = 1; y < h - 1; y++) {
@@ -93,50 +90,78 @@ static fs_image *circle_votes(const fs_image *img, double pitch, double blur, ch
 	mean /= (double)(w - 2) * (h - 2);
 	double rmin = fmax(1, 0.1 * pitch), rmax = 0.45 * pitch;
 	double rs = fmax(0.5, (rmax - rmin) / 16);
-	for (int y = 1; y < h - 1; y++) {
-		for (int x = 1; x < w - 1; x++) {
-			const float *q = d + (size_t)y * w + x;
-			/* Sobel */
-			double gx = (q[-w + 1] + 2 * q[1] + q[w + 1]) - (q[-w - 1] + 2 * q[-1] + q[w - 1]);
-			double gy = (q[w - 1] + 2 * q[w] + q[w + 1]) - (q[-w - 1] + 2 * q[-w] + q[-w + 1]);
-			if (fabs(gx) + fabs(gy) < 4 * mean)
-				continue;
-			double m = hypot(gx, gy);
-			double ux = gx / m, uy = gy / m;
-			/* The point at +r u (up the gradient) has the edge's
-			 * brighter side towards it and sees the edge in
-			 * direction -u; the point at -r u the darker side, in
-			 * direction u. */
-			int b = (int)floor((atan2(uy, ux) + M_PI) / (2 * M_PI) * VOTE_DIRS) % VOTE_DIRS;
-			float *a1 = bright[(b + VOTE_DIRS / 2) % VOTE_DIRS]->data, *a2 = dark[b]->data;
-			for (double r = rmin; r <= rmax + 1e-9; r += rs) {
-				int x1 = (int)lround(x + r * ux), y1 = (int)lround(y + r * uy);
-				int x2 = (int)lround(x - r * ux), y2 = (int)lround(y - r * uy);
-				if (x1 >= 0 && y1 >= 0 && x1 < w && y1 < h)
-					a1[(size_t)y1 * w + x1] += (float)m;
-				if (x2 >= 0 && y2 >= 0 && x2 < w && y2 < h)
-					a2[(size_t)y2 * w + x2] += (float)m;
+	/* The votes are cast, blurred and combined one band of rows at a time
+	 * (issue 15: the 16 full-size layers took 6.4 GB on 100 MP at a pitch
+	 * of 14 px). A band's layers hold its rows and the blur's K rows each
+	 * side, and receive the votes of every voter that reaches them (rows
+	 * up to rmax + 1 further): each pixel then gets the same votes in the
+	 * same order as a full-size layer, and the blur (full rows, the
+	 * vertical taps summed in the same order) gives the band's rows the
+	 * same values to the bit. A band holds as many pixels as a tile of
+	 * the detection's tiling (detect.h; at least 64 rows), the whole
+	 * image when the tiling is off. */
+	int K = fs_gaussian_radius(blur), reach = (int)ceil(rmax) + 1;
+	int tile = 0;
+	fs_detect_get_tiling(&tile, NULL);
+	long band = tile > 0 ? (long)tile * tile / w : h;
+	band = band < 64 ? 64 : band > h ? h : band;
+	for (int b0 = 0; b0 < h; b0 += (int)band) {
+		int b1 = b0 + band < h ? b0 + (int)band : h;
+		int e0 = b0 - K > 0 ? b0 - K : 0, e1 = b1 + K < h ? b1 + K : h;
+		int eh = e1 - e0;
+		for (int b = 0; b < VOTE_DIRS; b++)
+			if (!(bright[b] = fs_image_new(w, eh)) || !(dark[b] = fs_image_new(w, eh))) {
+				snprintf(err, errlen, "auto: out of memory");
+				goto fail;
+			}
+		int v0 = e0 - reach > 1 ? e0 - reach : 1, v1 = e1 + reach < h - 1 ? e1 + reach : h - 1;
+		for (int y = v0; y < v1; y++) {
+			for (int x = 1; x < w - 1; x++) {
+				const float *q = d + (size_t)y * w + x;
+				/* Sobel */
+				double gx = (q[-w + 1] + 2 * q[1] + q[w + 1]) - (q[-w - 1] + 2 * q[-1] + q[w - 1]);
+				double gy = (q[w - 1] + 2 * q[w] + q[w + 1]) - (q[-w - 1] + 2 * q[-w] + q[-w + 1]);
+				if (fabs(gx) + fabs(gy) < 4 * mean)
+					continue;
+				double m = hypot(gx, gy);
+				double ux = gx / m, uy = gy / m;
+				/* The point at +r u (up the gradient) has the edge's
+				 * brighter side towards it and sees the edge in
+				 * direction -u; the point at -r u the darker side, in
+				 * direction u. */
+				int b = (int)floor((atan2(uy, ux) + M_PI) / (2 * M_PI) * VOTE_DIRS) % VOTE_DIRS;
+				float *a1 = bright[(b + VOTE_DIRS / 2) % VOTE_DIRS]->data, *a2 = dark[b]->data;
+				for (double r = rmin; r <= rmax + 1e-9; r += rs) {
+					int x1 = (int)lround(x + r * ux), y1 = (int)lround(y + r * uy);
+					int x2 = (int)lround(x - r * ux), y2 = (int)lround(y - r * uy);
+					if (x1 >= 0 && y1 >= e0 && x1 < w && y1 < e1)
+						a1[(size_t)(y1 - e0) * w + x1] += (float)m;
+					if (x2 >= 0 && y2 >= e0 && x2 < w && y2 < e1)
+						a2[(size_t)(y2 - e0) * w + x2] += (float)m;
+				}
 			}
 		}
-	}
-	for (int b = 0; b < VOTE_DIRS; b++)
-		if (fs_gaussian_blur(bright[b], blur, err, errlen) ||
-		    fs_gaussian_blur(dark[b], blur, err, errlen))
-			goto fail;
-	for (int b = 0; b < VOTE_DIRS / 2; b++) {
-		int o = b + VOTE_DIRS / 2;
-		const float *B1 = bright[b]->data, *D1 = dark[b]->data;
-		const float *B2 = bright[o]->data, *D2 = dark[o]->data;
-		for (size_t i = 0; i < (size_t)w * h; i++) {
-			float b1 = fmaxf(0, B1[i]), d1 = fmaxf(0, D1[i]);
-			float b2 = fmaxf(0, B2[i]), d2 = fmaxf(0, D2[i]);
-			acc->data[i] += 2 * sqrtf(fmaxf(0, (b1 + d1) * (b2 + d2) - 0.5f * d1 * d2));
+		for (int b = 0; b < VOTE_DIRS; b++)
+			if (fs_gaussian_blur(bright[b], blur, err, errlen) ||
+			    fs_gaussian_blur(dark[b], blur, err, errlen))
+				goto fail;
+		for (int b = 0; b < VOTE_DIRS / 2; b++) {
+			int o = b + VOTE_DIRS / 2;
+			size_t off = (size_t)(b0 - e0) * w, n = (size_t)(b1 - b0) * w;
+			const float *B1 = bright[b]->data + off, *D1 = dark[b]->data + off;
+			const float *B2 = bright[o]->data + off, *D2 = dark[o]->data + off;
+			float *A = acc->data + (size_t)b0 * w;
+			for (size_t i = 0; i < n; i++) {
+				float b1v = fmaxf(0, B1[i]), d1 = fmaxf(0, D1[i]);
+				float b2 = fmaxf(0, B2[i]), d2 = fmaxf(0, D2[i]);
+				A[i] += 2 * sqrtf(fmaxf(0, (b1v + d1) * (b2 + d2) - 0.5f * d1 * d2));
+			}
 		}
-	}
-done:
-	for (int b = 0; b < VOTE_DIRS; b++) {
-		fs_image_free(bright[b]);
-		fs_image_free(dark[b]);
+		for (int b = 0; b < VOTE_DIRS; b++) {
+			fs_image_free(bright[b]);
+			fs_image_free(dark[b]);
+			bright[b] = dark[b] = NULL;
+		}
 	}
 	return acc;
 fail:
