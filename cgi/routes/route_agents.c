@@ -141,17 +141,22 @@ enum {
 
 enum { KIND_OPTIMIZE, KIND_EDIT, KIND_CHAT };
 
+/* The first block of every kind's fields (F_IMAGE .. F_CALIBRATION), in
+ * the order of the enum above. */
+#define COMMON_FIELDS                                                   \
+	{"image_id", FS_FIELD_ID, 1, 0, 0, 0, NULL},                    \
+	{"set_id", FS_FIELD_ID, 1, 0, 0, 0, NULL},                      \
+	{"provider", FS_FIELD_ENUM, 0, 0, 0, 0, provider_names},        \
+	{"model", FS_FIELD_STRING, 0, 0, 0, 127, NULL},                 \
+	{"max_iterations", FS_FIELD_INT, 0, 1, 1000, 0, NULL},          \
+	{"max_seconds", FS_FIELD_INT, 0, 1, 86400, 0, NULL},            \
+	{"max_cost_usd", FS_FIELD_DOUBLE, 0, 0, 1000, 0, NULL},         \
+	{"approve_each_step", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},         \
+	{"verbose", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},                   \
+	{"calibration", FS_FIELD_DOUBLE, 0, 0, FS_UM_PER_PX_MAX, 0, NULL}
+
 static const fs_field opt_fields[] = {
-	{"image_id", FS_FIELD_ID, 1, 0, 0, 0, NULL},
-	{"set_id", FS_FIELD_ID, 1, 0, 0, 0, NULL},
-	{"provider", FS_FIELD_ENUM, 0, 0, 0, 0, provider_names},
-	{"model", FS_FIELD_STRING, 0, 0, 0, 127, NULL},
-	{"max_iterations", FS_FIELD_INT, 0, 1, 1000, 0, NULL},
-	{"max_seconds", FS_FIELD_INT, 0, 1, 86400, 0, NULL},
-	{"max_cost_usd", FS_FIELD_DOUBLE, 0, 0, 1000, 0, NULL},
-	{"approve_each_step", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
-	{"verbose", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
-	{"calibration", FS_FIELD_DOUBLE, 0, 0, FS_UM_PER_PX_MAX, 0, NULL},
+	COMMON_FIELDS,
 	{"target_score", FS_FIELD_DOUBLE, 0, 0.01, 1, 0, NULL},
 	{"profile", FS_FIELD_STRING, 0, 0, 0, 63, NULL},
 	{"use_current_params", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
@@ -160,16 +165,7 @@ static const fs_field opt_fields[] = {
 };
 
 static const fs_field edit_fields[] = {
-	{"image_id", FS_FIELD_ID, 1, 0, 0, 0, NULL},
-	{"set_id", FS_FIELD_ID, 1, 0, 0, 0, NULL},
-	{"provider", FS_FIELD_ENUM, 0, 0, 0, 0, provider_names},
-	{"model", FS_FIELD_STRING, 0, 0, 0, 127, NULL},
-	{"max_iterations", FS_FIELD_INT, 0, 1, 1000, 0, NULL},
-	{"max_seconds", FS_FIELD_INT, 0, 1, 86400, 0, NULL},
-	{"max_cost_usd", FS_FIELD_DOUBLE, 0, 0, 1000, 0, NULL},
-	{"approve_each_step", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
-	{"verbose", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
-	{"calibration", FS_FIELD_DOUBLE, 0, 0, FS_UM_PER_PX_MAX, 0, NULL},
+	COMMON_FIELDS,
 	{"plateau_threshold", FS_FIELD_INT, 0, 1, 10, 0, NULL},
 	{"auto_connect", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
 	{"auto_connect_method", FS_FIELD_ENUM, 0, 0, 0, 0, connect_methods},
@@ -180,16 +176,7 @@ static const fs_field edit_fields[] = {
 
 /* seed 002: one instruction, a tool loop of at most max_tool_calls calls */
 static const fs_field chat_fields[] = {
-	{"image_id", FS_FIELD_ID, 1, 0, 0, 0, NULL},
-	{"set_id", FS_FIELD_ID, 1, 0, 0, 0, NULL},
-	{"provider", FS_FIELD_ENUM, 0, 0, 0, 0, provider_names},
-	{"model", FS_FIELD_STRING, 0, 0, 0, 127, NULL},
-	{"max_iterations", FS_FIELD_INT, 0, 1, 1000, 0, NULL},
-	{"max_seconds", FS_FIELD_INT, 0, 1, 86400, 0, NULL},
-	{"max_cost_usd", FS_FIELD_DOUBLE, 0, 0, 1000, 0, NULL},
-	{"approve_each_step", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
-	{"verbose", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
-	{"calibration", FS_FIELD_DOUBLE, 0, 0, FS_UM_PER_PX_MAX, 0, NULL},
+	COMMON_FIELDS,
 	{"instruction", FS_FIELD_STRING, 1, 0, 0, 4000, NULL},
 	{"max_tool_calls", FS_FIELD_INT, 0, 1, 100, 0, NULL},
 	{"approve_timeout_s", FS_FIELD_INT, 0, 5, 3600, 0, NULL},

@@ -21,9 +21,9 @@
 
 #include "analysis/databar.h"
 #include "databar_synth.h"
-#include "image/image_io.h"
 #include "image/image_transform.h"
 #include "synth.h"
+#include "fixture_image.h"
 
 #define SEM "tests/fixtures/sem/M_kelleri_HLMD-Me_15576_ventral_detail.tif"
 #define PAPER "tests/fixtures/paper/"
@@ -34,24 +34,10 @@ static int contains(fs_rect outer, int x0, int y0, int x1, int y1)
 	       y1 <= outer.y + outer.height - 1;
 }
 
-static fs_image *load(const char *path)
-{
-	fs_loaded L;
-	char err[256];
-	if (fs_load_file(path, NULL, &L, err, sizeof err)) {
-		print_error("%s: %s\n", path, err);
-		return NULL;
-	}
-	fs_image *img = L.image;
-	L.image = NULL;
-	fs_loaded_free(&L);
-	return img;
-}
-
 static void real_image_bar_and_text(void **state)
 {
 	(void)state;
-	fs_image *img = load(SEM);
+	fs_image *img = fixture_image(SEM);
 	assert_non_null(img);
 	fs_databar b;
 	char err[256];
@@ -80,7 +66,7 @@ static void real_image_bar_and_text(void **state)
 static void real_image_cropped_above_the_bar_has_none(void **state)
 {
 	(void)state;
-	fs_image *img = load(SEM);
+	fs_image *img = fixture_image(SEM);
 	assert_non_null(img);
 	char err[256];
 	fs_image *top = fs_image_crop(img, (fs_rect){0, 0, img->width, 860}, NULL, err, sizeof err);
@@ -104,7 +90,7 @@ static void paper_figures_have_none(void **state)
 			continue;
 		char path[512];
 		snprintf(path, sizeof path, PAPER "%s", e->d_name);
-		fs_image *img = load(path);
+		fs_image *img = fixture_image(path);
 		assert_non_null(img);
 		fs_databar b;
 		char err[256];

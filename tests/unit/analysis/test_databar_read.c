@@ -21,25 +21,11 @@
 #include "analysis/databar_read.h"
 #include "analysis/databar_suggest.h"
 #include "databar_synth.h"
-#include "image/image_io.h"
 #include "image/image_transform.h"
+#include "fixture_image.h"
 
 #define SEM "tests/fixtures/sem/M_kelleri_HLMD-Me_15576_ventral_detail.tif"
 #define PAPER "tests/fixtures/paper/"
-
-static fs_image *load(const char *path)
-{
-	fs_loaded L;
-	char err[256];
-	if (fs_load_file(path, NULL, &L, err, sizeof err)) {
-		print_error("%s: %s\n", path, err);
-		return NULL;
-	}
-	fs_image *img = L.image;
-	L.image = NULL;
-	fs_loaded_free(&L);
-	return img;
-}
 
 static void parse_lengths(void **state)
 {
@@ -148,7 +134,7 @@ static void parse_fields(void **state)
 static void real_image(void **state)
 {
 	(void)state;
-	fs_image *img = load(SEM);
+	fs_image *img = fixture_image(SEM);
 	assert_non_null(img);
 	fs_databar b;
 	fs_databar_reading r;
@@ -196,7 +182,7 @@ static void paper_figures_report_none(void **state)
 			continue;
 		char path[512];
 		snprintf(path, sizeof path, PAPER "%s", e->d_name);
-		fs_image *img = load(path);
+		fs_image *img = fixture_image(path);
 		assert_non_null(img);
 		fs_databar b;
 		fs_databar_reading r;
@@ -286,7 +272,7 @@ static void suggestion_cross_check(void **state)
 {
 	(void)state;
 	char err[256];
-	fs_image *img = load(SEM);
+	fs_image *img = fixture_image(SEM);
 	assert_non_null(img);
 	fs_databar_suggestion s;
 	assert_int_equal(fs_databar_suggest(img, &s, err, sizeof err), 0);

@@ -18,6 +18,7 @@
 
 #include "analysis/detect.h"
 #include "analysis/graph.h"
+#include "detect_diff.h"
 #include "synth.h"
 
 static char err[256];
@@ -50,20 +51,18 @@ static size_t compare(const fs_image *img, const fs_params *p, int tile)
 		detect_with(img, p, tile, threads, &tiled, &et);
 		printf("  %s tile %d threads %d: %zu / %zu tubercles, %zu / %zu edges\n", fs_method_name(p->method),
 		       tile, threads, tiled.tubercles.n, whole.tubercles.n, et.n, ew.n);
-		assert_int_equal(tiled.tubercles.n, whole.tubercles.n);
-		for (size_t i = 0; i < whole.tubercles.n; i++) {
-			const fs_tubercle *a = &whole.tubercles.items[i], *b = &tiled.tubercles.items[i];
-			assert_int_equal(a->id, b->id);
-			assert_true(fabs(a->centroid_x - b->centroid_x) < 0.01);
-			assert_true(fabs(a->centroid_y - b->centroid_y) < 0.01);
-			assert_true(fabs(a->radius_px - b->radius_px) < 0.01);
-			assert_true(fabs(a->circularity - b->circularity) < 1e-3);
-		}
-		assert_int_equal(et.n, ew.n);
-		for (size_t i = 0; i < ew.n; i++) {
-			assert_int_equal(et.items[i].id1, ew.items[i].id1);
-			assert_int_equal(et.items[i].id2, ew.items[i].id2);
-		}
+		detect_diff d;
+		detect_diff_compute(&whole.tubercles, &ew, &tiled.tubercles, &et, &d);
+		assert_int_equal(d.n_b, d.n_a);
+		assert_int_equal(d.n_id_differ, 0);
+		assert_true(d.d_centre < 0.01);
+		/* these methods measure every tubercle they keep */
+		assert_int_equal(d.n_radius_nan_a, 0);
+		assert_int_equal(d.n_radius_nan_mismatch, 0);
+		assert_true(d.d_radius < 0.01);
+		assert_true(d.d_circularity < 1e-3);
+		assert_int_equal(d.ne_b, d.ne_a);
+		assert_int_equal(d.n_edge_differ, 0);
 		fs_detect_result_free(&tiled);
 		fs_edge_list_free(&et);
 	}

@@ -23,6 +23,7 @@
 
 #include "analysis/detect.h"
 #include "analysis/graph.h"
+#include "detect_diff.h"
 #include "synth.h"
 
 static char err[256];
@@ -49,21 +50,17 @@ static size_t compare_with(detect_fn fn, const fs_image *img, const fs_params *p
 	assert_true(whole.tubercles.n > 20);
 	for (int threads = 1; threads <= 2; threads++) {
 		detect_with(fn, img, p, tile, threads, &tiled, &et);
-		assert_int_equal(tiled.tubercles.n, whole.tubercles.n);
-		for (size_t i = 0; i < whole.tubercles.n; i++) {
-			const fs_tubercle *a = &whole.tubercles.items[i], *b = &tiled.tubercles.items[i];
-			assert_int_equal(a->id, b->id);
-			assert_true(fabs(a->centroid_x - b->centroid_x) < 0.01);
-			assert_true(fabs(a->centroid_y - b->centroid_y) < 0.01);
-			assert_true(fabs(a->radius_px - b->radius_px) < 0.01 ||
-				    (isnan(a->radius_px) && isnan(b->radius_px)));
-			assert_true(fabs(a->circularity - b->circularity) < 1e-3);
-		}
-		assert_int_equal(et.n, ew.n);
-		for (size_t i = 0; i < ew.n; i++) {
-			assert_int_equal(et.items[i].id1, ew.items[i].id1);
-			assert_int_equal(et.items[i].id2, ew.items[i].id2);
-		}
+		detect_diff d;
+		detect_diff_compute(&whole.tubercles, &ew, &tiled.tubercles, &et, &d);
+		assert_int_equal(d.n_b, d.n_a);
+		assert_int_equal(d.n_id_differ, 0);
+		assert_true(d.d_centre < 0.01);
+		/* a tubercle unmeasured whole is unmeasured tiled */
+		assert_int_equal(d.n_radius_nan_mismatch, 0);
+		assert_true(d.d_radius < 0.01);
+		assert_true(d.d_circularity < 1e-3);
+		assert_int_equal(d.ne_b, d.ne_a);
+		assert_int_equal(d.n_edge_differ, 0);
 		fs_detect_result_free(&tiled);
 		fs_edge_list_free(&et);
 	}
@@ -79,9 +76,11 @@ static size_t compare(const fs_image *img, const fs_params *p, int tile)
 	return compare_with(fs_detect, img, p, tile);
 }
 
-static fs_image *lattice_image(int w, int h, double pitch, synth_truth *t)
+/* The tests here compare two paths on one image: the truth is not needed. */
+static fs_image *lattice_image(int w, int h, double pitch)
 {
 	synth_opts o;
+	synth_truth t;
 	synth_defaults(&o);
 	o.width = w;
 	o.height = h;
@@ -90,8 +89,9 @@ static fs_image *lattice_image(int w, int h, double pitch, synth_truth *t)
 	o.jitter = 1.5;
 	o.gradient = 0.3;
 	o.noise = 0.03;
-	fs_image *img = synth_make(&o, t);
+	fs_image *img = synth_make(&o, &t);
 	assert_non_null(img);
+	synth_truth_free(&t);
 	return img;
 }
 
@@ -99,8 +99,7 @@ static fs_image *lattice_image(int w, int h, double pitch, synth_truth *t)
 static void test_auto_many_tiles(void **state)
 {
 	(void)state;
-	synth_truth t;
-	fs_image *img = lattice_image(900, 800, 40, &t);
+	fs_image *img = lattice_image(900, 800, 40);
 	fs_params p;
 	fs_params_default(&p);
 	size_t n = compare(img, &p, 200);
@@ -108,59 +107,50 @@ static void test_auto_many_tiles(void **state)
 	/* the tiles are smaller than the overlap: every crop is clipped */
 	compare(img, &p, 64);
 	fs_image_free(img);
-	synth_truth_free(&t);
 }
 
 static void test_auto_tophat(void **state)
 {
 	(void)state;
-	synth_truth t;
-	fs_image *img = lattice_image(700, 700, 40, &t);
+	fs_image *img = lattice_image(700, 700, 40);
 	fs_params p;
 	fs_params_default(&p);
 	p.tophat_radius = 12;
 	compare(img, &p, 200);
 	fs_image_free(img);
-	synth_truth_free(&t);
 }
 
 static void test_lattice_method(void **state)
 {
 	(void)state;
-	synth_truth t;
-	fs_image *img = lattice_image(700, 640, 36, &t);
+	fs_image *img = lattice_image(700, 640, 36);
 	fs_params p;
 	fs_params_default(&p);
 	p.method = FS_METHOD_LATTICE;
 	compare(img, &p, 160);
 	fs_image_free(img);
-	synth_truth_free(&t);
 }
 
 /* Pitch 64: measured on the image reduced by 2, 3 x 3 tiles of 200 px there. */
 static void test_reduced_measurement(void **state)
 {
 	(void)state;
-	synth_truth t;
-	fs_image *img = lattice_image(1200, 1200, 64, &t);
+	fs_image *img = lattice_image(1200, 1200, 64);
 	fs_params p;
 	fs_params_default(&p);
 	compare(img, &p, 200);
 	fs_image_free(img);
-	synth_truth_free(&t);
 }
 
 /* An image that fits one tile: the same as the whole-image path. */
 static void test_one_tile(void **state)
 {
 	(void)state;
-	synth_truth t;
-	fs_image *img = lattice_image(400, 300, 30, &t);
+	fs_image *img = lattice_image(400, 300, 30);
 	fs_params p;
 	fs_params_default(&p);
 	compare(img, &p, FS_DETECT_TILE_DEFAULT);
 	fs_image_free(img);
-	synth_truth_free(&t);
 }
 
 /* The dome-base rule at a pitch whose candidates are refined (40 px) and
@@ -168,17 +158,14 @@ static void test_one_tile(void **state)
 static void test_domes(void **state)
 {
 	(void)state;
-	synth_truth t;
-	fs_image *img = lattice_image(900, 800, 40, &t);
+	fs_image *img = lattice_image(900, 800, 40);
 	fs_params p;
 	fs_params_default(&p);
 	assert_true(compare_with(fs_detect_domes, img, &p, 200) > 300);
 	fs_image_free(img);
-	synth_truth_free(&t);
-	img = lattice_image(500, 400, 16, &t);
+	img = lattice_image(500, 400, 16);
 	assert_true(compare_with(fs_detect_domes, img, &p, 100) > 300);
 	fs_image_free(img);
-	synth_truth_free(&t);
 }
 
 /* Pitch 14: preprocessed at full resolution, 640 x 560 px on 160-px tiles
@@ -186,8 +173,7 @@ static void test_domes(void **state)
 static void test_fine_pitch(void **state)
 {
 	(void)state;
-	synth_truth t;
-	fs_image *img = lattice_image(640, 560, 14, &t);
+	fs_image *img = lattice_image(640, 560, 14);
 	fs_params p;
 	fs_params_default(&p);
 	for (int m = 0; m < 2; m++) {
@@ -198,7 +184,6 @@ static void test_fine_pitch(void **state)
 		assert_true(compare(img, &p, 160) > 1200);
 	}
 	fs_image_free(img);
-	synth_truth_free(&t);
 }
 
 /* Detects img whole (tile 0) and on tiles of `tile` px in one and two
@@ -209,31 +194,23 @@ static void same_bits_as_whole(const fs_image *img, const fs_params *p, int tile
 {
 	fs_detect_result tiled;
 	fs_edge_list ew = {0}, et = {0};
-	double dmax = 0;
 	detect_with(fs_detect, img, p, 0, 1, whole, &ew);
 	for (int threads = 1; threads <= 2; threads++) {
 		detect_with(fs_detect, img, p, tile, threads, &tiled, &et);
-		assert_int_equal(tiled.tubercles.n, whole->tubercles.n);
-		for (size_t i = 0; i < whole->tubercles.n; i++) {
-			const fs_tubercle *a = &whole->tubercles.items[i], *b = &tiled.tubercles.items[i];
-			assert_int_equal(a->id, b->id);
-			assert_int_equal(a->source, b->source);
-			dmax = fmax(dmax, fabs(a->centroid_x - b->centroid_x));
-			dmax = fmax(dmax, fabs(a->centroid_y - b->centroid_y));
-			if (!isnan(a->radius_px))
-				dmax = fmax(dmax, fabs(a->radius_px - b->radius_px));
-		}
-		assert_int_equal(et.n, ew.n);
-		for (size_t i = 0; i < ew.n; i++) {
-			assert_int_equal(et.items[i].id1, ew.items[i].id1);
-			assert_int_equal(et.items[i].id2, ew.items[i].id2);
-		}
+		detect_diff d;
+		detect_diff_compute(&whole->tubercles, &ew, &tiled.tubercles, &et, &d);
+		assert_int_equal(d.n_b, d.n_a);
+		assert_int_equal(d.n_id_differ, 0);
+		assert_int_equal(d.n_source_differ, 0);
+		/* the measurement's rays in crop coordinates (detect_tiled.h); the
+		 * candidates are the same to the last bit (test_preprocess_tiled) */
+		assert_true(d.d_centre < 1e-9);
+		assert_true(d.d_radius < 1e-9);
+		assert_int_equal(d.ne_b, d.ne_a);
+		assert_int_equal(d.n_edge_differ, 0);
 		fs_detect_result_free(&tiled);
 		fs_edge_list_free(&et);
 	}
-	/* the measurement's rays in crop coordinates (detect_tiled.h); the
-	 * candidates are the same to the last bit (test_preprocess_tiled) */
-	assert_true(dmax < 1e-9);
 	fs_edge_list_free(&ew);
 	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
 }

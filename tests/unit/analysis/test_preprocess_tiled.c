@@ -407,23 +407,34 @@ static void candidates_tiled_equal_whole(void **state)
 	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
 }
 
+/* A w x h 8-bit compact image of a pitch-14 lattice under a left-to-right
+ * gradient, made directly (the simulator would take long at this size):
+ * cosine bumps and dips around the surface, or (raised) bumps only. */
+#ifndef FS_UNDER_ASAN
+static fs_image *big_lattice(int w, int h, int raised)
+{
+	fs_image *img = fs_image_new_compact(w, h, 8);
+	assert_non_null(img);
+	unsigned char *px = img->px;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			double cx = cos(2 * M_PI * x / 14.0), cy = cos(2 * M_PI * y / 14.0);
+			double v = 0.4 + 0.1 * x / w + (raised ? 0.2 * (1 + cx) * (1 + cy) / 4 : 0.2 * cx * cy);
+			px[(size_t)y * w + x] = (unsigned char)lrint(255 * v);
+		}
+	return img;
+}
+#endif
+
 static void preprocessing_memory_is_its_output(void **state)
 {
 	(void)state;
 #ifdef FS_UNDER_ASAN
 	skip();
 #else
-	/* 3000 x 3000, 8-bit compact (9 MB), a fine lattice made directly
-	 * (the simulator would take long at this size): a 36 MB float output */
+	/* 3000 x 3000, 8-bit compact (9 MB): a 36 MB float output */
 	int w = 3000, h = 3000;
-	fs_image *img = fs_image_new_compact(w, h, 8);
-	assert_non_null(img);
-	unsigned char *px = img->px;
-	for (int y = 0; y < h; y++)
-		for (int x = 0; x < w; x++) {
-			double v = 0.4 + 0.1 * x / w + 0.2 * cos(2 * M_PI * x / 14.0) * cos(2 * M_PI * y / 14.0);
-			px[(size_t)y * w + x] = (unsigned char)lrint(255 * v);
-		}
+	fs_image *img = big_lattice(w, h, 0);
 	fs_params p;
 	fs_params_default(&p);
 	p.tophat_radius = 6;
@@ -454,15 +465,7 @@ static void fine_pitch_detection_has_no_full_size_image(void **state)
 	skip();
 #else
 	int w = 3000, h = 3000;
-	fs_image *img = fs_image_new_compact(w, h, 8);
-	assert_non_null(img);
-	unsigned char *px = img->px;
-	for (int y = 0; y < h; y++)
-		for (int x = 0; x < w; x++) {
-			double v = 0.4 + 0.1 * x / w +
-				   0.2 * (1 + cos(2 * M_PI * x / 14.0)) * (1 + cos(2 * M_PI * y / 14.0)) / 4;
-			px[(size_t)y * w + x] = (unsigned char)lrint(255 * v);
-		}
+	fs_image *img = big_lattice(w, h, 1);
 	fs_params p;
 	fs_params_default(&p);
 	long float_kb = (long)w * h * 4 / 1024;

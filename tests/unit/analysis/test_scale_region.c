@@ -24,25 +24,11 @@
 
 #include "analysis/detect.h"
 #include "analysis/scale_region.h"
-#include "image/image_io.h"
 #include "synth.h"
+#include "fixture_image.h"
 
 #define SEM "tests/fixtures/sem/M_kelleri_HLMD-Me_15576_ventral_detail.tif"
 #define PAPER "tests/fixtures/paper/"
-
-static fs_image *load(const char *path)
-{
-	fs_loaded L;
-	char err[256];
-	if (fs_load_file(path, NULL, &L, err, sizeof err)) {
-		print_error("%s: %s\n", path, err);
-		return NULL;
-	}
-	fs_image *img = L.image;
-	L.image = NULL;
-	fs_loaded_free(&L);
-	return img;
-}
 
 static void print_map(const char *name, const fs_scale_region *r)
 {
@@ -73,7 +59,7 @@ static void paper_bands_are_excluded(void **state)
 	const char *files[] = {PAPER "P1_Fig2_Polypterus_bichir_2.63um.tif",
 			       PAPER "P1_Fig1_Lepidotes_elvensis_4.78um.tif"};
 	for (size_t k = 0; k < 2; k++) {
-		fs_image *img = load(files[k]);
+		fs_image *img = fixture_image(files[k]);
 		assert_non_null(img);
 		fs_scale_region r;
 		char err[256];
@@ -107,7 +93,7 @@ static void paper_figures_keep_their_surface(void **state)
 			continue;
 		char path[512];
 		snprintf(path, sizeof path, PAPER "%s", de->d_name);
-		fs_image *img = load(path);
+		fs_image *img = fixture_image(path);
 		assert_non_null(img);
 		fs_scale_region r;
 		char err[256];
@@ -127,7 +113,7 @@ static void paper_figures_keep_their_surface(void **state)
 static void sem_data_bar_is_excluded(void **state)
 {
 	(void)state;
-	fs_image *img = load(SEM);
+	fs_image *img = fixture_image(SEM);
 	assert_non_null(img);
 	fs_scale_region r;
 	char err[256];
@@ -145,6 +131,35 @@ static void sem_data_bar_is_excluded(void **state)
 }
 
 
+/* A real image and what must stay empty of detections in it. */
+typedef struct region_case {
+	const char *path;
+	double um;
+	int band_y1;            /* rows 0..band_y1 must stay empty (-1: none) */
+	int bx0, by0, bx1, by1; /* a rectangle that must stay empty (data bar) */
+} region_case;
+
+/* How many of the detections lie outside the region. */
+static size_t outside(const fs_scale_region *r, const fs_detect_result *all)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < all->tubercles.n; i++)
+		n += !fs_scale_region_contains(r, all->tubercles.items[i].centroid_x, all->tubercles.items[i].centroid_y);
+	return n;
+}
+
+/* Every detection inside the region, none in the case's band or rectangle. */
+static void stays_inside(const fs_scale_region *r, const region_case *c, const fs_detect_result *in)
+{
+	for (size_t i = 0; i < in->tubercles.n; i++) {
+		const fs_tubercle *t = &in->tubercles.items[i];
+		assert_true(fs_scale_region_contains(r, t->centroid_x, t->centroid_y));
+		assert_true(t->centroid_y > c->band_y1 + 0.5);
+		assert_false(t->centroid_x >= c->bx0 && t->centroid_x <= c->bx1 && t->centroid_y >= c->by0 &&
+			     t->centroid_y <= c->by1);
+	}
+}
+
 /*
  * Every method on the real images: before (fs_detect_rule_all with the
  * selected rule) how many detections are outside the region, after (fs_detect) none, and none in
@@ -154,12 +169,7 @@ static void sem_data_bar_is_excluded(void **state)
 static void detection_stays_inside(void **state)
 {
 	(void)state;
-	struct {
-		const char *path;
-		double um;
-		int band_y1;             /* rows 0..band_y1 must stay empty (-1: none) */
-		int bx0, by0, bx1, by1; /* a rectangle that must stay empty (data bar) */
-	} cases[] = {
+	const region_case cases[] = {
 		{PAPER "P1_Fig2_Polypterus_bichir_2.63um.tif", 0.118, 60, 0, 0, -1, -1},
 		{PAPER "P1_Fig1_Lepidotes_elvensis_4.78um.tif", 0.118, 60, 0, 0, -1, -1},
 		{PAPER "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif", 0.2, -1, 0, 0, -1, -1},
@@ -170,7 +180,7 @@ static void detection_stays_inside(void **state)
 	const fs_method methods[] = {FS_METHOD_AUTO, FS_METHOD_LOG, FS_METHOD_DOG, FS_METHOD_ELLIPSE,
 				     FS_METHOD_LATTICE};
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-		fs_image *img = load(cases[k].path);
+		fs_image *img = fixture_image(cases[k].path);
 		assert_non_null(img);
 		fs_scale_region r;
 		char err[256];
@@ -196,21 +206,13 @@ static void detection_stays_inside(void **state)
 			assert_int_equal(fs_detect_rule_all(img, &p, cases[k].um, fs_measurement_get_rule(), &all, err,
 							    sizeof err),
 					 0);
-			size_t before = 0;
-			for (size_t i = 0; i < all.tubercles.n; i++)
-				before += !fs_scale_region_contains(&r, all.tubercles.items[i].centroid_x,
-								    all.tubercles.items[i].centroid_y);
+			size_t before = outside(&r, &all);
 			assert_int_equal(fs_detect(img, &p, cases[k].um, &in, err, sizeof err), 0);
 			assert_int_equal(in.n_outside_region, before);
 			assert_int_equal(in.tubercles.n, all.tubercles.n - before);
-			for (size_t i = 0; i < in.tubercles.n; i++) {
-				const fs_tubercle *t = &in.tubercles.items[i];
-				assert_true(fs_scale_region_contains(&r, t->centroid_x, t->centroid_y));
-				assert_true(t->centroid_y > cases[k].band_y1 + 0.5);
-				assert_false(t->centroid_x >= cases[k].bx0 && t->centroid_x <= cases[k].bx1 &&
-					     t->centroid_y >= cases[k].by0 && t->centroid_y <= cases[k].by1);
-				assert_int_equal(t->id, (int)i + 1);
-			}
+			stays_inside(&r, &cases[k], &in);
+			for (size_t i = 0; i < in.tubercles.n; i++)
+				assert_int_equal(in.tubercles.items[i].id, (int)i + 1);
 			printf(" %s%s %zu/%zu", fs_method_name(methods[m]), mv % 2 ? "*" : "", before, all.tubercles.n);
 			fs_detect_result_free(&all);
 			fs_detect_result_free(&in);
@@ -230,18 +232,13 @@ static void detection_stays_inside(void **state)
 static void dome_rule_detection_stays_inside(void **state)
 {
 	(void)state;
-	struct {
-		const char *path;
-		double um;
-		int band_y1;             /* rows 0..band_y1 must stay empty (-1: none) */
-		int bx0, by0, bx1, by1; /* a rectangle that must stay empty (data bar) */
-	} cases[] = {
+	const region_case cases[] = {
 		{PAPER "P1_Fig2_Polypterus_bichir_2.63um.tif", 0.118, 60, 0, 0, -1, -1},
 		{PAPER "P1_Fig1_Lepidotes_elvensis_4.78um.tif", 0.118, 60, 0, 0, -1, -1},
 		{SEM, 0.1439, -1, 122, 877, 665, 944},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-		fs_image *img = load(cases[k].path);
+		fs_image *img = fixture_image(cases[k].path);
 		assert_non_null(img);
 		fs_scale_region r;
 		char err[256];
@@ -255,18 +252,9 @@ static void dome_rule_detection_stays_inside(void **state)
 			assert_int_equal(fs_detect_rule_all(img, &p, cases[k].um, FS_RULE_DOME, &all, err, sizeof err), 0);
 			assert_int_equal(
 				fs_detect_rule_in_region(img, &p, cases[k].um, FS_RULE_DOME, &r, &in, err, sizeof err), 0);
-			size_t before = 0;
-			for (size_t i = 0; i < all.tubercles.n; i++)
-				before += !fs_scale_region_contains(&r, all.tubercles.items[i].centroid_x,
-								    all.tubercles.items[i].centroid_y);
+			size_t before = outside(&r, &all);
 			assert_int_equal(in.tubercles.n, all.tubercles.n - before);
-			for (size_t i = 0; i < in.tubercles.n; i++) {
-				const fs_tubercle *t = &in.tubercles.items[i];
-				assert_true(fs_scale_region_contains(&r, t->centroid_x, t->centroid_y));
-				assert_true(t->centroid_y > cases[k].band_y1 + 0.5);
-				assert_false(t->centroid_x >= cases[k].bx0 && t->centroid_x <= cases[k].bx1 &&
-					     t->centroid_y >= cases[k].by0 && t->centroid_y <= cases[k].by1);
-			}
+			stays_inside(&r, &cases[k], &in);
 			printf(" %s %zu/%zu", fs_method_name((fs_method)m), before, all.tubercles.n);
 			fs_detect_result_free(&all);
 			fs_detect_result_free(&in);

@@ -1,0 +1,17 @@
+/*
+ * fixture_image.h - an image file of tests/fixtures as one fs_image, for
+ * the tests that read the paper figures or the SEM image and need only
+ * the pixels (test_databar.c, test_databar_read.c, test_scale_region.c).
+ *
+ * Ownership: the image returned is the caller's (fs_image_free); the
+ * path is only read.
+ */
+#ifndef FIXTURE_IMAGE_H
+#define FIXTURE_IMAGE_H
+
+#include "image/image.h"
+
+/* The image, or NULL after printing the loader's message on stderr. */
+fs_image *fixture_image(const char *path);
+
+#endif
