@@ -171,7 +171,11 @@ export async function testStartIsDisabledWithoutCalibration({ page }) {
 
 export async function testStopEndsARunMidway({ page, shot }) {
   const { server, mock } = await sharedServer();
-  await mock.script(Array.from({ length: 40 }, () => ({ text: 'Checking.', tool_calls: [{ name: 'get_state', arguments: {} }], usage: { input: 100, output: 20 }, delay_ms: 400 })));
+  // 1 s per reply: the run reaches its plateau (10 replies that change
+  // nothing, the most the form allows) 8 s after the second, time enough
+  // for the screenshot and the click even on a busy machine (at 0.4 s it
+  // sometimes completed before Stop arrived)
+  await mock.script(Array.from({ length: 40 }, () => ({ text: 'Checking.', tool_calls: [{ name: 'get_state', arguments: {} }], usage: { input: 100, output: 20 }, delay_ms: 1000 })));
   await openFreshSet(page, server);
   await page.selectOption('#editAgentProvider', 'openrouter');
   await page.fill('#editAgentPlateauThreshold', '10');
