@@ -151,7 +151,7 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		 * the preprocessing's plan (detect_cand_tiled.h): no full-size
 		 * preprocessed image */
 		fs_detect_get_tiling(&ctile, &threads);
-		if (fs_pre_plan_make(&plan, img, p, tile, ctile, err, errlen))
+		if (fs_pre_plan_make(&plan, img, p, tile, ctile, threads, err, errlen))
 			goto out;
 		csrc = (fs_det_source){.plan = &plan, .tile = ctile, .threads = threads, .width = img->width,
 				       .height = img->height};

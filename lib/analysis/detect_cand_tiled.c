@@ -47,7 +47,10 @@ static int auto_gather(auto_ctx *a, const fs_cand_list *loc, const peak_extra *e
 		if (fs_cand_append(&a->all, &c))
 			return -1;
 	}
-	memcpy(a->ex + a->nex, ex, loc->n * sizeof *ex);
+	/* a tile without maxima has no extras (ex NULL): memcpy's arguments
+	 * must not be NULL even for no bytes (fuzz_tiled found it) */
+	if (loc->n)
+		memcpy(a->ex + a->nex, ex, loc->n * sizeof *ex);
 	a->nex += loc->n;
 	return 0;
 }

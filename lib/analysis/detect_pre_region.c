@@ -19,6 +19,7 @@
 #include "analysis/clahe_region.h"
 #include "analysis/preprocess.h"
 #include "analysis/preprocess_tiled.h"
+#include "base/tile_pool.h"
 
 typedef struct rect {
 	int x, y, w, h;
@@ -113,31 +114,62 @@ static fs_image *stage(const fs_pre_plan *pl, rect r, int k, char *err, size_t e
 	return img;
 }
 
-/* The extremes of stage k over the whole image, a tile at a time. */
-static int extremes(fs_pre_plan *pl, int k, int tile, char *err, size_t errlen)
+/* One pass of the extremes: tile k's minimum and maximum of stage `stage`
+ * in its own slots, so the threads share nothing but the plan (read only). */
+typedef struct extremes_pass {
+	const fs_pre_plan *pl;
+	int stage, tile, ntx;
+	float *lo, *hi;
+} extremes_pass;
+
+static int extremes_tile(size_t k, void *ctx, char *err, size_t errlen)
+{
+	extremes_pass *e = ctx;
+	int W = e->pl->img->width, H = e->pl->img->height;
+	int x = (int)(k % (size_t)e->ntx) * e->tile, y = (int)(k / (size_t)e->ntx) * e->tile;
+	rect r = {x, y, x + e->tile < W ? e->tile : W - x, y + e->tile < H ? e->tile : H - y};
+	fs_image *img = stage(e->pl, r, e->stage, err, errlen);
+	if (!img)
+		return -1;
+	fs_minmax(img, &e->lo[k], &e->hi[k]);
+	fs_image_free(img);
+	return 0;
+}
+
+/* The extremes of stage k over the whole image, a tile at a time in
+ * `threads` threads (this is most of the tiled candidate step's extra CPU:
+ * CLAHE runs once per stage). The tiles' extremes are combined in tile
+ * order afterwards, as the one-thread loop combined them. */
+static int extremes(fs_pre_plan *pl, int k, int tile, int threads, char *err, size_t errlen)
 {
 	int W = pl->img->width, H = pl->img->height;
-	float lo = INFINITY, hi = -INFINITY;
-	for (int y = 0; y < H; y += tile) {
-		for (int x = 0; x < W; x += tile) {
-			rect r = {x, y, x + tile < W ? tile : W - x, y + tile < H ? tile : H - y};
-			fs_image *img = stage(pl, r, k, err, errlen);
-			if (!img)
-				return -1;
-			float a, b;
-			fs_minmax(img, &a, &b);
-			lo = a < lo ? a : lo;
-			hi = b > hi ? b : hi;
-			fs_image_free(img);
-		}
+	extremes_pass e = {.pl = pl, .stage = k, .tile = tile, .ntx = (W + tile - 1) / tile};
+	size_t n = (size_t)e.ntx * (size_t)((H + tile - 1) / tile);
+	e.lo = malloc(n * sizeof *e.lo);
+	e.hi = malloc(n * sizeof *e.hi);
+	if (!e.lo || !e.hi) {
+		free(e.lo);
+		free(e.hi);
+		snprintf(err, errlen, "preprocess: out of memory");
+		return -1;
 	}
+	int rc = fs_tile_pool_run(n, threads, extremes_tile, NULL, &e, err, errlen);
+	float lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; !rc && i < n; i++) {
+		lo = e.lo[i] < lo ? e.lo[i] : lo;
+		hi = e.hi[i] > hi ? e.hi[i] : hi;
+	}
+	free(e.lo);
+	free(e.hi);
+	if (rc)
+		return -1;
 	pl->lo[k] = lo;
 	pl->hi[k] = hi;
 	return 0;
 }
 
 int fs_pre_plan_make(fs_pre_plan *pl, const fs_image *img, const fs_params *p, int clahe_tile, int tile_px,
-		     char *err, size_t errlen)
+		     int threads, char *err, size_t errlen)
 {
 	memset(pl, 0, sizeof *pl);
 	if (!img || img->width < 1 || img->height < 1 || tile_px < 16) {
@@ -151,9 +183,10 @@ int fs_pre_plan_make(fs_pre_plan *pl, const fs_image *img, const fs_params *p, i
 	pl->img = img;
 	pl->p = *p;
 	pl->clahe_tile = clahe_tile;
-	if (p->clahe_clip > 0 && (extremes(pl, 0, tile_px, err, errlen) || extremes(pl, 1, tile_px, err, errlen)))
+	if (p->clahe_clip > 0 && (extremes(pl, 0, tile_px, threads, err, errlen) ||
+				  extremes(pl, 1, tile_px, threads, err, errlen)))
 		return -1;
-	return extremes(pl, 2, tile_px, err, errlen);
+	return extremes(pl, 2, tile_px, threads, err, errlen);
 }
 
 fs_image *fs_pre_region(const fs_pre_plan *pl, int x, int y, int w, int h, char *err, size_t errlen)

@@ -35,11 +35,12 @@ typedef struct fs_pre_plan {
 
 /*
  * Makes the plan of fs_det_preprocess(img, p, clahe_tile) with passes over
- * tiles of tile_px (>= 16). Returns 0, or -1 with a message (out of
- * memory, bad parameters).
+ * tiles of tile_px (>= 16) in `threads` threads (base/tile_pool.h; the
+ * extremes are the same whatever the threads). Returns 0, or -1 with a
+ * message (out of memory, bad parameters).
  */
 int fs_pre_plan_make(fs_pre_plan *pl, const fs_image *img, const fs_params *p, int clahe_tile, int tile_px,
-		     char *err, size_t errlen);
+		     int threads, char *err, size_t errlen);
 
 /* The preprocessed image over the rectangle (x, y, w, h) of the input
  * (inside it), new; NULL with a message on error. */

@@ -144,7 +144,7 @@ int fs_detect_scale(const fs_image *img, const fs_params *p, double um_per_px, i
 	fs_meas m = {.f = 1, .width = img->width, .height = img->height, .src = img, .mp = p, .sigma = msig,
 		     .tile = tile, .threads = threads};
 	if (tiled) {
-		if (fs_pre_plan_make(&plan, img, p, p->clahe_kernel, tile, err, errlen))
+		if (fs_pre_plan_make(&plan, img, p, p->clahe_kernel, tile, threads, err, errlen))
 			goto out;
 		src.plan = &plan;
 	} else {

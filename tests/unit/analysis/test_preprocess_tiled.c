@@ -336,7 +336,8 @@ static long growth_kb(const fs_image *in, const fs_params *p, int tile, int dete
  * and tile by tile from the plan (detect_cand_tiled.h): tiles of 150 and
  * 200 px (4 x 4 and 3 x 3: the CLAHE grid of 42 px and the response's and
  * rays' overlap cross every tile border) and of 40 px (narrower than the
- * overlap), one and two threads, the top-hat off and on. */
+ * overlap), one and two threads (the plan's passes over the stretches
+ * too), the top-hat off and on. */
 static void candidates_tiled_equal_whole(void **state)
 {
 	(void)state;
@@ -373,7 +374,7 @@ static void candidates_tiled_equal_whole(void **state)
 		for (size_t k = 0; k < ntiles; k++) {
 			for (int threads = 1; threads <= 2; threads++) {
 				fs_pre_plan plan;
-				assert_int_equal(fs_pre_plan_make(&plan, img, &p, 42, tiles[k], err, sizeof err), 0);
+				assert_int_equal(fs_pre_plan_make(&plan, img, &p, 42, tiles[k], threads, err, sizeof err), 0);
 				fs_det_source src = {.plan = &plan, .tile = tiles[k], .threads = threads,
 						     .width = img->width, .height = img->height};
 				fs_cand_list c = {0};
