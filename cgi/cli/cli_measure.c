@@ -95,7 +95,8 @@ static void print_params(FILE *f)
 			r[i].default_value, r[i].help ? r[i].help : "");
 	/* which belong to which method (params.c's table): the others are
 	 * accepted but change nothing under that method */
-	fprintf(f, "\nparameters each method uses (the others change nothing under it):\n");
+	fprintf(f, "\nparameters each method uses under the %s rule (the others change nothing):\n",
+		fs_measurement_rule_name(fs_measurement_get_rule()));
 	for (int m = FS_METHOD_AUTO; m <= FS_METHOD_LATTICE; m++) {
 		fprintf(f, "  %-8s", fs_method_name((fs_method)m));
 		int col = 10;
@@ -495,6 +496,10 @@ static int parse_args(int argc, char **argv, struct options *o, int *first)
 			break;
 		}
 		case 'h':
+			/* which parameters a method uses depends on the rule
+			 * (params.h): the one chosen so far (--rule before
+			 * --help, else the environment's or the build's) */
+			fs_measurement_set_rule(o->rule);
 			fputs(help_text, stdout);
 			print_params(stdout);
 			return -1;

@@ -440,6 +440,9 @@ static void add_optimize_fields(const fs_agent_sess *s, cJSON *o)
 		cJSON_AddNumberToObject(x, "iteration", t->iteration);
 		cJSON_AddStringToObject(x, "phase", t->phase);
 		cJSON_AddNumberToObject(x, "hexagonalness", r3(t->stats.hexagonalness_score));
+		/* the score's tie-break (fs_agent_score_better): with it the
+		 * history says why a trial is the best */
+		cJSON_AddNumberToObject(x, "coverage_percent", round(t->stats.coverage_percent * 10) / 10);
 		cJSON_AddNumberToObject(x, "n_tubercles", t->stats.n_tubercles);
 		cJSON_AddItemToObject(x, "params", fs_params_to_json(&t->params));
 		cJSON_AddNumberToObject(x, "time", r3(t->at_elapsed));

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analysis/measurement.h"
+
 enum {
 	P_THRESHOLD,
 	P_MIN_DIAM,
@@ -340,12 +342,33 @@ static const struct {
 	{"cull_long_edges", M_ALL, ""},
 };
 
+/* What the dome rule (measurement.h) does not read although the method
+ * does under the outline rule: its candidates are circle votes on edges
+ * smoothed at 5 % of the pitch and the peaks of the image's own dome
+ * template (detect_auto.c, dome_template.c), for auto and for lattice,
+ * whose probes search that response; auto_smoothing is the outline rule's
+ * smoothing of the brightness. */
+static const struct {
+	const char *name;
+	const char *why_not;
+} dome_unused[] = {
+	{"auto_smoothing", "under the dome rule auto and lattice find candidates by circle votes on edges "
+			   "smoothed at 5 % of the pitch and the image's own dome template, not by smoothing"},
+};
+
 int fs_param_used_by(fs_method m, const char *name, const char **why_not)
 {
 	if (why_not)
 		*why_not = NULL;
 	if (!name || (unsigned)m > FS_METHOD_LATTICE)
 		return -1;
+	if (fs_measurement_get_rule() == FS_RULE_DOME && (m == FS_METHOD_AUTO || m == FS_METHOD_LATTICE))
+		for (size_t i = 0; i < sizeof dome_unused / sizeof dome_unused[0]; i++)
+			if (!strcmp(dome_unused[i].name, name)) {
+				if (why_not)
+					*why_not = dome_unused[i].why_not;
+				return 0;
+			}
 	for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
 		if (strcmp(uses[i].name, name))
 			continue;

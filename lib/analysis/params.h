@@ -84,7 +84,10 @@ int fs_graph_parse(const char *name, fs_graph *out);
  * parameter's JSON name (the numeric ones of fs_param_ranges, and
  * neighbor_graph, cull_long_edges: the neighbour graph, which every method
  * uses). Returns 1 when m uses it; 0 when not, with *why_not (may be NULL)
- * a static sentence saying why; -1 for an unknown name.
+ * a static sentence saying why; -1 for an unknown name. It answers for the
+ * process's measurement rule (measurement.h): under the dome rule auto and
+ * lattice do not use auto_smoothing (their candidates are circle votes and
+ * the image's dome template), so nothing offers or tunes it there.
  */
 int fs_param_used_by(fs_method m, const char *name, const char **why_not);
 

@@ -85,6 +85,15 @@ export async function testExtractionTabGreysParametersTheMethodDoesNotUse(t) {
     assert(!(await page.isDisabled('#p-auto_prominence')), 'auto_prominence is auto\'s');
     assert(await page.isDisabled('#opt-params input[value=threshold]'), 'the optimiser does not offer threshold under auto');
     assert(!(await page.isDisabled('#opt-params input[value=auto_prominence]')), 'the optimiser offers prominence');
+    // auto_smoothing is auto's under the outline rule only: the dome rule's
+    // candidates are circle votes and its dome template (params.h)
+    const dome = await page.evaluate(() => window.fishscale.store.set.current_measurement_rule) === 'dome';
+    assert(await page.isDisabled('#p-auto_smoothing') === dome, 'auto_smoothing greyed only under the dome rule');
+    assert(await page.isDisabled('#opt-params input[value=auto_smoothing]') === dome, 'the optimiser offers smoothing only under the outline rule');
+    if (dome) {
+      const whyS = await page.getAttribute('.param[data-key=auto_smoothing]', 'title');
+      assert(/dome rule/.test(whyS), 'the dome rule named as the reason: ' + whyS);
+    }
     await shot('ws-params-auto');
     await page.selectOption('#p-method', 'log');
     await page.dispatchEvent('#p-method', 'change');

@@ -99,6 +99,38 @@ def test_help_says_which_parameters_each_method_uses_and_they_do():
     assert diameters("method=auto", "auto_prominence=0.9") != base
 
 
+def test_help_under_the_dome_rule_says_what_auto_uses_there_and_it_does():
+    # issue 13 section 5 under the dome rule: auto's candidates are circle
+    # votes and the image's dome template, which auto_smoothing does not
+    # reach; the help (for the rule given before --help) says so, and it is so
+    rc, out, _ = run("--rule", "dome", "--help")
+    assert rc == 0
+    assert "uses under the dome rule" in out
+    t = method_table(out)
+    assert "auto_prominence" in t["auto"] and "auto_smoothing" not in t["auto"], t["auto"]
+    assert "auto_smoothing" not in t["lattice"] and "threshold" in t["log"], t
+    unused = out.split("  not used:", 1)[1].split("profiles (", 1)[0]
+    reasons = dict(line.split(None, 1) for line in unused.splitlines() if line.strip())
+    assert "dome rule" in reasons["auto_smoothing"], reasons
+    rc, out, _ = run("--help")
+    assert "uses under the outline rule" in out and "auto_smoothing" in method_table(out)["auto"]
+
+    def diameters(*params):
+        d = outdir("dome-help-" + "-".join(p.replace("=", "_") for p in params))
+        args = ["--rule", "dome"]
+        for p in params:
+            args += ["--param", p]
+        rc, _, err = run("-o", d, "--calibration", "0.118", *(args + [POLY]))
+        assert rc == 0, err
+        stem = os.path.basename(POLY)[:-4]
+        return [(r["centroid_x"], r["diameter_px"]) for r in read_csv(os.path.join(d, stem + "_tubercles.csv"))]
+
+    base = diameters("method=auto")
+    assert diameters("method=auto", "auto_smoothing=0.3") == base
+    assert diameters("method=auto", "auto_smoothing=0.05") == base
+    assert diameters("method=auto", "auto_prominence=0.66") != base
+
+
 def test_tiff_gives_tubercles_edges_and_summary_csv():
     d = outdir("csv")
     rc, out, err = run("-o", d, POLY)

@@ -262,7 +262,12 @@ static void test_fine_pitch_candidates_tiled(void **state)
 				      m ? "lattice" : "auto", tile, r.tubercles.n, recovered, sc.recall, sc.precision);
 			assert_true(sc.recall > 0.95);
 			assert_true(sc.precision > 0.95);
-			if (p.auto_prominence > 0.5)
+			/* a prominence limit starves the outline rule's candidates
+			 * (smoothed brightness peaks); the dome rule's are the
+			 * peaks of its template correlation, which it does not
+			 * starve (30 of 1873 left to recovery at pitch 14, with
+			 * recall and precision as above) */
+			if (p.auto_prominence > 0.5 && fs_measurement_get_rule() == FS_RULE_OUTLINE)
 				assert_true(recovered > r.tubercles.n / 10);
 			free(xs);
 			free(ys);

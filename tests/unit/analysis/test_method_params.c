@@ -1,7 +1,8 @@
 /*
  * test_method_params.c - parameters that do something: on a published
- * figure, changing each parameter auto declares (params.c's table) changes
- * its result, and changing one it does not declare changes nothing.
+ * figure, changing each parameter auto declares (params.c's table, for the
+ * selected measurement rule) changes its result, and changing one it does
+ * not declare changes nothing.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,12 +65,16 @@ static int same(result a, result b)
 	return a.n == b.n && a.ne == b.ne && a.sum == b.sum;
 }
 
-/* A value well inside the range and away from the default. */
-static double other_value(const fs_param_range *r)
+/* A value well inside the range and away from the default: towards the
+ * farther end of the range (side 0) or the nearer one (side 1; the farther
+ * again when the default is an end). */
+static double other_value(const fs_param_range *r, int side)
 {
-	double v = r->default_value == r->min ? r->min + 0.3 * (r->max - r->min)
-		   : r->default_value + 0.6 * ((r->default_value - r->min > r->max - r->default_value ? r->min : r->max) -
-					       r->default_value);
+	int to_min = r->default_value - r->min > r->max - r->default_value;
+	if (side && r->default_value > r->min && r->default_value < r->max)
+		to_min = !to_min;
+	double v = r->default_value == r->min ? r->min + (side ? 0.6 : 0.3) * (r->max - r->min)
+		   : r->default_value + 0.6 * ((to_min ? r->min : r->max) - r->default_value);
 	return r->is_integer ? floor(v + 0.5) : v;
 }
 
@@ -85,26 +90,34 @@ static void auto_knobs_do_something_and_the_rest_nothing(void **state)
 	size_t n;
 	const fs_param_range *pr = fs_param_ranges(&n);
 	int declared = 0, undeclared = 0;
+	/* two values a side of the default: a declared parameter must change
+	 * the result with at least one (whether a graph's cull_factor acts
+	 * depends on the lengths of the edges the rule's centres give: under the
+	 * dome rule none of P1 Fig2's lies between 1.8 and 3.7 x the median, many
+	 * above 1.3 x), one not declared with neither. The declaration is the
+	 * selected rule's (params.h; FS_TEST_MEASUREMENT_RULE). */
 	for (size_t i = 0; i < n; i++) {
-		fs_params p = base;
-		char val[32], err[128];
-		double v = other_value(&pr[i]);
-		snprintf(val, sizeof val, "%.6g", v);
-		if (!strcmp(pr[i].name, "max_diameter_um"))
-			snprintf(val, sizeof val, "30");
-		if (!strcmp(pr[i].name, "min_diameter_um"))
-			snprintf(val, sizeof val, "1");
-		assert_int_equal(fs_params_set(&p, pr[i].name, val, err, sizeof err), 0);
-		int used = fs_param_used_by(FS_METHOD_AUTO, pr[i].name, NULL);
-		result r = run(&p);
-		print_message("  %-16s %-8s -> %s: %zu tubercles, %zu connections %s\n", pr[i].name, val,
-			      used ? "declared" : "not declared", r.n, r.ne, same(r, r0) ? "(same)" : "(changed)");
+		int used = fs_param_used_by(FS_METHOD_AUTO, pr[i].name, NULL), changed = 0;
+		for (int side = 0; side < 2; side++) {
+			fs_params p = base;
+			char val[32], err[128];
+			snprintf(val, sizeof val, "%.6g", other_value(&pr[i], side));
+			if (!strcmp(pr[i].name, "max_diameter_um"))
+				snprintf(val, sizeof val, side ? "5" : "30");
+			if (!strcmp(pr[i].name, "min_diameter_um"))
+				snprintf(val, sizeof val, side ? "4" : "1");
+			assert_int_equal(fs_params_set(&p, pr[i].name, val, err, sizeof err), 0);
+			result r = run(&p);
+			print_message("  %-16s %-8s -> %s: %zu tubercles, %zu connections %s\n", pr[i].name, val,
+				      used ? "declared" : "not declared", r.n, r.ne, same(r, r0) ? "(same)" : "(changed)");
+			changed += !same(r, r0);
+		}
 		if (used) {
 			declared++;
-			assert_false(same(r, r0));
+			assert_true(changed > 0);
 		} else {
 			undeclared++;
-			assert_true(same(r, r0));
+			assert_int_equal(changed, 0);
 		}
 	}
 	assert_true(declared >= 6 && undeclared >= 3);

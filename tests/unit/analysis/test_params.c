@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/measurement.h"
 #include "analysis/params.h"
 
 static char err[256];
@@ -81,7 +82,20 @@ static void every_method_declares_its_parameters(void **state)
 	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "min_diameter_um", NULL), 0);
 	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "clahe_kernel", NULL), 0);
 	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "auto_prominence", NULL), 1);
+	/* the outline rule smooths auto's and lattice's response by
+	 * auto_smoothing, the dome rule votes on edges instead (params.h) */
+	fs_measurement_rule rule = fs_measurement_get_rule();
+	fs_measurement_set_rule(FS_RULE_OUTLINE);
 	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "auto_smoothing", NULL), 1);
+	assert_int_equal(fs_param_used_by(FS_METHOD_LATTICE, "auto_smoothing", NULL), 1);
+	fs_measurement_set_rule(FS_RULE_DOME);
+	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "auto_smoothing", &why), 0);
+	assert_non_null(strstr(why, "dome rule"));
+	assert_int_equal(fs_param_used_by(FS_METHOD_LATTICE, "auto_smoothing", NULL), 0);
+	assert_int_equal(fs_param_used_by(FS_METHOD_AUTO, "auto_prominence", NULL), 1);
+	assert_int_equal(fs_param_used_by(FS_METHOD_LOG, "auto_smoothing", &why), 0);
+	assert_non_null(strstr(why, "only auto and lattice"));
+	fs_measurement_set_rule(rule);
 	assert_int_equal(fs_param_used_by(FS_METHOD_LATTICE, "auto_prominence", NULL), 1);
 	assert_int_equal(fs_param_used_by(FS_METHOD_LOG, "auto_prominence", NULL), 0);
 	assert_int_equal(fs_param_used_by(FS_METHOD_LOG, "threshold", NULL), 1);
