@@ -6,6 +6,9 @@
  * libcurl result is worth another attempt, the delay function gives the
  * exponential backoff with jitter (the caller passes the random number), and
  * Retry-After in seconds is parsed.
+ *
+ * Ownership: nothing is allocated or kept; the policy and the header value
+ * are only read.
  */
 #ifndef FS_RETRY_H
 #define FS_RETRY_H

@@ -12,6 +12,9 @@
  * Calls are appended to the reply with from_text set and ids
  * "text_call_<n>"; their results go back to the model as a user message
  * because there is no native call to answer.
+ *
+ * Ownership: text is only read; the calls appended to out belong to out
+ * (fs_llm_reply_free, llm_conv.h).
  */
 #ifndef FS_TEXT_PROTOCOL_H
 #define FS_TEXT_PROTOCOL_H

@@ -3,6 +3,10 @@
  * diameters are measured on, and the measurement, filtering and merging of
  * candidates that every detection method ends with. Not part of the public
  * API (include detect.h instead).
+ *
+ * Ownership: an fs_meas points at images and parameters that stay the
+ * caller's and must outlive it; fs_det_measure reads the candidates and
+ * appends to out, the caller's list.
  */
 #ifndef FS_DETECT_MEASURE_H
 #define FS_DETECT_MEASURE_H

@@ -2,6 +2,11 @@
  * detect_methods.h - the detection methods (detect_*.c) that fs_detect
  * (detect.c) dispatches to. Not part of the public API (include detect.h
  * instead).
+ *
+ * Ownership: *pre is taken as fs_detect_auto says; what the methods append
+ * to out belongs to out (fs_detect_result_free); *resp_out and
+ * fs_detect_measure_image's *out are new images the caller frees
+ * (fs_image_free); everything else is only read.
  */
 #ifndef FS_DETECT_METHODS_H
 #define FS_DETECT_METHODS_H

@@ -2,6 +2,9 @@
  * sha256.h - SHA-256 (FIPS 180-4), for content-addressed image files and for
  * storing session tokens hashed. Streaming: init, update any number of
  * times, final. No allocation.
+ *
+ * Ownership: the caller's fs_sha256 and output buffers (of the sizes
+ * given); the input is only read.
  */
 #ifndef FS_SHA256_H
 #define FS_SHA256_H

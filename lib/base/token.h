@@ -1,6 +1,9 @@
 /*
  * token.h - random secrets: session tokens, CSRF tokens, first passwords.
  * Bytes come from getrandom(2); callers get hex or URL-safe strings.
+ *
+ * Ownership: nothing is allocated; every output is the caller's buffer of
+ * the size given (fs_password_generate writes len characters and a NUL).
  */
 #ifndef FS_TOKEN_H
 #define FS_TOKEN_H

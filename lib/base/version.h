@@ -1,6 +1,9 @@
 /*
  * version.h - fishscale's version, git commit and build date, and the
  * versions of the libraries it is linked with (for /about and --version).
+ *
+ * Ownership: the strings are static (never freed); fs_version_json's
+ * object is the caller's (cJSON_Delete).
  */
 #ifndef FS_VERSION_H
 #define FS_VERSION_H

@@ -6,6 +6,9 @@
  * as the error pointer of png_create_read_struct/png_create_write_struct.
  * fs_png_on_error keeps the first message there and longjmps to the
  * caller's setjmp(png_jmpbuf(...)); fs_png_on_warning drops warnings.
+ *
+ * Ownership: the message buffer is the caller's and must live as long as
+ * the libpng struct it was given to.
  */
 #ifndef FS_PNG_ERRORS_H
 #define FS_PNG_ERRORS_H

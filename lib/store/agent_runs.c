@@ -107,24 +107,10 @@ static int run_is_dead(const fs_agent_run_rec *r, double now)
 int fs_agent_run_finish(fs_db *db, long long id, const char *state, const char *reason, const char *error,
 			int *changed)
 {
-	if (changed)
-		*changed = 0;
-	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET state = ?, finish_reason = ?, error = ?, "
-					  "finished_at = ? WHERE id = ? AND state IN ('starting', 'running')");
-	if (!st)
-		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_TRANSIENT);
-	if (reason)
-		sqlite3_bind_text(st, 2, reason, -1, SQLITE_TRANSIENT);
-	if (error)
-		sqlite3_bind_text(st, 3, error, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 4, fs_wall_s());
-	sqlite3_bind_int64(st, 5, id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-	fs_db_done(st);
-	if (!rc && changed)
-		*changed = sqlite3_changes(fs_db_handle(db)) > 0;
-	return rc;
+	return fs_db_finish_row(db,
+				"UPDATE agent_runs SET state = ?, finish_reason = ?, error = ?, "
+				"finished_at = ? WHERE id = ? AND state IN ('starting', 'running')",
+				state, reason, error, id, changed);
 }
 
 static int mark_dead(fs_db *db, long long id)

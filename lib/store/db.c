@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+
 extern const char *const fs_migrations[];
 extern const int fs_migrations_count;
 
@@ -303,9 +305,34 @@ int fs_db_exec_id(fs_db *db, const char *sql, long long id)
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	int src = sqlite3_bind_int64(st, 1, id);
+	int rc = fs_db_rc_from_sqlite(src ? src : sqlite3_step(st));
 	fs_db_done(st);
+	return rc;
+}
+
+int fs_db_finish_row(fs_db *db, const char *sql, const char *state, const char *text2, const char *text3, long long id,
+		     int *changed)
+{
+	if (changed)
+		*changed = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return FS_DB_ERROR;
+	/* an unbound text stays NULL: the row's column is cleared */
+	int src = sqlite3_bind_text(st, 1, state, -1, SQLITE_TRANSIENT);
+	if (src == SQLITE_OK && text2)
+		src = sqlite3_bind_text(st, 2, text2, -1, SQLITE_TRANSIENT);
+	if (src == SQLITE_OK && text3)
+		src = sqlite3_bind_text(st, 3, text3, -1, SQLITE_TRANSIENT);
+	if (src == SQLITE_OK)
+		src = sqlite3_bind_double(st, 4, fs_wall_s());
+	if (src == SQLITE_OK)
+		src = sqlite3_bind_int64(st, 5, id);
+	int rc = fs_db_rc_from_sqlite(src == SQLITE_OK ? sqlite3_step(st) : src);
+	fs_db_done(st);
+	if (!rc && changed)
+		*changed = sqlite3_changes(db->h) > 0;
 	return rc;
 }
 

@@ -49,6 +49,13 @@ void fs_db_col_text(sqlite3_stmt *st, int col, char *dst, size_t n);
 /* Runs sql, a statement with one integer parameter (an id) and no result
  * rows, through the statement cache: an fs_db_rc. */
 int fs_db_exec_id(fs_db *db, const char *sql, long long id);
+/* Ends a row's life (a job's, an agent run's): sql is an UPDATE whose
+ * parameters are 1 the final state, 2 and 3 two texts (NULL leaves them
+ * NULL), 4 the time now (fs_wall_s) and 5 the row's id, and which changes
+ * the row only while it is unfinished. *changed (may be NULL) says whether
+ * it did. An fs_db_rc; the strings are only read. */
+int fs_db_finish_row(fs_db *db, const char *sql, const char *state, const char *text2, const char *text3, long long id,
+		     int *changed);
 
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
 int fs_db_begin(fs_db *db);

@@ -274,25 +274,11 @@ int fs_job_progress(fs_db *db, long long id, const char *stage, double progress)
 
 int fs_job_finish(fs_db *db, long long id, const char *state, const char *result, const char *error, int *changed)
 {
-	if (changed)
-		*changed = 0;
-	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE jobs SET state = ?, result = ?, error = ?, finished_at = ?,"
-					  " progress = CASE WHEN ?1 = 'done' THEN 1 ELSE progress END"
-					  " WHERE id = ? AND state IN ('queued', 'starting', 'running')");
-	if (!st)
-		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_TRANSIENT);
-	if (result)
-		sqlite3_bind_text(st, 2, result, -1, SQLITE_TRANSIENT);
-	if (error)
-		sqlite3_bind_text(st, 3, error, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 4, fs_wall_s());
-	sqlite3_bind_int64(st, 5, id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
-	fs_db_done(st);
-	if (!rc && changed)
-		*changed = sqlite3_changes(fs_db_handle(db)) > 0;
-	return rc;
+	return fs_db_finish_row(db,
+				"UPDATE jobs SET state = ?, result = ?, error = ?, finished_at = ?,"
+				" progress = CASE WHEN ?1 = 'done' THEN 1 ELSE progress END"
+				" WHERE id = ? AND state IN ('queued', 'starting', 'running')",
+				state, result, error, id, changed);
 }
 
 int fs_job_reap(fs_db *db, int *n_failed)

@@ -2,6 +2,9 @@
  * password.h - password hashing with libxcrypt's preferred method
  * (crypt_gensalt with a NULL prefix, then crypt_r), and verification that
  * tells the caller when a stored hash should be upgraded (rehash on login).
+ *
+ * Ownership: nothing is allocated or kept; passwords and hashes are only
+ * read, out and err are the caller's buffers.
  */
 #ifndef FS_PASSWORD_H
 #define FS_PASSWORD_H

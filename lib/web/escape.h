@@ -8,6 +8,8 @@
  * Invalid UTF-8 and C0 control characters other than tab, LF and CR come
  * out as U+FFFD in the HTML contexts (and as \uFFFD in JS), so no byte of
  * input can produce markup.
+ *
+ * Ownership: b is the caller's buffer (base/buf.h); s is only read.
  */
 #ifndef FS_ESCAPE_H
 #define FS_ESCAPE_H
