@@ -5,7 +5,7 @@
 #   make test-dome  every test with the dome measurement rule configured
 #   make stop    stop what `make run` started (from another shell)
 #   make bench   speed and memory figures (printed, not asserted)
-#   make fuzz    build the loader fuzzers and run them for FUZZ_SECONDS each
+#   make fuzz    build the fuzzers (image loaders, tiled analysis) and run them for FUZZ_SECONDS each
 #
 # PORT= and DATA= override the listening port and the data directory.
 
