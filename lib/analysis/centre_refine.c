@@ -179,8 +179,55 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 	return best;
 }
 
+/* The grid stage: the trial centres g apart within max_shift of (x, y)
+ * (ng per side), the rays of T; the best one's centre in *cx, *cy and its
+ * ring's radius in *rp ((x, y) itself when none is better). */
+static void grid_stage(const fs_image *img, const ray_tab *T, double x, double y, double g, int ng,
+		       double max_shift, double *cx, double *cy, double *rp)
+{
+	*cx = x;
+	*cy = y;
+	double best = focus(img, T, x, y, rp);
+	/* away from the image's border, the tabulated grid (the same
+	 * values as focus() at each trial centre) */
+	grid_tab G = {0};
+	double b = ng * g + T->reach + 1;
+	int tab = x - b >= 0 && y - b >= 0 && x + b < img->width - 1 && y + b < img->height - 1 &&
+		  grid_tab_init(&G, T, img->width, x, y, g, ng) == 0;
+	for (int iy = -ng; iy <= ng; iy++)
+		for (int ix = -ng; ix <= ng; ix++) {
+			if ((!ix && !iy) || hypot(ix * g, iy * g) > max_shift)
+				continue;
+			double r;
+			double v = tab ? grid_focus(img, T, &G, ix, iy, ng, &r) : focus(img, T, x + ix * g, y + iy * g, &r);
+			if (v > best) {
+				best = v;
+				*cx = x + ix * g;
+				*cy = y + iy * g;
+				*rp = r;
+			}
+		}
+	if (tab)
+		free(G.block);
+}
+
+/* Whether *k holds the grid stage of these inputs. */
+static int grid_kept(const fs_refine_grid *k, const fs_image *img, double x, double y, double rmin, double rmax,
+		     double max_shift, double gdr, int gspan)
+{
+	return k->valid && k->data == img->data && k->width == img->width && k->height == img->height &&
+	       k->x == x && k->y == y && k->rmin == rmin && k->rmax == rmax && k->max_shift == max_shift &&
+	       k->gdr == gdr && k->gspan == gspan;
+}
+
 int fs_centre_refine(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
 		     double smooth, double *ox, double *oy)
+{
+	return fs_centre_refine_kept(img, x, y, rmin, rmax, max_shift, smooth, NULL, ox, oy);
+}
+
+int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
+			  double smooth, fs_refine_grid *kept, double *ox, double *oy)
 {
 	if (!img || !img->data || !(rmin > 0) || !(rmax > rmin) || !(max_shift >= 0) || !(smooth >= 0) || !ox ||
 	    !oy)
@@ -210,37 +257,26 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 		gspan = 4;
 	double rp = 0;
 	ray_tab T;
-	ray_tab_init(&T, &R, NRAYS / 2, gdr, gspan, rmin, rmax);
-	double best = focus(img, &T, cx, cy, &rp);
-	/* away from the image's border, the tabulated grid (the same
-	 * values as focus() at each trial centre) */
-	grid_tab G = {0};
-	double b = ng * g + T.reach + 1;
-	int tab = x - b >= 0 && y - b >= 0 && x + b < img->width - 1 && y + b < img->height - 1 &&
-		  grid_tab_init(&G, &T, img->width, x, y, g, ng) == 0;
-	for (int iy = -ng; iy <= ng; iy++)
-		for (int ix = -ng; ix <= ng; ix++) {
-			if ((!ix && !iy) || hypot(ix * g, iy * g) > max_shift)
-				continue;
-			double r;
-			double v = tab ? grid_focus(img, &T, &G, ix, iy, ng, &r)
-				       : focus(img, &T, x + ix * g, y + iy * g, &r);
-			if (v > best) {
-				best = v;
-				cx = x + ix * g;
-				cy = y + iy * g;
-				rp = r;
-			}
-		}
-	if (tab)
-		free(G.block);
+	if (kept && grid_kept(kept, img, x, y, rmin, rmax, max_shift, gdr, gspan)) {
+		cx = kept->cx;
+		cy = kept->cy;
+		rp = kept->rp;
+	} else {
+		ray_tab_init(&T, &R, NRAYS / 2, gdr, gspan, rmin, rmax);
+		grid_stage(img, &T, x, y, g, ng, max_shift, &cx, &cy, &rp);
+		if (kept)
+			*kept = (fs_refine_grid){.valid = 1, .data = img->data, .width = img->width,
+						 .height = img->height, .x = x, .y = y, .rmin = rmin, .rmax = rmax,
+						 .max_shift = max_shift, .gdr = gdr, .gspan = gspan, .cx = cx,
+						 .cy = cy, .rp = rp};
+	}
 	double q0 = fmax(rmin, 0.7 * rp), q1 = fmin(rmax, 1.3 * rp);
 	if (q1 - q0 < 4 * dr) {
 		q0 = rmin;
 		q1 = rmax;
 	}
 	ray_tab_init(&T, &R, NRAYS / 2, dr, span, q0, q1);
-	best = focus(img, &T, cx, cy, NULL);
+	double best = focus(img, &T, cx, cy, NULL);
 	for (double s = 0.5 * g; s >= 0.25; s *= 0.5) {
 		/* after a step, the way back leads to the point just left,
 		 * whose focus is lower than this one's (up to the rounding of
