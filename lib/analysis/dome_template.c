@@ -24,9 +24,9 @@ static double sample(const fs_image *img, double x, double y)
 
 /* Two doubles, one per output pixel: the correlation of four neighbouring
  * pixels runs as two of these, each lane doing exactly the scalar loop's
- * additions and products in the scalar loop's order (no fused
- * multiply-add on the baseline x86-64 or elsewhere by GCC's default for
- * vector types: the same bits as one pixel at a time). */
+ * additions and products in the scalar loop's order (and no fused
+ * multiply-add in either: -std=c11 sets -ffp-contract=off), so the same
+ * bits as one pixel at a time. */
 typedef double v2d __attribute__((vector_size(16)));
 
 /* The correlation of the four pixels x .. x + 3 of row y, whose discs lie
