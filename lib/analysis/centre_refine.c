@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NRAYS 32
 #define NMAX 64
@@ -63,6 +64,42 @@ static double ring_peak(const double *h, int j0, int j1, int *jb)
 	return best;
 }
 
+/* Two doubles, one per sample: two samples of a ray interpolated together,
+ * each lane doing the scalar expression's products and sums in its order
+ * (and no fused multiply-add in either: -std=c11 sets -ffp-contract=off),
+ * so the same bits as one sample at a time. */
+typedef double v2d __attribute__((vector_size(16)));
+
+static inline v2d ld2(const double *p)
+{
+	v2d v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* v[j] = fs_image_sample_inside(d, w, x + ox[j], y + oy[j]) for j in
+ * [ja, jb], two samples at a time (one lane each, the same bits). */
+static void sample_pairs(const float *d, int w, double x, double y, const double *ox, const double *oy, int ja,
+			 int jb, double *v)
+{
+	v2d X = {x, x}, Y = {y, y}, one = {1, 1};
+	int j = ja;
+	for (; j + 1 <= jb; j += 2) {
+		v2d px = X + ld2(ox + j), py = Y + ld2(oy + j);
+		int xa = (int)px[0], xb = (int)px[1], ya = (int)py[0], yb = (int)py[1];
+		v2d fx = px - (v2d){xa, xb}, fy = py - (v2d){ya, yb};
+		const float *p = d + (size_t)ya * w + xa, *r = d + (size_t)yb * w + xb;
+		v2d p00 = {p[0], r[0]}, p01 = {p[1], r[1]}, p10 = {p[w], r[w]}, p11 = {p[w + 1], r[w + 1]};
+		v2d a = p00 * (one - fx) + p01 * fx;
+		v2d b = p10 * (one - fx) + p11 * fx;
+		v2d o = a * (one - fy) + b * fy;
+		v[j] = o[0];
+		v[j + 1] = o[1];
+	}
+	for (; j <= jb; j++)
+		v[j] = fs_image_sample_inside(d, w, x + ox[j], y + oy[j]);
+}
+
 /* The height of the peak of the summed radial-derivative magnitude over
  * the radii of T from (x, y), the derivative over +-span samples; *peak
  * (may be NULL) gets the radius of the peak. */
@@ -78,8 +115,7 @@ static double focus(const fs_image *img, const ray_tab *T, double x, double y, d
 		double v[NMAX + 1];
 		const double *ox = T->ox[q], *oy = T->oy[q];
 		if (inside)
-			for (int j = j0 - span; j <= j1 + span; j++)
-				v[j] = fs_image_sample_inside(img->data, img->width, x + ox[j], y + oy[j]);
+			sample_pairs(img->data, img->width, x, y, ox, oy, j0 - span, j1 + span, v);
 		else
 			for (int j = j0 - span; j <= j1 + span; j++)
 				v[j] = fs_image_sample_clamped(img, x + ox[j], y + oy[j]);
@@ -164,7 +200,18 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 		const double *xf = G->xf + ax, *xg = G->xg + ax, *yf = G->yf + ay, *yg = G->yg + ay;
 		const ptrdiff_t *yo = G->yo + ay;
 		double v[NMAX + 1];
-		for (int j = 0; j < nj; j++) {
+		int j = 0;
+		for (; j + 1 < nj; j += 2) {
+			const float *p = img->data + yo[j] + xo[j], *r = img->data + yo[j + 1] + xo[j + 1];
+			v2d p00 = {p[0], r[0]}, p01 = {p[1], r[1]}, p10 = {p[w], r[w]}, p11 = {p[w + 1], r[w + 1]};
+			v2d g = ld2(xg + j), f = ld2(xf + j);
+			v2d a = p00 * g + p01 * f;
+			v2d b = p10 * g + p11 * f;
+			v2d o = a * ld2(yg + j) + b * ld2(yf + j);
+			v[jlo + j] = o[0];
+			v[jlo + j + 1] = o[1];
+		}
+		for (; j < nj; j++) {
 			const float *p = img->data + yo[j] + xo[j];
 			double a = p[0] * xg[j] + p[1] * xf[j];
 			double b = p[w] * xg[j] + p[w + 1] * xf[j];
@@ -179,8 +226,55 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 	return best;
 }
 
+/* The grid stage: the trial centres g apart within max_shift of (x, y)
+ * (ng per side), the rays of T; the best one's centre in *cx, *cy and its
+ * ring's radius in *rp ((x, y) itself when none is better). */
+static void grid_stage(const fs_image *img, const ray_tab *T, double x, double y, double g, int ng,
+		       double max_shift, double *cx, double *cy, double *rp)
+{
+	*cx = x;
+	*cy = y;
+	double best = focus(img, T, x, y, rp);
+	/* away from the image's border, the tabulated grid (the same
+	 * values as focus() at each trial centre) */
+	grid_tab G = {0};
+	double b = ng * g + T->reach + 1;
+	int tab = x - b >= 0 && y - b >= 0 && x + b < img->width - 1 && y + b < img->height - 1 &&
+		  grid_tab_init(&G, T, img->width, x, y, g, ng) == 0;
+	for (int iy = -ng; iy <= ng; iy++)
+		for (int ix = -ng; ix <= ng; ix++) {
+			if ((!ix && !iy) || hypot(ix * g, iy * g) > max_shift)
+				continue;
+			double r;
+			double v = tab ? grid_focus(img, T, &G, ix, iy, ng, &r) : focus(img, T, x + ix * g, y + iy * g, &r);
+			if (v > best) {
+				best = v;
+				*cx = x + ix * g;
+				*cy = y + iy * g;
+				*rp = r;
+			}
+		}
+	if (tab)
+		free(G.block);
+}
+
+/* Whether *k holds the grid stage of these inputs. */
+static int grid_kept(const fs_refine_grid *k, const fs_image *img, double x, double y, double rmin, double rmax,
+		     double max_shift, double gdr, int gspan)
+{
+	return k->valid && k->data == img->data && k->width == img->width && k->height == img->height &&
+	       k->x == x && k->y == y && k->rmin == rmin && k->rmax == rmax && k->max_shift == max_shift &&
+	       k->gdr == gdr && k->gspan == gspan;
+}
+
 int fs_centre_refine(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
 		     double smooth, double *ox, double *oy)
+{
+	return fs_centre_refine_kept(img, x, y, rmin, rmax, max_shift, smooth, NULL, ox, oy);
+}
+
+int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
+			  double smooth, fs_refine_grid *kept, double *ox, double *oy)
 {
 	if (!img || !img->data || !(rmin > 0) || !(rmax > rmin) || !(max_shift >= 0) || !(smooth >= 0) || !ox ||
 	    !oy)
@@ -210,37 +304,26 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 		gspan = 4;
 	double rp = 0;
 	ray_tab T;
-	ray_tab_init(&T, &R, NRAYS / 2, gdr, gspan, rmin, rmax);
-	double best = focus(img, &T, cx, cy, &rp);
-	/* away from the image's border, the tabulated grid (the same
-	 * values as focus() at each trial centre) */
-	grid_tab G = {0};
-	double b = ng * g + T.reach + 1;
-	int tab = x - b >= 0 && y - b >= 0 && x + b < img->width - 1 && y + b < img->height - 1 &&
-		  grid_tab_init(&G, &T, img->width, x, y, g, ng) == 0;
-	for (int iy = -ng; iy <= ng; iy++)
-		for (int ix = -ng; ix <= ng; ix++) {
-			if ((!ix && !iy) || hypot(ix * g, iy * g) > max_shift)
-				continue;
-			double r;
-			double v = tab ? grid_focus(img, &T, &G, ix, iy, ng, &r)
-				       : focus(img, &T, x + ix * g, y + iy * g, &r);
-			if (v > best) {
-				best = v;
-				cx = x + ix * g;
-				cy = y + iy * g;
-				rp = r;
-			}
-		}
-	if (tab)
-		free(G.block);
+	if (kept && grid_kept(kept, img, x, y, rmin, rmax, max_shift, gdr, gspan)) {
+		cx = kept->cx;
+		cy = kept->cy;
+		rp = kept->rp;
+	} else {
+		ray_tab_init(&T, &R, NRAYS / 2, gdr, gspan, rmin, rmax);
+		grid_stage(img, &T, x, y, g, ng, max_shift, &cx, &cy, &rp);
+		if (kept)
+			*kept = (fs_refine_grid){.valid = 1, .data = img->data, .width = img->width,
+						 .height = img->height, .x = x, .y = y, .rmin = rmin, .rmax = rmax,
+						 .max_shift = max_shift, .gdr = gdr, .gspan = gspan, .cx = cx,
+						 .cy = cy, .rp = rp};
+	}
 	double q0 = fmax(rmin, 0.7 * rp), q1 = fmin(rmax, 1.3 * rp);
 	if (q1 - q0 < 4 * dr) {
 		q0 = rmin;
 		q1 = rmax;
 	}
 	ray_tab_init(&T, &R, NRAYS / 2, dr, span, q0, q1);
-	best = focus(img, &T, cx, cy, NULL);
+	double best = focus(img, &T, cx, cy, NULL);
 	for (double s = 0.5 * g; s >= 0.25; s *= 0.5) {
 		/* after a step, the way back leads to the point just left,
 		 * whose focus is lower than this one's (up to the rounding of

@@ -54,4 +54,35 @@
 int fs_centre_refine(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
 		     double smooth, double *ox, double *oy);
 
+/*
+ * The outcome of one refinement's grid stage (the foot of the peak: its
+ * trial centre and the radius of its ring) and everything it depends on.
+ * Why: the dome rule refines the same starts twice - once with no
+ * smoothing to choose the image's ray smoothing (detect_measure.c), once
+ * with the smoothing chosen - and the grid, sampled a pixel apart, takes
+ * the same derivative span for both whenever the smoothing is under
+ * 1.5 grid samples (1.2 px on the paper figures): its outcome is then the
+ * same, and half of the second refinement's cost. Zero-initialise it
+ * (valid = 0); the caller owns it.
+ */
+typedef struct fs_refine_grid {
+	int valid;
+	const float *data; /* the image it was sampled from */
+	int width, height;
+	double x, y, rmin, rmax, max_shift, gdr;
+	int gspan;
+	double cx, cy, rp; /* the outcome */
+} fs_refine_grid;
+
+/*
+ * fs_centre_refine, keeping its grid stage's outcome in *kept (may be
+ * NULL: fs_centre_refine itself): when *kept holds the grid stage of the
+ * same image, start, radii, shift and derivative span, that outcome is
+ * taken instead of sampling the grid again; otherwise the grid is
+ * sampled and *kept replaced. The same result as fs_centre_refine either
+ * way.
+ */
+int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
+			  double smooth, fs_refine_grid *kept, double *ox, double *oy);
+
 #endif

@@ -30,6 +30,16 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* lround(v) for |v| < 2^31, inline: the votes called lround four times
+ * per radius of every edge pixel (3 % of the dome rule on the 2048 x 1536
+ * lattice). v - trunc(v) is exact, so halves round away from zero as
+ * lround's do: the same integers. */
+static inline int round_half_away(double v)
+{
+	double t = (double)(long)v, f = v - t;
+	return (int)t + (f >= 0.5) - (f <= -0.5);
+}
+
 /* Direction bins of the circle votes: 4 axes, each with its two ends. */
 #define VOTE_DIRS 8
 
@@ -124,6 +134,8 @@ static fs_image *circle_votes(const fs_image *img, double pitch, double blur, ch
 				if (fabs(gx) + fabs(gy) < 4 * mean)
 					continue;
 				double m = hypot(gx, gy);
+				if (!(m > 0))
+					continue; /* (a flat image's mean 0) no direction, a vote of 0 */
 				double ux = gx / m, uy = gy / m;
 				/* The point at +r u (up the gradient) has the edge's
 				 * brighter side towards it and sees the edge in
@@ -132,8 +144,8 @@ static fs_image *circle_votes(const fs_image *img, double pitch, double blur, ch
 				int b = (int)floor((atan2(uy, ux) + M_PI) / (2 * M_PI) * VOTE_DIRS) % VOTE_DIRS;
 				float *a1 = bright[(b + VOTE_DIRS / 2) % VOTE_DIRS]->data, *a2 = dark[b]->data;
 				for (double r = rmin; r <= rmax + 1e-9; r += rs) {
-					int x1 = (int)lround(x + r * ux), y1 = (int)lround(y + r * uy);
-					int x2 = (int)lround(x - r * ux), y2 = (int)lround(y - r * uy);
+					int x1 = round_half_away(x + r * ux), y1 = round_half_away(y + r * uy);
+					int x2 = round_half_away(x - r * ux), y2 = round_half_away(y - r * uy);
 					if (x1 >= 0 && y1 >= e0 && x1 < w && y1 < e1)
 						a1[(size_t)(y1 - e0) * w + x1] += (float)m;
 					if (x2 >= 0 && y2 >= e0 && x2 < w && y2 < e1)

@@ -198,7 +198,7 @@ static void smooth_point(const fs_image *meas, int ox, int oy, size_t i, void *c
 {
 	struct job *j = ctx;
 	fs_det_smooth_trial(meas, pixel(j->c->items[i].x) - ox, pixel(j->c->items[i].y) - oy, cand_mr(j, i), 1,
-			    j->m->refine, &j->q[i * FS_DET_SMOOTH_TRIALS]);
+			    j->m->refine, NULL, &j->q[i * FS_DET_SMOOTH_TRIALS]);
 }
 
 static void measure_point(const fs_image *meas, int ox, int oy, size_t i, void *ctx)
@@ -206,8 +206,10 @@ static void measure_point(const fs_image *meas, int ox, int oy, size_t i, void *
 	struct job *j = ctx;
 	const fs_cand *cd = &j->c->items[i];
 	fs_measured *r = &j->res[i];
+	/* (no grid stage kept from the smoothing pass: its crops are not
+	 * this pass's) */
 	fs_det_measure_dome_one(meas, pixel(cd->x) - ox, pixel(cd->y) - oy, cand_mr(j, i), 1, j->m->refine, j->smooth,
-				r);
+				NULL, r);
 	if (r->ok) {
 		r->t.centroid_x += ox;
 		r->t.centroid_y += oy;

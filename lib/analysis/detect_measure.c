@@ -34,13 +34,13 @@ static int cmp_raster(const void *a, const void *b)
 }
 
 void fs_det_smooth_trial(const fs_image *img, double sx, double sy, double mr, double F, double refine,
-			 double q[FS_DET_SMOOTH_TRIALS])
+			 fs_refine_grid *kept, double q[FS_DET_SMOOTH_TRIALS])
 {
 	/* from the centre the measurement will start from (refined when the
 	 * detection refines them: from a centre off by a tenth of the pitch
 	 * the smoothed profiles fit best, and smoothing moves the base) */
 	if (refine > 0)
-		fs_centre_refine(img, sx, sy, 0.15 * mr / F, 0.8 * mr / F, refine / F, 0, &sx, &sy);
+		fs_centre_refine_kept(img, sx, sy, 0.15 * mr / F, 0.8 * mr / F, refine / F, 0, kept, &sx, &sy);
 	for (int k = 0; k < FS_DET_SMOOTH_TRIALS; k++) {
 		fs_tubercle t;
 		memset(&t, 0, sizeof t);
@@ -69,8 +69,10 @@ double fs_det_smooth_pick(const double *q, size_t nc)
 	return 0;
 }
 
-/* The dome rule's ray smoothing for this image (see detect_measure.h). */
-static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_r)
+/* The dome rule's ray smoothing for this image (see detect_measure.h);
+ * the grid stage of the refinement of candidate i is kept in kept[i]
+ * (centre_refine.h). */
+static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_r, fs_refine_grid *kept)
 {
 	if (!m->dome || !c->n)
 		return 0;
@@ -80,18 +82,18 @@ static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_
 	for (size_t i = 0; i < nc; i++) {
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
 		fs_det_smooth_trial(m->img, (c->items[i].x + 0.5) / F - 0.5, (c->items[i].y + 0.5) / F - 0.5, mr, F,
-				    m->refine, &q[i * FS_DET_SMOOTH_TRIALS]);
+				    m->refine, &kept[i], &q[i * FS_DET_SMOOTH_TRIALS]);
 	}
 	return fs_det_smooth_pick(q, nc);
 }
 
 void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,
-			     double smooth, fs_measured *r)
+			     double smooth, fs_refine_grid *kept, fs_measured *r)
 {
 	double r0 = 0.15 * mr / F, r1 = 0.8 * mr / F;
 	fs_tubercle_init(&r->t); /* fit quality unknown unless measured */
 	if (refine > 0)
-		fs_centre_refine(img, sx, sy, r0, r1, refine / F, smooth / F, &sx, &sy);
+		fs_centre_refine_kept(img, sx, sy, r0, r1, refine / F, smooth / F, kept, &sx, &sy);
 	r->ok = fs_dome_measure(img, sx, sy, r0, r1, smooth / F, &r->t) == 0;
 	/* The base rule's own circle fit drifts towards a side detector's
 	 * shadow on steep domes; when it moved the centre by more than a
@@ -154,7 +156,10 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		goto out;
 	if (!m->img && m->dome && fs_det_measure_domes_tiled(m, c, max_r, meas, terr, sizeof terr))
 		goto out;
-	double smooth = m->img ? choose_smooth(m, c, max_r) : 0;
+	/* the smoothing choice's refinements share their grid stage with
+	 * the measurement's first refinement of the same candidates */
+	fs_refine_grid kept[FS_DET_SMOOTH_CANDIDATES] = {{0}};
+	double smooth = m->img ? choose_smooth(m, c, max_r, kept) : 0;
 	for (size_t k = 0; m->img && k < c->n; k++) {
 		size_t i = order[k].i;
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
@@ -162,7 +167,8 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		/* Pixel centres: input pixel x lies at (x + 0.5) / F - 0.5 of m. */
 		double sx = (c->items[i].x + 0.5) / F - 0.5, sy = (c->items[i].y + 0.5) / F - 0.5;
 		if (m->dome) {
-			fs_det_measure_dome_one(m->img, sx, sy, mr, F, m->refine, smooth, &meas[i]);
+			fs_det_measure_dome_one(m->img, sx, sy, mr, F, m->refine, smooth,
+						i < FS_DET_SMOOTH_CANDIDATES ? &kept[i] : NULL, &meas[i]);
 		} else {
 			meas[i].ok = fs_blob_measure(m->img, sx, sy, mr / F, &meas[i].t) == 0;
 			meas[i].t.fit_quality = NAN;

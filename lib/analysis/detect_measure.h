@@ -11,6 +11,7 @@
 #ifndef FS_DETECT_MEASURE_H
 #define FS_DETECT_MEASURE_H
 
+#include "analysis/centre_refine.h"
 #include "analysis/detect_candidates.h"
 
 /*
@@ -80,13 +81,18 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 #define FS_DET_SMOOTH_CANDIDATES 48
 extern const double fs_det_smooth_px[FS_DET_SMOOTH_TRIALS];
 void fs_det_smooth_trial(const fs_image *img, double sx, double sy, double mr, double F, double refine,
-			 double q[FS_DET_SMOOTH_TRIALS]);
+			 fs_refine_grid *kept, double q[FS_DET_SMOOTH_TRIALS]);
 double fs_det_smooth_pick(const double *q, size_t nc);
 /* One candidate's dome measurement from (sx, sy) (img's pixels) into *r:
  * its centre refined (refine > 0), the base measured, and refined and
  * measured again when the base's own fit moved the centre by more than a
- * pixel. */
+ * pixel.
+ * kept (both; may be NULL): the first refinement's grid stage, kept by
+ * the smoothing trial of the same candidate in the same image and taken
+ * by its measurement when the search is the same (centre_refine.h,
+ * fs_centre_refine_kept: the same centres, half of a refinement saved);
+ * the caller owns it. */
 void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,
-			     double smooth, fs_measured *r);
+			     double smooth, fs_refine_grid *kept, fs_measured *r);
 
 #endif

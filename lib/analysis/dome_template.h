@@ -21,6 +21,13 @@
  * average: a common offset, which the centre refinement (centre_refine.h)
  * and the fitted common offset (detect_offset.h) remove later.
  *
+ * Cost: a disc of (2 R + 1)^2 pi / 4 taps per pixel (R = half a pitch of
+ * the reduced image, about 5 px). Where four neighbouring discs lie whole
+ * in the image the four pixels are summed together, one vector lane each,
+ * with each lane's additions in the one-pixel order: the same bits
+ * (test_dome_template.c shifts the image under the lanes), about a quarter
+ * of the instructions (2048 x 1536 lattice: 757 -> ~190 M).
+ *
  * The caller owns every argument; the returned image is the caller's.
  */
 #ifndef FS_DOME_TEMPLATE_H

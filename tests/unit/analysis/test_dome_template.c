@@ -163,6 +163,72 @@ static void brightness_and_contrast_do_not_matter(void **state)
 	fs_image_free(img);
 }
 
+/* The correlation at a pixel is the same number wherever the pixel lies
+ * in the image: the inner pixels are computed four at a time (one lane
+ * each), the ones near the border one at a time, and a pixel moves from
+ * one lane to another, or to the one-at-a-time path, when the image is
+ * shifted. Shifted by 1-5 whole columns (the seeds with it, on whole
+ * pixels, so the template is the same), every pixel whose disc lies in
+ * both images correlates to the same bits. */
+static void same_value_in_every_lane(void **state)
+{
+	(void)state;
+	sem_truth t;
+	fs_image *img = scene(&t);
+	double *xs = malloc(t.n * sizeof *xs), *ys = malloc(t.n * sizeof *ys);
+	assert_true(xs && ys);
+	int R = (int)floor(0.5 * t.pitch);
+	/* the seeds whose disc lies whole in the image (the others, left
+	 * out of the template here, would enter it in the shifted image) */
+	size_t n = 0;
+	for (size_t j = 0; j < t.n; j++) {
+		double x = floor(t.x[j]), y = floor(t.y[j]);
+		if (x - R < 0 || y - R < 0 || x + R > img->width - 1 || y + R > img->height - 1)
+			continue;
+		xs[n] = x;
+		ys[n++] = y;
+	}
+	fs_image *a = NULL;
+	char err[128];
+	assert_int_equal(fs_dome_template_ncc(img, xs, ys, n, 0.5 * t.pitch, &a, err, sizeof err), 0);
+	assert_non_null(a);
+	size_t compared = 0, nonzero = 0;
+	for (int sh = 1; sh <= 5; sh++) {
+		/* the image shifted right by sh columns, the seeds with it */
+		fs_image *s = fs_image_new(img->width + sh, img->height);
+		assert_non_null(s);
+		for (int y = 0; y < s->height; y++)
+			for (int x = 0; x < s->width; x++)
+				s->data[(size_t)y * s->width + x] =
+					img->data[(size_t)y * img->width + (x - sh < 0 ? 0 : x - sh)];
+		double *sx = malloc(n * sizeof *sx);
+		assert_non_null(sx);
+		for (size_t j = 0; j < n; j++)
+			sx[j] = xs[j] + sh;
+		fs_image *b = NULL;
+		assert_int_equal(fs_dome_template_ncc(s, sx, ys, n, 0.5 * t.pitch, &b, err, sizeof err), 0);
+		assert_non_null(b);
+		for (int y = 0; y < img->height; y++)
+			for (int x = R; x < img->width; x++) {
+				float va = a->data[(size_t)y * img->width + x];
+				float vb = b->data[(size_t)y * s->width + x + sh];
+				assert_memory_equal(&va, &vb, sizeof va);
+				compared++;
+				nonzero += va != 0;
+			}
+		fs_image_free(b);
+		fs_image_free(s);
+		free(sx);
+	}
+	assert_true(compared > 100000);
+	assert_true(nonzero > compared / 2);
+	fs_image_free(a);
+	free(xs);
+	free(ys);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
 /* No template without three whole discs; bad arguments are errors. */
 static void too_few_patches_and_bad_arguments(void **state)
 {
@@ -198,6 +264,7 @@ int main(void)
 		cmocka_unit_test(same_place_on_every_dome),
 		cmocka_unit_test(brightness_and_contrast_do_not_matter),
 		cmocka_unit_test(too_few_patches_and_bad_arguments),
+		cmocka_unit_test(same_value_in_every_lane),
 	};
 	return cmocka_run_group_tests_name("dome template", tests, NULL, NULL);
 }
