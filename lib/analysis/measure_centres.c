@@ -116,6 +116,37 @@ static double dome_smoothing(const fs_image *meas, const fs_tubercle_list *t, do
 	return 0;
 }
 
+/* The spread (standard deviation) of meas over the disc of radius r at
+ * (x, y): a dome shows its slopes whichever side the detector lights it
+ * from; flat ground (paper, a dark band, a gap) only its noise. */
+static double spread(const fs_image *meas, double x, double y, double r)
+{
+	double s = 0, s2 = 0;
+	long n = 0;
+	int x0 = (int)floor(x - r), x1 = (int)ceil(x + r), y0 = (int)floor(y - r), y1 = (int)ceil(y + r);
+	for (int yy = y0 < 0 ? 0 : y0; yy <= y1 && yy < meas->height; yy++)
+		for (int xx = x0 < 0 ? 0 : x0; xx <= x1 && xx < meas->width; xx++) {
+			if ((xx - x) * (xx - x) + (yy - y) * (yy - y) > r * r)
+				continue;
+			double v = fs_image_at(meas, xx, yy);
+			s += v;
+			s2 += v * v;
+			n++;
+		}
+	if (n < 3)
+		return 0;
+	double m = s / n, var = s2 / n - m * m;
+	return var > 0 ? sqrt(var) : 0;
+}
+
+/* Below this share of the centres' median spread a centre shows no dome:
+ * the base rule's fit quality tests how consistently the rays' steps lie
+ * on a circle, which the steps of noise on flat ground can do too (0.5-0.9
+ * on a flat dark band of the synthetic lattice, test_measure_centres); the
+ * agents' evidence refuses such points by the same measure (0.2,
+ * agent_evidence.c). */
+#define DOME_MIN_SPREAD 0.2
+
 static int dome_rule(const fs_image *img, const fs_params *p, double pitch, double rmax, fs_tubercle_list *t,
 		     char *err, size_t errlen)
 {
@@ -136,10 +167,26 @@ static int dome_rule(const fs_image *img, const fs_params *p, double pitch, doub
 	if (fs_detect_measure_image(img, p, pitch >= 40 ? 1.0 : 0.5, &meas, err, errlen))
 		return -1;
 	double smooth = dome_smoothing(meas, t, r0, r1);
+	/* the centres' spreads over a disc of the largest base (r1), and
+	 * their median: what a dome of this image shows */
+	double *sp = malloc(t->n * sizeof *sp), *sorted = malloc(t->n * sizeof *sorted);
+	if (!sp || !sorted) {
+		free(sp);
+		free(sorted);
+		fs_image_free(meas);
+		snprintf(err, errlen, "measure: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		sorted[i] = sp[i] = spread(meas, t->items[i].centroid_x, t->items[i].centroid_y, r1);
+	qsort(sorted, t->n, sizeof *sorted, cmp_double);
+	double sp_med = sorted[t->n / 2];
+	free(sorted);
 	for (size_t i = 0; i < t->n; i++) {
 		fs_tubercle *x = &t->items[i], m;
 		fs_tubercle_init(&m);
-		if (fs_dome_measure(meas, x->centroid_x, x->centroid_y, r0, r1, smooth, &m) == 0 &&
+		if (sp[i] >= DOME_MIN_SPREAD * sp_med &&
+		    fs_dome_measure(meas, x->centroid_x, x->centroid_y, r0, r1, smooth, &m) == 0 &&
 		    m.fit_quality >= FS_DOME_NO_DOME_QUALITY && fs_tubercle_measured(&m)) {
 			take_size(x, &m);
 		} else {
@@ -148,6 +195,7 @@ static int dome_rule(const fs_image *img, const fs_params *p, double pitch, doub
 			x->fit_quality = q; /* says how far from measurable it was */
 		}
 	}
+	free(sp);
 	fs_image_free(meas);
 	return 0;
 }

@@ -88,7 +88,9 @@ const char *fs_measurement_version_text(int version, char *out, size_t outlen);
  * median distance of each centre to its nearest neighbour. Centres, ids,
  * sources and everything but the size, shape and fit quality stay as they
  * are; a tubercle whose base cannot be measured gets radius NaN
- * (unmeasured), its ellipse cleared. um_per_px is used for the diameter
+ * (unmeasured), its ellipse cleared - under the dome rule also one on flat
+ * ground (the image's spread around it below 0.2 of the centres' median),
+ * where noise alone can line the rays' steps up on a circle. um_per_px is used for the diameter
  * range of methods that need it when no pitch can be found (0 = none).
  * Returns 0, or -1 with a message (no image, out of memory).
  */
