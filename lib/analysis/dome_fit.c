@@ -871,6 +871,11 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	out->side = fabs(best.coef[FS_SE_YIELD]) > 1e-12
 			    ? hypot(best.coef[FS_SE_SLOPE_X], best.coef[FS_SE_SLOPE_Y]) / best.coef[FS_SE_YIELD]
 			    : 0;
+	if (fabs(best.coef[FS_SE_YIELD]) > 1e-12) {
+		out->edge = best.coef[FS_SE_EDGE] / best.coef[FS_SE_YIELD];
+		out->shadow = best.elev >= 0 ? -best.coef[FS_SE_SHADOW] / best.coef[FS_SE_YIELD] : 0;
+	}
+	out->grid_px = pitch / G;
 	out->pitch = pitch;
 	out->angle = c.angle;
 	out->offset_x = best.ox;

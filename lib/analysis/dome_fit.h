@@ -101,6 +101,10 @@ typedef struct fs_dome_fit {
 	double azimuth;   /* detector direction from the slope weights, radians */
 	double elevation; /* detector elevation of the shadow, radians; 0 = no shadow term */
 	double side;      /* slope weight / yield weight: the detector's strength */
+	double edge;      /* edge weight / yield weight (convexity in 1 / grid_px) */
+	double grid_px;   /* px per sample of the model's grid */
+	double shadow;    /* -shadow weight / yield weight: the shadow's depth;
+			     0 without the shadow term */
 	double pitch, angle; /* the lattice used (px, radians) */
 	double offset_x, offset_y; /* the dome centres minus the given centres, px
 			     (one offset for all: see dome_fit.c) */
