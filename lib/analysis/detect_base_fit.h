@@ -62,4 +62,35 @@ typedef struct fs_det_base_fit {
 int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, fs_measured *meas,
 			  fs_det_base_fit *info);
 
+/*
+ * The rule's two image-wide steps, for the measurement tile by tile
+ * (detect_domes_tiled.c), which reads the patches from crops but must
+ * size the same domes at the same level:
+ *
+ * fs_det_base_plan_make lists the domes of meas[0..nc) the rule sizes
+ * (idx ascending, their centres xs/ys) and the templates' median fill
+ * fill0; p->n 0 when the rule changes nothing (no fitted formation in
+ * off, fewer than 8 domes). Returns 0, -1 on out of memory. The plan owns
+ * its arrays (fs_det_base_plan_free).
+ *
+ * fs_det_base_fit_scale applies the fitted radii fr[0..p->n) (NAN: the
+ * fit could not size that dome) to meas at the base rule's level and
+ * fills info (may be NULL).
+ *
+ * fs_det_base_lowpass: the image the patches are read from for off's
+ * formation: NULL when it is img itself (no halftone screen), else a new
+ * low-passed copy the caller frees; *err set and -1 on out of memory.
+ */
+typedef struct fs_det_base_plan {
+	size_t n;
+	size_t *idx;
+	double *xs, *ys;
+	double fill0;
+} fs_det_base_plan;
+
+int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offset *off, fs_det_base_plan *p);
+void fs_det_base_plan_free(fs_det_base_plan *p);
+void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, fs_measured *meas, fs_det_base_fit *info);
+int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen);
+
 #endif

@@ -334,6 +334,28 @@ static int make_templates(fs_dome_tpl *t, const fs_dome_fit *f, double fill0, co
 	return template_sums(t);
 }
 
+/* the fitted disc's radius and the centre search's first step */
+static double rfit_of(double pitch)
+{
+	return 0.5 * pitch;
+}
+
+static double shift_of(double pitch)
+{
+	return fmax(0.5, 0.04 * pitch);
+}
+
+void fs_dome_tpl_reach_of(double pitch, size_t n, fs_dome_tpl_reach *r)
+{
+	double shift = shift_of(pitch);
+	r->patch_r = rfit_of(pitch) + 1; /* sample_obs's test */
+	/* each round up to three steps of h along both axes, h halving */
+	r->search_r = 0;
+	for (int k = 0; k < CENTRE_ROUNDS; k++, shift *= 0.5)
+		r->search_r += 3 * M_SQRT2 * shift;
+	r->stride = n > MEAN_MAX ? (n + MEAN_MAX - 1) / MEAN_MAX : 1;
+}
+
 int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, const double *xs,
 		      const double *ys, size_t n, fs_dome_tpl *t, char *err, size_t errlen)
 {
@@ -344,8 +366,8 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
 	float *cs = NULL;
 	double *mean = NULL, *obs = NULL;
 	t->pitch = f->pitch;
-	t->rfit = 0.5 * f->pitch;
-	t->shift = fmax(0.5, 0.04 * f->pitch);
+	t->rfit = rfit_of(f->pitch);
+	t->shift = shift_of(f->pitch);
 	if (!(fill0 <= 1)) {
 		fs_dome_tpl_free(t);
 		return 1;
@@ -361,8 +383,10 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
 	if (!cs || !mean || !obs || !t->t)
 		goto oom;
 	/* the mean patch of up to 64 tubercles spread over the image */
-	size_t stride = n > MEAN_MAX ? (n + MEAN_MAX - 1) / MEAN_MAX : 1, used = 0;
-	for (size_t q = 0; q < n && used < MEAN_MAX; q += stride) {
+	fs_dome_tpl_reach reach;
+	fs_dome_tpl_reach_of(f->pitch, n, &reach);
+	size_t used = 0;
+	for (size_t q = 0; q < n && used < MEAN_MAX; q += reach.stride) {
 		if (sample_obs(t, img, xs[q], ys[q], obs))
 			continue;
 		for (size_t i = 0; i < np; i++)

@@ -105,4 +105,20 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 
 void fs_dome_tpl_free(fs_dome_tpl *t);
 
+/*
+ * Where the templates read an image, for a caller that hands them crops
+ * (the dome rule tile by tile, detect_domes_tiled.c): with the formation's
+ * pitch, patch_r is the patch's reach around a centre (a patch whose disc
+ * of that radius leaves the image is not read); search_r bounds how far
+ * fs_dome_tpl_fit's centre search moves from its start; of n centres given
+ * to fs_dome_tpl_build the mean patch reads those at 0, stride, 2 stride,
+ * ... (the ones inside the image).
+ */
+typedef struct fs_dome_tpl_reach {
+	double patch_r, search_r; /* px */
+	size_t stride;
+} fs_dome_tpl_reach;
+
+void fs_dome_tpl_reach_of(double pitch, size_t n, fs_dome_tpl_reach *r);
+
 #endif
