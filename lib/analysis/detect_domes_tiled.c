@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include "analysis/detect_methods.h"
+#include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
+#include "analysis/dome_base_fit.h"
 #include "analysis/dome_fit.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
@@ -35,8 +37,13 @@ void fs_det_domes_set_overlap_scale(double scale)
  * (ox, oy) of the whole one. */
 typedef void (*point_fn)(const fs_image *meas, int ox, int oy, size_t i, void *ctx);
 
+/* A tile's crop turned into the image its points read (NULL: the crop
+ * itself); returns a new image, or NULL with err set. */
+typedef fs_image *(*crop_fn)(const fs_image *meas, void *ctx, char *err, size_t errlen);
+
 struct pass {
 	const fs_meas *m;
+	crop_fn prep;
 	const double *px, *py; /* the points, m's pixels; NAN: no work */
 	int reach;             /* px around a point its work reads */
 	point_fn fn;
@@ -98,6 +105,13 @@ static int do_tile(size_t k, void *arg, char *err, size_t errlen)
 				   (int)ceil(x1) + P->reach, (int)ceil(y1) + P->reach, &ox, &oy, err, errlen);
 	if (!meas)
 		return -1;
+	if (P->prep) {
+		fs_image *q = P->prep(meas, P->ctx, err, errlen);
+		fs_image_free(meas);
+		if (!q)
+			return -1;
+		meas = q;
+	}
 	for (size_t q = a; q < b; q++)
 		P->fn(meas, ox, oy, P->idx[q], P->ctx);
 	fs_image_free(meas);
@@ -125,11 +139,11 @@ static int cmp_raster_key(const void *a, const void *b)
 
 /* Runs fn on the n points (px, py) (NAN: none), each tile's crop widened
  * by reach, in m->threads threads. Returns 0, or -1 with a message. */
-static int run_pass(const fs_meas *m, size_t n, const double *px, const double *py, int reach, point_fn fn,
-		    void *ctx, char *err, size_t errlen)
+static int run_pass_prep(const fs_meas *m, size_t n, const double *px, const double *py, int reach, crop_fn prep,
+			 point_fn fn, void *ctx, char *err, size_t errlen)
 {
 	const fs_image *src = m->src;
-	struct pass P = {.m = m, .px = px, .py = py, .reach = reach, .fn = fn, .ctx = ctx};
+	struct pass P = {.m = m, .prep = prep, .px = px, .py = py, .reach = reach, .fn = fn, .ctx = ctx};
 	P.tile = m->tile > 0 ? m->tile : (src->width > src->height ? src->width : src->height);
 	P.ntx = (src->width + P.tile - 1) / P.tile;
 	int nty = (src->height + P.tile - 1) / P.tile;
@@ -166,6 +180,12 @@ out:
 	free(idx);
 	free(keys);
 	return rc;
+}
+
+static int run_pass(const fs_meas *m, size_t n, const double *px, const double *py, int reach, point_fn fn,
+		    void *ctx, char *err, size_t errlen)
+{
+	return run_pass_prep(m, n, px, py, reach, NULL, fn, ctx, err, errlen);
 }
 
 /* The whole job's state, shared read-only by the passes (each point's
@@ -398,6 +418,142 @@ out:
 	return rc;
 }
 
+/* The per-tubercle template fit (detect_base_fit.h) on crops: what the
+ * fit pass shares. */
+struct base_job {
+	const fs_dome_tpl *t;
+	double lowpass;        /* the halftone low-pass's sigma, 0: none */
+	const fs_det_base_plan *p;
+	double *fr;            /* the fitted radius of plan entry k, NAN: none */
+	int failed;            /* a fit ran out of memory */
+};
+
+static fs_image *lowpass_crop(const fs_image *meas, void *ctx, char *err, size_t errlen)
+{
+	const struct base_job *b = ctx;
+	return fs_gaussian_blurred(meas, b->lowpass, err, errlen);
+}
+
+static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
+{
+	struct base_job *b = ctx;
+	fs_dome_tfit f;
+	int q = fs_dome_tpl_fit(b->t, meas, b->p->xs[k] - ox, b->p->ys[k] - oy, &f);
+	if (q < 0)
+		b->failed = 1;
+	b->fr[k] = q == 0 && isfinite(f.radius) ? f.radius : NAN;
+}
+
+/*
+ * The domes' sizes from the template fit, as fs_det_base_fit_apply gives
+ * them on the whole measurement image: the templates built on a mosaic of
+ * the patches the mean patch reads (each cell the whole image's low-passed
+ * measurement image about one centre), every dome fitted on its tile's
+ * low-passed crop, widened by the patch, the centre search and the
+ * low-pass's reach; the level set from all of them at once.
+ */
+static int fit_bases(struct job *j, char *err, size_t errlen)
+{
+	const fs_meas *m = j->m;
+	int W = m->src->width, H = m->src->height;
+	fs_det_base_plan p;
+	if (fs_det_base_plan_make(j->res, j->c->n, &j->off, &p)) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		return -1;
+	}
+	if (!p.n)
+		return 0;
+	fs_dome_tpl_reach R;
+	fs_dome_tpl_reach_of(j->off.fit.pitch, p.n, &R);
+	struct base_job b = {.p = &p};
+	b.lowpass = j->off.fit.halftone > 0 ? FS_HALFTONE_LOWPASS * j->off.fit.halftone : 0;
+	int lp = b.lowpass > 0 ? fs_gaussian_radius(b.lowpass) + 1 : 0;
+	int half = (int)ceil(R.patch_r) + 2, S = 2 * half + 1;
+	size_t nv = (p.n + R.stride - 1) / R.stride, ncell = 0;
+	double *mx = malloc(nv * sizeof *mx), *my = malloc(nv * sizeof *my);
+	b.fr = malloc(p.n * sizeof *b.fr);
+	fs_image *mosaic = NULL;
+	fs_dome_tpl t;
+	memset(&t, 0, sizeof t);
+	int rc = -1;
+	if (!mx || !my || !b.fr)
+		goto oom;
+	for (size_t v = 0; v < nv; v++) {
+		double x = p.xs[v * R.stride], y = p.ys[v * R.stride];
+		mx[v] = my[v] = -1e9; /* outside the image: outside the mosaic too */
+		if (x - R.patch_r >= 0 && y - R.patch_r >= 0 && x + R.patch_r < W - 1 && y + R.patch_r < H - 1)
+			ncell++;
+	}
+	int cols = (int)ceil(sqrt((double)(ncell ? ncell : 1)));
+	int rows = (int)((ncell + cols - 1) / cols);
+	mosaic = fs_image_new(cols * S, (rows ? rows : 1) * S);
+	if (!mosaic)
+		goto oom;
+	size_t cell = 0;
+	for (size_t v = 0; v < nv; v++) {
+		double x = p.xs[v * R.stride], y = p.ys[v * R.stride];
+		if (!(x - R.patch_r >= 0 && y - R.patch_r >= 0 && x + R.patch_r < W - 1 && y + R.patch_r < H - 1))
+			continue;
+		int cx = (int)floor(x) - half, cy = (int)floor(y) - half;
+		int ox0 = (int)(cell % cols) * S, oy0 = (int)(cell / cols) * S;
+		int ox, oy;
+		fs_image *meas = meas_crop(m, clampi(cx - lp, 0, W - 1), clampi(cy - lp, 0, H - 1),
+					   clampi(cx + S - 1 + lp, 0, W - 1), clampi(cy + S - 1 + lp, 0, H - 1), &ox, &oy,
+					   err, errlen);
+		if (!meas)
+			goto out;
+		if (lp) {
+			fs_image *q = lowpass_crop(meas, &b, err, errlen);
+			fs_image_free(meas);
+			if (!(meas = q))
+				goto out;
+		}
+		/* pixels beyond the image's edge are never read (the patch
+		 * lies inside it): the edge's, so the cell is defined */
+		for (int vv = 0; vv < S; vv++) {
+			int yy = clampi(cy + vv, 0, H - 1) - oy;
+			for (int u = 0; u < S; u++) {
+				int xx = clampi(cx + u, 0, W - 1) - ox;
+				mosaic->data[(size_t)(oy0 + vv) * mosaic->width + ox0 + u] =
+					meas->data[(size_t)yy * meas->width + xx];
+			}
+		}
+		fs_image_free(meas);
+		mx[v] = x - cx + ox0;
+		my[v] = y - cy + oy0;
+		cell++;
+	}
+	int built = fs_dome_tpl_build(mosaic, &j->off.fit, p.fill0, mx, my, nv, &t, err, errlen);
+	if (built < 0)
+		goto out;
+	rc = 0;
+	if (built > 0)
+		goto out; /* no templates: the base rule's radii stand */
+	b.t = &t;
+	for (size_t k = 0; k < p.n; k++)
+		b.fr[k] = NAN;
+	int reach = (int)ceil(g_overlap_scale * (R.patch_r + R.search_r + lp + 2));
+	if (run_pass_prep(m, p.n, p.xs, p.ys, reach, lp ? lowpass_crop : NULL, fit_point, &b, err, errlen) ||
+	    b.failed) {
+		if (b.failed)
+			snprintf(err, errlen, "tiled dome measurement: out of memory");
+		rc = -1;
+		goto out;
+	}
+	fs_det_base_fit_scale(&p, b.fr, j->res, NULL);
+	goto out;
+oom:
+	snprintf(err, errlen, "tiled dome measurement: out of memory");
+out:
+	free(mx);
+	free(my);
+	free(b.fr);
+	fs_image_free(mosaic);
+	fs_dome_tpl_free(&t);
+	fs_det_base_plan_free(&p);
+	return rc;
+}
+
 int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, char *err,
 			       size_t errlen)
 {
@@ -462,6 +618,9 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		if (run_pass(m, n, px, py, reach, offset_point, &j, err, errlen))
 			goto out;
 	}
+	/* each dome's size from its whole patch (detect_base_fit.h) */
+	if (fit_bases(&j, err, errlen))
+		goto out;
 	rc = 0;
 out:
 	free(px);

@@ -18,7 +18,12 @@
  *   same centre crop of the measurement image the fit would search, the
  *   patches it reads are copied into a mosaic (dome_fit.h patch_x) and
  *   the fit runs on that; then the domes are measured again from their
- *   centre plus the offset, tile by tile.
+ *   centre plus the offset, tile by tile;
+ * - each dome's size from its whole patch through that formation, at the
+ *   base rule's level (detect_base_fit.h): the templates built on a
+ *   mosaic of the patches their mean reads, every dome fitted on its
+ *   tile's crop (low-passed like the whole image when it holds a halftone
+ *   screen), the level from all of them at once.
  *
  * Why the results are the whole image's: a crop's measurement image equals
  * the whole one, sample for sample, at least the filters' reach inside the

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/blob_measure.h"
+#include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
 #include "analysis/detect_domes_tiled.h"
 #include "analysis/detect_tiled.h"
@@ -176,7 +177,13 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	}
 	/* The dome rule: the centres' common offset from the dome centres
 	 * (a side detector's), fitted once with the image formation. */
-	if (m->img && m->dome && fs_det_offset_correct(m, c, max_r, smooth, meas, NULL))
+	fs_det_offset off;
+	if (m->img && m->dome && fs_det_offset_correct(m, c, max_r, smooth, meas, &off))
+		goto out;
+	/* ... and each dome's size relative to the others read from its
+	 * whole patch through that formation, at the base rule's mean level
+	 * (its own readings scatter with the noise on its rays) */
+	if (m->img && m->dome && fs_det_base_fit_apply(m, c, &off, meas, NULL))
 		goto out;
 	for (size_t i = 0; i < c->n; i++) {
 		if (!meas[i].ok)

@@ -66,6 +66,7 @@ int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, d
 	if (fs_dome_fit_image(img, xs, ys, n, pitch, &o, &f, err, sizeof err))
 		return 0; /* too few whole patches: nothing to correct */
 	info->fitted = 1;
+	info->fit = f;
 	info->dx = f.offset_x;
 	info->dy = f.offset_y;
 	info->quality = f.quality;

@@ -42,6 +42,8 @@ typedef struct fs_det_offset {
 	double dx, dy;    /* the dome centres minus the given centres, px of m */
 	double quality;   /* the fit's R^2 */
 	size_t moved;     /* tubercles whose new measurement was kept */
+	fs_dome_fit fit;  /* the formation fit itself (when fitted): the
+			   * per-tubercle fit (detect_base_fit.h) renders it */
 } fs_det_offset;
 
 /*

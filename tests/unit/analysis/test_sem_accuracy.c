@@ -42,12 +42,15 @@
  * of the dome rule: 53 from its circle votes, 64 since its candidates are
  * the peaks of the image's mean dome correlated with the image (h20g,
  * dome_template.h; D 19 -> 26, S 28 -> 29, SD 23 -> 27 measured then,
- * guards raised to those levels). */
+ * guards raised to those levels). Each dome's size relative to the
+ * image's others read from its whole patch through the image's formation,
+ * at the base rule's mean level (h21e, detect_base_fit.h): D 26 -> 27,
+ * S 29 -> 29, SD 27 -> 38 of 40, all four 12 -> 14. */
 #define LEVEL_OLD_D 7
 #define LEVEL_OLD_RP 31
-#define LEVEL_NEW_D 26
+#define LEVEL_NEW_D 27
 #define LEVEL_NEW_S 29
-#define LEVEL_NEW_SD 27
+#define LEVEL_NEW_SD 38
 #define LEVEL_NEW_RP 64
 
 typedef struct scene_result {

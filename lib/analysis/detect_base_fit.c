@@ -1,0 +1,156 @@
+/* detect_base_fit.c - the dome rule's per-tubercle diameters from the
+ * template fit at the base rule's level (see detect_base_fit.h). */
+#include "analysis/detect_base_fit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/dome_base_fit.h"
+#include "analysis/halftone.h"
+#include "analysis/preprocess.h"
+
+/* the base rule's gate (detect_measure.c): below this share of the rays'
+ * steps on one circle there is no dome */
+#define DOME_QUALITY 0.45
+#define MIN_SIZED 8
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int is_dome(const fs_measured *q)
+{
+	return q->ok && q->t.fit_quality >= DOME_QUALITY && isfinite(q->t.radius_px) && q->t.radius_px > 0;
+}
+
+void fs_det_base_plan_free(fs_det_base_plan *p)
+{
+	free(p->idx);
+	free(p->xs);
+	free(p->ys);
+	memset(p, 0, sizeof *p);
+}
+
+int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offset *off, fs_det_base_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	if (!off || !off->fitted)
+		return 0;
+	size_t n = 0;
+	for (size_t i = 0; i < nc; i++)
+		n += is_dome(&meas[i]);
+	if (n < MIN_SIZED)
+		return 0;
+	double *rs = malloc(n * sizeof *rs);
+	p->idx = malloc(n * sizeof *p->idx);
+	p->xs = malloc(n * sizeof *p->xs);
+	p->ys = malloc(n * sizeof *p->ys);
+	if (!rs || !p->idx || !p->xs || !p->ys) {
+		free(rs);
+		fs_det_base_plan_free(p);
+		return -1;
+	}
+	for (size_t i = 0; i < nc; i++)
+		if (is_dome(&meas[i])) {
+			p->idx[p->n] = i;
+			p->xs[p->n] = meas[i].t.centroid_x;
+			p->ys[p->n] = meas[i].t.centroid_y;
+			rs[p->n++] = meas[i].t.radius_px;
+		}
+	qsort(rs, n, sizeof *rs, cmp_double);
+	p->fill0 = 2 * rs[n / 2] / off->fit.pitch;
+	free(rs);
+	return 0;
+}
+
+void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, fs_measured *meas, fs_det_base_fit *info)
+{
+	fs_det_base_fit dummy;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof *info);
+	double sb = 0, sf = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(fr[k])) {
+			sb += meas[p->idx[k]].t.radius_px;
+			sf += fr[k];
+			info->fitted++;
+		}
+	if (info->fitted < MIN_SIZED || !(sf > 0))
+		return;
+	info->applied = 1;
+	info->scale = sb / sf;
+	for (size_t k = 0; k < p->n; k++) {
+		if (!isfinite(fr[k])) {
+			info->kept++;
+			continue;
+		}
+		fs_tubercle *q = &meas[p->idx[k]].t;
+		double r = info->scale * fr[k], s = r / q->radius_px;
+		q->radius_px = r;
+		q->major_axis_px *= s;
+		q->minor_axis_px *= s;
+	}
+}
+
+int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	/* the formation was fitted with a halftone screen low-passed away
+	 * (dome_fit.h): the patches are read the same way */
+	if (!(off->fit.halftone > 0))
+		return 0;
+	*out = fs_gaussian_blurred(img, FS_HALFTONE_LOWPASS * off->fit.halftone, err, errlen);
+	return *out ? 0 : -1;
+}
+
+int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, fs_measured *meas,
+			  fs_det_base_fit *info)
+{
+	if (info)
+		memset(info, 0, sizeof *info);
+	if (!m->img || !m->dome)
+		return 0;
+	fs_det_base_plan p;
+	if (fs_det_base_plan_make(meas, c->n, off, &p))
+		return -1;
+	if (!p.n)
+		return 0;
+	int rc = -1;
+	double *fr = malloc(p.n * sizeof *fr);
+	fs_image *lp = NULL;
+	fs_dome_tpl t;
+	memset(&t, 0, sizeof t);
+	char err[128];
+	if (!fr || fs_det_base_lowpass(m->img, off, &lp, err, sizeof err))
+		goto out;
+	const fs_image *img = lp ? lp : m->img;
+	int b = fs_dome_tpl_build(img, &off->fit, p.fill0, p.xs, p.ys, p.n, &t, err, sizeof err);
+	if (b < 0)
+		goto out;
+	rc = 0;
+	if (b > 0)
+		goto out; /* no templates: the base rule's radii stand */
+	for (size_t k = 0; k < p.n; k++) {
+		fs_dome_tfit f;
+		fr[k] = NAN;
+		int q = fs_dome_tpl_fit(&t, img, p.xs[k], p.ys[k], &f);
+		if (q < 0) {
+			rc = -1;
+			goto out;
+		}
+		if (q == 0 && isfinite(f.radius))
+			fr[k] = f.radius;
+	}
+	fs_det_base_fit_scale(&p, fr, meas, info);
+out:
+	free(fr);
+	fs_image_free(lp);
+	fs_dome_tpl_free(&t);
+	fs_det_base_plan_free(&p);
+	return rc;
+}

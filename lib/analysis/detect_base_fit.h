@@ -1,0 +1,96 @@
+/*
+ * detect_base_fit.h - the dome detector's per-tubercle diameters: each
+ * dome's size relative to the image's others read from its whole patch
+ * through the image's fitted SE formation (dome_base_fit.h), at the level
+ * of the base rule's mean (dome_measure.h). The last step of the dome
+ * rule's measurement (detect_measure.c). Not part of the public API
+ * (detect.h).
+ *
+ * Why two estimators: the base rule reads each base where 32 rays find
+ * the signal's step. Its mean over an image is the rule's calibrated
+ * reading (blur and ridge corrections, the centres' common offset) and
+ * meets the mean-D and mean-S targets in about half the corner scenes of
+ * the simulator; but one tubercle's reading scatters with the noise on
+ * its rays (a per-tubercle SD of 9-38 % of D under a halftone screen).
+ * The template fit reads a tubercle's size from every pixel of its patch
+ * with its own gain and offset and scatters 1-5 % where it applies, but
+ * its level depends on how well the image's formation (fitted once per
+ * image at the base rule's median fill, detect_offset.h) matches the
+ * image: from that formation, unsearched, it reads mean D within 3 % in
+ * fewer scenes than the base rule (h20e's search of 60 formations per
+ * image fixed the level but cost 150-2,200 x the outline rule and lost
+ * mean S, docs/paper-figures.md). Every dome of an image is read through
+ * the same formation, so a wrong formation scales every fitted size
+ * alike: the ratio of a dome's fitted size to the image's mean fitted
+ * size is what the fit measures well, the level is what the base rule
+ * measures well.
+ *
+ * The rule: the domes the base rule kept (fit quality >= 0.45, a finite
+ * radius) are fitted from their (offset-corrected) centres; with s = (sum
+ * of their base-rule radii) / (sum of their fitted radii) over the domes
+ * both measured, a dome's radius becomes s x its fitted radius (the
+ * ellipse axes scaled alike). So the image's mean radius stays the base
+ * rule's and each dome's deviation from it is the fit's. Centres and fit
+ * quality stay the base rule's (the spaces between neighbours then move
+ * only with the radii). A dome the fit cannot size (its best fill at an
+ * end of the grid, 0.70 or 1.30 of the median, or no positive gain)
+ * keeps the base rule's radius; one whose patch leaves the image too.
+ * Nothing changes when the formation was not fitted or fewer than 8
+ * domes were sized.
+ *
+ * The caller owns every argument; nothing is kept.
+ */
+#ifndef FS_DETECT_BASE_FIT_H
+#define FS_DETECT_BASE_FIT_H
+
+#include "analysis/detect_measure.h"
+#include "analysis/detect_offset.h"
+
+/* What the step did (for reports and tests). */
+typedef struct fs_det_base_fit {
+	int applied;        /* 1 when the fitted sizes were used */
+	size_t fitted;      /* domes sized by the template fit */
+	size_t kept;        /* domes that kept the base rule's radius */
+	double scale;       /* s above; 0 when not applied */
+} fs_det_base_fit;
+
+/*
+ * Applies the rule above to the c->n measured candidates meas[] (m's
+ * pixels) with off the result of fs_det_offset_correct on them. info may
+ * be NULL. Returns 0, -1 on out of memory (meas unchanged).
+ */
+int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, fs_measured *meas,
+			  fs_det_base_fit *info);
+
+/*
+ * The rule's two image-wide steps, for the measurement tile by tile
+ * (detect_domes_tiled.c), which reads the patches from crops but must
+ * size the same domes at the same level:
+ *
+ * fs_det_base_plan_make lists the domes of meas[0..nc) the rule sizes
+ * (idx ascending, their centres xs/ys) and the templates' median fill
+ * fill0; p->n 0 when the rule changes nothing (no fitted formation in
+ * off, fewer than 8 domes). Returns 0, -1 on out of memory. The plan owns
+ * its arrays (fs_det_base_plan_free).
+ *
+ * fs_det_base_fit_scale applies the fitted radii fr[0..p->n) (NAN: the
+ * fit could not size that dome) to meas at the base rule's level and
+ * fills info (may be NULL).
+ *
+ * fs_det_base_lowpass: the image the patches are read from for off's
+ * formation: NULL when it is img itself (no halftone screen), else a new
+ * low-passed copy the caller frees; *err set and -1 on out of memory.
+ */
+typedef struct fs_det_base_plan {
+	size_t n;
+	size_t *idx;
+	double *xs, *ys;
+	double fill0;
+} fs_det_base_plan;
+
+int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offset *off, fs_det_base_plan *p);
+void fs_det_base_plan_free(fs_det_base_plan *p);
+void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, fs_measured *meas, fs_det_base_fit *info);
+int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,542 @@
+/* dome_base_fit.c - a tubercle's size fitted to its whole patch through
+ * the image's formation (see dome_base_fit.h). */
+#include "analysis/dome_base_fit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/se_render.h"
+
+#define SCALE_LO 0.70
+#define SCALE_STEP 0.05
+#define FILL_MAX 0.96 /* neighbours' bases touch at 1; se_render needs < 1 */
+#define FILL_MIN 0.05
+#define MEAN_MAX 64   /* tubercles averaged for the weights */
+#define NW (FS_SE_NCOMP + 1)
+#define NLIN FS_SE_SHADOW /* yield, the two slopes, edge */
+/* The render grid and the patch's sample points, per pitch: 24 render
+ * samples a pitch instead of h20e's 24-48 (two a pixel), whose blur and
+ * shadow cost the cube of it; 16 points a pitch (one a pixel below) read
+ * each patch instead of 32, and two rounds of the centre search instead
+ * of three. P1 Fig1's step, callgrind: 480 M instructions with h20e's
+ * grids, 85 M with these and the templates' two steps
+ * (fs_dome_tpl_build); the outline rule's whole detection is 83 M. The
+ * corner scenes read the same counts with 24 points a pitch as with 16
+ * (docs/paper-figures.md, h21e). */
+#define RENDER_G 24
+#define POINTS_PER_PITCH 16
+/* the centre search's step halvings (0.04 and 0.02 pitch) */
+#define CENTRE_ROUNDS 2
+
+/* Gaussian blur of the (2 sh + 1)^2 window src into the centred
+ * (2 half + 1)^2 crop dst, rows then columns (tmp: (2 sh + 1) x
+ * (2 half + 1) floats). */
+static void blur_crop(const float *src, int sh, int half, double sigma, float *tmp, float *dst)
+{
+	int sw = 2 * sh + 1, cw = 2 * half + 1, off = sh - half;
+	int kr = sigma > 0 ? (int)ceil(3 * sigma) : 0;
+	if (kr > off)
+		kr = off;
+	double k[2 * 64 + 1], ks = 0;
+	if (kr > 64)
+		kr = 64;
+	for (int i = -kr; i <= kr; i++)
+		ks += k[i + kr] = sigma > 0 ? exp(-0.5 * i * i / (sigma * sigma)) : 1;
+	for (int i = 0; i <= 2 * kr; i++)
+		k[i] /= ks;
+	for (int y = 0; y < sw; y++)
+		for (int x = 0; x < cw; x++) {
+			double a = 0;
+			const float *s = src + (size_t)y * sw + x + off - kr;
+			for (int i = 0; i <= 2 * kr; i++)
+				a += k[i] * s[i];
+			tmp[(size_t)y * cw + x] = (float)a;
+		}
+	for (int y = 0; y < cw; y++)
+		for (int x = 0; x < cw; x++) {
+			double a = 0;
+			for (int i = 0; i <= 2 * kr; i++)
+				a += k[i] * tmp[(size_t)(y + off - kr + i) * cw + x];
+			dst[(size_t)y * cw + x] = (float)a;
+		}
+}
+
+/* Bilinear value of a (2 half + 1)^2 grid at (u, v) from its centre. */
+static double grid_at(const float *g, int half, double u, double v)
+{
+	int cw = 2 * half + 1;
+	double x = u + half, y = v + half;
+	int x0 = (int)floor(x), y0 = (int)floor(y);
+	if (x0 < 0)
+		x0 = 0;
+	if (y0 < 0)
+		y0 = 0;
+	if (x0 > cw - 2)
+		x0 = cw - 2;
+	if (y0 > cw - 2)
+		y0 = cw - 2;
+	double fx = x - x0, fy = y - y0;
+	const float *d = g + (size_t)y0 * cw + x0;
+	return (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[cw] * (1 - fx) + d[cw + 1] * fx) * fy;
+}
+
+/* The image at the sample points around (x, y): 1 when they leave the
+ * image (nothing written). Inside, bilinear without clamping. */
+static int sample_obs(const fs_dome_tpl *t, const fs_image *img, double x, double y, double *o)
+{
+	double r = t->rfit + 1;
+	if (!(x - r >= 0 && y - r >= 0 && x + r < img->width - 1 && y + r < img->height - 1))
+		return 1;
+	int w = img->width;
+	for (size_t i = 0; i < t->npts; i++) {
+		double px = x + t->dx[i], py = y + t->dy[i];
+		int x0 = (int)px, y0 = (int)py;
+		double fx = px - x0, fy = py - y0;
+		const float *d = img->data + (size_t)y0 * w + x0;
+		o[i] = (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[w] * (1 - fx) + d[w + 1] * fx) * fy;
+	}
+	return 0;
+}
+
+/* Least squares with a tiny ridge (a component that vanishes, e.g. no
+ * shadow, must not make it singular): A is n x (n + 1), augmented. */
+static void solve_small(double A[NW][NW + 1], int n, double *x)
+{
+	for (int i = 0; i < n; i++)
+		A[i][i] += 1e-9 * (A[i][i] + 1);
+	for (int i = 0; i < n; i++) {
+		int piv = i;
+		for (int r = i + 1; r < n; r++)
+			if (fabs(A[r][i]) > fabs(A[piv][i]))
+				piv = r;
+		for (int j = 0; j <= n && piv != i; j++) {
+			double s = A[i][j];
+			A[i][j] = A[piv][j];
+			A[piv][j] = s;
+		}
+		for (int r = i + 1; r < n; r++) {
+			double f = A[r][i] / A[i][i];
+			for (int j = i; j <= n; j++)
+				A[r][j] -= f * A[i][j];
+		}
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		double s = A[i][n];
+		for (int j = i + 1; j < n; j++)
+			s -= A[i][j] * x[j];
+		x[i] = s / A[i][i];
+	}
+}
+
+void fs_dome_tpl_free(fs_dome_tpl *t)
+{
+	if (!t)
+		return;
+	free(t->dx);
+	free(t->dy);
+	free(t->t);
+	memset(t, 0, sizeof *t);
+}
+
+/* The sample points: a square grid of step sp px inside the disc. */
+static int make_points(fs_dome_tpl *t, double sp)
+{
+	int r = (int)floor(t->rfit / sp);
+	size_t cap = (size_t)(2 * r + 1) * (2 * r + 1);
+	t->dx = malloc(cap * sizeof *t->dx);
+	t->dy = malloc(cap * sizeof *t->dy);
+	if (!t->dx || !t->dy)
+		return -1;
+	t->npts = 0;
+	for (int j = -r; j <= r; j++)
+		for (int i = -r; i <= r; i++)
+			if (hypot(i * sp, j * sp) <= t->rfit) {
+				t->dx[t->npts] = (float)(i * sp);
+				t->dy[t->npts++] = (float)(j * sp);
+			}
+	return 0;
+}
+
+/* Least squares of v on the nc sampled components c[] and a constant;
+ * w gets nc + 1 weights (the constant last); returns the residual sum
+ * of squares. */
+static double solve_on(const float *const *c, int nc, size_t np, const double *v, double *w)
+{
+	double A[NW][NW + 1], x[NW];
+	int n1 = nc + 1;
+	memset(A, 0, sizeof A);
+	for (size_t i = 0; i < np; i++) {
+		for (int j = 0; j < nc; j++)
+			x[j] = c[j][i];
+		x[nc] = 1;
+		for (int a = 0; a < n1; a++) {
+			for (int q = 0; q <= a; q++)
+				A[a][q] += x[a] * x[q];
+			A[a][n1] += x[a] * v[i];
+		}
+	}
+	for (int a = 0; a < n1; a++)
+		for (int q = a + 1; q < n1; q++)
+			A[a][q] = A[q][a];
+	solve_small(A, n1, w);
+	double rss = 0;
+	for (size_t i = 0; i < np; i++) {
+		double m = w[nc] - v[i];
+		for (int j = 0; j < nc; j++)
+			m += w[j] * c[j][i];
+		rss += m * m;
+	}
+	return rss;
+}
+
+/* The templates' components: every fill's lattice rendered, each
+ * component blurred and sampled at t's points (cs: nk x FS_SE_NCOMP x
+ * npts; the shadow's only when shadow). With weights w (nc of them), the
+ * components are mixed before the blur instead, which is linear: one
+ * blur a fill, the templates written to t->t (cs unused). */
+static int sample_components(fs_dome_tpl *t, const fs_dome_fit *f, int gr, int shadow, const double *w, int nc,
+			     float *cs)
+{
+	double g2p = gr / f->pitch, sg = f->blur_px * g2p;
+	int half = (int)ceil(0.5 * gr) + 2, sh = half + (int)ceil(3 * sg) + 1;
+	/* a shadow reaches as far as the highest dome's top casts it */
+	int reach = shadow ? (int)ceil(0.5 * FILL_MAX * gr * f->h_over_r / tan(f->elevation)) + 1 : 0;
+	size_t cw = (size_t)(2 * half + 1), sw = (size_t)(2 * sh + 1), np = t->npts;
+	float *tmp = malloc(sw * cw * sizeof *tmp), *bl = malloc(cw * cw * sizeof *bl);
+	fs_se_field fld;
+	memset(&fld, 0, sizeof fld);
+	int rc = -1;
+	if (!tmp || !bl)
+		goto out;
+	for (int k = 0; k < t->nk; k++) {
+		fs_se_geom g = {t->fill[k], f->h_over_r, f->profile, f->angle};
+		if (fs_se_render(&g, gr, sh, reach, &fld))
+			goto out;
+		if (shadow)
+			fs_se_shadow(&fld, f->azimuth, f->elevation);
+		if (w) {
+			size_t nsw = (size_t)(2 * sh + 1) * (2 * sh + 1);
+			float *mix = fld.c[0]; /* the yield, weighted in place */
+			for (size_t i = 0; i < nsw; i++) {
+				double v = 0;
+				for (int j = 0; j < nc; j++)
+					v += w[j] * fld.c[j][i];
+				mix[i] = (float)v;
+			}
+			float *dst = t->t + (size_t)k * np;
+			blur_crop(mix, sh, half, sg, tmp, bl);
+			for (size_t i = 0; i < np; i++)
+				dst[i] = (float)grid_at(bl, half, t->dx[i] * g2p, t->dy[i] * g2p);
+			continue;
+		}
+		for (int j = 0; j < (shadow ? FS_SE_NCOMP : NLIN); j++) {
+			float *dst = cs + ((size_t)k * FS_SE_NCOMP + j) * np;
+			blur_crop(fld.c[j], sh, half, sg, tmp, bl);
+			for (size_t i = 0; i < np; i++)
+				dst[i] = (float)grid_at(bl, half, t->dx[i] * g2p, t->dy[i] * g2p);
+		}
+	}
+	rc = 0;
+out:
+	fs_se_field_free(&fld);
+	free(tmp);
+	free(bl);
+	return rc;
+}
+
+/* The weights w of the components (nc of them and a constant) that read
+ * the mean patch best at any of t's fills (*kbest). Returns 1 when none
+ * could be solved. */
+static int mix_weights(const fs_dome_tpl *t, const float *cs, int nc, const double *mean, double *w, int *kbest)
+{
+	size_t np = t->npts;
+	const float *c[NW];
+	double wk[NW], brss = INFINITY;
+	for (int k = 0; k < t->nk; k++) {
+		for (int j = 0; j < nc; j++)
+			c[j] = cs + ((size_t)k * FS_SE_NCOMP + j) * np;
+		double rss = solve_on(c, nc, np, mean, wk);
+		if (rss < brss) {
+			brss = rss;
+			memcpy(w, wk, sizeof wk);
+			*kbest = k;
+		}
+	}
+	return !isfinite(brss);
+}
+
+/* The sums of t's templates; 1 when one is flat. */
+static int template_sums(fs_dome_tpl *t)
+{
+	size_t np = t->npts;
+	for (int k = 0; k < t->nk; k++) {
+		const float *tk = t->t + (size_t)k * np;
+		double s = 0, s2 = 0;
+		for (size_t i = 0; i < np; i++) {
+			s += tk[i];
+			s2 += (double)tk[i] * tk[i];
+		}
+		t->st[k] = s;
+		t->stt[k] = s2;
+		if (!(s2 - s * s / np > 1e-12))
+			return 1;
+	}
+	return 0;
+}
+
+/* The fills: 0.70..1.30 of fc in steps of step (one above what a lattice
+ * can hold read as 0.85), where the lattice can be drawn. 1 when fewer
+ * than three. */
+static int set_fills(fs_dome_tpl *t, double fc, double step)
+{
+	fc = fmin(fc, 0.85);
+	t->nk = 0;
+	for (int k = 0; SCALE_LO + step * k <= 2 - SCALE_LO + 1e-9 && k < FS_DOME_TPL_NFILL; k++) {
+		double fl = fc * (SCALE_LO + step * k);
+		if (fl >= FILL_MIN && fl <= FILL_MAX)
+			t->fill[t->nk++] = fl;
+	}
+	return t->nk < 3;
+}
+
+/* The templates (see dome_base_fit.h), in two steps. Coarse: the lattice
+ * at five fills, 0.70-1.30 of fill0, every component blurred, the mix of
+ * them that reads the mean patch best and at which of the five fills.
+ * Fine: the thirteen fills around that one (the formation, fitted at the
+ * base rule's median, may see the domes larger or smaller than the rule
+ * does: 25 % smaller on scene 40 of the corner matrix, so that a grid
+ * around the median leaves the tubercles' own fills outside it), each
+ * rendered, mixed with those weights and blurred once. Returns 0, 1
+ * (degenerate), -1 (memory). */
+static int make_templates(fs_dome_tpl *t, const fs_dome_fit *f, double fill0, const double *mean, float *cs)
+{
+	int shadow = f->elevation > 0 && f->h_over_r > 0, kb = 0;
+	if (set_fills(t, fill0, 3 * SCALE_STEP))
+		return 1;
+	if (sample_components(t, f, RENDER_G, shadow, NULL, 0, cs))
+		return -1;
+	double w[NW];
+	int mt = mix_weights(t, cs, shadow ? FS_SE_NCOMP : NLIN, mean, w, &kb);
+	/* a shadow brighter than the lit surface is no shadow */
+	if (mt == 0 && shadow && !(w[FS_SE_SHADOW] < 0)) {
+		shadow = 0;
+		mt = mix_weights(t, cs, NLIN, mean, w, &kb);
+	}
+	if (mt)
+		return 1;
+	t->shadowed = shadow;
+	if (set_fills(t, t->fill[kb], SCALE_STEP))
+		return 1;
+	if (sample_components(t, f, RENDER_G, shadow, w, shadow ? FS_SE_NCOMP : NLIN, cs))
+		return -1;
+	return template_sums(t);
+}
+
+/* the fitted disc's radius and the centre search's first step */
+static double rfit_of(double pitch)
+{
+	return 0.5 * pitch;
+}
+
+static double shift_of(double pitch)
+{
+	return fmax(0.5, 0.04 * pitch);
+}
+
+void fs_dome_tpl_reach_of(double pitch, size_t n, fs_dome_tpl_reach *r)
+{
+	double shift = shift_of(pitch);
+	r->patch_r = rfit_of(pitch) + 1; /* sample_obs's test */
+	/* each round up to three steps of h along both axes, h halving */
+	r->search_r = 0;
+	for (int k = 0; k < CENTRE_ROUNDS; k++, shift *= 0.5)
+		r->search_r += 3 * M_SQRT2 * shift;
+	r->stride = n > MEAN_MAX ? (n + MEAN_MAX - 1) / MEAN_MAX : 1;
+}
+
+int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, const double *xs,
+		      const double *ys, size_t n, fs_dome_tpl *t, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof *t);
+	if (!(f->pitch >= 6) || !(fill0 > FILL_MIN) || n < 8 || !(f->blur_px >= 0))
+		return 1;
+	int rc = -1;
+	float *cs = NULL;
+	double *mean = NULL, *obs = NULL;
+	t->pitch = f->pitch;
+	t->rfit = rfit_of(f->pitch);
+	t->shift = shift_of(f->pitch);
+	if (!(fill0 <= 1)) {
+		fs_dome_tpl_free(t);
+		return 1;
+	}
+	if (make_points(t, f->pitch > POINTS_PER_PITCH ? f->pitch / POINTS_PER_PITCH : 1))
+		goto oom;
+	size_t np = t->npts;
+	/* for the most fills: the grid may be set again (below) */
+	cs = calloc((size_t)FS_DOME_TPL_NFILL * FS_SE_NCOMP * np, sizeof *cs);
+	mean = calloc(np, sizeof *mean);
+	obs = malloc(np * sizeof *obs);
+	t->t = malloc((size_t)FS_DOME_TPL_NFILL * np * sizeof *t->t);
+	if (!cs || !mean || !obs || !t->t)
+		goto oom;
+	/* the mean patch of up to 64 tubercles spread over the image */
+	fs_dome_tpl_reach reach;
+	fs_dome_tpl_reach_of(f->pitch, n, &reach);
+	size_t used = 0;
+	for (size_t q = 0; q < n && used < MEAN_MAX; q += reach.stride) {
+		if (sample_obs(t, img, xs[q], ys[q], obs))
+			continue;
+		for (size_t i = 0; i < np; i++)
+			mean[i] += obs[i];
+		used++;
+	}
+	if (used < 8) {
+		rc = 1;
+		goto done;
+	}
+	for (size_t i = 0; i < np; i++)
+		mean[i] /= used;
+	int mt = make_templates(t, f, fill0, mean, cs);
+	if (mt < 0)
+		goto oom;
+	if (mt) {
+		rc = 1;
+		goto done;
+	}
+	rc = 0;
+	goto done;
+oom:
+	snprintf(err, errlen, "dome template: out of memory");
+done:
+	free(cs);
+	free(mean);
+	free(obs);
+	if (rc)
+		fs_dome_tpl_free(t);
+	return rc;
+}
+
+/* 1 - R^2 of the patch o against every fill's template (after the best
+ * gain and offset); gain[k] the gains. A fill whose template the patch
+ * does not follow (gain <= 0) scores 1. */
+static void score_all(const fs_dome_tpl *t, const double *o, double *sc, double *gain, double *offs)
+{
+	size_t np = t->npts;
+	double so = 0, soo = 0;
+	for (size_t i = 0; i < np; i++) {
+		so += o[i];
+		soo += o[i] * o[i];
+	}
+	double vo = soo - so * so / np;
+	for (int k = 0; k < t->nk; k++) {
+		const float *tk = t->t + (size_t)k * np;
+		double sot = 0;
+		for (size_t i = 0; i < np; i++)
+			sot += o[i] * tk[i];
+		double cov = sot - so * t->st[k] / np, vt = t->stt[k] - t->st[k] * t->st[k] / np;
+		gain[k] = cov / vt;
+		offs[k] = (so - gain[k] * t->st[k]) / np;
+		sc[k] = vo > 1e-20 && cov > 0 ? 1 - cov * cov / (vt * vo) : 1;
+	}
+}
+
+/* The best 1 - R^2 of the patch o over the templates k0 - 2 .. k0 + 2
+ * (*k the best of them). */
+static double score_near(const fs_dome_tpl *t, const double *o, int k0, int *k)
+{
+	size_t np = t->npts;
+	double so = 0, soo = 0;
+	for (size_t i = 0; i < np; i++) {
+		so += o[i];
+		soo += o[i] * o[i];
+	}
+	double vo = soo - so * so / np, best = 1;
+	*k = k0;
+	for (int q = k0 - 2; q <= k0 + 2; q++) {
+		if (q < 0 || q >= t->nk)
+			continue;
+		const float *tk = t->t + (size_t)q * np;
+		double sot = 0;
+		for (size_t i = 0; i < np; i++)
+			sot += o[i] * tk[i];
+		double cov = sot - so * t->st[q] / np, vt = t->stt[q] - t->st[q] * t->st[q] / np;
+		double sc = vo > 1e-20 && cov > 0 ? 1 - cov * cov / (vt * vo) : 1;
+		if (sc < best) {
+			best = sc;
+			*k = q;
+		}
+	}
+	return best;
+}
+
+int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double y, fs_dome_tfit *out)
+{
+	double *o = malloc(t->npts * sizeof *o);
+	double sc[FS_DOME_TPL_NFILL], gain[FS_DOME_TPL_NFILL], offs[FS_DOME_TPL_NFILL];
+	if (!o)
+		return -1;
+	if (sample_obs(t, img, x, y, o)) {
+		free(o);
+		return 1;
+	}
+	score_all(t, o, sc, gain, offs);
+	int kb = 0;
+	for (int k = 1; k < t->nk; k++)
+		if (sc[k] < sc[kb])
+			kb = k;
+	/* the centre: the eight neighbours, each at the best of the fills
+	 * near the best so far (a patch read off its centre fits a smaller
+	 * dome best, and that dome's best centre is off too), the step
+	 * halved each round (the start is the base rule's centre, off by a
+	 * pixel or two where the detector's side is brighter) */
+	double cx = x, cy = y, best = sc[kb], h = t->shift;
+	for (int round = 0; round < CENTRE_ROUNDS; round++, h *= 0.5) {
+		/* up to three steps of this size while they improve */
+		for (int mv = 0; mv < 3; mv++) {
+			double bx = cx, by = cy;
+			for (int j = -1; j <= 1; j++)
+				for (int i = -1; i <= 1; i++) {
+					if (!i && !j)
+						continue;
+					if (sample_obs(t, img, cx + i * h, cy + j * h, o))
+						continue;
+					int kq;
+					double s = score_near(t, o, kb, &kq);
+					if (s < best) {
+						best = s;
+						kb = kq;
+						bx = cx + i * h;
+						by = cy + j * h;
+					}
+				}
+			if (bx == cx && by == cy)
+				break;
+			cx = bx;
+			cy = by;
+		}
+	}
+	sample_obs(t, img, cx, cy, o);
+	score_all(t, o, sc, gain, offs);
+	kb = 0;
+	for (int k = 1; k < t->nk; k++)
+		if (sc[k] < sc[kb])
+			kb = k;
+	out->x = cx;
+	out->y = cy;
+	out->gain = gain[kb];
+	out->offset = offs[kb];
+	out->quality = fmin(1, fmax(0, 1 - sc[kb]));
+	out->radius = NAN;
+	free(o);
+	if (kb == 0 || kb == t->nk - 1 || !(gain[kb] > 0))
+		return 0;
+	double a = sc[kb - 1], b = sc[kb], c = sc[kb + 1], d = a - 2 * b + c;
+	double off = d > 0 ? 0.5 * (a - c) / d : 0;
+	off = off < -0.5 ? -0.5 : off > 0.5 ? 0.5 : off;
+	double fl = t->fill[kb] + off * (t->fill[kb + 1] - t->fill[kb - 1]) / 2;
+	out->radius = 0.5 * fl * t->pitch;
+	return 0;
+}

@@ -1,0 +1,124 @@
+/*
+ * dome_base_fit.h - one tubercle's size read from its whole patch: the
+ * patch fitted by least squares to a dome rendered through the image's SE
+ * formation, at a grid of fills, with a gain and an offset of its own
+ * (issue 13 section 2, "fitting, per tubercle, a dome model rendered
+ * through the same SE formation to the observed patch").
+ *
+ * Why: the base rule (dome_measure.h) reads each base where 32 rays find
+ * the signal's step; noise, a halftone screen or a neighbour's foot moves
+ * a ray's step, so a tubercle's own reading scatters by 9-38 % of D on the
+ * simulator where the image holds it to 1-3 % (the oracle of
+ * test_sem_oracle, which fits every pixel of the patch). A fit of the
+ * whole patch against one template per fill uses every pixel the way the
+ * oracle does; its brightness and contrast are the tubercle's own (the
+ * gain and offset), its shape the image's (the formation).
+ *
+ * The formation is the one the dome detector has already fitted once per
+ * image for the centres' common offset (detect_offset.h, dome_fit.h:
+ * h/R, profile, blur, lattice angle, detector azimuth and elevation). It
+ * is not searched again here (branch h20e searched 60 formations per image
+ * and cost 150-2,200 x the outline rule, docs/paper-figures.md).
+ *
+ * Per image (fs_dome_tpl_build): the lattice of that formation rendered
+ * (se_render.h, 24 samples a pitch), its components (secant yield, the
+ * two side-detector slopes, edge, the shadowed yield when the formation
+ * has a shadow) blurred by the formation's blur and sampled at fixed
+ * points of a disc of half a pitch (a pixel apart, 1/16 pitch on pitches
+ * above 16 px). Two steps: at five fills, 0.70-1.30 of the given median,
+ * every component blurred and the weights of the components (how much of
+ * the signal is yield, slope, edge, shadow) solved by least squares on
+ * the mean patch of up to 64 tubercles, at the fill that reads it best;
+ * then 13 fills, 0.70-1.30 of that fill in steps of 0.05, each rendered,
+ * mixed with those weights and blurred once (the blur is linear): one
+ * template per fill, the same mix for every size. (The formation, fitted
+ * at the base rule's median, may see the domes 25 % smaller than the rule
+ * does, scene 40 of the corner matrix: a grid around that median left
+ * most tubercles' fills outside it.)
+ *
+ * Per tubercle (fs_dome_tpl_fit): the image sampled at the same points
+ * around the centre; for every fill the residual after the patch's best
+ * gain and offset (a dot product each), a parabola through the best
+ * three. The centre moves by a pattern search (the eight neighbours at
+ * steps of 0.04 and 0.02 pitch, up to three steps of each size, each
+ * neighbour read at the best of the five fills near the best so far): a
+ * patch read 1 px off its centre fits a dome 7 % smaller best.
+ *
+ * Fit quality: R^2 of the patch after its gain and offset (0..1). No size
+ * (radius NAN, the centre kept) when the best fill lies at an end of the
+ * grid or the best gain is not positive: the patch does not look like the
+ * dome at any size of the grid.
+ *
+ * Ownership: fs_dome_tpl owns its arrays (fs_dome_tpl_free); everything
+ * else belongs to the caller; nothing is kept between calls.
+ */
+#ifndef FS_DOME_BASE_FIT_H
+#define FS_DOME_BASE_FIT_H
+
+#include <stddef.h>
+
+#include "analysis/dome_fit.h"
+#include "image/image.h"
+
+#define FS_DOME_TPL_NFILL 13
+
+typedef struct fs_dome_tpl {
+	double pitch;       /* px */
+	double rfit;        /* the fitted disc's radius, px */
+	int nk;             /* fills in use */
+	double fill[FS_DOME_TPL_NFILL];
+	size_t npts;        /* sample points of the disc */
+	float *dx, *dy;     /* their offsets from the centre, px */
+	float *t;           /* nk x npts template values */
+	double st[FS_DOME_TPL_NFILL], stt[FS_DOME_TPL_NFILL]; /* sums of t, t^2 */
+	double shift;       /* first step of the centre search, px */
+	int shadowed;       /* 1 when the templates hold a shadow term */
+} fs_dome_tpl;
+
+/* One tubercle's fit. */
+typedef struct fs_dome_tfit {
+	double x, y;        /* the centre (moved by the search), px */
+	double radius;      /* base radius px; NAN = not measurable */
+	double gain, offset; /* the patch's contrast and brightness */
+	double quality;     /* R^2 after gain and offset, 0..1 */
+} fs_dome_tfit;
+
+/*
+ * Builds the templates for img (the image the bases are measured on, a
+ * halftone screen already removed) from the formation fit f (geometry,
+ * blur, detector azimuth and elevation, pitch and lattice angle) around
+ * the median fill fill0, the weights solved on the mean patch of the n
+ * centres (xs, ys; px; at most 64 spread over them). Returns 0; 1 when
+ * the templates cannot be made (fewer than 8 whole patches, a degenerate
+ * formation; t then holds nothing to free); -1 on out of memory (err
+ * set).
+ */
+int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, const double *xs,
+		      const double *ys, size_t n, fs_dome_tpl *t, char *err, size_t errlen);
+
+/*
+ * Fits the tubercle near (x, y) (px of img). Returns 0 (out->radius NAN
+ * when the base is not measurable), 1 when its patch does not lie inside
+ * the image (out untouched), -1 on out of memory.
+ */
+int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double y, fs_dome_tfit *out);
+
+void fs_dome_tpl_free(fs_dome_tpl *t);
+
+/*
+ * Where the templates read an image, for a caller that hands them crops
+ * (the dome rule tile by tile, detect_domes_tiled.c): with the formation's
+ * pitch, patch_r is the patch's reach around a centre (a patch whose disc
+ * of that radius leaves the image is not read); search_r bounds how far
+ * fs_dome_tpl_fit's centre search moves from its start; of n centres given
+ * to fs_dome_tpl_build the mean patch reads those at 0, stride, 2 stride,
+ * ... (the ones inside the image).
+ */
+typedef struct fs_dome_tpl_reach {
+	double patch_r, search_r; /* px */
+	size_t stride;
+} fs_dome_tpl_reach;
+
+void fs_dome_tpl_reach_of(double pitch, size_t n, fs_dome_tpl_reach *r);
+
+#endif

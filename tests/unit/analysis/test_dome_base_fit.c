@@ -1,0 +1,201 @@
+/*
+ * The per-tubercle template fit through the image's formation
+ * (dome_base_fit.h) against the SEM simulator's truth, apart from the
+ * detector: from the true centres, with the formation fitted to the image
+ * at a fill held 10 % below the truth (as the dome rule holds it at its
+ * own, biased reading) and not searched again, each tubercle fitted with
+ * its own gain and offset. What the dome rule takes from it
+ * (detect_base_fit.h) is each tubercle's size relative to the image's
+ * others: the scatter of the per-tubercle D error about its mean is
+ * asserted (the issue's target: SD below 8 % of D), the level only
+ * loosely (the formation is the held fit's).
+ *
+ * Scenes: corners of test_sem_accuracy at pitch 64 (low spherical caps,
+ * one under a 5 px halftone screen; steep and flat-topped domes), cut to
+ * 6 x 5 pitches like the oracle's. Also: a centre given 0.03 pitch off
+ * comes back, and a flat patch has no base.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/dome_fit.h"
+#include "analysis/dome_base_fit.h"
+#include "analysis/halftone.h"
+#include "analysis/preprocess.h"
+#include "sem_sim.h"
+
+typedef struct tpl_scene {
+	sem_truth t;
+	fs_image *img; /* what the bases are read on (screen removed) */
+	fs_dome_tpl tpl;
+	double *xs, *ys;
+	size_t n;
+} tpl_scene;
+
+static void scene_open(int k, tpl_scene *s)
+{
+	sem_opts o;
+	sem_corner_scene(k, &o);
+	o.width = (int)(6 * o.pitch);
+	o.height = (int)(5 * o.pitch);
+	o.margin_top = 0;
+	o.black_left = 0;
+	fs_image *raw = sem_make(&o, &s->t);
+	assert_non_null(raw);
+	char err[256];
+	/* the dome rule's measurement image: 1 px of smoothing at this pitch */
+	fs_image *m = fs_gaussian_blurred(raw, 1.0, err, sizeof err);
+	assert_non_null(m);
+	fs_image_free(raw);
+	s->xs = malloc(s->t.n * sizeof *s->xs);
+	s->ys = malloc(s->t.n * sizeof *s->ys);
+	assert_true(s->xs && s->ys);
+	double md = 0;
+	s->n = 0;
+	for (size_t j = 0; j < s->t.n; j++) {
+		s->xs[s->n] = s->t.x[j];
+		s->ys[s->n++] = s->t.y[j];
+		md += s->t.d[j];
+	}
+	md /= s->n;
+	double pitch = fs_dome_fit_pitch(s->xs, s->ys, s->n);
+	fs_dome_fit_opts fo;
+	fs_dome_fit_opts_default(&fo);
+	fo.no_sigma = 1;
+	fo.keep_formation = 1;
+	fo.fill_min = fo.fill_max = 0.9 * md / pitch;
+	fs_dome_fit f;
+	assert_int_equal(fs_dome_fit_image(m, s->xs, s->ys, s->n, pitch, &fo, &f, err, sizeof err), 0);
+	s->img = m;
+	if (f.halftone > 0) {
+		s->img = fs_gaussian_blurred(m, FS_HALFTONE_LOWPASS * f.halftone, err, sizeof err);
+		assert_non_null(s->img);
+		fs_image_free(m);
+	}
+	assert_int_equal(fs_dome_tpl_build(s->img, &f, 0.9 * md / pitch, s->xs, s->ys, s->n, &s->tpl, err, sizeof err), 0);
+}
+
+static void scene_close(tpl_scene *s)
+{
+	fs_dome_tpl_free(&s->tpl);
+	fs_image_free(s->img);
+	free(s->xs);
+	free(s->ys);
+	sem_truth_free(&s->t);
+}
+
+/* Mean D error % and SD % of the per-tubercle D error over the domes
+ * whose patch lies inside the image, from the true centres moved by
+ * (dx, dy) px; *moved the mean distance of the fitted centres from the
+ * true ones. */
+static void read_scene(tpl_scene *s, double dx, double dy, double *derr, double *sd, double *moved, int *nfit)
+{
+	double st = 0, sf = 0, se = 0, se2 = 0, mv = 0;
+	int n = 0;
+	for (size_t j = 0; j < s->t.n; j++) {
+		fs_dome_tfit r;
+		if (fs_dome_tpl_fit(&s->tpl, s->img, s->t.x[j] + dx, s->t.y[j] + dy, &r))
+			continue;
+		assert_true(r.quality >= 0 && r.quality <= 1);
+		if (!isfinite(r.radius))
+			continue;
+		double e = 2 * r.radius / s->t.d[j] - 1;
+		st += s->t.d[j];
+		sf += 2 * r.radius;
+		se += e;
+		se2 += e * e;
+		mv += hypot(r.x - s->t.x[j], r.y - s->t.y[j]);
+		n++;
+	}
+	assert_true(n >= 8);
+	*derr = 100 * (sf / st - 1);
+	*sd = 100 * sqrt(fmax(0, (se2 - se * se / n) / (n - 1)));
+	*moved = mv / n;
+	*nfit = n;
+}
+
+/* Large domes, clean and under a screen: each tubercle's fitted size
+ * follows its true size to a few per cent (SD of the per-tubercle D error
+ * below 4 %; the base rule's own readings from the detector's centres
+ * scatter 10-17 % under the screen, test_sem_accuracy), and the level,
+ * read through a formation fitted at a fill 10 % off, within 10 % (-8.6 to
+ * +5.2 % measured). */
+static void sizes_from_true_centres(void **state)
+{
+	(void)state;
+	static const int scenes[] = {33, 36, 39, 40, 53};
+	for (size_t q = 0; q < sizeof scenes / sizeof scenes[0]; q++) {
+		tpl_scene s;
+		scene_open(scenes[q], &s);
+		double derr, sd, mv;
+		int n;
+		read_scene(&s, 0, 0, &derr, &sd, &mv, &n);
+		printf("dome base fit, scene %d: %d bases, mean D %+.2f %%, SD %.2f %%, centres moved %.2f px "
+		       "(shadow term %s)\n",
+		       scenes[q], n, derr, sd, mv, s.tpl.shadowed ? "yes" : "no");
+		assert_true(sd < 4);
+		assert_true(fabs(derr) < 10);
+		scene_close(&s);
+	}
+}
+
+/* A centre given 0.03 pitch (about 2 px) off along x and y, 2.7 px in
+ * all: the search (steps of 0.04 and 0.02 pitch) brings it back to within
+ * its last step and the sizes scatter as from the true centres (from
+ * 2.7 px off without the search the fit reads 10 % small). */
+static void centres_come_back(void **state)
+{
+	(void)state;
+	tpl_scene s;
+	scene_open(36, &s);
+	double off = 0.03 * s.tpl.pitch, derr, sd, mv;
+	int n;
+	read_scene(&s, off, -off, &derr, &sd, &mv, &n);
+	printf("dome base fit, scene 36 from centres %.2f px off: mean D %+.2f %%, SD %.2f %%, fitted centres "
+	       "%.2f px from the truth\n",
+	       hypot(off, off), derr, sd, mv);
+	assert_true(mv < 0.02 * s.tpl.pitch);
+	assert_true(sd < 4);
+	scene_close(&s);
+}
+
+/* No dome: a flat, noisy patch has no base at any size (or not one that
+ * fits: R^2 near 0). */
+static void flat_patch_has_no_base(void **state)
+{
+	(void)state;
+	tpl_scene s;
+	scene_open(33, &s);
+	fs_image *flat = fs_image_new(s.img->width, s.img->height);
+	assert_non_null(flat);
+	unsigned v = 12345;
+	for (size_t i = 0; i < (size_t)flat->width * flat->height; i++) {
+		v = v * 1103515245u + 12345u;
+		flat->data[i] = 0.5f + 0.01f * (float)((v >> 16) & 1023) / 1023.0f;
+	}
+	fs_dome_tfit r;
+	assert_int_equal(fs_dome_tpl_fit(&s.tpl, flat, flat->width / 2.0, flat->height / 2.0, &r), 0);
+	assert_true(!isfinite(r.radius) || r.quality < 0.1);
+	/* outside the image: not fitted */
+	assert_int_equal(fs_dome_tpl_fit(&s.tpl, flat, 2, 2, &r), 1);
+	fs_image_free(flat);
+	scene_close(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sizes_from_true_centres),
+		cmocka_unit_test(centres_come_back),
+		cmocka_unit_test(flat_patch_has_no_base),
+	};
+	return cmocka_run_group_tests_name("dome base fit", tests, NULL, NULL);
+}
