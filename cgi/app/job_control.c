@@ -62,16 +62,20 @@ int fs_job_sample_bytes(int bit_depth, int channels)
  * 100 MP / 100 MP at the fine pitch, 8-bit; 25 / 100 MP, 16-bit:
  *
  *   auto, outline rule   67 /  215 / 572      117 /  415
- *   auto, dome rule     444 / 1716 / 7963     471 / 1816
+ *   auto, dome rule     136 /  275 / 1379     160 /  415   (h21c, tiled;
+ *                       before: 444 / 1716 / 7963     471 / 1816)
  *   log                 108 /  266 / 349      138 /  415
  *   dog                 107 /  237 / 349      133 /  415
  *   ellipse              84 /  215 / 305      117 /  415
  *
  * The dome rule's memory comes on top of whichever method found the
- * candidates, and it goes with the tubercles, 13-21 kB each (15 bytes a
- * pixel at the usual pitch, 74 at the fine one): its figure is the fine
- * pitch's, 4.6 times the usual pitch's peak (the old estimate, 2667 MB on
- * 100 MP, was a third of its 7963 MB there).
+ * candidates: since it measures tile by tile and votes by bands (h21c,
+ * detect_domes_tiled.h) what is left is three float images of the image
+ * its candidates are found on (the smoothed image, the votes' sum, the
+ * template's correlation), full-size below a pitch of 20 px: 8 bytes a
+ * pixel over auto's at the fine pitch, 5.0 times its peak at the usual
+ * one (before, its whole-image measurement and full-size vote layers took
+ * 74 bytes a pixel there: 7963 MB).
  * A float working image (a colour original) is not measured: its bytes a
  * pixel are extrapolated from 8 to 16 bits (three more bytes a sample than
  * 8-bit, each costing what the second did). The old figure, 26 bytes a
@@ -92,7 +96,7 @@ static const peak_cost costs[] = {
 	[FS_METHOD_LATTICE] = {18, 5.54, 7.54},
 };
 /* the dome rule's on top of the method's (auto's dome - outline rule) */
-static const peak_cost dome_extra = {5, 74.0, 74.0};
+static const peak_cost dome_extra = {5, 8.2, 8.2};
 
 /* Peak bytes a pixel of `fishscale measure --tile 0` (the whole image at
  * once) on a 3000 x 3000 lattice at 0.1 um/px: log 57 (ten float scale

@@ -200,6 +200,7 @@ struct job {
 	fs_det_offset off;
 	double allow;          /* how far a measurement may end from its start */
 	unsigned char *strayed; /* 1: ended further than allow */
+	const fs_measured *prev; /* the offset pass: the results it starts from */
 };
 
 static double cand_mr(const struct job *j, size_t i)
@@ -241,14 +242,19 @@ static void measure_point(const fs_image *meas, int ox, int oy, size_t i, void *
 static void offset_point(const fs_image *meas, int ox, int oy, size_t i, void *ctx)
 {
 	struct job *j = ctx;
-	fs_measured q = j->res[i];
+	fs_measured q = j->prev[i]; /* as the measurement pass left it */
+	double x0 = q.t.centroid_x + j->off.dx - ox, y0 = q.t.centroid_y + j->off.dy - oy;
 	q.t.centroid_x -= ox;
 	q.t.centroid_y -= oy;
-	if (fs_det_offset_apply_one(meas, &j->off, cand_mr(j, i), 1, j->smooth, &q)) {
+	fs_tubercle tried;
+	if (fs_det_offset_apply_one(meas, &j->off, cand_mr(j, i), 1, j->smooth, &q, &tried)) {
 		q.t.centroid_x += ox;
 		q.t.centroid_y += oy;
 		j->res[i] = q;
 	}
+	/* judged by where the measurement from the offset went, kept or not */
+	if (j->strayed)
+		j->strayed[i] = hypot(tried.centroid_x - x0, tried.centroid_y - y0) > j->allow;
 }
 
 /* How far (px) the base rule reads from the centre it starts at, with
@@ -259,28 +265,46 @@ static double base_reach(double r1, double smooth)
 	return 1.3 * r1 + fmax(0.35, 1.3 * r1 / 40) + smooth + 2;
 }
 
-/* The candidates measured again, one by one, whose path left the reach
- * their tile allowed for: each on a crop as wide as its own path. */
-static int remeasure_strayed(struct job *j, double mr_max, char *err, size_t errlen)
+/* The candidates measured again, one by one, whose measurement ended
+ * further from its start than the reach their tile allowed for: each on a
+ * crop as wide as its own path (twice the distance it went, then the
+ * rays' reach), and again on a wider one while the path it then takes
+ * goes further (a dome cut by the image's border can send the base's
+ * circle fit a long way). start: the point the pass started from (NULL:
+ * the candidates' own), fn the pass's work. */
+static int remeasure_strayed(struct job *j, const double *sx, const double *sy, point_fn fn, double base,
+			     char *err, size_t errlen)
 {
-	for (size_t i = 0; i < j->c->n; i++) {
-		if (!j->strayed[i])
+	const fs_meas *m = j->m;
+	int W = m->src->width, H = m->src->height;
+	unsigned char *strayed = j->strayed;
+	j->strayed = NULL; /* the work below does not flag again */
+	int rc = 0;
+	for (size_t i = 0; i < j->c->n && !rc; i++) {
+		if (!strayed[i])
 			continue;
-		const fs_cand *cd = &j->c->items[i];
-		double d = hypot(j->res[i].t.centroid_x - cd->x, j->res[i].t.centroid_y - cd->y);
-		int reach = (int)ceil(2 * d + 2 * j->m->refine + base_reach(0.8 * mr_max, j->smooth));
-		int ox, oy;
-		fs_image *meas = meas_crop(j->m, (int)floor(cd->x) - reach, (int)floor(cd->y) - reach,
-					   (int)ceil(cd->x) + reach, (int)ceil(cd->y) + reach, &ox, &oy, err, errlen);
-		if (!meas)
-			return -1;
-		unsigned char *keep = j->strayed;
-		j->strayed = NULL;
-		measure_point(meas, ox, oy, i, j);
-		j->strayed = keep;
-		fs_image_free(meas);
+		double x0 = sx ? sx[i] : j->c->items[i].x, y0 = sy ? sy[i] : j->c->items[i].y;
+		double d = hypot(j->res[i].t.centroid_x - x0, j->res[i].t.centroid_y - y0);
+		for (int round = 0; round < 8; round++) {
+			int reach = (int)ceil(2 * d + base);
+			int ox, oy;
+			fs_image *meas = meas_crop(m, (int)floor(x0) - reach, (int)floor(y0) - reach,
+						   (int)ceil(x0) + reach, (int)ceil(y0) + reach, &ox, &oy, err, errlen);
+			if (!meas) {
+				rc = -1;
+				break;
+			}
+			fn(meas, ox, oy, i, j);
+			fs_image_free(meas);
+			double d2 = j->res[i].ok ? hypot(j->res[i].t.centroid_x - x0, j->res[i].t.centroid_y - y0) : 0;
+			int whole = reach >= W && reach >= H;
+			if (d2 <= d || whole)
+				break;
+			d = d2;
+		}
 	}
-	return 0;
+	j->strayed = strayed;
+	return rc;
 }
 
 /* The halftone period the formation fit would find on the whole
@@ -575,6 +599,7 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	double r1 = 0.8 * mr, refine = m->refine > 0 ? m->refine : 0;
 	double sc = g_overlap_scale;
 	double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
+	fs_measured *prev = NULL;
 	j.q = calloc(FS_DET_SMOOTH_CANDIDATES * FS_DET_SMOOTH_TRIALS, sizeof *j.q);
 	j.strayed = calloc(n, 1);
 	int rc = -1;
@@ -603,7 +628,8 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	reach = (int)ceil(sc * (j.allow + refine + 1.25 * r1 + base_reach(r1, j.smooth)));
 	if (run_pass(m, n, px, py, reach, measure_point, &j, err, errlen))
 		goto out;
-	if (sc >= 1 && remeasure_strayed(&j, mr, err, errlen))
+	double base = 2 * refine + base_reach(r1, j.smooth);
+	if (sc >= 1 && remeasure_strayed(&j, NULL, NULL, measure_point, base, err, errlen))
 		goto out;
 	/* the common offset, and the domes measured again from it */
 	if (fit_offset(&j, err, errlen))
@@ -614,8 +640,21 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 			px[i] = dome ? res[i].t.centroid_x + j.off.dx : NAN;
 			py[i] = dome ? res[i].t.centroid_y + j.off.dy : NAN;
 		}
-		reach = (int)ceil(sc * (1.25 * r1 + base_reach(r1, j.smooth)));
+		/* a measurement from the offset start: its first pass there,
+		 * the next ones from its circle's centre */
+		j.allow = 1.25 * r1;
+		memset(j.strayed, 0, n);
+		prev = malloc(n * sizeof *prev);
+		if (!prev) {
+			snprintf(err, errlen, "tiled dome measurement: out of memory");
+			goto out;
+		}
+		memcpy(prev, res, n * sizeof *prev);
+		j.prev = prev;
+		reach = (int)ceil(sc * (j.allow + base_reach(r1, j.smooth)));
 		if (run_pass(m, n, px, py, reach, offset_point, &j, err, errlen))
+			goto out;
+		if (sc >= 1 && remeasure_strayed(&j, px, py, offset_point, base_reach(r1, j.smooth), err, errlen))
 			goto out;
 	}
 	/* each dome's size from its whole patch (detect_base_fit.h) */
@@ -627,5 +666,6 @@ out:
 	free(py);
 	free(j.q);
 	free(j.strayed);
+	free(prev);
 	return rc;
 }

@@ -75,8 +75,13 @@ int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, d
 }
 
 int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, double mr, double F, double smooth,
-			    fs_measured *q)
+			    fs_measured *q, fs_tubercle *tried)
 {
+	fs_tubercle own;
+	if (!tried)
+		tried = &own;
+	tried->centroid_x = q->t.centroid_x;
+	tried->centroid_y = q->t.centroid_y;
 	/* candidates that are no dome stay what they are: the correction
 	 * moves domes, it does not make them (a hole measured from elsewhere
 	 * can pass for one) */
@@ -87,6 +92,7 @@ int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, doub
 	if (fs_dome_measure(img, q->t.centroid_x + info->dx, q->t.centroid_y + info->dy, 0.15 * mr / F, 0.8 * mr / F,
 			    smooth / F, &t))
 		return 0;
+	*tried = t;
 	if (!(t.fit_quality >= q->t.fit_quality - MAX_QUALITY_DROP))
 		return 0;
 	q->t = t;
@@ -118,7 +124,7 @@ int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r,
 	double F = m->f;
 	for (size_t i = 0; info->applied && i < c->n; i++) {
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		info->moved += (size_t)fs_det_offset_apply_one(m->img, info, mr, F, smooth, &meas[i]);
+		info->moved += (size_t)fs_det_offset_apply_one(m->img, info, mr, F, smooth, &meas[i], NULL);
 	}
 out:
 	free(xs);

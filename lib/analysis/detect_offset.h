@@ -68,13 +68,15 @@ int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r,
  * fills info (applied: the offset is worth measuring again); returns 0.
  * fs_det_offset_apply_one: a measured candidate q (rays up to mr input
  * px, m->f F) measured again from its centre plus the offset and kept as
- * the rule says; 1 when it moved, 0 when it stayed.
+ * the rule says; 1 when it moved, 0 when it stayed. *tried (may be
+ * NULL) gets that measurement, kept or not (its centre: the start when
+ * nothing was measured).
  */
 #define FS_DET_OFFSET_MAX_CENTRES 64
 size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double *ys, double *rs);
 int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n, double pitch,
 		      const fs_dome_fit_opts *reading, fs_det_offset *info);
 int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, double mr, double F, double smooth,
-			    fs_measured *q);
+			    fs_measured *q, fs_tubercle *tried);
 
 #endif
