@@ -13,6 +13,7 @@
 
 #include "analysis/blur_estimate.h"
 #include "analysis/halftone.h"
+#include "analysis/parabola_vertex.h"
 #include "analysis/preprocess.h"
 
 #define NRAYS 32
@@ -42,16 +43,6 @@ static const double *shared_tab(int q);
 static double fit_small_base(const fs_image *img, double cx, double cy, double r0, double sigma, double rlim);
 static double fit_profile(const double *prof, int nr, double step, double r0, double sigma, double rfit, double *ssr_out);
 static void mean_profile(const fs_image *img, double cx, double cy, double step, int nr, double *prof);
-
-/* Offset in [-0.5, 0.5] of the vertex of the parabola through three samples. */
-static double vertex(double a, double b, double c)
-{
-	double d = a - 2 * b + c;
-	if (!(d < 0))
-		return 0;
-	double o = 0.5 * (a - c) / d;
-	return o < -0.5 ? -0.5 : o > 0.5 ? 0.5 : o;
-}
 
 /* Least-squares circle (Kasa) through the points with use[k] set.
  * Returns 0 with centre and radius, -1 when degenerate. */
@@ -253,7 +244,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, double 
 			break;
 		}
 	}
-	double rs = (js + vertex(h[js - 1], h[js], h[js + 1])) * step;
+	double rs = (js + fs_parabola_vertex(h[js - 1], h[js], h[js + 1])) * step;
 	double on = 0, best = 0, kap[NRAYS];
 	int w0 = (int)floor(0.75 * rs / step), w1 = (int)ceil(1.25 * rs / step);
 	if (w0 < 1)
@@ -281,7 +272,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, double 
 				jb = j;
 			}
 		}
-		rad[k] = (jb + vertex(d[k][jb - 1], d[k][jb], d[k][jb + 1])) * step;
+		rad[k] = (jb + fs_parabola_vertex(d[k][jb - 1], d[k][jb], d[k][jb + 1])) * step;
 		/* the curvature of the log step profile at its peak (1 / sigma^2
 		 * for a blurred straight step): the blur as this edge shows it */
 		kap[k] = NAN;
@@ -312,7 +303,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, double 
 			}
 			if (ji > 0 && d[k][ji] >= 0.5 * d[k][jb] && d[k][ji] >= d[k][ji - 1] &&
 			    d[k][ji] >= d[k][ji + 1]) {
-				double ri = (ji + vertex(d[k][ji - 1], d[k][ji], d[k][ji + 1])) * step;
+				double ri = (ji + fs_parabola_vertex(d[k][ji - 1], d[k][ji], d[k][ji + 1])) * step;
 				double D = rad[k] - ri;
 				double w = sqrt(fmax(0, D * D - 4 * blur * blur));
 				rad[k] = 0.5 * (rad[k] + ri) + 0.5 * w;
@@ -832,7 +823,7 @@ static double fit_profile(const double *prof, int nr, double step, double r0, do
 		*ssr_out = best;
 	if (mb < 0 || !isfinite(sp) || !isfinite(sn))
 		return NAN;
-	return rb + h * vertex(-sp, -best, -sn);
+	return rb + h * fs_parabola_vertex(-sp, -best, -sn);
 }
 
 int fs_dome_image_prepare(const fs_image *src, double pitch, fs_dome_image *d, char *err, size_t errlen)
