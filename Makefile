@@ -50,7 +50,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BINS := $(BUILD)/fishscale.fcgi $(BUILD)/fishscale $(BUILD)/fishscale-agent $(BUILD)/fishscale-job \
 	$(BUILD)/fishscale-databar
 
-.PHONY: all deps run stop test test-dome unit unit-bin bench-bin bench fuzz clean version-gen
+.PHONY: all deps run stop test test-dome accuracy unit unit-bin bench-bin bench fuzz clean version-gen
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -150,6 +150,13 @@ test-dome: deps all
 	@$(MAKE) --no-print-directory -j2 unit-bin
 	@$(MAKE) --no-print-directory -j2 BUILD=build-asan SAN=1 unit-bin
 	@FS_TEST_MEASUREMENT_RULE=dome sh tests/run_all.sh
+
+# The simulator's slow accuracy instruments in full (issue 13): the error
+# decomposition's table and guards over the 64 corner scenes, which make
+# test runs only on every 8th scene under the sanitizers.
+accuracy: deps
+	@$(MAKE) --no-print-directory -j2 unit-bin
+	@build/tests/analysis/test_sem_decompose
 
 bench: deps all
 	@$(MAKE) --no-print-directory bench-bin

@@ -30,6 +30,15 @@ for dir in "$@"; do
 	mkdir "$tmp/scenes.$i" || exit 2
 	for t in "$dir"/tests/*/test_*; do
 		[ -x "$t" ] || continue
+		# The error decomposition over the 64 corner scenes (issue 13)
+		# renders each scene three ways at eight scales: 4-5 CPU minutes
+		# in the plain build, which make test's budget cannot hold. Its
+		# sanitizer build (every 8th scene) runs here; the whole table
+		# with its guards is `make accuracy` (FS_UNIT_FULL=1).
+		case "$t" in
+		*/tests/analysis/test_sem_decompose)
+			[ "$dir" = build ] && [ -z "$FS_UNIT_FULL" ] && continue ;;
+		esac
 		n=$((n + 1))
 		# the cost last time, -1 unknown; the rank in the directory's
 		# list interleaves the directories when nothing is known
