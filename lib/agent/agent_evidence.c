@@ -40,26 +40,6 @@ static int cmp_dbl(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double spread(const fs_image *img, double x, double y, double r)
-{
-	double s = 0, s2 = 0;
-	long n = 0;
-	int x0 = (int)floor(x - r), x1 = (int)ceil(x + r), y0 = (int)floor(y - r), y1 = (int)ceil(y + r);
-	for (int yy = y0 < 0 ? 0 : y0; yy <= y1 && yy < img->height; yy++)
-		for (int xx = x0 < 0 ? 0 : x0; xx <= x1 && xx < img->width; xx++) {
-			if ((xx - x) * (xx - x) + (yy - y) * (yy - y) > r * r)
-				continue;
-			double v = fs_image_at(img, xx, yy);
-			s += v;
-			s2 += v * v;
-			n++;
-		}
-	if (n < 3)
-		return 0;
-	double m = s / n, var = s2 / n - m * m;
-	return var > 0 ? sqrt(var) : 0;
-}
-
 /* Median nearest-neighbour distance over a sample of the set. */
 static double sample_pitch(const fs_tubercle_list *t)
 {
@@ -157,7 +137,7 @@ static int reference(fs_agent_sess *s)
 		s->ev_r = r[n / 2];
 		size_t k = 0;
 		for (size_t i = 0; i < t->n; i += step)
-			c[k++] = spread(s->ev_img, t->items[i].centroid_x, t->items[i].centroid_y, 1.5 * s->ev_r);
+			c[k++] = fs_image_disc_spread(s->ev_img, t->items[i].centroid_x, t->items[i].centroid_y, 1.5 * s->ev_r);
 		qsort(c, k, sizeof(double), cmp_dbl);
 		s->ev_c = c[k / 2];
 		qsort(ci, n, sizeof(double), cmp_dbl);
@@ -185,7 +165,7 @@ int fs_agent_evidence_at(fs_agent_sess *s, double x, double y, fs_agent_evidence
 	double P = s->ev_pitch, R = s->ev_r;
 	/* blank paper, a flat gap: no measurement needed to say no (the
 	 * measured tubercle must reach 0.4 below; its disc overlaps this one) */
-	ev->contrast = spread(s->ev_img, x, y, 1.5 * R) / s->ev_c;
+	ev->contrast = fs_image_disc_spread(s->ev_img, x, y, 1.5 * R) / s->ev_c;
 	if (ev->contrast < 0.2) {
 		snprintf(ev->why, sizeof(ev->why), "too faint at (%.0f, %.0f): contrast %.2f of the set's", x, y,
 			 ev->contrast);
@@ -193,7 +173,7 @@ int fs_agent_evidence_at(fs_agent_sess *s, double x, double y, fs_agent_evidence
 	}
 	int how = measure(s, x, y, &m);
 	if (!how) {
-		ev->contrast = spread(s->ev_img, x, y, 1.5 * R) / s->ev_c;
+		ev->contrast = fs_image_disc_spread(s->ev_img, x, y, 1.5 * R) / s->ev_c;
 		snprintf(ev->why, sizeof(ev->why), "no dome or blob at (%.0f, %.0f) (contrast %.2f of the set's)", x, y,
 			 ev->contrast);
 		return 0;
@@ -204,7 +184,7 @@ int fs_agent_evidence_at(fs_agent_sess *s, double x, double y, fs_agent_evidence
 	ev->circularity = m.circularity;
 	ev->x = m.centroid_x;
 	ev->y = m.centroid_y;
-	ev->contrast = spread(s->ev_img, m.centroid_x, m.centroid_y, 1.5 * R) / s->ev_c;
+	ev->contrast = fs_image_disc_spread(s->ev_img, m.centroid_x, m.centroid_y, 1.5 * R) / s->ev_c;
 	if (shift > 0.3 * P)
 		snprintf(ev->why, sizeof(ev->why), "the %s near (%.0f, %.0f) is centred %.1f px away (%.2f pitch): a "
 			 "neighbour, not a tubercle here", rule, x, y, shift, shift / P);

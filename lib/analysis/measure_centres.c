@@ -116,29 +116,6 @@ static double dome_smoothing(const fs_image *meas, const fs_tubercle_list *t, do
 	return 0;
 }
 
-/* The spread (standard deviation) of meas over the disc of radius r at
- * (x, y): a dome shows its slopes whichever side the detector lights it
- * from; flat ground (paper, a dark band, a gap) only its noise. */
-static double spread(const fs_image *meas, double x, double y, double r)
-{
-	double s = 0, s2 = 0;
-	long n = 0;
-	int x0 = (int)floor(x - r), x1 = (int)ceil(x + r), y0 = (int)floor(y - r), y1 = (int)ceil(y + r);
-	for (int yy = y0 < 0 ? 0 : y0; yy <= y1 && yy < meas->height; yy++)
-		for (int xx = x0 < 0 ? 0 : x0; xx <= x1 && xx < meas->width; xx++) {
-			if ((xx - x) * (xx - x) + (yy - y) * (yy - y) > r * r)
-				continue;
-			double v = fs_image_at(meas, xx, yy);
-			s += v;
-			s2 += v * v;
-			n++;
-		}
-	if (n < 3)
-		return 0;
-	double m = s / n, var = s2 / n - m * m;
-	return var > 0 ? sqrt(var) : 0;
-}
-
 /* Below this share of the centres' median spread a centre shows no dome:
  * the base rule's fit quality tests how consistently the rays' steps lie
  * on a circle, which the steps of noise on flat ground can do too (0.5-0.9
@@ -178,7 +155,7 @@ static int dome_rule(const fs_image *img, const fs_params *p, double pitch, doub
 		return -1;
 	}
 	for (size_t i = 0; i < t->n; i++)
-		sorted[i] = sp[i] = spread(meas, t->items[i].centroid_x, t->items[i].centroid_y, r1);
+		sorted[i] = sp[i] = fs_image_disc_spread(meas, t->items[i].centroid_x, t->items[i].centroid_y, r1);
 	qsort(sorted, t->n, sizeof *sorted, cmp_double);
 	double sp_med = sorted[t->n / 2];
 	free(sorted);

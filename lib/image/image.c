@@ -3,6 +3,7 @@
 #include "image/image.h"
 #include "base/heap_policy.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -120,6 +121,26 @@ const float *fs_image_span(const fs_image *img, int x0, int y, int n, float *buf
 	else
 		span16((const uint16_t *)img->px + at, buf, n);
 	return buf;
+}
+
+double fs_image_disc_spread(const fs_image *img, double x, double y, double r)
+{
+	double s = 0, s2 = 0;
+	long n = 0;
+	int x0 = (int)floor(x - r), x1 = (int)ceil(x + r), y0 = (int)floor(y - r), y1 = (int)ceil(y + r);
+	for (int yy = y0 < 0 ? 0 : y0; yy <= y1 && yy < img->height; yy++)
+		for (int xx = x0 < 0 ? 0 : x0; xx <= x1 && xx < img->width; xx++) {
+			if ((xx - x) * (xx - x) + (yy - y) * (yy - y) > r * r)
+				continue;
+			double v = fs_image_at(img, xx, yy);
+			s += v;
+			s2 += v * v;
+			n++;
+		}
+	if (n < 3)
+		return 0;
+	double m = s / n, var = s2 / n - m * m;
+	return var > 0 ? sqrt(var) : 0;
 }
 
 fs_image *fs_image_region_float(const fs_image *img, int x0, int y0, int w, int h)

@@ -52,6 +52,12 @@ const float *fs_image_span(const fs_image *img, int x0, int y, int n, float *buf
 /* The w x h rectangle at (x0, y0) (inside img) as a new float image (caller
  * frees); NULL on out of memory or a rectangle outside img. */
 fs_image *fs_image_region_float(const fs_image *img, int x0, int y0, int w, int h);
+
+/* The standard deviation of a float image's pixels whose centres lie within
+ * r of (x, y) (clipped to the image; 0 under three pixels): a dome shows
+ * its slopes whichever side the detector lights it from, flat ground
+ * (paper, a dark band, a gap) only its noise. */
+double fs_image_disc_spread(const fs_image *img, double x, double y, double r);
 /* A float copy of any image (the whole of a compact one converted); for
  * consumers that need all of data and for small images. NULL on out of memory. */
 fs_image *fs_image_to_float(const fs_image *img);
