@@ -346,6 +346,40 @@ static int clampi(int v, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* The whole image's measurement image over the S x S cell at (cx, cy),
+ * low-passed by a Gaussian of sigma lowpass when it is > 0 (the crop
+ * widened by the blur's reach, so the cell's values are the whole low-passed
+ * image's), copied into mosaic at (mx, my). Pixels beyond the image's edge
+ * take the edge's (what reads the cell stays inside the image; the copy is
+ * the edge the whole image's filters replicate). 0, or -1 with err set. */
+static int copy_cell(const fs_meas *m, int cx, int cy, int S, double lowpass, fs_image *mosaic, int mx, int my,
+		     char *err, size_t errlen)
+{
+	int W = m->src->width, H = m->src->height;
+	int lp = lowpass > 0 ? fs_gaussian_radius(lowpass) + 1 : 0;
+	int ox, oy;
+	fs_image *meas = meas_crop(m, clampi(cx - lp, 0, W - 1), clampi(cy - lp, 0, H - 1),
+				   clampi(cx + S - 1 + lp, 0, W - 1), clampi(cy + S - 1 + lp, 0, H - 1), &ox, &oy, err,
+				   errlen);
+	if (!meas)
+		return -1;
+	if (lp) {
+		fs_image *q = fs_gaussian_blurred(meas, lowpass, err, errlen);
+		fs_image_free(meas);
+		if (!(meas = q))
+			return -1;
+	}
+	for (int v = 0; v < S; v++) {
+		int yy = clampi(cy + v, 0, H - 1) - oy;
+		for (int u = 0; u < S; u++) {
+			int xx = clampi(cx + u, 0, W - 1) - ox;
+			mosaic->data[(size_t)(my + v) * mosaic->width + mx + u] = meas->data[(size_t)yy * meas->width + xx];
+		}
+	}
+	fs_image_free(meas);
+	return 0;
+}
+
 /*
  * The common offset (detect_offset.h) without the whole measurement
  * image: the patches the fit reads (fs_dome_fit_reach) copied into a
@@ -403,20 +437,8 @@ static int fit_offset(struct job *j, char *err, size_t errlen)
 			continue;
 		int cx = (int)floor(xs[i]) - half, cy = (int)floor(ys[i]) - half;
 		int mx = (int)(cell % cols) * S, my = (int)(cell / cols) * S;
-		int ox, oy;
-		fs_image *meas = meas_crop(m, clampi(cx, 0, W - 1), clampi(cy, 0, H - 1), clampi(cx + S - 1, 0, W - 1),
-					   clampi(cy + S - 1, 0, H - 1), &ox, &oy, err, errlen);
-		if (!meas)
+		if (copy_cell(m, cx, cy, S, 0, mosaic, mx, my, err, errlen))
 			goto out;
-		for (int v = 0; v < S; v++) {
-			int yy = clampi(cy + v, 0, H - 1) - oy;
-			for (int u = 0; u < S; u++) {
-				int xx = clampi(cx + u, 0, W - 1) - ox;
-				mosaic->data[(size_t)(my + v) * mosaic->width + mx + u] =
-					meas->data[(size_t)yy * meas->width + xx];
-			}
-		}
-		fs_image_free(meas);
 		pxs[i] = xs[i] - cx + mx;
 		pys[i] = ys[i] - cy + my;
 		cell++;
@@ -520,29 +542,8 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 			continue;
 		int cx = (int)floor(x) - half, cy = (int)floor(y) - half;
 		int ox0 = (int)(cell % cols) * S, oy0 = (int)(cell / cols) * S;
-		int ox, oy;
-		fs_image *meas = meas_crop(m, clampi(cx - lp, 0, W - 1), clampi(cy - lp, 0, H - 1),
-					   clampi(cx + S - 1 + lp, 0, W - 1), clampi(cy + S - 1 + lp, 0, H - 1), &ox, &oy,
-					   err, errlen);
-		if (!meas)
+		if (copy_cell(m, cx, cy, S, b.lowpass, mosaic, ox0, oy0, err, errlen))
 			goto out;
-		if (lp) {
-			fs_image *q = lowpass_crop(meas, &b, err, errlen);
-			fs_image_free(meas);
-			if (!(meas = q))
-				goto out;
-		}
-		/* pixels beyond the image's edge are never read (the patch
-		 * lies inside it): the edge's, so the cell is defined */
-		for (int vv = 0; vv < S; vv++) {
-			int yy = clampi(cy + vv, 0, H - 1) - oy;
-			for (int u = 0; u < S; u++) {
-				int xx = clampi(cx + u, 0, W - 1) - ox;
-				mosaic->data[(size_t)(oy0 + vv) * mosaic->width + ox0 + u] =
-					meas->data[(size_t)yy * meas->width + xx];
-			}
-		}
-		fs_image_free(meas);
 		mx[v] = x - cx + ox0;
 		my[v] = y - cy + oy0;
 		cell++;
