@@ -24,6 +24,7 @@
 #include "analysis/dome_fit.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
+#include "analysis/raster_order.h"
 #include "base/tile_pool.h"
 
 static double g_overlap_scale = 1.0;
@@ -118,25 +119,6 @@ static int do_tile(size_t k, void *arg, char *err, size_t errlen)
 	return 0;
 }
 
-struct raster_key {
-	size_t tile;
-	long band;
-	double x;
-	size_t i;
-};
-
-static int cmp_raster_key(const void *a, const void *b)
-{
-	const struct raster_key *p = a, *q = b;
-	if (p->tile != q->tile)
-		return p->tile < q->tile ? -1 : 1;
-	if (p->band != q->band)
-		return p->band < q->band ? -1 : 1;
-	if (p->x != q->x)
-		return p->x < q->x ? -1 : 1;
-	return (p->i > q->i) - (p->i < q->i);
-}
-
 /* Runs fn on the n points (px, py) (NAN: none), each tile's crop widened
  * by reach, in m->threads threads. Returns 0, or -1 with a message. */
 static int run_pass_prep(const fs_meas *m, size_t n, const double *px, const double *py, int reach, crop_fn prep,
@@ -150,7 +132,7 @@ static int run_pass_prep(const fs_meas *m, size_t n, const double *px, const dou
 	size_t nt = (size_t)P.ntx * nty;
 	size_t *start = calloc(nt + 1, sizeof *start);
 	size_t *idx = malloc((n ? n : 1) * sizeof *idx);
-	struct raster_key *keys = malloc((n ? n : 1) * sizeof *keys);
+	fs_raster_key *keys = malloc((n ? n : 1) * sizeof *keys);
 	int rc = -1;
 	if (!start || !idx || !keys) {
 		snprintf(err, errlen, "tiled dome measurement: out of memory");
@@ -163,9 +145,9 @@ static int run_pass_prep(const fs_meas *m, size_t n, const double *px, const dou
 		int tx = (int)floor(px[i] / P.tile), ty = (int)floor(py[i] / P.tile);
 		tx = tx < 0 ? 0 : tx >= P.ntx ? P.ntx - 1 : tx;
 		ty = ty < 0 ? 0 : ty >= nty ? nty - 1 : ty;
-		keys[nk++] = (struct raster_key){(size_t)ty * P.ntx + tx, (long)floor(py[i] / 8), px[i], i};
+		keys[nk++] = (fs_raster_key){(size_t)ty * P.ntx + tx, (long)floor(py[i] / 8), px[i], i};
 	}
-	qsort(keys, nk, sizeof *keys, cmp_raster_key);
+	qsort(keys, nk, sizeof *keys, fs_raster_key_cmp);
 	for (size_t q = 0; q < nk; q++) {
 		idx[q] = keys[q].i;
 		start[keys[q].tile + 1]++;

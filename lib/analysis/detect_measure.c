@@ -15,24 +15,9 @@
 #include "analysis/detect_tiled.h"
 #include "analysis/centre_refine.h"
 #include "analysis/dome_measure.h"
+#include "analysis/raster_order.h"
 
 const double fs_det_smooth_px[FS_DET_SMOOTH_TRIALS] = {0, 1.2, 2.2};
-
-struct raster {
-	size_t i;
-	long band; /* 8-px band of rows */
-	double x;
-};
-
-static int cmp_raster(const void *a, const void *b)
-{
-	const struct raster *p = a, *q = b;
-	if (p->band != q->band)
-		return p->band < q->band ? -1 : 1;
-	if (p->x != q->x)
-		return p->x < q->x ? -1 : 1;
-	return (p->i > q->i) - (p->i < q->i);
-}
 
 void fs_det_smooth_trial(const fs_image *img, double sx, double sy, double mr, double F, double refine,
 			 fs_refine_grid *kept, double q[FS_DET_SMOOTH_TRIALS])
@@ -126,7 +111,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	long *head = malloc((size_t)gw * gh * sizeof *head);
 	long *next = malloc((c->n + out->n + 1) * sizeof *next);
 	fs_measured *meas = NULL;
-	struct raster *order = NULL;
+	fs_raster_key *order = NULL;
 	if (!head || !next)
 		goto out;
 	for (size_t i = 0; i < (size_t)gw * gh; i++)
@@ -147,11 +132,12 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	if (!meas || !order)
 		goto out;
 	for (size_t i = 0; i < c->n; i++) {
+		order[i].tile = 0;
 		order[i].i = i;
 		order[i].band = (long)(c->items[i].y / 8);
 		order[i].x = c->items[i].x;
 	}
-	qsort(order, c->n, sizeof *order, cmp_raster);
+	qsort(order, c->n, sizeof *order, fs_raster_key_cmp);
 	char terr[128];
 	if (!m->img && !m->dome && fs_det_measure_tiled(m, c, max_r, meas, terr, sizeof terr))
 		goto out;

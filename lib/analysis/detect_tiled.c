@@ -24,6 +24,7 @@
 #include "analysis/blob_measure.h"
 #include "analysis/detect_methods.h"
 #include "analysis/preprocess.h"
+#include "analysis/raster_order.h"
 #include "base/tile_pool.h"
 
 static int g_tile = FS_DETECT_TILE_DEFAULT;
@@ -115,25 +116,6 @@ static int do_tile(size_t k, void *arg, char *err, size_t errlen)
 	return 0;
 }
 
-struct raster_key {
-	int tile;
-	long band;
-	double x;
-	size_t i;
-};
-
-static int cmp_raster_key(const void *a, const void *b)
-{
-	const struct raster_key *p = a, *q = b;
-	if (p->tile != q->tile)
-		return p->tile < q->tile ? -1 : 1;
-	if (p->band != q->band)
-		return p->band < q->band ? -1 : 1;
-	if (p->x != q->x)
-		return p->x < q->x ? -1 : 1;
-	return (p->i > q->i) - (p->i < q->i);
-}
-
 int fs_det_measure_tiled(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, char *err,
 			 size_t errlen)
 {
@@ -189,15 +171,15 @@ int fs_det_measure_tiled(const fs_meas *m, const fs_cand_list *c, double max_r, 
 	 * over the tile, and the rays then missed the cache on nearly every
 	 * sample (the measurement's largest cost); each result goes to its
 	 * candidate's own slot, so the order changes nothing else */
-	struct raster_key *keys = malloc(c->n * sizeof *keys);
+	fs_raster_key *keys = malloc(c->n * sizeof *keys);
 	if (!keys) {
 		snprintf(err, errlen, "tiled measurement: out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < c->n; i++)
 		keys[start[tile_of[i]] + fill[tile_of[i]]++] =
-			(struct raster_key){tile_of[i], (long)floor(c->items[i].y / 8), c->items[i].x, i};
-	qsort(keys, c->n, sizeof *keys, cmp_raster_key);
+			(fs_raster_key){(size_t)tile_of[i], (long)floor(c->items[i].y / 8), c->items[i].x, i};
+	qsort(keys, c->n, sizeof *keys, fs_raster_key_cmp);
 	for (size_t q = 0; q < c->n; q++)
 		idx[q] = keys[q].i;
 	free(keys);
