@@ -77,9 +77,9 @@ static double grid_at(const float *g, int half, double u, double v)
 		x0 = cw - 2;
 	if (y0 > cw - 2)
 		y0 = cw - 2;
-	double fx = x - x0, fy = y - y0;
+	/* clamped to the grid's last cell: beyond it, the cell's plane goes on */
 	const float *d = g + (size_t)y0 * cw + x0;
-	return (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[cw] * (1 - fx) + d[cw + 1] * fx) * fy;
+	return fs_image_bilinear(d[0], d[1], d[cw], d[cw + 1], x - x0, y - y0);
 }
 
 /* The image at the sample points around (x, y): 1 when they leave the
@@ -89,14 +89,8 @@ static int sample_obs(const fs_dome_tpl *t, const fs_image *img, double x, doubl
 	double r = t->rfit + 1;
 	if (!(x - r >= 0 && y - r >= 0 && x + r < img->width - 1 && y + r < img->height - 1))
 		return 1;
-	int w = img->width;
-	for (size_t i = 0; i < t->npts; i++) {
-		double px = x + t->dx[i], py = y + t->dy[i];
-		int x0 = (int)px, y0 = (int)py;
-		double fx = px - x0, fy = py - y0;
-		const float *d = img->data + (size_t)y0 * w + x0;
-		o[i] = (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[w] * (1 - fx) + d[w + 1] * fx) * fy;
-	}
+	for (size_t i = 0; i < t->npts; i++)
+		o[i] = fs_image_sample_inside(img->data, img->width, x + t->dx[i], y + t->dy[i]);
 	return 0;
 }
 
