@@ -855,9 +855,10 @@ static int import_set(fs_req *r, long long image_id, const fs_annot_set *s, cons
 		sqlite3_stmt *st = fs_db_stmt(r->app->db, "UPDATE sets SET calibration_um_per_px = ? WHERE id = ?");
 		if (!st)
 			return FS_DB_ERROR;
-		sqlite3_bind_double(st, 1, s->calibration_um_per_px);
-		sqlite3_bind_int64(st, 2, *id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind b = fs_bind_start(r->app->db, st);
+		fs_bind_double(&b, 1, s->calibration_um_per_px);
+		fs_bind_int64(&b, 2, *id);
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 		fs_db_done(st);
 		if (rc)
 			return rc;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include "store/db_bind.h"
 
 #define COLS "id, kind, user_id, image_id, set_id, provider, model, options, state, pid, started_at, " \
 	     "finished_at, iterations, tokens_in, tokens_out, cost_usd, best_score, finish_reason, error, " \
@@ -159,8 +160,9 @@ int fs_agent_runs_count_active(fs_db *db, long long user_id, int *n_user, int *n
 					  "WHERE state IN ('starting', 'running')");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
-	int src = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
+	int src = fs_bind_step(&b);
 	if (src == SQLITE_ROW) {
 		*n_total = sqlite3_column_int(st, 0);
 		*n_user = sqlite3_column_int(st, 1);
@@ -176,8 +178,9 @@ int fs_agent_runs_active_on_set(fs_db *db, long long set_id, long long *run_id)
 					  "AND state IN ('starting', 'running') ORDER BY id LIMIT 1");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	int src = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	int src = fs_bind_step(&b);
 	if (src == SQLITE_ROW)
 		*run_id = sqlite3_column_int64(st, 0);
 	fs_db_done(st);
@@ -191,19 +194,20 @@ static int insert_run(fs_db *db, fs_agent_run_rec *run)
 					  "VALUES (?, ?, ?, ?, ?, ?, ?, 'starting', ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
+	fs_bind b = fs_bind_start(db, st);
 	run->started_at = fs_wall_s();
-	sqlite3_bind_text(st, 1, run->kind, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, run->user_id);
+	fs_bind_text(&b, 1, run->kind, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 2, run->user_id);
 	if (run->image_id > 0)
-		sqlite3_bind_int64(st, 3, run->image_id);
+		fs_bind_int64(&b, 3, run->image_id);
 	if (run->set_id > 0)
-		sqlite3_bind_int64(st, 4, run->set_id);
-	sqlite3_bind_text(st, 5, run->provider, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 6, run->model, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 7, run->options[0] ? run->options : "{}", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 8, run->started_at);
-	sqlite3_bind_text(st, 9, run->run_dir, -1, SQLITE_TRANSIENT);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_int64(&b, 4, run->set_id);
+	fs_bind_text(&b, 5, run->provider, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 6, run->model, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 7, run->options[0] ? run->options : "{}", -1, SQLITE_TRANSIENT);
+	fs_bind_double(&b, 8, run->started_at);
+	fs_bind_text(&b, 9, run->run_dir, -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (!rc) {
 		run->id = sqlite3_last_insert_rowid(fs_db_handle(db));
@@ -260,8 +264,9 @@ int fs_agent_run_get(fs_db *db, long long id, fs_agent_run_rec *out)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " COLS " FROM agent_runs WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	int src = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	int src = fs_bind_step(&b);
 	if (src == SQLITE_ROW)
 		read_row(st, out);
 	fs_db_done(st);
@@ -284,9 +289,9 @@ static int exec_id(fs_db *db, sqlite3_stmt *st, int idpos, long long id)
 {
 	if (!st)
 		return FS_DB_ERROR;
-	(void)db;
-	sqlite3_bind_int64(st, idpos, id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, idpos, id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -294,16 +299,18 @@ static int exec_id(fs_db *db, sqlite3_stmt *st, int idpos, long long id)
 int fs_agent_run_set_pid(fs_db *db, long long id, long long pid)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET pid = ? WHERE id = ?");
+	fs_bind b = fs_bind_start(db, st);
 	if (st)
-		sqlite3_bind_int64(st, 1, pid);
+		fs_bind_int64(&b, 1, pid);
 	return exec_id(db, st, 2, id);
 }
 
 int fs_agent_run_set_run_dir(fs_db *db, long long id, const char *run_dir)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET run_dir = ? WHERE id = ?");
+	fs_bind b = fs_bind_start(db, st);
 	if (st)
-		sqlite3_bind_text(st, 1, run_dir, -1, SQLITE_TRANSIENT);
+		fs_bind_text(&b, 1, run_dir, -1, SQLITE_TRANSIENT);
 	return exec_id(db, st, 2, id);
 }
 
@@ -311,8 +318,9 @@ int fs_agent_run_set_running(fs_db *db, long long id, long long pid)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET state = 'running', pid = ? "
 					  "WHERE id = ? AND state IN ('starting', 'running')");
+	fs_bind b = fs_bind_start(db, st);
 	if (st)
-		sqlite3_bind_int64(st, 1, pid);
+		fs_bind_int64(&b, 1, pid);
 	int rc = exec_id(db, st, 2, id);
 	if (!rc && sqlite3_changes(fs_db_handle(db)) == 0)
 		rc = FS_DB_STALE;
@@ -322,9 +330,10 @@ int fs_agent_run_set_running(fs_db *db, long long id, long long pid)
 int fs_agent_run_set_checkpoint(fs_db *db, long long id, long long rev, long long op)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET checkpoint_rev = ?, checkpoint_op = ? WHERE id = ?");
+	fs_bind b = fs_bind_start(db, st);
 	if (st) {
-		sqlite3_bind_int64(st, 1, rev);
-		sqlite3_bind_int64(st, 2, op);
+		fs_bind_int64(&b, 1, rev);
+		fs_bind_int64(&b, 2, op);
 	}
 	return exec_id(db, st, 3, id);
 }
@@ -334,13 +343,14 @@ int fs_agent_run_progress(fs_db *db, long long id, int iterations, long long tok
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE agent_runs SET iterations = ?, tokens_in = ?, tokens_out = ?, "
 					  "cost_usd = ?, best_score = coalesce(?, best_score) WHERE id = ?");
+	fs_bind b = fs_bind_start(db, st);
 	if (st) {
-		sqlite3_bind_int(st, 1, iterations);
-		sqlite3_bind_int64(st, 2, tokens_in);
-		sqlite3_bind_int64(st, 3, tokens_out);
-		sqlite3_bind_double(st, 4, cost_usd);
+		fs_bind_int(&b, 1, iterations);
+		fs_bind_int64(&b, 2, tokens_in);
+		fs_bind_int64(&b, 3, tokens_out);
+		fs_bind_double(&b, 4, cost_usd);
 		if (has_best)
-			sqlite3_bind_double(st, 5, best_score);
+			fs_bind_double(&b, 5, best_score);
 	}
 	return exec_id(db, st, 6, id);
 }
@@ -355,11 +365,12 @@ int fs_agent_run_list(fs_db *db, long long user_id, int limit, fs_agent_run_rec 
 					  "ORDER BY started_at DESC, id DESC LIMIT ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
-	sqlite3_bind_int64(st, 2, user_id);
-	sqlite3_bind_int(st, 3, limit > 0 ? limit : 100);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
+	fs_bind_int64(&b, 2, user_id);
+	fs_bind_int(&b, 3, limit > 0 ? limit : 100);
 	int src, rc = FS_DB_OK;
-	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((src = fs_bind_step(&b)) == SQLITE_ROW) {
 		if (*n == cap) {
 			size_t nc = cap ? cap * 2 : 8;
 			fs_agent_run_rec *na = realloc(arr, nc * sizeof *na);

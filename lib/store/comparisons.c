@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "store/db_bind.h"
 
 #define ERR(...) (err && errlen ? (void)snprintf(err, errlen, __VA_ARGS__) : (void)0)
 
@@ -90,8 +91,9 @@ static int get_row(fs_db *db, long long id, fs_comparison *out)
 					  "WHERE c.id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW)
 		read_row(st, out);
 	fs_db_done(st);
@@ -104,11 +106,12 @@ static int read_items(fs_db *db, fs_comparison *c)
 					  "ORDER BY position");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, c->id);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, c->id);
 	size_t cap = c->n_sets ? c->n_sets : 1, n = 0;
 	fs_comparison_item *items = calloc(cap, sizeof *items);
 	int rc = items ? SQLITE_ROW : SQLITE_NOMEM;
-	while (items && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (items && (rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		if (n == cap) {
 			fs_comparison_item *p = realloc(items, 2 * cap * sizeof *p);
 			if (!p) {
@@ -156,6 +159,7 @@ static int check_items(fs_db *db, const fs_user *u, const fs_comparison_item *it
 					  "ON i.id = s.image_id WHERE s.id = ?");
 	if (!st)
 		return FS_DB_ERROR;
+	fs_bind b = fs_bind_start(db, st);
 	for (size_t k = 0; k < n; k++) {
 		char clean[sizeof items[k].label];
 		if (!fs_comparison_label_valid(items[k].label, clean, sizeof clean)) {
@@ -171,8 +175,8 @@ static int check_items(fs_db *db, const fs_user *u, const fs_comparison_item *it
 				return FS_DB_INVALID;
 			}
 		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, items[k].set_id);
-		int rc = sqlite3_step(st);
+		fs_bind_int64(&b, 1, items[k].set_id);
+		int rc = fs_bind_step(&b);
 		int ok = 0;
 		if (rc == SQLITE_ROW) {
 			const unsigned char *vis = sqlite3_column_text(st, 1);
@@ -201,15 +205,16 @@ static int write_items(fs_db *db, long long id, const fs_comparison_item *items,
 					  "VALUES (?, ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
+	fs_bind b = fs_bind_start(db, st);
 	for (size_t k = 0; k < n && !rc; k++) {
 		char clean[sizeof items[k].label];
 		fs_comparison_label_valid(items[k].label, clean, sizeof clean);
 		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, (long long)k);
-		sqlite3_bind_int64(st, 3, items[k].set_id);
-		sqlite3_bind_text(st, 4, clean, -1, SQLITE_TRANSIENT);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_int64(&b, 1, id);
+		fs_bind_int64(&b, 2, (long long)k);
+		fs_bind_int64(&b, 3, items[k].set_id);
+		fs_bind_text(&b, 4, clean, -1, SQLITE_TRANSIENT);
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	}
 	fs_db_done(st);
 	return rc;
@@ -243,12 +248,13 @@ int fs_comparison_create(fs_db *db, const fs_user *u, const char *name, int shar
 			rc = FS_DB_ERROR;
 		} else {
 			long long now = (long long)time(NULL);
-			sqlite3_bind_int64(st, 1, u->id);
-			sqlite3_bind_text(st, 2, clean, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_text(st, 3, shared ? "shared" : "private", -1, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 4, now);
-			sqlite3_bind_int64(st, 5, now);
-			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+			fs_bind b = fs_bind_start(db, st);
+			fs_bind_int64(&b, 1, u->id);
+			fs_bind_text(&b, 2, clean, -1, SQLITE_TRANSIENT);
+			fs_bind_text(&b, 3, shared ? "shared" : "private", -1, SQLITE_STATIC);
+			fs_bind_int64(&b, 4, now);
+			fs_bind_int64(&b, 5, now);
+			rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 			fs_db_done(st);
 			if (!rc)
 				*id = sqlite3_last_insert_rowid(fs_db_handle(db));
@@ -285,12 +291,13 @@ int fs_comparison_update(fs_db *db, long long id, const fs_user *u, const char *
 		if (!st) {
 			rc = FS_DB_ERROR;
 		} else {
-			sqlite3_bind_int64(st, 1, id);
+			fs_bind b = fs_bind_start(db, st);
+			fs_bind_int64(&b, 1, id);
 			if (name)
-				sqlite3_bind_text(st, 2, clean, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int(st, 3, shared < 0 ? -1 : !!shared);
-			sqlite3_bind_int64(st, 4, (long long)time(NULL));
-			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+				fs_bind_text(&b, 2, clean, -1, SQLITE_TRANSIENT);
+			fs_bind_int(&b, 3, shared < 0 ? -1 : !!shared);
+			fs_bind_int64(&b, 4, (long long)time(NULL));
+			rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 			fs_db_done(st);
 		}
 	}
@@ -319,12 +326,13 @@ int fs_comparison_list(fs_db *db, const fs_user *u, fs_comparison **out, size_t 
 					  "ORDER BY c.owner_id != ?2, c.name COLLATE NOCASE, c.id");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int(st, 1, u->is_admin ? 1 : 0);
-	sqlite3_bind_int64(st, 2, u->id);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int(&b, 1, u->is_admin ? 1 : 0);
+	fs_bind_int64(&b, 2, u->id);
 	size_t cap = 0;
 	fs_comparison *list = NULL;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		if (*n == cap) {
 			size_t nc = cap ? cap * 2 : 16;
 			fs_comparison *p = realloc(list, nc * sizeof *p);
@@ -356,11 +364,12 @@ int fs_compare_first_sets_of_owner(fs_db *db, long long owner_id, long long **id
 					  "ORDER BY i.created_at, i.id");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, owner_id);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, owner_id);
 	size_t cap = 0;
 	long long *list = NULL;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
 			continue; /* an image without sets */
 		if (*n == cap) {
@@ -408,16 +417,17 @@ int fs_compare_candidates(fs_db *db, const fs_user *u, const char *q, long long 
 		    "ORDER BY i.created_at DESC, i.id DESC, s.position LIMIT ?7");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int(st, 1, u->is_admin ? 1 : 0);
-	sqlite3_bind_int64(st, 2, u->id);
-	sqlite3_bind_text(st, 3, q ? q : "", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 4, image_id);
-	sqlite3_bind_int(st, 5, mine ? 1 : 0);
-	sqlite3_bind_int(st, 6, first_only ? 1 : 0);
-	sqlite3_bind_int(st, 7, limit + 1);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int(&b, 1, u->is_admin ? 1 : 0);
+	fs_bind_int64(&b, 2, u->id);
+	fs_bind_text(&b, 3, q ? q : "", -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 4, image_id);
+	fs_bind_int(&b, 5, mine ? 1 : 0);
+	fs_bind_int(&b, 6, first_only ? 1 : 0);
+	fs_bind_int(&b, 7, limit + 1);
 	fs_compare_candidate *list = calloc((size_t)limit, sizeof *list);
 	int rc = list ? SQLITE_ROW : SQLITE_NOMEM;
-	while (list && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (list && (rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		if (*n == (size_t)limit) {
 			*more = 1;
 			rc = SQLITE_DONE;

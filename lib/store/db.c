@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "store/db_bind.h"
 
 extern const char *const fs_migrations[];
 extern const int fs_migrations_count;
@@ -36,6 +37,8 @@ struct fs_db {
 	/* and the time it was runnable but waited for a core (schedstat) */
 	double tx_runq_started, last_write_runq_ms, commit_released_runq;
 	int checkpoint_on_commit;
+	/* fs_db_note_error's message; "" when SQLite's own is the one to give */
+	char noted_err[192];
 };
 
 static unsigned long long open_count;
@@ -267,6 +270,7 @@ sqlite3 *fs_db_handle(fs_db *db)
 
 sqlite3_stmt *fs_db_stmt(fs_db *db, const char *sql)
 {
+	db->noted_err[0] = 0;
 	for (int i = 0; i < db->ncache; i++)
 		if (db->cache[i].key == sql)
 			return db->cache[i].st;
@@ -305,8 +309,9 @@ int fs_db_exec_id(fs_db *db, const char *sql, long long id)
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
-	int src = sqlite3_bind_int64(st, 1, id);
-	int rc = fs_db_rc_from_sqlite(src ? src : sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -320,16 +325,15 @@ int fs_db_finish_row(fs_db *db, const char *sql, const char *state, const char *
 	if (!st)
 		return FS_DB_ERROR;
 	/* an unbound text stays NULL: the row's column is cleared */
-	int src = sqlite3_bind_text(st, 1, state, -1, SQLITE_TRANSIENT);
-	if (src == SQLITE_OK && text2)
-		src = sqlite3_bind_text(st, 2, text2, -1, SQLITE_TRANSIENT);
-	if (src == SQLITE_OK && text3)
-		src = sqlite3_bind_text(st, 3, text3, -1, SQLITE_TRANSIENT);
-	if (src == SQLITE_OK)
-		src = sqlite3_bind_double(st, 4, fs_wall_s());
-	if (src == SQLITE_OK)
-		src = sqlite3_bind_int64(st, 5, id);
-	int rc = fs_db_rc_from_sqlite(src == SQLITE_OK ? sqlite3_step(st) : src);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, state, -1, SQLITE_TRANSIENT);
+	if (text2)
+		fs_bind_text(&b, 2, text2, -1, SQLITE_TRANSIENT);
+	if (text3)
+		fs_bind_text(&b, 3, text3, -1, SQLITE_TRANSIENT);
+	fs_bind_double(&b, 4, fs_wall_s());
+	fs_bind_int64(&b, 5, id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (!rc && changed)
 		*changed = sqlite3_changes(db->h) > 0;
@@ -356,6 +360,7 @@ static void lock_released(fs_db *db)
 
 int fs_db_begin(fs_db *db)
 {
+	db->noted_err[0] = 0;
 	int rc = fs_db_rc_from_sqlite(sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL));
 	if (rc == FS_DB_OK) {
 		db->tx_started = mono_ms();
@@ -417,7 +422,14 @@ double fs_db_take_longest_write_ms(fs_db *db)
 
 const char *fs_db_errmsg(fs_db *db)
 {
-	return db ? sqlite3_errmsg(db->h) : "no database";
+	if (!db)
+		return "no database";
+	return db->noted_err[0] ? db->noted_err : sqlite3_errmsg(db->h);
+}
+
+void fs_db_note_error(fs_db *db, const char *msg)
+{
+	snprintf(db->noted_err, sizeof db->noted_err, "%s", msg);
 }
 
 int fs_db_user_version(fs_db *db)

@@ -97,7 +97,13 @@ int fs_db_checkpoint(fs_db *db, int *wal_pages);
 
 /* Maps an SQLite result code to an fs_db_rc. */
 int fs_db_rc_from_sqlite(int rc);
+/* The message of this connection's last failure: SQLite's, or one noted
+ * with fs_db_note_error since the last fs_db_stmt / fs_db_begin. */
 const char *fs_db_errmsg(fs_db *db);
+/* Notes msg (copied) as the connection's error message, for failures whose
+ * own SQLite message does not say enough (a failed bind: which parameter);
+ * cleared when the next statement is fetched or transaction begins. */
+void fs_db_note_error(fs_db *db, const char *msg);
 
 /* Schema version after migrations, and the number of migrations known. */
 int fs_db_user_version(fs_db *db);

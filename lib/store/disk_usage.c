@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "store/image_files.h"
+#include "store/db_bind.h"
 
 /*
  * One row per counted file: the owner of the first entry holding it, the
@@ -30,10 +31,11 @@ static int walk(fs_db *db, const char *data_dir, long long only_user,
 	sqlite3_stmt *st = fs_db_stmt(db, usage_sql);
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, only_user);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, only_user);
 	long long cur = -1, sum = 0;
 	int rc, stop = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		long long uid = sqlite3_column_int64(st, 0);
 		long long size = sqlite3_column_int64(st, 1);
 		char key[65];

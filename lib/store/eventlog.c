@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include "store/db_bind.h"
 
 int fs_event_log(fs_db *db, long long user_id, long long image_id, const char *event_type, const cJSON *details)
 {
@@ -13,15 +14,16 @@ int fs_event_log(fs_db *db, long long user_id, long long image_id, const char *e
 					  "VALUES (?, ?, ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
+	fs_bind b = fs_bind_start(db, st);
 	char *d = details ? cJSON_PrintUnformatted(details) : NULL;
-	sqlite3_bind_double(st, 1, fs_wall_s());
+	fs_bind_double(&b, 1, fs_wall_s());
 	if (user_id)
-		sqlite3_bind_int64(st, 2, user_id);
+		fs_bind_int64(&b, 2, user_id);
 	if (image_id)
-		sqlite3_bind_int64(st, 3, image_id);
-	sqlite3_bind_text(st, 4, event_type, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, d ? d : "{}", -1, SQLITE_TRANSIENT);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_int64(&b, 3, image_id);
+	fs_bind_text(&b, 4, event_type, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 5, d ? d : "{}", -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	cJSON_free(d);
 	return rc;
@@ -80,18 +82,19 @@ int fs_event_query_run(fs_db *db, const fs_event_query *q, cJSON **out)
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
+	fs_bind b = fs_bind_start(db, st);
 	int limit = q->limit < 1 ? 100 : q->limit > 1000 ? 1000 : q->limit;
-	sqlite3_bind_int64(st, 1, q->user_id);
-	sqlite3_bind_int64(st, 2, q->image_id);
+	fs_bind_int64(&b, 1, q->user_id);
+	fs_bind_int64(&b, 2, q->image_id);
 	if (q->event_type && *q->event_type)
-		sqlite3_bind_text(st, 3, q->event_type, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 4, q->since);
-	sqlite3_bind_double(st, 5, q->until);
-	sqlite3_bind_int64(st, 6, q->before_id);
-	sqlite3_bind_int(st, 7, limit);
+		fs_bind_text(&b, 3, q->event_type, -1, SQLITE_TRANSIENT);
+	fs_bind_double(&b, 4, q->since);
+	fs_bind_double(&b, 5, q->until);
+	fs_bind_int64(&b, 6, q->before_id);
+	fs_bind_int(&b, 7, limit);
 	cJSON *arr = cJSON_CreateArray();
 	int rc;
-	while (arr && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (arr && (rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddNumberToObject(e, "id", (double)sqlite3_column_int64(st, 0));
 		char ts[48];

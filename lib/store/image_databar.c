@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "store/db_bind.h"
 
 static int put(fs_db *db, long long image_id, const char *state, const char *result, double um, double conf,
 	       const char *error)
@@ -19,17 +20,18 @@ static int put(fs_db *db, long long image_id, const char *state, const char *res
 					  "updated_at = excluded.updated_at");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, image_id);
-	sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, image_id);
+	fs_bind_text(&b, 2, state, -1, SQLITE_STATIC);
 	if (um > 0)
-		sqlite3_bind_double(st, 3, um);
+		fs_bind_double(&b, 3, um);
 	else
-		sqlite3_bind_null(st, 3);
-	sqlite3_bind_double(st, 4, conf);
-	sqlite3_bind_text(st, 5, result, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, error ? error : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 7, (long long)time(NULL));
-	int rc = sqlite3_step(st);
+		fs_bind_null(&b, 3);
+	fs_bind_double(&b, 4, conf);
+	fs_bind_text(&b, 5, result, -1, SQLITE_STATIC);
+	fs_bind_text(&b, 6, error ? error : "", -1, SQLITE_STATIC);
+	fs_bind_int64(&b, 7, (long long)time(NULL));
+	int rc = fs_bind_step(&b);
 	fs_db_done(st);
 	return rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
 }
@@ -61,8 +63,9 @@ int fs_image_databar_get(fs_db *db, long long image_id, fs_image_databar *out)
 					  "FROM image_databar WHERE image_id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, image_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, image_id);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW) {
 		out->image_id = image_id;
 		fs_db_col_text(st, 0, out->state, sizeof out->state);

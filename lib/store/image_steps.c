@@ -14,6 +14,7 @@
 #include "store/images_store.h"
 #include "store/scale_regions.h"
 #include "store/sets_store.h"
+#include "store/db_bind.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 
@@ -388,6 +389,7 @@ cJSON *fs_image_steps_list(fs_db *db, long long image_id)
 	cJSON_AddNumberToObject(o, "revision", rec.revision);
 	cJSON *a = cJSON_AddArrayToObject(o, "transforms");
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT display_name FROM users WHERE id = ?");
+	fs_bind b = fs_bind_start(db, st);
 	for (size_t i = 0; i < n; i++) {
 		cJSON *s = cJSON_CreateObject();
 		char ts[32], user[130] = "";
@@ -398,8 +400,8 @@ cJSON *fs_image_steps_list(fs_db *db, long long image_id)
 		cJSON_AddStringToObject(s, "label", steps[i].label);
 		if (st && steps[i].user_id) {
 			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, steps[i].user_id);
-			if (sqlite3_step(st) == SQLITE_ROW)
+			fs_bind_int64(&b, 1, steps[i].user_id);
+			if (fs_bind_step(&b) == SQLITE_ROW)
 				fs_db_col_text(st, 0, user, sizeof user);
 		}
 		cJSON_AddStringToObject(s, "user", user);

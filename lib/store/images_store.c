@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "store/image_files.h"
+#include "store/db_bind.h"
 
 #define REC_COLS                                                                                             \
 	"i.id, i.owner_id, coalesce(u.login, ''), i.file_sha256, i.work_key, i.original_name, i.format, "   \
@@ -56,9 +57,9 @@ static void read_rec(sqlite3_stmt *st, fs_image_rec *r)
 	r->n_steps = sqlite3_column_int(st, 24);
 }
 
-static int step_rc(sqlite3_stmt *st)
+static int step_rc(fs_bind *b)
 {
-	int rc = sqlite3_step(st);
+	int rc = fs_bind_step(b);
 	if (rc == SQLITE_DONE)
 		return FS_DB_OK;
 	return fs_db_rc_from_sqlite(rc);
@@ -66,9 +67,10 @@ static int step_rc(sqlite3_stmt *st)
 
 /* Steps a bound statement of at most one image row into out (may be NULL)
  * and finishes it: FS_DB_OK, FS_DB_NOTFOUND or the error. */
-static int one_rec(sqlite3_stmt *st, fs_image_rec *out)
+static int one_rec(fs_bind *b, fs_image_rec *out)
 {
-	int rc = sqlite3_step(st);
+	sqlite3_stmt *st = b->st;
+	int rc = fs_bind_step(b);
 	if (rc == SQLITE_ROW) {
 		if (out)
 			read_rec(st, out);
@@ -85,8 +87,9 @@ int fs_image_get(fs_db *db, long long id, fs_image_rec *out)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " REC_COLS REC_FROM "WHERE i.id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	return one_rec(st, out);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	return one_rec(&b, out);
 }
 
 int fs_image_can_manage(const fs_image_rec *rec, const fs_user *u)
@@ -136,25 +139,26 @@ int fs_image_find_owned(fs_db *db, long long owner_id, const char *sha256, fs_im
 		fs_db_stmt(db, "SELECT " REC_COLS REC_FROM "WHERE i.owner_id = ? AND i.file_sha256 = ? ORDER BY i.id LIMIT 1");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, owner_id);
-	sqlite3_bind_text(st, 2, sha256, -1, SQLITE_TRANSIENT);
-	return one_rec(st, out);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, owner_id);
+	fs_bind_text(&b, 2, sha256, -1, SQLITE_TRANSIENT);
+	return one_rec(&b, out);
 }
 
-static void bind_opt_text(sqlite3_stmt *st, int col, const char *s)
+static void bind_opt_text(fs_bind *b, int col, const char *s)
 {
 	if (s && *s)
-		sqlite3_bind_text(st, col, s, -1, SQLITE_TRANSIENT);
+		fs_bind_text(b, col, s, -1, SQLITE_TRANSIENT);
 	else
-		sqlite3_bind_null(st, col);
+		fs_bind_null(b, col);
 }
 
-static void bind_opt_double(sqlite3_stmt *st, int col, double v)
+static void bind_opt_double(fs_bind *b, int col, double v)
 {
 	if (v > 0)
-		sqlite3_bind_double(st, col, v);
+		fs_bind_double(b, col, v);
 	else
-		sqlite3_bind_null(st, col);
+		fs_bind_null(b, col);
 }
 
 void fs_image_rec_from_loaded(fs_image_rec *rec, long long owner_id, const char *file_sha256, int page,
@@ -181,11 +185,12 @@ int fs_image_insert(fs_db *db, fs_image_rec *rec, long long file_size)
 					  "VALUES (?, ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, rec->file_sha256, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, file_size);
-	sqlite3_bind_text(st, 3, rec->format, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 4, now);
-	int rc = step_rc(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, rec->file_sha256, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 2, file_size);
+	fs_bind_text(&b, 3, rec->format, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 4, now);
+	int rc = step_rc(&b);
 	fs_db_done(st);
 	if (rc)
 		return rc;
@@ -195,25 +200,26 @@ int fs_image_insert(fs_db *db, fs_image_rec *rec, long long file_size)
 			    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?3)");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, rec->owner_id);
-	sqlite3_bind_text(st, 2, rec->file_sha256, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, rec->work_key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, rec->original_name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, rec->format, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 6, rec->width);
-	sqlite3_bind_int(st, 7, rec->height);
-	sqlite3_bind_int(st, 8, rec->bit_depth);
-	sqlite3_bind_int(st, 9, rec->channels);
-	sqlite3_bind_int(st, 10, rec->n_pages);
-	sqlite3_bind_text(st, 11, rec->shared ? "shared" : "private", -1, SQLITE_STATIC);
-	bind_opt_double(st, 12, rec->um_per_px);
-	bind_opt_text(st, 13, rec->um_per_px > 0 ? rec->calibration_method : NULL);
-	bind_opt_double(st, 14, rec->suggested_um_per_px);
-	bind_opt_text(st, 15, rec->suggested_um_per_px > 0 ? rec->suggested_source : NULL);
-	sqlite3_bind_int(st, 16, rec->rotation);
-	sqlite3_bind_int64(st, 17, now);
-	sqlite3_bind_int64(st, 18, now);
-	rc = step_rc(st);
+	b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, rec->owner_id);
+	fs_bind_text(&b, 2, rec->file_sha256, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 3, rec->work_key, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 4, rec->original_name, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 5, rec->format, -1, SQLITE_TRANSIENT);
+	fs_bind_int(&b, 6, rec->width);
+	fs_bind_int(&b, 7, rec->height);
+	fs_bind_int(&b, 8, rec->bit_depth);
+	fs_bind_int(&b, 9, rec->channels);
+	fs_bind_int(&b, 10, rec->n_pages);
+	fs_bind_text(&b, 11, rec->shared ? "shared" : "private", -1, SQLITE_STATIC);
+	bind_opt_double(&b, 12, rec->um_per_px);
+	bind_opt_text(&b, 13, rec->um_per_px > 0 ? rec->calibration_method : NULL);
+	bind_opt_double(&b, 14, rec->suggested_um_per_px);
+	bind_opt_text(&b, 15, rec->suggested_um_per_px > 0 ? rec->suggested_source : NULL);
+	fs_bind_int(&b, 16, rec->rotation);
+	fs_bind_int64(&b, 17, now);
+	fs_bind_int64(&b, 18, now);
+	rc = step_rc(&b);
 	fs_db_done(st);
 	if (rc)
 		return rc;
@@ -235,12 +241,13 @@ int fs_image_update_meta(fs_db *db, long long id, int shared, const char *origin
 					  "original_name = coalesce(?3, original_name), updated_at = ?4 WHERE id = ?1");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int(st, 2, shared < 0 ? -1 : !!shared);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	fs_bind_int(&b, 2, shared < 0 ? -1 : !!shared);
 	if (original_name)
-		sqlite3_bind_text(st, 3, original_name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 4, (long long)time(NULL));
-	int rc = step_rc(st);
+		fs_bind_text(&b, 3, original_name, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 4, (long long)time(NULL));
+	int rc = step_rc(&b);
 	fs_db_done(st);
 	return rc ? rc : changed_one(db);
 }
@@ -250,8 +257,9 @@ static int count_where(fs_db *db, const char *sql, const char *key, int *n)
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, key, -1, SQLITE_TRANSIENT);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW) {
 		*n = sqlite3_column_int(st, 0);
 		rc = FS_DB_OK;
@@ -288,8 +296,9 @@ int fs_image_delete(fs_db *db, long long id, int *original_unused, int *work_unu
 	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM images WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	rc = step_rc(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	rc = step_rc(&b);
 	fs_db_done(st);
 	if (rc)
 		return rc;
@@ -301,8 +310,9 @@ int fs_image_delete(fs_db *db, long long id, int *original_unused, int *work_unu
 		st = fs_db_stmt(db, "DELETE FROM image_files WHERE sha256 = ?");
 		if (!st)
 			return FS_DB_ERROR;
-		sqlite3_bind_text(st, 1, rec.file_sha256, -1, SQLITE_TRANSIENT);
-		rc = step_rc(st);
+		b = fs_bind_start(db, st);
+		fs_bind_text(&b, 1, rec.file_sha256, -1, SQLITE_TRANSIENT);
+		rc = step_rc(&b);
 		fs_db_done(st);
 		if (rc)
 			return rc;
@@ -335,15 +345,16 @@ int fs_image_set_steps(fs_db *db, long long id, const char *old_key, const char 
 					  "WHERE id = ?1 AND work_key = ?8");
 	if (!st)
 		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, new_key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 3, width);
-	sqlite3_bind_int(st, 4, height);
-	sqlite3_bind_int(st, 5, rotation);
-	sqlite3_bind_text(st, 6, js, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 7, (long long)time(NULL));
-	sqlite3_bind_text(st, 8, old_key, -1, SQLITE_TRANSIENT);
-	rc = step_rc(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	fs_bind_text(&b, 2, new_key, -1, SQLITE_TRANSIENT);
+	fs_bind_int(&b, 3, width);
+	fs_bind_int(&b, 4, height);
+	fs_bind_int(&b, 5, rotation);
+	fs_bind_text(&b, 6, js, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 7, (long long)time(NULL));
+	fs_bind_text(&b, 8, old_key, -1, SQLITE_TRANSIENT);
+	rc = step_rc(&b);
 	fs_db_done(st);
 	if (!rc && changed_one(db)) {
 		/* gone, or transformed by someone else since old_key was read */
@@ -461,8 +472,9 @@ static int read_steps(fs_db *db, long long image_id, fs_image_step **steps, size
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT transforms, base_step FROM images WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, image_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, image_id);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW) {
 		*base_step = sqlite3_column_int(st, 1);
 		rc = fs_image_steps_parse((const char *)sqlite3_column_text(st, 0), steps, n) ? FS_DB_ERROR : FS_DB_OK;
@@ -506,11 +518,12 @@ int fs_image_set_calibration(fs_db *db, long long id, double um_per_px, const ch
 					  "WHERE id = ?1");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	bind_opt_double(st, 2, um_per_px);
-	bind_opt_text(st, 3, um_per_px > 0 ? method : NULL);
-	sqlite3_bind_int64(st, 4, (long long)time(NULL));
-	int rc = step_rc(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	bind_opt_double(&b, 2, um_per_px);
+	bind_opt_text(&b, 3, um_per_px > 0 ? method : NULL);
+	fs_bind_int64(&b, 4, (long long)time(NULL));
+	int rc = step_rc(&b);
 	fs_db_done(st);
 	return rc ? rc : changed_one(db);
 }
@@ -522,15 +535,16 @@ int fs_image_touch_recent(fs_db *db, long long user_id, long long image_id)
 					  "ON CONFLICT (user_id, image_id) DO UPDATE SET opened_at = excluded.opened_at");
 	if (!st)
 		return FS_DB_ERROR;
+	fs_bind b = fs_bind_start(db, st);
 	/* milliseconds, and strictly after the user's last opening, so two
 	 * images opened in the same instant still keep their order */
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	long long now_ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	sqlite3_bind_int64(st, 1, user_id);
-	sqlite3_bind_int64(st, 2, image_id);
-	sqlite3_bind_int64(st, 3, now_ms);
-	int rc = step_rc(st);
+	fs_bind_int64(&b, 1, user_id);
+	fs_bind_int64(&b, 2, image_id);
+	fs_bind_int64(&b, 3, now_ms);
+	int rc = step_rc(&b);
 	fs_db_done(st);
 	if (rc)
 		return rc;
@@ -539,20 +553,22 @@ int fs_image_touch_recent(fs_db *db, long long user_id, long long image_id)
 			    "ORDER BY opened_at DESC, image_id DESC LIMIT ?2)");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
-	sqlite3_bind_int(st, 2, FS_RECENT_MAX);
-	rc = step_rc(st);
+	b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
+	fs_bind_int(&b, 2, FS_RECENT_MAX);
+	rc = step_rc(&b);
 	fs_db_done(st);
 	return rc;
 }
 
 /* Collects every row of a prepared statement into a malloc'ed array. */
-static int collect(sqlite3_stmt *st, fs_image_rec **out, size_t *n)
+static int collect(fs_bind *b, fs_image_rec **out, size_t *n)
 {
+	sqlite3_stmt *st = b->st;
 	size_t cap = 0, k = 0;
 	fs_image_rec *v = NULL;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = fs_bind_step(b)) == SQLITE_ROW) {
 		if (k == cap) {
 			size_t nc = cap ? cap * 2 : 16;
 			fs_image_rec *nv = realloc(v, nc * sizeof *nv);
@@ -603,11 +619,11 @@ static char *like_escape(const char *q)
 	return o;
 }
 
-static void bind_visible(sqlite3_stmt *st, const fs_user *u, const char *pat)
+static void bind_visible(fs_bind *b, const fs_user *u, const char *pat)
 {
-	sqlite3_bind_int(st, 1, u->is_admin ? 1 : 0);
-	sqlite3_bind_int64(st, 2, u->id);
-	sqlite3_bind_text(st, 3, pat, -1, SQLITE_TRANSIENT);
+	fs_bind_int(b, 1, u->is_admin ? 1 : 0);
+	fs_bind_int64(b, 2, u->id);
+	fs_bind_text(b, 3, pat, -1, SQLITE_TRANSIENT);
 }
 
 int fs_image_list(fs_db *db, const fs_user *u, const fs_image_query *q, fs_image_rec **out, size_t *n,
@@ -626,8 +642,9 @@ int fs_image_list(fs_db *db, const fs_user *u, const fs_image_query *q, fs_image
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT count(*) " REC_FROM VISIBLE_WHERE);
 	if (!st)
 		goto out;
-	bind_visible(st, u, pat);
-	rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	bind_visible(&b, u, pat);
+	rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW) {
 		*total = sqlite3_column_int64(st, 0);
 		rc = FS_DB_OK;
@@ -642,10 +659,11 @@ int fs_image_list(fs_db *db, const fs_user *u, const fs_image_query *q, fs_image
 		rc = FS_DB_ERROR;
 		goto out;
 	}
-	bind_visible(st, u, pat);
-	sqlite3_bind_int(st, 4, per);
-	sqlite3_bind_int64(st, 5, (page - 1) * per);
-	rc = collect(st, out, n);
+	b = fs_bind_start(db, st);
+	bind_visible(&b, u, pat);
+	fs_bind_int(&b, 4, per);
+	fs_bind_int64(&b, 5, (page - 1) * per);
+	rc = collect(&b, out, n);
 	fs_db_done(st);
 out:
 	free(pat);
@@ -662,10 +680,11 @@ int fs_image_recent(fs_db *db, const fs_user *u, fs_image_rec **out, size_t *n)
 					  "ORDER BY r.opened_at DESC, i.id DESC LIMIT ?3");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int(st, 1, u->is_admin ? 1 : 0);
-	sqlite3_bind_int64(st, 2, u->id);
-	sqlite3_bind_int(st, 3, FS_RECENT_MAX);
-	int rc = collect(st, out, n);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int(&b, 1, u->is_admin ? 1 : 0);
+	fs_bind_int64(&b, 2, u->id);
+	fs_bind_int(&b, 3, FS_RECENT_MAX);
+	int rc = collect(&b, out, n);
 	fs_db_done(st);
 	return rc;
 }

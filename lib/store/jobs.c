@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "store/agent_runs.h"
+#include "store/db_bind.h"
 
 /* Expected wall time of a job, for Retry-After: a start-up second plus the
  * pixels at the rate one core measures them (make bench). */
@@ -50,8 +51,9 @@ int fs_job_get(fs_db *db, long long id, fs_job_rec *out)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW)
 		read_row(st, out);
 	fs_db_done(st);
@@ -67,8 +69,9 @@ static int load_now(fs_db *db, long long user_id, int count_queued, int *site, i
 					  " FROM jobs WHERE state IN ('starting', 'running')");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW) {
 		*site = sqlite3_column_int(st, 0);
 		*mine = sqlite3_column_int(st, 1);
@@ -81,8 +84,9 @@ static int load_now(fs_db *db, long long user_id, int count_queued, int *site, i
 		st = fs_db_stmt(db, "SELECT count(*) FROM jobs WHERE state = 'queued' AND user_id = ?");
 		if (!st)
 			return FS_DB_ERROR;
-		sqlite3_bind_int64(st, 1, user_id);
-		rc = sqlite3_step(st);
+		b = fs_bind_start(db, st);
+		fs_bind_int64(&b, 1, user_id);
+		rc = fs_bind_step(&b);
 		if (rc == SQLITE_ROW)
 			*mine += sqlite3_column_int(st, 0);
 		fs_db_done(st);
@@ -112,24 +116,25 @@ static int insert(fs_db *db, fs_job_rec *j, const char *state)
 					  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
+	fs_bind b = fs_bind_start(db, st);
 	j->created_at = fs_wall_s();
-	sqlite3_bind_text(st, 1, j->kind, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, j->user_id);
+	fs_bind_text(&b, 1, j->kind, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 2, j->user_id);
 	if (j->image_id > 0)
-		sqlite3_bind_int64(st, 3, j->image_id);
+		fs_bind_int64(&b, 3, j->image_id);
 	if (j->set_id > 0)
-		sqlite3_bind_int64(st, 4, j->set_id);
-	sqlite3_bind_text(st, 5, j->new_set, -1, SQLITE_TRANSIENT);
+		fs_bind_int64(&b, 4, j->set_id);
+	fs_bind_text(&b, 5, j->new_set, -1, SQLITE_TRANSIENT);
 	if (j->batch_id > 0)
-		sqlite3_bind_int64(st, 6, j->batch_id);
-	sqlite3_bind_text(st, 7, j->params[0] ? j->params : "{}", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 8, state, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 9, j->pixels);
-	sqlite3_bind_int64(st, 10, j->mem_bytes);
-	sqlite3_bind_double(st, 11, j->created_at);
+		fs_bind_int64(&b, 6, j->batch_id);
+	fs_bind_text(&b, 7, j->params[0] ? j->params : "{}", -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 8, state, -1, SQLITE_STATIC);
+	fs_bind_int64(&b, 9, j->pixels);
+	fs_bind_int64(&b, 10, j->mem_bytes);
+	fs_bind_double(&b, 11, j->created_at);
 	if (!strcmp(state, "starting"))
-		sqlite3_bind_double(st, 12, j->created_at);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_double(&b, 12, j->created_at);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (!rc) {
 		j->id = sqlite3_last_insert_rowid(fs_db_handle(db));
@@ -177,9 +182,10 @@ int fs_job_claim_next(fs_db *db, const fs_job_limits *lim, fs_job_rec *out, int 
 		fs_db_rollback(db);
 		return FS_DB_ERROR;
 	}
+	fs_bind b = fs_bind_start(db, st);
 	fs_job_rec j;
 	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = fs_bind_step(&b)) == SQLITE_ROW) {
 		read_row(st, &j);
 		int site = 0, mine = 0;
 		long long mem = 0;
@@ -215,10 +221,11 @@ int fs_job_claim_next(fs_db *db, const fs_job_limits *lim, fs_job_rec *out, int 
 		if (!st) {
 			rc = FS_DB_ERROR;
 		} else {
+			b = fs_bind_start(db, st);
 			out->started_at = fs_wall_s();
-			sqlite3_bind_double(st, 1, out->started_at);
-			sqlite3_bind_int64(st, 2, out->id);
-			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+			fs_bind_double(&b, 1, out->started_at);
+			fs_bind_int64(&b, 2, out->id);
+			rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 			fs_db_done(st);
 			snprintf(out->state, sizeof out->state, "starting");
 		}
@@ -236,9 +243,10 @@ int fs_job_set_pid(fs_db *db, long long id, long long pid)
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE jobs SET pid = ? WHERE id = ? AND state IN ('starting', 'running')");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, pid);
-	sqlite3_bind_int64(st, 2, id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, pid);
+	fs_bind_int64(&b, 2, id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -250,9 +258,10 @@ int fs_job_running(fs_db *db, long long id, long long pid, int *ok)
 					  " AND state IN ('starting', 'running')");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, pid);
-	sqlite3_bind_int64(st, 2, id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, pid);
+	fs_bind_int64(&b, 2, id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (!rc)
 		*ok = sqlite3_changes(fs_db_handle(db)) > 0;
@@ -264,10 +273,11 @@ int fs_job_progress(fs_db *db, long long id, const char *stage, double progress)
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE jobs SET stage = ?, progress = ? WHERE id = ? AND state = 'running'");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, stage, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 2, progress < 0 ? 0 : progress > 1 ? 1 : progress);
-	sqlite3_bind_int64(st, 3, id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, stage, -1, SQLITE_TRANSIENT);
+	fs_bind_double(&b, 2, progress < 0 ? 0 : progress > 1 ? 1 : progress);
+	fs_bind_int64(&b, 3, id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -373,15 +383,16 @@ int fs_job_list(fs_db *db, long long user_id, long long batch_id, cJSON **out)
 					 " ('queued', 'starting', 'running') OR finished_at > ?) ORDER BY id DESC LIMIT 200");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
 	if (batch_id > 0)
-		sqlite3_bind_int64(st, 2, batch_id);
+		fs_bind_int64(&b, 2, batch_id);
 	else
-		sqlite3_bind_double(st, 2, fs_wall_s() - 3600);
+		fs_bind_double(&b, 2, fs_wall_s() - 3600);
 	cJSON *arr = cJSON_CreateArray();
 	int rc;
 	fs_job_rec j;
-	while (arr && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (arr && (rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		read_row(st, &j);
 		cJSON *o = fs_job_to_json(&j);
 		if (o)
@@ -403,10 +414,11 @@ int fs_batch_create(fs_db *db, long long user_id, const char *name, long long *i
 	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO batches (user_id, name, created_at) VALUES (?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 3, fs_wall_s());
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
+	fs_bind_text(&b, 2, name, -1, SQLITE_TRANSIENT);
+	fs_bind_double(&b, 3, fs_wall_s());
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (!rc)
 		*id = sqlite3_last_insert_rowid(fs_db_handle(db));
@@ -418,9 +430,10 @@ int fs_batch_check_owner(fs_db *db, long long batch_id, long long user_id)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT 1 FROM batches WHERE id = ? AND user_id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, batch_id);
-	sqlite3_bind_int64(st, 2, user_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, batch_id);
+	fs_bind_int64(&b, 2, user_id);
+	int rc = fs_bind_step(&b);
 	fs_db_done(st);
 	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
 }
@@ -437,12 +450,13 @@ int fs_batch_list_active(fs_db *db, long long user_id, cJSON **out)
 		    " OR max(j.finished_at) > ? ORDER BY b.id DESC");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
-	sqlite3_bind_double(st, 2, fs_wall_s() - 3600);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
+	fs_bind_double(&b, 2, fs_wall_s() - 3600);
 	cJSON *arr = cJSON_CreateArray();
 	int rc;
 	static const char *const names[] = {"queued", "running", "done", "failed", "cancelled"};
-	while (arr && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (arr && (rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		cJSON *o = cJSON_CreateObject();
 		char name[129];
 		fs_db_col_text(st, 1, name, sizeof name);

@@ -12,6 +12,7 @@
 
 #include "store/eventlog.h"
 #include "store/sets_store.h"
+#include "store/db_bind.h"
 
 #define ERR(...) (err && errlen ? (void)snprintf(err, errlen, __VA_ARGS__) : (void)0)
 
@@ -23,9 +24,10 @@ int fs_scale_region_stored(fs_db *db, long long image_id, const char *work_key, 
 					  "FROM scale_regions WHERE image_id = ? AND work_key = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, image_id);
-	sqlite3_bind_text(st, 2, work_key ? work_key : "", -1, SQLITE_TRANSIENT);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, image_id);
+	fs_bind_text(&b, 2, work_key ? work_key : "", -1, SQLITE_TRANSIENT);
+	int rc = fs_bind_step(&b);
 	if (rc != SQLITE_ROW) {
 		fs_db_done(st);
 		return rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
@@ -70,16 +72,17 @@ static int put_row(fs_db *db, long long image_id, const char *work_key, const fs
 		free(rows);
 		return FS_DB_ERROR;
 	}
-	sqlite3_bind_int64(st, 1, image_id);
-	sqlite3_bind_text(st, 2, work_key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 3, r->width);
-	sqlite3_bind_int(st, 4, r->height);
-	sqlite3_bind_int(st, 5, r->cell);
-	sqlite3_bind_text(st, 6, rows, -1, SQLITE_TRANSIENT);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, image_id);
+	fs_bind_text(&b, 2, work_key, -1, SQLITE_TRANSIENT);
+	fs_bind_int(&b, 3, r->width);
+	fs_bind_int(&b, 4, r->height);
+	fs_bind_int(&b, 5, r->cell);
+	fs_bind_text(&b, 6, rows, -1, SQLITE_TRANSIENT);
 	if (user_id)
-		sqlite3_bind_int64(st, 7, user_id);
-	sqlite3_bind_int64(st, 8, (long long)time(NULL));
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_int64(&b, 7, user_id);
+	fs_bind_int64(&b, 8, (long long)time(NULL));
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	free(rows);
 	return rc;
@@ -103,12 +106,13 @@ int fs_scale_region_for(fs_db *db, long long image_id, const char *work_key, con
 		 * the same key with another size cannot exist (keys are content) */
 		sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM scale_regions WHERE image_id = ? AND work_key = ? "
 						  "AND (width <> ? OR height <> ? OR source = 'auto')");
+		fs_bind b = fs_bind_start(db, st);
 		if (st) {
-			sqlite3_bind_int64(st, 1, image_id);
-			sqlite3_bind_text(st, 2, work_key ? work_key : "", -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int(st, 3, w);
-			sqlite3_bind_int(st, 4, h);
-			sqlite3_step(st);
+			fs_bind_int64(&b, 1, image_id);
+			fs_bind_text(&b, 2, work_key ? work_key : "", -1, SQLITE_TRANSIENT);
+			fs_bind_int(&b, 3, w);
+			fs_bind_int(&b, 4, h);
+			fs_bind_step(&b);
 			fs_db_done(st);
 		}
 		put_row(db, image_id, work_key ? work_key : "", out, 0, 0);
@@ -118,9 +122,10 @@ int fs_scale_region_for(fs_db *db, long long image_id, const char *work_key, con
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT width, height FROM scale_regions WHERE image_id = ? AND work_key = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, image_id);
-	sqlite3_bind_text(st, 2, work_key ? work_key : "", -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, image_id);
+	fs_bind_text(&b, 2, work_key ? work_key : "", -1, SQLITE_TRANSIENT);
+	rc = fs_bind_step(&b);
 	if (rc != SQLITE_ROW) {
 		fs_db_done(st);
 		return rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
@@ -148,9 +153,10 @@ int fs_scale_region_change(fs_db *db, long long image_id, const char *work_key, 
 		if (!st) {
 			rc = FS_DB_ERROR;
 		} else {
-			sqlite3_bind_int64(st, 1, image_id);
-			sqlite3_bind_text(st, 2, work_key, -1, SQLITE_TRANSIENT);
-			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+			fs_bind b = fs_bind_start(db, st);
+			fs_bind_int64(&b, 1, image_id);
+			fs_bind_text(&b, 2, work_key, -1, SQLITE_TRANSIENT);
+			rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 			fs_db_done(st);
 		}
 	}

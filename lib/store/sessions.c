@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/token.h"
+#include "store/db_bind.h"
 
 int fs_session_create(fs_db *db, long long user_id, long long now, int absolute_s, const char *addr,
 		      char token_out[65], char csrf_out[65])
@@ -17,14 +18,15 @@ int fs_session_create(fs_db *db, long long user_id, long long now, int absolute_
 					  "last_seen_at, expires_at, client_addr) VALUES (?, ?, ?, ?, ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, user_id);
-	sqlite3_bind_text(st, 3, csrf_out, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 4, now);
-	sqlite3_bind_int64(st, 5, now);
-	sqlite3_bind_int64(st, 6, now + absolute_s);
-	sqlite3_bind_text(st, 7, addr ? addr : "", -1, SQLITE_TRANSIENT);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, hash, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 2, user_id);
+	fs_bind_text(&b, 3, csrf_out, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 4, now);
+	fs_bind_int64(&b, 5, now);
+	fs_bind_int64(&b, 6, now + absolute_s);
+	fs_bind_text(&b, 7, addr ? addr : "", -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -34,8 +36,9 @@ static int delete_hash(fs_db *db, const char *hash)
 	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM sessions WHERE token_hash = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, hash, -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -50,8 +53,9 @@ int fs_session_lookup(fs_db *db, const char *token, long long now, int idle_s, f
 					  "FROM sessions WHERE token_hash = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, hash, -1, SQLITE_TRANSIENT);
+	int rc = fs_bind_step(&b);
 	long long uid = 0, last_seen = 0, expires = 0;
 	if (rc == SQLITE_ROW) {
 		uid = sqlite3_column_int64(st, 0);
@@ -78,11 +82,12 @@ int fs_session_lookup(fs_db *db, const char *token, long long now, int idle_s, f
 	}
 	if (now - last_seen >= 60) {
 		st = fs_db_stmt(db, "UPDATE sessions SET last_seen_at = ? WHERE token_hash = ?");
+		b = fs_bind_start(db, st);
 		if (st) {
-			sqlite3_bind_int64(st, 1, now);
-			sqlite3_bind_text(st, 2, hash, -1, SQLITE_TRANSIENT);
+			fs_bind_int64(&b, 1, now);
+			fs_bind_text(&b, 2, hash, -1, SQLITE_TRANSIENT);
 			/* a busy database must not log the user out: ignore failure */
-			sqlite3_step(st);
+			fs_bind_step(&b);
 			fs_db_done(st);
 		}
 	}
@@ -110,9 +115,10 @@ int fs_session_delete_user_except(fs_db *db, long long user_id, const char *keep
 	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM sessions WHERE user_id = ? AND token_hash <> ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
-	sqlite3_bind_text(st, 2, hash, -1, SQLITE_TRANSIENT);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
+	fs_bind_text(&b, 2, hash, -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	if (!rc)
 		*ended = sqlite3_changes(fs_db_handle(db));
 	fs_db_done(st);
@@ -124,9 +130,10 @@ int fs_session_purge(fs_db *db, long long now, int idle_s)
 	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM sessions WHERE expires_at <= ? OR last_seen_at <= ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_int64(st, 2, now - idle_s);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, now);
+	fs_bind_int64(&b, 2, now - idle_s);
+	int rc = fs_bind_step(&b);
 	fs_db_done(st);
 	if (rc != SQLITE_DONE)
 		return fs_db_rc_from_sqlite(rc);

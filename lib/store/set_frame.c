@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store/images_store.h"
+#include "store/db_bind.h"
 
 static void identity(fs_set_frame *f)
 {
@@ -23,8 +24,9 @@ static int load(fs_db *db, const char *sql, long long id, fs_set_frame *f)
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	int rc = fs_bind_step(&b);
 	if (rc != SQLITE_ROW) {
 		fs_db_done(st);
 		return rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
@@ -109,24 +111,24 @@ void fs_set_frame_store(const fs_set_frame *f, const fs_tubercle *shown, const f
 	}
 }
 
-static void bind_named(sqlite3_stmt *st, const char *name, double v)
+static void bind_named(fs_bind *b, const char *name, double v)
 {
-	int i = sqlite3_bind_parameter_index(st, name);
+	int i = sqlite3_bind_parameter_index(b->st, name);
 	if (i > 0)
-		sqlite3_bind_double(st, i, v);
+		fs_bind_double(b, i, v);
 }
 
-void fs_set_frame_bind(sqlite3_stmt *st, const fs_set_frame *f)
+void fs_set_frame_bind(fs_bind *b, const fs_set_frame *f)
 {
-	int i = sqlite3_bind_parameter_index(st, ":fb");
+	int i = sqlite3_bind_parameter_index(b->st, ":fb");
 	if (i > 0)
-		sqlite3_bind_int(st, i, f->bounded);
-	bind_named(st, ":fax", f->fwd.ax);
-	bind_named(st, ":fbx", f->fwd.bx);
-	bind_named(st, ":fcx", f->fwd.cx);
-	bind_named(st, ":fay", f->fwd.ay);
-	bind_named(st, ":fby", f->fwd.by);
-	bind_named(st, ":fcy", f->fwd.cy);
-	bind_named(st, ":fw", f->width);
-	bind_named(st, ":fh", f->height);
+		fs_bind_int(b, i, f->bounded);
+	bind_named(b, ":fax", f->fwd.ax);
+	bind_named(b, ":fbx", f->fwd.bx);
+	bind_named(b, ":fcx", f->fwd.cx);
+	bind_named(b, ":fay", f->fwd.ay);
+	bind_named(b, ":fby", f->fwd.by);
+	bind_named(b, ":fcy", f->fwd.cy);
+	bind_named(b, ":fw", f->width);
+	bind_named(b, ":fh", f->height);
 }

@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include "store/db.h"
+#include "store/db_bind.h"
 #include "image/image_transform.h"
 #include "image/tubercle.h"
 
@@ -52,6 +53,7 @@ void fs_set_frame_store(const fs_set_frame *f, const fs_tubercle *shown, const f
 	"((:fax * " a ".x + :fbx * " a ".y) + :fcx) < :fw AND "                                              \
 	"((:fay * " a ".x + :fby * " a ".y) + :fcy) >= 0 AND "                                               \
 	"((:fay * " a ".x + :fby * " a ".y) + :fcy) < :fh))"
-void fs_set_frame_bind(sqlite3_stmt *st, const fs_set_frame *f);
+/* Binds them through b (a failure is kept in b, see db_bind.h). */
+void fs_set_frame_bind(fs_bind *b, const fs_set_frame *f);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "store/db_bind.h"
 
 #define TUB_BYTES 80 /* id, flags, x, y, r, fit, circularity, major, minor, orientation, eccentricity */
 #define EDGE_BYTES 8
@@ -181,8 +182,9 @@ static int load(fs_db *db, long long set_id, fs_set_state *s, int *packed)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT n_tubercles, n_edges, tubercles, edges FROM set_packed WHERE set_id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	int rc = fs_bind_step(&b);
 	if (rc != SQLITE_ROW) {
 		fs_db_done(st);
 		return rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
@@ -284,13 +286,14 @@ int fs_packed_put_encoded(fs_db *db, long long set_id, const fs_packed_rec *r)
 					  "edges) VALUES (?, ?, ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)r->n_tub);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)r->n_edges);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int64(&b, 2, (sqlite3_int64)r->n_tub);
+	fs_bind_int64(&b, 3, (sqlite3_int64)r->n_edges);
 	/* static: the record outlives this one step (no copy of megabytes) */
-	sqlite3_bind_blob64(st, 4, r->tub, r->n_tub * TUB_BYTES, SQLITE_STATIC);
-	sqlite3_bind_blob64(st, 5, r->edges, r->n_edges * EDGE_BYTES, SQLITE_STATIC);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind_blob64(&b, 4, r->tub, r->n_tub * TUB_BYTES, SQLITE_STATIC);
+	fs_bind_blob64(&b, 5, r->edges, r->n_edges * EDGE_BYTES, SQLITE_STATIC);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "analysis/params_json.h"
 #include "store/set_packed.h"
 #include "store/sets_store.h"
+#include "store/db_bind.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 
@@ -44,9 +45,10 @@ int fs_rows_get(fs_db *db, long long set_id, int tid, fs_tubercle *t)
 					  "eccentricity, source, fit_quality FROM tubercles WHERE set_id = ? AND tid = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int(st, 2, tid);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int(&b, 2, tid);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW)
 		read_tub(st, t);
 	fs_db_done(st);
@@ -56,12 +58,12 @@ int fs_rows_get(fs_db *db, long long set_id, int tid, fs_tubercle *t)
 }
 
 /* NULL for NaN (an unmeasured radius, an unknown fit quality). */
-static void bind_num_or_null(sqlite3_stmt *st, int i, double v)
+static void bind_num_or_null(fs_bind *b, int i, double v)
 {
 	if (isfinite(v))
-		sqlite3_bind_double(st, i, v);
+		fs_bind_double(b, i, v);
 	else
-		sqlite3_bind_null(st, i);
+		fs_bind_null(b, i);
 }
 
 static double col_num_or_nan(sqlite3_stmt *st, int i)
@@ -90,23 +92,23 @@ static void read_tub(sqlite3_stmt *st, fs_tubercle *t)
 	t->fit_quality = col_num_or_nan(st, 10);
 }
 
-static int bind_tub(sqlite3_stmt *st, int first, const fs_tubercle *t)
+static int bind_tub(fs_bind *b, int first, const fs_tubercle *t)
 {
-	sqlite3_bind_double(st, first, t->centroid_x);
-	sqlite3_bind_double(st, first + 1, t->centroid_y);
-	bind_num_or_null(st, first + 2, t->radius_px);
-	sqlite3_bind_double(st, first + 3, t->circularity);
+	fs_bind_double(b, first, t->centroid_x);
+	fs_bind_double(b, first + 1, t->centroid_y);
+	bind_num_or_null(b, first + 2, t->radius_px);
+	fs_bind_double(b, first + 3, t->circularity);
 	if (t->has_ellipse) {
-		sqlite3_bind_double(st, first + 4, t->major_axis_px);
-		sqlite3_bind_double(st, first + 5, t->minor_axis_px);
-		sqlite3_bind_double(st, first + 6, t->orientation);
-		sqlite3_bind_double(st, first + 7, t->eccentricity);
+		fs_bind_double(b, first + 4, t->major_axis_px);
+		fs_bind_double(b, first + 5, t->minor_axis_px);
+		fs_bind_double(b, first + 6, t->orientation);
+		fs_bind_double(b, first + 7, t->eccentricity);
 	} else {
 		for (int i = 4; i < 8; i++)
-			sqlite3_bind_null(st, first + i);
+			fs_bind_null(b, first + i);
 	}
-	sqlite3_bind_text(st, first + 8, fs_source_name(t->source), -1, SQLITE_STATIC);
-	bind_num_or_null(st, first + 9, t->fit_quality);
+	fs_bind_text(b, first + 8, fs_source_name(t->source), -1, SQLITE_STATIC);
+	bind_num_or_null(b, first + 9, t->fit_quality);
 	return 0;
 }
 
@@ -117,10 +119,11 @@ static int row_insert(fs_db *db, long long set_id, const fs_tubercle *t)
 					  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int(st, 2, t->id);
-	bind_tub(st, 3, t);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int(&b, 2, t->id);
+	bind_tub(&b, 3, t);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -132,10 +135,11 @@ static int row_update(fs_db *db, long long set_id, const fs_tubercle *t)
 					  "WHERE set_id = ? AND tid = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	bind_tub(st, 1, t);
-	sqlite3_bind_int64(st, 11, set_id);
-	sqlite3_bind_int(st, 12, t->id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	bind_tub(&b, 1, t);
+	fs_bind_int64(&b, 11, set_id);
+	fs_bind_int(&b, 12, t->id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -145,9 +149,10 @@ static int row_delete(fs_db *db, long long set_id, int tid)
 	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM tubercles WHERE set_id = ? AND tid = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int(st, 2, tid);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int(&b, 2, tid);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -175,10 +180,11 @@ int fs_rows_edge_exists(fs_db *db, long long set_id, fs_edge e, int *exists)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT 1 FROM edges WHERE set_id = ? AND id1 = ? AND id2 = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int(st, 2, e.id1);
-	sqlite3_bind_int(st, 3, e.id2);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int(&b, 2, e.id1);
+	fs_bind_int(&b, 3, e.id2);
+	int rc = fs_bind_step(&b);
 	*exists = rc == SQLITE_ROW;
 	fs_db_done(st);
 	return (rc == SQLITE_ROW || rc == SQLITE_DONE) ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
@@ -191,10 +197,11 @@ static int edge_write(fs_db *db, long long set_id, fs_edge e, int insert)
 						 : "DELETE FROM edges WHERE set_id = ? AND id1 = ? AND id2 = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int(st, 2, e.id1);
-	sqlite3_bind_int(st, 3, e.id2);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int(&b, 2, e.id1);
+	fs_bind_int(&b, 3, e.id2);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -265,13 +272,15 @@ static int write_set_fields(fs_db *db, long long set_id, const fs_set_diff *d)
 {
 	int rc = FS_DB_OK;
 	sqlite3_stmt *st;
+	fs_bind b;
 	if (d->version_changed) {
 		st = fs_db_stmt(db, "UPDATE sets SET measurement_version = ? WHERE id = ?");
 		if (!st)
 			return FS_DB_ERROR;
-		sqlite3_bind_int(st, 1, d->version_after);
-		sqlite3_bind_int64(st, 2, set_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		b = fs_bind_start(db, st);
+		fs_bind_int(&b, 1, d->version_after);
+		fs_bind_int64(&b, 2, set_id);
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 		fs_db_done(st);
 		if (rc)
 			return rc;
@@ -280,17 +289,18 @@ static int write_set_fields(fs_db *db, long long set_id, const fs_set_diff *d)
 		st = fs_db_stmt(db, "UPDATE sets SET params = ? WHERE id = ?");
 		if (!st)
 			return FS_DB_ERROR;
+		b = fs_bind_start(db, st);
 		char *pj = NULL;
 		if (d->has_params) {
 			cJSON *p = fs_params_to_json(&d->params_after);
 			pj = p ? cJSON_PrintUnformatted(p) : NULL;
 			cJSON_Delete(p);
-			sqlite3_bind_text(st, 1, pj, -1, SQLITE_TRANSIENT);
+			fs_bind_text(&b, 1, pj, -1, SQLITE_TRANSIENT);
 		} else {
-			sqlite3_bind_null(st, 1);
+			fs_bind_null(&b, 1);
 		}
-		sqlite3_bind_int64(st, 2, set_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_int64(&b, 2, set_id);
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 		fs_db_done(st);
 		cJSON_free(pj);
 		if (rc)
@@ -305,9 +315,10 @@ static int write_set_fields(fs_db *db, long long set_id, const fs_set_diff *d)
 		st = fs_db_stmt(db, "UPDATE sets SET next_tid = max(next_tid, ?) WHERE id = ?");
 		if (!st)
 			return FS_DB_ERROR;
-		sqlite3_bind_int(st, 1, maxid + 1);
-		sqlite3_bind_int64(st, 2, set_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		b = fs_bind_start(db, st);
+		fs_bind_int(&b, 1, maxid + 1);
+		fs_bind_int64(&b, 2, set_id);
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 		fs_db_done(st);
 	}
 	return rc;
@@ -608,9 +619,10 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
 							  "SELECT 1 FROM edges WHERE set_id = ?1 AND id2 = ?2 LIMIT 1");
 			if (!st)
 				return FS_DB_ERROR;
-			sqlite3_bind_int64(st, 1, set_id);
-			sqlite3_bind_int(st, 2, d->removed.items[i].id);
-			rc = sqlite3_step(st);
+			fs_bind b = fs_bind_start(db, st);
+			fs_bind_int64(&b, 1, set_id);
+			fs_bind_int(&b, 2, d->removed.items[i].id);
+			rc = fs_bind_step(&b);
 			fs_db_done(st);
 			if (rc == SQLITE_ROW) {
 				snprintf(why, whylen, "the change would leave connections to missing tubercles");
@@ -625,8 +637,9 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
 						  "NOT EXISTS (SELECT 1 FROM tubercles t WHERE t.set_id = ?1 AND t.tid = e.id2))");
 		if (!st)
 			return FS_DB_ERROR;
-		sqlite3_bind_int64(st, 1, set_id);
-		rc = sqlite3_step(st);
+		fs_bind b = fs_bind_start(db, st);
+		fs_bind_int64(&b, 1, set_id);
+		rc = fs_bind_step(&b);
 		int dangling = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
 		fs_db_done(st);
 		if (dangling != 0) {
@@ -700,8 +713,9 @@ int fs_rows_read_rev(fs_db *db, long long set_id, long long *rev)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT revision FROM sets WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW)
 		*rev = sqlite3_column_int64(st, 0);
 	fs_db_done(st);
@@ -734,9 +748,10 @@ int fs_rows_bump(fs_db *db, long long set_id, long long *new_rev)
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE sets SET revision = revision + 1, updated_at = ? WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, fs_rows_now());
-	sqlite3_bind_int64(st, 2, set_id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, fs_rows_now());
+	fs_bind_int64(&b, 2, set_id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (!rc && new_rev)
 		rc = fs_rows_read_rev(db, set_id, new_rev);
@@ -746,6 +761,7 @@ int fs_rows_bump(fs_db *db, long long set_id, long long *new_rev)
 int fs_rows_load(fs_db *db, long long set_id, fs_tubercle_list *t, fs_edge_list *e)
 {
 	sqlite3_stmt *st;
+	fs_bind b;
 	const fs_set_state *pk;
 	int prc = fs_packed_state(db, set_id, &pk);
 	if (prc)
@@ -763,9 +779,10 @@ int fs_rows_load(fs_db *db, long long set_id, fs_tubercle_list *t, fs_edge_list 
 			    "fit_quality FROM tubercles WHERE set_id = ? ORDER BY tid");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
+	b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		fs_tubercle x;
 		read_tub(st, &x);
 		if (fs_tubercle_list_append(t, &x)) {
@@ -781,8 +798,9 @@ int fs_rows_load(fs_db *db, long long set_id, fs_tubercle_list *t, fs_edge_list 
 	st = fs_db_stmt(db, "SELECT id1, id2 FROM edges WHERE set_id = ? ORDER BY id1, id2");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	while ((rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		fs_edge x = {sqlite3_column_int(st, 0), sqlite3_column_int(st, 1)};
 		if (fs_edge_list_append(e, &x)) {
 			fs_db_done(st);
@@ -798,14 +816,15 @@ int fs_rows_history_add(fs_db *db, long long set_id, long long user_id, const ch
 	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO history (set_id, at, user_id, type, data) VALUES (?, ?, ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
+	fs_bind b = fs_bind_start(db, st);
 	char *d = data ? cJSON_PrintUnformatted(data) : NULL;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int64(st, 2, fs_rows_now());
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int64(&b, 2, fs_rows_now());
 	if (user_id)
-		sqlite3_bind_int64(st, 3, user_id);
-	sqlite3_bind_text(st, 4, type, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, d ? d : "{}", -1, SQLITE_TRANSIENT);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_int64(&b, 3, user_id);
+	fs_bind_text(&b, 4, type, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 5, d ? d : "{}", -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	cJSON_free(d);
 	return rc;
@@ -829,9 +848,10 @@ int fs_rows_bump_keep_clean(fs_db *db, long long set_id)
 					  "updated_at = ? WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, fs_rows_now());
-	sqlite3_bind_int64(st, 2, set_id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, fs_rows_now());
+	fs_bind_int64(&b, 2, set_id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -936,15 +956,17 @@ int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id,
 				 long long *op_id)
 {
 	sqlite3_stmt *st;
+	fs_bind b;
 	int rc;
 	if (user_id && !fs_rows_bookkeeping(kind)) {
 		/* a new step of a user's own gives up what that user could redo */
 		st = fs_db_stmt(db, "UPDATE set_ops SET undone = 2 WHERE set_id = ? AND user_id = ? AND undone = 1");
 		if (!st)
 			return FS_DB_ERROR;
-		sqlite3_bind_int64(st, 1, set_id);
-		sqlite3_bind_int64(st, 2, user_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		b = fs_bind_start(db, st);
+		fs_bind_int64(&b, 1, set_id);
+		fs_bind_int64(&b, 2, user_id);
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 		fs_db_done(st);
 		if (rc)
 			return rc;
@@ -953,23 +975,24 @@ int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id,
 			    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
+	b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
 	if (user_id)
-		sqlite3_bind_int64(st, 2, user_id);
-	sqlite3_bind_int64(st, 3, fs_rows_now());
-	sqlite3_bind_text(st, 4, kind, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, label ? label : kind, -1, SQLITE_TRANSIENT);
+		fs_bind_int64(&b, 2, user_id);
+	fs_bind_int64(&b, 3, fs_rows_now());
+	fs_bind_text(&b, 4, kind, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 5, label ? label : kind, -1, SQLITE_TRANSIENT);
 	/* static: the entry outlives the statement's step, and a copy of
 	 * megabytes would be made under the write lock */
 	if (j->z)
-		sqlite3_bind_blob64(st, 6, j->z, j->zlen, SQLITE_STATIC);
+		fs_bind_blob64(&b, 6, j->z, j->zlen, SQLITE_STATIC);
 	else
-		sqlite3_bind_text(st, 6, j->text, -1, SQLITE_STATIC);
+		fs_bind_text(&b, 6, j->text, -1, SQLITE_STATIC);
 	if (agent_run_id)
-		sqlite3_bind_int64(st, 7, agent_run_id);
+		fs_bind_int64(&b, 7, agent_run_id);
 	if (refs)
-		sqlite3_bind_text(st, 8, refs, -1, SQLITE_TRANSIENT);
-	rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_text(&b, 8, refs, -1, SQLITE_TRANSIENT);
+	rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (rc)
 		return rc;
@@ -981,9 +1004,10 @@ int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id,
 			    "WHERE set_id = ?1 AND kind NOT IN ('undo', 'redo') ORDER BY id DESC LIMIT 1 OFFSET ?2)");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int(st, 2, FS_UNDO_KEEP - 1);
-	rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int(&b, 2, FS_UNDO_KEEP - 1);
+	rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -993,10 +1017,11 @@ int fs_rows_op_state(fs_db *db, long long set_id, long long op_id, int state)
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE set_ops SET undone = ? WHERE id = ? AND set_id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int(st, 1, state);
-	sqlite3_bind_int64(st, 2, op_id);
-	sqlite3_bind_int64(st, 3, set_id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int(&b, 1, state);
+	fs_bind_int64(&b, 2, op_id);
+	fs_bind_int64(&b, 3, set_id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
@@ -1009,10 +1034,11 @@ int fs_rows_refs_state(fs_db *db, long long set_id, const char *refs, int state)
 					  "(SELECT value FROM json_each(?3))");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int(st, 1, state);
-	sqlite3_bind_int64(st, 2, set_id);
-	sqlite3_bind_text(st, 3, refs, -1, SQLITE_TRANSIENT);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int(&b, 1, state);
+	fs_bind_int64(&b, 2, set_id);
+	fs_bind_text(&b, 3, refs, -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }

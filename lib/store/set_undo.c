@@ -20,6 +20,7 @@
 #include "store/set_frame.h"
 #include "store/set_halves.h"
 #include "store/set_rows.h"
+#include "store/db_bind.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 
@@ -81,9 +82,10 @@ static int op_query(fs_db *db, const char *sql, long long set_id, long long x, o
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int64(st, 2, x);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int64(&b, 2, x);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW)
 		rc = op_read(st, 0, o, 1);
 	else
@@ -114,9 +116,10 @@ static void who_changed(fs_db *db, long long set_id, long long after, char *why,
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " OP_COLS OP_FROM "WHERE o.set_id = ? AND o.id > ? ORDER BY o.id DESC");
 	if (!st)
 		return;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int64(st, 2, after);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int64(&b, 2, after);
+	while (fs_bind_step(&b) == SQLITE_ROW) {
 		op o;
 		if (op_read(st, 0, &o, 1))
 			break;
@@ -387,9 +390,10 @@ static int exists_where(fs_db *db, const char *sql, long long set_id, long long 
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int64(st, 2, user_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int64(&b, 2, user_id);
+	int rc = fs_bind_step(&b);
 	*yes = rc == SQLITE_ROW;
 	fs_db_done(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
@@ -474,11 +478,12 @@ static cJSON *journal(fs_db *db, long long set_id, int limit, int check, long lo
 		fs_set_state_free(&now);
 		return NULL;
 	}
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int(st, 2, limit > 0 ? limit : FS_UNDO_KEEP);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int(&b, 2, limit > 0 ? limit : FS_UNDO_KEEP);
 	cJSON *a = cJSON_CreateArray();
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		op x;
 		/* the diff is read only where the answer needs it */
 		int state = sqlite3_column_int(st, 4);
@@ -555,10 +560,11 @@ static int fold_since_save(fs_db *db, long long set_id, long long from, fs_set_n
 					  "ORDER BY id");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int64(st, 2, from);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int64(&b, 2, from);
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		fs_set_diff d;
 		char *owned;
 		const char *text = fs_rows_diff_column(st, 0, &owned);
@@ -652,9 +658,10 @@ static int replacing_steps(fs_db *db, long long set_id, struct group *g, int *ng
 					  "AND kind NOT IN ('undo', 'redo', 'undo_step', 'revert') ORDER BY id");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		/* a cheap look for the flag before parsing the whole diff */
 		char *owned;
 		const char *dj = fs_rows_diff_column(st, 3, &owned);
@@ -688,8 +695,9 @@ static int count_rows(fs_db *db, const char *sql, long long set_id, int *n)
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	int rc = fs_bind_step(&b);
 	*n = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
 	fs_db_done(st);
 	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
@@ -863,9 +871,10 @@ static char *ids_json(fs_db *db, const char *sql, long long set_id)
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return NULL;
-	sqlite3_bind_int64(st, 1, set_id);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
 	cJSON *a = cJSON_CreateArray();
-	while (a && sqlite3_step(st) == SQLITE_ROW)
+	while (a && fs_bind_step(&b) == SQLITE_ROW)
 		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)sqlite3_column_int64(st, 0)));
 	fs_db_done(st);
 	char *s = a ? cJSON_PrintUnformatted(a) : NULL;
@@ -906,8 +915,9 @@ static int after_revert(fs_db *db, long long set_id, undo_like *u)
 						  "AND undone = 1");
 		if (!st)
 			return FS_DB_ERROR;
-		sqlite3_bind_int64(st, 1, set_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind b = fs_bind_start(db, st);
+		fs_bind_int64(&b, 1, set_id);
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 		fs_db_done(st);
 	}
 	/* the set is as saved again: no longer unsaved (after the bump) */
@@ -932,10 +942,11 @@ static int set_ids_of_image(fs_db *db, long long image_id, long long **ids, size
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT id FROM sets WHERE image_id = ? ORDER BY id");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, image_id);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, image_id);
 	size_t cap = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 8;
 			long long *p = realloc(*ids, cap * sizeof *p);
@@ -1010,12 +1021,13 @@ int fs_sets_calibration_changed(fs_db *db, long long image_id, double old_um, do
 			rc = FS_DB_ERROR;
 			break;
 		}
+		fs_bind b = fs_bind_start(db, st);
 		if (new_um > 0)
-			sqlite3_bind_double(st, 1, new_um);
+			fs_bind_double(&b, 1, new_um);
 		else
-			sqlite3_bind_null(st, 1);
-		sqlite3_bind_int64(st, 2, ids[s]);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+			fs_bind_null(&b, 1);
+		fs_bind_int64(&b, 2, ids[s]);
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 		fs_db_done(st);
 		if (!rc) {
 			cJSON *h = cJSON_CreateObject();

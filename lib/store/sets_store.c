@@ -27,6 +27,7 @@
 #include "store/set_frame.h"
 #include "store/set_halves.h"
 #include "store/set_rows.h"
+#include "store/db_bind.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 
@@ -288,10 +289,11 @@ static int count_shown(fs_db *db, const char *sql, long long id, const fs_set_fr
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
 	if (f)
-		fs_set_frame_bind(st, f);
-	int rc = sqlite3_step(st);
+		fs_set_frame_bind(&b, f);
+	int rc = fs_bind_step(&b);
 	*n = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
 	fs_db_done(st);
 	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
@@ -365,8 +367,9 @@ int fs_set_get_info(fs_db *db, long long set_id, fs_set_info *out)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " SET_COLS " FROM sets WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW)
 		fill_info(db, st, out);
 	fs_db_done(st);
@@ -384,10 +387,11 @@ int fs_set_list(fs_db *db, long long image_id, fs_set_info **out, size_t *n)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " SET_COLS " FROM sets WHERE image_id = ? ORDER BY position, id");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, image_id);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, image_id);
 	size_t cap = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 8;
 			fs_set_info *p = realloc(*out, cap * sizeof *p);
@@ -421,14 +425,15 @@ static int insert_set(fs_db *db, long long image_id, const char *name, long long
 					  "um_per_px, ?5 FROM images WHERE id = ?1");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, image_id);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, image_id);
+	fs_bind_text(&b, 2, name, -1, SQLITE_TRANSIENT);
 	if (user_id)
-		sqlite3_bind_int64(st, 3, user_id);
-	sqlite3_bind_int64(st, 4, fs_rows_now());
+		fs_bind_int64(&b, 3, user_id);
+	fs_bind_int64(&b, 4, fs_rows_now());
 	/* a new set holds nothing measured by an older rule */
-	sqlite3_bind_int(st, 5, FS_MEASUREMENT_VERSION);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind_int(&b, 5, FS_MEASUREMENT_VERSION);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (rc == FS_DB_CONSTRAINT) {
 		ERR("a set named '%s' exists already", name);
@@ -473,9 +478,10 @@ int fs_set_rename(fs_db *db, long long set_id, long long expect_rev, const char 
 		if (!st) {
 			rc = FS_DB_ERROR;
 		} else {
-			sqlite3_bind_text(st, 1, clean, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int64(st, 2, set_id);
-			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+			fs_bind b = fs_bind_start(db, st);
+			fs_bind_text(&b, 1, clean, -1, SQLITE_TRANSIENT);
+			fs_bind_int64(&b, 2, set_id);
+			rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 			fs_db_done(st);
 			if (rc == FS_DB_CONSTRAINT)
 				ERR("a set named '%s' exists already", clean);
@@ -527,11 +533,12 @@ cJSON *fs_history_list(fs_db *db, long long set_id, int limit)
 					  "WHERE h.set_id = ? ORDER BY h.id DESC LIMIT ?");
 	if (!st)
 		return NULL;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int(st, 2, limit > 0 ? limit : 1000);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int(&b, 2, limit > 0 ? limit : 1000);
 	cJSON *a = cJSON_CreateArray();
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = fs_bind_step(&b)) == SQLITE_ROW)
 		cJSON_AddItemToArray(a, history_row(st));
 	fs_db_done(st);
 	if (rc != SQLITE_DONE) {
@@ -549,9 +556,10 @@ int fs_history_get(fs_db *db, long long set_id, long long history_id, cJSON **ev
 					  "WHERE h.set_id = ? AND h.id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	sqlite3_bind_int64(st, 2, history_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	fs_bind_int64(&b, 2, history_id);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW)
 		*event = history_row(st);
 	fs_db_done(st);
@@ -595,9 +603,10 @@ int fs_set_duplicate(fs_db *db, long long set_id, const char *name, long long us
 			rc = FS_DB_ERROR;
 			break;
 		}
-		sqlite3_bind_int64(st, 1, set_id);
-		sqlite3_bind_int64(st, 2, *new_id);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind b = fs_bind_start(db, st);
+		fs_bind_int64(&b, 1, set_id);
+		fs_bind_int64(&b, 2, *new_id);
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 		fs_db_done(st);
 	}
 	if (!rc) {
@@ -639,8 +648,9 @@ static int next_tid(fs_db *db, long long set_id, int *tid)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT next_tid FROM sets WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW)
 		*tid = sqlite3_column_int(st, 0);
 	fs_db_done(st);
@@ -921,8 +931,9 @@ static int read_version(fs_db *db, long long set_id, int *v)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT measurement_version FROM sets WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	int rc = fs_bind_step(&b);
 	*v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
 	fs_db_done(st);
 	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
@@ -1050,8 +1061,9 @@ static int build_replace(fs_db *db, long long set_id, const fs_set_frame *f, voi
 			rc = FS_DB_ERROR;
 			goto out;
 		}
-		sqlite3_bind_int64(st, 1, set_id);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		fs_bind b = fs_bind_start(db, st);
+		fs_bind_int64(&b, 1, set_id);
+		if (fs_bind_step(&b) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 			cJSON *p = cJSON_Parse((const char *)sqlite3_column_text(st, 0));
 			char e[128];
 			fs_params_default(&d->params_before);

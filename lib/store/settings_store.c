@@ -11,6 +11,7 @@
 
 #include "analysis/params_json.h"
 #include "store/users.h"
+#include "store/db_bind.h"
 
 static const char *const endpoint_choices[] = {"center", "edge", NULL};
 static const char *const color_mode_choices[] = {"uniform", "source", "boundary", NULL};
@@ -305,8 +306,9 @@ static int load_stored(fs_db *db, long long user_id, cJSON **out)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT settings FROM user_settings WHERE user_id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
+	int rc = fs_bind_step(&b);
 	cJSON *o = NULL;
 	if (rc == SQLITE_ROW) {
 		const char *s = (const char *)sqlite3_column_text(st, 0);
@@ -370,11 +372,12 @@ static int store(fs_db *db, long long user_id, const cJSON *obj)
 		return FS_DB_ERROR;
 	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO user_settings (user_id, settings) VALUES (?, ?) "
 					  "ON CONFLICT (user_id) DO UPDATE SET settings = excluded.settings");
+	fs_bind b = fs_bind_start(db, st);
 	int rc = FS_DB_ERROR;
 	if (st) {
-		sqlite3_bind_int64(st, 1, user_id);
-		sqlite3_bind_text(st, 2, s, -1, SQLITE_TRANSIENT);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_int64(&b, 1, user_id);
+		fs_bind_text(&b, 2, s, -1, SQLITE_TRANSIENT);
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 		fs_db_done(st);
 	}
 	cJSON_free(s);
@@ -535,10 +538,11 @@ int fs_uprofile_list(fs_db *db, long long user_id, cJSON **out)
 					  "WHERE user_id = ? ORDER BY name COLLATE NOCASE, id");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
 	cJSON *arr = cJSON_CreateArray();
 	int rc = SQLITE_ERROR;
-	while (arr && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (arr && (rc = fs_bind_step(&b)) == SQLITE_ROW) {
 		fs_params p;
 		params_from_text((const char *)sqlite3_column_text(st, 2), &p);
 		cJSON *o = cJSON_CreateObject();
@@ -575,9 +579,10 @@ static int find_profile(fs_db *db, long long user_id, const char *name, long lon
 					  "WHERE user_id = ? AND name = ? COLLATE NOCASE");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, user_id);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
+	fs_bind_text(&b, 2, name, -1, SQLITE_TRANSIENT);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(st, 0);
 		if (canon)
@@ -619,6 +624,7 @@ int fs_uprofile_save(fs_db *db, long long user_id, const char *name, const fs_pa
 	if (rc)
 		goto fail;
 	sqlite3_stmt *st;
+	fs_bind b;
 	if (existing && !overwrite) {
 		snprintf(err, errlen, "you already have a profile called '%s' (send overwrite: true to replace it)",
 			 name);
@@ -631,21 +637,23 @@ int fs_uprofile_save(fs_db *db, long long user_id, const char *name, const fs_pa
 			rc = FS_DB_ERROR;
 			goto fail;
 		}
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 3, existing);
+		b = fs_bind_start(db, st);
+		fs_bind_text(&b, 1, name, -1, SQLITE_TRANSIENT);
+		fs_bind_text(&b, 2, text, -1, SQLITE_TRANSIENT);
+		fs_bind_int64(&b, 3, existing);
 	} else {
 		st = fs_db_stmt(db, "INSERT INTO user_profiles (user_id, name, params, created_at) VALUES (?, ?, ?, ?)");
 		if (!st) {
 			rc = FS_DB_ERROR;
 			goto fail;
 		}
-		sqlite3_bind_int64(st, 1, user_id);
-		sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 3, text, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 4, (long long)time(NULL));
+		b = fs_bind_start(db, st);
+		fs_bind_int64(&b, 1, user_id);
+		fs_bind_text(&b, 2, name, -1, SQLITE_TRANSIENT);
+		fs_bind_text(&b, 3, text, -1, SQLITE_TRANSIENT);
+		fs_bind_int64(&b, 4, (long long)time(NULL));
 	}
-	rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (rc)
 		goto fail;
@@ -671,9 +679,10 @@ int fs_uprofile_delete(fs_db *db, long long user_id, long long id)
 	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM user_profiles WHERE id = ? AND user_id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, user_id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	fs_bind_int64(&b, 2, user_id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (rc == FS_DB_OK && sqlite3_changes(fs_db_handle(db)) == 0)
 		rc = FS_DB_NOTFOUND;

@@ -12,6 +12,7 @@
 #define FS_STORE_H
 
 #include "store/db.h"
+#include "store/db_bind.h"
 #include "store/users.h"
 #include "store/sessions.h"
 #include "store/password.h"

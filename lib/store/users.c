@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "store/password.h"
+#include "store/db_bind.h"
 
 int fs_login_valid(const char *login)
 {
@@ -62,14 +63,15 @@ int fs_user_create(fs_db *db, const char *login, const char *display_name, int i
 		snprintf(err, errlen, "%s", fs_db_errmsg(db));
 		return FS_DB_ERROR;
 	}
-	sqlite3_bind_text(st, 1, login, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, display_name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, is_admin ? "admin" : "member", -1, SQLITE_STATIC);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, login, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 2, display_name, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 3, is_admin ? "admin" : "member", -1, SQLITE_STATIC);
 	if (password)
-		sqlite3_bind_text(st, 4, hash, -1, SQLITE_TRANSIENT);
+		fs_bind_text(&b, 4, hash, -1, SQLITE_TRANSIENT);
 	else
-		sqlite3_bind_null(st, 4);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_null(&b, 4);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (rc == FS_DB_CONSTRAINT)
 		snprintf(err, errlen, "the login '%s' is taken", login);
@@ -80,9 +82,10 @@ int fs_user_create(fs_db *db, const char *login, const char *display_name, int i
 	return rc;
 }
 
-static int get_one(fs_db *db, sqlite3_stmt *st, fs_user *u)
+static int get_one(fs_db *db, fs_bind *b, fs_user *u)
 {
-	int rc = sqlite3_step(st);
+	sqlite3_stmt *st = b->st;
+	int rc = fs_bind_step(b);
 	int out;
 	if (rc == SQLITE_ROW) {
 		row_to_user(st, u);
@@ -105,8 +108,9 @@ int fs_user_get(fs_db *db, long long id, fs_user *u)
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, id);
-	return get_one(db, st, u);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	return get_one(db, &b, u);
 }
 
 int fs_user_get_by_login(fs_db *db, const char *login, fs_user *u)
@@ -117,13 +121,15 @@ int fs_user_get_by_login(fs_db *db, const char *login, fs_user *u)
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, login, -1, SQLITE_TRANSIENT);
-	return get_one(db, st, u);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, login, -1, SQLITE_TRANSIENT);
+	return get_one(db, &b, u);
 }
 
-static int exec_update(fs_db *db, sqlite3_stmt *st)
+static int exec_update(fs_db *db, fs_bind *b)
 {
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	sqlite3_stmt *st = b->st;
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(b));
 	fs_db_done(st);
 	if (rc == FS_DB_OK && sqlite3_changes(fs_db_handle(db)) == 0)
 		rc = FS_DB_NOTFOUND;
@@ -140,9 +146,10 @@ int fs_user_set_password(fs_db *db, long long id, const char *password, char *er
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE users SET password_hash = ? WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, id);
-	int rc = exec_update(db, st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, hash, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 2, id);
+	int rc = exec_update(db, &b);
 	if (rc == FS_DB_NOTFOUND)
 		snprintf(err, errlen, "no such user");
 	else if (rc)
@@ -160,16 +167,18 @@ int fs_user_set_disabled(fs_db *db, long long id, int disabled)
 		fs_db_rollback(db);
 		return FS_DB_ERROR;
 	}
-	sqlite3_bind_int(st, 1, disabled ? 1 : 0);
-	sqlite3_bind_int64(st, 2, id);
-	rc = exec_update(db, st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int(&b, 1, disabled ? 1 : 0);
+	fs_bind_int64(&b, 2, id);
+	rc = exec_update(db, &b);
 	if (rc == FS_DB_OK && disabled) {
 		st = fs_db_stmt(db, "DELETE FROM sessions WHERE user_id = ?");
 		if (!st) {
 			rc = FS_DB_ERROR;
 		} else {
-			sqlite3_bind_int64(st, 1, id);
-			rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+			b = fs_bind_start(db, st);
+			fs_bind_int64(&b, 1, id);
+			rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 			fs_db_done(st);
 		}
 	}
@@ -187,9 +196,10 @@ int fs_user_set_display_name(fs_db *db, long long id, const char *name)
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE users SET display_name = ? WHERE id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, id);
-	return exec_update(db, st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, name, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 2, id);
+	return exec_update(db, &b);
 }
 
 int fs_user_count(fs_db *db, long long *n)
@@ -228,8 +238,9 @@ int fs_user_authenticate(fs_db *db, const char *login, const char *password, lon
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT id, password_hash, disabled FROM users WHERE login = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, login, -1, SQLITE_TRANSIENT);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, login, -1, SQLITE_TRANSIENT);
+	int rc = fs_bind_step(&b);
 	char hash[FS_PASSWORD_HASH_MAX] = "";
 	long long id = 0;
 	int disabled = 1;
@@ -258,10 +269,11 @@ int fs_user_authenticate(fs_db *db, const char *login, const char *password, lon
 		fs_user_set_password(db, id, password, e, sizeof e);
 	}
 	st = fs_db_stmt(db, "UPDATE users SET last_login_at = ? WHERE id = ?");
+	b = fs_bind_start(db, st);
 	if (st) {
-		sqlite3_bind_int64(st, 1, now);
-		sqlite3_bind_int64(st, 2, id);
-		sqlite3_step(st);
+		fs_bind_int64(&b, 1, now);
+		fs_bind_int64(&b, 2, id);
+		fs_bind_step(&b);
 		fs_db_done(st);
 	}
 	return fs_user_get(db, id, u);
@@ -273,9 +285,10 @@ static int count_since(fs_db *db, const char *sql, const char *key, long long si
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, since);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, key, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 2, since);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW) {
 		*count = sqlite3_column_int64(st, 0);
 		*oldest = sqlite3_column_int64(st, 1);
@@ -292,10 +305,11 @@ static int pair_since(fs_db *db, const char *login, const char *addr, long long 
 					  "WHERE login = ? AND client_addr = ? AND at > ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, login, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, addr, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, since);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, login, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 2, addr, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 3, since);
+	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW) {
 		*count = sqlite3_column_int64(st, 0);
 		*latest = sqlite3_column_int64(st, 1);
@@ -352,16 +366,18 @@ int fs_throttle_record(fs_db *db, const char *login, const char *addr, long long
 	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO login_failures (login, client_addr, at) VALUES (?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, login, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, addr, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, now);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, login, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 2, addr, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 3, now);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	/* keep the table small: failures older than a day are of no use */
 	st = fs_db_stmt(db, "DELETE FROM login_failures WHERE at < ?");
+	b = fs_bind_start(db, st);
 	if (st) {
-		sqlite3_bind_int64(st, 1, now - 86400);
-		sqlite3_step(st);
+		fs_bind_int64(&b, 1, now - 86400);
+		fs_bind_step(&b);
 		fs_db_done(st);
 	}
 	return rc;
@@ -372,9 +388,10 @@ int fs_throttle_clear(fs_db *db, const char *login, const char *addr)
 	sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM login_failures WHERE login = ? AND client_addr = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_text(st, 1, login, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, addr, -1, SQLITE_TRANSIENT);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_text(&b, 1, login, -1, SQLITE_TRANSIENT);
+	fs_bind_text(&b, 2, addr, -1, SQLITE_TRANSIENT);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }
