@@ -146,9 +146,11 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		fs_image_free(small);
 		if (prc)
 			goto out;
-	} else if (!dome && cand_tiled(img)) {
+	} else if ((!dome || p->method == FS_METHOD_AUTO) && cand_tiled(img)) {
 		/* at full resolution the candidate step runs tile by tile from
-		 * the preprocessing's plan (detect_cand_tiled.h): no full-size
+		 * the preprocessing's plan (detect_cand_tiled.h; the dome
+		 * rule's: detect_cand_domes.h, auto only, the lattice method's
+		 * searches read the whole correlation): no full-size
 		 * preprocessed image */
 		fs_detect_get_tiling(&ctile, &threads);
 		if (fs_pre_plan_make(&plan, img, p, tile, ctile, threads, err, errlen))

@@ -19,11 +19,13 @@ typedef struct peak_extra {
 } peak_extra;
 
 typedef struct auto_ctx {
-	double sigma, radius;
-	int W, H;
+	double radius;
+	int W, H, reach;
 	fs_cand_list all;
 	peak_extra *ex;
 	size_t nex, cap;
+	fs_tile_resp_fn resp_fn;
+	void *resp_ctx;
 } auto_ctx;
 
 /* Appends a tile's maxima and their extras (under the tiles' lock). */
@@ -61,10 +63,14 @@ static int auto_tile(const fs_det_tile *t, void *ctx, char *err, size_t errlen)
 	int rc = -1;
 	fs_cand_list loc = {0}, pr = {0};
 	peak_extra *ex = NULL;
-	fs_image *resp = fs_gaussian_blurred(t->pre, a->sigma, err, errlen);
-	if (!resp)
+	fs_image *resp = NULL;
+	int rx = 0, ry = 0;
+	if (a->resp_fn(t, a->resp_ctx, a->reach, &resp, &rx, &ry, err, errlen))
 		return -1;
-	if (fs_det_maxima(resp, 0, t->x0, t->y0, t->x1, t->y1, t->ox, t->oy, a->W, a->H, &loc))
+	/* the core in the response's pixels */
+	int cx0 = t->x0 + t->ox - rx, cy0 = t->y0 + t->oy - ry;
+	int cx1 = t->x1 + t->ox - rx, cy1 = t->y1 + t->oy - ry;
+	if (fs_det_maxima(resp, 0, cx0, cy0, cx1, cy1, rx, ry, a->W, a->H, &loc))
 		goto oom;
 	if (loc.n) {
 		/* the prominence of every maximum, not only of those the
@@ -77,14 +83,14 @@ static int auto_tile(const fs_det_tile *t, void *ctx, char *err, size_t errlen)
 		pr.n = pr.cap = loc.n;
 		for (size_t i = 0; i < loc.n; i++) {
 			pr.items[i] = loc.items[i];
-			pr.items[i].x -= t->ox;
-			pr.items[i].y -= t->oy;
+			pr.items[i].x -= rx;
+			pr.items[i].y -= ry;
 		}
 		fs_det_prominence(resp, &pr, a->radius);
 		for (size_t i = 0; i < loc.n; i++) {
 			int gx = (int)loc.items[i].x, gy = (int)loc.items[i].y;
 			ex[i].prom = (float)pr.items[i].response; /* a float difference */
-			fs_det_peak_offset(resp, t->ox, t->oy, a->W, a->H, gx, gy, &ex[i].dx, &ex[i].dy);
+			fs_det_peak_offset(resp, rx, ry, a->W, a->H, gx, gy, &ex[i].dx, &ex[i].dy);
 		}
 	}
 	if (t->lock)
@@ -106,16 +112,40 @@ out:
 	return rc;
 }
 
+/* Auto's response: the tile's preprocessed crop smoothed, a crop at the
+ * tile's own position. */
+static int smoothed_resp(const fs_det_tile *t, void *ctx, int reach, fs_image **resp, int *rx, int *ry, char *err,
+			 size_t errlen)
+{
+	(void)reach; /* the crop's overlap covers it */
+	*resp = fs_gaussian_blurred(t->pre, *(const double *)ctx, err, errlen);
+	*rx = t->ox;
+	*ry = t->oy;
+	return *resp ? 0 : -1;
+}
+
 int fs_auto_peaks_tiled(const fs_det_source *s, double sigma, double min_dist, double radius, fs_cand_list *c,
 			double **off, char *err, size_t errlen)
 {
-	auto_ctx a = {.sigma = sigma, .radius = radius, .W = s->width, .H = s->height};
+	/* a core pixel's 3x3 neighbours and rays read the response (within
+	 * the peaks' reach), which reads the preprocessing within the blur's */
+	int overlap = fs_peaks_tiled_reach(radius) + fs_gaussian_radius(sigma);
+	return fs_peaks_tiled(s, overlap, smoothed_resp, &sigma, min_dist, radius, c, off, err, errlen);
+}
+
+int fs_peaks_tiled_reach(double radius)
+{
+	int nr = radius >= 1 ? (int)radius : 1;
+	return nr + 1;
+}
+
+int fs_peaks_tiled(const fs_det_source *s, int overlap, fs_tile_resp_fn fn, void *ctx, double min_dist,
+		   double radius, fs_cand_list *c, double **off, char *err, size_t errlen)
+{
+	auto_ctx a = {.radius = radius, .W = s->width, .H = s->height, .reach = fs_peaks_tiled_reach(radius),
+		      .resp_fn = fn, .resp_ctx = ctx};
 	int rc = -1;
 	*off = NULL;
-	/* a core pixel's 3x3 neighbours and rays (radius) read the response,
-	 * which reads the preprocessing within the blur's reach */
-	int nr = radius >= 1 ? (int)radius : 1;
-	int overlap = nr + fs_gaussian_radius(sigma) + 1;
 	if (fs_det_for_tiles(s, overlap, auto_tile, &a, err, errlen))
 		goto out;
 	size_t first = c->n;

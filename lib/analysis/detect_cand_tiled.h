@@ -36,6 +36,21 @@
 int fs_auto_peaks_tiled(const fs_det_source *s, double sigma, double min_dist, double radius, fs_cand_list *c,
 			double **off, char *err, size_t errlen);
 
+/*
+ * The same peaks of any response made tile by tile: fn makes a tile's
+ * response (*resp new, a crop at (*rx, *ry) of the W x H image) holding
+ * every pixel the image has within `reach` (fs_peaks_tiled_reach(radius))
+ * of the tile's core, from the tile's preprocessed crop (widened by
+ * overlap); the maxima of the core, their prominence and offsets are
+ * kept and suppressed as above. The dome rule's votes and template
+ * correlation (detect_cand_domes.h) run through it.
+ */
+typedef int (*fs_tile_resp_fn)(const fs_det_tile *t, void *ctx, int reach, fs_image **resp, int *rx, int *ry,
+			       char *err, size_t errlen);
+int fs_peaks_tiled_reach(double radius);
+int fs_peaks_tiled(const fs_det_source *s, int overlap, fs_tile_resp_fn fn, void *ctx, double min_dist,
+		   double radius, fs_cand_list *c, double **off, char *err, size_t errlen);
+
 /* One search of the lattice method's recovery: the strongest response
  * within R px of (lround(sx), lround(sy)) (a pixel of the image), at
  * (bx, by), and its prominence within radius. key orders the results. */

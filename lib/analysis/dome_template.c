@@ -7,18 +7,19 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* Bilinear sample of img at (x, y), which the caller keeps inside
- * [0, w - 1] x [0, h - 1]. */
-static double sample(const fs_image *img, double x, double y)
+/* Bilinear sample at (x, y) of a W x H image, which the caller keeps
+ * inside [0, W - 1] x [0, H - 1], read from a window at (sx, sy) of row
+ * stride `stride` that holds the four pixels. */
+static double sample(const float *win, size_t stride, int sx, int sy, int W, int H, double x, double y)
 {
-	int w = img->width, h = img->height;
 	int x0 = (int)x, y0 = (int)y;
-	int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+	int x1 = x0 + 1 < W ? x0 + 1 : x0, y1 = y0 + 1 < H ? y0 + 1 : y0;
 	double fx = x - x0, fy = y - y0;
-	const float *d = img->data;
-	double a = d[(size_t)y0 * w + x0] * (1 - fx) + d[(size_t)y0 * w + x1] * fx;
-	double b = d[(size_t)y1 * w + x0] * (1 - fx) + d[(size_t)y1 * w + x1] * fx;
+	const float *r0 = win + (size_t)(y0 - sy) * stride - sx, *r1 = win + (size_t)(y1 - sy) * stride - sx;
+	double a = r0[x0] * (1 - fx) + r0[x1] * fx;
+	double b = r1[x0] * (1 - fx) + r1[x1] * fx;
 	return a * (1 - fy) + b * fy;
 }
 
@@ -63,94 +64,109 @@ static void ncc4(const float *d, int w, int x, int y, int R, const int *half, co
 	}
 }
 
-int fs_dome_template_ncc(const fs_image *img, const double *xs, const double *ys, size_t n, double radius,
-			 fs_image **res, char *err, size_t errlen)
+int fs_dome_mean_begin(fs_dome_mean *t, double radius, char *err, size_t errlen)
 {
-	*res = NULL;
-	if (!img || !img->data || !(radius >= 1) || (n && (!xs || !ys))) {
-		snprintf(err, errlen, "dome template: no image, no points or a radius under 1 px");
+	memset(t, 0, sizeof *t);
+	if (!(radius >= 1)) {
+		snprintf(err, errlen, "dome template: a radius under 1 px");
 		return -1;
 	}
-	int w = img->width, h = img->height;
-	int R = (int)floor(radius);
-	int side = 2 * R + 1;
+	t->radius = radius;
+	t->R = (int)floor(radius);
+	t->side = 2 * t->R + 1;
 	/* the disc as row spans: offsets dx in [-half[dy], half[dy]] */
-	int *half = malloc((size_t)side * sizeof *half);
-	double *tpl = calloc((size_t)side * side, sizeof *tpl);
-	fs_image *out = NULL;
-	int rc = -1;
-	if (!half || !tpl) {
+	t->half = malloc((size_t)t->side * sizeof *t->half);
+	t->tpl = calloc((size_t)t->side * t->side, sizeof *t->tpl);
+	if (!t->half || !t->tpl) {
+		fs_dome_mean_free(t);
 		snprintf(err, errlen, "dome template: out of memory");
-		goto done;
+		return -1;
 	}
-	for (int dy = -R; dy <= R; dy++)
-		half[dy + R] = (int)floor(sqrt(fmax(0, radius * radius - (double)dy * dy)));
+	for (int dy = -t->R; dy <= t->R; dy++)
+		t->half[dy + t->R] = (int)floor(sqrt(fmax(0, radius * radius - (double)dy * dy)));
+	return 0;
+}
+
+void fs_dome_mean_add(fs_dome_mean *t, const float *win, size_t stride, int sx, int sy, int W, int H, double x,
+		     double y)
+{
+	int R = t->R, side = t->side;
 	/* the mean patch: whole discs only, so every offset averages the same
 	 * domes */
-	size_t used = 0;
-	for (size_t i = 0; i < n; i++) {
-		double x = xs[i], y = ys[i];
-		if (!(x - R >= 0 && y - R >= 0 && x + R <= w - 1 && y + R <= h - 1))
-			continue;
-		for (int dy = -R; dy <= R; dy++)
-			for (int dx = -half[dy + R]; dx <= half[dy + R]; dx++)
-				tpl[(dy + R) * side + dx + R] += sample(img, x + dx, y + dy);
-		used++;
-	}
-	if (used < 3) {
-		rc = 0; /* no template to correlate with */
-		goto done;
-	}
+	if (!(x - R >= 0 && y - R >= 0 && x + R <= W - 1 && y + R <= H - 1))
+		return;
+	for (int dy = -R; dy <= R; dy++)
+		for (int dx = -t->half[dy + R]; dx <= t->half[dy + R]; dx++)
+			t->tpl[(dy + R) * side + dx + R] += sample(win, stride, sx, sy, W, H, x + dx, y + dy);
+	t->used++;
+}
+
+int fs_dome_mean_end(fs_dome_mean *t)
+{
+	int R = t->R, side = t->side;
+	if (t->used < 3)
+		return 0; /* no template to correlate with */
 	/* zero mean over the disc: the correlation then ignores the patch's
 	 * own mean (brightness), and its norm is the template's contrast */
 	double tm = 0, np = 0;
 	for (int dy = -R; dy <= R; dy++)
-		for (int dx = -half[dy + R]; dx <= half[dy + R]; dx++) {
-			tm += tpl[(dy + R) * side + dx + R] / used;
+		for (int dx = -t->half[dy + R]; dx <= t->half[dy + R]; dx++) {
+			tm += t->tpl[(dy + R) * side + dx + R] / t->used;
 			np++;
 		}
 	tm /= np;
 	double tt = 0;
 	for (int dy = -R; dy <= R; dy++)
-		for (int dx = -half[dy + R]; dx <= half[dy + R]; dx++) {
-			double *t = &tpl[(dy + R) * side + dx + R];
-			*t = *t / used - tm;
-			tt += *t * *t;
+		for (int dx = -t->half[dy + R]; dx <= t->half[dy + R]; dx++) {
+			double *v = &t->tpl[(dy + R) * side + dx + R];
+			*v = *v / t->used - tm;
+			tt += *v * *v;
 		}
-	out = fs_image_new(w, h);
-	if (!out) {
-		snprintf(err, errlen, "dome template: out of memory");
-		goto done;
-	}
-	rc = 0;
+	t->tt = tt;
+	t->np = np;
+	return 1;
+}
+
+void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, int sx, int sy, int W, int H, int x0,
+		     int y0, int x1, int y1, float *out, size_t ostride)
+{
+	int R = t->R, side = t->side;
+	const int *half = t->half;
+	const double *tpl = t->tpl;
+	double tt = t->tt, np = t->np;
+	for (int y = y0; y < y1; y++)
+		for (int x = x0; x < x1; x++)
+			out[(size_t)(y - y0) * ostride + (x - x0)] = 0;
 	if (!(tt > 0))
-		goto done; /* a flat template correlates with nothing: all 0 */
-	const float *d = img->data;
-	for (int y = 0; y < h; y++) {
-		int x = 0;
+		return; /* a flat template correlates with nothing: all 0 */
+	/* the window's row of image row yy, indexed by image column */
+	const float *d = win;
+	for (int y = y0; y < y1; y++) {
+		int x = x0;
+		float *orow = out + (size_t)(y - y0) * ostride - x0;
 		/* where four neighbouring discs lie whole in the image, four
 		 * pixels at a time (ncc4: the same values) */
-		int inner_row = y - R >= 0 && y + R < h;
-		for (; x < w; x++) {
-			if (inner_row && x - R >= 0 && x + 3 + R < w) {
-				ncc4(d, w, x, y, R, half, tpl, side, tt, np, out->data + (size_t)y * w + x);
+		int inner_row = y - R >= 0 && y + R < H;
+		for (; x < x1; x++) {
+			if (inner_row && x - R >= 0 && x + 3 + R < W && x + 3 < x1) {
+				ncc4(d, (int)stride, x - sx, y - sy, R, half, tpl, side, tt, np, orow + x);
 				x += 3;
 				continue;
 			}
-			int inner = x - R >= 0 && y - R >= 0 && x + R < w && y + R < h;
+			int inner = x - R >= 0 && y - R >= 0 && x + R < W && y + R < H;
 			double s1 = 0, s2 = 0, st = 0, st1 = 0, stt = 0, k = 0;
 			for (int dy = -R; dy <= R; dy++) {
 				int yy = y + dy;
-				if (yy < 0 || yy >= h)
+				if (yy < 0 || yy >= H)
 					continue;
 				int a = -half[dy + R], b = half[dy + R];
 				if (!inner) {
 					if (x + a < 0)
 						a = -x;
-					if (x + b > w - 1)
-						b = w - 1 - x;
+					if (x + b > W - 1)
+						b = W - 1 - x;
 				}
-				const float *row = d + (size_t)yy * w + x;
+				const float *row = d + (size_t)(yy - sy) * stride + (x - sx);
 				const double *trow = tpl + (dy + R) * side + R;
 				for (int dx = a; dx <= b; dx++) {
 					double v = row[dx], t = trow[dx];
@@ -176,12 +192,44 @@ int fs_dome_template_ncc(const fs_image *img, const double *xs, const double *ys
 			}
 			double vi = s2 - s1 * s1 / k;
 			if (vi > 1e-12 * k && vt > 0)
-				out->data[(size_t)y * w + x] = (float)(cov / sqrt(vi * vt));
+				orow[x] = (float)(cov / sqrt(vi * vt));
 		}
 	}
-done:
-	free(half);
-	free(tpl);
-	*res = out;
+}
+
+void fs_dome_mean_free(fs_dome_mean *t)
+{
+	free(t->half);
+	free(t->tpl);
+	t->half = NULL;
+	t->tpl = NULL;
+}
+
+int fs_dome_template_ncc(const fs_image *img, const double *xs, const double *ys, size_t n, double radius,
+			 fs_image **res, char *err, size_t errlen)
+{
+	*res = NULL;
+	if (!img || !img->data || !(radius >= 1) || (n && (!xs || !ys))) {
+		snprintf(err, errlen, "dome template: no image, no points or a radius under 1 px");
+		return -1;
+	}
+	int w = img->width, h = img->height;
+	fs_dome_mean t;
+	if (fs_dome_mean_begin(&t, radius, err, errlen))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		fs_dome_mean_add(&t, img->data, (size_t)w, 0, 0, w, h, xs[i], ys[i]);
+	int rc = 0;
+	if (fs_dome_mean_end(&t)) {
+		fs_image *out = fs_image_new(w, h);
+		if (!out) {
+			snprintf(err, errlen, "dome template: out of memory");
+			rc = -1;
+		} else {
+			fs_dome_mean_ncc(&t, img->data, (size_t)w, 0, 0, w, h, 0, 0, w, h, out->data, (size_t)w);
+			*res = out;
+		}
+	}
+	fs_dome_mean_free(&t);
 	return rc;
 }

@@ -28,7 +28,8 @@
  * (test_dome_template.c shifts the image under the lanes), about a quarter
  * of the instructions (2048 x 1536 lattice: 757 -> ~190 M).
  *
- * The caller owns every argument; the returned image is the caller's.
+ * The caller owns every argument; the returned image is the caller's; an
+ * fs_dome_mean owns its arrays (fs_dome_mean_free).
  */
 #ifndef FS_DOME_TEMPLATE_H
 #define FS_DOME_TEMPLATE_H
@@ -50,5 +51,36 @@
  */
 int fs_dome_template_ncc(const fs_image *img, const double *xs, const double *ys, size_t n, double radius,
 			 fs_image **out, char *err, size_t errlen);
+
+/*
+ * The same in steps, for an image made a window at a time (the candidate
+ * step tile by tile, detect_cand_domes.h): begin, add every point's patch
+ * (in the order the whole image's call takes them: the sums are the same
+ * to the bit only in the same order), end (1 when there is a template,
+ * 0 when fewer than 3 discs lay whole in the image), then the correlation
+ * of any rectangle [x0, x1) x [y0, y1) of the W x H image into out (row
+ * stride ostride), equal to fs_dome_template_ncc's there. A window
+ * `win` is the image's pixel (sx, sy) with row stride `stride`: for add it
+ * holds the disc of the point (and one more pixel right and down), for
+ * the correlation every pixel within R = floor(radius) of the rectangle
+ * that the image has. free releases what begin took (also after a failed
+ * begin).
+ */
+typedef struct fs_dome_mean {
+	double radius;
+	int R, side;
+	int *half;   /* the disc as row spans */
+	double *tpl; /* side x side: sums, then the zero-mean template */
+	size_t used;
+	double tt, np;
+} fs_dome_mean;
+
+int fs_dome_mean_begin(fs_dome_mean *t, double radius, char *err, size_t errlen);
+void fs_dome_mean_add(fs_dome_mean *t, const float *win, size_t stride, int sx, int sy, int W, int H, double x,
+		     double y);
+int fs_dome_mean_end(fs_dome_mean *t);
+void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, int sx, int sy, int W, int H, int x0,
+		     int y0, int x1, int y1, float *out, size_t ostride);
+void fs_dome_mean_free(fs_dome_mean *t);
 
 #endif

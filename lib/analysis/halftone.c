@@ -57,24 +57,33 @@ static double peak_near(const float *pw, int n, int u, int v)
 	return best;
 }
 
-int fs_halftone_detect(const fs_image *img, double *period, double *ratio)
+int fs_halftone_crop(int w, int h, int *x0, int *y0)
 {
-	*period = 0;
-	if (ratio)
-		*ratio = 0;
-	int s = img->width < img->height ? img->width : img->height;
+	int s = w < h ? w : h;
 	if (s < 64)
 		return 0;
 	int n = 64;
 	while (2 * n <= s && n < 256)
 		n *= 2;
+	*x0 = (w - n) / 2;
+	*y0 = (h - n) / 2;
+	return n;
+}
+
+int fs_halftone_detect(const fs_image *img, double *period, double *ratio)
+{
+	*period = 0;
+	if (ratio)
+		*ratio = 0;
+	int x0 = 0, y0 = 0, n = fs_halftone_crop(img->width, img->height, &x0, &y0);
+	if (!n)
+		return 0;
 	float *re = malloc((size_t)n * n * sizeof *re), *im = calloc((size_t)n * n, sizeof *im);
 	float *buf = malloc((size_t)n * n * sizeof *buf);
 	double *wx = malloc((size_t)n * sizeof *wx);
 	int rc = -1;
 	if (!re || !im || !buf || !wx)
 		goto out;
-	int x0 = (img->width - n) / 2, y0 = (img->height - n) / 2;
 	double mean = 0;
 	for (int y = 0; y < n; y++)
 		for (int x = 0; x < n; x++)

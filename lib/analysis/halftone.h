@@ -42,5 +42,9 @@
  * measured). Returns 0, -1 on out of memory.
  */
 int fs_halftone_detect(const fs_image *img, double *period, double *ratio);
+/* The side n of the centred crop fs_halftone_detect reads on a w x h
+ * image, its corner in (*x0, *y0); 0 when it reads none (smaller than
+ * 64 x 64). The detection on that crop alone is the image's. */
+int fs_halftone_crop(int w, int h, int *x0, int *y0);
 
 #endif
