@@ -77,15 +77,31 @@ static inline v2d ld2(const double *p)
 	return v;
 }
 
-/* v[j] = fs_image_sample_inside(d, w, x + ox[j], y + oy[j]) for j in
- * [ja, jb], two samples at a time (one lane each, the same bits). */
-static void sample_pairs(const float *d, int w, double x, double y, const double *ox, const double *oy, int ja,
-			 int jb, double *v)
+/* v[j] = fs_image_sample_clamped(img, x + ox[j], y + oy[j]) for j in
+ * [ja, jb], two samples at a time (one lane each, the same bits). A pair
+ * of samples inside the image (0 <= x < width - 1, 0 <= y < height - 1),
+ * where clamping changes nothing, is interpolated without it; a pair
+ * with a sample outside is clamped sample by sample. Why: a ray that
+ * crosses the border has most of its samples inside, and clamping each
+ * of them was most of the refinement's cost on the paper figures (a few
+ * hundred px across, a third of their domes within reach of the border).
+ * inside: the caller knows every sample lies inside (no test). */
+static void sample_pairs(const fs_image *img, double x, double y, const double *ox, const double *oy, int ja,
+			 int jb, int inside, double *v)
 {
+	const float *d = img->data;
+	int w = img->width;
+	double xe = w - 1, ye = img->height - 1;
 	v2d X = {x, x}, Y = {y, y}, one = {1, 1};
 	int j = ja;
 	for (; j + 1 <= jb; j += 2) {
 		v2d px = X + ld2(ox + j), py = Y + ld2(oy + j);
+		if (!inside && !(px[0] >= 0 && px[1] >= 0 && py[0] >= 0 && py[1] >= 0 && px[0] < xe &&
+				 px[1] < xe && py[0] < ye && py[1] < ye)) {
+			v[j] = fs_image_sample_clamped(img, px[0], py[0]);
+			v[j + 1] = fs_image_sample_clamped(img, px[1], py[1]);
+			continue;
+		}
 		int xa = (int)px[0], xb = (int)px[1], ya = (int)py[0], yb = (int)py[1];
 		v2d fx = px - (v2d){xa, xb}, fy = py - (v2d){ya, yb};
 		const float *p = d + (size_t)ya * w + xa, *r = d + (size_t)yb * w + xb;
@@ -97,7 +113,7 @@ static void sample_pairs(const float *d, int w, double x, double y, const double
 		v[j + 1] = o[1];
 	}
 	for (; j <= jb; j++)
-		v[j] = fs_image_sample_inside(d, w, x + ox[j], y + oy[j]);
+		v[j] = fs_image_sample_clamped(img, x + ox[j], y + oy[j]);
 }
 
 /* The height of the peak of the summed radial-derivative magnitude over
@@ -114,11 +130,7 @@ static double focus(const fs_image *img, const ray_tab *T, double x, double y, d
 	for (int q = 0; q < T->nr; q++) {
 		double v[NMAX + 1];
 		const double *ox = T->ox[q], *oy = T->oy[q];
-		if (inside)
-			sample_pairs(img->data, img->width, x, y, ox, oy, j0 - span, j1 + span, v);
-		else
-			for (int j = j0 - span; j <= j1 + span; j++)
-				v[j] = fs_image_sample_clamped(img, x + ox[j], y + oy[j]);
+		sample_pairs(img, x, y, ox, oy, j0 - span, j1 + span, inside, v);
 		for (int j = j0; j <= j1; j++)
 			h[j] += fabs(v[j + span] - v[j - span]);
 	}
@@ -137,35 +149,60 @@ static double focus(const fs_image *img, const ray_tab *T, double x, double y, d
  * tabulated per (ix, q, j), along y per (iy, q, j), from the very
  * expressions focus() evaluates: the same values, while a sample keeps
  * only its four reads and six products (the position, its rounding and
- * its weights were more than half of the grid's cost). */
+ * its weights were more than half of the grid's cost). fs_image_sample's
+ * clamping to the border is separable too (x is clamped by its column,
+ * y by its row), so a grid that reaches over the border tabulates the
+ * clamped position and the step to the second pixel (0 on the last
+ * column or row, where the clamped sample repeats the edge). */
 typedef struct grid_tab {
 	int n;             /* trial positions per axis: 2 ng + 1 */
 	int nj;            /* samples per ray: j0 - span .. j1 + span */
+	int clamped;       /* some sample reaches over the border */
 	int *xo;           /* [ix][q][j] column of the left pixel */
+	int *xd;           /* [ix][q][j] step to the right one (1, 0 at the edge) */
 	double *xf, *xg;   /* [ix][q][j] its weight fx and 1 - fx */
 	ptrdiff_t *yo;     /* [iy][q][j] offset of the top row */
+	ptrdiff_t *yd;     /* [iy][q][j] step to the row below (w, 0 at the edge) */
 	double *yf, *yg;   /* [iy][q][j] fy and 1 - fy */
 	void *block;       /* owns all of the above */
 } grid_tab;
 
-/* Tabulates the grid of (2 ng + 1)^2 trial centres g apart around (x, y)
- * for the rays of T in an image of width w. Returns 0, -1 when out of
- * memory (nothing to free). */
-static int grid_tab_init(grid_tab *G, const ray_tab *T, int w, double x, double y, double g, int ng)
+/* fs_image_sample_clamped's clamping of one coordinate v to [0, n - 1]:
+ * the pixel *v0, the step *d1 to the next one (0 at the last) and the
+ * weight of the next one. */
+static inline double clamp_axis(double v, int n, int *v0, int *d1)
 {
-	int n = 2 * ng + 1, nj = T->j1 - T->j0 + 2 * T->span + 1;
+	if (v < 0)
+		v = 0;
+	if (v > n - 1)
+		v = n - 1;
+	*v0 = (int)v;
+	*d1 = *v0 + 1 < n ? 1 : 0;
+	return v - *v0;
+}
+
+/* Tabulates the grid of (2 ng + 1)^2 trial centres g apart around (x, y)
+ * for the rays of T in img, clamped to its border when clamped is set.
+ * Returns 0, -1 when out of memory (nothing to free). */
+static int grid_tab_init(grid_tab *G, const ray_tab *T, const fs_image *img, double x, double y, double g, int ng,
+			 int clamped)
+{
+	int n = 2 * ng + 1, nj = T->j1 - T->j0 + 2 * T->span + 1, w = img->width, h = img->height;
 	size_t m = (size_t)n * T->nr * nj;
-	G->block = malloc(m * (sizeof(int) + sizeof(ptrdiff_t) + 4 * sizeof(double)));
+	G->block = malloc(m * (2 * sizeof(int) + 2 * sizeof(ptrdiff_t) + 4 * sizeof(double)));
 	if (!G->block)
 		return -1;
 	G->n = n;
 	G->nj = nj;
+	G->clamped = clamped;
 	G->xf = G->block;
 	G->xg = G->xf + m;
 	G->yf = G->xg + m;
 	G->yg = G->yf + m;
 	G->yo = (ptrdiff_t *)(G->yg + m);
-	G->xo = (int *)(G->yo + m);
+	G->yd = G->yo + m;
+	G->xo = (int *)(G->yd + m);
+	G->xd = G->xo + m;
 	int jlo = T->j0 - T->span;
 	for (int i = -ng; i <= ng; i++) {
 		double tx = x + i * g, ty = y + i * g;
@@ -173,12 +210,18 @@ static int grid_tab_init(grid_tab *G, const ray_tab *T, int w, double x, double 
 			for (int j = 0; j < nj; j++) {
 				size_t at = ((size_t)(i + ng) * T->nr + q) * nj + j;
 				double px = tx + T->ox[q][jlo + j], py = ty + T->oy[q][jlo + j];
-				int x0 = (int)px, y0 = (int)py;
+				int x0 = (int)px, y0 = (int)py, dx1 = 1, dy1 = 1;
 				double fx = px - x0, fy = py - y0;
+				if (clamped) {
+					fx = clamp_axis(px, w, &x0, &dx1);
+					fy = clamp_axis(py, h, &y0, &dy1);
+				}
 				G->xo[at] = x0;
+				G->xd[at] = dx1;
 				G->xf[at] = fx;
 				G->xg[at] = 1 - fx;
 				G->yo[at] = (ptrdiff_t)y0 * w;
+				G->yd[at] = (ptrdiff_t)dy1 * w;
 				G->yf[at] = fy;
 				G->yg[at] = 1 - fy;
 			}
@@ -187,7 +230,8 @@ static int grid_tab_init(grid_tab *G, const ray_tab *T, int w, double x, double 
 }
 
 /* focus() of the trial centre (ix, iy) of G (-ng..ng each), the rays of
- * T; the caller has checked that every sample lies inside the image. */
+ * T; the caller has checked that every sample lies inside the image
+ * unless G is clamped. */
 static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *G, int ix, int iy, int ng,
 			 double *peak)
 {
@@ -196,11 +240,22 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 	double h[NMAX + 1] = {0};
 	for (int q = 0; q < T->nr; q++) {
 		size_t ax = ((size_t)(ix + ng) * T->nr + q) * nj, ay = ((size_t)(iy + ng) * T->nr + q) * nj;
-		const int *xo = G->xo + ax;
+		const int *xo = G->xo + ax, *xd = G->xd + ax;
 		const double *xf = G->xf + ax, *xg = G->xg + ax, *yf = G->yf + ay, *yg = G->yg + ay;
-		const ptrdiff_t *yo = G->yo + ay;
+		const ptrdiff_t *yo = G->yo + ay, *yd = G->yd + ay;
 		double v[NMAX + 1];
 		int j = 0;
+		if (G->clamped) {
+			/* fs_image_bilinear's expression, on the clamped pixels */
+			for (; j < nj; j++) {
+				const float *p = img->data + yo[j] + xo[j];
+				int a = xd[j];
+				ptrdiff_t b = yd[j];
+				double top = p[0] * xg[j] + p[a] * xf[j];
+				double bot = p[b] * xg[j] + p[b + a] * xf[j];
+				v[jlo + j] = top * yg[j] + bot * yf[j];
+			}
+		}
 		for (; j + 1 < nj; j += 2) {
 			const float *p = img->data + yo[j] + xo[j], *r = img->data + yo[j + 1] + xo[j + 1];
 			v2d p00 = {p[0], r[0]}, p01 = {p[1], r[1]}, p10 = {p[w], r[w]}, p11 = {p[w + 1], r[w + 1]};
@@ -235,12 +290,12 @@ static void grid_stage(const fs_image *img, const ray_tab *T, double x, double y
 	*cx = x;
 	*cy = y;
 	double best = focus(img, T, x, y, rp);
-	/* away from the image's border, the tabulated grid (the same
-	 * values as focus() at each trial centre) */
+	/* the tabulated grid (the same values as focus() at each trial
+	 * centre), clamped where it reaches over the image's border */
 	grid_tab G = {0};
 	double b = ng * g + T->reach + 1;
-	int tab = x - b >= 0 && y - b >= 0 && x + b < img->width - 1 && y + b < img->height - 1 &&
-		  grid_tab_init(&G, T, img->width, x, y, g, ng) == 0;
+	int inside = x - b >= 0 && y - b >= 0 && x + b < img->width - 1 && y + b < img->height - 1;
+	int tab = grid_tab_init(&G, T, img, x, y, g, ng, !inside) == 0;
 	for (int iy = -ng; iy <= ng; iy++)
 		for (int ix = -ng; ix <= ng; ix++) {
 			if ((!ix && !iy) || hypot(ix * g, iy * g) > max_shift)
