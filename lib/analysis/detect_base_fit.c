@@ -67,7 +67,8 @@ int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offse
 	return 0;
 }
 
-void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, fs_measured *meas, fs_det_base_fit *info)
+void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			   fs_measured *meas, fs_det_base_fit *info)
 {
 	fs_det_base_fit dummy;
 	if (!info)
@@ -94,6 +95,8 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, fs_measu
 		q->radius_px = r;
 		q->major_axis_px *= s;
 		q->minor_axis_px *= s;
+		q->centroid_x = fx[k];
+		q->centroid_y = fy[k];
 	}
 }
 
@@ -121,7 +124,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	if (!p.n)
 		return 0;
 	int rc = -1;
-	double *fr = malloc(p.n * sizeof *fr);
+	double *fr = malloc(3 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n;
 	fs_image *lp = NULL;
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
@@ -143,10 +146,13 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			rc = -1;
 			goto out;
 		}
-		if (q == 0 && isfinite(f.radius))
+		if (q == 0 && isfinite(f.radius)) {
 			fr[k] = f.radius;
+			fx[k] = f.x;
+			fy[k] = f.y;
+		}
 	}
-	fs_det_base_fit_scale(&p, fr, meas, info);
+	fs_det_base_fit_scale(&p, fr, fx, fy, meas, info);
 out:
 	free(fr);
 	fs_image_free(lp);

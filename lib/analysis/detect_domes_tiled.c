@@ -453,6 +453,7 @@ struct base_job {
 	double lowpass;        /* the halftone low-pass's sigma, 0: none */
 	const fs_det_base_plan *p;
 	double *fr;            /* the fitted radius of plan entry k, NAN: none */
+	double *fx, *fy;       /* its fitted centre (px of the whole image) */
 	int failed;            /* a fit ran out of memory */
 };
 
@@ -470,6 +471,10 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 	if (q < 0)
 		b->failed = 1;
 	b->fr[k] = q == 0 && isfinite(f.radius) ? f.radius : NAN;
+	if (isfinite(b->fr[k])) {
+		b->fx[k] = f.x + ox;
+		b->fy[k] = f.y + oy;
+	}
 }
 
 /*
@@ -499,7 +504,9 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	int half = (int)ceil(R.patch_r) + 2, S = 2 * half + 1;
 	size_t nv = (p.n + R.stride - 1) / R.stride, ncell = 0;
 	double *mx = malloc(nv * sizeof *mx), *my = malloc(nv * sizeof *my);
-	b.fr = malloc(p.n * sizeof *b.fr);
+	b.fr = malloc(3 * p.n * sizeof *b.fr);
+	b.fx = b.fr ? b.fr + p.n : NULL;
+	b.fy = b.fr ? b.fx + p.n : NULL;
 	fs_image *mosaic = NULL;
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
@@ -547,7 +554,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		rc = -1;
 		goto out;
 	}
-	fs_det_base_fit_scale(&p, b.fr, j->res, NULL);
+	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, j->res, NULL);
 	goto out;
 oom:
 	snprintf(err, errlen, "tiled dome measurement: out of memory");

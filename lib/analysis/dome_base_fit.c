@@ -2,6 +2,8 @@
  * the image's formation (see dome_base_fit.h). */
 #include "analysis/dome_base_fit.h"
 
+#include "analysis/dome_centre_fit.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,6 +349,9 @@ void fs_dome_tpl_reach_of(double pitch, size_t n, fs_dome_tpl_reach *r)
 	r->search_r = 0;
 	for (int k = 0; k < CENTRE_ROUNDS; k++, shift *= 0.5)
 		r->search_r += 3 * M_SQRT2 * shift;
+	/* then the 3 x 3 trial centres one last step about the end, and the
+	 * vertex between them (centre_between) */
+	r->search_r += M_SQRT2 * 2 * shift;
 	r->stride = n > MEAN_MAX ? (n + MEAN_MAX - 1) / MEAN_MAX : 1;
 }
 
@@ -466,6 +471,29 @@ static double score_near(const fs_dome_tpl *t, const double *o, int k0, int *k)
 	return best;
 }
 
+/* The centre (*cx, *cy), where the pattern search ended with steps of h,
+ * moved to the vertex of the residual's quadratic through the 3 x 3
+ * trial centres h apart about it (each read at the best of the fills
+ * near kb, as the search reads them); unmoved when a trial patch leaves
+ * the image or the residual is no bowl there. o: npts doubles of
+ * scratch. */
+static void centre_between(const fs_dome_tpl *t, const fs_image *img, int kb, double h, double *cx, double *cy,
+			   double *o)
+{
+	double s9[9], u, v;
+	for (int j = -1; j <= 1; j++)
+		for (int i = -1; i <= 1; i++) {
+			int kq;
+			if (sample_obs(t, img, *cx + i * h, *cy + j * h, o))
+				return;
+			s9[3 * (j + 1) + (i + 1)] = score_near(t, o, kb, &kq);
+		}
+	if (!fs_dome_centre_vertex(s9, &u, &v))
+		return;
+	*cx += u * h;
+	*cy += v * h;
+}
+
 int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double y, fs_dome_tfit *out)
 {
 	double *o = malloc(t->npts * sizeof *o);
@@ -512,6 +540,9 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 			cy = by;
 		}
 	}
+	/* between the grid's points (dome_centre_fit.h): h is now half the
+	 * last round's step */
+	centre_between(t, img, kb, 2 * h, &cx, &cy, o);
 	sample_obs(t, img, cx, cy, o);
 	score_all(t, o, sc, gain, offs);
 	kb = 0;

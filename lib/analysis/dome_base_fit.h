@@ -42,7 +42,11 @@
  * three. The centre moves by a pattern search (the eight neighbours at
  * steps of 0.04 and 0.02 pitch, up to three steps of each size, each
  * neighbour read at the best of the five fills near the best so far): a
- * patch read 1 px off its centre fits a dome 7 % smaller best.
+ * patch read 1 px off its centre fits a dome 7 % smaller best. Then the
+ * centre between the search's grid points: the vertex of the residual's
+ * quadratic through the 3 x 3 trial centres one last step apart about
+ * the search's end (dome_centre_fit.h); out->x, out->y is that centre,
+ * which the dome rule takes as the tubercle's (detect_base_fit.h).
  *
  * Fit quality: R^2 of the patch after its gain and offset (0..1). No size
  * (radius NAN, the centre kept) when the best fill lies at an end of the

@@ -45,12 +45,15 @@
  * guards raised to those levels). Each dome's size relative to the
  * image's others read from its whole patch through the image's formation,
  * at the base rule's mean level (h21e, detect_base_fit.h): D 26 -> 27,
- * S 29 -> 29, SD 27 -> 38 of 40, all four 12 -> 14. */
+ * S 29 -> 29, SD 27 -> 38 of 40, all four 12 -> 14. Each sized dome at
+ * the template fit's centre, between its search's grid points (h22d,
+ * dome_centre_fit.h; centre error RMS 4.0 -> 2.2 % of the pitch): D 27,
+ * S 29, SD 38 -> 39, all four 14 -> 15. */
 #define LEVEL_OLD_D 7
 #define LEVEL_OLD_RP 31
 #define LEVEL_NEW_D 27
 #define LEVEL_NEW_S 29
-#define LEVEL_NEW_SD 38
+#define LEVEL_NEW_SD 39
 #define LEVEL_NEW_RP 64
 
 typedef struct scene_result {

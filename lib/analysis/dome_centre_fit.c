@@ -1,0 +1,40 @@
+/* dome_centre_fit.c - a dome's centre between the template fit's trial
+ * centres (see dome_centre_fit.h). */
+#include "analysis/dome_centre_fit.h"
+
+#include <math.h>
+
+int fs_dome_centre_vertex(const double s[9], double *u, double *v)
+{
+	*u = *v = 0;
+	/* s = a + b u + c v + d (u^2 - 2/3) + e (v^2 - 2/3) + f u v: on the
+	 * 3 x 3 grid these six functions are orthogonal, so each coefficient
+	 * is one sum (norms 6, 6, 2, 2 and 4) */
+	double b = 0, c = 0, d = 0, e = 0, f = 0;
+	for (int j = -1; j <= 1; j++)
+		for (int i = -1; i <= 1; i++) {
+			double q = s[3 * (j + 1) + (i + 1)];
+			b += q * i;
+			c += q * j;
+			d += q * (i * i - 2.0 / 3);
+			e += q * (j * j - 2.0 / 3);
+			f += q * i * j;
+		}
+	b /= 6;
+	c /= 6;
+	d /= 2;
+	e /= 2;
+	f /= 4;
+	/* the gradient's zero: [2d f; f 2e] (u v) = -(b c); a bowl only
+	 * when curved along every direction (a flat valley's "minimum" is
+	 * its rounding noise) */
+	double det = 4 * d * e - f * f;
+	if (!(d > 0 && e > 0 && det > 1e-9 * (d * d + e * e + f * f)))
+		return 0;
+	double x = (-b * 2 * e + c * f) / det, y = (-c * 2 * d + b * f) / det;
+	if (!(fabs(x) <= 1 && fabs(y) <= 1))
+		return 0;
+	*u = x;
+	*v = y;
+	return 1;
+}
