@@ -8,14 +8,14 @@
  * the owner's setting auto_calibrate_data_bar is on, applies it to an
  * image still uncalibrated if it may be applied without a person
  * (confident, pitch in the published range, and within 2 % of the file
- * metadata's pixel size when the file has one).
+ * metadata's pixel size when the file has one), in the same transaction
+ * as the suggestion (app/databar_store.h says why).
  *
  * At most jobs_max_running readers read at once (worker_slots.h); the
  * others wait for a slot before loading anything.
  *
  * Exit status 0 stored (found or not), 1 failed (the row says why), 2 usage.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +23,7 @@
 
 #include "analysis/analysis.h"
 #include "app/app.h"
+#include "app/databar_store.h"
 #include "app/job_control.h"
 #include "app/worker_slots.h"
 #include "app/worker_spawn.h"
@@ -33,48 +34,6 @@
 /* How long a reader waits for a slot before it gives up (the image's
  * reading is then failed, and can be asked for again). */
 #define DATABAR_WAIT_MS (10L * 60 * 1000)
-
-/* The owner's setting, off when unreadable. */
-static int owner_wants_auto(fs_db *db, long long user_id)
-{
-	cJSON *s = NULL;
-	if (fs_settings_get(db, user_id, &s) || !s)
-		return 0;
-	int on = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "auto_calibrate_data_bar"));
-	cJSON_Delete(s);
-	return on;
-}
-
-static int apply(fs_db *db, const fs_image_rec *rec, double um, char *err, size_t errlen)
-{
-	int rc = fs_db_begin(db);
-	if (rc)
-		return rc;
-	/* the owner may have calibrated it meanwhile: theirs wins */
-	fs_image_rec now;
-	rc = fs_image_get(db, rec->id, &now);
-	if (!rc && now.um_per_px > 0) {
-		fs_db_rollback(db);
-		return 0;
-	}
-	if (!rc)
-		rc = fs_image_set_calibration(db, rec->id, um, "data_bar");
-	if (!rc)
-		rc = fs_sets_calibration_changed(db, rec->id, 0, um, "data_bar", rec->owner_id, err, errlen);
-	if (!rc) {
-		cJSON *ev = cJSON_CreateObject();
-		cJSON_AddNumberToObject(ev, "um_per_px", um);
-		cJSON_AddStringToObject(ev, "method", "data_bar");
-		cJSON_AddBoolToObject(ev, "automatic", 1);
-		rc = fs_event_log(db, rec->owner_id, rec->id, "calibration_set", ev);
-		cJSON_Delete(ev);
-	}
-	if (rc) {
-		fs_db_rollback(db);
-		return rc;
-	}
-	return fs_db_commit(db);
-}
 
 int main(int argc, char **argv)
 {
@@ -131,20 +90,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fishscale-databar %lld: %s\n", id, err);
 		goto out;
 	}
-	cJSON *j = fs_databar_suggestion_json(&s);
-	if (!j || fs_image_databar_done(app.db, id, j, s.reading.has_scale ? s.reading.um_per_px : 0,
-					s.reading.confidence)) {
-		cJSON_Delete(j);
-		fprintf(stderr, "fishscale-databar %lld: cannot store the result\n", id);
+	/* the reading and the calibration it brings in one transaction (databar_store.h) */
+	int applied = 0;
+	rc = fs_databar_store_reading(app.db, &rec, &s, &applied, err, sizeof err);
+	if (rc < 0) {
+		fprintf(stderr, "fishscale-databar %lld: cannot store the result: %s\n", id, err);
 		goto out;
 	}
-	cJSON_Delete(j);
-	exit_code = 0;
-	int agrees = !(rec.suggested_um_per_px > 0) ||
-		     fabs(rec.suggested_um_per_px - s.reading.um_per_px) / rec.suggested_um_per_px <= 0.02;
-	if (s.auto_ok && agrees && !(rec.um_per_px > 0) && owner_wants_auto(app.db, rec.owner_id) &&
-	    apply(app.db, &rec, s.reading.um_per_px, err, sizeof err))
+	if (rc > 0)
 		fprintf(stderr, "fishscale-databar %lld: cannot apply the calibration: %s\n", id, err);
+	exit_code = 0;
 out:
 	fs_app_close(&app);
 	return exit_code;

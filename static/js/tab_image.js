@@ -218,6 +218,7 @@ export function initImageTabs(ws) {
   };
   let dataBar = null;
   let dataBarFor = null;
+  let dataBarTimer = null;
   let refreshedFor = null;
   let onCalibrationTab = false;
   function highlightDataBar() {
@@ -226,11 +227,23 @@ export function initImageTabs(ws) {
     store.temp.databar = show ? { rect: dataBar.rect, line: dataBar.line } : null;
     if (show || had) ws.render();
   }
+  // The reader runs after the upload, and may first wait up to 10 min for a
+  // free slot (cgi/main_databar.c): look again while it is pending, less
+  // often as it lasts, one look scheduled at a time (about 25 min in all).
+  function lookAgain(id, again) {
+    clearTimeout(dataBarTimer);
+    if (again < 300) dataBarTimer = setTimeout(() => { if (store.imageId === id) loadDataBar(again + 1); }, Math.min(1000 + 250 * again, 5000));
+  }
   async function loadDataBar(again = 0) {
     const id = store.imageId;
     if (!id) return;
     const res = await api('GET', `api/images/${id}/calibration`);
-    if (!res.ok || store.imageId !== id) return;
+    if (store.imageId !== id) return;
+    if (!res.ok) {
+      // a passing failure (no answer, busy) while following a reading: look again
+      if (again > 0 && (res.status === 0 || res.status === 429 || res.status >= 500)) lookAgain(id, again);
+      return;
+    }
     const j = res.data;
     const mine = store.image && store.image.calibration;
     const key = `${id}:${j.calibration && j.calibration.um_per_px}`;
@@ -253,10 +266,10 @@ export function initImageTabs(ws) {
     status.hidden = !!sug || dataBar.state === 'none';
     // images uploaded before data bars were read, or a failed reading: read it on request
     $('#cal-databar-read').hidden = !(dataBar.state === 'none' || dataBar.state === 'failed');
+    clearTimeout(dataBarTimer);
     if (dataBar.state === 'pending') {
       status.textContent = 'Reading the SEM data bar…';
-      // the reader runs after the upload: look again while it is pending
-      if (again < 60) setTimeout(() => { if (store.imageId === id) loadDataBar(again + 1); }, 1000);
+      lookAgain(id, again);
     } else if (dataBar.state === 'failed') {
       status.textContent = `The data bar could not be read: ${dataBar.error}`;
     } else if (!dataBar.found) {

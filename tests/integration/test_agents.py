@@ -228,9 +228,12 @@ def test_edit_run_with_local_provider_and_log_paging():
     stop = c.api("POST", "/api/agent/edit/stop/%d" % j["run_id"]).json()
     assert stop["message"] == "Agent already completed"
     assert {"final_hexagonalness", "tubercles_added", "tubercles_deleted"} <= set(stop)
-    # the run is in the set's history
-    h = c.api("GET", "/api/sets/%d/history" % sid).json()
-    assert any(e["type"] == "agent_edit" for e in h["history"]), h
+    # the run is in the set's history: the worker writes it after the row
+    # says the run is over (cgi/main_agent.c history_and_event), so it may
+    # land a moment after the state this test waited for
+    wait_for(lambda: any(e["type"] == "agent_edit"
+                         for e in c.api("GET", "/api/sets/%d/history" % sid).json()["history"]),
+             10, "the run in the set's history")
 
 
 # ---- runs with the mock provider ----

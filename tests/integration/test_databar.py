@@ -111,10 +111,17 @@ def test_setting_applies_it_to_new_uploads():
     assert r.status == 200 and r.json()["settings"]["auto_calibrate_data_bar"] is True
     iid = upload_image(c, SEM)["image"]["id"]
 
+    early = []
+
     def calibrated():
-        cal = c.get("/api/images/%d/calibration" % iid).json()["calibration"]
-        return cal if cal else None
+        j = c.get("/api/images/%d/calibration" % iid).json()
+        if not j["calibration"] and j["data_bar"]["state"] != "pending":
+            early.append(j["data_bar"]["state"])
+        return j["calibration"]
     cal = wait_for(calibrated, timeout=120, what="the automatic calibration")
+    # the reading and its calibration are stored together: the page stops
+    # looking once the reading is done, and would miss one stored later
+    assert not early, "the reading was seen %s before its calibration" % early
     assert cal["method"] == "data_bar" and abs(cal["um_per_px"] - 0.1439) <= 0.001
     ev = c.get("/api/log?type=calibration_set&limit=5").json()["entries"]
     assert any(e.get("image_id") == iid for e in ev), ev
