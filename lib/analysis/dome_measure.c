@@ -110,6 +110,8 @@ static void sort_few(double *v, int n)
  * no fused multiply-add in either: -std=c11 sets -ffp-contract=off), so
  * the same bits as one sample at a time (as centre_refine.c's). */
 typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2i __attribute__((vector_size(16)));
+static const v2i mag = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL}; /* all but the sign */
 
 /* The image along the rays from (x, y): raw[k][j] at j * step along ray k,
  * j = 0..n, read with image.h's inline samplers (a call per sample was
@@ -244,7 +246,23 @@ static int pass(const fs_image *img, const double *cs, const double *sn, double 
 			smooth_ray(t, n, kern, kr, v);
 		}
 		d[k][0] = 0;
-		for (int j = 1; j < n; j++) {
+		/* two radii at a time: the same quotient in each lane, fabs as
+		 * the sign bit cleared by a mask */
+		v2d two_step = {2 * step, 2 * step};
+		int j = 1;
+		for (; j + 1 < n; j += 2) {
+			v2d a, b, hj;
+			memcpy(&a, v + j + 1, sizeof a);
+			memcpy(&b, v + j - 1, sizeof b);
+			memcpy(&hj, h + j, sizeof hj);
+			v2d q = (a - b) / two_step;
+			v2d m = (v2d)((v2i)q & mag);
+			memcpy(&sd[k][j], &q, sizeof q);
+			memcpy(&d[k][j], &m, sizeof m);
+			hj += m;
+			memcpy(h + j, &hj, sizeof hj);
+		}
+		for (; j < n; j++) {
 			sd[k][j] = (v[j + 1] - v[j - 1]) / (2 * step);
 			d[k][j] = fabs(sd[k][j]);
 			h[j] += d[k][j];
