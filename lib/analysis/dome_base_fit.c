@@ -82,6 +82,12 @@ static double grid_at(const float *g, int half, double u, double v)
 	return fs_image_bilinear(d[0], d[1], d[cw], d[cw + 1], x - x0, y - y0);
 }
 
+/* Two doubles: two points interpolated, or two fills' dot products
+ * accumulated, together, each lane doing the scalar expression's
+ * operations in its order (and no fused multiply-add: -std=c11 sets
+ * -ffp-contract=off), so the same values as one at a time. */
+typedef double v2d __attribute__((vector_size(16)));
+
 /* The most columns the points of a disc have (16 points a pitch over a
  * disc of half a pitch: 17); sample_obs reads the points one at a time
  * beyond it. */
@@ -115,21 +121,37 @@ static int sample_obs(const fs_dome_tpl *t, const fs_image *img, double x, doubl
 		fx[c] = px - x0[c];
 		gx[c] = 1 - fx[c];
 	}
-	const float *row = NULL;
-	double fy = 0, gy = 0;
-	for (size_t i = 0; i < t->npts; i++) {
-		if (!i || t->dy[i] != t->dy[i - 1]) {
-			double py = y + t->dy[i];
-			int y0 = (int)py;
-			fy = py - y0;
-			gy = 1 - fy;
-			row = d + (size_t)y0 * w;
+	/* row by row (a row: the points of one dy), two points at a time in
+	 * vector lanes, each lane fs_image_bilinear's operations in order */
+	size_t np = t->npts, i = 0;
+	while (i < np) {
+		double py = y + t->dy[i];
+		int y0 = (int)py;
+		double fy = py - y0, gy = 1 - fy;
+		v2d FY = {fy, fy}, GY = {gy, gy};
+		const float *row = d + (size_t)y0 * w;
+		size_t e = i + 1;
+		while (e < np && t->dy[e] == t->dy[i])
+			e++;
+		for (; i + 1 < e; i += 2) {
+			int c0 = t->col[i], c1 = t->col[i + 1];
+			const float *p = row + x0[c0], *q = row + x0[c1];
+			v2d p00 = {p[0], q[0]}, p01 = {p[1], q[1]}, p10 = {p[w], q[w]}, p11 = {p[w + 1], q[w + 1]};
+			v2d G = {gx[c0], gx[c1]}, F = {fx[c0], fx[c1]};
+			v2d a = p00 * G + p01 * F;
+			v2d b = p10 * G + p11 * F;
+			v2d v = a * GY + b * FY;
+			o[i] = v[0];
+			o[i + 1] = v[1];
 		}
-		int c = t->col[i];
-		const float *p = row + x0[c];
-		double a = p[0] * gx[c] + p[1] * fx[c];
-		double b = p[w] * gx[c] + p[w + 1] * fx[c];
-		o[i] = a * gy + b * fy;
+		if (i < e) {
+			int c = t->col[i];
+			const float *p = row + x0[c];
+			double a = p[0] * gx[c] + p[1] * fx[c];
+			double b = p[w] * gx[c] + p[w + 1] * fx[c];
+			o[i] = a * gy + b * fy;
+			i++;
+		}
 	}
 	return 0;
 }
@@ -475,11 +497,6 @@ done:
 	return rc;
 }
 
-/* Two doubles: two fills' dot products accumulated together, each lane
- * adding its products in the order of the points as one fill at a time
- * did (and no fused multiply-add: -std=c11 sets -ffp-contract=off), so
- * the same sums. */
-typedef double v2d __attribute__((vector_size(16)));
 
 /* sot[k - k0] = the dot product of the patch o with the templates
  * k0..k1 (at most FS_DOME_TPL_NFILL), summed over the points in order,
