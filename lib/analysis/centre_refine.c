@@ -77,6 +77,23 @@ static inline v2d ld2(const double *p)
 	return v;
 }
 
+/* h[j] += |v[j + span] - v[j - span]| for j in [j0, j1], two radii at a
+ * time (fabs clears the sign bit: the mask does the same; each h[j]
+ * still adds one term per ray, in the rays' order). */
+static inline void add_steps(double *h, const double *v, int j0, int j1, int span)
+{
+	typedef long long v2i __attribute__((vector_size(16)));
+	const v2i mag = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
+	int j = j0;
+	for (; j + 1 <= j1; j += 2) {
+		v2d d = ld2(v + j + span) - ld2(v + j - span);
+		v2d a = ld2(h + j) + (v2d)((v2i)d & mag);
+		memcpy(h + j, &a, sizeof a);
+	}
+	for (; j <= j1; j++)
+		h[j] += fabs(v[j + span] - v[j - span]);
+}
+
 /* v[j] = fs_image_sample_clamped(img, x + ox[j], y + oy[j]) for j in
  * [ja, jb], two samples at a time (one lane each, the same bits). A pair
  * of samples inside the image (0 <= x < width - 1, 0 <= y < height - 1),
@@ -131,8 +148,7 @@ static double focus(const fs_image *img, const ray_tab *T, double x, double y, d
 		double v[NMAX + 1];
 		const double *ox = T->ox[q], *oy = T->oy[q];
 		sample_pairs(img, x, y, ox, oy, j0 - span, j1 + span, inside, v);
-		for (int j = j0; j <= j1; j++)
-			h[j] += fabs(v[j + span] - v[j - span]);
+		add_steps(h, v, j0, j1, span);
 	}
 	int jb;
 	double best = ring_peak(h, j0, j1, &jb);
@@ -272,8 +288,7 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 			double b = p[w] * xg[j] + p[w + 1] * xf[j];
 			v[jlo + j] = a * yg[j] + b * yf[j];
 		}
-		for (int j = j0; j <= j1; j++)
-			h[j] += fabs(v[j + span] - v[j - span]);
+		add_steps(h, v, j0, j1, span);
 	}
 	int jb;
 	double best = ring_peak(h, j0, j1, &jb);

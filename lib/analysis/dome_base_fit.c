@@ -84,15 +84,77 @@ static double grid_at(const float *g, int half, double u, double v)
 	return fs_image_bilinear(d[0], d[1], d[cw], d[cw + 1], x - x0, y - y0);
 }
 
+/* Two doubles: two points interpolated, or two fills' dot products
+ * accumulated, together, each lane doing the scalar expression's
+ * operations in its order (and no fused multiply-add: -std=c11 sets
+ * -ffp-contract=off), so the same values as one at a time. */
+typedef double v2d __attribute__((vector_size(16)));
+
+/* The most columns the points of a disc have (16 points a pitch over a
+ * disc of half a pitch: 17); sample_obs reads the points one at a time
+ * beyond it. */
+#define MAX_COLS 64
+
 /* The image at the sample points around (x, y): 1 when they leave the
- * image (nothing written). Inside, bilinear without clamping. */
+ * image (nothing written). Inside, bilinear without clamping.
+ * The points lie on a square grid (make_points), so a point's x depends
+ * on its column only and its y on its row only: the pixel column and the
+ * weights along x are worked out once per column, those along y once per
+ * row, from the expressions fs_image_sample_inside evaluates at each
+ * point (the same values; the point-by-point rounding and weights were
+ * half of the per-tubercle fit's cost). */
 static int sample_obs(const fs_dome_tpl *t, const fs_image *img, double x, double y, double *o)
 {
 	double r = t->rfit + 1;
 	if (!(x - r >= 0 && y - r >= 0 && x + r < img->width - 1 && y + r < img->height - 1))
 		return 1;
-	for (size_t i = 0; i < t->npts; i++)
-		o[i] = fs_image_sample_inside(img->data, img->width, x + t->dx[i], y + t->dy[i]);
+	const float *d = img->data;
+	int w = img->width;
+	if (!t->col || t->ncol > MAX_COLS) {
+		for (size_t i = 0; i < t->npts; i++)
+			o[i] = fs_image_sample_inside(d, w, x + t->dx[i], y + t->dy[i]);
+		return 0;
+	}
+	int x0[MAX_COLS];
+	double fx[MAX_COLS], gx[MAX_COLS];
+	for (int c = 0; c < t->ncol; c++) {
+		double px = x + t->colx[c];
+		x0[c] = (int)px;
+		fx[c] = px - x0[c];
+		gx[c] = 1 - fx[c];
+	}
+	/* row by row (a row: the points of one dy), two points at a time in
+	 * vector lanes, each lane fs_image_bilinear's operations in order */
+	size_t np = t->npts, i = 0;
+	while (i < np) {
+		double py = y + t->dy[i];
+		int y0 = (int)py;
+		double fy = py - y0, gy = 1 - fy;
+		v2d FY = {fy, fy}, GY = {gy, gy};
+		const float *row = d + (size_t)y0 * w;
+		size_t e = i + 1;
+		while (e < np && t->dy[e] == t->dy[i])
+			e++;
+		for (; i + 1 < e; i += 2) {
+			int c0 = t->col[i], c1 = t->col[i + 1];
+			const float *p = row + x0[c0], *q = row + x0[c1];
+			v2d p00 = {p[0], q[0]}, p01 = {p[1], q[1]}, p10 = {p[w], q[w]}, p11 = {p[w + 1], q[w + 1]};
+			v2d G = {gx[c0], gx[c1]}, F = {fx[c0], fx[c1]};
+			v2d a = p00 * G + p01 * F;
+			v2d b = p10 * G + p11 * F;
+			v2d v = a * GY + b * FY;
+			o[i] = v[0];
+			o[i + 1] = v[1];
+		}
+		if (i < e) {
+			int c = t->col[i];
+			const float *p = row + x0[c];
+			double a = p[0] * gx[c] + p[1] * fx[c];
+			double b = p[w] * gx[c] + p[w + 1] * fx[c];
+			o[i] = a * gy + b * fy;
+			i++;
+		}
+	}
 	return 0;
 }
 
@@ -133,6 +195,9 @@ void fs_dome_tpl_free(fs_dome_tpl *t)
 	free(t->dx);
 	free(t->dy);
 	free(t->t);
+	free(t->colx);
+	free(t->col);
+	free(t->tp);
 	memset(t, 0, sizeof *t);
 }
 
@@ -143,12 +208,18 @@ static int make_points(fs_dome_tpl *t, double sp)
 	size_t cap = (size_t)(2 * r + 1) * (2 * r + 1);
 	t->dx = malloc(cap * sizeof *t->dx);
 	t->dy = malloc(cap * sizeof *t->dy);
-	if (!t->dx || !t->dy)
+	t->col = malloc(cap * sizeof *t->col);
+	t->colx = malloc((size_t)(2 * r + 1) * sizeof *t->colx);
+	if (!t->dx || !t->dy || !t->col || !t->colx)
 		return -1;
+	t->ncol = 2 * r + 1;
+	for (int i = -r; i <= r; i++)
+		t->colx[i + r] = (float)(i * sp);
 	t->npts = 0;
 	for (int j = -r; j <= r; j++)
 		for (int i = -r; i <= r; i++)
 			if (hypot(i * sp, j * sp) <= t->rfit) {
+				t->col[t->npts] = i + r;
 				t->dx[t->npts] = (float)(i * sp);
 				t->dy[t->npts++] = (float)(j * sp);
 			}
@@ -282,6 +353,19 @@ static int template_sums(fs_dome_tpl *t)
 	return 0;
 }
 
+/* t->tp from t->t (see fs_dome_tpl). Returns 0, -1 on out of memory. */
+static int transpose_templates(fs_dome_tpl *t)
+{
+	size_t np = t->npts;
+	t->tp = malloc((size_t)t->nk * np * sizeof *t->tp);
+	if (!t->tp)
+		return -1;
+	for (int k = 0; k < t->nk; k++)
+		for (size_t i = 0; i < np; i++)
+			t->tp[i * t->nk + k] = t->t[(size_t)k * np + i];
+	return 0;
+}
+
 /* The fills: 0.70..1.30 of fc in steps of step (one above what a lattice
  * can hold read as 0.85), where the lattice can be drawn. 1 when fewer
  * than three. */
@@ -399,7 +483,7 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
 	for (size_t i = 0; i < np; i++)
 		mean[i] /= used;
 	int mt = make_templates(t, f, fill0, mean, cs);
-	if (mt < 0)
+	if (mt < 0 || (mt == 0 && transpose_templates(t)))
 		goto oom;
 	if (mt) {
 		rc = 1;
@@ -418,6 +502,38 @@ done:
 	return rc;
 }
 
+
+/* sot[k - k0] = the dot product of the patch o with the templates
+ * k0..k1 (at most FS_DOME_TPL_NFILL), summed over the points in order,
+ * two fills at a time from t->tp (a fill's dot product was a serial
+ * chain of additions, 13 of them a patch, most of the fit's cost). */
+static void dots(const fs_dome_tpl *t, const double *o, int k0, int k1, double *sot)
+{
+	size_t np = t->npts;
+	int nk = t->nk, n = k1 - k0 + 1, np2 = n / 2;
+	v2d acc[FS_DOME_TPL_NFILL / 2 + 1];
+	double last = 0;
+	for (int q = 0; q < np2; q++)
+		acc[q] = (v2d){0, 0};
+	const double *tp = t->tp + k0;
+	for (size_t i = 0; i < np; i++, tp += nk) {
+		v2d oi = {o[i], o[i]};
+		for (int q = 0; q < np2; q++) {
+			v2d tv;
+			memcpy(&tv, tp + 2 * q, sizeof tv);
+			acc[q] += oi * tv;
+		}
+		if (n & 1)
+			last += o[i] * tp[n - 1];
+	}
+	for (int q = 0; q < np2; q++) {
+		sot[2 * q] = acc[q][0];
+		sot[2 * q + 1] = acc[q][1];
+	}
+	if (n & 1)
+		sot[n - 1] = last;
+}
+
 /* 1 - R^2 of the patch o against every fill's template (after the best
  * gain and offset); gain[k] the gains. A fill whose template the patch
  * does not follow (gain <= 0) scores 1. */
@@ -429,12 +545,10 @@ static void score_all(const fs_dome_tpl *t, const double *o, double *sc, double 
 		so += o[i];
 		soo += o[i] * o[i];
 	}
-	double vo = soo - so * so / np;
+	double vo = soo - so * so / np, dot[FS_DOME_TPL_NFILL];
+	dots(t, o, 0, t->nk - 1, dot);
 	for (int k = 0; k < t->nk; k++) {
-		const float *tk = t->t + (size_t)k * np;
-		double sot = 0;
-		for (size_t i = 0; i < np; i++)
-			sot += o[i] * tk[i];
+		double sot = dot[k];
 		double cov = sot - so * t->st[k] / np, vt = t->stt[k] - t->st[k] * t->st[k] / np;
 		gain[k] = cov / vt;
 		offs[k] = (so - gain[k] * t->st[k]) / np;
@@ -454,13 +568,12 @@ static double score_near(const fs_dome_tpl *t, const double *o, int k0, int *k)
 	}
 	double vo = soo - so * so / np, best = 1;
 	*k = k0;
-	for (int q = k0 - 2; q <= k0 + 2; q++) {
-		if (q < 0 || q >= t->nk)
-			continue;
-		const float *tk = t->t + (size_t)q * np;
-		double sot = 0;
-		for (size_t i = 0; i < np; i++)
-			sot += o[i] * tk[i];
+	int qa = k0 - 2 < 0 ? 0 : k0 - 2, qb = k0 + 2 >= t->nk ? t->nk - 1 : k0 + 2;
+	double dot[FS_DOME_TPL_NFILL];
+	if (qa <= qb)
+		dots(t, o, qa, qb, dot);
+	for (int q = qa; q <= qb; q++) {
+		double sot = dot[q - qa];
 		double cov = sot - so * t->st[q] / np, vt = t->stt[q] - t->st[q] * t->st[q] / np;
 		double sc = vo > 1e-20 && cov > 0 ? 1 - cov * cov / (vt * vo) : 1;
 		if (sc < best) {

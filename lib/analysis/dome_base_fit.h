@@ -77,6 +77,14 @@ typedef struct fs_dome_tpl {
 	double st[FS_DOME_TPL_NFILL], stt[FS_DOME_TPL_NFILL]; /* sums of t, t^2 */
 	double shift;       /* first step of the centre search, px */
 	int shadowed;       /* 1 when the templates hold a shadow term */
+	/* The same points and templates laid out for the per-tubercle fit
+	 * (h22e: the same values, read faster): the points' columns (ncol
+	 * offsets colx, the column of each point in col) and the templates
+	 * point by point in doubles (tp[i * nk + k] = t[k * npts + i]). */
+	int ncol;
+	float *colx;
+	int *col;
+	double *tp;
 } fs_dome_tpl;
 
 /* One tubercle's fit. */

@@ -105,26 +105,56 @@ static void sort_few(double *v, int n)
 	}
 }
 
+/* Two doubles, one per sample: two samples of a ray interpolated together,
+ * each lane doing fs_image_bilinear's products and sums in its order (and
+ * no fused multiply-add in either: -std=c11 sets -ffp-contract=off), so
+ * the same bits as one sample at a time (as centre_refine.c's). */
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2i __attribute__((vector_size(16)));
+static const v2i mag = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL}; /* all but the sign */
+
 /* The image along the rays from (x, y): raw[k][j] at j * step along ray k,
  * j = 0..n, read with image.h's inline samplers (a call per sample was
- * most of a pass); rays that stay inside the image (the last column and
- * row excluded, where fs_image_sample repeats the edge) are read without
- * its clamping: the same values. */
+ * most of a pass), two samples at a time; samples inside the image (the
+ * last column and row excluded, where fs_image_sample repeats the edge)
+ * are read without its clamping: the same values. Why per pair and not
+ * per ray: a ray that crosses the border has most of its samples inside,
+ * and clamping all of them was a third of the passes' cost on the paper
+ * figures, whose domes lie near the border by the dozen. */
 static void sample_rays(const fs_image *img, const double *cs, const double *sn, double x, double y, double step,
 			int n, double raw[NRAYS][NMAX + 1])
 {
 	double reach = n * step;
+	const float *d = img->data;
 	int w = img->width, h = img->height;
-	if (x - reach >= 0 && y - reach >= 0 && x + reach < w - 1 && y + reach < h - 1) {
-		for (int k = 0; k < NRAYS; k++)
-			for (int j = 0; j <= n; j++)
-				raw[k][j] = fs_image_sample_inside(img->data, w, x + cs[k] * j * step,
-								   y + sn[k] * j * step);
-		return;
-	}
-	for (int k = 0; k < NRAYS; k++)
-		for (int j = 0; j <= n; j++)
+	double xe = w - 1, ye = h - 1;
+	int inside = x - reach >= 0 && y - reach >= 0 && x + reach < xe && y + reach < ye;
+	v2d one = {1, 1};
+	for (int k = 0; k < NRAYS; k++) {
+		v2d C = {cs[k], cs[k]}, S = {sn[k], sn[k]}, X = {x, x}, Y = {y, y}, st = {step, step};
+		int j = 0;
+		for (; j + 1 <= n; j += 2) {
+			v2d jj = {j, j + 1};
+			v2d px = X + C * jj * st, py = Y + S * jj * st;
+			if (!inside && !(px[0] >= 0 && px[1] >= 0 && py[0] >= 0 && py[1] >= 0 && px[0] < xe &&
+					 px[1] < xe && py[0] < ye && py[1] < ye)) {
+				raw[k][j] = fs_image_sample_clamped(img, px[0], py[0]);
+				raw[k][j + 1] = fs_image_sample_clamped(img, px[1], py[1]);
+				continue;
+			}
+			int xa = (int)px[0], xb = (int)px[1], ya = (int)py[0], yb = (int)py[1];
+			v2d fx = px - (v2d){xa, xb}, fy = py - (v2d){ya, yb};
+			const float *p = d + (size_t)ya * w + xa, *r = d + (size_t)yb * w + xb;
+			v2d p00 = {p[0], r[0]}, p01 = {p[1], r[1]}, p10 = {p[w], r[w]}, p11 = {p[w + 1], r[w + 1]};
+			v2d a = p00 * (one - fx) + p01 * fx;
+			v2d b = p10 * (one - fx) + p11 * fx;
+			v2d o = a * (one - fy) + b * fy;
+			raw[k][j] = o[0];
+			raw[k][j + 1] = o[1];
+		}
+		for (; j <= n; j++)
 			raw[k][j] = fs_image_sample_clamped(img, x + cs[k] * j * step, y + sn[k] * j * step);
+	}
 }
 
 /* v = t (j = 0..n) convolved with the symmetric kernel kern[0..kr], the
@@ -216,7 +246,23 @@ static int pass(const fs_image *img, const double *cs, const double *sn, double 
 			smooth_ray(t, n, kern, kr, v);
 		}
 		d[k][0] = 0;
-		for (int j = 1; j < n; j++) {
+		/* two radii at a time: the same quotient in each lane, fabs as
+		 * the sign bit cleared by a mask */
+		v2d two_step = {2 * step, 2 * step};
+		int j = 1;
+		for (; j + 1 < n; j += 2) {
+			v2d a, b, hj;
+			memcpy(&a, v + j + 1, sizeof a);
+			memcpy(&b, v + j - 1, sizeof b);
+			memcpy(&hj, h + j, sizeof hj);
+			v2d q = (a - b) / two_step;
+			v2d m = (v2d)((v2i)q & mag);
+			memcpy(&sd[k][j], &q, sizeof q);
+			memcpy(&d[k][j], &m, sizeof m);
+			hj += m;
+			memcpy(h + j, &hj, sizeof hj);
+		}
+		for (; j < n; j++) {
 			sd[k][j] = (v[j + 1] - v[j - 1]) / (2 * step);
 			d[k][j] = fabs(sd[k][j]);
 			h[j] += d[k][j];
