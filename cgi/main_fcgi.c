@@ -98,6 +98,11 @@ static int worker(const char *root, const char *config, int single)
 		fs_resp_init(&w);
 		fs_dispatch(&r, &w);
 		send_response(&req, &r, &w);
+		/* writes that did not fail the request (db.h, best effort) */
+		char why[200];
+		int skipped = fs_db_take_skipped(app.db, why, sizeof why);
+		if (skipped)
+			fprintf(stderr, "fishscale.fcgi: %d best-effort write(s) skipped, the last %s\n", skipped, why);
 		fs_resp_free(&w);
 		fs_req_free(&r);
 		FCGX_Finish_r(&req);

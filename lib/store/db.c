@@ -39,6 +39,9 @@ struct fs_db {
 	int checkpoint_on_commit;
 	/* fs_db_note_error's message; "" when SQLite's own is the one to give */
 	char noted_err[192];
+	/* best-effort writes that failed since fs_db_take_skipped, the last one's message */
+	int skipped;
+	char skipped_msg[192];
 };
 
 static unsigned long long open_count;
@@ -425,6 +428,26 @@ const char *fs_db_errmsg(fs_db *db)
 	if (!db)
 		return "no database";
 	return db->noted_err[0] ? db->noted_err : sqlite3_errmsg(db->h);
+}
+
+void fs_db_note_skipped(fs_db *db, const char *what, int sqlite_rc)
+{
+	db->skipped++;
+	/* SQLite's message says more than the code when the step itself failed */
+	const char *why = db->noted_err[0]		       ? db->noted_err
+			  : sqlite3_errcode(db->h) != SQLITE_OK ? sqlite3_errmsg(db->h)
+								: sqlite3_errstr(sqlite_rc);
+	snprintf(db->skipped_msg, sizeof db->skipped_msg, "%.60s: %.120s", what, why);
+}
+
+int fs_db_take_skipped(fs_db *db, char *msg, size_t n)
+{
+	int k = db->skipped;
+	if (n)
+		snprintf(msg, n, "%s", k ? db->skipped_msg : "");
+	db->skipped = 0;
+	db->skipped_msg[0] = 0;
+	return k;
 }
 
 void fs_db_note_error(fs_db *db, const char *msg)

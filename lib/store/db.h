@@ -105,6 +105,18 @@ const char *fs_db_errmsg(fs_db *db);
  * cleared when the next statement is fetched or transaction begins. */
 void fs_db_note_error(fs_db *db, const char *msg);
 
+/*
+ * Best-effort writes: a write that must not fail what the caller asked
+ * for (a session's last-seen time, a login's time, pruning old login
+ * failures, caching an automatic scale region) when it fails; the library
+ * prints nothing, so such a failure is noted here for the caller to log.
+ * fs_db_take_skipped copies the last one's message ("recording a login's
+ * time: database is locked") into msg (n bytes), returns how many were
+ * noted since the previous call, and forgets them.
+ */
+void fs_db_note_skipped(fs_db *db, const char *what, int sqlite_rc);
+int fs_db_take_skipped(fs_db *db, char *msg, size_t n);
+
 /* Schema version after migrations, and the number of migrations known. */
 int fs_db_user_version(fs_db *db);
 int fs_db_migration_count(void);

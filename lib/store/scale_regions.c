@@ -103,19 +103,27 @@ int fs_scale_region_for(fs_db *db, long long image_id, const char *work_key, con
 		if (fs_scale_region_detect(img, out, err, errlen))
 			return FS_DB_ERROR;
 		/* a stale row (another size) is replaced; a person's region of
-		 * the same key with another size cannot exist (keys are content) */
+		 * the same key with another size cannot exist (keys are content).
+		 * Best effort: the stored automatic region is only a cache of
+		 * what was just computed, so the caller gets its region even when
+		 * the database cannot take the write now; it is computed again
+		 * next time. */
 		sqlite3_stmt *st = fs_db_stmt(db, "DELETE FROM scale_regions WHERE image_id = ? AND work_key = ? "
 						  "AND (width <> ? OR height <> ? OR source = 'auto')");
 		fs_bind b = fs_bind_start(db, st);
+		int src = SQLITE_ERROR;
 		if (st) {
 			fs_bind_int64(&b, 1, image_id);
 			fs_bind_text(&b, 2, work_key ? work_key : "", -1, SQLITE_TRANSIENT);
 			fs_bind_int(&b, 3, w);
 			fs_bind_int(&b, 4, h);
-			fs_bind_step(&b);
+			src = fs_bind_step(&b);
 			fs_db_done(st);
 		}
-		put_row(db, image_id, work_key ? work_key : "", out, 0, 0);
+		if (src != SQLITE_DONE)
+			fs_db_note_skipped(db, "replacing a stale automatic scale region", src);
+		else if (put_row(db, image_id, work_key ? work_key : "", out, 0, 0))
+			fs_db_note_skipped(db, "caching an automatic scale region", SQLITE_ERROR);
 		return FS_DB_OK;
 	}
 	/* no image: whatever is stored, at its own size */

@@ -81,15 +81,20 @@ int fs_session_lookup(fs_db *db, const char *token, long long now, int idle_s, f
 		return FS_DB_NOTFOUND;
 	}
 	if (now - last_seen >= 60) {
+		/* best effort: a busy database must not log the user out; a
+		 * missed update only makes the idle timeout count from the
+		 * previous one (at most a minute earlier) */
 		st = fs_db_stmt(db, "UPDATE sessions SET last_seen_at = ? WHERE token_hash = ?");
 		b = fs_bind_start(db, st);
+		int src = SQLITE_ERROR;
 		if (st) {
 			fs_bind_int64(&b, 1, now);
 			fs_bind_text(&b, 2, hash, -1, SQLITE_TRANSIENT);
-			/* a busy database must not log the user out: ignore failure */
-			fs_bind_step(&b);
+			src = fs_bind_step(&b);
 			fs_db_done(st);
 		}
+		if (src != SQLITE_DONE)
+			fs_db_note_skipped(db, "recording a session's last use", src);
 	}
 	return FS_DB_OK;
 }

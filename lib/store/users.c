@@ -264,18 +264,26 @@ int fs_user_authenticate(fs_db *db, const char *login, const char *password, lon
 	int ok = fs_password_verify(password, hash[0] ? hash : dummy, &rehash);
 	if (rc != SQLITE_ROW || !hash[0] || !ok || disabled)
 		return FS_DB_NOTFOUND;
+	/* Best effort from here on: the password was right, so the login
+	 * succeeds even when the database cannot take these writes now (busy);
+	 * the old hash still verifies and is upgraded at the next login, and a
+	 * missed last-login time is only shown on the admin page. */
 	if (rehash) {
 		char e[128];
-		fs_user_set_password(db, id, password, e, sizeof e);
+		if (fs_user_set_password(db, id, password, e, sizeof e))
+			fs_db_note_skipped(db, "upgrading a password's hash", SQLITE_ERROR);
 	}
 	st = fs_db_stmt(db, "UPDATE users SET last_login_at = ? WHERE id = ?");
 	b = fs_bind_start(db, st);
+	int src = SQLITE_ERROR;
 	if (st) {
 		fs_bind_int64(&b, 1, now);
 		fs_bind_int64(&b, 2, id);
-		fs_bind_step(&b);
+		src = fs_bind_step(&b);
 		fs_db_done(st);
 	}
+	if (src != SQLITE_DONE)
+		fs_db_note_skipped(db, "recording a login's time", src);
 	return fs_user_get(db, id, u);
 }
 
@@ -372,14 +380,19 @@ int fs_throttle_record(fs_db *db, const char *login, const char *addr, long long
 	fs_bind_int64(&b, 3, now);
 	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
-	/* keep the table small: failures older than a day are of no use */
+	/* keep the table small: failures older than a day are of no use.
+	 * Best effort: the failure itself is recorded (rc); old rows left
+	 * behind are pruned by the next failure's call. */
 	st = fs_db_stmt(db, "DELETE FROM login_failures WHERE at < ?");
 	b = fs_bind_start(db, st);
+	int src = SQLITE_ERROR;
 	if (st) {
 		fs_bind_int64(&b, 1, now - 86400);
-		fs_bind_step(&b);
+		src = fs_bind_step(&b);
 		fs_db_done(st);
 	}
+	if (src != SQLITE_DONE)
+		fs_db_note_skipped(db, "pruning old login failures", src);
 	return rc;
 }
 
