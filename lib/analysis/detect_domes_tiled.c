@@ -578,6 +578,7 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	for (size_t i = 0; i < c->n; i++) {
 		fs_tubercle_init(&res[i].t);
 		res[i].ok = 0;
+		res[i].spread = NAN;
 	}
 	if (!c->n)
 		return 0;
@@ -621,6 +622,8 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	double base = 2 * refine + base_reach(r1, j.smooth);
 	if (sc >= 1 && remeasure_strayed(&j, NULL, NULL, measure_point, base, err, errlen))
 		goto out;
+	/* flat ground is no dome (detect_measure.h), as on the whole image */
+	fs_det_drop_flat_ground(res, n, m->flat_spread);
 	/* the common offset, and the domes measured again from it */
 	if (fit_offset(&j, err, errlen))
 		goto out;

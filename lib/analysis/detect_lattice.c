@@ -136,6 +136,13 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 		snprintf(err, errlen, "lattice: out of memory");
 		return -1;
 	}
+	/* the dome rule judges a recovered site, measured alone, against
+	 * the flat-ground floor of the first pass's domes (detect_measure.h):
+	 * a missing site ringed by its neighbours is flat ground */
+	double flat = 0;
+	fs_meas mm = *m;
+	mm.flat_spread = &flat;
+	m = &mm;
 	if (fs_detect_auto_candidates(pre, tiled, f, p, a, m->dome, &c, tiled ? NULL : &resp, err, errlen))
 		goto out;
 	if (fs_det_measure(m, &c, 0.6 * a, 0.4 * a, p, FS_SOURCE_EXTRACTED, T) ||
@@ -213,9 +220,22 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 				int ok = one.items[0].response >= 0.5 * minprom;
 				one.items[0].x = (s->bx + 0.5) * f - 0.5;
 				one.items[0].y = (s->by + 0.5) * f - 0.5;
-				if ((ok && fs_det_measure(m, &one, 0.6 * a, 0.4 * a, p,
-							  FS_SOURCE_LATTICE, T)) ||
-				    grid_sync(&g, T)) {
+				size_t before = T->n;
+				if (ok && fs_det_measure(m, &one, 0.6 * a, 0.4 * a, p, FS_SOURCE_LATTICE, T)) {
+					fs_cand_free(&one);
+					goto oom;
+				}
+				/* The dome rule's base circle moves its centre to
+				 * the circle the rays' steps draw; at an empty site
+				 * that is the ring of its neighbours' bases or the
+				 * gap between them, not the predicted site: a
+				 * recovered tubercle is one found where the lattice
+				 * predicts it (the 0.3 pitch that says a site is
+				 * taken, above). */
+				if (m->dome && T->n > before &&
+				    hypot(T->items[before].centroid_x - px, T->items[before].centroid_y - py) >= 0.3 * a)
+					T->n = before;
+				if (grid_sync(&g, T)) {
 					fs_cand_free(&one);
 					goto oom;
 				}

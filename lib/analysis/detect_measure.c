@@ -78,6 +78,7 @@ void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double m
 {
 	double r0 = 0.15 * mr / F, r1 = 0.8 * mr / F;
 	fs_tubercle_init(&r->t); /* fit quality unknown unless measured */
+	r->spread = NAN;
 	if (refine > 0)
 		fs_centre_refine_kept(img, sx, sy, r0, r1, refine / F, smooth / F, kept, &sx, &sy);
 	r->ok = fs_dome_measure(img, sx, sy, r0, r1, smooth / F, &r->t) == 0;
@@ -93,6 +94,59 @@ void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double m
 		r->t.centroid_x = cx;
 		r->t.centroid_y = cy;
 	}
+	/* where the dome was found: read once here, so that both paths
+	 * (whole image, tiles) read the same pixels */
+	if (r->ok)
+		r->spread = fs_image_disc_spread(img, r->t.centroid_x, r->t.centroid_y, r1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int kept_dome(const fs_measured *q)
+{
+	return q->ok && q->t.fit_quality >= 0.45 && isfinite(q->t.radius_px);
+}
+
+/* FS_DOME_FLAT_SPREAD of the median spread of meas's domes; 0 with fewer
+ * than 3 (or without memory for the median: nothing judged). */
+static double flat_floor(const fs_measured *meas, size_t n)
+{
+	size_t nd = 0;
+	for (size_t i = 0; i < n; i++)
+		nd += kept_dome(&meas[i]) && isfinite(meas[i].spread);
+	if (nd < 3)
+		return 0;
+	double *sp = malloc(nd * sizeof *sp);
+	if (!sp)
+		return 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (kept_dome(&meas[i]) && isfinite(meas[i].spread))
+			sp[k++] = meas[i].spread;
+	qsort(sp, nd, sizeof *sp, cmp_double);
+	double f = FS_DOME_FLAT_SPREAD * sp[nd / 2];
+	free(sp);
+	return f;
+}
+
+size_t fs_det_drop_flat_ground(fs_measured *meas, size_t n, double *floor)
+{
+	size_t dropped = 0;
+	double floor_sp = floor && *floor > 0 ? *floor : flat_floor(meas, n);
+	if (floor && !(*floor > 0))
+		*floor = floor_sp;
+	if (!(floor_sp > 0))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (kept_dome(&meas[i]) && !(meas[i].spread >= floor_sp)) {
+			meas[i].ok = 0;
+			dropped++;
+		}
+	return dropped;
 }
 
 int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,
@@ -159,10 +213,13 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		} else {
 			meas[i].ok = fs_blob_measure(m->img, sx, sy, mr / F, &meas[i].t) == 0;
 			meas[i].t.fit_quality = NAN;
+			meas[i].spread = NAN;
 		}
 	}
 	/* The dome rule: the centres' common offset from the dome centres
 	 * (a side detector's), fitted once with the image formation. */
+	if (m->img && m->dome)
+		fs_det_drop_flat_ground(meas, c->n, m->flat_spread);
 	fs_det_offset off;
 	if (m->img && m->dome && fs_det_offset_correct(m, c, max_r, smooth, meas, &off))
 		goto out;

@@ -46,12 +46,24 @@ typedef struct fs_meas {
 	const fs_params *mp;
 	double sigma;
 	int tile, threads;
+	/* The dome rule: the spread below which a measured point is flat
+	 * ground (fs_det_drop_flat_ground), kept across calls. NULL, or 0 in
+	 * *flat_spread: from this call's own domes (and stored there when
+	 * not NULL); > 0: that floor. The lattice method measures its
+	 * recovered sites one at a time against its first pass's floor. The
+	 * pointed-to value is the caller's. */
+	double *flat_spread;
 } fs_meas;
 
-/* One candidate's measurement: the tubercle in m's pixels, ok 0 when none. */
+/* One candidate's measurement: the tubercle in m's pixels, ok 0 when none.
+ * spread: the dome rule's local contrast where it was measured (the
+ * standard deviation of m's pixels within the rays' reach of its centre,
+ * fs_image_disc_spread; NAN when not measured, and under the outline rule):
+ * fs_det_drop_flat_ground reads it. */
 typedef struct fs_measured {
 	fs_tubercle t;
 	int ok;
+	double spread;
 } fs_measured;
 
 /*
@@ -94,5 +106,24 @@ double fs_det_smooth_pick(const double *q, size_t nc);
  * the caller owns it. */
 void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,
 			     double smooth, fs_refine_grid *kept, fs_measured *r);
+
+/*
+ * Flat ground is no dome: of the n measured candidates meas[], those the
+ * rule would keep as domes (fit quality >= 0.45, a finite radius) whose
+ * spread is below FS_DOME_FLAT_SPREAD of the median spread of those domes
+ * are dropped (ok = 0), before the common offset and the per-tubercle fit
+ * read them; with floor non-NULL and *floor > 0, those below *floor
+ * instead (else *floor, when non-NULL, gets the floor used, 0 for none). Why: the base rule's fit quality says how well the rays'
+ * strongest steps lie on one circle, and the steps of noise do that too
+ * around a missing site of a lattice (the hole ringed by its neighbours),
+ * on a dark band or on paper (quality 0.45-0.7 against 0.9 and more on
+ * the domes of the flat-disk lattices of test_detect); a dome, flat-topped
+ * disk or SE-lit slope, shows a step of its own within the rays' reach,
+ * which raises the spread there whichever way it is lit. The same rule
+ * and share as Re-measure's (measure_centres.c) and the agents' evidence
+ * (agent_evidence.c). Nothing is dropped with fewer than 3 domes.
+ * Returns the number dropped.
+ */
+size_t fs_det_drop_flat_ground(fs_measured *meas, size_t n, double *floor);
 
 #endif

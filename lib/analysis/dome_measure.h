@@ -55,6 +55,12 @@
 
 #define FS_DOME_MIN_QUALITY 0.2
 
+/* Below this share of the median local contrast (fs_image_disc_spread
+ * within the rays' reach) of an image's domes a point is flat ground, not
+ * a dome, whatever its rays' steps say (detect_measure.h
+ * fs_det_drop_flat_ground, measure_centres.c's Re-measure). */
+#define FS_DOME_FLAT_SPREAD 0.2
+
 /*
  * Measures the dome around (x, y) with a base radius in [rmin, rmax] px,
  * the ray profiles smoothed by smooth px (0: none; see fs_det_measure for

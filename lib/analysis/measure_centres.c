@@ -116,13 +116,14 @@ static double dome_smoothing(const fs_image *meas, const fs_tubercle_list *t, do
 	return 0;
 }
 
-/* Below this share of the centres' median spread a centre shows no dome:
- * the base rule's fit quality tests how consistently the rays' steps lie
- * on a circle, which the steps of noise on flat ground can do too (0.5-0.9
- * on a flat dark band of the synthetic lattice, test_measure_centres); the
- * agents' evidence refuses such points by the same measure (0.2,
+/* Below FS_DOME_FLAT_SPREAD of the centres' median spread a centre shows
+ * no dome: the base rule's fit quality tests how consistently the rays'
+ * steps lie on a circle, which the steps of noise on flat ground can do
+ * too (0.5-0.9 on a flat dark band of the synthetic lattice,
+ * test_measure_centres); detection drops such points by the same measure
+ * (fs_det_drop_flat_ground) and the agents' evidence refuses them (0.2,
  * agent_evidence.c). */
-#define DOME_MIN_SPREAD 0.2
+#define DOME_MIN_SPREAD FS_DOME_FLAT_SPREAD
 
 static int dome_rule(const fs_image *img, const fs_params *p, double pitch, double rmax, fs_tubercle_list *t,
 		     char *err, size_t errlen)
