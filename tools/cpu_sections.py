@@ -33,19 +33,31 @@ LINE = re.compile(r"^(?:ok|FAIL)\s+([A-Za-z0-9_]+)\.")
 
 class Reaped:
     """CPU seconds of the orphans reaped so far (their own and their
-    waited-for descendants')."""
+    waited-for descendants'), in all and by program name."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.cpu = 0.0
+        self.by_name = {}
 
-    def add(self, ru):
+    def add(self, ru, name="?"):
+        c = ru.ru_utime + ru.ru_stime
         with self.lock:
-            self.cpu += ru.ru_utime + ru.ru_stime
+            self.cpu += c
+            self.by_name[name] = self.by_name.get(name, 0.0) + c
 
     def get(self):
         with self.lock:
             return self.cpu
+
+
+def comm(pid):
+    """A process's name (also of a zombie), "?" when it is gone."""
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return "?"
 
 
 def reaper(runner_pid, reaped, done):
@@ -66,8 +78,9 @@ def reaper(runner_pid, reaped, done):
             done.wait(0.05)
             continue
         try:
+            name = comm(info.si_pid)
             _, _, ru = os.wait4(info.si_pid, 0)
-            reaped.add(ru)
+            reaped.add(ru, name)
         except ChildProcessError:
             pass
 
@@ -156,6 +169,11 @@ def main():
           (total, time.monotonic() - t0))
     for name, c in sorted(sections.items(), key=lambda kv: -kv[1]):
         print("  %8.1f  %s" % (c, name))
+    # where it went: the runner with its own children (a browser, the CLI
+    # calls), and each detached program with the children it reaped (a
+    # FastCGI master holds its workers')
+    print("cpu_sections: by program (s CPU): runner %.1f, %s" % (ru.ru_utime + ru.ru_stime, ", ".join(
+        "%s %.1f" % kv for kv in sorted(reaped.by_name.items(), key=lambda kv: -kv[1]))))
     return os.waitstatus_to_exitcode(status)
 
 
