@@ -91,7 +91,9 @@ int fs_standalone_open(fs_standalone *s, const char *root, const char *image_pat
 	if (fs_app_open(&s->app, 0, err, errlen))
 		goto out;
 	fs_app_data_path(&s->app, "", data, sizeof data);
-	fs_load_opts lo = {.max_pixels = s->app.cfg.max_pixels, .page = 0};
+	/* compact (image.h): the agent's session and the seed's detection read
+	 * either storage, and a 100 MP file then takes 100 MB here, not 400 */
+	fs_load_opts lo = {.max_pixels = s->app.cfg.max_pixels, .page = 0, .compact = 1};
 	if (fs_load_file(image_path, &lo, &ld, err, errlen))
 		goto out;
 	if (file_sha256(image_path, sha, &size)) {
@@ -105,8 +107,12 @@ int fs_standalone_open(fs_standalone *s, const char *root, const char *image_pat
 	fs_image_name_sanitise(basename(namebuf), s->image_name, sizeof s->image_name);
 	fs_image_rec_from_loaded(&rec, s->user_id, sha, 0, s->image_name, &ld);
 	s->um_per_px = calibration > 0 ? calibration : ld.suggested_um_per_px;
+	/* only the working image: nothing shows the display copies, thumbnail
+	 * or pyramid of a command-line workspace */
+	char work[4096];
 	if (fs_files_ensure_dirs(data, err, errlen) ||
-	    fs_files_store_derived(data, rec.work_key, ld.image, 1, NULL, err, errlen))
+	    fs_file_path(data, FS_FILE_WORK, rec.work_key, work, sizeof work) ||
+	    fs_work_write(work, ld.image, err, errlen))
 		goto out;
 	if (fs_db_begin(s->app.db)) {
 		snprintf(err, errlen, "database busy");
@@ -145,7 +151,7 @@ int fs_standalone_seed(fs_standalone *s, int *n, char *err, size_t errlen)
 	if (fs_image_get(s->app.db, s->image_id, &rec))
 		goto out;
 	fs_app_data_path(&s->app, "", data, sizeof data);
-	img = fs_image_load_work(data, &rec, err, errlen);
+	img = fs_image_load_work_compact(data, &rec, err, errlen);
 	if (!img)
 		goto out;
 	fs_params_default(&p);

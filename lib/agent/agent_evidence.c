@@ -29,6 +29,7 @@
 
 #include "agent/agent_fish_tools.h"
 #include "analysis/blob_measure.h"
+#include "analysis/blur_tiles.h"
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
 
@@ -83,14 +84,35 @@ static double sample_pitch(const fs_tubercle_list *t)
 static int measure(const fs_agent_sess *s, double x, double y, fs_tubercle *m)
 {
 	double P = s->ev_pitch;
+	int ox, oy, how = 0;
+	char err[128];
 	fs_tubercle_init(m);
-	if (fs_dome_measure_lone(s->ev_img, x, y, 0.09 * P, 0.48 * P, 0, m) == 0 && m->fit_quality >= 0.45 &&
+	const fs_image *im = fs_blur_tiles_at(s->ev_blur, x, y, &ox, &oy, err, sizeof err);
+	if (!im)
+		return 0;
+	/* in the tile's coordinates (exact: whole pixels subtracted) */
+	double lx = x - ox, ly = y - oy;
+	if (fs_dome_measure_lone(im, lx, ly, 0.09 * P, 0.48 * P, 0, m) == 0 && m->fit_quality >= 0.45 &&
 	    isfinite(m->radius_px) && m->radius_px > 0)
-		return 2;
-	fs_tubercle_init(m);
-	if (fs_blob_measure(s->ev_img, x, y, 0.6 * P, m) == 0 && m->radius_px > 0)
-		return 1;
-	return 0;
+		how = 2;
+	else {
+		fs_tubercle_init(m);
+		if (fs_blob_measure(im, lx, ly, 0.6 * P, m) == 0 && m->radius_px > 0)
+			how = 1;
+	}
+	m->centroid_x += ox;
+	m->centroid_y += oy;
+	return how;
+}
+
+/* The contrast's spread (see the top) at (x, y), read from (x, y)'s tile;
+ * -1 when there is none (out of memory). */
+static double spread(const fs_agent_sess *s, double x, double y, double r)
+{
+	int ox, oy;
+	char err[128];
+	const fs_image *im = fs_blur_tiles_at(s->ev_blur, x, y, &ox, &oy, err, sizeof err);
+	return im ? fs_image_disc_spread(im, x - ox, y - oy, r) : -1;
 }
 
 static int reference(fs_agent_sess *s)
@@ -105,15 +127,21 @@ static int reference(fs_agent_sess *s)
 		return -1;
 	s->ev_ready = -1;
 	s->ev_fail_n = t->n;
-	fs_image_free(s->ev_img);
-	s->ev_img = NULL;
+	fs_blur_tiles_free(s->ev_blur);
+	s->ev_blur = NULL;
 	if (t->n < 5)
 		return -1;
 	s->ev_pitch = sample_pitch(t);
 	if (!(s->ev_pitch > 2))
 		return -1;
-	s->ev_img = fs_gaussian_blurred(s->img, fmax(0.7, 0.05 * s->ev_pitch), err, sizeof(err));
-	if (!s->ev_img)
+	/* A point's measurement reads within about 1.2 pitch of it (the dome's
+	 * rays of 1.3 x 0.48 pitch from a centre that may move 0.5 x 0.48
+	 * pitch a pass, the blob's of 0.6 pitch from a centre moved up to 0.6
+	 * pitch): a halo of 2.5 pitch keeps every read inside the tile, so a
+	 * large image is blurred tile by tile with the whole blur's values. */
+	s->ev_blur = fs_blur_tiles_new(s->img, fmax(0.7, 0.05 * s->ev_pitch), (int)ceil(2.5 * s->ev_pitch) + 8, 0,
+				       err, sizeof(err));
+	if (!s->ev_blur)
 		return -1;
 	size_t step = t->n > EV_SAMPLE ? t->n / EV_SAMPLE : 1, n = 0;
 	double *r = malloc((t->n / step + 1) * sizeof(double));
@@ -137,7 +165,7 @@ static int reference(fs_agent_sess *s)
 		s->ev_r = r[n / 2];
 		size_t k = 0;
 		for (size_t i = 0; i < t->n; i += step)
-			c[k++] = fs_image_disc_spread(s->ev_img, t->items[i].centroid_x, t->items[i].centroid_y, 1.5 * s->ev_r);
+			c[k++] = spread(s, t->items[i].centroid_x, t->items[i].centroid_y, 1.5 * s->ev_r);
 		qsort(c, k, sizeof(double), cmp_dbl);
 		s->ev_c = c[k / 2];
 		qsort(ci, n, sizeof(double), cmp_dbl);
@@ -165,7 +193,7 @@ int fs_agent_evidence_at(fs_agent_sess *s, double x, double y, fs_agent_evidence
 	double P = s->ev_pitch, R = s->ev_r;
 	/* blank paper, a flat gap: no measurement needed to say no (the
 	 * measured tubercle must reach 0.4 below; its disc overlaps this one) */
-	ev->contrast = fs_image_disc_spread(s->ev_img, x, y, 1.5 * R) / s->ev_c;
+	ev->contrast = spread(s, x, y, 1.5 * R) / s->ev_c;
 	if (ev->contrast < 0.2) {
 		snprintf(ev->why, sizeof(ev->why), "too faint at (%.0f, %.0f): contrast %.2f of the set's", x, y,
 			 ev->contrast);
@@ -173,7 +201,7 @@ int fs_agent_evidence_at(fs_agent_sess *s, double x, double y, fs_agent_evidence
 	}
 	int how = measure(s, x, y, &m);
 	if (!how) {
-		ev->contrast = fs_image_disc_spread(s->ev_img, x, y, 1.5 * R) / s->ev_c;
+		ev->contrast = spread(s, x, y, 1.5 * R) / s->ev_c;
 		snprintf(ev->why, sizeof(ev->why), "no dome or blob at (%.0f, %.0f) (contrast %.2f of the set's)", x, y,
 			 ev->contrast);
 		return 0;
@@ -184,7 +212,7 @@ int fs_agent_evidence_at(fs_agent_sess *s, double x, double y, fs_agent_evidence
 	ev->circularity = m.circularity;
 	ev->x = m.centroid_x;
 	ev->y = m.centroid_y;
-	ev->contrast = fs_image_disc_spread(s->ev_img, m.centroid_x, m.centroid_y, 1.5 * R) / s->ev_c;
+	ev->contrast = spread(s, m.centroid_x, m.centroid_y, 1.5 * R) / s->ev_c;
 	if (shift > 0.3 * P)
 		snprintf(ev->why, sizeof(ev->why), "the %s near (%.0f, %.0f) is centred %.1f px away (%.2f pitch): a "
 			 "neighbour, not a tubercle here", rule, x, y, shift, shift / P);

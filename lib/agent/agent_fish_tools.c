@@ -233,7 +233,7 @@ double fs_agent_disc_mean(const fs_image *img, double x, double y, double r)
 	for (int yy = y0; yy <= y1; yy++)
 		for (int xx = x0; xx <= x1; xx++)
 			if ((xx - x) * (xx - x) + (yy - y) * (yy - y) <= r2) {
-				sum += fs_image_at(img, xx, yy);
+				sum += fs_image_value(img, xx, yy);
 				n++;
 			}
 	return n ? sum / n : 0;

@@ -35,6 +35,7 @@
 #include "analysis/metrics.h"
 #include "analysis/params.h"
 #include "agent/prices.h"
+#include "analysis/blur_tiles.h"
 #include "image/tubercle.h"
 #include "analysis/scale_region.h"
 
@@ -59,7 +60,7 @@ typedef struct fs_agent_sess {
 	fs_agent_env *env;        /* borrowed */
 	fs_db *db;                /* borrowed (env->db) */
 	fs_image_rec rec;
-	fs_image *img;            /* working image */
+	fs_image *img;            /* working image: compact (image.h) when its file is 8 or 16 bits */
 	fs_scale_region region;   /* its scale region (scale_regions.h): nothing is added outside it */
 	double um_per_px;         /* the image's calibration, 0 = none */
 	double um_for_detect;     /* calibration used for µm parameters */
@@ -101,7 +102,8 @@ typedef struct fs_agent_sess {
 	fs_edge_list judge_e;
 	double judge_len;         /* longest edge the judged graph keeps (fs_agent_judge_at), 0 = none yet */
 	double cov_med;           /* the coverage's sampling scale (median edge of the last full build) */
-	fs_image *ev_img;         /* the evidence measurement's image (agent_evidence.c), made on first use */
+	fs_blur_tiles *ev_blur;   /* the evidence measurement's smoothed image (agent_evidence.c, blur_tiles.h:
+					* tile by tile on a large image), made on first use */
 	double ev_pitch, ev_r, ev_c, ev_circ; /* its reference: lattice pitch, the set's median radius, contrast
 						* and circularity */
 	int ev_ready;             /* 1 once the reference is measured, -1 when it could not be */
@@ -252,7 +254,7 @@ int fs_agent_initial_extraction(fs_agent_sess *s, int *n, char *err, size_t errl
 int fs_agent_cleanup_boundary(fs_agent_sess *s, int *n, char *err, size_t errlen);
 /* Degree of each tubercle of s->t (array parallel to s->t.items, caller frees). */
 int *fs_agent_degrees(const fs_agent_sess *s);
-/* Mean intensity in a disc of radius r at (x, y) of the working image. */
+/* Mean intensity in a disc of radius r at (x, y) of the working image (float or compact). */
 double fs_agent_disc_mean(const fs_image *img, double x, double y, double r);
 
 /* Lattice fit of the offline policies: sites to add (image pixels, none

@@ -262,7 +262,12 @@ int fs_agent_sess_init(fs_agent_sess *s, const fs_agent_job *job, fs_agent_env *
 		snprintf(err, errlen, "image %lld not found", info.image_id);
 		return -1;
 	}
-	s->img = fs_image_load_work(env->data_dir ? env->data_dir : env->cfg->data_dir, &s->rec, err, errlen);
+	/* in its own 1 or 2 bytes a pixel (issue 15: a 100 MP montage 100 MB,
+	 * not 400 MB of floats); every consumer reads either storage: the scale
+	 * region, the lattice estimate and the detection by bands and tiles,
+	 * the evidence and the point analysis from crops, the screenshot from
+	 * a streamed reduction */
+	s->img = fs_image_load_work_compact(env->data_dir ? env->data_dir : env->cfg->data_dir, &s->rec, err, errlen);
 	if (!s->img)
 		return -1;
 	if (fs_scale_region_for(s->db, s->rec.id, s->rec.work_key, s->img, &s->region, NULL, err, errlen))
@@ -325,7 +330,7 @@ void fs_agent_sess_free(fs_agent_sess *s)
 	if (!s)
 		return;
 	fs_image_free(s->img);
-	fs_image_free(s->ev_img);
+	fs_blur_tiles_free(s->ev_blur);
 	free(s->ev_memo);
 	fs_scale_region_free(&s->region);
 	fs_tubercle_list_free(&s->t);

@@ -125,7 +125,8 @@ typedef struct fs_point_result {
 
 /*
  * Editor auto-size: analyses a square region of side region_factor x the
- * maximum diameter around (x, y) and returns the blob there.
+ * maximum diameter around (x, y) and returns the blob there. img may be
+ * compact (image.h): only the region is converted to floats.
  * Returns 0 (with found 0 or 1) or -1 with a message for bad arguments.
  */
 int fs_analyze_point(const fs_image *img, const fs_params *p, double um_per_px, double x, double y,

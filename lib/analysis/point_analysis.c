@@ -57,14 +57,13 @@ int fs_analyze_point(const fs_image *img, const fs_params *p, double um_per_px, 
 	out->region_y = y0;
 	out->region_w = x1 - x0;
 	out->region_h = y1 - y0;
-	reg = fs_image_new(x1 - x0, y1 - y0);
+	/* the region's floats, from either storage (an agent session keeps a
+	 * large image compact) */
+	reg = fs_image_region_float(img, x0, y0, x1 - x0, y1 - y0);
 	if (!reg) {
 		snprintf(err, errlen, "analyze point: out of memory");
 		goto out;
 	}
-	for (int yy = y0; yy < y1; yy++)
-		memcpy(reg->data + (size_t)(yy - y0) * reg->width, img->data + (size_t)yy * img->width + x0,
-		       (size_t)reg->width * sizeof(float));
 	if (fs_measurement_get_rule() == FS_RULE_DOME &&
 	    (!(raw = fs_image_clone(reg)) || fs_gaussian_blur(raw, 0.5, err, errlen))) {
 		if (!raw)

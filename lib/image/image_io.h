@@ -80,7 +80,9 @@ int fs_png_encode_rgb(const unsigned char *rgb, int width, int height, unsigned 
 		      size_t *out_len, char *err, size_t errlen);
 
 /* Area-averaging downscale so that neither side exceeds max_side (returns a
- * new image; a copy when already small enough). NULL on out of memory. */
+ * new float image; a float copy when already small enough). img may be
+ * compact (image.h): read a row at a time, the same values as from its
+ * float copy; memory is the result and a few rows. NULL on out of memory. */
 fs_image *fs_image_downscale(const fs_image *img, int max_side);
 
 /* 8-bit grey samples (height rows of width bytes, stride bytes apart) as a

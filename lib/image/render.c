@@ -239,15 +239,17 @@ int fs_render_overlay(const fs_image *img, const fs_tubercle_list *t, const fs_e
 		snprintf(err, errlen, "no image to render");
 		return -1;
 	}
-	/* a compact image (image.h) as floats: the overlay reads every pixel */
-	fs_image *conv = img->bits ? fs_image_to_float(img) : NULL;
-	if (img->bits && !conv) {
+	int shrink = o->max_side > 0 && (img->width > o->max_side || img->height > o->max_side);
+	/* a compact image (image.h) as floats: the overlay reads every pixel;
+	 * one to be reduced is read by fs_image_downscale a row at a time */
+	fs_image *conv = img->bits && !shrink ? fs_image_to_float(img) : NULL;
+	if (img->bits && !shrink && !conv) {
 		snprintf(err, errlen, "out of memory converting the image");
 		return -1;
 	}
 	const fs_image *base = conv ? conv : img;
-	if (o->max_side > 0 && (img->width > o->max_side || img->height > o->max_side)) {
-		small = fs_image_downscale(base, o->max_side);
+	if (shrink) {
+		small = fs_image_downscale(img, o->max_side);
 		if (!small) {
 			snprintf(err, errlen, "out of memory downscaling the image");
 			goto out;

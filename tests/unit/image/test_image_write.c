@@ -212,6 +212,42 @@ static void downscale_refuses_bad_arguments(void **state)
 	fs_image_free(img);
 }
 
+/* issue 15 (h22b): a compact image is reduced a row at a time to the very
+ * floats its float copy gives, 8 and 16 bit, reduced or small; an agent's
+ * screenshot of a 100 MP montage is made that way. */
+static void downscale_of_compact_equals_its_float_copy(void **state)
+{
+	(void)state;
+	int bits[2] = {8, 16};
+	for (int b = 0; b < 2; b++) {
+		fs_image *img = fs_image_new_compact(1003, 517, bits[b]);
+		assert_non_null(img);
+		for (size_t i = 0; i < (size_t)1003 * 517; i++) {
+			unsigned v = (unsigned)((i * 7919u) % (bits[b] == 8 ? 256u : 65536u));
+			if (bits[b] == 8)
+				((unsigned char *)img->px)[i] = (unsigned char)v;
+			else
+				((unsigned short *)img->px)[i] = (unsigned short)v;
+		}
+		fs_image *fl = fs_image_to_float(img);
+		assert_non_null(fl);
+		int sides[3] = {300, 517, 1100};
+		for (int k = 0; k < 3; k++) {
+			fs_image *a = fs_image_downscale(img, sides[k]), *c = fs_image_downscale(fl, sides[k]);
+			assert_non_null(a);
+			assert_non_null(c);
+			assert_false(fs_image_is_compact(a));
+			assert_int_equal(a->width, c->width);
+			assert_int_equal(a->height, c->height);
+			assert_memory_equal(a->data, c->data, fs_image_bytes(c));
+			fs_image_free(a);
+			fs_image_free(c);
+		}
+		fs_image_free(fl);
+		fs_image_free(img);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +262,7 @@ int main(void)
 		cmocka_unit_test(downscale_weights_partial_pixels_by_area),
 		cmocka_unit_test(downscale_keeps_aspect_and_mean),
 		cmocka_unit_test(downscale_refuses_bad_arguments),
+		cmocka_unit_test(downscale_of_compact_equals_its_float_copy),
 	};
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }
