@@ -262,7 +262,21 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 		double v[NMAX + 1];
 		int j = 0;
 		if (G->clamped) {
-			/* fs_image_bilinear's expression, on the clamped pixels */
+			/* fs_image_bilinear's expression, on the clamped pixels,
+			 * two samples at a time (one lane each) */
+			for (; j + 1 < nj; j += 2) {
+				const float *p = img->data + yo[j] + xo[j], *r = img->data + yo[j + 1] + xo[j + 1];
+				int a0 = xd[j], a1 = xd[j + 1];
+				ptrdiff_t b0 = yd[j], b1 = yd[j + 1];
+				v2d p00 = {p[0], r[0]}, p01 = {p[a0], r[a1]}, p10 = {p[b0], r[b1]},
+				    p11 = {p[b0 + a0], r[b1 + a1]};
+				v2d g = ld2(xg + j), f = ld2(xf + j);
+				v2d top = p00 * g + p01 * f;
+				v2d bot = p10 * g + p11 * f;
+				v2d o = top * ld2(yg + j) + bot * ld2(yf + j);
+				v[jlo + j] = o[0];
+				v[jlo + j + 1] = o[1];
+			}
 			for (; j < nj; j++) {
 				const float *p = img->data + yo[j] + xo[j];
 				int a = xd[j];

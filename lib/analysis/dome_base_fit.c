@@ -32,6 +32,12 @@
 /* the centre search's step halvings (0.04 and 0.02 pitch) */
 #define CENTRE_ROUNDS 2
 
+/* Two doubles: two outputs of a blur, two points interpolated or two
+ * fills' dot products accumulated together, each lane doing the scalar expression's
+ * operations in its order (and no fused multiply-add: -std=c11 sets
+ * -ffp-contract=off), so the same values as one at a time. */
+typedef double v2d __attribute__((vector_size(16)));
+
 /* Gaussian blur of the (2 sh + 1)^2 window src into the centred
  * (2 half + 1)^2 crop dst, rows then columns (tmp: (2 sh + 1) x
  * (2 half + 1) floats). */
@@ -48,21 +54,44 @@ static void blur_crop(const float *src, int sh, int half, double sigma, float *t
 		ks += k[i + kr] = sigma > 0 ? exp(-0.5 * i * i / (sigma * sigma)) : 1;
 	for (int i = 0; i <= 2 * kr; i++)
 		k[i] /= ks;
-	for (int y = 0; y < sw; y++)
-		for (int x = 0; x < cw; x++) {
+	/* two outputs at a time in vector lanes, each adding its taps in
+	 * order (the same sums as one at a time) */
+	for (int y = 0; y < sw; y++) {
+		int x = 0;
+		for (; x + 1 < cw; x += 2) {
+			v2d a = {0, 0};
+			const float *s = src + (size_t)y * sw + x + off - kr;
+			for (int i = 0; i <= 2 * kr; i++)
+				a += (v2d){k[i], k[i]} * (v2d){s[i], s[i + 1]};
+			tmp[(size_t)y * cw + x] = (float)a[0];
+			tmp[(size_t)y * cw + x + 1] = (float)a[1];
+		}
+		for (; x < cw; x++) {
 			double a = 0;
 			const float *s = src + (size_t)y * sw + x + off - kr;
 			for (int i = 0; i <= 2 * kr; i++)
 				a += k[i] * s[i];
 			tmp[(size_t)y * cw + x] = (float)a;
 		}
-	for (int y = 0; y < cw; y++)
-		for (int x = 0; x < cw; x++) {
+	}
+	for (int y = 0; y < cw; y++) {
+		int x = 0;
+		for (; x + 1 < cw; x += 2) {
+			v2d a = {0, 0};
+			for (int i = 0; i <= 2 * kr; i++) {
+				const float *t = tmp + (size_t)(y + off - kr + i) * cw + x;
+				a += (v2d){k[i], k[i]} * (v2d){t[0], t[1]};
+			}
+			dst[(size_t)y * cw + x] = (float)a[0];
+			dst[(size_t)y * cw + x + 1] = (float)a[1];
+		}
+		for (; x < cw; x++) {
 			double a = 0;
 			for (int i = 0; i <= 2 * kr; i++)
 				a += k[i] * tmp[(size_t)(y + off - kr + i) * cw + x];
 			dst[(size_t)y * cw + x] = (float)a;
 		}
+	}
 }
 
 /* Bilinear value of a (2 half + 1)^2 grid at (u, v) from its centre. */
@@ -83,12 +112,6 @@ static double grid_at(const float *g, int half, double u, double v)
 	const float *d = g + (size_t)y0 * cw + x0;
 	return fs_image_bilinear(d[0], d[1], d[cw], d[cw + 1], x - x0, y - y0);
 }
-
-/* Two doubles: two points interpolated, or two fills' dot products
- * accumulated, together, each lane doing the scalar expression's
- * operations in its order (and no fused multiply-add: -std=c11 sets
- * -ffp-contract=off), so the same values as one at a time. */
-typedef double v2d __attribute__((vector_size(16)));
 
 /* The most columns the points of a disc have (16 points a pitch over a
  * disc of half a pitch: 17); sample_obs reads the points one at a time
