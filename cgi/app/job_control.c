@@ -62,20 +62,26 @@ int fs_job_sample_bytes(int bit_depth, int channels)
  * 100 MP / 100 MP at the fine pitch, 8-bit; 25 / 100 MP, 16-bit:
  *
  *   auto, outline rule   67 /  215 / 572      117 /  415
- *   auto, dome rule     136 /  275 / 1379     160 /  415   (h21c, tiled;
+ *   auto, dome rule     136 /  275 /  445     160 /  415   (h22f, tiled
+ *                       candidates; h21c: 1379 at the fine pitch; whole
  *                       before: 444 / 1716 / 7963     471 / 1816)
  *   log                 108 /  266 / 349      138 /  415
  *   dog                 107 /  237 / 349      133 /  415
  *   ellipse              84 /  215 / 305      117 /  415
  *
  * The dome rule's memory comes on top of whichever method found the
- * candidates: since it measures tile by tile and votes by bands (h21c,
- * detect_domes_tiled.h) what is left is three float images of the image
- * its candidates are found on (the smoothed image, the votes' sum, the
- * template's correlation), full-size below a pitch of 20 px: 8 bytes a
- * pixel over auto's at the fine pitch, 5.0 times its peak at the usual
- * one (before, its whole-image measurement and full-size vote layers took
- * 74 bytes a pixel there: 7963 MB).
+ * candidates. It measures tile by tile (h21c, detect_domes_tiled.h) and,
+ * with auto, finds its candidates tile by tile at a fine pitch too (h22f,
+ * detect_cand_domes.h): what it adds to the outline rule is its
+ * per-tubercle work, 60-70 MB on 25 and 100 MP at the usual pitch and
+ * 96 MB on 100 MP at the fine one (auto's outline rule there: 349 MB since
+ * its own candidates went tile by tile), 1 byte a pixel over auto's. With
+ * lattice the candidates at a fine pitch are still three full-size float
+ * images (the smoothed image, the votes' sum, the template's
+ * correlation): 8.2 bytes a pixel over auto's, h21c's 1379 MB on 100 MP.
+ * On an image of at most four default tiles the dome rule runs whole
+ * (detect.c): 157 MB on 2048 x 2048 at the fine pitch (87 at the usual),
+ * DOME_WHOLE_BYTES_PER_PIXEL below.
  * A float working image (a colour original) is not measured: its bytes a
  * pixel are extrapolated from 8 to 16 bits (three more bytes a sample than
  * 8-bit, each costing what the second did). The old figure, 26 bytes a
@@ -95,8 +101,12 @@ static const peak_cost costs[] = {
 	/* lattice: auto's path (a fine pitch preprocessed at full resolution too) */
 	[FS_METHOD_LATTICE] = {18, 5.54, 7.54},
 };
-/* the dome rule's on top of the method's (auto's dome - outline rule) */
-static const peak_cost dome_extra = {5, 8.2, 8.2};
+/* the dome rule's on top of the method's (auto's dome - outline rule):
+ * auto's candidates tile by tile; the other methods keep h21c's figure
+ * (lattice's candidates whole at a fine pitch; log, dog and ellipse not
+ * measured under the dome rule) */
+static const peak_cost dome_extra = {5, 1.0, 1.0};
+static const peak_cost dome_extra_whole_candidates = {5, 8.2, 8.2};
 
 /* Peak bytes a pixel of `fishscale measure --tile 0` (the whole image at
  * once) on a 3000 x 3000 lattice at 0.1 um/px: log 57 (ten float scale
@@ -106,6 +116,11 @@ static const peak_cost dome_extra = {5, 8.2, 8.2};
 #define LOG_WHOLE_BYTES_PER_PIXEL 57
 #define DOG_WHOLE_BYTES_PER_PIXEL 49
 #define ELLIPSE_WHOLE_BYTES_PER_PIXEL 26
+/* The dome rule on an image of at most four default tiles (the whole
+ * image at once, candidates and measurement): 157 MB on 2048 x 2048 at a
+ * pitch of 14 px with one thread, (157 - 23) MB / 4.19 MP = 32 bytes a
+ * pixel, rounded up. */
+#define DOME_WHOLE_BYTES_PER_PIXEL 33
 
 static double cost_bpp(const peak_cost *c, int sample_bytes)
 {
@@ -133,8 +148,11 @@ long long fs_job_extract_memory_estimate(long long pixels, int sample_bytes, fs_
 			bpp = whole + sample_bytes - 1;
 	}
 	if (rule == FS_RULE_DOME) {
-		base += dome_extra.base_mb * 1e6;
-		bpp += cost_bpp(&dome_extra, sample_bytes);
+		const peak_cost *d = method == FS_METHOD_AUTO ? &dome_extra : &dome_extra_whole_candidates;
+		base += d->base_mb * 1e6;
+		bpp += cost_bpp(d, sample_bytes);
+		if (pixels <= 4 * tile * tile && DOME_WHOLE_BYTES_PER_PIXEL + sample_bytes - 1 > bpp)
+			bpp = DOME_WHOLE_BYTES_PER_PIXEL + sample_bytes - 1;
 	}
 	double peak = base + bpp * (double)pixels;
 	return (long long)(peak * (100 + FS_JOB_MEMORY_MARGIN_PCT) / 100);

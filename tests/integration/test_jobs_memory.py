@@ -8,6 +8,11 @@ is refused with 503, Retry-After and a message naming the memory, and one
 that fits beside it is admitted; the estimate follows the method (log keeps
 its full-size scale layers on an image it detects whole).
 
+Under the dome rule (a site of its own): an image it detects whole (at
+most four 1024-px tiles) takes about (23 MB + 33 bytes a pixel) x 1.25, so
+1000 x 1000 about 70 MB, admitted under 100 MB, and its job's own peak is
+within it; 1400 x 1400 about 110 MB, refused before a job.
+
 Estimates (8-bit images, margin 25 %): auto about (18 MB + 5.5 bytes a
 pixel) x 1.25, so a 300 x 200 image about 23 MB, 800 x 800 about 27 MB; log on an image of at most four
 1024-px tiles (the whole-image path) about (55 MB + 57 bytes a pixel) x
@@ -137,3 +142,23 @@ def test_the_estimate_follows_the_method():
     r = extract(c, s, "auto")
     assert r.status == 202, r.text
     assert ended(c, "/api/jobs/%d" % r.json()["job"]["id"], "job")["state"] == "done"
+
+
+def test_the_dome_rule_admits_what_fits_and_refuses_what_does_not():
+    dome = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MEMORY_MB": "100",
+                       "FISHSCALE_JOBS_MAX_RUNNING": "4", "FISHSCALE_MEASUREMENT_RULE": "dome"}).start()
+    try:
+        dome.add_users("mia")
+        c = dome.login_as("mia")
+        _, fits = image(c, 1000, 1000)
+        _, too_large = image(c, 1400, 1400)
+        r = extract(c, too_large)
+        assert r.status == 413 and "needs more memory" in r.json()["error"], (r.status, r.text)
+        r = extract(c, fits)
+        assert r.status == 202, r.text
+        job = ended(c, "/api/jobs/%d" % r.json()["job"]["id"], "job")
+        assert job["state"] == "done", job
+        # what it was admitted for: its own peak is within the budget
+        assert 0 < job["result"]["peak_rss_mb"] < 100, job["result"]
+    finally:
+        dome.cleanup()
