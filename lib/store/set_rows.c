@@ -710,18 +710,11 @@ int fs_rows_end_tx(fs_db *db, int rc)
 
 int fs_rows_read_rev(fs_db *db, long long set_id, long long *rev)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT revision FROM sets WHERE id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	fs_bind b = fs_bind_start(db, st);
-	fs_bind_int64(&b, 1, set_id);
-	int rc = fs_bind_step(&b);
-	if (rc == SQLITE_ROW)
-		*rev = sqlite3_column_int64(st, 0);
-	fs_db_done(st);
-	if (rc == SQLITE_DONE)
-		return FS_DB_NOTFOUND;
-	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+	long long v;
+	int rc = fs_db_int_by_id(db, "SELECT revision FROM sets WHERE id = ?", set_id, &v);
+	if (!rc)
+		*rev = v;
+	return rc;
 }
 
 /* Inside a transaction: the revision check. */
