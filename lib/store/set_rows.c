@@ -563,27 +563,6 @@ void fs_rows_prepared_free(fs_rows_prepared *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* The rows of the connections and tubercles d removes, connections first. */
-static int remove_rows(fs_db *db, long long set_id, const fs_set_diff *d)
-{
-	int rc;
-	for (size_t i = 0; i < d->edges_removed.n; i++)
-		if ((rc = edge_write(db, set_id, d->edges_removed.items[i], 0)))
-			return rc;
-	for (size_t i = 0; i < d->removed.n; i++)
-		if ((rc = row_delete(db, set_id, d->removed.items[i].id)))
-			return rc;
-	return FS_DB_OK;
-}
-
-/* Every row of the set's connections and tubercles: two statements
- * instead of a lookup per row. */
-static int remove_all_rows(fs_db *db, long long set_id)
-{
-	int rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id);
-	return rc ? rc : fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id);
-}
-
 int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen)
 {
 	int rc;
@@ -592,8 +571,12 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
 		return rc;
 	if (pk)
 		return packed_write(db, set_id, pk, d, why, whylen);
-	if ((rc = remove_rows(db, set_id, d)))
-		return rc;
+	for (size_t i = 0; i < d->edges_removed.n; i++)
+		if ((rc = edge_write(db, set_id, d->edges_removed.items[i], 0)))
+			return rc;
+	for (size_t i = 0; i < d->removed.n; i++)
+		if ((rc = row_delete(db, set_id, d->removed.items[i].id)))
+			return rc;
 	for (size_t i = 0; i < d->after.n; i++)
 		if ((rc = row_update(db, set_id, &d->after.items[i])))
 			return rc;
@@ -677,7 +660,8 @@ int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int
 	if ((rc = fs_packed_state(db, set_id, &pk)))
 		return rc;
 	if (fs_rows_replace_packs(whole, pk != NULL, d)) {
-		if ((rc = remove_all_rows(db, set_id)) ||
+		if ((rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id)) ||
+		    (rc = fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id)) ||
 		    (rc = rec ? fs_packed_put_encoded(db, set_id, rec)
 			      : fs_packed_put(db, set_id, &d->added, &d->edges_added)))
 			return rc;
@@ -685,9 +669,19 @@ int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int
 	}
 	if (pk)
 		return packed_write(db, set_id, pk, d, why, sizeof why);
-	/* everything goes, or what d removes */
-	if ((rc = whole ? remove_all_rows(db, set_id) : remove_rows(db, set_id, d)))
-		return rc;
+	if (whole) {
+		/* everything goes: two statements instead of a lookup per row */
+		if ((rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id)) ||
+		    (rc = fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id)))
+			return rc;
+	} else {
+		for (size_t i = 0; i < d->edges_removed.n; i++)
+			if ((rc = edge_write(db, set_id, d->edges_removed.items[i], 0)))
+				return rc;
+		for (size_t i = 0; i < d->removed.n; i++)
+			if ((rc = row_delete(db, set_id, d->removed.items[i].id)))
+				return rc;
+	}
 	for (size_t i = 0; i < d->added.n; i++)
 		if ((rc = row_insert(db, set_id, &d->added.items[i])))
 			return rc;
