@@ -160,6 +160,17 @@ int fs_req_body_fields(fs_req *r, fs_resp *w, const fs_field *fields, size_t n, 
 	return 0;
 }
 
+int fs_req_no_fields(fs_req *r, fs_resp *w)
+{
+	char err[512];
+	fs_value none[1];
+	if (r->json && fs_validate_json(r->json, NULL, 0, none, 0, err, sizeof err)) {
+		fs_resp_error(r, w, 422, "%s", err);
+		return 1;
+	}
+	return 0;
+}
+
 int fs_resp_db_error(fs_req *r, fs_resp *w, int rc, const char *err, const char *fallback)
 {
 	if (rc == FS_DB_BUSY)

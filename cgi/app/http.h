@@ -93,6 +93,10 @@ int fs_req_read_body(fs_req *r, size_t max, fs_buf *out);
  * and 422 naming the field when it does not validate, and returns 1 then;
  * 0 when v is filled. */
 int fs_req_body_fields(fs_req *r, fs_resp *w, const fs_field *fields, size_t n, fs_value *v, int allow_unknown);
+/* For a route that takes no fields: a JSON body, when one is sent, must
+ * be an object without keys (a key would be silently ignored otherwise).
+ * Answers 422 naming the first key and returns 1; 0 when there is none. */
+int fs_req_no_fields(fs_req *r, fs_resp *w);
 
 void fs_resp_init(fs_resp *w);
 void fs_resp_free(fs_resp *w);

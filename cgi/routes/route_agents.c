@@ -768,6 +768,8 @@ static void add_final_figures(fs_req *r, const fs_agent_run_rec *run, cJSON *o)
 
 static int h_stop(fs_req *r, fs_resp *w)
 {
+	if (fs_req_no_fields(r, w))
+		return 0;
 	fs_agent_run_rec *run = calloc(1, sizeof *run);
 	if (!run)
 		return FS_DB_ERROR;
@@ -899,6 +901,8 @@ static int h_cleanup(fs_req *r, fs_resp *w)
  * tubercle it added, say) is left and counted; the answer says which. */
 static int h_reset(fs_req *r, fs_resp *w)
 {
+	if (fs_req_no_fields(r, w))
+		return 0;
 	char err[ERRBUF] = "";
 	fs_agent_run_rec *run = calloc(1, sizeof *run);
 	cJSON *journal = NULL;

@@ -345,6 +345,8 @@ static int h_settings_put(fs_req *r, fs_resp *w)
 
 static int h_settings_reset(fs_req *r, fs_resp *w)
 {
+	if (fs_req_no_fields(r, w))
+		return 0;
 	int rc = fs_settings_reset(r->app->db, r->user.id);
 	if (rc)
 		return rc;

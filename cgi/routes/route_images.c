@@ -974,6 +974,8 @@ static int h_calibration_get(fs_req *r, fs_resp *w)
  */
 static int h_databar_read(fs_req *r, fs_resp *w)
 {
+	if (fs_req_no_fields(r, w))
+		return 0;
 	fs_image_rec rec;
 	int rc = fs_image_check_access(r->app->db, r->ids[0], &r->user, FS_ACCESS_MANAGE, &rec);
 	if (rc)

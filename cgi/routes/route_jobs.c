@@ -205,6 +205,8 @@ static int h_get(fs_req *r, fs_resp *w)
 
 static int h_cancel(fs_req *r, fs_resp *w)
 {
+	if (fs_req_no_fields(r, w))
+		return 0;
 	fs_job_rec job;
 	int rc = load_job(r, w, &job);
 	if (rc)

@@ -555,12 +555,16 @@ static int id_array(fs_req *r, fs_resp *w, const char *name, int **out, size_t *
 
 static int h_delete_many(fs_req *r, fs_resp *w)
 {
+	/* every key declared, so a misspelt one is refused instead of ignored;
+	 * the arrays' items are checked below */
 	static const fs_field f[] = {
 		{"revision", FS_FIELD_INT, 1, 0, 9e15, 0, NULL},
+		{"tubercles", FS_FIELD_ARRAY, 0, 0, 0, 0, NULL},
+		{"edges", FS_FIELD_ARRAY, 0, 0, 0, 0, NULL},
 	};
-	fs_value v[1];
+	fs_value v[3];
 	fs_set_ctx c;
-	if (fs_req_body_fields(r, w, f, 1, v, 1) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 3, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	int *tids = NULL;
 	size_t nt = 0;
@@ -622,10 +626,11 @@ static int h_radius(fs_req *r, fs_resp *w)
 	static const fs_field f[] = {
 		{"revision", FS_FIELD_INT, 1, 0, 9e15, 0, NULL},
 		{"radius_px", FS_FIELD_DOUBLE, 1, 0.1, 1e4, 0, NULL},
+		{"tubercles", FS_FIELD_ARRAY, 0, 0, 0, 0, NULL},
 	};
-	fs_value v[2];
+	fs_value v[3];
 	fs_set_ctx c;
-	if (fs_req_body_fields(r, w, f, 2, v, 1) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 3, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	int *tids = NULL;
 	size_t nt = 0;
@@ -851,10 +856,14 @@ static fs_image *work_image(fs_req *r, fs_resp *w, const fs_set_ctx *c)
 
 static int h_extract(fs_req *r, fs_resp *w)
 {
-	static const fs_field f[] = {{"revision", FS_FIELD_INT, 1, 0, 9e15, 0, NULL}};
-	fs_value v[1];
+	/* "parameters" is read by params_from_body (each parameter checked there) */
+	static const fs_field f[] = {
+		{"revision", FS_FIELD_INT, 1, 0, 9e15, 0, NULL},
+		{"parameters", FS_FIELD_OBJECT, 0, 0, 0, 0, NULL},
+	};
+	fs_value v[2];
 	fs_set_ctx c;
-	if (fs_req_body_fields(r, w, f, 1, v, 1) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 2, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	fs_params p;
 	if (params_from_body(r, w, &c, "parameters", &p))
@@ -913,7 +922,7 @@ static int h_remeasure(fs_req *r, fs_resp *w)
 	static const fs_field f[] = {{"revision", FS_FIELD_INT, 1, 0, 9e15, 0, NULL}};
 	fs_value v[1];
 	fs_set_ctx c;
-	if (fs_req_body_fields(r, w, f, 1, v, 1) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 1, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	if (c.info.revision != v[0].i) {
 		cJSON *o = cJSON_CreateObject();
@@ -1030,10 +1039,11 @@ static int h_analyze_point(fs_req *r, fs_resp *w)
 		{"x", FS_FIELD_DOUBLE, 1, -1e6, 1e6, 0, NULL},
 		{"y", FS_FIELD_DOUBLE, 1, -1e6, 1e6, 0, NULL},
 		{"region_factor", FS_FIELD_DOUBLE, 0, 1, 10, 0, NULL},
+		{"parameters", FS_FIELD_OBJECT, 0, 0, 0, 0, NULL},
 	};
-	fs_value v[3];
+	fs_value v[4];
 	fs_set_ctx c;
-	if (fs_req_body_fields(r, w, f, 3, v, 1) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 4, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	fs_params p;
 	if (params_from_body(r, w, &c, "parameters", &p))
@@ -1155,10 +1165,13 @@ static int h_optimize_step(fs_req *r, fs_resp *w)
 		{"delta_threshold", FS_FIELD_DOUBLE, 0, 0, 1, 0, NULL},
 		{"target_score", FS_FIELD_DOUBLE, 0, 0, 1, 0, NULL},
 		{"apply", FS_FIELD_BOOL, 0, 0, 0, 0, NULL},
+		/* read below: the parameters, and the names of those to vary */
+		{"params", FS_FIELD_OBJECT, 0, 0, 0, 0, NULL},
+		{"enabled_params", FS_FIELD_ARRAY, 0, 0, 0, 0, NULL},
 	};
-	fs_value v[6];
+	fs_value v[8];
 	fs_set_ctx c;
-	if (fs_req_body_fields(r, w, f, 6, v, 1) || load_ctx(r, w, &c))
+	if (fs_req_body_fields(r, w, f, 8, v, 0) || load_ctx(r, w, &c))
 		return 0;
 	fs_params p;
 	if (params_from_body(r, w, &c, "params", &p))

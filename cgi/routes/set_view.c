@@ -510,6 +510,15 @@ int fs_set_view_change(fs_req *r, fs_resp *w, long long set_id, int rc, long lon
 
 int fs_set_view_revision(fs_req *r, fs_resp *w, long long *rev)
 {
+	/* the routes that read only the revision take no other key either: a
+	 * misspelt one is refused, not ignored */
+	static const fs_field only[] = {{"revision", FS_FIELD_INT, 0, 0, 9e15, 0, NULL}};
+	fs_value v[1];
+	char err[256];
+	if (r->json && fs_validate_json(r->json, only, 1, v, 0, err, sizeof err)) {
+		fs_resp_error(r, w, 422, "%s", err);
+		return -1;
+	}
 	const cJSON *j = r->json ? cJSON_GetObjectItemCaseSensitive(r->json, "revision") : NULL;
 	if (cJSON_IsNumber(j) && j->valuedouble >= 0 && j->valuedouble == floor(j->valuedouble) &&
 	    j->valuedouble < 9e15) {

@@ -319,6 +319,21 @@ int fs_db_exec_id(fs_db *db, const char *sql, long long id)
 	return rc;
 }
 
+int fs_db_int_by_id(fs_db *db, const char *sql, long long id, long long *out)
+{
+	*out = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return FS_DB_ERROR;
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, id);
+	int rc = fs_bind_step(&b);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	fs_db_done(st);
+	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+}
+
 int fs_db_finish_row(fs_db *db, const char *sql, const char *state, const char *text2, const char *text3, long long id,
 		     int *changed)
 {

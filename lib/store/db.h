@@ -49,6 +49,11 @@ void fs_db_col_text(sqlite3_stmt *st, int col, char *dst, size_t n);
 /* Runs sql, a statement with one integer parameter (an id) and no result
  * rows, through the statement cache: an fs_db_rc. */
 int fs_db_exec_id(fs_db *db, const char *sql, long long id);
+/* Runs sql, a query with one integer parameter (an id), through the
+ * statement cache and reads column 0 of its first row as an integer into
+ * *out (0 without a row): FS_DB_OK, FS_DB_NOTFOUND when there is no row,
+ * or the error. */
+int fs_db_int_by_id(fs_db *db, const char *sql, long long id, long long *out);
 /* Ends a row's life (a job's, an agent run's): sql is an UPDATE whose
  * parameters are 1 the final state, 2 and 3 two texts (NULL leaves them
  * NULL), 4 the time now (fs_wall_s) and 5 the row's id, and which changes

@@ -519,29 +519,28 @@ static int *ids_of(const fs_tubercle_list *l, int *fail)
 
 #define WHY(...) snprintf(why, whylen, __VA_ARGS__)
 
+int fs_set_diff_still(const fs_tubercle *cur, const fs_tubercle *was, char *why, size_t whylen)
+{
+	if (!cur) {
+		WHY("tubercle #%d no longer exists", was->id);
+		return -1;
+	}
+	if (!fs_tubercle_same(cur, was)) {
+		WHY("tubercle #%d has changed since", cur->id);
+		return -1;
+	}
+	return 0;
+}
+
 int fs_set_diff_fit(const fs_set_state *now, fs_set_diff *d, char *why, size_t whylen)
 {
-	for (size_t i = 0; i < d->removed.n; i++) {
-		const fs_tubercle *cur = fs_set_state_find(now, d->removed.items[i].id);
-		if (!cur) {
-			WHY("tubercle #%d no longer exists", d->removed.items[i].id);
+	for (size_t i = 0; i < d->removed.n; i++)
+		if (fs_set_diff_still(fs_set_state_find(now, d->removed.items[i].id), &d->removed.items[i], why, whylen))
 			return -1;
-		}
-		if (!fs_tubercle_same(cur, &d->removed.items[i])) {
-			WHY("tubercle #%d has changed since", cur->id);
-			return -1;
-		}
-	}
 	for (size_t i = 0; i < d->before.n; i++) {
 		const fs_tubercle *cur = fs_set_state_find(now, d->before.items[i].id);
-		if (!cur) {
-			WHY("tubercle #%d no longer exists", d->before.items[i].id);
+		if (fs_set_diff_still(cur, &d->before.items[i], why, whylen))
 			return -1;
-		}
-		if (!fs_tubercle_same(cur, &d->before.items[i])) {
-			WHY("tubercle #%d has changed since", cur->id);
-			return -1;
-		}
 		if (!fs_tubercle_storable(&d->after.items[i]) || d->after.items[i].id != cur->id) {
 			WHY("invalid values for tubercle #%d", cur->id);
 			return -1;

@@ -90,6 +90,12 @@ int fs_set_state_has_edge(const fs_set_state *s, int id1, int id2);
  * reason). Returns 0 when d (as changed) applies.
  */
 int fs_set_diff_fit(const fs_set_state *now, fs_set_diff *d, char *why, size_t whylen);
+/* Whether the tubercle a step touched is still as the step left it (was):
+ * cur is the one with that id now, NULL when there is none. 0, or -1 with
+ * the reason in why ("tubercle #4 no longer exists", "tubercle #4 has
+ * changed since"): the check of fs_set_diff_fit and of its rows form
+ * fs_rows_diff_applies. */
+int fs_set_diff_still(const fs_tubercle *cur, const fs_tubercle *was, char *why, size_t whylen);
 
 /*
  * Net effect of a run of changes, applied in order: per tubercle id, how

@@ -206,35 +206,29 @@ static int edge_write(fs_db *db, long long set_id, fs_edge e, int insert)
 	return rc;
 }
 
+/* The stored tubercle with was's id, in *cur, still as was
+ * (fs_set_diff_still): FS_DB_OK, FS_DB_INVALID with the reason, or the
+ * error. Both a diff's removed tubercles and its changed ones' before
+ * states must be. */
+static int still_as_was(fs_db *db, long long set_id, const fs_tubercle *was, fs_tubercle *cur, char *why,
+			size_t whylen)
+{
+	int rc = fs_rows_get(db, set_id, was->id, cur);
+	if (rc && rc != FS_DB_NOTFOUND)
+		return rc;
+	return fs_set_diff_still(rc ? NULL : cur, was, why, whylen) ? FS_DB_INVALID : FS_DB_OK;
+}
+
 int fs_rows_diff_applies(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen)
 {
 	fs_tubercle cur;
 	int rc;
-	for (size_t i = 0; i < d->removed.n; i++) {
-		rc = fs_rows_get(db, set_id, d->removed.items[i].id, &cur);
-		if (rc == FS_DB_NOTFOUND) {
-			snprintf(why, whylen, "tubercle #%d no longer exists", d->removed.items[i].id);
-			return FS_DB_INVALID;
-		}
-		if (rc)
+	for (size_t i = 0; i < d->removed.n; i++)
+		if ((rc = still_as_was(db, set_id, &d->removed.items[i], &cur, why, whylen)))
 			return rc;
-		if (!fs_tubercle_same(&cur, &d->removed.items[i])) {
-			snprintf(why, whylen, "tubercle #%d has changed since", cur.id);
-			return FS_DB_INVALID;
-		}
-	}
 	for (size_t i = 0; i < d->before.n; i++) {
-		rc = fs_rows_get(db, set_id, d->before.items[i].id, &cur);
-		if (rc == FS_DB_NOTFOUND) {
-			snprintf(why, whylen, "tubercle #%d no longer exists", d->before.items[i].id);
-			return FS_DB_INVALID;
-		}
-		if (rc)
+		if ((rc = still_as_was(db, set_id, &d->before.items[i], &cur, why, whylen)))
 			return rc;
-		if (!fs_tubercle_same(&cur, &d->before.items[i])) {
-			snprintf(why, whylen, "tubercle #%d has changed since", cur.id);
-			return FS_DB_INVALID;
-		}
 		if (!fs_tubercle_storable(&d->after.items[i]) || d->after.items[i].id != cur.id) {
 			snprintf(why, whylen, "invalid values for tubercle #%d", cur.id);
 			return FS_DB_INVALID;
@@ -710,18 +704,11 @@ int fs_rows_end_tx(fs_db *db, int rc)
 
 int fs_rows_read_rev(fs_db *db, long long set_id, long long *rev)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT revision FROM sets WHERE id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	fs_bind b = fs_bind_start(db, st);
-	fs_bind_int64(&b, 1, set_id);
-	int rc = fs_bind_step(&b);
-	if (rc == SQLITE_ROW)
-		*rev = sqlite3_column_int64(st, 0);
-	fs_db_done(st);
-	if (rc == SQLITE_DONE)
-		return FS_DB_NOTFOUND;
-	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+	long long v;
+	int rc = fs_db_int_by_id(db, "SELECT revision FROM sets WHERE id = ?", set_id, &v);
+	if (!rc)
+		*rev = v;
+	return rc;
 }
 
 /* Inside a transaction: the revision check. */

@@ -690,17 +690,13 @@ static int replacing_steps(fs_db *db, long long set_id, struct group *g, int *ng
 	return rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
 }
 
+/* sql: a count(*) with the set id as its parameter (always one row) */
 static int count_rows(fs_db *db, const char *sql, long long set_id, int *n)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, sql);
-	if (!st)
-		return FS_DB_ERROR;
-	fs_bind b = fs_bind_start(db, st);
-	fs_bind_int64(&b, 1, set_id);
-	int rc = fs_bind_step(&b);
-	*n = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	fs_db_done(st);
-	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+	long long v;
+	int rc = fs_db_int_by_id(db, sql, set_id, &v);
+	*n = (int)v;
+	return rc;
 }
 
 /* The manual_edit event of a Save (NULL when nothing changed since the last). */

@@ -645,18 +645,11 @@ int fs_set_delete(fs_db *db, long long set_id, long long expect_rev, long long *
 
 static int next_tid(fs_db *db, long long set_id, int *tid)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT next_tid FROM sets WHERE id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	fs_bind b = fs_bind_start(db, st);
-	fs_bind_int64(&b, 1, set_id);
-	int rc = fs_bind_step(&b);
-	if (rc == SQLITE_ROW)
-		*tid = sqlite3_column_int(st, 0);
-	fs_db_done(st);
-	if (rc == SQLITE_DONE)
-		return FS_DB_NOTFOUND;
-	return rc == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
+	long long v;
+	int rc = fs_db_int_by_id(db, "SELECT next_tid FROM sets WHERE id = ?", set_id, &v);
+	if (!rc)
+		*tid = (int)v;
+	return rc;
 }
 
 /* The stored row of shown tubercle tid; "no tubercle #tid" when it is
@@ -928,15 +921,10 @@ struct replace_ctx {
 /* The set's measurement version now. */
 static int read_version(fs_db *db, long long set_id, int *v)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT measurement_version FROM sets WHERE id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	fs_bind b = fs_bind_start(db, st);
-	fs_bind_int64(&b, 1, set_id);
-	int rc = fs_bind_step(&b);
-	*v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	fs_db_done(st);
-	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+	long long x;
+	int rc = fs_db_int_by_id(db, "SELECT measurement_version FROM sets WHERE id = ?", set_id, &x);
+	*v = (int)x;
+	return rc;
 }
 
 /* The diff sets the measurement version to v (nothing when it is v already). */

@@ -40,6 +40,8 @@ static const char *type_words(const fs_field *f)
 		return "a positive integer id";
 	case FS_FIELD_OBJECT:
 		return "an object";
+	case FS_FIELD_ARRAY:
+		return "an array";
 	default:
 		return "a string";
 	}
@@ -131,6 +133,8 @@ static int check_json(const fs_field *f, const cJSON *v, fs_value *out,
 		return 0;
 	case FS_FIELD_OBJECT:
 		return cJSON_IsObject(v) ? 0 : bad(f, err, errlen, type_words(f));
+	case FS_FIELD_ARRAY:
+		return cJSON_IsArray(v) ? 0 : bad(f, err, errlen, type_words(f));
 	}
 	return bad(f, err, errlen, "of a known type");
 }
@@ -198,6 +202,7 @@ static int check_text(const fs_field *f, const char *s, size_t len, fs_value *ou
 			return bad(f, err, errlen, type_words(f));
 		return 0;
 	case FS_FIELD_OBJECT:
+	case FS_FIELD_ARRAY:
 		return bad(f, err, errlen, type_words(f));
 	default:
 		return bad(f, err, errlen, "of a known type");

@@ -42,6 +42,8 @@ typedef enum {
 	FS_FIELD_ID,
 	FS_FIELD_OBJECT, /* a JSON object, checked but not copied (read it from
 			  * the body); form input cannot carry one */
+	FS_FIELD_ARRAY,	 /* a JSON array, likewise: declared so that a body's
+			  * every key is known, its items read by the handler */
 } fs_field_type;
 
 typedef struct fs_field {

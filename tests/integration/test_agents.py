@@ -354,6 +354,10 @@ def test_users_cannot_read_or_stop_each_others_runs():
                          ("POST", "/api/agent/edit/stop/%d"), ("POST", "/api/agent/reset/%d")]:
         r = ben.api(method, path % rid)
         assert r.status == 404, (path, r.status, r.text)
+        if method == "POST":
+            # these take no fields: a key is refused before anything is looked up
+            r = ann.api(method, path % rid, {"run_id": rid})
+            assert r.status == 422 and r.json()["error"] == "unknown field 'run_id'", (path, r.text)
     assert all(x["run_id"] != rid for x in ben.api("GET", "/api/agent/list").json()["runs"])
     assert ben.api("GET", "/api/agent/list?all=1").status == 403
     assert any(x["run_id"] == rid for x in client().api("GET", "/api/agent/list?all=1").json()["runs"])

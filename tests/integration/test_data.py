@@ -214,6 +214,10 @@ def test_settings_display_name_updates_the_account():
 
 def test_settings_reset_restores_defaults():
     ok(bob.api("PUT", "/api/settings", {"settings": {"theme": "light", "id_text_size": 20}}))
+    # the route takes no fields: a key is refused, not ignored, and nothing is reset
+    r = bob.api("POST", "/api/settings/reset", {"keys": ["theme"]})
+    assert r.status == 422 and r.json()["error"] == "unknown field 'keys'", r.text
+    assert ok(bob.get("/api/settings"))["settings"]["theme"] == "light"
     s = ok(bob.api("POST", "/api/settings/reset"))["settings"]
     assert s["theme"] == "dark" and s["id_text_size"] == 12
 

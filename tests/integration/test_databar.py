@@ -95,6 +95,10 @@ def test_read_again_on_request():
     db.commit()
     db.close()
     assert c.get("/api/images/%d/calibration" % iid).json()["data_bar"]["state"] == "none"
+    # the route takes no fields: a key is refused and no reading starts
+    r = c.api("POST", "/api/images/%d/data-bar" % iid, json_body={"region": "bottom"})
+    assert r.status == 422 and r.json()["error"] == "unknown field 'region'", r.text
+    assert c.get("/api/images/%d/calibration" % iid).json()["data_bar"]["state"] == "none"
     r = c.api("POST", "/api/images/%d/data-bar" % iid, json_body={})
     assert r.status == 202, r.text
     assert r.json()["data_bar"]["state"] == "pending"

@@ -152,6 +152,10 @@ def test_cancel_leaves_the_set_as_it_was():
         before = c.api("GET", "/api/sets/%d" % s["id"]).json()
         jid = extract(c, s).json()["job"]["id"]
         wait_job(c, jid, states=("running",), timeout=30)
+        # cancel takes no fields: a key is refused and the job runs on
+        r = c.api("POST", "/api/jobs/%d/cancel" % jid, {"force": True})
+        assert r.status == 422 and r.json()["error"] == "unknown field 'force'", r.text
+        assert job_state(c, jid)["state"] == "running"
         r = c.api("POST", "/api/jobs/%d/cancel" % jid)
         assert r.status == 200, r.text
         assert wait_job(c, jid)["state"] == "cancelled"

@@ -440,3 +440,43 @@ def test_column_layout_holds_the_same_values_as_the_rows():
                 if k != "n":
                     assert e[k][i] == row[k], (i, k)
         assert (rows["edges"][0]["edge_distance_um"] is not None) == calibrated
+
+
+def test_misspelt_keys_are_refused_naming_the_key():
+    """Every key of a set route's body is declared: a misspelt one is a 422
+    naming it, and the set does not change (before, "paramters" on extract
+    was ignored and the set re-extracted with the stored parameters)."""
+    c = admin()
+    image, base = new_image(c)
+    sid, rev = base["id"], base["revision"]
+    r = c.api("POST", "/api/sets/%d/tubercles" % sid, {"revision": rev, "x": 50, "y": 60, "radius_px": 7})
+    assert r.status == 200, r.text
+    rev = r.json()["revision"]
+    cases = [
+        ("extract", {"paramters": {"threshold": 0.2}}, "paramters"),
+        ("delete", {"tubercle": [1]}, "tubercle"),
+        ("radius", {"radius_px": 9, "tubercle": [1]}, "tubercle"),
+        ("remeasure", {"rule": "dome"}, "rule"),
+        ("analyze-point", {"x": 50, "y": 60, "region_factr": 3}, "region_factr"),
+        ("optimize-step", {"params": {"method": "auto"}, "enabled_param": ["threshold"]}, "enabled_param"),
+        ("clear", {"confirm": True}, "confirm"),
+        ("undo", {"steps": 2}, "steps"),
+        ("redo", {"steps": 2}, "steps"),
+        ("save", {"nmae": "checkpoint"}, "nmae"),
+        ("revert", {"to": 0}, "to"),
+    ]
+    for sub, body, key in cases:
+        body = dict(body)
+        if sub != "analyze-point":
+            body["revision"] = rev
+        r = c.api("POST", "/api/sets/%d/%s" % (sid, sub), body)
+        assert r.status == 422, (sub, r.status, r.text)
+        assert r.json()["error"] == "unknown field '%s'" % key, (sub, r.text)
+    s = c.api("GET", "/api/sets/%d" % sid).json()["set"]
+    assert s["revision"] == rev
+    assert [t["radius_px"] for t in c.api("GET", "/api/sets/%d" % sid).json()["tubercles"]] == [7]
+    # the documented fields are still taken
+    r = c.api("POST", "/api/sets/%d/radius" % sid, {"revision": rev, "radius_px": 9, "tubercles": [1]})
+    assert r.status == 200, r.text
+    r = c.api("POST", "/api/sets/%d/undo" % sid, {"revision": r.json()["revision"]})
+    assert r.status == 200, r.text

@@ -134,6 +134,26 @@ static void object_field_accepts_objects_only(void **state)
 	fs_kvlist_free(&kv);
 }
 
+/* An array field likewise: declared so that a body has no unknown key. */
+static void array_field_accepts_arrays_only(void **state)
+{
+	(void)state;
+	static const fs_field af[] = {{"tubercles", FS_FIELD_ARRAY, 1, 0, 0, 0, NULL}};
+	fs_value av[1];
+	cJSON *o = cJSON_Parse("{\"tubercles\":[3,4]}");
+	assert_int_equal(fs_validate_json(o, af, 1, av, 0, err, sizeof err), 0);
+	assert_true(av[0].present);
+	cJSON_Delete(o);
+	o = cJSON_Parse("{\"tubercles\":{\"3\":1}}");
+	assert_int_equal(fs_validate_json(o, af, 1, av, 0, err, sizeof err), -1);
+	assert_string_equal(err, "field 'tubercles' must be an array");
+	cJSON_Delete(o);
+	o = cJSON_Parse("{\"tubercles\":[3],\"tubercle\":[4]}");
+	assert_int_equal(fs_validate_json(o, af, 1, av, 0, err, sizeof err), -1);
+	assert_string_equal(err, "unknown field 'tubercle'");
+	cJSON_Delete(o);
+}
+
 static void repeated_field_is_an_error(void **state)
 {
 	(void)state;
@@ -283,6 +303,7 @@ int main(void)
 		cmocka_unit_test(enum_must_be_a_listed_choice),
 		cmocka_unit_test(strings_are_limited_and_clean),
 		cmocka_unit_test(default_max_len_is_4096),
+		cmocka_unit_test(array_field_accepts_arrays_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
