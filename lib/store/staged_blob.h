@@ -8,7 +8,9 @@
  * in one transaction held the write lock for 60-100 ms, and every edit on
  * the site waited that long behind it. Staged, the bytes go into
  * blob_chunks one chunk (fs_blob_chunk_bytes) per transaction while
- * nothing refers to them, so an edit waits at most for one chunk; the
+ * nothing refers to them, with a pause as long as the transaction (1-4
+ * ms) after each so that a waiting edit takes the lock in between: an
+ * edit waits at most for one chunk; the
  * transaction that makes the result visible only refers to the blob
  * (set_packed.blob_id, set_ops.diff_blob: migration 12's triggers count
  * the references) and calls fs_blob_publish.
