@@ -243,8 +243,9 @@ int fs_packed_exists(fs_db *db, long long set_id, int *packed)
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT 1 FROM set_packed WHERE set_id = ?");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, set_id);
-	int rc = sqlite3_step(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	int rc = fs_bind_step(&b);
 	*packed = rc == SQLITE_ROW;
 	fs_db_done(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);

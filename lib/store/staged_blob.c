@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "store/db_bind.h"
 
 #define ERR(...) (err && errlen ? (void)snprintf(err, errlen, __VA_ARGS__) : (void)0)
 
@@ -73,10 +74,11 @@ static int exec_tx(fs_db *db, const char *sql, long long a, long long b)
 		fs_db_rollback(db);
 		return FS_DB_ERROR;
 	}
-	sqlite3_bind_int64(st, 1, a);
+	fs_bind bd = fs_bind_start(db, st);
+	fs_bind_int64(&bd, 1, a);
 	if (sqlite3_bind_parameter_count(st) > 1)
-		sqlite3_bind_int64(st, 2, b);
-	rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_int64(&bd, 2, b);
+	rc = fs_db_rc_from_sqlite(fs_bind_step(&bd));
 	fs_db_done(st);
 	if (rc) {
 		fs_db_rollback(db);
@@ -131,10 +133,11 @@ int fs_blob_stage(fs_db *db, const unsigned char *const *parts, const size_t *le
 		fs_db_rollback(db);
 		return FS_DB_ERROR;
 	}
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)total);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)getpid());
-	sqlite3_bind_double(st, 3, fs_wall_s());
-	rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, (sqlite3_int64)total);
+	fs_bind_int64(&b, 2, (sqlite3_int64)getpid());
+	fs_bind_double(&b, 3, fs_wall_s());
+	rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	long long id = sqlite3_last_insert_rowid(fs_db_handle(db));
 	if (rc || (rc = fs_db_commit(db))) {
@@ -163,11 +166,12 @@ int fs_blob_stage(fs_db *db, const unsigned char *const *parts, const size_t *le
 			rc = FS_DB_ERROR;
 			break;
 		}
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 2, seq);
+		b = fs_bind_start(db, st);
+		fs_bind_int64(&b, 1, id);
+		fs_bind_int(&b, 2, seq);
 		/* static: the bytes outlive the step (no copy of each chunk) */
-		sqlite3_bind_blob64(st, 3, p, got, SQLITE_STATIC);
-		rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+		fs_bind_blob64(&b, 3, p, got, SQLITE_STATIC);
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 		fs_db_done(st);
 		if (rc) {
 			fs_db_rollback(db);
@@ -194,8 +198,9 @@ int fs_blob_publish(fs_db *db, long long blob_id)
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE blobs SET staged_pid = NULL WHERE id = ? AND staged_pid IS NOT NULL");
 	if (!st)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, blob_id);
-	int rc = fs_db_rc_from_sqlite(sqlite3_step(st));
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, blob_id);
+	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (!rc && sqlite3_changes(fs_db_handle(db)) != 1)
 		rc = FS_DB_ERROR; /* swept meanwhile, or never staged: nothing to refer to */
@@ -236,8 +241,9 @@ int fs_blob_read_conn(sqlite3 *h, long long blob_id, unsigned char **out, size_t
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(h, "SELECT size FROM blobs WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
 		return FS_DB_ERROR;
-	sqlite3_bind_int64(st, 1, blob_id);
-	int rc = sqlite3_step(st);
+	fs_bind bd = fs_bind_start(NULL, st);
+	fs_bind_int64(&bd, 1, blob_id);
+	int rc = fs_bind_step(&bd);
 	long long size = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
@@ -252,10 +258,11 @@ int fs_blob_read_conn(sqlite3 *h, long long blob_id, unsigned char **out, size_t
 		free(b);
 		return FS_DB_ERROR;
 	}
-	sqlite3_bind_int64(st, 1, blob_id);
+	bd = fs_bind_start(NULL, st);
+	fs_bind_int64(&bd, 1, blob_id);
 	size_t n = 0;
 	int want_seq = 0, ok = 1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = fs_bind_step(&bd)) == SQLITE_ROW) {
 		size_t m = (size_t)sqlite3_column_bytes(st, 1);
 		const void *p = sqlite3_column_blob(st, 1);
 		if (sqlite3_column_int(st, 0) != want_seq++ || m > (size_t)size - n) {
