@@ -114,8 +114,8 @@ static int worker(const char *root, const char *config, int single)
 /*
  * The checkpointer: the workers do not checkpoint after their commits (see
  * worker()), this process does, a passive checkpoint every half second
- * (it never waits for a lock nor makes a writer wait). It ends with the
- * supervisor.
+ * (it never waits for a lock nor makes a writer wait), and once a minute
+ * sweeps staged results' garbage. It ends with the supervisor.
  */
 static int checkpointer(const char *root, const char *config)
 {
@@ -130,10 +130,15 @@ static int checkpointer(const char *root, const char *config)
 		fprintf(stderr, "fishscale.fcgi checkpointer: %s\n", err);
 		return 1;
 	}
-	while (getppid() == parent) {
+	for (unsigned tick = 1; getppid() == parent; tick++) {
 		struct timespec ts = {0, 500 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 		(void)fs_db_checkpoint(app.db, NULL);
+		/* once a minute, the garbage of staged results that no staged
+		 * store came to sweep: a deleted set's record, the chunks of a
+		 * job killed while it wrote (staged_blob.h; short transactions) */
+		if (tick % 120 == 0)
+			(void)fs_blob_sweep(app.db, NULL);
 	}
 	fs_app_close(&app);
 	return 0;

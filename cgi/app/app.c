@@ -54,6 +54,7 @@ int fs_app_config(fs_app *app, const char *root, const char *config_path, char *
 	/* every process that stores derived files decides alike */
 	fs_pyramid_set_min_side(app->cfg.tile_min_side);
 	fs_packed_set_min(app->cfg.set_pack_min);
+	fs_blob_set_chunk_bytes((size_t)app->cfg.set_stage_chunk_kb * 1024);
 	/* one measurement rule for every process of the site: the version
 	 * sets record, Re-measure, extraction jobs and agents agree */
 	fs_measurement_rule rule;

@@ -50,6 +50,7 @@ static const struct key keys[] = {
 	{"jobs_max_running", I(jobs_max_running, 0, 256), "heavy background jobs running at once on the site (0 = number of cores - 1, at least 1)"},
 	{"jobs_memory_mb", I(jobs_memory_mb, 0, 100000000), "memory the running background jobs may be expected to take, in MiB (0 = half the machine's memory)"},
 	{"set_pack_min", I(set_pack_min, 1, 2000000000), "a set replaced with at least this many tubercles (an extraction) is stored as one packed record instead of a row each, so writing it holds SQLite's write lock for milliseconds"},
+	{"set_stage_chunk_kb", I(set_stage_chunk_kb, 1, 1048576), "a large result (a packed set's record, its journal step) is written in chunks of this many KiB, one short transaction each, and made visible by one tiny transaction: an edit waits for one chunk at most"},
 	{"user_quota_mb", I(user_quota_mb, 0, 100000000), "disk space one user's images may take in MiB: originals, working images, display copies (0 = no limit)"},
 	{"login_max_failures", I(login_max_failures, 1, 1000), "failed logins of one account from one address before that pair waits (growing waits); 20x for the account from all addresses, 4x for one address over all accounts"},
 	{"login_window_minutes", I(login_window_minutes, 1, 1440), "window over which failed logins are counted"},
@@ -115,6 +116,7 @@ void fs_config_defaults(fs_config *c)
 	c->sync_max_pixels = 8000000L;
 	c->tile_min_side = 4096;
 	c->set_pack_min = 5000;
+	c->set_stage_chunk_kb = 256;
 	c->import_sync_max_pixels = 8000000L;
 	c->login_max_failures = 5;
 	c->login_window_minutes = 15;

@@ -38,6 +38,7 @@ typedef struct fs_config {
 	int jobs_max_running;              /* heavy jobs at once on the site (0 = cores - 1, at least 1) */
 	int jobs_memory_mb;                /* memory the running jobs may take (0 = half the RAM) */
 	int set_pack_min;                  /* sets replaced with this many tubercles are stored packed */
+	int set_stage_chunk_kb;            /* large results are written in chunks this large (KiB) */
 	int login_max_failures;            /* failures per account or address within the window */
 	int login_window_minutes;
 	char sso_header[64];               /* e.g. X-Remote-User; "" = single sign-on off */

@@ -332,6 +332,42 @@ const char *const fs_migrations[] = {
 	"  tubercles BLOB NOT NULL,"
 	"  edges BLOB NOT NULL"
 	");",
+	/* 12: large values written in short transactions (staged_blob.h): a
+	 * blob's chunks are written one short transaction each while nothing
+	 * refers to it, and a tiny last transaction makes it visible by
+	 * referring to it from set_packed.blob_id (a packed set's record) or
+	 * set_ops.diff_blob (a journal step's diff). refs counts those
+	 * references (the triggers keep it); staged_pid is the writing
+	 * process's until then. A blob nobody refers to, or whose writer died,
+	 * is garbage: fs_blob_sweep deletes it, again a chunk at a time. */
+	"CREATE TABLE blobs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  size INTEGER NOT NULL,"
+	"  refs INTEGER NOT NULL DEFAULT 0,"
+	"  staged_pid INTEGER,"
+	"  created_at REAL NOT NULL"
+	");"
+	"CREATE INDEX blobs_garbage ON blobs(refs, staged_pid);"
+	"CREATE TABLE blob_chunks ("
+	"  blob_id INTEGER NOT NULL,"
+	"  seq INTEGER NOT NULL,"
+	"  data BLOB NOT NULL,"
+	"  PRIMARY KEY (blob_id, seq)"
+	");"
+	"ALTER TABLE set_packed ADD COLUMN blob_id INTEGER;"
+	"ALTER TABLE set_ops ADD COLUMN diff_blob INTEGER;"
+	"CREATE TRIGGER set_packed_blob_ins AFTER INSERT ON set_packed WHEN new.blob_id IS NOT NULL BEGIN"
+	"  UPDATE blobs SET refs = refs + 1 WHERE id = new.blob_id; END;"
+	"CREATE TRIGGER set_packed_blob_del AFTER DELETE ON set_packed WHEN old.blob_id IS NOT NULL BEGIN"
+	"  UPDATE blobs SET refs = refs - 1 WHERE id = old.blob_id; END;"
+	"CREATE TRIGGER set_packed_blob_upd AFTER UPDATE OF blob_id ON set_packed"
+	"  WHEN old.blob_id IS NOT new.blob_id BEGIN"
+	"  UPDATE blobs SET refs = refs - 1 WHERE id = old.blob_id;"
+	"  UPDATE blobs SET refs = refs + 1 WHERE id = new.blob_id; END;"
+	"CREATE TRIGGER set_ops_blob_ins AFTER INSERT ON set_ops WHEN new.diff_blob IS NOT NULL BEGIN"
+	"  UPDATE blobs SET refs = refs + 1 WHERE id = new.diff_blob; END;"
+	"CREATE TRIGGER set_ops_blob_del AFTER DELETE ON set_ops WHEN old.diff_blob IS NOT NULL BEGIN"
+	"  UPDATE blobs SET refs = refs - 1 WHERE id = old.diff_blob; END;",
 };
 
 const int fs_migrations_count = (int)(sizeof fs_migrations / sizeof fs_migrations[0]);

@@ -1,6 +1,8 @@
 /* set_packed.c - a large set's rows as one record (see set_packed.h). */
 #include "store/set_packed.h"
 
+#include "store/staged_blob.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -179,7 +181,8 @@ static int load(fs_db *db, long long set_id, fs_set_state *s, int *packed)
 {
 	memset(s, 0, sizeof *s);
 	*packed = 0;
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT n_tubercles, n_edges, tubercles, edges FROM set_packed WHERE set_id = ?");
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT n_tubercles, n_edges, tubercles, edges, blob_id FROM set_packed "
+					  "WHERE set_id = ?");
 	if (!st)
 		return FS_DB_ERROR;
 	fs_bind b = fs_bind_start(db, st);
@@ -195,7 +198,20 @@ static int load(fs_db *db, long long set_id, fs_set_state *s, int *packed)
 	const unsigned char *eb = sqlite3_column_blob(st, 3);
 	size_t elen = (size_t)sqlite3_column_bytes(st, 3);
 	rc = FS_DB_OK;
-	if (tlen != nt * TUB_BYTES || elen != ne * EDGE_BYTES)
+	unsigned char *staged = NULL;
+	if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
+		/* written in chunks (staged_blob.h): the tubercles' records, then
+		 * the edges' */
+		size_t len = 0;
+		rc = fs_blob_read(db, sqlite3_column_int64(st, 4), &staged, &len);
+		if (rc == FS_DB_NOTFOUND)
+			rc = FS_DB_ERROR;
+		tb = staged;
+		tlen = len >= nt * TUB_BYTES ? nt * TUB_BYTES : len;
+		eb = staged ? staged + tlen : NULL;
+		elen = len - tlen;
+	}
+	if (!rc && (tlen != nt * TUB_BYTES || elen != ne * EDGE_BYTES))
 		rc = FS_DB_ERROR; /* a damaged record is an error, never half a set */
 	if (!rc) {
 		s->t.items = malloc((nt ? nt : 1) * sizeof *s->t.items);
@@ -210,6 +226,7 @@ static int load(fs_db *db, long long set_id, fs_set_state *s, int *packed)
 		s->e.items[i].id2 = (int)get_u32(eb + i * EDGE_BYTES + 4);
 	}
 	fs_db_done(st);
+	free(staged);
 	if (rc) {
 		fs_set_state_free(s);
 		return rc;
@@ -218,6 +235,20 @@ static int load(fs_db *db, long long set_id, fs_set_state *s, int *packed)
 	s->e.n = s->e.cap = ne;
 	*packed = 1;
 	return FS_DB_OK;
+}
+
+int fs_packed_exists(fs_db *db, long long set_id, int *packed)
+{
+	*packed = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT 1 FROM set_packed WHERE set_id = ?");
+	if (!st)
+		return FS_DB_ERROR;
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, set_id);
+	int rc = fs_bind_step(&b);
+	*packed = rc == SQLITE_ROW;
+	fs_db_done(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
 }
 
 int fs_packed_state(fs_db *db, long long set_id, const fs_set_state **state)
@@ -272,6 +303,16 @@ int fs_packed_encode(const fs_tubercle_list *t, const fs_edge_list *e, fs_packed
 	return FS_DB_OK;
 }
 
+int fs_packed_stage(fs_db *db, fs_packed_rec *r, char *err, size_t errlen)
+{
+	size_t tlen = r->n_tub * TUB_BYTES, elen = r->n_edges * EDGE_BYTES;
+	if (r->blob_id > 0 || !fs_blob_worth_staging(tlen + elen))
+		return FS_DB_OK;
+	const unsigned char *parts[2] = {r->tub, r->edges};
+	size_t lens[2] = {tlen, elen};
+	return fs_blob_stage(db, parts, lens, 2, &r->blob_id, err, errlen);
+}
+
 void fs_packed_rec_free(fs_packed_rec *r)
 {
 	free(r->tub);
@@ -282,18 +323,32 @@ void fs_packed_rec_free(fs_packed_rec *r)
 int fs_packed_put_encoded(fs_db *db, long long set_id, const fs_packed_rec *r)
 {
 	cache_drop();
-	sqlite3_stmt *st = fs_db_stmt(db, "INSERT OR REPLACE INTO set_packed (set_id, n_tubercles, n_edges, tubercles, "
-					  "edges) VALUES (?, ?, ?, ?, ?)");
+	/* an upsert, not INSERT OR REPLACE: the replaced row's delete would
+	 * not fire the trigger that counts its blob's references */
+	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO set_packed (set_id, n_tubercles, n_edges, tubercles, edges, "
+					  "blob_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (set_id) DO UPDATE SET "
+					  "n_tubercles = ?2, n_edges = ?3, tubercles = ?4, edges = ?5, blob_id = ?6");
 	if (!st)
 		return FS_DB_ERROR;
 	fs_bind b = fs_bind_start(db, st);
 	fs_bind_int64(&b, 1, set_id);
 	fs_bind_int64(&b, 2, (sqlite3_int64)r->n_tub);
 	fs_bind_int64(&b, 3, (sqlite3_int64)r->n_edges);
-	/* static: the record outlives this one step (no copy of megabytes) */
-	fs_bind_blob64(&b, 4, r->tub, r->n_tub * TUB_BYTES, SQLITE_STATIC);
-	fs_bind_blob64(&b, 5, r->edges, r->n_edges * EDGE_BYTES, SQLITE_STATIC);
-	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
+	int rc = FS_DB_OK;
+	if (r->blob_id > 0) {
+		/* the bytes are in the staged blob already: only refer to it */
+		fs_bind_blob64(&b, 4, "", 0, SQLITE_STATIC);
+		fs_bind_blob64(&b, 5, "", 0, SQLITE_STATIC);
+		fs_bind_int64(&b, 6, r->blob_id);
+		rc = fs_blob_publish(db, r->blob_id);
+	} else {
+		/* static: the record outlives this one step (no copy of megabytes) */
+		fs_bind_blob64(&b, 4, r->tub, r->n_tub * TUB_BYTES, SQLITE_STATIC);
+		fs_bind_blob64(&b, 5, r->edges, r->n_edges * EDGE_BYTES, SQLITE_STATIC);
+		fs_bind_null(&b, 6);
+	}
+	if (!rc)
+		rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	return rc;
 }

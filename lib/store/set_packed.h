@@ -23,6 +23,8 @@
 #ifndef FS_SET_PACKED_H
 #define FS_SET_PACKED_H
 
+#include <stddef.h>
+
 #include "store/db.h"
 #include "store/set_diff.h"
 
@@ -33,6 +35,8 @@ void fs_packed_set_min(int n);
 
 /* The set's packed rows: *state NULL when the set is stored as rows. */
 int fs_packed_state(fs_db *db, long long set_id, const fs_set_state **state);
+/* Only whether the set is packed (no record read). */
+int fs_packed_exists(fs_db *db, long long set_id, int *packed);
 
 /* Stores t (sorted by id, ids unique) and e (normalised) as the set's packed
  * rows, replacing what it had packed. */
@@ -49,9 +53,18 @@ void fs_packed_cache_keep(fs_db *db, long long set_id, fs_set_state *s);
 typedef struct fs_packed_rec {
 	unsigned char *tub, *edges;
 	size_t n_tub, n_edges;
+	long long blob_id; /* > 0: staged (fs_packed_stage), written by reference */
 } fs_packed_rec;
 int fs_packed_encode(const fs_tubercle_list *t, const fs_edge_list *e, fs_packed_rec *out);
 void fs_packed_rec_free(fs_packed_rec *r);
+/* Inside the write transaction: the record becomes the set's (a staged
+ * one by reference, published by this transaction). */
 int fs_packed_put_encoded(fs_db *db, long long set_id, const fs_packed_rec *r);
+/* Before the write transaction, outside any: a record large enough
+ * (fs_blob_worth_staging) is written in chunks of short transactions
+ * (staged_blob.h), so that fs_packed_put_encoded only refers to it and the
+ * write lock is held for a tiny transaction instead of megabytes. Sets
+ * r->blob_id; the caller drops it (fs_blob_drop) if it is not put. */
+int fs_packed_stage(fs_db *db, fs_packed_rec *r, char *err, size_t errlen);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "analysis/params_json.h"
 #include "store/set_packed.h"
+#include "store/staged_blob.h"
 #include "store/sets_store.h"
 #include "store/db_bind.h"
 
@@ -654,12 +655,15 @@ int fs_rows_replace_packs(int whole, int packed, const fs_set_diff *d)
 
 int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int whole, const fs_packed_rec *rec)
 {
-	int rc;
-	const fs_set_state *pk;
+	int rc, packed;
+	const fs_set_state *pk = NULL;
 	char why[200];
-	if ((rc = fs_packed_state(db, set_id, &pk)))
+	/* whether it is packed, not its record: staging the new record in
+	 * transactions of its own made the cached one stale, and reading 7 MB
+	 * back under the lock only to replace them is what staging avoids */
+	if ((rc = fs_packed_exists(db, set_id, &packed)))
 		return rc;
-	if (fs_rows_replace_packs(whole, pk != NULL, d)) {
+	if (fs_rows_replace_packs(whole, packed, d)) {
 		if ((rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id)) ||
 		    (rc = fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id)) ||
 		    (rc = rec ? fs_packed_put_encoded(db, set_id, rec)
@@ -667,6 +671,8 @@ int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int
 			return rc;
 		return write_set_fields(db, set_id, d);
 	}
+	if (packed && (rc = fs_packed_state(db, set_id, &pk)))
+		return rc;
 	if (pk)
 		return packed_write(db, set_id, pk, d, why, sizeof why);
 	if (whole) {
@@ -910,13 +916,10 @@ void fs_rows_journal_entry_free(fs_journal_entry *j)
 	memset(j, 0, sizeof *j);
 }
 
-const char *fs_rows_diff_column(sqlite3_stmt *st, int col, char **owned)
+/* The text of a stored compressed diff ("FSZ1", length, zlib stream):
+ * *owned, or NULL when it is not one or does not inflate. */
+static const char *inflate_diff(const unsigned char *z, size_t zlen, char **owned)
 {
-	*owned = NULL;
-	if (sqlite3_column_type(st, col) != SQLITE_BLOB)
-		return (const char *)sqlite3_column_text(st, col);
-	const unsigned char *z = sqlite3_column_blob(st, col);
-	size_t zlen = (size_t)sqlite3_column_bytes(st, col);
 	if (!z || zlen < 12 || memcmp(z, JOURNAL_MAGIC, 4))
 		return NULL;
 	unsigned long long n = 0;
@@ -936,6 +939,33 @@ const char *fs_rows_diff_column(sqlite3_stmt *st, int col, char **owned)
 	t[n] = 0;
 	*owned = t;
 	return t;
+}
+
+const char *fs_rows_diff_column(sqlite3_stmt *st, int col, char **owned)
+{
+	*owned = NULL;
+	if (sqlite3_column_type(st, col + 1) != SQLITE_NULL) {
+		/* staged in chunks (staged_blob.h): always the compressed form */
+		unsigned char *z = NULL;
+		size_t zlen = 0;
+		if (fs_blob_read_conn(sqlite3_db_handle(st), sqlite3_column_int64(st, col + 1), &z, &zlen))
+			return NULL;
+		const char *t = inflate_diff(z, zlen, owned);
+		free(z);
+		return t;
+	}
+	if (sqlite3_column_type(st, col) != SQLITE_BLOB)
+		return (const char *)sqlite3_column_text(st, col);
+	return inflate_diff(sqlite3_column_blob(st, col), (size_t)sqlite3_column_bytes(st, col), owned);
+}
+
+int fs_rows_journal_stage(fs_db *db, fs_journal_entry *j, char *err, size_t errlen)
+{
+	if (j->blob_id > 0 || !j->z || !fs_blob_worth_staging(j->zlen))
+		return FS_DB_OK;
+	const unsigned char *parts[1] = {j->z};
+	size_t lens[1] = {j->zlen};
+	return fs_blob_stage(db, parts, lens, 1, &j->blob_id, err, errlen);
 }
 
 int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id, const char *kind,
@@ -958,10 +988,14 @@ int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id,
 		if (rc)
 			return rc;
 	}
-	st = fs_db_stmt(db, "INSERT INTO set_ops (set_id, user_id, at, kind, label, diff, agent_run_id, refs) "
-			    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+	st = fs_db_stmt(db, "INSERT INTO set_ops (set_id, user_id, at, kind, label, diff, agent_run_id, refs, "
+			    "diff_blob) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
+	if (j->blob_id > 0 && (rc = fs_blob_publish(db, j->blob_id))) {
+		fs_db_done(st);
+		return rc;
+	}
 	b = fs_bind_start(db, st);
 	fs_bind_int64(&b, 1, set_id);
 	if (user_id)
@@ -971,7 +1005,11 @@ int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id,
 	fs_bind_text(&b, 5, label ? label : kind, -1, SQLITE_TRANSIENT);
 	/* static: the entry outlives the statement's step, and a copy of
 	 * megabytes would be made under the write lock */
-	if (j->z)
+	if (j->blob_id > 0) {
+		/* the diff is in the staged blob: this row only refers to it */
+		fs_bind_text(&b, 6, "", 0, SQLITE_STATIC);
+		fs_bind_int64(&b, 9, j->blob_id);
+	} else if (j->z)
 		fs_bind_blob64(&b, 6, j->z, j->zlen, SQLITE_STATIC);
 	else
 		fs_bind_text(&b, 6, j->text, -1, SQLITE_STATIC);

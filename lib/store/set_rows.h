@@ -54,6 +54,7 @@ struct fs_journal_entry {
 	char *text;       /* the diff's JSON (free) */
 	unsigned char *z; /* NULL, or the stored compressed form (free) */
 	size_t zlen;
+	long long blob_id; /* > 0: z staged (fs_rows_journal_stage), stored by reference */
 };
 typedef struct fs_rows_prepared {
 	int packed;         /* the set is packed: rec is its new record, next its rows */
@@ -118,9 +119,15 @@ void fs_rows_journal_entry_free(fs_journal_entry *j);
 int fs_rows_journal_add_prepared(fs_db *db, long long set_id, long long user_id, const char *kind,
 				 const char *label, const fs_journal_entry *j, long long agent_run_id, const char *refs,
 				 long long *op_id);
-/* The JSON text of a journal diff column (set_ops.diff), inflated when it
- * was stored compressed (*owned then holds it: free() it); NULL when it
- * cannot be read. */
+/* Before the write transaction, outside any: a large compressed entry
+ * is written in chunks of short transactions (staged_blob.h); adding it
+ * then only refers to it. The caller drops j->blob_id (fs_blob_drop) if
+ * the entry is not added. */
+int fs_rows_journal_stage(fs_db *db, fs_journal_entry *j, char *err, size_t errlen);
+/* The JSON text of a journal diff column (set_ops.diff, with
+ * set_ops.diff_blob selected right after it at col + 1), inflated when it
+ * was stored compressed or staged (*owned then holds it: free() it); NULL
+ * when it cannot be read. */
 const char *fs_rows_diff_column(sqlite3_stmt *st, int col, char **owned);
 int fs_rows_op_state(fs_db *db, long long set_id, long long op_id, int state);
 /* Sets the state of every op named in refs. */

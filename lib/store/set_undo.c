@@ -44,7 +44,7 @@ static void op_free(op *o)
 
 #define OP_COLS                                                                                              \
 	"o.id, coalesce(o.user_id, 0), coalesce(o.agent_run_id, 0), o.undone, o.kind, o.label, "            \
-	"coalesce(u.display_name, ''), o.refs, o.diff "
+	"coalesce(u.display_name, ''), o.refs, o.diff, o.diff_blob "
 #define OP_FROM "FROM set_ops o LEFT JOIN users u ON u.id = o.user_id "
 
 /* Reads the row st is on (OP_COLS first); the diff only when want_diff. */
@@ -556,7 +556,7 @@ cJSON *fs_set_journal_for(fs_db *db, long long set_id, int limit, long long view
  * after `from` on, when from > 0). */
 static int fold_since_save(fs_db *db, long long set_id, long long from, fs_set_net *net)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT diff FROM set_ops WHERE set_id = ? AND checkpointed = 0 AND id > ? "
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT diff, diff_blob FROM set_ops WHERE set_id = ? AND checkpointed = 0 AND id > ? "
 					  "ORDER BY id");
 	if (!st)
 		return FS_DB_ERROR;
@@ -653,7 +653,7 @@ static int replacing_steps(fs_db *db, long long set_id, struct group *g, int *ng
 {
 	*ng = 0;
 	*last = 0;
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT id, kind, coalesce(agent_run_id, 0), diff FROM set_ops "
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT id, kind, coalesce(agent_run_id, 0), diff, diff_blob FROM set_ops "
 					  "WHERE set_id = ? AND checkpointed = 0 AND undone = 0 "
 					  "AND kind NOT IN ('undo', 'redo', 'undo_step', 'revert') ORDER BY id");
 	if (!st)

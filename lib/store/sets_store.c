@@ -28,6 +28,7 @@
 #include "store/set_halves.h"
 #include "store/set_rows.h"
 #include "store/db_bind.h"
+#include "store/staged_blob.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 
@@ -594,8 +595,10 @@ int fs_set_duplicate(fs_db *db, long long set_id, const char *name, long long us
 		"is_boundary, source, fit_quality) SELECT ?2, tid, x, y, r, circularity, major, minor, orientation, "
 		"eccentricity, is_boundary, source, fit_quality FROM tubercles WHERE set_id = ?1",
 		"INSERT INTO edges (set_id, id1, id2) SELECT ?2, id1, id2 FROM edges WHERE set_id = ?1",
-		"INSERT INTO set_packed (set_id, n_tubercles, n_edges, tubercles, edges) "
-		"SELECT ?2, n_tubercles, n_edges, tubercles, edges FROM set_packed WHERE set_id = ?1",
+		/* a staged record (blob_id) is shared, not copied: the trigger
+		 * counts the copy's reference */
+		"INSERT INTO set_packed (set_id, n_tubercles, n_edges, tubercles, edges, blob_id) "
+		"SELECT ?2, n_tubercles, n_edges, tubercles, edges, blob_id FROM set_packed WHERE set_id = ?1",
 	};
 	for (size_t i = 0; !rc && i < sizeof copies / sizeof copies[0]; i++) {
 		sqlite3_stmt *st = fs_db_stmt(db, copies[i]);
@@ -1109,6 +1112,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		fs_journal_entry journal;
 		int have_journal = 0;
 		memset(&d, 0, sizeof d);
+		memset(&journal, 0, sizeof journal);
 		rc = fs_db_begin_read(db);
 		if (!rc)
 			rc = fs_rows_check_rev(db, set_id, expect_rev, &snap_rev, err, errlen);
@@ -1133,9 +1137,21 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 			else
 				have_journal = 1;
 		}
+		/* a large record and journal step are written now, in chunks of
+		 * short transactions that nobody sees (staged_blob.h): the write
+		 * transaction below then only refers to them, and an edit of
+		 * another set waits for a chunk at most, not for megabytes */
+		if (!rc && pack)
+			rc = fs_packed_stage(db, &rec, err, errlen);
+		if (!rc)
+			rc = fs_rows_journal_stage(db, &journal, err, errlen);
+		int staged = rec.blob_id > 0 || (have_journal && journal.blob_id > 0);
 		if (rc) {
-			if (have_journal)
+			fs_blob_drop(db, rec.blob_id);
+			if (have_journal) {
+				fs_blob_drop(db, journal.blob_id);
 				fs_rows_journal_entry_free(&journal);
+			}
 			fs_packed_rec_free(&rec);
 			fs_set_diff_free(&d);
 			return rc;
@@ -1143,6 +1159,8 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		rc = fs_db_begin(db);
 		if (rc) {
 			ERR("the database is busy");
+			fs_blob_drop(db, rec.blob_id);
+			fs_blob_drop(db, journal.blob_id);
 			fs_rows_journal_entry_free(&journal);
 			fs_packed_rec_free(&rec);
 			fs_set_diff_free(&d);
@@ -1151,6 +1169,8 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		rc = fs_rows_read_rev(db, set_id, &now_rev);
 		if (!rc && now_rev != snap_rev) {
 			fs_db_rollback(db);
+			fs_blob_drop(db, rec.blob_id);
+			fs_blob_drop(db, journal.blob_id);
 			fs_rows_journal_entry_free(&journal);
 			fs_packed_rec_free(&rec);
 			fs_set_diff_free(&d);
@@ -1172,6 +1192,15 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		if (!rc)
 			rc = fs_rows_bump(db, set_id, new_rev);
 		rc = finish(db, rc, &d, &f, err, errlen);
+		if (rc) {
+			/* rolled back: the staged blobs were never referred to */
+			fs_blob_drop(db, rec.blob_id);
+			fs_blob_drop(db, journal.blob_id);
+		} else if (staged) {
+			/* what this replaced (the previous record, journal steps
+			 * trimmed) is garbage now: deleted a chunk at a time too */
+			(void)fs_blob_sweep(db, NULL);
+		}
 		fs_rows_journal_entry_free(&journal);
 		fs_packed_rec_free(&rec);
 		fs_set_diff_free(&d);

@@ -21,6 +21,7 @@
 #include "store/work_file.h"
 #include "store/pyramid.h"
 #include "store/set_packed.h"
+#include "store/staged_blob.h"
 #include "store/image_steps.h"
 #include "store/sets_store.h"
 #include "store/set_diff.h"

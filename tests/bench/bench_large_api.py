@@ -8,7 +8,9 @@
   4): GET /api/health p50/p99 (target p99 < 20 ms) and edits of another
   user's small set p50/p99 (target p99 < 50 ms) while they run, the
   errors seen (target none) and the longest time one of their results held
-  SQLite's write lock (the jobs' result.write_lock_ms; target < 200 ms).
+  SQLite's write lock (the jobs' result.write_lock_ms: the longest of the
+  short transactions a staged result is written in, staged_blob.h; target
+  < 200 ms).
   Before the jobs, the same probes with no job running (the baseline, in
   the same conditions); per edit, what the FastCGI workers spent on a core
   and runnable but waiting for one (/proc/PID/schedstat), the rest being

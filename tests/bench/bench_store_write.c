@@ -7,7 +7,8 @@
  * undo of the edit and of the re-extraction, the redo, Re-measure, a
  * radius for all, regenerated connections, a transform step reaching the
  * set, Revert to the last save, Save, Duplicate, Clear and Delete. Prints for
- * each the median of 5 of the lock held (fs_db_last_write_ms), of the
+ * each the median of 5 of the lock held (the longest write transaction of
+ * the call, fs_db_take_longest_write_ms; its CPU time: the last one's), of the
  * whole call (wall) and of the process CPU time of the call (which a
  * loaded machine changes less than the wall time); asserts nothing.
  */
@@ -121,8 +122,11 @@ static const char *const op_name[N_OPS] = {
 static double lock_ms[N_OPS][RUNS], lock_cpu[N_OPS][RUNS], wall_ms[N_OPS][RUNS], cpu_used[N_OPS][RUNS];
 static double t_wall, t_cpu;
 
-static void start(void)
+static void start(fs_db *db)
 {
+	/* a staged result (staged_blob.h) is several transactions: the lock
+	 * an edit may wait for is the longest of them */
+	(void)fs_db_take_longest_write_ms(db);
 	t_wall = now_ms();
 	t_cpu = cpu_ms();
 }
@@ -131,7 +135,7 @@ static void stop(fs_db *db, int op, int run)
 {
 	wall_ms[op][run] = now_ms() - t_wall;
 	cpu_used[op][run] = cpu_ms() - t_cpu;
-	lock_ms[op][run] = fs_db_last_write_ms(db);
+	lock_ms[op][run] = fs_db_take_longest_write_ms(db);
 	lock_cpu[op][run] = fs_db_last_write_cpu_ms(db);
 }
 
@@ -152,14 +156,14 @@ static int one_run(fs_db *db, long long image_id, long long uid, int r, const fs
 	snprintf(name, sizeof name, "Set %d", r);
 	if (fs_set_create(db, image_id, name, uid, &sid, err, sizeof err))
 		return fail("create", err);
-	start();
+	start(db);
 	if (fs_set_replace_all(db, sid, -1, uid, t, e, &p, "extraction", 0, &rev, &cur, err, sizeof err))
 		return fail("replace", err);
 	stop(db, OP_EMPTY, r);
 	/* saved here: Revert goes back to this */
 	if (fs_set_checkpoint(db, sid, rev, uid, "Ann", 0.9, &rev, err, sizeof err))
 		return fail("save", err);
-	start();
+	start(db);
 	if (fs_set_replace_all(db, sid, -1, uid, t, e, &p, "extraction", 0, &rev, &cur, err, sizeof err))
 		return fail("re-extraction", err);
 	stop(db, OP_OVER, r);
@@ -168,19 +172,19 @@ static int one_run(fs_db *db, long long image_id, long long uid, int r, const fs
 		return fail("load", "no tubercles");
 	fs_tubercle moved = shown.items[shown.n / 2];
 	moved.centroid_x += 1;
-	start();
+	start(db);
 	if (fs_set_update_tubercle(db, sid, rev, uid, moved.id, &moved, "move", 0, &rev, &cur, err, sizeof err))
 		return fail("move", err);
 	stop(db, OP_MOVE, r);
-	start();
+	start(db);
 	if (fs_set_undo(db, sid, rev, uid, &rev, &cur, err, sizeof err))
 		return fail("undo of the move", err);
 	stop(db, OP_UNDO_MOVE, r);
-	start();
+	start(db);
 	if (fs_set_undo(db, sid, rev, uid, &rev, &cur, err, sizeof err))
 		return fail("undo of the re-extraction", err);
 	stop(db, OP_UNDO_EXTRACT, r);
-	start();
+	start(db);
 	if (fs_set_redo(db, sid, rev, uid, &rev, &cur, err, sizeof err))
 		return fail("redo", err);
 	stop(db, OP_REDO_EXTRACT, r);
@@ -190,12 +194,12 @@ static int one_run(fs_db *db, long long image_id, long long uid, int r, const fs
 		return fail("load", "");
 	for (size_t i = 0; i < shown.n; i++)
 		shown.items[i].radius_px += 0.25;
-	start();
+	start(db);
 	if (fs_set_remeasure(db, sid, rev, uid, &shown, FS_MEASUREMENT_VERSION, NULL, NULL, &rev, &cur, err, sizeof err))
 		return fail("re-measure", err);
 	stop(db, OP_REMEASURE, r);
 	fs_tubercle_list_free(&shown);
-	start();
+	start(db);
 	if (fs_set_set_radius(db, sid, rev, uid, NULL, 0, 12.0, &rev, &cur, err, sizeof err))
 		return fail("radius", err);
 	stop(db, OP_RADIUS, r);
@@ -207,7 +211,7 @@ static int one_run(fs_db *db, long long image_id, long long uid, int r, const fs
 	fs_edge_list fewer = {0};
 	for (size_t i = 0; i < now.n; i += 1 + (i % 3 == 0))
 		fs_edge_list_append(&fewer, &now.items[i]);
-	start();
+	start(db);
 	if (fs_set_replace_edges(db, sid, rev, uid, &fewer, "auto_connect", 0, &rev, &cur, err, sizeof err))
 		return fail("connections", err);
 	stop(db, OP_CONNECT, r);
@@ -216,34 +220,34 @@ static int one_run(fs_db *db, long long image_id, long long uid, int r, const fs
 	fs_edge_list_free(&fewer);
 	/* what a transform step does to each set of the image, in its own
 	 * write transaction as image_steps.c runs it */
-	start();
+	start(db);
 	if (fs_db_begin(db) ||
 	    fs_sets_frame_changed(db, image_id, uid, "transform", NULL, err, sizeof err) || fs_db_commit(db))
 		return fail("transform", err);
 	stop(db, OP_TRANSFORM, r);
 	if (fs_set_revision(db, sid, &rev))
 		return fail("revision", "");
-	start();
+	start(db);
 	if (fs_set_revert(db, sid, rev, uid, &rev, &cur, err, sizeof err))
 		return fail("revert", err);
 	stop(db, OP_REVERT, r);
-	start();
+	start(db);
 	if (fs_set_checkpoint(db, sid, rev, uid, "Ann", 0.9, &rev, err, sizeof err))
 		return fail("save", err);
 	stop(db, OP_SAVE, r);
 	long long dup = 0;
 	snprintf(name, sizeof name, "Copy %d", r);
-	start();
+	start(db);
 	if (fs_set_duplicate(db, sid, name, uid, &dup, err, sizeof err))
 		return fail("duplicate", err);
 	stop(db, OP_DUPLICATE, r);
-	start();
+	start(db);
 	if (fs_set_delete_items(db, dup, -1, uid, NULL, 0, NULL, 0, "clear_all", 0, &rev, &cur, err, sizeof err))
 		return fail("clear", err);
 	stop(db, OP_CLEAR, r);
 	if (fs_set_revision(db, sid, &rev))
 		return fail("revision", "");
-	start();
+	start(db);
 	if (fs_set_delete(db, sid, rev, &cur, err, sizeof err))
 		return fail("delete", err);
 	stop(db, OP_DELETE, r);

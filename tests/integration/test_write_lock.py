@@ -4,6 +4,9 @@ the job runs and writes; the job says how long it held the lock (in its
 result and its log); the result is stored packed (set_packed, set_pack_min
 lowered here so a paper figure is "large") and reads, edits, undo and the
 CSV export see it as before; the FastCGI supervisor runs its checkpointer.
+A large result is written in chunks of short transactions (staged_blob.h)
+and appears at once: a reader polling the set meanwhile sees it empty or
+whole, never half of it, and no staged chunk is left behind.
 Behaviour only: the timings are in make bench (bench_large_api.py,
 bench_store_write)."""
 import os
@@ -18,8 +21,11 @@ srv = None
 
 def setup_module():
     global srv
+    # set_stage_chunk_kb 2: a paper figure's result is staged in several
+    # chunks, as a 100 MP montage's is in 256 KiB ones
     srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MAX_RUNNING": "2",
-                      "FISHSCALE_SET_PACK_MIN": "50"}).start().add_users("ann", "ben")
+                      "FISHSCALE_SET_PACK_MIN": "50", "FISHSCALE_SET_STAGE_CHUNK_KB": "2"}).start().add_users(
+        "ann", "ben", "cid")
 
 
 def teardown_module():
@@ -116,6 +122,77 @@ def test_edits_of_other_sets_never_fail_while_a_large_result_is_written():
     back = ann.api("GET", "/api/sets/%d" % s["id"]).json()
     assert back["tubercles"] == got["tubercles"]
     assert back["edges"] == got["edges"]
+
+
+def test_a_staged_result_appears_whole_while_another_user_edits():
+    cid, ben = login("cid"), login("ben")
+    with open(PAPER, "rb") as f:
+        img = upload(cid, f.read(), "staged.tif").json()["image"]
+    s = first_set(cid, img["id"])
+    small = upload(ben, png_gray(300, 200, lambda x, y: (x + 3 * y) & 255), "ben-staged.png").json()["image"]
+    bs = first_set(ben, small["id"])
+    state = {"rev": bs["revision"], "edits": 0, "errors": [], "seen": set(), "reads": 0}
+    stop = threading.Event()
+
+    def editor():
+        k = 0
+        while not stop.is_set():
+            e = ben.api("POST", "/api/sets/%d/tubercles" % bs["id"],
+                        {"revision": state["rev"], "x": 12 + (k * 5) % 270, "y": 12 + (k * 13) % 170,
+                         "radius_px": 3})
+            if e.status != 200:
+                state["errors"].append(("edit", e.status, e.text[:120]))
+            else:
+                state["rev"] = e.json()["revision"]
+                state["edits"] += 1
+            k += 1
+
+    def reader():
+        while not stop.is_set():
+            g = cid.api("GET", "/api/sets/%d" % s["id"])
+            if g.status != 200:
+                state["errors"].append(("read", g.status, g.text[:120]))
+                continue
+            j = g.json()
+            state["seen"].add((j["set"]["revision"], len(j["tubercles"]), len(j["edges"])))
+            state["reads"] += 1
+
+    threads = [threading.Thread(target=editor), threading.Thread(target=reader)]
+    for th in threads:
+        th.start()
+    try:
+        wait_for(lambda: state["reads"] and state["edits"], timeout=60, what="the first read and edit")
+        r = cid.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"]})
+        assert r.status == 202, r.text
+        jid = r.json()["job"]["id"]
+        done = wait_for(lambda: (lambda j: j if j["state"] in ("done", "failed", "cancelled") else None)(
+            cid.api("GET", "/api/jobs/%d" % jid).json()["job"]), timeout=300, what="the extraction job")
+        target = (state["reads"] + 3, state["edits"] + 3)
+        wait_for(lambda: state["reads"] >= target[0] and state["edits"] >= target[1] or state["errors"],
+                 timeout=60, what="reads and edits after the job")
+    finally:
+        stop.set()
+        for th in threads:
+            th.join(60)
+    assert done["state"] == "done", done
+    assert not state["errors"], state["errors"][:5]
+    res = done["result"]
+    # the set as it was (empty) or the whole result, at its one new revision
+    assert state["seen"] == {(s["revision"], 0, 0), (res["revision"], res["n_tubercles"], res["n_edges"])}, \
+        sorted(state["seen"])
+    db = sqlite3.connect(srv.db_path(), timeout=10)
+    try:
+        # written by reference to a blob of several chunks, none left staged
+        blob = db.execute("SELECT blob_id FROM set_packed WHERE set_id = ?", (s["id"],)).fetchone()[0]
+        assert blob is not None
+        assert db.execute("SELECT count(*) FROM blob_chunks WHERE blob_id = ?", (blob,)).fetchone()[0] >= 2
+        assert db.execute("SELECT count(*) FROM blobs WHERE staged_pid IS NOT NULL OR refs <= 0").fetchone()[0] == 0
+        assert db.execute("SELECT count(*) FROM blob_chunks c WHERE NOT EXISTS "
+                          "(SELECT 1 FROM blobs b WHERE b.id = c.blob_id)").fetchone()[0] == 0
+    finally:
+        db.close()
+    got = cid.api("GET", "/api/sets/%d" % s["id"]).json()
+    assert len(got["tubercles"]) == res["n_tubercles"] > 50
 
 
 def test_the_supervisor_runs_one_checkpointer_and_replaces_it():

@@ -1,0 +1,367 @@
+/*
+ * Unit tests for a large result written in short transactions (issue 15,
+ * staged_blob.h): the packed record and the journal step of a
+ * replacement are written a chunk per transaction while nothing refers
+ * to them, and one tiny transaction makes them the set's. Checked here
+ * with chunks of 16 KiB, so a few thousand tubercles take a dozen or more:
+ * the result reads back exactly and undoes and redoes; a reader on another
+ * connection sees the old set at every chunk, never half the new one; a
+ * writer killed between chunks leaves the set as it was and the sweep
+ * leaves no row behind; a set that moves on while the result is staged
+ * gets the result on top (or a conflict), with nothing left over; a
+ * duplicate shares the record and the last reference gone frees it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store/db.h"
+#include "store/set_packed.h"
+#include "store/sets_store.h"
+#include "store/staged_blob.h"
+#include "test_db.h"
+
+#define CHUNK 16384
+/* 3000 tubercles: a record of 264 KB (17 chunks), and a journal step of
+ * their JSON large enough to be compressed and staged too */
+#define N_BIG 3000
+
+static char path[128];
+static long long ann, image_id;
+
+static int setup(void **state)
+{
+	fs_db *db = test_db_open_with_image("staged", path, sizeof path, &ann, &image_id);
+	if (!db)
+		return -1;
+	fs_blob_set_chunk_bytes(CHUNK);
+	fs_packed_set_min(1000);
+	*state = db;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fs_blob_on_chunk(NULL, NULL);
+	fs_blob_set_chunk_bytes(256 * 1024);
+	fs_packed_set_min(5000);
+	fs_db_close(*state);
+	test_db_remove(path);
+	return 0;
+}
+
+/* n tubercles on a grid of pitch 10 px shifted by (dx, 0), each joined to
+ * the next; radius varies with the index so that two results differ. */
+static void lattice(int n, double dx, fs_tubercle_list *t, fs_edge_list *e)
+{
+	memset(t, 0, sizeof *t);
+	memset(e, 0, sizeof *e);
+	for (int i = 0; i < n; i++) {
+		fs_tubercle x;
+		fs_tubercle_init(&x);
+		x.id = i + 1;
+		x.centroid_x = 5 + dx + 10 * (i % 60);
+		x.centroid_y = 5 + 10 * (i / 60);
+		x.radius_px = 2 + (i % 7) * 0.25;
+		x.circularity = 0.9;
+		x.source = FS_SOURCE_EXTRACTED;
+		assert_int_equal(fs_tubercle_list_append(t, &x), 0);
+		if (i) {
+			fs_edge a = {i, i + 1};
+			assert_int_equal(fs_edge_list_append(e, &a), 0);
+		}
+	}
+}
+
+static int store(fs_db *db, long long sid, long long expect, int n, double dx, long long *rev)
+{
+	fs_tubercle_list t;
+	fs_edge_list e;
+	fs_params p;
+	char err[256];
+	long long cur = 0;
+	lattice(n, dx, &t, &e);
+	fs_params_default(&p);
+	int rc = fs_set_replace_all(db, sid, expect, ann, &t, &e, &p, "extraction", 0, rev, &cur, err, sizeof err);
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	return rc;
+}
+
+/* The set holds exactly lattice(n, dx) (positions and radii in order;
+ * the ids are the set's own), with n - 1 connections. */
+static void assert_holds(fs_db *db, long long sid, int n, double dx)
+{
+	fs_tubercle_list t = {0}, want;
+	fs_edge_list e = {0}, we;
+	lattice(n, dx, &want, &we);
+	assert_int_equal(fs_set_load(db, sid, &t, &e), 0);
+	assert_int_equal(t.n, (size_t)n);
+	assert_int_equal(e.n, (size_t)(n > 0 ? n - 1 : 0));
+	for (int i = 0; i < n; i++) {
+		assert_true(t.items[i].centroid_x == want.items[i].centroid_x);
+		assert_true(t.items[i].centroid_y == want.items[i].centroid_y);
+		assert_true(t.items[i].radius_px == want.items[i].radius_px);
+	}
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	fs_tubercle_list_free(&want);
+	fs_edge_list_free(&we);
+}
+
+static long long count(fs_db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_prepare_v2(fs_db_handle(db), sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	long long v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* After the sweep: every blob whole, published and referred to as often as
+ * it counts; no chunk without its blob. */
+static void assert_no_orphans(fs_db *db)
+{
+	int freed = 0;
+	assert_int_equal(fs_blob_sweep(db, &freed), 0);
+	assert_int_equal(count(db, "SELECT count(*) FROM blob_chunks c WHERE NOT EXISTS "
+				   "(SELECT 1 FROM blobs b WHERE b.id = c.blob_id)"),
+			 0);
+	assert_int_equal(count(db, "SELECT count(*) FROM blobs WHERE staged_pid IS NOT NULL OR refs <= 0"), 0);
+	assert_int_equal(count(db, "SELECT count(*) FROM blobs b WHERE refs != "
+				   "(SELECT count(*) FROM set_packed WHERE blob_id = b.id) + "
+				   "(SELECT count(*) FROM set_ops WHERE diff_blob = b.id)"),
+			 0);
+	assert_int_equal(count(db, "SELECT count(*) FROM blobs b WHERE size != "
+				   "(SELECT coalesce(sum(length(data)), 0) FROM blob_chunks WHERE blob_id = b.id)"),
+			 0);
+}
+
+static long long new_set(fs_db *db, const char *name)
+{
+	char err[256];
+	long long sid = 0;
+	assert_int_equal(fs_set_create(db, image_id, name, ann, &sid, err, sizeof err), 0);
+	return sid;
+}
+
+static void test_staged_result_reads_back_and_undoes(void **state)
+{
+	fs_db *db = *state;
+	long long sid = new_set(db, "big"), rev = 0, cur = 0;
+	char err[256];
+	assert_int_equal(store(db, sid, -1, N_BIG, 0, &rev), 0);
+	assert_holds(db, sid, N_BIG, 0);
+	/* written by reference, in many chunks */
+	assert_int_equal(count(db, "SELECT count(*) FROM set_packed WHERE blob_id IS NOT NULL"), 1);
+	assert_true(count(db, "SELECT count(*) FROM blob_chunks") > 10);
+	/* a second result over it: its journal step (3000 removed, 2000
+	 * added) is staged as well */
+	assert_int_equal(store(db, sid, rev, 2000, 3, &rev), 0);
+	assert_holds(db, sid, 2000, 3);
+	assert_true(count(db, "SELECT count(*) FROM set_ops WHERE diff_blob IS NOT NULL") >= 1);
+	assert_no_orphans(db);
+	assert_int_equal(fs_set_undo(db, sid, rev, ann, &rev, &cur, err, sizeof err), 0);
+	assert_holds(db, sid, N_BIG, 0);
+	assert_int_equal(fs_set_redo(db, sid, rev, ann, &rev, &cur, err, sizeof err), 0);
+	assert_holds(db, sid, 2000, 3);
+	assert_no_orphans(db);
+}
+
+/* At each chunk a reader on its own connection, as another worker's,
+ * sees the set exactly as it was. */
+struct reader {
+	fs_db *db;
+	long long sid, rev;
+	int n, calls;
+	double dx;
+};
+
+static void read_between_chunks(long long blob_id, int seq, void *arg)
+{
+	(void)blob_id;
+	(void)seq;
+	struct reader *r = arg;
+	long long rev = 0;
+	assert_int_equal(fs_set_revision(r->db, r->sid, &rev), 0);
+	assert_int_equal(rev, r->rev);
+	assert_holds(r->db, r->sid, r->n, r->dx);
+	r->calls++;
+}
+
+static void test_readers_never_see_half_a_result(void **state)
+{
+	fs_db *db = *state;
+	char err[256];
+	long long sid = new_set(db, "watched"), rev = 0;
+	assert_int_equal(store(db, sid, -1, N_BIG, 0, &rev), 0);
+	struct reader r = {fs_db_open(path, 5000, err, sizeof err), sid, rev, N_BIG, 0, 0};
+	assert_non_null(r.db);
+	fs_blob_on_chunk(read_between_chunks, &r);
+	assert_int_equal(store(db, sid, rev, 2500, 7, &rev), 0);
+	fs_blob_on_chunk(NULL, NULL);
+	assert_true(r.calls > 10);
+	/* and once it is stored, the other connection sees all of it */
+	assert_holds(r.db, sid, 2500, 7);
+	fs_db_close(r.db);
+	assert_no_orphans(db);
+}
+
+/* Kills the process at chunk `at` of the blob-th blob it stages (0: the
+ * record, 1: the journal step). */
+struct killer {
+	long long first;
+	int blob, at;
+};
+
+static void die_at_chunk(long long blob_id, int seq, void *arg)
+{
+	struct killer *k = arg;
+	if (!k->first)
+		k->first = blob_id;
+	if (seq == k->at && (blob_id != k->first) == (k->blob == 1))
+		raise(SIGKILL);
+}
+
+/* The writer (a child process with its own connection, as a job is)
+ * killed between two chunks: the set unchanged, and the sweep leaves no
+ * row of the half-written result. */
+static void killed_in(fs_db *db, int blob)
+{
+	char err[256];
+	long long sid = new_set(db, blob ? "killed in the journal" : "killed in the record"), rev = 0, after = 0;
+	assert_int_equal(store(db, sid, -1, N_BIG, 0, &rev), 0);
+	long long ops = count(db, "SELECT count(*) FROM set_ops");
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		fs_db *c = fs_db_open(path, 5000, err, sizeof err);
+		struct killer k = {0, blob, 3};
+		fs_blob_on_chunk(die_at_chunk, &k);
+		long long r2 = 0;
+		if (c)
+			(void)store(c, sid, rev, 2000, 5, &r2);
+		_exit(0); /* not killed: the test fails below */
+	}
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_equal(fs_set_revision(db, sid, &after), 0);
+	assert_int_equal(after, rev);
+	assert_holds(db, sid, N_BIG, 0);
+	assert_int_equal(count(db, "SELECT count(*) FROM set_ops"), ops);
+	/* the dead writer's chunks stay until the sweep */
+	assert_true(count(db, "SELECT count(*) FROM blobs WHERE staged_pid IS NOT NULL") >= 1);
+	assert_no_orphans(db);
+	assert_holds(db, sid, N_BIG, 0);
+}
+
+static void test_killed_between_chunks_leaves_the_set_unchanged(void **state)
+{
+	killed_in(*state, 0);
+	killed_in(*state, 1);
+}
+
+/* Moves the set's first tubercle through another connection, once, at
+ * the given chunk of the result being staged. */
+struct mover {
+	fs_db *db;
+	long long sid;
+	int at, done;
+};
+
+static void move_at_chunk(long long blob_id, int seq, void *arg)
+{
+	(void)blob_id;
+	struct mover *m = arg;
+	if (m->done || seq != m->at)
+		return;
+	m->done = 1;
+	fs_tubercle_list t = {0};
+	assert_int_equal(fs_set_load(m->db, m->sid, &t, NULL), 0);
+	fs_tubercle x = t.items[0];
+	x.centroid_x += 1;
+	long long rev, cur;
+	char err[256];
+	assert_int_equal(fs_set_update_tubercle(m->db, m->sid, -1, ann, x.id, &x, "move_tubercle", 0, &rev, &cur, err,
+						sizeof err),
+			 0);
+	fs_tubercle_list_free(&t);
+}
+
+static void test_overtaken_while_staging(void **state)
+{
+	fs_db *db = *state;
+	char err[256];
+	long long sid = new_set(db, "overtaken"), rev = 0, rev2 = 0;
+	assert_int_equal(store(db, sid, -1, N_BIG, 0, &rev), 0);
+	struct mover m = {fs_db_open(path, 5000, err, sizeof err), sid, 2, 0};
+	assert_non_null(m.db);
+	/* with the revision expected: a conflict, the edit stays, nothing of
+	 * the staged result is left */
+	fs_blob_on_chunk(move_at_chunk, &m);
+	assert_int_equal(store(db, sid, rev, 2000, 5, &rev2), FS_DB_STALE);
+	assert_true(m.done);
+	fs_tubercle_list t = {0};
+	assert_int_equal(fs_set_load(db, sid, &t, NULL), 0);
+	assert_int_equal(t.n, (size_t)N_BIG);
+	assert_true(t.items[0].centroid_x == 6);
+	fs_tubercle_list_free(&t);
+	assert_no_orphans(db);
+	/* "on top of whatever is there" (a job's result): staged again and
+	 * stored over the edit */
+	m.done = 0;
+	assert_int_equal(store(db, sid, -1, 2000, 5, &rev2), 0);
+	assert_true(m.done);
+	fs_blob_on_chunk(NULL, NULL);
+	assert_holds(db, sid, 2000, 5);
+	fs_db_close(m.db);
+	assert_no_orphans(db);
+}
+
+static void test_duplicate_shares_and_the_last_reference_frees(void **state)
+{
+	fs_db *db = *state;
+	char err[256];
+	long long keep = new_set(db, "keep"), sid = new_set(db, "original"), dup = 0, rev = 0, cur = 0;
+	assert_int_equal(store(db, sid, -1, N_BIG, 0, &rev), 0);
+	long long blobs = count(db, "SELECT count(*) FROM blobs");
+	assert_int_equal(fs_set_duplicate(db, sid, "copy", ann, &dup, err, sizeof err), 0);
+	/* shared, not copied */
+	assert_int_equal(count(db, "SELECT count(*) FROM blobs"), blobs);
+	assert_holds(db, dup, N_BIG, 0);
+	assert_int_equal(fs_set_revision(db, sid, &rev), 0);
+	assert_int_equal(fs_set_delete(db, sid, rev, &cur, err, sizeof err), 0);
+	assert_no_orphans(db);
+	assert_holds(db, dup, N_BIG, 0);
+	assert_int_equal(fs_set_revision(db, dup, &rev), 0);
+	assert_int_equal(fs_set_delete(db, dup, rev, &cur, err, sizeof err), 0);
+	assert_no_orphans(db);
+	(void)keep;
+	/* nothing refers to the record any more: it is gone */
+	assert_int_equal(count(db, "SELECT count(*) FROM blobs b WHERE NOT EXISTS "
+				   "(SELECT 1 FROM set_ops WHERE diff_blob = b.id)"),
+			 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_staged_result_reads_back_and_undoes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readers_never_see_half_a_result, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_killed_between_chunks_leaves_the_set_unchanged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overtaken_while_staging, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_shares_and_the_last_reference_frees, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
