@@ -48,11 +48,12 @@
  * S 29 -> 29, SD 27 -> 38 of 40, all four 12 -> 14. Each sized dome at
  * the template fit's centre, between its search's grid points (h22d,
  * dome_centre_fit.h; centre error RMS 4.0 -> 2.2 % of the pitch): D 27,
- * S 29, SD 38 -> 39, all four 14 -> 15. */
+ * S 29, SD 38 -> 39, all four 14 -> 15; merged with h22e-h22h (main
+ * cc241b2): D 28, S 31, SD 39, all four 17, the guards raised there. */
 #define LEVEL_OLD_D 7
 #define LEVEL_OLD_RP 31
-#define LEVEL_NEW_D 27
-#define LEVEL_NEW_S 29
+#define LEVEL_NEW_D 28
+#define LEVEL_NEW_S 31
 #define LEVEL_NEW_SD 39
 #define LEVEL_NEW_RP 64
 
