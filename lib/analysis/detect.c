@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "analysis/blob_measure.h"
+#include "analysis/detect_cand_domes.h"
 #include "analysis/detect_methods.h"
 #include "analysis/detect_pre_region.h"
 #include "analysis/detect_scale.h"
@@ -74,6 +75,7 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 	fs_params mpar; /* the measurement's parameters when tiled */
 	fs_pre_plan plan;
 	fs_det_source csrc;
+	fs_dome_resp dresp = {0}; /* the dome candidates' response, for lattice */
 	const fs_det_source *tiled_src = NULL; /* the candidate step's tiles */
 	int ctile = 0;
 	double msigma = 0;
@@ -146,17 +148,17 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		fs_image_free(small);
 		if (prc)
 			goto out;
-	} else if ((!dome || p->method == FS_METHOD_AUTO) && cand_tiled(img)) {
+	} else if (cand_tiled(img)) {
 		/* at full resolution the candidate step runs tile by tile from
 		 * the preprocessing's plan (detect_cand_tiled.h; the dome
-		 * rule's: detect_cand_domes.h, auto only, the lattice method's
-		 * searches read the whole correlation): no full-size
+		 * rule's: detect_cand_domes.h, which leaves the lattice
+		 * method's searches what makes its response): no full-size
 		 * preprocessed image */
 		fs_detect_get_tiling(&ctile, &threads);
 		if (fs_pre_plan_make(&plan, img, p, tile, ctile, threads, err, errlen))
 			goto out;
 		csrc = (fs_det_source){.plan = &plan, .tile = ctile, .threads = threads, .width = img->width,
-				       .height = img->height};
+				       .height = img->height, .dome = dome ? &dresp : NULL};
 		tiled_src = &csrc;
 	} else if (fs_det_preprocess(img, p, tile, &pre, err, errlen)) {
 		/* (a compact img is converted by the preprocessing's own copy) */
@@ -264,6 +266,7 @@ measured:;
 	}
 	out->ms_detect = 1e3 * fs_mono_s() - t1;
 out:
+	fs_dome_resp_free(&dresp);
 	fs_image_free(pre);
 	fs_image_free(meas);
 	fs_image_free(msrc);

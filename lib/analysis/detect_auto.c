@@ -148,11 +148,15 @@ static int peaks_with_offsets(const fs_image *resp, double pitch, double sep, fs
  * were cast on (pixels of resp), or tiled its stages tile by tile (resp
  * then NULL and not made). Returns 0, -1 on out of memory.
  */
-static int dome_template_peaks(const fs_image *sm, const fs_dome_cands *tiled, fs_image **resp, double pitch,
-			       const fs_params *p, fs_cand_list *c, double **off, char *err, size_t errlen)
+static int dome_template_peaks(const fs_image *sm, const fs_dome_cands *tiled, fs_dome_resp *keep,
+			       fs_image **resp, double pitch, const fs_params *p, fs_cand_list *c, double **off,
+			       char *err, size_t errlen)
 {
-	if (!c->n || !(0.5 * pitch >= 1))
+	if (!c->n || !(0.5 * pitch >= 1)) {
+		if (tiled && keep) /* the response stays the votes */
+			*keep = (fs_dome_resp){.ready = 1, .st = *tiled};
 		return 0;
+	}
 	int rc = -1;
 	fs_cand_list votes = {0}, seeds = {0};
 	double *xs = NULL, *ys = NULL;
@@ -184,7 +188,7 @@ static int dome_template_peaks(const fs_image *sm, const fs_dome_cands *tiled, f
 	if (tiled) {
 		int found;
 		if (fs_dome_ncc_peaks_tiled(tiled, xs, ys, seeds.n, 0.5 * pitch, 0.7 * pitch, 0.6 * pitch, c, off,
-					    &found, err, errlen))
+					    keep, &found, err, errlen))
 			goto out;
 	} else if (fs_dome_template_ncc(sm, xs, ys, seeds.n, 0.5 * pitch, &ncc, err, errlen)) {
 		goto out;
@@ -232,7 +236,7 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 			fs_dome_cands dc;
 			if (fs_dome_votes_peaks_tiled(tiled, pitch, 0.7 * pitch, 0.6 * pitch, &dc, &c, &off, err,
 						      errlen) ||
-			    dome_template_peaks(NULL, &dc, NULL, pitch, p, &c, &off, err, errlen))
+			    dome_template_peaks(NULL, &dc, tiled->dome, NULL, pitch, p, &c, &off, err, errlen))
 				goto out;
 			goto select;
 		}
@@ -270,7 +274,7 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 	 * (0.5 and 0.6 lost scenes of test_sem_accuracy) */
 	if (peaks_with_offsets(resp, pitch, (dome ? 0.7 : 0.5) * pitch, &c, &off, err, errlen))
 		goto out;
-	if (dome && dome_template_peaks(sm, NULL, &resp, pitch, p, &c, &off, err, errlen))
+	if (dome && dome_template_peaks(sm, NULL, NULL, &resp, pitch, p, &c, &off, err, errlen))
 		goto out;
 select:
 	if (keep_prominent(&c, off, p, full_pitch, f, keep, err, errlen))

@@ -190,7 +190,7 @@ static int ncc_resp(const fs_det_tile *t, void *ctx, int reach, fs_image **resp,
 
 int fs_dome_ncc_peaks_tiled(const fs_dome_cands *st, const double *xs, const double *ys, size_t n,
 			    double tpl_radius, double min_dist, double radius, fs_cand_list *c, double **off,
-			    int *found, char *err, size_t errlen)
+			    fs_dome_resp *keep, int *found, char *err, size_t errlen)
 {
 	fs_dome_mean tp;
 	*found = 0;
@@ -201,6 +201,8 @@ int fs_dome_ncc_peaks_tiled(const fs_dome_cands *st, const double *xs, const dou
 		goto out;
 	if (!fs_dome_mean_end(&tp)) {
 		rc = 0; /* no template: the votes' peaks stay */
+		if (keep)
+			*keep = (fs_dome_resp){.ready = 1, .st = *st};
 		goto out;
 	}
 	ncc_ctx nc = {st, &tp};
@@ -217,9 +219,71 @@ int fs_dome_ncc_peaks_tiled(const fs_dome_cands *st, const double *xs, const dou
 	*off = noff;
 	*found = 1;
 	rc = 0;
+	if (keep) {
+		/* the template goes to keep */
+		*keep = (fs_dome_resp){.ready = 1, .has_tpl = 1, .st = *st, .tp = tp};
+		return 0;
+	}
 out:
 	fs_dome_mean_free(&tp);
 	return rc;
+}
+
+/* The lattice's searches' crops (fs_crop_resp_fn): the response over
+ * the part of the crop at least the stages' reach inside its cut edges
+ * (the image's own edges are not cut), 0 elsewhere (never read). */
+static int inner(int x0, int w, int W, int m, int *a, int *b)
+{
+	*a = x0 > 0 ? x0 + m : 0;
+	*b = x0 + w < W ? x0 + w - m : W;
+	return *b > *a;
+}
+
+static fs_image *crop_resp(const fs_image *pre, int x0, int y0, void *ctx, char *err, size_t errlen)
+{
+	const fs_dome_resp *r = ctx;
+	const fs_dome_cands *st = &r->st;
+	int W = st->s->width, H = st->s->height, ax, bx, ay, by;
+	fs_image *sm = fs_gaussian_blurred(pre, st->sigma, err, errlen);
+	fs_image *out = sm ? fs_image_new(pre->width, pre->height) : NULL;
+	if (sm && !out)
+		snprintf(err, errlen, "lattice: out of memory");
+	int m = fs_gaussian_radius(st->sigma) +
+		(r->has_tpl ? r->tp.R : fs_dome_votes_reach(st->pitch, fs_dome_votes_blur(st->pitch)));
+	if (out && inner(x0, pre->width, W, m, &ax, &bx) && inner(y0, pre->height, H, m, &ay, &by)) {
+		float *o = out->data + (size_t)(ay - y0) * out->width + (ax - x0);
+		if (r->has_tpl)
+			fs_dome_mean_ncc(&r->tp, sm->data, (size_t)sm->width, x0, y0, W, H, ax, ay, bx, by, o,
+					 (size_t)out->width);
+		else if (fs_dome_votes_rect(sm->data, (size_t)sm->width, x0, y0, W, H, st->mean, st->pitch,
+					    fs_dome_votes_blur(st->pitch), ax, ay, bx, by, o, (size_t)out->width, err,
+					    errlen)) {
+			fs_image_free(out);
+			out = NULL;
+		}
+	}
+	fs_image_free(sm);
+	return out;
+}
+
+int fs_dome_probe_tiled(const fs_dome_resp *r, int R, double radius, fs_lattice_probe *q, size_t n, char *err,
+			size_t errlen)
+{
+	if (!r->ready) {
+		snprintf(err, errlen, "lattice: no dome response to search");
+		return -1;
+	}
+	int m = fs_gaussian_radius(r->st.sigma) +
+		(r->has_tpl ? r->tp.R : fs_dome_votes_reach(r->st.pitch, fs_dome_votes_blur(r->st.pitch)));
+	return fs_lattice_probe_tiled_by(r->st.s, m, crop_resp, (void *)r, R, radius, q, n, err, errlen);
+}
+
+void fs_dome_resp_free(fs_dome_resp *r)
+{
+	if (r && r->has_tpl)
+		fs_dome_mean_free(&r->tp);
+	if (r)
+		*r = (fs_dome_resp){0};
 }
 
 static int cmp_raster(const void *a, const void *b)

@@ -31,8 +31,10 @@
 
 #include <stddef.h>
 
+#include "analysis/detect_cand_tiled.h"
 #include "analysis/detect_candidates.h"
 #include "analysis/detect_scale.h"
+#include "analysis/dome_template.h"
 
 /* What the stages share: the source, the pitch (px), the smoothing (px)
  * and the gradient mean found by fs_dome_votes_peaks_tiled. */
@@ -56,11 +58,29 @@ int fs_dome_votes_peaks_tiled(const fs_det_source *s, double pitch, double min_d
  * seeds (xs[i], ys[i]) in the order given (fs_dome_seeds_raster's), then
  * the peaks of its correlation as above, replacing c and *off. *found
  * gets 0 when fewer than 3 discs lie whole in the image (c, *off
- * unchanged), else 1. Returns 0, or -1 with a message.
+ * unchanged), else 1. keep (may be NULL) receives what makes the
+ * response again (the votes', or the template's correlation when found).
+ * Returns 0, or -1 with a message.
  */
+struct fs_dome_resp;
 int fs_dome_ncc_peaks_tiled(const fs_dome_cands *st, const double *xs, const double *ys, size_t n,
 			    double tpl_radius, double min_dist, double radius, fs_cand_list *c, double **off,
-			    int *found, char *err, size_t errlen);
+			    struct fs_dome_resp *keep, int *found, char *err, size_t errlen);
+
+/* The response the candidates were found in, made again crop by crop:
+ * the template's correlation, or the votes when there was no template. */
+typedef struct fs_dome_resp {
+	int ready;   /* filled by the candidate step */
+	int has_tpl; /* the correlation (tp), else the votes */
+	fs_dome_cands st;
+	fs_dome_mean tp;
+} fs_dome_resp;
+
+/* The lattice method's searches (fs_lattice_probe_tiled_by,
+ * detect_cand_tiled.h) in that response: 0, or -1 with a message. */
+int fs_dome_probe_tiled(const fs_dome_resp *r, int R, double radius, fs_lattice_probe *q, size_t n, char *err,
+			size_t errlen);
+void fs_dome_resp_free(fs_dome_resp *r);
 
 /* Sorts candidates by row, then column (their sub-pixel positions): the
  * order both paths add the template's patches in. */

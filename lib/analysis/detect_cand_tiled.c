@@ -228,8 +228,22 @@ static int clampi(long v, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : (int)v;
 }
 
+static fs_image *smoothed_crop(const fs_image *pre, int x0, int y0, void *ctx, char *err, size_t errlen)
+{
+	(void)x0;
+	(void)y0;
+	return fs_gaussian_blurred(pre, *(const double *)ctx, err, errlen);
+}
+
 int fs_lattice_probe_tiled(const fs_det_source *s, double sigma, int R, double radius, fs_lattice_probe *q,
 			   size_t n, char *err, size_t errlen)
+{
+	return fs_lattice_probe_tiled_by(s, fs_gaussian_radius(sigma) + 1, smoothed_crop, &sigma, R, radius, q, n,
+					 err, errlen);
+}
+
+int fs_lattice_probe_tiled_by(const fs_det_source *s, int margin, fs_crop_resp_fn fn, void *ctx, int R,
+			      double radius, fs_lattice_probe *q, size_t n, char *err, size_t errlen)
 {
 	int W = s->width, H = s->height, T = s->tile;
 	if (!n)
@@ -253,7 +267,7 @@ int fs_lattice_probe_tiled(const fs_det_source *s, double sigma, int R, double r
 	}
 	qsort(at, n, sizeof *at, cmp_probe_at);
 	int rc = 0;
-	int reach = R + (radius >= 1 ? (int)radius : 0) + 1, blur = fs_gaussian_radius(sigma) + 1;
+	int reach = R + (radius >= 1 ? (int)radius : 0) + 1, blur = margin;
 	for (size_t g = 0; g < n && !rc;) {
 		size_t e = g;
 		int x0 = W, y0 = H, x1 = 0, y1 = 0;
@@ -266,13 +280,13 @@ int fs_lattice_probe_tiled(const fs_det_source *s, double sigma, int R, double r
 			y1 = cy + reach + 1 > y1 ? cy + reach + 1 : y1;
 			grp[e - g] = *p;
 		}
-		/* the searches' reach, then the smoothing's, clipped */
+		/* the searches' reach, then the response's, clipped */
 		x0 = clampi((long)x0 - blur, 0, W - 1);
 		y0 = clampi((long)y0 - blur, 0, H - 1);
 		x1 = clampi((long)x1 + blur, 1, W);
 		y1 = clampi((long)y1 + blur, 1, H);
 		fs_image *pre = fs_pre_region(s->plan, x0, y0, x1 - x0, y1 - y0, err, errlen);
-		fs_image *resp = pre ? fs_gaussian_blurred(pre, sigma, err, errlen) : NULL;
+		fs_image *resp = pre ? fn(pre, x0, y0, ctx, err, errlen) : NULL;
 		fs_image_free(pre);
 		if (!resp) {
 			rc = -1;

@@ -73,4 +73,12 @@ void fs_lattice_probe_crop(const fs_image *resp, int ox, int oy, int W, int H, i
 int fs_lattice_probe_tiled(const fs_det_source *s, double sigma, int R, double radius, fs_lattice_probe *q,
 			   size_t n, char *err, size_t errlen);
 
+/* The same for any response: fn makes it over the preprocessed crop pre
+ * at (x0, y0) of the image (a new image of pre's size), the image's own
+ * values wherever they are at least `margin` px inside the crop's cut
+ * edges (the image's own edges are not cut). */
+typedef fs_image *(*fs_crop_resp_fn)(const fs_image *pre, int x0, int y0, void *ctx, char *err, size_t errlen);
+int fs_lattice_probe_tiled_by(const fs_det_source *s, int margin, fs_crop_resp_fn fn, void *ctx, int R,
+			      double radius, fs_lattice_probe *q, size_t n, char *err, size_t errlen);
+
 #endif

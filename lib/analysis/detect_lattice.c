@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/blob_measure.h"
+#include "analysis/detect_cand_domes.h"
 #include "analysis/detect_cand_tiled.h"
 #include "analysis/detect_methods.h"
 
@@ -191,7 +192,11 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 							     .sy = (py + 0.5) / f - 0.5};
 			}
 		}
-		if (tiled) {
+		if (tiled && m->dome) {
+			/* the dome rule's correlation (or votes), crop by crop */
+			if (fs_dome_probe_tiled(tiled->dome, R, 0.6 * a / f, q + first, nq - first, err, errlen))
+				goto out;
+		} else if (tiled) {
 			if (fs_lattice_probe_tiled(tiled, p->auto_smoothing * a / f, R, 0.6 * a / f, q + first,
 						   nq - first, err, errlen))
 				goto out;

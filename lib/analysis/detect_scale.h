@@ -28,11 +28,17 @@
 
 /* Where a method reads its preprocessed image: pre (the whole image), or
  * a plan (detect_pre_region.h) that makes it tile by tile. */
+struct fs_dome_resp;
 typedef struct fs_det_source {
 	const fs_image *pre;
 	const fs_pre_plan *plan;
 	int tile, threads; /* tiles: side in px, and how many at once */
 	int width, height;
+	/* when not NULL, the dome rule's candidate step leaves there what
+	 * makes its response again, crop by crop (detect_cand_domes.h: the
+	 * lattice method's searches); the caller's, freed by
+	 * fs_dome_resp_free */
+	struct fs_dome_resp *dome;
 } fs_det_source;
 
 /* One tile as a method sees it: the preprocessed crop at (ox, oy) of the

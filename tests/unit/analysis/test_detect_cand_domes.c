@@ -5,7 +5,9 @@
  * stages' overlaps, and on one tile holding the whole image, in one and
  * two threads - are the whole image's to the last bit (position,
  * prominence, order); with and without a halftone screen (which sets the
- * smoothing the votes are cast on). */
+ * smoothing the votes are cast on). So are the lattice method's searches
+ * in the response they were found in (the template's correlation), made
+ * again crop by crop. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -19,6 +21,7 @@
 
 #include "analysis/detect.h"
 #include "analysis/detect_cand_domes.h"
+#include "analysis/detect_cand_tiled.h"
 #include "analysis/detect_candidates.h"
 #include "analysis/detect_methods.h"
 #include "analysis/detect_pre_region.h"
@@ -43,19 +46,32 @@ static size_t compare(const sem_opts *o, const int *tiles, size_t ntiles)
 	assert_true(lat.pitch_px > 10 && lat.pitch_px < 20);
 	int clahe = (int)lround(3 * lat.pitch_px);
 	fs_detect_set_tiling(0, 1);
-	fs_image *pre = NULL;
+	fs_image *pre = NULL, *resp = NULL;
 	fs_cand_list whole = {0};
 	assert_int_equal(fs_det_preprocess(img, &p, clahe, &pre, err, sizeof err), 0);
-	assert_int_equal(fs_detect_auto_candidates(&pre, NULL, 1, &p, lat.pitch_px, 1, &whole, NULL, err, sizeof err),
+	assert_int_equal(fs_detect_auto_candidates(&pre, NULL, 1, &p, lat.pitch_px, 1, &whole, &resp, err, sizeof err),
 			 0);
 	assert_true(whole.n > 100);
+	/* the lattice method's searches in the response (the template's
+	 * correlation): every 7th px and between pixels, the image's border
+	 * and corners included */
+	size_t nq = 0;
+	static fs_lattice_probe q[3000], qt[3000];
+	for (double y = 0.3; y < img->height - 0.5 && nq < 3000; y += 7.1)
+		for (double x = 0.4; x < img->width - 0.5 && nq < 3000; x += 7.7)
+			q[nq] = (fs_lattice_probe){.key = (long)nq, .sx = x, .sy = y}, nq++;
+	int R = (int)(0.25 * lat.pitch_px) + 1;
+	memcpy(qt, q, sizeof q);
+	fs_lattice_probe_crop(resp, 0, 0, img->width, img->height, R, 0.6 * lat.pitch_px, q, nq);
+	fs_image_free(resp);
 	for (size_t k = 0; k < ntiles; k++) {
 		for (int threads = 1; threads <= 2; threads++) {
 			fs_detect_set_tiling(tiles[k], threads);
 			fs_pre_plan plan;
 			assert_int_equal(fs_pre_plan_make(&plan, img, &p, clahe, tiles[k], threads, err, sizeof err), 0);
+			fs_dome_resp dr = {0};
 			fs_det_source src = {.plan = &plan, .tile = tiles[k], .threads = threads, .width = img->width,
-					     .height = img->height};
+					     .height = img->height, .dome = &dr};
 			fs_cand_list c = {0};
 			assert_int_equal(fs_detect_auto_candidates(&pre, &src, 1, &p, lat.pitch_px, 1, &c, NULL, err,
 								   sizeof err),
@@ -70,6 +86,16 @@ static size_t compare(const sem_opts *o, const int *tiles, size_t ntiles)
 				       whole.n, differ);
 			assert_int_equal(differ, 0);
 			fs_cand_free(&c);
+			static fs_lattice_probe t[3000];
+			memcpy(t, qt, sizeof t);
+			assert_int_equal(fs_dome_probe_tiled(&dr, R, 0.6 * lat.pitch_px, t, nq, err, sizeof err), 0);
+			for (size_t i = 0; i < nq; i++)
+				differ += t[i].key != q[i].key || t[i].bx != q[i].bx || t[i].by != q[i].by ||
+					  t[i].prom != q[i].prom;
+			if (differ)
+				printf("# tile %d, %d threads: %zu of %zu searches differ\n", tiles[k], threads, differ, nq);
+			assert_int_equal(differ, 0);
+			fs_dome_resp_free(&dr);
 		}
 	}
 	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
