@@ -618,58 +618,84 @@ static const fs_field log_fields[] = {
 	{"limit", FS_FIELD_INT, 0, 1, LOG_CHUNK_MAX, 0, NULL},
 };
 
+/* A poll of one of a run's growing files (agent.log, reply.txt): the
+ * bytes from offset since (the query's since and limit, log_fields). */
+struct run_chunk {
+	fs_agent_run_rec *run;
+	long long since, size; /* size: the file's now (0 when it is not there) */
+	char *buf;	       /* n bytes read from since, NUL-terminated; NULL when none */
+	size_t n;
+};
+
+static void run_chunk_free(struct run_chunk *c)
+{
+	free(c->buf);
+	free(c->run);
+}
+
+/* 0 with *c filled (run_chunk_free it); 1 when the answer is written (a
+ * bad query, no such run: free it too); FS_DB_ERROR without memory. */
+static int read_run_chunk(fs_req *r, fs_resp *w, const char *file, struct run_chunk *c)
+{
+	fs_value v[2];
+	char err[ERRBUF], path[1300];
+	memset(c, 0, sizeof *c);
+	if (!(c->run = calloc(1, sizeof *c->run)))
+		return FS_DB_ERROR;
+	if (fs_validate_kv(&r->query_kv, log_fields, 2, v, 0, err, sizeof err)) {
+		fs_resp_error(r, w, 422, "%s", err);
+		return 1;
+	}
+	if (load_run(r, w, c->run))
+		return 1;
+	c->since = v[0].present ? v[0].i : 0;
+	size_t limit = v[1].present ? (size_t)v[1].i : LOG_CHUNK_MAX;
+	run_file(r, c->run->id, file, path, sizeof path);
+	FILE *f = fopen(path, "re");
+	if (f && fseeko(f, 0, SEEK_END) == 0)
+		c->size = ftello(f);
+	if (f && c->since < c->size && fseeko(f, c->since, SEEK_SET) == 0 && (c->buf = malloc(limit + 1))) {
+		c->n = fread(c->buf, 1, limit, f);
+		c->buf[c->n] = 0;
+	}
+	if (f)
+		fclose(f);
+	return 0;
+}
+
 /* Complete lines of agent.log from byte offset since; "offset" in the
  * answer is where the next poll continues. */
 static int h_log(fs_req *r, fs_resp *w)
 {
-	fs_value v[2];
-	char err[ERRBUF], path[1300];
-	fs_agent_run_rec *run = calloc(1, sizeof *run);
-	char *buf = NULL;
-	FILE *f = NULL;
-	if (!run)
-		return FS_DB_ERROR;
-	if (fs_validate_kv(&r->query_kv, log_fields, 2, v, 0, err, sizeof err)) {
-		fs_resp_error(r, w, 422, "%s", err);
-		goto out;
+	struct run_chunk c;
+	int rc = read_run_chunk(r, w, "agent.log", &c);
+	if (rc) {
+		run_chunk_free(&c);
+		return rc < 0 ? rc : 0;
 	}
-	if (load_run(r, w, run))
-		goto out;
-	long long since = v[0].present ? v[0].i : 0;
-	size_t limit = v[1].present ? (size_t)v[1].i : LOG_CHUNK_MAX;
-	run_file(r, run->id, "agent.log", path, sizeof path);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddBoolToObject(o, "success", 1);
-	cJSON_AddNumberToObject(o, "run_id", (double)run->id);
+	cJSON_AddNumberToObject(o, "run_id", (double)c.run->id);
 	cJSON *lines = cJSON_AddArrayToObject(o, "lines");
-	long long size = 0, next = since;
-	f = fopen(path, "re");
-	if (f && fseeko(f, 0, SEEK_END) == 0)
-		size = ftello(f);
-	if (f && since < size && fseeko(f, since, SEEK_SET) == 0 && (buf = malloc(limit + 1))) {
-		size_t n = fread(buf, 1, limit, f);
-		buf[n] = 0;
+	long long next = c.since;
+	if (c.buf) {
 		/* only whole lines: a line being written is sent next time */
 		size_t start = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (buf[i] != '\n')
+		for (size_t i = 0; i < c.n; i++) {
+			if (c.buf[i] != '\n')
 				continue;
-			buf[i] = 0;
-			cJSON_AddItemToArray(lines, cJSON_CreateString(buf + start));
+			c.buf[i] = 0;
+			cJSON_AddItemToArray(lines, cJSON_CreateString(c.buf + start));
 			start = i + 1;
 		}
-		next = since + (long long)start;
+		next = c.since + (long long)start;
 	}
 	cJSON_AddNumberToObject(o, "offset", (double)next);
-	cJSON_AddNumberToObject(o, "total_bytes", (double)size);
+	cJSON_AddNumberToObject(o, "total_bytes", (double)c.size);
 	cJSON_AddNumberToObject(o, "total_lines", cJSON_GetArraySize(lines));
-	cJSON_AddBoolToObject(o, "complete", !fs_agent_state_active(run->state) && next >= size);
+	cJSON_AddBoolToObject(o, "complete", !fs_agent_state_active(c.run->state) && next >= c.size);
 	fs_resp_json(w, 200, o);
-out:
-	if (f)
-		fclose(f);
-	free(buf);
-	free(run);
+	run_chunk_free(&c);
 	return 0;
 }
 
@@ -694,48 +720,30 @@ static size_t utf8_whole(const char *s, size_t n)
  * the returned offset and appends what it gets. */
 static int h_text(fs_req *r, fs_resp *w)
 {
-	fs_value v[2];
-	char err[ERRBUF], path[1300];
-	fs_agent_run_rec *run = calloc(1, sizeof *run);
-	char *buf = NULL;
-	FILE *f = NULL;
-	if (!run)
-		return FS_DB_ERROR;
-	if (fs_validate_kv(&r->query_kv, log_fields, 2, v, 0, err, sizeof err)) {
-		fs_resp_error(r, w, 422, "%s", err);
-		goto out;
+	struct run_chunk c;
+	int rc = read_run_chunk(r, w, "reply.txt", &c);
+	if (rc) {
+		run_chunk_free(&c);
+		return rc < 0 ? rc : 0;
 	}
-	if (load_run(r, w, run))
-		goto out;
-	long long since = v[0].present ? v[0].i : 0;
-	size_t limit = v[1].present ? (size_t)v[1].i : LOG_CHUNK_MAX;
-	long long size = 0, next = since;
-	run_file(r, run->id, "reply.txt", path, sizeof path);
+	long long next = c.since;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddBoolToObject(o, "success", 1);
-	cJSON_AddNumberToObject(o, "run_id", (double)run->id);
-	f = fopen(path, "re");
-	if (f && fseeko(f, 0, SEEK_END) == 0)
-		size = ftello(f);
-	if (f && since < size && fseeko(f, since, SEEK_SET) == 0 && (buf = malloc(limit + 1))) {
-		size_t n = fread(buf, 1, limit, f);
-		n = utf8_whole(buf, n);
-		buf[n] = 0;
-		next = since + (long long)n;
-		cJSON_AddStringToObject(o, "text", buf);
+	cJSON_AddNumberToObject(o, "run_id", (double)c.run->id);
+	if (c.buf) {
+		size_t n = utf8_whole(c.buf, c.n);
+		c.buf[n] = 0;
+		next = c.since + (long long)n;
+		cJSON_AddStringToObject(o, "text", c.buf);
 	} else {
 		cJSON_AddStringToObject(o, "text", "");
 	}
 	cJSON_AddNumberToObject(o, "offset", (double)next);
-	cJSON_AddNumberToObject(o, "total_bytes", (double)size);
-	cJSON_AddStringToObject(o, "state", run->state);
-	cJSON_AddBoolToObject(o, "complete", !fs_agent_state_active(run->state) && next >= size);
+	cJSON_AddNumberToObject(o, "total_bytes", (double)c.size);
+	cJSON_AddStringToObject(o, "state", c.run->state);
+	cJSON_AddBoolToObject(o, "complete", !fs_agent_state_active(c.run->state) && next >= c.size);
 	fs_resp_json(w, 200, o);
-out:
-	if (f)
-		fclose(f);
-	free(buf);
-	free(run);
+	run_chunk_free(&c);
 	return 0;
 }
 

@@ -28,34 +28,16 @@
 #include "test_db.h"
 #include "store/users.h"
 
-static char dbpath[128];
-
-typedef struct ctx {
-	fs_db *db;
-	long long alice, bob;
-} ctx;
+typedef test_two_users ctx;
 
 static int setup(void **state)
 {
-	ctx *c = calloc(1, sizeof *c);
-	if (!c)
-		return -1;
-	c->db = test_db_open_two_users("agent-runs", dbpath, sizeof dbpath, "Alice", "Bob", &c->alice, &c->bob);
-	if (!c->db) {
-		free(c);
-		return -1;
-	}
-	*state = c;
-	return 0;
+	return test_two_users_setup(state, "agent-runs", "Alice", "Bob");
 }
 
 static int teardown(void **state)
 {
-	ctx *c = *state;
-	fs_db_close(c->db);
-	free(c);
-	test_db_remove(dbpath);
-	return 0;
+	return test_two_users_teardown(state);
 }
 
 static int new_run(ctx *c, long long user, const fs_agent_run_limits *lim, long long *id, int *refused)

@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 fs_db *test_db_open(const char *tag, char *path, size_t pathlen)
@@ -65,4 +66,27 @@ fs_db *test_db_open_two_users(const char *tag, char *path, size_t pathlen, const
 		return NULL;
 	}
 	return db;
+}
+
+int test_two_users_setup(void **state, const char *tag, const char *alice_name, const char *bob_name)
+{
+	test_two_users *c = calloc(1, sizeof *c);
+	if (!c)
+		return -1;
+	c->db = test_db_open_two_users(tag, c->path, sizeof c->path, alice_name, bob_name, &c->alice, &c->bob);
+	if (!c->db) {
+		free(c);
+		return -1;
+	}
+	*state = c;
+	return 0;
+}
+
+int test_two_users_teardown(void **state)
+{
+	test_two_users *c = *state;
+	fs_db_close(c->db);
+	test_db_remove(c->path);
+	free(c);
+	return 0;
 }

@@ -23,6 +23,16 @@ fs_db *test_db_open_with_image(const char *tag, char *path, size_t pathlen, long
  * bob_name; no password). NULL on any failure (nothing left open). */
 fs_db *test_db_open_two_users(const char *tag, char *path, size_t pathlen, const char *alice_name,
 			      const char *bob_name, long long *alice, long long *bob);
+/* The cmocka fixture of test_db_open_two_users: setup puts a malloc'ed
+ * test_two_users into *state (-1 on any failure, nothing left open);
+ * teardown closes and removes the database and frees it. */
+typedef struct test_two_users {
+	fs_db *db;
+	long long alice, bob;
+	char path[128];
+} test_two_users;
+int test_two_users_setup(void **state, const char *tag, const char *alice_name, const char *bob_name);
+int test_two_users_teardown(void **state);
 /* Removes path and its -wal and -shm files (the database must be closed). */
 void test_db_remove(const char *path);
 
