@@ -113,37 +113,78 @@ typedef double v2d __attribute__((vector_size(16)));
 typedef long long v2i __attribute__((vector_size(16)));
 static const v2i mag = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL}; /* all but the sign */
 
-/* The image along the rays from (x, y): raw[k][j] at j * step along ray k,
- * j = 0..n, read with image.h's inline samplers (a call per sample was
- * most of a pass), two samples at a time; samples inside the image (the
- * last column and row excluded, where fs_image_sample repeats the edge)
- * are read without its clamping: the same values. Why per pair and not
- * per ray: a ray that crosses the border has most of its samples inside,
- * and clamping all of them was a third of the passes' cost on the paper
- * figures, whose domes lie near the border by the dozen. */
-static void sample_rays(const fs_image *img, const double *cs, const double *sn, double x, double y, double step,
-			int n, double raw[NRAYS][NMAX + 1])
+/* floor() without the libm call, for the small offsets of a ray */
+static inline int floor_int(double u)
+{
+	int i = (int)u;
+	return i - (u < i);
+}
+
+/* One bilinear sample at (xi + u, yi + v) (xi, yi whole pixels, u, v
+ * small), clamped to the image as fs_image_sample is. The point is split
+ * into its pixel and its fraction before the two are added, so that the
+ * sample does not depend on where the image's origin lies: a crop of the
+ * image (the tiled measurement, detect_domes_tiled.c) reads the same
+ * pixels with the same weights to the last bit, where x + u rounded at
+ * the magnitude of x would not (and the exact ties of flat-topped disks'
+ * plateaus then went one way on the whole image and the other on a tile). */
+static inline double sample_split(const fs_image *img, int xi, int yi, double u, double v)
+{
+	int iu = floor_int(u), iv = floor_int(v);
+	int x0 = xi + iu, y0 = yi + iv, w = img->width, h = img->height;
+	double fx = u - iu, fy = v - iv;
+	const float *d = img->data;
+	if (x0 < 0) {
+		x0 = 0;
+		fx = 0;
+	} else if (x0 >= w - 1) {
+		x0 = w - 1;
+		fx = 0;
+	}
+	if (y0 < 0) {
+		y0 = 0;
+		fy = 0;
+	} else if (y0 >= h - 1) {
+		y0 = h - 1;
+		fy = 0;
+	}
+	int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+	return fs_image_bilinear(d[(size_t)y0 * w + x0], d[(size_t)y0 * w + x1], d[(size_t)y1 * w + x0],
+				 d[(size_t)y1 * w + x1], fx, fy);
+}
+
+/* The image along the rays from (xi + x, yi + y) (xi, yi whole pixels, x,
+ * y the point's fraction of them, see measure()): raw[k][j] at j * step
+ * along ray k, j = 0..n, two samples at a time, each split into pixel and
+ * fraction (sample_split); samples inside the image (the last column and
+ * row excluded, where fs_image_sample repeats the edge) are read without
+ * its clamping: the same values. Why per pair and not per ray: a ray that
+ * crosses the border has most of its samples inside, and clamping all of
+ * them was a third of the passes' cost on the paper figures, whose domes
+ * lie near the border by the dozen. */
+static void sample_rays(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
+			double step, int n, double raw[NRAYS][NMAX + 1])
 {
 	double reach = n * step;
 	const float *d = img->data;
 	int w = img->width, h = img->height;
-	double xe = w - 1, ye = h - 1;
-	int inside = x - reach >= 0 && y - reach >= 0 && x + reach < xe && y + reach < ye;
+	int inside = xi + x - reach >= 0 && yi + y - reach >= 0 && xi + x + reach < w - 1 && yi + y + reach < h - 1;
 	v2d one = {1, 1};
 	for (int k = 0; k < NRAYS; k++) {
 		v2d C = {cs[k], cs[k]}, S = {sn[k], sn[k]}, X = {x, x}, Y = {y, y}, st = {step, step};
 		int j = 0;
 		for (; j + 1 <= n; j += 2) {
 			v2d jj = {j, j + 1};
-			v2d px = X + C * jj * st, py = Y + S * jj * st;
-			if (!inside && !(px[0] >= 0 && px[1] >= 0 && py[0] >= 0 && py[1] >= 0 && px[0] < xe &&
-					 px[1] < xe && py[0] < ye && py[1] < ye)) {
-				raw[k][j] = fs_image_sample_clamped(img, px[0], py[0]);
-				raw[k][j + 1] = fs_image_sample_clamped(img, px[1], py[1]);
+			v2d pu = X + C * jj * st, pv = Y + S * jj * st;
+			int ua = floor_int(pu[0]), ub = floor_int(pu[1]), va = floor_int(pv[0]), vb = floor_int(pv[1]);
+			int xa = xi + ua, xb = xi + ub, ya = yi + va, yb = yi + vb;
+			if (!inside && !(xa >= 0 && xb >= 0 && ya >= 0 && yb >= 0 && xa < w - 1 && xb < w - 1 &&
+					 ya < h - 1 && yb < h - 1)) {
+				raw[k][j] = sample_split(img, xi, yi, pu[0], pv[0]);
+				raw[k][j + 1] = sample_split(img, xi, yi, pu[1], pv[1]);
 				continue;
 			}
-			int xa = (int)px[0], xb = (int)px[1], ya = (int)py[0], yb = (int)py[1];
-			v2d fx = px - (v2d){xa, xb}, fy = py - (v2d){ya, yb};
+			v2d fx = pu - (v2d){ua, ub}, fy = pv - (v2d){va, vb};
 			const float *p = d + (size_t)ya * w + xa, *r = d + (size_t)yb * w + xb;
 			v2d p00 = {p[0], r[0]}, p01 = {p[1], r[1]}, p10 = {p[w], r[w]}, p11 = {p[w + 1], r[w + 1]};
 			v2d a = p00 * (one - fx) + p01 * fx;
@@ -153,7 +194,7 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 			raw[k][j + 1] = o[1];
 		}
 		for (; j <= n; j++)
-			raw[k][j] = fs_image_sample_clamped(img, x + cs[k] * j * step, y + sn[k] * j * step);
+			raw[k][j] = sample_split(img, xi, yi, x + cs[k] * j * step, y + sn[k] * j * step);
 	}
 }
 
@@ -200,11 +241,12 @@ static void smooth_ray(const double *t, int n, const double *kern, int kr, doubl
 	}
 }
 
-/* One pass from (x, y): edge radius per ray (rad), the fitted centre and
- * the quality. Returns -1 when the image is flat around (x, y). */
-static int pass(const fs_image *img, const double *cs, const double *sn, double x, double y, double rmin,
-		double rmax, double smooth, int outer, double blur, double sw, double *rad, double *ncx, double *ncy,
-		double *quality, double *kappa)
+/* One pass from (xi + x, yi + y): edge radius per ray (rad), the fitted
+ * centre (relative to xi, yi as x, y are) and the quality. Returns -1 when
+ * the image is flat around the point. */
+static int pass(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
+		double rmin, double rmax, double smooth, int outer, double blur, double sw, double *rad, double *ncx,
+		double *ncy, double *quality, double *kappa)
 {
 	double reach = 1.3 * rmax;
 	double step = fmax(0.35, reach / (NMAX - 2));
@@ -232,7 +274,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, double 
 			kern[i] /= ks;
 	}
 	double raw[NRAYS][NMAX + 1];
-	sample_rays(img, cs, sn, x, y, step, n, raw);
+	sample_rays(img, cs, sn, xi, yi, x, y, step, n, raw);
 	for (int k = 0; k < NRAYS; k++) {
 		double v[NMAX + 1];
 		if (!kr) {
@@ -441,7 +483,11 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	    y > img->height - 1)
 		return -1;
 	double rad[NRAYS];
-	double cx = x, cy = y, q = 0;
+	/* The passes work relative to the start's pixel (xi, yi): the same
+	 * arithmetic wherever the image's origin lies, so a crop of it reads
+	 * the same base to the last bit (sample_split) */
+	int xi = (int)floor(x), yi = (int)floor(y);
+	double cx = x - xi, cy = y - yi, q = 0;
 	/* the ray directions, once for the passes */
 	double cs[NRAYS], sn[NRAYS];
 	for (int k = 0; k < NRAYS; k++) {
@@ -453,17 +499,19 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	 * fitted centre, the outermost strong one. */
 	for (int it = 0; it < 3; it++) {
 		double nx, ny;
-		if (pass(img, cs, sn, cx, cy, rmin, rmax, smooth, it > 0, di ? di->blur : 0, sw, rad, &nx, &ny, &q,
-			 kappa))
+		if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, di ? di->blur : 0, sw, rad, &nx, &ny,
+			 &q, kappa))
 			return -1;
 		double shift = hypot(nx - cx, ny - cy);
-		if (nx < 0 || ny < 0 || nx > img->width - 1 || ny > img->height - 1)
+		if (xi + nx < 0 || yi + ny < 0 || xi + nx > img->width - 1 || yi + ny > img->height - 1)
 			break;
 		cx = nx;
 		cy = ny;
 		if (shift < 0.25 && it > 0)
 			break;
 	}
+	cx += xi;
+	cy += yi;
 	/* the polygon of edge points (about the centre the rays started from) */
 	double ex[NRAYS], ey[NRAYS];
 	for (int k = 0; k < NRAYS; k++) {
