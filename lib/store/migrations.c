@@ -332,6 +332,11 @@ const char *const fs_migrations[] = {
 	"  tubercles BLOB NOT NULL,"
 	"  edges BLOB NOT NULL"
 	");",
+	/* 12: the memory an agent run on a large image is expected to take
+	 * (issue 15): counted with the heavy jobs' against the site's budget,
+	 * both ways (agent_runs.h, jobs.h); 0 for an image small enough to
+	 * extract synchronously */
+	"ALTER TABLE agent_runs ADD COLUMN mem_bytes INTEGER NOT NULL DEFAULT 0;",
 };
 
 const int fs_migrations_count = (int)(sizeof fs_migrations / sizeof fs_migrations[0]);
