@@ -165,6 +165,21 @@ long long fs_job_extract_memory_estimate_for(const fs_image_rec *im, fs_method m
 					      fs_measurement_get_rule());
 }
 
+/* What an agent session holds besides an extraction's peak: a row of
+ * evidence tiles (21 of about 2 MB on a 10000 px wide image), the start,
+ * best and judged sets of a 100 MP image's 72,000 tubercles (each about
+ * 9 MB as a list) and the screenshots. */
+#define AGENT_EXTRA_BYTES (64LL << 20)
+
+long long fs_job_agent_memory_estimate_for(const fs_config *cfg, const fs_image_rec *im)
+{
+	long long pixels = (long long)im->width * im->height;
+	if (pixels <= cfg->sync_max_pixels)
+		return 0;
+	return fs_job_extract_memory_estimate_for(im, FS_METHOD_AUTO) +
+	       AGENT_EXTRA_BYTES * (100 + FS_JOB_MEMORY_MARGIN_PCT) / 100;
+}
+
 int fs_job_launch(fs_app *app, const fs_job_rec *job, char *err, size_t errlen)
 {
 	char exe[1200], dir[1200], logp[1300];

@@ -39,6 +39,15 @@ long long fs_job_extract_memory_estimate(long long pixels, int sample_bytes, fs_
  * with (the server's measurement_rule): what admission control checks. */
 long long fs_job_extract_memory_estimate_for(const fs_image_rec *im, fs_method method);
 
+/* Bytes an agent run on the image is expected to take at its peak, 0 when
+ * the image is small enough to extract synchronously (sync_max_pixels:
+ * not counted, as small extractions are not). The session holds the
+ * compact working image and runs extractions in its own process (the
+ * optimiser; the editor on an empty set): an auto extraction's estimate
+ * under the server's rule, plus the evidence's blurred tiles (a row of
+ * them, blur_tiles.h) and the sets it keeps. */
+long long fs_job_agent_memory_estimate_for(const fs_config *cfg, const fs_image_rec *im);
+
 /* Starts the worker of an admitted (starting) job: 0, or -1 with err (the
  * job is then failed with that message). */
 int fs_job_launch(fs_app *app, const fs_job_rec *job, char *err, size_t errlen);

@@ -26,6 +26,7 @@
 #include "base/base.h"
 #include "app/worker_spawn.h"
 #include "app/app.h"
+#include "app/job_control.h"
 #include "agent/agent.h"
 #include "analysis/analysis.h"
 #include "routes/routes.h"
@@ -293,7 +294,8 @@ static int start_run(fs_req *r, fs_resp *w, int kind)
 	}
 
 	long long image_id = v[F_IMAGE].i, set_id = v[F_SET].i;
-	rc = fs_image_check_access(r->app->db, image_id, &r->user, FS_ACCESS_READ, NULL);
+	fs_image_rec im;
+	rc = fs_image_check_access(r->app->db, image_id, &r->user, FS_ACCESS_READ, &im);
 	if (rc == FS_DB_NOTFOUND || rc == FS_DB_FORBIDDEN) {
 		fs_resp_error(r, w, 404, "no such image");
 		return 0;
@@ -333,9 +335,26 @@ static int start_run(fs_req *r, fs_resp *w, int kind)
 	run->user_id = r->user.id;
 	run->image_id = image_id;
 	run->set_id = set_id;
-	fs_agent_run_limits lim = {c->agent_max_runs_per_user, c->agent_max_runs_total};
+	fs_agent_run_limits lim = {c->agent_max_runs_per_user, c->agent_max_runs_total, 0};
+	/* a large image: the run takes its share of the heavy jobs' memory
+	 * (issue 15), admitted like a job */
+	fs_job_limits jl;
+	fs_job_limits_from_config(c, &jl);
+	lim.mem_budget = jl.mem_budget;
+	run->mem_bytes = fs_job_agent_memory_estimate_for(c, &im);
 	int refused = 0;
 	rc = fs_agent_run_create(r->app->db, run, &lim, &refused, err, sizeof err);
+	if (rc == FS_DB_CONSTRAINT && refused == FS_AGENT_LIMIT_TOO_BIG) {
+		fs_resp_error(r, w, 413, "%s", err);
+		rc = 0;
+		goto out;
+	}
+	if (rc == FS_DB_CONSTRAINT && refused == FS_AGENT_LIMIT_MEMORY) {
+		fs_resp_header(w, "Retry-After", "%d", fs_job_retry_after(r->app->db, r->user.id));
+		fs_resp_error(r, w, 503, "%s", err);
+		rc = 0;
+		goto out;
+	}
 	if (rc == FS_DB_CONSTRAINT && refused) {
 		fs_resp_error(r, w, 429, "%s", err);
 		rc = 0;

@@ -260,3 +260,43 @@ int fs_agent_evidenced(fs_agent_sess *s, const fs_tubercle *t)
 	m->v = ev.ok ? 1 : -1;
 	return ev.ok;
 }
+
+typedef struct warm_key {
+	long tile;
+	size_t i;
+} warm_key;
+
+static int cmp_warm(const void *a, const void *b)
+{
+	const warm_key *p = a, *q = b;
+	if (p->tile != q->tile)
+		return p->tile < q->tile ? -1 : 1;
+	return (p->i > q->i) - (p->i < q->i);
+}
+
+void fs_agent_evidence_warm(fs_agent_sess *s, const fs_tubercle_list *t, const unsigned char *want)
+{
+	/* a small image is blurred whole: the order costs nothing there */
+	if ((long long)s->img->width * s->img->height <= FS_BLUR_TILES_WHOLE_MAX)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		n += !want || want[i];
+	/* the reference is made where the caller's first verdict would make it */
+	if (!n || reference(s))
+		return;
+	warm_key *k = malloc(n * sizeof *k);
+	if (!k)
+		return; /* the caller's loop judges them in its own order */
+	n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (!want || want[i]) {
+			const fs_tubercle *a = &t->items[i];
+			k[n].tile = fs_blur_tiles_index(s->ev_blur, a->centroid_x, a->centroid_y);
+			k[n++].i = i;
+		}
+	qsort(k, n, sizeof *k, cmp_warm);
+	for (size_t j = 0; j < n; j++)
+		fs_agent_evidenced(s, &t->items[k[j].i]);
+	free(k);
+}

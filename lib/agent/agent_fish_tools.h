@@ -200,6 +200,13 @@ int fs_agent_evidence_at(fs_agent_sess *s, double x, double y, fs_agent_evidence
  * renumbered tubercle is measured again): 1 shown by the image, 0 not;
  * 1 too when there is no reference to judge by. */
 int fs_agent_evidenced(fs_agent_sess *s, const fs_tubercle *t);
+/* fs_agent_evidenced for the tubercles of t with want[i] set, in the order
+ * of the evidence's tiles (blur_tiles.h), so that a sweep over a large
+ * image's set blurs each tile about once whatever the set's order; the
+ * verdicts are remembered, so the caller's own loop then finds them. The
+ * verdicts do not depend on the order. Nothing is done on an image blurred
+ * whole (up to FS_BLUR_TILES_WHOLE_MAX pixels) or when nothing is wanted. */
+void fs_agent_evidence_warm(fs_agent_sess *s, const fs_tubercle_list *t, const unsigned char *want);
 
 /* Replaces the set with tubercles t (ids renumbered 1..n), connected by the
  * auto-connect method, and params when given; one journal step of kind. */

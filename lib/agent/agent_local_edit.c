@@ -168,7 +168,20 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 		goto out;
 	/* off-lattice tubercles, duplicates and tubercles the image does not
 	 * show (the image is judged inside the scale region only: outside it
-	 * there is no scale to show one) */
+	 * there is no scale to show one); the verdicts the loop asks for are
+	 * made first in the evidence's tile order (fs_agent_evidence_warm) */
+	unsigned char *want = malloc(t->n ? t->n : 1);
+	if (want) {
+		for (size_t i = 0; i < t->n; i++) {
+			const fs_tubercle *a = &t->items[i];
+			int who;
+			double d = grid_nearest(&g, t, a->centroid_x, a->centroid_y, (int)i, 2, &who);
+			want[i] = !(d > 1.5 * pitch) && !(d < 0.5 * pitch && who >= 0 && t->items[who].id < a->id) &&
+				  fs_scale_region_contains(&s->region, a->centroid_x, a->centroid_y);
+		}
+		fs_agent_evidence_warm(s, t, want);
+		free(want);
+	}
 	for (size_t i = 0; i < t->n; i++) {
 		const fs_tubercle *a = &t->items[i];
 		fs_agent_evidence ev;

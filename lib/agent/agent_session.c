@@ -102,6 +102,17 @@ static double supported_coverage(fs_agent_sess *s, const fs_edge_list *e)
 		goto out;
 	for (int i = 0; i < gw * gh; i++)
 		head[i] = -1;
+	/* the verdicts the loop below asks for, first in the evidence's tile
+	 * order (a large image's set is in no spatial order) */
+	unsigned char *want = malloc(s->t.n ? s->t.n : 1);
+	if (want) {
+		for (size_t k = 0; k < s->t.n; k++) {
+			int cx = (int)(s->t.items[k].centroid_x / reach), cy = (int)(s->t.items[k].centroid_y / reach);
+			want[k] = !(deg[k] < 2 || cx < 0 || cy < 0 || cx >= gw || cy >= gh);
+		}
+		fs_agent_evidence_warm(s, &s->t, want);
+		free(want);
+	}
 	for (size_t k = 0; k < s->t.n; k++) {
 		int cx = (int)(s->t.items[k].centroid_x / reach), cy = (int)(s->t.items[k].centroid_y / reach);
 		if (deg[k] < 2 || cx < 0 || cy < 0 || cx >= gw || cy >= gh ||

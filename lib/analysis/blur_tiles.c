@@ -120,6 +120,15 @@ const fs_image *fs_blur_tiles_at(fs_blur_tiles *bt, double x, double y, int *ox,
 	return t->img;
 }
 
+long fs_blur_tiles_index(const fs_blur_tiles *bt, double x, double y)
+{
+	if (!bt || bt->whole)
+		return 0;
+	int tx = x > 0 ? (int)x / bt->core : 0, ty = y > 0 ? (int)y / bt->core : 0;
+	long ntx = (bt->src->width + bt->core - 1) / bt->core;
+	return (long)ty * ntx + tx;
+}
+
 int fs_blur_tiles_whole(const fs_blur_tiles *bt)
 {
 	return bt && bt->whole;

@@ -54,6 +54,9 @@ fs_blur_tiles *fs_blur_tiles_new(const fs_image *src, double sigma, int halo, lo
 const fs_image *fs_blur_tiles_at(fs_blur_tiles *bt, double x, double y, int *ox, int *oy, char *err,
 				 size_t errlen);
 
+/* The index of (x, y)'s tile (row by row; 0 when blurred whole): callers
+ * with many points visit them in this order. */
+long fs_blur_tiles_index(const fs_blur_tiles *bt, double x, double y);
 /* 1 when the image is blurred whole (one tile at origin 0, 0). */
 int fs_blur_tiles_whole(const fs_blur_tiles *bt);
 /* Bytes of blurred pixels held now, tiles blurred so far and tiles kept at

@@ -190,8 +190,8 @@ int fs_agent_runs_active_on_set(fs_db *db, long long set_id, long long *run_id)
 static int insert_run(fs_db *db, fs_agent_run_rec *run)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO agent_runs (kind, user_id, image_id, set_id, provider, "
-					  "model, options, state, started_at, run_dir) "
-					  "VALUES (?, ?, ?, ?, ?, ?, ?, 'starting', ?, ?)");
+					  "model, options, state, started_at, run_dir, mem_bytes) "
+					  "VALUES (?, ?, ?, ?, ?, ?, ?, 'starting', ?, ?, ?)");
 	if (!st)
 		return FS_DB_ERROR;
 	fs_bind b = fs_bind_start(db, st);
@@ -207,6 +207,7 @@ static int insert_run(fs_db *db, fs_agent_run_rec *run)
 	fs_bind_text(&b, 7, run->options[0] ? run->options : "{}", -1, SQLITE_TRANSIENT);
 	fs_bind_double(&b, 8, run->started_at);
 	fs_bind_text(&b, 9, run->run_dir, -1, SQLITE_TRANSIENT);
+	fs_bind_int64(&b, 10, run->mem_bytes > 0 ? run->mem_bytes : 0);
 	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
 	if (!rc) {
@@ -214,6 +215,35 @@ static int insert_run(fs_db *db, fs_agent_run_rec *run)
 		snprintf(run->state, sizeof run->state, "starting");
 	}
 	return rc;
+}
+
+int fs_agent_runs_active_memory(fs_db *db, long long *bytes)
+{
+	*bytes = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT coalesce(sum(mem_bytes), 0) FROM agent_runs "
+					  "WHERE state IN ('starting', 'running')");
+	if (!st)
+		return FS_DB_ERROR;
+	int src = sqlite3_step(st);
+	if (src == SQLITE_ROW)
+		*bytes = sqlite3_column_int64(st, 0);
+	fs_db_done(st);
+	return src == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(src);
+}
+
+/* The heavy jobs' expected memory now (jobs.h's active states). */
+static int jobs_active_memory(fs_db *db, long long *bytes)
+{
+	*bytes = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT coalesce(sum(mem_bytes), 0) FROM jobs "
+					  "WHERE state IN ('starting', 'running')");
+	if (!st)
+		return FS_DB_ERROR;
+	int src = sqlite3_step(st);
+	if (src == SQLITE_ROW)
+		*bytes = sqlite3_column_int64(st, 0);
+	fs_db_done(st);
+	return src == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(src);
 }
 
 int fs_agent_run_create(fs_db *db, fs_agent_run_rec *run, const fs_agent_run_limits *lim, int *refused, char *err,
@@ -244,6 +274,28 @@ int fs_agent_run_create(fs_db *db, fs_agent_run_rec *run, const fs_agent_run_lim
 			 lim->max_total);
 		rc = FS_DB_CONSTRAINT;
 		goto fail;
+	}
+	if (lim && lim->mem_budget > 0 && run->mem_bytes > 0) {
+		/* a run on a large image holds its image and runs extractions in
+		 * its own process: it takes its share of the heavy jobs' memory
+		 * (in the same transaction as the jobs' admission takes theirs) */
+		long long jobs = 0, runs = 0;
+		if ((rc = jobs_active_memory(db, &jobs)) || (rc = fs_agent_runs_active_memory(db, &runs))) {
+			snprintf(err, errlen, "cannot count the memory in use: %s", fs_db_errmsg(db));
+			goto fail;
+		}
+		if (run->mem_bytes > lim->mem_budget || jobs + runs + run->mem_bytes > lim->mem_budget) {
+			*refused = run->mem_bytes > lim->mem_budget ? FS_AGENT_LIMIT_TOO_BIG : FS_AGENT_LIMIT_MEMORY;
+			snprintf(err, errlen,
+				 run->mem_bytes > lim->mem_budget
+					 ? "this image is too large for an agent run on this server (about %.0f MB needed, "
+					   "%.0f MB allowed for heavy work)"
+					 : "the server is busy with heavy work (about %.0f MB needed, %.0f MB of its "
+					   "memory for it taken); try again later",
+				 run->mem_bytes / 1e6, (run->mem_bytes > lim->mem_budget ? lim->mem_budget : jobs + runs) / 1e6);
+			rc = FS_DB_CONSTRAINT;
+			goto fail;
+		}
 	}
 	if ((rc = insert_run(db, run))) {
 		snprintf(err, errlen, "cannot record the run: %s", fs_db_errmsg(db));

@@ -51,15 +51,30 @@ typedef struct fs_agent_run_rec {
 	char error[512];
 	char run_dir[1024];
 	long long checkpoint_rev, checkpoint_op; /* -1 = none recorded */
+	long long mem_bytes;    /* expected peak memory on a large image, 0 = not counted (written by
+				 * fs_agent_run_create, not read back) */
 } fs_agent_run_rec;
 
 /* Refusals of fs_agent_run_create (in *refused). */
-enum { FS_AGENT_LIMIT_NONE = 0, FS_AGENT_LIMIT_USER = 1, FS_AGENT_LIMIT_TOTAL = 2 };
+enum {
+	FS_AGENT_LIMIT_NONE = 0,
+	FS_AGENT_LIMIT_USER = 1,
+	FS_AGENT_LIMIT_TOTAL = 2,
+	FS_AGENT_LIMIT_MEMORY = 3,  /* not enough of the heavy work's memory left now */
+	FS_AGENT_LIMIT_TOO_BIG = 4  /* more than the whole budget: never */
+};
 
+/* mem_budget: the heavy jobs' budget (jobs.h); a run with mem_bytes > 0
+ * starts only when it fits in it beside the active jobs and agent runs
+ * (FS_AGENT_LIMIT_MEMORY or _TOO_BIG otherwise). <= 0: memory not checked. */
 typedef struct fs_agent_run_limits {
 	int max_per_user;       /* <= 0: no limit */
 	int max_total;
+	long long mem_budget;
 } fs_agent_run_limits;
+
+/* Bytes the active agent runs are expected to take (their mem_bytes). */
+int fs_agent_runs_active_memory(fs_db *db, long long *bytes);
 
 /* 1 for starting/running. */
 int fs_agent_state_active(const char *state);

@@ -80,6 +80,11 @@ static int load_now(fs_db *db, long long user_id, int count_queued, int *site, i
 	fs_db_done(st);
 	if (rc != SQLITE_ROW)
 		return fs_db_rc_from_sqlite(rc);
+	/* agent runs on large images share the budget (agent_runs.h) */
+	long long runs = 0;
+	if ((rc = fs_agent_runs_active_memory(db, &runs)))
+		return rc;
+	*mem += runs;
 	if (count_queued) {
 		st = fs_db_stmt(db, "SELECT count(*) FROM jobs WHERE state = 'queued' AND user_id = ?");
 		if (!st)

@@ -9,7 +9,8 @@
  *
  * Admission: at most max_running jobs are starting or running on the site,
  * at most one per user, and the memory they are expected to take (mem_bytes,
- * estimated from the pixel count before anything is loaded) stays within
+ * estimated from the pixel count before anything is loaded), with that of
+ * the active agent runs on large images (agent_runs.h), stays within
  * mem_budget. A request that wants to start at once is refused when that
  * does not hold (see fs_job_start); a batch's jobs wait as queued and
  * fs_job_claim_next admits them in order as slots free up. Admission and

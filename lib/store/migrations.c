@@ -368,6 +368,11 @@ const char *const fs_migrations[] = {
 	"  UPDATE blobs SET refs = refs + 1 WHERE id = new.diff_blob; END;"
 	"CREATE TRIGGER set_ops_blob_del AFTER DELETE ON set_ops WHEN old.diff_blob IS NOT NULL BEGIN"
 	"  UPDATE blobs SET refs = refs - 1 WHERE id = old.diff_blob; END;",
+	/* 13: the memory an agent run on a large image is expected to take
+	 * (issue 15): counted with the heavy jobs' against the site's budget,
+	 * both ways (agent_runs.h, jobs.h); 0 for an image small enough to
+	 * extract synchronously */
+	"ALTER TABLE agent_runs ADD COLUMN mem_bytes INTEGER NOT NULL DEFAULT 0;",
 };
 
 const int fs_migrations_count = (int)(sizeof fs_migrations / sizeof fs_migrations[0]);

@@ -231,7 +231,14 @@ static void large_image_editor_is_bounded_and_edits_correctly(void **state)
 	assert_true(removed >= 0.8 * n_false);
 	assert_true(lost + wrong <= 0.02 * n_true);
 	assert_int_equal(outside, 0);
+#if defined(__SANITIZE_ADDRESS__)
+	/* AddressSanitizer keeps freed blocks resident (its quarantine) and
+	 * adds its shadow: the peak says nothing there (the plain build's run
+	 * of this test holds the bound) */
+	printf("# (peak not checked under AddressSanitizer)\n");
+#else
 	assert_true(peak_mb < PEAK_BOUND_MB);
+#endif
 	fs_tubercle_list_free(&t);
 	fs_tubercle_list_free(&after);
 	fs_scale_region_free(&reg);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "store/agent_runs.h"
+#include "store/jobs.h"
 #include "app/worker_spawn.h"
 #include "store/db.h"
 #include "test_db.h"
@@ -40,9 +41,11 @@ static int teardown(void **state)
 	return test_two_users_teardown(state);
 }
 
-static int new_run(ctx *c, long long user, const fs_agent_run_limits *lim, long long *id, int *refused)
+static int new_run_mem(ctx *c, long long user, const fs_agent_run_limits *lim, long long mem, long long *id,
+		       int *refused)
 {
 	fs_agent_run_rec *r = calloc(1, sizeof *r);
+	r->mem_bytes = mem;
 	char err[256];
 	snprintf(r->kind, sizeof r->kind, "edit");
 	snprintf(r->provider, sizeof r->provider, "local");
@@ -56,6 +59,50 @@ static int new_run(ctx *c, long long user, const fs_agent_run_limits *lim, long 
 		*refused = ref;
 	free(r);
 	return rc;
+}
+
+static int new_run(ctx *c, long long user, const fs_agent_run_limits *lim, long long *id, int *refused)
+{
+	return new_run_mem(c, user, lim, 0, id, refused);
+}
+
+/* issue 15 (h22b): runs on large images take their share of the heavy
+ * jobs' memory budget, beside the jobs, both ways; runs on small images
+ * (mem_bytes 0) are not counted. */
+static void runs_on_large_images_share_the_jobs_memory(void **state)
+{
+	ctx *c = *state;
+	fs_agent_run_limits lim = {5, 10, 1000};
+	long long id;
+	int refused;
+	assert_int_equal(new_run_mem(c, c->alice, &lim, 600, &id, &refused), 0);
+	assert_int_equal(new_run_mem(c, c->bob, &lim, 600, NULL, &refused), FS_DB_CONSTRAINT);
+	assert_int_equal(refused, FS_AGENT_LIMIT_MEMORY);
+	/* more than the whole budget: never */
+	assert_int_equal(new_run_mem(c, c->bob, &lim, 1001, NULL, &refused), FS_DB_CONSTRAINT);
+	assert_int_equal(refused, FS_AGENT_LIMIT_TOO_BIG);
+	/* a small image's run is not counted */
+	assert_int_equal(new_run_mem(c, c->bob, &lim, 0, NULL, &refused), 0);
+	long long mem = 0;
+	assert_int_equal(fs_agent_runs_active_memory(c->db, &mem), 0);
+	assert_int_equal(mem, 600);
+	/* a heavy job sees the run's memory */
+	fs_job_limits jl = {.max_running = 5, .mem_budget = 1000};
+	fs_job_rec *j = calloc(1, sizeof *j);
+	assert_non_null(j);
+	snprintf(j->kind, sizeof j->kind, "extract");
+	snprintf(j->params, sizeof j->params, "{}");
+	j->user_id = c->bob;
+	j->mem_bytes = 600;
+	assert_int_equal(fs_job_create(c->db, j, 1, &jl, &refused), 0);
+	assert_int_equal(refused, FS_JOB_REFUSED_MEMORY);
+	/* the run ends: the job fits, and then a run does not */
+	assert_int_equal(fs_agent_run_finish(c->db, id, "completed", "plateau_detected", NULL, NULL), 0);
+	assert_int_equal(fs_job_create(c->db, j, 1, &jl, &refused), 0);
+	assert_int_equal(refused, FS_JOB_OK);
+	assert_int_equal(new_run_mem(c, c->alice, &lim, 600, NULL, &refused), FS_DB_CONSTRAINT);
+	assert_int_equal(refused, FS_AGENT_LIMIT_MEMORY);
+	free(j);
 }
 
 /* A pid that certainly belonged to a process that has exited and been reaped. */
@@ -101,7 +148,7 @@ static void get_unknown_run_is_notfound(void **state)
 static void second_run_of_a_user_over_the_limit_is_refused(void **state)
 {
 	ctx *c = *state;
-	fs_agent_run_limits lim = {1, 10};
+	fs_agent_run_limits lim = {1, 10, 0};
 	long long id;
 	int refused;
 	/* starting, no pid yet, within the grace time: counts as active */
@@ -116,7 +163,7 @@ static void second_run_of_a_user_over_the_limit_is_refused(void **state)
 static void run_over_the_total_limit_is_refused(void **state)
 {
 	ctx *c = *state;
-	fs_agent_run_limits lim = {5, 2};
+	fs_agent_run_limits lim = {5, 2, 0};
 	int refused;
 	assert_int_equal(new_run(c, c->alice, &lim, NULL, &refused), 0);
 	assert_int_equal(new_run(c, c->bob, &lim, NULL, &refused), 0);
@@ -127,7 +174,7 @@ static void run_over_the_total_limit_is_refused(void **state)
 static void finished_runs_do_not_count_against_the_limit(void **state)
 {
 	ctx *c = *state;
-	fs_agent_run_limits lim = {1, 1};
+	fs_agent_run_limits lim = {1, 1, 0};
 	long long id;
 	int refused;
 	assert_int_equal(new_run(c, c->alice, &lim, &id, &refused), 0);
@@ -225,7 +272,7 @@ static void starting_run_without_pid_fails_only_after_the_grace_time(void **stat
 static void dead_runs_free_their_slot_for_a_new_start(void **state)
 {
 	ctx *c = *state;
-	fs_agent_run_limits lim = {1, 1};
+	fs_agent_run_limits lim = {1, 1, 0};
 	long long id;
 	int refused;
 	assert_int_equal(new_run(c, c->alice, &lim, &id, &refused), 0);
@@ -437,6 +484,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(get_unknown_run_is_notfound, setup, teardown),
 		cmocka_unit_test_setup_teardown(second_run_of_a_user_over_the_limit_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(run_over_the_total_limit_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(runs_on_large_images_share_the_jobs_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(finished_runs_do_not_count_against_the_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(final_state_is_written_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(run_with_a_dead_pid_is_reported_failed, setup, teardown),
