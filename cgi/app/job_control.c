@@ -75,10 +75,8 @@ int fs_job_sample_bytes(int bit_depth, int channels)
  * detect_cand_domes.h): what it adds to the outline rule is its
  * per-tubercle work, 60-70 MB on 25 and 100 MP at the usual pitch and
  * 96 MB on 100 MP at the fine one (auto's outline rule there: 349 MB since
- * its own candidates went tile by tile), 1 byte a pixel over auto's. With
- * lattice the candidates at a fine pitch are still three full-size float
- * images (the smoothed image, the votes' sum, the template's
- * correlation): 8.2 bytes a pixel over auto's, h21c's 1379 MB on 100 MP.
+ * its own candidates went tile by tile), 1 byte a pixel over auto's; the
+ * lattice method's, tile by tile too, peaked at 380 MB there.
  * On an image of at most four default tiles the dome rule runs whole
  * (detect.c): 157 MB on 2048 x 2048 at the fine pitch (87 at the usual),
  * DOME_WHOLE_BYTES_PER_PIXEL below.
@@ -102,9 +100,8 @@ static const peak_cost costs[] = {
 	[FS_METHOD_LATTICE] = {18, 5.54, 7.54},
 };
 /* the dome rule's on top of the method's (auto's dome - outline rule):
- * auto's candidates tile by tile; the other methods keep h21c's figure
- * (lattice's candidates whole at a fine pitch; log, dog and ellipse not
- * measured under the dome rule) */
+ * auto's and lattice's candidates tile by tile; log, dog and ellipse keep
+ * h21c's figure (not measured under the dome rule) */
 static const peak_cost dome_extra = {5, 1.0, 1.0};
 static const peak_cost dome_extra_whole_candidates = {5, 8.2, 8.2};
 
@@ -148,7 +145,9 @@ long long fs_job_extract_memory_estimate(long long pixels, int sample_bytes, fs_
 			bpp = whole + sample_bytes - 1;
 	}
 	if (rule == FS_RULE_DOME) {
-		const peak_cost *d = method == FS_METHOD_AUTO ? &dome_extra : &dome_extra_whole_candidates;
+		const peak_cost *d = method == FS_METHOD_AUTO || method == FS_METHOD_LATTICE
+					     ? &dome_extra
+					     : &dome_extra_whole_candidates;
 		base += d->base_mb * 1e6;
 		bpp += cost_bpp(d, sample_bytes);
 		if (pixels <= 4 * tile * tile && DOME_WHOLE_BYTES_PER_PIXEL + sample_bytes - 1 > bpp)

@@ -51,8 +51,8 @@ static const measured_peak peaks[] = {
 	/* the dome rule tile by tile, its candidates too (h22f; h21c's
 	 * whole candidates: 1379; whole-image before: 7963) */
 	{FS_METHOD_AUTO, FS_RULE_DOME, 1, MP100, 445},	   {FS_METHOD_AUTO, FS_RULE_DOME, 1, MP25, 136},
-	/* lattice's dome candidates at the fine pitch are still whole (h21c) */
-	{FS_METHOD_LATTICE, FS_RULE_DOME, 1, MP100, 1379},
+	/* lattice's dome candidates tile by tile too (h22f) */
+	{FS_METHOD_LATTICE, FS_RULE_DOME, 1, MP100, 380},
 	/* 2048 x 2048 (four default tiles: the dome rule whole), fine and
 	 * usual pitch */
 	{FS_METHOD_AUTO, FS_RULE_DOME, 1, MP4, 157},	   {FS_METHOD_AUTO, FS_RULE_DOME, 1, MP4, 87},
@@ -73,9 +73,8 @@ static void every_measured_peak_is_covered_with_the_margin(void **state)
 			fail_msg("below the measured peak and its margin: %s", what);
 		/* the estimate is the fine pitch's (a job does not know the
 		 * pitch): auto's peak there is 2.7 times the usual pitch's, the
-		 * dome rule's 1.6 times (with lattice, whose candidates are
-		 * full-size there, 5.0 times) */
-		double over = m->rule == FS_RULE_DOME && m->method == FS_METHOD_LATTICE ? 7 : 4;
+		 * dome rule's 1.6 times */
+		double over = 4;
 		if (est > peak * over)
 			fail_msg("more than %.0f times the measured peak: %s", over, what);
 	}
@@ -114,9 +113,9 @@ static void rule_and_sample_size_cost_more(void **state)
 		assert_true(e1 < e2 && e2 < e4);
 		/* a float sample takes at least its 4 bytes more than none */
 		assert_true(e4 - e1 >= 3 * px);
-		/* auto's dome candidates tile by tile add about a byte a
-		 * pixel, the others' whole ones 8 */
-		long long dome_more = m[i] == FS_METHOD_AUTO ? px / 2 : 5 * px;
+		/* auto's and lattice's dome candidates tile by tile add about
+		 * a byte a pixel; log, dog and ellipse keep h21c's 8 */
+		long long dome_more = m[i] == FS_METHOD_AUTO || m[i] == FS_METHOD_LATTICE ? px / 2 : 5 * px;
 		assert_true(fs_job_extract_memory_estimate(px, 1, m[i], FS_RULE_DOME) > e1 + dome_more);
 	}
 	/* still more for more pixels */
