@@ -5,7 +5,10 @@ gaps" everywhere and "Fill gaps on the left edge 45%" on two copies of the
 same extraction. The restricted run adds exactly the unrestricted run's
 additions that lie in the area asked for (the same lattice plan, filtered),
 at least one, not all of them, and every addition of both runs lies inside
-the image's scale region. Each rule has its own site, so `make test` checks
+the image's scale region. So that the figure has gaps on both sides whatever
+a rule's extraction finds, both copies first lose the same two interior
+tubercles (the most connected one left of the limit and one right of it):
+the restricted run must put a tubercle back near the left one's centre. Each rule has its own site, so `make test` checks
 the dome rule too."""
 import os
 
@@ -45,6 +48,33 @@ def extracted_copy(c, image_id, n):
     return s["id"]
 
 
+def interior_pair(c, sid, limit):
+    """The centres of the most connected tubercle left of 0.8 x limit and
+    right of 1.2 x limit (ties by position), and the median centre distance."""
+    s = c.api("GET", "/api/sets/%d" % sid).json()
+    degree = {}
+    for e in s["edges"]:
+        for k in ("id1", "id2"):
+            degree[e[k]] = degree.get(e[k], 0) + 1
+    dists = sorted(e["center_distance_px"] for e in s["edges"])
+    assert dists, s["set"]
+    pts = [(-degree.get(t["id"], 0), t["centroid_x"], t["centroid_y"]) for t in s["tubercles"]]
+    left = min(p for p in pts if p[1] <= 0.8 * limit)
+    right = min(p for p in pts if p[1] >= 1.2 * limit)
+    assert left[0] <= -5 and right[0] <= -5, (left, right)
+    return [(left[1], left[2]), (right[1], right[2])], dists[len(dists) // 2]
+
+
+def punch(c, sid, centres):
+    """Deletes the tubercles at these centres (one undoable step)."""
+    s = c.api("GET", "/api/sets/%d" % sid).json()
+    ids = [t["id"] for t in s["tubercles"]
+           if any(abs(t["centroid_x"] - x) < 0.01 and abs(t["centroid_y"] - y) < 0.01 for x, y in centres)]
+    assert len(ids) == len(centres), (ids, centres)
+    r = c.api("POST", "/api/sets/%d/delete" % sid, {"revision": s["set"]["revision"], "tubercles": ids})
+    assert r.status == 200, r.text
+
+
 def chat(c, image_id, sid, instruction):
     """Runs the local chat; the ids and centres of the tubercles it added."""
     before = {t["id"] for t in c.api("GET", "/api/sets/%d" % sid).json()["tubercles"]}
@@ -73,9 +103,13 @@ def fill_only_where_asked(rule):
     ok = c.api("POST", "/api/images/%d/calibration" % image["id"], {"um_per_px": 0.1184})
     assert ok.status == 200, ok.text
     region = c.api("GET", "/api/images/%d/scale_region" % image["id"]).json()
-    _, everywhere = chat(c, image["id"], extracted_copy(c, image["id"], 1), "Fill gaps in the lattice")
-    st, left = chat(c, image["id"], extracted_copy(c, image["id"], 2), "Fill gaps on the left edge 45%")
     limit = 0.45 * image["width"]
+    one, two = extracted_copy(c, image["id"], 1), extracted_copy(c, image["id"], 2)
+    holes, pitch = interior_pair(c, one, limit)
+    punch(c, one, holes)
+    punch(c, two, holes)
+    _, everywhere = chat(c, image["id"], one, "Fill gaps in the lattice")
+    st, left = chat(c, image["id"], two, "Fill gaps on the left edge 45%")
     print("%s rule: fill gaps added %d, %d of them left of x = %.0f; on the left edge: %d" % (
         rule, len(everywhere), sum(1 for x, _ in everywhere if x <= limit), limit, len(left)))
     assert everywhere and all(inside(region, x, y) for x, y in everywhere + left), (everywhere, left)
@@ -84,6 +118,8 @@ def fill_only_where_asked(rule):
     assert len(want) == len(left) and all(abs(a[0] - b[0]) < 0.5 and abs(a[1] - b[1]) < 0.5
                                           for a, b in zip(want, sorted(left))), (want, sorted(left))
     assert 1 <= len(left) < len(everywhere), (left, everywhere)
+    hx, hy = holes[0]
+    assert any(abs(x - hx) ** 2 + abs(y - hy) ** 2 < (0.3 * pitch) ** 2 for x, y in left), (holes[0], pitch, left)
 
 
 def test_fill_gaps_only_where_asked_under_the_outline_rule():
