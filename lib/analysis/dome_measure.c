@@ -321,7 +321,12 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 	for (int j = j0; j <= j1; j++)
 		if (h[j] > h[js])
 			js = j;
-	if (!(h[js] > 0))
+	/* Not > 0: on a flat patch the bilinear weights' rounding leaves
+	 * steps of about 1e-17 (the samples are split into pixel and fraction,
+	 * sample_split), and their ties made a perfectly flat image read as a
+	 * dome (quality 0.67). The smallest real step, one 16-bit level over
+	 * two samples, sums to far more than this over the rays. */
+	if (!(h[js] > 1e-9))
 		return -1;
 	/* The base is the outermost strong step: a steep dome shows a thin
 	 * bright (or dark) ring just inside its base, whose inner flank is as
