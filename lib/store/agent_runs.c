@@ -217,11 +217,12 @@ static int insert_run(fs_db *db, fs_agent_run_rec *run)
 	return rc;
 }
 
-int fs_agent_runs_active_memory(fs_db *db, long long *bytes)
+/* The one integer a parameterless sum query answers (the expected memory
+ * of the active rows of agent_runs or jobs). */
+static int sum_of(fs_db *db, const char *sql, long long *bytes)
 {
 	*bytes = 0;
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT coalesce(sum(mem_bytes), 0) FROM agent_runs "
-					  "WHERE state IN ('starting', 'running')");
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
 	int src = sqlite3_step(st);
@@ -231,19 +232,16 @@ int fs_agent_runs_active_memory(fs_db *db, long long *bytes)
 	return src == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(src);
 }
 
+int fs_agent_runs_active_memory(fs_db *db, long long *bytes)
+{
+	return sum_of(db, "SELECT coalesce(sum(mem_bytes), 0) FROM agent_runs WHERE state IN ('starting', 'running')",
+		      bytes);
+}
+
 /* The heavy jobs' expected memory now (jobs.h's active states). */
 static int jobs_active_memory(fs_db *db, long long *bytes)
 {
-	*bytes = 0;
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT coalesce(sum(mem_bytes), 0) FROM jobs "
-					  "WHERE state IN ('starting', 'running')");
-	if (!st)
-		return FS_DB_ERROR;
-	int src = sqlite3_step(st);
-	if (src == SQLITE_ROW)
-		*bytes = sqlite3_column_int64(st, 0);
-	fs_db_done(st);
-	return src == SQLITE_ROW ? FS_DB_OK : fs_db_rc_from_sqlite(src);
+	return sum_of(db, "SELECT coalesce(sum(mem_bytes), 0) FROM jobs WHERE state IN ('starting', 'running')", bytes);
 }
 
 int fs_agent_run_create(fs_db *db, fs_agent_run_rec *run, const fs_agent_run_limits *lim, int *refused, char *err,
