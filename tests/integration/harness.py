@@ -45,6 +45,33 @@ def wait_for(cond, timeout=10.0, what="condition"):
         delay = min(delay * 2, 0.2)
 
 
+def proc_name_state(pid):
+    """(comm, state letter) of a process, ("", "") when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return "", ""
+    # comm is in parentheses and may itself hold ") ", so split at the last
+    return stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:][:1]
+
+
+def kill_process(pid, name, sig=signal.SIGKILL):
+    """Sends sig to pid only if that process is named name (its comm, at
+    most 15 characters): a pid read from the database or from pgrep may
+    belong to a process that has ended, and on a machine that runs two test
+    modules at once the number may already be another module's FastCGI
+    worker. The signal goes through a pidfd opened after the check, so it
+    reaches the process that was checked or none."""
+    fd = os.pidfd_open(pid)
+    try:
+        got = proc_name_state(pid)
+        assert got[0] == name[:15] and got[1] != "Z", (pid, got, name)
+        signal.pidfd_send_signal(fd, sig)
+    finally:
+        os.close(fd)
+
+
 def user_password(login):
     """The password the tests give a member they add (long enough for the
     password policy, different per user)."""
@@ -120,25 +147,34 @@ class Server:
         with open(os.path.join(self.data, "run", name)) as f:
             return int(f.read().strip())
 
-    def worker_pids(self):
+    def children(self):
+        """The supervisor's live children as (pid, name). A child that has
+        died and is not reaped yet (a zombie) is still listed, and must
+        count neither as a worker nor as a target to kill."""
         master = self.pid("fcgi.pid")
-        out = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True)
-        return [int(p) for p in out.stdout.split() if self.proc_name(int(p)) != "fs-checkpointer"]
+        try:  # read directly: a pgrep process per poll made waiting slow
+            with open("/proc/%d/task/%d/children" % (master, master)) as f:
+                listed = f.read().split()
+        except OSError:
+            listed = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True).stdout.split()
+        kids = []
+        for p in listed:
+            name, state = proc_name_state(int(p))
+            if name and state != "Z":
+                kids.append((int(p), name))
+        return kids
+
+    def worker_pids(self):
+        return [p for p, name in self.children() if name != "fs-checkpointer"]
 
     @staticmethod
     def proc_name(pid):
         """A process's name (comm), "" when it is gone: the supervisor's
         children are the workers and one checkpointer (main_fcgi.c)."""
-        try:
-            with open("/proc/%d/comm" % pid) as f:
-                return f.read().strip()
-        except OSError:
-            return ""
+        return proc_name_state(pid)[0]
 
     def checkpointer_pids(self):
-        master = self.pid("fcgi.pid")
-        out = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True)
-        return [int(p) for p in out.stdout.split() if self.proc_name(int(p)) == "fs-checkpointer"]
+        return [p for p, name in self.children() if name == "fs-checkpointer"]
 
     def db_path(self):
         return os.path.join(self.data, "fishscale.db")

@@ -4,12 +4,12 @@ with the offline provider `local` and with the mock LLM provider
 (tests/mock_provider/mock_server.py) standing in for OpenRouter."""
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
 
-from harness import ROOT, TESTDATA, Server, unique_png, upload_image, wait_for, whole_image_scale_region
+from harness import (ROOT, TESTDATA, Server, kill_process, unique_png, upload_image, wait_for,
+                     whole_image_scale_region)
 
 PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
 MOCK = os.path.join(ROOT, "tests", "mock_provider", "mock_server.py")
@@ -322,7 +322,7 @@ def test_killed_worker_is_reported_failed():
     c = client()
     rid, image_id, sid = slow_edit(c)
     pid = status(c, rid, True)["pid"]
-    os.kill(pid, signal.SIGKILL)
+    kill_process(pid, "fishscale-agent")
     st = wait_for(lambda: (lambda s: s if s["state"] == "failed" else None)(status(c, rid, True)), 15, "failed")
     assert st["finish_reason"] == "worker_died"
     assert "without recording a final state" in st["error"]

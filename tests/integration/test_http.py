@@ -5,7 +5,7 @@ import signal
 import subprocess
 import threading
 
-from harness import ROOT, Server, wait_for
+from harness import ROOT, Server, kill_process, wait_for
 
 srv = None
 
@@ -118,11 +118,20 @@ def test_200_concurrent_requests_all_answered():
 
 
 def test_killed_worker_is_replaced():
-    before = srv.worker_pids()
-    assert len(before) == 2
-    os.kill(before[0], signal.SIGKILL)
-    wait_for(lambda: len(srv.worker_pids()) == 2 and before[0] not in srv.worker_pids(),
-             what="a replacement worker")
+    """A SIGKILLed worker is replaced, and the request that comes right
+    after the kill is answered: a worker killed while it waits in accept()
+    can still take one more connection off the shared socket before it
+    dies, and nginx must pass that GET to a live worker rather than answer
+    502 (conf/nginx.conf.in). The race is lost in about one kill of three on
+    a loaded machine (README "A worker that dies"), hence five rounds."""
+    for _ in range(5):
+        before = srv.worker_pids()
+        assert len(before) == 2, before
+        kill_process(before[0], "fishscale.fcgi")
+        r = srv.client().get("/api/health")
+        assert r.status == 200, (r.status, r.text)
+        wait_for(lambda: len(srv.worker_pids()) == 2 and before[0] not in srv.worker_pids(),
+                 what="a replacement worker")
     for _ in range(20):
         assert srv.client().get("/api/health").status == 200
 

@@ -8,9 +8,8 @@ Jobs are held at their "detecting" stage by a hold file in the data
 directory (see cgi/main_job.c), so the tests never depend on how long a
 detection takes."""
 import os
-import signal
 
-from harness import Server, wait_for
+from harness import Server, kill_process, wait_for
 from test_images import png_gray, upload, PAPER
 
 srv = None
@@ -182,7 +181,7 @@ def test_a_dead_worker_is_reported_failed_and_others_cannot_see_jobs():
         other = login("dan")
         assert other.api("GET", "/api/jobs/%d" % jid).status == 404
         assert other.api("POST", "/api/jobs/%d/cancel" % jid).status == 404
-        os.kill(pid, signal.SIGKILL)
+        kill_process(pid, "fishscale-job")
         j = wait_job(c, jid, timeout=30)
         assert j["state"] == "failed" and "ended" in j["error"], j
     finally:

@@ -13,7 +13,7 @@ import os
 import sqlite3
 import threading
 
-from harness import Server, wait_for
+from harness import Server, kill_process, wait_for
 from test_images import png_gray, upload, PAPER
 
 srv = None
@@ -199,7 +199,7 @@ def test_the_supervisor_runs_one_checkpointer_and_replaces_it():
     wait_for(lambda: len(srv.checkpointer_pids()) == 1, what="the checkpointer")
     assert len(srv.worker_pids()) == 2
     old = srv.checkpointer_pids()[0]
-    os.kill(old, 9)
+    kill_process(old, "fs-checkpointer")
     wait_for(lambda: srv.checkpointer_pids() and old not in srv.checkpointer_pids(), timeout=30,
              what="a new checkpointer")
     assert srv.client().get("/api/health").status == 200
