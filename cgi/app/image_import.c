@@ -23,7 +23,11 @@ int fs_image_import_stored(fs_app *app, const fs_import_req *q, long long *image
 		snprintf(err, errlen, "bad file key");
 		goto out;
 	}
-	fs_load_opts lo = {.max_pixels = app->cfg.max_pixels, .page = q->page};
+	/* an 8- or 16-bit grey upload stays in its 1 or 2 bytes a pixel
+	 * (image.h): the derived files and the scale region read it a row
+	 * band at a time, the same files and region as from floats, and a
+	 * 100 MP 8-bit import holds 100 MB of pixels instead of 400 MB */
+	fs_load_opts lo = {.max_pixels = app->cfg.max_pixels, .page = q->page, .compact = 1};
 	if (fs_load_file(path, &lo, &ld, err, errlen))
 		goto out;
 	long long quota = (long long)app->cfg.user_quota_mb << 20, used = 0;

@@ -9,7 +9,7 @@
 #include "app/worker_spawn.h"
 #include "analysis/detect.h"
 
-/* Imports and transforms: not measured per kind; the extractions' old
+/* A job of a kind without its own estimate: the extractions' old
  * whole-image figure (float working image and buffers). */
 #define OTHER_BYTES_PER_PIXEL 26
 #define OTHER_BASE_BYTES (64LL << 20)
@@ -33,6 +33,42 @@ void fs_job_limits_from_config(const fs_config *cfg, fs_job_limits *lim)
 long long fs_job_memory_estimate(long long pixels)
 {
 	return OTHER_BASE_BYTES + OTHER_BYTES_PER_PIXEL * pixels;
+}
+
+/*
+ * Imports and transforms since they keep the image compact (h23d; peak RSS
+ * from the jobs' own result.peak_rss_mb, tests/bench/bench_paths_memory.py,
+ * under load): /work/large10k.tif (10000 x 10000 8-bit, an uncompressed
+ * 100 MB TIFF) import PEAK_IMPORT_8, rotate/crop/autocrop/undo PEAK_STEPS_8;
+ * a 6144 x 4096 16-bit TIFF (50 MB) import PEAK_IMPORT_16, steps
+ * PEAK_STEPS_16. Before, both decoded or read a float image (import 498 MB,
+ * steps up to STEPS_BEFORE MB on 100 MP) and were estimated at 26 bytes a
+ * pixel (2.6 GB).
+ * The model: a fixed part (the process, SQLite, a band of rows) and what
+ * is held at once. An import holds the original and the decoded image while
+ * decoding, then the image, its deflated working file (at most the image's
+ * bytes) and the pyramid's half-size level (a quarter byte a pixel); a step
+ * holds the image, the new image and then the new one's deflated file and
+ * pyramid level.
+ */
+#define STEP_BASE_BYTES (48LL << 20)
+
+static long long with_margin(long long bytes)
+{
+	return bytes + bytes * FS_JOB_MEMORY_MARGIN_PCT / 100;
+}
+
+long long fs_job_import_memory_estimate(long long pixels, int sample_bytes, long long file_bytes)
+{
+	long long img = (long long)sample_bytes * pixels;
+	long long decoding = file_bytes + img, storing = 2 * img + pixels / 4;
+	return with_margin(STEP_BASE_BYTES + (decoding > storing ? decoding : storing));
+}
+
+long long fs_job_transform_memory_estimate(long long pixels, int sample_bytes)
+{
+	long long img = (long long)sample_bytes * pixels;
+	return with_margin(STEP_BASE_BYTES + 3 * img + pixels / 4);
 }
 
 int fs_job_sample_bytes(int bit_depth, int channels)

@@ -17,10 +17,21 @@
 /* jobs_max_running / jobs_memory_mb with their automatic defaults. */
 void fs_job_limits_from_config(const fs_config *cfg, fs_job_limits *lim);
 
-/* Bytes a job other than an extraction (an import, a transform) over an
- * image of that many pixels is expected to take at its peak (not measured
- * per kind: the extraction's old whole-image figure, 26 bytes a pixel). */
+/* Bytes a job of another kind over an image of that many pixels is
+ * expected to take at its peak when nothing better is known (the old
+ * whole-image figure of a float image and its buffers, 26 bytes a pixel). */
 long long fs_job_memory_estimate(long long pixels);
+
+/* An import's peak (app/image_import.h): the original of file_bytes being
+ * decoded into an image of sample_bytes a sample (1 or 2 compact, 4 float:
+ * fs_loaded.compact_bits of the probe), then the image beside its deflated
+ * working file and the pyramid's half-size level; measured peaks in
+ * job_control.c, FS_JOB_MEMORY_MARGIN_PCT added. */
+long long fs_job_import_memory_estimate(long long pixels, int sample_bytes, long long file_bytes);
+/* A transform's or an undo's peak (store/image_steps.h): the working image
+ * in its file's precision (sample_bytes, fs_work_file_info), the new image,
+ * and the derived files written from it. */
+long long fs_job_transform_memory_estimate(long long pixels, int sample_bytes);
 
 /* Bytes one sample of an image's working image takes in memory: 1 for an
  * 8-bit grey image, 2 for 16-bit grey, 4 (floats) for anything else (a

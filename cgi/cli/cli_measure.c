@@ -277,10 +277,11 @@ static int measure_one(const struct options *o, const char *path, const char *st
 
 	memset(&ld, 0, sizeof ld);
 	memset(&det, 0, sizeof det);
-	/* compact (image.h) unless the data bar is to be read (its reader
-	 * wants floats): the scale region, the detection and the statistics
-	 * read a compact image by row bands and tiles */
-	fs_load_opts lo = {.compact = !o->calibration_auto};
+	/* compact (image.h): the scale region, the detection and the
+	 * statistics read a compact image by row bands and tiles, the data-bar
+	 * reader (--calibration auto) sample by sample, all with the float
+	 * image's results */
+	fs_load_opts lo = {.compact = 1};
 	if (fs_load_file(path, &lo, &ld, err, errlen))
 		return -1;
 	double cal = o->calibration > 0 ? o->calibration : o->profile_calibration;

@@ -356,7 +356,7 @@ static int import_as_job(fs_req *r, fs_resp *w, struct upload *u, const char *sh
 	q.shared = shared;
 	q.size = u->size;
 	int refused = 0;
-	rc = fs_job_submit_import(r, w, &q, (long long)probe->width * probe->height, &refused);
+	rc = fs_job_submit_import(r, w, &q, (long long)probe->width * probe->height, probe->compact_bits, &refused);
 	if (rc || refused) {
 		int in_use = 1;
 		if (created && !fs_image_file_in_use(app->db, sha, &in_use) && !in_use)

@@ -130,16 +130,26 @@ int fs_job_submit_transform(fs_req *r, fs_resp *w, const fs_image_rec *im, const
 	}
 	cJSON_AddNumberToObject(pj, "keep", keep);
 	cJSON_AddNumberToObject(pj, "revision", expect_revision);
+	/* the working file's own precision, as the step will load it
+	 * (compact, image.h); floats when the header cannot be read */
+	char path[4096], err[128];
+	int fw, fh, bps = 4;
+	if (fs_file_path(r->app->cfg.data_dir, FS_FILE_WORK, im->work_key, path, sizeof path) ||
+	    fs_work_file_info(path, &fw, &fh, &bps, err, sizeof err))
+		bps = 4;
+	job.mem_bytes = fs_job_transform_memory_estimate((long long)im->width * im->height, bps);
 	int rc = submit_now(r, w, &job, im->id, (long long)im->width * im->height, pj);
 	cJSON_Delete(pj);
 	return rc;
 }
 
-int fs_job_submit_import(fs_req *r, fs_resp *w, const fs_import_req *q, long long pixels, int *refused)
+int fs_job_submit_import(fs_req *r, fs_resp *w, const fs_import_req *q, long long pixels, int compact_bits,
+			 int *refused)
 {
 	fs_job_rec job;
 	memset(&job, 0, sizeof job);
 	snprintf(job.kind, sizeof job.kind, "import");
+	job.mem_bytes = fs_job_import_memory_estimate(pixels, compact_bits ? compact_bits / 8 : 4, q->size);
 	cJSON *pj = cJSON_CreateObject();
 	cJSON_AddStringToObject(pj, "sha256", q->sha256);
 	cJSON_AddNumberToObject(pj, "page", q->page);

@@ -39,7 +39,9 @@ static int region_of(fs_req *r, fs_resp *w, const fs_image_rec *rec, fs_scale_re
 {
 	char dd[1200], err[512] = "";
 	fs_app_data_path(r->app, "", dd, sizeof dd);
-	fs_image *img = fs_image_load_work(dd, rec, err, sizeof err);
+	/* compact (image.h): the region is found by row bands either way, the
+	 * same region, and a worker then holds 1 or 2 bytes a pixel, not 4 */
+	fs_image *img = fs_image_load_work_compact(dd, rec, err, sizeof err);
 	if (!img) {
 		fs_resp_error(r, w, 500, "cannot read the image: %s", err);
 		return -1;

@@ -336,7 +336,8 @@ static int h_add_tubercle(fs_req *r, fs_resp *w)
 	if (v[4].present && v[4].b) {
 		char dd[1200], err[ERRBUF];
 		data_dir(r, dd, sizeof dd);
-		fs_image *img = fs_image_load_work(dd, &c.image, err, sizeof err);
+		/* compact: the point's analysis converts only its region (image.h) */
+		fs_image *img = fs_image_load_work_compact(dd, &c.image, err, sizeof err);
 		if (!img) {
 			cJSON_Delete(extra);
 			fs_resp_error(r, w, 500, "cannot read the image: %s", err);
@@ -844,14 +845,22 @@ static cJSON *not_used_json(const cJSON *given, fs_method m)
 	return a;
 }
 
-static fs_image *work_image(fs_req *r, fs_resp *w, const fs_set_ctx *c)
+/* The working image as floats, or compact (image.h) for a consumer that
+ * reads either storage; NULL with the error answered. */
+static fs_image *work_image_as(fs_req *r, fs_resp *w, const fs_set_ctx *c, int compact)
 {
 	char dd[1200], err[ERRBUF];
 	data_dir(r, dd, sizeof dd);
-	fs_image *img = fs_image_load_work(dd, &c->image, err, sizeof err);
+	fs_image *img = compact ? fs_image_load_work_compact(dd, &c->image, err, sizeof err)
+				: fs_image_load_work(dd, &c->image, err, sizeof err);
 	if (!img)
 		fs_resp_error(r, w, 500, "cannot read the image: %s", err);
 	return img;
+}
+
+static fs_image *work_image(fs_req *r, fs_resp *w, const fs_set_ctx *c)
+{
+	return work_image_as(r, w, c, 0);
 }
 
 static int h_extract(fs_req *r, fs_resp *w)
@@ -1048,7 +1057,8 @@ static int h_analyze_point(fs_req *r, fs_resp *w)
 	fs_params p;
 	if (params_from_body(r, w, &c, "parameters", &p))
 		return 0;
-	fs_image *img = work_image(r, w, &c);
+	/* compact: the analysis converts only the point's region (image.h) */
+	fs_image *img = work_image_as(r, w, &c, 1);
 	if (!img)
 		return 0;
 	fs_point_result pr;

@@ -49,9 +49,11 @@ int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long lo
  * "crop" with rect = x, y, width, height, "autocrop", or "undo" keeping keep
  * steps as fs_image_step_undo): 202 {job} or the refusal answered. */
 /* The import of a large upload (its original stored already) as a job:
- * 202 {job}, or the refusal answered with *refused 1. */
+ * 202 {job}, or the refusal answered with *refused 1. compact_bits: the
+ * probe's (fs_loaded), for the job's memory estimate. */
 struct fs_import_req;
-int fs_job_submit_import(fs_req *r, fs_resp *w, const struct fs_import_req *q, long long pixels, int *refused);
+int fs_job_submit_import(fs_req *r, fs_resp *w, const struct fs_import_req *q, long long pixels, int compact_bits,
+			 int *refused);
 int fs_job_submit_transform(fs_req *r, fs_resp *w, const fs_image_rec *im, const char *step, const int rect[4],
 			    int keep, int expect_revision);
 extern const fs_route fs_routes_agents[];  /* route_agents.c: agent runs (start, status, log, stop, reset, list) */

@@ -6,6 +6,9 @@
  * (binarised between the ink and background levels the finder measured,
  * scaled so the glyphs are about 40 px tall, with a white margin).
  *
+ * img may be compact (image.h): a word's samples are read as the same
+ * floats, so the reading is the float image's.
+ *
  * Ownership: the caller owns img and the output buffer; the engine is the
  * module's (fs_databar_ocr_shutdown in databar_read.h frees it).
  */

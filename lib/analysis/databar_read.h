@@ -78,7 +78,7 @@ typedef struct fs_databar_reading {
 int fs_databar_read(const fs_image *img, const fs_databar *bar, fs_databar_reading *out, char *err,
 		    size_t errlen);
 
-/* fs_databar_find then fs_databar_read. */
+/* fs_databar_find then fs_databar_read. Both accept a compact img (image.h). */
 int fs_databar_read_image(const fs_image *img, fs_databar *bar, fs_databar_reading *out, char *err,
 			  size_t errlen);
 

@@ -35,7 +35,9 @@ typedef struct fs_databar_suggestion {
 	int auto_ok;              /* may be applied without a person: confident and not flagged */
 } fs_databar_suggestion;
 
-/* Finds, reads and cross-checks. 0, or -1 with a message (OCR unavailable, memory). */
+/* Finds, reads and cross-checks. 0, or -1 with a message (OCR unavailable,
+ * memory). img may be compact (image.h): the same suggestion as from its
+ * float copy; the cross-check's crop then stays compact too. */
 int fs_databar_suggest(const fs_image *img, fs_databar_suggestion *s, char *err, size_t errlen);
 
 /*

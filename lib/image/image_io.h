@@ -70,7 +70,8 @@ int fs_probe_memory(const unsigned char *buf, size_t len, const fs_load_opts *op
 /*
  * Writes an 8-bit greyscale PNG of img (values clamped to [0, 1], rounded) to
  * path, or RGB when rgb is non-NULL (3 bytes per pixel, width*height*3).
- * Returns 0 or -1 with a message.
+ * img may be compact (image.h): its rows are converted one at a time, the
+ * same bytes as from its float copy. Returns 0 or -1 with a message.
  */
 int fs_png_write_gray(const char *path, const fs_image *img, char *err, size_t errlen);
 int fs_png_write_rgb(const char *path, const unsigned char *rgb, int width, int height, char *err,

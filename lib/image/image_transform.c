@@ -6,32 +6,73 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bytes of one sample of img's storage (image.h): 4 float, 2 or 1 compact. */
+static size_t sample_bytes(const fs_image *img)
+{
+	return img->bits ? (size_t)img->bits / 8 : sizeof(float);
+}
+
+static const unsigned char *pixels_of(const fs_image *img)
+{
+	return img->bits ? (const unsigned char *)img->px : (const unsigned char *)img->data;
+}
+
+/* An image of img's storage (float, or compact of the same bits). */
+static fs_image *new_like(const fs_image *img, int w, int h)
+{
+	return img->bits ? fs_image_new_compact(w, h, img->bits) : fs_image_new_uninit(w, h);
+}
+
+/* Rotates whole samples of sz bytes (the storage is copied, never
+ * converted: a compact image stays compact, the same values). Block by
+ * block, so both the rows read and the rows written stay in the cache. */
+static inline __attribute__((always_inline)) void rotate_samples(const unsigned char *src, unsigned char *dst, int w, int h, size_t sz,
+			   fs_transform_kind dir)
+{
+	enum { B = 64 };
+	for (int by = 0; by < h; by += B)
+		for (int bx = 0; bx < w; bx += B) {
+			int ey = by + B < h ? by + B : h, ex = bx + B < w ? bx + B : w;
+			for (int y = by; y < ey; y++)
+				for (int x = bx; x < ex; x++) {
+					size_t nx, ny;
+					if (dir == FS_TRANSFORM_ROTATE_LEFT) {
+						nx = (size_t)y;
+						ny = (size_t)(w - 1 - x);
+					} else {
+						nx = (size_t)(h - 1 - y);
+						ny = (size_t)x;
+					}
+					memcpy(dst + (ny * (size_t)h + nx) * sz, src + ((size_t)y * w + x) * sz, sz);
+				}
+		}
+}
+
 fs_image *fs_image_rotate(const fs_image *img, fs_transform_kind dir, fs_transform *applied, char *err,
 			  size_t errlen)
 {
-	if (!img || !img->data || (dir != FS_TRANSFORM_ROTATE_LEFT && dir != FS_TRANSFORM_ROTATE_RIGHT)) {
+	if (!img || !(img->data || img->px) || (dir != FS_TRANSFORM_ROTATE_LEFT && dir != FS_TRANSFORM_ROTATE_RIGHT)) {
 		fs_load_errf(err, errlen, "rotate: no image or not a rotation");
 		return NULL;
 	}
 	int w = img->width, h = img->height;
-	fs_image *out = fs_image_new(h, w);
+	fs_image *out = new_like(img, h, w);
 	if (!out) {
 		fs_load_errf(err, errlen, "rotate: out of memory");
 		return NULL;
 	}
-	for (int y = 0; y < h; y++) {
-		const float *src = img->data + (size_t)y * w;
-		for (int x = 0; x < w; x++) {
-			int nx, ny;
-			if (dir == FS_TRANSFORM_ROTATE_LEFT) {
-				nx = y;
-				ny = w - 1 - x;
-			} else {
-				nx = h - 1 - y;
-				ny = x;
-			}
-			out->data[(size_t)ny * h + nx] = src[x];
-		}
+	size_t sz = sample_bytes(img);
+	unsigned char *dst = img->bits ? (unsigned char *)out->px : (unsigned char *)out->data;
+	switch (sz) {
+	/* a constant size per call lets the compiler copy a sample in one move */
+	case 1:
+		rotate_samples(pixels_of(img), dst, w, h, 1, dir);
+		break;
+	case 2:
+		rotate_samples(pixels_of(img), dst, w, h, 2, dir);
+		break;
+	default:
+		rotate_samples(pixels_of(img), dst, w, h, sizeof(float), dir);
 	}
 	if (applied) {
 		applied->kind = dir;
@@ -44,7 +85,7 @@ fs_image *fs_image_rotate(const fs_image *img, fs_transform_kind dir, fs_transfo
 
 fs_image *fs_image_crop(const fs_image *img, fs_rect want, fs_transform *applied, char *err, size_t errlen)
 {
-	if (!img || !img->data) {
+	if (!img || !(img->data || img->px)) {
 		fs_load_errf(err, errlen, "crop: no image");
 		return NULL;
 	}
@@ -61,14 +102,17 @@ fs_image *fs_image_crop(const fs_image *img, fs_rect want, fs_transform *applied
 		return NULL;
 	}
 	fs_rect r = {(int)x0, (int)y0, (int)(x1 - x0), (int)(y1 - y0)};
-	fs_image *out = fs_image_new(r.width, r.height);
+	/* in img's storage: a compact image's crop stays compact */
+	fs_image *out = new_like(img, r.width, r.height);
 	if (!out) {
 		fs_load_errf(err, errlen, "crop: out of memory");
 		return NULL;
 	}
+	size_t sz = sample_bytes(img);
+	unsigned char *dst = img->bits ? (unsigned char *)out->px : (unsigned char *)out->data;
 	for (int y = 0; y < r.height; y++)
-		memcpy(out->data + (size_t)y * r.width, img->data + (size_t)(y + r.y) * img->width + r.x,
-		       (size_t)r.width * sizeof(float));
+		memcpy(dst + (size_t)y * r.width * sz, pixels_of(img) + ((size_t)(y + r.y) * img->width + r.x) * sz,
+		       (size_t)r.width * sz);
 	if (applied) {
 		applied->kind = FS_TRANSFORM_CROP;
 		applied->src_width = img->width;
@@ -97,23 +141,26 @@ static double variance(double sum, double sum2, int n)
 int fs_image_autocrop_detect(const fs_image *img, fs_rect *rect, char *err, size_t errlen)
 {
 	double *cs = NULL, *cs2 = NULL;
+	float *buf = NULL;
 	int rc = -1;
 
-	if (!img || !img->data || !rect) {
+	if (!img || !(img->data || img->px) || !rect) {
 		fs_load_errf(err, errlen, "autocrop: no image");
 		return -1;
 	}
 	int w = img->width, h = img->height;
 	cs = calloc((size_t)w, sizeof *cs);
 	cs2 = calloc((size_t)w, sizeof *cs2);
-	if (!cs || !cs2) {
+	/* a compact image's rows as floats one at a time (fs_image_span) */
+	buf = img->bits ? malloc((size_t)w * sizeof *buf) : NULL;
+	if (!cs || !cs2 || (img->bits && !buf)) {
 		fs_load_errf(err, errlen, "autocrop: out of memory");
 		goto out;
 	}
 	int top = -1, bottom = -1, left = -1, right = -1;
 	for (int y = 0; y < h; y++) {
 		double s = 0, s2 = 0;
-		const float *row = img->data + (size_t)y * w;
+		const float *row = fs_image_span(img, 0, y, w, buf);
 		for (int x = 0; x < w; x++) {
 			double v = to8(row[x]);
 			s += v;
@@ -153,6 +200,7 @@ int fs_image_autocrop_detect(const fs_image *img, fs_rect *rect, char *err, size
 out:
 	free(cs);
 	free(cs2);
+	free(buf);
 	return rc;
 }
 

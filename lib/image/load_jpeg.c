@@ -93,6 +93,8 @@ static int decode(jpeg_job *j, const unsigned char *buf, size_t len, fs_loaded *
 		return -1;
 	out->width = (int)ci->image_width;
 	out->height = (int)ci->image_height;
+	/* the compact path below: a grey JPEG of 8-bit samples */
+	out->compact_bits = ci->jpeg_color_space == JCS_GRAYSCALE && ci->data_precision == 8 ? 8 : 0;
 	if (j->header_only)
 		return 0;
 	switch (ci->jpeg_color_space) {

@@ -73,6 +73,11 @@ static int decode(png_job *j, fs_loaded *out)
 		return -1;
 	out->width = (int)w;
 	out->height = (int)h;
+	/* what the compact path below gives: grey (an alpha stripped, 1-4
+	 * bits expanded to 8), not interlaced */
+	out->compact_bits = (ct == PNG_COLOR_TYPE_GRAY || ct == PNG_COLOR_TYPE_GRAY_ALPHA) && !interlaced
+				    ? (bd == 16 ? 16 : 8)
+				    : 0;
 	if (j->header_only)
 		return 0;
 

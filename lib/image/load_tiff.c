@@ -608,15 +608,17 @@ int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page
 	out->channels = L.spp;
 	out->is_float = L.fmt == SAMPLEFORMAT_IEEEFP;
 	out->n_pages = (int)pages;
+	/* unsigned 8- or 16-bit grey, min-is-black, kept in its precision
+	 * (image.h): put_block stores the samples sample_at would convert */
+	int compactable = L.n_color == 1 && !L.palette && L.fmt == SAMPLEFORMAT_UINT && (L.bps == 8 || L.bps == 16) &&
+			  !L.miniswhite;
+	out->compact_bits = compactable ? L.bps : 0;
 	if (header_only) {
 		read_calibration(tif, out);
 		rc = 0;
 		goto out;
 	}
-	/* unsigned 8- or 16-bit grey, min-is-black, kept in its precision
-	 * (image.h): put_block stores the samples sample_at would convert */
-	int compact = (flags & FS_LOAD_COMPACT) && L.n_color == 1 && !L.palette && L.fmt == SAMPLEFORMAT_UINT &&
-		      (L.bps == 8 || L.bps == 16) && !L.miniswhite;
+	int compact = (flags & FS_LOAD_COMPACT) && compactable;
 	img = compact ? fs_image_new_compact((int)L.w, (int)L.h, L.bps) : fs_image_new((int)L.w, (int)L.h);
 	if (!img) {
 		fs_load_errf(err, errlen, "TIFF: out of memory for %u x %u pixels", L.w, L.h);

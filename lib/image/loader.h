@@ -29,6 +29,8 @@ typedef struct fs_loaded {
 	int channels;           /* samples per pixel of the source (1 grey, 3 RGB, 4 RGBA; palette = 1) */
 	int is_float;           /* source samples were IEEE floats */
 	int n_pages;            /* TIFF directories; 1 for PNG and JPEG */
+	int compact_bits;       /* 8 or 16: the compact image FS_LOAD_COMPACT gives (image.h); 0 = it
+				 * gives floats. Filled by a probe too: memory estimates before decoding */
 	double suggested_um_per_px; /* from resolution tags or SEM metadata; 0 = none */
 	char calibration_source[64]; /* "sem-metadata-zeiss", "sem-metadata-fei", "tiff-resolution",
 				      * "png-phys", "jpeg-density"; "" = none */

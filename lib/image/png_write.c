@@ -25,6 +25,7 @@ typedef struct png_wjob {
 	png_infop info;
 	fs_buf out;                /* owned: the encoded bytes */
 	unsigned char *row;        /* owned: one converted grey row */
+	float *fspan;              /* owned: a compact image's row as floats, else NULL */
 	const fs_image *gray;      /* borrowed, or NULL */
 	const unsigned char *rgb;  /* borrowed, or NULL */
 	int width, height;
@@ -68,7 +69,8 @@ static int encode(png_wjob *j)
 	png_write_info(j->png, j->info);
 	for (int y = 0; y < j->height; y++) {
 		if (j->gray) {
-			const float *src = j->gray->data + (size_t)y * (size_t)j->width;
+			/* a compact image's row converted (fs_image_span): the same bytes */
+			const float *src = fs_image_span(j->gray, 0, y, j->width, j->fspan);
 			for (int x = 0; x < j->width; x++)
 				j->row[x] = to_byte(src[x]);
 			png_write_row(j->png, j->row);
@@ -88,7 +90,7 @@ static int encode_any(const fs_image *gray, const unsigned char *rgb, int width,
 	int rc = -1;
 
 	if (!out || !out_len || (!gray && !rgb) || width <= 0 || height <= 0 ||
-	    (gray && !gray->data)) {
+	    (gray && !gray->data && !gray->px)) {
 		fs_load_errf(err, errlen, "PNG write: no image or bad size");
 		return -1;
 	}
@@ -105,10 +107,12 @@ static int encode_any(const fs_image *gray, const unsigned char *rgb, int width,
 	j->height = height;
 	if (gray)
 		j->row = malloc((size_t)width);
+	if (gray && gray->bits)
+		j->fspan = malloc((size_t)width * sizeof(float));
 	j->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, j->msg, fs_png_on_error, fs_png_on_warning);
 	if (j->png)
 		j->info = png_create_info_struct(j->png);
-	if (!j->png || !j->info || (gray && !j->row)) {
+	if (!j->png || !j->info || (gray && !j->row) || (gray && gray->bits && !j->fspan)) {
 		fs_load_errf(err, errlen, "PNG write: out of memory");
 		goto out;
 	}
@@ -124,6 +128,7 @@ out:
 		png_destroy_write_struct(&j->png, j->info ? &j->info : NULL);
 	fs_buf_free(&j->out);
 	free(j->row);
+	free(j->fspan);
 	free(j);
 	return rc;
 }

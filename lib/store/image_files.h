@@ -85,7 +85,10 @@ fs_image *fs_work_read(const char *path, char *err, size_t errlen);
  * exist are left as they are (they hold the same content by construction).
  * *created (may be NULL) gets a bit per kind written (1 << FS_FILE_WORK,
  * ..., FS_DERIVED_PYRAMID), so a failed caller can take back exactly what
- * it added.
+ * it added. img may be compact (image.h): every file is then the same, byte
+ * for byte, as from its float copy, and nothing full-size is converted
+ * (the working image keeps its samples, the display copies and the pyramid
+ * are made a row at a time).
  */
 int fs_files_store_derived(const char *data_dir, const char *key, const fs_image *img, int only_missing,
 			   int *created, char *err, size_t errlen);

@@ -12,13 +12,17 @@
 #include "store/eventlog.h"
 #include "store/image_files.h"
 #include "store/images_store.h"
+#include "store/work_file.h"
 #include "store/scale_regions.h"
 #include "store/sets_store.h"
 #include "store/db_bind.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
 
-/* The working image of a work key. */
+/* The working image of a work key, compact when its file is 8- or 16-bit
+ * (image.h): a step only moves samples, and the scale region, autocrop and
+ * the derived files read either storage, so a 100 MP 8-bit image takes
+ * 100 MB here instead of 400 MB, with the same files written. */
 static fs_image *load_key(const char *data_dir, const char *key, char *err, size_t errlen)
 {
 	char path[4096];
@@ -26,7 +30,7 @@ static fs_image *load_key(const char *data_dir, const char *key, char *err, size
 		ERR("the image has no valid working file key");
 		return NULL;
 	}
-	return fs_work_read(path, err, errlen);
+	return fs_work_file_read_compact(path, err, errlen);
 }
 
 /* One step on an image: a new image (caller frees) and what was applied. */

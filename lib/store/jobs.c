@@ -365,6 +365,8 @@ cJSON *fs_job_to_json(const fs_job_rec *j)
 	cJSON_AddStringToObject(o, "state", j->state);
 	cJSON_AddStringToObject(o, "stage", j->stage);
 	cJSON_AddNumberToObject(o, "progress", j->progress);
+	/* what admission control counted it at (the estimate, job_control.h) */
+	cJSON_AddNumberToObject(o, "memory_mb", (double)(j->mem_bytes >> 20));
 	if (j->error[0])
 		cJSON_AddStringToObject(o, "error", j->error);
 	cJSON *res = j->result[0] ? cJSON_Parse(j->result) : NULL;

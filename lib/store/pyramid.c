@@ -178,25 +178,54 @@ static unsigned char to8(float v)
 	return (unsigned char)(v * 255.0f + 0.5f);
 }
 
+/* A compact image's (image.h) display bytes per sample code: to8 of the
+ * code's float value, so the tiles are those of its float copy; caller
+ * frees. NULL on out of memory. */
+static unsigned char *compact_table(int bits)
+{
+	size_t n = (size_t)1 << bits;
+	unsigned char *t = malloc(n);
+	for (size_t k = 0; t && k < n; k++)
+		t[k] = to8(fs_image_compact_value(bits, (unsigned)k));
+	return t;
+}
+
+/* Row y of img as display bytes into dst (w of them). */
+static void row_bytes(const fs_image *img, const unsigned char *table, int y, unsigned char *dst)
+{
+	int w = img->width;
+	size_t at = (size_t)y * (size_t)w;
+	if (img->bits == 8) {
+		const unsigned char *src = (const unsigned char *)img->px + at;
+		for (int x = 0; x < w; x++)
+			dst[x] = table[src[x]];
+	} else if (img->bits == 16) {
+		const unsigned short *src = (const unsigned short *)img->px + at;
+		for (int x = 0; x < w; x++)
+			dst[x] = table[src[x]];
+	} else {
+		const float *src = img->data + at;
+		for (int x = 0; x < w; x++)
+			dst[x] = to8(src[x]);
+	}
+}
+
 static int write_levels(writer *wr, const fs_image *img)
 {
 	int w = img->width, h = img->height, rc = -1;
 	int w1 = (w + 1) / 2, h1 = (h + 1) / 2;
 	unsigned char *band = malloc((size_t)FS_TILE_SIDE * (size_t)w);
 	unsigned char *level = malloc((size_t)w1 * (size_t)h1); /* level 1, then each next in place */
-	if (!band || !level) {
+	unsigned char *table = img->bits ? compact_table(img->bits) : NULL;
+	if (!band || !level || (img->bits && !table)) {
 		snprintf(wr->err, wr->errlen, "out of memory for the pyramid");
 		goto out;
 	}
-	/* level 0 band by band from the floats, level 1 made on the way */
+	/* level 0 band by band from the samples, level 1 made on the way */
 	for (int y = 0; y < h; y += FS_TILE_SIDE) {
 		int rows = h - y < FS_TILE_SIDE ? h - y : FS_TILE_SIDE;
-		for (int r = 0; r < rows; r++) {
-			const float *src = img->data + (size_t)(y + r) * (size_t)w;
-			unsigned char *dst = band + (size_t)r * w;
-			for (int x = 0; x < w; x++)
-				dst[x] = to8(src[x]);
-		}
+		for (int r = 0; r < rows; r++)
+			row_bytes(img, table, y + r, band + (size_t)r * w);
 		if (put_band(wr, 0, y, band, w, rows))
 			goto out;
 		for (int r = 0; r < rows; r += 2) {
@@ -233,13 +262,15 @@ static int write_levels(writer *wr, const fs_image *img)
 out:
 	free(band);
 	free(level);
+	free(table);
 	return rc;
 }
 
 int fs_pyramid_write(const char *data_dir, const char *key, const fs_image *img, char *err, size_t errlen)
 {
 	char final[4096], tmp[4200], top[4096];
-	if (!img || img->width <= 0 || img->height <= 0 || dir_path(data_dir, key, final, sizeof final)) {
+	if (!img || !(img->data || img->px) || img->width <= 0 || img->height <= 0 ||
+	    dir_path(data_dir, key, final, sizeof final)) {
 		snprintf(err, errlen, "no image or a bad key for the pyramid");
 		return -1;
 	}

@@ -15,8 +15,10 @@
  * their single display PNG. The whole directory appears at once: it is
  * written under a temporary name, synced and renamed.
  *
- * Memory: the float image is the caller's (borrowed); the writer holds one
- * 256-row band at full size and the half-size level below it. Errors: 0 or
+ * Memory: the image is the caller's (borrowed; float or compact, image.h:
+ * a compact image's tiles are those of its float copy, byte for byte); the
+ * writer holds one 256-row band at full size and the half-size level below
+ * it. Errors: 0 or
  * -1 with a message in err.
  */
 #ifndef FS_PYRAMID_H

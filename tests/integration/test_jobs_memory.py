@@ -20,6 +20,8 @@ pixel) x 1.25, so a 300 x 200 image about 23 MB, 800 x 800 about 27 MB; log on a
 140 MB. Jobs are held at their "detecting" stage by the hold file
 (cgi/main_job.c), so nothing depends on how long a detection takes."""
 import os
+import struct
+import zlib
 
 from harness import Server, wait_for
 from test_images import png_gray, upload
@@ -162,3 +164,51 @@ def test_the_dome_rule_admits_what_fits_and_refuses_what_does_not():
         assert 0 < job["result"]["peak_rss_mb"] < 100, job["result"]
     finally:
         dome.cleanup()
+
+
+def lattice_png_with_border(w, h, border=40):
+    """An 8-bit grey PNG of bright squares on a dark ground inside a flat
+    border (autocrop has something to remove), made a row at a time."""
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    flat = b"\x00" + b"\x50" * w
+    inner = [b"\x00" + b"\x50" * border +
+             bytes(200 if (x // 12 + y) % 2 else 30 for x in range(w - 2 * border)) + b"\x50" * border
+             for y in range(2)]
+    raw = b"".join(flat if y < border or y >= h - border else inner[(y // 12) % 2] for y in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def test_imports_and_transforms_peak_within_their_estimate():
+    """An upload decoded by an import job and the image's rotation, crop,
+    autocrop and undo as transform jobs (all of a 3000 x 2000 8-bit image,
+    held compact): each job's own peak (result.peak_rss_mb) is within what
+    admission control counted it at (job.memory_mb), which is far below the
+    old 26 bytes a pixel (156 MB here) now that none of them makes a float
+    copy of the image."""
+    site = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "1000000", "FISHSCALE_IMPORT_SYNC_MAX_PIXELS": "1000000",
+                       "FISHSCALE_MEASUREMENT_RULE": "outline"}).start()
+    try:
+        site.add_users("mia")
+        c = site.login_as("mia")
+        w, h = 3000, 2000
+        r = upload(c, lattice_png_with_border(w, h), "wide.png")
+        assert r.status == 202, r.text
+        jobs = [ended(c, "/api/jobs/%d" % r.json()["job"]["id"], "job")]
+        iid = jobs[0]["result"]["image_id"]
+        steps = [("rotate", {"direction": "left"}), ("crop", {"x": 10, "y": 20, "width": 1900, "height": 2900}),
+                 ("autocrop", {}), ("transforms/undo", {})]
+        for path, body in steps:
+            r = c.api("POST", "/api/images/%d/%s" % (iid, path), body)
+            assert r.status == 202, (path, r.status, r.text)
+            jobs.append(ended(c, "/api/jobs/%d" % r.json()["job"]["id"], "job"))
+        for j in jobs:
+            assert j["state"] == "done", j
+            assert 0 < j["result"]["peak_rss_mb"] <= j["memory_mb"], j
+            assert j["memory_mb"] < 26 * w * h / 2 ** 20 * 0.6, j
+        im = c.api("GET", "/api/images/%d" % iid).json()["image"]
+        # rotated, cropped, autocropped, the autocrop undone
+        assert (im["width"], im["height"]) == (1900, 2900), im
+    finally:
+        site.cleanup()

@@ -317,6 +317,44 @@ static void suggestion_cross_check(void **state)
 	fs_image_free(flat);
 }
 
+/*
+ * The data-bar reader loads the working image compact (issue 15 item 1,
+ * main_databar.c): the same suggestion as from the float image - the bar,
+ * its words read, the calibration and the pitch cross-check - on the SEM
+ * image as the 8-bit grey file a microscope writes.
+ */
+static void compact_image_suggests_the_same(void **state)
+{
+	(void)state;
+	char err[256];
+	fs_image *c = fixture_image_8bit(SEM);
+	assert_non_null(c);
+	assert_int_equal(c->bits, 8);
+	fs_image *f = fs_image_to_float(c);
+	assert_non_null(f);
+	fs_databar_suggestion sc, sf;
+	assert_int_equal(fs_databar_suggest(c, &sc, err, sizeof err), 0);
+	assert_int_equal(fs_databar_suggest(f, &sf, err, sizeof err), 0);
+	assert_true(sf.reading.has_scale); /* a reading to compare, not two failures */
+	assert_int_equal(sc.bar.found, sf.bar.found);
+	assert_memory_equal(&sc.bar.rect, &sf.bar.rect, sizeof sc.bar.rect);
+	assert_int_equal(sc.bar.n_text, sf.bar.n_text);
+	assert_true(sc.bar.line_length_px == sf.bar.line_length_px);
+	assert_int_equal(sc.reading.n_words, sf.reading.n_words);
+	for (int i = 0; i < sf.reading.n_words; i++) {
+		assert_string_equal(sc.reading.words[i], sf.reading.words[i]);
+		assert_int_equal(sc.reading.word_conf[i], sf.reading.word_conf[i]);
+	}
+	assert_string_equal(sc.reading.source, sf.reading.source);
+	assert_true(sc.reading.um_per_px == sf.reading.um_per_px);
+	assert_true(sc.reading.confidence == sf.reading.confidence);
+	assert_true(sc.reading.magnification == sf.reading.magnification);
+	assert_true(sc.pitch_px == sf.pitch_px);
+	assert_int_equal(sc.auto_ok, sf.auto_ok);
+	fs_image_free(c);
+	fs_image_free(f);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -332,6 +370,7 @@ int main(void)
 		cmocka_unit_test(real_image),
 		cmocka_unit_test(paper_figures_report_none),
 		cmocka_unit_test(suggestion_cross_check),
+		cmocka_unit_test(compact_image_suggests_the_same),
 		cmocka_unit_test(synthetic_data_bars),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);

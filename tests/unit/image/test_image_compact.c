@@ -35,6 +35,14 @@ static void check_file(const char *path, int bits)
 		fail_msg("load failed: %s", err);
 	assert_int_equal(f.image->bits, 0);
 	assert_int_equal(c.image->bits, bits);
+	/* the probe says so from the header (the import job's memory estimate) */
+	fs_loaded p;
+	if (fs_probe_file(path, &oc, &p, err, sizeof err))
+		fail_msg("probe failed: %s", err);
+	assert_null(p.image);
+	assert_int_equal(p.compact_bits, bits);
+	assert_int_equal(c.compact_bits, bits);
+	fs_loaded_free(&p);
 	assert_int_equal(c.image->width, f.image->width);
 	assert_int_equal(c.image->height, f.image->height);
 	/* the metadata does not depend on the storage */

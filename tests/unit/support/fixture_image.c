@@ -4,14 +4,16 @@
 #include "fixture_image.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "image/image_io.h"
 
-fs_image *fixture_image(const char *path)
+static fs_image *load(const char *path, int compact)
 {
 	fs_loaded L;
 	char err[256];
-	if (fs_load_file(path, NULL, &L, err, sizeof err)) {
+	fs_load_opts o = {.compact = compact};
+	if (fs_load_file(path, &o, &L, err, sizeof err)) {
 		fprintf(stderr, "%s: %s\n", path, err);
 		return NULL;
 	}
@@ -19,4 +21,35 @@ fs_image *fixture_image(const char *path)
 	L.image = NULL;
 	fs_loaded_free(&L);
 	return img;
+}
+
+fs_image *fixture_image(const char *path)
+{
+	return load(path, 0);
+}
+
+fs_image *fixture_image_compact(const char *path)
+{
+	return load(path, 1);
+}
+
+fs_image *fixture_image_8bit(const char *path)
+{
+	fs_image *img = load(path, 1);
+	if (!img || img->bits == 8)
+		return img;
+	fs_image *c = fs_image_new_compact(img->width, img->height, 8);
+	float *buf = malloc((size_t)img->width * sizeof *buf);
+	for (int y = 0; c && buf && y < img->height; y++) {
+		const float *row = fs_image_span(img, 0, y, img->width, buf);
+		for (int x = 0; x < img->width; x++)
+			((unsigned char *)c->px)[(size_t)y * img->width + x] = (unsigned char)(row[x] * 255.0f + 0.5f);
+	}
+	if (!buf) {
+		fs_image_free(c);
+		c = NULL;
+	}
+	free(buf);
+	fs_image_free(img);
+	return c;
 }

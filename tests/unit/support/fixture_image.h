@@ -13,5 +13,11 @@
 
 /* The image, or NULL after printing the loader's message on stderr. */
 fs_image *fixture_image(const char *path);
+/* The same, compact (image.h) when the file is 8- or 16-bit grey. */
+fs_image *fixture_image_compact(const char *path);
+/* The fixture as the 8-bit grey image an SEM writes, compact: as loaded
+ * when the file is 8-bit grey, else its luminance rounded to 8 bits (the
+ * paper figures are scans stored as colour). */
+fs_image *fixture_image_8bit(const char *path);
 
 #endif
