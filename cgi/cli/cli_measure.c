@@ -264,6 +264,47 @@ static int find_region_and_detect(const struct options *o, const fs_image *img, 
 	return 0;
 }
 
+/* <stem>_tubercles.csv from t through the caller's buffer b (left reset). */
+static int tubercles_file(const char *outdir, const char *stem, const fs_tubercle_list *t, double um, fs_buf *b,
+			  char *err, size_t errlen)
+{
+	char name[1200];
+	fs_buf_reset(b);
+	if (fs_csv_tubercles(b, t, um)) {
+		snprintf(err, errlen, "out of memory writing the results");
+		return -1;
+	}
+	snprintf(name, sizeof name, "%s_tubercles.csv", stem);
+	int rc = write_file(outdir, name, b->data, b->len, err, errlen);
+	fs_buf_reset(b);
+	return rc;
+}
+
+/* <stem>_edges.csv, made and written apart from the rest (edges_thread). */
+struct edges_job {
+	const fs_tubercle_list *t;
+	const fs_edge_list *e;
+	double um;
+	const char *outdir, *stem;
+	int rc;
+	char err[512];
+};
+
+static void *edges_thread(void *arg)
+{
+	struct edges_job *j = arg;
+	fs_buf b = FS_BUF_INIT;
+	char name[1200];
+	if (fs_csv_edges(&b, j->t, j->e, j->um)) {
+		snprintf(j->err, sizeof j->err, "out of memory writing the results");
+	} else {
+		snprintf(name, sizeof name, "%s_edges.csv", j->stem);
+		j->rc = write_file(j->outdir, name, b.data, b.len, j->err, sizeof j->err);
+	}
+	fs_buf_free(&b);
+	return NULL;
+}
+
 static int measure_one(const struct options *o, const char *path, const char *stem,
 		       struct measured *m, char *err, size_t errlen)
 {
@@ -319,9 +360,27 @@ static int measure_one(const struct options *o, const char *path, const char *st
 	/* tubercles at the scale region's inner edge are boundary ones too */
 	fs_scale_region_mark_boundary(&region, &det.tubercles, region.cell);
 	double um = m->calibrated ? cal : 1.0;
-	if (fs_stats_compute(&det.tubercles, &edges, um, NULL, ld.image->width, ld.image->height,
-			     &m->stats)) {
+	/* the edges' CSV (the largest file) is made and written in a second
+	 * thread meanwhile: the statistics and the tubercles' CSV read the
+	 * same lists, none of the three writes to them */
+	struct edges_job ej = {&det.tubercles, &edges, um, o->outdir, stem, -1, ""};
+	pthread_t eth;
+	int ethreaded = o->threads > 1 && pthread_create(&eth, NULL, edges_thread, &ej) == 0;
+	int src = fs_stats_compute(&det.tubercles, &edges, um, NULL, ld.image->width, ld.image->height,
+				   &m->stats);
+	int trc = src ? -1 : tubercles_file(o->outdir, stem, &det.tubercles, um, &b, err, errlen);
+	if (ethreaded)
+		pthread_join(eth, NULL);
+	else if (!src && !trc)
+		edges_thread(&ej);
+	if (src) {
 		snprintf(err, errlen, "out of memory computing statistics");
+		goto out;
+	}
+	if (trc)
+		goto out;
+	if (ej.rc) {
+		snprintf(err, errlen, "%s", ej.err);
 		goto out;
 	}
 	if (!m->calibrated) {
@@ -329,17 +388,6 @@ static int measure_one(const struct options *o, const char *path, const char *st
 		m->stats.suggested_genus = "Unknown";
 		m->stats.classification_confidence = "none";
 	}
-	if (fs_csv_tubercles(&b, &det.tubercles, um))
-		goto oom;
-	snprintf(name, sizeof name, "%s_tubercles.csv", stem);
-	if (write_file(o->outdir, name, b.data, b.len, err, errlen))
-		goto out;
-	fs_buf_reset(&b);
-	if (fs_csv_edges(&b, &det.tubercles, &edges, um))
-		goto oom;
-	snprintf(name, sizeof name, "%s_edges.csv", stem);
-	if (write_file(o->outdir, name, b.data, b.len, err, errlen))
-		goto out;
 	fs_buf_reset(&b);
 	if (o->json) {
 		cJSON *j = fs_json_summary(path, &m->stats, m->calibrated);

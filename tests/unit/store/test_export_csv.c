@@ -147,6 +147,39 @@ static void test_edges_csv_keeps_negative_distance(void **state)
 	fs_tubercle_list_free(&t);
 }
 
+/* Uncalibrated (um 1, what the CLI writes without a calibration): every µm
+ * cell is its pixel cell's text, "%.6g" of the same value, also for
+ * lengths with six significant digits, negative ones, non-finite ones and
+ * the snprintf fallback's range. */
+static void test_uncalibrated_um_cells_equal_px_cells(void **state)
+{
+	(void)state;
+	fs_tubercle_list t = two_tubercles();
+	t.items[0].centroid_x = 1234.56789;
+	t.items[0].radius_px = 9.904092; /* diameter 19.808184 -> 19.8082 */
+	t.items[1].centroid_x = 1234.56789 + 39.3908123;
+	t.items[1].centroid_y = 20;
+	t.items[1].radius_px = 1e6; /* a diameter beyond the fast path */
+	fs_edge_list e = {0};
+	fs_edge ed = {1, 2};
+	assert_int_equal(fs_edge_list_append(&e, &ed), 0);
+	fs_buf b = FS_BUF_INIT;
+	assert_int_equal(fs_csv_tubercles(&b, &t, 1.0), 0);
+	assert_non_null(strstr(b.data, "\n1,1234.57,20,19.8082,19.8082,9.90409,0.9,"));
+	assert_non_null(strstr(b.data, "\n2,1273.96,20,2e+06,2e+06,1e+06,0.75,"));
+	fs_buf_free(&b);
+	assert_int_equal(fs_csv_edges(&b, &t, &e, 1.0), 0);
+	/* centre distance 39.3908, edge distance 39.3908 - 9.90409 - 1e6 */
+	assert_non_null(strstr(b.data, "\n1,2,39.3908,39.3908,-999971,-999971\n"));
+	fs_buf_free(&b);
+	t.items[1].radius_px = NAN;
+	assert_int_equal(fs_csv_edges(&b, &t, &e, 1.0), 0);
+	assert_non_null(strstr(b.data, "\n1,2,39.3908,39.3908,,\n"));
+	fs_buf_free(&b);
+	fs_edge_list_free(&e);
+	fs_tubercle_list_free(&t);
+}
+
 static fs_stats sample_stats(void)
 {
 	fs_stats s;
@@ -221,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_field_formula_gets_a_quote_prefix),
 		cmocka_unit_test(test_tubercles_csv_rows),
 		cmocka_unit_test(test_edges_csv_keeps_negative_distance),
+		cmocka_unit_test(test_uncalibrated_um_cells_equal_px_cells),
 		cmocka_unit_test(test_summary_header_and_row_have_same_width),
 		cmocka_unit_test(test_json_summary_fields),
 		cmocka_unit_test(test_summary_px_columns_empty_without_calibration_value),
