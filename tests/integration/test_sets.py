@@ -230,9 +230,8 @@ def test_killed_worker_during_edit_burst_loses_no_acknowledged_edit():
         with lock:
             failed.append((what, r.status, r.text[:300], "after the kill" if after_kill else "before the kill"))
 
-    def editor(k):
+    def editor(k, cl):
         try:
-            cl = admin()
             # bounded whatever the answers: every attempt counts, and each
             # editor goes on until it has made 10 attempts after the kill,
             # so the kill always falls inside the burst
@@ -259,7 +258,9 @@ def test_killed_worker_during_edit_burst_loses_no_acknowledged_edit():
             with lock:
                 failed.append(("editor %d" % k, "exception", repr(e), ""))
 
-    threads = [threading.Thread(target=editor, args=(k,)) for k in range(4)]
+    # logged in before the burst: a login is a POST, which the kill may fail
+    editors = [admin() for _ in range(4)]
+    threads = [threading.Thread(target=editor, args=(k, cl)) for k, cl in enumerate(editors)]
     for t in threads:
         t.start()
     try:
