@@ -41,45 +41,70 @@ suite() {
 	pass=$((pass + p))
 	fail=$((fail + f))
 }
-# The fuzz run builds each fuzzer with one serial clang and runs it on one
-# core: it starts beside the unit phase, whose two workers are CPU-bound
-# tests that assert no timings, and fills the core they leave idle at its
-# end instead of leaving one idle for its own length after the browser
-# phase. Its output is printed in its place at the end. It runs detached
-# (not this shell's child, so that its CPU is not counted in the phase that
-# happens to reap it) and says it has ended through a FIFO.
-fuzz_log=$(mktemp)
-fuzz_bg=
-fuzz_beside() {
-	w0=$(date +%s)
-	sh tests/fuzz/run.sh 5
-	times >"$fuzz_log.cpu"
-	c=$(cpu "$fuzz_log.cpu")
-	echo "$(($(date +%s) - w0))/$((c / 10)).$((c % 10))" >"$fuzz_log.fig"
-}
-if [ -f tests/fuzz/run.sh ] && mkfifo "$fuzz_log.end"; then
+# beside NAME COMMAND...: starts COMMAND detached beside the unit phase
+# (not this shell's child, so that its CPU is not counted in the phase
+# that happens to reap it), its output in a log printed later in its
+# place by `collect NAME`; it says it has ended through a FIFO and leaves
+# its own wall and CPU seconds. Returns 1 when it could not be started.
+beside_dir=$(mktemp -d) || exit 2
+beside() {
+	b=$beside_dir/$1
+	shift
+	mkfifo "$b.end" || return 1
 	( (
-		fuzz_beside >"$fuzz_log" 2>&1
-		echo end >"$fuzz_log.end"
+		w0=$(date +%s)
+		"$@" >"$b.log" 2>&1
+		times >"$b.cpu"
+		c=$(cpu "$b.cpu")
+		echo "$(($(date +%s) - w0))/$((c / 10)).$((c % 10))" >"$b.fig"
+		echo end >"$b.end"
 	) & )
+}
+# collect NAME: waits for NAME's end, counts it as a phase (its result
+# line) and says what it took beside the unit phase
+collect() {
+	b=$beside_dir/$1
+	read -r _ <"$b.end"
+	suite "$1" cat "$b.log"
+	fig=$(cat "$b.fig" 2>/dev/null)
+	echo "$1 ran beside the unit phase: ${fig%/*} s wall, ${fig#*/} s cpu"
+	phases="$phases ($1 beside unit ${fig:-?})"
+}
+# What runs beside the unit phase (make test's budget): the unit phase is
+# two CPU-bound workers (tests that assert no timings) for most of the
+# run, and two phases use little CPU for their length.
+# - The integration modules mostly wait for their servers (98 s of CPU in
+#   all over 124 s, stop 27): they run beside the unit phase, whose
+#   binaries run at a lower priority (nice 10), so a test's server gets a
+#   core as soon as it has work and its waits stay as long as when it ran
+#   alone; the unit binaries take the CPU it leaves.
+# - The fuzz run builds each fuzzer with one serial clang and runs it on
+#   one core for a fixed time (also niced: its fixed time runs fewer
+#   inputs under load rather than taking a core from the servers).
+# The browser phase stays alone after them: it is bound by Chromium's CPU.
+# Their output is printed in its place at the end of the unit phase.
+fuzz_bg=
+if [ -f tests/fuzz/run.sh ] && beside fuzz nice -n 10 sh tests/fuzz/run.sh 5; then
 	fuzz_bg=1
 fi
+integration_bg=
+if [ -f tests/integration/run.py ] && [ -z "$FS_INTEGRATION_ALONE" ] && beside integration python3 tests/integration/run.py; then
+	integration_bg=1
+fi
 suite layers python3 tools/check_layers.py
-suite unit sh tests/run_unit.sh build build-asan
-for s in tests/integration/run.py; do
-	[ -f "$s" ] && suite integration python3 "$s"
-done
+suite unit nice -n 10 sh tests/run_unit.sh build build-asan
+if [ -n "$integration_bg" ]; then
+	collect integration
+elif [ -f tests/integration/run.py ]; then
+	suite integration python3 tests/integration/run.py
+fi
 [ -f tests/browser/run.mjs ] && suite browser node tests/browser/run.mjs
 if [ -n "$fuzz_bg" ]; then
-	read -r _ <"$fuzz_log.end"
-	suite fuzz cat "$fuzz_log"
-	fig=$(cat "$fuzz_log.fig" 2>/dev/null)
-	echo "fuzz ran beside the unit phase: ${fig%/*} s wall, ${fig#*/} s cpu"
-	phases="$phases (fuzz beside unit ${fig:-?})"
+	collect fuzz
 elif [ -f tests/fuzz/run.sh ]; then
 	suite fuzz sh tests/fuzz/run.sh 5
 fi
-rm -f "$fuzz_log" "$fuzz_log.cpu" "$fuzz_log.fig" "$fuzz_log.end"
+rm -rf "$beside_dir"
 echo "phases (s wall/cpu):$phases"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -12,7 +12,8 @@
  * SD < 8 % where D >= 8 px and the halftone period <= D / 3. Both tables
  * are printed with the cost per tubercle; the asserts guard the levels
  * reached. DOME_SKIP_BEFORE=1 in the environment skips the first table
- * (when working on the rule).
+ * (when working on the rule; make test's plain run sets it, since the
+ * table is not asserted, and `make accuracy` prints it).
  *
  * And the estimators against known truth: the blur sigma of synthetic
  * blurred edges, the halftone period of a simulated screen, the blurred
