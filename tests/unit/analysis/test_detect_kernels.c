@@ -101,6 +101,45 @@ static void downsample_averages_blocks_including_partial_ones(void **state)
 	fs_image_free(img);
 }
 
+/* In threads the reduction is cut into bands of output rows: every band's
+ * block means are the one-thread image's to the bit (a compact 8-bit
+ * image of several bands with partial last blocks both ways), and each is
+ * the block's mean. */
+static void downsample_in_threads_equals_one_thread(void **state)
+{
+	(void)state;
+	int W = 2003, H = 1100, f = 3; /* bands of 174 output rows: 3 of them */
+	fs_image *c = fs_image_new_compact(W, H, 8);
+	assert_non_null(c);
+	uint8_t *px = c->px;
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			px[(size_t)y * W + x] = (uint8_t)((x * 7 + y * 13 + (x * y) % 29) & 255);
+	fs_image *one = fs_downsample_threads(c, f, 1);
+	assert_non_null(one);
+	assert_int_equal(one->width, 668);
+	assert_int_equal(one->height, 367);
+	for (int t = 2; t <= 3; t++) {
+		fs_image *d = fs_downsample_threads(c, f, t);
+		assert_non_null(d);
+		assert_memory_equal(d->data, one->data, sizeof(float) * 668 * 367);
+		fs_image_free(d);
+	}
+	/* block (667, 366): column 2001-2002, row 1098-1099 */
+	int xs[] = {0, 200, 667}, ys[] = {0, 174, 366};
+	for (int i = 0; i < 3; i++)
+		for (int k = 0; k < 3; k++) {
+			double sum = 0;
+			int n = 0;
+			for (int y = ys[k] * f; y < ys[k] * f + f && y < H; y++)
+				for (int x = xs[i] * f; x < xs[i] * f + f && x < W; x++, n++)
+					sum += px[(size_t)y * W + x] / 255.0;
+			assert_float_equal(fs_image_at(one, xs[i], ys[k]), sum / n, 1e-6);
+		}
+	fs_image_free(one);
+	fs_image_free(c);
+}
+
 static void downsample_rejects_bad_factor(void **state)
 {
 	(void)state;
@@ -479,6 +518,7 @@ int main(void)
 		cmocka_unit_test(gaussian_kernel_taller_than_image_matches_reference),
 		cmocka_unit_test(gaussian_width_not_multiple_of_four_matches_reference),
 		cmocka_unit_test(downsample_averages_blocks_including_partial_ones),
+		cmocka_unit_test(downsample_in_threads_equals_one_thread),
 		cmocka_unit_test(downsample_rejects_bad_factor),
 		cmocka_unit_test(normalize_finds_extremes_in_the_tail),
 		cmocka_unit_test(fft_matches_direct_dft_both_directions),
