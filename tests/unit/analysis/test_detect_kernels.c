@@ -337,6 +337,44 @@ static void peaks_reference(const fs_image *img, double min_dist, fs_cand_list *
 /* Suppression through a grid of kept peaks (no per-pixel map, issue 15)
  * keeps exactly the peaks the map kept, for distances below, at and above
  * the grid's smallest cell, on a rough surface full of peaks. */
+/* The peaks and their prominences in threads (bands of rows, chunks of
+ * candidates) are the one-thread list to the bit: a 1000 x 800 response
+ * of about 8,000 bumps (4 bands, 4 chunks), with plateaus and ties. */
+static void peaks_and_prominence_in_threads_equal_one_thread(void **state)
+{
+	(void)state;
+	fs_image *r = fs_image_new(1000, 800);
+	assert_non_null(r);
+	for (int y = 0; y < 800; y++)
+		for (int x = 0; x < 1000; x++) {
+			unsigned hsh = (unsigned)(x * 73856093u) ^ (unsigned)(y * 19349663u);
+			float v = (float)(sin(x * 0.63) * sin(y * 0.71) + 0.05 * ((hsh >> 8) % 5));
+			r->data[(size_t)y * 1000 + x] = v;
+		}
+	fs_cand_list one = {0};
+	assert_int_equal(fs_det_peaks_threads(r, 0, 3, 1, &one), 0);
+	assert_true(one.n > 4000);
+	fs_det_prominence_threads(r, &one, 6, 1);
+	for (int t = 2; t <= 3; t++) {
+		fs_cand_list c = {0};
+		assert_int_equal(fs_det_peaks_threads(r, 0, 3, t, &c), 0);
+		assert_int_equal(c.n, one.n);
+		fs_det_prominence_threads(r, &c, 6, t);
+		assert_memory_equal(c.items, one.items, one.n * sizeof *one.items);
+		fs_cand_free(&c);
+	}
+	/* a prominence is the peak over the lowest sample of its rays: never
+	 * negative, and zero nowhere a bump stands out */
+	size_t positive = 0;
+	for (size_t i = 0; i < one.n; i++) {
+		assert_true(one.items[i].response >= 0);
+		positive += one.items[i].response > 0.5;
+	}
+	assert_true(positive > one.n / 2);
+	fs_cand_free(&one);
+	fs_image_free(r);
+}
+
 static void peak_suppression_equals_pixel_map(void **state)
 {
 	(void)state;
@@ -529,6 +567,7 @@ int main(void)
 		cmocka_unit_test(peaks_plateau_keeps_first_pixel_in_scan_order),
 		cmocka_unit_test(peaks_below_min_value_are_ignored),
 		cmocka_unit_test(peak_suppression_equals_pixel_map),
+		cmocka_unit_test(peaks_and_prominence_in_threads_equal_one_thread),
 		cmocka_unit_test(prominence_on_and_off_pixel_centres_agree),
 		cmocka_unit_test(prominence_does_not_depend_on_the_order),
 		cmocka_unit_test(scale_peaks_overlap_removal_matches_the_pairwise_rule),
