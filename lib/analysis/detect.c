@@ -139,7 +139,11 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 		}
 	}
 	if (f > 1) {
-		fs_image *small = fs_downsample(img, f);
+		/* the reduction reads every pixel: in the tiling's threads
+		 * (the CLI's two; the same image to the bit) */
+		int dthreads = 1;
+		fs_detect_get_tiling(NULL, &dthreads);
+		fs_image *small = fs_downsample_threads(img, f, dthreads);
 		if (!small) {
 			snprintf(err, errlen, "detect: out of memory");
 			goto out;
@@ -214,7 +218,7 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 	if (tiling > 0 && !needs_cal) {
 		/* auto and lattice measure tile by tile (detect_tiled.h): no
 		 * full-size measurement image */
-		if (fm > 1 && !(msrc = fs_downsample(img, fm))) {
+		if (fm > 1 && !(msrc = fs_downsample_threads(img, fm, threads))) {
 			snprintf(err, errlen, "detect: out of memory");
 			goto out;
 		}

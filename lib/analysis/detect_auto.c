@@ -116,11 +116,14 @@ static int peaks_with_offsets(const fs_image *resp, double pitch, double sep, fs
 	c->n = 0;
 	free(*off);
 	*off = NULL;
-	if (fs_det_peaks(resp, 0, sep, c)) {
+	/* in the tiling's threads (the CLI's two): the same peaks */
+	int threads = 1;
+	fs_detect_get_tiling(NULL, &threads);
+	if (fs_det_peaks_threads(resp, 0, sep, threads, c)) {
 		snprintf(err, errlen, "auto: out of memory");
 		return -1;
 	}
-	fs_det_prominence(resp, c, 0.6 * pitch);
+	fs_det_prominence_threads(resp, c, 0.6 * pitch, threads);
 	*off = malloc((c->n ? c->n : 1) * 2 * sizeof **off);
 	if (!*off) {
 		snprintf(err, errlen, "auto: out of memory");

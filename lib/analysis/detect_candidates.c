@@ -12,6 +12,7 @@
 #include "analysis/parabola_vertex.h"
 #include "analysis/preprocess.h"
 #include "analysis/preprocess_tiled.h"
+#include "base/tile_pool.h"
 
 int fs_cand_append(fs_cand_list *l, const fs_cand *c)
 {
@@ -196,9 +197,59 @@ out:
 
 int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_cand_list *out)
 {
+	return fs_det_peaks_threads(resp, min_value, min_dist, 1, out);
+}
+
+/* The 3x3 maxima of bands of rows, gathered in band order: the raster
+ * order of one pass over the whole response. */
+struct maxima_job {
+	const fs_image *resp;
+	double min_value;
+	int band;
+	fs_cand_list *bands, *all;
+};
+
+static int maxima_band(size_t k, void *arg, char *err, size_t errlen)
+{
+	struct maxima_job *j = arg;
+	int w = j->resp->width, h = j->resp->height;
+	int y0 = (int)k * j->band, y1 = y0 + j->band < h ? y0 + j->band : h;
+	if (fs_det_maxima(j->resp, j->min_value, 0, y0, w, y1, 0, 0, w, h, &j->bands[k])) {
+		snprintf(err, errlen, "peaks: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int maxima_merge(size_t k, void *arg, char *err, size_t errlen)
+{
+	struct maxima_job *j = arg;
+	fs_cand_list *b = &j->bands[k];
+	for (size_t i = 0; i < b->n; i++)
+		if (fs_cand_append(j->all, &b->items[i])) {
+			snprintf(err, errlen, "peaks: out of memory");
+			return -1;
+		}
+	fs_cand_free(b);
+	return 0;
+}
+
+int fs_det_peaks_threads(const fs_image *resp, double min_value, double min_dist, int threads,
+			 fs_cand_list *out)
+{
 	int w = resp->width, h = resp->height;
 	fs_cand_list all = {0};
-	if (fs_det_maxima(resp, min_value, 0, 0, w, h, 0, 0, w, h, &all)) {
+	/* bands of about 256k pixels, at least 16 rows */
+	int band = (int)((1L << 18) / (w > 0 ? w : 1));
+	band = band < 16 ? 16 : band;
+	size_t nb = h > 0 ? (size_t)((h + band - 1) / band) : 0;
+	struct maxima_job j = {resp, min_value, band, calloc(nb ? nb : 1, sizeof(fs_cand_list)), &all};
+	char err[64];
+	int rc = !j.bands || fs_tile_pool_run(nb, threads, maxima_band, maxima_merge, &j, err, sizeof err);
+	for (size_t k = 0; j.bands && k < nb; k++)
+		fs_cand_free(&j.bands[k]);
+	free(j.bands);
+	if (rc) {
 		fs_cand_free(&all);
 		return -1;
 	}
@@ -222,9 +273,73 @@ static int cand_row(const fs_cand *c, int h)
 	return y < 0 ? 0 : y >= h ? h - 1 : y;
 }
 
-void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius)
+/* What fs_det_prominence computes for one candidate: its value minus the
+ * lowest sample along 16 rays of nr px (off: the rays' offsets from a
+ * pixel centre, or NULL). */
+static float prominence_of(const fs_image *resp, const fs_cand *cd, const int *off, int nr)
 {
 	int w = resp->width, h = resp->height;
+	double x = cd->x, y = cd->y;
+	float top = resp->data[(size_t)(int)y * w + (int)x];
+	float lo = top;
+	int on_pixel = x == floor(x) && y == floor(y);
+	for (int k = 0; k < 16; k++) {
+		double cs = 0, sn = 0;
+		if (!off || !on_pixel) {
+			cs = cos(k * M_PI / 8);
+			sn = sin(k * M_PI / 8);
+		}
+		for (int r = 1; r <= nr; r++) {
+			int xx, yy;
+			if (off && on_pixel) {
+				xx = (int)x + off[2 * (k * nr + r - 1)];
+				yy = (int)y + off[2 * (k * nr + r - 1) + 1];
+			} else {
+				xx = (int)lround(x + cs * r);
+				yy = (int)lround(y + sn * r);
+			}
+			if (xx < 0 || yy < 0 || xx >= w || yy >= h)
+				break;
+			float v = resp->data[(size_t)yy * w + xx];
+			if (v < lo)
+				lo = v;
+		}
+	}
+	return top - lo;
+}
+
+/* Candidates ord[k * chunk ..] of fs_det_prominence_threads: each writes
+ * only its own candidates' response. */
+struct prom_job {
+	const fs_image *resp;
+	fs_cand_list *c;
+	const size_t *ord;
+	const int *off;
+	int nr;
+	size_t chunk;
+};
+
+static int prom_chunk(size_t k, void *arg, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	const struct prom_job *j = arg;
+	size_t a = k * j->chunk, b = a + j->chunk < j->c->n ? a + j->chunk : j->c->n;
+	for (size_t q = a; q < b; q++) {
+		size_t i = j->ord ? j->ord[q] : q;
+		j->c->items[i].response = prominence_of(j->resp, &j->c->items[i], j->off, j->nr);
+	}
+	return 0;
+}
+
+void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius)
+{
+	fs_det_prominence_threads(resp, c, radius, 1);
+}
+
+void fs_det_prominence_threads(const fs_image *resp, fs_cand_list *c, double radius, int threads)
+{
+	int h = resp->height;
 	int nr = radius >= 1 ? (int)radius : 0;
 	/* Ray offsets are the same for every candidate: the candidates sit on
 	 * pixel centres, so lround(x + r cos) = x + lround(r cos). */
@@ -240,7 +355,7 @@ void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius)
 	/* Candidates come strongest first, scattered over the image: visited
 	 * row by row instead (a counting sort on the row), the rays of
 	 * neighbouring candidates share cache lines; each candidate's value
-	 * does not depend on the order. */
+	 * does not depend on the order, nor on the thread. */
 	size_t *ord = malloc((c->n ? c->n : 1) * sizeof *ord);
 	size_t *row_start = calloc((size_t)h + 1, sizeof *row_start);
 	if (ord && row_start) {
@@ -255,36 +370,10 @@ void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius)
 		ord = NULL;
 	}
 	free(row_start);
-	for (size_t j = 0; j < c->n; j++) {
-		size_t i = ord ? ord[j] : j;
-		double x = c->items[i].x, y = c->items[i].y;
-		float top = resp->data[(size_t)(int)y * w + (int)x];
-		float lo = top;
-		int on_pixel = x == floor(x) && y == floor(y);
-		for (int k = 0; k < 16; k++) {
-			double cs = 0, sn = 0;
-			if (!off || !on_pixel) {
-				cs = cos(k * M_PI / 8);
-				sn = sin(k * M_PI / 8);
-			}
-			for (int r = 1; r <= nr; r++) {
-				int xx, yy;
-				if (off && on_pixel) {
-					xx = (int)x + off[2 * (k * nr + r - 1)];
-					yy = (int)y + off[2 * (k * nr + r - 1) + 1];
-				} else {
-					xx = (int)lround(x + cs * r);
-					yy = (int)lround(y + sn * r);
-				}
-				if (xx < 0 || yy < 0 || xx >= w || yy >= h)
-					break;
-				float v = resp->data[(size_t)yy * w + xx];
-				if (v < lo)
-					lo = v;
-			}
-		}
-		c->items[i].response = top - lo;
-	}
+	struct prom_job j = {resp, c, ord, off, nr, 2048};
+	char err[8];
+	if (c->n)
+		fs_tile_pool_run((c->n + j.chunk - 1) / j.chunk, threads, prom_chunk, NULL, &j, err, sizeof err);
 	free(off);
 	free(ord);
 }

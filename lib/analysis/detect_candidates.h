@@ -41,6 +41,10 @@ int fs_det_preprocess(const fs_image *img, const fs_params *p, int clahe_tile, f
 /* Pixels of resp that are the maximum of their 3x3 neighbourhood and > min_value,
  * then greedy suppression by decreasing value: no two kept within min_dist. */
 int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_cand_list *out);
+/* The same with the maxima found in bands of rows in up to `threads`
+ * threads (base/tile_pool.h): the same list whatever the count. */
+int fs_det_peaks_threads(const fs_image *resp, double min_value, double min_dist, int threads,
+			 fs_cand_list *out);
 /*
  * fs_det_peaks in two steps, for a response made tile by tile: the 3x3
  * maxima > min_value among the pixels [x0, x1) x [y0, y1) of resp, a crop
@@ -58,6 +62,8 @@ int fs_det_peaks_suppress(fs_cand_list *all, double min_dist, int w, int h, fs_c
 /* Prominence of each candidate: resp at the peak minus the lowest resp within
  * radius (sampled on 16 rays); stored in response. */
 void fs_det_prominence(const fs_image *resp, fs_cand_list *c, double radius);
+/* The same in up to `threads` threads: the same values whatever the count. */
+void fs_det_prominence_threads(const fs_image *resp, fs_cand_list *c, double radius, int threads);
 
 /* The sub-pixel offsets (each in [-0.5, 0.5]) of the peak at pixel (gx, gy)
  * of a W x H response from the parabolas through the 3 samples on each

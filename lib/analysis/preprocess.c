@@ -9,6 +9,7 @@
  */
 #include "analysis/preprocess.h"
 #include "analysis/clahe_region.h"
+#include "base/tile_pool.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -252,27 +253,37 @@ int fs_box_blur(fs_image *img, int r, char *err, size_t errlen)
 	return 0;
 }
 
-fs_image *fs_downsample(const fs_image *img, int f)
+/* The output rows of one band of fs_downsample_threads. */
+struct down_job {
+	const fs_image *img;
+	fs_image *out;
+	int f, band; /* output rows per band */
+};
+
+/* Output rows [band k) of the block means: each row is the same sums in
+ * the same order whichever band or thread makes it. */
+static int down_band(size_t k, void *arg, char *err, size_t errlen)
 {
-	if (!img || f < 1)
-		return NULL;
-	if (f == 1)
-		return fs_image_to_float(img);
-	int W = img->width, w = (W + f - 1) / f, h = (img->height + f - 1) / f;
-	fs_image *out = fs_image_new_uninit(w, h); /* every block is written */
+	const struct down_job *j = arg;
+	const fs_image *img = j->img;
+	int f = j->f, W = img->width, w = j->out->width, h = j->out->height;
+	int ya = (int)k * j->band, yb = ya + j->band < h ? ya + j->band : h;
 	float *acc = malloc((size_t)W * sizeof *acc);
 	/* a compact image's rows are converted one at a time (fs_image_span) */
 	float *row = img->bits ? malloc((size_t)W * sizeof *row) : NULL;
-	if (!out || !acc || (img->bits && !row)) {
-		fs_image_free(out);
+	if (!acc || (img->bits && !row)) {
 		free(acc);
 		free(row);
-		return NULL;
+		snprintf(err, errlen, "downsample: out of memory");
+		return -1;
 	}
 	/* Sum the block's rows first (contiguous), then the columns of each block. */
-	for (int y = 0; y < h; y++) {
+	for (int y = ya; y < yb; y++) {
 		int y0 = y * f, y1 = y0 + f < img->height ? y0 + f : img->height;
-		memcpy(acc, fs_image_span(img, 0, y0, W, row), (size_t)W * sizeof *acc);
+		/* a compact row is converted straight into acc */
+		const float *first = fs_image_span(img, 0, y0, W, acc);
+		if (first != acc)
+			memcpy(acc, first, (size_t)W * sizeof *acc);
 		for (int yy = y0 + 1; yy < y1; yy++) {
 			const float *r = fs_image_span(img, 0, yy, W, row);
 			int x = 0;
@@ -288,11 +299,38 @@ fs_image *fs_downsample(const fs_image *img, int f)
 			float s = 0;
 			for (int xx = x0; xx < x1; xx++)
 				s += acc[xx];
-			out->data[(size_t)y * w + x] = s / (float)((y1 - y0) * (x1 - x0));
+			j->out->data[(size_t)y * w + x] = s / (float)((y1 - y0) * (x1 - x0));
 		}
 	}
 	free(acc);
 	free(row);
+	return 0;
+}
+
+fs_image *fs_downsample(const fs_image *img, int f)
+{
+	return fs_downsample_threads(img, f, 1);
+}
+
+fs_image *fs_downsample_threads(const fs_image *img, int f, int threads)
+{
+	if (!img || f < 1)
+		return NULL;
+	if (f == 1)
+		return fs_image_to_float(img);
+	int W = img->width, w = (W + f - 1) / f, h = (img->height + f - 1) / f;
+	fs_image *out = fs_image_new_uninit(w, h); /* every block is written */
+	if (!out)
+		return NULL;
+	/* bands of about a million source pixels: enough of them to share
+	 * between threads, each a few buffers of one row */
+	long rows = (1L << 20) / ((long)W * f);
+	struct down_job j = {img, out, f, (int)(rows < 1 ? 1 : rows > h ? h : rows)};
+	char err[128];
+	if (fs_tile_pool_run((size_t)((h + j.band - 1) / j.band), threads, down_band, NULL, &j, err, sizeof err)) {
+		fs_image_free(out);
+		return NULL;
+	}
 	return out;
 }
 

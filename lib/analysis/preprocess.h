@@ -54,6 +54,9 @@ int fs_white_tophat(fs_image *img, int radius, char *err, size_t errlen);
  * out of memory or bad f. img may be compact (image.h): read a row at a
  * time, with the same sums as from its float copy. */
 fs_image *fs_downsample(const fs_image *img, int f);
+/* The same in up to `threads` threads (bands of output rows through
+ * base/tile_pool.h): the same image to the bit whatever the count. */
+fs_image *fs_downsample_threads(const fs_image *img, int f, int threads);
 
 /* Affine stretch to [0, 1]; an image with max - min < 1e-10 becomes all 0. */
 void fs_normalize(fs_image *img);

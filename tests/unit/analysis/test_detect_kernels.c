@@ -101,6 +101,45 @@ static void downsample_averages_blocks_including_partial_ones(void **state)
 	fs_image_free(img);
 }
 
+/* In threads the reduction is cut into bands of output rows: every band's
+ * block means are the one-thread image's to the bit (a compact 8-bit
+ * image of several bands with partial last blocks both ways), and each is
+ * the block's mean. */
+static void downsample_in_threads_equals_one_thread(void **state)
+{
+	(void)state;
+	int W = 2003, H = 1100, f = 3; /* bands of 174 output rows: 3 of them */
+	fs_image *c = fs_image_new_compact(W, H, 8);
+	assert_non_null(c);
+	uint8_t *px = c->px;
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			px[(size_t)y * W + x] = (uint8_t)((x * 7 + y * 13 + (x * y) % 29) & 255);
+	fs_image *one = fs_downsample_threads(c, f, 1);
+	assert_non_null(one);
+	assert_int_equal(one->width, 668);
+	assert_int_equal(one->height, 367);
+	for (int t = 2; t <= 3; t++) {
+		fs_image *d = fs_downsample_threads(c, f, t);
+		assert_non_null(d);
+		assert_memory_equal(d->data, one->data, sizeof(float) * 668 * 367);
+		fs_image_free(d);
+	}
+	/* block (667, 366): column 2001-2002, row 1098-1099 */
+	int xs[] = {0, 200, 667}, ys[] = {0, 174, 366};
+	for (int i = 0; i < 3; i++)
+		for (int k = 0; k < 3; k++) {
+			double sum = 0;
+			int n = 0;
+			for (int y = ys[k] * f; y < ys[k] * f + f && y < H; y++)
+				for (int x = xs[i] * f; x < xs[i] * f + f && x < W; x++, n++)
+					sum += px[(size_t)y * W + x] / 255.0;
+			assert_float_equal(fs_image_at(one, xs[i], ys[k]), sum / n, 1e-6);
+		}
+	fs_image_free(one);
+	fs_image_free(c);
+}
+
 static void downsample_rejects_bad_factor(void **state)
 {
 	(void)state;
@@ -298,6 +337,44 @@ static void peaks_reference(const fs_image *img, double min_dist, fs_cand_list *
 /* Suppression through a grid of kept peaks (no per-pixel map, issue 15)
  * keeps exactly the peaks the map kept, for distances below, at and above
  * the grid's smallest cell, on a rough surface full of peaks. */
+/* The peaks and their prominences in threads (bands of rows, chunks of
+ * candidates) are the one-thread list to the bit: a 1000 x 800 response
+ * of about 8,000 bumps (4 bands, 4 chunks), with plateaus and ties. */
+static void peaks_and_prominence_in_threads_equal_one_thread(void **state)
+{
+	(void)state;
+	fs_image *r = fs_image_new(1000, 800);
+	assert_non_null(r);
+	for (int y = 0; y < 800; y++)
+		for (int x = 0; x < 1000; x++) {
+			unsigned hsh = (unsigned)(x * 73856093u) ^ (unsigned)(y * 19349663u);
+			float v = (float)(sin(x * 0.63) * sin(y * 0.71) + 0.05 * ((hsh >> 8) % 5));
+			r->data[(size_t)y * 1000 + x] = v;
+		}
+	fs_cand_list one = {0};
+	assert_int_equal(fs_det_peaks_threads(r, 0, 3, 1, &one), 0);
+	assert_true(one.n > 4000);
+	fs_det_prominence_threads(r, &one, 6, 1);
+	for (int t = 2; t <= 3; t++) {
+		fs_cand_list c = {0};
+		assert_int_equal(fs_det_peaks_threads(r, 0, 3, t, &c), 0);
+		assert_int_equal(c.n, one.n);
+		fs_det_prominence_threads(r, &c, 6, t);
+		assert_memory_equal(c.items, one.items, one.n * sizeof *one.items);
+		fs_cand_free(&c);
+	}
+	/* a prominence is the peak over the lowest sample of its rays: never
+	 * negative, and zero nowhere a bump stands out */
+	size_t positive = 0;
+	for (size_t i = 0; i < one.n; i++) {
+		assert_true(one.items[i].response >= 0);
+		positive += one.items[i].response > 0.5;
+	}
+	assert_true(positive > one.n / 2);
+	fs_cand_free(&one);
+	fs_image_free(r);
+}
+
 static void peak_suppression_equals_pixel_map(void **state)
 {
 	(void)state;
@@ -479,6 +556,7 @@ int main(void)
 		cmocka_unit_test(gaussian_kernel_taller_than_image_matches_reference),
 		cmocka_unit_test(gaussian_width_not_multiple_of_four_matches_reference),
 		cmocka_unit_test(downsample_averages_blocks_including_partial_ones),
+		cmocka_unit_test(downsample_in_threads_equals_one_thread),
 		cmocka_unit_test(downsample_rejects_bad_factor),
 		cmocka_unit_test(normalize_finds_extremes_in_the_tail),
 		cmocka_unit_test(fft_matches_direct_dft_both_directions),
@@ -489,6 +567,7 @@ int main(void)
 		cmocka_unit_test(peaks_plateau_keeps_first_pixel_in_scan_order),
 		cmocka_unit_test(peaks_below_min_value_are_ignored),
 		cmocka_unit_test(peak_suppression_equals_pixel_map),
+		cmocka_unit_test(peaks_and_prominence_in_threads_equal_one_thread),
 		cmocka_unit_test(prominence_on_and_off_pixel_centres_agree),
 		cmocka_unit_test(prominence_does_not_depend_on_the_order),
 		cmocka_unit_test(scale_peaks_overlap_removal_matches_the_pairwise_rule),
