@@ -39,11 +39,12 @@ long long fs_job_memory_estimate(long long pixels)
  * Imports and transforms since they keep the image compact (h23d; peak RSS
  * from the jobs' own result.peak_rss_mb, tests/bench/bench_paths_memory.py,
  * under load): /work/large10k.tif (10000 x 10000 8-bit, an uncompressed
- * 100 MB TIFF) import PEAK_IMPORT_8, rotate/crop/autocrop/undo PEAK_STEPS_8;
- * a 6144 x 4096 16-bit TIFF (50 MB) import PEAK_IMPORT_16, steps
- * PEAK_STEPS_16. Before, both decoded or read a float image (import 498 MB,
- * steps up to STEPS_BEFORE MB on 100 MP) and were estimated at 26 bytes a
- * pixel (2.6 GB).
+ * 100 MB TIFF) import 212 MiB (498 before, decoded to floats), rotate 300
+ * (872), crop 298 (866), undo 205 (770); a 6144 x 4096 16-bit TIFF (50 MB)
+ * import 104 (152), rotate 154 (244), crop 152 (241), autocrop 150 (239),
+ * undo 110 (199). They were estimated at 26 bytes a pixel (2.6 GB for
+ * 100 MP); tests/unit/cgi/test_job_estimate.c holds the estimates to these
+ * peaks.
  * The model: a fixed part (the process, SQLite, a band of rows) and what
  * is held at once. An import holds the original and the decoded image while
  * decoding, then the image, its deflated working file (at most the image's

@@ -449,6 +449,9 @@ static int h_upload(fs_req *r, fs_resp *w)
 		rc = import_as_job(r, w, u, sha, page, rec.shared, &probe, quota, used);
 		goto out;
 	}
+	/* compact (image.h): the derived files are written from either storage,
+	 * the same bytes, and the worker holds 1 or 2 bytes a pixel, not 4 */
+	lo.compact = 1;
 	if (err[0] || fs_load_file(u->tmp, &lo, &ld, err, sizeof err)) {
 		scrub_path(err, u->tmp);
 		if (strstr(err, "pixels (limit") || strstr(err, "is too large"))

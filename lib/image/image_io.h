@@ -62,6 +62,9 @@ int fs_load_memory(const unsigned char *buf, size_t len, const fs_load_opts *opt
  * (width, height, bit depth, channels, pages, format) with out->image NULL.
  * A file the probe accepts may still fail to decode; one it refuses (too many
  * pixels, a decompression bomb) is refused without a pixel buffer.
+ * fs_probe_file maps the file instead of reading it, so only the pages its
+ * headers lie on are read (a few kB, not the whole file): for files nothing
+ * truncates while it runs (the server's own uploads).
  */
 int fs_probe_file(const char *path, const fs_load_opts *opts, fs_loaded *out, char *err, size_t errlen);
 int fs_probe_memory(const unsigned char *buf, size_t len, const fs_load_opts *opts, fs_loaded *out,

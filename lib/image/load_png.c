@@ -54,6 +54,19 @@ static float sample(const unsigned char *row, size_t i, int bd)
 	return row[i] / 255.0f;
 }
 
+/* The pHYs chunk's pixel size as the suggested calibration (image_io.h). */
+static void read_phys(png_job *j, fs_loaded *out)
+{
+	png_uint_32 xres, yres;
+	int unit;
+	double um;
+	if (png_get_pHYs(j->png, j->info, &xres, &yres, &unit) && unit == PNG_RESOLUTION_METER &&
+	    fs_resolution_um_per_px(xres, 1e6, &um) == 0) {
+		out->suggested_um_per_px = um;
+		snprintf(out->calibration_source, sizeof out->calibration_source, "png-phys");
+	}
+}
+
 static int decode(png_job *j, fs_loaded *out)
 {
 	if (setjmp(png_jmpbuf(j->png)))
@@ -116,6 +129,9 @@ static int decode(png_job *j, fs_loaded *out)
 					dst[x] = (uint16_t)(j->row[2 * x] << 8 | j->row[2 * x + 1]);
 			}
 		}
+		/* the pixel size too: returning here lost it for every compact
+		 * load (an upload's suggested calibration, fishscale measure) */
+		read_phys(j, out);
 		return 0;
 	}
 	/* The common case (8-bit, not interlaced) goes through lookup tables:
@@ -159,14 +175,7 @@ static int decode(png_job *j, fs_loaded *out)
 		}
 	}
 
-	png_uint_32 xres, yres;
-	int unit;
-	double um;
-	if (png_get_pHYs(j->png, j->info, &xres, &yres, &unit) && unit == PNG_RESOLUTION_METER &&
-	    fs_resolution_um_per_px(xres, 1e6, &um) == 0) {
-		out->suggested_um_per_px = um;
-		snprintf(out->calibration_source, sizeof out->calibration_source, "png-phys");
-	}
+	read_phys(j, out);
 	return 0;
 }
 

@@ -80,6 +80,43 @@ static void every_measured_peak_is_covered_with_the_margin(void **state)
 	}
 }
 
+/* Imports and transforms (h23d, the jobs' own peak_rss_mb in MiB,
+ * tests/bench/bench_paths_memory.py under load): /work/large10k.tif
+ * (10000 x 10000 8-bit, an uncompressed 100,005,122-byte TIFF) and a
+ * 6144 x 4096 16-bit TIFF of 50,335,926 bytes, both held compact. */
+static void imports_and_transforms_cover_their_measured_peaks(void **state)
+{
+	(void)state;
+	const struct {
+		long long pixels;
+		int sample_bytes;
+		long long file_bytes; /* 0: a transform */
+		double peak_mib;
+	} m[] = {
+		{MP100, 1, 100005122, 212.0}, {6144LL * 4096, 2, 50332290, 104.0}, /* imports */
+		{MP100, 1, 0, 300.0},         {MP100, 1, 0, 297.8}, /* rotate, crop */
+		{MP100, 1, 0, 204.7},                               /* undo */
+		{6144LL * 4096, 2, 0, 153.8}, {6144LL * 4096, 2, 0, 150.4}, /* rotate, autocrop */
+	};
+	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+		double est = (double)(m[i].file_bytes ? fs_job_import_memory_estimate(m[i].pixels, m[i].sample_bytes,
+										       m[i].file_bytes)
+						       : fs_job_transform_memory_estimate(m[i].pixels, m[i].sample_bytes));
+		double peak = m[i].peak_mib * 1048576.0;
+		if (est < peak * (100 + FS_JOB_MEMORY_MARGIN_PCT) / 100)
+			fail_msg("case %zu: estimate %.0f MiB below the peak %.0f MiB and its margin", i, est / 1048576,
+				 m[i].peak_mib);
+		if (est > 2.5 * peak)
+			fail_msg("case %zu: estimate %.0f MiB, more than 2.5 times the peak %.0f MiB", i, est / 1048576,
+				 m[i].peak_mib);
+		/* the old figure, 26 bytes a pixel, was more than twice as much */
+		assert_true(fs_job_memory_estimate(m[i].pixels) > 2 * est);
+	}
+	/* a float image (a colour original) costs more than a compact one */
+	assert_true(fs_job_import_memory_estimate(MP25, 4, 75000000) > fs_job_import_memory_estimate(MP25, 1, 25000000));
+	assert_true(fs_job_transform_memory_estimate(MP25, 4) > fs_job_transform_memory_estimate(MP25, 2));
+}
+
 static void whole_image_layers_cost_more(void **state)
 {
 	(void)state;
@@ -150,6 +187,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_measured_peak_is_covered_with_the_margin),
+		cmocka_unit_test(imports_and_transforms_cover_their_measured_peaks),
 		cmocka_unit_test(whole_image_layers_cost_more),
 		cmocka_unit_test(rule_and_sample_size_cost_more),
 		cmocka_unit_test(sample_size_follows_the_stored_image),

@@ -45,9 +45,12 @@ static void check_file(const char *path, int bits)
 	fs_loaded_free(&p);
 	assert_int_equal(c.image->width, f.image->width);
 	assert_int_equal(c.image->height, f.image->height);
-	/* the metadata does not depend on the storage */
+	/* the metadata does not depend on the storage (a compact PNG once
+	 * lost its pHYs pixel size) */
 	assert_int_equal(c.bit_depth, f.bit_depth);
 	assert_int_equal(c.channels, f.channels);
+	assert_true(c.suggested_um_per_px == f.suggested_um_per_px);
+	assert_string_equal(c.calibration_source, f.calibration_source);
 	int w = f.image->width, h = f.image->height;
 	if (bits) {
 		assert_null(c.image->data);
@@ -136,7 +139,7 @@ static void test_png(void **state)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		fs_testimg_png s = {.width = 53, .height = 31, .bit_depth = cases[i].bd, .color_type = cases[i].ct,
-				    .interlace = cases[i].interlace};
+				    .interlace = cases[i].interlace, .phys_ppm = 2500000 /* 0.4 um */};
 		assert_int_equal(fs_testimg_write_png(fs_testimg_path("g.png"), &s), 0);
 		check_file(fs_testimg_path("g.png"), cases[i].bits);
 	}
