@@ -4,10 +4,18 @@
  * simulator: for P1 Fig2 (Polypterus bichir, published D/(D+S) 0.298),
  * Fig1 (Lepidotes elvensis, 0.511) and Fig4 (Atractosteus simplex, 0.730)
  * the best formation is fitted with the fill held at the published value,
- * at the outline rule's reading (today's default) and free, and the
- * residual of each (RMS / SD of the figure's mean patch around the
- * detected centres) is printed with the mean radial profiles. A fill that
- * no formation reproduces leaves a residual well above the free fit's.
+ * at the detector's own reading (the configured rule's), at the free
+ * fit's fill and free, and the residual of each (RMS / SD of the figure's
+ * mean patch around the detected centres) is printed with the mean radial
+ * profiles. A fill that no formation reproduces leaves a residual well
+ * above that of the free fit's fill held the same way.
+ * Why a held fill is compared with a held fill and not with the free fit:
+ * the search is path-dependent (the offset search moves to where the
+ * formation it holds fits better, and the formation search there does
+ * not always find that formation again), so on P1 Fig2 around the dome
+ * rule's centres the fill 0.280 held reads 0.289 where the free fit
+ * reached 0.225 at that very fill. Held against held, only the fill
+ * differs.
  * Centres: the default detector (fs_detect); pitch: fs_dome_fit_pitch.
  * Under the sanitizers only the three figures of the evidence are fitted.
  */
@@ -41,7 +49,7 @@
 typedef struct fig {
 	char file[160];
 	double published;   /* d / (d + s) */
-	double outline;     /* the default's size_pitch_ratio */
+	double outline;     /* the detector's size_pitch_ratio (the configured rule) */
 	size_t n;
 	double pitch;
 	fs_dome_fit fit;
@@ -169,42 +177,49 @@ static void evidence(void **state)
 {
 	(void)state;
 	static const char *const which[3] = {"P1_Fig2_", "P1_Fig1_", "P1_Fig4_"};
-	double res_pub[3], res_out[3], res_free[3];
+	double res_pub[3], res_out[3], res_free[3], res_fit[3];
 	for (int w = 0; w < 3; w++) {
 		const fig *g = find(which[w]);
 		assert_non_null(g);
 		assert_true(g->fitted);
-		fs_dome_fit at_pub, at_out;
+		fs_dome_fit at_pub, at_out, at_fit;
 		held(g, g->published, &at_pub);
 		held(g, g->outline, &at_out);
-		printf("\n%s: residual (RMS / SD of the mean patch) at the published fill %.3f: %.3f; at the outline "
-		       "rule's %.3f: %.3f; free fit %.3f +- %.3f: %.3f\n",
-		       g->file, g->published, at_pub.residual, g->outline, at_out.residual, g->fit.fill, g->fit.sigma,
-		       g->fit.residual);
-		printf("  r/pitch   observed  model@published  model@outline  model@free\n");
+		held(g, g->fit.fill, &at_fit);
+		printf("\n%s: residual (RMS / SD of the mean patch) at the published fill %.3f: %.3f; at the "
+		       "detector's %.3f: %.3f; at the free fit's %.3f held: %.3f; free fit %.3f +- %.3f: %.3f\n",
+		       g->file, g->published, at_pub.residual, g->outline, at_out.residual, g->fit.fill,
+		       at_fit.residual, g->fit.fill, g->fit.sigma, g->fit.residual);
+		printf("  r/pitch   observed  model@published  model@detector  model@free\n");
 		for (int k = 0; k < FS_DOME_FIT_NRAD; k++)
-			printf("  %6.3f   %8.3f  %15.3f  %13.3f  %10.3f\n", (k + 0.5) * 0.05, g->fit.obs[k],
+			printf("  %6.3f   %8.3f  %15.3f  %14.3f  %10.3f\n", (k + 0.5) * 0.05, g->fit.obs[k],
 			       at_pub.model[k], at_out.model[k], g->fit.model[k]);
 		/* the free fit is the best of all fills: never worse than a
 		 * held one beyond the fine grid's interpolation */
 		assert_true(g->fit.residual <= at_pub.residual + 0.02);
 		assert_true(g->fit.residual <= at_out.residual + 0.02);
+		assert_true(g->fit.residual <= at_fit.residual + 0.02);
 		res_pub[w] = at_pub.residual;
 		res_out[w] = at_out.residual;
 		res_free[w] = g->fit.residual;
+		res_fit[w] = at_fit.residual;
 	}
-	/* The findings, at the level measured when written: Fig2's published
-	 * fill fits as well as the free fit (0.191 against 0.190); Fig4's
-	 * does not (0.305 at 0.730 against 0.226 at the outline rule's 0.442
-	 * and 0.164 free at 0.228). */
-	assert_true(res_pub[0] <= res_free[0] + 0.01);
+	/* The findings, at the levels measured (2026-11-28), each held fill
+	 * against the free fit's fill held the same way: Fig2's published
+	 * fill fits as well as that (outline rule's centres 0.191 against
+	 * 0.191 at 0.316; dome rule's 0.289 against 0.289 at 0.285); Fig4's
+	 * does not (outline: 0.305 at 0.730 against 0.182 at 0.228 and 0.226
+	 * at the detector's 0.442; dome: 0.316 against 0.169 at 0.482 and
+	 * 0.253 at the detector's 0.283). */
+	assert_true(res_pub[0] <= res_fit[0] + 0.01);
 	/* and Fig2's free fit itself reads its published fill within 0.05
-	 * (0.316 +- 0.045 against 0.298, 2026-11-28); Fig4's reads 0.228, so
-	 * no such bound is asserted for it (test_paper_profile_fill has what
-	 * Fig4's image supports) */
+	 * (outline 0.316 +- 0.045, dome 0.285, against 0.298); Fig4's reads
+	 * 0.228 / 0.482, so no such bound is asserted for it
+	 * (test_paper_profile_fill has what Fig4's image supports) */
 	const fig *f2 = find("P1_Fig2_");
 	assert_true(fabs(f2->fit.fill - f2->published) <= 0.05);
 	assert_true(res_pub[2] >= res_out[2] + 0.05);
+	assert_true(res_pub[2] >= res_fit[2] + 0.1);
 	assert_true(res_pub[2] >= res_free[2] + 0.1);
 }
 

