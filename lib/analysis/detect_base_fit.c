@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/dome_base_fit.h"
+#include "analysis/dome_measure.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
 
@@ -67,8 +68,18 @@ int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offse
 	return 0;
 }
 
+double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F)
+{
+	fs_tubercle t;
+	memset(&t, 0, sizeof t);
+	if (fs_dome_measure(img, x, y, 0.15 * mr / F, 0.8 * mr / F, 0, &t) || !(t.fit_quality >= DOME_QUALITY) ||
+	    !(t.radius_px > 0))
+		return NAN;
+	return t.radius_px;
+}
+
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
-			   fs_measured *meas, fs_det_base_fit *info)
+			   const double *lr, fs_measured *meas, fs_det_base_fit *info)
 {
 	fs_det_base_fit dummy;
 	if (!info)
@@ -77,7 +88,7 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 	double sb = 0, sf = 0;
 	for (size_t k = 0; k < p->n; k++)
 		if (isfinite(fr[k])) {
-			sb += meas[p->idx[k]].t.radius_px;
+			sb += lr && isfinite(lr[k]) ? lr[k] : meas[p->idx[k]].t.radius_px;
 			sf += fr[k];
 			info->fitted++;
 		}
@@ -111,8 +122,8 @@ int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image 
 	return *out ? 0 : -1;
 }
 
-int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, fs_measured *meas,
-			  fs_det_base_fit *info)
+int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, double max_r,
+			  fs_measured *meas, fs_det_base_fit *info)
 {
 	if (info)
 		memset(info, 0, sizeof *info);
@@ -124,7 +135,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	if (!p.n)
 		return 0;
 	int rc = -1;
-	double *fr = malloc(3 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n;
+	double *fr = malloc(4 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
 	fs_image *lp = NULL;
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
@@ -146,13 +157,18 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			rc = -1;
 			goto out;
 		}
+		lr[k] = NAN;
 		if (q == 0 && isfinite(f.radius)) {
 			fr[k] = f.radius;
 			fx[k] = f.x;
 			fy[k] = f.y;
+			size_t i = p.idx[k];
+			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+			if (!(off->fit.halftone > 0))
+				lr[k] = fs_det_base_level_one(m->img, f.x, f.y, mr, m->f);
 		}
 	}
-	fs_det_base_fit_scale(&p, fr, fx, fy, meas, info);
+	fs_det_base_fit_scale(&p, fr, fx, fy, lr, meas, info);
 out:
 	free(fr);
 	fs_image_free(lp);

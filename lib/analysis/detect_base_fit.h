@@ -42,6 +42,26 @@
  * Nothing changes when the formation was not fitted or fewer than 8
  * domes were sized.
  *
+ * The level's base-rule radii (h23f): where the image holds no halftone
+ * screen (off's fitted formation found none), each sized dome's base is
+ * read again by the base rule from the fit's centre on unsmoothed rays
+ * (fs_det_base_level_one; a dome it cannot measure there keeps its
+ * first reading in the sum). Why: at fill 0.8 the neighbours' feet lie a
+ * quarter radius beyond the base, and two things carried the base rule
+ * into them - its own circle fit from a start half a pixel to a pixel
+ * off moves the centre towards them and the next passes then read the
+ * saddle between the domes (D +15 to +19 % from a start 1 px off, +2 to
+ * +4 % from the true centre, pitch 16), and the rays' smoothing (chosen
+ * per image against a screen's dots and noise) is a blur along the
+ * radius that merges the base's step with the neighbour's foot, which
+ * the base's blur model (a blurred circular step) does not describe
+ * (from the true centres: +1.7 % unsmoothed, +9.4 % at 1.2 px, +22.7 % at
+ * 2.2 px, scene 17). The fit's centre is the better start (h22d). Under
+ * a screen the dots are steps as strong as the base and the smoothing is
+ * what the base needs: read from the fit's centres on unsmoothed rays the
+ * screened scenes came out 1-5 % larger, so their level stays the base
+ * rule's first reading. docs/paper-figures.md, section h23f.
+ *
  * The caller owns every argument; nothing is kept.
  */
 #ifndef FS_DETECT_BASE_FIT_H
@@ -60,11 +80,11 @@ typedef struct fs_det_base_fit {
 
 /*
  * Applies the rule above to the c->n measured candidates meas[] (m's
- * pixels) with off the result of fs_det_offset_correct on them. info may
- * be NULL. Returns 0, -1 on out of memory (meas unchanged).
+ * pixels) with off the result of fs_det_offset_correct on them; max_r as
+ * fs_det_measure's (a candidate's radius range). info may be NULL. Returns 0, -1 on out of memory (meas unchanged).
  */
-int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, fs_measured *meas,
-			  fs_det_base_fit *info);
+int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, double max_r,
+			  fs_measured *meas, fs_det_base_fit *info);
 
 /*
  * The rule's two image-wide steps, for the measurement tile by tile
@@ -80,7 +100,14 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
  * fs_det_base_fit_scale applies the fitted radii fr[0..p->n) (NAN: the
  * fit could not size that dome) to meas at the base rule's level, moves
  * each sized dome to its fitted centre (fx, fy: px of meas' image) and
- * fills info (may be NULL).
+ * fills info (may be NULL). lr (may be NULL): the base rule's radii read
+ * from those centres (fs_det_base_level_one), used for the level where
+ * finite, meas' own radius elsewhere.
+ *
+ * fs_det_base_level_one: the base rule's radius (fs_dome_measure,
+ * unsmoothed rays, the rule's radius range for a candidate of max_r mr
+ * on an image reduced by F) of the dome at (x, y) of img; NAN when it
+ * finds no dome there (fit quality below the rule's 0.45).
  *
  * fs_det_base_lowpass: the image the patches are read from for off's
  * formation: NULL when it is img itself (no halftone screen), else a new
@@ -96,7 +123,8 @@ typedef struct fs_det_base_plan {
 int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offset *off, fs_det_base_plan *p);
 void fs_det_base_plan_free(fs_det_base_plan *p);
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
-			   fs_measured *meas, fs_det_base_fit *info);
+			   const double *lr, fs_measured *meas, fs_det_base_fit *info);
+double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F);
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen);
 
 #endif

@@ -454,6 +454,8 @@ struct base_job {
 	const fs_det_base_plan *p;
 	double *fr;            /* the fitted radius of plan entry k, NAN: none */
 	double *fx, *fy;       /* its fitted centre (px of the whole image) */
+	double *lr;            /* the base rule's radius from that centre */
+	const struct job *j;   /* the candidates' reach */
 	int failed;            /* a fit ran out of memory */
 };
 
@@ -477,6 +479,14 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 	}
 }
 
+/* the base rule's level from the fitted centre (detect_base_fit.h), on
+ * the unfiltered crop as on the whole measurement image */
+static void level_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
+{
+	struct base_job *b = ctx;
+	b->lr[k] = fs_det_base_level_one(meas, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1);
+}
+
 /*
  * The domes' sizes from the template fit, as fs_det_base_fit_apply gives
  * them on the whole measurement image: the templates built on a mosaic of
@@ -498,15 +508,17 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		return 0;
 	fs_dome_tpl_reach R;
 	fs_dome_tpl_reach_of(j->off.fit.pitch, p.n, &R);
-	struct base_job b = {.p = &p};
+	struct base_job b = {.p = &p, .j = j};
 	b.lowpass = j->off.fit.halftone > 0 ? FS_HALFTONE_LOWPASS * j->off.fit.halftone : 0;
 	int lp = b.lowpass > 0 ? fs_gaussian_radius(b.lowpass) + 1 : 0;
 	int half = (int)ceil(R.patch_r) + 2, S = 2 * half + 1;
 	size_t nv = (p.n + R.stride - 1) / R.stride, ncell = 0;
 	double *mx = malloc(nv * sizeof *mx), *my = malloc(nv * sizeof *my);
-	b.fr = malloc(3 * p.n * sizeof *b.fr);
+	b.fr = malloc(5 * p.n * sizeof *b.fr);
 	b.fx = b.fr ? b.fr + p.n : NULL;
 	b.fy = b.fr ? b.fx + p.n : NULL;
+	b.lr = b.fr ? b.fy + p.n : NULL;
+	double *lx = b.fr ? b.lr + p.n : NULL;
 	fs_image *mosaic = NULL;
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
@@ -554,7 +566,23 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		rc = -1;
 		goto out;
 	}
-	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, j->res, NULL);
+	/* the level: each sized dome's base measured again from its fitted
+	 * centre on unsmoothed rays, where the image holds no halftone screen
+	 * (detect_base_fit.h); the base rule's passes may move that centre by
+	 * half a radius twice before their last rays, within 1.25 r1 */
+	for (size_t k = 0; k < p.n; k++) {
+		b.lr[k] = NAN;
+		lx[k] = isfinite(b.fr[k]) && !(b.lowpass > 0) ? b.fx[k] : NAN;
+	}
+	double mr = 0;
+	for (size_t k = 0; k < p.n; k++)
+		mr = fmax(mr, cand_mr(j, p.idx[k]));
+	reach = (int)ceil(g_overlap_scale * (1.25 * 0.8 * mr + base_reach(0.8 * mr, 0)));
+	if (run_pass(m, p.n, lx, b.fy, reach, level_point, &b, err, errlen)) {
+		rc = -1;
+		goto out;
+	}
+	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, b.lr, j->res, NULL);
 	goto out;
 oom:
 	snprintf(err, errlen, "tiled dome measurement: out of memory");

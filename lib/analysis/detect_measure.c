@@ -226,7 +226,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	/* ... and each dome's size relative to the others read from its
 	 * whole patch through that formation, at the base rule's mean level
 	 * (its own readings scatter with the noise on its rays) */
-	if (m->img && m->dome && fs_det_base_fit_apply(m, c, &off, meas, NULL))
+	if (m->img && m->dome && fs_det_base_fit_apply(m, c, &off, max_r, meas, NULL))
 		goto out;
 	for (size_t i = 0; i < c->n; i++) {
 		if (!meas[i].ok)
