@@ -401,6 +401,12 @@ int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, 
 						 .max_shift = max_shift, .gdr = gdr, .gspan = gspan, .cx = cx,
 						 .cy = cy, .rp = rp};
 	}
+	if (kept && kept->done && kept->span == span) {
+		/* the compass stage of this grid outcome with this span */
+		*ox = kept->ox;
+		*oy = kept->oy;
+		return 0;
+	}
 	double q0 = fmax(rmin, 0.7 * rp), q1 = fmin(rmax, 1.3 * rp);
 	if (q1 - q0 < 4 * dr) {
 		q0 = rmin;
@@ -438,5 +444,11 @@ int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, 
 	}
 	*ox = cx;
 	*oy = cy;
+	if (kept) {
+		kept->done = 1;
+		kept->span = span;
+		kept->ox = cx;
+		kept->oy = cy;
+	}
 	return 0;
 }

@@ -72,15 +72,23 @@ typedef struct fs_refine_grid {
 	double x, y, rmin, rmax, max_shift, gdr;
 	int gspan;
 	double cx, cy, rp; /* the outcome */
+	/* The compass stage that followed, with its derivative span: when
+	 * the chosen smoothing gives the compass the span of the first
+	 * refinement (an image measured without smoothing, or one whose
+	 * sample step is wider than the smoothing), the whole refinement is
+	 * the same and its centre is taken as well (h23g). */
+	int done, span;
+	double ox, oy;
 } fs_refine_grid;
 
 /*
  * fs_centre_refine, keeping its grid stage's outcome in *kept (may be
  * NULL: fs_centre_refine itself): when *kept holds the grid stage of the
  * same image, start, radii, shift and derivative span, that outcome is
- * taken instead of sampling the grid again; otherwise the grid is
- * sampled and *kept replaced. The same result as fs_centre_refine either
- * way.
+ * taken instead of sampling the grid again, and when it holds the compass
+ * stage of the same derivative span too, the refined centre; otherwise
+ * the grid is sampled and *kept replaced. The same result as
+ * fs_centre_refine either way.
  */
 int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
 			  double smooth, fs_refine_grid *kept, double *ox, double *oy);

@@ -20,19 +20,31 @@
 const double fs_det_smooth_px[FS_DET_SMOOTH_TRIALS] = {0, 1.2, 2.2};
 
 void fs_det_smooth_trial(const fs_image *img, double sx, double sy, double mr, double F, double refine,
-			 fs_refine_grid *kept, double q[FS_DET_SMOOTH_TRIALS])
+			 fs_det_kept *kept, double q[FS_DET_SMOOTH_TRIALS])
 {
+	double r0 = 0.15 * mr / F, r1 = 0.8 * mr / F;
 	/* from the centre the measurement will start from (refined when the
 	 * detection refines them: from a centre off by a tenth of the pitch
 	 * the smoothed profiles fit best, and smoothing moves the base) */
 	if (refine > 0)
-		fs_centre_refine_kept(img, sx, sy, 0.15 * mr / F, 0.8 * mr / F, refine / F, 0, kept, &sx, &sy);
+		fs_centre_refine_kept(img, sx, sy, r0, r1, refine / F, 0, kept ? &kept->grid : NULL, &sx, &sy);
+	if (kept) {
+		kept->valid = 1;
+		kept->img = img;
+		kept->cx = sx;
+		kept->cy = sy;
+		kept->r0 = r0;
+		kept->r1 = r1;
+	}
 	for (int k = 0; k < FS_DET_SMOOTH_TRIALS; k++) {
 		fs_tubercle t;
-		memset(&t, 0, sizeof t);
-		q[k] = 0;
-		if (fs_dome_measure(img, sx, sy, 0.15 * mr / F, 0.8 * mr / F, fs_det_smooth_px[k] / F, &t) == 0)
-			q[k] = t.fit_quality;
+		fs_tubercle_init(&t); /* as the measurement's: fit quality unknown */
+		int ok = fs_dome_measure(img, sx, sy, r0, r1, fs_det_smooth_px[k] / F, &t) == 0;
+		q[k] = ok ? t.fit_quality : 0;
+		if (kept) {
+			kept->t[k] = t;
+			kept->ok[k] = ok;
+		}
 	}
 }
 
@@ -56,9 +68,8 @@ double fs_det_smooth_pick(const double *q, size_t nc)
 }
 
 /* The dome rule's ray smoothing for this image (see detect_measure.h);
- * the grid stage of the refinement of candidate i is kept in kept[i]
- * (centre_refine.h). */
-static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_r, fs_refine_grid *kept)
+ * the trial of candidate i is kept in kept[i]. */
+static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_r, fs_det_kept *kept)
 {
 	if (!m->dome || !c->n)
 		return 0;
@@ -74,14 +85,27 @@ static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_
 }
 
 void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,
-			     double smooth, fs_refine_grid *kept, fs_measured *r)
+			     double smooth, fs_det_kept *kept, fs_measured *r)
 {
 	double r0 = 0.15 * mr / F, r1 = 0.8 * mr / F;
 	fs_tubercle_init(&r->t); /* fit quality unknown unless measured */
 	r->spread = NAN;
 	if (refine > 0)
-		fs_centre_refine_kept(img, sx, sy, r0, r1, refine / F, smooth / F, kept, &sx, &sy);
-	r->ok = fs_dome_measure(img, sx, sy, r0, r1, smooth / F, &r->t) == 0;
+		fs_centre_refine_kept(img, sx, sy, r0, r1, refine / F, smooth / F, kept ? &kept->grid : NULL, &sx,
+				      &sy);
+	int k = -1;
+	if (kept && kept->valid && kept->img == img && kept->cx == sx && kept->cy == sy && kept->r0 == r0 &&
+	    kept->r1 == r1)
+		for (int i = 0; i < FS_DET_SMOOTH_TRIALS && k < 0; i++)
+			if (fs_det_smooth_px[i] / F == smooth / F)
+				k = i;
+	if (k >= 0) {
+		/* the trial's base: fs_dome_measure with these very arguments */
+		r->t = kept->t[k];
+		r->ok = kept->ok[k];
+	} else {
+		r->ok = fs_dome_measure(img, sx, sy, r0, r1, smooth / F, &r->t) == 0;
+	}
 	/* The base rule's own circle fit drifts towards a side detector's
 	 * shadow on steep domes; when it moved the centre by more than a
 	 * pixel, the sharpest base circle, looked for again from where it
@@ -197,9 +221,10 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		goto out;
 	if (!m->img && m->dome && fs_det_measure_domes_tiled(m, c, max_r, meas, terr, sizeof terr))
 		goto out;
-	/* the smoothing choice's refinements share their grid stage with
-	 * the measurement's first refinement of the same candidates */
-	fs_refine_grid kept[FS_DET_SMOOTH_CANDIDATES] = {{0}};
+	/* the smoothing choice's trials share their refinement and bases
+	 * with the measurement of the same candidates (fs_det_kept) */
+	fs_det_kept kept[FS_DET_SMOOTH_CANDIDATES];
+	memset(kept, 0, sizeof kept);
 	double smooth = m->img ? choose_smooth(m, c, max_r, kept) : 0;
 	for (size_t k = 0; m->img && k < c->n; k++) {
 		size_t i = order[k].i;

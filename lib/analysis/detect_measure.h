@@ -92,20 +92,40 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 #define FS_DET_SMOOTH_TRIALS 3
 #define FS_DET_SMOOTH_CANDIDATES 48
 extern const double fs_det_smooth_px[FS_DET_SMOOTH_TRIALS];
+
+/* What a candidate's smoothing trial leaves for its measurement (both
+ * calls below; may be NULL): its refinement (grid and compass stages,
+ * centre_refine.h fs_centre_refine_kept), and the base it measured at
+ * each smoothing from the refined centre (a pure function of the image,
+ * that centre, the radii and the smoothing). The measurement takes the
+ * base of the chosen smoothing when its own refinement ends at the very
+ * same centre (bit for bit: always on an image measured without
+ * smoothing, often otherwise), instead of measuring it again: the same
+ * values, a third of the choice's bases saved (h23g). Zero-initialise
+ * it; the caller owns it. */
+typedef struct fs_det_kept {
+	fs_refine_grid grid;
+	int valid;
+	const fs_image *img;
+	double cx, cy, r0, r1;            /* where and with what the bases were measured */
+	fs_tubercle t[FS_DET_SMOOTH_TRIALS];
+	int ok[FS_DET_SMOOTH_TRIALS];
+} fs_det_kept;
+
 void fs_det_smooth_trial(const fs_image *img, double sx, double sy, double mr, double F, double refine,
-			 fs_refine_grid *kept, double q[FS_DET_SMOOTH_TRIALS]);
+			 fs_det_kept *kept, double q[FS_DET_SMOOTH_TRIALS]);
 double fs_det_smooth_pick(const double *q, size_t nc);
 /* One candidate's dome measurement from (sx, sy) (img's pixels) into *r:
  * its centre refined (refine > 0), the base measured, and refined and
  * measured again when the base's own fit moved the centre by more than a
  * pixel.
- * kept (both; may be NULL): the first refinement's grid stage, kept by
- * the smoothing trial of the same candidate in the same image and taken
- * by its measurement when the search is the same (centre_refine.h,
- * fs_centre_refine_kept: the same centres, half of a refinement saved);
- * the caller owns it. */
+ * kept (may be NULL): the smoothing trial of the same candidate in the
+ * same image (see fs_det_kept): the first refinement's grid stage is
+ * taken when the search is the same (the same centres, half of a
+ * refinement saved), its compass stage when the derivative span is the
+ * same too, and the base when the refined centre and the smoothing are. */
 void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,
-			     double smooth, fs_refine_grid *kept, fs_measured *r);
+			     double smooth, fs_det_kept *kept, fs_measured *r);
 
 /*
  * Flat ground is no dome: of the n measured candidates meas[], those the

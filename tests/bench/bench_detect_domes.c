@@ -16,6 +16,10 @@
  * issue 13 bounds by 3 (detection only: bench_detect's ratio includes
  * loading, graph and statistics); asserts nothing. One run per image
  * (FS_BENCH_RUNS runs, the median CPU, when set).
+ *
+ * With an argument only the images whose label contains it are run (e.g.
+ * `bench_detect_domes P1_Fig1` or `synthetic`): one image in one process
+ * is what callgrind needs to count a stage's instructions per figure.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -73,6 +77,13 @@ static double outline_cpu(const fs_image *img, int runs)
 /* Detects on img, prints the line (with the outline rule's CPU and the
  * ratio when ratio is set); *all is folded with the fingerprint. Returns
  * the median CPU ms, -1 on failure. */
+static const char *only; /* the label filter (argv[1]), NULL for all */
+
+static int wanted(const char *label)
+{
+	return !only || strstr(label, only);
+}
+
 static double run(const char *label, const fs_image *img, int runs, int ratio, uint64_t *all)
 {
 	double cpu[MAX_RUNS] = {0};
@@ -105,7 +116,7 @@ static double run(const char *label, const fs_image *img, int runs, int ratio, u
 	return c;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const char *paper[] = {
 		"P1_Fig1_Lepidotes_elvensis_4.78um.tif",
@@ -118,6 +129,7 @@ int main(void)
 		"P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif",
 		"P3_Fig4_Obaichthys_laevis_5.0um.tif",
 	};
+	only = argc > 1 ? argv[1] : NULL;
 	int runs = bench_runs(1);
 	if (runs > MAX_RUNS)
 		runs = MAX_RUNS;
@@ -126,6 +138,8 @@ int main(void)
 	char err[256];
 	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {
 		char path[512];
+		if (!wanted(paper[i]))
+			continue;
 		snprintf(path, sizeof path, "tests/fixtures/paper/%s", paper[i]);
 		fs_loaded L;
 		if (fs_load_file(path, NULL, &L, err, sizeof err)) {
@@ -141,6 +155,8 @@ int main(void)
 	synth_opts o;
 	synth_truth t;
 	synth_defaults(&o);
+	if (!wanted("synthetic 2048x1536"))
+		goto scenes;
 	o.width = 2048; /* bench_detect's lattice */
 	o.height = 1536;
 	o.pitch = 36;
@@ -157,7 +173,12 @@ int main(void)
 	synth_truth_free(&t);
 	if (cs < 0)
 		return 1;
+scenes:
 	for (int k = 0; k < 64; k++) {
+		char label[32];
+		snprintf(label, sizeof label, "SEM corner scene %02d", k);
+		if (!wanted(label))
+			continue;
 		sem_opts so;
 		sem_truth st;
 		sem_corner_scene(k, &so);
@@ -166,8 +187,6 @@ int main(void)
 			printf("scene %d: out of memory\n", k);
 			return 1;
 		}
-		char label[32];
-		snprintf(label, sizeof label, "SEM corner scene %02d", k);
 		double c = run(label, s, runs, 0, &all);
 		fs_image_free(s);
 		sem_truth_free(&st);

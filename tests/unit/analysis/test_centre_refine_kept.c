@@ -9,7 +9,9 @@
  * may save time but must not change a centre: kept or not, reused or
  * not, the refined centre is bit for bit fs_centre_refine's; and a kept
  * grid from another start, another image or another derivative span is
- * not taken.
+ * not taken. The compass stage too is kept and taken when the derivative
+ * span is the same (the image measured without smoothing: h23g), and not
+ * when it is another.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,6 +95,51 @@ static void kept_gives_the_same_centres(void **state)
 	sem_scene_close(&s);
 }
 
+/* The whole refinement is taken again for the same span, and a kept
+ * compass stage of another span is not: smoothings 0, 0, 1.2, 1.2, 0 (the
+ * compass spans 1, 1, 2, 2, 1 at its 0.5 px step), each centre bit for bit
+ * fs_centre_refine's. */
+static void compass_kept_for_the_same_span_only(void **state)
+{
+	(void)state;
+	sem_scene s;
+	open_scene(&s);
+	static const double smooth[5] = {0, 0, 1.2, 1.2, 0};
+	size_t taken = 0, n = 0, moved = 0;
+	for (size_t j = 0; j < s.tr.n; j++) {
+		start a = start_at(&s, j);
+		fs_refine_grid kept = {0};
+		double first_x = 0, first_y = 0;
+		for (int k = 0; k < 5; k++) {
+			double px, py, kx, ky;
+			assert_int_equal(fs_centre_refine(s.img, a.x, a.y, a.r0, a.r1, a.shift, smooth[k], &px, &py), 0);
+			fs_refine_grid before = kept;
+			assert_int_equal(fs_centre_refine_kept(s.img, a.x, a.y, a.r0, a.r1, a.shift, smooth[k], &kept,
+							       &kx, &ky),
+					 0);
+			assert_true(same_bits(px, kx));
+			assert_true(same_bits(py, ky));
+			assert_true(kept.done);
+			taken += before.done && before.span == kept.span;
+			if (k == 0) {
+				first_x = kx;
+				first_y = ky;
+			}
+			/* another span's compass really ends elsewhere somewhere
+			 * (else taking the wrong one could pass unseen) */
+			if (k == 2)
+				moved += !same_bits(kx, first_x) || !same_bits(ky, first_y);
+		}
+		n++;
+	}
+	/* taken at the second and fourth smoothing of every start, never
+	 * across spans (the fifth follows the 1.2s) */
+	assert_true(n > 20);
+	assert_int_equal(taken, 2 * n);
+	assert_true(moved > 0);
+	sem_scene_close(&s);
+}
+
 /* A kept grid stage of another start, or of another image, is not taken:
  * the centre is the one refined from this start in this image. */
 static void another_start_or_image_is_not_taken(void **state)
@@ -138,6 +185,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kept_gives_the_same_centres),
+		cmocka_unit_test(compass_kept_for_the_same_span_only),
 		cmocka_unit_test(another_start_or_image_is_not_taken),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
