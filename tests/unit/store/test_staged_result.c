@@ -10,6 +10,10 @@
  * leaves no row behind; a set that moves on while the result is staged
  * gets the result on top (or a conflict), with nothing left over; a
  * duplicate shares the record and the last reference gone frees it.
+ * The sweep itself: a staged blob whose writer still runs (another live
+ * process, or this one) is kept, and freed once that process is gone or
+ * the blob is an hour old; a published blob is kept while referred to;
+ * more garbage than one sweep takes is freed by the next ones.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -144,6 +148,17 @@ static void assert_no_orphans(fs_db *db)
 	assert_int_equal(count(db, "SELECT count(*) FROM blobs b WHERE size != "
 				   "(SELECT coalesce(sum(length(data)), 0) FROM blob_chunks WHERE blob_id = b.id)"),
 			 0);
+}
+
+static long long count_id(fs_db *db, const char *sql, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_prepare_v2(fs_db_handle(db), sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_bind_int64(st, 1, id), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	long long v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
 }
 
 static long long new_set(fs_db *db, const char *name)
@@ -354,6 +369,133 @@ static void test_duplicate_shares_and_the_last_reference_frees(void **state)
 			 0);
 }
 
+/* A blob of `bytes` bytes (a pattern) staged by this connection's process. */
+static long long stage_bytes(fs_db *db, size_t bytes)
+{
+	static unsigned char buf[3 * CHUNK];
+	assert_true(bytes <= sizeof buf);
+	for (size_t i = 0; i < bytes; i++)
+		buf[i] = (unsigned char)(i * 7);
+	const unsigned char *parts[1] = {buf};
+	size_t lens[1] = {bytes};
+	long long id = 0;
+	char err[256];
+	assert_int_equal(fs_blob_stage(db, parts, lens, 1, &id, err, sizeof err), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+/* The blob and all its chunks are there, or none of either. */
+static int blob_present(fs_db *db, long long id)
+{
+	long long rows = count_id(db, "SELECT count(*) FROM blobs WHERE id = ?", id);
+	long long chunks = count_id(db, "SELECT count(*) FROM blob_chunks WHERE blob_id = ?", id);
+	assert_true(rows == 1 || chunks == 0);
+	if (rows)
+		assert_int_equal(chunks, (count_id(db, "SELECT size FROM blobs WHERE id = ?", id) + CHUNK - 1) / CHUNK);
+	return rows == 1;
+}
+
+static int sweep(fs_db *db)
+{
+	int freed = -1;
+	assert_int_equal(fs_blob_sweep(db, &freed), 0);
+	return freed;
+}
+
+/* Staged an hour and a second ago: past the age a writer may take. */
+static void age_blob(fs_db *db, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_prepare_v2(fs_db_handle(db),
+					    "UPDATE blobs SET created_at = created_at - 3601 WHERE id = ?", -1, &st,
+					    NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_bind_int64(st, 1, id), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+}
+
+/* A writer in another process stages a blob and waits, alive, until told
+ * to go: meanwhile the sweep must not touch its blob; once the process is
+ * gone, the sweep frees it. This process's own staged blob is kept until
+ * it is an hour old. */
+static void test_sweep_spares_live_writers_until_they_are_gone(void **state)
+{
+	fs_db *db = *state;
+	int to_parent[2], to_child[2];
+	assert_int_equal(pipe(to_parent), 0);
+	assert_int_equal(pipe(to_child), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char err[256], go;
+		long long id = 0;
+		fs_db *c = fs_db_open(path, 5000, err, sizeof err);
+		if (c)
+			id = stage_bytes(c, 2 * CHUNK + 5);
+		if (write(to_parent[1], &id, sizeof id) != (ssize_t)sizeof id || read(to_child[0], &go, 1) < 0)
+			_exit(1);
+		_exit(0); /* gone without dropping or publishing its blob */
+	}
+	close(to_parent[1]);
+	close(to_child[0]);
+	long long theirs = 0;
+	assert_int_equal(read(to_parent[0], &theirs, sizeof theirs), (ssize_t)sizeof theirs);
+	assert_true(theirs > 0);
+	long long ours = stage_bytes(db, CHUNK / 2);
+	assert_int_equal(sweep(db), 0);
+	assert_true(blob_present(db, theirs));
+	assert_true(blob_present(db, ours));
+	/* the writer ends: its blob is garbage, ours still is not */
+	assert_int_equal(write(to_child[1], "g", 1), 1);
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(to_parent[0]);
+	close(to_child[1]);
+	assert_int_equal(sweep(db), 1);
+	assert_false(blob_present(db, theirs));
+	assert_true(blob_present(db, ours));
+	/* an hour old: a writer stuck for good (or its pid reused) */
+	age_blob(db, ours);
+	assert_int_equal(sweep(db), 1);
+	assert_false(blob_present(db, ours));
+	/* and what the sweep took cannot be published any more */
+	assert_int_equal(fs_db_begin(db), 0);
+	assert_int_equal(fs_blob_publish(db, ours), FS_DB_ERROR);
+	fs_db_rollback(db);
+	assert_no_orphans(db);
+}
+
+/* Published blobs live while referred to, however old; more garbage than
+ * one sweep takes at a time goes in the next sweeps, each blob once. */
+static void test_sweep_frees_all_garbage_and_nothing_referred_to(void **state)
+{
+	fs_db *db = *state;
+	long long sid = new_set(db, "kept"), rev = 0;
+	assert_int_equal(store(db, sid, -1, N_BIG, 0, &rev), 0);
+	long long record = count(db, "SELECT blob_id FROM set_packed");
+	assert_true(record > 0);
+	age_blob(db, record);
+	enum { GARBAGE = 70 };
+	for (int i = 0; i < GARBAGE; i++) {
+		long long id = stage_bytes(db, 16);
+		age_blob(db, id);
+	}
+	int total = 0, sweeps = 0, freed;
+	while ((freed = sweep(db)) > 0) {
+		total += freed;
+		sweeps++;
+	}
+	assert_int_equal(total, GARBAGE);
+	assert_true(sweeps >= 2);
+	assert_true(blob_present(db, record));
+	assert_holds(db, sid, N_BIG, 0);
+	assert_no_orphans(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +504,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_killed_between_chunks_leaves_the_set_unchanged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overtaken_while_staging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_shares_and_the_last_reference_frees, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_spares_live_writers_until_they_are_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_frees_all_garbage_and_nothing_referred_to, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
