@@ -99,10 +99,7 @@ static int worker(const char *root, const char *config, int single)
 		fs_dispatch(&r, &w);
 		send_response(&req, &r, &w);
 		/* writes that did not fail the request (db.h, best effort) */
-		char why[200];
-		int skipped = fs_db_take_skipped(app.db, why, sizeof why);
-		if (skipped)
-			fprintf(stderr, "fishscale.fcgi: %d best-effort write(s) skipped, the last %s\n", skipped, why);
+		(void)fs_app_log_skipped(&app, stderr);
 		fs_resp_free(&w);
 		fs_req_free(&r);
 		FCGX_Finish_r(&req);

@@ -156,8 +156,21 @@ int fs_app_secure_data_dir(const fs_app *app, char *err, size_t errlen)
 	return 0;
 }
 
+int fs_app_log_skipped(fs_app *app, FILE *to)
+{
+	if (!app->db)
+		return 0;
+	char why[200];
+	int skipped = fs_db_take_skipped(app->db, why, sizeof why);
+	if (skipped)
+		fprintf(to, "%s: %d best-effort write(s) skipped, the last %s\n", program_invocation_short_name, skipped,
+			why);
+	return skipped;
+}
+
 void fs_app_close(fs_app *app)
 {
+	(void)fs_app_log_skipped(app, stderr);
 	fs_tmpl_free(app->tmpl);
 	app->tmpl = NULL;
 	fs_db_close(app->db);

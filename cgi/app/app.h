@@ -14,7 +14,21 @@ int fs_app_config(fs_app *app, const char *root, const char *config_path, char *
 /* Creates the data directory (0750) when missing and opens the database
  * <data_dir>/fishscale.db; with_templates also loads <root>/templates. */
 int fs_app_open(fs_app *app, int with_templates, char *err, size_t errlen);
+/* Logs what fs_app_log_skipped would, then closes the database. */
 void fs_app_close(fs_app *app);
+
+/*
+ * Writes that did not fail what was asked (db.h, best effort: a login's
+ * time, a session's last use, a cached scale region) are noted on the
+ * connection, since the library prints nothing. Every process logs them
+ * through this: the FastCGI worker after each request, and fs_app_close
+ * for what is left (the end of a job, of a CLI command): one line to `to`,
+ * "<program>: N best-effort write(s) skipped, the last <what>: <reason>",
+ * and they are forgotten. Returns how many there were (0: nothing
+ * written).
+ */
+#include <stdio.h>
+int fs_app_log_skipped(fs_app *app, FILE *to);
 
 /*
  * Every process of fishscale starts with umask 027 (fs_app_umask, first

@@ -341,6 +341,9 @@ int fs_cli_mcp(const char *root, int argc, char **argv)
 			continue;
 		cJSON *resp = (size_t)n > MCP_LINE_MAX ? rpc_error(NULL, RPC_INVALID_REQUEST, "request too large")
 						     : fs_mcp_handle_line(&m, line, (size_t)n);
+		/* a request's writes that did not fail it (app.h), as the site's */
+		if (site)
+			(void)fs_app_log_skipped(&app, stderr);
 		if (!resp)
 			continue;
 		char *s = cJSON_PrintUnformatted(resp);

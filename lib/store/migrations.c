@@ -373,6 +373,11 @@ const char *const fs_migrations[] = {
 	 * both ways (agent_runs.h, jobs.h); 0 for an image small enough to
 	 * extract synchronously */
 	"ALTER TABLE agent_runs ADD COLUMN mem_bytes INTEGER NOT NULL DEFAULT 0;",
+	/* 14: a packed set's edits since its record was written, as one
+	 * small value (set_packed.h): an edit of a 70,000-tubercle set writes
+	 * the change, not the 7 MB record again, under the write lock.
+	 * NULL: the record is the set. */
+	"ALTER TABLE set_packed ADD COLUMN delta BLOB;",
 };
 
 const int fs_migrations_count = (int)(sizeof fs_migrations / sizeof fs_migrations[0]);

@@ -484,12 +484,11 @@ static int packed_next(const fs_set_state *cur, const fs_set_diff *d, fs_set_sta
 
 /* The new rows written, kept as the cached state (nx is taken over), and
  * the set's own columns. */
-static int packed_store(fs_db *db, long long set_id, const fs_packed_rec *rec, fs_set_state *nx,
-			const fs_set_diff *d)
+static int packed_store(fs_db *db, long long set_id, fs_packed_rec *rec, fs_set_state *nx, const fs_set_diff *d)
 {
 	int rc = fs_packed_put_encoded(db, set_id, rec);
 	if (!rc)
-		fs_packed_cache_keep(db, set_id, nx); /* what was just written: the next edit reads it */
+		fs_packed_cache_keep(db, set_id, nx, rec); /* what was just written: the next edit reads it */
 	if (!rc)
 		rc = write_set_fields(db, set_id, d);
 	return rc;
@@ -504,7 +503,7 @@ static int packed_write(fs_db *db, long long set_id, const fs_set_state *cur, co
 	int rc = packed_next(cur, d, &nx, why, whylen);
 	if (rc)
 		return rc;
-	rc = fs_packed_encode(&nx.t, &nx.e, &rec);
+	rc = fs_packed_encode_edit(db, set_id, &nx, &rec);
 	if (!rc)
 		rc = packed_store(db, set_id, &rec, &nx, d);
 	fs_packed_rec_free(&rec);
@@ -519,11 +518,11 @@ int fs_rows_prepare(fs_db *db, long long set_id, const fs_set_diff *d, fs_rows_p
 	const fs_set_state *pk;
 	int rc = fs_packed_state(db, set_id, &pk);
 	if (!rc && pk) {
-		/* the merge and the encoding of the whole record: the lock then
-		 * only stores the bytes */
+		/* the merge and the encoding of the delta (or the whole
+		 * record): the lock then only stores the bytes */
 		rc = packed_next(pk, d, &p->next, why, whylen);
 		if (!rc)
-			rc = fs_packed_encode(&p->next.t, &p->next.e, &p->rec);
+			rc = fs_packed_encode_edit(db, set_id, &p->next, &p->rec);
 		p->packed = !rc;
 	}
 	if (!rc && fs_rows_journal_prepare(d, &p->journal))

@@ -597,8 +597,8 @@ int fs_set_duplicate(fs_db *db, long long set_id, const char *name, long long us
 		"INSERT INTO edges (set_id, id1, id2) SELECT ?2, id1, id2 FROM edges WHERE set_id = ?1",
 		/* a staged record (blob_id) is shared, not copied: the trigger
 		 * counts the copy's reference */
-		"INSERT INTO set_packed (set_id, n_tubercles, n_edges, tubercles, edges, blob_id) "
-		"SELECT ?2, n_tubercles, n_edges, tubercles, edges, blob_id FROM set_packed WHERE set_id = ?1",
+		"INSERT INTO set_packed (set_id, n_tubercles, n_edges, tubercles, edges, blob_id, delta) "
+		"SELECT ?2, n_tubercles, n_edges, tubercles, edges, blob_id, delta FROM set_packed WHERE set_id = ?1",
 	};
 	for (size_t i = 0; !rc && i < sizeof copies / sizeof copies[0]; i++) {
 		sqlite3_stmt *st = fs_db_stmt(db, copies[i]);

@@ -7,7 +7,8 @@
  * prominence, order); with and without a halftone screen (which sets the
  * smoothing the votes are cast on). So are the lattice method's searches
  * in the response they were found in (the template's correlation), made
- * again crop by crop. */
+ * again crop by crop, and in the circle votes (the response when the image
+ * gives no template), made crop by crop against the whole image's. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -25,11 +26,67 @@
 #include "analysis/detect_candidates.h"
 #include "analysis/detect_methods.h"
 #include "analysis/detect_pre_region.h"
+#include "analysis/dome_votes.h"
 #include "analysis/halftone.h"
+#include "analysis/preprocess.h"
 #include "analysis/lattice_estimate.h"
 #include "sem_sim.h"
 
 static char err[256];
+
+/* The whole image's circle votes as the candidate step casts them
+ * (detect_auto.c, dome_votes.h): on the preprocessed image smoothed for
+ * its halftone screen, with the image-wide gradient mean, in one
+ * rectangle. */
+static fs_image *whole_votes(const fs_image *img, const fs_params *p, int clahe, double pitch)
+{
+	fs_image *pre = NULL;
+	double period = 0;
+	assert_int_equal(fs_det_preprocess(img, p, clahe, &pre, err, sizeof err), 0);
+	assert_int_equal(fs_halftone_detect(pre, &period, NULL), 0);
+	fs_image *sm = fs_gaussian_blurred(pre, fs_dome_smoothing(pitch, period, 1), err, sizeof err);
+	assert_non_null(sm);
+	fs_image_free(pre);
+	int w = sm->width, h = sm->height;
+	double mean = fs_dome_grad_add(sm->data + w, w, h - 2, 0) / ((double)(w - 2) * (h - 2));
+	fs_image *v = fs_image_new(w, h);
+	assert_non_null(v);
+	memset(v->data, 0, (size_t)w * h * sizeof *v->data);
+	assert_int_equal(fs_dome_votes_rect(sm->data, (size_t)w, 0, 0, w, h, mean, pitch, fs_dome_votes_blur(pitch), 0,
+					    0, w, h, v->data, (size_t)w, err, sizeof err),
+			 0);
+	fs_image_free(sm);
+	return v;
+}
+
+/* How many of the n searches differ from want's in any way. */
+static size_t searches_differ(const fs_lattice_probe *got, const fs_lattice_probe *want, size_t n)
+{
+	size_t differ = 0;
+	for (size_t i = 0; i < n; i++)
+		differ += got[i].key != want[i].key || got[i].bx != want[i].bx || got[i].by != want[i].by ||
+			  got[i].prom != want[i].prom;
+	return differ;
+}
+
+/* The searches in the votes-only response (what they read when the image
+ * gives no template), made crop by crop from the tiled run's stages dr,
+ * are the whole image's votes' (want) to the bit; q are the searches
+ * before they ran. */
+static void votes_searches_are_the_whole_images(const fs_dome_resp *dr, int R, double radius,
+						const fs_lattice_probe *q, const fs_lattice_probe *want, size_t n,
+						int tile)
+{
+	static fs_lattice_probe t[3000];
+	assert_true(n <= 3000);
+	fs_dome_resp vr = {.ready = 1, .st = dr->st};
+	memcpy(t, q, n * sizeof *t);
+	assert_int_equal(fs_dome_probe_tiled(&vr, R, radius, t, n, err, sizeof err), 0);
+	size_t differ = searches_differ(t, want, n);
+	if (differ)
+		printf("# tile %d: %zu of %zu searches in the votes differ\n", tile, differ, n);
+	assert_int_equal(differ, 0);
+}
 
 /* The scene's candidates whole, then tile by tile on each of tiles[] in
  * one and two threads: the same bits. Returns the count. */
@@ -56,7 +113,7 @@ static size_t compare(const sem_opts *o, const int *tiles, size_t ntiles)
 	 * correlation): every 7th px and between pixels, the image's border
 	 * and corners included */
 	size_t nq = 0;
-	static fs_lattice_probe q[3000], qt[3000];
+	static fs_lattice_probe q[3000], qt[3000], qv[3000];
 	for (double y = 0.3; y < img->height - 0.5 && nq < 3000; y += 7.1)
 		for (double x = 0.4; x < img->width - 0.5 && nq < 3000; x += 7.7)
 			q[nq] = (fs_lattice_probe){.key = (long)nq, .sx = x, .sy = y}, nq++;
@@ -64,6 +121,15 @@ static size_t compare(const sem_opts *o, const int *tiles, size_t ntiles)
 	memcpy(qt, q, sizeof q);
 	fs_lattice_probe_crop(resp, 0, 0, img->width, img->height, R, 0.6 * lat.pitch_px, q, nq);
 	fs_image_free(resp);
+	/* and in the votes */
+	fs_image *votes = whole_votes(img, &p, clahe, lat.pitch_px);
+	memcpy(qv, qt, sizeof qv);
+	fs_lattice_probe_crop(votes, 0, 0, img->width, img->height, R, 0.6 * lat.pitch_px, qv, nq);
+	fs_image_free(votes);
+	assert_true(searches_differ(q, qv, nq) > 0); /* two responses: not the same searches */
+	int smallest = tiles[0];
+	for (size_t k = 1; k < ntiles; k++)
+		smallest = tiles[k] < smallest ? tiles[k] : smallest;
 	for (size_t k = 0; k < ntiles; k++) {
 		for (int threads = 1; threads <= 2; threads++) {
 			fs_detect_set_tiling(tiles[k], threads);
@@ -88,13 +154,16 @@ static size_t compare(const sem_opts *o, const int *tiles, size_t ntiles)
 			fs_cand_free(&c);
 			static fs_lattice_probe t[3000];
 			memcpy(t, qt, sizeof t);
+			assert_true(dr.ready && dr.has_tpl);
 			assert_int_equal(fs_dome_probe_tiled(&dr, R, 0.6 * lat.pitch_px, t, nq, err, sizeof err), 0);
-			for (size_t i = 0; i < nq; i++)
-				differ += t[i].key != q[i].key || t[i].bx != q[i].bx || t[i].by != q[i].by ||
-					  t[i].prom != q[i].prom;
+			differ = searches_differ(t, q, nq);
 			if (differ)
 				printf("# tile %d, %d threads: %zu of %zu searches differ\n", tiles[k], threads, differ, nq);
 			assert_int_equal(differ, 0);
+			/* one thread, on the smallest tiles (where crops cut most):
+			 * each search in the votes costs a crop's votes */
+			if (threads == 1 && tiles[k] == smallest)
+				votes_searches_are_the_whole_images(&dr, R, 0.6 * lat.pitch_px, qt, qv, nq, tiles[k]);
 			fs_dome_resp_free(&dr);
 		}
 	}

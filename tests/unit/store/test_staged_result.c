@@ -10,6 +10,12 @@
  * leaves no row behind; a set that moves on while the result is staged
  * gets the result on top (or a conflict), with nothing left over; a
  * duplicate shares the record and the last reference gone frees it.
+ * An edit of such a set writes only its change (the delta over the
+ * record), which every connection and a duplicate read the same; past the
+ * delta's limit the whole record is written again. The sweep itself: a staged blob whose writer still runs (another live
+ * process, or this one) is kept, and freed once that process is gone or
+ * the blob is an hour old; a published blob is kept while referred to;
+ * more garbage than one sweep takes is freed by the next ones.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -144,6 +150,17 @@ static void assert_no_orphans(fs_db *db)
 	assert_int_equal(count(db, "SELECT count(*) FROM blobs b WHERE size != "
 				   "(SELECT coalesce(sum(length(data)), 0) FROM blob_chunks WHERE blob_id = b.id)"),
 			 0);
+}
+
+static long long count_id(fs_db *db, const char *sql, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_prepare_v2(fs_db_handle(db), sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_bind_int64(st, 1, id), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	long long v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
 }
 
 static long long new_set(fs_db *db, const char *name)
@@ -354,6 +371,235 @@ static void test_duplicate_shares_and_the_last_reference_frees(void **state)
 			 0);
 }
 
+/* Moves tubercle `id` of the set by dx through fs_set_update_tubercle. */
+static void move(fs_db *db, long long sid, int id, double dx, long long *rev)
+{
+	fs_tubercle_list t = {0};
+	assert_int_equal(fs_set_load(db, sid, &t, NULL), 0);
+	fs_tubercle x = t.items[id - 1];
+	assert_int_equal(x.id, id);
+	x.centroid_x += dx;
+	long long cur = 0;
+	char err[256];
+	assert_int_equal(fs_set_update_tubercle(db, sid, *rev, ann, id, &x, "move_tubercle", 0, rev, &cur, err,
+						sizeof err),
+			 0);
+	fs_tubercle_list_free(&t);
+}
+
+/* The set holds lattice(N_BIG, 0) with tubercle `id` moved by dx, read on
+ * a connection of its own (nothing cached: the record and its delta
+ * decoded afresh). */
+static void assert_moved_on_fresh_connection(long long sid, int id, double dx)
+{
+	char err[256];
+	fs_db *c = fs_db_open(path, 5000, err, sizeof err);
+	assert_non_null(c);
+	fs_tubercle_list t = {0}, want;
+	fs_edge_list e = {0}, we;
+	lattice(N_BIG, 0, &want, &we);
+	want.items[id - 1].centroid_x += dx;
+	assert_int_equal(fs_set_load(c, sid, &t, &e), 0);
+	assert_int_equal(t.n, want.n);
+	assert_int_equal(e.n, we.n);
+	for (size_t i = 0; i < t.n; i++)
+		assert_true(t.items[i].centroid_x == want.items[i].centroid_x &&
+			    t.items[i].centroid_y == want.items[i].centroid_y);
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	fs_tubercle_list_free(&want);
+	fs_edge_list_free(&we);
+	fs_db_close(c);
+}
+
+static long long delta_bytes(fs_db *db, long long sid)
+{
+	return count_id(db, "SELECT coalesce(length(delta), -1) FROM set_packed WHERE set_id = ?", sid);
+}
+
+/* One move on a packed set of 3000 tubercles writes its change (one
+ * tubercle: a delta of about a hundred bytes), not the 264 KB record:
+ * the record stays the staged blob it was. Undone, the delta is empty;
+ * a duplicate and other connections read the same set. When the delta
+ * would outgrow its limit the whole record is written again (and the old
+ * one is garbage for the sweep). */
+static void test_edit_of_a_packed_set_writes_only_the_change(void **state)
+{
+	fs_db *db = *state;
+	char err[256];
+	long long sid = new_set(db, "edited"), rev = 0, cur = 0, dup = 0;
+	assert_int_equal(store(db, sid, -1, N_BIG, 0, &rev), 0);
+	long long record = count_id(db, "SELECT blob_id FROM set_packed WHERE set_id = ?", sid);
+	assert_true(record > 0);
+	assert_int_equal(delta_bytes(db, sid), -1);
+	move(db, sid, 17, 2.5, &rev);
+	assert_int_equal(count_id(db, "SELECT blob_id FROM set_packed WHERE set_id = ?", sid), record);
+	long long one = delta_bytes(db, sid);
+	assert_true(one > 0 && one < 200);
+	assert_moved_on_fresh_connection(sid, 17, 2.5);
+	/* the same tubercle again: still one tubercle's change */
+	move(db, sid, 17, 0.5, &rev);
+	assert_int_equal(delta_bytes(db, sid), one);
+	assert_moved_on_fresh_connection(sid, 17, 3.0);
+	assert_int_equal(fs_set_duplicate(db, sid, "edited copy", ann, &dup, err, sizeof err), 0);
+	assert_moved_on_fresh_connection(dup, 17, 3.0);
+	/* both moves undone: the set is its record again */
+	assert_int_equal(fs_set_undo(db, sid, rev, ann, &rev, &cur, err, sizeof err), 0);
+	assert_int_equal(fs_set_undo(db, sid, rev, ann, &rev, &cur, err, sizeof err), 0);
+	assert_true(delta_bytes(db, sid) < one);
+	assert_holds(db, sid, N_BIG, 0);
+	assert_moved_on_fresh_connection(sid, 17, 0);
+	/* past the limit (two tubercles' change here): the whole record */
+	size_t was = fs_packed_delta_max();
+	fs_packed_set_delta_max(200);
+	assert_int_equal(fs_set_redo(db, sid, rev, ann, &rev, &cur, err, sizeof err), 0);
+	move(db, sid, 30, 1, &rev);
+	assert_true(delta_bytes(db, sid) > one);
+	move(db, sid, 31, 1, &rev);
+	assert_int_equal(delta_bytes(db, sid), -1);
+	assert_int_equal(count_id(db, "SELECT count(*) FROM set_packed WHERE set_id = ? AND blob_id IS NULL", sid), 1);
+	/* and the next edit's delta is over that record */
+	move(db, sid, 32, 1, &rev);
+	fs_packed_set_delta_max(was);
+	assert_int_equal(delta_bytes(db, sid), one);
+	fs_tubercle_list t = {0};
+	assert_int_equal(fs_set_load(db, sid, &t, NULL), 0);
+	assert_true(t.items[16].centroid_x == 5 + 10 * 16 + 2.5 && t.items[29].centroid_x == 5 + 10 * 29 + 1 &&
+		    t.items[30].centroid_x == 5 + 10 * 30 + 1 && t.items[31].centroid_x == 5 + 10 * 31 + 1 &&
+		    t.items[32].centroid_x == 5 + 10 * 32);
+	fs_tubercle_list_free(&t);
+	/* the duplicate still holds the old record and its delta */
+	assert_moved_on_fresh_connection(dup, 17, 3.0);
+	assert_no_orphans(db);
+}
+
+/* A blob of `bytes` bytes (a pattern) staged by this connection's process. */
+static long long stage_bytes(fs_db *db, size_t bytes)
+{
+	static unsigned char buf[3 * CHUNK];
+	assert_true(bytes <= sizeof buf);
+	for (size_t i = 0; i < bytes; i++)
+		buf[i] = (unsigned char)(i * 7);
+	const unsigned char *parts[1] = {buf};
+	size_t lens[1] = {bytes};
+	long long id = 0;
+	char err[256];
+	assert_int_equal(fs_blob_stage(db, parts, lens, 1, &id, err, sizeof err), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+/* The blob and all its chunks are there, or none of either. */
+static int blob_present(fs_db *db, long long id)
+{
+	long long rows = count_id(db, "SELECT count(*) FROM blobs WHERE id = ?", id);
+	long long chunks = count_id(db, "SELECT count(*) FROM blob_chunks WHERE blob_id = ?", id);
+	assert_true(rows == 1 || chunks == 0);
+	if (rows)
+		assert_int_equal(chunks, (count_id(db, "SELECT size FROM blobs WHERE id = ?", id) + CHUNK - 1) / CHUNK);
+	return rows == 1;
+}
+
+static int sweep(fs_db *db)
+{
+	int freed = -1;
+	assert_int_equal(fs_blob_sweep(db, &freed), 0);
+	return freed;
+}
+
+/* Staged an hour and a second ago: past the age a writer may take. */
+static void age_blob(fs_db *db, long long id)
+{
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_prepare_v2(fs_db_handle(db),
+					    "UPDATE blobs SET created_at = created_at - 3601 WHERE id = ?", -1, &st,
+					    NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_bind_int64(st, 1, id), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+}
+
+/* A writer in another process stages a blob and waits, alive, until told
+ * to go: meanwhile the sweep must not touch its blob; once the process is
+ * gone, the sweep frees it. This process's own staged blob is kept until
+ * it is an hour old. */
+static void test_sweep_spares_live_writers_until_they_are_gone(void **state)
+{
+	fs_db *db = *state;
+	int to_parent[2], to_child[2];
+	assert_int_equal(pipe(to_parent), 0);
+	assert_int_equal(pipe(to_child), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char err[256], go;
+		long long id = 0;
+		fs_db *c = fs_db_open(path, 5000, err, sizeof err);
+		if (c)
+			id = stage_bytes(c, 2 * CHUNK + 5);
+		if (write(to_parent[1], &id, sizeof id) != (ssize_t)sizeof id || read(to_child[0], &go, 1) < 0)
+			_exit(1);
+		_exit(0); /* gone without dropping or publishing its blob */
+	}
+	close(to_parent[1]);
+	close(to_child[0]);
+	long long theirs = 0;
+	assert_int_equal(read(to_parent[0], &theirs, sizeof theirs), (ssize_t)sizeof theirs);
+	assert_true(theirs > 0);
+	long long ours = stage_bytes(db, CHUNK / 2);
+	assert_int_equal(sweep(db), 0);
+	assert_true(blob_present(db, theirs));
+	assert_true(blob_present(db, ours));
+	/* the writer ends: its blob is garbage, ours still is not */
+	assert_int_equal(write(to_child[1], "g", 1), 1);
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(to_parent[0]);
+	close(to_child[1]);
+	assert_int_equal(sweep(db), 1);
+	assert_false(blob_present(db, theirs));
+	assert_true(blob_present(db, ours));
+	/* an hour old: a writer stuck for good (or its pid reused) */
+	age_blob(db, ours);
+	assert_int_equal(sweep(db), 1);
+	assert_false(blob_present(db, ours));
+	/* and what the sweep took cannot be published any more */
+	assert_int_equal(fs_db_begin(db), 0);
+	assert_int_equal(fs_blob_publish(db, ours), FS_DB_ERROR);
+	fs_db_rollback(db);
+	assert_no_orphans(db);
+}
+
+/* Published blobs live while referred to, however old; more garbage than
+ * one sweep takes at a time goes in the next sweeps, each blob once. */
+static void test_sweep_frees_all_garbage_and_nothing_referred_to(void **state)
+{
+	fs_db *db = *state;
+	long long sid = new_set(db, "kept"), rev = 0;
+	assert_int_equal(store(db, sid, -1, N_BIG, 0, &rev), 0);
+	long long record = count(db, "SELECT blob_id FROM set_packed");
+	assert_true(record > 0);
+	age_blob(db, record);
+	enum { GARBAGE = 70 };
+	for (int i = 0; i < GARBAGE; i++) {
+		long long id = stage_bytes(db, 16);
+		age_blob(db, id);
+	}
+	int total = 0, sweeps = 0, freed;
+	while ((freed = sweep(db)) > 0) {
+		total += freed;
+		sweeps++;
+	}
+	assert_int_equal(total, GARBAGE);
+	assert_true(sweeps >= 2);
+	assert_true(blob_present(db, record));
+	assert_holds(db, sid, N_BIG, 0);
+	assert_no_orphans(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +608,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_killed_between_chunks_leaves_the_set_unchanged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overtaken_while_staging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_shares_and_the_last_reference_frees, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_edit_of_a_packed_set_writes_only_the_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_spares_live_writers_until_they_are_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_frees_all_garbage_and_nothing_referred_to, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
