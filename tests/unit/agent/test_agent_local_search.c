@@ -35,6 +35,7 @@
 #include "store/image_files.h"
 #include "store/sets_store.h"
 #include "store/users.h"
+#include "sanitized.h"
 #include "sem_sim.h"
 #include "synth.h"
 
@@ -174,7 +175,15 @@ static void use_sem_scene(fx *f, unsigned seed, int margin_top)
 	sem_truth_free(&t);
 }
 
-static void recovers(fx *f, const char *scene)
+/* Under the sanitizers (sanitized.h) each scene runs some of the bad
+ * starts (scene s of 3 runs the starts i with (i + 2) % 3 == s: the
+ * lattice start 1, the SEM scene start 2, the one with the margin starts 0
+ * and 3), so every start and every scene still runs once: a search is 40
+ * extractions, several times slower there, and the search's code is the
+ * same on each scene. The lattice gets one start: a search costs about
+ * 14 s of CPU on it under ASan, 3 s on a SEM scene. The plain build runs
+ * every start on every scene. */
+static void recovers(fx *f, const char *scene, int s)
 {
 	enum { N_BAD = 4 };
 	fs_params def, bad[N_BAD];
@@ -208,6 +217,8 @@ static void recovers(fx *f, const char *scene)
 	printf("# local optimiser from bad parameters (%s): defaults give %.3f\n", scene, h_def);
 	printf("# %-6s %8s %8s %8s %8s %10s\n", "start", "h_start", "h_best", "ratio", "best_at", "iterations");
 	for (int i = 0; i < N_BAD; i++) {
+		if (FS_TEST_SANITIZED && (i + 2) % 3 != s)
+			continue;
 		set_params(f, &bad[i]);
 		optimise(f, 40, &first, &best, &at, &it);
 		printf("# bad-%d  %8.3f %8.3f %8.3f %8d %10d\n", i, first, best, best / h_def, at, it);
@@ -218,21 +229,21 @@ static void recovers(fx *f, const char *scene)
 
 static void local_optimiser_recovers_on_the_synthetic_lattice(void **state)
 {
-	recovers(*state, "synthetic lattice");
+	recovers(*state, "synthetic lattice", 0);
 }
 
 static void local_optimiser_recovers_on_sem_scenes(void **state)
 {
 	fx *f = *state;
 	use_sem_scene(f, 11, 0);
-	recovers(f, "SEM scene, seed 11");
+	recovers(f, "SEM scene, seed 11", 1);
 }
 
 static void local_optimiser_recovers_on_a_sem_scene_with_a_paper_margin(void **state)
 {
 	fx *f = *state;
 	use_sem_scene(f, 23, 40);
-	recovers(f, "SEM scene, seed 23, paper margin");
+	recovers(f, "SEM scene, seed 23, paper margin", 2);
 }
 
 int main(void)
