@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define DEFAULT_MAX_PIXELS 100000000L
 
@@ -150,6 +151,25 @@ static int load_file(const char *path, const fs_load_opts *opts, int header_only
 	size_t len = (size_t)st.st_size;
 	if (len == 0) {
 		fs_load_errf(err, errlen, "%s is empty", path);
+		goto out;
+	}
+	/* A TIFF is read by libtiff from the file itself, only the parts it
+	 * needs (issue 15: a 100 MP TIFF was first read whole into a 100 MB
+	 * buffer, then copied again); the other formats from memory. */
+	unsigned char head[4];
+	if (pread(fileno(fp), head, sizeof head, 0) == (ssize_t)sizeof head &&
+	    fs_format_sniff(head, sizeof head) == FS_FORMAT_TIFF) {
+		int page = opts ? opts->page : 0;
+		if (page < 0) {
+			fs_load_errf(err, errlen, "page %d is not valid", page);
+			goto out;
+		}
+		int flags = (header_only ? FS_LOAD_HEADER_ONLY : 0) | (opts && opts->compact ? FS_LOAD_COMPACT : 0);
+		rc = fs_tiff_load_fd(fileno(fp), len, max_pixels, page, flags, out, err, errlen);
+		if (rc)
+			fs_loaded_free(out);
+		else
+			out->format = FS_FORMAT_TIFF;
 		goto out;
 	}
 	if (header_only) {

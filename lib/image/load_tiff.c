@@ -2,7 +2,10 @@
  * load_tiff.c - TIFF into the float working image through libtiff.
  *
  * The input buffer is served to libtiff by a read-only memory client, so file
- * and memory loading share this one path. Errors and warnings go to per-handle
+ * and memory loading share this one path; a file can also be served from its
+ * descriptor (fs_tiff_load_fd: pread at the client's offset), so a large
+ * TIFF is not first read whole into memory - its strips go from the page
+ * cache into the image. Errors and warnings go to per-handle
  * handlers (TIFFOpenOptions) that keep the first message; the process-wide
  * handlers are switched off so libtiff never prints.
  *
@@ -14,6 +17,7 @@
 #include "image/loader.h"
 #include "image/sem_metadata.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -21,14 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
+#include <unistd.h>
 
 /* libtiff's own buffers (strips, tiles, directory arrays) never exceed this. */
 #define TIFF_MAX_SINGLE_ALLOC ((tmsize_t)512 * 1024 * 1024)
 
 typedef struct mem_src {
-	const unsigned char *buf;
+	const unsigned char *buf; /* the bytes, or NULL: read from fd */
 	size_t len;
 	size_t pos;
+	int fd;
 } mem_src;
 
 typedef struct tiff_ctx {
@@ -54,7 +60,22 @@ static tmsize_t mem_read(thandle_t h, void *dst, tmsize_t n)
 		return 0;
 	size_t avail = m->len - m->pos;
 	size_t k = (size_t)n < avail ? (size_t)n : avail;
-	memcpy(dst, m->buf + m->pos, k);
+	if (m->buf) {
+		memcpy(dst, m->buf + m->pos, k);
+	} else {
+		/* a file: all k bytes, or fewer when it shrank meanwhile
+		 * (libtiff then reports a short read, an error) */
+		size_t got = 0;
+		while (got < k) {
+			ssize_t r = pread(m->fd, (unsigned char *)dst + got, k - got, (off_t)(m->pos + got));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		k = got;
+	}
 	m->pos += k;
 	return (tmsize_t)k;
 }
@@ -481,15 +502,21 @@ static int read_pixels(TIFF *tif, const layout *L, long max_pixels, fs_image *im
 				put_block(img, L, blk, (size_t)stride, 0, y, L->w, 1, p);
 			}
 		} else {
+			/* a compact image of one sample a pixel holds the strip's
+			 * rows as decoded: libtiff writes them in place (100 MB
+			 * fewer copied for a 100 MP 8-bit image) */
+			int direct = img->bits && L->spp == 1 && stride == (uint64_t)L->w * (img->bits / 8);
 			for (uint32_t y = 0; y < L->h; y += L->rps) {
 				uint32_t rows = L->h - y < L->rps ? L->h - y : L->rps;
 				uint64_t want = (uint64_t)rows * stride;
 				uint32_t s = TIFFComputeStrip(tif, y, (uint16_t)p);
-				if (want > bsize || TIFFReadEncodedStrip(tif, s, blk, (tmsize_t)want) != (tmsize_t)want) {
+				unsigned char *dst = direct ? (unsigned char *)img->px + (size_t)y * (size_t)stride : blk;
+				if (want > bsize || TIFFReadEncodedStrip(tif, s, dst, (tmsize_t)want) != (tmsize_t)want) {
 					fail(c, err, errlen, "cannot read a strip");
 					goto out;
 				}
-				put_block(img, L, blk, (size_t)stride, 0, y, L->w, rows, p);
+				if (!direct)
+					put_block(img, L, blk, (size_t)stride, 0, y, L->w, rows, p);
 			}
 		}
 	}
@@ -556,12 +583,24 @@ static void read_calibration(TIFF *tif, fs_loaded *out)
 	}
 }
 
+static int load(mem_src src, long max_pixels, int page, int flags, fs_loaded *out, char *err, size_t errlen);
+
 int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page, int flags,
 		 fs_loaded *out, char *err, size_t errlen)
 {
+	return load((mem_src){buf, len, 0, -1}, max_pixels, page, flags, out, err, errlen);
+}
+
+int fs_tiff_load_fd(int fd, size_t len, long max_pixels, int page, int flags, fs_loaded *out, char *err,
+		    size_t errlen)
+{
+	return load((mem_src){NULL, len, 0, fd}, max_pixels, page, flags, out, err, errlen);
+}
+
+static int load(mem_src src, long max_pixels, int page, int flags, fs_loaded *out, char *err, size_t errlen)
+{
 	int header_only = flags & FS_LOAD_HEADER_ONLY;
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	mem_src src = {buf, len, 0};
 	tiff_ctx ctx = {{0}};
 	TIFFOpenOptions *o = NULL;
 	TIFF *tif = NULL;

@@ -55,6 +55,10 @@ void fs_loaded_free(fs_loaded *l); /* tolerates NULL and a zeroed struct */
  */
 int fs_tiff_load(const unsigned char *buf, size_t len, long max_pixels, int page, int flags,
 		 fs_loaded *out, char *err, size_t errlen);
+/* The same from an open file of len bytes read by pread (fd borrowed, its
+ * offset unused): only what libtiff asks for is read. */
+int fs_tiff_load_fd(int fd, size_t len, long max_pixels, int page, int flags, fs_loaded *out, char *err,
+		    size_t errlen);
 int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, int flags, fs_loaded *out,
 		char *err, size_t errlen);
 int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, int flags, fs_loaded *out,

@@ -350,6 +350,51 @@ static void tiff_page_out_of_range_fails(void **state)
 	assert_int_equal(fs_load_file(fs_testimg_path("p.tif"), &o, &l, err, sizeof err), -1);
 }
 
+/* A TIFF file is read from its descriptor, the same bytes a memory load
+ * reads: the same image (compact and float), and a file cut short in its
+ * strips is an error, not a partial image. */
+static void tiff_file_equals_memory_and_cut_file_fails(void **state)
+{
+	(void)state;
+	fs_testimg_tiff s = {.width = 301, .height = 97, .bps = 8, .photometric = PHOTOMETRIC_MINISBLACK,
+			     .rows_per_strip = 7, .smooth = 1};
+	const char *p = fs_testimg_path("fd.tif");
+	assert_int_equal(fs_testimg_write_tiff(p, &s), 0);
+	FILE *fp = fopen(p, "rb");
+	assert_non_null(fp);
+	unsigned char *buf = malloc(1 << 20);
+	assert_non_null(buf);
+	size_t len = fread(buf, 1, 1 << 20, fp);
+	fclose(fp);
+	assert_true(len > 301 * 97);
+	char err[256] = "";
+	for (int compact = 0; compact <= 1; compact++) {
+		fs_load_opts o = {.compact = compact};
+		fs_loaded f, m;
+		assert_int_equal(fs_load_file(p, &o, &f, err, sizeof err), 0);
+		assert_int_equal(fs_load_memory(buf, len, &o, &m, err, sizeof err), 0);
+		assert_int_equal(f.format, FS_FORMAT_TIFF);
+		assert_int_equal(f.image->bits, compact ? 8 : 0);
+		assert_memory_equal(compact ? f.image->px : (void *)f.image->data,
+				    compact ? m.image->px : (void *)m.image->data, fs_image_bytes(f.image));
+		fs_loaded_free(&f);
+		fs_loaded_free(&m);
+	}
+	/* cut short: its last strips and the directory libtiff writes after them */
+	fp = fopen(p, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, 8 + 301 * 90, fp), 8 + 301 * 90);
+	fclose(fp);
+	fs_loaded l;
+	fs_load_opts o = {.compact = 1};
+	int rc = fs_load_file(p, &o, &l, err, sizeof err);
+	if (rc == 0)
+		fs_loaded_free(&l);
+	assert_int_equal(rc, -1);
+	assert_null(l.image);
+	free(buf);
+}
+
 /* ---- calibration ---- */
 
 static void tiff_zeiss_pixel_size_is_suggested(void **state)
@@ -727,6 +772,7 @@ int main(void)
 		cmocka_unit_test(tiff_multipage_loads_first_page_by_default),
 		cmocka_unit_test(tiff_multipage_loads_requested_page),
 		cmocka_unit_test(tiff_page_out_of_range_fails),
+		cmocka_unit_test(tiff_file_equals_memory_and_cut_file_fails),
 		cmocka_unit_test(tiff_zeiss_pixel_size_is_suggested),
 		cmocka_unit_test(tiff_fei_pixel_width_is_suggested),
 		cmocka_unit_test(tiff_screen_dpi_is_not_a_calibration),
