@@ -4,18 +4,20 @@ item 1; printed, not asserted): per image, the import job (decoding, the
 working image, display copies, pyramid, the scale region cached), the
 data-bar reader (build/fishscale-databar run again on the image under
 /usr/bin/time), the scale region route, an extraction job, the overlay
-download, the CSV and GeoJSON/JSON exports, an analysed point, a
-Re-measure (sync: a request; the image's size decides), and the transform
-jobs (rotate, crop, autocrop, undo). A job's figure is its own
-result.peak_rss_mb; a request's is the FastCGI worker's VmHWM after the
-request with the high-water mark reset just before it (/proc/PID/clear_refs
-5; one worker). CPU is user + system where a process of its own ran it.
+download, the CSV and JSON exports, an analysed point, the transform jobs
+(rotate, crop, autocrop, undo) and a Re-measure (a request). A job's
+figure is its own result.peak_rss_mb; a request's is the VmHWM of the
+site's one FastCGI worker, started afresh just before the request (what an
+earlier request left in a worker's heap would count otherwise). CPU is
+user + system of the process that ran it. MB here are MiB.
 
 Images: FS_BENCH_PATHS_IMAGES (colon-separated paths; default
 /work/large10k.tif when present) and a generated 6144 x 4096 16-bit TIFF
 (a lattice of disks, uncompressed) unless FS_BENCH_PATHS_NO16=1.
-FS_BENCH_PATHS_SKIP: comma-separated steps to skip (extract, remeasure,
-transforms, exports)."""
+FS_BENCH_PATHS_SKIP: comma-separated steps to skip (extract, transforms,
+exports). The synchronous Re-measure runs only with
+FS_BENCH_PATHS_REMEASURE=1: on 100 MP it outlives nginx's timeout (504,
+minutes of one worker's CPU; README "Every path of a large upload")."""
 import math
 import os
 import re
@@ -42,6 +44,8 @@ class _PatientConnection(harness.http.client.HTTPConnection):
 harness.http.client.HTTPConnection = _PatientConnection
 
 SKIP = set(filter(None, os.environ.get("FS_BENCH_PATHS_SKIP", "").split(",")))
+if os.environ.get("FS_BENCH_PATHS_REMEASURE") != "1":
+    SKIP.add("remeasure")
 
 
 def tiff16_lattice(path, w, h, pitch=40.0, radius=12.0):
@@ -107,11 +111,6 @@ def wait_job(c, job_id, timeout=3600):
 def hwm_kb(pid):
     with open("/proc/%d/status" % pid) as f:
         return int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
-
-
-def reset_hwm(pid):
-    with open("/proc/%d/clear_refs" % pid, "w") as f:
-        f.write("5")
 
 
 def cpu_s(pid):
