@@ -612,17 +612,28 @@ void fs_packed_rec_free(fs_packed_rec *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* The statement of a write of r with the set and its counts bound (?1 to
+ * ?3). */
+static sqlite3_stmt *put_stmt(fs_db *db, const char *sql, long long set_id, const fs_packed_rec *r, fs_bind *b)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (st) {
+		*b = fs_bind_start(db, st);
+		fs_bind_int64(b, 1, set_id);
+		fs_bind_int64(b, 2, (sqlite3_int64)r->n_tub);
+		fs_bind_int64(b, 3, (sqlite3_int64)r->n_edges);
+	}
+	return st;
+}
+
 /* A delta (fs_packed_encode_edit) over the record the set has. */
 static int put_delta(fs_db *db, long long set_id, const fs_packed_rec *r)
 {
-	sqlite3_stmt *st =
-		fs_db_stmt(db, "UPDATE set_packed SET n_tubercles = ?2, n_edges = ?3, delta = ?4 WHERE set_id = ?1");
+	fs_bind b;
+	sqlite3_stmt *st = put_stmt(
+		db, "UPDATE set_packed SET n_tubercles = ?2, n_edges = ?3, delta = ?4 WHERE set_id = ?1", set_id, r, &b);
 	if (!st)
 		return FS_DB_ERROR;
-	fs_bind b = fs_bind_start(db, st);
-	fs_bind_int64(&b, 1, set_id);
-	fs_bind_int64(&b, 2, (sqlite3_int64)r->n_tub);
-	fs_bind_int64(&b, 3, (sqlite3_int64)r->n_edges);
 	fs_bind_blob64(&b, 4, r->delta, r->delta_len, SQLITE_STATIC);
 	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
@@ -638,16 +649,14 @@ int fs_packed_put_encoded(fs_db *db, long long set_id, const fs_packed_rec *r)
 	cache_drop();
 	/* an upsert, not INSERT OR REPLACE: the replaced row's delete would
 	 * not fire the trigger that counts its blob's references */
-	sqlite3_stmt *st = fs_db_stmt(db, "INSERT INTO set_packed (set_id, n_tubercles, n_edges, tubercles, edges, "
-					  "blob_id, delta) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL) ON CONFLICT (set_id) DO "
-					  "UPDATE SET n_tubercles = ?2, n_edges = ?3, tubercles = ?4, edges = ?5, blob_id = ?6, "
-					  "delta = NULL");
+	fs_bind b;
+	sqlite3_stmt *st = put_stmt(db,
+				    "INSERT INTO set_packed (set_id, n_tubercles, n_edges, tubercles, edges, blob_id, "
+				    "delta) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL) ON CONFLICT (set_id) DO UPDATE SET "
+				    "n_tubercles = ?2, n_edges = ?3, tubercles = ?4, edges = ?5, blob_id = ?6, delta = NULL",
+				    set_id, r, &b);
 	if (!st)
 		return FS_DB_ERROR;
-	fs_bind b = fs_bind_start(db, st);
-	fs_bind_int64(&b, 1, set_id);
-	fs_bind_int64(&b, 2, (sqlite3_int64)r->n_tub);
-	fs_bind_int64(&b, 3, (sqlite3_int64)r->n_edges);
 	int rc = FS_DB_OK;
 	if (r->blob_id > 0) {
 		/* the bytes are in the staged blob already: only refer to it */

@@ -256,13 +256,7 @@ int main(int argc, char **argv)
 	close(fd2);
 	synth_opts o;
 	synth_truth t;
-	synth_defaults(&o);
-	o.width = 2048;
-	o.height = 1536;
-	o.pitch = 36;
-	o.angle = 0.2;
-	o.jitter = 1.5;
-	o.gradient = 0.3;
+	bench_detect_lattice(&o);
 	fs_image *img = synth_make(&o, &t);
 	if (!img || fs_png_write_gray(tmp, img, err, sizeof err) || bench_write_tiff8(tif, img, 0)) {
 		printf("synthetic image: %s\n", img ? "cannot write" : "out of memory");

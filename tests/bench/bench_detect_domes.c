@@ -154,15 +154,9 @@ int main(int argc, char **argv)
 	}
 	synth_opts o;
 	synth_truth t;
-	synth_defaults(&o);
 	if (!wanted("synthetic 2048x1536"))
 		goto scenes;
-	o.width = 2048; /* bench_detect's lattice */
-	o.height = 1536;
-	o.pitch = 36;
-	o.angle = 0.2;
-	o.jitter = 1.5;
-	o.gradient = 0.3;
+	bench_detect_lattice(&o);
 	fs_image *img = synth_make(&o, &t);
 	if (!img) {
 		printf("synthetic image: out of memory\n");

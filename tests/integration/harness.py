@@ -122,8 +122,27 @@ class Server:
                        env=self.env, capture_output=True, timeout=60)
 
     def cleanup(self):
+        self.release_jobs()
         self.stop()
         shutil.rmtree(self.data, ignore_errors=True)
+
+    def hold_file(self):
+        return os.path.join(self.data, "jobs", "hold")
+
+    def hold_jobs(self):
+        """Holds the site's jobs at the start of their "detecting" stage
+        (still cancellable) until release_jobs: while <data>/jobs/hold
+        exists they wait (cgi/main_job.c), so a test sees a job running
+        whatever the speed of the machine."""
+        os.makedirs(os.path.dirname(self.hold_file()), exist_ok=True)
+        open(self.hold_file(), "w").close()
+
+    def release_jobs(self):
+        """Lets the held jobs go on (nothing held: nothing to do)."""
+        try:
+            os.unlink(self.hold_file())
+        except FileNotFoundError:
+            pass
 
     def add_users(self, *logins):
         """Adds each login as a member with the password user_password(login)."""

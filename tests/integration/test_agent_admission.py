@@ -11,7 +11,6 @@ Estimates (8-bit, margin 25 %): an agent run on 300 x 200 about 107 MB
 log on 1000 x 1000, which it detects whole, about 140 MB; the budget is
 200 MB: each fits alone, not both. The job is held at its "detecting"
 stage by the hold file (cgi/main_job.c)."""
-import os
 
 from harness import Server, wait_for
 from test_images import png_gray, upload
@@ -25,20 +24,11 @@ def setup_module():
     srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MEMORY_MB": "200",
                       "FISHSCALE_JOBS_MAX_RUNNING": "4", "FISHSCALE_MEASUREMENT_RULE": "outline"}).start()
     srv.add_users("mia", "noa")
-    os.makedirs(os.path.join(srv.data, "jobs"), exist_ok=True)
 
 
 def teardown_module():
     if srv:
-        release()
         srv.cleanup()
-
-
-def release():
-    try:
-        os.unlink(os.path.join(srv.data, "jobs", "hold"))
-    except FileNotFoundError:
-        pass
 
 
 def image(c, w, h):
@@ -74,7 +64,7 @@ def test_an_agent_run_on_a_large_image_waits_for_the_memory_a_job_holds():
     big_id, big = image(mia, 300, 200)
     small_id, small = image(mia, 200, 200)
     _, held_set = image(noa, 1000, 1000)
-    open(os.path.join(srv.data, "jobs", "hold"), "w").close()
+    srv.hold_jobs()
     try:
         r = noa.api("POST", "/api/sets/%d/extract" % held_set["id"],
                     {"revision": held_set["revision"], "parameters": {"method": "log"}})
@@ -91,7 +81,7 @@ def test_an_agent_run_on_a_large_image_waits_for_the_memory_a_job_holds():
         assert r.status == 200, r.text
         assert run_ended(mia, r.json()["run_id"])["state"] == "completed"
     finally:
-        release()
+        srv.release_jobs()
     assert job_ended(noa, held)["state"] == "done"
     r = start_edit(mia, big_id, big)
     assert r.status == 200, r.text

@@ -22,12 +22,10 @@ def setup_module():
     srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MAX_RUNNING": "4"}).start()
     for who in USERS + OTHERS:
         srv.cli("user", "add", who, input=who + "-password-123\n")
-    os.makedirs(os.path.join(srv.data, "jobs"), exist_ok=True)
 
 
 def teardown_module():
     if srv:
-        release()
         srv.cleanup()
 
 
@@ -38,17 +36,6 @@ def login(who):
     else:
         assert c.login(who, who + "-password-123").status == 303
     return c
-
-
-def hold():
-    open(os.path.join(srv.data, "jobs", "hold"), "w").close()
-
-
-def release():
-    try:
-        os.unlink(os.path.join(srv.data, "jobs", "hold"))
-    except FileNotFoundError:
-        pass
 
 
 def paper_image(c):
@@ -76,7 +63,7 @@ def extract(c, set_):
 
 
 def test_large_extraction_is_a_job_and_lands_as_one_step():
-    release()
+    srv.release_jobs()
     c = login("fay")
     img, s = paper_image(c)
     assert img["width"] * img["height"] > 50000
@@ -110,7 +97,7 @@ def test_small_image_stays_in_the_request():
 
 
 def test_admission_control_refuses_with_retry_after_and_the_site_keeps_answering():
-    hold()
+    srv.hold_jobs()
     try:
         clients = {who: login(who) for who in USERS}
         jobs = {}
@@ -138,13 +125,13 @@ def test_admission_control_refuses_with_retry_after_and_the_site_keeps_answering
                                json_body={"revision": s5["revision"], "x": 50, "y": 60, "radius_px": 5})
         assert t.status in (200, 201), t.text
     finally:
-        release()
+        srv.release_jobs()
     for who, jid in jobs.items():
         assert wait_job(clients[who], jid)["state"] == "done"
 
 
 def test_cancel_leaves_the_set_as_it_was():
-    hold()
+    srv.hold_jobs()
     try:
         c = login("ben")
         _, s = paper_image(c)
@@ -162,11 +149,11 @@ def test_cancel_leaves_the_set_as_it_was():
         assert after["tubercles"] == before["tubercles"]
         assert c.api("POST", "/api/jobs/%d/cancel" % jid).status == 409
     finally:
-        release()
+        srv.release_jobs()
 
 
 def test_a_dead_worker_is_reported_failed_and_others_cannot_see_jobs():
-    hold()
+    srv.hold_jobs()
     try:
         c = login("cat")
         _, s = paper_image(c)
@@ -185,11 +172,11 @@ def test_a_dead_worker_is_reported_failed_and_others_cannot_see_jobs():
         j = wait_job(c, jid, timeout=30)
         assert j["state"] == "failed" and "ended" in j["error"], j
     finally:
-        release()
+        srv.release_jobs()
 
 
 def test_batch_over_several_images_fills_a_new_set_in_each():
-    release()
+    srv.release_jobs()
     c = login("dan")
     ids = []
     for i in range(3):
@@ -222,7 +209,7 @@ def test_batch_into_base_sets_is_one_undoable_step_per_image_and_a_failure_says_
     the reason in its job, while the others finish."""
     import glob
     import sqlite3
-    release()
+    srv.release_jobs()
     c = login("gil")
     ids, bases = [], []
     for i in range(3):
@@ -322,7 +309,7 @@ def test_log_on_a_large_image_is_a_job_detected_tile_by_tile():
     megapixel image (above the 26 the whole-image layers allowed) is
     accepted as a job with method log, which finishes and finds the discs
     of the image's corner; nothing is refused for its size."""
-    release()
+    srv.release_jobs()
     c = login("eve")
     r = upload(c, flat_png(6000, 5000, patch=600), "big.png")  # 30 MP
     assert r.status in (200, 201, 202), r.text

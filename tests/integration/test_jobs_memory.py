@@ -19,7 +19,6 @@ pixel) x 1.25, so a 300 x 200 image about 23 MB, 800 x 800 about 27 MB; log on a
 1.25: 600 x 600 about 94 MB, 800 x 800 about 114 MB, 1000 x 1000 about
 140 MB. Jobs are held at their "detecting" stage by the hold file
 (cgi/main_job.c), so nothing depends on how long a detection takes."""
-import os
 import struct
 import zlib
 
@@ -37,24 +36,11 @@ def setup_module():
     srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MEMORY_MB": "100",
                       "FISHSCALE_JOBS_MAX_RUNNING": "4", "FISHSCALE_MEASUREMENT_RULE": "outline"}).start()
     srv.add_users("mia", "noa")
-    os.makedirs(os.path.join(srv.data, "jobs"), exist_ok=True)
 
 
 def teardown_module():
     if srv:
-        release()
         srv.cleanup()
-
-
-def hold():
-    open(os.path.join(srv.data, "jobs", "hold"), "w").close()
-
-
-def release():
-    try:
-        os.unlink(os.path.join(srv.data, "jobs", "hold"))
-    except FileNotFoundError:
-        pass
 
 
 def image(c, w, h, um_per_px=None):
@@ -83,7 +69,7 @@ def ended(c, path, key):
 
 
 def test_an_image_too_large_for_the_memory_budget_is_refused_before_a_job():
-    release()
+    srv.release_jobs()
     c = srv.login_as("mia")
     iid, s = image(c, 1000, 1000, um_per_px=0.5)
     before = len(c.api("GET", "/api/jobs").json()["jobs"])
@@ -108,7 +94,7 @@ def test_a_job_that_does_not_fit_beside_a_running_one_is_refused_with_retry_afte
     _, small = image(mia, 300, 200)
     _, large = image(noa, 600, 600, um_per_px=0.5)
     _, small2 = image(noa, 300, 200)
-    hold()
+    srv.hold_jobs()
     try:
         r = extract(mia, small)
         assert r.status == 202, r.text
@@ -125,7 +111,7 @@ def test_a_job_that_does_not_fit_beside_a_running_one_is_refused_with_retry_afte
         assert r.status == 202, r.text
         admitted = r.json()["job"]["id"]
     finally:
-        release()
+        srv.release_jobs()
     assert ended(mia, "/api/jobs/%d" % held, "job")["state"] == "done"
     assert ended(noa, "/api/jobs/%d" % admitted, "job")["state"] == "done"
     # alone it fits

@@ -5,7 +5,6 @@ operation, so the image JSON, its history and its files change exactly as
 for a small image; a stale revision is refused before a job starts; the
 user's one-job limit holds (429 with Retry-After); small images stay
 synchronous."""
-import os
 
 from harness import Server, wait_for
 from test_images import png_gray, upload
@@ -16,20 +15,11 @@ srv = None
 def setup_module():
     global srv
     srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "20000", "FISHSCALE_IMPORT_SYNC_MAX_PIXELS": "20000"}).start()
-    os.makedirs(os.path.join(srv.data, "jobs"), exist_ok=True)
 
 
 def teardown_module():
     if srv:
-        release()
         srv.cleanup()
-
-
-def release():
-    try:
-        os.unlink(os.path.join(srv.data, "jobs", "hold"))
-    except FileNotFoundError:
-        pass
 
 
 def login():
@@ -101,14 +91,14 @@ def test_one_transform_job_per_user():
     c = login()
     a = upload_large(c, png_gray(220, 100, lambda x, y: (x * 5 + y) & 255), "a.png")
     b = upload_large(c, png_gray(230, 100, lambda x, y: (x * 7 + y) & 255), "b.png")
-    open(os.path.join(srv.data, "jobs", "hold"), "w").close()
+    srv.hold_jobs()
     try:
         r1 = c.api("POST", "/api/images/%d/rotate" % a["id"], {"direction": "left"})
         assert r1.status == 202, r1.text
         r2 = c.api("POST", "/api/images/%d/rotate" % b["id"], {"direction": "left"})
         assert r2.status == 429 and r2.header("Retry-After"), (r2.status, r2.text)
     finally:
-        release()
+        srv.release_jobs()
     assert finish(c, r1)["state"] == "done"
 
 

@@ -30,7 +30,7 @@
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
 #include "analysis/lattice_estimate.h"
-#include "sem_sim.h"
+#include "sem_scene.h"
 
 static char err[256];
 
@@ -182,12 +182,7 @@ static void test_tight_side_lit(void **state)
 {
 	(void)state;
 	sem_opts o;
-	sem_defaults(&o);
-	o.width = 480;
-	o.height = 400;
-	o.pitch = 16;
-	o.fill = 0.8;
-	o.det_azimuth = 135 * M_PI / 180;
+	sem_tight_side_lit(&o);
 	o.seed = 2201;
 #ifdef FS_UNDER_ASAN
 	const int tiles[] = {120}; /* the sanitizers make each plan 20x slower */

@@ -21,7 +21,7 @@
 #include "analysis/detect.h"
 #include "analysis/detect_domes_tiled.h"
 #include "analysis/graph.h"
-#include "sem_sim.h"
+#include "sem_scene.h"
 
 static char err[256];
 
@@ -130,12 +130,7 @@ static void test_fine_pitch_tight(void **state)
 {
 	(void)state;
 	sem_opts o;
-	sem_defaults(&o);
-	o.width = 480;
-	o.height = 400;
-	o.pitch = 16;
-	o.fill = 0.8;
-	o.det_azimuth = 135 * M_PI / 180;
+	sem_tight_side_lit(&o);
 	o.seed = 2102;
 	compare_scene(&o, FS_METHOD_AUTO, 120);
 	compare_scene(&o, FS_METHOD_LATTICE, 120);

@@ -93,6 +93,17 @@ void bench_large_scene(synth_opts *o)
 	o->bits = 8;
 }
 
+void bench_detect_lattice(synth_opts *o)
+{
+	synth_defaults(o);
+	o->width = 2048;
+	o->height = 1536;
+	o->pitch = 36;
+	o->angle = 0.2;
+	o->jitter = 1.5;
+	o->gradient = 0.3;
+}
+
 void bench_large_fine_scene(synth_opts *o)
 {
 	bench_large_scene(o);

@@ -40,4 +40,9 @@ void bench_large_scene(synth_opts *o);
  * detection preprocesses it at full resolution, tile by tile. */
 void bench_large_fine_scene(synth_opts *o);
 
+/* The options of the detection benchmarks' synthetic lattice: 2048 x 1536,
+ * pitch 36 px, rotated and jittered under a gradient (bench_detect times
+ * both rules' detection on it, bench_detect_domes the dome rule's). */
+void bench_detect_lattice(synth_opts *o);
+
 #endif

@@ -3,7 +3,7 @@
  * measurement-rule tests (tests/unit/analysis/test_measurement_rule.c,
  * tests/unit/store/test_remeasure_rules.c) so that they judge the same
  * domes: the image (sem_sim.h), its truth, the default parameters and a
- * buffer for messages.
+ * buffer for messages; and the scenes' options that several tests share.
  *
  * Ownership: the scene owns img and tr; sem_scene_close frees both.
  */
@@ -24,6 +24,13 @@ typedef struct sem_scene {
  * sem_defaults (size unchanged): the outline rule's half level lies well
  * inside their base (issue 13: 12-26 % of D). */
 void sem_low_domes(sem_opts *o);
+
+/* Tight domes (pitch 16, fill 0.8) lit from 135 degrees, 480 x 400 px,
+ * on top of sem_defaults (the caller sets its seed): the fine pitch whose
+ * dome candidates are found at full resolution, with tiles narrower than
+ * the stages' overlaps possible; the tiling tests' scene
+ * (test_detect_cand_domes, test_detect_domes_tiled). */
+void sem_tight_side_lit(sem_opts *o);
 
 /* Renders o into s; 0, or -1 when the simulator refuses (s is then empty). */
 int sem_scene_open(sem_scene *s, const sem_opts *o);
