@@ -63,7 +63,8 @@ int fs_det_preprocess(const fs_image *img, const fs_params *p, int clahe_tile, f
 		snprintf(err, errlen, "preprocess: out of memory");
 		return -1;
 	}
-	if (fs_clahe(pre, p->clahe_clip, clahe_tile, err, errlen) ||
+	/* CLAHE in the tiling's threads (the CLI's two): the same image */
+	if (fs_clahe_threads(pre, p->clahe_clip, clahe_tile, threads, err, errlen) ||
 	    fs_gaussian_blur(pre, p->blur_sigma, err, errlen)) {
 		fs_image_free(pre);
 		return -1;

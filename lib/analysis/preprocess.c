@@ -470,6 +470,101 @@ out:
 	return rc;
 }
 
+/* fs_clahe_threads' work: every tile row's LUTs first (ty = k of the
+ * first pass), then bands of rows mapped through them (the second). */
+struct clahe_job {
+	fs_image *img;
+	double clip;
+	int tile, ntx, nty, band;
+	float *lut; /* nty x ntx x FS_CLAHE_BINS */
+	const float *colw;
+	const int *coll, *colr;
+};
+
+static int clahe_luts(size_t k, void *arg, char *err, size_t errlen)
+{
+	const struct clahe_job *j = arg;
+	float *quot = malloc(((size_t)j->tile * j->tile + 1) * sizeof *quot);
+	int qcount = -1;
+	if (!quot) {
+		snprintf(err, errlen, "clahe: out of memory");
+		return -1;
+	}
+	clahe_lut_row(j->img, j->clip, j->tile, (int)k, j->ntx, quot, &qcount,
+		      j->lut + k * (size_t)j->ntx * FS_CLAHE_BINS);
+	free(quot);
+	return 0;
+}
+
+static int clahe_rows(size_t k, void *arg, char *err, size_t errlen)
+{
+	const struct clahe_job *j = arg;
+	int w = j->img->width, h = j->img->height;
+	int y0 = (int)k * j->band, y1 = y0 + j->band < h ? y0 + j->band : h;
+	unsigned char *bin = malloc((size_t)w);
+	if (!bin) {
+		snprintf(err, errlen, "clahe: out of memory");
+		return -1;
+	}
+	size_t row_luts = (size_t)j->ntx * FS_CLAHE_BINS;
+	for (int y = y0; y < y1; y++) {
+		int ta, tb;
+		float ay;
+		fs_clahe_axis(y, j->tile, j->nty, &ay, &ta, &tb);
+		float *o = j->img->data + (size_t)y * w;
+		for (int x = 0; x < w; x++)
+			bin[x] = (unsigned char)fs_clahe_bin(o[x]);
+		fs_clahe_row(bin, w, j->colw, j->coll, j->colr, j->lut + (size_t)ta * row_luts,
+			     j->lut + (size_t)tb * row_luts, ay, o);
+	}
+	free(bin);
+	return 0;
+}
+
+/* The most memory fs_clahe_threads spends on every tile's LUTs at once. */
+#define CLAHE_ALL_LUTS_MAX ((size_t)64 << 20)
+
+int fs_clahe_threads(fs_image *img, double clip, int tile, int threads, char *err, size_t errlen)
+{
+	if (threads <= 1 || !img || !isfinite(clip) || clip <= 0 || clip > 1 || tile < 2)
+		return fs_clahe(img, clip, tile, err, errlen);
+	int w = img->width, h = img->height;
+	int ntx = (w + tile - 1) / tile, nty = (h + tile - 1) / tile;
+	size_t bytes = (size_t)ntx * nty * FS_CLAHE_BINS * sizeof(float);
+	if (bytes > CLAHE_ALL_LUTS_MAX)
+		return fs_clahe(img, clip, tile, err, errlen);
+	int rc = -1;
+	float *lut = malloc(bytes), *colw = malloc((size_t)w * sizeof *colw);
+	int *coll = malloc((size_t)w * sizeof *coll), *colr = malloc((size_t)w * sizeof *colr);
+	if (!lut || !colw || !coll || !colr) {
+		snprintf(err, errlen, "clahe: out of memory");
+		goto out;
+	}
+	fs_normalize(img);
+	for (int x = 0; x < w; x++) {
+		int a, b;
+		fs_clahe_axis(x, tile, ntx, &colw[x], &a, &b);
+		coll[x] = a * FS_CLAHE_BINS;
+		colr[x] = b * FS_CLAHE_BINS;
+	}
+	/* Every LUT is made from the rows before any is mapped (fs_clahe makes
+	 * a tile row's just before its rows are overwritten): the same input
+	 * rows, the same LUTs, the same output to the bit. */
+	int band = (int)((1L << 18) / w);
+	struct clahe_job j = {img, clip, tile, ntx, nty, band < 8 ? 8 : band, lut, colw, coll, colr};
+	if (fs_tile_pool_run((size_t)nty, threads, clahe_luts, NULL, &j, err, errlen) ||
+	    fs_tile_pool_run((size_t)((h + j.band - 1) / j.band), threads, clahe_rows, NULL, &j, err, errlen))
+		goto out;
+	fs_normalize(img);
+	rc = 0;
+out:
+	free(lut);
+	free(colw);
+	free(coll);
+	free(colr);
+	return rc;
+}
+
 /* Sliding min (is_max 0) or max over [x-r, x+r] of one row, clipped to the row
  * (the border policy of the top-hat: outside samples do not take part, which
  * equals replication for min and max). dq is scratch of w ints. */

@@ -41,6 +41,10 @@ int fs_box_blur(fs_image *img, int r, char *err, size_t errlen);
  * a few rows of samples, whatever the image's height (issue 15).
  */
 int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen);
+/* The same in up to `threads` threads (base/tile_pool.h): every tile's LUT
+ * first (at most 64 MB of them, else fs_clahe itself), then bands of rows;
+ * the same image to the bit whatever the count. */
+int fs_clahe_threads(fs_image *img, double clip, int tile, int threads, char *err, size_t errlen);
 
 /*
  * White top-hat: img minus its grey opening by a flat disk of the given

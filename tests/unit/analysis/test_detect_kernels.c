@@ -140,6 +140,43 @@ static void downsample_in_threads_equals_one_thread(void **state)
 	fs_image_free(c);
 }
 
+/* CLAHE in threads (every tile's LUT first, then bands of rows) is the
+ * one-thread image to the bit: 700 x 1100 (3 bands, 30 x 46 tiles with
+ * partial ones), an illumination ramp it evens out. */
+static void clahe_in_threads_equals_one_thread(void **state)
+{
+	(void)state;
+	int w = 700, h = 1100;
+	fs_image *a = fs_image_new(w, h);
+	assert_non_null(a);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			a->data[(size_t)y * w + x] =
+				(float)(0.2 + 0.6 * x / w + 0.1 * sin(x * 0.5) * sin(y * 0.45) * (1 + y / 400.0));
+	fs_image *b = fs_image_clone(a);
+	assert_non_null(b);
+	char err[128];
+	assert_int_equal(fs_clahe(a, 0.02, 24, err, sizeof err), 0);
+	for (int t = 2; t <= 3; t++) {
+		fs_image *c = fs_image_clone(b);
+		assert_non_null(c);
+		assert_int_equal(fs_clahe_threads(c, 0.02, 24, t, err, sizeof err), 0);
+		assert_memory_equal(c->data, a->data, sizeof(float) * (size_t)w * h);
+		fs_image_free(c);
+	}
+	/* equalised tile by tile: the ramp's left and right ends end up with
+	 * about the same mean */
+	double left = 0, right = 0;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < 48; x++) {
+			left += a->data[(size_t)y * w + x];
+			right += a->data[(size_t)y * w + w - 1 - x];
+		}
+	assert_true(fabs(left - right) / (48.0 * h) < 0.1);
+	fs_image_free(a);
+	fs_image_free(b);
+}
+
 static void downsample_rejects_bad_factor(void **state)
 {
 	(void)state;
@@ -557,6 +594,7 @@ int main(void)
 		cmocka_unit_test(gaussian_width_not_multiple_of_four_matches_reference),
 		cmocka_unit_test(downsample_averages_blocks_including_partial_ones),
 		cmocka_unit_test(downsample_in_threads_equals_one_thread),
+		cmocka_unit_test(clahe_in_threads_equals_one_thread),
 		cmocka_unit_test(downsample_rejects_bad_factor),
 		cmocka_unit_test(normalize_finds_extremes_in_the_tail),
 		cmocka_unit_test(fft_matches_direct_dft_both_directions),
