@@ -192,7 +192,9 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 							     .sy = (py + 0.5) / f - 0.5};
 			}
 		}
-		if (tiled && m->dome) {
+		if (nq == first) {
+			/* no search this round (q may still be NULL: no q + first) */
+		} else if (tiled && m->dome) {
 			/* the dome rule's correlation (or votes), crop by crop */
 			if (fs_dome_probe_tiled(tiled->dome, R, 0.6 * a / f, q + first, nq - first, err, errlen))
 				goto out;

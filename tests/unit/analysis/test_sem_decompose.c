@@ -53,6 +53,7 @@
 #include "analysis/dome_fit.h"
 #include "analysis/halftone.h"
 #include "sanitized.h"
+#include "scale_grid.h"
 #include "sem_sim.h"
 
 #define NSCENES 64
@@ -185,23 +186,10 @@ static void patch_sse(const fs_image *obs, const fs_image *model, const sem_trut
 	}
 }
 
-static double vertex(const double *x, const double *y)
-{
-	double d1 = (y[1] - y[0]) / (x[1] - x[0]), d2 = (y[2] - y[1]) / (x[2] - x[1]);
-	double a = (d2 - d1) / (x[2] - x[0]);
-	if (!(a > 0))
-		return x[1];
-	return 0.5 * (x[0] + x[1]) - d1 / (2 * a);
-}
-
+/* Best scale over the grid for sums sse[0..NSCALES-1] (scale_grid.h). */
 static double best_scale(const double *sse, int *clip)
 {
-	int m = 0;
-	for (int i = 1; i < NSCALES; i++)
-		if (sse[i] < sse[m])
-			m = i;
-	*clip = m == 0 || m == NSCALES - 1;
-	return *clip ? scales[m] : vertex(&scales[m - 1], &sse[m - 1]);
+	return scale_grid_best(scales, sse, NSCALES, clip);
 }
 
 /* Errors of diameters dm[j] at centres (cx, cy) over the truths use[]:

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scale_grid.h"
 #include "sem_sim.h"
 
 #define NSCENES 64
@@ -75,28 +76,10 @@ static void oracle_opts(int k, sem_opts *o)
 	o->black_left = 0;
 }
 
-/* Vertex of the parabola through (x[i], y[i]), i = 0..2. */
-static double vertex(const double *x, const double *y)
-{
-	double d1 = (y[1] - y[0]) / (x[1] - x[0]), d2 = (y[2] - y[1]) / (x[2] - x[1]);
-	double a = (d2 - d1) / (x[2] - x[0]);
-	if (!(a > 0))
-		return x[1];
-	return 0.5 * (x[0] + x[1]) - d1 / (2 * a);
-}
-
-/* Best scale over the grid for sums sse[0..NSCALES-1]; *clip when the
- * minimum is at an end of the grid. */
+/* Best scale over the grid for sums sse[0..NSCALES-1] (scale_grid.h). */
 static double best_scale(const double *sse, int *clip)
 {
-	int m = 0;
-	for (int i = 1; i < NSCALES; i++)
-		if (sse[i] < sse[m])
-			m = i;
-	*clip = m == 0 || m == NSCALES - 1;
-	if (*clip)
-		return scales[m];
-	return vertex(&scales[m - 1], &sse[m - 1]);
+	return scale_grid_best(scales, sse, NSCALES, clip);
 }
 
 /* Per-tubercle radii from the sums sse (NSCALES per truth) and the errors
