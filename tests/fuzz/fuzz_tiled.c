@@ -6,7 +6,9 @@
  * lattice, log, dog, ellipse), the image's size (40-71 px a side), the
  * tile side (16-44 px, so an image has up to 5 x 5 tiles and the tiles
  * are often narrower than their overlaps), one or two threads, the top-hat (radius 3-6 px),
- * the expected diameter, and whether the image is compact (8-bit samples,
+ * the expected diameter, the measurement rule (the outline's, or the dome
+ * base's of issue 13: its circle votes, template and dome fits tile by
+ * tile too), and whether the image is compact (8-bit samples,
  * read a crop at a time) or floats; every further 4 bytes are a disc (x, y,
  * radius 1-16 px, brightness) on a grey ground. The scene is detected whole
  * (tile 0) and on tiles; under ASan/UBSan both must run clean, fail or
@@ -22,6 +24,7 @@
 #include <string.h>
 
 #include "analysis/detect.h"
+#include "analysis/measurement.h"
 #include "image/image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -52,11 +55,11 @@ static void draw(float *lv, int w, int h, const uint8_t *d, size_t n)
 	}
 }
 
-static int detect_at(const fs_image *img, const fs_params *p, int tile, int threads, fs_detect_result *r,
-		     char *err, size_t errlen)
+static int detect_at(const fs_image *img, const fs_params *p, fs_measurement_rule rule, int tile, int threads,
+		     fs_detect_result *r, char *err, size_t errlen)
 {
 	fs_detect_set_tiling(tile, threads);
-	return fs_detect_all(img, p, 0.5, r, err, errlen);
+	return fs_detect_rule_all(img, p, 0.5, rule, r, err, errlen);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -75,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	double d_um = 1.0 + (data[5] & 15) * 0.5;
 	p.min_diameter_um = 0.5 * d_um;
 	p.max_diameter_um = 1.5 * d_um;
+	fs_measurement_rule rule = (data[5] & 16) ? FS_RULE_DOME : FS_RULE_OUTLINE;
 
 	float *lv = malloc((size_t)w * h * sizeof *lv);
 	fs_image *img = compact ? fs_image_new_compact(w, h, 8) : fs_image_new(w, h);
@@ -95,8 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fs_detect_result whole, tiled;
 	char ew[256] = "", et[256] = "";
-	int rw = detect_at(img, &p, 0, 1, &whole, ew, sizeof ew);
-	int rt = detect_at(img, &p, tile, threads, &tiled, et, sizeof et);
+	int rw = detect_at(img, &p, rule, 0, 1, &whole, ew, sizeof ew);
+	int rt = detect_at(img, &p, rule, tile, threads, &tiled, et, sizeof et);
 	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
 	if (rw != rt || (rw && (!ew[0] || !et[0])))
 		__builtin_trap(); /* both succeed, or both refuse and say why */

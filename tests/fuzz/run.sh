@@ -3,7 +3,7 @@
 # runs each for SECONDS seconds (default 20):
 #   fuzz_loader  the image loaders (TIFF, PNG, JPEG), on a scratch copy of
 #                tests/fuzz/corpus/, so nothing new is written into the repository;
-#   fuzz_tiled   the tile-by-tile analysis (issue 15), on a scratch copy of
+#   fuzz_tiled   the tile-by-tile analysis (issue 15; both measurement rules), on a scratch copy of
 #                tests/fuzz/corpus_tiled/ (small scenes, see fuzz_tiled.c).
 # A crashing input is kept in build-fuzz/crashes/. Ends with exactly one line
 # "N passed, N failed": one passed per fuzzer whose run found nothing.
