@@ -354,6 +354,13 @@ static int measure_one(const struct options *o, const char *path, const char *st
 	m->calibrated = cal > 0;
 	if (find_region_and_detect(o, ld.image, m->calibrated ? cal : 0, &region, &det, err, errlen))
 		goto out;
+	/* Only the overlay reads the pixels after the detection: without it
+	 * the image goes now, before the graph and the files (100 MB of a
+	 * 100 MP 8-bit image, which the edges' CSV made beside the rest
+	 * otherwise adds to the peak). */
+	int width = ld.image->width, height = ld.image->height;
+	if (!o->overlay)
+		fs_loaded_free(&ld);
 	if (fs_graph_build(&det.tubercles, o->params.neighbor_graph, o->params.cull_long_edges,
 			   o->params.cull_factor, &edges, err, errlen))
 		goto out;
@@ -366,8 +373,7 @@ static int measure_one(const struct options *o, const char *path, const char *st
 	struct edges_job ej = {&det.tubercles, &edges, um, o->outdir, stem, -1, ""};
 	pthread_t eth;
 	int ethreaded = o->threads > 1 && pthread_create(&eth, NULL, edges_thread, &ej) == 0;
-	int src = fs_stats_compute(&det.tubercles, &edges, um, NULL, ld.image->width, ld.image->height,
-				   &m->stats);
+	int src = fs_stats_compute(&det.tubercles, &edges, um, NULL, width, height, &m->stats);
 	int trc = src ? -1 : tubercles_file(o->outdir, stem, &det.tubercles, um, &b, err, errlen);
 	if (ethreaded)
 		pthread_join(eth, NULL);
