@@ -568,8 +568,9 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	}
 	/* the level: each sized dome's base measured again from its fitted
 	 * centre on unsmoothed rays, where the image holds no halftone screen
-	 * (detect_base_fit.h); the base rule's passes may move that centre by
-	 * half a radius twice before their last rays, within 1.25 r1 */
+	 * (detect_base_fit.h); each of the base rule's three passes may move
+	 * the centre by half a radius, and the blur correction reads the
+	 * profile about where the last one ended: 1.5 r1 and the rays' reach */
 	for (size_t k = 0; k < p.n; k++) {
 		b.lr[k] = NAN;
 		lx[k] = isfinite(b.fr[k]) && !(b.lowpass > 0) ? b.fx[k] : NAN;
@@ -577,7 +578,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	double mr = 0;
 	for (size_t k = 0; k < p.n; k++)
 		mr = fmax(mr, cand_mr(j, p.idx[k]));
-	reach = (int)ceil(g_overlap_scale * (1.25 * 0.8 * mr + base_reach(0.8 * mr, 0)));
+	reach = (int)ceil(g_overlap_scale * (1.5 * 0.8 * mr + base_reach(0.8 * mr, 0)));
 	if (run_pass(m, p.n, lx, b.fy, reach, level_point, &b, err, errlen)) {
 		rc = -1;
 		goto out;
