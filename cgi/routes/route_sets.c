@@ -35,12 +35,17 @@ static int load_ctx_at(fs_req *r, fs_resp *w, fs_set_ctx *c, long long *rev)
 
 /* The set with its tubercles and connections (e may be NULL: tubercles
  * only); the lists are the caller's to free after 0. 0, 1 when the answer
- * is written (no such set), or a storage error (negative). */
+ * is written (no such set), or a storage error (negative). One snapshot:
+ * an edit or a job's result committed by another process between reading
+ * the set's row and its tubercles paired the old revision with the new
+ * tubercles (test_set_get_snapshot). */
 static int load_items(fs_req *r, fs_resp *w, fs_set_ctx *c, fs_tubercle_list *t, fs_edge_list *e)
 {
-	if (load_ctx(r, w, c))
-		return 1;
-	return fs_set_load(r->app->db, c->info.id, t, e);
+	int snap = fs_db_begin_read(r->app->db) == FS_DB_OK;
+	int rc = load_ctx(r, w, c) ? 1 : fs_set_load(r->app->db, c->info.id, t, e);
+	if (snap)
+		fs_db_end_read(r->app->db);
+	return rc;
 }
 
 static void data_dir(fs_req *r, char *out, size_t n)

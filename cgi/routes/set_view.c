@@ -458,14 +458,22 @@ int fs_set_view_change(fs_req *r, fs_resp *w, long long set_id, int rc, long lon
 		cJSON_Delete(extra);
 		return fs_resp_db_error(r, w, rc, err, "the change failed");
 	}
+	/* the set's row and its tubercles in one snapshot, as GET does
+	 * (route_sets.c load_items): another process's edit between the two
+	 * reads paired one revision with the other's tubercles */
 	fs_set_ctx c;
+	int snap = fs_db_begin_read(r->app->db) == FS_DB_OK;
 	if (fs_set_ctx_load(r, w, set_id, &c)) {
+		if (snap)
+			fs_db_end_read(r->app->db);
 		cJSON_Delete(extra);
 		return 0;
 	}
 	fs_tubercle_list t = {0};
 	fs_edge_list e = {0};
 	int lr = fs_set_load(r->app->db, set_id, &t, &e);
+	if (snap)
+		fs_db_end_read(r->app->db);
 	if (lr) {
 		cJSON_Delete(extra);
 		return lr;
