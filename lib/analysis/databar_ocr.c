@@ -97,30 +97,6 @@ static double ink_threshold(const fs_databar *bar)
 	return bar->is_band ? d : fmin(0.3, d);
 }
 
-/* fs_image_sample_clamped for either storage (image.h): the same clamping
- * and the same interpolation of the same float values, so a compact image
- * renders a word exactly as its float copy; a word is a few thousand
- * samples, so the branch per read costs nothing that matters. */
-static double sample_any(const fs_image *img, double x, double y)
-{
-	if (!img->bits)
-		return fs_image_sample_clamped(img, x, y);
-	int w = img->width, h = img->height;
-	if (x < 0)
-		x = 0;
-	if (y < 0)
-		y = 0;
-	if (x > w - 1)
-		x = w - 1;
-	if (y > h - 1)
-		y = h - 1;
-	int x0 = (int)x, y0 = (int)y;
-	int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
-	double fx = x - x0, fy = y - y0;
-	return fs_image_bilinear(fs_image_value(img, x0, y0), fs_image_value(img, x1, y0), fs_image_value(img, x0, y1),
-				 fs_image_value(img, x1, y1), fx, fy);
-}
-
 int fs_databar_word_descender(const fs_image *img, const fs_databar *bar, fs_rect r)
 {
 	/* over the image, only levels close to the ink's: the scale surface may be as dark or bright */
@@ -195,7 +171,7 @@ int fs_databar_ocr_word(const fs_image *img, const fs_databar *bar, fs_rect r, d
 	for (int y = 0; y < H - 2 * margin; y++)
 		for (int x = 0; x < W - 2 * margin; x++) {
 			/* rounded to a float sample as before, so the same pixels are ink */
-			double v = (float)sample_any(img, x0 + (x + 0.5) / s - 0.5, y0 + (y + 0.5) / s - 0.5);
+			double v = (float)fs_image_sample_clamped_any(img, x0 + (x + 0.5) / s - 0.5, y0 + (y + 0.5) / s - 0.5);
 			if (fabs(v - ink) < thr)
 				buf[(size_t)(y + margin) * W + x + margin] = 0;
 		}

@@ -82,11 +82,16 @@ static inline double fs_image_bilinear(float p00, float p01, float p10, float p1
 	return a * (1 - fy) + b * fy;
 }
 
-/* fs_image_sample itself, for loops that read thousands of samples a
- * point (the call was most of their cost): the same values. */
-static inline double fs_image_sample_clamped(const fs_image *img, double x, double y)
+/* The four pixels around (x, y) clamped to the image as fs_image_sample
+ * clamps it: top-left (x0, y0), the right and lower neighbours (x1, y1;
+ * the same column or row at the edge) and the offsets fx, fy from x0, y0. */
+typedef struct fs_image_cell {
+	int x0, y0, x1, y1;
+	double fx, fy;
+} fs_image_cell;
+
+static inline fs_image_cell fs_image_clamped_cell(int w, int h, double x, double y)
 {
-	int w = img->width, h = img->height;
 	if (x < 0)
 		x = 0;
 	if (y < 0)
@@ -95,12 +100,22 @@ static inline double fs_image_sample_clamped(const fs_image *img, double x, doub
 		x = w - 1;
 	if (y > h - 1)
 		y = h - 1;
-	int x0 = (int)x, y0 = (int)y;
-	int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
-	double fx = x - x0, fy = y - y0;
+	fs_image_cell c;
+	c.x0 = (int)x, c.y0 = (int)y;
+	c.x1 = c.x0 + 1 < w ? c.x0 + 1 : c.x0, c.y1 = c.y0 + 1 < h ? c.y0 + 1 : c.y0;
+	c.fx = x - c.x0, c.fy = y - c.y0;
+	return c;
+}
+
+/* fs_image_sample itself, for loops that read thousands of samples a
+ * point (the call was most of their cost): the same values. */
+static inline double fs_image_sample_clamped(const fs_image *img, double x, double y)
+{
+	int w = img->width;
+	fs_image_cell c = fs_image_clamped_cell(w, img->height, x, y);
 	const float *d = img->data;
-	return fs_image_bilinear(d[(size_t)y0 * w + x0], d[(size_t)y0 * w + x1], d[(size_t)y1 * w + x0],
-				 d[(size_t)y1 * w + x1], fx, fy);
+	return fs_image_bilinear(d[(size_t)c.y0 * w + c.x0], d[(size_t)c.y0 * w + c.x1], d[(size_t)c.y1 * w + c.x0],
+				 d[(size_t)c.y1 * w + c.x1], c.fx, c.fy);
 }
 
 /* fs_image_sample without the clamping, for points known to lie inside
@@ -129,6 +144,19 @@ static inline float fs_image_value(const fs_image *img, int x, int y)
 	return fs_image_compact_value(img->bits,
 				      img->bits == 8 ? ((const unsigned char *)img->px)[at]
 						     : ((const unsigned short *)img->px)[at]);
+}
+
+/* fs_image_sample_clamped for an image of either storage: the same
+ * clamping and the same interpolation of the same float values, so a
+ * compact image reads exactly as its float copy (a branch per sample: for
+ * sparse reads such as rendering a word, not for the hot loops). */
+static inline double fs_image_sample_clamped_any(const fs_image *img, double x, double y)
+{
+	if (!img->bits)
+		return fs_image_sample_clamped(img, x, y);
+	fs_image_cell c = fs_image_clamped_cell(img->width, img->height, x, y);
+	return fs_image_bilinear(fs_image_value(img, c.x0, c.y0), fs_image_value(img, c.x1, c.y0),
+				 fs_image_value(img, c.x0, c.y1), fs_image_value(img, c.x1, c.y1), c.fx, c.fy);
 }
 
 #endif
