@@ -384,6 +384,18 @@ void fs_normalize(fs_image *img)
  * tiles, FS_CLAHE_BINS floats each) from img's rows ty * tile .. (ty + 1) *
  * tile - 1, which must still hold the normalised input.
  */
+/* The column terms of every row (clahe_region.h): each column's weight
+ * and the LUT offsets of its left and right tiles, the same on every row. */
+static void clahe_columns(int w, int tile, int ntx, float *colw, int *coll, int *colr)
+{
+	for (int x = 0; x < w; x++) {
+		int a, b;
+		fs_clahe_axis(x, tile, ntx, &colw[x], &a, &b);
+		coll[x] = a * FS_CLAHE_BINS;
+		colr[x] = b * FS_CLAHE_BINS;
+	}
+}
+
 static void clahe_lut_row(const fs_image *img, double clip, int tile, int ty, int ntx, float *quot, int *qcount,
 			  float *lut)
 {
@@ -436,13 +448,7 @@ int fs_clahe(fs_image *img, double clip, int tile, char *err, size_t errlen)
 		goto out;
 	}
 	fs_normalize(img);
-	/* the column terms are the same on every row (clahe_region.h) */
-	for (int x = 0; x < w; x++) {
-		int a, b;
-		fs_clahe_axis(x, tile, ntx, &colw[x], &a, &b);
-		coll[x] = a * FS_CLAHE_BINS;
-		colr[x] = b * FS_CLAHE_BINS;
-	}
+	clahe_columns(w, tile, ntx, colw, coll, colr);
 	int made = -1; /* tile rows 0..made have their LUTs (the last two kept) */
 	for (int y = 0; y < h; y++) {
 		int ta, tb;
@@ -541,12 +547,7 @@ int fs_clahe_threads(fs_image *img, double clip, int tile, int threads, char *er
 		goto out;
 	}
 	fs_normalize(img);
-	for (int x = 0; x < w; x++) {
-		int a, b;
-		fs_clahe_axis(x, tile, ntx, &colw[x], &a, &b);
-		coll[x] = a * FS_CLAHE_BINS;
-		colr[x] = b * FS_CLAHE_BINS;
-	}
+	clahe_columns(w, tile, ntx, colw, coll, colr);
 	/* Every LUT is made from the rows before any is mapped (fs_clahe makes
 	 * a tile row's just before its rows are overwritten): the same input
 	 * rows, the same LUTs, the same output to the bit. */
