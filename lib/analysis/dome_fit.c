@@ -6,11 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "analysis/halftone.h"
+#include "analysis/lanes.h"
 #include "analysis/near_pairs.h"
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
@@ -288,24 +286,9 @@ static void observe(meanimg *m, double ox, double oy, patch *p)
 		p->v[p->idx[t]] = (p->v[p->idx[t]] - mean) / sd;
 }
 
-/* Two lanes of doubles: the blur below computes two neighbouring outputs
- * at once, each summed in its own lane in the order a scalar loop sums it
- * (the same bits, half the instructions). */
-typedef double v2d __attribute__((vector_size(16)));
-
+/* The blur below computes two neighbouring outputs at once in two lanes
+ * (lanes.h). */
 #define MAX_LINE 256 /* outputs of one line of the blur (2 half + 1 at G 20: 23) */
-
-/* Two neighbouring floats widened to doubles (exact: the values of
- * converting them one at a time) with one SSE2 load and conversion, which
- * GCC does not find by itself. */
-static inline v2d widen2(const float *p)
-{
-#if defined(__SSE2__)
-	return (v2d)_mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p)));
-#else
-	return (v2d){p[0], p[1]};
-#endif
-}
 
 /* One line of a 1-D Gaussian: dst[x] = sum_i k[i] src[x + i], x < n, with
  * neighbouring taps and outputs (in src and dst alike) stride apart. Most of a rendered
@@ -336,7 +319,7 @@ static void blur_line(const float *src, size_t stride, int n, const double *k, i
 		const float *s = src + (size_t)x * stride;
 		if (stride == 1)
 			for (int i = 0; i < taps; i++)
-				a += k[i] * widen2(s + i);
+				a += k[i] * fs_widen2(s + i);
 		else
 			for (int i = 0; i < taps; i++) {
 				v2d sv = {s[(size_t)i * stride], s[(size_t)i * stride + stride]};
@@ -387,7 +370,7 @@ static void blur_cols2(const float *src, size_t stride, int n, const double *k, 
 		v2d a = {0, 0};
 		const float *s = src + (size_t)x * stride;
 		for (int i = 0; i < taps; i++)
-			a += k[i] * widen2(s + (size_t)i * stride);
+			a += k[i] * fs_widen2(s + (size_t)i * stride);
 		d[0] = (float)a[0];
 		d[1] = (float)a[1];
 	}

@@ -8,9 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+
+#include "analysis/lanes.h"
 
 /* Bilinear sample at (x, y) of a W x H image, which the caller keeps
  * inside [0, W - 1] x [0, H - 1], read from a window at (sx, sy) of row
@@ -31,20 +30,6 @@ static double sample(const float *win, size_t stride, int sx, int sy, int W, int
  * additions and products in the scalar loop's order (and no fused
  * multiply-add in either: -std=c11 sets -ffp-contract=off), so the same
  * bits as one pixel at a time. */
-typedef double v2d __attribute__((vector_size(16)));
-
-/* Two neighbouring floats widened to doubles (exact, so the same values
- * as converting them one at a time): one load and one conversion with
- * SSE2, which GCC does not find by itself (it converted them one by one
- * through the stack). */
-static inline v2d widen2(const float *p)
-{
-#if defined(__SSE2__)
-	return (v2d)_mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p)));
-#else
-	return (v2d){p[0], p[1]};
-#endif
-}
 
 /* The correlation of the four pixels x .. x + 3 of row y, whose discs lie
  * whole inside the image, into out[0..3] (0 where the patch is flat): the
@@ -60,7 +45,7 @@ static void ncc4(const float *d, int w, int x, int y, int R, const int *half, co
 		const float *r = d + (size_t)(y + dy) * w + x - hw;
 		const double *tp = tpl + (dy + R) * side + R - hw, *te = tp + 2 * hw;
 		for (; tp <= te; tp++, r++) {
-			v2d va = widen2(r), vb = widen2(r + 2);
+			v2d va = fs_widen2(r), vb = fs_widen2(r + 2);
 			v2d t = {*tp, *tp};
 			s1a += va;
 			s1b += vb;
