@@ -202,42 +202,85 @@ int fs_blob_publish(fs_db *db, long long blob_id)
 	fs_bind_int64(&b, 1, blob_id);
 	int rc = fs_db_rc_from_sqlite(fs_bind_step(&b));
 	fs_db_done(st);
-	if (!rc && sqlite3_changes(fs_db_handle(db)) != 1)
-		rc = FS_DB_ERROR; /* swept meanwhile, or never staged: nothing to refer to */
+	if (!rc && sqlite3_changes(fs_db_handle(db)) != 1) {
+		/* swept meanwhile, or never staged: nothing to refer to */
+		fs_db_note_error(db, "the result's staged copy was deleted as abandoned (its writer took more than "
+				     "an hour): nothing was changed; run it again");
+		rc = FS_DB_ERROR;
+	}
 	return rc;
 }
 
-/* Deletes the blob's chunks a few at a time, then the blob itself. */
-static int delete_blob(fs_db *db, long long id)
+/*
+ * A blob the sweep (or its writer) deletes is claimed first: one short
+ * transaction marks its row (size -1, no writer) while it is still
+ * garbage, and only then go its chunks, a transaction each, and the row
+ * last. From the claim on a reader finds no blob (fs_blob_read:
+ * FS_DB_NOTFOUND) and a writer cannot publish it (staged_pid is gone), so
+ * nobody sees a blob with chunks missing; before, the chunks went first
+ * and the row last, and a writer stuck past STAGE_MAX_AGE_S could publish
+ * a blob half deleted. The row stays to the end so that its id is not
+ * given to a new blob (INTEGER PRIMARY KEY reuses the largest) while its
+ * old chunks are still there; a sweep interrupted after the claim is
+ * taken up by the next one (a claimed row is garbage: refs 0, no writer).
+ */
+#define CLAIMED_SIZE (-1)
+
+/* Claims blob id if it is still garbage as the caller judged it: nothing
+ * refers to it and its writer is still `pid` (0: none, or already
+ * claimed). *claimed 0: it is not (published meanwhile, or gone). */
+static int claim_blob(fs_db *db, long long id, long long pid, int *claimed)
 {
+	*claimed = 0;
+	int rc = exec_tx(db,
+			 "UPDATE blobs SET size = -1, staged_pid = NULL WHERE id = ?1 AND refs <= 0 AND "
+			 "coalesce(staged_pid, 0) = ?2",
+			 id, pid);
+	if (!rc)
+		*claimed = sqlite3_changes(fs_db_handle(db)) == 1;
+	return rc;
+}
+
+/* Claims the blob (see above), then deletes its chunks one per
+ * transaction and its row. */
+static int delete_blob(fs_db *db, long long id, long long pid, int *deleted)
+{
+	*deleted = 0;
+	int claimed = 0;
+	int rc = claim_blob(db, id, pid, &claimed);
+	if (rc || !claimed)
+		return rc;
 	for (;;) {
-		int rc = exec_tx(db,
-				 "DELETE FROM blob_chunks WHERE blob_id = ?1 AND seq IN "
-				 "(SELECT seq FROM blob_chunks WHERE blob_id = ?1 ORDER BY seq LIMIT ?2)",
-				 id, 1);
+		rc = exec_tx(db,
+			     "DELETE FROM blob_chunks WHERE blob_id = ?1 AND seq IN "
+			     "(SELECT seq FROM blob_chunks WHERE blob_id = ?1 ORDER BY seq LIMIT ?2)",
+			     id, 1);
 		if (rc)
 			return rc;
 		if (sqlite3_changes(fs_db_handle(db)) == 0)
 			break;
 	}
-	/* only while it is still garbage: the chunks were the bulk, and a
-	 * blob is never referred to again once it is garbage */
-	return exec_tx(db, "DELETE FROM blobs WHERE id = ? AND refs <= 0", id, 0);
+	rc = exec_tx(db, "DELETE FROM blobs WHERE id = ?1 AND size = ?2", id, CLAIMED_SIZE);
+	*deleted = !rc;
+	return rc;
 }
 
 void fs_blob_drop(fs_db *db, long long blob_id)
 {
+	int deleted;
+	/* still staged by this process, or nothing: the sweep that claimed
+	 * it deletes it; failing that, the sweep deletes it once this process
+	 * is gone */
 	if (blob_id > 0)
-		(void)delete_blob(db, blob_id); /* failing that, the sweep deletes it once this process is gone */
+		(void)delete_blob(db, blob_id, (long long)getpid(), &deleted);
 }
 
 /* Prepared per read, not cached: a read is a whole set's record or a
  * journal step, rare next to the megabytes it copies; and the journal's
- * readers hold only a statement, not the fs_db. */
-int fs_blob_read_conn(sqlite3 *h, long long blob_id, unsigned char **out, size_t *len)
+ * readers hold only a statement, not the fs_db. The size and the chunks
+ * are read in the caller's snapshot (see fs_blob_read_conn). */
+static int read_blob(sqlite3 *h, long long blob_id, unsigned char **out, size_t *len)
 {
-	*out = NULL;
-	*len = 0;
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(h, "SELECT size FROM blobs WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
 		return FS_DB_ERROR;
@@ -248,6 +291,8 @@ int fs_blob_read_conn(sqlite3 *h, long long blob_id, unsigned char **out, size_t
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+	if (size == CLAIMED_SIZE)
+		return FS_DB_NOTFOUND; /* the sweep deletes it: gone, not damaged */
 	if (size < 0 || (unsigned long long)size > ((size_t)-1) / 2)
 		return FS_DB_ERROR;
 	unsigned char *b = malloc((size_t)size + 1);
@@ -287,6 +332,20 @@ int fs_blob_read_conn(sqlite3 *h, long long blob_id, unsigned char **out, size_t
 	return FS_DB_OK;
 }
 
+int fs_blob_read_conn(sqlite3 *h, long long blob_id, unsigned char **out, size_t *len)
+{
+	*out = NULL;
+	*len = 0;
+	/* outside a transaction (and no statement of the caller's open) the
+	 * row and the chunks would be two snapshots, with a claim and chunk
+	 * deletes committed between them: one read transaction for both */
+	int own = sqlite3_get_autocommit(h) && sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+	int rc = read_blob(h, blob_id, out, len);
+	if (own)
+		sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
+	return rc;
+}
+
 int fs_blob_read(fs_db *db, long long blob_id, unsigned char **out, size_t *len)
 {
 	return fs_blob_read_conn(fs_db_handle(db), blob_id, out, len);
@@ -310,9 +369,13 @@ int fs_blob_sweep(fs_db *db, int *freed)
 {
 	if (freed)
 		*freed = 0;
-	/* the candidates first (a read), then each deleted in transactions of
-	 * their own: no statement stays open across the deletes */
-	long long ids[64];
+	/* the candidates first (a read), then each claimed and deleted in
+	 * transactions of their own: no statement stays open across the
+	 * deletes. Each with the writer it had when judged garbage: the claim
+	 * holds only if that is still so. */
+	struct {
+		long long id, pid;
+	} c[64];
 	int n = 0;
 	int rc = fs_db_begin_read(db);
 	if (rc)
@@ -322,19 +385,22 @@ int fs_blob_sweep(fs_db *db, int *freed)
 		fs_db_end_read(db);
 		return FS_DB_ERROR;
 	}
-	while (n < (int)(sizeof ids / sizeof ids[0]) && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int staged = sqlite3_column_type(st, 1) != SQLITE_NULL;
-		if (!staged || writer_gone(sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2)))
-			ids[n++] = sqlite3_column_int64(st, 0);
+	while (n < (int)(sizeof c / sizeof c[0]) && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		long long pid = sqlite3_column_type(st, 1) != SQLITE_NULL ? sqlite3_column_int64(st, 1) : 0;
+		if (!pid || writer_gone(pid, sqlite3_column_double(st, 2))) {
+			c[n].id = sqlite3_column_int64(st, 0);
+			c[n++].pid = pid;
+		}
 	}
 	fs_db_done(st);
 	fs_db_end_read(db);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return fs_db_rc_from_sqlite(rc);
 	for (int i = 0; i < n; i++) {
-		if ((rc = delete_blob(db, ids[i])))
+		int deleted = 0;
+		if ((rc = delete_blob(db, c[i].id, c[i].pid, &deleted)))
 			return rc;
-		if (freed)
+		if (freed && deleted)
 			++*freed;
 	}
 	return FS_DB_OK;

@@ -18,7 +18,10 @@
  * A blob is garbage when nobody refers to it once published (a record
  * replaced, a journal step trimmed, a set deleted), or when its writer
  * died before publishing (a crash or kill between chunks: readers never
- * saw it). fs_blob_sweep deletes garbage a chunk per transaction too.
+ * saw it). fs_blob_sweep deletes garbage a chunk per transaction too,
+ * after claiming it in one short transaction of its own: from the claim
+ * on the blob is gone for readers and cannot be published, so no reader
+ * or writer ever finds a blob with chunks missing.
  *
  * Errors: fs_db_rc values, with a message in err (may be NULL) where
  * there is one. Ownership: parts are only read; *out from fs_blob_read is
@@ -47,17 +50,20 @@ int fs_blob_stage(fs_db *db, const unsigned char *const *parts, const size_t *le
 		  char *err, size_t errlen);
 
 /* Inside the transaction that refers to blob_id: the blob is no longer
- * staged; from its commit on it lives as long as something refers to it. */
+ * staged; from its commit on it lives as long as something refers to it.
+ * FS_DB_ERROR when it is not staged any more (the sweep claimed it: its
+ * writer was taken for gone). */
 int fs_blob_publish(fs_db *db, long long blob_id);
 
 /* A staged blob that will not be published (the set moved on, the write
  * failed): deleted now, outside a transaction. 0 is ignored. */
 void fs_blob_drop(fs_db *db, long long blob_id);
 
-/* The blob's bytes (inside the caller's transaction, if any): *out
- * malloc'ed (at least one byte), *len its size. FS_DB_NOTFOUND when there
- * is no such blob, FS_DB_ERROR when its chunks do not add up to its size
- * (never half a value). */
+/* The blob's bytes (inside the caller's transaction, if any; otherwise in
+ * a read transaction of its own): *out malloc'ed (at least one byte),
+ * *len its size. FS_DB_NOTFOUND when there is no such blob or the sweep
+ * has claimed it, FS_DB_ERROR when its chunks do not add up to its size
+ * (damage: never half a value). */
 int fs_blob_read(fs_db *db, long long blob_id, unsigned char **out, size_t *len);
 /* The same on a bare connection (a statement's, sqlite3_db_handle). */
 int fs_blob_read_conn(sqlite3 *h, long long blob_id, unsigned char **out, size_t *len);

@@ -15,7 +15,9 @@
  * delta's limit the whole record is written again. The sweep itself: a staged blob whose writer still runs (another live
  * process, or this one) is kept, and freed once that process is gone or
  * the blob is an hour old; a published blob is kept while referred to;
- * more garbage than one sweep takes is freed by the next ones.
+ * more garbage than one sweep takes is freed by the next ones; a reader
+ * or a writer between two of the sweep's transactions finds the blob
+ * whole or gone, never with chunks missing.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +27,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -600,6 +603,133 @@ static void test_sweep_frees_all_garbage_and_nothing_referred_to(void **state)
 	assert_no_orphans(db);
 }
 
+/*
+ * The sweep against another connection at every point between its
+ * transactions: a statement trace on the sweep's connection plays the
+ * other process as the sweep begins each write after its first one. The
+ * blob is a writer's staged record, an hour old (a writer stuck that
+ * long): a reader there finds the blob whole or finds none, never a blob
+ * with chunks missing; the writer, back at the first point, cannot
+ * publish it any more, so no set refers to a blob the sweep goes on
+ * deleting (before h24h the sweep deleted the chunks first and the blob
+ * row last: the reader found it damaged and the writer's set lost its
+ * record).
+ */
+struct interleave {
+	fs_db *other; /* the other process's connection */
+	long long sid, blob;
+	const fs_packed_rec *rec;
+	const unsigned char *bytes; /* the blob as staged */
+	size_t len;
+	int began;   /* the sweep's write transactions begun */
+	int points;  /* points between them visited */
+	int whole;   /* reads there that found the whole blob */
+	int gone;    /* reads that found none */
+	int damaged; /* reads that found it with chunks missing, or failed */
+	int put_rc;  /* the writer's publish, at the first point */
+	char put_err[256];
+};
+
+/* Recorded, not asserted: a failed assertion must not jump out of SQLite's
+ * statement trace. */
+static void read_at_point(struct interleave *x)
+{
+	unsigned char *b = NULL;
+	size_t len = 0;
+	int rc = fs_blob_read(x->other, x->blob, &b, &len);
+	if (rc == FS_DB_OK && len == x->len && memcmp(b, x->bytes, len) == 0)
+		x->whole++;
+	else if (rc == FS_DB_NOTFOUND)
+		x->gone++;
+	else
+		x->damaged++;
+	free(b);
+}
+
+/* The stuck writer comes back: its record becomes the set's, as
+ * fs_set_replace_all's write transaction makes it. */
+static void publish_at_point(struct interleave *x)
+{
+	x->put_rc = fs_db_begin(x->other);
+	if (x->put_rc)
+		return;
+	x->put_rc = fs_packed_put_encoded(x->other, x->sid, x->rec);
+	if (x->put_rc) {
+		snprintf(x->put_err, sizeof x->put_err, "%s", fs_db_errmsg(x->other));
+		fs_db_rollback(x->other);
+	}
+	else
+		x->put_rc = fs_db_commit(x->other);
+}
+
+static int at_sweep_statement(unsigned type, void *ctx, void *stmt, void *sql)
+{
+	(void)stmt;
+	struct interleave *x = ctx;
+	/* at a write's BEGIN the sweep holds no lock: the previous write has
+	 * committed, the next has not started */
+	if (type != SQLITE_TRACE_STMT || !strstr((const char *)sql, "BEGIN IMMEDIATE") || x->began++ == 0)
+		return 0;
+	x->points++;
+	read_at_point(x);
+	if (x->points == 1)
+		publish_at_point(x);
+	return 0;
+}
+
+static void test_sweep_claims_a_blob_before_deleting_its_chunks(void **state)
+{
+	fs_db *db = *state;
+	char err[256];
+	long long sid = new_set(db, "stuck writer");
+	struct interleave x;
+	memset(&x, 0, sizeof x);
+	x.other = fs_db_open(path, 5000, err, sizeof err);
+	assert_non_null(x.other);
+	fs_tubercle_list t;
+	fs_edge_list e;
+	fs_packed_rec rec;
+	lattice(N_BIG, 0, &t, &e);
+	assert_int_equal(fs_packed_encode(&t, &e, &rec), 0);
+	assert_int_equal(fs_packed_stage(x.other, &rec, err, sizeof err), 0);
+	assert_true(rec.blob_id > 0);
+	assert_true(count_id(db, "SELECT count(*) FROM blob_chunks WHERE blob_id = ?", rec.blob_id) > 10);
+	unsigned char *bytes = NULL;
+	assert_int_equal(fs_blob_read(db, rec.blob_id, &bytes, &x.len), 0);
+	age_blob(db, rec.blob_id);
+	x.sid = sid;
+	x.blob = rec.blob_id;
+	x.rec = &rec;
+	x.bytes = bytes;
+	assert_int_equal(sqlite3_trace_v2(fs_db_handle(db), SQLITE_TRACE_STMT, at_sweep_statement, &x), SQLITE_OK);
+	int freed = 0;
+	int rc = fs_blob_sweep(db, &freed);
+	sqlite3_trace_v2(fs_db_handle(db), 0, NULL, NULL);
+	assert_int_equal(rc, 0);
+	/* a point between every two of its chunks' deletes at least */
+	assert_true(x.points > 10);
+	assert_int_equal(x.damaged, 0);
+	assert_int_equal(x.whole + x.gone, x.points);
+	/* the sweep took it: refused to the writer, and the set as it was */
+	assert_int_equal(freed, 1);
+	assert_int_not_equal(x.put_rc, 0);
+	assert_non_null(strstr(x.put_err, "run it again"));
+	assert_false(blob_present(db, rec.blob_id));
+	fs_db *fresh = fs_db_open(path, 5000, err, sizeof err);
+	assert_non_null(fresh);
+	fs_tubercle_list got = {0};
+	assert_int_equal(fs_set_load(fresh, sid, &got, NULL), 0);
+	assert_int_equal(got.n, 0);
+	fs_tubercle_list_free(&got);
+	fs_db_close(fresh);
+	free(bytes);
+	fs_packed_rec_free(&rec);
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+	fs_db_close(x.other);
+	assert_no_orphans(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +741,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_edit_of_a_packed_set_writes_only_the_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sweep_spares_live_writers_until_they_are_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sweep_frees_all_garbage_and_nothing_referred_to, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_claims_a_blob_before_deleting_its_chunks, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
