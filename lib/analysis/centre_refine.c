@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/lanes.h"
+
 #define NRAYS 32
 #define NMAX 64
 
@@ -68,8 +70,6 @@ static double ring_peak(const double *h, int j0, int j1, int *jb)
  * each lane doing the scalar expression's products and sums in its order
  * (and no fused multiply-add in either: -std=c11 sets -ffp-contract=off),
  * so the same bits as one sample at a time. */
-typedef double v2d __attribute__((vector_size(16)));
-
 static inline v2d ld2(const double *p)
 {
 	v2d v;
@@ -82,7 +82,6 @@ static inline v2d ld2(const double *p)
  * still adds one term per ray, in the rays' order). */
 static inline void add_steps(double *h, const double *v, int j0, int j1, int span)
 {
-	typedef long long v2i __attribute__((vector_size(16)));
 	const v2i mag = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
 	int j = j0;
 	for (; j + 1 <= j1; j += 2) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/lanes.h"
 #include "analysis/se_render.h"
 
 #define SCALE_LO 0.70
@@ -35,8 +36,7 @@
 /* Two doubles: two outputs of a blur, two points interpolated or two
  * fills' dot products accumulated together, each lane doing the scalar expression's
  * operations in its order (and no fused multiply-add: -std=c11 sets
- * -ffp-contract=off), so the same values as one at a time. */
-typedef double v2d __attribute__((vector_size(16)));
+ * -ffp-contract=off), so the same values as one at a time (lanes.h). */
 
 /* Gaussian blur of the (2 sh + 1)^2 window src into the centred
  * (2 half + 1)^2 crop dst, rows then columns (tmp: (2 sh + 1) x

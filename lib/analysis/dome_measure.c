@@ -13,6 +13,7 @@
 
 #include "analysis/blur_estimate.h"
 #include "analysis/halftone.h"
+#include "analysis/lanes.h"
 #include "analysis/parabola_vertex.h"
 #include "analysis/preprocess.h"
 
@@ -108,9 +109,8 @@ static void sort_few(double *v, int n)
 /* Two doubles, one per sample: two samples of a ray interpolated together,
  * each lane doing fs_image_bilinear's products and sums in its order (and
  * no fused multiply-add in either: -std=c11 sets -ffp-contract=off), so
- * the same bits as one sample at a time (as centre_refine.c's). */
-typedef double v2d __attribute__((vector_size(16)));
-typedef long long v2i __attribute__((vector_size(16)));
+ * the same bits as one sample at a time (as centre_refine.c's; the types
+ * are lanes.h's). */
 static const v2i mag = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL}; /* all but the sign */
 
 /* floor() without the libm call, for the small offsets of a ray */

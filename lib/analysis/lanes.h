@@ -11,6 +11,8 @@
 #endif
 
 typedef double v2d __attribute__((vector_size(16)));
+/* The same 16 bytes as two integers, for masks (a sign cleared). */
+typedef long long v2i __attribute__((vector_size(16)));
 
 /* Two neighbouring floats p[0], p[1] widened to doubles (exact, so the
  * same values as converting them one at a time): one load and one
