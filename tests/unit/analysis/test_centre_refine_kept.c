@@ -58,6 +58,21 @@ static start start_at(const sem_scene *s, size_t j)
 		       .shift = 0.15 * s->tr.pitch};
 }
 
+/* fs_centre_refine_kept from start a in img with this smoothing (kept
+ * updated), its centre into (*kx, *ky), asserted bit for bit
+ * fs_centre_refine's. Returns kept as it was before. */
+static fs_refine_grid refine_both(const fs_image *img, start a, double smooth, fs_refine_grid *kept, double *kx,
+				  double *ky)
+{
+	double px, py;
+	assert_int_equal(fs_centre_refine(img, a.x, a.y, a.r0, a.r1, a.shift, smooth, &px, &py), 0);
+	fs_refine_grid before = *kept;
+	assert_int_equal(fs_centre_refine_kept(img, a.x, a.y, a.r0, a.r1, a.shift, smooth, kept, kx, ky), 0);
+	assert_true(same_bits(px, *kx));
+	assert_true(same_bits(py, *ky));
+	return before;
+}
+
 static void kept_gives_the_same_centres(void **state)
 {
 	(void)state;
@@ -74,17 +89,10 @@ static void kept_gives_the_same_centres(void **state)
 			continue;
 		fs_refine_grid kept = {0};
 		for (int k = 0; k < 3; k++) {
-			double px, py, kx, ky;
-			assert_int_equal(fs_centre_refine(s.img, a.x, a.y, a.r0, a.r1, a.shift, smooth[k], &px, &py), 0);
-			int was_valid = kept.valid;
-			fs_refine_grid before = kept;
-			assert_int_equal(fs_centre_refine_kept(s.img, a.x, a.y, a.r0, a.r1, a.shift, smooth[k], &kept,
-							       &kx, &ky),
-					 0);
-			assert_true(same_bits(px, kx));
-			assert_true(same_bits(py, ky));
+			double kx, ky;
+			fs_refine_grid before = refine_both(s.img, a, smooth[k], &kept, &kx, &ky);
 			assert_true(kept.valid);
-			if (was_valid && before.gspan == kept.gspan)
+			if (before.valid && before.gspan == kept.gspan)
 				reused++;
 		}
 		n++;
@@ -111,14 +119,8 @@ static void compass_kept_for_the_same_span_only(void **state)
 		fs_refine_grid kept = {0};
 		double first_x = 0, first_y = 0;
 		for (int k = 0; k < 5; k++) {
-			double px, py, kx, ky;
-			assert_int_equal(fs_centre_refine(s.img, a.x, a.y, a.r0, a.r1, a.shift, smooth[k], &px, &py), 0);
-			fs_refine_grid before = kept;
-			assert_int_equal(fs_centre_refine_kept(s.img, a.x, a.y, a.r0, a.r1, a.shift, smooth[k], &kept,
-							       &kx, &ky),
-					 0);
-			assert_true(same_bits(px, kx));
-			assert_true(same_bits(py, ky));
+			double kx, ky;
+			fs_refine_grid before = refine_both(s.img, a, smooth[k], &kept, &kx, &ky);
 			assert_true(kept.done);
 			taken += before.done && before.span == kept.span;
 			if (k == 0) {
@@ -157,19 +159,14 @@ static void another_start_or_image_is_not_taken(void **state)
 	size_t differ = 0, n = 0;
 	for (size_t j = 0; j + 1 < s.tr.n; j++) {
 		start a = start_at(&s, j), b = start_at(&s, j + 1);
-		double px, py, kx, ky;
+		double kx, ky, qx, qy;
 		fs_refine_grid kept = {0};
 		assert_int_equal(fs_centre_refine_kept(s.img, a.x, a.y, a.r0, a.r1, a.shift, 0, &kept, &kx, &ky), 0);
 		/* another start */
-		assert_int_equal(fs_centre_refine(s.img, b.x, b.y, b.r0, b.r1, b.shift, 0, &px, &py), 0);
-		assert_int_equal(fs_centre_refine_kept(s.img, b.x, b.y, b.r0, b.r1, b.shift, 0, &kept, &kx, &ky), 0);
-		assert_true(same_bits(px, kx) && same_bits(py, ky));
+		(void)refine_both(s.img, b, 0, &kept, &kx, &ky);
 		assert_true(kept.x == b.x && kept.y == b.y);
 		/* another image, same start */
-		double qx, qy;
-		assert_int_equal(fs_centre_refine(copy, b.x, b.y, b.r0, b.r1, b.shift, 0, &px, &py), 0);
-		assert_int_equal(fs_centre_refine_kept(copy, b.x, b.y, b.r0, b.r1, b.shift, 0, &kept, &qx, &qy), 0);
-		assert_true(same_bits(px, qx) && same_bits(py, qy));
+		(void)refine_both(copy, b, 0, &kept, &qx, &qy);
 		differ += !same_bits(qx, kx) || !same_bits(qy, ky);
 		n++;
 	}
