@@ -20,49 +20,19 @@
 #include "analysis/detect_methods.h"
 #include "analysis/fft.h"
 #include "analysis/preprocess.h"
+#include "gauss_ref.h"
 
 static char err[256];
 
-static fs_image *noise_image(int w, int h, unsigned seed)
-{
-	fs_image *img = fs_image_new(w, h);
-	unsigned s = seed;
-	for (int i = 0; i < w * h; i++) {
-		s = s * 1103515245u + 12345u;
-		img->data[i] = (float)((s >> 8) & 0xffff) / 65535.0f;
-	}
-	return img;
-}
-
-static int clampi(int v, int lo, int hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* Direct 2-D convolution, same truncation (4 sigma) and replicate border. */
-static double ref_gauss(const fs_image *img, int x, int y, double sigma)
-{
-	int R = (int)(4 * sigma + 0.5);
-	double s = 0, ws = 0;
-	for (int j = -R; j <= R; j++)
-		for (int i = -R; i <= R; i++) {
-			double wt = exp(-0.5 * (i * i + j * j) / (sigma * sigma));
-			s += wt * fs_image_at(img, clampi(x + i, 0, img->width - 1),
-					      clampi(y + j, 0, img->height - 1));
-			ws += wt;
-		}
-	return s / ws;
-}
-
 static void check_gauss(int w, int h, double sigma)
 {
-	fs_image *img = noise_image(w, h, (unsigned)(w * 31 + h)), *ref = fs_image_clone(img);
+	fs_image *img = gauss_ref_noise(w, h, (unsigned)(w * 31 + h)), *ref = fs_image_clone(img);
 	assert_non_null(img);
 	assert_non_null(ref);
 	assert_int_equal(fs_gaussian_blur(img, sigma, err, sizeof err), 0);
 	for (int y = 0; y < h; y++)
 		for (int x = 0; x < w; x++)
-			assert_float_equal(fs_image_at(img, x, y), ref_gauss(ref, x, y, sigma), 2e-5);
+			assert_float_equal(fs_image_at(img, x, y), gauss_ref_at(ref, x, y, sigma), 2e-5);
 	fs_image_free(img);
 	fs_image_free(ref);
 }
@@ -477,7 +447,7 @@ static void scale_peaks_overlap_removal_matches_the_pairwise_rule(void **state)
 	fs_image *layers[N];
 	double radii[N] = {1.5, 3, 4.5, 7};
 	for (int s = 0; s < N; s++)
-		layers[s] = noise_image(150, 110, 11u + (unsigned)s);
+		layers[s] = gauss_ref_noise(150, 110, 11u + (unsigned)s);
 	fs_cand_list got = {0}, all = {0};
 	fs_cand pre = {-100, -100, 9, 1}; /* already in out: never compared */
 	assert_int_equal(fs_cand_append(&got, &pre), 0);
@@ -517,7 +487,7 @@ static void scale_peaks_overlap_removal_matches_the_pairwise_rule(void **state)
 static void prominence_does_not_depend_on_the_order(void **state)
 {
 	(void)state;
-	fs_image *img = noise_image(90, 70, 5);
+	fs_image *img = gauss_ref_noise(90, 70, 5);
 	fs_cand_list c = {0};
 	for (int i = 0; i < 300; i++) {
 		fs_cand a = {(i * 37) % 90, (i * 53) % 70, 0, 0};

@@ -13,49 +13,24 @@
 #include "analysis/fft.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
+#include "gauss_ref.h"
 #include "synth.h"
 
 static char err[256];
-
-static fs_image *noise_image(int w, int h, unsigned seed)
-{
-	fs_image *img = fs_image_new(w, h);
-	unsigned s = seed;
-	for (int i = 0; i < w * h; i++) {
-		s = s * 1103515245u + 12345u;
-		img->data[i] = (float)((s >> 8) & 0xffff) / 65535.0f;
-	}
-	return img;
-}
 
 static int clampi(int v, int lo, int hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Reference: direct 2-D convolution with the same truncated normalised kernel. */
-static double ref_gauss(const fs_image *img, int x, int y, double sigma)
-{
-	int R = (int)(4 * sigma + 0.5);
-	double s = 0, ws = 0;
-	for (int j = -R; j <= R; j++)
-		for (int i = -R; i <= R; i++) {
-			double wt = exp(-0.5 * (i * i + j * j) / (sigma * sigma));
-			s += wt * fs_image_at(img, clampi(x + i, 0, img->width - 1),
-					      clampi(y + j, 0, img->height - 1));
-			ws += wt;
-		}
-	return s / ws;
-}
-
 static void gaussian_matches_reference_including_borders(void **state)
 {
 	(void)state;
-	fs_image *img = noise_image(37, 29, 7), *ref = fs_image_clone(img);
+	fs_image *img = gauss_ref_noise(37, 29, 7), *ref = fs_image_clone(img);
 	assert_int_equal(fs_gaussian_blur(img, 1.7, err, sizeof err), 0);
 	for (int y = 0; y < 29; y += 4)
 		for (int x = 0; x < 37; x += 3)
-			assert_float_equal(fs_image_at(img, x, y), ref_gauss(ref, x, y, 1.7), 1e-5);
+			assert_float_equal(fs_image_at(img, x, y), gauss_ref_at(ref, x, y, 1.7), 1e-5);
 	fs_image_free(img);
 	fs_image_free(ref);
 }
@@ -75,7 +50,7 @@ static void gaussian_keeps_constant_image(void **state)
 static void gaussian_zero_sigma_is_identity_and_negative_fails(void **state)
 {
 	(void)state;
-	fs_image *img = noise_image(8, 8, 3), *ref = fs_image_clone(img);
+	fs_image *img = gauss_ref_noise(8, 8, 3), *ref = fs_image_clone(img);
 	assert_int_equal(fs_gaussian_blur(img, 0, err, sizeof err), 0);
 	assert_memory_equal(img->data, ref->data, 64 * sizeof(float));
 	assert_int_equal(fs_gaussian_blur(img, -1, err, sizeof err), -1);
@@ -87,7 +62,7 @@ static void gaussian_zero_sigma_is_identity_and_negative_fails(void **state)
 static void box_blur_matches_reference(void **state)
 {
 	(void)state;
-	fs_image *img = noise_image(23, 17, 11), *ref = fs_image_clone(img);
+	fs_image *img = gauss_ref_noise(23, 17, 11), *ref = fs_image_clone(img);
 	assert_int_equal(fs_box_blur(img, 3, err, sizeof err), 0);
 	for (int y = 0; y < 17; y++)
 		for (int x = 0; x < 23; x++) {
@@ -104,7 +79,7 @@ static void box_blur_matches_reference(void **state)
 static void clahe_output_spans_unit_range(void **state)
 {
 	(void)state;
-	fs_image *img = noise_image(64, 48, 5);
+	fs_image *img = gauss_ref_noise(64, 48, 5);
 	for (int i = 0; i < 64 * 48; i++)
 		img->data[i] = 0.4f + 0.1f * img->data[i];
 	assert_int_equal(fs_clahe(img, 0.03, 8, err, sizeof err), 0);
@@ -137,7 +112,7 @@ static void clahe_equalises_dark_and_bright_halves(void **state)
 	(void)state;
 	/* Same texture, dark left half and bright right half: CLAHE must bring
 	 * the two halves' contrast close together. */
-	fs_image *img = noise_image(128, 64, 9);
+	fs_image *img = gauss_ref_noise(128, 64, 9);
 	for (int y = 0; y < 64; y++)
 		for (int x = 0; x < 128; x++) {
 			float *v = &img->data[y * 128 + x];
@@ -152,7 +127,7 @@ static void clahe_equalises_dark_and_bright_halves(void **state)
 static void clahe_off_and_bad_arguments(void **state)
 {
 	(void)state;
-	fs_image *img = noise_image(16, 16, 1), *ref = fs_image_clone(img);
+	fs_image *img = gauss_ref_noise(16, 16, 1), *ref = fs_image_clone(img);
 	assert_int_equal(fs_clahe(img, 0, 8, err, sizeof err), 0);
 	assert_memory_equal(img->data, ref->data, 256 * sizeof(float));
 	assert_int_equal(fs_clahe(img, 0.03, 1, err, sizeof err), -1);
