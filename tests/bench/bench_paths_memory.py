@@ -18,7 +18,6 @@ FS_BENCH_PATHS_SKIP: comma-separated steps to skip (extract, transforms,
 exports). The synchronous Re-measure runs only with
 FS_BENCH_PATHS_REMEASURE=1: on 100 MP it outlives nginx's timeout (504,
 minutes of one worker's CPU; README "Every path of a large upload")."""
-import math
 import os
 import re
 import signal
@@ -32,6 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import harness  # noqa: E402
 from harness import ROOT, Server  # noqa: E402
 from test_images import upload  # noqa: E402
+from support_images import lattice_spans  # noqa: E402
 
 class _PatientConnection(harness.http.client.HTTPConnection):
     """A synchronous Re-measure of 70,000 tubercles takes minutes under
@@ -51,7 +51,6 @@ if os.environ.get("FS_BENCH_PATHS_REMEASURE") != "1":
 def tiff16_lattice(path, w, h, pitch=40.0, radius=12.0):
     """An uncompressed 16-bit grey TIFF of bright disks on a dark surface,
     written a row at a time (one strip per 64 rows)."""
-    dy = pitch * math.sqrt(3) / 2
     rows_per_strip = 64
     n_strips = (h + rows_per_strip - 1) // rows_per_strip
     tags = []
@@ -63,22 +62,9 @@ def tiff16_lattice(path, w, h, pitch=40.0, radius=12.0):
             data = bytearray()
             for y in range(s * rows_per_strip, min(h, (s + 1) * rows_per_strip)):
                 row = [9000 + (y * 7) % 97] * w
-                j = round(y / dy)
-                for jj in (j - 1, j, j + 1):
-                    cy = jj * dy
-                    if abs(y - cy) > radius:
-                        continue
-                    off = (pitch / 2) if jj % 2 else 0
-                    half = math.sqrt(max(0.0, radius * radius - (y - cy) ** 2))
-                    i = -1
-                    while True:
-                        cx = i * pitch + off
-                        if cx - half > w:
-                            break
-                        a, b = int(max(0, cx - half)), int(min(w - 1, cx + half))
-                        for x in range(a, b + 1):
-                            row[x] = 52000 + (x * 13) % 211
-                        i += 1
+                for a, b in lattice_spans(y, w, pitch, radius):
+                    for x in range(a, b + 1):
+                        row[x] = 52000 + (x * 13) % 211
                 data += struct.pack("<%dH" % w, *row)
             counts.append(len(data))
             f.write(data)

@@ -12,10 +12,12 @@ import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
 import time
 import urllib.parse
+import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
@@ -338,17 +340,29 @@ def upload_image(client, path=None, data=None, filename=None):
     return r.json()
 
 
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def png_chunk(kind, data):
+    """One PNG chunk: its length, kind, data and CRC."""
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+
+
+def gray_png(w, h, raw, level=-1, extra=b"", compressed=False):
+    """An 8-bit grey PNG of w x h from its filtered rows raw (each row a
+    filter byte, then w samples), deflated at zlib level (-1: zlib's
+    default), or raw as the image data itself when compressed; extra:
+    chunks between the header and the data (pHYs)."""
+    data = raw if compressed else zlib.compress(raw, level)
+    return (PNG_MAGIC + png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) + extra +
+            png_chunk(b"IDAT", data) + png_chunk(b"IEND", b""))
+
+
 def png_gray(w, h, seed=0):
     """An 8-bit grey PNG with a pattern that depends on seed (so each call
     can make a distinct file: uploads are deduplicated by content)."""
-    import struct
-    import zlib
-
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
     raw = b"".join(b"\x00" + bytes(((x * 7 + y * 3 + seed * 13) & 255) for x in range(w)) for y in range(h))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
-            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    return gray_png(w, h, raw)
 
 
 def whole_image_scale_region(client, image_id):

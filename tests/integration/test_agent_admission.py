@@ -12,18 +12,15 @@ log on 1000 x 1000, which it detects whole, about 140 MB; the budget is
 200 MB: each fits alone, not both. The job is held at its "detecting"
 stage by the hold file (cgi/main_job.c)."""
 
-from harness import Server, wait_for
-from test_images import png_gray, upload
+from harness import wait_for
+from memory_budget import budget_site, checker_image, job_ended
 
 srv = None
 
 
 def setup_module():
     global srv
-    # the outline rule's estimates even when the suite runs with the dome rule
-    srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MEMORY_MB": "200",
-                      "FISHSCALE_JOBS_MAX_RUNNING": "4", "FISHSCALE_MEASUREMENT_RULE": "outline"}).start()
-    srv.add_users("mia", "noa")
+    srv = budget_site(200)
 
 
 def teardown_module():
@@ -32,12 +29,7 @@ def teardown_module():
 
 
 def image(c, w, h):
-    r = upload(c, png_gray(w, h, lambda x, y: 200 if ((x // 12) + (y // 12)) % 2 else 30), "a%dx%d.png" % (w, h))
-    assert r.status == 201, r.text
-    iid = r.json()["image"]["id"]
-    r = c.api("POST", "/api/images/%d/calibration" % iid, {"um_per_px": 0.5})
-    assert r.status == 200, r.text
-    return iid, c.api("GET", "/api/images/%d/sets" % iid).json()["sets"][0]
+    return checker_image(c, w, h, um_per_px=0.5, prefix="a")
 
 
 def start_edit(c, iid, s):
@@ -50,13 +42,6 @@ def run_ended(c, rid):
         j = c.api("GET", "/api/agent/edit/status/%d" % rid).json()
         return j if j["state"] not in ("starting", "running") else None
     return wait_for(done, timeout=120, what="agent run %d to end" % rid)
-
-
-def job_ended(c, jid):
-    def done():
-        j = c.api("GET", "/api/jobs/%d" % jid).json()["job"]
-        return j if j["state"] in ("done", "failed", "cancelled") else None
-    return wait_for(done, timeout=120, what="job %d to end" % jid)
 
 
 def test_an_agent_run_on_a_large_image_waits_for_the_memory_a_job_holds():

@@ -9,8 +9,8 @@ import subprocess
 import tempfile
 import zlib
 
-from harness import Server
-from test_images import PNG_MAGIC, state, upload
+from harness import Server, gray_png
+from test_images import state, upload
 
 srv = None
 
@@ -26,12 +26,8 @@ def teardown_module():
 
 
 def png_bomb(w, h):
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
     # the first rows of zeros: a real start of a stream that would inflate to 10 GB
-    rows = zlib.compress(b"\x00" * ((w + 1) * 20), 9)
-    return (PNG_MAGIC + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
-            chunk(b"IDAT", rows) + chunk(b"IEND", b""))
+    return gray_png(w, h, b"\x00" * ((w + 1) * 20), level=9)
 
 
 def tiff(pages, tile=0):

@@ -5,7 +5,7 @@ import os
 import sqlite3
 import time
 
-from harness import Server, ok
+from harness import Server, gray_png, ok
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
@@ -280,14 +280,8 @@ def test_profile_builtin_by_name_and_default():
 
 def png_bytes(w=64, h=48, seed=0):
     """A small 8-bit grey PNG (different seeds give different files)."""
-    import struct
-    import zlib
     raw = b"".join(b"\x00" + bytes(((x * 3 + y * 5 + seed) % 256) for x in range(w)) for y in range(h))
-
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
-            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    return gray_png(w, h, raw)
 
 
 def multipart(fields, files):

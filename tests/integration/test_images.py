@@ -5,14 +5,12 @@ delete."""
 import os
 import sqlite3
 import struct
-import zlib
 
-from harness import Server, TESTDATA, multipart_body
+from harness import PNG_MAGIC, Server, TESTDATA, gray_png, multipart_body, png_chunk
 
 srv = None
 small = None  # a second site with tiny upload and pixel limits
 PAPER = os.path.join(TESTDATA, "P1_Fig2_Polypterus_bichir_2.63um.tif")
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def setup_module():
@@ -33,12 +31,9 @@ def teardown_module():
 # ---- generated test files -------------------------------------------------
 
 def png_gray(w, h, fn=lambda x, y: (x * 7 + y * 3) & 255, px_per_m=0):
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
     raw = b"".join(b"\x00" + bytes(fn(x, y) for x in range(w)) for y in range(h))
-    phys = chunk(b"pHYs", struct.pack(">IIB", px_per_m, px_per_m, 1)) if px_per_m else b""
-    return (PNG_MAGIC + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) + phys +
-            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    phys = png_chunk(b"pHYs", struct.pack(">IIB", px_per_m, px_per_m, 1)) if px_per_m else b""
+    return gray_png(w, h, raw, extra=phys)
 
 
 def jpeg_gray(w, h):

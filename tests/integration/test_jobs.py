@@ -9,7 +9,7 @@ directory (see cgi/main_job.c), so the tests never depend on how long a
 detection takes."""
 import os
 
-from harness import Server, kill_process, wait_for
+from harness import Server, gray_png, kill_process, wait_for
 from test_images import png_gray, upload, PAPER
 
 srv = None
@@ -285,11 +285,6 @@ def flat_png(w, h, patch=0):
     """An 8-bit grey PNG, level 40, with bright discs (diameter 16 px, pitch
     24 px) in its top-left patch x patch px, made a row pattern at a time
     (no per-pixel loop)."""
-    import struct
-    import zlib
-
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
     flat = b"\x00" + bytes([40]) * w
     disc_rows = []
     for dy in range(24):
@@ -300,8 +295,7 @@ def flat_png(w, h, patch=0):
                     row[x] = 200
         disc_rows.append(b"\x00" + bytes(row))
     raw = b"".join(disc_rows[y % 24] if y < patch - 24 else flat for y in range(h))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
-            chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+    return gray_png(w, h, raw, level=1)
 
 
 def test_log_on_a_large_image_is_a_job_detected_tile_by_tile():

@@ -19,23 +19,17 @@ pixel) x 1.25, so a 300 x 200 image about 23 MB, 800 x 800 about 27 MB; log on a
 1.25: 600 x 600 about 94 MB, 800 x 800 about 114 MB, 1000 x 1000 about
 140 MB. Jobs are held at their "detecting" stage by the hold file
 (cgi/main_job.c), so nothing depends on how long a detection takes."""
-import struct
-import zlib
 
-from harness import Server, wait_for
-from test_images import png_gray, upload
+from harness import Server, gray_png
+from memory_budget import budget_site, checker_image as image, ended
+from test_images import upload
 
 srv = None
 
 
 def setup_module():
     global srv
-    # the outline rule even when the suite runs with the dome rule
-    # (FS_TEST_MEASUREMENT_RULE), whose estimate is larger: the sizes below
-    # are chosen for the outline rule's
-    srv = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "50000", "FISHSCALE_JOBS_MEMORY_MB": "100",
-                      "FISHSCALE_JOBS_MAX_RUNNING": "4", "FISHSCALE_MEASUREMENT_RULE": "outline"}).start()
-    srv.add_users("mia", "noa")
+    srv = budget_site(100)
 
 
 def teardown_module():
@@ -43,29 +37,11 @@ def teardown_module():
         srv.cleanup()
 
 
-def image(c, w, h, um_per_px=None):
-    r = upload(c, png_gray(w, h, lambda x, y: 200 if ((x // 12) + (y // 12)) % 2 else 30), "m%dx%d.png" % (w, h))
-    assert r.status == 201, r.text
-    iid = r.json()["image"]["id"]
-    if um_per_px:
-        r = c.api("POST", "/api/images/%d/calibration" % iid, {"um_per_px": um_per_px})
-        assert r.status == 200, r.text
-    return iid, c.api("GET", "/api/images/%d/sets" % iid).json()["sets"][0]
-
-
 def extract(c, s, method=None):
     body = {"revision": s["revision"]}
     if method:
         body["parameters"] = {"method": method}
     return c.api("POST", "/api/sets/%d/extract" % s["id"], body)
-
-
-def ended(c, path, key):
-    def done():
-        j = c.api("GET", path).json()[key]
-        items = j if isinstance(j, list) else [j]
-        return j if all(x["state"] in ("done", "failed", "cancelled") for x in items) else None
-    return wait_for(done, timeout=120, what=path)
 
 
 def test_an_image_too_large_for_the_memory_budget_is_refused_before_a_job():
@@ -155,15 +131,12 @@ def test_the_dome_rule_admits_what_fits_and_refuses_what_does_not():
 def lattice_png_with_border(w, h, border=40):
     """An 8-bit grey PNG of bright squares on a dark ground inside a flat
     border (autocrop has something to remove), made a row at a time."""
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
     flat = b"\x00" + b"\x50" * w
     inner = [b"\x00" + b"\x50" * border +
              bytes(200 if (x // 12 + y) % 2 else 30 for x in range(w - 2 * border)) + b"\x50" * border
              for y in range(2)]
     raw = b"".join(flat if y < border or y >= h - border else inner[(y // 12) % 2] for y in range(h))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
-            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    return gray_png(w, h, raw)
 
 
 def test_imports_and_transforms_peak_within_their_estimate():

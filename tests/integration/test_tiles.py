@@ -5,12 +5,10 @@ rotation and removed with the image; the display PNG becomes an overview;
 small images have no tiles."""
 import os
 import random
-import struct
-import zlib
 
-from harness import Server
+from harness import Server, gray_png
 from png_decode import decode_png
-from test_images import PNG_MAGIC, png_gray, upload
+from test_images import png_gray, upload
 
 srv = None
 W, H = 1200, 900
@@ -71,11 +69,8 @@ def test_large_image_gets_tiles_and_an_overview():
 
 def fast_png(w, h):
     """A w x h grey PNG made of identical rows (quick to build at 20 MP)."""
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
     row = b"\x00" + bytes((x * 37 // 10) & 255 for x in range(w))
-    return (PNG_MAGIC + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
-            chunk(b"IDAT", zlib.compress(row * h, 1)) + chunk(b"IEND", b""))
+    return gray_png(w, h, row * h, level=1)
 
 
 def test_overlay_of_a_large_image_is_bounded():
