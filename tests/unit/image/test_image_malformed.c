@@ -57,34 +57,11 @@ static void expect_refused(const unsigned char *buf, size_t len, long max_pixels
 		fail_msg("message \"%s\" lacks \"%s\"", err, want);
 }
 
-/* Little-endian classic TIFF: sets the first value of a tag in IFD 0. */
-static void tiff_set_tag(unsigned char *b, size_t len, uint16_t tag, uint32_t value)
-{
-	assert_true(b[0] == 'I');
-	uint32_t ifd = b[4] | b[5] << 8 | b[6] << 16 | (uint32_t)b[7] << 24;
-	assert_true(ifd + 2 <= len);
-	unsigned n = b[ifd] | b[ifd + 1] << 8;
-	for (unsigned i = 0; i < n; i++) {
-		unsigned char *e = b + ifd + 2 + 12 * i;
-		assert_true((size_t)(e + 12 - b) <= len);
-		if ((e[0] | e[1] << 8) != tag)
-			continue;
-		unsigned type = e[2] | e[3] << 8;
-		if (type == TIFF_SHORT) {
-			e[8] = (unsigned char)value;
-			e[9] = (unsigned char)(value >> 8);
-		} else {
-			for (int k = 0; k < 4; k++)
-				e[8 + k] = (unsigned char)(value >> (8 * k));
-		}
-		return;
-	}
-	fail_msg("tag %u not found", tag);
-}
-
-/* The same on directory number page (0 = first) of a little-endian TIFF. */
+/* Little-endian classic TIFF: sets the first value of a tag in directory
+ * number page (0 = first). */
 static void tiff_set_tag_page(unsigned char *b, size_t len, int page, uint16_t tag, uint32_t value)
 {
+	assert_true(b[0] == 'I');
 	uint32_t ifd = b[4] | b[5] << 8 | b[6] << 16 | (uint32_t)b[7] << 24;
 	for (int p = 0; p < page; p++) {
 		assert_true(ifd + 2 <= len);
@@ -111,6 +88,12 @@ static void tiff_set_tag_page(unsigned char *b, size_t len, int page, uint16_t t
 		return;
 	}
 	fail_msg("tag %u not found on page %d", tag, page);
+}
+
+/* The same in the first directory. */
+static void tiff_set_tag(unsigned char *b, size_t len, uint16_t tag, uint32_t value)
+{
+	tiff_set_tag_page(b, len, 0, tag, value);
 }
 
 static uint32_t crc32_of(const unsigned char *p, size_t n)
