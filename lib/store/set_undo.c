@@ -246,6 +246,27 @@ static char *refs_one(long long id)
 	return strdup(buf);
 }
 
+/* The change takes back step u->o (its diff inverted), names step ref_id
+ * as the one it acts on, and is fitted to the rows (fit_change, since). */
+static int take_back(fs_db *db, long long set_id, undo_like *u, long long ref_id, long long since, char *err,
+		     size_t errlen)
+{
+	if (!(u->refs = refs_one(ref_id)))
+		return FS_DB_ERROR;
+	take_inverse(u, &u->o);
+	return fit_change(db, set_id, u, since, err, errlen);
+}
+
+/* Marks step x with state and, when x itself took other steps back (a
+ * revert, an undone step), those with refs_state. */
+static int mark_step(fs_db *db, long long set_id, const op *x, int state, int refs_state)
+{
+	int rc = fs_rows_op_state(db, set_id, x->id, state);
+	if (!rc && fs_rows_reverts_refs(x->kind))
+		rc = fs_rows_refs_state(db, set_id, x->refs, refs_state);
+	return rc;
+}
+
 /* What an undo-like change carries between its halves (set_halves.h). */
 struct undo_run {
 	undo_like *u;
@@ -322,18 +343,12 @@ static int prepare_undo(fs_db *db, long long set_id, long long user_id, undo_lik
 		return rc;
 	snprintf(u->label, sizeof u->label, "Undo: %s", u->o.label);
 	snprintf(u->cannot, sizeof u->cannot, "cannot undo your step \"%s\"", u->o.label);
-	if (!(u->refs = refs_one(u->o.id)))
-		return FS_DB_ERROR;
-	take_inverse(u, &u->o);
-	return fit_change(db, set_id, u, u->o.id, err, errlen);
+	return take_back(db, set_id, u, u->o.id, u->o.id, err, errlen);
 }
 
 static int after_undo(fs_db *db, long long set_id, undo_like *u)
 {
-	int rc = fs_rows_op_state(db, set_id, u->o.id, FS_OP_UNDONE);
-	if (!rc && fs_rows_reverts_refs(u->o.kind))
-		rc = fs_rows_refs_state(db, set_id, u->o.refs, FS_OP_DONE);
-	return rc;
+	return mark_step(db, set_id, &u->o, FS_OP_UNDONE, FS_OP_DONE);
 }
 
 int fs_set_undo(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
@@ -363,19 +378,13 @@ static int prepare_redo(fs_db *db, long long set_id, long long user_id, undo_lik
 		return rc;
 	snprintf(u->label, sizeof u->label, "Redo: %s", u->t.label);
 	snprintf(u->cannot, sizeof u->cannot, "cannot redo \"%s\"", u->t.label);
-	if (!(u->refs = refs_one(u->t.id)))
-		return FS_DB_ERROR;
 	/* exactly what the undo did, backwards */
-	take_inverse(u, &u->o);
-	return fit_change(db, set_id, u, u->o.id, err, errlen);
+	return take_back(db, set_id, u, u->t.id, u->o.id, err, errlen);
 }
 
 static int after_redo(fs_db *db, long long set_id, undo_like *u)
 {
-	int rc = fs_rows_op_state(db, set_id, u->t.id, FS_OP_DONE);
-	if (!rc && fs_rows_reverts_refs(u->t.kind))
-		rc = fs_rows_refs_state(db, set_id, u->t.refs, FS_OP_REVERTED);
-	return rc;
+	return mark_step(db, set_id, &u->t, FS_OP_DONE, FS_OP_REVERTED);
 }
 
 int fs_set_redo(fs_db *db, long long set_id, long long expect_rev, long long user_id, long long *new_rev,
@@ -438,18 +447,12 @@ static int prepare_undo_op(fs_db *db, long long set_id, long long user_id, undo_
 	}
 	snprintf(u->label, sizeof u->label, "Undid: %s", u->o.label);
 	snprintf(u->cannot, sizeof u->cannot, "cannot undo this step any more");
-	if (!(u->refs = refs_one(u->o.id)))
-		return FS_DB_ERROR;
-	take_inverse(u, &u->o);
-	return fit_change(db, set_id, u, 0, err, errlen);
+	return take_back(db, set_id, u, u->o.id, 0, err, errlen);
 }
 
 static int after_undo_op(fs_db *db, long long set_id, undo_like *u)
 {
-	int rc = fs_rows_op_state(db, set_id, u->o.id, FS_OP_REVERTED);
-	if (!rc && fs_rows_reverts_refs(u->o.kind))
-		rc = fs_rows_refs_state(db, set_id, u->o.refs, FS_OP_DONE);
-	return rc;
+	return mark_step(db, set_id, &u->o, FS_OP_REVERTED, FS_OP_DONE);
 }
 
 int fs_set_undo_op(fs_db *db, long long set_id, long long op_id, long long user_id, long long *new_rev,
