@@ -332,14 +332,24 @@ static int read_blob(sqlite3 *h, long long blob_id, unsigned char **out, size_t 
 	return FS_DB_OK;
 }
 
+static int statement_running(sqlite3 *h)
+{
+	for (sqlite3_stmt *st = sqlite3_next_stmt(h, NULL); st; st = sqlite3_next_stmt(h, st))
+		if (sqlite3_stmt_busy(st))
+			return 1;
+	return 0;
+}
+
 int fs_blob_read_conn(sqlite3 *h, long long blob_id, unsigned char **out, size_t *len)
 {
 	*out = NULL;
 	*len = 0;
-	/* outside a transaction (and no statement of the caller's open) the
-	 * row and the chunks would be two snapshots, with a claim and chunk
-	 * deletes committed between them: one read transaction for both */
-	int own = sqlite3_get_autocommit(h) && sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+	/* outside a transaction, and with no statement of the caller's
+	 * running (which would hold its snapshot), the row and the chunks
+	 * would be read in two snapshots, with a claim and chunk deletes
+	 * committed between them: one read transaction for both */
+	int own = sqlite3_get_autocommit(h) && !statement_running(h) &&
+		  sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
 	int rc = read_blob(h, blob_id, out, len);
 	if (own)
 		sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
