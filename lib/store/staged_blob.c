@@ -261,7 +261,9 @@ static int delete_blob(fs_db *db, long long id, long long pid, int *deleted)
 			break;
 	}
 	rc = exec_tx(db, "DELETE FROM blobs WHERE id = ?1 AND size = ?2", id, CLAIMED_SIZE);
-	*deleted = !rc;
+	/* a sweep of another process may have taken up the same claim and
+	 * deleted the row first: counted once, by the one that deleted it */
+	*deleted = !rc && sqlite3_changes(fs_db_handle(db)) == 1;
 	return rc;
 }
 
