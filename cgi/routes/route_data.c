@@ -1101,6 +1101,37 @@ static const fs_field overlay_fields[] = {
 /* The largest overlay drawn (4096 x 4096): an RGB copy of 48 MB. */
 #define OVERLAY_MAX_PIXELS (4096.0 * 4096.0)
 
+/*
+ * The scale region an overlay shades, in the frame's coordinates (those of
+ * the tubercles and of render.h's shade grid). img may be a reduced copy
+ * (f x f blocks a pixel, src_scale = 1 / f): it is never handed to
+ * fs_scale_region_for, which would take the copy for the frame, find no
+ * region stored at the copy's size, and replace the frame's stored region
+ * (a person's correction included) with the copy's automatic one. The
+ * frame's stored region is shaded; when none is stored yet, the copy's
+ * automatic region with its cells scaled back to the frame (not stored).
+ */
+static int overlay_region(fs_db *db, const fs_image_rec *rec, const fs_image *img, double src_scale,
+			  fs_scale_region *reg, char *err, size_t errlen)
+{
+	if (img->width == rec->width && img->height == rec->height)
+		return fs_scale_region_for(db, rec->id, rec->work_key, img, reg, NULL, err, errlen);
+	int rc = fs_scale_region_stored(db, rec->id, rec->work_key, rec->width, rec->height, reg, NULL);
+	if (rc != FS_DB_NOTFOUND)
+		return rc;
+	if (fs_scale_region_detect(img, reg, err, errlen))
+		return FS_DB_ERROR;
+	int f = src_scale > 0 && src_scale < 1 ? (int)lround(1.0 / src_scale) : 1;
+	reg->cell *= f;
+	reg->width = rec->width;
+	reg->height = rec->height;
+	reg->databar_rect.x *= f;
+	reg->databar_rect.y *= f;
+	reg->databar_rect.width *= f;
+	reg->databar_rect.height *= f;
+	return FS_DB_OK;
+}
+
 static int h_set_overlay(fs_req *r, fs_resp *w)
 {
 	fs_value v[NF(overlay_fields)];
@@ -1151,7 +1182,7 @@ static int h_set_overlay(fs_req *r, fs_resp *w)
 	/* region=1: what is not scale surface is shaded (scale_regions.h) */
 	fs_scale_region reg = {0};
 	if (v[3].present && v[3].b &&
-	    fs_scale_region_for(r->app->db, rec.id, rec.work_key, img, &reg, NULL, err, sizeof err) == FS_DB_OK) {
+	    overlay_region(r->app->db, &rec, img, src_scale, &reg, err, sizeof err) == FS_DB_OK) {
 		o.shade = reg.in;
 		o.shade_cell = reg.cell;
 		o.shade_gw = reg.gw;

@@ -557,21 +557,96 @@ static void dots(const fs_dome_tpl *t, const double *o, int k0, int k1, double *
 		sot[n - 1] = last;
 }
 
-/* 1 - R^2 of the patch o against every fill's template (after the best
+/* What one trial centre's patch gave, kept for the rest of one
+ * tubercle's fit: the pattern search comes back to centres it has read
+ * (after a step, three or five of the eight neighbours are the last
+ * centre's; the 3 x 3 trial centres of centre_between are the last
+ * round's centre and neighbours, to the bit: the same expressions of the
+ * same doubles), and a patch's sums and dot products are a pure function
+ * of the image and the centre. A dot product is the same whichever fills
+ * are computed with it (dots: each lane sums its fill in point order), so
+ * a read that needs fills the first one did not compute adds only those.
+ * A centre seen again with fewer than all its fills samples its patch
+ * again (the same values). */
+typedef struct seen {
+	double x, y;
+	int outside;        /* sample_obs returned 1 */
+	double so, soo;     /* the patch's sum and sum of squares */
+	double dot[FS_DOME_TPL_NFILL];
+	unsigned have;      /* bit k: dot[k] computed */
+} seen;
+
+/* every centre one fit can read: the start, 2 rounds x 3 steps x 8
+ * neighbours, the 3 x 3 between them and the end (59); a fit that reads
+ * more simply does not keep them */
+#define SEEN_MAX 64
+
+typedef struct seen_set {
+	int n;
+	seen e[SEEN_MAX];
+} seen_set;
+
+/* The patch at (x, y) with its dot products for fills qa..qb, from memory
+ * or read (o: npts doubles of scratch); NULL when it leaves the image. */
+static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, double x, double y, int qa, int qb,
+			   seen_set *m, double *o, seen *spare)
+{
+	seen *s = NULL;
+	for (int i = 0; i < m->n && !s; i++)
+		if (m->e[i].x == x && m->e[i].y == y)
+			s = &m->e[i];
+	unsigned need = 0;
+	for (int q = qa; q <= qb; q++)
+		need |= 1u << q;
+	if (s && (s->outside || (s->have & need) == need))
+		return s->outside ? NULL : s;
+	int fresh = !s;
+	if (fresh) {
+		s = m->n < SEEN_MAX ? &m->e[m->n++] : spare;
+		s->x = x;
+		s->y = y;
+		s->have = 0;
+		s->outside = sample_obs(t, img, x, y, o);
+		if (s->outside)
+			return NULL;
+		size_t np = t->npts;
+		double so = 0, soo = 0;
+		for (size_t i = 0; i < np; i++) {
+			so += o[i];
+			soo += o[i] * o[i];
+		}
+		s->so = so;
+		s->soo = soo;
+	} else {
+		sample_obs(t, img, x, y, o);
+	}
+	/* the fills not yet computed, from the first missing to the last */
+	int ka = qa, kb = qb;
+	while (ka <= kb && (s->have >> ka & 1))
+		ka++;
+	while (kb >= ka && (s->have >> kb & 1))
+		kb--;
+	if (ka <= kb) {
+		double dot[FS_DOME_TPL_NFILL];
+		dots(t, o, ka, kb, dot);
+		for (int q = ka; q <= kb; q++)
+			s->dot[q] = dot[q - ka];
+		for (int q = ka; q <= kb; q++)
+			s->have |= 1u << q;
+	}
+	return s;
+}
+
+/* 1 - R^2 of the patch s against every fill's template (after the best
  * gain and offset); gain[k] the gains. A fill whose template the patch
  * does not follow (gain <= 0) scores 1. */
-static void score_all(const fs_dome_tpl *t, const double *o, double *sc, double *gain, double *offs)
+static void score_all(const fs_dome_tpl *t, const seen *s, double *sc, double *gain, double *offs)
 {
 	size_t np = t->npts;
-	double so = 0, soo = 0;
-	for (size_t i = 0; i < np; i++) {
-		so += o[i];
-		soo += o[i] * o[i];
-	}
-	double vo = soo - so * so / np, dot[FS_DOME_TPL_NFILL];
-	dots(t, o, 0, t->nk - 1, dot);
+	double so = s->so, soo = s->soo;
+	double vo = soo - so * so / np;
 	for (int k = 0; k < t->nk; k++) {
-		double sot = dot[k];
+		double sot = s->dot[k];
 		double cov = sot - so * t->st[k] / np, vt = t->stt[k] - t->st[k] * t->st[k] / np;
 		gain[k] = cov / vt;
 		offs[k] = (so - gain[k] * t->st[k]) / np;
@@ -579,24 +654,25 @@ static void score_all(const fs_dome_tpl *t, const double *o, double *sc, double 
 	}
 }
 
-/* The best 1 - R^2 of the patch o over the templates k0 - 2 .. k0 + 2
+/* The fills score_near reads about k0: k0 - 2 .. k0 + 2 within the grid */
+static void near_range(const fs_dome_tpl *t, int k0, int *qa, int *qb)
+{
+	*qa = k0 - 2 < 0 ? 0 : k0 - 2;
+	*qb = k0 + 2 >= t->nk ? t->nk - 1 : k0 + 2;
+}
+
+/* The best 1 - R^2 of the patch s over the templates k0 - 2 .. k0 + 2
  * (*k the best of them). */
-static double score_near(const fs_dome_tpl *t, const double *o, int k0, int *k)
+static double score_near(const fs_dome_tpl *t, const seen *s, int k0, int *k)
 {
 	size_t np = t->npts;
-	double so = 0, soo = 0;
-	for (size_t i = 0; i < np; i++) {
-		so += o[i];
-		soo += o[i] * o[i];
-	}
+	double so = s->so, soo = s->soo;
 	double vo = soo - so * so / np, best = 1;
 	*k = k0;
-	int qa = k0 - 2 < 0 ? 0 : k0 - 2, qb = k0 + 2 >= t->nk ? t->nk - 1 : k0 + 2;
-	double dot[FS_DOME_TPL_NFILL];
-	if (qa <= qb)
-		dots(t, o, qa, qb, dot);
+	int qa, qb;
+	near_range(t, k0, &qa, &qb);
 	for (int q = qa; q <= qb; q++) {
-		double sot = dot[q - qa];
+		double sot = s->dot[q];
 		double cov = sot - so * t->st[q] / np, vt = t->stt[q] - t->st[q] * t->st[q] / np;
 		double sc = vo > 1e-20 && cov > 0 ? 1 - cov * cov / (vt * vo) : 1;
 		if (sc < best) {
@@ -607,6 +683,21 @@ static double score_near(const fs_dome_tpl *t, const double *o, int k0, int *k)
 	return best;
 }
 
+/* score_near of the patch at (x, y) (read_at); 0 with the score in *sc,
+ * 1 when the patch leaves the image. */
+static int score_near_at(const fs_dome_tpl *t, const fs_image *img, double x, double y, int k0, seen_set *m,
+			 double *o, double *sc, int *k)
+{
+	int qa, qb;
+	near_range(t, k0, &qa, &qb);
+	seen spare;
+	const seen *s = read_at(t, img, x, y, qa, qb, m, o, &spare);
+	if (!s)
+		return 1;
+	*sc = score_near(t, s, k0, k);
+	return 0;
+}
+
 /* The centre (*cx, *cy), where the pattern search ended with steps of h,
  * moved to the vertex of the residual's quadratic through the 3 x 3
  * trial centres h apart about it (each read at the best of the fills
@@ -614,15 +705,14 @@ static double score_near(const fs_dome_tpl *t, const double *o, int k0, int *k)
  * the image or the residual is no bowl there. o: npts doubles of
  * scratch. */
 static void centre_between(const fs_dome_tpl *t, const fs_image *img, int kb, double h, double *cx, double *cy,
-			   double *o)
+			   seen_set *m, double *o)
 {
 	double s9[9], u, v;
 	for (int j = -1; j <= 1; j++)
 		for (int i = -1; i <= 1; i++) {
 			int kq;
-			if (sample_obs(t, img, *cx + i * h, *cy + j * h, o))
+			if (score_near_at(t, img, *cx + i * h, *cy + j * h, kb, m, o, &s9[3 * (j + 1) + (i + 1)], &kq))
 				return;
-			s9[3 * (j + 1) + (i + 1)] = score_near(t, o, kb, &kq);
 		}
 	if (!fs_dome_centre_vertex(s9, &u, &v))
 		return;
@@ -636,11 +726,16 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 	double sc[FS_DOME_TPL_NFILL], gain[FS_DOME_TPL_NFILL], offs[FS_DOME_TPL_NFILL];
 	if (!o)
 		return -1;
-	if (sample_obs(t, img, x, y, o)) {
+	seen_set mem; /* 10 KB */
+	seen_set *m = &mem;
+	m->n = 0;
+	seen spare;
+	const seen *s0 = read_at(t, img, x, y, 0, t->nk - 1, m, o, &spare);
+	if (!s0) {
 		free(o);
 		return 1;
 	}
-	score_all(t, o, sc, gain, offs);
+	score_all(t, s0, sc, gain, offs);
 	int kb = 0;
 	for (int k = 1; k < t->nk; k++)
 		if (sc[k] < sc[kb])
@@ -659,10 +754,10 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 				for (int i = -1; i <= 1; i++) {
 					if (!i && !j)
 						continue;
-					if (sample_obs(t, img, cx + i * h, cy + j * h, o))
-						continue;
 					int kq;
-					double s = score_near(t, o, kb, &kq);
+					double s;
+					if (score_near_at(t, img, cx + i * h, cy + j * h, kb, m, o, &s, &kq))
+						continue;
 					if (s < best) {
 						best = s;
 						kb = kq;
@@ -678,9 +773,13 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 	}
 	/* between the grid's points (dome_centre_fit.h): h is now half the
 	 * last round's step */
-	centre_between(t, img, kb, 2 * h, &cx, &cy, o);
-	sample_obs(t, img, cx, cy, o);
-	score_all(t, o, sc, gain, offs);
+	centre_between(t, img, kb, 2 * h, &cx, &cy, m, o);
+	/* inside: the start or a centre the search read, or within the
+	 * square of the 3 x 3 it read about one */
+	const seen *se = read_at(t, img, cx, cy, 0, t->nk - 1, m, o, &spare);
+	if (!se)
+		se = s0; /* (not reached, see above) */
+	score_all(t, se, sc, gain, offs);
 	kb = 0;
 	for (int k = 1; k < t->nk; k++)
 		if (sc[k] < sc[kb])

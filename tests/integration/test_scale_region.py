@@ -255,3 +255,66 @@ def test_overlay_png_shades_the_outside_on_request():
     assert band[0] - band[2] > 60, band
     assert surface == px(p_rows, 350, 300), "the scale surface is not shaded"
     assert c.api("GET", "/api/sets/%d/overlay.png?region=maybe" % sid).status == 422
+
+
+def test_a_reduced_overlay_keeps_the_persons_region_and_shades_it_in_place():
+    """overlay.png?max_side=... (and every overlay of an image above 16 MP)
+    is drawn from the working image read already reduced. Its shading must
+    be the region in force for the full frame - here a person's, who erased
+    the left half - placed at full-frame coordinates, and drawing it must not
+    replace that stored correction by an automatic region of the reduced
+    copy (which deleted the person's region before)."""
+    from png_decode import decode_png
+    c = client()
+    image, sid = new_set(c)
+    url = "/api/images/%d/scale_region" % image["id"]
+    g = c.api("GET", url).json()
+    gw = g["grid_width"]
+    rows = [[] if row == [] else [gw // 2, gw] for row in g["rows"]]
+    assert c.api("PUT", url, {"cell": g["cell"], "rows": rows, "summary": "erased the left half"}).status == 200
+    W, H = image["width"], image["height"]
+    r = c.api("GET", "/api/sets/%d/overlay.png?scale_bar=0&region=1&max_side=%d" % (sid, W // 2))
+    assert r.status == 200, r.text
+    w, h, ch, px_rows = decode_png(r.body)
+    assert w <= W // 2 and h < H, (w, h)
+    after = c.api("GET", url).json()
+    assert after["source"] == "user" and after["rows"] == rows, after["source"]
+
+    def shaded(fx, fy):
+        x, y = int(fx * w), int(fy * h)
+        p = px_rows[y][ch * x:ch * x + 3]
+        return p[0] - p[2] > 60
+
+    # below the paper band: the erased left half shaded, the right half not
+    for fy in (0.3, 0.6, 0.9):
+        assert shaded(0.1, fy) and shaded(0.4, fy), fy
+        assert not shaded(0.6, fy) and not shaded(0.9, fy), fy
+
+
+def test_a_reduced_overlay_of_an_image_without_a_stored_region_shades_the_band_in_place():
+    """No region stored yet (a fresh upload): the reduced copy's automatic
+    region is shaded with its cells scaled back to the frame - P1 Fig2's
+    paper band at the top, not a shrunk band - and nothing is stored from
+    the copy (the frame's own region is computed later at full size)."""
+    from png_decode import decode_png
+    c = client()
+    image, sid = new_set(c)
+    iid = image["id"]
+    assert not sql("SELECT 1 FROM scale_regions WHERE image_id = ?", (iid,))
+    W, H = image["width"], image["height"]
+    r = c.api("GET", "/api/sets/%d/overlay.png?scale_bar=0&region=1&max_side=%d" % (sid, W // 2))
+    assert r.status == 200, r.text
+    w, h, ch, px_rows = decode_png(r.body)
+    assert w <= W // 2, (w, h)
+    assert not sql("SELECT 1 FROM scale_regions WHERE image_id = ?", (iid,))
+
+    def shaded(x, y):
+        p = px_rows[y][ch * x:ch * x + 3]
+        return p[0] - p[2] > 60
+
+    band = BAND * h // H  # the band's last row on the copy
+    assert shaded(w // 2, band // 2) and shaded(w // 4, band // 2)
+    for fy in (0.3, 0.6, 0.9):
+        assert not shaded(w // 2, int(fy * h)), fy
+    g = c.api("GET", "/api/images/%d/scale_region" % iid).json()
+    assert g["source"] == "auto" and g["width"] == W and g["height"] == H, (g["width"], g["height"])
