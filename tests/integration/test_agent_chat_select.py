@@ -5,40 +5,29 @@ provider `local` (its small grammar) and through the mock provider with
 scripted calls of the selection tools. The expected ids are computed here,
 from the set as the API returns it, by the documented rules of
 lib/agent/agent_select.h."""
-import json
 import math
 import os
 import re
-import subprocess
-import sys
 import time
 
-from harness import ROOT, TESTDATA, Server, upload_image, wait_for
+from harness import TESTDATA, Server, upload_image, wait_for
+from mock_provider import MockProvider
 
 FIG2 = os.path.join(TESTDATA, "P1_Fig2_Polypterus_bichir_2.63um.tif")
-MOCK = os.path.join(ROOT, "tests", "mock_provider", "mock_server.py")
 
 srv = None
 mock = None
-mock_port = None
 
 
 def setup_module():
-    global srv, mock, mock_port
-    mock = subprocess.Popen([sys.executable, MOCK, "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    mock_port = int(mock.stdout.readline().strip())
-    srv = Server(env={
-        "FISHSCALE_OPENROUTER_BASE_URL": "http://127.0.0.1:%d" % mock_port,
-        "OPENROUTER_API_KEY": "sk-or-test-not-a-real-key",
-        "ANTHROPIC_API_KEY": "",
-    }).start()
+    global srv, mock
+    mock = MockProvider()
+    srv = Server(env=mock.env()).start()
 
 
 def teardown_module():
     srv.cleanup()
-    mock.terminate()
-    mock.wait(10)
+    mock.stop()
 
 
 def client():
@@ -48,12 +37,7 @@ def client():
 
 
 def script(responses):
-    import http.client
-    conn = http.client.HTTPConnection("127.0.0.1", mock_port, timeout=10)
-    conn.request("POST", "/__script", body=json.dumps({"responses": responses}),
-                 headers={"Content-Type": "application/json"})
-    assert conn.getresponse().status == 200
-    conn.close()
+    mock.script(responses)
 
 
 def fig2_set(c):

@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 
 from harness import FISHSCALE, ROOT, TESTDATA
+from mock_provider import MockProvider
 
 PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
 STEM = "P1_Fig4_Atractosteus_simplex_7.07um"
@@ -295,23 +296,14 @@ def test_mcp_negotiates_the_protocol_version():
         assert replies[0]["result"]["protocolVersion"] == answered, (asked, replies)
 def test_agent_cli_redacts_a_key_the_provider_echoes():
     # issue 14 item 5: the CLI's _agent.json, its output files and stderr
-    import sys
-    mock = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "mock_provider", "mock_server.py"),
-                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    mock = MockProvider()
     d = tempfile.mkdtemp(prefix="fs-agent-cli-")
     try:
-        port = int(mock.stdout.readline().strip())
-        import http.client
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        conn.request("POST", "/__script", body=json.dumps({"responses": [
-            {"status": 401, "headers": {"X-Error-Detail": "bad key {{KEY}}"},
-             "message": "Incorrect API key provided: {{KEY}}"}]}),
-            headers={"Content-Type": "application/json"})
-        assert conn.getresponse().status == 200
-        conn.close()
+        mock.script([{"status": 401, "headers": {"X-Error-Detail": "bad key {{KEY}}"},
+                      "message": "Incorrect API key provided: {{KEY}}"}])
         key = "sk-or-cli-test-0123456789abcdef"
         e = env()
-        e.update({"OPENROUTER_API_KEY": key, "FISHSCALE_OPENROUTER_BASE_URL": "http://127.0.0.1:%d" % port,
+        e.update({"OPENROUTER_API_KEY": key, "FISHSCALE_OPENROUTER_BASE_URL": "http://127.0.0.1:%d" % mock.port,
                   "FISHSCALE_DATA_DIR": os.path.join(d, "data")})
         out = subprocess.run([FISHSCALE, "agent", "optimize", PAPER, "--provider", "openrouter",
                               "--max-iterations", "2", "-o", os.path.join(d, "out")], env=e,
@@ -325,6 +317,5 @@ def test_agent_cli_redacts_a_key_the_provider_echoes():
         final = json.load(open(os.path.join(d, "out", STEM + "_agent.json")))
         assert "[REDACTED]" in json.dumps(final), final
     finally:
-        mock.terminate()
-        mock.wait(10)
+        mock.stop()
         shutil.rmtree(d, ignore_errors=True)

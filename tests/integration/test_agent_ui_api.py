@@ -5,38 +5,28 @@ the offline provider `local` and the mock LLM provider standing in for
 OpenRouter (streamed answers)."""
 import json
 import os
-import subprocess
-import sys
 import time
 
-from harness import ROOT, TESTDATA, Server, upload_image, unique_png, wait_for, whole_image_scale_region
+from harness import TESTDATA, Server, upload_image, unique_png, wait_for, whole_image_scale_region
+from mock_provider import MockProvider
 
 PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
-MOCK = os.path.join(ROOT, "tests", "mock_provider", "mock_server.py")
 
 srv = None
 mock = None
-mock_port = None
 
 
 def setup_module():
-    global srv, mock, mock_port
-    mock = subprocess.Popen([sys.executable, MOCK, "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    mock_port = int(mock.stdout.readline().strip())
-    srv = Server(env={
-        "FISHSCALE_OPENROUTER_BASE_URL": "http://127.0.0.1:%d" % mock_port,
-        "OPENROUTER_API_KEY": "sk-or-test-not-a-real-key",
-        "ANTHROPIC_API_KEY": "",
-    }).start()
+    global srv, mock
+    mock = MockProvider()
+    srv = Server(env=mock.env()).start()
     out = srv.cli("user", "add", "cleo", input="cleo-password-1\n")
     assert out.returncode == 0, out.stderr
 
 
 def teardown_module():
     srv.cleanup()
-    mock.terminate()
-    mock.wait(10)
+    mock.stop()
 
 
 def client(login="admin"):
@@ -47,12 +37,7 @@ def client(login="admin"):
 
 
 def script(responses):
-    import http.client
-    conn = http.client.HTTPConnection("127.0.0.1", mock_port, timeout=10)
-    conn.request("POST", "/__script", body=json.dumps({"responses": responses}),
-                 headers={"Content-Type": "application/json"})
-    assert conn.getresponse().status == 200
-    conn.close()
+    mock.script(responses)
 
 
 def new_set(c, paper=False):

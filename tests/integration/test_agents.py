@@ -4,34 +4,27 @@ with the offline provider `local` and with the mock LLM provider
 (tests/mock_provider/mock_server.py) standing in for OpenRouter."""
 import json
 import os
-import subprocess
-import sys
 import time
 
-from harness import (ROOT, TESTDATA, Server, kill_process, unique_png, upload_image, wait_for,
+from harness import (TESTDATA, Server, kill_process, unique_png, upload_image, wait_for,
                      whole_image_scale_region)
+from mock_provider import MockProvider
 
 PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
-MOCK = os.path.join(ROOT, "tests", "mock_provider", "mock_server.py")
 
 srv = None
 mock = None
-mock_port = None
 
 
 def setup_module():
-    global srv, mock, mock_port
+    global srv, mock
     # a stopped worker hangs up mid-answer: the mock's broken-pipe traces are noise
-    mock = subprocess.Popen([sys.executable, MOCK, "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    mock_port = int(mock.stdout.readline().strip())
+    mock = MockProvider()
     srv = Server(env={
         "FISHSCALE_AGENT_MAX_RUNS_PER_USER": "1",
         "FISHSCALE_AGENT_MAX_ITERATIONS": "40",
         "FISHSCALE_AGENT_MAX_COST_USD": "5",
-        "FISHSCALE_OPENROUTER_BASE_URL": "http://127.0.0.1:%d" % mock_port,
-        "OPENROUTER_API_KEY": "sk-or-test-not-a-real-key",
-        "ANTHROPIC_API_KEY": "",
+        **mock.env(),
     }).start()
     for login in ("ann", "ben"):
         out = srv.cli("user", "add", login, input=login + "-password-1\n")
@@ -40,8 +33,7 @@ def setup_module():
 
 def teardown_module():
     srv.cleanup()
-    mock.terminate()
-    mock.wait(10)
+    mock.stop()
 
 
 def client(login="admin"):
@@ -59,16 +51,11 @@ def script(responses):
     """Loads the mock provider's next answers. The mock is shared by the
     module's runs: wait until no earlier run (any user's, stopped or not)
     is still going, so none of them can consume this test's answers."""
-    import http.client
     admin = srv.client()
     admin.login()
     wait_for(lambda: not [x for x in admin.api("GET", "/api/agent/list?all=1").json()["runs"]
                           if x["state"] in ("starting", "running")], 30, "earlier runs to end")
-    conn = http.client.HTTPConnection("127.0.0.1", mock_port, timeout=10)
-    conn.request("POST", "/__script", body=json.dumps({"responses": responses}),
-                 headers={"Content-Type": "application/json"})
-    assert conn.getresponse().status == 200
-    conn.close()
+    mock.script(responses)
 
 
 def turn(calls, delay_ms=0, usage=(100, 20), text="Working on it."):
