@@ -27,4 +27,39 @@ static inline v2d fs_widen2(const float *p)
 #endif
 }
 
+/* floor() of both lanes (|u| < 2^31) into *i0, *i1, and as doubles: the
+ * truncation, one less where u lies below it (a negative non-integer),
+ * as `int i = (int)u; i - (u < i)` gives it, and the double of that int
+ * (i - 1.0 is exact for such integers). */
+static inline v2d fs_floor2(v2d u, int *i0, int *i1)
+{
+#if defined(__SSE2__)
+	__m128i t = _mm_cvttpd_epi32((__m128d)u);
+	__m128d tf = _mm_cvtepi32_pd(t);
+	__m128d lt = _mm_cmplt_pd((__m128d)u, tf); /* all ones where u < trunc(u) */
+	/* the two 64-bit masks as two 32-bit -1 / 0 in lanes 0 and 1 */
+	t = _mm_add_epi32(t, _mm_shuffle_epi32(_mm_castpd_si128(lt), _MM_SHUFFLE(3, 3, 2, 0)));
+	*i0 = _mm_cvtsi128_si32(t);
+	*i1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(t, 1));
+	return (v2d)_mm_add_pd(tf, _mm_and_pd(lt, _mm_set1_pd(-1.0)));
+#else
+	int a = (int)u[0], b = (int)u[1];
+	*i0 = a - (u[0] < a);
+	*i1 = b - (u[1] < b);
+	return (v2d){*i0, *i1};
+#endif
+}
+
+/* The larger of a and b in each lane (b where they are equal; neither
+ * may be NAN): maxpd, for maxima of values without NAN, which are the
+ * same in any order. */
+static inline v2d fs_max2(v2d a, v2d b)
+{
+#if defined(__SSE2__)
+	return (v2d)_mm_max_pd((__m128d)a, (__m128d)b);
+#else
+	return (v2d){a[0] > b[0] ? a[0] : b[0], a[1] > b[1] ? a[1] : b[1]};
+#endif
+}
+
 #endif
