@@ -187,12 +187,12 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 			}
 			v2d fx = pu - fu, fy = pv - fv;
 			const float *p = d + (size_t)ya * w + xa, *r = d + (size_t)yb * w + xb;
-			v2d p00 = {p[0], r[0]}, p01 = {p[1], r[1]}, p10 = {p[w], r[w]}, p11 = {p[w + 1], r[w + 1]};
+			v2d p00, p01, p10, p11;
+			fs_corners2(p, r, w, &p00, &p01, &p10, &p11);
 			v2d a = p00 * (one - fx) + p01 * fx;
 			v2d b = p10 * (one - fx) + p11 * fx;
 			v2d o = a * (one - fy) + b * fy;
-			raw[k][j] = o[0];
-			raw[k][j + 1] = o[1];
+			memcpy(&raw[k][j], &o, sizeof o);
 		}
 		for (; j <= n; j++)
 			raw[k][j] = sample_split(img, xi, yi, x + cs[k] * j * step, y + sn[k] * j * step);

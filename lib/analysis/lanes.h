@@ -62,4 +62,43 @@ static inline v2d fs_max2(v2d a, v2d b)
 #endif
 }
 
+/* (int)u[0], (int)u[1] into *i0, *i1, and the same integers as doubles:
+ * one truncating conversion of both lanes and one back (for |u| < 2^31
+ * the values of C's (int) cast and of converting that int back). */
+static inline v2d fs_trunc2(v2d u, int *i0, int *i1)
+{
+#if defined(__SSE2__)
+	__m128i t = _mm_cvttpd_epi32((__m128d)u);
+	*i0 = _mm_cvtsi128_si32(t);
+	*i1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(t, 1));
+	return (v2d)_mm_cvtepi32_pd(t);
+#else
+	*i0 = (int)u[0];
+	*i1 = (int)u[1];
+	return (v2d){*i0, *i1};
+#endif
+}
+
+/* The corners of two bilinear cells at once, lane 0 the cell whose
+ * top-left pixel is p, lane 1 r (w: the row stride): c00 = {p[0], r[0]},
+ * c01 = {p[1], r[1]}, c10 = {p[w], r[w]}, c11 = {p[w + 1], r[w + 1]}.
+ * Each pair of neighbours is widened at once (fs_widen2) and the lanes
+ * are interleaved: the same doubles as converting the eight floats one
+ * at a time, in fewer instructions. */
+static inline void fs_corners2(const float *p, const float *r, long w, v2d *c00, v2d *c01, v2d *c10, v2d *c11)
+{
+	v2d pt = fs_widen2(p), rt = fs_widen2(r), pb = fs_widen2(p + w), rb = fs_widen2(r + w);
+#if defined(__SSE2__)
+	*c00 = (v2d)_mm_unpacklo_pd((__m128d)pt, (__m128d)rt);
+	*c01 = (v2d)_mm_unpackhi_pd((__m128d)pt, (__m128d)rt);
+	*c10 = (v2d)_mm_unpacklo_pd((__m128d)pb, (__m128d)rb);
+	*c11 = (v2d)_mm_unpackhi_pd((__m128d)pb, (__m128d)rb);
+#else
+	*c00 = (v2d){pt[0], rt[0]};
+	*c01 = (v2d){pt[1], rt[1]};
+	*c10 = (v2d){pb[0], rb[0]};
+	*c11 = (v2d){pb[1], rb[1]};
+#endif
+}
+
 #endif
