@@ -121,12 +121,12 @@ static void sample_pairs(const fs_image *img, double x, double y, const double *
 		int xa = (int)px[0], xb = (int)px[1], ya = (int)py[0], yb = (int)py[1];
 		v2d fx = px - (v2d){xa, xb}, fy = py - (v2d){ya, yb};
 		const float *p = d + (size_t)ya * w + xa, *r = d + (size_t)yb * w + xb;
-		v2d p00 = {p[0], r[0]}, p01 = {p[1], r[1]}, p10 = {p[w], r[w]}, p11 = {p[w + 1], r[w + 1]};
+		v2d p00, p01, p10, p11;
+		fs_corners2(p, r, w, &p00, &p01, &p10, &p11);
 		v2d a = p00 * (one - fx) + p01 * fx;
 		v2d b = p10 * (one - fx) + p11 * fx;
 		v2d o = a * (one - fy) + b * fy;
-		v[j] = o[0];
-		v[j + 1] = o[1];
+		memcpy(v + j, &o, sizeof o);
 	}
 	for (; j <= jb; j++)
 		v[j] = fs_image_sample_clamped(img, x + ox[j], y + oy[j]);
@@ -221,25 +221,57 @@ static int grid_tab_init(grid_tab *G, const ray_tab *T, const fs_image *img, dou
 	int jlo = T->j0 - T->span;
 	for (int i = -ng; i <= ng; i++) {
 		double tx = x + i * g, ty = y + i * g;
-		for (int q = 0; q < T->nr; q++)
-			for (int j = 0; j < nj; j++) {
-				size_t at = ((size_t)(i + ng) * T->nr + q) * nj + j;
-				double px = tx + T->ox[q][jlo + j], py = ty + T->oy[q][jlo + j];
-				int x0 = (int)px, y0 = (int)py, dx1 = 1, dy1 = 1;
-				double fx = px - x0, fy = py - y0;
-				if (clamped) {
-					fx = clamp_axis(px, w, &x0, &dx1);
-					fy = clamp_axis(py, h, &y0, &dy1);
+		for (int q = 0; q < T->nr; q++) {
+			size_t a0 = ((size_t)(i + ng) * T->nr + q) * nj;
+			const double *ox = T->ox[q] + jlo, *oy = T->oy[q] + jlo;
+			int *xo = G->xo + a0;
+			double *xf = G->xf + a0, *xg = G->xg + a0, *yf = G->yf + a0, *yg = G->yg + a0;
+			ptrdiff_t *yo = G->yo + a0;
+			int j = 0;
+			if (clamped) {
+				for (; j < nj; j++) {
+					int x0, y0, dx1, dy1;
+					double fx = clamp_axis(tx + ox[j], w, &x0, &dx1);
+					double fy = clamp_axis(ty + oy[j], h, &y0, &dy1);
+					xo[j] = x0;
+					G->xd[a0 + j] = dx1;
+					xf[j] = fx;
+					xg[j] = 1 - fx;
+					yo[j] = (ptrdiff_t)y0 * w;
+					G->yd[a0 + j] = (ptrdiff_t)dy1 * w;
+					yf[j] = fy;
+					yg[j] = 1 - fy;
 				}
-				G->xo[at] = x0;
-				G->xd[at] = dx1;
-				G->xf[at] = fx;
-				G->xg[at] = 1 - fx;
-				G->yo[at] = (ptrdiff_t)y0 * w;
-				G->yd[at] = (ptrdiff_t)dy1 * w;
-				G->yf[at] = fy;
-				G->yg[at] = 1 - fy;
+				continue;
 			}
+			/* inside (grid_focus reads no steps xd, yd then): two
+			 * samples at a time, the same truncations and weights */
+			v2d TX = {tx, tx}, TY = {ty, ty}, one = {1, 1};
+			for (; j + 1 < nj; j += 2) {
+				v2d px = TX + ld2(ox + j), py = TY + ld2(oy + j);
+				int x0, x1, y0, y1;
+				v2d fx = px - fs_trunc2(px, &x0, &x1), fy = py - fs_trunc2(py, &y0, &y1);
+				v2d gx = one - fx, gy = one - fy;
+				xo[j] = x0;
+				xo[j + 1] = x1;
+				memcpy(xf + j, &fx, sizeof fx);
+				memcpy(xg + j, &gx, sizeof gx);
+				yo[j] = (ptrdiff_t)y0 * w;
+				yo[j + 1] = (ptrdiff_t)y1 * w;
+				memcpy(yf + j, &fy, sizeof fy);
+				memcpy(yg + j, &gy, sizeof gy);
+			}
+			for (; j < nj; j++) {
+				double px = tx + ox[j], py = ty + oy[j];
+				int x0 = (int)px, y0 = (int)py;
+				xo[j] = x0;
+				xf[j] = px - x0;
+				xg[j] = 1 - xf[j];
+				yo[j] = (ptrdiff_t)y0 * w;
+				yf[j] = py - y0;
+				yg[j] = 1 - yf[j];
+			}
+		}
 	}
 	return 0;
 }
@@ -287,13 +319,13 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 		}
 		for (; j + 1 < nj; j += 2) {
 			const float *p = img->data + yo[j] + xo[j], *r = img->data + yo[j + 1] + xo[j + 1];
-			v2d p00 = {p[0], r[0]}, p01 = {p[1], r[1]}, p10 = {p[w], r[w]}, p11 = {p[w + 1], r[w + 1]};
+			v2d p00, p01, p10, p11;
+			fs_corners2(p, r, w, &p00, &p01, &p10, &p11);
 			v2d g = ld2(xg + j), f = ld2(xf + j);
 			v2d a = p00 * g + p01 * f;
 			v2d b = p10 * g + p11 * f;
 			v2d o = a * ld2(yg + j) + b * ld2(yf + j);
-			v[jlo + j] = o[0];
-			v[jlo + j + 1] = o[1];
+			memcpy(v + jlo + j, &o, sizeof o);
 		}
 		for (; j < nj; j++) {
 			const float *p = img->data + yo[j] + xo[j];

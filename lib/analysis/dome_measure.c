@@ -176,7 +176,8 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 		for (; j + 1 <= n; j += 2) {
 			v2d jj = {j, j + 1};
 			v2d pu = X + C * jj * st, pv = Y + S * jj * st;
-			int ua = floor_int(pu[0]), ub = floor_int(pu[1]), va = floor_int(pv[0]), vb = floor_int(pv[1]);
+			int ua, ub, va, vb;
+			v2d fu = fs_floor2(pu, &ua, &ub), fv = fs_floor2(pv, &va, &vb);
 			int xa = xi + ua, xb = xi + ub, ya = yi + va, yb = yi + vb;
 			if (!inside && !(xa >= 0 && xb >= 0 && ya >= 0 && yb >= 0 && xa < w - 1 && xb < w - 1 &&
 					 ya < h - 1 && yb < h - 1)) {
@@ -184,14 +185,14 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 				raw[k][j + 1] = sample_split(img, xi, yi, pu[1], pv[1]);
 				continue;
 			}
-			v2d fx = pu - (v2d){ua, ub}, fy = pv - (v2d){va, vb};
+			v2d fx = pu - fu, fy = pv - fv;
 			const float *p = d + (size_t)ya * w + xa, *r = d + (size_t)yb * w + xb;
-			v2d p00 = {p[0], r[0]}, p01 = {p[1], r[1]}, p10 = {p[w], r[w]}, p11 = {p[w + 1], r[w + 1]};
+			v2d p00, p01, p10, p11;
+			fs_corners2(p, r, w, &p00, &p01, &p10, &p11);
 			v2d a = p00 * (one - fx) + p01 * fx;
 			v2d b = p10 * (one - fx) + p11 * fx;
 			v2d o = a * (one - fy) + b * fy;
-			raw[k][j] = o[0];
-			raw[k][j + 1] = o[1];
+			memcpy(&raw[k][j], &o, sizeof o);
 		}
 		for (; j <= n; j++)
 			raw[k][j] = sample_split(img, xi, yi, x + cs[k] * j * step, y + sn[k] * j * step);
@@ -403,9 +404,18 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 			}
 		}
 		on += d[k][jb];
-		double mx = 0;
-		for (int j = 1; j < n - 1; j++)
-			if (d[k][j] > mx) /* fmax without its call: d is never NAN */
+		/* the ray's largest step, two radii at a time (d is never
+		 * NAN, so the maximum is the same in any order) */
+		v2d m2 = {0, 0};
+		int j = 1;
+		for (; j + 1 < n - 1; j += 2) {
+			v2d dj;
+			memcpy(&dj, &d[k][j], sizeof dj);
+			m2 = fs_max2(m2, dj);
+		}
+		double mx = m2[0] > m2[1] ? m2[0] : m2[1];
+		for (; j < n - 1; j++)
+			if (d[k][j] > mx)
 				mx = d[k][j];
 		best += mx;
 	}

@@ -27,4 +27,78 @@ static inline v2d fs_widen2(const float *p)
 #endif
 }
 
+/* floor() of both lanes (|u| < 2^31) into *i0, *i1, and as doubles: the
+ * truncation, one less where u lies below it (a negative non-integer),
+ * as `int i = (int)u; i - (u < i)` gives it, and the double of that int
+ * (i - 1.0 is exact for such integers). */
+static inline v2d fs_floor2(v2d u, int *i0, int *i1)
+{
+#if defined(__SSE2__)
+	__m128i t = _mm_cvttpd_epi32((__m128d)u);
+	__m128d tf = _mm_cvtepi32_pd(t);
+	__m128d lt = _mm_cmplt_pd((__m128d)u, tf); /* all ones where u < trunc(u) */
+	/* the two 64-bit masks as two 32-bit -1 / 0 in lanes 0 and 1 */
+	t = _mm_add_epi32(t, _mm_shuffle_epi32(_mm_castpd_si128(lt), _MM_SHUFFLE(3, 3, 2, 0)));
+	*i0 = _mm_cvtsi128_si32(t);
+	*i1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(t, 1));
+	return (v2d)_mm_add_pd(tf, _mm_and_pd(lt, _mm_set1_pd(-1.0)));
+#else
+	int a = (int)u[0], b = (int)u[1];
+	*i0 = a - (u[0] < a);
+	*i1 = b - (u[1] < b);
+	return (v2d){*i0, *i1};
+#endif
+}
+
+/* The larger of a and b in each lane (b where they are equal; neither
+ * may be NAN): maxpd, for maxima of values without NAN, which are the
+ * same in any order. */
+static inline v2d fs_max2(v2d a, v2d b)
+{
+#if defined(__SSE2__)
+	return (v2d)_mm_max_pd((__m128d)a, (__m128d)b);
+#else
+	return (v2d){a[0] > b[0] ? a[0] : b[0], a[1] > b[1] ? a[1] : b[1]};
+#endif
+}
+
+/* (int)u[0], (int)u[1] into *i0, *i1, and the same integers as doubles:
+ * one truncating conversion of both lanes and one back (for |u| < 2^31
+ * the values of C's (int) cast and of converting that int back). */
+static inline v2d fs_trunc2(v2d u, int *i0, int *i1)
+{
+#if defined(__SSE2__)
+	__m128i t = _mm_cvttpd_epi32((__m128d)u);
+	*i0 = _mm_cvtsi128_si32(t);
+	*i1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(t, 1));
+	return (v2d)_mm_cvtepi32_pd(t);
+#else
+	*i0 = (int)u[0];
+	*i1 = (int)u[1];
+	return (v2d){*i0, *i1};
+#endif
+}
+
+/* The corners of two bilinear cells at once, lane 0 the cell whose
+ * top-left pixel is p, lane 1 r (w: the row stride): c00 = {p[0], r[0]},
+ * c01 = {p[1], r[1]}, c10 = {p[w], r[w]}, c11 = {p[w + 1], r[w + 1]}.
+ * Each pair of neighbours is widened at once (fs_widen2) and the lanes
+ * are interleaved: the same doubles as converting the eight floats one
+ * at a time, in fewer instructions. */
+static inline void fs_corners2(const float *p, const float *r, long w, v2d *c00, v2d *c01, v2d *c10, v2d *c11)
+{
+	v2d pt = fs_widen2(p), rt = fs_widen2(r), pb = fs_widen2(p + w), rb = fs_widen2(r + w);
+#if defined(__SSE2__)
+	*c00 = (v2d)_mm_unpacklo_pd((__m128d)pt, (__m128d)rt);
+	*c01 = (v2d)_mm_unpackhi_pd((__m128d)pt, (__m128d)rt);
+	*c10 = (v2d)_mm_unpacklo_pd((__m128d)pb, (__m128d)rb);
+	*c11 = (v2d)_mm_unpackhi_pd((__m128d)pb, (__m128d)rb);
+#else
+	*c00 = (v2d){pt[0], rt[0]};
+	*c01 = (v2d){pt[1], rt[1]};
+	*c10 = (v2d){pb[0], rb[0]};
+	*c11 = (v2d){pb[1], rb[1]};
+#endif
+}
+
 #endif
