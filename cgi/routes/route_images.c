@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "app/image_import.h"
+#include "app/job_control.h"
 #include "store/store.h"
 #include "image/image_io.h"
 #include "image/image_transform.h"
@@ -823,10 +824,59 @@ static int step_done(fs_req *r, fs_resp *w, int rc, const char *err)
 	return send_image(r, w, 200, r->ids[0], -1);
 }
 
+/*
+ * A step writes a new working image, display copies and pyramid, and keeps
+ * the ones before it for undo (disk_usage.h counts both, for the image's
+ * owner): checked against the owner's quota before anything runs, as an
+ * upload is, or transforms would grow a user's disk use without limit (a
+ * crop of one pixel less, again and again). The result's size is known
+ * for a rotation and a crop; autocrop is counted at the image's size (at
+ * most what it keeps). 0: it fits (or no quota); -1: refused with 507 and
+ * answered; else a storage error.
+ */
+static int step_quota_check(fs_req *r, fs_resp *w, const fs_image_rec *rec, fs_step_kind kind, fs_rect rect)
+{
+	fs_app *app = r->app;
+	long long quota = (long long)app->cfg.user_quota_mb << 20, used = 0;
+	if (quota <= 0)
+		return 0;
+	int rc = fs_disk_usage_user(app->db, app->cfg.data_dir, rec->owner_id, &used);
+	if (rc)
+		return rc;
+	int rw = rec->width, rh = rec->height, bps = 0, iw, ih;
+	char path[4096], err[256];
+	if (fs_file_path(app->cfg.data_dir, FS_FILE_WORK, rec->work_key, path, sizeof path) ||
+	    fs_work_file_info(path, &iw, &ih, &bps, err, sizeof err))
+		bps = fs_job_sample_bytes(rec->bit_depth, rec->channels);
+	if (kind == FS_STEP_ROTATE_LEFT || kind == FS_STEP_ROTATE_RIGHT) {
+		rw = rec->height;
+		rh = rec->width;
+	} else if (kind == FS_STEP_CROP) {
+		/* a rectangle reaching past the image is cut to it (or refused
+		 * by the step itself) */
+		rw = rect.x < rec->width ? (rect.width < rec->width - rect.x ? rect.width : rec->width - rect.x) : 1;
+		rh = rect.y < rec->height ? (rect.height < rec->height - rect.y ? rect.height : rec->height - rect.y) : 1;
+	}
+	long long need = fs_files_derived_estimate(rw, rh, bps);
+	if (used + need <= quota)
+		return 0;
+	fs_resp_error(r, w, 507,
+		      "%s disk quota is used up: %s images take %.1f MB of %.0f MB, and this %s needs about %.1f MB "
+		      "more (its working image and display copies, kept beside the earlier ones for undo); delete "
+		      "images no longer needed, or undo earlier steps",
+		      rec->owner_id == r->user.id ? "your" : "the owner's", rec->owner_id == r->user.id ? "your" : "their",
+		      used / 1048576.0, quota / 1048576.0,
+		      kind == FS_STEP_CROP ? "crop" : kind == FS_STEP_AUTOCROP ? "autocrop" : "rotation", need / 1048576.0);
+	return -1;
+}
+
 static int apply_step(fs_req *r, fs_resp *w, fs_step_kind kind, fs_rect rect, const fs_value *revision)
 {
 	fs_image_rec rec;
 	int rc = manage_check(r, w, &rec);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	rc = step_quota_check(r, w, &rec, kind, rect);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	fs_step_request req = {kind, rect, revision && revision->present ? (int)revision->i : -1};

@@ -7,8 +7,10 @@
  *     display pyramid, against the target of 2.5 x the 8-bit pixel count,
  *     and the time to write them;
  *   - the SQLite write lock an extraction's result takes: a 70,000-tubercle
- *     result stored into an empty set and over a full one (the write
- *     transaction is the whole call);
+ *     result stored into an empty set and over a full one (the longest
+ *     write transaction of the call, fs_db_take_longest_write_ms, and the
+ *     whole call, which prepares the result outside the lock and writes it
+ *     in chunks of short transactions);
  *   - an overlay download's reduced read of the working image.
  * Median of FS_BENCH_RUNS runs (default 5, as issue 15 asks: a CLI run
  * takes about 2 s on a quiet machine). FS_BENCH_LARGE_NO_CLI=1 skips the
@@ -349,17 +351,23 @@ storing:;
 	fs_graph_build(&t, FS_GRAPH_DELAUNAY, 1, 1.5, &e, err, sizeof err);
 	fs_params prm;
 	fs_params_default(&prm);
-	double t_first[9], t_again[9], c_both[9];
+	/* the whole call prepares the result outside the lock and writes a
+	 * large one in chunks of short transactions (README "One writer, short
+	 * writes"): the lock is the longest write transaction within it */
+	double t_first[9], t_again[9], c_both[9], l_first[9], l_again[9];
 	for (int r = 0; r < runs; r++) {
 		long long nrev, cur;
 		double ca = bench_cpu_ms();
+		fs_db_take_longest_write_ms(db);
 		double a = bench_now_ms();
 		int rc1 = fs_extraction_store(db, &rec, sid, 0, uid, &prm, &t, &e, NULL, &nrev, &cur, err, sizeof err);
 		double b = bench_now_ms();
+		l_first[r] = fs_db_take_longest_write_ms(db);
 		/* the same again over the full set: a diff of 70,000 rows each way */
 		t.items[0].centroid_x += 1;
 		int rc2 = fs_extraction_store(db, &rec, sid, 0, uid, &prm, &t, &e, NULL, &nrev, &cur, err, sizeof err);
 		double c = bench_now_ms();
+		l_again[r] = fs_db_take_longest_write_ms(db);
 		if (rc1 || rc2) {
 			printf("extraction store: %s\n", err);
 			break;
@@ -371,9 +379,11 @@ storing:;
 		fs_set_create(db, rec.id, "Next", uid, &s2, err, sizeof err);
 		sid = s2;
 	}
-	printf("storing a %zu-tubercle, %zu-edge result (the write transaction): into an empty set %.0f ms, over "
-	       "a full one %.0f ms (target: lock held < 200 ms)\n",
-	       t.n, e.n, bench_median(t_first, runs), bench_median(t_again, runs));
+	printf("storing a %zu-tubercle, %zu-edge result: the longest write transaction (the lock) into an empty set "
+	       "%.0f ms, over a full one %.0f ms (target < 200 ms); the whole call (prepared outside the lock, "
+	       "written in chunks) %.0f ms and %.0f ms\n",
+	       t.n, e.n, bench_median(l_first, runs), bench_median(l_again, runs), bench_median(t_first, runs),
+	       bench_median(t_again, runs));
 	printf("  (cpu of both: %.0f ms; wall includes fsyncs and this machine's stolen time)\n", bench_median(c_both, runs));
 	fs_tubercle_list_free(&t);
 	fs_edge_list_free(&e);

@@ -17,7 +17,7 @@ def setup_module():
     # imported by a job: a refusal must leave neither behind
     srv = Server(env={"FISHSCALE_USER_QUOTA_MB": "2", "FISHSCALE_TILE_MIN_SIDE": "512",
                       "FISHSCALE_IMPORT_SYNC_MAX_PIXELS": "1500000"}).start()
-    for who in ("bob", "carol", "dave", "erin", "gus"):
+    for who in ("bob", "carol", "dave", "erin", "gus", "hal"):
         srv.cli("user", "add", who, input=who + "-password-123\n")
     # bob's image, for the pages that show usage
     # noise: it does not compress, so it shows as at least 0.1 MB
@@ -125,3 +125,32 @@ def test_usage_counts_the_files_kept_for_undoing_a_transform():
     assert turned > before, (before, turned)
     assert c.api("POST", "/api/images/%d/transforms/undo" % iid).status == 200
     assert disk(c)["used_bytes"] == before
+
+
+def test_a_transform_that_would_go_over_the_quota_is_refused_and_changes_nothing():
+    """A rotation or crop writes a new working image and display copies and
+    keeps the earlier ones for undo, so it is checked against the quota as
+    an upload is: over it, 507 with the usage in the message, nothing
+    written, the image as it was; a crop small enough still fits."""
+    c = login("hal")
+    noise = random.Random(11)
+    # noise does not compress: two 480 x 480 images take about 1.5 of the 2 MB
+    for name in ("fill.png", "turn-me.png"):
+        r = upload(c, png_gray(480, 480, lambda x, y: noise.randrange(256)), name)
+        assert r.status == 201, (name, r.status, r.text)
+    img = r.json()["image"]
+    used = disk(c)["used_bytes"]
+    assert used > 1_300_000, used
+    before = state(srv)
+    r = c.api("POST", "/api/images/%d/rotate" % img["id"], {"direction": "left"})
+    assert r.status == 507, (r.status, r.text)
+    body = r.json()
+    assert not body["success"] and "quota" in body["error"] and "rotation" in body["error"], body
+    assert state(srv) == before
+    assert disk(c)["used_bytes"] == used
+    now = c.api("GET", "/api/images/%d" % img["id"]).json()["image"]
+    assert (now["width"], now["height"], now["revision"]) == (480, 480, img["revision"]), now
+    # a 64 x 64 crop needs far less: it is made
+    r = c.api("POST", "/api/images/%d/crop" % img["id"], {"x": 10, "y": 10, "width": 64, "height": 64})
+    assert r.status == 200, (r.status, r.text)
+    assert (r.json()["image"]["width"], r.json()["image"]["height"]) == (64, 64)
