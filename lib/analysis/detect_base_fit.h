@@ -53,9 +53,10 @@
  * report a dome of a fit quality like a real one's and a base three or
  * four times the others' (P1 Fig2 at (343, 202) and (686, 94)). The
  * template's signal there is what the noise and debris share with a
- * dome: 0-0.28 of the median on the paper figures' flat points, real
- * domes 0.36 and up, docs/paper-figures.md section h24f. Judged only
- * with at least 8 signals.
+ * dome: 0-0.28 of the median on the paper figures' flat points, the
+ * domes kept 0.30 and up (0.36 and up but on P2 Fig1c's textured
+ * ground), docs/paper-figures.md section h24f. Judged only with at least
+ * 8 signals.
  *
  * The level's base-rule radii (h23f): where the image holds no halftone
  * screen (off's fitted formation found none), each sized dome's base is
