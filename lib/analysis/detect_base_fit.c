@@ -9,6 +9,7 @@
 
 #include "analysis/dome_base_fit.h"
 #include "analysis/dome_measure.h"
+#include "analysis/dome_signal.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
 
@@ -111,6 +112,26 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 	}
 }
 
+size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,
+			     fs_measured *meas)
+{
+	size_t n = 0, dropped = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(sig[k]))
+			scratch[n++] = sig[k];
+	if (n < MIN_SIZED)
+		return 0;
+	qsort(scratch, n, sizeof *scratch, cmp_double);
+	double floor_sig = FS_DOME_MIN_SIGNAL * scratch[n / 2];
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(sig[k]) && sig[k] < floor_sig) {
+			meas[p->idx[k]].ok = 0;
+			fr[k] = NAN;
+			dropped++;
+		}
+	return dropped;
+}
+
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -135,7 +156,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	if (!p.n)
 		return 0;
 	int rc = -1;
-	double *fr = malloc(4 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
+	double *fr = malloc(6 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
+	double *sig = lr + p.n, *scratch = sig + p.n;
 	fs_image *lp = NULL;
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
@@ -158,7 +180,11 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			goto out;
 		}
 		lr[k] = NAN;
-		if (q == 0 && isfinite(f.radius)) {
+		/* the dome's signal where the fit leaves its centre (a patch
+		 * the frame cuts: at the base rule's centre, the part inside) */
+		int sized = q == 0 && isfinite(f.radius);
+		sig[k] = fs_dome_signal_at(&t, img, sized ? f.x : p.xs[k], sized ? f.y : p.ys[k]).signal;
+		if (sized) {
 			fr[k] = f.radius;
 			fx[k] = f.x;
 			fy[k] = f.y;
@@ -168,7 +194,10 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 				lr[k] = fs_det_base_level_one(m->img, f.x, f.y, mr, m->f);
 		}
 	}
+	size_t flat = fs_det_base_drop_flat(&p, sig, fr, scratch, meas);
 	fs_det_base_fit_scale(&p, fr, fx, fy, lr, meas, info);
+	if (info)
+		info->flat = flat;
 out:
 	free(fr);
 	fs_image_free(lp);

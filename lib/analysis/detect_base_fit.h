@@ -42,6 +42,22 @@
  * Nothing changes when the formation was not fitted or fewer than 8
  * domes were sized.
  *
+ * Flat ground (h24f, issue 13): before the sizes are applied, a dome
+ * whose patch shows less than FS_DOME_MIN_SIGNAL of the median SE signal
+ * of the image's domes (dome_signal.h: the amplitude of the formation's
+ * template in the patch, at the fit's centre, or at the base rule's where
+ * the fit did not size it; the part of the patch inside the image where
+ * the frame cuts it) is not a dome: it is dropped (its fitted size out of
+ * the level's sums too). Why: in a flat gap (a missing site, a low fill)
+ * the base rule's rays find the neighbours' bases on one circle and
+ * report a dome of a fit quality like a real one's and a base three or
+ * four times the others' (P1 Fig2 at (343, 202) and (686, 94)). The
+ * template's signal there is what the noise and debris share with a
+ * dome: 0-0.28 of the median on the paper figures' flat points, the
+ * domes kept 0.30 and up (0.36 and up but on P2 Fig1c's textured
+ * ground), docs/paper-figures.md section h24f. Judged only with at least
+ * 8 signals.
+ *
  * The level's base-rule radii (h23f): where the image holds no halftone
  * screen (off's fitted formation found none), each sized dome's base is
  * read again by the base rule from the fit's centre on unsmoothed rays
@@ -75,6 +91,7 @@ typedef struct fs_det_base_fit {
 	int applied;        /* 1 when the fitted sizes were used */
 	size_t fitted;      /* domes sized by the template fit */
 	size_t kept;        /* domes that kept the base rule's radius */
+	size_t flat;        /* points dropped as flat ground (below) */
 	double scale;       /* s above; 0 when not applied */
 } fs_det_base_fit;
 
@@ -112,6 +129,11 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
  * fs_det_base_lowpass: the image the patches are read from for off's
  * formation: NULL when it is img itself (no halftone screen), else a new
  * low-passed copy the caller frees; *err set and -1 on out of memory.
+ *
+ * fs_det_base_drop_flat applies the flat-ground rule above: sig[k] the
+ * signal of plan entry k (fs_dome_signal_at; NAN: not judged); a dropped
+ * dome gets meas[].ok 0 and fr[k] NAN. scratch: p->n doubles. Returns the
+ * number dropped.
  */
 typedef struct fs_det_base_plan {
 	size_t n;
@@ -120,11 +142,17 @@ typedef struct fs_det_base_plan {
 	double fill0;
 } fs_det_base_plan;
 
+/* Below this share of the median signal of an image's domes a point is
+ * flat ground (see above). */
+#define FS_DOME_MIN_SIGNAL 0.3
+
 int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offset *off, fs_det_base_plan *p);
 void fs_det_base_plan_free(fs_det_base_plan *p);
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
 			   const double *lr, fs_measured *meas, fs_det_base_fit *info);
 double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F);
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen);
+size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,
+			     fs_measured *meas);
 
 #endif

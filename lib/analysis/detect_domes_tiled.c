@@ -21,6 +21,7 @@
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
 #include "analysis/dome_base_fit.h"
+#include "analysis/dome_signal.h"
 #include "analysis/dome_fit.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
@@ -455,6 +456,7 @@ struct base_job {
 	double *fr;            /* the fitted radius of plan entry k, NAN: none */
 	double *fx, *fy;       /* its fitted centre (px of the whole image) */
 	double *lr;            /* the base rule's radius from that centre */
+	double *sig;           /* its SE signal (dome_signal.h), NAN: none */
 	const struct job *j;   /* the candidates' reach */
 	int failed;            /* a fit ran out of memory */
 };
@@ -477,6 +479,12 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 		b->fx[k] = f.x + ox;
 		b->fy[k] = f.y + oy;
 	}
+	/* as fs_det_base_fit_apply reads it: the crop holds the patch and
+	 * is cut only where the image ends */
+	int sized = isfinite(b->fr[k]);
+	b->sig[k] = q < 0 ? NAN
+			  : fs_dome_signal_at(b->t, meas, sized ? f.x : b->p->xs[k] - ox, sized ? f.y : b->p->ys[k] - oy)
+				    .signal;
 }
 
 /* the base rule's level from the fitted centre (detect_base_fit.h), on
@@ -514,11 +522,13 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	int half = (int)ceil(R.patch_r) + 2, S = 2 * half + 1;
 	size_t nv = (p.n + R.stride - 1) / R.stride, ncell = 0;
 	double *mx = malloc(nv * sizeof *mx), *my = malloc(nv * sizeof *my);
-	b.fr = malloc(5 * p.n * sizeof *b.fr);
+	b.fr = malloc(7 * p.n * sizeof *b.fr);
 	b.fx = b.fr ? b.fr + p.n : NULL;
 	b.fy = b.fr ? b.fx + p.n : NULL;
 	b.lr = b.fr ? b.fy + p.n : NULL;
 	double *lx = b.fr ? b.lr + p.n : NULL;
+	b.sig = b.fr ? lx + p.n : NULL;
+	double *scratch = b.fr ? b.sig + p.n : NULL;
 	fs_image *mosaic = NULL;
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
@@ -557,7 +567,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		goto out; /* no templates: the base rule's radii stand */
 	b.t = &t;
 	for (size_t k = 0; k < p.n; k++)
-		b.fr[k] = NAN;
+		b.fr[k] = b.sig[k] = NAN;
 	int reach = (int)ceil(g_overlap_scale * (R.patch_r + R.search_r + lp + 2));
 	if (run_pass_prep(m, p.n, p.xs, p.ys, reach, lp ? lowpass_crop : NULL, fit_point, &b, err, errlen) ||
 	    b.failed) {
@@ -583,6 +593,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		rc = -1;
 		goto out;
 	}
+	fs_det_base_drop_flat(&p, b.sig, b.fr, scratch, j->res);
 	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, b.lr, j->res, NULL);
 	goto out;
 oom:

@@ -1,0 +1,47 @@
+/* dome_signal.c - the SE signal of the image's dome in a patch (see
+ * dome_signal.h). */
+#include "analysis/dome_signal.h"
+
+#include <math.h>
+
+fs_dome_signal fs_dome_signal_at(const fs_dome_tpl *t, const fs_image *img, double x, double y)
+{
+	fs_dome_signal s = {NAN, NAN, 0};
+	size_t np = t->npts, n = 0;
+	double so = 0, soo = 0, st[FS_DOME_TPL_NFILL] = {0}, stt[FS_DOME_TPL_NFILL] = {0},
+	       sot[FS_DOME_TPL_NFILL] = {0};
+	int w = img->width, h = img->height, nk = t->nk;
+	for (size_t i = 0; i < np; i++) {
+		double px = x + t->dx[i], py = y + t->dy[i];
+		if (!(px >= 0 && py >= 0 && px < w - 1 && py < h - 1))
+			continue;
+		double o = fs_image_sample_inside(img->data, w, px, py);
+		so += o;
+		soo += o * o;
+		for (int k = 0; k < nk; k++) {
+			double v = t->t[(size_t)k * np + i];
+			st[k] += v;
+			stt[k] += v * v;
+			sot[k] += o * v;
+		}
+		n++;
+	}
+	s.used = n;
+	if (4 * n < np || n < 3)
+		return s;
+	double vo = soo - so * so / n;
+	s.signal = 0;
+	s.r2 = 0;
+	for (int k = 0; k < nk; k++) {
+		double cov = sot[k] - so * st[k] / n, vt = stt[k] - st[k] * st[k] / n;
+		if (!(cov > 0 && vt > 0 && vo > 0))
+			continue;
+		/* gain cov / vt; gain x template varies by gain^2 vt / n */
+		double sig = cov / sqrt(vt * n), r2 = cov * cov / (vt * vo);
+		if (r2 > s.r2) {
+			s.r2 = r2;
+			s.signal = sig;
+		}
+	}
+	return s;
+}
