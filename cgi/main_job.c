@@ -16,6 +16,11 @@
  * the target set (made first when the job names a new set) as one journal
  * step on top of whatever the set holds then.
  *
+ * "remeasure" — Re-measure of a large image's set: the set's centres at
+ * the job's {"revision"} measured again with the server's rule and stored
+ * as one undoable step only if the set is still at that revision (a set
+ * edited meanwhile keeps the edit; the job fails saying so).
+ *
  * "transform" — a rotation, crop, autocrop or undo of a large image's
  * steps (store/image_steps.h), from the job's {"step", "rect", "keep",
  * "revision"}; cancellable only before it starts transforming.
@@ -276,6 +281,173 @@ out:
 	return rc;
 }
 
+/* A Re-measure's computing, in the low-priority thread: the set's centres
+ * as they were at the job's revision, measured again on the compact
+ * working image. Its result stays in t for the main thread. */
+struct remeasure_work {
+	fs_app *app;
+	fs_job_rec *job;
+	const fs_image_rec *im;
+	const fs_params *p;
+	long long revision;
+	fs_tubercle_list t;
+	char *err;
+	size_t errlen;
+};
+
+/* 0 done, 1 cancelled, -1 failed (err) */
+static int remeasure_compute(void *arg)
+{
+	struct remeasure_work *w = arg;
+	fs_app *app = w->app;
+	if (stage(app->db, w->job->id, "loading", 0.05))
+		return 1;
+	/* the centres, then the revision: still the request's, so the centres
+	 * are that revision's (a revision only grows; the store checks it once
+	 * more under the write lock) */
+	long long rev = 0;
+	if (fs_set_load(app->db, w->job->set_id, &w->t, NULL) || fs_set_revision(app->db, w->job->set_id, &rev)) {
+		snprintf(w->err, w->errlen, "the set could not be read");
+		return -1;
+	}
+	if (rev != w->revision) {
+		snprintf(w->err, w->errlen,
+			 "the set was changed (revision %lld, now %lld) before its Re-measure started: nothing was "
+			 "re-measured and the change is kept; re-measure again",
+			 w->revision, rev);
+		return -1;
+	}
+	char dd[1200];
+	fs_app_data_path(app, "", dd, sizeof dd);
+	/* compact (image.h): only the measurement image is made in floats */
+	fs_image *img = fs_image_load_work_compact(dd, w->im, w->err, w->errlen);
+	if (!img)
+		return -1;
+	if (stage(app->db, w->job->id, "measuring", 0.15)) {
+		fs_image_free(img);
+		return 1;
+	}
+	wait_while_held(app);
+	if (cancel_requested) {
+		fs_image_free(img);
+		return 1;
+	}
+	int rc = fs_measure_centres(img, w->p, w->im->um_per_px > 0 ? w->im->um_per_px : 0, &w->t, w->err,
+				    w->errlen);
+	fs_image_free(img);
+	return rc ? -1 : 0;
+}
+
+/* Re-measure of a large image's set (route_sets.c): the set's centres at
+ * the revision the request saw, measured again and stored as one undoable
+ * step only if the set is still at that revision. A set changed meanwhile
+ * keeps its change: the job fails saying so, nothing is overwritten. */
+static int run_remeasure(fs_app *app, fs_job_rec *job, cJSON *result, char *err, size_t errlen)
+{
+	fs_image_rec im;
+	fs_set_info set;
+	fs_params p;
+	struct remeasure_work w;
+	int rc = -1;
+	memset(&w, 0, sizeof w);
+	if (fs_image_get(app->db, job->image_id, &im)) {
+		snprintf(err, errlen, "the image no longer exists");
+		return -1;
+	}
+	if (fs_set_get_info(app->db, job->set_id, &set) || set.image_id != im.id) {
+		snprintf(err, errlen, "the set no longer exists");
+		return -1;
+	}
+	if (job_params(job, &set, &p, err, errlen))
+		return -1;
+	cJSON *o = cJSON_Parse(job->params);
+	const cJSON *rv = cJSON_GetObjectItemCaseSensitive(o, "revision");
+	w.revision = cJSON_IsNumber(rv) ? (long long)cJSON_GetNumberValue(rv) : -1;
+	cJSON_Delete(o);
+	if (w.revision < 0) {
+		snprintf(err, errlen, "the job names no revision of the set");
+		return -1;
+	}
+	int from = set.measurement_version;
+	w.app = app;
+	w.job = job;
+	w.im = &im;
+	w.p = &p;
+	w.err = err;
+	w.errlen = errlen;
+	int crc = fs_job_run_low(remeasure_compute, &w);
+	if (crc > 0)
+		goto cancelled;
+	if (crc < 0)
+		goto out;
+	/* at the workers' priority: the write holds the lock edits wait for */
+	if (stage(app->db, job->id, "storing", 0.9))
+		goto cancelled;
+	long long nrev = 0, cur = 0;
+	int changed = 0, unmeasured = 0, src;
+	(void)fs_db_take_longest_write_ms(app->db);
+	/* busy past the timeout while other jobs write: wait, as an extraction does */
+	for (int tries = 0;; tries++) {
+		src = fs_set_remeasure(app->db, job->set_id, w.revision, job->user_id, &w.t, FS_MEASUREMENT_VERSION,
+				       &changed, &unmeasured, &nrev, &cur, err, errlen);
+		if (src != FS_DB_BUSY || tries >= 24 || cancel_requested)
+			break;
+		err[0] = 0;
+		usleep(100000);
+	}
+	if (src == FS_DB_STALE) {
+		snprintf(err, errlen,
+			 "the set was changed while it was being re-measured (revision %lld, now %lld): nothing was "
+			 "re-measured and the change is kept; re-measure again",
+			 w.revision, cur);
+		goto out;
+	}
+	if (src) {
+		if (!err[0])
+			snprintf(err, errlen, "the result could not be stored");
+		goto out;
+	}
+	double lock_ms = fs_db_take_longest_write_ms(app->db);
+	cJSON *h = cJSON_CreateObject();
+	cJSON_AddNumberToObject(h, "from_version", from);
+	cJSON_AddNumberToObject(h, "to_version", FS_MEASUREMENT_VERSION);
+	cJSON_AddStringToObject(h, "rule", fs_measurement_rule_name(fs_measurement_get_rule()));
+	cJSON_AddNumberToObject(h, "n_tubercles", (double)w.t.n);
+	cJSON_AddNumberToObject(h, "n_changed", changed);
+	cJSON_AddNumberToObject(h, "n_unmeasured", unmeasured);
+	cJSON_AddNumberToObject(h, "job_id", (double)job->id);
+	fs_history_add(app->db, job->set_id, job->user_id, "remeasure", h);
+	cJSON_AddNumberToObject(h, "set_id", (double)job->set_id);
+	fs_event_log(app->db, job->user_id, im.id, "remeasure", h);
+	cJSON_Delete(h);
+	fprintf(stderr, "fishscale-job %lld: re-measured %zu tubercles (%d changed), write lock held %.0f ms at the longest\n",
+		job->id, w.t.n, changed, lock_ms);
+	cJSON_AddNumberToObject(result, "set_id", (double)job->set_id);
+	cJSON_AddStringToObject(result, "set_name", set.name);
+	cJSON_AddNumberToObject(result, "revision", (double)nrev);
+	cJSON_AddNumberToObject(result, "from_version", from);
+	cJSON_AddNumberToObject(result, "to_version", FS_MEASUREMENT_VERSION);
+	cJSON_AddNumberToObject(result, "n_tubercles", (double)w.t.n);
+	cJSON_AddNumberToObject(result, "n_changed", changed);
+	cJSON_AddNumberToObject(result, "n_unmeasured", unmeasured);
+	cJSON_AddNumberToObject(result, "write_lock_ms", lock_ms);
+	rc = 0;
+	goto out;
+cancelled:
+	rc = 1;
+out:
+	if (rc < 0) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "error", err);
+		cJSON_AddNumberToObject(d, "job_id", (double)job->id);
+		cJSON_AddNumberToObject(d, "set_id", (double)job->set_id);
+		fs_event_log(app->db, job->user_id, im.id, "remeasure_failed", d);
+		cJSON_Delete(d);
+	}
+	fs_tubercle_list_free(&w.t);
+	return rc;
+}
+
 /* A rotation, crop, autocrop or undo of a large image (route_images.c
  * decided it is too large for a request): the same whole operation as in a
  * request (image_steps.h), whose files and transaction it owns. */
@@ -458,6 +630,8 @@ int main(int argc, char **argv)
 		snprintf(err, sizeof err, "out of memory");
 	else if (!strcmp(job.kind, "extract"))
 		rc = run_extract(&app, &job, result, err, sizeof err);
+	else if (!strcmp(job.kind, "remeasure"))
+		rc = run_remeasure(&app, &job, result, err, sizeof err);
 	else if (!strcmp(job.kind, "transform") || !strcmp(job.kind, "import")) {
 		/* their writes are a few rows: all of it at low priority */
 		struct job_call c = {!strcmp(job.kind, "transform") ? run_transform : run_import, &app, &job, result,
@@ -469,8 +643,13 @@ int main(int argc, char **argv)
 	if (rc == 0) {
 		/* what admission control's estimate (job_control.c) must cover */
 		struct rusage ru;
-		if (!getrusage(RUSAGE_SELF, &ru))
+		if (!getrusage(RUSAGE_SELF, &ru)) {
 			cJSON_AddNumberToObject(result, "peak_rss_mb", ru.ru_maxrss / 1024.0);
+			/* what the job cost the machine, for the benchmarks */
+			cJSON_AddNumberToObject(result, "cpu_s",
+						ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+							(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+		}
 		/* a job computes in one thread so the site keeps a core (issue 15):
 		 * the most threads any of its tile passes ran, for tests to check */
 		cJSON_AddNumberToObject(result, "tile_threads", fs_tile_pool_most_threads());

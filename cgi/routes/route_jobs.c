@@ -1,6 +1,7 @@
 /*
- * route_jobs.c - background jobs and batches: an extraction of a large
- * image handed to a job (called from the set routes), the user's jobs and
+ * route_jobs.c - background jobs and batches: an extraction or a
+ * Re-measure of a large image handed to a job (called from the set routes),
+ * a transform or an import (from the image routes), the user's jobs and
  * their progress, cancelling one, and batches of extractions over several
  * images of the library.
  *
@@ -110,6 +111,23 @@ int fs_job_submit_extract(fs_req *r, fs_resp *w, const fs_image_rec *im, long lo
 	job.mem_bytes = fs_job_extract_memory_estimate_for(im, p->method);
 	cJSON *pj = cJSON_CreateObject();
 	cJSON_AddItemToObject(pj, "parameters", fs_params_to_json(p));
+	int rc = submit_now(r, w, &job, im->id, (long long)im->width * im->height, pj);
+	cJSON_Delete(pj);
+	return rc;
+}
+
+int fs_job_submit_remeasure(fs_req *r, fs_resp *w, const fs_image_rec *im, const fs_set_info *set,
+			    const fs_params *p)
+{
+	fs_job_rec job;
+	memset(&job, 0, sizeof job);
+	snprintf(job.kind, sizeof job.kind, "remeasure");
+	job.set_id = set->id;
+	job.mem_bytes = fs_job_remeasure_memory_estimate_for(im, set->n_tubercles);
+	cJSON *pj = cJSON_CreateObject();
+	cJSON_AddItemToObject(pj, "parameters", fs_params_to_json(p));
+	/* the revision whose centres it measures: the result lands only on it */
+	cJSON_AddNumberToObject(pj, "revision", (double)set->revision);
 	int rc = submit_now(r, w, &job, im->id, (long long)im->width * im->height, pj);
 	cJSON_Delete(pj);
 	return rc;

@@ -930,7 +930,9 @@ static int h_extract(fs_req *r, fs_resp *w)
 
 /* Re-measure: the set's centres measured again on the working image with
  * the server's measurement rule (measurement.h), as one undoable step (centres, ids, edits and
- * connections kept). */
+ * connections kept). An image over sync_max_pixels is re-measured by a
+ * background job (main_job.c), which stores its result only if the set is
+ * still at this revision. */
 static int h_remeasure(fs_req *r, fs_resp *w)
 {
 	static const fs_field f[] = {{"revision", FS_FIELD_INT, 1, 0, 9e15, 0, NULL}};
@@ -948,6 +950,11 @@ static int h_remeasure(fs_req *r, fs_resp *w)
 	}
 	fs_params p;
 	current_params(&c, &p);
+	/* a large image is a background job (100 MP, 70,000 tubercles: a
+	 * minute of CPU and more memory than a worker should hold) */
+	long long pixels = (long long)c.image.width * c.image.height;
+	if (r->app->cfg.sync_max_pixels > 0 && pixels > r->app->cfg.sync_max_pixels)
+		return fs_job_submit_remeasure(r, w, &c.image, &c.info, &p);
 	fs_tubercle_list t = {0};
 	int rc = fs_set_load(r->app->db, c.info.id, &t, NULL);
 	if (rc)

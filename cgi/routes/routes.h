@@ -56,6 +56,11 @@ int fs_job_submit_import(fs_req *r, fs_resp *w, const struct fs_import_req *q, l
 			 int *refused);
 int fs_job_submit_transform(fs_req *r, fs_resp *w, const fs_image_rec *im, const char *step, const int rect[4],
 			    int keep, int expect_revision);
+/* Re-measure of a large image's set as a job, from the set's centres at
+ * set->revision: 202 {job} or the refusal answered. */
+struct fs_set_info;
+int fs_job_submit_remeasure(fs_req *r, fs_resp *w, const fs_image_rec *im, const struct fs_set_info *set,
+			    const fs_params *p);
 extern const fs_route fs_routes_agents[];  /* route_agents.c: agent runs (start, status, log, stop, reset, list) */
 extern const size_t fs_routes_agents_n;
 extern const fs_route fs_routes_compare[]; /* route_compare.c: the Compare page, its API, saved comparisons */

@@ -301,7 +301,8 @@ int fs_detect_measure_image(const fs_image *img, const fs_params *p, double sigm
 {
 	fs_image *m;
 	if (p->tophat_radius > 0) {
-		m = fs_image_clone(img);
+		/* the top-hat works in place on floats */
+		m = fs_image_to_float(img);
 		if (!m) {
 			snprintf(err, errlen, "measure image: out of memory");
 			return -1;

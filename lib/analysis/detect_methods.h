@@ -51,7 +51,8 @@ int fs_detect_auto_candidates(fs_image **pre, const fs_det_source *tiled, int f,
 /*
  * The image diameters are measured on (*out new): img after the top-hat (if
  * on) and a light blur (sigma, e.g. 3 % of the pitch), but without CLAHE,
- * whose non-linear mapping would move the half-level edge.
+ * whose non-linear mapping would move the half-level edge. img may be
+ * compact; *out is a float image either way.
  */
 int fs_detect_measure_image(const fs_image *img, const fs_params *p, double sigma, fs_image **out,
 			    char *err, size_t errlen);

@@ -14,6 +14,7 @@
 #include "analysis/detect_methods.h"
 #include "analysis/dome_measure.h"
 #include "analysis/lattice_estimate.h"
+#include "analysis/near_pairs.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -21,26 +22,35 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median nearest-neighbour distance of the centres (0 below two). The
- * quadratic scan is fine next to the measurement's cost per tubercle. */
+/* Median nearest-neighbour distance of the centres (0 below two, or out
+ * of memory). Each centre's nearest from the centres sorted by x
+ * (near_pairs.h), the same distance the scan over every pair gave: that
+ * scan was 5 billion distances, most of a minute, on the 71,858 centres of
+ * a 100 MP image. */
 static double median_nn(const fs_tubercle_list *t)
 {
 	if (t->n < 2)
 		return 0;
-	double *d = malloc(t->n * sizeof *d);
-	if (!d)
-		return 0;
+	double *d = malloc(t->n * sizeof *d), *xs = malloc(t->n * sizeof *xs), *ys = malloc(t->n * sizeof *ys);
+	fs_near_index ix = {0};
+	double m = 0;
+	if (!d || !xs || !ys)
+		goto out;
 	for (size_t i = 0; i < t->n; i++) {
-		double best = INFINITY;
-		for (size_t j = 0; j < t->n; j++)
-			if (j != i)
-				best = fmin(best, hypot(t->items[i].centroid_x - t->items[j].centroid_x,
-							t->items[i].centroid_y - t->items[j].centroid_y));
-		d[i] = best;
+		xs[i] = t->items[i].centroid_x;
+		ys[i] = t->items[i].centroid_y;
 	}
+	if (fs_near_index_build(&ix, xs, ys, t->n))
+		goto out;
+	for (size_t i = 0; i < t->n; i++)
+		d[i] = fs_near_nearest(&ix, i);
 	qsort(d, t->n, sizeof *d, cmp_double);
-	double m = d[t->n / 2];
+	m = d[t->n / 2];
+out:
+	fs_near_index_free(&ix);
 	free(d);
+	free(xs);
+	free(ys);
 	return isfinite(m) ? m : 0;
 }
 
@@ -187,7 +197,9 @@ int fs_measure_centres(const fs_image *img, const fs_params *p, double um_per_px
 int fs_measure_centres_rule(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
 			    fs_tubercle_list *t, char *err, size_t errlen)
 {
-	if (!img || !img->data || img->width < 1 || img->height < 1) {
+	/* compact or float (image.h): the rules read only the measurement
+	 * image made from it, and the lattice estimate reads either */
+	if (!img || !(img->data || img->px) || img->width < 1 || img->height < 1) {
 		snprintf(err, errlen, "measure: no image");
 		return -1;
 	}

@@ -78,7 +78,7 @@ const char *fs_measurement_version_text(int version, char *out, size_t outlen);
 
 /*
  * Measures every tubercle of t again on img (values in [0, 1], the image
- * the centres are in) with the selected rule (fs_measure_centres) or the
+ * the centres are in; float or compact, the same result) with the selected rule (fs_measure_centres) or the
  * given one, as detection measures its candidates with that rule: the
  * outline rule on detection's measurement image (top-hat when p has one,
  * the blur at 3 % of the lattice pitch) with rays up to 0.6 x pitch; the

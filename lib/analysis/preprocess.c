@@ -126,7 +126,7 @@ int fs_gaussian_radius(double sigma)
 static int blur(const fs_image *src, fs_image *dst, double sigma, char *err, size_t errlen)
 {
 	int rc = -1;
-	float *k = NULL, *ring = NULL, *pad = NULL;
+	float *k = NULL, *ring = NULL, *pad = NULL, *span = NULL;
 	const float **rows = NULL;
 	int w = src->width, h = src->height;
 	int R = fs_gaussian_radius(sigma);
@@ -139,7 +139,11 @@ static int blur(const fs_image *src, fs_image *dst, double sigma, char *err, siz
 	ring = malloc((size_t)w * nring * sizeof *ring);
 	pad = malloc((size_t)(w + 2 * R) * sizeof *pad);
 	rows = malloc((size_t)(2 * R + 1) * sizeof *rows);
-	if (!k || !ring || !pad || !rows) {
+	/* a compact source is read a row at a time as floats (fs_image_span):
+	 * the same values as its float copy, without that copy */
+	if (fs_image_is_compact(src))
+		span = malloc((size_t)w * sizeof *span);
+	if (!k || !ring || !pad || !rows || (fs_image_is_compact(src) && !span)) {
 		snprintf(err, errlen, "gaussian blur: out of memory");
 		goto out;
 	}
@@ -154,7 +158,7 @@ static int blur(const fs_image *src, fs_image *dst, double sigma, char *err, siz
 	for (int y = 0; y < h; y++) {
 		int need = y + R < h - 1 ? y + R : h - 1;
 		for (; done <= need; done++)
-			conv_row(src->data + (size_t)done * w, ring + (size_t)(done % nring) * w, w, k,
+			conv_row(fs_image_span(src, 0, done, w, span), ring + (size_t)(done % nring) * w, w, k,
 				 R, pad);
 		/* out[y] = sum_j k[j] (row[y-j] + row[y+j]), rows clamped to the image. */
 		for (int j = -R; j <= R; j++)
@@ -167,6 +171,7 @@ out:
 	free(ring);
 	free(pad);
 	free(rows);
+	free(span);
 	return rc;
 }
 
@@ -193,7 +198,12 @@ fs_image *fs_gaussian_blurred(const fs_image *src, double sigma, char *err, size
 		return NULL;
 	}
 	if (sigma == 0) {
-		memcpy(out->data, src->data, (size_t)src->width * src->height * sizeof *out->data);
+		for (int y = 0; y < src->height; y++) {
+			float *row = out->data + (size_t)y * src->width;
+			const float *in = fs_image_span(src, 0, y, src->width, row);
+			if (in != row)
+				memcpy(row, in, (size_t)src->width * sizeof *row);
+		}
 		return out;
 	}
 	if (blur(src, out, sigma, err, errlen)) {

@@ -24,8 +24,10 @@ int fs_gaussian_blur(fs_image *img, double sigma, char *err, size_t errlen);
 /* That kernel's radius in px (at least 1): how far a blurred sample reads,
  * the overlap the tiled passes give a crop for each blur. */
 int fs_gaussian_radius(double sigma);
-/* The same into a new image (caller frees), src unchanged: saves the copy
- * a clone followed by fs_gaussian_blur makes. NULL on error (err set). */
+/* The same into a new float image (caller frees), src unchanged: saves the
+ * copy a clone followed by fs_gaussian_blur makes. src may be compact
+ * (read a row at a time, the values of its float copy). NULL on error (err
+ * set). */
 fs_image *fs_gaussian_blurred(const fs_image *src, double sigma, char *err, size_t errlen);
 
 /* Mean over a (2r+1) x (2r+1) box; r 0 leaves img unchanged. O(1) per pixel. */

@@ -44,7 +44,7 @@ static const struct key keys[] = {
 	{"session_absolute_hours", I(session_absolute_hours, 1, 8760), "a session ends this long after login, whatever happens"},
 	{"upload_max_mb", I(upload_max_mb, 1, 4096), "largest request body (uploads) in MiB"},
 	{"max_pixels", L(max_pixels, 1, 2000000000L), "largest image accepted, width x height"},
-	{"sync_max_pixels", L(sync_max_pixels, 0, 2000000000L), "images with more pixels are extracted by a background job instead of in the request"},
+	{"sync_max_pixels", L(sync_max_pixels, 0, 2000000000L), "images with more pixels are extracted, and their sets re-measured, by a background job instead of in the request"},
 	{"import_sync_max_pixels", L(import_sync_max_pixels, 0, 2000000000L), "uploads with more pixels are stored at once and decoded (working image, pyramid) by a background job"},
 	{"tile_min_side", I(tile_min_side, 0, 1000000), "images whose larger side exceeds this get a display pyramid of 256-pixel tiles, and their display PNG becomes an overview this large (0 = never)"},
 	{"jobs_max_running", I(jobs_max_running, 0, 256), "heavy background jobs running at once on the site (0 = number of cores - 1, at least 1)"},

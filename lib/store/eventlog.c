@@ -42,7 +42,7 @@ static const char *const server_types[] = {
 	"agent_reset", "agent_started", "agent_start_failed", "agent_stopped", "agent_error",
 	"agent_run_stopped", "agent_completed", "edit_agent_started", "edit_agent_start_failed",
 	"edit_agent_stopped", "edit_agent_error", "edit_agent_run_stopped", "edit_agent_completed",
-	"agent_chat_started", "agent_chat_start_failed", "password_changed", NULL,
+	"agent_chat_started", "agent_chat_start_failed", "password_changed", "remeasure", "remeasure_failed", NULL,
 };
 
 int fs_event_type_is_server(const char *type)

@@ -5,6 +5,7 @@
 
 import { api, errorText } from './api.js';
 import { $, el, confirmDialog, toast, fmt } from './dom.js';
+import { followJob } from './job_follow.js';
 
 const FIELDS = [
   { key: 'method', label: 'Method', type: 'select', options: [['log', 'LoG'], ['dog', 'DoG'], ['ellipse', 'Ellipse Fitting'], ['lattice', 'Lattice-aware'], ['auto', 'Automatic']], help: 'method' },
@@ -185,33 +186,17 @@ export function initExtraction(ws) {
   // ---- running ----
   const btnAll = $('#extract-all'), btnConn = $('#extract-connections');
   // A large image is extracted by a background job: follow it to its end.
-  async function followJob(job) {
-    const box = $('#extract-job'), bar = $('#extract-job-bar'), text = $('#extract-job-text');
-    const cancel = $('#extract-job-cancel');
-    box.hidden = false;
-    const onCancel = () => api('POST', `api/jobs/${job.id}/cancel`);
-    cancel.addEventListener('click', onCancel);
-    try {
-      for (;;) {
-        bar.value = job.progress || 0;
-        text.textContent = `Background extraction: ${job.state}${job.stage ? ' (' + job.stage + ')' : ''}, ${Math.round(100 * (job.progress || 0))}%`;
-        if (!['queued', 'starting', 'running'].includes(job.state)) break;
-        await new Promise(r => setTimeout(r, 500));
-        const res = await api('GET', `api/jobs/${job.id}`);
-        if (!res.ok) { toast(errorText(res), 'error'); return; }
-        job = res.data.job;
-      }
-      if (job.state === 'done') {
-        await store.poll();
-        toast(`Extracted ${job.result.n_tubercles} tubercles and ${job.result.n_edges} connections`, 'success');
-      } else if (job.state === 'cancelled') {
-        toast('Extraction cancelled: the set is unchanged', 'info');
-      } else {
-        toast('Extraction failed: ' + (job.error || job.state), 'error', 10000);
-      }
-    } finally {
-      cancel.removeEventListener('click', onCancel);
-      box.hidden = true;
+  async function followExtraction(started) {
+    const job = await followJob(started, { box: $('#extract-job'), bar: $('#extract-job-bar'), text: $('#extract-job-text'),
+      cancel: $('#extract-job-cancel'), label: 'Background extraction' });
+    if (!job) return;
+    if (job.state === 'done') {
+      await store.poll();
+      toast(`Extracted ${job.result.n_tubercles} tubercles and ${job.result.n_edges} connections`, 'success');
+    } else if (job.state === 'cancelled') {
+      toast('Extraction cancelled: the set is unchanged', 'info');
+    } else {
+      toast('Extraction failed: ' + (job.error || job.state), 'error', 10000);
     }
   }
 
@@ -220,7 +205,7 @@ export function initExtraction(ws) {
     btnAll.textContent = 'Extracting…';
     try {
       const res = await store.change('POST', 'extract', { parameters: read() }, 'extraction');
-      if (res.status === 202) await followJob(res.data.job);
+      if (res.status === 202) await followExtraction(res.data.job);
       else if (res.ok) toast(`Extracted ${store.tubercles.size} tubercles and ${store.edges.length} connections`, 'success');
     } finally {
       btnAll.disabled = false;

@@ -18,6 +18,7 @@ import { initSettings, applyTheme } from './tab_settings.js';
 import { initAgentExtraction } from './tab_agent_extraction.js';
 import { initAgentEdit } from './tab_agent_edit.js';
 import { initKeyboardCursor } from './keyboard_cursor.js';
+import { followJob } from './job_follow.js';
 
 const root = $('#workspace');
 // The server's limit on a set's name (FS_SET_NAME_MAX), the same in every dialog.
@@ -187,14 +188,32 @@ function renderMeasurement() {
   $('#remeasure').hidden = !old;
 }
 
+function remeasuredToast(m) {
+  toast(`Re-measured: ${m.n_changed} of ${m.n_tubercles} diameters changed${m.n_unmeasured ? `, ${m.n_unmeasured} unmeasured` : ''} (Undo restores them)`, 'success');
+}
+
+// A large image's set is re-measured by a background job (202): its
+// progress shows beside the button and the set reloads when it is done.
+// The job stores nothing when the set was edited meanwhile, and says so.
 async function remeasure() {
   const btn = $('#remeasure');
   btn.disabled = true;
   try {
     const res = await store.change('POST', 'remeasure', {}, 're-measure');
-    if (res.ok && res.data.remeasure) {
-      const m = res.data.remeasure;
-      toast(`Re-measured: ${m.n_changed} of ${m.n_tubercles} diameters changed${m.n_unmeasured ? `, ${m.n_unmeasured} unmeasured` : ''} (Undo restores them)`, 'success');
+    if (res.status === 202) {
+      const job = await followJob(res.data.job, { box: $('#remeasure-job'), bar: $('#remeasure-job-bar'),
+        text: $('#remeasure-job-text'), cancel: $('#remeasure-job-cancel'), label: 'Re-measuring' });
+      if (!job) return;
+      if (job.state === 'done') {
+        await store.poll();
+        remeasuredToast(job.result);
+      } else if (job.state === 'cancelled') {
+        toast('Re-measure cancelled: the set is unchanged', 'info');
+      } else {
+        toast('Re-measure failed: ' + (job.error || job.state), 'error', 10000);
+      }
+    } else if (res.ok && res.data.remeasure) {
+      remeasuredToast(res.data.remeasure);
     }
   } finally {
     btn.disabled = false;

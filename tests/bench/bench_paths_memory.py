@@ -5,7 +5,9 @@ working image, display copies, pyramid, the scale region cached), the
 data-bar reader (build/fishscale-databar run again on the image under
 /usr/bin/time), the scale region route, an extraction job, the overlay
 download, the CSV and JSON exports, an analysed point, the transform jobs
-(rotate, crop, autocrop, undo) and a Re-measure (a request). A job's
+(rotate, crop, autocrop, undo) and a Re-measure (a job over
+sync_max_pixels, of the extracted set marked as measured before
+versioning, so that every diameter is measured and stored). A job's
 figure is its own result.peak_rss_mb; a request's is the VmHWM of the
 site's one FastCGI worker, started afresh just before the request (what an
 earlier request left in a worker's heap would count otherwise). CPU is
@@ -15,12 +17,11 @@ Images: FS_BENCH_PATHS_IMAGES (colon-separated paths; default
 /work/large10k.tif when present) and a generated 6144 x 4096 16-bit TIFF
 (a lattice of disks, uncompressed) unless FS_BENCH_PATHS_NO16=1.
 FS_BENCH_PATHS_SKIP: comma-separated steps to skip (extract, transforms,
-exports). The synchronous Re-measure runs only with
-FS_BENCH_PATHS_REMEASURE=1: on 100 MP it outlives nginx's timeout (504,
-minutes of one worker's CPU; README "Every path of a large upload")."""
+exports, remeasure)."""
 import os
 import re
 import signal
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -44,8 +45,6 @@ class _PatientConnection(harness.http.client.HTTPConnection):
 harness.http.client.HTTPConnection = _PatientConnection
 
 SKIP = set(filter(None, os.environ.get("FS_BENCH_PATHS_SKIP", "").split(",")))
-if os.environ.get("FS_BENCH_PATHS_REMEASURE") != "1":
-    SKIP.add("remeasure")
 
 
 def tiff16_lattice(path, w, h, pitch=40.0, radius=12.0):
@@ -142,8 +141,9 @@ class Worker:
 
 def job_line(what, j, wall):
     res = j.get("result") or {}
-    print("  %-34s peak %7.1f MB  (job's own)  wall %6.2f s  -> %s %s" %
-          (what, res.get("peak_rss_mb", float("nan")), wall, j["state"], j.get("error") or ""))
+    print("  %-34s peak %7.1f MB  CPU %6.2f s  wall %6.2f s  (job's own) -> %s %s" %
+          (what, res.get("peak_rss_mb", float("nan")), res.get("cpu_s", float("nan")), wall, j["state"],
+           j.get("error") or ""))
     sys.stdout.flush()
     return res
 
@@ -213,12 +213,25 @@ def run_image(srv, c, path):
                 job_line(what + " job", j, time.time() - t0)
             else:
                 print("  %-34s -> %d %s" % (what, r.status, r.text[:200]))
-    # last: under load a Re-measure of 70,000 tubercles outlives nginx's
-    # timeout and keeps the one worker busy
+    # Re-measure: the set as if measured before versioning, so that the job
+    # measures and stores every diameter (a job over sync_max_pixels)
     if "remeasure" not in SKIP:
+        con = sqlite3.connect(srv.db_path(), timeout=30)
+        con.execute("UPDATE sets SET measurement_version = 0 WHERE id = ?", (s["id"],))
+        con.commit()
+        con.close()
         rev = c.api("GET", "/api/sets/%d/revision" % s["id"]).json()["revision"]
-        w.measure("remeasure", lambda: c.api("POST", "/api/sets/%d/remeasure" % s["id"],
-                                             {"revision": rev}).status)
+        t0 = time.time()
+        r = w.measure("remeasure request", lambda: c.api("POST", "/api/sets/%d/remeasure" % s["id"],
+                                                         {"revision": rev}))
+        if r.status == 202:
+            j = wait_job(c, r.json()["job"]["id"])
+            res = job_line("remeasure job", j, time.time() - t0)
+            print("  %-34s %s tubercles, %s changed, write lock %s ms, estimate %.0f MB" % (
+                "", res.get("n_tubercles"), res.get("n_changed"), res.get("write_lock_ms"),
+                j.get("memory_mb", float("nan"))))
+        else:
+            print("  remeasure (synchronous) -> %d %s" % (r.status, r.text[:200]))
 
 
 def main():

@@ -1,9 +1,12 @@
 // Background jobs in the browser: extracting an image over sync_max_pixels
 // shows a progress bar that follows the job to its end, after which the set
-// holds the result; Cancel stops it and leaves the set as it was. Jobs are
+// holds the result; Cancel stops it and leaves the set as it was; Re-measure
+// of such an image's set shows its job's progress in the stats bar and the
+// re-measured diameters when done, one step that Undo takes back. Jobs are
 // held at their detecting stage by the data directory's hold file (see
 // cgi/main_job.c), so nothing depends on how long a detection takes.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ROOT, startServer } from './server.mjs';
 import { assert, PAPER, uploadThroughLibrary, waitCount, withCleanup, login } from './helpers.mjs';
@@ -124,4 +127,56 @@ export async function testBatchFromTheLibrarySurvivesAReload(t) {
       assert(auto && auto[1] > 0, 'each image has a set "auto" with tubercles: ' + JSON.stringify(list));
     }
   });
+}
+
+// Re-measure of a set on an image over sync_max_pixels: a job whose progress
+// shows beside the button; the diameters change when it is done, centres
+// kept, and one Undo brings the old ones back.
+export async function testRemeasureOfALargeImageFollowsItsJob(t) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fs-remeasure-job-'));
+  await withCleanup(t, async () => {
+    const s = await server();
+    t.server = s;
+    const page = t.page;
+    await login(page, s);
+    await uploadThroughLibrary(page, s, path.join(ROOT, PAPER, 'P1_Fig2_Polypterus_bichir_2.63um.tif'));
+    // a set measured before versioning (an import that does not say)
+    const file = path.join(dir, 'old.json');
+    writeFileSync(file, JSON.stringify({
+      format: 'fish-scale-annotations', version: '3.0', image_name: 'old.tif',
+      sets: [{ id: 'set_1', name: 'Old measurement',
+        tubercles: [{ id: 1, centroid_x: 200, centroid_y: 200, radius_px: 5 }, { id: 2, centroid_x: 260, centroid_y: 200, radius_px: 5 },
+          { id: 3, centroid_x: 230, centroid_y: 250, radius_px: 5 }],
+        edges: [{ id1: 1, id2: 2 }, { id1: 2, id2: 3 }] }],
+    }));
+    await page.click('[data-tab=data]');
+    await page.setInputFiles('#import-file', file);
+    await page.click('#import-button');
+    await page.waitForFunction(() => window.fishscale.store.set && window.fishscale.store.set.name === 'Old measurement');
+    await waitCount(page, 'eq', 3);
+    const tubs = () => page.evaluate(() => [...window.fishscale.store.tubercles.values()]
+      .map(x => [x.id, x.centroid_x, x.centroid_y, x.radius_px]).sort((a, b) => a[0] - b[0]));
+    const before = await tubs();
+    hold(s);
+    try {
+      await page.click('#remeasure');
+      await page.waitForSelector('#remeasure-job:not([hidden])');
+      await page.waitForFunction(() => /Re-measuring: running \(measuring\)/.test(document.querySelector('#remeasure-job-text').textContent));
+      assert(await page.isDisabled('#remeasure'), 'Re-measure is disabled while its job runs');
+      assert(JSON.stringify(await tubs()) === JSON.stringify(before), 'nothing changes before the job is done');
+    } finally {
+      release(s);
+    }
+    await page.waitForFunction(() => window.fishscale.store.set.measurement_version >= 1 && !window.fishscale.store.busy, null, { timeout: 30000 });
+    await page.waitForSelector('#remeasure-job', { state: 'hidden' });
+    const after = await tubs();
+    assert(JSON.stringify(after.map(x => x.slice(0, 3))) === JSON.stringify(before.map(x => x.slice(0, 3))), 'centres and ids kept');
+    assert(after.some((x, i) => x[3] !== before[i][3]), 'diameters measured again: ' + JSON.stringify(after));
+    assert(/Re-measured: \d+ of 3 diameters changed/.test(await page.textContent('#toasts')), 'a toast says what changed');
+    await page.click('[data-tab=edit]');
+    await page.click('#undo');
+    await page.waitForFunction(() => window.fishscale.store.set.measurement_version === 0 && !window.fishscale.store.busy);
+    assert(JSON.stringify(await tubs()) === JSON.stringify(before), 'one undo restores the diameters');
+  });
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -19,6 +19,7 @@ pixel) x 1.25, so a 300 x 200 image about 23 MB, 800 x 800 about 27 MB; log on a
 1.25: 600 x 600 about 94 MB, 800 x 800 about 114 MB, 1000 x 1000 about
 140 MB. Jobs are held at their "detecting" stage by the hold file
 (cgi/main_job.c), so nothing depends on how long a detection takes."""
+import sqlite3
 
 from harness import Server, gray_png
 from memory_budget import budget_site, checker_image as image, ended
@@ -145,7 +146,8 @@ def test_imports_and_transforms_peak_within_their_estimate():
     held compact): each job's own peak (result.peak_rss_mb) is within what
     admission control counted it at (job.memory_mb), which is far below the
     old 26 bytes a pixel (156 MB here) now that none of them makes a float
-    copy of the image."""
+    copy of the image. Then the image's set re-measured by a job: its peak
+    within its estimate as well."""
     site = Server(env={"FISHSCALE_SYNC_MAX_PIXELS": "1000000", "FISHSCALE_IMPORT_SYNC_MAX_PIXELS": "1000000",
                        "FISHSCALE_MEASUREMENT_RULE": "outline"}).start()
     try:
@@ -169,5 +171,24 @@ def test_imports_and_transforms_peak_within_their_estimate():
         im = c.api("GET", "/api/images/%d" % iid).json()["image"]
         # rotated, cropped, autocropped, the autocrop undone
         assert (im["width"], im["height"]) == (1900, 2900), im
+        # Re-measure of the image's extracted set (as measured before
+        # versioning, so every diameter is measured and stored) as a job:
+        # within its estimate too, the float measurement image included
+        s = c.api("GET", "/api/images/%d/sets" % iid).json()["sets"][0]
+        r = c.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"]})
+        assert r.status == 202, r.text
+        assert ended(c, "/api/jobs/%d" % r.json()["job"]["id"], "job")["state"] == "done"
+        con = sqlite3.connect(site.db_path(), timeout=10)
+        con.execute("UPDATE sets SET measurement_version = 0 WHERE id = ?", (s["id"],))
+        con.commit()
+        con.close()
+        rev = c.api("GET", "/api/sets/%d/revision" % s["id"]).json()["revision"]
+        r = c.api("POST", "/api/sets/%d/remeasure" % s["id"], {"revision": rev})
+        assert r.status == 202, r.text
+        j = ended(c, "/api/jobs/%d" % r.json()["job"]["id"], "job")
+        assert j["state"] == "done" and j["result"]["n_tubercles"] > 1000, j
+        assert 0 < j["result"]["peak_rss_mb"] <= j["memory_mb"], j
+        print("remeasure job: %d tubercles, peak %.1f MiB, estimate %d MiB" %
+              (j["result"]["n_tubercles"], j["result"]["peak_rss_mb"], j["memory_mb"]))
     finally:
         site.cleanup()

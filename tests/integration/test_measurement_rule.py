@@ -17,7 +17,7 @@ from harness import Server, upload_image, wait_for
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, "build", "fishscale")
 PAPER = os.path.join(ROOT, "tests", "fixtures", "paper")
-FIG2 = "P1_Fig2_Polypterus_bichir_2.63um.tif"      # 700 x 580: a job on the dome site
+FIG2 = "P1_Fig2_Polypterus_bichir_2.63um.tif"      # 700 x 580: a job on the dome site (extraction, Re-measure)
 FIG4 = "P1_Fig4_Atractosteus_simplex_7.07um.tif"   # 700 x 510: in the request
 
 outline = dome = None
@@ -129,9 +129,15 @@ def test_a_version_1_set_is_remeasured_on_a_dome_site_and_undone():
     cmp_ = ok(cd.api("GET", "/api/compare?sets=%d" % sid))
     assert cmp_["sets"][0]["measurement_outdated"] is True
     rev = old["set"]["revision"]
-    j = ok(cd.api("POST", "/api/sets/%d/remeasure" % sid, {"revision": rev}))
-    m = j["remeasure"]
-    assert m["from_version"] == 1 and m["to_version"] == 2 and m["rule"] == "dome", m
+    # FIG2 is over the dome site's sync_max_pixels: Re-measure is a job
+    r = cd.api("POST", "/api/sets/%d/remeasure" % sid, {"revision": rev})
+    assert r.status == 202, r.text
+    jid = r.json()["job"]["id"]
+    job = wait_for(lambda: (lambda j: j if j["state"] in ("done", "failed", "cancelled") else None)(
+        cd.api("GET", "/api/jobs/%d" % jid).json()["job"]), timeout=120, what="Re-measure job")
+    assert job["state"] == "done", job
+    j = m = job["result"]
+    assert m["from_version"] == 1 and m["to_version"] == 2, m
     assert m["n_changed"] > len(old["tubercles"]) // 2, m
     after = ok(cd.api("GET", "/api/sets/%d" % sid))
     assert after["set"]["measurement_version"] == 2 and after["set"]["measurement_outdated"] is False
@@ -143,7 +149,7 @@ def test_a_version_1_set_is_remeasured_on_a_dome_site_and_undone():
     assert all(t["fit_quality"] is not None for t in after["tubercles"])
     assert mean_r(after) != mean_r(old)
     hist = ok(cd.api("GET", "/api/sets/%d/history" % sid))["history"]
-    assert hist[0]["type"] == "remeasure" and hist[0]["rule"] == "dome"
+    assert hist[0]["type"] == "remeasure" and hist[0]["rule"] == "dome" and hist[0]["job_id"] == jid
     # one step: Undo gives back the outline rule's diameters and version 1
     ok(cd.api("POST", "/api/sets/%d/undo" % sid, {"revision": j["revision"]}))
     back = ok(cd.api("GET", "/api/sets/%d" % sid))

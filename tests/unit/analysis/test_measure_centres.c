@@ -1,7 +1,8 @@
 /*
  * test_measure_centres.c - Re-measure's entry (analysis/measurement.h):
  * given centres get detection's diameters, keep their place and id, and a
- * centre without a tubercle under it is left unmeasured.
+ * centre without a tubercle under it is left unmeasured; a compact image
+ * measures as its float copy.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,6 +82,77 @@ static void centres_get_detections_diameters(void **state)
 	fs_image_free(img);
 }
 
+/* The same 8-bit picture as a compact image and as its float copy. */
+static fs_image *compact_of(const fs_image *f)
+{
+	fs_image *c = fs_image_new_compact(f->width, f->height, 8);
+	assert_non_null(c);
+	unsigned char *px = c->px;
+	for (size_t k = 0; k < (size_t)f->width * f->height; k++) {
+		double v = f->data[k] < 0 ? 0 : f->data[k] > 1 ? 1 : f->data[k];
+		px[k] = (unsigned char)lround(v * 255);
+	}
+	return c;
+}
+
+/* A Re-measure job measures on the compact working image (main_job.c):
+ * every size and fit quality as from its float copy, both rules, with and
+ * without the top-hat. */
+static void compact_image_measures_as_its_float_copy(void **state)
+{
+	(void)state;
+	synth_opts o;
+	synth_defaults(&o);
+	o.pitch = 24;
+	o.diam_ratio = 0.5;
+	synth_truth tr;
+	fs_image *src = synth_make(&o, &tr);
+	assert_non_null(src);
+	fs_image *comp = compact_of(src), *flt = fs_image_to_float(comp);
+	assert_non_null(flt);
+	char err[256];
+	for (int rule = 0; rule < 2; rule++) {
+		for (int tophat = 0; tophat < 2; tophat++) {
+			fs_params p;
+			fs_params_default(&p);
+			p.tophat_radius = tophat ? 15 : 0;
+			fs_tubercle_list a = {0}, b = {0};
+			for (size_t i = 0; i < tr.n; i++) {
+				fs_tubercle x;
+				fs_tubercle_init(&x);
+				x.id = (int)i + 1;
+				x.centroid_x = tr.x[i];
+				x.centroid_y = tr.y[i];
+				assert_int_equal(fs_tubercle_list_append(&a, &x), 0);
+				assert_int_equal(fs_tubercle_list_append(&b, &x), 0);
+			}
+			fs_measurement_rule r = rule ? FS_RULE_DOME : FS_RULE_OUTLINE;
+			assert_int_equal(fs_measure_centres_rule(comp, &p, 0, r, &a, err, sizeof err), 0);
+			assert_int_equal(fs_measure_centres_rule(flt, &p, 0, r, &b, err, sizeof err), 0);
+			size_t measured = 0;
+			for (size_t i = 0; i < tr.n; i++) {
+				const fs_tubercle *x = &a.items[i], *y = &b.items[i];
+				assert_true(fs_tubercle_measured(x) == fs_tubercle_measured(y));
+				if (!fs_tubercle_measured(x))
+					continue;
+				measured++;
+				assert_true(x->radius_px == y->radius_px);
+				/* NaN where the rule gives none */
+				assert_true(x->fit_quality == y->fit_quality ||
+					    (isnan(x->fit_quality) && isnan(y->fit_quality)));
+			}
+			/* the picture holds tubercles: most centres measured */
+			assert_true(measured > tr.n / 2);
+			fs_tubercle_list_free(&a);
+			fs_tubercle_list_free(&b);
+		}
+	}
+	fs_image_free(flt);
+	fs_image_free(comp);
+	fs_image_free(src);
+	synth_truth_free(&tr);
+}
+
 static void no_image_is_an_error(void **state)
 {
 	(void)state;
@@ -96,6 +168,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(centres_get_detections_diameters),
+		cmocka_unit_test(compact_image_measures_as_its_float_copy),
 		cmocka_unit_test(no_image_is_an_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,8 @@
  * whole-image path of log, dog and ellipse (at most four default tiles)
  * takes their layers' bytes, the dome rule takes more than the outline
  * rule (and its layers' bytes on an image it detects whole), deeper
- * samples more than 8-bit, and the sample size follows the stored image. */
+ * samples more than 8-bit, and the sample size follows the stored image.
+ * Re-measure jobs' estimate against their measured peaks. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -117,6 +118,38 @@ static void imports_and_transforms_cover_their_measured_peaks(void **state)
 	assert_true(fs_job_transform_memory_estimate(MP25, 4) > fs_job_transform_memory_estimate(MP25, 2));
 }
 
+/* Re-measure jobs (peak_rss_mb, job_control.c): the 100 MP 8-bit image's
+ * 71,858 tubercles and a 1900 x 2900 8-bit lattice's 18,600, every one
+ * re-measured; the estimate covers each with the margin, not past 2.5
+ * times, and grows with the samples' size and the tubercles' count. */
+static void remeasure_covers_its_measured_peaks(void **state)
+{
+	(void)state;
+	const struct {
+		long long pixels, n;
+		double peak_mib;
+	} m[] = {{MP100, 71858, 533.8}, {1900LL * 2900, 18600, 60.3}};
+	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+		double est = (double)fs_job_remeasure_memory_estimate(m[i].pixels, 1, m[i].n);
+		double peak = m[i].peak_mib * 1048576.0;
+		if (est < peak * (100 + FS_JOB_MEMORY_MARGIN_PCT) / 100)
+			fail_msg("case %zu: estimate %.0f MiB below the peak %.0f MiB and its margin", i, est / 1048576,
+				 m[i].peak_mib);
+		if (est > 2.5 * peak)
+			fail_msg("case %zu: estimate %.0f MiB, more than 2.5 times the peak %.0f MiB", i, est / 1048576,
+				 m[i].peak_mib);
+	}
+	assert_true(fs_job_remeasure_memory_estimate(MP25, 2, 1000) > fs_job_remeasure_memory_estimate(MP25, 1, 1000));
+	assert_true(fs_job_remeasure_memory_estimate(MP25, 1, 600000) > fs_job_remeasure_memory_estimate(MP25, 1, 1000));
+	/* the record: its stored image's sample size */
+	fs_image_rec im = {0};
+	im.width = 10000;
+	im.height = 10000;
+	im.bit_depth = 8;
+	im.channels = 1;
+	assert_true(fs_job_remeasure_memory_estimate_for(&im, 71858) == fs_job_remeasure_memory_estimate(MP100, 1, 71858));
+}
+
 static void whole_image_layers_cost_more(void **state)
 {
 	(void)state;
@@ -188,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_measured_peak_is_covered_with_the_margin),
 		cmocka_unit_test(imports_and_transforms_cover_their_measured_peaks),
+		cmocka_unit_test(remeasure_covers_its_measured_peaks),
 		cmocka_unit_test(whole_image_layers_cost_more),
 		cmocka_unit_test(rule_and_sample_size_cost_more),
 		cmocka_unit_test(sample_size_follows_the_stored_image),
