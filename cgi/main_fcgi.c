@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,22 +53,52 @@ static long body_read(void *ctx, char *buf, size_t n)
 	return got;
 }
 
-/* libfcgi's own printf knows no %zu and little else: format with snprintf. */
-static void send_response(FCGX_Request *req, const fs_req *r, fs_resp *w)
+/* Status, Content-Type and the handler's headers. libfcgi's own printf
+ * knows no %zu and little else: format with snprintf. */
+static int send_head(FCGX_Request *req, const fs_resp *w)
 {
 	char head[256];
 	int n = snprintf(head, sizeof head, "Status: %d %s\r\n", w->status, fs_http_reason(w->status));
-	FCGX_PutStr(head, n, req->out);
+	int bad = FCGX_PutStr(head, n, req->out) < 0;
 	if (w->content_type[0]) {
 		n = snprintf(head, sizeof head, "Content-Type: %s\r\n", w->content_type);
-		FCGX_PutStr(head, n, req->out);
+		bad |= FCGX_PutStr(head, n, req->out) < 0;
 	}
 	if (w->headers.len)
-		FCGX_PutStr(w->headers.data, (int)w->headers.len, req->out);
-	n = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", w->body.len);
+		bad |= FCGX_PutStr(w->headers.data, (int)w->headers.len, req->out) < 0;
+	return bad ? -1 : 0;
+}
+
+static void send_response(FCGX_Request *req, const fs_req *r, fs_resp *w)
+{
+	char head[64];
+	send_head(req, w);
+	int n = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", w->body.len);
 	FCGX_PutStr(head, n, req->out);
 	if (strcmp(r->method ? r->method : "", "HEAD") && w->body.len)
 		FCGX_PutStr(w->body.data, (int)w->body.len, req->out);
+}
+
+/* A streamed answer (http.h): the head without a Content-Length, then the
+ * body in the pieces the handler writes. A write fails once nginx has
+ * closed the connection (the client left): the handler stops there. */
+static int stream_head(void *ctx, const fs_resp *w)
+{
+	FCGX_Request *req = ctx;
+	return send_head(req, w) || FCGX_PutStr("\r\n", 2, req->out) < 0 ? -1 : 0;
+}
+
+static int stream_body(void *ctx, const char *p, size_t n)
+{
+	FCGX_Request *req = ctx;
+	while (n) {
+		int k = n > (1u << 30) ? 1 << 30 : (int)n;
+		if (FCGX_PutStr(p, k, req->out) != k || FCGX_GetError(req->out))
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
 }
 
 static int worker(const char *root, const char *config, int single)
@@ -94,10 +125,18 @@ static int worker(const char *root, const char *config, int single)
 	while (FCGX_Accept_r(&req) >= 0) {
 		fs_req r;
 		fs_resp w;
+		fs_resp_out out = {stream_head, stream_body, &req};
 		fs_req_init(&r, &app, env_get, body_read, &req);
 		fs_resp_init(&w);
+		w.out = &out;
 		fs_dispatch(&r, &w);
-		send_response(&req, &r, &w);
+		if (!w.streaming)
+			send_response(&req, &r, &w);
+		else if (w.stream_failed)
+			/* no FastCGI end of request: nginx then ends the client's
+			 * answer as broken, not as a complete (cut) body; the
+			 * descriptor stays open until FCGX_Finish_r closes it */
+			shutdown(req.ipcFd, SHUT_RDWR);
 		/* writes that did not fail the request (db.h, best effort) */
 		(void)fs_app_log_skipped(&app, stderr);
 		fs_resp_free(&w);

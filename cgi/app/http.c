@@ -80,6 +80,43 @@ void fs_resp_free(fs_resp *w)
 {
 	fs_buf_free(&w->headers);
 	fs_buf_free(&w->body);
+	fs_buf_free(&w->pending);
+}
+
+/* The sink's writer: the client's stream, or the body when there is none
+ * (a HEAD request's bytes are counted nowhere and dropped). */
+static int stream_write(void *ctx, const char *p, size_t n)
+{
+	fs_resp *w = ctx;
+	if (w->head_only)
+		return 0;
+	if (!w->out)
+		return fs_buf_append(&w->body, p, n);
+	return w->out->body(w->out->ctx, p, n);
+}
+
+fs_sink *fs_resp_stream_begin(fs_req *r, fs_resp *w, int status, const char *content_type)
+{
+	w->status = status;
+	snprintf(w->content_type, sizeof w->content_type, "%s", content_type);
+	fs_buf_reset(&w->body);
+	fs_buf_reset(&w->pending);
+	w->head_only = r->method && !strcmp(r->method, "HEAD");
+	w->streaming = 1;
+	w->sink = fs_sink_stream(&w->pending, stream_write, w);
+	if (w->out && w->out->head(w->out->ctx, w)) {
+		w->stream_failed = 1;
+		w->sink.failed = 1;
+	}
+	return &w->sink;
+}
+
+int fs_resp_stream_end(fs_resp *w, int ok)
+{
+	if (ok != 0 || w->sink.failed || fs_sink_end(&w->sink))
+		w->stream_failed = 1;
+	fs_buf_free(&w->pending);
+	return w->stream_failed ? -1 : 0;
 }
 
 void fs_resp_header(fs_resp *w, const char *name, const char *fmt, ...)

@@ -69,11 +69,30 @@ struct fs_req {
 	int is_api;             /* path under /api/: errors are JSON */
 };
 
+/*
+ * Where a streamed answer goes (cgi/main_fcgi.c: the FastCGI stream). head
+ * sends the status line and headers without a Content-Length; body sends
+ * bytes and returns -1 once the client is gone. NULL in an fs_resp (the
+ * unit tests): a streamed answer is kept in body, the same bytes.
+ */
+struct fs_resp;
+typedef struct fs_resp_out {
+	int (*head)(void *ctx, const struct fs_resp *w);
+	int (*body)(void *ctx, const char *p, size_t n);
+	void *ctx;
+} fs_resp_out;
+
 typedef struct fs_resp {
 	int status;
 	char content_type[96];
 	fs_buf headers; /* "Name: value\r\n" lines */
 	fs_buf body;
+	const fs_resp_out *out; /* borrowed; NULL: keep everything in body */
+	int head_only;          /* a HEAD request: a streamed body is dropped (handlers skip writing it) */
+	int streaming;          /* the head is sent: the answer can no longer change */
+	int stream_failed;      /* cut short (client gone or an error): the connection is dropped */
+	fs_buf pending;         /* a streamed answer's bytes not yet handed on */
+	fs_sink sink;           /* what fs_resp_stream_begin returns (writes into pending) */
 } fs_resp;
 
 void fs_req_init(fs_req *r, fs_app *app, fs_env_getter env, fs_body_reader body, void *io_ctx);
@@ -113,6 +132,22 @@ void fs_resp_cookie(fs_req *r, fs_resp *w, const char *name, const char *value, 
 /* Renders templates/<name> with ctx (ownership of ctx taken) plus the
  * common values (base, user, csrf, version, agent tabs). */
 void fs_resp_page(fs_req *r, fs_resp *w, int status, const char *name, cJSON *ctx);
+
+/*
+ * A large answer written as it is produced (issue 15: a download of 70,000
+ * tubercles held whole was 466 MB): everything that can fail with an HTTP
+ * error is checked first; fs_resp_stream_begin then sends the status and
+ * headers (no Content-Length: nginx passes the body on chunked) and
+ * returns the sink the writers write to, handed to the client in chunks of
+ * FS_SINK_CHUNK. fs_resp_stream_end says whether the body was complete:
+ * when it was not (a writer failed, the client left), the connection is
+ * dropped without FastCGI's end of request, so nginx cuts the client's
+ * answer short instead of ending it as if it were whole.
+ */
+fs_sink *fs_resp_stream_begin(fs_req *r, fs_resp *w, int status, const char *content_type);
+/* ok: the writer's result (0 = everything written). Returns 0 when the
+ * answer is complete, else -1 (nothing more can be said to the client). */
+int fs_resp_stream_end(fs_resp *w, int ok);
 
 /* Maps an fs_db_rc to an HTTP status (BUSY -> 503, NOTFOUND -> 404, ...). */
 int fs_http_status_for_db(int rc);

@@ -173,6 +173,12 @@ void fs_dispatch(fs_req *r, fs_resp *w)
 	if (is_unsafe(r->method) && check_csrf(r, w, rt))
 		return;
 	rc = rt->handler(r, w);
+	if (w->streaming) {
+		/* the status is sent: a failure can only cut the answer short */
+		if (rc)
+			w->stream_failed = 1;
+		return;
+	}
 	if (rc && w->status < 400) {
 		fs_buf_reset(&w->headers);
 		fs_resp_error(r, w, fs_http_status_for_db(rc),

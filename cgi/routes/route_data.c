@@ -238,54 +238,49 @@ static int h_log_post(fs_req *r, fs_resp *w)
 	return reply_ok(w, 201, ok_obj());
 }
 
-/* One JSONL line per event, oldest first, the same filters as the list. */
+/* One JSONL line per event, oldest first, the same filters as the list:
+ * the newest `limit` (LOG_EXPORT_MAX without one) that match, streamed
+ * (http.h) a page at a time from where they start (fs_event_query_nth_id),
+ * up to the newest there was when the export began. */
 static int h_log_export(fs_req *r, fs_resp *w)
 {
 	fs_event_query q;
 	if (log_query_from_request(r, w, &q))
 		return 0;
 	int want = fs_kv_get(&r->query_kv, "limit") ? q.limit : LOG_EXPORT_MAX;
-	/* pages come newest first; keep them and write them backwards */
-	cJSON *pages = cJSON_CreateArray();
-	int total = 0, rc = 0;
-	q.limit = LOG_PAGE_MAX;
-	while (pages && total < want) {
-		if (want - total < q.limit)
-			q.limit = want - total;
-		cJSON *page = NULL;
-		rc = fs_event_query_run(r->app->db, &q, &page);
-		if (rc)
-			break;
-		int n = cJSON_GetArraySize(page);
-		cJSON_AddItemToArray(pages, page);
-		total += n;
-		if (n < q.limit)
-			break;
-		q.before_id = (long long)cJSON_GetObjectItem(cJSON_GetArrayItem(page, n - 1), "id")->valuedouble;
-	}
-	if (!pages || rc) {
-		cJSON_Delete(pages);
-		return rc ? rc : FS_DB_ERROR;
-	}
-	w->status = 200;
-	snprintf(w->content_type, sizeof w->content_type, "application/x-ndjson; charset=utf-8");
+	long long first = 0, newest = 0;
+	int rc = fs_event_query_nth_id(r->app->db, &q, want, &first);
+	if (!rc)
+		rc = fs_event_query_nth_id(r->app->db, &q, 1, &newest);
+	if (rc)
+		return rc;
 	fs_resp_header(w, "Content-Disposition", "attachment; filename=\"fishscale-log.jsonl\"");
-	fs_buf_reset(&w->body);
-	for (int p = cJSON_GetArraySize(pages) - 1; p >= 0; p--) {
-		cJSON *page = cJSON_GetArrayItem(pages, p);
-		for (int i = cJSON_GetArraySize(page) - 1; i >= 0; i--) {
-			char *line = cJSON_PrintUnformatted(cJSON_GetArrayItem(page, i));
-			if (!line || fs_buf_puts(&w->body, line) || fs_buf_putc(&w->body, '\n')) {
-				cJSON_free(line);
-				cJSON_Delete(pages);
-				fs_buf_reset(&w->body);
-				w->status = 0;
-				return FS_DB_ERROR;
-			}
+	fs_sink *out = fs_resp_stream_begin(r, w, 200, "application/x-ndjson; charset=utf-8");
+	/* the page after `after`, up to the newest of the start */
+	q.after_id = first > 0 ? first - 1 : 0;
+	q.before_id = newest + 1;
+	q.oldest_first = 1;
+	q.limit = LOG_PAGE_MAX;
+	int bad = 0;
+	while (newest > 0 && !bad && !w->head_only) {
+		cJSON *page = NULL;
+		if (fs_event_query_run(r->app->db, &q, &page)) {
+			bad = 1;
+			break;
+		}
+		int n = cJSON_GetArraySize(page);
+		for (cJSON *ev = page->child; ev && !bad; ev = ev->next) {
+			char *line = cJSON_PrintUnformatted(ev);
+			bad = !line || fs_sink_puts(out, line) || fs_sink_put(out, "\n", 1);
 			cJSON_free(line);
 		}
+		if (n > 0)
+			q.after_id = (long long)cJSON_GetObjectItem(cJSON_GetArrayItem(page, n - 1), "id")->valuedouble;
+		cJSON_Delete(page);
+		if (n < q.limit)
+			break;
 	}
-	cJSON_Delete(pages);
+	fs_resp_stream_end(w, bad);
 	return 0;
 }
 
@@ -603,9 +598,8 @@ static void attachment(fs_resp *w, const fs_image_rec *rec, const char *set_name
 	disposition(w, "attachment", rec, set_name, suffix);
 }
 
-/* One set as the annotation model: rows, parameters, snapshot, history
- * (oldest first, as the original's files keep it). */
-static int annot_set_from_store(fs_db *db, const fs_set_info *info, fs_annot_set *s)
+/* One set's fields as the annotation model, without rows or history. */
+static void annot_set_head(const fs_set_info *info, fs_annot_set *s)
 {
 	memset(s, 0, sizeof *s);
 	snprintf(s->id, sizeof s->id, "set_%lld", info->id);
@@ -616,6 +610,12 @@ static int annot_set_from_store(fs_db *db, const fs_set_info *info, fs_annot_set
 	s->params = info->params;
 	s->calibration_um_per_px = info->calibration_um_per_px;
 	s->measurement_version = info->measurement_version;
+}
+
+/* A set's rows and history (oldest first, as the original's files keep
+ * it) into s, whose head annot_set_head filled. */
+static int annot_set_from_store(fs_db *db, const fs_set_info *info, fs_annot_set *s)
+{
 	int rc = fs_set_load(db, info->id, &s->tubercles, &s->edges);
 	if (rc)
 		return rc;
@@ -632,13 +632,31 @@ static int annot_set_from_store(fs_db *db, const fs_set_info *info, fs_annot_set
 	return s->history ? FS_DB_OK : FS_DB_ERROR;
 }
 
-/* Writes the v3.0 file of the given sets of rec as an attachment. */
+/* The sets of an image export, loaded one at a time while the file is
+ * written (fs_annot_write_sets); the first is loaded before the answer
+ * starts, so that a database error is still an HTTP error. */
+struct export_sets {
+	fs_db *db;
+	const fs_set_info *infos;
+	int first_loaded;
+};
+
+static int load_export_set(void *ctx, size_t i, fs_annot_set *s)
+{
+	struct export_sets *x = ctx;
+	if (i == 0 && x->first_loaded)
+		return 0;
+	return annot_set_from_store(x->db, &x->infos[i], s);
+}
+
+/* Writes the v3.0 file of the given sets of rec as an attachment, streamed
+ * (http.h): the text is cJSON_Print's of fs_annot_to_json, byte for byte,
+ * without the tree or the text in memory, a set's rows at a time. */
 static int reply_annotations(fs_req *r, fs_resp *w, const fs_image_rec *rec, const fs_set_info *infos, size_t n,
 			     const char *set_name)
 {
 	fs_annot_doc doc;
 	memset(&doc, 0, sizeof doc);
-	int rc = FS_DB_OK;
 	copy_utf8(doc.image_name, sizeof doc.image_name, rec->original_name);
 	doc.um_per_px = rec->um_per_px;
 	copy_utf8(doc.calibration_method, sizeof doc.calibration_method, rec->calibration_method);
@@ -646,30 +664,29 @@ static int reply_annotations(fs_req *r, fs_resp *w, const fs_image_rec *rec, con
 	doc.sets = calloc(n ? n : 1, sizeof *doc.sets);
 	if (!doc.sets)
 		return FS_DB_ERROR;
-	for (size_t i = 0; i < n && !rc; i++, doc.n_sets++)
-		rc = annot_set_from_store(r->app->db, &infos[i], &doc.sets[i]);
-	if (rc) {
-		fs_annot_doc_free(&doc);
-		return rc;
+	doc.n_sets = n;
+	/* the head's fields of every set (ids and names) come from infos */
+	for (size_t i = 0; i < n; i++)
+		annot_set_head(&infos[i], &doc.sets[i]);
+	struct export_sets x = {r->app->db, infos, 0};
+	if (n) {
+		int rc = annot_set_from_store(r->app->db, &infos[0], &doc.sets[0]);
+		if (rc) {
+			fs_annot_doc_free(&doc);
+			return rc;
+		}
+		x.first_loaded = 1;
 	}
 	char now[40];
 	iso_utc((long long)time(NULL), now, sizeof now);
-	cJSON *j = fs_annot_to_json(&doc, now);
-	char *text = j ? cJSON_Print(j) : NULL;
-	cJSON_Delete(j);
-	fs_annot_doc_free(&doc);
-	if (!text)
-		return FS_DB_ERROR;
-	w->status = 200;
-	snprintf(w->content_type, sizeof w->content_type, "application/json; charset=utf-8");
 	attachment(w, rec, set_name, "_annotations.json");
-	fs_buf_reset(&w->body);
-	int bad = fs_buf_puts(&w->body, text) || fs_buf_putc(&w->body, '\n');
-	cJSON_free(text);
-	if (bad) {
-		w->status = 0;
-		return FS_DB_ERROR;
-	}
+	fs_sink *out = fs_resp_stream_begin(r, w, 200, "application/json; charset=utf-8");
+	/* a HEAD request: the head is all, nothing is written */
+	int bad = !w->head_only &&
+		  (fs_annot_write_sets(&doc, now, load_export_set, &x, out) || fs_sink_put(out, "\n", 1));
+	fs_annot_doc_free(&doc);
+	if (fs_resp_stream_end(w, bad))
+		return 0;
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "format", "json");
 	cJSON_AddNumberToObject(ev, "n_sets", (double)n);
@@ -1032,6 +1049,8 @@ static void user_weights(fs_req *r, fs_hex_weights *hw)
 	cJSON_Delete(s);
 }
 
+/* The tubercles' and edges' CSVs are streamed (http.h) a chunk at a time
+ * from the set's rows; the summary is one line. */
 static int set_csv(fs_req *r, fs_resp *w, enum csv_kind kind)
 {
 	fs_set_info info;
@@ -1044,32 +1063,30 @@ static int set_csv(fs_req *r, fs_resp *w, enum csv_kind kind)
 	rc = fs_set_load(r->app->db, info.id, &t, &e);
 	if (rc)
 		goto out;
-	fs_buf_reset(&w->body);
-	int bad = 0;
-	const char *suffix = "_tub.csv";
-	if (kind == CSV_TUBERCLES) {
-		bad = fs_csv_tubercles(&w->body, &t, rec.um_per_px);
-	} else if (kind == CSV_EDGES) {
-		bad = fs_csv_edges(&w->body, &t, &e, rec.um_per_px);
-		suffix = "_itc.csv";
-	} else {
-		fs_hex_weights hw;
-		fs_stats s;
-		user_weights(r, &hw);
-		char label[600];
-		snprintf(label, sizeof label, "%s / %s", rec.original_name, info.name);
-		bad = fs_stats_compute(&t, &e, rec.um_per_px, &hw, rec.width, rec.height, &s) ||
-		      fs_csv_summary_header(&w->body) || fs_csv_summary_row(&w->body, label, &s, rec.um_per_px > 0);
-		suffix = "_summary.csv";
+	if (kind != CSV_SUMMARY) {
+		attachment(w, &rec, info.name, kind == CSV_TUBERCLES ? "_tub.csv" : "_itc.csv");
+		fs_sink *sink = fs_resp_stream_begin(r, w, 200, "text/csv; charset=utf-8");
+		int bad = w->head_only                ? 0 :
+			  kind == CSV_TUBERCLES ? fs_csv_tubercles_to(sink, &t, rec.um_per_px) :
+						  fs_csv_edges_to(sink, &t, &e, rec.um_per_px);
+		fs_resp_stream_end(w, bad);
+		goto out;
 	}
-	if (bad) {
+	fs_buf_reset(&w->body);
+	fs_hex_weights hw;
+	fs_stats s;
+	user_weights(r, &hw);
+	char label[600];
+	snprintf(label, sizeof label, "%s / %s", rec.original_name, info.name);
+	if (fs_stats_compute(&t, &e, rec.um_per_px, &hw, rec.width, rec.height, &s) ||
+	    fs_csv_summary_header(&w->body) || fs_csv_summary_row(&w->body, label, &s, rec.um_per_px > 0)) {
 		fs_buf_reset(&w->body);
 		rc = FS_DB_ERROR;
 		goto out;
 	}
 	w->status = 200;
 	snprintf(w->content_type, sizeof w->content_type, "text/csv; charset=utf-8");
-	attachment(w, &rec, info.name, suffix);
+	attachment(w, &rec, info.name, "_summary.csv");
 out:
 	fs_tubercle_list_free(&t);
 	fs_edge_list_free(&e);

@@ -170,11 +170,19 @@ static int h_get(fs_req *r, fs_resp *w)
 	int rc = load_items(r, w, &c, &t, &e);
 	if (rc)
 		return rc > 0 ? 0 : rc;
-	cJSON *o = fs_set_view_full(r, &c, &t, &e);
+	fs_set_view_whole v = fs_set_view_prepare(r, &c, &t, &e);
+	if (!v.head) {
+		fs_tubercle_list_free(&t);
+		fs_edge_list_free(&e);
+		return FS_DB_ERROR;
+	}
+	/* streamed (http.h): 70,000 tubercles are tens of MB of JSON */
+	fs_resp_header(w, "Cache-Control", "no-store");
+	fs_sink *out = fs_resp_stream_begin(r, w, 200, "application/json");
+	fs_resp_stream_end(w, w->head_only ? 0 : fs_set_view_write(r, &c, &t, &e, &v, out));
+	fs_set_view_whole_free(&v);
 	fs_tubercle_list_free(&t);
 	fs_edge_list_free(&e);
-	fs_resp_header(w, "Cache-Control", "no-store");
-	fs_resp_json(w, 200, o);
 	return 0;
 }
 

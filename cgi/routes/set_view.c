@@ -271,7 +271,7 @@ static double tf_minor_um(const fs_tubercle *t, double um) { return t->has_ellip
 static double tf_orient(const fs_tubercle *t, double um) { (void)um; return t->has_ellipse ? t->orientation : NAN; }
 static double tf_ecc(const fs_tubercle *t, double um) { (void)um; return t->has_ellipse ? t->eccentricity : NAN; }
 
-static char *tubercle_columns(const fs_tubercle_list *t, double um)
+static int tubercle_columns(fs_sink *out, const fs_tubercle_list *t, double um)
 {
 	static const struct {
 		const char *name;
@@ -281,39 +281,30 @@ static char *tubercle_columns(const fs_tubercle_list *t, double um)
 		    {"fit_quality", tf_fit}, {"is_boundary", tf_boundary}, {"major_axis_px", tf_major},
 		    {"minor_axis_px", tf_minor}, {"major_axis_um", tf_major_um}, {"minor_axis_um", tf_minor_um},
 		    {"orientation", tf_orient}, {"eccentricity", tf_ecc}};
-	fs_buf b = FS_BUF_INIT;
-	fs_buf_putc(&b, '{');
-	fs_jw_key(&b, "n", 1);
-	fs_jw_int(&b, (long long)t->n);
-	for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
-		fs_jw_key(&b, cols[k].name, 0);
-		fs_buf_putc(&b, '[');
-		for (size_t i = 0; i < t->n; i++) {
-			if (i)
-				fs_buf_putc(&b, ',');
-			fs_jw_num(&b, cols[k].get(&t->items[i], um));
-		}
-		fs_buf_putc(&b, ']');
+	fs_buf *b = out->buf;
+	int bad = fs_buf_putc(b, '{') || fs_jw_key(b, "n", 1) || fs_jw_int(b, (long long)t->n);
+	for (size_t k = 0; !bad && k < sizeof cols / sizeof cols[0]; k++) {
+		bad = fs_jw_key(b, cols[k].name, 0) || fs_buf_putc(b, '[');
+		for (size_t i = 0; !bad && i < t->n; i++)
+			bad = (i && fs_buf_putc(b, ',')) || fs_jw_num(b, cols[k].get(&t->items[i], um)) ||
+			      fs_sink_tick(out);
+		bad = bad || fs_buf_putc(b, ']');
 	}
-	fs_jw_key(&b, "source", 0);
-	fs_buf_putc(&b, '[');
-	for (size_t i = 0; i < t->n; i++) {
-		if (i)
-			fs_buf_putc(&b, ',');
-		fs_jw_str(&b, fs_source_name(t->items[i].source));
-	}
-	fs_buf_puts(&b, "]}");
-	return b.data;
+	bad = bad || fs_jw_key(b, "source", 0) || fs_buf_putc(b, '[');
+	for (size_t i = 0; !bad && i < t->n; i++)
+		bad = (i && fs_buf_putc(b, ',')) || fs_jw_str(b, fs_source_name(t->items[i].source)) ||
+		      fs_sink_tick(out);
+	return bad || fs_buf_puts(b, "]}") ? -1 : 0;
 }
 
-static char *edge_columns(const fs_tubercle_list *t, const fs_edge_list *e, double um)
+static int edge_columns(fs_sink *out, const fs_tubercle_list *t, const fs_edge_list *e, double um)
 {
 	size_t n = e->n;
 	double *cd = malloc((n ? n : 1) * sizeof *cd), *ed = malloc((n ? n : 1) * sizeof *ed);
 	if (!cd || !ed) {
 		free(cd);
 		free(ed);
-		return NULL;
+		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const fs_tubercle *a = find(t, e->items[i].id1), *c = find(t, e->items[i].id2);
@@ -323,75 +314,93 @@ static char *edge_columns(const fs_tubercle_list *t, const fs_edge_list *e, doub
 			ed[i] = cd[i] - a->radius_px - c->radius_px;
 		}
 	}
-	fs_buf b = FS_BUF_INIT;
-	fs_buf_putc(&b, '{');
-	fs_jw_key(&b, "n", 1);
-	fs_jw_int(&b, (long long)n);
-	for (int k = 0; k < 6; k++) {
+	fs_buf *b = out->buf;
+	int bad = fs_buf_putc(b, '{') || fs_jw_key(b, "n", 1) || fs_jw_int(b, (long long)n);
+	for (int k = 0; !bad && k < 6; k++) {
 		static const char *const names[] = {"id1", "id2", "center_distance_px", "edge_distance_px",
 						    "center_distance_um", "edge_distance_um"};
-		fs_jw_key(&b, names[k], 0);
-		fs_buf_putc(&b, '[');
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				fs_buf_putc(&b, ',');
+		bad = fs_jw_key(b, names[k], 0) || fs_buf_putc(b, '[');
+		for (size_t i = 0; !bad && i < n; i++) {
 			double v = k == 0 ? e->items[i].id1 : k == 1 ? e->items[i].id2 : k == 2 || k == 4 ? cd[i] : ed[i];
 			if (k >= 4)
 				v = um > 0 ? v * um : NAN;
-			fs_jw_num(&b, v);
+			bad = (i && fs_buf_putc(b, ',')) || fs_jw_num(b, v) || fs_sink_tick(out);
 		}
-		fs_buf_putc(&b, ']');
+		bad = bad || fs_buf_putc(b, ']');
 	}
-	fs_buf_putc(&b, '}');
 	free(cd);
 	free(ed);
-	return b.data;
+	return bad || fs_buf_putc(b, '}') ? -1 : 0;
 }
 
-cJSON *fs_set_view_full(fs_req *r, const fs_set_ctx *c, const fs_tubercle_list *t, const fs_edge_list *e)
+/* The row layout's two arrays, a row at a time. */
+static int tubercle_rows(fs_sink *out, const fs_tubercle_list *t, double um)
 {
-	double um = um_of(c);
+	int bad = fs_buf_putc(out->buf, '[');
+	for (size_t i = 0; !bad && i < t->n; i++) {
+		bad = i && fs_buf_putc(out->buf, ',');
+		tubercle_raw(out->buf, &t->items[i], um);
+		bad = bad || fs_sink_tick(out);
+	}
+	return bad || fs_buf_putc(out->buf, ']') ? -1 : 0;
+}
+
+static int edge_rows(fs_sink *out, const fs_tubercle_list *t, const fs_edge_list *e, double um)
+{
+	int bad = fs_buf_putc(out->buf, '[');
+	for (size_t i = 0; !bad && i < e->n; i++) {
+		bad = i && fs_buf_putc(out->buf, ',');
+		edge_raw(out->buf, t, &e->items[i], um);
+		bad = bad || fs_sink_tick(out);
+	}
+	return bad || fs_buf_putc(out->buf, ']') ? -1 : 0;
+}
+
+fs_set_view_whole fs_set_view_prepare(fs_req *r, const fs_set_ctx *c, const fs_tubercle_list *t,
+				      const fs_edge_list *e)
+{
+	fs_set_view_whole v = {NULL, NULL};
 	fs_hex_weights wts;
 	fs_set_view_weights(r, &wts);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddBoolToObject(o, "success", 1);
 	cJSON_AddItemToObject(o, "set", fs_set_view_info(&c->info));
 	cJSON_AddItemToObject(o, "image", image_brief(c));
-	const char *layout = fs_kv_get(&r->query_kv, "layout");
-	if (layout && !strcmp(layout, "columns")) {
-		char *tc = tubercle_columns(t, um), *ec = edge_columns(t, e, um);
-		cJSON_AddRawToObject(o, "tubercles", tc ? tc : "null");
-		cJSON_AddRawToObject(o, "edges", ec ? ec : "null");
-		free(tc);
-		free(ec);
-		cJSON *st = fs_set_view_stats(c, t, e, &wts, NULL);
-		if (st)
-			cJSON_AddItemToObject(o, "statistics", st);
-		return o;
-	}
-	fs_buf b = FS_BUF_INIT;
-	fs_buf_putc(&b, '[');
-	for (size_t i = 0; i < t->n; i++) {
-		if (i)
-			fs_buf_putc(&b, ',');
-		tubercle_raw(&b, &t->items[i], um);
-	}
-	fs_buf_putc(&b, ']');
-	cJSON_AddRawToObject(o, "tubercles", b.data);
-	fs_buf_reset(&b);
-	fs_buf_putc(&b, '[');
-	for (size_t i = 0; i < e->n; i++) {
-		if (i)
-			fs_buf_putc(&b, ',');
-		edge_raw(&b, t, &e->items[i], um);
-	}
-	fs_buf_putc(&b, ']');
-	cJSON_AddRawToObject(o, "edges", b.data);
-	fs_buf_free(&b);
+	v.head = o ? cJSON_PrintUnformatted(o) : NULL;
+	cJSON_Delete(o);
 	cJSON *st = fs_set_view_stats(c, t, e, &wts, NULL);
-	if (st)
-		cJSON_AddItemToObject(o, "statistics", st);
-	return o;
+	if (st) {
+		v.statistics = cJSON_PrintUnformatted(st);
+		cJSON_Delete(st);
+	}
+	return v;
+}
+
+void fs_set_view_whole_free(fs_set_view_whole *v)
+{
+	cJSON_free(v->head);
+	cJSON_free(v->statistics);
+	v->head = v->statistics = NULL;
+}
+
+int fs_set_view_write(fs_req *r, const fs_set_ctx *c, const fs_tubercle_list *t, const fs_edge_list *e,
+		      const fs_set_view_whole *v, fs_sink *out)
+{
+	double um = um_of(c);
+	const char *layout = fs_kv_get(&r->query_kv, "layout");
+	int columns = layout && !strcmp(layout, "columns");
+	size_t hl = v->head ? strlen(v->head) : 0;
+	/* the head object without its closing brace, then the arrays */
+	if (hl < 2 || fs_buf_append(out->buf, v->head, hl - 1) || fs_buf_puts(out->buf, ",\"tubercles\":"))
+		return -1;
+	if ((columns ? tubercle_columns(out, t, um) : tubercle_rows(out, t, um)) ||
+	    fs_buf_puts(out->buf, ",\"edges\":") ||
+	    (columns ? edge_columns(out, t, e, um) : edge_rows(out, t, e, um)))
+		return -1;
+	if (v->statistics &&
+	    (fs_buf_puts(out->buf, ",\"statistics\":") || fs_buf_puts(out->buf, v->statistics)))
+		return -1;
+	return fs_buf_putc(out->buf, '}') || fs_sink_end(out) ? -1 : 0;
 }
 
 /* What a change did, as JSON text (an extraction replaces thousands of

@@ -36,8 +36,24 @@ cJSON *fs_set_view_stats(const fs_set_ctx *c, const fs_tubercle_list *t, const f
 cJSON *fs_set_view_info(const fs_set_info *s);
 cJSON *fs_set_view_tubercle(const fs_tubercle *t, double um);
 cJSON *fs_set_view_edge(const fs_tubercle_list *t, const fs_edge *e, double um);
-/* The whole set: {success, set, tubercles, edges, statistics, image}. */
-cJSON *fs_set_view_full(fs_req *r, const fs_set_ctx *c, const fs_tubercle_list *t, const fs_edge_list *e);
+/*
+ * The whole set, {success, set, image, tubercles, edges, statistics} (the
+ * arrays as rows, or ?layout=columns one array per field), written to a
+ * sink a row at a time (GET /api/sets/{id} streams it: a 70,000-tubercle
+ * set's answer is not held whole). fs_set_view_prepare makes what may fail
+ * or take long first (the head's objects and the statistics, as text;
+ * NULL when out of memory); fs_set_view_write then writes the answer
+ * (0, or -1 when out of memory or the sink's reader is gone).
+ */
+typedef struct fs_set_view_whole {
+	char *head;       /* {"success":true,"set":{...},"image":{...}} (owned) */
+	char *statistics; /* the statistics object, or NULL when they failed (owned) */
+} fs_set_view_whole;
+fs_set_view_whole fs_set_view_prepare(fs_req *r, const fs_set_ctx *c, const fs_tubercle_list *t,
+				      const fs_edge_list *e);
+void fs_set_view_whole_free(fs_set_view_whole *v);
+int fs_set_view_write(fs_req *r, const fs_set_ctx *c, const fs_tubercle_list *t, const fs_edge_list *e,
+		      const fs_set_view_whole *v, fs_sink *out);
 
 /*
  * Responds to a change: rc from a sets_store call. OK -> 200 {success,

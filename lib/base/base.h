@@ -1,6 +1,6 @@
 /*
  * base.h - the base subsystem's public face: what every other layer builds on: byte buffers, clocks, the configuration,
- * fast JSON writing, SHA-256, random tokens, the heap policy, the version.
+ * fast JSON writing, the sink a large answer is written to in chunks, SHA-256, random tokens, the heap policy, the version.
  *
  * Callers outside lib/base/ include this header; each module's own header
  * says what it does and who owns each pointer.
@@ -14,6 +14,7 @@
 #include "base/json_write.h"
 #include "base/num_format.h"
 #include "base/sha256.h"
+#include "base/sink.h"
 #include "base/token.h"
 #include "base/heap_policy.h"
 #include "base/tile_pool.h"

@@ -17,6 +17,7 @@
 #include <cJSON.h>
 
 #include "base/buf.h"
+#include "base/sink.h"
 #include "analysis/params.h"
 #include "image/tubercle.h"
 
@@ -70,5 +71,22 @@ int fs_annot_parse(const char *json, size_t len, fs_annot_doc *out, fs_buf *repo
  * NULL on out of memory.
  */
 cJSON *fs_annot_to_json(const fs_annot_doc *d, const char *modified_iso);
+
+/*
+ * Writes the text cJSON_Print makes of fs_annot_to_json(d, modified_iso),
+ * byte for byte, to out: a tubercle or an edge at a time, ticking the sink
+ * after each, so only the set's rows and one chunk are in memory (issue
+ * 15). Returns 0, or -1 (out of memory, or the sink's reader is gone; then
+ * out->failed is set and the text is cut short).
+ */
+int fs_annot_write(const fs_annot_doc *d, const char *modified_iso, fs_sink *out);
+
+/* The same, with each set's rows and history filled by load(ctx, i,
+ * &d->sets[i]) just before the set is written and freed after it, so an
+ * image's sets are in memory one at a time. load returns 0, or non-zero to
+ * stop (returned as it is); d->sets[i] keeps its other fields. */
+typedef int (*fs_annot_load_fn)(void *ctx, size_t i, fs_annot_set *s);
+int fs_annot_write_sets(fs_annot_doc *d, const char *modified_iso, fs_annot_load_fn load, void *ctx,
+			fs_sink *out);
 
 #endif

@@ -65,25 +65,22 @@ static void iso_time(double t, char *out, size_t n)
 	snprintf(out, n, "%s.%06dZ", base, (int)((t - (double)s) * 1e6));
 }
 
-int fs_event_query_run(fs_db *db, const fs_event_query *q, cJSON **out)
+/* Every filter is bound, "no filter" binds a value that makes its clause
+ * true; ?6 and ?8 bound the ids from above and below (paging). */
+#define EVENT_WHERE \
+	"WHERE (?1 = 0 OR e.user_id = ?1) AND (?2 = 0 OR e.image_id = ?2) " \
+	"AND (?3 IS NULL OR e.event_type = ?3 OR e.event_type = 'client_' || ?3 OR (substr(?3, -1) = '*' AND " \
+	"     (substr(e.event_type, 1, length(?3) - 1) = substr(?3, 1, length(?3) - 1) OR " \
+	"      substr(e.event_type, 1, length(?3) + 6) = 'client_' || substr(?3, 1, length(?3) - 1)))) " \
+	"AND (?4 = 0 OR e.at >= ?4) AND (?5 = 0 OR e.at < ?5) AND (?6 = 0 OR e.id < ?6) " \
+	"AND (?8 = 0 OR e.id > ?8) "
+#define EVENT_COLUMNS \
+	"SELECT e.id, e.at, e.event_type, coalesce(u.login, ''), coalesce(e.image_id, 0), e.details " \
+	"FROM events e LEFT JOIN users u ON u.id = e.user_id "
+
+static fs_bind bind_query(fs_db *db, sqlite3_stmt *st, const fs_event_query *q, int seventh)
 {
-	/* One static statement: every filter is bound, "no filter" binds a
-	 * value that makes its clause true. */
-	static const char sql[] =
-		"SELECT e.id, e.at, e.event_type, coalesce(u.login, ''), coalesce(e.image_id, 0), e.details "
-		"FROM events e LEFT JOIN users u ON u.id = e.user_id "
-		"WHERE (?1 = 0 OR e.user_id = ?1) AND (?2 = 0 OR e.image_id = ?2) "
-		"AND (?3 IS NULL OR e.event_type = ?3 OR e.event_type = 'client_' || ?3 OR (substr(?3, -1) = '*' AND "
-		"     (substr(e.event_type, 1, length(?3) - 1) = substr(?3, 1, length(?3) - 1) OR "
-		"      substr(e.event_type, 1, length(?3) + 6) = 'client_' || substr(?3, 1, length(?3) - 1)))) "
-		"AND (?4 = 0 OR e.at >= ?4) AND (?5 = 0 OR e.at < ?5) AND (?6 = 0 OR e.id < ?6) "
-		"ORDER BY e.id DESC LIMIT ?7";
-	*out = NULL;
-	sqlite3_stmt *st = fs_db_stmt(db, sql);
-	if (!st)
-		return FS_DB_ERROR;
 	fs_bind b = fs_bind_start(db, st);
-	int limit = q->limit < 1 ? 100 : q->limit > 1000 ? 1000 : q->limit;
 	fs_bind_int64(&b, 1, q->user_id);
 	fs_bind_int64(&b, 2, q->image_id);
 	if (q->event_type && *q->event_type)
@@ -91,30 +88,54 @@ int fs_event_query_run(fs_db *db, const fs_event_query *q, cJSON **out)
 	fs_bind_double(&b, 4, q->since);
 	fs_bind_double(&b, 5, q->until);
 	fs_bind_int64(&b, 6, q->before_id);
-	fs_bind_int(&b, 7, limit);
+	fs_bind_int(&b, 7, seventh);
+	fs_bind_int64(&b, 8, q->after_id);
+	return b;
+}
+
+static cJSON *row_json(sqlite3_stmt *st)
+{
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddNumberToObject(e, "id", (double)sqlite3_column_int64(st, 0));
+	char ts[48];
+	iso_time(sqlite3_column_double(st, 1), ts, sizeof ts);
+	cJSON_AddStringToObject(e, "timestamp", ts);
+	const char *type = (const char *)sqlite3_column_text(st, 2);
+	size_t pl = strlen(FS_EVENT_CLIENT_PREFIX);
+	int client = type && !strncmp(type, FS_EVENT_CLIENT_PREFIX, pl);
+	cJSON_AddStringToObject(e, "event_type", type ? type + (client ? pl : 0) : "");
+	cJSON_AddBoolToObject(e, "client", client);
+	cJSON_AddStringToObject(e, "user", (const char *)sqlite3_column_text(st, 3));
+	long long img = sqlite3_column_int64(st, 4);
+	if (img)
+		cJSON_AddNumberToObject(e, "image_id", (double)img);
+	else
+		cJSON_AddNullToObject(e, "image_id");
+	const char *d = (const char *)sqlite3_column_text(st, 5);
+	cJSON *dj = d ? cJSON_Parse(d) : NULL;
+	cJSON_AddItemToObject(e, "details", dj ? dj : cJSON_CreateObject());
+	return e;
+}
+
+int fs_event_query_run(fs_db *db, const fs_event_query *q, cJSON **out)
+{
+	static const char newest[] = EVENT_COLUMNS EVENT_WHERE "ORDER BY e.id DESC LIMIT ?7";
+	static const char oldest[] = EVENT_COLUMNS EVENT_WHERE "ORDER BY e.id ASC LIMIT ?7";
+	*out = NULL;
+	sqlite3_stmt *st = fs_db_stmt(db, q->oldest_first ? oldest : newest);
+	if (!st)
+		return FS_DB_ERROR;
+	int limit = q->limit < 1 ? 100 : q->limit > 1000 ? 1000 : q->limit;
+	fs_bind b = bind_query(db, st, q, limit);
 	cJSON *arr = cJSON_CreateArray();
 	int rc;
 	while (arr && (rc = fs_bind_step(&b)) == SQLITE_ROW) {
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddNumberToObject(e, "id", (double)sqlite3_column_int64(st, 0));
-		char ts[48];
-		iso_time(sqlite3_column_double(st, 1), ts, sizeof ts);
-		cJSON_AddStringToObject(e, "timestamp", ts);
-		const char *type = (const char *)sqlite3_column_text(st, 2);
-		size_t pl = strlen(FS_EVENT_CLIENT_PREFIX);
-		int client = type && !strncmp(type, FS_EVENT_CLIENT_PREFIX, pl);
-		cJSON_AddStringToObject(e, "event_type", type ? type + (client ? pl : 0) : "");
-		cJSON_AddBoolToObject(e, "client", client);
-		cJSON_AddStringToObject(e, "user", (const char *)sqlite3_column_text(st, 3));
-		long long img = sqlite3_column_int64(st, 4);
-		if (img)
-			cJSON_AddNumberToObject(e, "image_id", (double)img);
-		else
-			cJSON_AddNullToObject(e, "image_id");
-		const char *d = (const char *)sqlite3_column_text(st, 5);
-		cJSON *dj = d ? cJSON_Parse(d) : NULL;
-		cJSON_AddItemToObject(e, "details", dj ? dj : cJSON_CreateObject());
-		cJSON_AddItemToArray(arr, e);
+		cJSON *e = row_json(st);
+		if (!e || !cJSON_AddItemToArray(arr, e)) {
+			cJSON_Delete(e);
+			cJSON_Delete(arr);
+			arr = NULL;
+		}
 	}
 	fs_db_done(st);
 	if (!arr)
@@ -125,4 +146,19 @@ int fs_event_query_run(fs_db *db, const fs_event_query *q, cJSON **out)
 	}
 	*out = arr;
 	return FS_DB_OK;
+}
+
+int fs_event_query_nth_id(fs_db *db, const fs_event_query *q, int n, long long *id)
+{
+	static const char sql[] = "SELECT e.id FROM events e " EVENT_WHERE "ORDER BY e.id DESC LIMIT 1 OFFSET ?7";
+	*id = 0;
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	if (!st)
+		return FS_DB_ERROR;
+	fs_bind b = bind_query(db, st, q, n > 1 ? n - 1 : 0);
+	int rc = fs_bind_step(&b);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	fs_db_done(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? FS_DB_OK : fs_db_rc_from_sqlite(rc);
 }

@@ -32,11 +32,18 @@ typedef struct fs_event_query {
 	const char *event_type; /* NULL = any; a trailing '*' matches a prefix */
 	double since, until; /* unix times, 0 = open */
 	long long before_id; /* paging: events with smaller ids; 0 = newest */
+	long long after_id;  /* paging: events with larger ids; 0 = any */
+	int oldest_first;    /* the order of the page (default newest first) */
 	int limit;           /* 1..1000 */
 } fs_event_query;
 
-/* Newest first: [{id, timestamp, event_type, client, user, image_id,
- * details}]. A type filter X matches the server's X and the clients' X. */
+/* A page, newest first (or oldest first): [{id, timestamp, event_type,
+ * client, user, image_id, details}]. A type filter X matches the server's
+ * X and the clients' X. */
 int fs_event_query_run(fs_db *db, const fs_event_query *q, cJSON **out);
+
+/* The id of the n-th newest event q matches (n >= 1; q's limit is not
+ * used), 0 when fewer match: where an export of the newest n starts. */
+int fs_event_query_nth_id(fs_db *db, const fs_event_query *q, int n, long long *id);
 
 #endif

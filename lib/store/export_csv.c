@@ -96,6 +96,13 @@ static void line_str(line *l, const char *s)
 
 int fs_csv_tubercles(fs_buf *b, const fs_tubercle_list *t, double um_per_px)
 {
+	fs_sink s = fs_sink_buffer(b);
+	return fs_csv_tubercles_to(&s, t, um_per_px);
+}
+
+int fs_csv_tubercles_to(fs_sink *s, const fs_tubercle_list *t, double um_per_px)
+{
+	fs_buf *b = s->buf;
 	if (fs_buf_puts(b, "id,centroid_x,centroid_y,diameter_px,diameter_um,radius_px,circularity,"
 			   "major_axis_px,minor_axis_px,orientation,eccentricity,is_boundary,source,fit_quality\n"))
 		return -1;
@@ -122,14 +129,21 @@ int fs_csv_tubercles(fs_buf *b, const fs_tubercle_list *t, double um_per_px)
 		l.n = 0;
 		line_num(&l, p->fit_quality);
 		l.s[l.n++] = '\n';
-		if (fs_buf_append(b, l.s, l.n))
+		if (fs_buf_append(b, l.s, l.n) || fs_sink_tick(s))
 			return -1;
 	}
-	return 0;
+	return fs_sink_end(s);
 }
 
 int fs_csv_edges(fs_buf *b, const fs_tubercle_list *t, const fs_edge_list *e, double um_per_px)
 {
+	fs_sink s = fs_sink_buffer(b);
+	return fs_csv_edges_to(&s, t, e, um_per_px);
+}
+
+int fs_csv_edges_to(fs_sink *s, const fs_tubercle_list *t, const fs_edge_list *e, double um_per_px)
+{
+	fs_buf *b = s->buf;
 	if (fs_buf_puts(b, "id1,id2,center_distance_px,center_distance_um,edge_distance_px,"
 			   "edge_distance_um\n"))
 		return -1;
@@ -153,10 +167,10 @@ int fs_csv_edges(fs_buf *b, const fs_tubercle_list *t, const fs_edge_list *e, do
 			line_px_um(&l, cd - a->radius_px - c->radius_px, um_per_px);
 		}
 		l.s[l.n++] = '\n';
-		if (fs_buf_append(b, l.s, l.n))
+		if (fs_buf_append(b, l.s, l.n) || fs_sink_tick(s))
 			goto out;
 	}
-	rc = 0;
+	rc = fs_sink_end(s);
 out:
 	fs_tubercle_index_free(ix);
 	return rc;

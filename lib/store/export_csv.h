@@ -16,6 +16,7 @@
 #include <cJSON.h>
 
 #include "base/buf.h"
+#include "base/sink.h"
 #include "analysis/metrics.h"
 #include "image/tubercle.h"
 
@@ -38,6 +39,12 @@ int fs_csv_tubercles(fs_buf *b, const fs_tubercle_list *t, double um_per_px);
  * center_distance_um, edge_distance_px, edge_distance_um. An edge naming an
  * unknown id gets empty length fields. Returns 0 or -1. */
 int fs_csv_edges(fs_buf *b, const fs_tubercle_list *t, const fs_edge_list *e, double um_per_px);
+
+/* The same two files written to a sink, ticked after every row (a download
+ * handed to the client in chunks: the same bytes). Return 0, or -1 when
+ * out of memory or the sink's reader is gone. */
+int fs_csv_tubercles_to(fs_sink *s, const fs_tubercle_list *t, double um_per_px);
+int fs_csv_edges_to(fs_sink *s, const fs_tubercle_list *t, const fs_edge_list *e, double um_per_px);
 
 /* The summary header line, and one row for an image (every statistic of
  * fs_stats in µm and px, calibration, degree histogram). calibrated = 0

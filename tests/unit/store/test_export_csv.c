@@ -246,6 +246,82 @@ static void test_summary_px_columns_empty_without_calibration_value(void **state
 	cJSON_Delete(o);
 }
 
+/* A reader of a streamed CSV: collects chunks; leaves after fail_after
+ * bytes (0: never). */
+struct chunks {
+	fs_buf got;
+	size_t calls, largest, fail_after, after_fail;
+};
+
+static int chunks_write(void *ctx, const char *p, size_t n)
+{
+	struct chunks *c = ctx;
+	if (c->fail_after && c->got.len >= c->fail_after) {
+		c->after_fail++;
+		return -1;
+	}
+	c->calls++;
+	if (n > c->largest)
+		c->largest = n;
+	return fs_buf_append(&c->got, p, n);
+}
+
+/* The streamed CSVs (the downloads, issue 15) are the buffered ones byte
+ * for byte, handed on in chunks of the sink's size, and a reader that
+ * leaves stops the writer. */
+static void test_streamed_csvs_equal_the_buffered_ones(void **state)
+{
+	(void)state;
+	fs_tubercle_list t = {0};
+	fs_edge_list e = {0};
+	for (int i = 0; i < 20000; i++) {
+		fs_tubercle p;
+		fs_tubercle_init(&p);
+		p.id = i + 1;
+		p.centroid_x = (i % 211) * 37.25 + 0.1;
+		p.centroid_y = (i / 211) * 32.5;
+		p.radius_px = i % 9 == 4 ? NAN : 10 + (i % 7) * 0.37;
+		p.circularity = 0.9;
+		p.has_ellipse = i % 2;
+		p.major_axis_px = 21.5;
+		p.minor_axis_px = 19.25;
+		p.source = (fs_source)(i % 4);
+		assert_int_equal(fs_tubercle_list_append(&t, &p), 0);
+		fs_edge ed = {i + 1, i % 50 == 0 ? 999999 : (i + 211) % 20000 + 1};
+		assert_int_equal(fs_edge_list_append(&e, &ed), 0);
+	}
+	for (int kind = 0; kind < 2; kind++) {
+		fs_buf whole = FS_BUF_INIT, pending = FS_BUF_INIT;
+		struct chunks c = {FS_BUF_INIT, 0, 0, 0, 0};
+		fs_sink s = fs_sink_stream(&pending, chunks_write, &c);
+		if (kind == 0) {
+			assert_int_equal(fs_csv_tubercles(&whole, &t, 0.118), 0);
+			assert_int_equal(fs_csv_tubercles_to(&s, &t, 0.118), 0);
+		} else {
+			assert_int_equal(fs_csv_edges(&whole, &t, &e, 0.118), 0);
+			assert_int_equal(fs_csv_edges_to(&s, &t, &e, 0.118), 0);
+		}
+		assert_true(whole.len > 4 * FS_SINK_CHUNK);
+		assert_int_equal(c.got.len, whole.len);
+		assert_memory_equal(c.got.data, whole.data, whole.len);
+		assert_true(c.largest <= FS_SINK_CHUNK + 512);
+		assert_true(c.calls >= whole.len / (FS_SINK_CHUNK + 512));
+		/* the reader leaves after two chunks: the writer stops */
+		fs_buf_reset(&c.got);
+		c.fail_after = 2 * FS_SINK_CHUNK;
+		s = fs_sink_stream(&pending, chunks_write, &c);
+		int rc = kind == 0 ? fs_csv_tubercles_to(&s, &t, 0.118) : fs_csv_edges_to(&s, &t, &e, 0.118);
+		assert_int_equal(rc, -1);
+		assert_int_equal(c.after_fail, 1);
+		assert_true(c.got.len < 3 * FS_SINK_CHUNK + 512);
+		fs_buf_free(&whole);
+		fs_buf_free(&pending);
+		fs_buf_free(&c.got);
+	}
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_summary_header_and_row_have_same_width),
 		cmocka_unit_test(test_json_summary_fields),
 		cmocka_unit_test(test_summary_px_columns_empty_without_calibration_value),
+		cmocka_unit_test(test_streamed_csvs_equal_the_buffered_ones),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
