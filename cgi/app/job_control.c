@@ -203,41 +203,51 @@ long long fs_job_extract_memory_estimate_for(const fs_image_rec *im, fs_method m
 
 /*
  * A Re-measure job's peak (main_job.c, run_remeasure), two phases. While
- * measuring: the compact working image, the float measurement image made
- * from it (fs_detect_measure_image: 4 bytes a pixel, either rule) and the
- * set's tubercles (96 bytes each, with the lattice estimate's and the
+ * measuring: the compact working image, the float measurement image
+ * (fs_detect_measure_image: a float crop and its blur, 8 bytes a pixel; the
+ * top-hat's two buffers 8 more) made whole on an image of at most
+ * FS_MEASURE_BAND_MIN_PIXELS, else one band of FS_MEASURE_BAND_ROWS rows
+ * with the rows its blur and rays reach (counted as 512 above and below: a
+ * pitch up to 200 px), and the set's tubercles (96 bytes each, with the
  * rules' per-centre arrays). While storing, the images freed: the set's
  * rows, the diff's before and after, the packed record and the compressed
  * journal step, prepared outside the write lock (set_halves.h), counted at
- * 2 KiB a tubercle. Measured (tests/bench/bench_paths_memory.py, the job's
- * own peak_rss_mb, under load, 2026-11-28): /work/large10k.tif
- * (10000 x 10000 8-bit) with its 71,858 extracted tubercles, every one
- * re-measured: 533.8 MiB (estimate 678 MiB); a 1900 x 2900 8-bit lattice
- * of squares with 18,600 (test_jobs_memory.py, under load): 60.3 MiB
- * (estimate 105). The synchronous Re-measure held the float working image
- * as well (418 MB).
+ * 2 KiB a tubercle. Measured (the job's own peak_rss_mb, under load,
+ * 2026-11-28), /work/large10k.tif (10000 x 10000 8-bit) with its 71,858
+ * extracted tubercles, every one re-measured (bench_paths_memory.py):
+ * 533.8 MiB with the whole float measurement image, 285.1 MiB with bands
+ * (estimate 396 MiB);
+ * a 1900 x 2900 8-bit lattice of squares with 18,600 (test_jobs_memory.py,
+ * whole): 60.3 MiB. The synchronous Re-measure held the float working
+ * image as well (418 MB).
  */
 #define REMEASURE_BASE_BYTES (48LL << 20)
-#define REMEASURE_FLOAT_BYTES_PER_PIXEL 4
+#define REMEASURE_BAND_MARGIN_ROWS 512
 #define REMEASURE_MEASURING_BYTES_PER_TUBERCLE 256
 #define REMEASURE_STORING_BYTES_PER_TUBERCLE 2048
 
-long long fs_job_remeasure_memory_estimate(long long pixels, int sample_bytes, long long n_tubercles)
+long long fs_job_remeasure_memory_estimate(long long width, long long height, int sample_bytes,
+					   long long n_tubercles, int tophat)
 {
 	if (sample_bytes != 1 && sample_bytes != 2)
 		sample_bytes = 4;
 	if (n_tubercles < 0)
 		n_tubercles = 0;
-	long long measuring = (sample_bytes + REMEASURE_FLOAT_BYTES_PER_PIXEL) * pixels +
-			      REMEASURE_MEASURING_BYTES_PER_TUBERCLE * n_tubercles;
+	long long pixels = width * height;
+	/* a float crop and its measurement image; the top-hat's two buffers */
+	long long per_px = tophat ? 16 : 8;
+	long long meas = pixels > FS_MEASURE_BAND_MIN_PIXELS
+				 ? per_px * width * (FS_MEASURE_BAND_ROWS + 2 * REMEASURE_BAND_MARGIN_ROWS)
+				 : (per_px - 4) * pixels;
+	long long measuring = sample_bytes * pixels + meas + REMEASURE_MEASURING_BYTES_PER_TUBERCLE * n_tubercles;
 	long long storing = REMEASURE_STORING_BYTES_PER_TUBERCLE * n_tubercles;
 	return with_margin(REMEASURE_BASE_BYTES + (measuring > storing ? measuring : storing));
 }
 
-long long fs_job_remeasure_memory_estimate_for(const fs_image_rec *im, long long n_tubercles)
+long long fs_job_remeasure_memory_estimate_for(const fs_image_rec *im, long long n_tubercles, int tophat)
 {
-	return fs_job_remeasure_memory_estimate((long long)im->width * im->height,
-						fs_job_sample_bytes(im->bit_depth, im->channels), n_tubercles);
+	return fs_job_remeasure_memory_estimate(im->width, im->height, fs_job_sample_bytes(im->bit_depth, im->channels),
+						n_tubercles, tophat);
 }
 
 /* What an agent session holds besides an extraction's peak: a row of

@@ -50,15 +50,17 @@ long long fs_job_extract_memory_estimate(long long pixels, int sample_bytes, fs_
  * with (the server's measurement_rule): what admission control checks. */
 long long fs_job_extract_memory_estimate_for(const fs_image_rec *im, fs_method method);
 
-/* Bytes a Re-measure job (main_job.c) of n_tubercles on an image of that
- * many pixels in sample_bytes a sample is expected to take at its peak:
- * the compact working image and the float measurement image while it
- * measures, or the set's rows, the step's diff and journal while it
- * stores, whichever is more (measured in job_control.c), with
- * FS_JOB_MEMORY_MARGIN_PCT added. The rule does not change the images it
- * holds. */
-long long fs_job_remeasure_memory_estimate(long long pixels, int sample_bytes, long long n_tubercles);
-long long fs_job_remeasure_memory_estimate_for(const fs_image_rec *im, long long n_tubercles);
+/* Bytes a Re-measure job (main_job.c) of n_tubercles on a width x height
+ * image in sample_bytes a sample is expected to take at its peak: the
+ * compact working image and the float measurement image while it
+ * measures (whole, or a band of rows on a large image, measurement.h; the
+ * top-hat's buffers when the parameters have one), or the set's rows, the
+ * step's diff and journal while it stores, whichever is more (measured in
+ * job_control.c), with FS_JOB_MEMORY_MARGIN_PCT added. The rule does not
+ * change the images it holds. */
+long long fs_job_remeasure_memory_estimate(long long width, long long height, int sample_bytes,
+					   long long n_tubercles, int tophat);
+long long fs_job_remeasure_memory_estimate_for(const fs_image_rec *im, long long n_tubercles, int tophat);
 
 /* Bytes an agent run on the image is expected to take at its peak, 0 when
  * the image is small enough to extract synchronously (sync_max_pixels:

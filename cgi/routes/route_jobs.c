@@ -123,7 +123,7 @@ int fs_job_submit_remeasure(fs_req *r, fs_resp *w, const fs_image_rec *im, const
 	memset(&job, 0, sizeof job);
 	snprintf(job.kind, sizeof job.kind, "remeasure");
 	job.set_id = set->id;
-	job.mem_bytes = fs_job_remeasure_memory_estimate_for(im, set->n_tubercles);
+	job.mem_bytes = fs_job_remeasure_memory_estimate_for(im, set->n_tubercles, p->tophat_radius > 0);
 	cJSON *pj = cJSON_CreateObject();
 	cJSON_AddItemToObject(pj, "parameters", fs_params_to_json(p));
 	/* the revision whose centres it measures: the result lands only on it */

@@ -1,13 +1,15 @@
 /*
  * measure_centres.c - measuring given centres with a measurement rule
  * (see measurement.h), for Re-measure: detection's measurement set-up
- * (detect.c, detect_measure.c) without the detection, for either rule.
+ * (detect.c, detect_measure.c) without the detection, for either rule;
+ * on a large image the measurement image is made in bands of rows.
  */
 #include "analysis/measurement.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/blob_measure.h"
 #include "analysis/detect_candidates.h"
@@ -15,6 +17,7 @@
 #include "analysis/dome_measure.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/near_pairs.h"
+#include "analysis/preprocess.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -76,6 +79,132 @@ static void take_size(fs_tubercle *x, const fs_tubercle *m)
 	x->fit_quality = m->fit_quality;
 }
 
+/*
+ * The measurement image whole, or in bands of rows. On a large image (more
+ * than BAND_MIN_PIXELS) the float measurement image is made one band of
+ * the centres' rows at a time, with the rows above and below that the
+ * blur, the top-hat and a measurement's rays reach (margin), so no
+ * full-size float image exists: on a 100 MP image it was 400 MB of the
+ * job's 534. A centre in a band is measured on the band's image in the
+ * band's coordinates, which read the same samples as the whole image's
+ * (the last bits of a ray's position aside: translated coordinates round
+ * differently). A rule runs its passes over every centre through visit;
+ * between passes, between() sees the results so far.
+ */
+static int band_rows_forced; /* tests: bands of this many rows on any image */
+
+void fs_measure_centres_set_band_rows(int rows)
+{
+	band_rows_forced = rows > 0 ? rows : 0;
+}
+
+typedef void (*visit_fn)(const fs_image *meas, double x, double y, size_t i, int pass, void *ctx);
+
+static int cmp_by_y(const void *a, const void *b, void *arg)
+{
+	const fs_tubercle_list *t = arg;
+	double ya = t->items[*(const size_t *)a].centroid_y, yb = t->items[*(const size_t *)b].centroid_y;
+	return (ya > yb) - (ya < yb);
+}
+
+/* The measurement image of rows [a, b) of img. */
+static int band_image(const fs_image *img, const fs_params *p, double sigma, int a, int b, fs_image **out,
+		      char *err, size_t errlen)
+{
+	fs_image *crop = fs_image_region_float(img, 0, a, img->width, b - a);
+	if (!crop) {
+		snprintf(err, errlen, "measure: out of memory");
+		return -1;
+	}
+	int rc = fs_detect_measure_image(crop, p, sigma, out, err, errlen);
+	fs_image_free(crop);
+	return rc;
+}
+
+/* Runs npass passes of visit over every centre of t (between(pass, ctx)
+ * after each but the last; may be NULL); reach: how far from a centre a
+ * measurement reads, in pixels. */
+static int run_passes(const fs_image *img, const fs_params *p, double sigma, double reach,
+		      const fs_tubercle_list *t, int npass, visit_fn visit, void (*between)(int pass, void *ctx),
+		      void *ctx, char *err, size_t errlen)
+{
+	int w = img->width, h = img->height;
+	int rows = band_rows_forced ? band_rows_forced : FS_MEASURE_BAND_ROWS;
+	int banded = band_rows_forced || (long long)w * h > FS_MEASURE_BAND_MIN_PIXELS;
+	if (!banded || h <= rows) {
+		fs_image *meas = NULL;
+		if (fs_detect_measure_image(img, p, sigma, &meas, err, errlen))
+			return -1;
+		for (int pass = 0; pass < npass; pass++) {
+			for (size_t i = 0; i < t->n; i++)
+				visit(meas, t->items[i].centroid_x, t->items[i].centroid_y, i, pass, ctx);
+			if (between && pass + 1 < npass)
+				between(pass, ctx);
+		}
+		fs_image_free(meas);
+		return 0;
+	}
+	/* the blur's kernel, the top-hat's opening (twice its radius) and the
+	 * rays, from a centre the measurement may move as far again */
+	int margin = fs_gaussian_radius(sigma) + 2 * (p->tophat_radius > 0 ? p->tophat_radius : 0) +
+		     (int)ceil(2 * reach) + 4;
+	size_t *order = malloc((t->n ? t->n : 1) * sizeof *order);
+	if (!order) {
+		snprintf(err, errlen, "measure: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		order[i] = i;
+	qsort_r(order, t->n, sizeof *order, cmp_by_y, (void *)t);
+	int rc = 0;
+	for (int pass = 0; pass < npass && !rc; pass++) {
+		size_t k = 0;
+		for (int y0 = 0; y0 < h && k < t->n && !rc; y0 += rows) {
+			/* the centres whose row is in [y0, y0 + rows); those above
+			 * the image go with the first band, below it with the last */
+			size_t k1 = k;
+			while (k1 < t->n && (y0 + rows >= h || t->items[order[k1]].centroid_y < y0 + rows))
+				k1++;
+			if (k1 == k)
+				continue;
+			int a = y0 - margin < 0 ? 0 : y0 - margin;
+			int b = y0 + rows + margin > h ? h : y0 + rows + margin;
+			fs_image *meas = NULL;
+			if (band_image(img, p, sigma, a, b, &meas, err, errlen)) {
+				rc = -1;
+				break;
+			}
+			for (; k < k1; k++) {
+				const fs_tubercle *c = &t->items[order[k]];
+				visit(meas, c->centroid_x, c->centroid_y - a, order[k], pass, ctx);
+			}
+			fs_image_free(meas);
+		}
+		if (!rc && between && pass + 1 < npass)
+			between(pass, ctx);
+	}
+	free(order);
+	return rc;
+}
+
+/* The outline rule: one pass, each centre's outline on the measurement image. */
+struct outline_run {
+	fs_tubercle_list *t;
+	double max_r;
+};
+
+static void outline_visit(const fs_image *meas, double x, double y, size_t i, int pass, void *vctx)
+{
+	(void)pass;
+	struct outline_run *o = vctx;
+	fs_tubercle *c = &o->t->items[i], m;
+	fs_tubercle_init(&m);
+	if (fs_blob_measure(meas, x, y, o->max_r, &m) == 0 && fs_tubercle_measured(&m))
+		take_size(c, &m);
+	else
+		set_unmeasured(c);
+}
+
 /* rmin, rmax: the radii the parameters expect, for when there is no pitch */
 static int outline_rule(const fs_image *img, const fs_params *p, double pitch, double rmin, double rmax,
 			fs_tubercle_list *t, char *err, size_t errlen)
@@ -83,48 +212,15 @@ static int outline_rule(const fs_image *img, const fs_params *p, double pitch, d
 	/* detection's blur: 3 % of the pitch, else 5 % of the mean expected
 	 * diameter */
 	double msig = pitch > 0 ? 0.03 * pitch : 0.05 * (rmin + rmax);
-	double max_r = pitch > 0 ? 0.6 * pitch : 2 * rmax;
-	fs_image *meas = NULL;
-	if (fs_detect_measure_image(img, p, msig, &meas, err, errlen))
-		return -1;
-	for (size_t i = 0; i < t->n; i++) {
-		fs_tubercle *x = &t->items[i], m;
-		fs_tubercle_init(&m);
-		if (fs_blob_measure(meas, x->centroid_x, x->centroid_y, max_r, &m) == 0 && fs_tubercle_measured(&m)) {
-			take_size(x, &m);
-		} else {
-			set_unmeasured(x);
-		}
-	}
-	fs_image_free(meas);
-	return 0;
+	struct outline_run o = {t, pitch > 0 ? 0.6 * pitch : 2 * rmax};
+	return run_passes(img, p, msig, o.max_r, t, 1, outline_visit, NULL, &o, err, errlen);
 }
 
 /* The dome rule's ray smoothing for this image, chosen as detection
  * chooses it (detect_measure.h): the least of 0, 1.2 and 2.2 px whose mean
  * fit quality over the first 48 centres of t is within 0.03 of the best. */
-static double dome_smoothing(const fs_image *meas, const fs_tubercle_list *t, double r0, double r1)
-{
-	static const double sm[3] = {0, 1.2, 2.2};
-	size_t n = t->n < 48 ? t->n : 48;
-	double q[3] = {0};
-	for (int k = 0; k < 3; k++) {
-		for (size_t i = 0; i < n; i++) {
-			fs_tubercle m;
-			fs_tubercle_init(&m);
-			if (fs_dome_measure(meas, t->items[i].centroid_x, t->items[i].centroid_y, r0, r1, sm[k], &m) ==
-				    0 &&
-			    isfinite(m.fit_quality))
-				q[k] += m.fit_quality;
-		}
-		q[k] /= n;
-	}
-	double best = fmax(q[0], fmax(q[1], q[2]));
-	for (int k = 0; k < 3; k++)
-		if (q[k] >= best - 0.03)
-			return sm[k];
-	return 0;
-}
+static const double dome_sm[3] = {0, 1.2, 2.2};
+#define DOME_SMOOTH_TRIAL 48
 
 /* Below FS_DOME_FLAT_SPREAD of the centres' median spread a centre shows
  * no dome: the base rule's fit quality tests how consistently the rays'
@@ -135,6 +231,72 @@ static double dome_smoothing(const fs_image *meas, const fs_tubercle_list *t, do
  * agent_evidence.c). */
 #define DOME_MIN_SPREAD FS_DOME_FLAT_SPREAD
 
+/* The dome rule in two passes: first every centre's spread over a disc of
+ * the largest base (r1) and the smoothing trial's fit qualities of the
+ * first 48 centres; between them the smoothing and the spreads' median;
+ * then every centre measured. */
+struct dome_run {
+	fs_tubercle_list *t;
+	double r0, r1;
+	double *sp;	 /* per centre */
+	double q[DOME_SMOOTH_TRIAL][3]; /* the trial's fit qualities (NaN: none) */
+	double smooth, sp_med;
+	int oom;
+};
+
+static void dome_visit(const fs_image *meas, double x, double y, size_t i, int pass, void *vctx)
+{
+	struct dome_run *d = vctx;
+	if (pass == 0) {
+		d->sp[i] = fs_image_disc_spread(meas, x, y, d->r1);
+		for (int k = 0; i < DOME_SMOOTH_TRIAL && k < 3; k++) {
+			fs_tubercle m;
+			fs_tubercle_init(&m);
+			d->q[i][k] = fs_dome_measure(meas, x, y, d->r0, d->r1, dome_sm[k], &m) == 0 ? m.fit_quality : NAN;
+		}
+		return;
+	}
+	fs_tubercle *c = &d->t->items[i], m;
+	fs_tubercle_init(&m);
+	if (d->sp[i] >= DOME_MIN_SPREAD * d->sp_med &&
+	    fs_dome_measure(meas, x, y, d->r0, d->r1, d->smooth, &m) == 0 &&
+	    m.fit_quality >= FS_DOME_NO_DOME_QUALITY && fs_tubercle_measured(&m)) {
+		take_size(c, &m);
+	} else {
+		double q = m.fit_quality;
+		set_unmeasured(c);
+		c->fit_quality = q; /* says how far from measurable it was */
+	}
+}
+
+static void dome_between(int pass, void *vctx)
+{
+	(void)pass;
+	struct dome_run *d = vctx;
+	size_t n = d->t->n < DOME_SMOOTH_TRIAL ? d->t->n : DOME_SMOOTH_TRIAL;
+	double q[3] = {0};
+	for (int k = 0; k < 3; k++) {
+		for (size_t i = 0; i < n; i++)
+			if (isfinite(d->q[i][k]))
+				q[k] += d->q[i][k];
+		q[k] /= n;
+	}
+	double best = fmax(q[0], fmax(q[1], q[2]));
+	d->smooth = 0;
+	for (int k = 2; k >= 0; k--)
+		if (q[k] >= best - 0.03)
+			d->smooth = dome_sm[k];
+	double *sorted = malloc(d->t->n * sizeof *sorted);
+	if (!sorted) {
+		d->oom = 1;
+		return;
+	}
+	memcpy(sorted, d->sp, d->t->n * sizeof *sorted);
+	qsort(sorted, d->t->n, sizeof *sorted, cmp_double);
+	d->sp_med = sorted[d->t->n / 2];
+	free(sorted);
+}
+
 static int dome_rule(const fs_image *img, const fs_params *p, double pitch, double rmax, fs_tubercle_list *t,
 		     char *err, size_t errlen)
 {
@@ -143,7 +305,6 @@ static int dome_rule(const fs_image *img, const fs_params *p, double pitch, doub
 	 * the largest expected radius without a pitch, as detection's
 	 * methods without a lattice measure a candidate) */
 	double mr = pitch > 0 ? 0.6 * pitch : 2 * rmax;
-	double r0 = 0.15 * mr, r1 = 0.8 * mr;
 	/* At the set's centre as it is. A centre off the dome's (the
 	 * outline rule's, which a side detector pulls 0.1 pitch towards it)
 	 * reads the base small: on the SEM simulator 11.4 px for a true 16.0
@@ -151,41 +312,29 @@ static int dome_rule(const fs_image *img, const fs_params *p, double pitch, doub
 	 * fit nor centre_refine.h brings such a centre back (the latter reads
 	 * 6.4 px there), so Re-measure does not pretend to: the numbers are in
 	 * README "Measurement rule". */
-	fs_image *meas = NULL;
-	if (fs_detect_measure_image(img, p, pitch >= 40 ? 1.0 : 0.5, &meas, err, errlen))
-		return -1;
-	double smooth = dome_smoothing(meas, t, r0, r1);
-	/* the centres' spreads over a disc of the largest base (r1), and
-	 * their median: what a dome of this image shows */
-	double *sp = malloc(t->n * sizeof *sp), *sorted = malloc(t->n * sizeof *sorted);
-	if (!sp || !sorted) {
-		free(sp);
-		free(sorted);
-		fs_image_free(meas);
+	struct dome_run *d = calloc(1, sizeof *d);
+	if (d)
+		d->sp = malloc(t->n * sizeof *d->sp);
+	if (!d || !d->sp) {
+		if (d)
+			free(d->sp);
+		free(d);
 		snprintf(err, errlen, "measure: out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < t->n; i++)
-		sorted[i] = sp[i] = fs_image_disc_spread(meas, t->items[i].centroid_x, t->items[i].centroid_y, r1);
-	qsort(sorted, t->n, sizeof *sorted, cmp_double);
-	double sp_med = sorted[t->n / 2];
-	free(sorted);
-	for (size_t i = 0; i < t->n; i++) {
-		fs_tubercle *x = &t->items[i], m;
-		fs_tubercle_init(&m);
-		if (sp[i] >= DOME_MIN_SPREAD * sp_med &&
-		    fs_dome_measure(meas, x->centroid_x, x->centroid_y, r0, r1, smooth, &m) == 0 &&
-		    m.fit_quality >= FS_DOME_NO_DOME_QUALITY && fs_tubercle_measured(&m)) {
-			take_size(x, &m);
-		} else {
-			double q = m.fit_quality;
-			set_unmeasured(x);
-			x->fit_quality = q; /* says how far from measurable it was */
-		}
+	d->t = t;
+	d->r0 = 0.15 * mr;
+	d->r1 = 0.8 * mr;
+	/* the rays reach 1.3 x the largest base (dome_measure.c) */
+	int rc = run_passes(img, p, pitch >= 40 ? 1.0 : 0.5, 1.3 * d->r1 + 3, t, 2, dome_visit, dome_between, d, err,
+			    errlen);
+	if (!rc && d->oom) {
+		snprintf(err, errlen, "measure: out of memory");
+		rc = -1;
 	}
-	free(sp);
-	fs_image_free(meas);
-	return 0;
+	free(d->sp);
+	free(d);
+	return rc;
 }
 
 int fs_measure_centres(const fs_image *img, const fs_params *p, double um_per_px, fs_tubercle_list *t, char *err,

@@ -99,4 +99,15 @@ int fs_measure_centres(const fs_image *img, const fs_params *p, double um_per_px
 int fs_measure_centres_rule(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
 			    fs_tubercle_list *t, char *err, size_t errlen);
 
+/* On an image of more than FS_MEASURE_BAND_MIN_PIXELS the measurement
+ * image above is made one band of FS_MEASURE_BAND_ROWS rows (and the rows
+ * its blur and rays reach) at a time, never whole: a 100 MP image's is
+ * 400 MB of floats. The sizes equal the whole
+ * image's but for the last bits of the rays' positions (within 1e-9 px,
+ * test_measure_centres). Tests: bands of rows rows on any image (0: back to
+ * the default). Not thread-safe: set it before measuring. */
+void fs_measure_centres_set_band_rows(int rows);
+#define FS_MEASURE_BAND_ROWS 1024
+#define FS_MEASURE_BAND_MIN_PIXELS (16LL * 1000 * 1000)
+
 #endif

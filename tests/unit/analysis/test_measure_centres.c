@@ -2,7 +2,7 @@
  * test_measure_centres.c - Re-measure's entry (analysis/measurement.h):
  * given centres get detection's diameters, keep their place and id, and a
  * centre without a tubercle under it is left unmeasured; a compact image
- * measures as its float copy.
+ * measures as its float copy, and in bands of rows as whole.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -153,6 +153,72 @@ static void compact_image_measures_as_its_float_copy(void **state)
 	synth_truth_free(&tr);
 }
 
+/* A large image's measurement image is made in bands of rows (a Re-measure
+ * job of 100 MP): bands of 64 rows (the image's 480 rows in eight, centres
+ * on every band's edge) give every centre the whole image's size and fit
+ * quality but for the last bits of the rays' positions, both rules, with
+ * and without the top-hat, from the compact image as a job reads it. */
+static void bands_of_rows_measure_as_the_whole_image(void **state)
+{
+	(void)state;
+	synth_opts o;
+	synth_defaults(&o);
+	o.pitch = 24;
+	o.diam_ratio = 0.5;
+	o.jitter = 2;
+	synth_truth tr;
+	fs_image *src = synth_make(&o, &tr);
+	assert_non_null(src);
+	fs_image *comp = compact_of(src);
+	char err[256];
+	for (int rule = 0; rule < 2; rule++) {
+		for (int tophat = 0; tophat < 2; tophat++) {
+			fs_params p;
+			fs_params_default(&p);
+			p.tophat_radius = tophat ? 15 : 0;
+			fs_tubercle_list a = {0}, b = {0};
+			for (size_t i = 0; i < tr.n; i++) {
+				fs_tubercle x;
+				fs_tubercle_init(&x);
+				x.id = (int)i + 1;
+				x.centroid_x = tr.x[i];
+				x.centroid_y = tr.y[i];
+				assert_int_equal(fs_tubercle_list_append(&a, &x), 0);
+				assert_int_equal(fs_tubercle_list_append(&b, &x), 0);
+			}
+			fs_measurement_rule r = rule ? FS_RULE_DOME : FS_RULE_OUTLINE;
+			assert_int_equal(fs_measure_centres_rule(comp, &p, 0, r, &a, err, sizeof err), 0);
+			fs_measure_centres_set_band_rows(64);
+			int rc = fs_measure_centres_rule(comp, &p, 0, r, &b, err, sizeof err);
+			fs_measure_centres_set_band_rows(0);
+			assert_int_equal(rc, 0);
+			size_t measured = 0;
+			double worst = 0;
+			for (size_t i = 0; i < tr.n; i++) {
+				const fs_tubercle *x = &a.items[i], *y = &b.items[i];
+				assert_int_equal(x->id, y->id);
+				assert_true(x->centroid_x == y->centroid_x && x->centroid_y == y->centroid_y);
+				assert_true(fs_tubercle_measured(x) == fs_tubercle_measured(y));
+				if (!fs_tubercle_measured(x))
+					continue;
+				measured++;
+				worst = fmax(worst, fabs(x->radius_px - y->radius_px));
+				assert_true(fabs(x->fit_quality - y->fit_quality) < 1e-9 ||
+					    (isnan(x->fit_quality) && isnan(y->fit_quality)));
+			}
+			print_message("%s rule, top-hat %s: %zu of %zu measured, radii within %.2g px of the whole image's\n",
+				      rule ? "dome" : "outline", tophat ? "on" : "off", measured, tr.n, worst);
+			assert_true(worst < 1e-9);
+			assert_true(measured > tr.n / 2);
+			fs_tubercle_list_free(&a);
+			fs_tubercle_list_free(&b);
+		}
+	}
+	fs_image_free(comp);
+	fs_image_free(src);
+	synth_truth_free(&tr);
+}
+
 static void no_image_is_an_error(void **state)
 {
 	(void)state;
@@ -169,6 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(centres_get_detections_diameters),
 		cmocka_unit_test(compact_image_measures_as_its_float_copy),
+		cmocka_unit_test(bands_of_rows_measure_as_the_whole_image),
 		cmocka_unit_test(no_image_is_an_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,8 @@ typedef struct {
 
 #define MP25 (5000LL * 5000)
 #define MP100 (10000LL * 10000)
+/* a Re-measure job on the 100 MP image, bands of rows (job_control.c) */
+#define BANDS_PEAK_MIB 285.1
 #define MP4 (2048LL * 2048)
 
 static const measured_peak peaks[] = {
@@ -119,18 +121,19 @@ static void imports_and_transforms_cover_their_measured_peaks(void **state)
 }
 
 /* Re-measure jobs (peak_rss_mb, job_control.c): the 100 MP 8-bit image's
- * 71,858 tubercles and a 1900 x 2900 8-bit lattice's 18,600, every one
- * re-measured; the estimate covers each with the margin, not past 2.5
- * times, and grows with the samples' size and the tubercles' count. */
+ * 71,858 tubercles (its measurement image in bands of rows) and a
+ * 1900 x 2900 8-bit lattice's 18,600 (whole), every one re-measured; the
+ * estimate covers each with the margin, not past 2.5 times, and grows with
+ * the samples' size, the tubercles' count and the top-hat. */
 static void remeasure_covers_its_measured_peaks(void **state)
 {
 	(void)state;
 	const struct {
-		long long pixels, n;
+		long long w, h, n;
 		double peak_mib;
-	} m[] = {{MP100, 71858, 533.8}, {1900LL * 2900, 18600, 60.3}};
+	} m[] = {{10000, 10000, 71858, BANDS_PEAK_MIB}, {1900, 2900, 18600, 60.3}};
 	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
-		double est = (double)fs_job_remeasure_memory_estimate(m[i].pixels, 1, m[i].n);
+		double est = (double)fs_job_remeasure_memory_estimate(m[i].w, m[i].h, 1, m[i].n, 0);
 		double peak = m[i].peak_mib * 1048576.0;
 		if (est < peak * (100 + FS_JOB_MEMORY_MARGIN_PCT) / 100)
 			fail_msg("case %zu: estimate %.0f MiB below the peak %.0f MiB and its margin", i, est / 1048576,
@@ -139,15 +142,22 @@ static void remeasure_covers_its_measured_peaks(void **state)
 			fail_msg("case %zu: estimate %.0f MiB, more than 2.5 times the peak %.0f MiB", i, est / 1048576,
 				 m[i].peak_mib);
 	}
-	assert_true(fs_job_remeasure_memory_estimate(MP25, 2, 1000) > fs_job_remeasure_memory_estimate(MP25, 1, 1000));
-	assert_true(fs_job_remeasure_memory_estimate(MP25, 1, 600000) > fs_job_remeasure_memory_estimate(MP25, 1, 1000));
+	assert_true(fs_job_remeasure_memory_estimate(5000, 5000, 2, 1000, 0) >
+		    fs_job_remeasure_memory_estimate(5000, 5000, 1, 1000, 0));
+	assert_true(fs_job_remeasure_memory_estimate(5000, 5000, 1, 600000, 0) >
+		    fs_job_remeasure_memory_estimate(5000, 5000, 1, 1000, 0));
+	assert_true(fs_job_remeasure_memory_estimate(5000, 5000, 1, 1000, 1) >
+		    fs_job_remeasure_memory_estimate(5000, 5000, 1, 1000, 0));
+	assert_true(fs_job_remeasure_memory_estimate(3000, 3000, 1, 1000, 1) >
+		    fs_job_remeasure_memory_estimate(3000, 3000, 1, 1000, 0));
 	/* the record: its stored image's sample size */
 	fs_image_rec im = {0};
 	im.width = 10000;
 	im.height = 10000;
 	im.bit_depth = 8;
 	im.channels = 1;
-	assert_true(fs_job_remeasure_memory_estimate_for(&im, 71858) == fs_job_remeasure_memory_estimate(MP100, 1, 71858));
+	assert_true(fs_job_remeasure_memory_estimate_for(&im, 71858, 0) ==
+		    fs_job_remeasure_memory_estimate(10000, 10000, 1, 71858, 0));
 }
 
 static void whole_image_layers_cost_more(void **state)
