@@ -82,15 +82,29 @@ static void send_response(FCGX_Request *req, const fs_req *r, fs_resp *w)
 /* A streamed answer (http.h): the head without a Content-Length, then the
  * body in the pieces the handler writes. A write fails once nginx has
  * closed the connection (the client left): the handler stops there. */
+struct stream_io {
+	FCGX_Request *req;
+	long long sent; /* body bytes of this answer */
+};
+
+/* A test's hook (tests/integration/test_downloads.py): with
+ * FISHSCALE_TEST_STREAM_CUT_AFTER=N in the environment a streamed body
+ * fails after N bytes, as a writer out of memory would, so that the test
+ * sees what the client is given then. -1: off. */
+static long long cut_after = -1;
+
 static int stream_head(void *ctx, const fs_resp *w)
 {
-	FCGX_Request *req = ctx;
+	FCGX_Request *req = ((struct stream_io *)ctx)->req;
 	return send_head(req, w) || FCGX_PutStr("\r\n", 2, req->out) < 0 ? -1 : 0;
 }
 
 static int stream_body(void *ctx, const char *p, size_t n)
 {
-	FCGX_Request *req = ctx;
+	struct stream_io *io = ctx;
+	FCGX_Request *req = io->req;
+	if (cut_after >= 0 && (io->sent += (long long)n) > cut_after)
+		return -1;
 	while (n) {
 		int k = n > (1u << 30) ? 1 << 30 : (int)n;
 		if (FCGX_PutStr(p, k, req->out) != k || FCGX_GetError(req->out))
@@ -99,6 +113,24 @@ static int stream_body(void *ctx, const char *p, size_t n)
 		n -= (size_t)k;
 	}
 	return 0;
+}
+
+/*
+ * A streamed answer that could not be finished (a writer failed after the
+ * head was sent). nginx ends the client's answer as complete (the last
+ * chunk) when the connection just closes, cut or not, so what it reads
+ * next is a record no FastCGI application sends (version 0): nginx takes
+ * that as an upstream error and drops the client's connection without the
+ * last chunk, and the client sees an incomplete answer. The descriptor
+ * stays open until FCGX_Finish_r closes it; its writes then fail quietly.
+ */
+static void cut_stream(FCGX_Request *req)
+{
+	static const unsigned char bad[8] = {0};
+	FCGX_FFlush(req->out);
+	ssize_t n = write(req->ipcFd, bad, sizeof bad);
+	(void)n; /* the client may be gone: nothing to do either way */
+	shutdown(req->ipcFd, SHUT_RDWR);
 }
 
 static int worker(const char *root, const char *config, int single)
@@ -120,12 +152,16 @@ static int worker(const char *root, const char *config, int single)
 		fprintf(stderr, "fishscale.fcgi: FCGX_Init failed\n");
 		return 1;
 	}
+	const char *cut = getenv("FISHSCALE_TEST_STREAM_CUT_AFTER");
+	if (cut && *cut)
+		cut_after = atoll(cut);
 	FCGX_Request req;
 	FCGX_InitRequest(&req, 0, 0);
 	while (FCGX_Accept_r(&req) >= 0) {
 		fs_req r;
 		fs_resp w;
-		fs_resp_out out = {stream_head, stream_body, &req};
+		struct stream_io io = {&req, 0};
+		fs_resp_out out = {stream_head, stream_body, &io};
 		fs_req_init(&r, &app, env_get, body_read, &req);
 		fs_resp_init(&w);
 		w.out = &out;
@@ -133,10 +169,7 @@ static int worker(const char *root, const char *config, int single)
 		if (!w.streaming)
 			send_response(&req, &r, &w);
 		else if (w.stream_failed)
-			/* no FastCGI end of request: nginx then ends the client's
-			 * answer as broken, not as a complete (cut) body; the
-			 * descriptor stays open until FCGX_Finish_r closes it */
-			shutdown(req.ipcFd, SHUT_RDWR);
+			cut_stream(&req);
 		/* writes that did not fail the request (db.h, best effort) */
 		(void)fs_app_log_skipped(&app, stderr);
 		fs_resp_free(&w);

@@ -140,9 +140,10 @@ void fs_resp_page(fs_req *r, fs_resp *w, int status, const char *name, cJSON *ct
  * headers (no Content-Length: nginx passes the body on chunked) and
  * returns the sink the writers write to, handed to the client in chunks of
  * FS_SINK_CHUNK. fs_resp_stream_end says whether the body was complete:
- * when it was not (a writer failed, the client left), the connection is
- * dropped without FastCGI's end of request, so nginx cuts the client's
- * answer short instead of ending it as if it were whole.
+ * when it was not (a writer failed, the client left), the worker ends
+ * the FastCGI connection with a broken record (main_fcgi.c, cut_stream),
+ * so nginx cuts the client's answer short instead of ending it as if it
+ * were whole.
  */
 fs_sink *fs_resp_stream_begin(fs_req *r, fs_resp *w, int status, const char *content_type);
 /* ok: the writer's result (0 = everything written). Returns 0 when the
