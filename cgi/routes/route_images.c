@@ -480,13 +480,13 @@ static int h_upload(fs_req *r, fs_resp *w)
 
 	/* the file and what is derived from it must fit; another user's copy
 	 * of the same file costs this one nothing */
+	long long need = 0;
 	if (quota > 0) {
 		int stored_already = 0;
 		rc = fs_image_file_in_use(db, sha, &stored_already);
 		if (rc)
 			goto out;
-		long long need = fs_files_derived_estimate(ld.image->width, ld.image->height,
-							   fs_work_precision(ld.image));
+		need = fs_files_derived_estimate(ld.image->width, ld.image->height, fs_work_precision(ld.image));
 		if (!stored_already && used + u->size + need > quota) {
 			quota_refusal(r, w, used, quota, u->size + need);
 			goto out;
@@ -513,6 +513,22 @@ static int h_upload(fs_req *r, fs_resp *w)
 	}
 	if (rc != FS_DB_NOTFOUND)
 		goto out;
+	/* the same rule again under the write lock: two uploads of one user at
+	 * once both passed the check above against the usage before either
+	 * (2.4 MB stored in a 2 MB quota, 5 of 5 tries); the second now sees
+	 * the first's row and files, and its own files go */
+	if (quota > 0) {
+		int stored_already = 0;
+		rc = fs_image_file_in_use(db, sha, &stored_already);
+		if (!rc && !stored_already)
+			rc = fs_disk_usage_user(db, dd, r->user.id, &used);
+		if (rc)
+			goto out;
+		if (!stored_already && used + u->size + need > quota) {
+			quota_refusal(r, w, used, quota, u->size + need);
+			goto out;
+		}
+	}
 	rc = fs_image_insert(db, &rec, u->size);
 	if (rc)
 		goto out;
@@ -560,12 +576,14 @@ static int h_upload(fs_req *r, fs_resp *w)
 out:
 	if (in_txn)
 		fs_db_rollback(db);
-	if (rc && orig_created) {
+	/* a refusal answered (the quota under the lock) leaves nothing either */
+	int undo = rc || w->status >= 400;
+	if (undo && orig_created) {
 		int used = 1;
 		if (!fs_image_file_in_use(db, sha, &used) && !used)
 			fs_files_remove_original(dd, sha);
 	}
-	if (rc && derived_created) {
+	if (undo && derived_created) {
 		int used = 1;
 		if (!fs_image_work_key_in_use(db, rec.work_key, &used) && !used)
 			fs_files_remove_derived(dd, rec.work_key);

@@ -326,3 +326,33 @@ def test_log_on_a_large_image_is_a_job_detected_tile_by_tile():
     got = c.api("GET", "/api/sets/%d" % set_["id"]).json()
     # 24 x 24 discs in the corner, less those within the edge margin
     assert 400 <= len(got["tubercles"]) <= 24 * 24, len(got["tubercles"])
+
+
+def test_batch_over_a_library_search_extracts_exactly_the_matching_images():
+    """Issue 15 item 4's "or all matching a search": q takes every image the
+    library search finds, and no other; each receives its result in the new
+    set, the image that does not match gets no such set."""
+    srv.release_jobs()
+    c = login("gil")
+    board = lambda x, y: 215 if ((x // 12) + (y // 12)) % 2 else 35
+    ids = {}
+    for name in ("kv9-match-a.png", "kv9-match-b.png", "kv9-other.png"):
+        r = upload(c, png_gray(240 + len(ids) * 8, 230, board), name)
+        assert r.status == 201, r.text
+        ids[name] = r.json()["image"]["id"]
+    r = c.api("POST", "/api/batches", json_body={"q": "kv9-match", "new_set": "searched", "profile": "default"})
+    assert r.status == 201, r.text
+    bid = r.json()["batch"]["id"]
+    assert sorted(j["image_id"] for j in r.json()["jobs"]) == sorted([ids["kv9-match-a.png"], ids["kv9-match-b.png"]])
+
+    def done():
+        jobs = c.api("GET", "/api/batches/%d" % bid).json()["jobs"]
+        return jobs if all(j["state"] in ("done", "failed", "cancelled") for j in jobs) else None
+    assert [j["state"] for j in wait_for(done, timeout=90, what="the batch")] == ["done", "done"]
+    for name, iid in ids.items():
+        sets = c.api("GET", "/api/images/%d/sets" % iid).json()["sets"]
+        searched = [s for s in sets if s["name"] == "searched"]
+        if "match" in name:
+            assert len(searched) == 1 and searched[0]["n_tubercles"] > 0, (name, sets)
+        else:
+            assert not searched, (name, sets)

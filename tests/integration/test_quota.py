@@ -4,6 +4,7 @@ with nothing stored; the library and the Users page show the usage."""
 import os
 import random
 import re
+import threading
 
 from harness import Server
 from test_images import multipart, png_gray, state, upload
@@ -17,7 +18,7 @@ def setup_module():
     # imported by a job: a refusal must leave neither behind
     srv = Server(env={"FISHSCALE_USER_QUOTA_MB": "2", "FISHSCALE_TILE_MIN_SIDE": "512",
                       "FISHSCALE_IMPORT_SYNC_MAX_PIXELS": "1500000"}).start()
-    for who in ("bob", "carol", "dave", "erin", "gus", "hal"):
+    for who in ("bob", "carol", "dave", "erin", "gus", "hal", "ivy"):
         srv.cli("user", "add", who, input=who + "-password-123\n")
     # bob's image, for the pages that show usage
     # noise: it does not compress, so it shows as at least 0.1 MB
@@ -154,3 +155,34 @@ def test_a_transform_that_would_go_over_the_quota_is_refused_and_changes_nothing
     r = c.api("POST", "/api/images/%d/crop" % img["id"], {"x": 10, "y": 10, "width": 64, "height": 64})
     assert r.status == 200, (r.status, r.text)
     assert (r.json()["image"]["width"], r.json()["image"]["height"]) == (64, 64)
+
+
+def test_two_uploads_at_once_cannot_share_the_same_room():
+    """Each of two 620 x 620 noise images fits the 2 MB quota alone, not
+    both. Sent at once, both passed the check against the usage before
+    either (2.4 MB stored, 5 of 5 tries); the check is made again under the
+    write lock, so one is stored and the other refused with nothing left."""
+    before = state(srv)
+    rnd = random.Random(5)
+    images = [png_gray(620, 620, lambda x, y: rnd.randrange(256)) for _ in range(2)]
+    clients = [login("ivy"), login("ivy")]
+    res = [None, None]
+
+    def send(i):
+        res[i] = upload(clients[i], images[i], "both-%d.png" % i)
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.status for r in res) == [201, 413], [(r.status, r.text[:200]) for r in res]
+    refused = [r for r in res if r.status == 413][0]
+    assert "quota" in refused.json()["error"], refused.text
+    assert disk(clients[0])["used_bytes"] <= 2 << 20
+    after = state(srv)
+    grown = {k: after[k] - before[k] for k in after}
+    assert grown["images"] == grown["image_files"] == grown["sets"] == 1, grown
+    for d in ("originals", "work", "display", "thumbs", "pyramid"):
+        assert grown[d] <= 1, grown
+    assert grown["tmp"] == 0, grown
