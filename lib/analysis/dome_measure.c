@@ -217,22 +217,22 @@ static void smooth_ray(const double *t, int n, const double *kern, int kr, doubl
 	for (int i = -kr; i <= kr; i++)
 		kf[i + kr] = kern[i < 0 ? -i : i];
 	/* four outputs at a time: four independent chains of additions
-	 * instead of one (each output's taps still added in their order) */
+	 * instead of one, two of them in the lanes of each vector (each
+	 * output's taps still added in their order, one product and one
+	 * sum a lane) */
 	int j = 0;
 	for (; j + 3 <= n; j += 4) {
-		double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+		v2d a01 = {0, 0}, a23 = {0, 0};
 		const double *s = c + j - kr;
 		for (int i = 0; i <= 2 * kr; i++) {
-			double k = kf[i];
-			a0 += k * s[i];
-			a1 += k * s[i + 1];
-			a2 += k * s[i + 2];
-			a3 += k * s[i + 3];
+			v2d k = {kf[i], kf[i]}, s01, s23;
+			memcpy(&s01, s + i, sizeof s01);
+			memcpy(&s23, s + i + 2, sizeof s23);
+			a01 += k * s01;
+			a23 += k * s23;
 		}
-		v[j] = a0;
-		v[j + 1] = a1;
-		v[j + 2] = a2;
-		v[j + 3] = a3;
+		memcpy(v + j, &a01, sizeof a01);
+		memcpy(v + j + 2, &a23, sizeof a23);
 	}
 	for (; j <= n; j++) {
 		double acc = 0;
@@ -279,12 +279,22 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 	for (int k = 0; k < NRAYS; k++) {
 		double v[NMAX + 1];
 		if (!kr) {
-			for (int j = 0; j <= n; j++)
-				v[j] = raw[k][j];
+			memcpy(v, raw[k], (size_t)(n + 1) * sizeof *v);
 		} else {
 			int k0 = (k + NRAYS - 1) % NRAYS, k1 = (k + 1) % NRAYS;
 			double t[NMAX + 1];
-			for (int j = 0; j <= n; j++)
+			/* two radii at a time, each lane the same sums */
+			v2d half = {0.5, 0.5}, quarter = {0.25, 0.25};
+			int j = 0;
+			for (; j + 1 <= n; j += 2) {
+				v2d r, r0, r1;
+				memcpy(&r, &raw[k][j], sizeof r);
+				memcpy(&r0, &raw[k0][j], sizeof r0);
+				memcpy(&r1, &raw[k1][j], sizeof r1);
+				v2d tj = half * r + quarter * (r0 + r1);
+				memcpy(t + j, &tj, sizeof tj);
+			}
+			for (; j <= n; j++)
 				t[j] = 0.5 * raw[k][j] + 0.25 * (raw[k0][j] + raw[k1][j]);
 			smooth_ray(t, n, kern, kr, v);
 		}
