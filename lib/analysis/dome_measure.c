@@ -41,6 +41,7 @@
 static double deblur_tab(const double *tab, double s, double r);
 static double sigma_from_tab(const double *tab, const double *qtab, double r, double kappa);
 static const double *shared_tab(int q);
+static const double *ray_dirs(int q);
 static double fit_small_base(const fs_image *img, double cx, double cy, double r0, double sigma, double rlim);
 static double fit_profile(const double *prof, int nr, double step, double r0, double sigma, double rfit, double *ssr_out);
 static void mean_profile(const fs_image *img, double cx, double cy, double step, int nr, double *prof);
@@ -513,12 +514,8 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	 * the same base to the last bit (sample_split) */
 	int xi = (int)floor(x), yi = (int)floor(y);
 	double cx = x - xi, cy = y - yi, q = 0;
-	/* the ray directions, once for the passes */
-	double cs[NRAYS], sn[NRAYS];
-	for (int k = 0; k < NRAYS; k++) {
-		cs[k] = cos(2 * M_PI * k / NRAYS);
-		sn[k] = sin(2 * M_PI * k / NRAYS);
-	}
+	/* the ray directions (once per process) */
+	const double *cs = ray_dirs(0), *sn = ray_dirs(1);
 	/* The first pass may start off centre (the outer step is then smeared
 	 * over the radii): it takes the strongest step; the next ones, from the
 	 * fitted centre, the outermost strong one. */
@@ -540,9 +537,8 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	/* the polygon of edge points (about the centre the rays started from) */
 	double ex[NRAYS], ey[NRAYS];
 	for (int k = 0; k < NRAYS; k++) {
-		double a0 = 2 * M_PI * k / NRAYS;
-		ex[k] = rad[k] * cos(a0);
-		ey[k] = rad[k] * sin(a0);
+		ex[k] = rad[k] * cs[k];
+		ey[k] = rad[k] * sn[k];
 	}
 	fs_poly_moments pm;
 	fs_poly_moments_of(ex, ey, NRAYS, &pm);
@@ -709,6 +705,27 @@ static const double *shared_tab(int q)
 {
 	pthread_once(&g_tab_once, tab_init);
 	return q ? g_qtab : g_tab;
+}
+
+/* The rays' directions, cos(2 pi k / NRAYS) and sin(...), the values
+ * every measurement computed for itself (32 sincos calls each, and the
+ * polygon's the same again): once per process. */
+static double g_dirs[2][NRAYS];
+static pthread_once_t g_dirs_once = PTHREAD_ONCE_INIT;
+
+static void dirs_init(void)
+{
+	for (int k = 0; k < NRAYS; k++) {
+		g_dirs[0][k] = cos(2 * M_PI * k / NRAYS);
+		g_dirs[1][k] = sin(2 * M_PI * k / NRAYS);
+	}
+}
+
+/* q = 0: the cosines; q = 1: the sines. */
+static const double *ray_dirs(int q)
+{
+	pthread_once(&g_dirs_once, dirs_init);
+	return g_dirs[q];
 }
 
 static double sigma_from(const fs_dome_image *d, double r, double kappa)
@@ -879,11 +896,7 @@ static double fit_small_base(const fs_image *img, double cx, double cy, double r
 /* The mean over 32 rays about (cx, cy) at radii j step, j < nr. */
 static void mean_profile(const fs_image *img, double cx, double cy, double step, int nr, double *prof)
 {
-	double cs[NRAYS], sn[NRAYS];
-	for (int k = 0; k < NRAYS; k++) {
-		cs[k] = cos(2 * M_PI * k / NRAYS);
-		sn[k] = sin(2 * M_PI * k / NRAYS);
-	}
+	const double *cs = ray_dirs(0), *sn = ray_dirs(1);
 	prof[0] = fs_image_sample(img, cx, cy);
 	for (int j = 1; j < nr; j++) {
 		double acc = 0;
