@@ -41,6 +41,7 @@
 static double deblur_tab(const double *tab, double s, double r);
 static double sigma_from_tab(const double *tab, const double *qtab, double r, double kappa);
 static const double *shared_tab(int q);
+static const double *ray_dirs(int q);
 static double fit_small_base(const fs_image *img, double cx, double cy, double r0, double sigma, double rlim);
 static double fit_profile(const double *prof, int nr, double step, double r0, double sigma, double rfit, double *ssr_out);
 static void mean_profile(const fs_image *img, double cx, double cy, double step, int nr, double *prof);
@@ -217,22 +218,22 @@ static void smooth_ray(const double *t, int n, const double *kern, int kr, doubl
 	for (int i = -kr; i <= kr; i++)
 		kf[i + kr] = kern[i < 0 ? -i : i];
 	/* four outputs at a time: four independent chains of additions
-	 * instead of one (each output's taps still added in their order) */
+	 * instead of one, two of them in the lanes of each vector (each
+	 * output's taps still added in their order, one product and one
+	 * sum a lane) */
 	int j = 0;
 	for (; j + 3 <= n; j += 4) {
-		double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+		v2d a01 = {0, 0}, a23 = {0, 0};
 		const double *s = c + j - kr;
 		for (int i = 0; i <= 2 * kr; i++) {
-			double k = kf[i];
-			a0 += k * s[i];
-			a1 += k * s[i + 1];
-			a2 += k * s[i + 2];
-			a3 += k * s[i + 3];
+			v2d k = {kf[i], kf[i]}, s01, s23;
+			memcpy(&s01, s + i, sizeof s01);
+			memcpy(&s23, s + i + 2, sizeof s23);
+			a01 += k * s01;
+			a23 += k * s23;
 		}
-		v[j] = a0;
-		v[j + 1] = a1;
-		v[j + 2] = a2;
-		v[j + 3] = a3;
+		memcpy(v + j, &a01, sizeof a01);
+		memcpy(v + j + 2, &a23, sizeof a23);
 	}
 	for (; j <= n; j++) {
 		double acc = 0;
@@ -279,12 +280,22 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 	for (int k = 0; k < NRAYS; k++) {
 		double v[NMAX + 1];
 		if (!kr) {
-			for (int j = 0; j <= n; j++)
-				v[j] = raw[k][j];
+			memcpy(v, raw[k], (size_t)(n + 1) * sizeof *v);
 		} else {
 			int k0 = (k + NRAYS - 1) % NRAYS, k1 = (k + 1) % NRAYS;
 			double t[NMAX + 1];
-			for (int j = 0; j <= n; j++)
+			/* two radii at a time, each lane the same sums */
+			v2d half = {0.5, 0.5}, quarter = {0.25, 0.25};
+			int j = 0;
+			for (; j + 1 <= n; j += 2) {
+				v2d r, r0, r1;
+				memcpy(&r, &raw[k][j], sizeof r);
+				memcpy(&r0, &raw[k0][j], sizeof r0);
+				memcpy(&r1, &raw[k1][j], sizeof r1);
+				v2d tj = half * r + quarter * (r0 + r1);
+				memcpy(t + j, &tj, sizeof tj);
+			}
+			for (; j <= n; j++)
 				t[j] = 0.5 * raw[k][j] + 0.25 * (raw[k0][j] + raw[k1][j]);
 			smooth_ray(t, n, kern, kr, v);
 		}
@@ -503,12 +514,8 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	 * the same base to the last bit (sample_split) */
 	int xi = (int)floor(x), yi = (int)floor(y);
 	double cx = x - xi, cy = y - yi, q = 0;
-	/* the ray directions, once for the passes */
-	double cs[NRAYS], sn[NRAYS];
-	for (int k = 0; k < NRAYS; k++) {
-		cs[k] = cos(2 * M_PI * k / NRAYS);
-		sn[k] = sin(2 * M_PI * k / NRAYS);
-	}
+	/* the ray directions (once per process) */
+	const double *cs = ray_dirs(0), *sn = ray_dirs(1);
 	/* The first pass may start off centre (the outer step is then smeared
 	 * over the radii): it takes the strongest step; the next ones, from the
 	 * fitted centre, the outermost strong one. */
@@ -530,9 +537,8 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	/* the polygon of edge points (about the centre the rays started from) */
 	double ex[NRAYS], ey[NRAYS];
 	for (int k = 0; k < NRAYS; k++) {
-		double a0 = 2 * M_PI * k / NRAYS;
-		ex[k] = rad[k] * cos(a0);
-		ey[k] = rad[k] * sin(a0);
+		ex[k] = rad[k] * cs[k];
+		ey[k] = rad[k] * sn[k];
 	}
 	fs_poly_moments pm;
 	fs_poly_moments_of(ex, ey, NRAYS, &pm);
@@ -699,6 +705,27 @@ static const double *shared_tab(int q)
 {
 	pthread_once(&g_tab_once, tab_init);
 	return q ? g_qtab : g_tab;
+}
+
+/* The rays' directions, cos(2 pi k / NRAYS) and sin(...), the values
+ * every measurement computed for itself (32 sincos calls each, and the
+ * polygon's the same again): once per process. */
+static double g_dirs[2][NRAYS];
+static pthread_once_t g_dirs_once = PTHREAD_ONCE_INIT;
+
+static void dirs_init(void)
+{
+	for (int k = 0; k < NRAYS; k++) {
+		g_dirs[0][k] = cos(2 * M_PI * k / NRAYS);
+		g_dirs[1][k] = sin(2 * M_PI * k / NRAYS);
+	}
+}
+
+/* q = 0: the cosines; q = 1: the sines. */
+static const double *ray_dirs(int q)
+{
+	pthread_once(&g_dirs_once, dirs_init);
+	return g_dirs[q];
 }
 
 static double sigma_from(const fs_dome_image *d, double r, double kappa)
@@ -869,11 +896,7 @@ static double fit_small_base(const fs_image *img, double cx, double cy, double r
 /* The mean over 32 rays about (cx, cy) at radii j step, j < nr. */
 static void mean_profile(const fs_image *img, double cx, double cy, double step, int nr, double *prof)
 {
-	double cs[NRAYS], sn[NRAYS];
-	for (int k = 0; k < NRAYS; k++) {
-		cs[k] = cos(2 * M_PI * k / NRAYS);
-		sn[k] = sin(2 * M_PI * k / NRAYS);
-	}
+	const double *cs = ray_dirs(0), *sn = ray_dirs(1);
 	prof[0] = fs_image_sample(img, cx, cy);
 	for (int j = 1; j < nr; j++) {
 		double acc = 0;
