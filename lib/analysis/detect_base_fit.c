@@ -73,7 +73,7 @@ double fs_det_base_level_one(const fs_image *img, double x, double y, double mr,
 {
 	fs_tubercle t;
 	memset(&t, 0, sizeof t);
-	if (fs_dome_measure(img, x, y, 0.15 * mr / F, 0.8 * mr / F, 0, &t) || !(t.fit_quality >= DOME_QUALITY) ||
+	if (fs_dome_measure_base(img, x, y, 0.15 * mr / F, 0.8 * mr / F, &t) || !(t.fit_quality >= DOME_QUALITY) ||
 	    !(t.radius_px > 0))
 		return NAN;
 	return t.radius_px;

@@ -121,8 +121,9 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
  * from those centres (fs_det_base_level_one), used for the level where
  * finite, meas' own radius elsewhere.
  *
- * fs_det_base_level_one: the base rule's radius (fs_dome_measure,
- * unsmoothed rays, the rule's radius range for a candidate of max_r mr
+ * fs_det_base_level_one: the base rule's radius (fs_dome_measure_base:
+ * unsmoothed rays, the step's outward shift by the dome's inner slope
+ * taken out; the rule's radius range for a candidate of max_r mr
  * on an image reduced by F) of the dome at (x, y) of img; NAN when it
  * finds no dome there (fit quality below the rule's 0.45).
  *

@@ -80,6 +80,19 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
 		    fs_tubercle *t);
 
 /*
+ * fs_dome_measure on unsmoothed rays, its raw radius first moved in by
+ * how far the dome's own signal slope just inside the base pushes the
+ * blurred step's steepest point outwards (inner_shift in dome_measure.c:
+ * a dome brighter towards its base - the secant law's rise, a bright rim
+ * - reads its steepest step 0.05-0.3 px outside the base at a blur of
+ * about 0.9 px; at fill 0.8 and pitch 16, 3 % of the space is 0.1 px of
+ * radius). Fitted on the rays' mean step profile, not assumed. The dome
+ * rule reads its level with it from the fitted centres
+ * (detect_base_fit.h). Same returns as fs_dome_measure.
+ */
+int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t);
+
+/*
  * fs_dome_measure without the weight around the common circle and without
  * the blur correction: each ray's strongest step within +-25 % of the
  * base radius counts as it is. The

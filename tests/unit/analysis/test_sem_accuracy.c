@@ -52,14 +52,17 @@
  * cc241b2): D 28, S 31, SD 39, all four 17, the guards raised there.
  * The level of the sizes read again from the template fit's centres on
  * unsmoothed rays where no halftone screen was found (h23f,
- * detect_base_fit.h): D 28 -> 32, S 31, SD 39, all four 17 -> 19. */
+ * detect_base_fit.h): D 28 -> 32, S 31, SD 39, all four 17 -> 19. That
+ * level read with the outward push of the dome's inner slope taken out
+ * (h24d, fs_dome_measure_base): D 32 -> 37, S 31 -> 35, SD 39, RP 64, all
+ * four 19 -> 27. */
 #define LEVEL_OLD_D 7
 #define LEVEL_OLD_RP 31
-#define LEVEL_NEW_D 32
-#define LEVEL_NEW_S 31
+#define LEVEL_NEW_D 37
+#define LEVEL_NEW_S 35
 #define LEVEL_NEW_SD 39
 #define LEVEL_NEW_RP 64
-#define LEVEL_NEW_ALL 19
+#define LEVEL_NEW_ALL 27
 
 typedef struct scene_result {
 	double recall, precision, d_err, s_err, d_sd;
