@@ -204,17 +204,21 @@ static void evidence(void **state)
 		res_free[w] = g->fit.residual;
 		res_fit[w] = at_fit.residual;
 	}
-	/* The findings, at the levels measured (2026-11-28), each held fill
-	 * against the free fit's fill held the same way: Fig2's published
-	 * fill fits as well as that (outline rule's centres 0.191 against
-	 * 0.191 at 0.316; dome rule's 0.289 against 0.289 at 0.285); Fig4's
-	 * does not (outline: 0.305 at 0.730 against 0.182 at 0.228 and 0.226
-	 * at the detector's 0.442; dome: 0.316 against 0.169 at 0.482 and
-	 * 0.253 at the detector's 0.283). */
-	assert_true(res_pub[0] <= res_fit[0] + 0.01);
+	/* The findings, each held fill against the free fit's fill held the
+	 * same way. What the published fill costs over the best formation
+	 * (the excess residual) is small on Fig2 and large on Fig4: outline
+	 * rule's centres 0.000 (0.191 at 0.298 against 0.191 at 0.316) and
+	 * 0.123 (0.305 at 0.730 against 0.182 at 0.228); dome rule's 0.065
+	 * (0.285 against 0.220 at 0.253) and 0.153 (0.317 against 0.164 at
+	 * 0.481), measured 2026-11-28 after the dome rule stopped keeping
+	 * two domes on Fig2's flat ground (h24f), which moved its free fill
+	 * from 0.285 to 0.253. Asserted: Fig2's excess is below Fig4's by
+	 * 0.05 at least, i.e. Fig2's published value is what its image
+	 * supports far better than Fig4's is. */
+	assert_true(res_pub[0] - res_fit[0] + 0.05 <= res_pub[2] - res_fit[2]);
 	/* and Fig2's free fit itself reads its published fill within 0.05
-	 * (outline 0.316 +- 0.045, dome 0.285, against 0.298); Fig4's reads
-	 * 0.228 / 0.482, so no such bound is asserted for it
+	 * (outline 0.316 +- 0.045, dome 0.253, against 0.298); Fig4's reads
+	 * 0.228 / 0.481, so no such bound is asserted for it
 	 * (test_paper_profile_fill has what Fig4's image supports) */
 	const fig *f2 = find("P1_Fig2_");
 	assert_true(fabs(f2->fit.fill - f2->published) <= 0.05);
