@@ -7,6 +7,29 @@
 #include "image/image_io.h"
 #include "store/store.h"
 
+/* 1 (with the message) when the upload and its derived files (need bytes)
+ * would take the user past quota (> 0) now; 0 when they fit, the file is
+ * stored for another entry already (it costs nothing) or there is no
+ * quota; 1 with a message when the usage cannot be read. */
+static int over_quota(fs_app *app, const fs_import_req *q, long long quota, long long need, char *err, size_t errlen)
+{
+	long long used = 0;
+	int stored_already = 0;
+	if (quota <= 0)
+		return 0;
+	if (fs_image_file_in_use(app->db, q->sha256, &stored_already) ||
+	    (!stored_already && fs_disk_usage_user(app->db, app->cfg.data_dir, q->user_id, &used))) {
+		snprintf(err, errlen, "cannot read the disk usage");
+		return 1;
+	}
+	if (stored_already || used + q->size + need <= quota)
+		return 0;
+	snprintf(err, errlen,
+		 "your disk quota is used up: your images take %.1f MB of %.0f MB, and this one needs about %.1f MB more",
+		 used / 1048576.0, quota / 1048576.0, (q->size + need) / 1048576.0);
+	return 1;
+}
+
 int fs_image_import_stored(fs_app *app, const fs_import_req *q, long long *image_id, int *existing, char *err,
 			   size_t errlen)
 {
@@ -30,22 +53,10 @@ int fs_image_import_stored(fs_app *app, const fs_import_req *q, long long *image
 	fs_load_opts lo = {.max_pixels = app->cfg.max_pixels, .page = q->page, .compact = 1};
 	if (fs_load_file(path, &lo, &ld, err, errlen))
 		goto out;
-	long long quota = (long long)app->cfg.user_quota_mb << 20, used = 0;
-	if (quota > 0) {
-		int stored_already = 0;
-		if (fs_disk_usage_user(db, dd, q->user_id, &used) || fs_image_file_in_use(db, q->sha256, &stored_already)) {
-			snprintf(err, errlen, "cannot read the disk usage");
-			goto out;
-		}
-		long long need = fs_files_derived_estimate(ld.image->width, ld.image->height, fs_work_precision(ld.image));
-		if (!stored_already && used + q->size + need > quota) {
-			snprintf(err, errlen,
-				 "your disk quota is used up: your images take %.1f MB of %.0f MB, and this one needs "
-				 "about %.1f MB more",
-				 used / 1048576.0, quota / 1048576.0, (q->size + need) / 1048576.0);
-			goto out;
-		}
-	}
+	long long quota = (long long)app->cfg.user_quota_mb << 20;
+	long long need = fs_files_derived_estimate(ld.image->width, ld.image->height, fs_work_precision(ld.image));
+	if (over_quota(app, q, quota, need, err, errlen))
+		goto out;
 	fs_image_rec_from_loaded(&rec, q->user_id, q->sha256, q->page, q->name, &ld);
 	rec.shared = q->shared;
 	if (fs_files_store_derived(dd, rec.work_key, ld.image, 1, &derived, err, errlen))
@@ -62,6 +73,10 @@ int fs_image_import_stored(fs_app *app, const fs_import_req *q, long long *image
 		rc = 0;
 		goto out;
 	}
+	/* the same rule again under the write lock: an upload of the user's
+	 * that landed while this job decoded and wrote its files counts now */
+	if (f == FS_DB_NOTFOUND && over_quota(app, q, quota, need, err, errlen))
+		goto out;
 	long long set_id;
 	/* a delete that committed meanwhile may have removed files: put back what is missing */
 	int again = 0;
