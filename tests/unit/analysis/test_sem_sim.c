@@ -7,7 +7,9 @@
  * the secant law alone a dome's flanks are brighter than its top; the
  * paper margin is white and the surround black, both outside the truth's
  * scale region; 8- and 16-bit quantisation; the truth's pairs are the six
- * lattice neighbours of a whole site. (Determinism, the spaces' formula,
+ * lattice neighbours of a whole site; the halftone screen lies at 45° with
+ * the period asked for; shot noise has the variance signal / dose; the
+ * ground beyond a steep dome away from the detector is in its shadow. (Determinism, the spaces' formula,
  * resampling and matching: test_sem_accuracy's
  * simulator_is_deterministic_and_consistent.)
  */
@@ -242,6 +244,141 @@ static void quantised_to_8_and_16_bits(void **state)
 	}
 }
 
+/* Power of the image's mean-free brightness at the frequency (fx, fy),
+ * cycles per pixel (a direct sum: the frequencies need not be DFT bins). */
+static double power_at(const fs_image *img, double fx, double fy)
+{
+	double mean = 0;
+	for (int y = 0; y < img->height; y++)
+		for (int x = 0; x < img->width; x++)
+			mean += fs_image_value(img, x, y);
+	mean /= (double)img->width * img->height;
+	double re = 0, im = 0;
+	for (int y = 0; y < img->height; y++)
+		for (int x = 0; x < img->width; x++) {
+			double v = fs_image_value(img, x, y) - mean, a = 2 * M_PI * (fx * x + fy * y);
+			re += v * cos(a);
+			im -= v * sin(a);
+		}
+	return (re * re + im * im) / ((double)img->width * img->height);
+}
+
+/* The printed screen is at 45° with the period asked for: its two
+ * fundamentals (along u = (x + y) / sqrt 2 and w = (x - y) / sqrt 2) hold
+ * far more power than the same period at 0° or than a screen of 4 or 6 px
+ * would, for periods 3 to 6 px (issue 13 section 1). */
+static void halftone_screen_is_at_45_degrees_with_its_period(void **state)
+{
+	(void)state;
+	static const double periods[] = {3, 5, 6};
+	for (int k = 0; k < 3; k++) {
+		sem_opts o;
+		clean(&o);
+		o.halftone = periods[k];
+		o.scan_blur = 0;
+		sem_truth t;
+		fs_image *img = sem_make(&o, &t);
+		assert_non_null(img);
+		double P = periods[k], f = 1 / (P * M_SQRT2);
+		double at45 = fmin(power_at(img, f, f), power_at(img, f, -f));
+		double at0 = fmax(power_at(img, 1 / P, 0), power_at(img, 0, 1 / P));
+		double fo = 1 / ((P + 1) * M_SQRT2), fu = 1 / ((P - 0.8) * M_SQRT2);
+		double other = fmax(power_at(img, fo, fo), power_at(img, fu, fu));
+		printf("halftone %.0f px: power at 45 deg %.4g, at 0 deg %.4g, other periods %.4g\n", P, at45, at0,
+		       other);
+		assert_true(at45 > 20 * at0);
+		assert_true(at45 > 20 * other);
+		/* binarised ink coverage of 3 x 3 subsamples: at most 10 levels */
+		for (int y = 0; y < img->height; y += 7)
+			for (int x = 0; x < img->width; x += 5) {
+				double c = (fs_image_value(img, x, y) - 0.05) / 0.9 * 9;
+				assert_true(fabs(c - round(c)) < 1e-4);
+			}
+		sem_truth_free(&t);
+		fs_image_free(img);
+	}
+}
+
+/* Shot noise is Poisson-like: the same scene with and without it differs
+ * by noise whose variance is the noiseless signal over the dose, bright
+ * pixels noisier than dark ones in that proportion. */
+static void shot_noise_has_the_variance_of_the_dose(void **state)
+{
+	(void)state;
+	sem_opts o;
+	clean(&o);
+	sem_truth t0, t1;
+	fs_image *quiet = sem_make(&o, &t0);
+	o.dose = 400;
+	fs_image *noisy = sem_make(&o, &t1);
+	assert_non_null(quiet);
+	assert_non_null(noisy);
+	double sq[2] = {0, 0}, ex[2] = {0, 0};
+	for (int y = 0; y < quiet->height; y++)
+		for (int x = 0; x < quiet->width; x++) {
+			double v = fs_image_value(quiet, x, y), d = fs_image_value(noisy, x, y) - v;
+			if (v < 0.02 || v > 0.98) /* clamped */
+				continue;
+			int bright = v > 0.5;
+			sq[bright] += d * d;
+			ex[bright] += v / o.dose;
+		}
+	double dark = sq[0] / ex[0], bright = sq[1] / ex[1], all = (sq[0] + sq[1]) / (ex[0] + ex[1]);
+	printf("shot noise: variance / (signal / dose) %.3f (dark %.3f, bright %.3f)\n", all, dark, bright);
+	assert_true(fabs(all - 1) < 0.05);
+	assert_true(fabs(dark - 1) < 0.1 && fabs(bright - 1) < 0.1);
+	sem_truth_free(&t0);
+	sem_truth_free(&t1);
+	fs_image_free(quiet);
+	fs_image_free(noisy);
+}
+
+/* Shadowing: just beyond a steep dome's base on the side away from the
+ * detector the path to it crosses the dome, so the yield there falls by
+ * the shadow's depth; on the facing side nothing changes. The raw signal
+ * (before the detector response rescales it) of the same scene with and
+ * without shadows. */
+static void the_far_side_of_a_steep_dome_is_in_its_shadow(void **state)
+{
+	(void)state;
+	sem_opts o;
+	clean(&o);
+	o.h_over_r = 1.0;
+	o.raw = 1;
+	o.shadow = 0;
+	sem_truth t;
+	fs_image *lit = sem_make(&o, &t);
+	o.shadow = 0.5;
+	sem_truth t2;
+	fs_image *shaded = sem_make(&o, &t2);
+	assert_non_null(lit);
+	assert_non_null(shaded);
+	double away = 0, facing = 0;
+	int n = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		double R = t.d[i] / 2, r = R + 1.5;
+		if (t.x[i] < t.pitch || t.x[i] > lit->width - t.pitch || t.y[i] < t.pitch ||
+		    t.y[i] > lit->height - t.pitch)
+			continue;
+		/* detector at azimuth 0: towards +x */
+		int xa = (int)lround(t.x[i] - r), xf = (int)lround(t.x[i] + r), y = (int)lround(t.y[i]);
+		away += fs_image_value(shaded, xa, y) / fs_image_value(lit, xa, y);
+		facing += fs_image_value(shaded, xf, y) / fs_image_value(lit, xf, y);
+		n++;
+	}
+	assert_true(n >= 20);
+	away /= n;
+	facing /= n;
+	printf("shadow depth 0.5: yield beyond the base away from the detector x %.3f, facing it x %.3f (%d domes)\n",
+	       away, facing, n);
+	assert_true(away < 0.7);
+	assert_true(facing > 0.97 && facing < 1.03);
+	sem_truth_free(&t);
+	sem_truth_free(&t2);
+	fs_image_free(lit);
+	fs_image_free(shaded);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +387,9 @@ int main(void)
 		cmocka_unit_test(secant_law_brightens_the_flanks),
 		cmocka_unit_test(margins_lie_outside_the_scale_region),
 		cmocka_unit_test(quantised_to_8_and_16_bits),
+		cmocka_unit_test(halftone_screen_is_at_45_degrees_with_its_period),
+		cmocka_unit_test(shot_noise_has_the_variance_of_the_dose),
+		cmocka_unit_test(the_far_side_of_a_steep_dome_is_in_its_shadow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
