@@ -53,6 +53,15 @@ static inline int round_half_away(double v)
 	return (int)t + (f >= 0.5) - (f <= -0.5);
 }
 
+
+/* fmaxf(0, v) inline, as glibc's gives it (a library call for each of
+ * five per pixel and direction was a fifth of the votes' combination):
+ * v when v > 0 or v is -0 (maxss keeps its second operand on a tie), 0
+ * when v is below 0 or NAN. */
+static inline float max0f(float v)
+{
+	return v != v ? 0.0f : (0.0f > v ? 0.0f : v);
+}
 /* Direction bins of the circle votes: 4 axes, each with its two ends. */
 #define VOTE_DIRS 8
 
@@ -177,9 +186,9 @@ int fs_dome_votes_rect(const float *sm, size_t stride, int sx, int sy, int W, in
 			const float *B2 = bright[o]->data + off, *D2 = dark[o]->data + off;
 			float *A = out + (size_t)(y - y0) * ostride;
 			for (int i = 0; i < x1 - x0; i++) {
-				float b1v = fmaxf(0, B1[i]), d1 = fmaxf(0, D1[i]);
-				float b2 = fmaxf(0, B2[i]), d2 = fmaxf(0, D2[i]);
-				A[i] += 2 * sqrtf(fmaxf(0, (b1v + d1) * (b2 + d2) - 0.5f * d1 * d2));
+				float b1v = max0f(B1[i]), d1 = max0f(D1[i]);
+				float b2 = max0f(B2[i]), d2 = max0f(D2[i]);
+				A[i] += 2 * sqrtf(max0f((b1v + d1) * (b2 + d2) - 0.5f * d1 * d2));
 			}
 		}
 	}
