@@ -1044,8 +1044,17 @@ static double lsq_ssr(double x[][FIT_NB], const double *y, int n, int nb)
 static double fit_small_base(const fs_image *img, double cx, double cy, double r0, double sigma, double rlim)
 {
 	double rfit = fmin(rlim, 1.5 * r0 + 3 * sigma);
-	double step = fmax(0.25, rfit / (FIT_NR - 1));
-	int nr = (int)(rfit / step) + 1;
+	/* samples from 0 to rfit: FIT_NR of them when the step is rfit's
+	 * share, counted directly (rfit / (rfit / 63) came out 63 or
+	 * 62.99999999999999 by the last bits of r0 and sigma, and the profile
+	 * lost its last sample or not: a dome read from the same centre on a
+	 * crop and on the whole image differed by 0.2 %) */
+	double step = 0.25;
+	int nr = FIT_NR;
+	if (rfit / (FIT_NR - 1) > step)
+		step = rfit / (FIT_NR - 1);
+	else
+		nr = (int)(rfit / step) + 1;
 	if (nr > FIT_NR)
 		nr = FIT_NR;
 	if (nr < 8)
