@@ -8,6 +8,7 @@
  * input that is not an annotation file at all is fatal.
  */
 #include "store/annotation_json.h"
+#include "store/annot_id_index.h"
 
 #include <limits.h>
 #include <math.h>
@@ -390,19 +391,6 @@ static int resolve_tub(const struct raw_tub *r, double cal, fs_tubercle *t, stru
 	return 0;
 }
 
-struct id_idx {
-	int id;
-	size_t idx;
-};
-
-static int cmp_id_idx(const void *a, const void *b)
-{
-	const struct id_idx *x = a, *y = b;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -415,7 +403,7 @@ static int cmp_int(const void *a, const void *b)
  */
 static int dedupe_ids(fs_tubercle_list *tl, int **ids_out, size_t *n_out, struct set_stats *st)
 {
-	struct id_idx *v = NULL;
+	fs_annot_id_idx *v = NULL;
 	int *ids = NULL;
 	size_t n = 0, k = 0;
 	int rc = -1;
@@ -431,7 +419,7 @@ static int dedupe_ids(fs_tubercle_list *tl, int **ids_out, size_t *n_out, struct
 			n++;
 		}
 	}
-	qsort(v, n, sizeof *v, cmp_id_idx);
+	qsort(v, n, sizeof *v, fs_annot_cmp_id_idx);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0 && v[i].id == v[i - 1].id) {
 			tl->items[v[i].idx].id = 0;

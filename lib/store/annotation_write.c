@@ -7,28 +7,13 @@
  * the tree (issue 15: 466 MB) nor the text.
  */
 #include "store/annotation_json.h"
+#include "store/annot_id_index.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A tubercle's id and position in its list, sorted by id then position:
- * an edge finds the first tubercle of its id, as the file's reader keeps
- * a duplicate id's first owner. */
-struct id_idx {
-	int id;
-	size_t idx;
-};
-
-static int cmp_id_idx(const void *a, const void *b)
-{
-	const struct id_idx *x = a, *y = b;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
 
 /* Adds item under a literal key; frees item and returns -1 on failure. */
 static int add(cJSON *obj, const char *literal_key, cJSON *item)
@@ -222,7 +207,7 @@ fail:
 	return NULL;
 }
 
-static const fs_tubercle *find_tub(const struct id_idx *v, size_t n, const fs_tubercle_list *tl,
+static const fs_tubercle *find_tub(const fs_annot_id_idx *v, size_t n, const fs_tubercle_list *tl,
 				   int id)
 {
 	size_t lo = 0, hi = n;
@@ -287,20 +272,20 @@ static cJSON *params_json(const fs_params *p)
 }
 
 /* The tubercles' ids sorted (for the edges' lookups); NULL on out of memory. */
-static struct id_idx *id_index(const fs_tubercle_list *tl)
+static fs_annot_id_idx *id_index(const fs_tubercle_list *tl)
 {
-	struct id_idx *v = malloc((tl->n ? tl->n : 1) * sizeof *v);
+	fs_annot_id_idx *v = malloc((tl->n ? tl->n : 1) * sizeof *v);
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < tl->n; i++) {
 		v[i].id = tl->items[i].id;
 		v[i].idx = i;
 	}
-	qsort(v, tl->n, sizeof *v, cmp_id_idx);
+	qsort(v, tl->n, sizeof *v, fs_annot_cmp_id_idx);
 	return v;
 }
 
-static cJSON *edge_of(const fs_annot_set *s, const struct id_idx *v, size_t i, double cal)
+static cJSON *edge_of(const fs_annot_set *s, const fs_annot_id_idx *v, size_t i, double cal)
 {
 	const fs_tubercle_list *tl = &s->tubercles;
 	const fs_edge *e = &s->edges.items[i];
@@ -363,7 +348,7 @@ static cJSON *set_json(const fs_annot_set *s, double doc_cal)
 {
 	double cal = doc_cal > 0 ? doc_cal : s->calibration_um_per_px;
 	const fs_tubercle_list *tl = &s->tubercles;
-	struct id_idx *v = id_index(tl);
+	fs_annot_id_idx *v = id_index(tl);
 	cJSON *o = set_head_json(s), *tail = NULL, *arr, *item;
 
 	if (!v || !o)
@@ -551,7 +536,7 @@ static int pr_set(struct pretty *p, const fs_annot_set *s, double doc_cal)
 {
 	double cal = doc_cal > 0 ? doc_cal : s->calibration_um_per_px;
 	const fs_tubercle_list *tl = &s->tubercles;
-	struct id_idx *v = id_index(tl);
+	fs_annot_id_idx *v = id_index(tl);
 	int rc = !v || pr_open(p, '{') || pr_members(p, set_head_json(s)) ||
 		 pr_key(p, "tubercles") || pr_open(p, '[');
 	for (size_t i = 0; !rc && i < tl->n; i++)
