@@ -173,6 +173,22 @@ out:
 	return rc;
 }
 
+/*
+ * SQLite has one writer: while other jobs write their large results the
+ * database may stay busy past its timeout; a job that has finished its
+ * work waits its turn (24 tries, 100 ms apart) instead of failing it.
+ * Given a store's return code and how many tries it has had: 1 when it is
+ * to be tried again (after the pause, with err cleared), else 0.
+ */
+static int store_again(int src, int tries, char *err)
+{
+	if (src != FS_DB_BUSY || tries >= 24 || cancel_requested)
+		return 0;
+	err[0] = 0;
+	usleep(100000);
+	return 1;
+}
+
 static int run_extract(fs_app *app, fs_job_rec *job, cJSON *result, char *err, size_t errlen)
 {
 	fs_image_rec im;
@@ -230,18 +246,13 @@ static int run_extract(fs_app *app, fs_job_rec *job, cJSON *result, char *err, s
 	 * chunks, then the one that makes it visible): what an edit may wait
 	 * for is the longest of them, not the last */
 	(void)fs_db_take_longest_write_ms(app->db);
-	/* SQLite has one writer: while other jobs write their large results the
-	 * database may stay busy past its timeout; a job waits its turn
-	 * (up to two minutes) instead of failing its finished work */
 	for (int tries = 0;; tries++) {
 		int src = fs_extraction_store(app->db, &im, job->set_id, 0, job->user_id, &p, &w.dr.tubercles, &w.e, &s,
 					      &nrev, &cur, err, errlen);
 		if (!src)
 			break;
-		if (src != FS_DB_BUSY || tries >= 24 || cancel_requested)
+		if (!store_again(src, tries, err))
 			goto out;
-		err[0] = 0;
-		usleep(100000);
 	}
 	/* SQLite has one writer: how long this result kept every other writer
 	 * (the site's edits) waiting, in the job's log and its result */
@@ -386,14 +397,11 @@ static int run_remeasure(fs_app *app, fs_job_rec *job, cJSON *result, char *err,
 	long long nrev = 0, cur = 0;
 	int changed = 0, unmeasured = 0, src;
 	(void)fs_db_take_longest_write_ms(app->db);
-	/* busy past the timeout while other jobs write: wait, as an extraction does */
 	for (int tries = 0;; tries++) {
 		src = fs_set_remeasure(app->db, job->set_id, w.revision, job->user_id, &w.t, FS_MEASUREMENT_VERSION,
 				       &changed, &unmeasured, &nrev, &cur, err, errlen);
-		if (src != FS_DB_BUSY || tries >= 24 || cancel_requested)
+		if (!store_again(src, tries, err))
 			break;
-		err[0] = 0;
-		usleep(100000);
 	}
 	if (src == FS_DB_STALE) {
 		snprintf(err, errlen,
