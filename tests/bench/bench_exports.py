@@ -34,27 +34,12 @@ import harness  # noqa: E402
 from harness import Server  # noqa: E402
 from support_images import lattice_png  # noqa: E402
 from test_images import upload  # noqa: E402
+# a worker's peak and CPU, a job's end, and the harness's connections
+# patient enough for 100 MP downloads (importing it sets them)
+from bench_paths_memory import cpu_s, hwm_kb, wait_job  # noqa: E402
 
-
-class _PatientConnection(harness.http.client.HTTPConnection):
-    def __init__(self, host, port=None, timeout=None, **kw):
-        super().__init__(host, port, timeout=1800, **kw)
-
-
-harness.http.client.HTTPConnection = _PatientConnection
 
 DOC_TIMES = re.compile(rb'^\t"(created|modified)":\t"[^"]*",\n', re.M)
-
-
-def hwm_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        return int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
-
-
-def cpu_s(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        parts = f.read().rsplit(")", 1)[1].split()
-    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def fresh_workers(srv):
@@ -68,16 +53,6 @@ def fresh_workers(srv):
             return sorted(now)
         time.sleep(0.02)
     raise RuntimeError("no fresh workers")
-
-
-def wait_job(c, job_id, timeout=3600):
-    t_end = time.time() + timeout
-    while time.time() < t_end:
-        j = c.api("GET", "/api/jobs/%d" % job_id).json()["job"]
-        if j["state"] not in ("queued", "starting", "running"):
-            return j
-        time.sleep(0.05)
-    raise RuntimeError("job %d did not finish" % job_id)
 
 
 def prepare(srv, c):

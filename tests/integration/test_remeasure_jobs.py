@@ -15,7 +15,7 @@ import os
 import sqlite3
 
 from harness import Server, ok, wait_for
-from test_images import upload, PAPER
+from test_images import login, upload, PAPER
 
 srv = None
 USERS = ("ann", "ben", "cat")
@@ -31,15 +31,6 @@ def setup_module():
 def teardown_module():
     if srv:
         srv.cleanup()
-
-
-def login(server, who):
-    c = server.client()
-    if who == "admin":
-        assert c.login().status == 303
-    else:
-        assert c.login(who, who + "-password-123").status == 303
-    return c
 
 
 def wait_job(c, jid, states=("done", "failed", "cancelled"), timeout=120):
