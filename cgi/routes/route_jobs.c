@@ -191,10 +191,42 @@ static int load_job(fs_req *r, fs_resp *w, fs_job_rec *job)
 	return rc;
 }
 
+/* GET /api/jobs: the user's active jobs and those ended in the last hour,
+ * with their active batches (the library's batch list finds its batches
+ * here after a reload); ?image_id=N (and &set_id=M) instead: only the
+ * active jobs on that image (into that set), without batches - what the
+ * workspace follows again when it is reloaded or opened in another tab. */
 static int h_list(fs_req *r, fs_resp *w)
 {
+	static const fs_field f[] = {
+		{"image_id", FS_FIELD_ID, 0, 0, 0, 0, NULL},
+		{"set_id", FS_FIELD_ID, 0, 0, 0, 0, NULL},
+	};
+	fs_value v[2];
+	char err[ERRBUF];
+	if (fs_validate_kv(&r->query_kv, f, 2, v, 0, err, sizeof err)) {
+		fs_resp_error(r, w, 422, "%s", err);
+		return 0;
+	}
+	if (v[1].present && !v[0].present) {
+		fs_resp_error(r, w, 422, "'set_id' needs the set's 'image_id'");
+		return 0;
+	}
 	fs_job_schedule(r->app);
 	cJSON *jobs = NULL, *batches = NULL;
+	if (v[0].present) {
+		/* a dead worker's job is not active: failed first (as h_get) */
+		fs_job_reap(r->app->db, NULL);
+		int rc = fs_job_list_active_on(r->app->db, r->user.id, v[0].i, v[1].present ? v[1].i : 0, &jobs);
+		if (rc)
+			return rc;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddBoolToObject(o, "success", 1);
+		cJSON_AddItemToObject(o, "jobs", jobs);
+		fs_resp_header(w, "Cache-Control", "no-store");
+		fs_resp_json(w, 200, o);
+		return 0;
+	}
 	int rc = fs_job_list(r->app->db, r->user.id, 0, &jobs);
 	if (!rc)
 		rc = fs_batch_list_active(r->app->db, r->user.id, &batches);

@@ -380,6 +380,29 @@ cJSON *fs_job_to_json(const fs_job_rec *j)
 	return o;
 }
 
+/* The rows of st (bound in b) as a JSON array in *out. */
+static int rows_to_json(sqlite3_stmt *st, fs_bind *b, cJSON **out)
+{
+	cJSON *arr = cJSON_CreateArray();
+	int rc;
+	fs_job_rec j;
+	while (arr && (rc = fs_bind_step(b)) == SQLITE_ROW) {
+		read_row(st, &j);
+		cJSON *o = fs_job_to_json(&j);
+		if (o)
+			cJSON_AddItemToArray(arr, o);
+	}
+	fs_db_done(st);
+	if (!arr)
+		return FS_DB_ERROR;
+	if (rc != SQLITE_DONE) {
+		cJSON_Delete(arr);
+		return fs_db_rc_from_sqlite(rc);
+	}
+	*out = arr;
+	return FS_DB_OK;
+}
+
 int fs_job_list(fs_db *db, long long user_id, long long batch_id, cJSON **out)
 {
 	*out = NULL;
@@ -396,24 +419,23 @@ int fs_job_list(fs_db *db, long long user_id, long long batch_id, cJSON **out)
 		fs_bind_int64(&b, 2, batch_id);
 	else
 		fs_bind_double(&b, 2, fs_wall_s() - 3600);
-	cJSON *arr = cJSON_CreateArray();
-	int rc;
-	fs_job_rec j;
-	while (arr && (rc = fs_bind_step(&b)) == SQLITE_ROW) {
-		read_row(st, &j);
-		cJSON *o = fs_job_to_json(&j);
-		if (o)
-			cJSON_AddItemToArray(arr, o);
-	}
-	fs_db_done(st);
-	if (!arr)
+	return rows_to_json(st, &b, out);
+}
+
+int fs_job_list_active_on(fs_db *db, long long user_id, long long image_id, long long set_id, cJSON **out)
+{
+	*out = NULL;
+	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE user_id = ? AND image_id = ?"
+					  " AND (? <= 0 OR set_id = ?) AND state IN ('queued', 'starting', 'running')"
+					  " ORDER BY id");
+	if (!st)
 		return FS_DB_ERROR;
-	if (rc != SQLITE_DONE) {
-		cJSON_Delete(arr);
-		return fs_db_rc_from_sqlite(rc);
-	}
-	*out = arr;
-	return FS_DB_OK;
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, user_id);
+	fs_bind_int64(&b, 2, image_id);
+	fs_bind_int64(&b, 3, set_id);
+	fs_bind_int64(&b, 4, set_id);
+	return rows_to_json(st, &b, out);
 }
 
 int fs_batch_create(fs_db *db, long long user_id, const char *name, long long *id)

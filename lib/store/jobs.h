@@ -110,6 +110,12 @@ cJSON *fs_job_to_json(const fs_job_rec *job);
  * JSON array in *out. */
 int fs_job_list(fs_db *db, long long user_id, long long batch_id, cJSON **out);
 
+/* The user's active jobs (queued, starting, running) on image_id, and into
+ * set_id when it is > 0, oldest first, as a JSON array in *out: what a page
+ * opened on that image or set follows (a reload, another tab; the
+ * workspace's extraction and Re-measure). */
+int fs_job_list_active_on(fs_db *db, long long user_id, long long image_id, long long set_id, cJSON **out);
+
 /* A batch: a named group of a user's jobs. */
 int fs_batch_create(fs_db *db, long long user_id, const char *name, long long *id);
 /* The user's batches with jobs still queued or running, as

@@ -5,7 +5,7 @@
 
 import { api, errorText } from './api.js';
 import { $, el, confirmDialog, toast, fmt } from './dom.js';
-import { followJob } from './job_follow.js';
+import { followJob, onResume } from './job_follow.js';
 
 const FIELDS = [
   { key: 'method', label: 'Method', type: 'select', options: [['log', 'LoG'], ['dog', 'DoG'], ['ellipse', 'Ellipse Fitting'], ['lattice', 'Lattice-aware'], ['auto', 'Automatic']], help: 'method' },
@@ -185,7 +185,8 @@ export function initExtraction(ws) {
 
   // ---- running ----
   const btnAll = $('#extract-all'), btnConn = $('#extract-connections');
-  // A large image is extracted by a background job: follow it to its end.
+  // A large image is extracted by a background job: follow it to its end
+  // (also one found running when the page opened: job_follow.js).
   async function followExtraction(started) {
     const job = await followJob(started, { box: $('#extract-job'), bar: $('#extract-job-bar'), text: $('#extract-job-text'),
       cancel: $('#extract-job-cancel'), label: 'Background extraction' });
@@ -200,19 +201,24 @@ export function initExtraction(ws) {
     }
   }
 
-  btnAll.addEventListener('click', async () => {
+  // Extract stays disabled while an extraction of this page runs.
+  async function extracting(work) {
     btnAll.disabled = true;
     btnAll.textContent = 'Extracting…';
     try {
-      const res = await store.change('POST', 'extract', { parameters: read() }, 'extraction');
-      if (res.status === 202) await followExtraction(res.data.job);
-      else if (res.ok) toast(`Extracted ${store.tubercles.size} tubercles and ${store.edges.length} connections`, 'success');
+      await work();
     } finally {
       btnAll.disabled = false;
       btnAll.textContent = 'Extract Tubercles + Connections';
       renderChanged();
     }
-  });
+  }
+  btnAll.addEventListener('click', () => extracting(async () => {
+    const res = await store.change('POST', 'extract', { parameters: read() }, 'extraction');
+    if (res.status === 202) await followExtraction(res.data.job);
+    else if (res.ok) toast(`Extracted ${store.tubercles.size} tubercles and ${store.edges.length} connections`, 'success');
+  }));
+  onResume('extract', (job) => extracting(() => followExtraction(job)));
   btnConn.addEventListener('click', async () => {
     if (store.tubercles.size < 2) { toast('At least 2 tubercles are needed', 'warning'); return; }
     const p = read();

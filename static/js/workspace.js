@@ -18,7 +18,7 @@ import { initSettings, applyTheme } from './tab_settings.js';
 import { initAgentExtraction } from './tab_agent_extraction.js';
 import { initAgentEdit } from './tab_agent_edit.js';
 import { initKeyboardCursor } from './keyboard_cursor.js';
-import { followJob } from './job_follow.js';
+import { followJob, onResume, resumeJobs } from './job_follow.js';
 
 const root = $('#workspace');
 // The server's limit on a set's name (FS_SET_NAME_MAX), the same in every dialog.
@@ -195,30 +195,39 @@ function remeasuredToast(m) {
 // A large image's set is re-measured by a background job (202): its
 // progress shows beside the button and the set reloads when it is done.
 // The job stores nothing when the set was edited meanwhile, and says so.
-async function remeasure() {
+// A job found running when the page opens is followed the same way.
+async function followRemeasure(started) {
+  const job = await followJob(started, { box: $('#remeasure-job'), bar: $('#remeasure-job-bar'),
+    text: $('#remeasure-job-text'), cancel: $('#remeasure-job-cancel'), label: 'Re-measuring' });
+  if (!job) return;
+  if (job.state === 'done') {
+    await store.poll();
+    remeasuredToast(job.result);
+  } else if (job.state === 'cancelled') {
+    toast('Re-measure cancelled: the set is unchanged', 'info');
+  } else {
+    toast('Re-measure failed: ' + (job.error || job.state), 'error', 10000);
+  }
+}
+
+async function remeasuring(work) {
   const btn = $('#remeasure');
   btn.disabled = true;
   try {
-    const res = await store.change('POST', 'remeasure', {}, 're-measure');
-    if (res.status === 202) {
-      const job = await followJob(res.data.job, { box: $('#remeasure-job'), bar: $('#remeasure-job-bar'),
-        text: $('#remeasure-job-text'), cancel: $('#remeasure-job-cancel'), label: 'Re-measuring' });
-      if (!job) return;
-      if (job.state === 'done') {
-        await store.poll();
-        remeasuredToast(job.result);
-      } else if (job.state === 'cancelled') {
-        toast('Re-measure cancelled: the set is unchanged', 'info');
-      } else {
-        toast('Re-measure failed: ' + (job.error || job.state), 'error', 10000);
-      }
-    } else if (res.ok && res.data.remeasure) {
-      remeasuredToast(res.data.remeasure);
-    }
+    await work();
   } finally {
     btn.disabled = false;
   }
 }
+
+function remeasure() {
+  return remeasuring(async () => {
+    const res = await store.change('POST', 'remeasure', {}, 're-measure');
+    if (res.status === 202) await followRemeasure(res.data.job);
+    else if (res.ok && res.data.remeasure) remeasuredToast(res.data.remeasure);
+  });
+}
+onResume('remeasure', (job) => remeasuring(() => followRemeasure(job)));
 
 function meanSd(v) {
   if (!v.length) return null;
@@ -604,6 +613,8 @@ async function main() {
     $('#remeasure').classList.add('flash');
   }
   store.startPolling(1000);
+  // a job on this set started before a reload or in another tab
+  resumeJobs(store);
   // the viewer's frame was requested first, so this runs right after it
   requestAnimationFrame(() => { ws.firstRenderMs = performance.now(); root.dataset.ready = '1'; });
 }

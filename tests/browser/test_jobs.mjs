@@ -52,6 +52,42 @@ export async function testLargeExtractionFollowsTheJobToItsEnd(t) {
   });
 }
 
+// A reload, or the workspace opened in another tab, while the extraction
+// job runs: the page finds the job (GET api/jobs?image_id=&set_id=) and
+// shows its progress bar, stage and Cancel again, keeps Extract disabled,
+// and shows the result when the job is done.
+export async function testAReloadFindsTheRunningExtraction(t) {
+  await withCleanup(t, async () => {
+    const s = await openLarge(t);
+    let other = null;
+    hold(s);
+    try {
+      await t.page.click('#extract-all');
+      await t.page.waitForFunction(() => /detecting/.test(document.querySelector('#extract-job-text').textContent));
+      await t.page.reload();
+      await t.page.click('text="Extraction"');
+      await t.page.waitForSelector('#extract-job:not([hidden])');
+      await t.page.waitForFunction(() => /Background extraction: running \(detecting\)/.test(document.querySelector('#extract-job-text').textContent));
+      assert(await t.page.isDisabled('#extract-all'), 'Extract is disabled while the job found on reload runs');
+      other = await t.context.newPage();
+      await other.goto(t.page.url());
+      await other.click('text="Extraction"');
+      await other.waitForSelector('#extract-job:not([hidden])');
+      const n = await t.page.evaluate(() => window.fishscale.store.tubercles.size);
+      assert(n === 0, 'nothing in the set before the job is done');
+    } finally {
+      release(s);
+    }
+    for (const page of [t.page, other]) {
+      await waitCount(page, 'gt', 20, 30000);
+      await page.waitForSelector('#extract-job', { state: 'hidden' });
+      await page.waitForFunction(() => /Extracted \d+ tubercles/.test(document.querySelector('#toasts').textContent));
+      assert(!(await page.isDisabled('#extract-all')), 'Extract enabled again');
+    }
+    await other.close();
+  });
+}
+
 export async function testCancelLeavesTheSetEmpty(t) {
   await withCleanup(t, async () => {
     const s = await openLarge(t);
@@ -130,8 +166,9 @@ export async function testBatchFromTheLibrarySurvivesAReload(t) {
 }
 
 // Re-measure of a set on an image over sync_max_pixels: a job whose progress
-// shows beside the button; the diameters change when it is done, centres
-// kept, and one Undo brings the old ones back.
+// shows beside the button (again after a reload mid-job); the diameters
+// change when it is done, centres kept, and one Undo brings the old ones
+// back.
 export async function testRemeasureOfALargeImageFollowsItsJob(t) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fs-remeasure-job-'));
   await withCleanup(t, async () => {
@@ -164,6 +201,13 @@ export async function testRemeasureOfALargeImageFollowsItsJob(t) {
       await page.waitForFunction(() => /Re-measuring: running \(measuring\)/.test(document.querySelector('#remeasure-job-text').textContent));
       assert(await page.isDisabled('#remeasure'), 'Re-measure is disabled while its job runs');
       assert(JSON.stringify(await tubs()) === JSON.stringify(before), 'nothing changes before the job is done');
+      // reloaded mid-job (on this set: a reload opens the image's first
+      // set): the page finds the job and follows it again
+      const sid = await page.evaluate(() => window.fishscale.store.set.id);
+      await page.goto(page.url().replace(/[?#].*$/, '') + `?set=${sid}`);
+      await page.waitForFunction(() => /Re-measuring: running \(measuring\)/.test(document.querySelector('#remeasure-job-text').textContent));
+      assert(await page.isVisible('#remeasure-job-cancel'), 'Cancel shown again after the reload');
+      assert(await page.isDisabled('#remeasure'), 'Re-measure is disabled while the job found on reload runs');
     } finally {
       release(s);
     }

@@ -152,6 +152,42 @@ def test_cancel_leaves_the_set_as_it_was():
         srv.release_jobs()
 
 
+def test_the_active_jobs_on_an_image_or_set_are_listed_for_their_user_only():
+    """GET /api/jobs?image_id=N[&set_id=M]: what a reloaded workspace
+    follows again - the user's active jobs on that image (into that set),
+    no finished ones, no other user's; bad parameters are a 422."""
+    srv.hold_jobs()
+    try:
+        c = login("ann")
+        img, s = paper_image(c)
+        other_set = c.api("POST", "/api/images/%d/sets" % img["id"], {"name": "second"})
+        assert other_set.status in (200, 201), other_set.text
+        other_sid = other_set.json()["set"]["id"]
+        jid = extract(c, s).json()["job"]["id"]
+        wait_job(c, jid, states=("running",), timeout=30)
+        on = lambda q: c.api("GET", "/api/jobs?" + q)
+        r = on("image_id=%d" % img["id"])
+        assert r.status == 200 and "batches" not in r.json(), r.text
+        assert [(j["id"], j["kind"], j["state"], j["set_id"]) for j in r.json()["jobs"]] == \
+            [(jid, "extract", "running", s["id"])], r.text
+        assert [j["id"] for j in on("image_id=%d&set_id=%d" % (img["id"], s["id"])).json()["jobs"]] == [jid]
+        assert on("image_id=%d&set_id=%d" % (img["id"], other_sid)).json()["jobs"] == []
+        assert on("image_id=%d" % (img["id"] + 1000)).json()["jobs"] == []
+        # another user's list never holds it
+        assert login("dan").api("GET", "/api/jobs?image_id=%d" % img["id"]).json()["jobs"] == []
+        for q, word in (("image_id=x", "image_id"), ("image_id=0", "image_id"), ("set_id=%d" % s["id"], "image_id"),
+                        ("image_id=%d&sets=1" % img["id"], "sets")):
+            r = on(q)
+            assert r.status == 422 and word in r.json()["error"], (q, r.text)
+        # the list without parameters is the library's, as before
+        whole = c.api("GET", "/api/jobs").json()
+        assert "batches" in whole and jid in [j["id"] for j in whole["jobs"]]
+    finally:
+        srv.release_jobs()
+    assert wait_job(c, jid)["state"] == "done"
+    assert on("image_id=%d" % img["id"]).json()["jobs"] == []
+
+
 def test_a_dead_worker_is_reported_failed_and_others_cannot_see_jobs():
     srv.hold_jobs()
     try:
