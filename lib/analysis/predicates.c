@@ -8,8 +8,11 @@
  * (Dekker's two-product) and accumulates all of them
  * into one non-overlapping expansion whose largest component has the sign of
  * the exact value. Stage 2 is slow (hundreds of operations) but only runs for
- * (nearly) degenerate input. Assumes no overflow or underflow, which holds
- * for image coordinates.
+ * (nearly) degenerate input. In-circle tries a shorter exact form first:
+ * the translated determinant, when the differences to the fourth point are
+ * exact (nearby points; a lattice's ties). Integer input has its own
+ * 128-bit stage. Assumes no overflow or underflow, which holds for image
+ * coordinates.
  */
 #include "analysis/predicates.h"
 
