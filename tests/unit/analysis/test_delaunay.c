@@ -188,6 +188,33 @@ static void test_incircle_exact_cocircular_fractional(void **state)
 			 1);
 }
 
+/* The exact stage on fractional coordinates whose differences are exact
+ * (all within [1024, 2048): Sterbenz), the translated determinant's case,
+ * against the integer stage on the same points scaled by 2^10 (a power of
+ * two keeps the sign): random quadruples from an 8 x 8 grid, so that
+ * co-circular and collinear ties (sign 0) are frequent. */
+static void test_incircle_exact_translated_matches_integers(void **state)
+{
+	(void)state;
+	rng_state = 77;
+	int zeros = 0, signs = 0;
+	for (int n = 0; n < 20000; n++) {
+		double k[8], f[8];
+		for (int i = 0; i < 8; i++) {
+			k[i] = 1200 * 1024 + (double)(int)(urand() * 8) * 37;
+			f[i] = k[i] / 1024;
+		}
+		int want = fs_incircle_exact(k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]);
+		int got = fs_incircle_exact(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
+		assert_int_equal(got, want);
+		assert_int_equal(fs_incircle(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]), want);
+		zeros += want == 0;
+		signs += want != 0;
+	}
+	print_message("%d ties, %d signs\n", zeros, signs);
+	assert_true(zeros > 1000 && signs > 1000);
+}
+
 static void test_delaunay_random_points(void **state)
 {
 	(void)state;
@@ -346,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_incircle_signs),
 		cmocka_unit_test(test_incircle_exact_near_cocircular),
 		cmocka_unit_test(test_incircle_exact_cocircular_fractional),
+		cmocka_unit_test(test_incircle_exact_translated_matches_integers),
 		cmocka_unit_test(test_delaunay_random_points),
 		cmocka_unit_test(test_delaunay_square_lattice_cocircular),
 		cmocka_unit_test(test_delaunay_integer_grid_with_noise_free_ties),
