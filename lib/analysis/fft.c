@@ -7,6 +7,7 @@
  * it for every row and column.
  */
 #include "analysis/fft.h"
+#include "analysis/lanes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,8 +17,6 @@ int fs_fft_is_pow2(size_t n)
 {
 	return n && !(n & (n - 1));
 }
-
-typedef float v4f __attribute__((vector_size(16)));
 
 /*
  * Twiddles per stage, contiguous so that four butterflies run as one vector
@@ -40,13 +39,6 @@ static float *twiddles(size_t n)
 		}
 	}
 	return wr;
-}
-
-static inline v4f ld(const float *p)
-{
-	v4f v;
-	memcpy(&v, p, sizeof v);
-	return v;
 }
 
 /* Contiguous transform of n samples with the table of n (see twiddles). */
@@ -73,8 +65,9 @@ static void fft_tab(float *re, float *im, size_t n, const float *tw, int inverse
 			float *ar = re + i0, *ai = im + i0, *br = ar + half, *bi = ai + half;
 			size_t k = 0;
 			for (; k + 4 <= half; k += 4) {
-				v4f wr = ld(cr + k), wi = ld(ci + k) * sgn;
-				v4f xr = ld(br + k), xi = ld(bi + k), yr = ld(ar + k), yi = ld(ai + k);
+				v4f wr = fs_load4f(cr + k), wi = fs_load4f(ci + k) * sgn;
+				v4f xr = fs_load4f(br + k), xi = fs_load4f(bi + k);
+				v4f yr = fs_load4f(ar + k), yi = fs_load4f(ai + k);
 				v4f tr = xr * wr - xi * wi, ti = xr * wi + xi * wr;
 				v4f o1 = yr - tr, o2 = yi - ti, o3 = yr + tr, o4 = yi + ti;
 				memcpy(br + k, &o1, sizeof o1);

@@ -1,10 +1,13 @@
 /*
- * lanes.h - two doubles in one vector register, for inner loops that sum
- * two independent outputs at once, each in its own lane in the order a
- * scalar loop sums it (the same bits, half the instructions). Header-only.
+ * lanes.h - two doubles (or four floats) in one vector register, for inner
+ * loops that sum independent outputs at once, each in its own lane in the
+ * order a scalar loop sums it (the same bits, fewer instructions).
+ * Header-only.
  */
 #ifndef FS_ANALYSIS_LANES_H
 #define FS_ANALYSIS_LANES_H
+
+#include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -13,6 +16,17 @@
 typedef double v2d __attribute__((vector_size(16)));
 /* The same 16 bytes as two integers, for masks (a sign cleared). */
 typedef long long v2i __attribute__((vector_size(16)));
+/* Four floats (the blurs' and the FFT's butterflies): -O2 does not
+ * auto-vectorise loops of unknown length. */
+typedef float v4f __attribute__((vector_size(16)));
+
+/* p[0..3] into a v4f, p needing no alignment. */
+static inline v4f fs_load4f(const float *p)
+{
+	v4f v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
 
 /* Two neighbouring floats p[0], p[1] widened to doubles (exact, so the
  * same values as converting them one at a time): one load and one

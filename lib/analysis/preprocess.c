@@ -9,6 +9,7 @@
  */
 #include "analysis/preprocess.h"
 #include "analysis/clahe_region.h"
+#include "analysis/lanes.h"
 #include "base/tile_pool.h"
 
 #include <math.h>
@@ -19,17 +20,6 @@
 static int clampi(int v, int lo, int hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* GCC/Clang vector extension: -O2 does not auto-vectorise loops of unknown
- * length, and the blurs are the hottest loops of the detection. */
-typedef float v4f __attribute__((vector_size(16)));
-
-static inline v4f load4(const float *p)
-{
-	v4f v;
-	memcpy(&v, p, sizeof v);
-	return v;
 }
 
 /*
@@ -44,14 +34,14 @@ static void conv_rows(float *restrict o, int n, const float *k, int R, const flo
 	 * additions, which bound the 4-wide loop (same order of additions per
 	 * output, so the same results). */
 	for (; i + 16 <= n; i += 16) {
-		v4f a0 = load4(r[0] + i) * k[0], a1 = load4(r[0] + i + 4) * k[0];
-		v4f a2 = load4(r[0] + i + 8) * k[0], a3 = load4(r[0] + i + 12) * k[0];
+		v4f a0 = fs_load4f(r[0] + i) * k[0], a1 = fs_load4f(r[0] + i + 4) * k[0];
+		v4f a2 = fs_load4f(r[0] + i + 8) * k[0], a3 = fs_load4f(r[0] + i + 12) * k[0];
 		for (int j = 1; j <= R; j++) {
 			const float *u = r[-j] + i, *d = r[j] + i;
-			a0 += (load4(u) + load4(d)) * k[j];
-			a1 += (load4(u + 4) + load4(d + 4)) * k[j];
-			a2 += (load4(u + 8) + load4(d + 8)) * k[j];
-			a3 += (load4(u + 12) + load4(d + 12)) * k[j];
+			a0 += (fs_load4f(u) + fs_load4f(d)) * k[j];
+			a1 += (fs_load4f(u + 4) + fs_load4f(d + 4)) * k[j];
+			a2 += (fs_load4f(u + 8) + fs_load4f(d + 8)) * k[j];
+			a3 += (fs_load4f(u + 12) + fs_load4f(d + 12)) * k[j];
 		}
 		memcpy(o + i, &a0, sizeof a0);
 		memcpy(o + i + 4, &a1, sizeof a1);
@@ -59,9 +49,9 @@ static void conv_rows(float *restrict o, int n, const float *k, int R, const flo
 		memcpy(o + i + 12, &a3, sizeof a3);
 	}
 	for (; i + 4 <= n; i += 4) {
-		v4f acc = load4(r[0] + i) * k[0];
+		v4f acc = fs_load4f(r[0] + i) * k[0];
 		for (int j = 1; j <= R; j++)
-			acc += (load4(r[-j] + i) + load4(r[j] + i)) * k[j];
+			acc += (fs_load4f(r[-j] + i) + fs_load4f(r[j] + i)) * k[j];
 		memcpy(o + i, &acc, sizeof acc);
 	}
 	for (; i < n; i++) {
@@ -78,13 +68,13 @@ static void conv_shift(float *restrict o, int n, const float *k, int R, const fl
 	int i = 0;
 	for (; i + 16 <= n; i += 16) { /* as in conv_rows */
 		const float *q = c + i;
-		v4f a0 = load4(q) * k[0], a1 = load4(q + 4) * k[0];
-		v4f a2 = load4(q + 8) * k[0], a3 = load4(q + 12) * k[0];
+		v4f a0 = fs_load4f(q) * k[0], a1 = fs_load4f(q + 4) * k[0];
+		v4f a2 = fs_load4f(q + 8) * k[0], a3 = fs_load4f(q + 12) * k[0];
 		for (int j = 1; j <= R; j++) {
-			a0 += (load4(q - j) + load4(q + j)) * k[j];
-			a1 += (load4(q + 4 - j) + load4(q + 4 + j)) * k[j];
-			a2 += (load4(q + 8 - j) + load4(q + 8 + j)) * k[j];
-			a3 += (load4(q + 12 - j) + load4(q + 12 + j)) * k[j];
+			a0 += (fs_load4f(q - j) + fs_load4f(q + j)) * k[j];
+			a1 += (fs_load4f(q + 4 - j) + fs_load4f(q + 4 + j)) * k[j];
+			a2 += (fs_load4f(q + 8 - j) + fs_load4f(q + 8 + j)) * k[j];
+			a3 += (fs_load4f(q + 12 - j) + fs_load4f(q + 12 + j)) * k[j];
 		}
 		memcpy(o + i, &a0, sizeof a0);
 		memcpy(o + i + 4, &a1, sizeof a1);
@@ -92,9 +82,9 @@ static void conv_shift(float *restrict o, int n, const float *k, int R, const fl
 		memcpy(o + i + 12, &a3, sizeof a3);
 	}
 	for (; i + 4 <= n; i += 4) {
-		v4f acc = load4(c + i) * k[0];
+		v4f acc = fs_load4f(c + i) * k[0];
 		for (int j = 1; j <= R; j++)
-			acc += (load4(c + i - j) + load4(c + i + j)) * k[j];
+			acc += (fs_load4f(c + i - j) + fs_load4f(c + i + j)) * k[j];
 		memcpy(o + i, &acc, sizeof acc);
 	}
 	for (; i < n; i++) {
@@ -298,7 +288,7 @@ static int down_band(size_t k, void *arg, char *err, size_t errlen)
 			const float *r = fs_image_span(img, 0, yy, W, row);
 			int x = 0;
 			for (; x + 4 <= W; x += 4) {
-				v4f a = load4(acc + x) + load4(r + x);
+				v4f a = fs_load4f(acc + x) + fs_load4f(r + x);
 				memcpy(acc + x, &a, sizeof a);
 			}
 			for (; x < W; x++)
