@@ -37,6 +37,7 @@
  * running while they check admission control, instead of relying on how
  * long a detection takes. Nothing else creates that file.
  */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,77 +101,107 @@ static void wait_while_held(fs_app *app)
 		usleep(20000);
 }
 
-/* Stage and progress into the row; 1 when the job must stop now. */
+/* The job's phases (base/phase_clock.h): each stage is one, the store adds
+ * its steps (fs_db_phase); they end in the job's log and its result. */
+static fs_phase_clock phases;
+
+/* Stage and progress into the row, and the phase of that name begun; 1
+ * when the job must stop now. */
 static int stage(fs_db *db, long long id, const char *name, double progress)
 {
+	fs_phase_begin(&phases, name);
 	fs_job_progress(db, id, name, progress);
 	return cancel_requested != 0;
 }
 
-/* An extraction's computing: the working image loaded, detected inside its
- * scale region, connected. It runs in the job's low-priority thread
- * (job_priority.h); its result stays in dr and e for the main thread. */
-struct extract_work {
+/* What an extraction and a Re-measure share: the job, the image and set it
+ * works on and its parameters (open_set_job, main thread), read by its
+ * computing thread. */
+struct set_job {
 	fs_app *app;
 	fs_job_rec *job;
-	const fs_image_rec *im;
-	const fs_params *p;
-	double um;
-	fs_detect_result dr;
-	fs_edge_list e;
+	fs_image_rec im;
+	fs_set_info set;
+	fs_params p;
 	char *err;
 	size_t errlen;
 };
 
-/* 0 done, 1 cancelled, -1 failed (err) */
-static int extract_compute(void *arg)
+/* The image, the set (made first when an extraction names a new one,
+ * make_set) and the parameters the job asks for. */
+static int open_set_job(struct set_job *sj, fs_app *app, fs_job_rec *job, int make_set, char *err, size_t errlen)
 {
-	struct extract_work *w = arg;
-	fs_app *app = w->app;
-	fs_image *img = NULL;
-	int rc = -1;
-	char prio[48];
-	fs_job_priority_describe(prio, sizeof prio);
-	fprintf(stderr, "fishscale-job %lld: computing at %s\n", w->job->id, prio);
-	if (stage(app->db, w->job->id, "loading", 0.05))
-		return 1;
-	char dd[1200];
-	fs_app_data_path(app, "", dd, sizeof dd);
-	/* compact (image.h): the scale region and the detection read it by
-	 * row bands and tiles, so an 8-bit 100 MP image takes 100 MB, not 400 */
-	img = fs_image_load_work_compact(dd, w->im, w->err, w->errlen);
-	if (!img)
+	sj->app = app;
+	sj->job = job;
+	sj->err = err;
+	sj->errlen = errlen;
+	if (fs_image_get(app->db, job->image_id, &sj->im)) {
+		snprintf(err, errlen, "the image no longer exists");
 		return -1;
-	if (stage(app->db, w->job->id, "detecting", 0.15))
-		goto cancelled;
-	wait_while_held(app);
-	if (cancel_requested)
-		goto cancelled;
-	{
-		/* inside the image's scale region (scale_regions.h) */
-		fs_scale_region reg;
-		int have = fs_scale_region_for(app->db, w->im->id, w->im->work_key, img, &reg, NULL, w->err,
-					       w->errlen) == FS_DB_OK;
-		int drc = fs_detect_in_region(img, w->p, w->um, have ? &reg : NULL, &w->dr, w->err, w->errlen);
-		if (have)
-			fs_scale_region_free(&reg);
-		if (drc)
-			goto out;
 	}
-	fs_image_free(img);
-	img = NULL;
-	if (stage(app->db, w->job->id, "connecting", 0.8))
-		goto cancelled;
-	if (fs_graph_build(&w->dr.tubercles, w->p->neighbor_graph, w->p->cull_long_edges, w->p->cull_factor, &w->e,
-			   w->err, w->errlen))
-		goto out;
-	rc = 0;
-	goto out;
-cancelled:
-	rc = 1;
-out:
-	fs_image_free(img);
+	if (make_set && job->set_id <= 0) {
+		long long sid = 0;
+		if (fs_set_create(app->db, sj->im.id, job->new_set[0] ? job->new_set : "Batch", job->user_id, &sid,
+				  err, errlen))
+			return -1;
+		job->set_id = sid;
+	}
+	if (fs_set_get_info(app->db, job->set_id, &sj->set) || sj->set.image_id != sj->im.id) {
+		snprintf(err, errlen, "the set no longer exists");
+		return -1;
+	}
+	return job_params(job, &sj->set, &sj->p, err, errlen);
+}
+
+/* In the computing thread: the working image loaded compact (image.h: the
+ * detection and the measurement read it by row bands and tiles, so an
+ * 8-bit 100 MP image takes 100 MB, not 400), then the work's stage entered
+ * once the tests' hold (jobs/hold) is released. NULL with *rc 1 when
+ * cancelled, -1 when failed (err). */
+static fs_image *load_working(struct set_job *sj, const char *work_stage, int *rc)
+{
+	char dd[1200];
+	fs_app_data_path(sj->app, "", dd, sizeof dd);
+	fs_image *img = fs_image_load_work_compact(dd, &sj->im, sj->err, sj->errlen);
+	*rc = -1;
+	if (!img)
+		return NULL;
+	*rc = 1;
+	if (stage(sj->app->db, sj->job->id, work_stage, 0.15)) {
+		fs_image_free(img);
+		return NULL;
+	}
+	wait_while_held(sj->app);
+	if (cancel_requested) {
+		fs_image_free(img);
+		return NULL;
+	}
+	*rc = 0;
+	return img;
+}
+
+/* The computing thread's function and its argument; its last phase ends
+ * in that thread (phase_clock.h). */
+struct low_work {
+	int (*fn)(void *arg);
+	void *arg;
+};
+
+static int low_main(void *arg)
+{
+	struct low_work *lw = arg;
+	int rc = lw->fn(lw->arg);
+	fs_phase_end(&phases);
 	return rc;
+}
+
+/* fn(arg) in the job's low-priority thread (job_priority.h): 0 done, 1
+ * cancelled, -1 failed. */
+static int compute_low(int (*fn)(void *arg), void *arg)
+{
+	struct low_work lw = {fn, arg};
+	fs_phase_end(&phases); /* the main thread's, which that thread cannot close */
+	return fs_job_run_low(low_main, &lw);
 }
 
 /*
@@ -189,54 +220,84 @@ static int store_again(int src, int tries, char *err)
 	return 1;
 }
 
+/* A set job that failed, in the event log under event. */
+static void log_failure(const struct set_job *sj, const char *event, int with_set)
+{
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "error", sj->err);
+	cJSON_AddNumberToObject(d, "job_id", (double)sj->job->id);
+	if (with_set)
+		cJSON_AddNumberToObject(d, "set_id", (double)sj->job->set_id);
+	fs_event_log(sj->app->db, sj->job->user_id, sj->im.id, event, d);
+	cJSON_Delete(d);
+}
+
+/* An extraction's computing: detected inside the image's scale region,
+ * connected; the result stays in dr and e for the main thread. */
+struct extract_work {
+	struct set_job *sj;
+	double um;
+	fs_detect_result dr;
+	fs_edge_list e;
+};
+
+/* 0 done, 1 cancelled, -1 failed (err) */
+static int extract_compute(void *arg)
+{
+	struct extract_work *w = arg;
+	struct set_job *sj = w->sj;
+	fs_app *app = sj->app;
+	char prio[48];
+	fs_job_priority_describe(prio, sizeof prio);
+	fprintf(stderr, "fishscale-job %lld: computing at %s\n", sj->job->id, prio);
+	if (stage(app->db, sj->job->id, "loading", 0.05))
+		return 1;
+	int rc;
+	fs_image *img = load_working(sj, "detecting", &rc);
+	if (!img)
+		return rc;
+	/* inside the image's scale region (scale_regions.h) */
+	fs_scale_region reg;
+	fs_phase_begin(&phases, "scale region");
+	int have = fs_scale_region_for(app->db, sj->im.id, sj->im.work_key, img, &reg, NULL, sj->err, sj->errlen) ==
+		   FS_DB_OK;
+	fs_phase_begin(&phases, "detecting");
+	rc = fs_detect_in_region(img, &sj->p, w->um, have ? &reg : NULL, &w->dr, sj->err, sj->errlen) ? -1 : 0;
+	if (have)
+		fs_scale_region_free(&reg);
+	fs_image_free(img);
+	if (rc)
+		return rc;
+	if (stage(app->db, sj->job->id, "connecting", 0.8))
+		return 1;
+	return fs_graph_build(&w->dr.tubercles, sj->p.neighbor_graph, sj->p.cull_long_edges, sj->p.cull_factor, &w->e,
+			      sj->err, sj->errlen)
+		       ? -1
+		       : 0;
+}
+
 static int run_extract(fs_app *app, fs_job_rec *job, cJSON *result, char *err, size_t errlen)
 {
-	fs_image_rec im;
-	fs_set_info set;
-	fs_params p;
+	struct set_job sj;
 	struct extract_work w;
-	int rc = -1;
+	memset(&sj, 0, sizeof sj);
 	memset(&w, 0, sizeof w);
-
-	if (fs_image_get(app->db, job->image_id, &im)) {
-		snprintf(err, errlen, "the image no longer exists");
+	if (open_set_job(&sj, app, job, 1, err, errlen))
 		return -1;
-	}
-	if (job->set_id <= 0) {
-		long long sid = 0;
-		if (fs_set_create(app->db, im.id, job->new_set[0] ? job->new_set : "Batch", job->user_id, &sid, err,
-				  errlen))
-			return -1;
-		job->set_id = sid;
-	}
-	if (fs_set_get_info(app->db, job->set_id, &set) || set.image_id != im.id) {
-		snprintf(err, errlen, "the set no longer exists");
-		return -1;
-	}
-	if (job_params(job, &set, &p, err, errlen))
-		return -1;
-	double um = im.um_per_px > 0 ? im.um_per_px : 0;
-	if (p.method != FS_METHOD_AUTO && um <= 0) {
+	w.sj = &sj;
+	w.um = sj.im.um_per_px > 0 ? sj.im.um_per_px : 0;
+	if (sj.p.method != FS_METHOD_AUTO && w.um <= 0) {
 		snprintf(err, errlen, "method %s needs a calibration: calibrate the image first (or use auto)",
-			 fs_method_name(p.method));
+			 fs_method_name(sj.p.method));
 		return -1;
 	}
-	w.app = app;
-	w.job = job;
-	w.im = &im;
-	w.p = &p;
-	w.um = um;
-	w.err = err;
-	w.errlen = errlen;
-	int crc = fs_job_run_low(extract_compute, &w);
-	if (crc > 0)
-		goto cancelled;
-	if (crc < 0)
-		goto out;
+	int rc = compute_low(extract_compute, &w);
 	/* from here on at the priority the job was started with: the write
 	 * below holds the lock every edit of the site waits for */
-	if (stage(app->db, job->id, "storing", 0.9))
-		goto cancelled;
+	if (!rc && stage(app->db, job->id, "storing", 0.9))
+		rc = 1;
+	if (rc)
+		goto out;
 	long long nrev = 0, cur = 0;
 	fs_stats s;
 	/* when (wall clock) the result was being stored: the benchmark sets
@@ -247,12 +308,14 @@ static int run_extract(fs_app *app, fs_job_rec *job, cJSON *result, char *err, s
 	 * for is the longest of them, not the last */
 	(void)fs_db_take_longest_write_ms(app->db);
 	for (int tries = 0;; tries++) {
-		int src = fs_extraction_store(app->db, &im, job->set_id, 0, job->user_id, &p, &w.dr.tubercles, &w.e, &s,
-					      &nrev, &cur, err, errlen);
+		int src = fs_extraction_store(app->db, &sj.im, job->set_id, 0, job->user_id, &sj.p, &w.dr.tubercles,
+					      &w.e, &s, &nrev, &cur, err, errlen);
 		if (!src)
 			break;
-		if (!store_again(src, tries, err))
+		if (!store_again(src, tries, err)) {
+			rc = -1;
 			goto out;
+		}
 	}
 	/* SQLite has one writer: how long this result kept every other writer
 	 * (the site's edits) waiting, in the job's log and its result */
@@ -270,81 +333,58 @@ static int run_extract(fs_app *app, fs_job_rec *job, cJSON *result, char *err, s
 	cJSON_AddNumberToObject(result, "store_started", store_started);
 	cJSON_AddNumberToObject(result, "store_ended", fs_wall_s());
 	cJSON_AddNumberToObject(result, "set_id", (double)job->set_id);
-	cJSON_AddStringToObject(result, "set_name", set.name);
+	cJSON_AddStringToObject(result, "set_name", sj.set.name);
 	cJSON_AddNumberToObject(result, "revision", (double)nrev);
 	cJSON_AddNumberToObject(result, "n_tubercles", (double)w.dr.tubercles.n);
 	cJSON_AddNumberToObject(result, "n_edges", (double)w.e.n);
 	cJSON_AddNumberToObject(result, "hexagonalness", s.hexagonalness_score);
-	rc = 0;
-	goto out;
-cancelled:
-	rc = 1;
 out:
-	if (rc < 0) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddStringToObject(d, "error", err);
-		cJSON_AddNumberToObject(d, "job_id", (double)job->id);
-		fs_event_log(app->db, job->user_id, im.id, "extraction_failed", d);
-		cJSON_Delete(d);
-	}
+	if (rc < 0)
+		log_failure(&sj, "extraction_failed", 0);
 	fs_detect_result_free(&w.dr);
 	fs_edge_list_free(&w.e);
 	return rc;
 }
 
-/* A Re-measure's computing, in the low-priority thread: the set's centres
- * as they were at the job's revision, measured again on the compact
- * working image. Its result stays in t for the main thread. */
+/* A Re-measure's computing: the set's centres as they were at the job's
+ * revision, measured again on the compact working image; the result stays
+ * in t for the main thread. */
 struct remeasure_work {
-	fs_app *app;
-	fs_job_rec *job;
-	const fs_image_rec *im;
-	const fs_params *p;
+	struct set_job *sj;
 	long long revision;
 	fs_tubercle_list t;
-	char *err;
-	size_t errlen;
 };
 
 /* 0 done, 1 cancelled, -1 failed (err) */
 static int remeasure_compute(void *arg)
 {
 	struct remeasure_work *w = arg;
-	fs_app *app = w->app;
-	if (stage(app->db, w->job->id, "loading", 0.05))
+	struct set_job *sj = w->sj;
+	if (stage(sj->app->db, sj->job->id, "loading", 0.05))
 		return 1;
 	/* the centres, then the revision: still the request's, so the centres
 	 * are that revision's (a revision only grows; the store checks it once
 	 * more under the write lock) */
 	long long rev = 0;
-	if (fs_set_load(app->db, w->job->set_id, &w->t, NULL) || fs_set_revision(app->db, w->job->set_id, &rev)) {
-		snprintf(w->err, w->errlen, "the set could not be read");
+	if (fs_set_load(sj->app->db, sj->job->set_id, &w->t, NULL) ||
+	    fs_set_revision(sj->app->db, sj->job->set_id, &rev)) {
+		snprintf(sj->err, sj->errlen, "the set could not be read");
 		return -1;
 	}
 	if (rev != w->revision) {
-		snprintf(w->err, w->errlen,
+		snprintf(sj->err, sj->errlen,
 			 "the set was changed (revision %lld, now %lld) before its Re-measure started: nothing was "
 			 "re-measured and the change is kept; re-measure again",
 			 w->revision, rev);
 		return -1;
 	}
-	char dd[1200];
-	fs_app_data_path(app, "", dd, sizeof dd);
-	/* compact (image.h): only the measurement image is made in floats */
-	fs_image *img = fs_image_load_work_compact(dd, w->im, w->err, w->errlen);
+	int rc;
+	/* compact: only the measurement image is made in floats */
+	fs_image *img = load_working(sj, "measuring", &rc);
 	if (!img)
-		return -1;
-	if (stage(app->db, w->job->id, "measuring", 0.15)) {
-		fs_image_free(img);
-		return 1;
-	}
-	wait_while_held(app);
-	if (cancel_requested) {
-		fs_image_free(img);
-		return 1;
-	}
-	int rc = fs_measure_centres(img, w->p, w->im->um_per_px > 0 ? w->im->um_per_px : 0, &w->t, w->err,
-				    w->errlen);
+		return rc;
+	rc = fs_measure_centres(img, &sj->p, sj->im.um_per_px > 0 ? sj->im.um_per_px : 0, &w->t, sj->err,
+				sj->errlen);
 	fs_image_free(img);
 	return rc ? -1 : 0;
 }
@@ -355,22 +395,13 @@ static int remeasure_compute(void *arg)
  * keeps its change: the job fails saying so, nothing is overwritten. */
 static int run_remeasure(fs_app *app, fs_job_rec *job, cJSON *result, char *err, size_t errlen)
 {
-	fs_image_rec im;
-	fs_set_info set;
-	fs_params p;
+	struct set_job sj;
 	struct remeasure_work w;
-	int rc = -1;
+	memset(&sj, 0, sizeof sj);
 	memset(&w, 0, sizeof w);
-	if (fs_image_get(app->db, job->image_id, &im)) {
-		snprintf(err, errlen, "the image no longer exists");
+	if (open_set_job(&sj, app, job, 0, err, errlen))
 		return -1;
-	}
-	if (fs_set_get_info(app->db, job->set_id, &set) || set.image_id != im.id) {
-		snprintf(err, errlen, "the set no longer exists");
-		return -1;
-	}
-	if (job_params(job, &set, &p, err, errlen))
-		return -1;
+	w.sj = &sj;
 	cJSON *o = cJSON_Parse(job->params);
 	const cJSON *rv = cJSON_GetObjectItemCaseSensitive(o, "revision");
 	w.revision = cJSON_IsNumber(rv) ? (long long)cJSON_GetNumberValue(rv) : -1;
@@ -379,21 +410,14 @@ static int run_remeasure(fs_app *app, fs_job_rec *job, cJSON *result, char *err,
 		snprintf(err, errlen, "the job names no revision of the set");
 		return -1;
 	}
-	int from = set.measurement_version;
-	w.app = app;
-	w.job = job;
-	w.im = &im;
-	w.p = &p;
-	w.err = err;
-	w.errlen = errlen;
-	int crc = fs_job_run_low(remeasure_compute, &w);
-	if (crc > 0)
-		goto cancelled;
-	if (crc < 0)
-		goto out;
+	int from = sj.set.measurement_version;
+	int rc = compute_low(remeasure_compute, &w);
 	/* at the workers' priority: the write holds the lock edits wait for */
-	if (stage(app->db, job->id, "storing", 0.9))
-		goto cancelled;
+	if (!rc && stage(app->db, job->id, "storing", 0.9))
+		rc = 1;
+	if (rc)
+		goto out;
+	rc = -1;
 	long long nrev = 0, cur = 0;
 	int changed = 0, unmeasured = 0, src;
 	(void)fs_db_take_longest_write_ms(app->db);
@@ -416,6 +440,7 @@ static int run_remeasure(fs_app *app, fs_job_rec *job, cJSON *result, char *err,
 		goto out;
 	}
 	double lock_ms = fs_db_take_longest_write_ms(app->db);
+	fs_phase_begin(&phases, "history");
 	cJSON *h = cJSON_CreateObject();
 	cJSON_AddNumberToObject(h, "from_version", from);
 	cJSON_AddNumberToObject(h, "to_version", FS_MEASUREMENT_VERSION);
@@ -426,12 +451,12 @@ static int run_remeasure(fs_app *app, fs_job_rec *job, cJSON *result, char *err,
 	cJSON_AddNumberToObject(h, "job_id", (double)job->id);
 	fs_history_add(app->db, job->set_id, job->user_id, "remeasure", h);
 	cJSON_AddNumberToObject(h, "set_id", (double)job->set_id);
-	fs_event_log(app->db, job->user_id, im.id, "remeasure", h);
+	fs_event_log(app->db, job->user_id, sj.im.id, "remeasure", h);
 	cJSON_Delete(h);
 	fprintf(stderr, "fishscale-job %lld: re-measured %zu tubercles (%d changed), write lock held %.0f ms at the longest\n",
 		job->id, w.t.n, changed, lock_ms);
 	cJSON_AddNumberToObject(result, "set_id", (double)job->set_id);
-	cJSON_AddStringToObject(result, "set_name", set.name);
+	cJSON_AddStringToObject(result, "set_name", sj.set.name);
 	cJSON_AddNumberToObject(result, "revision", (double)nrev);
 	cJSON_AddNumberToObject(result, "from_version", from);
 	cJSON_AddNumberToObject(result, "to_version", FS_MEASUREMENT_VERSION);
@@ -440,18 +465,9 @@ static int run_remeasure(fs_app *app, fs_job_rec *job, cJSON *result, char *err,
 	cJSON_AddNumberToObject(result, "n_unmeasured", unmeasured);
 	cJSON_AddNumberToObject(result, "write_lock_ms", lock_ms);
 	rc = 0;
-	goto out;
-cancelled:
-	rc = 1;
 out:
-	if (rc < 0) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddStringToObject(d, "error", err);
-		cJSON_AddNumberToObject(d, "job_id", (double)job->id);
-		cJSON_AddNumberToObject(d, "set_id", (double)job->set_id);
-		fs_event_log(app->db, job->user_id, im.id, "remeasure_failed", d);
-		cJSON_Delete(d);
-	}
+	if (rc < 0)
+		log_failure(&sj, "remeasure_failed", 1);
 	fs_tubercle_list_free(&w.t);
 	return rc;
 }
@@ -585,6 +601,33 @@ static int call_run(void *arg)
 	return c->run(c->app, c->job, c->result, c->err, c->errlen);
 }
 
+/* Where the job's time went (phase_clock.h), in its log and, as "phases",
+ * in its result: each phase's wall time, on a core, and runnable waiting
+ * for one (ms); the rest of a phase's wall time the job was blocked (I/O,
+ * SQLite's lock). "spawn_ms": from the request that made the job to its
+ * process running. */
+static void log_phases(const fs_job_rec *job, double began, cJSON *result)
+{
+	char line[1200];
+	fs_phase_clock_text(&phases, line, sizeof line);
+	double spawn_ms = job->created_at > 0 ? (began - job->created_at) * 1e3 : -1;
+	fprintf(stderr, "fishscale-job %lld: spawned %.0f ms after its request; phases (wall/on a core/waiting for one, ms): %s\n",
+		job->id, spawn_ms, line);
+	cJSON *a = cJSON_AddArrayToObject(result, "phases");
+	for (int k = 0; a && k < phases.n; k++) {
+		const fs_phase *p = &phases.p[k];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "phase", p->name);
+		cJSON_AddNumberToObject(o, "wall_ms", round(p->wall_ms * 10) / 10);
+		cJSON_AddNumberToObject(o, "cpu_ms", round(p->cpu_ms * 10) / 10);
+		if (p->runq_ms >= 0)
+			cJSON_AddNumberToObject(o, "runq_ms", round(p->runq_ms * 10) / 10);
+		cJSON_AddItemToArray(a, o);
+	}
+	if (spawn_ms >= 0)
+		cJSON_AddNumberToObject(result, "spawn_ms", round(spawn_ms * 10) / 10);
+}
+
 /* The final state, written even while other jobs keep SQLite busy with
  * their large results past its timeout (up to two minutes): a finished job
  * must not be reported dead for want of one UPDATE. */
@@ -605,6 +648,11 @@ int main(int argc, char **argv)
 	char err[600] = "";
 	long long id;
 	int exit_code = 1;
+	/* from the request that made the job (its row's created_at) to here:
+	 * the spawn, the program's loading */
+	double began = fs_wall_s();
+	fs_phase_clock_init(&phases);
+	fs_phase_begin(&phases, "starting");
 
 	/* the web workers come first: the job computes in a thread of lower
 	 * priority (job_priority.h); this thread keeps the workers' priority
@@ -619,6 +667,7 @@ int main(int argc, char **argv)
 	 * (job_priority.h); a minute before a busy database is an error, which
 	 * the job's own retries then wait out further */
 	fs_job_yield_writes(app.db, 60000);
+	fs_db_set_phase_clock(app.db, &phases);
 	if (fs_job_get(app.db, id, &job) || (strcmp(job.state, "starting") && strcmp(job.state, "running"))) {
 		fprintf(stderr, "fishscale-job %lld: no such job to run\n", id);
 		goto out;
@@ -634,6 +683,7 @@ int main(int argc, char **argv)
 	}
 	cJSON *result = cJSON_CreateObject();
 	int rc = -1;
+	fs_phase_begin(&phases, "opening");
 	if (!result)
 		snprintf(err, sizeof err, "out of memory");
 	else if (!strcmp(job.kind, "extract"))
@@ -644,10 +694,12 @@ int main(int argc, char **argv)
 		/* their writes are a few rows: all of it at low priority */
 		struct job_call c = {!strcmp(job.kind, "transform") ? run_transform : run_import, &app, &job, result,
 				     err, sizeof err};
-		rc = fs_job_run_low(call_run, &c);
+		rc = compute_low(call_run, &c);
 	}
 	else
 		snprintf(err, sizeof err, "unknown job kind '%s'", job.kind);
+	fs_phase_end(&phases);
+	log_phases(&job, began, result);
 	if (rc == 0) {
 		/* what admission control's estimate (job_control.c) must cover */
 		struct rusage ru;

@@ -13,6 +13,7 @@
 #include "base/config.h"
 #include "base/json_write.h"
 #include "base/num_format.h"
+#include "base/phase_clock.h"
 #include "base/sha256.h"
 #include "base/sink.h"
 #include "base/token.h"

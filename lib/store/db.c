@@ -42,6 +42,8 @@ struct fs_db {
 	/* best-effort writes that failed since fs_db_take_skipped, the last one's message */
 	int skipped;
 	char skipped_msg[192];
+	/* the caller's clock the store names its steps on (fs_db_phase) */
+	fs_phase_clock *phases;
 };
 
 static unsigned long long open_count;
@@ -199,6 +201,17 @@ static int wal_hook(void *ctx, sqlite3 *h, const char *name, int pages)
 	if (db->checkpoint_on_commit && pages >= 1000)
 		sqlite3_wal_checkpoint_v2(h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	return SQLITE_OK;
+}
+
+void fs_db_set_phase_clock(fs_db *db, fs_phase_clock *c)
+{
+	db->phases = c;
+}
+
+void fs_db_phase(fs_db *db, const char *name)
+{
+	if (db && db->phases)
+		fs_phase_begin(db->phases, name);
 }
 
 void fs_db_checkpoint_on_commit(fs_db *db, int on)

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <sqlite3.h>
 
+#include "base/phase_clock.h"
+
 typedef enum fs_db_rc {
 	FS_DB_OK = 0,
 	FS_DB_ERROR = -1,
@@ -87,6 +89,16 @@ double fs_db_last_write_cpu_ms(const fs_db *db);
  * apart from the CPU time is then blocking (I/O, page-cache writeback). */
 double fs_db_last_write_runq_ms(const fs_db *db);
 double fs_db_take_longest_write_ms(fs_db *db);
+
+/*
+ * Where a long store's time goes (a job's result, base/phase_clock.h):
+ * with a clock set, the store's long operations open a phase of it for
+ * each of their steps (fs_db_phase: "diff", "journal", "write", ...); the
+ * caller opens its own next phase after them. The clock stays the
+ * caller's; NULL (the default) times nothing.
+ */
+void fs_db_set_phase_clock(fs_db *db, fs_phase_clock *c);
+void fs_db_phase(fs_db *db, const char *name);
 
 /*
  * Checkpoints (copying the WAL back into the database file): a connection

@@ -16,6 +16,7 @@ int fs_extraction_store(fs_db *db, const fs_image_rec *image, long long set_id, 
 	double um = image->um_per_px > 0 ? image->um_per_px : 0;
 	fs_hex_weights wts;
 	fs_stats s;
+	fs_db_phase(db, "statistics");
 	fs_settings_hex_weights(db, user_id, &wts);
 	/* the statistics of what is stored; computed before the write so the
 	 * write lock is not held for them */
@@ -39,6 +40,7 @@ int fs_extraction_store(fs_db *db, const fs_image_rec *image, long long set_id, 
 		return rc;
 	if (stats)
 		*stats = s;
+	fs_db_phase(db, "history");
 	cJSON *h = cJSON_CreateObject();
 	cJSON_AddStringToObject(h, "method", fs_method_name(p->method));
 	cJSON_AddNumberToObject(h, "n_tubercles", (double)t->n);

@@ -49,7 +49,7 @@ typedef struct fs_job_rec {
 	double progress;         /* 0..1 */
 	long long pixels, mem_bytes;
 	long long pid;           /* 0 = not known yet */
-	char result[1024];       /* JSON object text once done */
+	char result[4096];       /* JSON object text once done (with the phases' timings) */
 	char error[512];
 	double created_at, started_at, finished_at; /* unix seconds; 0 = not yet */
 } fs_job_rec;

@@ -1113,6 +1113,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		int have_journal = 0;
 		memset(&d, 0, sizeof d);
 		memset(&journal, 0, sizeof journal);
+		fs_db_phase(db, "diff");
 		rc = fs_db_begin_read(db);
 		if (!rc)
 			rc = fs_rows_check_rev(db, set_id, expect_rev, &snap_rev, err, errlen);
@@ -1129,6 +1130,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		fs_db_end_read(db);
 		fs_packed_rec rec;
 		memset(&rec, 0, sizeof rec);
+		fs_db_phase(db, "journal");
 		if (pack && !rc)
 			rc = fs_packed_encode(&d.added, &d.edges_added, &rec);
 		if (!rc) {
@@ -1141,6 +1143,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		 * short transactions that nobody sees (staged_blob.h): the write
 		 * transaction below then only refers to them, and an edit of
 		 * another set waits for a chunk at most, not for megabytes */
+		fs_db_phase(db, "stage");
 		if (!rc && pack)
 			rc = fs_packed_stage(db, &rec, err, errlen);
 		if (!rc)
@@ -1156,6 +1159,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 			fs_set_diff_free(&d);
 			return rc;
 		}
+		fs_db_phase(db, "write");
 		rc = fs_db_begin(db);
 		if (rc) {
 			ERR("the database is busy");
@@ -1199,6 +1203,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 		} else if (staged) {
 			/* what this replaced (the previous record, journal steps
 			 * trimmed) is garbage now: deleted a chunk at a time too */
+			fs_db_phase(db, "sweep");
 			(void)fs_blob_sweep(db, NULL);
 		}
 		fs_rows_journal_entry_free(&journal);

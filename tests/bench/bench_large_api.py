@@ -18,7 +18,9 @@
   its result apart from the others; each job thread's nice value and
   scheduling policy and the workers'; the jobs' peak RSS.
 The extraction alone and again over its result: median of FS_BENCH_RUNS
-(default 5; 0 skips it) runs, each into a set of its own.
+(default 5; 0 skips it) runs, each into a set of its own, and where the
+jobs' time went (their results' phases: each stage and store step's wall
+time, time on a core and runnable waiting for one, the medians).
 FS_BENCH_ROUNDS=N repeats the baseline and the four at once N times
 (default 1), running the shell command FS_BENCH_ROUND_HOOK (if set) before
 each with FS_BENCH_ROUND=k in its environment: an A/B of two builds of
@@ -83,6 +85,35 @@ def print_stages(stages, t_total):
         end = stages[k + 1][0] if k + 1 < len(stages) else t_total
         if k + 1 < len(stages):
             print("    %-22s from %6.2f s, %6.2f s" % (name, t, end - t))
+
+
+def print_phases(results, indent="    "):
+    """Where the jobs' time went, from their results' phases (the job's own
+    clocks, base/phase_clock.h): per phase the median over the runs of the
+    wall time, the time on a core and runnable waiting for one (ms); the
+    rest of the wall time the job was blocked (I/O, pauses, locks). Also
+    the spawn (from the request's job row to the job's process)."""
+    names, by = [], {}
+    for r in results:
+        for p in r.get("phases") or []:
+            if p["phase"] not in by:
+                names.append(p["phase"])
+                by[p["phase"]] = []
+            by[p["phase"]].append(p)
+    if not names:
+        return
+    cols = []
+    for n in names:
+        v = by[n]
+        w, c = median([p["wall_ms"] for p in v]), median([p["cpu_ms"] for p in v])
+        rq = [p["runq_ms"] for p in v if "runq_ms" in p]
+        cols.append("%s %.0f/%.0f/%s" % (n, w, c, "%.0f" % median(rq) if rq else "?"))
+    spawn = [r["spawn_ms"] for r in results if isinstance(r.get("spawn_ms"), (int, float))]
+    print("%sphases (median of %d; wall/on a core/waiting for one, ms): spawn %s; %s" %
+          (indent, len(results), "%.0f" % median(spawn) if spawn else "?", ", ".join(cols)))
+    cpu = [r["cpu_s"] for r in results if isinstance(r.get("cpu_s"), (int, float))]
+    if cpu:
+        print("%sthe job's CPU time: %.2f s (median; each %s)" % (indent, median(cpu), ", ".join("%.2f" % x for x in cpu)))
 
 
 _rounds = os.environ.get("FS_BENCH_ROUNDS", "")
@@ -318,6 +349,7 @@ def main():
             return time.time() - t, t_answer, j
 
         first, again, lock_first, lock_again, stages0 = [], [], [], [], []
+        res_first, res_again = [], []
         for k in range(RUNS):
             if k == 0:
                 sid = base_set(c1, iid)["id"]
@@ -330,18 +362,22 @@ def main():
                 answer0, n_tub, dt0 = t_answer, j.get("result", {}).get("n_tubercles"), dt
             first.append(dt)
             lock_first.append(j.get("result", {}).get("write_lock_ms"))
+            res_first.append(j.get("result", {}))
             dt, _, j = extract(c1, sid)
             again.append(dt)
             lock_again.append(j.get("result", {}).get("write_lock_ms"))
+            res_again.append(j.get("result", {}))
         if RUNS:
             print("extraction through the API as a job: %.1f s to the finished result (median of %d: %s), %s "
                   "tubercles (target < 3 s on a quiet machine), write lock held %s ms; the first request answered "
                   "in %.2f s, then:" % (median(first), RUNS, ", ".join("%.1f" % x for x in first), n_tub,
                                         fmt_ms(lock_first), answer0))
             print_stages(stages0, dt0 - answer0)
+            print_phases(res_first)
             print("  a second extraction of the same image (over the first's result): %.1f s (median of %d: %s), "
                   "write lock held %s ms" % (median(again), RUNS, ", ".join("%.1f" % x for x in again),
                                             fmt_ms(lock_again)))
+            print_phases(res_again)
 
         # four at once, with health and edits measured meanwhile, after the
         # same probes with no job running (the baseline, same conditions:
@@ -382,6 +418,7 @@ def main():
                 if d["state"] != "done":
                     print("  job %d %s: %s" % (d["id"], d["state"], d.get("error")))
             report("while the four jobs ran", loaded, [d.get("result", {}) for d in done])
+            print_phases([d.get("result", {}) for d in done], indent="  ")
             locks = [d.get("result", {}).get("write_lock_ms") for d in done]
             locks = [x for x in locks if isinstance(x, (int, float))]
             if locks:

@@ -87,6 +87,41 @@ def test_large_extraction_is_a_job_and_lands_as_one_step():
     assert len(c.api("GET", "/api/sets/%d" % s["id"]).json()["tubercles"]) == 0
 
 
+def test_a_job_says_where_its_time_went():
+    """The result's phases (base/phase_clock.h): each stage and store step
+    in order, their CPU within the process's own CPU time (getrusage), and
+    the time the job was held at "detecting" (a sleep: no CPU) in that
+    phase's wall time, not in its CPU time."""
+    import time
+    srv.hold_jobs()
+    try:
+        c = login("gil")
+        _, s = paper_image(c)
+        jid = extract(c, s).json()["job"]["id"]
+        wait_for(lambda: job_state(c, jid)["stage"] == "detecting", timeout=30, what="the job at detecting")
+        seen = time.monotonic()
+        # what a held job's phase must show: every poll here is held time
+        for _ in range(5):
+            assert job_state(c, jid)["stage"] == "detecting"
+        held_ms = (time.monotonic() - seen) * 1000
+    finally:
+        srv.release_jobs()
+    done = wait_job(c, jid)
+    assert done["state"] == "done", done
+    res = done["result"]
+    ph = {p["phase"]: p for p in res["phases"]}
+    names = [p["phase"] for p in res["phases"]]
+    for a, b in [("loading", "detecting"), ("detecting", "connecting"), ("connecting", "statistics"),
+                 ("statistics", "diff"), ("diff", "journal"), ("journal", "write"), ("write", "history")]:
+        assert names.index(a) < names.index(b), names
+    assert ph["detecting"]["wall_ms"] >= held_ms - 2, (ph["detecting"], held_ms)
+    assert ph["detecting"]["cpu_ms"] < ph["detecting"]["wall_ms"] - 0.5 * held_ms, ph["detecting"]
+    cpu = sum(p["cpu_ms"] for p in res["phases"])
+    assert 0 < cpu <= res["cpu_s"] * 1000 + 5, (cpu, res["cpu_s"])
+    assert all(p["wall_ms"] >= 0 and p["cpu_ms"] >= 0 for p in res["phases"]), res["phases"]
+    assert 0 <= res["spawn_ms"] < 60000, res
+
+
 def test_small_image_stays_in_the_request():
     c = login("ann")
     r = upload(c, png_gray(120, 100, lambda x, y: 200 if ((x // 12) + (y // 12)) % 2 else 30), "small.png")
