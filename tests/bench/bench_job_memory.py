@@ -17,7 +17,6 @@ or =100 measures one size only, FS_BENCH_MEMORY_METHODS=auto,log a subset.
 import os
 import struct
 import subprocess
-import sys
 import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")

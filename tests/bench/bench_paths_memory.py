@@ -35,8 +35,10 @@ from test_images import upload  # noqa: E402
 from support_images import lattice_spans  # noqa: E402
 
 class _PatientConnection(harness.http.client.HTTPConnection):
-    """A synchronous Re-measure of 70,000 tubercles takes minutes under
-    load: the harness's 60 s would cut it short."""
+    """The requests answered in place on a 100 MP image (the upload, the
+    overlay and the exports of 70,000 tubercles) can take longer under load
+    than the harness's 60 s; a Re-measure over sync_max_pixels is a job
+    (h24b) and only its submission is a request."""
 
     def __init__(self, host, port=None, timeout=None, **kw):
         super().__init__(host, port, timeout=1800, **kw)

@@ -1,4 +1,7 @@
 // Small helpers shared by the browser tests.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 export function assert(cond, msg) {
   if (!cond) throw new Error('assertion failed: ' + msg);
@@ -70,6 +73,28 @@ export async function waitCount(page, cmp, n, timeout = 10000) {
     const s = window.fishscale.store;
     return !s.busy && (c === 'gt' ? s.tubercles.size > k : s.tubercles.size === k);
   }, [cmp, n], { timeout });
+}
+
+// Imports a set named setName holding tubercles and edges (annotation file
+// format 3.0, which says nothing of the measurement's version) into the
+// workspace's image through the Data tab's file picker; resolves once the
+// store holds it.
+export async function importAnnotationSet(page, setName, tubercles, edges) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fs-import-'));
+  try {
+    const file = path.join(dir, 'annotations.json');
+    writeFileSync(file, JSON.stringify({
+      format: 'fish-scale-annotations', version: '3.0', image_name: 'imported.tif',
+      sets: [{ id: 'set_1', name: setName, tubercles, edges }],
+    }));
+    await page.click('[data-tab=data]');
+    await page.setInputFiles('#import-file', file);
+    await page.click('#import-button');
+    await page.waitForFunction((n) => window.fishscale.store.set && window.fishscale.store.set.name === n, setName);
+    await waitCount(page, 'eq', tubercles.length);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 // Runs body(t), then (also when it failed) deletes the images of the user

@@ -5,11 +5,10 @@
 // re-measured diameters when done, one step that Undo takes back. Jobs are
 // held at their detecting stage by the data directory's hold file (see
 // cgi/main_job.c), so nothing depends on how long a detection takes.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, startServer } from './server.mjs';
-import { assert, PAPER, uploadThroughLibrary, waitCount, withCleanup, login } from './helpers.mjs';
+import { assert, importAnnotationSet, PAPER, uploadThroughLibrary, waitCount, withCleanup, login } from './helpers.mjs';
 
 let site = null;
 process.on('exit', () => { if (site) site.stop(); });
@@ -170,7 +169,6 @@ export async function testBatchFromTheLibrarySurvivesAReload(t) {
 // change when it is done, centres kept, and one Undo brings the old ones
 // back.
 export async function testRemeasureOfALargeImageFollowsItsJob(t) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'fs-remeasure-job-'));
   await withCleanup(t, async () => {
     const s = await server();
     t.server = s;
@@ -178,19 +176,10 @@ export async function testRemeasureOfALargeImageFollowsItsJob(t) {
     await login(page, s);
     await uploadThroughLibrary(page, s, path.join(ROOT, PAPER, 'P1_Fig2_Polypterus_bichir_2.63um.tif'));
     // a set measured before versioning (an import that does not say)
-    const file = path.join(dir, 'old.json');
-    writeFileSync(file, JSON.stringify({
-      format: 'fish-scale-annotations', version: '3.0', image_name: 'old.tif',
-      sets: [{ id: 'set_1', name: 'Old measurement',
-        tubercles: [{ id: 1, centroid_x: 200, centroid_y: 200, radius_px: 5 }, { id: 2, centroid_x: 260, centroid_y: 200, radius_px: 5 },
-          { id: 3, centroid_x: 230, centroid_y: 250, radius_px: 5 }],
-        edges: [{ id1: 1, id2: 2 }, { id1: 2, id2: 3 }] }],
-    }));
-    await page.click('[data-tab=data]');
-    await page.setInputFiles('#import-file', file);
-    await page.click('#import-button');
-    await page.waitForFunction(() => window.fishscale.store.set && window.fishscale.store.set.name === 'Old measurement');
-    await waitCount(page, 'eq', 3);
+    await importAnnotationSet(page, 'Old measurement',
+      [{ id: 1, centroid_x: 200, centroid_y: 200, radius_px: 5 }, { id: 2, centroid_x: 260, centroid_y: 200, radius_px: 5 },
+        { id: 3, centroid_x: 230, centroid_y: 250, radius_px: 5 }],
+      [{ id1: 1, id2: 2 }, { id1: 2, id2: 3 }]);
     const tubs = () => page.evaluate(() => [...window.fishscale.store.tubercles.values()]
       .map(x => [x.id, x.centroid_x, x.centroid_y, x.radius_px]).sort((a, b) => a[0] - b[0]));
     const before = await tubs();
@@ -222,5 +211,4 @@ export async function testRemeasureOfALargeImageFollowsItsJob(t) {
     await page.waitForFunction(() => window.fishscale.store.set.measurement_version === 0 && !window.fishscale.store.busy);
     assert(JSON.stringify(await tubs()) === JSON.stringify(before), 'one undo restores the diameters');
   });
-  rmSync(dir, { recursive: true, force: true });
 }

@@ -1,10 +1,7 @@
 // The workspace's remaining controls in Chromium: personal parameter
 // profiles (save, apply, delete), the event log (filter and paging), and
 // import of an annotation file into a new set. Waits on conditions only.
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { assert, PAPER, waitCount, withImage } from './helpers.mjs';
+import { assert, importAnnotationSet, PAPER, withImage } from './helpers.mjs';
 
 const IMG = PAPER + 'P3_Fig4_Obaichthys_laevis_5.0um.tif';
 
@@ -74,27 +71,13 @@ export async function testLogFilterAndPaging(t) {
 }
 
 export async function testImportAnnotationFileMakesASet(t) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'fs-import-'));
-  const file = path.join(dir, 'probe_annotations.json');
-  writeFileSync(file, JSON.stringify({
-    format: 'fish-scale-annotations', version: '3.0', image_name: 'probe.tif',
-    sets: [{ id: 'set_1', name: 'Imported probe',
-      tubercles: [{ id: 1, centroid_x: 30, centroid_y: 40, radius_px: 5 }, { id: 2, centroid_x: 60, centroid_y: 40, radius_px: 5 },
+  await withImage(t, IMG, async ({ page, shot }) => {
+    await importAnnotationSet(page, 'Imported probe',
+      [{ id: 1, centroid_x: 30, centroid_y: 40, radius_px: 5 }, { id: 2, centroid_x: 60, centroid_y: 40, radius_px: 5 },
         { id: 3, centroid_x: 45, centroid_y: 70, radius_px: 5 }],
-      edges: [{ id1: 1, id2: 2 }, { id1: 2, id2: 3 }] }],
-  }));
-  try {
-    await withImage(t, IMG, async ({ page, shot }) => {
-      await page.click('[data-tab=data]');
-      await page.setInputFiles('#import-file', file);
-      await page.click('#import-button');
-      await page.waitForFunction(() => window.fishscale.store.set && window.fishscale.store.set.name === 'Imported probe');
-      await waitCount(page, 'eq', 3);
-      const edges = await page.evaluate(() => window.fishscale.store.edges.length);
-      assert(edges === 2, 'two connections imported, got ' + edges);
-      await shot('ws-imported');
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+      [{ id1: 1, id2: 2 }, { id1: 2, id2: 3 }]);
+    const edges = await page.evaluate(() => window.fishscale.store.edges.length);
+    assert(edges === 2, 'two connections imported, got ' + edges);
+    await shot('ws-imported');
+  });
 }

@@ -312,6 +312,15 @@ def ok(r, status=200):
     return j
 
 
+def wait_job(c, jid, states=("done", "failed", "cancelled"), timeout=120):
+    """Polls GET /api/jobs/{jid} through client c until the job's state is
+    one of states; returns the job."""
+    def look():
+        j = ok(c.api("GET", "/api/jobs/%d" % jid))["job"]
+        return j if j["state"] in states else None
+    return wait_for(look, timeout=timeout, what="job %d to reach %s" % (jid, "/".join(states)))
+
+
 def multipart_body(fields, boundary="fsHarnessBoundary42"):
     """fields: list of (name, filename or None, bytes)."""
     body = b""

@@ -1,7 +1,6 @@
 """`fishscale measure`: per-image CSV/JSON outputs, combined summary, overlay,
 per-image failures and usage errors, run on the paper test images."""
 import csv
-import io
 import json
 import os
 import shutil

@@ -190,11 +190,8 @@ def cookie_header():
     return "; ".join("%s=%s" % kv for kv in admin.cookies.items())
 
 
-def leave_through_nginx(path, keep=65536):
-    """GET path through nginx, read keep bytes of the answer, and close."""
-    s = socket.create_connection(("127.0.0.1", srv.port), timeout=30)
-    s.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nCookie: %s\r\n\r\n" %
-               (path, srv.port, cookie_header())).encode())
+def read_then_close(s, keep):
+    """Reads up to keep bytes of the answer on socket s (fewer if it ends), then closes it."""
     got = b""
     while len(got) < keep:
         d = s.recv(16384)
@@ -203,6 +200,14 @@ def leave_through_nginx(path, keep=65536):
         got += d
     s.close()
     return got
+
+
+def leave_through_nginx(path, keep=65536):
+    """GET path through nginx, read keep bytes of the answer, and close."""
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=30)
+    s.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nCookie: %s\r\n\r\n" %
+               (path, srv.port, cookie_header())).encode())
+    return read_then_close(s, keep)
 
 
 def fcgi_record(kind, body, req_id=1):
@@ -231,14 +236,7 @@ def leave_on_the_fastcgi_socket(path, keep=65536):
               "SERVER_PROTOCOL": "HTTP/1.1", "CONTENT_LENGTH": ""}
     s.sendall(fcgi_record(1, struct.pack(">HB5x", 1, 0)) + fcgi_record(4, fcgi_params(params)) +
               fcgi_record(4, b"") + fcgi_record(5, b""))
-    got = b""
-    while len(got) < keep:
-        d = s.recv(16384)
-        if not d:
-            break
-        got += d
-    s.close()
-    return got
+    return read_then_close(s, keep)
 
 
 def test_a_client_that_leaves_mid_download_neither_kills_nor_stalls_the_worker():

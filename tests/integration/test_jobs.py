@@ -9,7 +9,7 @@ directory (see cgi/main_job.c), so the tests never depend on how long a
 detection takes."""
 import os
 
-from harness import Server, gray_png, kill_process, wait_for
+from harness import Server, gray_png, kill_process, wait_for, wait_job
 from test_images import png_gray, upload, PAPER
 
 srv = None
@@ -51,11 +51,6 @@ def job_state(c, jid):
     r = c.api("GET", "/api/jobs/%d" % jid)
     assert r.status == 200, r.text
     return r.json()["job"]
-
-
-def wait_job(c, jid, states=("done", "failed", "cancelled"), timeout=60):
-    return wait_for(lambda: (lambda j: j if j["state"] in states else None)(job_state(c, jid)),
-                    timeout=timeout, what="job %d to reach %s" % (jid, "/".join(states)))
 
 
 def extract(c, set_):

@@ -14,7 +14,7 @@ import json
 import os
 import sqlite3
 
-from harness import Server, ok, wait_for
+from harness import Server, ok, wait_for, wait_job
 from test_images import login, upload, PAPER
 
 srv = None
@@ -31,13 +31,6 @@ def setup_module():
 def teardown_module():
     if srv:
         srv.cleanup()
-
-
-def wait_job(c, jid, states=("done", "failed", "cancelled"), timeout=120):
-    def look():
-        j = ok(c.api("GET", "/api/jobs/%d" % jid))["job"]
-        return j if j["state"] in states else None
-    return wait_for(look, timeout=timeout, what="job %d to reach %s" % (jid, "/".join(states)))
 
 
 def outdated_set(server, c, resize=True):
@@ -145,9 +138,8 @@ def test_an_edit_made_while_the_job_runs_is_kept():
         r = remeasure(c, sid, old["set"]["revision"])
         assert r.status == 202, r.text
         jid = r.json()["job"]["id"]
-        j = wait_job(c, jid, states=("running",), timeout=60)
-        wait_for(lambda: ok(c.api("GET", "/api/jobs/%d" % jid))["job"]["stage"] == "measuring",
-                 timeout=60, what="the job at its measuring stage")
+        wait_for(lambda: (lambda j: j["state"] == "running" and j["stage"] == "measuring")(
+            ok(c.api("GET", "/api/jobs/%d" % jid))["job"]), timeout=60, what="the job running at its measuring stage")
         # the user moves on: a tubercle added while the job measures
         e = ok(c.api("POST", "/api/sets/%d/tubercles" % sid,
                      {"revision": old["set"]["revision"], "x": 40, "y": 40, "radius_px": 7}))
