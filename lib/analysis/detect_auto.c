@@ -23,14 +23,9 @@
 #include "analysis/halftone.h"
 #include "analysis/dome_template.h"
 #include "analysis/dome_votes.h"
+#include "base/sorting.h"
 
 #define AUTO_MIN_PROMINENCE 0.01
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 /*
  * The circle votes of the whole image (dome_votes.h says what they vote
@@ -83,8 +78,8 @@ static int keep_prominent(fs_cand_list *c, const double *off, const fs_params *p
 	}
 	for (size_t i = 0; i < c->n; i++)
 		pr[i] = c->items[i].response;
-	qsort(pr, c->n, sizeof *pr, cmp_double);
-	double p90 = pr[(size_t)(0.9 * (c->n - 1))];
+	/* the value sorting them gave, without the sort */
+	double p90 = fs_select_kth(pr, c->n, (size_t)(0.9 * (c->n - 1)));
 	free(pr);
 	/* the absolute floor (0.01 of the image range) only keeps the
 	 * noise of a blank image out; the knob is the relative one */
@@ -268,7 +263,9 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 		 * a second image of pre's size */
 		resp = pre;
 		pre = NULL;
-		if (fs_gaussian_blur(resp, p->auto_smoothing * pitch, err, errlen))
+		int threads = 1; /* the tiling's (the CLI's two): the same image */
+		fs_detect_get_tiling(NULL, &threads);
+		if (fs_gaussian_blur_threads(resp, p->auto_smoothing * pitch, threads, err, errlen))
 			goto out;
 	}
 	/* One base can leave two maxima of its votes up to ~0.6 pitch apart

@@ -149,7 +149,7 @@ int fs_peaks_tiled(const fs_det_source *s, int overlap, fs_tile_resp_fn fn, void
 	if (fs_det_for_tiles(s, overlap, auto_tile, &a, err, errlen))
 		goto out;
 	size_t first = c->n;
-	if (fs_det_peaks_suppress(&a.all, min_dist, s->width, s->height, c))
+	if (fs_det_peaks_suppress(&a.all, min_dist, s->width, s->height, s->threads, c))
 		goto oom;
 	*off = malloc((c->n - first ? c->n - first : 1) * 2 * sizeof **off);
 	if (!*off)

@@ -12,6 +12,7 @@
 #include "analysis/parabola_vertex.h"
 #include "analysis/preprocess.h"
 #include "analysis/preprocess_tiled.h"
+#include "base/sorting.h"
 #include "base/tile_pool.h"
 
 int fs_cand_append(fs_cand_list *l, const fs_cand *c)
@@ -63,13 +64,14 @@ int fs_det_preprocess(const fs_image *img, const fs_params *p, int clahe_tile, f
 		snprintf(err, errlen, "preprocess: out of memory");
 		return -1;
 	}
-	/* CLAHE in the tiling's threads (the CLI's two): the same image */
+	/* CLAHE, the blur and the stretch in the tiling's threads (the CLI's
+	 * two): the same image */
 	if (fs_clahe_threads(pre, p->clahe_clip, clahe_tile, threads, err, errlen) ||
-	    fs_gaussian_blur(pre, p->blur_sigma, err, errlen)) {
+	    fs_gaussian_blur_threads(pre, p->blur_sigma, threads, err, errlen)) {
 		fs_image_free(pre);
 		return -1;
 	}
-	fs_normalize(pre);
+	fs_normalize_threads(pre, threads);
 	*out = pre;
 	return 0;
 }
@@ -140,12 +142,13 @@ int fs_det_maxima(const fs_image *resp, double min_value, int x0, int y0, int x1
 	return 0;
 }
 
-int fs_det_peaks_suppress(fs_cand_list *all, double min_dist, int w, int h, fs_cand_list *out)
+int fs_det_peaks_suppress(fs_cand_list *all, double min_dist, int w, int h, int threads, fs_cand_list *out)
 {
 	long *head = NULL, *next = NULL;
 	int rc = -1;
+	/* (cmp_cand_desc is a total order: the order of qsort) */
 	if (all->n)
-		qsort(all->items, all->n, sizeof *all->items, cmp_cand_desc);
+		fs_sort_threads(all->items, all->n, sizeof *all->items, cmp_cand_desc, threads);
 	/* Greedy suppression, strongest first: a peak is dropped when a kept
 	 * one lies closer than min_dist. The kept peaks are looked up in a
 	 * grid of cells min_dist wide (3 x 3 cells around a peak) rather than
@@ -254,7 +257,7 @@ int fs_det_peaks_threads(const fs_image *resp, double min_value, double min_dist
 		fs_cand_free(&all);
 		return -1;
 	}
-	return fs_det_peaks_suppress(&all, min_dist, w, h, out);
+	return fs_det_peaks_suppress(&all, min_dist, w, h, threads, out);
 }
 
 void fs_det_peak_offset(const fs_image *resp, int ox, int oy, int W, int H, int gx, int gy, double *dx, double *dy)

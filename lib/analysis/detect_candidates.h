@@ -52,12 +52,12 @@ int fs_det_peaks_threads(const fs_image *resp, double min_value, double min_dist
  * has of those pixels), appended to all at their image position; then,
  * once every tile's are in, the greedy suppression of a w x h image, which
  * appends the kept ones to out and empties all (the result does not depend
- * on the order of all, which is sorted strongest first). 0 or -1 (out of
- * memory).
+ * on the order of all, which is sorted strongest first, in `threads`
+ * threads: fs_sort_threads). 0 or -1 (out of memory).
  */
 int fs_det_maxima(const fs_image *resp, double min_value, int x0, int y0, int x1, int y1, int ox, int oy, int W,
 		  int H, fs_cand_list *all);
-int fs_det_peaks_suppress(fs_cand_list *all, double min_dist, int w, int h, fs_cand_list *out);
+int fs_det_peaks_suppress(fs_cand_list *all, double min_dist, int w, int h, int threads, fs_cand_list *out);
 
 /* Prominence of each candidate: resp at the peak minus the lowest resp within
  * radius (sampled on 16 rays); stored in response. */

@@ -209,13 +209,15 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	order = malloc((c->n ? c->n : 1) * sizeof *order);
 	if (!meas || !order)
 		goto out;
-	for (size_t i = 0; i < c->n; i++) {
+	/* (the tiled paths order each tile's candidates themselves) */
+	for (size_t i = 0; m->img && i < c->n; i++) {
 		order[i].tile = 0;
 		order[i].i = i;
 		order[i].band = (long)(c->items[i].y / 8);
 		order[i].x = c->items[i].x;
 	}
-	qsort(order, c->n, sizeof *order, fs_raster_key_cmp);
+	if (m->img)
+		qsort(order, c->n, sizeof *order, fs_raster_key_cmp);
 	char terr[128];
 	if (!m->img && !m->dome && fs_det_measure_tiled(m, c, max_r, meas, terr, sizeof terr))
 		goto out;

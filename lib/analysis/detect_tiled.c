@@ -51,7 +51,7 @@ struct job {
 	fs_measured *res;
 	int tile, ntx, nty, margin;
 	const size_t *start; /* candidates of tile k: idx[start[k] .. start[k + 1]) */
-	const size_t *idx;
+	size_t *idx;	     /* each tile orders its own (do_tile) */
 };
 
 static double cand_r(const struct job *j, size_t i)
@@ -70,6 +70,25 @@ static int do_tile(size_t k, void *arg, char *err, size_t errlen)
 	size_t a = j->start[k], b = j->start[k + 1];
 	if (a == b)
 		return 0;
+	/* the tile's candidates in raster order (8-px bands, then x), as the
+	 * whole-image path measures them: they come strongest first, scattered
+	 * over the tile, and the rays then missed the cache on nearly every
+	 * sample (the measurement's largest cost); each result goes to its
+	 * candidate's own slot, so the order changes nothing else. Sorted here,
+	 * in the tile's thread, rather than all candidates at once before. */
+	fs_raster_key *keys = malloc((b - a) * sizeof *keys);
+	if (!keys) {
+		snprintf(err, errlen, "tiled measurement: out of memory");
+		return -1;
+	}
+	for (size_t q = a; q < b; q++) {
+		const fs_cand *cd = &j->c->items[j->idx[q]];
+		keys[q - a] = (fs_raster_key){k, (long)floor(cd->y / 8), cd->x, j->idx[q]};
+	}
+	qsort(keys, b - a, sizeof *keys, fs_raster_key_cmp);
+	for (size_t q = a; q < b; q++)
+		j->idx[q] = keys[q - a].i;
+	free(keys);
 	double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
 	for (size_t q = a; q < b; q++) {
 		const fs_cand *cd = &j->c->items[j->idx[q]];
@@ -87,17 +106,28 @@ static int do_tile(size_t k, void *arg, char *err, size_t errlen)
 	cx1 = cx1 > src->width - 1 ? src->width - 1 : cx1;
 	cy1 = cy1 > src->height - 1 ? src->height - 1 : cy1;
 	int cw = cx1 - cx0 + 1, ch = cy1 - cy0 + 1;
-	/* floats of the crop only (src may be compact, image.h) */
-	fs_image *crop = cw > 0 && ch > 0 ? fs_image_region_float(src, cx0, cy0, cw, ch) : NULL;
-	if (!crop) {
-		snprintf(err, errlen, "tiled measurement: out of memory");
+	if (cw < 1 || ch < 1) {
+		snprintf(err, errlen, "tiled measurement: empty crop");
 		return -1;
 	}
 	fs_image *meas = NULL;
-	int rc = fs_detect_measure_image(crop, m->mp, m->sigma, &meas, err, errlen);
-	fs_image_free(crop);
-	if (rc)
+	if (m->mp->tophat_radius > 0) {
+		/* floats of the crop only (src may be compact, image.h) for
+		 * the top-hat, which works in place */
+		fs_image *crop = fs_image_region_float(src, cx0, cy0, cw, ch);
+		if (!crop) {
+			snprintf(err, errlen, "tiled measurement: out of memory");
+			return -1;
+		}
+		int rc = fs_detect_measure_image(crop, m->mp, m->sigma, &meas, err, errlen);
+		fs_image_free(crop);
+		if (rc)
+			return -1;
+	} else if (!(meas = fs_gaussian_blurred_region(src, cx0, cy0, cw, ch, m->sigma, err, errlen))) {
+		/* fs_detect_measure_image of the crop without the crop: its
+		 * blur reads src's rows (converted a row at a time) */
 		return -1;
+	}
 	for (size_t q = a; q < b; q++) {
 		size_t i = j->idx[q];
 		const fs_cand *cd = &j->c->items[i];
@@ -166,23 +196,9 @@ int fs_det_measure_tiled(const fs_meas *m, const fs_cand_list *c, double max_r, 
 	}
 	for (size_t k = 0; k < nt; k++)
 		start[k + 1] += start[k];
-	/* each tile's candidates in raster order (8-px bands, then x), as the
-	 * whole-image path measures them: they come strongest first, scattered
-	 * over the tile, and the rays then missed the cache on nearly every
-	 * sample (the measurement's largest cost); each result goes to its
-	 * candidate's own slot, so the order changes nothing else */
-	fs_raster_key *keys = malloc(c->n * sizeof *keys);
-	if (!keys) {
-		snprintf(err, errlen, "tiled measurement: out of memory");
-		goto out;
-	}
+	/* each tile's candidates (do_tile puts them in raster order) */
 	for (size_t i = 0; i < c->n; i++)
-		keys[start[tile_of[i]] + fill[tile_of[i]]++] =
-			(fs_raster_key){(size_t)tile_of[i], (long)floor(c->items[i].y / 8), c->items[i].x, i};
-	qsort(keys, c->n, sizeof *keys, fs_raster_key_cmp);
-	for (size_t q = 0; q < c->n; q++)
-		idx[q] = keys[q].i;
-	free(keys);
+		idx[start[tile_of[i]] + fill[tile_of[i]]++] = i;
 	j.start = start;
 	j.idx = idx;
 	if (fs_tile_pool_run(nt, m->threads, do_tile, NULL, &j, err, errlen))

@@ -10,6 +10,7 @@
  * certificate, so each Gabriel edge scans the grid cells around its lune.
  */
 #include "analysis/graph.h"
+#include "base/sorting.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -324,12 +325,6 @@ int fs_graph_edges(const double *x, const double *y, size_t n, fs_graph type, in
 	return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double p = *(const double *)a, q = *(const double *)b;
-	return (p > q) - (p < q);
-}
-
 size_t fs_graph_cull(const double *x, const double *y, int *pairs, size_t n_pairs, double factor)
 {
 	if (factor <= 0 || n_pairs == 0)
@@ -347,9 +342,17 @@ size_t fs_graph_cull(const double *x, const double *y, int *pairs, size_t n_pair
 		len[i] = hypot(x[a] - x[b], y[a] - y[b]);
 		sorted[i] = len[i];
 	}
-	qsort(sorted, n_pairs, sizeof *sorted, cmp_double);
-	double med = n_pairs % 2 ? sorted[n_pairs / 2]
-				 : (sorted[n_pairs / 2 - 1] + sorted[n_pairs / 2]) / 2;
+	/* the median of the lengths as sorting them gave it (the middle one,
+	 * or the mean of the two middle ones: the lower is the largest below
+	 * the upper once that is selected), in linear time: the sort was a
+	 * tenth of the graph on 100 MP */
+	double hi = fs_select_kth(sorted, n_pairs, n_pairs / 2), med = hi;
+	if (n_pairs % 2 == 0) {
+		double lo = sorted[0];
+		for (size_t i = 1; i < n_pairs / 2; i++)
+			lo = sorted[i] > lo ? sorted[i] : lo;
+		med = (lo + hi) / 2;
+	}
 	double limit = factor * med;
 	size_t keep = 0;
 	for (size_t i = 0; i < n_pairs; i++)
@@ -480,6 +483,49 @@ static int cmp_edge(const void *a, const void *b)
 	return (p->id2 > q->id2) - (p->id2 < q->id2);
 }
 
+/* The edges in (id1, id2) order, as qsort with cmp_edge gives them (equal
+ * edges are equal items, so any correct sort gives the same list): an LSD
+ * radix sort of both ids as one 64-bit key, 16 bits a pass, a pass skipped
+ * where every key has the same digit (qsort's comparator calls took a
+ * fifth of the graph on 100 MP). -1 when out of memory. */
+static int sort_edges(fs_edge *e, size_t n)
+{
+	uint64_t *k = malloc(2 * n * sizeof *k);
+	size_t *cnt = malloc(((size_t)1 << 16) * sizeof *cnt);
+	if (!k || !cnt) {
+		free(k);
+		free(cnt);
+		return -1;
+	}
+	uint64_t *tmp = k + n;
+	/* the sign bit flipped: signed order as unsigned */
+	for (size_t i = 0; i < n; i++)
+		k[i] = (uint64_t)((uint32_t)e[i].id1 ^ 0x80000000u) << 32 | ((uint32_t)e[i].id2 ^ 0x80000000u);
+	for (int sh = 0; sh < 64; sh += 16) {
+		memset(cnt, 0, ((size_t)1 << 16) * sizeof *cnt);
+		for (size_t i = 0; i < n; i++)
+			cnt[(k[i] >> sh) & 0xffff]++;
+		if (cnt[(k[0] >> sh) & 0xffff] == n)
+			continue;
+		size_t sum = 0;
+		for (size_t b = 0; b < ((size_t)1 << 16); b++) {
+			size_t c = cnt[b];
+			cnt[b] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[cnt[(k[i] >> sh) & 0xffff]++] = k[i];
+		memcpy(k, tmp, n * sizeof *k);
+	}
+	for (size_t i = 0; i < n; i++) {
+		e[i].id1 = (int)((uint32_t)(k[i] >> 32) ^ 0x80000000u);
+		e[i].id2 = (int)((uint32_t)k[i] ^ 0x80000000u);
+	}
+	free(k);
+	free(cnt);
+	return 0;
+}
+
 int fs_graph_build(fs_tubercle_list *tl, fs_graph type, int cull, double cull_factor,
 		   fs_edge_list *out, char *err, size_t errlen)
 {
@@ -528,7 +574,7 @@ int fs_graph_build(fs_tubercle_list *tl, fs_graph type, int cull, double cull_fa
 			goto out;
 		}
 	}
-	if (out->n)
+	if (out->n && sort_edges(out->items, out->n))
 		qsort(out->items, out->n, sizeof *out->items, cmp_edge);
 	rc = 0;
 out:

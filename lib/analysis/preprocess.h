@@ -29,6 +29,16 @@ int fs_gaussian_radius(double sigma);
  * (read a row at a time, the values of its float copy). NULL on error (err
  * set). */
 fs_image *fs_gaussian_blurred(const fs_image *src, double sigma, char *err, size_t errlen);
+/* The same of the region (x0, y0, w, h) of src, which must lie inside it,
+ * its edges replicated: fs_gaussian_blurred of fs_image_region_float's
+ * copy of the region, to the bit, without that copy (the tiled
+ * measurement's crops, detect_tiled.c). */
+fs_image *fs_gaussian_blurred_region(const fs_image *src, int x0, int y0, int w, int h, double sigma, char *err,
+				     size_t errlen);
+/* fs_gaussian_blur of a float image in up to `threads` threads (bands of
+ * rows through base/tile_pool.h, the rows around each band's edges saved
+ * first): the same image to the bit whatever the count. */
+int fs_gaussian_blur_threads(fs_image *img, double sigma, int threads, char *err, size_t errlen);
 
 /* Mean over a (2r+1) x (2r+1) box; r 0 leaves img unchanged. O(1) per pixel. */
 int fs_box_blur(fs_image *img, int r, char *err, size_t errlen);
@@ -72,5 +82,8 @@ void fs_normalize(fs_image *img);
  * float operations as fs_normalize. */
 void fs_minmax(const fs_image *img, float *lo, float *hi);
 void fs_normalize_range(fs_image *img, float lo, float hi);
+/* fs_normalize with the stretch in up to `threads` threads (chunks of
+ * samples): the same image to the bit. */
+void fs_normalize_threads(fs_image *img, int threads);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * base.h - the base subsystem's public face: what every other layer builds on: byte buffers, clocks, the configuration,
- * fast JSON writing, the sink a large answer is written to in chunks, SHA-256, random tokens, the heap policy, the version.
+ * fast JSON writing, the sink a large answer is written to in chunks, SHA-256, random tokens, the heap policy, the version,
+ * the tile passes' work queue and sorting in its threads.
  *
  * Callers outside lib/base/ include this header; each module's own header
  * says what it does and who owns each pointer.
@@ -16,6 +17,7 @@
 #include "base/phase_clock.h"
 #include "base/sha256.h"
 #include "base/sink.h"
+#include "base/sorting.h"
 #include "base/token.h"
 #include "base/heap_policy.h"
 #include "base/tile_pool.h"

@@ -51,6 +51,106 @@ static void gaussian_width_not_multiple_of_four_matches_reference(void **state)
 	check_gauss(3, 30, 0.7);  /* narrower than one vector */
 }
 
+/* In place in bands of rows, each band reading its neighbours' edge rows
+ * from the copies saved before: a band that read them from the image
+ * would see them blurred already. Bands of a few rows up to a thousand,
+ * kernels wider than a band (2R rows): every one the same bits as the
+ * whole image blurred at once. */
+static void gaussian_in_threads_equals_one_thread(void **state)
+{
+	(void)state;
+	static const struct {
+		int w, h;
+		double sigma;
+	} c[] = {{300, 2000, 1.5}, {4000, 300, 6.0}, {20000, 50, 3.0}, {257, 3100, 0.6}};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		fs_image *a = gauss_ref_noise(c[i].w, c[i].h, (unsigned)(7 + i));
+		assert_non_null(a);
+		fs_image *b = fs_image_clone(a);
+		assert_non_null(b);
+		assert_int_equal(fs_gaussian_blur(a, c[i].sigma, err, sizeof err), 0);
+		for (int t = 2; t <= 3; t++) {
+			fs_image *d = fs_image_clone(b);
+			assert_non_null(d);
+			assert_int_equal(fs_gaussian_blur_threads(d, c[i].sigma, t, err, sizeof err), 0);
+			assert_memory_equal(d->data, a->data, sizeof(float) * (size_t)c[i].w * c[i].h);
+			fs_image_free(d);
+		}
+		fs_image_free(b);
+		fs_image_free(a);
+	}
+	/* and the blur itself: a band's rows against the direct 2-D sum */
+	fs_image *img = gauss_ref_noise(90, 2950, 3), *ref = fs_image_clone(img);
+	assert_non_null(img);
+	assert_non_null(ref);
+	assert_int_equal(fs_gaussian_blur_threads(img, 2.0, 2, err, sizeof err), 0);
+	for (int y = 2900; y < 2950; y++) /* bands of 2912 rows: the edge between the two */
+		for (int x = 0; x < 90; x++)
+			assert_float_equal(fs_image_at(img, x, y), gauss_ref_at(ref, x, y, 2.0), 2e-5);
+	fs_image_free(img);
+	fs_image_free(ref);
+	/* a compact image cannot be blurred in place */
+	fs_image *cpt = fs_image_new_compact(8, 8, 8);
+	assert_non_null(cpt);
+	assert_int_equal(fs_gaussian_blur_threads(cpt, 1.0, 2, err, sizeof err), -1);
+	fs_image_free(cpt);
+}
+
+/* A region blurred from its source, float or compact (converted a row at
+ * a time, read in place or through the pad when narrower than the
+ * kernel), is its copy blurred, to the bit; a region outside is refused. */
+static void gaussian_of_a_region_equals_the_blurred_copy(void **state)
+{
+	(void)state;
+	int W = 211, H = 97;
+	fs_image *f = gauss_ref_noise(W, H, 5), *c8 = fs_image_new_compact(W, H, 8);
+	assert_non_null(f);
+	assert_non_null(c8);
+	for (int i = 0; i < W * H; i++)
+		((unsigned char *)c8->px)[i] = (unsigned char)(f->data[i] * 255);
+	static const int r[][4] = {{0, 0, 211, 97}, {13, 7, 150, 60}, {200, 3, 11, 90}, {5, 90, 40, 7}};
+	static const double sig[] = {0, 0.6, 1.2, 3.0};
+	const fs_image *src[2] = {f, c8};
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+			for (size_t q = 0; q < sizeof sig / sizeof sig[0]; q++) {
+				fs_image *copy = fs_image_region_float(src[s], r[i][0], r[i][1], r[i][2], r[i][3]);
+				assert_non_null(copy);
+				fs_image *want = fs_gaussian_blurred(copy, sig[q], err, sizeof err);
+				fs_image *got = fs_gaussian_blurred_region(src[s], r[i][0], r[i][1], r[i][2], r[i][3],
+									   sig[q], err, sizeof err);
+				assert_non_null(want);
+				assert_non_null(got);
+				assert_memory_equal(got->data, want->data, sizeof(float) * (size_t)r[i][2] * r[i][3]);
+				fs_image_free(copy);
+				fs_image_free(want);
+				fs_image_free(got);
+			}
+	assert_null(fs_gaussian_blurred_region(f, 200, 0, 12, 10, 1.0, err, sizeof err));
+	assert_null(fs_gaussian_blurred_region(f, -1, 0, 10, 10, 1.0, err, sizeof err));
+	fs_image_free(f);
+	fs_image_free(c8);
+}
+
+static void normalize_in_threads_equals_one_thread(void **state)
+{
+	(void)state;
+	int w = 1031, h = 700; /* 721,700 samples: three chunks and a tail */
+	fs_image *a = gauss_ref_noise(w, h, 11);
+	assert_non_null(a);
+	a->data[(size_t)w * h - 1] = 7.5f; /* the maximum in the last sample */
+	a->data[3] = -2.25f;
+	fs_image *b = fs_image_clone(a);
+	assert_non_null(b);
+	fs_normalize(a);
+	fs_normalize_threads(b, 2);
+	assert_memory_equal(a->data, b->data, sizeof(float) * (size_t)w * h);
+	assert_float_equal(b->data[(size_t)w * h - 1], 1.0, 0);
+	assert_float_equal(b->data[3], 0.0, 0);
+	fs_image_free(a);
+	fs_image_free(b);
+}
+
 static void downsample_averages_blocks_including_partial_ones(void **state)
 {
 	(void)state;
@@ -562,6 +662,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gaussian_kernel_taller_than_image_matches_reference),
 		cmocka_unit_test(gaussian_width_not_multiple_of_four_matches_reference),
+		cmocka_unit_test(gaussian_in_threads_equals_one_thread),
+		cmocka_unit_test(gaussian_of_a_region_equals_the_blurred_copy),
+		cmocka_unit_test(normalize_in_threads_equals_one_thread),
 		cmocka_unit_test(downsample_averages_blocks_including_partial_ones),
 		cmocka_unit_test(downsample_in_threads_equals_one_thread),
 		cmocka_unit_test(clahe_in_threads_equals_one_thread),

@@ -418,6 +418,51 @@ static void test_build_uses_ids_sorted_and_sets_boundary(void **state)
 	fs_tubercle_list_free(&l);
 }
 
+/* Ids anywhere in int's range, negative ones included, and whose every
+ * 16-bit digit varies (the edges' order is a radix sort of the two ids):
+ * the same edges as with small ids, in (id1, id2) order. */
+static void test_build_sorts_edges_by_ids_of_any_size(void **state)
+{
+	(void)state;
+	fs_tubercle_list small = lattice_tubercles(12), big = lattice_tubercles(12);
+	fs_edge_list es = {0}, eb = {0};
+	char err[128];
+	int map[144];
+	for (size_t i = 0; i < big.n; i++) {
+		/* a scrambled, injective map of 0..143 over the whole range */
+		unsigned u = (unsigned)(i * 2654435761u) ^ 0x5bd1e995u;
+		map[i] = (int)u;
+		big.items[i].id = map[i];
+	}
+	assert_int_equal(fs_graph_build(&small, FS_GRAPH_RNG, 1, 1.8, &es, err, sizeof err), 0);
+	assert_int_equal(fs_graph_build(&big, FS_GRAPH_RNG, 1, 1.8, &eb, err, sizeof err), 0);
+	assert_int_equal(eb.n, es.n);
+	assert_true(eb.n > 200);
+	int negative = 0;
+	for (size_t i = 0; i < eb.n; i++) {
+		negative += eb.items[i].id1 < 0;
+		if (i)
+			assert_true(eb.items[i - 1].id1 < eb.items[i].id1 ||
+				    (eb.items[i - 1].id1 == eb.items[i].id1 && eb.items[i - 1].id2 < eb.items[i].id2));
+		/* each edge of the big ids is an edge of the small ones */
+		int a = -1, b = -1;
+		for (int k = 0; k < 144; k++) {
+			a = map[k] == eb.items[i].id1 ? k : a;
+			b = map[k] == eb.items[i].id2 ? k : b;
+		}
+		assert_true(a >= 0 && b >= 0);
+		int lo = 100 + (a < b ? a : b), hi = 100 + (a < b ? b : a), found = 0;
+		for (size_t j = 0; j < es.n && !found; j++)
+			found = es.items[j].id1 == lo && es.items[j].id2 == hi;
+		assert_true(found);
+	}
+	assert_true(negative > 0);
+	fs_edge_list_free(&es);
+	fs_edge_list_free(&eb);
+	fs_tubercle_list_free(&small);
+	fs_tubercle_list_free(&big);
+}
+
 static void test_build_rejects_non_finite_centroid(void **state)
 {
 	(void)state;
@@ -471,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_boundary_with_fewer_than_three_points_is_all),
 		cmocka_unit_test(test_boundary_duplicate_takes_flag_of_original),
 		cmocka_unit_test(test_build_uses_ids_sorted_and_sets_boundary),
+		cmocka_unit_test(test_build_sorts_edges_by_ids_of_any_size),
 		cmocka_unit_test(test_build_rejects_non_finite_centroid),
 		cmocka_unit_test(test_build_rejects_zero_cull_factor),
 		cmocka_unit_test(test_build_empty_list_gives_no_edges),
