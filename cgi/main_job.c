@@ -37,6 +37,7 @@
  * running while they check admission control, instead of relying on how
  * long a detection takes. Nothing else creates that file.
  */
+#include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -668,6 +669,13 @@ int main(int argc, char **argv)
 	 * the job's own retries then wait out further */
 	fs_job_yield_writes(app.db, 60000);
 	fs_db_set_phase_clock(app.db, &phases);
+	/* the result's time is the user's wait: no checkpoint after the job's
+	 * commits (the site's checkpointer copies the WAL every half second,
+	 * main_fcgi.c; a commit is as durable without it, WAL and
+	 * synchronous=NORMAL), and the garbage a result replaced is swept
+	 * after the result is reported (below) */
+	fs_db_checkpoint_on_commit(app.db, 0);
+	fs_db_set_sweep_later(app.db, 1);
 	if (fs_job_get(app.db, id, &job) || (strcmp(job.state, "starting") && strcmp(job.state, "running"))) {
 		fprintf(stderr, "fishscale-job %lld: no such job to run\n", id);
 		goto out;
@@ -726,6 +734,14 @@ int main(int argc, char **argv)
 	cJSON_Delete(result);
 	/* the slot is free: start what waits for it */
 	fs_job_schedule(&app);
+	/* what the result replaced (its record, trimmed journal steps) is
+	 * garbage: deleted now, a chunk per transaction (staged_blob.h), with
+	 * the job's heap given back first, since the slot (and its memory in
+	 * admission control's budget) is another job's already */
+	if (rc == 0) {
+		malloc_trim(0);
+		(void)fs_blob_sweep(app.db, NULL);
+	}
 out:
 	fs_app_close(&app);
 	return exit_code;

@@ -44,6 +44,7 @@ struct fs_db {
 	char skipped_msg[192];
 	/* the caller's clock the store names its steps on (fs_db_phase) */
 	fs_phase_clock *phases;
+	int sweep_later;
 };
 
 static unsigned long long open_count;
@@ -212,6 +213,16 @@ void fs_db_phase(fs_db *db, const char *name)
 {
 	if (db && db->phases)
 		fs_phase_begin(db->phases, name);
+}
+
+void fs_db_set_sweep_later(fs_db *db, int on)
+{
+	db->sweep_later = on;
+}
+
+int fs_db_sweep_later(const fs_db *db)
+{
+	return db->sweep_later;
 }
 
 void fs_db_checkpoint_on_commit(fs_db *db, int on)

@@ -101,6 +101,15 @@ void fs_db_set_phase_clock(fs_db *db, fs_phase_clock *c);
 void fs_db_phase(fs_db *db, const char *name);
 
 /*
+ * A store that leaves garbage (a replaced record's staged blob,
+ * staged_blob.h) sweeps it before it returns, unless the connection's
+ * owner sweeps later itself (a job: after it has reported its result, so
+ * the deleting is not part of the time to the result). Off by default.
+ */
+void fs_db_set_sweep_later(fs_db *db, int on);
+int fs_db_sweep_later(const fs_db *db);
+
+/*
  * Checkpoints (copying the WAL back into the database file): a connection
  * does one after a commit that leaves 1000 pages or more in the WAL, as
  * SQLite's auto-checkpoint would, unless told not to: the web workers

@@ -1200,7 +1200,7 @@ int fs_set_replace_all_version(fs_db *db, long long set_id, long long expect_rev
 			/* rolled back: the staged blobs were never referred to */
 			fs_blob_drop(db, rec.blob_id);
 			fs_blob_drop(db, journal.blob_id);
-		} else if (staged) {
+		} else if (staged && !fs_db_sweep_later(db)) {
 			/* what this replaced (the previous record, journal steps
 			 * trimmed) is garbage now: deleted a chunk at a time too */
 			fs_db_phase(db, "sweep");

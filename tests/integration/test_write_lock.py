@@ -195,6 +195,44 @@ def test_a_staged_result_appears_whole_while_another_user_edits():
     assert len(got["tubercles"]) == res["n_tubercles"] > 50
 
 
+def test_a_re_extraction_job_sweeps_the_result_it_replaced():
+    """The job sweeps the garbage its result made (the replaced packed
+    record) after it has reported the result, not before (main_job.c): the
+    old record's blob and chunks go, nothing staged or unreferenced stays."""
+    ann = login("ann")
+    with open(PAPER, "rb") as f:
+        img = upload(ann, f.read(), "resweep.tif").json()["image"]
+    s = first_set(ann, img["id"])
+    db = sqlite3.connect(srv.db_path(), timeout=10)
+    try:
+        def extract_job():
+            cur = [x for x in ann.api("GET", "/api/images/%d/sets" % img["id"]).json()["sets"] if x["id"] == s["id"]][0]
+            r = ann.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": cur["revision"]})
+            assert r.status == 202, r.text
+            jid = r.json()["job"]["id"]
+            done = wait_for(lambda: (lambda j: j if j["state"] in ("done", "failed", "cancelled") else None)(
+                ann.api("GET", "/api/jobs/%d" % jid).json()["job"]), timeout=300, what="the extraction job")
+            assert done["state"] == "done", done
+            return db.execute("SELECT blob_id FROM set_packed WHERE set_id = ?", (s["id"],)).fetchone()[0]
+
+        first = extract_job()
+        assert first is not None
+        assert db.execute("SELECT count(*) FROM blob_chunks WHERE blob_id = ?", (first,)).fetchone()[0] >= 2
+        second = extract_job()
+        assert second is not None and second != first
+        # the job's last act, after its result: the replaced record goes
+        wait_for(lambda: db.execute("SELECT count(*) FROM blob_chunks WHERE blob_id = ?", (first,)).fetchone()[0]
+                 == 0 and db.execute("SELECT count(*) FROM blobs WHERE id = ?", (first,)).fetchone()[0] == 0,
+                 timeout=30, what="the replaced record swept")
+        assert db.execute("SELECT count(*) FROM blobs WHERE staged_pid IS NOT NULL OR refs <= 0").fetchone()[0] == 0
+        assert db.execute("SELECT count(*) FROM blob_chunks c WHERE NOT EXISTS "
+                          "(SELECT 1 FROM blobs b WHERE b.id = c.blob_id)").fetchone()[0] == 0
+    finally:
+        db.close()
+    got = ann.api("GET", "/api/sets/%d" % s["id"]).json()
+    assert len(got["tubercles"]) > 50
+
+
 def test_the_supervisor_runs_one_checkpointer_and_replaces_it():
     wait_for(lambda: len(srv.checkpointer_pids()) == 1, what="the checkpointer")
     assert len(srv.worker_pids()) == 2
