@@ -210,6 +210,9 @@ function rgba32(css) {
   return v;
 }
 
+// The loop is kept plain (indices, no calls per dot but a colour change):
+// the first drawing of a large set runs before the optimising compiler
+// has compiled it, and on a loaded machine long after.
 function drawDots(ctx, list, o) {
   const T = ctx.getTransform();
   const W = ctx.canvas.width, H = ctx.canvas.height;
@@ -218,17 +221,22 @@ function drawDots(ctx, list, o) {
   const dc = dotCanvas.getContext('2d');
   const img = dc.createImageData(W, H);
   const buf = new Uint32Array(img.data.buffer);
-  let n = 0, lastCss = null, col = 0;
-  for (const t of list) {
-    const x = T.a * t.centroid_x + T.c * t.centroid_y + T.e, y = T.b * t.centroid_x + T.d * t.centroid_y + T.f;
+  const a = T.a, b = T.b, c = T.c, d = T.d, e = T.e, f = T.f;
+  let n = 0, lastKey = null, lastB = null, col = 0;
+  for (let k = 0; k < list.length; k++) {
+    const t = list[k];
+    const cx = t.centroid_x, cy = t.centroid_y;
+    const x = a * cx + c * cy + e, y = b * cx + d * cy + f;
     if (x < -2 || y < -2 || x >= W + 2 || y >= H + 2) continue;
-    const css = tubColor(t, o);
-    if (css !== lastCss) { lastCss = css; col = rgba32(css); }
+    if (t.source !== lastKey || t.is_boundary !== lastB) { lastKey = t.source; lastB = t.is_boundary; col = rgba32(tubColor(t, o)); }
     // a dot as wide as the tubercle, 1 to 3 device pixels
-    const side = Math.max(1, Math.min(3, Math.round(2 * (measured(t) ? t.radius_px : 1) * T.a)));
+    const r = t.radius_px;
+    let side = typeof r === 'number' && r > 0 ? Math.round(2 * r * a) : Math.round(2 * a);
+    side = side < 1 ? 1 : side > 3 ? 3 : side;
     const x0 = Math.round(x - side / 2), y0 = Math.round(y - side / 2);
-    for (let yy = Math.max(0, y0); yy < Math.min(H, y0 + side); yy++)
-      for (let xx = Math.max(0, x0); xx < Math.min(W, x0 + side); xx++) buf[yy * W + xx] = col;
+    const ya = y0 < 0 ? 0 : y0, yb = y0 + side > H ? H : y0 + side;
+    const xa = x0 < 0 ? 0 : x0, xb = x0 + side > W ? W : x0 + side;
+    for (let yy = ya; yy < yb; yy++) buf.fill(col, yy * W + xa, yy * W + xb);
     n++;
   }
   dc.putImageData(img, 0, 0);

@@ -186,6 +186,8 @@ export function initScaleRegion(ws) {
 
   $('#tg-region').addEventListener('change', () => ws.viewer.request());
   store.addEventListener('image', () => { if (!draft) load(); });
-  load();
+  // the image's first 'image' event came before this listener (else it
+  // loads the region: asked for once, not twice, while the page opens)
+  if (store.image) load();
   return { reload: load };
 }

@@ -31,27 +31,47 @@ export class SpatialIndex {
     this.rows = Math.max(1, Math.floor((y1 - y0) / this.cell) + 1);
     const cells = this.cols * this.rows;
     this.tubs = Array.from({ length: cells }, () => []);
-    this.edgeCells = Array.from({ length: cells }, () => []);
     this.size = n;
     this.maxRadius = 0;
+    // cellOf inlined: the first frame of a large set runs this before the
+    // optimising compiler has compiled it
+    const cell = this.cell, cols = this.cols, rows = this.rows, tubs = this.tubs;
+    let maxR = 0;
     for (const t of tubercles.values()) {
-      this.tubs[this.cellOf(t.centroid_x, t.centroid_y)].push(t);
-      if (t.radius_px > this.maxRadius) this.maxRadius = t.radius_px;
+      let cx = Math.floor((t.centroid_x - x0) / cell), cy = Math.floor((t.centroid_y - y0) / cell);
+      cx = cx < 0 ? 0 : cx >= cols ? cols - 1 : cx;
+      cy = cy < 0 ? 0 : cy >= rows ? rows - 1 : cy;
+      tubs[cy * cols + cx].push(t);
+      if (t.radius_px > maxR) maxR = t.radius_px;
     }
-    // a connection sits in the cells of both its ends, so it is found from
-    // either side; seen[] (one stamp per connection) removes the doubles.
-    // One longer than a cell (drawn by hand across the image) is in every
-    // answer, so a query never needs to look further than a cell around.
+    this.maxRadius = maxR;
+    this.tubsMap = tubercles;
     this.edges = edges;
+    this.edgeCells = null; // made by the first edgesIn (edgeGrid)
+  }
+
+  // A connection sits in the cells of both its ends, so it is found from
+  // either side; seen[] (one stamp per connection) removes the doubles.
+  // One longer than a cell (drawn by hand across the image) is in every
+  // answer, so a query never needs to look further than a cell around.
+  // Made when first asked for: a large set opened at fit is drawn as dots
+  // without connections, and 200,000 of them cost a fifth of a second.
+  edgeGrid() {
+    if (this.edgeCells) return;
+    const tubercles = this.tubsMap, edges = this.edges, cell2 = this.cell * this.cell;
+    const cells = this.cols * this.rows;
+    this.edgeCells = Array.from({ length: cells }, () => []);
     this.long = [];
-    edges.forEach((e, i) => {
+    for (let i = 0; i < edges.length; i++) {
+      const e = edges[i];
       const a = tubercles.get(e.id1), b = tubercles.get(e.id2);
-      if (!a || !b) return;
-      if (Math.hypot(a.centroid_x - b.centroid_x, a.centroid_y - b.centroid_y) > this.cell) { this.long.push(i); return; }
+      if (!a || !b) continue;
+      const dx = a.centroid_x - b.centroid_x, dy = a.centroid_y - b.centroid_y;
+      if (dx * dx + dy * dy > cell2) { this.long.push(i); continue; }
       const ca = this.cellOf(a.centroid_x, a.centroid_y), cb = this.cellOf(b.centroid_x, b.centroid_y);
       this.edgeCells[ca].push(i);
       if (cb !== ca) this.edgeCells[cb].push(i);
-    });
+    }
     this.seen = new Uint32Array(edges.length);
     this.stamp = 0;
   }
@@ -82,6 +102,7 @@ export class SpatialIndex {
 
   // Connections with an end in a cell meeting r, and the long ones; each once.
   edgesIn(r) {
+    this.edgeGrid();
     const out = this.long.map(i => this.edges[i]);
     if (++this.stamp === 0xffffffff) { this.seen.fill(0); this.stamp = 1; }
     const s = this.stamp, seen = this.seen, edges = this.edges;

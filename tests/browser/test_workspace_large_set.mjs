@@ -45,6 +45,33 @@ export async function testLargeSetLevelOfDetailAndPicking(t) {
     const counts = await page.evaluate(() => ({ t: window.fishscale.store.tubercles.size, e: window.fishscale.store.edges.length, shown: document.querySelector('#st-tub').textContent }));
     assert(counts.t === N && counts.e > 2 * N - 1000, 'the whole set is loaded: ' + JSON.stringify(counts));
     assert(counts.shown === String(N), 'the stats bar counts it: ' + counts.shown);
+    // the workspace reads the compact layout and derives the diameters and
+    // the connections' lengths: they are the columns' values, every one
+    const diff = await page.evaluate(async () => {
+      const st = window.fishscale.store;
+      const c = await (await fetch(`${document.body.dataset.base}api/sets/${st.set.id}?layout=columns`)).json();
+      const bad = [];
+      const same = (a, b) => (a == null && b == null) || (a != null && b != null && Math.abs(a - b) < 1e-8);
+      const tk = ['diameter_px', 'diameter_um', 'radius_px', 'circularity', 'fit_quality', 'major_axis_um'];
+      for (let i = 0; i < c.tubercles.n; i++) {
+        const t = st.tubercles.get(c.tubercles.id[i]);
+        for (const k of tk) if (!same(t[k], c.tubercles[k][i])) bad.push([k, t.id, t[k], c.tubercles[k][i]]);
+      }
+      const ek = ['center_distance_px', 'edge_distance_px', 'center_distance_um', 'edge_distance_um'];
+      for (let i = 0; i < c.edges.n; i++) {
+        const e = st.edges[i];
+        if (e.id1 !== c.edges.id1[i] || e.id2 !== c.edges.id2[i]) bad.push(['ends', i]);
+        for (const k of ek) if (!same(e[k], c.edges[k][i])) bad.push([k, i, e[k], c.edges[k][i]]);
+      }
+      return { bad: bad.slice(0, 5), n: bad.length, edges: c.edges.n, space: st.edges[0].edge_distance_px };
+    });
+    assert(diff.n === 0 && diff.edges === counts.e && diff.space > 0, 'derived fields equal the columns: ' + JSON.stringify(diff));
+    // the stats bar (uncalibrated: pixels; the server's figures) shows the
+    // mean diameter and the mean space of the connections read here
+    const bar = await page.evaluate(() => [document.querySelector('#st-diam').textContent, document.querySelector('#st-space').textContent]);
+    const p = ann.sets[0].tubercles[0].radius_px * 2;
+    const sp = await page.evaluate(() => { const e = window.fishscale.store.edges; return e.reduce((a, x) => a + Math.max(0, x.edge_distance_px), 0) / e.length; });
+    assert(bar[0] === `${p.toFixed(1)} ± 0.0 px` && bar[1].startsWith(`${sp.toFixed(1)} ± `), 'the bar in pixels: ' + JSON.stringify([bar, p, sp]));
 
     // fitted: every tubercle in view, drawn as dots, no connection
     await frames(page);

@@ -4,6 +4,7 @@ once, undo/redo of each user's own steps, undo of one step from the journal
 history, journal, extraction and connections, and a FastCGI worker killed
 in the middle of a burst of edits."""
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -468,6 +469,32 @@ def test_column_layout_holds_the_same_values_as_the_rows():
                 if k != "n":
                     assert e[k][i] == row[k], (i, k)
         assert (rows["edges"][0]["edge_distance_um"] is not None) == calibrated
+        # ?layout=compact (what the workspace reads): the columns' own
+        # fields, a column without any value as one null, no derived one
+        # (diameters, µm lengths, connections' lengths: store.js derives
+        # them as below); the same set, statistics and image
+        comp = c.api("GET", "/api/sets/%d?layout=compact" % sid).json()
+        assert comp["set"] == cols["set"] and comp["statistics"] == cols["statistics"] and comp["image"] == cols["image"]
+        ct, ce = comp["tubercles"], comp["edges"]
+        derived = {"diameter_px", "diameter_um", "major_axis_um", "minor_axis_um"}
+        assert set(ct) == set(t) - derived and set(ce) == {"n", "id1", "id2"}
+        for k in ct:
+            want = t[k] if k == "n" or any(v is not None for v in t[k]) else None
+            assert ct[k] == want, k
+        assert ce == {"n": e["n"], "id1": e["id1"], "id2": e["id2"]}
+        um = 0.5 if calibrated else None
+        close = lambda a, b: (a is None and b is None) or (a is not None and b is not None and abs(a - b) < 1e-8)
+        for i in range(t["n"]):
+            r = t["radius_px"][i]
+            assert close(t["diameter_px"][i], 2 * r) and close(t["diameter_um"][i], 2 * r * um if um else None)
+            if t["major_axis_px"][i] is not None:
+                assert close(t["major_axis_um"][i], t["major_axis_px"][i] * um if um else None)
+        pos = {t["id"][i]: (t["centroid_x"][i], t["centroid_y"][i], t["radius_px"][i]) for i in range(t["n"])}
+        for i in range(e["n"]):
+            a, b = pos[e["id1"][i]], pos[e["id2"][i]]
+            cd = math.hypot(a[0] - b[0], a[1] - b[1])
+            assert close(e["center_distance_px"][i], cd) and close(e["edge_distance_px"][i], cd - a[2] - b[2])
+            assert close(e["edge_distance_um"][i], (cd - a[2] - b[2]) * um if um else None)
 
 
 def test_misspelt_keys_are_refused_naming_the_key():
