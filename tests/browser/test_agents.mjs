@@ -39,8 +39,10 @@ async function sharedServer() {
 }
 
 // Uploads the paper image (once per server), calibrates it, makes a fresh
-// set (extracted unless empty) and opens the workspace on it.
-async function openFreshSet(page, server, { extract = true, tab = 'agentic-edit' } = {}) {
+// set (extracted unless empty) and opens the workspace on it. gaps: that
+// many tubercles deleted from the extraction first (makeGaps); their
+// centres are returned as ids.gaps.
+async function openFreshSet(page, server, { extract = true, tab = 'agentic-edit', gaps = 0 } = {}) {
   await login(page, server);
   const ids = await page.evaluate(async ({ tifB64, extract }) => {
     const base = document.body.dataset.base, csrf = document.body.dataset.csrf;
@@ -59,6 +61,7 @@ async function openFreshSet(page, server, { extract = true, tab = 'agentic-edit'
     }
     return { image: id, set: set.id };
   }, { tifB64: (await import('node:fs')).readFileSync(TIF).toString('base64'), extract });
+  if (gaps) ids.gaps = await makeGaps(page, ids, gaps);
   await page.goto(server.url + `workspace/${ids.image}`);
   await page.waitForSelector('#workspace[data-ready="1"]', { timeout: 15000 });
   await page.evaluate((id) => window.fishscale.switchSet(id), ids.set);
@@ -86,6 +89,53 @@ async function fig4Sites(page, imageId) {
   const region = await page.evaluate(async (id) => (await fetch(document.body.dataset.base + `api/images/${id}/scale_region`)).json(), imageId);
   const perPx = 2 / (Math.sqrt(3) * P * P), f = region.area_fraction;
   return { P, all: region.width * region.height * f * perPx, inner: (region.width - 0.5 * P) * (region.height - 0.5 * P) * f * perPx };
+}
+
+// Known gaps in the lattice, whichever rule extracted the set: n tubercles
+// deleted from it where the image shows them (the extraction found them),
+// each inside the lattice (five or six neighbours within 1.3 pitches), at
+// least 1.5 pitches inside the frame and two pitches from each other (no
+// two neighbours), nearest the middle first. The dome rule's extraction finds about as many tubercles
+// as Fig4 has lattice sites, so an editor run on it alone has nothing to
+// fill (it ends where it started); these gaps are what a run must restore.
+// Returns their centres.
+async function makeGaps(page, ids, n) {
+  const { P } = await fig4Sites(page, ids.image);
+  return page.evaluate(async ({ imageId, setId, n, P }) => {
+    const base = document.body.dataset.base, csrf = document.body.dataset.csrf;
+    const full = await (await fetch(base + `api/sets/${setId}`)).json();
+    const img = await (await fetch(base + `api/images/${imageId}`)).json();
+    const W = img.image.width, H = img.image.height;
+    const ts = full.tubercles;
+    const ring = (t) => ts.filter((u) => u !== t && Math.hypot(u.centroid_x - t.centroid_x, u.centroid_y - t.centroid_y) < 1.3 * P).length;
+    const inside = (t) => t.centroid_x > 1.5 * P && t.centroid_y > 1.5 * P && t.centroid_x < W - 1.5 * P && t.centroid_y < H - 1.5 * P;
+    const mid = (t) => Math.hypot(t.centroid_x - W / 2, t.centroid_y - H / 2);
+    const picked = [];
+    for (const t of ts.filter((t) => inside(t) && ring(t) >= 5).sort((a, b) => mid(a) - mid(b))) {
+      if (picked.every((u) => Math.hypot(u.centroid_x - t.centroid_x, u.centroid_y - t.centroid_y) > 1.9 * P)) picked.push(t);
+      if (picked.length === n) break;
+    }
+    if (picked.length < n) throw new Error(`only ${picked.length} of ${n} gaps found`);
+    const r = await fetch(base + `api/sets/${setId}/delete`, { method: 'POST',
+      headers: { 'X-CSRF-Token': csrf, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ revision: full.set.revision, tubercles: picked.map((t) => t.id) }) });
+    if (!r.ok) throw new Error('delete ' + r.status);
+    return picked.map((t) => ({ x: t.centroid_x, y: t.centroid_y }));
+  }, { imageId: ids.image, setId: ids.set, n, P });
+}
+
+const GAPS = 3;
+
+// How many of the gaps hold a tubercle again: one within half a pitch of
+// the deleted centre stands on that site (its neighbours are a pitch
+// away). Not nearer: the editor adds at the lattice's prediction, and the
+// outline rule's centres (the bright caps') lie up to 0.4 pitch from it on
+// Fig4, the dome rule's within 0.25.
+async function gapsFilled(page, gaps, P) {
+  const filled = await page.evaluate(([gaps, P]) => gaps.filter((g) => [...window.fishscale.store.tubercles.values()]
+    .some((t) => Math.hypot(t.centroid_x - g.x, t.centroid_y - g.y) < 0.5 * P)).length, [gaps, P]);
+  console.log(`  known gaps filled again: ${filled} of ${gaps.length}`);
+  return filled;
 }
 
 // A run of the local editor on Fig4 against the lattice: a set with fewer
@@ -139,7 +189,7 @@ export async function testAgentTabsFollowEachValueOfTheVariable({ page }) {
 
 export async function testAgenticEditRunIsWatchedToCompletion({ page, shot }) {
   const { server } = await sharedServer();
-  const ids = await openFreshSet(page, server);
+  const ids = await openFreshSet(page, server, { gaps: GAPS });
   const before = await tubs(page);
   await page.selectOption('#editAgentProvider', 'local');
   await page.fill('#editAgentMaxIterations', '5');
@@ -156,7 +206,10 @@ export async function testAgenticEditRunIsWatchedToCompletion({ page, shot }) {
   const summary = await page.inputValue('#editAgentActionLog');
   const m = /EDITING COMPLETE: [^;]+; (\d+) tubercles/.exec(summary);
   assert(m && Number(m[1]) === after && after !== before, `overlay followed the run: ${before} -> ${after}: ${summary.slice(-300)}`);
-  assertTowardsTheLattice(before, after, await fig4Sites(page, ids.image), 'the run');
+  const sites = await fig4Sites(page, ids.image);
+  assertTowardsTheLattice(before, after, sites, 'the run');
+  const filled = await gapsFilled(page, ids.gaps, sites.P);
+  assert(filled >= GAPS - 1, `the run filled the known gaps: ${filled} of ${GAPS}`);
   assert(!(await page.isDisabled('#resetEditAgentBtn')) && !(await page.isDisabled('#acceptEditResultBtn')), 'reset/accept enabled');
   await shot('agentic-edit-completed');
 }
@@ -299,7 +352,7 @@ export async function testReadOnlyToolsListInSettingsDecidesWhatIsAsked({ page, 
 
 export async function testUndoOneAgentActionThenTheWholeRun({ page, shot }) {
   const { server } = await sharedServer();
-  const ids = await openFreshSet(page, server);
+  const ids = await openFreshSet(page, server, { gaps: GAPS });
   const start = await tubs(page);
   await page.selectOption('#editAgentProvider', 'local');
   await page.fill('#editAgentMaxIterations', '5');
@@ -312,6 +365,8 @@ export async function testUndoOneAgentActionThenTheWholeRun({ page, shot }) {
   const sites = await fig4Sites(page, ids.image);
   assertTowardsTheLattice(start, grown, sites, 'the run');
   if (start < sites.inner) assert(grown > start + 1, 'the run filled gaps: ' + start + ' -> ' + grown);
+  const filled = await gapsFilled(page, ids.gaps, sites.P);
+  assert(filled >= GAPS - 1, `the run filled the known gaps: ${filled} of ${GAPS}`);
   const adds = page.locator('#editAgentActions .action-item.state-done').filter({ hasText: 'Added tubercle' });
   // two of its additions are undone below (the run may also delete: the dome
   // rule's extraction puts some tubercles in gaps)
