@@ -16,6 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Two digits at a time: "00" .. "99". */
+static const char two_digits[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
+
 static const double pow10_exact[10] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 
 /* %g's fixed notation of the significant digits dig[0..nd-1] (nd > 0,
@@ -254,11 +259,15 @@ int fs_fmt_g17(char *out, double v)
 	}
 	if (!(a >= 1e-39 && a < 1e17))
 		return snprintf(out, FS_FMT_G17_MAX, "%.17g", v);
-	int e2;
-	double f = frexp(a, &e2); /* a = f * 2^e2, 0.5 <= f < 1 */
-	unsigned long long m = (unsigned long long)ldexp(f, 53);
-	int e = e2 - 53;
-	int x = (int)floor(log10(a)), rc;
+	/* a = m * 2^e from its bits (a normal double here), and its decimal
+	 * exponent x estimated from e: floor(log2(a) * log10(2)) by integers
+	 * (78913 / 2^18), one too small at times, which the loop below
+	 * corrects as it corrects any estimate (log10 cost a fifth) */
+	unsigned long long bits;
+	memcpy(&bits, &a, sizeof bits);
+	unsigned long long m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
+	int e = (int)(bits >> 52) - 1075;
+	int x = (int)(((long long)(e + 52) * 78913) >> 18), rc;
 	unsigned long long q = 0;
 	for (int tries = 0; (rc = x < -4 ? digits17_small(m, e, x, &q) : digits17(m, e, x, &q)) != 0; tries++) {
 		if (rc == 1 && tries < 3)
@@ -276,8 +285,12 @@ int fs_fmt_g17(char *out, double v)
 	if (x < -39 || x > 16)
 		return snprintf(out, FS_FMT_G17_MAX, "%.17g", v);
 	char dig[17];
-	for (int i = 16; i >= 0; i--, q /= 10)
-		dig[i] = (char)('0' + q % 10);
+	for (int i = 15; i >= 1; i -= 2, q /= 100) {
+		unsigned d = (unsigned)(q % 100);
+		dig[i] = two_digits[2 * d];
+		dig[i + 1] = two_digits[2 * d + 1];
+	}
+	dig[0] = (char)('0' + q);
 	int nd = 17;
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;
@@ -289,11 +302,6 @@ int fs_fmt_g17(char *out, double v)
 	return snprintf(out, FS_FMT_G17_MAX, "%.17g", v);
 }
 #endif
-
-/* Two digits at a time: "00" .. "99". */
-static const char two_digits[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				    "8081828384858687888990919293949596979899";
 
 int fs_fmt_int(char *out, long long v)
 {
