@@ -226,30 +226,105 @@ static int put_int(fs_buf *b, long long v)
 	return fs_buf_append(b, tmp, (size_t)n);
 }
 
-/* add_exact's member: ,"key":%.17g (null when not finite). */
-static int put_exact(fs_buf *b, const char *key, double v)
+/*
+ * The long arrays go through a block of the stack, appended to the buffer
+ * a few kilobytes at a time: a member appended at a time (its comma, its
+ * key, its number) was a fifth of the journal's time.
+ */
+#define BLOCK_BYTES 8192
+#define BLOCK_ITEM_MAX 700 /* one tubercle's text at most (ten numbers of 40 bytes, keys, its source) */
+
+typedef struct {
+	fs_buf *b;
+	size_t n;
+	char d[BLOCK_BYTES];
+} block;
+
+static int block_flush(block *k)
 {
-	char tmp[FS_FMT_G17_MAX];
-	if (fs_buf_putc(b, ',') || put_key(b, key))
-		return -1;
-	if (!isfinite(v))
-		return fs_buf_puts(b, "null");
-	int n = fs_fmt_g17(tmp, v);
-	return fs_buf_append(b, tmp, (size_t)n);
+	int rc = k->n ? fs_buf_append(k->b, k->d, k->n) : 0;
+	k->n = 0;
+	return rc;
 }
 
-static int put_tub(fs_buf *b, const fs_tubercle *t)
+/* Room for one item: flushed first when the block is nearly full. */
+static char *block_room(block *k)
 {
-	if (fs_buf_puts(b, "{\"id\":") || put_int(b, t->id) || put_exact(b, "x", t->centroid_x) ||
-	    put_exact(b, "y", t->centroid_y) || put_exact(b, "r", t->radius_px) || put_exact(b, "c", t->circularity) ||
-	    (isfinite(t->fit_quality) && put_exact(b, "q", t->fit_quality)) || fs_buf_puts(b, ",\"s\":") ||
-	    put_string(b, fs_source_name(t->source)))
+	if (k->n + BLOCK_ITEM_MAX > BLOCK_BYTES && block_flush(k))
+		return NULL;
+	return k->d + k->n;
+}
+
+/* add_exact's member: ,"key":%.17g (null when not finite); lit is
+ * ,"key": and o has room for it and FS_FMT_G17_MAX more. */
+static char *num_member(char *o, const char *lit, size_t litlen, double v)
+{
+	memcpy(o, lit, litlen);
+	o += litlen;
+	if (!isfinite(v)) {
+		memcpy(o, "null", 4);
+		return o + 4;
+	}
+	return o + fs_fmt_g17(o, v);
+}
+#define NUM(o, lit, v) num_member(o, lit, sizeof lit - 1, v)
+
+/* A source's name as cJSON prints the string: ours need no escaping;
+ * NULL for one that would (the caller then writes it with put_string). */
+static const char *plain_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (n > 64)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 32 || *p == '"' || *p == '\\')
+			return NULL;
+	return s;
+}
+
+static int put_tub_into(block *k, const fs_tubercle *t, int comma)
+{
+	const char *src = plain_name(fs_source_name(t->source));
+	char *o = block_room(k), *o0 = o;
+	if (!o)
 		return -1;
-	if (t->has_ellipse &&
-	    (put_exact(b, "ma", t->major_axis_px) || put_exact(b, "mi", t->minor_axis_px) ||
-	     put_exact(b, "o", t->orientation) || put_exact(b, "e", t->eccentricity)))
-		return -1;
-	return fs_buf_putc(b, '}');
+	if (comma)
+		*o++ = ',';
+	memcpy(o, "{\"id\":", 6);
+	o += 6;
+	o += fs_fmt_int(o, t->id);
+	o = NUM(o, ",\"x\":", t->centroid_x);
+	o = NUM(o, ",\"y\":", t->centroid_y);
+	o = NUM(o, ",\"r\":", t->radius_px);
+	o = NUM(o, ",\"c\":", t->circularity);
+	if (isfinite(t->fit_quality))
+		o = NUM(o, ",\"q\":", t->fit_quality);
+	memcpy(o, ",\"s\":", 5);
+	o += 5;
+	if (!src) {
+		/* a name to escape: through the buffer, as before */
+		k->n += (size_t)(o - o0);
+		if (block_flush(k) || put_string(k->b, fs_source_name(t->source)))
+			return -1;
+		o = o0 = block_room(k);
+		if (!o)
+			return -1;
+	} else {
+		size_t sn = strlen(src);
+		*o++ = '"';
+		memcpy(o, src, sn);
+		o += sn;
+		*o++ = '"';
+	}
+	if (t->has_ellipse) {
+		o = NUM(o, ",\"ma\":", t->major_axis_px);
+		o = NUM(o, ",\"mi\":", t->minor_axis_px);
+		o = NUM(o, ",\"o\":", t->orientation);
+		o = NUM(o, ",\"e\":", t->eccentricity);
+	}
+	*o++ = '}';
+	k->n += (size_t)(o - o0);
+	return 0;
 }
 
 static int put_tubs(fs_buf *b, const char *key, const fs_tubercle_list *l)
@@ -257,21 +332,36 @@ static int put_tubs(fs_buf *b, const char *key, const fs_tubercle_list *l)
 	/* about 170 bytes a tubercle: one reservation instead of many regrowths */
 	if (put_key(b, key) || fs_buf_reserve(b, l->n * 180 + 2) || fs_buf_putc(b, '['))
 		return -1;
+	block k;
+	k.b = b;
+	k.n = 0;
 	for (size_t i = 0; i < l->n; i++)
-		if ((i && fs_buf_putc(b, ',')) || put_tub(b, &l->items[i]))
+		if (put_tub_into(&k, &l->items[i], i > 0))
 			return -1;
-	return fs_buf_putc(b, ']');
+	return block_flush(&k) || fs_buf_putc(b, ']') ? -1 : 0;
 }
 
 static int put_edges(fs_buf *b, const char *key, const fs_edge_list *l)
 {
 	if (put_key(b, key) || fs_buf_reserve(b, l->n * 16 + 2) || fs_buf_putc(b, '['))
 		return -1;
-	for (size_t i = 0; i < l->n; i++)
-		if ((i && fs_buf_putc(b, ',')) || fs_buf_putc(b, '[') || put_int(b, l->items[i].id1) ||
-		    fs_buf_putc(b, ',') || put_int(b, l->items[i].id2) || fs_buf_putc(b, ']'))
+	block k;
+	k.b = b;
+	k.n = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		char *o = block_room(&k), *o0 = o;
+		if (!o)
 			return -1;
-	return fs_buf_putc(b, ']');
+		if (i)
+			*o++ = ',';
+		*o++ = '[';
+		o += fs_fmt_int(o, l->items[i].id1);
+		*o++ = ',';
+		o += fs_fmt_int(o, l->items[i].id2);
+		*o++ = ']';
+		k.n += (size_t)(o - o0);
+	}
+	return block_flush(&k) || fs_buf_putc(b, ']') ? -1 : 0;
 }
 
 /* The parameters' few members through cJSON, as fs_set_diff_to_json. */
@@ -446,9 +536,16 @@ static fs_edge edge_norm(fs_edge e)
 
 void fs_edges_normalise(fs_edge_list *l)
 {
-	for (size_t i = 0; i < l->n; i++)
+	/* a detection's connections come sorted already (the neighbour
+	 * graph's order, ids renumbered in order): then the sort, a fifth of
+	 * building an extraction's diff, is not needed */
+	int sorted = 1;
+	for (size_t i = 0; i < l->n; i++) {
 		l->items[i] = edge_norm(l->items[i]);
-	if (l->n < 2)
+		if (i && sorted && cmp_edge(&l->items[i - 1], &l->items[i]) >= 0)
+			sorted = 0;
+	}
+	if (l->n < 2 || sorted)
 		return;
 	qsort(l->items, l->n, sizeof *l->items, cmp_edge);
 	size_t k = 1;

@@ -122,8 +122,10 @@ static void g17_matches_printf_on_chosen_values(void **state)
 		check_g17(nextafter(ldexp(1, e), 0));
 		check_g17(nextafter(ldexp(1, e), INFINITY));
 	}
-	/* every power of ten and its neighbours */
-	for (int e = -6; e <= 18; e++) {
+	/* every power of ten and its neighbours (down to the exponent
+	 * notation's fast path and past it: 9.9999999999999995e-07 is the
+	 * double below 1e-6 whose rounding carries into another digit) */
+	for (int e = -42; e <= 18; e++) {
 		double p = pow(10, e);
 		check_g17(p);
 		check_g17(nextafter(p, 0));
@@ -150,6 +152,14 @@ static void g17_matches_printf_on_random_values(void **state)
 		double r;
 		memcpy(&r, &bits, sizeof r);
 		check_g17(r);
+		/* the exponent notation's fast path, 1e-39 .. 1e-4, and a round
+		 * tubercle's orientation: rounding noise of a few 1e-17 (every
+		 * 4th turn: the test's time) */
+		if (i % 4)
+			continue;
+		check_g17(pow(10, unit() * 36 - 40) * (rnd() & 1 ? -1 : 1));
+		check_g17(sin(M_PI * (double)(rnd() % 64)) * (unit() + 0.5));
+		check_g17(ldexp((double)(rnd() >> 11), -53 - (int)(rnd() % 80)));
 	}
 }
 

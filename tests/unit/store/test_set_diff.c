@@ -208,7 +208,8 @@ static void random_tubs(fs_tubercle_list *l, int n, int id0)
 			t.has_ellipse = 1;
 			t.major_axis_px = 5 + unit() * 40;
 			t.minor_axis_px = i % 11 ? 5 + unit() * 40 : 1e-7 * unit();
-			t.orientation = i % 7 ? unit() * 6.4 - 3.2 : 0;
+			/* a round tubercle's orientation is rounding noise (1e-17) */
+			t.orientation = i % 7 ? (i % 3 ? unit() * 6.4 - 3.2 : 1e-16 * (unit() - 0.5)) : 0;
 			t.eccentricity = i % 5 ? unit() : 1e20 * unit();
 		}
 		fs_tubercle_list_append(l, &t);
