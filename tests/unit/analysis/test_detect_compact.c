@@ -5,7 +5,10 @@
  * region, lattice estimate, reduced image and data bar - for methods auto
  * and lattice, whole and on tiles in one and two threads; and the result
  * finds the simulated domes. A 16-bit image likewise. And the untiled
- * methods' size limit (detect.h). */
+ * methods' size limit (detect.h). Under the sanitizers (sanitized.h) each
+ * image and method runs one of the three tilings, in turn, so every
+ * tiling runs with each method and each image once (a third of the
+ * detections). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -24,6 +27,7 @@
 #include "analysis/preprocess.h"
 #include "analysis/scale_region.h"
 #include "databar_synth.h"
+#include "sanitized.h"
 #include "sem_sim.h"
 
 static char err[256];
@@ -134,7 +138,7 @@ static void assert_finds_domes(const fs_detect_result *r, const sem_truth *t)
 
 /* pitch 26: detection on the image reduced by 2; pitch 14: on the full
  * resolution (the preprocessing converts the compact image whole). */
-static void compare_detection(int bits, double pitch)
+static void compare_detection(int bits, double pitch, int turn)
 {
 	sem_truth t;
 	fs_image *f = sem_scene(bits, pitch, &t);
@@ -148,6 +152,8 @@ static void compare_detection(int bits, double pitch)
 		/* the whole-image path, then 3 x 3 tiles and more in one and two threads */
 		int tiles[][2] = {{0, 1}, {128, 1}, {128, 2}};
 		for (int k = 0; k < 3; k++) {
+			if (FS_TEST_SANITIZED && k != (turn + m) % 3)
+				continue;
 			fs_detect_set_tiling(tiles[k][0], tiles[k][1]);
 			fs_detect_result rf, rc;
 			assert_int_equal(fs_detect(f, &p, 0, &rf, err, sizeof err), 0);
@@ -168,14 +174,14 @@ static void compare_detection(int bits, double pitch)
 static void test_detect_8bit(void **state)
 {
 	(void)state;
-	compare_detection(8, 26);
-	compare_detection(8, 14);
+	compare_detection(8, 26, 0);
+	compare_detection(8, 14, 1);
 }
 
 static void test_detect_16bit(void **state)
 {
 	(void)state;
-	compare_detection(16, 26);
+	compare_detection(16, 26, 2);
 }
 
 /* The image-wide steps that read a compact image by rows. */
