@@ -132,6 +132,68 @@ size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, doubl
 	return dropped;
 }
 
+size_t fs_det_base_axis_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
+			     const double *fx, const double *fy, int w, int h, fs_centre_axis_geom *g, size_t *sel)
+{
+	if (!off->fitted || off->fit.halftone > 0 || !(off->fit.pitch > 0))
+		return 0;
+	fs_centre_axis_geom_of(off->fit.azimuth, 0.5 * p->fill0 * off->fit.pitch, off->fit.blur_px, off->fit.pitch, g);
+	double reach = fs_centre_axis_reach(g);
+	size_t sized = 0, ns = 0;
+	for (size_t k = 0; k < p->n; k++)
+		sized += isfinite(fr[k]);
+	size_t stride = sized > FS_DET_BASE_AXIS_MAX ? (sized + FS_DET_BASE_AXIS_MAX - 1) / FS_DET_BASE_AXIS_MAX : 1;
+	for (size_t k = 0, q = 0; k < p->n; k++) {
+		if (!isfinite(fr[k]))
+			continue;
+		if (q++ % stride)
+			continue;
+		if (fx[k] - reach >= 0 && fy[k] - reach >= 0 && fx[k] + reach < w - 1 && fy[k] + reach < h - 1)
+			sel[ns++] = k;
+	}
+	return ns;
+}
+
+void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs_centre_axis *ax, double *fx,
+			   double *fy)
+{
+	if (!ax->ok)
+		return;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(fr[k])) {
+			fx[k] += ax->dx;
+			fy[k] += ax->dy;
+		}
+}
+
+/* The axis step on the whole image (fs_det_base_axis_plan). */
+static int axis_whole(const fs_image *img, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
+		      double *fx, double *fy)
+{
+	fs_centre_axis_geom g;
+	size_t *sel = malloc((p->n ? p->n : 1) * sizeof *sel);
+	if (!sel)
+		return -1;
+	size_t ns = fs_det_base_axis_plan(p, off, fr, fx, fy, img->width, img->height, &g, sel);
+	int rc = 0;
+	if (ns) {
+		size_t len = (size_t)2 * g.ns;
+		double *profs = malloc(ns * len * sizeof *profs);
+		fs_centre_axis ax;
+		rc = -1;
+		if (profs) {
+			for (size_t i = 0; i < ns; i++)
+				fs_centre_axis_profile(img, fx[sel[i]], fy[sel[i]], &g, profs + i * len);
+			rc = fs_centre_axis_estimate(profs, ns, &g, off->fit.pitch, &ax);
+			if (!rc)
+				fs_det_base_axis_move(p, fr, &ax, fx, fy);
+			free(profs);
+		}
+	}
+	free(sel);
+	return rc;
+}
+
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -188,11 +250,18 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			fr[k] = f.radius;
 			fx[k] = f.x;
 			fy[k] = f.y;
-			size_t i = p.idx[k];
-			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-			if (!(off->fit.halftone > 0))
-				lr[k] = fs_det_base_level_one(m->img, f.x, f.y, mr, m->f);
 		}
+	}
+	if (axis_whole(m->img, &p, off, fr, fx, fy)) {
+		rc = -1;
+		goto out;
+	}
+	for (size_t k = 0; k < p.n && !(off->fit.halftone > 0); k++) {
+		if (!isfinite(fr[k]))
+			continue;
+		size_t i = p.idx[k];
+		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+		lr[k] = fs_det_base_level_one(m->img, fx[k], fy[k], mr, m->f);
 	}
 	size_t flat = fs_det_base_drop_flat(&p, sig, fr, scratch, meas);
 	fs_det_base_fit_scale(&p, fr, fx, fy, lr, meas, info);

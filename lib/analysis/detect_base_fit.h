@@ -83,6 +83,7 @@
 #ifndef FS_DETECT_BASE_FIT_H
 #define FS_DETECT_BASE_FIT_H
 
+#include "analysis/centre_axis.h"
 #include "analysis/detect_measure.h"
 #include "analysis/detect_offset.h"
 
@@ -146,6 +147,25 @@ typedef struct fs_det_base_plan {
 /* Below this share of the median signal of an image's domes a point is
  * flat ground (see above). */
 #define FS_DOME_MIN_SIGNAL 0.3
+
+/*
+ * The centres' common shift along the detector's axis (h30f,
+ * centre_axis.h), taken out of the sized domes' fitted centres before the
+ * level's base reading, where the image holds no halftone screen (under
+ * one the level is the base rule's first reading and a common shift moves
+ * nothing the statistics read). fs_det_base_axis_plan: the geometry *g
+ * for off's formation and the plan entries whose profiles are read into
+ * sel (every stride-th sized dome, at most FS_DET_BASE_AXIS_MAX, whose
+ * profiles lie inside the w x h image about its fitted centre fx, fy);
+ * returns their number (0: the step does not run; sel holds p->n).
+ * fs_det_base_axis_move moves every sized dome's fx, fy by ax's shift
+ * when ax->ok.
+ */
+#define FS_DET_BASE_AXIS_MAX 64
+size_t fs_det_base_axis_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
+			     const double *fx, const double *fy, int w, int h, fs_centre_axis_geom *g, size_t *sel);
+void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs_centre_axis *ax, double *fx,
+			   double *fy);
 
 int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offset *off, fs_det_base_plan *p);
 void fs_det_base_plan_free(fs_det_base_plan *p);

@@ -495,6 +495,62 @@ static void level_point(const fs_image *meas, int ox, int oy, size_t k, void *ct
 	b->lr[k] = fs_det_base_level_one(meas, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1);
 }
 
+/* The axis step (detect_base_fit.h, centre_axis.h): each read dome's
+ * profiles on its tile's crop, into its own slots. */
+struct axis_job {
+	const fs_centre_axis_geom *g;
+	const double *x, *y;  /* the read domes' fitted centres */
+	double *profs;        /* 2 g->ns each */
+};
+
+static void axis_point(const fs_image *meas, int ox, int oy, size_t i, void *ctx)
+{
+	struct axis_job *a = ctx;
+	fs_centre_axis_profile(meas, a->x[i] - ox, a->y[i] - oy, a->g, a->profs + i * (size_t)2 * a->g->ns);
+}
+
+static int axis_tiled(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, struct base_job *b,
+		      char *err, size_t errlen)
+{
+	fs_centre_axis_geom g;
+	size_t *sel = malloc((p->n ? p->n : 1) * sizeof *sel);
+	if (!sel)
+		goto oom;
+	size_t ns = fs_det_base_axis_plan(p, off, b->fr, b->fx, b->fy, m->src->width, m->src->height, &g, sel);
+	if (!ns) {
+		free(sel);
+		return 0;
+	}
+	double *x = malloc(2 * ns * sizeof *x), *profs = malloc(ns * (size_t)2 * g.ns * sizeof *profs);
+	if (!x || !profs) {
+		free(x);
+		free(profs);
+		free(sel);
+		goto oom;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		x[i] = b->fx[sel[i]];
+		x[ns + i] = b->fy[sel[i]];
+	}
+	struct axis_job a = {.g = &g, .x = x, .y = x + ns, .profs = profs};
+	int reach = (int)ceil(g_overlap_scale * (fs_centre_axis_reach(&g) + 2));
+	fs_centre_axis ax;
+	int rc = run_pass(m, ns, a.x, a.y, reach, axis_point, &a, err, errlen);
+	if (!rc && fs_centre_axis_estimate(profs, ns, &g, off->fit.pitch, &ax)) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		rc = -1;
+	}
+	if (!rc)
+		fs_det_base_axis_move(p, b->fr, &ax, b->fx, b->fy);
+	free(x);
+	free(profs);
+	free(sel);
+	return rc;
+oom:
+	snprintf(err, errlen, "tiled dome measurement: out of memory");
+	return -1;
+}
+
 /*
  * The domes' sizes from the template fit, as fs_det_base_fit_apply gives
  * them on the whole measurement image: the templates built on a mosaic of
@@ -573,6 +629,10 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	    b.failed) {
 		if (b.failed)
 			snprintf(err, errlen, "tiled dome measurement: out of memory");
+		rc = -1;
+		goto out;
+	}
+	if (axis_tiled(m, &p, &j->off, &b, err, errlen)) {
 		rc = -1;
 		goto out;
 	}

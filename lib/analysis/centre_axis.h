@@ -1,0 +1,92 @@
+/*
+ * centre_axis.h - the dome rule's centres moved along the detector's axis
+ * by their common shift from the dome centres, read from where the lit
+ * side's base lies against the unlit sides' (issue 13 section 2). Not
+ * part of the public API (detect.h).
+ *
+ * Why: a side detector lights the half of a dome that faces it, so the
+ * dome's image is asymmetric along the detector's azimuth, and the dome
+ * rule's final centres (the template fit's, detect_base_fit.h) sit up to
+ * 0.3 px (flat-topped) and 0.9-1.15 px (tall spheres) away from the
+ * detector at fill 0.8, pitch 16 of the simulator, where the level's base
+ * reading from them then reads D 4-22 % large (docs/paper-figures.md,
+ * h24d and h30f). The formation fit (dome_fit.h) fitted at such centres
+ * renders the shift as a stronger side-detector weight or another h/R or
+ * profile (side weight 1.4 instead of 0.73, h/R 0.7 instead of 0.25 in
+ * scene 3), and the templates of that formation put the centres back at
+ * the bias even when started at the true centres: the shift and the
+ * shading are one degree of freedom for a fit of the whole patch.
+ *
+ * What the shading does not move is the base's outline. Across the
+ * detector's axis (the azimuth +- 90 degrees) a dome's image is symmetric
+ * about the axis through its centre, so a centre moved along the axis
+ * sees the base there as far as the true centre does (to second order);
+ * along the axis towards the detector the lit side shows the same base
+ * edge, brighter. So the mean profile over the domes along the lit
+ * direction, P_u(r), is the mean profile across the axis, P_v(r) (both
+ * sides averaged), shifted by the centres' error along the axis and
+ * scaled by the lighting: P_u(r) = e + a P_v(r - b), e and a by least
+ * squares, b by a scan (0.01 px) within a tenth of the pitch; the dome
+ * centres are b px ahead of the given ones along the axis. Fitted within
+ * two blurs of the median base radius r0 (where the base's step is; the
+ * lit flank's inner brightening lies further in). The azimuth is the
+ * formation fit's (dome_fit.h: its slope weights; within 7 degrees on the
+ * simulator even at biased centres).
+ *
+ * No shift (ok 0) for a base of fewer than 3 blurs (as the base rule's
+ * small bases, dome_measure.c: the lit side is then the whole dome's
+ * shading, not an edge; at fill 0.25, pitch 16 the reading went 0.3-0.8
+ * px wrong), with fewer than 8 domes read, when the best b lies at an end
+ * of the scan, or when the fit leaves more than 1 % of P_u's variance
+ * around the base (the lit side is then not the sides' edge: 1.2 and 1.8 %
+ * in the two scenes of the simulator's 64 where it read 0.4 and 1.5 px
+ * wrong, at most 0.8 % elsewhere).
+ *
+ * Tile by tile (detect_domes_tiled.c): each dome's profiles are read on
+ * its tile's crop (fs_centre_axis_profile, its own slots) and summed in
+ * the domes' order (fs_centre_axis_estimate), as the whole-image path
+ * sums them.
+ *
+ * The caller owns every argument; nothing is kept.
+ */
+#ifndef FS_CENTRE_AXIS_H
+#define FS_CENTRE_AXIS_H
+
+#include <stddef.h>
+
+#include "image/image.h"
+
+/* Where the profiles are read: along azimuth az (radians, image x towards
+ * y) and across it, ns samples of step px from the centre out. */
+typedef struct fs_centre_axis_geom {
+	double az, r0, sigma, win, step;
+	int ns;
+} fs_centre_axis_geom;
+
+typedef struct fs_centre_axis {
+	int ok;            /* 1 when the shift below is to be applied */
+	size_t used;       /* domes whose profiles were summed */
+	double shift;      /* b above, px along the axis */
+	double residual;   /* share of P_u's variance the fit leaves */
+	double dx, dy;     /* the dome centres minus the given centres, px */
+} fs_centre_axis;
+
+/* The geometry for a detector at azimuth az, domes of median base radius
+ * r0 and blur sigma (px) on a lattice of the given pitch. */
+void fs_centre_axis_geom_of(double az, double r0, double sigma, double pitch, fs_centre_axis_geom *g);
+
+/* How far from a centre its profiles read (px): a centre that far inside
+ * the image (or crop) reads only its pixels. */
+double fs_centre_axis_reach(const fs_centre_axis_geom *g);
+
+/* One dome's profiles at (x, y) of img: prof[0..ns) along the axis,
+ * prof[ns..2 ns) across it (both sides' mean). */
+void fs_centre_axis_profile(const fs_image *img, double x, double y, const fs_centre_axis_geom *g, double *prof);
+
+/* The shift from the n domes' profiles (profs: n x 2 ns, in order; NAN
+ * in a dome's first sample leaves it out), fills out. Returns 0, -1 on
+ * out of memory. */
+int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_geom *g, double pitch,
+			    fs_centre_axis *out);
+
+#endif
