@@ -700,16 +700,20 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	}
 	/* the smoothing: the first candidates' trials (their centres refined
 	 * without smoothing, the base from there at the largest smoothing) */
-	size_t nc = n < FS_DET_SMOOTH_CANDIDATES ? n : FS_DET_SMOOTH_CANDIDATES;
-	for (size_t i = 0; i < n; i++) {
-		px[i] = i < nc ? c->items[i].x : NAN;
-		py[i] = c->items[i].y;
-	}
+	size_t nc = n < FS_DET_SMOOTH_CANDIDATES ? n : FS_DET_SMOOTH_CANDIDATES, done = 0, next;
 	double lmax = fs_det_smooth_px[FS_DET_SMOOTH_TRIALS - 1];
 	int reach = (int)ceil(sc * (refine + r1 + lmax + 2 + 1.25 * r1 + base_reach(r1, lmax)));
-	if (run_pass(m, n, px, py, reach, smooth_point, &j, err, errlen))
-		goto out;
-	j.smooth = fs_det_smooth_pick(j.q, nc);
+	for (size_t i = 0; i < n; i++)
+		py[i] = c->items[i].y;
+	/* in the whole-image path's batches (fs_det_smooth_next) */
+	while ((next = fs_det_smooth_next(j.q, done, nc)) > done) {
+		for (size_t i = 0; i < n; i++)
+			px[i] = i >= done && i < next ? c->items[i].x : NAN;
+		if (run_pass(m, n, px, py, reach, smooth_point, &j, err, errlen))
+			goto out;
+		done = next;
+	}
+	j.smooth = fs_det_smooth_pick(j.q, done);
 	/* every candidate: refined, measured from there (a first pass, then
 	 * a second from its circle's centre, up to 1.25 r1 on), refined and
 	 * measured again from where that ended */

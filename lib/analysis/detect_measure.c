@@ -67,6 +67,58 @@ double fs_det_smooth_pick(const double *q, size_t nc)
 	return 0;
 }
 
+/* The mean over the first n candidates of q[a] - q[b] (*d) and its
+ * standard error (the return). */
+static double paired_diff(const double *q, size_t n, int a, int b, double *d)
+{
+	double m = 0, v = 0;
+	for (size_t i = 0; i < n; i++)
+		m += q[i * FS_DET_SMOOTH_TRIALS + a] - q[i * FS_DET_SMOOTH_TRIALS + b];
+	m /= n;
+	for (size_t i = 0; i < n; i++) {
+		double e = q[i * FS_DET_SMOOTH_TRIALS + a] - q[i * FS_DET_SMOOTH_TRIALS + b] - m;
+		v += e * e;
+	}
+	*d = m;
+	return sqrt(v / (n - 1) / n);
+}
+
+int fs_det_smooth_settled(const double *q, size_t n)
+{
+	if (n < 2)
+		return 0;
+	int k = 0;
+	double pick = fs_det_smooth_pick(q, n);
+	while (k < FS_DET_SMOOTH_TRIALS - 1 && fs_det_smooth_px[k] != pick)
+		k++;
+	/* the rule takes the least smoothing k whose mean is within 0.03 of
+	 * every other's: each of those comparisons, for k and for every
+	 * smoothing below it, must hold beyond FS_DET_SMOOTH_Z standard
+	 * errors of the candidates' paired differences */
+	for (int m = 0; m < FS_DET_SMOOTH_TRIALS; m++) {
+		double d, e;
+		if (m != k && (e = paired_diff(q, n, k, m, &d), d + 0.03 < FS_DET_SMOOTH_Z * e))
+			return 0;
+	}
+	for (int j = 0; j < k; j++) {
+		int out = 0;
+		for (int m = 0; m < FS_DET_SMOOTH_TRIALS && !out; m++) {
+			double d, e;
+			out = m != j && (e = paired_diff(q, n, j, m, &d), -0.03 - d >= FS_DET_SMOOTH_Z * e);
+		}
+		if (!out)
+			return 0;
+	}
+	return 1;
+}
+
+size_t fs_det_smooth_next(const double *q, size_t done, size_t nc)
+{
+	if (done >= nc || (done && fs_det_smooth_settled(q, done)))
+		return done;
+	return done + FS_DET_SMOOTH_BATCH < nc ? done + FS_DET_SMOOTH_BATCH : nc;
+}
+
 /* The dome rule's ray smoothing for this image (see detect_measure.h);
  * the trial of candidate i is kept in kept[i]. */
 static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_r, fs_det_kept *kept)
@@ -75,13 +127,16 @@ static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_
 		return 0;
 	double q[FS_DET_SMOOTH_CANDIDATES * FS_DET_SMOOTH_TRIALS];
 	double F = m->f;
-	size_t nc = c->n < FS_DET_SMOOTH_CANDIDATES ? c->n : FS_DET_SMOOTH_CANDIDATES;
-	for (size_t i = 0; i < nc; i++) {
-		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		fs_det_smooth_trial(m->img, (c->items[i].x + 0.5) / F - 0.5, (c->items[i].y + 0.5) / F - 0.5, mr, F,
-				    m->refine, &kept[i], &q[i * FS_DET_SMOOTH_TRIALS]);
+	size_t nc = c->n < FS_DET_SMOOTH_CANDIDATES ? c->n : FS_DET_SMOOTH_CANDIDATES, done = 0, next;
+	while ((next = fs_det_smooth_next(q, done, nc)) > done) {
+		for (size_t i = done; i < next; i++) {
+			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+			fs_det_smooth_trial(m->img, (c->items[i].x + 0.5) / F - 0.5, (c->items[i].y + 0.5) / F - 0.5,
+					    mr, F, m->refine, &kept[i], &q[i * FS_DET_SMOOTH_TRIALS]);
+		}
+		done = next;
 	}
-	return fs_det_smooth_pick(q, nc);
+	return fs_det_smooth_pick(q, done);
 }
 
 void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,

@@ -92,6 +92,22 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 #define FS_DET_SMOOTH_TRIALS 3
 #define FS_DET_SMOOTH_CANDIDATES 48
 extern const double fs_det_smooth_px[FS_DET_SMOOTH_TRIALS];
+/*
+ * The trials stop before FS_DET_SMOOTH_CANDIDATES once the choice is
+ * settled (issue 13's cost: the 48 trials were a third of the dome rule
+ * on the paper figures): candidates are tried FS_DET_SMOOTH_BATCH at a
+ * time, in candidate order, and after each batch fs_det_smooth_settled
+ * says whether the pick of the first n is sure: every comparison of
+ * means that fs_det_smooth_pick makes for it holds beyond
+ * FS_DET_SMOOTH_Z standard errors of the candidates' paired differences
+ * of fit quality. fs_det_smooth_next gives the end of the next batch to
+ * try after the first done of nc (done itself when the trials are over).
+ * Both paths run the same batches, so they pick alike.
+ */
+#define FS_DET_SMOOTH_BATCH 8
+#define FS_DET_SMOOTH_Z 2.5
+int fs_det_smooth_settled(const double *q, size_t n);
+size_t fs_det_smooth_next(const double *q, size_t done, size_t nc);
 
 /* What a candidate's smoothing trial leaves for its measurement (both
  * calls below; may be NULL): its refinement (grid and compass stages,
