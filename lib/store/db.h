@@ -107,6 +107,16 @@ void fs_db_phase(fs_db *db, const char *name);
  * the deleting is not part of the time to the result). Off by default.
  */
 void fs_db_set_sweep_later(fs_db *db, int on);
+
+/*
+ * 1 when a writer of the site (a connection with the default busy
+ * handler: the web workers) polled for SQLite's write lock within the last
+ * within_ms: each poll notes its time in <database>-waits. A process that
+ * writes many short transactions in a row (staged_blob.c) pauses between
+ * them only then. 1 too when the file could not be opened (the safe side:
+ * pause as before). The jobs' polite wait (job_priority.h) notes nothing.
+ */
+int fs_db_writer_waiting(fs_db *db, double within_ms);
 int fs_db_sweep_later(const fs_db *db);
 
 /*

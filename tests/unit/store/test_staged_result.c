@@ -730,6 +730,26 @@ static void test_sweep_claims_a_blob_before_deleting_its_chunks(void **state)
 	assert_no_orphans(db);
 }
 
+/* A stager pauses between its chunks only while a writer of the site
+ * waits (fs_db_writer_waiting): nobody has waited on a fresh database; a
+ * connection polling for the lock another holds is seen by the holder, as
+ * recent within a minute and not within no time at all. */
+static void test_a_waiting_writer_is_seen(void **state)
+{
+	fs_db *db = *state;
+	assert_int_equal(fs_db_writer_waiting(db, 60000), 0);
+	char err[256];
+	fs_db *other = fs_db_open(path, 20, err, sizeof err);
+	assert_non_null(other);
+	assert_int_equal(fs_db_begin(db), FS_DB_OK);
+	/* polls (and notes it) until its 20 ms timeout, then gives up */
+	assert_int_equal(fs_db_begin(other), FS_DB_BUSY);
+	assert_int_equal(fs_db_writer_waiting(db, 60000), 1);
+	assert_int_equal(fs_db_writer_waiting(db, 0), 0);
+	assert_int_equal(fs_db_commit(db), FS_DB_OK);
+	fs_db_close(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -742,6 +762,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sweep_spares_live_writers_until_they_are_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sweep_frees_all_garbage_and_nothing_referred_to, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sweep_claims_a_blob_before_deleting_its_chunks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_waiting_writer_is_seen, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,8 @@ void test_db_remove(const char *path)
 	unlink(p);
 	snprintf(p, sizeof p, "%s-shm", path);
 	unlink(p);
+	snprintf(p, sizeof p, "%s-waits", path);
+	unlink(p);
 }
 
 fs_db *test_db_open_with_image(const char *tag, char *path, size_t pathlen, long long *uid,

@@ -33,7 +33,7 @@ typedef struct test_two_users {
 } test_two_users;
 int test_two_users_setup(void **state, const char *tag, const char *alice_name, const char *bob_name);
 int test_two_users_teardown(void **state);
-/* Removes path and its -wal and -shm files (the database must be closed). */
+/* Removes path and its -wal, -shm and -waits files (the database must be closed). */
 void test_db_remove(const char *path);
 
 #endif
