@@ -54,8 +54,9 @@ export class SpatialIndex {
   // either side; seen[] (one stamp per connection) removes the doubles.
   // One longer than a cell (drawn by hand across the image) is in every
   // answer, so a query never needs to look further than a cell around.
-  // Made when first asked for: a large set opened at fit is drawn as dots
-  // without connections, and 200,000 of them cost a fifth of a second.
+  // Made when first asked for, or when the page is idle after a set is read
+  // (workspace.js): a large set opened at fit is drawn as dots without
+  // connections, and 200,000 of them cost a fifth of a second.
   edgeGrid() {
     if (this.edgeCells) return;
     const tubercles = this.tubsMap, edges = this.edges, cell2 = this.cell * this.cell;

@@ -7,6 +7,7 @@ import { api, errorText, url } from './api.js';
 import { $, $$, el, fmt, modal, promptDialog, confirmDialog, toast, setToastSink } from './dom.js';
 import { Viewer } from './viewer.js';
 import { drawOverlay, levelOfDetail } from './overlay.js';
+import { indexOf } from './spatial.js';
 import { Store, setUrl } from './store.js';
 import { Editor } from './editor.js';
 import { initImageTabs } from './tab_image.js';
@@ -251,10 +252,17 @@ function renderSets() {
 
 store.addEventListener('set', () => { renderSets(); renderStats(); renderMeasurement(); });
 store.addEventListener('sets', renderSets);
-store.addEventListener('data', () => {
+store.addEventListener('data', (e) => {
   ws.viewer.tileOverlay = store.tubercles.size > LARGE_SET;
   renderStats();
   ws.viewer.request();
+  // a set read whole: its connections' grid (spatial.js), which a view at
+  // fit does not need, is made once the page is idle, before a zoom asks
+  if (e.detail && e.detail.full && store.edges.length > LARGE_SET) {
+    const v = store.version;
+    const build = () => { if (store.version === v) indexOf(store).edgeGrid(); };
+    if (window.requestIdleCallback) requestIdleCallback(build); else setTimeout(build, 500);
+  }
 });
 store.addEventListener('remote', (e) => {
   if (ws.agentQuiet && !e.detail.deleted) return; // an agent tab is following its own run
