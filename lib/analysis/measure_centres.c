@@ -18,6 +18,7 @@
 #include "analysis/lattice_estimate.h"
 #include "analysis/near_pairs.h"
 #include "analysis/preprocess.h"
+#include "image/image_transform.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -107,11 +108,23 @@ static int cmp_by_y(const void *a, const void *b, void *arg)
 	return (ya > yb) - (ya < yb);
 }
 
-/* The measurement image of rows [a, b) of img. */
-static int band_image(const fs_image *img, const fs_params *p, double sigma, int a, int b, fs_image **out,
-		      char *err, size_t errlen)
+/* The measurement image of rows [a, b) of img reduced by F (block means,
+ * fs_downsample: rows [a F, b F) of img, cropped in img's own storage, so
+ * a compact band is not made floats at full resolution; F 1: img's own
+ * rows). */
+static int band_image(const fs_image *img, int F, const fs_params *p, double sigma, int a, int b,
+		      fs_image **out, char *err, size_t errlen)
 {
-	fs_image *crop = fs_image_region_float(img, 0, a, img->width, b - a);
+	fs_image *crop;
+	if (F > 1) {
+		int y0 = a * F, y1 = b * F > img->height ? img->height : b * F;
+		char cerr[128];
+		fs_image *rows = fs_image_crop(img, (fs_rect){0, y0, img->width, y1 - y0}, NULL, cerr, sizeof cerr);
+		crop = rows ? fs_downsample(rows, F) : NULL;
+		fs_image_free(rows);
+	} else {
+		crop = fs_image_region_float(img, 0, a, img->width, b - a);
+	}
 	if (!crop) {
 		snprintf(err, errlen, "measure: out of memory");
 		return -1;
@@ -121,23 +134,39 @@ static int band_image(const fs_image *img, const fs_params *p, double sigma, int
 	return rc;
 }
 
+/* A full-resolution coordinate on the image reduced by F: detection's
+ * (detect_measure.c, "pixel centres"). */
+static double reduced(double v, int F)
+{
+	return (v + 0.5) / F - 0.5;
+}
+
 /* Runs npass passes of visit over every centre of t (between(pass, ctx)
- * after each but the last; may be NULL); reach: how far from a centre a
- * measurement reads, in pixels. */
-static int run_passes(const fs_image *img, const fs_params *p, double sigma, double reach,
+ * after each but the last; may be NULL) on the measurement image of img
+ * reduced by F (detection's reduction of large pitches, detect.c; 1 =
+ * none), whose pixels visit gets; p, sigma and reach (how far from a
+ * centre a measurement reads) are in the reduced image's pixels. */
+static int run_passes(const fs_image *img, int F, const fs_params *p, double sigma, double reach,
 		      const fs_tubercle_list *t, int npass, visit_fn visit, void (*between)(int pass, void *ctx),
 		      void *ctx, char *err, size_t errlen)
 {
-	int w = img->width, h = img->height;
+	int w = (img->width + F - 1) / F, h = (img->height + F - 1) / F;
 	int rows = band_rows_forced ? band_rows_forced : FS_MEASURE_BAND_ROWS;
 	int banded = band_rows_forced || (long long)w * h > FS_MEASURE_BAND_MIN_PIXELS;
 	if (!banded || h <= rows) {
-		fs_image *meas = NULL;
-		if (fs_detect_measure_image(img, p, sigma, &meas, err, errlen))
+		fs_image *meas = NULL, *small = F > 1 ? fs_downsample(img, F) : NULL;
+		if (F > 1 && !small) {
+			snprintf(err, errlen, "measure: out of memory");
+			return -1;
+		}
+		int rc = fs_detect_measure_image(small ? small : img, p, sigma, &meas, err, errlen);
+		fs_image_free(small);
+		if (rc)
 			return -1;
 		for (int pass = 0; pass < npass; pass++) {
 			for (size_t i = 0; i < t->n; i++)
-				visit(meas, t->items[i].centroid_x, t->items[i].centroid_y, i, pass, ctx);
+				visit(meas, reduced(t->items[i].centroid_x, F), reduced(t->items[i].centroid_y, F), i,
+				      pass, ctx);
 			if (between && pass + 1 < npass)
 				between(pass, ctx);
 		}
@@ -163,20 +192,20 @@ static int run_passes(const fs_image *img, const fs_params *p, double sigma, dou
 			/* the centres whose row is in [y0, y0 + rows); those above
 			 * the image go with the first band, below it with the last */
 			size_t k1 = k;
-			while (k1 < t->n && (y0 + rows >= h || t->items[order[k1]].centroid_y < y0 + rows))
+			while (k1 < t->n && (y0 + rows >= h || reduced(t->items[order[k1]].centroid_y, F) < y0 + rows))
 				k1++;
 			if (k1 == k)
 				continue;
 			int a = y0 - margin < 0 ? 0 : y0 - margin;
 			int b = y0 + rows + margin > h ? h : y0 + rows + margin;
 			fs_image *meas = NULL;
-			if (band_image(img, p, sigma, a, b, &meas, err, errlen)) {
+			if (band_image(img, F, p, sigma, a, b, &meas, err, errlen)) {
 				rc = -1;
 				break;
 			}
 			for (; k < k1; k++) {
 				const fs_tubercle *c = &t->items[order[k]];
-				visit(meas, c->centroid_x, c->centroid_y - a, order[k], pass, ctx);
+				visit(meas, reduced(c->centroid_x, F), reduced(c->centroid_y, F) - a, order[k], pass, ctx);
 			}
 			fs_image_free(meas);
 		}
@@ -187,10 +216,12 @@ static int run_passes(const fs_image *img, const fs_params *p, double sigma, dou
 	return rc;
 }
 
-/* The outline rule: one pass, each centre's outline on the measurement image. */
+/* The outline rule: one pass, each centre's outline on the measurement
+ * image detection measures on (F: its reduction). */
 struct outline_run {
 	fs_tubercle_list *t;
 	double max_r;
+	int F;
 };
 
 static void outline_visit(const fs_image *meas, double x, double y, size_t i, int pass, void *vctx)
@@ -199,10 +230,15 @@ static void outline_visit(const fs_image *meas, double x, double y, size_t i, in
 	struct outline_run *o = vctx;
 	fs_tubercle *c = &o->t->items[i], m;
 	fs_tubercle_init(&m);
-	if (fs_blob_measure(meas, x, y, o->max_r, &m) == 0 && fs_tubercle_measured(&m))
+	if (fs_blob_measure(meas, x, y, o->max_r, &m) == 0 && fs_tubercle_measured(&m)) {
+		/* to full-resolution pixels as detection scales them */
+		m.radius_px *= o->F;
+		m.major_axis_px *= o->F;
+		m.minor_axis_px *= o->F;
 		take_size(c, &m);
-	else
+	} else {
 		set_unmeasured(c);
+	}
 }
 
 /* rmin, rmax: the radii the parameters expect, for when there is no pitch */
@@ -210,10 +246,18 @@ static int outline_rule(const fs_image *img, const fs_params *p, double pitch, d
 			fs_tubercle_list *t, char *err, size_t errlen)
 {
 	/* detection's blur: 3 % of the pitch, else 5 % of the mean expected
-	 * diameter */
+	 * diameter; a pitch of 60 px and more measured at 1 / (pitch / 30) of
+	 * the resolution, the blur made up to the same (detect.c) */
 	double msig = pitch > 0 ? 0.03 * pitch : 0.05 * (rmin + rmax);
-	struct outline_run o = {t, pitch > 0 ? 0.6 * pitch : 2 * rmax};
-	return run_passes(img, p, msig, o.max_r, t, 1, outline_visit, NULL, &o, err, errlen);
+	int F = pitch >= 60 ? (int)(pitch / 30) : 1;
+	fs_params pm = *p;
+	if (F > 1) {
+		pm.tophat_radius = p->tophat_radius > 0 ? (p->tophat_radius + F - 1) / F : 0;
+		double s2 = msig * msig - F * F / 12.0;
+		msig = s2 > 0 ? sqrt(s2) / F : 0;
+	}
+	struct outline_run o = {t, (pitch > 0 ? 0.6 * pitch : 2 * rmax) / F, F};
+	return run_passes(img, F, &pm, msig, o.max_r, t, 1, outline_visit, NULL, &o, err, errlen);
 }
 
 /* The dome rule's ray smoothing for this image, chosen as detection
@@ -326,8 +370,8 @@ static int dome_rule(const fs_image *img, const fs_params *p, double pitch, doub
 	d->r0 = 0.15 * mr;
 	d->r1 = 0.8 * mr;
 	/* the rays reach 1.3 x the largest base (dome_measure.c) */
-	int rc = run_passes(img, p, pitch >= 40 ? 1.0 : 0.5, 1.3 * d->r1 + 3, t, 2, dome_visit, dome_between, d, err,
-			    errlen);
+	int rc = run_passes(img, 1, p, pitch >= 40 ? 1.0 : 0.5, 1.3 * d->r1 + 3, t, 2, dome_visit, dome_between, d,
+			    err, errlen);
 	if (!rc && d->oom) {
 		snprintf(err, errlen, "measure: out of memory");
 		rc = -1;
