@@ -245,20 +245,11 @@ static int exp_notation(char *out, int neg, const char *dig, int nd, int x)
 	return (int)(o - out);
 }
 
-int fs_fmt_g17(char *out, double v)
+/* The 17 significant digits of a (1e-39 <= a < 1e17) exactly rounded, as
+ * printf gives them, into dig, and their decimal exponent into *xo: 0, or
+ * -1 where printf must decide (a tie of the rounding). */
+static int digits_of(double a, char dig[17], int *xo)
 {
-	double a = fabs(v);
-	if (a == 0) {
-		/* "0" or "-0", as %g prints a zero */
-		char *o = out;
-		if (signbit(v))
-			*o++ = '-';
-		*o++ = '0';
-		*o = 0;
-		return (int)(o - out);
-	}
-	if (!(a >= 1e-39 && a < 1e17))
-		return snprintf(out, FS_FMT_G17_MAX, "%.17g", v);
 	/* a = m * 2^e from its bits (a normal double here), and its decimal
 	 * exponent x estimated from e: floor(log2(a) * log10(2)) by integers
 	 * (78913 / 2^18), one too small at times, which the loop below
@@ -279,18 +270,45 @@ int fs_fmt_g17(char *out, double v)
 			x++;
 			break;
 		} else {
-			return snprintf(out, FS_FMT_G17_MAX, "%.17g", v);
+			return -1;
 		}
 	}
 	if (x < -39 || x > 16)
-		return snprintf(out, FS_FMT_G17_MAX, "%.17g", v);
-	char dig[17];
+		return -1;
 	for (int i = 15; i >= 1; i -= 2, q /= 100) {
 		unsigned d = (unsigned)(q % 100);
 		dig[i] = two_digits[2 * d];
 		dig[i + 1] = two_digits[2 * d + 1];
 	}
 	dig[0] = (char)('0' + q);
+	*xo = x;
+	return 0;
+}
+
+int fs_digits17(double v, char dig[17], int *x)
+{
+	double a = fabs(v);
+	if (!(a >= 1e-39 && a < 1e17))
+		return -1;
+	return digits_of(a, dig, x);
+}
+
+int fs_fmt_g17(char *out, double v)
+{
+	double a = fabs(v);
+	if (a == 0) {
+		/* "0" or "-0", as %g prints a zero */
+		char *o = out;
+		if (signbit(v))
+			*o++ = '-';
+		*o++ = '0';
+		*o = 0;
+		return (int)(o - out);
+	}
+	char dig[17];
+	int x;
+	if (!(a >= 1e-39 && a < 1e17) || digits_of(a, dig, &x))
+		return snprintf(out, FS_FMT_G17_MAX, "%.17g", v);
 	int nd = 17;
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;
@@ -300,6 +318,14 @@ int fs_fmt_g17(char *out, double v)
 int fs_fmt_g17(char *out, double v)
 {
 	return snprintf(out, FS_FMT_G17_MAX, "%.17g", v);
+}
+
+int fs_digits17(double v, char dig[17], int *x)
+{
+	(void)v;
+	(void)dig;
+	(void)x;
+	return -1;
 }
 #endif
 

@@ -26,6 +26,12 @@ int fs_fmt_g6(char *out, double v);
  * 1e-4 <= |v| < 1e17 (exact integer arithmetic), snprintf for the rest. */
 #define FS_FMT_G17_MAX 40
 int fs_fmt_g17(char *out, double v);
+/* The 17 significant digits of v (its sign left out) as printf's "%.16e"
+ * writes them, into dig (17 characters, no NUL), and their decimal exponent
+ * into *x: 0, or -1 where only printf can say (a tie of the rounding, |v|
+ * outside 1e-39..1e17, zero, not finite): the caller then asks snprintf.
+ * The exports' exact numbers (annotation_write.c) start from them. */
+int fs_digits17(double v, char dig[17], int *x);
 /* A decimal integer, as "%lld" (out: at least 24 bytes). */
 int fs_fmt_int(char *out, long long v);
 

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/num_format.h"
+
 /* Adds item under a literal key; frees item and returns -1 on failure. */
 static int add(cJSON *obj, const char *literal_key, cJSON *item)
 {
@@ -77,15 +79,23 @@ static void exact_text(double v, char out[40])
 	const char *p = e;
 	int neg = 0, nd = 0;
 
-	snprintf(e, sizeof e, "%.16e", v);
-	if (*p == '-') {
-		neg = 1;
-		p++;
+	int e17;
+	if (!fs_digits17(v, dig, &e17)) {
+		/* printf's 17 digits without printf (num_format.h): its
+		 * multi-precision work was most of an export's time */
+		neg = v < 0;
+		nd = 17;
+	} else {
+		snprintf(e, sizeof e, "%.16e", v);
+		if (*p == '-') {
+			neg = 1;
+			p++;
+		}
+		for (; *p && *p != 'e' && nd < 17; p++)
+			if (*p >= '0' && *p <= '9')
+				dig[nd++] = *p;
+		e17 = atoi(strchr(e, 'e') + 1);
 	}
-	for (; *p && *p != 'e' && nd < 17; p++)
-		if (*p >= '0' && *p <= '9')
-			dig[nd++] = *p;
-	int e17 = atoi(strchr(e, 'e') + 1);
 	for (int k = 15; k <= 17; k++) {
 		int e10 = e17, n = k;
 		memcpy(r, dig, sizeof r);

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -163,6 +164,44 @@ static void g17_matches_printf_on_random_values(void **state)
 	}
 }
 
+/* fs_digits17: printf's "%.16e" digits and exponent wherever it answers. */
+static void check_digits17(double v)
+{
+	char e[48], dig[17];
+	int x;
+	if (fs_digits17(v, dig, &x))
+		return; /* printf's to say: the caller asks it */
+	snprintf(e, sizeof e, "%.16e", v);
+	const char *p = e + (e[0] == '-');
+	char want[17];
+	int n = 0;
+	for (; *p && *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9')
+			want[n++] = *p;
+	if (n != 17 || memcmp(want, dig, 17) || atoi(strchr(e, 'e') + 1) != x)
+		fail_msg("%a: %%.16e \"%s\", fs_digits17 \"%.17s\" e%d", v, e, dig, x);
+}
+
+static void digits17_match_printf(void **state)
+{
+	(void)state;
+	int answered = 0;
+	for (int i = 0; i < 40000; i++) {
+		double v = pow(10, unit() * 55 - 39) * (rnd() & 1 ? -1 : 1);
+		char dig[17];
+		int x;
+		answered += !fs_digits17(v, dig, &x);
+		check_digits17(v);
+		check_digits17(unit() * 10000);
+		check_digits17(sin(M_PI * (double)(rnd() % 64)));
+	}
+	/* the fast path takes (nearly) every value of its range */
+	assert_true(answered > 39000);
+	check_digits17(9.9999999999999995e-07);
+	check_digits17(0.1);
+	check_digits17(1e16);
+}
+
 static void int_matches_printf(void **state)
 {
 	(void)state;
@@ -189,6 +228,7 @@ int main(void)
 		cmocka_unit_test(g6_matches_printf_on_random_values),
 		cmocka_unit_test(g17_matches_printf_on_chosen_values),
 		cmocka_unit_test(g17_matches_printf_on_random_values),
+		cmocka_unit_test(digits17_match_printf),
 		cmocka_unit_test(int_matches_printf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
