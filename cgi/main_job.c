@@ -4,8 +4,8 @@
  * worker of the job before it (cgi/app/job_control.h).
  *
  * The work comes from the jobs row (never from the command line). It
- * computes in one thread of lower priority, so the web workers keep
- * answering meanwhile, and writes an extraction's result from its main
+ * computes at lower priority (in fs_job_threads threads), so the web
+ * workers keep answering meanwhile, and writes an extraction's result from its main
  * thread at the workers' priority, so the write lock every edit waits for
  * is held as briefly as the work allows (job_priority.h). It records its
  * pid, its stage and progress and its outcome in the row; when it ends it
@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
+#include "analysis/detect.h"
 #include "app/app.h"
 #include "app/image_import.h"
 #include "app/job_control.h"
@@ -668,6 +669,9 @@ int main(int argc, char **argv)
 	 * (job_priority.h); a minute before a busy database is an error, which
 	 * the job's own retries then wait out further */
 	fs_job_yield_writes(app.db, 60000);
+	/* the cores shared out among the jobs that may run at once
+	 * (job_control.h), the default tiles */
+	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, fs_job_threads());
 	fs_db_set_phase_clock(app.db, &phases);
 	/* the result's time is the user's wait: no checkpoint after the job's
 	 * commits (the site's checkpointer copies the WAL every half second,
@@ -718,8 +722,8 @@ int main(int argc, char **argv)
 						ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
 							(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 		}
-		/* a job computes in one thread so the site keeps a core (issue 15):
-		 * the most threads any of its tile passes ran, for tests to check */
+		/* the most threads any of its tile passes ran (fs_job_threads at
+		 * most), for tests to check */
 		cJSON_AddNumberToObject(result, "tile_threads", fs_tile_pool_most_threads());
 		char *text = cJSON_PrintUnformatted(result);
 		finish_job(app.db, id, "done", text, NULL);

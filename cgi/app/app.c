@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "analysis/measurement.h"
+#include "app/job_control.h"
 #include "web/web.h"
 
 int fs_app_config(fs_app *app, const char *root, const char *config_path, char *err, size_t errlen)
@@ -55,6 +56,7 @@ int fs_app_config(fs_app *app, const char *root, const char *config_path, char *
 	fs_pyramid_set_min_side(app->cfg.tile_min_side);
 	fs_packed_set_min(app->cfg.set_pack_min);
 	fs_blob_set_chunk_bytes((size_t)app->cfg.set_stage_chunk_kb * 1024);
+	fs_job_set_threads_from_config(&app->cfg);
 	/* one measurement rule for every process of the site: the version
 	 * sets record, Re-measure, extraction jobs and agents agree */
 	fs_measurement_rule rule;

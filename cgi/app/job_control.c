@@ -30,6 +30,22 @@ void fs_job_limits_from_config(const fs_config *cfg, fs_job_limits *lim)
 	}
 }
 
+static int g_job_threads = 1;
+
+void fs_job_set_threads_from_config(const fs_config *cfg)
+{
+	fs_job_limits lim;
+	fs_job_limits_from_config(cfg, &lim);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	long t = n > 0 && lim.max_running > 0 ? n / lim.max_running : 1;
+	g_job_threads = t < 1 ? 1 : t > FS_JOB_MAX_THREADS ? FS_JOB_MAX_THREADS : (int)t;
+}
+
+int fs_job_threads(void)
+{
+	return g_job_threads;
+}
+
 long long fs_job_memory_estimate(long long pixels)
 {
 	return OTHER_BASE_BYTES + OTHER_BYTES_PER_PIXEL * pixels;
@@ -196,9 +212,10 @@ long long fs_job_extract_memory_estimate(long long pixels, int sample_bytes, fs_
 
 long long fs_job_extract_memory_estimate_for(const fs_image_rec *im, fs_method method)
 {
-	return fs_job_extract_memory_estimate((long long)im->width * im->height,
-					      fs_job_sample_bytes(im->bit_depth, im->channels), method,
-					      fs_measurement_get_rule());
+	long long one = fs_job_extract_memory_estimate((long long)im->width * im->height,
+						       fs_job_sample_bytes(im->bit_depth, im->channels), method,
+						       fs_measurement_get_rule());
+	return one + with_margin((g_job_threads - 1) * FS_JOB_THREAD_EXTRA_BYTES);
 }
 
 /*
@@ -261,7 +278,9 @@ long long fs_job_agent_memory_estimate_for(const fs_config *cfg, const fs_image_
 	long long pixels = (long long)im->width * im->height;
 	if (pixels <= cfg->sync_max_pixels)
 		return 0;
-	return fs_job_extract_memory_estimate_for(im, FS_METHOD_AUTO) +
+	/* an agent's extractions run in its own process in one thread */
+	return fs_job_extract_memory_estimate(pixels, fs_job_sample_bytes(im->bit_depth, im->channels),
+					      FS_METHOD_AUTO, fs_measurement_get_rule()) +
 	       AGENT_EXTRA_BYTES * (100 + FS_JOB_MEMORY_MARGIN_PCT) / 100;
 }
 

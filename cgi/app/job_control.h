@@ -47,8 +47,32 @@ long long fs_job_extract_memory_estimate(long long pixels, int sample_bytes, fs_
 					 fs_measurement_rule rule);
 
 /* The same for an image as stored, with the rule this process measures
- * with (the server's measurement_rule): what admission control checks. */
+ * with (the server's measurement_rule) and the threads a job computes in
+ * (fs_job_threads: each thread past the first holds its own tile's layers,
+ * FS_JOB_THREAD_EXTRA_BYTES): what admission control checks. */
 long long fs_job_extract_memory_estimate_for(const fs_image_rec *im, fs_method method);
+
+/*
+ * Threads an extraction job computes its tiles in (issue 15): the cores
+ * shared out among the heavy jobs that may run at once (jobs_max_running
+ * and its default, cores - 1), at least 1, at most FS_JOB_MAX_THREADS.
+ * One thread left a 2-core site's second core idle while the user waited
+ * for the result (the default admits one job there). The threads compute
+ * at low priority (job_priority.h: threads inherit the nice value and
+ * SCHED_BATCH of the thread that makes them), so a web worker that wakes
+ * still takes a core first. fs_job_set_threads_from_config: process-wide,
+ * called by fs_app_config, so the workers' admission estimates and the job
+ * process agree.
+ */
+#define FS_JOB_MAX_THREADS 4
+/* Peak bytes each computing thread past the first adds (its tile's
+ * layers). Measured, peak RSS of `fishscale measure --threads 1` and
+ * `--threads 2` on the 100 MP bench image (8-bit, calibrated 0.4 um/px,
+ * 2026-11-29): auto 201 -> 242 MB, log 241 -> 329, dog 242 -> 307; the
+ * most, log's 88 MB, rounded up. */
+#define FS_JOB_THREAD_EXTRA_BYTES (96LL * 1000 * 1000)
+void fs_job_set_threads_from_config(const fs_config *cfg);
+int fs_job_threads(void);
 
 /* Bytes a Re-measure job (main_job.c) of n_tubercles on a width x height
  * image in sample_bytes a sample is expected to take at its peak: the

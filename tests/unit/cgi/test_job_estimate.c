@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <unistd.h>
 
 #include "analysis/detect.h"
 #include "app/job_control.h"
@@ -226,6 +227,57 @@ static void sample_size_follows_the_stored_image(void **state)
 	fs_measurement_set_rule(FS_MEASUREMENT_RULE_DEFAULT);
 }
 
+/* A job computes in the cores shared out among the jobs that may run at
+ * once, at most FS_JOB_MAX_THREADS, and each thread past the first adds
+ * its tile's layers to the estimate: measured peak RSS of `fishscale
+ * measure` on the 100 MP image (2026-11-29, 8-bit, outline rule) in one
+ * thread and two: auto 201.1 / 242.1 MB, log 241.3 / 329.2. */
+static void threads_share_the_cores_and_cost_their_tiles(void **state)
+{
+	(void)state;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	fs_config cfg;
+	fs_config_defaults(&cfg);
+	cfg.jobs_max_running = 256;
+	fs_job_set_threads_from_config(&cfg);
+	assert_int_equal(fs_job_threads(), 1);
+	cfg.jobs_max_running = 1;
+	fs_job_set_threads_from_config(&cfg);
+	assert_int_equal(fs_job_threads(), cores > FS_JOB_MAX_THREADS ? FS_JOB_MAX_THREADS : cores);
+	cfg.jobs_max_running = 0; /* cores - 1, at least 1 */
+	fs_job_set_threads_from_config(&cfg);
+	assert_int_equal(fs_job_threads(), cores <= 2 ? cores : 1);
+
+	fs_image_rec im = {0};
+	im.width = 10000;
+	im.height = 10000;
+	im.bit_depth = 8;
+	im.channels = 1;
+	fs_measurement_set_rule(FS_RULE_OUTLINE);
+	long long one = fs_job_extract_memory_estimate(MP100, 1, FS_METHOD_AUTO, FS_RULE_OUTLINE);
+	/* one job at a time (all the cores), then one job per core */
+	const int max_running[] = {1, 256};
+	for (int k = 0; k < 2; k++) {
+		cfg.jobs_max_running = max_running[k];
+		fs_job_set_threads_from_config(&cfg);
+		int threads = fs_job_threads();
+		long long est = fs_job_extract_memory_estimate_for(&im, FS_METHOD_AUTO);
+		assert_true(est == one + (threads - 1) * FS_JOB_THREAD_EXTRA_BYTES *
+						 (100 + FS_JOB_MEMORY_MARGIN_PCT) / 100);
+		/* measured up to two threads */
+		double measured = threads == 1 ? 201.1e6 : 242.1e6;
+		if (threads <= 2)
+			assert_true(est >= measured * (100 + FS_JOB_MEMORY_MARGIN_PCT) / 100);
+		long long est_log = fs_job_extract_memory_estimate_for(&im, FS_METHOD_LOG);
+		double measured_log = threads == 1 ? 241.3e6 : 329.2e6;
+		if (threads <= 2)
+			assert_true(est_log >= measured_log * (100 + FS_JOB_MEMORY_MARGIN_PCT) / 100);
+	}
+	cfg.jobs_max_running = 256;
+	fs_job_set_threads_from_config(&cfg);
+	fs_measurement_set_rule(FS_MEASUREMENT_RULE_DEFAULT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +287,7 @@ int main(void)
 		cmocka_unit_test(whole_image_layers_cost_more),
 		cmocka_unit_test(rule_and_sample_size_cost_more),
 		cmocka_unit_test(sample_size_follows_the_stored_image),
+		cmocka_unit_test(threads_share_the_cores_and_cost_their_tiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
