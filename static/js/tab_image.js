@@ -341,6 +341,10 @@ export function initImageTabs(ws) {
   };
 
   store.addEventListener('image', () => { renderInfo(); refreshSteps(); });
+  // the image's first 'image' event may have come before this listener (the
+  // workspace requests the image while the settings load): render it now,
+  // or the calibration and the data bar's reading are never looked at
+  if (store.image) { renderInfo(); refreshSteps(); }
   const scaleRegion = initScaleRegion(ws);
   return { renderCalibration, refreshSteps, shown: calibrationShown, scaleRegion };
 }

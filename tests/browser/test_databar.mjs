@@ -66,3 +66,20 @@ export async function testSettingCalibratesNewUploadsFromTheirDataBar(t) {
     }
   });
 }
+
+// The workspace asks for the image while its settings load: when the image
+// comes first, its 'image' event fires before the Image tab listens. The tab
+// must still show the image and look at its calibration (a clean-clone make
+// test once waited 120 s for the data bar's calibration that the page never
+// looked for). Here the settings are held until the image has been answered.
+export async function testImageTabRendersWhenTheImageComesBeforeTheSettings(t) {
+  await withImage(t, PAPER + 'P1_Fig2_Polypterus_bichir_2.63um.tif', async ({ page }) => {
+    let imageAnswered;
+    const imageSeen = new Promise((resolve) => { imageAnswered = resolve; });
+    page.on('response', (r) => { if (/\/api\/images\/\d+$/.test(new URL(r.url()).pathname)) imageAnswered(); });
+    await page.route('**/api/settings', async (route) => { await imageSeen; await route.continue(); });
+    await page.reload();
+    await page.waitForFunction(() => document.querySelector('#image-info').textContent.includes('×'), null, { timeout: 30000 });
+    await page.unroute('**/api/settings');
+  });
+}
