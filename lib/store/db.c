@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/phase_clock.h"
 #include "store/db_bind.h"
 
 extern const char *const fs_migrations[];
@@ -184,32 +185,13 @@ static double mono_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static double cpu_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* The calling thread's time runnable but not running (ms), from
- * /proc/thread-self/schedstat; -1 where the kernel does not say. */
-static double runq_ms(void)
-{
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	unsigned long long run = 0, wait = 0;
-	int n = f ? fscanf(f, "%llu %llu", &run, &wait) : 0;
-	if (f)
-		fclose(f);
-	return n == 2 ? wait / 1e6 : -1;
-}
-
 static int wal_hook(void *ctx, sqlite3 *h, const char *name, int pages)
 {
 	fs_db *db = ctx;
 	(void)name;
 	db->commit_released = mono_ms();
-	db->commit_released_cpu = cpu_ms();
-	db->commit_released_runq = runq_ms();
+	db->commit_released_cpu = fs_thread_cpu_ms();
+	db->commit_released_runq = fs_thread_runq_ms();
 	if (db->checkpoint_on_commit && pages >= 1000)
 		sqlite3_wal_checkpoint_v2(h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	return SQLITE_OK;
@@ -419,8 +401,8 @@ static void lock_released(fs_db *db)
 	int by_hook = db->commit_released > db->tx_started;
 	double end = by_hook ? db->commit_released : mono_ms();
 	db->last_write_ms = end - db->tx_started;
-	db->last_write_cpu_ms = (by_hook ? db->commit_released_cpu : cpu_ms()) - db->tx_cpu_started;
-	double rq = by_hook ? db->commit_released_runq : runq_ms();
+	db->last_write_cpu_ms = (by_hook ? db->commit_released_cpu : fs_thread_cpu_ms()) - db->tx_cpu_started;
+	double rq = by_hook ? db->commit_released_runq : fs_thread_runq_ms();
 	db->last_write_runq_ms = rq >= 0 && db->tx_runq_started >= 0 ? rq - db->tx_runq_started : -1;
 	if (db->last_write_ms > db->longest_write_ms)
 		db->longest_write_ms = db->last_write_ms;
@@ -433,8 +415,8 @@ int fs_db_begin(fs_db *db)
 	int rc = fs_db_rc_from_sqlite(sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL));
 	if (rc == FS_DB_OK) {
 		db->tx_started = mono_ms();
-		db->tx_cpu_started = cpu_ms();
-		db->tx_runq_started = runq_ms();
+		db->tx_cpu_started = fs_thread_cpu_ms();
+		db->tx_runq_started = fs_thread_runq_ms();
 	}
 	return rc;
 }
