@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/fatal_note.h"
 #include "app/worker_spawn.h"
 
 int fs_worker_start(int argc, char **argv, const char *prog, void (*on_stop)(int), fs_app *app, long long *id,
@@ -19,6 +20,7 @@ int fs_worker_start(int argc, char **argv, const char *prog, void (*on_stop)(int
 		snprintf(msg, msglen, "usage: %s --run ID --root DIR", prog);
 		return 2;
 	}
+	fs_fatal_note_install(prog, *id);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;

@@ -4,8 +4,9 @@
  * differs: the argument vector fs_worker_spawn wrote, the stop request
  * (SIGTERM from Stop/Cancel, SIGINT by hand) delivered to the worker's own
  * handler, SIGPIPE ignored (a provider's or a client's socket closing is
- * an error to report, not the end of the process), then the configuration
- * and the database opened.
+ * an error to report, not the end of the process), a line on stderr when a
+ * fatal signal ends it (app/fatal_note.h), then the configuration and the
+ * database opened.
  *
  * Ownership: app is the caller's; after 0 it is open and the caller closes
  * it (fs_app_close). argv and the handler are only read.

@@ -114,15 +114,52 @@ int fs_agent_run_finish(fs_db *db, long long id, const char *state, const char *
 				state, reason, error, id, changed);
 }
 
-static int mark_dead(fs_db *db, long long id)
+#define DIED "the worker process ended without recording a final state"
+
+/* The run's error when its worker is gone: what the worker last wrote on
+ * its stderr (a failed start, a fatal signal: cgi/app/fatal_note.c) says
+ * why, so the user and a failing test see it rather than only that it
+ * died. run_dir comes from the row the server wrote; the file is read from
+ * its end, at most 400 bytes, and only printable ASCII is kept. */
+static void died_message(const char *run_dir, char *out, size_t n)
 {
-	return fs_agent_run_finish(db, id, "failed", "worker_died",
-				   "the worker process ended without recording a final state", NULL);
+	snprintf(out, n, "%s", DIED);
+	if (!run_dir || !run_dir[0])
+		return;
+	char path[1100], tail[401];
+	snprintf(path, sizeof path, "%s/worker.stderr", run_dir);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	size_t got = 0;
+	if (fseek(f, -400, SEEK_END))
+		rewind(f);
+	got = fread(tail, 1, sizeof tail - 1, f);
+	fclose(f);
+	tail[got] = 0;
+	/* the last line that has something in it */
+	while (got > 0 && (tail[got - 1] == '\n' || tail[got - 1] == ' ' || tail[got - 1] == '\r'))
+		tail[--got] = 0;
+	char *line = strrchr(tail, '\n');
+	line = line ? line + 1 : tail;
+	for (char *c = line; *c; c++)
+		if (*c < 32 || *c > 126)
+			*c = '?';
+	if (line[0])
+		snprintf(out, n, "%s; it last wrote: %s", DIED, line);
+}
+
+static int mark_dead(fs_db *db, const fs_agent_run_rec *r)
+{
+	char msg[sizeof r->error];
+	died_message(r->run_dir, msg, sizeof msg);
+	return fs_agent_run_finish(db, r->id, "failed", "worker_died", msg, NULL);
 }
 
 int fs_agent_runs_reconcile(fs_db *db, int *n_failed)
 {
-	long long dead[64];
+	enum { MAX_DEAD = 64 };
+	long long dead[MAX_DEAD];
 	size_t nd = 0;
 	double now = fs_wall_s();
 	if (n_failed)
@@ -131,26 +168,31 @@ int fs_agent_runs_reconcile(fs_db *db, int *n_failed)
 	if (!st)
 		return FS_DB_ERROR;
 	fs_agent_run_rec *r = malloc(sizeof *r);
-	if (!r) {
+	char (*why)[sizeof r->error] = malloc(MAX_DEAD * sizeof *why);
+	if (!r || !why) {
+		free(r);
+		free(why);
 		fs_db_done(st);
 		return FS_DB_ERROR;
 	}
 	int src;
 	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
 		read_row(st, r);
-		if (run_is_dead(r, now) && nd < sizeof dead / sizeof dead[0])
+		if (run_is_dead(r, now) && nd < MAX_DEAD) {
+			died_message(r->run_dir, why[nd], sizeof why[nd]);
 			dead[nd++] = r->id;
+		}
 	}
 	fs_db_done(st);
 	free(r);
 	int rc = fs_db_rc_from_sqlite(src);
 	for (size_t i = 0; !rc && i < nd; i++) {
 		int changed = 0;
-		rc = fs_agent_run_finish(db, dead[i], "failed", "worker_died",
-					 "the worker process ended without recording a final state", &changed);
+		rc = fs_agent_run_finish(db, dead[i], "failed", "worker_died", why[i], &changed);
 		if (!rc && changed && n_failed)
 			(*n_failed)++;
 	}
+	free(why);
 	return rc;
 }
 
@@ -330,7 +372,7 @@ int fs_agent_run_get_checked(fs_db *db, long long id, fs_agent_run_rec *out)
 	int rc = fs_agent_run_get(db, id, out);
 	if (rc || !run_is_dead(out, fs_wall_s()))
 		return rc;
-	if ((rc = mark_dead(db, id)))
+	if ((rc = mark_dead(db, out)))
 		return rc;
 	return fs_agent_run_get(db, id, out);
 }

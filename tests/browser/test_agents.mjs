@@ -196,7 +196,8 @@ export async function testAgenticEditRunIsWatchedToCompletion({ page, shot }) {
   for (const s of ['costs', 'chart', 'llm']) await expand(page, 'agentic-edit', s);
   await page.click('#startEditAgentBtn');
   await page.waitForSelector('#tab-agentic-edit[data-done]', { timeout: 30000 });
-  assert(await page.textContent('#editAgentState') === 'completed', 'state completed');
+  const state = await page.textContent('#editAgentState');
+  assert(state === 'completed', `state completed, not ${state}: ${await page.textContent('#editAgentSummary')} | ${(await page.inputValue('#editAgentActionLog')).slice(-600)}`);
   assert(Number(await page.getAttribute('#editAgentChart', 'data-points')) >= 2, 'chart has points');
   assert((await page.textContent('#editAgentCostModel')).includes('local'), 'costs show the model');
   assert((await page.inputValue('#editAgentActionLog')).includes('EDITING COMPLETE'), 'action summary filled');

@@ -4,6 +4,7 @@ with the offline provider `local` and with the mock LLM provider
 (tests/mock_provider/mock_server.py) standing in for OpenRouter."""
 import json
 import os
+import signal
 import time
 
 from harness import (TESTDATA, Server, kill_process, unique_png, upload_image, wait_for,
@@ -313,6 +314,19 @@ def test_killed_worker_is_reported_failed():
     st = wait_for(lambda: (lambda s: s if s["state"] == "failed" else None)(status(c, rid, True)), 15, "failed")
     assert st["finish_reason"] == "worker_died"
     assert "without recording a final state" in st["error"]
+
+
+def test_crashed_worker_says_how_it_died():
+    """A worker ended by a fatal signal leaves its last words on its stderr
+    file (cgi/app/fatal_note.c), and the run's error shows them: without
+    them a run that crashed reads like one that was killed."""
+    c = client()
+    rid, image_id, sid = slow_edit(c)
+    pid = status(c, rid, True)["pid"]
+    kill_process(pid, "fishscale-agent", signal.SIGSEGV)
+    st = wait_for(lambda: (lambda s: s if s["state"] == "failed" else None)(status(c, rid, True)), 15, "failed")
+    assert st["finish_reason"] == "worker_died", st
+    assert "fishscale-agent %d: fatal signal %d (SIGSEGV)" % (rid, signal.SIGSEGV) in st["error"], st["error"]
 
 
 def test_second_run_over_the_user_limit_is_429_and_others_unaffected():
