@@ -270,6 +270,16 @@ store.addEventListener('remote', (e) => {
   else toast('The set was changed elsewhere: updated', 'info');
 });
 
+// The address names the open set, so a reload or a copied link opens that
+// set again (the page route reads ?set=ID) rather than the image's first.
+store.addEventListener('set', () => {
+  if (!store.set) return;
+  const q = new URLSearchParams(location.search);
+  if (q.get('set') === String(store.set.id)) return;
+  q.set('set', String(store.set.id));
+  history.replaceState(history.state, '', `${location.pathname}?${q}`);
+});
+
 async function switchSet(id) {
   if (!id || (store.set && store.set.id === id)) return;
   await store.queue;

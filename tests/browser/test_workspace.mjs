@@ -163,6 +163,11 @@ async function testSetsCreateSwitchRenameBody({ page, server, shot }) {
   const names = (await wsState(page)).sets;
   assert(names.includes('Renamed') && names.includes('Base'), 'sets listed: ' + names);
   await shot('ws-sets');
+  // a reload opens the set that was open, not the image's first
+  await page.reload();
+  await page.waitForSelector('#workspace[data-ready]');
+  assert(await page.evaluate(() => window.fishscale.store.set.name) === 'Renamed', 'reload keeps the open set');
+  assert(/[?&]set=\d+/.test(page.url()), 'the address names the set: ' + page.url());
 }
 
 export async function testTabsScreenshots(t) {
