@@ -362,6 +362,18 @@ cJSON *fs_job_to_json(const fs_job_rec *j)
 		cJSON_AddNullToObject(o, "set_id");
 	if (j->batch_id > 0)
 		cJSON_AddNumberToObject(o, "batch_id", (double)j->batch_id);
+	/* an image step's name, so a page that finds the job after a reload
+	 * can say what is being done (its parameters stay private otherwise) */
+	if (!strcmp(j->kind, "transform")) {
+		cJSON *pj = cJSON_Parse(j->params);
+		const cJSON *step = cJSON_GetObjectItemCaseSensitive(pj, "step");
+		const cJSON *keep = cJSON_GetObjectItemCaseSensitive(pj, "keep");
+		if (cJSON_IsString(step))
+			cJSON_AddStringToObject(o, "step", step->valuestring);
+		if (cJSON_IsNumber(keep))
+			cJSON_AddNumberToObject(o, "keep", keep->valuedouble);
+		cJSON_Delete(pj);
+	}
 	cJSON_AddStringToObject(o, "state", j->state);
 	cJSON_AddStringToObject(o, "stage", j->stage);
 	cJSON_AddNumberToObject(o, "progress", j->progress);
@@ -426,7 +438,8 @@ int fs_job_list_active_on(fs_db *db, long long user_id, long long image_id, long
 {
 	*out = NULL;
 	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE user_id = ? AND image_id = ?"
-					  " AND (? <= 0 OR set_id = ?) AND state IN ('queued', 'starting', 'running')"
+					  " AND (? <= 0 OR set_id = ? OR coalesce(set_id, 0) <= 0)"
+					  " AND state IN ('queued', 'starting', 'running')"
 					  " ORDER BY id");
 	if (!st)
 		return FS_DB_ERROR;

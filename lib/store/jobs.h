@@ -102,7 +102,8 @@ int fs_job_reap(fs_db *db, int *n_failed);
 int fs_job_retry_after(fs_db *db, long long user_id);
 
 /* The job as JSON: {id, kind, image_id, set_id, batch_id, state, stage,
- * progress, error, result, created_at, started_at, finished_at}. */
+ * progress, error, result, created_at, started_at, finished_at}; a
+ * transform job also its "step" and "keep". */
 cJSON *fs_job_to_json(const fs_job_rec *job);
 
 /* The user's jobs (batch_id > 0: that batch's, all states; else the user's
@@ -111,9 +112,10 @@ cJSON *fs_job_to_json(const fs_job_rec *job);
 int fs_job_list(fs_db *db, long long user_id, long long batch_id, cJSON **out);
 
 /* The user's active jobs (queued, starting, running) on image_id, and into
- * set_id when it is > 0, oldest first, as a JSON array in *out: what a page
- * opened on that image or set follows (a reload, another tab; the
- * workspace's extraction and Re-measure). */
+ * set_id when it is > 0 (with the image's own steps, which belong to no
+ * set), oldest first, as a JSON array in *out: what a page opened on that
+ * image or set follows (a reload, another tab; the workspace's extraction,
+ * Re-measure and image steps). */
 int fs_job_list_active_on(fs_db *db, long long user_id, long long image_id, long long set_id, cJSON **out);
 
 /* A batch: a named group of a user's jobs. */

@@ -10,6 +10,7 @@
 import { api, errorText } from './api.js';
 import { $, confirmDialog, el, fmt, modal, toast } from './dom.js';
 import { initScaleRegion } from './scale_region.js';
+import { onResume } from './job_follow.js';
 
 const METHOD_BADGE = { estimate: 'Estimated', direct: 'Manual', scale_bar: 'Manual', manual: 'Manual', metadata: 'From file', measure: 'Measured', data_bar: 'Data bar' };
 
@@ -45,8 +46,10 @@ export function initImageTabs(ws) {
 
   // A large image's transform is a background job (202): follow it with a
   // progress bar, then show the image as it is now. true when it is done.
+  let followingId = null; // the job the box shows: never followed twice
   async function followJob(job, label) {
     const box = $('#image-job'), bar = $('#image-job-bar'), text = $('#image-job-text'), cancel = $('#image-job-cancel');
+    followingId = job.id;
     box.hidden = false;
     const onCancel = () => api('POST', `api/jobs/${job.id}/cancel`);
     cancel.addEventListener('click', onCancel);
@@ -66,12 +69,22 @@ export function initImageTabs(ws) {
       cancel.removeEventListener('click', onCancel);
       box.hidden = true;
       ws.imageChanging = false;
+      followingId = null;
     }
     if (job.state === 'done') return true;
     if (job.state === 'cancelled') toast(`${label} cancelled: the image is unchanged`, 'info');
     else toast(`${label} failed: ${job.error || job.state}`, 'error', 8000);
     return false;
   }
+
+  // A step of a large image started before a reload or in another tab: the
+  // same progress bar, then the image as it is now.
+  const STEP_LABELS = { rotate_left: 'Rotate left', rotate_right: 'Rotate right', crop: 'Crop', autocrop: 'Autocrop' };
+  onResume('transform', async (job) => {
+    if (job.id === followingId) return;
+    const label = job.step === 'undo' ? (job.keep === 0 ? 'Back to the original' : 'Undo') : (STEP_LABELS[job.step] || 'Image step');
+    if (await followJob(job, label)) await afterImageChange(label);
+  });
 
   // An answer to a transform or an undo: done at once (200), or a job (202).
   async function finishChange(res, label) {

@@ -106,6 +106,33 @@ export async function testCancelLeavesTheSetEmpty(t) {
   });
 }
 
+// A rotation of a large image (a background job) found again after a
+// reload: the Image tab shows its progress and Cancel again, and the image
+// as rotated when the job is done.
+export async function testAReloadFindsTheRunningRotation(t) {
+  await withCleanup(t, async () => {
+    const s = await openLarge(t);
+    const size = () => t.page.evaluate(() => [window.fishscale.store.width, window.fishscale.store.height]);
+    const [w, h] = await size();
+    await t.page.click('[data-tab=image]');
+    hold(s);
+    try {
+      await t.page.click('#rotate-right');
+      await t.page.waitForFunction(() => /transforming/.test(document.querySelector('#image-job-text').textContent));
+      await t.page.reload();
+      await t.page.click('[data-tab=image]');
+      await t.page.waitForSelector('#image-job:not([hidden])');
+      await t.page.waitForFunction(() => /Rotate right \(large image, in the background\): running \(transforming\)/.test(document.querySelector('#image-job-text').textContent));
+      assert(await t.page.isVisible('#image-job-cancel'), 'Cancel shown again after the reload');
+    } finally {
+      release(s);
+    }
+    await t.page.waitForSelector('#image-job', { state: 'hidden', timeout: 30000 });
+    await t.page.waitForFunction(([w, h]) => window.fishscale.store.width === h && window.fishscale.store.height === w, [w, h]);
+    await t.page.waitForFunction(() => /Rotate right: done/.test(document.querySelector('#toasts').textContent));
+  });
+}
+
 // A checkerboard PNG made in the page (no file on disk needed).
 async function uploadGenerated(page, name, w, h) {
   return page.evaluate(async ({ name, w, h }) => {

@@ -216,6 +216,21 @@ def test_the_active_jobs_on_an_image_or_set_are_listed_for_their_user_only():
         srv.release_jobs()
     assert wait_job(c, jid)["state"] == "done"
     assert on("image_id=%d" % img["id"]).json()["jobs"] == []
+    # a step of the image belongs to no set: listed with every set's jobs,
+    # named, so a reloaded Image tab can follow it
+    srv.hold_jobs()
+    try:
+        rev = c.api("GET", "/api/images/%d" % img["id"]).json()["image"]["revision"]
+        r = c.api("POST", "/api/images/%d/rotate" % img["id"], {"direction": "right", "revision": rev})
+        assert r.status == 202, r.text
+        tid = r.json()["job"]["id"]
+        for q in ("image_id=%d" % img["id"], "image_id=%d&set_id=%d" % (img["id"], s["id"]),
+                  "image_id=%d&set_id=%d" % (img["id"], other_sid)):
+            assert [(j["id"], j["kind"], j["set_id"], j.get("step")) for j in on(q).json()["jobs"]] == \
+                [(tid, "transform", None, "rotate_right")], (q, on(q).text)
+    finally:
+        srv.release_jobs()
+    assert wait_job(c, tid)["state"] == "done"
 
 
 def test_a_dead_worker_is_reported_failed_and_others_cannot_see_jobs():
