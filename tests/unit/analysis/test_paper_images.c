@@ -16,7 +16,7 @@
  * time of writing; it asserts 5, since which borderline figure passes
  * depends on the detected set) and Polypterus bichir within 0.08, and
  * prints the table with every `make test`, with the ratio the experimental
- * dome-base rule (fs_detect_domes) reads beside it.
+ * dome-base rule (FS_RULE_DOME) reads beside it.
  *
  * Issue 13 section 4: the pitch consistency per paper (pixel size implied
  * by each figure's pitch and the published d + s), one pixel size per paper
@@ -63,7 +63,7 @@ typedef struct row {
 	char file[160], genus[64], paper[8];
 	double exp_ratio, exp_d, exp_s, ratio, d, s, pitch;
 	size_t n;
-	/* with the domes rule (fs_detect_domes, experimental) */
+	/* with the dome rule (FS_RULE_DOME, not the default) */
 	double dome_ratio, dome_d, dome_s, dome_pitch;
 	size_t dome_n;
 	double px_um;       /* µm per px implied by the pitch and the published d + s */
