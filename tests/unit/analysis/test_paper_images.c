@@ -122,7 +122,7 @@ static int profile_levels(const fs_image *b, const fs_tubercle_list *tl, double 
 	double *prof = calloc((size_t)nr, sizeof *prof);
 	assert_non_null(prof);
 	for (size_t i = 0; i < tl->n; i++) {
-		double x = tl->items[i].centroid_x, y = tl->items[i].centroid_y, m = 0.6 * pitch + 1;
+		double x = tl->items[i].centroid_x, y = tl->items[i].centroid_y, m = 0.6 * pitch + 2;
 		if (x < m || y < m || x > b->width - 1 - m || y > b->height - 1 - m)
 			continue;
 		int inside = 1;
