@@ -16,13 +16,25 @@
  * time of writing; it asserts 5, since which borderline figure passes
  * depends on the detected set) and Polypterus bichir within 0.08, and
  * prints the table with every `make test`, with the ratio the experimental
- * dome-base rule (fs_detect_domes) reads beside it.
+ * dome-base rule (FS_RULE_DOME) reads beside it.
  *
  * Issue 13 section 4: the pitch consistency per paper (pixel size implied
  * by each figure's pitch and the published d + s), one pixel size per paper
  * and the absolute D, S and genus of every figure, for the outline rule's
  * detections and (printed only) the dome rule's; see pixel_sizes() and
  * paper1_absolute_values() for what is asserted and what is only printed.
+ * Both rules measure inside the automatic scale region, as `fishscale
+ * measure` and the server do (fs_detect_rule_in_region).
+ *
+ * What the figures themselves say about the diameters' order (h31e,
+ * docs/paper-figures.md): each figure's lattice pitch from its
+ * autocorrelation (no detection) and the pixel size it implies, and the
+ * mean brightness profile about each rule's centres with the diameter at
+ * which it has fallen to 50, 25, 10 and 5 % of the cap's contrast over
+ * the ground, and the level at which the rule's own mean diameter lies.
+ * paper1_profile_order asserts that at every one of those levels the
+ * figures order their tubercles as published (Fig2 < Fig1 < Fig4) about
+ * either rule's centres: the order the dome rule misses is in the images.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,6 +49,9 @@
 
 #include "analysis/detect.h"
 #include "analysis/graph.h"
+#include "analysis/lattice_estimate.h"
+#include "analysis/preprocess.h"
+#include "analysis/scale_region.h"
 #include "image/image_io.h"
 #include "analysis/metrics.h"
 #include "paper_figs.h"
@@ -48,7 +63,7 @@ typedef struct row {
 	char file[160], genus[64], paper[8];
 	double exp_ratio, exp_d, exp_s, ratio, d, s, pitch;
 	size_t n;
-	/* with the domes rule (fs_detect_domes, experimental) */
+	/* with the dome rule (FS_RULE_DOME, not the default) */
 	double dome_ratio, dome_d, dome_s, dome_pitch;
 	size_t dome_n;
 	double px_um;       /* µm per px implied by the pitch and the published d + s */
@@ -59,7 +74,21 @@ typedef struct row {
 	double dome_px_um, dome_paper_px_um;
 	int dome_consistent;
 	const char *dome_abs_genus;
+	/* the lattice pitch from the autocorrelation (px, 0 = none) and the
+	 * diameters (px) at which the mean profile about each rule's centres
+	 * falls to LEVELS[k] of its contrast; lev_at: the share of the
+	 * contrast at the rule's own mean radius; used: centres whose profile
+	 * lies inside the frame and the scale region's rows */
+	double acorr_pitch;
+	double lev_d[2][4], lev_at[2];
+	int lev_used[2];
 } row;
+
+#define NLEV 4
+static const double LEVELS[NLEV] = {0.5, 0.25, 0.1, 0.05};
+/* Screen and noise: the profiles are read on the figure blurred by this
+ * (the P1 screens have a period of about 2.8 px, halftone.h). */
+#define PROFILE_BLUR 1.5
 
 /* The figures and their published values (paper_figs.h). */
 static int read_expected(row *rows)
@@ -80,31 +109,112 @@ static int read_expected(row *rows)
 typedef int (*detect_fn)(const fs_image *, const fs_params *, double, fs_detect_result *, char *,
 			 size_t);
 
-/* n, mean D, mean S (px), ratio and pitch (mean centre distance, px). */
-static void measure(const char *file, detect_fn fn, size_t *n, double *d, double *s, double *ratio,
-		    double *pitch)
+/* The mean azimuthal brightness profile about the centres whose disc of
+ * 0.6 pitch lies inside the frame and, at 16 points of its rim, inside the
+ * scale region (no profile reads the P1 figures' white band), 72
+ * directions, a px a step; the ground is its mean at 0.45-0.55 pitch. Fills lev_d (the
+ * diameter at which it falls to LEVELS[k] of the cap's contrast, linear
+ * between steps) and *at (the share at mean_r). Returns the centres used. */
+static int profile_levels(const fs_image *b, const fs_tubercle_list *tl, double pitch, const fs_scale_region *reg,
+			  double mean_r, double *lev_d, double *at)
 {
-	char path[1024], err[256];
-	snprintf(path, sizeof path, DIR "%.150s", file);
-	fs_loaded L;
-	assert_int_equal(fs_load_file(path, NULL, &L, err, sizeof err), 0);
+	int nr = (int)(0.6 * pitch) + 2, used = 0;
+	double *prof = calloc((size_t)nr, sizeof *prof);
+	assert_non_null(prof);
+	for (size_t i = 0; i < tl->n; i++) {
+		double x = tl->items[i].centroid_x, y = tl->items[i].centroid_y, m = 0.6 * pitch + 2;
+		if (x < m || y < m || x > b->width - 1 - m || y > b->height - 1 - m)
+			continue;
+		int inside = 1;
+		for (int a = 0; a < 16 && inside; a++)
+			inside = fs_scale_region_contains(reg, x + m * cos(a * M_PI / 8), y + m * sin(a * M_PI / 8));
+		if (!inside)
+			continue;
+		used++;
+		for (int r = 0; r < nr; r++) {
+			double sum = 0;
+			for (int a = 0; a < 72; a++)
+				sum += fs_image_sample_inside(b->data, b->width, x + r * cos(a * M_PI / 36),
+							      y + r * sin(a * M_PI / 36));
+			prof[r] += sum / 72;
+		}
+	}
+	for (int k = 0; k < NLEV; k++)
+		lev_d[k] = NAN;
+	*at = NAN;
+	if (used) {
+		double g = 0;
+		int ng = 0;
+		for (int r = (int)ceil(0.45 * pitch); r <= (int)(0.55 * pitch); r++, ng++)
+			g += prof[r] / used;
+		g /= ng;
+		double c = prof[0] / used - g;
+		for (int k = 0; k < NLEV && c > 0; k++)
+			for (int r = 0; r + 1 < nr; r++) {
+				double f0 = prof[r] / used - g, f1 = prof[r + 1] / used - g, l = LEVELS[k] * c;
+				if (f0 > l && f1 <= l) {
+					lev_d[k] = 2 * (r + (f0 - l) / (f0 - f1));
+					break;
+				}
+			}
+		int r0 = (int)mean_r;
+		if (c > 0 && r0 + 1 < nr)
+			*at = ((prof[r0] + (mean_r - r0) * (prof[r0 + 1] - prof[r0])) / used - g) / c;
+	}
+	free(prof);
+	return used;
+}
+
+/* One figure with one rule: n, mean D, mean S (px), ratio, pitch (mean
+ * centre distance, px) and the profile levels about its centres. */
+static void measure_rule(const fs_image *img, const fs_image *blurred, const fs_scale_region *reg, double acorr,
+			 fs_measurement_rule rule,
+			 size_t *n, double *d, double *s, double *ratio, double *pitch, double *lev_d, double *lev_at,
+			 int *lev_used)
+{
+	char err[256];
 	fs_params p;
 	fs_params_default(&p);
 	fs_detect_result res;
-	assert_int_equal(fn(L.image, &p, 0, &res, err, sizeof err), 0);
+	assert_int_equal(fs_detect_rule_in_region(img, &p, 0, rule, NULL, &res, err, sizeof err), 0);
 	fs_edge_list e = {0};
 	assert_int_equal(fs_graph_build(&res.tubercles, p.neighbor_graph, p.cull_long_edges,
 					p.cull_factor, &e, err, sizeof err), 0);
 	fs_stats st;
-	assert_int_equal(fs_stats_compute(&res.tubercles, &e, 1.0, NULL, L.image->width,
-					  L.image->height, &st), 0);
+	assert_int_equal(fs_stats_compute(&res.tubercles, &e, 1.0, NULL, img->width,
+					  img->height, &st), 0);
 	*n = res.tubercles.n;
 	*d = st.mean_diameter_um;
 	*s = st.mean_space_um;
 	*ratio = st.size_pitch_ratio;
 	*pitch = st.mean_center_distance_um;
+	*lev_used = acorr > 0 ? profile_levels(blurred, &res.tubercles, acorr, reg, 0.5 * st.mean_diameter_um, lev_d,
+					       lev_at)
+			      : 0;
 	fs_edge_list_free(&e);
 	fs_detect_result_free(&res);
+}
+
+/* Both rules on one figure, and its autocorrelation pitch. */
+static void measure(row *r)
+{
+	char path[1024], err[256];
+	snprintf(path, sizeof path, DIR "%.150s", r->file);
+	fs_loaded L;
+	assert_int_equal(fs_load_file(path, NULL, &L, err, sizeof err), 0);
+	fs_lattice lat;
+	assert_int_equal(fs_lattice_estimate(L.image, &lat, err, sizeof err), 0);
+	r->acorr_pitch = lat.pitch_px;
+	fs_image *b = fs_gaussian_blurred(L.image, PROFILE_BLUR, err, sizeof err);
+	assert_non_null(b);
+	fs_scale_region reg;
+	assert_int_equal(fs_scale_region_detect(L.image, &reg, err, sizeof err), 0);
+	measure_rule(L.image, b, &reg, lat.pitch_px, FS_RULE_OUTLINE, &r->n, &r->d, &r->s, &r->ratio, &r->pitch,
+		     r->lev_d[0], &r->lev_at[0], &r->lev_used[0]);
+	measure_rule(L.image, b, &reg, lat.pitch_px, FS_RULE_DOME, &r->dome_n, &r->dome_d, &r->dome_s, &r->dome_ratio,
+		     &r->dome_pitch, r->lev_d[1], &r->lev_at[1], &r->lev_used[1]);
+	fs_scale_region_free(&reg);
+	fs_image_free(b);
 	fs_loaded_free(&L);
 }
 
@@ -213,6 +323,39 @@ static void print_abs(const char *title, int dome)
 	}
 }
 
+/* The figures' own evidence: autocorrelation pitch and the pixel size it
+ * implies (the median over the paper's figures within 10 % of it), and
+ * the profile levels about each rule's centres. */
+static void print_profiles(void)
+{
+	printf("\nthe figures' own lattice and profiles (pitch from the autocorrelation; D px where the mean "
+	       "profile about each rule's centres falls to 50/25/10/5 %% of its contrast; 'at': the level of the "
+	       "rule's own mean D):\n");
+	printf("%-50s %6s %8s %4s | %-7s %4s %6s %6s %6s %6s %6s\n", "file", "acorr", "um/px", "cons", "rule",
+	       "used", "50%", "25%", "10%", "5%", "at");
+	for (int i = 0; i < nrows; i++) {
+		const row *r = &rows[i];
+		double px = r->acorr_pitch > 0 ? (r->exp_d + r->exp_s) / r->acorr_pitch : 0, a[MAXIMG];
+		int na = 0;
+		for (int j = 0; j < nrows; j++)
+			if (!strcmp(rows[j].paper, r->paper) && rows[j].acorr_pitch > 0)
+				a[na++] = (rows[j].exp_d + rows[j].exp_s) / rows[j].acorr_pitch;
+		const char *cons = "-";
+		if (na >= 3 && px > 0)
+			cons = fabs(px / median(a, na) - 1) <= 0.10 ? "yes" : "NO";
+		for (int k = 0; k < 2; k++) {
+			if (k == 0)
+				printf("%-50s %6.2f %8.4f %-4s | ", r->file, r->acorr_pitch, px, cons);
+			else
+				printf("%-50s %6s %8s %-4s | ", "", "", "", "");
+			printf("%-7s %4d", k ? "dome" : "outline", r->lev_used[k]);
+			for (int l = 0; l < NLEV; l++)
+				printf(" %6.1f", r->lev_d[k][l]);
+			printf(" %5.1f%%\n", 100 * r->lev_at[k]);
+		}
+	}
+}
+
 /* Measures every image once and prints the tables (group setup). */
 static int measure_all(void **state)
 {
@@ -222,10 +365,7 @@ static int measure_all(void **state)
 		return -1;
 	nok = 0;
 	for (int i = 0; i < nrows; i++) {
-		measure(rows[i].file, fs_detect_outline, &rows[i].n, &rows[i].d, &rows[i].s, &rows[i].ratio,
-			&rows[i].pitch);
-		measure(rows[i].file, fs_detect_domes, &rows[i].dome_n, &rows[i].dome_d, &rows[i].dome_s,
-			&rows[i].dome_ratio, &rows[i].dome_pitch);
+		measure(&rows[i]);
 		nok += fabs(rows[i].ratio - rows[i].exp_ratio) <= 0.08;
 	}
 	pixel_sizes();
@@ -241,6 +381,7 @@ static int measure_all(void **state)
 	printf("within 0.08: %d of %d (issue target 7)\n", nok, nrows);
 	print_abs("outline rule", 0);
 	print_abs("dome rule", 1);
+	print_profiles();
 	return 0;
 }
 
@@ -303,11 +444,37 @@ static void paper1_absolute_values(void **state)
 	       fabs(f4->dome_ratio - f4->exp_ratio) <= 0.08 ? "ok" : "NOT MET", f4->dome_abs_genus);
 }
 
+/*
+ * The order of paper 1's diameters in the images themselves (h31e): about
+ * either rule's centres the mean profile of Fig2 (Polypterus) falls to
+ * each level of its contrast at a smaller diameter than Fig1's
+ * (Lepidotes), and Fig1's at a smaller one than Fig4's (Atractosteus), at
+ * 50, 25, 10 and 5 % alike - the published order, whatever level a
+ * diameter is read at (one pixel size for the paper, so pixels order as
+ * µm do). Were the rule's centres off the tubercles (debris, flat ground)
+ * the profiles would lose the caps and this order with them.
+ */
+static void paper1_profile_order(void **state)
+{
+	(void)state;
+	const row *f1 = find("P1_Fig1_"), *f2 = find("P1_Fig2_"), *f4 = find("P1_Fig4_");
+	assert_true(f1 && f2 && f4);
+	for (int k = 0; k < 2; k++) {
+		assert_true(f1->lev_used[k] >= 10 && f2->lev_used[k] >= 10 && f4->lev_used[k] >= 10);
+		for (int l = 0; l < NLEV; l++) {
+			assert_true(isfinite(f2->lev_d[k][l]) && isfinite(f1->lev_d[k][l]) && isfinite(f4->lev_d[k][l]));
+			assert_true(f2->lev_d[k][l] < f1->lev_d[k][l]);
+			assert_true(f1->lev_d[k][l] < f4->lev_d[k][l]);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(paper_ratios_do_not_regress),
 		cmocka_unit_test(paper1_absolute_values),
+		cmocka_unit_test(paper1_profile_order),
 	};
 	return cmocka_run_group_tests(tests, measure_all, NULL);
 }
