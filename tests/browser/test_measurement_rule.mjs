@@ -62,8 +62,9 @@ export async function testASetMeasuredByTheOtherRuleSaysSoAndOffersRemeasure(t) 
 }
 
 // The Extraction tab says which rule its extractions measure with (the
-// site's), the extraction's toast which rule measured the set it made, and
-// the stats bar the set's version as the site's own. Under either rule:
+// site's), the extraction's toast which rule measured the set it made, the
+// stats bar the set's version as the site's own, and the Data tab's
+// statistics the rule ("Measured with"). Under either rule:
 // the expectation is read from the set the server sends, and must agree
 // with the version the extraction stored.
 export async function testTheExtractionTabSaysWhichRuleMeasures(t) {
@@ -86,5 +87,9 @@ export async function testTheExtractionTabSaysWhichRuleMeasures(t) {
     assert(title === `Measured with ${name}, this server's measurement`, 'stats bar title: ' + title);
     assert(await page.isHidden('#st-mver-note') && await page.isHidden('#remeasure'), 'no Re-measure for a set of the site\'s rule');
     await shot(`ws-extraction-rule-v${current}`);
+    // the Data tab's statistics say it too
+    await page.click('[data-tab=data]');
+    await page.waitForFunction((n) => [...document.querySelectorAll('#stats-table tr')].some(
+      (tr) => tr.cells[0].textContent === 'Measured with' && tr.cells[1].textContent === n), name);
   });
 }
