@@ -392,6 +392,7 @@ static int write_results(fs_standalone *s, const char *outdir, const cJSON *fina
 	set.has_params = info.has_params;
 	set.params = info.params;
 	set.calibration_um_per_px = s->um_per_px;
+	set.measurement_version = info.measurement_version;
 	doc.sets = &set;
 	doc.n_sets = 1;
 	time_t now = time(NULL);
@@ -413,7 +414,7 @@ static int write_results(fs_standalone *s, const char *outdir, const cJSON *fina
 	if (write_out(outdir, name, b.data, b.len, err, errlen))
 		goto out;
 	fs_buf_reset(&b);
-	if (fs_csv_summary_header(&b) || fs_csv_summary_row(&b, s->image_name, stats, s->um_per_px > 0))
+	if (fs_csv_summary_header(&b) || fs_csv_summary_row(&b, s->image_name, stats, s->um_per_px > 0, info.measurement_version))
 		goto oom;
 	snprintf(name, sizeof name, "%s_summary.csv", stem);
 	if (write_out(outdir, name, b.data, b.len, err, errlen))

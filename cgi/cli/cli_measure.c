@@ -62,7 +62,9 @@ static const char help_text[] =
 	"                          (version 1, the half-level outline) or dome (version\n"
 	"                          2, the base of the SEM dome). Default: the\n"
 	"                          environment's FISHSCALE_MEASUREMENT_RULE (the\n"
-	"                          server's measurement_rule), else the build's (outline)\n"
+	"                          server's measurement_rule), else the build's (%s).\n"
+	"                          The summary's measurement_version and\n"
+	"                          measurement_rule say which rule measured it\n"
 	"  --threads N             measure tiles of the image in N threads (1-8,\n"
 	"                          default 2)\n"
 	"  --tile PX               tile side of the measurement in pixels (default\n"
@@ -424,7 +426,7 @@ static int measure_one(const struct options *o, const char *path, const char *st
 	}
 	fs_buf_reset(&b);
 	if (o->json) {
-		cJSON *j = fs_json_summary(path, &m->stats, m->calibrated);
+		cJSON *j = fs_json_summary(path, &m->stats, m->calibrated, (int)o->rule);
 		char *s = j ? cJSON_Print(j) : NULL;
 		cJSON_Delete(j);
 		if (!s || fs_buf_puts(&b, s) || fs_buf_putc(&b, '\n')) {
@@ -434,7 +436,7 @@ static int measure_one(const struct options *o, const char *path, const char *st
 		cJSON_free(s);
 		snprintf(name, sizeof name, "%s_summary.json", stem);
 	} else {
-		if (fs_csv_summary_header(&b) || fs_csv_summary_row(&b, path, &m->stats, m->calibrated))
+		if (fs_csv_summary_header(&b) || fs_csv_summary_row(&b, path, &m->stats, m->calibrated, (int)o->rule))
 			goto oom;
 		snprintf(name, sizeof name, "%s_summary.csv", stem);
 	}
@@ -583,7 +585,10 @@ static int parse_args(int argc, char **argv, struct options *o, int *first)
 			 * (params.h): the one chosen so far (--rule before
 			 * --help, else the environment's or the build's) */
 			fs_measurement_set_rule(o->rule);
-			fputs(help_text, stdout);
+			/* the build's default named from the one constant that
+			 * chooses it (measurement.h), so the text follows a
+			 * change of the default */
+			printf(help_text, fs_measurement_rule_name(FS_MEASUREMENT_RULE_DEFAULT));
 			print_params(stdout);
 			return -1;
 		default:
@@ -642,7 +647,7 @@ static int write_combined(const struct options *o, char **paths, struct measured
 		for (int i = 0; arr && i < n; i++) {
 			if (!ok[i])
 				continue;
-			cJSON *j = fs_json_summary(paths[i], &res[i].stats, res[i].calibrated);
+			cJSON *j = fs_json_summary(paths[i], &res[i].stats, res[i].calibrated, (int)o->rule);
 			if (!j) {
 				arr = NULL;
 				break;
@@ -661,7 +666,7 @@ static int write_combined(const struct options *o, char **paths, struct measured
 		if (fs_csv_summary_header(&b))
 			goto oom;
 		for (int i = 0; i < n; i++)
-			if (ok[i] && fs_csv_summary_row(&b, paths[i], &res[i].stats, res[i].calibrated))
+			if (ok[i] && fs_csv_summary_row(&b, paths[i], &res[i].stats, res[i].calibrated, (int)o->rule))
 				goto oom;
 	}
 	rc = write_file(o->outdir, o->json ? "summary.json" : "summary.csv", b.data, b.len, err,

@@ -1078,8 +1078,8 @@ static int set_csv(fs_req *r, fs_resp *w, enum csv_kind kind)
 	user_weights(r, &hw);
 	char label[600];
 	snprintf(label, sizeof label, "%s / %s", rec.original_name, info.name);
-	if (fs_stats_compute(&t, &e, rec.um_per_px, &hw, rec.width, rec.height, &s) ||
-	    fs_csv_summary_header(&w->body) || fs_csv_summary_row(&w->body, label, &s, rec.um_per_px > 0)) {
+	if (fs_stats_compute(&t, &e, rec.um_per_px, &hw, rec.width, rec.height, &s) || fs_csv_summary_header(&w->body) ||
+	    fs_csv_summary_row(&w->body, label, &s, rec.um_per_px > 0, info.measurement_version)) {
 		fs_buf_reset(&w->body);
 		rc = FS_DB_ERROR;
 		goto out;

@@ -67,12 +67,12 @@ cJSON *fs_set_view_stats(const fs_set_ctx *c, const fs_tubercle_list *t, const f
 		return NULL;
 	if (out_stats)
 		*out_stats = s;
-	cJSON *o = fs_json_summary(NULL, &s, um > 0);
+	/* with the set's measurement_version and measurement_rule */
+	cJSON *o = fs_json_summary(NULL, &s, um > 0, c->info.measurement_version);
 	if (!o)
 		return NULL;
 	cJSON_DeleteItemFromObject(o, "image");
 	cJSON_AddNumberToObject(o, "n_nodes", s.n_tubercles);
-	cJSON_AddNumberToObject(o, "measurement_version", c->info.measurement_version);
 	if (um <= 0) {
 		/* without a calibration the µm figures would be pixels in disguise */
 		static const char *const um_fields[] = {"mean_diameter_um", "std_diameter_um", "min_diameter_um",

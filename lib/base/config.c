@@ -77,7 +77,7 @@ static const struct key keys[] = {
 	{"agent_http_timeout_s", I(agent_http_timeout_s, 1, 3600), "longest wait for one provider request in seconds"},
 	{"agent_http_connect_timeout_s", I(agent_http_connect_timeout_s, 1, 600), "longest wait for a connection to a provider in seconds"},
 	{"agent_http_retries", I(agent_http_retries, 0, 20), "retries of a provider request that failed with 429, 5xx or a network error"},
-	{"measurement_rule", S(measurement_rule), "the rule that measures tubercle diameters in extraction, Re-measure, the agents and the optimiser: outline (version 1, the half-level outline) or dome (version 2, the base of the SEM dome); empty = the build's default (outline)"},
+	{"measurement_rule", S(measurement_rule), "the rule that measures tubercle diameters in extraction, Re-measure, the agents and the optimiser: outline (version 1, the half-level outline) or dome (version 2, the base of the SEM dome); empty = the build's default, which `fishscale measure --help` names"},
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])

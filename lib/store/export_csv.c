@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/num_format.h"
+#include "analysis/measurement.h"
 
 int fs_csv_field(fs_buf *b, const char *s)
 {
@@ -240,9 +241,15 @@ static const char *col_str(const struct column *c, const fs_stats *s)
 	return *(const char *const *)((const char *)s + c->off);
 }
 
+/* NULL for version 0 and a version this build does not know */
+static const char *rule_of(int measurement_version)
+{
+	return fs_measurement_rule_name(fs_measurement_rule_of_version(measurement_version));
+}
+
 int fs_csv_summary_header(fs_buf *b)
 {
-	if (fs_buf_puts(b, "image,calibration_status,calibration_um_per_px"))
+	if (fs_buf_puts(b, "image,calibration_status,calibration_um_per_px,measurement_version,measurement_rule"))
 		return -1;
 	for (size_t i = 0; i < N_COLUMNS; i++)
 		if (fs_buf_printf(b, ",%s", columns[i].name))
@@ -253,11 +260,12 @@ int fs_csv_summary_header(fs_buf *b)
 	return fs_buf_printf(b, ",degree_%d_plus\n", FS_DEGREE_HIST_MAX);
 }
 
-int fs_csv_summary_row(fs_buf *b, const char *image, const fs_stats *s, int calibrated)
+int fs_csv_summary_row(fs_buf *b, const char *image, const fs_stats *s, int calibrated, int measurement_version)
 {
 	if (fs_csv_field(b, image) ||
 	    fs_buf_puts(b, calibrated ? ",calibrated" : ",uncalibrated") ||
-	    put_num(b, s->um_per_px))
+	    put_num(b, s->um_per_px) || fs_buf_printf(b, ",%d,", measurement_version) ||
+	    fs_csv_field(b, rule_of(measurement_version)))
 		return -1;
 	for (size_t i = 0; i < N_COLUMNS; i++) {
 		const struct column *c = &columns[i];
@@ -286,14 +294,17 @@ static int add_num(cJSON *o, const char *name, double v)
 	return 0;
 }
 
-cJSON *fs_json_summary(const char *image, const fs_stats *s, int calibrated)
+cJSON *fs_json_summary(const char *image, const fs_stats *s, int calibrated, int measurement_version)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
 		return NULL;
+	const char *rule = rule_of(measurement_version);
 	if (!cJSON_AddStringToObject(o, "image", image ? image : "") ||
 	    !cJSON_AddStringToObject(o, "calibration_status", calibrated ? "calibrated" : "uncalibrated") ||
-	    add_num(o, "calibration_um_per_px", s->um_per_px))
+	    add_num(o, "calibration_um_per_px", s->um_per_px) ||
+	    !cJSON_AddNumberToObject(o, "measurement_version", measurement_version) ||
+	    !(rule ? cJSON_AddStringToObject(o, "measurement_rule", rule) : cJSON_AddNullToObject(o, "measurement_rule")))
 		goto fail;
 	for (size_t i = 0; i < N_COLUMNS; i++) {
 		const struct column *c = &columns[i];

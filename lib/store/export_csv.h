@@ -47,13 +47,19 @@ int fs_csv_tubercles_to(fs_sink *s, const fs_tubercle_list *t, double um_per_px)
 int fs_csv_edges_to(fs_sink *s, const fs_tubercle_list *t, const fs_edge_list *e, double um_per_px);
 
 /* The summary header line, and one row for an image (every statistic of
- * fs_stats in µm and px, calibration, degree histogram). calibrated = 0
- * writes "uncalibrated" in the calibration_status column. */
+ * fs_stats in µm and px, calibration, the measurement, degree histogram).
+ * calibrated = 0 writes "uncalibrated" in the calibration_status column.
+ * measurement_version is the version of the rule that measured the
+ * diameters (analysis/measurement.h: the CLI's rule, a set's stored
+ * version); the row says it and the rule's name ("outline", "dome"; empty
+ * for version 0 and versions this build does not know), so a summary read
+ * later still says which rule its diameters belong to. */
 int fs_csv_summary_header(fs_buf *b);
-int fs_csv_summary_row(fs_buf *b, const char *image, const fs_stats *s, int calibrated);
+int fs_csv_summary_row(fs_buf *b, const char *image, const fs_stats *s, int calibrated, int measurement_version);
 
-/* The same fields as a JSON object (degree_histogram as an array). NULL on
- * out of memory. */
-cJSON *fs_json_summary(const char *image, const fs_stats *s, int calibrated);
+/* The same fields as a JSON object (degree_histogram as an array;
+ * measurement_rule null where the CSV's cell is empty). NULL on out of
+ * memory. */
+cJSON *fs_json_summary(const char *image, const fs_stats *s, int calibrated, int measurement_version);
 
 #endif

@@ -129,6 +129,9 @@ export function initData(ws) {
       ['Tubercles', `${s.n_tubercles} (${s.n_interior} interior, ${s.n_boundary} boundary)`],
       ['Mean diameter ± SD', cal ? `${fmt(s.mean_diameter_um)} ± ${fmt(s.std_diameter_um)} µm (n = ${s.n_tubercles - (s.n_unmeasured || 0)})` : 'calibrate first'],
       ['Unmeasured', `${s.n_unmeasured || 0}`, s.n_unmeasured ? ' (base not measured: left out of the diameter and space means)' : ''],
+      // the rule behind these diameters (the set's measurement version)
+      ['Measured with', store.set && store.set.measurement ? store.set.measurement : '-',
+        store.set && store.set.measurement_outdated ? ` (this server measures with ${store.set.current_measurement})` : ''],
       ['Connections', s.n_edges],
       ['Mean space ± SD', cal ? `${fmt(s.mean_space_um)} ± ${fmt(s.std_space_um)} µm (n = ${s.n_edges})` : 'calibrate first'],
       ['Classification', s.suggested_genus ? `${s.suggested_genus} (${s.classification_confidence})` : '-'],

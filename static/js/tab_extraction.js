@@ -185,6 +185,14 @@ export function initExtraction(ws) {
 
   // ---- running ----
   const btnAll = $('#extract-all'), btnConn = $('#extract-connections');
+  // What measured the extracted set (its measurement version, the server's
+  // rule when it was extracted) and how many tubercles kept their centre
+  // without a measured base (issue 13: said, not hidden in the means).
+  const rule = () => (store.set && store.set.measurement ? `, measured with ${store.set.measurement}` : '');
+  const unmeasured = () => {
+    const n = [...store.tubercles.values()].filter(t => t.radius_px == null).length;
+    return n ? ` (${n} without a measured base)` : '';
+  };
   // A large image is extracted by a background job: follow it to its end
   // (also one found running when the page opened: job_follow.js).
   async function followExtraction(started) {
@@ -193,7 +201,7 @@ export function initExtraction(ws) {
     if (!job) return;
     if (job.state === 'done') {
       await store.poll();
-      toast(`Extracted ${job.result.n_tubercles} tubercles and ${job.result.n_edges} connections`, 'success');
+      toast(`Extracted ${job.result.n_tubercles} tubercles${unmeasured()} and ${job.result.n_edges} connections${rule()}`, 'success');
     } else if (job.state === 'cancelled') {
       toast('Extraction cancelled: the set is unchanged', 'info');
     } else {
@@ -216,7 +224,7 @@ export function initExtraction(ws) {
   btnAll.addEventListener('click', () => extracting(async () => {
     const res = await store.change('POST', 'extract', { parameters: read() }, 'extraction');
     if (res.status === 202) await followExtraction(res.data.job);
-    else if (res.ok) toast(`Extracted ${store.tubercles.size} tubercles and ${store.edges.length} connections`, 'success');
+    else if (res.ok) toast(`Extracted ${store.tubercles.size} tubercles${unmeasured()} and ${store.edges.length} connections${rule()}`, 'success');
   }));
   onResume('extract', (job) => extracting(() => followExtraction(job)));
   btnConn.addEventListener('click', async () => {
@@ -273,9 +281,11 @@ export function initExtraction(ws) {
   });
   $('#opt-stop').addEventListener('click', () => { stop = true; $('#opt-status').textContent += ' — stopping after this step'; });
 
-  // A set's stored parameters fill the form when it is opened.
+  // A set's stored parameters fill the form when it is opened; the rule
+  // an extraction measures with is the server's (every set says it).
   let shownSet = null;
   store.addEventListener('set', () => {
+    if (store.set && store.set.current_measurement) $('#extract-rule-name').textContent = store.set.current_measurement;
     if (store.set && store.set.id !== shownSet) {
       shownSet = store.set.id;
       if (store.set.parameters) write(store.set.parameters);

@@ -60,3 +60,36 @@ export async function testASetMeasuredByTheOtherRuleSaysSoAndOffersRemeasure(t) 
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+// The Extraction tab says which rule its extractions measure with (the
+// site's), the extraction's toast which rule measured the set it made, the
+// stats bar the set's version as the site's own, and the Data tab's
+// statistics the rule ("Measured with"). Under either rule:
+// the expectation is read from the set the server sends, and must agree
+// with the version the extraction stored.
+export async function testTheExtractionTabSaysWhichRuleMeasures(t) {
+  await withImage(t, IMG, async ({ page, shot }) => {
+    await page.waitForFunction(() => window.fishscale.store.set && window.fishscale.store.set.current_measurement_version);
+    const current = await page.evaluate(() => window.fishscale.store.set.current_measurement_version);
+    assert(current === 1 || current === 2, 'the site measures with version 1 or 2: ' + current);
+    const name = `the ${RULES[current]} rule (version ${current})`;
+    await page.click('[data-tab=extraction]');
+    assert(await page.isVisible('#extract-rule'), 'the rule is said on the Extraction tab');
+    const said = await page.textContent('#extract-rule-name');
+    assert(said === name, 'the Extraction tab names the site\'s rule: ' + said);
+    await page.click('#extract-all');
+    await waitCount(page, 'gt', 10, 60000);
+    await page.waitForFunction((n) => document.querySelector('#toasts').textContent.includes(`connections, measured with ${n}`), name);
+    const stored = await page.evaluate(() => window.fishscale.store.set.measurement_version);
+    assert(stored === current, `the extraction stored version ${stored}, the site measures with ${current}`);
+    assert(await page.textContent('#st-mver') === `v${current}`, 'the stats bar shows the set\'s version');
+    const title = await page.getAttribute('#st-mver', 'title');
+    assert(title === `Measured with ${name}, this server's measurement`, 'stats bar title: ' + title);
+    assert(await page.isHidden('#st-mver-note') && await page.isHidden('#remeasure'), 'no Re-measure for a set of the site\'s rule');
+    await shot(`ws-extraction-rule-v${current}`);
+    // the Data tab's statistics say it too
+    await page.click('[data-tab=data]');
+    await page.waitForFunction((n) => [...document.querySelectorAll('#stats-table tr')].some(
+      (tr) => tr.cells[0].textContent === 'Measured with' && tr.cells[1].textContent === n), name);
+  });
+}

@@ -72,6 +72,12 @@ def test_agent_optimize_writes_annotations_and_csvs():
         assert annot["version"] in ("3.0", 3, "3") or annot.get("format_version")
         rows = list(csv.reader(open(os.path.join(d, STEM + "_tubercles.csv"))))
         assert len(rows) > 10
+        # the annotations and the summary say which rule measured the set
+        # (the configured one: the build's default in this environment)
+        v = annot["sets"][0].get("measurement_version")
+        summ = next(csv.DictReader(open(os.path.join(d, STEM + "_summary.csv"))))
+        assert v in (1, 2) and summ["measurement_version"] == str(v), (v, summ)
+        assert summ["measurement_rule"] == {1: "outline", 2: "dome"}[v], summ
         final = json.load(open(os.path.join(d, STEM + "_agent.json")))
         assert final["state"] == "completed" and final["iteration"] == 3
     finally:

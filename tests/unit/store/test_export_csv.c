@@ -205,12 +205,13 @@ static void test_summary_header_and_row_have_same_width(void **state)
 	fs_buf b = FS_BUF_INIT;
 	const char *p, *end;
 	assert_int_equal(fs_csv_summary_header(&b), 0);
-	assert_int_equal(fs_csv_summary_row(&b, "odd, \"name\"\nhere.tif", &s, 0), 0);
+	assert_int_equal(fs_csv_summary_row(&b, "odd, \"name\"\nhere.tif", &s, 0, 2), 0);
 	int nh = count_fields(b.data, &p);
 	int nr = count_fields(p, &end);
 	assert_int_equal(nh, nr);
 	assert_int_equal(*end, 0);
-	assert_non_null(strstr(p, "\"odd, \"\"name\"\"\nhere.tif\",uncalibrated,0.33,37,80,"));
+	assert_non_null(strstr(b.data, "calibration_um_per_px,measurement_version,measurement_rule,n_tubercles,"));
+	assert_non_null(strstr(p, "\"odd, \"\"name\"\"\nhere.tif\",uncalibrated,0.33,2,dome,37,80,"));
 	assert_non_null(strstr(b.data, ",mean_diameter_px,"));
 	assert_non_null(strstr(p, ",20,")); /* 6.6 µm / 0.33 = 20 px */
 	assert_non_null(strstr(p, ",Lepisosteus,low,"));
@@ -222,9 +223,11 @@ static void test_json_summary_fields(void **state)
 {
 	(void)state;
 	fs_stats s = sample_stats();
-	cJSON *o = fs_json_summary("a.tif", &s, 1);
+	cJSON *o = fs_json_summary("a.tif", &s, 1, 1);
 	assert_non_null(o);
 	assert_string_equal(cJSON_GetObjectItem(o, "calibration_status")->valuestring, "calibrated");
+	assert_int_equal(cJSON_GetObjectItem(o, "measurement_version")->valueint, 1);
+	assert_string_equal(cJSON_GetObjectItem(o, "measurement_rule")->valuestring, "outline");
 	assert_int_equal(cJSON_GetObjectItem(o, "n_tubercles")->valueint, 37);
 	assert_true(fabs(cJSON_GetObjectItem(o, "mean_diameter_px")->valuedouble - 20) < 1e-9);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "hexagonalness_score")));
@@ -240,10 +243,44 @@ static void test_summary_px_columns_empty_without_calibration_value(void **state
 	(void)state;
 	fs_stats s = sample_stats();
 	s.um_per_px = 0;
-	cJSON *o = fs_json_summary("a.tif", &s, 0);
+	cJSON *o = fs_json_summary("a.tif", &s, 0, 2);
 	assert_non_null(o);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "mean_diameter_px")));
 	cJSON_Delete(o);
+}
+
+/* A summary says which rule measured its diameters; a version that names no
+ * rule of this build (0: measured before versioning; 7: a newer build's)
+ * keeps its number and leaves the rule empty (null in JSON) rather than
+ * naming a rule that did not measure it. */
+static void test_summary_names_the_measurement_rule(void **state)
+{
+	(void)state;
+	fs_stats s = sample_stats();
+	static const struct {
+		int version;
+		const char *csv, *rule;
+	} cases[] = {
+		{1, ",0.33,1,outline,37,", "outline"},
+		{2, ",0.33,2,dome,37,", "dome"},
+		{0, ",0.33,0,,37,", NULL},
+		{7, ",0.33,7,,37,", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		fs_buf b = FS_BUF_INIT;
+		assert_int_equal(fs_csv_summary_row(&b, "a.tif", &s, 1, cases[i].version), 0);
+		assert_non_null(strstr(b.data, cases[i].csv));
+		fs_buf_free(&b);
+		cJSON *o = fs_json_summary("a.tif", &s, 1, cases[i].version);
+		assert_non_null(o);
+		assert_int_equal(cJSON_GetObjectItem(o, "measurement_version")->valueint, cases[i].version);
+		const cJSON *r = cJSON_GetObjectItem(o, "measurement_rule");
+		if (cases[i].rule)
+			assert_string_equal(cJSON_GetStringValue(r), cases[i].rule);
+		else
+			assert_true(cJSON_IsNull(r));
+		cJSON_Delete(o);
+	}
 }
 
 /* A reader of a streamed CSV: collects chunks; leaves after fail_after
@@ -333,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_uncalibrated_um_cells_equal_px_cells),
 		cmocka_unit_test(test_summary_header_and_row_have_same_width),
 		cmocka_unit_test(test_json_summary_fields),
+		cmocka_unit_test(test_summary_names_the_measurement_rule),
 		cmocka_unit_test(test_summary_px_columns_empty_without_calibration_value),
 		cmocka_unit_test(test_streamed_csvs_equal_the_buffered_ones),
 	};
