@@ -79,6 +79,32 @@ double fs_det_base_level_one(const fs_image *img, double x, double y, double mr,
 	return t.radius_px;
 }
 
+int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, double *scratch)
+{
+	if (!off->fitted || !(off->fit.halftone > 0) || !(off->fit.pitch > 0))
+		return 0;
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(fr[k]))
+			scratch[n++] = fr[k];
+	if (n < MIN_SIZED)
+		return 0;
+	qsort(scratch, n, sizeof *scratch, cmp_double);
+	double sigma = FS_HALFTONE_LOWPASS * off->fit.halftone;
+	double r0 = scratch[n / 2], gap = off->fit.pitch - 2 * r0;
+	return r0 >= FS_DET_BASE_RESOLVED * sigma && gap >= FS_DET_BASE_RESOLVED * sigma;
+}
+
+double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F)
+{
+	fs_tubercle t;
+	memset(&t, 0, sizeof t);
+	if (fs_dome_measure_base_ridge(lp, x, y, 0.15 * mr / F, 0.8 * mr / F, &t) || !(t.fit_quality >= DOME_QUALITY) ||
+	    !(t.radius_px > 0))
+		return NAN;
+	return t.radius_px;
+}
+
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
 			   const double *lr, fs_measured *meas, fs_det_base_fit *info)
 {
@@ -256,12 +282,17 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		rc = -1;
 		goto out;
 	}
-	for (size_t k = 0; k < p.n && !(off->fit.halftone > 0); k++) {
+	/* the level: without a screen on the measurement image; under one,
+	 * where the low-pass leaves the bases resolved, on the low-passed
+	 * image the templates were fitted on; else the first reading */
+	int screened = lp && fs_det_base_level_screened(&p, off, fr, scratch);
+	for (size_t k = 0; k < p.n && (!lp || screened); k++) {
 		if (!isfinite(fr[k]))
 			continue;
 		size_t i = p.idx[k];
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		lr[k] = fs_det_base_level_one(m->img, fx[k], fy[k], mr, m->f);
+		lr[k] = screened ? fs_det_base_level_lowpassed(lp, fx[k], fy[k], mr, m->f)
+				 : fs_det_base_level_one(m->img, fx[k], fy[k], mr, m->f);
 	}
 	size_t flat = fs_det_base_drop_flat(&p, sig, fr, scratch, meas);
 	fs_det_base_fit_scale(&p, fr, fx, fy, lr, meas, info);

@@ -76,7 +76,9 @@
  * a screen the dots are steps as strong as the base and the smoothing is
  * what the base needs: read from the fit's centres on unsmoothed rays the
  * screened scenes came out 1-5 % larger, so their level stays the base
- * rule's first reading. docs/paper-figures.md, section h23f.
+ * rule's first reading (since h31b only where the screen's low-pass does
+ * not leave the bases resolved: fs_det_base_level_screened below).
+ * docs/paper-figures.md, section h23f.
  *
  * The caller owns every argument; nothing is kept.
  */
@@ -172,6 +174,29 @@ void fs_det_base_plan_free(fs_det_base_plan *p);
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
 			   const double *lr, fs_measured *meas, fs_det_base_fit *info);
 double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F);
+
+/*
+ * The level under a halftone screen (h31b). Where off's formation found a
+ * screen, the templates are fitted on the measurement image low-passed by
+ * FS_HALFTONE_LOWPASS x the period (fs_det_base_lowpass), and the level's
+ * base reading is made there too when the low-pass leaves the bases
+ * resolved: the median base radius the template fit read on the
+ * low-passed image (fr[0..p->n), NAN: not sized; scratch: p->n doubles;
+ * at least 8 sized) and the gap to the neighbours' bases both at least
+ * FS_DET_BASE_RESOLVED low-pass sigmas
+ * (below 3 sigma a blurred circular step's steepest point no longer
+ * follows its radius, dome_measure.h, and two steps closer than that
+ * merge). fs_det_base_level_screened says whether; else the level stays
+ * the base rule's first reading, on smoothed rays. The reading
+ * (fs_det_base_level_lowpassed, on the low-passed image lp) is
+ * fs_dome_measure_base_ridge: the low-pass is wider than a steep rim's
+ * bright band, whose outer flank then lies beyond the base. Why, with
+ * figures: docs/paper-figures.md, section h31b.
+ */
+#define FS_DET_BASE_RESOLVED 3.0
+int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
+			       double *scratch);
+double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F);
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen);
 size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,
 			     fs_measured *meas);

@@ -495,6 +495,14 @@ static void level_point(const fs_image *meas, int ox, int oy, size_t k, void *ct
 	b->lr[k] = fs_det_base_level_one(meas, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1);
 }
 
+/* ... and under a halftone screen whose low-pass leaves the bases
+ * resolved, on the low-passed crop (fs_det_base_level_screened) */
+static void level_point_lowpassed(const fs_image *lp, int ox, int oy, size_t k, void *ctx)
+{
+	struct base_job *b = ctx;
+	b->lr[k] = fs_det_base_level_lowpassed(lp, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1);
+}
+
 /* The axis step (detect_base_fit.h, centre_axis.h): each read dome's
  * profiles on its tile's crop, into its own slots. */
 struct axis_job {
@@ -641,15 +649,17 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	 * (detect_base_fit.h); each of the base rule's three passes may move
 	 * the centre by half a radius, and the blur correction reads the
 	 * profile about where the last one ended: 1.5 r1 and the rays' reach */
+	int screened = b.lowpass > 0 && fs_det_base_level_screened(&p, &j->off, b.fr, scratch);
 	for (size_t k = 0; k < p.n; k++) {
 		b.lr[k] = NAN;
-		lx[k] = isfinite(b.fr[k]) && !(b.lowpass > 0) ? b.fx[k] : NAN;
+		lx[k] = isfinite(b.fr[k]) && (!(b.lowpass > 0) || screened) ? b.fx[k] : NAN;
 	}
 	double mr = 0;
 	for (size_t k = 0; k < p.n; k++)
 		mr = fmax(mr, cand_mr(j, p.idx[k]));
-	reach = (int)ceil(g_overlap_scale * (1.5 * 0.8 * mr + base_reach(0.8 * mr, 0)));
-	if (run_pass(m, p.n, lx, b.fy, reach, level_point, &b, err, errlen)) {
+	reach = (int)ceil(g_overlap_scale * (1.5 * 0.8 * mr + base_reach(0.8 * mr, 0) + (screened ? lp : 0)));
+	if (run_pass_prep(m, p.n, lx, b.fy, reach, screened ? lowpass_crop : NULL,
+			  screened ? level_point_lowpassed : level_point, &b, err, errlen)) {
 		rc = -1;
 		goto out;
 	}

@@ -650,10 +650,13 @@ static double base_radius(const fs_image *img, double cx, double cy, double r0, 
 /* di: the prepared image (its blur corrects the radius); else, with
  * local set, the blur this tubercle's own steps show (their width, the
  * kappa of pass()) corrects it; neither: the raw radius. inner: the raw
- * radius first corrected by the last pass's inner_shift. */
+ * radius first corrected by the last pass's inner_shift. ridge: without
+ * a prepared image, the passes after the first take the blur the rays
+ * showed in the pass before (1 / sqrt(kappa)) for pass()'s ridge model
+ * of a steep rim (fs_dome_measure_base_ridge). */
 static int measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
-		   const fs_dome_image *di, int local, int inner, double sw, fs_tubercle *t, double *rawr,
-		   double *kappa)
+		   const fs_dome_image *di, int local, int inner, int ridge, double sw, fs_tubercle *t,
+		   double *rawr, double *kappa)
 {
 	*rawr = NAN;
 	*kappa = NAN;
@@ -674,8 +677,11 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	 * fitted centre, the outermost strong one. */
 	for (int it = 0; it < 3; it++) {
 		double nx, ny;
-		if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, di ? di->blur : 0, sw, rad, &nx, &ny,
-			 &q, kappa, rp))
+		double blur = di ? di->blur : 0;
+		if (!di && ridge && it > 0 && isfinite(*kappa) && *kappa > 0)
+			blur = 1 / sqrt(*kappa);
+		if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, rad, &nx, &ny, &q, kappa,
+			 rp))
 			return -1;
 		double shift = hypot(nx - cx, ny - cy);
 		if (xi + nx < 0 || yi + ny < 0 || xi + nx > img->width - 1 || yi + ny > img->height - 1)
@@ -733,20 +739,26 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
 		    fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, smooth, NULL, 1, 0, SW, t, &r0, &kappa);
+	return measure(img, x, y, rmin, rmax, smooth, NULL, 1, 0, 0, SW, t, &r0, &kappa);
 }
 
 int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, 0, NULL, 1, 1, SW, t, &r0, &kappa);
+	return measure(img, x, y, rmin, rmax, 0, NULL, 1, 1, 0, SW, t, &r0, &kappa);
+}
+
+int fs_dome_measure_base_ridge(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
+{
+	double r0, kappa;
+	return measure(img, x, y, rmin, rmax, 0, NULL, 1, 1, 1, SW, t, &r0, &kappa);
 }
 
 int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 			 fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, smooth, NULL, 0, 0, 0, t, &r0, &kappa);
+	return measure(img, x, y, rmin, rmax, smooth, NULL, 0, 0, 0, 0, t, &r0, &kappa);
 }
 
 int fs_dome_measure_at(const fs_dome_image *d, double x, double y, double rmin, double rmax, fs_tubercle *t)
@@ -754,7 +766,7 @@ int fs_dome_measure_at(const fs_dome_image *d, double x, double y, double rmin, 
 	if (!d || !d->img)
 		return -1;
 	double r0, kappa;
-	return measure(d->img, x, y, rmin, rmax, 0, d, 0, 0, SW, t, &r0, &kappa);
+	return measure(d->img, x, y, rmin, rmax, 0, d, 0, 0, 0, SW, t, &r0, &kappa);
 }
 
 /* The blurred circular step (see dome_measure.h), in units of sigma:
@@ -906,7 +918,7 @@ int fs_dome_image_calibrate(fs_dome_image *d, const double *xs, const double *ys
 		double r0, kappa;
 		if (xs[i] < 0 || ys[i] < 0 || xs[i] > d->img->width - 1 || ys[i] > d->img->height - 1)
 			continue;
-		if (measure(d->img, xs[i], ys[i], rmin, rmax, 0, NULL, 0, 0, SW, &t, &r0, &kappa) ||
+		if (measure(d->img, xs[i], ys[i], rmin, rmax, 0, NULL, 0, 0, 0, SW, &t, &r0, &kappa) ||
 		    !isfinite(t.radius_px) || !isfinite(r0) || !isfinite(kappa))
 			continue;
 		double si = sigma_from(d, r0, kappa);

@@ -93,6 +93,23 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
 int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t);
 
 /*
+ * fs_dome_measure_base with pass()'s ridge model of a steep rim switched
+ * on at the blur the rays themselves show (the width of their steps in
+ * the pass before, as fs_dome_measure's local blur correction reads it):
+ * a bright rim band just inside the base, blurred wider than itself, has
+ * its outer flank beyond the base by about sigma - w / 2, and its inner
+ * flank within 3 sigma tells w. The dome rule reads its level with it on
+ * the low-passed image of a printed figure (detect_base_fit.h), where
+ * the low-pass (0.3 of the screen's period) is that wide. The model is
+ * approximate: on ideal box bands blurred by 1.3-2.2 px it stays off for
+ * bands narrower than about 1.5 sigma (no separate inner flank; the
+ * reading then 0.2-0.8 px out, as fs_dome_measure_base's) and moves
+ * bands of 3-4 px 0.5-0.9 px in (docs/paper-figures.md, section h31b).
+ * Same returns.
+ */
+int fs_dome_measure_base_ridge(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t);
+
+/*
  * fs_dome_measure without the weight around the common circle and without
  * the blur correction: each ray's strongest step within +-25 % of the
  * base radius counts as it is. The

@@ -62,14 +62,20 @@
  * along the detector's axis before that level is read (h30f,
  * centre_axis.h): D 36 -> 37, S 35 -> 36, SD 39, RP 64, all four 27 -> 28
  * (gained 3 and 48, lost 50 on D: its base reading from the corrected
- * centres is +3.2 %, docs/paper-figures.md section h30f). */
+ * centres is +3.2 %, docs/paper-figures.md section h30f). Under a
+ * printed screen the level read on the low-passed image the templates
+ * are fitted on, where the low-pass leaves the bases resolved (h31b,
+ * detect_base_fit.h; before, the first reading on smoothed rays): D 37 ->
+ * 45, S 36 -> 40, SD 39, RP 64, all four 28 -> 34 (gained 40, 41, 42, 44,
+ * 45, 46, 57, 60; lost 47 and 63 on S, fill 0.8 flat-topped tall domes
+ * read 1.7-1.9 % small; docs/paper-figures.md section h31b). */
 #define LEVEL_OLD_D 7
 #define LEVEL_OLD_RP 31
-#define LEVEL_NEW_D 37
-#define LEVEL_NEW_S 36
+#define LEVEL_NEW_D 45
+#define LEVEL_NEW_S 40
 #define LEVEL_NEW_SD 39
 #define LEVEL_NEW_RP 64
-#define LEVEL_NEW_ALL 28
+#define LEVEL_NEW_ALL 34
 
 typedef struct scene_result {
 	double recall, precision, d_err, s_err, d_sd;

@@ -1,0 +1,92 @@
+/*
+ * When the dome rule reads its level on the low-passed image of a printed
+ * figure (detect_base_fit.h, fs_det_base_level_screened, h31b): only when
+ * the low-pass (0.3 of the screen's period) leaves the bases resolved -
+ * the template fit's median radius and the gap to the neighbours' bases
+ * both at least 3 low-pass sigmas. The corner scenes' cases (a 5-px
+ * screen: sigma 1.5 px): pitch 64 at fill 0.25 and 0.8 resolved, pitch 16
+ * at fill 0.25 (2-px bases) and 0.8 (a 3.2-px gap) not; no screen, too
+ * few sized domes or no fitted formation: never. And the reading itself
+ * (fs_det_base_level_lowpassed) finds a blurred disk's base and no dome
+ * on flat ground.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "analysis/detect_base_fit.h"
+#include "analysis/preprocess.h"
+
+#define N 12
+
+/* gate for n sized domes of radius r (the rest not sized) on a lattice of
+ * the given pitch under a screen of the given period */
+static int gate(double pitch, double period, double r, size_t n)
+{
+	fs_det_base_plan p;
+	memset(&p, 0, sizeof p);
+	p.n = N;
+	fs_det_offset off;
+	memset(&off, 0, sizeof off);
+	off.fitted = 1;
+	off.fit.pitch = pitch;
+	off.fit.halftone = period;
+	double fr[N], scratch[N];
+	for (size_t k = 0; k < N; k++)
+		fr[k] = k < n ? r * (0.95 + 0.01 * (double)k) : NAN;
+	return fs_det_base_level_screened(&p, &off, fr, scratch);
+}
+
+static void resolved_only_where_the_low_pass_leaves_the_bases_apart(void **state)
+{
+	(void)state;
+	assert_true(gate(64, 5, 8.0, N));   /* fill 0.25 */
+	assert_true(gate(64, 5, 25.6, N));  /* fill 0.8: gap 12.8 px */
+	assert_false(gate(16, 5, 2.0, N));  /* fill 0.25: a 2-px base */
+	assert_false(gate(16, 5, 6.4, N));  /* fill 0.8: a 3.2-px gap */
+	assert_false(gate(64, 0, 8.0, N));  /* no screen */
+	assert_false(gate(64, 5, 8.0, 7));  /* fewer than 8 sized */
+	/* the median decides, not the largest or the smallest */
+	assert_true(gate(40, 5, 4.6, N));
+	assert_false(gate(40, 5, 4.3, N));
+}
+
+static void reads_a_disk_and_no_dome_on_flat_ground(void **state)
+{
+	(void)state;
+	int W = 96;
+	fs_image *img = fs_image_new(W, W);
+	assert_non_null(img);
+	double c = W / 2.0 + 0.3, R = 12;
+	for (int y = 0; y < W; y++)
+		for (int x = 0; x < W; x++) {
+			double v = 0;
+			for (int sy = 0; sy < 4; sy++)
+				for (int sx = 0; sx < 4; sx++)
+					v += hypot(x + (sx + 0.5) / 4 - 0.5 - c, y + (sy + 0.5) / 4 - 0.5 - c) < R ? 0.7 : 0.2;
+			img->data[y * W + x] = (float)(v / 16);
+		}
+	char err[64];
+	assert_int_equal(fs_gaussian_blur(img, 1.8, err, sizeof err), 0);
+	/* mr: the rule's 0.6 pitch of a lattice of pitch 40 */
+	double r = fs_det_base_level_lowpassed(img, c, c, 24, 1);
+	assert_true(fabs(r - R) < 0.3);
+	for (int i = 0; i < W * W; i++)
+		img->data[i] = 0.4f;
+	assert_true(isnan(fs_det_base_level_lowpassed(img, c, c, 24, 1)));
+	fs_image_free(img);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(resolved_only_where_the_low_pass_leaves_the_bases_apart),
+		cmocka_unit_test(reads_a_disk_and_no_dome_on_flat_ground),
+	};
+	return cmocka_run_group_tests_name("base level under a screen", tests, NULL, NULL);
+}
