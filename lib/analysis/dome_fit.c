@@ -160,6 +160,10 @@ typedef struct ctx {
 	float *tmp, *bl[NBLUR][FS_SE_NCOMP]; /* blurred, cropped components */
 	const float *use[FS_SE_NCOMP];     /* the ones solve_normal() reads */
 	int keep_formation;   /* see fs_dome_fit_opts */
+	int coarse_to_fine;   /* see fs_dome_fit_opts */
+	/* the coarse offset screen's patch: p's samples on every other row
+	 * and column (idx, ir, iq its own, the rest p's) */
+	patch sub;
 } ctx;
 
 #define MEAN_SUB 4      /* mean image samples per patch sample */
@@ -638,6 +642,127 @@ static int best_at(ctx *c, double fill, const cand *hold, cand *best)
 	return 0;
 }
 
+/* The residual of the held formation (X^T X given) with the patch
+ * observed at offset (x, y). */
+static double offset_rss(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NPAR], double x, double y)
+{
+	double xtv[NPAR], coef[NPAR];
+	observe(m, x, y, &c->p);
+	normal_xtv(c, nc, xtv);
+	return solve_normal(c, nc, xtx, xtv, coef);
+}
+
+/* The fine offset grid (cx + i st, cy + j st), |i|, |j| <= r, searched
+ * downhill from its centre: each round reads the eight neighbours of the
+ * best point so far and moves to the best of them, until none is better.
+ * The grid's minimum wherever the residual has one minimum over it (the
+ * fingerprints of bench_detect_domes: the same on every image measured),
+ * in about a quarter of the full grid's reads. *br, *bx, *by: the best so
+ * far, replaced by a better point. */
+#define DESCENT_MAX_R 4
+#define DESCENT_W (2 * DESCENT_MAX_R + 1)
+typedef struct descent {
+	ctx *c;
+	meanimg *m;
+	int nc, r;
+	const double (*xtx)[NPAR];
+	double cx, cy, st, lim;
+	double rss[DESCENT_W * DESCENT_W];
+	unsigned char seen[DESCENT_W * DESCENT_W];
+	double best;
+	int bi, bj;
+} descent;
+
+/* Reads grid point (i, j) once (INFINITY beyond the limit) and keeps it
+ * when it is the best so far. */
+static void descent_read(descent *d, int i, int j)
+{
+	size_t o = (size_t)(j + d->r) * DESCENT_W + (size_t)(i + d->r);
+	if (!d->seen[o]) {
+		double x = d->cx + i * d->st, y = d->cy + j * d->st;
+		d->seen[o] = 1;
+		d->rss[o] = fabs(x) > d->lim + 1e-9 || fabs(y) > d->lim + 1e-9
+				    ? INFINITY
+				    : offset_rss(d->c, d->m, d->nc, d->xtx, x, y);
+	}
+	if (d->rss[o] < d->best) {
+		d->best = d->rss[o];
+		d->bi = i;
+		d->bj = j;
+	}
+}
+
+static void offset_descent(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NPAR], double cx, double cy, double st,
+			   int r, double lim, double *br, double *bx, double *by)
+{
+	descent d = {.c = c, .m = m, .nc = nc, .r = r, .xtx = xtx, .cx = cx, .cy = cy, .st = st, .lim = lim,
+		     .best = INFINITY};
+	if (r > DESCENT_MAX_R)
+		return;
+	descent_read(&d, 0, 0);
+	for (;;) {
+		int ci = d.bi, cj = d.bj;
+		for (int j = cj - 1; j <= cj + 1; j++)
+			for (int i = ci - 1; i <= ci + 1; i++)
+				if (i >= -r && i <= r && j >= -r && j <= r)
+					descent_read(&d, i, j);
+		if (d.bi == ci && d.bj == cj)
+			break;
+	}
+	if (d.best < *br) {
+		*br = d.best;
+		*bx = cx + d.bi * st;
+		*by = cy + d.bj * st;
+	}
+}
+
+/* The wide offset grid (every 0.05 pitch out to MAX_OFFSET), coarse to
+ * fine: every point read on the sub-patch (a quarter of the samples, so
+ * a quarter of the mean image's cells averaged), the WIDE_KEEP best of
+ * them read on the whole patch, in the grid's order. The whole grid's
+ * pick whenever it is among them (bench_detect_domes' fingerprints: the
+ * same on every image measured). */
+#define WIDE_KEEP 8
+#define WIDE_R 6 /* MAX_OFFSET / 0.05 */
+static void wide_screened(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NPAR], double lim, double *br, double *bx,
+			  double *by)
+{
+	enum { W = 2 * WIDE_R + 1 };
+	double st = 0.05 * c->pitch, rs[W * W], sxtx[NPAR][NPAR];
+	patch whole = c->p;
+	c->p = c->sub;
+	normal_xtx(c, nc, sxtx);
+	for (int j = -WIDE_R; j <= WIDE_R; j++)
+		for (int i = -WIDE_R; i <= WIDE_R; i++) {
+			double x = i * st, y = j * st;
+			rs[(j + WIDE_R) * W + i + WIDE_R] = fabs(x) > lim + 1e-9 || fabs(y) > lim + 1e-9
+								    ? INFINITY
+								    : offset_rss(c, m, nc, sxtx, x, y);
+		}
+	c->sub = c->p;
+	c->p = whole;
+	unsigned char keep[W * W] = {0};
+	for (int k = 0; k < WIDE_KEEP; k++) {
+		int bk = -1;
+		for (int q = 0; q < W * W; q++)
+			if (!keep[q] && isfinite(rs[q]) && (bk < 0 || rs[q] < rs[bk]))
+				bk = q;
+		if (bk >= 0)
+			keep[bk] = 1;
+	}
+	for (int q = 0; q < W * W; q++) {
+		if (!keep[q])
+			continue;
+		double x = (q % W - WIDE_R) * st, y = (q / W - WIDE_R) * st;
+		double r = offset_rss(c, m, nc, xtx, x, y);
+		if (r < *br) {
+			*br = r;
+			*bx = x;
+			*by = y;
+		}
+	}
+}
+
 /* The centres' common offset from the dome centres: a side detector moves
  * the brightest part of a dome, and the detections with it (0.16 pitch at
  * fill 0.8 on the simulator). Searched for formation b, starting at
@@ -655,6 +780,18 @@ static int fit_offset(ctx *c, meanimg *m, const cand *b, int wide, double *ox, d
 	double xtx[NPAR][NPAR], xtv[NPAR];
 	normal_xtx(c, nc, xtx);
 	for (int pass = wide ? 0 : 1; pass < 2; pass++) {
+		if (!pass && c->coarse_to_fine) {
+			wide_screened(c, m, nc, xtx, lim, &br, &bx, &by);
+			continue;
+		}
+		if (pass && c->coarse_to_fine) {
+			/* (not the wide grid: the residual has several
+			 * minima over it, and downhill from its every other
+			 * point found another one on two of the nine paper
+			 * figures) */
+			offset_descent(c, m, nc, xtx, bx, by, 0.0125 * c->pitch, 4, lim, &br, &bx, &by);
+			break;
+		}
 		double st = (pass ? 0.0125 : 0.05) * c->pitch, cx = pass ? bx : 0, cy = pass ? by : 0;
 		int r = pass ? 4 : (int)lround(MAX_OFFSET / 0.05);
 		for (int j = -r; j <= r; j++)
@@ -864,6 +1001,22 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 				p->iq[p->npx++] = x + p->half;
 			}
 		}
+	if (o->coarse_to_fine) {
+		patch *q = &c.sub;
+		*q = *p;
+		q->npx = 0;
+		q->idx = malloc(p->npx * sizeof *q->idx);
+		q->ir = malloc(p->npx * sizeof *q->ir);
+		q->iq = malloc(p->npx * sizeof *q->iq);
+		if (!q->idx || !q->ir || !q->iq)
+			goto oom;
+		for (size_t t = 0; t < p->npx; t++)
+			if ((p->ir[t] - p->half) % 2 == 0 && (p->iq[t] - p->half) % 2 == 0) {
+				q->idx[q->npx] = p->idx[t];
+				q->ir[q->npx] = p->ir[t];
+				q->iq[q->npx++] = p->iq[t];
+			}
+	}
 	if (mean_image(src, o->patch_x ? o->patch_x : xs, o->patch_y ? o->patch_y : ys, n, pitch, G, -1, 0,
 		       o->max_centres, &mi))
 		goto oom;
@@ -874,6 +1027,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	}
 	c.pitch = pitch;
 	c.keep_formation = o->keep_formation;
+	c.coarse_to_fine = o->coarse_to_fine;
 	{
 		fs_near_index ix;
 		size_t *near = malloc((n + 1) * sizeof *near);
@@ -980,6 +1134,9 @@ done:
 	free(c.p.y0);
 	free(c.p.fx);
 	free(c.p.fy);
+	free(c.sub.idx);
+	free(c.sub.ir);
+	free(c.sub.iq);
 	free(c.tmp);
 	for (int b = 0; b < NBLUR; b++)
 		for (int k = 0; k < FS_SE_NCOMP; k++)

@@ -65,6 +65,13 @@ typedef struct fs_dome_fit_opts {
 	 * rendering of the best formation, which a caller that wants the
 	 * offset does not read */
 	int no_profiles;
+	/* the offset search coarse to fine (dome_fit.c, wide_screened and
+	 * offset_descent): the wide grid read on a quarter of the patch's
+	 * samples and only its best points on all, the fine grid downhill
+	 * from the wide search's point instead of whole; the whole grids'
+	 * pick wherever the screen keeps it and the residual has one
+	 * minimum over the fine grid */
+	int coarse_to_fine;
 	/* Tiled callers (detect_domes_tiled.c), which hold no whole image:
 	 * the patches are read from img at (patch_x[i], patch_y[i]) instead
 	 * of at the centres (xs[i], ys[i]) themselves (a mosaic of crops

@@ -244,3 +244,53 @@ out:
 	free(zi);
 	return rc;
 }
+
+int fs_power2d(const float *data, size_t w, size_t h, float *pw)
+{
+	if (!fs_fft_is_pow2(w) || !fs_fft_is_pow2(h) || w < 2 || h < 2)
+		return -1;
+	int rc = -1;
+	size_t nk = w / 2 + 1; /* spectrum columns transformed */
+	float *tw = twiddles(w), *th = twiddles(h);
+	float *sr = malloc(nk * h * sizeof *sr), *si = malloc(nk * h * sizeof *si);
+	size_t m = w > h ? w : h;
+	float *zr = malloc(m * sizeof *zr), *zi = malloc(m * sizeof *zi);
+	if (!tw || !th || !sr || !si || !zr || !zi)
+		goto out;
+	/* rows two at a time (Z = row a + i row b), as fs_autocorr2d */
+	for (size_t r = 0; r < h; r += 2) {
+		memcpy(zr, data + r * w, w * sizeof *zr);
+		memcpy(zi, data + (r + 1) * w, w * sizeof *zi);
+		fft_tab(zr, zi, w, tw, 0);
+		for (size_t k = 0; k < nk; k++) {
+			size_t c = (w - k) & (w - 1);
+			sr[r * nk + k] = 0.5f * (zr[k] + zr[c]);
+			si[r * nk + k] = 0.5f * (zi[k] - zi[c]);
+			sr[(r + 1) * nk + k] = 0.5f * (zi[k] + zi[c]);
+			si[(r + 1) * nk + k] = -0.5f * (zr[k] - zr[c]);
+		}
+	}
+	/* columns kx <= w/2; the others mirror them: P(kx, ky) = P(w - kx, h - ky) */
+	for (size_t k = 0; k < nk; k++) {
+		for (size_t y = 0; y < h; y++) {
+			zr[y] = sr[y * nk + k];
+			zi[y] = si[y * nk + k];
+		}
+		fft_tab(zr, zi, h, th, 0);
+		for (size_t y = 0; y < h; y++) {
+			float p = zr[y] * zr[y] + zi[y] * zi[y];
+			pw[y * w + k] = p;
+			if (k > 0 && k < w - k)
+				pw[((h - y) & (h - 1)) * w + (w - k)] = p;
+		}
+	}
+	rc = 0;
+out:
+	free(tw);
+	free(th);
+	free(sr);
+	free(si);
+	free(zr);
+	free(zi);
+	return rc;
+}

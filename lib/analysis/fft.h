@@ -23,6 +23,17 @@ int fs_fft(float *re, float *im, size_t n, size_t stride, int inverse);
 int fs_fft2d(float *re, float *im, size_t w, size_t h, int inverse);
 
 /*
+ * Power spectrum of the real w x h image data: pw[ky * w + kx] =
+ * |FFT(data)(kx, ky)|^2 (unscaled, forward), every bin. Through the
+ * real-input symmetries of fs_autocorr2d (two rows share one complex
+ * transform, only the columns kx <= w/2 are transformed, the others are
+ * their Hermitian mirrors): about half the 1-D transforms of fs_fft2d,
+ * the same bins up to float rounding. w and h: powers of two >= 2.
+ * Returns 0, or -1 (bad size, out of memory). The caller owns both arrays.
+ */
+int fs_power2d(const float *data, size_t w, size_t h, float *pw);
+
+/*
  * Circular autocorrelation of the real w x h image data, in place:
  * data <- IFFT(|FFT(data)|^2) with both transforms unscaled (so data[0] is
  * w * h * sum of squares). zero_dc 1 sets the spectrum's DC term to 0 first

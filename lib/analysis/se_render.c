@@ -81,6 +81,7 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 	int zw = 2 * zhalf + 1, cw = 2 * half + 1;
 	for (int k = 0; k < zw * zw; k++)
 		f->z[k] = 0;
+	f->zmax = 0;
 	double R = 0.5 * m->fill * g, H = m->h_over_r;
 	double ax = g * cos(m->angle), ay = g * sin(m->angle);
 	double bx = g * cos(m->angle + M_PI / 3), by = g * sin(m->angle + M_PI / 3);
@@ -102,10 +103,20 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 				continue;
 			for (int y = y0 < -zhalf ? -zhalf : y0; y <= y1 && y <= zhalf; y++)
 				for (int x = x0 < -zhalf ? -zhalf : x0; x <= x1 && x <= zhalf; x++) {
+					/* a point 0.75 beyond the base, and its
+					 * subsamples (0.36 from it), are off the
+					 * dome for any rounding of hypot(): nothing
+					 * to add (most of the site's box, whose
+					 * hypot() calls were a third of a render) */
+					double ex = x - sx, ey = y - sy;
+					if (ex * ex + ey * ey > (R + 0.75) * (R + 0.75))
+						continue;
 					double h, h1, h2, r = hypot(x - sx, y - sy), u = r / R;
 					if (u < 1) {
 						dome_shape(u, H, m->profile, &h, &h1, &h2);
-						f->z[(size_t)(y + zhalf) * zw + (x + zhalf)] = (float)(R * h);
+						float zv = (float)(R * h);
+						f->z[(size_t)(y + zhalf) * zw + (x + zhalf)] = zv;
+						f->zmax = zv > f->zmax ? zv : f->zmax;
 					}
 					if (x < -half || y < -half || x > half || y > half)
 						continue;
@@ -113,6 +124,8 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 					for (int b = 0; b < 2; b++)
 						for (int a = 0; a < 2; a++) {
 							double px = x + (a - 0.5) / 2 - sx, py = y + (b - 0.5) / 2 - sy;
+							if (px * px + py * py > R * R * (1 + 1e-6))
+								continue; /* off the dome, as below */
 							double rr = hypot(px, py), uu = rr / R;
 							if (uu >= 1)
 								continue;
@@ -144,26 +157,69 @@ static int round_half_away(double v)
 	return fr >= 0.5 ? t + 1 : fr <= -0.5 ? t - 1 : t;
 }
 
+/* The rays' steps of fs_se_shadow: a ray from grid point (x, y) visits
+ * (x, y) + (dx[k], dy[k]) at step k (1..n), the rounding of its real
+ * position: with x and y whole numbers, rounding x + k cos(az) is x plus
+ * the rounding of k cos(az) but for an exact half, so every ray walks the
+ * same offsets, rounded once per field instead of once per step of every
+ * ray. The offsets only grow (or only shrink) along each axis, so a ray
+ * leaves the height field for good at the first step outside it: the
+ * last step inside is found once per column (and row) of the field
+ * instead of tested at every step. */
+#define SHADOW_STEPS_MAX 512
+
+/* The last step (0..ns) of a ray from coordinate v whose steps' offsets
+ * d[1..ns] stay within [-zh, zh]. */
+static int steps_inside(int v, const int *d, int ns, int zh)
+{
+	int k = 0;
+	while (k < ns && v + d[k + 1] >= -zh && v + d[k + 1] <= zh)
+		k++;
+	return k;
+}
+
 void fs_se_shadow(fs_se_field *f, double az, double el)
 {
 	int zw = 2 * f->zhalf + 1, cw = 2 * f->half + 1, zh = f->zhalf;
 	double ca = cos(az), sa = sin(az), te = tan(el);
-	float zmax = 0;
-	for (int k = 0; k < zw * zw; k++)
-		zmax = f->z[k] > zmax ? f->z[k] : zmax;
+	float zmax = f->zmax;
+	/* the longest ray (heights are >= 0) */
+	double lmax = te > 1e-6 ? zmax / te : 0;
+	int ns = lmax < SHADOW_STEPS_MAX ? (int)lmax : SHADOW_STEPS_MAX;
+	int dxs[SHADOW_STEPS_MAX + 1], dys[SHADOW_STEPS_MAX + 1];
+	ptrdiff_t off[SHADOW_STEPS_MAX + 1];
+	for (int k = 1; k <= ns; k++) {
+		dxs[k] = round_half_away(k * ca);
+		dys[k] = round_half_away(k * sa);
+		off[k] = (ptrdiff_t)dys[k] * zw + dxs[k];
+	}
+	/* per column (kxs[x + half]; counted at each point without the
+	 * memory) */
+	int *kxs = malloc((size_t)cw * sizeof *kxs);
+	for (int x = -f->half; kxs && x <= f->half; x++)
+		kxs[x + f->half] = steps_inside(x, dxs, ns, zh);
 	for (int y = -f->half; y <= f->half; y++) {
+		int ky = steps_inside(y, dys, ns, zh);
 		for (int x = -f->half; x <= f->half; x++) {
 			size_t o = (size_t)(y + f->half) * cw + (x + f->half);
-			double z0 = f->z[(size_t)(y + zh) * zw + (x + zh)];
+			const float *zp = f->z + (size_t)(y + zh) * zw + (x + zh);
+			double z0 = *zp;
 			double len = te > 1e-6 ? (zmax - z0) / te : 0;
 			int blocked = 0;
-			for (double st = 1; st <= len && !blocked; st += 1) {
-				int xx = round_half_away(x + st * ca), yy = round_half_away(y + st * sa);
-				if (xx < -zh || yy < -zh || xx > zh || yy > zh)
-					break;
-				blocked = f->z[(size_t)(yy + zh) * zw + (xx + zh)] > z0 + st * te;
+			if (len < ns + 1) {
+				int kx = kxs ? kxs[x + f->half] : steps_inside(x, dxs, ns, zh), kn = kx < ky ? kx : ky;
+				for (int k = 1; k <= len && k <= kn && !blocked; k++)
+					blocked = zp[off[k]] > z0 + k * te;
+			} else {
+				for (double st = 1; st <= len && !blocked; st += 1) {
+					int xx = round_half_away(x + st * ca), yy = round_half_away(y + st * sa);
+					if (xx < -zh || yy < -zh || xx > zh || yy > zh)
+						break;
+					blocked = f->z[(size_t)(yy + zh) * zw + (xx + zh)] > z0 + st * te;
+				}
 			}
 			f->c[FS_SE_SHADOW][o] = blocked ? f->c[FS_SE_YIELD][o] : 0;
 		}
 	}
+	free(kxs);
 }

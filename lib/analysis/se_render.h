@@ -55,6 +55,7 @@ typedef struct fs_se_field {
 	int half;       /* the components cover [-half, half]^2 around a site */
 	int zhalf;      /* the height field covers [-zhalf, zhalf]^2 */
 	float *z;       /* (2 zhalf + 1)^2 heights, grid units */
+	float zmax;     /* the highest of them (0 for a flat field) */
 	float *c[FS_SE_NCOMP]; /* (2 half + 1)^2 each, unblurred */
 } fs_se_field;
 

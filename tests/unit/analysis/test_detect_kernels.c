@@ -385,6 +385,39 @@ static void autocorr_rejects_bad_sizes(void **state)
 	assert_int_equal(fs_autocorr2d(d, 4, 1, 0), -1);
 }
 
+/* fs_power2d (halftone.c's spectrum): every bin, the mirrored columns
+ * kx > w/2 included, against the direct DFT of a real image */
+static void check_power(int W, int H)
+{
+	float d[32 * 32], pw[32 * 32];
+	for (int i = 0; i < W * H; i++)
+		d[i] = (float)sin(0.9 * i + 0.013 * i * i);
+	assert_int_equal(fs_power2d(d, W, H, pw), 0);
+	for (int ky = 0; ky < H; ky++)
+		for (int kx = 0; kx < W; kx++) {
+			double sr = 0, si = 0;
+			for (int y = 0; y < H; y++)
+				for (int x = 0; x < W; x++) {
+					double a = -2 * M_PI * ((double)kx * x / W + (double)ky * y / H);
+					sr += d[y * W + x] * cos(a);
+					si += d[y * W + x] * sin(a);
+				}
+			assert_float_equal(pw[ky * W + kx], sr * sr + si * si, 1e-3 * W * H);
+		}
+}
+
+static void power2d_matches_direct_dft_and_rejects_bad_sizes(void **state)
+{
+	(void)state;
+	check_power(8, 4);
+	check_power(4, 16);
+	check_power(2, 2);
+	check_power(32, 8);
+	float d[12] = {0}, pw[12];
+	assert_int_equal(fs_power2d(d, 6, 2, pw), -1);
+	assert_int_equal(fs_power2d(d, 4, 1, pw), -1);
+}
+
 static void peaks_plateau_keeps_first_pixel_in_scan_order(void **state)
 {
 	(void)state;
@@ -675,6 +708,7 @@ int main(void)
 		cmocka_unit_test(fft2d_matches_direct_dft_and_rejects_odd_sizes),
 		cmocka_unit_test(autocorr_matches_direct_circular_sums),
 		cmocka_unit_test(autocorr_rejects_bad_sizes),
+		cmocka_unit_test(power2d_matches_direct_dft_and_rejects_bad_sizes),
 		cmocka_unit_test(peaks_plateau_keeps_first_pixel_in_scan_order),
 		cmocka_unit_test(peaks_below_min_value_are_ignored),
 		cmocka_unit_test(peak_suppression_equals_pixel_map),
