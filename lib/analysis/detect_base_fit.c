@@ -271,7 +271,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		/* the dome's signal where the fit leaves its centre (a patch
 		 * the frame cuts: at the base rule's centre, the part inside) */
 		int sized = q == 0 && isfinite(f.radius);
-		sig[k] = fs_dome_signal_at(&t, img, sized ? f.x : p.xs[k], sized ? f.y : p.ys[k]).signal;
+		sig[k] = q == 0 ? (sized ? f.signal_end : f.signal_start)
+				: fs_dome_signal_at(&t, img, p.xs[k], p.ys[k]).signal;
 		if (sized) {
 			fr[k] = f.radius;
 			fx[k] = f.x;

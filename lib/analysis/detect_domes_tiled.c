@@ -482,9 +482,9 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 	/* as fs_det_base_fit_apply reads it: the crop holds the patch and
 	 * is cut only where the image ends */
 	int sized = isfinite(b->fr[k]);
-	b->sig[k] = q < 0 ? NAN
-			  : fs_dome_signal_at(b->t, meas, sized ? f.x : b->p->xs[k] - ox, sized ? f.y : b->p->ys[k] - oy)
-				    .signal;
+	b->sig[k] = q < 0    ? NAN
+		    : q == 0 ? (sized ? f.signal_end : f.signal_start)
+			     : fs_dome_signal_at(b->t, meas, b->p->xs[k] - ox, b->p->ys[k] - oy).signal;
 }
 
 /* the base rule's level from the fitted centre (detect_base_fit.h), on

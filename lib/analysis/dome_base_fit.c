@@ -30,8 +30,15 @@
  * (docs/paper-figures.md, h21e). */
 #define RENDER_G 24
 #define POINTS_PER_PITCH 16
-/* the centre search's step halvings (0.04 and 0.02 pitch) */
-#define CENTRE_ROUNDS 2
+/* the centre search's rounds: one, at 0.04 pitch, then the vertex of
+ * the residual's quadratic through the 3 x 3 trial centres at that step
+ * about its end (centre_between), most of which the last round has read.
+ * A second round at 0.02 pitch before the vertex (h22d-h30) read 8-16
+ * patches more a tubercle, about a third of the fit's cost, for a vertex
+ * the smooth bowl of the residual (dome_centre_fit.h) gives from the
+ * wider 3 x 3 as well (h31d: the accuracy table and the paper figures'
+ * fills in the commit). */
+#define CENTRE_ROUNDS 1
 
 /* Two doubles: two outputs of a blur, two points interpolated or two
  * fills' dot products accumulated together, each lane doing the scalar expression's
@@ -576,9 +583,9 @@ typedef struct seen {
 	unsigned have;      /* bit k: dot[k] computed */
 } seen;
 
-/* every centre one fit can read: the start, 2 rounds x 3 steps x 8
- * neighbours, the 3 x 3 between them and the end (59); a fit that reads
- * more simply does not keep them */
+/* every centre one fit can read: the start, CENTRE_ROUNDS rounds x 3
+ * steps x 8 neighbours, the 3 x 3 between them and the end (35 with one
+ * round, 59 with two); a fit that reads more simply does not keep them */
 #define SEEN_MAX 64
 
 typedef struct seen_set {
@@ -720,6 +727,24 @@ static void centre_between(const fs_dome_tpl *t, const fs_image *img, int kb, do
 	*cy += v * h;
 }
 
+/* fs_dome_signal_at's signal of a whole patch from the fit's sums (its
+ * formula, with every point of the patch inside the image). */
+static double signal_of(const fs_dome_tpl *t, const seen *s)
+{
+	double n = (double)t->npts, so = s->so, vo = s->soo - so * so / n, sig = 0, best = 0;
+	for (int k = 0; k < t->nk; k++) {
+		double cov = s->dot[k] - so * t->st[k] / n, vt = t->stt[k] - t->st[k] * t->st[k] / n;
+		if (!(cov > 0 && vt > 0 && vo > 0))
+			continue;
+		double r2 = cov * cov / (vt * vo);
+		if (r2 > best) {
+			best = r2;
+			sig = cov / sqrt(vt * n);
+		}
+	}
+	return sig;
+}
+
 int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double y, fs_dome_tfit *out)
 {
 	double *o = malloc(t->npts * sizeof *o);
@@ -735,6 +760,7 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 		free(o);
 		return 1;
 	}
+	double sig0 = signal_of(t, s0);
 	score_all(t, s0, sc, gain, offs);
 	int kb = 0;
 	for (int k = 1; k < t->nk; k++)
@@ -790,6 +816,8 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 	out->offset = offs[kb];
 	out->quality = fmin(1, fmax(0, 1 - sc[kb]));
 	out->radius = NAN;
+	out->signal_start = sig0;
+	out->signal_end = signal_of(t, se);
 	free(o);
 	if (kb == 0 || kb == t->nk - 1 || !(gain[kb] > 0))
 		return 0;

@@ -40,13 +40,15 @@
  * around the centre; for every fill the residual after the patch's best
  * gain and offset (a dot product each), a parabola through the best
  * three. The centre moves by a pattern search (the eight neighbours at
- * steps of 0.04 and 0.02 pitch, up to three steps of each size, each
- * neighbour read at the best of the five fills near the best so far): a
- * patch read 1 px off its centre fits a dome 7 % smaller best. Then the
- * centre between the search's grid points: the vertex of the residual's
- * quadratic through the 3 x 3 trial centres one last step apart about
- * the search's end (dome_centre_fit.h); out->x, out->y is that centre,
- * which the dome rule takes as the tubercle's (detect_base_fit.h).
+ * a step of 0.04 pitch, up to three steps, each neighbour read at the
+ * best of the five fills near the best so far): a patch read 1 px off
+ * its centre fits a dome 7 % smaller best. Then the centre between the
+ * search's grid points: the vertex of the residual's quadratic through
+ * the 3 x 3 trial centres one step apart about the search's end
+ * (dome_centre_fit.h); out->x, out->y is that centre, which the dome
+ * rule takes as the tubercle's (detect_base_fit.h). (Until h31d a second
+ * round at 0.02 pitch came before the vertex: a third of the fit's
+ * reads for no better centres by the corner scenes' table.)
  *
  * Fit quality: R^2 of the patch after its gain and offset (0..1). No size
  * (radius NAN, the centre kept) when the best fill lies at an end of the
@@ -93,6 +95,11 @@ typedef struct fs_dome_tfit {
 	double radius;      /* base radius px; NAN = not measurable */
 	double gain, offset; /* the patch's contrast and brightness */
 	double quality;     /* R^2 after gain and offset, 0..1 */
+	/* fs_dome_signal_at's signal (dome_signal.h) of the patches the fit
+	 * read whole at its start (x, y as given) and at its end (x, y
+	 * above): the same sums, so the dome rule's flat-ground test reads
+	 * no patch again (h31d) */
+	double signal_start, signal_end;
 } fs_dome_tfit;
 
 /*
