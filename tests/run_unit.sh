@@ -18,6 +18,11 @@
 # (SEM_SCENE_CACHE, tests/unit/support/sem_cache.h), so the binaries that
 # judge the same simulated scenes render each once; it is removed at the end.
 
+# A run under a forced measurement rule (FS_TEST_MEASUREMENT_RULE, make
+# unit-dome / test-dome) keeps its costs apart: the dome rule's binaries
+# cost other seconds, which must not reorder make test's queue.
+times_file=unit-times${FS_TEST_MEASUREMENT_RULE:+.$FS_TEST_MEASUREMENT_RULE}
+
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
@@ -47,7 +52,7 @@ for dir in "$@"; do
 		n=$((n + 1))
 		# the cost last time, -1 unknown; the rank in the directory's
 		# list interleaves the directories when nothing is known
-		c=$(awk -v t="$t" '$2 == t { c = $1 } END { print (c == "" ? -1 : c) }' "$dir/unit-times" 2>/dev/null)
+		c=$(awk -v t="$t" '$2 == t { c = $1 } END { print (c == "" ? -1 : c) }' "$dir/$times_file" 2>/dev/null)
 		[ -n "$c" ] || c=-1
 		echo "$n $i $t $c" >>"$tmp/all"
 	done
@@ -163,6 +168,6 @@ for dir in "$@"; do
 	i=$((i + 1))
 	awk -v i="$i" '$2 == i { print $1, $3 }' "$tmp/all" | while read -r j t; do
 		[ -f "$tmp/res.$j" ] && echo "$(cut -d' ' -f3 "$tmp/res.$j") $t"
-	done >"$dir/unit-times.tmp" && mv "$dir/unit-times.tmp" "$dir/unit-times"
+	done >"$dir/$times_file.tmp" && mv "$dir/$times_file.tmp" "$dir/$times_file"
 done
 echo "unit: $pass passed, $fail failed"
