@@ -249,7 +249,7 @@ static const char *rule_of(int measurement_version)
 
 int fs_csv_summary_header(fs_buf *b)
 {
-	if (fs_buf_puts(b, "image,calibration_status,calibration_um_per_px,measurement_version,measurement_rule"))
+	if (fs_buf_puts(b, "image,calibration_status,calibration_um_per_px"))
 		return -1;
 	for (size_t i = 0; i < N_COLUMNS; i++)
 		if (fs_buf_printf(b, ",%s", columns[i].name))
@@ -257,15 +257,15 @@ int fs_csv_summary_header(fs_buf *b)
 	for (int d = 0; d < FS_DEGREE_HIST_MAX; d++)
 		if (fs_buf_printf(b, ",degree_%d", d))
 			return -1;
-	return fs_buf_printf(b, ",degree_%d_plus\n", FS_DEGREE_HIST_MAX);
+	/* last, so the columns scripts read by position keep their places */
+	return fs_buf_printf(b, ",degree_%d_plus,measurement_version,measurement_rule\n", FS_DEGREE_HIST_MAX);
 }
 
 int fs_csv_summary_row(fs_buf *b, const char *image, const fs_stats *s, int calibrated, int measurement_version)
 {
 	if (fs_csv_field(b, image) ||
 	    fs_buf_puts(b, calibrated ? ",calibrated" : ",uncalibrated") ||
-	    put_num(b, s->um_per_px) || fs_buf_printf(b, ",%d,", measurement_version) ||
-	    fs_csv_field(b, rule_of(measurement_version)))
+	    put_num(b, s->um_per_px))
 		return -1;
 	for (size_t i = 0; i < N_COLUMNS; i++) {
 		const struct column *c = &columns[i];
@@ -282,6 +282,8 @@ int fs_csv_summary_row(fs_buf *b, const char *image, const fs_stats *s, int cali
 	for (int d = 0; d <= FS_DEGREE_HIST_MAX; d++)
 		if (fs_buf_printf(b, ",%d", s->degree_histogram[d]))
 			return -1;
+	if (fs_buf_printf(b, ",%d,", measurement_version) || fs_csv_field(b, rule_of(measurement_version)))
+		return -1;
 	return fs_buf_putc(b, '\n');
 }
 
