@@ -262,8 +262,7 @@ static int find_region_and_detect(const struct options *o, const fs_image *img, 
 	}
 	if (drc)
 		return -1;
-	det->n_outside_region = fs_scale_region_filter(region, &det->tubercles);
-	return 0;
+	return fs_detect_region_drop(img, &o->params, um_per_px, o->rule, region, det, err, errlen);
 }
 
 /* <stem>_tubercles.csv from t through the caller's buffer b (left reset). */

@@ -268,6 +268,16 @@ measured:;
 		snprintf(err, errlen, "detect: method %s not dispatched", fs_method_name(p->method));
 		break;
 	}
+	/* The dome rule's sizes are read at its final centres, by the step
+	 * Re-measure runs (fs_det_size_domes_list): re-measuring a fresh
+	 * extraction gives back its sizes. */
+	if (!rc && dome && lat.pitch_px > 0) {
+		fs_meas g = m;
+		g.given = 2;
+		g.refine = 0;
+		g.flat_spread = NULL;
+		rc = fs_det_size_domes_list(&g, 0.6 * lat.pitch_px, &out->tubercles, err, errlen);
+	}
 	out->ms_detect = 1e3 * fs_mono_s() - t1;
 out:
 	fs_dome_resp_free(&dresp);

@@ -61,6 +61,13 @@ int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_
  */
 int fs_detect_rule_all(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
 		       fs_detect_result *out, char *err, size_t errlen);
+/* fs_detect_rule_in_region's last step, for a caller that found the region
+ * itself (the CLI): drops out's detections outside region (counted in
+ * n_outside_region) and, under the dome rule, sizes the rest again at
+ * their centres when any was dropped (the rule sizes an image's domes
+ * together). Returns 0, or -1 with a message (out freed). */
+int fs_detect_region_drop(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
+			  const fs_scale_region *region, fs_detect_result *out, char *err, size_t errlen);
 int fs_detect_rule_in_region(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
 			     const fs_scale_region *region, fs_detect_result *out, char *err, size_t errlen);
 /* fs_detect with the outline rule whatever the selected one: the accuracy

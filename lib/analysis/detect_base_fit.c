@@ -279,7 +279,14 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			fy[k] = f.y;
 		}
 	}
-	if (axis_whole(m->img, &p, off, fr, fx, fy)) {
+	if (m->given) {
+		/* final centres: sized where they are */
+		for (size_t k = 0; k < p.n; k++)
+			if (isfinite(fr[k])) {
+				fx[k] = c->items[p.idx[k]].x;
+				fy[k] = c->items[p.idx[k]].y;
+			}
+	} else if (axis_whole(m->img, &p, off, fr, fx, fy)) {
 		rc = -1;
 		goto out;
 	}

@@ -21,6 +21,7 @@
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
 #include "analysis/dome_base_fit.h"
+#include "analysis/dome_measure.h"
 #include "analysis/dome_signal.h"
 #include "analysis/dome_fit.h"
 #include "analysis/halftone.h"
@@ -238,6 +239,21 @@ static void offset_point(const fs_image *meas, int ox, int oy, size_t i, void *c
 	/* judged by where the measurement from the offset went, kept or not */
 	if (j->strayed)
 		j->strayed[i] = hypot(tried.centroid_x - x0, tried.centroid_y - y0) > j->allow;
+}
+
+/* Given centres (fs_meas.given): a point's base on unsmoothed rays from
+ * its centre (the level's reading, detect_base_fit.h). */
+static void reading_point(const fs_image *meas, int ox, int oy, size_t i, void *ctx)
+{
+	struct job *j = ctx;
+	fs_measured *r = &j->res[i];
+	double mr = cand_mr(j, i);
+	r->ok = fs_dome_measure_base(meas, pixel(j->c->items[i].x) - ox, pixel(j->c->items[i].y) - oy, 0.15 * mr,
+				     0.8 * mr, &r->t) == 0;
+	if (r->ok) {
+		r->t.centroid_x += ox;
+		r->t.centroid_y += oy;
+	}
 }
 
 /* How far (px) the base rule reads from the centre it starts at, with
@@ -640,7 +656,14 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		rc = -1;
 		goto out;
 	}
-	if (axis_tiled(m, &p, &j->off, &b, err, errlen)) {
+	if (m->given) {
+		/* final centres: sized where they are (detect_measure.h) */
+		for (size_t k = 0; k < p.n; k++)
+			if (isfinite(b.fr[k])) {
+				b.fx[k] = pixel(j->c->items[p.idx[k]].x);
+				b.fy[k] = pixel(j->c->items[p.idx[k]].y);
+			}
+	} else if (axis_tiled(m, &p, &j->off, &b, err, errlen)) {
 		rc = -1;
 		goto out;
 	}
@@ -678,6 +701,105 @@ out:
 	return rc;
 }
 
+/* The domes measured again from their centre plus the common offset
+ * (detect_offset.h), as the whole-image path: px, py n scratch values
+ * each, r1 the largest base. */
+static int offset_pass(struct job *j, double *px, double *py, double r1, char *err, size_t errlen)
+{
+	size_t n = j->c->n;
+	fs_measured *res = j->res;
+	for (size_t i = 0; i < n; i++) {
+		int dome = res[i].ok && res[i].t.fit_quality >= 0.45 && isfinite(res[i].t.radius_px);
+		px[i] = dome ? res[i].t.centroid_x + j->off.dx : NAN;
+		py[i] = dome ? res[i].t.centroid_y + j->off.dy : NAN;
+	}
+	/* a measurement from the offset start: its first pass there, the
+	 * next ones from its circle's centre */
+	j->allow = 1.25 * r1;
+	memset(j->strayed, 0, n);
+	fs_measured *prev = malloc(n * sizeof *prev);
+	if (!prev) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		return -1;
+	}
+	memcpy(prev, res, n * sizeof *prev);
+	j->prev = prev;
+	int reach = (int)ceil(g_overlap_scale * (j->allow + base_reach(r1, j->smooth)));
+	int rc = run_pass(j->m, n, px, py, reach, offset_point, j, err, errlen);
+	if (!rc && g_overlap_scale >= 1)
+		rc = remeasure_strayed(j, px, py, offset_point, base_reach(r1, j->smooth), err, errlen);
+	j->prev = NULL;
+	free(prev);
+	return rc;
+}
+
+static void back_to_given(struct job *j)
+{
+	for (size_t i = 0; i < j->c->n; i++) {
+		j->res[i].t.centroid_x = pixel(j->c->items[i].x);
+		j->res[i].t.centroid_y = pixel(j->c->items[i].y);
+	}
+}
+
+/* Given centres (detect_measure.h, fs_det_measure_domes_at): the steps of
+ * the whole-image path on crops. px, py: n scratch values each. */
+static int given_tiled(struct job *j, double *px, double *py, char *err, size_t errlen)
+{
+	const fs_meas *m = j->m;
+	size_t n = j->c->n;
+	double mr = 0;
+	for (size_t i = 0; i < n; i++) {
+		mr = fmax(mr, cand_mr(j, i));
+		px[i] = j->c->items[i].x;
+		py[i] = j->c->items[i].y;
+	}
+	double r1 = 0.8 * mr, sc = g_overlap_scale;
+	/* each of the base rule's three passes may move its centre by half
+	 * a radius, and the blur correction reads about where the last one
+	 * ended (as the level's pass below) */
+	int reach = (int)ceil(sc * (1.5 * r1 + base_reach(r1, 0)));
+	if (run_pass(m, n, px, py, reach, reading_point, j, err, errlen))
+		return -1;
+	back_to_given(j);
+	if (fit_offset(j, err, errlen))
+		return -1;
+	if (m->given == 2 && j->off.fitted && j->off.fit.halftone > 0)
+		return 1; /* detection under a screen (detect_measure.h) */
+	if (j->off.fitted && j->off.fit.halftone > 0) {
+		/* under a screen: the smoothing's trials and the bases read
+		 * on smoothed rays, as the whole-image path */
+		size_t nc = n < FS_DET_SMOOTH_CANDIDATES ? n : FS_DET_SMOOTH_CANDIDATES, done = 0, next;
+		double lmax = fs_det_smooth_px[FS_DET_SMOOTH_TRIALS - 1];
+		reach = (int)ceil(sc * (r1 + lmax + 2 + 1.25 * r1 + base_reach(r1, lmax)));
+		while ((next = fs_det_smooth_next(j->q, done, nc)) > done) {
+			for (size_t i = 0; i < n; i++)
+				px[i] = i >= done && i < next ? j->c->items[i].x : NAN;
+			if (run_pass(m, n, px, py, reach, smooth_point, j, err, errlen))
+				return -1;
+			done = next;
+		}
+		j->smooth = fs_det_smooth_pick(j->q, done);
+		j->allow = 1.25 * r1;
+		memset(j->strayed, 0, n);
+		for (size_t i = 0; i < n; i++)
+			px[i] = j->c->items[i].x;
+		reach = (int)ceil(sc * (j->allow + 1.25 * r1 + base_reach(r1, j->smooth)));
+		if (run_pass(m, n, px, py, reach, measure_point, j, err, errlen))
+			return -1;
+		if (sc >= 1 && remeasure_strayed(j, NULL, NULL, measure_point, base_reach(r1, j->smooth), err, errlen))
+			return -1;
+		/* and, as the extraction reads its level under a screen, again
+		 * from the centres plus the common offset */
+		if (j->off.applied && offset_pass(j, px, py, r1, err, errlen))
+			return -1;
+		back_to_given(j);
+	}
+	if (fit_bases(j, err, errlen))
+		return -1;
+	back_to_given(j);
+	return 0;
+}
+
 int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, char *err,
 			       size_t errlen)
 {
@@ -706,6 +828,10 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	int rc = -1;
 	if (!px || !py || !j.q || !j.strayed) {
 		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		goto out;
+	}
+	if (m->given) {
+		rc = given_tiled(&j, px, py, err, errlen);
 		goto out;
 	}
 	/* the smoothing: the first candidates' trials (their centres refined
@@ -741,29 +867,8 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	/* the common offset, and the domes measured again from it */
 	if (fit_offset(&j, err, errlen))
 		goto out;
-	if (j.off.applied) {
-		for (size_t i = 0; i < n; i++) {
-			int dome = res[i].ok && res[i].t.fit_quality >= 0.45 && isfinite(res[i].t.radius_px);
-			px[i] = dome ? res[i].t.centroid_x + j.off.dx : NAN;
-			py[i] = dome ? res[i].t.centroid_y + j.off.dy : NAN;
-		}
-		/* a measurement from the offset start: its first pass there,
-		 * the next ones from its circle's centre */
-		j.allow = 1.25 * r1;
-		memset(j.strayed, 0, n);
-		prev = malloc(n * sizeof *prev);
-		if (!prev) {
-			snprintf(err, errlen, "tiled dome measurement: out of memory");
-			goto out;
-		}
-		memcpy(prev, res, n * sizeof *prev);
-		j.prev = prev;
-		reach = (int)ceil(sc * (j.allow + base_reach(r1, j.smooth)));
-		if (run_pass(m, n, px, py, reach, offset_point, &j, err, errlen))
-			goto out;
-		if (sc >= 1 && remeasure_strayed(&j, px, py, offset_point, base_reach(r1, j.smooth), err, errlen))
-			goto out;
-	}
+	if (j.off.applied && offset_pass(&j, px, py, r1, err, errlen))
+		goto out;
 	/* each dome's size from its whole patch (detect_base_fit.h) */
 	if (fit_bases(&j, err, errlen))
 		goto out;

@@ -57,8 +57,9 @@
  * correction leave it) on tiles of m->src (float or compact, image.h):
  * m->img NULL, m->dome 1, m->f 1, m->mp and m->sigma the measurement
  * image's top-hat and blur, m->tile its tile side (0: one tile) and
- * m->threads. max_r: as fs_det_measure. Returns 0, or -1 (out of memory,
- * err set).
+ * m->threads. max_r: as fs_det_measure. With m->given the steps of
+ * fs_det_measure_domes_at (detect_measure.h) instead, and its returns.
+ * Returns 0, or -1 (out of memory, err set).
  */
 int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, char *err,
 			       size_t errlen);

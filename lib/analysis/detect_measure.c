@@ -5,6 +5,7 @@
 #include "analysis/detect_measure.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "analysis/detect_tiled.h"
 #include "analysis/centre_refine.h"
 #include "analysis/dome_measure.h"
+#include "analysis/measurement.h"
 #include "analysis/raster_order.h"
 
 const double fs_det_smooth_px[FS_DET_SMOOTH_TRIALS] = {0, 1.2, 2.2};
@@ -226,6 +228,129 @@ size_t fs_det_drop_flat_ground(fs_measured *meas, size_t n, double *floor)
 			dropped++;
 		}
 	return dropped;
+}
+
+/* Given centres (fs_meas.given): every measured candidate back at its
+ * own centre (m's pixels, f 1). */
+static void at_given(const fs_cand_list *c, fs_measured *meas)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		meas[i].t.centroid_x = c->items[i].x;
+		meas[i].t.centroid_y = c->items[i].y;
+	}
+}
+
+int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, char *err,
+			    size_t errlen)
+{
+	if (!m->dome || !m->given || m->f != 1 || m->refine > 0 || (!m->img && !m->src)) {
+		snprintf(err, errlen, "dome sizes at given centres: not a given-centre measurement");
+		return -1;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		fs_tubercle_init(&res[i].t);
+		res[i].ok = 0;
+		res[i].spread = NAN;
+	}
+	if (!c->n)
+		return 0;
+	if (!m->img) {
+		/* tile by tile: the same steps on crops (detect_domes_tiled.c) */
+		int rc = fs_det_measure_domes_tiled(m, c, max_r, res, err, errlen);
+		if (rc == 0)
+			at_given(c, res);
+		return rc;
+	}
+	/* each base read from its centre on unsmoothed rays (the level's
+	 * reading, detect_base_fit.h) */
+	for (size_t i = 0; i < c->n; i++) {
+		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+		res[i].ok = fs_dome_measure_base(m->img, (c->items[i].x + 0.5) / 1.0 - 0.5, (c->items[i].y + 0.5) / 1.0 - 0.5,
+						 0.15 * mr, 0.8 * mr, &res[i].t) == 0;
+	}
+	at_given(c, res);
+	/* the formation at the centres, and their common offset from it
+	 * (not applied to the centres: given) */
+	fs_det_offset off;
+	if (fs_det_offset_correct(m, c, max_r, 0, res, &off))
+		goto oom;
+	if (m->given == 2 && off.fitted && off.fit.halftone > 0)
+		return 1; /* detection under a screen: its own sizes stand */
+	if (off.fitted && off.fit.halftone > 0) {
+		/* under a halftone screen the level is the base rule's reading
+		 * on the rays smoothed as the image needs (detect_base_fit.h) */
+		fs_det_kept *kept = calloc(FS_DET_SMOOTH_CANDIDATES, sizeof *kept);
+		if (!kept)
+			goto oom;
+		double smooth = choose_smooth(m, c, max_r, kept);
+		for (size_t i = 0; i < c->n; i++) {
+			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+			fs_det_measure_dome_one(m->img, (c->items[i].x + 0.5) / 1.0 - 0.5,
+						(c->items[i].y + 0.5) / 1.0 - 0.5, mr, 1, 0, smooth,
+						i < FS_DET_SMOOTH_CANDIDATES ? &kept[i] : NULL, &res[i]);
+			/* ... and again from it plus the common offset, as the
+			 * extraction reads its level under a screen */
+			fs_det_offset_apply_one(m->img, &off, mr, 1, smooth, &res[i], NULL);
+		}
+		free(kept);
+		at_given(c, res);
+	}
+	if (fs_det_base_fit_apply(m, c, &off, max_r, res, NULL))
+		goto oom;
+	at_given(c, res);
+	return 0;
+oom:
+	snprintf(err, errlen, "dome sizes at given centres: out of memory");
+	return -1;
+}
+
+int fs_det_size_domes_list(const fs_meas *m, double max_r, fs_tubercle_list *t, char *err, size_t errlen)
+{
+	if (!t->n)
+		return 0;
+	fs_cand_list c = {0};
+	fs_measured *res = malloc(t->n * sizeof *res);
+	c.items = malloc(t->n * sizeof *c.items);
+	int rc = -1;
+	if (!res || !c.items) {
+		snprintf(err, errlen, "dome sizes at given centres: out of memory");
+		goto out;
+	}
+	c.n = c.cap = t->n;
+	for (size_t i = 0; i < t->n; i++)
+		c.items[i] = (fs_cand){t->items[i].centroid_x, t->items[i].centroid_y, 0, 0.5 * max_r};
+	rc = fs_det_measure_domes_at(m, &c, max_r, res, err, errlen);
+	if (rc) {
+		rc = rc > 0 ? 0 : -1; /* 1: t's sizes stand */
+		goto out;
+	}
+	rc = -1;
+	for (size_t i = 0; i < t->n; i++) {
+		fs_tubercle *x = &t->items[i];
+		const fs_tubercle *r = &res[i].t;
+		int sized = res[i].ok && r->fit_quality >= FS_DOME_NO_DOME_QUALITY && fs_tubercle_measured(r);
+		/* unsized with a base of a dome's quality: dropped as flat
+		 * ground (a base, but no dome's signal) */
+		x->fit_quality = sized || !(r->fit_quality >= FS_DOME_NO_DOME_QUALITY) ? r->fit_quality : 0;
+		if (sized) {
+			x->radius_px = r->radius_px;
+			x->circularity = r->circularity;
+			x->has_ellipse = r->has_ellipse;
+			x->major_axis_px = r->major_axis_px;
+			x->minor_axis_px = r->minor_axis_px;
+			x->orientation = r->orientation;
+			x->eccentricity = r->eccentricity;
+		} else {
+			x->radius_px = NAN;
+			x->has_ellipse = 0;
+			x->major_axis_px = x->minor_axis_px = x->orientation = x->eccentricity = 0;
+		}
+	}
+	rc = 0;
+out:
+	free(c.items);
+	free(res);
+	return rc;
 }
 
 int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,

@@ -53,6 +53,16 @@ typedef struct fs_meas {
 	 * recovered sites one at a time against its first pass's floor. The
 	 * pointed-to value is the caller's. */
 	double *flat_spread;
+	/* The dome rule only: the candidates are final centres (Re-measure,
+	 * fs_det_measure_domes_at): each is sized where it is, as the
+	 * extraction sizes its domes once their centres are final - no
+	 * refinement (refine must be 0), the common offset's formation
+	 * fitted but no dome moved by it, no axis step, the template fit's
+	 * size read from its search about the centre but the centre kept,
+	 * the level read there. 2: the same for detection's own final
+	 * centres, except on an image with a halftone screen, whose sizes
+	 * stay the first pass's (see fs_det_size_domes_list). */
+	int given;
 } fs_meas;
 
 /* One candidate's measurement: the tubercle in m's pixels, ok 0 when none.
@@ -161,5 +171,44 @@ void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double m
  * Returns the number dropped.
  */
 size_t fs_det_drop_flat_ground(fs_measured *meas, size_t n, double *floor);
+
+/*
+ * The dome rule's sizes at given centres (Re-measure, issue 13): every
+ * candidate of c (the centres, full-resolution px; r unused when max_r >
+ * 0) measured into res[i] by the extraction's own steps after its centres
+ * are final (fs_meas.given): the ray smoothing chosen from the first
+ * candidates, each base read, flat ground dropped, the formation fitted
+ * at the centres, each dome's size from the template fit at the base
+ * rule's level read from the centres (detect_base_fit.h). m: m->dome 1,
+ * m->f 1, m->refine 0, m->given 1; the whole measurement image in m->img,
+ * or tile by tile from m->src (detect_domes_tiled.h). res[i].t's centre
+ * is the candidate's; res[i].ok 0 where the rule finds no dome (flat
+ * ground, or no base at all); a base of fit quality below 0.45 stays ok
+ * with that quality, for the caller to judge. Returns 0, 1 when m->given
+ * is 2 and the image holds a halftone screen (res then says nothing), or
+ * -1 with a message (out of memory).
+ */
+int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, char *err,
+			    size_t errlen);
+
+/*
+ * fs_det_measure_domes_at over the tubercles of t (their centres, m's
+ * pixels = input px with m->f 1), rays up to max_r: each tubercle takes the
+ * size, shape and fit quality found at its centre (centre, id, source and
+ * the rest stay); one the rule cannot size (no base circle of fit quality
+ * >= FS_DOME_NO_DOME_QUALITY at its centre, flat ground) gets radius NaN,
+ * its ellipse cleared, and a fit quality saying why: the base rule's when
+ * it read a base below that quality, 0 for flat ground (a base, but no
+ * dome's signal), NaN when no base was read. The dome rule's last step in
+ * detection (detect.c: its sizes are these, at its final centres) and
+ * Re-measure's (measure_centres.c), so re-measuring a fresh extraction
+ * gives back its sizes. With m->given 2 (detection) an image that holds a
+ * halftone screen keeps t's sizes: there the first pass's level (the base
+ * rule's reading from the offset-corrected centres, detect_base_fit.h)
+ * met the simulator's targets in more scenes than the reading from the
+ * final centres (h31a: mean D 37 -> 33 of 64 scenes, all four targets 28
+ * -> 21, the screened scenes' losses). Returns 0, or -1 with a message.
+ */
+int fs_det_size_domes_list(const fs_meas *m, double max_r, fs_tubercle_list *t, char *err, size_t errlen);
 
 #endif

@@ -123,7 +123,9 @@ int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r,
 		goto out;
 	fs_det_offset_fit(m->img, xs, ys, rs, n, pitch, NULL, info);
 	double F = m->f;
-	for (size_t i = 0; info->applied && i < c->n; i++) {
+	/* given centres are final (detect_measure.h): the formation and the
+	 * offset, applied by the caller where it reads its level from it */
+	for (size_t i = 0; info->applied && !m->given && i < c->n; i++) {
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
 		info->moved += (size_t)fs_det_offset_apply_one(m->img, info, mr, F, smooth, &meas[i], NULL);
 	}

@@ -50,8 +50,24 @@ int fs_detect_rule_in_region(const fs_image *img, const fs_params *p, double um_
 		fs_detect_result_free(out);
 		return -1;
 	}
-	out->n_outside_region = fs_scale_region_filter(region, &out->tubercles);
+	int rc = fs_detect_region_drop(img, p, um_per_px, rule, region, out, err, errlen);
 	fs_scale_region_free(&own);
+	return rc;
+}
+
+int fs_detect_region_drop(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
+			  const fs_scale_region *region, fs_detect_result *out, char *err, size_t errlen)
+{
+	out->n_outside_region = fs_scale_region_filter(region, &out->tubercles);
+	/* The dome rule sizes at the final centres all at once (the
+	 * formation and the level are the image's domes', detect.c): once
+	 * some are dropped, the rest are sized again as Re-measure sizes
+	 * them, so that Re-measure gives back these sizes. */
+	if (rule == FS_RULE_DOME && out->n_outside_region > 0 &&
+	    fs_measure_centres_detected(img, p, um_per_px, rule, &out->tubercles, err, errlen)) {
+		fs_detect_result_free(out);
+		return -1;
+	}
 	return 0;
 }
 

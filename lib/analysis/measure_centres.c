@@ -12,9 +12,10 @@
 #include <string.h>
 
 #include "analysis/blob_measure.h"
+#include "analysis/detect.h"
 #include "analysis/detect_candidates.h"
+#include "analysis/detect_measure.h"
 #include "analysis/detect_methods.h"
-#include "analysis/dome_measure.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/near_pairs.h"
 #include "analysis/preprocess.h"
@@ -260,124 +261,48 @@ static int outline_rule(const fs_image *img, const fs_params *p, double pitch, d
 	return run_passes(img, F, &pm, msig, o.max_r, t, 1, outline_visit, NULL, &o, err, errlen);
 }
 
-/* The dome rule's ray smoothing for this image, chosen as detection
- * chooses it (detect_measure.h): the least of 0, 1.2 and 2.2 px whose mean
- * fit quality over the first 48 centres of t is within 0.03 of the best. */
-static const double dome_sm[3] = {0, 1.2, 2.2};
-#define DOME_SMOOTH_TRIAL 48
-
-/* Below FS_DOME_FLAT_SPREAD of the centres' median spread a centre shows
- * no dome: the base rule's fit quality tests how consistently the rays'
- * steps lie on a circle, which the steps of noise on flat ground can do
- * too (0.5-0.9 on a flat dark band of the synthetic lattice,
- * test_measure_centres); detection drops such points by the same measure
- * (fs_det_drop_flat_ground) and the agents' evidence refuses them (0.2,
- * agent_evidence.c). */
-#define DOME_MIN_SPREAD FS_DOME_FLAT_SPREAD
-
-/* The dome rule in two passes: first every centre's spread over a disc of
- * the largest base (r1) and the smoothing trial's fit qualities of the
- * first 48 centres; between them the smoothing and the spreads' median;
- * then every centre measured. */
-struct dome_run {
-	fs_tubercle_list *t;
-	double r0, r1;
-	double *sp;	 /* per centre */
-	double q[DOME_SMOOTH_TRIAL][3]; /* the trial's fit qualities (NaN: none) */
-	double smooth, sp_med;
-	int oom;
-};
-
-static void dome_visit(const fs_image *meas, double x, double y, size_t i, int pass, void *vctx)
+/*
+ * The dome rule: the extraction's own sizing of domes whose centres are
+ * final (fs_det_measure_domes_at, detect_measure.h: the ray smoothing,
+ * each base, flat ground, the formation fitted at the centres, each
+ * dome's size from the template fit at the base rule's level read from
+ * the centres), at full resolution with detection's little smoothing,
+ * rays up to 0.6 pitch (twice the largest expected radius without a
+ * pitch), on the whole measurement image or, as detection measures an
+ * image of more than four tiles, tile by tile (detect_domes_tiled.h; the
+ * forced bands of the tests: tiles of that side). So re-measuring a fresh
+ * dome-rule extraction gives back its sizes (test_remeasure_fresh), and a
+ * centre the user placed is sized as the extraction would size a dome
+ * there. What the rule cannot size stays unmeasured (radius NaN), its fit
+ * quality saying why (fs_det_size_domes_list).
+ */
+static int dome_rule(const fs_image *img, const fs_params *p, double pitch, double rmax, int given,
+		     fs_tubercle_list *t, char *err, size_t errlen)
 {
-	struct dome_run *d = vctx;
-	if (pass == 0) {
-		d->sp[i] = fs_image_disc_spread(meas, x, y, d->r1);
-		for (int k = 0; i < DOME_SMOOTH_TRIAL && k < 3; k++) {
-			fs_tubercle m;
-			fs_tubercle_init(&m);
-			d->q[i][k] = fs_dome_measure(meas, x, y, d->r0, d->r1, dome_sm[k], &m) == 0 ? m.fit_quality : NAN;
-		}
-		return;
-	}
-	fs_tubercle *c = &d->t->items[i], m;
-	fs_tubercle_init(&m);
-	if (d->sp[i] >= DOME_MIN_SPREAD * d->sp_med &&
-	    fs_dome_measure(meas, x, y, d->r0, d->r1, d->smooth, &m) == 0 &&
-	    m.fit_quality >= FS_DOME_NO_DOME_QUALITY && fs_tubercle_measured(&m)) {
-		take_size(c, &m);
-	} else {
-		double q = m.fit_quality;
-		set_unmeasured(c);
-		c->fit_quality = q; /* says how far from measurable it was */
-	}
-}
-
-static void dome_between(int pass, void *vctx)
-{
-	(void)pass;
-	struct dome_run *d = vctx;
-	size_t n = d->t->n < DOME_SMOOTH_TRIAL ? d->t->n : DOME_SMOOTH_TRIAL;
-	double q[3] = {0};
-	for (int k = 0; k < 3; k++) {
-		for (size_t i = 0; i < n; i++)
-			if (isfinite(d->q[i][k]))
-				q[k] += d->q[i][k];
-		q[k] /= n;
-	}
-	double best = fmax(q[0], fmax(q[1], q[2]));
-	d->smooth = 0;
-	for (int k = 2; k >= 0; k--)
-		if (q[k] >= best - 0.03)
-			d->smooth = dome_sm[k];
-	double *sorted = malloc(d->t->n * sizeof *sorted);
-	if (!sorted) {
-		d->oom = 1;
-		return;
-	}
-	memcpy(sorted, d->sp, d->t->n * sizeof *sorted);
-	qsort(sorted, d->t->n, sizeof *sorted, cmp_double);
-	d->sp_med = sorted[d->t->n / 2];
-	free(sorted);
-}
-
-static int dome_rule(const fs_image *img, const fs_params *p, double pitch, double rmax, fs_tubercle_list *t,
-		     char *err, size_t errlen)
-{
-	/* detection's dome measurement: full resolution, little smoothing
-	 * (detect.c), base radius within 0.15-0.8 of 0.6 pitch (of twice
-	 * the largest expected radius without a pitch, as detection's
-	 * methods without a lattice measure a candidate) */
 	double mr = pitch > 0 ? 0.6 * pitch : 2 * rmax;
-	/* At the set's centre as it is. A centre off the dome's (the
-	 * outline rule's, which a side detector pulls 0.1 pitch towards it)
-	 * reads the base small: on the SEM simulator 11.4 px for a true 16.0
-	 * (15.75 from the true centres). Neither the base rule's own circle
-	 * fit nor centre_refine.h brings such a centre back (the latter reads
-	 * 6.4 px there), so Re-measure does not pretend to: the numbers are in
-	 * README "Measurement rule". */
-	struct dome_run *d = calloc(1, sizeof *d);
-	if (d)
-		d->sp = malloc(t->n * sizeof *d->sp);
-	if (!d || !d->sp) {
-		if (d)
-			free(d->sp);
-		free(d);
-		snprintf(err, errlen, "measure: out of memory");
-		return -1;
+	double msig = pitch >= 40 ? 1.0 : 0.5;
+	int tile = 0, threads = 1;
+	fs_detect_get_tiling(&tile, &threads);
+	if (band_rows_forced)
+		tile = band_rows_forced;
+	int tiled = band_rows_forced || (tile > 0 && (double)img->width * img->height > 4.0 * tile * tile);
+	fs_image *fimg = NULL, *meas = NULL;
+	int rc = -1;
+	if (!tiled) {
+		const fs_image *whole = img;
+		if (img->bits && !(whole = fimg = fs_image_to_float(img))) {
+			snprintf(err, errlen, "measure: out of memory");
+			goto out;
+		}
+		if (fs_detect_measure_image(whole, p, msig, &meas, err, errlen))
+			goto out;
 	}
-	d->t = t;
-	d->r0 = 0.15 * mr;
-	d->r1 = 0.8 * mr;
-	/* the rays reach 1.3 x the largest base (dome_measure.c) */
-	int rc = run_passes(img, 1, p, pitch >= 40 ? 1.0 : 0.5, 1.3 * d->r1 + 3, t, 2, dome_visit, dome_between, d,
-			    err, errlen);
-	if (!rc && d->oom) {
-		snprintf(err, errlen, "measure: out of memory");
-		rc = -1;
-	}
-	free(d->sp);
-	free(d);
+	fs_meas m = {.img = meas, .f = 1, .width = img->width, .height = img->height, .dome = 1, .src = img,
+		     .mp = p, .sigma = msig, .tile = tiled ? tile : 0, .threads = threads, .given = given};
+	rc = fs_det_size_domes_list(&m, mr, t, err, errlen);
+out:
+	fs_image_free(meas);
+	fs_image_free(fimg);
 	return rc;
 }
 
@@ -387,8 +312,24 @@ int fs_measure_centres(const fs_image *img, const fs_params *p, double um_per_px
 	return fs_measure_centres_rule(img, p, um_per_px, fs_measurement_get_rule(), t, err, errlen);
 }
 
+static int measure(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule, int given,
+		   fs_tubercle_list *t, char *err, size_t errlen);
+
 int fs_measure_centres_rule(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
 			    fs_tubercle_list *t, char *err, size_t errlen)
+{
+	return measure(img, p, um_per_px, rule, 1, t, err, errlen);
+}
+
+int fs_measure_centres_detected(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
+				fs_tubercle_list *t, char *err, size_t errlen)
+{
+	return measure(img, p, um_per_px, rule, 2, t, err, errlen);
+}
+
+/* given: fs_meas.given for the dome rule (detect_measure.h) */
+static int measure(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule, int given,
+		   fs_tubercle_list *t, char *err, size_t errlen)
 {
 	/* compact or float (image.h): the rules read only the measurement
 	 * image made from it, and the lattice estimate reads either */
@@ -419,6 +360,6 @@ int fs_measure_centres_rule(const fs_image *img, const fs_params *p, double um_p
 	double rmin = 0, rmax = 0;
 	if (!(pitch > 0))
 		fs_det_radius_range(p, um_per_px > 0 ? um_per_px : 1, &rmin, &rmax);
-	return rule == FS_RULE_DOME ? dome_rule(img, p, pitch, rmax, t, err, errlen)
+	return rule == FS_RULE_DOME ? dome_rule(img, p, pitch, rmax, given, t, err, errlen)
 				    : outline_rule(img, p, pitch, rmin, rmax, t, err, errlen);
 }

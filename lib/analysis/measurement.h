@@ -82,15 +82,21 @@ const char *fs_measurement_version_text(int version, char *out, size_t outlen);
  * given one, as detection measures its candidates with that rule: the
  * outline rule on detection's measurement image (top-hat when p has one,
  * the blur at 3 % of the lattice pitch) with rays up to 0.6 x pitch; the
- * dome rule at full resolution with its base radius between 0.09 and 0.48
- * pitch and the ray smoothing chosen per image as detection chooses it.
+ * dome rule by the extraction's own sizing of domes whose centres are
+ * final (fs_det_measure_domes_at in detect_measure.h: the ray smoothing
+ * chosen per image, each base, the formation fitted at the centres, the
+ * template fit's sizes at the base rule's level read from the centres),
+ * whole or tile by tile as detection measures the image.
  * The pitch is the image's lattice pitch (as auto finds it), else the
  * median distance of each centre to its nearest neighbour. Centres, ids,
  * sources and everything but the size, shape and fit quality stay as they
  * are; a tubercle whose base cannot be measured gets radius NaN
  * (unmeasured), its ellipse cleared - under the dome rule also one on flat
- * ground (the image's spread around it below 0.2 of the centres' median),
- * where noise alone can line the rays' steps up on a circle. um_per_px is used for the diameter
+ * ground (the spread or the SE signal around it far below the image's
+ * domes'), where noise alone can line the rays' steps up on a circle. An
+ * unmeasured tubercle's fit quality under the dome rule says why: below
+ * FS_DOME_NO_DOME_QUALITY the base rule's (no base circle), 0 flat
+ * ground, NaN no base read at all. um_per_px is used for the diameter
  * range of methods that need it when no pitch can be found (0 = none).
  * Returns 0, or -1 with a message (no image, out of memory).
  */
@@ -99,13 +105,22 @@ int fs_measure_centres(const fs_image *img, const fs_params *p, double um_per_px
 int fs_measure_centres_rule(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
 			    fs_tubercle_list *t, char *err, size_t errlen);
 
-/* On an image of more than FS_MEASURE_BAND_MIN_PIXELS the measurement
- * image above is made one band of FS_MEASURE_BAND_ROWS rows (and the rows
- * its blur and rays reach) at a time, never whole: a 100 MP image's is
- * 400 MB of floats. The sizes equal the whole
- * image's but for the last bits of the rays' positions (within 1e-9 px,
- * test_measure_centres). Tests: bands of rows rows on any image (0: back to
- * the default). Not thread-safe: set it before measuring. */
+/* Detection's last step once the scale region dropped some of its
+ * tubercles (fs_detect_region_drop): fs_measure_centres_rule, except that
+ * under the dome rule an image with a halftone screen keeps its sizes
+ * (fs_det_size_domes_list in detect_measure.h). */
+int fs_measure_centres_detected(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
+				fs_tubercle_list *t, char *err, size_t errlen);
+
+/* The outline rule: on an image of more than FS_MEASURE_BAND_MIN_PIXELS
+ * the measurement image above is made one band of FS_MEASURE_BAND_ROWS
+ * rows (and the rows its blur and rays reach) at a time, never whole: a
+ * 100 MP image's is 400 MB of floats. The dome rule: tile by tile as
+ * detection (detect.h's tiling) on an image of more than four tiles. The
+ * sizes equal the whole image's but for the last bits of the rays'
+ * positions (test_measure_centres). Tests: bands of rows rows (the dome
+ * rule: tiles of that side) on any image (0: back to the default). Not
+ * thread-safe: set it before measuring. */
 void fs_measure_centres_set_band_rows(int rows);
 #define FS_MEASURE_BAND_ROWS 1024
 #define FS_MEASURE_BAND_MIN_PIXELS (16LL * 1000 * 1000)
