@@ -155,6 +155,39 @@ out:
 }
 
 /*
+ * The forward half both fs_autocorr2d and fs_power2d share: the power
+ * spectrum's columns kx <= w/2 into sr (h rows of w/2 + 1), from rows
+ * transformed two at a time (Z = row a + i row b) and those columns
+ * transformed. si, zr and zi are scratch (si as sr, zr and zi max(w, h)).
+ */
+static void half_power(const float *data, size_t w, size_t h, const float *tw, const float *th, float *sr,
+		       float *si, float *zr, float *zi)
+{
+	size_t nk = w / 2 + 1;
+	for (size_t r = 0; r < h; r += 2) {
+		memcpy(zr, data + r * w, w * sizeof *zr);
+		memcpy(zi, data + (r + 1) * w, w * sizeof *zi);
+		fft_tab(zr, zi, w, tw, 0);
+		for (size_t k = 0; k < nk; k++) {
+			size_t c = (w - k) & (w - 1);
+			sr[r * nk + k] = 0.5f * (zr[k] + zr[c]);
+			si[r * nk + k] = 0.5f * (zi[k] - zi[c]);
+			sr[(r + 1) * nk + k] = 0.5f * (zi[k] + zi[c]);
+			si[(r + 1) * nk + k] = -0.5f * (zr[k] - zr[c]);
+		}
+	}
+	for (size_t k = 0; k < nk; k++) {
+		for (size_t y = 0; y < h; y++) {
+			zr[y] = sr[y * nk + k];
+			zi[y] = si[y * nk + k];
+		}
+		fft_tab(zr, zi, h, th, 0);
+		for (size_t y = 0; y < h; y++)
+			sr[y * nk + k] = zr[y] * zr[y] + zi[y] * zi[y];
+	}
+}
+
+/*
  * Autocorrelation through real-input symmetries: two real rows share one
  * complex transform, only the columns kx <= w/2 of the (Hermitian) spectrum
  * are transformed, the real power spectrum's columns are inverted two at a
@@ -173,29 +206,7 @@ int fs_autocorr2d(float *data, size_t w, size_t h, int zero_dc)
 	float *zr = malloc(m * sizeof *zr), *zi = malloc(m * sizeof *zi);
 	if (!tw || !th || !sr || !si || !zr || !zi)
 		goto out;
-	/* Forward rows, two at a time: Z = row a + i row b. */
-	for (size_t r = 0; r < h; r += 2) {
-		memcpy(zr, data + r * w, w * sizeof *zr);
-		memcpy(zi, data + (r + 1) * w, w * sizeof *zi);
-		fft_tab(zr, zi, w, tw, 0);
-		for (size_t k = 0; k < nk; k++) {
-			size_t c = (w - k) & (w - 1);
-			sr[r * nk + k] = 0.5f * (zr[k] + zr[c]);
-			si[r * nk + k] = 0.5f * (zi[k] - zi[c]);
-			sr[(r + 1) * nk + k] = 0.5f * (zi[k] + zi[c]);
-			si[(r + 1) * nk + k] = -0.5f * (zr[k] - zr[c]);
-		}
-	}
-	/* Forward columns kx <= w/2, then the power spectrum (real, kept in sr). */
-	for (size_t k = 0; k < nk; k++) {
-		for (size_t y = 0; y < h; y++) {
-			zr[y] = sr[y * nk + k];
-			zi[y] = si[y * nk + k];
-		}
-		fft_tab(zr, zi, h, th, 0);
-		for (size_t y = 0; y < h; y++)
-			sr[y * nk + k] = zr[y] * zr[y] + zi[y] * zi[y];
-	}
+	half_power(data, w, h, tw, th, sr, si, zr, zi);
 	if (zero_dc)
 		sr[0] = 0;
 	/* Inverse columns, two real ones at a time; the result is Hermitian in y. */
@@ -257,33 +268,15 @@ int fs_power2d(const float *data, size_t w, size_t h, float *pw)
 	float *zr = malloc(m * sizeof *zr), *zi = malloc(m * sizeof *zi);
 	if (!tw || !th || !sr || !si || !zr || !zi)
 		goto out;
-	/* rows two at a time (Z = row a + i row b), as fs_autocorr2d */
-	for (size_t r = 0; r < h; r += 2) {
-		memcpy(zr, data + r * w, w * sizeof *zr);
-		memcpy(zi, data + (r + 1) * w, w * sizeof *zi);
-		fft_tab(zr, zi, w, tw, 0);
+	half_power(data, w, h, tw, th, sr, si, zr, zi);
+	/* the columns kx > w/2 mirror those: P(kx, ky) = P(w - kx, h - ky) */
+	for (size_t y = 0; y < h; y++)
 		for (size_t k = 0; k < nk; k++) {
-			size_t c = (w - k) & (w - 1);
-			sr[r * nk + k] = 0.5f * (zr[k] + zr[c]);
-			si[r * nk + k] = 0.5f * (zi[k] - zi[c]);
-			sr[(r + 1) * nk + k] = 0.5f * (zi[k] + zi[c]);
-			si[(r + 1) * nk + k] = -0.5f * (zr[k] - zr[c]);
-		}
-	}
-	/* columns kx <= w/2; the others mirror them: P(kx, ky) = P(w - kx, h - ky) */
-	for (size_t k = 0; k < nk; k++) {
-		for (size_t y = 0; y < h; y++) {
-			zr[y] = sr[y * nk + k];
-			zi[y] = si[y * nk + k];
-		}
-		fft_tab(zr, zi, h, th, 0);
-		for (size_t y = 0; y < h; y++) {
-			float p = zr[y] * zr[y] + zi[y] * zi[y];
+			float p = sr[y * nk + k];
 			pw[y * w + k] = p;
 			if (k > 0 && k < w - k)
 				pw[((h - y) & (h - 1)) * w + (w - k)] = p;
 		}
-	}
 	rc = 0;
 out:
 	free(tw);
