@@ -807,11 +807,7 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		snprintf(err, errlen, "tiled dome measurement: needs the full-resolution source");
 		return -1;
 	}
-	for (size_t i = 0; i < c->n; i++) {
-		fs_tubercle_init(&res[i].t);
-		res[i].ok = 0;
-		res[i].spread = NAN;
-	}
+	fs_measured_clear(res, c->n);
 	if (!c->n)
 		return 0;
 	struct job j = {.m = m, .c = c, .max_r = max_r, .res = res};

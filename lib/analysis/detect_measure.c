@@ -232,6 +232,15 @@ size_t fs_det_drop_flat_ground(fs_measured *meas, size_t n, double *floor)
 
 /* Given centres (fs_meas.given): every measured candidate back at its
  * own centre (m's pixels, f 1). */
+void fs_measured_clear(fs_measured *res, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fs_tubercle_init(&res[i].t);
+		res[i].ok = 0;
+		res[i].spread = NAN;
+	}
+}
+
 static void at_given(const fs_cand_list *c, fs_measured *meas)
 {
 	for (size_t i = 0; i < c->n; i++) {
@@ -247,11 +256,7 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 		snprintf(err, errlen, "dome sizes at given centres: not a given-centre measurement");
 		return -1;
 	}
-	for (size_t i = 0; i < c->n; i++) {
-		fs_tubercle_init(&res[i].t);
-		res[i].ok = 0;
-		res[i].spread = NAN;
-	}
+	fs_measured_clear(res, c->n);
 	if (!c->n)
 		return 0;
 	if (!m->img) {

@@ -76,6 +76,10 @@ typedef struct fs_measured {
 	double spread;
 } fs_measured;
 
+/* res[0..n) as not measured yet: a fresh tubercle (fit quality unknown),
+ * ok 0, spread NAN. */
+void fs_measured_clear(fs_measured *res, size_t n);
+
 /*
  * Measures every candidate on m (fs_blob_measure with rays up to max_r, or
  * 2 x cand.r when max_r is 0), drops those without a measurable blob, below
