@@ -74,24 +74,8 @@ static void the_selected_rule_gives_the_version(void **state)
  * counted inside the scene, and the mean true diameter of those domes. */
 static void matched_means(const sem_truth *tr, const fs_tubercle_list *t, double *d, double *truth, size_t *n)
 {
-	double xs[4096], ys[4096];
-	int mt[4096];
-	assert_true(t->n <= 4096);
-	for (size_t i = 0; i < t->n; i++) {
-		xs[i] = t->items[i].centroid_x;
-		ys[i] = t->items[i].centroid_y;
-	}
-	assert_int_equal(sem_match(tr, xs, ys, t->n, 0.25 * tr->pitch, mt, NULL), 0);
-	double s = 0, st = 0;
-	*n = 0;
-	for (size_t i = 0; i < t->n; i++) {
-		int k = mt[i];
-		if (k < 0 || !sem_counted(tr, tr->x[k], tr->y[k]) || !fs_tubercle_measured(&t->items[i]))
-			continue;
-		s += 2 * t->items[i].radius_px;
-		st += tr->d[k];
-		(*n)++;
-	}
+	double s, st;
+	assert_int_equal(sem_matched_diameters(tr, t, &s, &st, n), 0);
 	*d = *n ? s / *n : 0;
 	*truth = *n ? st / *n : 0;
 }

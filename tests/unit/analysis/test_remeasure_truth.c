@@ -36,6 +36,7 @@
 #include "analysis/detect.h"
 #include "analysis/measurement.h"
 #include "sanitized.h"
+#include "sem_scene.h"
 #include "sem_sim.h"
 
 /* The mean diameter's error (%) of the tubercles of t matched to the
@@ -43,29 +44,8 @@
  * and whose radius is measured; *n gets how many. */
 static double mean_d_error(const sem_truth *tr, const fs_tubercle_list *t, size_t *n)
 {
-	double *xs = malloc((t->n ? t->n : 1) * sizeof *xs), *ys = malloc((t->n ? t->n : 1) * sizeof *ys);
-	int *mdet = malloc((t->n ? t->n : 1) * sizeof *mdet);
-	assert_non_null(xs);
-	assert_non_null(ys);
-	assert_non_null(mdet);
-	for (size_t i = 0; i < t->n; i++) {
-		xs[i] = t->items[i].centroid_x;
-		ys[i] = t->items[i].centroid_y;
-	}
-	assert_int_equal(sem_match(tr, xs, ys, t->n, 0.25 * tr->pitch, mdet, NULL), 0);
-	double sd = 0, st = 0;
-	*n = 0;
-	for (size_t i = 0; i < t->n; i++) {
-		int j = mdet[i];
-		if (j < 0 || !sem_counted(tr, tr->x[j], tr->y[j]) || !isfinite(t->items[i].radius_px))
-			continue;
-		sd += 2 * t->items[i].radius_px;
-		st += tr->d[j];
-		++*n;
-	}
-	free(xs);
-	free(ys);
-	free(mdet);
+	double sd, st;
+	assert_int_equal(sem_matched_diameters(tr, t, &sd, &st, n), 0);
 	return *n ? 100 * (sd - st) / st : NAN;
 }
 

@@ -4,6 +4,7 @@
 #include "sem_scene.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void sem_low_domes(sem_opts *o)
@@ -37,4 +38,37 @@ void sem_scene_close(sem_scene *s)
 	sem_truth_free(&s->tr);
 	fs_image_free(s->img);
 	s->img = NULL;
+}
+
+int sem_matched_diameters(const sem_truth *tr, const fs_tubercle_list *t, double *sum_d, double *sum_truth,
+			  size_t *n)
+{
+	size_t m = t->n ? t->n : 1;
+	double *xs = malloc(m * sizeof *xs), *ys = malloc(m * sizeof *ys);
+	int *mt = malloc(m * sizeof *mt);
+	int rc = -1;
+	*sum_d = *sum_truth = 0;
+	*n = 0;
+	if (!xs || !ys || !mt)
+		goto out;
+	for (size_t i = 0; i < t->n; i++) {
+		xs[i] = t->items[i].centroid_x;
+		ys[i] = t->items[i].centroid_y;
+	}
+	if (sem_match(tr, xs, ys, t->n, 0.25 * tr->pitch, mt, NULL))
+		goto out;
+	for (size_t i = 0; i < t->n; i++) {
+		int k = mt[i];
+		if (k < 0 || !sem_counted(tr, tr->x[k], tr->y[k]) || !fs_tubercle_measured(&t->items[i]))
+			continue;
+		*sum_d += 2 * t->items[i].radius_px;
+		*sum_truth += tr->d[k];
+		++*n;
+	}
+	rc = 0;
+out:
+	free(xs);
+	free(ys);
+	free(mt);
+	return rc;
 }

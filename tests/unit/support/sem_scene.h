@@ -11,6 +11,7 @@
 #define SEM_SCENE_H
 
 #include "analysis/params.h"
+#include "image/tubercle.h"
 #include "sem_sim.h"
 
 typedef struct sem_scene {
@@ -35,5 +36,15 @@ void sem_tight_side_lit(sem_opts *o);
 /* Renders o into s; 0, or -1 when the simulator refuses (s is then empty). */
 int sem_scene_open(sem_scene *s, const sem_opts *o);
 void sem_scene_close(sem_scene *s);
+
+/*
+ * The tubercles of t matched to the truth (sem_match within a quarter
+ * pitch) whose true dome is counted (sem_counted) and whose base is
+ * measured (fs_tubercle_measured): *n of them, the sums of their measured
+ * diameters (px) in *sum_d and of their true ones in *sum_truth. 0, or -1
+ * when out of memory or the match fails.
+ */
+int sem_matched_diameters(const sem_truth *tr, const fs_tubercle_list *t, double *sum_d, double *sum_truth,
+			  size_t *n);
 
 #endif
