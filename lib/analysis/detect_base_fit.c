@@ -69,14 +69,23 @@ int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offse
 	return 0;
 }
 
-double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F)
+/* One level reading by measure (the plain base rule or its ridge variant)
+ * in the radius window of mr at scale F: the radius, NAN when the reading
+ * fails or its fit quality is below DOME_QUALITY. */
+static double level_reading(int (*measure)(const fs_image *, double, double, double, double, fs_tubercle *),
+			    const fs_image *img, double x, double y, double mr, double F)
 {
 	fs_tubercle t;
 	memset(&t, 0, sizeof t);
-	if (fs_dome_measure_base(img, x, y, 0.15 * mr / F, 0.8 * mr / F, &t) || !(t.fit_quality >= DOME_QUALITY) ||
+	if (measure(img, x, y, 0.15 * mr / F, 0.8 * mr / F, &t) || !(t.fit_quality >= DOME_QUALITY) ||
 	    !(t.radius_px > 0))
 		return NAN;
 	return t.radius_px;
+}
+
+double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F)
+{
+	return level_reading(fs_dome_measure_base, img, x, y, mr, F);
 }
 
 int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, double *scratch)
@@ -97,12 +106,7 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F)
 {
-	fs_tubercle t;
-	memset(&t, 0, sizeof t);
-	if (fs_dome_measure_base_ridge(lp, x, y, 0.15 * mr / F, 0.8 * mr / F, &t) || !(t.fit_quality >= DOME_QUALITY) ||
-	    !(t.radius_px > 0))
-		return NAN;
-	return t.radius_px;
+	return level_reading(fs_dome_measure_base_ridge, lp, x, y, mr, F);
 }
 
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
