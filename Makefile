@@ -175,15 +175,12 @@ unit-dome: deps
 # decomposition's table and guards over the 64 corner scenes, which make
 # test runs only on two scenes under the sanitizers, the oracle (what the
 # scenes allow at best; make test runs every 8th scene under the
-# sanitizers), test_dome_base
-# with its first (printed, not asserted) table, which make test's plain
-# run skips (tests/run_unit.sh), and test_dome_fit's formation fit over
-# the 64 corner scenes (make test: every 8th).
+# sanitizers) and test_dome_fit's formation fit over the 64 corner scenes
+# (make test: every 8th).
 accuracy: deps
 	@$(MAKE) --no-print-directory -j2 unit-bin
 	@build/tests/analysis/test_sem_decompose
 	@build/tests/analysis/test_sem_oracle
-	@build/tests/analysis/test_dome_base
 	@build/tests/analysis/test_dome_fit
 
 bench: deps all

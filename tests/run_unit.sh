@@ -71,23 +71,15 @@ run_one() {
 	t=$3
 	t0=$(date +%s%N)
 	# the binary's own CPU time: `times` in this subshell reports its child
-	# test_dome_base's first table (the rule before fs_dome_image, from
-	# the true centres of the 64 scenes) is printed, never asserted: the
-	# plain build skips it (about a third of the binary's CPU) unless
-	# FS_UNIT_FULL is set (`make accuracy`); the sanitizer build still runs
-	# its code on its scenes
 	# test_dome_fit's formation fit over the 64 corner scenes (an accuracy
 	# instrument, the fit not wired into the statistics) runs every 8th
 	# scene in the plain build too, with that subset's level asserted;
 	# `make accuracy` (or FS_UNIT_FULL) runs all 64
-	skip_before=
 	fit_step=
 	case "$t" in
-	build/tests/analysis/test_dome_base) [ -z "$FS_UNIT_FULL" ] && skip_before=1 ;;
 	build/tests/analysis/test_dome_fit) [ -z "$FS_UNIT_FULL" ] && fit_step=8 ;;
 	esac
-	cpu=$( ([ -n "$skip_before" ] && export DOME_SKIP_BEFORE=1
-		[ -n "$fit_step" ] && export FIT_SCENE_STEP=$fit_step
+	cpu=$( ([ -n "$fit_step" ] && export FIT_SCENE_STEP=$fit_step
 		SEM_SCENE_CACHE="$tmp/scenes.$2" ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CMOCKA_MESSAGE_OUTPUT=STDOUT \
 		"$t" >"$tmp/raw.$1" 2>&1
@@ -118,11 +110,11 @@ run_one() {
 		case "$t" in
 		build/tests/analysis/test_paper_images) grep -v '^\[' "$tmp/raw.$1" ;;
 		# the formation fit's tables (issue 13): simulator and figures; the
-		# simulator's accuracy tables of both rules and of the base rule at
-		# the true centres (README and docs/paper-figures.md cite them)
+		# simulator's accuracy tables of both rules (README and
+		# docs/paper-figures.md cite them)
 		build/tests/analysis/test_dome_fit | build/tests/analysis/test_dome_fit_paper | \
 			build/tests/analysis/test_paper_profile_fill | \
-			build/tests/analysis/test_sem_accuracy | build/tests/analysis/test_dome_base)
+			build/tests/analysis/test_sem_accuracy)
 			grep -v '^\[' "$tmp/raw.$1" ;;
 		# what the images allow at best (the oracle), and the simulator's physics
 		build/tests/analysis/test_sem_oracle | build/tests/analysis/test_sem_physics)

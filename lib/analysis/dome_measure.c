@@ -11,11 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/blur_estimate.h"
-#include "analysis/halftone.h"
 #include "analysis/lanes.h"
 #include "analysis/parabola_vertex.h"
-#include "analysis/preprocess.h"
 
 #define NRAYS 32
 #define NMAX 48
@@ -89,14 +86,8 @@ static int fit_circle(const double *px, const double *py, const int *use, int n,
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Ascending order of a few (at most NRAYS) values without NAN: the same
- * order as qsort with cmp_double, without its call per comparison (two
+ * order as qsort with an ascending comparison, without its call per comparison (two
  * sorts per pass were a twentieth of the dome rule's cost). */
 static void sort_few(double *v, int n)
 {
@@ -647,16 +638,14 @@ static double base_radius(const fs_image *img, double cx, double cy, double r0, 
 	return r1;
 }
 
-/* di: the prepared image (its blur corrects the radius); else, with
- * local set, the blur this tubercle's own steps show (their width, the
- * kappa of pass()) corrects it; neither: the raw radius. inner: the raw
- * radius first corrected by the last pass's inner_shift. ridge: without
- * a prepared image, the passes after the first take the blur the rays
- * showed in the pass before (1 / sqrt(kappa)) for pass()'s ridge model
- * of a steep rim (fs_dome_measure_base_ridge). */
-static int measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
-		   const fs_dome_image *di, int local, int inner, int ridge, double sw, fs_tubercle *t,
-		   double *rawr, double *kappa)
+/* local: the blur this tubercle's own steps show (their width, the kappa
+ * of pass()) corrects the radius; else the raw radius. inner: the raw
+ * radius first corrected by the last pass's inner_shift. ridge: the
+ * passes after the first take the blur the rays showed in the pass before
+ * (1 / sqrt(kappa)) for pass()'s ridge model of a steep rim
+ * (fs_dome_measure_base_ridge). */
+static int measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth, int local,
+		   int inner, int ridge, double sw, fs_tubercle *t, double *rawr, double *kappa)
 {
 	*rawr = NAN;
 	*kappa = NAN;
@@ -677,8 +666,8 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	 * fitted centre, the outermost strong one. */
 	for (int it = 0; it < 3; it++) {
 		double nx, ny;
-		double blur = di ? di->blur : 0;
-		if (!di && ridge && it > 0 && isfinite(*kappa) && *kappa > 0)
+		double blur = 0;
+		if (ridge && it > 0 && isfinite(*kappa) && *kappa > 0)
 			blur = 1 / sqrt(*kappa);
 		if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, rad, &nx, &ny, &q, kappa,
 			 rp))
@@ -715,9 +704,7 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	}
 	/* rpoly: the polygon's radius, whose shape the ellipse keeps */
 	double rpoly = sqrt(A / M_PI), r0 = rpoly - ishift, r1 = r0;
-	if (di)
-		r1 = base_radius(img, cx, cy, r0, di->blur, 1.3 * rmax);
-	else if (local && isfinite(*kappa)) {
+	if (local && isfinite(*kappa)) {
 		double s = sigma_from_tab(shared_tab(0), shared_tab(1), r0, *kappa);
 		if (s > 0 && r0 < LOCAL_HI * s) {
 			double w = fmin(1, 2 - 2 * r0 / (LOCAL_HI * s));
@@ -739,34 +726,26 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
 		    fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, smooth, NULL, 1, 0, 0, SW, t, &r0, &kappa);
+	return measure(img, x, y, rmin, rmax, smooth, 1, 0, 0, SW, t, &r0, &kappa);
 }
 
 int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, 0, NULL, 1, 1, 0, SW, t, &r0, &kappa);
+	return measure(img, x, y, rmin, rmax, 0, 1, 1, 0, SW, t, &r0, &kappa);
 }
 
 int fs_dome_measure_base_ridge(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, 0, NULL, 1, 1, 1, SW, t, &r0, &kappa);
+	return measure(img, x, y, rmin, rmax, 0, 1, 1, 1, SW, t, &r0, &kappa);
 }
 
 int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 			 fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, smooth, NULL, 0, 0, 0, 0, t, &r0, &kappa);
-}
-
-int fs_dome_measure_at(const fs_dome_image *d, double x, double y, double rmin, double rmax, fs_tubercle *t)
-{
-	if (!d || !d->img)
-		return -1;
-	double r0, kappa;
-	return measure(d->img, x, y, rmin, rmax, 0, d, 0, 0, 0, SW, t, &r0, &kappa);
+	return measure(img, x, y, rmin, rmax, smooth, 0, 0, 0, 0, t, &r0, &kappa);
 }
 
 /* The blurred circular step (see dome_measure.h), in units of sigma:
@@ -902,41 +881,6 @@ static const double *ray_dirs(int q)
 	return g_dirs[q];
 }
 
-static double sigma_from(const fs_dome_image *d, double r, double kappa)
-{
-	return sigma_from_tab(d->tab, d->qtab, r, kappa);
-}
-
-int fs_dome_image_calibrate(fs_dome_image *d, const double *xs, const double *ys, size_t n, double rmin,
-			    double rmax)
-{
-	double s[64];
-	int m = 0;
-	size_t stride = n > 64 ? n / 64 : 1;
-	for (size_t i = 0; i < n && m < 64; i += stride) {
-		fs_tubercle t;
-		double r0, kappa;
-		if (xs[i] < 0 || ys[i] < 0 || xs[i] > d->img->width - 1 || ys[i] > d->img->height - 1)
-			continue;
-		if (measure(d->img, xs[i], ys[i], rmin, rmax, 0, NULL, 0, 0, 0, SW, &t, &r0, &kappa) ||
-		    !isfinite(t.radius_px) || !isfinite(r0) || !isfinite(kappa))
-			continue;
-		double si = sigma_from(d, r0, kappa);
-		if (isfinite(si))
-			s[m++] = si;
-	}
-	if (m < 8)
-		return 1;
-	qsort(s, (size_t)m, sizeof *s, cmp_double);
-	/* d->img is src convolved with the Gaussian d->smooth, so its blur is
-	 * at least that: on a printed figure the bases read sharper than the
-	 * low-pass (1.27 px against 1.5 at a 5 px screen; the dots that
-	 * survive it are sharp), and the deblur then moved the steep domes'
-	 * ridges out by 4-7 % of D */
-	d->blur = fmax(s[m / 2], d->smooth);
-	return 0;
-}
-
 static double deblur_tab(const double *tab, double s, double r)
 {
 	if (!(s > 0) || !(r > 0))
@@ -955,11 +899,6 @@ static double deblur_tab(const double *tab, double s, double r)
 		}
 	}
 	return r;
-}
-
-double fs_dome_deblur(const fs_dome_image *d, double r)
-{
-	return deblur_tab(d->tab, d->blur, r);
 }
 
 /* I0e(z) = exp(-z) I0(z) (Abramowitz & Stegun 9.8.1-2). */
@@ -1139,36 +1078,4 @@ static double fit_profile(const double *prof, int nr, double step, double r0, do
 	if (mb < 0 || !isfinite(sp) || !isfinite(sn))
 		return NAN;
 	return rb + h * fs_parabola_vertex(-sp, -best, -sn);
-}
-
-int fs_dome_image_prepare(const fs_image *src, double pitch, fs_dome_image *d, char *err, size_t errlen)
-{
-	memset(d, 0, sizeof *d);
-	double period = 0, b = 0;
-	if (fs_halftone_detect(src, &period, NULL) || fs_blur_estimate(src, &b) < 0) {
-		snprintf(err, errlen, "dome image: out of memory");
-		return -1;
-	}
-	d->halftone = period;
-	d->smooth = period > 0 ? FS_HALFTONE_LOWPASS * period : pitch >= 40 ? 1.0 : 0.5;
-	d->img = fs_gaussian_blurred(src, d->smooth, err, errlen);
-	if (!d->img)
-		return -1;
-	/* the blur of the source (estimated) and the smoothing add up; the
-	 * dots of a screen have sharp edges that say nothing of the printed
-	 * figure's blur, and the low-pass then dominates */
-	if (period > 0)
-		b = 0;
-	d->blur = sqrt(b * b + d->smooth * d->smooth);
-	memcpy(d->tab, shared_tab(0), sizeof d->tab);
-	memcpy(d->qtab, shared_tab(1), sizeof d->qtab);
-	return 0;
-}
-
-void fs_dome_image_free(fs_dome_image *d)
-{
-	if (!d)
-		return;
-	fs_image_free(d->img);
-	d->img = NULL;
 }

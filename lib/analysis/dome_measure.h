@@ -28,24 +28,23 @@
  * each ray's largest step). Below FS_DOME_MIN_QUALITY the base is not
  * measurable: the centre is kept, radius_px is NAN.
  *
- * Blur (fs_dome_image): every blur of the image - beam, scan, a
- * halftone's low-pass, the measurement's smoothing - moves the steepest
- * point of the base inwards, most for small domes. The base is modelled as
- * what it is in the SE formation, a step of the signal at radius R (the
- * slope, and with it the yield, drops to the flat surface's there); a step
- * on a circle of radius R blurred by a Gaussian of sigma has the radial
- * derivative (R / sigma^2) exp(-(r^2 + R^2) / 2 sigma^2) I1(r R / sigma^2),
- * whose peak r*(R, sigma) lies inside R (about R - sigma^2 / 2R for R >>
- * sigma). fs_dome_image_prepare estimates sigma once per image from its
- * edges (blur_estimate.h) after removing a halftone screen (halftone.h);
- * fs_dome_measure_at then inverts r*(R, sigma) for the measured radius.
+ * Blur: every blur of the image - beam, scan, a halftone's low-pass, the
+ * measurement's smoothing - moves the steepest point of the base inwards,
+ * most for small domes. The base is modelled as what it is in the SE
+ * formation, a step of the signal at radius R (the slope, and with it the
+ * yield, drops to the flat surface's there); a step on a circle of radius
+ * R blurred by a Gaussian of sigma has the radial derivative
+ * (R / sigma^2) exp(-(r^2 + R^2) / 2 sigma^2) I1(r R / sigma^2), whose
+ * peak r*(R, sigma) lies inside R (about R - sigma^2 / 2R for R >> sigma).
+ * The sigma is the one the dome's own steps show (their width, the
+ * curvature of the log profile at the peak), and r*(R, sigma) is inverted
+ * for the measured radius.
  * A steep dome's rim is a ridge rather than a step (see pass() in
  * dome_measure.c): its outer flank lies beyond the base by about
  * sigma - w / 2, corrected from the two flanks' distance.
  * One model for every image, no per-genus or per-image constant.
  *
- * The caller owns img and t; nothing is kept. fs_dome_image owns its
- * image (fs_dome_image_free).
+ * The caller owns img and t; nothing is kept.
  */
 #ifndef FS_DOME_MEASURE_H
 #define FS_DOME_MEASURE_H
@@ -65,10 +64,9 @@
  * Measures the dome around (x, y) with a base radius in [rmin, rmax] px,
  * the ray profiles smoothed by smooth px (0: none; see fs_det_measure for
  * how it is chosen per image). The radius is corrected for the blur the
- * dome's own steps show (their width: sigma from r* and the curvature, as
- * fs_dome_image_calibrate reads it over many), in full up to 4 sigma and
- * fading out at 8 sigma, with the profile fit below 3 sigma (as
- * fs_dome_measure_at): a flat disk is a dome whose base is its edge, and
+ * dome's own steps show (their width: sigma from r* and the curvature),
+ * in full up to 4 sigma and fading out at 8 sigma, with the profile fit
+ * below 3 sigma: a flat disk is a dome whose base is its edge, and
  * the blurred edge's steepest point lies inside it by about sigma^2 / 2R
  * (6 px disks read 5.6 px without it, 5.97 with it).
  * Returns 0 and fills centroid, radius_px (NAN when not measurable),
@@ -121,53 +119,5 @@ int fs_dome_measure_base_ridge(const fs_image *img, double x, double y, double r
  */
 int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 			 fs_tubercle *t);
-
-/* The image the bases are measured on, prepared once per image. */
-typedef struct fs_dome_image {
-	fs_image *img;   /* owned: src with a halftone screen low-passed away,
-			  * else lightly smoothed against noise */
-	double blur;     /* its effective blur sigma, px (estimated) */
-	double halftone; /* the screen's period, px; 0 = none found */
-	double smooth;   /* the Gaussian applied to src, px */
-	/* r* / sigma as a function of R / sigma, tabulated at steps of
-	 * 0.1 from 0 (dome_measure.c) */
-	double tab[128];
-	double qtab[128]; /* the width of the peak (dome_measure.c) */
-} fs_dome_image;
-
-/*
- * Prepares d from src for tubercles at about the given lattice pitch (px;
- * 0 unknown): finds and removes a halftone screen, smooths lightly (0.5 px,
- * 1 px at pitches of 40 px and more) and sets blur to the source's
- * estimated blur and the smoothing added in quadrature (a screen's dots
- * have sharp edges whatever the figure's blur: there the low-pass alone).
- * Returns 0, -1 on out of memory (err set; d then holds nothing to free).
- */
-int fs_dome_image_prepare(const fs_image *src, double pitch, fs_dome_image *d, char *err, size_t errlen);
-void fs_dome_image_free(fs_dome_image *d);
-
-/*
- * The blur as the dome bases themselves show it, from tubercles at
- * (xs, ys) (n, the first 64 spread over them used): each ray's step at the
- * base has a width (the curvature of its log profile at the peak); with
- * the peak's radius it fixes R / sigma and sigma of the blurred circular
- * step; d->blur becomes the median over the tubercles. Edges of other
- * things (texture, shadows, a straight margin) do not enter. Returns 0; 1
- * when fewer than 8 tubercles could tell (d->blur kept).
- */
-int fs_dome_image_calibrate(fs_dome_image *d, const double *xs, const double *ys, size_t n, double rmin,
-			    double rmax);
-
-/* fs_dome_measure on d->img without ray smoothing, its radius corrected
- * for d->blur (ellipse axes scaled alike): the steepest step inverted,
- * and below 3 sigma blended into the least-squares fit of the blurred
- * disk to the whole radial profile (in full below 2 sigma, where the
- * steepest point hardly moves with R; dome_measure.c fit_small_base).
- * Same returns. */
-int fs_dome_measure_at(const fs_dome_image *d, double x, double y, double rmin, double rmax, fs_tubercle *t);
-
-/* The radius R of the circular step whose blurred radial derivative peaks
- * at r (see above), for the table of d; r when d->blur is 0. */
-double fs_dome_deblur(const fs_dome_image *d, double r);
 
 #endif
