@@ -48,14 +48,24 @@ int fs_agent_state_active(const char *state)
 	return !strcmp(state, "starting") || !strcmp(state, "running");
 }
 
-/* The state letter of /proc/<pid>/stat (after the command in parentheses). */
+/* Only a /proc entry that is not there says a process is gone: a file
+ * that cannot be opened for another reason (the server out of file
+ * descriptors or memory) says nothing, and a live run must not be failed
+ * as dead on it. */
+static int proc_gone(void)
+{
+	return errno == ENOENT || errno == ESRCH;
+}
+
+/* The state letter of /proc/<pid>/stat (after the command in parentheses);
+ * 0 when the process is gone, '?' when it cannot be told. */
 static char proc_state(long long pid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof path, "/proc/%lld/stat", pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return 0;
+		return proc_gone() ? 0 : '?';
 	size_t n = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
 	buf[n] = 0;
@@ -70,7 +80,7 @@ static int cmdline_has_run(long long pid, long long run_id)
 	snprintf(want, sizeof want, "%lld", run_id);
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return 0;
+		return !proc_gone();
 	size_t n = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
 	buf[n] = 0;
@@ -92,6 +102,8 @@ int fs_agent_pid_alive(long long pid, long long run_id)
 	char s = proc_state(pid);
 	if (!s || s == 'Z' || s == 'X' || s == 'x')
 		return 0;
+	if (s == '?')
+		return 1;
 	return cmdline_has_run(pid, run_id);
 }
 

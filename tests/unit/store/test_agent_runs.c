@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -406,6 +407,36 @@ static int fake_worker(const char *dir)
 	return 0;
 }
 
+/* fs_agent_pid_alive(pid, run) while this process can open no file
+ * (RLIMIT_NOFILE lowered and every descriptor below it taken); the limit
+ * and the descriptors are restored. */
+static int fds_exhausted_still_alive(long long pid, long long run)
+{
+	struct rlimit old, low;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	int probe = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(probe >= 0);
+	close(probe);
+	low = old;
+	low.rlim_cur = (rlim_t)probe + 8;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	int held[64], nh = 0;
+	for (;;) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		assert_true(nh < 64);
+		held[nh++] = fd;
+	}
+	int e = errno;
+	int alive = fs_agent_pid_alive(pid, run);
+	while (nh > 0)
+		close(held[--nh]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(e, EMFILE);
+	return alive;
+}
+
 static void spawned_worker_has_only_std_fds_detached(void **state)
 {
 	(void)state;
@@ -425,6 +456,9 @@ static void spawned_worker_has_only_std_fds_detached(void **state)
 	assert_true(wait_file(fds, 1, 10000));
 	assert_int_equal(fs_agent_pid_alive(pid, 4242), 1);
 	assert_int_equal(fs_agent_pid_alive(pid, 4243), 0);
+	/* a server out of file descriptors cannot read /proc: that says
+	 * nothing of the worker, which must not be failed as dead on it */
+	assert_true(fds_exhausted_still_alive(pid, 4242));
 	assert_int_equal(getpgid((pid_t)pid), (pid_t)pid);
 	assert_true(getsid((pid_t)pid) != getsid(0));
 	FILE *f = fopen(fds, "r");
