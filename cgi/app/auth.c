@@ -115,6 +115,10 @@ int fs_auth_login(fs_req *r, fs_resp *w, long long user_id)
 				   r->client_addr, token, csrf);
 	if (rc)
 		return rc;
+	/* Sessions that expired without a logout are deleted here, so the table
+	 * does not grow with every login; a failure leaves them for the next
+	 * login and does not refuse this one (lookups ignore expired rows). */
+	(void)fs_session_purge(r->app->db, (long long)time(NULL), c->session_idle_minutes * 60);
 	if (r->session_token[0])
 		fs_session_delete(r->app->db, r->session_token);
 	snprintf(r->session_token, sizeof r->session_token, "%s", token);

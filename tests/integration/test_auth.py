@@ -130,6 +130,29 @@ def test_session_expiry_idle_and_absolute():
     assert c2.get("/api/me").status == 401
 
 
+def test_a_login_deletes_sessions_that_expired():
+    """Sessions that ended without a logout do not pile up: the next login
+    deletes them (a live one of another client stays)."""
+    live = srv.client()
+    live.login()
+    old = srv.client()
+    old.login()
+    db = sqlite3.connect(srv.db_path(), timeout=10)
+    now = int(time.time())
+    n0 = db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+    # the old client's session (the newest row): expired an hour ago
+    rows = [r[0] for r in db.execute("SELECT rowid FROM sessions ORDER BY rowid DESC LIMIT 1")]
+    db.execute("UPDATE sessions SET expires_at = ? WHERE rowid = ?", (now - 3600, rows[0]))
+    db.commit()
+    srv.client().login()
+    n1 = db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+    expired = db.execute("SELECT count(*) FROM sessions WHERE expires_at <= ?", (now,)).fetchone()[0]
+    db.close()
+    assert expired == 0
+    assert n1 <= n0  # one added, at least the expired one gone
+    assert live.get("/api/me").status == 200
+
+
 def test_session_token_stored_hashed():
     c = srv.client()
     c.login()

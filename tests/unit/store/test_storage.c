@@ -329,6 +329,26 @@ static void sessions_store_hash_and_expire(void **state)
 	assert_int_equal(fs_session_lookup(db, tok, 5001, 600, &u, csrf2), FS_DB_NOTFOUND);
 }
 
+/* Sessions that ended without a logout (absolute or idle expiry) are
+ * deleted by fs_session_purge, which each login runs (cgi/app/auth.c):
+ * the table does not grow with every login forever. */
+static void expired_sessions_are_purged(void **state)
+{
+	fs_db *db = *state;
+	char err[256], a[65], b[65], c[65], csrf[65];
+	long long id;
+	assert_int_equal(fs_user_create(db, "pat", NULL, 0, "pat-password", &id, err, sizeof err), 0);
+	assert_int_equal(fs_session_create(db, id, 1000, 300, "", a, csrf), 0);  /* expires at 1300 */
+	assert_int_equal(fs_session_create(db, id, 1000, 3600, "", b, csrf), 0); /* idle since 1000 */
+	assert_int_equal(fs_session_create(db, id, 1650, 3600, "", c, csrf), 0); /* live */
+	assert_int_equal(fs_session_purge(db, 1700, 600), 2);
+	fs_user u;
+	assert_int_equal(fs_session_lookup(db, c, 1700, 600, &u, csrf), 0);
+	assert_int_equal(fs_session_lookup(db, a, 1200, 600, &u, csrf), FS_DB_NOTFOUND);
+	assert_int_equal(fs_session_lookup(db, b, 1200, 600, &u, csrf), FS_DB_NOTFOUND);
+	assert_int_equal(fs_session_purge(db, 1700, 600), 0);
+}
+
 static void throttle_counts_per_account_and_address(void **state)
 {
 	fs_db *db = *state;
@@ -383,6 +403,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(old_hash_method_is_upgraded_on_login, setup, teardown),
 		cmocka_unit_test_setup_teardown(users_create_get_disable, setup, teardown),
 		cmocka_unit_test_setup_teardown(sessions_store_hash_and_expire, setup, teardown),
+		cmocka_unit_test_setup_teardown(expired_sessions_are_purged, setup, teardown),
 		cmocka_unit_test_setup_teardown(throttle_counts_per_account_and_address, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
