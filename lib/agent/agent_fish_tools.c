@@ -221,24 +221,6 @@ int *fs_agent_degrees(const fs_agent_sess *s)
 	return deg;
 }
 
-double fs_agent_disc_mean(const fs_image *img, double x, double y, double r)
-{
-	int x0 = (int)floor(x - r), x1 = (int)ceil(x + r), y0 = (int)floor(y - r), y1 = (int)ceil(y + r);
-	double sum = 0, r2 = r * r;
-	long n = 0;
-	x0 = x0 < 0 ? 0 : x0;
-	y0 = y0 < 0 ? 0 : y0;
-	x1 = x1 >= img->width ? img->width - 1 : x1;
-	y1 = y1 >= img->height ? img->height - 1 : y1;
-	for (int yy = y0; yy <= y1; yy++)
-		for (int xx = x0; xx <= x1; xx++)
-			if ((xx - x) * (xx - x) + (yy - y) * (yy - y) <= r2) {
-				sum += fs_image_value(img, xx, yy);
-				n++;
-			}
-	return n ? sum / n : 0;
-}
-
 static double mean_radius(const fs_agent_sess *s)
 {
 	double sum = 0;

@@ -261,8 +261,6 @@ int fs_agent_initial_extraction(fs_agent_sess *s, int *n, char *err, size_t errl
 int fs_agent_cleanup_boundary(fs_agent_sess *s, int *n, char *err, size_t errlen);
 /* Degree of each tubercle of s->t (array parallel to s->t.items, caller frees). */
 int *fs_agent_degrees(const fs_agent_sess *s);
-/* Mean intensity in a disc of radius r at (x, y) of the working image (float or compact). */
-double fs_agent_disc_mean(const fs_image *img, double x, double y, double r);
 
 /* Lattice fit of the offline policies: sites to add (image pixels, none
  * within half a pitch of avoid; only where fs_agent_evidence_at finds a

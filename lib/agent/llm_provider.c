@@ -59,11 +59,6 @@ static const struct provider_def *find_def(const char *name)
 	return NULL;
 }
 
-int fs_llm_provider_known(const char *provider)
-{
-	return find_def(provider) != NULL || (provider && !strcmp(provider, "local"));
-}
-
 int fs_llm_provider_configured(const char *provider, void *key_file)
 {
 	return fs_llm_key_present(provider, NULL, key_file);

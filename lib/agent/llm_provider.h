@@ -93,9 +93,6 @@ const char *const *fs_llm_secrets(const fs_llm *llm);
 #define FS_LLM_MODEL_MAX 127
 int fs_llm_model_name_valid(const char *name);
 
-/* 1 if the name is a known provider. */
-int fs_llm_provider_known(const char *provider);
-
 /* fs_prices_configured_fn for fs_prices_providers_json: key present (default env names + key_file). */
 int fs_llm_provider_configured(const char *provider, void *key_file);
 

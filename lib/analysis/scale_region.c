@@ -60,20 +60,6 @@ void fs_scale_region_free(fs_scale_region *r)
 	memset(r, 0, sizeof *r);
 }
 
-int fs_scale_region_copy(fs_scale_region *dst, const fs_scale_region *src)
-{
-	*dst = *src;
-	dst->in = NULL;
-	if (!src->in)
-		return 0;
-	size_t n = (size_t)src->gw * (size_t)src->gh;
-	dst->in = malloc(n);
-	if (!dst->in)
-		return -1;
-	memcpy(dst->in, src->in, n);
-	return 0;
-}
-
 /* Connected components (8-connected) of cells where m[i] == val; lab gets
  * 1-based labels, sizes[label] the cell count and touch[label] whether it
  * meets the grid's border. Returns the number of labels or -1. */
@@ -455,23 +441,6 @@ int fs_scale_region_near_edge(const fs_scale_region *r, double x, double y, doub
 			if (dx * dx + dy * dy <= dist * dist)
 				return 1;
 		}
-	return 0;
-}
-
-int fs_scale_region_edge_cell(const fs_scale_region *r, int gx, int gy)
-{
-	if (!r || !r->in || gx < 0 || gy < 0 || gx >= r->gw || gy >= r->gh)
-		return 0;
-	if (!r->in[(size_t)gy * r->gw + gx])
-		return 0;
-	static const int d[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-	for (int k = 0; k < 4; k++) {
-		int x = gx + d[k][0], y = gy + d[k][1];
-		if (x < 0 || y < 0 || x >= r->gw || y >= r->gh)
-			continue;
-		if (!r->in[(size_t)y * r->gw + x])
-			return 1;
-	}
 	return 0;
 }
 

@@ -67,9 +67,6 @@ int fs_scale_region_detect(const fs_image *img, fs_scale_region *out, char *err,
 
 void fs_scale_region_free(fs_scale_region *r);
 
-/* Deep copy; 0 or -1 (out of memory). */
-int fs_scale_region_copy(fs_scale_region *dst, const fs_scale_region *src);
-
 /* 1 when the pixel position (x, y) lies in the region; points outside the
  * frame are not in it. A region without a bitmap contains everything. */
 static inline int fs_scale_region_contains(const fs_scale_region *r, double x, double y)
@@ -94,10 +91,6 @@ int fs_scale_region_is_full(const fs_scale_region *r);
  * hull already makes tubercles there boundary ones).
  */
 int fs_scale_region_near_edge(const fs_scale_region *r, double x, double y, double dist);
-
-/* 1 when cell (gx, gy) is in the region and has a 4-neighbour outside it
- * (the frame's border does not count): the region's boundary cells. */
-int fs_scale_region_edge_cell(const fs_scale_region *r, int gx, int gy);
 
 /* The bounding rectangle (px, clamped to the frame) of the region's cells;
  * 0, or 1 when the region is empty. */

@@ -384,15 +384,3 @@ int fs_render_png(const fs_image *img, const fs_tubercle_list *t, const fs_edge_
 	fs_rgb_free(&c);
 	return rc;
 }
-
-int fs_render_png_file(const char *path, const fs_image *img, const fs_tubercle_list *t,
-		       const fs_edge_list *e, const fs_render_opts *o, char *err, size_t errlen)
-{
-	fs_rgb c;
-
-	if (fs_render_overlay(img, t, e, o, &c, err, errlen))
-		return -1;
-	int rc = fs_png_write_rgb(path, c.data, c.width, c.height, err, errlen);
-	fs_rgb_free(&c);
-	return rc;
-}

@@ -58,9 +58,6 @@ void fs_rgb_free(fs_rgb *r);
 int fs_render_png(const fs_image *img, const fs_tubercle_list *t, const fs_edge_list *e,
 		  const fs_render_opts *o, unsigned char **png, size_t *png_len, double *scale,
 		  char *err, size_t errlen);
-/* Same, written to a PNG file. */
-int fs_render_png_file(const char *path, const fs_image *img, const fs_tubercle_list *t,
-		       const fs_edge_list *e, const fs_render_opts *o, char *err, size_t errlen);
 
 /* The scale bar's length in µm for an image width_px wide: the first of
  * 1, 2, 5 x 10^k µm at least 10 % of the width; 0 when um_per_px <= 0. */

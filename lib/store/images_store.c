@@ -491,27 +491,6 @@ int fs_image_steps(fs_db *db, long long image_id, fs_image_step **steps, size_t 
 	return read_steps(db, image_id, steps, n, &base);
 }
 
-int fs_image_frame(fs_db *db, long long image_id, fs_affine *map, int *has_crop)
-{
-	fs_image_step *steps = NULL;
-	size_t n = 0;
-	int base = 0;
-	fs_affine_identity(map);
-	*has_crop = 0;
-	int rc = read_steps(db, image_id, &steps, &n, &base);
-	if (rc)
-		return rc;
-	size_t from = base < 0 ? 0 : (size_t)base;
-	for (size_t i = from; i < n; i++) {
-		fs_affine a;
-		fs_affine_of(&steps[i].t, &a);
-		fs_affine_then(map, &a);
-		*has_crop |= steps[i].t.kind == FS_TRANSFORM_CROP;
-	}
-	free(steps);
-	return FS_DB_OK;
-}
-
 int fs_image_set_calibration(fs_db *db, long long id, double um_per_px, const char *method)
 {
 	sqlite3_stmt *st = fs_db_stmt(db, "UPDATE images SET um_per_px = ?2, calibration_method = ?3, updated_at = ?4 "

@@ -87,9 +87,6 @@ cJSON *fs_image_step_json(const fs_image_step *s);
 void fs_image_step_label(fs_image_step *s);
 /* The steps of an image, oldest first (*steps malloc'ed, free()). */
 int fs_image_steps(fs_db *db, long long image_id, fs_image_step **steps, size_t *n);
-/* The map from the sets' stored frame to the image as it is now
- * (steps[base_step ..]); *has_crop says whether one of them crops. */
-int fs_image_frame(fs_db *db, long long image_id, fs_affine *map, int *has_crop);
 
 enum fs_access { FS_ACCESS_READ = 1, FS_ACCESS_MANAGE = 2 };
 

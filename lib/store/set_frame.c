@@ -57,11 +57,6 @@ static int load(fs_db *db, const char *sql, long long id, fs_set_frame *f)
 	return FS_DB_OK;
 }
 
-int fs_set_frame_of_image(fs_db *db, long long image_id, fs_set_frame *f)
-{
-	return load(db, "SELECT width, height, transforms, base_step FROM images WHERE id = ?", image_id, f);
-}
-
 int fs_set_frame_load(fs_db *db, long long set_id, fs_set_frame *f)
 {
 	return load(db, "SELECT i.width, i.height, i.transforms, i.base_step FROM sets s "

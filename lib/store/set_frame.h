@@ -29,8 +29,6 @@ typedef struct fs_set_frame {
 
 /* The frame of set set_id (FS_DB_NOTFOUND when there is no such set). */
 int fs_set_frame_load(fs_db *db, long long set_id, fs_set_frame *f);
-/* The frame of an image's sets. */
-int fs_set_frame_of_image(fs_db *db, long long image_id, fs_set_frame *f);
 
 /* 1 when the stored point (x, y) is shown. */
 int fs_set_frame_visible(const fs_set_frame *f, double x, double y);

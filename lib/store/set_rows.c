@@ -858,17 +858,6 @@ int fs_rows_reverts_refs(const char *kind)
 	return kind && (!strcmp(kind, "undo_step") || !strcmp(kind, "revert"));
 }
 
-int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
-			const fs_set_diff *d, long long agent_run_id, const char *refs, long long *op_id)
-{
-	fs_journal_entry j;
-	if (fs_rows_journal_prepare(d, &j))
-		return FS_DB_ERROR;
-	int rc = fs_rows_journal_add_prepared(db, set_id, user_id, kind, label, &j, agent_run_id, refs, op_id);
-	fs_rows_journal_entry_free(&j);
-	return rc;
-}
-
 /* A journal diff this large is stored compressed: "FSZ1", its length
  * (8 bytes, little-endian), then a zlib stream. An extraction's step holds
  * every tubercle it removed and added, megabytes of JSON, written while

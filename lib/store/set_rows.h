@@ -107,12 +107,10 @@ int fs_rows_reverts_refs(const char *kind);
 /*
  * Adds a journal entry (refs: a JSON array of op ids, or NULL); *op_id
  * (may be NULL) receives its id. A step of a user's own (not undo or redo)
- * gives up what that user could redo. Keeps FS_UNDO_KEEP steps.
+ * gives up what that user could redo. Keeps FS_UNDO_KEEP steps. In two
+ * halves, so that a large step's journal entry is made (its JSON,
+ * compressed when large) before the write lock is taken.
  */
-int fs_rows_journal_add(fs_db *db, long long set_id, long long user_id, const char *kind, const char *label,
-			const fs_set_diff *d, long long agent_run_id, const char *refs, long long *op_id);
-/* The same in two halves, so that a large step's journal entry is made
- * (its JSON, compressed when large) before the write lock is taken. */
 /* fs_journal_entry: above, with fs_rows_prepare. */
 int fs_rows_journal_prepare(const fs_set_diff *d, fs_journal_entry *j);
 void fs_rows_journal_entry_free(fs_journal_entry *j);

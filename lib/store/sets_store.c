@@ -164,62 +164,6 @@ static int edit(fs_db *db, long long set_id, long long expect_rev, long long use
 	return fs_set_in_halves(db, set_id, expect_rev, cur_rev, &halves, &r, err, errlen);
 }
 
-/* A shown tubercle the diff names as it was: the stored row, if it is
- * shown and looks exactly so. */
-static int stored_as_shown(fs_db *db, long long set_id, const fs_set_frame *f, const fs_tubercle *shown,
-			   fs_tubercle *row, char *err, size_t errlen)
-{
-	int rc = fs_rows_get(db, set_id, shown->id, row);
-	if (rc == FS_DB_NOTFOUND || (!rc && !fs_set_frame_visible(f, row->centroid_x, row->centroid_y))) {
-		ERR("tubercle #%d no longer exists", shown->id);
-		return FS_DB_INVALID;
-	}
-	if (rc)
-		return rc;
-	fs_tubercle as = *row;
-	fs_set_frame_show(f, &as);
-	if (!fs_tubercle_same(&as, shown)) {
-		ERR("tubercle #%d has changed since", shown->id);
-		return FS_DB_INVALID;
-	}
-	return FS_DB_OK;
-}
-
-/* A diff in shown coordinates, in the stored frame. */
-static int diff_to_stored(fs_db *db, long long set_id, const fs_set_frame *f, const fs_set_diff *in,
-			  fs_set_diff *out, char *err, size_t errlen)
-{
-	int rc = fs_set_diff_copy(out, in) ? FS_DB_ERROR : FS_DB_OK;
-	for (size_t i = 0; !rc && i < out->added.n; i++) {
-		fs_tubercle t = out->added.items[i];
-		fs_set_frame_store(f, &t, NULL, &out->added.items[i]);
-	}
-	for (size_t i = 0; !rc && i < out->removed.n; i++)
-		rc = stored_as_shown(db, set_id, f, &in->removed.items[i], &out->removed.items[i], err, errlen);
-	for (size_t i = 0; !rc && i < out->before.n; i++) {
-		rc = stored_as_shown(db, set_id, f, &in->before.items[i], &out->before.items[i], err, errlen);
-		if (!rc)
-			fs_set_frame_store(f, &in->after.items[i], &out->before.items[i], &out->after.items[i]);
-	}
-	if (rc)
-		fs_set_diff_free(out);
-	return rc;
-}
-
-static int build_apply(fs_db *db, long long set_id, const fs_set_frame *f, void *ctx, fs_set_diff *d, char *err,
-		       size_t errlen)
-{
-	return diff_to_stored(db, set_id, f, ctx, d, err, errlen);
-}
-
-int fs_set_apply(fs_db *db, long long set_id, long long expect_rev, long long user_id, const char *kind,
-		 const char *label, const fs_set_diff *diff, long long agent_run_id, long long *new_rev,
-		 long long *cur_rev, char *err, size_t errlen)
-{
-	return edit(db, set_id, expect_rev, user_id, kind, label, agent_run_id, build_apply, (void *)diff, new_rev,
-		    cur_rev, err, errlen);
-}
-
 /* ---- loading ---- */
 
 /* The shown part of stored rows, in shown coordinates: edges between shown tubercles. */

@@ -97,18 +97,6 @@ int fs_set_duplicate(fs_db *db, long long set_id, const char *name, long long us
 int fs_set_delete(fs_db *db, long long set_id, long long expect_rev, long long *cur_rev, char *err,
 		  size_t errlen);
 
-/*
- * Applies a diff (in shown coordinates, as fs_set_load gives them) as one
- * step: checks expect_rev, validates it against the current rows (added
- * ids free, removed/modified tubercles shown and exactly as the diff says,
- * edges between existing tubercles), writes it, journals it with kind and
- * label, bumps the revision. *new_rev receives the new revision. agent_run_id (0 = none)
- * marks steps an agent made (for selective undo).
- */
-int fs_set_apply(fs_db *db, long long set_id, long long expect_rev, long long user_id, const char *kind,
-		 const char *label, const fs_set_diff *diff, long long agent_run_id, long long *new_rev,
-		 long long *cur_rev, char *err, size_t errlen);
-
 /* Convenience edits, each one journal step. Ids of new tubercles are
  * assigned by the store (t->id ignored; *new_tid receives it). */
 int fs_set_add_tubercle(fs_db *db, long long set_id, long long expect_rev, long long user_id,
