@@ -69,23 +69,26 @@ int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offse
 	return 0;
 }
 
-/* One level reading by measure (the plain base rule or its ridge variant)
- * in the radius window of mr at scale F: the radius, NAN when the reading
- * fails or its fit quality is below DOME_QUALITY. */
-static double level_reading(int (*measure)(const fs_image *, double, double, double, double, fs_tubercle *),
-			    const fs_image *img, double x, double y, double mr, double F)
+/* One level reading (the plain base rule, or with ridge its ridge
+ * variant) in the radius window of mr at scale F: the radius, NAN when the
+ * reading fails or its fit quality is below DOME_QUALITY; *edge as
+ * fs_dome_measure_base_edge (0 with NAN). */
+static double level_reading(int ridge, const fs_image *img, double x, double y, double mr, double F, int *edge)
 {
 	fs_tubercle t;
+	int e = 0;
 	memset(&t, 0, sizeof t);
-	if (measure(img, x, y, 0.15 * mr / F, 0.8 * mr / F, &t) || !(t.fit_quality >= DOME_QUALITY) ||
-	    !(t.radius_px > 0))
+	*edge = 0;
+	if (fs_dome_measure_base_edge(img, x, y, 0.15 * mr / F, 0.8 * mr / F, ridge, &t, &e) ||
+	    !(t.fit_quality >= DOME_QUALITY) || !(t.radius_px > 0))
 		return NAN;
+	*edge = e;
 	return t.radius_px;
 }
 
-double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F)
+double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F, int *edge)
 {
-	return level_reading(fs_dome_measure_base, img, x, y, mr, F);
+	return level_reading(0, img, x, y, mr, F, edge);
 }
 
 int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, double *scratch)
@@ -104,31 +107,72 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 	return r0 >= FS_DET_BASE_RESOLVED * sigma && gap >= FS_DET_BASE_RESOLVED * sigma;
 }
 
-double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F)
+double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge)
 {
-	return level_reading(fs_dome_measure_base_ridge, lp, x, y, mr, F);
+	return level_reading(1, lp, x, y, mr, F, edge);
+}
+
+/* Whether plan entry k's level reading is the window's end: its
+ * re-read (lr, le) where there is one, else the first reading's edge. */
+static int pinned(const fs_det_base_plan *p, const double *lr, const int *le, const fs_measured *meas, size_t k)
+{
+	if (lr && isfinite(lr[k]))
+		return le && le[k] != 0;
+	return meas[p->idx[k]].edge != 0;
 }
 
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
-			   const double *lr, fs_measured *meas, fs_det_base_fit *info)
+			   const double *lr, const int *le, fs_measured *meas, fs_det_base_fit *info)
 {
 	fs_det_base_fit dummy;
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof *info);
-	double sb = 0, sf = 0;
+	double sb = 0, sf = 0, sf_all = 0;
+	size_t read = 0;
 	for (size_t k = 0; k < p->n; k++)
 		if (isfinite(fr[k])) {
+			info->fitted++;
+			sf_all += fr[k];
+			if (pinned(p, lr, le, meas, k)) {
+				info->pinned++;
+				continue;
+			}
 			sb += lr && isfinite(lr[k]) ? lr[k] : meas[p->idx[k]].t.radius_px;
 			sf += fr[k];
-			info->fitted++;
+			read++;
 		}
-	if (info->fitted < MIN_SIZED || !(sf > 0))
+	if (info->fitted < MIN_SIZED || !(sf_all > 0))
 		return;
 	info->applied = 1;
-	info->scale = sb / sf;
+	/* too few readings of a base: the formation's own sizes */
+	info->scale = read >= MIN_SIZED && sf > 0 ? sb / sf : 1;
+	/* a dome without a fitted size whose only reading is pinned takes
+	 * the image's: the level times the fit's median size */
+	double rmed = NAN;
+	size_t npin = 0;
+	for (size_t k = 0; k < p->n; k++)
+		npin += !isfinite(fr[k]) && pinned(p, NULL, NULL, meas, k);
+	double *v = npin ? malloc(info->fitted * sizeof *v) : NULL;
+	if (v) { /* out of memory: such domes keep their reading */
+		size_t n = 0;
+		for (size_t k = 0; k < p->n; k++)
+			if (isfinite(fr[k]))
+				v[n++] = fr[k];
+		qsort(v, n, sizeof *v, cmp_double);
+		rmed = info->scale * v[n / 2];
+		free(v);
+	}
 	for (size_t k = 0; k < p->n; k++) {
 		if (!isfinite(fr[k])) {
+			fs_tubercle *q = &meas[p->idx[k]].t;
+			if (isfinite(rmed) && pinned(p, NULL, NULL, meas, k) && q->radius_px > 0) {
+				double s = rmed / q->radius_px;
+				q->radius_px = rmed;
+				q->major_axis_px *= s;
+				q->minor_axis_px *= s;
+				info->replaced++;
+			}
 			info->kept++;
 			continue;
 		}
@@ -250,11 +294,12 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	int rc = -1;
 	double *fr = malloc(6 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
 	double *sig = lr + p.n, *scratch = sig + p.n;
+	int *le = calloc(p.n, sizeof *le);
 	fs_image *lp = NULL;
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
 	char err[128];
-	if (!fr || fs_det_base_lowpass(m->img, off, &lp, err, sizeof err))
+	if (!fr || !le || fs_det_base_lowpass(m->img, off, &lp, err, sizeof err))
 		goto out;
 	const fs_image *img = lp ? lp : m->img;
 	int b = fs_dome_tpl_build(img, &off->fit, p.fill0, p.xs, p.ys, p.n, &t, err, sizeof err);
@@ -303,15 +348,16 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			continue;
 		size_t i = p.idx[k];
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		lr[k] = screened ? fs_det_base_level_lowpassed(lp, fx[k], fy[k], mr, m->f)
-				 : fs_det_base_level_one(m->img, fx[k], fy[k], mr, m->f);
+		lr[k] = screened ? fs_det_base_level_lowpassed(lp, fx[k], fy[k], mr, m->f, &le[k])
+				 : fs_det_base_level_one(m->img, fx[k], fy[k], mr, m->f, &le[k]);
 	}
 	size_t flat = fs_det_base_drop_flat(&p, sig, fr, scratch, meas);
-	fs_det_base_fit_scale(&p, fr, fx, fy, lr, meas, info);
+	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, meas, info);
 	if (info)
 		info->flat = flat;
 out:
 	free(fr);
+	free(le);
 	fs_image_free(lp);
 	fs_dome_tpl_free(&t);
 	fs_det_base_plan_free(&p);

@@ -80,6 +80,19 @@
  * not leave the bases resolved: fs_det_base_level_screened below).
  * docs/paper-figures.md, section h23f.
  *
+ * Pinned readings (h32c, issue 13 section 4): a base reading whose rays'
+ * summed step peaks at its radius window's first or last sample and still
+ * rises past it (fs_dome_measure_base_edge) found the window's end, not
+ * the dome's base. It is left out of the level's sums (sb and the fitted
+ * radii beside it): the dome keeps the fit's size at the level the other
+ * domes read. A dome the fit did not size whose first reading is pinned
+ * (known where that reading is the unsmoothed one from a given centre,
+ * fs_measured.edge) takes the image's size, the level times the fit's
+ * median radius. With fewer than 8 readings left the level is the
+ * formation's own (scale 1: the templates' sizes as fitted). Why: on paper
+ * 1's figures a third to a half of the readings sit near the window's
+ * ends (docs/paper-figures.md, sections h31e and h32c).
+ *
  * The caller owns every argument; nothing is kept.
  */
 #ifndef FS_DETECT_BASE_FIT_H
@@ -95,6 +108,8 @@ typedef struct fs_det_base_fit {
 	size_t fitted;      /* domes sized by the template fit */
 	size_t kept;        /* domes that kept the base rule's radius */
 	size_t flat;        /* points dropped as flat ground (below) */
+	size_t pinned;      /* sized domes whose level reading was the window's end */
+	size_t replaced;    /* unsized domes given the image's size (pinned reading) */
 	double scale;       /* s above; 0 when not applied */
 } fs_det_base_fit;
 
@@ -122,13 +137,16 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
  * each sized dome to its fitted centre (fx, fy: px of meas' image) and
  * fills info (may be NULL). lr (may be NULL): the base rule's radii read
  * from those centres (fs_det_base_level_one), used for the level where
- * finite, meas' own radius elsewhere.
+ * finite, meas' own radius elsewhere; le (may be NULL: none pinned) the
+ * edge of each finite lr; a pinned reading is left out (above).
  *
  * fs_det_base_level_one: the base rule's radius (fs_dome_measure_base:
  * unsmoothed rays, the step's outward shift by the dome's inner slope
  * taken out; the rule's radius range for a candidate of max_r mr
  * on an image reduced by F) of the dome at (x, y) of img; NAN when it
- * finds no dome there (fit quality below the rule's 0.45).
+ * finds no dome there (fit quality below the rule's 0.45). *edge: the
+ * reading pinned at the window's floor (-1) or ceiling (1), else 0
+ * (fs_dome_measure_base_edge).
  *
  * fs_det_base_lowpass: the image the patches are read from for off's
  * formation: NULL when it is img itself (no halftone screen), else a new
@@ -172,8 +190,8 @@ void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs
 int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offset *off, fs_det_base_plan *p);
 void fs_det_base_plan_free(fs_det_base_plan *p);
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
-			   const double *lr, fs_measured *meas, fs_det_base_fit *info);
-double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F);
+			   const double *lr, const int *le, fs_measured *meas, fs_det_base_fit *info);
+double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F, int *edge);
 
 /*
  * The level under a halftone screen (h31b). Where off's formation found a
@@ -196,7 +214,7 @@ double fs_det_base_level_one(const fs_image *img, double x, double y, double mr,
 #define FS_DET_BASE_RESOLVED 3.0
 int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
 			       double *scratch);
-double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F);
+double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge);
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen);
 size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,
 			     fs_measured *meas);

@@ -248,8 +248,8 @@ static void reading_point(const fs_image *meas, int ox, int oy, size_t i, void *
 	struct job *j = ctx;
 	fs_measured *r = &j->res[i];
 	double mr = cand_mr(j, i);
-	r->ok = fs_dome_measure_base(meas, pixel(j->c->items[i].x) - ox, pixel(j->c->items[i].y) - oy, 0.15 * mr,
-				     0.8 * mr, &r->t) == 0;
+	r->ok = fs_dome_measure_base_edge(meas, pixel(j->c->items[i].x) - ox, pixel(j->c->items[i].y) - oy, 0.15 * mr,
+					  0.8 * mr, 0, &r->t, &r->edge) == 0;
 	if (r->ok) {
 		r->t.centroid_x += ox;
 		r->t.centroid_y += oy;
@@ -472,6 +472,7 @@ struct base_job {
 	double *fr;            /* the fitted radius of plan entry k, NAN: none */
 	double *fx, *fy;       /* its fitted centre (px of the whole image) */
 	double *lr;            /* the base rule's radius from that centre */
+	int *le;               /* ... pinned at its window's end (fs_det_base_level_one) */
 	double *sig;           /* its SE signal (dome_signal.h), NAN: none */
 	const struct job *j;   /* the candidates' reach */
 	int failed;            /* a fit ran out of memory */
@@ -508,7 +509,8 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 static void level_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 {
 	struct base_job *b = ctx;
-	b->lr[k] = fs_det_base_level_one(meas, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1);
+	b->lr[k] = fs_det_base_level_one(meas, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1,
+					 &b->le[k]);
 }
 
 /* ... and under a halftone screen whose low-pass leaves the bases
@@ -516,7 +518,8 @@ static void level_point(const fs_image *meas, int ox, int oy, size_t k, void *ct
 static void level_point_lowpassed(const fs_image *lp, int ox, int oy, size_t k, void *ctx)
 {
 	struct base_job *b = ctx;
-	b->lr[k] = fs_det_base_level_lowpassed(lp, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1);
+	b->lr[k] = fs_det_base_level_lowpassed(lp, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1,
+					       &b->le[k]);
 }
 
 /* The axis step (detect_base_fit.h, centre_axis.h): each read dome's
@@ -609,11 +612,12 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	double *lx = b.fr ? b.lr + p.n : NULL;
 	b.sig = b.fr ? lx + p.n : NULL;
 	double *scratch = b.fr ? b.sig + p.n : NULL;
+	b.le = calloc(p.n, sizeof *b.le);
 	fs_image *mosaic = NULL;
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
 	int rc = -1;
-	if (!mx || !my || !b.fr)
+	if (!mx || !my || !b.fr || !b.le)
 		goto oom;
 	for (size_t v = 0; v < nv; v++) {
 		double x = p.xs[v * R.stride], y = p.ys[v * R.stride];
@@ -675,6 +679,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	int screened = b.lowpass > 0 && fs_det_base_level_screened(&p, &j->off, b.fr, scratch);
 	for (size_t k = 0; k < p.n; k++) {
 		b.lr[k] = NAN;
+		b.le[k] = 0;
 		lx[k] = isfinite(b.fr[k]) && (!(b.lowpass > 0) || screened) ? b.fx[k] : NAN;
 	}
 	double mr = 0;
@@ -687,7 +692,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		goto out;
 	}
 	fs_det_base_drop_flat(&p, b.sig, b.fr, scratch, j->res);
-	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, b.lr, j->res, NULL);
+	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, b.lr, b.le, j->res, NULL);
 	goto out;
 oom:
 	snprintf(err, errlen, "tiled dome measurement: out of memory");
@@ -695,6 +700,7 @@ out:
 	free(mx);
 	free(my);
 	free(b.fr);
+	free(b.le);
 	fs_image_free(mosaic);
 	fs_dome_tpl_free(&t);
 	fs_det_base_plan_free(&p);

@@ -147,6 +147,7 @@ void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double m
 	double r0 = 0.15 * mr / F, r1 = 0.8 * mr / F;
 	fs_tubercle_init(&r->t); /* fit quality unknown unless measured */
 	r->spread = NAN;
+	r->edge = 0;
 	if (refine > 0)
 		fs_centre_refine_kept(img, sx, sy, r0, r1, refine / F, smooth / F, kept ? &kept->grid : NULL, &sx,
 				      &sy);
@@ -238,6 +239,7 @@ void fs_measured_clear(fs_measured *res, size_t n)
 		fs_tubercle_init(&res[i].t);
 		res[i].ok = 0;
 		res[i].spread = NAN;
+		res[i].edge = 0;
 	}
 }
 
@@ -270,8 +272,9 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 	 * reading, detect_base_fit.h) */
 	for (size_t i = 0; i < c->n; i++) {
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		res[i].ok = fs_dome_measure_base(m->img, (c->items[i].x + 0.5) / 1.0 - 0.5, (c->items[i].y + 0.5) / 1.0 - 0.5,
-						 0.15 * mr, 0.8 * mr, &res[i].t) == 0;
+		res[i].ok = fs_dome_measure_base_edge(m->img, (c->items[i].x + 0.5) / 1.0 - 0.5,
+						      (c->items[i].y + 0.5) / 1.0 - 0.5, 0.15 * mr, 0.8 * mr, 0, &res[i].t,
+						      &res[i].edge) == 0;
 	}
 	at_given(c, res);
 	/* the formation at the centres, and their common offset from it

@@ -69,11 +69,16 @@ typedef struct fs_meas {
  * spread: the dome rule's local contrast where it was measured (the
  * standard deviation of m's pixels within the rays' reach of its centre,
  * fs_image_disc_spread; NAN when not measured, and under the outline rule):
- * fs_det_drop_flat_ground reads it. */
+ * fs_det_drop_flat_ground reads it. edge: where t is the base rule's
+ * reading on unsmoothed rays from a given centre (fs_meas.given), whether
+ * it is the window's end rather than the dome's base (-1 floor, 1
+ * ceiling, fs_dome_measure_base_edge); 0 inside, and for every other
+ * reading (detect_base_fit.h reads it). */
 typedef struct fs_measured {
 	fs_tubercle t;
 	int ok;
 	double spread;
+	int edge;
 } fs_measured;
 
 /* res[0..n) as not measured yet: a fresh tubercle (fit quality unknown),

@@ -97,6 +97,7 @@ int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, doub
 	if (!(t.fit_quality >= q->t.fit_quality - MAX_QUALITY_DROP))
 		return 0;
 	q->t = t;
+	q->edge = 0; /* a smoothed reading: not judged (detect_measure.h) */
 	return 1;
 }
 

@@ -367,6 +367,7 @@ typedef struct ray_picks {
 	int pick[NRAYS];
 	int n;
 	double step, sigma;
+	int edge; /* the summed step's peak outside the window: -1 below, 1 beyond */
 } ray_picks;
 
 /* One pass from (xi + x, yi + y): edge radius per ray (rad), the fitted
@@ -476,6 +477,18 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 			break;
 		}
 	}
+	/* the sum still rising past the window's end, its peak (the vertex
+	 * through the samples beyond) outside [rmin, rmax]: the reading is
+	 * the window's, not the dome's; a peak between rmin and the first
+	 * sample (or rmax and the last) is inside */
+	int edge = 0;
+	if (js == j0 && h[j0 - 1] > h[j0]) {
+		double o = j0 >= 2 ? fs_parabola_vertex(h[j0 - 2], h[j0 - 1], h[j0]) : 0;
+		edge = (j0 - 1 + o) * step < rmin ? -1 : 0;
+	} else if (js == j1 && h[j1 + 1] > h[j1]) {
+		double o = j1 + 2 <= n - 1 ? fs_parabola_vertex(h[j1], h[j1 + 1], h[j1 + 2]) : 0;
+		edge = (j1 + 1 + o) * step > rmax ? 1 : 0;
+	}
 	double rs = (js + fs_parabola_vertex(h[js - 1], h[js], h[js + 1])) * step;
 	double on = 0, best = 0, kap[NRAYS], frac[NRAYS];
 	int pick[NRAYS];
@@ -580,6 +593,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		rp->n = n;
 		rp->step = step;
 		rp->sigma = blur > 0 ? blur : isfinite(*kappa) ? 1 / sqrt(*kappa) : NAN;
+		rp->edge = edge;
 	}
 	/* circle through the edge points, outliers dropped */
 	double px[NRAYS], py[NRAYS], res[NRAYS], tmp[NRAYS];
@@ -645,10 +659,12 @@ static double base_radius(const fs_image *img, double cx, double cy, double r0, 
  * (1 / sqrt(kappa)) for pass()'s ridge model of a steep rim
  * (fs_dome_measure_base_ridge). */
 static int measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth, int local,
-		   int inner, int ridge, double sw, fs_tubercle *t, double *rawr, double *kappa)
+		   int inner, int ridge, double sw, fs_tubercle *t, double *rawr, double *kappa, int *edge)
 {
 	*rawr = NAN;
 	*kappa = NAN;
+	if (edge)
+		*edge = 0;
 	if (!img || !t || !(rmax > rmin) || !(rmin > 0) || x < 0 || y < 0 || x > img->width - 1 ||
 	    y > img->height - 1)
 		return -1;
@@ -682,8 +698,11 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	}
 	cx += xi;
 	cy += yi;
-	if (rp)
+	if (rp) {
 		ishift = inner_shift(rp->sd, rp->pick, rp->frac, rp->n, rp->step, rp->sigma);
+		if (edge)
+			*edge = rp->edge;
+	}
 	/* the polygon of edge points (about the centre the rays started from) */
 	double ex[NRAYS], ey[NRAYS];
 	for (int k = 0; k < NRAYS; k++) {
@@ -726,26 +745,31 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
 		    fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, smooth, 1, 0, 0, SW, t, &r0, &kappa);
+	return measure(img, x, y, rmin, rmax, smooth, 1, 0, 0, SW, t, &r0, &kappa, NULL);
 }
 
 int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
 {
-	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, 0, 1, 1, 0, SW, t, &r0, &kappa);
+	return fs_dome_measure_base_edge(img, x, y, rmin, rmax, 0, t, NULL);
 }
 
 int fs_dome_measure_base_ridge(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
 {
+	return fs_dome_measure_base_edge(img, x, y, rmin, rmax, 1, t, NULL);
+}
+
+int fs_dome_measure_base_edge(const fs_image *img, double x, double y, double rmin, double rmax, int ridge,
+			      fs_tubercle *t, int *edge)
+{
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, 0, 1, 1, 1, SW, t, &r0, &kappa);
+	return measure(img, x, y, rmin, rmax, 0, 1, 1, ridge != 0, SW, t, &r0, &kappa, edge);
 }
 
 int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 			 fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, smooth, 0, 0, 0, 0, t, &r0, &kappa);
+	return measure(img, x, y, rmin, rmax, smooth, 0, 0, 0, 0, t, &r0, &kappa, NULL);
 }
 
 /* The blurred circular step (see dome_measure.h), in units of sigma:

@@ -108,6 +108,18 @@ int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, d
 int fs_dome_measure_base_ridge(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t);
 
 /*
+ * fs_dome_measure_base (ridge 0) or fs_dome_measure_base_ridge (ridge 1),
+ * saying in *edge (may be NULL) whether the reading is the window's
+ * rather than the dome's: -1 when the rays' summed step (whose peak sets
+ * the base circle) peaks at the window's first sample, still rises below
+ * it and its peak (the vertex through the samples there) lies below rmin;
+ * 1 the same beyond the last sample and rmax; 0 when the peak lies
+ * inside [rmin, rmax] (from the last pass). Same returns; *edge 0 on -1.
+ */
+int fs_dome_measure_base_edge(const fs_image *img, double x, double y, double rmin, double rmax, int ridge,
+			      fs_tubercle *t, int *edge);
+
+/*
  * fs_dome_measure without the weight around the common circle and without
  * the blur correction: each ray's strongest step within +-25 % of the
  * base radius counts as it is. The

@@ -74,11 +74,13 @@ static void reads_a_disk_and_no_dome_on_flat_ground(void **state)
 	char err[64];
 	assert_int_equal(fs_gaussian_blur(img, 1.8, err, sizeof err), 0);
 	/* mr: the rule's 0.6 pitch of a lattice of pitch 40 */
-	double r = fs_det_base_level_lowpassed(img, c, c, 24, 1);
+	int edge = 9;
+	double r = fs_det_base_level_lowpassed(img, c, c, 24, 1, &edge);
 	assert_true(fabs(r - R) < 0.3);
+	assert_int_equal(edge, 0);
 	for (int i = 0; i < W * W; i++)
 		img->data[i] = 0.4f;
-	assert_true(isnan(fs_det_base_level_lowpassed(img, c, c, 24, 1)));
+	assert_true(isnan(fs_det_base_level_lowpassed(img, c, c, 24, 1, &edge)));
 	fs_image_free(img);
 }
 

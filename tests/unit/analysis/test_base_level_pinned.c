@@ -1,0 +1,164 @@
+/*
+ * A base reading pinned at its radius window's end is no reading of the
+ * base (issue 13 section 4, h32c; detect_base_fit.h): the rays' summed
+ * step still rising past the window's floor or ceiling says the step it
+ * found is the window's, not the dome's (fs_dome_measure_base_edge), and
+ * the dome rule's level then leaves that reading out of its sums - a dome
+ * the template fit sized keeps the fit's size at the level the others
+ * read, a dome it did not size takes the image's (the level times the
+ * fit's median size); with fewer than 8 readings left the level is the
+ * formation's own (scale 1).
+ *
+ * Checked against known bases: a blurred disk of radius 12 read with its
+ * base inside the window (edge 0, within 0.3 px), beyond the ceiling
+ * (edge 1: the reading is the window's, not 12) and a 2-px fleck below
+ * the floor (edge -1); and the level's arithmetic on a plan whose true
+ * scale is 1.2, with three readings pinned at the ceiling that would pull
+ * it to 1.40 if they were summed. Cost: a few milliseconds.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "analysis/detect_base_fit.h"
+#include "analysis/dome_measure.h"
+#include "analysis/preprocess.h"
+
+/* a disk of radius R (brightness 0.7 on 0.2, area-sampled) centred at c,
+ * blurred by 1.8 px */
+static fs_image *disk(int W, double c, double R)
+{
+	fs_image *img = fs_image_new(W, W);
+	assert_non_null(img);
+	for (int y = 0; y < W; y++)
+		for (int x = 0; x < W; x++) {
+			double v = 0;
+			for (int sy = 0; sy < 4; sy++)
+				for (int sx = 0; sx < 4; sx++)
+					v += hypot(x + (sx + 0.5) / 4 - 0.5 - c, y + (sy + 0.5) / 4 - 0.5 - c) < R ? 0.7 : 0.2;
+			img->data[y * W + x] = (float)(v / 16);
+		}
+	char err[64];
+	assert_int_equal(fs_gaussian_blur(img, 1.8, err, sizeof err), 0);
+	return img;
+}
+
+static void the_reading_says_when_it_is_the_windows_end(void **state)
+{
+	(void)state;
+	int W = 96;
+	double c = W / 2.0 + 0.3;
+	fs_image *img = disk(W, c, 12);
+	fs_tubercle t;
+	int edge = 9;
+	/* the base inside the window (3.6-19.2 px): read, not pinned */
+	memset(&t, 0, sizeof t);
+	assert_int_equal(fs_dome_measure_base_edge(img, c, c, 3.6, 19.2, 0, &t, &edge), 0);
+	assert_true(fabs(t.radius_px - 12) < 0.3);
+	assert_int_equal(edge, 0);
+	/* the same dome through a window whose ceiling (9.6 px) lies inside
+	 * its base: whatever it reads is the window's */
+	edge = 9;
+	memset(&t, 0, sizeof t);
+	assert_int_equal(fs_dome_measure_base_edge(img, c, c, 1.8, 9.6, 0, &t, &edge), 0);
+	assert_int_equal(edge, 1);
+	assert_false(fabs(t.radius_px - 12) < 1);
+	/* the ridge variant says the same */
+	edge = 9;
+	assert_int_equal(fs_dome_measure_base_edge(img, c, c, 1.8, 9.6, 1, &t, &edge), 0);
+	assert_int_equal(edge, 1);
+	fs_image_free(img);
+	/* a 2-px fleck read through a window whose floor is 6 px */
+	img = disk(W, c, 2);
+	edge = 9;
+	memset(&t, 0, sizeof t);
+	assert_int_equal(fs_dome_measure_base_edge(img, c, c, 6, 32, 0, &t, &edge), 0);
+	assert_int_equal(edge, -1);
+	/* ... and through one that holds it */
+	edge = 9;
+	assert_int_equal(fs_dome_measure_base_edge(img, c, c, 0.5, 8, 0, &t, &edge), 0);
+	assert_int_equal(edge, 0);
+	fs_image_free(img);
+}
+
+#define N 14
+
+/* A plan of N domes: 0-11 sized by the template fit (fr), 12-13 not;
+ * the level's re-reads lr of 0-11 are 1.2 x fr but for the last npinned
+ * of them, which read the window's ceiling (30 px, le 1). Dome 12's first
+ * reading is pinned too (30 px), dome 13's is a reading (11 px). */
+static void level_of(size_t npinned, fs_det_base_fit *info, fs_measured *meas)
+{
+	fs_det_base_plan p;
+	size_t idx[N];
+	double xs[N], ys[N], fr[N], fx[N], fy[N], lr[N];
+	int le[N];
+	memset(&p, 0, sizeof p);
+	p.n = N;
+	p.idx = idx;
+	p.xs = xs;
+	p.ys = ys;
+	memset(meas, 0, N * sizeof *meas);
+	for (size_t k = 0; k < N; k++) {
+		idx[k] = k;
+		xs[k] = fx[k] = 20.0 * (double)k;
+		ys[k] = fy[k] = 10;
+		fr[k] = k < 12 ? 10 * (1 + 0.01 * (double)k) : NAN;
+		int pin = k < 12 && k >= 12 - npinned;
+		lr[k] = k >= 12 ? NAN : pin ? 30 : 1.2 * fr[k];
+		le[k] = pin;
+		fs_tubercle_init(&meas[k].t);
+		meas[k].ok = 1;
+		meas[k].t.fit_quality = 0.8;
+		meas[k].t.radius_px = k == 12 ? 30 : k == 13 ? 11 : lr[k];
+		meas[k].t.major_axis_px = meas[k].t.minor_axis_px = 2 * meas[k].t.radius_px;
+		meas[k].edge = k == 12;
+	}
+	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, meas, info);
+}
+
+static void pinned_readings_do_not_set_the_level(void **state)
+{
+	(void)state;
+	fs_measured meas[N];
+	fs_det_base_fit info;
+	/* three pinned: the level from the nine readings, 1.2 (summed with
+	 * the pinned ones it would be 1.60) */
+	level_of(3, &info, meas);
+	assert_int_equal(info.applied, 1);
+	assert_int_equal(info.fitted, 12);
+	assert_int_equal(info.pinned, 3);
+	assert_true(fabs(info.scale - 1.2) < 1e-12);
+	for (size_t k = 0; k < 12; k++)
+		assert_true(fabs(meas[k].t.radius_px - 12 * (1 + 0.01 * (double)k)) < 1e-9);
+	/* the unsized dome read at the ceiling takes the image's size: the
+	 * level times the fit's median (10.6 px) */
+	assert_int_equal(info.replaced, 1);
+	assert_true(fabs(meas[12].t.radius_px - 1.2 * 10.6) < 1e-9);
+	assert_true(fabs(meas[12].t.major_axis_px - 2 * 1.2 * 10.6) < 1e-9);
+	/* ... the one with a reading keeps it */
+	assert_true(meas[13].t.radius_px == 11);
+	/* seven readings left (fewer than 8): the formation's own sizes */
+	level_of(5, &info, meas);
+	assert_int_equal(info.pinned, 5);
+	assert_true(info.scale == 1);
+	assert_true(fabs(meas[0].t.radius_px - 10) < 1e-9);
+	/* none pinned: as before */
+	level_of(0, &info, meas);
+	assert_int_equal(info.pinned, 0);
+	assert_true(fabs(info.scale - 1.2) < 1e-12);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_reading_says_when_it_is_the_windows_end),
+		cmocka_unit_test(pinned_readings_do_not_set_the_level),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
