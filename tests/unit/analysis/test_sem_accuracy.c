@@ -79,7 +79,11 @@
  * h31d): D 46, S 41, SD 38, RP 64, all four 34. The extraction sizes its
  * domes once more at its final centres with the step Re-measure runs
  * (h31a, detect_measure.h fs_det_size_domes_list): D 47, S 42, SD 38, RP
- * 64, all four 36. */
+ * 64, all four 36. A level reading pinned at its window's end left out of
+ * the level (h32c, detect_base_fit.h): the same counts (3, 5, 19, 21, 23
+ * nearer the truth, all fill 0.8 at pitch 16; 45 D -0.3 -> -0.4 %); on
+ * the held-out seeds (o.seed += 4000) D 43 -> 44, S 43, SD 38, RP 64, all
+ * four 33. */
 #define LEVEL_OLD_D 7
 #define LEVEL_OLD_RP 31
 #define LEVEL_NEW_D 47
