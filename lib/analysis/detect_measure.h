@@ -77,8 +77,8 @@ typedef struct fs_meas {
 typedef struct fs_measured {
 	fs_tubercle t;
 	int ok;
+	int edge; /* beside ok: in its padding, the struct no larger */
 	double spread;
-	int edge;
 } fs_measured;
 
 /* res[0..n) as not measured yet: a fresh tubercle (fit quality unknown),
