@@ -9,6 +9,10 @@
  *   population SD there; the difference is a factor sqrt(n / (n - 1))).
  * - Lengths are stored in pixels; every µm figure is pixels x um_per_px at
  *   the time of computing (nothing in µm is ever stored in the model).
+ * - Space = the edge distance between NEIGHBOURS, averaged over the edges
+ *   given (the graph's, built by graph.c with its long-edge culling; its
+ *   default factor, FS_CULL_FACTOR_DEFAULT in params.h, drops the edges
+ *   across a missing tubercle, which are no neighbour pairs).
  * - Edge distance = centre distance - r1 - r2. It is never clamped in the
  *   model or in the edges CSV (negative = overlapping circles). In the
  *   spacing statistics (mean/SD/min/max space) a negative edge distance

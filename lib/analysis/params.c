@@ -46,7 +46,7 @@ static const fs_param_range ranges[P_COUNT] = {
 			  "CLAHE clip limit, 0.01-0.20 (0 = CLAHE off)"},
 	[P_CLAHE_KERNEL] = {"clahe_kernel", 4, 32, 1, 8, "CLAHE tile size in pixels"},
 	[P_BLUR] = {"blur_sigma", 0.0, 5.0, 0, 1.0, "Gaussian blur sigma in pixels (0 = off)"},
-	[P_CULL_FACTOR] = {"cull_factor", 1.0, 5.0, 0, 1.8,
+	[P_CULL_FACTOR] = {"cull_factor", 1.0, 5.0, 0, FS_CULL_FACTOR_DEFAULT,
 			   "edges longer than this x the median centre distance are culled"},
 	[P_EDGE_MARGIN] = {"edge_margin_px", 0, 200, 1, 10,
 			   "ignore blobs closer than this to the border, pixels (0 = off)"},

@@ -52,6 +52,20 @@ typedef struct fs_param_range {
 	const char *help;  /* one line, shown in the UI and --help */
 } fs_param_range;
 
+/*
+ * The default cull factor: an edge longer than 1.4 x the median centre
+ * distance is not between neighbours. On a hexagonal lattice the next
+ * distance after the pitch a is sqrt(3) a (across a missing site); 1.4 a
+ * lies between them, about (1 + sqrt(3)) / 2 a, with room for jitter and a
+ * lattice a little longer in one direction (P1 Fig4: 71, 73 and 82 px).
+ * At 1.8 the graph kept edges across holes and the mean space of
+ * simulated lattices with 10-30 % of the sites missing came out 2-28 %
+ * too large; at 1.4 it is within 1.3 % of the truth (pitch 16-64 px, fill
+ * 0.3-0.73, position jitter up to 0.1 pitch: docs/paper-figures.md, h32d;
+ * test_graph's spaces_between_neighbours).
+ */
+#define FS_CULL_FACTOR_DEFAULT 1.4
+
 /* The table of numeric parameters (not method / neighbor_graph / cull_long_edges). */
 const fs_param_range *fs_param_ranges(size_t *count);
 

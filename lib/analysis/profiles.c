@@ -30,7 +30,7 @@
 			.max_diameter_um = (dmax), .min_circularity = (circ), .clahe_clip = (clip), \
 			.clahe_kernel = (kern), .blur_sigma = (blur),                              \
 			.neighbor_graph = FS_GRAPH_GABRIEL, .cull_long_edges = 1,                  \
-			.cull_factor = 1.8, .edge_margin_px = (margin), .tophat_radius = (tophat), \
+			.cull_factor = FS_CULL_FACTOR_DEFAULT, .edge_margin_px = (margin), .tophat_radius = (tophat), \
 			.auto_prominence = 0.3, .auto_smoothing = 0.15,                            \
 		},                                                                                 \
 	}

@@ -99,7 +99,7 @@ export function initEditTab(ws) {
     const p = ws.tabs.extraction ? ws.tabs.extraction.current() : {};
     const res = await store.change('POST', 'connections', {
       graph_type: $('#regen-graph').value, cull_long_edges: p.cull_long_edges !== false,
-      cull_factor: p.cull_factor || 1.8,
+      cull_factor: p.cull_factor || 1.4,
     }, 'regenerate connections');
     if (res.ok) toast(`${store.edges.length} connections`, 'success');
   });

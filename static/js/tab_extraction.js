@@ -22,7 +22,7 @@ const FIELDS = [
   { key: 'cull_long_edges', label: 'Cull long edges', type: 'checkbox', help: 'cull-long-edges' },
   { key: 'cull_factor', label: 'Cull factor (× mean length)', type: 'number', min: 1, max: 5, step: 0.1, help: 'cull-factor' },
 ];
-const FALLBACK = { method: 'log', threshold: 0.05, min_diameter_um: 2, max_diameter_um: 10, min_circularity: 0.5, clahe_clip: 0.03, clahe_kernel: 8, blur_sigma: 1, auto_prominence: 0.3, auto_smoothing: 0.15, neighbor_graph: 'delaunay', cull_long_edges: true, cull_factor: 1.8 };
+const FALLBACK = { method: 'log', threshold: 0.05, min_diameter_um: 2, max_diameter_um: 10, min_circularity: 0.5, clahe_clip: 0.03, clahe_kernel: 8, blur_sigma: 1, auto_prominence: 0.3, auto_smoothing: 0.15, neighbor_graph: 'delaunay', cull_long_edges: true, cull_factor: 1.4 };
 const OPT = [['threshold', 'Threshold', true], ['min_diameter_um', 'Min diameter', false], ['max_diameter_um', 'Max diameter', false], ['min_circularity', 'Circularity', true], ['clahe_clip', 'CLAHE clip', false], ['clahe_kernel', 'CLAHE kernel', false], ['blur_sigma', 'Blur', true], ['auto_prominence', 'Prominence', true], ['auto_smoothing', 'Smoothing', false]];
 
 export function initExtraction(ws) {
