@@ -355,6 +355,7 @@ struct remeasure_work {
 	struct set_job *sj;
 	long long revision;
 	fs_tubercle_list t;
+	size_t outside; /* centres outside the scale region, left unmeasured */
 };
 
 /* 0 done, 1 cancelled, -1 failed (err) */
@@ -385,8 +386,17 @@ static int remeasure_compute(void *arg)
 	fs_image *img = load_working(sj, "measuring", &rc);
 	if (!img)
 		return rc;
-	rc = fs_measure_centres(img, &sj->p, sj->im.um_per_px > 0 ? sj->im.um_per_px : 0, &w->t, sj->err,
-				sj->errlen);
+	/* inside the image's scale region only (measurement.h), the region
+	 * extraction uses */
+	fs_scale_region reg;
+	if (fs_scale_region_for(sj->app->db, sj->im.id, sj->im.work_key, img, &reg, NULL, sj->err, sj->errlen) !=
+	    FS_DB_OK) {
+		fs_image_free(img);
+		return -1;
+	}
+	rc = fs_measure_centres_in_region(img, &sj->p, sj->im.um_per_px > 0 ? sj->im.um_per_px : 0,
+					  fs_measurement_get_rule(), &reg, &w->t, &w->outside, sj->err, sj->errlen);
+	fs_scale_region_free(&reg);
 	fs_image_free(img);
 	return rc ? -1 : 0;
 }
@@ -450,6 +460,7 @@ static int run_remeasure(fs_app *app, fs_job_rec *job, cJSON *result, char *err,
 	cJSON_AddNumberToObject(h, "n_tubercles", (double)w.t.n);
 	cJSON_AddNumberToObject(h, "n_changed", changed);
 	cJSON_AddNumberToObject(h, "n_unmeasured", unmeasured);
+	cJSON_AddNumberToObject(h, "n_outside_region", (double)w.outside);
 	cJSON_AddNumberToObject(h, "job_id", (double)job->id);
 	fs_history_add(app->db, job->set_id, job->user_id, "remeasure", h);
 	cJSON_AddNumberToObject(h, "set_id", (double)job->set_id);
@@ -465,6 +476,7 @@ static int run_remeasure(fs_app *app, fs_job_rec *job, cJSON *result, char *err,
 	cJSON_AddNumberToObject(result, "n_tubercles", (double)w.t.n);
 	cJSON_AddNumberToObject(result, "n_changed", changed);
 	cJSON_AddNumberToObject(result, "n_unmeasured", unmeasured);
+	cJSON_AddNumberToObject(result, "n_outside_region", (double)w.outside);
 	cJSON_AddNumberToObject(result, "write_lock_ms", lock_ms);
 	rc = 0;
 out:

@@ -317,6 +317,24 @@ static int current_params(const fs_set_ctx *c, fs_params *p)
 	return 0;
 }
 
+/* Whether (x, y) lies outside the image's scale region (a person's
+ * correction, else the automatic one; scale_regions.h). Auto-size reads
+ * no tubercle there (issue 13 section 3: every consumer uses the region;
+ * a dome's size read on paper or a surround is no tubercle's, and
+ * Re-measure leaves such a centre unmeasured, measurement.h). 0 when the
+ * region cannot be had: the point is then analysed as before. */
+static int point_outside_region(fs_req *r, const fs_set_ctx *c, const fs_image *img, double x, double y)
+{
+	fs_scale_region reg;
+	char err[ERRBUF];
+	if (fs_scale_region_for(r->app->db, c->image.id, c->image.work_key, img, &reg, NULL, err, sizeof err) !=
+	    FS_DB_OK)
+		return 0;
+	int out = !fs_scale_region_contains(&reg, x, y);
+	fs_scale_region_free(&reg);
+	return out;
+}
+
 static int h_add_tubercle(fs_req *r, fs_resp *w)
 {
 	static const char *const sources[] = {"manual", "extracted", "lattice", "agent", NULL};
@@ -359,8 +377,16 @@ static int h_add_tubercle(fs_req *r, fs_resp *w)
 		fs_params p;
 		current_params(&c, &p);
 		fs_point_result pr;
-		int rc = fs_analyze_point(img, &p, c.image.um_per_px > 0 ? c.image.um_per_px : 0, t.centroid_x,
-					  t.centroid_y, v[5].present ? v[5].d : 3.0, &pr, err, sizeof err);
+		int rc = 0;
+		if (point_outside_region(r, &c, img, t.centroid_x, t.centroid_y)) {
+			memset(&pr, 0, sizeof pr);
+			snprintf(pr.reason, sizeof pr.reason, "outside_scale_region");
+			pr.region_x = (int)t.centroid_x;
+			pr.region_y = (int)t.centroid_y;
+		} else {
+			rc = fs_analyze_point(img, &p, c.image.um_per_px > 0 ? c.image.um_per_px : 0, t.centroid_x,
+					      t.centroid_y, v[5].present ? v[5].d : 3.0, &pr, err, sizeof err);
+		}
 		fs_image_free(img);
 		if (rc) {
 			cJSON_Delete(extra);
@@ -974,13 +1000,27 @@ static int h_remeasure(fs_req *r, fs_resp *w)
 	}
 	char err[ERRBUF] = "";
 	int from = c.info.measurement_version;
-	if (fs_measure_centres(img, &p, c.image.um_per_px > 0 ? c.image.um_per_px : 0, &t, err, sizeof err)) {
+	/* inside the image's scale region only (a person's correction, else
+	 * the automatic one, as extraction): measurement.h */
+	fs_scale_region reg;
+	size_t outside = 0;
+	int have = fs_scale_region_for(r->app->db, c.image.id, c.image.work_key, img, &reg, NULL, err, sizeof err) ==
+		   FS_DB_OK;
+	if (!have) {
 		fs_image_free(img);
+		fs_tubercle_list_free(&t);
+		fs_resp_error(r, w, 500, "cannot find the image's scale region: %s", err);
+		return 0;
+	}
+	int mrc = fs_measure_centres_in_region(img, &p, c.image.um_per_px > 0 ? c.image.um_per_px : 0,
+					       fs_measurement_get_rule(), &reg, &t, &outside, err, sizeof err);
+	fs_scale_region_free(&reg);
+	fs_image_free(img);
+	if (mrc) {
 		fs_tubercle_list_free(&t);
 		fs_resp_error(r, w, 422, "re-measuring failed: %s", err);
 		return 0;
 	}
-	fs_image_free(img);
 	long long nrev = 0, cur = 0;
 	int changed = 0, unmeasured = 0;
 	rc = fs_set_remeasure(r->app->db, c.info.id, v[0].i, r->user.id, &t, FS_MEASUREMENT_VERSION, &changed,
@@ -996,6 +1036,7 @@ static int h_remeasure(fs_req *r, fs_resp *w)
 		cJSON_AddNumberToObject(h, "n_tubercles", (double)n);
 		cJSON_AddNumberToObject(h, "n_changed", changed);
 		cJSON_AddNumberToObject(h, "n_unmeasured", unmeasured);
+		cJSON_AddNumberToObject(h, "n_outside_region", (double)outside);
 		fs_history_add(r->app->db, c.info.id, r->user.id, "remeasure", h);
 		cJSON_AddNumberToObject(h, "set_id", (double)c.info.id);
 		fs_event_log(r->app->db, r->user.id, c.image.id, "remeasure", h);
@@ -1083,8 +1124,17 @@ static int h_analyze_point(fs_req *r, fs_resp *w)
 		return 0;
 	fs_point_result pr;
 	char err[ERRBUF];
-	int rc = fs_analyze_point(img, &p, c.image.um_per_px, v[0].d, v[1].d, v[2].present ? v[2].d : 3.0, &pr, err,
-				  sizeof err);
+	int rc = 0;
+	if (isfinite(v[0].d) && isfinite(v[1].d) && v[0].d >= 0 && v[1].d >= 0 && v[0].d < img->width &&
+	    v[1].d < img->height && point_outside_region(r, &c, img, v[0].d, v[1].d)) {
+		memset(&pr, 0, sizeof pr);
+		snprintf(pr.reason, sizeof pr.reason, "outside_scale_region");
+		pr.region_x = (int)v[0].d;
+		pr.region_y = (int)v[1].d;
+	} else {
+		rc = fs_analyze_point(img, &p, c.image.um_per_px, v[0].d, v[1].d, v[2].present ? v[2].d : 3.0, &pr,
+				      err, sizeof err);
+	}
 	fs_image_free(img);
 	if (rc) {
 		fs_resp_error(r, w, 422, "%s", err);

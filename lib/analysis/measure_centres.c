@@ -363,3 +363,59 @@ static int measure(const fs_image *img, const fs_params *p, double um_per_px, fs
 	return rule == FS_RULE_DOME ? dome_rule(img, p, pitch, rmax, given, t, err, errlen)
 				    : outline_rule(img, p, pitch, rmin, rmax, t, err, errlen);
 }
+
+int fs_measure_centres_in_region(const fs_image *img, const fs_params *p, double um_per_px,
+				 fs_measurement_rule rule, const fs_scale_region *region, fs_tubercle_list *t,
+				 size_t *outside, char *err, size_t errlen)
+{
+	if (outside)
+		*outside = 0;
+	if (!img || !(img->data || img->px) || img->width < 1 || img->height < 1) {
+		snprintf(err, errlen, "measure: no image");
+		return -1;
+	}
+	fs_scale_region own;
+	memset(&own, 0, sizeof own);
+	if (!region) {
+		if (fs_scale_region_detect(img, &own, err, errlen))
+			return -1;
+		region = &own;
+	} else if (region->in && (region->width != img->width || region->height != img->height)) {
+		snprintf(err, errlen, "measure: the scale region is %dx%d, the image %dx%d", region->width,
+			 region->height, img->width, img->height);
+		return -1;
+	}
+	/* the centres inside, measured on their own (their positions in t
+	 * kept in at[]) */
+	fs_tubercle_list in = {0};
+	size_t *at = malloc((t->n ? t->n : 1) * sizeof *at), n_out = 0;
+	int rc = -1;
+	if (!at) {
+		snprintf(err, errlen, "measure: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		if (fs_scale_region_contains(region, t->items[i].centroid_x, t->items[i].centroid_y)) {
+			at[in.n] = i;
+			if (fs_tubercle_list_append(&in, &t->items[i])) {
+				snprintf(err, errlen, "measure: out of memory");
+				goto out;
+			}
+		} else {
+			set_unmeasured(&t->items[i]);
+			n_out++;
+		}
+	}
+	if (fs_measure_centres_rule(img, p, um_per_px, rule, &in, err, errlen))
+		goto out;
+	for (size_t k = 0; k < in.n; k++)
+		take_size(&t->items[at[k]], &in.items[k]);
+	if (outside)
+		*outside = n_out;
+	rc = 0;
+out:
+	free(at);
+	fs_tubercle_list_free(&in);
+	fs_scale_region_free(&own);
+	return rc;
+}

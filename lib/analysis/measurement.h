@@ -34,6 +34,7 @@
 #include <stddef.h>
 
 #include "analysis/params.h"
+#include "analysis/scale_region.h"
 #include "image/image.h"
 #include "image/tubercle.h"
 
@@ -104,6 +105,29 @@ int fs_measure_centres(const fs_image *img, const fs_params *p, double um_per_px
 		       size_t errlen);
 int fs_measure_centres_rule(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
 			    fs_tubercle_list *t, char *err, size_t errlen);
+
+/*
+ * Re-measure inside the scale region (issue 13 section 3, h32b): every
+ * consumer uses the region, and a diameter read outside it is no
+ * tubercle's. fs_measure_centres_rule for the centres of t inside region
+ * (scale_region.h: the image's, the stored one or a person's correction;
+ * NULL: the automatic region of img, fs_scale_region_detect); a centre
+ * outside it keeps its place, id and source and is left unmeasured
+ * (radius NaN, ellipse cleared, fit quality NaN: nothing was read there)
+ * and is not handed to the rule at all, so it plays no part in what the
+ * dome rule fits once per image over all its centres (the ray smoothing,
+ * the formation, the templates, the level). Why: extraction never sizes
+ * anything outside the region (it drops it, detect.h), and on P1 Fig2
+ * centres put on the white band (rows 15-60) were sized as domes of
+ * 15-35 px (the domes 6-10) and moved the mean radius of every dome of the
+ * set by up to +4.9 % through the level they share (docs/paper-figures.md,
+ * section h32b). *outside (may be NULL) gets how many were left so.
+ * Returns 0, or -1 with a message (no image, the region's frame is not the
+ * image's, out of memory).
+ */
+int fs_measure_centres_in_region(const fs_image *img, const fs_params *p, double um_per_px,
+				 fs_measurement_rule rule, const fs_scale_region *region, fs_tubercle_list *t,
+				 size_t *outside, char *err, size_t errlen);
 
 /* Detection's last step once the scale region dropped some of its
  * tubercles (fs_detect_region_drop): fs_measure_centres_rule, except that

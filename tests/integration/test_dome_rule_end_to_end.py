@@ -20,6 +20,7 @@ import tempfile
 from harness import FISHSCALE, TESTDATA, Server, gray_png, ok, upload_image, wait_job
 
 FIG4 = "P1_Fig4_Atractosteus_simplex_7.07um.tif"
+FIG2 = "P1_Fig2_Polypterus_bichir_2.63um.tif"
 UM = 0.118  # paper 1's pixel size (README, section 4), for the um columns
 
 site = c = None
@@ -177,6 +178,34 @@ def test_a_centre_without_a_dome_keeps_its_centre_and_no_diameter():
     exp = c.get("/api/sets/%d/export.json" % sid).json()["sets"][0]
     assert exp["measurement_version"] == 2
     assert [t for t in exp["tubercles"] if t["id"] == new_id][0]["radius_px"] is None
+
+
+def test_a_centre_on_fig2s_white_band_gets_no_size():
+    """Issue 13 sections 2 and 3 (h32b): a centre a person puts on P1 Fig2's
+    white band (rows 14-64, between the printed rule and the scale) is no
+    tubercle's. Auto-size reads none there (outside the scale region), and
+    Re-measure leaves it unmeasured, fit quality null, counted in the
+    history's n_outside_region, while every dome keeps its diameter (the
+    rule sizes the region's centres as if the band's were not there).
+    Before, h31f found Re-measure sizing (350, 20) as a dome of 25.5 px."""
+    _, s = extracted(FIG2)
+    sid = s["set"]["id"]
+    domes = {t["id"]: t["radius_px"] for t in s["tubercles"]}
+    assert len(domes) > 40
+    r = ok(c.api("POST", "/api/sets/%d/tubercles" % sid,
+                 {"revision": s["set"]["revision"], "x": 350.0, "y": 20.0, "auto_size": True}))
+    assert r["analysis"]["found"] is False and r["analysis"]["reason"] == "outside_scale_region", r["analysis"]
+    new_id = r["id"]
+    m = ok(c.api("POST", "/api/sets/%d/remeasure" % sid, {"revision": r["revision"]}))["remeasure"]
+    assert m["n_outside_region"] == 1, m
+    after = {t["id"]: t for t in ok(c.api("GET", "/api/sets/%d" % sid))["tubercles"]}
+    band = after[new_id]
+    assert (band["centroid_x"], band["centroid_y"]) == (350.0, 20.0)
+    assert band["radius_px"] is None and band["fit_quality"] is None, band
+    for i, r0 in domes.items():
+        r1 = after[i]["radius_px"]
+        assert (r0 is None) == (r1 is None), (i, r0, r1)
+        assert r0 is None or abs(r1 - r0) <= 1e-6 * r0, (i, r0, r1)
 
 
 def cli_env(**extra):
