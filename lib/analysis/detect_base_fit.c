@@ -73,22 +73,77 @@ int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offse
  * variant) in the radius window of mr at scale F: the radius, NAN when the
  * reading fails or its fit quality is below DOME_QUALITY; *edge as
  * fs_dome_measure_base_edge (0 with NAN). */
-static double level_reading(int ridge, const fs_image *img, double x, double y, double mr, double F, int *edge)
+static double level_reading(int ridge, const fs_image *img, double x, double y, double mr, double F, int *edge,
+			    double *var)
 {
 	fs_tubercle t;
 	int e = 0;
+	double v = NAN;
 	memset(&t, 0, sizeof t);
 	*edge = 0;
-	if (fs_dome_measure_base_edge(img, x, y, 0.15 * mr / F, 0.8 * mr / F, ridge, &t, &e) ||
-	    !(t.fit_quality >= DOME_QUALITY) || !(t.radius_px > 0))
+	if (var)
+		*var = NAN;
+	/* var: the plain rule's reading with its rays' blur (h32e) */
+	int rc = var ? fs_dome_measure_base_blur(img, x, y, 0.15 * mr / F, 0.8 * mr / F, &t, &e, &v)
+		     : fs_dome_measure_base_edge(img, x, y, 0.15 * mr / F, 0.8 * mr / F, ridge, &t, &e);
+	if (rc || !(t.fit_quality >= DOME_QUALITY) || !(t.radius_px > 0))
 		return NAN;
 	*edge = e;
+	if (var)
+		*var = v;
 	return t.radius_px;
 }
 
 double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F, int *edge)
 {
-	return level_reading(0, img, x, y, mr, F, edge);
+	return level_reading(0, img, x, y, mr, F, edge, NULL);
+}
+
+double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr, double F, int *edge, double *var)
+{
+	return level_reading(0, img, x, y, mr, F, edge, var);
+}
+
+int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr, const int *le,
+			    const double *var, double *v1)
+{
+	*v1 = 0;
+	if (!off->fitted || off->fit.halftone > 0 || !(off->fit.pitch > 0))
+		return 0;
+	double sv = 0;
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(lr[k]) && !le[k] && var[k] > 0) {
+			sv += var[k];
+			n++;
+		}
+	if (n < MIN_SIZED)
+		return 0;
+	*v1 = sv / n;
+	double sg = sqrt(*v1 + FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR);
+	double r0 = 0.5 * p->fill0 * off->fit.pitch, gap = off->fit.pitch - 2 * r0;
+	return r0 >= FS_DET_BASE_RESOLVED * sg && gap >= FS_DET_BASE_RESOLVED * sg;
+}
+
+double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int *le, const double *l2, double *lr)
+{
+	double s1 = 0, s2 = 0;
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(lr[k]) && !le[k] && isfinite(l2[k])) {
+			s1 += lr[k];
+			s2 += l2[k];
+			n++;
+		}
+	if (n < MIN_SIZED || !(s1 > 0))
+		return 1;
+	double corr = (s2 / s1 - 1) * v1 / (FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR);
+	if (!(fabs(corr) <= FS_DET_BASE_EXTRAP_MAX))
+		return 1;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(lr[k]))
+			lr[k] *= 1 - corr;
+	return 1 - corr;
 }
 
 int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, double *scratch)
@@ -109,7 +164,7 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge)
 {
-	return level_reading(1, lp, x, y, mr, F, edge);
+	return level_reading(1, lp, x, y, mr, F, edge, NULL);
 }
 
 /* Whether plan entry k's level reading is the window's end: its
@@ -292,8 +347,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	if (!p.n)
 		return 0;
 	int rc = -1;
-	double *fr = malloc(6 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
-	double *sig = lr + p.n, *scratch = sig + p.n;
+	double *fr = malloc(8 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
+	double *sig = lr + p.n, *scratch = sig + p.n, *var = scratch + p.n, *l2 = var + p.n;
 	int *le = calloc(p.n, sizeof *le);
 	fs_image *lp = NULL;
 	fs_dome_tpl t;
@@ -316,7 +371,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			rc = -1;
 			goto out;
 		}
-		lr[k] = NAN;
+		lr[k] = var[k] = NAN;
 		/* the dome's signal where the fit leaves its centre (a patch
 		 * the frame cuts: at the base rule's centre, the part inside) */
 		int sized = q == 0 && isfinite(f.radius);
@@ -349,7 +404,24 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		size_t i = p.idx[k];
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
 		lr[k] = screened ? fs_det_base_level_lowpassed(lp, fx[k], fy[k], mr, m->f, &le[k])
-				 : fs_det_base_level_one(m->img, fx[k], fy[k], mr, m->f, &le[k]);
+				 : fs_det_base_level_blur(m->img, fx[k], fy[k], mr, m->f, &le[k], &var[k]);
+	}
+	/* without a screen, the level extrapolated to no blur */
+	double v1;
+	if (!lp && fs_det_base_extrap_plan(&p, off, lr, le, var, &v1)) {
+		fs_image *b2 = fs_gaussian_blurred(m->img, FS_DET_BASE_EXTRA_BLUR, err, sizeof err);
+		if (!b2) {
+			rc = -1;
+			goto out;
+		}
+		for (size_t k = 0; k < p.n; k++) {
+			size_t i = p.idx[k];
+			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+			int e2;
+			l2[k] = isfinite(lr[k]) && !le[k] ? fs_det_base_level_one(b2, fx[k], fy[k], mr, m->f, &e2) : NAN;
+		}
+		fs_image_free(b2);
+		fs_det_base_extrap_apply(&p, v1, le, l2, lr);
 	}
 	size_t flat = fs_det_base_drop_flat(&p, sig, fr, scratch, meas);
 	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, meas, info);

@@ -194,6 +194,49 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F, int *edge);
 
 /*
+ * The level read without the blur (h32e). Where the image holds no
+ * halftone screen, the level's base readings from the fitted centres
+ * still lie outside the true bases by 0.1-0.4 px on domes whose signal
+ * rises towards the base (a bright rim: the secant law's rise, edge
+ * brightening): the blur pushes the steepest step outwards by more than
+ * the inner-slope model of fs_dome_measure_base takes out (corner scenes
+ * 34, 36, 50, 52: +3.1 to +3.5 % from the TRUE centres, where the oracle
+ * reads within 0.2 %). Whatever the dome's profile, every such push
+ * grows with the blur's variance, so the level is read a second time on
+ * the measurement image blurred by FS_DET_BASE_EXTRA_BLUR more and the
+ * sums are extrapolated linearly in the variance to no blur:
+ * L0 = L1 - (L2 - L1) v1 / s^2, with v1 the blur's variance as the base
+ * readings' own steps show it (their width, fs_dome_measure_base_blur:
+ * the same estimate as the base rule's local blur correction), s the
+ * added blur. Every level reading is scaled by L0 / L1. Only where the
+ * second blur leaves the bases resolved (the median base radius and the
+ * gap to the neighbours' bases both at least FS_DET_BASE_RESOLVED sigmas
+ * of the blurred image, as under a screen): two bases closer than that
+ * merge and the reading's change is the neighbour's, not the blur's
+ * (fill 0.8 at pitch 16); at least 8 domes read on both; a correction of
+ * more than FS_DET_BASE_EXTRAP_MAX is not applied (not seen on the
+ * corner scenes, whose largest is 2.0 %). docs/paper-figures.md,
+ * section h32e.
+ *
+ * fs_det_base_level_blur: fs_det_base_level_one's radius and *edge (the
+ * same values) and the variance its rays' steps show (*var, NAN when not
+ * read). fs_det_base_extrap_plan: whether to read again (1) for the
+ * plan's level readings lr, their pins le (fs_det_base_level_one's
+ * *edge: a pinned reading is out of the level and out of these sums) and
+ * their variances var (NAN: not read), the mean variance in *v1.
+ * fs_det_base_extrap_apply: lr scaled by L0 / L1 from the second
+ * readings l2 (NAN: not read) over the unpinned domes read on both;
+ * returns the scale applied (1 when none).
+ */
+#define FS_DET_BASE_EXTRA_BLUR 1.0
+#define FS_DET_BASE_EXTRAP_MAX 0.1
+double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr, double F, int *edge,
+			      double *var);
+int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr, const int *le,
+			    const double *var, double *v1);
+double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int *le, const double *l2, double *lr);
+
+/*
  * The level under a halftone screen (h31b). Where off's formation found a
  * screen, the templates are fitted on the measurement image low-passed by
  * FS_HALFTONE_LOWPASS x the period (fs_det_base_lowpass), and the level's

@@ -473,6 +473,8 @@ struct base_job {
 	double *fx, *fy;       /* its fitted centre (px of the whole image) */
 	double *lr;            /* the base rule's radius from that centre */
 	int *le;               /* ... pinned at its window's end (fs_det_base_level_one) */
+	double *var;           /* the blur's variance its rays showed (NAN) */
+	double *l2;            /* the radius read again, blurred (h32e) */
 	double *sig;           /* its SE signal (dome_signal.h), NAN: none */
 	const struct job *j;   /* the candidates' reach */
 	int failed;            /* a fit ran out of memory */
@@ -509,8 +511,23 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 static void level_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 {
 	struct base_job *b = ctx;
-	b->lr[k] = fs_det_base_level_one(meas, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1,
-					 &b->le[k]);
+	b->lr[k] = fs_det_base_level_blur(meas, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1,
+					  &b->le[k], &b->var[k]);
+}
+
+/* ... and again on the crop blurred by FS_DET_BASE_EXTRA_BLUR more, for
+ * the level's extrapolation to no blur (detect_base_fit.h) */
+static fs_image *extrap_crop(const fs_image *meas, void *ctx, char *err, size_t errlen)
+{
+	(void)ctx;
+	return fs_gaussian_blurred(meas, FS_DET_BASE_EXTRA_BLUR, err, errlen);
+}
+
+static void level_point_blurred(const fs_image *b2, int ox, int oy, size_t k, void *ctx)
+{
+	struct base_job *b = ctx;
+	int e2;
+	b->l2[k] = fs_det_base_level_one(b2, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1, &e2);
 }
 
 /* ... and under a halftone screen whose low-pass leaves the bases
@@ -605,13 +622,15 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	int half = (int)ceil(R.patch_r) + 2, S = 2 * half + 1;
 	size_t nv = (p.n + R.stride - 1) / R.stride, ncell = 0;
 	double *mx = malloc(nv * sizeof *mx), *my = malloc(nv * sizeof *my);
-	b.fr = malloc(7 * p.n * sizeof *b.fr);
+	b.fr = malloc(9 * p.n * sizeof *b.fr);
 	b.fx = b.fr ? b.fr + p.n : NULL;
 	b.fy = b.fr ? b.fx + p.n : NULL;
 	b.lr = b.fr ? b.fy + p.n : NULL;
 	double *lx = b.fr ? b.lr + p.n : NULL;
 	b.sig = b.fr ? lx + p.n : NULL;
 	double *scratch = b.fr ? b.sig + p.n : NULL;
+	b.var = b.fr ? scratch + p.n : NULL;
+	b.l2 = b.fr ? b.var + p.n : NULL;
 	b.le = calloc(p.n, sizeof *b.le);
 	fs_image *mosaic = NULL;
 	fs_dome_tpl t;
@@ -678,7 +697,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	 * profile about where the last one ended: 1.5 r1 and the rays' reach */
 	int screened = b.lowpass > 0 && fs_det_base_level_screened(&p, &j->off, b.fr, scratch);
 	for (size_t k = 0; k < p.n; k++) {
-		b.lr[k] = NAN;
+		b.lr[k] = b.var[k] = b.l2[k] = NAN;
 		b.le[k] = 0;
 		lx[k] = isfinite(b.fr[k]) && (!(b.lowpass > 0) || screened) ? b.fx[k] : NAN;
 	}
@@ -690,6 +709,18 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 			  screened ? level_point_lowpassed : level_point, &b, err, errlen)) {
 		rc = -1;
 		goto out;
+	}
+	double v1;
+	if (!(b.lowpass > 0) && fs_det_base_extrap_plan(&p, &j->off, b.lr, b.le, b.var, &v1)) {
+		for (size_t k = 0; k < p.n; k++)
+			lx[k] = isfinite(b.lr[k]) && !b.le[k] ? b.fx[k] : NAN;
+		int xb = fs_gaussian_radius(FS_DET_BASE_EXTRA_BLUR) + 1;
+		reach = (int)ceil(g_overlap_scale * (1.5 * 0.8 * mr + base_reach(0.8 * mr, 0) + xb));
+		if (run_pass_prep(m, p.n, lx, b.fy, reach, extrap_crop, level_point_blurred, &b, err, errlen)) {
+			rc = -1;
+			goto out;
+		}
+		fs_det_base_extrap_apply(&p, v1, b.le, b.l2, b.lr);
 	}
 	fs_det_base_drop_flat(&p, b.sig, b.fr, scratch, j->res);
 	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, b.lr, b.le, j->res, NULL);

@@ -753,6 +753,15 @@ int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, d
 	return fs_dome_measure_base_edge(img, x, y, rmin, rmax, 0, t, NULL);
 }
 
+int fs_dome_measure_base_blur(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t,
+			      int *edge, double *var)
+{
+	double r0, kappa;
+	int rc = measure(img, x, y, rmin, rmax, 0, 1, 1, 0, SW, t, &r0, &kappa, edge);
+	*var = kappa > 0 ? 1 / kappa : NAN;
+	return rc;
+}
+
 int fs_dome_measure_base_ridge(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
 {
 	return fs_dome_measure_base_edge(img, x, y, rmin, rmax, 1, t, NULL);

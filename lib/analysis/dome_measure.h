@@ -90,6 +90,14 @@ int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double
  */
 int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t);
 
+/* fs_dome_measure_base_edge without the ridge model (the same t and
+ * *edge), also giving the blur its rays' steps show in its last pass:
+ * *var = 1 / kappa, the variance (px^2) of the blurred straight step of
+ * that width, as its local blur correction reads it; NAN when fewer than
+ * half the rays tell. */
+int fs_dome_measure_base_blur(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t,
+			      int *edge, double *var);
+
 /*
  * fs_dome_measure_base with pass()'s ridge model of a steep rim switched
  * on at the blur the rays themselves show (the width of their steps in
