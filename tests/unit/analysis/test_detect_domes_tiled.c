@@ -6,7 +6,8 @@
  * detector at 135 degrees (the common offset is fitted and applied) and a
  * printed halftone screen (the fit's low-pass reads its mosaic's margins),
  * at a pitch whose candidates are refined (40 px) and at one whose are not
- * (16 px, fill 0.8), methods auto and lattice. With every overlap cut to a
+ * (16 px, fill 0.8), methods auto and lattice, and a clean scene whose
+ * level is extrapolated to no blur (pitch 40, fill 0.3). With every overlap cut to a
  * fifth the results differ: the overlaps are what makes them equal. The
  * real SEM image of tests/fixtures on 256-px tiles too: its domes are
  * large enough that the small-base fit's profile length came from a
@@ -134,6 +135,28 @@ static void test_refined_side_lit_halftone(void **state)
 	compare_scene(&o, FS_METHOD_AUTO, 160);
 }
 
+/* Pitch 40, low flat-topped domes (fill 0.3) without a screen, lit
+ * from 0 degrees: the bases stay resolved under a second blur, so the
+ * level is read again on the tiles' crops blurred by 1 px more and
+ * extrapolated to no blur (detect_base_fit.h, h32e), which the scenes
+ * above do not reach (a screen; gaps of 3 px): 640 x 560 px on 160-px
+ * tiles. */
+static void test_clean_level_extrapolated(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_defaults(&o);
+	o.width = 640;
+	o.height = 560;
+	o.pitch = 40;
+	o.fill = 0.3;
+	o.profile = 2;
+	o.h_over_r = 0.25;
+	o.angle = 0.2;
+	o.seed = 2103;
+	compare_scene(&o, FS_METHOD_AUTO, 160);
+}
+
 /* Pitch 16 (full resolution, no refinement), tight domes (fill 0.8):
  * 480 x 400 px on 120-px tiles, auto and lattice. */
 static void test_fine_pitch_tight(void **state)
@@ -177,6 +200,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refined_side_lit_halftone),
 		cmocka_unit_test(test_fine_pitch_tight),
+		cmocka_unit_test(test_clean_level_extrapolated),
 		cmocka_unit_test(test_sem_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
