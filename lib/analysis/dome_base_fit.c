@@ -30,6 +30,7 @@
  * (docs/paper-figures.md, h21e). */
 #define RENDER_G 24
 #define POINTS_PER_PITCH 16
+#define PITCH_TOL 1.01
 /* the centre search's rounds: one, at 0.04 pitch, then the vertex of
  * the residual's quadratic through the 3 x 3 trial centres at that step
  * about its end (centre_between), most of which the last round has read.
@@ -228,7 +229,39 @@ void fs_dome_tpl_free(fs_dome_tpl *t)
 	free(t->colx);
 	free(t->col);
 	free(t->tp);
+	free(t->tpp);
+	free(t->stp);
+	free(t->sttp);
 	memset(t, 0, sizeof *t);
+}
+
+/* phases per axis of the templates where the points lie on the pixel grid */
+#define NPHASE 8
+
+/* The phase index of a patch read about (x, y) (fs_dome_tpl.nph). */
+static int phase_of(const fs_dome_tpl *t, double x, double y)
+{
+	if (t->nph <= 1)
+		return 0;
+	int qx = (int)floor((x - floor(x)) * t->nph + 0.5), qy = (int)floor((y - floor(y)) * t->nph + 0.5);
+	qx %= t->nph;
+	qy %= t->nph;
+	return qy * t->nph + qx;
+}
+
+static const double *tp_at(const fs_dome_tpl *t, int ph)
+{
+	return t->nph > 1 ? t->tpp + (size_t)ph * t->npts * t->nk : t->tp;
+}
+
+static const double *st_at(const fs_dome_tpl *t, int ph)
+{
+	return t->nph > 1 ? t->stp + (size_t)ph * FS_DOME_TPL_NFILL : t->st;
+}
+
+static const double *stt_at(const fs_dome_tpl *t, int ph)
+{
+	return t->nph > 1 ? t->sttp + (size_t)ph * FS_DOME_TPL_NFILL : t->stt;
 }
 
 /* The sample points: a square grid of step sp px inside the disc. */
@@ -326,6 +359,25 @@ static int sample_components(fs_dome_tpl *t, const fs_dome_fit *f, int gr, int s
 			blur_crop(mix, sh, half, sg, tmp, bl);
 			for (size_t i = 0; i < np; i++)
 				dst[i] = (float)grid_at(bl, half, t->dx[i] * g2p, t->dy[i] * g2p);
+			/* the read at phase (fx, fy): the bilinear weights of
+			 * the four pixels about each point, offsets from the
+			 * centre dx + a - fx, dy + b - fy */
+			for (int ph = 0; t->tpp && ph < t->nph * t->nph; ph++) {
+				double fx = (double)(ph % t->nph) / t->nph, fy = (double)(ph / t->nph) / t->nph;
+				double *tq = t->tpp + (size_t)ph * np * t->nk;
+				for (size_t i = 0; i < np; i++) {
+					double v = 0;
+					for (int b = 0; b < 2; b++)
+						for (int a = 0; a < 2; a++) {
+							double wab = (a ? fx : 1 - fx) * (b ? fy : 1 - fy);
+							if (wab == 0)
+								continue;
+							v += wab * grid_at(bl, half, (t->dx[i] + a - fx) * g2p,
+									   (t->dy[i] + b - fy) * g2p);
+						}
+					tq[i * t->nk + k] = v;
+				}
+			}
 			continue;
 		}
 		for (int j = 0; j < (shadow ? FS_SE_NCOMP : NLIN); j++) {
@@ -379,6 +431,20 @@ static int template_sums(fs_dome_tpl *t)
 		t->stt[k] = s2;
 		if (!(s2 - s * s / np > 1e-12))
 			return 1;
+	}
+	for (int ph = 0; t->tpp && ph < t->nph * t->nph; ph++) {
+		const double *tq = t->tpp + (size_t)ph * np * t->nk;
+		for (int k = 0; k < t->nk; k++) {
+			double s = 0, s2 = 0;
+			for (size_t i = 0; i < np; i++) {
+				s += tq[i * t->nk + k];
+				s2 += tq[i * t->nk + k] * tq[i * t->nk + k];
+			}
+			t->stp[(size_t)ph * FS_DOME_TPL_NFILL + k] = s;
+			t->sttp[(size_t)ph * FS_DOME_TPL_NFILL + k] = s2;
+			if (!(s2 - s * s / np > 1e-12))
+				return 1;
+		}
 	}
 	return 0;
 }
@@ -485,9 +551,21 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
 		fs_dome_tpl_free(t);
 		return 1;
 	}
-	if (make_points(t, f->pitch > POINTS_PER_PITCH ? f->pitch / POINTS_PER_PITCH : 1))
+	/* a pixel apart up to 16 px, and within the pitch estimate's own 1 %
+	 * above it (the points then lie on the pixel grid: phase templates) */
+	int on_grid = !(f->pitch > POINTS_PER_PITCH * PITCH_TOL);
+	if (make_points(t, on_grid ? 1 : f->pitch / POINTS_PER_PITCH))
 		goto oom;
 	size_t np = t->npts;
+	t->nph = 1;
+	if (on_grid) {
+		t->nph = NPHASE;
+		t->tpp = malloc((size_t)NPHASE * NPHASE * np * FS_DOME_TPL_NFILL * sizeof *t->tpp);
+		t->stp = malloc((size_t)NPHASE * NPHASE * FS_DOME_TPL_NFILL * sizeof *t->stp);
+		t->sttp = malloc((size_t)NPHASE * NPHASE * FS_DOME_TPL_NFILL * sizeof *t->sttp);
+		if (!t->tpp || !t->stp || !t->sttp)
+			goto oom;
+	}
 	/* for the most fills: the grid may be set again (below) */
 	cs = calloc((size_t)FS_DOME_TPL_NFILL * FS_SE_NCOMP * np, sizeof *cs);
 	mean = calloc(np, sizeof *mean);
@@ -537,7 +615,7 @@ done:
  * k0..k1 (at most FS_DOME_TPL_NFILL), summed over the points in order,
  * two fills at a time from t->tp (a fill's dot product was a serial
  * chain of additions, 13 of them a patch, most of the fit's cost). */
-static void dots(const fs_dome_tpl *t, const double *o, int k0, int k1, double *sot)
+static void dots(const fs_dome_tpl *t, const double *tpb, const double *o, int k0, int k1, double *sot)
 {
 	size_t np = t->npts;
 	int nk = t->nk, n = k1 - k0 + 1, np2 = n / 2;
@@ -545,7 +623,7 @@ static void dots(const fs_dome_tpl *t, const double *o, int k0, int k1, double *
 	double last = 0;
 	for (int q = 0; q < np2; q++)
 		acc[q] = (v2d){0, 0};
-	const double *tp = t->tp + k0;
+	const double *tp = tpb + k0;
 	for (size_t i = 0; i < np; i++, tp += nk) {
 		v2d oi = {o[i], o[i]};
 		for (int q = 0; q < np2; q++) {
@@ -635,7 +713,7 @@ static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, double x, 
 		kb--;
 	if (ka <= kb) {
 		double dot[FS_DOME_TPL_NFILL];
-		dots(t, o, ka, kb, dot);
+		dots(t, tp_at(t, phase_of(t, x, y)), o, ka, kb, dot);
 		for (int q = ka; q <= kb; q++)
 			s->dot[q] = dot[q - ka];
 		for (int q = ka; q <= kb; q++)
@@ -652,11 +730,13 @@ static void score_all(const fs_dome_tpl *t, const seen *s, double *sc, double *g
 	size_t np = t->npts;
 	double so = s->so, soo = s->soo;
 	double vo = soo - so * so / np;
+	int ph = phase_of(t, s->x, s->y);
+	const double *st = st_at(t, ph), *stt = stt_at(t, ph);
 	for (int k = 0; k < t->nk; k++) {
 		double sot = s->dot[k];
-		double cov = sot - so * t->st[k] / np, vt = t->stt[k] - t->st[k] * t->st[k] / np;
+		double cov = sot - so * st[k] / np, vt = stt[k] - st[k] * st[k] / np;
 		gain[k] = cov / vt;
-		offs[k] = (so - gain[k] * t->st[k]) / np;
+		offs[k] = (so - gain[k] * st[k]) / np;
 		sc[k] = vo > 1e-20 && cov > 0 ? 1 - cov * cov / (vt * vo) : 1;
 	}
 }
@@ -678,9 +758,11 @@ static double score_near(const fs_dome_tpl *t, const seen *s, int k0, int *k)
 	*k = k0;
 	int qa, qb;
 	near_range(t, k0, &qa, &qb);
+	int ph = phase_of(t, s->x, s->y);
+	const double *st = st_at(t, ph), *stt = stt_at(t, ph);
 	for (int q = qa; q <= qb; q++) {
 		double sot = s->dot[q];
-		double cov = sot - so * t->st[q] / np, vt = t->stt[q] - t->st[q] * t->st[q] / np;
+		double cov = sot - so * st[q] / np, vt = stt[q] - st[q] * st[q] / np;
 		double sc = vo > 1e-20 && cov > 0 ? 1 - cov * cov / (vt * vo) : 1;
 		if (sc < best) {
 			best = sc;
@@ -732,8 +814,10 @@ static void centre_between(const fs_dome_tpl *t, const fs_image *img, int kb, do
 static double signal_of(const fs_dome_tpl *t, const seen *s)
 {
 	double n = (double)t->npts, so = s->so, vo = s->soo - so * so / n, sig = 0, best = 0;
+	int ph = phase_of(t, s->x, s->y);
+	const double *st = st_at(t, ph), *stt = stt_at(t, ph);
 	for (int k = 0; k < t->nk; k++) {
-		double cov = s->dot[k] - so * t->st[k] / n, vt = t->stt[k] - t->st[k] * t->st[k] / n;
+		double cov = s->dot[k] - so * st[k] / n, vt = stt[k] - st[k] * st[k] / n;
 		if (!(cov > 0 && vt > 0 && vo > 0))
 			continue;
 		double r2 = cov * cov / (vt * vo);

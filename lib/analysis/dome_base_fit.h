@@ -25,7 +25,12 @@
  * two side-detector slopes, edge, the shadowed yield when the formation
  * has a shadow) blurred by the formation's blur and sampled at fixed
  * points of a disc of half a pitch (a pixel apart, 1/16 pitch on pitches
- * above 16 px). Two steps: at five fills, 0.70-1.30 of the given median,
+ * above 16 px; "16" within the pitch estimate's 1 %). A pixel apart, the
+ * points lie on the pixel grid, where the fit reads the image bilinearly
+ * at the centre's sub-pixel phase: a tent blur of up to 0.5 px SD that the
+ * point-sampled template lacks and that on a 4-px dome decides between a
+ * flat top and a taper (docs/paper-figures.md, h32f); the templates are
+ * then also made as that read sees them, at 8 x 8 phases (nph). Two steps: at five fills, 0.70-1.30 of the given median,
  * every component blurred and the weights of the components (how much of
  * the signal is yield, slope, edge, shadow) solved by least squares on
  * the mean patch of up to 64 tubercles, at the fill that reads it best;
@@ -87,6 +92,16 @@ typedef struct fs_dome_tpl {
 	float *colx;
 	int *col;
 	double *tp;
+	/* Where the points lie a whole pixel apart (pitch up to 16 px), the
+	 * patch's bilinear read at the centre's sub-pixel phase (fx, fy)
+	 * blurs it by a tent the point-sampled model lacks, up to 0.5 px SD
+	 * on a 2-px base (h32f): the templates as that read sees them, at
+	 * nph x nph phases (fx, fy in steps of 1 / nph; the read uses the
+	 * nearest), laid out as tp, with their sums (nph 1: tp, st, stt
+	 * only, read at every phase). */
+	int nph;
+	double *tpp;        /* nph^2 x npts x nk */
+	double *stp, *sttp; /* nph^2 x FS_DOME_TPL_NFILL */
 } fs_dome_tpl;
 
 /* One tubercle's fit. */
