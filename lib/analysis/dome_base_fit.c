@@ -236,7 +236,7 @@ void fs_dome_tpl_free(fs_dome_tpl *t)
 }
 
 /* phases per axis of the templates where the points lie on the pixel grid */
-#define NPHASE 8
+#define NPHASE 4
 
 /* The phase index of a patch read about (x, y) (fs_dome_tpl.nph). */
 static int phase_of(const fs_dome_tpl *t, double x, double y)

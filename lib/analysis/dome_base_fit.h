@@ -30,7 +30,7 @@
  * at the centre's sub-pixel phase: a tent blur of up to 0.5 px SD that the
  * point-sampled template lacks and that on a 4-px dome decides between a
  * flat top and a taper (docs/paper-figures.md, h32f); the templates are
- * then also made as that read sees them, at 8 x 8 phases (nph). Two steps: at five fills, 0.70-1.30 of the given median,
+ * then also made as that read sees them, at 4 x 4 phases (nph). Two steps: at five fills, 0.70-1.30 of the given median,
  * every component blurred and the weights of the components (how much of
  * the signal is yield, slope, edge, shadow) solved by least squares on
  * the mean patch of up to 64 tubercles, at the fill that reads it best;

@@ -232,8 +232,8 @@ static void flat_patch_has_no_base(void **state)
  * but for the profile. The points lie a pixel apart, where the patch is
  * read bilinearly at the centre's sub-pixel phase: with templates made
  * as that read sees them, the flat-topped ones (h/R 0.2-1.0) fit the
- * patches best, 0.0332-0.0339 of each patch's variance against the
- * paraboloids' 0.0366-0.0384, and read D +2.1 to +2.7 %; the paraboloids
+ * patches best, 0.0333-0.0340 of each patch's variance against the
+ * paraboloids' 0.0364-0.0382, and read D +2.0 to +2.6 %; the paraboloids
  * read +13 %. Point-sampled templates (before) fitted the paraboloid of
  * h/R 0.7 best (0.03348 against the flat-topped h/R 0.4's 0.03356): the
  * image's read blurs a 2-px base by up to 0.5 px SD and takes the rim's
