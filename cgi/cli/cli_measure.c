@@ -230,6 +230,8 @@ struct region_job {
 	fs_scale_region *region;
 	int rc;
 	char err[256];
+	int threaded; /* found in thread th, not yet joined */
+	pthread_t th;
 };
 
 static void *region_thread(void *arg)
@@ -239,30 +241,39 @@ static void *region_thread(void *arg)
 	return NULL;
 }
 
-/* The scale region and the detection (fs_detect_in_region's two steps: the
- * detection does not depend on the region, which only drops what lies
- * outside it); with more than one thread the region is found in a second
- * thread meanwhile. */
+/* The detection's scale region (fs_region_src): the thread's, once it is
+ * done, or found now. */
+static int region_get(void *ctx, const fs_scale_region **region, char *err, size_t errlen)
+{
+	struct region_job *j = ctx;
+	if (j->threaded) {
+		pthread_join(j->th, NULL);
+		j->threaded = 0;
+	} else {
+		region_thread(j);
+	}
+	if (j->rc) {
+		snprintf(err, errlen, "%s", j->err);
+		return -1;
+	}
+	*region = j->region;
+	return 0;
+}
+
+/* The scale region and the detection (as fs_detect_in_region: the
+ * detection asks for the region once its centres are final, drops what
+ * lies outside it, then sizes the rest under the dome rule); with more
+ * than one thread the region is found in a second thread meanwhile. */
 static int find_region_and_detect(const struct options *o, const fs_image *img, double um_per_px,
 				  fs_scale_region *region, fs_detect_result *det, char *err, size_t errlen)
 {
-	struct region_job j = {img, region, -1, ""};
-	pthread_t th;
-	int threaded = o->threads > 1 && pthread_create(&th, NULL, region_thread, &j) == 0;
-	if (!threaded)
-		region_thread(&j);
-	int drc = fs_detect_rule_all(img, &o->params, um_per_px, o->rule, det, err, errlen);
-	if (threaded)
-		pthread_join(th, NULL);
-	if (j.rc) {
-		if (!drc)
-			snprintf(err, errlen, "%s", j.err);
-		fs_detect_result_free(det);
-		return -1;
-	}
-	if (drc)
-		return -1;
-	return fs_detect_region_drop(img, &o->params, um_per_px, o->rule, region, det, err, errlen);
+	struct region_job j = {.img = img, .region = region, .rc = -1};
+	j.threaded = o->threads > 1 && pthread_create(&j.th, NULL, region_thread, &j) == 0;
+	fs_region_src src = {region_get, &j};
+	int rc = fs_detect_rule_region(img, &o->params, um_per_px, o->rule, &src, det, err, errlen);
+	if (j.threaded) /* detection failed before it asked */
+		pthread_join(j.th, NULL);
+	return rc;
 }
 
 /* <stem>_tubercles.csv from t through the caller's buffer b (left reset). */

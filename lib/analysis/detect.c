@@ -1,6 +1,8 @@
 /*
  * detect.c - the detection entry point (see detect.h): estimates the
- * lattice, preprocesses and dispatches to the method (detect_*.c).
+ * lattice, preprocesses and dispatches to the method (detect_*.c); drops
+ * what lies outside a scale region handed to it (fs_region_src) once the
+ * centres are final, before the dome rule sizes the rest.
  *
  * For auto and lattice the lattice is estimated first, on the raw image,
  * because the preprocessing depends on it: the CLAHE tile is widened to at
@@ -65,10 +67,26 @@ static int dome_tiled(const fs_image *img, int tile)
 	return tile > 0 && (double)img->width * img->height > 4.0 * tile * tile;
 }
 
-static int detect(const fs_image *img, const fs_params *p, double um_per_px, int dome,
+/* The scale region's drop (fs_region_src, detect.h) once the centres are
+ * final; *ms: the wall time the source took, which is not detection's. */
+static int take_region(const fs_region_src *src, fs_detect_result *out, double *ms, char *err, size_t errlen)
+{
+	const fs_scale_region *r = NULL;
+	double t0 = 1e3 * fs_mono_s();
+	int rc = src->get(src->ctx, &r, err, errlen);
+	*ms = 1e3 * fs_mono_s() - t0;
+	if (rc)
+		return -1;
+	out->n_outside_region = fs_scale_region_filter(r, &out->tubercles);
+	return 0;
+}
+
+int fs_det_detect(const fs_image *img, const fs_params *p, double um_per_px, int dome, const fs_region_src *region,
 		  fs_detect_result *out, char *err, size_t errlen)
 {
 	int rc = -1;
+	int taken = !region; /* the region's drop done (or none to do) */
+	double ms_region = 0;
 	fs_image *pre = NULL, *meas = NULL, *msrc = NULL, *fimg = NULL;
 	const fs_image *whole;
 	fs_lattice lat = {0};
@@ -103,6 +121,15 @@ static int detect(const fs_image *img, const fs_params *p, double um_per_px, int
 	if (needs_cal) {
 		/* log, dog and ellipse: whole or tile by tile (detect_scale.h) */
 		rc = fs_detect_scale(img, p, um_per_px, dome, out, err, errlen);
+		if (!rc && !taken) {
+			taken = 1;
+			rc = take_region(region, out, &ms_region, err, errlen);
+		}
+		/* they size no dome at its final centres themselves: under the
+		 * dome rule, once the region dropped some, the rest are sized
+		 * as Re-measure sizes them (so that it gives these sizes back) */
+		if (!rc && dome && out->n_outside_region > 0)
+			rc = fs_measure_centres_detected(img, p, um_per_px, FS_RULE_DOME, &out->tubercles, err, errlen);
 		goto out;
 	}
 	double t0 = 1e3 * fs_mono_s();
@@ -268,18 +295,37 @@ measured:;
 		snprintf(err, errlen, "detect: method %s not dispatched", fs_method_name(p->method));
 		break;
 	}
+	if (!rc && !taken) {
+		taken = 1;
+		rc = take_region(region, out, &ms_region, err, errlen);
+	}
 	/* The dome rule's sizes are read at its final centres, by the step
 	 * Re-measure runs (fs_det_size_domes_list): re-measuring a fresh
-	 * extraction gives back its sizes. */
+	 * extraction gives back its sizes. After the scale region's drop:
+	 * the rule sizes an image's domes together, so these are the sizes
+	 * Re-measure gives the tubercles the region keeps, and each is sized
+	 * once. Re-measure's pitch is the lattice estimate unless the kept
+	 * centres' spacing overrules it (fs_measure_centres_pitch); then
+	 * this measurement image is not its own, and Re-measure's step runs
+	 * whole. */
 	if (!rc && dome && lat.pitch_px > 0) {
+		double pitch = out->n_outside_region ? fs_measure_centres_pitch(lat.pitch_px, &out->tubercles)
+						     : lat.pitch_px;
 		fs_meas g = m;
 		g.given = 2;
 		g.refine = 0;
 		g.flat_spread = NULL;
-		rc = fs_det_size_domes_list(&g, 0.6 * lat.pitch_px, &out->tubercles, err, errlen);
+		rc = pitch == lat.pitch_px
+			     ? fs_det_size_domes_list(&g, 0.6 * lat.pitch_px, &out->tubercles, err, errlen)
+			     : fs_measure_centres_detected(img, p, um_per_px, FS_RULE_DOME, &out->tubercles, err,
+							   errlen);
 	}
-	out->ms_detect = 1e3 * fs_mono_s() - t1;
+	out->ms_detect = 1e3 * fs_mono_s() - t1 - ms_region;
 out:
+	/* (the paths that found nothing still take the region: its source
+	 * may report an error, or wait for a thread) */
+	if (!rc && !taken)
+		rc = take_region(region, out, &ms_region, err, errlen);
 	fs_dome_resp_free(&dresp);
 	fs_image_free(pre);
 	fs_image_free(meas);
@@ -300,11 +346,11 @@ void fs_detect_result_free(fs_detect_result *r)
 int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
 		  char *err, size_t errlen)
 {
-	return detect(img, p, um_per_px, 0, out, err, errlen);
+	return fs_det_detect(img, p, um_per_px, 0, NULL, out, err, errlen);
 }
 
 int fs_detect_domes(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
 		    char *err, size_t errlen)
 {
-	return detect(img, p, um_per_px, 1, out, err, errlen);
+	return fs_det_detect(img, p, um_per_px, 1, NULL, out, err, errlen);
 }

@@ -6,6 +6,7 @@
  *
  * Ownership: fs_detect_result owns its tubercle list; free it with
  * fs_detect_result_free (tolerates NULL / zeroed). The input image is never kept.
+ * A region an fs_region_src gives stays its caller's; detection only reads it.
  */
 #ifndef FS_DETECT_H
 #define FS_DETECT_H
@@ -61,15 +62,27 @@ int fs_detect_all(const fs_image *img, const fs_params *p, double um_per_px, fs_
  */
 int fs_detect_rule_all(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
 		       fs_detect_result *out, char *err, size_t errlen);
-/* fs_detect_rule_in_region's last step, for a caller that found the region
- * itself (the CLI): drops out's detections outside region (counted in
- * n_outside_region) and, under the dome rule, sizes the rest again at
- * their centres when any was dropped (the rule sizes an image's domes
- * together). Returns 0, or -1 with a message (out freed). */
-int fs_detect_region_drop(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
-			  const fs_scale_region *region, fs_detect_result *out, char *err, size_t errlen);
 int fs_detect_rule_in_region(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
 			     const fs_scale_region *region, fs_detect_result *out, char *err, size_t errlen);
+/*
+ * The scale region handed to detection (fs_detect_rule_region): detection
+ * asks for it once its centres are final, drops what lies outside it
+ * (counted in n_outside_region, the rest renumbered) and only then lets
+ * the dome rule size the rest - that rule sizes an image's domes together
+ * (the formation, the level), so sizing before the drop meant sizing every
+ * tubercle twice. get: 0 with *region set (NULL, or a region without a
+ * mask: nothing is dropped; it must stay valid until detection returns),
+ * or -1 with a message, which detection then returns; called at most once,
+ * and not at all when detection fails first. It may wait for a region
+ * found meanwhile in another thread (the CLI). ctx is the caller's.
+ */
+typedef struct fs_region_src {
+	int (*get)(void *ctx, const fs_scale_region **region, char *err, size_t errlen);
+	void *ctx;
+} fs_region_src;
+/* fs_detect_rule_all with the region src gives (src NULL: none). */
+int fs_detect_rule_region(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
+			  const fs_region_src *src, fs_detect_result *out, char *err, size_t errlen);
 /* fs_detect with the outline rule whatever the selected one: the accuracy
  * tables and benchmarks that set the two rules side by side. */
 int fs_detect_outline(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out, char *err,

@@ -56,5 +56,10 @@ int fs_detect_auto_candidates(fs_image **pre, const fs_det_source *tiled, int f,
  */
 int fs_detect_measure_image(const fs_image *img, const fs_params *p, double sigma, fs_image **out,
 			    char *err, size_t errlen);
+/* The dispatcher itself (detect.c), for the rule's dispatch
+ * (detect_region.c): dome 1 the dome rule, 0 the outline rule; region as
+ * fs_detect_rule_region (NULL: none). */
+int fs_det_detect(const fs_image *img, const fs_params *p, double um_per_px, int dome, const fs_region_src *region,
+		  fs_detect_result *out, char *err, size_t errlen);
 
 #endif

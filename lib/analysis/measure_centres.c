@@ -327,6 +327,14 @@ int fs_measure_centres_detected(const fs_image *img, const fs_params *p, double 
 	return measure(img, p, um_per_px, rule, 2, t, err, errlen);
 }
 
+double fs_measure_centres_pitch(double lattice_pitch, const fs_tubercle_list *t)
+{
+	double nn = median_nn(t);
+	/* a lattice estimate far from the centres' spacing belongs to
+	 * something else (texture, a sub-lattice): the centres decide */
+	return nn > 0 && !(lattice_pitch > 0.6 * nn && lattice_pitch < 1.6 * nn) ? nn : lattice_pitch;
+}
+
 /* given: fs_meas.given for the dome rule (detect_measure.h) */
 static int measure(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule, int given,
 		   fs_tubercle_list *t, char *err, size_t errlen)
@@ -352,11 +360,7 @@ static int measure(const fs_image *img, const fs_params *p, double um_per_px, fs
 		if (fs_lattice_estimate(img, &lat, e2, sizeof e2) == 0)
 			pitch = lat.pitch_px;
 	}
-	double nn = median_nn(t);
-	/* a lattice estimate far from the centres' spacing belongs to
-	 * something else (texture, a sub-lattice): the centres decide */
-	if (nn > 0 && !(pitch > 0.6 * nn && pitch < 1.6 * nn))
-		pitch = nn;
+	pitch = fs_measure_centres_pitch(pitch, t);
 	double rmin = 0, rmax = 0;
 	if (!(pitch > 0))
 		fs_det_radius_range(p, um_per_px > 0 ? um_per_px : 1, &rmin, &rmax);

@@ -129,12 +129,19 @@ int fs_measure_centres_in_region(const fs_image *img, const fs_params *p, double
 				 fs_measurement_rule rule, const fs_scale_region *region, fs_tubercle_list *t,
 				 size_t *outside, char *err, size_t errlen);
 
-/* Detection's last step once the scale region dropped some of its
- * tubercles (fs_detect_region_drop): fs_measure_centres_rule, except that
- * under the dome rule an image with a halftone screen keeps its sizes
+/* The dome rule's sizing in detection once the scale region dropped some
+ * of its tubercles (detect.c), where detection cannot size them on its own
+ * measurement (log, dog and ellipse; a pitch that the centres' spacing
+ * overrules, fs_measure_centres_pitch): fs_measure_centres_rule, except
+ * that under the dome rule an image with a halftone screen keeps its sizes
  * (fs_det_size_domes_list in detect_measure.h). */
 int fs_measure_centres_detected(const fs_image *img, const fs_params *p, double um_per_px, fs_measurement_rule rule,
 				fs_tubercle_list *t, char *err, size_t errlen);
+/* The pitch fs_measure_centres measures t with when the image's lattice
+ * estimate (fs_lattice_estimate, 0 = none) is lattice_pitch: that one,
+ * unless it lies outside 0.6-1.6 times the centres' median
+ * nearest-neighbour distance, which is then the pitch (0: neither). */
+double fs_measure_centres_pitch(double lattice_pitch, const fs_tubercle_list *t);
 
 /* The outline rule: on an image of more than FS_MEASURE_BAND_MIN_PIXELS
  * the measurement image above is made one band of FS_MEASURE_BAND_ROWS

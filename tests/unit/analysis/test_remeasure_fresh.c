@@ -173,11 +173,69 @@ static void dome_fixtures_remeasure_to_their_sizes(void **state)
 	}
 }
 
+/*
+ * The dome rule sizes an image's domes together (the ray smoothing, the
+ * formation, the level), so the tubercles the scale region keeps are
+ * sized once the region dropped the others (h32a: the region is handed to
+ * detection, fs_region_src in detect.h). Their sizes must be the ones the
+ * extraction kept before, when it sized all of them and then, once the
+ * region had dropped some, the rest again as Re-measure sizes them
+ * (fs_measure_centres_detected): every centre, radius, fit quality and
+ * ellipse to the bit. The circularity of a tubercle left unmeasured is
+ * written by neither sizing (before: the first sizing's reading of it
+ * when that one sized it; now detection's, as on an image whose region
+ * drops nothing), so it is not compared. The SEM fixture: 11 of its
+ * 351 detections lie on its data bar, 319 of the 340 kept are sized.
+ */
+static void region_dropped_before_the_domes_are_sized(void **state)
+{
+	(void)state;
+	fs_image *img = fixture_image_8bit("tests/fixtures/sem/M_kelleri_HLMD-Me_15576_ventral_detail.tif");
+	assert_non_null(img);
+	fs_params p;
+	fs_params_default(&p);
+	char err[256];
+	fs_detect_result once, all;
+	assert_int_equal(fs_detect_rule_in_region(img, &p, 0, FS_RULE_DOME, NULL, &once, err, sizeof err), 0);
+	assert_int_equal(fs_detect_rule_all(img, &p, 0, FS_RULE_DOME, &all, err, sizeof err), 0);
+	fs_scale_region r;
+	assert_int_equal(fs_scale_region_detect(img, &r, err, sizeof err), 0);
+	size_t dropped = fs_scale_region_filter(&r, &all.tubercles);
+	assert_true(dropped > 0);
+	assert_int_equal(once.n_outside_region, dropped);
+	assert_int_equal(fs_measure_centres_detected(img, &p, 0, FS_RULE_DOME, &all.tubercles, err, sizeof err), 0);
+	assert_int_equal(once.tubercles.n, all.tubercles.n);
+	size_t sized = 0;
+	for (size_t i = 0; i < once.tubercles.n; i++) {
+		const fs_tubercle *a = &once.tubercles.items[i], *b = &all.tubercles.items[i];
+		assert_int_equal(a->id, b->id);
+		assert_true(a->centroid_x == b->centroid_x && a->centroid_y == b->centroid_y);
+		/* equal, or both NaN */
+		assert_true(a->radius_px == b->radius_px || (isnan(a->radius_px) && isnan(b->radius_px)));
+		assert_true(a->fit_quality == b->fit_quality || (isnan(a->fit_quality) && isnan(b->fit_quality)));
+		assert_int_equal(a->has_ellipse, b->has_ellipse);
+		assert_true(a->major_axis_px == b->major_axis_px && a->minor_axis_px == b->minor_axis_px &&
+			    a->orientation == b->orientation && a->eccentricity == b->eccentricity);
+		if (fs_tubercle_measured(a)) {
+			assert_true(a->circularity == b->circularity);
+			sized++;
+		}
+	}
+	print_message("SEM fixture: %zu kept, %zu dropped, %zu sized, the same sizes\n", once.tubercles.n, dropped,
+		      sized);
+	assert_true(sized > 300);
+	fs_scale_region_free(&r);
+	fs_detect_result_free(&once);
+	fs_detect_result_free(&all);
+	fs_image_free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fixtures_remeasure_near_their_sizes),
 		cmocka_unit_test(dome_fixtures_remeasure_to_their_sizes),
+		cmocka_unit_test(region_dropped_before_the_domes_are_sized),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
