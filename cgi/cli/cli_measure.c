@@ -242,15 +242,13 @@ static void *region_thread(void *arg)
 }
 
 /* The detection's scale region (fs_region_src): the thread's, once it is
- * done, or found now. */
+ * done, or the one found before detection. */
 static int region_get(void *ctx, const fs_scale_region **region, char *err, size_t errlen)
 {
 	struct region_job *j = ctx;
 	if (j->threaded) {
 		pthread_join(j->th, NULL);
 		j->threaded = 0;
-	} else {
-		region_thread(j);
 	}
 	if (j->rc) {
 		snprintf(err, errlen, "%s", j->err);
@@ -269,6 +267,9 @@ static int find_region_and_detect(const struct options *o, const fs_image *img, 
 {
 	struct region_job j = {.img = img, .region = region, .rc = -1};
 	j.threaded = o->threads > 1 && pthread_create(&j.th, NULL, region_thread, &j) == 0;
+	/* in one thread the region first, as before detection's buffers */
+	if (!j.threaded)
+		region_thread(&j);
 	fs_region_src src = {region_get, &j};
 	int rc = fs_detect_rule_region(img, &o->params, um_per_px, o->rule, &src, det, err, errlen);
 	if (j.threaded) /* detection failed before it asked */

@@ -295,10 +295,6 @@ measured:;
 		snprintf(err, errlen, "detect: method %s not dispatched", fs_method_name(p->method));
 		break;
 	}
-	if (!rc && !taken) {
-		taken = 1;
-		rc = take_region(region, out, &ms_region, err, errlen);
-	}
 	/* The dome rule's sizes are read at its final centres, by the step
 	 * Re-measure runs (fs_det_size_domes_list): re-measuring a fresh
 	 * extraction gives back its sizes. After the scale region's drop:
@@ -308,6 +304,10 @@ measured:;
 	 * centres' spacing overrules it (fs_measure_centres_pitch); then
 	 * this measurement image is not its own, and Re-measure's step runs
 	 * whole. */
+	if (!rc && dome && lat.pitch_px > 0 && !taken) {
+		taken = 1;
+		rc = take_region(region, out, &ms_region, err, errlen);
+	}
 	if (!rc && dome && lat.pitch_px > 0) {
 		double pitch = out->n_outside_region ? fs_measure_centres_pitch(lat.pitch_px, &out->tubercles)
 						     : lat.pitch_px;
@@ -322,15 +322,16 @@ measured:;
 	}
 	out->ms_detect = 1e3 * fs_mono_s() - t1 - ms_region;
 out:
-	/* (the paths that found nothing still take the region: its source
-	 * may report an error, or wait for a thread) */
-	if (!rc && !taken)
-		rc = take_region(region, out, &ms_region, err, errlen);
 	fs_dome_resp_free(&dresp);
 	fs_image_free(pre);
 	fs_image_free(meas);
 	fs_image_free(msrc);
 	fs_image_free(fimg);
+	/* The outline rule, and the paths that found nothing, drop after the
+	 * images are freed, where the region was found before (its source
+	 * may also report an error, or wait for a thread) */
+	if (!rc && !taken)
+		rc = take_region(region, out, &ms_region, err, errlen);
 	if (rc)
 		fs_tubercle_list_free(&out->tubercles);
 	return rc;
