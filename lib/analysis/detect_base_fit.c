@@ -80,18 +80,23 @@ static double level_reading(int ridge, const fs_image *img, double x, double y, 
 	int e = 0;
 	double v = NAN;
 	memset(&t, 0, sizeof t);
-	*edge = 0;
-	if (var)
-		*var = NAN;
 	/* var: the plain rule's reading with its rays' blur (h32e) */
 	int rc = var ? fs_dome_measure_base_blur(img, x, y, 0.15 * mr / F, 0.8 * mr / F, &t, &e, &v)
 		     : fs_dome_measure_base_edge(img, x, y, 0.15 * mr / F, 0.8 * mr / F, ridge, &t, &e);
-	if (rc || !(t.fit_quality >= DOME_QUALITY) || !(t.radius_px > 0))
+	return fs_det_base_level_value(rc, &t, e, v, edge, var);
+}
+
+double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, int *edge, double *var)
+{
+	*edge = 0;
+	if (var)
+		*var = NAN;
+	if (rc || !(t->fit_quality >= DOME_QUALITY) || !(t->radius_px > 0))
 		return NAN;
 	*edge = e;
 	if (var)
 		*var = v;
-	return t.radius_px;
+	return t->radius_px;
 }
 
 double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F, int *edge)
@@ -335,7 +340,8 @@ int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image 
 }
 
 int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, double max_r,
-			  fs_measured *meas, fs_det_base_fit *info)
+			  const double *level_at, const int *level_edge, const double *level_var, fs_measured *meas,
+			  fs_det_base_fit *info)
 {
 	if (info)
 		memset(info, 0, sizeof *info);
@@ -403,8 +409,14 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			continue;
 		size_t i = p.idx[k];
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		lr[k] = screened ? fs_det_base_level_lowpassed(lp, fx[k], fy[k], mr, m->f, &le[k])
-				 : fs_det_base_level_blur(m->img, fx[k], fy[k], mr, m->f, &le[k], &var[k]);
+		if (!screened && m->given && level_at && !(level_at[i] < 0)) {
+			lr[k] = level_at[i];
+			le[k] = level_edge[i];
+			var[k] = level_var[i];
+		} else {
+			lr[k] = screened ? fs_det_base_level_lowpassed(lp, fx[k], fy[k], mr, m->f, &le[k])
+					 : fs_det_base_level_blur(m->img, fx[k], fy[k], mr, m->f, &le[k], &var[k]);
+		}
 	}
 	/* without a screen, the level extrapolated to no blur */
 	double v1;

@@ -116,10 +116,19 @@ typedef struct fs_det_base_fit {
 /*
  * Applies the rule above to the c->n measured candidates meas[] (m's
  * pixels) with off the result of fs_det_offset_correct on them; max_r as
- * fs_det_measure's (a candidate's radius range). info may be NULL. Returns 0, -1 on out of memory (meas unchanged).
+ * fs_det_measure's (a candidate's radius range). info may be NULL.
+ * level_at, level_edge, level_var (NULL: none): given centres only
+ * (m->given), per candidate the level's reading (fs_det_base_level_blur:
+ * radius, edge and variance)
+ * already made at exactly the point the level reads it from, or a
+ * negative radius where it was not (fs_det_measure_domes_at reads every
+ * base from its centre before the fit, the same reading: the level then
+ * does not read it again). Returns 0, -1 on out of memory (meas
+ * unchanged).
  */
 int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, double max_r,
-			  fs_measured *meas, fs_det_base_fit *info);
+			  const double *level_at, const int *level_edge, const double *level_var, fs_measured *meas,
+			  fs_det_base_fit *info);
 
 /*
  * The rule's two image-wide steps, for the measurement tile by tile
@@ -192,6 +201,11 @@ void fs_det_base_plan_free(fs_det_base_plan *p);
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
 			   const double *lr, const int *le, fs_measured *meas, fs_det_base_fit *info);
 double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F, int *edge);
+/* The level's radius from one reading of the base rule (rc, t, e and v
+ * what fs_dome_measure_base_blur returned and wrote): NAN when it failed
+ * or found no dome, *edge then 0 and *var (may be NULL) NAN, else e and
+ * v. fs_det_base_level_one and _blur are this of their own reading. */
+double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, int *edge, double *var);
 
 /*
  * The level read without the blur (h32e). Where the image holds no

@@ -269,12 +269,24 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 		return rc;
 	}
 	/* each base read from its centre on unsmoothed rays (the level's
-	 * reading, detect_base_fit.h) */
+	 * reading, detect_base_fit.h): kept for the level (level_at,
+	 * level_edge), which reads it from the centre again where the
+	 * pixel-centre mapping moved the point (its last bit) */
+	double *level_at = malloc(c->n * sizeof *level_at), *level_var = malloc(c->n * sizeof *level_var);
+	int *level_edge = malloc(c->n * sizeof *level_edge);
+	if (!level_at || !level_edge || !level_var)
+		goto oom;
 	for (size_t i = 0; i < c->n; i++) {
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		res[i].ok = fs_dome_measure_base_edge(m->img, (c->items[i].x + 0.5) / 1.0 - 0.5,
-						      (c->items[i].y + 0.5) / 1.0 - 0.5, 0.15 * mr, 0.8 * mr, 0, &res[i].t,
-						      &res[i].edge) == 0;
+		double x = (c->items[i].x + 0.5) / 1.0 - 0.5, y = (c->items[i].y + 0.5) / 1.0 - 0.5;
+		double v = NAN;
+		/* (the plain reading, fs_dome_measure_base_edge, with its rays'
+		 * blur, which the level reads too) */
+		int rc = fs_dome_measure_base_blur(m->img, x, y, 0.15 * mr, 0.8 * mr, &res[i].t, &res[i].edge, &v);
+		res[i].ok = rc == 0;
+		level_at[i] = x == c->items[i].x && y == c->items[i].y
+				      ? fs_det_base_level_value(rc, &res[i].t, res[i].edge, v, &level_edge[i], &level_var[i])
+				      : -1;
 	}
 	at_given(c, res);
 	/* the formation at the centres, and their common offset from it
@@ -282,8 +294,12 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 	fs_det_offset off;
 	if (fs_det_offset_correct(m, c, max_r, 0, res, &off))
 		goto oom;
-	if (m->given == 2 && off.fitted && off.fit.halftone > 0)
+	if (m->given == 2 && off.fitted && off.fit.halftone > 0) {
+		free(level_at);
+		free(level_edge);
+		free(level_var);
 		return 1; /* detection under a screen: its own sizes stand */
+	}
 	if (off.fitted && off.fit.halftone > 0) {
 		/* under a halftone screen the level is the base rule's reading
 		 * on the rays smoothed as the image needs (detect_base_fit.h) */
@@ -303,11 +319,17 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 		free(kept);
 		at_given(c, res);
 	}
-	if (fs_det_base_fit_apply(m, c, &off, max_r, res, NULL))
+	if (fs_det_base_fit_apply(m, c, &off, max_r, level_at, level_edge, level_var, res, NULL))
 		goto oom;
 	at_given(c, res);
+	free(level_at);
+	free(level_edge);
+	free(level_var);
 	return 0;
 oom:
+	free(level_at);
+	free(level_edge);
+	free(level_var);
 	snprintf(err, errlen, "dome sizes at given centres: out of memory");
 	return -1;
 }
@@ -441,7 +463,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	/* ... and each dome's size relative to the others read from its
 	 * whole patch through that formation, at the base rule's mean level
 	 * (its own readings scatter with the noise on its rays) */
-	if (m->img && m->dome && fs_det_base_fit_apply(m, c, &off, max_r, meas, NULL))
+	if (m->img && m->dome && fs_det_base_fit_apply(m, c, &off, max_r, NULL, NULL, NULL, meas, NULL))
 		goto out;
 	for (size_t i = 0; i < c->n; i++) {
 		if (!meas[i].ok)
