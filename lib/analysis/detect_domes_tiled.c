@@ -185,6 +185,9 @@ struct job {
 	double allow;          /* how far a measurement may end from its start */
 	unsigned char *strayed; /* 1: ended further than allow */
 	const fs_measured *prev; /* the offset pass: the results it starts from */
+	double *level_at;      /* given centres: each one's level reading (reading_point) */
+	int *level_edge;       /* ... its edge and its rays' blur (fs_det_base_level_value) */
+	double *level_var;
 };
 
 static double cand_mr(const struct job *j, size_t i)
@@ -248,8 +251,15 @@ static void reading_point(const fs_image *meas, int ox, int oy, size_t i, void *
 	struct job *j = ctx;
 	fs_measured *r = &j->res[i];
 	double mr = cand_mr(j, i);
-	r->ok = fs_dome_measure_base_edge(meas, pixel(j->c->items[i].x) - ox, pixel(j->c->items[i].y) - oy, 0.15 * mr,
-					  0.8 * mr, 0, &r->t, &r->edge) == 0;
+	double v = NAN;
+	/* (the plain reading, fs_dome_measure_base_edge, with its rays' blur,
+	 * which the level reads too) */
+	int rc = fs_dome_measure_base_blur(meas, pixel(j->c->items[i].x) - ox, pixel(j->c->items[i].y) - oy,
+					   0.15 * mr, 0.8 * mr, &r->t, &r->edge, &v);
+	r->ok = rc == 0;
+	/* the level's reading from the same point: a crop reads the same
+	 * base wherever its origin lies (dome_measure.c) */
+	j->level_at[i] = fs_det_base_level_value(rc, &r->t, r->edge, v, &j->level_edge[i], &j->level_var[i]);
 	if (r->ok) {
 		r->t.centroid_x += ox;
 		r->t.centroid_y += oy;
@@ -700,6 +710,13 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		b.lr[k] = b.var[k] = b.l2[k] = NAN;
 		b.le[k] = 0;
 		lx[k] = isfinite(b.fr[k]) && (!(b.lowpass > 0) || screened) ? b.fx[k] : NAN;
+		/* given centres: read there already (reading_point), not again */
+		if (m->given && !(b.lowpass > 0) && isfinite(lx[k])) {
+			b.lr[k] = j->level_at[p.idx[k]];
+			b.le[k] = j->level_edge[p.idx[k]];
+			b.var[k] = j->level_var[p.idx[k]];
+			lx[k] = NAN;
+		}
 	}
 	double mr = 0;
 	for (size_t k = 0; k < p.n; k++)
@@ -864,6 +881,13 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		goto out;
 	}
 	if (m->given) {
+		j.level_at = malloc(n * sizeof *j.level_at);
+		j.level_edge = malloc(n * sizeof *j.level_edge);
+		j.level_var = malloc(n * sizeof *j.level_var);
+		if (!j.level_at || !j.level_edge || !j.level_var) {
+			snprintf(err, errlen, "tiled dome measurement: out of memory");
+			goto out;
+		}
 		rc = given_tiled(&j, px, py, err, errlen);
 		goto out;
 	}
@@ -911,6 +935,9 @@ out:
 	free(py);
 	free(j.q);
 	free(j.strayed);
+	free(j.level_at);
+	free(j.level_edge);
+	free(j.level_var);
 	free(prev);
 	return rc;
 }
