@@ -107,17 +107,7 @@ static void true_centres_read_the_true_mean_diameter(void **state)
 		/* a set of the true centres inside the scale region, as a user
 		 * would place them */
 		fs_tubercle_list t = {0};
-		for (size_t i = 0; i < tr.n; i++) {
-			if (!tr.inside[i])
-				continue;
-			fs_tubercle x;
-			fs_tubercle_init(&x);
-			x.id = (int)t.n + 1;
-			x.centroid_x = tr.x[i];
-			x.centroid_y = tr.y[i];
-			x.source = FS_SOURCE_MANUAL;
-			assert_int_equal(fs_tubercle_list_append(&t, &x), 0);
-		}
+		assert_int_equal(sem_inside_centres(&tr, &t), 0);
 		/* and a user's centres where there is no dome: the middle of
 		 * lattice triangles (flat ground between three domes) */
 		size_t n_true = t.n, n_hole = add_holes(&tr, &t, 6);
@@ -178,17 +168,7 @@ static void bright_rim_level_without_blur(void **state)
 	size_t nd = 0, nr = 0;
 	double ed = mean_d_error(&tr, &dr.tubercles, &nd);
 	fs_tubercle_list t = {0};
-	for (size_t i = 0; i < tr.n; i++) {
-		if (!tr.inside[i])
-			continue;
-		fs_tubercle x;
-		fs_tubercle_init(&x);
-		x.id = (int)t.n + 1;
-		x.centroid_x = tr.x[i];
-		x.centroid_y = tr.y[i];
-		x.source = FS_SOURCE_MANUAL;
-		assert_int_equal(fs_tubercle_list_append(&t, &x), 0);
-	}
+	assert_int_equal(sem_inside_centres(&tr, &t), 0);
 	assert_int_equal(fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &t, err, sizeof err), 0);
 	double er = mean_d_error(&tr, &t, &nr);
 	print_message("scene 34: extraction mean D %+.2f %% (%zu domes), Re-measure at the true centres %+.2f %% (%zu)\n",

@@ -72,3 +72,20 @@ out:
 	free(mt);
 	return rc;
 }
+
+int sem_inside_centres(const sem_truth *tr, fs_tubercle_list *t)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		if (!tr->inside[i])
+			continue;
+		fs_tubercle x;
+		fs_tubercle_init(&x);
+		x.id = (int)t->n + 1;
+		x.centroid_x = tr->x[i];
+		x.centroid_y = tr->y[i];
+		x.source = FS_SOURCE_MANUAL;
+		if (fs_tubercle_list_append(t, &x))
+			return -1;
+	}
+	return 0;
+}

@@ -47,4 +47,11 @@ void sem_scene_close(sem_scene *s);
 int sem_matched_diameters(const sem_truth *tr, const fs_tubercle_list *t, double *sum_d, double *sum_truth,
 			  size_t *n);
 
+/*
+ * Appends to t the true centres that lie inside the scale region
+ * (tr->inside), as a user would place them: sources manual, ids from
+ * t->n + 1, no size. 0, or -1 when out of memory. The caller owns t.
+ */
+int sem_inside_centres(const sem_truth *tr, fs_tubercle_list *t);
+
 #endif
