@@ -154,6 +154,39 @@ out:
 	return rc;
 }
 
+/* The buffers of half_power and what follows it in fs_autocorr2d and
+ * fs_power2d: the twiddles of both sizes, the kept spectrum columns (sr,
+ * si: h rows of nk = w/2 + 1) and one line of scratch (zr, zi: max(w, h)).
+ * half_work_alloc returns 0, or -1 when out of memory; half_work_free
+ * frees what was allocated either way. */
+typedef struct half_work {
+	size_t nk;
+	float *tw, *th, *sr, *si, *zr, *zi;
+} half_work;
+
+static int half_work_alloc(size_t w, size_t h, half_work *b)
+{
+	size_t m = w > h ? w : h;
+	b->nk = w / 2 + 1;
+	b->tw = twiddles(w);
+	b->th = twiddles(h);
+	b->sr = malloc(b->nk * h * sizeof *b->sr);
+	b->si = malloc(b->nk * h * sizeof *b->si);
+	b->zr = malloc(m * sizeof *b->zr);
+	b->zi = malloc(m * sizeof *b->zi);
+	return b->tw && b->th && b->sr && b->si && b->zr && b->zi ? 0 : -1;
+}
+
+static void half_work_free(half_work *b)
+{
+	free(b->tw);
+	free(b->th);
+	free(b->sr);
+	free(b->si);
+	free(b->zr);
+	free(b->zi);
+}
+
 /*
  * The forward half both fs_autocorr2d and fs_power2d share: the power
  * spectrum's columns kx <= w/2 into sr (h rows of w/2 + 1), from rows
@@ -198,14 +231,14 @@ int fs_autocorr2d(float *data, size_t w, size_t h, int zero_dc)
 {
 	if (!fs_fft_is_pow2(w) || !fs_fft_is_pow2(h) || w < 2 || h < 2)
 		return -1;
-	int rc = -1;
-	size_t nk = w / 2 + 1; /* spectrum columns kept */
-	float *tw = twiddles(w), *th = twiddles(h);
-	float *sr = malloc(nk * h * sizeof *sr), *si = malloc(nk * h * sizeof *si);
-	size_t m = w > h ? w : h;
-	float *zr = malloc(m * sizeof *zr), *zi = malloc(m * sizeof *zi);
-	if (!tw || !th || !sr || !si || !zr || !zi)
-		goto out;
+	half_work hw;
+	if (half_work_alloc(w, h, &hw)) {
+		half_work_free(&hw);
+		return -1;
+	}
+	size_t nk = hw.nk; /* spectrum columns kept */
+	const float *tw = hw.tw, *th = hw.th;
+	float *sr = hw.sr, *si = hw.si, *zr = hw.zr, *zi = hw.zi;
 	half_power(data, w, h, tw, th, sr, si, zr, zi);
 	if (zero_dc)
 		sr[0] = 0;
@@ -245,30 +278,22 @@ int fs_autocorr2d(float *data, size_t w, size_t h, int zero_dc)
 		memcpy(data + r * w, zr, w * sizeof *zr);
 		memcpy(data + (r + 1) * w, zi, w * sizeof *zi);
 	}
-	rc = 0;
-out:
-	free(tw);
-	free(th);
-	free(sr);
-	free(si);
-	free(zr);
-	free(zi);
-	return rc;
+	half_work_free(&hw);
+	return 0;
 }
 
 int fs_power2d(const float *data, size_t w, size_t h, float *pw)
 {
 	if (!fs_fft_is_pow2(w) || !fs_fft_is_pow2(h) || w < 2 || h < 2)
 		return -1;
-	int rc = -1;
-	size_t nk = w / 2 + 1; /* spectrum columns transformed */
-	float *tw = twiddles(w), *th = twiddles(h);
-	float *sr = malloc(nk * h * sizeof *sr), *si = malloc(nk * h * sizeof *si);
-	size_t m = w > h ? w : h;
-	float *zr = malloc(m * sizeof *zr), *zi = malloc(m * sizeof *zi);
-	if (!tw || !th || !sr || !si || !zr || !zi)
-		goto out;
-	half_power(data, w, h, tw, th, sr, si, zr, zi);
+	half_work hw;
+	if (half_work_alloc(w, h, &hw)) {
+		half_work_free(&hw);
+		return -1;
+	}
+	size_t nk = hw.nk; /* spectrum columns transformed */
+	const float *sr = hw.sr;
+	half_power(data, w, h, hw.tw, hw.th, hw.sr, hw.si, hw.zr, hw.zi);
 	/* the columns kx > w/2 mirror those: P(kx, ky) = P(w - kx, h - ky) */
 	for (size_t y = 0; y < h; y++)
 		for (size_t k = 0; k < nk; k++) {
@@ -277,13 +302,6 @@ int fs_power2d(const float *data, size_t w, size_t h, float *pw)
 			if (k > 0 && k < w - k)
 				pw[((h - y) & (h - 1)) * w + (w - k)] = p;
 		}
-	rc = 0;
-out:
-	free(tw);
-	free(th);
-	free(sr);
-	free(si);
-	free(zr);
-	free(zi);
-	return rc;
+	half_work_free(&hw);
+	return 0;
 }
