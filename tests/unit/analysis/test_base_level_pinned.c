@@ -28,23 +28,14 @@
 #include "analysis/detect_base_fit.h"
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
+#include "synth.h"
 
 /* a disk of radius R (brightness 0.7 on 0.2, area-sampled) centred at c,
  * blurred by 1.8 px */
 static fs_image *disk(int W, double c, double R)
 {
-	fs_image *img = fs_image_new(W, W);
+	fs_image *img = synth_blurred_disk(W, c, R, 0.7, 0.2, 1.8);
 	assert_non_null(img);
-	for (int y = 0; y < W; y++)
-		for (int x = 0; x < W; x++) {
-			double v = 0;
-			for (int sy = 0; sy < 4; sy++)
-				for (int sx = 0; sx < 4; sx++)
-					v += hypot(x + (sx + 0.5) / 4 - 0.5 - c, y + (sy + 0.5) / 4 - 0.5 - c) < R ? 0.7 : 0.2;
-			img->data[y * W + x] = (float)(v / 16);
-		}
-	char err[64];
-	assert_int_equal(fs_gaussian_blur(img, 1.8, err, sizeof err), 0);
 	return img;
 }
 

@@ -21,6 +21,7 @@
 
 #include "analysis/detect_base_fit.h"
 #include "analysis/preprocess.h"
+#include "synth.h"
 
 #define N 12
 
@@ -60,19 +61,9 @@ static void reads_a_disk_and_no_dome_on_flat_ground(void **state)
 {
 	(void)state;
 	int W = 96;
-	fs_image *img = fs_image_new(W, W);
-	assert_non_null(img);
 	double c = W / 2.0 + 0.3, R = 12;
-	for (int y = 0; y < W; y++)
-		for (int x = 0; x < W; x++) {
-			double v = 0;
-			for (int sy = 0; sy < 4; sy++)
-				for (int sx = 0; sx < 4; sx++)
-					v += hypot(x + (sx + 0.5) / 4 - 0.5 - c, y + (sy + 0.5) / 4 - 0.5 - c) < R ? 0.7 : 0.2;
-			img->data[y * W + x] = (float)(v / 16);
-		}
-	char err[64];
-	assert_int_equal(fs_gaussian_blur(img, 1.8, err, sizeof err), 0);
+	fs_image *img = synth_blurred_disk(W, c, R, 0.7, 0.2, 1.8);
+	assert_non_null(img);
 	/* mr: the rule's 0.6 pitch of a lattice of pitch 40 */
 	int edge = 9;
 	double r = fs_det_base_level_lowpassed(img, c, c, 24, 1, &edge);

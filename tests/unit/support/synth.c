@@ -207,3 +207,24 @@ void synth_match(const synth_truth *t, const double *xs, const double *ys, size_
 	s->precision = s->n_found ? (double)s->n_matched / s->n_found : 0;
 	free(used);
 }
+
+fs_image *synth_blurred_disk(int W, double c, double R, double in, double out, double sigma)
+{
+	fs_image *img = fs_image_new(W, W);
+	if (!img)
+		return NULL;
+	for (int y = 0; y < W; y++)
+		for (int x = 0; x < W; x++) {
+			double v = 0;
+			for (int sy = 0; sy < 4; sy++)
+				for (int sx = 0; sx < 4; sx++)
+					v += hypot(x + (sx + 0.5) / 4 - 0.5 - c, y + (sy + 0.5) / 4 - 0.5 - c) < R ? in : out;
+			img->data[y * W + x] = (float)(v / 16);
+		}
+	char err[64];
+	if (sigma > 0 && fs_gaussian_blur(img, sigma, err, sizeof err)) {
+		fs_image_free(img);
+		return NULL;
+	}
+	return img;
+}

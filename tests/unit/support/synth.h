@@ -56,4 +56,11 @@ typedef struct synth_score {
 void synth_match(const synth_truth *t, const double *xs, const double *ys, size_t n, int width,
 		 int height, double margin, double max_dist, synth_score *s, int *match_of_det);
 
+/*
+ * A W x W image of one disk of radius R centred at (c, c): brightness in
+ * inside, out outside, each pixel the mean of 4 x 4 samples, then blurred
+ * by sigma (0: not blurred). The caller frees it; NULL when out of memory.
+ */
+fs_image *synth_blurred_disk(int W, double c, double R, double in, double out, double sigma);
+
 #endif
