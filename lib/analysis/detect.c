@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/base_readings.h"
 #include "analysis/blob_measure.h"
 #include "analysis/detect_cand_domes.h"
 #include "analysis/detect_methods.h"
@@ -94,6 +95,7 @@ int fs_det_detect(const fs_image *img, const fs_params *p, double um_per_px, int
 	fs_pre_plan plan;
 	fs_det_source csrc;
 	fs_dome_resp dresp = {0}; /* the dome candidates' response, for lattice */
+	fs_base_readings readings = {0}; /* the dome rule's, for its last step */
 	const fs_det_source *tiled_src = NULL; /* the candidate step's tiles */
 	int ctile = 0;
 	double msigma = 0;
@@ -281,7 +283,7 @@ measured:;
 	 * looks for the centre within 0.15 pitch at full resolution. */
 	fs_meas m = {.img = meas, .f = fm, .width = img->width, .height = img->height, .dome = dome,
 		     .refine = dome && f > 1 ? 0.15 * lat.pitch_px : 0, .src = msrc ? msrc : img, .mp = &mpar,
-		     .sigma = msigma, .tile = tiling, .threads = threads};
+		     .sigma = msigma, .tile = tiling, .threads = threads, .readings = dome ? &readings : NULL};
 	double t1 = 1e3 * fs_mono_s();
 	out->ms_preprocess = t1 - t0;
 	switch (p->method) {
@@ -323,6 +325,7 @@ measured:;
 	out->ms_detect = 1e3 * fs_mono_s() - t1 - ms_region;
 out:
 	fs_dome_resp_free(&dresp);
+	fs_base_readings_free(&readings);
 	fs_image_free(pre);
 	fs_image_free(meas);
 	fs_image_free(msrc);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/base_readings.h"
 #include "analysis/dome_base_fit.h"
 #include "analysis/dome_measure.h"
 #include "analysis/dome_signal.h"
@@ -72,18 +73,15 @@ int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offse
 /* One level reading (the plain base rule, or with ridge its ridge
  * variant) in the radius window of mr at scale F: the radius, NAN when the
  * reading fails or its fit quality is below DOME_QUALITY; *edge as
- * fs_dome_measure_base_edge (0 with NAN). */
-static double level_reading(int ridge, const fs_image *img, double x, double y, double mr, double F, int *edge,
-			    double *var)
+ * fs_dome_measure_base_edge (0 with NAN). (With its rays' blur, h32e:
+ * fs_det_base_level_blur.) */
+static double level_reading(int ridge, const fs_image *img, double x, double y, double mr, double F, int *edge)
 {
 	fs_tubercle t;
 	int e = 0;
-	double v = NAN;
 	memset(&t, 0, sizeof t);
-	/* var: the plain rule's reading with its rays' blur (h32e) */
-	int rc = var ? fs_dome_measure_base_blur(img, x, y, 0.15 * mr / F, 0.8 * mr / F, &t, &e, &v)
-		     : fs_dome_measure_base_edge(img, x, y, 0.15 * mr / F, 0.8 * mr / F, ridge, &t, &e);
-	return fs_det_base_level_value(rc, &t, e, v, edge, var);
+	int rc = fs_dome_measure_base_edge(img, x, y, 0.15 * mr / F, 0.8 * mr / F, ridge, &t, &e);
+	return fs_det_base_level_value(rc, &t, e, NAN, edge, NULL);
 }
 
 double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, int *edge, double *var)
@@ -101,12 +99,24 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
 
 double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F, int *edge)
 {
-	return level_reading(0, img, x, y, mr, F, edge, NULL);
+	return level_reading(0, img, x, y, mr, F, edge);
 }
 
-double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr, double F, int *edge, double *var)
+double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr, double F, int *edge, double *var,
+			      fs_dome_reading *keep)
 {
-	return level_reading(0, img, x, y, mr, F, edge, var);
+	/* level_reading's plain reading with its blur, kept as a value (the
+	 * same tubercle: written into a zeroed one) */
+	fs_dome_reading r;
+	fs_tubercle t;
+	int e;
+	double v;
+	fs_dome_read_base_blur(img, x, y, 0.15 * mr / F, 0.8 * mr / F, &r);
+	memset(&t, 0, sizeof t);
+	int rc = fs_dome_reading_apply(&r, &t, &e, &v);
+	if (keep)
+		*keep = r;
+	return fs_det_base_level_value(rc, &t, e, v, edge, var);
 }
 
 int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr, const int *le,
@@ -169,7 +179,7 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge)
 {
-	return level_reading(1, lp, x, y, mr, F, edge, NULL);
+	return level_reading(1, lp, x, y, mr, F, edge);
 }
 
 /* Whether plan entry k's level reading is the window's end: its
@@ -413,11 +423,21 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			lr[k] = level_at[i];
 			le[k] = level_edge[i];
 			var[k] = level_var[i];
+		} else if (screened) {
+			lr[k] = fs_det_base_level_lowpassed(lp, fx[k], fy[k], mr, m->f, &le[k]);
 		} else {
-			lr[k] = screened ? fs_det_base_level_lowpassed(lp, fx[k], fy[k], mr, m->f, &le[k])
-					 : fs_det_base_level_blur(m->img, fx[k], fy[k], mr, m->f, &le[k], &var[k]);
+			/* kept for the last step, which reads the base from
+			 * this very centre again (base_readings.h) */
+			fs_dome_reading r;
+			int keep = m->readings && !m->given;
+			lr[k] = fs_det_base_level_blur(m->img, fx[k], fy[k], mr, m->f, &le[k], &var[k], keep ? &r : NULL);
+			/* (out of memory: the last step reads it again) */
+			if (keep)
+				(void)fs_base_readings_add(m->readings, fx[k], fy[k], 0.15 * mr / m->f, 0.8 * mr / m->f, &r);
 		}
 	}
+	if (m->readings)
+		fs_base_readings_seal(m->readings);
 	/* without a screen, the level extrapolated to no blur */
 	double v1;
 	if (!lp && fs_det_base_extrap_plan(&p, off, lr, le, var, &v1)) {

@@ -101,6 +101,7 @@
 #include "analysis/centre_axis.h"
 #include "analysis/detect_measure.h"
 #include "analysis/detect_offset.h"
+#include "analysis/dome_measure.h"
 
 /* What the step did (for reports and tests). */
 typedef struct fs_det_base_fit {
@@ -234,7 +235,9 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
  *
  * fs_det_base_level_blur: fs_det_base_level_one's radius and *edge (the
  * same values) and the variance its rays' steps show (*var, NAN when not
- * read). fs_det_base_extrap_plan: whether to read again (1) for the
+ * read); the reading itself in *keep when not NULL (for fs_meas.readings,
+ * base_readings.h: the point and radii it was read with are (x, y) and
+ * 0.15 and 0.8 x mr / F). fs_det_base_extrap_plan: whether to read again (1) for the
  * plan's level readings lr, their pins le (fs_det_base_level_one's
  * *edge: a pinned reading is out of the level and out of these sums) and
  * their variances var (NAN: not read), the mean variance in *v1.
@@ -245,7 +248,7 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
 #define FS_DET_BASE_EXTRA_BLUR 1.0
 #define FS_DET_BASE_EXTRAP_MAX 0.1
 double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr, double F, int *edge,
-			      double *var);
+			      double *var, fs_dome_reading *keep);
 int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr, const int *le,
 			    const double *var, double *v1);
 double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int *le, const double *l2, double *lr);

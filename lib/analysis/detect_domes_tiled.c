@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/base_readings.h"
 #include "analysis/detect_methods.h"
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
@@ -253,14 +254,17 @@ static void reading_point(const fs_image *meas, int ox, int oy, size_t i, void *
 	double mr = cand_mr(j, i);
 	double v = NAN;
 	/* (the plain reading, fs_dome_measure_base_edge, with its rays' blur,
-	 * which the level reads too) */
-	int rc = fs_dome_measure_base_blur(meas, pixel(j->c->items[i].x) - ox, pixel(j->c->items[i].y) - oy,
-					   0.15 * mr, 0.8 * mr, &r->t, &r->edge, &v);
+	 * which the level reads too; detection's first pass read it already
+	 * where its fit left the centre, base_readings.h: a crop reads the
+	 * same base wherever its origin lies, dome_measure.c) */
+	double x = pixel(j->c->items[i].x), y = pixel(j->c->items[i].y);
+	const fs_dome_reading *kr = fs_base_readings_find(j->m->readings, x, y, 0.15 * mr, 0.8 * mr);
+	int rc = kr ? fs_dome_reading_apply(kr, &r->t, &r->edge, &v)
+		    : fs_dome_measure_base_blur(meas, x - ox, y - oy, 0.15 * mr, 0.8 * mr, &r->t, &r->edge, &v);
 	r->ok = rc == 0;
-	/* the level's reading from the same point: a crop reads the same
-	 * base wherever its origin lies (dome_measure.c) */
+	/* the level's reading from the same point */
 	j->level_at[i] = fs_det_base_level_value(rc, &r->t, r->edge, v, &j->level_edge[i], &j->level_var[i]);
-	if (r->ok) {
+	if (r->ok && !kr) { /* (a kept reading's centre is the image's) */
 		r->t.centroid_x += ox;
 		r->t.centroid_y += oy;
 	}
@@ -486,6 +490,7 @@ struct base_job {
 	double *var;           /* the blur's variance its rays showed (NAN) */
 	double *l2;            /* the radius read again, blurred (h32e) */
 	double *sig;           /* its SE signal (dome_signal.h), NAN: none */
+	fs_dome_reading *kept; /* the level's readings for fs_meas.readings (NULL: none kept) */
 	const struct job *j;   /* the candidates' reach */
 	int failed;            /* a fit ran out of memory */
 };
@@ -521,8 +526,13 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 static void level_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 {
 	struct base_job *b = ctx;
+	fs_dome_reading *r = b->kept ? &b->kept[k] : NULL;
 	b->lr[k] = fs_det_base_level_blur(meas, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1,
-					  &b->le[k], &b->var[k]);
+					  &b->le[k], &b->var[k], r);
+	if (r && !r->rc) { /* its centre in the image's pixels, as kept */
+		r->t.centroid_x += ox;
+		r->t.centroid_y += oy;
+	}
 }
 
 /* ... and again on the crop blurred by FS_DET_BASE_EXTRA_BLUR more, for
@@ -722,11 +732,23 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	for (size_t k = 0; k < p.n; k++)
 		mr = fmax(mr, cand_mr(j, p.idx[k]));
 	reach = (int)ceil(g_overlap_scale * (1.5 * 0.8 * mr + base_reach(0.8 * mr, 0) + (screened ? lp : 0)));
+	/* the readings kept for the last step (base_readings.h; without the
+	 * memory it reads them again) */
+	if (m->readings && !m->given && !screened)
+		b.kept = malloc(p.n * sizeof *b.kept);
 	if (run_pass_prep(m, p.n, lx, b.fy, reach, screened ? lowpass_crop : NULL,
 			  screened ? level_point_lowpassed : level_point, &b, err, errlen)) {
 		rc = -1;
 		goto out;
 	}
+	for (size_t k = 0; b.kept && k < p.n; k++) {
+		double mk = cand_mr(j, p.idx[k]);
+		if (isfinite(lx[k]))
+			(void)fs_base_readings_add(m->readings, b.fx[k], b.fy[k], 0.15 * mk / 1, 0.8 * mk / 1,
+						   &b.kept[k]);
+	}
+	if (b.kept)
+		fs_base_readings_seal(m->readings);
 	double v1;
 	if (!(b.lowpass > 0) && fs_det_base_extrap_plan(&p, &j->off, b.lr, b.le, b.var, &v1)) {
 		for (size_t k = 0; k < p.n; k++)
@@ -749,6 +771,7 @@ out:
 	free(my);
 	free(b.fr);
 	free(b.le);
+	free(b.kept);
 	fs_image_free(mosaic);
 	fs_dome_tpl_free(&t);
 	fs_det_base_plan_free(&p);

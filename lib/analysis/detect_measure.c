@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/base_readings.h"
 #include "analysis/blob_measure.h"
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
@@ -281,8 +282,11 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 		double x = (c->items[i].x + 0.5) / 1.0 - 0.5, y = (c->items[i].y + 0.5) / 1.0 - 0.5;
 		double v = NAN;
 		/* (the plain reading, fs_dome_measure_base_edge, with its rays'
-		 * blur, which the level reads too) */
-		int rc = fs_dome_measure_base_blur(m->img, x, y, 0.15 * mr, 0.8 * mr, &res[i].t, &res[i].edge, &v);
+		 * blur, which the level reads too; detection's first pass read
+		 * it already where its fit left the centre, base_readings.h) */
+		const fs_dome_reading *kr = fs_base_readings_find(m->readings, x, y, 0.15 * mr, 0.8 * mr);
+		int rc = kr ? fs_dome_reading_apply(kr, &res[i].t, &res[i].edge, &v)
+			    : fs_dome_measure_base_blur(m->img, x, y, 0.15 * mr, 0.8 * mr, &res[i].t, &res[i].edge, &v);
 		res[i].ok = rc == 0;
 		level_at[i] = x == c->items[i].x && y == c->items[i].y
 				      ? fs_det_base_level_value(rc, &res[i].t, res[i].edge, v, &level_edge[i], &level_var[i])

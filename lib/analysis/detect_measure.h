@@ -63,6 +63,13 @@ typedef struct fs_meas {
 	 * centres, except on an image with a halftone screen, whose sizes
 	 * stay the first pass's (see fs_det_size_domes_list). */
 	int given;
+	/* The dome rule: the base readings kept for the last step
+	 * (base_readings.h), NULL for none. A first pass (given 0) adds the
+	 * level's readings from the fitted centres on img (or src, tile by
+	 * tile), the last step (given 2, the same images) finds each dome's
+	 * reading from its centre there instead of reading it again. The
+	 * pointed-to set is the caller's, for one measurement image. */
+	struct fs_base_readings *readings;
 } fs_meas;
 
 /* One candidate's measurement: the tubercle in m's pixels, ok 0 when none.

@@ -762,6 +762,36 @@ int fs_dome_measure_base_blur(const fs_image *img, double x, double y, double rm
 	return rc;
 }
 
+void fs_dome_read_base_blur(const fs_image *img, double x, double y, double rmin, double rmax, fs_dome_reading *r)
+{
+	memset(&r->t, 0, sizeof r->t);
+	r->rc = fs_dome_measure_base_blur(img, x, y, rmin, rmax, &r->t, &r->edge, &r->var);
+}
+
+int fs_dome_reading_apply(const fs_dome_reading *r, fs_tubercle *t, int *edge, double *var)
+{
+	*edge = r->edge;
+	*var = r->var;
+	if (r->rc)
+		return r->rc; /* measure() wrote nothing into t */
+	/* the fields measure() writes: the centre, quality, radius,
+	 * circularity and ellipse flag always, the ellipse when it set the
+	 * flag (a measurable base) */
+	t->centroid_x = r->t.centroid_x;
+	t->centroid_y = r->t.centroid_y;
+	t->fit_quality = r->t.fit_quality;
+	t->radius_px = r->t.radius_px;
+	t->circularity = r->t.circularity;
+	t->has_ellipse = r->t.has_ellipse;
+	if (r->t.has_ellipse) {
+		t->major_axis_px = r->t.major_axis_px;
+		t->minor_axis_px = r->t.minor_axis_px;
+		t->orientation = r->t.orientation;
+		t->eccentricity = r->t.eccentricity;
+	}
+	return 0;
+}
+
 int fs_dome_measure_base_ridge(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
 {
 	return fs_dome_measure_base_edge(img, x, y, rmin, rmax, 1, t, NULL);

@@ -99,6 +99,25 @@ int fs_dome_measure_base_blur(const fs_image *img, double x, double y, double rm
 			      int *edge, double *var);
 
 /*
+ * fs_dome_measure_base_blur's result kept as a value, for a later step
+ * that would read the same base again (issue 13's cost: the dome rule's
+ * last step reads each dome from its final centre, where the level was
+ * read already, detect_base_fit.h). fs_dome_read_base_blur takes the
+ * reading into *r; fs_dome_reading_apply writes into *t, *edge and *var
+ * exactly what fs_dome_measure_base_blur with the same image, point and
+ * radii would have written there (the fields of t it leaves alone stay
+ * the caller's) and returns its return value.
+ */
+typedef struct fs_dome_reading {
+	fs_tubercle t; /* the fields the reading wrote */
+	double var;
+	int rc, edge;
+} fs_dome_reading;
+
+void fs_dome_read_base_blur(const fs_image *img, double x, double y, double rmin, double rmax, fs_dome_reading *r);
+int fs_dome_reading_apply(const fs_dome_reading *r, fs_tubercle *t, int *edge, double *var);
+
+/*
  * fs_dome_measure_base with pass()'s ridge model of a steep rim switched
  * on at the blur the rays themselves show (the width of their steps in
  * the pass before, as fs_dome_measure's local blur correction reads it):

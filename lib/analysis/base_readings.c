@@ -1,0 +1,80 @@
+/*
+ * base_readings.c - the dome rule's base readings kept by point (see
+ * base_readings.h).
+ */
+#include "analysis/base_readings.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A key's doubles as their bits: -0.0 and 0.0 are different starts for
+ * the reading's arithmetic, so they are different points here. */
+static uint64_t bits(double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, sizeof u);
+	return u;
+}
+
+static int cmp_key(double x, double y, double r0, double r1, const fs_base_reading_at *b)
+{
+	uint64_t a[4] = {bits(y), bits(x), bits(r0), bits(r1)};
+	uint64_t k[4] = {bits(b->y), bits(b->x), bits(b->r0), bits(b->r1)};
+	for (int i = 0; i < 4; i++)
+		if (a[i] != k[i])
+			return a[i] < k[i] ? -1 : 1;
+	return 0;
+}
+
+static int cmp_at(const void *pa, const void *pb)
+{
+	const fs_base_reading_at *a = pa;
+	return cmp_key(a->x, a->y, a->r0, a->r1, pb);
+}
+
+int fs_base_readings_add(fs_base_readings *s, double x, double y, double r0, double r1, const fs_dome_reading *r)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		fs_base_reading_at *q = realloc(s->items, cap * sizeof *q);
+		if (!q)
+			return -1;
+		s->items = q;
+		s->cap = cap;
+	}
+	s->items[s->n++] = (fs_base_reading_at){x, y, r0, r1, *r};
+	return 0;
+}
+
+void fs_base_readings_seal(fs_base_readings *s)
+{
+	if (s->sorted == s->n)
+		return;
+	qsort(s->items, s->n, sizeof *s->items, cmp_at);
+	s->sorted = s->n;
+}
+
+const fs_dome_reading *fs_base_readings_find(const fs_base_readings *s, double x, double y, double r0, double r1)
+{
+	if (!s)
+		return NULL;
+	size_t lo = 0, hi = s->sorted;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_key(x, y, r0, r1, &s->items[mid]);
+		if (!c)
+			return &s->items[mid].r;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+void fs_base_readings_free(fs_base_readings *s)
+{
+	free(s->items);
+	memset(s, 0, sizeof *s);
+}

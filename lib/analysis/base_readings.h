@@ -1,0 +1,56 @@
+/*
+ * base_readings.h - the dome rule's base readings (fs_dome_read_base_blur)
+ * that one detection took on its measurement image, kept by point for its
+ * last step.
+ *
+ * Why: detection's last step (fs_det_measure_domes_at with fs_meas.given
+ * 2) reads every dome's base from its final centre, and for every dome the
+ * template fit sized that centre is the fit's, from which the level's
+ * reading of the first pass read the same base already
+ * (detect_base_fit.h): on bench_detect's 2048x1536 lattice 918.9 M of the
+ * 5,997.6 M instructions inside fs_detect_domes (issue 13's cost). A
+ * reading is a pure function of the image, the point and the radii, so
+ * one found where all four are the same to the bit is the value a new
+ * reading would give: the results do not change.
+ *
+ * The image is the caller's to keep the same (one set per measurement
+ * image: fs_meas.readings); points and radii are compared bit for bit.
+ * Adding is not thread-safe; finding is (between adds), so the tiled
+ * passes add their readings after the pass, in plan order.
+ *
+ * Ownership: the set owns its entries; the caller owns the set
+ * (zero-initialised, freed by fs_base_readings_free).
+ */
+#ifndef FS_BASE_READINGS_H
+#define FS_BASE_READINGS_H
+
+#include <stddef.h>
+
+#include "analysis/dome_measure.h"
+
+typedef struct fs_base_reading_at {
+	double x, y, r0, r1; /* where and with what radii it was read */
+	fs_dome_reading r;
+} fs_base_reading_at;
+
+typedef struct fs_base_readings {
+	fs_base_reading_at *items;
+	size_t n, cap;
+	size_t sorted; /* items[0..sorted) are in key order */
+} fs_base_readings;
+
+/* Keeps r read at (x, y) with radii r0, r1. Returns 0, -1 out of memory
+ * (the set unchanged: the reading is then taken again, nothing else
+ * changes). */
+int fs_base_readings_add(fs_base_readings *s, double x, double y, double r0, double r1, const fs_dome_reading *r);
+
+/* Puts the added readings in key order: call after adding, before
+ * finding. */
+void fs_base_readings_seal(fs_base_readings *s);
+
+/* The reading kept at exactly (x, y, r0, r1), NULL when none (or s NULL). */
+const fs_dome_reading *fs_base_readings_find(const fs_base_readings *s, double x, double y, double r0, double r1);
+
+void fs_base_readings_free(fs_base_readings *s);
+
+#endif

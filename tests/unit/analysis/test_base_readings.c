@@ -1,0 +1,158 @@
+/*
+ * The dome rule's kept base readings (base_readings.h, dome_measure.h's
+ * fs_dome_reading): what detection's last step takes instead of reading a
+ * base again must be what the reading would have written, to the bit.
+ *
+ * Why: the last step (fs_det_measure_domes_at) reads each dome from its
+ * final centre into a tubercle that is not zeroed, and the base rule
+ * writes only some of its fields when it finds no measurable base (and
+ * none when it cannot read at all); a kept reading replayed with more or
+ * fewer fields than the reading writes would change what detection
+ * reports. So on simulated SEM domes, at dome centres (measurable bases),
+ * between domes and on flat ground (bases below the rule's quality, the
+ * radius NaN) and outside the image (no reading), every field of a
+ * tubercle filled with a marker pattern, and the edge and blur, are
+ * compared after fs_dome_measure_base_blur and after
+ * fs_dome_reading_apply of the kept reading; and the set finds a reading
+ * only at exactly the point and radii it was read with.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "analysis/base_readings.h"
+#include "analysis/dome_measure.h"
+#include "sem_scene.h"
+
+/* a tubercle no reading leaves as it is by chance */
+static void marked(fs_tubercle *t)
+{
+	memset(t, 0x5a, sizeof *t);
+}
+
+/* fs_dome_measure_base_blur at (x, y) against the kept reading replayed:
+ * the same return, tubercle (every byte), edge and blur. Returns the
+ * return value. */
+static int replay_same(const fs_image *img, double x, double y, double r0, double r1, fs_dome_reading *kept)
+{
+	fs_tubercle a, b;
+	int ea = -7, eb = -9;
+	double va = 1e300, vb = -1e300;
+	marked(&a);
+	marked(&b);
+	int ra = fs_dome_measure_base_blur(img, x, y, r0, r1, &a, &ea, &va);
+	fs_dome_read_base_blur(img, x, y, r0, r1, kept);
+	int rb = fs_dome_reading_apply(kept, &b, &eb, &vb);
+	assert_int_equal(ra, rb);
+	assert_memory_equal(&a, &b, sizeof a);
+	assert_int_equal(ea, eb);
+	assert_memory_equal(&va, &vb, sizeof va);
+	return ra;
+}
+
+static void kept_readings_replay_the_reading(void **state)
+{
+	(void)state;
+	sem_scene s;
+	sem_opts o;
+	sem_low_domes(&o);
+	o.width = 256;
+	o.height = 224;
+	o.seed = 11;
+	assert_int_equal(sem_scene_open(&s, &o), 0);
+	assert_true(s.tr.n > 10);
+	double mr = 0.6 * s.tr.pitch, r0 = 0.15 * mr, r1 = 0.8 * mr;
+	size_t measured = 0, unmeasured = 0, failed = 0;
+	fs_dome_reading kept;
+	for (size_t j = 0; j < s.tr.n; j++) {
+		/* the dome's centre, a point between two domes, and further */
+		double pts[3][2] = {{s.tr.x[j] + 0.3, s.tr.y[j] - 0.2},
+				    {s.tr.x[j] + 0.5 * s.tr.pitch, s.tr.y[j]},
+				    {s.tr.x[j] + 0.5 * s.tr.pitch, s.tr.y[j] + 0.29 * s.tr.pitch}};
+		for (int k = 0; k < 3; k++) {
+			double x = pts[k][0], y = pts[k][1];
+			if (x < 0 || y < 0 || x > s.img->width - 1 || y > s.img->height - 1)
+				continue;
+			if (replay_same(s.img, x, y, r0, r1, &kept))
+				failed++;
+			else if (isfinite(kept.t.radius_px))
+				measured++;
+			else
+				unmeasured++;
+		}
+	}
+	/* a straight step (x > 56) with faint noise: near it the rays' steps
+	 * lie on a line, not on one circle, and some bases fall below the
+	 * rule's quality (radius NaN, the ellipse not written) */
+	fs_image *noise = fs_image_new(96, 96);
+	assert_non_null(noise);
+	uint32_t u = 12345;
+	for (size_t i = 0; i < (size_t)96 * 96; i++) {
+		u = u * 1664525u + 1013904223u;
+		noise->data[i] = (float)((int)(i % 96) > 56) + 0.001f * (float)(u >> 8) / 16777216.0f;
+	}
+	for (int y = 30; y <= 66; y += 6)
+		for (int x = 30; x <= 66; x += 6) {
+			if (replay_same(noise, x + 0.25, y, r0, r1, &kept))
+				failed++;
+			else if (isfinite(kept.t.radius_px))
+				measured++;
+			else
+				unmeasured++;
+		}
+	fs_image_free(noise);
+	/* and where the rule cannot read at all: off the image */
+	assert_int_not_equal(replay_same(s.img, -1.5, 20, r0, r1, &kept), 0);
+	failed++;
+	/* each branch of what a reading writes was met */
+	assert_true(measured >= 10);
+	assert_true(unmeasured >= 1);
+	assert_true(failed >= 1);
+	sem_scene_close(&s);
+}
+
+static void found_only_where_read(void **state)
+{
+	(void)state;
+	fs_base_readings set = {0};
+	fs_dome_reading r[3];
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < 3; i++)
+		r[i].t.radius_px = 10 + i;
+	assert_int_equal(fs_base_readings_add(&set, 100.25, 50.5, 2.7, 14.4, &r[0]), 0);
+	assert_int_equal(fs_base_readings_add(&set, 0.0, 7, 2.7, 14.4, &r[1]), 0);
+	assert_int_equal(fs_base_readings_add(&set, 30, 50.5, 2.7, 14.4, &r[2]), 0);
+	/* not found before the set is sealed: adding and finding alternate
+	 * only through fs_base_readings_seal */
+	assert_null(fs_base_readings_find(&set, 30, 50.5, 2.7, 14.4));
+	fs_base_readings_seal(&set);
+	const fs_dome_reading *f = fs_base_readings_find(&set, 100.25, 50.5, 2.7, 14.4);
+	assert_non_null(f);
+	assert_true(f->t.radius_px == 10);
+	f = fs_base_readings_find(&set, 30, 50.5, 2.7, 14.4);
+	assert_non_null(f);
+	assert_true(f->t.radius_px == 12);
+	assert_non_null(fs_base_readings_find(&set, 0.0, 7, 2.7, 14.4));
+	/* a point one bit off, -0.0 for 0.0, other radii: another reading */
+	assert_null(fs_base_readings_find(&set, nextafter(100.25, 200), 50.5, 2.7, 14.4));
+	assert_null(fs_base_readings_find(&set, -0.0, 7, 2.7, 14.4));
+	assert_null(fs_base_readings_find(&set, 100.25, 50.5, 2.7, 14.5));
+	assert_null(fs_base_readings_find(&set, 100.25, 50.5, 2.6, 14.4));
+	assert_null(fs_base_readings_find(NULL, 100.25, 50.5, 2.7, 14.4));
+	fs_base_readings_free(&set);
+	assert_int_equal(set.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kept_readings_replay_the_reading),
+		cmocka_unit_test(found_only_where_read),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
