@@ -106,7 +106,8 @@ int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_
 	free(sum);
 	out->shift = kb * SCAN;
 	out->residual = best;
-	if (!isfinite(best) || kb == -nb || kb == nb || best > MAX_RESIDUAL)
+	out->end = kb == -nb || kb == nb;
+	if (!isfinite(best) || out->end || best > MAX_RESIDUAL)
 		return 0;
 	out->ok = 1;
 	out->dx = out->shift * cos(g->az);

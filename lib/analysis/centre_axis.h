@@ -69,6 +69,7 @@ typedef struct fs_centre_axis {
 	double shift;      /* b above, px along the axis */
 	double residual;   /* share of P_u's variance the fit leaves */
 	double dx, dy;     /* the dome centres minus the given centres, px */
+	int end;           /* the best shift lies at an end of the scan */
 } fs_centre_axis;
 
 /* The geometry for a detector at azimuth az, domes of median base radius

@@ -276,12 +276,13 @@ size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, doubl
 	return dropped;
 }
 
-size_t fs_det_base_axis_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
-			     const double *fx, const double *fy, int w, int h, fs_centre_axis_geom *g, size_t *sel)
+/* fs_det_base_axis_plan with the geometry's base radius r0 given. */
+static size_t axis_plan_at(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, const double *fx,
+			   const double *fy, int w, int h, double r0, fs_centre_axis_geom *g, size_t *sel)
 {
 	if (!off->fitted || off->fit.halftone > 0 || !(off->fit.pitch > 0))
 		return 0;
-	fs_centre_axis_geom_of(off->fit.azimuth, 0.5 * p->fill0 * off->fit.pitch, off->fit.blur_px, off->fit.pitch, g);
+	fs_centre_axis_geom_of(off->fit.azimuth, r0, off->fit.blur_px, off->fit.pitch, g);
 	double reach = fs_centre_axis_reach(g);
 	size_t sized = 0, ns = 0;
 	for (size_t k = 0; k < p->n; k++)
@@ -298,6 +299,106 @@ size_t fs_det_base_axis_plan(const fs_det_base_plan *p, const fs_det_offset *off
 	return ns;
 }
 
+size_t fs_det_base_axis_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
+			     const double *fx, const double *fy, int w, int h, fs_centre_axis_geom *g, size_t *sel)
+{
+	return axis_plan_at(p, off, fr, fx, fy, w, h, 0.5 * p->fill0 * off->fit.pitch, g, sel);
+}
+
+/* One reading of the shift: the profiles of the domes the plan at r0
+ * selects about (fx, fy) read by read(), the shift estimated. 0 (ax->ok
+ * 0 when nothing was read), -1 out of memory or a failed read. */
+static int axis_look(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, const double *fx,
+		     const double *fy, int w, int h, double r0, fs_det_axis_reader read, void *ctx, size_t *sel,
+		     fs_centre_axis *ax)
+{
+	fs_centre_axis_geom g;
+	memset(ax, 0, sizeof *ax);
+	size_t ns = axis_plan_at(p, off, fr, fx, fy, w, h, r0, &g, sel);
+	if (!ns)
+		return 0;
+	double *profs = malloc(ns * (size_t)2 * g.ns * sizeof *profs);
+	if (!profs)
+		return -1;
+	int rc = read(ctx, &g, sel, ns, fx, fy, profs);
+	if (!rc)
+		rc = fs_centre_axis_estimate(profs, ns, &g, off->fit.pitch, ax);
+	free(profs);
+	if (!rc && ax->used) {
+		/* (the move along the geometry's azimuth, whether ok or not) */
+		ax->dx = ax->shift * cos(g.az);
+		ax->dy = ax->shift * sin(g.az);
+	}
+	return rc;
+}
+
+int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, const double *fx,
+			  const double *fy, int w, int h, fs_det_axis_reader read, void *ctx, fs_centre_axis *ax)
+{
+	memset(ax, 0, sizeof *ax);
+	if (!p->n)
+		return 0;
+	size_t *sel = malloc(p->n * sizeof *sel);
+	double *v = malloc(p->n * sizeof *v);
+	int rc = -1;
+	if (!sel || !v)
+		goto out;
+	/* the base rule's median radius (h30f) */
+	rc = axis_look(p, off, fr, fx, fy, w, h, 0.5 * p->fill0 * off->fit.pitch, read, ctx, sel, ax);
+	if (rc || ax->ok)
+		goto out;
+	/* Failed: the template fit's median radius. Where the centres sit
+	 * far off the domes' (tall spheres at fill 0.8, pitch 16: 1.2 px
+	 * away from the detector) the base rule's readings from them are
+	 * 20 % large and its window reads the neighbours' feet (the shift
+	 * read with the wrong sign); the fit of the whole patch is less
+	 * pulled (docs/paper-figures.md, h33c). */
+	size_t nv = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(fr[k]))
+			v[nv++] = fr[k];
+	if (nv < MIN_SIZED)
+		goto out;
+	qsort(v, nv, sizeof *v, cmp_double);
+	double r1 = v[nv / 2];
+	fs_centre_axis a1;
+	rc = axis_look(p, off, fr, fx, fy, w, h, r1, read, ctx, sel, &a1);
+	if (rc || a1.ok) {
+		if (!rc)
+			*ax = a1;
+		goto out;
+	}
+	/* Still failed on its residual alone: a second look from the
+	 * centres moved by that shift, taken when it passes and finds
+	 * them where it moved them (a quarter of the first shift at most):
+	 * the profiles' match is judged at the centres it ends at, where
+	 * a large shift's first reading is blurred by it. */
+	if (!a1.used || a1.end || !isfinite(a1.residual) || !(fabs(a1.shift) > 0))
+		goto out;
+	double *mx = malloc(2 * p->n * sizeof *mx);
+	if (!mx) {
+		rc = -1;
+		goto out;
+	}
+	for (size_t k = 0; k < p->n; k++) {
+		mx[k] = fx[k] + a1.dx;
+		mx[p->n + k] = fy[k] + a1.dy;
+	}
+	fs_centre_axis a2;
+	rc = axis_look(p, off, fr, mx, mx + p->n, w, h, r1, read, ctx, sel, &a2);
+	free(mx);
+	if (!rc && a2.ok && fabs(a2.shift) <= FS_DET_BASE_AXIS_CONFIRM * fabs(a1.shift)) {
+		*ax = a2;
+		ax->shift += a1.shift;
+		ax->dx += a1.dx;
+		ax->dy += a1.dy;
+	}
+out:
+	free(sel);
+	free(v);
+	return rc;
+}
+
 void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs_centre_axis *ax, double *fx,
 			   double *fy)
 {
@@ -310,31 +411,24 @@ void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs
 		}
 }
 
-/* The axis step on the whole image (fs_det_base_axis_plan). */
+/* The axis step's profiles read on the whole image. */
+static int read_whole(void *ctx, const fs_centre_axis_geom *g, const size_t *sel, size_t ns, const double *xs,
+		      const double *ys, double *profs)
+{
+	const fs_image *img = ctx;
+	for (size_t i = 0; i < ns; i++)
+		fs_centre_axis_profile(img, xs[sel[i]], ys[sel[i]], g, profs + i * (size_t)2 * g->ns);
+	return 0;
+}
+
+/* The axis step on the whole image (fs_det_base_axis_find). */
 static int axis_whole(const fs_image *img, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
 		      double *fx, double *fy)
 {
-	fs_centre_axis_geom g;
-	size_t *sel = malloc((p->n ? p->n : 1) * sizeof *sel);
-	if (!sel)
-		return -1;
-	size_t ns = fs_det_base_axis_plan(p, off, fr, fx, fy, img->width, img->height, &g, sel);
-	int rc = 0;
-	if (ns) {
-		size_t len = (size_t)2 * g.ns;
-		double *profs = malloc(ns * len * sizeof *profs);
-		fs_centre_axis ax;
-		rc = -1;
-		if (profs) {
-			for (size_t i = 0; i < ns; i++)
-				fs_centre_axis_profile(img, fx[sel[i]], fy[sel[i]], &g, profs + i * len);
-			rc = fs_centre_axis_estimate(profs, ns, &g, off->fit.pitch, &ax);
-			if (!rc)
-				fs_det_base_axis_move(p, fr, &ax, fx, fy);
-			free(profs);
-		}
-	}
-	free(sel);
+	fs_centre_axis ax;
+	int rc = fs_det_base_axis_find(p, off, fr, fx, fy, img->width, img->height, read_whole, (void *)img, &ax);
+	if (!rc)
+		fs_det_base_axis_move(p, fr, &ax, fx, fy);
 	return rc;
 }
 

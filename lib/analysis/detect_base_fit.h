@@ -196,6 +196,24 @@ size_t fs_det_base_axis_plan(const fs_det_base_plan *p, const fs_det_offset *off
 			     const double *fx, const double *fy, int w, int h, fs_centre_axis_geom *g, size_t *sel);
 void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs_centre_axis *ax, double *fx,
 			   double *fy);
+/*
+ * The shift itself (both paths): read at the base rule's median radius
+ * (fs_det_base_axis_plan); where that fails, at the template fit's median
+ * radius fr; where that fails on its residual alone, once more from the
+ * centres moved by its shift, taken (the two shifts summed) when that
+ * look passes and moves them by at most FS_DET_BASE_AXIS_CONFIRM of the
+ * first (h33c: at fill 0.8, pitch 16 the centres of tall spheres sat 1.2
+ * px off, where the base rule's radius is 20 % large). read() fills
+ * profs (ns x 2 g->ns) with fs_centre_axis_profile at xs[sel[i]],
+ * ys[sel[i]] of the measurement image and returns 0, or -1 on failure.
+ * *ax as fs_centre_axis_estimate's (ok 0: no move). Returns 0, -1 when
+ * out of memory or read() failed.
+ */
+#define FS_DET_BASE_AXIS_CONFIRM 0.25
+typedef int (*fs_det_axis_reader)(void *ctx, const fs_centre_axis_geom *g, const size_t *sel, size_t ns,
+				  const double *xs, const double *ys, double *profs);
+int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, const double *fx,
+			  const double *fy, int w, int h, fs_det_axis_reader read, void *ctx, fs_centre_axis *ax);
 
 int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offset *off, fs_det_base_plan *p);
 void fs_det_base_plan_free(fs_det_base_plan *p);

@@ -573,46 +573,47 @@ static void axis_point(const fs_image *meas, int ox, int oy, size_t i, void *ctx
 	fs_centre_axis_profile(meas, a->x[i] - ox, a->y[i] - oy, a->g, a->profs + i * (size_t)2 * a->g->ns);
 }
 
+/* fs_det_axis_reader on the tiles' crops: each dome's profiles read on
+ * its tile's crop (its own slots). */
+struct axis_read {
+	const fs_meas *m;
+	char *err;
+	size_t errlen;
+};
+
+static int axis_read_tiled(void *ctx, const fs_centre_axis_geom *g, const size_t *sel, size_t ns, const double *xs,
+			   const double *ys, double *profs)
+{
+	struct axis_read *r = ctx;
+	double *x = malloc(2 * ns * sizeof *x);
+	if (!x) {
+		snprintf(r->err, r->errlen, "tiled dome measurement: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		x[i] = xs[sel[i]];
+		x[ns + i] = ys[sel[i]];
+	}
+	struct axis_job a = {.g = g, .x = x, .y = x + ns, .profs = profs};
+	int reach = (int)ceil(g_overlap_scale * (fs_centre_axis_reach(g) + 2));
+	int rc = run_pass(r->m, ns, a.x, a.y, reach, axis_point, &a, r->err, r->errlen);
+	free(x);
+	return rc;
+}
+
 static int axis_tiled(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, struct base_job *b,
 		      char *err, size_t errlen)
 {
-	fs_centre_axis_geom g;
-	size_t *sel = malloc((p->n ? p->n : 1) * sizeof *sel);
-	if (!sel)
-		goto oom;
-	size_t ns = fs_det_base_axis_plan(p, off, b->fr, b->fx, b->fy, m->src->width, m->src->height, &g, sel);
-	if (!ns) {
-		free(sel);
-		return 0;
-	}
-	double *x = malloc(2 * ns * sizeof *x), *profs = malloc(ns * (size_t)2 * g.ns * sizeof *profs);
-	if (!x || !profs) {
-		free(x);
-		free(profs);
-		free(sel);
-		goto oom;
-	}
-	for (size_t i = 0; i < ns; i++) {
-		x[i] = b->fx[sel[i]];
-		x[ns + i] = b->fy[sel[i]];
-	}
-	struct axis_job a = {.g = &g, .x = x, .y = x + ns, .profs = profs};
-	int reach = (int)ceil(g_overlap_scale * (fs_centre_axis_reach(&g) + 2));
+	struct axis_read r = {.m = m, .err = err, .errlen = errlen};
+	err[0] = 0;
 	fs_centre_axis ax;
-	int rc = run_pass(m, ns, a.x, a.y, reach, axis_point, &a, err, errlen);
-	if (!rc && fs_centre_axis_estimate(profs, ns, &g, off->fit.pitch, &ax)) {
+	int rc = fs_det_base_axis_find(p, off, b->fr, b->fx, b->fy, m->src->width, m->src->height, axis_read_tiled,
+				       &r, &ax);
+	if (rc && !err[0])
 		snprintf(err, errlen, "tiled dome measurement: out of memory");
-		rc = -1;
-	}
 	if (!rc)
 		fs_det_base_axis_move(p, b->fr, &ax, b->fx, b->fy);
-	free(x);
-	free(profs);
-	free(sel);
 	return rc;
-oom:
-	snprintf(err, errlen, "tiled dome measurement: out of memory");
-	return -1;
 }
 
 /*
