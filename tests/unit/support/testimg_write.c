@@ -123,6 +123,8 @@ static int write_tiff_page(TIFF *tif, const fs_testimg_tiff *s, int page)
 		uint16_t extra = EXTRASAMPLE_UNASSALPHA;
 		TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)1, &extra);
 	}
+	if (s->zip_level && (s->compression == COMPRESSION_ADOBE_DEFLATE || s->compression == COMPRESSION_DEFLATE))
+		TIFFSetField(tif, TIFFTAG_ZIPQUALITY, s->zip_level);
 	if (s->compression == COMPRESSION_JPEG) {
 		TIFFSetField(tif, TIFFTAG_JPEGQUALITY, s->jpeg_quality ? s->jpeg_quality : 95);
 		if (s->photometric == PHOTOMETRIC_YCBCR)

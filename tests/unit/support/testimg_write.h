@@ -37,6 +37,7 @@ typedef struct fs_testimg_tiff {
 	const char *fei_text;   /* tag 34682, NULL = absent */
 	int cmap8;           /* 1 = old-style colour map with 8-bit values (entry >> 8) */
 	int big_endian;      /* 1 = "MM" byte order */
+	int zip_level;       /* deflate's level 1-9 (TIFFTAG_ZIPQUALITY); 0 = libtiff's default (6) */
 } fs_testimg_tiff;
 
 typedef struct fs_testimg_png {
