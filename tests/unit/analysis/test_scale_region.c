@@ -164,14 +164,14 @@ static void stays_inside(const fs_scale_region *r, const region_case *c, const f
 /*
  * Whether variant v (a method, with or without permissive parameters) runs
  * on case k of n: on every case in the plain build; under the sanitizers
- * (sanitized.h) each variant on one case, the cases in turn, so every
- * variant and every image still runs once (a whole-image detection costs
- * several seconds there, and the region's filtering is the same code on
- * each image).
+ * (sanitized.h) each variant on one case, the cases in turn from case
+ * `shift` on, so every variant and every image still runs once (a
+ * whole-image detection costs several seconds there, and the region's
+ * filtering is the same code on each image).
  */
-static int runs_here(size_t v, size_t k, size_t n)
+static int runs_here(size_t v, size_t k, size_t n, size_t shift)
 {
-	return !FS_TEST_SANITIZED || v % n == k;
+	return !FS_TEST_SANITIZED || (v + n - shift % n) % n == k;
 }
 
 /*
@@ -202,7 +202,14 @@ static void detection_stays_inside(void **state)
 		const char *name = strrchr(cases[k].path, '/') + 1;
 		printf("%-50.50s", name);
 		for (size_t mv = 0; mv < 2 * sizeof methods / sizeof *methods; mv++) {
-			if (!runs_here(mv, k, sizeof cases / sizeof *cases))
+			/* sanitized: the SEM image (the last case) gets auto and
+			 * ellipse (auto drops 8 of its detections: the filtering
+			 * with something to filter), not dog*, which cost 7.5 of
+			 * the test's 10.9 CPU seconds there under ASan; log and
+			 * log* go to the figures where they are cheap (ASan CPU
+			 * of this test, under load: shift 0 10.9 s, 2 8.8 s, 1
+			 * 7.6 s) */
+			if (!runs_here(mv, k, sizeof cases / sizeof *cases, 1))
 				continue;
 			size_t m = mv / 2;
 			fs_params p;
@@ -261,7 +268,7 @@ static void dome_rule_detection_stays_inside(void **state)
 		assert_int_equal(fs_scale_region_detect(img, &r, err, sizeof err), 0);
 		printf("dome rule %-40.40s", strrchr(cases[k].path, '/') + 1);
 		for (int m = FS_METHOD_AUTO; m <= FS_METHOD_LATTICE; m++) {
-			if (!runs_here((size_t)m - FS_METHOD_AUTO, k, sizeof cases / sizeof *cases))
+			if (!runs_here((size_t)m - FS_METHOD_AUTO, k, sizeof cases / sizeof *cases, 0))
 				continue;
 			fs_params p;
 			fs_params_default(&p);
