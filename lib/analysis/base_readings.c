@@ -17,11 +17,11 @@ static uint64_t bits(double v)
 	return u;
 }
 
-static int cmp_key(double x, double y, double r0, double r1, const fs_base_reading_at *b)
+static int cmp_key(int on, double x, double y, double r0, double r1, const fs_base_reading_at *b)
 {
-	uint64_t a[4] = {bits(y), bits(x), bits(r0), bits(r1)};
-	uint64_t k[4] = {bits(b->y), bits(b->x), bits(b->r0), bits(b->r1)};
-	for (int i = 0; i < 4; i++)
+	uint64_t a[5] = {(uint64_t)on, bits(y), bits(x), bits(r0), bits(r1)};
+	uint64_t k[5] = {(uint64_t)b->on, bits(b->y), bits(b->x), bits(b->r0), bits(b->r1)};
+	for (int i = 0; i < 5; i++)
 		if (a[i] != k[i])
 			return a[i] < k[i] ? -1 : 1;
 	return 0;
@@ -30,10 +30,11 @@ static int cmp_key(double x, double y, double r0, double r1, const fs_base_readi
 static int cmp_at(const void *pa, const void *pb)
 {
 	const fs_base_reading_at *a = pa;
-	return cmp_key(a->x, a->y, a->r0, a->r1, pb);
+	return cmp_key(a->on, a->x, a->y, a->r0, a->r1, pb);
 }
 
-int fs_base_readings_add(fs_base_readings *s, double x, double y, double r0, double r1, const fs_dome_reading *r)
+int fs_base_readings_add(fs_base_readings *s, int on, double x, double y, double r0, double r1,
+			 const fs_dome_reading *r)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
@@ -43,7 +44,7 @@ int fs_base_readings_add(fs_base_readings *s, double x, double y, double r0, dou
 		s->items = q;
 		s->cap = cap;
 	}
-	s->items[s->n++] = (fs_base_reading_at){x, y, r0, r1, *r};
+	s->items[s->n++] = (fs_base_reading_at){x, y, r0, r1, on, *r};
 	return 0;
 }
 
@@ -55,14 +56,15 @@ void fs_base_readings_seal(fs_base_readings *s)
 	s->sorted = s->n;
 }
 
-const fs_dome_reading *fs_base_readings_find(const fs_base_readings *s, double x, double y, double r0, double r1)
+const fs_dome_reading *fs_base_readings_find(const fs_base_readings *s, int on, double x, double y, double r0,
+					     double r1)
 {
 	if (!s)
 		return NULL;
 	size_t lo = 0, hi = s->sorted;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = cmp_key(x, y, r0, r1, &s->items[mid]);
+		int c = cmp_key(on, x, y, r0, r1, &s->items[mid]);
 		if (!c)
 			return &s->items[mid].r;
 		if (c < 0)

@@ -7,8 +7,10 @@
  * 2) reads every dome's base from its final centre, and for every dome the
  * template fit sized that centre is the fit's, from which the level's
  * reading of the first pass read the same base already
- * (detect_base_fit.h): on bench_detect's 2048x1536 lattice 918.9 M of the
- * 5,997.6 M instructions inside fs_detect_domes (issue 13's cost). A
+ * (detect_base_fit.h), and so did its second reading of the level on the
+ * image blurred more (h32e): on bench_detect's 2048x1536 lattice 919 M
+ * and 1,004 M of the 8,054 M instructions inside fs_detect_domes (issue
+ * 13's cost). A
  * reading is a pure function of the image, the point and the radii, so
  * one found where all four are the same to the bit is the value a new
  * reading would give: the results do not change.
@@ -28,8 +30,15 @@
 
 #include "analysis/dome_measure.h"
 
+/* Which image a reading was taken on: the measurement image, or it
+ * blurred by FS_DET_BASE_EXTRA_BLUR more (the level's second reading,
+ * detect_base_fit.h: h32e's extrapolation to no blur, which the last step
+ * reads again at the same centres too). */
+enum { FS_BASE_ON_MEAS = 0, FS_BASE_ON_BLURRED = 1 };
+
 typedef struct fs_base_reading_at {
 	double x, y, r0, r1; /* where and with what radii it was read */
+	int on;              /* on which image (FS_BASE_ON_*) */
 	fs_dome_reading r;
 } fs_base_reading_at;
 
@@ -39,17 +48,20 @@ typedef struct fs_base_readings {
 	size_t sorted; /* items[0..sorted) are in key order */
 } fs_base_readings;
 
-/* Keeps r read at (x, y) with radii r0, r1. Returns 0, -1 out of memory
- * (the set unchanged: the reading is then taken again, nothing else
- * changes). */
-int fs_base_readings_add(fs_base_readings *s, double x, double y, double r0, double r1, const fs_dome_reading *r);
+/* Keeps r read on image `on` at (x, y) with radii r0, r1. Returns 0, -1
+ * out of memory (the set unchanged: the reading is then taken again,
+ * nothing else changes). */
+int fs_base_readings_add(fs_base_readings *s, int on, double x, double y, double r0, double r1,
+			 const fs_dome_reading *r);
 
 /* Puts the added readings in key order: call after adding, before
  * finding. */
 void fs_base_readings_seal(fs_base_readings *s);
 
-/* The reading kept at exactly (x, y, r0, r1), NULL when none (or s NULL). */
-const fs_dome_reading *fs_base_readings_find(const fs_base_readings *s, double x, double y, double r0, double r1);
+/* The reading kept on image `on` at exactly (x, y, r0, r1), NULL when
+ * none (or s NULL). */
+const fs_dome_reading *fs_base_readings_find(const fs_base_readings *s, int on, double x, double y, double r0,
+					     double r1);
 
 void fs_base_readings_free(fs_base_readings *s);
 

@@ -102,21 +102,26 @@ double fs_det_base_level_one(const fs_image *img, double x, double y, double mr,
 	return level_reading(0, img, x, y, mr, F, edge);
 }
 
-double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr, double F, int *edge, double *var,
-			      fs_dome_reading *keep)
+double fs_det_base_level_kept(const fs_dome_reading *r, int *edge, double *var)
 {
-	/* level_reading's plain reading with its blur, kept as a value (the
-	 * same tubercle: written into a zeroed one) */
-	fs_dome_reading r;
+	/* written into a zeroed tubercle, as level_reading's */
 	fs_tubercle t;
 	int e;
 	double v;
-	fs_dome_read_base_blur(img, x, y, 0.15 * mr / F, 0.8 * mr / F, &r);
 	memset(&t, 0, sizeof t);
-	int rc = fs_dome_reading_apply(&r, &t, &e, &v);
+	int rc = fs_dome_reading_apply(r, &t, &e, &v);
+	return fs_det_base_level_value(rc, &t, e, v, edge, var);
+}
+
+double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr, double F, int *edge, double *var,
+			      fs_dome_reading *keep)
+{
+	/* level_reading's plain reading with its blur, kept as a value */
+	fs_dome_reading r;
+	fs_dome_read_base_blur(img, x, y, 0.15 * mr / F, 0.8 * mr / F, &r);
 	if (keep)
 		*keep = r;
-	return fs_det_base_level_value(rc, &t, e, v, edge, var);
+	return fs_det_base_level_kept(&r, edge, var);
 }
 
 int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr, const int *le,
@@ -527,7 +532,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			lr[k] = fs_det_base_level_blur(m->img, fx[k], fy[k], mr, m->f, &le[k], &var[k], keep ? &r : NULL);
 			/* (out of memory: the last step reads it again) */
 			if (keep)
-				(void)fs_base_readings_add(m->readings, fx[k], fy[k], 0.15 * mr / m->f, 0.8 * mr / m->f, &r);
+				(void)fs_base_readings_add(m->readings, FS_BASE_ON_MEAS, fx[k], fy[k], 0.15 * mr / m->f,
+							   0.8 * mr / m->f, &r);
 		}
 	}
 	if (m->readings)
@@ -535,18 +541,38 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	/* without a screen, the level extrapolated to no blur */
 	double v1;
 	if (!lp && fs_det_base_extrap_plan(&p, off, lr, le, var, &v1)) {
-		fs_image *b2 = fs_gaussian_blurred(m->img, FS_DET_BASE_EXTRA_BLUR, err, sizeof err);
-		if (!b2) {
-			rc = -1;
-			goto out;
-		}
+		/* the blurred image made only when a reading is not kept: the
+		 * last step finds them all where the first pass read them
+		 * (base_readings.h) */
+		fs_image *b2 = NULL;
+		int keep = m->readings && !m->given;
 		for (size_t k = 0; k < p.n; k++) {
 			size_t i = p.idx[k];
-			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+			double mr = max_r > 0 ? max_r : 2 * c->items[i].r, r0 = 0.15 * mr / m->f, r1 = 0.8 * mr / m->f;
 			int e2;
-			l2[k] = isfinite(lr[k]) && !le[k] ? fs_det_base_level_one(b2, fx[k], fy[k], mr, m->f, &e2) : NAN;
+			double v2;
+			l2[k] = NAN;
+			if (!isfinite(lr[k]) || le[k])
+				continue;
+			const fs_dome_reading *kr =
+				m->given ? fs_base_readings_find(m->readings, FS_BASE_ON_BLURRED, fx[k], fy[k], r0, r1) : NULL;
+			if (kr) {
+				l2[k] = fs_det_base_level_kept(kr, &e2, &v2);
+				continue;
+			}
+			if (!b2 && !(b2 = fs_gaussian_blurred(m->img, FS_DET_BASE_EXTRA_BLUR, err, sizeof err))) {
+				rc = -1;
+				goto out;
+			}
+			/* (fs_det_base_level_one's reading: the same radius) */
+			fs_dome_reading r;
+			l2[k] = fs_det_base_level_blur(b2, fx[k], fy[k], mr, m->f, &e2, &v2, keep ? &r : NULL);
+			if (keep)
+				(void)fs_base_readings_add(m->readings, FS_BASE_ON_BLURRED, fx[k], fy[k], r0, r1, &r);
 		}
 		fs_image_free(b2);
+		if (keep)
+			fs_base_readings_seal(m->readings);
 		fs_det_base_extrap_apply(&p, v1, le, l2, lr);
 	}
 	size_t flat = fs_det_base_drop_flat(&p, sig, fr, scratch, meas);

@@ -255,7 +255,9 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
  * same values) and the variance its rays' steps show (*var, NAN when not
  * read); the reading itself in *keep when not NULL (for fs_meas.readings,
  * base_readings.h: the point and radii it was read with are (x, y) and
- * 0.15 and 0.8 x mr / F). fs_det_base_extrap_plan: whether to read again (1) for the
+ * 0.15 and 0.8 x mr / F). Its radius and *edge are fs_det_base_level_one's
+ * on the same image (the same reading), so the second readings are made
+ * and kept with it too. fs_det_base_extrap_plan: whether to read again (1) for the
  * plan's level readings lr, their pins le (fs_det_base_level_one's
  * *edge: a pinned reading is out of the level and out of these sums) and
  * their variances var (NAN: not read), the mean variance in *v1.
@@ -267,6 +269,9 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
 #define FS_DET_BASE_EXTRAP_MAX 0.1
 double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr, double F, int *edge,
 			      double *var, fs_dome_reading *keep);
+/* The level's radius, *edge and *var from a kept reading (base_readings.h):
+ * what fs_det_base_level_blur gives when it takes that reading. */
+double fs_det_base_level_kept(const fs_dome_reading *r, int *edge, double *var);
 int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr, const int *le,
 			    const double *var, double *v1);
 double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int *le, const double *l2, double *lr);

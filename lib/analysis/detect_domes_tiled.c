@@ -258,7 +258,7 @@ static void reading_point(const fs_image *meas, int ox, int oy, size_t i, void *
 	 * where its fit left the centre, base_readings.h: a crop reads the
 	 * same base wherever its origin lies, dome_measure.c) */
 	double x = pixel(j->c->items[i].x), y = pixel(j->c->items[i].y);
-	const fs_dome_reading *kr = fs_base_readings_find(j->m->readings, x, y, 0.15 * mr, 0.8 * mr);
+	const fs_dome_reading *kr = fs_base_readings_find(j->m->readings, FS_BASE_ON_MEAS, x, y, 0.15 * mr, 0.8 * mr);
 	int rc = kr ? fs_dome_reading_apply(kr, &r->t, &r->edge, &v)
 		    : fs_dome_measure_base_blur(meas, x - ox, y - oy, 0.15 * mr, 0.8 * mr, &r->t, &r->edge, &v);
 	r->ok = rc == 0;
@@ -547,7 +547,29 @@ static void level_point_blurred(const fs_image *b2, int ox, int oy, size_t k, vo
 {
 	struct base_job *b = ctx;
 	int e2;
-	b->l2[k] = fs_det_base_level_one(b2, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1, &e2);
+	double v2;
+	/* (fs_det_base_level_one's reading: the same radius) */
+	fs_dome_reading *r = b->kept ? &b->kept[k] : NULL;
+	b->l2[k] = fs_det_base_level_blur(b2, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1, &e2, &v2,
+					  r);
+	if (r && !r->rc) {
+		r->t.centroid_x += ox;
+		r->t.centroid_y += oy;
+	}
+}
+
+/* The readings of plan entries whose lx is finite, kept in b->kept by
+ * the pass just run, into the set on image `on` (base_readings.h). */
+static void keep_readings(const fs_meas *m, const struct base_job *b, const double *lx, int on)
+{
+	for (size_t k = 0; b->kept && k < b->p->n; k++) {
+		double mk = cand_mr(b->j, b->p->idx[k]);
+		if (isfinite(lx[k]))
+			(void)fs_base_readings_add(m->readings, on, b->fx[k], b->fy[k], 0.15 * mk / 1, 0.8 * mk / 1,
+						   &b->kept[k]);
+	}
+	if (b->kept)
+		fs_base_readings_seal(m->readings);
 }
 
 /* ... and under a halftone screen whose low-pass leaves the bases
@@ -742,24 +764,32 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		rc = -1;
 		goto out;
 	}
-	for (size_t k = 0; b.kept && k < p.n; k++) {
-		double mk = cand_mr(j, p.idx[k]);
-		if (isfinite(lx[k]))
-			(void)fs_base_readings_add(m->readings, b.fx[k], b.fy[k], 0.15 * mk / 1, 0.8 * mk / 1,
-						   &b.kept[k]);
-	}
-	if (b.kept)
-		fs_base_readings_seal(m->readings);
+	keep_readings(m, &b, lx, FS_BASE_ON_MEAS);
 	double v1;
 	if (!(b.lowpass > 0) && fs_det_base_extrap_plan(&p, &j->off, b.lr, b.le, b.var, &v1)) {
-		for (size_t k = 0; k < p.n; k++)
+		for (size_t k = 0; k < p.n; k++) {
 			lx[k] = isfinite(b.lr[k]) && !b.le[k] ? b.fx[k] : NAN;
+			/* given centres: the first pass read most of them
+			 * already (base_readings.h), those are not read again */
+			double mk = cand_mr(j, p.idx[k]), v2;
+			const fs_dome_reading *kr =
+				m->given && isfinite(lx[k])
+					? fs_base_readings_find(m->readings, FS_BASE_ON_BLURRED, b.fx[k], b.fy[k],
+								0.15 * mk, 0.8 * mk)
+					: NULL;
+			if (kr) {
+				int e;
+				b.l2[k] = fs_det_base_level_kept(kr, &e, &v2);
+				lx[k] = NAN;
+			}
+		}
 		int xb = fs_gaussian_radius(FS_DET_BASE_EXTRA_BLUR) + 1;
 		reach = (int)ceil(g_overlap_scale * (1.5 * 0.8 * mr + base_reach(0.8 * mr, 0) + xb));
 		if (run_pass_prep(m, p.n, lx, b.fy, reach, extrap_crop, level_point_blurred, &b, err, errlen)) {
 			rc = -1;
 			goto out;
 		}
+		keep_readings(m, &b, lx, FS_BASE_ON_BLURRED);
 		fs_det_base_extrap_apply(&p, v1, b.le, b.l2, b.lr);
 	}
 	fs_det_base_drop_flat(&p, b.sig, b.fr, scratch, j->res);

@@ -284,7 +284,7 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 		/* (the plain reading, fs_dome_measure_base_edge, with its rays'
 		 * blur, which the level reads too; detection's first pass read
 		 * it already where its fit left the centre, base_readings.h) */
-		const fs_dome_reading *kr = fs_base_readings_find(m->readings, x, y, 0.15 * mr, 0.8 * mr);
+		const fs_dome_reading *kr = fs_base_readings_find(m->readings, FS_BASE_ON_MEAS, x, y, 0.15 * mr, 0.8 * mr);
 		int rc = kr ? fs_dome_reading_apply(kr, &res[i].t, &res[i].edge, &v)
 			    : fs_dome_measure_base_blur(m->img, x, y, 0.15 * mr, 0.8 * mr, &res[i].t, &res[i].edge, &v);
 		res[i].ok = rc == 0;

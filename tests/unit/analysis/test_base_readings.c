@@ -14,7 +14,8 @@
  * tubercle filled with a marker pattern, and the edge and blur, are
  * compared after fs_dome_measure_base_blur and after
  * fs_dome_reading_apply of the kept reading; and the set finds a reading
- * only at exactly the point and radii it was read with.
+ * only at exactly the point and radii it was read with, on the image it
+ * was read on.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,26 +125,37 @@ static void found_only_where_read(void **state)
 	memset(r, 0, sizeof r);
 	for (int i = 0; i < 3; i++)
 		r[i].t.radius_px = 10 + i;
-	assert_int_equal(fs_base_readings_add(&set, 100.25, 50.5, 2.7, 14.4, &r[0]), 0);
-	assert_int_equal(fs_base_readings_add(&set, 0.0, 7, 2.7, 14.4, &r[1]), 0);
-	assert_int_equal(fs_base_readings_add(&set, 30, 50.5, 2.7, 14.4, &r[2]), 0);
+	assert_int_equal(fs_base_readings_add(&set, FS_BASE_ON_MEAS, 100.25, 50.5, 2.7, 14.4, &r[0]), 0);
+	assert_int_equal(fs_base_readings_add(&set, FS_BASE_ON_MEAS, 0.0, 7, 2.7, 14.4, &r[1]), 0);
+	assert_int_equal(fs_base_readings_add(&set, FS_BASE_ON_MEAS, 30, 50.5, 2.7, 14.4, &r[2]), 0);
 	/* not found before the set is sealed: adding and finding alternate
 	 * only through fs_base_readings_seal */
-	assert_null(fs_base_readings_find(&set, 30, 50.5, 2.7, 14.4));
+	assert_null(fs_base_readings_find(&set, FS_BASE_ON_MEAS, 30, 50.5, 2.7, 14.4));
 	fs_base_readings_seal(&set);
-	const fs_dome_reading *f = fs_base_readings_find(&set, 100.25, 50.5, 2.7, 14.4);
+	const fs_dome_reading *f = fs_base_readings_find(&set, FS_BASE_ON_MEAS, 100.25, 50.5, 2.7, 14.4);
 	assert_non_null(f);
 	assert_true(f->t.radius_px == 10);
-	f = fs_base_readings_find(&set, 30, 50.5, 2.7, 14.4);
+	f = fs_base_readings_find(&set, FS_BASE_ON_MEAS, 30, 50.5, 2.7, 14.4);
 	assert_non_null(f);
 	assert_true(f->t.radius_px == 12);
-	assert_non_null(fs_base_readings_find(&set, 0.0, 7, 2.7, 14.4));
+	assert_non_null(fs_base_readings_find(&set, FS_BASE_ON_MEAS, 0.0, 7, 2.7, 14.4));
 	/* a point one bit off, -0.0 for 0.0, other radii: another reading */
-	assert_null(fs_base_readings_find(&set, nextafter(100.25, 200), 50.5, 2.7, 14.4));
-	assert_null(fs_base_readings_find(&set, -0.0, 7, 2.7, 14.4));
-	assert_null(fs_base_readings_find(&set, 100.25, 50.5, 2.7, 14.5));
-	assert_null(fs_base_readings_find(&set, 100.25, 50.5, 2.6, 14.4));
-	assert_null(fs_base_readings_find(NULL, 100.25, 50.5, 2.7, 14.4));
+	assert_null(fs_base_readings_find(&set, FS_BASE_ON_MEAS, nextafter(100.25, 200), 50.5, 2.7, 14.4));
+	assert_null(fs_base_readings_find(&set, FS_BASE_ON_MEAS, -0.0, 7, 2.7, 14.4));
+	assert_null(fs_base_readings_find(&set, FS_BASE_ON_MEAS, 100.25, 50.5, 2.7, 14.5));
+	assert_null(fs_base_readings_find(&set, FS_BASE_ON_MEAS, 100.25, 50.5, 2.6, 14.4));
+	/* ... and the same point on the image blurred more: another image */
+	assert_null(fs_base_readings_find(&set, FS_BASE_ON_BLURRED, 100.25, 50.5, 2.7, 14.4));
+	r[0].t.radius_px = 20;
+	assert_int_equal(fs_base_readings_add(&set, FS_BASE_ON_BLURRED, 100.25, 50.5, 2.7, 14.4, &r[0]), 0);
+	fs_base_readings_seal(&set);
+	f = fs_base_readings_find(&set, FS_BASE_ON_BLURRED, 100.25, 50.5, 2.7, 14.4);
+	assert_non_null(f);
+	assert_true(f->t.radius_px == 20);
+	f = fs_base_readings_find(&set, FS_BASE_ON_MEAS, 100.25, 50.5, 2.7, 14.4);
+	assert_non_null(f);
+	assert_true(f->t.radius_px == 10);
+	assert_null(fs_base_readings_find(NULL, FS_BASE_ON_MEAS, 100.25, 50.5, 2.7, 14.4));
 	fs_base_readings_free(&set);
 	assert_int_equal(set.n, 0);
 }
