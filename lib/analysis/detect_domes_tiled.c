@@ -186,6 +186,7 @@ struct job {
 	double allow;          /* how far a measurement may end from its start */
 	unsigned char *strayed; /* 1: ended further than allow */
 	const fs_measured *prev; /* the offset pass: the results it starts from */
+	int screen_fits;       /* given 2: the fit would find a screen (not made) */
 	double *level_at;      /* given centres: each one's level reading (reading_point) */
 	int *level_edge;       /* ... its edge and its rays' blur (fs_det_base_level_value) */
 	double *level_var;
@@ -438,6 +439,15 @@ static int fit_offset(struct job *j, char *err, size_t errlen)
 		if (i % stride == 0 && xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < W - 1 &&
 		    ys[i] + ext < H - 1)
 			ncell++;
+	}
+	/* detection's last step keeps its sizes under a screen: the fit is
+	 * not made where it would find one (detect_offset.h,
+	 * fs_det_offset_screen_fits; on the mosaic every cell's patch is
+	 * whole, so the fit reads ncell of them) */
+	if (m->given == 2 && period > 0 && ncell >= 8) {
+		j->screen_fits = 1;
+		rc = 0;
+		goto out;
 	}
 	int cols = (int)ceil(sqrt((double)(ncell ? ncell : 1)));
 	int rows = (int)((ncell + cols - 1) / cols);
@@ -871,7 +881,7 @@ static int given_tiled(struct job *j, double *px, double *py, char *err, size_t 
 	back_to_given(j);
 	if (fit_offset(j, err, errlen))
 		return -1;
-	if (m->given == 2 && j->off.fitted && j->off.fit.halftone > 0)
+	if (m->given == 2 && (j->screen_fits || (j->off.fitted && j->off.fit.halftone > 0)))
 		return 1; /* detection under a screen (detect_measure.h) */
 	if (j->off.fitted && j->off.fit.halftone > 0) {
 		/* under a screen: the smoothing's trials and the bases read

@@ -293,10 +293,22 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 				      : -1;
 	}
 	at_given(c, res);
+	/* detection under a screen keeps its own sizes (below): where the
+	 * formation fit would find one, it is not made (detect_offset.h) */
+	double period = -1;
+	int screen = m->given == 2 ? fs_det_offset_screen_fits(m, c, res, &period) : 0;
+	if (screen < 0)
+		goto oom;
+	if (screen) {
+		free(level_at);
+		free(level_edge);
+		free(level_var);
+		return 1;
+	}
 	/* the formation at the centres, and their common offset from it
 	 * (not applied to the centres: given) */
 	fs_det_offset off;
-	if (fs_det_offset_correct(m, c, max_r, 0, res, &off))
+	if (fs_det_offset_correct_period(m, c, max_r, 0, period, res, &off))
 		goto oom;
 	if (m->given == 2 && off.fitted && off.fit.halftone > 0) {
 		free(level_at);

@@ -10,6 +10,7 @@
 
 #include "analysis/dome_fit.h"
 #include "analysis/dome_measure.h"
+#include "analysis/halftone.h"
 
 /* 0.0125 pitch along both axes (one step of dome_fit.c's fine offset
  * grid) is 0.0177 pitch: below this the offset is the fit's rounding */
@@ -101,8 +102,53 @@ int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, doub
 	return 1;
 }
 
+int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_measured *meas, double *period)
+{
+	*period = -1;
+	if (!m->img || !m->dome || c->n < 8)
+		return 0;
+	/* fs_dome_fit_image's screen first: without one (most images) the
+	 * domes' pitch is not found twice */
+	if (fs_halftone_detect(m->img, period, NULL))
+		return -1;
+	if (!(*period > 0))
+		return 0;
+	double *xs = malloc(c->n * sizeof *xs), *ys = malloc(c->n * sizeof *ys);
+	double *rs = malloc(c->n * sizeof *rs);
+	int rc = -1;
+	if (!xs || !ys || !rs)
+		goto out;
+	/* fs_det_offset_correct's domes and pitch, and fs_dome_fit_image's
+	 * count of whole neighbourhoods (mean_image) */
+	size_t n = fs_det_offset_domes(meas, c->n, xs, ys, rs);
+	double pitch = n >= 8 ? fs_dome_fit_pitch(xs, ys, n) : 0;
+	if (pitch < 0)
+		goto out;
+	rc = 0;
+	if (!(pitch >= 6))
+		goto out;
+	size_t stride, used = 0;
+	double ext;
+	fs_dome_fit_reach(pitch, n, FS_DET_OFFSET_MAX_CENTRES, &stride, &ext);
+	int W = m->img->width, H = m->img->height;
+	for (size_t i = 0; i < n; i += stride)
+		used += xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < W - 1 && ys[i] + ext < H - 1;
+	rc = used >= 8;
+out:
+	free(xs);
+	free(ys);
+	free(rs);
+	return rc;
+}
+
 int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
 			  fs_measured *meas, fs_det_offset *info)
+{
+	return fs_det_offset_correct_period(m, c, max_r, smooth, -1, meas, info);
+}
+
+int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
+				 double period, fs_measured *meas, fs_det_offset *info)
 {
 	fs_det_offset dummy;
 	if (!info)
@@ -122,7 +168,11 @@ int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r,
 		rc = -1;
 	if (!(pitch >= 6))
 		goto out;
-	fs_det_offset_fit(m->img, xs, ys, rs, n, pitch, NULL, info);
+	fs_dome_fit_opts reading;
+	memset(&reading, 0, sizeof reading);
+	reading.halftone_given = 1;
+	reading.halftone_period = period;
+	fs_det_offset_fit(m->img, xs, ys, rs, n, pitch, period >= 0 ? &reading : NULL, info);
 	double F = m->f;
 	/* given centres are final (detect_measure.h): the formation and the
 	 * offset, applied by the caller where it reads its level from it */

@@ -57,6 +57,25 @@ int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r,
 			  fs_measured *meas, fs_det_offset *info);
 
 /*
+ * Whether fs_det_offset_correct on meas would fit the formation and find
+ * a halftone screen in it, told without fitting (the dome rule's last
+ * step in detection keeps its first pass's sizes under a screen,
+ * detect_measure.h, and so needs the fit only where there is none; issue
+ * 13's cost: on P1 Fig1 that fit was an eighth of the CLI's instructions).
+ * The fit's screen is fs_halftone_detect's on m->img (dome_fit.c: the
+ * image's alone), and the fit runs whenever at least 8 of the centres it
+ * reads (fs_dome_fit_reach's stride) have their whole neighbourhood inside
+ * the image; it leaves the formation unfitted otherwise only when out of
+ * memory, which this does not foresee. 1 yes, 0 no, -1 out of memory;
+ * *period: the image's screen period (0: none), or -1 when not read.
+ * fs_det_offset_correct_period: fs_det_offset_correct with that period
+ * (>= 0) handed to the fit instead of looked for again (the same value).
+ */
+int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_measured *meas, double *period);
+int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
+				 double period, fs_measured *meas, fs_det_offset *info);
+
+/*
  * Its parts, for the tiled measurement (detect_domes_tiled.c), which has
  * no whole image to hand to the fit:
  * fs_det_offset_domes: the centres and radii of the domes among meas[0..n)
