@@ -716,9 +716,7 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	t->centroid_y = cy;
 	t->fit_quality = q;
 	if (!(A > 0.25) || q < FS_DOME_MIN_QUALITY) {
-		t->radius_px = NAN;
-		t->circularity = 0;
-		t->has_ellipse = 0;
+		fs_tubercle_set_unmeasured(t);
 		return 0;
 	}
 	/* rpoly: the polygon's radius, whose shape the ellipse keeps */
