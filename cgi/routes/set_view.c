@@ -159,7 +159,7 @@ static void tubercle_raw(fs_buf *b, const fs_tubercle *t, double um)
 	num_field(b, "radius_px", t->radius_px, 0);
 	num_field(b, "diameter_px", 2 * t->radius_px, 0);
 	len_field(b, "diameter_um", 2 * t->radius_px, um);
-	num_field(b, "circularity", t->circularity, 0);
+	num_field(b, "circularity", fs_tubercle_circularity(t), 0); /* null: unmeasured */
 	num_field(b, "fit_quality", t->fit_quality, 0); /* null: unknown */
 	fs_jw_key(b, "is_boundary", 0);
 	fs_buf_puts(b, t->is_boundary ? "true" : "false");
@@ -265,7 +265,7 @@ static double tf_y(const fs_tubercle *t, double um) { (void)um; return t->centro
 static double tf_r(const fs_tubercle *t, double um) { (void)um; return t->radius_px; }
 static double tf_d(const fs_tubercle *t, double um) { (void)um; return 2 * t->radius_px; }
 static double tf_d_um(const fs_tubercle *t, double um) { return um > 0 ? 2 * t->radius_px * um : NAN; }
-static double tf_circ(const fs_tubercle *t, double um) { (void)um; return t->circularity; }
+static double tf_circ(const fs_tubercle *t, double um) { (void)um; return fs_tubercle_circularity(t); }
 static double tf_fit(const fs_tubercle *t, double um) { (void)um; return t->fit_quality; }
 static double tf_boundary(const fs_tubercle *t, double um) { (void)um; return t->is_boundary ? 1 : 0; }
 static double tf_major(const fs_tubercle *t, double um) { (void)um; return t->has_ellipse ? t->major_axis_px : NAN; }

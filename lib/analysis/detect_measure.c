@@ -387,9 +387,7 @@ int fs_det_size_domes_list(const fs_meas *m, double max_r, fs_tubercle_list *t, 
 			x->orientation = r->orientation;
 			x->eccentricity = r->eccentricity;
 		} else {
-			x->radius_px = NAN;
-			x->has_ellipse = 0;
-			x->major_axis_px = x->minor_axis_px = x->orientation = x->eccentricity = 0;
+			fs_tubercle_set_unmeasured(x);
 		}
 	}
 	rc = 0;

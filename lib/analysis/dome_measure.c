@@ -716,8 +716,10 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	t->centroid_y = cy;
 	t->fit_quality = q;
 	if (!(A > 0.25) || q < FS_DOME_MIN_QUALITY) {
+		/* (the fields a reading writes, fs_dome_reading_apply: the
+		 * ellipse's only with its flag) */
 		t->radius_px = NAN;
-		t->circularity = 0;
+		t->circularity = FS_UNMEASURED_CIRCULARITY;
 		t->has_ellipse = 0;
 		return 0;
 	}

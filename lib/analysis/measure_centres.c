@@ -61,9 +61,7 @@ out:
 
 static void set_unmeasured(fs_tubercle *x)
 {
-	x->radius_px = NAN;
-	x->has_ellipse = 0;
-	x->major_axis_px = x->minor_axis_px = x->orientation = x->eccentricity = 0;
+	fs_tubercle_set_unmeasured(x);
 	x->fit_quality = NAN;
 }
 

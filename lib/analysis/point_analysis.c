@@ -119,9 +119,7 @@ int fs_analyze_point(const fs_image *img, const fs_params *p, double um_per_px, 
 		    d.fit_quality >= FS_DOME_NO_DOME_QUALITY && fs_tubercle_measured(&d)) {
 			t = d;
 		} else {
-			t.radius_px = NAN;
-			t.has_ellipse = 0;
-			t.major_axis_px = t.minor_axis_px = t.orientation = t.eccentricity = 0;
+			fs_tubercle_set_unmeasured(&t);
 			t.fit_quality = d.fit_quality;
 		}
 	}

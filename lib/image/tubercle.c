@@ -34,6 +34,19 @@ int fs_tubercle_measured(const fs_tubercle *t)
 	return isfinite(t->radius_px) && t->radius_px > 0;
 }
 
+void fs_tubercle_set_unmeasured(fs_tubercle *t)
+{
+	t->radius_px = NAN;
+	t->circularity = FS_UNMEASURED_CIRCULARITY;
+	t->has_ellipse = 0;
+	t->major_axis_px = t->minor_axis_px = t->orientation = t->eccentricity = 0;
+}
+
+double fs_tubercle_circularity(const fs_tubercle *t)
+{
+	return isnan(t->radius_px) ? NAN : t->circularity;
+}
+
 int fs_tubercle_list_append(fs_tubercle_list *l, const fs_tubercle *t)
 {
 	if (grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items))

@@ -17,6 +17,14 @@
  * measurement's confidence in 0..1, NaN when unknown (manual tubercles,
  * measurements that do not fit a model).
  *
+ * Circularity belongs to the measured outline, so an unmeasured tubercle
+ * has none either (issue 13, h33f): every writer gives it as the diameter
+ * (fs_tubercle_circularity: null in JSON, an empty CSV cell, blank in the
+ * workspace's table). In memory and in storage, whose column is NOT NULL,
+ * it holds FS_UNMEASURED_CIRCULARITY (fs_tubercle_set_unmeasured), the 1 a
+ * tubercle placed by hand gets: no earlier measurement's value lingers,
+ * and a resize, which draws a circle, reads right.
+ *
  * Ownership: fs_tubercle_list / fs_edge_list own their arrays; free with
  * *_list_free (tolerates NULL). Append functions grow the array and return
  * -1 on out of memory, leaving the list as it was.
@@ -67,6 +75,15 @@ typedef struct fs_edge_list {
 void fs_tubercle_init(fs_tubercle *t);
 /* 1 when the tubercle has a diameter: radius_px finite and > 0. */
 int fs_tubercle_measured(const fs_tubercle *t);
+
+#define FS_UNMEASURED_CIRCULARITY 1.0
+/* Leaves t unmeasured: radius NaN, ellipse cleared, circularity
+ * FS_UNMEASURED_CIRCULARITY; centre, id, source and fit quality (which
+ * says why, measurement.h) untouched. */
+void fs_tubercle_set_unmeasured(fs_tubercle *t);
+/* The circularity a writer gives: NaN (null, empty) where the diameter is
+ * (radius NaN), else t->circularity. */
+double fs_tubercle_circularity(const fs_tubercle *t);
 
 int fs_tubercle_list_append(fs_tubercle_list *l, const fs_tubercle *t);
 void fs_tubercle_list_free(fs_tubercle_list *l); /* frees items, zeroes l */

@@ -327,7 +327,11 @@ static int resolve_tub(const struct raw_tub *r, double cal, fs_tubercle *t, stru
 	}
 
 	t->circularity = 1;
-	if (r->circ_state == V_OK) {
+	if (isnan(t->radius_px)) {
+		/* unmeasured: no outline, no circularity (tubercle.h), written
+		 * as null, so not missing */
+		t->circularity = FS_UNMEASURED_CIRCULARITY;
+	} else if (r->circ_state == V_OK) {
 		t->circularity = r->circ;
 		if (t->circularity < 0 || t->circularity > 1) {
 			t->circularity = t->circularity < 0 ? 0 : 1;

@@ -196,7 +196,7 @@ static cJSON *tubercle_json(const fs_tubercle *t, double cal)
 		goto fail;
 	if (cal > 0 && add_num(o, "diameter_um", 2 * t->radius_px * cal))
 		goto fail;
-	if (add_num(o, "circularity", t->circularity) || add_num(o, "fit_quality", t->fit_quality) ||
+	if (add_num(o, "circularity", fs_tubercle_circularity(t)) || add_num(o, "fit_quality", t->fit_quality) ||
 	    add_bool(o, "is_boundary", t->is_boundary) ||
 	    add_str(o, "source", fs_source_name(t->source)))
 		goto fail;

@@ -115,7 +115,7 @@ int fs_csv_tubercles_to(fs_sink *s, const fs_tubercle_list *t, double um_per_px)
 		line_num(&l, p->centroid_y);
 		line_px_um(&l, 2 * p->radius_px, um_per_px);
 		line_num(&l, p->radius_px);
-		line_num(&l, p->circularity);
+		line_num(&l, fs_tubercle_circularity(p)); /* empty: unmeasured */
 		if (p->has_ellipse) {
 			line_num(&l, p->major_axis_px);
 			line_num(&l, p->minor_axis_px);

@@ -75,7 +75,7 @@ export function initData(ws) {
       rows.push(el('tr', { dataset: { id: t.id }, className: store.selection.tub === t.id ? 'selected' : '' },
         el('td', null, t.id), el('td', null, fmt(t.centroid_x * k, cal ? 2 : 1)), el('td', null, fmt(t.centroid_y * k, cal ? 2 : 1)),
         el('td', { title: t.radius_px == null ? 'base not measured' : '' }, t.radius_px == null ? 'unmeasured' : fmt(t.diameter_um)),
-        el('td', null, Math.round(t.circularity * 100) + '%'),
+        el('td', null, t.circularity == null ? '' : Math.round(t.circularity * 100) + '%'),
         el('td', null, t.is_boundary ? 'Y' : 'N'), el('td', null, t.source || '')));
     }
     if (store.tubercles.size > TABLE_MAX) rows.push(moreRow(7, store.tubercles.size, 'tubercles'));

@@ -17,7 +17,7 @@ function importFile(dir) {
     format: 'fish-scale-annotations', version: '3.0', image_name: 'old.tif',
     sets: [{ id: 'set_1', name: 'Old measurement',
       tubercles: [{ id: 1, centroid_x: 200, centroid_y: 200, radius_px: 5 }, { id: 2, centroid_x: 260, centroid_y: 200, radius_px: 5 },
-        { id: 3, centroid_x: 230, centroid_y: 250, radius_px: null, diameter_px: null }],
+        { id: 3, centroid_x: 230, centroid_y: 250, radius_px: null, diameter_px: null, circularity: 0.8 }],
       edges: [{ id1: 1, id2: 2 }, { id1: 2, id2: 3 }] }],
   }));
   return file;
@@ -38,6 +38,13 @@ export async function testRemeasureFromTheStatsBarAndUndo(t) {
       // the unmeasured one is counted, not averaged
       await page.waitForFunction(() => !document.querySelector('#st-unmeasured-wrap').hidden);
       assert(await page.textContent('#st-unmeasured') === '1', 'one unmeasured tubercle in the stats bar');
+      // and in the Data tab's table without a circularity, as without a
+      // diameter (no outline was measured; it showed the file's 80 % before h33f)
+      const cells = (id) => page.$$eval(`#tub-table tbody tr[data-id="${id}"] td`, (tds) => tds.map((td) => td.textContent));
+      await page.waitForSelector('#tub-table tbody tr[data-id="3"]');
+      const c3 = await cells(3), c1 = await cells(1);
+      assert(c3[3] === 'unmeasured' && c3[4] === '', 'unmeasured: no diameter, no circularity: ' + JSON.stringify(c3));
+      assert(c1[4] === '100%', 'a measured one keeps its circularity: ' + JSON.stringify(c1));
       await page.waitForFunction(() => document.querySelector('#st-mver').textContent === 'v0');
       assert(await page.isVisible('#remeasure'), 'Re-measure offered for a set measured before versioning');
       await shot('ws-measurement-old');

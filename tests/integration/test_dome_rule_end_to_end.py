@@ -138,7 +138,7 @@ def test_a_centre_without_a_dome_keeps_its_centre_and_no_diameter():
     x, y = 400.0, 160.0
     near = min(one["tubercles"], key=lambda t: (t["centroid_x"] - x) ** 2 + (t["centroid_y"] - y) ** 2)
     one["tubercles"].append({"id": new_id, "centroid_x": x, "centroid_y": y, "radius_px": 12.0,
-                             "source": "manual"})
+                             "circularity": 0.8, "source": "manual"})
     one["edges"].append({"id1": near["id"], "id2": new_id})
     one["name"] = "With a centre on flat ground"
     r = c.api("POST", "/api/images/%d/import" % img, None, body=json.dumps(doc).encode(),
@@ -155,6 +155,13 @@ def test_a_centre_without_a_dome_keeps_its_centre_and_no_diameter():
     flat = tubs[new_id]
     assert (flat["centroid_x"], flat["centroid_y"]) == (x, y)
     assert flat["radius_px"] is None and flat["diameter_px"] is None and flat["diameter_um"] is None, flat
+    # and no circularity: it belongs to the measured outline (h33f; before,
+    # the imported 0.8 stayed on a tubercle without one), as in the
+    # columns the workspace reads, while every measured one keeps its own
+    assert flat["circularity"] is None, flat
+    assert all(t["circularity"] is not None for t in s["tubercles"] if t["radius_px"] is not None)
+    cols = ok(c.api("GET", "/api/sets/%d?layout=compact" % sid))["tubercles"]
+    assert cols["circularity"][cols["id"].index(new_id)] is None, cols["circularity"]
     nulls = [i for i, t in tubs.items() if t["radius_px"] is None]
     # the discs stay measured (an all-null Re-measure would say nothing)
     assert len(nulls) <= 1 + len(domes) // 10, (len(nulls), len(domes))
@@ -166,6 +173,7 @@ def test_a_centre_without_a_dome_keeps_its_centre_and_no_diameter():
     # the CSVs: empty cells, and the summary's count
     rows = {int(r["id"]): r for r in csv_rows("/api/sets/%d/tubercles.csv" % sid)}
     assert rows[new_id]["diameter_px"] == rows[new_id]["diameter_um"] == rows[new_id]["radius_px"] == ""
+    assert rows[new_id]["circularity"] == "", rows[new_id]
     assert sum(1 for r in rows.values() if r["diameter_px"] == "") == len(nulls)
     edges = [e for e in csv_rows("/api/sets/%d/edges.csv" % sid) if new_id in (int(e["id1"]), int(e["id2"]))]
     assert len(edges) == 1, edges
@@ -178,6 +186,7 @@ def test_a_centre_without_a_dome_keeps_its_centre_and_no_diameter():
     exp = c.get("/api/sets/%d/export.json" % sid).json()["sets"][0]
     assert exp["measurement_version"] == 2
     assert [t for t in exp["tubercles"] if t["id"] == new_id][0]["radius_px"] is None
+    assert [t for t in exp["tubercles"] if t["id"] == new_id][0]["circularity"] is None
 
 
 def test_a_centre_on_fig2s_white_band_gets_no_size():
@@ -234,6 +243,10 @@ def test_the_cli_summary_names_its_rule_and_its_help_the_builds():
             assert row["measurement_version"] == str(version) and row["measurement_rule"] == rule, row
             assert j["measurement_version"] == version and j["measurement_rule"] == rule, j
             empty = sum(1 for t in tubs if t["diameter_px"] == "")
+            # an unmeasured tubercle's circularity is as empty as its
+            # diameter (h33f: under the dome rule 5 of Fig4's 57 are)
+            odd = [t["id"] for t in tubs if (t["circularity"] == "") != (t["diameter_px"] == "")]
+            assert not odd, (rule, odd)
             assert row["n_tubercles"] == str(len(tubs)) and row["n_unmeasured"] == str(empty), row
         # --help names the build's default rule, the one measure uses
         # without --rule and without the site's variable

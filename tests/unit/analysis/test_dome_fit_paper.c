@@ -17,6 +17,11 @@
  * reached 0.225 at that very fill. Held against held, only the fill
  * differs.
  * Centres: the default detector (fs_detect); pitch: fs_dome_fit_pitch.
+ * The evidence's bounds are made on the outline rule's centres whatever
+ * the configured rule (h33f): the claims are about the figures, and the
+ * formation fit's optimum moves with the centres it averages around (on
+ * the dome rule's: Fig2's free fill 0.200 +- 0.010, Fig4's published fill
+ * 0.092 above the free fit's held instead of 0.123), which are printed.
  * Under the sanitizers only the three figures of the evidence are fitted.
  */
 #include <stdarg.h>
@@ -33,6 +38,7 @@
 #include "analysis/detect.h"
 #include "analysis/dome_fit.h"
 #include "analysis/graph.h"
+#include "analysis/measurement.h"
 #include "analysis/metrics.h"
 #include "image/image_io.h"
 #include "paper_figs.h"
@@ -60,6 +66,7 @@ typedef struct fig {
 } fig;
 
 static fig figs[MAXIMG];
+static fig outline_figs[3]; /* see on_outline_centres */
 static int nfigs;
 
 /* The figures and their published ratios (paper_figs.h); under the
@@ -79,7 +86,8 @@ static int read_expected(void)
 	return all < 0 ? -1 : n;
 }
 
-static void measure(fig *g)
+/* g's detection with the rule, its mean patch's free formation fit */
+static void measure(fig *g, fs_measurement_rule rule)
 {
 	char path[1024], err[256];
 	snprintf(path, sizeof path, DIR "%.150s", g->file);
@@ -88,7 +96,7 @@ static void measure(fig *g)
 	fs_params p;
 	fs_params_default(&p);
 	fs_detect_result res;
-	assert_int_equal(fs_detect(L.image, &p, 0, &res, err, sizeof err), 0);
+	assert_int_equal(fs_detect_rule_in_region(L.image, &p, 0, rule, NULL, &res, err, sizeof err), 0);
 	fs_edge_list e = {0};
 	assert_int_equal(fs_graph_build(&res.tubercles, p.neighbor_graph, p.cull_long_edges, p.cull_factor, &e, err,
 					sizeof err),
@@ -125,7 +133,7 @@ static int setup(void **state)
 	int ok = 0;
 	for (int i = 0; i < nfigs; i++) {
 		fig *g = &figs[i];
-		measure(g);
+		measure(g, fs_measurement_get_rule());
 		int good = g->fitted && fabs(g->fit.fill - g->published) <= 0.08;
 		ok += good;
 		if (!g->fitted) {
@@ -148,6 +156,11 @@ static int teardown(void **state)
 		fs_image_free(figs[i].img);
 		free(figs[i].xs);
 		free(figs[i].ys);
+	}
+	for (int i = 0; i < 3; i++) {
+		fs_image_free(outline_figs[i].img);
+		free(outline_figs[i].xs);
+		free(outline_figs[i].ys);
 	}
 	return 0;
 }
@@ -173,6 +186,24 @@ static void held(const fig *g, double f, fs_dome_fit *out)
 	assert_int_equal(fs_dome_fit_image(g->img, g->xs, g->ys, g->n, g->pitch, &o, out, err, sizeof err), 0);
 }
 
+/* The evidence's figures on the outline rule's centres: the table's under
+ * that rule, else measured again (3 detections and free fits, about 3 s). */
+
+static const fig *on_outline_centres(const fig *g, int w)
+{
+	if (fs_measurement_get_rule() == FS_RULE_OUTLINE)
+		return g;
+	fig *o = &outline_figs[w];
+	if (!o->img) {
+		memcpy(o->file, g->file, sizeof o->file);
+		o->published = g->published;
+		measure(o, FS_RULE_OUTLINE);
+		printf("%s on the %s rule's centres: free fill %.3f +- %.3f (%.3f on the outline rule's)\n", g->file,
+		       fs_measurement_rule_name(fs_measurement_get_rule()), g->fit.fill, g->fit.sigma, o->fit.fill);
+	}
+	return o;
+}
+
 static void evidence(void **state)
 {
 	(void)state;
@@ -181,6 +212,7 @@ static void evidence(void **state)
 	for (int w = 0; w < 3; w++) {
 		const fig *g = find(which[w]);
 		assert_non_null(g);
+		g = on_outline_centres(g, w);
 		assert_true(g->fitted);
 		fs_dome_fit at_pub, at_out, at_fit;
 		held(g, g->published, &at_pub);
@@ -219,7 +251,7 @@ static void evidence(void **state)
 	 * (outline 0.316 +- 0.045, dome 0.253, against 0.298); Fig4's reads
 	 * 0.228 / 0.481, so no such bound is asserted for it
 	 * (test_paper_profile_fill has what Fig4's image supports) */
-	const fig *f2 = find("P1_Fig2_");
+	const fig *f2 = on_outline_centres(find("P1_Fig2_"), 0);
 	assert_true(fabs(f2->fit.fill - f2->published) <= 0.05);
 	/* Not asserted against the detector's fill (at_out): with the fill
 	 * held, the formation fit's search lands in different optima from

@@ -41,6 +41,7 @@ static void append_point(fs_tubercle_list *t, double x, double y)
 	a.centroid_x = x;
 	a.centroid_y = y;
 	a.radius_px = 5;
+	a.circularity = 0.37; /* an earlier outline's, which must not stay */
 	a.source = FS_SOURCE_MANUAL;
 	assert_int_equal(fs_tubercle_list_append(t, &a), 0);
 }
@@ -92,6 +93,11 @@ static void white_band_centres_are_not_sized(void **state)
 	assert_int_equal(fs_detect_rule_in_region(img, &p, 0, FS_RULE_DOME, NULL, &dr, err, sizeof err), 0);
 	size_t nd = dr.tubercles.n;
 	assert_true(nd > 40);
+	/* an unmeasured tubercle has no outline, so no circularity of its
+	 * first pass's (h33f; tubercle.h): 1 of Fig2's here */
+	for (size_t i = 0; i < nd; i++)
+		assert_true(fs_tubercle_measured(&dr.tubercles.items[i]) ||
+			    dr.tubercles.items[i].circularity == FS_UNMEASURED_CIRCULARITY);
 	fs_tubercle_list alone = {0};
 	copy_list(&alone, &dr.tubercles);
 	assert_int_equal(fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &alone, err, sizeof err), 0);
@@ -112,6 +118,7 @@ static void white_band_centres_are_not_sized(void **state)
 	for (size_t i = nd; i < region.n; i++) {
 		assert_false(fs_tubercle_measured(&region.items[i]));
 		assert_true(isnan(region.items[i].fit_quality));
+		assert_true(region.items[i].circularity == FS_UNMEASURED_CIRCULARITY);
 		assert_true(region.items[i].centroid_x == many.items[i].centroid_x &&
 			    region.items[i].centroid_y == many.items[i].centroid_y);
 	}

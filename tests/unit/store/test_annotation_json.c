@@ -409,11 +409,18 @@ static void test_null_diameter_is_an_unmeasured_tubercle(void **state)
 	assert_true(isnan(d.sets[0].tubercles.items[1].fit_quality));
 	assert_true(d.sets[0].tubercles.items[2].radius_px == 3);
 	has_line(&rep, "2 tubercles without a measured diameter (null)");
+	/* an unmeasured tubercle has no circularity to miss (tubercle.h):
+	 * only #3's is reported missing (before h33f, all three) */
+	has_line(&rep, ": 1 tubercles without a numeric circularity");
+	assert_true(d.sets[0].tubercles.items[0].circularity == FS_UNMEASURED_CIRCULARITY);
+	/* and it writes none, whatever it holds */
+	d.sets[0].tubercles.items[0].circularity = 0.6;
 	cJSON *j = to_json(&d);
 	const cJSON *t0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "sets"), 0),
 								 "tubercles"), 0);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(t0, "radius_px")));
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(t0, "diameter_px")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(t0, "circularity")));
 	cJSON_Delete(j);
 	round_trip(&d, &back);
 	assert_true(isnan(back.sets[0].tubercles.items[0].radius_px));
