@@ -35,6 +35,7 @@
 #include "analysis/centre_axis.h"
 #include "analysis/detect.h"
 #include "sem_cache.h"
+#include "sem_scene.h"
 #include "sem_sim.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -171,39 +172,15 @@ static void far_off_centres_found_by_the_second_look(void **state)
 	fs_detect_result res;
 	char err[256];
 	assert_int_equal(fs_detect_domes(img, &p, 0, &res, err, sizeof err), 0);
-	size_t n = res.tubercles.n;
-	double *xs = malloc((n + 1) * sizeof *xs), *ys = malloc((n + 1) * sizeof *ys);
-	int *md = malloc((n + 1) * sizeof *md), *mt = malloc(t.n * sizeof *mt);
-	assert_true(xs && ys && md && mt);
-	for (size_t i = 0; i < n; i++) {
-		xs[i] = res.tubercles.items[i].centroid_x;
-		ys[i] = res.tubercles.items[i].centroid_y;
-	}
-	assert_int_equal(sem_match(&t, xs, ys, n, 0.25 * t.pitch, md, mt), 0);
-	double bx = 0, by = 0, sd = 0, st = 0;
-	size_t nm = 0;
-	for (size_t j = 0; j < t.n; j++) {
-		if (mt[j] < 0 || !sem_counted(&t, t.x[j], t.y[j]))
-			continue;
-		const fs_tubercle *q = &res.tubercles.items[mt[j]];
-		bx += q->centroid_x - t.x[j];
-		by += q->centroid_y - t.y[j];
-		if (isfinite(q->radius_px)) {
-			sd += 2 * q->radius_px;
-			st += t.d[j];
-		}
-		nm++;
-	}
+	sem_match_errors e;
+	assert_int_equal(sem_matched_errors(&t, &res.tubercles, &e), 0);
+	size_t nm = e.n;
 	assert_true(nm > 100);
-	double bias = hypot(bx / nm, by / nm) / t.pitch, derr = (sd - st) / st;
+	double bias = hypot(e.ox / nm, e.oy / nm) / t.pitch, derr = (e.sum_d - e.sum_truth) / e.sum_truth;
 	printf("# scene 5: centres' common error %.2f %% of the pitch, mean D %+.2f %%, %zu domes\n", 100 * bias,
 	       100 * derr, nm);
 	assert_true(bias < 0.02);
 	assert_true(fabs(derr) < 0.05);
-	free(xs);
-	free(ys);
-	free(md);
-	free(mt);
 	fs_detect_result_free(&res);
 	sem_truth_free(&t);
 	fs_image_free(img);

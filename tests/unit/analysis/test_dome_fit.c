@@ -43,6 +43,7 @@
 #include "analysis/params.h"
 #include "analysis/se_render.h"
 #include "sem_cache.h"
+#include "sem_scene.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SCENE_STEP 8
@@ -217,39 +218,14 @@ static void detector_centres_corrected(void **state)
 	fs_detect_result res;
 	char err[256];
 	assert_int_equal(fs_detect_domes(img, &p, 0, &res, err, sizeof err), 0);
-	size_t n = res.tubercles.n;
-	double *xs = malloc((n + 1) * sizeof *xs), *ys = malloc((n + 1) * sizeof *ys);
-	int *mt = malloc((t.n + 1) * sizeof *mt);
-	assert_true(xs && ys && mt);
-	for (size_t i = 0; i < n; i++) {
-		xs[i] = res.tubercles.items[i].centroid_x;
-		ys[i] = res.tubercles.items[i].centroid_y;
-	}
-	assert_int_equal(sem_match(&t, xs, ys, n, 0.25 * t.pitch, NULL, mt), 0);
-	double ox = 0, oy = 0, dd = 0, dt = 0;
-	size_t m = 0;
-	for (size_t j = 0; j < t.n; j++) {
-		if (mt[j] < 0 || !sem_counted(&t, t.x[j], t.y[j]))
-			continue;
-		const fs_tubercle *T = &res.tubercles.items[mt[j]];
-		ox += T->centroid_x - t.x[j];
-		oy += T->centroid_y - t.y[j];
-		if (isfinite(T->radius_px)) {
-			dd += 2 * T->radius_px;
-			dt += t.d[j];
-		}
-		m++;
-	}
-	assert_true(m > 50);
-	ox /= m;
-	oy /= m;
-	double de = 100 * (dd - dt) / dt;
+	sem_match_errors e;
+	assert_int_equal(sem_matched_errors(&t, &res.tubercles, &e), 0);
+	assert_true(e.n > 50);
+	double ox = e.ox / e.n, oy = e.oy / e.n;
+	double de = 100 * (e.sum_d - e.sum_truth) / e.sum_truth;
 	printf("scene 32, dome detector: mean centre offset %.2f %.2f px, mean D %+.1f %%\n", ox, oy, de);
 	assert_true(hypot(ox, oy) < 0.6);
 	assert_true(fabs(de) < 3);
-	free(xs);
-	free(ys);
-	free(mt);
 	fs_detect_result_free(&res);
 	sem_truth_free(&t);
 	fs_image_free(img);

@@ -40,15 +40,13 @@ void sem_scene_close(sem_scene *s)
 	s->img = NULL;
 }
 
-int sem_matched_diameters(const sem_truth *tr, const fs_tubercle_list *t, double *sum_d, double *sum_truth,
-			  size_t *n)
+int sem_matched_errors(const sem_truth *tr, const fs_tubercle_list *t, sem_match_errors *e)
 {
 	size_t m = t->n ? t->n : 1;
 	double *xs = malloc(m * sizeof *xs), *ys = malloc(m * sizeof *ys);
 	int *mt = malloc(m * sizeof *mt);
 	int rc = -1;
-	*sum_d = *sum_truth = 0;
-	*n = 0;
+	memset(e, 0, sizeof *e);
 	if (!xs || !ys || !mt)
 		goto out;
 	for (size_t i = 0; i < t->n; i++) {
@@ -59,17 +57,33 @@ int sem_matched_diameters(const sem_truth *tr, const fs_tubercle_list *t, double
 		goto out;
 	for (size_t i = 0; i < t->n; i++) {
 		int k = mt[i];
-		if (k < 0 || !sem_counted(tr, tr->x[k], tr->y[k]) || !fs_tubercle_measured(&t->items[i]))
+		if (k < 0 || !sem_counted(tr, tr->x[k], tr->y[k]))
 			continue;
-		*sum_d += 2 * t->items[i].radius_px;
-		*sum_truth += tr->d[k];
-		++*n;
+		e->ox += t->items[i].centroid_x - tr->x[k];
+		e->oy += t->items[i].centroid_y - tr->y[k];
+		e->n++;
+		if (!fs_tubercle_measured(&t->items[i]))
+			continue;
+		e->sum_d += 2 * t->items[i].radius_px;
+		e->sum_truth += tr->d[k];
+		e->n_measured++;
 	}
 	rc = 0;
 out:
 	free(xs);
 	free(ys);
 	free(mt);
+	return rc;
+}
+
+int sem_matched_diameters(const sem_truth *tr, const fs_tubercle_list *t, double *sum_d, double *sum_truth,
+			  size_t *n)
+{
+	sem_match_errors e;
+	int rc = sem_matched_errors(tr, t, &e);
+	*sum_d = e.sum_d;
+	*sum_truth = e.sum_truth;
+	*n = e.n_measured;
 	return rc;
 }
 

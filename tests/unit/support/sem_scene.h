@@ -47,6 +47,18 @@ void sem_scene_close(sem_scene *s);
 int sem_matched_diameters(const sem_truth *tr, const fs_tubercle_list *t, double *sum_d, double *sum_truth,
 			  size_t *n);
 
+/* What a detector got wrong on a scene, over the same matched, counted
+ * tubercles: their centres' summed offset from the truth (ox, oy, px; n
+ * of them, measured or not) and, over the measured ones (n_measured), the
+ * sums of measured and true diameters. */
+typedef struct sem_match_errors {
+	size_t n, n_measured;
+	double ox, oy, sum_d, sum_truth;
+} sem_match_errors;
+
+/* Fills *e; 0, or -1 when out of memory or the match fails. */
+int sem_matched_errors(const sem_truth *tr, const fs_tubercle_list *t, sem_match_errors *e);
+
 /*
  * Appends to t the true centres that lie inside the scale region
  * (tr->inside), as a user would place them: sources manual, ids from
