@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/base_readings.h"
+#include "analysis/detect_offset.h"
 #include "analysis/dome_base_fit.h"
 #include "analysis/dome_measure.h"
 #include "analysis/dome_signal.h"
@@ -437,6 +438,58 @@ static int axis_whole(const fs_image *img, const fs_det_base_plan *p, const fs_d
 	return rc;
 }
 
+/* Every plan entry fitted through t on img from (sx[k], sy[k]): fr the
+ * fitted radius (NAN: not sized), fx, fy its centre where sized, sig the
+ * dome's signal where the fit leaves its centre (a patch the frame cuts:
+ * at the start, the part inside). -1 on out of memory. */
+static int fit_all(const fs_dome_tpl *t, const fs_image *img, const fs_det_base_plan *p, const double *sx,
+		   const double *sy, double *fr, double *fx, double *fy, double *sig)
+{
+	for (size_t k = 0; k < p->n; k++) {
+		fs_dome_tfit f;
+		fr[k] = NAN;
+		int q = fs_dome_tpl_fit(t, img, sx[k], sy[k], &f);
+		if (q < 0)
+			return -1;
+		int sized = q == 0 && isfinite(f.radius);
+		sig[k] = q == 0 ? (sized ? f.signal_end : f.signal_start) : fs_dome_signal_at(t, img, sx[k], sy[k]).signal;
+		if (sized) {
+			fr[k] = f.radius;
+			fx[k] = f.x;
+			fy[k] = f.y;
+		}
+	}
+	return 0;
+}
+
+int fs_det_base_refit_wanted(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
+			     double *scratch)
+{
+	return !m->given && fs_det_base_level_screened(p, off, fr, scratch);
+}
+
+size_t fs_det_base_refit_centres(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+				 const fs_measured *meas, double *xs, double *ys, double *rs)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(fr[k])) {
+			xs[n] = fx[k];
+			ys[n] = fy[k];
+			rs[n++] = meas[p->idx[k]].t.radius_px;
+		}
+	return n;
+}
+
+void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			      double *sx, double *sy)
+{
+	for (size_t k = 0; k < p->n; k++) {
+		sx[k] = isfinite(fr[k]) ? fx[k] : p->xs[k];
+		sy[k] = isfinite(fr[k]) ? fy[k] : p->ys[k];
+	}
+}
+
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -462,8 +515,9 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	if (!p.n)
 		return 0;
 	int rc = -1;
-	double *fr = malloc(8 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
+	double *fr = malloc(11 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
 	double *sig = lr + p.n, *scratch = sig + p.n, *var = scratch + p.n, *l2 = var + p.n;
+	double *sx = l2 + p.n, *sy = sx + p.n, *rs2 = sy + p.n;
 	int *le = calloc(p.n, sizeof *le);
 	fs_image *lp = NULL;
 	fs_dome_tpl t;
@@ -478,24 +532,42 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	rc = 0;
 	if (b > 0)
 		goto out; /* no templates: the base rule's radii stand */
-	for (size_t k = 0; k < p.n; k++) {
-		fs_dome_tfit f;
-		fr[k] = NAN;
-		int q = fs_dome_tpl_fit(&t, img, p.xs[k], p.ys[k], &f);
-		if (q < 0) {
+	for (size_t k = 0; k < p.n; k++)
+		lr[k] = var[k] = NAN;
+	if (fit_all(&t, img, &p, p.xs, p.ys, fr, fx, fy, sig)) {
+		rc = -1;
+		goto out;
+	}
+	/* under a screen whose low-pass leaves the bases resolved: the
+	 * formation again at the fit's centres and every dome fitted again
+	 * through it; the level still read from the first fit's centres
+	 * (lvx, lvy; fs_det_base_refit_wanted) */
+	const double *lvx = fx, *lvy = fy;
+	if (fs_det_base_refit_wanted(m, &p, off, fr, scratch)) {
+		size_t n2 = fs_det_base_refit_centres(&p, fr, fx, fy, meas, sx, sy, rs2);
+		fs_det_offset o2;
+		fs_dome_fit_opts reading;
+		memset(&reading, 0, sizeof reading);
+		reading.halftone_given = 1;
+		reading.halftone_period = off->fit.halftone;
+		fs_det_offset_fit(m->img, sx, sy, rs2, n2, off->fit.pitch, &reading, &o2);
+		fs_det_base_refit_starts(&p, fr, fx, fy, sx, sy);
+		fs_dome_tpl t2;
+		memset(&t2, 0, sizeof t2);
+		int b2 = o2.fitted ? fs_dome_tpl_build(img, &o2.fit, p.fill0, sx, sy, p.n, &t2, err, sizeof err) : 1;
+		if (b2 < 0) {
 			rc = -1;
 			goto out;
 		}
-		lr[k] = var[k] = NAN;
-		/* the dome's signal where the fit leaves its centre (a patch
-		 * the frame cuts: at the base rule's centre, the part inside) */
-		int sized = q == 0 && isfinite(f.radius);
-		sig[k] = q == 0 ? (sized ? f.signal_end : f.signal_start)
-				: fs_dome_signal_at(&t, img, p.xs[k], p.ys[k]).signal;
-		if (sized) {
-			fr[k] = f.radius;
-			fx[k] = f.x;
-			fy[k] = f.y;
+		if (b2 == 0) {
+			fs_dome_tpl_free(&t);
+			t = t2;
+			lvx = sx;
+			lvy = sy;
+			if (fit_all(&t, img, &p, sx, sy, fr, fx, fy, sig)) {
+				rc = -1;
+				goto out;
+			}
 		}
 	}
 	if (m->given) {
@@ -523,7 +595,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			le[k] = level_edge[i];
 			var[k] = level_var[i];
 		} else if (screened) {
-			lr[k] = fs_det_base_level_lowpassed(lp, fx[k], fy[k], mr, m->f, &le[k]);
+			lr[k] = fs_det_base_level_lowpassed(lp, lvx[k], lvy[k], mr, m->f, &le[k]);
 		} else {
 			/* kept for the last step, which reads the base from
 			 * this very centre again (base_readings.h) */

@@ -299,6 +299,55 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 			       double *scratch);
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge);
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen);
+
+/*
+ * The formation fitted again at the template fit's centres, under a
+ * halftone screen (h33e, issue 13 section 2). The formation the
+ * templates render is fitted once at the base rule's centres
+ * (detect_offset.h), and under a screen those scatter: on the low
+ * spherical caps of corner scenes 40 and 56 (pitch 64, D 16 px, 5-px
+ * screen) the fit there found the detector's azimuth turned by 180
+ * degrees (scene 40: -179 for 0, with edge and shadow weights of -19
+ * and -37; scene 56: -42 for 135) and a smeared blur (3.2 px for 1.9),
+ * and through that formation a dome read off its centre along the
+ * detector's axis took a size that followed the offset (correlation
+ * -0.78 and +0.85 of the D error with the centre's error along the
+ * axis): a per-tubercle D error SD of 9.2 and 10.4 % with centres 0.5-0.8
+ * px RMS from the truth. At the fit's own centres the formation comes
+ * out right (azimuth 0 and 135, blur 1.9 px) and the domes fitted again
+ * through it from those centres read 4.8 and 4.6 %
+ * (docs/paper-figures.md, section h33e). So in detection's first pass
+ * (not at given centres, which are final and where the formation is
+ * already fitted) on an image with a screen whose low-pass leaves the
+ * bases resolved (fs_det_base_level_screened on the first fit's radii fr,
+ * scratch p->n doubles; where it merges them - the 4-px domes and 3-px
+ * gaps at pitch 16 - the refit raised the per-tubercle D error SD of the
+ * 16 screened pitch-16 corner scenes from 11.2 to 12.3 % on average, 10:
+ * 14.4 -> 23.9 %): the formation fitted again
+ * (fs_det_offset_fit at fs_det_base_refit_centres: the sized domes'
+ * fitted centres, their base rule radii for its fill; the screen's
+ * period the first fit's), the templates built again from it at
+ * fs_det_base_refit_starts (a sized dome's fitted centre, else its plan
+ * centre) and every dome fitted again from there; the level and
+ * everything after read as before, but the level's base readings under
+ * the screen from the first fit's centres (fs_det_base_refit_starts), as
+ * the level has been read since h31b: from the refit's centres scene 43
+ * (fill 0.8) read D -0.3 -> -1.4 % and lost mean S (0.7 -> 5.8 %); the
+ * sizes' level is the base rule's, calibrated where it reads. Cost: one
+ * more formation fit, template build and template fit per dome on such
+ * an image (scene 40: fs_detect_domes 1,108.6 -> 1,214.7 M instructions,
+ * +9.6 %); none elsewhere. When the formation cannot be fitted
+ * again or gives no templates, the first fit stands.
+ * fs_det_base_refit_centres writes the n sized entries' centres and radii
+ * to xs, ys, rs (p->n each) and returns n; fs_det_base_refit_starts
+ * writes p->n starts.
+ */
+int fs_det_base_refit_wanted(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
+			     double *scratch);
+size_t fs_det_base_refit_centres(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+				 const fs_measured *meas, double *xs, double *ys, double *rs);
+void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			      double *sx, double *sy);
 size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,
 			     fs_measured *meas);
 

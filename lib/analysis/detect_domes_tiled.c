@@ -402,31 +402,57 @@ static int copy_cell(const fs_meas *m, int cx, int cy, int S, double lowpass, fs
  * low-pass of a halftone sees it), and the fit run on the mosaic with
  * the period found on the whole image. Fills j->off.
  */
+static int formation_at(const fs_meas *m, const double *xs, const double *ys, double *rs, size_t nd, double pitch,
+			double period, fs_det_offset *out, int *screen_fits, char *err, size_t errlen);
+
 static int fit_offset(struct job *j, char *err, size_t errlen)
 {
 	const fs_meas *m = j->m;
 	size_t n = j->c->n;
-	int W = m->src->width, H = m->src->height;
 	memset(&j->off, 0, sizeof j->off);
 	if (n < 8)
 		return 0;
 	double *xs = malloc(n * sizeof *xs), *ys = malloc(n * sizeof *ys), *rs = malloc(n * sizeof *rs);
-	double *pxs = malloc(n * sizeof *pxs), *pys = malloc(n * sizeof *pys);
-	fs_image *mosaic = NULL;
 	int rc = -1;
-	if (!xs || !ys || !rs || !pxs || !pys)
-		goto oom;
-	size_t nd = fs_det_offset_domes(j->res, n, xs, ys, rs);
-	double pitch = nd >= 8 ? fs_dome_fit_pitch(xs, ys, nd) : 0;
-	if (pitch < 0)
-		goto oom;
-	if (!(pitch >= 6)) {
-		rc = 0;
+	if (!xs || !ys || !rs) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
 		goto out;
 	}
-	double period;
-	if (halftone_of_meas(m, &period, err, errlen))
+	size_t nd = fs_det_offset_domes(j->res, n, xs, ys, rs);
+	double pitch = nd >= 8 ? fs_dome_fit_pitch(xs, ys, nd) : 0;
+	if (pitch < 0) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
 		goto out;
+	}
+	rc = 0;
+	if (!(pitch >= 6))
+		goto out;
+	double period;
+	if (halftone_of_meas(m, &period, err, errlen) ||
+	    formation_at(m, xs, ys, rs, nd, pitch, period, &j->off, &j->screen_fits, err, errlen))
+		rc = -1;
+out:
+	free(xs);
+	free(ys);
+	free(rs);
+	return rc;
+}
+
+/* The formation fitted at nd centres (xs, ys; rs their base radii, sorted
+ * in place) on the mosaic of their patches, the screen's period given
+ * (fs_det_offset_fit): *out. With screen_fits (may be NULL) in detection's
+ * last step, only whether the fit would find a screen (*screen_fits 1, no
+ * fit made). 0, or -1 with err set. */
+static int formation_at(const fs_meas *m, const double *xs, const double *ys, double *rs, size_t nd, double pitch,
+			double period, fs_det_offset *out, int *screen_fits, char *err, size_t errlen)
+{
+	int W = m->src->width, H = m->src->height;
+	memset(out, 0, sizeof *out);
+	double *pxs = malloc((nd ? nd : 1) * sizeof *pxs), *pys = malloc((nd ? nd : 1) * sizeof *pys);
+	fs_image *mosaic = NULL;
+	int rc = -1;
+	if (!pxs || !pys)
+		goto oom;
 	size_t stride;
 	double ext;
 	fs_dome_fit_reach(pitch, nd, FS_DET_OFFSET_MAX_CENTRES, &stride, &ext);
@@ -444,8 +470,8 @@ static int fit_offset(struct job *j, char *err, size_t errlen)
 	 * not made where it would find one (detect_offset.h,
 	 * fs_det_offset_screen_fits; on the mosaic every cell's patch is
 	 * whole, so the fit reads ncell of them) */
-	if (m->given == 2 && period > 0 && ncell >= 8) {
-		j->screen_fits = 1;
+	if (screen_fits && m->given == 2 && period > 0 && ncell >= 8) {
+		*screen_fits = 1;
 		rc = 0;
 		goto out;
 	}
@@ -472,15 +498,12 @@ static int fit_offset(struct job *j, char *err, size_t errlen)
 	reading.patch_y = pys;
 	reading.halftone_given = 1;
 	reading.halftone_period = period;
-	fs_det_offset_fit(mosaic, xs, ys, rs, nd, pitch, &reading, &j->off);
+	fs_det_offset_fit(mosaic, xs, ys, rs, nd, pitch, &reading, out);
 	rc = 0;
 	goto out;
 oom:
 	snprintf(err, errlen, "tiled dome measurement: out of memory");
 out:
-	free(xs);
-	free(ys);
-	free(rs);
 	free(pxs);
 	free(pys);
 	fs_image_free(mosaic);
@@ -493,8 +516,10 @@ struct base_job {
 	const fs_dome_tpl *t;
 	double lowpass;        /* the halftone low-pass's sigma, 0: none */
 	const fs_det_base_plan *p;
+	const double *sx, *sy; /* where each entry's fit starts (px of the whole image) */
 	double *fr;            /* the fitted radius of plan entry k, NAN: none */
 	double *fx, *fy;       /* its fitted centre (px of the whole image) */
+	const double *lvx, *lvy; /* where its level is read under a screen */
 	double *lr;            /* the base rule's radius from that centre */
 	int *le;               /* ... pinned at its window's end (fs_det_base_level_one) */
 	double *var;           /* the blur's variance its rays showed (NAN) */
@@ -515,7 +540,7 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 {
 	struct base_job *b = ctx;
 	fs_dome_tfit f;
-	int q = fs_dome_tpl_fit(b->t, meas, b->p->xs[k] - ox, b->p->ys[k] - oy, &f);
+	int q = fs_dome_tpl_fit(b->t, meas, b->sx[k] - ox, b->sy[k] - oy, &f);
 	if (q < 0)
 		b->failed = 1;
 	b->fr[k] = q == 0 && isfinite(f.radius) ? f.radius : NAN;
@@ -528,7 +553,7 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 	int sized = isfinite(b->fr[k]);
 	b->sig[k] = q < 0    ? NAN
 		    : q == 0 ? (sized ? f.signal_end : f.signal_start)
-			     : fs_dome_signal_at(b->t, meas, b->p->xs[k] - ox, b->p->ys[k] - oy).signal;
+			     : fs_dome_signal_at(b->t, meas, b->sx[k] - ox, b->sy[k] - oy).signal;
 }
 
 /* the base rule's level from the fitted centre (detect_base_fit.h), on
@@ -587,7 +612,7 @@ static void keep_readings(const fs_meas *m, const struct base_job *b, const doub
 static void level_point_lowpassed(const fs_image *lp, int ox, int oy, size_t k, void *ctx)
 {
 	struct base_job *b = ctx;
-	b->lr[k] = fs_det_base_level_lowpassed(lp, b->fx[k] - ox, b->fy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1,
+	b->lr[k] = fs_det_base_level_lowpassed(lp, b->lvx[k] - ox, b->lvy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1,
 					       &b->le[k]);
 }
 
@@ -648,53 +673,27 @@ static int axis_tiled(const fs_meas *m, const fs_det_base_plan *p, const fs_det_
 	return rc;
 }
 
-/*
- * The domes' sizes from the template fit, as fs_det_base_fit_apply gives
- * them on the whole measurement image: the templates built on a mosaic of
- * the patches the mean patch reads (each cell the whole image's low-passed
- * measurement image about one centre), every dome fitted on its tile's
- * low-passed crop, widened by the patch, the centre search and the
- * low-pass's reach; the level set from all of them at once.
- */
-static int fit_bases(struct job *j, char *err, size_t errlen)
+/* The templates of formation f (fs_dome_tpl_build) on a mosaic of the
+ * patches the mean patch reads about the starts (sx, sy: every R->stride-th
+ * of the plan's p->n, each cell the whole image's measurement image
+ * low-passed by lowpass about one start): as fs_dome_tpl_build on the
+ * whole low-passed image. Its return, with err set on -1. */
+static int tpl_on_mosaic(const fs_meas *m, const fs_det_base_plan *p, const fs_dome_tpl_reach *R, double lowpass,
+			 const fs_dome_fit *f, const double *sx, const double *sy, fs_dome_tpl *t, char *err,
+			 size_t errlen)
 {
-	const fs_meas *m = j->m;
 	int W = m->src->width, H = m->src->height;
-	fs_det_base_plan p;
-	if (fs_det_base_plan_make(j->res, j->c->n, &j->off, &p)) {
-		snprintf(err, errlen, "tiled dome measurement: out of memory");
-		return -1;
-	}
-	if (!p.n)
-		return 0;
-	fs_dome_tpl_reach R;
-	fs_dome_tpl_reach_of(j->off.fit.pitch, p.n, &R);
-	struct base_job b = {.p = &p, .j = j};
-	b.lowpass = j->off.fit.halftone > 0 ? FS_HALFTONE_LOWPASS * j->off.fit.halftone : 0;
-	int lp = b.lowpass > 0 ? fs_gaussian_radius(b.lowpass) + 1 : 0;
-	int half = (int)ceil(R.patch_r) + 2, S = 2 * half + 1;
-	size_t nv = (p.n + R.stride - 1) / R.stride, ncell = 0;
+	int half = (int)ceil(R->patch_r) + 2, S = 2 * half + 1;
+	size_t nv = (p->n + R->stride - 1) / R->stride, ncell = 0;
 	double *mx = malloc(nv * sizeof *mx), *my = malloc(nv * sizeof *my);
-	b.fr = malloc(9 * p.n * sizeof *b.fr);
-	b.fx = b.fr ? b.fr + p.n : NULL;
-	b.fy = b.fr ? b.fx + p.n : NULL;
-	b.lr = b.fr ? b.fy + p.n : NULL;
-	double *lx = b.fr ? b.lr + p.n : NULL;
-	b.sig = b.fr ? lx + p.n : NULL;
-	double *scratch = b.fr ? b.sig + p.n : NULL;
-	b.var = b.fr ? scratch + p.n : NULL;
-	b.l2 = b.fr ? b.var + p.n : NULL;
-	b.le = calloc(p.n, sizeof *b.le);
 	fs_image *mosaic = NULL;
-	fs_dome_tpl t;
-	memset(&t, 0, sizeof t);
 	int rc = -1;
-	if (!mx || !my || !b.fr || !b.le)
+	if (!mx || !my)
 		goto oom;
 	for (size_t v = 0; v < nv; v++) {
-		double x = p.xs[v * R.stride], y = p.ys[v * R.stride];
+		double x = sx[v * R->stride], y = sy[v * R->stride];
 		mx[v] = my[v] = -1e9; /* outside the image: outside the mosaic too */
-		if (x - R.patch_r >= 0 && y - R.patch_r >= 0 && x + R.patch_r < W - 1 && y + R.patch_r < H - 1)
+		if (x - R->patch_r >= 0 && y - R->patch_r >= 0 && x + R->patch_r < W - 1 && y + R->patch_r < H - 1)
 			ncell++;
 	}
 	int cols = (int)ceil(sqrt((double)(ncell ? ncell : 1)));
@@ -704,33 +703,126 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		goto oom;
 	size_t cell = 0;
 	for (size_t v = 0; v < nv; v++) {
-		double x = p.xs[v * R.stride], y = p.ys[v * R.stride];
-		if (!(x - R.patch_r >= 0 && y - R.patch_r >= 0 && x + R.patch_r < W - 1 && y + R.patch_r < H - 1))
+		double x = sx[v * R->stride], y = sy[v * R->stride];
+		if (!(x - R->patch_r >= 0 && y - R->patch_r >= 0 && x + R->patch_r < W - 1 && y + R->patch_r < H - 1))
 			continue;
 		int cx = (int)floor(x) - half, cy = (int)floor(y) - half;
 		int ox0 = (int)(cell % cols) * S, oy0 = (int)(cell / cols) * S;
-		if (copy_cell(m, cx, cy, S, b.lowpass, mosaic, ox0, oy0, err, errlen))
+		if (copy_cell(m, cx, cy, S, lowpass, mosaic, ox0, oy0, err, errlen))
 			goto out;
 		mx[v] = x - cx + ox0;
 		my[v] = y - cy + oy0;
 		cell++;
 	}
-	int built = fs_dome_tpl_build(mosaic, &j->off.fit, p.fill0, mx, my, nv, &t, err, errlen);
+	rc = fs_dome_tpl_build(mosaic, f, p->fill0, mx, my, nv, t, err, errlen);
+	goto out;
+oom:
+	snprintf(err, errlen, "tiled dome measurement: out of memory");
+out:
+	free(mx);
+	free(my);
+	fs_image_free(mosaic);
+	return rc;
+}
+
+/* Every plan entry fitted through b->t from its start (b->sx, b->sy) on
+ * its tile's low-passed crop. 0, or -1 with err set. */
+static int fit_pass(const fs_meas *m, const fs_dome_tpl_reach *R, int lp, struct base_job *b, char *err,
+		    size_t errlen)
+{
+	const fs_det_base_plan *p = b->p;
+	for (size_t k = 0; k < p->n; k++)
+		b->fr[k] = b->sig[k] = NAN;
+	int reach = (int)ceil(g_overlap_scale * (R->patch_r + R->search_r + lp + 2));
+	if (run_pass_prep(m, p->n, b->sx, b->sy, reach, lp ? lowpass_crop : NULL, fit_point, b, err, errlen))
+		return -1;
+	if (b->failed) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The domes' sizes from the template fit, as fs_det_base_fit_apply gives
+ * them on the whole measurement image: the templates built on a mosaic of
+ * the patches the mean patch reads (each cell the whole image's low-passed
+ * measurement image about one centre), every dome fitted on its tile's
+ * low-passed crop, widened by the patch, the centre search and the
+ * low-pass's reach; under a screen in the first pass the formation, the
+ * templates and the fit again from the fit's centres
+ * (fs_det_base_refit_wanted); the level set from all of them at once.
+ */
+static int fit_bases(struct job *j, char *err, size_t errlen)
+{
+	const fs_meas *m = j->m;
+	fs_det_base_plan p;
+	if (fs_det_base_plan_make(j->res, j->c->n, &j->off, &p)) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		return -1;
+	}
+	if (!p.n)
+		return 0;
+	fs_dome_tpl_reach R;
+	fs_dome_tpl_reach_of(j->off.fit.pitch, p.n, &R);
+	struct base_job b = {.p = &p, .j = j, .sx = p.xs, .sy = p.ys};
+	b.lowpass = j->off.fit.halftone > 0 ? FS_HALFTONE_LOWPASS * j->off.fit.halftone : 0;
+	int lp = b.lowpass > 0 ? fs_gaussian_radius(b.lowpass) + 1 : 0;
+	b.fr = malloc(12 * p.n * sizeof *b.fr);
+	b.fx = b.fr ? b.fr + p.n : NULL;
+	b.fy = b.fr ? b.fx + p.n : NULL;
+	b.lr = b.fr ? b.fy + p.n : NULL;
+	double *lx = b.fr ? b.lr + p.n : NULL;
+	b.sig = b.fr ? lx + p.n : NULL;
+	double *scratch = b.fr ? b.sig + p.n : NULL;
+	b.var = b.fr ? scratch + p.n : NULL;
+	b.l2 = b.fr ? b.var + p.n : NULL;
+	double *sx = b.fr ? b.l2 + p.n : NULL, *sy = b.fr ? sx + p.n : NULL, *rs2 = b.fr ? sy + p.n : NULL;
+	b.le = calloc(p.n, sizeof *b.le);
+	fs_dome_tpl t;
+	memset(&t, 0, sizeof t);
+	int rc = -1;
+	if (!b.fr || !b.le)
+		goto oom;
+	int built = tpl_on_mosaic(m, &p, &R, b.lowpass, &j->off.fit, p.xs, p.ys, &t, err, errlen);
 	if (built < 0)
 		goto out;
 	rc = 0;
 	if (built > 0)
 		goto out; /* no templates: the base rule's radii stand */
 	b.t = &t;
-	for (size_t k = 0; k < p.n; k++)
-		b.fr[k] = b.sig[k] = NAN;
-	int reach = (int)ceil(g_overlap_scale * (R.patch_r + R.search_r + lp + 2));
-	if (run_pass_prep(m, p.n, p.xs, p.ys, reach, lp ? lowpass_crop : NULL, fit_point, &b, err, errlen) ||
-	    b.failed) {
-		if (b.failed)
-			snprintf(err, errlen, "tiled dome measurement: out of memory");
+	if (fit_pass(m, &R, lp, &b, err, errlen)) {
 		rc = -1;
 		goto out;
+	}
+	b.lvx = b.fx;
+	b.lvy = b.fy;
+	if (fs_det_base_refit_wanted(m, &p, &j->off, b.fr, scratch)) {
+		/* the formation again at the fit's centres (detect_base_fit.h) */
+		size_t n2 = fs_det_base_refit_centres(&p, b.fr, b.fx, b.fy, j->res, sx, sy, rs2);
+		fs_det_offset o2;
+		if (formation_at(m, sx, sy, rs2, n2, j->off.fit.pitch, j->off.fit.halftone, &o2, NULL, err, errlen)) {
+			rc = -1;
+			goto out;
+		}
+		fs_det_base_refit_starts(&p, b.fr, b.fx, b.fy, sx, sy);
+		fs_dome_tpl t2;
+		memset(&t2, 0, sizeof t2);
+		int b2 = o2.fitted ? tpl_on_mosaic(m, &p, &R, b.lowpass, &o2.fit, sx, sy, &t2, err, errlen) : 1;
+		if (b2 < 0) {
+			rc = -1;
+			goto out;
+		}
+		if (b2 == 0) {
+			fs_dome_tpl_free(&t);
+			t = t2;
+			b.sx = b.lvx = sx;
+			b.sy = b.lvy = sy;
+			if (fit_pass(m, &R, lp, &b, err, errlen)) {
+				rc = -1;
+				goto out;
+			}
+		}
 	}
 	if (m->given) {
 		/* final centres: sized where they are (detect_measure.h) */
@@ -752,7 +844,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	for (size_t k = 0; k < p.n; k++) {
 		b.lr[k] = b.var[k] = b.l2[k] = NAN;
 		b.le[k] = 0;
-		lx[k] = isfinite(b.fr[k]) && (!(b.lowpass > 0) || screened) ? b.fx[k] : NAN;
+		lx[k] = isfinite(b.fr[k]) && (!(b.lowpass > 0) || screened) ? (screened ? b.lvx[k] : b.fx[k]) : NAN;
 		/* given centres: read there already (reading_point), not again */
 		if (m->given && !(b.lowpass > 0) && isfinite(lx[k])) {
 			b.lr[k] = j->level_at[p.idx[k]];
@@ -764,12 +856,12 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	double mr = 0;
 	for (size_t k = 0; k < p.n; k++)
 		mr = fmax(mr, cand_mr(j, p.idx[k]));
-	reach = (int)ceil(g_overlap_scale * (1.5 * 0.8 * mr + base_reach(0.8 * mr, 0) + (screened ? lp : 0)));
+	int reach = (int)ceil(g_overlap_scale * (1.5 * 0.8 * mr + base_reach(0.8 * mr, 0) + (screened ? lp : 0)));
 	/* the readings kept for the last step (base_readings.h; without the
 	 * memory it reads them again) */
 	if (m->readings && !m->given && !screened)
 		b.kept = malloc(p.n * sizeof *b.kept);
-	if (run_pass_prep(m, p.n, lx, b.fy, reach, screened ? lowpass_crop : NULL,
+	if (run_pass_prep(m, p.n, lx, screened ? b.lvy : b.fy, reach, screened ? lowpass_crop : NULL,
 			  screened ? level_point_lowpassed : level_point, &b, err, errlen)) {
 		rc = -1;
 		goto out;
@@ -808,12 +900,9 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 oom:
 	snprintf(err, errlen, "tiled dome measurement: out of memory");
 out:
-	free(mx);
-	free(my);
 	free(b.fr);
 	free(b.le);
 	free(b.kept);
-	fs_image_free(mosaic);
 	fs_dome_tpl_free(&t);
 	fs_det_base_plan_free(&p);
 	return rc;

@@ -105,9 +105,9 @@
 #define LEVEL_OLD_RP 31
 #define LEVEL_NEW_D 49
 #define LEVEL_NEW_S 42
-#define LEVEL_NEW_SD 38
+#define LEVEL_NEW_SD 40 /* h33e, refit formation under a screen: 38 -> 40 (40, 56) */
 #define LEVEL_NEW_RP 64
-#define LEVEL_NEW_ALL 37
+#define LEVEL_NEW_ALL 39 /* h33e: 37 -> 39; held out 37 -> 39 (docs/paper-figures.md) */
 
 typedef struct scene_result {
 	double recall, precision, d_err, s_err, d_sd;
