@@ -42,6 +42,36 @@ size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double
 	return nd;
 }
 
+/* The kept domes' centres and radii and their pitch, as both the screen's
+ * test and the correction read them. Returns -1 when out of memory or the
+ * pitch cannot be read, else 0 with *pitch 0 when there are fewer than 8
+ * domes; the caller frees d->x, d->y and d->r (whatever the result). */
+typedef struct offset_domes {
+	double *x, *y, *r;
+	size_t n;
+} offset_domes;
+
+static int offset_domes_read(const fs_measured *meas, size_t nc, offset_domes *d, double *pitch)
+{
+	d->x = malloc(nc * sizeof *d->x);
+	d->y = malloc(nc * sizeof *d->y);
+	d->r = malloc(nc * sizeof *d->r);
+	d->n = 0;
+	*pitch = 0;
+	if (!d->x || !d->y || !d->r)
+		return -1;
+	d->n = fs_det_offset_domes(meas, nc, d->x, d->y, d->r);
+	*pitch = d->n >= 8 ? fs_dome_fit_pitch(d->x, d->y, d->n) : 0;
+	return *pitch < 0 ? -1 : 0;
+}
+
+static void offset_domes_free(offset_domes *d)
+{
+	free(d->x);
+	free(d->y);
+	free(d->r);
+}
+
 int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n, double pitch,
 		      const fs_dome_fit_opts *reading, fs_det_offset *info)
 {
@@ -113,31 +143,21 @@ int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_
 		return -1;
 	if (!(*period > 0))
 		return 0;
-	double *xs = malloc(c->n * sizeof *xs), *ys = malloc(c->n * sizeof *ys);
-	double *rs = malloc(c->n * sizeof *rs);
-	int rc = -1;
-	if (!xs || !ys || !rs)
+	offset_domes d;
+	double pitch;
+	int rc = offset_domes_read(meas, c->n, &d, &pitch);
+	if (rc || !(pitch >= 6))
 		goto out;
-	/* fs_det_offset_correct's domes and pitch, and fs_dome_fit_image's
-	 * count of whole neighbourhoods (mean_image) */
-	size_t n = fs_det_offset_domes(meas, c->n, xs, ys, rs);
-	double pitch = n >= 8 ? fs_dome_fit_pitch(xs, ys, n) : 0;
-	if (pitch < 0)
-		goto out;
-	rc = 0;
-	if (!(pitch >= 6))
-		goto out;
+	/* fs_dome_fit_image's count of whole neighbourhoods (mean_image) */
 	size_t stride, used = 0;
 	double ext;
-	fs_dome_fit_reach(pitch, n, FS_DET_OFFSET_MAX_CENTRES, &stride, &ext);
+	fs_dome_fit_reach(pitch, d.n, FS_DET_OFFSET_MAX_CENTRES, &stride, &ext);
 	int W = m->img->width, H = m->img->height;
-	for (size_t i = 0; i < n; i += stride)
-		used += xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < W - 1 && ys[i] + ext < H - 1;
+	for (size_t i = 0; i < d.n; i += stride)
+		used += d.x[i] - ext >= 0 && d.y[i] - ext >= 0 && d.x[i] + ext < W - 1 && d.y[i] + ext < H - 1;
 	rc = used >= 8;
 out:
-	free(xs);
-	free(ys);
-	free(rs);
+	offset_domes_free(&d);
 	return rc;
 }
 
@@ -156,23 +176,16 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 	memset(info, 0, sizeof *info);
 	if (!m->img || !m->dome || c->n < 8)
 		return 0;
-	double *xs = malloc(c->n * sizeof *xs), *ys = malloc(c->n * sizeof *ys);
-	double *rs = malloc(c->n * sizeof *rs);
-	int rc = -1;
-	if (!xs || !ys || !rs)
-		goto out;
-	size_t n = fs_det_offset_domes(meas, c->n, xs, ys, rs);
-	rc = 0;
-	double pitch = n >= 8 ? fs_dome_fit_pitch(xs, ys, n) : 0;
-	if (pitch < 0)
-		rc = -1;
-	if (!(pitch >= 6))
+	offset_domes d;
+	double pitch;
+	int rc = offset_domes_read(meas, c->n, &d, &pitch);
+	if (rc || !(pitch >= 6))
 		goto out;
 	fs_dome_fit_opts reading;
 	memset(&reading, 0, sizeof reading);
 	reading.halftone_given = 1;
 	reading.halftone_period = period;
-	fs_det_offset_fit(m->img, xs, ys, rs, n, pitch, period >= 0 ? &reading : NULL, info);
+	fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, period >= 0 ? &reading : NULL, info);
 	double F = m->f;
 	/* given centres are final (detect_measure.h): the formation and the
 	 * offset, applied by the caller where it reads its level from it */
@@ -181,8 +194,6 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 		info->moved += (size_t)fs_det_offset_apply_one(m->img, info, mr, F, smooth, &meas[i], NULL);
 	}
 out:
-	free(xs);
-	free(ys);
-	free(rs);
+	offset_domes_free(&d);
 	return rc;
 }
