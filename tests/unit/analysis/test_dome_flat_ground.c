@@ -33,6 +33,7 @@
 
 #include "analysis/detect.h"
 #include "fixture_image.h"
+#include "sem_scene.h"
 #include "sem_sim.h"
 
 #define FIG2 "tests/fixtures/paper/P1_Fig2_Polypterus_bichir_2.63um.tif"
@@ -141,14 +142,10 @@ static void missing_sites(double halftone, unsigned seed, size_t *nt_out, size_t
 	char err[256];
 	assert_int_equal(fs_detect_domes(img, &p, 0, &res, err, sizeof err), 0);
 	size_t n = res.tubercles.n;
-	double *xs = malloc((n + 1) * sizeof *xs), *ys = malloc((n + 1) * sizeof *ys);
+	const fs_tubercle *det = res.tubercles.items;
 	int *mdet = malloc((n + 1) * sizeof *mdet), *mtru = malloc((t.n + 1) * sizeof *mtru);
-	assert_true(xs && ys && mdet && mtru);
-	for (size_t i = 0; i < n; i++) {
-		xs[i] = res.tubercles.items[i].centroid_x;
-		ys[i] = res.tubercles.items[i].centroid_y;
-	}
-	assert_int_equal(sem_match(&t, xs, ys, n, 0.25 * t.pitch, mdet, mtru), 0);
+	assert_true(mdet && mtru);
+	assert_int_equal(sem_match_tubercles(&t, &res.tubercles, mdet, mtru), 0);
 	size_t nt = 0, ntm = 0, nd = 0, nfalse = 0;
 	for (size_t j = 0; j < t.n; j++)
 		if (sem_counted(&t, t.x[j], t.y[j])) {
@@ -156,12 +153,12 @@ static void missing_sites(double halftone, unsigned seed, size_t *nt_out, size_t
 			ntm += mtru[j] >= 0;
 		}
 	for (size_t i = 0; i < n; i++)
-		if (sem_counted(&t, xs[i], ys[i])) {
+		if (sem_counted(&t, det[i].centroid_x, det[i].centroid_y)) {
 			nd++;
 			if (mdet[i] < 0) {
 				nfalse++;
-				printf("  false dome at (%.1f, %.1f), D %.1f px, fit quality %.3f\n", xs[i], ys[i],
-				       2 * res.tubercles.items[i].radius_px, res.tubercles.items[i].fit_quality);
+				printf("  false dome at (%.1f, %.1f), D %.1f px, fit quality %.3f\n", det[i].centroid_x,
+				       det[i].centroid_y, 2 * det[i].radius_px, det[i].fit_quality);
 			}
 		}
 	printf("missing sites, halftone %.0f, seed %u: %zu true, %zu found, %zu detections, %zu on flat ground\n",
@@ -169,8 +166,6 @@ static void missing_sites(double halftone, unsigned seed, size_t *nt_out, size_t
 	*nt_out = nt;
 	*ntm_out = ntm;
 	*nfalse_out = nfalse;
-	free(xs);
-	free(ys);
 	free(mdet);
 	free(mtru);
 	sem_truth_free(&t);

@@ -31,6 +31,7 @@
 #include "analysis/detect.h"
 #include "sanitized.h"
 #include "sem_cache.h"
+#include "sem_scene.h"
 
 static void screened_scene(int k)
 {
@@ -45,14 +46,10 @@ static void screened_scene(int k)
 	char err[256];
 	assert_int_equal(fs_detect_domes(img, &p, 0, &res, err, sizeof err), 0);
 	size_t n = res.tubercles.n;
-	double *xs = malloc((n + 1) * sizeof *xs), *ys = malloc((n + 1) * sizeof *ys);
+	const fs_tubercle *det = res.tubercles.items;
 	int *mdet = malloc((n + 1) * sizeof *mdet), *mtru = malloc((t.n + 1) * sizeof *mtru);
-	assert_true(xs && ys && mdet && mtru);
-	for (size_t i = 0; i < n; i++) {
-		xs[i] = res.tubercles.items[i].centroid_x;
-		ys[i] = res.tubercles.items[i].centroid_y;
-	}
-	assert_int_equal(sem_match(&t, xs, ys, n, 0.25 * t.pitch, mdet, mtru), 0);
+	assert_true(mdet && mtru);
+	assert_int_equal(sem_match_tubercles(&t, &res.tubercles, mdet, mtru), 0);
 	size_t nt = 0, ntm = 0, nd = 0, ndm = 0, nm = 0;
 	double se = 0, se2 = 0, dsum = 0;
 	for (size_t j = 0; j < t.n; j++) {
@@ -71,7 +68,7 @@ static void screened_scene(int k)
 		nm++;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (sem_counted(&t, xs[i], ys[i])) {
+		if (sem_counted(&t, det[i].centroid_x, det[i].centroid_y)) {
 			nd++;
 			ndm += mdet[i] >= 0;
 		}
@@ -86,8 +83,6 @@ static void screened_scene(int k)
 	assert_true(fabs(mean) < 0.03);
 	assert_true(sd < 0.08);
 	assert_true(rms < 0.08);
-	free(xs);
-	free(ys);
 	free(mdet);
 	free(mtru);
 	fs_detect_result_free(&res);

@@ -40,20 +40,29 @@ void sem_scene_close(sem_scene *s)
 	s->img = NULL;
 }
 
-int sem_matched_errors(const sem_truth *tr, const fs_tubercle_list *t, sem_match_errors *e)
+int sem_match_tubercles(const sem_truth *tr, const fs_tubercle_list *t, int *match_of_det, int *match_of_truth)
 {
 	size_t m = t->n ? t->n : 1;
 	double *xs = malloc(m * sizeof *xs), *ys = malloc(m * sizeof *ys);
-	int *mt = malloc(m * sizeof *mt);
+	int rc = -1;
+	if (xs && ys) {
+		for (size_t i = 0; i < t->n; i++) {
+			xs[i] = t->items[i].centroid_x;
+			ys[i] = t->items[i].centroid_y;
+		}
+		rc = sem_match(tr, xs, ys, t->n, 0.25 * tr->pitch, match_of_det, match_of_truth);
+	}
+	free(xs);
+	free(ys);
+	return rc;
+}
+
+int sem_matched_errors(const sem_truth *tr, const fs_tubercle_list *t, sem_match_errors *e)
+{
+	int *mt = malloc((t->n ? t->n : 1) * sizeof *mt);
 	int rc = -1;
 	memset(e, 0, sizeof *e);
-	if (!xs || !ys || !mt)
-		goto out;
-	for (size_t i = 0; i < t->n; i++) {
-		xs[i] = t->items[i].centroid_x;
-		ys[i] = t->items[i].centroid_y;
-	}
-	if (sem_match(tr, xs, ys, t->n, 0.25 * tr->pitch, mt, NULL))
+	if (!mt || sem_match_tubercles(tr, t, mt, NULL))
 		goto out;
 	for (size_t i = 0; i < t->n; i++) {
 		int k = mt[i];
@@ -70,8 +79,6 @@ int sem_matched_errors(const sem_truth *tr, const fs_tubercle_list *t, sem_match
 	}
 	rc = 0;
 out:
-	free(xs);
-	free(ys);
 	free(mt);
 	return rc;
 }

@@ -38,6 +38,14 @@ int sem_scene_open(sem_scene *s, const sem_opts *o);
 void sem_scene_close(sem_scene *s);
 
 /*
+ * sem_match (sem_sim.h) of the tubercles' centres to the truth within a
+ * quarter pitch, the quarter-pitch rule of issue 13's targets: match_of_det
+ * (t->n entries) and match_of_truth (tr->n entries), either may be NULL,
+ * belong to the caller. 0, or -1 when out of memory.
+ */
+int sem_match_tubercles(const sem_truth *tr, const fs_tubercle_list *t, int *match_of_det, int *match_of_truth);
+
+/*
  * The tubercles of t matched to the truth (sem_match within a quarter
  * pitch) whose true dome is counted (sem_counted) and whose base is
  * measured (fs_tubercle_measured): *n of them, the sums of their measured
