@@ -360,6 +360,16 @@ static int clampi(int v, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* A mosaic of ncell cells of S x S pixels, as square as it goes (cell k at
+ * column k % *cols, row k / *cols); NULL when out of memory. The caller
+ * owns the image. */
+static fs_image *mosaic_new(size_t ncell, int S, int *cols)
+{
+	*cols = (int)ceil(sqrt((double)(ncell ? ncell : 1)));
+	int rows = (int)((ncell + *cols - 1) / *cols);
+	return fs_image_new(*cols * S, (rows ? rows : 1) * S);
+}
+
 /* The whole image's measurement image over the S x S cell at (cx, cy),
  * low-passed by a Gaussian of sigma lowpass when it is > 0 (the crop
  * widened by the blur's reach, so the cell's values are the whole low-passed
@@ -475,9 +485,8 @@ static int formation_at(const fs_meas *m, const double *xs, const double *ys, do
 		rc = 0;
 		goto out;
 	}
-	int cols = (int)ceil(sqrt((double)(ncell ? ncell : 1)));
-	int rows = (int)((ncell + cols - 1) / cols);
-	mosaic = fs_image_new(cols * S, (rows ? rows : 1) * S);
+	int cols;
+	mosaic = mosaic_new(ncell, S, &cols);
 	if (!mosaic)
 		goto oom;
 	size_t cell = 0;
@@ -696,9 +705,8 @@ static int tpl_on_mosaic(const fs_meas *m, const fs_det_base_plan *p, const fs_d
 		if (x - R->patch_r >= 0 && y - R->patch_r >= 0 && x + R->patch_r < W - 1 && y + R->patch_r < H - 1)
 			ncell++;
 	}
-	int cols = (int)ceil(sqrt((double)(ncell ? ncell : 1)));
-	int rows = (int)((ncell + cols - 1) / cols);
-	mosaic = fs_image_new(cols * S, (rows ? rows : 1) * S);
+	int cols;
+	mosaic = mosaic_new(ncell, S, &cols);
 	if (!mosaic)
 		goto oom;
 	size_t cell = 0;
