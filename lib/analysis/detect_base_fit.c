@@ -3,6 +3,7 @@
 #include "analysis/detect_base_fit.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,45 @@ double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr
 	if (keep)
 		*keep = r;
 	return fs_det_base_level_kept(&r, edge, var);
+}
+
+static size_t g_extrap_sample = FS_DET_BASE_EXTRAP_SAMPLE;
+
+size_t fs_det_base_set_extrap_sample(size_t bound)
+{
+	size_t old = g_extrap_sample;
+	g_extrap_sample = bound;
+	return old;
+}
+
+static unsigned classes_for(size_t n)
+{
+	unsigned m = 1;
+	while (g_extrap_sample && n / m > g_extrap_sample && m < (1u << 30))
+		m *= 2;
+	return m;
+}
+
+int fs_det_base_extrap_picked(double x, double y, unsigned m)
+{
+	if (m <= 1)
+		return 1;
+	/* the pixel, not the coordinates' bits: the tiled path's centres
+	 * may differ from the whole image's in their last bits */
+	uint64_t h = (uint64_t)(int64_t)floor(x) * 0x9E3779B97F4A7C15ULL ^
+		     (uint64_t)(int64_t)floor(y) * 0xC2B2AE3D27D4EB4FULL;
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ULL;
+	h ^= h >> 29;
+	return (h >> 32) % m == 0;
+}
+
+unsigned fs_det_base_extrap_classes(const fs_det_base_plan *p, const double *lr, const int *le)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++)
+		n += isfinite(lr[k]) && !le[k];
+	return classes_for(n);
 }
 
 int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr, const int *le,
@@ -618,13 +658,14 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		 * (base_readings.h) */
 		fs_image *b2 = NULL;
 		int keep = m->readings && !m->given;
+		unsigned classes = fs_det_base_extrap_classes(&p, lr, le);
 		for (size_t k = 0; k < p.n; k++) {
 			size_t i = p.idx[k];
 			double mr = max_r > 0 ? max_r : 2 * c->items[i].r, r0 = 0.15 * mr / m->f, r1 = 0.8 * mr / m->f;
 			int e2;
 			double v2;
 			l2[k] = NAN;
-			if (!isfinite(lr[k]) || le[k])
+			if (!isfinite(lr[k]) || le[k] || !fs_det_base_extrap_picked(fx[k], fy[k], classes))
 				continue;
 			const fs_dome_reading *kr =
 				m->given ? fs_base_readings_find(m->readings, FS_BASE_ON_BLURRED, fx[k], fy[k], r0, r1) : NULL;

@@ -267,6 +267,26 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
  */
 #define FS_DET_BASE_EXTRA_BLUR 1.0
 #define FS_DET_BASE_EXTRAP_MAX 0.1
+/*
+ * The second readings on a sample (h34b, issue 13's cost): they enter
+ * only through one image-wide ratio of two sums, so where more than
+ * FS_DET_BASE_EXTRAP_SAMPLE domes would be read again, only those whose
+ * centre's pixel falls in one of m hashed classes are (m the smallest
+ * power of two with n / m at most FS_DET_BASE_EXTRAP_SAMPLE: about n / m
+ * of the n domes). The pick depends on the centre's pixel alone, so
+ * detection's last step picks the domes whose readings its first pass
+ * kept (base_readings.h), and both paths pick alike (their coordinates
+ * differ at most in their last bits). Why a sample suffices, with
+ * figures: docs/paper-figures.md, section h34b.
+ * fs_det_base_extrap_classes: m for the plan's unpinned level readings
+ * lr, le (1: all); fs_det_base_extrap_picked: whether the dome at (x, y)
+ * is read again under m; fs_det_base_set_extrap_sample: the bound (0: no
+ * sample, every dome read; for tests), returns the previous one.
+ */
+#define FS_DET_BASE_EXTRAP_SAMPLE 512
+unsigned fs_det_base_extrap_classes(const fs_det_base_plan *p, const double *lr, const int *le);
+int fs_det_base_extrap_picked(double x, double y, unsigned m);
+size_t fs_det_base_set_extrap_sample(size_t bound);
 double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr, double F, int *edge,
 			      double *var, fs_dome_reading *keep);
 /* The level's radius, *edge and *var from a kept reading (base_readings.h):

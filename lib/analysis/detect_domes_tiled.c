@@ -877,8 +877,11 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	keep_readings(m, &b, lx, FS_BASE_ON_MEAS);
 	double v1;
 	if (!(b.lowpass > 0) && fs_det_base_extrap_plan(&p, &j->off, b.lr, b.le, b.var, &v1)) {
+		unsigned classes = fs_det_base_extrap_classes(&p, b.lr, b.le);
 		for (size_t k = 0; k < p.n; k++) {
-			lx[k] = isfinite(b.lr[k]) && !b.le[k] ? b.fx[k] : NAN;
+			lx[k] = isfinite(b.lr[k]) && !b.le[k] && fs_det_base_extrap_picked(b.fx[k], b.fy[k], classes)
+					? b.fx[k]
+					: NAN;
 			/* given centres: the first pass read most of them
 			 * already (base_readings.h), those are not read again */
 			double mk = cand_mr(j, p.idx[k]), v2;
