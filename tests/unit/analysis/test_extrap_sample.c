@@ -68,7 +68,7 @@ static void same_tiled(const sem_scene *s, int tile, const fs_detect_result *par
 static void test_sample_keeps_the_level(void **state)
 {
 	(void)state;
-	/* corner scene 33's domes (fill 0.8, parabolic, h/R 0.25, lit from
+	/* corner scene 33's domes (fill 0.8, spherical caps, h/R 0.25, lit from
 	 * 0 degrees, no screen) at pitch 28: about 590 on 704 x 600 px */
 	sem_opts o;
 	sem_corner_scene(33, &o);
