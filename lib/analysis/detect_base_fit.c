@@ -145,7 +145,7 @@ static unsigned classes_for(size_t n)
 
 int fs_det_base_extrap_picked(double x, double y, unsigned m)
 {
-	if (m <= 1)
+	if (m <= 1 || !isfinite(x) || !isfinite(y))
 		return 1;
 	/* the pixel, not the coordinates' bits: the tiled path's centres
 	 * may differ from the whole image's in their last bits */
