@@ -205,7 +205,8 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t)
 	char err[128];
 	int W = o->width, H = o->height;
 	if (W < 16 || H < 16 || o->pitch < 4 || o->fill <= 0 || o->fill >= 0.95 ||
-	    o->h_over_r <= 0 || !(o->resample > 0))
+	    o->h_over_r <= 0 || !(o->resample > 0) ||
+	    !((o->profile >= 0 && o->profile <= 2) || o->profile == SEM_PROFILE_SMOOTH))
 		return NULL;
 	rng_t rng = 0x9E3779B97F4A7C15ULL ^ ((rng_t)o->seed * 0xD1B54A32D192ED69ULL);
 	if (!rng)
@@ -551,6 +552,23 @@ void sem_corner_scene(int k, sem_opts *o)
 		o->margin_top = (int)(1.5 * o->pitch);
 		o->black_left = (int)(2 * o->pitch);
 	}
+}
+
+void sem_smooth_scene(int k, sem_opts *o)
+{
+	static const double fills[3] = {0.30, 0.55, 0.75};
+	int b = k / 3;
+	sem_defaults(o);
+	o->profile = SEM_PROFILE_SMOOTH;
+	o->fill = fills[k % 3];
+	o->pitch = b & 1 ? 48 : 24;
+	o->h_over_r = b & 2 ? 0.5 : 0.25;
+	o->det_azimuth = b & 4 ? 135 * M_PI / 180 : 0;
+	o->halftone = b & 8 ? 5 : 0;
+	o->seed = 2000 + (unsigned)k;
+	o->width = (int)fmax(320, 12 * o->pitch);
+	o->height = (int)fmax(256, 10 * o->pitch);
+	o->angle = fmod(0.37 * k, M_PI / 3);
 }
 
 int sem_counted(const sem_truth *t, double x, double y)

@@ -37,13 +37,16 @@
 #include <stddef.h>
 
 #include "image/image.h"
+#include "sem_surface.h" /* SEM_PROFILE_SMOOTH */
 
 typedef struct sem_opts {
 	int width, height;   /* rendered size, before resampling */
 	double pitch;        /* centre distance of neighbours, px */
 	double fill;         /* base diameter / pitch, 0.1..0.9 */
 	double angle;        /* lattice rotation, radians */
-	double profile;      /* 0 spherical cap, 1 paraboloid, 2 flat-topped (continuous) */
+	double profile;      /* 0 spherical cap, 1 paraboloid, 2 flat-topped (continuous);
+			      * SEM_PROFILE_SMOOTH (3) the smooth-footed cos^2 dome,
+			      * its D the profile's support (sem_surface.h) */
 	double h_over_r;     /* dome height / base radius */
 	double radius_jitter; /* relative SD of R */
 	double pos_jitter;   /* SD of the position, fraction of the pitch */
@@ -112,6 +115,16 @@ void sem_truth_free(sem_truth *t);
  * with a white paper margin on top and black surroundings on the left.
  */
 void sem_corner_scene(int k, sem_opts *o);
+/*
+ * Scene k (0..SEM_SMOOTH_SCENES - 1) of the smooth-footed set (h34h,
+ * test_sem_smooth.c): cos^2 domes (SEM_PROFILE_SMOOTH) at fill 0.30 /
+ * 0.55 / 0.75 (k mod 3), then by the bits of k / 3: bit 0 pitch 24/48 px,
+ * 1 h/R 0.25/0.5, 2 detector azimuth 0/135 degrees, 3 halftone none/5 px;
+ * about 12 x 10 pitches (at least 320 x 256), lattice angle 0.37 k mod 60
+ * degrees, the defaults' formation, seed 2000 + k, no margins.
+ */
+#define SEM_SMOOTH_SCENES 48
+void sem_smooth_scene(int k, sem_opts *o);
 /* Whether a point lies inside the scale region of t at least 0.75 pitch
  * from its border (where a dome is whole and has all its neighbours). */
 int sem_counted(const sem_truth *t, double x, double y);

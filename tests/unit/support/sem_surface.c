@@ -8,8 +8,10 @@
 
 /* Dome height at u = r / R in [0, 1] for height H (base radius 1):
  * profile 0..1 blends the spherical cap into the paraboloid, 1..2 raises
- * the exponent of 1 - u^k from 2 to 6 (a flat top with steep sides). Every
- * profile is H at the top, so R H bounds a dome's height. */
+ * the exponent of 1 - u^k from 2 to 6 (a flat top with steep sides);
+ * SEM_PROFILE_SMOOTH is the smooth-footed cos^2 dome, H cos^2(pi u / 2)
+ * (sem_surface.h). Every profile is H at the top, so R H bounds a dome's
+ * height. */
 static double dome_f(double u, double H, double profile)
 {
 	if (u >= 1)
@@ -20,6 +22,8 @@ static double dome_f(double u, double H, double profile)
 		double par = H * (1 - u * u);
 		return (1 - profile) * sph + profile * par;
 	}
+	if (profile == SEM_PROFILE_SMOOTH)
+		return H * 0.5 * (1 + cos(M_PI * u));
 	double k = 2 + 4 * (profile - 1);
 	if (k == 6) /* the flat-topped corner: pow is the simulator's hot spot */
 		return H * (1 - u * u * u * u * u * u);
@@ -36,6 +40,15 @@ static void dome_df(double u, double H, double profile, double *d1, double *lapR
 		double sph1 = -u / sq, sphl = -Rs * Rs / (q * sq) - 1 / sq;
 		*d1 = (1 - profile) * sph1 + profile * (-2 * H * u);
 		*lapR = (1 - profile) * sphl + profile * (-4 * H);
+		return;
+	}
+	if (profile == SEM_PROFILE_SMOOTH) {
+		/* f' = -H pi/2 sin(pi u), f'' = -H pi^2/2 cos(pi u); f' / u tends
+		 * to -H pi^2 / 2 at the top */
+		double s1 = sin(M_PI * u);
+		*d1 = -H * 0.5 * M_PI * s1;
+		*lapR = -H * 0.5 * M_PI * M_PI * cos(M_PI * u) +
+			(u > 1e-9 ? *d1 / u : -H * 0.5 * M_PI * M_PI);
 		return;
 	}
 	double k = 2 + 4 * (profile - 1);
@@ -225,10 +238,82 @@ static double ray_gap(const sem_surface *s, const sem_dome *d, double x, double 
 	return d->R * dome_f(u, s->h_over_r, s->profile) + und_grid(s, qx, qy) - z0 - t * s->te;
 }
 
+/* The steepest slope of a dome's profile, height per px (R f(r / R) has
+ * slope f'(u)): the smooth-footed dome's, H pi / 2 at u = 1/2. */
+static double dome_max_slope(double H, double profile)
+{
+	if (profile == SEM_PROFILE_SMOOTH)
+		return H * 0.5 * M_PI;
+	return 0; /* not used: the other profiles are searched as concave */
+}
+
+/* Whether the gap of ray_gap rises above eps anywhere on [t0, t1], for a
+ * gap that need not be concave (the smooth-footed dome's chord is convex
+ * where it crosses the foot, u > 1/2): branch and bound on the bounds of
+ * the gap's derivative, hi = (steepest dome slope + the interpolated
+ * undulation's) - te and lo = -(the same) - te. On [a, b] with the gap
+ * known at both ends the gap lies under both g(a) + hi (t - a) and g(b)
+ * - lo (b - t), so its largest value is at most where those lines cross;
+ * an interval whose bound stays under eps is dropped, one narrower than
+ * 1e-3 px along the path too (the golden-section search's precision: the
+ * shadow's border to about that), any other is halved. Exact to that
+ * precision whatever the profile's shape (test_sem_physics marches the
+ * path by brute force against it). */
+static int dome_blocks_any(const sem_surface *s, const sem_dome *d, double x, double y, double z0, double t0,
+			   double t1)
+{
+	const double eps = 1e-7, tol = 1e-3;
+	/* the undulation is read bilinearly from its grid: each axis's slope
+	 * at most und_slope, so sqrt(2) und_slope along any path */
+	double rise = dome_max_slope(s->h_over_r, s->profile) + M_SQRT2 * s->und_slope;
+	double hi = rise - s->te, lo = -rise - s->te;
+	double sa[64], sb[64], ga[64], gb[64];
+	int n = 0;
+	sa[0] = t0;
+	sb[0] = t1;
+	ga[0] = ray_gap(s, d, x, y, z0, t0);
+	gb[0] = ray_gap(s, d, x, y, z0, t1);
+	if (ga[0] > eps || gb[0] > eps)
+		return 1;
+	n = 1;
+	while (n > 0) {
+		n--;
+		double a = sa[n], b = sb[n], g0 = ga[n], g1 = gb[n];
+		double bound;
+		if (hi <= 0) {
+			bound = g0; /* the gap only falls along the path */
+		} else {
+			double u = (g1 - g0 - lo * (b - a)) / (hi - lo);
+			u = u < 0 ? 0 : u > b - a ? b - a : u;
+			bound = g0 + hi * u;
+		}
+		if (bound <= eps || b - a < tol)
+			continue;
+		double m = 0.5 * (a + b), gm = ray_gap(s, d, x, y, z0, m);
+		if (gm > eps)
+			return 1;
+		if (n + 2 > 64)
+			return 0; /* unreachable: depth <= log2(path / tol) */
+		/* the nearer half last, so it is searched first */
+		sa[n] = m;
+		sb[n] = b;
+		ga[n] = gm;
+		gb[n] = g1;
+		n++;
+		sa[n] = a;
+		sb[n] = m;
+		ga[n] = g0;
+		gb[n] = gm;
+		n++;
+	}
+	return 0;
+}
+
 /* Whether the path from (x, y) towards the detector, starting at the
  * height zd (domes) + und (undulation) there, passes under dome d: the
  * largest gap over the path's chord through its base, by a golden-section
- * search (the gap is concave along the chord). */
+ * search where the gap is concave along the chord (the cap, paraboloid
+ * and flat-topped profiles), by dome_blocks_any where it is not. */
 static int dome_blocks(const sem_surface *s, const sem_dome *d, double x, double y, double zd, double und)
 {
 	double dx = x - d->x, dy = y - d->y;
@@ -247,6 +332,8 @@ static int dome_blocks(const sem_surface *s, const sem_dome *d, double x, double
 		return 0;
 	double z0 = zd + und_grid(s, x, y);
 	(void)und;
+	if (s->profile == SEM_PROFILE_SMOOTH)
+		return dome_blocks_any(s, d, x, y, z0, t0, t1);
 	const double gr = 0.6180339887498949, eps = 1e-7;
 	double a = t0, e = t1;
 	double m1 = e - gr * (e - a), m2 = a + gr * (e - a);
@@ -349,6 +436,21 @@ static double signal_at(const sem_surface *s, double x, double y, int shade, int
 double sem_surface_signal(const sem_surface *s, double x, double y)
 {
 	return signal_at(s, x, y, -1, NULL);
+}
+
+int sem_surface_shadowed(const sem_surface *s, double x, double y)
+{
+	double zd = 0;
+	long b = bucket_of(s, x, y);
+	if (b >= 0) {
+		for (size_t q = s->bstart[b]; q < s->bstart[b + 1]; q++) {
+			const sem_dome *d = &s->domes[s->bidx[q]];
+			double dx = x - d->x, dy = y - d->y, u = sqrt(dx * dx + dy * dy) / d->R;
+			if (u < 1)
+				zd += d->R * dome_f(u, s->h_over_r, s->profile);
+		}
+	}
+	return shadowed(s, x, y, zd, 0);
 }
 
 int sem_surface_render(const sem_surface *s, int S, fs_image *img)

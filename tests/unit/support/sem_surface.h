@@ -19,9 +19,23 @@
  * Shadowing: a point is shadowed when the straight path towards the
  * detector passes under a dome. Domes are the only blockers: the
  * undulation and the fine roughness are far flatter than the detector's
- * elevation. Along a path a dome's height minus the ray's is concave (the
- * profiles are), so its maximum is found by a golden-section search, not by
- * sampling the path.
+ * elevation. Along a path a sharp-footed dome's height minus the ray's is
+ * concave (the cap, paraboloid and flat-topped profiles are), so its
+ * maximum is found by a golden-section search, not by sampling the path;
+ * the smooth-footed dome's is not (convex across its foot), and there a
+ * branch and bound on the gap's slope finds it (sem_surface.c,
+ * dome_blocks_any; test_sem_physics checks both against a march).
+ *
+ * The smooth-footed dome (profile SEM_PROFILE_SMOOTH, h34h): height
+ * H R cos^2(pi r / 2R), slope 0 at the top and at the base, steepest
+ * (H pi / 2) at r = R / 2. Its base radius R - the truth - is the
+ * profile's support: where the height reaches the ground, with the
+ * ground's slope. The height is a quarter of the top's at r = 0.667 R,
+ * 5 % at 0.857 R and 1 % at 0.936 R, so a reading of where the dome
+ * "ends" that stops at a small height reads it smaller than D = 2R.
+ * It models tubercles whose flanks flatten into the ganoine (P1 Fig1,
+ * docs/paper-figures.md, h34g); the other profiles end on the ground with
+ * a slope (a sharp foot).
  *
  * Ownership: sem_surface_init allocates the arrays of s (freed by
  * sem_surface_free); it keeps pointers to domes and rough, which the caller
@@ -33,6 +47,10 @@
 #include <stddef.h>
 
 #include "image/image.h"
+
+/* The profile value of the smooth-footed (cos^2) dome; the others are
+ * the continuous range 0..2 (sem_sim.h). */
+#define SEM_PROFILE_SMOOTH 3.0
 
 typedef struct sem_dome {
 	double x, y, R; /* centre and base radius, rendered px */
@@ -79,6 +97,10 @@ void sem_surface_free(sem_surface *s);
 
 /* The unblurred SE signal at the point (x, y). */
 double sem_surface_signal(const sem_surface *s, double x, double y);
+
+/* Whether the point (x, y) on the surface is shadowed: the path from it
+ * towards the detector passes under a dome (for the physics test). */
+int sem_surface_shadowed(const sem_surface *s, double x, double y);
 
 /*
  * Fills img (W x H) with the signal integrated over each pixel [x - 0.5,
