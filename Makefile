@@ -176,12 +176,14 @@ unit-dome: deps
 # test runs only on two scenes under the sanitizers, the oracle (what the
 # scenes allow at best; make test runs every 8th scene under the
 # sanitizers) and test_dome_fit's formation fit over the 64 corner scenes
-# (make test: every 8th).
+# (make test: every 8th), and both rules' table on the smooth-footed
+# scenes (test_sem_smooth, h34h; not in make test).
 accuracy: deps
 	@$(MAKE) --no-print-directory -j2 unit-bin
 	@build/tests/analysis/test_sem_decompose
 	@build/tests/analysis/test_sem_oracle
 	@build/tests/analysis/test_dome_fit
+	@build/tests/analysis/test_sem_smooth
 
 bench: deps all
 	@$(MAKE) --no-print-directory bench-bin

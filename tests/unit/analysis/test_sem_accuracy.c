@@ -33,6 +33,7 @@
 
 #include "analysis/detect.h"
 #include "sem_cache.h"
+#include "sem_score.h"
 
 /* Measured on the simulator that integrates the yield of the analytic
  * slopes over each pixel (h19f; before it, with slopes by differences
@@ -109,11 +110,10 @@
 #define LEVEL_NEW_RP 64
 #define LEVEL_NEW_ALL 39 /* h33e: 37 -> 39; held out 37 -> 39 (docs/paper-figures.md) */
 
-typedef struct scene_result {
-	double recall, precision, d_err, s_err, d_sd;
-	int sd_applies, n_nan;
-	size_t n_true, n_found;
-} scene_result;
+/* A scene's score (sem_score.h: matching, counted region and errors as
+ * above). The held-out check's sed inserts its seed after line 125, the
+ * sem_corner_scene call below: keep that line where it is. */
+typedef sem_score scene_result;
 
 typedef int (*detect_fn)(const fs_image *, const fs_params *, double, fs_detect_result *, char *,
 			 size_t);
@@ -142,77 +142,7 @@ static void run_scene(int k, detect_fn fn, scene_result *r)
 	fs_detect_result res;
 	char err[256];
 	assert_int_equal(fn(img, &p, 0, &res, err, sizeof err), 0);
-	size_t n = res.tubercles.n;
-	double *xs = malloc((n + 1) * sizeof *xs), *ys = malloc((n + 1) * sizeof *ys);
-	int *mdet = malloc((n + 1) * sizeof *mdet), *mtru = malloc((t.n + 1) * sizeof *mtru);
-	assert_true(xs && ys && mdet && mtru);
-	for (size_t i = 0; i < n; i++) {
-		xs[i] = res.tubercles.items[i].centroid_x;
-		ys[i] = res.tubercles.items[i].centroid_y;
-	}
-	assert_int_equal(sem_match(&t, xs, ys, n, 0.25 * t.pitch, mdet, mtru), 0);
-	memset(r, 0, sizeof *r);
-	size_t nt = 0, ntm = 0, nd = 0, ndm = 0;
-	for (size_t j = 0; j < t.n; j++) {
-		if (!sem_counted(&t, t.x[j], t.y[j]))
-			continue;
-		nt++;
-		ntm += mtru[j] >= 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!sem_counted(&t, xs[i], ys[i]))
-			continue;
-		nd++;
-		ndm += mdet[i] >= 0;
-	}
-	r->n_true = nt;
-	r->n_found = nd;
-	r->recall = nt ? (double)ntm / nt : 0;
-	r->precision = nd ? (double)ndm / nd : 0;
-	/* diameters over matched counted truths */
-	double sd_true = 0, sd_det = 0, se = 0, se2 = 0, dmean = 0;
-	size_t nm = 0;
-	for (size_t j = 0; j < t.n; j++) {
-		if (mtru[j] < 0 || !sem_counted(&t, t.x[j], t.y[j]))
-			continue;
-		double rd = res.tubercles.items[mtru[j]].radius_px;
-		if (!isfinite(rd)) {
-			r->n_nan++;
-			continue;
-		}
-		double e = (2 * rd - t.d[j]) / t.d[j];
-		sd_true += t.d[j];
-		sd_det += 2 * rd;
-		se += e;
-		se2 += e * e;
-		dmean += t.d[j];
-		nm++;
-	}
-	r->d_err = nm ? 100 * (sd_det - sd_true) / sd_true : NAN;
-	r->d_sd = nm > 1 ? 100 * sqrt(fmax(0, (se2 - se * se / nm) / (nm - 1))) : NAN;
-	dmean = nm ? dmean / nm : 0;
-	r->sd_applies = dmean >= 8 && o.halftone <= dmean / 3;
-	/* spaces over true neighbour pairs with both ends matched and measured */
-	double st = 0, sdv = 0;
-	size_t ns = 0;
-	for (size_t q = 0; q < t.n_pairs; q++) {
-		int a = t.pi[q], b = t.pj[q];
-		if (mtru[a] < 0 || mtru[b] < 0 || !sem_counted(&t, t.x[a], t.y[a]) ||
-		    !sem_counted(&t, t.x[b], t.y[b]))
-			continue;
-		const fs_tubercle *A = &res.tubercles.items[mtru[a]], *B = &res.tubercles.items[mtru[b]];
-		if (!isfinite(A->radius_px) || !isfinite(B->radius_px))
-			continue;
-		st += t.space[q];
-		sdv += hypot(A->centroid_x - B->centroid_x, A->centroid_y - B->centroid_y) - A->radius_px -
-		       B->radius_px;
-		ns++;
-	}
-	r->s_err = ns && st > 0 ? 100 * (sdv - st) / st : NAN;
-	free(xs);
-	free(ys);
-	free(mdet);
-	free(mtru);
+	assert_int_equal(sem_score_detection(&t, &res.tubercles, o.halftone, r), 0);
 	fs_detect_result_free(&res);
 	sem_truth_free(&t);
 	fs_image_free(img);

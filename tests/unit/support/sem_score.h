@@ -1,0 +1,35 @@
+/*
+ * sem_score.h - a detection scored against the SEM simulator's truth
+ * (sem_sim.h), as the accuracy tables print it (test_sem_accuracy.c over
+ * the 64 corner scenes, test_sem_smooth.c over the smooth-footed set).
+ *
+ * A detection matches a true dome within 0.25 x pitch (each used once).
+ * Counted: truths and detections whose centre lies at least 0.75 pitch
+ * inside the scale region (sem_counted). Recall, precision, mean D error %
+ * (summed detected diameters against summed true ones over matched counted
+ * truths), SD % of the per-tubercle D error, mean S error % (edge-to-edge
+ * space over true neighbour pairs both matched and counted); whether the
+ * D SD target applies (true mean D >= 8 px and the halftone period <= D /
+ * 3). Tubercles without a finite radius are counted in n_nan and left out.
+ *
+ * Ownership: reads t and res, keeps nothing.
+ */
+#ifndef SEM_SCORE_H
+#define SEM_SCORE_H
+
+#include <stddef.h>
+
+#include "image/tubercle.h"
+#include "sem_sim.h"
+
+typedef struct sem_score {
+	double recall, precision, d_err, s_err, d_sd;
+	int sd_applies, n_nan;
+	size_t n_true, n_found;
+} sem_score;
+
+/* Scores the tubercles found (res) of the image made by sem_make with
+ * truth t and halftone period halftone. Returns 0, -1 on out of memory. */
+int sem_score_detection(const sem_truth *t, const fs_tubercle_list *res, double halftone, sem_score *r);
+
+#endif
