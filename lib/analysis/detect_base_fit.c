@@ -183,7 +183,7 @@ int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off,
 	*v1 = sv / n;
 	double sg = sqrt(*v1 + FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR);
 	double r0 = 0.5 * p->fill0 * off->fit.pitch, gap = off->fit.pitch - 2 * r0;
-	return r0 >= FS_DET_BASE_RESOLVED * sg && gap >= FS_DET_BASE_RESOLVED * sg;
+	return r0 >= FS_DET_BASE_RESOLVED * sg && gap >= FS_DET_BASE_FOOT_CLEAR * sg;
 }
 
 double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int *le, const double *l2, double *lr)

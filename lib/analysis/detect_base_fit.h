@@ -242,14 +242,29 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
  * readings' own steps show it (their width, fs_dome_measure_base_blur:
  * the same estimate as the base rule's local blur correction), s the
  * added blur. Every level reading is scaled by L0 / L1. Only where the
- * second blur leaves the bases resolved (the median base radius and the
- * gap to the neighbours' bases both at least FS_DET_BASE_RESOLVED sigmas
- * of the blurred image, as under a screen): two bases closer than that
- * merge and the reading's change is the neighbour's, not the blur's
- * (fill 0.8 at pitch 16); at least 8 domes read on both; a correction of
- * more than FS_DET_BASE_EXTRAP_MAX is not applied (not seen on the
- * corner scenes, whose largest is 2.0 %). docs/paper-figures.md,
- * section h32e.
+ * second blur leaves the bases resolved (the median base radius at least
+ * FS_DET_BASE_RESOLVED sigmas of the blurred image, as under a screen,
+ * and the gap to the neighbours' bases at least FS_DET_BASE_FOOT_CLEAR
+ * of them): two bases closer than that merge and the reading's change is
+ * the neighbour's, not the blur's (fill 0.8 at pitch 16); at least 8
+ * domes read on both; a correction of more than FS_DET_BASE_EXTRAP_MAX is
+ * not applied (not seen on the corner scenes, whose largest is 2.0 %).
+ * docs/paper-figures.md, section h32e.
+ *
+ * The gap's bound (h34c, issue 13 section 2, the flat disks): the base
+ * reading takes the dome's inner slope out by a fit within 2.5 sigma
+ * either side of the base (fs_dome_measure_base), whose model has flat
+ * ground outside the base; a neighbour's wall closer than 2.5 sigma
+ * beyond that window's end (its blurred step's derivative still above
+ * e^-2 of its peak inside the window) is read as the dome's own slope
+ * and moves the second reading out. Flat disks with vertical walls at
+ * pitch 20, fill 0.75 (gap 5.1 px, 3.6 sigmas of the blurred image): the
+ * second reading from the true centres +1.43 % against -0.51 % for the
+ * same disk alone (-0.86 % with the slope fit off), so the level was
+ * extrapolated to -2.7 % and detection read D -3.1 %, the mean space
+ * +9.4 %; with the bound the level stays the first reading (D -0.7 %).
+ * None of the simulator's corner scenes has a gap between 3 and 4.5 of
+ * these sigmas (docs/paper-figures.md, section h34c).
  *
  * fs_det_base_level_blur: fs_det_base_level_one's radius and *edge (the
  * same values) and the variance its rays' steps show (*var, NAN when not
@@ -267,6 +282,7 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
  */
 #define FS_DET_BASE_EXTRA_BLUR 1.0
 #define FS_DET_BASE_EXTRAP_MAX 0.1
+#define FS_DET_BASE_FOOT_CLEAR 4.5
 /*
  * The second readings on a sample (h34b, issue 13's cost): they enter
  * only through one image-wide ratio of two sums, so where more than
