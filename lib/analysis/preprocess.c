@@ -4,11 +4,13 @@
  *
  * Speed matters more than bit-compatibility with skimage: the blurs are two
  * 1-D passes, the vertical pass runs row by row so the inner loop is over
- * contiguous memory, and the top-hat decomposes the disk into horizontal
- * runs so each erosion/dilation costs O(radius) passes of O(1) per pixel.
+ * contiguous memory, and the top-hat's erosion and dilation by a disk are
+ * disk_filter.c's (chords widened in place, O(radius) passes of O(1) per
+ * pixel).
  */
 #include "analysis/preprocess.h"
 #include "analysis/clahe_region.h"
+#include "analysis/disk_filter.h"
 #include "analysis/lanes.h"
 #include "base/tile_pool.h"
 
@@ -824,71 +826,6 @@ out:
 	return rc;
 }
 
-/* Sliding min (is_max 0) or max over [x-r, x+r] of one row, clipped to the row
- * (the border policy of the top-hat: outside samples do not take part, which
- * equals replication for min and max). dq is scratch of w ints. */
-static void slide_extreme(const float *in, float *out, int w, int r, int is_max, int *dq)
-{
-	int head = 0, tail = 0, next = 0;
-	for (int x = 0; x < w; x++) {
-		int hi = x + r < w - 1 ? x + r : w - 1;
-		while (next <= hi) {
-			while (tail > head && (is_max ? in[dq[tail - 1]] <= in[next]
-						      : in[dq[tail - 1]] >= in[next]))
-				tail--;
-			dq[tail++] = next++;
-		}
-		while (dq[head] < x - r)
-			head++;
-		out[x] = in[dq[head]];
-	}
-}
-
-/* Grey erosion or dilation by a flat disk of radius r: the disk is a stack of
- * horizontal runs, so it is the min/max over dy of a 1-D sliding extreme. */
-static int disk_filter(const float *in, float *out, int w, int h, int r, int is_max)
-{
-	float *run = malloc((size_t)w * h * sizeof *run);
-	int *dq = malloc((size_t)w * sizeof *dq);
-	if (!run || !dq) {
-		free(run);
-		free(dq);
-		return -1;
-	}
-	for (size_t i = 0; i < (size_t)w * h; i++)
-		out[i] = is_max ? -INFINITY : INFINITY;
-	int prev_half = -1;
-	for (int dy = 0; dy <= r; dy++) {
-		int half = (int)floor(sqrt((double)r * r - (double)dy * dy));
-		if (half != prev_half) {
-			for (int y = 0; y < h; y++)
-				slide_extreme(in + (size_t)y * w, run + (size_t)y * w, w, half, is_max, dq);
-			prev_half = half;
-		}
-		for (int sgn = -1; sgn <= 1; sgn += 2) {
-			if (dy == 0 && sgn > 0)
-				continue;
-			for (int y = 0; y < h; y++) {
-				int sy = y + sgn * dy;
-				if (sy < 0 || sy >= h)
-					continue;
-				float *o = out + (size_t)y * w;
-				const float *s = run + (size_t)sy * w;
-				if (is_max) {
-					for (int x = 0; x < w; x++)
-						o[x] = s[x] > o[x] ? s[x] : o[x];
-				} else {
-					for (int x = 0; x < w; x++)
-						o[x] = s[x] < o[x] ? s[x] : o[x];
-				}
-			}
-		}
-	}
-	free(run);
-	free(dq);
-	return 0;
-}
-
 int fs_white_tophat(fs_image *img, int radius, char *err, size_t errlen)
 {
 	if (!img || radius < 0) {
@@ -901,8 +838,8 @@ int fs_white_tophat(fs_image *img, int radius, char *err, size_t errlen)
 	size_t n = (size_t)w * h;
 	float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
 	int rc = -1;
-	if (!a || !b || disk_filter(img->data, a, w, h, radius, 0) ||
-	    disk_filter(a, b, w, h, radius, 1)) {
+	if (!a || !b || fs_disk_filter(img->data, a, w, h, radius, 0) ||
+	    fs_disk_filter(a, b, w, h, radius, 1)) {
 		snprintf(err, errlen, "top-hat: out of memory");
 		goto out;
 	}
