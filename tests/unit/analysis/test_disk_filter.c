@@ -10,7 +10,11 @@
  *   gradient equals the brute force's opening subtracted, at radii 12 and
  *   30;
  * - a raster holding -0 and +0: the outputs equal the brute force's as
- *   values (disk_filter.h: which zero is order's choice). */
+ *   values (disk_filter.h: which zero is order's choice).
+ * Under the sanitizers (sanitized.h: memory errors, not results) every
+ * fourth radius and the top-hat at 12 only: the brute force is most of
+ * the cost, and the filter's code paths are the same. CPU: 1.0 s plain,
+ * 0.8 s ASan (2.5 s with every radius). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -24,6 +28,7 @@
 
 #include "analysis/disk_filter.h"
 #include "analysis/preprocess.h"
+#include "sanitized.h"
 #include "synth.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -96,7 +101,7 @@ static void check_case(int w, int h, int r, int kind)
 static void equals_the_brute_force_at_every_radius(void **state)
 {
 	(void)state;
-	for (int r = 0; r <= 40; r++) {
+	for (int r = 0; r <= 40; r += FS_TEST_SANITIZED ? 4 : 1) {
 		/* smaller than the disk (down to one sample), then wider than it */
 		int sw = 1 + (int)(next_u32() % (unsigned)(2 * r + 2)), sh = 1 + (int)(next_u32() % (unsigned)(2 * r + 2));
 		check_case(sw > 64 ? 64 : sw, sh > 40 ? 40 : sh, r, r % 3);
@@ -126,7 +131,7 @@ static void tophat_equals_the_brute_force_opening(void **state)
 	assert_non_null(ero);
 	assert_non_null(open);
 	static const int radii[] = {12, 30};
-	for (size_t k = 0; k < 2; k++) {
+	for (size_t k = 0; k < (FS_TEST_SANITIZED ? 1 : 2); k++) {
 		char err[256];
 		fs_image *th = fs_image_clone(img);
 		assert_non_null(th);
