@@ -105,7 +105,9 @@ typedef struct fs_agent_sess {
 	fs_blur_tiles *ev_blur;   /* the evidence measurement's smoothed image (agent_evidence.c, blur_tiles.h:
 					* tile by tile on a large image), made on first use */
 	double ev_pitch, ev_r, ev_c, ev_circ; /* its reference: lattice pitch, the set's median radius, contrast
-						* and circularity */
+						* and circularity (the lower quartile where ev_r_hi > ev_r_lo) */
+	double ev_r_lo, ev_r_hi;  /* the radius band's ends: the readings' quartiles where the set's domes show
+				   * two steps, else both the median (agent_evidence.c) */
 	int ev_ready;             /* 1 once the reference is measured, -1 when it could not be */
 	size_t ev_fail_n;         /* the set's size when it could not be */
 	struct fs_agent_ev_memo *ev_memo; /* verdicts per tubercle id (and position), see fs_agent_evidenced */
