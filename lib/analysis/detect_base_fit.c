@@ -521,12 +521,24 @@ size_t fs_det_base_refit_centres(const fs_det_base_plan *p, const double *fr, co
 	return n;
 }
 
-void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
-			      double *sx, double *sy)
+int fs_det_base_refit_moves(const fs_det_offset *off, const fs_det_offset *o2)
 {
+	if (!off->fitted || !o2->fitted || !o2->applied)
+		return 0;
+	/* the two fits' detector azimuths more than 90 degrees apart */
+	return cos(off->fit.azimuth - o2->fit.azimuth) < 0;
+}
+
+void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			      const fs_det_offset *off, const fs_det_offset *o2, double *sx, double *sy)
+{
+	/* the refit's common offset is where the dome centres lie from the
+	 * fitted ones it was read at (h34e): only those move by it */
+	int mv = fs_det_base_refit_moves(off, o2);
+	double dx = mv ? o2->dx : 0, dy = mv ? o2->dy : 0;
 	for (size_t k = 0; k < p->n; k++) {
-		sx[k] = isfinite(fr[k]) ? fx[k] : p->xs[k];
-		sy[k] = isfinite(fr[k]) ? fy[k] : p->ys[k];
+		sx[k] = isfinite(fr[k]) ? fx[k] + dx : p->xs[k];
+		sy[k] = isfinite(fr[k]) ? fy[k] + dy : p->ys[k];
 	}
 }
 
@@ -591,7 +603,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		reading.halftone_given = 1;
 		reading.halftone_period = off->fit.halftone;
 		fs_det_offset_fit(m->img, sx, sy, rs2, n2, off->fit.pitch, &reading, &o2);
-		fs_det_base_refit_starts(&p, fr, fx, fy, sx, sy);
+		fs_det_base_refit_starts(&p, fr, fx, fy, off, &o2, sx, sy);
 		fs_dome_tpl t2;
 		memset(&t2, 0, sizeof t2);
 		int b2 = o2.fitted ? fs_dome_tpl_build(img, &o2.fit, p.fill0, sx, sy, p.n, &t2, err, sizeof err) : 1;

@@ -376,14 +376,34 @@ int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image 
  * again or gives no templates, the first fit stands.
  * fs_det_base_refit_centres writes the n sized entries' centres and radii
  * to xs, ys, rs (p->n each) and returns n; fs_det_base_refit_starts
- * writes p->n starts.
+ * writes p->n starts: a sized entry's fitted centre, moved by the refit's
+ * common offset (o2, the formation fitted again there) where
+ * fs_det_base_refit_moves(off, o2): the first fit (off) had the detector
+ * turned round (its azimuth more than 90 degrees from the refit's) and
+ * the refit's offset applies (fs_det_offset.applied); an unsized entry's
+ * plan centre as it is. Why (h34e): at pitch 16, fill 0.8 under the
+ * screen (corner scenes 9 and 25) the candidates sit 2.9 px (18 % of the
+ * pitch) towards the detector; the first formation fit explains much of
+ * that as the detector turned round (azimuth -176 / -46 degrees for 0 /
+ * 135, negative slope weight), and the templates it renders keep the
+ * fitted centres 1.3-1.4 px off; the refit at those centres reads the
+ * detector right (-2 / 134 degrees) and the offset left (-1.4 px on scene
+ * 9), which the templates cannot take out themselves (shift and shading
+ * are one degree of freedom for a fit of the whole patch, centre_axis.h):
+ * centres 6.6 -> 0.8 % (9) and 6.6 -> 2.7 % (25) of the pitch off, mean
+ * D -13.9 -> -3.1 % and -12.6 -> -6.4 %. Where the first fit read the
+ * detector right, the fitted centres are already good and the refit's
+ * offset is its fill's (pinned at 0.88 on scenes 41 and 57, where it read
+ * 1.6-2.9 px for centres 0-0.5 px off): moving by it lost scene 57 (S
+ * +2.1 -> -10.7 %). The level is read from these starts (lvx above).
  */
 int fs_det_base_refit_wanted(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
 			     double *scratch);
 size_t fs_det_base_refit_centres(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
 				 const fs_measured *meas, double *xs, double *ys, double *rs);
+int fs_det_base_refit_moves(const fs_det_offset *off, const fs_det_offset *o2);
 void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
-			      double *sx, double *sy);
+			      const fs_det_offset *off, const fs_det_offset *o2, double *sx, double *sy);
 size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,
 			     fs_measured *meas);
 

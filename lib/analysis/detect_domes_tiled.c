@@ -813,7 +813,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 			rc = -1;
 			goto out;
 		}
-		fs_det_base_refit_starts(&p, b.fr, b.fx, b.fy, sx, sy);
+		fs_det_base_refit_starts(&p, b.fr, b.fx, b.fy, &j->off, &o2, sx, sy);
 		fs_dome_tpl t2;
 		memset(&t2, 0, sizeof t2);
 		int b2 = o2.fitted ? tpl_on_mosaic(m, &p, &R, b.lowpass, &o2.fit, sx, sy, &t2, err, errlen) : 1;
