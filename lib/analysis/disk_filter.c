@@ -27,6 +27,7 @@
  * Ownership: the caller's in and out; the scratch is freed before return.
  */
 #include "analysis/disk_filter.h"
+#include "base/cpu_features.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -46,18 +47,6 @@ static inline float ext1(float a, float b, int is_max)
 }
 
 #ifdef DISK_AVX
-static int have_avx(void)
-{
-	static int known = -1; /* every thread finds the same answer */
-	int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
-	if (v < 0) {
-		__builtin_cpu_init();
-		v = __builtin_cpu_supports("avx") ? 1 : 0;
-		__atomic_store_n(&known, v, __ATOMIC_RELAXED);
-	}
-	return v;
-}
-
 /* ext2 / ext3 below for i < the largest multiple of 16 <= n; returns it. */
 __attribute__((target("avx"))) static int ext2_avx(float *o, const float *a, const float *b, int n, int is_max)
 {
@@ -113,7 +102,7 @@ static void ext2(float *o, const float *a, const float *b, int n, int is_max)
 {
 	int i = 0;
 #ifdef DISK_AVX
-	if (have_avx())
+	if (fs_cpu_has_avx())
 		i = ext2_avx(o, a, b, n, is_max);
 #endif
 #if defined(__SSE__)
@@ -133,7 +122,7 @@ static void ext3(float *o, const float *a, const float *b, const float *c, int n
 {
 	int i = 0;
 #ifdef DISK_AVX
-	if (have_avx())
+	if (fs_cpu_has_avx())
 		i = ext3_avx(o, a, b, c, n, is_max);
 #endif
 #if defined(__SSE__)

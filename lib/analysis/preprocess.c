@@ -12,6 +12,7 @@
 #include "analysis/clahe_region.h"
 #include "analysis/disk_filter.h"
 #include "analysis/lanes.h"
+#include "base/cpu_features.h"
 #include "base/tile_pool.h"
 
 #include <math.h>
@@ -35,18 +36,6 @@ static int clampi(int v, int lo, int hi)
  */
 #define BLUR_AVX 1
 typedef float v8f __attribute__((vector_size(32)));
-
-static int have_avx(void)
-{
-	static int known = -1; /* every thread finds the same answer */
-	int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
-	if (v < 0) {
-		__builtin_cpu_init();
-		v = __builtin_cpu_supports("avx") ? 1 : 0;
-		__atomic_store_n(&known, v, __ATOMIC_RELAXED);
-	}
-	return v;
-}
 
 __attribute__((target("avx"))) static inline v8f load8(const float *p)
 {
@@ -112,7 +101,7 @@ static void conv_rows(float *restrict o, int n, const float *k, int R, const flo
 {
 	int i = 0;
 #ifdef BLUR_AVX
-	if (have_avx())
+	if (fs_cpu_has_avx())
 		i = conv_rows8(o, n, k, R, r);
 #endif
 	/* 16 outputs at a time: four independent sums hide the latency of the
@@ -152,7 +141,7 @@ static void conv_shift(float *restrict o, int n, const float *k, int R, const fl
 {
 	int i = 0;
 #ifdef BLUR_AVX
-	if (have_avx())
+	if (fs_cpu_has_avx())
 		i = conv_shift8(o, n, k, R, c);
 #endif
 	for (; i + 16 <= n; i += 16) { /* as in conv_rows */
