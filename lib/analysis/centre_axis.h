@@ -36,7 +36,20 @@
  * No shift (ok 0) for a base of fewer than 3 blurs (as the base rule's
  * small bases, dome_measure.c: the lit side is then the whole dome's
  * shading, not an edge; at fill 0.25, pitch 16 the reading went 0.3-0.8
- * px wrong), with fewer than 8 domes read, when the best b lies at an end
+ * px wrong). The blur is the formation fit's, which also holds the
+ * detected centres' scatter (dome_fit.c) and so can call a resolved base
+ * shading: low spherical caps (h/R 0.25) at fill 0.5-0.6, pitch 32-40,
+ * whose first centres lock onto the lit flank 3-4 px towards the
+ * detector, fit 0.1 pitch (3.2-4.2 px) against the image's 1 px, and the
+ * base rule's median radius from those centres is 0.6-0.8 of the true
+ * one; the level then read D 20-34 % small (h34i). So where that blur
+ * shuts the step, the across-axis mean profile P_v (the shading along
+ * the axis does not move it) is asked: the radius of its steepest step
+ * is r0 and the half-width of that step's slope the blur; when that
+ * blur is smaller and the base at least 3 of it, the shift is read at
+ * them, the scan reaching as far as the profiles read hold (at most 0.2
+ * pitch: such centres sit more than 0.1 pitch off). With fewer than 8
+ * domes read, when the best b lies at an end
  * of the scan, or when the fit leaves more than 1 % of P_u's variance
  * around the base (the lit side is then not the sides' edge: 1.2 and 1.8 %
  * in the two scenes of the simulator's 64 where it read 0.4 and 1.5 px
