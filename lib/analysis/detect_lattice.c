@@ -7,7 +7,8 @@
  * tubercle, each lattice vector predicts a neighbour; where no tubercle lies
  * within 0.3 pitch of the prediction, the strongest response within 0.25
  * pitch is measured and accepted (source "lattice") if it stands out by at
- * least half of auto's prominence limit. Rejection: a tubercle with no
+ * least half of auto's prominence limit (under the dome rule also if its
+ * patch looks like the first pass's domes: the likeness below). Rejection: a tubercle with no
  * neighbour at 0.7..1.3 pitch (with two or more tubercles found) is dropped.
  * Neighbours are looked up in a grid of pitch-sized cells.
  */
@@ -120,6 +121,135 @@ static const fs_lattice_probe *probe_find(const fs_lattice_probe *q, size_t n, l
 	return n ? bsearch(&k, q, n, sizeof *q, cmp_probe) : NULL;
 }
 
+/* The recovered sites' likeness to the first pass's domes (h34j): the
+ * normalised correlation of a site's patch (a disc of half a pitch about
+ * it, on the measurement's source image, each patch's mean taken out)
+ * with the mean of the first pass's domes' patches. Why: a site is
+ * measured alone, so the base rule's circle and the flat-ground floor see
+ * only its disc, which at a band's edge or a missing site holds the
+ * band's straight edge or the neighbours' feet - steps enough to pass
+ * both; the image's own dome (bright cap or rim inside its base, ground
+ * around it) is what such a disc does not look like (a hole ringed by
+ * neighbours correlates negatively, a band's edge weakly). Judged against
+ * the first pass's own domes, before the scale region's drop, so the
+ * verdict does not depend on which tubercles are sized together. */
+typedef struct likeness {
+	int n;          /* offsets of the disc; 0: no template (not judged) */
+	int *dx, *dy;
+	double *tpl;    /* zero-mean mean patch */
+	double tt;      /* its squared norm */
+	double floor_;  /* below this a site is not a dome */
+	const fs_image *src;
+	double f;
+} likeness;
+
+/* At most this many of the first pass's domes (evenly spread over its
+ * list) make the template and its median: the cost stays a few thousand
+ * patches on any image. */
+#define LIKENESS_DOMES 512
+/* A site reading below this share of the first pass's domes' median
+ * correlation is not a dome (see docs/paper-figures.md, h34j). */
+#define LIKENESS_SHARE 0.5
+
+static void patch_read(const likeness *L, double x, double y, double *v)
+{
+	double sx = (x + 0.5) / L->f - 0.5, sy = (y + 0.5) / L->f - 0.5, mean = 0;
+	for (int k = 0; k < L->n; k++) {
+		v[k] = fs_image_sample_clamped_any(L->src, sx + L->dx[k], sy + L->dy[k]);
+		mean += v[k];
+	}
+	mean /= L->n;
+	for (int k = 0; k < L->n; k++)
+		v[k] -= mean;
+}
+
+static double likeness_at(const likeness *L, double x, double y, double *v)
+{
+	patch_read(L, x, y, v);
+	double pt = 0, pp = 0;
+	for (int k = 0; k < L->n; k++) {
+		pt += v[k] * L->tpl[k];
+		pp += v[k] * v[k];
+	}
+	return pp > 0 && L->tt > 0 ? pt / sqrt(pp * L->tt) : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The template from the measured tubercles of T (the first pass), on src
+ * (the input reduced by f), discs of radius 0.5 a input px. -1 on out of
+ * memory; L->n 0 with fewer than 8 domes. */
+static int likeness_make(likeness *L, const fs_tubercle_list *T, const fs_image *src, int f, double a)
+{
+	memset(L, 0, sizeof *L);
+	L->src = src;
+	L->f = f;
+	int R = (int)(0.5 * a / f);
+	size_t nd = 0;
+	for (size_t i = 0; i < T->n; i++)
+		nd += fs_tubercle_measured(&T->items[i]);
+	if (!src || R < 2 || nd < 8)
+		return 0;
+	size_t cap = (size_t)(2 * R + 1) * (2 * R + 1);
+	L->dx = malloc(cap * sizeof *L->dx);
+	L->dy = malloc(cap * sizeof *L->dy);
+	L->tpl = calloc(cap, sizeof *L->tpl);
+	size_t stride = nd > LIKENESS_DOMES ? (nd + LIKENESS_DOMES - 1) / LIKENESS_DOMES : 1;
+	double *v = malloc(cap * sizeof *v), *cs = malloc((nd / stride + 1) * sizeof *cs);
+	if (!L->dx || !L->dy || !L->tpl || !v || !cs) {
+		free(v);
+		free(cs);
+		return -1;
+	}
+	for (int y = -R; y <= R; y++)
+		for (int x = -R; x <= R; x++)
+			if (x * x + y * y <= R * R) {
+				L->dx[L->n] = x;
+				L->dy[L->n] = y;
+				L->n++;
+			}
+	size_t used = 0, j = 0;
+	for (size_t i = 0; i < T->n; i++) {
+		if (!fs_tubercle_measured(&T->items[i]) || j++ % stride)
+			continue;
+		patch_read(L, T->items[i].centroid_x, T->items[i].centroid_y, v);
+		for (int k = 0; k < L->n; k++)
+			L->tpl[k] += v[k];
+		used++;
+	}
+	for (int k = 0; k < L->n; k++) {
+		L->tpl[k] /= (double)used;
+		L->tt += L->tpl[k] * L->tpl[k];
+	}
+	size_t nc = 0;
+	j = 0;
+	for (size_t i = 0; i < T->n; i++) {
+		if (!fs_tubercle_measured(&T->items[i]) || j++ % stride)
+			continue;
+		cs[nc++] = likeness_at(L, T->items[i].centroid_x, T->items[i].centroid_y, v);
+	}
+	qsort(cs, nc, sizeof *cs, cmp_double);
+	double med = nc % 2 ? cs[nc / 2] : 0.5 * (cs[nc / 2 - 1] + cs[nc / 2]);
+	L->floor_ = LIKENESS_SHARE * med;
+	free(v);
+	free(cs);
+	if (!(med > 0))
+		L->n = 0;
+	return 0;
+}
+
+static void likeness_free(likeness *L)
+{
+	free(L->dx);
+	free(L->dy);
+	free(L->tpl);
+	memset(L, 0, sizeof *L);
+}
+
 int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas *m, int f, const fs_params *p,
 		      const fs_lattice *lat, fs_detect_result *out, char *err, size_t errlen)
 {
@@ -130,6 +260,8 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 	double a = lat->pitch_px;
 	fs_lattice_probe *q = NULL;
 	size_t nq = 0, capq = 0;
+	likeness lk = {0};
+	double *lkv = NULL;
 	grid g;
 	if (grid_init(&g, m->width, m->height, a)) {
 		fs_image_free(*pre);
@@ -148,6 +280,12 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 		goto out;
 	if (fs_det_measure(m, &c, 0.6 * a, 0.4 * a, p, FS_SOURCE_EXTRACTED, T) ||
 	    grid_sync(&g, T))
+		goto oom;
+	/* (the dome rule only: the outline rule's sizing keeps no site
+	 * where no dome is on test_detect's lattice, and its results stay
+	 * as they were) */
+	if ((m->dome && likeness_make(&lk, T, m->src ? m->src : m->img, m->f, a)) ||
+	    (lk.n && !(lkv = malloc((size_t)lk.n * sizeof *lkv))))
 		goto oom;
 	double minprom = 1e30;
 	for (size_t i = 0; i < c.n; i++)
@@ -242,6 +380,12 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 				if (m->dome && T->n > before &&
 				    hypot(T->items[before].centroid_x - px, T->items[before].centroid_y - py) >= 0.3 * a)
 					T->n = before;
+				if (lk.n && T->n > before) {
+					double cl = likeness_at(&lk, T->items[before].centroid_x,
+								T->items[before].centroid_y, lkv);
+					if (!(cl >= lk.floor_))
+						T->n = before;
+				}
 				if (grid_sync(&g, T)) {
 					fs_cand_free(&one);
 					goto oom;
@@ -275,6 +419,8 @@ oom:
 	snprintf(err, errlen, "lattice: out of memory");
 out:
 	grid_free(&g);
+	likeness_free(&lk);
+	free(lkv);
 	fs_image_free(resp);
 	fs_cand_free(&c);
 	free(q);
