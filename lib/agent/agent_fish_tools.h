@@ -198,6 +198,9 @@ typedef struct fs_agent_evidence {
 /* 0, or -1 when there is no reference (fewer than 5 tubercles, out of
  * memory); then *ev says so and ok is 0. */
 int fs_agent_evidence_at(fs_agent_sess *s, double x, double y, fs_agent_evidence *ev);
+/* 1 when the set gives the evidence its reference (enough measurable
+ * tubercles), else 0. */
+int fs_agent_evidence_ready(fs_agent_sess *s);
 /* The verdict for tubercle t, remembered per id and position (a moved or
  * renumbered tubercle is measured again): 1 shown by the image, 0 not;
  * 1 too when there is no reference to judge by. */
@@ -259,15 +262,19 @@ int fs_agent_auto_connect(fs_agent_sess *s, const char *method, int *n_edges, ch
 /* Detection with the session's parameters into the (empty) set, one
  * journal step; the editor's first step on an empty set. *n found. */
 int fs_agent_initial_extraction(fs_agent_sess *s, int *n, char *err, size_t errlen);
-/* Deletes tubercles with fewer than 2 neighbours (one journal step); *n deleted. */
+/* Deletes tubercles with fewer than 2 neighbours (one journal step); *n
+ * deleted. One inside the scale region that the image shows
+ * (fs_agent_evidenced, when the set gives the evidence a reference) is
+ * kept: the set may lack its neighbours, not the image. */
 int fs_agent_cleanup_boundary(fs_agent_sess *s, int *n, char *err, size_t errlen);
 /* Degree of each tubercle of s->t (array parallel to s->t.items, caller frees). */
 int *fs_agent_degrees(const fs_agent_sess *s);
 
 /* Lattice fit of the offline policies: sites to add (image pixels, none
  * within half a pitch of avoid; only where fs_agent_evidence_at finds a
- * tubercle, inside the scale region) and ids to delete (off the lattice,
- * duplicates, or without the evidence), each with its reason; see
+ * tubercle, inside the scale region) and ids to delete (off the lattice
+ * outside the scale region, duplicates, or without the evidence), each
+ * with its reason; see
  * agent_local_edit.c. */
 typedef struct fs_lattice_plan {
 	double *ax, *ay;

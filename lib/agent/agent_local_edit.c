@@ -10,10 +10,12 @@
  * half a pitch is proposed only where the image shows a tubercle
  * (fs_agent_evidence_at: the detector's blob measurement and the local
  * contrast, against the set's own tubercles); the measured centre is the
- * site. A tubercle inside the region is proposed for deletion when it has
- * no neighbour within 1.5 pitches (off the lattice), when an older one is
- * closer than half a pitch (duplicate), or when the same evidence is
- * missing at it. Every proposal carries its reason.
+ * site. A tubercle is proposed for deletion when it has no neighbour
+ * within 1.5 pitches (off the lattice) outside the scale region, when an
+ * older one is closer than half a pitch (duplicate), or inside the region
+ * when the same evidence is missing at it (off the lattice or not: a set
+ * can miss a real tubercle's neighbours). Every proposal carries its
+ * reason.
  *
  * The offline chat policy (its small grammar) is in agent_local_chat.c.
  *
@@ -176,7 +178,7 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 			const fs_tubercle *a = &t->items[i];
 			int who;
 			double d = grid_nearest(&g, t, a->centroid_x, a->centroid_y, (int)i, 2, &who);
-			want[i] = !(d > 1.5 * pitch) && !(d < 0.5 * pitch && who >= 0 && t->items[who].id < a->id) &&
+			want[i] = !(!(d > 1.5 * pitch) && d < 0.5 * pitch && who >= 0 && t->items[who].id < a->id) &&
 				  fs_scale_region_contains(&s->region, a->centroid_x, a->centroid_y);
 		}
 		fs_agent_evidence_warm(s, t, want);
@@ -188,14 +190,20 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 		int who, in = fs_scale_region_contains(&s->region, a->centroid_x, a->centroid_y);
 		double d = grid_nearest(&g, t, a->centroid_x, a->centroid_y, (int)i, 2, &who);
 		char *why = out->del_why[out->n_del];
-		if (d > 1.5 * pitch)
+		int off = d > 1.5 * pitch;
+		/* inside the scale region a tubercle far from the set's others is
+		 * judged by the image too: its neighbours may be the ones missing
+		 * from the set (h34l: P1 Fig2's #333, 106 px from the set's nearest
+		 * at a pitch of 61.6, its lattice neighbours in the image but not
+		 * in the set); outside the region there is no scale to show one */
+		if (off && !in)
 			snprintf(why, 160, "off the lattice: nearest neighbour %.1f px, pitch %.1f px", d, pitch);
-		else if (d < 0.5 * pitch && who >= 0 && t->items[who].id < a->id)
+		else if (!off && d < 0.5 * pitch && who >= 0 && t->items[who].id < a->id)
 			snprintf(why, 160, "duplicate of #%d, %.1f px away", t->items[who].id, d);
 		/* the verdict is remembered per tubercle; the words only for those without it */
 		else if (in && !fs_agent_evidenced(s, a) && fs_agent_evidence_at(s, a->centroid_x, a->centroid_y, &ev) == 0 &&
 			 !ev.ok)
-			snprintf(why, 160, "no tubercle in the image: %.130s", ev.why);
+			snprintf(why, 160, "%sno tubercle in the image: %.110s", off ? "off the lattice and " : "", ev.why);
 		else
 			continue;
 		out->del[out->n_del++] = a->id;
