@@ -12,13 +12,20 @@
  * SEM_PROFILE_SMOOTH is the smooth-footed cos^2 dome, H cos^2(pi u / 2)
  * (sem_surface.h). Every profile is H at the top, so R H bounds a dome's
  * height. */
-static double dome_f(double u, double H, double profile)
+static double dome_f(const sem_surface *s, double u)
 {
 	if (u >= 1)
 		return 0;
+	double H = s->h_over_r, profile = s->profile;
 	if (profile <= 1) {
-		double Rs = (1 + H * H) / (2 * H); /* sphere radius for R = 1 */
-		double sph = sqrt(fmax(0, Rs * Rs - u * u)) - (Rs - H);
+		/* the corners' profiles 0 and 1 take one term alone: the other's
+		 * weight 0 adds +0 or -0 to a value that is not -0 (the cap's
+		 * height minus a positive or zero Rs - H), the same bits */
+		if (profile == 0)
+			return sqrt(fmax(0, s->Rs2 - u * u)) - s->RsH;
+		if (profile == 1)
+			return H * (1 - u * u);
+		double sph = sqrt(fmax(0, s->Rs2 - u * u)) - s->RsH;
 		double par = H * (1 - u * u);
 		return (1 - profile) * sph + profile * par;
 	}
@@ -32,12 +39,25 @@ static double dome_f(double u, double H, double profile)
 
 /* f'(u), and f''(u) + f'(u) / u (the Laplacian of R f(r / R) times R),
  * analytic: the slope step at the base stays at the base. */
-static void dome_df(double u, double H, double profile, double *d1, double *lapR)
+static void dome_df(const sem_surface *s, double u, double *d1, double *lapR)
 {
+	double H = s->h_over_r, profile = s->profile;
 	if (profile <= 1) {
-		double Rs = (1 + H * H) / (2 * H);
-		double q = fmax(1e-12, Rs * Rs - u * u), sq = sqrt(q);
+		/* profile 1: the cap's terms times 0 are -0 (they are <= 0), and
+		 * -0 + v is v: the paraboloid's alone, without the sqrt */
+		if (profile == 1) {
+			*d1 = -2 * H * u;
+			*lapR = -4 * H;
+			return;
+		}
+		double Rs = s->Rs;
+		double q = fmax(1e-12, s->Rs2 - u * u), sq = sqrt(q);
 		double sph1 = -u / sq, sphl = -Rs * Rs / (q * sq) - 1 / sq;
+		if (profile == 0) { /* + 0 * (a value <= 0) adds -0: none */
+			*d1 = sph1;
+			*lapR = sphl;
+			return;
+		}
 		*d1 = (1 - profile) * sph1 + profile * (-2 * H * u);
 		*lapR = (1 - profile) * sphl + profile * (-4 * H);
 		return;
@@ -82,16 +102,30 @@ static double und_grid(const sem_surface *s, double x, double y)
 	return a * (1 - fy) + b * fy;
 }
 
-static double bilinear(const float *f, int W, int H, double x, double y)
+/* The roughness's slope and Laplacian at (x, y), bilinear from their
+ * samples: one set of weights for the three (each sum as bilinear made
+ * it alone before h34k, the same bits). */
+static void rough_at(const sem_surface *s, double x, double y, double *gx, double *gy, double *lap)
 {
+	int W = s->W, H = s->H;
 	x = x < 0 ? 0 : x > W - 1 ? W - 1 : x;
 	y = y < 0 ? 0 : y > H - 1 ? H - 1 : y;
 	int x0 = (int)x, y0 = (int)y;
 	int x1 = x0 + 1 < W ? x0 + 1 : x0, y1 = y0 + 1 < H ? y0 + 1 : y0;
 	double fx = x - x0, fy = y - y0;
-	double a = f[(size_t)y0 * W + x0] * (1 - fx) + f[(size_t)y0 * W + x1] * fx;
-	double b = f[(size_t)y1 * W + x0] * (1 - fx) + f[(size_t)y1 * W + x1] * fx;
-	return a * (1 - fy) + b * fy;
+	size_t i00 = (size_t)y0 * W + x0, i01 = (size_t)y0 * W + x1;
+	size_t i10 = (size_t)y1 * W + x0, i11 = (size_t)y1 * W + x1;
+	const float *f = s->rgx;
+	double a = f[i00] * (1 - fx) + f[i01] * fx, b = f[i10] * (1 - fx) + f[i11] * fx;
+	*gx = a * (1 - fy) + b * fy;
+	f = s->rgy;
+	a = f[i00] * (1 - fx) + f[i01] * fx;
+	b = f[i10] * (1 - fx) + f[i11] * fx;
+	*gy = a * (1 - fy) + b * fy;
+	f = s->rlap;
+	a = f[i00] * (1 - fx) + f[i01] * fx;
+	b = f[i10] * (1 - fx) + f[i11] * fx;
+	*lap = a * (1 - fy) + b * fy;
 }
 
 /* Bucket of a point, or -1 outside the grid. The grid starts at -B, -B. */
@@ -112,6 +146,9 @@ int sem_surface_init(sem_surface *s, int W, int H, double h_over_r, double profi
 	s->H = H;
 	s->h_over_r = h_over_r;
 	s->profile = profile;
+	s->Rs = (1 + h_over_r * h_over_r) / (2 * h_over_r);
+	s->Rs2 = s->Rs * s->Rs;
+	s->RsH = s->Rs - h_over_r;
 	s->und_amp = und_amp;
 	s->k1x = 2 * M_PI * 0.8 / und_len;
 	s->k1y = 2 * M_PI * 0.6 / und_len;
@@ -145,11 +182,39 @@ int sem_surface_init(sem_surface *s, int W, int H, double h_over_r, double profi
 	s->uw = W + 2 * s->um;
 	s->uh = H + 2 * s->um;
 	s->und = malloc((size_t)s->uw * s->uh * sizeof *s->und);
-	if (!s->bstart || !s->und || (rough && (!s->rgx || !s->rgy || !s->rlap)))
+	s->trig = malloc((size_t)W * H * 4 * sizeof *s->trig);
+	if (!s->bstart || !s->und || !s->trig || (rough && (!s->rgx || !s->rgy || !s->rlap)))
 		goto fail;
-	for (int y = 0; y < s->uh; y++)
-		for (int x = 0; x < s->uw; x++)
-			s->und[(size_t)y * s->uw + x] = (float)und_z(s, x - s->um, y - s->um);
+	for (int y = 0; y < s->uh; y++) {
+		for (int x = 0; x < s->uw; x++) {
+			int px = x - s->um, py = y - s->um;
+			if (px < 0 || py < 0 || px >= W || py >= H) {
+				s->und[(size_t)y * s->uw + x] = (float)und_z(s, px, py);
+				continue;
+			}
+			/* und_z's sines, kept with their cosines for the pixel's
+			 * first signal (signal_at) */
+			double xd = px, yd = py;
+			double a1 = s->k1x * xd + s->k1y * yd + s->p1, a2 = s->k2x * xd + s->k2y * yd + s->p2;
+			double *tr = s->trig + 4 * ((size_t)py * W + px);
+			tr[0] = sin(a1);
+			tr[1] = cos(a1);
+			tr[2] = sin(a2);
+			tr[3] = cos(a2);
+			s->und[(size_t)y * s->uw + x] = (float)(0.5 * s->und_amp * (tr[0] + tr[2]));
+		}
+	}
+	/* the grid's largest steps along x and y: the interpolated
+	 * undulation's slope bounds (clears) */
+	for (int y = 0; y < s->uh; y++) {
+		for (int x = 0; x < s->uw; x++) {
+			const float *u = s->und + (size_t)y * s->uw + x;
+			if (x + 1 < s->uw)
+				s->und_dx = fmax(s->und_dx, fabs((double)u[1] - u[0]));
+			if (y + 1 < s->uh)
+				s->und_dy = fmax(s->und_dy, fabs((double)u[s->uw] - u[0]));
+		}
+	}
 	if (rough) {
 		for (int y = 0; y < H; y++) {
 			for (int x = 0; x < W; x++) {
@@ -209,6 +274,7 @@ void sem_surface_detector(sem_surface *s, double azimuth, double elevation, doub
 	s->ce = cos(elevation);
 	s->se = sin(elevation);
 	s->te = s->se / fmax(s->ce, 1e-3);
+	s->und_path = s->und_dx * fabs(s->ca) + s->und_dy * fabs(s->sa);
 	s->shadows = shadow > 0 && s->ce > 1e-3;
 	s->secant_n = secant_n;
 	s->det_strength = det_strength;
@@ -226,6 +292,7 @@ void sem_surface_free(sem_surface *s)
 	free(s->bstart);
 	free(s->bidx);
 	free(s->und);
+	free(s->trig);
 	memset(s, 0, sizeof *s);
 }
 
@@ -235,7 +302,7 @@ static double ray_gap(const sem_surface *s, const sem_dome *d, double x, double 
 {
 	double qx = x + t * s->ca, qy = y + t * s->sa, ex = qx - d->x, ey = qy - d->y;
 	double u = sqrt(ex * ex + ey * ey) / d->R;
-	return d->R * dome_f(u, s->h_over_r, s->profile) + und_grid(s, qx, qy) - z0 - t * s->te;
+	return d->R * dome_f(s, u) + und_grid(s, qx, qy) - z0 - t * s->te;
 }
 
 /* The steepest slope of a dome's profile, height per px (R f(r / R) has
@@ -309,6 +376,33 @@ static int dome_blocks_any(const sem_surface *s, const sem_dome *d, double x, do
 	return 0;
 }
 
+/* Whether the path from (x, y) surely clears dome d on [t0, t1], by a
+ * margin that no rounding of ray_gap reaches (h34k): on each of a few
+ * pieces of the chord the dome is at most its height where the piece
+ * passes closest to the centre (every profile falls with u), the
+ * interpolated undulation rises at most und_path per px along the path
+ * (from its grid's largest steps) and the ray rises te. When this holds,
+ * every gap the searches below evaluate is below their eps, so they
+ * would return 0: returning 0 first is the same answer. b is the path's
+ * parameter of closest approach negated (dx ca + dy sa). */
+static int clears(const sem_surface *s, const sem_dome *d, double dx, double dy, double b, double zd,
+		  double t0, double t1)
+{
+	const int pieces = 4;
+	const double margin = 1e-5;
+	double dmin = dx * s->sa - dy * s->ca, tc = -b, slope = s->und_path - s->te;
+	double step = (t1 - t0) / pieces;
+	for (int i = 0; i < pieces; i++) {
+		double a = t0 + i * step, e = i == pieces - 1 ? t1 : a + step;
+		double tn = tc < a ? a : tc > e ? e : tc;
+		double r = sqrt(dmin * dmin + (tn - tc) * (tn - tc)) * (1 - 1e-12);
+		double h = d->R * dome_f(s, r / d->R);
+		if (h - zd + slope * (slope < 0 ? a : e) > -margin)
+			return 0;
+	}
+	return 1;
+}
+
 /* Whether the path from (x, y) towards the detector, starting at the
  * height zd (domes) + und (undulation) there, passes under dome d: the
  * largest gap over the path's chord through its base, by a golden-section
@@ -327,8 +421,10 @@ static int dome_blocks(const sem_surface *s, const sem_dome *d, double x, double
 	/* bound: the dome's highest point on the chord (where it passes
 	 * closest to the centre), the undulation rising at most und_slope */
 	double dmin = fabs(dx * s->sa - dy * s->ca);
-	double top = d->R * dome_f(dmin / d->R, s->h_over_r, s->profile);
+	double top = d->R * dome_f(s, dmin / d->R);
 	if (top + s->und_slope * t1 - zd - t0 * s->te <= 0)
+		return 0;
+	if (clears(s, d, dx, dy, b, zd, t0, t1))
 		return 0;
 	double z0 = zd + und_grid(s, x, y);
 	(void)und;
@@ -388,19 +484,35 @@ static int shadowed(const sem_surface *s, double x, double y, double zd, double 
 
 /* The signal at (x, y); shade < 0 tests the shadow there (its result in
  * *shade_out when not NULL), 0 or 1 takes it as given. */
-static double signal_at(const sem_surface *s, double x, double y, int shade, int *shade_out)
+static double signal_at(const sem_surface *s, const double *trig, double x, double y, int shade,
+			int *shade_out)
 {
 	double a1 = s->k1x * x + s->k1y * y + s->p1, a2 = s->k2x * x + s->k2y * y + s->p2;
 	double A = 0.5 * s->und_amp;
-	double und = A * (sin(a1) + sin(a2)), zd = 0;
-	double gx = A * (s->k1x * cos(a1) + s->k2x * cos(a2));
-	double gy = A * (s->k1y * cos(a1) + s->k2y * cos(a2));
-	double lap = -A * ((s->k1x * s->k1x + s->k1y * s->k1y) * sin(a1) +
-			   (s->k2x * s->k2x + s->k2y * s->k2y) * sin(a2));
+	/* at a pixel's centre the undulation's sines and cosines come from
+	 * sem_surface_init's grid (trig: s1 c1 s2 c2, the same calls) */
+	double s1, c1, s2, c2;
+	if (trig) {
+		s1 = trig[0];
+		c1 = trig[1];
+		s2 = trig[2];
+		c2 = trig[3];
+	} else {
+		s1 = sin(a1);
+		c1 = cos(a1);
+		s2 = sin(a2);
+		c2 = cos(a2);
+	}
+	double und = A * (s1 + s2), zd = 0;
+	double gx = A * (s->k1x * c1 + s->k2x * c2);
+	double gy = A * (s->k1y * c1 + s->k2y * c2);
+	double lap = -A * ((s->k1x * s->k1x + s->k1y * s->k1y) * s1 + (s->k2x * s->k2x + s->k2y * s->k2y) * s2);
 	if (s->rough) {
-		gx += bilinear(s->rgx, s->W, s->H, x, y);
-		gy += bilinear(s->rgy, s->W, s->H, x, y);
-		lap += bilinear(s->rlap, s->W, s->H, x, y);
+		double rx, ry, rl;
+		rough_at(s, x, y, &rx, &ry, &rl);
+		gx += rx;
+		gy += ry;
+		lap += rl;
 	}
 	long b = bucket_of(s, x, y);
 	if (b >= 0) {
@@ -410,8 +522,8 @@ static double signal_at(const sem_surface *s, double x, double y, int shade, int
 			if (u >= 1)
 				continue;
 			double d1, lapR;
-			dome_df(u, s->h_over_r, s->profile, &d1, &lapR);
-			zd += d->R * dome_f(u, s->h_over_r, s->profile);
+			dome_df(s, u, &d1, &lapR);
+			zd += d->R * dome_f(s, u);
 			if (r > 0) {
 				gx += d1 * dx / r;
 				gy += d1 * dy / r;
@@ -421,7 +533,9 @@ static double signal_at(const sem_surface *s, double x, double y, int shade, int
 	}
 	double g2 = gx * gx + gy * gy;
 	double sec = sqrt(1 + g2);
-	double yield = pow(sec > 6 ? 6 : sec, s->secant_n);
+	/* pow(v, 1) is v (pow is within 1 ulp, v a double): the default
+	 * exponent without the call */
+	double yield = s->secant_n == 1 ? (sec > 6 ? 6 : sec) : pow(sec > 6 ? 6 : sec, s->secant_n);
 	double nd = (-gx * s->ce * s->ca - gy * s->ce * s->sa + s->se) / sec;
 	double dirf = 1 + s->det_strength * (nd - s->se);
 	if (dirf < 0.05)
@@ -435,7 +549,7 @@ static double signal_at(const sem_surface *s, double x, double y, int shade, int
 
 double sem_surface_signal(const sem_surface *s, double x, double y)
 {
-	return signal_at(s, x, y, -1, NULL);
+	return signal_at(s, NULL, x, y, -1, NULL);
 }
 
 int sem_surface_shadowed(const sem_surface *s, double x, double y)
@@ -447,7 +561,7 @@ int sem_surface_shadowed(const sem_surface *s, double x, double y)
 			const sem_dome *d = &s->domes[s->bidx[q]];
 			double dx = x - d->x, dy = y - d->y, u = sqrt(dx * dx + dy * dy) / d->R;
 			if (u < 1)
-				zd += d->R * dome_f(u, s->h_over_r, s->profile);
+				zd += d->R * dome_f(s, u);
 		}
 	}
 	return shadowed(s, x, y, zd, 0);
@@ -468,7 +582,7 @@ int sem_surface_render(const sem_surface *s, int S, fs_image *img)
 	for (int y = 0; y < H; y++) {
 		for (int x = 0; x < W; x++) {
 			int shd = 0;
-			img->data[(size_t)y * W + x] = (float)signal_at(s, x, y, -1, &shd);
+			img->data[(size_t)y * W + x] = (float)signal_at(s, s->trig + 4 * ((size_t)y * W + x), x, y, -1, &shd);
 			sh[(size_t)y * W + x] = (unsigned char)shd;
 		}
 	}
@@ -508,7 +622,7 @@ int sem_surface_render(const sem_surface *s, int S, fs_image *img)
 			double S2 = (double)S * S;
 			for (int j = 0; j < S; j++)
 				for (int i = 0; i < S; i++)
-					acc += signal_at(s, x - 0.5 + (i * S + j + 0.5) / S2,
+					acc += signal_at(s, NULL, x - 0.5 + (i * S + j + 0.5) / S2,
 							 y - 0.5 + (j * S + i + 0.5) / S2, shade, NULL);
 			img->data[(size_t)y * W + x] = (float)(acc / ((double)S * S));
 		}

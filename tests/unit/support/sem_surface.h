@@ -59,11 +59,19 @@ typedef struct sem_dome {
 typedef struct sem_surface {
 	int W, H;
 	double h_over_r, profile;
+	/* the spherical cap's sphere for R = 1: Rs^2 and Rs - H, the same
+	 * products dome_f made on every call before h34k */
+	double Rs, Rs2, RsH;
 	/* undulation: und_amp / 2 (sin(k1 . p + p1) + sin(k2 . p + p2)) */
 	double und_amp, k1x, k1y, k2x, k2y, p1, p2;
 	double und_slope; /* the undulation's steepest slope */
 	float *und;       /* its samples, uw x uh from (-um, -um) */
 	int uw, uh, um;
+	/* at each pixel's centre (W x H): sin and cos of the two waves'
+	 * phases, made with the grid's samples (h34k) */
+	double *trig;
+	double und_dx, und_dy; /* the grid's largest step along x, along y */
+	double und_path;       /* their bound on its rise per px towards the detector */
 	/* roughness heights on the pixel grid, and their slope and Laplacian
 	 * there by differences (it is smooth over ~1 px) */
 	const float *rough;
