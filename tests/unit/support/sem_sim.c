@@ -162,6 +162,92 @@ static int jpeg_roundtrip(fs_image *img, int quality)
 	return rc;
 }
 
+/* The halftone screen's ink threshold at sub-sample (sx, sy) of pixel
+ * (x, y), for a screen of period P at 45 degrees: the expression the
+ * simulator has always used, which decides every sub-sample's comparison
+ * to the bit. */
+static double screen_spot(int x, int y, int sx, int sy, double P)
+{
+	double px = x + (sx - 1) / 3.0, py = y + (sy - 1) / 3.0;
+	double u = (px + py) / M_SQRT2, w = (px - py) / M_SQRT2;
+	return 0.5 + 0.25 * (cos(2 * M_PI * u / P) + cos(2 * M_PI * w / P));
+}
+
+/* How far the tabulated threshold may lie from screen_spot's: the phases
+ * of the table and of the expression are sums of the same numbers (below
+ * 2^20) rounded in another order, a few ulps of 2^20 (~1e-9 px) times
+ * 2 pi / (sqrt 2 P) for P >= 0.5; 1e-6 leaves a factor of 100 over it. */
+#define SCREEN_TIE 1e-6
+
+/* A 45-degree halftone screen of period P over img (coverage of dark ink
+ * dots integrated over 3 x 3 sub-samples a pixel): each sub-sample is
+ * inked where the signal v is not above the dot's threshold.
+ * The threshold's two cosines depend on the sub-sample's diagonals
+ * px + py and px - py, which are x + y and x - y plus a multiple of 1/3:
+ * the cosines are tabulated per diagonal (10 (W + H) cosines instead of 18
+ * a pixel, h35f: the halftone's cos was 17.7 % of the simulator). The
+ * table's phase is not the expression's to the bit (the sums are rounded
+ * in another order), so where v lies within SCREEN_TIE of the tabulated
+ * threshold the expression itself decides: every comparison, and so every
+ * pixel, is what the expression alone gives. Returns 0, -1 on out of
+ * memory. */
+static int halftone_screen(fs_image *img, double P)
+{
+	int W = img->width, H = img->height;
+	int tab = P >= 0.5 && (double)W + H < 1048576.0;
+	size_t nd = tab ? 5 * ((size_t)W + H) : 1;
+	double *cu = malloc(nd * sizeof *cu), *cw = malloc(nd * sizeof *cw);
+	if (!cu || !cw) {
+		free(cu);
+		free(cw);
+		return -1;
+	}
+	/* cu[5 n + k]: x + y = n, sx + sy = k; cw[5 m + k]: x - y = m - (H - 1),
+	 * sx - sy = k - 2 */
+	for (int n = 0; tab && n < W + H; n++) {
+		for (int k = 0; k < 5; k++) {
+			double o = (k - 2) / 3.0;
+			cu[5 * (size_t)n + k] = cos(2 * M_PI * ((n + o) / M_SQRT2) / P);
+			cw[5 * (size_t)n + k] = cos(2 * M_PI * ((n - (H - 1) + o) / M_SQRT2) / P);
+		}
+	}
+	for (int y = 0; y < H; y++) {
+		for (int x = 0; x < W; x++) {
+			double v = img->data[(size_t)y * W + x], acc = 0;
+			const double *ru = cu + (tab ? 5 * (size_t)(x + y) : 0);
+			const double *rw = cw + (tab ? 5 * (size_t)(x - y + H - 1) : 0);
+			for (int sy = 0; sy < 3; sy++) {
+				for (int sx = 0; sx < 3; sx++) {
+					double spot;
+					if (tab) {
+						spot = 0.5 + 0.25 * (ru[sx + sy] + rw[sx - sy + 2]);
+						if (!(fabs(v - spot) > SCREEN_TIE))
+							spot = screen_spot(x, y, sx, sy, P);
+					} else {
+						spot = screen_spot(x, y, sx, sy, P);
+					}
+					acc += v > spot ? 1 : 0;
+				}
+			}
+			img->data[(size_t)y * W + x] = (float)(0.05 + 0.9 * acc / 9);
+		}
+	}
+	free(cu);
+	free(cw);
+	return 0;
+}
+
+int sem_screen(fs_image *img, double P, double scan_blur)
+{
+	char err[128];
+	if (!img || !(P > 0) || scan_blur < 0)
+		return -1;
+	if (halftone_screen(img, P))
+		return -1;
+	/* as sem_make: the scan blur after the screen */
+	return scan_blur > 0 && fs_gaussian_blur(img, scan_blur, err, sizeof err) ? -1 : 0;
+}
+
 /* Bilinear resampling by factor s (< 1 shrinks after an anti-alias blur). */
 static fs_image *resample(const fs_image *src, double s)
 {
@@ -366,24 +452,8 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t)
 	}
 	/* Reproduction: a 45° halftone screen (coverage of dark ink dots
 	 * integrated over 3 x 3 subsamples per scanner pixel), scan blur. */
-	if (o->halftone > 0) {
-		double P = o->halftone;
-		for (int y = 0; y < H; y++) {
-			for (int x = 0; x < W; x++) {
-				double v = sig->data[(size_t)y * W + x], acc = 0;
-				for (int sy = 0; sy < 3; sy++) {
-					for (int sx = 0; sx < 3; sx++) {
-						double px = x + (sx - 1) / 3.0, py = y + (sy - 1) / 3.0;
-						double u = (px + py) / M_SQRT2, w = (px - py) / M_SQRT2;
-						double spot = 0.5 + 0.25 * (cos(2 * M_PI * u / P) +
-									    cos(2 * M_PI * w / P));
-						acc += v > spot ? 1 : 0;
-					}
-				}
-				sig->data[(size_t)y * W + x] = (float)(0.05 + 0.9 * acc / 9);
-			}
-		}
-	}
+	if (o->halftone > 0 && halftone_screen(sig, o->halftone))
+		goto fail;
 	if (o->scan_blur > 0 && (o->halftone > 0 || o->resample != 1 || o->jpeg_quality > 0) &&
 	    fs_gaussian_blur(sig, o->scan_blur, err, sizeof err))
 		goto fail;

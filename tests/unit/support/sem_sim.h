@@ -105,6 +105,17 @@ void sem_defaults(sem_opts *o);
 /* Returns the image or NULL (bad options, out of memory); t is filled. */
 fs_image *sem_make(const sem_opts *o, sem_truth *t);
 void sem_truth_free(sem_truth *t);
+/*
+ * The printed figure's halftone screen of period P (> 0) and then the scan
+ * blur of sigma scan_blur (0: none), in place, on an image sem_make
+ * rendered without a screen, resampling or JPEG (halftone 0, resample 1,
+ * jpeg_quality 0): the result is, to the bit, sem_make's image of the same
+ * options with halftone = P and that scan_blur (the screen comes after
+ * every random draw; the truth is the same). So a test that reads one
+ * scene under several screens renders its surface once (h35f). Returns 0,
+ * -1 on bad input or out of memory.
+ */
+int sem_screen(fs_image *img, double P, double scan_blur);
 
 /*
  * Scene k (0..63) of issue 13's corner matrix, shared by the accuracy tests
