@@ -379,6 +379,58 @@ static void the_far_side_of_a_steep_dome_is_in_its_shadow(void **state)
 	fs_image_free(shaded);
 }
 
+/* sem_screen (h35f): an unprinted rendering screened afterwards is
+ * sem_make's printed image to the bit, truth included; and the screen is
+ * the coverage of 3 x 3 sub-samples the simulator defines, written here by
+ * brute force (the simulator takes its cosines from a table and falls
+ * back on this expression near a tie: the same bits). Corner scene 27
+ * (pitch 16, 320 x 256, margins, a 5-px screen). */
+static void screen_after_rendering_is_the_printed_image(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_corner_scene(27, &o);
+	assert_true(o.halftone > 0 && o.scan_blur > 0);
+	sem_truth a, b;
+	fs_image *printed = sem_make(&o, &a);
+	double P = o.halftone;
+	o.halftone = 0;
+	fs_image *bare = sem_make(&o, &b);
+	assert_true(printed && bare);
+	size_t np = (size_t)bare->width * bare->height;
+	fs_image *ref = fs_image_clone(bare), *scr = fs_image_clone(bare);
+	assert_true(ref && scr);
+	for (int y = 0; y < ref->height; y++) {
+		for (int x = 0; x < ref->width; x++) {
+			double v = ref->data[(size_t)y * ref->width + x], acc = 0;
+			for (int sy = 0; sy < 3; sy++)
+				for (int sx = 0; sx < 3; sx++) {
+					double px = x + (sx - 1) / 3.0, py = y + (sy - 1) / 3.0;
+					double u = (px + py) / M_SQRT2, w = (px - py) / M_SQRT2;
+					double spot = 0.5 + 0.25 * (cos(2 * M_PI * u / P) + cos(2 * M_PI * w / P));
+					acc += v > spot ? 1 : 0;
+				}
+			ref->data[(size_t)y * ref->width + x] = (float)(0.05 + 0.9 * acc / 9);
+		}
+	}
+	assert_int_equal(sem_screen(scr, P, 0), 0);
+	assert_int_equal(memcmp(scr->data, ref->data, np * sizeof *scr->data), 0);
+	assert_int_equal(sem_screen(bare, P, o.scan_blur), 0);
+	assert_int_equal(printed->width, bare->width);
+	assert_int_equal(printed->height, bare->height);
+	assert_int_equal(memcmp(printed->data, bare->data, np * sizeof *bare->data), 0);
+	assert_int_equal(a.n, b.n);
+	assert_int_equal(memcmp(a.d, b.d, a.n * sizeof *a.d), 0);
+	/* no screen of no period */
+	assert_int_equal(sem_screen(scr, 0, 0), -1);
+	fs_image_free(printed);
+	fs_image_free(bare);
+	fs_image_free(ref);
+	fs_image_free(scr);
+	sem_truth_free(&a);
+	sem_truth_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +442,7 @@ int main(void)
 		cmocka_unit_test(halftone_screen_is_at_45_degrees_with_its_period),
 		cmocka_unit_test(shot_noise_has_the_variance_of_the_dose),
 		cmocka_unit_test(the_far_side_of_a_steep_dome_is_in_its_shadow),
+		cmocka_unit_test(screen_after_rendering_is_the_printed_image),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
