@@ -448,7 +448,7 @@ out:
 	return rc;
 }
 
-/* The formation fitted at nd centres (xs, ys; rs their base radii, sorted
+/* The formation fitted at nd centres (xs, ys; rs their base radii, reordered
  * in place) on the mosaic of their patches, the screen's period given
  * (fs_det_offset_fit): *out. With screen_fits (may be NULL) in detection's
  * last step, only whether the fit would find a screen (*screen_fits 1, no
