@@ -15,17 +15,12 @@
 #include "analysis/dome_signal.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
+#include "base/sorting.h"
 
 /* the base rule's gate (detect_measure.c): below this share of the rays'
  * steps on one circle there is no dome */
 #define DOME_QUALITY 0.45
 #define MIN_SIZED 8
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 static int is_dome(const fs_measured *q)
 {
@@ -66,8 +61,7 @@ int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offse
 			p->ys[p->n] = meas[i].t.centroid_y;
 			rs[p->n++] = meas[i].t.radius_px;
 		}
-	qsort(rs, n, sizeof *rs, cmp_double);
-	p->fill0 = 2 * rs[n / 2] / off->fit.pitch;
+	p->fill0 = 2 * fs_median_upper(rs, n) / off->fit.pitch;
 	free(rs);
 	return 0;
 }
@@ -217,9 +211,8 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 			scratch[n++] = fr[k];
 	if (n < MIN_SIZED)
 		return 0;
-	qsort(scratch, n, sizeof *scratch, cmp_double);
 	double sigma = FS_HALFTONE_LOWPASS * off->fit.halftone;
-	double r0 = scratch[n / 2], gap = off->fit.pitch - 2 * r0;
+	double r0 = fs_median_upper(scratch, n), gap = off->fit.pitch - 2 * r0;
 	return r0 >= FS_DET_BASE_RESOLVED * sigma && gap >= FS_DET_BASE_RESOLVED * sigma;
 }
 
@@ -275,8 +268,7 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 		for (size_t k = 0; k < p->n; k++)
 			if (isfinite(fr[k]))
 				v[n++] = fr[k];
-		qsort(v, n, sizeof *v, cmp_double);
-		rmed = info->scale * v[n / 2];
+		rmed = info->scale * fs_median_upper(v, n);
 		free(v);
 	}
 	for (size_t k = 0; k < p->n; k++) {
@@ -311,8 +303,7 @@ size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, doubl
 			scratch[n++] = sig[k];
 	if (n < MIN_SIZED)
 		return 0;
-	qsort(scratch, n, sizeof *scratch, cmp_double);
-	double floor_sig = FS_DOME_MIN_SIGNAL * scratch[n / 2];
+	double floor_sig = FS_DOME_MIN_SIGNAL * fs_median_upper(scratch, n);
 	for (size_t k = 0; k < p->n; k++)
 		if (isfinite(sig[k]) && sig[k] < floor_sig) {
 			meas[p->idx[k]].ok = 0;
@@ -405,8 +396,7 @@ int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, c
 			v[nv++] = fr[k];
 	if (nv < MIN_SIZED)
 		goto out;
-	qsort(v, nv, sizeof *v, cmp_double);
-	double r1 = v[nv / 2];
+	double r1 = fs_median_upper(v, nv);
 	fs_centre_axis a1;
 	rc = axis_look(p, off, fr, fx, fy, w, h, r1, read, ctx, sel, &a1);
 	if (rc || a1.ok) {
