@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sorting.h"
+
 #define MAX_RUNS 4000000     /* more runs than this: the mask is texture, not text */
 #define MAX_GLYPHS 4000      /* more glyph-like components: noise, not a data bar */
 #define OVERLAY_STRIP 0.30   /* an overlay is searched in this fraction of rows at each edge */
@@ -379,12 +381,6 @@ static void classify(comp *c, int W, int H)
 		c->kind = K_GLYPH;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static int cmp_comp_x(const void *a, const void *b)
 {
 	const comp *p = a, *q = b;
@@ -486,14 +482,11 @@ static int group_words(comps *cs, words *ws)
 		if (!cp)
 			goto out;
 		memcpy(cp, hs, (size_t)k * sizeof *cp);
-		qsort(cp, (size_t)k, sizeof *cp, cmp_double);
-		hmed = cp[k / 2];
+		hmed = fs_median_upper(cp, (size_t)k);
 		memcpy(cp, bs, (size_t)k * sizeof *cp);
-		qsort(cp, (size_t)k, sizeof *cp, cmp_double);
-		bmed = cp[k / 2];
+		bmed = fs_median_upper(cp, (size_t)k);
 		memcpy(cp, ts, (size_t)k * sizeof *cp);
-		qsort(cp, (size_t)k, sizeof *cp, cmp_double);
-		tmed = cp[k / 2];
+		tmed = fs_median_upper(cp, (size_t)k);
 		free(cp);
 		double tol = fmax(2.0, 0.15 * hmed);
 		int aligned = 0;
@@ -767,8 +760,7 @@ static void make_candidate(const fs_image *img, const comps *cs, const words *ws
 		}
 	}
 	qsort(b->text, (size_t)b->n_text, sizeof b->text[0], cmp_rect_reading);
-	qsort(hs, (size_t)nh, sizeof hs[0], cmp_double);
-	b->text_height = nh ? hs[nh / 2] : 0;
+	b->text_height = nh ? fs_median_upper(hs, (size_t)nh) : 0;
 	if (li >= 0) {
 		const comp *c = &cs->v[li];
 		x0 = imin(x0, c->x0);

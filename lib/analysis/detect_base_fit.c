@@ -15,17 +15,12 @@
 #include "analysis/dome_signal.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
+#include "base/sorting.h"
 
 /* the base rule's gate (detect_measure.c): below this share of the rays'
  * steps on one circle there is no dome */
 #define DOME_QUALITY 0.45
 #define MIN_SIZED 8
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 static int is_dome(const fs_measured *q)
 {
@@ -66,8 +61,7 @@ int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offse
 			p->ys[p->n] = meas[i].t.centroid_y;
 			rs[p->n++] = meas[i].t.radius_px;
 		}
-	qsort(rs, n, sizeof *rs, cmp_double);
-	p->fill0 = 2 * rs[n / 2] / off->fit.pitch;
+	p->fill0 = 2 * fs_median_upper(rs, n) / off->fit.pitch;
 	free(rs);
 	return 0;
 }
@@ -217,9 +211,8 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 			scratch[n++] = fr[k];
 	if (n < MIN_SIZED)
 		return 0;
-	qsort(scratch, n, sizeof *scratch, cmp_double);
 	double sigma = FS_HALFTONE_LOWPASS * off->fit.halftone;
-	double r0 = scratch[n / 2], gap = off->fit.pitch - 2 * r0;
+	double r0 = fs_median_upper(scratch, n), gap = off->fit.pitch - 2 * r0;
 	return r0 >= FS_DET_BASE_RESOLVED * sigma && gap >= FS_DET_BASE_RESOLVED * sigma;
 }
 
@@ -275,8 +268,7 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 		for (size_t k = 0; k < p->n; k++)
 			if (isfinite(fr[k]))
 				v[n++] = fr[k];
-		qsort(v, n, sizeof *v, cmp_double);
-		rmed = info->scale * v[n / 2];
+		rmed = info->scale * fs_median_upper(v, n);
 		free(v);
 	}
 	for (size_t k = 0; k < p->n; k++) {
@@ -311,8 +303,7 @@ size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, doubl
 			scratch[n++] = sig[k];
 	if (n < MIN_SIZED)
 		return 0;
-	qsort(scratch, n, sizeof *scratch, cmp_double);
-	double floor_sig = FS_DOME_MIN_SIGNAL * scratch[n / 2];
+	double floor_sig = FS_DOME_MIN_SIGNAL * fs_median_upper(scratch, n);
 	for (size_t k = 0; k < p->n; k++)
 		if (isfinite(sig[k]) && sig[k] < floor_sig) {
 			meas[p->idx[k]].ok = 0;
@@ -405,8 +396,7 @@ int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, c
 			v[nv++] = fr[k];
 	if (nv < MIN_SIZED)
 		goto out;
-	qsort(v, nv, sizeof *v, cmp_double);
-	double r1 = v[nv / 2];
+	double r1 = fs_median_upper(v, nv);
 	fs_centre_axis a1;
 	rc = axis_look(p, off, fr, fx, fy, w, h, r1, read, ctx, sel, &a1);
 	if (rc || a1.ok) {
@@ -542,6 +532,30 @@ void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const
 	}
 }
 
+int fs_det_base_refit(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
+		      const double *fr, const double *fx, const double *fy, double *scratch, double *sx, double *sy,
+		      double *rs, fs_dome_tpl *t, const fs_det_base_refit_path *path, char *err, size_t errlen)
+{
+	if (!fs_det_base_refit_wanted(m, p, off, fr, scratch))
+		return 0;
+	size_t n2 = fs_det_base_refit_centres(p, fr, fx, fy, meas, sx, sy, rs);
+	fs_det_offset o2;
+	if (path->formation(path->ctx, sx, sy, rs, n2, off->fit.pitch, off->fit.halftone, &o2, err, errlen))
+		return -1;
+	/* (fr, fx, fy are read here for the last time: the fit rewrites them) */
+	fs_det_base_refit_starts(p, fr, fx, fy, off, &o2, sx, sy);
+	fs_dome_tpl t2;
+	memset(&t2, 0, sizeof t2);
+	int b2 = o2.fitted ? path->templates(path->ctx, &o2.fit, sx, sy, &t2, err, errlen) : 1;
+	if (b2 < 0)
+		return -1;
+	if (b2 > 0)
+		return 0; /* the first fit stands */
+	fs_dome_tpl_free(t);
+	*t = t2;
+	return path->fit(path->ctx, t, sx, sy, err, errlen) ? -1 : 1;
+}
+
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -551,6 +565,43 @@ int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image 
 		return 0;
 	*out = fs_gaussian_blurred(img, FS_HALFTONE_LOWPASS * off->fit.halftone, err, errlen);
 	return *out ? 0 : -1;
+}
+
+/* fs_det_base_refit's steps on the whole image: the formation on the
+ * measurement image (meas), the templates and fits on the image they are
+ * fitted on (img: meas or its low-pass) */
+struct whole_refit {
+	const fs_image *meas, *img;
+	const fs_det_base_plan *p;
+	double *fr, *fx, *fy, *sig;
+};
+
+static int whole_formation(void *ctx, const double *xs, const double *ys, double *rs, size_t n, double pitch,
+			   double period, fs_det_offset *o, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	const struct whole_refit *w = ctx;
+	fs_dome_fit_opts reading;
+	memset(&reading, 0, sizeof reading);
+	reading.halftone_given = 1;
+	reading.halftone_period = period;
+	return fs_det_offset_fit(w->meas, xs, ys, rs, n, pitch, &reading, o);
+}
+
+static int whole_templates(void *ctx, const fs_dome_fit *f, const double *sx, const double *sy, fs_dome_tpl *t,
+			   char *err, size_t errlen)
+{
+	const struct whole_refit *w = ctx;
+	return fs_dome_tpl_build(w->img, f, w->p->fill0, sx, sy, w->p->n, t, err, errlen);
+}
+
+static int whole_fit(void *ctx, const fs_dome_tpl *t, const double *sx, const double *sy, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	const struct whole_refit *w = ctx;
+	return fit_all(t, w->img, w->p, sx, sy, w->fr, w->fx, w->fy, w->sig);
 }
 
 int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, double max_r,
@@ -595,32 +646,16 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	 * through it; the level still read from the first fit's centres
 	 * (lvx, lvy; fs_det_base_refit_wanted) */
 	const double *lvx = fx, *lvy = fy;
-	if (fs_det_base_refit_wanted(m, &p, off, fr, scratch)) {
-		size_t n2 = fs_det_base_refit_centres(&p, fr, fx, fy, meas, sx, sy, rs2);
-		fs_det_offset o2;
-		fs_dome_fit_opts reading;
-		memset(&reading, 0, sizeof reading);
-		reading.halftone_given = 1;
-		reading.halftone_period = off->fit.halftone;
-		fs_det_offset_fit(m->img, sx, sy, rs2, n2, off->fit.pitch, &reading, &o2);
-		fs_det_base_refit_starts(&p, fr, fx, fy, off, &o2, sx, sy);
-		fs_dome_tpl t2;
-		memset(&t2, 0, sizeof t2);
-		int b2 = o2.fitted ? fs_dome_tpl_build(img, &o2.fit, p.fill0, sx, sy, p.n, &t2, err, sizeof err) : 1;
-		if (b2 < 0) {
-			rc = -1;
-			goto out;
-		}
-		if (b2 == 0) {
-			fs_dome_tpl_free(&t);
-			t = t2;
-			lvx = sx;
-			lvy = sy;
-			if (fit_all(&t, img, &p, sx, sy, fr, fx, fy, sig)) {
-				rc = -1;
-				goto out;
-			}
-		}
+	struct whole_refit wr = {m->img, img, &p, fr, fx, fy, sig};
+	const fs_det_base_refit_path path = {whole_formation, whole_templates, whole_fit, &wr};
+	int refit = fs_det_base_refit(m, &p, off, meas, fr, fx, fy, scratch, sx, sy, rs2, &t, &path, err, sizeof err);
+	if (refit < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (refit) {
+		lvx = sx;
+		lvy = sy;
 	}
 	if (m->given) {
 		/* final centres: sized where they are */

@@ -101,6 +101,7 @@
 #include "analysis/centre_axis.h"
 #include "analysis/detect_measure.h"
 #include "analysis/detect_offset.h"
+#include "analysis/dome_base_fit.h"
 #include "analysis/dome_measure.h"
 
 /* What the step did (for reports and tests). */
@@ -404,6 +405,38 @@ size_t fs_det_base_refit_centres(const fs_det_base_plan *p, const double *fr, co
 int fs_det_base_refit_moves(const fs_det_offset *off, const fs_det_offset *o2);
 void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
 			      const fs_det_offset *off, const fs_det_offset *o2, double *sx, double *sy);
+
+/*
+ * The refit above as one sequence for both paths (whole image in
+ * fs_det_base_fit_apply, tiles in detect_domes_tiled.c), each giving its
+ * three steps through `path` (ctx its own):
+ * formation: the formation fitted at the n centres (xs, ys; rs their
+ * radii, reordered) of lattice pitch `pitch`, the screen's period given,
+ * into *o (o->fitted 0: none): 0, or -1 with err set;
+ * templates: the templates of the formation f at p->n starts (sx, sy)
+ * into *t: 0 built, 1 none, -1 with err set;
+ * fit: every plan entry fitted through t from (sx, sy) into the path's
+ * fr, fx, fy and signals: 0, or -1 with err set.
+ * fs_det_base_refit: when fs_det_base_refit_wanted (scratch p->n
+ * doubles), the formation again at fs_det_base_refit_centres (rs p->n
+ * doubles), the starts (fs_det_base_refit_starts into sx, sy, p->n each)
+ * and, where that formation gives templates, *t replaced by them (the
+ * first freed) and every entry fitted again from the starts. Returns 1
+ * when refitted (the level is then read from sx, sy), 0 when the first
+ * fit stands (not wanted, or no formation or templates again), -1 on
+ * failure with err set (t then holds the templates to free).
+ */
+typedef struct fs_det_base_refit_path {
+	int (*formation)(void *ctx, const double *xs, const double *ys, double *rs, size_t n, double pitch,
+			 double period, fs_det_offset *o, char *err, size_t errlen);
+	int (*templates)(void *ctx, const fs_dome_fit *f, const double *sx, const double *sy, fs_dome_tpl *t,
+			 char *err, size_t errlen);
+	int (*fit)(void *ctx, const fs_dome_tpl *t, const double *sx, const double *sy, char *err, size_t errlen);
+	void *ctx;
+} fs_det_base_refit_path;
+int fs_det_base_refit(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
+		      const double *fr, const double *fx, const double *fy, double *scratch, double *sx, double *sy,
+		      double *rs, fs_dome_tpl *t, const fs_det_base_refit_path *path, char *err, size_t errlen);
 size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,
 			     fs_measured *meas);
 

@@ -448,7 +448,7 @@ out:
 	return rc;
 }
 
-/* The formation fitted at nd centres (xs, ys; rs their base radii, sorted
+/* The formation fitted at nd centres (xs, ys; rs their base radii, reordered
  * in place) on the mosaic of their patches, the screen's period given
  * (fs_det_offset_fit): *out. With screen_fits (may be NULL) in detection's
  * last step, only whether the fit would find a screen (*screen_fits 1, no
@@ -751,6 +751,38 @@ static int fit_pass(const fs_meas *m, const fs_dome_tpl_reach *R, int lp, struct
 	return 0;
 }
 
+/* fs_det_base_refit's steps tile by tile: the formation on the mosaic of
+ * the centres' patches, the templates on the mosaic of the plan's, and the
+ * fit pass over the tiles */
+struct tiled_refit {
+	struct base_job *b;
+	const fs_dome_tpl_reach *R;
+	int lp; /* the low-pass's reach (px), 0: none */
+};
+
+static int tiled_formation(void *ctx, const double *xs, const double *ys, double *rs, size_t n, double pitch,
+			   double period, fs_det_offset *o, char *err, size_t errlen)
+{
+	const struct tiled_refit *r = ctx;
+	return formation_at(r->b->j->m, xs, ys, rs, n, pitch, period, o, NULL, err, errlen);
+}
+
+static int tiled_templates(void *ctx, const fs_dome_fit *f, const double *sx, const double *sy, fs_dome_tpl *t,
+			   char *err, size_t errlen)
+{
+	const struct tiled_refit *r = ctx;
+	return tpl_on_mosaic(r->b->j->m, r->b->p, r->R, r->b->lowpass, f, sx, sy, t, err, errlen);
+}
+
+static int tiled_fit(void *ctx, const fs_dome_tpl *t, const double *sx, const double *sy, char *err, size_t errlen)
+{
+	const struct tiled_refit *r = ctx;
+	r->b->t = t;
+	r->b->sx = sx;
+	r->b->sy = sy;
+	return fit_pass(r->b->j->m, r->R, r->lp, r->b, err, errlen);
+}
+
 /*
  * The domes' sizes from the template fit, as fs_det_base_fit_apply gives
  * them on the whole measurement image: the templates built on a mosaic of
@@ -805,32 +837,18 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	}
 	b.lvx = b.fx;
 	b.lvy = b.fy;
-	if (fs_det_base_refit_wanted(m, &p, &j->off, b.fr, scratch)) {
-		/* the formation again at the fit's centres (detect_base_fit.h) */
-		size_t n2 = fs_det_base_refit_centres(&p, b.fr, b.fx, b.fy, j->res, sx, sy, rs2);
-		fs_det_offset o2;
-		if (formation_at(m, sx, sy, rs2, n2, j->off.fit.pitch, j->off.fit.halftone, &o2, NULL, err, errlen)) {
-			rc = -1;
-			goto out;
-		}
-		fs_det_base_refit_starts(&p, b.fr, b.fx, b.fy, &j->off, &o2, sx, sy);
-		fs_dome_tpl t2;
-		memset(&t2, 0, sizeof t2);
-		int b2 = o2.fitted ? tpl_on_mosaic(m, &p, &R, b.lowpass, &o2.fit, sx, sy, &t2, err, errlen) : 1;
-		if (b2 < 0) {
-			rc = -1;
-			goto out;
-		}
-		if (b2 == 0) {
-			fs_dome_tpl_free(&t);
-			t = t2;
-			b.sx = b.lvx = sx;
-			b.sy = b.lvy = sy;
-			if (fit_pass(m, &R, lp, &b, err, errlen)) {
-				rc = -1;
-				goto out;
-			}
-		}
+	/* the formation again at the fit's centres (detect_base_fit.h) */
+	struct tiled_refit tr = {&b, &R, lp};
+	const fs_det_base_refit_path path = {tiled_formation, tiled_templates, tiled_fit, &tr};
+	int refit = fs_det_base_refit(m, &p, &j->off, j->res, b.fr, b.fx, b.fy, scratch, sx, sy, rs2, &t, &path, err,
+				      errlen);
+	if (refit < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (refit) {
+		b.lvx = sx;
+		b.lvy = sy;
 	}
 	if (m->given) {
 		/* final centres: sized where they are (detect_measure.h) */

@@ -21,6 +21,7 @@
 #include "analysis/detect_cand_domes.h"
 #include "analysis/detect_cand_tiled.h"
 #include "analysis/detect_methods.h"
+#include "base/sorting.h"
 
 /* Tubercles bucketed in square cells of side cell px (a pitch), so the
  * neighbour look-ups cost O(1) each instead of a scan of the whole list. */
@@ -174,12 +175,6 @@ static double likeness_at(const likeness *L, double x, double y, double *v)
 	return pp > 0 && L->tt > 0 ? pt / sqrt(pp * L->tt) : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The template from the measured tubercles of T (the first pass), on src
  * (the input reduced by f), discs of radius 0.5 a input px. -1 on out of
  * memory; L->n 0 with fewer than 8 domes. */
@@ -232,8 +227,7 @@ static int likeness_make(likeness *L, const fs_tubercle_list *T, const fs_image 
 			continue;
 		cs[nc++] = likeness_at(L, T->items[i].centroid_x, T->items[i].centroid_y, v);
 	}
-	qsort(cs, nc, sizeof *cs, cmp_double);
-	double med = nc % 2 ? cs[nc / 2] : 0.5 * (cs[nc / 2 - 1] + cs[nc / 2]);
+	double med = fs_median_double(cs, nc);
 	L->floor_ = LIKENESS_SHARE * med;
 	free(v);
 	free(cs);

@@ -19,6 +19,7 @@
 #include "analysis/dome_measure.h"
 #include "analysis/measurement.h"
 #include "analysis/raster_order.h"
+#include "base/sorting.h"
 
 const double fs_det_smooth_px[FS_DET_SMOOTH_TRIALS] = {0, 1.2, 2.2};
 
@@ -183,12 +184,6 @@ void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double m
 		r->spread = fs_image_disc_spread(img, r->t.centroid_x, r->t.centroid_y, r1);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int kept_dome(const fs_measured *q)
 {
 	return q->ok && q->t.fit_quality >= 0.45 && isfinite(q->t.radius_px);
@@ -210,8 +205,7 @@ static double flat_floor(const fs_measured *meas, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (kept_dome(&meas[i]) && isfinite(meas[i].spread))
 			sp[k++] = meas[i].spread;
-	qsort(sp, nd, sizeof *sp, cmp_double);
-	double f = FS_DOME_FLAT_SPREAD * sp[nd / 2];
+	double f = FS_DOME_FLAT_SPREAD * fs_median_upper(sp, nd);
 	free(sp);
 	return f;
 }

@@ -11,17 +11,12 @@
 #include "analysis/dome_fit.h"
 #include "analysis/dome_measure.h"
 #include "analysis/halftone.h"
+#include "base/sorting.h"
 
 /* 0.0125 pitch along both axes (one step of dome_fit.c's fine offset
  * grid) is 0.0177 pitch: below this the offset is the fit's rounding */
 #define MIN_OFFSET 0.02
 #define MAX_QUALITY_DROP 0.1
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 /* Whether a measured candidate is a dome the detection keeps (as in
  * fs_det_measure: at least 0.45 of the rays' steps on one circle). */
@@ -78,7 +73,6 @@ int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, d
 	memset(info, 0, sizeof *info);
 	if (n < 8 || !(pitch >= 6))
 		return 0;
-	qsort(rs, n, sizeof *rs, cmp_double);
 	fs_dome_fit_opts o;
 	fs_dome_fit_opts_default(&o);
 	if (reading) {
@@ -88,7 +82,7 @@ int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, d
 		o.halftone_period = reading->halftone_period;
 	}
 	o.no_sigma = 1;
-	o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * rs[n / 2] / pitch));
+	o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * fs_median_upper(rs, n) / pitch));
 	o.max_centres = FS_DET_OFFSET_MAX_CENTRES;
 	o.keep_formation = 1;
 	o.no_profiles = 1;

@@ -83,8 +83,8 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
  * their number. fs_det_offset_fit: the fit on img (the whole measurement
  * image, or with `reading` its mosaic and the halftone period:
  * fs_dome_fit_opts.patch_x) around those centres of lattice pitch `pitch`
- * (fs_dome_fit_pitch; nothing fitted below 6 px or 8 domes); sorts rs;
- * fills info (applied: the offset is worth measuring again); returns 0.
+ * (fs_dome_fit_pitch; nothing fitted below 6 px or 8 domes); reorders rs
+ * (its median taken in place); fills info (applied: the offset is worth measuring again); returns 0.
  * fs_det_offset_apply_one: a measured candidate q (rays up to mr input
  * px, m->f F) measured again from its centre plus the offset and kept as
  * the rule says; 1 when it moved, 0 when it stayed. *tried (may be

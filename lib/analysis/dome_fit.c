@@ -12,6 +12,7 @@
 #include "analysis/near_pairs.h"
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
+#include "base/sorting.h"
 
 /* Grid samples per pitch: 20, or the image's own pixels when its pitch is
  * smaller (down to 12), so that the model's slopes are taken over the span
@@ -34,12 +35,6 @@ static const double ELEV_DEG[] = {25, 40, 55};
 #define NBLUR (int)(sizeof BLUR / sizeof BLUR[0])
 #define NELEV (int)(sizeof ELEV_DEG / sizeof ELEV_DEG[0])
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 double fs_dome_fit_pitch(const double *xs, const double *ys, size_t n)
 {
 	if (n < 3)
@@ -55,8 +50,7 @@ double fs_dome_fit_pitch(const double *xs, const double *ys, size_t n)
 	}
 	for (size_t i = 0; i < n; i += step)
 		nn[ni++] = fs_near_nearest(&ix, i);
-	qsort(nn, ni, sizeof *nn, cmp_double);
-	double med = nn[ni / 2];
+	double med = fs_median_upper(nn, ni);
 	for (size_t i = 0; i < n; i += step) {
 		size_t m = fs_near_within_x(&ix, i, 1.3 * med, near);
 		for (size_t q = 0; q < m; q++) {
@@ -81,8 +75,7 @@ double fs_dome_fit_pitch(const double *xs, const double *ys, size_t n)
 	}
 	double pitch = med;
 	if (k) {
-		qsort(d, k, sizeof *d, cmp_double);
-		pitch = d[k / 2];
+		pitch = fs_median_upper(d, k);
 	}
 	free(nn);
 	free(d);
@@ -1097,8 +1090,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 		if (!xsort)
 			goto oom;
 		memcpy(xsort, xs, n * sizeof *xsort);
-		qsort(xsort, n, sizeof *xsort, cmp_double);
-		double split = xsort[n / 2], fh[2];
+		double split = fs_median_upper(xsort, n), fh[2];
 		for (int side = 0; side < 2; side++) {
 			fh[side] = fill;
 			if (mean_image(src, xs, ys, n, pitch, G, side, split, 0, &mh[side]))

@@ -20,12 +20,7 @@
 #include "analysis/near_pairs.h"
 #include "analysis/preprocess.h"
 #include "image/image_transform.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
+#include "base/sorting.h"
 
 /* Median nearest-neighbour distance of the centres (0 below two, or out
  * of memory). Each centre's nearest from the centres sorted by x
@@ -49,8 +44,7 @@ static double median_nn(const fs_tubercle_list *t)
 		goto out;
 	for (size_t i = 0; i < t->n; i++)
 		d[i] = fs_near_nearest(&ix, i);
-	qsort(d, t->n, sizeof *d, cmp_double);
-	m = d[t->n / 2];
+	m = fs_median_upper(d, t->n);
 out:
 	fs_near_index_free(&ix);
 	free(d);

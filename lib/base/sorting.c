@@ -3,6 +3,7 @@
  */
 #include "base/sorting.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,4 +116,30 @@ double fs_select_kth(double *a, size_t n, size_t k)
 			m = j;
 	}
 	return a[k];
+}
+
+int fs_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+double fs_median_upper(double *a, size_t n)
+{
+	return n ? fs_select_kth(a, n, n / 2) : NAN;
+}
+
+double fs_median_double(double *a, size_t n)
+{
+	if (!n)
+		return NAN;
+	double hi = fs_select_kth(a, n, n / 2);
+	if (n % 2)
+		return hi;
+	/* after the selection a[0..n/2) holds the smaller half */
+	double lo = a[0];
+	for (size_t i = 1; i < n / 2; i++)
+		if (a[i] > lo)
+			lo = a[i];
+	return 0.5 * (lo + hi);
 }

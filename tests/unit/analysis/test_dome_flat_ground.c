@@ -32,6 +32,7 @@
 #include <stdlib.h>
 
 #include "analysis/detect.h"
+#include "base/sorting.h"
 #include "fixture_image.h"
 #include "sem_scene.h"
 #include "sem_sim.h"
@@ -70,12 +71,6 @@ static double local_sd(const fs_image *img, double cx, double cy, double r)
 	return var > 0 ? sqrt(var) : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void fig2_flat_gaps_hold_no_dome(void **state)
 {
 	(void)state;
@@ -94,8 +89,7 @@ static void fig2_flat_gaps_hold_no_dome(void **state)
 	assert_non_null(sd);
 	for (size_t i = 0; i < n; i++)
 		sd[i] = local_sd(img, res.tubercles.items[i].centroid_x, res.tubercles.items[i].centroid_y, 10);
-	qsort(sd, n, sizeof *sd, cmp_double);
-	double med = sd[n / 2];
+	double med = fs_median_upper(sd, n);
 	for (size_t k = 0; k < sizeof flat / sizeof flat[0]; k++) {
 		double f = local_sd(img, flat[k][0], flat[k][1], 10);
 		printf("flat area (%.0f, %.0f): local SD %.4f, domes' median %.4f\n", flat[k][0], flat[k][1], f, med);
@@ -133,27 +127,23 @@ static void missing_sites(double halftone, unsigned seed, size_t *nt_out, size_t
 	o.halftone = halftone;
 	o.angle = 0.3;
 	o.seed = seed;
-	sem_truth t;
-	fs_image *img = sem_make(&o, &t);
-	assert_non_null(img);
-	fs_params p;
-	fs_params_default(&p);
+	sem_scene s;
 	fs_detect_result res;
-	char err[256];
-	assert_int_equal(fs_detect_domes(img, &p, 0, &res, err, sizeof err), 0);
+	assert_int_equal(sem_scene_detect(&s, &o, fs_detect_domes, &res), 0);
+	const sem_truth *t = &s.tr;
 	size_t n = res.tubercles.n;
 	const fs_tubercle *det = res.tubercles.items;
-	int *mdet = malloc((n + 1) * sizeof *mdet), *mtru = malloc((t.n + 1) * sizeof *mtru);
+	int *mdet = malloc((n + 1) * sizeof *mdet), *mtru = malloc((t->n + 1) * sizeof *mtru);
 	assert_true(mdet && mtru);
-	assert_int_equal(sem_match_tubercles(&t, &res.tubercles, mdet, mtru), 0);
+	assert_int_equal(sem_match_tubercles(t, &res.tubercles, mdet, mtru), 0);
 	size_t nt = 0, ntm = 0, nd = 0, nfalse = 0;
-	for (size_t j = 0; j < t.n; j++)
-		if (sem_counted(&t, t.x[j], t.y[j])) {
+	for (size_t j = 0; j < t->n; j++)
+		if (sem_counted(t, t->x[j], t->y[j])) {
 			nt++;
 			ntm += mtru[j] >= 0;
 		}
 	for (size_t i = 0; i < n; i++)
-		if (sem_counted(&t, det[i].centroid_x, det[i].centroid_y)) {
+		if (sem_counted(t, det[i].centroid_x, det[i].centroid_y)) {
 			nd++;
 			if (mdet[i] < 0) {
 				nfalse++;
@@ -168,9 +158,8 @@ static void missing_sites(double halftone, unsigned seed, size_t *nt_out, size_t
 	*nfalse_out = nfalse;
 	free(mdet);
 	free(mtru);
-	sem_truth_free(&t);
 	fs_detect_result_free(&res);
-	fs_image_free(img);
+	sem_scene_close(&s);
 }
 
 static void missing_sites_hold_no_dome(void **state)

@@ -45,24 +45,20 @@
 static void screened_scene(int k)
 {
 	sem_opts o;
-	sem_truth t;
 	sem_corner_scene(k, &o);
-	fs_image *img = sem_make_shared(&o, &t);
-	assert_non_null(img);
-	fs_params p;
-	fs_params_default(&p);
+	sem_scene s;
 	fs_detect_result res;
-	char err[256];
-	assert_int_equal(fs_detect_domes(img, &p, 0, &res, err, sizeof err), 0);
+	assert_int_equal(sem_scene_detect(&s, &o, fs_detect_domes, &res), 0);
+	const sem_truth *t = &s.tr;
 	size_t n = res.tubercles.n;
 	const fs_tubercle *det = res.tubercles.items;
-	int *mdet = malloc((n + 1) * sizeof *mdet), *mtru = malloc((t.n + 1) * sizeof *mtru);
+	int *mdet = malloc((n + 1) * sizeof *mdet), *mtru = malloc((t->n + 1) * sizeof *mtru);
 	assert_true(mdet && mtru);
-	assert_int_equal(sem_match_tubercles(&t, &res.tubercles, mdet, mtru), 0);
+	assert_int_equal(sem_match_tubercles(t, &res.tubercles, mdet, mtru), 0);
 	size_t nt = 0, ntm = 0, nd = 0, ndm = 0, nm = 0;
 	double se = 0, se2 = 0, dsum = 0;
-	for (size_t j = 0; j < t.n; j++) {
-		if (!sem_counted(&t, t.x[j], t.y[j]))
+	for (size_t j = 0; j < t->n; j++) {
+		if (!sem_counted(t, t->x[j], t->y[j]))
 			continue;
 		nt++;
 		if (mtru[j] < 0)
@@ -70,14 +66,14 @@ static void screened_scene(int k)
 		ntm++;
 		double rd = res.tubercles.items[mtru[j]].radius_px;
 		assert_true(isfinite(rd));
-		double e = (2 * rd - t.d[j]) / t.d[j];
+		double e = (2 * rd - t->d[j]) / t->d[j];
 		se += e;
 		se2 += e * e;
-		dsum += t.d[j];
+		dsum += t->d[j];
 		nm++;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (sem_counted(&t, det[i].centroid_x, det[i].centroid_y)) {
+		if (sem_counted(t, det[i].centroid_x, det[i].centroid_y)) {
 			nd++;
 			ndm += mdet[i] >= 0;
 		}
@@ -95,34 +91,21 @@ static void screened_scene(int k)
 	free(mdet);
 	free(mtru);
 	fs_detect_result_free(&res);
-	sem_truth_free(&t);
-	fs_image_free(img);
+	sem_scene_close(&s);
 }
 
 static void tight_low_caps_screen_centres(void **state)
 {
 	(void)state;
-	sem_opts o;
-	sem_truth t;
-	sem_corner_scene(9, &o);
-	fs_image *img = sem_make_shared(&o, &t);
-	assert_non_null(img);
-	fs_params p;
-	fs_params_default(&p);
-	fs_detect_result res;
-	char err[256];
-	assert_int_equal(fs_detect_domes(img, &p, 0, &res, err, sizeof err), 0);
 	sem_match_errors e;
-	assert_int_equal(sem_matched_errors(&t, &res.tubercles, &e), 0);
+	double pitch;
+	assert_int_equal(sem_corner_dome_errors(9, &e, &pitch), 0);
 	assert_true(e.n > 100 && e.n_measured > 100);
-	double bias = hypot(e.ox / e.n, e.oy / e.n) / t.pitch, derr = (e.sum_d - e.sum_truth) / e.sum_truth;
+	double bias = hypot(e.ox / e.n, e.oy / e.n) / pitch, derr = (e.sum_d - e.sum_truth) / e.sum_truth;
 	printf("# scene 9: centres' common error %.2f %% of the pitch, mean D %+.2f %%, %zu domes\n", 100 * bias,
 	       100 * derr, e.n);
 	assert_true(bias < 0.03);
 	assert_true(fabs(derr) < 0.05);
-	fs_detect_result_free(&res);
-	sem_truth_free(&t);
-	fs_image_free(img);
 }
 
 static void low_caps_screen_az0(void **state)

@@ -52,6 +52,7 @@
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
 #include "analysis/scale_region.h"
+#include "base/sorting.h"
 #include "image/image_io.h"
 #include "analysis/metrics.h"
 #include "paper_figs.h"
@@ -218,18 +219,6 @@ static void measure(row *r)
 	fs_loaded_free(&L);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static row rows[MAXIMG];
 static int nrows, nok;
 
@@ -265,7 +254,7 @@ static void pixel_sizes_of(abs_view *v)
 		v[i].abs_genus = "-";
 		if (na < 3)
 			continue;
-		double m = median(a, na);
+		double m = fs_median_double(a, (size_t)na);
 		for (int j = 0; j < nrows; j++)
 			if (!strcmp(rows[j].paper, rows[i].paper) && v[j].px_um > 0 &&
 			    fabs(v[j].px_um / m - 1) <= 0.10)
@@ -274,7 +263,7 @@ static void pixel_sizes_of(abs_view *v)
 		/* one consistent figure is only itself: no pixel size */
 		if (nc < 2)
 			continue;
-		v[i].paper_px_um = median(c, nc);
+		v[i].paper_px_um = fs_median_double(c, (size_t)nc);
 		const char *conf;
 		fs_classify_genus(v[i].d * v[i].paper_px_um, v[i].s * v[i].paper_px_um, &v[i].abs_genus, &conf);
 	}
@@ -342,7 +331,7 @@ static void print_profiles(void)
 				a[na++] = (rows[j].exp_d + rows[j].exp_s) / rows[j].acorr_pitch;
 		const char *cons = "-";
 		if (na >= 3 && px > 0)
-			cons = fabs(px / median(a, na) - 1) <= 0.10 ? "yes" : "NO";
+			cons = fabs(px / fs_median_double(a, (size_t)na) - 1) <= 0.10 ? "yes" : "NO";
 		for (int k = 0; k < 2; k++) {
 			if (k == 0)
 				printf("%-50s %6.2f %8.4f %-4s | ", r->file, r->acorr_pitch, px, cons);

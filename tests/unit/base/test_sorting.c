@@ -1,13 +1,16 @@
 /* Unit tests for sorting.h: sorting in parts in threads gives the order of
  * a stable sort (ties in their first order) for any count of threads and
  * any size, and selection gives the value sorting gives at every rank,
- * duplicates and the median of two middle values included. */
+ * duplicates and the median of two middle values included; the shared
+ * comparator of doubles is ascending and the medians are the sorted middle
+ * values to the bit (against an insertion sort of the test's own). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,11 +126,83 @@ static void selection_gives_the_sorted_value_at_every_rank(void **state)
 	free(s);
 }
 
+/* The reference for the shared comparator and medians: insertion sort with
+ * the < of C (no library code), on arrays without NAN. */
+static void insertion_sort(double *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		double x = a[i];
+		size_t j = i;
+		for (; j > 0 && x < a[j - 1]; j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+}
+
+static void comparator_is_the_ascending_order(void **state)
+{
+	(void)state;
+	const double v[] = {-INFINITY, -3.5, -1e-300, 0.0, 1e-300, 2.0, 2.0, 7.25, INFINITY, NAN};
+	size_t nv = sizeof v / sizeof v[0];
+	for (size_t i = 0; i < nv; i++)
+		for (size_t j = 0; j < nv; j++) {
+			double x = v[i], y = v[j];
+			/* the copies' definition: a NAN equal to everything */
+			int want = x < y ? -1 : x > y ? 1 : 0;
+			assert_int_equal(fs_cmp_double(&v[i], &v[j]), want);
+		}
+	/* qsort with it gives the sorted order */
+	unsigned seed = 11;
+	double a[300], b[300];
+	for (size_t i = 0; i < 300; i++)
+		a[i] = b[i] = ((double)(lcg(&seed) % 2001) - 1000) / 8;
+	qsort(a, 300, sizeof *a, fs_cmp_double);
+	insertion_sort(b, 300);
+	assert_memory_equal(a, b, sizeof a);
+}
+
+static void medians_are_the_sorted_middle_values(void **state)
+{
+	(void)state;
+	assert_true(isnan(fs_median_upper(NULL, 0)));
+	assert_true(isnan(fs_median_double(NULL, 0)));
+	unsigned seed = 5;
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t n = 1; n <= 41; n++) {
+			double v[41], s[41], w[41], u[41];
+			for (size_t i = 0; i < n; i++) {
+				unsigned r = lcg(&seed);
+				/* many duplicates; spread values; a sorted run */
+				v[i] = pass == 0   ? (double)(r % 7) - 3
+				       : pass == 1 ? ((double)(r % 100003) - 50000) / 3
+						   : (double)(n - i) * 0.1;
+			}
+			memcpy(s, v, n * sizeof *v);
+			insertion_sort(s, n);
+			double hi = s[n / 2], mid = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+			memcpy(w, v, n * sizeof *v);
+			double got = fs_median_upper(w, n);
+			assert_memory_equal(&got, &hi, sizeof got);
+			/* only reordered */
+			memcpy(u, w, n * sizeof *w);
+			insertion_sort(u, n);
+			assert_memory_equal(u, s, n * sizeof *s);
+			memcpy(w, v, n * sizeof *v);
+			got = fs_median_double(w, n);
+			assert_memory_equal(&got, &mid, sizeof got);
+			memcpy(u, w, n * sizeof *w);
+			insertion_sort(u, n);
+			assert_memory_equal(u, s, n * sizeof *s);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sorted_in_parts_is_the_stable_order),
 		cmocka_unit_test(selection_gives_the_sorted_value_at_every_rank),
+		cmocka_unit_test(comparator_is_the_ascending_order),
+		cmocka_unit_test(medians_are_the_sorted_middle_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,8 +4,11 @@
 #include "sem_scene.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sem_cache.h"
 
 void sem_low_domes(sem_opts *o)
 {
@@ -38,6 +41,22 @@ void sem_scene_close(sem_scene *s)
 	sem_truth_free(&s->tr);
 	fs_image_free(s->img);
 	s->img = NULL;
+}
+
+int sem_scene_detect(sem_scene *s, const sem_opts *o, sem_detect_fn fn, fs_detect_result *res)
+{
+	memset(s, 0, sizeof *s);
+	fs_params_default(&s->p);
+	s->img = sem_make_shared(o, &s->tr);
+	if (!s->img) {
+		snprintf(s->err, sizeof s->err, "the simulator refused the scene");
+		return -1;
+	}
+	if (fn(s->img, &s->p, 0, res, s->err, sizeof s->err)) {
+		sem_scene_close(s);
+		return -1;
+	}
+	return 0;
 }
 
 int sem_match_tubercles(const sem_truth *tr, const fs_tubercle_list *t, int *match_of_det, int *match_of_truth)
@@ -109,4 +128,25 @@ int sem_inside_centres(const sem_truth *tr, fs_tubercle_list *t)
 			return -1;
 	}
 	return 0;
+}
+
+int sem_corner_dome_errors(int k, sem_match_errors *e, double *pitch)
+{
+	sem_opts o;
+	sem_corner_scene(k, &o);
+	sem_scene s;
+	fs_detect_result res;
+	memset(e, 0, sizeof *e);
+	if (sem_scene_detect(&s, &o, fs_detect_domes, &res)) {
+		printf("# corner scene %d: %s\n", k, s.err);
+		return -1;
+	}
+	int rc = sem_matched_errors(&s.tr, &res.tubercles, e);
+	if (rc)
+		printf("# corner scene %d: the match failed\n", k);
+	if (pitch)
+		*pitch = s.tr.pitch;
+	fs_detect_result_free(&res);
+	sem_scene_close(&s);
+	return rc;
 }

@@ -4,12 +4,16 @@
  * tests/unit/store/test_remeasure_rules.c) so that they judge the same
  * domes: the image (sem_sim.h), its truth, the default parameters and a
  * buffer for messages; and the scenes' options that several tests share.
+ * Also the dome-rule tests' common start (sem_scene_detect: a scene
+ * rendered and detected; sem_corner_dome_errors: a corner scene's errors
+ * under fs_detect_domes), written once instead of in each test.
  *
  * Ownership: the scene owns img and tr; sem_scene_close frees both.
  */
 #ifndef SEM_SCENE_H
 #define SEM_SCENE_H
 
+#include "analysis/detect.h"
 #include "analysis/params.h"
 #include "image/tubercle.h"
 #include "sem_sim.h"
@@ -36,6 +40,19 @@ void sem_tight_side_lit(sem_opts *o);
 /* Renders o into s; 0, or -1 when the simulator refuses (s is then empty). */
 int sem_scene_open(sem_scene *s, const sem_opts *o);
 void sem_scene_close(sem_scene *s);
+
+/* A detector's signature (fs_detect, fs_detect_domes in analysis/detect.h). */
+typedef int (*sem_detect_fn)(const fs_image *img, const fs_params *p, double um_per_px, fs_detect_result *out,
+			     char *err, size_t errlen);
+
+/*
+ * o rendered into s through the run's scene cache (sem_make_shared,
+ * sem_cache.h; the same pixels as sem_scene_open) and measured by fn with
+ * s->p (the default parameters, no calibration) into *res, the caller's
+ * (fs_detect_result_free; s as sem_scene_open's). 0, or -1 with s->err
+ * saying why, s then empty and res not filled.
+ */
+int sem_scene_detect(sem_scene *s, const sem_opts *o, sem_detect_fn fn, fs_detect_result *res);
 
 /*
  * sem_match (sem_sim.h) of the tubercles' centres to the truth within a
@@ -66,6 +83,14 @@ typedef struct sem_match_errors {
 
 /* Fills *e; 0, or -1 when out of memory or the match fails. */
 int sem_matched_errors(const sem_truth *tr, const fs_tubercle_list *t, sem_match_errors *e);
+
+/*
+ * Corner scene k (sem_corner_scene) measured by fs_detect_domes
+ * (sem_scene_detect) and what it got wrong (sem_matched_errors) in *e,
+ * the scene's pitch in *pitch (may be NULL). 0, or -1 when the scene, the
+ * detection or the match fails (the reason printed).
+ */
+int sem_corner_dome_errors(int k, sem_match_errors *e, double *pitch);
 
 /*
  * Appends to t the true centres that lie inside the scale region
