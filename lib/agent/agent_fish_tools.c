@@ -501,6 +501,29 @@ static void plausibility(fs_agent_sess *s, const fs_tubercle_list *t, const fs_e
 		snprintf(why, n, "neighbours %.1f px apart, far closer than the image's lattice pitch %.1f px", med, p);
 }
 
+/*
+ * Whether a plausible trial before `upto` scores better than (h, c). The
+ * score's ties (fs_agent_score_better) make it intransitive: a best could
+ * win by hexagonalness over the first trial and then lose coverage step by
+ * step to trials that each tie with the one before, ending on the first
+ * trial's hexagonalness with less coverage - below a trial the run had
+ * (h35b: test_agent_local_search's SEM scene seed 11 under the dome rule,
+ * trial 1 0.918 / 73.3 % with 137 tubercles, trial 13 0.924 with 127 (edge
+ * margin 20 px), then ties down to trial 24, 0.919 / 67.5 %, the best: 10
+ * true domes fewer than trial 1). A trial that an earlier plausible trial
+ * beats never becomes the best, so the run never ends below one.
+ */
+static int beaten_by_earlier(const fs_agent_sess *s, size_t upto, double h, double c)
+{
+	for (size_t i = 0; i < upto; i++) {
+		const fs_agent_trial *t = &s->trials[i];
+		if (!t->implausible &&
+		    fs_agent_score_better(t->stats.hexagonalness_score, t->stats.coverage_percent, h, c))
+			return 1;
+	}
+	return 0;
+}
+
 static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 {
 	fs_agent_sess *s = user;
@@ -557,10 +580,12 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 	tr->implausible = tr->rejected[0] != 0;
 	idx = (int)s->n_trials++;
 	double h = st.hexagonalness_score;
-	/* one named score (fs_agent_score_better); an implausible result never becomes the best */
+	/* one named score (fs_agent_score_better); an implausible result never
+	 * becomes the best, nor one that an earlier plausible trial beats */
 	const fs_stats *bs = s->best >= 0 ? &s->trials[s->best].stats : NULL;
 	int better = !tr->implausible &&
-		     (!bs || fs_agent_score_better(h, st.coverage_percent, bs->hexagonalness_score, bs->coverage_percent));
+		     (!bs || fs_agent_score_better(h, st.coverage_percent, bs->hexagonalness_score, bs->coverage_percent)) &&
+		     !beaten_by_earlier(s, (size_t)idx, h, st.coverage_percent);
 	if (better && (!bs || h > bs->hexagonalness_score + s->job->plateau_threshold))
 		s->no_improve = 0;
 	else

@@ -122,6 +122,8 @@ typedef struct fs_agent_sess {
 	int turn_edits;           /* added + deleted + moved before the turn */
 	int rolled_back;          /* turns rolled back */
 	double start_score_cov;   /* the start's coverage of the scale region (score_cov) */
+	double plan_pitch;        /* the lattice pitch of the session's first plan, the floor of its
+				   * later plans' (fs_agent_lattice_plan), 0 = none yet */
 
 	fs_agent_shot_cache shots;
 	fs_agent_debug_rect *dbg; /* debug rectangles drawn on screenshots (MCP) */

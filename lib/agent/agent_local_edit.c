@@ -2,12 +2,13 @@
  * agent_local_edit.c - the offline provider's editing policy and the
  * lattice fit it shares with the offline chat (agent_local_chat.c).
  *
- * Lattice fit: the pitch is the median nearest-neighbour distance. Each
+ * Lattice fit: the pitch is the median nearest-neighbour distance, never
+ * below the session's first plan's (the editor's own additions lower it). Each
  * pair of neighbours (distance within 25 % of the pitch) implies three
  * more lattice sites around the first tubercle (the vector rotated by +-60
  * degrees and reversed), which needs no global orientation and follows
  * local distortion. A site inside the scale region with no tubercle within
- * half a pitch is proposed only where the image shows a tubercle
+ * 0.75 pitch (ADD_MIN_SEP) is proposed only where the image shows a tubercle
  * (fs_agent_evidence_at: the detector's blob measurement and the local
  * contrast, against the set's own tubercles); the measured centre is the
  * site. A tubercle is proposed for deletion when it has no neighbour
@@ -36,6 +37,13 @@
 #include "agent/agent_fish_tools.h"
 
 #define MAX_CALLS_TURN 24
+/* A site is added at least this many pitches from every tubercle the plan
+ * keeps and from the plan's other sites: a lattice's nearest neighbours
+ * lie a pitch apart (the pairs it predicts from are 0.75-1.25 pitch), and
+ * at 0.5 the editor put tubercles on domes' flanks and shadows between
+ * the set's (h35b, P2 Fig1c). The tubercles the plan deletes do not count:
+ * a false one between real domes must not hide the missing dome beside it */
+#define ADD_MIN_SEP 0.75
 
 typedef struct grid {
 	double cell;
@@ -74,8 +82,10 @@ static int grid_build(grid *g, const fs_tubercle_list *t, double cell, int w, in
 	return 0;
 }
 
-/* Nearest point to (x, y) other than skip within rings cells; distance or INFINITY. */
-static double grid_nearest(const grid *g, const fs_tubercle_list *t, double x, double y, int skip, int rings, int *who)
+/* Nearest point to (x, y) other than skip and those marked in gone (may be
+ * NULL) within rings cells; distance or INFINITY. */
+static double grid_nearest(const grid *g, const fs_tubercle_list *t, double x, double y, int skip, int rings, int *who,
+			   const unsigned char *gone)
 {
 	int cx = (int)(x / g->cell), cy = (int)(y / g->cell);
 	double best = INFINITY;
@@ -86,7 +96,7 @@ static double grid_nearest(const grid *g, const fs_tubercle_list *t, double x, d
 			if (xx < 0 || yy < 0 || xx >= g->gw || yy >= g->gh)
 				continue;
 			for (int i = g->head[yy * g->gw + xx]; i >= 0; i = g->next[i]) {
-				if (i == skip)
+				if (i == skip || (gone && gone[i]))
 					continue;
 				double d = hypot(t->items[i].centroid_x - x, t->items[i].centroid_y - y);
 				if (d < best) {
@@ -132,6 +142,7 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 	const fs_image *img = s->img;
 	grid g = {0};
 	double *nn = NULL, *tmp = NULL, *rx = NULL, *ry = NULL;
+	unsigned char *gone = NULL;
 	size_t n_rej = 0, cap_rej = 0;
 	int rc = -1;
 
@@ -154,17 +165,27 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 		/* widen the search until a neighbour is found (sparse sets) */
 		double d = INFINITY;
 		for (int r = 1; r <= 8 && !isfinite(d); r *= 2)
-			d = grid_nearest(&g, t, t->items[i].centroid_x, t->items[i].centroid_y, (int)i, r, NULL);
+			d = grid_nearest(&g, t, t->items[i].centroid_x, t->items[i].centroid_y, (int)i, r, NULL, NULL);
 		nn[i] = d;
 		tmp[i] = isfinite(d) ? d : 1e300;
 	}
 	qsort(tmp, t->n, sizeof(double), cmp_double);
 	double pitch = tmp[t->n / 2];
-	out->pitch = pitch;
 	if (!(pitch > 0) || pitch > 1e299) {
 		rc = 0;
 		goto out;
 	}
+	/* the pitch never falls below the session's first plan's: the set's
+	 * median spacing after the editor's own additions is partly theirs, and
+	 * a pitch they lowered let the next turn add at a fraction of the
+	 * lattice's spacing (h35b: P2 Fig1c under the dome rule, 37.3 px at the
+	 * start, 23.2 px after 53 additions on flanks, shadows and the crack).
+	 * It may rise: deleting false tubercles between real ones widens it */
+	if (s->plan_pitch > pitch)
+		pitch = s->plan_pitch;
+	else if (!(s->plan_pitch > 0))
+		s->plan_pitch = pitch;
+	out->pitch = pitch;
 	grid_free(&g);
 	if (grid_build(&g, t, pitch, img->width, img->height))
 		goto out;
@@ -177,18 +198,21 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 		for (size_t i = 0; i < t->n; i++) {
 			const fs_tubercle *a = &t->items[i];
 			int who;
-			double d = grid_nearest(&g, t, a->centroid_x, a->centroid_y, (int)i, 2, &who);
+			double d = grid_nearest(&g, t, a->centroid_x, a->centroid_y, (int)i, 2, &who, NULL);
 			want[i] = !(!(d > 1.5 * pitch) && d < 0.5 * pitch && who >= 0 && t->items[who].id < a->id) &&
 				  fs_scale_region_contains(&s->region, a->centroid_x, a->centroid_y);
 		}
 		fs_agent_evidence_warm(s, t, want);
 		free(want);
 	}
+	gone = calloc(t->n, 1);
+	if (!gone)
+		goto out;
 	for (size_t i = 0; i < t->n; i++) {
 		const fs_tubercle *a = &t->items[i];
 		fs_agent_evidence ev;
 		int who, in = fs_scale_region_contains(&s->region, a->centroid_x, a->centroid_y);
-		double d = grid_nearest(&g, t, a->centroid_x, a->centroid_y, (int)i, 2, &who);
+		double d = grid_nearest(&g, t, a->centroid_x, a->centroid_y, (int)i, 2, &who, NULL);
 		char *why = out->del_why[out->n_del];
 		int off = d > 1.5 * pitch;
 		/* inside the scale region a tubercle far from the set's others is
@@ -207,6 +231,7 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 		else
 			continue;
 		out->del[out->n_del++] = a->id;
+		gone[i] = 1;
 	}
 	for (size_t i = 0; i < t->n && out->n_add < max_add; i++) {
 		const fs_tubercle *a = &t->items[i];
@@ -234,9 +259,9 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 						    py > img->height - 1 - 0.25 * pitch ||
 						    !fs_scale_region_contains(&s->region, px, py))
 							continue;
-						if (grid_nearest(&g, t, px, py, -1, 1, NULL) < 0.5 * pitch ||
+						if (grid_nearest(&g, t, px, py, -1, 1, NULL, gone) < ADD_MIN_SEP * pitch ||
 						    near_any(avoid_x, avoid_y, n_avoid, px, py, 0.5 * pitch) ||
-						    near_any(out->ax, out->ay, out->n_add, px, py, 0.6 * pitch) ||
+						    near_any(out->ax, out->ay, out->n_add, px, py, ADD_MIN_SEP * pitch) ||
 						    near_any(rx, ry, n_rej, px, py, 0.3 * pitch))
 							continue;
 						/* the image must show a tubercle there; its measured centre is the site */
@@ -261,8 +286,8 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 						py = ev.y;
 						/* nothing is ever added outside the scale region */
 						if (!fs_scale_region_contains(&s->region, px, py) ||
-						    grid_nearest(&g, t, px, py, -1, 1, NULL) < 0.5 * pitch ||
-						    near_any(out->ax, out->ay, out->n_add, px, py, 0.6 * pitch))
+						    grid_nearest(&g, t, px, py, -1, 1, NULL, gone) < ADD_MIN_SEP * pitch ||
+						    near_any(out->ax, out->ay, out->n_add, px, py, ADD_MIN_SEP * pitch))
 							continue;
 						out->ax[out->n_add] = px;
 						out->ay[out->n_add] = py;
@@ -279,6 +304,7 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 	rc = 0;
 out:
 	grid_free(&g);
+	free(gone);
 	free(nn);
 	free(tmp);
 	free(rx);

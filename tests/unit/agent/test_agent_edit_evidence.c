@@ -13,7 +13,11 @@
  * domes show two steps, the evidence's reference read one or the other;
  * h34l: on Fig2 a real dome far from the set's others, one with too few
  * neighbours in the set at the boundary cleanup, and a dome reading larger
- * than the set's band). Prints tables of both. */
+ * than the set's band). On every figure it fills no more than 1.1 x the
+ * lattice sites the image's own pitch gives its scale region and keeps
+ * the set's median spacing above 0.8 of the start's (h35b: P2 Fig1c under
+ * the dome rule grew 66 -> 119 at half the lattice's spacing). Prints
+ * tables of both. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -33,6 +37,7 @@
 #include "agent/agent_jobs.h"
 #include "analysis/detect.h"
 #include "analysis/graph.h"
+#include "analysis/lattice_estimate.h"
 #include "analysis/measurement.h"
 #include "analysis/params.h"
 #include "image/image_io.h"
@@ -339,6 +344,54 @@ static int deleted_where_both_rules_find(const char *fig, const char *path, cons
 	return bad;
 }
 
+/* The lattice sites the image's scale region holds at the image's own
+ * pitch (its autocorrelation, fs_lattice_estimate; a hexagonal site takes
+ * pitch^2 sqrt(3)/2), as the optimiser's plausibility counts them. */
+static double lattice_sites(fx *f, double *pitch)
+{
+	fs_agent_job job;
+	fs_agent_env env;
+	fs_agent_sess ss;
+	fs_lattice lat;
+	seen s = {0};
+	char err[256];
+	job_init(&job, f, FS_AGENT_EDIT);
+	env_init(&env, f, &s);
+	if (fs_agent_sess_init(&ss, &job, &env, err, sizeof err))
+		fail_msg("session: %s", err);
+	assert_int_equal(fs_lattice_estimate(ss.img, &lat, err, sizeof err), 0);
+	assert_true(lat.pitch_px > 0);
+	double frac = ss.region.in ? fs_scale_region_fraction(&ss.region) : 1.0;
+	double sites = (double)ss.img->width * ss.img->height * frac / (lat.pitch_px * lat.pitch_px * sqrt(3) / 2);
+	*pitch = lat.pitch_px;
+	fs_agent_sess_free(&ss);
+	seen_free(&s);
+	return sites;
+}
+
+/* Median distance from each tubercle to its nearest other one. */
+static double median_nn(const fs_tubercle_list *t)
+{
+	double *d = malloc((t->n ? t->n : 1) * sizeof *d);
+	assert_non_null(d);
+	for (size_t i = 0; i < t->n; i++) {
+		d[i] = INFINITY;
+		for (size_t j = 0; j < t->n; j++)
+			if (j != i)
+				d[i] = fmin(d[i], hypot(t->items[i].centroid_x - t->items[j].centroid_x,
+							t->items[i].centroid_y - t->items[j].centroid_y));
+	}
+	for (size_t i = 1; i < t->n; i++)
+		for (size_t j = i; j > 0 && d[j - 1] > d[j]; j--) {
+			double x = d[j];
+			d[j] = d[j - 1];
+			d[j - 1] = x;
+		}
+	double m = t->n ? d[t->n / 2] : 0;
+	free(d);
+	return m;
+}
+
 static void local_editor_never_ends_below_its_start_on_paper_figures(void **state)
 {
 	static const char *figs[][2] = {
@@ -347,7 +400,7 @@ static void local_editor_never_ends_below_its_start_on_paper_figures(void **stat
 		{"P2 Fig1c", "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif"},
 	};
 	const char *key = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
-	int bad = 0, real_deleted = 0;
+	int bad = 0, real_deleted = 0, overfilled = 0;
 	printf("# local editor on the paper figures (set: the default extraction in the automatic scale region)\n");
 	printf("# %-9s %6s %9s %9s %6s %9s %9s %7s %7s %s\n", "figure", "n0", "hex0", "cov0 %", "n1", "hex1", "cov1 %",
 	       "added", "deleted", "outcome");
@@ -421,9 +474,24 @@ static void local_editor_never_ends_below_its_start_on_paper_figures(void **stat
 		 * reading between the set's steps (h34l) */
 		if (strcmp(figs[i][0], "P2 Fig1c"))
 			real_deleted += deleted_where_both_rules_find(figs[i][0], path, &before, &after);
+		/* the editor fills no figure beyond the lattice the image shows
+		 * and adds nothing at a fraction of the set's spacing (h35b: P2
+		 * Fig1c under the dome rule grew from 66 to 119 tubercles against
+		 * ~88 sites, the median nearest neighbour 37.3 -> 23.2 px, its
+		 * additions on domes' flanks, in shadows and on the crack) */
+		double lp, sites = lattice_sites(f, &lp), nn0 = median_nn(&before), nn1 = median_nn(&after);
+		printf("#   %s: %zu -> %zu tubercles against %.1f lattice sites (image pitch %.1f px); median nearest "
+		       "neighbour %.1f -> %.1f px\n", figs[i][0], before.n, after.n, sites, lp, nn0, nn1);
+		if ((double)after.n > 1.1 * sites && after.n > before.n)
+			overfilled++;
+		if (nn1 < 0.8 * nn0)
+			overfilled++;
 		fs_tubercle_list_free(&before);
 		fs_tubercle_list_free(&after);
 	}
+	if (overfilled)
+		fail_msg("%d check(s) failed: the editor filled a figure beyond the image's lattice or at a fraction of the set's spacing",
+			 overfilled);
 	if (bad)
 		fail_msg("%d figure(s) ended below the start", bad);
 	if (real_deleted)
