@@ -5,6 +5,7 @@
 #include "analysis/centre_refine.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,26 @@
 typedef struct rays {
 	double cs[NRAYS], sn[NRAYS];
 } rays;
+
+/* The rays' directions, cos(2 pi k / NRAYS) and sin(...): the same
+ * values every refinement computed for itself (32 sincos calls each),
+ * once per process (detection refines from several threads). */
+static rays g_rays;
+static pthread_once_t g_rays_once = PTHREAD_ONCE_INIT;
+
+static void rays_init(void)
+{
+	for (int k = 0; k < NRAYS; k++) {
+		g_rays.cs[k] = cos(2 * M_PI * k / NRAYS);
+		g_rays.sn[k] = sin(2 * M_PI * k / NRAYS);
+	}
+}
+
+static const rays *ray_dirs(void)
+{
+	pthread_once(&g_rays_once, rays_init);
+	return &g_rays;
+}
 
 /* The rays of one stage of the search (the grid, the compass): every
  * (NRAYS / nr)-th ray, the radii j0 - span .. j1 + span samples of dr px,
@@ -394,11 +415,7 @@ int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, 
 	if (!img || !img->data || !(rmin > 0) || !(rmax > rmin) || !(max_shift >= 0) || !(smooth >= 0) || !ox ||
 	    !oy)
 		return -1;
-	rays R;
-	for (int k = 0; k < NRAYS; k++) {
-		R.cs[k] = cos(2 * M_PI * k / NRAYS);
-		R.sn[k] = sin(2 * M_PI * k / NRAYS);
-	}
+	const rays *R = ray_dirs();
 	static const double dx[8] = {1, 0.7071, 0, -0.7071, -1, -0.7071, 0, 0.7071};
 	static const double dy[8] = {0, 0.7071, 1, 0.7071, 0, -0.7071, -1, -0.7071};
 	double dr = fmax(0.5, rmax / (NMAX - 8));
@@ -424,7 +441,7 @@ int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, 
 		cy = kept->cy;
 		rp = kept->rp;
 	} else {
-		ray_tab_init(&T, &R, NRAYS / 2, gdr, gspan, rmin, rmax);
+		ray_tab_init(&T, R, NRAYS / 2, gdr, gspan, rmin, rmax);
 		grid_stage(img, &T, x, y, g, ng, max_shift, &cx, &cy, &rp);
 		if (kept)
 			*kept = (fs_refine_grid){.valid = 1, .data = img->data, .width = img->width,
@@ -443,7 +460,7 @@ int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, 
 		q0 = rmin;
 		q1 = rmax;
 	}
-	ray_tab_init(&T, &R, NRAYS / 2, dr, span, q0, q1);
+	ray_tab_init(&T, R, NRAYS / 2, dr, span, q0, q1);
 	double best = focus(img, &T, cx, cy, NULL);
 	for (double s = 0.5 * g; s >= 0.25; s *= 0.5) {
 		/* after a step, the way back leads to the point just left,

@@ -86,18 +86,41 @@ static int fit_circle(const double *px, const double *py, const int *use, int n,
 	return 0;
 }
 
-/* Ascending order of a few (at most NRAYS) values without NAN: the same
- * order as qsort with an ascending comparison, without its call per comparison (two
- * sorts per pass were a twentieth of the dome rule's cost). */
-static void sort_few(double *v, int n)
+/* The k-th smallest (0-based) of a few (at most NRAYS) values without
+ * NAN: the value v[k] holds after sorting them ascending, found by
+ * partitioning (quickselect) instead of sorting them all; v is left with
+ * v[0..k-1] <= v[k] <= v[k+1..n-1]. Why not the sort: the two medians of
+ * every pass (the kappas', the residuals') sorted 32 values by insertion,
+ * a twentieth of a base reading (h35d). */
+static double kth_few(double *v, int n, int k)
 {
-	for (int i = 1; i < n; i++) {
-		double x = v[i];
-		int j = i;
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
+	int lo = 0, hi = n - 1;
+	while (hi > lo) {
+		/* the median of three as the pivot, moved to v[hi] */
+		int mid = lo + (hi - lo) / 2;
+		double a = v[lo], b = v[mid], c = v[hi];
+		int pi = (a < b) ? (b < c ? mid : (a < c ? hi : lo)) : (a < c ? lo : (b < c ? hi : mid));
+		double pv = v[pi];
+		v[pi] = v[hi];
+		v[hi] = pv;
+		int st = lo;
+		for (int i = lo; i < hi; i++)
+			if (v[i] < pv) {
+				double t = v[i];
+				v[i] = v[st];
+				v[st] = t;
+				st++;
+			}
+		v[hi] = v[st];
+		v[st] = pv;
+		if (st == k)
+			return pv;
+		if (st < k)
+			lo = st + 1;
+		else
+			hi = st - 1;
 	}
+	return v[k];
 }
 
 /* Two doubles, one per sample: two samples of a ray interpolated together,
@@ -244,26 +267,38 @@ static void smooth_ray(const double *t, int n, const double *kern, int kr, doubl
  * degenerate. */
 static double inner_ssr(const double *prof, int m, double step, double sigma, double R, double *a)
 {
-	double x[2 * RAMP_MAXM + 1][3], ata[3][4];
+	double x0[2 * RAMP_MAXM + 1], x1[2 * RAMP_MAXM + 1], ata[3][4];
 	int n = 2 * m + 1;
 	for (int o = 0; o < n; o++) {
 		double u = ((o - m) * step - R) / sigma;
-		x[o][0] = exp(-0.5 * u * u);
-		x[o][1] = 0.5 * erfc(u * M_SQRT1_2);
-		x[o][2] = 1;
+		x0[o] = exp(-0.5 * u * u);
+		x1[o] = 0.5 * erfc(u * M_SQRT1_2);
 	}
-	for (int i = 0; i < 3; i++) {
-		for (int k = 0; k < 3; k++) {
-			double acc = 0;
-			for (int o = 0; o < n; o++)
-				acc += x[o][i] * x[o][k];
-			ata[i][k] = acc;
-		}
-		double acc = 0;
-		for (int o = 0; o < n; o++)
-			acc += x[o][i] * prof[o];
-		ata[i][3] = acc;
+	/* The Gram matrix's sums in one pass, each added in the order o as
+	 * before: a product is commutative to the bit (x_i x_k = x_k x_i, so
+	 * the lower half is the upper's), and the constant column is exactly
+	 * 1 (1 * v = v, so its sums are the plain sums and n). Were nine
+	 * loops over the window with three multiplications by 1 (h35d). */
+	double s00 = 0, s01 = 0, s11 = 0, s0 = 0, s1 = 0, s0p = 0, s1p = 0, sp = 0;
+	for (int o = 0; o < n; o++) {
+		s00 += x0[o] * x0[o];
+		s01 += x0[o] * x1[o];
+		s11 += x1[o] * x1[o];
+		s0 += x0[o];
+		s1 += x1[o];
+		s0p += x0[o] * prof[o];
+		s1p += x1[o] * prof[o];
+		sp += prof[o];
 	}
+	ata[0][0] = s00;
+	ata[0][1] = ata[1][0] = s01;
+	ata[1][1] = s11;
+	ata[0][2] = ata[2][0] = s0;
+	ata[1][2] = ata[2][1] = s1;
+	ata[2][2] = n;
+	ata[0][3] = s0p;
+	ata[1][3] = s1p;
+	ata[2][3] = sp;
 	/* Gauss-Jordan without pivoting: the Gram matrix is positive
 	 * definite unless the columns are dependent */
 	for (int c = 0; c < 3; c++) {
@@ -281,7 +316,7 @@ static double inner_ssr(const double *prof, int m, double step, double sigma, do
 	for (int i = 0; i < 3; i++)
 		co[i] = ata[i][3] / ata[i][i];
 	for (int o = 0; o < n; o++) {
-		double e = prof[o] - co[0] * x[o][0] - co[1] * x[o][1] - co[2] * x[o][2];
+		double e = prof[o] - co[0] * x0[o] - co[1] * x1[o] - co[2];
 		ssr += e * e;
 	}
 	*a = co[0];
@@ -368,7 +403,39 @@ typedef struct ray_picks {
 	int n;
 	double step, sigma;
 	int edge; /* the summed step's peak outside the window: -1 below, 1 beyond */
+	double blur; /* the pass's ridge blur (0: none; inner_shift's sigma then from kappa) */
 } ray_picks;
+
+/* What the blur of a pass's steps is read from: each ray's derivative at
+ * its pick and the two radii beside it. The median curvature (kappa_of)
+ * is wanted of the last pass only, unless the ridge model takes it into
+ * the next pass: kept here and worked out when wanted, not in every pass
+ * (three logs a ray, and a median; h35d). */
+typedef struct step_widths {
+	double d3[NRAYS][3];
+	double step;
+	int valid; /* a pass reached its picks */
+} step_widths;
+
+/* The median over the rays of the curvature of the log step profile at
+ * its peak (1 / sigma^2 for a blurred straight step), NAN when fewer than
+ * half the rays show one or no pass reached its picks. */
+static double kappa_of(const step_widths *w)
+{
+	if (!w->valid)
+		return NAN;
+	double kk[NRAYS], step = w->step;
+	int nk = 0;
+	for (int k = 0; k < NRAYS; k++) {
+		const double *d = w->d3[k];
+		if (d[0] > 0 && d[1] > 0 && d[2] > 0) {
+			double c2 = log(d[0]) - 2 * log(d[1]) + log(d[2]);
+			if (c2 < 0)
+				kk[nk++] = -c2 / (step * step);
+		}
+	}
+	return nk >= NRAYS / 2 ? kth_few(kk, nk, nk / 2) : NAN;
+}
 
 /* One pass from (xi + x, yi + y): edge radius per ray (rad), the fitted
  * centre (relative to xi, yi as x, y are) and the quality; with rp not
@@ -376,14 +443,18 @@ typedef struct ray_picks {
  * the image is flat around the point. */
 static int pass(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
 		double rmin, double rmax, double smooth, int outer, double blur, double sw, double *rad, double *ncx,
-		double *ncy, double *quality, double *kappa, ray_picks *rp)
+		double *ncy, double *quality, step_widths *widths, ray_picks *rp)
 {
 	double reach = 1.3 * rmax;
 	double step = fmax(0.35, reach / (NMAX - 2));
 	int n = (int)ceil(reach / step) + 1;
 	if (n > NMAX)
 		n = NMAX;
-	double d[NRAYS][NMAX], sd[NRAYS][NMAX];
+	/* the signed derivatives go straight into rp when it is given (the
+	 * last pass's are what inner_shift reads; a failed pass fails the
+	 * measurement), not into a copy made after every pass (h35d) */
+	double d[NRAYS][NMAX], sd_own[NRAYS][NMAX];
+	double(*sd)[NMAX] = rp ? rp->sd : sd_own;
 	double h[NMAX];
 	memset(h, 0, sizeof h);
 	/* Smoothing along the rays (a 1-D Gaussian of sigma smooth px) and
@@ -406,10 +477,10 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 	double raw[NRAYS][NMAX + 1];
 	sample_rays(img, cs, sn, xi, yi, x, y, step, n, raw);
 	for (int k = 0; k < NRAYS; k++) {
-		double v[NMAX + 1];
-		if (!kr) {
-			memcpy(v, raw[k], (size_t)(n + 1) * sizeof *v);
-		} else {
+		/* unsmoothed, the ray is read where it was sampled (no copy) */
+		double vs[NMAX + 1];
+		const double *v = raw[k];
+		if (kr) {
 			int k0 = (k + NRAYS - 1) % NRAYS, k1 = (k + 1) % NRAYS;
 			double t[NMAX + 1];
 			/* two radii at a time, each lane the same sums */
@@ -425,7 +496,8 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 			}
 			for (; j <= n; j++)
 				t[j] = 0.5 * raw[k][j] + 0.25 * (raw[k0][j] + raw[k1][j]);
-			smooth_ray(t, n, kern, kr, v);
+			smooth_ray(t, n, kern, kr, vs);
+			v = vs;
 		}
 		d[k][0] = 0;
 		/* two radii at a time: the same quotient in each lane, fabs as
@@ -490,7 +562,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		edge = (j1 + 1 + o) * step > rmax ? 1 : 0;
 	}
 	double rs = (js + fs_parabola_vertex(h[js - 1], h[js], h[js + 1])) * step;
-	double on = 0, best = 0, kap[NRAYS], frac[NRAYS];
+	double on = 0, best = 0, frac[NRAYS];
 	int pick[NRAYS];
 	int w0 = (int)floor(0.75 * rs / step), w1 = (int)ceil(1.25 * rs / step);
 	if (w0 < 1)
@@ -521,14 +593,11 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		rad[k] = (jb + fs_parabola_vertex(d[k][jb - 1], d[k][jb], d[k][jb + 1])) * step;
 		pick[k] = jb;
 		frac[k] = rad[k] / step - jb;
-		/* the curvature of the log step profile at its peak (1 / sigma^2
-		 * for a blurred straight step): the blur as this edge shows it */
-		kap[k] = NAN;
-		if (d[k][jb - 1] > 0 && d[k][jb] > 0 && d[k][jb + 1] > 0) {
-			double c2 = log(d[k][jb - 1]) - 2 * log(d[k][jb]) + log(d[k][jb + 1]);
-			if (c2 < 0)
-				kap[k] = -c2 / (step * step);
-		}
+		/* the step's width at its peak: the blur as this edge shows it
+		 * (kappa_of) */
+		widths->d3[k][0] = d[k][jb - 1];
+		widths->d3[k][1] = d[k][jb];
+		widths->d3[k][2] = d[k][jb + 1];
 		/* A ridge, not a step: a steep dome's rim (bright facing the
 		 * detector, dark facing away) is a band of width w just inside
 		 * the base; blurred, its outer flank lies about sigma - w / 2
@@ -574,25 +643,14 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		best += mx;
 	}
 	*quality = best > 0 ? on / best : 0;
-	{
-		double kk[NRAYS];
-		int nk = 0;
-		for (int k = 0; k < NRAYS; k++)
-			if (isfinite(kap[k]))
-				kk[nk++] = kap[k];
-		sort_few(kk, nk);
-		*kappa = nk >= NRAYS / 2 ? kk[nk / 2] : NAN;
-	}
-	/* the blur the picks' width shows (1 / sqrt(kappa): a straight
-	 * blurred step), or the prepared image's */
+	widths->step = step;
+	widths->valid = 1;
 	if (rp) {
-		for (int k = 0; k < NRAYS; k++)
-			memcpy(rp->sd[k] + 1, sd[k] + 1, (size_t)(n - 1) * sizeof sd[k][0]);
 		memcpy(rp->pick, pick, sizeof pick);
 		memcpy(rp->frac, frac, sizeof frac);
 		rp->n = n;
 		rp->step = step;
-		rp->sigma = blur > 0 ? blur : isfinite(*kappa) ? 1 / sqrt(*kappa) : NAN;
+		rp->blur = blur;
 		rp->edge = edge;
 	}
 	/* circle through the edge points, outliers dropped */
@@ -608,8 +666,13 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		return -1;
 	for (int k = 0; k < NRAYS; k++)
 		tmp[k] = res[k] = fabs(hypot(px[k] - cx, py[k] - cy) - r);
-	sort_few(tmp, NRAYS);
-	double mad = 0.5 * (tmp[NRAYS / 2 - 1] + tmp[NRAYS / 2]);
+	/* the two middle values: the lower one selected, the upper one the
+	 * least of those above it */
+	double lo_mid = kth_few(tmp, NRAYS, NRAYS / 2 - 1), hi_mid = tmp[NRAYS / 2];
+	for (int k = NRAYS / 2 + 1; k < NRAYS; k++)
+		if (tmp[k] < hi_mid)
+			hi_mid = tmp[k];
+	double mad = 0.5 * (lo_mid + hi_mid);
 	for (int k = 0; k < NRAYS; k++)
 		use[k] = res[k] <= fmax(3 * 1.4826 * mad, 0.25);
 	if (fit_circle(px, py, use, NRAYS, &cx, &cy, &r))
@@ -670,6 +733,7 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 		return -1;
 	double rad[NRAYS], ishift = 0;
 	ray_picks picks, *rp = inner ? &picks : NULL;
+	step_widths widths = {.valid = 0};
 	/* The passes work relative to the start's pixel (xi, yi): the same
 	 * arithmetic wherever the image's origin lies, so a crop of it reads
 	 * the same base to the last bit (sample_split) */
@@ -683,11 +747,14 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 	for (int it = 0; it < 3; it++) {
 		double nx, ny;
 		double blur = 0;
-		if (ridge && it > 0 && isfinite(*kappa) && *kappa > 0)
+		if (ridge && it > 0 && (*kappa = kappa_of(&widths), isfinite(*kappa)) && *kappa > 0)
 			blur = 1 / sqrt(*kappa);
-		if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, rad, &nx, &ny, &q, kappa,
-			 rp))
+		/* (*kappa: the last pass's that reached its picks, failed or not) */
+		if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, rad, &nx, &ny, &q,
+			 &widths, rp)) {
+			*kappa = kappa_of(&widths);
 			return -1;
+		}
 		double shift = hypot(nx - cx, ny - cy);
 		if (xi + nx < 0 || yi + ny < 0 || xi + nx > img->width - 1 || yi + ny > img->height - 1)
 			break;
@@ -696,9 +763,13 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 		if (shift < 0.25 && it > 0)
 			break;
 	}
+	*kappa = kappa_of(&widths);
 	cx += xi;
 	cy += yi;
 	if (rp) {
+		/* the blur the picks' width shows (1 / sqrt(kappa): a straight
+		 * blurred step), or the ridge model's */
+		rp->sigma = rp->blur > 0 ? rp->blur : isfinite(*kappa) ? 1 / sqrt(*kappa) : NAN;
 		ishift = inner_shift(rp->sd, rp->pick, rp->frac, rp->n, rp->step, rp->sigma);
 		if (edge)
 			*edge = rp->edge;
