@@ -27,6 +27,11 @@ void fs_centre_axis_geom_of(double az, double r0, double sigma, double pitch, fs
 	g->ns = (int)ceil((r0 + g->win + MAX_SHIFT * pitch) / STEP) + 2;
 }
 
+size_t fs_centre_axis_len(const fs_centre_axis_geom *g)
+{
+	return (size_t)3 * g->ns;
+}
+
 double fs_centre_axis_reach(const fs_centre_axis_geom *g)
 {
 	return g->ns * g->step + 1;
@@ -40,6 +45,7 @@ void fs_centre_axis_profile(const fs_image *img, double x, double y, const fs_ce
 		prof[i] = fs_image_sample_clamped(img, x + s * ux, y + s * uy);
 		prof[g->ns + i] = 0.5 * (fs_image_sample_clamped(img, x - s * uy, y + s * ux) +
 					 fs_image_sample_clamped(img, x + s * uy, y - s * ux));
+		prof[2 * g->ns + i] = fs_image_sample_clamped(img, x - s * ux, y - s * uy);
 	}
 }
 
@@ -116,14 +122,28 @@ static double profile_blur(const double *pv, const fs_centre_axis_geom *g, doubl
 	return 0.5 * (edge[1] - edge[0]);
 }
 
-/* The scan of the shift over the summed profiles sum (2 g->ns). */
-static void scan_shift(const double *sum, const fs_centre_axis_geom *g, double reach, fs_centre_axis *out)
+/* Whether the summed profiles (fs_centre_axis_len) are brighter against
+ * the azimuth than along it, on average over [0, r0] from the centres. */
+static int lit_side_reversed(const double *sum, const fs_centre_axis_geom *g)
+{
+	double along = 0, against = 0;
+	for (int i = 0; i < g->ns && i * g->step <= g->r0; i++) {
+		along += sum[i];
+		against += sum[2 * g->ns + i];
+	}
+	return against > along;
+}
+
+/* The scan of the shift of the summed profile pu (along the axis) against
+ * pv (across it). */
+static void scan_shift(const double *pu, const double *pv, const fs_centre_axis_geom *g, double reach,
+		       fs_centre_axis *out)
 {
 	int nb = (int)floor(reach / SCAN);
 	double best = INFINITY;
 	int kb = 0;
 	for (int k = -nb; k <= nb; k++) {
-		double r = match(sum, sum + g->ns, g, k * SCAN);
+		double r = match(pu, pv, g, k * SCAN);
 		if (r < best) {
 			best = r;
 			kb = k;
@@ -135,15 +155,16 @@ static void scan_shift(const double *sum, const fs_centre_axis_geom *g, double r
 	if (!isfinite(best) || out->end || best > MAX_RESIDUAL)
 		return;
 	out->ok = 1;
-	out->dx = out->shift * cos(g->az);
-	out->dy = out->shift * sin(g->az);
+	out->dx = out->shift * cos(out->az);
+	out->dy = out->shift * sin(out->az);
 }
 
 int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_geom *g, double pitch,
 			    fs_centre_axis *out)
 {
 	memset(out, 0, sizeof *out);
-	size_t len = (size_t)2 * g->ns;
+	out->az = g->az;
+	size_t len = fs_centre_axis_len(g);
 	double *sum = calloc(len, sizeof *sum);
 	if (!sum)
 		return -1;
@@ -154,6 +175,17 @@ int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_
 		for (size_t i = 0; i < len; i++)
 			sum[i] += p[i];
 		out->used++;
+	}
+	/* The lit side is the brighter one: the formation fit's azimuth,
+	 * fitted at centres locked onto the lit flank, can point away from
+	 * the detector (h35c: fill 0.5, pitch 40, -171 deg for 0), and a
+	 * shift read there moves the centres further off. Its mean over the
+	 * base radius against the opposite side's decides the axis. */
+	const double *pu = sum;
+	if (lit_side_reversed(sum, g)) {
+		out->az = g->az + M_PI;
+		out->reversed = 1;
+		pu = sum + 2 * g->ns;
 	}
 	int shut = g->r0 < MIN_R_SIGMA * g->sigma;
 	if (out->used < MIN_USED) {
@@ -184,7 +216,8 @@ int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_
 		 * the scan's usual reach: as far as the profiles read hold */
 		reach = fmin(OWN_MAX_SHIFT * pitch, (g->ns - 2) * g->step - own.r0 - own.win);
 	}
-	scan_shift(sum, &own, reach, out);
+	out->win = own.win;
+	scan_shift(pu, sum + g->ns, &own, reach, out);
 	free(sum);
 	return 0;
 }

@@ -31,7 +31,16 @@
  * two blurs of the median base radius r0 (where the base's step is; the
  * lit flank's inner brightening lies further in). The azimuth is the
  * formation fit's (dome_fit.h: its slope weights; within 7 degrees on the
- * simulator even at biased centres).
+ * corner scenes even at biased centres) or its opposite: at centres
+ * locked 2-5 px onto the lit flank of low domes (h/R 0.25, fill 0.4-0.7,
+ * pitch 28-48) that fit turned it by 170-190 degrees in 6 of 46 scenes,
+ * and the shift read on the shadowed side moved the centres further off
+ * (h35c; fill 0.5, pitch 40: D -35.9 %). The lit side is
+ * the brighter one, so a third profile is read along the opposite
+ * direction and, where its mean over [0, r0] is brighter than the
+ * profile along the azimuth, it is taken as P_u and the azimuth turned
+ * by 180 degrees (fs_centre_axis.az, .reversed). On the corner scenes
+ * the side along the azimuth is the brighter (their tables unchanged).
  *
  * No shift (ok 0) for a base of fewer than 3 blurs (as the base rule's
  * small bases, dome_measure.c: the lit side is then the whole dome's
@@ -83,23 +92,30 @@ typedef struct fs_centre_axis {
 	double residual;   /* share of P_u's variance the fit leaves */
 	double dx, dy;     /* the dome centres minus the given centres, px */
 	int end;           /* the best shift lies at an end of the scan */
+	double az;         /* the axis the shift is along (radians): the geometry's, */
+	int reversed;      /* or (1) its opposite, the brighter side */
+	double win;        /* the match's window, px either side of the base read */
 } fs_centre_axis;
 
 /* The geometry for a detector at azimuth az, domes of median base radius
  * r0 and blur sigma (px) on a lattice of the given pitch. */
 void fs_centre_axis_geom_of(double az, double r0, double sigma, double pitch, fs_centre_axis_geom *g);
 
+/* The length of one dome's profiles (fs_centre_axis_profile), samples. */
+size_t fs_centre_axis_len(const fs_centre_axis_geom *g);
+
 /* How far from a centre its profiles read (px): a centre that far inside
  * the image (or crop) reads only its pixels. */
 double fs_centre_axis_reach(const fs_centre_axis_geom *g);
 
 /* One dome's profiles at (x, y) of img: prof[0..ns) along the axis,
- * prof[ns..2 ns) across it (both sides' mean). */
+ * prof[ns..2 ns) across it (both sides' mean), prof[2 ns..3 ns) against
+ * it (fs_centre_axis_len in all). */
 void fs_centre_axis_profile(const fs_image *img, double x, double y, const fs_centre_axis_geom *g, double *prof);
 
-/* The shift from the n domes' profiles (profs: n x 2 ns, in order; NAN
- * in a dome's first sample leaves it out), fills out. Returns 0, -1 on
- * out of memory. */
+/* The shift from the n domes' profiles (profs: n x fs_centre_axis_len,
+ * in order; NAN in a dome's first sample leaves it out), fills out.
+ * Returns 0, -1 on out of memory. */
 int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_geom *g, double pitch,
 			    fs_centre_axis *out);
 

@@ -354,7 +354,7 @@ static int axis_look(const fs_det_base_plan *p, const fs_det_offset *off, const 
 	size_t ns = axis_plan_at(p, off, fr, fx, fy, w, h, r0, &g, sel);
 	if (!ns)
 		return 0;
-	double *profs = malloc(ns * (size_t)2 * g.ns * sizeof *profs);
+	double *profs = malloc(ns * fs_centre_axis_len(&g) * sizeof *profs);
 	if (!profs)
 		return -1;
 	int rc = read(ctx, &g, sel, ns, fx, fy, profs);
@@ -362,10 +362,29 @@ static int axis_look(const fs_det_base_plan *p, const fs_det_offset *off, const 
 		rc = fs_centre_axis_estimate(profs, ns, &g, off->fit.pitch, ax);
 	free(profs);
 	if (!rc && ax->used) {
-		/* (the move along the geometry's azimuth, whether ok or not) */
-		ax->dx = ax->shift * cos(g.az);
-		ax->dy = ax->shift * sin(g.az);
+		/* (the move along the axis the estimate read, whether ok or
+		 * not: the geometry's azimuth or its opposite) */
+		ax->dx = ax->shift * cos(ax->az);
+		ax->dy = ax->shift * sin(ax->az);
 	}
+	return rc;
+}
+
+/* axis_look from the centres moved by a1's move (a2). */
+static int axis_again(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, const double *fx,
+		      const double *fy, int w, int h, double r0, fs_det_axis_reader read, void *ctx, size_t *sel,
+		      const fs_centre_axis *a1, fs_centre_axis *a2)
+{
+	memset(a2, 0, sizeof *a2);
+	double *mx = malloc(2 * p->n * sizeof *mx);
+	if (!mx)
+		return -1;
+	for (size_t k = 0; k < p->n; k++) {
+		mx[k] = fx[k] + a1->dx;
+		mx[p->n + k] = fy[k] + a1->dy;
+	}
+	int rc = axis_look(p, off, fr, mx, mx + p->n, w, h, r0, read, ctx, sel, a2);
+	free(mx);
 	return rc;
 }
 
@@ -382,6 +401,20 @@ int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, c
 		goto out;
 	/* the base rule's median radius (h30f) */
 	rc = axis_look(p, off, fr, fx, fy, w, h, 0.5 * p->fill0 * off->fit.pitch, read, ctx, sel, ax);
+	if (!rc && ax->ok && fabs(ax->shift) > ax->win) {
+		/* A shift beyond the window's half-width: the lit side's base
+		 * lay outside the window, so the reading stopped short of it
+		 * (h35c: low domes at fill 0.5-0.6, pitch 32-40, centres 2-5
+		 * px off). Read again from the centres it moved to. */
+		fs_centre_axis a2;
+		rc = axis_again(p, off, fr, fx, fy, w, h, 0.5 * p->fill0 * off->fit.pitch, read, ctx, sel, ax, &a2);
+		if (!rc && a2.ok) {
+			ax->dx += a2.dx;
+			ax->dy += a2.dy;
+			ax->shift += a2.shift;
+		}
+		goto out;
+	}
 	if (rc || ax->ok)
 		goto out;
 	/* Failed: the template fit's median radius. Where the centres sit
@@ -411,19 +444,12 @@ int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, c
 	 * a large shift's first reading is blurred by it. */
 	if (!a1.used || a1.end || !isfinite(a1.residual) || !(fabs(a1.shift) > 0))
 		goto out;
-	double *mx = malloc(2 * p->n * sizeof *mx);
-	if (!mx) {
-		rc = -1;
-		goto out;
-	}
-	for (size_t k = 0; k < p->n; k++) {
-		mx[k] = fx[k] + a1.dx;
-		mx[p->n + k] = fy[k] + a1.dy;
-	}
 	fs_centre_axis a2;
-	rc = axis_look(p, off, fr, mx, mx + p->n, w, h, r1, read, ctx, sel, &a2);
-	free(mx);
-	if (!rc && a2.ok && fabs(a2.shift) <= FS_DET_BASE_AXIS_CONFIRM * fabs(a1.shift)) {
+	rc = axis_again(p, off, fr, fx, fy, w, h, r1, read, ctx, sel, &a1, &a2);
+	/* (or when it goes on the same way: the first reading stopped
+	 * short of a base the window did not hold, h35c) */
+	if (!rc && a2.ok &&
+	    (fabs(a2.shift) <= FS_DET_BASE_AXIS_CONFIRM * fabs(a1.shift) || a2.dx * a1.dx + a2.dy * a1.dy > 0)) {
 		*ax = a2;
 		ax->shift += a1.shift;
 		ax->dx += a1.dx;
@@ -453,7 +479,7 @@ static int read_whole(void *ctx, const fs_centre_axis_geom *g, const size_t *sel
 {
 	const fs_image *img = ctx;
 	for (size_t i = 0; i < ns; i++)
-		fs_centre_axis_profile(img, xs[sel[i]], ys[sel[i]], g, profs + i * (size_t)2 * g->ns);
+		fs_centre_axis_profile(img, xs[sel[i]], ys[sel[i]], g, profs + i * fs_centre_axis_len(g));
 	return 0;
 }
 

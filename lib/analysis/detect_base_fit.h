@@ -204,8 +204,13 @@ void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs
  * centres moved by its shift, taken (the two shifts summed) when that
  * look passes and moves them by at most FS_DET_BASE_AXIS_CONFIRM of the
  * first (h33c: at fill 0.8, pitch 16 the centres of tall spheres sat 1.2
- * px off, where the base rule's radius is 20 % large). read() fills
- * profs (ns x 2 g->ns) with fs_centre_axis_profile at xs[sel[i]],
+ * px off, where the base rule's radius is 20 % large) or further in the
+ * same direction (h35c: the first reading stopped short of a lit base
+ * the window did not hold). A first reading taken whose shift exceeds
+ * the window's half-width (ax->win) is read again from the centres it
+ * moved to and the second shift added when it passes (h35c: the lit
+ * base of centres 2-5 px off lay outside the window). read() fills
+ * profs (ns x fs_centre_axis_len(g)) with fs_centre_axis_profile at xs[sel[i]],
  * ys[sel[i]] of the measurement image and returns 0, or -1 on failure.
  * *ax as fs_centre_axis_estimate's (ok 0: no move). Returns 0, -1 when
  * out of memory or read() failed.

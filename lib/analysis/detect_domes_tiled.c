@@ -630,13 +630,13 @@ static void level_point_lowpassed(const fs_image *lp, int ox, int oy, size_t k, 
 struct axis_job {
 	const fs_centre_axis_geom *g;
 	const double *x, *y;  /* the read domes' fitted centres */
-	double *profs;        /* 2 g->ns each */
+	double *profs;        /* fs_centre_axis_len(g) each */
 };
 
 static void axis_point(const fs_image *meas, int ox, int oy, size_t i, void *ctx)
 {
 	struct axis_job *a = ctx;
-	fs_centre_axis_profile(meas, a->x[i] - ox, a->y[i] - oy, a->g, a->profs + i * (size_t)2 * a->g->ns);
+	fs_centre_axis_profile(meas, a->x[i] - ox, a->y[i] - oy, a->g, a->profs + i * fs_centre_axis_len(a->g));
 }
 
 /* fs_det_axis_reader on the tiles' crops: each dome's profiles read on

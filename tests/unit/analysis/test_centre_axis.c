@@ -6,11 +6,13 @@
  * 135 degrees (corner scenes 3 and 19: fill 0.8, pitch 16, flat-topped
  * low domes, where the dome rule's centres sat 0.3 px away from the
  * detector before h30f). The gates: a base of fewer than 3 blurs, fewer
- * than 8 domes and a flat image give no shift. (The residual gate does
- * not catch a reading from the shadowed side - scene 3 read along the
- * azimuth + 180 degrees gives +1.04 px at 0.14 % residual - so the
- * azimuth must be the detector's: the formation fit's.) What it does
- * to the dome rule's accuracy: test_sem_accuracy.
+ * than 8 domes and a flat image give no shift. The residual gate does
+ * not catch a reading from the shadowed side (scene 3 read along the
+ * azimuth + 180 degrees gave +1.04 px at 0.14 % residual before h35c),
+ * and the formation fit's azimuth, fitted at centres locked onto a lit
+ * flank, can be that one: the brighter side decides the axis (h35c), so
+ * the same profiles read along the opposite azimuth must give the same
+ * move. What it does to the dome rule's accuracy: test_sem_accuracy.
  *
  * Where the first reading fails (h33c, fs_det_base_axis_find): corner
  * scene 5 (fill 0.8, pitch 16, tall spheres, detector at azimuth 0), whose
@@ -40,17 +42,19 @@
 #include "sem_sim.h"
 
 /* The estimate from the counted domes of the scene read at their true
- * centres + e px along the detector's axis az. */
-static fs_centre_axis read_scene(const fs_image *img, const sem_truth *t, const sem_opts *o, double e, double az)
+ * centres + e px along the detector's axis az, the profiles read along
+ * the azimuth az + turn. */
+static fs_centre_axis read_scene_turned(const fs_image *img, const sem_truth *t, const sem_opts *o, double e,
+					double az, double turn)
 {
 	double *d = malloc(t->n * sizeof *d);
 	assert_non_null(d);
 	for (size_t j = 0; j < t->n; j++)
 		d[j] = t->d[j];
 	fs_centre_axis_geom g;
-	fs_centre_axis_geom_of(az, 0.5 * fs_median_upper(d, t->n), o->beam_blur, t->pitch, &g);
+	fs_centre_axis_geom_of(az + turn, 0.5 * fs_median_upper(d, t->n), o->beam_blur, t->pitch, &g);
 	free(d);
-	size_t len = (size_t)2 * g.ns, n = 0;
+	size_t len = fs_centre_axis_len(&g), n = 0;
 	double *profs = malloc(t->n * len * sizeof *profs);
 	assert_non_null(profs);
 	double reach = fs_centre_axis_reach(&g);
@@ -65,6 +69,11 @@ static fs_centre_axis read_scene(const fs_image *img, const sem_truth *t, const 
 	assert_int_equal(fs_centre_axis_estimate(profs, n, &g, t->pitch, &ax), 0);
 	free(profs);
 	return ax;
+}
+
+static fs_centre_axis read_scene(const fs_image *img, const sem_truth *t, const sem_opts *o, double e, double az)
+{
+	return read_scene_turned(img, t, o, e, az, 0);
 }
 
 static void known_errors_found(int k)
@@ -86,6 +95,19 @@ static void known_errors_found(int k)
 		assert_true(fabs(ax.shift + errs[q]) < 0.2);
 		assert_true(fabs(ax.dx - ax.shift * cos(o.det_azimuth)) < 1e-12);
 		assert_true(fabs(ax.dy - ax.shift * sin(o.det_azimuth)) < 1e-12);
+		assert_int_equal(ax.reversed, 0);
+		/* Given the opposite azimuth (the formation fit's at centres
+		 * locked onto a lit flank, h35c), the brighter side is the
+		 * detector's: the same move back to the true centres. Before
+		 * h35c the shadowed side was read (+1.04 px at e = 0 in scene
+		 * 3, a residual the gate let through). */
+		fs_centre_axis rv = read_scene_turned(img, &t, &o, errs[q], o.det_azimuth, M_PI);
+		printf("#   read along azimuth %+.0f: reversed %d, move (%+.3f, %+.3f) px, residual %.4f\n",
+		       (o.det_azimuth + M_PI) * 180 / M_PI, rv.reversed, rv.dx, rv.dy, rv.residual);
+		assert_int_equal(rv.ok, 1);
+		assert_int_equal(rv.reversed, 1);
+		assert_true(fabs(rv.dx + errs[q] * cos(o.det_azimuth)) < 0.2);
+		assert_true(fabs(rv.dy + errs[q] * sin(o.det_azimuth)) < 0.2);
 	}
 	sem_truth_free(&t);
 	fs_image_free(img);
@@ -115,7 +137,7 @@ static void gates_refuse(void **state)
 	/* a base of under 3 blurs (the same profiles, r0 taken as 2 blurs) */
 	fs_centre_axis_geom g;
 	fs_centre_axis_geom_of(o.det_azimuth, 2 * o.beam_blur, o.beam_blur, t.pitch, &g);
-	size_t len = (size_t)2 * g.ns;
+	size_t len = fs_centre_axis_len(&g);
 	double *profs = malloc(16 * len * sizeof *profs);
 	assert_non_null(profs);
 	for (int i = 0; i < 16; i++)
@@ -124,7 +146,7 @@ static void gates_refuse(void **state)
 	assert_int_equal(ax.ok, 0);
 	/* fewer than 8 domes */
 	fs_centre_axis_geom_of(o.det_azimuth, 0.5 * t.d[t.n / 2], o.beam_blur, t.pitch, &g);
-	len = (size_t)2 * g.ns;
+	len = fs_centre_axis_len(&g);
 	profs = realloc(profs, 16 * len * sizeof *profs);
 	assert_non_null(profs);
 	for (int i = 0; i < 7; i++)
