@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "agent/agent_fish_tools.h"
+#include "base/sorting.h"
 
 #define MAX_CALLS_TURN 24
 /* A site is added at least this many pitches from every tubercle the plan
@@ -109,12 +110,6 @@ static double grid_nearest(const grid *g, const fs_tubercle_list *t, double x, d
 	return best;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int near_any(const double *x, const double *y, size_t n, double px, double py, double d)
 {
 	for (size_t i = 0; i < n; i++)
@@ -169,8 +164,7 @@ int fs_agent_lattice_plan(fs_agent_sess *s, const double *avoid_x, const double 
 		nn[i] = d;
 		tmp[i] = isfinite(d) ? d : 1e300;
 	}
-	qsort(tmp, t->n, sizeof(double), cmp_double);
-	double pitch = tmp[t->n / 2];
+	double pitch = fs_median_upper(tmp, t->n);
 	if (!(pitch > 0) || pitch > 1e299) {
 		rc = 0;
 		goto out;
