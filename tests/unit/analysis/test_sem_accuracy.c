@@ -199,53 +199,11 @@ static void run_table(const char *title, detect_fn fn, summary *S)
  * detector azimuth {0, 135 deg}, h/R 0.25; 8 and 9: h/R 0.5 (fill 0.5,
  * pitch 32, 0 deg; fill 0.6, pitch 40, 135 deg). Spherical caps without
  * a screen (corner scenes 33 and 49's formation), seeds of their own. */
-#define NINTERIOR 14
+#define NINTERIOR SEM_INTERIOR_SCENES
 /* h34i: 3 -> 8 of 10; h35c: 8 -> 9 of those 10, 11 and 10 of 14 (main
  * before h35c: 10 and 9 of 14) */
 #define LEVEL_INTERIOR_D 11
 #define LEVEL_INTERIOR_ALL 10
-
-/* Scenes 10-13 (h35c), points of a sweep by hand around the first ten
- * (fill 0.4-0.7, pitch 28-48, both azimuths, h/R 0.25 / 0.5, seeds
- * 3100-3135) that fail in ways those do not show, or did before h35c:
- * fill 0.7, pitch 28, azimuth 0, whose formation fit's azimuth points
- * away from the detector and whose first axis reading stops short (D
- * -12.4 % with the lit side read but not read again); fill 0.4, pitch
- * 28, azimuth 0 (D -23 %, the axis step not run); small tall domes at
- * fill 0.4, pitch 28 (D -6.6 %); tall domes at fill 0.7 (S -4.4 % from
- * D +1.9 %: S within 3 % needs D within 1.3 % there). */
-static const struct {
-	double fill, pitch, h_over_r;
-	int corner; /* the formation: 33 (detector at 0 deg) or 49 (135 deg) */
-	unsigned seed;
-} interior_more[] = {
-	{0.70, 28, 0.25, 33, 3112},
-	{0.40, 28, 0.25, 33, 3100},
-	{0.40, 28, 0.50, 49, 3119},
-	{0.70, 36, 0.50, 33, 3132},
-};
-
-static void interior_scene(int i, sem_opts *o)
-{
-	if (i >= 10) {
-		int q = i - 10;
-		sem_corner_scene(interior_more[q].corner, o);
-		o->fill = interior_more[q].fill;
-		o->pitch = interior_more[q].pitch;
-		o->h_over_r = interior_more[q].h_over_r;
-		o->seed = interior_more[q].seed;
-	} else {
-		int j = i < 8 ? i : i == 8 ? 0 : 7;
-		sem_corner_scene(j & 4 ? 49 : 33, o);
-		o->fill = j & 1 ? 0.6 : 0.5;
-		o->pitch = j & 2 ? 40 : 32;
-		o->h_over_r = i < 8 ? 0.25 : 0.5;
-		o->seed = 3000 + (unsigned)i;
-	}
-	o->width = (int)(12 * o->pitch);
-	o->height = (int)(10 * o->pitch);
-	o->angle = fmod(0.37 * ((int)o->seed - 3000 + 7), M_PI / 3);
-}
 
 static summary sum_interior;
 
@@ -258,7 +216,7 @@ static void run_interior(detect_fn fn, summary *S)
 	       "prec", "D%", "S%", "sdD%", "nan");
 	for (int i = 0; i < NINTERIOR; i += SEM_SCENE_STEP) {
 		sem_opts o;
-		interior_scene(i, &o);
+		sem_interior_scene(i, &o);
 		S->run++;
 		run_scene(0, &o, fn, &R);
 		int ok_d = fabs(R.d_err) < 3, ok_s = fabs(R.s_err) < 3;

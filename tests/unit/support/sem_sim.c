@@ -641,6 +641,48 @@ void sem_smooth_scene(int k, sem_opts *o)
 	o->angle = fmod(0.37 * k, M_PI / 3);
 }
 
+/* Scenes 10-13 (h35c): points of a sweep by hand around the first ten
+ * (fill 0.4-0.7, pitch 28-48, both azimuths, h/R 0.25 / 0.5, seeds
+ * 3100-3135) that fail in ways those do not show, or did before h35c:
+ * fill 0.7, pitch 28, azimuth 0, whose formation fit's azimuth points
+ * away from the detector and whose first axis reading stops short (D
+ * -12.4 % with the lit side read but not read again); fill 0.4, pitch
+ * 28, azimuth 0 (D -23 %, the axis step not run); small tall domes at
+ * fill 0.4, pitch 28 (D -6.6 %); tall domes at fill 0.7 (S -4.4 % from
+ * D +1.9 %: S within 3 % needs D within 1.3 % there). */
+static const struct {
+	double fill, pitch, h_over_r;
+	int corner; /* the formation: 33 (detector at 0 deg) or 49 (135 deg) */
+	unsigned seed;
+} interior_more[] = {
+	{0.70, 28, 0.25, 33, 3112},
+	{0.40, 28, 0.25, 33, 3100},
+	{0.40, 28, 0.50, 49, 3119},
+	{0.70, 36, 0.50, 33, 3132},
+};
+
+void sem_interior_scene(int i, sem_opts *o)
+{
+	if (i >= 10) {
+		int q = i - 10;
+		sem_corner_scene(interior_more[q].corner, o);
+		o->fill = interior_more[q].fill;
+		o->pitch = interior_more[q].pitch;
+		o->h_over_r = interior_more[q].h_over_r;
+		o->seed = interior_more[q].seed;
+	} else {
+		int j = i < 8 ? i : i == 8 ? 0 : 7;
+		sem_corner_scene(j & 4 ? 49 : 33, o);
+		o->fill = j & 1 ? 0.6 : 0.5;
+		o->pitch = j & 2 ? 40 : 32;
+		o->h_over_r = i < 8 ? 0.25 : 0.5;
+		o->seed = 3000 + (unsigned)i;
+	}
+	o->width = (int)(12 * o->pitch);
+	o->height = (int)(10 * o->pitch);
+	o->angle = fmod(0.37 * ((int)o->seed - 3000 + 7), M_PI / 3);
+}
+
 int sem_counted(const sem_truth *t, double x, double y)
 {
 	double m = 0.75 * t->pitch;

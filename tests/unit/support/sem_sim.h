@@ -136,6 +136,15 @@ void sem_corner_scene(int k, sem_opts *o);
  */
 #define SEM_SMOOTH_SCENES 48
 void sem_smooth_scene(int k, sem_opts *o);
+/*
+ * Scene i (0..SEM_INTERIOR_SCENES - 1) between the corners (h34i, h35c;
+ * test_sem_accuracy's third table): spherical caps without a screen at
+ * fill 0.4-0.7, pitch 28-40, h/R 0.25 / 0.5, in corner scene 33's
+ * (detector at 0 deg) or 49's (135 deg) formation; 12 x 10 pitches, seeds
+ * of their own (3000 + i for the first ten).
+ */
+#define SEM_INTERIOR_SCENES 14
+void sem_interior_scene(int i, sem_opts *o);
 /* Whether a point lies inside the scale region of t at least 0.75 pitch
  * from its border (where a dome is whole and has all its neighbours). */
 int sem_counted(const sem_truth *t, double x, double y);
