@@ -290,6 +290,17 @@ static void local_editor_repairs_damaged_sem_scenes(void **state)
 			 "outside the scale region)", bad);
 }
 
+/* An editor's session on the stored set, as a run starts it; the caller
+ * frees ss and s (job and env hold nothing to free). */
+static void sess_open(fx *f, fs_agent_job *job, fs_agent_env *env, seen *s, fs_agent_sess *ss)
+{
+	char err[256];
+	job_init(job, f, FS_AGENT_EDIT);
+	env_init(env, f, s);
+	if (fs_agent_sess_init(ss, job, env, err, sizeof err))
+		fail_msg("session: %s", err);
+}
+
 /* The score of the stored set as the editor judges it. */
 static void score_now(fx *f, double *hex, double *cov, size_t *n)
 {
@@ -297,11 +308,7 @@ static void score_now(fx *f, double *hex, double *cov, size_t *n)
 	fs_agent_env env;
 	fs_agent_sess ss;
 	seen s = {0};
-	char err[256];
-	job_init(&job, f, FS_AGENT_EDIT);
-	env_init(&env, f, &s);
-	if (fs_agent_sess_init(&ss, &job, &env, err, sizeof err))
-		fail_msg("session: %s", err);
+	sess_open(f, &job, &env, &s, &ss);
 	*hex = ss.stats.hexagonalness_score;
 	*cov = ss.score_cov;
 	*n = ss.t.n;
@@ -355,10 +362,7 @@ static double lattice_sites(fx *f, double *pitch)
 	fs_lattice lat;
 	seen s = {0};
 	char err[256];
-	job_init(&job, f, FS_AGENT_EDIT);
-	env_init(&env, f, &s);
-	if (fs_agent_sess_init(&ss, &job, &env, err, sizeof err))
-		fail_msg("session: %s", err);
+	sess_open(f, &job, &env, &s, &ss);
 	assert_int_equal(fs_lattice_estimate(ss.img, &lat, err, sizeof err), 0);
 	assert_true(lat.pitch_px > 0);
 	double frac = ss.region.in ? fs_scale_region_fraction(&ss.region) : 1.0;
