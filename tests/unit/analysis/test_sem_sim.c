@@ -9,7 +9,8 @@
  * scale region; 8- and 16-bit quantisation; the truth's pairs are the six
  * lattice neighbours of a whole site; the halftone screen lies at 45° with
  * the period asked for; shot noise has the variance signal / dose; the
- * ground beyond a steep dome away from the detector is in its shadow. (Determinism, the spaces' formula,
+ * ground beyond a steep dome away from the detector is in its shadow; a
+ * render at several edge strengths at once is each strength's render. (Determinism, the spaces' formula,
  * resampling and matching: test_sem_accuracy's
  * simulator_is_deterministic_and_consistent.)
  */
@@ -431,6 +432,58 @@ static void screen_after_rendering_is_the_printed_image(void **state)
 	sem_truth_free(&b);
 }
 
+/* sem_make_edges (h35i): one walk of the surface gives, at each edge
+ * brightening strength, sem_make's image of that strength to the bit,
+ * truth included - the noise drawn after the render from the same state
+ * for each. Corner scene 27 (pitch 16, margins with the label and bar,
+ * shot noise, a 5-px screen) on a quarter of its frame, unquantised (a
+ * quantisation would hide a small difference) and resampled by 0.75; the
+ * strengths in the order the bank does not use. */
+static void edges_in_one_pass_are_each_strengths_image(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_corner_scene(27, &o);
+	o.width = 160;
+	o.height = 128;
+	o.bits = 0;
+	o.resample = 0.75;
+	assert_true(o.dose > 0 && o.halftone > 0 && o.margin_top > 0 && o.black_left >= 24);
+	static const double edge[2] = {2.0, 0.5};
+	fs_image *img[2];
+	sem_truth t;
+	assert_int_equal(sem_make_edges(&o, edge, 2, img, &t), 0);
+	for (int e = 0; e < 2; e++) {
+		sem_truth a;
+		o.edge = edge[e];
+		fs_image *one = sem_make(&o, &a);
+		assert_non_null(one);
+		assert_int_equal(img[e]->width, one->width);
+		assert_int_equal(img[e]->height, one->height);
+		size_t np = (size_t)one->width * one->height;
+		assert_int_equal(memcmp(img[e]->data, one->data, np * sizeof *one->data), 0);
+		assert_int_equal(a.n, t.n);
+		assert_int_equal(memcmp(a.x, t.x, a.n * sizeof *a.x), 0);
+		assert_int_equal(memcmp(a.d, t.d, a.n * sizeof *a.d), 0);
+		assert_int_equal(a.n_pairs, t.n_pairs);
+		assert_true(t.rx0 == a.rx0 && t.ry0 == a.ry0 && t.rx1 == a.rx1 && t.ry1 == a.ry1);
+		fs_image_free(one);
+		sem_truth_free(&a);
+	}
+	/* and the strength shows: the two images differ */
+	size_t np = (size_t)img[0]->width * img[0]->height;
+	assert_int_not_equal(memcmp(img[0]->data, img[1]->data, np * sizeof *img[0]->data), 0);
+	fs_image_free(img[0]);
+	fs_image_free(img[1]);
+	sem_truth_free(&t);
+	/* no strength, or more than it holds: an error, nothing returned */
+	assert_int_equal(sem_make_edges(&o, edge, 0, img, &t), -1);
+	double many[SEM_EDGES_MAX + 1] = {0};
+	fs_image *imgs[SEM_EDGES_MAX + 1];
+	assert_int_equal(sem_make_edges(&o, many, SEM_EDGES_MAX + 1, imgs, &t), -1);
+	assert_int_equal(t.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +496,7 @@ int main(void)
 		cmocka_unit_test(shot_noise_has_the_variance_of_the_dose),
 		cmocka_unit_test(the_far_side_of_a_steep_dome_is_in_its_shadow),
 		cmocka_unit_test(screen_after_rendering_is_the_printed_image),
+		cmocka_unit_test(edges_in_one_pass_are_each_strengths_image),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

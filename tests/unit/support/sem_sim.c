@@ -285,31 +285,142 @@ static fs_image *resample(const fs_image *src, double s)
 	return o;
 }
 
+/* What the beam, the detector and the figure's reproduction make of a
+ * rendered signal sig (consumed, W x H): the rest of the beam spot, the
+ * detector's response with drift, noise and quantisation, the non-scale
+ * margins (mt rows on top, bl columns on the left) and the halftone
+ * screen, scan blur, resampling and JPEG. rng is the generator's state
+ * after the surface's draws: every image of one scene starts from it
+ * (sem_make_edges). Returns the image, NULL on failure. */
+static fs_image *form_image(const sem_opts *o, fs_image *sig, rng_t rng, int mt, int bl)
+{
+	char err[128];
+	int W = sig->width, H = sig->height;
+	fs_image *out = NULL;
+	/* The pixel's box (variance 1/12 per axis) is part of the spot: blur
+	 * by the rest, so that box and Gaussian together have the beam's
+	 * variance. */
+	double spot2 = o->beam_blur * o->beam_blur - 1.0 / 12;
+	if (spot2 > 0 && fs_gaussian_blur(sig, sqrt(spot2), err, sizeof err))
+		goto fail;
+	if (o->raw)
+		return sig;
+	/* Detector response: the operator sets brightness and contrast so that
+	 * the signal spans most of the range (its 1st..99th percentile to
+	 * 0.12..0.88), then drift, shot noise, quantisation. */
+	double lo, hi;
+	{
+		size_t nsm = 0, step = 7;
+		size_t tot = (size_t)W * H;
+		float *smp = malloc((tot / step + 1) * sizeof *smp);
+		if (!smp)
+			goto fail;
+		for (size_t k2 = 0; k2 < tot; k2 += step)
+			smp[nsm++] = sig->data[k2];
+		qsort(smp, nsm, sizeof *smp, cmp_float);
+		lo = smp[(size_t)(0.01 * (nsm - 1))];
+		hi = smp[(size_t)(0.99 * (nsm - 1))];
+		free(smp);
+		if (hi - lo < 1e-6)
+			hi = lo + 1e-6;
+	}
+	double g0 = 0.95 + 0.1 * rng_uniform(&rng), o0 = 0.02 * (rng_uniform(&rng) - 0.5);
+	for (int y = 0; y < H; y++) {
+		for (int x = 0; x < W; x++) {
+			double gain = 0.76 * g0 / (hi - lo) * (1 + o->drift * (x / (double)W - 0.5));
+			double off = 0.12 + o0 + 0.1 * o->drift * sin(2 * M_PI * y / H);
+			double v = off + gain * (sig->data[(size_t)y * W + x] - lo);
+			if (o->dose > 0)
+				v += sqrt(fmax(v, 0) / o->dose) * rng_gauss(&rng);
+			v = v < 0 ? 0 : v > 1 ? 1 : v;
+			if (o->bits == 8)
+				v = lround(v * 255) / 255.0;
+			else if (o->bits == 16)
+				v = lround(v * 65535) / 65535.0;
+			sig->data[(size_t)y * W + x] = (float)v;
+		}
+	}
+	/* Non-scale parts of the frame: the paper margin, the black surround
+	 * with a label (blocks of "text") and a scale bar. */
+	for (int y = 0; y < mt; y++)
+		for (int x = 0; x < W; x++)
+			sig->data[(size_t)y * W + x] = (float)(0.96 + 0.02 * rng_uniform(&rng));
+	for (int y = mt; y < H; y++) {
+		for (int x = 0; x < bl; x++) {
+			float v = (float)(0.03 * rng_uniform(&rng));
+			int lx = x - bl / 8, ly = y - mt - 10;
+			/* text: 5 x 7 blocks in a row of characters */
+			if (bl >= 24 && lx >= 0 && lx < bl * 3 / 4 && ly >= 0 && ly < 7 && (lx % 7) < 5 &&
+			    ((lx / 7 + ly) % 3) != 0)
+				v = 0.95f;
+			/* the scale bar, 4 px high, 20 px from the bottom */
+			if (bl >= 24 && y >= H - 24 && y < H - 20 && lx >= 0 && lx < bl * 3 / 4)
+				v = 0.97f;
+			sig->data[(size_t)y * W + x] = v;
+		}
+	}
+	/* Reproduction: a 45° halftone screen (coverage of dark ink dots
+	 * integrated over 3 x 3 subsamples per scanner pixel), scan blur. */
+	if (o->halftone > 0 && halftone_screen(sig, o->halftone))
+		goto fail;
+	if (o->scan_blur > 0 && (o->halftone > 0 || o->resample != 1 || o->jpeg_quality > 0) &&
+	    fs_gaussian_blur(sig, o->scan_blur, err, sizeof err))
+		goto fail;
+	if (o->resample != 1) {
+		out = resample(sig, o->resample);
+		fs_image_free(sig);
+		sig = NULL;
+		if (!out)
+			return NULL;
+	} else {
+		out = sig;
+		sig = NULL;
+	}
+	if (o->jpeg_quality > 0 && jpeg_roundtrip(out, o->jpeg_quality))
+		goto fail;
+	return out;
+fail:
+	fs_image_free(sig);
+	fs_image_free(out);
+	return NULL;
+}
+
 fs_image *sem_make(const sem_opts *o, sem_truth *t)
 {
+	fs_image *img = NULL;
+	return sem_make_edges(o, &o->edge, 1, &img, t) ? NULL : img;
+}
+
+int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img, sem_truth *t)
+{
 	memset(t, 0, sizeof *t);
+	for (int e = 0; e < n && e < SEM_EDGES_MAX; e++)
+		img[e] = NULL;
 	char err[128];
 	int W = o->width, H = o->height;
-	if (W < 16 || H < 16 || o->pitch < 4 || o->fill <= 0 || o->fill >= 0.95 ||
+	if (n < 1 || n > SEM_EDGES_MAX || W < 16 || H < 16 || o->pitch < 4 || o->fill <= 0 || o->fill >= 0.95 ||
 	    o->h_over_r <= 0 || !(o->resample > 0) ||
 	    !((o->profile >= 0 && o->profile <= 2) || o->profile == SEM_PROFILE_SMOOTH))
-		return NULL;
+		return -1;
 	rng_t rng = 0x9E3779B97F4A7C15ULL ^ ((rng_t)o->seed * 0xD1B54A32D192ED69ULL);
 	if (!rng)
 		rng = 1;
 	rng_next(&rng);
 	float *rough = malloc((size_t)W * H * sizeof *rough);
-	fs_image *sig = fs_image_new(W, H), *out = NULL;
+	fs_image *sig[SEM_EDGES_MAX] = {NULL};
 	site *s = NULL;
 	sem_dome *dm = NULL;
 	sem_surface surf;
 	memset(&surf, 0, sizeof surf);
 	size_t ns = 0;
-	double L = 7 * o->pitch, p1 = 0, p2 = 0, sc = 1;
+	double L = 7 * o->pitch, p1 = 0, p2 = 0;
 	int mt = o->margin_top < H / 2 ? o->margin_top : H / 2;
 	int bl = o->black_left < W / 2 ? o->black_left : W / 2;
-	if (!rough || !sig)
+	if (!rough)
 		goto fail;
+	for (int e = 0; e < n; e++)
+		if (!(sig[e] = fs_image_new(W, H)))
+			goto fail;
 	/* The surface: undulation (two slanted waves of ~7 pitches) and fine
 	 * roughness (white noise smoothed over ~1 px). */
 	{
@@ -378,99 +489,24 @@ fs_image *sem_make(const sem_opts *o, sem_truth *t)
 		goto fail;
 	sem_surface_detector(&surf, o->det_azimuth, o->det_elevation, o->secant_n, o->det_strength, o->shadow,
 			     o->edge);
-	if (sem_surface_render(&surf, o->supersample > 0 ? o->supersample : SEM_SUPERSAMPLE, sig))
+	if (sem_surface_render_edges(&surf, o->supersample > 0 ? o->supersample : SEM_SUPERSAMPLE, edge, n, sig))
 		goto fail;
 	sem_surface_free(&surf);
 	free(dm);
 	dm = NULL;
 	free(rough);
 	rough = NULL;
-	/* The pixel's box (variance 1/12 per axis) is part of the spot: blur
-	 * by the rest, so that box and Gaussian together have the beam's
-	 * variance. */
-	double spot2 = o->beam_blur * o->beam_blur - 1.0 / 12;
-	if (spot2 > 0 && fs_gaussian_blur(sig, sqrt(spot2), err, sizeof err))
-		goto fail;
-	if (o->raw) {
-		out = sig;
-		sig = NULL;
-		goto truth;
-	}
-	/* Detector response: the operator sets brightness and contrast so that
-	 * the signal spans most of the range (its 1st..99th percentile to
-	 * 0.12..0.88), then drift, shot noise, quantisation. */
-	double lo, hi;
-	{
-		size_t nsm = 0, step = 7;
-		size_t tot = (size_t)W * H;
-		float *smp = malloc((tot / step + 1) * sizeof *smp);
-		if (!smp)
+	/* every strength's image from the same state of the generator: the
+	 * draws after the surface's are the formation's own, as in a render
+	 * of that strength alone */
+	for (int e = 0; e < n; e++) {
+		img[e] = form_image(o, sig[e], rng, mt, bl);
+		sig[e] = NULL;
+		if (!img[e])
 			goto fail;
-		for (size_t k2 = 0; k2 < tot; k2 += step)
-			smp[nsm++] = sig->data[k2];
-		qsort(smp, nsm, sizeof *smp, cmp_float);
-		lo = smp[(size_t)(0.01 * (nsm - 1))];
-		hi = smp[(size_t)(0.99 * (nsm - 1))];
-		free(smp);
-		if (hi - lo < 1e-6)
-			hi = lo + 1e-6;
 	}
-	double g0 = 0.95 + 0.1 * rng_uniform(&rng), o0 = 0.02 * (rng_uniform(&rng) - 0.5);
-	for (int y = 0; y < H; y++) {
-		for (int x = 0; x < W; x++) {
-			double gain = 0.76 * g0 / (hi - lo) * (1 + o->drift * (x / (double)W - 0.5));
-			double off = 0.12 + o0 + 0.1 * o->drift * sin(2 * M_PI * y / H);
-			double v = off + gain * (sig->data[(size_t)y * W + x] - lo);
-			if (o->dose > 0)
-				v += sqrt(fmax(v, 0) / o->dose) * rng_gauss(&rng);
-			v = v < 0 ? 0 : v > 1 ? 1 : v;
-			if (o->bits == 8)
-				v = lround(v * 255) / 255.0;
-			else if (o->bits == 16)
-				v = lround(v * 65535) / 65535.0;
-			sig->data[(size_t)y * W + x] = (float)v;
-		}
-	}
-	/* Non-scale parts of the frame: the paper margin, the black surround
-	 * with a label (blocks of "text") and a scale bar. */
-	for (int y = 0; y < mt; y++)
-		for (int x = 0; x < W; x++)
-			sig->data[(size_t)y * W + x] = (float)(0.96 + 0.02 * rng_uniform(&rng));
-	for (int y = mt; y < H; y++) {
-		for (int x = 0; x < bl; x++) {
-			float v = (float)(0.03 * rng_uniform(&rng));
-			int lx = x - bl / 8, ly = y - mt - 10;
-			/* text: 5 x 7 blocks in a row of characters */
-			if (bl >= 24 && lx >= 0 && lx < bl * 3 / 4 && ly >= 0 && ly < 7 && (lx % 7) < 5 &&
-			    ((lx / 7 + ly) % 3) != 0)
-				v = 0.95f;
-			/* the scale bar, 4 px high, 20 px from the bottom */
-			if (bl >= 24 && y >= H - 24 && y < H - 20 && lx >= 0 && lx < bl * 3 / 4)
-				v = 0.97f;
-			sig->data[(size_t)y * W + x] = v;
-		}
-	}
-	/* Reproduction: a 45° halftone screen (coverage of dark ink dots
-	 * integrated over 3 x 3 subsamples per scanner pixel), scan blur. */
-	if (o->halftone > 0 && halftone_screen(sig, o->halftone))
-		goto fail;
-	if (o->scan_blur > 0 && (o->halftone > 0 || o->resample != 1 || o->jpeg_quality > 0) &&
-	    fs_gaussian_blur(sig, o->scan_blur, err, sizeof err))
-		goto fail;
-	sc = o->resample;
-	if (sc != 1) {
-		out = resample(sig, sc);
-		if (!out)
-			goto fail;
-		fs_image_free(sig);
-		sig = NULL;
-	} else {
-		out = sig;
-		sig = NULL;
-	}
-	if (o->jpeg_quality > 0 && jpeg_roundtrip(out, o->jpeg_quality))
-		goto fail;
-truth:
+	double sc = o->raw ? 1 : o->resample;
+	const fs_image *out = img[0];
 	/* Truth in output pixels. */
 	t->width = out->width;
 	t->height = out->height;
@@ -529,17 +565,21 @@ truth:
 	}
 	free(idx);
 	free(s);
-	return out;
+	return 0;
 fail:
 	free(rough);
 	free(dm);
 	sem_surface_free(&surf);
 	free(s);
-	fs_image_free(sig);
-	fs_image_free(out);
+	for (int e = 0; e < n && e < SEM_EDGES_MAX; e++) {
+		fs_image_free(sig[e]);
+		fs_image_free(img[e]);
+		img[e] = NULL;
+	}
 	sem_truth_free(t);
-	return NULL;
+	return -1;
 }
+
 
 typedef struct pair {
 	double d;

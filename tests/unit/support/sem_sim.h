@@ -106,6 +106,19 @@ void sem_defaults(sem_opts *o);
 fs_image *sem_make(const sem_opts *o, sem_truth *t);
 void sem_truth_free(sem_truth *t);
 /*
+ * One scene at n (1..SEM_EDGES_MAX, sem_surface.h) edge brightening
+ * strengths edge[0..n-1] (o->edge is not used): img[e] gets, to the bit,
+ * sem_make's image of o with edge = edge[e], and t the truth they share
+ * (it does not depend on the strength). The surface is walked once (the
+ * slopes, shadows and sub-samples are the same for every strength, which
+ * only scales the signal's last term) and each image is then formed from
+ * the same state of the random generator (h35i: test_paper_profile_fill's
+ * bank renders each dome at two strengths). Ownership: every img[e] a new
+ * fs_image (fs_image_free), t as sem_make's. Returns 0; -1 on bad options
+ * or out of memory, with every img[e] NULL.
+ */
+int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img, sem_truth *t);
+/*
  * The printed figure's halftone screen of period P (> 0) and then the scan
  * blur of sigma scan_blur (0: none), in place, on an image sem_make
  * rendered without a screen, resampling or JPEG (halftone 0, resample 1,

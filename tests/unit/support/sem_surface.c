@@ -490,10 +490,14 @@ static int shadowed(const sem_surface *s, double x, double y, double zd, double 
 	return 0;
 }
 
-/* The signal at (x, y); shade < 0 tests the shadow there (its result in
- * *shade_out when not NULL), 0 or 1 takes it as given. */
-static double signal_at(const sem_surface *s, const double *trig, double x, double y, int shade,
-			int *shade_out)
+/* The signal at (x, y) without its edge brightening, which is the edge
+ * strength times *conv (the convexity, clamped): signal_at adds it. The
+ * strength enters nothing else - not the shadow, not which pixels are
+ * sub-sampled - so one evaluation serves every strength (h35i).
+ * shade < 0 tests the shadow there (its result in *shade_out when not
+ * NULL), 0 or 1 takes it as given. */
+static inline double signal_parts(const sem_surface *s, const double *trig, double x, double y, int shade,
+				  int *shade_out, double *conv)
 {
 	double a1 = s->k1x * x + s->k1y * y + s->p1, a2 = s->k2x * x + s->k2y * y + s->p2;
 	double A = 0.5 * s->und_amp;
@@ -551,8 +555,17 @@ static double signal_at(const sem_surface *s, const double *trig, double x, doub
 	int sh = shade >= 0 ? shade : shadowed(s, x, y, zd, und);
 	if (shade_out)
 		*shade_out = sh;
-	double edge = s->edge * fmin(1.5, fmax(0, -lap));
-	return yield * dirf * (sh ? 1 - s->shadow : 1) + edge;
+	*conv = fmin(1.5, fmax(0, -lap));
+	return yield * dirf * (sh ? 1 - s->shadow : 1);
+}
+
+/* The signal at (x, y): the same two products and one sum as before the
+ * split, so the same bits (no contraction: -std=c11). */
+static inline double signal_at(const sem_surface *s, const double *trig, double x, double y, int shade,
+			       int *shade_out)
+{
+	double conv, base = signal_parts(s, trig, x, y, shade, shade_out, &conv);
+	return base + s->edge * conv;
 }
 
 double sem_surface_signal(const sem_surface *s, double x, double y)
@@ -577,9 +590,17 @@ int sem_surface_shadowed(const sem_surface *s, double x, double y)
 
 int sem_surface_render(const sem_surface *s, int S, fs_image *img)
 {
+	return sem_surface_render_edges(s, S, &s->edge, 1, &img);
+}
+
+int sem_surface_render_edges(const sem_surface *s, int S, const double *edge, int n, fs_image **img)
+{
 	int W = s->W, H = s->H;
-	if (img->width != W || img->height != H || S < 1)
+	if (S < 1 || n < 1 || n > SEM_EDGES_MAX)
 		return -1;
+	for (int e = 0; e < n; e++)
+		if (!img[e] || img[e]->width != W || img[e]->height != H)
+			return -1;
 	unsigned char *flag = calloc((size_t)W * H, 1);
 	unsigned char *sh = calloc((size_t)W * H, 1);
 	if (!flag || !sh) {
@@ -590,8 +611,11 @@ int sem_surface_render(const sem_surface *s, int S, fs_image *img)
 	for (int y = 0; y < H; y++) {
 		for (int x = 0; x < W; x++) {
 			int shd = 0;
-			img->data[(size_t)y * W + x] = (float)signal_at(s, s->trig + 4 * ((size_t)y * W + x), x, y, -1, &shd);
-			sh[(size_t)y * W + x] = (unsigned char)shd;
+			size_t k = (size_t)y * W + x;
+			double conv, base = signal_parts(s, s->trig + 4 * k, x, y, -1, &shd, &conv);
+			for (int e = 0; e < n; e++)
+				img[e]->data[k] = (float)(base + edge[e] * conv);
+			sh[k] = (unsigned char)shd;
 		}
 	}
 	if (S == 1)
@@ -622,17 +646,24 @@ int sem_surface_render(const sem_surface *s, int S, fs_image *img)
 		for (int x = 0; x < W; x++) {
 			if (!flag[(size_t)y * W + x])
 				continue;
-			double acc = 0;
+			double acc[SEM_EDGES_MAX] = {0};
 			int shade = flag[(size_t)y * W + x] == 2 ? -1 : sh[(size_t)y * W + x];
 			/* one sample in each cell of an S x S grid, at S x S distinct
 			 * columns and rows (a sheared grid): an edge along x or y is
 			 * then placed to 1 / S^2 of a pixel, not 1 / S */
 			double S2 = (double)S * S;
 			for (int j = 0; j < S; j++)
-				for (int i = 0; i < S; i++)
-					acc += signal_at(s, NULL, x - 0.5 + (i * S + j + 0.5) / S2,
-							 y - 0.5 + (j * S + i + 0.5) / S2, shade, NULL);
-			img->data[(size_t)y * W + x] = (float)(acc / ((double)S * S));
+				for (int i = 0; i < S; i++) {
+					double conv, base = signal_parts(s, NULL, x - 0.5 + (i * S + j + 0.5) / S2,
+									 y - 0.5 + (j * S + i + 0.5) / S2, shade,
+									 NULL, &conv);
+					/* each strength's sum in the order a render of it alone
+					 * makes */
+					for (int e = 0; e < n; e++)
+						acc[e] += base + edge[e] * conv;
+				}
+			for (int e = 0; e < n; e++)
+				img[e]->data[(size_t)y * W + x] = (float)(acc[e] / ((double)S * S));
 		}
 	}
 done:

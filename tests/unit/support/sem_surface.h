@@ -119,5 +119,15 @@ int sem_surface_shadowed(const sem_surface *s, double x, double y);
  * its curvature / 24). Returns 0, -1 on out of memory.
  */
 int sem_surface_render(const sem_surface *s, int S, fs_image *img);
+/*
+ * The same render at n (1..SEM_EDGES_MAX) edge strengths at once (s's own
+ * is not used): img[e] (each W x H) gets, to the bit, what
+ * sem_surface_render gives with s's strength set to edge[e]. The strength
+ * only scales a last term of each sample's signal, so the shadow walk,
+ * the slopes and the sub-sampling are done once for all n (h35i). Returns
+ * 0, -1 on bad arguments or out of memory.
+ */
+#define SEM_EDGES_MAX 8
+int sem_surface_render_edges(const sem_surface *s, int S, const double *edge, int n, fs_image **img);
 
 #endif
