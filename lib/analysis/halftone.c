@@ -132,7 +132,13 @@ int fs_halftone_detect(const fs_image *img, double *period, double *ratio)
 	double q = fmin(best, p2) / med;
 	if (ratio)
 		*ratio = q;
-	if (q >= FS_HALFTONE_MIN_RATIO)
+	/* the peak turned by 60 and by 120 degrees: a harmonic of the
+	 * tubercles' hexagonal lattice has partners there (halftone.h) */
+	double c60 = 0.5, s60 = sqrt(3) / 2;
+	int u60 = (int)lround(c60 * bu - s60 * bv), v60 = (int)lround(s60 * bu + c60 * bv);
+	int u120 = (int)lround(-c60 * bu - s60 * bv), v120 = (int)lround(s60 * bu - c60 * bv);
+	double six = fmax(peak_near(pw, n, u60, v60), peak_near(pw, n, u120, v120));
+	if (q >= FS_HALFTONE_MIN_RATIO && six < FS_HALFTONE_MAX_SIXFOLD * fmin(best, p2))
 		*period = n / rk;
 out:
 	free(re);

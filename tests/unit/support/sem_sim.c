@@ -687,9 +687,11 @@ void sem_smooth_scene(int k, sem_opts *o)
  * fill 0.7, pitch 28, azimuth 0, whose formation fit's azimuth points
  * away from the detector and whose first axis reading stops short (D
  * -12.4 % with the lit side read but not read again); fill 0.4, pitch
- * 28, azimuth 0 (D -23 %, the axis step not run); small tall domes at
- * fill 0.4, pitch 28 (D -6.6 %); tall domes at fill 0.7 (S -4.4 % from
- * D +1.9 %: S within 3 % needs D within 1.3 % there). */
+ * 28, azimuth 0 (D -23 %, the axis step not run; h35j: -3.1 %, a
+ * lattice harmonic no longer taken for a screen); small tall domes at
+ * fill 0.4, pitch 28 (D -6.6 %; h35j: +1.8 %, the same false screen);
+ * tall domes at fill 0.7 (S -4.4 % from D +1.9 %: S within 3 % needs D
+ * within 1.3 % there). */
 static const struct {
 	double fill, pitch, h_over_r;
 	int corner; /* the formation: 33 (detector at 0 deg) or 49 (135 deg) */
