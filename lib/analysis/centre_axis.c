@@ -209,6 +209,7 @@ int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_
 			free(sum);
 			return 0;
 		}
+		out->own = 1;
 		own.r0 = rv;
 		own.sigma = fmax(0.5, sv);
 		own.win = WIN * own.sigma;

@@ -95,6 +95,7 @@ typedef struct fs_centre_axis {
 	double az;         /* the axis the shift is along (radians): the geometry's, */
 	int reversed;      /* or (1) its opposite, the brighter side */
 	double win;        /* the match's window, px either side of the base read */
+	int own;           /* 1: read at P_v's own base and blur (the formation's blur shut the gate) */
 } fs_centre_axis;
 
 /* The geometry for a detector at azimuth az, domes of median base radius

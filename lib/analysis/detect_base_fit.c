@@ -401,11 +401,17 @@ int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, c
 		goto out;
 	/* the base rule's median radius (h30f) */
 	rc = axis_look(p, off, fr, fx, fy, w, h, 0.5 * p->fill0 * off->fit.pitch, read, ctx, sel, ax);
-	if (!rc && ax->ok && fabs(ax->shift) > ax->win) {
+	if (!rc && ax->ok && (fabs(ax->shift) > ax->win || ax->own)) {
 		/* A shift beyond the window's half-width: the lit side's base
 		 * lay outside the window, so the reading stopped short of it
 		 * (h35c: low domes at fill 0.5-0.6, pitch 32-40, centres 2-5
-		 * px off). Read again from the centres it moved to. */
+		 * px off). Read again from the centres it moved to. So is
+		 * every shift read where the centres' scatter shut the gate
+		 * (ax->own): the profiles summed from centres that scatter
+		 * along the axis and sit off are blurred along it, and the
+		 * first reading stops short inside the window too (h36e: fill
+		 * 0.4, pitch 28, -1.27 px read, 1.6 px needed; the second
+		 * look -0.16 px). */
 		fs_centre_axis a2;
 		rc = axis_again(p, off, fr, fx, fy, w, h, 0.5 * p->fill0 * off->fit.pitch, read, ctx, sel, ax, &a2);
 		if (!rc && a2.ok) {

@@ -209,7 +209,12 @@ void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs
  * the window did not hold). A first reading taken whose shift exceeds
  * the window's half-width (ax->win) is read again from the centres it
  * moved to and the second shift added when it passes (h35c: the lit
- * base of centres 2-5 px off lay outside the window). read() fills
+ * base of centres 2-5 px off lay outside the window); so is any first
+ * reading taken at the across-axis profile's own blur (ax->own: the
+ * formation's blur, which holds the centres' scatter, shut the gate),
+ * whose profiles, summed from centres scattered and off along the axis,
+ * are blurred along it (h36e: fill 0.4, pitch 28, the first look read
+ * 1.27 px of a 1.6-px shift inside its window). read() fills
  * profs (ns x fs_centre_axis_len(g)) with fs_centre_axis_profile at xs[sel[i]],
  * ys[sel[i]] of the measurement image and returns 0, or -1 on failure.
  * *ax as fs_centre_axis_estimate's (ok 0: no move). Returns 0, -1 when
