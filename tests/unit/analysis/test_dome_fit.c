@@ -19,8 +19,11 @@
  *   asserted at the level reached.
  * FIT_SCENES=n (FIT_FIRST=k) in the environment runs the scenes k..n-1
  * only (development; the count is then not asserted). Under the
- * sanitizers every eighth scene runs (they look for memory errors, and
- * the whole matrix would take a quarter of an hour there); the count is
+ * sanitizers (fs_test_subset, sanitized.h) scenes 0 and 56 run, each
+ * level of the three factors the eighth scenes vary (halftone, detector
+ * azimuth, pitch): the fit's lib/ lines and branches of the eight
+ * (docs/paper-figures.md, h36b; their detections are test_sem_accuracy's
+ * sanitized scenes too); the count is
  * asserted in the plain build. FIT_SCENE_STEP=8 runs every eighth scene
  * in the plain build too (make test, tests/run_unit.sh: the 64 scenes'
  * detections and fits were most of the binary's 55 s of CPU), which
@@ -42,14 +45,10 @@
 #include "analysis/dome_fit.h"
 #include "analysis/params.h"
 #include "analysis/se_render.h"
+#include "sanitized.h"
 #include "sem_cache.h"
 #include "sem_scene.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SCENE_STEP 8
-#else
-#define SCENE_STEP 1
-#endif
 
 static void render_physics(void **state)
 {
@@ -114,7 +113,10 @@ static void fit_true_centres(void **state)
 {
 	(void)state;
 	static const double fills[3] = {0.30, 0.55, 0.73};
-	for (int k = 0; k < 3; k++) {
+	/* under the sanitizers (fs_test_subset) the middle fill only: the
+	 * fit's lib/ lines and branches of the three (h36b) */
+	int subset = fs_test_subset();
+	for (int k = subset; k < (subset ? 2 : 3); k++) {
 		sem_opts o;
 		sem_defaults(&o);
 		o.fill = fills[k];
@@ -231,7 +233,7 @@ static void corner_scenes(void **state)
 	int first = getenv("FIT_FIRST") ? atoi(getenv("FIT_FIRST")) : 0;
 	if (first < 0 || first > 63)
 		first = 0;
-	int step = SCENE_STEP;
+	int step = fs_test_subset() ? 56 : 1;
 	const char *st = getenv("FIT_SCENE_STEP");
 	if (st && atoi(st) > step && atoi(st) < 64)
 		step = atoi(st);

@@ -9,6 +9,14 @@
  * still takes every code path of the full one (each method, each variant,
  * each image at least once); the plain build asserts the full matrix.
  * DEVELOPERS.md, "How make test spends its time", lists them.
+ *
+ * fs_test_subset(): whether this run takes the subset. The build's kind
+ * by default; FS_TEST_SUBSET=1 in the environment asks a plain binary for
+ * the sanitizers' subset, FS_TEST_SUBSET=0 a sanitized binary for the
+ * whole matrix (a coverage build compares the two runs' lib/ lines and
+ * branches, docs/paper-figures.md h36b; a release can run the whole matrix
+ * under the sanitizers). Only the tests that call it honour it; the older
+ * ones test the macro.
  */
 #ifndef FS_TEST_SANITIZED_H
 #define FS_TEST_SANITIZED_H
@@ -23,5 +31,15 @@
 #ifndef FS_TEST_SANITIZED
 #define FS_TEST_SANITIZED 0
 #endif
+
+#include <stdlib.h>
+
+static inline int fs_test_subset(void)
+{
+	const char *e = getenv("FS_TEST_SUBSET");
+	if (e && (e[0] == '0' || e[0] == '1') && !e[1])
+		return e[0] == '1';
+	return FS_TEST_SANITIZED;
+}
 
 #endif
