@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/base_readings.h"
+#include "analysis/base_step.h"
 #include "analysis/detect_offset.h"
 #include "analysis/dome_base_fit.h"
 #include "analysis/dome_measure.h"
@@ -230,8 +231,27 @@ static int pinned(const fs_det_base_plan *p, const double *lr, const int *le, co
 	return meas[p->idx[k]].edge != 0;
 }
 
+int fs_det_base_step_point(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			   const double *lvx, const double *lvy, const double *lr, const int *le, int screened,
+			   const fs_measured *meas, size_t k, double *x, double *y, double *r)
+{
+	if (!isfinite(fr[k]) || pinned(p, lr, le, meas, k))
+		return 0;
+	if (lr && isfinite(lr[k])) {
+		*x = screened ? lvx[k] : fx[k];
+		*y = screened ? lvy[k] : fy[k];
+		*r = lr[k];
+		return screened ? 2 : 1;
+	}
+	*x = p->xs[k];
+	*y = p->ys[k];
+	*r = meas[p->idx[k]].t.radius_px;
+	return 1;
+}
+
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
-			   const double *lr, const int *le, fs_measured *meas, fs_det_base_fit *info)
+			   const double *lr, const int *le, const double *step, fs_measured *meas,
+			   fs_det_base_fit *info)
 {
 	fs_det_base_fit dummy;
 	if (!info)
@@ -250,12 +270,14 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 			sb += lr && isfinite(lr[k]) ? lr[k] : meas[p->idx[k]].t.radius_px;
 			sf += fr[k];
 			read++;
+			info->nostep += step && step[k] < FS_BASE_STEP_MIN;
 		}
 	if (info->fitted < MIN_SIZED || !(sf_all > 0))
 		return;
 	info->applied = 1;
-	/* too few readings of a base: the formation's own sizes */
-	info->scale = read >= MIN_SIZED && sf > 0 ? sb / sf : 1;
+	/* too few readings of a base, or most of them on no step of the
+	 * image (no base to read): the formation's own sizes */
+	info->scale = read >= MIN_SIZED && sf > 0 && 2 * info->nostep <= read ? sb / sf : 1;
 	/* a dome without a fitted size whose only reading is pinned takes
 	 * the image's: the level times the fit's median size */
 	double rmed = NAN;
@@ -768,7 +790,20 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		fs_det_base_extrap_apply(&p, v1, le, l2, lr);
 	}
 	size_t flat = fs_det_base_drop_flat(&p, sig, fr, scratch, meas);
-	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, meas, info);
+	/* whether the level's readings lie on a step (base_step.h); scratch
+	 * is free again. Not judged under a screen the formation found (lp):
+	 * its dots and their low-pass leave no flat ground to judge by
+	 * (detect_base_fit.h) */
+	for (size_t k = 0; k < p.n; k++) {
+		double x, y, r;
+		int on = !lp && fs_det_base_step_point(&p, fr, fx, fy, lvx, lvy, lr, le, screened, meas, k, &x, &y, &r);
+		size_t i = p.idx[k];
+		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+		scratch[k] = on ? fs_base_step_contrast(m->img, 0, 0, m->img->width, m->img->height, x, y, r,
+							0.15 * mr / m->f, 0.8 * mr / m->f)
+				: NAN;
+	}
+	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, scratch, meas, info);
 	if (info)
 		info->flat = flat;
 out:

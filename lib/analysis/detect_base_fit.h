@@ -42,6 +42,28 @@
  * Nothing changes when the formation was not fitted or fewer than 8
  * domes were sized.
  *
+ * No base step (h36g, issue 13): where most of the level's readings lie
+ * on no step of the image - the rays' summed step at the reading's radius
+ * below FS_BASE_STEP_MIN x its median over the reading's window
+ * (base_step.h) - the image shows no base for the base rule to read, and
+ * its level is the formation's own sizes (s = 1), as where fewer than 8
+ * readings are left. Why: on low domes whose flanks flatten into the
+ * ground the summed step is nearly flat and the readings go to the
+ * window's ceiling (the flat ground towards the neighbours) or its floor
+ * (a bright fleck): P1 Fig1 (Lepidotes) read 56.3 px for domes of 42-49
+ * px (h34g), 14 of its 21 readings on no step, and its formation's own
+ * sizes give 46 px. A majority, not each reading: where most readings
+ * are on no step the others are mostly the flecks at the window's floor
+ * (P1 Fig1: 5 of 7), which would set the level as wrongly; an image with
+ * a base step keeps its level as before (P1 Fig2: 2 of 41 on no step).
+ * Judged only where at least 8 readings are left, and not where the
+ * formation found a halftone screen: on the simulator's 5-px screens over
+ * domes of 12.8 px (fill 0.8, pitch 16) most readings fell below the bar
+ * on the unfiltered image and on the screen's low-pass alike (seven
+ * corner scenes changed, three for the worse: the dots and their blur
+ * leave no flat ground to judge a step against). The paper figures'
+ * formations find no screen (main 6987720), so they are judged.
+ *
  * Flat ground (h24f, issue 13): before the sizes are applied, a dome
  * whose patch shows less than FS_DOME_MIN_SIGNAL of the median SE signal
  * of the image's domes (dome_signal.h: the amplitude of the formation's
@@ -112,6 +134,7 @@ typedef struct fs_det_base_fit {
 	size_t flat;        /* points dropped as flat ground (below) */
 	size_t pinned;      /* sized domes whose level reading was the window's end */
 	size_t replaced;    /* unsized domes given the image's size (pinned reading) */
+	size_t nostep;      /* level readings on no base step (base_step.h) */
 	double scale;       /* s above; 0 when not applied */
 } fs_det_base_fit;
 
@@ -149,7 +172,20 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
  * fills info (may be NULL). lr (may be NULL): the base rule's radii read
  * from those centres (fs_det_base_level_one), used for the level where
  * finite, meas' own radius elsewhere; le (may be NULL: none pinned) the
- * edge of each finite lr; a pinned reading is left out (above).
+ * edge of each finite lr; a pinned reading is left out (above). step (may
+ * be NULL: none judged): each entry's fs_base_step_contrast at its level
+ * reading (fs_det_base_step_point; NAN: not judged), read on the
+ * measurement image, and not judged where the formation found a halftone
+ * screen (above); when more than half
+ * of the readings the level uses are below FS_BASE_STEP_MIN, s is 1
+ * (above).
+ *
+ * fs_det_base_step_point: where plan entry k's level reading is judged
+ * (both paths): 0 when it is not (no fitted size, or pinned), else its
+ * point (*x, *y, px of meas' image) and radius (*r), and 1 when it was
+ * read on the measurement image (lr finite and not screened, or meas' own
+ * reading from the plan's centre), 2 on the low-passed image (lr finite,
+ * screened: read from lvx, lvy). lr, le as fs_det_base_fit_scale's.
  *
  * fs_det_base_level_one: the base rule's radius (fs_dome_measure_base:
  * unsmoothed rays, the step's outward shift by the dome's inner slope
@@ -229,7 +265,11 @@ int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, c
 int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offset *off, fs_det_base_plan *p);
 void fs_det_base_plan_free(fs_det_base_plan *p);
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
-			   const double *lr, const int *le, fs_measured *meas, fs_det_base_fit *info);
+			   const double *lr, const int *le, const double *step, fs_measured *meas,
+			   fs_det_base_fit *info);
+int fs_det_base_step_point(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			   const double *lvx, const double *lvy, const double *lr, const int *le, int screened,
+			   const fs_measured *meas, size_t k, double *x, double *y, double *r);
 double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F, int *edge);
 /* The level's radius from one reading of the base rule (rc, t, e and v
  * what fs_dome_measure_base_blur returned and wrote): NAN when it failed

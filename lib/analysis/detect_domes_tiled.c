@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/base_readings.h"
+#include "analysis/base_step.h"
 #include "analysis/detect_methods.h"
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
@@ -625,6 +626,48 @@ static void level_point_lowpassed(const fs_image *lp, int ox, int oy, size_t k, 
 					       &b->le[k]);
 }
 
+/* Whether the level's readings lie on a step (base_step.h): each judged
+ * entry's contrast at its reading, on its tile's crop of the measurement
+ * image, into its own slot. */
+struct step_job {
+	const struct base_job *b;
+	const double *qx, *qy, *qr; /* the reading's point and radius (NAN: not on this pass) */
+	double *step;
+	int w, h;                   /* the whole image's size */
+};
+
+static void step_point(const fs_image *img, int ox, int oy, size_t k, void *ctx)
+{
+	struct step_job *s = ctx;
+	double mk = cand_mr(s->b->j, s->b->p->idx[k]);
+	s->step[k] = fs_base_step_contrast(img, ox, oy, s->w, s->h, s->qx[k], s->qy[k], s->qr[k], 0.15 * mk, 0.8 * mk);
+}
+
+/* fs_det_base_step_point's judgement of every plan entry into step, on
+ * the tiles' crops of the measurement image (no screen: the caller);
+ * qx, qy, qr: p->n doubles each of scratch. 0, or -1 with a message. */
+static int steps_tiled(const fs_meas *m, const fs_det_base_plan *p, const struct base_job *b, int screened,
+		       const fs_measured *res, double *qx, double *qy, double *qr, double *step, char *err,
+		       size_t errlen)
+{
+	double mr = 0, rmax = 0;
+	for (size_t k = 0; k < p->n; k++) {
+		step[k] = qx[k] = qy[k] = qr[k] = NAN;
+		double x, y, r;
+		if (!fs_det_base_step_point(p, b->fr, b->fx, b->fy, b->lvx, b->lvy, b->lr, b->le, screened, res, k, &x,
+					    &y, &r))
+			continue;
+		mr = fmax(mr, cand_mr(b->j, p->idx[k]));
+		rmax = fmax(rmax, r);
+		qx[k] = x;
+		qy[k] = y;
+		qr[k] = r;
+	}
+	struct step_job s = {b, qx, qy, qr, step, m->src->width, m->src->height};
+	int reach = (int)ceil(g_overlap_scale * (fmax(0.8 * mr, rmax) + FS_BASE_STEP_REACH));
+	return run_pass_prep(m, p->n, qx, qy, reach, NULL, step_point, &s, err, errlen);
+}
+
 /* The axis step (detect_base_fit.h, centre_axis.h): each read dome's
  * profiles on its tile's crop, into its own slots. */
 struct axis_job {
@@ -924,7 +967,13 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		fs_det_base_extrap_apply(&p, v1, b.le, b.l2, b.lr);
 	}
 	fs_det_base_drop_flat(&p, b.sig, b.fr, scratch, j->res);
-	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, b.lr, b.le, j->res, NULL);
+	/* the level's readings judged for a step, not under a screen
+	 * (detect_base_fit.h); lx, l2, var are free now */
+	if (!(b.lowpass > 0) && steps_tiled(m, &p, &b, screened, j->res, lx, b.l2, b.var, scratch, err, errlen)) {
+		rc = -1;
+		goto out;
+	}
+	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, b.lr, b.le, b.lowpass > 0 ? NULL : scratch, j->res, NULL);
 	goto out;
 oom:
 	snprintf(err, errlen, "tiled dome measurement: out of memory");

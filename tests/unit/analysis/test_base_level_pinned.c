@@ -110,7 +110,7 @@ static void level_of(size_t npinned, fs_det_base_fit *info, fs_measured *meas)
 		meas[k].t.major_axis_px = meas[k].t.minor_axis_px = 2 * meas[k].t.radius_px;
 		meas[k].edge = k == 12;
 	}
-	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, meas, info);
+	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, NULL, meas, info);
 }
 
 static void pinned_readings_do_not_set_the_level(void **state)

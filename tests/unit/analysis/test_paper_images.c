@@ -420,7 +420,14 @@ static void paper1_absolute_values(void **state)
 	       f2->ratio, f2->abs_genus, d2, d1, d4, f4->ratio, fig4_ratio ? "ok" : "NOT MET",
 	       f4->abs_genus, fig4_genus ? "ok" : "NOT MET (Atractosteus)");
 	/* the same targets read by the dome rule: printed, not asserted (it
-	 * is not the default; docs/paper-figures.md) */
+	 * is not the default; docs/paper-figures.md), but for what it reads
+	 * now and must keep: Fig2 within its target, and Fig1 (Lepidotes, low
+	 * smooth-footed domes) within 0.08 of its published fill, 0.511 - the
+	 * image itself says 0.50-0.58 (h34g); since h36g its level is the
+	 * formation's own sizes where the base readings lie on no step
+	 * (detect_base_fit.h), before it read 0.648 */
+	assert_true(fabs(f2->dome_ratio - f2->exp_ratio) <= 0.05);
+	assert_true(fabs(f1->dome_ratio - f1->exp_ratio) <= 0.08);
 	double p = f2->dome_paper_px_um;
 	double e1 = f1->dome_d * p, e2 = f2->dome_d * p, e4 = f4->dome_d * p;
 	printf("section 4, dome rule: Fig1/2/4 consistent %s/%s/%s, paper 1 %.4f um/px; Fig2 ratio %.3f (0.298 +- "
