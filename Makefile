@@ -146,9 +146,11 @@ stop:
 # The programs and the plain test binaries in one make on two jobs: `all`
 # as a prerequisite was built one file at a time (CI runs plain `make
 # test`), about 70 s of CPU on one core while the other idled.
+# The sanitizer build is made by tests/run_all.sh, with the integration,
+# browser and fuzz phases already running beside it (they need only the
+# plain programs).
 test: deps
 	@$(MAKE) --no-print-directory -j2 all unit-bin
-	@$(MAKE) --no-print-directory -j2 BUILD=build-asan SAN=1 unit-bin
 	@sh tests/run_all.sh
 
 # The whole suite with the dome rule configured everywhere (issue 13: what
@@ -158,7 +160,6 @@ test: deps
 # server.mjs). Ends with "N passed, N failed" like make test.
 test-dome: deps
 	@$(MAKE) --no-print-directory -j2 all unit-bin
-	@$(MAKE) --no-print-directory -j2 BUILD=build-asan SAN=1 unit-bin
 	@FS_TEST_MEASUREMENT_RULE=dome sh tests/run_all.sh
 
 # The unit suite alone under the dome rule (issue 13: what switching

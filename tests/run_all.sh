@@ -41,11 +41,12 @@ suite() {
 	pass=$((pass + p))
 	fail=$((fail + f))
 }
-# beside NAME COMMAND...: starts COMMAND detached beside the unit phase
-# (not this shell's child, so that its CPU is not counted in the phase
-# that happens to reap it), its output in a log printed later in its
-# place by `collect NAME`; it says it has ended through a FIFO and leaves
-# its own wall and CPU seconds. Returns 1 when it could not be started.
+# beside NAME COMMAND...: starts COMMAND detached beside the sanitizer
+# build and the unit phase (not this shell's child, so that its CPU is not
+# counted in the phase that happens to reap it), its output in a log
+# printed later in its place by `collect NAME`; it says it has ended
+# through a FIFO and leaves its own wall and CPU seconds. Returns 1 when
+# it could not be started.
 beside_dir=$(mktemp -d) || exit 2
 beside() {
 	b=$beside_dir/$1
@@ -61,28 +62,34 @@ beside() {
 	) & )
 }
 # collect NAME: waits for NAME's end, counts it as a phase (its result
-# line) and says what it took beside the unit phase
+# line) and says what it took beside the sanitizer build and unit phase
 collect() {
 	b=$beside_dir/$1
 	read -r _ <"$b.end"
 	suite "$1" cat "$b.log"
 	fig=$(cat "$b.fig" 2>/dev/null)
-	echo "$1 ran beside the unit phase: ${fig%/*} s wall, ${fig#*/} s cpu"
+	echo "$1 ran beside the sanitizer build and the unit phase: ${fig%/*} s wall, ${fig#*/} s cpu"
 	phases="$phases ($1 beside unit ${fig:-?})"
 }
-# What runs beside the unit phase (make test's budget): the unit phase is
-# two CPU-bound workers (tests that assert no timings) for most of the
-# run, and two phases use little CPU for their length.
+# What runs beside the sanitizer build and the unit phase (make test's
+# budget): those two are CPU-bound (two compilers, then two test binaries
+# that assert no timings) and run at a lower priority (nice 10); three
+# phases use little CPU for their length or wait for their servers, and
+# start first, at the normal priority, so that they get a core as soon as
+# they have work and the niced work takes what they leave:
 # - The integration modules mostly wait for their servers (98 s of CPU in
-#   all over 124 s, stop 27): they run beside the unit phase, whose
-#   binaries run at a lower priority (nice 10), so a test's server gets a
-#   core as soon as it has work and its waits stay as long as when it ran
-#   alone; the unit binaries take the CPU it leaves.
+#   all over 124 s, stop 27).
+# - The browser files wait for their pages; Chromium's renderers and the
+#   sites take CPU in bursts (h36a: alone, the phase left about a sixth of
+#   two cores idle over its 291 s at stop 35: 180 s of runner CPU and, by
+#   tools/cpu_sections.py's proportions, about 300 s of renderers and
+#   sites).
 # - The fuzz run builds each fuzzer with one serial clang and runs it on
-#   one core for a fixed time (also niced: its fixed time runs fewer
-#   inputs under load rather than taking a core from the servers).
-# The browser phase stays alone after them: it is bound by Chromium's CPU.
-# Their output is printed in its place at the end of the unit phase.
+#   one core for a fixed time (niced: its fixed time runs fewer inputs
+#   under load rather than taking a core from the servers).
+# They need only the plain build (make test builds it first). Their output
+# is printed in its place after the unit phase. FS_INTEGRATION_ALONE=1 /
+# FS_BROWSER_ALONE=1 run that phase alone after the unit phase, as before.
 fuzz_bg=
 if [ -f tests/fuzz/run.sh ] && beside fuzz nice -n 10 sh tests/fuzz/run.sh 5; then
 	fuzz_bg=1
@@ -91,14 +98,40 @@ integration_bg=
 if [ -f tests/integration/run.py ] && [ -z "$FS_INTEGRATION_ALONE" ] && beside integration python3 tests/integration/run.py; then
 	integration_bg=1
 fi
+browser_bg=
+if [ -f tests/browser/run.mjs ] && [ -z "$FS_BROWSER_ALONE" ] && beside browser node tests/browser/run.mjs; then
+	browser_bg=1
+fi
 suite layers python3 tools/check_layers.py
+# The sanitizer build of the unit binaries (build-asan), made here rather
+# than before this script so that the phases above run beside it too; at
+# nice 10 like the unit phase. A failed build counts as one failure (its
+# binaries would be missing from the unit phase, which runs what exists).
+echo "=== build-asan"
+w0=$(date +%s)
+times >"$beside_dir/asan.cpu"
+c0=$(cpu "$beside_dir/asan.cpu")
+if ! nice -n 10 make --no-print-directory -j2 BUILD=build-asan SAN=1 unit-bin; then
+	echo "build-asan: the sanitizer build failed, counted as one failure"
+	fail=$((fail + 1))
+fi
+times >"$beside_dir/asan.cpu"
+c=$(($(cpu "$beside_dir/asan.cpu") - c0))
+c="$((c / 10)).$((c % 10))"
+w=$(($(date +%s) - w0))
+echo "build-asan: ${w} s wall, ${c} s cpu"
+phases="$phases build-asan ${w}/${c}"
 suite unit nice -n 10 sh tests/run_unit.sh build build-asan
 if [ -n "$integration_bg" ]; then
 	collect integration
 elif [ -f tests/integration/run.py ]; then
 	suite integration python3 tests/integration/run.py
 fi
-[ -f tests/browser/run.mjs ] && suite browser node tests/browser/run.mjs
+if [ -n "$browser_bg" ]; then
+	collect browser
+elif [ -f tests/browser/run.mjs ]; then
+	suite browser node tests/browser/run.mjs
+fi
 if [ -n "$fuzz_bg" ]; then
 	collect fuzz
 elif [ -f tests/fuzz/run.sh ]; then
