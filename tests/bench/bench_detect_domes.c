@@ -152,20 +152,30 @@ static void shift_line(const char *label, const fs_image *img, int outline)
 	fs_detect_result_free(&res);
 }
 
+/* Loads the paper fixture NAME into *L; prints why and returns 1 when it
+ * cannot be read (L then holds nothing to free). */
+static int load_paper(const char *name, fs_loaded *L)
+{
+	char path[512], err[256];
+	snprintf(path, sizeof path, "tests/fixtures/paper/%s", name);
+	if (fs_load_file(path, NULL, L, err, sizeof err)) {
+		printf("%s: load failed: %s\n", name, err);
+		return 1;
+	}
+	return 0;
+}
+
 /* --shift (see the header): 0, 1 when a figure cannot be read. */
 static int shift_run(const char *const *paper, size_t n)
 {
 	static const int d[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
 	for (size_t i = 0; i < n; i++) {
-		char path[512], err[256];
+		char err[256];
 		if (!wanted(paper[i]))
 			continue;
-		snprintf(path, sizeof path, "tests/fixtures/paper/%s", paper[i]);
 		fs_loaded L;
-		if (fs_load_file(path, NULL, &L, err, sizeof err)) {
-			printf("%s: load failed: %s\n", paper[i], err);
+		if (load_paper(paper[i], &L))
 			return 1;
-		}
 		printf("%s\n", paper[i]);
 		for (int k = 0; k < 4; k++) {
 			fs_rect r = {d[k][0], d[k][1], L.image->width - d[k][0], L.image->height - d[k][1]};
@@ -208,17 +218,12 @@ int main(int argc, char **argv)
 		runs = MAX_RUNS;
 	uint64_t all = 14695981039346656037ULL;
 	double sum_paper = 0, sum_sem = 0;
-	char err[256];
 	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {
-		char path[512];
 		if (!wanted(paper[i]))
 			continue;
-		snprintf(path, sizeof path, "tests/fixtures/paper/%s", paper[i]);
 		fs_loaded L;
-		if (fs_load_file(path, NULL, &L, err, sizeof err)) {
-			printf("%s: load failed: %s\n", paper[i], err);
+		if (load_paper(paper[i], &L))
 			return 1;
-		}
 		double c = run(paper[i], L.image, runs, 1, &all);
 		fs_loaded_free(&L);
 		if (c < 0)
