@@ -15,6 +15,12 @@
  * the floor (edge -1); and the level's arithmetic on a plan whose true
  * scale is 1.2, with three readings pinned at the ceiling that would pull
  * it to 1.40 if they were summed. Cost: a few milliseconds.
+ *
+ * Readings on no step of the image (h36g; base_step.h, test_base_step.c
+ * for the contrast itself) are no readings of the base either: the same
+ * plan keeps its level of 1.2 with a minority of its readings on no step
+ * and takes the formation's sizes (1) with a majority; pinned readings
+ * are not counted.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -82,12 +88,14 @@ static void the_reading_says_when_it_is_the_windows_end(void **state)
 /* A plan of N domes: 0-11 sized by the template fit (fr), 12-13 not;
  * the level's re-reads lr of 0-11 are 1.2 x fr but for the last npinned
  * of them, which read the window's ceiling (30 px, le 1). Dome 12's first
- * reading is pinned too (30 px), dome 13's is a reading (11 px). */
-static void level_of(size_t npinned, fs_det_base_fit *info, fs_measured *meas)
+ * reading is pinned too (30 px), dome 13's is a reading (11 px). The
+ * readings' step contrast (base_step.h): the first nflat of 0-11 and the
+ * pinned ones lie on no step (1.1), the others on one (4.0). */
+static void level_of(size_t nflat, size_t npinned, fs_det_base_fit *info, fs_measured *meas)
 {
 	fs_det_base_plan p;
 	size_t idx[N];
-	double xs[N], ys[N], fr[N], fx[N], fy[N], lr[N];
+	double xs[N], ys[N], fr[N], fx[N], fy[N], lr[N], step[N];
 	int le[N];
 	memset(&p, 0, sizeof p);
 	p.n = N;
@@ -103,6 +111,7 @@ static void level_of(size_t npinned, fs_det_base_fit *info, fs_measured *meas)
 		int pin = k < 12 && k >= 12 - npinned;
 		lr[k] = k >= 12 ? NAN : pin ? 30 : 1.2 * fr[k];
 		le[k] = pin;
+		step[k] = k >= 12 ? NAN : pin || k < nflat ? 1.1 : 4.0;
 		fs_tubercle_init(&meas[k].t);
 		meas[k].ok = 1;
 		meas[k].t.fit_quality = 0.8;
@@ -110,7 +119,13 @@ static void level_of(size_t npinned, fs_det_base_fit *info, fs_measured *meas)
 		meas[k].t.major_axis_px = meas[k].t.minor_axis_px = 2 * meas[k].t.radius_px;
 		meas[k].edge = k == 12;
 	}
-	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, NULL, meas, info);
+	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, step, meas, info);
+	/* where the step point says the level's readings were read */
+	double x, y, r;
+	assert_int_equal(fs_det_base_step_point(&p, fr, fx, fy, fx, fy, lr, le, 0, meas, 0, &x, &y, &r), 1);
+	assert_true(x == fx[0] && y == fy[0] && r == lr[0]);
+	if (npinned)
+		assert_int_equal(fs_det_base_step_point(&p, fr, fx, fy, fx, fy, lr, le, 0, meas, 11, &x, &y, &r), 0);
 }
 
 static void pinned_readings_do_not_set_the_level(void **state)
@@ -120,7 +135,7 @@ static void pinned_readings_do_not_set_the_level(void **state)
 	fs_det_base_fit info;
 	/* three pinned: the level from the nine readings, 1.2 (summed with
 	 * the pinned ones it would be 1.60) */
-	level_of(3, &info, meas);
+	level_of(0, 3, &info, meas);
 	assert_int_equal(info.applied, 1);
 	assert_int_equal(info.fitted, 12);
 	assert_int_equal(info.pinned, 3);
@@ -135,13 +150,39 @@ static void pinned_readings_do_not_set_the_level(void **state)
 	/* ... the one with a reading keeps it */
 	assert_true(meas[13].t.radius_px == 11);
 	/* seven readings left (fewer than 8): the formation's own sizes */
-	level_of(5, &info, meas);
+	level_of(0, 5, &info, meas);
 	assert_int_equal(info.pinned, 5);
 	assert_true(info.scale == 1);
 	assert_true(fabs(meas[0].t.radius_px - 10) < 1e-9);
 	/* none pinned: as before */
-	level_of(0, &info, meas);
+	level_of(0, 0, &info, meas);
 	assert_int_equal(info.pinned, 0);
+	assert_true(fabs(info.scale - 1.2) < 1e-12);
+}
+
+static void readings_on_no_step_do_not_set_the_level(void **state)
+{
+	(void)state;
+	fs_measured meas[N];
+	fs_det_base_fit info;
+	/* five of twelve on no step: the readings' level, 1.2 */
+	level_of(5, 0, &info, meas);
+	assert_int_equal(info.nostep, 5);
+	assert_true(fabs(info.scale - 1.2) < 1e-12);
+	/* six of twelve: not more than half, still 1.2 */
+	level_of(6, 0, &info, meas);
+	assert_true(fabs(info.scale - 1.2) < 1e-12);
+	/* seven of twelve: no base to read, the formation's sizes */
+	level_of(7, 0, &info, meas);
+	assert_int_equal(info.nostep, 7);
+	assert_true(info.scale == 1);
+	/* pinned readings are left out before the count: 5 of the 9 read */
+	level_of(5, 3, &info, meas);
+	assert_int_equal(info.pinned, 3);
+	assert_int_equal(info.nostep, 5);
+	assert_true(info.scale == 1);
+	/* 4 of the 9 read: 1.2 */
+	level_of(4, 3, &info, meas);
 	assert_true(fabs(info.scale - 1.2) < 1e-12);
 }
 
@@ -150,6 +191,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_reading_says_when_it_is_the_windows_end),
 		cmocka_unit_test(pinned_readings_do_not_set_the_level),
+		cmocka_unit_test(readings_on_no_step_do_not_set_the_level),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

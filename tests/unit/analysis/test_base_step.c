@@ -13,11 +13,10 @@
  * on none for most domes; the same lattice with smooth feet (the cos^2
  * dome, P1 Fig1's kind): the flat ground beyond the bases, 0.3-0.48
  * pitch, lies on no step for at least 90 % of the domes. A tile's crop
- * reads what the whole image reads. The level's arithmetic:
- * a plan whose readings say scale 1.2 keeps it with a minority of
- * readings on no step and takes the formation's sizes (1) with a
- * majority; pinned readings are not counted. Cost: about 0.15 s (two
- * renders of 400 x 300 px).
+ * reads what the whole image reads. The level's arithmetic (a majority
+ * of readings on no step: the formation's sizes) is checked beside the
+ * pinned readings' in test_base_level_pinned.c, on the same plan. Cost:
+ * about 0.15 s (two renders of 400 x 300 px).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,7 +28,6 @@
 #include <string.h>
 
 #include "analysis/base_step.h"
-#include "analysis/detect_base_fit.h"
 #include "image/image.h"
 #include "sem_sim.h"
 
@@ -118,79 +116,10 @@ static void bases_show_a_step_the_ground_beyond_none(void **state)
 	sem_truth_free(&t);
 }
 
-#define N 12
-
-/* A plan of N domes sized by the template fit (fr 10-11 px) whose level
- * readings are 1.2 x fr; the first nflat lie on no step (contrast 1.1),
- * the others on one (4.0); the last npinned readings are pinned at the
- * window's ceiling (30 px) and on no step. */
-static void level_of(size_t nflat, size_t npinned, fs_det_base_fit *info)
-{
-	fs_det_base_plan p;
-	fs_measured meas[N];
-	size_t idx[N];
-	double xs[N], ys[N], fr[N], fx[N], fy[N], lr[N], step[N];
-	int le[N];
-	memset(&p, 0, sizeof p);
-	p.n = N;
-	p.idx = idx;
-	p.xs = xs;
-	p.ys = ys;
-	memset(meas, 0, sizeof meas);
-	for (size_t k = 0; k < N; k++) {
-		idx[k] = k;
-		xs[k] = fx[k] = 20.0 * (double)k;
-		ys[k] = fy[k] = 10;
-		fr[k] = 10 * (1 + 0.01 * (double)k);
-		int pin = k >= N - npinned;
-		lr[k] = pin ? 30 : 1.2 * fr[k];
-		le[k] = pin;
-		step[k] = pin || k < nflat ? 1.1 : 4.0;
-		fs_tubercle_init(&meas[k].t);
-		meas[k].ok = 1;
-		meas[k].t.fit_quality = 0.8;
-		meas[k].t.radius_px = lr[k];
-		meas[k].t.major_axis_px = meas[k].t.minor_axis_px = 2 * lr[k];
-	}
-	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, step, meas, info);
-	/* where the step point says the level's readings were read */
-	double x, y, r;
-	assert_int_equal(fs_det_base_step_point(&p, fr, fx, fy, fx, fy, lr, le, 0, meas, 0, &x, &y, &r), 1);
-	assert_true(x == fx[0] && y == fy[0] && r == lr[0]);
-	if (npinned)
-		assert_int_equal(fs_det_base_step_point(&p, fr, fx, fy, fx, fy, lr, le, 0, meas, N - 1, &x, &y, &r), 0);
-}
-
-static void readings_on_no_step_do_not_set_the_level(void **state)
-{
-	(void)state;
-	fs_det_base_fit info;
-	/* five of twelve on no step: the readings' level, 1.2 */
-	level_of(5, 0, &info);
-	assert_int_equal(info.nostep, 5);
-	assert_true(fabs(info.scale - 1.2) < 1e-12);
-	/* six of twelve: not more than half, still 1.2 */
-	level_of(6, 0, &info);
-	assert_true(fabs(info.scale - 1.2) < 1e-12);
-	/* seven of twelve: no base to read, the formation's sizes */
-	level_of(7, 0, &info);
-	assert_int_equal(info.nostep, 7);
-	assert_true(info.scale == 1);
-	/* pinned readings are left out before the count: 5 of the 9 read */
-	level_of(5, 3, &info);
-	assert_int_equal(info.pinned, 3);
-	assert_int_equal(info.nostep, 5);
-	assert_true(info.scale == 1);
-	/* 4 of the 9 read: 1.2 */
-	level_of(4, 3, &info);
-	assert_true(fabs(info.scale - 1.2) < 1e-12);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bases_show_a_step_the_ground_beyond_none),
-		cmocka_unit_test(readings_on_no_step_do_not_set_the_level),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
