@@ -27,7 +27,12 @@
  * each rule's count, mean D and D / pitch for each. Why (h36f): a
  * change that moves bits (a cheaper sampling) moves the paper figures'
  * means; how far the rule's own result moves under a one-pixel shift is
- * the scale against which such a move can be judged.
+ * the scale against which such a move can be judged. Each figure ends
+ * with its spread (largest minus smallest D / pitch of the four images)
+ * per rule, and the run with the spreads' mean and largest (h37c: a
+ * change meant to make the rule translation-stable is judged by these
+ * two numbers, and several changes compared so are compared on the same
+ * terms).
  */
 #include <math.h>
 #include <stdint.h>
@@ -126,8 +131,9 @@ static double run(const char *label, const fs_image *img, int runs, int ratio, u
 	return c;
 }
 
-/* One line of --shift: the dome rule (outline: the outline rule) on img. */
-static void shift_line(const char *label, const fs_image *img, int outline)
+/* One line of --shift: the dome rule (outline: the outline rule) on img.
+ * Returns its D / pitch (NAN when nothing was measured). */
+static double shift_line(const char *label, const fs_image *img, int outline)
 {
 	fs_params p;
 	fs_params_default(&p);
@@ -136,7 +142,7 @@ static void shift_line(const char *label, const fs_image *img, int outline)
 	if (outline ? fs_detect_outline(img, &p, 0, &res, err, sizeof err)
 		    : fs_detect_domes(img, &p, 0, &res, err, sizeof err)) {
 		printf("  %-10s detection failed: %s\n", label, err);
-		return;
+		return NAN;
 	}
 	double s = 0;
 	size_t m = 0;
@@ -150,6 +156,54 @@ static void shift_line(const char *label, const fs_image *img, int outline)
 	       label, outline ? "outline" : "dome", res.pitch_px, res.tubercles.n, m, d,
 	       res.pitch_px > 0 ? d / res.pitch_px : NAN);
 	fs_detect_result_free(&res);
+	return res.pitch_px > 0 ? d / res.pitch_px : NAN;
+}
+
+/* The spreads of --shift, per rule (0 dome, 1 outline): each figure's
+ * largest minus smallest D / pitch; a figure with an image not measured
+ * has none (it would hide the spread it is meant to show). */
+typedef struct shift_spread {
+	double lo[2], hi[2];
+	int missing[2];
+	double sum[2], max[2];
+	size_t n[2];
+	const char *max_at[2];
+} shift_spread;
+
+static void shift_figure_begin(shift_spread *s)
+{
+	for (int r = 0; r < 2; r++) {
+		s->lo[r] = INFINITY;
+		s->hi[r] = -INFINITY;
+		s->missing[r] = 0;
+	}
+}
+
+static void shift_add(shift_spread *s, int rule, double v)
+{
+	if (!isfinite(v)) {
+		s->missing[rule] = 1;
+		return;
+	}
+	s->lo[rule] = fmin(s->lo[rule], v);
+	s->hi[rule] = fmax(s->hi[rule], v);
+}
+
+static void shift_figure_end(shift_spread *s, const char *figure)
+{
+	double sp[2];
+	for (int r = 0; r < 2; r++) {
+		sp[r] = s->missing[r] || !(s->hi[r] >= s->lo[r]) ? NAN : s->hi[r] - s->lo[r];
+		if (!isfinite(sp[r]))
+			continue;
+		s->sum[r] += sp[r];
+		s->n[r]++;
+		if (!s->max_at[r] || sp[r] > s->max[r]) {
+			s->max[r] = sp[r];
+			s->max_at[r] = figure;
+		}
+	}
+	printf("  spread     D / pitch: dome %.3f, outline %.3f\n", sp[0], sp[1]);
 }
 
 /* Loads the paper fixture NAME into *L; prints why and returns 1 when it
@@ -169,6 +223,8 @@ static int load_paper(const char *name, fs_loaded *L)
 static int shift_run(const char *const *paper, size_t n)
 {
 	static const int d[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+	shift_spread s;
+	memset(&s, 0, sizeof s);
 	for (size_t i = 0; i < n; i++) {
 		char err[256];
 		if (!wanted(paper[i]))
@@ -177,6 +233,7 @@ static int shift_run(const char *const *paper, size_t n)
 		if (load_paper(paper[i], &L))
 			return 1;
 		printf("%s\n", paper[i]);
+		shift_figure_begin(&s);
 		for (int k = 0; k < 4; k++) {
 			fs_rect r = {d[k][0], d[k][1], L.image->width - d[k][0], L.image->height - d[k][1]};
 			char label[32];
@@ -184,14 +241,20 @@ static int shift_run(const char *const *paper, size_t n)
 			fs_image *c = k ? fs_image_crop(L.image, r, NULL, err, sizeof err) : NULL;
 			if (k && !c) {
 				printf("  %-10s crop failed: %s\n", label, err);
+				s.missing[0] = s.missing[1] = 1;
 				continue;
 			}
-			shift_line(label, k ? c : L.image, 0);
-			shift_line(label, k ? c : L.image, 1);
+			shift_add(&s, 0, shift_line(label, k ? c : L.image, 0));
+			shift_add(&s, 1, shift_line(label, k ? c : L.image, 1));
 			fs_image_free(c);
 		}
 		fs_loaded_free(&L);
+		shift_figure_end(&s, paper[i]);
 	}
+	for (int r = 0; r < 2; r++)
+		if (s.n[r])
+			printf("%s rule: mean spread of D / pitch %.3f over %zu figures, largest %.3f (%s)\n",
+			       r ? "outline" : "dome", s.sum[r] / (double)s.n[r], s.n[r], s.max[r], s.max_at[r]);
 	return 0;
 }
 
