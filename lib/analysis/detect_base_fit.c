@@ -16,6 +16,7 @@
 #include "analysis/dome_signal.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
+#include "analysis/se_render.h"
 #include "base/sorting.h"
 
 /* the base rule's gate (detect_measure.c): below this share of the rays'
@@ -119,6 +120,79 @@ double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr
 	if (keep)
 		*keep = r;
 	return fs_det_base_level_kept(&r, edge, var);
+}
+
+/* The base rule's rays look for their step within 1.25 of the common
+ * circle's radius (dome_measure.c's window): a border farther out is not
+ * read */
+#define SHADOW_WINDOW 0.25
+
+/* The readings' elongation along the detector's axis, relative to their
+ * radius, below which there is no shadow's border to take out: the
+ * unshadowed corner and interior scenes' readings show up to 0.005
+ * (docs/paper-figures.md, h37d), their shadowed ones 0.010-0.021 */
+#define SHADOW_A2_MIN 0.008
+
+double fs_det_base_shadow_factor(const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
+				 const double *lr, int clear)
+{
+	if (!clear || !off || !off->fitted || off->fit.halftone > 0)
+		return 1;
+	double sa = 0, sr = 0, c2 = cos(2 * off->fit.azimuth), s2 = sin(2 * off->fit.azimuth);
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++) {
+		const fs_tubercle *t = &meas[p->idx[k]].t;
+		if (!isfinite(lr[k]) || !t->has_ellipse || !(t->major_axis_px >= t->minor_axis_px))
+			continue;
+		/* the polygon's elongation projected on the detector's axis:
+		 * (a - b) / 2 cos 2 (theta - azimuth), semi-axes a, b */
+		double e = 0.25 * (t->major_axis_px - t->minor_axis_px);
+		sa += e * (cos(2 * t->orientation) * c2 + sin(2 * t->orientation) * s2);
+		sr += lr[k];
+		n++;
+	}
+	if (n < MIN_SIZED || !(sr > 0))
+		return 1;
+	double q = sa / sr;
+	if (!(q > SHADOW_A2_MIN))
+		return 1;
+	/* the elevation at which the formation's dome casts a border with
+	 * that elongation (it falls as the elevation rises), then the
+	 * border's mean over the rays there: the reading's excess radius */
+	double lo = 1 * M_PI / 180, hi = 89 * M_PI / 180, m, a2;
+	/* (below the elevation whose border along the axis leaves the window
+	 * the elongation falls again: the search starts there) */
+	for (int it = 0; it < 24; it++) {
+		double mid = 0.5 * (lo + hi);
+		if (fs_se_shadow_reach(off->fit.h_over_r, off->fit.profile, mid) > SHADOW_WINDOW)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	lo = hi;
+	hi = 89 * M_PI / 180;
+	fs_se_shadow_rays(off->fit.h_over_r, off->fit.profile, lo, SHADOW_WINDOW, &m, &a2);
+	if (a2 > q) {
+		for (int it = 0; it < 24; it++) {
+			double mid = 0.5 * (lo + hi);
+			fs_se_shadow_rays(off->fit.h_over_r, off->fit.profile, mid, SHADOW_WINDOW, &m, &a2);
+			if (a2 > q)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		fs_se_shadow_rays(off->fit.h_over_r, off->fit.profile, 0.5 * (lo + hi), SHADOW_WINDOW, &m, &a2);
+	}
+	return 1 / (1 + m);
+}
+
+void fs_det_base_shadow_apply(const fs_det_base_plan *p, double factor, double *lr)
+{
+	if (factor == 1)
+		return;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(lr[k]))
+			lr[k] *= factor;
 }
 
 static size_t g_extrap_sample = FS_DET_BASE_EXTRAP_SAMPLE;
@@ -753,7 +827,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		fs_base_readings_seal(m->readings);
 	/* without a screen, the level extrapolated to no blur */
 	double v1;
-	if (!lp && fs_det_base_extrap_plan(&p, off, lr, le, var, &v1)) {
+	int clear = !lp && fs_det_base_extrap_plan(&p, off, lr, le, var, &v1);
+	if (clear) {
 		/* the blurred image made only when a reading is not kept: the
 		 * last step finds them all where the first pass read them
 		 * (base_readings.h) */
@@ -803,6 +878,9 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 							0.15 * mr / m->f, 0.8 * mr / m->f)
 				: NAN;
 	}
+	/* the away rays' readings lie on the cast shadow's border (after the
+	 * step judgement, which reads the image where the reading lies) */
+	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, off, meas, lr, clear), lr);
 	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, scratch, meas, info);
 	if (info)
 		info->flat = flat;

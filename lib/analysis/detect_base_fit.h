@@ -211,6 +211,33 @@ typedef struct fs_det_base_plan {
 	double fill0;
 } fs_det_base_plan;
 
+/*
+ * The cast shadow's part of the level (issue 13, docs/paper-figures.md
+ * h36i, h37d): where a dome's foot is steeper than the detector's
+ * elevation, the base rule's rays facing away from the detector read the
+ * shadow's outer border (the base's own step is not in the image there),
+ * and the circle through the rays is larger than the base by the mean of
+ * the border's reach over the rays. The formation fit's elevations (25,
+ * 40, 55 degrees, a grid of 20 samples a pitch) cannot tell that reach
+ * (1.4 px on a 36-px pitch at h/R 0.5); the readings themselves can: the
+ * border makes each polygon of edge points elongated along the
+ * detector's axis. fs_det_base_shadow_factor: from the plan's readings
+ * (meas[p->idx[k]].t where lr[k] is finite: their ellipses, lr their
+ * radii) the mean elongation along the fitted azimuth over the mean
+ * radius; above SHADOW_A2_MIN (detect_base_fit.c), the elevation at
+ * which the fitted dome's profile casts that elongation
+ * (fs_se_shadow_rays), and the ratio base / reading, 1 / (1 + mean
+ * reach) there. 1 (nothing done) under a screen, without a fitted
+ * formation, or unless clear: the level's bases resolved and their feet
+ * clear of the neighbours' (fs_det_base_extrap_plan), since at tight
+ * gaps the neighbours' feet move the away rays' steps too (h36i,
+ * section 2). fs_det_base_shadow_apply multiplies the finite lr by it
+ * (both paths, just before fs_det_base_fit_scale).
+ */
+double fs_det_base_shadow_factor(const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
+				 const double *lr, int clear);
+void fs_det_base_shadow_apply(const fs_det_base_plan *p, double factor, double *lr);
+
 /* Below this share of the median signal of an image's domes a point is
  * flat ground (see above). */
 #define FS_DOME_MIN_SIGNAL 0.3

@@ -937,7 +937,8 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	}
 	keep_readings(m, &b, lx, FS_BASE_ON_MEAS);
 	double v1;
-	if (!(b.lowpass > 0) && fs_det_base_extrap_plan(&p, &j->off, b.lr, b.le, b.var, &v1)) {
+	int clear = !(b.lowpass > 0) && fs_det_base_extrap_plan(&p, &j->off, b.lr, b.le, b.var, &v1);
+	if (clear) {
 		unsigned classes = fs_det_base_extrap_classes(&p, b.lr, b.le);
 		for (size_t k = 0; k < p.n; k++) {
 			lx[k] = isfinite(b.lr[k]) && !b.le[k] && fs_det_base_extrap_picked(b.fx[k], b.fy[k], classes)
@@ -973,6 +974,8 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		rc = -1;
 		goto out;
 	}
+	/* (as the whole image's, detect_base_fit.c) */
+	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, &j->off, j->res, b.lr, clear), b.lr);
 	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, b.lr, b.le, b.lowpass > 0 ? NULL : scratch, j->res, NULL);
 	goto out;
 oom:

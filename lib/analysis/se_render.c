@@ -223,3 +223,49 @@ void fs_se_shadow(fs_se_field *f, double az, double el)
 	}
 	free(kxs);
 }
+
+/* The shadow's outline beyond the base along a ray at phi from the away
+ * direction is that of the dome's horizontal slices (radius u at height
+ * h(u)) each cast h(u) / tan(e) away from the detector: along the ray the
+ * slice reaches u + h(u) cos(phi) / tan(e) for small casts, the farthest
+ * slice setting the outline. So the ray sees the dome at an effective
+ * elevation tan(e) / cos(phi), and only the foot steeper than that casts
+ * beyond the base. */
+double fs_se_shadow_reach(double h_over_r, double profile, double el)
+{
+	if (!(h_over_r > 0) || !(el > 0) || el >= M_PI / 2)
+		return 0;
+	double te = tan(el), best = 1;
+	/* the outline's farthest slice, on 200 heights of u (the foot is
+	 * where it lies; a step of 0.005 R moves it by less than 0.0001 R:
+	 * the maximum is flat there) */
+	for (int i = 0; i <= 200; i++) {
+		double u = i / 200.0, h, h1, h2;
+		dome_shape(u, h_over_r, profile, &h, &h1, &h2);
+		double v = u + h / te;
+		if (v > best)
+			best = v;
+	}
+	return best - 1;
+}
+
+void fs_se_shadow_rays(double h_over_r, double profile, double el, double cap, double *mean, double *a2)
+{
+	*mean = *a2 = 0;
+	if (!(h_over_r > 0) || !(el > 0) || el >= M_PI / 2)
+		return;
+	/* 32 rays, as the base rule's; those facing the detector (cos phi
+	 * <= 0) cast nothing beyond the base */
+	enum { NR = 32 };
+	double te = tan(el);
+	for (int k = 0; k < NR; k++) {
+		double phi = 2 * M_PI * k / NR, c = cos(phi);
+		if (c <= 1e-9)
+			continue;
+		double r = fs_se_shadow_reach(h_over_r, profile, atan(te / c));
+		if (r > cap)
+			continue;
+		*mean += r / NR;
+		*a2 += 2 * r * cos(2 * phi) / NR;
+	}
+}

@@ -76,4 +76,28 @@ void fs_se_shadow(fs_se_field *f, double az, double el);
 
 void fs_se_field_free(fs_se_field *f);
 
+/*
+ * The cast shadow's outer border beyond the base of one dome (h_over_r,
+ * profile as fs_se_geom's), in base radii, along the direction facing
+ * away from a detector at elevation el (radians): where the base rule's
+ * rays on that side read their step, the base's own step not being in
+ * the image there (docs/paper-figures.md, h36i). 0 when the dome's foot
+ * is no steeper than el (no shadow beyond the base). Neighbours'
+ * shadows are not counted.
+ */
+double fs_se_shadow_reach(double h_over_r, double profile, double el);
+
+/*
+ * The shadow's border beyond the base (base radii) on rays all round the
+ * dome: a ray at phi from the away direction sees the dome at the
+ * elevation atan(tan el / cos phi); a ray whose border lies more than cap
+ * beyond the base counts 0 (the base rule's window leaves it out, its
+ * outlier cut puts it on the circle). *mean is the rays' mean, *a2 the
+ * amplitude of its cos(2 phi) term: a circle fitted with a free centre
+ * through readings on the border is larger than the base by *mean (the
+ * first harmonic moves the centre), and the readings' polygon is
+ * elongated along the detector's axis by *a2 (semi-axes R + a2, R - a2).
+ */
+void fs_se_shadow_rays(double h_over_r, double profile, double el, double cap, double *mean, double *a2);
+
 #endif
