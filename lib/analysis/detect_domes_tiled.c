@@ -464,8 +464,9 @@ static int formation_at(const fs_meas *m, const double *xs, const double *ys, do
 	int rc = -1;
 	if (!pxs || !pys)
 		goto oom;
+	size_t stride;
 	double ext;
-	size_t stride = fs_det_offset_pick(xs, ys, nd, pitch, W, H, &ext);
+	fs_dome_fit_reach(pitch, nd, FS_DET_OFFSET_MAX_CENTRES, &stride, &ext);
 	int lp = period > 0 ? fs_gaussian_radius(FS_HALFTONE_LOWPASS * period) + 1 : 0;
 	int half = (int)ceil(ext) + 2 + lp; /* a cell: the centre's pixel +- half */
 	int S = 2 * half + 1;
@@ -507,9 +508,7 @@ static int formation_at(const fs_meas *m, const double *xs, const double *ys, do
 	reading.patch_y = pys;
 	reading.halftone_given = 1;
 	reading.halftone_period = period;
-	reading.max_centres = stride > 1 ? FS_DET_OFFSET_MAX_CENTRES : 0; /* the pick's kind */
-	if (fs_det_offset_fit(mosaic, xs, ys, rs, nd, pitch, &reading, out))
-		goto oom;
+	fs_det_offset_fit(mosaic, xs, ys, rs, nd, pitch, &reading, out);
 	rc = 0;
 	goto out;
 oom:

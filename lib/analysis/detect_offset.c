@@ -67,32 +67,12 @@ static void offset_domes_free(offset_domes *d)
 	free(d->r);
 }
 
-size_t fs_det_offset_pick(const double *xs, const double *ys, size_t n, double pitch, int W, int H, double *ext)
-{
-	size_t stride, whole = 0;
-	fs_dome_fit_reach(pitch, n, FS_DET_OFFSET_MAX_CENTRES, &stride, ext);
-	double e = *ext;
-	for (size_t i = 0; i < n && whole <= FS_DET_OFFSET_MAX_CENTRES; i++)
-		whole += xs[i] - e >= 0 && ys[i] - e >= 0 && xs[i] + e < W - 1 && ys[i] + e < H - 1;
-	return whole <= FS_DET_OFFSET_MAX_CENTRES ? 1 : stride;
-}
-
 int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n, double pitch,
 		      const fs_dome_fit_opts *reading, fs_det_offset *info)
 {
 	memset(info, 0, sizeof *info);
 	if (n < 8 || !(pitch >= 6))
 		return 0;
-	const double *px = reading && reading->patch_x ? reading->patch_x : xs;
-	const double *py = reading && reading->patch_y ? reading->patch_y : ys;
-	/* the pick (fs_det_offset_pick) on the image, or the tiled caller's
-	 * made on the whole image before it cut the mosaic (max_centres) */
-	double ext;
-	size_t stride;
-	fs_dome_fit_reach(pitch, n, FS_DET_OFFSET_MAX_CENTRES, &stride, &ext);
-	int sampled = reading && reading->patch_x
-			      ? reading->max_centres > 0
-			      : fs_det_offset_pick(xs, ys, n, pitch, img->width, img->height, &ext) > 1;
 	fs_dome_fit_opts o;
 	fs_dome_fit_opts_default(&o);
 	if (reading) {
@@ -102,55 +82,14 @@ int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, d
 		o.halftone_period = reading->halftone_period;
 	}
 	o.no_sigma = 1;
+	o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * fs_median_upper(rs, n) / pitch));
+	o.max_centres = FS_DET_OFFSET_MAX_CENTRES;
 	o.keep_formation = 1;
 	o.no_profiles = 1;
 	o.coarse_to_fine = 1;
 	fs_dome_fit f;
 	char err[128];
-	int failed;
-	if (sampled) {
-		/* more than 64 whole patches: every k-th of the list, as
-		 * before; the lattice's angle and the fill still read from
-		 * the whole list (a k-th of it has no lattice neighbours) */
-		o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * fs_median_upper(rs, n) / pitch));
-		o.max_centres = FS_DET_OFFSET_MAX_CENTRES;
-		failed = fs_dome_fit_image(img, xs, ys, n, pitch, &o, &f, err, sizeof err);
-	} else {
-		/* every whole patch: the fit reads exactly those domes - their
-		 * patches, their lattice's angle and their fill, for which the
-		 * mean patch is made. Why all three: on the paper figures'
-		 * one-pixel crops the D / pitch spread was 0.116 on average,
-		 * 0.127 with only the patches picked so, 0.094 with the angle
-		 * too (P1 Fig1 then 0.726: its formation fitted at a fill held
-		 * from the other domes degenerates), 0.075 with all three
-		 * (docs/paper-figures.md, h37b) */
-		double *buf = malloc(5 * n * sizeof *buf);
-		if (!buf)
-			return -1;
-		double *sx = buf, *sy = sx + n, *sr = sy + n, *spx = sr + n, *spy = spx + n;
-		size_t k = 0;
-		for (size_t i = 0; i < n; i++)
-			if (px[i] - ext >= 0 && py[i] - ext >= 0 && px[i] + ext < img->width - 1 &&
-			    py[i] + ext < img->height - 1) {
-				sx[k] = xs[i];
-				sy[k] = ys[i];
-				sr[k] = rs[i];
-				spx[k] = px[i];
-				spy[k++] = py[i];
-			}
-		if (reading && reading->patch_x) {
-			o.patch_x = spx;
-			o.patch_y = spy;
-		}
-		o.max_centres = 0;
-		failed = k < 8;
-		if (!failed) {
-			o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * fs_median_upper(sr, k) / pitch));
-			failed = fs_dome_fit_image(img, sx, sy, k, pitch, &o, &f, err, sizeof err);
-		}
-		free(buf);
-	}
-	if (failed)
+	if (fs_dome_fit_image(img, xs, ys, n, pitch, &o, &f, err, sizeof err))
 		return 0; /* too few whole patches: nothing to correct */
 	info->fitted = 1;
 	info->fit = f;
@@ -203,12 +142,11 @@ int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_
 	int rc = offset_domes_read(meas, c->n, &d, &pitch);
 	if (rc || !(pitch >= 6))
 		goto out;
-	/* fs_dome_fit_image's count of whole neighbourhoods (mean_image) in
-	 * the sample fs_det_offset_fit hands it */
-	size_t used = 0;
+	/* fs_dome_fit_image's count of whole neighbourhoods (mean_image) */
+	size_t stride, used = 0;
 	double ext;
+	fs_dome_fit_reach(pitch, d.n, FS_DET_OFFSET_MAX_CENTRES, &stride, &ext);
 	int W = m->img->width, H = m->img->height;
-	size_t stride = fs_det_offset_pick(d.x, d.y, d.n, pitch, W, H, &ext);
 	for (size_t i = 0; i < d.n; i += stride)
 		used += d.x[i] - ext >= 0 && d.y[i] - ext >= 0 && d.x[i] + ext < W - 1 && d.y[i] + ext < H - 1;
 	rc = used >= 8;
@@ -241,10 +179,7 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 	memset(&reading, 0, sizeof reading);
 	reading.halftone_given = 1;
 	reading.halftone_period = period;
-	if (fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, period >= 0 ? &reading : NULL, info)) {
-		rc = -1;
-		goto out;
-	}
+	fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, period >= 0 ? &reading : NULL, info);
 	double F = m->f;
 	/* given centres are final (detect_measure.h): the formation and the
 	 * offset, applied by the caller where it reads its level from it */

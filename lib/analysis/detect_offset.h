@@ -18,9 +18,8 @@
  * offset is what is wanted; one fill costs about a twentieth of the fill
  * search: 30-100 ms against 0.7-1.2 s per corner scene of the simulator),
  * the formation fitted at the centres as given and kept at the offset
- * found (fitting it again there changed no scene of the matrix), the
- * domes whose patch is whole averaged (fs_det_offset_pick below: at most
- * 64; where they are more, every k-th of the list). An offset of at most one
+ * found (fitting it again there changed no scene of the matrix), at most
+ * 64 of the tubercles averaged. An offset of at most one
  * step of the fit's fine offset grid (0.0125 pitch) along each axis is the
  * fit's rounding and changes nothing. Otherwise every tubercle is measured
  * again from its centre plus the offset; the new measurement is kept
@@ -65,7 +64,7 @@ int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r,
  * 13's cost: on P1 Fig1 that fit was an eighth of the CLI's instructions).
  * The fit's screen is fs_halftone_detect's on m->img (dome_fit.c: the
  * image's alone), and the fit runs whenever at least 8 of the centres it
- * reads (fs_det_offset_pick's sample) have their whole neighbourhood inside
+ * reads (fs_dome_fit_reach's stride) have their whole neighbourhood inside
  * the image; it leaves the formation unfitted otherwise only when out of
  * memory, which this does not foresee. 1 yes, 0 no, -1 out of memory;
  * *period: the image's screen period (0: none), or -1 when not read.
@@ -84,12 +83,8 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
  * their number. fs_det_offset_fit: the fit on img (the whole measurement
  * image, or with `reading` its mosaic and the halftone period:
  * fs_dome_fit_opts.patch_x) around those centres of lattice pitch `pitch`
- * (fs_dome_fit_pitch; nothing fitted below 6 px or 8 domes); may reorder
- * rs (its median taken in place); fills info (applied: the offset is worth
- * measuring again); returns 0, -1 when out of memory. It reads the domes
- * fs_det_offset_pick picks; with reading->patch_x (the mosaic) the pick
- * was the caller's on the whole image, and reading->max_centres says which
- * kind: 0 every whole patch, else every k-th of the list.
+ * (fs_dome_fit_pitch; nothing fitted below 6 px or 8 domes); reorders rs
+ * (its median taken in place); fills info (applied: the offset is worth measuring again); returns 0.
  * fs_det_offset_apply_one: a measured candidate q (rays up to mr input
  * px, m->f F) measured again from its centre plus the offset and kept as
  * the rule says; 1 when it moved, 0 when it stayed. *tried (may be
@@ -97,23 +92,6 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
  * nothing was measured).
  */
 #define FS_DET_OFFSET_MAX_CENTRES 64
-/*
- * fs_det_offset_pick: which of the n centres (xs, ys) on a W x H image the
- * formation fit reads (the sample set, h36h/h37b): every centre whose
- * neighbourhood (fs_dome_fit_reach's *ext) lies whole inside the image
- * when at most FS_DET_OFFSET_MAX_CENTRES do, else every *stride-th of the
- * list from the first (those of them whole), as before. Returns the
- * stride: 1, or fs_dome_fit_reach's for n. Why: the fit used to take
- * every k-th of the list (k from its count) and only then drop the ones
- * the frame cuts, so a one-pixel crop that moved one dome in or out of
- * the list halved or doubled the sample and swapped half of it (P2 Pl1
- * Fig1a: 23 and 48 patches, D / pitch 0.384 and 0.735). Where every
- * whole patch is read, the fit's lattice angle and held fill are read
- * from those domes alone too (fs_det_offset_fit; docs/paper-figures.md,
- * h37b: the paper figures' one-pixel-crop spread of D / pitch 0.116 ->
- * 0.075 on average).
- */
-size_t fs_det_offset_pick(const double *xs, const double *ys, size_t n, double pitch, int W, int H, double *ext);
 size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double *ys, double *rs);
 int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n, double pitch,
 		      const fs_dome_fit_opts *reading, fs_det_offset *info);
