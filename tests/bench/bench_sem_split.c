@@ -14,10 +14,13 @@
  * keeps its first pass's sizes). At fill 0.8 the space is a quarter of
  * D, so S within 3 % needs D within 0.75 %.
  *
- * Usage: bench_sem_split [--outline] [--seed-add N] [--true] [SCENE...]
- * (default every corner scene 0-63; --seed-add 4000 gives the held-out
- * seeds of HELPERS.md; SEM_SCENE_CACHE shares the renders). Prints one
- * row per scene, asserts nothing.
+ * Usage: bench_sem_split [--outline] [--seed-add N] [--true] [--no-shadow]
+ * [SCENE...] (default every corner scene 0-63; --seed-add 4000 gives the
+ * held-out seeds of HELPERS.md; SEM_SCENE_CACHE shares the renders).
+ * --no-shadow renders the same scene, seed and all, with the simulator's
+ * cast shadow switched off (sem_opts.shadow 0): what a rule's error owes
+ * to the shadow is the difference of the two rows (h37e section 4, h37l).
+ * Prints one row per scene, asserts nothing.
  */
 #include <math.h>
 #include <stdio.h>
@@ -90,12 +93,14 @@ static double d_from_truth(const fs_image *img, const sem_truth *t)
 	return out;
 }
 
-static int run_scene(int k, unsigned seed_add, int outline, int truth)
+static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_shadow)
 {
 	sem_opts o;
 	sem_truth t;
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
+	if (no_shadow)
+		o.shadow = 0;
 	fs_image *img = sem_make_shared(&o, &t);
 	if (!img) {
 		printf("%d: the simulator refused the scene\n", k);
@@ -152,7 +157,7 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth)
 
 int main(int argc, char **argv)
 {
-	int outline = 0, truth = 0, listed = 0, rc = 0;
+	int outline = 0, truth = 0, no_shadow = 0, listed = 0, rc = 0;
 	unsigned seed_add = 0;
 	int scenes[64];
 	for (int i = 1; i < argc; i++) {
@@ -160,25 +165,27 @@ int main(int argc, char **argv)
 			outline = 1;
 		else if (!strcmp(argv[i], "--true"))
 			truth = 1;
+		else if (!strcmp(argv[i], "--no-shadow"))
+			no_shadow = 1;
 		else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [SCENE 0-63...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--no-shadow] [SCENE 0-63...]\n", argv[0]);
 			return 2;
 		}
 	}
 	if (!listed)
 		for (listed = 0; listed < 64; listed++)
 			scenes[listed] = listed;
-	printf("%s, seeds +%u; S split: dist = the centres' distances, radii = minus the radii's error "
+	printf("%s, seeds +%u%s; S split: dist = the centres' distances, radii = minus the radii's error "
 	       "(both %% of the true mean space; S%% = dist + radii); along/across: the centres' mean error "
 	       "on the detector's axis, %% of the pitch; Dtrue: mean D %% from the true centres (--true)\n",
-	       outline ? "the outline rule" : "the dome rule", seed_add);
+	       outline ? "the outline rule" : "the dome rule", seed_add, no_shadow ? ", no cast shadow" : "");
 	printf("%-5s %-4s %-4s %-4s %-3s %-4s %-3s %6s %6s %7s %7s %7s %7s %7s\n", "scene", "fill", "prof", "h/R",
 	       "ht", "az", "pit", "D%", "S%", "dist", "radii", "along", "across", "Dtrue");
 	for (int i = 0; i < listed; i++)
-		rc |= run_scene(scenes[i], seed_add, outline, truth) ? 1 : 0;
+		rc |= run_scene(scenes[i], seed_add, outline, truth, no_shadow) ? 1 : 0;
 	return rc;
 }
