@@ -51,6 +51,11 @@
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
 
+/* The detector's window (FS_DOME_R0, FS_DOME_R1, dome_measure.h) at its
+ * reach of 0.6 pitch, in pitches: the products are exactly 0.09 and 0.48,
+ * the factors these measurements always used. */
+#define EV_R0 (FS_DOME_R0 * 0.6)
+#define EV_R1 (FS_DOME_R1 * 0.6)
 #define EV_SAMPLE 160
 /* the set's radius readings spread over more than this ratio between their
  * quartiles: its domes show two steps (see the top); the simulator's
@@ -129,7 +134,7 @@ static int measure_in(const fs_agent_sess *s, double x, double y, double rmin, d
 
 static int measure(const fs_agent_sess *s, double x, double y, fs_tubercle *m)
 {
-	return measure_in(s, x, y, 0.09 * s->ev_pitch, 0.48 * s->ev_pitch, m);
+	return measure_in(s, x, y, EV_R0 * s->ev_pitch, EV_R1 * s->ev_pitch, m);
 }
 
 /* The contrast's spread (see the top) at (x, y), read from (x, y)'s tile;
@@ -330,7 +335,7 @@ static int judge(fs_agent_sess *s, double x, double y, int second, fs_agent_evid
 		 * cap of others) */
 		fs_agent_evidence ev2 = *ev;
 		fs_tubercle m2;
-		double lo = 0.09 * P, hi = fmin(0.48 * P, 0.85 * m.radius_px);
+		double lo = EV_R0 * P, hi = fmin(EV_R1 * P, 0.85 * m.radius_px);
 		if (lo < hi && measure_in(s, x, y, lo, hi, &m2) == 2 && verdict(s, x, y, 2, &m2, 0, &ev2) == EV_OK)
 			*ev = ev2;
 	}

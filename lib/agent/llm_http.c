@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cJSON.h>
 
 #include "agent/llm_wire.h"
+#include "base/clock.h"
 
 void fs_http_opts_default(fs_http_opts *o)
 {
@@ -27,13 +27,6 @@ void fs_http_result_free(fs_http_result *r)
 {
 	if (r)
 		fs_buf_free(&r->body);
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
 typedef struct xfer {
@@ -103,15 +96,14 @@ static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, 
 /* Sleeps in short slices so a cancel request is seen within ~20 ms. */
 static int sleep_cancellable(const fs_http_opts *o, long ms)
 {
-	long end = now_ms() + ms;
+	long end = fs_clock_now_ms(o->clock) + ms;
 	for (;;) {
 		if (o->cancel && o->cancel(o->cancel_user))
 			return -1;
-		long left = end - now_ms();
+		long left = end - fs_clock_now_ms(o->clock);
 		if (left <= 0)
 			return 0;
-		struct timespec ts = {0, (left > 20 ? 20 : left) * 1000000L};
-		nanosleep(&ts, NULL);
+		fs_clock_sleep_ms(o->clock, left > 20 ? 20 : left);
 	}
 }
 
@@ -185,7 +177,7 @@ int fs_http_post(const fs_http_opts *o, const char *url, const char *const *head
 {
 	struct curl_slist *hl = NULL;
 	CURL *curl = curl_easy_init();
-	long start = now_ms();
+	long start = fs_clock_now_ms(o->clock);
 	unsigned seed = (unsigned)start ^ (unsigned)getpid();
 	int rc = -1;
 	xfer x = {.curl = curl, .o = o, .sink = sink, .body = &r->body};
@@ -269,7 +261,8 @@ int fs_http_post(const fs_http_opts *o, const char *url, const char *const *head
 		}
 		if (!fs_retry_is_retryable(r->status, (int)cc))
 			goto out;
-		long delay = fs_retry_delay_ms(&o->retry, attempt, x.retry_after_ms, now_ms() - start,
+		long delay = fs_retry_delay_ms(&o->retry, attempt, x.retry_after_ms,
+					       fs_clock_now_ms(o->clock) - start,
 					       (unsigned)rand_r(&seed));
 		if (delay < 0) {
 			size_t l = strlen(err);
@@ -286,7 +279,7 @@ int fs_http_post(const fs_http_opts *o, const char *url, const char *const *head
 	snprintf(err, errlen, "cancelled");
 	r->error_kind = "cancelled";
 out:
-	r->elapsed_ms = now_ms() - start;
+	r->elapsed_ms = fs_clock_now_ms(o->clock) - start;
 	curl_slist_free_all(hl);
 	if (curl)
 		curl_easy_cleanup(curl);

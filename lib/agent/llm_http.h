@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "agent/retry.h"
 
 /* Return non-zero to cancel the run (checked at least every ~50 ms). */
@@ -40,6 +41,10 @@ typedef struct fs_http_opts {
 	/* told before each retry's wait (the run's log and transcript record it) */
 	void (*on_retry)(void *user, int attempt, long delay_ms, long http_status, const char *why);
 	void *retry_user;
+	/* the clock the retries' waits and budget are counted on and slept
+	 * with (base/clock.h); NULL: the real one. Tests pass a fake. The
+	 * timeouts above are libcurl's and always real time. */
+	const fs_clock *clock;
 } fs_http_opts;
 
 /* Fills in the defaults above and fs_retry_policy_default. */

@@ -18,6 +18,8 @@
  *
  * Ownership: fs_llm_new copies every config string and the key;
  * fs_llm_free releases everything and wipes the key (tolerates NULL).
+ * The http options' hooks and clock are kept as given: what they point to
+ * must outlive the provider.
  * fs_llm_last_request returns a pointer owned by the provider, valid until
  * the next turn; it references the conversation's image strings instead of
  * copying them, so read it before the conversation changes or is freed.

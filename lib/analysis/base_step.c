@@ -26,6 +26,23 @@ static double smoothed(const fs_image *img, int ox, int oy, int w, int h, double
 	return s / 5;
 }
 
+/* smoothed's five points read without clamping, for points at least a
+ * pixel inside both the full image and the crop (d: the crop's samples,
+ * cw wide): the clamps change nothing there and fs_image_sample_inside
+ * reads the same values as fs_image_sample_clamped (image.h), so the same
+ * sums, for less work in the rays that lie wholly inside (most of them;
+ * h37g: the judgement was 6 % of the dome rule's paper-figure run) */
+static double smoothed_inside(const float *d, int cw, int ox, int oy, double x, double y)
+{
+	static const double dx[5] = {0, BLUR_OFF, -BLUR_OFF, 0, 0}, dy[5] = {0, 0, 0, BLUR_OFF, -BLUR_OFF};
+	double s = 0;
+	for (int i = 0; i < 5; i++) {
+		double px = x + dx[i], py = y + dy[i];
+		s += fs_image_sample_inside(d, cw, px - ox, py - oy);
+	}
+	return s / 5;
+}
+
 double fs_base_step_contrast(const fs_image *img, int ox, int oy, int w, int h, double x, double y, double r,
 			     double r0, double r1)
 {
@@ -43,10 +60,17 @@ double fs_base_step_contrast(const fs_image *img, int ox, int oy, int w, int h, 
 	double *s = v + n;
 	for (int j = 0; j < n; j++)
 		s[j] = 0;
+	/* every sample within reach of (x, y), a pixel to spare for the
+	 * bilinear neighbours and rounding */
+	double reach = (n - 1) * STEP + BLUR_OFF + 1;
+	int inside = x - reach >= 0 && y - reach >= 0 && x + reach < w - 1 && y + reach < h - 1 &&
+		     x - ox - reach >= 0 && y - oy - reach >= 0 && x - ox + reach < img->width - 1 &&
+		     y - oy + reach < img->height - 1;
 	for (int k = 0; k < NRAYS; k++) {
 		double c = cos(2 * M_PI * k / NRAYS), sn = sin(2 * M_PI * k / NRAYS);
 		for (int j = 0; j < n; j++)
-			v[j] = smoothed(img, ox, oy, w, h, x + j * STEP * c, y + j * STEP * sn);
+			v[j] = inside ? smoothed_inside(img->data, img->width, ox, oy, x + j * STEP * c, y + j * STEP * sn)
+				      : smoothed(img, ox, oy, w, h, x + j * STEP * c, y + j * STEP * sn);
 		for (int j = 1; j + 1 < n; j++)
 			s[j] += fabs(v[j + 1] - v[j - 1]);
 	}

@@ -78,7 +78,7 @@ static double level_reading(int ridge, const fs_image *img, double x, double y, 
 	fs_tubercle t;
 	int e = 0;
 	memset(&t, 0, sizeof t);
-	int rc = fs_dome_measure_base_edge(img, x, y, 0.15 * mr / F, 0.8 * mr / F, ridge, &t, &e);
+	int rc = fs_dome_measure_base_edge(img, x, y, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F, ridge, &t, &e);
 	return fs_det_base_level_value(rc, &t, e, NAN, edge, NULL);
 }
 
@@ -116,7 +116,7 @@ double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr
 {
 	/* level_reading's plain reading with its blur, kept as a value */
 	fs_dome_reading r;
-	fs_dome_read_base_blur(img, x, y, 0.15 * mr / F, 0.8 * mr / F, &r);
+	fs_dome_read_base_blur(img, x, y, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F, &r);
 	if (keep)
 		*keep = r;
 	return fs_det_base_level_kept(&r, edge, var);
@@ -819,8 +819,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			lr[k] = fs_det_base_level_blur(m->img, fx[k], fy[k], mr, m->f, &le[k], &var[k], keep ? &r : NULL);
 			/* (out of memory: the last step reads it again) */
 			if (keep)
-				(void)fs_base_readings_add(m->readings, FS_BASE_ON_MEAS, fx[k], fy[k], 0.15 * mr / m->f,
-							   0.8 * mr / m->f, &r);
+				(void)fs_base_readings_add(m->readings, FS_BASE_ON_MEAS, fx[k], fy[k],
+							   FS_DOME_R0 * mr / m->f, FS_DOME_R1 * mr / m->f, &r);
 		}
 	}
 	if (m->readings)
@@ -837,7 +837,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		unsigned classes = fs_det_base_extrap_classes(&p, lr, le);
 		for (size_t k = 0; k < p.n; k++) {
 			size_t i = p.idx[k];
-			double mr = max_r > 0 ? max_r : 2 * c->items[i].r, r0 = 0.15 * mr / m->f, r1 = 0.8 * mr / m->f;
+			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+			double r0 = FS_DOME_R0 * mr / m->f, r1 = FS_DOME_R1 * mr / m->f;
 			int e2;
 			double v2;
 			l2[k] = NAN;
@@ -875,7 +876,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		size_t i = p.idx[k];
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
 		scratch[k] = on ? fs_base_step_contrast(m->img, 0, 0, m->img->width, m->img->height, x, y, r,
-							0.15 * mr / m->f, 0.8 * mr / m->f)
+							FS_DOME_R0 * mr / m->f, FS_DOME_R1 * mr / m->f)
 				: NAN;
 	}
 	/* the away rays' readings lie on the cast shadow's border (after the

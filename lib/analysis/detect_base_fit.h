@@ -348,7 +348,7 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
  * same values) and the variance its rays' steps show (*var, NAN when not
  * read); the reading itself in *keep when not NULL (for fs_meas.readings,
  * base_readings.h: the point and radii it was read with are (x, y) and
- * 0.15 and 0.8 x mr / F). Its radius and *edge are fs_det_base_level_one's
+ * FS_DOME_R0 and FS_DOME_R1 x mr / F). Its radius and *edge are fs_det_base_level_one's
  * on the same image (the same reading), so the second readings are made
  * and kept with it too. fs_det_base_extrap_plan: whether to read again (1) for the
  * plan's level readings lr, their pins le (fs_det_base_level_one's

@@ -260,9 +260,10 @@ static void reading_point(const fs_image *meas, int ox, int oy, size_t i, void *
 	 * where its fit left the centre, base_readings.h: a crop reads the
 	 * same base wherever its origin lies, dome_measure.c) */
 	double x = pixel(j->c->items[i].x), y = pixel(j->c->items[i].y);
-	const fs_dome_reading *kr = fs_base_readings_find(j->m->readings, FS_BASE_ON_MEAS, x, y, 0.15 * mr, 0.8 * mr);
+	double r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
+	const fs_dome_reading *kr = fs_base_readings_find(j->m->readings, FS_BASE_ON_MEAS, x, y, r0, r1);
 	int rc = kr ? fs_dome_reading_apply(kr, &r->t, &r->edge, &v)
-		    : fs_dome_measure_base_blur(meas, x - ox, y - oy, 0.15 * mr, 0.8 * mr, &r->t, &r->edge, &v);
+		    : fs_dome_measure_base_blur(meas, x - ox, y - oy, r0, r1, &r->t, &r->edge, &v);
 	r->ok = rc == 0;
 	/* the level's reading from the same point */
 	j->level_at[i] = fs_det_base_level_value(rc, &r->t, r->edge, v, &j->level_edge[i], &j->level_var[i]);
@@ -610,7 +611,7 @@ static void keep_readings(const fs_meas *m, const struct base_job *b, const doub
 	for (size_t k = 0; b->kept && k < b->p->n; k++) {
 		double mk = cand_mr(b->j, b->p->idx[k]);
 		if (isfinite(lx[k]))
-			(void)fs_base_readings_add(m->readings, on, b->fx[k], b->fy[k], 0.15 * mk / 1, 0.8 * mk / 1,
+			(void)fs_base_readings_add(m->readings, on, b->fx[k], b->fy[k], FS_DOME_R0 * mk, FS_DOME_R1 * mk,
 						   &b->kept[k]);
 	}
 	if (b->kept)
@@ -640,7 +641,8 @@ static void step_point(const fs_image *img, int ox, int oy, size_t k, void *ctx)
 {
 	struct step_job *s = ctx;
 	double mk = cand_mr(s->b->j, s->b->p->idx[k]);
-	s->step[k] = fs_base_step_contrast(img, ox, oy, s->w, s->h, s->qx[k], s->qy[k], s->qr[k], 0.15 * mk, 0.8 * mk);
+	s->step[k] = fs_base_step_contrast(img, ox, oy, s->w, s->h, s->qx[k], s->qy[k], s->qr[k], FS_DOME_R0 * mk,
+					   FS_DOME_R1 * mk);
 }
 
 /* fs_det_base_step_point's judgement of every plan entry into step, on
@@ -664,7 +666,7 @@ static int steps_tiled(const fs_meas *m, const fs_det_base_plan *p, const struct
 		qr[k] = r;
 	}
 	struct step_job s = {b, qx, qy, qr, step, m->src->width, m->src->height};
-	int reach = (int)ceil(g_overlap_scale * (fmax(0.8 * mr, rmax) + FS_BASE_STEP_REACH));
+	int reach = (int)ceil(g_overlap_scale * (fmax(FS_DOME_R1 * mr, rmax) + FS_BASE_STEP_REACH));
 	return run_pass_prep(m, p->n, qx, qy, reach, NULL, step_point, &s, err, errlen);
 }
 
@@ -925,7 +927,8 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	double mr = 0;
 	for (size_t k = 0; k < p.n; k++)
 		mr = fmax(mr, cand_mr(j, p.idx[k]));
-	int reach = (int)ceil(g_overlap_scale * (1.5 * 0.8 * mr + base_reach(0.8 * mr, 0) + (screened ? lp : 0)));
+	int reach = (int)ceil(g_overlap_scale *
+			      (1.5 * FS_DOME_R1 * mr + base_reach(FS_DOME_R1 * mr, 0) + (screened ? lp : 0)));
 	/* the readings kept for the last step (base_readings.h; without the
 	 * memory it reads them again) */
 	if (m->readings && !m->given && !screened)
@@ -950,7 +953,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 			const fs_dome_reading *kr =
 				m->given && isfinite(lx[k])
 					? fs_base_readings_find(m->readings, FS_BASE_ON_BLURRED, b.fx[k], b.fy[k],
-								0.15 * mk, 0.8 * mk)
+								FS_DOME_R0 * mk, FS_DOME_R1 * mk)
 					: NULL;
 			if (kr) {
 				int e;
@@ -959,7 +962,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 			}
 		}
 		int xb = fs_gaussian_radius(FS_DET_BASE_EXTRA_BLUR) + 1;
-		reach = (int)ceil(g_overlap_scale * (1.5 * 0.8 * mr + base_reach(0.8 * mr, 0) + xb));
+		reach = (int)ceil(g_overlap_scale * (1.5 * FS_DOME_R1 * mr + base_reach(FS_DOME_R1 * mr, 0) + xb));
 		if (run_pass_prep(m, p.n, lx, b.fy, reach, extrap_crop, level_point_blurred, &b, err, errlen)) {
 			rc = -1;
 			goto out;
@@ -1041,7 +1044,7 @@ static int given_tiled(struct job *j, double *px, double *py, char *err, size_t 
 		px[i] = j->c->items[i].x;
 		py[i] = j->c->items[i].y;
 	}
-	double r1 = 0.8 * mr, sc = g_overlap_scale;
+	double r1 = FS_DOME_R1 * mr, sc = g_overlap_scale;
 	/* each of the base rule's three passes may move its centre by half
 	 * a radius, and the blur correction reads about where the last one
 	 * ended (as the level's pass below) */
@@ -1103,7 +1106,7 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	double mr = 0;
 	for (size_t i = 0; i < n; i++)
 		mr = fmax(mr, cand_mr(&j, i));
-	double r1 = 0.8 * mr, refine = m->refine > 0 ? m->refine : 0;
+	double r1 = FS_DOME_R1 * mr, refine = m->refine > 0 ? m->refine : 0;
 	double sc = g_overlap_scale;
 	double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
 	fs_measured *prev = NULL;

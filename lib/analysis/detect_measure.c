@@ -26,7 +26,7 @@ const double fs_det_smooth_px[FS_DET_SMOOTH_TRIALS] = {0, 1.2, 2.2};
 void fs_det_smooth_trial(const fs_image *img, double sx, double sy, double mr, double F, double refine,
 			 fs_det_kept *kept, double q[FS_DET_SMOOTH_TRIALS])
 {
-	double r0 = 0.15 * mr / F, r1 = 0.8 * mr / F;
+	double r0 = FS_DOME_R0 * mr / F, r1 = FS_DOME_R1 * mr / F;
 	/* from the centre the measurement will start from (refined when the
 	 * detection refines them: from a centre off by a tenth of the pitch
 	 * the smoothed profiles fit best, and smoothing moves the base) */
@@ -146,7 +146,7 @@ static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_
 void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,
 			     double smooth, fs_det_kept *kept, fs_measured *r)
 {
-	double r0 = 0.15 * mr / F, r1 = 0.8 * mr / F;
+	double r0 = FS_DOME_R0 * mr / F, r1 = FS_DOME_R1 * mr / F;
 	fs_tubercle_init(&r->t); /* fit quality unknown unless measured */
 	r->spread = NAN;
 	r->edge = 0;
@@ -278,9 +278,10 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 		/* (the plain reading, fs_dome_measure_base_edge, with its rays'
 		 * blur, which the level reads too; detection's first pass read
 		 * it already where its fit left the centre, base_readings.h) */
-		const fs_dome_reading *kr = fs_base_readings_find(m->readings, FS_BASE_ON_MEAS, x, y, 0.15 * mr, 0.8 * mr);
+		double r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
+		const fs_dome_reading *kr = fs_base_readings_find(m->readings, FS_BASE_ON_MEAS, x, y, r0, r1);
 		int rc = kr ? fs_dome_reading_apply(kr, &res[i].t, &res[i].edge, &v)
-			    : fs_dome_measure_base_blur(m->img, x, y, 0.15 * mr, 0.8 * mr, &res[i].t, &res[i].edge, &v);
+			    : fs_dome_measure_base_blur(m->img, x, y, r0, r1, &res[i].t, &res[i].edge, &v);
 		res[i].ok = rc == 0;
 		level_at[i] = x == c->items[i].x && y == c->items[i].y
 				      ? fs_det_base_level_value(rc, &res[i].t, res[i].edge, v, &level_edge[i], &level_var[i])

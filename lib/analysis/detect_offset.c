@@ -115,7 +115,7 @@ int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, doub
 		return 0;
 	fs_tubercle t;
 	fs_tubercle_init(&t);
-	if (fs_dome_measure(img, q->t.centroid_x + info->dx, q->t.centroid_y + info->dy, 0.15 * mr / F, 0.8 * mr / F,
+	if (fs_dome_measure(img, q->t.centroid_x + info->dx, q->t.centroid_y + info->dy, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F,
 			    smooth / F, &t))
 		return 0;
 	*tried = t;

@@ -61,6 +61,20 @@
 #define FS_DOME_FLAT_SPREAD 0.2
 
 /*
+ * The dome rule's radius window: detection and Re-measure look for a
+ * dome's base between FS_DOME_R0 and FS_DOME_R1 times the rays' reach mr
+ * (max_r, or twice the candidate's radius: detect_measure.h), in the
+ * measured image's pixels (mr / F on an image reduced by F). Written once
+ * because a base reading kept by one pass is found by the next by its
+ * radii, to the bit (base_readings.h), and the tiles' overlaps
+ * (detect_domes_tiled.c) must reach the window's outer edge. (The values
+ * are the rule's first, b591c33; the agents' evidence and point analysis
+ * choose their own windows.)
+ */
+#define FS_DOME_R0 0.15
+#define FS_DOME_R1 0.8
+
+/*
  * Measures the dome around (x, y) with a base radius in [rmin, rmax] px,
  * the ray profiles smoothed by smooth px (0: none; see fs_det_measure for
  * how it is chosen per image). The radius is corrected for the blur the

@@ -19,6 +19,27 @@ double fs_mono_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+long fs_clock_now_ms(const fs_clock *c)
+{
+	if (c && c->now_ms)
+		return c->now_ms(c->user);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+void fs_clock_sleep_ms(const fs_clock *c, long ms)
+{
+	if (c && c->sleep_ms) {
+		c->sleep_ms(c->user, ms);
+		return;
+	}
+	if (ms <= 0)
+		return;
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
 char *fs_wait_words(int seconds, char *out, size_t n)
 {
 	if (!out || !n)

@@ -219,12 +219,12 @@ static void recovers(fx *f, const char *scene, int s)
 	 * px it was 82 % of the sanitized binary's CPU (perf), spent in one
 	 * loop the plain build runs from this start anyway; the start still
 	 * finds nothing, so the search still begins with its rescue */
-	if (FS_TEST_SANITIZED)
+	if (fs_test_subset())
 		bad[3].tophat_radius = 16;
 	printf("# local optimiser from bad parameters (%s): defaults give %.3f\n", scene, h_def);
 	printf("# %-6s %8s %8s %8s %8s %10s\n", "start", "h_start", "h_best", "ratio", "best_at", "iterations");
 	for (int i = 0; i < N_BAD; i++) {
-		if (FS_TEST_SANITIZED && (i + 2) % 3 != s)
+		if (fs_test_subset() && (i + 2) % 3 != s)
 			continue;
 		set_params(f, &bad[i]);
 		optimise(f, 40, &first, &best, &at, &it);

@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <cmocka.h>
 
 #include "agent/agent_loop.h"
@@ -514,12 +513,14 @@ static void wall_clock_timeout_stops_run(void **state)
 	fs_agent_limits lim;
 	fs_agent_limits_default(&lim);
 	lim.timeout_s = 0.4;
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	limit_run(&lim, "{\"responses\":[{\"delay_ms\":3000,\"text\":\"slow\"}]}", &o, &c);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* the limit ends the model call under way: the slow reply (30 s, far
+	 * beyond any pause of a loaded machine) never arrives. Asserted by
+	 * what the run received, not by its wall time (a bound of 1.5 s is
+	 * load-dependent, docs/paper-figures.md h36a) */
+	limit_run(&lim, "{\"responses\":[{\"delay_ms\":30000,\"text\":\"slow\"}]}", &o, &c);
 	assert_string_equal(o.res.finish_reason, "timeout");
-	assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1500);
+	assert_int_equal(o.res.llm_calls, 1);
+	assert_null(o.res.final_text);
 	outcome_free(&o, &c);
 }
 

@@ -67,7 +67,7 @@ static void kept_readings_replay_the_reading(void **state)
 	o.seed = 11;
 	assert_int_equal(sem_scene_open(&s, &o), 0);
 	assert_true(s.tr.n > 10);
-	double mr = 0.6 * s.tr.pitch, r0 = 0.15 * mr, r1 = 0.8 * mr;
+	double mr = 0.6 * s.tr.pitch, r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
 	size_t measured = 0, unmeasured = 0, failed = 0;
 	fs_dome_reading kept;
 	for (size_t j = 0; j < s.tr.n; j++) {

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "analysis/centre_refine.h"
+#include "analysis/dome_measure.h"
 #include "sem_scene.h"
 
 /* Side-lit domes at pitch 48 (the refinement's grid of 2 px over a
@@ -54,7 +55,7 @@ typedef struct start {
 static start start_at(const sem_scene *s, size_t j)
 {
 	double mr = 0.6 * s->tr.pitch;
-	return (start){.x = s->tr.x[j] + 3, .y = s->tr.y[j] - 2, .r0 = 0.15 * mr, .r1 = 0.8 * mr,
+	return (start){.x = s->tr.x[j] + 3, .y = s->tr.y[j] - 2, .r0 = FS_DOME_R0 * mr, .r1 = FS_DOME_R1 * mr,
 		       .shift = 0.15 * s->tr.pitch};
 }
 

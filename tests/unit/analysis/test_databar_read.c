@@ -210,11 +210,7 @@ static void paper_figures_report_none(void **state)
  */
 #define N_SYNTH 100
 #define N_SYNTH_WRONG 5
-#if FS_TEST_SANITIZED
-#define SYNTH_STEP 4
-#else
-#define SYNTH_STEP 1
-#endif
+#define SYNTH_STEP (fs_test_subset() ? 4 : 1)
 static void synthetic_data_bars(void **state)
 {
 	(void)state;

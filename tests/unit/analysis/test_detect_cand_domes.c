@@ -190,8 +190,8 @@ static void test_tight_side_lit(void **state)
 	 * (This read FS_UNDER_ASAN, which nothing defines here, so the
 	 * sanitizer build ran all three until h33g.) */
 	const int all[] = {120, 30, 512}, san[] = {120};
-	const int *tiles = FS_TEST_SANITIZED ? san : all;
-	size_t nt = FS_TEST_SANITIZED ? sizeof san / sizeof *san : sizeof all / sizeof *all;
+	const int *tiles = fs_test_subset() ? san : all;
+	size_t nt = fs_test_subset() ? sizeof san / sizeof *san : sizeof all / sizeof *all;
 	size_t n = compare(&o, tiles, nt);
 	printf("# %zu candidates\n", n);
 }

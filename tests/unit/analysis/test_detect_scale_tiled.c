@@ -53,7 +53,7 @@ static size_t compare(const fs_image *img, const fs_params *p, int tile)
 	assert_true((img->width + tile - 1) / tile >= 3 && (img->height + tile - 1) / tile >= 3);
 	/* under the sanitizers two threads only: one thread runs the same
 	 * tiles' code in the caller (the plain build compares both) */
-	for (int threads = FS_TEST_SANITIZED ? 2 : 1; threads <= 2; threads++) {
+	for (int threads = fs_test_subset() ? 2 : 1; threads <= 2; threads++) {
 		detect_with(img, p, tile, threads, &tiled, &et);
 		printf("  %s tile %d threads %d: %zu / %zu tubercles, %zu / %zu edges\n", fs_method_name(p->method),
 		       tile, threads, tiled.tubercles.n, whole.tubercles.n, et.n, ew.n);
@@ -140,7 +140,7 @@ static void found_the_lattice(const fs_image *img, const fs_params *p, int tile,
  * method still runs once. */
 static int runs_variant(fs_method m, int v)
 {
-	return !FS_TEST_SANITIZED || (m == FS_METHOD_LOG ? 1 : m == FS_METHOD_DOG ? 2 : 3) == v;
+	return !fs_test_subset() || (m == FS_METHOD_LOG ? 1 : m == FS_METHOD_DOG ? 2 : 3) == v;
 }
 
 static void run_method(fs_method m)

@@ -33,7 +33,7 @@ static char err[256];
  * under the sanitizers (sanitized.h: memory and undefined behaviour, not
  * results) in two only, since one thread runs the same tiles' code in the
  * caller. */
-#define FIRST_THREADS (FS_TEST_SANITIZED ? 2 : 1)
+#define FIRST_THREADS (fs_test_subset() ? 2 : 1)
 
 typedef int (*detect_fn)(const fs_image *, const fs_params *, double, fs_detect_result *, char *, size_t);
 

@@ -101,7 +101,7 @@ static void check_case(int w, int h, int r, int kind)
 static void equals_the_brute_force_at_every_radius(void **state)
 {
 	(void)state;
-	for (int r = 0; r <= 40; r += FS_TEST_SANITIZED ? 4 : 1) {
+	for (int r = 0; r <= 40; r += fs_test_subset() ? 4 : 1) {
 		/* smaller than the disk (down to one sample), then wider than it */
 		int sw = 1 + (int)(next_u32() % (unsigned)(2 * r + 2)), sh = 1 + (int)(next_u32() % (unsigned)(2 * r + 2));
 		check_case(sw > 64 ? 64 : sw, sh > 40 ? 40 : sh, r, r % 3);
@@ -131,7 +131,7 @@ static void tophat_equals_the_brute_force_opening(void **state)
 	assert_non_null(ero);
 	assert_non_null(open);
 	static const int radii[] = {12, 30};
-	for (size_t k = 0; k < (FS_TEST_SANITIZED ? 1 : 2); k++) {
+	for (size_t k = 0; k < (fs_test_subset() ? 1 : 2); k++) {
 		char err[256];
 		fs_image *th = fs_image_clone(img);
 		assert_non_null(th);

@@ -117,7 +117,7 @@ static void low_caps_screen_az0(void **state)
 static void low_caps_screen_az135(void **state)
 {
 	(void)state;
-	if (FS_TEST_SANITIZED)
+	if (fs_test_subset())
 		skip();
 	screened_scene(56);
 }

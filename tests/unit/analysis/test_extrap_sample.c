@@ -76,7 +76,7 @@ static void test_sample_keeps_the_level(void **state)
 	o.width = 704;
 	o.height = 600;
 	o.seed = 3401;
-	if (FS_TEST_SANITIZED) {
+	if (fs_test_subset()) {
 		/* the sampled paths on a quarter of the scene, a sample of 32:
 		 * whole image and tiles alike (no accuracy judged, sanitized.h) */
 		o.width = 384;
@@ -84,7 +84,7 @@ static void test_sample_keeps_the_level(void **state)
 	}
 	sem_scene s;
 	assert_int_equal(sem_scene_open(&s, &o), 0);
-	if (FS_TEST_SANITIZED) {
+	if (fs_test_subset()) {
 		fs_detect_result part;
 		size_t old = fs_det_base_set_extrap_sample(32);
 		detect_dome(&s, 0, 1, &part);

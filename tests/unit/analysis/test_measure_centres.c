@@ -91,7 +91,7 @@ static void centres_get_detections_diameters(void **state)
  * the plain build's. */
 static void picture_size(synth_opts *o)
 {
-	if (FS_TEST_SANITIZED) {
+	if (fs_test_subset()) {
 		o->width = 320;
 		o->height = 224;
 	}

@@ -49,7 +49,7 @@ static char err[256];
  * threads; under the address sanitizer (memory errors, not results) in two
  * only (sanitized.h), since one thread runs the same tiles' code in the
  * caller. */
-#define FIRST_THREADS (FS_TEST_SANITIZED ? 2 : 1)
+#define FIRST_THREADS (fs_test_subset() ? 2 : 1)
 
 /* A fine-pitch lattice with uneven illumination (what the top-hat and
  * CLAHE are for), 8-bit quantised. */

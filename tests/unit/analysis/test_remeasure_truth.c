@@ -91,7 +91,7 @@ static void true_centres_read_the_true_mean_diameter(void **state)
 	} scenes[] = {{0, 0}, {1, 1}, {3, 1}, {17, 1}, {19, 1}};
 	/* under the sanitizers (which look for memory errors, make test):
 	 * scenes 0 and 17 only, a judged and a printed one */
-	for (size_t s = 0; s < sizeof scenes / sizeof scenes[0]; s += FS_TEST_SANITIZED ? 3 : 1) {
+	for (size_t s = 0; s < sizeof scenes / sizeof scenes[0]; s += fs_test_subset() ? 3 : 1) {
 		sem_opts o;
 		sem_corner_scene(scenes[s].k, &o);
 		sem_truth tr;
@@ -153,7 +153,7 @@ static void true_centres_read_the_true_mean_diameter(void **state)
 static void bright_rim_level_without_blur(void **state)
 {
 	(void)state;
-	if (FS_TEST_SANITIZED)
+	if (fs_test_subset())
 		return;
 	sem_opts o;
 	sem_corner_scene(34, &o);

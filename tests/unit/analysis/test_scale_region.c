@@ -171,7 +171,7 @@ static void stays_inside(const fs_scale_region *r, const region_case *c, const f
  */
 static int runs_here(size_t v, size_t k, size_t n, size_t shift)
 {
-	return !FS_TEST_SANITIZED || (v + n - shift % n) % n == k;
+	return !fs_test_subset() || (v + n - shift % n) % n == k;
 }
 
 /*

@@ -241,7 +241,7 @@ typedef struct march_counts {
  */
 static march_counts shadow_against_march(double profile, double h_over_r, double azimuth_deg, double und)
 {
-	const double R = 16, pitch = 2 * R / 0.85, tol = 0.02, step = 0.02, grid = FS_TEST_SANITIZED ? 6.2 : 3.1;
+	const double R = 16, pitch = 2 * R / 0.85, tol = 0.02, step = 0.02, grid = fs_test_subset() ? 6.2 : 3.1;
 	const int W = 176, H = 160;
 	sem_dome dm[64];
 	size_t n = 0;

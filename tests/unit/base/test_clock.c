@@ -1,4 +1,5 @@
-/* Unit tests for clock.h: waits said in words (fs_wait_words). */
+/* Unit tests for clock.h: waits said in words (fs_wait_words), the
+ * replaceable clock (fs_clock). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -33,11 +34,48 @@ static void clocks_move_forward(void **state)
 	assert_true(fs_wall_s() > 1.6e9);
 }
 
+/* A clock whose time moves only when slept, counting its reads. */
+typedef struct fake {
+	long now;
+	int reads;
+} fake;
+
+static long fake_now(void *user)
+{
+	fake *f = user;
+	f->reads++;
+	return f->now;
+}
+
+static void fake_sleep(void *user, long ms)
+{
+	((fake *)user)->now += ms;
+}
+
+static void a_given_clock_is_read_and_slept_instead_of_the_real_one(void **state)
+{
+	(void)state;
+	fake f = {.now = 123};
+	fs_clock c = {fake_now, fake_sleep, &f};
+	assert_int_equal(fs_clock_now_ms(&c), 123);
+	fs_clock_sleep_ms(&c, 5000); /* at once: nothing real is slept */
+	assert_int_equal(fs_clock_now_ms(&c), 5123);
+	assert_int_equal(f.reads, 2);
+	/* the real one (NULL) sleeps at least what it is asked (a lower
+	 * bound: a loaded machine only makes it longer) */
+	long a = fs_clock_now_ms(NULL);
+	fs_clock_sleep_ms(NULL, 20);
+	assert_true(fs_clock_now_ms(NULL) - a >= 20);
+	fs_clock none = {0};
+	assert_true(fs_clock_now_ms(&none) >= a + 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(waits_are_said_in_seconds_then_minutes),
 		cmocka_unit_test(clocks_move_forward),
+		cmocka_unit_test(a_given_clock_is_read_and_slept_instead_of_the_real_one),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,13 +10,16 @@
  * each image at least once); the plain build asserts the full matrix.
  * DEVELOPERS.md, "How make test spends its time", lists them.
  *
- * fs_test_subset(): whether this run takes the subset. The build's kind
- * by default; FS_TEST_SUBSET=1 in the environment asks a plain binary for
- * the sanitizers' subset, FS_TEST_SUBSET=0 a sanitized binary for the
- * whole matrix (a coverage build compares the two runs' lib/ lines and
- * branches, docs/paper-figures.md h36b; a release can run the whole matrix
- * under the sanitizers). Only the tests that call it honour it; the older
- * ones test the macro.
+ * fs_test_subset(): whether this run takes the subset, the one switch
+ * every test asks (h37g: the tests that read the macro directly now ask
+ * it too). The build's kind by default; FS_TEST_SUBSET=1 in the
+ * environment asks a plain binary for the sanitizers' subset,
+ * FS_TEST_SUBSET=0 a sanitized binary for the whole matrix (a coverage
+ * build compares the two runs' lib/ lines and branches,
+ * docs/paper-figures.md h36b; a release can run the whole matrix under the
+ * sanitizers). The macro is only its default: a test that read it would
+ * not follow FS_TEST_SUBSET, and no test needs the build's kind for
+ * anything but choosing its subset.
  */
 #ifndef FS_TEST_SANITIZED_H
 #define FS_TEST_SANITIZED_H
