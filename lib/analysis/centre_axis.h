@@ -64,6 +64,25 @@
  * in the two scenes of the simulator's 64 where it read 0.4 and 1.5 px
  * wrong, at most 0.8 % elsewhere).
  *
+ * A neighbour's cast shadow on the lit side (h37j): where a neighbour
+ * stands near the axis ahead of each dome and the shadows are longer than
+ * the gaps (tall domes at fill 0.8, pitch 64 of the simulator: a 37-px
+ * shadow over 12.8-px gaps), its shadow covers the ground up to the lit
+ * base and climbs the base's foot, so the lit side's bright flank ends
+ * short of the base and the shift read along the axis moved the centres
+ * 0.3-0.8 px away from the detector (corner scenes 37, 39, 55; from the
+ * true centres -0.3 to -0.4 px, -0.03 where that neighbour was missing).
+ * Flat ground is as bright on every side but in a shadow, so the lit
+ * side's ground just beyond the window (GROUND of the pitch) is compared
+ * with the across-axis ground; where the gap holds that ground clear of
+ * the neighbour's foot and it reads darker than SHADOWED of it, the shift
+ * is read along the nearest oblique direction (30, 45, 60 degrees either
+ * side of the axis; both sides summed where both are clear) whose ground
+ * is not shadowed, the base there moving by cos(angle) of the shift
+ * (.shadowed, .oblique); no shift when every one is shadowed. Not where
+ * the lit side was reversed or the formation's blur shut the gate (their
+ * scenes show no such shadow).
+ *
  * Tile by tile (detect_domes_tiled.c): each dome's profiles are read on
  * its tile's crop (fs_centre_axis_profile, its own slots) and summed in
  * the domes' order (fs_centre_axis_estimate), as the whole-image path
@@ -77,6 +96,10 @@
 #include <stddef.h>
 
 #include "image/image.h"
+
+/* The oblique directions beside the axis each dome's profiles also read
+ * (at + and - each angle) for a lit side in a cast shadow. */
+#define FS_CENTRE_AXIS_OBLIQUE 3
 
 /* Where the profiles are read: along azimuth az (radians, image x towards
  * y) and across it, ns samples of step px from the centre out. */
@@ -95,6 +118,9 @@ typedef struct fs_centre_axis {
 	double az;         /* the axis the shift is along (radians): the geometry's, */
 	int reversed;      /* or (1) its opposite, the brighter side */
 	double win;        /* the match's window, px either side of the base read */
+	double ground;     /* the lit side's ground over the across-axis ground (0: not read) */
+	int shadowed;      /* 1: that ground lies in a cast shadow (read clear of the neighbours) */
+	double oblique;    /* degrees: the shift read that far beside the axis (0: on it) */
 	int own;           /* 1: read at P_v's own base and blur (the formation's blur shut the gate) */
 } fs_centre_axis;
 
@@ -111,7 +137,8 @@ double fs_centre_axis_reach(const fs_centre_axis_geom *g);
 
 /* One dome's profiles at (x, y) of img: prof[0..ns) along the axis,
  * prof[ns..2 ns) across it (both sides' mean), prof[2 ns..3 ns) against
- * it (fs_centre_axis_len in all). */
+ * it, then along az + and - each oblique angle in turn (2
+ * FS_CENTRE_AXIS_OBLIQUE profiles; fs_centre_axis_len in all). */
 void fs_centre_axis_profile(const fs_image *img, double x, double y, const fs_centre_axis_geom *g, double *prof);
 
 /* The shift from the n domes' profiles (profs: n x fs_centre_axis_len,
