@@ -48,12 +48,46 @@ int fs_base_readings_add(fs_base_readings *s, int on, double x, double y, double
 	return 0;
 }
 
+static int cmp_step_key(double x, double y, double r, double r0, double r1, const fs_base_step_at *b)
+{
+	uint64_t a[5] = {bits(y), bits(x), bits(r), bits(r0), bits(r1)};
+	uint64_t k[5] = {bits(b->y), bits(b->x), bits(b->r), bits(b->r0), bits(b->r1)};
+	for (int i = 0; i < 5; i++)
+		if (a[i] != k[i])
+			return a[i] < k[i] ? -1 : 1;
+	return 0;
+}
+
+static int cmp_step(const void *pa, const void *pb)
+{
+	const fs_base_step_at *a = pa;
+	return cmp_step_key(a->x, a->y, a->r, a->r0, a->r1, pb);
+}
+
+int fs_base_readings_add_step(fs_base_readings *s, double x, double y, double r, double r0, double r1, double c)
+{
+	if (s->nsteps == s->capsteps) {
+		size_t cap = s->capsteps ? 2 * s->capsteps : 64;
+		fs_base_step_at *q = realloc(s->steps, cap * sizeof *q);
+		if (!q)
+			return -1;
+		s->steps = q;
+		s->capsteps = cap;
+	}
+	s->steps[s->nsteps++] = (fs_base_step_at){x, y, r, r0, r1, c};
+	return 0;
+}
+
 void fs_base_readings_seal(fs_base_readings *s)
 {
-	if (s->sorted == s->n)
-		return;
-	qsort(s->items, s->n, sizeof *s->items, cmp_at);
-	s->sorted = s->n;
+	if (s->sorted != s->n) {
+		qsort(s->items, s->n, sizeof *s->items, cmp_at);
+		s->sorted = s->n;
+	}
+	if (s->ssorted != s->nsteps) {
+		qsort(s->steps, s->nsteps, sizeof *s->steps, cmp_step);
+		s->ssorted = s->nsteps;
+	}
 }
 
 const fs_dome_reading *fs_base_readings_find(const fs_base_readings *s, int on, double x, double y, double r0,
@@ -75,8 +109,30 @@ const fs_dome_reading *fs_base_readings_find(const fs_base_readings *s, int on, 
 	return NULL;
 }
 
+int fs_base_readings_find_step(const fs_base_readings *s, double x, double y, double r, double r0, double r1,
+			       double *c)
+{
+	if (!s)
+		return 0;
+	size_t lo = 0, hi = s->ssorted;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = cmp_step_key(x, y, r, r0, r1, &s->steps[mid]);
+		if (!d) {
+			*c = s->steps[mid].contrast;
+			return 1;
+		}
+		if (d < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return 0;
+}
+
 void fs_base_readings_free(fs_base_readings *s)
 {
 	free(s->items);
+	free(s->steps);
 	memset(s, 0, sizeof *s);
 }

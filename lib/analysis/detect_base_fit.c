@@ -874,11 +874,17 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		double x, y, r;
 		int on = !lp && fs_det_base_step_point(&p, fr, fx, fy, lvx, lvy, lr, le, screened, meas, k, &x, &y, &r);
 		size_t i = p.idx[k];
-		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		scratch[k] = on ? fs_base_step_contrast(m->img, 0, 0, m->img->width, m->img->height, x, y, r,
-							FS_DOME_R0 * mr / m->f, FS_DOME_R1 * mr / m->f)
-				: NAN;
+		double mr = max_r > 0 ? max_r : 2 * c->items[i].r, r0 = FS_DOME_R0 * mr / m->f, r1 = FS_DOME_R1 * mr / m->f;
+		scratch[k] = NAN;
+		/* the last step judges where the first pass did (base_readings.h) */
+		if (on && !(m->given && fs_base_readings_find_step(m->readings, x, y, r, r0, r1, &scratch[k]))) {
+			scratch[k] = fs_base_step_contrast(m->img, 0, 0, m->img->width, m->img->height, x, y, r, r0, r1);
+			if (m->readings && !m->given)
+				(void)fs_base_readings_add_step(m->readings, x, y, r, r0, r1, scratch[k]);
+		}
 	}
+	if (m->readings && !m->given)
+		fs_base_readings_seal(m->readings);
 	/* the away rays' readings lie on the cast shadow's border (after the
 	 * step judgement, which reads the image where the reading lies) */
 	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, off, meas, lr, clear), lr);

@@ -659,7 +659,12 @@ static int steps_tiled(const fs_meas *m, const fs_det_base_plan *p, const struct
 		if (!fs_det_base_step_point(p, b->fr, b->fx, b->fy, b->lvx, b->lvy, b->lr, b->le, screened, res, k, &x,
 					    &y, &r))
 			continue;
-		mr = fmax(mr, cand_mr(b->j, p->idx[k]));
+		double mk = cand_mr(b->j, p->idx[k]);
+		/* the last step judges where the first pass did
+		 * (base_readings.h): those are not judged again */
+		if (m->given && fs_base_readings_find_step(m->readings, x, y, r, FS_DOME_R0 * mk, FS_DOME_R1 * mk, &step[k]))
+			continue;
+		mr = fmax(mr, mk);
 		rmax = fmax(rmax, r);
 		qx[k] = x;
 		qy[k] = y;
@@ -667,7 +672,17 @@ static int steps_tiled(const fs_meas *m, const fs_det_base_plan *p, const struct
 	}
 	struct step_job s = {b, qx, qy, qr, step, m->src->width, m->src->height};
 	int reach = (int)ceil(g_overlap_scale * (fmax(FS_DOME_R1 * mr, rmax) + FS_BASE_STEP_REACH));
-	return run_pass_prep(m, p->n, qx, qy, reach, NULL, step_point, &s, err, errlen);
+	if (run_pass_prep(m, p->n, qx, qy, reach, NULL, step_point, &s, err, errlen))
+		return -1;
+	/* kept after the pass, in plan order (adding is not thread-safe) */
+	for (size_t k = 0; m->readings && !m->given && k < p->n; k++) {
+		double mk = cand_mr(b->j, p->idx[k]);
+		if (isfinite(qx[k]))
+			(void)fs_base_readings_add_step(m->readings, qx[k], qy[k], qr[k], FS_DOME_R0 * mk, FS_DOME_R1 * mk, step[k]);
+	}
+	if (m->readings && !m->given)
+		fs_base_readings_seal(m->readings);
+	return 0;
 }
 
 /* The axis step (detect_base_fit.h, centre_axis.h): each read dome's

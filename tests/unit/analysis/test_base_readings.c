@@ -15,7 +15,11 @@
  * compared after fs_dome_measure_base_blur and after
  * fs_dome_reading_apply of the kept reading; and the set finds a reading
  * only at exactly the point and radii it was read with, on the image it
- * was read on.
+ * was read on. The same for the step contrasts the set keeps
+ * (base_step.h, h37f): the last step judges a reading's step from the set
+ * only at exactly the point, radius and window the first pass judged,
+ * and finds the value the judgement gives (a simulated dome's contrast,
+ * kept and found, against fs_base_step_contrast's own).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +31,7 @@
 #include <string.h>
 
 #include "analysis/base_readings.h"
+#include "analysis/base_step.h"
 #include "analysis/dome_measure.h"
 #include "sem_scene.h"
 
@@ -160,11 +165,57 @@ static void found_only_where_read(void **state)
 	assert_int_equal(set.n, 0);
 }
 
+static void steps_found_only_where_judged(void **state)
+{
+	(void)state;
+	sem_scene s;
+	sem_opts o;
+	sem_low_domes(&o);
+	o.width = 160;
+	o.height = 144;
+	o.seed = 12;
+	assert_int_equal(sem_scene_open(&s, &o), 0);
+	fs_base_readings set = {0};
+	double x = 80.3, y = 70.6, r = 0.25 * s.tr.pitch, r0 = 0.09 * s.tr.pitch, r1 = 0.48 * s.tr.pitch;
+	double c = fs_base_step_contrast(s.img, 0, 0, s.img->width, s.img->height, x, y, r, r0, r1);
+	assert_true(isfinite(c));
+	assert_int_equal(fs_base_readings_add_step(&set, x, y, r, r0, r1, c), 0);
+	assert_int_equal(fs_base_readings_add_step(&set, 0.0, 7, 3, 2.7, 14.4, NAN), 0);
+	assert_int_equal(fs_base_readings_add_step(&set, 30, 50.5, 4, 2.7, 14.4, 2.5), 0);
+	double f = -1;
+	/* not found before the set is sealed */
+	assert_int_equal(fs_base_readings_find_step(&set, x, y, r, r0, r1, &f), 0);
+	fs_base_readings_seal(&set);
+	assert_int_equal(fs_base_readings_find_step(&set, x, y, r, r0, r1, &f), 1);
+	double again = fs_base_step_contrast(s.img, 0, 0, s.img->width, s.img->height, x, y, r, r0, r1);
+	assert_memory_equal(&f, &again, sizeof f);
+	assert_int_equal(fs_base_readings_find_step(&set, 30, 50.5, 4, 2.7, 14.4, &f), 1);
+	assert_true(f == 2.5);
+	/* a judgement with no value (NaN) is kept as judged */
+	assert_int_equal(fs_base_readings_find_step(&set, 0.0, 7, 3, 2.7, 14.4, &f), 1);
+	assert_true(isnan(f));
+	/* a point one bit off, -0.0 for 0.0, another radius or window: none */
+	f = -1;
+	assert_int_equal(fs_base_readings_find_step(&set, nextafter(x, 200), y, r, r0, r1, &f), 0);
+	assert_int_equal(fs_base_readings_find_step(&set, -0.0, 7, 3, 2.7, 14.4, &f), 0);
+	assert_int_equal(fs_base_readings_find_step(&set, x, y, nextafter(r, 0), r0, r1, &f), 0);
+	assert_int_equal(fs_base_readings_find_step(&set, x, y, r, r0, nextafter(r1, 0), &f), 0);
+	assert_int_equal(fs_base_readings_find_step(&set, x, y, r, nextafter(r0, 0), r1, &f), 0);
+	assert_true(f == -1);
+	/* the readings' own keys are not steps' */
+	assert_null(fs_base_readings_find(&set, FS_BASE_ON_MEAS, x, y, r0, r1));
+	assert_int_equal(fs_base_readings_find_step(NULL, x, y, r, r0, r1, &f), 0);
+	fs_base_readings_free(&set);
+	assert_int_equal(set.nsteps, 0);
+	sem_scene_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kept_readings_replay_the_reading),
 		cmocka_unit_test(found_only_where_read),
+		cmocka_unit_test(steps_found_only_where_judged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
