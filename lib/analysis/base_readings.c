@@ -17,14 +17,21 @@ static uint64_t bits(double v)
 	return u;
 }
 
-static int cmp_key(int on, double x, double y, double r0, double r1, const fs_base_reading_at *b)
+/* Keys compare by their bits, word by word: a stored value is found only
+ * where every double is the same to the bit (base_readings.h). */
+static int cmp_words(const uint64_t a[5], const uint64_t k[5])
 {
-	uint64_t a[5] = {(uint64_t)on, bits(y), bits(x), bits(r0), bits(r1)};
-	uint64_t k[5] = {(uint64_t)b->on, bits(b->y), bits(b->x), bits(b->r0), bits(b->r1)};
 	for (int i = 0; i < 5; i++)
 		if (a[i] != k[i])
 			return a[i] < k[i] ? -1 : 1;
 	return 0;
+}
+
+static int cmp_key(int on, double x, double y, double r0, double r1, const fs_base_reading_at *b)
+{
+	uint64_t a[5] = {(uint64_t)on, bits(y), bits(x), bits(r0), bits(r1)};
+	uint64_t k[5] = {(uint64_t)b->on, bits(b->y), bits(b->x), bits(b->r0), bits(b->r1)};
+	return cmp_words(a, k);
 }
 
 static int cmp_at(const void *pa, const void *pb)
@@ -52,10 +59,7 @@ static int cmp_step_key(double x, double y, double r, double r0, double r1, cons
 {
 	uint64_t a[5] = {bits(y), bits(x), bits(r), bits(r0), bits(r1)};
 	uint64_t k[5] = {bits(b->y), bits(b->x), bits(b->r), bits(b->r0), bits(b->r1)};
-	for (int i = 0; i < 5; i++)
-		if (a[i] != k[i])
-			return a[i] < k[i] ? -1 : 1;
-	return 0;
+	return cmp_words(a, k);
 }
 
 static int cmp_step(const void *pa, const void *pb)
