@@ -202,7 +202,7 @@ static void every_option_is_in_the_key(void **state)
 	small_scene(&base);
 	char p0[512];
 	assert_int_equal(sem_cache_path(dir, &base, p0, sizeof p0), 0);
-	for (int f = 0; f < 32; f++) {
+	for (int f = 0; f < 34; f++) {
 		sem_opts o = base;
 		switch (f) {
 		case 0: o.width++; break;
@@ -237,6 +237,8 @@ static void every_option_is_in_the_key(void **state)
 		case 29: o.supersample = 2; break;
 		case 30: o.raw = 1; break;
 		case 31: o.radius_scale = 1.05; break;
+		case 32: o.lean = 0.2; break;
+		case 33: o.lean_azimuth = 1; break;
 		}
 		char p[512];
 		assert_int_equal(sem_cache_path(dir, &o, p, sizeof p), 0);

@@ -205,6 +205,24 @@ static double profile_height(double u, double H, double profile)
 	return sqrt(Rs * Rs - u * u) - (Rs - H);
 }
 
+/* A leaning smooth dome's height over its base radius at (ex, ey) / R from
+ * its centre, its top at (lx, ly) / R (sem_surface_lean): the distance L
+ * from the top to the base circle along the ray through the point, the
+ * positive root of |top + L w|^2 = 1 (w the ray's direction), and the
+ * cos^2 profile in |point - top| / L. */
+static double lean_height(double ex, double ey, double H, double lx, double ly)
+{
+	if (ex * ex + ey * ey >= 1)
+		return 0;
+	double vx = ex - lx, vy = ey - ly, v = hypot(vx, vy);
+	if (v < 1e-12)
+		return H;
+	double p = 2 * (lx * vx + ly * vy) / v, q = lx * lx + ly * ly - 1;
+	double L = 0.5 * (-p + sqrt(p * p - 4 * q));
+	double c = cos(M_PI * v / L / 2);
+	return v >= L ? 0 : H * c * c;
+}
+
 /* The undulation of s at (x, y): its analytic waves (the simulator's
  * shadow test reads them interpolated from a grid, within 1e-3 px). */
 static double und_height(const sem_surface *s, double x, double y)
@@ -219,7 +237,10 @@ static double surface_height(const sem_surface *s, const sem_dome *dm, size_t n,
 {
 	double z = und_height(s, x, y);
 	for (size_t k = 0; k < n; k++)
-		z += dm[k].R * profile_height(hypot(x - dm[k].x, y - dm[k].y) / dm[k].R, s->h_over_r, profile);
+		z += dm[k].R * (s->lean != 0 ? lean_height((x - dm[k].x) / dm[k].R, (y - dm[k].y) / dm[k].R,
+							   s->h_over_r, s->lean_x, s->lean_y)
+					     : profile_height(hypot(x - dm[k].x, y - dm[k].y) / dm[k].R,
+							      s->h_over_r, profile));
 	return z;
 }
 
@@ -239,7 +260,8 @@ typedef struct march_counts {
  * px must be shadowed, < -0.02 px lit; between, the point is unsure (the
  * march's step and the grid's interpolation decide it).
  */
-static march_counts shadow_against_march(double profile, double h_over_r, double azimuth_deg, double und)
+static march_counts shadow_against_march(double profile, double h_over_r, double azimuth_deg, double und,
+					 double lean)
 {
 	const double R = 16, pitch = 2 * R / 0.85, tol = 0.02, step = 0.02, grid = fs_test_subset() ? 6.2 : 3.1;
 	const int W = 176, H = 160;
@@ -258,6 +280,9 @@ static march_counts shadow_against_march(double profile, double h_over_r, double
 			 0);
 	double az = azimuth_deg * M_PI / 180, el = 35 * M_PI / 180;
 	sem_surface_detector(&s, az, el, 1.0, 0.5, 0.5, 0.5);
+	/* a leaning top faces away from the detector (P1 Fig4, h37i): its
+	 * short flank, the steepest, is the one that casts */
+	assert_int_equal(sem_surface_lean(&s, lean, az + M_PI), 0);
 	double ca = cos(az), sa = sin(az), te = tan(el);
 	/* beyond this the path is above everything: the domes' tops R H, the
 	 * undulation within +-und of the start */
@@ -278,10 +303,11 @@ static march_counts shadow_against_march(double profile, double h_over_r, double
 					double tt = fmin(t, t1);
 					double qx = x + tt * ca, qy = y + tt * sa;
 					/* on dome k's chord no other dome stands */
-					double g = und_height(&s, qx, qy) +
-						   R * profile_height(hypot(qx - dm[k].x, qy - dm[k].y) / R, h_over_r,
-								      profile) -
-						   z0 - tt * te;
+					double hk = lean != 0 ? lean_height((qx - dm[k].x) / R, (qy - dm[k].y) / R,
+									    h_over_r, s.lean_x, s.lean_y)
+							      : profile_height(hypot(qx - dm[k].x, qy - dm[k].y) / R,
+									       h_over_r, profile);
+					double g = und_height(&s, qx, qy) + R * hk - z0 - tt * te;
 					best = fmax(best, g);
 				}
 			}
@@ -307,23 +333,27 @@ static void shadow_is_where_the_surface_rises_above_the_path(void **state)
 {
 	(void)state;
 	static const struct {
-		double profile, h_over_r, azimuth, und;
+		double profile, h_over_r, azimuth, und, lean;
 		int casts; /* 1: the dome is steeper than the elevation somewhere */
 	} cases[] = {
-		{0, 1.0, 0, 2, 1},			/* hemispheres (golden section) */
-		{2, 1.0, 135, 2, 1},			/* flat-topped (golden section) */
-		{SEM_PROFILE_SMOOTH, 0.5, 0, 0, 1},	/* slope up to 0.79 > tan 35 = 0.70 */
-		{SEM_PROFILE_SMOOTH, 1.0, 135, 2, 1},	/* slope up to 1.57 */
-		{SEM_PROFILE_SMOOTH, 0.25, 0, 0, 0},	/* slope up to 0.39: no shadow */
+		{0, 1.0, 0, 2, 0, 1},			/* hemispheres (golden section) */
+		{2, 1.0, 135, 2, 0, 1},			/* flat-topped (golden section) */
+		{SEM_PROFILE_SMOOTH, 0.5, 0, 0, 0, 1},	/* slope up to 0.79 > tan 35 = 0.70 */
+		{SEM_PROFILE_SMOOTH, 1.0, 135, 2, 0, 1}, /* slope up to 1.57 */
+		{SEM_PROFILE_SMOOTH, 0.25, 0, 0, 0, 0},	/* slope up to 0.39: no shadow */
+		/* leaning tops (h37i): the short flank steeper than the
+		 * centred dome's, the branch and bound on its own bound */
+		{SEM_PROFILE_SMOOTH, 0.5, -65, 2, 0.25, 1},
+		{SEM_PROFILE_SMOOTH, 0.4, 0, 0, 0.3, 1},
 	};
 	clock_t c0 = clock();
 	for (size_t q = 0; q < sizeof cases / sizeof *cases; q++) {
 		march_counts c = shadow_against_march(cases[q].profile, cases[q].h_over_r, cases[q].azimuth,
-						      cases[q].und);
-		printf("sem physics: shadow test against a march, profile %g h/R %.2f azimuth %g undulation %g: "
-		       "%d points, %d shadowed, %d lit, %d unsure, %d wrong\n",
-		       cases[q].profile, cases[q].h_over_r, cases[q].azimuth, cases[q].und, c.points, c.shadowed,
-		       c.lit, c.unsure, c.wrong);
+						      cases[q].und, cases[q].lean);
+		printf("sem physics: shadow test against a march, profile %g h/R %.2f azimuth %g undulation %g "
+		       "lean %g: %d points, %d shadowed, %d lit, %d unsure, %d wrong\n",
+		       cases[q].profile, cases[q].h_over_r, cases[q].azimuth, cases[q].und, cases[q].lean, c.points,
+		       c.shadowed, c.lit, c.unsure, c.wrong);
 		assert_int_equal(c.wrong, 0);
 		/* unsure: the terminator of a self-shadowed flank, where the
 		 * path grazes the dome */

@@ -14,6 +14,8 @@
  *   proportion to its SD;
  * - edge brightening: a brighter rim on steep domes, more than on low
  *   ones, nothing on the top or the flat ground;
+ * - a leaning top (sem_opts.lean, h37i): the lobes' extremes move as the
+ *   flanks' lengths say, the base stays on the true circle;
  * - brightness / contrast drift: the row means' wave and the columns'
  *   contrast trend read back as set;
  * - scan blur and resampling: the halftone screen's fundamental weakened
@@ -415,6 +417,97 @@ static void edge_brightening_lights_the_rim_of_steep_domes(void **state)
 	assert_true(fabs(steep.ground - steep0.ground) < 1e-4);
 }
 
+/* ---- leaning tops (h37i) ---- */
+
+typedef struct lean_read {
+	double dark, bright; /* mean positions of the lobes' extremes, in R, along the axis */
+	double foot_away, foot_lit; /* mean last pixel off the ground, in R, either side */
+	double d0;                  /* the first counted dome's true diameter */
+} lean_read;
+
+/* The raw signal along the detector's axis (x, the detector at azimuth 0)
+ * through each counted dome's centre, slope lighting alone (no shadow,
+ * edge or beam blur): where its dark and bright extremes lie and where it
+ * leaves the flat ground (1 there: the secant law and the detector's
+ * term are 1 on level ground), either side of the centre. */
+static lean_read read_lean(double lean)
+{
+	sem_opts o;
+	clean(&o);
+	o.raw = 1;
+	o.pitch = 48;
+	o.fill = 0.6;
+	o.profile = SEM_PROFILE_SMOOTH;
+	/* low enough that no flank is steeper than 0.70, where the secant
+	 * law starts to brighten a flank facing away faster than the
+	 * detector's term darkens it: the darkest point is then the steepest
+	 * (the short flank's slope at most 0.25 pi / 2 / 0.75 = 0.52) */
+	o.h_over_r = 0.25;
+	o.shadow = 0;
+	o.edge = 0;
+	o.beam_blur = 0;
+	o.lean = lean;
+	o.lean_azimuth = M_PI; /* away from the detector, as P1 Fig4 reads */
+	sem_truth t;
+	fs_image *img = render(&o, &t);
+	lean_read r = {0, 0, 0, 0, t.n ? t.d[0] : 0};
+	int m = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		if (!sem_counted(&t, t.x[i], t.y[i]))
+			continue;
+		double R = t.d[i] / 2;
+		int y = (int)lround(t.y[i]), x0 = (int)floor(t.x[i] - R - 3), x1 = (int)ceil(t.x[i] + R + 3);
+		int xd = x0, xb = x0, fa = -1, fl = -1;
+		for (int x = x0; x <= x1; x++) {
+			double v = fs_image_value(img, x, y);
+			if (v < fs_image_value(img, xd, y))
+				xd = x;
+			if (v > fs_image_value(img, xb, y))
+				xb = x;
+			if (fabs(v - 1) > 1e-3) {
+				if (fa < 0)
+					fa = x;
+				fl = x;
+			}
+		}
+		r.dark += (xd - t.x[i]) / R;
+		r.bright += (xb - t.x[i]) / R;
+		r.foot_away += (fa - t.x[i]) / R;
+		r.foot_lit += (fl - t.x[i]) / R;
+		m++;
+	}
+	assert_true(m >= 10);
+	r.dark /= m;
+	r.bright /= m;
+	r.foot_away /= m;
+	r.foot_lit /= m;
+	sem_truth_free(&t);
+	fs_image_free(img);
+	return r;
+}
+
+/* A top leaning 0.25 R away from the detector makes the flank facing
+ * away from it 0.75 R long and the one facing it 1.25 R: their steepest
+ * points, the dark and the bright lobes' extremes, move to -0.625 R and
+ * +0.375 R from the base's centre (-0.5 R and +0.5 R when centred), while
+ * the base, the truth, stays where it was on both sides. */
+static void a_leaning_top_moves_the_lobes_not_the_base(void **state)
+{
+	(void)state;
+	lean_read c = read_lean(0), l = read_lean(0.25);
+	printf("leaning top: dark lobe at %.3f R -> %.3f R, bright at %.3f R -> %.3f R; the signal leaves the "
+	       "ground at %.3f / %.3f R -> %.3f / %.3f R\n",
+	       c.dark, l.dark, c.bright, l.bright, c.foot_away, c.foot_lit, l.foot_away, l.foot_lit);
+	assert_true(fabs(c.dark + c.bright) < 0.05);
+	assert_true(fabs(l.dark + 0.625) < 0.06);
+	assert_true(fabs(l.bright - 0.375) < 0.06);
+	assert_true(-l.dark - l.bright > 0.2);
+	/* the base within a pixel of R either side, leaning or not (R 14.4 px) */
+	assert_true(fabs(l.foot_away + 1) < 0.07 && fabs(l.foot_lit - 1) < 0.07);
+	assert_true(fabs(l.foot_away - c.foot_away) < 0.035 && fabs(l.foot_lit - c.foot_lit) < 0.035);
+	assert_true(l.d0 == c.d0);
+}
+
 /* ---- drift ---- */
 
 typedef struct drift_read {
@@ -609,6 +702,7 @@ int main(void)
 		cmocka_unit_test(undulation_shows_at_its_two_wavelengths),
 		cmocka_unit_test(roughness_shows_at_the_pixel_scale),
 		cmocka_unit_test(edge_brightening_lights_the_rim_of_steep_domes),
+		cmocka_unit_test(a_leaning_top_moves_the_lobes_not_the_base),
 		cmocka_unit_test(drift_shows_in_the_row_and_column_trends),
 		cmocka_unit_test(scan_blur_and_resampling_weaken_the_screen_as_set),
 		cmocka_unit_test(jpeg_blocks_grow_as_the_quality_drops),

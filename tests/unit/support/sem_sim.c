@@ -489,6 +489,8 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 		goto fail;
 	sem_surface_detector(&surf, o->det_azimuth, o->det_elevation, o->secant_n, o->det_strength, o->shadow,
 			     o->edge);
+	if (o->lean != 0 && sem_surface_lean(&surf, o->lean, o->lean_azimuth))
+		goto fail;
 	if (sem_surface_render_edges(&surf, o->supersample > 0 ? o->supersample : SEM_SUPERSAMPLE, edge, n, sig))
 		goto fail;
 	sem_surface_free(&surf);

@@ -79,6 +79,12 @@ typedef struct sem_opts {
 	int supersample;
 	int raw;
 	double radius_scale;
+	/* Leaning tops (h37i, SEM_PROFILE_SMOOTH only): each dome's top lies
+	 * lean x R from its base's centre towards lean_azimuth (radians), the
+	 * base - the truth - unchanged (sem_surface_lean); 0 = centred, every
+	 * scene before it to the bit. sem_make fails (NULL) for a lean
+	 * outside 0..SEM_LEAN_MAX or on another profile. */
+	double lean, lean_azimuth;
 } sem_opts;
 
 /* Sub-samples per pixel side (16 per pixel, at 16 distinct columns and

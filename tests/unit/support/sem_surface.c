@@ -77,6 +77,70 @@ static void dome_df(const sem_surface *s, double u, double *d1, double *lapR)
 	*lapR = -H * k * k * uk2;
 }
 
+/*
+ * The leaning smooth-footed dome (sem_surface_lean): the cos^2 profile
+ * H R cos^2(pi rho / 2) in rho, the distance from the top (the base's
+ * centre moved by lean R along the lean's direction) over the distance
+ * from the top to the base circle along the same ray, so the base stays
+ * the circle of radius R about the centre (the truth) while the flank on
+ * the lean's side is shorter and steeper. Why: P1 Fig4's lobe pairs
+ * (docs/paper-figures.md, h37i) show a dark lobe further out and narrower
+ * than the bright one, which no centred profile gives. Height and slope
+ * are analytic: with v the point from the top, w its unit vector, c the
+ * top's offset, b = c.w, q = sqrt(b^2 - |c|^2 + R^2), L = q - b, the
+ * gradient of rho = |v| / L is w / L - (b / q - 1)(c - b w) / L^2.
+ * (dx, dy) is the point from the base's centre; inside the base only.
+ */
+static void lean_at(const sem_surface *s, const sem_dome *d, double dx, double dy, double *z, double *gx,
+		    double *gy)
+{
+	double R = d->R, cx = s->lean_x * R, cy = s->lean_y * R;
+	double vx = dx - cx, vy = dy - cy, vl = sqrt(vx * vx + vy * vy);
+	*z = 0;
+	*gx = *gy = 0;
+	if (dx * dx + dy * dy >= R * R)
+		return;
+	if (vl < 1e-9 * R) { /* the top: flat */
+		*z = s->h_over_r * R;
+		return;
+	}
+	double wx = vx / vl, wy = vy / vl, b = cx * wx + cy * wy;
+	double q = sqrt(fmax(0, b * b - (cx * cx + cy * cy) + R * R)), L = q - b;
+	double rho = vl / L;
+	if (rho >= 1)
+		return;
+	*z = s->h_over_r * R * 0.5 * (1 + cos(M_PI * rho));
+	double k = b / q - 1, rx = wx / L - k * (cx - b * wx) / (L * L), ry = wy / L - k * (cy - b * wy) / (L * L);
+	double dz = -s->h_over_r * R * 0.5 * M_PI * sin(M_PI * rho);
+	*gx = dz * rx;
+	*gy = dz * ry;
+}
+
+/* Its Laplacian for the edge brightening, by central differences of the
+ * analytic slope over 1e-3 R (the term is clipped to [0, 1.5] and smooth
+ * inside the base; the base circle itself is where the slope is 0). */
+static double lean_lap(const sem_surface *s, const sem_dome *d, double dx, double dy)
+{
+	double e = 1e-3 * d->R, z, ax, ay, bx, by;
+	lean_at(s, d, dx + e, dy, &z, &ax, &ay);
+	lean_at(s, d, dx - e, dy, &z, &bx, &by);
+	double l = (ax - bx) / (2 * e);
+	lean_at(s, d, dx, dy + e, &z, &ax, &ay);
+	lean_at(s, d, dx, dy - e, &z, &bx, &by);
+	return l + (ay - by) / (2 * e);
+}
+
+/* A dome's height at (dx, dy) from its centre, either profile family. */
+static double dome_height(const sem_surface *s, const sem_dome *d, double dx, double dy)
+{
+	if (s->lean != 0) {
+		double z, gx, gy;
+		lean_at(s, d, dx, dy, &z, &gx, &gy);
+		return z;
+	}
+	return d->R * dome_f(s, sqrt(dx * dx + dy * dy) / d->R);
+}
+
 static double und_z(const sem_surface *s, double x, double y)
 {
 	return 0.5 * s->und_amp * (sin(s->k1x * x + s->k1y * y + s->p1) + sin(s->k2x * x + s->k2y * y + s->p2));
@@ -142,6 +206,7 @@ int sem_surface_init(sem_surface *s, int W, int H, double h_over_r, double profi
 		     size_t n, double bucket)
 {
 	memset(s, 0, sizeof *s);
+	s->lean_steep = 1;
 	s->W = W;
 	s->H = H;
 	s->h_over_r = h_over_r;
@@ -282,6 +347,22 @@ void sem_surface_detector(sem_surface *s, double azimuth, double elevation, doub
 	s->edge = edge;
 }
 
+int sem_surface_lean(sem_surface *s, double lean, double azimuth)
+{
+	if (!(lean >= 0 && lean <= SEM_LEAN_MAX) || (lean > 0 && s->profile != SEM_PROFILE_SMOOTH))
+		return -1;
+	s->lean = lean;
+	s->lean_x = lean * cos(azimuth);
+	s->lean_y = lean * sin(azimuth);
+	/* R |grad rho| <= 1 / (1 - l) + l (1 + l / sqrt(1 - l^2)) / (1 - l)^2
+	 * (L >= R (1 - l), |b| <= l R, q >= R sqrt(1 - l^2), |c - b w| <= l R):
+	 * the bound on the slope that the shadow's branch and bound needs */
+	s->lean_steep = lean > 0 ? 1 / (1 - lean) + lean * (1 + lean / sqrt(1 - lean * lean)) /
+							     ((1 - lean) * (1 - lean))
+				 : 1;
+	return 0;
+}
+
 void sem_surface_free(sem_surface *s)
 {
 	if (!s)
@@ -301,6 +382,8 @@ void sem_surface_free(sem_surface *s)
 static double ray_gap(const sem_surface *s, const sem_dome *d, double x, double y, double z0, double t)
 {
 	double qx = x + t * s->ca, qy = y + t * s->sa, ex = qx - d->x, ey = qy - d->y;
+	if (s->lean != 0)
+		return dome_height(s, d, ex, ey) + und_grid(s, qx, qy) - z0 - t * s->te;
 	double u = sqrt(ex * ex + ey * ey) / d->R;
 	return d->R * dome_f(s, u) + und_grid(s, qx, qy) - z0 - t * s->te;
 }
@@ -332,7 +415,7 @@ static int dome_blocks_any(const sem_surface *s, const sem_dome *d, double x, do
 	const double eps = 1e-7, tol = 1e-3;
 	/* the undulation is read bilinearly from its grid: each axis's slope
 	 * at most und_slope, so sqrt(2) und_slope along any path */
-	double rise = dome_max_slope(s->h_over_r, s->profile) + M_SQRT2 * s->und_slope;
+	double rise = dome_max_slope(s->h_over_r, s->profile) * s->lean_steep + M_SQRT2 * s->und_slope;
 	double hi = rise - s->te, lo = -rise - s->te;
 	double sa[64], sb[64], ga[64], gb[64];
 	int n = 0;
@@ -421,10 +504,13 @@ static int dome_blocks(const sem_surface *s, const sem_dome *d, double x, double
 	/* bound: the dome's highest point on the chord (where it passes
 	 * closest to the centre), the undulation rising at most und_slope */
 	double dmin = fabs(dx * s->sa - dy * s->ca);
-	double top = d->R * dome_f(s, dmin / d->R);
+	/* a leaning dome's highest point on the chord need not be where it
+	 * passes closest to the centre: bound it by the top, and leave the
+	 * finer bound of clears() to the centred profiles */
+	double top = s->lean != 0 ? d->R * s->h_over_r : d->R * dome_f(s, dmin / d->R);
 	if (top + s->und_slope * t1 - zd - t0 * s->te <= 0)
 		return 0;
-	if (clears(s, d, dx, dy, b, zd, t0, t1))
+	if (s->lean == 0 && clears(s, d, dx, dy, b, zd, t0, t1))
 		return 0;
 	double z0 = zd + und_grid(s, x, y);
 	(void)und;
@@ -533,6 +619,15 @@ static inline double signal_parts(const sem_surface *s, const double *trig, doub
 			double dx = x - d->x, dy = y - d->y, r = sqrt(dx * dx + dy * dy), u = r / d->R;
 			if (u >= 1)
 				continue;
+			if (s->lean != 0) {
+				double z, lx, ly;
+				lean_at(s, d, dx, dy, &z, &lx, &ly);
+				zd += z;
+				gx += lx;
+				gy += ly;
+				lap += lean_lap(s, d, dx, dy);
+				continue;
+			}
 			double d1, lapR;
 			dome_df(s, u, &d1, &lapR);
 			zd += d->R * dome_f(s, u);
@@ -582,7 +677,7 @@ int sem_surface_shadowed(const sem_surface *s, double x, double y)
 			const sem_dome *d = &s->domes[s->bidx[q]];
 			double dx = x - d->x, dy = y - d->y, u = sqrt(dx * dx + dy * dy) / d->R;
 			if (u < 1)
-				zd += d->R * dome_f(s, u);
+				zd += s->lean != 0 ? dome_height(s, d, dx, dy) : d->R * dome_f(s, u);
 		}
 	}
 	return shadowed(s, x, y, zd, 0);

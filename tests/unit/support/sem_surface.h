@@ -88,6 +88,10 @@ typedef struct sem_surface {
 	double ca, sa, ce, se, te;
 	int shadows;
 	double secant_n, det_strength, shadow, edge;
+	/* the leaning dome (sem_surface_lean): the top's offset from the
+	 * base's centre per unit R, its length, and the bound on the slope
+	 * over the centred dome's (1 when not leaning) */
+	double lean_x, lean_y, lean, lean_steep;
 } sem_surface;
 
 /*
@@ -101,6 +105,16 @@ int sem_surface_init(sem_surface *s, int W, int H, double h_over_r, double profi
 		     size_t n, double bucket);
 void sem_surface_detector(sem_surface *s, double azimuth, double elevation, double secant_n,
 			  double det_strength, double shadow, double edge);
+/*
+ * Leaning smooth-footed domes (h37i): every dome's top moved by lean x R
+ * (0..SEM_LEAN_MAX) from its base's centre towards azimuth (radians, x
+ * right, y down), the base circle - the truth - unchanged; only for
+ * SEM_PROFILE_SMOOTH (sem_surface.c, lean_at). lean 0 is the centred
+ * dome, to the bit. Returns 0, -1 for a lean out of range or another
+ * profile.
+ */
+#define SEM_LEAN_MAX 0.5
+int sem_surface_lean(sem_surface *s, double lean, double azimuth);
 void sem_surface_free(sem_surface *s);
 
 /* The unblurred SE signal at the point (x, y). */
