@@ -35,9 +35,14 @@ void fs_phase_end(fs_phase_clock *c)
 	if (c->open < 0)
 		return;
 	fs_phase *p = &c->p[c->open];
+	/* read inside out (wall last here, first in fs_phase_begin): a
+	 * preemption between two reads then falls in the wall interval only,
+	 * so the run queue's wait and the CPU time never exceed the wall time
+	 * (a wait between the run queue's read and the clock's used to) */
 	double rq = fs_thread_runq_ms();
+	double cpu = fs_thread_cpu_ms();
 	p->wall_ms += fs_mono_s() * 1e3 - c->wall0;
-	p->cpu_ms += fs_thread_cpu_ms() - c->cpu0;
+	p->cpu_ms += cpu - c->cpu0;
 	if (p->runq_ms >= 0)
 		p->runq_ms = rq >= 0 && c->runq0 >= 0 ? p->runq_ms + rq - c->runq0 : -1;
 	c->open = -1;
@@ -57,9 +62,9 @@ void fs_phase_begin(fs_phase_clock *c, const char *name)
 	}
 	c->p[k].count++;
 	c->open = k;
-	c->runq0 = fs_thread_runq_ms();
-	c->cpu0 = fs_thread_cpu_ms();
 	c->wall0 = fs_mono_s() * 1e3;
+	c->cpu0 = fs_thread_cpu_ms();
+	c->runq0 = fs_thread_runq_ms();
 }
 
 void fs_phase_clock_text(const fs_phase_clock *c, char *out, size_t n)
