@@ -14,8 +14,16 @@
  * keeps its first pass's sizes). At fill 0.8 the space is a quarter of
  * D, so S within 3 % needs D within 0.75 %.
  *
+ * --level (h37m): under a halftone screen, where the rule's level is read
+ * on the image low-passed by FS_HALFTONE_LOWPASS x the period
+ * (fs_det_base_level_screened), the mean D % that reading gives from the
+ * TRUE centres, with the ridge model (Lridge: the rule's reader,
+ * fs_det_base_level_lowpassed) and without (Lplain): what --true cannot
+ * show there. The screen's true period, and the rule's window 2 x the
+ * candidate's radius taken as 0.75 D (what scene 43's candidates gave).
+ *
  * Usage: bench_sem_split [--outline] [--seed-add N] [--true] [--no-shadow]
- * [SCENE...] (default every corner scene 0-63; --seed-add 4000 gives the
+ * [--level] [SCENE...] (default every corner scene 0-63; --seed-add 4000 gives the
  * held-out seeds of HELPERS.md; SEM_SCENE_CACHE shares the renders).
  * --no-shadow renders the same scene, seed and all, with the simulator's
  * cast shadow switched off (sem_opts.shadow 0): what a rule's error owes
@@ -28,6 +36,9 @@
 #include <string.h>
 
 #include "analysis/detect.h"
+#include "analysis/detect_base_fit.h"
+#include "analysis/halftone.h"
+#include "analysis/preprocess.h"
 #include "analysis/measurement.h"
 #include "sem_cache.h"
 #include "sem_scene.h"
@@ -93,7 +104,42 @@ static double d_from_truth(const fs_image *img, const sem_truth *t)
 	return out;
 }
 
-static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_shadow)
+/* --level: the screened level's mean D % from the true centres inside the
+ * scale region, with the ridge model or without; NAN without a screen */
+static void level_from_truth(const fs_image *img, const sem_truth *t, double period, double *ridge, double *plain)
+{
+	*ridge = *plain = NAN;
+	if (!(period > 0))
+		return;
+	char err[128];
+	fs_image *lp = fs_gaussian_blurred(img, FS_HALFTONE_LOWPASS * period, err, sizeof err);
+	if (!lp)
+		return;
+	double sr = 0, sp = 0, tr = 0, tp = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		if (!sem_counted(t, t->x[j], t->y[j]))
+			continue;
+		int er, ep;
+		double r = fs_det_base_level_lowpassed(lp, t->x[j], t->y[j], 0.75 * t->d[j], 1, &er);
+		double q = fs_det_base_level_one(lp, t->x[j], t->y[j], 0.75 * t->d[j], 1, &ep);
+		/* (a reading pinned at its window's end is none, as in the rule) */
+		if (isfinite(r) && !er) {
+			sr += 2 * r;
+			tr += t->d[j];
+		}
+		if (isfinite(q) && !ep) {
+			sp += 2 * q;
+			tp += t->d[j];
+		}
+	}
+	if (tr > 0)
+		*ridge = 100 * (sr - tr) / tr;
+	if (tp > 0)
+		*plain = 100 * (sp - tp) / tp;
+	fs_image_free(lp);
+}
+
+static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_shadow, int level)
 {
 	sem_opts o;
 	sem_truth t;
@@ -132,7 +178,9 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 	if (!rc) {
 		split s;
 		split_scene(&t, l, o.det_azimuth, mtru, &s);
-		double dt = truth ? d_from_truth(img, &t) : NAN;
+		double dt = truth ? d_from_truth(img, &t) : NAN, lr = NAN, lpl = NAN;
+		if (level)
+			level_from_truth(img, &t, o.halftone, &lr, &lpl);
 		int ok_d = fabs(sc.d_err) < 3, ok_s = fabs(sc.s_err) < 3;
 		int ok_sd = !sc.sd_applies || sc.d_sd < 8, ok_rp = sc.recall >= 0.97 && sc.precision >= 0.97;
 		/* (an empty pair set gives NANs, printed as such) */
@@ -142,6 +190,8 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 		       -100 * (s.radii_found - s.radii_true) / s.space, 100 * s.along / t.pitch,
 		       100 * s.across / t.pitch, dt, ok_d ? "" : " D", ok_s ? "" : " S", ok_sd ? "" : " SD",
 		       ok_rp ? "" : " RP");
+		if (level)
+			printf("      Lridge %7.2f Lplain %7.2f\n", lr, lpl);
 	} else {
 		printf("%d: out of memory\n", k);
 	}
@@ -157,7 +207,7 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 
 int main(int argc, char **argv)
 {
-	int outline = 0, truth = 0, no_shadow = 0, listed = 0, rc = 0;
+	int outline = 0, truth = 0, no_shadow = 0, level = 0, listed = 0, rc = 0;
 	unsigned seed_add = 0;
 	int scenes[64];
 	for (int i = 1; i < argc; i++) {
@@ -167,12 +217,14 @@ int main(int argc, char **argv)
 			truth = 1;
 		else if (!strcmp(argv[i], "--no-shadow"))
 			no_shadow = 1;
+		else if (!strcmp(argv[i], "--level"))
+			level = 1;
 		else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--no-shadow] [SCENE 0-63...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--no-shadow] [--level] [SCENE 0-63...]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -186,6 +238,6 @@ int main(int argc, char **argv)
 	printf("%-5s %-4s %-4s %-4s %-3s %-4s %-3s %6s %6s %7s %7s %7s %7s %7s\n", "scene", "fill", "prof", "h/R",
 	       "ht", "az", "pit", "D%", "S%", "dist", "radii", "along", "across", "Dtrue");
 	for (int i = 0; i < listed; i++)
-		rc |= run_scene(scenes[i], seed_add, outline, truth, no_shadow) ? 1 : 0;
+		rc |= run_scene(scenes[i], seed_add, outline, truth, no_shadow, level) ? 1 : 0;
 	return rc;
 }
