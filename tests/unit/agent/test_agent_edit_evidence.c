@@ -538,6 +538,28 @@ static void local_editor_never_ends_below_its_start_on_paper_figures(void **stat
 		 * bright crack, in a shadow, on grey ground between domes */
 		if (!strcmp(figs[i][0], "P2 Fig1c")) {
 			static const double no_dome[][2] = {{104, 145}, {133, 164}, {120, 215}, {193, 257}, {221, 257}};
+			/* their likeness (agent_likeness.c) as the evidence reads it,
+			 * against the set after the run as the reference */
+			{
+				fs_agent_job job;
+				fs_agent_env env;
+				fs_agent_sess ss;
+				seen sn = {0};
+				sess_open(f, &job, &env, &sn, &ss);
+				if (fs_agent_evidence_ready(&ss)) {
+					printf("#   %s: likeness (the set's median %.3f, lower quartile %.3f):", figs[i][0], ss.ev_lk_med,
+					       ss.ev_lk_lo);
+					for (size_t k = 0; k < sizeof no_dome / sizeof no_dome[0]; k++) {
+						double bx, by, c0 = fs_agent_likeness_at(&ss, no_dome[k][0], no_dome[k][1], 0.125, NULL, NULL);
+						double c = fs_agent_likeness_at(&ss, no_dome[k][0], no_dome[k][1], 0.3, &bx, &by);
+						printf(" (%.0f, %.0f) %.3f, within 0.3 pitch %.3f at (%.0f, %.0f);", no_dome[k][0],
+						       no_dome[k][1], c0, c, bx, by);
+					}
+					printf("\n");
+				}
+				fs_agent_sess_free(&ss);
+				seen_free(&sn);
+			}
 			for (size_t k = 0; k < sizeof no_dome / sizeof no_dome[0]; k++)
 				for (size_t j = 0; j < after.n; j++) {
 					const fs_tubercle *a = &after.items[j];
