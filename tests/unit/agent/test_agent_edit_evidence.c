@@ -679,6 +679,7 @@ static void local_editor_fills_known_gaps_on_fig4(void **state)
 	seen s = {0};
 	cJSON *st = NULL;
 	job_init(&job, f, FS_AGENT_EDIT);
+	job.max_iterations = 5; /* as the browser's run */
 	env_init(&env, f, &s);
 	if (getenv("EV_LOG"))
 		env.on_log = print_log;
