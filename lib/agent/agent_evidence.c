@@ -315,8 +315,10 @@ static void liken(fs_agent_sess *s, double x, double y, fs_agent_evidence *ev)
 	if (lk0 >= lim) {
 		/* the best point is read again as a site of its own: measured
 		 * there, every test passed, and the likeness at that measured
-		 * centre; a patch that only half covers a dome beside grey ground
-		 * reaches the bar but its own reading does not (P1 Fig4, (305, 53)) */
+		 * centre - the search may end on a patch that half covers a dome
+		 * beside grey ground, which the site's own reading must confirm
+		 * (with it P1 Fig4's dome rule adds (306, 52), on a faint bright
+		 * patch, instead of (305, 53) radius 24 px) */
 		fs_tubercle m;
 		fs_agent_evidence e2;
 		int how = measure(s, bx, by, &m);
