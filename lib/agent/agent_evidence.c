@@ -39,6 +39,12 @@
  * Such a set's tubercle that reads larger than the band but passes every
  * other test is kept (h34l: on P1 Fig2 the band's top, 1.4 x an upper
  * quartile of caps' edges, lay below real bases).
+ * A site to add (fs_agent_evidence_at; not a tubercle of the set, whose
+ * deletion is judged as before) must also look like the set's own domes
+ * (h37h, agent_likeness.c): on P2 Fig1c's low contrast a bright crack, a
+ * shadow and grey ground between domes passed every test above (radius
+ * 12-18 px against the set's 14.1, circularity 0.45-0.80, contrast
+ * 0.6-1.3 of the set's) and the editor added them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -61,6 +67,19 @@
  * quartiles: its domes show two steps (see the top); the simulator's
  * one-step domes read within 1.06-1.16, the paper figures 1.29-1.91 */
 #define EV_TWO_STEPS 1.25
+/* a site to add must look like the set's domes at least this fraction of
+ * the set's own median likeness (agent_likeness.c; see the top). The set's
+ * own domes spread below their median, and the bar lies where real domes
+ * and non-domes overlap (h37h): P1 Fig4's known gap at (288, 241) reads
+ * 0.75 of the dome rule's median and 0.65 of the outline rule's (0.75 and
+ * 0.72 left it empty in runs of 5 turns); P2 Fig1c's crack, shadow and
+ * grey ground read -0.22 to 0.62 at the point (up to 0.77 within 0.3 pitch,
+ * where the best point must then pass the measurement itself) */
+#define EV_LIKE 0.64
+/* how far from a predicted site its likeness is looked for, pitches: a
+ * site is at least ADD_MIN_SEP (0.75) pitch from the set's tubercles, so
+ * the search does not reach theirs (agent_likeness.c) */
+#define EV_LIKE_REACH 0.3
 
 static int cmp_dbl(const void *a, const void *b)
 {
@@ -161,6 +180,7 @@ static int reference(fs_agent_sess *s)
 	s->ev_fail_n = t->n;
 	fs_blur_tiles_free(s->ev_blur);
 	s->ev_blur = NULL;
+	fs_agent_likeness_free(s);
 	if (t->n < 5)
 		return -1;
 	s->ev_pitch = sample_pitch(t);
@@ -207,6 +227,14 @@ static int reference(fs_agent_sess *s)
 		s->ev_c = c[k / 2];
 		qsort(ci, n, sizeof(double), cmp_dbl);
 		s->ev_circ = ci[s->ev_r_hi > s->ev_r_lo ? n / 4 : n / 2];
+		/* the likeness's reference: the same sample's patches (r and c
+		 * reused for their centres) */
+		k = 0;
+		for (size_t i = 0; i < t->n; i += step, k++) {
+			r[k] = t->items[i].centroid_x;
+			c[k] = t->items[i].centroid_y;
+		}
+		fs_agent_likeness_reference(s, r, c, k);
 	}
 	free(r);
 	free(c);
@@ -271,6 +299,51 @@ static int verdict(const fs_agent_sess *s, double x, double y, int how, const fs
 	return EV_OK;
 }
 
+/* A site (x, y) whose reading passed the measurement's tests (ev ok, at
+ * its measured centre) is kept only where the image looks like the set's
+ * own domes (see the top): at the measured centre (an eighth of a pitch
+ * around it), or else near the site itself (EV_LIKE_REACH: a site
+ * predicted from its neighbours may lie a third of a pitch from the dome,
+ * and the measurement from it may converge beside the dome, h37h's P1
+ * Fig4 gap at (288, 241) measured at (269, 224)), whose best point is then
+ * measured and judged as a site of its own, and its measured centre
+ * becomes the site (the plan checks its distance to the set again). Otherwise ok is cleared and why says so; without a likeness
+ * reference nothing changes. */
+static void liken(fs_agent_sess *s, double x, double y, fs_agent_evidence *ev)
+{
+	double lim = EV_LIKE * s->ev_lk_med, bx, by;
+	double lk = fs_agent_likeness_at(s, ev->x, ev->y, 0.125, NULL, NULL);
+	ev->likeness = lk;
+	if (!(s->ev_lk_med > 0) || !isfinite(lk) || lk >= lim)
+		return;
+	double lk0 = fs_agent_likeness_at(s, x, y, EV_LIKE_REACH, &bx, &by);
+	if (lk0 >= lim) {
+		/* the best point is read again as a site of its own: measured
+		 * there, every test passed, and the likeness at that measured
+		 * centre - the search may end on a patch that half covers a dome
+		 * beside grey ground, which the site's own reading must confirm
+		 * (with it P1 Fig4's dome rule adds (306, 52), on a faint bright
+		 * patch, instead of (305, 53) radius 24 px) */
+		fs_tubercle m;
+		fs_agent_evidence e2;
+		int how = measure(s, bx, by, &m);
+		memset(&e2, 0, sizeof e2);
+		if (how && verdict(s, bx, by, how, &m, 0, &e2) == EV_OK) {
+			double lk2 = fs_agent_likeness_at(s, e2.x, e2.y, 0.125, NULL, NULL);
+			if (lk2 >= lim) {
+				e2.likeness = lk2;
+				*ev = e2;
+				return;
+			}
+			lk0 = lk2;
+		}
+	}
+	ev->ok = 0;
+	snprintf(ev->why, sizeof(ev->why), "not like the set's domes at (%.0f, %.0f): likeness %.2f against the set's "
+		 "median %.2f (radius %.1f px, contrast %.2f of the set's)", ev->x, ev->y, fmax(lk, lk0), s->ev_lk_med,
+		 ev->radius, ev->contrast);
+}
+
 /* fs_agent_evidence_at, with the second look inside (second) or without.
  * A point (a site to add, fs_agent_evidence_at) is judged by its own
  * reading; a tubercle of the set (fs_agent_evidenced: whether to keep it,
@@ -283,6 +356,7 @@ static int judge(fs_agent_sess *s, double x, double y, int second, fs_agent_evid
 {
 	fs_tubercle m;
 	memset(ev, 0, sizeof(*ev));
+	ev->likeness = NAN;
 	ev->x = x;
 	ev->y = y;
 	if (reference(s)) {
@@ -306,6 +380,8 @@ static int judge(fs_agent_sess *s, double x, double y, int second, fs_agent_evid
 		return 0;
 	}
 	int fail = verdict(s, x, y, how, &m, 0, ev);
+	if (!second && fail == EV_OK)
+		liken(s, x, y, ev);
 	if (fail == EV_SIZE && how == 2 && second && s->ev_r_hi > s->ev_r_lo && m.radius_px > band_hi(s)) {
 		/* a tubercle of the set that reads larger than the band: kept
 		 * when it passes every other test - centred, round, contrasty

@@ -112,6 +112,11 @@ typedef struct fs_agent_sess {
 	size_t ev_fail_n;         /* the set's size when it could not be */
 	struct fs_agent_ev_memo *ev_memo; /* verdicts per tubercle id (and position), see fs_agent_evidenced */
 	size_t ev_memo_n;
+	double *ev_lk_ref;        /* the likeness's reference (agent_likeness.c): the set's median patch,
+				   * (2 ev_lk_k + 1)^2 samples ev_lk_step px apart, ev_lk_m of them in its disc */
+	int ev_lk_k;
+	double ev_lk_step, ev_lk_m;
+	double ev_lk_lo, ev_lk_med; /* the set's own likeness: lower quartile and median */
 	double score_cov;         /* the tie-break: coverage of the scale region by the tubercles the
 	                           * lattice supports and the image shows */
 	fs_tubercle_list snap_t;
@@ -195,6 +200,7 @@ typedef struct fs_agent_evidence {
 	double radius;      /* measured radius px, 0 when no blob */
 	double circularity;
 	double contrast;    /* local contrast / the set's median contrast */
+	double likeness;    /* a site's likeness to the set's domes (agent_likeness.c), NAN when not read */
 	char why[160];      /* the reason, in words with the figures */
 } fs_agent_evidence;
 /* 0, or -1 when there is no reference (fewer than 5 tubercles, out of
@@ -207,6 +213,17 @@ int fs_agent_evidence_ready(fs_agent_sess *s);
  * renumbered tubercle is measured again): 1 shown by the image, 0 not;
  * 1 too when there is no reference to judge by. */
 int fs_agent_evidenced(fs_agent_sess *s, const fs_tubercle *t);
+/* The likeness of the image at a point to the set's own tubercles
+ * (agent_likeness.c): fs_agent_likeness_reference makes the reference from
+ * the points (x, y) (n of them, the set's) on the evidence's smoothed image
+ * (s->ev_blur, s->ev_pitch set); 0, -1 when too few are readable or out of
+ * memory (then none is kept). fs_agent_likeness_at: the largest normalised
+ * correlation with it within reach pitches of (x, y), NAN without a reference;
+ * where it is found in *px, *py (either may be NULL).
+ * fs_agent_likeness_free drops the reference. */
+int fs_agent_likeness_reference(fs_agent_sess *s, const double *x, const double *y, size_t n);
+double fs_agent_likeness_at(fs_agent_sess *s, double x, double y, double reach, double *px, double *py);
+void fs_agent_likeness_free(fs_agent_sess *s);
 /* fs_agent_evidenced for the tubercles of t with want[i] set, in the order
  * of the evidence's tiles (blur_tiles.h), so that a sweep over a large
  * image's set blurs each tile about once whatever the set's order; the

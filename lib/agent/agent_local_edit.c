@@ -9,8 +9,9 @@
  * degrees and reversed), which needs no global orientation and follows
  * local distortion. A site inside the scale region with no tubercle within
  * 0.75 pitch (ADD_MIN_SEP) is proposed only where the image shows a tubercle
- * (fs_agent_evidence_at: the detector's blob measurement and the local
- * contrast, against the set's own tubercles); the measured centre is the
+ * (fs_agent_evidence_at: the detector's blob measurement, the local
+ * contrast and the likeness to the set's own domes, against the set's own
+ * tubercles); the measured centre (or the likeness's best point) is the
  * site. A tubercle is proposed for deletion when it has no neighbour
  * within 1.5 pitches (off the lattice) outside the scale region, when an
  * older one is closer than half a pitch (duplicate), or inside the region

@@ -342,6 +342,7 @@ void fs_agent_sess_free(fs_agent_sess *s)
 		return;
 	fs_image_free(s->img);
 	fs_blur_tiles_free(s->ev_blur);
+	fs_agent_likeness_free(s);
 	free(s->ev_memo);
 	fs_scale_region_free(&s->region);
 	fs_tubercle_list_free(&s->t);

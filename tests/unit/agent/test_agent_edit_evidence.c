@@ -59,10 +59,17 @@ typedef struct scene {
 	double pitch, fill;
 	int margin_top;
 	unsigned seed;
+	/* sites the image itself leaves without a dome (grey ground, sem_opts'
+	 * missing) and a crack (sem_opts' crack_*: width, depth px, angle) */
+	double absent, crack_width, crack_depth, crack_angle;
+	/* 1: a printed figure of low relief (h/R 0.25, a 5-px halftone screen,
+	 * more noise, roughness and undulation than the defaults) */
+	int printed;
 } scene;
 
 typedef struct outcome {
 	size_t n_true, n_missing, n_false, restored, removed, lost_true, added_wrong, outside;
+	size_t on_crack; /* of added_wrong: on the crack's band (the line +- width / 2 + half a pitch) */
 } outcome;
 
 static unsigned lcg(unsigned *s)
@@ -85,8 +92,19 @@ static void load_scene(fx *f, const scene *sc, sem_truth *tr, fs_scale_region *r
 	o.height = sc->h;
 	o.pitch = sc->pitch;
 	o.fill = sc->fill;
-	o.missing = 0;
+	o.missing = sc->absent;
+	o.crack_width = sc->crack_width;
+	o.crack_depth = sc->crack_depth;
+	o.crack_angle = sc->crack_angle;
 	o.margin_top = sc->margin_top;
+	if (sc->printed) {
+		/* a printed figure's low relief and screen, as P2 Fig1c's */
+		o.h_over_r = 0.25;
+		o.halftone = 5;
+		o.dose = 300;
+		o.roughness = 0.15;
+		o.undulation = 4;
+	}
 	o.seed = sc->seed;
 	fs_image *img = sem_make(&o, tr);
 	assert_non_null(img);
@@ -244,6 +262,12 @@ static void run_scene(fx *f, const scene *sc, outcome *o)
 		for (size_t j = 0; j < tr.n && !real; j++)
 			real = hypot(tr.x[j] - a->centroid_x, tr.y[j] - a->centroid_y) < tol;
 		o->added_wrong += !real;
+		if (!real && sc->crack_width > 0) {
+			/* the crack's line as sem_sim.c draws it (no resampling here) */
+			double nx = -sin(sc->crack_angle), ny = cos(sc->crack_angle);
+			double u = a->centroid_x * nx + a->centroid_y * ny - (sc->w / 2.0 * nx + sc->h / 2.0 * ny);
+			o->on_crack += fabs(u) < sc->crack_width / 2 + 0.5 * tr.pitch;
+		}
 	}
 	fs_tubercle_list_free(&before);
 	fs_tubercle_list_free(&after);
@@ -255,10 +279,16 @@ static void run_scene(fx *f, const scene *sc, outcome *o)
 }
 
 static const scene scenes[] = {
-	{"fill 0.50, pitch 24", 640, 480, 24, 0.50, 0, 31},
-	{"fill 0.65, pitch 30", 640, 480, 30, 0.65, 0, 32},
-	{"fill 0.40, pitch 20", 640, 480, 20, 0.40, 0, 33},
-	{"fill 0.55, pitch 26, paper margin", 640, 480, 26, 0.55, 60, 34},
+	{"fill 0.50, pitch 24", 640, 480, 24, 0.50, 0, 31, 0, 0, 0, 0, 0},
+	{"fill 0.65, pitch 30", 640, 480, 30, 0.65, 0, 32, 0, 0, 0, 0, 0},
+	{"fill 0.40, pitch 20", 640, 480, 20, 0.40, 0, 33, 0, 0, 0, 0, 0},
+	{"fill 0.55, pitch 26, paper margin", 640, 480, 26, 0.55, 60, 34, 0, 0, 0, 0, 0},
+	/* h37h: the editor must fill what the set misses and add nothing on
+	 * the crack or on the grey ground of the sites the image leaves empty,
+	 * on a printed low-relief figure with a bright crack as P2 Fig1c
+	 * (before the likeness test it added 49 tubercles off the domes, 25 of
+	 * them on the crack) */
+	{"printed, fill 0.50, pitch 28, crack, 8 % absent", 640, 480, 28, 0.50, 0, 35, 0.08, 16, 8, 0.5, 1},
 };
 
 static void local_editor_repairs_damaged_sem_scenes(void **state)
@@ -267,8 +297,8 @@ static void local_editor_repairs_damaged_sem_scenes(void **state)
 	outcome o[sizeof scenes / sizeof scenes[0]];
 	int bad = 0;
 	printf("# local editor on simulated SEM scenes: 10 %% of the true tubercles removed, 5 %% false ones added\n");
-	printf("# %-36s %6s %8s %9s %8s %9s %10s %8s\n", "scene", "true", "missing", "restored", "false", "removed",
-	       "new errors", "outside");
+	printf("# %-40s %6s %8s %9s %8s %9s %10s %8s %8s %8s\n", "scene", "true", "missing", "restored", "false", "removed",
+	       "new errors", "outside", "wrong+", "on crack");
 	for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
 		if (i) {
 			/* a fresh fixture per scene */
@@ -280,14 +310,22 @@ static void local_editor_repairs_damaged_sem_scenes(void **state)
 		double rest = o[i].n_missing ? 100.0 * o[i].restored / o[i].n_missing : 100;
 		double rem = o[i].n_false ? 100.0 * o[i].removed / o[i].n_false : 100;
 		double errs = 100.0 * (o[i].lost_true + o[i].added_wrong) / o[i].n_true;
-		printf("# %-36s %6zu %8zu %8.0f%% %8zu %8.0f%% %4zu (%.1f%%) %8zu\n", scenes[i].name, o[i].n_true,
-		       o[i].n_missing, rest, o[i].n_false, rem, o[i].lost_true + o[i].added_wrong, errs, o[i].outside);
-		if (rest < 80 || rem < 80 || errs > 2 || o[i].outside)
+		printf("# %-40s %6zu %8zu %8.0f%% %8zu %8.0f%% %4zu (%.1f%%) %8zu %8zu %8zu\n", scenes[i].name, o[i].n_true,
+		       o[i].n_missing, rest, o[i].n_false, rem, o[i].lost_true + o[i].added_wrong, errs, o[i].outside,
+		       o[i].added_wrong, o[i].on_crack);
+		/* where the image has a crack or empty sites: recall and precision
+		 * of the additions, nothing at all added off the true domes (h37h;
+		 * the false tubercles' removal on the printed figure, 53 % before
+		 * and after, is not what the scene tests) */
+		if (scenes[i].crack_width > 0 || scenes[i].absent > 0)
+			bad += rest < 80 || o[i].added_wrong || o[i].outside;
+		else if (rest < 80 || rem < 80 || errs > 2 || o[i].outside)
 			bad++;
 	}
 	if (bad)
 		fail_msg("%d scene(s) below the target (restored >= 80 %%, removed >= 80 %%, new errors <= 2 %%, none "
-			 "outside the scale region)", bad);
+			 "outside the scale region; with a crack or empty sites restored >= 80 %% and none added off the true "
+			 "domes)", bad);
 }
 
 /* An editor's session on the stored set, as a run starts it; the caller
@@ -396,6 +434,40 @@ static double median_nn(const fs_tubercle_list *t)
 	return m;
 }
 
+/* Puts the paper figure file (tests/fixtures/paper/) in the fixture as its
+ * image and the default extraction in its automatic scale region as its
+ * set, as an editor run finds them. */
+static void load_figure(fx *f, const char *fig, const char *file)
+{
+	const char *key = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	char path[400], err[256], sql[200];
+	fs_loaded L;
+	snprintf(path, sizeof path, "tests/fixtures/paper/%s", file);
+	assert_int_equal(fs_load_file(path, NULL, &L, err, sizeof err), 0);
+	assert_int_equal(fs_file_path(f->dir, FS_FILE_WORK, key, path, sizeof path), 0);
+	assert_int_equal(fs_work_write(path, L.image, err, sizeof err), 0);
+	snprintf(sql, sizeof sql, "UPDATE images SET width = %d, height = %d WHERE id = %lld;", L.image->width,
+		 L.image->height, f->image_id);
+	assert_int_equal(sqlite3_exec(fs_db_handle(f->db), sql, NULL, NULL, NULL), SQLITE_OK);
+	fs_loaded_free(&L);
+	fs_agent_job job;
+	fs_agent_env env;
+	fs_agent_sess ss;
+	seen s = {0};
+	fs_tubercle_list none = {0};
+	fs_params p;
+	int found = 0;
+	fs_params_default(&p);
+	job_init(&job, f, FS_AGENT_EDIT);
+	env_init(&env, f, &s);
+	assert_int_equal(fs_agent_sess_init(&ss, &job, &env, err, sizeof err), 0);
+	assert_int_equal(fs_agent_store_state(&ss, &none, &p, "extraction", err, sizeof err), 0);
+	if (fs_agent_initial_extraction(&ss, &found, err, sizeof err))
+		fail_msg("%s: extraction: %s", fig, err);
+	fs_agent_sess_free(&ss);
+	seen_free(&s);
+}
+
 static void local_editor_never_ends_below_its_start_on_paper_figures(void **state)
 {
 	static const char *figs[][2] = {
@@ -403,47 +475,19 @@ static void local_editor_never_ends_below_its_start_on_paper_figures(void **stat
 		{"P1 Fig4", "P1_Fig4_Atractosteus_simplex_7.07um.tif"},
 		{"P2 Fig1c", "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif"},
 	};
-	const char *key = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
-	int bad = 0, real_deleted = 0, overfilled = 0;
+	int bad = 0, real_deleted = 0, overfilled = 0, not_domes = 0;
 	printf("# local editor on the paper figures (set: the default extraction in the automatic scale region)\n");
 	printf("# %-9s %6s %9s %9s %6s %9s %9s %7s %7s %s\n", "figure", "n0", "hex0", "cov0 %", "n1", "hex1", "cov1 %",
 	       "added", "deleted", "outcome");
 	for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
 		fx *f;
-		char path[400], err[256], sql[200];
+		char path[400], err[256];
 		if (i) {
 			fx_teardown(state);
 			assert_int_equal(fx_setup(state), 0);
 		}
 		f = *state;
-		fs_loaded L;
-		snprintf(path, sizeof path, "tests/fixtures/paper/%s", figs[i][1]);
-		assert_int_equal(fs_load_file(path, NULL, &L, err, sizeof err), 0);
-		assert_int_equal(fs_file_path(f->dir, FS_FILE_WORK, key, path, sizeof path), 0);
-		assert_int_equal(fs_work_write(path, L.image, err, sizeof err), 0);
-		snprintf(sql, sizeof sql, "UPDATE images SET width = %d, height = %d WHERE id = %lld;", L.image->width,
-			 L.image->height, f->image_id);
-		assert_int_equal(sqlite3_exec(fs_db_handle(f->db), sql, NULL, NULL, NULL), SQLITE_OK);
-		fs_loaded_free(&L);
-		/* the set: what the detector finds in the image's scale region */
-		{
-			fs_agent_job job;
-			fs_agent_env env;
-			fs_agent_sess ss;
-			seen s = {0};
-			fs_tubercle_list none = {0};
-			fs_params p;
-			int found = 0;
-			fs_params_default(&p);
-			job_init(&job, f, FS_AGENT_EDIT);
-			env_init(&env, f, &s);
-			assert_int_equal(fs_agent_sess_init(&ss, &job, &env, err, sizeof err), 0);
-			assert_int_equal(fs_agent_store_state(&ss, &none, &p, "extraction", err, sizeof err), 0);
-			if (fs_agent_initial_extraction(&ss, &found, err, sizeof err))
-				fail_msg("%s: extraction: %s", figs[i][0], err);
-			fs_agent_sess_free(&ss);
-			seen_free(&s);
-		}
+		load_figure(f, figs[i][0], figs[i][1]);
 		double h0, c0, h1, c1;
 		size_t n0, n1;
 		fs_tubercle_list before = {0}, after = {0};
@@ -488,11 +532,52 @@ static void local_editor_never_ends_below_its_start_on_paper_figures(void **stat
 		       "neighbour %.1f -> %.1f px\n", figs[i][0], before.n, after.n, sites, lp, nn0, nn1);
 		if ((double)after.n > 1.1 * sites && after.n > before.n)
 			overfilled++;
+		/* points of P2 Fig1c where the image shows no dome, which the
+		 * editor added under the dome rule before the likeness test
+		 * (h35b, judged by eye in crops of the figure; h37h): on the
+		 * bright crack, in a shadow, on grey ground between domes */
+		if (!strcmp(figs[i][0], "P2 Fig1c")) {
+			static const double no_dome[][2] = {{104, 145}, {133, 164}, {120, 215}, {193, 257}, {221, 257}};
+			/* their likeness (agent_likeness.c) as the evidence reads it,
+			 * against the set after the run as the reference */
+			{
+				fs_agent_job job;
+				fs_agent_env env;
+				fs_agent_sess ss;
+				seen sn = {0};
+				sess_open(f, &job, &env, &sn, &ss);
+				if (fs_agent_evidence_ready(&ss)) {
+					printf("#   %s: likeness (the set's median %.3f, lower quartile %.3f):", figs[i][0], ss.ev_lk_med,
+					       ss.ev_lk_lo);
+					for (size_t k = 0; k < sizeof no_dome / sizeof no_dome[0]; k++) {
+						double bx, by, c0 = fs_agent_likeness_at(&ss, no_dome[k][0], no_dome[k][1], 0.125, NULL, NULL);
+						double c = fs_agent_likeness_at(&ss, no_dome[k][0], no_dome[k][1], 0.3, &bx, &by);
+						printf(" (%.0f, %.0f) %.3f, within 0.3 pitch %.3f at (%.0f, %.0f);", no_dome[k][0],
+						       no_dome[k][1], c0, c, bx, by);
+					}
+					printf("\n");
+				}
+				fs_agent_sess_free(&ss);
+				seen_free(&sn);
+			}
+			for (size_t k = 0; k < sizeof no_dome / sizeof no_dome[0]; k++)
+				for (size_t j = 0; j < after.n; j++) {
+					const fs_tubercle *a = &after.items[j];
+					if (hypot(a->centroid_x - no_dome[k][0], a->centroid_y - no_dome[k][1]) < 0.25 * lp &&
+					    !near_list(&before, a->centroid_x, a->centroid_y, 0.5)) {
+						printf("#   %s: added #%d at (%.0f, %.0f), where the image shows no dome (%.0f, %.0f)\n",
+						       figs[i][0], a->id, a->centroid_x, a->centroid_y, no_dome[k][0], no_dome[k][1]);
+						not_domes++;
+					}
+				}
+		}
 		if (nn1 < 0.8 * nn0)
 			overfilled++;
 		fs_tubercle_list_free(&before);
 		fs_tubercle_list_free(&after);
 	}
+	if (not_domes)
+		fail_msg("the editor added %d tubercle(s) where P2 Fig1c shows no dome", not_domes);
 	if (overfilled)
 		fail_msg("%d check(s) failed: the editor filled a figure beyond the image's lattice or at a fraction of the set's spacing",
 			 overfilled);
@@ -502,12 +587,131 @@ static void local_editor_never_ends_below_its_start_on_paper_figures(void **stat
 		fail_msg("the editor deleted %d tubercle(s) that both rules' detections find", real_deleted);
 }
 
+/* Known gaps in P1 Fig4's lattice, whichever rule extracted the set, as the
+ * browser's test_agents makes them (makeGaps): three tubercles of the
+ * extraction deleted, each with five or six of the set's others within 1.3
+ * pitches, 1.5 pitches inside the frame, 1.9 pitches from each other,
+ * nearest the middle first. The image shows a dome there (the extraction
+ * found it), so the editor must fill them again (a tubercle within half a
+ * pitch), at least two of three as the browser's test asks; the likeness
+ * test (h37h) must not refuse Fig4's real domes (at 0.75 of the set's
+ * median likeness it filled 1 of 3 under the dome rule). */
+static void local_editor_fills_known_gaps_on_fig4(void **state)
+{
+	fx *f = *state;
+	char err[256];
+	load_figure(f, "P1 Fig4", "P1_Fig4_Atractosteus_simplex_7.07um.tif");
+	double P;
+	lattice_sites(f, &P);
+	fs_tubercle_list t = {0}, after = {0};
+	fs_edge_list e = {0};
+	assert_int_equal(fs_set_load(f->db, f->set_id, &t, &e), 0);
+	fs_edge_list_free(&e);
+	int W = 0, H = 0;
+	{
+		sqlite3_stmt *st;
+		assert_int_equal(sqlite3_prepare_v2(fs_db_handle(f->db), "SELECT width, height FROM images WHERE id = ?", -1,
+						    &st, NULL),
+				 SQLITE_OK);
+		sqlite3_bind_int64(st, 1, f->image_id);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		W = sqlite3_column_int(st, 0);
+		H = sqlite3_column_int(st, 1);
+		sqlite3_finalize(st);
+	}
+	size_t *order = malloc(t.n * sizeof *order), n_ok = 0;
+	assert_non_null(order);
+	for (size_t i = 0; i < t.n; i++) {
+		const fs_tubercle *a = &t.items[i];
+		int ring = 0;
+		for (size_t j = 0; j < t.n; j++)
+			ring += j != i && hypot(t.items[j].centroid_x - a->centroid_x, t.items[j].centroid_y - a->centroid_y) <
+						  1.3 * P;
+		if (a->centroid_x > 1.5 * P && a->centroid_y > 1.5 * P && a->centroid_x < W - 1.5 * P &&
+		    a->centroid_y < H - 1.5 * P && ring >= 5)
+			order[n_ok++] = i;
+	}
+	/* nearest the middle first (insertion sort: a few dozen) */
+	for (size_t i = 1; i < n_ok; i++)
+		for (size_t j = i; j > 0; j--) {
+			const fs_tubercle *a = &t.items[order[j - 1]], *b = &t.items[order[j]];
+			if (hypot(a->centroid_x - W / 2.0, a->centroid_y - H / 2.0) <=
+			    hypot(b->centroid_x - W / 2.0, b->centroid_y - H / 2.0))
+				break;
+			size_t x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	double gx[3], gy[3];
+	size_t ng = 0;
+	for (size_t k = 0; k < n_ok && ng < 3; k++) {
+		const fs_tubercle *a = &t.items[order[k]];
+		int far = 1;
+		for (size_t g = 0; g < ng; g++)
+			far &= hypot(gx[g] - a->centroid_x, gy[g] - a->centroid_y) > 1.9 * P;
+		if (far) {
+			gx[ng] = a->centroid_x;
+			gy[ng++] = a->centroid_y;
+		}
+	}
+	free(order);
+	assert_int_equal(ng, 3);
+	size_t k = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		int gap = 0;
+		for (size_t g = 0; g < ng; g++)
+			gap |= t.items[i].centroid_x == gx[g] && t.items[i].centroid_y == gy[g];
+		if (!gap)
+			t.items[k++] = t.items[i];
+	}
+	t.n = k;
+	fs_params p;
+	long long rev;
+	fs_params_default(&p);
+	assert_int_equal(fs_graph_build(&t, FS_GRAPH_GABRIEL, 1, 1.8, &e, err, sizeof err), 0);
+	assert_int_equal(fs_set_replace_all(f->db, f->set_id, -1, f->uid, &t, &e, &p, "extraction", 0, &rev, NULL, err,
+					    sizeof err),
+			 0);
+	fs_edge_list_free(&e);
+
+	fs_agent_job job;
+	fs_agent_env env;
+	seen s = {0};
+	cJSON *st = NULL;
+	job_init(&job, f, FS_AGENT_EDIT);
+	job.max_iterations = 5; /* as the browser's run */
+	env_init(&env, f, &s);
+	if (getenv("EV_LOG"))
+		env.on_log = print_log;
+	if (fs_agent_job_run(&job, &env, &st, err, sizeof err))
+		fail_msg("P1 Fig4: editor: %s", err);
+	cJSON_Delete(st);
+	seen_free(&s);
+	assert_int_equal(fs_set_load(f->db, f->set_id, &after, &e), 0);
+	fs_edge_list_free(&e);
+	int filled = 0;
+	for (size_t g = 0; g < ng; g++) {
+		int in = near_list(&after, gx[g], gy[g], 0.5 * P);
+		printf("#   gap at (%.0f, %.0f): %s\n", gx[g], gy[g], in ? "filled" : "EMPTY");
+		filled += in;
+	}
+	printf("# P1 Fig4 with three known gaps (%zu tubercles, image pitch %.1f px): %zu after the run, gaps filled %d "
+	       "of 3\n", t.n, P, after.n, filled);
+	fs_tubercle_list_free(&t);
+	fs_tubercle_list_free(&after);
+	/* the browser's test asks for GAPS - 1 too: the gap at (538, 240) under
+	 * the dome rule was not filled before the likeness test either */
+	if (filled < 2)
+		fail_msg("the editor filled %d of P1 Fig4's 3 known gaps", filled);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(local_editor_repairs_damaged_sem_scenes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(local_editor_never_ends_below_its_start_on_paper_figures, fx_setup,
 						fx_teardown),
+		cmocka_unit_test_setup_teardown(local_editor_fills_known_gaps_on_fig4, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -441,6 +441,18 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 			rough[k] = (float)(rs * r->data[k]);
 		fs_image_free(r);
 	}
+	/* the crack's groove (sem_opts): no random draw, so the rest of the
+	 * scene is the same as without it */
+	double cnx = -sin(o->crack_angle), cny = cos(o->crack_angle); /* across the line */
+	double cc = (W / 2.0) * cnx + (H / 2.0) * cny + o->crack_offset;
+	if (o->crack_width > 0) {
+		double sg = o->crack_width / 4;
+		for (int y = 0; y < H; y++)
+			for (int x = 0; x < W; x++) {
+				double u = x * cnx + y * cny - cc;
+				rough[(size_t)y * W + x] -= (float)(o->crack_depth * exp(-u * u / (2 * sg * sg)));
+			}
+	}
 	/* Sites of the lattice covering the frame. */
 	double ax = o->pitch * cos(o->angle), ay = o->pitch * sin(o->angle);
 	double bx = o->pitch * cos(o->angle + M_PI / 3), by = o->pitch * sin(o->angle + M_PI / 3);
@@ -469,6 +481,9 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 			double jr = o->radius_jitter * rng_gauss(&rng);
 			jr = jr < -0.25 ? -0.25 : jr > 0.25 ? 0.25 : jr;
 			q->R = R0 * (1 + jr);
+			/* broken by the crack: a dome whose base would reach into it */
+			if (o->crack_width > 0 && fabs(q->x * cnx + q->y * cny - cc) < o->crack_width / 2 + q->R)
+				q->present = 0;
 		}
 	}
 	/* Domes stand on the surface (added heights; they do not overlap at

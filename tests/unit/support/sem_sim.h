@@ -85,6 +85,15 @@ typedef struct sem_opts {
 	 * scene before it to the bit. sem_make fails (NULL) for a lean
 	 * outside 0..SEM_LEAN_MAX or on another profile. */
 	double lean, lean_azimuth;
+	/* A crack across the scale (h37h: P2 Fig1c's, where the local editor
+	 * added tubercles): a groove crack_width px wide (0 = none, and then
+	 * the scene is the same to the bit as before these fields) and
+	 * crack_depth px deep, a Gaussian of sigma crack_width / 4 cut into
+	 * the surface along the line at crack_angle (radians) through the
+	 * frame's centre moved crack_offset px across it. The ganoine is broken
+	 * there: no dome stands within crack_width / 2 of the line (the truth
+	 * has none). Its steep walls show as bright lines, as in the figure. */
+	double crack_width, crack_depth, crack_angle, crack_offset;
 } sem_opts;
 
 /* Sub-samples per pixel side (16 per pixel, at 16 distinct columns and
