@@ -62,11 +62,22 @@ static void ray_tab_init(ray_tab *T, const rays *R, int nr, double dr, int span,
 	T->span = span;
 	T->dr = dr;
 	T->reach = (j1 + span) * dr;
-	for (int k = 0, q = 0; k < NRAYS; k += NRAYS / nr, q++)
-		for (int j = j0 - span; j <= j1 + span; j++) {
+	/* two radii at a time, each lane (cs[k] * j) * dr as the scalar
+	 * expression (j exact as a double): every refinement makes two tables */
+	v2d D = {dr, dr};
+	for (int k = 0, q = 0; k < NRAYS; k += NRAYS / nr, q++) {
+		v2d C = {R->cs[k], R->cs[k]}, S = {R->sn[k], R->sn[k]};
+		int j = j0 - span;
+		for (; j + 1 <= j1 + span; j += 2) {
+			v2d J = {j, j + 1}, a = C * J * D, b = S * J * D;
+			memcpy(T->ox[q] + j, &a, sizeof a);
+			memcpy(T->oy[q] + j, &b, sizeof b);
+		}
+		for (; j <= j1 + span; j++) {
 			T->ox[q][j] = R->cs[k] * j * dr;
 			T->oy[q][j] = R->sn[k] * j * dr;
 		}
+	}
 }
 
 /* The radius j0 < j < j1 where the edge strength h, smoothed over three
@@ -114,6 +125,25 @@ static inline void add_steps(double *h, const double *v, int j0, int j1, int spa
 		h[j] += fabs(v[j + span] - v[j - span]);
 }
 
+/* One pair of samples known to lie inside the image (0 <= x < width - 1,
+ * 0 <= y < height - 1), px and py their positions: fs_image_sample_inside's
+ * expression in each lane. The top-left pixel's index y0 w + x0 is made
+ * in doubles from the truncations and converted once a lane: exact, as it
+ * is below w h, which an image held in memory keeps below 2^46 (4-byte
+ * samples, 48-bit addresses), far from 2^53. Why: the integer lanes cost
+ * four extractions, four sign extensions and two multiplications a pair,
+ * the largest part of a sample's instructions after the interpolation. */
+static inline v2d sample_pair_inside(const float *d, v2d W, long w, v2d px, v2d py)
+{
+	v2d tx = fs_trunc2d(px), ty = fs_trunc2d(py), one = {1, 1};
+	v2d fx = px - tx, fy = py - ty, at = ty * W + tx;
+	v2d p00, p01, p10, p11;
+	fs_corners2(d + (long long)at[0], d + (long long)at[1], w, &p00, &p01, &p10, &p11);
+	v2d a = p00 * (one - fx) + p01 * fx;
+	v2d b = p10 * (one - fx) + p11 * fx;
+	return a * (one - fy) + b * fy;
+}
+
 /* v[j] = fs_image_sample_clamped(img, x + ox[j], y + oy[j]) for j in
  * [ja, jb], two samples at a time (one lane each, the same bits). A pair
  * of samples inside the image (0 <= x < width - 1, 0 <= y < height - 1),
@@ -122,31 +152,34 @@ static inline void add_steps(double *h, const double *v, int j0, int j1, int spa
  * crosses the border has most of its samples inside, and clamping each
  * of them was most of the refinement's cost on the paper figures (a few
  * hundred px across, a third of their domes within reach of the border).
- * inside: the caller knows every sample lies inside (no test). */
+ * inside: the caller knows every sample lies inside (no test a pair, and
+ * an odd last sample read without clamping, which costs a third less). */
 static void sample_pairs(const fs_image *img, double x, double y, const double *ox, const double *oy, int ja,
 			 int jb, int inside, double *v)
 {
 	const float *d = img->data;
 	int w = img->width;
 	double xe = w - 1, ye = img->height - 1;
-	v2d X = {x, x}, Y = {y, y}, one = {1, 1};
+	v2d X = {x, x}, Y = {y, y}, W = {w, w};
 	int j = ja;
+	if (inside) {
+		for (; j + 1 <= jb; j += 2) {
+			v2d o = sample_pair_inside(d, W, w, X + ld2(ox + j), Y + ld2(oy + j));
+			memcpy(v + j, &o, sizeof o);
+		}
+		if (j <= jb)
+			v[j] = fs_image_sample_inside(d, w, x + ox[j], y + oy[j]);
+		return;
+	}
 	for (; j + 1 <= jb; j += 2) {
 		v2d px = X + ld2(ox + j), py = Y + ld2(oy + j);
-		if (!inside && !(px[0] >= 0 && px[1] >= 0 && py[0] >= 0 && py[1] >= 0 && px[0] < xe &&
-				 px[1] < xe && py[0] < ye && py[1] < ye)) {
+		if (!(px[0] >= 0 && px[1] >= 0 && py[0] >= 0 && py[1] >= 0 && px[0] < xe && px[1] < xe &&
+		      py[0] < ye && py[1] < ye)) {
 			v[j] = fs_image_sample_clamped(img, px[0], py[0]);
 			v[j + 1] = fs_image_sample_clamped(img, px[1], py[1]);
 			continue;
 		}
-		int xa = (int)px[0], xb = (int)px[1], ya = (int)py[0], yb = (int)py[1];
-		v2d fx = px - (v2d){xa, xb}, fy = py - (v2d){ya, yb};
-		const float *p = d + (size_t)ya * w + xa, *r = d + (size_t)yb * w + xb;
-		v2d p00, p01, p10, p11;
-		fs_corners2(p, r, w, &p00, &p01, &p10, &p11);
-		v2d a = p00 * (one - fx) + p01 * fx;
-		v2d b = p10 * (one - fx) + p11 * fx;
-		v2d o = a * (one - fy) + b * fy;
+		v2d o = sample_pair_inside(d, W, w, px, py);
 		memcpy(v + j, &o, sizeof o);
 	}
 	for (; j <= jb; j++)
@@ -158,22 +191,53 @@ static void sample_pairs(const fs_image *img, double x, double y, const double *
  * (may be NULL) gets the radius of the peak. */
 static double focus(const fs_image *img, const ray_tab *T, double x, double y, double *peak)
 {
-	int j0 = T->j0, j1 = T->j1, span = T->span;
-	double h[NMAX + 1] = {0};
+	int j0 = T->j0, j1 = T->j1, span = T->span, ja = j0 - span, jb = j1 + span;
+	/* only h[j0..j1] is summed and read (add_steps, ring_peak) */
+	double h[NMAX + 1];
+	if (j1 >= j0)
+		memset(h + j0, 0, (size_t)(j1 - j0 + 1) * sizeof *h);
 	/* the rays' reach inside the image: no clamping needed (the last
 	 * column and row excluded, where fs_image_sample repeats the edge) */
 	double reach = T->reach;
 	int inside = x - reach >= 0 && y - reach >= 0 && x + reach < img->width - 1 && y + reach < img->height - 1;
-	for (int q = 0; q < T->nr; q++) {
+	int q = 0;
+	if (inside) {
+		/* two rays at a time, so that an odd count of radii leaves one
+		 * sample of each, read as one pair (lane 0 ray q, lane 1 ray
+		 * q + 1) instead of two single samples; the rays still add to h
+		 * one after the other, in their order */
+		const float *d = img->data;
+		int w = img->width;
+		v2d W = {w, w}, X = {x, x}, Y = {y, y};
+		for (; q + 1 < T->nr; q += 2) {
+			double v0[NMAX + 1], v1[NMAX + 1];
+			const double *ox0 = T->ox[q], *oy0 = T->oy[q], *ox1 = T->ox[q + 1], *oy1 = T->oy[q + 1];
+			int j = ja;
+			for (; j + 1 <= jb; j += 2) {
+				v2d o0 = sample_pair_inside(d, W, w, X + ld2(ox0 + j), Y + ld2(oy0 + j));
+				v2d o1 = sample_pair_inside(d, W, w, X + ld2(ox1 + j), Y + ld2(oy1 + j));
+				memcpy(v0 + j, &o0, sizeof o0);
+				memcpy(v1 + j, &o1, sizeof o1);
+			}
+			if (j <= jb) {
+				v2d o = sample_pair_inside(d, W, w, (v2d){x + ox0[j], x + ox1[j]},
+							   (v2d){y + oy0[j], y + oy1[j]});
+				v0[j] = o[0];
+				v1[j] = o[1];
+			}
+			add_steps(h, v0, j0, j1, span);
+			add_steps(h, v1, j0, j1, span);
+		}
+	}
+	for (; q < T->nr; q++) {
 		double v[NMAX + 1];
-		const double *ox = T->ox[q], *oy = T->oy[q];
-		sample_pairs(img, x, y, ox, oy, j0 - span, j1 + span, inside, v);
+		sample_pairs(img, x, y, T->ox[q], T->oy[q], ja, jb, inside, v);
 		add_steps(h, v, j0, j1, span);
 	}
-	int jb;
-	double best = ring_peak(h, j0, j1, &jb);
+	int jbest;
+	double best = ring_peak(h, j0, j1, &jbest);
 	if (peak)
-		*peak = jb * T->dr;
+		*peak = jbest * T->dr;
 	return best;
 }
 
@@ -305,7 +369,10 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 {
 	int w = img->width;
 	int j0 = T->j0, j1 = T->j1, span = T->span, nj = G->nj, jlo = j0 - span;
-	double h[NMAX + 1] = {0};
+	/* only h[j0..j1] is summed and read (add_steps, ring_peak) */
+	double h[NMAX + 1];
+	if (j1 >= j0)
+		memset(h + j0, 0, (size_t)(j1 - j0 + 1) * sizeof *h);
 	for (int q = 0; q < T->nr; q++) {
 		size_t ax = ((size_t)(ix + ng) * T->nr + q) * nj, ay = ((size_t)(iy + ng) * T->nr + q) * nj;
 		const int *xo = G->xo + ax, *xd = G->xd + ax;

@@ -93,6 +93,17 @@ static inline v2d fs_trunc2(v2d u, int *i0, int *i1)
 #endif
 }
 
+/* fs_trunc2's doubles without the integers: trunc of both lanes
+ * (|u| < 2^31), for a caller that goes on in doubles. */
+static inline v2d fs_trunc2d(v2d u)
+{
+#if defined(__SSE2__)
+	return (v2d)_mm_cvtepi32_pd(_mm_cvttpd_epi32((__m128d)u));
+#else
+	return (v2d){(int)u[0], (int)u[1]};
+#endif
+}
+
 /* The corners of two bilinear cells at once, lane 0 the cell whose
  * top-left pixel is p, lane 1 r (w: the row stride): c00 = {p[0], r[0]},
  * c01 = {p[1], r[1]}, c10 = {p[w], r[w]}, c11 = {p[w + 1], r[w + 1]}.
