@@ -59,7 +59,7 @@ static void put_f64(buf *b, double v)
  * bytes are not data). A new field must be added here, or two scenes that
  * differ only in it would share a file: the size check stops the build
  * until it is. */
-_Static_assert(sizeof(sem_opts) == 240, "sem_opts changed: add the new field to sem_cache.c's key()");
+_Static_assert(sizeof(sem_opts) == 256, "sem_opts changed: add the new field to sem_cache.c's key()");
 
 static void key(buf *b, const sem_opts *o)
 {
@@ -84,6 +84,12 @@ static void key(buf *b, const sem_opts *o)
 	put_f64(b, o->radius_scale);
 	put_f64(b, o->lean);
 	put_f64(b, o->lean_azimuth);
+	/* the cap only when there is one: every key before it, and so every
+	 * cached render, stays what it was */
+	if (o->cap != 0) {
+		put_f64(b, o->cap);
+		put_f64(b, o->cap_power);
+	}
 }
 
 /* FNV-1a, 64 bits: the file name from the key and the payload's checksum. */

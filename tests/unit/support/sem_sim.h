@@ -85,6 +85,13 @@ typedef struct sem_opts {
 	 * scene before it to the bit. sem_make fails (NULL) for a lean
 	 * outside 0..SEM_LEAN_MAX or on another profile. */
 	double lean, lean_azimuth;
+	/* A bright cap (h37r, any profile): each dome's signal times
+	 * 1 + cap (z / Z)^cap_power, z its height at the point and Z its top's
+	 * - a material or charging contrast independent of the slope
+	 * (sem_surface_cap). cap 0 = none, every scene before it to the bit;
+	 * cap_power 0 = 2. sem_make fails (NULL) for a cap outside
+	 * 0..SEM_CAP_MAX or a power above SEM_CAP_POWER_MAX. */
+	double cap, cap_power;
 } sem_opts;
 
 /* Sub-samples per pixel side (16 per pixel, at 16 distinct columns and
