@@ -202,7 +202,7 @@ static void every_option_is_in_the_key(void **state)
 	small_scene(&base);
 	char p0[512];
 	assert_int_equal(sem_cache_path(dir, &base, p0, sizeof p0), 0);
-	for (int f = 0; f < 34; f++) {
+	for (int f = 0; f < 35; f++) {
 		sem_opts o = base;
 		switch (f) {
 		case 0: o.width++; break;
@@ -239,11 +239,22 @@ static void every_option_is_in_the_key(void **state)
 		case 31: o.radius_scale = 1.05; break;
 		case 32: o.lean = 0.2; break;
 		case 33: o.lean_azimuth = 1; break;
+		case 34: o.cap = 0.5; break;
 		}
 		char p[512];
 		assert_int_equal(sem_cache_path(dir, &o, p, sizeof p), 0);
 		assert_string_not_equal(p, p0);
 	}
+	/* the cap's exponent counts once there is a cap (h37r; without one it
+	 * changes no pixel, and the keys before the cap stay as they were) */
+	sem_opts c2 = base, c3 = base;
+	c2.cap = c3.cap = 0.5;
+	c2.cap_power = 2;
+	c3.cap_power = 3;
+	char q2[512], q3[512];
+	assert_int_equal(sem_cache_path(dir, &c2, q2, sizeof q2), 0);
+	assert_int_equal(sem_cache_path(dir, &c3, q3, sizeof q3), 0);
+	assert_string_not_equal(q2, q3);
 }
 
 /* Without SEM_SCENE_CACHE the scene is rendered and nothing is written. */

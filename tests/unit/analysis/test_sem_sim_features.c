@@ -508,6 +508,90 @@ static void a_leaning_top_moves_the_lobes_not_the_base(void **state)
 	assert_true(l.d0 == c.d0);
 }
 
+/* ---- a bright cap (h37r) ---- */
+
+/* A bright cap multiplies a dome's signal by 1 + cap (z / Z)^power at
+ * every point, z the dome's height there over its top's, whatever the
+ * slope: on the raw signal (no shadow, edge, beam blur or noise) the
+ * ratio of the capped scene to the same scene without a cap is
+ * 1 + cap (cos^2(pi u / 2))^power at a pixel u R from a smooth dome's
+ * centre - the same on the flank facing the detector as on the one facing
+ * away, 1 + cap at the top, 1 on the ground - and the truth is the same.
+ * Pixels within 2 px of a base are sub-sampled (a mean, not a point):
+ * left out. A cap out of range is refused. */
+static void a_bright_cap_brightens_the_top_whatever_its_slope(void **state)
+{
+	(void)state;
+	sem_opts o;
+	clean(&o);
+	o.raw = 1;
+	o.pitch = 48;
+	o.fill = 0.6;
+	o.profile = SEM_PROFILE_SMOOTH;
+	o.h_over_r = 0.5;
+	o.shadow = 0;
+	o.edge = 0;
+	o.beam_blur = 0;
+	sem_truth t0, t1;
+	fs_image *a = render(&o, &t0);
+	o.cap = 1.0;
+	o.cap_power = 2;
+	fs_image *b = render(&o, &t1);
+	assert_int_equal(t0.n, t1.n);
+	for (size_t i = 0; i < t0.n; i++)
+		assert_true(t0.x[i] == t1.x[i] && t0.y[i] == t1.y[i] && t0.d[i] == t1.d[i]);
+	double worst = 0, top = 0, lit = 0, away = 0;
+	int n = 0, ground = 0;
+	for (int y = 0; y < a->height; y++) {
+		for (int x = 0; x < a->width; x++) {
+			double u = 2, R = 1;
+			for (size_t i = 0; i < t0.n; i++) {
+				double r = hypot(x - t0.x[i], y - t0.y[i]) / (t0.d[i] / 2);
+				if (r < u)
+					u = r, R = t0.d[i] / 2;
+			}
+			double va = fs_image_value(a, x, y), vb = fs_image_value(b, x, y);
+			if (u >= 1 + 2 / R) {
+				ground += vb == va;
+				n++;
+				continue;
+			}
+			if (u > 1 - 2 / R)
+				continue;
+			double z = 0.5 * (1 + cos(M_PI * u)), want = 1 + o.cap * z * z;
+			worst = fmax(worst, fabs(vb / va - want));
+			if (u < 0.05)
+				top = fmax(top, vb / va);
+		}
+	}
+	/* the flanks along the detector's axis (x) of the first counted dome */
+	for (size_t i = 0; i < t0.n && !(lit > 0); i++) {
+		if (!sem_counted(&t0, t0.x[i], t0.y[i]))
+			continue;
+		double R = t0.d[i] / 2, y = t0.y[i];
+		/* sampled (bilinear) at exactly u = 0.5: the ratio there is
+		 * 1 + cap / 4 up to the curvature between the pixels */
+		lit = fs_image_sample(b, t0.x[i] + 0.5 * R, y) / fs_image_sample(a, t0.x[i] + 0.5 * R, y);
+		away = fs_image_sample(b, t0.x[i] - 0.5 * R, y) / fs_image_sample(a, t0.x[i] - 0.5 * R, y);
+	}
+	printf("bright cap 1^2: ratio at the tops %.4f, flanks at half height lit %.4f / away %.4f, largest "
+	       "departure from 1 + cap (z / Z)^2 %.2g; ground unchanged at %d of %d pixels\n",
+	       top, lit, away, worst, ground, n);
+	assert_true(worst < 1e-4);
+	assert_true(fabs(top - 2) < 0.01);
+	assert_true(fabs(lit - 1.25) < 0.01 && fabs(away - 1.25) < 0.01);
+	assert_int_equal(ground, n);
+	sem_truth_free(&t0);
+	sem_truth_free(&t1);
+	fs_image_free(a);
+	fs_image_free(b);
+	o.cap = SEM_CAP_MAX * 1.01;
+	assert_null(sem_make(&o, &t1));
+	o.cap = 1;
+	o.cap_power = SEM_CAP_POWER_MAX * 2;
+	assert_null(sem_make(&o, &t1));
+}
+
 /* ---- drift ---- */
 
 typedef struct drift_read {
@@ -703,6 +787,7 @@ int main(void)
 		cmocka_unit_test(roughness_shows_at_the_pixel_scale),
 		cmocka_unit_test(edge_brightening_lights_the_rim_of_steep_domes),
 		cmocka_unit_test(a_leaning_top_moves_the_lobes_not_the_base),
+		cmocka_unit_test(a_bright_cap_brightens_the_top_whatever_its_slope),
 		cmocka_unit_test(drift_shows_in_the_row_and_column_trends),
 		cmocka_unit_test(scan_blur_and_resampling_weaken_the_screen_as_set),
 		cmocka_unit_test(jpeg_blocks_grow_as_the_quality_drops),

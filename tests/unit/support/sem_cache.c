@@ -59,7 +59,7 @@ static void put_f64(buf *b, double v)
  * bytes are not data). A new field must be added here, or two scenes that
  * differ only in it would share a file: the size check stops the build
  * until it is. */
-_Static_assert(sizeof(sem_opts) == 272, "sem_opts changed: add the new field to sem_cache.c's key()");
+_Static_assert(sizeof(sem_opts) == 288, "sem_opts changed: add the new field to sem_cache.c's key()");
 
 static void key(buf *b, const sem_opts *o)
 {
@@ -89,6 +89,12 @@ static void key(buf *b, const sem_opts *o)
 		const double d3[] = {o->crack_width, o->crack_depth, o->crack_angle, o->crack_offset};
 		for (size_t i = 0; i < sizeof d3 / sizeof d3[0]; i++)
 			put_f64(b, d3[i]);
+	}
+	/* the cap only when there is one: every key before it, and so every
+	 * cached render, stays what it was */
+	if (o->cap != 0) {
+		put_f64(b, o->cap);
+		put_f64(b, o->cap_power);
 	}
 }
 

@@ -506,6 +506,8 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 			     o->edge);
 	if (o->lean != 0 && sem_surface_lean(&surf, o->lean, o->lean_azimuth))
 		goto fail;
+	if (o->cap != 0 && sem_surface_cap(&surf, o->cap, o->cap_power > 0 ? o->cap_power : 2))
+		goto fail;
 	if (sem_surface_render_edges(&surf, o->supersample > 0 ? o->supersample : SEM_SUPERSAMPLE, edge, n, sig))
 		goto fail;
 	sem_surface_free(&surf);

@@ -94,6 +94,13 @@ typedef struct sem_opts {
 	 * there: no dome stands within crack_width / 2 of the line (the truth
 	 * has none). Its steep walls show as bright lines, as in the figure. */
 	double crack_width, crack_depth, crack_angle, crack_offset;
+	/* A bright cap (h37r, any profile): each dome's signal times
+	 * 1 + cap (z / Z)^cap_power, z its height at the point and Z its top's
+	 * - a material or charging contrast independent of the slope
+	 * (sem_surface_cap). cap 0 = none, every scene before it to the bit;
+	 * cap_power 0 = 2. sem_make fails (NULL) for a cap outside
+	 * 0..SEM_CAP_MAX or a power above SEM_CAP_POWER_MAX. */
+	double cap, cap_power;
 } sem_opts;
 
 /* Sub-samples per pixel side (16 per pixel, at 16 distinct columns and

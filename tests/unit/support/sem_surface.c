@@ -363,6 +363,15 @@ int sem_surface_lean(sem_surface *s, double lean, double azimuth)
 	return 0;
 }
 
+int sem_surface_cap(sem_surface *s, double cap, double power)
+{
+	if (!(cap >= 0 && cap <= SEM_CAP_MAX) || !(power > 0 && power <= SEM_CAP_POWER_MAX))
+		return -1;
+	s->cap = cap;
+	s->cap_power = power;
+	return 0;
+}
+
 void sem_surface_free(sem_surface *s)
 {
 	if (!s)
@@ -612,6 +621,9 @@ static inline double signal_parts(const sem_surface *s, const double *trig, doub
 		gy += ry;
 		lap += rl;
 	}
+	/* the bright cap's relative height: the highest of the domes' own
+	 * heights over their tops' here (they barely overlap) */
+	double zrel = 0;
 	long b = bucket_of(s, x, y);
 	if (b >= 0) {
 		for (size_t q = s->bstart[b]; q < s->bstart[b + 1]; q++) {
@@ -626,11 +638,15 @@ static inline double signal_parts(const sem_surface *s, const double *trig, doub
 				gx += lx;
 				gy += ly;
 				lap += lean_lap(s, d, dx, dy);
+				if (s->cap > 0)
+					zrel = fmax(zrel, z / (s->h_over_r * d->R));
 				continue;
 			}
 			double d1, lapR;
 			dome_df(s, u, &d1, &lapR);
 			zd += d->R * dome_f(s, u);
+			if (s->cap > 0) /* every profile is H at its top (dome_f) */
+				zrel = fmax(zrel, dome_f(s, u) / s->h_over_r);
 			if (r > 0) {
 				gx += d1 * dx / r;
 				gy += d1 * dy / r;
@@ -651,6 +667,13 @@ static inline double signal_parts(const sem_surface *s, const double *trig, doub
 	if (shade_out)
 		*shade_out = sh;
 	*conv = fmin(1.5, fmax(0, -lap));
+	if (s->cap > 0) {
+		/* a yield of the material, so it scales the edge's electrons too;
+		 * without a cap nothing here runs: the same bits as before it */
+		double m = 1 + s->cap * pow(fmin(1, zrel), s->cap_power);
+		*conv *= m;
+		return yield * dirf * (sh ? 1 - s->shadow : 1) * m;
+	}
 	return yield * dirf * (sh ? 1 - s->shadow : 1);
 }
 

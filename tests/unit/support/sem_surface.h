@@ -92,6 +92,8 @@ typedef struct sem_surface {
 	 * base's centre per unit R, its length, and the bound on the slope
 	 * over the centred dome's (1 when not leaning) */
 	double lean_x, lean_y, lean, lean_steep;
+	/* the bright cap (sem_surface_cap): strength and exponent; 0 = none */
+	double cap, cap_power;
 } sem_surface;
 
 /*
@@ -115,6 +117,21 @@ void sem_surface_detector(sem_surface *s, double azimuth, double elevation, doub
  */
 #define SEM_LEAN_MAX 0.5
 int sem_surface_lean(sem_surface *s, double lean, double azimuth);
+/*
+ * A bright cap (h37r): every point of a dome emits 1 + cap (z / Z)^power
+ * times the signal its slope, detector and shadow give (edge brightening
+ * included), z the dome's own height there and Z its top's - a material
+ * or charging contrast that brightens the top whatever its slope, as a
+ * ganoine cap of higher secondary yield would. Why: on P1 Fig4 the dome
+ * rule's centres sit 8.9 px on the lit side of the lobe pairs' middles
+ * and no shape term of the simulator draws that with Fig4's profile
+ * (docs/paper-figures.md, h37i). cap 0 is no term, every scene to the
+ * bit. Returns 0, -1 for cap outside 0..SEM_CAP_MAX or power not in
+ * (0, SEM_CAP_POWER_MAX].
+ */
+#define SEM_CAP_MAX 4.0
+#define SEM_CAP_POWER_MAX 64.0
+int sem_surface_cap(sem_surface *s, double cap, double power);
 void sem_surface_free(sem_surface *s);
 
 /* The unblurred SE signal at the point (x, y). */
