@@ -70,7 +70,7 @@ void fs_centre_axis_profile(const fs_image *img, double x, double y, const fs_ce
 /* The residual share of P_u after e + a P_v(r - c b) over the window: c
  * is the cosine of P_u's direction to the axis (1 on it), along which a
  * shift b along the axis moves the base by c b. */
-static double match(const double *pu, const double *pv, const fs_centre_axis_geom *g, double b, double c)
+double fs_centre_axis_match(const double *pu, const double *pv, const fs_centre_axis_geom *g, double b, double c)
 {
 	double sxx = 0, sx = 0, sy = 0, sxy = 0, syy = 0;
 	int m = 0;
@@ -178,7 +178,7 @@ static void scan_shift(const double *pu, const double *pv, const fs_centre_axis_
 	double best = INFINITY;
 	int kb = 0;
 	for (int k = -nb; k <= nb; k++) {
-		double r = match(pu, pv, g, k * SCAN, c);
+		double r = fs_centre_axis_match(pu, pv, g, k * SCAN, c);
 		if (r < best) {
 			best = r;
 			kb = k;

@@ -141,6 +141,15 @@ double fs_centre_axis_reach(const fs_centre_axis_geom *g);
  * FS_CENTRE_AXIS_OBLIQUE profiles; fs_centre_axis_len in all). */
 void fs_centre_axis_profile(const fs_image *img, double x, double y, const fs_centre_axis_geom *g, double *prof);
 
+/* How well a shift b along the axis explains profile pu by profile pv
+ * (both fs_centre_axis_geom's samples, from fs_centre_axis_profile): the
+ * residual share of pu after e + a pv(r - c b) over the base's window,
+ * c the cosine of pu's direction to the axis (1 on it); INFINITY where
+ * the window holds too few samples or either is flat. The estimate
+ * below scans it; a per-dome reading (tests/bench/bench_axis_perdome.c)
+ * calls it directly. */
+double fs_centre_axis_match(const double *pu, const double *pv, const fs_centre_axis_geom *g, double b, double c);
+
 /* The shift from the n domes' profiles (profs: n x fs_centre_axis_len,
  * in order; NAN in a dome's first sample leaves it out), fills out.
  * Returns 0, -1 on out of memory. */

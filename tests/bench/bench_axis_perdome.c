@@ -51,41 +51,13 @@
 #define LOCKED_PX 1.0 /* a truth error this far towards the detector: locked */
 #define RIGHT_PX 0.75
 
-/* centre_axis.c's match: the residual share of pu after e + a pv(r - b). */
-static double match(const double *pu, const double *pv, const fs_centre_axis_geom *g, double b)
-{
-	double sxx = 0, sx = 0, sy = 0, sxy = 0, syy = 0;
-	int m = 0;
-	for (int i = 0; i < g->ns; i++) {
-		double r = i * g->step;
-		if (r < g->r0 - g->win || r > g->r0 + g->win)
-			continue;
-		double q = (r - b) / g->step;
-		int i0 = (int)floor(q);
-		if (i0 < 0 || i0 + 1 >= g->ns)
-			continue;
-		double f = q - i0, x = pv[i0] * (1 - f) + pv[i0 + 1] * f, y = pu[i];
-		sxx += x * x;
-		sx += x;
-		sy += y;
-		sxy += x * y;
-		syy += y * y;
-		m++;
-	}
-	double d = m * sxx - sx * sx, var = syy - sy * sy / (m ? m : 1);
-	if (m < 4 || !(d > 0) || !(var > 0))
-		return INFINITY;
-	double a = (m * sxy - sx * sy) / d, e = (sy - a * sx) / m;
-	return (syy - 2 * a * sxy - 2 * e * sy + a * a * sxx + 2 * a * e * sx + m * e * e) / var;
-}
-
 /* The best b in [-reach, reach]; NAN at an end of the scan. */
 static double scan(const double *pu, const double *pv, const fs_centre_axis_geom *g, double reach)
 {
 	int nb = (int)floor(reach / SCAN), kb = 0;
 	double best = INFINITY;
 	for (int k = -nb; k <= nb; k++) {
-		double r = match(pu, pv, g, k * SCAN);
+		double r = fs_centre_axis_match(pu, pv, g, k * SCAN, 1);
 		if (r < best) {
 			best = r;
 			kb = k;
