@@ -192,6 +192,7 @@ static void patch_axis(view *v, const double *cx, const double *cy, size_t n, co
 static void run(const char *label, const fs_image *img, const sem_truth *tr, double axis_deg)
 {
 	char err[256];
+	int failed = 0;
 	fs_params p;
 	fs_params_default(&p);
 	fs_detect_result res;
@@ -216,7 +217,8 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 	double *pr = malloc(np * sizeof *pr), mean[NT] = {0};
 	if (!b || !cx || !cy || !split || !shift || !truth || !pr) {
 		snprintf(err, sizeof err, "out of memory");
-		goto fail_all;
+		failed = 1;
+		goto done;
 	}
 	v.b = b;
 	for (size_t i = 0; i < n; i++) {
@@ -342,17 +344,10 @@ done:
 	free(pr);
 	fs_image_free(b);
 	fs_scale_region_free(&reg);
-	fs_detect_result_free(&res);
-	return;
-fail_all:
-	free(cx);
-	free(cy);
-	free(split);
-	free(shift);
-	free(truth);
-	free(pr);
-	fs_image_free(b);
-	fs_scale_region_free(&reg);
+	if (!failed) {
+		fs_detect_result_free(&res);
+		return;
+	}
 fail_res:
 	fs_detect_result_free(&res);
 fail:
