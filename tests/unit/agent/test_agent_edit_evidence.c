@@ -81,6 +81,20 @@ static unsigned lcg(unsigned *s)
 /* Puts the scene's image in the fixture, its scale region (the truth's
  * rectangle) as the stored region, and the damaged set; fills the truth
  * bookkeeping. missing[i] / is_false[k] mark what was done. */
+/* The set becomes t with its Gabriel graph (into e, the caller's to free),
+ * as an extraction writes it. */
+static void store_set(fx *f, fs_tubercle_list *t, fs_edge_list *e)
+{
+	char err[256];
+	fs_params p;
+	long long rev;
+	fs_params_default(&p);
+	assert_int_equal(fs_graph_build(t, FS_GRAPH_GABRIEL, 1, 1.8, e, err, sizeof err), 0);
+	assert_int_equal(fs_set_replace_all(f->db, f->set_id, -1, f->uid, t, e, &p, "extraction", 0, &rev, NULL, err,
+					    sizeof err),
+			 0);
+}
+
 static void load_scene(fx *f, const scene *sc, sem_truth *tr, fs_scale_region *reg, int **missing, double **fx_,
 		       double **fy_, size_t *n_false)
 {
@@ -175,13 +189,7 @@ static void load_scene(fx *f, const scene *sc, sem_truth *tr, fs_scale_region *r
 	*n_false = k;
 	for (size_t i = 0; i < t.n; i++)
 		t.items[i].id = (int)i + 1;
-	fs_params p;
-	long long rev;
-	fs_params_default(&p);
-	assert_int_equal(fs_graph_build(&t, FS_GRAPH_GABRIEL, 1, 1.8, &e, err, sizeof err), 0);
-	assert_int_equal(fs_set_replace_all(f->db, f->set_id, -1, f->uid, &t, &e, &p, "extraction", 0, &rev, NULL, err,
-					    sizeof err),
-			 0);
+	store_set(f, &t, &e);
 	fs_tubercle_list_free(&t);
 	fs_edge_list_free(&e);
 	fs_image_free(img);
@@ -665,13 +673,7 @@ static void local_editor_fills_known_gaps_on_fig4(void **state)
 			t.items[k++] = t.items[i];
 	}
 	t.n = k;
-	fs_params p;
-	long long rev;
-	fs_params_default(&p);
-	assert_int_equal(fs_graph_build(&t, FS_GRAPH_GABRIEL, 1, 1.8, &e, err, sizeof err), 0);
-	assert_int_equal(fs_set_replace_all(f->db, f->set_id, -1, f->uid, &t, &e, &p, "extraction", 0, &rev, NULL, err,
-					    sizeof err),
-			 0);
+	store_set(f, &t, &e);
 	fs_edge_list_free(&e);
 
 	fs_agent_job job;
