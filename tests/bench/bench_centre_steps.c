@@ -16,7 +16,9 @@
  * is checked against fs_detect_domes' own centres (printed "replay = rule"
  * when every final centre is within 0.01 px of one of the rule's).
  * Usage: bench_centre_steps [--scene H FILL CAP POWER SEED] - default:
- * h37r's two capped Fig4-like scenes and the uncapped one, seeds 1-3.
+ * h37r's two capped Fig4-like scenes and the uncapped one, seeds 1-3;
+ * "--figure PATH [AXIS_DEG]" a figure without truth (the formation fit's
+ * offset along the axis, default -65 degrees, and its trials' quality).
  * Cost: 2-4 s of CPU a scene (rendered, or read from SEM_SCENE_CACHE).
  */
 #include <math.h>
@@ -34,6 +36,7 @@
 #include "analysis/dome_measure.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
+#include "fixture_image.h"
 #include "image/image.h"
 #include "sem_cache.h"
 #include "sem_sim.h"
@@ -50,9 +53,11 @@ static int cmp_double(const void *a, const void *b)
 static void report(const char *step, const double *xs, const double *ys, const int *use, size_t n,
 		   const sem_truth *tr, double ax, double ay)
 {
-	double *al = malloc((tr->n ? tr->n : 1) * sizeof *al);
+	double *al = tr ? malloc((tr->n ? tr->n : 1) * sizeof *al) : NULL;
 	double sa = 0, sc = 0;
 	size_t k = 0;
+	if (!tr) /* a figure: no truth to read the centres against */
+		return;
 	if (!al)
 		return;
 	for (size_t t = 0; t < tr->n; t++) {
@@ -330,6 +335,18 @@ static void one(double h, double fill, double cap, double power, unsigned seed)
 
 int main(int argc, char **argv)
 {
+	if (argc > 2 && !strcmp(argv[1], "--figure")) {
+		/* a paper figure (no truth): the formation fit's offset and its
+		 * trials' quality only */
+		fs_image *img = fixture_image(argv[2]);
+		if (!img) {
+			printf("%s: cannot be read\n", argv[2]);
+			return 1;
+		}
+		run(argv[2], img, NULL, argc > 3 ? atof(argv[3]) : -65);
+		fs_image_free(img);
+		return 0;
+	}
 	if (argc > 5 && !strcmp(argv[1], "--scene")) {
 		one(atof(argv[2]), atof(argv[3]), atof(argv[4]), atof(argv[5]), argc > 6 ? (unsigned)atoi(argv[6]) : 1);
 		return 0;
