@@ -4,7 +4,7 @@
  * docs/paper-figures.md, h37s). Asserts nothing.
  *
  * Why: on h37r's bright-cap scenes (the first simulated ones with Fig4's
- * lobe profile and loss) the rule's final centres sit 2-11 px towards the
+ * lobe profile and loss) the rule's final centres sat 2-11 px towards the
  * detector, and with the centre refinement off still 6-9 px: some step
  * before it takes the bright cap and the lit flank for the dome. This
  * replays fs_det_measure's dome path with the library's own steps (the
@@ -112,7 +112,8 @@ static void report_meas(const char *step, const fs_measured *meas, size_t n, int
 /* Why the common offset moves a dome or not: each dome measured again
  * from its centre plus the offset (fs_det_offset_apply_one's trial), the
  * base rule's fit quality there minus its own (the step keeps a move
- * losing at most 0.1) and where the trial's centre sits. */
+ * losing at most 0.1, or 0.35 under detect_offset.c's far-offset gate) and
+ * where the trial's centre sits. */
 static void tried_report(const fs_meas *m, const fs_det_offset *off, const fs_measured *before, size_t n,
 			 double max_r, double smooth, const sem_truth *tr, double ax, double ay)
 {
