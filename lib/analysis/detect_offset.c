@@ -17,6 +17,23 @@
  * grid) is 0.0177 pitch: below this the offset is the fit's rounding */
 #define MIN_OFFSET 0.02
 #define MAX_QUALITY_DROP 0.1
+/* A dome with a bright cap (a top of higher yield, h37r's sem_opts.cap)
+ * has its rays' strongest steps at the cap's and the lit flank's edge, a
+ * circle off to the detector's side: the base rule's quality peaks there
+ * and falls by 0.19-0.29 at the true centre, where the formation fit's
+ * offset puts it (h37s, bench_centre_steps: offset -8..-10 px for
+ * centres +10 px off, R^2 0.93-0.98). When the whole-patch fit is that
+ * good and its offset that large, the offset is trusted over the base
+ * rule's circle up to a drop of FAR_QUALITY_DROP. Not below a pitch of
+ * 40 px: at pitch 16 under a 5 px screen the fit's large offsets with
+ * R^2 >= 0.92 are not the domes' (corner scenes 12 and 14 and interior
+ * scene 10 lose their targets), and not below R^2 0.92: P1 Fig1 (0.80)
+ * and Fig6 (0.61) carry large offsets that would move their fills by
+ * +0.07 / +0.28. */
+#define FAR_OFFSET 0.08
+#define FAR_QUALITY_DROP 0.35
+#define FAR_FIT_R2 0.92
+#define FAR_MIN_PITCH 40
 
 /* Whether a measured candidate is a dome the detection keeps (as in
  * fs_det_measure: at least 0.45 of the rays' steps on one circle). */
@@ -119,7 +136,11 @@ int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, doub
 			    smooth / F, &t))
 		return 0;
 	*tried = t;
-	if (!(t.fit_quality >= q->t.fit_quality - MAX_QUALITY_DROP))
+	double drop = info->quality >= FAR_FIT_R2 && info->fit.pitch >= FAR_MIN_PITCH &&
+				      hypot(info->dx, info->dy) >= FAR_OFFSET * info->fit.pitch
+			      ? FAR_QUALITY_DROP
+			      : MAX_QUALITY_DROP;
+	if (!(t.fit_quality >= q->t.fit_quality - drop))
 		return 0;
 	q->t = t;
 	q->edge = 0; /* a smoothed reading: not judged (detect_measure.h) */

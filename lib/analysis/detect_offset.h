@@ -25,7 +25,10 @@
  * again from its centre plus the offset; the new measurement is kept
  * unless its base is much less of a circle (fit quality lower by more
  * than 0.1): from a start moved onto a different step the rays agree
- * less, from the dome's centre they do not.
+ * less, from the dome's centre they do not. Except on a dome with a bright
+ * cap, where they agree best on the cap's edge: a fit of R^2 >= 0.92 with
+ * an offset of at least 0.08 pitch, at a pitch of 40 px or more, is
+ * trusted up to a drop of 0.35 (h37s; detect_offset.c says why).
  *
  * The caller owns every argument; nothing is kept.
  */

@@ -1,0 +1,361 @@
+/*
+ * bench_centre_steps - where the dome rule's centres sit against the truth
+ * after each of its steps, along the detector's axis (issue 13, P1 Fig4;
+ * docs/paper-figures.md, h37s). Asserts nothing.
+ *
+ * Why: on h37r's bright-cap scenes (the first simulated ones with Fig4's
+ * lobe profile and loss) the rule's final centres sat 2-11 px towards the
+ * detector, and with the centre refinement off still 6-9 px: some step
+ * before it takes the bright cap and the lit flank for the dome. This
+ * replays fs_det_measure's dome path with the library's own steps (the
+ * candidates of fs_detect_auto_candidates, fs_det_measure_dome_one with and
+ * without the refinement, the flat-ground drop, the common offset of the
+ * formation fit, fs_det_base_fit_apply) and reads the centres after each,
+ * matched to the true ones (nearest within 0.3 pitch): median and mean
+ * offset along the axis (+ towards the detector) and across it. The replay
+ * is checked against fs_detect_domes' own centres (printed "replay = rule"
+ * when every final centre is within 0.01 px of one of the rule's).
+ * Usage: bench_centre_steps [--scene H FILL CAP POWER SEED] - default:
+ * h37r's two capped Fig4-like scenes and the uncapped one, seeds 1-3;
+ * "--figure PATH [AXIS_DEG]" a figure without truth (the formation fit's
+ * offset along the axis, default -65 degrees, and its trials' quality).
+ * Cost: 2-4 s of CPU a scene (rendered, or read from SEM_SCENE_CACHE).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/centre_refine.h"
+#include "analysis/detect.h"
+#include "analysis/detect_base_fit.h"
+#include "analysis/detect_candidates.h"
+#include "analysis/detect_measure.h"
+#include "analysis/detect_methods.h"
+#include "analysis/detect_offset.h"
+#include "analysis/dome_measure.h"
+#include "analysis/lattice_estimate.h"
+#include "analysis/preprocess.h"
+#include "fixture_image.h"
+#include "image/image.h"
+#include "sem_cache.h"
+#include "sem_sim.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The n centres (xs, ys) against the truth's inside domes: each true dome
+ * takes its nearest centre within 0.3 pitch; prints the median and mean
+ * offset along the axis (ax, ay) and the mean across it. */
+static void report(const char *step, const double *xs, const double *ys, const int *use, size_t n,
+		   const sem_truth *tr, double ax, double ay)
+{
+	double *al = tr ? malloc((tr->n ? tr->n : 1) * sizeof *al) : NULL;
+	double sa = 0, sc = 0;
+	size_t k = 0;
+	if (!tr) /* a figure: no truth to read the centres against */
+		return;
+	if (!al)
+		return;
+	for (size_t t = 0; t < tr->n; t++) {
+		if (!tr->inside[t])
+			continue;
+		double best = 0.3 * tr->pitch;
+		long bi = -1;
+		for (size_t i = 0; i < n; i++) {
+			if (use && !use[i])
+				continue;
+			double d = hypot(xs[i] - tr->x[t], ys[i] - tr->y[t]);
+			if (d < best) {
+				best = d;
+				bi = (long)i;
+			}
+		}
+		if (bi < 0)
+			continue;
+		double dx = xs[bi] - tr->x[t], dy = ys[bi] - tr->y[t];
+		al[k++] = dx * ax + dy * ay;
+		sa += dx * ax + dy * ay;
+		sc += -dx * ay + dy * ax;
+	}
+	if (k) {
+		qsort(al, k, sizeof *al, cmp_double);
+		printf("  %-44s median %+6.2f  mean %+6.2f px along, mean %+5.2f across (%zu matched)\n", step,
+		       al[k / 2], sa / k, sc / k, k);
+	} else {
+		printf("  %-44s nothing matched\n", step);
+	}
+	free(al);
+}
+
+static void report_meas(const char *step, const fs_measured *meas, size_t n, int domes_only, const sem_truth *tr,
+			double ax, double ay)
+{
+	double *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * sizeof *y);
+	int *use = malloc((n ? n : 1) * sizeof *use);
+	if (x && y && use) {
+		for (size_t i = 0; i < n; i++) {
+			x[i] = meas[i].t.centroid_x;
+			y[i] = meas[i].t.centroid_y;
+			use[i] = meas[i].ok && (!domes_only || meas[i].t.fit_quality >= 0.45);
+		}
+		report(step, x, y, use, n, tr, ax, ay);
+	}
+	free(x);
+	free(y);
+	free(use);
+}
+
+/* Why the common offset moves a dome or not: each dome measured again
+ * from its centre plus the offset (fs_det_offset_apply_one's trial), the
+ * base rule's fit quality there minus its own (the step keeps a move
+ * losing at most 0.1, or 0.35 under detect_offset.c's far-offset gate) and
+ * where the trial's centre sits. */
+static void tried_report(const fs_meas *m, const fs_det_offset *off, const fs_measured *before, size_t n,
+			 double max_r, double smooth, const sem_truth *tr, double ax, double ay)
+{
+	double *dq = malloc((n ? n : 1) * sizeof *dq);
+	fs_measured *t = malloc((n ? n : 1) * sizeof *t);
+	size_t k = 0, kept = 0;
+	if (dq && t) {
+		for (size_t i = 0; i < n; i++) {
+			fs_measured q = before[i];
+			t[i] = before[i];
+			if (!(q.ok && q.t.fit_quality >= 0.45 && isfinite(q.t.radius_px)))
+				continue;
+			fs_tubercle tried;
+			kept += (size_t)fs_det_offset_apply_one(m->img, off, max_r, 1, smooth, &q, &tried);
+			dq[k++] = tried.fit_quality - before[i].t.fit_quality;
+			t[i].t = tried;
+		}
+		qsort(dq, k, sizeof *dq, cmp_double);
+		if (k)
+			printf("  offset's trials: %zu of %zu kept; quality there minus own: median %+.3f, "
+			       "quartiles %+.3f / %+.3f\n",
+			       kept, k, dq[k / 2], dq[k / 4], dq[3 * k / 4]);
+		report_meas("the trials' centres (kept or not)", t, n, 0, tr, ax, ay);
+	}
+	free(dq);
+	free(t);
+}
+
+/* fs_det_measure's dome path, step by step (refine: the rule's 0.15 pitch,
+ * or 0), at the smoothing `smooth` (full-resolution px). Fills fin[] with
+ * the final candidates' measurements (c->n). */
+static int replay(const fs_meas *m0, const fs_cand_list *c, double max_r, double smooth, double refine,
+		  const sem_truth *tr, double ax, double ay, fs_measured *meas, int verbose)
+{
+	fs_meas m = *m0;
+	m.refine = refine;
+	for (size_t i = 0; i < c->n; i++) {
+		double sx = c->items[i].x, sy = c->items[i].y;
+		fs_det_measure_dome_one(m.img, sx, sy, max_r, 1, refine, smooth, NULL, &meas[i]);
+	}
+	if (verbose)
+		report_meas(refine > 0 ? "refined + base circle (+ re-refine)" : "base circle, no refinement", meas,
+			    c->n, 1, tr, ax, ay);
+	fs_det_drop_flat_ground(meas, c->n, NULL);
+	fs_measured *before = verbose ? malloc((c->n ? c->n : 1) * sizeof *before) : NULL;
+	if (before)
+		memcpy(before, meas, c->n * sizeof *meas);
+	fs_det_offset off;
+	if (fs_det_offset_correct(&m, c, max_r, smooth, meas, &off)) {
+		free(before);
+		return -1;
+	}
+	if (before && off.applied)
+		tried_report(&m, &off, before, c->n, max_r, smooth, tr, ax, ay);
+	free(before);
+	if (verbose) {
+		printf("  formation fit: fitted %d, offset (%+.2f, %+.2f) px = %+.2f along, applied %d, moved %zu, "
+		       "R^2 %.3f\n",
+		       off.fitted, off.dx, off.dy, off.dx * ax + off.dy * ay, off.applied, off.moved, off.quality);
+		report_meas("after the common offset", meas, c->n, 1, tr, ax, ay);
+	}
+	fs_det_base_fit bf;
+	memset(&bf, 0, sizeof bf);
+	if (fs_det_base_fit_apply(&m, c, &off, max_r, NULL, NULL, NULL, meas, &bf))
+		return -1;
+	if (verbose) {
+		printf("  base fit: applied %d, fitted %zu, kept %zu, nostep %zu\n", bf.applied, bf.fitted, bf.kept,
+		       bf.nostep);
+		report_meas("after the base fit (template, level, axis)", meas, c->n, 1, tr, ax, ay);
+	}
+	return 0;
+}
+
+static void run(const char *label, const fs_image *img, const sem_truth *tr, double axis_deg)
+{
+	char err[256];
+	double ax = cos(axis_deg * M_PI / 180), ay = sin(axis_deg * M_PI / 180);
+	fs_params p;
+	fs_params_default(&p);
+	fs_lattice lat;
+	fs_detect_result res;
+	memset(&res, 0, sizeof res);
+	fs_image *pre = NULL, *meas_img = NULL;
+	fs_cand_list c = {0};
+	fs_measured *meas = NULL;
+	printf("%s\n", label);
+	if (fs_lattice_estimate(img, &lat, err, sizeof err) || !(lat.pitch_px >= 20))
+		goto fail;
+	/* detect.c's dome path on an image of this size: candidates on the
+	 * image reduced by f = pitch / 10, measured at full resolution */
+	double pitch = lat.pitch_px;
+	int f = (int)(pitch / 10);
+	int tile = (int)lround(3 * pitch);
+	tile = tile / f > 2 ? tile / f : 2;
+	fs_params pp = p;
+	pp.blur_sigma = p.blur_sigma / f;
+	pp.tophat_radius = p.tophat_radius > 0 ? (p.tophat_radius + f - 1) / f : 0;
+	fs_image *small = fs_downsample(img, f);
+	if (!small || fs_det_preprocess(small, &pp, tile, &pre, err, sizeof err)) {
+		fs_image_free(small);
+		goto fail;
+	}
+	fs_image_free(small);
+	if (fs_detect_auto_candidates(&pre, NULL, f, &p, pitch, 1, &c, NULL, err, sizeof err))
+		goto fail;
+	if (fs_detect_measure_image(img, &p, pitch >= 40 ? 1.0 : 0.5, &meas_img, err, sizeof err))
+		goto fail;
+	if (!(meas = calloc(c.n ? c.n : 1, sizeof *meas)))
+		goto fail;
+	double *x = malloc((c.n ? c.n : 1) * sizeof *x), *y = malloc((c.n ? c.n : 1) * sizeof *y);
+	if (!x || !y) {
+		free(x);
+		free(y);
+		goto fail;
+	}
+	for (size_t i = 0; i < c.n; i++) {
+		x[i] = c.items[i].x;
+		y[i] = c.items[i].y;
+	}
+	printf("  pitch %.2f px, f %d, %zu candidates\n", pitch, f, c.n);
+	report("candidates (template correlation peaks)", x, y, NULL, c.n, tr, ax, ay);
+	/* the refinement alone, from the candidates (no base circle after) */
+	double refine = 0.15 * pitch, max_r = 0.6 * pitch;
+	for (size_t i = 0; i < c.n; i++)
+		fs_centre_refine(meas_img, c.items[i].x, c.items[i].y, FS_DOME_R0 * max_r, FS_DOME_R1 * max_r, refine,
+				 fs_det_smooth_px[0], &x[i], &y[i]);
+	report("refinement alone (smoothing 0)", x, y, NULL, c.n, tr, ax, ay);
+	free(x);
+	free(y);
+	if (fs_detect_domes(img, &p, 0, &res, err, sizeof err))
+		goto fail;
+	fs_meas m = {.img = meas_img, .f = 1, .width = img->width, .height = img->height, .dome = 1, .src = img,
+		     .mp = &p};
+	/* the smoothing the rule chose is not exported: the replay tries each
+	 * and says which gives the rule's own centres */
+	for (int s = 0; s < FS_DET_SMOOTH_TRIALS; s++) {
+		if (replay(&m, &c, max_r, fs_det_smooth_px[s], refine, tr, ax, ay, meas, 0))
+			goto fail;
+		size_t same = 0, kept = 0;
+		for (size_t i = 0; i < c.n; i++) {
+			if (!meas[i].ok || !(meas[i].t.fit_quality >= 0.45))
+				continue;
+			kept++;
+			for (size_t j = 0; j < res.tubercles.n; j++)
+				if (hypot(res.tubercles.items[j].centroid_x - meas[i].t.centroid_x,
+					  res.tubercles.items[j].centroid_y - meas[i].t.centroid_y) < 0.01) {
+					same++;
+					break;
+				}
+		}
+		if (!kept || same < res.tubercles.n)
+			continue;
+		printf("  smoothing %.1f px: replay = rule (%zu of the rule's %zu centres)\n", fs_det_smooth_px[s],
+		       same, res.tubercles.n);
+		replay(&m, &c, max_r, fs_det_smooth_px[s], refine, tr, ax, ay, meas, 1);
+		printf("  -- the same with the refinement off:\n");
+		replay(&m, &c, max_r, fs_det_smooth_px[s], 0, tr, ax, ay, meas, 1);
+		break;
+	}
+	{
+		size_t n = res.tubercles.n;
+		double *rx = malloc((n ? n : 1) * sizeof *rx), *ry = malloc((n ? n : 1) * sizeof *ry);
+		if (rx && ry) {
+			for (size_t i = 0; i < n; i++) {
+				rx[i] = res.tubercles.items[i].centroid_x;
+				ry[i] = res.tubercles.items[i].centroid_y;
+			}
+			report("fs_detect_domes' final centres", rx, ry, NULL, n, tr, ax, ay);
+		}
+		free(rx);
+		free(ry);
+	}
+	goto done;
+fail:
+	printf("  failed: %s\n", err);
+done:
+	free(meas);
+	fs_cand_free(&c);
+	fs_image_free(pre);
+	fs_image_free(meas_img);
+	fs_detect_result_free(&res);
+}
+
+/* h37r's Fig4-like scene (bench_lobe_profile's fig4_like, centred domes) */
+static void fig4_like(sem_opts *o, double h_over_r, double fill, double cap, double cap_power)
+{
+	sem_defaults(o);
+	o->width = 700;
+	o->height = 540;
+	o->pitch = 75;
+	o->fill = fill;
+	o->angle = 0.3;
+	o->det_azimuth = -65 * M_PI / 180;
+	o->profile = SEM_PROFILE_SMOOTH;
+	o->h_over_r = h_over_r;
+	o->halftone = 2.84;
+	o->scan_blur = 0.8;
+	o->lean_azimuth = o->det_azimuth + M_PI;
+	o->cap = cap;
+	o->cap_power = cap_power;
+}
+
+static void one(double h, double fill, double cap, double power, unsigned seed)
+{
+	sem_opts o;
+	sem_truth t;
+	char label[160];
+	fig4_like(&o, h, fill, cap, power);
+	o.seed = seed;
+	snprintf(label, sizeof label, "Fig4-like scene, h/R %g fill %g cap %g^%g seed %u", h, fill, cap, power, seed);
+	fs_image *img = sem_make_shared(&o, &t);
+	if (!img) {
+		printf("%s: not rendered\n", label);
+		return;
+	}
+	run(label, img, &t, -65);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 && !strcmp(argv[1], "--figure")) {
+		/* a paper figure (no truth): the formation fit's offset and its
+		 * trials' quality only */
+		fs_image *img = fixture_image(argv[2]);
+		if (!img) {
+			printf("%s: cannot be read\n", argv[2]);
+			return 1;
+		}
+		run(argv[2], img, NULL, argc > 3 ? atof(argv[3]) : -65);
+		fs_image_free(img);
+		return 0;
+	}
+	if (argc > 5 && !strcmp(argv[1], "--scene")) {
+		one(atof(argv[2]), atof(argv[3]), atof(argv[4]), atof(argv[5]), argc > 6 ? (unsigned)atoi(argv[6]) : 1);
+		return 0;
+	}
+	for (unsigned s = 1; s <= 3; s++) {
+		one(0.3, 0.84, 0.15, 2, s);
+		one(0.35, 0.84, 0.2, 2, s);
+		one(0.35, 0.84, 0, 2, s);
+	}
+	return 0;
+}
