@@ -111,9 +111,21 @@
 #define LEVEL_NEW_ALL 40 /* h33e: 37 -> 39; held out 37 -> 39 (docs/paper-figures.md); h37d: 39 -> 40 */
 
 /* A scene's score (sem_score.h: matching, counted region and errors as
- * above). The held-out check's sed inserts its seed after line 125, the
- * sem_corner_scene call below: keep that line where it is. */
+ * above). */
 typedef sem_score scene_result;
+
+/* The held-out check (README): SEM_SEED_ADD=4000 renders every scene,
+ * corner and interior, with its seed moved by that much - images never
+ * tuned on. The floors below are the test seeds' own, so such a run
+ * prints the tables and asserts only that every scene ran. (Before this,
+ * a sed inserted the seed by hand before the interior scenes' options
+ * were copied in: their "held-out" rows at stops 34-36 were the test
+ * seeds'.) */
+static unsigned seed_add(void)
+{
+	const char *v = getenv("SEM_SEED_ADD");
+	return v ? (unsigned)strtoul(v, NULL, 10) : 0;
+}
 
 typedef int (*detect_fn)(const fs_image *, const fs_params *, double, fs_detect_result *, char *,
 			 size_t);
@@ -125,13 +137,14 @@ static void run_scene(int k, const sem_opts *given, detect_fn fn, scene_result *
 	sem_corner_scene(k, &o);
 	if (given) /* a scene between the corners (run_interior) */
 		o = *given;
+	int label = given ? (int)o.seed - 3000 : k;
+	o.seed += seed_add();
 	fs_image *img = sem_make_shared(&o, &t);
 	assert_non_null(img);
 	const char *dump = getenv("SEM_DUMP");
 	if (dump) {
 		char path[512];
-		snprintf(path, sizeof path, "%s/scene%02d%s.pgm", dump, given ? (int)o.seed - 3000 : k,
-			 given ? "i" : "");
+		snprintf(path, sizeof path, "%s/scene%02d%s.pgm", dump, label, given ? "i" : "");
 		FILE *f = fopen(path, "wb");
 		if (f) {
 			fprintf(f, "P5\n%d %d\n255\n", img->width, img->height);
@@ -324,7 +337,7 @@ static void accuracy_levels_reached(void **state)
 	assert_int_equal(sum_old.run, NSCENES / SEM_SCENE_STEP);
 	assert_int_equal(sum_new.run, NSCENES / SEM_SCENE_STEP);
 	assert_int_equal(sum_interior.run, (NINTERIOR + SEM_SCENE_STEP - 1) / SEM_SCENE_STEP);
-	if (SEM_SCENE_STEP > 1)
+	if (SEM_SCENE_STEP > 1 || seed_add())
 		return;
 	assert_true(sum_old.d >= LEVEL_OLD_D);
 	assert_true(sum_old.rp >= LEVEL_OLD_RP);
