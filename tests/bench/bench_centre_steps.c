@@ -39,6 +39,7 @@
 #include "fixture_image.h"
 #include "image/image.h"
 #include "sem_cache.h"
+#include "sem_scene.h"
 #include "sem_sim.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -297,31 +298,12 @@ done:
 	fs_detect_result_free(&res);
 }
 
-/* h37r's Fig4-like scene (bench_lobe_profile's fig4_like, centred domes) */
-static void fig4_like(sem_opts *o, double h_over_r, double fill, double cap, double cap_power)
-{
-	sem_defaults(o);
-	o->width = 700;
-	o->height = 540;
-	o->pitch = 75;
-	o->fill = fill;
-	o->angle = 0.3;
-	o->det_azimuth = -65 * M_PI / 180;
-	o->profile = SEM_PROFILE_SMOOTH;
-	o->h_over_r = h_over_r;
-	o->halftone = 2.84;
-	o->scan_blur = 0.8;
-	o->lean_azimuth = o->det_azimuth + M_PI;
-	o->cap = cap;
-	o->cap_power = cap_power;
-}
-
 static void one(double h, double fill, double cap, double power, unsigned seed)
 {
 	sem_opts o;
 	sem_truth t;
 	char label[160];
-	fig4_like(&o, h, fill, cap, power);
+	sem_fig4_like(&o, h, fill, 0, cap, power);
 	o.seed = seed;
 	snprintf(label, sizeof label, "Fig4-like scene, h/R %g fill %g cap %g^%g seed %u", h, fill, cap, power, seed);
 	fs_image *img = sem_make_shared(&o, &t);

@@ -354,29 +354,6 @@ fail:
 	printf("%s: failed: %s\n", label, err);
 }
 
-/* h35h's Fig4-like scene (700 x 540, pitch 75, detector at -65 degrees,
- * Fig4's 2.84 px screen) with smooth-footed domes of this height, fill
- * and lean (the top moved lean R away from the detector), and a bright
- * cap of this strength and exponent (h37r; 0 = none). */
-static void fig4_like(sem_opts *o, double h_over_r, double fill, double lean, double cap, double cap_power)
-{
-	sem_defaults(o);
-	o->width = 700;
-	o->height = 540;
-	o->pitch = 75;
-	o->fill = fill;
-	o->angle = 0.3;
-	o->det_azimuth = -65 * M_PI / 180;
-	o->profile = SEM_PROFILE_SMOOTH;
-	o->h_over_r = h_over_r;
-	o->halftone = 2.84;
-	o->scan_blur = 0.8;
-	o->lean = lean;
-	o->lean_azimuth = o->det_azimuth + M_PI;
-	o->cap = cap;
-	o->cap_power = cap_power;
-}
-
 int main(int argc, char **argv)
 {
 	double axis = NAN;
@@ -389,7 +366,7 @@ int main(int argc, char **argv)
 		sem_opts o;
 		sem_truth t;
 		char label[160];
-		fig4_like(&o, atof(argv[a + 1]), atof(argv[a + 2]), atof(argv[a + 3]), atof(argv[a + 4]),
+		sem_fig4_like(&o, atof(argv[a + 1]), atof(argv[a + 2]), atof(argv[a + 3]), atof(argv[a + 4]),
 			  atof(argv[a + 5]));
 		if (argc > a + 6)
 			o.seed = (unsigned)atoi(argv[a + 6]);
@@ -439,7 +416,7 @@ int main(int argc, char **argv)
 			continue;
 		sem_opts o;
 		sem_truth t;
-		fig4_like(&o, scenes[i].h, scenes[i].fill, scenes[i].lean, scenes[i].cap, scenes[i].cap_power);
+		sem_fig4_like(&o, scenes[i].h, scenes[i].fill, scenes[i].lean, scenes[i].cap, scenes[i].cap_power);
 		fs_image *img = sem_make_shared(&o, &t);
 		if (!img) {
 			printf("%s: not rendered\n", scenes[i].label);

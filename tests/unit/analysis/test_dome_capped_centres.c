@@ -31,24 +31,10 @@
 #include "sem_scene.h"
 #include "sem_sim.h"
 
-#define AXIS_DEG -65.0
-
+/* h37r's capped Fig4-like scene: h/R 0.3, fill 0.84, cap exponent 2. */
 static void fig4_like(sem_opts *o, double cap, unsigned seed)
 {
-	sem_defaults(o);
-	o->width = 700;
-	o->height = 540;
-	o->pitch = 75;
-	o->fill = 0.84;
-	o->angle = 0.3;
-	o->det_azimuth = AXIS_DEG * M_PI / 180;
-	o->profile = SEM_PROFILE_SMOOTH;
-	o->h_over_r = 0.3;
-	o->halftone = 2.84;
-	o->scan_blur = 0.8;
-	o->lean_azimuth = o->det_azimuth + M_PI;
-	o->cap = cap;
-	o->cap_power = 2;
+	sem_fig4_like(o, 0.3, 0.84, 0, cap, 2);
 	o->seed = seed;
 }
 
@@ -69,7 +55,7 @@ static void measure(double cap, unsigned seed, double *along, double *d_err)
 	sem_match_errors e;
 	assert_int_equal(sem_matched_errors(&t, &res.tubercles, &e), 0);
 	assert_true(e.n >= 40 && e.sum_truth > 0);
-	double ax = cos(AXIS_DEG * M_PI / 180), ay = sin(AXIS_DEG * M_PI / 180);
+	double ax = cos(o.det_azimuth), ay = sin(o.det_azimuth); /* towards the detector */
 	*along = (e.ox * ax + e.oy * ay) / e.n;
 	*d_err = e.sum_d / e.sum_truth - 1;
 	printf("cap %.2f seed %u: %zu matched, centres %+.2f px along the axis, D %+.1f %%\n", cap, seed, e.n,

@@ -28,6 +28,25 @@ void sem_tight_side_lit(sem_opts *o)
 	o->det_azimuth = 135 * M_PI / 180;
 }
 
+void sem_fig4_like(sem_opts *o, double h_over_r, double fill, double lean, double cap, double cap_power)
+{
+	sem_defaults(o);
+	o->width = 700;
+	o->height = 540;
+	o->pitch = 75;
+	o->fill = fill;
+	o->angle = 0.3;
+	o->det_azimuth = -65 * M_PI / 180;
+	o->profile = SEM_PROFILE_SMOOTH;
+	o->h_over_r = h_over_r;
+	o->halftone = 2.84;
+	o->scan_blur = 0.8;
+	o->lean = lean;
+	o->lean_azimuth = o->det_azimuth + M_PI;
+	o->cap = cap;
+	o->cap_power = cap_power;
+}
+
 int sem_scene_open(sem_scene *s, const sem_opts *o)
 {
 	memset(s, 0, sizeof *s);

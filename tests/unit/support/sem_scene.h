@@ -37,6 +37,13 @@ void sem_low_domes(sem_opts *o);
  * (test_detect_cand_domes, test_detect_domes_tiled). */
 void sem_tight_side_lit(sem_opts *o);
 
+/* P1 Fig4's frame (h37i, h37r): 700 x 540 px, pitch 75, lattice angle
+ * 0.3, detector at -65 degrees, smooth-footed domes under a 2.84 px
+ * screen and 0.8 px scan blur, on top of sem_defaults; the top leaning
+ * lean x R away from the detector and a bright cap of strength cap and
+ * exponent cap_power (0, 0: neither). The caller sets its seed. */
+void sem_fig4_like(sem_opts *o, double h_over_r, double fill, double lean, double cap, double cap_power);
+
 /* Renders o into s; 0, or -1 when the simulator refuses (s is then empty). */
 int sem_scene_open(sem_scene *s, const sem_opts *o);
 void sem_scene_close(sem_scene *s);
