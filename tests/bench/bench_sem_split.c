@@ -57,13 +57,10 @@ static void split_scene(const sem_truth *t, const fs_tubercle_list *l, double de
 {
 	memset(s, 0, sizeof *s);
 	for (size_t q = 0; q < t->n_pairs; q++) {
+		if (!sem_pair_scored(t, l, mtru, q))
+			continue;
 		int a = t->pi[q], b = t->pj[q];
-		if (mtru[a] < 0 || mtru[b] < 0 || !sem_counted(t, t->x[a], t->y[a]) ||
-		    !sem_counted(t, t->x[b], t->y[b]))
-			continue;
 		const fs_tubercle *A = &l->items[mtru[a]], *B = &l->items[mtru[b]];
-		if (!isfinite(A->radius_px) || !isfinite(B->radius_px))
-			continue;
 		s->space += t->space[q];
 		s->dist_true += hypot(t->x[a] - t->x[b], t->y[a] - t->y[b]);
 		s->dist_found += hypot(A->centroid_x - B->centroid_x, A->centroid_y - B->centroid_y);

@@ -6,6 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+int sem_pair_scored(const sem_truth *t, const fs_tubercle_list *res, const int *mtru, size_t q)
+{
+	int a = t->pi[q], b = t->pj[q];
+	if (mtru[a] < 0 || mtru[b] < 0 || !sem_counted(t, t->x[a], t->y[a]) || !sem_counted(t, t->x[b], t->y[b]))
+		return 0;
+	return isfinite(res->items[mtru[a]].radius_px) && isfinite(res->items[mtru[b]].radius_px);
+}
+
 int sem_score_detection(const sem_truth *t, const fs_tubercle_list *res, double halftone, sem_score *r)
 {
 	size_t n = res->n;
@@ -65,13 +73,9 @@ int sem_score_detection(const sem_truth *t, const fs_tubercle_list *res, double 
 	double st = 0, sdv = 0;
 	size_t ns = 0;
 	for (size_t q = 0; q < t->n_pairs; q++) {
-		int a = t->pi[q], b = t->pj[q];
-		if (mtru[a] < 0 || mtru[b] < 0 || !sem_counted(t, t->x[a], t->y[a]) ||
-		    !sem_counted(t, t->x[b], t->y[b]))
+		if (!sem_pair_scored(t, res, mtru, q))
 			continue;
-		const fs_tubercle *A = &res->items[mtru[a]], *B = &res->items[mtru[b]];
-		if (!isfinite(A->radius_px) || !isfinite(B->radius_px))
-			continue;
+		const fs_tubercle *A = &res->items[mtru[t->pi[q]]], *B = &res->items[mtru[t->pj[q]]];
 		st += t->space[q];
 		sdv += hypot(A->centroid_x - B->centroid_x, A->centroid_y - B->centroid_y) - A->radius_px -
 		       B->radius_px;

@@ -32,4 +32,11 @@ typedef struct sem_score {
  * truth t and halftone period halftone. Returns 0, -1 on out of memory. */
 int sem_score_detection(const sem_truth *t, const fs_tubercle_list *res, double halftone, sem_score *r);
 
+/* Whether true neighbour pair q (t->pi[q], t->pj[q]) enters the mean
+ * space: both ends matched (mtru: the detection matched to each true
+ * dome, -1 none), inside the counted region and measured (a finite
+ * radius). The score's spaces and bench_sem_split's split take the same
+ * pairs. */
+int sem_pair_scored(const sem_truth *t, const fs_tubercle_list *res, const int *mtru, size_t q);
+
 #endif
