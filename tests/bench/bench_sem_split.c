@@ -28,6 +28,37 @@
  * --no-shadow renders the same scene, seed and all, with the simulator's
  * cast shadow switched off (sem_opts.shadow 0): what a rule's error owes
  * to the shadow is the difference of the two rows (h37e section 4, h37l).
+ * --phase (h38d): under a halftone screen, where the counted domes' true
+ * centres fall in the screen's cells: the mean phasor of the screen's two
+ * cosines (along x + y and x - y) over them (|M|: 0 when the centres
+ * sample every phase alike, 1 when they all sit at one; arg M in
+ * degrees), and the per-dome D error binned by the centre's two phases
+ * (4 x 4 bins of 90 degrees). A scene's mean D is the mean of a per-dome
+ * error over the phases its lattice visits; the two together say how
+ * much of a scene's error is the screen's beat with the lattice.
+ * --screen-shift DX DY (h38d): the same surface under the same screen
+ * moved by (-DX, -DY) pixels (the unscreened render placed at (DX, DY) in
+ * a larger frame, screened there and cropped back, then the scan blur),
+ * so a scene's error can be read against the screen's phase alone;
+ * 0 0 is the scene as rendered, to the bit (--shift-check takes that
+ * path at no shift, to show it).
+ * --first (h38d): the reader of the level where the screen's low-pass
+ * merges the bases (pitch 16: the base rule's first reading,
+ * fs_det_measure_dome_one on the measurement image, with each of the ray
+ * smoothings the rule may pick), from the TRUE centres moved by
+ * -0.6..+0.6 px along the detector's axis: the mean D % it gives, i.e. how
+ * much a common error of the centres it starts from (the formation's
+ * offset, found on a grid of 0.0125 pitch) moves a scene's mean D; and
+ * the same read again from its own circle's centre (three times), to see
+ * whether a reading that re-centres itself forgets its start.
+ * --notch W (h38d): the first reading from the TRUE centres, each
+ * smoothing, on the screened image, on it with the screen's carriers and
+ * their harmonics notched out (Gaussian notches of W cycles per px), on
+ * it low-passed as the rule does (FS_HALFTONE_LOWPASS x the period) and
+ * on the same surface without a screen: whether a notch gives back the
+ * clean image's reading. --notch-detect W: the whole detection run on
+ * the notched image instead (with what fs_halftone_detect finds before
+ * and after): the screen removed before the rule ever sees it.
  * Prints one row per scene, asserts nothing.
  */
 #include <math.h>
@@ -37,6 +68,9 @@
 
 #include "analysis/detect.h"
 #include "analysis/detect_base_fit.h"
+#include "analysis/detect_methods.h"
+#include "analysis/dome_measure.h"
+#include "analysis/fft.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
 #include "analysis/measurement.h"
@@ -136,7 +170,259 @@ static void level_from_truth(const fs_image *img, const sem_truth *t, double per
 	fs_image_free(lp);
 }
 
-static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_shadow, int level)
+/* The screen's phase (radians, 0..2 pi) of its cosine along x + y (which
+ * 0) or x - y (1) at the point (x, y) of a screen moved by (-dx, -dy):
+ * sem_sim.c's screen_spot at the pixel's centre sub-sample. */
+static double screen_phase(double x, double y, double P, int dx, int dy, int which)
+{
+	double px = x + dx, py = y + dy;
+	double u = (which ? px - py : px + py) / M_SQRT2;
+	double ph = fmod(2 * M_PI * u / P, 2 * M_PI);
+	return ph < 0 ? ph + 2 * M_PI : ph;
+}
+
+/* --phase: the counted domes' screen phasors and their D error binned by
+ * the two phases of their true centres (see the head comment) */
+static void print_phase(const sem_truth *t, const fs_tubercle_list *l, const int *mtru, double P, int dx, int dy)
+{
+	double cu = 0, su = 0, cw = 0, sw = 0, err[4][4], tru[4][4];
+	size_t n = 0, cnt[4][4];
+	memset(err, 0, sizeof err);
+	memset(tru, 0, sizeof tru);
+	memset(cnt, 0, sizeof cnt);
+	for (size_t j = 0; j < t->n; j++) {
+		if (mtru[j] < 0 || !sem_counted(t, t->x[j], t->y[j]))
+			continue;
+		double pu = screen_phase(t->x[j], t->y[j], P, dx, dy, 0), pw = screen_phase(t->x[j], t->y[j], P, dx, dy, 1);
+		cu += cos(pu);
+		su += sin(pu);
+		cw += cos(pw);
+		sw += sin(pw);
+		n++;
+		int bu = (int)(pu / (M_PI / 2)) & 3, bw = (int)(pw / (M_PI / 2)) & 3;
+		err[bu][bw] += 2 * l->items[mtru[j]].radius_px - t->d[j];
+		tru[bu][bw] += t->d[j];
+		cnt[bu][bw]++;
+	}
+	if (!n)
+		return;
+	printf("      phase |Mu| %.3f arg %4.0f  |Mw| %.3f arg %4.0f  (n %zu)\n", hypot(cu, su) / n,
+	       atan2(su, cu) * 180 / M_PI, hypot(cw, sw) / n, atan2(sw, cw) * 180 / M_PI, n);
+	for (int a = 0; a < 4; a++) {
+		printf("      u %3d-%3d:", 90 * a, 90 * a + 90);
+		for (int b = 0; b < 4; b++) {
+			if (cnt[a][b])
+				printf(" %6.2f(%3zu)", 100 * err[a][b] / tru[a][b], cnt[a][b]);
+			else
+				printf(" %6s(%3d)", "-", 0);
+		}
+		printf("\n");
+	}
+}
+
+/* --screen-shift: the scene rendered without its screen, then screened
+ * moved by (-dx, -dy) and scan-blurred as sem_make would (sem_screen's
+ * bits for 0, 0). NULL on failure. */
+static fs_image *shifted_screen(const sem_opts *so, sem_truth *t, int dx, int dy)
+{
+	sem_opts o = *so;
+	o.halftone = 0;
+	fs_image *raw = sem_make_shared(&o, t);
+	if (!raw)
+		return NULL;
+	int W = raw->width, H = raw->height;
+	fs_image *big = fs_image_new(W + dx, H + dy);
+	fs_image *out = fs_image_new(W, H);
+	char err[128];
+	int ok = big && out;
+	for (int y = 0; ok && y < H; y++)
+		memcpy(big->data + (size_t)(y + dy) * (W + dx) + dx, raw->data + (size_t)y * W, (size_t)W * sizeof *raw->data);
+	/* (the screen is per pixel: the frame's empty margin touches nothing
+	 * inside; the blur comes after the crop, as sem_screen's after the
+	 * screen) */
+	ok = ok && !sem_screen(big, so->halftone, 0);
+	for (int y = 0; ok && y < H; y++)
+		memcpy(out->data + (size_t)y * W, big->data + (size_t)(y + dy) * (W + dx) + dx, (size_t)W * sizeof *out->data);
+	ok = ok && !(so->scan_blur > 0 && fs_gaussian_blur(out, so->scan_blur, err, sizeof err));
+	fs_image_free(raw);
+	fs_image_free(big);
+	if (!ok) {
+		fs_image_free(out);
+		sem_truth_free(t);
+		return NULL;
+	}
+	return out;
+}
+
+/* --first: the rays' reach of detection's candidates (max_r, px) on the
+ * simulator's pitch-16 scenes: 0.59-0.61 pitch (scenes 9, 15, 27) */
+#define FIRST_REACH 0.6
+
+static void print_first(const fs_image *img, const sem_truth *t, double det_az)
+{
+	fs_params p;
+	fs_params_default(&p);
+	fs_image *meas = NULL;
+	char err[128];
+	/* detection's measurement image for the dome rule (detect.c) */
+	if (fs_detect_measure_image(img, &p, t->pitch >= 40 ? 1.0 : 0.5, &meas, err, sizeof err))
+		return;
+	for (int k = 0; k < 2 * FS_DET_SMOOTH_TRIALS; k++) {
+		int again = k >= FS_DET_SMOOTH_TRIALS;
+		double sm = fs_det_smooth_px[k % FS_DET_SMOOTH_TRIALS];
+		printf("      first%s, smooth %.1f, along the detector (px):", again ? " re-read from its centre" : "", sm);
+		for (int s = -3; s <= 3; s++) {
+			double dl = 0.2 * s, sd = 0, st = 0;
+			for (size_t j = 0; j < t->n; j++) {
+				if (!sem_counted(t, t->x[j], t->y[j]))
+					continue;
+				fs_measured r;
+				fs_measured_clear(&r, 1);
+				fs_det_measure_dome_one(meas, t->x[j] + dl * cos(det_az), t->y[j] + dl * sin(det_az),
+							FIRST_REACH * t->pitch, 1, 0, sm, NULL, &r);
+				for (int it = 0; again && r.ok && it < 3; it++) {
+					double cx = r.t.centroid_x, cy = r.t.centroid_y;
+					fs_measured_clear(&r, 1);
+					fs_det_measure_dome_one(meas, cx, cy, FIRST_REACH * t->pitch, 1, 0, sm, NULL, &r);
+				}
+				if (!r.ok || !isfinite(r.t.radius_px))
+					continue;
+				sd += 2 * r.t.radius_px;
+				st += t->d[j];
+			}
+			printf(" %+.1f:%+6.2f", dl, st > 0 ? 100 * (sd - st) / st : NAN);
+		}
+		printf("\n");
+	}
+	fs_image_free(meas);
+}
+
+/* --notch W: the mean D % of the first reading (as --first, from the
+ * TRUE centres, each smoothing) on the measurement image made from img,
+ * NAN when nothing was read */
+static double first_at_truth(const fs_image *img, const sem_truth *t, double sm)
+{
+	fs_params p;
+	fs_params_default(&p);
+	fs_image *meas = NULL;
+	char err[128];
+	if (fs_detect_measure_image(img, &p, t->pitch >= 40 ? 1.0 : 0.5, &meas, err, sizeof err))
+		return NAN;
+	double sd = 0, st = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		if (!sem_counted(t, t->x[j], t->y[j]))
+			continue;
+		fs_measured r;
+		fs_measured_clear(&r, 1);
+		fs_det_measure_dome_one(meas, t->x[j], t->y[j], FIRST_REACH * t->pitch, 1, 0, sm, NULL, &r);
+		if (!r.ok || !isfinite(r.t.radius_px))
+			continue;
+		sd += 2 * r.t.radius_px;
+		st += t->d[j];
+	}
+	fs_image_free(meas);
+	return st > 0 ? 100 * (sd - st) / st : NAN;
+}
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t m = 1;
+	while (m < n)
+		m *= 2;
+	return m;
+}
+
+/* --notch W: img with a 45-degree screen of period P notched out: every
+ * frequency m a + n b (a, b the screen's two carriers, |m|, |n| <= 3, not
+ * both 0; the thresholded dots have harmonics, folded back beyond the
+ * Nyquist frequency) multiplied by 1 - exp(-d^2 / 2 W^2), d the distance
+ * in cycles per px. The image mirrored into a power-of-two frame for the
+ * transform. New image, NULL on out of memory. */
+static fs_image *notched(const fs_image *img, double P, double wid)
+{
+	size_t W = (size_t)img->width, H = (size_t)img->height, W2 = pow2_at_least(2 * W), H2 = pow2_at_least(2 * H);
+	float *re = calloc(W2 * H2, sizeof *re), *im = calloc(W2 * H2, sizeof *im);
+	fs_image *out = fs_image_new(img->width, img->height);
+	if (!re || !im || !out) {
+		free(re);
+		free(im);
+		fs_image_free(out);
+		return NULL;
+	}
+	double mean = 0;
+	for (size_t i = 0; i < W * H; i++)
+		mean += img->data[i];
+	mean /= (double)(W * H);
+	/* mirrored: no step at the frame's edges for the notch to ring on */
+	for (size_t y = 0; y < H2; y++)
+		for (size_t x = 0; x < W2; x++) {
+			size_t sx = x % (2 * W), sy = y % (2 * H);
+			sx = sx < W ? sx : 2 * W - 1 - sx;
+			sy = sy < H ? sy : 2 * H - 1 - sy;
+			re[y * W2 + x] = (float)(img->data[sy * W + sx] - mean);
+		}
+	fs_fft2d(re, im, W2, H2, 0);
+	double c = 1 / (M_SQRT2 * P);
+	for (size_t ky = 0; ky < H2; ky++)
+		for (size_t kx = 0; kx < W2; kx++) {
+			double fx = (double)(kx < W2 / 2 ? (long)kx : (long)kx - (long)W2) / W2;
+			double fy = (double)(ky < H2 / 2 ? (long)ky : (long)ky - (long)H2) / H2, g = 1;
+			for (int m = -3; m <= 3; m++)
+				for (int n = -3; n <= 3; n++) {
+					if (!m && !n)
+						continue;
+					double cx = (m + n) * c, cy = (m - n) * c;
+					cx -= floor(cx + 0.5);
+					cy -= floor(cy + 0.5);
+					double dx = fx - cx, dy = fy - cy;
+					dx -= floor(dx + 0.5);
+					dy -= floor(dy + 0.5);
+					g *= 1 - exp(-(dx * dx + dy * dy) / (2 * wid * wid));
+				}
+			re[ky * W2 + kx] *= (float)g;
+			im[ky * W2 + kx] *= (float)g;
+		}
+	fs_fft2d(re, im, W2, H2, 1);
+	for (size_t y = 0; y < H; y++)
+		for (size_t x = 0; x < W; x++) {
+			double v = re[y * W2 + x] / ((double)W2 * H2) + mean;
+			out->data[y * W + x] = (float)fmin(1, fmax(0, v));
+		}
+	free(re);
+	free(im);
+	return out;
+}
+
+/* --notch W: the first reading from the true centres on the screened
+ * image, on it notched, low-passed as the rule does, and on the same
+ * surface without a screen (scan blur only) */
+static void print_notch(const fs_image *img, const sem_opts *so, double wid)
+{
+	sem_opts o = *so;
+	o.halftone = 0;
+	sem_truth t;
+	fs_image *clean = sem_make_shared(&o, &t);
+	char err[128];
+	if (!clean)
+		return;
+	fs_image *nt = notched(img, so->halftone, wid);
+	fs_image *lp = fs_gaussian_blurred(img, FS_HALFTONE_LOWPASS * so->halftone, err, sizeof err);
+	if (so->scan_blur > 0)
+		(void)fs_gaussian_blur(clean, so->scan_blur, err, sizeof err);
+	for (int k = 0; k < FS_DET_SMOOTH_TRIALS; k++) {
+		double sm = fs_det_smooth_px[k];
+		printf("      notch %.3f, smooth %.1f: screened %+6.2f notched %+6.2f low-passed %+6.2f clean %+6.2f\n", wid, sm,
+		       first_at_truth(img, &t, sm), nt ? first_at_truth(nt, &t, sm) : NAN,
+		       lp ? first_at_truth(lp, &t, sm) : NAN, first_at_truth(clean, &t, sm));
+	}
+	fs_image_free(nt);
+	fs_image_free(lp);
+	fs_image_free(clean);
+	sem_truth_free(&t);
+}
+
+static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_shadow, int level, int phase, int first,
+		     double notch, int dx, int dy)
 {
 	sem_opts o;
 	sem_truth t;
@@ -144,7 +430,8 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 	o.seed += seed_add;
 	if (no_shadow)
 		o.shadow = 0;
-	fs_image *img = sem_make_shared(&o, &t);
+	int shifted = o.halftone > 0 && (dx || dy);
+	fs_image *img = shifted ? shifted_screen(&o, &t, dx < 0 ? 0 : dx, dy) : sem_make_shared(&o, &t);
 	if (!img) {
 		printf("%d: the simulator refused the scene\n", k);
 		return -1;
@@ -153,6 +440,21 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 	fs_params_default(&p);
 	fs_detect_result res;
 	char err[256];
+	if (notch < 0 && o.halftone > 0) {
+		/* --notch-detect: the whole detection on the image notched */
+		fs_image *nt = notched(img, o.halftone, -notch);
+		if (!nt) {
+			printf("%d: out of memory\n", k);
+			sem_truth_free(&t);
+			fs_image_free(img);
+			return -1;
+		}
+		double per0, q0, per1, q1;
+		if (!fs_halftone_detect(img, &per0, &q0) && !fs_halftone_detect(nt, &per1, &q1))
+			printf("      screen found: before period %.2f ratio %.0f, notched period %.2f ratio %.1f\n", per0, q0, per1, q1);
+		fs_image_free(img);
+		img = nt;
+	}
 	int rc = (outline ? fs_detect_outline : fs_detect_domes)(img, &p, 0, &res, err, sizeof err);
 	if (rc) {
 		printf("%d: %s\n", k, err);
@@ -189,6 +491,12 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 		       ok_rp ? "" : " RP");
 		if (level)
 			printf("      Lridge %7.2f Lplain %7.2f\n", lr, lpl);
+		if (phase && o.halftone > 0)
+			print_phase(&t, l, mtru, o.halftone, dx < 0 ? 0 : dx, dy);
+		if (first)
+			print_first(img, &t, o.det_azimuth);
+		if (notch > 0 && o.halftone > 0)
+			print_notch(img, &o, notch);
 	} else {
 		printf("%d: out of memory\n", k);
 	}
@@ -204,8 +512,9 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 
 int main(int argc, char **argv)
 {
-	int outline = 0, truth = 0, no_shadow = 0, level = 0, listed = 0, rc = 0;
+	int outline = 0, truth = 0, no_shadow = 0, level = 0, phase = 0, first = 0, dx = 0, dy = 0, listed = 0, rc = 0;
 	unsigned seed_add = 0;
+	double notch = 0;
 	int scenes[64];
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--outline"))
@@ -216,12 +525,27 @@ int main(int argc, char **argv)
 			no_shadow = 1;
 		else if (!strcmp(argv[i], "--level"))
 			level = 1;
+		else if (!strcmp(argv[i], "--notch") && i + 1 < argc)
+			notch = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--notch-detect") && i + 1 < argc)
+			notch = -atof(argv[++i]);
+		else if (!strcmp(argv[i], "--first"))
+			first = 1;
+		else if (!strcmp(argv[i], "--phase"))
+			phase = phase ? phase : 1;
+		else if (!strcmp(argv[i], "--screen-shift") && i + 2 < argc && atoi(argv[i + 1]) >= 0 && atoi(argv[i + 2]) >= 0) {
+			dx = atoi(argv[++i]);
+			dy = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--shift-check")) {
+			/* the shifted path at no shift: sem_make's bits (checked) */
+			dx = -1;
+		}
 		else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--no-shadow] [--level] [SCENE 0-63...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--no-shadow] [--level] [--phase] [--first] [--notch W] [--notch-detect W] [--screen-shift DX DY] [--shift-check] [SCENE 0-63...]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -235,6 +559,6 @@ int main(int argc, char **argv)
 	printf("%-5s %-4s %-4s %-4s %-3s %-4s %-3s %6s %6s %7s %7s %7s %7s %7s\n", "scene", "fill", "prof", "h/R",
 	       "ht", "az", "pit", "D%", "S%", "dist", "radii", "along", "across", "Dtrue");
 	for (int i = 0; i < listed; i++)
-		rc |= run_scene(scenes[i], seed_add, outline, truth, no_shadow, level) ? 1 : 0;
+		rc |= run_scene(scenes[i], seed_add, outline, truth, no_shadow, level, phase, first, notch, dx, dy) ? 1 : 0;
 	return rc;
 }
