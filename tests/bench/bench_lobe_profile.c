@@ -28,7 +28,8 @@
  * (h/R, fill, lean, bright cap and its exponent, seed: h37r's fits).
  * "--sets NAME [SEED_ADD [BEAM_BLUR [patch]]]" prints h38g's foot-gate
  * table instead: one row per scene of a simulated set (corner, smooth,
- * interior; fig4: the scenes below) or per paper figure (figs), with the
+ * interior; fig4: the scenes below; blur: caps and cos^2 domes in Fig4's
+ * frame under a beam blur of 1-5.5 px) or per paper figure (figs), with the
  * per-dome lobe shape statistics (shape_of), the candidate gate's score
  * and verdict, and the split base's error at 15 / 15 % and 50 / 50 %
  * beside the dome rule's (docs/paper-figures.md, h38g).
@@ -550,8 +551,9 @@ int main(int argc, char **argv)
 	 * (h38g), one row per scene of the corner / smooth / interior set
 	 * (the beam's blur replaced when BEAM_BLUR > 0; read along the true
 	 * detector azimuth, or with "patch" along the axis the figures get,
-	 * from the mean patch), per paper figure ("figs") or per Fig4-like
-	 * scene above ("fig4") */
+	 * from the mean patch), per paper figure ("figs"), per Fig4-like
+	 * scene above ("fig4") or per scene of a blur sweep in Fig4's frame
+	 * ("blur") */
 	if (argc > 2 && !strcmp(argv[1], "--sets")) {
 		printf("%-34s %4s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %7s %7s %7s\n", "image", "n", "asymB",
 		       "asymD", "wrel", "tailB", "tailD", "fadeB", "fadeD", "fp10", "ext50", "f/ext", "score", "foot", "spl15",
@@ -573,6 +575,37 @@ int main(int argc, char **argv)
 				sem_truth_free(&t);
 				fs_image_free(img);
 			}
+			return 0;
+		}
+		if (!strcmp(argv[2], "blur")) {
+			/* whether the paper figures' blur alone could draw their
+			 * lobes: sharp caps and cos^2 domes in Fig4's frame (pitch
+			 * 75, its screen), the beam's blur raised towards the
+			 * figures' fades (2.4-7.8 px, figs) */
+			static const double prof[][2] = {{0, 0.25}, {0, 0.5}, {SEM_PROFILE_SMOOTH, 0.35}};
+			static const double fills[] = {0.5, 0.73}, blurs[] = {1, 2.5, 4, 5.5};
+			for (size_t a = 0; a < 3; a++)
+				for (size_t f = 0; f < 2; f++)
+					for (size_t b = 0; b < 4; b++) {
+						sem_opts o;
+						sem_truth t;
+						char label[35];
+						sem_fig4_like(&o, prof[a][1], fills[f], 0, 0, 0);
+						o.profile = prof[a][0];
+						o.beam_blur = blurs[b];
+						o.seed = 1;
+						snprintf(label, sizeof label, "%s h%.2f f%.2f beam %.1f",
+							 a < 2 ? "cap" : "cos2", prof[a][1], fills[f], blurs[b]);
+						fs_image *img = sem_make_shared(&o, &t);
+						if (!img) {
+							printf("%s: not rendered\n", label);
+							continue;
+						}
+						run_any(label, img, &t, -65, 1);
+						fflush(stdout);
+						sem_truth_free(&t);
+						fs_image_free(img);
+					}
 			return 0;
 		}
 		if (strcmp(argv[2], "figs")) {
