@@ -26,7 +26,15 @@
  * FILTER; "--axis DEG" first forces the axis on the figures;
  * "--scene H FILL LEAN CAP POWER [SEED]" runs only that Fig4-like scene
  * (h/R, fill, lean, bright cap and its exponent, seed: h37r's fits).
- * Cost: about 0.5 s of CPU per figure, 1-3 s per scene (rendered).
+ * "--sets NAME [SEED_ADD [BEAM_BLUR [patch]]]" prints h38g's foot-gate
+ * table instead: one row per scene of a simulated set (corner, smooth,
+ * interior; fig4: the scenes below; blur: caps and cos^2 domes in Fig4's
+ * frame under a beam blur of 1-5.5 px) or per paper figure (figs), with the
+ * per-dome lobe shape statistics (shape_of), the candidate gate's score
+ * and verdict, and the split base's error at 15 / 15 % and 50 / 50 %
+ * beside the dome rule's (docs/paper-figures.md, h38g).
+ * Cost: about 0.5 s of CPU per figure, 1-3 s per scene (rendered); a
+ * whole set about 1-2 min with renders cached.
  * h37r: the bright-cap scenes (sem_opts.cap) are the first simulated
  * ones to draw Fig4's mean profile (RMS 0.065-0.069) with its centres on
  * the lit side of the middles and its loss (docs/paper-figures.md).
@@ -108,6 +116,8 @@ static int profile_at(const view *v, double cx, double cy, double g, double *pr,
 typedef struct lobes {
 	double dark, bright;           /* the extremes' values */
 	double away[NLEV], lit[NLEV];  /* outward crossings of LEV x the lobe, px from the centre */
+	double td, tb;                 /* the extremes' positions, px along the axis (+ towards the detector) */
+	double ind, inb;               /* each lobe's inner crossing of half its extreme, px along the axis */
 } lobes;
 
 /* The two lobes of a profile (np samples 0.5 px apart); 0 when both show. */
@@ -124,6 +134,19 @@ static int lobes_of(const view *v, const double *pr, int np, lobes *L)
 	L->bright = pr[ib];
 	if (!(L->dark < 0 && L->bright > 0))
 		return -1;
+	L->td = (id - c) * 0.5;
+	L->tb = (ib - c) * 0.5;
+	L->ind = L->inb = NAN;
+	for (int i = id; i + 1 < np; i++)
+		if (pr[i + 1] >= 0.5 * L->dark) {
+			L->ind = (i + (0.5 * L->dark - pr[i]) / (pr[i + 1] - pr[i]) - c) * 0.5;
+			break;
+		}
+	for (int i = ib; i > 0; i--)
+		if (pr[i - 1] <= 0.5 * L->bright) {
+			L->inb = (i - (pr[i] - 0.5 * L->bright) / (pr[i] - pr[i - 1]) - c) * 0.5;
+			break;
+		}
 	for (int k = 0; k < NLEV; k++) {
 		double ld = LEV[k] * L->dark, lb = LEV[k] * L->bright;
 		L->away[k] = L->lit[k] = NAN;
@@ -187,9 +210,115 @@ static void patch_axis(view *v, const double *cx, const double *cy, size_t n, co
 	*pbright = used ? patch[hi] / used : 0;
 }
 
+/* Shape statistics of one dome's lobes (per dome, then the image's median):
+ * none needs the centre, only the lobes' own extremes and crossings, so the
+ * rule's centre scatter does not enter them (h35a, h36d: it entered every
+ * statistic of the mean profile). */
+enum { Q_ASYM_B, Q_ASYM_D, Q_WREL, Q_TAIL_B, Q_TAIL_D, Q_FADE_B, Q_FADE_D, Q_EXT50, NQ };
+
+static void shape_of(const lobes *L, double *q)
+{
+	double lit50 = L->lit[0], lit15 = L->lit[2], away50 = -L->away[0], away15 = -L->away[2];
+	/* the lobe's inner half-width over its outer: a sine lobe (smooth foot)
+	 * is symmetric, a slope that grows to a cliff (sharp foot) is not */
+	q[Q_ASYM_B] = (L->tb - L->inb) / (lit50 - L->tb);
+	q[Q_ASYM_D] = (L->ind - L->td) / (L->td - away50);
+	/* the lobes' mean full width at half over their distance (h35a) */
+	q[Q_WREL] = 0.5 * ((lit50 - L->inb) + (L->ind - away50)) / (L->tb - L->td);
+	/* the outer tail (50 -> 15 %) over the outer half-width (extreme -> 50 %):
+	 * 0.36 on an unblurred sine, 0.65 on a Gaussian lobe, larger on a step */
+	q[Q_TAIL_B] = (lit15 - lit50) / (lit50 - L->tb);
+	q[Q_TAIL_D] = (away50 - away15) / (L->td - away50);
+	q[Q_FADE_B] = lit15 - lit50;
+	q[Q_FADE_D] = away50 - away15;
+	q[Q_EXT50] = lit50 - away50;
+}
+
+static double median_of(double *v, int n)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			v[k++] = v[i];
+	if (!k)
+		return NAN;
+	qsort(v, k, sizeof *v, cmp_double);
+	return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+static double quantile_of(double *v, int n, double f)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			v[k++] = v[i];
+	if (!k)
+		return NAN;
+	qsort(v, k, sizeof *v, cmp_double);
+	return v[(int)(f * (k - 1) + 0.5)];
+}
+
+/* The candidate gate (h38g), set between the simulator's smooth and sharp
+ * scenes (docs/paper-figures.md): score = wrel - |asymB - 1|. A sine lobe
+ * (smooth foot) is as wide as 2/3 of the lobes' distance unblurred
+ * (0.55-0.71 measured on resolved cos^2 domes) and as steep inside as
+ * outside (asymB 0.84-1.14); a sharp cap's lobe is a rim (wrel 0.11-0.52)
+ * or a slope growing to a cliff (asymB 1.18-3). Scores on the simulator,
+ * test and held-out seeds: resolved smooth >= 0.441, sharp <= 0.318.
+ * Below GATE_EXT px of 50 % extent the blur draws every dome alike (the
+ * corner scenes' 4-px domes read 6.7-9.4 px, the smallest resolved
+ * smooth domes 10.2). */
+#define GATE_EXT 10.0
+#define GATE_SCORE 0.38
+
+/* The gate table's row: the medians over the judged domes of the shape
+ * statistics, the sharpest tenth of the outer fades, and on a scene the
+ * split base's error at 15 / 15 % and 50 / 50 % and the rule's own. */
+static void brief_row(const char *label, const double *shape, double *col, const double *split, const double *truth,
+		      int m, const sem_truth *tr, const fs_detect_result *res, double P)
+{
+	double med[NQ];
+	for (int q = 0; q < NQ; q++) {
+		for (int i = 0; i < m; i++)
+			col[i] = shape[(size_t)i * NQ + q];
+		med[q] = median_of(col, m);
+	}
+	for (int i = 0; i < m; i++) {
+		col[2 * i] = shape[(size_t)i * NQ + Q_FADE_B];
+		col[2 * i + 1] = shape[(size_t)i * NQ + Q_FADE_D];
+	}
+	double p10 = quantile_of(col, 2 * m, 0.1);
+	double score = med[Q_WREL] - fabs(med[Q_ASYM_B] - 1);
+	const char *foot = !(med[Q_EXT50] >= GATE_EXT) ? "unres" : score >= GATE_SCORE ? "SMOOTH" : "sharp";
+	printf("%-34s %4d %6.2f %6.2f %6.3f %6.2f %6.2f %6.2f %6.2f %6.2f %6.1f %6.3f %6.3f %6s", label, m,
+	       med[Q_ASYM_B], med[Q_ASYM_D], med[Q_WREL], med[Q_TAIL_B], med[Q_TAIL_D], med[Q_FADE_B], med[Q_FADE_D], p10,
+	       med[Q_EXT50], 0.5 * (med[Q_FADE_B] + med[Q_FADE_D]) / med[Q_EXT50], score, foot);
+	if (tr && m) {
+		double s15 = 0, s50 = 0, ts = 0;
+		int k = 0;
+		for (int i = 0; i < m; i++)
+			if (isfinite(split[i * 8 + 2]) && isfinite(split[i * 8]))
+				s15 += split[i * 8 + 2], s50 += split[i * 8], ts += truth[i], k++;
+		sem_match_errors e;
+		double rule = NAN;
+		if (!sem_matched_errors(tr, &res->tubercles, &e) && e.sum_truth > 0)
+			rule = 100 * (e.sum_d / e.sum_truth - 1);
+		printf(" %+7.1f %+7.1f %+7.1f", k ? 100 * (s15 / ts - 1) : NAN, k ? 100 * (s50 / ts - 1) : NAN, rule);
+	} else if (m) {
+		double s15 = 0, s50 = 0;
+		int k = 0;
+		for (int i = 0; i < m; i++)
+			if (isfinite(split[i * 8 + 2]) && isfinite(split[i * 8]))
+				s15 += split[i * 8 + 2], s50 += split[i * 8], k++;
+		printf("  fill %.3f %.3f", k ? s15 / k / P : NAN, k ? s50 / k / P : NAN);
+	}
+	printf("\n");
+}
+
 /* One image: the rule's centres, the middles, the mean profile and the
- * split readings; tr (may be NULL) the truth of a scene. */
-static void run(const char *label, const fs_image *img, const sem_truth *tr, double axis_deg)
+ * split readings; tr (may be NULL) the truth of a scene. brief: one row of
+ * the foot statistics instead (h38g's gate table; no Re-measure). */
+static void run_any(const char *label, const fs_image *img, const sem_truth *tr, double axis_deg, int brief)
 {
 	char err[256];
 	int failed = 0;
@@ -213,9 +342,10 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 	double *cx = malloc((n ? n : 1) * sizeof *cx), *cy = malloc((n ? n : 1) * sizeof *cy);
 	double *split = malloc((n ? n : 1) * 8 * sizeof *split), *shift = malloc((n ? n : 1) * sizeof *shift);
 	double *truth = malloc((n ? n : 1) * sizeof *truth);
+	double *shape = malloc((n ? n : 1) * NQ * sizeof *shape), *col = malloc((n ? n : 1) * 2 * sizeof *col);
 	int np = 2 * (int)(0.7 * v.pitch / 0.5) + 1;
 	double *pr = malloc(np * sizeof *pr), mean[NT] = {0};
-	if (!b || !cx || !cy || !split || !shift || !truth || !pr) {
+	if (!b || !cx || !cy || !split || !shift || !truth || !shape || !col || !pr) {
 		snprintf(err, sizeof err, "out of memory");
 		failed = 1;
 		goto done;
@@ -264,6 +394,7 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 		for (int s = 0; s < NS; s++)
 			split[m * 8 + s] = L.lit[SPLIT[s][0]] + L.away[SPLIT[s][1]];
 		shift[m] = moved;
+		shape_of(&L, shape + (size_t)m * NQ);
 		if (tr) {
 			int k = -1;
 			double best = INFINITY;
@@ -273,6 +404,10 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 			truth[m] = tr->d[k];
 		}
 		m++;
+	}
+	if (brief) {
+		brief_row(label, shape, col, split, truth, m, tr, &res, P);
+		goto done;
 	}
 	printf("%s: pitch %.2f px, axis %.1f deg, %d of %zu domes judged", label, P, atan2(v.ay, v.ax) * 180 / M_PI,
 	       m, n);
@@ -341,6 +476,8 @@ done:
 	free(split);
 	free(shift);
 	free(truth);
+	free(shape);
+	free(col);
 	free(pr);
 	fs_image_free(b);
 	fs_scale_region_free(&reg);
@@ -354,10 +491,152 @@ fail:
 	printf("%s: failed: %s\n", label, err);
 }
 
+static void run(const char *label, const fs_image *img, const sem_truth *tr, double axis_deg)
+{
+	run_any(label, img, tr, axis_deg, 0);
+}
+
+/* the fit of h37i (lean 0.2, h/R 0.35, fill 0.84), the same centred, a
+ * lean that costs the rule Fig4's loss, and h37r's bright caps, which
+ * draw Fig4's profile and its loss with its centres on the lit side */
+static const struct fig4_scene {
+	const char *label;
+	double h, fill, lean, cap, cap_power;
+} scenes[] = {
+	{"Fig4-like scene, lean 0.2 h/R 0.35 fill 0.84", 0.35, 0.84, 0.2, 0, 0},
+	{"Fig4-like scene, centred h/R 0.35 fill 0.84", 0.35, 0.84, 0, 0, 0},
+	{"Fig4-like scene, lean 0.3 h/R 0.5 fill 0.8", 0.5, 0.8, 0.3, 0, 0},
+	{"Fig4-like scene, cap 0.15^2 h/R 0.3 fill 0.84", 0.3, 0.84, 0, 0.15, 2},
+	{"Fig4-like scene, cap 0.2^2 h/R 0.35 fill 0.84", 0.35, 0.84, 0, 0.2, 2},
+};
+/* One simulated set's rows (h38g): corner, smooth or interior scenes, the
+ * seeds moved by add (held-out: 4000), each read along its true detector
+ * azimuth. */
+static void run_set(const char *set, int add, double beam_blur, int patch)
+{
+	int nk = !strcmp(set, "corner") ? 64 : !strcmp(set, "smooth") ? SEM_SMOOTH_SCENES : SEM_INTERIOR_SCENES;
+	for (int k = 0; k < nk; k++) {
+		sem_opts o;
+		sem_truth t;
+		char label[64];
+		if (!strcmp(set, "corner"))
+			sem_corner_scene(k, &o);
+		else if (!strcmp(set, "smooth"))
+			sem_smooth_scene(k, &o);
+		else
+			sem_interior_scene(k, &o);
+		o.seed += (unsigned)add;
+		if (beam_blur > 0)
+			o.beam_blur = beam_blur;
+		snprintf(label, sizeof label, "%s %d f%.2f %s h%.2f s%g a%.0f p%.0f", set, k, o.fill,
+			 o.profile == SEM_PROFILE_SMOOTH ? "cos2" : o.profile == 0 ? "sph" : "flat", o.h_over_r,
+			 o.halftone, o.det_azimuth * 180 / M_PI, o.pitch);
+		fs_image *img = sem_make_shared(&o, &t);
+		if (!img) {
+			printf("%s: not rendered\n", label);
+			continue;
+		}
+		run_any(label, img, &t, patch ? NAN : o.det_azimuth * 180 / M_PI, 1);
+		fflush(stdout);
+		sem_truth_free(&t);
+		fs_image_free(img);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	double axis = NAN;
 	int a = 1;
+	/* --sets NAME [SEED_ADD [BEAM_BLUR [patch]]]: the foot gate's table
+	 * (h38g), one row per scene of the corner / smooth / interior set
+	 * (the beam's blur replaced when BEAM_BLUR > 0; read along the true
+	 * detector azimuth, or with "patch" along the axis the figures get,
+	 * from the mean patch), per paper figure ("figs"), per Fig4-like
+	 * scene above ("fig4") or per scene of a blur sweep in Fig4's frame
+	 * ("blur") */
+	if (argc > 2 && !strcmp(argv[1], "--sets")) {
+		printf("%-34s %4s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %6s %7s %7s %7s\n", "image", "n", "asymB",
+		       "asymD", "wrel", "tailB", "tailD", "fadeB", "fadeD", "fp10", "ext50", "f/ext", "score", "foot", "spl15",
+		       "spl50", "rule");
+		if (!strcmp(argv[2], "fig4")) {
+			for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
+				sem_opts o;
+				sem_truth t;
+				char label[35];
+				sem_fig4_like(&o, scenes[i].h, scenes[i].fill, scenes[i].lean, scenes[i].cap,
+					      scenes[i].cap_power);
+				snprintf(label, sizeof label, "%.34s", scenes[i].label + strlen("Fig4-like scene, "));
+				fs_image *img = sem_make_shared(&o, &t);
+				if (!img) {
+					printf("%s: not rendered\n", label);
+					continue;
+				}
+				run_any(label, img, &t, -65, 1);
+				sem_truth_free(&t);
+				fs_image_free(img);
+			}
+			return 0;
+		}
+		if (!strcmp(argv[2], "blur")) {
+			/* whether the paper figures' blur alone could draw their
+			 * lobes: sharp caps and cos^2 domes in Fig4's frame (pitch
+			 * 75, its screen), the beam's blur raised towards the
+			 * figures' fades (2.4-7.8 px, figs) */
+			static const double prof[][2] = {{0, 0.25}, {0, 0.5}, {SEM_PROFILE_SMOOTH, 0.35}};
+			static const double fills[] = {0.5, 0.73}, blurs[] = {1, 2.5, 4, 5.5};
+			for (size_t a = 0; a < 3; a++)
+				for (size_t f = 0; f < 2; f++)
+					for (size_t b = 0; b < 4; b++) {
+						sem_opts o;
+						sem_truth t;
+						char label[35];
+						sem_fig4_like(&o, prof[a][1], fills[f], 0, 0, 0);
+						o.profile = prof[a][0];
+						o.beam_blur = blurs[b];
+						o.seed = 1;
+						snprintf(label, sizeof label, "%s h%.2f f%.2f beam %.1f",
+							 a < 2 ? "cap" : "cos2", prof[a][1], fills[f], blurs[b]);
+						fs_image *img = sem_make_shared(&o, &t);
+						if (!img) {
+							printf("%s: not rendered\n", label);
+							continue;
+						}
+						run_any(label, img, &t, -65, 1);
+						fflush(stdout);
+						sem_truth_free(&t);
+						fs_image_free(img);
+					}
+			return 0;
+		}
+		if (strcmp(argv[2], "figs")) {
+			run_set(argv[2], argc > 3 ? atoi(argv[3]) : 0, argc > 4 ? atof(argv[4]) : 0,
+				argc > 5 && !strcmp(argv[5], "patch"));
+			return 0;
+		}
+		static const char *all[] = {"P1_Fig1_Lepidotes_elvensis_4.78um.tif", "P1_Fig2_Polypterus_bichir_2.63um.tif",
+					    "P1_Fig3_Lepisosteus_osseus_3.79um.tif",
+					    "P1_Fig4_Atractosteus_simplex_7.07um.tif",
+					    "P1_Fig6_Lepisosteidae_indet_Bolivia_4.50um.tif",
+					    "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif",
+					    "P2_Fig1e_Polypterus_delhezi_2.19um.tif",
+					    "P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif",
+					    "P3_Fig4_Obaichthys_laevis_5.0um.tif"};
+		for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+			char path[256];
+			snprintf(path, sizeof path, "tests/fixtures/paper/%s", all[i]);
+			fs_image *img = fixture_image(path);
+			if (!img) {
+				printf("%s: cannot be read\n", all[i]);
+				continue;
+			}
+			char label[35];
+			snprintf(label, sizeof label, "%.34s", all[i]);
+			run_any(label, img, NULL, NAN, 1);
+			fflush(stdout);
+			fs_image_free(img);
+		}
+		return 0;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--axis")) {
 		axis = atof(argv[2]);
 		a = 3;
@@ -398,19 +677,6 @@ int main(int argc, char **argv)
 		run(figs[i], img, NULL, axis);
 		fs_image_free(img);
 	}
-	/* the fit of h37i (lean 0.2, h/R 0.35, fill 0.84), the same centred, a
-	 * lean that costs the rule Fig4's loss, and h37r's bright caps, which
-	 * draw Fig4's profile and its loss with its centres on the lit side */
-	static const struct {
-		const char *label;
-		double h, fill, lean, cap, cap_power;
-	} scenes[] = {
-		{"Fig4-like scene, lean 0.2 h/R 0.35 fill 0.84", 0.35, 0.84, 0.2, 0, 0},
-		{"Fig4-like scene, centred h/R 0.35 fill 0.84", 0.35, 0.84, 0, 0, 0},
-		{"Fig4-like scene, lean 0.3 h/R 0.5 fill 0.8", 0.5, 0.8, 0.3, 0, 0},
-		{"Fig4-like scene, cap 0.15^2 h/R 0.3 fill 0.84", 0.3, 0.84, 0, 0.15, 2},
-		{"Fig4-like scene, cap 0.2^2 h/R 0.35 fill 0.84", 0.35, 0.84, 0, 0.2, 2},
-	};
 	for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
 		if (only && !strstr(scenes[i].label, only))
 			continue;
