@@ -52,7 +52,10 @@
  * three readings to no blur as a bias linear in sigma and as a + b sigma
  * + c sigma^2 (the rule assumes sigma^2 alone: a step on a smooth signal;
  * a bright line at the base, blurred, moves the steepest point by a
- * fraction of sigma). --formation prints the formation fit
+ * fraction of sigma), and the screened path's ridge reader
+ * (fs_dome_measure_base_ridge: a rim read as a band whose outer flank
+ * lies beyond the base) on the same image and on the +1 px one,
+ * extrapolated as the level. --formation prints the formation fit
  * (fs_dome_fit_image) at the true centres and pitch: the dome a
  * correction derived from the formation would be told of.
  * Prints, asserts nothing.
@@ -81,6 +84,8 @@ typedef struct acc {
 	double l1, raw, l0; /* sums of L1 - R, of the coarse polygon's mean - R and of L0 - R */
 	double s1, s2, sv, sr; /* h32e's extrapolation: sums of L1, L2, the blur's variance, R */
 	double s3; /* the third reading's sum (blurred by 2 x FS_DET_BASE_EXTRA_BLUR more) */
+	double g1, g2, gr; /* the ridge reader's (fs_dome_measure_base_ridge) sums on meas and b2, of R */
+	size_t ng;
 	size_t nx;
 	size_t nl;
 	double prof[NR][NPROF];
@@ -260,6 +265,19 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 				A->sr += R;
 				A->nx++;
 			}
+			/* the screened path's ridge reader on the same image: a rim
+			 * read as a band whose outer flank lies beyond the base */
+			fs_tubercle g, g2;
+			memset(&g, 0, sizeof g);
+			memset(&g2, 0, sizeof g2);
+			if (b2 && !fs_dome_measure_base_ridge(meas, t.x[j], t.y[j], FS_DOME_R0 * mr, FS_DOME_R1 * mr, &g) &&
+			    !fs_dome_measure_base_ridge(b2, t.x[j], t.y[j], FS_DOME_R0 * mr, FS_DOME_R1 * mr, &g2) &&
+			    g.radius_px > 0 && g2.radius_px > 0) {
+				A->g1 += g.radius_px;
+				A->g2 += g2.radius_px;
+				A->gr += R;
+				A->ng++;
+			}
 			A->l1 += l1 - R;
 			A->raw += sum / NR;
 			A->nl++;
@@ -320,9 +338,16 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 			/* Lagrange through (q1, m1), (q2, m2), (q3, m3) at 0 */
 			double quad = m1 * q2 * q3 / ((q1 - q2) * (q1 - q3)) + m2 * q1 * q3 / ((q2 - q1) * (q2 - q3)) +
 				      m3 * q1 * q2 / ((q3 - q1) * (q3 - q2));
-			printf("%-3s %4s %5s sigma %.3f: L1 %5.2f%% L2 %5.2f%% L3 %5.2f%% | linear in sigma %5.2f%% | a+b s+c s^2 %5.2f%%\n",
+			printf("%-3s %4s %5s sigma %.3f: L1 %5.2f%% L2 %5.2f%% L3 %5.2f%% | linear in sigma %5.2f%% | a+b s+c s^2 %5.2f%%",
 			       "", "", "", q1, 100 * (m1 - mR) / mR, 100 * (m2 - mR) / mR, 100 * (m3 - mR) / mR,
 			       100 * (lin - mR) / mR, 100 * (quad - mR) / mR);
+			/* the ridge reader, and extrapolated as the rule's level */
+			if (A->ng) {
+				double gc = (A->g2 / A->g1 - 1) * v / (FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR);
+				printf(" | ridge %5.2f%% (+1 px %5.2f%%) extrapolated %5.2f%%", 100 * (A->g1 - A->gr) / A->gr,
+				       100 * (A->g2 - A->gr) / A->gr, 100 * (A->g1 * (1 - gc) - A->gr) / A->gr);
+			}
+			printf("\n");
 		}
 		if (profile) {
 			double norm = 0;
