@@ -36,7 +36,7 @@
  * angle from the detector).
  *
  * Usage: bench_rim_rays [--seed-add N] [--no-shadow] [--no-edge]
- * [--profile] [--per-dome] [SCENE...] (default 39 55; SEM_SCENE_CACHE
+ * [--profile] [--per-dome] [--beam-blur S] [--formation] [SCENE...] (default 39 55; SEM_SCENE_CACHE
  * shares renders). --no-shadow / --no-edge render the same scene and
  * seed without the simulator's cast shadow / edge brightening.
  * --per-dome prints each counted dome's L1 - R and sectors. --profile
@@ -44,6 +44,20 @@
  * the mean signed radial derivative of the measurement image (over its
  * largest magnitude) at r - R = -4..+4 px every 0.5: where each side's
  * step lies and what shape it has.
+ * h38j: --beam-blur S renders the scene with the simulator's beam blur
+ * sigma S px instead of its default 0.8, to tell a bias that grows with
+ * the blur (which the level's extrapolation should remove) from one the
+ * image has at any blur. A third line per scene reads the level once more
+ * on the image blurred by 2 x FS_DET_BASE_EXTRA_BLUR and extrapolates the
+ * three readings to no blur as a bias linear in sigma and as a + b sigma
+ * + c sigma^2 (the rule assumes sigma^2 alone: a step on a smooth signal;
+ * a bright line at the base, blurred, moves the steepest point by a
+ * fraction of sigma), and the screened path's ridge reader
+ * (fs_dome_measure_base_ridge: a rim read as a band whose outer flank
+ * lies beyond the base) on the same image and on the +1 px one,
+ * extrapolated as the level. --formation prints the formation fit
+ * (fs_dome_fit_image) at the true centres and pitch: the dome a
+ * correction derived from the formation would be told of.
  * Prints, asserts nothing.
  */
 #include <math.h>
@@ -53,6 +67,7 @@
 
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_methods.h"
+#include "analysis/dome_fit.h"
 #include "analysis/dome_measure.h"
 #include "analysis/params.h"
 #include "analysis/preprocess.h"
@@ -68,6 +83,9 @@ typedef struct acc {
 	size_t n;
 	double l1, raw, l0; /* sums of L1 - R, of the coarse polygon's mean - R and of L0 - R */
 	double s1, s2, sv, sr; /* h32e's extrapolation: sums of L1, L2, the blur's variance, R */
+	double s3; /* the third reading's sum (blurred by 2 x FS_DET_BASE_EXTRA_BLUR more) */
+	double g1, g2, gr; /* the ridge reader's (fs_dome_measure_base_ridge) sums on meas and b2, of R */
+	size_t ng;
 	size_t nx;
 	size_t nl;
 	double prof[NR][NPROF];
@@ -145,12 +163,15 @@ static void sectors(const double *v, double *out)
 		out[s] /= NR / NS;
 }
 
-static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int profile, int per_dome)
+static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int profile, int per_dome, double beam,
+		     int formation)
 {
 	sem_opts o;
 	sem_truth t;
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
+	if (beam >= 0)
+		o.beam_blur = beam;
 	if (no_shadow)
 		o.shadow = 0;
 	if (no_edge)
@@ -177,6 +198,7 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 	/* the second reading's image (detect_base_fit.c: the level extrapolated
 	 * to no blur) */
 	fs_image *b2 = fs_gaussian_blurred(meas, FS_DET_BASE_EXTRA_BLUR, err, sizeof err);
+	fs_image *b3 = fs_gaussian_blurred(meas, 2 * FS_DET_BASE_EXTRA_BLUR, err, sizeof err);
 	double step = rule_step(FS_DOME_R1 * mr);
 	double az = o.det_azimuth, meanR = 0;
 	for (size_t j = 0; A && j < t.n; j++) {
@@ -233,17 +255,47 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 			A->l0 += tb.radius_px - R;
 			int e2;
 			double v2, l2 = b2 ? fs_det_base_level_blur(b2, t.x[j], t.y[j], mr, 1, &e2, &v2, NULL) : NAN;
-			if (isfinite(l2) && !e2 && var > 0) {
+			int e3;
+			double v3, l3 = b3 ? fs_det_base_level_blur(b3, t.x[j], t.y[j], mr, 1, &e3, &v3, NULL) : NAN;
+			if (isfinite(l2) && !e2 && isfinite(l3) && !e3 && var > 0) {
+				A->s3 += l3;
 				A->s1 += l1;
 				A->s2 += l2;
 				A->sv += var;
 				A->sr += R;
 				A->nx++;
 			}
+			/* the screened path's ridge reader on the same image: a rim
+			 * read as a band whose outer flank lies beyond the base */
+			fs_tubercle g, g2;
+			memset(&g, 0, sizeof g);
+			memset(&g2, 0, sizeof g2);
+			if (b2 && !fs_dome_measure_base_ridge(meas, t.x[j], t.y[j], FS_DOME_R0 * mr, FS_DOME_R1 * mr, &g) &&
+			    !fs_dome_measure_base_ridge(b2, t.x[j], t.y[j], FS_DOME_R0 * mr, FS_DOME_R1 * mr, &g2) &&
+			    g.radius_px > 0 && g2.radius_px > 0) {
+				A->g1 += g.radius_px;
+				A->g2 += g2.radius_px;
+				A->gr += R;
+				A->ng++;
+			}
 			A->l1 += l1 - R;
 			A->raw += sum / NR;
 			A->nl++;
 		}
+	}
+	if (formation) {
+		/* the formation fit (dome_fit.c) at the true centres on the
+		 * source image and the true pitch: what a correction derived from
+		 * the formation would know of this scene's dome */
+		fs_dome_fit f;
+		char ferr[256];
+		if (fs_dome_fit_image(fimg ? fimg : img, t.x, t.y, t.n, t.pitch, NULL, &f, ferr, sizeof ferr))
+			printf("%-3d formation: %s\n", k, ferr);
+		else
+			printf("%-3d formation: fill %.3f h/R %.2f profile %.2f blur %.2f px azimuth %.0f deg elevation %.0f deg "
+			       "side %.2f edge %.2f shadow %.2f R^2 %.3f (true fill %.2f h/R %.2f profile %.0f)\n",
+			       k, f.fill, f.h_over_r, f.profile, f.blur_px, f.azimuth * 180 / M_PI, f.elevation * 180 / M_PI,
+			       f.side, f.edge, f.shadow, f.quality, o.fill, o.h_over_r, o.profile);
 	}
 	if (A && A->n) {
 		double n = (double)A->n, sc[NS], sf[NS], mc[NR], mf[NR], m0 = 0, a1 = 0, a2 = 0, f0 = 0;
@@ -273,6 +325,30 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 				    : NAN;
 		printf(" | m0 %6.3f (%5.2f%%) | L1 extrapolated %5.2f%% (x %.4f)\n", f0, 100 * f0 / meanR,
 		       100 * (A->s1 * (1 - corr) - A->sr) / A->sr, 1 - corr);
+		if (A->nx) {
+			/* the same readings extrapolated as a bias linear in the blur's
+			 * sigma (a bright line at the base, blurred, moves the steepest
+			 * point by a fraction of sigma), and as a + b sigma + c sigma^2
+			 * through the third reading */
+			double nx = (double)A->nx, v = A->sv / nx, q1 = sqrt(v);
+			double q2 = sqrt(v + FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR);
+			double q3 = sqrt(v + 4 * FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR);
+			double m1 = A->s1 / nx, m2 = A->s2 / nx, m3 = A->s3 / nx, mR = A->sr / nx;
+			double lin = m1 - (m2 - m1) * q1 / (q2 - q1);
+			/* Lagrange through (q1, m1), (q2, m2), (q3, m3) at 0 */
+			double quad = m1 * q2 * q3 / ((q1 - q2) * (q1 - q3)) + m2 * q1 * q3 / ((q2 - q1) * (q2 - q3)) +
+				      m3 * q1 * q2 / ((q3 - q1) * (q3 - q2));
+			printf("%-3s %4s %5s sigma %.3f: L1 %5.2f%% L2 %5.2f%% L3 %5.2f%% | linear in sigma %5.2f%% | a+b s+c s^2 %5.2f%%",
+			       "", "", "", q1, 100 * (m1 - mR) / mR, 100 * (m2 - mR) / mR, 100 * (m3 - mR) / mR,
+			       100 * (lin - mR) / mR, 100 * (quad - mR) / mR);
+			/* the ridge reader, and extrapolated as the rule's level */
+			if (A->ng) {
+				double gc = (A->g2 / A->g1 - 1) * v / (FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR);
+				printf(" | ridge %5.2f%% (+1 px %5.2f%%) extrapolated %5.2f%%", 100 * (A->g1 - A->gr) / A->gr,
+				       100 * (A->g2 - A->gr) / A->gr, 100 * (A->g1 * (1 - gc) - A->gr) / A->gr);
+			}
+			printf("\n");
+		}
 		if (profile) {
 			double norm = 0;
 			for (int q = 0; q < NR; q++)
@@ -289,6 +365,7 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 	}
 	free(A);
 	fs_image_free(b2);
+	fs_image_free(b3);
 	fs_image_free(meas);
 	fs_image_free(fimg);
 	fs_image_free(img);
@@ -298,7 +375,8 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 
 int main(int argc, char **argv)
 {
-	int no_shadow = 0, no_edge = 0, profile = 0, per_dome = 0, listed = 0, rc = 0;
+	int no_shadow = 0, no_edge = 0, profile = 0, per_dome = 0, formation = 0, listed = 0, rc = 0;
+	double beam = -1;
 	unsigned seed_add = 0;
 	int scenes[64];
 	for (int i = 1; i < argc; i++) {
@@ -310,12 +388,17 @@ int main(int argc, char **argv)
 			profile = 1;
 		else if (!strcmp(argv[i], "--per-dome"))
 			per_dome = 1;
+		else if (!strcmp(argv[i], "--formation"))
+			formation = 1;
+		else if (!strcmp(argv[i], "--beam-blur") && i + 1 < argc)
+			beam = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--seed-add N] [--no-shadow] [--no-edge] [--profile] [--per-dome] [SCENE 0-63...]\n",
+			fprintf(stderr, "usage: %s [--seed-add N] [--no-shadow] [--no-edge] [--profile] [--per-dome] [--beam-blur S] "
+				"[--formation] [SCENE 0-63...]\n",
 				argv[0]);
 			return 2;
 		}
@@ -324,6 +407,8 @@ int main(int argc, char **argv)
 		scenes[listed++] = 39;
 		scenes[listed++] = 55;
 	}
+	if (beam >= 0)
+		printf("simulator beam blur sigma %.2f px\n", beam);
 	printf("level rays from the TRUE centres, seeds +%u%s%s: pick - R (px) by 45-degree sector from the detector "
 	       "(0 facing it, 4 away); coarse = the rule's sample step, fine = 0.05 px\n",
 	       seed_add, no_shadow ? ", no cast shadow" : "", no_edge ? ", no edge brightening" : "");
@@ -332,6 +417,6 @@ int main(int argc, char **argv)
 		printf(" %6d", 45 * s);
 	printf("\n");
 	for (int i = 0; i < listed; i++)
-		rc |= run_scene(scenes[i], seed_add, no_shadow, no_edge, profile, per_dome) ? 1 : 0;
+		rc |= run_scene(scenes[i], seed_add, no_shadow, no_edge, profile, per_dome, beam, formation) ? 1 : 0;
 	return rc;
 }
