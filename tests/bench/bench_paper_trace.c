@@ -1,0 +1,551 @@
+/*
+ * bench_paper_trace.c - which step of the dome rule sets a paper figure's
+ * D (issue 13 section 4, docs/paper-figures.md section h38i).
+ *
+ * Why: the dome rule's last step (fs_det_size_domes_list at detection's
+ * final centres) sizes every dome at once - the formation fitted at the
+ * centres (detect_offset.h), the templates made at the base rule's median
+ * fill (dome_base_fit.h: a coarse pick among five fills, 0.70-1.30 of
+ * that median, then a fine grid about the pick), each dome fitted, and
+ * the image's level from the base rule's readings unless most of them lie
+ * on no step of the image (base_step.h, h36g), when the templates' own
+ * sizes stand. A figure whose fill is far from the published one can be
+ * wrong at any of these, and the rule keeps none of its intermediate
+ * values (fs_det_base_fit_apply is called with no report). This runs
+ * detection under both rules (as test_paper_images does:
+ * fs_detect_rule_in_region, the automatic scale region), then the last
+ * step again at the dome rule's final centres with Re-measure's
+ * arguments (fs_meas.given 1; on a figure without a halftone screen the
+ * same sizes, which the "replica" line checks dome by dome), and prints
+ * what each step decided:
+ *   - both rules: count, sized, pitch, mean D / pitch, the fill
+ *     D / (D + S) of the statistics, and the per-dome D / pitch at the
+ *     10/25/50/75/90 % quantiles; how many of each rule's centres the
+ *     other found within 0.25 pitch (what one rule sees that the other
+ *     does not);
+ *   - the formation: R^2, the common offset (px and / pitch), the dome
+ *     (h/R, profile, shadow elevation, azimuth), the halftone;
+ *   - the templates: the base rule's median fill, the coarse window and
+ *     where its pick landed (low edge, inside, high edge: h37p's
+ *     instrument), the fine grid;
+ *   - the level: readings used, pinned, on no step (FS_BASE_STEP_MIN),
+ *     the scale s (1 when the no-step branch fires) and the level's
+ *     readings' and the fitted sizes' D / pitch quantiles;
+ *   - where detection's mean D comes from: the final D / pitch of the
+ *     domes the template fit sized and of those it could not (they keep
+ *     their own first reading, or the image's size where it is pinned);
+ *   - with --domes, one line per dome (centre, first reading, level
+ *     reading, its step contrast and pin, fitted and final D / pitch);
+ *   - with --fill0 F, the templates made with their window centred at
+ *     fill F instead of the base rule's median (h37p's test: whether the
+ *     fitted sizes follow the window or find a fill of their own); the
+ *     replica line then counts how far detection's sizes moved.
+ * With --png DIR each figure's overlays under both rules are written as
+ * DIR/<figure>_dome.png and _outline.png (the CLI's renderer; ids shown),
+ * with the figure alone as _image.png, all enlarged 3 times.
+ *
+ * --crop DX DY: the figure cropped by DX px at the left and DY at the top
+ * first (bench_detect_domes --shift's one-pixel crops, step by step).
+ *
+ * The trace repeats fs_det_measure_domes_at / fs_det_base_fit_apply's
+ * steps for given centres without a halftone screen (the paper figures
+ * have none): a change to those steps must be made here too, and the
+ * replica line (main 4dc570e: every size equal on all nine figures) is
+ * what shows that it was.
+ *
+ * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--crop DX DY]
+ * [FILTER] (default the three P2 figures: FILTER "P2_"; any substring of
+ * a fixture's name). Asserts nothing.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/base_step.h"
+#include "analysis/detect.h"
+#include "analysis/detect_base_fit.h"
+#include "analysis/detect_methods.h"
+#include "analysis/detect_offset.h"
+#include "analysis/dome_base_fit.h"
+#include "analysis/dome_measure.h"
+#include "analysis/dome_signal.h"
+#include "analysis/graph.h"
+#include "analysis/measurement.h"
+#include "analysis/metrics.h"
+#include "analysis/preprocess.h"
+#include "base/sorting.h"
+#include "image/image_io.h"
+#include "image/image_transform.h"
+#include "image/render.h"
+
+static const char *const paper[] = {
+	"P1_Fig1_Lepidotes_elvensis_4.78um.tif",
+	"P1_Fig2_Polypterus_bichir_2.63um.tif",
+	"P1_Fig3_Lepisosteus_osseus_3.79um.tif",
+	"P1_Fig4_Atractosteus_simplex_7.07um.tif",
+	"P1_Fig6_Lepisosteidae_indet_Bolivia_4.50um.tif",
+	"P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif",
+	"P2_Fig1e_Polypterus_delhezi_2.19um.tif",
+	"P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif",
+	"P3_Fig4_Obaichthys_laevis_5.0um.tif",
+};
+
+/* dome_base_fit.c's template window (set_fills): fills scale x fc, fc
+ * capped at 0.85, kept in [0.05, 0.96]; the coarse step is three of the
+ * fine 0.05 */
+#define TPL_CAP 0.85
+#define TPL_LO 0.70
+#define TPL_STEP 0.05
+#define TPL_FMIN 0.05
+#define TPL_FMAX 0.96
+
+static int window(double fc, double step, double *out)
+{
+	fc = fmin(fc, TPL_CAP);
+	int n = 0;
+	for (int k = 0; TPL_LO + step * k <= 2 - TPL_LO + 1e-9 && n < 16; k++) {
+		double f = fc * (TPL_LO + step * k);
+		if (f >= TPL_FMIN && f <= TPL_FMAX)
+			out[n++] = f;
+	}
+	return n;
+}
+
+/* The coarse fill the templates were picked at: the coarse window's fill
+ * whose fine grid is the templates' (-1 when none matches). */
+static int coarse_pick(double fill0, const fs_dome_tpl *t, double *coarse, int *nc)
+{
+	*nc = window(fill0, 3 * TPL_STEP, coarse);
+	for (int i = 0; i < *nc; i++) {
+		double fine[16];
+		int nf = window(coarse[i], TPL_STEP, fine);
+		if (nf == t->nk && fabs(fine[0] - t->fill[0]) < 1e-12 && fabs(fine[nf - 1] - t->fill[nf - 1]) < 1e-12)
+			return i;
+	}
+	return -1;
+}
+
+/* The 10/25/50/75/90 % quantiles of v[0..n) (sorted in place) times k. */
+static void quantiles(const char *label, double *v, size_t n, double k)
+{
+	printf("    %-34s n %3zu", label, n);
+	if (!n) {
+		printf("\n");
+		return;
+	}
+	qsort(v, n, sizeof *v, fs_cmp_double);
+	static const double q[] = {0.10, 0.25, 0.50, 0.75, 0.90};
+	for (int i = 0; i < 5; i++)
+		printf("  q%02.0f %.3f", 100 * q[i], k * v[(size_t)(q[i] * (double)(n - 1) + 0.5)]);
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	printf("  mean %.3f\n", k * s / (double)n);
+}
+
+/* One rule's line and its per-dome D / pitch quantiles; the fill of the
+ * statistics (as test_paper_images reads it). */
+static void rule_line(const char *rule, fs_detect_result *r, double pitch, int w, int h)
+{
+	fs_params p;
+	fs_params_default(&p);
+	fs_edge_list e = {0};
+	fs_stats st;
+	memset(&st, 0, sizeof st);
+	char err[256];
+	double fill = NAN;
+	if (!fs_graph_build(&r->tubercles, p.neighbor_graph, p.cull_long_edges, p.cull_factor, &e, err, sizeof err) &&
+	    !fs_stats_compute(&r->tubercles, &e, 1.0, NULL, w, h, &st))
+		fill = st.size_pitch_ratio;
+	fs_edge_list_free(&e);
+	double *d = malloc((r->tubercles.n + 1) * sizeof *d);
+	size_t m = 0;
+	for (size_t i = 0; d && i < r->tubercles.n; i++)
+		if (isfinite(r->tubercles.items[i].radius_px))
+			d[m++] = 2 * r->tubercles.items[i].radius_px;
+	double s = 0;
+	for (size_t i = 0; i < m; i++)
+		s += d[i];
+	printf("  %-7s %3zu tubercles (%3zu sized), pitch %6.2f px, mean D %6.2f px, D / pitch %.3f, fill D/(D+S) %.3f\n",
+	       rule, r->tubercles.n, m, r->pitch_px, m ? s / (double)m : NAN, m ? s / (double)m / pitch : NAN, fill);
+	if (d)
+		quantiles("D / pitch", d, m, 1 / pitch);
+	free(d);
+}
+
+/* How many of a's centres have one of b's within tol px. */
+static size_t matched(const fs_tubercle_list *a, const fs_tubercle_list *b, double tol)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t j = 0; j < b->n; j++)
+			if (hypot(a->items[i].centroid_x - b->items[j].centroid_x,
+				  a->items[i].centroid_y - b->items[j].centroid_y) <= tol) {
+				n++;
+				break;
+			}
+	return n;
+}
+
+#define ZOOM 3
+
+static void write_png(const char *dir, const char *fig, const char *rule, const fs_image *img,
+		      const fs_tubercle_list *t)
+{
+	char path[512], err[256];
+	char base[128];
+	const char *ext = strstr(fig, ".tif");
+	snprintf(base, sizeof base, "%.*s", ext ? (int)(ext - fig) : (int)strlen(fig), fig);
+	snprintf(path, sizeof path, "%s/%s_%s.png", dir, base, rule);
+	fs_render_opts o;
+	fs_render_opts_default(&o);
+	o.show_edges = 0;
+	o.show_ids = 1;
+	fs_rgb rgb = {0};
+	unsigned char *z = NULL;
+	int rc = fs_render_overlay(img, t, NULL, &o, &rgb, err, sizeof err);
+	/* the figures are 300-450 px wide: enlarged ZOOM times (nearest
+	 * pixel) so a dome's foot can be told from its cap when looked at */
+	if (!rc && !(z = malloc((size_t)rgb.width * rgb.height * 3 * ZOOM * ZOOM))) {
+		snprintf(err, sizeof err, "out of memory");
+		rc = -1;
+	}
+	for (int y = 0; !rc && y < rgb.height * ZOOM; y++)
+		for (int x = 0; x < rgb.width * ZOOM; x++)
+			memcpy(z + 3 * ((size_t)y * rgb.width * ZOOM + x),
+			       rgb.data + 3 * ((size_t)(y / ZOOM) * rgb.width + x / ZOOM), 3);
+	if (rc || fs_png_write_rgb(path, z, rgb.width * ZOOM, rgb.height * ZOOM, err, sizeof err))
+		printf("  %s: %s\n", path, err);
+	else
+		printf("  overlay %s\n", path);
+	free(z);
+	fs_rgb_free(&rgb);
+}
+
+/* The last step again at the dome rule's final centres (see the header):
+ * fs_det_measure_domes_at and fs_det_base_fit_apply with m->given 1,
+ * their values kept. Returns 0, 1 when a step stops it (said why). */
+static double force_fill0; /* --fill0: the templates' window centred there (0: the rule's) */
+
+static int trace_last_step(const fs_image *img, const fs_detect_result *dres, int domes)
+{
+	const fs_tubercle_list *tl = &dres->tubercles;
+	double pitch = dres->pitch_px, max_r = 0.6 * pitch;
+	char err[256];
+	fs_params p;
+	fs_params_default(&p);
+	fs_image *mimg = NULL, *fimg = img->bits ? fs_image_to_float(img) : NULL;
+	if (fs_detect_measure_image(fimg ? fimg : img, &p, pitch >= 40 ? 1.0 : 0.5, &mimg, err, sizeof err)) {
+		printf("  measurement image: %s\n", err);
+		fs_image_free(fimg);
+		return 1;
+	}
+	fs_meas m = {.img = mimg, .f = 1, .width = img->width, .height = img->height, .dome = 1, .given = 1};
+	size_t n = tl->n;
+	fs_cand_list c = {0};
+	c.items = calloc(n + 1, sizeof *c.items);
+	fs_measured *res = calloc(n + 1, sizeof *res);
+	double *level_at = calloc(n + 1, sizeof *level_at), *level_var = calloc(n + 1, sizeof *level_var);
+	double *first = calloc(n + 1, sizeof *first);
+	int *level_edge = calloc(n + 1, sizeof *level_edge);
+	c.n = c.cap = n;
+	for (size_t i = 0; i < n; i++)
+		c.items[i] = (fs_cand){tl->items[i].centroid_x, tl->items[i].centroid_y, 0, 0.5 * max_r};
+	/* the first readings (fs_det_measure_domes_at) */
+	for (size_t i = 0; i < n; i++) {
+		double x = (c.items[i].x + 0.5) / 1.0 - 0.5, y = (c.items[i].y + 0.5) / 1.0 - 0.5, v = NAN;
+		int rc = fs_dome_measure_base_blur(mimg, x, y, FS_DOME_R0 * max_r, FS_DOME_R1 * max_r, &res[i].t,
+						   &res[i].edge, &v);
+		res[i].ok = rc == 0;
+		first[i] = rc == 0 && res[i].t.fit_quality >= 0.45 ? 2 * res[i].t.radius_px / pitch : NAN;
+		level_at[i] = x == c.items[i].x && y == c.items[i].y
+				      ? fs_det_base_level_value(rc, &res[i].t, res[i].edge, v, &level_edge[i], &level_var[i])
+				      : -1;
+		res[i].t.centroid_x = c.items[i].x;
+		res[i].t.centroid_y = c.items[i].y;
+	}
+	fs_det_offset off;
+	memset(&off, 0, sizeof off);
+	int rc = 1;
+	fs_det_base_plan pl;
+	memset(&pl, 0, sizeof pl);
+	fs_dome_tpl t;
+	memset(&t, 0, sizeof t);
+	double *fr = NULL;
+	int *le = NULL;
+	if (fs_det_offset_correct_period(&m, &c, max_r, 0, -1, res, &off)) {
+		printf("  formation: out of memory\n");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		res[i].t.centroid_x = c.items[i].x;
+		res[i].t.centroid_y = c.items[i].y;
+	}
+	const fs_dome_fit *f = &off.fit;
+	printf("  formation: fitted %d, R^2 %.3f, offset (%.2f, %.2f) px = %.3f pitch, h/R %.2f, profile %.1f, "
+	       "shadow elevation %.0f deg, azimuth %.0f deg, blur %.2f px, fill %.3f, halftone %.2f, %zu patches\n",
+	       off.fitted, off.quality, off.dx, off.dy, hypot(off.dx, off.dy) / pitch, f->h_over_r, f->profile,
+	       f->elevation * 180 / M_PI, f->azimuth * 180 / M_PI, f->blur_px, f->fill, f->halftone, f->n_used);
+	if (!off.fitted) {
+		printf("  formation not fitted: the first readings stand\n");
+		goto out;
+	}
+	if (f->halftone > 0) {
+		printf("  halftone screen: the level is read on the low-pass (not traced here)\n");
+		goto out;
+	}
+	if (fs_det_base_plan_make(res, n, &off, &pl)) {
+		printf("  plan: out of memory\n");
+		goto out;
+	}
+	if (!pl.n) {
+		printf("  fewer than 8 domes: the first readings stand\n");
+		goto out;
+	}
+	if (force_fill0 > 0) {
+		printf("  templates' window forced: centred at %.3f instead of %.3f\n", force_fill0, pl.fill0);
+		pl.fill0 = force_fill0;
+	}
+	int b = fs_dome_tpl_build(mimg, f, pl.fill0, pl.xs, pl.ys, pl.n, &t, err, sizeof err);
+	if (b) {
+		printf("  templates: %s\n", b < 0 ? err : "none (the first readings stand)");
+		goto out;
+	}
+	double coarse[16];
+	int nc, kp = coarse_pick(pl.fill0, &t, coarse, &nc);
+	printf("  templates: base rule's median fill %.3f%s; coarse window", pl.fill0,
+	       pl.fill0 > TPL_CAP ? " (capped at 0.85)" : "");
+	for (int i = 0; i < nc; i++)
+		printf(" %s%.3f%s", i == kp ? "[" : "", coarse[i], i == kp ? "]" : "");
+	printf(" -> pick %s; fine %.3f-%.3f (%d), shadow term %d\n",
+	       kp < 0 ? "?" : kp == 0 ? "LOW EDGE" : kp == nc - 1 ? "HIGH EDGE" : "inside", t.fill[0],
+	       t.fill[t.nk - 1], t.nk, t.shadowed);
+	fr = malloc(9 * pl.n * sizeof *fr);
+	le = calloc(pl.n, sizeof *le);
+	if (!fr || !le)
+		goto out;
+	double *fx = fr + pl.n, *fy = fx + pl.n, *lr = fy + pl.n, *sig = lr + pl.n, *step = sig + pl.n,
+	       *var = step + pl.n, *l2 = var + pl.n, *scratch = l2 + pl.n;
+	for (size_t k = 0; k < pl.n; k++) {
+		fs_dome_tfit tf;
+		fr[k] = lr[k] = var[k] = NAN;
+		int q = fs_dome_tpl_fit(&t, mimg, pl.xs[k], pl.ys[k], &tf);
+		if (q < 0)
+			goto out;
+		int sized = q == 0 && isfinite(tf.radius);
+		sig[k] = q == 0 ? (sized ? tf.signal_end : tf.signal_start) : fs_dome_signal_at(&t, mimg, pl.xs[k], pl.ys[k]).signal;
+		if (sized)
+			fr[k] = tf.radius;
+		/* given: sized where they are */
+		fx[k] = c.items[pl.idx[k]].x;
+		fy[k] = c.items[pl.idx[k]].y;
+	}
+	for (size_t k = 0; k < pl.n; k++) {
+		if (!isfinite(fr[k]))
+			continue;
+		size_t i = pl.idx[k];
+		if (!(level_at[i] < 0)) {
+			lr[k] = level_at[i];
+			le[k] = level_edge[i];
+			var[k] = level_var[i];
+		} else {
+			lr[k] = fs_det_base_level_blur(mimg, fx[k], fy[k], max_r, 1, &le[k], &var[k], NULL);
+		}
+	}
+	double v1, ext = 1;
+	int clear = fs_det_base_extrap_plan(&pl, &off, lr, le, var, &v1);
+	if (clear) {
+		fs_image *b2 = fs_gaussian_blurred(mimg, FS_DET_BASE_EXTRA_BLUR, err, sizeof err);
+		if (!b2)
+			goto out;
+		unsigned classes = fs_det_base_extrap_classes(&pl, lr, le);
+		for (size_t k = 0; k < pl.n; k++) {
+			int e2;
+			double v2;
+			l2[k] = NAN;
+			if (isfinite(lr[k]) && !le[k] && fs_det_base_extrap_picked(fx[k], fy[k], classes))
+				l2[k] = fs_det_base_level_blur(b2, fx[k], fy[k], max_r, 1, &e2, &v2, NULL);
+		}
+		fs_image_free(b2);
+		ext = fs_det_base_extrap_apply(&pl, v1, le, l2, lr);
+	}
+	size_t flat = fs_det_base_drop_flat(&pl, sig, fr, scratch, res);
+	for (size_t k = 0; k < pl.n; k++) {
+		double x, y, r;
+		step[k] = NAN;
+		if (fs_det_base_step_point(&pl, fr, fx, fy, fx, fy, lr, le, 0, res, k, &x, &y, &r))
+			step[k] = fs_base_step_contrast(mimg, 0, 0, mimg->width, mimg->height, x, y, r, FS_DOME_R0 * max_r,
+							FS_DOME_R1 * max_r);
+	}
+	double shadow = fs_det_base_shadow_factor(&pl, &off, res, lr, clear);
+	fs_det_base_shadow_apply(&pl, shadow, lr);
+	/* the level's own sums, before the scale is applied */
+	double *ql = malloc(4 * pl.n * sizeof *ql), *qf = ql + pl.n, *qs = qf + pl.n, *qn = qs + pl.n;
+	size_t nl = 0, nf = 0, ns = 0, nn = 0, npin = 0, nost = 0;
+	double sb = 0, sf = 0;
+	for (size_t k = 0; ql && k < pl.n; k++) {
+		if (!isfinite(fr[k]))
+			continue;
+		qf[nf++] = 2 * fr[k];
+		int pin = isfinite(lr[k]) ? le[k] != 0 : res[pl.idx[k]].edge != 0;
+		if (pin) {
+			npin++;
+			continue;
+		}
+		double rb = isfinite(lr[k]) ? lr[k] : res[pl.idx[k]].t.radius_px;
+		ql[nl++] = 2 * rb;
+		sb += rb;
+		sf += fr[k];
+		if (isfinite(step[k]))
+			qs[ns++] = step[k];
+		if (step[k] < FS_BASE_STEP_MIN) {
+			nost++;
+			qn[nn++] = 2 * rb;
+		}
+	}
+	fs_det_base_fit info;
+	fs_det_base_fit_scale(&pl, fr, fx, fy, lr, le, step, res, &info);
+	printf("  level: %zu fitted, %zu read (%zu pinned), %zu of them on no step (%.0f %%), flat dropped %zu, "
+	       "extrapolation x%.3f, shadow x%.3f; base sum / fit sum %.3f -> s %.3f%s\n",
+	       info.fitted, nl, npin, nost, nl ? 100.0 * (double)nost / (double)nl : 0, flat, ext, shadow,
+	       sf > 0 ? sb / sf : NAN, info.scale,
+	       !info.applied ? " (not applied)" : 2 * nost > nl ? " (NO-STEP BRANCH: the templates' own sizes)" : "");
+	if (ql) {
+		quantiles("level readings D / pitch", ql, nl, 1 / pitch);
+		quantiles("  of them on no step", qn, nn, 1 / pitch);
+		quantiles("step contrast (x median)", qs, ns, 1);
+		quantiles("fitted D / pitch (s = 1)", qf, nf, 1 / pitch);
+	}
+	free(ql);
+	/* the replica against detection's own sizes */
+	size_t same = 0, both = 0;
+	for (size_t i = 0; i < n; i++) {
+		int sized = res[i].ok && res[i].t.fit_quality >= FS_DOME_NO_DOME_QUALITY && fs_tubercle_measured(&res[i].t);
+		int dsz = isfinite(tl->items[i].radius_px);
+		both += sized == dsz;
+		same += sized && dsz && fabs(res[i].t.radius_px - tl->items[i].radius_px) <= 1e-9 * tl->items[i].radius_px;
+	}
+	size_t dn = 0;
+	for (size_t i = 0; i < n; i++)
+		dn += isfinite(tl->items[i].radius_px);
+	printf("  replica: %zu of %zu sized as detection, %zu of its %zu sizes equal\n", both, n, same, dn);
+	/* where detection's mean D comes from: the domes the template fit
+	 * sized (at the level), those it could not (their own first reading,
+	 * which on a no-step figure is the window's ceiling or floor), and
+	 * those outside the plan (no base of a dome's quality) */
+	double *src = malloc(3 * (n + 1) * sizeof *src);
+	size_t ns3[3] = {0};
+	unsigned char *inplan = calloc(n + 1, 1);
+	for (size_t k = 0; src && inplan && k < pl.n; k++) {
+		size_t i = pl.idx[k];
+		inplan[i] = 1;
+		if (isfinite(tl->items[i].radius_px))
+			src[(isfinite(fr[k]) ? 0 : 1) * n + ns3[isfinite(fr[k]) ? 0 : 1]++] = 2 * tl->items[i].radius_px;
+	}
+	for (size_t i = 0; src && inplan && i < n; i++)
+		if (!inplan[i] && isfinite(tl->items[i].radius_px))
+			src[2 * n + ns3[2]++] = 2 * tl->items[i].radius_px;
+	if (src && inplan) {
+		quantiles("final D / pitch: template-sized", src, ns3[0], 1 / pitch);
+		quantiles("  kept their first reading", src + n, ns3[1], 1 / pitch);
+		quantiles("  outside the plan", src + 2 * n, ns3[2], 1 / pitch);
+	}
+	free(src);
+	free(inplan);
+	if (domes) {
+		printf("    %4s %8s %8s %7s %7s %6s %4s %7s %7s\n", "k", "x", "y", "first", "level", "step", "pin",
+		       "fitted", "final");
+		for (size_t k = 0; k < pl.n; k++) {
+			size_t i = pl.idx[k];
+			printf("    %4zu %8.1f %8.1f %7.3f %7.3f %6.2f %4d %7.3f %7.3f\n", i, fx[k], fy[k], first[i],
+			       2 * lr[k] / pitch, step[k], le[k], 2 * fr[k] / pitch, 2 * tl->items[i].radius_px / pitch);
+		}
+	}
+	rc = 0;
+out:
+	free(fr);
+	free(le);
+	fs_dome_tpl_free(&t);
+	fs_det_base_plan_free(&pl);
+	free(c.items);
+	free(res);
+	free(level_at);
+	free(level_var);
+	free(level_edge);
+	free(first);
+	fs_image_free(mimg);
+	fs_image_free(fimg);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = "P2_", *png = NULL;
+	int crop_dx = 0, crop_dy = 0;
+	int domes = 0;
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--domes"))
+			domes = 1;
+		else if (!strcmp(argv[a], "--fill0") && a + 1 < argc)
+			force_fill0 = atof(argv[++a]);
+		else if (!strcmp(argv[a], "--crop") && a + 2 < argc) {
+			crop_dx = atoi(argv[++a]);
+			crop_dy = atoi(argv[++a]);
+		} else if (!strcmp(argv[a], "--png") && a + 1 < argc)
+			png = argv[++a];
+		else
+			only = argv[a];
+	}
+	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {
+		if (!strstr(paper[i], only))
+			continue;
+		char path[512], err[256];
+		snprintf(path, sizeof path, "tests/fixtures/paper/%s", paper[i]);
+		fs_loaded L;
+		if (fs_load_file(path, NULL, &L, err, sizeof err)) {
+			printf("%s: load failed: %s\n", paper[i], err);
+			return 1;
+		}
+		if (crop_dx > 0 || crop_dy > 0) {
+			/* bench_detect_domes --shift's crops: which step jumps */
+			fs_rect r = {crop_dx, crop_dy, L.image->width - crop_dx, L.image->height - crop_dy};
+			fs_image *c = fs_image_crop(L.image, r, NULL, err, sizeof err);
+			if (!c) {
+				printf("%s: crop failed: %s\n", paper[i], err);
+				return 1;
+			}
+			fs_image_free(L.image);
+			L.image = c;
+			printf("(cropped by %d px at the left, %d at the top)\n", crop_dx, crop_dy);
+		}
+		fs_params p;
+		fs_params_default(&p);
+		fs_detect_result dres, ores;
+		if (fs_detect_rule_in_region(L.image, &p, 0, FS_RULE_DOME, NULL, &dres, err, sizeof err) ||
+		    fs_detect_rule_in_region(L.image, &p, 0, FS_RULE_OUTLINE, NULL, &ores, err, sizeof err)) {
+			printf("%s: detection failed: %s\n", paper[i], err);
+			return 1;
+		}
+		double pitch = dres.pitch_px;
+		printf("%s (%dx%d)\n", paper[i], L.image->width, L.image->height);
+		rule_line("dome", &dres, pitch, L.image->width, L.image->height);
+		rule_line("outline", &ores, pitch, L.image->width, L.image->height);
+		printf("  centres within 0.25 pitch: dome's found by outline %zu of %zu, outline's found by dome %zu of "
+		       "%zu\n",
+		       matched(&dres.tubercles, &ores.tubercles, 0.25 * pitch), dres.tubercles.n,
+		       matched(&ores.tubercles, &dres.tubercles, 0.25 * pitch), ores.tubercles.n);
+		if (png) {
+			write_png(png, paper[i], "dome", L.image, &dres.tubercles);
+			write_png(png, paper[i], "outline", L.image, &ores.tubercles);
+			fs_tubercle_list none = {0};
+			write_png(png, paper[i], "image", L.image, &none);
+		}
+		if (pitch > 0)
+			trace_last_step(L.image, &dres, domes);
+		fs_detect_result_free(&dres);
+		fs_detect_result_free(&ores);
+		fs_loaded_free(&L);
+	}
+	return 0;
+}
