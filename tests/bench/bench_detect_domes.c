@@ -44,6 +44,7 @@
 #include "bench_support.h"
 #include "image/image_io.h"
 #include "image/image_transform.h"
+#include "paper_figs.h"
 #include "sem_sim.h"
 #include "synth.h"
 
@@ -260,20 +261,15 @@ static int shift_run(const char *const *paper, size_t n)
 
 int main(int argc, char **argv)
 {
-	static const char *paper[] = {
-		"P1_Fig1_Lepidotes_elvensis_4.78um.tif",
-		"P1_Fig2_Polypterus_bichir_2.63um.tif",
-		"P1_Fig3_Lepisosteus_osseus_3.79um.tif",
-		"P1_Fig4_Atractosteus_simplex_7.07um.tif",
-		"P1_Fig6_Lepisosteidae_indet_Bolivia_4.50um.tif",
-		"P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif",
-		"P2_Fig1e_Polypterus_delhezi_2.19um.tif",
-		"P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif",
-		"P3_Fig4_Obaichthys_laevis_5.0um.tif",
-	};
+	const char *paper[PAPER_FIGS_MAX];
+	size_t npaper = paper_fig_names(paper, PAPER_FIGS_MAX);
+	if (!npaper) {
+		printf("tests/fixtures/paper/expected.csv cannot be read\n");
+		return 1;
+	}
 	if (argc > 1 && !strcmp(argv[1], "--shift")) {
 		only = argc > 2 ? argv[2] : NULL;
-		return shift_run(paper, sizeof paper / sizeof paper[0]);
+		return shift_run(paper, npaper);
 	}
 	only = argc > 1 ? argv[1] : NULL;
 	int runs = bench_runs(1);
@@ -281,7 +277,7 @@ int main(int argc, char **argv)
 		runs = MAX_RUNS;
 	uint64_t all = 14695981039346656037ULL;
 	double sum_paper = 0, sum_sem = 0;
-	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {
+	for (size_t i = 0; i < npaper; i++) {
 		if (!wanted(paper[i]))
 			continue;
 		fs_loaded L;

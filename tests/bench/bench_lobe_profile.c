@@ -51,6 +51,7 @@
 #include "analysis/scale_region.h"
 #include "fixture_image.h"
 #include "image/image.h"
+#include "paper_figs.h"
 #include "sem_cache.h"
 #include "sem_scene.h"
 #include "sem_sim.h"
@@ -613,15 +614,9 @@ int main(int argc, char **argv)
 				argc > 5 && !strcmp(argv[5], "patch"));
 			return 0;
 		}
-		static const char *all[] = {"P1_Fig1_Lepidotes_elvensis_4.78um.tif", "P1_Fig2_Polypterus_bichir_2.63um.tif",
-					    "P1_Fig3_Lepisosteus_osseus_3.79um.tif",
-					    "P1_Fig4_Atractosteus_simplex_7.07um.tif",
-					    "P1_Fig6_Lepisosteidae_indet_Bolivia_4.50um.tif",
-					    "P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif",
-					    "P2_Fig1e_Polypterus_delhezi_2.19um.tif",
-					    "P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif",
-					    "P3_Fig4_Obaichthys_laevis_5.0um.tif"};
-		for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		const char *all[PAPER_FIGS_MAX];
+		size_t nall = paper_fig_names(all, PAPER_FIGS_MAX);
+		for (size_t i = 0; i < nall; i++) {
 			char path[256];
 			snprintf(path, sizeof path, "tests/fixtures/paper/%s", all[i]);
 			fs_image *img = fixture_image(path);

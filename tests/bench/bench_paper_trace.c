@@ -78,18 +78,8 @@
 #include "image/image_io.h"
 #include "image/image_transform.h"
 #include "image/render.h"
+#include "paper_figs.h"
 
-static const char *const paper[] = {
-	"P1_Fig1_Lepidotes_elvensis_4.78um.tif",
-	"P1_Fig2_Polypterus_bichir_2.63um.tif",
-	"P1_Fig3_Lepisosteus_osseus_3.79um.tif",
-	"P1_Fig4_Atractosteus_simplex_7.07um.tif",
-	"P1_Fig6_Lepisosteidae_indet_Bolivia_4.50um.tif",
-	"P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif",
-	"P2_Fig1e_Polypterus_delhezi_2.19um.tif",
-	"P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif",
-	"P3_Fig4_Obaichthys_laevis_5.0um.tif",
-};
 
 /* dome_base_fit.c's template window (set_fills): fills scale x fc, fc
  * capped at 0.85, kept in [0.05, 0.96]; the coarse step is three of the
@@ -497,7 +487,13 @@ int main(int argc, char **argv)
 		else
 			only = argv[a];
 	}
-	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) {
+	const char *paper[PAPER_FIGS_MAX];
+	size_t npaper = paper_fig_names(paper, PAPER_FIGS_MAX);
+	if (!npaper) {
+		printf("tests/fixtures/paper/expected.csv cannot be read\n");
+		return 1;
+	}
+	for (size_t i = 0; i < npaper; i++) {
 		if (!strstr(paper[i], only))
 			continue;
 		char path[512], err[256];

@@ -39,3 +39,13 @@ int paper_figs_read(paper_fig *figs, int max)
 	fclose(f);
 	return n;
 }
+
+size_t paper_fig_names(const char **names, size_t max)
+{
+	static paper_fig figs[PAPER_FIGS_MAX];
+	int n = paper_figs_read(figs, PAPER_FIGS_MAX);
+	size_t k = 0;
+	for (int i = 0; i < n && k < max; i++)
+		names[k++] = figs[i].file;
+	return k;
+}
