@@ -346,9 +346,24 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 			read++;
 			info->nostep += step && step[k] < FS_BASE_STEP_MIN;
 		}
+	info->read = read;
 	if (info->fitted < MIN_SIZED || !(sf_all > 0))
 		return;
 	info->applied = 1;
+	/* most readings on no step and no fill named by the templates: no
+	 * size at all (detect_base_fit.h) */
+	if (p->no_fill && read >= MIN_SIZED && 2 * info->nostep > read) {
+		for (size_t k = 0; k < p->n; k++) {
+			fs_tubercle *q = &meas[p->idx[k]].t;
+			if (isfinite(fr[k])) {
+				q->centroid_x = fx[k];
+				q->centroid_y = fy[k];
+			}
+			fs_tubercle_set_unmeasured(q);
+			info->unmeasured++;
+		}
+		return;
+	}
 	/* too few readings of a base, or most of them on no step of the
 	 * image (no base to read): the formation's own sizes */
 	info->scale = read >= MIN_SIZED && sf > 0 && 2 * info->nostep <= read ? sb / sf : 1;
@@ -388,6 +403,11 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 		q->centroid_x = fx[k];
 		q->centroid_y = fy[k];
 	}
+}
+
+int fs_det_base_no_fill(const fs_dome_tpl *t)
+{
+	return t->pick_edge || !(t->wide_rise >= FS_DET_BASE_WIDE_RISE);
 }
 
 size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,
@@ -888,6 +908,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	/* the away rays' readings lie on the cast shadow's border (after the
 	 * step judgement, which reads the image where the reading lies) */
 	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, off, meas, lr, clear), lr);
+	p.no_fill = m->given && fs_det_base_no_fill(&t);
 	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, scratch, meas, info);
 	if (info)
 		info->flat = flat;

@@ -994,6 +994,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	}
 	/* (as the whole image's, detect_base_fit.c) */
 	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, &j->off, j->res, b.lr, clear), b.lr);
+	p.no_fill = m->given && fs_det_base_no_fill(&t);
 	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, b.lr, b.le, b.lowpass > 0 ? NULL : scratch, j->res, NULL);
 	goto out;
 oom:

@@ -102,7 +102,26 @@ typedef struct fs_dome_tpl {
 	int nph;
 	double *tpp;        /* nph^2 x npts x nk */
 	double *stp, *sttp; /* nph^2 x FS_DOME_TPL_NFILL */
+	/* Whether the mean patch names a fill (h38b, issue 13): pick_edge -1
+	 * or 1 when the coarse pick lay on the low or high end of its window
+	 * (0 inside it); and the mean patch read once more over the wide
+	 * window FS_DOME_TPL_WIDE_LO..FS_DOME_TPL_WIDE_HI (fills, 13 steps
+	 * of 0.06, the components solved afresh at each): wide_best the fill
+	 * that reads it best, wide_rise how far the residual rises above that
+	 * best on its lower side (each side's highest residual, the smaller
+	 * of the two) as a share of the best; 0 when the best is an end of
+	 * the wide window. The templates themselves do not depend on either.
+	 * Why: where the image shows no base step the sizes are the
+	 * templates', and a pick at the window's end, or inside a window
+	 * over which the residual hardly moves, is the window's, not the
+	 * image's (docs/paper-figures.md, h37p: P1 Fig1 follows the window's
+	 * centre from 0.47 to 0.74). */
+	int pick_edge;
+	double wide_best, wide_rise;
 } fs_dome_tpl;
+
+#define FS_DOME_TPL_WIDE_LO 0.13
+#define FS_DOME_TPL_WIDE_HI 0.85
 
 /* One tubercle's fit. */
 typedef struct fs_dome_tfit {
