@@ -231,10 +231,18 @@ typedef struct fs_det_base_plan {
  * the image does not give. Judged only at given centres (the last step
  * and Re-measure, whose sizes are reported); the first pass keeps s = 1,
  * its sizes reach nothing reported but the centres.
- * fs_det_base_no_fill: whether t names no fill in that sense.
+ * fs_det_base_no_base: whether most of the level's readings lie on no
+ * step (fs_det_base_fit_scale's arguments and count). fs_det_base_no_fill:
+ * whether t (built through the formation f) names no fill in that sense,
+ * reading the wide window (fs_dome_tpl_read_wide) only where the pick
+ * lies inside its own; -1 on out of memory. Both paths ask the second
+ * only where the first holds (the wide read costs 13 lattices: P1 Fig1
+ * +57 M instructions).
  */
 #define FS_DET_BASE_WIDE_RISE 0.15
-int fs_det_base_no_fill(const fs_dome_tpl *t);
+int fs_det_base_no_base(const fs_det_base_plan *p, const double *fr, const double *lr, const int *le,
+			const double *step, const fs_measured *meas);
+int fs_det_base_no_fill(fs_dome_tpl *t, const fs_dome_fit *f);
 
 /*
  * The cast shadow's part of the level (issue 13, docs/paper-figures.md

@@ -232,6 +232,7 @@ void fs_dome_tpl_free(fs_dome_tpl *t)
 	free(t->tpp);
 	free(t->stp);
 	free(t->sttp);
+	free(t->mean);
 	memset(t, 0, sizeof *t);
 }
 
@@ -542,9 +543,7 @@ static int make_templates(fs_dome_tpl *t, const fs_dome_fit *f, double fill0, co
 	t->shadowed = shadow;
 	double pick = t->fill[kb];
 	t->pick_edge = kb == 0 ? -1 : kb == t->nk - 1 ? 1 : 0;
-	/* does the mean patch name a fill at all, wherever the window lies? */
-	if (read_wide(t, f, shadow, shadow ? FS_SE_NCOMP : NLIN, mean, cs))
-		return -1;
+	t->wide_best = t->wide_rise = NAN; /* fs_dome_tpl_read_wide */
 	if (set_fills(t, pick, SCALE_STEP))
 		return 1;
 	if (sample_components(t, f, RENDER_G, shadow, w, shadow ? FS_SE_NCOMP : NLIN, cs))
@@ -639,6 +638,8 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
 		rc = 1;
 		goto done;
 	}
+	t->mean = mean; /* for fs_dome_tpl_read_wide */
+	mean = NULL;
 	rc = 0;
 	goto done;
 oom:
@@ -652,6 +653,24 @@ done:
 	return rc;
 }
 
+
+int fs_dome_tpl_read_wide(fs_dome_tpl *t, const fs_dome_fit *f)
+{
+	if (!t->mean)
+		return 0;
+	float *cs = malloc((size_t)FS_DOME_TPL_NFILL * FS_SE_NCOMP * t->npts * sizeof *cs);
+	if (!cs)
+		return -1;
+	/* the fills are the templates': put back after the read */
+	int nk = t->nk;
+	double fill[FS_DOME_TPL_NFILL];
+	memcpy(fill, t->fill, sizeof fill);
+	int rc = read_wide(t, f, t->shadowed, t->shadowed ? FS_SE_NCOMP : NLIN, t->mean, cs);
+	t->nk = nk;
+	memcpy(t->fill, fill, sizeof fill);
+	free(cs);
+	return rc;
+}
 
 /* sot[k - k0] = the dot product of the patch o with the templates
  * k0..k1 (at most FS_DOME_TPL_NFILL), summed over the points in order,
