@@ -323,6 +323,46 @@ int fs_det_base_step_point(const fs_det_base_plan *p, const double *fr, const do
 	return 1;
 }
 
+/* The level's readings (fs_det_base_fit_scale's arguments): info's
+ * fitted, pinned, read and nostep counts (info zeroed first), and the
+ * sums of the read domes' base readings *sb and fitted radii *sf, and of
+ * every fitted radius *sf_all. */
+static void count_level(const fs_det_base_plan *p, const double *fr, const double *lr, const int *le,
+			const double *step, const fs_measured *meas, fs_det_base_fit *info, double *sb, double *sf,
+			double *sf_all)
+{
+	memset(info, 0, sizeof *info);
+	*sb = *sf = *sf_all = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(fr[k])) {
+			info->fitted++;
+			*sf_all += fr[k];
+			if (pinned(p, lr, le, meas, k)) {
+				info->pinned++;
+				continue;
+			}
+			*sb += lr && isfinite(lr[k]) ? lr[k] : meas[p->idx[k]].t.radius_px;
+			*sf += fr[k];
+			info->read++;
+			info->nostep += step && step[k] < FS_BASE_STEP_MIN;
+		}
+}
+
+/* more than half of at least MIN_SIZED readings on no step */
+static int nostep_majority(const fs_det_base_fit *info)
+{
+	return info->read >= MIN_SIZED && 2 * info->nostep > info->read;
+}
+
+int fs_det_base_no_base(const fs_det_base_plan *p, const double *fr, const double *lr, const int *le,
+			const double *step, const fs_measured *meas)
+{
+	fs_det_base_fit info;
+	double sb, sf, sf_all;
+	count_level(p, fr, lr, le, step, meas, &info, &sb, &sf, &sf_all);
+	return nostep_majority(&info);
+}
+
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
 			   const double *lr, const int *le, const double *step, fs_measured *meas,
 			   fs_det_base_fit *info)
@@ -330,25 +370,26 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 	fs_det_base_fit dummy;
 	if (!info)
 		info = &dummy;
-	memset(info, 0, sizeof *info);
-	double sb = 0, sf = 0, sf_all = 0;
-	size_t read = 0;
-	for (size_t k = 0; k < p->n; k++)
-		if (isfinite(fr[k])) {
-			info->fitted++;
-			sf_all += fr[k];
-			if (pinned(p, lr, le, meas, k)) {
-				info->pinned++;
-				continue;
-			}
-			sb += lr && isfinite(lr[k]) ? lr[k] : meas[p->idx[k]].t.radius_px;
-			sf += fr[k];
-			read++;
-			info->nostep += step && step[k] < FS_BASE_STEP_MIN;
-		}
+	double sb, sf, sf_all;
+	count_level(p, fr, lr, le, step, meas, info, &sb, &sf, &sf_all);
+	size_t read = info->read;
 	if (info->fitted < MIN_SIZED || !(sf_all > 0))
 		return;
 	info->applied = 1;
+	/* most readings on no step and no fill named by the templates: no
+	 * size at all (detect_base_fit.h) */
+	if (p->no_fill && nostep_majority(info)) {
+		for (size_t k = 0; k < p->n; k++) {
+			fs_tubercle *q = &meas[p->idx[k]].t;
+			if (isfinite(fr[k])) {
+				q->centroid_x = fx[k];
+				q->centroid_y = fy[k];
+			}
+			fs_tubercle_set_unmeasured(q);
+			info->unmeasured++;
+		}
+		return;
+	}
 	/* too few readings of a base, or most of them on no step of the
 	 * image (no base to read): the formation's own sizes */
 	info->scale = read >= MIN_SIZED && sf > 0 && 2 * info->nostep <= read ? sb / sf : 1;
@@ -388,6 +429,15 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 		q->centroid_x = fx[k];
 		q->centroid_y = fy[k];
 	}
+}
+
+int fs_det_base_no_fill(fs_dome_tpl *t, const fs_dome_fit *f)
+{
+	if (t->pick_edge)
+		return 1;
+	if (!isfinite(t->wide_rise) && fs_dome_tpl_read_wide(t, f))
+		return -1;
+	return !(t->wide_rise >= FS_DET_BASE_WIDE_RISE);
 }
 
 size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,
@@ -888,6 +938,13 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	/* the away rays' readings lie on the cast shadow's border (after the
 	 * step judgement, which reads the image where the reading lies) */
 	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, off, meas, lr, clear), lr);
+	/* no base in the image? (read only where it can matter: the wide
+	 * window costs 13 lattices) */
+	if (m->given && fs_det_base_no_base(&p, fr, lr, le, scratch, meas) &&
+	    (p.no_fill = fs_det_base_no_fill(&t, &off->fit)) < 0) {
+		rc = -1;
+		goto out;
+	}
 	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, scratch, meas, info);
 	if (info)
 		info->flat = flat;

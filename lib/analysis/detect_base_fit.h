@@ -135,6 +135,8 @@ typedef struct fs_det_base_fit {
 	size_t pinned;      /* sized domes whose level reading was the window's end */
 	size_t replaced;    /* unsized domes given the image's size (pinned reading) */
 	size_t nostep;      /* level readings on no base step (base_step.h) */
+	size_t read;        /* level readings used (fitted, not pinned) */
+	size_t unmeasured;  /* domes left without a diameter (no base, below) */
 	double scale;       /* s above; 0 when not applied */
 } fs_det_base_fit;
 
@@ -209,7 +211,38 @@ typedef struct fs_det_base_plan {
 	size_t *idx;
 	double *xs, *ys;
 	double fill0;
+	int no_fill; /* the templates name no fill (fs_det_base_no_fill), given centres only */
 } fs_det_base_plan;
+
+/*
+ * No base in the image (h38b, issue 13): where most of the level's
+ * readings lie on no step (above: s would be 1, the formation's own
+ * sizes) and the templates' mean patch names no fill either - its coarse
+ * pick lay on an end of its window, or, read over the wide window
+ * (dome_base_fit.h), its best fill is an end or the residual rises less
+ * than FS_DET_BASE_WIDE_RISE of it on one side - neither estimator has a
+ * size to give: every dome of the plan keeps its centre (the fit's,
+ * as a sized dome's) and is left unmeasured (radius NAN, its fit quality
+ * the base rule's: a dome, its base not shown), counted in
+ * info->unmeasured. Why: on P1 Fig1, Fig6 and P3 Fig4 the last step's
+ * coarse pick lies on an end of a window set by the no-step readings in
+ * 11 of 12 fits, and the sizes follow the window's centre (Fig1 0.47 ->
+ * 0.74 of the pitch as it moves, docs/paper-figures.md h37p): a diameter
+ * the image does not give. Judged only at given centres (the last step
+ * and Re-measure, whose sizes are reported); the first pass keeps s = 1,
+ * its sizes reach nothing reported but the centres.
+ * fs_det_base_no_base: whether most of the level's readings lie on no
+ * step (fs_det_base_fit_scale's arguments and count). fs_det_base_no_fill:
+ * whether t (built through the formation f) names no fill in that sense,
+ * reading the wide window (fs_dome_tpl_read_wide) only where the pick
+ * lies inside its own; -1 on out of memory. Both paths ask the second
+ * only where the first holds (the wide read costs 13 lattices: P1 Fig1
+ * +57 M instructions).
+ */
+#define FS_DET_BASE_WIDE_RISE 0.15
+int fs_det_base_no_base(const fs_det_base_plan *p, const double *fr, const double *lr, const int *le,
+			const double *step, const fs_measured *meas);
+int fs_det_base_no_fill(fs_dome_tpl *t, const fs_dome_fit *f);
 
 /*
  * The cast shadow's part of the level (issue 13, docs/paper-figures.md

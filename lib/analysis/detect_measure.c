@@ -371,8 +371,11 @@ int fs_det_size_domes_list(const fs_meas *m, double max_r, fs_tubercle_list *t, 
 		const fs_tubercle *r = &res[i].t;
 		int sized = res[i].ok && r->fit_quality >= FS_DOME_NO_DOME_QUALITY && fs_tubercle_measured(r);
 		/* unsized with a base of a dome's quality: dropped as flat
-		 * ground (a base, but no dome's signal) */
-		x->fit_quality = sized || !(r->fit_quality >= FS_DOME_NO_DOME_QUALITY) ? r->fit_quality : 0;
+		 * ground (a base, but no dome's signal), or still a dome whose
+		 * base the image does not show (h38b, detect_base_fit.h: kept,
+		 * its quality says it is a dome) */
+		x->fit_quality =
+			sized || res[i].ok || !(r->fit_quality >= FS_DOME_NO_DOME_QUALITY) ? r->fit_quality : 0;
 		if (sized) {
 			x->radius_px = r->radius_px;
 			x->circularity = r->circularity;

@@ -232,6 +232,7 @@ void fs_dome_tpl_free(fs_dome_tpl *t)
 	free(t->tpp);
 	free(t->stp);
 	free(t->sttp);
+	free(t->mean);
 	memset(t, 0, sizeof *t);
 }
 
@@ -477,6 +478,43 @@ static int set_fills(fs_dome_tpl *t, double fc, double step)
 	return t->nk < 3;
 }
 
+/* t->wide_best and t->wide_rise (dome_base_fit.h): the mean patch read
+ * with the components (nc of them) solved afresh at every fill of the
+ * wide window. Leaves t's fills to the caller. 0, -1 on out of memory. */
+static int read_wide(fs_dome_tpl *t, const fs_dome_fit *f, int shadow, int nc, const double *mean, float *cs)
+{
+	t->nk = 0;
+	for (int k = 0; k < FS_DOME_TPL_NFILL; k++) {
+		double fl = FS_DOME_TPL_WIDE_LO + (FS_DOME_TPL_WIDE_HI - FS_DOME_TPL_WIDE_LO) * k / (FS_DOME_TPL_NFILL - 1);
+		if (fl > FS_DOME_TPL_WIDE_HI + 1e-9)
+			break;
+		t->fill[t->nk++] = fl;
+	}
+	if (sample_components(t, f, RENDER_G, shadow, NULL, 0, cs))
+		return -1;
+	double rss[FS_DOME_TPL_NFILL], wk[NW];
+	const float *c[NW];
+	int kb = 0;
+	for (int k = 0; k < t->nk; k++) {
+		for (int j = 0; j < nc; j++)
+			c[j] = cs + ((size_t)k * FS_SE_NCOMP + j) * t->npts;
+		rss[k] = solve_on(c, nc, t->npts, mean, wk);
+		if (rss[k] < rss[kb])
+			kb = k;
+	}
+	t->wide_best = t->fill[kb];
+	t->wide_rise = 0;
+	if (kb == 0 || kb == t->nk - 1 || !(rss[kb] > 0))
+		return 0;
+	double lo = 0, hi = 0;
+	for (int k = 0; k < kb; k++)
+		lo = fmax(lo, rss[k]);
+	for (int k = kb + 1; k < t->nk; k++)
+		hi = fmax(hi, rss[k]);
+	t->wide_rise = fmin(lo, hi) / rss[kb] - 1;
+	return 0;
+}
+
 /* The templates (see dome_base_fit.h), in two steps. Coarse: the lattice
  * at five fills, 0.70-1.30 of fill0, every component blurred, the mix of
  * them that reads the mean patch best and at which of the five fills.
@@ -503,7 +541,10 @@ static int make_templates(fs_dome_tpl *t, const fs_dome_fit *f, double fill0, co
 	if (mt)
 		return 1;
 	t->shadowed = shadow;
-	if (set_fills(t, t->fill[kb], SCALE_STEP))
+	double pick = t->fill[kb];
+	t->pick_edge = kb == 0 ? -1 : kb == t->nk - 1 ? 1 : 0;
+	t->wide_best = t->wide_rise = NAN; /* fs_dome_tpl_read_wide */
+	if (set_fills(t, pick, SCALE_STEP))
 		return 1;
 	if (sample_components(t, f, RENDER_G, shadow, w, shadow ? FS_SE_NCOMP : NLIN, cs))
 		return -1;
@@ -597,6 +638,8 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
 		rc = 1;
 		goto done;
 	}
+	t->mean = mean; /* for fs_dome_tpl_read_wide */
+	mean = NULL;
 	rc = 0;
 	goto done;
 oom:
@@ -610,6 +653,24 @@ done:
 	return rc;
 }
 
+
+int fs_dome_tpl_read_wide(fs_dome_tpl *t, const fs_dome_fit *f)
+{
+	if (!t->mean)
+		return 0;
+	float *cs = malloc((size_t)FS_DOME_TPL_NFILL * FS_SE_NCOMP * t->npts * sizeof *cs);
+	if (!cs)
+		return -1;
+	/* the fills are the templates': put back after the read */
+	int nk = t->nk;
+	double fill[FS_DOME_TPL_NFILL];
+	memcpy(fill, t->fill, sizeof fill);
+	int rc = read_wide(t, f, t->shadowed, t->shadowed ? FS_SE_NCOMP : NLIN, t->mean, cs);
+	t->nk = nk;
+	memcpy(t->fill, fill, sizeof fill);
+	free(cs);
+	return rc;
+}
 
 /* sot[k - k0] = the dot product of the patch o with the templates
  * k0..k1 (at most FS_DOME_TPL_NFILL), summed over the points in order,

@@ -102,7 +102,30 @@ typedef struct fs_dome_tpl {
 	int nph;
 	double *tpp;        /* nph^2 x npts x nk */
 	double *stp, *sttp; /* nph^2 x FS_DOME_TPL_NFILL */
+	/* Whether the mean patch names a fill (h38b, issue 13): pick_edge -1
+	 * or 1 when the coarse pick lay on the low or high end of its window
+	 * (0 inside it); and, once fs_dome_tpl_read_wide has read the mean
+	 * patch (mean, npts values, kept from the build) over the wide
+	 * window FS_DOME_TPL_WIDE_LO..FS_DOME_TPL_WIDE_HI (fills, 13 steps
+	 * of 0.06, the components solved afresh at each): wide_best the fill
+	 * that reads it best, wide_rise how far the residual rises above that
+	 * best on its lower side (each side's highest residual, the smaller
+	 * of the two) as a share of the best; 0 when the best is an end of
+	 * the wide window; both NAN until read. The templates themselves do
+	 * not depend on either. Read on demand only: 13 lattices rendered
+	 * and blurred per component cost P1 Fig1 57 M instructions a build.
+	 * Why: where the image shows no base step the sizes are the
+	 * templates', and a pick at the window's end, or inside a window
+	 * over which the residual hardly moves, is the window's, not the
+	 * image's (docs/paper-figures.md, h37p: P1 Fig1 follows the window's
+	 * centre from 0.47 to 0.74). */
+	int pick_edge;
+	double wide_best, wide_rise;
+	double *mean;
 } fs_dome_tpl;
+
+#define FS_DOME_TPL_WIDE_LO 0.13
+#define FS_DOME_TPL_WIDE_HI 0.85
 
 /* One tubercle's fit. */
 typedef struct fs_dome_tfit {
@@ -138,6 +161,10 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
 int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double y, fs_dome_tfit *out);
 
 void fs_dome_tpl_free(fs_dome_tpl *t);
+
+/* Fills t->wide_best and t->wide_rise (above) through the formation f t
+ * was built from. Returns 0, -1 on out of memory (t unchanged). */
+int fs_dome_tpl_read_wide(fs_dome_tpl *t, const fs_dome_fit *f);
 
 /*
  * Where the templates read an image, for a caller that hands them crops

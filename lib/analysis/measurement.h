@@ -97,7 +97,10 @@ const char *fs_measurement_version_text(int version, char *out, size_t outlen);
  * domes'), where noise alone can line the rays' steps up on a circle. An
  * unmeasured tubercle's fit quality under the dome rule says why: below
  * FS_DOME_NO_DOME_QUALITY the base rule's (no base circle), 0 flat
- * ground, NaN no base read at all. um_per_px is used for the diameter
+ * ground, NaN no base read at all, and a dome's quality (at least
+ * FS_DOME_NO_DOME_QUALITY) a dome whose base the image does not show: most
+ * of the image's base readings lie on no step and the templates name no
+ * fill (detect_base_fit.h, h38b), so every dome of the image is left so. um_per_px is used for the diameter
  * range of methods that need it when no pitch can be found (0 = none).
  * Returns 0, or -1 with a message (no image, out of memory).
  */

@@ -20,7 +20,10 @@
  * for the contrast itself) are no readings of the base either: the same
  * plan keeps its level of 1.2 with a minority of its readings on no step
  * and takes the formation's sizes (1) with a majority; pinned readings
- * are not counted.
+ * are not counted. Where the templates name no fill either (h38b,
+ * plan.no_fill), that majority leaves every dome without a diameter, its
+ * centre and its fit quality kept (the image shows no base); a minority,
+ * or too few readings left, keep the sizes as before.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,7 +94,7 @@ static void the_reading_says_when_it_is_the_windows_end(void **state)
  * reading is pinned too (30 px), dome 13's is a reading (11 px). The
  * readings' step contrast (base_step.h): the first nflat of 0-11 and the
  * pinned ones lie on no step (1.1), the others on one (4.0). */
-static void level_of(size_t nflat, size_t npinned, fs_det_base_fit *info, fs_measured *meas)
+static void level_of_fill(size_t nflat, size_t npinned, int no_fill, fs_det_base_fit *info, fs_measured *meas)
 {
 	fs_det_base_plan p;
 	size_t idx[N];
@@ -99,6 +102,7 @@ static void level_of(size_t nflat, size_t npinned, fs_det_base_fit *info, fs_mea
 	int le[N];
 	memset(&p, 0, sizeof p);
 	p.n = N;
+	p.no_fill = no_fill;
 	p.idx = idx;
 	p.xs = xs;
 	p.ys = ys;
@@ -126,6 +130,11 @@ static void level_of(size_t nflat, size_t npinned, fs_det_base_fit *info, fs_mea
 	assert_true(x == fx[0] && y == fy[0] && r == lr[0]);
 	if (npinned)
 		assert_int_equal(fs_det_base_step_point(&p, fr, fx, fy, fx, fy, lr, le, 0, meas, 11, &x, &y, &r), 0);
+}
+
+static void level_of(size_t nflat, size_t npinned, fs_det_base_fit *info, fs_measured *meas)
+{
+	level_of_fill(nflat, npinned, 0, info, meas);
 }
 
 static void pinned_readings_do_not_set_the_level(void **state)
@@ -186,12 +195,43 @@ static void readings_on_no_step_do_not_set_the_level(void **state)
 	assert_true(fabs(info.scale - 1.2) < 1e-12);
 }
 
+/* h38b: where the templates name no fill as well (plan.no_fill), a
+ * majority on no step leaves every dome of the plan, sized or not,
+ * without a diameter, at the fit's centre when it was sized; a minority
+ * keeps the level as before */
+static void no_step_and_no_fill_leave_no_diameter(void **state)
+{
+	(void)state;
+	fs_measured meas[N];
+	fs_det_base_fit info;
+	level_of_fill(7, 0, 1, &info, meas);
+	assert_int_equal(info.nostep, 7);
+	assert_int_equal(info.read, 12);
+	assert_int_equal(info.unmeasured, N);
+	for (size_t k = 0; k < N; k++) {
+		assert_false(fs_tubercle_measured(&meas[k].t));
+		assert_true(meas[k].t.fit_quality == 0.8); /* a dome's: it says why */
+		assert_true(meas[k].t.centroid_x == (k < 12 ? 20.0 * (double)k : 0));
+	}
+	/* six of twelve: the readings' level, every dome sized */
+	level_of_fill(6, 0, 1, &info, meas);
+	assert_int_equal(info.unmeasured, 0);
+	assert_true(fabs(info.scale - 1.2) < 1e-12);
+	assert_true(fabs(meas[0].t.radius_px - 12) < 1e-9);
+	/* too few readings (pinned) is the older branch: the formation's
+	 * sizes, not "no base" */
+	level_of_fill(0, 5, 1, &info, meas);
+	assert_int_equal(info.unmeasured, 0);
+	assert_true(info.scale == 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_reading_says_when_it_is_the_windows_end),
 		cmocka_unit_test(pinned_readings_do_not_set_the_level),
 		cmocka_unit_test(readings_on_no_step_do_not_set_the_level),
+		cmocka_unit_test(no_step_and_no_fill_leave_no_diameter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
