@@ -57,7 +57,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BINS := $(BUILD)/fishscale.fcgi $(BUILD)/fishscale $(BUILD)/fishscale-agent $(BUILD)/fishscale-job \
 	$(BUILD)/fishscale-databar
 
-.PHONY: all deps run stop test test-dome unit-dome accuracy unit unit-bin bench-bin bench fuzz clean version-gen
+.PHONY: all deps run stop test test-dome unit-dome accuracy unit unit-bin bench-bin bench evidence fuzz clean version-gen
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -189,6 +189,10 @@ accuracy: deps
 bench: deps all
 	@$(MAKE) --no-print-directory bench-bin
 	@sh tests/bench/run.sh
+
+evidence: deps all
+	@$(MAKE) --no-print-directory bench-bin
+	@sh tests/bench/run.sh --evidence
 
 fuzz: deps
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)

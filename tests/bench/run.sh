@@ -1,12 +1,26 @@
 #!/bin/sh
-# Runs every benchmark and prints its figures. Benchmarks report, they do not
-# assert: each prints lines "name: value unit (target ...)".
+# Runs the benchmarks and prints their figures. Benchmarks report, they do
+# not assert: each prints lines "name: value unit (target ...)".
+# `run.sh` runs the speed and memory benches; `run.sh --evidence` runs the
+# instruments named in tests/bench/evidence.list instead (minutes of CPU,
+# no targets: their figures are read against docs/paper-figures.md).
 cd "$(dirname "$0")/../.." || exit 2
+evidence=0
+[ "$1" = "--evidence" ] && evidence=1
+listed() {
+	grep -qx "$1" tests/bench/evidence.list
+}
 for b in build/bench/bench_*; do
 	[ -x "$b" ] || continue
+	if listed "$(basename "$b")"; then
+		[ $evidence = 1 ] || continue
+	else
+		[ $evidence = 0 ] || continue
+	fi
 	echo "=== $b"
 	"$b"
 done
+[ $evidence = 1 ] && exit 0
 for s in tests/bench/bench_*.sh tests/bench/bench_*.py tests/bench/bench_*.mjs; do
 	[ -f "$s" ] || continue
 	echo "=== $s"
