@@ -630,12 +630,17 @@ done:
  * products (h38e: 914.8 -> 589.6 M instructions of fs_dome_tpl_fit on
  * the 2048 x 1536 lattice, with the rows' ends of sample_obs). */
 static inline __attribute__((always_inline)) void dots_fixed(const double *tp, int nk, const double *o, size_t np,
-							     int np2, int odd, double *sot)
+							     int np2, int odd, int sums, double *sot, double *so,
+							     double *soo)
 {
 	v2d a0 = {0, 0}, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
-	double last = 0;
+	double last = 0, s = 0, ss = 0;
 	for (size_t i = 0; i < np; i++, tp += nk) {
 		v2d oi = {o[i], o[i]}, tv;
+		if (sums) {
+			s += o[i];
+			ss += o[i] * o[i];
+		}
 		if (np2 > 0) {
 			memcpy(&tv, tp, sizeof tv);
 			a0 += oi * tv;
@@ -670,32 +675,51 @@ static inline __attribute__((always_inline)) void dots_fixed(const double *tp, i
 	}
 	if (odd)
 		sot[2 * np2] = last;
+	if (sums) {
+		*so = s;
+		*soo = ss;
+	}
 }
 
 _Static_assert(FS_DOME_TPL_NFILL <= 13, "dots_fixed holds at most 6 pairs of fills and one more");
 
+/* dots_fixed of every count of fills, sums 0 or 1 */
+#define DOTS_CASES(S)                                                                                                  \
+	case 1: dots_fixed(tp, nk, o, np, 0, 1, S, sot, so, soo); break;                                               \
+	case 2: dots_fixed(tp, nk, o, np, 1, 0, S, sot, so, soo); break;                                               \
+	case 3: dots_fixed(tp, nk, o, np, 1, 1, S, sot, so, soo); break;                                               \
+	case 4: dots_fixed(tp, nk, o, np, 2, 0, S, sot, so, soo); break;                                               \
+	case 5: dots_fixed(tp, nk, o, np, 2, 1, S, sot, so, soo); break;                                               \
+	case 6: dots_fixed(tp, nk, o, np, 3, 0, S, sot, so, soo); break;                                               \
+	case 7: dots_fixed(tp, nk, o, np, 3, 1, S, sot, so, soo); break;                                               \
+	case 8: dots_fixed(tp, nk, o, np, 4, 0, S, sot, so, soo); break;                                               \
+	case 9: dots_fixed(tp, nk, o, np, 4, 1, S, sot, so, soo); break;                                               \
+	case 10: dots_fixed(tp, nk, o, np, 5, 0, S, sot, so, soo); break;                                              \
+	case 11: dots_fixed(tp, nk, o, np, 5, 1, S, sot, so, soo); break;                                              \
+	case 12: dots_fixed(tp, nk, o, np, 6, 0, S, sot, so, soo); break;                                              \
+	case 13: dots_fixed(tp, nk, o, np, 6, 1, S, sot, so, soo); break;
+
 /* sot[k - k0] = the dot product of the patch o with the templates
- * k0..k1 (at most FS_DOME_TPL_NFILL) from t->tp (dots_fixed). */
-static void dots(const fs_dome_tpl *t, const double *tpb, const double *o, int k0, int k1, double *sot)
+ * k0..k1 (1 to FS_DOME_TPL_NFILL of them) from t->tp (dots_fixed); with
+ * so not NULL, also the patch's sum in *so and sum of squares in *soo,
+ * each summed over the points in order (a patch read fresh: in the same
+ * pass over the points). */
+static void dots(const fs_dome_tpl *t, const double *tpb, const double *o, int k0, int k1, double *sot, double *so,
+		 double *soo)
 {
 	const double *tp = tpb + k0;
 	size_t np = t->npts;
 	int nk = t->nk;
-	switch (k1 - k0 + 1) {
-	case 1: dots_fixed(tp, nk, o, np, 0, 1, sot); break;
-	case 2: dots_fixed(tp, nk, o, np, 1, 0, sot); break;
-	case 3: dots_fixed(tp, nk, o, np, 1, 1, sot); break;
-	case 4: dots_fixed(tp, nk, o, np, 2, 0, sot); break;
-	case 5: dots_fixed(tp, nk, o, np, 2, 1, sot); break;
-	case 6: dots_fixed(tp, nk, o, np, 3, 0, sot); break;
-	case 7: dots_fixed(tp, nk, o, np, 3, 1, sot); break;
-	case 8: dots_fixed(tp, nk, o, np, 4, 0, sot); break;
-	case 9: dots_fixed(tp, nk, o, np, 4, 1, sot); break;
-	case 10: dots_fixed(tp, nk, o, np, 5, 0, sot); break;
-	case 11: dots_fixed(tp, nk, o, np, 5, 1, sot); break;
-	case 12: dots_fixed(tp, nk, o, np, 6, 0, sot); break;
-	case 13: dots_fixed(tp, nk, o, np, 6, 1, sot); break;
-	default: break; /* (k0 > k1: nothing; read_at never asks for it) */
+	if (so) {
+		switch (k1 - k0 + 1) {
+			DOTS_CASES(1)
+		default: break; /* (read_at asks for 1 to nk fills) */
+		}
+	} else {
+		switch (k1 - k0 + 1) {
+			DOTS_CASES(0)
+		default: break;
+		}
 	}
 }
 
@@ -751,18 +775,11 @@ static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, double x, 
 		s->outside = sample_obs(t, img, x, y, o);
 		if (s->outside)
 			return NULL;
-		size_t np = t->npts;
-		double so = 0, soo = 0;
-		for (size_t i = 0; i < np; i++) {
-			so += o[i];
-			soo += o[i] * o[i];
-		}
-		s->so = so;
-		s->soo = soo;
 	} else {
 		sample_obs(t, img, x, y, o);
 	}
-	/* the fills not yet computed, from the first missing to the last */
+	/* the fills not yet computed, from the first missing to the last
+	 * (a fresh patch: all of qa..qb, never empty, and its sums) */
 	int ka = qa, kb = qb;
 	while (ka <= kb && (s->have >> ka & 1))
 		ka++;
@@ -770,7 +787,7 @@ static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, double x, 
 		kb--;
 	if (ka <= kb) {
 		double dot[FS_DOME_TPL_NFILL];
-		dots(t, tp_at(t, phase_of(t, x, y)), o, ka, kb, dot);
+		dots(t, tp_at(t, phase_of(t, x, y)), o, ka, kb, dot, fresh ? &s->so : NULL, fresh ? &s->soo : NULL);
 		for (int q = ka; q <= kb; q++)
 			s->dot[q] = dot[q - ka];
 		for (int q = ka; q <= kb; q++)
