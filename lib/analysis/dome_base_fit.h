@@ -91,6 +91,7 @@ typedef struct fs_dome_tpl {
 	int ncol;
 	float *colx;
 	int *col;
+	int *row_end;       /* at a row's first point, the index past its last */
 	double *tp;
 	/* Where the points lie a whole pixel apart (pitch up to 16 px), the
 	 * patch's bilinear read at the centre's sub-pixel phase (fx, fy)

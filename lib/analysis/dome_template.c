@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/lanes.h"
+#include "base/cpu_features.h"
 
 /* Bilinear sample at (x, y) of a W x H image, which the caller keeps
  * inside [0, W - 1] x [0, H - 1], read from a window at (sx, sy) of row
@@ -64,6 +65,61 @@ static void ncc4(const float *d, int w, int x, int y, int R, const int *half, co
 			out[i] = (float)(st[i] / sqrt(vi * tt));
 	}
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * With AVX (where the CPU has it, fs_cpu_has_avx: the build targets plain
+ * x86-64) eight pixels at a time, four to a register: per pixel the same
+ * operations in the same order as ncc4 (no fused multiply-add: the
+ * target is "avx" alone and ISO C keeps contraction off), so the same
+ * bits with half the vector instructions. The correlation over every
+ * pixel of the reduced image was 314 M instructions of the dome rule's
+ * 721 M candidate stage on the 2048 x 1536 lattice (h38e).
+ */
+#define NCC_AVX 1
+typedef double v4d __attribute__((vector_size(32)));
+
+/* p[0..3] widened to doubles (exact) */
+__attribute__((target("avx"))) static inline v4d widen4(const float *p)
+{
+	return __builtin_convertvector(fs_load4f(p), v4d);
+}
+
+/* ncc4's correlation of the eight pixels x .. x + 7 of row y, whose discs
+ * lie whole inside the image, into out[0..7]. */
+__attribute__((target("avx"))) static void ncc8(const float *d, int w, int x, int y, int R, const int *half,
+						const double *tpl, int side, double tt, double np, float *out)
+{
+	v4d s1a = {0, 0, 0, 0}, s1b = s1a, s2a = s1a, s2b = s1a, sta = s1a, stb = s1a;
+	for (int dy = -R; dy <= R; dy++) {
+		int hw = half[dy + R];
+		const float *r = d + (size_t)(y + dy) * w + x - hw;
+		const double *tp = tpl + (dy + R) * side + R - hw, *te = tp + 2 * hw;
+		for (; tp <= te; tp++, r++) {
+			v4d va = widen4(r), vb = widen4(r + 4);
+			v4d t = {*tp, *tp, *tp, *tp};
+			s1a += va;
+			s1b += vb;
+			s2a += va * va;
+			s2b += vb * vb;
+			sta += t * va;
+			stb += t * vb;
+		}
+	}
+	double s1[8], s2[8], st[8];
+	memcpy(s1, &s1a, sizeof s1a);
+	memcpy(s1 + 4, &s1b, sizeof s1b);
+	memcpy(s2, &s2a, sizeof s2a);
+	memcpy(s2 + 4, &s2b, sizeof s2b);
+	memcpy(st, &sta, sizeof sta);
+	memcpy(st + 4, &stb, sizeof stb);
+	for (int i = 0; i < 8; i++) {
+		double vi = s2[i] - s1[i] * s1[i] / np;
+		if (vi > 1e-12 * np && tt > 0)
+			out[i] = (float)(st[i] / sqrt(vi * tt));
+	}
+}
+#endif
 
 int fs_dome_mean_begin(fs_dome_mean *t, double radius, char *err, size_t errlen)
 {
@@ -142,6 +198,9 @@ void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, in
 		return; /* a flat template correlates with nothing: all 0 */
 	/* the window's row of image row yy, indexed by image column */
 	const float *d = win;
+#ifdef NCC_AVX
+	int avx = fs_cpu_has_avx();
+#endif
 	for (int y = y0; y < y1; y++) {
 		int x = x0;
 		float *orow = out + (size_t)(y - y0) * ostride - x0;
@@ -149,6 +208,13 @@ void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, in
 		 * pixels at a time (ncc4: the same values) */
 		int inner_row = y - R >= 0 && y + R < H;
 		for (; x < x1; x++) {
+#ifdef NCC_AVX
+			if (avx && inner_row && x - R >= 0 && x + 7 + R < W && x + 7 < x1) {
+				ncc8(d, (int)stride, x - sx, y - sy, R, half, tpl, side, tt, np, orow + x);
+				x += 7;
+				continue;
+			}
+#endif
 			if (inner_row && x - R >= 0 && x + 3 + R < W && x + 3 < x1) {
 				ncc4(d, (int)stride, x - sx, y - sy, R, half, tpl, side, tt, np, orow + x);
 				x += 3;
