@@ -1,0 +1,856 @@
+/*
+ * bench_formation_truth.c - the per-image formation fit (dome_fit.c, as
+ * detect_offset.c runs it for the dome rule) against the simulator's TRUE
+ * formation, on every simulated scene set (issue 13; docs/paper-figures.md
+ * h38n).
+ *
+ * Why: several corrections were refused because they would be keyed to a
+ * fitted formation parameter (h/R and the profile for the ridge reader,
+ * h38j; the blur for a calibration, h33d; a blur-dependent gate, h36d,
+ * h38g), and each helper met the fit's looseness on a few scenes only.
+ * This prints, for each scene, what the fit reads and what the simulator
+ * rendered, so that which parameter is identifiable where (pitch, screen,
+ * h/R) is read off one table instead of argued from a handful.
+ *
+ * Three fits per scene, all on the rule's measurement image
+ * (fs_detect_measure_image with the rule's msig: 0.5 px below a 40 px
+ * pitch, 1.0 from it):
+ *   rule  fs_det_offset_fit at the dome rule's final centres and radii
+ *         (the fill held at their median, 64 centres, coarse to fine),
+ *         i.e. the formation the rule's later steps read. (Under a
+ *         halftone screen detection itself fits at its first pass's
+ *         centres, not its final ones; the same fit is made here at the
+ *         final ones.)
+ *   true  the same fit at the TRUE centres and radii (inside the scale
+ *         region) and the true pitch: the fit's own error, without the
+ *         centres'.
+ *   free  fs_dome_fit_image with its defaults (fill searched 0.16-0.88,
+ *         the whole grids, no uncertainty) at the TRUE centres: whether
+ *         the fill itself is identified.
+ * The true blur: the measurement image's is sqrt(beam^2 + msig^2), plus
+ * under a screen the scan blur and the fit's own low-pass
+ * (FS_HALFTONE_LOWPASS x the period); but the fit sees the MEAN patch,
+ * whose rim is spread further by the domes' radii (sem_opts.radius_jitter,
+ * 4 % of R: 1.0 px at R 25.6), so "blur" below is the image's with the
+ * true radii's SD added in quadrature (the surface's minimum sits there:
+ * scene 33, 1.60 px against the image's 1.28). The rule's centres add
+ * their scatter (printed: RMS of detected minus matched true centre, px,
+ * the common offset removed; the rule row's ratio is against the blur
+ * with it).
+ *
+ * --surface (unscreened scenes; one line per scene, --surface-tables
+ * also the tables): the residual of the mean patch at the
+ * TRUE centres (offset 0, the fill held at the true fill) over a finer
+ * grid of h/R, the three profiles, the blur and the shadow's elevation,
+ * computed here with the fit's own forward model (se_render.h) and the
+ * same linear solve (brightness, contrast, side slopes, edge, shadow
+ * depth): the minimum over blur and elevation for every (h/R, profile),
+ * and over profile and elevation for every (h/R, blur). How flat that
+ * surface is along h/R, profile and blur is why the fit trades them.
+ *
+ * --refit: under the rule's line, the same fit with the formation fitted
+ * again at the offset found (fs_dome_fit_opts.keep_formation 0), and the
+ * rule's centres' common offset from the truth and their pitch: whether
+ * the rule's formation is that of its starting point.
+ *
+ * --no-shadow / --no-edge render the same scenes, seed and all, without
+ * the simulator's cast shadow (sem_opts.shadow 0) or edge brightening
+ * (sem_opts.edge 0): if the true shape became the surface's minimum
+ * without one of them, that term would be what the model renders wrong
+ * (on scene 36 neither does it: h38n).
+ *
+ * Usage: bench_formation_truth [--seed-add N] [--set corner|interior|smooth]
+ * [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit]
+ * [SCENE...] (default: all three sets, every scene; --seed-add 4000 the
+ * held-out seeds; SEM_SCENE_CACHE shares the renders). Prints one line per scene and fit, then the
+ * summaries per parameter. Asserts nothing.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/detect.h"
+#include "analysis/detect_methods.h"
+#include "analysis/detect_offset.h"
+#include "analysis/dome_fit.h"
+#include "analysis/halftone.h"
+#include "analysis/se_render.h"
+#include "image/image.h"
+#include "sem_cache.h"
+#include "sem_scene.h"
+#include "sem_sim.h"
+
+enum { SET_CORNER, SET_INTERIOR, SET_SMOOTH, NSET };
+static const char *SET_NAME[NSET] = {"corner", "interior", "smooth"};
+enum { FIT_RULE, FIT_TRUE, FIT_FREE, NFIT };
+static const char *FIT_NAME[NFIT] = {"rule", "true", "free"};
+
+/* One fit's reading against the truth, kept for the summaries. */
+typedef struct row {
+	int set, scene, ok;
+	double pitch, halftone, t_fill, t_hr, t_prof, t_az, t_el, t_edge;
+	double t_img;  /* the measurement image's blur sigma, px */
+	double t_blur; /* the mean patch's: t_img with the radii's SD (px) */
+	double fill, hr, prof, blur, az, el, edge, side, shadow, r2, off, scatter;
+} row;
+
+#define MAX_ROWS (3 * 128 * NFIT)
+static row rows[MAX_ROWS];
+static size_t nrows;
+
+static double deg(double a)
+{
+	return a * 180 / M_PI;
+}
+
+/* angle difference in (-180, 180] degrees */
+static double ang_diff(double a, double b)
+{
+	double d = fmod(deg(a - b) + 540.0, 360.0) - 180.0;
+	return d;
+}
+
+static int no_shadow, no_edge, refit;
+
+static void scene_opts(int set, int k, unsigned seed_add, sem_opts *o)
+{
+	if (set == SET_CORNER)
+		sem_corner_scene(k, o);
+	else if (set == SET_INTERIOR)
+		sem_interior_scene(k, o);
+	else
+		sem_smooth_scene(k, o);
+	o->seed += seed_add;
+	if (no_shadow)
+		o->shadow = 0;
+	if (no_edge)
+		o->edge = 0;
+}
+
+/* RMS of the detected centres' scatter about their matched true centres,
+ * the common offset removed (px): what the rule's centres add to the blur
+ * the fit sees. */
+static double centre_scatter(const sem_truth *t, const fs_tubercle_list *tl, double *mx, double *my)
+{
+	*mx = *my = NAN;
+	int *mt = malloc(tl->n * sizeof *mt);
+	if (!mt || sem_match_tubercles(t, tl, mt, NULL)) {
+		free(mt);
+		return NAN;
+	}
+	double sx = 0, sy = 0, sxx = 0, syy = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < tl->n; i++) {
+		if (mt[i] < 0 || !sem_counted(t, t->x[mt[i]], t->y[mt[i]]))
+			continue;
+		double dx = tl->items[i].centroid_x - t->x[mt[i]], dy = tl->items[i].centroid_y - t->y[mt[i]];
+		sx += dx;
+		sy += dy;
+		sxx += dx * dx;
+		syy += dy * dy;
+		n++;
+	}
+	free(mt);
+	if (n < 2)
+		return NAN;
+	*mx = sx / n;
+	*my = sy / n;
+	double vx = sxx / n - (sx / n) * (sx / n), vy = syy / n - (sy / n) * (sy / n);
+	return sqrt(0.5 * fmax(0, vx + vy));
+}
+
+static void put_row(const row *base, int ok, const fs_dome_fit *f, double held_fill, double scatter)
+{
+	if (nrows >= MAX_ROWS)
+		return;
+	row r = *base;
+	r.ok = ok;
+	r.scatter = scatter;
+	if (ok) {
+		r.fill = held_fill > 0 ? held_fill : f->fill;
+		r.hr = f->h_over_r;
+		r.prof = f->profile;
+		r.blur = f->blur_px;
+		r.az = f->azimuth;
+		r.el = f->elevation;
+		r.edge = f->edge;
+		r.side = f->side;
+		r.shadow = f->shadow;
+		r.r2 = f->quality;
+		r.off = hypot(f->offset_x, f->offset_y) / f->pitch;
+	}
+	rows[nrows++] = r;
+}
+
+/* the blur the fit should find: the mean patch's, with the rule's
+ * centres' scatter where it has one */
+static double blur_truth(const row *r)
+{
+	return isfinite(r->scatter) ? hypot(r->t_blur, r->scatter) : r->t_blur;
+}
+
+static void print_row(const row *r, int which)
+{
+	if (!r->ok) {
+		printf("  %-4s (no fit)\n", FIT_NAME[which]);
+		return;
+	}
+	printf("  %-4s fill %.3f%s h/R %.2f prof %.0f blur %5.2f px (x%.2f) az %+5.0f el %2.0f edge %5.2f side %5.2f "
+	       "shadow %5.2f R2 %.3f off %.3f p",
+	       FIT_NAME[which], r->fill, which == FIT_FREE ? " " : "h", r->hr, r->prof, r->blur, r->blur / blur_truth(r),
+	       ang_diff(r->az, r->t_az), deg(r->el), r->edge, r->side, r->shadow, r->r2, r->off);
+	if (which == FIT_RULE)
+		printf(" scatter %.2f px", r->scatter);
+	printf("\n");
+}
+
+/* ---- the residual surface (--surface) ---- */
+
+#define S_G_MAX 20
+#define S_G_MIN 12
+#define S_FIT_R 0.55
+#define S_NP (FS_SE_NCOMP + 1)
+
+static const double S_HR[] = {0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.85, 1.0};
+#define S_NHR (int)(sizeof S_HR / sizeof S_HR[0])
+static const double S_BLUR[] = {0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.065, 0.075, 0.1};
+#define S_NBLUR (int)(sizeof S_BLUR / sizeof S_BLUR[0])
+static const double S_EL[] = {-1, 25, 35, 40, 55}; /* -1: no shadow term */
+#define S_NEL (int)(sizeof S_EL / sizeof S_EL[0])
+
+/* Separable Gaussian of a (2 sh + 1)^2 window (edges clamped: the margin
+ * keeps them out of the crop), cropped to (2 half + 1)^2. */
+static void s_blur(const float *src, int sh, int half, double sigma, double *tmp, double *dst)
+{
+	int sw = 2 * sh + 1, cw = 2 * half + 1, kr = (int)ceil(3 * sigma);
+	if (kr > sh - half)
+		kr = sh - half;
+	double k[128], ks = 0;
+	for (int i = -kr; i <= kr; i++)
+		ks += k[i + kr] = sigma > 0 ? exp(-0.5 * i * i / (sigma * sigma)) : (i == 0);
+	for (int y = 0; y < sw; y++)
+		for (int x = 0; x < cw; x++) {
+			double s = 0;
+			for (int i = -kr; i <= kr; i++)
+				s += k[i + kr] * src[(size_t)y * sw + (x + sh - half + i)];
+			tmp[(size_t)y * cw + x] = s / ks;
+		}
+	for (int y = 0; y < cw; y++)
+		for (int x = 0; x < cw; x++) {
+			double s = 0;
+			for (int i = -kr; i <= kr; i++)
+				s += k[i + kr] * tmp[(size_t)(y + sh - half + i) * cw + x];
+			dst[(size_t)y * cw + x] = s / ks;
+		}
+}
+
+/* Least squares of v (masked samples) on nc columns and a constant; the
+ * residual sum of squares. coef may be NULL. */
+static double s_solve(double *const *col, int nc, const double *v, const unsigned char *mask, size_t nn,
+		      double *coef)
+{
+	double a[S_NP][S_NP + 1];
+	memset(a, 0, sizeof a);
+	int m = nc + 1;
+	for (size_t t = 0; t < nn; t++) {
+		if (!mask[t])
+			continue;
+		double x[S_NP];
+		for (int i = 0; i < nc; i++)
+			x[i] = col[i][t];
+		x[nc] = 1;
+		for (int i = 0; i < m; i++) {
+			for (int j = 0; j < m; j++)
+				a[i][j] += x[i] * x[j];
+			a[i][m] += x[i] * v[t];
+		}
+	}
+	for (int i = 0; i < m; i++) {
+		int p = i;
+		for (int r = i + 1; r < m; r++)
+			if (fabs(a[r][i]) > fabs(a[p][i]))
+				p = r;
+		for (int j = 0; j <= m; j++) {
+			double s = a[i][j];
+			a[i][j] = a[p][j];
+			a[p][j] = s;
+		}
+		if (fabs(a[i][i]) < 1e-12)
+			a[i][i] = 1e-12;
+		for (int r = 0; r < m; r++) {
+			if (r == i)
+				continue;
+			double f = a[r][i] / a[i][i];
+			for (int j = i; j <= m; j++)
+				a[r][j] -= f * a[i][j];
+		}
+	}
+	double c[S_NP];
+	for (int i = 0; i < m; i++)
+		c[i] = a[i][m] / a[i][i];
+	double rss = 0;
+	for (size_t t = 0; t < nn; t++) {
+		if (!mask[t])
+			continue;
+		double e = v[t] - c[nc];
+		for (int i = 0; i < nc; i++)
+			e -= c[i] * col[i][t];
+		rss += e * e;
+	}
+	if (coef)
+		memcpy(coef, c, (size_t)m * sizeof *c);
+	return rss;
+}
+
+static int verbose_surface;
+
+/* the abscissa of the vertex of the parabola through three points (the
+ * middle one when they do not bend upwards) */
+static double vertex(double x0, double y0, double x1, double y1, double x2, double y2)
+{
+	double d0 = (y1 - y0) / (x1 - x0), d1 = (y2 - y1) / (x2 - x1), c = (d1 - d0) / (x2 - x0);
+	if (!(c > 0))
+		return x1;
+	double xv = 0.5 * (x0 + x1) - d0 / (2 * c);
+	return fmin(x2, fmax(x0, xv));
+}
+
+/* bt2: the mean patch's true blur, squared (px^2) */
+static int surface(const fs_image *img, const sem_truth *t, const sem_opts *o, double angle, double bt2)
+{
+	double pitch = t->pitch;
+	int g = (int)lround(pitch);
+	g = g > S_G_MAX ? S_G_MAX : g < S_G_MIN ? S_G_MIN : g;
+	int half = (int)ceil(S_FIT_R * g), cw = 2 * half + 1;
+	int bm = (int)ceil(3 * S_BLUR[S_NBLUR - 1] * g) + 1, sh = half + bm;
+	int reach = (int)ceil(0.5 * 0.88 * g * 1.0 / tan(25 * M_PI / 180)) + 1;
+	size_t nn = (size_t)cw * cw;
+	double *v = calloc(nn, sizeof *v), *tmp = malloc((size_t)(2 * sh + 1) * cw * sizeof *tmp);
+	unsigned char *mask = calloc(nn, 1);
+	double *bl[FS_SE_NCOMP];
+	for (int k = 0; k < FS_SE_NCOMP; k++)
+		bl[k] = malloc(nn * sizeof *bl[k]);
+	int rc = -1;
+	if (!v || !tmp || !mask)
+		goto out;
+	for (int k = 0; k < FS_SE_NCOMP; k++)
+		if (!bl[k])
+			goto out;
+	/* the mean patch at the true centres (inside the image by the
+	 * patch's reach), sampled at the model's grid */
+	size_t used = 0;
+	double ext = (half + 1) * pitch / g;
+	for (size_t j = 0; j < t->n; j++) {
+		if (!t->inside[j] || t->x[j] - ext < 0 || t->y[j] - ext < 0 || t->x[j] + ext >= img->width - 1 ||
+		    t->y[j] + ext >= img->height - 1)
+			continue;
+		for (int r = -half; r <= half; r++)
+			for (int q = -half; q <= half; q++)
+				v[(size_t)(r + half) * cw + q + half] +=
+					fs_image_sample_clamped(img, t->x[j] + q * pitch / g, t->y[j] + r * pitch / g);
+		used++;
+	}
+	if (used < 8)
+		goto out;
+	double s = 0, s2 = 0;
+	size_t np = 0;
+	for (int r = -half; r <= half; r++)
+		for (int q = -half; q <= half; q++)
+			if (q * q + r * r <= half * half) {
+				size_t i = (size_t)(r + half) * cw + q + half;
+				mask[i] = 1;
+				s += v[i];
+				np++;
+			}
+	for (size_t i = 0; i < nn; i++)
+		if (mask[i])
+			s2 += (v[i] - s / np) * (v[i] - s / np);
+	for (size_t i = 0; i < nn; i++)
+		v[i] = mask[i] ? (v[i] - s / np) / sqrt(s2 / np) : 0;
+	double res[S_NHR][3], resb[S_NHR][S_NBLUR];
+	int bestb[S_NHR][3], beste[S_NHR][3];
+	for (int h = 0; h < S_NHR; h++) {
+		for (int b = 0; b < S_NBLUR; b++)
+			resb[h][b] = INFINITY;
+		for (int q = 0; q < 3; q++) {
+			res[h][q] = INFINITY;
+			fs_se_field f;
+			memset(&f, 0, sizeof f);
+			fs_se_geom m = {o->fill, S_HR[h], q, angle};
+			if (fs_se_render(&m, g, sh, reach, &f)) {
+				fs_se_field_free(&f);
+				goto out;
+			}
+			for (int b = 0; b < S_NBLUR; b++) {
+				for (int k = 0; k < FS_SE_SHADOW; k++)
+					s_blur(f.c[k], sh, half, S_BLUR[b] * g, tmp, bl[k]);
+				double coef[S_NP];
+				double r0 = s_solve(bl, FS_SE_SHADOW, v, mask, nn, coef);
+				double az = atan2(coef[FS_SE_SLOPE_Y], coef[FS_SE_SLOPE_X]);
+				for (int e = 0; e < S_NEL; e++) {
+					double rr = r0;
+					if (S_EL[e] > 0) {
+						fs_se_shadow(&f, az, S_EL[e] * M_PI / 180);
+						s_blur(f.c[FS_SE_SHADOW], sh, half, S_BLUR[b] * g, tmp, bl[FS_SE_SHADOW]);
+						double c2[S_NP];
+						rr = s_solve(bl, FS_SE_NCOMP, v, mask, nn, c2);
+						/* a shadow brighter than the lit surface is no shadow */
+						if (!(c2[FS_SE_SHADOW] < 0))
+							continue;
+					}
+					double rn = sqrt(rr / np);
+					if (rn < res[h][q]) {
+						res[h][q] = rn;
+						bestb[h][q] = b;
+						beste[h][q] = e;
+					}
+					if (rn < resb[h][b])
+						resb[h][b] = rn;
+				}
+			}
+			fs_se_field_free(&f);
+		}
+	}
+	if (!verbose_surface)
+		goto compact;
+	printf("  surface at the TRUE centres, fill %.2f held (true h/R %.2f profile %.0f), %zu patches; residual = RMS / "
+	       "SD of the mean patch, min over blur and elevation [best blur px, elevation]\n",
+	       o->fill, o->h_over_r, o->profile, used);
+	printf("  %6s %28s %28s %28s\n", "h/R", "sphere", "paraboloid", "flat");
+	for (int h = 0; h < S_NHR; h++) {
+		printf("  %6.2f", S_HR[h]);
+		for (int q = 0; q < 3; q++)
+			printf("      %.4f [%5.2f, %2.0f]     ", res[h][q], S_BLUR[bestb[h][q]] * pitch,
+			       S_EL[beste[h][q]] > 0 ? S_EL[beste[h][q]] : 0);
+		printf("\n");
+	}
+	printf("  min over profile and elevation by h/R (rows) and blur px (columns):\n  %6s", "h/R");
+	for (int b = 0; b < S_NBLUR; b++)
+		printf(" %6.2f", S_BLUR[b] * pitch);
+	printf("\n");
+	for (int h = 0; h < S_NHR; h++) {
+		printf("  %6.2f", S_HR[h]);
+		for (int b = 0; b < S_NBLUR; b++)
+			printf(" %.4f", resb[h][b]);
+		printf("\n");
+	}
+compact:;
+	/* one line: the best shape, the residual at the true shape, how flat
+	 * the best profile's row is along h/R, each profile's best, and the
+	 * blur read from the surface: the best of the fine grid, a parabola
+	 * through it and its neighbours (fine), and a parabola through the
+	 * best three of the rule's own grid (dome_fit.c's BLUR, every one of
+	 * which is on the fine grid) */
+	int bh = 0, bq = 0;
+	for (int h = 0; h < S_NHR; h++)
+		for (int q = 0; q < 3; q++)
+			if (res[h][q] < res[bh][bq])
+				bh = h, bq = q;
+	int th = 0;
+	for (int h = 1; h < S_NHR; h++)
+		if (fabs(S_HR[h] - o->h_over_r) < fabs(S_HR[th] - o->h_over_r))
+			th = h;
+	int tq = (int)lround(o->profile);
+	double rtrue = tq >= 0 && tq < 3 ? res[th][tq] : NAN;
+	double lo = INFINITY, hi = 0;
+	for (int h = 0; h < S_NHR; h++) {
+		lo = fmin(lo, res[h][bq]);
+		hi = fmax(hi, res[h][bq]);
+	}
+	double pb[3] = {INFINITY, INFINITY, INFINITY};
+	for (int h = 0; h < S_NHR; h++)
+		for (int q = 0; q < 3; q++)
+			pb[q] = fmin(pb[q], res[h][q]);
+	/* the blur's row at the best h/R (min over profile and elevation) */
+	const double *rb = resb[bh];
+	int fb = 0;
+	for (int b = 1; b < S_NBLUR; b++)
+		if (rb[b] < rb[fb])
+			fb = b;
+	double fine = S_BLUR[fb] * pitch;
+	if (fb > 0 && fb < S_NBLUR - 1)
+		fine = vertex(S_BLUR[fb - 1], rb[fb - 1], S_BLUR[fb], rb[fb], S_BLUR[fb + 1], rb[fb + 1]) * pitch;
+	static const double RULE_BLUR[] = {0.015, 0.03, 0.05, 0.075, 0.1};
+	int ri[5], nr = 0;
+	for (int i = 0; i < 5; i++)
+		for (int b = 0; b < S_NBLUR; b++)
+			if (fabs(S_BLUR[b] - RULE_BLUR[i]) < 1e-9)
+				ri[nr++] = b;
+	int cb = 0;
+	for (int i = 1; i < nr; i++)
+		if (rb[ri[i]] < rb[ri[cb]])
+			cb = i;
+	double coarse = S_BLUR[ri[cb]] * pitch, cpar = coarse;
+	if (cb > 0 && cb < nr - 1)
+		cpar = vertex(S_BLUR[ri[cb - 1]], rb[ri[cb - 1]], S_BLUR[ri[cb]], rb[ri[cb]], S_BLUR[ri[cb + 1]],
+			      rb[ri[cb + 1]]) *
+		       pitch;
+	double tb = sqrt(bt2);
+	printf("  surface: best h/R %.2f %s %.4f; at the truth %.4f; best profile's range over h/R %.4f; best sphere / "
+	       "paraboloid / flat %.4f / %.4f / %.4f; blur (patch %.2f px) fine %.2f (x%.2f) rule grid %.2f (x%.2f) "
+	       "its parabola %.2f (x%.2f)\n",
+	       S_HR[bh], bq == 0 ? "sphere" : bq == 1 ? "paraboloid" : "flat", res[bh][bq], rtrue, hi - lo, pb[0], pb[1],
+	       pb[2], tb, fine, fine / tb, coarse, coarse / tb, cpar, cpar / tb);
+	rc = 0;
+out:
+	free(v);
+	free(tmp);
+	free(mask);
+	for (int k = 0; k < FS_SE_NCOMP; k++)
+		free(bl[k]);
+	return rc;
+}
+
+static int run_scene(int set, int k, unsigned seed_add, int do_surface)
+{
+	sem_opts o;
+	scene_opts(set, k, seed_add, &o);
+	sem_scene s;
+	fs_detect_result res;
+	memset(&res, 0, sizeof res);
+	if (sem_scene_detect(&s, &o, fs_detect_domes, &res)) {
+		printf("%s %d: %s\n", SET_NAME[set], k, s.err);
+		return -1;
+	}
+	const sem_truth *t = &s.tr;
+	fs_image *fimg = s.img->bits ? fs_image_to_float(s.img) : NULL, *meas = NULL;
+	const fs_image *src = fimg ? fimg : s.img;
+	char err[256];
+	/* the rule's measurement image (detect.c, the dome rule's msig) */
+	double msig = res.pitch_px >= 40 ? 1.0 : 0.5;
+	int rc = -1;
+	size_t nt = res.tubercles.n, nd = 0, ni = 0;
+	double *xs = malloc((nt + t->n + 1) * sizeof *xs), *ys = malloc((nt + t->n + 1) * sizeof *ys),
+	       *rs = malloc((nt + t->n + 1) * sizeof *rs);
+	if (!xs || !ys || !rs || fs_detect_measure_image(src, &s.p, msig, &meas, err, sizeof err)) {
+		printf("%s %d: measurement image: %s\n", SET_NAME[set], k, xs ? err : "out of memory");
+		goto out;
+	}
+	double tp = o.halftone > 0 ? o.halftone : 0;
+	double tb2 = o.beam_blur * o.beam_blur + msig * msig;
+	if (tp > 0)
+		tb2 += o.scan_blur * o.scan_blur + FS_HALFTONE_LOWPASS * tp * FS_HALFTONE_LOWPASS * tp;
+	double rs1 = 0, rs2 = 0;
+	size_t rn = 0;
+	for (size_t j = 0; j < t->n; j++)
+		if (t->inside[j]) {
+			rs1 += 0.5 * t->d[j];
+			rs2 += 0.25 * t->d[j] * t->d[j];
+			rn++;
+		}
+	double rsd = rn > 1 ? sqrt(fmax(0, rs2 / rn - (rs1 / rn) * (rs1 / rn))) : 0;
+	row base = {.set = set,
+		    .scene = k,
+		    .pitch = t->pitch,
+		    .halftone = tp,
+		    .t_fill = o.fill,
+		    .t_hr = o.h_over_r,
+		    .t_prof = o.profile,
+		    .t_az = o.det_azimuth,
+		    .t_el = o.det_elevation,
+		    .t_img = sqrt(tb2),
+		    .t_blur = sqrt(tb2 + rsd * rsd),
+		    .t_edge = o.edge};
+	printf("%s %d (seed +%u): pitch %.1f screen %.1f | TRUE fill %.2f h/R %.2f profile %.0f az %.0f el %.0f blur %.2f "
+	       "px (image %.2f: beam %.2f, msig %.1f%s; radii SD %.2f) edge %.2f\n",
+	       SET_NAME[set], k, seed_add, t->pitch, tp, o.fill, o.h_over_r, o.profile, deg(o.det_azimuth),
+	       deg(o.det_elevation), base.t_blur, base.t_img, o.beam_blur, msig, tp > 0 ? ", scan, low-pass" : "",
+	       rsd, o.edge);
+	/* the rule's centres and radii, as fs_det_offset_domes takes them */
+	for (size_t i = 0; i < nt; i++) {
+		const fs_tubercle *q = &res.tubercles.items[i];
+		if (!isfinite(q->radius_px) || !(q->radius_px > 0))
+			continue;
+		xs[nd] = q->centroid_x;
+		ys[nd] = q->centroid_y;
+		rs[nd++] = q->radius_px;
+	}
+	fs_det_offset off;
+	double pitch = nd >= 8 ? fs_dome_fit_pitch(xs, ys, nd) : 0;
+	int ok = nd >= 8 && pitch >= 6 && !fs_det_offset_fit(meas, xs, ys, rs, nd, pitch, NULL, &off) && off.fitted;
+	double cmx, cmy, sc = centre_scatter(t, &res.tubercles, &cmx, &cmy);
+	put_row(&base, ok, ok ? &off.fit : NULL, ok ? off.fit.fill : 0, sc);
+	print_row(&rows[nrows - 1], FIT_RULE);
+	if (refit && ok) {
+		/* the rule's options but the formation fitted again at the
+		 * offset found (keep_formation 0): whether the rule's formation
+		 * is that of its starting offset */
+		fs_dome_fit_opts ro;
+		fs_dome_fit_opts_default(&ro);
+		ro.no_sigma = ro.no_profiles = ro.coarse_to_fine = 1;
+		ro.fill_min = ro.fill_max = off.fit.fill;
+		ro.max_centres = FS_DET_OFFSET_MAX_CENTRES;
+		fs_dome_fit rf;
+		if (!fs_dome_fit_image(meas, xs, ys, nd, pitch, &ro, &rf, err, sizeof err)) {
+			row r2 = base;
+			r2.ok = 1;
+			r2.scatter = sc;
+			r2.fill = rf.fill;
+			r2.hr = rf.h_over_r;
+			r2.prof = rf.profile;
+			r2.blur = rf.blur_px;
+			r2.az = rf.azimuth;
+			r2.el = rf.elevation;
+			r2.edge = rf.edge;
+			r2.side = rf.side;
+			r2.shadow = rf.shadow;
+			r2.r2 = rf.quality;
+			r2.off = hypot(rf.offset_x, rf.offset_y) / rf.pitch;
+			printf("  (refit at the offset found:)");
+			print_row(&r2, FIT_RULE);
+		}
+		printf("  (the rule's centres minus the true: common %+.2f, %+.2f px; pitch %.2f for the true %.2f; %zu centres)\n",
+		       cmx, cmy, pitch, t->pitch, nd);
+	}
+	/* the TRUE centres inside the scale region */
+	for (size_t j = 0; j < t->n; j++)
+		if (t->inside[j]) {
+			xs[ni] = t->x[j];
+			ys[ni] = t->y[j];
+			rs[ni++] = 0.5 * t->d[j];
+		}
+	ok = !fs_det_offset_fit(meas, xs, ys, rs, ni, t->pitch, NULL, &off) && off.fitted;
+	put_row(&base, ok, ok ? &off.fit : NULL, ok ? off.fit.fill : 0, NAN);
+	print_row(&rows[nrows - 1], FIT_TRUE);
+	fs_dome_fit_opts fo;
+	fs_dome_fit_opts_default(&fo);
+	fo.no_sigma = 1;
+	fo.no_profiles = 1;
+	fs_dome_fit ff;
+	ok = !fs_dome_fit_image(meas, xs, ys, ni, t->pitch, &fo, &ff, err, sizeof err);
+	put_row(&base, ok, ok ? &ff : NULL, 0, NAN);
+	print_row(&rows[nrows - 1], FIT_FREE);
+	if (do_surface && !(tp > 0))
+		surface(meas, t, &o, ok ? ff.angle : o.angle, base.t_blur * base.t_blur);
+	fflush(stdout);
+	rc = 0;
+out:
+	free(xs);
+	free(ys);
+	free(rs);
+	fs_image_free(meas);
+	fs_image_free(fimg);
+	fs_detect_result_free(&res);
+	sem_scene_close(&s);
+	return rc;
+}
+
+/* ---- summaries ---- */
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void quart(double *v, size_t n, const char *label)
+{
+	if (!n) {
+		printf("    %-34s (none)\n", label);
+		return;
+	}
+	qsort(v, n, sizeof *v, cmp_d);
+	printf("    %-34s n %3zu  min %7.3f  q1 %7.3f  median %7.3f  q3 %7.3f  max %7.3f\n", label, n, v[0], v[n / 4],
+	       v[n / 2], v[(3 * n) / 4], v[n - 1]);
+}
+
+/* Whether a fitted h/R is the fit grid's nearest point to the truth
+ * (0.2/0.4/0.7/1.0). */
+static int hr_right(double fit, double truth)
+{
+	static const double grid[] = {0.2, 0.4, 0.7, 1.0};
+	int b = 0;
+	for (int i = 1; i < 4; i++)
+		if (fabs(grid[i] - truth) < fabs(grid[b] - truth))
+			b = i;
+	return fabs(fit - grid[b]) < 1e-6;
+}
+
+typedef int (*row_pick)(const row *r);
+static int pick_all(const row *r)
+{
+	(void)r;
+	return 1;
+}
+static int pick_p_small(const row *r)
+{
+	return r->pitch < 30;
+}
+static int pick_p_large(const row *r)
+{
+	return r->pitch >= 30;
+}
+static int pick_screen(const row *r)
+{
+	return r->halftone > 0;
+}
+static int pick_clean(const row *r)
+{
+	return !(r->halftone > 0);
+}
+static int pick_low(const row *r)
+{
+	return r->t_hr < 0.75;
+}
+static int pick_tall(const row *r)
+{
+	return r->t_hr >= 0.75;
+}
+
+static void summary(int which)
+{
+	static const struct {
+		const char *name;
+		row_pick f;
+	} classes[] = {{"all", pick_all},	  {"pitch < 30", pick_p_small}, {"pitch >= 30", pick_p_large},
+		       {"no screen", pick_clean}, {"5-px screen", pick_screen}, {"h/R < 0.75", pick_low},
+		       {"h/R 1.0", pick_tall}};
+	printf("\n== summary: %s fit (%s) ==\n", FIT_NAME[which],
+	       which == FIT_RULE ? "rule's centres, fill held at their median radius"
+	       : which == FIT_TRUE ? "TRUE centres, fill held at the true median radius"
+				   : "TRUE centres, fill searched");
+	double *v = malloc(nrows * sizeof *v);
+	if (!v)
+		return;
+	for (int set = 0; set < NSET; set++) {
+		size_t n = 0;
+		for (size_t i = 0; i < nrows; i++)
+			n += rows[i].set == set && (int)(i % NFIT) == which;
+		if (!n)
+			continue;
+		printf("  %s scenes (%zu):\n", SET_NAME[set], n);
+		/* profile confusion: true 0 sphere, 1 paraboloid, 2 flat, 3 smooth cos^2 */
+		int conf[4][3] = {{0}}, nofit = 0;
+		for (size_t i = 0; i < nrows; i++) {
+			const row *r = &rows[i];
+			if (r->set != set || (int)(i % NFIT) != which)
+				continue;
+			if (!r->ok) {
+				nofit++;
+				continue;
+			}
+			int tp = (int)lround(r->t_prof), fp = (int)lround(r->prof);
+			if (tp >= 0 && tp < 4 && fp >= 0 && fp < 3)
+				conf[tp][fp]++;
+		}
+		printf("    profile confusion (rows true, columns fitted sphere / paraboloid / flat)%s\n",
+		       nofit ? " (some scenes not fitted)" : "");
+		static const char *pn[] = {"sphere", "paraboloid", "flat", "smooth"};
+		for (int a = 0; a < 4; a++)
+			if (conf[a][0] + conf[a][1] + conf[a][2])
+				printf("      %-10s %3d %3d %3d\n", pn[a], conf[a][0], conf[a][1], conf[a][2]);
+		/* h/R confusion: rows true h/R, columns fitted grid */
+		static const double hg[] = {0.2, 0.4, 0.7, 1.0};
+		static const double ht[] = {0.25, 0.5, 1.0};
+		printf("    h/R confusion (rows true, columns fitted 0.2 / 0.4 / 0.7 / 1.0)\n");
+		for (int a = 0; a < 3; a++) {
+			int c[4] = {0}, any = 0;
+			for (size_t i = 0; i < nrows; i++) {
+				const row *r = &rows[i];
+				if (r->set != set || (int)(i % NFIT) != which || !r->ok || fabs(r->t_hr - ht[a]) > 1e-6)
+					continue;
+				for (int b = 0; b < 4; b++)
+					if (fabs(r->hr - hg[b]) < 1e-6)
+						c[b]++, any = 1;
+			}
+			if (any)
+				printf("      %-10.2f %3d %3d %3d %3d\n", ht[a], c[0], c[1], c[2], c[3]);
+		}
+		for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {
+			size_t n1 = 0, hr_ok = 0, pr_ok = 0;
+			for (size_t i = 0; i < nrows; i++) {
+				const row *r = &rows[i];
+				if (r->set != set || (int)(i % NFIT) != which || !r->ok || !classes[c].f(r))
+					continue;
+				n1++;
+				hr_ok += (size_t)hr_right(r->hr, r->t_hr);
+				pr_ok += (size_t)(lround(r->prof) == lround(r->t_prof));
+			}
+			if (!n1)
+				continue;
+			printf("    [%s] %zu fits: h/R on the grid point nearest the truth %zu, profile right %zu\n",
+			       classes[c].name, n1, hr_ok, pr_ok);
+#define DIST(expr, label)                                                                                  \
+	do {                                                                                               \
+		size_t m = 0;                                                                              \
+		for (size_t i = 0; i < nrows; i++) {                                                       \
+			const row *r = &rows[i];                                                           \
+			if (r->set != set || (int)(i % NFIT) != which || !r->ok || !classes[c].f(r))      \
+				continue;                                                                  \
+			v[m++] = (expr);                                                                   \
+		}                                                                                          \
+		quart(v, m, label);                                                                        \
+	} while (0)
+			DIST(r->blur / blur_truth(r), "blur fitted / true (patch)");
+			DIST(r->blur / r->t_img, "blur fitted / image's");
+			DIST(ang_diff(r->az, r->t_az), "azimuth error, deg");
+			DIST(deg(r->el), "elevation fitted, deg (0: none; 35)");
+			DIST(r->edge, "edge weight (true edge 0.5)");
+			DIST(r->side, "side weight");
+			if (which == FIT_FREE)
+				DIST(100 * (r->fill / r->t_fill - 1), "fill error, %");
+			if (which != FIT_TRUE)
+				DIST(r->off, "offset, pitches");
+			if (which == FIT_RULE)
+				DIST(r->scatter, "centre scatter, px");
+			DIST(r->r2, "R^2");
+#undef DIST
+		}
+	}
+	free(v);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned seed_add = 0;
+	int only = -1, do_surface = 0, listed = 0, scenes[128];
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
+			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			i++;
+			only = !strcmp(argv[i], "corner")	? SET_CORNER
+			       : !strcmp(argv[i], "interior") ? SET_INTERIOR
+			       : !strcmp(argv[i], "smooth")   ? SET_SMOOTH
+							      : -2;
+			if (only == -2) {
+				fprintf(stderr, "unknown set %s\n", argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--no-shadow"))
+			no_shadow = 1;
+		else if (!strcmp(argv[i], "--no-edge"))
+			no_edge = 1;
+		else if (!strcmp(argv[i], "--refit"))
+			refit = 1;
+		else if (!strcmp(argv[i], "--surface"))
+			do_surface = 1;
+		else if (!strcmp(argv[i], "--surface-tables"))
+			do_surface = verbose_surface = 1;
+		else if (listed < 128 && argv[i][0] >= '0' && argv[i][0] <= '9')
+			scenes[listed++] = atoi(argv[i]);
+		else {
+			fprintf(stderr, "usage: %s [--seed-add N] [--set corner|interior|smooth] [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit] [SCENE...]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	static const int count[NSET] = {64, SEM_INTERIOR_SCENES, SEM_SMOOTH_SCENES};
+	int rc = 0;
+	for (int set = 0; set < NSET; set++) {
+		if (only >= 0 && set != only)
+			continue;
+		if (listed) {
+			for (int i = 0; i < listed; i++)
+				if (scenes[i] >= 0 && scenes[i] < count[set])
+					rc |= run_scene(set, scenes[i], seed_add, do_surface) ? 1 : 0;
+		} else {
+			for (int k = 0; k < count[set]; k++)
+				rc |= run_scene(set, k, seed_add, do_surface) ? 1 : 0;
+		}
+	}
+	for (int w = 0; w < NFIT; w++)
+		summary(w);
+	return rc;
+}
