@@ -74,9 +74,15 @@ double fs_centre_axis_match(const double *pu, const double *pv, const fs_centre_
 {
 	double sxx = 0, sx = 0, sy = 0, sxy = 0, syy = 0;
 	int m = 0;
-	for (int i = 0; i < g->ns; i++) {
+	/* from one sample before the window's start and up to its end only:
+	 * the samples outside add nothing, and the per-dome scan
+	 * (centre_perdome.c) calls this 40 r0 times a dome */
+	int i_lo = (int)floor((g->r0 - g->win) / g->step) - 1;
+	for (int i = i_lo > 0 ? i_lo : 0; i < g->ns; i++) {
 		double r = i * g->step;
-		if (r < g->r0 - g->win || r > g->r0 + g->win)
+		if (r > g->r0 + g->win)
+			break;
+		if (r < g->r0 - g->win)
 			continue;
 		double q = (r - c * b) / g->step;
 		int i0 = (int)floor(q);
