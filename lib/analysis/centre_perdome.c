@@ -26,6 +26,9 @@ void fs_centre_perdome_geom(double az, double r0, double sigma, double pitch, fs
 	/* the window read from a centre up to the scan's reach off, and one
 	 * sample for the interpolation */
 	g->ns = (int)ceil((r0 + g->win + PERDOME_REACH * r0) / g->step) + 2;
+	/* along and across only: the other seven profiles were a quarter of
+	 * the step's cost (h38l) */
+	g->pair = 1;
 }
 
 /* The best b of one dome's lit profile pu against pv in [-reach, reach]

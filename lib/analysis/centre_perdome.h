@@ -36,7 +36,8 @@
 #include "analysis/centre_axis.h"
 
 /* The geometry of fs_centre_axis_geom_of for the per-dome reading: its
- * profiles long enough for a dome's b anywhere in the scan. */
+ * profiles long enough for a dome's b anywhere in the scan, and only the
+ * pair along and across the axis read (g->pair). */
 void fs_centre_perdome_geom(double az, double r0, double sigma, double pitch, fs_centre_axis_geom *g);
 
 /* From the n domes' profiles (profs: n x fs_centre_axis_len(g), from
