@@ -33,6 +33,7 @@ void fs_centre_axis_geom_of(double az, double r0, double sigma, double pitch, fs
 	g->sigma = fmax(0.5, sigma);
 	g->win = WIN * g->sigma;
 	g->step = STEP;
+	g->pair = 0;
 	/* the window read from a centre up to MAX_SHIFT pitch off, and one
 	 * sample for the interpolation */
 	g->ns = (int)ceil((r0 + g->win + MAX_SHIFT * pitch) / STEP) + 2;
@@ -40,7 +41,7 @@ void fs_centre_axis_geom_of(double az, double r0, double sigma, double pitch, fs
 
 size_t fs_centre_axis_len(const fs_centre_axis_geom *g)
 {
-	return (size_t)(3 + 2 * FS_CENTRE_AXIS_OBLIQUE) * g->ns;
+	return (size_t)(g->pair ? 2 : 3 + 2 * FS_CENTRE_AXIS_OBLIQUE) * g->ns;
 }
 
 double fs_centre_axis_reach(const fs_centre_axis_geom *g)
@@ -56,9 +57,10 @@ void fs_centre_axis_profile(const fs_image *img, double x, double y, const fs_ce
 		prof[i] = fs_image_sample_clamped(img, x + s * ux, y + s * uy);
 		prof[g->ns + i] = 0.5 * (fs_image_sample_clamped(img, x - s * uy, y + s * ux) +
 					 fs_image_sample_clamped(img, x + s * uy, y - s * ux));
-		prof[2 * g->ns + i] = fs_image_sample_clamped(img, x - s * ux, y - s * uy);
+		if (!g->pair)
+			prof[2 * g->ns + i] = fs_image_sample_clamped(img, x - s * ux, y - s * uy);
 	}
-	for (int j = 0; j < FS_CENTRE_AXIS_OBLIQUE; j++)
+	for (int j = 0; j < FS_CENTRE_AXIS_OBLIQUE && !g->pair; j++)
 		for (int side = 0; side < 2; side++) {
 			double a = g->az + (side ? -1 : 1) * oblique_deg[j] * M_PI / 180, ox = cos(a), oy = sin(a);
 			double *o = prof + (size_t)(3 + 2 * j + side) * g->ns;
@@ -74,9 +76,15 @@ double fs_centre_axis_match(const double *pu, const double *pv, const fs_centre_
 {
 	double sxx = 0, sx = 0, sy = 0, sxy = 0, syy = 0;
 	int m = 0;
-	for (int i = 0; i < g->ns; i++) {
+	/* from one sample before the window's start and up to its end only:
+	 * the samples outside add nothing, and the per-dome scan
+	 * (centre_perdome.c) calls this 40 r0 times a dome */
+	int i_lo = (int)floor((g->r0 - g->win) / g->step) - 1;
+	for (int i = i_lo > 0 ? i_lo : 0; i < g->ns; i++) {
 		double r = i * g->step;
-		if (r < g->r0 - g->win || r > g->r0 + g->win)
+		if (r > g->r0 + g->win)
+			break;
+		if (r < g->r0 - g->win)
 			continue;
 		double q = (r - c * b) / g->step;
 		int i0 = (int)floor(q);

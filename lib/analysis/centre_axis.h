@@ -106,6 +106,9 @@
 typedef struct fs_centre_axis_geom {
 	double az, r0, sigma, win, step;
 	int ns;
+	int pair; /* 1: only the profiles along and across the axis (2 ns samples a
+		   * dome: the per-dome reading, centre_perdome.h, needs no more;
+		   * fs_centre_axis_estimate needs them all, 0) */
 } fs_centre_axis_geom;
 
 typedef struct fs_centre_axis {
@@ -128,7 +131,8 @@ typedef struct fs_centre_axis {
  * r0 and blur sigma (px) on a lattice of the given pitch. */
 void fs_centre_axis_geom_of(double az, double r0, double sigma, double pitch, fs_centre_axis_geom *g);
 
-/* The length of one dome's profiles (fs_centre_axis_profile), samples. */
+/* The length of one dome's profiles (fs_centre_axis_profile), samples:
+ * 2 ns for a pair geometry. */
 size_t fs_centre_axis_len(const fs_centre_axis_geom *g);
 
 /* How far from a centre its profiles read (px): a centre that far inside
@@ -138,7 +142,8 @@ double fs_centre_axis_reach(const fs_centre_axis_geom *g);
 /* One dome's profiles at (x, y) of img: prof[0..ns) along the axis,
  * prof[ns..2 ns) across it (both sides' mean), prof[2 ns..3 ns) against
  * it, then along az + and - each oblique angle in turn (2
- * FS_CENTRE_AXIS_OBLIQUE profiles; fs_centre_axis_len in all). */
+ * FS_CENTRE_AXIS_OBLIQUE profiles; fs_centre_axis_len in all); for a
+ * pair geometry (g->pair) the first two only, the same samples. */
 void fs_centre_axis_profile(const fs_image *img, double x, double y, const fs_centre_axis_geom *g, double *prof);
 
 /* How well a shift b along the axis explains profile pu by profile pv

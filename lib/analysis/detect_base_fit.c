@@ -10,6 +10,7 @@
 
 #include "analysis/base_readings.h"
 #include "analysis/base_step.h"
+#include "analysis/centre_perdome.h"
 #include "analysis/detect_offset.h"
 #include "analysis/dome_base_fit.h"
 #include "analysis/dome_measure.h"
@@ -625,6 +626,72 @@ void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs
 		}
 }
 
+int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off, const fs_centre_axis *ax,
+			     const double *fr, double *fx, double *fy, int w, int h, fs_det_axis_reader read, void *ctx,
+			     size_t *moved)
+{
+	*moved = 0;
+	/* behind the axis step's own gates (centre_perdome.h): where the
+	 * common shift was not read, or read on the far side, in a shadow
+	 * or at P_v's blur, the lit side is not the base's edge the match
+	 * assumes */
+	if (!p->n || !ax->ok || ax->reversed || ax->shadowed || ax->own || !off->fitted || off->fit.halftone > 0 ||
+	    !(off->fit.pitch > 0))
+		return 0;
+	double *v = malloc(p->n * sizeof *v);
+	size_t *sel = malloc(p->n * sizeof *sel);
+	int rc = -1;
+	if (!v || !sel)
+		goto out;
+	rc = 0;
+	size_t nv = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(fr[k]))
+			v[nv++] = fr[k];
+	if (nv < FS_CENTRE_PERDOME_MIN)
+		goto out;
+	/* the template fit's median radius (the base rule's from centres
+	 * on the lit flank is short), the formation's azimuth and blur */
+	double r0 = fs_median_upper(v, nv), pitch = off->fit.pitch;
+	fs_centre_axis_geom g;
+	fs_centre_perdome_geom(off->fit.azimuth, r0, off->fit.blur_px, pitch, &g);
+	if (r0 < 3 * g.sigma || !(2 * (r0 + g.win) + 0.05 * pitch < pitch))
+		goto out;
+	/* every sized dome whose profiles lie inside the image (the common
+	 * step's sample would leave most locked centres unread) */
+	double reach = fs_centre_axis_reach(&g);
+	size_t ns = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(fr[k]) && fx[k] - reach >= 0 && fy[k] - reach >= 0 && fx[k] + reach < w - 1 &&
+		    fy[k] + reach < h - 1)
+			sel[ns++] = k;
+	if (ns < FS_CENTRE_PERDOME_MIN)
+		goto out;
+	double *profs = malloc(ns * fs_centre_axis_len(&g) * sizeof *profs);
+	if (!profs) {
+		rc = -1;
+		goto out;
+	}
+	rc = read(ctx, &g, sel, ns, fx, fy, profs);
+	int flagged = rc ? 0 : fs_centre_perdome_shifts(profs, ns, &g, v);
+	free(profs);
+	if (rc || flagged < 0) {
+		rc = -1;
+		goto out;
+	}
+	double ux = cos(g.az), uy = sin(g.az);
+	for (size_t i = 0; i < ns; i++)
+		if (v[i] != 0) {
+			fx[sel[i]] += v[i] * ux;
+			fy[sel[i]] += v[i] * uy;
+		}
+	*moved = (size_t)flagged;
+out:
+	free(v);
+	free(sel);
+	return rc;
+}
+
 /* The axis step's profiles read on the whole image. */
 static int read_whole(void *ctx, const fs_centre_axis_geom *g, const size_t *sel, size_t ns, const double *xs,
 		      const double *ys, double *profs)
@@ -641,8 +708,12 @@ static int axis_whole(const fs_image *img, const fs_det_base_plan *p, const fs_d
 {
 	fs_centre_axis ax;
 	int rc = fs_det_base_axis_find(p, off, fr, fx, fy, img->width, img->height, read_whole, (void *)img, &ax);
-	if (!rc)
+	size_t moved;
+	if (!rc) {
 		fs_det_base_axis_move(p, fr, &ax, fx, fy);
+		rc = fs_det_base_axis_perdome(p, off, &ax, fr, fx, fy, img->width, img->height, read_whole,
+					      (void *)img, &moved);
+	}
 	return rc;
 }
 

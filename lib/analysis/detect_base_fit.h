@@ -322,6 +322,24 @@ typedef int (*fs_det_axis_reader)(void *ctx, const fs_centre_axis_geom *g, const
 int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, const double *fx,
 			  const double *fy, int w, int h, fs_det_axis_reader read, void *ctx, fs_centre_axis *ax);
 
+/*
+ * After the common shift (fs_det_base_axis_move with the same *ax): the
+ * centres locked onto their dome's lit flank moved one by one
+ * (centre_perdome.h; h38l: interior scene 3 of the simulator, 11-15 of
+ * 102 centres 1.9-3.2 px towards the detector). Only where ax's step was
+ * ok and neither reversed, shadowed nor read at P_v's own blur, the
+ * formation has no screen, the template fit's median radius r0 is at
+ * least 3 of the formation's blurs and the gap 2 (r0 + 2 blurs) + 0.05
+ * pitch is less than the pitch. Every sized dome whose profiles lie
+ * inside the w x h image is read by read() (as fs_det_base_axis_find's)
+ * at the formation's azimuth and blur; the flagged ones' fx, fy move
+ * along the azimuth, *moved says how many. Returns 0, -1 when out of
+ * memory or read() failed.
+ */
+int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off, const fs_centre_axis *ax,
+			     const double *fr, double *fx, double *fy, int w, int h, fs_det_axis_reader read, void *ctx,
+			     size_t *moved);
+
 int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offset *off, fs_det_base_plan *p);
 void fs_det_base_plan_free(fs_det_base_plan *p);
 void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,

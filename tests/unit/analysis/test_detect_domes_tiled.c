@@ -35,6 +35,7 @@
 #include "analysis/graph.h"
 #include "fixture_image.h"
 #include "sanitized.h"
+#include "sem_cache.h"
 #include "sem_scene.h"
 
 static char err[256];
@@ -241,6 +242,50 @@ static void test_axis_retried(void **state)
 	fs_image_free(img);
 }
 
+/* Interior scene 3 (fill 0.6, pitch 40, low spheres lit from 0 degrees,
+ * 480 x 400 px) on 128-px tiles: 15 of its first centres lock onto the
+ * lit flank, 1.9-3.2 px towards the detector, and are moved one by one
+ * after the axis step's common shift (fs_det_base_axis_perdome, h38l),
+ * the profiles of every sized dome read on the tiles' crops. The same as
+ * the whole image's, and the move took place: at most 6 centres left
+ * more than 1 px towards the detector (15 before h38l, 4 with it). */
+static void test_locked_centres_moved(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_interior_scene(3, &o);
+	sem_truth t;
+	fs_image *img = sem_make_shared(&o, &t);
+	assert_non_null(img);
+	fs_detect_result r;
+	compare_image(img, FS_METHOD_AUTO, 128, 0, &r);
+	size_t n = r.tubercles.n;
+	double *xs = malloc((n + 1) * sizeof *xs), *ys = malloc((n + 1) * sizeof *ys);
+	int *md = malloc((n + 1) * sizeof *md);
+	assert_true(xs && ys && md);
+	for (size_t i = 0; i < n; i++) {
+		xs[i] = r.tubercles.items[i].centroid_x;
+		ys[i] = r.tubercles.items[i].centroid_y;
+	}
+	assert_int_equal(sem_match(&t, xs, ys, n, 0.25 * t.pitch, md, NULL), 0);
+	double ux = cos(o.det_azimuth), uy = sin(o.det_azimuth);
+	int locked = 0, counted = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (md[i] < 0 || !sem_counted(&t, t.x[md[i]], t.y[md[i]]))
+			continue;
+		counted++;
+		locked += (xs[i] - t.x[md[i]]) * ux + (ys[i] - t.y[md[i]]) * uy > 1;
+	}
+	printf("# interior scene 3: %d of %d centres more than 1 px towards the detector\n", locked, counted);
+	assert_true(counted > 90 && locked <= 6);
+	free(xs);
+	free(ys);
+	free(md);
+	fs_detect_result_free(&r);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
 /* The SEM fixture (1,280 x 960 px, a pitch of about 57 px: 346 domes)
  * whole and on 256-px tiles (5 x 4), one thread: the same. */
 static void test_sem_fixture(void **state)
@@ -274,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_fine_pitch_tight),
 		cmocka_unit_test(test_clean_level_extrapolated),
 		cmocka_unit_test(test_axis_retried),
+		cmocka_unit_test(test_locked_centres_moved),
 		cmocka_unit_test(test_sem_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,51 @@
+/*
+ * centre_perdome.h - the dome rule's centres locked onto a dome's lit
+ * flank, told and moved one dome at a time after the axis step's common
+ * shift (centre_axis.h; issue 13, docs/paper-figures.md h37q and h38l).
+ * Not part of the public API (detect.h).
+ *
+ * Why: on low domes (h/R 0.25, fill 0.6, pitch 40 of the simulator:
+ * interior scene 3) some first centres lock onto the lit flank, 1.9-3.2 px
+ * towards the detector, while the rest of the image's centres are right.
+ * The axis step moves every centre by one common shift, so it cannot move
+ * those alone, and the level then reads their bases from off-centre
+ * points (S +5 %). Each dome's own lit-side profile is matched against the
+ * image's mean across-axis profile P_v (centre_axis.c's match, e + a
+ * P_v(r - b) within two blurs of the median base radius r0; b scanned
+ * within PERDOME_REACH of r0, a b at either end of the scan no reading):
+ * a centre locked on the lit flank sees its lit base nearer than the
+ * others do, b negative. A dome whose b lies more than max(1 px, K median
+ * absolute deviations) below the image's median b is moved by b less the
+ * median along the axis; every other dome stays.
+ *
+ * By its own numbers the test overlaps the right domes of tall fill-0.8
+ * scenes at pitch 64 (their b scatter more: h37q), so it only runs behind
+ * the axis step's own gates, which the caller applies
+ * (detect_base_fit.c): the step itself ok, its lit side neither reversed,
+ * shadowed nor read at P_v's own blur; no screen; a base of at least 3
+ * blurs; and a gap between the bases that holds the lit ground clear of
+ * the neighbour's foot.
+ *
+ * The caller owns every argument; nothing is kept.
+ */
+#ifndef FS_CENTRE_PERDOME_H
+#define FS_CENTRE_PERDOME_H
+
+#include <stddef.h>
+
+#include "analysis/centre_axis.h"
+
+/* The geometry of fs_centre_axis_geom_of for the per-dome reading: its
+ * profiles long enough for a dome's b anywhere in the scan, and only the
+ * pair along and across the axis read (g->pair). */
+void fs_centre_perdome_geom(double az, double r0, double sigma, double pitch, fs_centre_axis_geom *g);
+
+/* From the n domes' profiles (profs: n x fs_centre_axis_len(g), from
+ * fs_centre_axis_profile at g; NAN in a dome's first sample leaves it
+ * out), each dome's move along the axis into shift[k] (px; 0 for a dome
+ * not flagged). Returns the number of domes flagged (0 with fewer than
+ * FS_CENTRE_PERDOME_MIN readings), -1 when out of memory. */
+#define FS_CENTRE_PERDOME_MIN 8
+int fs_centre_perdome_shifts(const double *profs, size_t n, const fs_centre_axis_geom *g, double *shift);
+
+#endif
