@@ -619,6 +619,29 @@ static double invert_reach(double reach, double profile, double el, int *below)
 	return 0.5 * (lo + hi);
 }
 
+/* the elevation in [10, 80] deg at which a dome of h/R H and profile
+ * casts `reach` (the reach falls as the elevation rises); NAN when the
+ * reading lies outside what the range casts */
+static double invert_elevation(double reach, double H, double profile)
+{
+	double lo = 10 * M_PI / 180, hi = 80 * M_PI / 180, r, u;
+	shadow_geom(H, profile, lo, &r, &u);
+	if (reach > r)
+		return NAN;
+	shadow_geom(H, profile, hi, &r, &u);
+	if (reach < r || !(reach > 1e-6))
+		return NAN;
+	for (int it = 0; it < 40; it++) {
+		double m = 0.5 * (lo + hi);
+		shadow_geom(H, profile, m, &r, &u);
+		if (r > reach)
+			lo = m;
+		else
+			hi = m;
+	}
+	return 0.5 * (lo + hi);
+}
+
 /* (h/R, el) from onset and reach (both / R), profile given: a grid over
  * h/R 0.10-1.50 and el 15-65 deg, least squares on the two readings */
 static void invert_joint(double onset, double reach, double profile, double *h_out, double *el_out)
@@ -779,7 +802,7 @@ static int cmp_dd(const void *a, const void *b)
  * the truth. */
 static void shadow_line(const char *label, const fs_image *img, const sem_truth *t, const double *xs,
 			const double *ys, const double *rs, size_t n, double az, double el_fit, double prof_fit,
-			const sem_opts *o)
+			double hr_fit, const sem_opts *o)
 {
 	double ax = cos(az + M_PI), ay = sin(az + M_PI);
 	double *mA = calloc(SH_NS, sizeof *mA), *mC = calloc(SH_NS, sizeof *mC);
@@ -870,11 +893,16 @@ static void shadow_line(const char *label, const fs_image *img, const sem_truth 
 		double hc = invert_reach(rch, o->profile, M_PI / 4, &b3), tc = o->h_over_r / tan(o->det_elevation);
 		double hj, ej;
 		invert_joint(ons, rch, o->profile, &hj, &ej);
+		/* the other way round: the elevation the reading implies at the
+		 * fit's h/R and profile (a sphere's h/R is read by the shading,
+		 * h38n), and at the true ones (the reading's own error, deg) */
+		double ef = hr_fit > 0 ? invert_elevation(rch, hr_fit, prof_fit) : NAN;
+		double et = invert_elevation(rch, o->h_over_r, o->profile);
 		printf("across edge %.3f reach %+.3f onset %.3f | h/R el-fit(%2.0f, prof %.0f) %s%.2f (%+.0f %%) el-true %s%.2f (%+.0f %%) "
-		       "h/R cot(el) %s%.2f (true %.2f) joint %.2f (%+.0f %%) el %.0f\n",
+		       "h/R cot(el) %s%.2f (true %.2f) joint %.2f (%+.0f %%) el %.0f | el at fit h/R %.2f: %.1f, at true h/R: %.1f deg\n",
 		       m.edge, rch, ons, deg(el_fit), prof_fit, b1 ? "<" : "", hf, 100 * (hf / o->h_over_r - 1),
 		       b2 ? "<" : "", ht, 100 * (ht / o->h_over_r - 1), b3 ? "<" : "", hc, tc, hj,
-		       100 * (hj / o->h_over_r - 1), deg(ej));
+		       100 * (hj / o->h_over_r - 1), deg(ej), hr_fit, deg(ef), deg(et));
 		if (nrows_sh < MAX_SH)
 			shrows[nrows_sh++] = (sh_row){.hr = o->h_over_r, .prof = o->profile, .pitch = t->pitch,
 						      .fill = o->fill, .screen = o->halftone, .rule = label[0] == 'r',
@@ -1126,7 +1154,7 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 			rs[j] = 0.5 * t->d[j];
 		}
 		shadow_line("true", meas, t, xs, ys, rs, t->n, o.det_azimuth, rule_ok ? rule_fit.elevation : 0,
-			    rule_ok ? rule_fit.profile : 0, &o);
+			    rule_ok ? rule_fit.profile : 0, rule_ok ? rule_fit.h_over_r : 0, &o);
 		{
 			size_t nr = 0;
 			for (size_t i = 0; i < nt; i++) {
@@ -1139,7 +1167,7 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 			}
 			if (rule_ok)
 				shadow_line("rule", meas, t, xs, ys, rs, nr, rule_fit.azimuth, rule_fit.elevation,
-					    rule_fit.profile, &o);
+					    rule_fit.profile, rule_fit.h_over_r, &o);
 			/* the true centres back for the free fit below */
 			ni = 0;
 			for (size_t j = 0; j < t->n; j++)
