@@ -59,9 +59,16 @@
  * without one of them, that term would be what the model renders wrong
  * (on scene 36 neither does it: h38n).
  *
+ * --shadow (h38t; corner and interior scenes): the cast shadow's length
+ * read from the image along the axis away from the detector, at the TRUE
+ * centres and at the rule's, and the h/R it implies at the formation
+ * fit's elevation, at the true one, and as h/R cot(elevation) (see the
+ * section "--shadow" below for how and why); then a summary per corner
+ * class. --shadow-profiles also prints the mean away and across profiles.
+ *
  * Usage: bench_formation_truth [--seed-add N] [--set corner|interior|smooth]
  * [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit]
- * [SCENE...] (default: all three sets, every scene; --seed-add 4000 the
+ * [--shadow | --shadow-profiles] [SCENE...] (default: all three sets, every scene; --seed-add 4000 the
  * held-out seeds; SEM_SCENE_CACHE shares the renders). Prints one line per scene and fit, then the
  * summaries per parameter. Asserts nothing.
  */
@@ -112,6 +119,17 @@ static double ang_diff(double a, double b)
 }
 
 static int no_shadow, no_edge, refit;
+
+/* --shadow's readings kept for the summary */
+typedef struct sh_row {
+	double hr, prof, pitch, fill, screen;
+	int rule, ok, below;
+	double reach, t_reach, h_fit, h_true, h_cot, t_cot, h_joint, el_joint;
+} sh_row;
+#define MAX_SH (4 * 128)
+static sh_row shrows[MAX_SH];
+static size_t nrows_sh;
+static int do_shadow;
 
 static void scene_opts(int set, int k, unsigned seed_add, sem_opts *o)
 {
@@ -502,6 +520,513 @@ out:
 	return rc;
 }
 
+
+/* ---- --shadow: the cast shadow's length read from the image (h38t) ----
+ *
+ * Why: the patch's shading cannot tell a paraboloid's or a flat top's h/R
+ * (the linear weights absorb the height's scale, h38n); the cast shadow's
+ * length on the ground is the one term of the image that grows with the
+ * height itself. This reads it and says what h/R it implies.
+ *
+ * Along the direction facing away from the detector (a wedge of 5 rays
+ * over +-10 deg, bilinear on the rule's measurement image, 0.02 R steps)
+ * the signal falls where the away flank becomes self-shadowed (its tilt
+ * reaches the elevation: the "onset", steepest fall inside the dome),
+ * stays dark over the rest of the flank and the ground the dome hides,
+ * and rises at the shadow's outer border (steepest rise after the
+ * minimum). The base's own edge is read on the two rays across the axis
+ * (no cast shadow there, the detector's term alike on both): steepest
+ * fall beyond 0.5 R), printed only: it lies 0.05-0.07 R outside the base
+ * (the blurred secant rim), so the reach is read against the radius
+ * given: reach = border / R - 1, R the true radius at the true centres,
+ * the rule's own radius at its centres (then from the image alone).
+ * The search stops one pixel before the ray enters the next dome's base
+ * (from the centres and radii given); a minimum or rise at that end is
+ * "hidden": the neighbour's dome takes the shadow's end.
+ * Readings: of the mean profile over the counted domes, and per dome
+ * (median and the quartiles' half-spread).
+ * Inversions (the simulator's profile shapes, as se_render.c's):
+ *   el-fit  h/R whose axis reach at the formation fit's elevation and
+ *           profile is the reading (fs_se_shadow_reach's geometry);
+ *   el-true the same at the TRUE elevation and profile: the reading's own
+ *           error, without the fit's;
+ *   cot     h/R cot(el): a dome of height H f(u) (paraboloid, flat
+ *           top) casts a shadow that depends on H / tan(el) alone, and so
+ *           does its self-shadow's onset (H f'(u_t) = tan el): the
+ *           shadow can give this product, never h/R and the elevation
+ *           apart (a spherical cap changes shape with H: there only
+ *           approximately);
+ *   joint   h/R and elevation together from the onset and the reach
+ *           (true profile), the spherical cap's only chance; but the
+ *           onset is not in the image as a fall (the away flank's secant
+ *           rim is brighter than its shadow's onset; the steepest fall
+ *           read is the foot), so this column shows that it fails.
+ */
+static void shape_z(double u, double H, double profile, double *z, double *z1)
+{
+	if (profile <= 1) {
+		double rs = (1 + H * H) / (2 * H), q = fmax(1e-9, rs * rs - u * u), sq = sqrt(q);
+		double w = 1 - profile;
+		*z = w * (sq - (rs - H)) + profile * H * (1 - u * u);
+		*z1 = w * (-u / sq) + profile * (-2 * H * u);
+		return;
+	}
+	double k = 2 + 4 * (profile - 1);
+	*z = H * (1 - pow(u, k));
+	*z1 = -H * k * pow(u, k - 1);
+}
+
+/* axis reach beyond the base (R) and the onset u_t (R; 1 when the foot is
+ * no steeper than el: the flank casts nothing and the ray's fall is the
+ * base) of a dome of height H (R) and profile at elevation el */
+static void shadow_geom(double H, double profile, double el, double *reach, double *onset)
+{
+	double te = tan(el), best = 1, ub = 1;
+	for (int i = 0; i <= 400; i++) {
+		double u = i / 400.0, z, z1;
+		shape_z(u, H, profile, &z, &z1);
+		double v = u + z / te;
+		if (v > best) {
+			best = v;
+			ub = u;
+		}
+	}
+	*reach = best - 1;
+	*onset = ub;
+}
+
+/* h/R in [0.05, 2] whose reach at (profile, el) is `reach`: bisection
+ * (reach grows with h). *below = 1 when the reading is no reach at all
+ * (then the h/R returned is the largest that casts none). */
+static double invert_reach(double reach, double profile, double el, int *below)
+{
+	double lo = 0.05, hi = 2.0, r, u;
+	*below = 0;
+	shadow_geom(hi, profile, el, &r, &u);
+	if (reach >= r)
+		return hi;
+	shadow_geom(lo, profile, el, &r, &u);
+	if (reach <= r && reach <= 1e-6)
+		*below = 1;
+	for (int it = 0; it < 40; it++) {
+		double m = 0.5 * (lo + hi);
+		shadow_geom(m, profile, el, &r, &u);
+		if (r < fmax(reach, 1e-6))
+			lo = m;
+		else
+			hi = m;
+	}
+	return 0.5 * (lo + hi);
+}
+
+/* the elevation in [10, 80] deg at which a dome of h/R H and profile
+ * casts `reach` (the reach falls as the elevation rises); NAN when the
+ * reading lies outside what the range casts */
+static double invert_elevation(double reach, double H, double profile)
+{
+	double lo = 10 * M_PI / 180, hi = 80 * M_PI / 180, r, u;
+	shadow_geom(H, profile, lo, &r, &u);
+	if (reach > r)
+		return NAN;
+	shadow_geom(H, profile, hi, &r, &u);
+	if (reach < r || !(reach > 1e-6))
+		return NAN;
+	for (int it = 0; it < 40; it++) {
+		double m = 0.5 * (lo + hi);
+		shadow_geom(H, profile, m, &r, &u);
+		if (r > reach)
+			lo = m;
+		else
+			hi = m;
+	}
+	return 0.5 * (lo + hi);
+}
+
+/* (h/R, el) from onset and reach (both / R), profile given: a grid over
+ * h/R 0.10-1.50 and el 15-65 deg, least squares on the two readings */
+static void invert_joint(double onset, double reach, double profile, double *h_out, double *el_out)
+{
+	double best = INFINITY;
+	*h_out = *el_out = NAN;
+	for (int i = 0; i <= 70; i++) {
+		double H = 0.10 + 0.02 * i;
+		for (int j = 0; j <= 50; j++) {
+			double el = (15 + j) * M_PI / 180, r, u;
+			shadow_geom(H, profile, el, &r, &u);
+			double e = (r - reach) * (r - reach) + (u - onset) * (u - onset);
+			if (e < best) {
+				best = e;
+				*h_out = H;
+				*el_out = el;
+			}
+		}
+	}
+}
+
+#define SH_NS 121 /* samples along a ray: 0 .. span R */
+/* the step (R) of a scene's rays: a span of 2.4 R, or R + 6 px where that
+ * is longer (a 2-px dome's shadow border lies within 3 blur sigmas of
+ * 2.4 R), so that the ground beyond the border is on the ray */
+static double sh_du = 0.02;
+#define SH_DU sh_du
+
+/* the mean over a wedge of 5 rays (+-10 deg about direction a) of the
+ * image from (cx, cy) at u R, u = 0 .. 2.4 */
+static void wedge_profile(const fs_image *img, double cx, double cy, double R, double a, double *out)
+{
+	for (int s = 0; s < SH_NS; s++) {
+		double acc = 0;
+		for (int w = -2; w <= 2; w++) {
+			double b = a + w * 5.0 * M_PI / 180;
+			double r = s * SH_DU * R;
+			acc += fs_image_sample_clamped(img, cx + r * cos(b), cy + r * sin(b));
+		}
+		out[s] = acc / 5;
+	}
+}
+
+/* sub-sample position (in samples) of the extreme of v[i-1..i+1] */
+static double sub_vertex(const double *v, int i)
+{
+	double a = v[i - 1], b = v[i], c = v[i + 1], den = a - 2 * b + c;
+	return fabs(den) > 1e-12 ? i + 0.5 * (a - c) / den : i;
+}
+
+/* readings of one profile: across edge e (R), onset and border (R);
+ * hi = the last sample before the neighbour; *hidden when the border is
+ * not found before it */
+typedef struct sh_read {
+	double edge, onset, border;
+	int hidden, ok, flat; /* flat: no dark run, reach 0 */
+} sh_read;
+
+static void read_profiles(const double *away, const double *acr, int hi, sh_read *r)
+{
+	double d[SH_NS];
+	memset(r, 0, sizeof *r);
+	for (int s = 1; s + 1 < SH_NS; s++)
+		d[s] = (acr[s + 1] - acr[s - 1]) / (2 * SH_DU);
+	/* the across edge: steepest fall over 0.5-1.6 R */
+	int be = -1;
+	for (int s = (int)(0.5 / SH_DU); s <= (int)(1.6 / SH_DU) && s + 2 < SH_NS; s++)
+		if (be < 0 || d[s] < d[be])
+			be = s;
+	r->edge = sub_vertex(d, be) * SH_DU;
+	if (hi > SH_NS - 3)
+		hi = SH_NS - 3;
+	if (hi < (int)(0.6 / SH_DU)) {
+		r->hidden = 1;
+		return;
+	}
+	for (int s = 1; s + 1 < SH_NS; s++)
+		d[s] = (away[s + 1] - away[s - 1]) / (2 * SH_DU);
+	/* the away minimum over 0.4 R .. hi */
+	int bm = (int)(0.4 / SH_DU);
+	for (int s = bm; s <= hi; s++)
+		if (away[s] < away[bm])
+			bm = s;
+	if (bm >= hi - 1) {
+		r->hidden = 1;
+		return;
+	}
+	/* no dark run: the away ray falls to the ground and stays there
+	 * (a rise after its minimum of less than 5 % of the dome's contrast
+	 * across the axis is noise): no shadow beyond the base, reach 0 */
+	double top = away[bm], amax = acr[0], amin = acr[0];
+	for (int s = bm; s <= hi; s++)
+		top = fmax(top, away[s]);
+	for (int s = 0; s <= hi; s++) {
+		amax = fmax(amax, acr[s]);
+		amin = fmin(amin, acr[s]);
+	}
+	if (top - away[bm] < 0.05 * (amax - amin)) {
+		r->onset = r->border = 1;
+		r->ok = r->flat = 1;
+		return;
+	}
+	int bo = (int)(0.2 / SH_DU), bb = bm + 1;
+	for (int s = bo; s < bm; s++)
+		if (d[s] < d[bo])
+			bo = s;
+	for (int s = bm + 1; s <= hi; s++)
+		if (d[s] > d[bb])
+			bb = s;
+	/* the first local maximum of the rise worth half the steepest: the
+	 * neighbour's lit flank, nearer the window's end, can rise more
+	 * steeply than the shadow's border */
+	for (int s = bm + 1; s < bb; s++)
+		if (d[s] >= 0.5 * d[bb] && d[s] >= d[s - 1] && d[s] >= d[s + 1]) {
+			bb = s;
+			break;
+		}
+	if (bb >= hi - 1) {
+		r->hidden = 1;
+		return;
+	}
+	r->onset = sub_vertex(d, bo) * SH_DU;
+	r->border = sub_vertex(d, bb) * SH_DU;
+	r->ok = 1;
+}
+
+/* distance (px) along the unit ray (ux, uy) from dome i to the first
+ * other base it enters */
+static double ray_hit(const double *xs, const double *ys, const double *rs, size_t n, size_t i, double ux,
+		      double uy)
+{
+	double best = INFINITY;
+	for (size_t j = 0; j < n; j++) {
+		if (j == i)
+			continue;
+		double dx = xs[j] - xs[i], dy = ys[j] - ys[i];
+		double tproj = dx * ux + dy * uy;
+		if (tproj <= 0)
+			continue;
+		double perp2 = dx * dx + dy * dy - tproj * tproj, rr = rs[j] * rs[j];
+		if (perp2 >= rr)
+			continue;
+		double t = tproj - sqrt(rr - perp2);
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+static int cmp_dd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* One line: the readings at the given centres (counted ones used), the
+ * away direction from azimuth az; inversions at (el_fit, prof_fit) and at
+ * the truth. */
+static void shadow_line(const char *label, const fs_image *img, const sem_truth *t, const double *xs,
+			const double *ys, const double *rs, size_t n, double az, double el_fit, double prof_fit,
+			double hr_fit, const sem_opts *o)
+{
+	double ax = cos(az + M_PI), ay = sin(az + M_PI);
+	double *mA = calloc(SH_NS, sizeof *mA), *mC = calloc(SH_NS, sizeof *mC);
+	double *pr = malloc((n + 1) * sizeof *pr), *po = malloc((n + 1) * sizeof *po);
+	double *hits = malloc((n + 1) * sizeof *hits);
+	double a[SH_NS], c1[SH_NS], c2[SH_NS];
+	size_t used = 0, nread = 0, nhid = 0;
+	double Rsum = 0;
+	if (!mA || !mC || !pr || !po || !hits)
+		goto out;
+	{
+		double rsum = 0;
+		size_t rn = 0;
+		for (size_t i = 0; i < n; i++)
+			if (sem_counted(t, xs[i], ys[i]) && rs[i] > 0) {
+				rsum += rs[i];
+				rn++;
+			}
+		double rmean = rn ? rsum / rn : 1;
+		sh_du = fmax(2.4, 1 + 6 / rmean) / (SH_NS - 1);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!sem_counted(t, xs[i], ys[i]) || !(rs[i] > 0))
+			continue;
+		double hit = ray_hit(xs, ys, rs, n, i, ax, ay);
+		wedge_profile(img, xs[i], ys[i], rs[i], az + M_PI, a);
+		wedge_profile(img, xs[i], ys[i], rs[i], az + M_PI / 2, c1);
+		wedge_profile(img, xs[i], ys[i], rs[i], az - M_PI / 2, c2);
+		for (int s = 0; s < SH_NS; s++) {
+			c1[s] = 0.5 * (c1[s] + c2[s]);
+			mA[s] += a[s];
+			mC[s] += c1[s];
+		}
+		int hi = isfinite(hit) ? (int)floor((hit - 1.0) / (SH_DU * rs[i])) : SH_NS;
+		hits[used] = isfinite(hit) ? hit / rs[i] : 99;
+		Rsum += rs[i];
+		used++;
+		sh_read r;
+		read_profiles(a, c1, hi, &r);
+		if (r.ok) {
+			pr[nread] = r.border - 1;
+			po[nread] = r.onset;
+			nread++;
+		} else if (r.hidden)
+			nhid++;
+	}
+	if (used < 4) {
+		printf("  shadow %-5s too few counted domes (%zu)\n", label, used);
+		goto out;
+	}
+	for (int s = 0; s < SH_NS; s++) {
+		mA[s] /= used;
+		mC[s] /= used;
+	}
+	qsort(hits, used, sizeof *hits, cmp_dd);
+	/* the mean profile stops where a quarter of the domes meet a neighbour */
+	double hq = hits[used / 4];
+	double Rm = Rsum / used;
+	int hi = hq < 90 ? (int)floor((hq - 1.0 / Rm) / SH_DU) : SH_NS;
+	sh_read m;
+	read_profiles(mA, mC, hi, &m);
+	if (do_shadow > 1) {
+		/* --shadow-profiles: the mean profiles themselves, every 0.1 R */
+		printf("  shadow %-5s u (R):   ", label);
+		for (int s = 0; s < SH_NS; s += 5)
+			printf(" %5.2f", s * SH_DU);
+		printf("\n  shadow %-5s away:    ", label);
+		for (int s = 0; s < SH_NS; s += 5)
+			printf(" %5.3f", mA[s]);
+		printf("\n  shadow %-5s across:  ", label);
+		for (int s = 0; s < SH_NS; s += 5)
+			printf(" %5.3f", mC[s]);
+		printf("\n");
+	}
+	double t_reach, t_onset;
+	shadow_geom(o->h_over_r, o->profile, o->det_elevation, &t_reach, &t_onset);
+	printf("  shadow %-5s true reach %.3f onset %.3f (R %.2f px; neighbour at %.2f R on the axis) | mean profile: ",
+	       label, t_reach, t_onset, Rm, hq);
+	if (m.ok) {
+		double rch = m.border - 1, ons = m.onset;
+		int b1 = 0, b2 = 0, b3 = 0;
+		double hf = el_fit > 0 ? invert_reach(rch, prof_fit, el_fit, &b1) : NAN;
+		double ht = invert_reach(rch, o->profile, o->det_elevation, &b2);
+		/* the elevation-free quantity: h/R cot(el), read as the h/R
+		 * whose reach at 45 deg is the reading (exact for the
+		 * paraboloid and the flat top, whose shadows depend on H / tan e
+		 * alone) */
+		double hc = invert_reach(rch, o->profile, M_PI / 4, &b3), tc = o->h_over_r / tan(o->det_elevation);
+		double hj, ej;
+		invert_joint(ons, rch, o->profile, &hj, &ej);
+		/* the other way round: the elevation the reading implies at the
+		 * fit's h/R and profile (a sphere's h/R is read by the shading,
+		 * h38n), and at the true ones (the reading's own error, deg) */
+		double ef = hr_fit > 0 ? invert_elevation(rch, hr_fit, prof_fit) : NAN;
+		double et = invert_elevation(rch, o->h_over_r, o->profile);
+		printf("across edge %.3f reach %+.3f onset %.3f | h/R el-fit(%2.0f, prof %.0f) %s%.2f (%+.0f %%) el-true %s%.2f (%+.0f %%) "
+		       "h/R cot(el) %s%.2f (true %.2f) joint %.2f (%+.0f %%) el %.0f | el at fit h/R %.2f: %.1f, at true h/R: %.1f deg\n",
+		       m.edge, rch, ons, deg(el_fit), prof_fit, b1 ? "<" : "", hf, 100 * (hf / o->h_over_r - 1),
+		       b2 ? "<" : "", ht, 100 * (ht / o->h_over_r - 1), b3 ? "<" : "", hc, tc, hj,
+		       100 * (hj / o->h_over_r - 1), deg(ej), hr_fit, deg(ef), deg(et));
+		if (nrows_sh < MAX_SH)
+			shrows[nrows_sh++] = (sh_row){.hr = o->h_over_r, .prof = o->profile, .pitch = t->pitch,
+						      .fill = o->fill, .screen = o->halftone, .rule = label[0] == 'r',
+						      .ok = 1, .reach = rch, .t_reach = t_reach, .h_fit = hf,
+						      .h_true = ht, .h_cot = hc, .t_cot = tc, .h_joint = hj,
+						      .el_joint = ej, .below = b2};
+	} else {
+		printf("%s\n", m.hidden ? "HIDDEN (the minimum or the rise at the neighbour)" : "no reading");
+		if (nrows_sh < MAX_SH)
+			shrows[nrows_sh++] = (sh_row){.hr = o->h_over_r, .prof = o->profile, .pitch = t->pitch,
+						      .fill = o->fill, .screen = o->halftone, .rule = label[0] == 'r',
+						      .ok = 0, .t_reach = t_reach};
+	}
+	if (nread > 0) {
+		qsort(pr, nread, sizeof *pr, cmp_dd);
+		qsort(po, nread, sizeof *po, cmp_dd);
+		int b2 = 0;
+		double med = pr[nread / 2], iq = 0.5 * (pr[3 * nread / 4] - pr[nread / 4]);
+		double ht = invert_reach(med, o->profile, o->det_elevation, &b2);
+		printf("         per dome: %zu read, %zu hidden of %zu; reach median %+.3f (half-IQR %.3f) onset median %.3f "
+		       "-> h/R el-true %s%.2f (%+.0f %%)\n",
+		       nread, nhid, used, med, iq, po[nread / 2], b2 ? "<" : "", ht, 100 * (ht / o->h_over_r - 1));
+	} else
+		printf("         per dome: 0 read, %zu hidden of %zu\n", nhid, used);
+out:
+	free(mA);
+	free(mC);
+	free(pr);
+	free(po);
+	free(hits);
+}
+
+/* --shadow's summary: per class (pitch, screen, fill, h/R), for the TRUE
+ * centres and the rule's: read / hidden, the median reach against the
+ * truth's, and the implied h/R's median |error| at the fitted and the
+ * true elevation and jointly. */
+static double med_abs_err(const sh_row *const *v, size_t n, int which)
+{
+	double *e = malloc((n + 1) * sizeof *e);
+	size_t k = 0;
+	for (size_t i = 0; e && i < n; i++) {
+		double h = which == 0 ? v[i]->h_fit : which == 1 ? v[i]->h_true : v[i]->h_cot;
+		double t = which == 2 ? v[i]->t_cot : v[i]->hr;
+		if (isfinite(h))
+			e[k++] = fabs(h / t - 1);
+	}
+	double m = NAN;
+	if (k) {
+		qsort(e, k, sizeof *e, cmp_dd);
+		m = e[k / 2];
+	}
+	free(e);
+	return m;
+}
+
+static void shadow_summary(void)
+{
+	if (!nrows_sh)
+		return;
+	static const double PITCH[] = {16, 64}, FILL[] = {0.25, 0.8}, HR[] = {0.25, 1.0}, SCR[] = {0, 5},
+			    PROF[] = {0, 2};
+	printf("\n--shadow summary: corner classes (the 2 azimuths of each given seed set), then the interior "
+	       "scenes; h/R errors only where the truth casts a shadow beyond the base\n");
+	printf("| centres | pitch | screen | fill | profile | h/R | read/n | reach read (true), R | |err| h/R el-fit | el-true | "
+	       "h/R cot(el) |\n");
+	for (int rule = 0; rule < 2; rule++)
+		for (int ip = 0; ip < 2; ip++)
+			for (int is = 0; is < 2; is++)
+				for (int iff = 0; iff < 2; iff++)
+					for (int ipr = 0; ipr < 2; ipr++)
+						for (int ih = 0; ih < 2; ih++) {
+							const sh_row *v[MAX_SH];
+							size_t n = 0, nok = 0;
+							double rr[MAX_SH], tr = NAN;
+							for (size_t i = 0; i < nrows_sh; i++) {
+								const sh_row *r = &shrows[i];
+								if (r->rule != rule || fabs(r->pitch - PITCH[ip]) > 0.5 ||
+								    fabs(r->screen - SCR[is]) > 0.5 ||
+								    fabs(r->fill - FILL[iff]) > 0.01 ||
+								    fabs(r->hr - HR[ih]) > 0.01 || fabs(r->prof - PROF[ipr]) > 0.01)
+									continue;
+								n++;
+								tr = r->t_reach;
+								if (r->ok) {
+									rr[nok] = r->reach;
+									v[nok++] = r;
+								}
+							}
+							if (!n)
+								continue;
+							double rm = NAN;
+							if (nok) {
+								qsort(rr, nok, sizeof *rr, cmp_dd);
+								rm = rr[nok / 2];
+							}
+							printf("| %s | %.0f | %.0f | %.2f | %s | %.2f | %zu/%zu | %+.3f (%.3f) |", rule ? "rule" : "true",
+							       PITCH[ip], SCR[is], FILL[iff], ipr ? "flat" : "sphere", HR[ih], nok, n, rm, tr);
+							if (tr > 0.01)
+								printf(" %.0f %% | %.0f %% | %.0f %% |\n", 100 * med_abs_err(v, nok, 0),
+								       100 * med_abs_err(v, nok, 1), 100 * med_abs_err(v, nok, 2));
+							else
+								printf(" - | - | - |\n");
+						}
+	for (int rule = 0; rule < 2; rule++)
+		for (int ih = 0; ih < 2; ih++) {
+			const sh_row *v[MAX_SH];
+			size_t n = 0, nok = 0;
+			double hr = ih ? 0.5 : 0.25;
+			for (size_t i = 0; i < nrows_sh; i++) {
+				const sh_row *r = &shrows[i];
+				if (r->rule != rule || fabs(r->pitch - 16) < 0.5 || fabs(r->pitch - 64) < 0.5 ||
+				    fabs(r->hr - hr) > 0.01)
+					continue;
+				n++;
+				if (r->ok && r->t_reach > 0.01)
+					v[nok++] = r;
+			}
+			if (n)
+				printf("| %s | interior | 0 | 0.4-0.7 | sphere | %.2f | %zu/%zu | | %.0f %% | %.0f %% | %.0f %% |\n",
+				       rule ? "rule" : "true", hr, nok, n, 100 * med_abs_err(v, nok, 0),
+				       100 * med_abs_err(v, nok, 1), 100 * med_abs_err(v, nok, 2));
+		}
+}
+
 static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 {
 	sem_opts o;
@@ -572,6 +1097,10 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 	double cmx, cmy, sc = centre_scatter(t, &res.tubercles, &cmx, &cmy);
 	put_row(&base, ok, ok ? &off.fit : NULL, ok ? off.fit.fill : 0, sc);
 	print_row(&rows[nrows - 1], FIT_RULE);
+	fs_dome_fit rule_fit;
+	int rule_ok = ok;
+	if (ok)
+		rule_fit = off.fit;
 	if (refit && ok) {
 		/* the rule's options but the formation fitted again at the
 		 * offset found (keep_formation 0): whether the rule's formation
@@ -613,6 +1142,42 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 	ok = !fs_det_offset_fit(meas, xs, ys, rs, ni, t->pitch, NULL, &off) && off.fitted;
 	put_row(&base, ok, ok ? &off.fit : NULL, ok ? off.fit.fill : 0, NAN);
 	print_row(&rows[nrows - 1], FIT_TRUE);
+	if (do_shadow && set != SET_SMOOTH) {
+		/* at the TRUE centres and radii, the true azimuth, and the
+		 * inversion at the rule's fitted elevation and profile; then at
+		 * the rule's centres, radii and fitted azimuth */
+		/* every true dome, so that a counted dome's neighbour outside
+		 * the scale region still ends its ray */
+		for (size_t j = 0; j < t->n; j++) {
+			xs[j] = t->x[j];
+			ys[j] = t->y[j];
+			rs[j] = 0.5 * t->d[j];
+		}
+		shadow_line("true", meas, t, xs, ys, rs, t->n, o.det_azimuth, rule_ok ? rule_fit.elevation : 0,
+			    rule_ok ? rule_fit.profile : 0, rule_ok ? rule_fit.h_over_r : 0, &o);
+		{
+			size_t nr = 0;
+			for (size_t i = 0; i < nt; i++) {
+				const fs_tubercle *q = &res.tubercles.items[i];
+				if (!isfinite(q->radius_px) || !(q->radius_px > 0))
+					continue;
+				xs[nr] = q->centroid_x;
+				ys[nr] = q->centroid_y;
+				rs[nr++] = q->radius_px;
+			}
+			if (rule_ok)
+				shadow_line("rule", meas, t, xs, ys, rs, nr, rule_fit.azimuth, rule_fit.elevation,
+					    rule_fit.profile, rule_fit.h_over_r, &o);
+			/* the true centres back for the free fit below */
+			ni = 0;
+			for (size_t j = 0; j < t->n; j++)
+				if (t->inside[j]) {
+					xs[ni] = t->x[j];
+					ys[ni] = t->y[j];
+					rs[ni++] = 0.5 * t->d[j];
+				}
+		}
+	}
 	fs_dome_fit_opts fo;
 	fs_dome_fit_opts_default(&fo);
 	fo.no_sigma = 1;
@@ -824,6 +1389,10 @@ int main(int argc, char **argv)
 			no_edge = 1;
 		else if (!strcmp(argv[i], "--refit"))
 			refit = 1;
+		else if (!strcmp(argv[i], "--shadow"))
+			do_shadow = 1;
+		else if (!strcmp(argv[i], "--shadow-profiles"))
+			do_shadow = 2;
 		else if (!strcmp(argv[i], "--surface"))
 			do_surface = 1;
 		else if (!strcmp(argv[i], "--surface-tables"))
@@ -831,7 +1400,7 @@ int main(int argc, char **argv)
 		else if (listed < 128 && argv[i][0] >= '0' && argv[i][0] <= '9')
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--seed-add N] [--set corner|interior|smooth] [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit] [SCENE...]\n",
+			fprintf(stderr, "usage: %s [--seed-add N] [--set corner|interior|smooth] [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit] [--shadow | --shadow-profiles] [SCENE...]\n",
 				argv[0]);
 			return 2;
 		}
@@ -852,5 +1421,6 @@ int main(int argc, char **argv)
 	}
 	for (int w = 0; w < NFIT; w++)
 		summary(w);
+	shadow_summary();
 	return rc;
 }
