@@ -22,9 +22,10 @@
  * Prints one row per scene and seed set (as test_sem_accuracy's interior
  * table, plus the seed offset), then per seed set the counts meeting each
  * target (mean D, mean S, D SD, recall & precision, all four) and the
- * mean |D error|, |S error| and D SD over its scenes, then per scene the
- * seed sets passing all four and its mean |D|, |S| over the seed sets,
- * then the totals. Asserts nothing.
+ * mean |D error|, |S error| and D SD over its scenes, with the count of
+ * whole-scene blow-ups (|mean D error| > 5 %) and the mean errors
+ * without them, then per scene the seed sets passing all four and its
+ * mean |D|, |S| over the seed sets, then the totals. Asserts nothing.
  */
 #include <math.h>
 #include <stdio.h>
@@ -51,7 +52,15 @@ typedef struct row {
 typedef struct tally {
 	int n, d, s, sd, sd_applies, rp, all;
 	double abs_d, abs_s, sd_sum;
+	/* whole-scene blow-ups (h38q: a scene's every dome read 10-40 %
+	 * small while its D SD stays low, the formation fit gone to another
+	 * solution) dominate the mean errors of 56 scenes; the means without
+	 * them are what a change moves elsewhere */
+	int blow;
+	double abs_d_rest, abs_s_rest;
 } tally;
+
+#define BLOW_UP_D 5.0 /* |mean D error| %: main's other failing interior scenes read at most 4.9 % (h38q, 8 seed sets) */
 
 static void add(tally *T, const row *w)
 {
@@ -65,6 +74,12 @@ static void add(tally *T, const row *w)
 	T->abs_d += fabs(w->r.d_err);
 	T->abs_s += fabs(w->r.s_err);
 	T->sd_sum += w->r.d_sd;
+	if (fabs(w->r.d_err) > BLOW_UP_D) {
+		T->blow++;
+	} else {
+		T->abs_d_rest += fabs(w->r.d_err);
+		T->abs_s_rest += fabs(w->r.s_err);
+	}
 }
 
 static void print_tally(const char *what, const tally *T)
@@ -75,6 +90,9 @@ static void print_tally(const char *what, const tally *T)
 	       "mean |D| %.2f %%, mean |S| %.2f %%, mean D SD %.2f %%\n",
 	       what, T->d, T->n, T->s, T->n, T->sd, T->sd_applies, T->rp, T->n, T->all, T->n, T->abs_d / T->n,
 	       T->abs_s / T->n, T->sd_sum / T->n);
+	int rest = T->n - T->blow;
+	printf("  blow-ups (|D| > %.0f %%) %d; without them mean |D| %.2f %%, mean |S| %.2f %%\n", BLOW_UP_D, T->blow,
+	       rest ? T->abs_d_rest / rest : NAN, rest ? T->abs_s_rest / rest : NAN);
 }
 
 static int run_one(int i, unsigned add_seed, detect_fn fn, row *w, sem_opts *o)
