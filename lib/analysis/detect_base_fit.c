@@ -438,7 +438,7 @@ int fs_det_base_no_fill(fs_dome_tpl *t, const fs_dome_fit *f)
 		return 1;
 	if (!isfinite(t->wide_rise) && fs_dome_tpl_read_wide(t, f))
 		return -1;
-	return !(t->wide_rise >= FS_DET_BASE_WIDE_RISE);
+	return !(t->wide_rise > FS_DET_BASE_WIDE_Z * t->wide_rise_se);
 }
 
 size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,

@@ -234,6 +234,7 @@ void fs_dome_tpl_free(fs_dome_tpl *t)
 	free(t->stp);
 	free(t->sttp);
 	free(t->mean);
+	free(t->obs);
 	memset(t, 0, sizeof *t);
 }
 
@@ -485,7 +486,26 @@ static int set_fills(fs_dome_tpl *t, double fc, double step)
 	return t->nk < 3;
 }
 
-/* t->wide_best and t->wide_rise (dome_base_fit.h): the mean patch read
+/* The wide read's rise (fs_dome_tpl) from the residuals rss of nk
+ * fills: 0 when the best is an end or fits exactly; *kbest its index. */
+static double rise_of(const double *rss, int nk, int *kbest)
+{
+	int kb = 0;
+	for (int k = 1; k < nk; k++)
+		if (rss[k] < rss[kb])
+			kb = k;
+	*kbest = kb;
+	if (kb == 0 || kb == nk - 1 || !(rss[kb] > 0))
+		return 0;
+	double lo = 0, hi = 0;
+	for (int k = 0; k < kb; k++)
+		lo = fmax(lo, rss[k]);
+	for (int k = kb + 1; k < nk; k++)
+		hi = fmax(hi, rss[k]);
+	return fmin(lo, hi) / rss[kb] - 1;
+}
+
+/* t->wide_best, t->wide_rise and t->wide_rise_se (dome_base_fit.h): the mean patch read
  * with the components (nc of them) solved afresh at every fill of the
  * wide window. Leaves t's fills to the caller. 0, -1 on out of memory. */
 static int read_wide(fs_dome_tpl *t, const fs_dome_fit *f, int shadow, int nc, const double *mean, float *cs)
@@ -501,24 +521,42 @@ static int read_wide(fs_dome_tpl *t, const fs_dome_fit *f, int shadow, int nc, c
 		return -1;
 	double rss[FS_DOME_TPL_NFILL], wk[NW];
 	const float *c[NW];
-	int kb = 0;
+	int kb;
 	for (int k = 0; k < t->nk; k++) {
 		for (int j = 0; j < nc; j++)
 			c[j] = cs + ((size_t)k * FS_SE_NCOMP + j) * t->npts;
 		rss[k] = solve_on(c, nc, t->npts, mean, wk);
-		if (rss[k] < rss[kb])
-			kb = k;
 	}
+	t->wide_rise = rise_of(rss, t->nk, &kb);
 	t->wide_best = t->fill[kb];
-	t->wide_rise = 0;
-	if (kb == 0 || kb == t->nk - 1 || !(rss[kb] > 0))
+	/* the rise's own noise: the same read on the mean patch with one dome
+	 * left out, each in turn (jackknife over the domes averaged) */
+	size_t n = t->nobs, np = t->npts;
+	t->wide_rise_se = NAN;
+	double *v = n >= 3 && t->obs ? malloc(np * sizeof *v) : NULL;
+	if (n >= 3 && t->obs && !v)
+		return -1;
+	if (!v)
 		return 0;
-	double lo = 0, hi = 0;
-	for (int k = 0; k < kb; k++)
-		lo = fmax(lo, rss[k]);
-	for (int k = kb + 1; k < t->nk; k++)
-		hi = fmax(hi, rss[k]);
-	t->wide_rise = fmin(lo, hi) / rss[kb] - 1;
+	double sr = 0, srr = 0;
+	for (size_t q = 0; q < n; q++) {
+		const double *o = t->obs + q * np;
+		for (size_t i = 0; i < np; i++)
+			v[i] = (n * mean[i] - o[i]) / (n - 1);
+		double rq[FS_DOME_TPL_NFILL];
+		for (int k = 0; k < t->nk; k++) {
+			for (int j = 0; j < nc; j++)
+				c[j] = cs + ((size_t)k * FS_SE_NCOMP + j) * np;
+			rq[k] = solve_on(c, nc, np, v, wk);
+		}
+		int kq;
+		double r = rise_of(rq, t->nk, &kq);
+		sr += r;
+		srr += r * r;
+	}
+	free(v);
+	double m = sr / n, var = srr / n - m * m;
+	t->wide_rise_se = sqrt((n - 1) * fmax(var, 0));
 	return 0;
 }
 
@@ -550,7 +588,7 @@ static int make_templates(fs_dome_tpl *t, const fs_dome_fit *f, double fill0, co
 	t->shadowed = shadow;
 	double pick = t->fill[kb];
 	t->pick_edge = kb == 0 ? -1 : kb == t->nk - 1 ? 1 : 0;
-	t->wide_best = t->wide_rise = NAN; /* fs_dome_tpl_read_wide */
+	t->wide_best = t->wide_rise = t->wide_rise_se = NAN; /* fs_dome_tpl_read_wide */
 	if (set_fills(t, pick, SCALE_STEP))
 		return 1;
 	if (sample_components(t, f, RENDER_G, shadow, w, shadow ? FS_SE_NCOMP : NLIN, cs))
@@ -617,7 +655,7 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
 	/* for the most fills: the grid may be set again (below) */
 	cs = calloc((size_t)FS_DOME_TPL_NFILL * FS_SE_NCOMP * np, sizeof *cs);
 	mean = calloc(np, sizeof *mean);
-	obs = malloc(np * sizeof *obs);
+	obs = malloc((size_t)MEAN_MAX * np * sizeof *obs);
 	t->t = malloc((size_t)FS_DOME_TPL_NFILL * np * sizeof *t->t);
 	if (!cs || !mean || !obs || !t->t)
 		goto oom;
@@ -626,10 +664,11 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
 	fs_dome_tpl_reach_of(f->pitch, n, &reach);
 	size_t used = 0;
 	for (size_t q = 0; q < n && used < MEAN_MAX; q += reach.stride) {
-		if (sample_obs(t, img, xs[q], ys[q], obs))
+		double *o = obs + used * np;
+		if (sample_obs(t, img, xs[q], ys[q], o))
 			continue;
 		for (size_t i = 0; i < np; i++)
-			mean[i] += obs[i];
+			mean[i] += o[i];
 		used++;
 	}
 	if (used < 8) {
@@ -647,6 +686,9 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
 	}
 	t->mean = mean; /* for fs_dome_tpl_read_wide */
 	mean = NULL;
+	t->obs = obs; /* the patches themselves: the wide read's noise */
+	t->nobs = used;
+	obs = NULL;
 	rc = 0;
 	goto done;
 oom:

@@ -122,7 +122,15 @@ typedef struct fs_dome_tpl {
 	 * centre from 0.47 to 0.74). */
 	int pick_edge;
 	double wide_best, wide_rise;
+	/* wide_rise's standard error (h38o): the jackknife over the nobs
+	 * patches averaged into mean (obs, nobs x npts, kept from the build),
+	 * each left out in turn and the wide read made again - the rise
+	 * judged against the noise of its own mean patch, not a fixed bar;
+	 * NAN until read */
+	double wide_rise_se;
 	double *mean;
+	double *obs;
+	size_t nobs;
 } fs_dome_tpl;
 
 #define FS_DOME_TPL_WIDE_LO 0.13

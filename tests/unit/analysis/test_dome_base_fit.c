@@ -17,7 +17,9 @@
  * the same centre, and a flat patch has no base. And at pitch 16, where
  * the points lie on the pixel grid, the templates as the patch's read
  * at the centre's phase sees them tell a 4-px flat-topped dome from a
- * paraboloid (small_flat_domes_profile, h32f).
+ * paraboloid (small_flat_domes_profile, h32f). And where the scene
+ * shows domes of one fill, the wide read names it well clear of its own
+ * noise (wide_read_names_a_true_fill, h38o).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +34,7 @@
 
 #include "analysis/dome_fit.h"
 #include "analysis/dome_base_fit.h"
+#include "analysis/detect_base_fit.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
 #include "sem_cache.h"
@@ -40,6 +43,7 @@ typedef struct tpl_scene {
 	sem_truth t;
 	fs_image *img; /* what the bases are read on (screen removed) */
 	fs_dome_tpl tpl;
+	fs_dome_fit f; /* the formation tpl was built from */
 	double *xs, *ys;
 	size_t n;
 } tpl_scene;
@@ -87,6 +91,7 @@ static void scene_open(int k, tpl_scene *s)
 		fs_image_free(m);
 	}
 	assert_int_equal(fs_dome_tpl_build(s->img, &f, 0.9 * md / pitch, s->xs, s->ys, s->n, &s->tpl, err, sizeof err), 0);
+	s->f = f;
 }
 
 static void scene_close(tpl_scene *s)
@@ -228,6 +233,36 @@ static void flat_patch_has_no_base(void **state)
 	scene_close(&s);
 }
 
+/* The no-base verdict's other side (detect_base_fit.h, h38o): where the
+ * image does show domes of one fill, the wide read of the mean patch
+ * (fills 0.13-0.85) names it - its best inside the window, near the
+ * truth, and its rise standing more than FS_DET_BASE_WIDE_Z of its own
+ * jackknife standard errors clear of zero, so that judging the rise by
+ * its noise does not take a size from an image that gives one. */
+static void wide_read_names_a_true_fill(void **state)
+{
+	(void)state;
+	static const int scenes[] = {33, 36};
+	for (size_t q = 0; q < sizeof scenes / sizeof scenes[0]; q++) {
+		tpl_scene s;
+		scene_open(scenes[q], &s);
+		assert_int_equal(fs_dome_tpl_read_wide(&s.tpl, &s.f), 0);
+		double md = 0;
+		for (size_t j = 0; j < s.t.n; j++)
+			md += s.t.d[j];
+		md /= s.t.n;
+		print_message("scene %d: true fill %.3f, wide best %.3f, rise %.3f, its SE %.3f over %zu patches\n",
+			      scenes[q], md / s.f.pitch, s.tpl.wide_best, s.tpl.wide_rise, s.tpl.wide_rise_se,
+			      s.tpl.nobs);
+		assert_true(s.tpl.nobs >= 8);
+		/* the wide window's step is 0.06 of the pitch */
+		assert_true(fabs(s.tpl.wide_best - md / s.f.pitch) <= 0.06);
+		assert_true(isfinite(s.tpl.wide_rise_se) && s.tpl.wide_rise_se >= 0);
+		assert_true(s.tpl.wide_rise > FS_DET_BASE_WIDE_Z * s.tpl.wide_rise_se);
+		scene_close(&s);
+	}
+}
+
 /* The read's phase (h32f): 4-px flat-topped domes (corner scene 2: fill
  * 0.25 at pitch 16, h/R 0.25, no screen) from the true centres, with
  * templates of the simulator's geometry (beam blur 0.8 px, its detector)
@@ -317,6 +352,7 @@ int main(void)
 		cmocka_unit_test(centres_come_back),
 		cmocka_unit_test(centre_between_grid_points),
 		cmocka_unit_test(flat_patch_has_no_base),
+		cmocka_unit_test(wide_read_names_a_true_fill),
 		cmocka_unit_test(small_flat_domes_profile),
 	};
 	return cmocka_run_group_tests_name("dome base fit", tests, NULL, NULL);
