@@ -190,6 +190,37 @@ static size_t matched(const fs_tubercle_list *a, const fs_tubercle_list *b, doub
 
 #define ZOOM 3
 
+/* The mean place of a's centres from b's nearest within tol px (n pairs):
+ * the dome rule's centres against the outline rule's, which sit on the
+ * bright blob (h38s: on the simulator the truth lies between the two). */
+static size_t pair_offset(const fs_tubercle_list *a, const fs_tubercle_list *b, double tol, double *mx, double *my)
+{
+	size_t n = 0;
+	double sx = 0, sy = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		double best = tol, bx = 0, by = 0;
+		int found = 0;
+		for (size_t j = 0; j < b->n; j++) {
+			double dx = a->items[i].centroid_x - b->items[j].centroid_x,
+			       dy = a->items[i].centroid_y - b->items[j].centroid_y;
+			if (hypot(dx, dy) <= best) {
+				best = hypot(dx, dy);
+				bx = dx;
+				by = dy;
+				found = 1;
+			}
+		}
+		if (found) {
+			sx += bx;
+			sy += by;
+			n++;
+		}
+	}
+	*mx = n ? sx / (double)n : NAN;
+	*my = n ? sy / (double)n : NAN;
+	return n;
+}
+
 static void write_png(const char *dir, const char *fig, const char *rule, const fs_image *img,
 		      const fs_tubercle_list *t)
 {
@@ -602,6 +633,11 @@ static int trace_image(const char *name, const fs_image *img, const sem_truth *t
 	       "%zu\n",
 	       matched(&dres.tubercles, &ores.tubercles, 0.25 * pitch), dres.tubercles.n,
 	       matched(&ores.tubercles, &dres.tubercles, 0.25 * pitch), ores.tubercles.n);
+	double pdx, pdy;
+	size_t np = pair_offset(&dres.tubercles, &ores.tubercles, 0.4 * pitch, &pdx, &pdy);
+	printf("  dome's centres minus the outline rule's nearest (within 0.4 pitch): %zu pairs, mean (%+.2f, %+.2f) px "
+	       "= %.3f pitch\n",
+	       np, pdx, pdy, hypot(pdx, pdy) / pitch);
 	if (tr) {
 		truth_lines(tr, &dres, &ores);
 		true_centres_line(img, tr);
