@@ -28,7 +28,11 @@
  * less, from the dome's centre they do not. Except on a dome with a bright
  * cap, where they agree best on the cap's edge: a fit of R^2 >= 0.92 with
  * an offset of at least 0.08 pitch, at a pitch of 40 px or more, is
- * trusted up to a drop of 0.35 (h37s; detect_offset.c says why).
+ * trusted up to a drop of 0.35 (h37s; detect_offset.c says why). A fit
+ * without a shadow term or a halftone screen that moves the centres is
+ * fitted once more at the moved centres, and its further offset added
+ * when it is the smaller of the two (h38s: a tall dome's dark crescent,
+ * which the first centres straddle; detect_offset.c says why).
  *
  * The caller owns every argument; nothing is kept.
  */

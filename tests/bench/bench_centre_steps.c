@@ -18,7 +18,10 @@
  * Usage: bench_centre_steps [--scene H FILL CAP POWER SEED] - default:
  * h37r's two capped Fig4-like scenes and the uncapped one, seeds 1-3;
  * "--figure PATH [AXIS_DEG]" a figure without truth (the formation fit's
- * offset along the axis, default -65 degrees, and its trials' quality).
+ * offset along the axis, default -65 degrees, and its trials' quality);
+ * "--fig1c [KEY=VALUE ...]" one scene in P2 Fig1c's formation
+ * (sem_fig1c_like, keys of sem_opts_keys.h; h38s), its axis the scene's
+ * detector azimuth.
  * Cost: 2-4 s of CPU a scene (rendered, or read from SEM_SCENE_CACHE).
  */
 #include <math.h>
@@ -39,6 +42,7 @@
 #include "fixture_image.h"
 #include "image/image.h"
 #include "sem_cache.h"
+#include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_sim.h"
 
@@ -327,6 +331,31 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		run(argv[2], img, NULL, argc > 3 ? atof(argv[3]) : -65);
+		fs_image_free(img);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--fig1c")) {
+		/* h38s: P2 Fig1c's formation (sem_fig1c_like, h/R 0.25 unless
+		 * hr= says otherwise) with sem_opts_keys.h's KEY=VALUE changes;
+		 * the axis is the scene's detector azimuth */
+		sem_opts o;
+		sem_truth t;
+		sem_fig1c_like(&o, 0.25);
+		for (int a = 2; a < argc; a++)
+			if (sem_opts_set_key(&o, argv[a])) {
+				printf("unknown key %s\n", argv[a]);
+				return 2;
+			}
+		char label[160];
+		snprintf(label, sizeof label, "Fig1c-like scene, h/R %g shadow %g blur %g seed %u", o.h_over_r, o.shadow,
+			 o.beam_blur, o.seed);
+		fs_image *img = sem_make_shared(&o, &t);
+		if (!img) {
+			printf("%s: not rendered\n", label);
+			return 1;
+		}
+		run(label, img, &t, o.det_azimuth * 180 / M_PI);
+		sem_truth_free(&t);
 		fs_image_free(img);
 		return 0;
 	}

@@ -10,11 +10,8 @@
  * (docs/paper-figures.md, h37p, h38b), so no table guards what it does.
  * This renders a scene of any formation quickly, to look for one that
  * takes the branch with its truth known.
- * Usage: bench_nobase_scene [KEY=VALUE ...] on sem_defaults; keys: pitch,
- * fill, profile (0 sphere, 1 paraboloid, 2 flat, 3 smooth cos^2), hr,
- * rough, undul, dose, blur (beam), scan (scan blur), halftone, edge,
- * strength (detector), elev (deg), az (deg), cap, capp, width, height,
- * seed. Without keys: P1 Fig1's frame as far as h38b matched it (see
+ * Usage: bench_nobase_scene [KEY=VALUE ...] on sem_defaults; the keys are
+ * sem_opts_keys.h's. Without keys: P1 Fig1's frame as far as h38b matched it (see
  * main). Cost: a scene of 700 x 540 px about 1-3 s of CPU.
  */
 #include <math.h>
@@ -24,60 +21,9 @@
 
 #include "analysis/detect.h"
 #include "image/tubercle.h"
+#include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_sim.h"
-
-static int set_key(sem_opts *o, const char *kv)
-{
-	const char *eq = strchr(kv, '=');
-	if (!eq)
-		return -1;
-	size_t n = (size_t)(eq - kv);
-	double v = atof(eq + 1);
-#define K(name) (n == strlen(name) && !strncmp(kv, name, n))
-	if (K("pitch"))
-		o->pitch = v;
-	else if (K("fill"))
-		o->fill = v;
-	else if (K("profile"))
-		o->profile = v;
-	else if (K("hr"))
-		o->h_over_r = v;
-	else if (K("rough"))
-		o->roughness = v;
-	else if (K("undul"))
-		o->undulation = v;
-	else if (K("dose"))
-		o->dose = v;
-	else if (K("blur"))
-		o->beam_blur = v;
-	else if (K("scan"))
-		o->scan_blur = v;
-	else if (K("halftone"))
-		o->halftone = v;
-	else if (K("edge"))
-		o->edge = v;
-	else if (K("strength"))
-		o->det_strength = v;
-	else if (K("elev"))
-		o->det_elevation = v * M_PI / 180;
-	else if (K("az"))
-		o->det_azimuth = v * M_PI / 180;
-	else if (K("cap"))
-		o->cap = v;
-	else if (K("capp"))
-		o->cap_power = v;
-	else if (K("width"))
-		o->width = (int)v;
-	else if (K("height"))
-		o->height = (int)v;
-	else if (K("seed"))
-		o->seed = (unsigned)v;
-	else
-		return -1;
-#undef K
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -91,7 +37,7 @@ int main(int argc, char **argv)
 	o.profile = SEM_PROFILE_SMOOTH;
 	o.h_over_r = 0.25;
 	for (int i = 1; i < argc; i++)
-		if (set_key(&o, argv[i])) {
+		if (sem_opts_set_key(&o, argv[i])) {
 			fprintf(stderr, "bench_nobase_scene: unknown argument %s\n", argv[i]);
 			return 2;
 		}

@@ -53,9 +53,16 @@
  * replica line (main 4dc570e: every size equal on all nine figures) is
  * what shows that it was.
  *
+ * --sem [KEY=VALUE ...] (h38s): instead of the figures, one simulated
+ * scene in P2 Fig1c's frame and formation (sem_fig1c_like, h/R 0.25
+ * unless hr= says otherwise; the keys are sem_opts_keys.h's), traced the
+ * same way, with its truth: the counted domes' mean D / pitch and fill,
+ * and each rule's matched mean D error. Whether a scene with the figure's
+ * look reads right is what tells the rule's fault from the figure's.
+ *
  * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--crop DX DY]
- * [FILTER] (default the three P2 figures: FILTER "P2_"; any substring of
- * a fixture's name). Asserts nothing.
+ * [FILTER | --sem KEY=VALUE ...] (default the three P2 figures: FILTER
+ * "P2_"; any substring of a fixture's name). Asserts nothing.
  */
 #include <math.h>
 #include <stdio.h>
@@ -79,6 +86,9 @@
 #include "image/image_transform.h"
 #include "image/render.h"
 #include "paper_figs.h"
+#include "sem_opts_keys.h"
+#include "sem_scene.h"
+#include "sem_sim.h"
 
 
 /* dome_base_fit.c's template window (set_fills): fills scale x fc, fc
@@ -180,6 +190,37 @@ static size_t matched(const fs_tubercle_list *a, const fs_tubercle_list *b, doub
 
 #define ZOOM 3
 
+/* The mean place of a's centres from b's nearest within tol px (n pairs):
+ * the dome rule's centres against the outline rule's, which sit on the
+ * bright blob (h38s: on the simulator the truth lies between the two). */
+static size_t pair_offset(const fs_tubercle_list *a, const fs_tubercle_list *b, double tol, double *mx, double *my)
+{
+	size_t n = 0;
+	double sx = 0, sy = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		double best = tol, bx = 0, by = 0;
+		int found = 0;
+		for (size_t j = 0; j < b->n; j++) {
+			double dx = a->items[i].centroid_x - b->items[j].centroid_x,
+			       dy = a->items[i].centroid_y - b->items[j].centroid_y;
+			if (hypot(dx, dy) <= best) {
+				best = hypot(dx, dy);
+				bx = dx;
+				by = dy;
+				found = 1;
+			}
+		}
+		if (found) {
+			sx += bx;
+			sy += by;
+			n++;
+		}
+	}
+	*mx = n ? sx / (double)n : NAN;
+	*my = n ? sy / (double)n : NAN;
+	return n;
+}
+
 static void write_png(const char *dir, const char *fig, const char *rule, const fs_image *img,
 		      const fs_tubercle_list *t)
 {
@@ -216,6 +257,107 @@ static void write_png(const char *dir, const char *fig, const char *rule, const 
 /* The last step again at the dome rule's final centres (see the header):
  * fs_det_measure_domes_at and fs_det_base_fit_apply with m->given 1,
  * their values kept. Returns 0, 1 when a step stops it (said why). */
+/* A simulated scene's truth beside what the rules read: the counted true
+ * domes' mean D / pitch and the fill D / (D + S) of the true D and
+ * spaces, and per rule the matched domes' (quarter pitch) mean D error. */
+static void truth_lines(const sem_truth *tr, const fs_detect_result *dres, const fs_detect_result *ores)
+{
+	double sd = 0, ss = 0;
+	size_t nd = 0, ns = 0;
+	for (size_t i = 0; i < tr->n; i++)
+		if (sem_counted(tr, tr->x[i], tr->y[i])) {
+			sd += tr->d[i];
+			nd++;
+		}
+	for (size_t k = 0; k < tr->n_pairs; k++)
+		if (sem_counted(tr, tr->x[tr->pi[k]], tr->y[tr->pi[k]])) {
+			ss += tr->space[k];
+			ns++;
+		}
+	double md = nd ? sd / (double)nd : NAN, ms = ns ? ss / (double)ns : NAN;
+	printf("  truth   %3zu counted domes, mean D %6.2f px, D / pitch %.3f, fill D/(D+S) %.3f\n", nd, md,
+	       md / tr->pitch, md / (md + ms));
+	const fs_detect_result *r[2] = {dres, ores};
+	const char *rule[2] = {"dome", "outline"};
+	for (int k = 0; k < 2; k++) {
+		sem_match_errors e;
+		if (sem_matched_errors(tr, &r[k]->tubercles, &e))
+			continue;
+		printf("  %-7s matched %zu of %zu counted, sized %zu, mean D %+.1f %% of their truth, centres' mean offset "
+		       "(%+.2f, %+.2f) px\n",
+		       rule[k], e.n, nd, e.n_measured, e.sum_truth > 0 ? 100 * (e.sum_d / e.sum_truth - 1) : NAN,
+		       e.n ? e.ox / (double)e.n : NAN, e.n ? e.oy / (double)e.n : NAN);
+	}
+}
+
+/* Re-measure under the dome rule at the TRUE centres (as
+ * test_remeasure_truth): whether the sizes are wrong only because the
+ * centres are (h38s: a centre on the middle of a dome and its dark
+ * crescent takes the crescent into the base). */
+static void true_centres_line(const fs_image *img, const sem_truth *tr)
+{
+	fs_tubercle_list t = {0};
+	char err[256];
+	fs_params p;
+	fs_params_default(&p);
+	sem_match_errors e;
+	if (sem_inside_centres(tr, &t) || fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &t, err, sizeof err) ||
+	    sem_matched_errors(tr, &t, &e)) {
+		printf("  re-measure at the true centres failed\n");
+		fs_tubercle_list_free(&t);
+		return;
+	}
+	printf("  re-measure at the true centres: %zu, sized %zu, mean D %+.1f %% of their truth\n", e.n, e.n_measured,
+	       e.sum_truth > 0 ? 100 * (e.sum_d / e.sum_truth - 1) : NAN);
+	fs_tubercle_list_free(&t);
+}
+
+/* --along PX AZ: Re-measure (dome rule) at the dome rule's final centres
+ * moved PX px towards azimuth AZ (degrees, x right, y down: the
+ * detector's, as the formation reads it), for PX = 0, step, ..., along_px
+ * (h38s: whether the size follows the centres' place on the axis, on a
+ * figure where the truth is not known). */
+static double along_px, along_az;
+
+static void along_lines(const fs_image *img, const fs_detect_result *dres, const sem_truth *tr)
+{
+	double ax = cos(along_az * M_PI / 180), ay = sin(along_az * M_PI / 180), pitch = dres->pitch_px;
+	int steps = 6;
+	for (int k = 0; k <= steps; k++) {
+		double d = along_px * k / steps;
+		fs_tubercle_list t = {0};
+		int bad = 0;
+		for (size_t i = 0; i < dres->tubercles.n && !bad; i++) {
+			fs_tubercle q = dres->tubercles.items[i];
+			q.centroid_x += d * ax;
+			q.centroid_y += d * ay;
+			bad = fs_tubercle_list_append(&t, &q) != 0;
+		}
+		char err[256];
+		fs_params p;
+		fs_params_default(&p);
+		if (bad || fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &t, err, sizeof err)) {
+			printf("  along %+5.1f px: re-measure failed\n", d);
+			fs_tubercle_list_free(&t);
+			return;
+		}
+		double sd = 0;
+		size_t m = 0;
+		for (size_t i = 0; i < t.n; i++)
+			if (isfinite(t.items[i].radius_px)) {
+				sd += 2 * t.items[i].radius_px;
+				m++;
+			}
+		printf("  along %+5.1f px (%+.3f pitch): sized %zu of %zu, mean D / pitch %.3f", d, d / pitch, m, t.n,
+		       m ? sd / (double)m / pitch : NAN);
+		sem_match_errors e;
+		if (tr && !sem_matched_errors(tr, &t, &e))
+			printf(", matched mean D %+.1f %% of their truth", e.sum_truth > 0 ? 100 * (e.sum_d / e.sum_truth - 1) : NAN);
+		printf("\n");
+		fs_tubercle_list_free(&t);
+	}
+}
+
 static double force_fill0; /* --fill0: the templates' window centred there (0: the rule's) */
 
 static int trace_last_step(const fs_image *img, const fs_detect_result *dres, int domes)
@@ -469,11 +611,60 @@ out:
 	return rc;
 }
 
+/* Detection under both rules on img (as test_paper_images does), the
+ * rules' lines, the overlays with --png, and the last step's trace; with
+ * truth (a simulated scene) the matched domes' D error under both rules. */
+static int trace_image(const char *name, const fs_image *img, const sem_truth *tr, const char *png, int domes)
+{
+	char err[256];
+	fs_params p;
+	fs_params_default(&p);
+	fs_detect_result dres, ores;
+	if (fs_detect_rule_in_region(img, &p, 0, FS_RULE_DOME, NULL, &dres, err, sizeof err) ||
+	    fs_detect_rule_in_region(img, &p, 0, FS_RULE_OUTLINE, NULL, &ores, err, sizeof err)) {
+		printf("%s: detection failed: %s\n", name, err);
+		return 1;
+	}
+	double pitch = dres.pitch_px;
+	printf("%s (%dx%d)\n", name, img->width, img->height);
+	rule_line("dome", &dres, pitch, img->width, img->height);
+	rule_line("outline", &ores, pitch, img->width, img->height);
+	printf("  centres within 0.25 pitch: dome's found by outline %zu of %zu, outline's found by dome %zu of "
+	       "%zu\n",
+	       matched(&dres.tubercles, &ores.tubercles, 0.25 * pitch), dres.tubercles.n,
+	       matched(&ores.tubercles, &dres.tubercles, 0.25 * pitch), ores.tubercles.n);
+	double pdx, pdy;
+	size_t np = pair_offset(&dres.tubercles, &ores.tubercles, 0.4 * pitch, &pdx, &pdy);
+	printf("  dome's centres minus the outline rule's nearest (within 0.4 pitch): %zu pairs, mean (%+.2f, %+.2f) px "
+	       "= %.3f pitch\n",
+	       np, pdx, pdy, hypot(pdx, pdy) / pitch);
+	if (tr) {
+		truth_lines(tr, &dres, &ores);
+		true_centres_line(img, tr);
+	}
+	if (png) {
+		write_png(png, name, "dome", img, &dres.tubercles);
+		write_png(png, name, "outline", img, &ores.tubercles);
+		fs_tubercle_list none = {0};
+		write_png(png, name, "image", img, &none);
+	}
+	if (pitch > 0)
+		trace_last_step(img, &dres, domes);
+	if (pitch > 0 && along_px != 0)
+		along_lines(img, &dres, tr);
+	fs_detect_result_free(&dres);
+	fs_detect_result_free(&ores);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *only = "P2_", *png = NULL;
 	int crop_dx = 0, crop_dy = 0;
-	int domes = 0;
+	int domes = 0, sem = 0;
+	double sem_hr = 0.25;
+	sem_opts so;
+	sem_fig1c_like(&so, sem_hr);
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--domes"))
 			domes = 1;
@@ -484,8 +675,38 @@ int main(int argc, char **argv)
 			crop_dy = atoi(argv[++a]);
 		} else if (!strcmp(argv[a], "--png") && a + 1 < argc)
 			png = argv[++a];
-		else
+		else if (!strcmp(argv[a], "--along") && a + 2 < argc) {
+			along_px = atof(argv[++a]);
+			along_az = atof(argv[++a]);
+		} else if (!strcmp(argv[a], "--sem"))
+			sem = 1;
+		else if (sem && strchr(argv[a], '=')) {
+			if (sem_opts_set_key(&so, argv[a])) {
+				fprintf(stderr, "bench_paper_trace: unknown key %s\n", argv[a]);
+				return 2;
+			}
+		} else
 			only = argv[a];
+	}
+	if (sem) {
+		sem_truth tr;
+		memset(&tr, 0, sizeof tr);
+		fs_image *img = sem_make(&so, &tr);
+		if (!img) {
+			printf("the simulator refused the scene\n");
+			return 1;
+		}
+		char name[256];
+		snprintf(name, sizeof name, "sem_fig1c_like_hr%.2f_shadow%.2f_seed%u", so.h_over_r, so.shadow, so.seed);
+		printf("simulated: pitch %.1f fill %.3f profile %.1f h/R %.2f az %.0f elev %.0f deg strength %.2f shadow "
+		       "%.2f blur %.2f scan %.2f rough %.2f edge %.2f halftone %.1f seed %u\n",
+		       so.pitch, so.fill, so.profile, so.h_over_r, so.det_azimuth * 180 / M_PI,
+		       so.det_elevation * 180 / M_PI, so.det_strength, so.shadow, so.beam_blur, so.scan_blur,
+		       so.roughness, so.edge, so.halftone, so.seed);
+		int rc = trace_image(name, img, &tr, png, domes);
+		fs_image_free(img);
+		sem_truth_free(&tr);
+		return rc;
 	}
 	const char *paper[PAPER_FIGS_MAX];
 	size_t npaper = paper_fig_names(paper, PAPER_FIGS_MAX);
@@ -515,33 +736,10 @@ int main(int argc, char **argv)
 			L.image = c;
 			printf("(cropped by %d px at the left, %d at the top)\n", crop_dx, crop_dy);
 		}
-		fs_params p;
-		fs_params_default(&p);
-		fs_detect_result dres, ores;
-		if (fs_detect_rule_in_region(L.image, &p, 0, FS_RULE_DOME, NULL, &dres, err, sizeof err) ||
-		    fs_detect_rule_in_region(L.image, &p, 0, FS_RULE_OUTLINE, NULL, &ores, err, sizeof err)) {
-			printf("%s: detection failed: %s\n", paper[i], err);
-			return 1;
-		}
-		double pitch = dres.pitch_px;
-		printf("%s (%dx%d)\n", paper[i], L.image->width, L.image->height);
-		rule_line("dome", &dres, pitch, L.image->width, L.image->height);
-		rule_line("outline", &ores, pitch, L.image->width, L.image->height);
-		printf("  centres within 0.25 pitch: dome's found by outline %zu of %zu, outline's found by dome %zu of "
-		       "%zu\n",
-		       matched(&dres.tubercles, &ores.tubercles, 0.25 * pitch), dres.tubercles.n,
-		       matched(&ores.tubercles, &dres.tubercles, 0.25 * pitch), ores.tubercles.n);
-		if (png) {
-			write_png(png, paper[i], "dome", L.image, &dres.tubercles);
-			write_png(png, paper[i], "outline", L.image, &ores.tubercles);
-			fs_tubercle_list none = {0};
-			write_png(png, paper[i], "image", L.image, &none);
-		}
-		if (pitch > 0)
-			trace_last_step(L.image, &dres, domes);
-		fs_detect_result_free(&dres);
-		fs_detect_result_free(&ores);
+		int rc = trace_image(paper[i], L.image, NULL, png, domes);
 		fs_loaded_free(&L);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

@@ -47,6 +47,19 @@ void sem_fig4_like(sem_opts *o, double h_over_r, double fill, double lean, doubl
 	o->cap_power = cap_power;
 }
 
+void sem_fig1c_like(sem_opts *o, double h_over_r)
+{
+	sem_defaults(o);
+	o->width = 355;
+	o->height = 438;
+	o->pitch = 43;
+	o->fill = 0.488;
+	o->profile = 1;
+	o->h_over_r = h_over_r;
+	o->det_azimuth = 162 * M_PI / 180;
+	o->det_elevation = 25 * M_PI / 180;
+}
+
 int sem_scene_open(sem_scene *s, const sem_opts *o)
 {
 	memset(s, 0, sizeof *s);

@@ -44,6 +44,14 @@ void sem_tight_side_lit(sem_opts *o);
  * exponent cap_power (0, 0: neither). The caller sets its seed. */
 void sem_fig4_like(sem_opts *o, double h_over_r, double fill, double lean, double cap, double cap_power);
 
+/* P2 Fig1c's frame and formation as the dome rule's formation fit reads
+ * the figure (bench_paper_trace, h38i/h38s): 355 x 438 px, pitch 43,
+ * fill 0.488 (the published value), paraboloids of h_over_r, detector at
+ * azimuth 162 deg and elevation 25 deg (the fit's shadow elevation), on
+ * top of sem_defaults; no screen (the figure has none). The caller sets
+ * its seed and whatever else it varies (shadow depth, blur). */
+void sem_fig1c_like(sem_opts *o, double h_over_r);
+
 /* Renders o into s; 0, or -1 when the simulator refuses (s is then empty). */
 int sem_scene_open(sem_scene *s, const sem_opts *o);
 void sem_scene_close(sem_scene *s);

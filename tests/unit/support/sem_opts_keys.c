@@ -1,0 +1,70 @@
+/* sem_opts_keys.c - see sem_opts_keys.h */
+#include "sem_opts_keys.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sem_opts_set_key(sem_opts *o, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	if (!eq)
+		return -1;
+	size_t n = (size_t)(eq - kv);
+	double v = atof(eq + 1), deg = v * M_PI / 180;
+#define K(name) (n == strlen(name) && !strncmp(kv, name, n))
+	if (K("pitch"))
+		o->pitch = v;
+	else if (K("fill"))
+		o->fill = v;
+	else if (K("angle"))
+		o->angle = deg;
+	else if (K("profile"))
+		o->profile = v;
+	else if (K("hr"))
+		o->h_over_r = v;
+	else if (K("rjit"))
+		o->radius_jitter = v;
+	else if (K("pjit"))
+		o->pos_jitter = v;
+	else if (K("rough"))
+		o->roughness = v;
+	else if (K("undul"))
+		o->undulation = v;
+	else if (K("secant"))
+		o->secant_n = v;
+	else if (K("az"))
+		o->det_azimuth = deg;
+	else if (K("elev"))
+		o->det_elevation = deg;
+	else if (K("strength"))
+		o->det_strength = v;
+	else if (K("shadow"))
+		o->shadow = v;
+	else if (K("edge"))
+		o->edge = v;
+	else if (K("blur"))
+		o->beam_blur = v;
+	else if (K("dose"))
+		o->dose = v;
+	else if (K("drift"))
+		o->drift = v;
+	else if (K("halftone"))
+		o->halftone = v;
+	else if (K("scan"))
+		o->scan_blur = v;
+	else if (K("cap"))
+		o->cap = v;
+	else if (K("capp"))
+		o->cap_power = v;
+	else if (K("width"))
+		o->width = (int)v;
+	else if (K("height"))
+		o->height = (int)v;
+	else if (K("seed"))
+		o->seed = (unsigned)v;
+	else
+		return -1;
+#undef K
+	return 0;
+}
