@@ -460,7 +460,9 @@ size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, doubl
 	return dropped;
 }
 
-/* fs_det_base_axis_plan with the geometry's base radius r0 given. */
+/* The axis step's selection (detect_base_fit.h) for the geometry *g of
+ * off's formation at base radius r0: the plan entries into sel; returns
+ * their number. */
 static size_t axis_plan_at(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, const double *fx,
 			   const double *fy, int w, int h, double r0, fs_centre_axis_geom *g, size_t *sel)
 {
@@ -481,12 +483,6 @@ static size_t axis_plan_at(const fs_det_base_plan *p, const fs_det_offset *off, 
 			sel[ns++] = k;
 	}
 	return ns;
-}
-
-size_t fs_det_base_axis_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
-			     const double *fx, const double *fy, int w, int h, fs_centre_axis_geom *g, size_t *sel)
-{
-	return axis_plan_at(p, off, fr, fx, fy, w, h, 0.5 * p->fill0 * off->fit.pitch, g, sel);
 }
 
 /* One reading of the shift: the profiles of the domes the plan at r0

@@ -287,22 +287,18 @@ void fs_det_base_shadow_apply(const fs_det_base_plan *p, double factor, double *
  * centre_axis.h), taken out of the sized domes' fitted centres before the
  * level's base reading, where the image holds no halftone screen (under
  * one the level is the base rule's first reading and a common shift moves
- * nothing the statistics read). fs_det_base_axis_plan: the geometry *g
- * for off's formation and the plan entries whose profiles are read into
- * sel (every stride-th sized dome, at most FS_DET_BASE_AXIS_MAX, whose
- * profiles lie inside the w x h image about its fitted centre fx, fy);
- * returns their number (0: the step does not run; sel holds p->n).
- * fs_det_base_axis_move moves every sized dome's fx, fy by ax's shift
- * when ax->ok.
+ * nothing the statistics read). Its profiles are read about every
+ * stride-th sized dome, at most FS_DET_BASE_AXIS_MAX, whose profiles lie
+ * inside the image about its fitted centre (none: the step does not
+ * run). fs_det_base_axis_move moves every sized dome's fx, fy by ax's
+ * shift when ax->ok.
  */
 #define FS_DET_BASE_AXIS_MAX 64
-size_t fs_det_base_axis_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
-			     const double *fx, const double *fy, int w, int h, fs_centre_axis_geom *g, size_t *sel);
 void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs_centre_axis *ax, double *fx,
 			   double *fy);
 /*
  * The shift itself (both paths): read at the base rule's median radius
- * (fs_det_base_axis_plan); where that fails, at the template fit's median
+ * (the selection above); where that fails, at the template fit's median
  * radius fr; where that fails on its residual alone, once more from the
  * centres moved by its shift, taken (the two shifts summed) when that
  * look passes and moves them by at most FS_DET_BASE_AXIS_CONFIRM of the
