@@ -53,10 +53,11 @@
  * rule's centres' common offset from the truth and their pitch: whether
  * the rule's formation is that of its starting point.
  *
- * --landscape (h38v; unscreened scenes): after the rule's line, the
- * --surface grid read at the rule's own centres moved by the offset its
- * fit found (at the rule's held fill, then at the true fill), with the
- * rule fit's residual: whether a wrong formation (h38q's blow-ups) is the
+ * --landscape (h38v): after the rule's line, the rule fit's residual, a
+ * fit with the fill searched (fs_dome_fit_image's defaults) at the
+ * rule's own centres moved by the offset its fit found, and on
+ * unscreened scenes the --surface grid read at those centres (at the
+ * rule's held fill, then at the true fill): whether a wrong formation (h38q's blow-ups) is the
  * best this patch allows (the centres or the model) or a point the
  * search settled on while a better one exists (the search).
  * --score (h38v): the scene's mean D, S, D SD, recall and precision as
@@ -1224,7 +1225,7 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 		surface(meas, xs, ys, ni, t->pitch, o.fill, &o, ok ? ff.angle : o.angle, base.t_blur * base.t_blur,
 			NULL);
 	}
-	if (landscape && rule_ok && !(tp > 0)) {
+	if (landscape && rule_ok) {
 		/* the same surface at the rule's centres moved by the offset
 		 * its fit found: at the rule's held fill, and at the true fill.
 		 * Its minimum against the rule fit's residual (sqrt(1 - R^2))
@@ -1254,10 +1255,13 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 			       "blur %.2f px R2 %.4f)\n",
 			       lf.fill, rule_fit.fill, lf.fill / rule_fit.fill, lf.h_over_r, lf.profile, lf.blur_px,
 			       lf.quality);
-		surface(meas, xs, ys, nr, rule_fit.pitch, rule_fit.fill, &o, rule_fit.angle,
-			base.t_blur * base.t_blur, "at the rule's centres + offset, rule's fill");
-		surface(meas, xs, ys, nr, rule_fit.pitch, o.fill, &o, rule_fit.angle, base.t_blur * base.t_blur,
-			"at the rule's centres + offset, TRUE fill");
+		/* the surface has no screen removal: unscreened scenes only */
+		if (!(tp > 0)) {
+			surface(meas, xs, ys, nr, rule_fit.pitch, rule_fit.fill, &o, rule_fit.angle,
+				base.t_blur * base.t_blur, "at the rule's centres + offset, rule's fill");
+			surface(meas, xs, ys, nr, rule_fit.pitch, o.fill, &o, rule_fit.angle,
+				base.t_blur * base.t_blur, "at the rule's centres + offset, TRUE fill");
+		}
 	}
 	fflush(stdout);
 	rc = 0;
