@@ -53,6 +53,17 @@
  * rule's centres' common offset from the truth and their pitch: whether
  * the rule's formation is that of its starting point.
  *
+ * --landscape (h38v): after the rule's line, the rule fit's residual, a
+ * fit with the fill searched (fs_dome_fit_image's defaults) at the
+ * rule's own centres moved by the offset its fit found, and on
+ * unscreened scenes the --surface grid read at those centres (at the
+ * rule's held fill, then at the true fill): whether a wrong formation (h38q's blow-ups) is the
+ * best this patch allows (the centres or the model) or a point the
+ * search settled on while a better one exists (the search).
+ * --score (h38v): the scene's mean D, S, D SD, recall and precision as
+ * test_sem_accuracy scores them, before the rule's line ("BLOW-UP" where
+ * |mean D| > 5 %, h38q's mark).
+ *
  * --no-shadow / --no-edge render the same scenes, seed and all, without
  * the simulator's cast shadow (sem_opts.shadow 0) or edge brightening
  * (sem_opts.edge 0): if the true shape became the surface's minimum
@@ -67,7 +78,7 @@
  * class. --shadow-profiles also prints the mean away and across profiles.
  *
  * Usage: bench_formation_truth [--seed-add N] [--set corner|interior|smooth]
- * [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit]
+ * [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit] [--landscape] [--score]
  * [--shadow | --shadow-profiles] [SCENE...] (default: all three sets, every scene; --seed-add 4000 the
  * held-out seeds; SEM_SCENE_CACHE shares the renders). Prints one line per scene and fit, then the
  * summaries per parameter. Asserts nothing.
@@ -86,6 +97,7 @@
 #include "image/image.h"
 #include "sem_cache.h"
 #include "sem_scene.h"
+#include "sem_score.h"
 #include "sem_sim.h"
 
 enum { SET_CORNER, SET_INTERIOR, SET_SMOOTH, NSET };
@@ -118,7 +130,7 @@ static double ang_diff(double a, double b)
 	return d;
 }
 
-static int no_shadow, no_edge, refit;
+static int no_shadow, no_edge, refit, landscape, score;
 
 /* --shadow's readings kept for the summary */
 typedef struct sh_row {
@@ -334,10 +346,15 @@ static double vertex(double x0, double y0, double x1, double y1, double x2, doub
 	return fmin(x2, fmax(x0, xv));
 }
 
-/* bt2: the mean patch's true blur, squared (px^2) */
-static int surface(const fs_image *img, const sem_truth *t, const sem_opts *o, double angle, double bt2)
+/* bt2: the mean patch's true blur, squared (px^2). The patch is averaged
+ * around the n centres (xs, ys) of a lattice of the given pitch, the model
+ * rendered at the given fill; label NULL: the TRUE centres, pitch and fill
+ * (--surface, h38n's line); otherwise (--landscape, h38v) the line is
+ * prefixed by it, so that the same surface read at another set of centres
+ * says whether a wrong formation there is the surface's own minimum */
+static int surface(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch, double fill,
+		   const sem_opts *o, double angle, double bt2, const char *label)
 {
-	double pitch = t->pitch;
 	int g = (int)lround(pitch);
 	g = g > S_G_MAX ? S_G_MAX : g < S_G_MIN ? S_G_MIN : g;
 	int half = (int)ceil(S_FIT_R * g), cw = 2 * half + 1;
@@ -359,14 +376,13 @@ static int surface(const fs_image *img, const sem_truth *t, const sem_opts *o, d
 	 * patch's reach), sampled at the model's grid */
 	size_t used = 0;
 	double ext = (half + 1) * pitch / g;
-	for (size_t j = 0; j < t->n; j++) {
-		if (!t->inside[j] || t->x[j] - ext < 0 || t->y[j] - ext < 0 || t->x[j] + ext >= img->width - 1 ||
-		    t->y[j] + ext >= img->height - 1)
+	for (size_t j = 0; j < n; j++) {
+		if (xs[j] - ext < 0 || ys[j] - ext < 0 || xs[j] + ext >= img->width - 1 || ys[j] + ext >= img->height - 1)
 			continue;
 		for (int r = -half; r <= half; r++)
 			for (int q = -half; q <= half; q++)
 				v[(size_t)(r + half) * cw + q + half] +=
-					fs_image_sample_clamped(img, t->x[j] + q * pitch / g, t->y[j] + r * pitch / g);
+					fs_image_sample_clamped(img, xs[j] + q * pitch / g, ys[j] + r * pitch / g);
 		used++;
 	}
 	if (used < 8)
@@ -395,7 +411,7 @@ static int surface(const fs_image *img, const sem_truth *t, const sem_opts *o, d
 			res[h][q] = INFINITY;
 			fs_se_field f;
 			memset(&f, 0, sizeof f);
-			fs_se_geom m = {o->fill, S_HR[h], q, angle};
+			fs_se_geom m = {fill, S_HR[h], q, angle};
 			if (fs_se_render(&m, g, sh, reach, &f)) {
 				fs_se_field_free(&f);
 				goto out;
@@ -434,7 +450,7 @@ static int surface(const fs_image *img, const sem_truth *t, const sem_opts *o, d
 		goto compact;
 	printf("  surface at the TRUE centres, fill %.2f held (true h/R %.2f profile %.0f), %zu patches; residual = RMS / "
 	       "SD of the mean patch, min over blur and elevation [best blur px, elevation]\n",
-	       o->fill, o->h_over_r, o->profile, used);
+	       fill, o->h_over_r, o->profile, used);
 	printf("  %6s %28s %28s %28s\n", "h/R", "sphere", "paraboloid", "flat");
 	for (int h = 0; h < S_NHR; h++) {
 		printf("  %6.2f", S_HR[h]);
@@ -505,7 +521,11 @@ compact:;
 			      rb[ri[cb + 1]]) *
 		       pitch;
 	double tb = sqrt(bt2);
-	printf("  surface: best h/R %.2f %s %.4f; at the truth %.4f; best profile's range over h/R %.4f; best sphere / "
+	if (label)
+		printf("  surface %s (fill %.3f, pitch %.2f, %zu patches):", label, fill, pitch, used);
+	else
+		printf("  surface:");
+	printf(" best h/R %.2f %s %.4f; at the truth %.4f; best profile's range over h/R %.4f; best sphere / "
 	       "paraboloid / flat %.4f / %.4f / %.4f; blur (patch %.2f px) fine %.2f (x%.2f) rule grid %.2f (x%.2f) "
 	       "its parabola %.2f (x%.2f)\n",
 	       S_HR[bh], bq == 0 ? "sphere" : bq == 1 ? "paraboloid" : "flat", res[bh][bq], rtrue, hi - lo, pb[0], pb[1],
@@ -1095,9 +1115,18 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 	double pitch = nd >= 8 ? fs_dome_fit_pitch(xs, ys, nd) : 0;
 	int ok = nd >= 8 && pitch >= 6 && !fs_det_offset_fit(meas, xs, ys, rs, nd, pitch, NULL, &off) && off.fitted;
 	double cmx, cmy, sc = centre_scatter(t, &res.tubercles, &cmx, &cmy);
+	if (score) {
+		/* the scene's own errors beside its fits (test_sem_accuracy's
+		 * score): which formations go with a blow-up (h38v) */
+		sem_score ss;
+		if (!sem_score_detection(t, &res.tubercles, o.halftone, &ss))
+			printf("  score: D %+.2f %% S %+.2f %% D SD %.2f %% recall %.3f precision %.3f%s\n", ss.d_err,
+			       ss.s_err, ss.d_sd, ss.recall, ss.precision,
+			       fabs(ss.d_err) > 5 ? "  BLOW-UP" : "");
+	}
 	put_row(&base, ok, ok ? &off.fit : NULL, ok ? off.fit.fill : 0, sc);
 	print_row(&rows[nrows - 1], FIT_RULE);
-	fs_dome_fit rule_fit;
+	fs_dome_fit rule_fit = {0};
 	int rule_ok = ok;
 	if (ok)
 		rule_fit = off.fit;
@@ -1186,8 +1215,54 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 	ok = !fs_dome_fit_image(meas, xs, ys, ni, t->pitch, &fo, &ff, err, sizeof err);
 	put_row(&base, ok, ok ? &ff : NULL, 0, NAN);
 	print_row(&rows[nrows - 1], FIT_FREE);
-	if (do_surface && !(tp > 0))
-		surface(meas, t, &o, ok ? ff.angle : o.angle, base.t_blur * base.t_blur);
+	if (do_surface && !(tp > 0)) {
+		ni = 0;
+		for (size_t j = 0; j < t->n; j++)
+			if (t->inside[j]) {
+				xs[ni] = t->x[j];
+				ys[ni++] = t->y[j];
+			}
+		surface(meas, xs, ys, ni, t->pitch, o.fill, &o, ok ? ff.angle : o.angle, base.t_blur * base.t_blur,
+			NULL);
+	}
+	if (landscape && rule_ok) {
+		/* the same surface at the rule's centres moved by the offset
+		 * its fit found: at the rule's held fill, and at the true fill.
+		 * Its minimum against the rule fit's residual (sqrt(1 - R^2))
+		 * says whether the rule's formation is the best this patch
+		 * allows (a model or centres problem) or a worse point the
+		 * search settled on (a search problem); "at the truth" is the
+		 * true shape's residual at these centres */
+		size_t nr = 0;
+		for (size_t i = 0; i < nt; i++) {
+			const fs_tubercle *q = &res.tubercles.items[i];
+			if (!isfinite(q->radius_px) || !(q->radius_px > 0))
+				continue;
+			xs[nr] = q->centroid_x + rule_fit.offset_x;
+			ys[nr++] = q->centroid_y + rule_fit.offset_y;
+		}
+		printf("  (rule fit's residual %.4f = sqrt(1 - R^2 %.4f))\n", sqrt(fmax(0, 1 - rule_fit.quality)),
+		       rule_fit.quality);
+		/* the fill searched at the same centres (an image-only second
+		 * opinion on the rule's median fill: where the two part, the
+		 * patch itself disagrees with the level's sizes) */
+		fs_dome_fit_opts lo;
+		fs_dome_fit_opts_default(&lo);
+		lo.no_sigma = lo.no_profiles = 1;
+		fs_dome_fit lf;
+		if (!fs_dome_fit_image(meas, xs, ys, nr, rule_fit.pitch, &lo, &lf, err, sizeof err))
+			printf("  (free fill at the rule's centres + offset: %.3f, rule's %.3f, ratio %.3f; h/R %.2f prof %.0f "
+			       "blur %.2f px R2 %.4f)\n",
+			       lf.fill, rule_fit.fill, lf.fill / rule_fit.fill, lf.h_over_r, lf.profile, lf.blur_px,
+			       lf.quality);
+		/* the surface has no screen removal: unscreened scenes only */
+		if (!(tp > 0)) {
+			surface(meas, xs, ys, nr, rule_fit.pitch, rule_fit.fill, &o, rule_fit.angle,
+				base.t_blur * base.t_blur, "at the rule's centres + offset, rule's fill");
+			surface(meas, xs, ys, nr, rule_fit.pitch, o.fill, &o, rule_fit.angle,
+				base.t_blur * base.t_blur, "at the rule's centres + offset, TRUE fill");
+		}
+	}
 	fflush(stdout);
 	rc = 0;
 out:
@@ -1389,6 +1464,10 @@ int main(int argc, char **argv)
 			no_edge = 1;
 		else if (!strcmp(argv[i], "--refit"))
 			refit = 1;
+		else if (!strcmp(argv[i], "--landscape"))
+			landscape = 1;
+		else if (!strcmp(argv[i], "--score"))
+			score = 1;
 		else if (!strcmp(argv[i], "--shadow"))
 			do_shadow = 1;
 		else if (!strcmp(argv[i], "--shadow-profiles"))
@@ -1400,7 +1479,7 @@ int main(int argc, char **argv)
 		else if (listed < 128 && argv[i][0] >= '0' && argv[i][0] <= '9')
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--seed-add N] [--set corner|interior|smooth] [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit] [--shadow | --shadow-profiles] [SCENE...]\n",
+			fprintf(stderr, "usage: %s [--seed-add N] [--set corner|interior|smooth] [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit] [--landscape] [--score] [--shadow | --shadow-profiles] [SCENE...]\n",
 				argv[0]);
 			return 2;
 		}
