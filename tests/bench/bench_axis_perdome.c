@@ -42,6 +42,7 @@
 #include "analysis/detect.h"
 #include "analysis/measurement.h"
 #include "analysis/params.h"
+#include "base/sorting.h"
 #include "sem_cache.h"
 #include "sem_score.h"
 #include "sem_sim.h"
@@ -66,15 +67,10 @@ static double scan(const double *pu, const double *pv, const fs_centre_axis_geom
 	return isfinite(best) && kb != -nb && kb != nb ? kb * SCAN : NAN;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 static double median(double *v, size_t n)
 {
-	qsort(v, n, sizeof *v, cmp_double);
+	qsort(v, n, sizeof *v, fs_cmp_double);
 	return n ? v[n / 2] : NAN;
 }
 

@@ -49,6 +49,7 @@
 #include "analysis/measurement.h"
 #include "analysis/preprocess.h"
 #include "analysis/scale_region.h"
+#include "base/sorting.h"
 #include "fixture_image.h"
 #include "image/image.h"
 #include "paper_figs.h"
@@ -65,11 +66,6 @@ typedef struct view {
 	double pitch, ax, ay; /* the axis: unit vector towards the detector */
 } view;
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 static int inside(const view *v, double x, double y)
 {
@@ -90,7 +86,7 @@ static double ground_at(const view *v, double cx, double cy)
 		}
 	if (n < 20)
 		return NAN;
-	qsort(s, n, sizeof *s, cmp_double);
+	qsort(s, n, sizeof *s, fs_cmp_double);
 	return s[n / 2];
 }
 
@@ -235,28 +231,25 @@ static void shape_of(const lobes *L, double *q)
 	q[Q_EXT50] = lit50 - away50;
 }
 
-static double median_of(double *v, int n)
+/* Moves v's finite values to its front; returns how many. */
+static int finite_front(double *v, int n)
 {
 	int k = 0;
 	for (int i = 0; i < n; i++)
 		if (isfinite(v[i]))
 			v[k++] = v[i];
-	if (!k)
-		return NAN;
-	qsort(v, k, sizeof *v, cmp_double);
-	return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+	return k;
+}
+
+static double median_of(double *v, int n)
+{
+	return fs_median_double(v, (size_t)finite_front(v, n));
 }
 
 static double quantile_of(double *v, int n, double f)
 {
-	int k = 0;
-	for (int i = 0; i < n; i++)
-		if (isfinite(v[i]))
-			v[k++] = v[i];
-	if (!k)
-		return NAN;
-	qsort(v, k, sizeof *v, cmp_double);
-	return v[(int)(f * (k - 1) + 0.5)];
+	int k = finite_front(v, n);
+	return k ? fs_select_kth(v, (size_t)k, (size_t)(f * (k - 1) + 0.5)) : NAN;
 }
 
 /* The candidate gate (h38g), set between the simulator's smooth and sharp
@@ -416,7 +409,7 @@ static void run_any(const char *label, const fs_image *img, const sem_truth *tr,
 		printf("\n");
 		goto done;
 	}
-	qsort(shift, m, sizeof *shift, cmp_double);
+	qsort(shift, m, sizeof *shift, fs_cmp_double);
 	printf(", middle - rule centre along the axis (+ towards the detector) median %+.2f px\n", shift[m / 2]);
 	double mn = 0, mx = 0;
 	int qmin = NT / 2, qmax = NT / 2;
