@@ -104,7 +104,6 @@ int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, d
 	o.keep_formation = 1;
 	o.no_profiles = 1;
 	o.coarse_to_fine = 1;
-	o.subgrid_offset = 1;
 	fs_dome_fit f;
 	char err[128];
 	if (fs_dome_fit_image(img, xs, ys, n, pitch, &o, &f, err, sizeof err))

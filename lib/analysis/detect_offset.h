@@ -32,9 +32,7 @@
  * without a shadow term or a halftone screen that moves the centres is
  * fitted once more at the moved centres, and its further offset added
  * when it is the smaller of the two (h38s: a tall dome's dark crescent,
- * which the first centres straddle; detect_offset.c says why). Under a
- * halftone screen the offset is read between the fit's grid points
- * (offset_subgrid.h).
+ * which the first centres straddle; detect_offset.c says why).
  *
  * The caller owns every argument; nothing is kept.
  */

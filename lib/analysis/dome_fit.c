@@ -10,7 +10,6 @@
 #include "analysis/halftone.h"
 #include "analysis/lanes.h"
 #include "analysis/near_pairs.h"
-#include "analysis/offset_subgrid.h"
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
 #include "base/sorting.h"
@@ -155,7 +154,6 @@ typedef struct ctx {
 	const float *use[FS_SE_NCOMP];     /* the ones solve_normal() reads */
 	int keep_formation;   /* see fs_dome_fit_opts */
 	int coarse_to_fine;   /* see fs_dome_fit_opts */
-	int subgrid_offset;   /* see fs_dome_fit_opts */
 	/* the coarse offset screen's patch: p's samples on every other row
 	 * and column (idx, ir, iq its own, the rest p's) */
 	patch sub;
@@ -687,35 +685,6 @@ static void descent_read(descent *d, int i, int j)
 	}
 }
 
-/* The descent's minimum moved between the grid's points (offset_subgrid.h
- * says why): the quadratic through its 3 x 3 block, which the descent's
- * last round has read (a neighbour beyond the grid's edge reads INFINITY,
- * one beyond the offset's limit too, and the minimum stays on the grid).
- * The residual is read again there and the point kept only when it is
- * lower: the quadratic is a model of the residual, not the residual. */
-static void subgrid(descent *d, double *x, double *y, double *r)
-{
-	double q[9], di, dj;
-	for (int j = -1; j <= 1; j++)
-		for (int i = -1; i <= 1; i++) {
-			int gi = d->bi + i, gj = d->bj + j;
-			q[(j + 1) * 3 + (i + 1)] = gi < -d->r || gi > d->r || gj < -d->r || gj > d->r
-							   ? INFINITY
-							   : d->rss[(size_t)(gj + d->r) * DESCENT_W + (size_t)(gi + d->r)];
-		}
-	if (!fs_offset_subgrid(q, &di, &dj))
-		return;
-	double nx = *x + di * d->st, ny = *y + dj * d->st;
-	if (fabs(nx) > d->lim + 1e-9 || fabs(ny) > d->lim + 1e-9)
-		return;
-	double nr = offset_rss(d->c, d->m, d->nc, d->xtx, nx, ny);
-	if (nr < *r) {
-		*x = nx;
-		*y = ny;
-		*r = nr;
-	}
-}
-
 static void offset_descent(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NPAR], double cx, double cy, double st,
 			   int r, double lim, double *br, double *bx, double *by)
 {
@@ -733,13 +702,10 @@ static void offset_descent(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NP
 		if (d.bi == ci && d.bj == cj)
 			break;
 	}
-	double fx = cx + d.bi * st, fy = cy + d.bj * st, fr = d.best;
-	if (c->subgrid_offset)
-		subgrid(&d, &fx, &fy, &fr);
-	if (fr < *br) {
-		*br = fr;
-		*bx = fx;
-		*by = fy;
+	if (d.best < *br) {
+		*br = d.best;
+		*bx = cx + d.bi * st;
+		*by = cy + d.bj * st;
 	}
 }
 
@@ -1055,12 +1021,6 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	c.pitch = pitch;
 	c.keep_formation = o->keep_formation;
 	c.coarse_to_fine = o->coarse_to_fine;
-	/* only under a halftone screen, where the offset is the start of
-	 * the level's first reading (detect_measure.h); elsewhere the centres
-	 * it moves are refined again, and without a screen the moved offset
-	 * sent interior scene 5 into the fit's blow-up mode (D -26.5 %) and
-	 * cost corner scene 19 its S (docs/paper-figures.md h39b) */
-	c.subgrid_offset = period > 0 ? o->subgrid_offset : 0;
 	{
 		fs_near_index ix;
 		size_t *near = malloc((n + 1) * sizeof *near);

@@ -72,11 +72,6 @@ typedef struct fs_dome_fit_opts {
 	 * pick wherever the screen keeps it and the residual has one
 	 * minimum over the fine grid */
 	int coarse_to_fine;
-	/* the offset between the fine grid's points (offset_subgrid.h): the
-	 * quadratic's minimum through the grid's best point and its eight
-	 * neighbours, kept where the residual there is lower (coarse_to_fine
-	 * only, and only where the fit finds a halftone screen) */
-	int subgrid_offset;
 	/* Tiled callers (detect_domes_tiled.c), which hold no whole image:
 	 * the patches are read from img at (patch_x[i], patch_y[i]) instead
 	 * of at the centres (xs[i], ys[i]) themselves (a mosaic of crops
