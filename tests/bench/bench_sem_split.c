@@ -59,6 +59,15 @@
  * clean image's reading. --notch-detect W: the whole detection run on
  * the notched image instead (with what fs_halftone_detect finds before
  * and after): the screen removed before the rule ever sees it.
+ * --offset-track (h39b): the formation fit's common offset as detection
+ * fits it (fs_det_offset_fit on detection's measurement image, as
+ * --first; the fill held at the TRUE median radius, where the rule holds
+ * it at its own readings') from the TRUE centres moved along the
+ * detector's axis by 0, 1/4, ..., 2 steps of the fit's fine grid
+ * (0.0125 pitch): per move, the move plus the offset along the axis
+ * (and across), px. A fit that follows a common move of the centres
+ * prints one value; the fit on its grid prints a saw-tooth of up to half
+ * a step, and a residual with several minima prints jumps between them.
  * Prints one row per scene, asserts nothing.
  */
 #include <math.h>
@@ -68,6 +77,7 @@
 
 #include "analysis/detect.h"
 #include "analysis/detect_base_fit.h"
+#include "analysis/detect_offset.h"
 #include "analysis/detect_methods.h"
 #include "analysis/dome_measure.h"
 #include "analysis/fft.h"
@@ -297,6 +307,41 @@ static void print_first(const fs_image *img, const sem_truth *t, double det_az)
 	fs_image_free(meas);
 }
 
+/* --offset-track: see the head of the file. */
+static void print_offset_track(const fs_image *img, const sem_truth *t, double det_az)
+{
+	fs_params p;
+	fs_params_default(&p);
+	fs_image *meas = NULL;
+	char err[128];
+	if (fs_detect_measure_image(img, &p, t->pitch >= 40 ? 1.0 : 0.5, &meas, err, sizeof err))
+		return;
+	double *xs = malloc(t->n * sizeof *xs), *ys = malloc(t->n * sizeof *ys), *rs = malloc(t->n * sizeof *rs);
+	double ca = cos(det_az), sa = sin(det_az), st = 0.0125 * t->pitch;
+	printf("      offset track, move + offset along / across the detector (px), moves 0..%.2f px in %.3f:", 2 * st,
+	       st / 4);
+	for (int k = 0; xs && ys && rs && k <= 8; k++) {
+		double m = k * st / 4;
+		for (size_t j = 0; j < t->n; j++) {
+			xs[j] = t->x[j] + m * ca;
+			ys[j] = t->y[j] + m * sa;
+			rs[j] = 0.5 * t->d[j];
+		}
+		fs_det_offset info;
+		fs_det_offset_fit(meas, xs, ys, rs, t->n, t->pitch, NULL, &info);
+		if (!info.fitted) {
+			printf(" (not fitted)");
+			continue;
+		}
+		printf(" %+.3f/%+.3f", info.dx * ca + info.dy * sa + m, -info.dx * sa + info.dy * ca);
+	}
+	printf("\n");
+	free(xs);
+	free(ys);
+	free(rs);
+	fs_image_free(meas);
+}
+
 /* --notch W: the mean D % of the first reading (as --first, from the
  * TRUE centres, each smoothing) on the measurement image made from img,
  * NAN when nothing was read */
@@ -422,7 +467,7 @@ static void print_notch(const fs_image *img, const sem_opts *so, double wid)
 }
 
 static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_shadow, int level, int phase, int first,
-		     double notch, int dx, int dy)
+		     int track, double notch, int dx, int dy)
 {
 	sem_opts o;
 	sem_truth t;
@@ -495,6 +540,8 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 			print_phase(&t, l, mtru, o.halftone, dx < 0 ? 0 : dx, dy);
 		if (first)
 			print_first(img, &t, o.det_azimuth);
+		if (track)
+			print_offset_track(img, &t, o.det_azimuth);
 		if (notch > 0 && o.halftone > 0)
 			print_notch(img, &o, notch);
 	} else {
@@ -512,7 +559,8 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 
 int main(int argc, char **argv)
 {
-	int outline = 0, truth = 0, no_shadow = 0, level = 0, phase = 0, first = 0, dx = 0, dy = 0, listed = 0, rc = 0;
+	int outline = 0, truth = 0, no_shadow = 0, level = 0, phase = 0, first = 0, track = 0, dx = 0, dy = 0, listed = 0,
+	    rc = 0;
 	unsigned seed_add = 0;
 	double notch = 0;
 	int scenes[64];
@@ -531,6 +579,8 @@ int main(int argc, char **argv)
 			notch = -atof(argv[++i]);
 		else if (!strcmp(argv[i], "--first"))
 			first = 1;
+		else if (!strcmp(argv[i], "--offset-track"))
+			track = 1;
 		else if (!strcmp(argv[i], "--phase"))
 			phase = phase ? phase : 1;
 		else if (!strcmp(argv[i], "--screen-shift") && i + 2 < argc && atoi(argv[i + 1]) >= 0 && atoi(argv[i + 2]) >= 0) {
@@ -545,7 +595,7 @@ int main(int argc, char **argv)
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--no-shadow] [--level] [--phase] [--first] [--notch W] [--notch-detect W] [--screen-shift DX DY] [--shift-check] [SCENE 0-63...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--no-shadow] [--level] [--phase] [--first] [--offset-track] [--notch W] [--notch-detect W] [--screen-shift DX DY] [--shift-check] [SCENE 0-63...]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -559,6 +609,6 @@ int main(int argc, char **argv)
 	printf("%-5s %-4s %-4s %-4s %-3s %-4s %-3s %6s %6s %7s %7s %7s %7s %7s\n", "scene", "fill", "prof", "h/R",
 	       "ht", "az", "pit", "D%", "S%", "dist", "radii", "along", "across", "Dtrue");
 	for (int i = 0; i < listed; i++)
-		rc |= run_scene(scenes[i], seed_add, outline, truth, no_shadow, level, phase, first, notch, dx, dy) ? 1 : 0;
+		rc |= run_scene(scenes[i], seed_add, outline, truth, no_shadow, level, phase, first, track, notch, dx, dy) ? 1 : 0;
 	return rc;
 }
