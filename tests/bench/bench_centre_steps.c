@@ -184,6 +184,9 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 	if (!fr || !use || !p.n || fs_dome_tpl_build(m->img, &off->fit, p.fill0, p.xs, p.ys, p.n, &t, err, sizeof err))
 		goto out;
 	size_t cut = 0, nofill = 0;
+	int *kind = malloc((p.n + 1) * sizeof *kind); /* 1 cut by the frame, 2 a fill's end */
+	if (!kind)
+		goto out;
 	for (size_t k = 0; k < p.n; k++) {
 		fs_dome_tfit f;
 		fr[k] = NAN;
@@ -197,6 +200,7 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 		}
 		cut += q == 1;
 		nofill += q == 0 && !isfinite(f.radius);
+		kind[k] = q == 1 ? 1 : q == 0 && !isfinite(f.radius) ? 2 : 0;
 		use[k] = isfinite(fr[k]);
 	}
 	/* the domes it leaves unsized keep the offset's centres (p.xs, p.ys):
@@ -208,7 +212,14 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 	       cut + nofill, p.n, cut, nofill);
 	report("unsized domes (the offset's centres)", p.xs, p.ys, use, p.n, tr, ax, ay);
 	for (size_t k = 0; k < p.n; k++)
-		use[k] = !use[k];
+		use[k] = kind[k] == 1;
+	report("  of which cut by the frame", p.xs, p.ys, use, p.n, tr, ax, ay);
+	for (size_t k = 0; k < p.n; k++)
+		use[k] = kind[k] == 2;
+	report("  of which at a fill's end", p.xs, p.ys, use, p.n, tr, ax, ay);
+	free(kind);
+	for (size_t k = 0; k < p.n; k++)
+		use[k] = isfinite(fr[k]);
 	printf("  formation: azimuth %.1f deg, blur %.2f px, pitch %.2f, fill0 %.3f\n", off->fit.azimuth * 180 / M_PI,
 	       off->fit.blur_px, off->fit.pitch, p.fill0);
 	report("template fit (from the offset's centres)", fx, fy, use, p.n, tr, ax, ay);
