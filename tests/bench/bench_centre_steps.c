@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "analysis/centre_refine.h"
+#include "base/sorting.h"
 #include "analysis/detect.h"
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_candidates.h"
@@ -180,6 +181,7 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 	int *use = malloc((p.n + 1) * sizeof *use);
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
+	int *kind2 = NULL; /* each entry: 1 cut by the frame, 2 a fill's end, 0 sized */
 	char err[128];
 	if (!fr || !use || !p.n || fs_dome_tpl_build(m->img, &off->fit, p.fill0, p.xs, p.ys, p.n, &t, err, sizeof err))
 		goto out;
@@ -217,7 +219,7 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 	for (size_t k = 0; k < p.n; k++)
 		use[k] = kind[k] == 2;
 	report("  of which at a fill's end", p.xs, p.ys, use, p.n, tr, ax, ay);
-	free(kind);
+	kind2 = kind;
 	for (size_t k = 0; k < p.n; k++)
 		use[k] = isfinite(fr[k]);
 	printf("  formation: azimuth %.1f deg, blur %.2f px, pitch %.2f, fill0 %.3f\n", off->fit.azimuth * 180 / M_PI,
@@ -237,8 +239,53 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 		goto out;
 	printf("  per-dome lit-side shift: %zu moved\n", moved);
 	report("after the per-dome shift", fx, fy, use, p.n, tr, ax, ay);
+	if (fs_det_base_axis_far(&a)) {
+		/* h39g's next step, measured here only: the domes left unsized
+		 * at a fill's end fitted again from their centres moved by the
+		 * sized domes' common move (the rule's fs_det_base_fit_scale
+		 * moves them by it and stops), then moved by the axis step's
+		 * shift as the sized ones were */
+		double *v = malloc(2 * (p.n + 1) * sizeof *v), *gx = malloc(2 * (p.n + 1) * sizeof *gx);
+		int *u2 = malloc((p.n + 1) * sizeof *u2);
+		if (v && gx && u2) {
+			size_t nv = 0, tried = 0, sized = 0;
+			for (size_t k = 0; k < p.n; k++)
+				if (use[k]) {
+					v[nv] = fx[k] - p.xs[k];
+					v[p.n + 1 + nv++] = fy[k] - p.ys[k];
+				}
+			double mdx = fs_median_upper(v, nv), mdy = fs_median_upper(v + p.n + 1, nv);
+			double *gy = gx + p.n + 1;
+			for (size_t k = 0; k < p.n; k++) {
+				u2[k] = 0;
+				gx[k] = p.xs[k] + mdx;
+				gy[k] = p.ys[k] + mdy;
+				if (kind2[k] != 2)
+					continue;
+				u2[k] = 1;
+				tried++;
+				fs_dome_tfit f;
+				if (fs_dome_tpl_fit(&t, m->img, gx[k], gy[k], &f) == 0 && isfinite(f.radius)) {
+					gx[k] = f.x + a.dx;
+					gy[k] = f.y + a.dy;
+					sized++;
+				}
+			}
+			printf("  fill's-end domes fitted again from the common move: %zu of %zu sized\n", sized, tried);
+			report("  fill's end: fitted again (+ axis shift)", gx, gy, u2, p.n, tr, ax, ay);
+			for (size_t k = 0; k < p.n; k++) {
+				gx[k] = p.xs[k] + mdx;
+				gy[k] = p.ys[k] + mdy;
+			}
+			report("  fill's end: the common move only (rule)", gx, gy, u2, p.n, tr, ax, ay);
+		}
+		free(v);
+		free(gx);
+		free(u2);
+	}
 out:
 	fs_dome_tpl_free(&t);
+	free(kind2);
 	free(fr);
 	free(use);
 	fs_det_base_plan_free(&p);
