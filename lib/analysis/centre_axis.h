@@ -125,6 +125,8 @@ typedef struct fs_centre_axis {
 	int shadowed;      /* 1: that ground lies in a cast shadow (read clear of the neighbours) */
 	double oblique;    /* degrees: the shift read that far beside the axis (0: on it) */
 	int own;           /* 1: read at P_v's own base and blur (the formation's blur shut the gate) */
+	int again;         /* 1: read again from the centres the first reading moved them to (the
+			    * centres lay far off: beyond the window, or own; fs_det_base_axis_find) */
 } fs_centre_axis;
 
 /* The geometry for a detector at azimuth az, domes of median base radius

@@ -170,7 +170,9 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
  *
  * fs_det_base_fit_scale applies the fitted radii fr[0..p->n) (NAN: the
  * fit could not size that dome) to meas at the base rule's level, moves
- * each sized dome to its fitted centre (fx, fy: px of meas' image) and
+ * each sized dome to its fitted centre (fx, fy: px of meas' image), where
+ * p->move_unsized each dome it could not size by the sized ones' common
+ * move from the plan's centres (the median of fx - xs, fy - ys), and
  * fills info (may be NULL). lr (may be NULL): the base rule's radii read
  * from those centres (fs_det_base_level_one), used for the level where
  * finite, meas' own radius elsewhere; le (may be NULL: none pinned) the
@@ -212,6 +214,10 @@ typedef struct fs_det_base_plan {
 	double *xs, *ys;
 	double fill0;
 	int no_fill; /* the templates name no fill (fs_det_base_no_fill), given centres only */
+	/* the axis step found the centres far off (fs_det_base_axis_far):
+	 * fs_det_base_fit_scale moves the domes the fit does not size by the
+	 * sized ones' common move (h39g) */
+	int move_unsized;
 } fs_det_base_plan;
 
 /*
@@ -294,6 +300,12 @@ void fs_det_base_shadow_apply(const fs_det_base_plan *p, double factor, double *
  * shift when ax->ok.
  */
 #define FS_DET_BASE_AXIS_MAX 64
+/* Whether ax (fs_det_base_axis_find's) found the centres far off: its
+ * shift applied and read again from the centres its first reading moved
+ * them to (beyond the window, or at P_v's own blur). Where it did, the
+ * first pass's centres share a large common error, which the domes the
+ * template fit cannot size keep (fs_det_base_plan.move_unsized; h39g). */
+int fs_det_base_axis_far(const fs_centre_axis *ax);
 void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs_centre_axis *ax, double *fx,
 			   double *fy);
 /*

@@ -728,13 +728,14 @@ static int axis_read_tiled(void *ctx, const fs_centre_axis_geom *g, const size_t
 }
 
 static int axis_tiled(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, struct base_job *b,
-		      char *err, size_t errlen)
+		      int *far_off, char *err, size_t errlen)
 {
 	struct axis_read r = {.m = m, .err = err, .errlen = errlen};
 	err[0] = 0;
 	fs_centre_axis ax;
 	int rc = fs_det_base_axis_find(p, off, b->fr, b->fx, b->fy, m->src->width, m->src->height, axis_read_tiled,
 				       &r, &ax);
+	*far_off = !rc && fs_det_base_axis_far(&ax);
 	if (rc && !err[0])
 		snprintf(err, errlen, "tiled dome measurement: out of memory");
 	size_t moved;
@@ -923,7 +924,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 				b.fx[k] = pixel(j->c->items[p.idx[k]].x);
 				b.fy[k] = pixel(j->c->items[p.idx[k]].y);
 			}
-	} else if (axis_tiled(m, &p, &j->off, &b, err, errlen)) {
+	} else if (axis_tiled(m, &p, &j->off, &b, &p.move_unsized, err, errlen)) {
 		rc = -1;
 		goto out;
 	}

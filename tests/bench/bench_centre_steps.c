@@ -21,7 +21,9 @@
  * offset along the axis, default -65 degrees, and its trials' quality);
  * "--fig1c [KEY=VALUE ...]" one scene in P2 Fig1c's formation
  * (sem_fig1c_like, keys of sem_opts_keys.h; h38s), its axis the scene's
- * detector azimuth.
+ * detector azimuth. "--interior N [SEED_ADD]" interior scene N of
+ * test_sem_accuracy on the seed set SEED_ADD ("--corner N [SEED_ADD]" its
+ * corner scene N; h39g).
  * Cost: 2-4 s of CPU a scene (rendered, or read from SEM_SCENE_CACHE).
  */
 #include <math.h>
@@ -30,12 +32,15 @@
 #include <string.h>
 
 #include "analysis/centre_refine.h"
+#include "base/sorting.h"
 #include "analysis/detect.h"
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_candidates.h"
 #include "analysis/detect_measure.h"
 #include "analysis/detect_methods.h"
 #include "analysis/detect_offset.h"
+#include "analysis/dome_base_fit.h"
+#include "analysis/centre_axis.h"
 #include "analysis/dome_measure.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
@@ -88,8 +93,13 @@ static void report(const char *step, const double *xs, const double *ys, const i
 	}
 	if (k) {
 		qsort(al, k, sizeof *al, cmp_double);
-		printf("  %-44s median %+6.2f  mean %+6.2f px along, mean %+5.2f across (%zu matched)\n", step,
-		       al[k / 2], sa / k, sc / k, k);
+		/* (h39g: a centre more than 1 px towards the detector is one
+		 * locked on the lit flank, h37q's count) */
+		size_t locked = 0;
+		for (size_t j = 0; j < k; j++)
+			locked += al[j] > 1.0;
+		printf("  %-44s median %+6.2f  mean %+6.2f px along, mean %+5.2f across (%zu matched, %zu > 1 px)\n",
+		       step, al[k / 2], sa / k, sc / k, k, locked);
 	} else {
 		printf("  %-44s nothing matched\n", step);
 	}
@@ -147,6 +157,140 @@ static void tried_report(const fs_meas *m, const fs_det_offset *off, const fs_me
 	free(t);
 }
 
+/* h39g: the first part of fs_det_base_fit_apply (unscreened images: the
+ * template fit on the measurement image), replayed to read the centres
+ * after each of its steps - the template fit from the offset's centres,
+ * the axis step's common shift, the per-dome lit-side shift - and what the
+ * axis step read (the level and the later steps move no centre). */
+static int read_prof(void *ctx, const fs_centre_axis_geom *g, const size_t *sel, size_t ns, const double *xs,
+		     const double *ys, double *profs)
+{
+	const fs_image *img = ctx;
+	for (size_t i = 0; i < ns; i++)
+		fs_centre_axis_profile(img, xs[sel[i]], ys[sel[i]], g, profs + i * fs_centre_axis_len(g));
+	return 0;
+}
+
+static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, const fs_measured *meas,
+		       const sem_truth *tr, double ax, double ay)
+{
+	fs_det_base_plan p;
+	if (!off->fitted || off->fit.halftone > 0 || fs_det_base_plan_make(meas, c->n, off, &p))
+		return;
+	double *fr = malloc(3 * (p.n + 1) * sizeof *fr), *fx = fr + p.n + 1, *fy = fx + p.n + 1;
+	int *use = malloc((p.n + 1) * sizeof *use);
+	fs_dome_tpl t;
+	memset(&t, 0, sizeof t);
+	int *kind2 = NULL; /* each entry: 1 cut by the frame, 2 a fill's end, 0 sized */
+	char err[128];
+	if (!fr || !use || !p.n || fs_dome_tpl_build(m->img, &off->fit, p.fill0, p.xs, p.ys, p.n, &t, err, sizeof err))
+		goto out;
+	size_t cut = 0, nofill = 0;
+	int *kind = malloc((p.n + 1) * sizeof *kind); /* 1 cut by the frame, 2 a fill's end */
+	if (!kind)
+		goto out;
+	for (size_t k = 0; k < p.n; k++) {
+		fs_dome_tfit f;
+		fr[k] = NAN;
+		fx[k] = p.xs[k];
+		fy[k] = p.ys[k];
+		int q = fs_dome_tpl_fit(&t, m->img, p.xs[k], p.ys[k], &f);
+		if (q == 0 && isfinite(f.radius)) {
+			fr[k] = f.radius;
+			fx[k] = f.x;
+			fy[k] = f.y;
+		}
+		cut += q == 1;
+		nofill += q == 0 && !isfinite(f.radius);
+		kind[k] = q == 1 ? 1 : q == 0 && !isfinite(f.radius) ? 2 : 0;
+		use[k] = isfinite(fr[k]);
+	}
+	/* the domes it leaves unsized keep the offset's centres (p.xs, p.ys):
+	 * those whose patch the frame cuts, and those whose best fill is an
+	 * end of the templates' range */
+	for (size_t k = 0; k < p.n; k++)
+		use[k] = !use[k];
+	printf("  template fit leaves %zu of %zu unsized: %zu patches cut by the frame, %zu at a fill's end\n",
+	       cut + nofill, p.n, cut, nofill);
+	report("unsized domes (the offset's centres)", p.xs, p.ys, use, p.n, tr, ax, ay);
+	for (size_t k = 0; k < p.n; k++)
+		use[k] = kind[k] == 1;
+	report("  of which cut by the frame", p.xs, p.ys, use, p.n, tr, ax, ay);
+	for (size_t k = 0; k < p.n; k++)
+		use[k] = kind[k] == 2;
+	report("  of which at a fill's end", p.xs, p.ys, use, p.n, tr, ax, ay);
+	kind2 = kind;
+	for (size_t k = 0; k < p.n; k++)
+		use[k] = isfinite(fr[k]);
+	printf("  formation: azimuth %.1f deg, blur %.2f px, pitch %.2f, fill0 %.3f\n", off->fit.azimuth * 180 / M_PI,
+	       off->fit.blur_px, off->fit.pitch, p.fill0);
+	report("template fit (from the offset's centres)", fx, fy, use, p.n, tr, ax, ay);
+	fs_centre_axis a;
+	if (fs_det_base_axis_find(&p, off, fr, fx, fy, m->img->width, m->img->height, read_prof, (void *)m->img, &a))
+		goto out;
+	printf("  axis step: ok %d used %zu shift %+.2f px (win %.2f) residual %.4f end %d reversed %d shadowed %d "
+	       "own %d oblique %.0f\n",
+	       a.ok, a.used, a.shift, a.win, a.residual, a.end, a.reversed, a.shadowed, a.own, a.oblique);
+	fs_det_base_axis_move(&p, fr, &a, fx, fy);
+	report("after the axis step's common shift", fx, fy, use, p.n, tr, ax, ay);
+	size_t moved = 0;
+	if (fs_det_base_axis_perdome(&p, off, &a, fr, fx, fy, m->img->width, m->img->height, read_prof,
+				     (void *)m->img, &moved))
+		goto out;
+	printf("  per-dome lit-side shift: %zu moved\n", moved);
+	report("after the per-dome shift", fx, fy, use, p.n, tr, ax, ay);
+	if (fs_det_base_axis_far(&a)) {
+		/* h39g's next step, measured here only: the domes left unsized
+		 * at a fill's end fitted again from their centres moved by the
+		 * sized domes' common move (the rule's fs_det_base_fit_scale
+		 * moves them by it and stops), then moved by the axis step's
+		 * shift as the sized ones were */
+		double *v = malloc(2 * (p.n + 1) * sizeof *v), *gx = malloc(2 * (p.n + 1) * sizeof *gx);
+		int *u2 = malloc((p.n + 1) * sizeof *u2);
+		if (v && gx && u2) {
+			size_t nv = 0, tried = 0, sized = 0;
+			for (size_t k = 0; k < p.n; k++)
+				if (use[k]) {
+					v[nv] = fx[k] - p.xs[k];
+					v[p.n + 1 + nv++] = fy[k] - p.ys[k];
+				}
+			double mdx = fs_median_upper(v, nv), mdy = fs_median_upper(v + p.n + 1, nv);
+			double *gy = gx + p.n + 1;
+			for (size_t k = 0; k < p.n; k++) {
+				u2[k] = 0;
+				gx[k] = p.xs[k] + mdx;
+				gy[k] = p.ys[k] + mdy;
+				if (kind2[k] != 2)
+					continue;
+				u2[k] = 1;
+				tried++;
+				fs_dome_tfit f;
+				if (fs_dome_tpl_fit(&t, m->img, gx[k], gy[k], &f) == 0 && isfinite(f.radius)) {
+					gx[k] = f.x + a.dx;
+					gy[k] = f.y + a.dy;
+					sized++;
+				}
+			}
+			printf("  fill's-end domes fitted again from the common move: %zu of %zu sized\n", sized, tried);
+			report("  fill's end: fitted again (+ axis shift)", gx, gy, u2, p.n, tr, ax, ay);
+			for (size_t k = 0; k < p.n; k++) {
+				gx[k] = p.xs[k] + mdx;
+				gy[k] = p.ys[k] + mdy;
+			}
+			report("  fill's end: the common move only (rule)", gx, gy, u2, p.n, tr, ax, ay);
+		}
+		free(v);
+		free(gx);
+		free(u2);
+	}
+out:
+	fs_dome_tpl_free(&t);
+	free(kind2);
+	free(fr);
+	free(use);
+	fs_det_base_plan_free(&p);
+}
+
 /* fs_det_measure's dome path, step by step (refine: the rule's 0.15 pitch,
  * or 0), at the smoothing `smooth` (full-resolution px). Fills fin[] with
  * the final candidates' measurements (c->n). */
@@ -180,6 +324,8 @@ static int replay(const fs_meas *m0, const fs_cand_list *c, double max_r, double
 		       off.fitted, off.dx, off.dy, off.dx * ax + off.dy * ay, off.applied, off.moved, off.quality);
 		report_meas("after the common offset", meas, c->n, 1, tr, ax, ay);
 	}
+	if (verbose)
+		base_steps(&m, c, &off, meas, tr, ax, ay);
 	fs_det_base_fit bf;
 	memset(&bf, 0, sizeof bf);
 	if (fs_det_base_fit_apply(&m, c, &off, max_r, NULL, NULL, NULL, meas, &bf))
@@ -349,6 +495,36 @@ int main(int argc, char **argv)
 		char label[160];
 		snprintf(label, sizeof label, "Fig1c-like scene, h/R %g shadow %g blur %g seed %u", o.h_over_r, o.shadow,
 			 o.beam_blur, o.seed);
+		fs_image *img = sem_make_shared(&o, &t);
+		if (!img) {
+			printf("%s: not rendered\n", label);
+			return 1;
+		}
+		run(label, img, &t, o.det_azimuth * 180 / M_PI);
+		sem_truth_free(&t);
+		fs_image_free(img);
+		return 0;
+	}
+	if (argc > 2 && (!strcmp(argv[1], "--interior") || !strcmp(argv[1], "--corner"))) {
+		/* h39g: an interior scene of test_sem_accuracy (sem_interior_scene)
+		 * on a seed set moved by SEED_ADD, as bench_interior_seeds renders
+		 * it; the axis is the scene's detector azimuth */
+		sem_opts o;
+		sem_truth t;
+		int i = atoi(argv[2]), corner = !strcmp(argv[1], "--corner");
+		if (i < 0 || i >= (corner ? 64 : SEM_INTERIOR_SCENES)) {
+			printf("no such scene %d\n", i);
+			return 2;
+		}
+		if (corner)
+			sem_corner_scene(i, &o);
+		else
+			sem_interior_scene(i, &o);
+		o.seed += argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 0;
+		char label[160];
+		snprintf(label, sizeof label, "%s scene %d, seed %u (fill %g, h/R %g, pitch %g, azimuth %.0f)",
+			 corner ? "corner" : "interior", i,
+			 o.seed, o.fill, o.h_over_r, o.pitch, o.det_azimuth * 180 / M_PI);
 		fs_image *img = sem_make_shared(&o, &t);
 		if (!img) {
 			printf("%s: not rendered\n", label);

@@ -23,7 +23,8 @@
  * candidate's radius taken as 0.75 D (what scene 43's candidates gave).
  *
  * Usage: bench_sem_split [--outline] [--seed-add N] [--true] [--no-shadow]
- * [--level] [SCENE...] (default every corner scene 0-63; --seed-add 4000 gives the
+ * [--level] [SCENE...] (default every corner scene 0-63; iN is interior
+ * scene N, sem_interior_scene, h39g; --seed-add 4000 gives the
  * held-out seeds of HELPERS.md; SEM_SCENE_CACHE shares the renders).
  * --no-shadow renders the same scene, seed and all, with the simulator's
  * cast shadow switched off (sem_opts.shadow 0): what a rule's error owes
@@ -471,7 +472,11 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 {
 	sem_opts o;
 	sem_truth t;
-	sem_corner_scene(k, &o);
+	/* k >= 64: interior scene k - 64 (an "iN" argument) */
+	if (k >= 64)
+		sem_interior_scene(k - 64, &o);
+	else
+		sem_corner_scene(k, &o);
 	o.seed += seed_add;
 	if (no_shadow)
 		o.shadow = 0;
@@ -528,8 +533,11 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 		int ok_d = fabs(sc.d_err) < 3, ok_s = fabs(sc.s_err) < 3;
 		int ok_sd = !sc.sd_applies || sc.d_sd < 8, ok_rp = sc.recall >= 0.97 && sc.precision >= 0.97;
 		/* (an empty pair set gives NANs, printed as such) */
-		printf("%-5d %-4.2f %-4s %-4.2f %-3d %-4d %-3d %6.1f %6.1f %7.2f %7.2f %7.2f %7.2f %7.2f%s%s%s%s\n", k,
-		       o.fill, k & 2 ? "flat" : "sph", o.h_over_r, (int)o.halftone, k & 16 ? 135 : 0, (int)o.pitch,
+		char name[16];
+		snprintf(name, sizeof name, k >= 64 ? "i%d" : "%d", k >= 64 ? k - 64 : k);
+		printf("%-5s %-4.2f %-4s %-4.2f %-3d %-4.0f %-3d %6.1f %6.1f %7.2f %7.2f %7.2f %7.2f %7.2f%s%s%s%s\n", name,
+		       o.fill, o.profile > 1.5 ? "flat" : o.profile > 0.5 ? "par" : "sph", o.h_over_r, (int)o.halftone,
+		       o.det_azimuth * 180 / M_PI, (int)o.pitch,
 		       sc.d_err, sc.s_err, 100 * (s.dist_found - s.dist_true) / s.space,
 		       -100 * (s.radii_found - s.radii_true) / s.space, 100 * s.along / t.pitch,
 		       100 * s.across / t.pitch, dt, ok_d ? "" : " D", ok_s ? "" : " S", ok_sd ? "" : " SD",
@@ -592,10 +600,13 @@ int main(int argc, char **argv)
 		}
 		else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (listed < 64 && argv[i][0] == 'i' && atoi(argv[i] + 1) >= 0 &&
+			 atoi(argv[i] + 1) < SEM_INTERIOR_SCENES)
+			scenes[listed++] = 64 + atoi(argv[i] + 1);
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--no-shadow] [--level] [--phase] [--first] [--offset-track] [--notch W] [--notch-detect W] [--screen-shift DX DY] [--shift-check] [SCENE 0-63...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--no-shadow] [--level] [--phase] [--first] [--offset-track] [--notch W] [--notch-detect W] [--screen-shift DX DY] [--shift-check] [SCENE 0-63 | iN...]\n", argv[0]);
 			return 2;
 		}
 	}
