@@ -881,6 +881,8 @@ static int whole_formation(void *ctx, const double *xs, const double *ys, double
 	memset(&reading, 0, sizeof reading);
 	reading.halftone_given = 1;
 	reading.halftone_period = period;
+	/* its fill searched with the offset (h39a, detect_offset.c) */
+	fs_det_offset_refit_walk(&reading);
 	return fs_det_offset_fit(w->meas, xs, ys, rs, n, pitch, &reading, o);
 }
 

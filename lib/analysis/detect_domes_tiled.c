@@ -415,7 +415,7 @@ static int copy_cell(const fs_meas *m, int cx, int cy, int S, double lowpass, fs
  * the period found on the whole image. Fills j->off.
  */
 static int formation_at(const fs_meas *m, const double *xs, const double *ys, double *rs, size_t nd, double pitch,
-			double period, fs_det_offset *out, int *screen_fits, char *err, size_t errlen);
+			double period, int refit, fs_det_offset *out, int *screen_fits, char *err, size_t errlen);
 
 static int fit_offset(struct job *j, char *err, size_t errlen)
 {
@@ -441,7 +441,7 @@ static int fit_offset(struct job *j, char *err, size_t errlen)
 		goto out;
 	double period;
 	if (halftone_of_meas(m, &period, err, errlen) ||
-	    formation_at(m, xs, ys, rs, nd, pitch, period, &j->off, &j->screen_fits, err, errlen))
+	    formation_at(m, xs, ys, rs, nd, pitch, period, 0, &j->off, &j->screen_fits, err, errlen))
 		rc = -1;
 out:
 	free(xs);
@@ -452,11 +452,12 @@ out:
 
 /* The formation fitted at nd centres (xs, ys; rs their base radii, reordered
  * in place) on the mosaic of their patches, the screen's period given
- * (fs_det_offset_fit): *out. With screen_fits (may be NULL) in detection's
+ * (fs_det_offset_fit; with refit the screened level's refit, its fill
+ * walked: fs_det_offset_refit_walk): *out. With screen_fits (may be NULL) in detection's
  * last step, only whether the fit would find a screen (*screen_fits 1, no
  * fit made). 0, or -1 with err set. */
 static int formation_at(const fs_meas *m, const double *xs, const double *ys, double *rs, size_t nd, double pitch,
-			double period, fs_det_offset *out, int *screen_fits, char *err, size_t errlen)
+			double period, int refit, fs_det_offset *out, int *screen_fits, char *err, size_t errlen)
 {
 	int W = m->src->width, H = m->src->height;
 	memset(out, 0, sizeof *out);
@@ -509,6 +510,8 @@ static int formation_at(const fs_meas *m, const double *xs, const double *ys, do
 	reading.patch_y = pys;
 	reading.halftone_given = 1;
 	reading.halftone_period = period;
+	if (refit)
+		fs_det_offset_refit_walk(&reading);
 	fs_det_offset_fit(mosaic, xs, ys, rs, nd, pitch, &reading, out);
 	rc = 0;
 	goto out;
@@ -831,7 +834,7 @@ static int tiled_formation(void *ctx, const double *xs, const double *ys, double
 			   double period, fs_det_offset *o, char *err, size_t errlen)
 {
 	const struct tiled_refit *r = ctx;
-	return formation_at(r->b->j->m, xs, ys, rs, n, pitch, period, o, NULL, err, errlen);
+	return formation_at(r->b->j->m, xs, ys, rs, n, pitch, period, 1, o, NULL, err, errlen);
 }
 
 static int tiled_templates(void *ctx, const fs_dome_fit *f, const double *sx, const double *sy, fs_dome_tpl *t,

@@ -89,9 +89,13 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
  * (those the detection keeps) into xs, ys, rs (n each), in order; returns
  * their number. fs_det_offset_fit: the fit on img (the whole measurement
  * image, or with `reading` its mosaic and the halftone period:
- * fs_dome_fit_opts.patch_x) around those centres of lattice pitch `pitch`
+ * fs_dome_fit_opts.patch_x, and the fill's walk: fill_walk) around those centres of lattice pitch `pitch`
  * (fs_dome_fit_pitch; nothing fitted below 6 px or 8 domes); reorders rs
  * (its median taken in place); fills info (applied: the offset is worth measuring again); returns 0.
+ * fs_det_offset_refit_walk: sets the walk of the fill (dome_fit.h) that
+ * the screened level's refit of the formation (fs_det_base_refit,
+ * detect_base_fit.h) asks of fs_det_offset_fit through `reading`: within a
+ * quarter of the held fill, kept where it halves the residual (h39a).
  * fs_det_offset_apply_one: a measured candidate q (rays up to mr input
  * px, m->f F) measured again from its centre plus the offset and kept as
  * the rule says; 1 when it moved, 0 when it stayed. *tried (may be
@@ -102,6 +106,7 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double *ys, double *rs);
 int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n, double pitch,
 		      const fs_dome_fit_opts *reading, fs_det_offset *info);
+void fs_det_offset_refit_walk(fs_dome_fit_opts *reading);
 int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, double mr, double F, double smooth,
 			    fs_measured *q, fs_tubercle *tried);
 

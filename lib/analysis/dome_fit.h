@@ -52,6 +52,16 @@ typedef struct fs_dome_fit_opts {
 	 * that of a worse local offset */
 	int use_start;
 	double start_x, start_y;
+	/* with a held fill: then walk the fill away from it in steps of
+	 * fill_walk (0: no walk), each step's formation and offset fitted
+	 * from the last step's offset, while the residual falls, at most
+	 * fill_walk_max x the held fill away (h39a: a held fill read low by
+	 * the level leaves the fit in a (fill, offset) pocket that only a
+	 * search of the two together leaves; dome_fit.c says why) */
+	double fill_walk, fill_walk_max;
+	/* the walk's end taken only where its residual sum is at most this
+	 * share of the held fill's (0: wherever it is lower) */
+	double fill_walk_gain;
 	/* the formation fitted at the starting offset is kept at the offset
 	 * found, not fitted again there: half the cost, for a caller that
 	 * wants the offset (the fill read at a wrong formation is worse) */
