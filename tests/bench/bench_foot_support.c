@@ -40,13 +40,15 @@
  *   screen, the screen taken as linear), the radius jitter averaged over;
  *   gain and ground free; fitted over the outer flank (the lobe's peak to
  *   2.6 times its radius), weighted by the bins' standard errors. Three
- *   fits: R and p free (R over 0.70-1.45 of twice the lobe's peak radius
+ *   fits: R and p free (R over 0.35-1.45 of twice the lobe's peak radius
  *   in 0.5 % steps, p over 0.5-3.0 in 0.1), p held at 1, and (--loose)
  *   R, p, the blur and h/R all free (1 % steps, p by 0.25, blur and h/R
  *   over 0.6-1.4 of the true ones by 0.2). R's spread by the jackknife
  *   over domes (every replicate refitted over the same models).
  * Usage: bench_foot_support [--seed-add N] [--no-rules] [--loose]
  *        [--rule-centres] [--scenes a,b,..] [--profile K]
+ *   --corner: the 64 corner scenes (sharp feet) instead of the smooth set
+ *   (the fit's p is then the question: sharp feet should take p = 0.5);
  *   --rule-centres: the profiles about the dome rule's own centres (each
  *   counted dome's matched detection), the masks still the true
  *   supports; --centre-shift F / --centre-jitter F: the true centres
@@ -546,6 +548,18 @@ static int g_rule_centres;
  * scattered by Gaussian g_jitter R per axis (a fixed generator): how
  * much centre error the reading tolerates */
 static double g_shift, g_jitter;
+/* --corner: the corner matrix's scenes (sem_corner_scene, sharp feet)
+ * instead of the smooth set: where the foot model's p should come out at
+ * its sharp end (0.5) if the fit is to tell the feet apart */
+static int g_corner;
+
+static void scene_opts(int k, sem_opts *o)
+{
+	if (g_corner)
+		sem_corner_scene(k, o);
+	else
+		sem_smooth_scene(k, o);
+}
 
 static int run_scene(int k, unsigned seed_add, int rules, int profile_dump, int loose_fit, scene_out *so)
 {
@@ -553,7 +567,7 @@ static int run_scene(int k, unsigned seed_add, int rules, int profile_dump, int 
 	double *cx = NULL, *cy = NULL;
 	sem_opts o, oc;
 	sem_truth t, tc;
-	sem_smooth_scene(k, &o);
+	scene_opts(k, &o);
 	o.seed += seed_add;
 	g_rough_lap = rough_lap_sd(o.roughness);
 	oc = o;
@@ -839,8 +853,11 @@ static int run_scene(int k, unsigned seed_add, int rules, int profile_dump, int 
 	 * with the formation known, p held at 1, and (coarser) with the blur
 	 * and h/R free as well */
 	{
-		static const fit_grid fine = {151, 0.70, 0.005, 26, 0.5, 0.1, 1, 1, 0, 1, 1, 0};
-		static const fit_grid p1 = {151, 0.70, 0.005, 1, 1.0, 0.1, 1, 1, 0, 1, 1, 0};
+		/* from 0.35: on a sharp foot (--corner) the lobe's peak sits near
+		 * the rim, so the support lies near the peak's radius, not twice
+		 * it; the smooth scenes' points are the same (0.70 is point 70) */
+		static const fit_grid fine = {221, 0.35, 0.005, 26, 0.5, 0.1, 1, 1, 0, 1, 1, 0};
+		static const fit_grid p1 = {221, 0.35, 0.005, 1, 1.0, 0.1, 1, 1, 0, 1, 1, 0};
 		static const fit_grid loose = {76, 0.70, 0.01, 11, 0.5, 0.25, 5, 0.6, 0.2, 5, 0.6, 0.2};
 		fit_foot(&o, &fine, T, A, nb, nc, rc, ok, E0, E1, jp, &so->fit[0]);
 		fit_foot(&o, &p1, T, A, nb, nc, rc, ok, E0, E1, jp, &so->fit[1]);
@@ -918,7 +935,7 @@ int main(int argc, char **argv)
 {
 	unsigned seed_add = 0;
 	int rules = 1, dump = -1, loose = 0;
-	int pick[SEM_SMOOTH_SCENES], npick = 0;
+	int pick[64], npick = 0;
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--seed-add") && a + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++a], NULL, 10);
@@ -926,6 +943,8 @@ int main(int argc, char **argv)
 			rules = 0;
 		else if (!strcmp(argv[a], "--loose"))
 			loose = 1;
+		else if (!strcmp(argv[a], "--corner"))
+			g_corner = 1;
 		else if (!strcmp(argv[a], "--rule-centres"))
 			g_rule_centres = 1;
 		else if (!strcmp(argv[a], "--centre-shift") && a + 1 < argc)
@@ -935,9 +954,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[a], "--profile") && a + 1 < argc)
 			dump = atoi(argv[++a]);
 		else if (!strcmp(argv[a], "--scenes") && a + 1 < argc) {
-			for (char *s = argv[++a]; *s && npick < SEM_SMOOTH_SCENES;) {
+			for (char *s = argv[++a]; *s && npick < 64;) {
 				int k = (int)strtol(s, &s, 10);
-				if (k >= 0 && k < SEM_SMOOTH_SCENES)
+				if (k >= 0 && k < 64)
 					pick[npick++] = k;
 				if (*s == ',')
 					s++;
@@ -946,20 +965,20 @@ int main(int argc, char **argv)
 			}
 		} else {
 			fprintf(stderr,
-				"usage: bench_foot_support [--seed-add N] [--no-rules] [--loose] [--rule-centres] [--centre-shift F] [--centre-jitter F] [--scenes a,b,..] [--profile K]\n");
+				"usage: bench_foot_support [--seed-add N] [--no-rules] [--loose] [--corner] [--rule-centres] [--centre-shift F] [--centre-jitter F] [--scenes a,b,..] [--profile K]\n");
 			return 2;
 		}
 	}
 	if (dump >= 0 && !npick)
 		pick[npick++] = dump;
 	if (!npick)
-		for (int k = 0; k < SEM_SMOOTH_SCENES; k++)
+		for (int k = 0; k < (g_corner ? 64 : SEM_SMOOTH_SCENES); k++)
 			pick[npick++] = k;
-	printf("smooth-footed scenes, seeds + %u, at the %s centres (moved %.3f R towards the detector, scattered %.3f R); radii / true mean R; foot = where the "
+	printf("%s scenes, seeds + %u, at the %s centres (moved %.3f R towards the detector, scattered %.3f R); radii / true mean R; foot = where the "
 	       "noise-free signal (a1 lobe or a0 - ground, the outer) falls below k SE of the scene-mean profile "
 	       "(mean) or of one dome's (dome); a0@3 the azimuthal mean alone; fit: the cos^(2p) foot model, "
 	       "formation known, R by grid (p free; p = 1), R's SD by jackknife over domes\n",
-	       seed_add, g_rule_centres ? "dome rule's (matched)" : "TRUE", g_shift, g_jitter);
+	       g_corner ? "corner" : "smooth-footed", seed_add, g_rule_centres ? "dome rule's (matched)" : "TRUE", g_shift, g_jitter);
 	printf("%-3s %-4s %-3s %-4s %-3s %-3s %4s %6s %6s | %5s %5s %5s %5s %5s | %5s %5s %5s | %6s %6s | %6s %4s %5s "
 	       "%5s | %6s %5s %5s",
 	       "k", "fill", "pit", "h/R", "az", "ht", "n", "R px", "noise", "m2", "m3", "a0@3", "d2", "d3", "pk", "r50",
@@ -971,7 +990,7 @@ int main(int argc, char **argv)
 		int k = pick[i];
 		scene_out so;
 		sem_opts o;
-		sem_smooth_scene(k, &o);
+		scene_opts(k, &o);
 		if (run_scene(k, seed_add, rules && dump < 0, dump == k, loose, &so)) {
 			printf("%-3d not measured\n", k);
 			continue;
