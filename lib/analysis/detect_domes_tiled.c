@@ -1000,15 +1000,13 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	}
 	/* (as the whole image's, detect_base_fit.c) */
 	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, &j->off, j->res, b.lr, clear), b.lr);
-	/* (as the whole image's: the wide window read only where it can
-	 * matter) */
+	/* (as the whole image's) */
 	const double *step = b.lowpass > 0 ? NULL : scratch;
-	if (m->given && fs_det_base_no_base(&p, b.fr, b.lr, b.le, step, j->res) &&
-	    (p.no_fill = fs_det_base_no_fill(&t, &j->off.fit)) < 0) {
+	if (fs_det_base_level_size(&p, m->given, &t, &j->off.fit, b.fr, b.fx, b.fy, b.lr, b.le, step, j->res,
+				   NULL)) {
 		rc = -1;
 		goto oom;
 	}
-	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, b.lr, b.le, step, j->res, NULL);
 	goto out;
 oom:
 	snprintf(err, errlen, "tiled dome measurement: out of memory");
