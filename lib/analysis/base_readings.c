@@ -40,17 +40,28 @@ static int cmp_at(const void *pa, const void *pb)
 	return cmp_key(a->on, a->x, a->y, a->r0, a->r1, pb);
 }
 
+/* items (n entries of `size` bytes, room for *cap) with room for one
+ * more, the room doubled from 64 where it is full; NULL on out of memory
+ * (items and *cap unchanged). One growth for the readings and the step
+ * contrasts alike. */
+static void *grow(void *items, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return items;
+	size_t c = *cap ? 2 * *cap : 64;
+	void *q = realloc(items, c * size);
+	if (q)
+		*cap = c;
+	return q;
+}
+
 int fs_base_readings_add(fs_base_readings *s, int on, double x, double y, double r0, double r1,
 			 const fs_dome_reading *r)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		fs_base_reading_at *q = realloc(s->items, cap * sizeof *q);
-		if (!q)
-			return -1;
-		s->items = q;
-		s->cap = cap;
-	}
+	fs_base_reading_at *q = grow(s->items, s->n, &s->cap, sizeof *q);
+	if (!q)
+		return -1;
+	s->items = q;
 	s->items[s->n++] = (fs_base_reading_at){x, y, r0, r1, on, *r};
 	return 0;
 }
@@ -70,14 +81,10 @@ static int cmp_step(const void *pa, const void *pb)
 
 int fs_base_readings_add_step(fs_base_readings *s, double x, double y, double r, double r0, double r1, double c)
 {
-	if (s->nsteps == s->capsteps) {
-		size_t cap = s->capsteps ? 2 * s->capsteps : 64;
-		fs_base_step_at *q = realloc(s->steps, cap * sizeof *q);
-		if (!q)
-			return -1;
-		s->steps = q;
-		s->capsteps = cap;
-	}
+	fs_base_step_at *q = grow(s->steps, s->nsteps, &s->capsteps, sizeof *q);
+	if (!q)
+		return -1;
+	s->steps = q;
 	s->steps[s->nsteps++] = (fs_base_step_at){x, y, r, r0, r1, c};
 	return 0;
 }

@@ -355,15 +355,6 @@ static int nostep_majority(const fs_det_base_fit *info)
 	return info->read >= MIN_SIZED && 2 * info->nostep > info->read;
 }
 
-int fs_det_base_no_base(const fs_det_base_plan *p, const double *fr, const double *lr, const int *le,
-			const double *step, const fs_measured *meas)
-{
-	fs_det_base_fit info;
-	double sb, sf, sf_all;
-	count_level(p, fr, lr, le, step, meas, &info, &sb, &sf, &sf_all);
-	return nostep_majority(&info);
-}
-
 /* The sized domes' common move from the plan's centres to their fitted
  * ones (the component-wise median of fx - xs, fy - ys; 0 when fewer than
  * MIN_SIZED are sized or out of memory). A dome the template fit cannot
@@ -400,15 +391,11 @@ static void common_move(const fs_det_base_plan *p, const double *fr, const doubl
 	free(v);
 }
 
-void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
-			   const double *lr, const int *le, const double *step, fs_measured *meas,
-			   fs_det_base_fit *info)
+/* fs_det_base_fit_scale's work once count_level has filled info and the
+ * sums sb, sf, sf_all from the same arguments. */
+static void scale_counted(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			  fs_measured *meas, fs_det_base_fit *info, double sb, double sf, double sf_all)
 {
-	fs_det_base_fit dummy;
-	if (!info)
-		info = &dummy;
-	double sb, sf, sf_all;
-	count_level(p, fr, lr, le, step, meas, info, &sb, &sf, &sf_all);
 	size_t read = info->read;
 	if (info->fitted < MIN_SIZED || !(sf_all > 0))
 		return;
@@ -475,13 +462,45 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 	}
 }
 
-int fs_det_base_no_fill(fs_dome_tpl *t, const fs_dome_fit *f)
+void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			   const double *lr, const int *le, const double *step, fs_measured *meas,
+			   fs_det_base_fit *info)
+{
+	fs_det_base_fit dummy;
+	if (!info)
+		info = &dummy;
+	double sb, sf, sf_all;
+	count_level(p, fr, lr, le, step, meas, info, &sb, &sf, &sf_all);
+	scale_counted(p, fr, fx, fy, meas, info, sb, sf, sf_all);
+}
+
+/* Whether t (built through the formation f) names no fill
+ * (detect_base_fit.h), reading the wide window only where the pick lies
+ * inside its own; -1 on out of memory. */
+static int no_fill(fs_dome_tpl *t, const fs_dome_fit *f)
 {
 	if (t->pick_edge)
 		return 1;
 	if (!isfinite(t->wide_rise) && fs_dome_tpl_read_wide(t, f))
 		return -1;
 	return !(t->wide_rise > FS_DET_BASE_WIDE_Z * t->wide_rise_se);
+}
+
+int fs_det_base_level_size(fs_det_base_plan *p, int given, fs_dome_tpl *t, const fs_dome_fit *f, const double *fr,
+			   const double *fx, const double *fy, const double *lr, const int *le, const double *step,
+			   fs_measured *meas, fs_det_base_fit *info)
+{
+	fs_det_base_fit got;
+	double sb, sf, sf_all;
+	count_level(p, fr, lr, le, step, meas, &got, &sb, &sf, &sf_all);
+	/* the templates are asked only where the readings already say no
+	 * step: their wide window costs 13 lattices (P1 Fig1 +57 M) */
+	if (given && nostep_majority(&got) && (p->no_fill = no_fill(t, f)) < 0)
+		return -1;
+	scale_counted(p, fr, fx, fy, meas, &got, sb, sf, sf_all);
+	if (info)
+		*info = got;
+	return 0;
 }
 
 size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,
@@ -1057,14 +1076,12 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	/* the away rays' readings lie on the cast shadow's border (after the
 	 * step judgement, which reads the image where the reading lies) */
 	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, off, meas, lr, clear), lr);
-	/* no base in the image? (read only where it can matter: the wide
-	 * window costs 13 lattices) */
-	if (m->given && fs_det_base_no_base(&p, fr, lr, le, scratch, meas) &&
-	    (p.no_fill = fs_det_base_no_fill(&t, &off->fit)) < 0) {
+	/* no base in the image (judged at given centres only), else the
+	 * level's scale */
+	if (fs_det_base_level_size(&p, m->given, &t, &off->fit, fr, fx, fy, lr, le, scratch, meas, info)) {
 		rc = -1;
 		goto out;
 	}
-	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, scratch, meas, info);
 	if (info)
 		info->flat = flat;
 out:

@@ -213,7 +213,7 @@ typedef struct fs_det_base_plan {
 	size_t *idx;
 	double *xs, *ys;
 	double fill0;
-	int no_fill; /* the templates name no fill (fs_det_base_no_fill), given centres only */
+	int no_fill; /* the templates name no fill (fs_det_base_level_size), given centres only */
 	/* the axis step found the centres far off (fs_det_base_axis_far):
 	 * fs_det_base_fit_scale moves the domes the fit does not size by the
 	 * sized ones' common move (h39g) */
@@ -238,13 +238,15 @@ typedef struct fs_det_base_plan {
  * the image does not give. Judged only at given centres (the last step
  * and Re-measure, whose sizes are reported); the first pass keeps s = 1,
  * its sizes reach nothing reported but the centres.
- * fs_det_base_no_base: whether most of the level's readings lie on no
- * step (fs_det_base_fit_scale's arguments and count). fs_det_base_no_fill:
- * whether t (built through the formation f) names no fill in that sense,
- * reading the wide window (fs_dome_tpl_read_wide) only where the pick
- * lies inside its own; -1 on out of memory. Both paths ask the second
- * only where the first holds (the wide read costs 13 lattices: P1 Fig1
- * +57 M instructions).
+ * fs_det_base_level_size: both paths' last step, the judgement and
+ * fs_det_base_fit_scale from one count of the level's readings (its
+ * arguments fr .. info as fs_det_base_fit_scale's): with given set and
+ * most readings on no step, whether t (built through the formation f)
+ * names no fill in that sense goes to p->no_fill, the wide window
+ * (fs_dome_tpl_read_wide) read only where the pick lies inside its own
+ * (the wide read costs 13 lattices: P1 Fig1 +57 M instructions); then
+ * the radii are applied. Returns 0, -1 on out of memory (meas and info
+ * unchanged).
  */
 /* Two standard errors, the usual one-sided ~97.7 % bound, not fitted:
  * h38b's fixed bar of a 15 % rise flipped under one-pixel crops (P2
@@ -253,9 +255,9 @@ typedef struct fs_det_base_plan {
  * figures the named rises stand 3.7 SE clear, the unnamed at most 1.6
  * (docs/paper-figures.md h38o). */
 #define FS_DET_BASE_WIDE_Z 2.0
-int fs_det_base_no_base(const fs_det_base_plan *p, const double *fr, const double *lr, const int *le,
-			const double *step, const fs_measured *meas);
-int fs_det_base_no_fill(fs_dome_tpl *t, const fs_dome_fit *f);
+int fs_det_base_level_size(fs_det_base_plan *p, int given, fs_dome_tpl *t, const fs_dome_fit *f, const double *fr,
+			   const double *fx, const double *fy, const double *lr, const int *le, const double *step,
+			   fs_measured *meas, fs_det_base_fit *info);
 
 /*
  * The cast shadow's part of the level (issue 13, docs/paper-figures.md

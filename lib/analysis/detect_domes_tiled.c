@@ -450,14 +450,14 @@ out:
 	return rc;
 }
 
-/* The formation fitted at nd centres (xs, ys; rs their base radii, reordered
- * in place) on the mosaic of their patches, the screen's period given
- * (fs_det_offset_fit; with refit the screened level's refit, its fill
- * walked: fs_det_offset_refit_walk): *out. With screen_fits (may be NULL) in detection's
- * last step, only whether the fit would find a screen (*screen_fits 1, no
- * fit made). 0, or -1 with err set. */
-static int formation_at(const fs_meas *m, const double *xs, const double *ys, double *rs, size_t nd, double pitch,
-			double period, int refit, fs_det_offset *out, int *screen_fits, char *err, size_t errlen)
+/* The fit's first look at nd centres (xs, ys; rs their base radii,
+ * reordered in place) on the mosaic of their patches, the screen's period
+ * given (fs_det_offset_fit_once; with refit the screened level's refit,
+ * its fill walked: fs_det_offset_refit_walk): *out. With screen_fits (may
+ * be NULL) in detection's last step, only whether the fit would find a
+ * screen (*screen_fits 1, no fit made). 0, or -1 with err set. */
+static int mosaic_fit(const fs_meas *m, const double *xs, const double *ys, double *rs, size_t nd, double pitch,
+		      double period, int refit, fs_det_offset *out, int *screen_fits, char *err, size_t errlen)
 {
 	int W = m->src->width, H = m->src->height;
 	memset(out, 0, sizeof *out);
@@ -512,7 +512,7 @@ static int formation_at(const fs_meas *m, const double *xs, const double *ys, do
 	reading.halftone_period = period;
 	if (refit)
 		fs_det_offset_refit_walk(&reading);
-	fs_det_offset_fit(mosaic, xs, ys, rs, nd, pitch, &reading, out);
+	fs_det_offset_fit_once(mosaic, xs, ys, rs, nd, pitch, &reading, out);
 	rc = 0;
 	goto out;
 oom:
@@ -521,6 +521,40 @@ out:
 	free(pxs);
 	free(pys);
 	fs_image_free(mosaic);
+	return rc;
+}
+
+/* fs_det_offset_fit's two looks (detect_offset.h), each on its own
+ * mosaic; refit and screen_fits as mosaic_fit's. */
+static int formation_at(const fs_meas *m, const double *xs, const double *ys, double *rs, size_t nd, double pitch,
+			double period, int refit, fs_det_offset *out, int *screen_fits, char *err, size_t errlen)
+{
+	if (mosaic_fit(m, xs, ys, rs, nd, pitch, period, refit, out, screen_fits, err, errlen))
+		return -1;
+	if (!fs_det_offset_refit_wanted(out))
+		return 0;
+	/* the whole image's second look from the moved centres
+	 * (detect_offset.h) on patches copied about them: the first mosaic's
+	 * hold the first centres' patches, and a look at them found the
+	 * first offset again, which was then added twice */
+	double *x2 = malloc(nd * sizeof *x2), *y2 = malloc(nd * sizeof *y2);
+	int rc = -1;
+	if (!x2 || !y2) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nd; i++) {
+		x2[i] = xs[i] + out->fit.offset_x;
+		y2[i] = ys[i] + out->fit.offset_y;
+	}
+	fs_det_offset second;
+	if (mosaic_fit(m, x2, y2, rs, nd, pitch, period, refit, &second, NULL, err, errlen))
+		goto out;
+	fs_det_offset_take_refit(out, &second);
+	rc = 0;
+out:
+	free(x2);
+	free(y2);
 	return rc;
 }
 
@@ -1004,15 +1038,13 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	}
 	/* (as the whole image's, detect_base_fit.c) */
 	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, &j->off, j->res, b.lr, clear), b.lr);
-	/* (as the whole image's: the wide window read only where it can
-	 * matter) */
+	/* (as the whole image's) */
 	const double *step = b.lowpass > 0 ? NULL : scratch;
-	if (m->given && fs_det_base_no_base(&p, b.fr, b.lr, b.le, step, j->res) &&
-	    (p.no_fill = fs_det_base_no_fill(&t, &j->off.fit)) < 0) {
+	if (fs_det_base_level_size(&p, m->given, &t, &j->off.fit, b.fr, b.fx, b.fy, b.lr, b.le, step, j->res,
+				   NULL)) {
 		rc = -1;
 		goto oom;
 	}
-	fs_det_base_fit_scale(&p, b.fr, b.fx, b.fy, b.lr, b.le, step, j->res, NULL);
 	goto out;
 oom:
 	snprintf(err, errlen, "tiled dome measurement: out of memory");

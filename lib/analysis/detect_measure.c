@@ -376,17 +376,10 @@ int fs_det_size_domes_list(const fs_meas *m, double max_r, fs_tubercle_list *t, 
 		 * its quality says it is a dome) */
 		x->fit_quality =
 			sized || res[i].ok || !(r->fit_quality >= FS_DOME_NO_DOME_QUALITY) ? r->fit_quality : 0;
-		if (sized) {
-			x->radius_px = r->radius_px;
-			x->circularity = r->circularity;
-			x->has_ellipse = r->has_ellipse;
-			x->major_axis_px = r->major_axis_px;
-			x->minor_axis_px = r->minor_axis_px;
-			x->orientation = r->orientation;
-			x->eccentricity = r->eccentricity;
-		} else {
+		if (sized)
+			fs_tubercle_take_size(x, r);
+		else
 			fs_tubercle_set_unmeasured(x);
-		}
 	}
 	rc = 0;
 out:

@@ -103,8 +103,8 @@ static void offset_domes_free(offset_domes *d)
 	free(d->r);
 }
 
-int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n, double pitch,
-		      const fs_dome_fit_opts *reading, fs_det_offset *info)
+int fs_det_offset_fit_once(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n,
+			   double pitch, const fs_dome_fit_opts *reading, fs_det_offset *info)
 {
 	memset(info, 0, sizeof *info);
 	if (n < 8 || !(pitch >= 6))
@@ -136,43 +136,65 @@ int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, d
 	info->dy = f.offset_y;
 	info->quality = f.quality;
 	info->applied = hypot(f.offset_x, f.offset_y) >= MIN_OFFSET * pitch;
-	/* A fit without a shadow term that moves the centres is fitted once
-	 * more at the moved centres. Why (h38s, P2 Fig1c's formation on the
-	 * simulator): where a tall dome's cast shadow makes a dark crescent on
-	 * the side away from the detector, the first centres sit on the middle
-	 * of the bright blob and its crescent (0.18 pitch off); a dome drawn
-	 * there casts its shadow where the image is bright, so every shadow
-	 * term is refused (a shadow brighter than the lit surface, dome_fit.c),
-	 * and the fill held at the base readings (which go round the crescent)
-	 * makes the offset short (0.13 of 0.23 pitch). From the moved centres
-	 * the shadow falls on the crescent and the fit finds the rest. Only a
-	 * second offset smaller than the first is taken (a correction that
-	 * converges): on one scene of six the second fit's offset landed on
-	 * another minimum of the residual, twice as far on the lit side. Not
-	 * under a halftone screen: on h37r's capped domes (2.84 px screen,
-	 * test_dome_capped_centres) the second fit pushed the centres of seed
-	 * 2 from 2.7 to 5.2 px onto the lit side. (h39a: the fill searched
-	 * with the offset, fitted again here at the same centres instead,
-	 * reads seed 1 of test_dome_crescent closer, +6.7 % against +14.5 %,
-	 * but loses corner scene 19 on five of six further seed sets:
-	 * docs/paper-figures.md.) */
-	if (info->applied && !(f.elevation > 0) && !(f.halftone > 0)) {
-		double *x2 = malloc(n * sizeof *x2), *y2 = malloc(n * sizeof *y2);
-		fs_dome_fit g;
-		for (size_t i = 0; x2 && y2 && i < n; i++) {
-			x2[i] = xs[i] + f.offset_x;
-			y2[i] = ys[i] + f.offset_y;
+	return 0;
+}
+
+/* A fit without a shadow term that moves the centres is fitted once
+ * more at the moved centres. Why (h38s, P2 Fig1c's formation on the
+ * simulator): where a tall dome's cast shadow makes a dark crescent on
+ * the side away from the detector, the first centres sit on the middle
+ * of the bright blob and its crescent (0.18 pitch off); a dome drawn
+ * there casts its shadow where the image is bright, so every shadow
+ * term is refused (a shadow brighter than the lit surface, dome_fit.c),
+ * and the fill held at the base readings (which go round the crescent)
+ * makes the offset short (0.13 of 0.23 pitch). From the moved centres
+ * the shadow falls on the crescent and the fit finds the rest. Only a
+ * second offset smaller than the first is taken (a correction that
+ * converges): on one scene of six the second fit's offset landed on
+ * another minimum of the residual, twice as far on the lit side. Not
+ * under a halftone screen: on h37r's capped domes (2.84 px screen,
+ * test_dome_capped_centres) the second fit pushed the centres of seed
+ * 2 from 2.7 to 5.2 px onto the lit side. (h39a: the fill searched
+ * with the offset, fitted again at the same centres instead, reads
+ * seed 1 of test_dome_crescent closer, +6.7 % against +14.5 %, but
+ * loses corner scene 19 on five of six further seed sets:
+ * docs/paper-figures.md.) */
+int fs_det_offset_refit_wanted(const fs_det_offset *info)
+{
+	return info->applied && !(info->fit.elevation > 0) && !(info->fit.halftone > 0);
+}
+
+void fs_det_offset_take_refit(fs_det_offset *info, const fs_det_offset *second)
+{
+	double fx = info->fit.offset_x, fy = info->fit.offset_y;
+	if (!second->fitted || !(hypot(second->fit.offset_x, second->fit.offset_y) <= hypot(fx, fy)))
+		return;
+	info->fit = second->fit;
+	info->dx = fx + second->fit.offset_x;
+	info->dy = fy + second->fit.offset_y;
+	info->quality = second->fit.quality;
+}
+
+int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n, double pitch,
+		      const fs_dome_fit_opts *reading, fs_det_offset *info)
+{
+	fs_det_offset_fit_once(img, xs, ys, rs, n, pitch, reading, info);
+	/* (patches read from a mosaic do not move with the centres: that
+	 * caller makes the second look on patches copied about them) */
+	if (!fs_det_offset_refit_wanted(info) || (reading && reading->patch_x))
+		return 0;
+	double *x2 = malloc(n * sizeof *x2), *y2 = malloc(n * sizeof *y2);
+	if (x2 && y2) { /* out of memory: the first look stands */
+		for (size_t i = 0; i < n; i++) {
+			x2[i] = xs[i] + info->fit.offset_x;
+			y2[i] = ys[i] + info->fit.offset_y;
 		}
-		if (x2 && y2 && !fs_dome_fit_image(img, x2, y2, n, pitch, &o, &g, err, sizeof err) &&
-		    hypot(g.offset_x, g.offset_y) <= hypot(f.offset_x, f.offset_y)) {
-			info->fit = g;
-			info->dx = f.offset_x + g.offset_x;
-			info->dy = f.offset_y + g.offset_y;
-			info->quality = g.quality;
-		}
-		free(x2);
-		free(y2);
+		fs_det_offset second;
+		fs_det_offset_fit_once(img, x2, y2, rs, n, pitch, reading, &second);
+		fs_det_offset_take_refit(info, &second);
 	}
+	free(x2);
+	free(y2);
 	return 0;
 }
 

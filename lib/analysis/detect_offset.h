@@ -92,6 +92,17 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
  * fs_dome_fit_opts.patch_x, and the fill's walk: fill_walk) around those centres of lattice pitch `pitch`
  * (fs_dome_fit_pitch; nothing fitted below 6 px or 8 domes); reorders rs
  * (its median taken in place); fills info (applied: the offset is worth measuring again); returns 0.
+ * Where the first offset is applied and the fit has neither a shadow
+ * term nor a screen (fs_det_offset_refit_wanted) it looks once more from
+ * the centres moved by it and adds that second offset when it is no
+ * longer than the first (fs_det_offset_take_refit; h38s, detect_offset.c)
+ * - except with `reading`'s patch_x: a mosaic's patches were copied
+ * about the first centres and do not move with them, so the second look
+ * would read the same patches and find the same offset again (h39c: the
+ * tiled path doubled the offset so on corner scene 3). That caller makes
+ * the first look alone (fs_det_offset_fit_once, which never looks
+ * twice), a mosaic about the moved centres, a first look on it into
+ * `second`, and fs_det_offset_take_refit(info, second).
  * fs_det_offset_refit_walk: sets the walk of the fill (dome_fit.h) that
  * the screened level's refit of the formation (fs_det_base_refit,
  * detect_base_fit.h) asks of fs_det_offset_fit through `reading`: within a
@@ -106,6 +117,10 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double *ys, double *rs);
 int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n, double pitch,
 		      const fs_dome_fit_opts *reading, fs_det_offset *info);
+int fs_det_offset_fit_once(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n,
+			   double pitch, const fs_dome_fit_opts *reading, fs_det_offset *info);
+int fs_det_offset_refit_wanted(const fs_det_offset *info);
+void fs_det_offset_take_refit(fs_det_offset *info, const fs_det_offset *second);
 void fs_det_offset_refit_walk(fs_dome_fit_opts *reading);
 int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, double mr, double F, double smooth,
 			    fs_measured *q, fs_tubercle *tried);

@@ -11,6 +11,7 @@
 
 #include "analysis/lanes.h"
 #include "analysis/se_render.h"
+#include "analysis/se_solve.h"
 
 #define SCALE_LO 0.70
 #define SCALE_STEP 0.05
@@ -189,36 +190,6 @@ static int sample_obs(const fs_dome_tpl *t, const fs_image *img, double x, doubl
 	return 0;
 }
 
-/* Least squares with a tiny ridge (a component that vanishes, e.g. no
- * shadow, must not make it singular): A is n x (n + 1), augmented. */
-static void solve_small(double A[NW][NW + 1], int n, double *x)
-{
-	for (int i = 0; i < n; i++)
-		A[i][i] += 1e-9 * (A[i][i] + 1);
-	for (int i = 0; i < n; i++) {
-		int piv = i;
-		for (int r = i + 1; r < n; r++)
-			if (fabs(A[r][i]) > fabs(A[piv][i]))
-				piv = r;
-		for (int j = 0; j <= n && piv != i; j++) {
-			double s = A[i][j];
-			A[i][j] = A[piv][j];
-			A[piv][j] = s;
-		}
-		for (int r = i + 1; r < n; r++) {
-			double f = A[r][i] / A[i][i];
-			for (int j = i; j <= n; j++)
-				A[r][j] -= f * A[i][j];
-		}
-	}
-	for (int i = n - 1; i >= 0; i--) {
-		double s = A[i][n];
-		for (int j = i + 1; j < n; j++)
-			s -= A[i][j] * x[j];
-		x[i] = s / A[i][i];
-	}
-}
-
 void fs_dome_tpl_free(fs_dome_tpl *t)
 {
 	if (!t)
@@ -319,7 +290,7 @@ static double solve_on(const float *const *c, int nc, size_t np, const double *v
 	for (int a = 0; a < n1; a++)
 		for (int q = a + 1; q < n1; q++)
 			A[a][q] = A[q][a];
-	solve_small(A, n1, w);
+	fs_se_solve(A, n1, w);
 	double rss = 0;
 	for (size_t i = 0; i < np; i++) {
 		double m = w[nc] - v[i];

@@ -12,6 +12,7 @@
 #include "analysis/near_pairs.h"
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
+#include "analysis/se_solve.h"
 #include "base/sorting.h"
 
 /* Grid samples per pitch: 20, or the image's own pixels when its pitch is
@@ -452,33 +453,7 @@ static double solve_normal(const ctx *c, int nc, const double xtx[NPAR][NPAR], c
 			A[i][j] = A[j][i] = xtx[i][j];
 		A[i][np] = xtv[i];
 	}
-	/* a component that vanishes (no slope on a flat field, no shadow)
-	 * must not make the system singular: a tiny ridge */
-	for (int i = 0; i < np; i++)
-		A[i][i] += 1e-9 * (A[i][i] + 1);
-	for (int i = 0; i < np; i++) {
-		int piv = i;
-		for (int r = i + 1; r < np; r++)
-			if (fabs(A[r][i]) > fabs(A[piv][i]))
-				piv = r;
-		if (piv != i)
-			for (int j = 0; j <= np; j++) {
-				double t = A[i][j];
-				A[i][j] = A[piv][j];
-				A[piv][j] = t;
-			}
-		for (int r = i + 1; r < np; r++) {
-			double f = A[r][i] / A[i][i];
-			for (int j = i; j <= np; j++)
-				A[r][j] -= f * A[i][j];
-		}
-	}
-	for (int i = np - 1; i >= 0; i--) {
-		double s = A[i][np];
-		for (int j = i + 1; j < np; j++)
-			s -= A[i][j] * coef[j];
-		coef[i] = s / A[i][i];
-	}
+	fs_se_solve(A, np, coef);
 	/* RSS = v.v - coef.(X^T v) needs the normal equations before
 	 * elimination; summing the residuals is as cheap at this size */
 	double rss = 0;

@@ -63,13 +63,7 @@ static void set_unmeasured(fs_tubercle *x)
  * centre (the user's, or an earlier detection's) is never moved. */
 static void take_size(fs_tubercle *x, const fs_tubercle *m)
 {
-	x->radius_px = m->radius_px;
-	x->circularity = m->circularity;
-	x->has_ellipse = m->has_ellipse;
-	x->major_axis_px = m->major_axis_px;
-	x->minor_axis_px = m->minor_axis_px;
-	x->orientation = m->orientation;
-	x->eccentricity = m->eccentricity;
+	fs_tubercle_take_size(x, m);
 	x->fit_quality = m->fit_quality;
 }
 

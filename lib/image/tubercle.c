@@ -42,6 +42,17 @@ void fs_tubercle_set_unmeasured(fs_tubercle *t)
 	t->major_axis_px = t->minor_axis_px = t->orientation = t->eccentricity = 0;
 }
 
+void fs_tubercle_take_size(fs_tubercle *t, const fs_tubercle *m)
+{
+	t->radius_px = m->radius_px;
+	t->circularity = m->circularity;
+	t->has_ellipse = m->has_ellipse;
+	t->major_axis_px = m->major_axis_px;
+	t->minor_axis_px = m->minor_axis_px;
+	t->orientation = m->orientation;
+	t->eccentricity = m->eccentricity;
+}
+
 double fs_tubercle_circularity(const fs_tubercle *t)
 {
 	return isnan(t->radius_px) ? NAN : t->circularity;

@@ -81,6 +81,11 @@ int fs_tubercle_measured(const fs_tubercle *t);
  * FS_UNMEASURED_CIRCULARITY; centre, id, source and fit quality (which
  * says why, measurement.h) untouched. */
 void fs_tubercle_set_unmeasured(fs_tubercle *t);
+/* Gives t m's size and shape (radius, circularity, ellipse); t's centre,
+ * id, source, boundary flag and fit quality untouched: a measurement
+ * taken for a centre that stays where it is (detection's final sizes,
+ * Re-measure), one copy so a new shape field reaches both. */
+void fs_tubercle_take_size(fs_tubercle *t, const fs_tubercle *m);
 /* The circularity a writer gives: NaN (null, empty) where the diameter is
  * (radius NaN), else t->circularity. */
 double fs_tubercle_circularity(const fs_tubercle *t);

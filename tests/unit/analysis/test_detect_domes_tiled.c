@@ -9,7 +9,10 @@
  * (16 px, fill 0.8), methods auto and lattice, a clean scene whose
  * level is extrapolated to no blur (pitch 40, fill 0.3), and tall spheres
  * at fill 0.8, pitch 16 whose centres' shift along the detector's axis is
- * only found by the retried readings (h33c, fs_det_base_axis_find). With every overlap cut to a
+ * only found by the retried readings (h33c, fs_det_base_axis_find), and
+ * tall spheres whose formation fit looks a second time from the moved
+ * centres (h38s; h39c: the tiled path's second look doubled the offset).
+ * With every overlap cut to a
  * fifth the results differ: the overlaps are what makes them equal. The
  * real SEM image of tests/fixtures on 256-px tiles too: its domes are
  * large enough that the small-base fit's profile length came from a
@@ -287,6 +290,36 @@ static void locked_centres(int i, unsigned seed_add, int *locked, int *counted, 
 	fs_image_free(img);
 }
 
+/* Corner scene 3 (fill 0.8, tall spheres lit from 0 degrees, pitch 16, no
+ * screen; 320 x 256 px) on 80-px tiles. Its formation fit moves the
+ * centres and has no shadow term, so the fit looks a second time from the
+ * moved centres (h38s, detect_offset.h). The tiled path read that second
+ * look on the first look's mosaic, whose patches lie about the unmoved
+ * centres: it found the first offset again and added it twice (0.45 px
+ * for 0.4), and every dome of the scene ended 0.02-0.2 px and 0.01-0.6 px
+ * of radius away from the whole image's (h39c). Now the same as the whole
+ * image, and against the truth the mean D as near as the whole image's
+ * (+0.20 %; +0.56 % with the doubled offset). */
+static void test_offset_second_look(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_corner_scene(3, &o);
+	sem_truth t;
+	fs_image *img = sem_make_shared(&o, &t);
+	assert_non_null(img);
+	fs_detect_result r;
+	compare_image(img, FS_METHOD_AUTO, 80, 0, &r);
+	double sd = 0, st = 0;
+	size_t nm = 0;
+	assert_int_equal(sem_matched_diameters(&t, &r.tubercles, &sd, &st, &nm), 0);
+	printf("# corner scene 3 on 80-px tiles: mean D %+.2f %% over %zu domes\n", 100 * (sd - st) / st, nm);
+	assert_true(nm > 200 && fabs(sd - st) < 0.004 * st);
+	fs_detect_result_free(&r);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
 /* Interior scene 3 (fill 0.6, pitch 40, low spheres lit from 0 degrees,
  * 480 x 400 px) on 128-px tiles: 15 of its first centres lock onto the
  * lit flank, 1.9-3.2 px towards the detector, and are moved one by one
@@ -358,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_axis_retried),
 		cmocka_unit_test(test_locked_centres_moved),
 		cmocka_unit_test(test_unsized_centres_moved),
+		cmocka_unit_test(test_offset_second_look),
 		cmocka_unit_test(test_sem_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
