@@ -310,6 +310,17 @@ int fs_det_base_step_point(const fs_det_base_plan *p, const double *fr, const do
 			   const double *lvx, const double *lvy, const double *lr, const int *le, int screened,
 			   const fs_measured *meas, size_t k, double *x, double *y, double *r)
 {
+	if (p->own) {
+		/* the base rule's own readings stand (fs_det_base_fit_scale):
+		 * each is judged where it was read, fitted or not */
+		const fs_measured *q = &meas[p->idx[k]];
+		if (!q->ok || q->edge != 0 || !(q->t.radius_px > 0))
+			return 0;
+		*x = p->xs[k];
+		*y = p->ys[k];
+		*r = q->t.radius_px;
+		return 1;
+	}
 	if (!isfinite(fr[k]) || pinned(p, lr, le, meas, k))
 		return 0;
 	if (lr && isfinite(lr[k])) {
@@ -355,6 +366,42 @@ static int nostep_majority(const fs_det_base_fit *info)
 	return info->read >= MIN_SIZED && 2 * info->nostep > info->read;
 }
 
+void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given)
+{
+	size_t fitted = 0;
+	for (size_t k = 0; k < p->n; k++)
+		fitted += isfinite(fr[k]);
+	p->own = given && fitted < MIN_SIZED;
+}
+
+/* Most of at least MIN_SIZED judged own readings on no step (p->own). */
+static int own_nostep_majority(const fs_det_base_plan *p, const double *step)
+{
+	size_t read = 0, nostep = 0;
+	for (size_t k = 0; step && k < p->n; k++)
+		if (isfinite(step[k])) {
+			read++;
+			nostep += step[k] < FS_BASE_STEP_MIN;
+		}
+	return read >= MIN_SIZED && 2 * nostep > read;
+}
+
+/* Every dome of the plan kept where it is, without a diameter (no base
+ * in the image, detect_base_fit.h); sized domes at their fitted centres. */
+static void leave_unmeasured(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			     fs_measured *meas, fs_det_base_fit *info)
+{
+	for (size_t k = 0; k < p->n; k++) {
+		fs_tubercle *q = &meas[p->idx[k]].t;
+		if (isfinite(fr[k])) {
+			q->centroid_x = fx[k];
+			q->centroid_y = fy[k];
+		}
+		fs_tubercle_set_unmeasured(q);
+		info->unmeasured++;
+	}
+}
+
 int fs_det_base_no_base(const fs_det_base_plan *p, const double *fr, const double *lr, const int *le,
 			const double *step, const fs_measured *meas)
 {
@@ -374,21 +421,18 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 	double sb, sf, sf_all;
 	count_level(p, fr, lr, le, step, meas, info, &sb, &sf, &sf_all);
 	size_t read = info->read;
-	if (info->fitted < MIN_SIZED || !(sf_all > 0))
+	if (info->fitted < MIN_SIZED || !(sf_all > 0)) {
+		/* the base rule's own readings stand; where most of them lie
+		 * on no step they are no base either (detect_base_fit.h) */
+		if (p->own && own_nostep_majority(p, step))
+			leave_unmeasured(p, fr, fx, fy, meas, info);
 		return;
+	}
 	info->applied = 1;
 	/* most readings on no step and no fill named by the templates: no
 	 * size at all (detect_base_fit.h) */
 	if (p->no_fill && nostep_majority(info)) {
-		for (size_t k = 0; k < p->n; k++) {
-			fs_tubercle *q = &meas[p->idx[k]].t;
-			if (isfinite(fr[k])) {
-				q->centroid_x = fx[k];
-				q->centroid_y = fy[k];
-			}
-			fs_tubercle_set_unmeasured(q);
-			info->unmeasured++;
-		}
+		leave_unmeasured(p, fr, fx, fy, meas, info);
 		return;
 	}
 	/* too few readings of a base, or most of them on no step of the
@@ -983,6 +1027,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		fs_det_base_extrap_apply(&p, v1, le, l2, lr);
 	}
 	size_t flat = fs_det_base_drop_flat(&p, sig, fr, scratch, meas);
+	fs_det_base_own_plan(&p, fr, m->given);
 	/* whether the level's readings lie on a step (base_step.h); scratch
 	 * is free again. Not judged under a screen the formation found (lp):
 	 * its dots and their low-pass leave no flat ground to judge by

@@ -188,6 +188,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
  * read on the measurement image (lr finite and not screened, or meas' own
  * reading from the plan's centre), 2 on the low-passed image (lr finite,
  * screened: read from lvx, lvy). lr, le as fs_det_base_fit_scale's.
+ * With p->own (below) every entry that is ok and not pinned is judged at
+ * the plan's centre and meas' own radius, fitted or not (1).
  *
  * fs_det_base_level_one: the base rule's radius (fs_dome_measure_base:
  * unsmoothed rays, the step's outward shift by the dome's inner slope
@@ -212,6 +214,7 @@ typedef struct fs_det_base_plan {
 	double *xs, *ys;
 	double fill0;
 	int no_fill; /* the templates name no fill (fs_det_base_no_fill), given centres only */
+	int own;     /* the base rule's own readings stand and are judged (fs_det_base_own_plan) */
 } fs_det_base_plan;
 
 /*
@@ -249,6 +252,27 @@ typedef struct fs_det_base_plan {
 #define FS_DET_BASE_WIDE_Z 2.0
 int fs_det_base_no_base(const fs_det_base_plan *p, const double *fr, const double *lr, const int *le,
 			const double *step, const fs_measured *meas);
+
+/*
+ * Too few domes sized by the templates (h39f, issue 13): at given centres
+ * where the template fit sizes fewer than 8 domes (after the flat-ground
+ * drop), fs_det_base_fit_scale leaves the base rule's own readings from
+ * the centres as the sizes. Those readings are judged for a step as the
+ * level's are (fs_det_base_step_point: every plan entry that is ok and
+ * not pinned, at its centre and own radius, fitted or not), and where
+ * more than half of at least 8 of them lie on no step, every dome of the
+ * plan is left unmeasured as above: the templates named no fill (they
+ * sized too few domes to name one) and the readings that would stand are
+ * the window's ceiling, not a base. Why: P3 Fig4 cropped by one column
+ * (+1+0) fitted a formation without a shadow term whose templates sized
+ * 6 of 16 domes, and its no-step readings (D / pitch 0.90-0.94) stood as
+ * the figure's sizes (0.730) where the whole figure and its other two
+ * crops were left unmeasured (docs/paper-figures.md h37p, h38b, h39f).
+ * fs_det_base_own_plan sets p->own: given centres (detection's last step,
+ * Re-measure) and fewer than 8 finite fr; both paths call it after the
+ * flat-ground drop and before the step judgement.
+ */
+void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given);
 int fs_det_base_no_fill(fs_dome_tpl *t, const fs_dome_fit *f);
 
 /*

@@ -992,6 +992,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		fs_det_base_extrap_apply(&p, v1, b.le, b.l2, b.lr);
 	}
 	fs_det_base_drop_flat(&p, b.sig, b.fr, scratch, j->res);
+	fs_det_base_own_plan(&p, b.fr, m->given);
 	/* the level's readings judged for a step, not under a screen
 	 * (detect_base_fit.h); lx, l2, var are free now */
 	if (!(b.lowpass > 0) && steps_tiled(m, &p, &b, screened, j->res, lx, b.l2, b.var, scratch, err, errlen)) {
