@@ -31,6 +31,13 @@
  *   - the level: readings used, pinned, on no step (FS_BASE_STEP_MIN),
  *     the scale s (1 when the no-step branch fires) and the level's
  *     readings' and the fitted sizes' D / pitch quantiles;
+ *   - the no-base verdict (detect_base_fit.h, h38b, h38o, h39f), each
+ *     input beside its bar: the level's no-step majority, the coarse
+ *     pick on its window's end or inside, the wide read's best fill,
+ *     rise, jackknife SE and t where it is asked, and where the templates
+ *     sized fewer than 8 domes the own readings judged; then whether
+ *     detection leaves the image unmeasured (the replica line counts the
+ *     verdict too);
  *   - where detection's mean D comes from: the final D / pitch of the
  *     domes the template fit sized and of those it could not (they keep
  *     their own first reading, or the image's size where it is pinned);
@@ -46,6 +53,14 @@
  *
  * --crop DX DY: the figure cropped by DX px at the left and DY at the top
  * first (bench_detect_domes --shift's one-pixel crops, step by step).
+ * --vs-whole (with --crop; h39f): the dome rule run on the uncropped
+ * figure as well, and the crop's final centres matched to its (moved by
+ * the crop, within 0.25 pitch): the median move, and each pair's base
+ * reading and step judgement at both centres read on the whole figure's
+ * measurement image (the same pixels, so only the centre differs) - how
+ * many readings left or found a step, among the domes moved at most 2 px
+ * and further. Why a crop flips the no-base verdict: docs/paper-figures.md
+ * h39f.
  *
  * The trace repeats fs_det_measure_domes_at / fs_det_base_fit_apply's
  * steps for given centres without a halftone screen (the paper figures
@@ -60,7 +75,7 @@
  * and each rule's matched mean D error. Whether a scene with the figure's
  * look reads right is what tells the rule's fault from the figure's.
  *
- * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--crop DX DY]
+ * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--crop DX DY [--vs-whole]]
  * [FILTER | --sem KEY=VALUE ...] (default the three P2 figures: FILTER
  * "P2_"; any substring of a fixture's name). Asserts nothing.
  */
