@@ -666,6 +666,31 @@ void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs
 		}
 }
 
+void fs_det_base_axis_judge(const fs_image *img, int ox, int oy, int w, int h, double x, double y, double mr,
+			    signed char *on)
+{
+	double r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr, v;
+	fs_tubercle t;
+	int e;
+	fs_tubercle_init(&t);
+	*on = -1;
+	if (fs_dome_measure_base_blur(img, x - ox, y - oy, r0, r1, &t, &e, &v) || !(t.radius_px > 0) || e)
+		return;
+	*on = fs_base_step_contrast(img, ox, oy, w, h, x, y, t.radius_px, r0, r1) >= FS_BASE_STEP_MIN;
+}
+
+int fs_det_base_axis_refused(const signed char *on0, const signed char *on1, size_t n)
+{
+	size_t b = 0, c = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (on0[k] < 0 || on1[k] < 0)
+			continue;
+		b += on0[k] && !on1[k];
+		c += !on0[k] && on1[k];
+	}
+	return (double)b - (double)c > FS_DET_AXIS_STEP_Z * sqrt((double)(b + c));
+}
+
 int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off, const fs_centre_axis *ax,
 			     const double *fr, double *fx, double *fy, int w, int h, fs_det_axis_reader read, void *ctx,
 			     size_t *moved)
@@ -742,13 +767,32 @@ static int read_whole(void *ctx, const fs_centre_axis_geom *g, const size_t *sel
 	return 0;
 }
 
-/* The axis step on the whole image (fs_det_base_axis_find). */
+/* The axis step on the whole image (fs_det_base_axis_find), its move
+ * checked against the base's step where it read P_v's own base (mr: each
+ * candidate's radius range as fs_det_measure's, max_r or 2 r, over F). */
 static int axis_whole(const fs_image *img, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
-		      double *fx, double *fy)
+		      double *fx, double *fy, const fs_cand_list *c, double max_r, double F)
 {
 	fs_centre_axis ax;
 	int rc = fs_det_base_axis_find(p, off, fr, fx, fy, img->width, img->height, read_whole, (void *)img, &ax);
 	size_t moved;
+	if (!rc && ax.ok && ax.own) {
+		signed char *on = malloc(2 * p->n);
+		if (!on)
+			return -1;
+		for (size_t k = 0; k < p->n; k++) {
+			on[k] = on[p->n + k] = -1;
+			if (!isfinite(fr[k]))
+				continue;
+			double mr = (max_r > 0 ? max_r : 2 * c->items[p->idx[k]].r) / F;
+			fs_det_base_axis_judge(img, 0, 0, img->width, img->height, fx[k], fy[k], mr, &on[k]);
+			fs_det_base_axis_judge(img, 0, 0, img->width, img->height, fx[k] + ax.dx, fy[k] + ax.dy, mr,
+					       &on[p->n + k]);
+		}
+		if (fs_det_base_axis_refused(on, on + p->n, p->n))
+			ax.ok = 0;
+		free(on);
+	}
 	if (!rc) {
 		fs_det_base_axis_move(p, fr, &ax, fx, fy);
 		rc = fs_det_base_axis_perdome(p, off, &ax, fr, fx, fy, img->width, img->height, read_whole,
@@ -953,7 +997,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 				fx[k] = c->items[p.idx[k]].x;
 				fy[k] = c->items[p.idx[k]].y;
 			}
-	} else if (axis_whole(m->img, &p, off, fr, fx, fy)) {
+	} else if (axis_whole(m->img, &p, off, fr, fx, fy, c, max_r, m->f)) {
 		rc = -1;
 		goto out;
 	}

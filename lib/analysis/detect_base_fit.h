@@ -350,6 +350,42 @@ int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, c
 			  const double *fy, int w, int h, fs_det_axis_reader read, void *ctx, fs_centre_axis *ax);
 
 /*
+ * A shift read at P_v's own base and blur (ax->own) is checked against
+ * the base's step before it is applied (h39f, both paths): each sized
+ * dome's base reading (fs_dome_measure_base_blur, its candidate's radius
+ * range) is judged for a step (base_step.h) at its centre and at its
+ * centre moved by the shift, and the move is refused (ax->ok 0) when the
+ * domes whose reading leaves a step outnumber those whose reading finds
+ * one by more than FS_DET_AXIS_STEP_Z times the square root of the two
+ * counts (McNemar's test on the paired judgements, one-sided at 2 SE as
+ * h38o's). Why: the own branch reads shifts up to 0.2 pitch (made for
+ * low caps whose centres lock 3-4 px onto the lit flank, h34i); on P2
+ * Pl1 Fig1a cropped by one column (+1+0) the first formation's azimuth
+ * and blur changed (99 -> 132 deg, 4.24 -> 5.59 px), the own branch
+ * opened on that crop alone and read a shift of -4.25 px at a residual of
+ * 0.57 %, moving every centre 0.13 pitch off the domes the whole figure
+ * and the outline rule agree on: from there 31 of 49 readings lost their
+ * step and 1 found one, and the last step found no base (h38b's
+ * verdict), where the whole figure and its other crops are sized. On the
+ * simulator's 156 corner and interior scenes (test and held-out seeds)
+ * the own branch moves the centres 17 times by up to 4.3 px with at most
+ * 1 judgement changed, and none is refused (docs/paper-figures.md h39f).
+ * Only the own branch is checked: the formation-blur branch's sub-pixel
+ * moves change the judgements of domes near the step's bar both ways (a
+ * corner scene: 29 against 10 for a 0.14-px shift), which is the
+ * judgement's noise, not the shift's.
+ * fs_det_base_axis_judge: *on 1 when the reading of the dome at (x, y)
+ * (px of the whole image) of img, a crop at (ox, oy) of a w x h image,
+ * lies on a step, 0 on none, -1 when nothing was read (or pinned).
+ * fs_det_base_axis_refused: 1 when the n paired judgements on0 (before)
+ * and on1 (after) refuse the move (entries -1 left out).
+ */
+#define FS_DET_AXIS_STEP_Z 2.0
+void fs_det_base_axis_judge(const fs_image *img, int ox, int oy, int w, int h, double x, double y, double mr,
+			    signed char *on);
+int fs_det_base_axis_refused(const signed char *on0, const signed char *on1, size_t n);
+
+/*
  * After the common shift (fs_det_base_axis_move with the same *ax): the
  * centres locked onto their dome's lit flank moved one by one
  * (centre_perdome.h; h38l: interior scene 3 of the simulator, 11-15 of
