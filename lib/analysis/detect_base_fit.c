@@ -310,6 +310,17 @@ int fs_det_base_step_point(const fs_det_base_plan *p, const double *fr, const do
 			   const double *lvx, const double *lvy, const double *lr, const int *le, int screened,
 			   const fs_measured *meas, size_t k, double *x, double *y, double *r)
 {
+	if (p->own) {
+		/* the base rule's own readings stand (fs_det_base_fit_scale):
+		 * each is judged where it was read, fitted or not */
+		const fs_measured *q = &meas[p->idx[k]];
+		if (!q->ok || q->edge != 0 || !(q->t.radius_px > 0))
+			return 0;
+		*x = p->xs[k];
+		*y = p->ys[k];
+		*r = q->t.radius_px;
+		return 1;
+	}
 	if (!isfinite(fr[k]) || pinned(p, lr, le, meas, k))
 		return 0;
 	if (lr && isfinite(lr[k])) {
@@ -355,6 +366,42 @@ static int nostep_majority(const fs_det_base_fit *info)
 	return info->read >= MIN_SIZED && 2 * info->nostep > info->read;
 }
 
+void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given)
+{
+	size_t fitted = 0;
+	for (size_t k = 0; k < p->n; k++)
+		fitted += isfinite(fr[k]);
+	p->own = given && fitted < MIN_SIZED;
+}
+
+/* Most of at least MIN_SIZED judged own readings on no step (p->own). */
+static int own_nostep_majority(const fs_det_base_plan *p, const double *step)
+{
+	size_t read = 0, nostep = 0;
+	for (size_t k = 0; step && k < p->n; k++)
+		if (isfinite(step[k])) {
+			read++;
+			nostep += step[k] < FS_BASE_STEP_MIN;
+		}
+	return read >= MIN_SIZED && 2 * nostep > read;
+}
+
+/* Every dome of the plan kept where it is, without a diameter (no base
+ * in the image, detect_base_fit.h); sized domes at their fitted centres. */
+static void leave_unmeasured(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			     fs_measured *meas, fs_det_base_fit *info)
+{
+	for (size_t k = 0; k < p->n; k++) {
+		fs_tubercle *q = &meas[p->idx[k]].t;
+		if (isfinite(fr[k])) {
+			q->centroid_x = fx[k];
+			q->centroid_y = fy[k];
+		}
+		fs_tubercle_set_unmeasured(q);
+		info->unmeasured++;
+	}
+}
+
 /* The sized domes' common move from the plan's centres to their fitted
  * ones (the component-wise median of fx - xs, fy - ys; 0 when fewer than
  * MIN_SIZED are sized or out of memory). A dome the template fit cannot
@@ -394,24 +441,22 @@ static void common_move(const fs_det_base_plan *p, const double *fr, const doubl
 /* fs_det_base_fit_scale's work once count_level has filled info and the
  * sums sb, sf, sf_all from the same arguments. */
 static void scale_counted(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
-			  fs_measured *meas, fs_det_base_fit *info, double sb, double sf, double sf_all)
+			  const double *step, fs_measured *meas, fs_det_base_fit *info, double sb, double sf,
+			  double sf_all)
 {
 	size_t read = info->read;
-	if (info->fitted < MIN_SIZED || !(sf_all > 0))
+	if (info->fitted < MIN_SIZED || !(sf_all > 0)) {
+		/* the base rule's own readings stand; where most of them lie
+		 * on no step they are no base either (detect_base_fit.h) */
+		if (p->own && own_nostep_majority(p, step))
+			leave_unmeasured(p, fr, fx, fy, meas, info);
 		return;
+	}
 	info->applied = 1;
 	/* most readings on no step and no fill named by the templates: no
 	 * size at all (detect_base_fit.h) */
 	if (p->no_fill && nostep_majority(info)) {
-		for (size_t k = 0; k < p->n; k++) {
-			fs_tubercle *q = &meas[p->idx[k]].t;
-			if (isfinite(fr[k])) {
-				q->centroid_x = fx[k];
-				q->centroid_y = fy[k];
-			}
-			fs_tubercle_set_unmeasured(q);
-			info->unmeasured++;
-		}
+		leave_unmeasured(p, fr, fx, fy, meas, info);
 		return;
 	}
 	/* too few readings of a base, or most of them on no step of the
@@ -471,7 +516,7 @@ void fs_det_base_fit_scale(const fs_det_base_plan *p, const double *fr, const do
 		info = &dummy;
 	double sb, sf, sf_all;
 	count_level(p, fr, lr, le, step, meas, info, &sb, &sf, &sf_all);
-	scale_counted(p, fr, fx, fy, meas, info, sb, sf, sf_all);
+	scale_counted(p, fr, fx, fy, step, meas, info, sb, sf, sf_all);
 }
 
 /* Whether t (built through the formation f) names no fill
@@ -497,7 +542,7 @@ int fs_det_base_level_size(fs_det_base_plan *p, int given, fs_dome_tpl *t, const
 	 * step: their wide window costs 13 lattices (P1 Fig1 +57 M) */
 	if (given && nostep_majority(&got) && (p->no_fill = no_fill(t, f)) < 0)
 		return -1;
-	scale_counted(p, fr, fx, fy, meas, &got, sb, sf, sf_all);
+	scale_counted(p, fr, fx, fy, step, meas, &got, sb, sf, sf_all);
 	if (info)
 		*info = got;
 	return 0;
@@ -690,6 +735,31 @@ void fs_det_base_axis_move(const fs_det_base_plan *p, const double *fr, const fs
 		}
 }
 
+void fs_det_base_axis_judge(const fs_image *img, int ox, int oy, int w, int h, double x, double y, double mr,
+			    signed char *on)
+{
+	double r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr, v;
+	fs_tubercle t;
+	int e;
+	fs_tubercle_init(&t);
+	*on = -1;
+	if (fs_dome_measure_base_blur(img, x - ox, y - oy, r0, r1, &t, &e, &v) || !(t.radius_px > 0) || e)
+		return;
+	*on = fs_base_step_contrast(img, ox, oy, w, h, x, y, t.radius_px, r0, r1) >= FS_BASE_STEP_MIN;
+}
+
+int fs_det_base_axis_refused(const signed char *on0, const signed char *on1, size_t n)
+{
+	size_t b = 0, c = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (on0[k] < 0 || on1[k] < 0)
+			continue;
+		b += on0[k] && !on1[k];
+		c += !on0[k] && on1[k];
+	}
+	return (double)b - (double)c > FS_DET_AXIS_STEP_Z * sqrt((double)(b + c));
+}
+
 int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off, const fs_centre_axis *ax,
 			     const double *fr, double *fx, double *fy, int w, int h, fs_det_axis_reader read, void *ctx,
 			     size_t *moved)
@@ -766,13 +836,32 @@ static int read_whole(void *ctx, const fs_centre_axis_geom *g, const size_t *sel
 	return 0;
 }
 
-/* The axis step on the whole image (fs_det_base_axis_find). */
+/* The axis step on the whole image (fs_det_base_axis_find), its move
+ * checked against the base's step where it read P_v's own base (mr: each
+ * candidate's radius range as fs_det_measure's, max_r or 2 r, over F). */
 static int axis_whole(const fs_image *img, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
-		      double *fx, double *fy, int *far_off)
+		      double *fx, double *fy, const fs_cand_list *c, double max_r, double F, int *far_off)
 {
 	fs_centre_axis ax;
 	int rc = fs_det_base_axis_find(p, off, fr, fx, fy, img->width, img->height, read_whole, (void *)img, &ax);
 	size_t moved;
+	if (!rc && ax.ok && ax.own) {
+		signed char *on = malloc(2 * p->n);
+		if (!on)
+			return -1;
+		for (size_t k = 0; k < p->n; k++) {
+			on[k] = on[p->n + k] = -1;
+			if (!isfinite(fr[k]))
+				continue;
+			double mr = (max_r > 0 ? max_r : 2 * c->items[p->idx[k]].r) / F;
+			fs_det_base_axis_judge(img, 0, 0, img->width, img->height, fx[k], fy[k], mr, &on[k]);
+			fs_det_base_axis_judge(img, 0, 0, img->width, img->height, fx[k] + ax.dx, fy[k] + ax.dy, mr,
+					       &on[p->n + k]);
+		}
+		if (fs_det_base_axis_refused(on, on + p->n, p->n))
+			ax.ok = 0;
+		free(on);
+	}
 	*far_off = !rc && fs_det_base_axis_far(&ax);
 	if (!rc) {
 		fs_det_base_axis_move(p, fr, &ax, fx, fy);
@@ -980,7 +1069,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 				fx[k] = c->items[p.idx[k]].x;
 				fy[k] = c->items[p.idx[k]].y;
 			}
-	} else if (axis_whole(m->img, &p, off, fr, fx, fy, &p.move_unsized)) {
+	} else if (axis_whole(m->img, &p, off, fr, fx, fy, c, max_r, m->f, &p.move_unsized)) {
 		rc = -1;
 		goto out;
 	}
@@ -1054,6 +1143,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		fs_det_base_extrap_apply(&p, v1, le, l2, lr);
 	}
 	size_t flat = fs_det_base_drop_flat(&p, sig, fr, scratch, meas);
+	fs_det_base_own_plan(&p, fr, m->given);
 	/* whether the level's readings lie on a step (base_step.h); scratch
 	 * is free again. Not judged under a screen the formation found (lp):
 	 * its dots and their low-pass leave no flat ground to judge by

@@ -190,6 +190,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
  * read on the measurement image (lr finite and not screened, or meas' own
  * reading from the plan's centre), 2 on the low-passed image (lr finite,
  * screened: read from lvx, lvy). lr, le as fs_det_base_fit_scale's.
+ * With p->own (below) every entry that is ok and not pinned is judged at
+ * the plan's centre and meas' own radius, fitted or not (1).
  *
  * fs_det_base_level_one: the base rule's radius (fs_dome_measure_base:
  * unsmoothed rays, the step's outward shift by the dome's inner slope
@@ -218,6 +220,7 @@ typedef struct fs_det_base_plan {
 	 * fs_det_base_fit_scale moves the domes the fit does not size by the
 	 * sized ones' common move (h39g) */
 	int move_unsized;
+	int own;     /* the base rule's own readings stand and are judged (fs_det_base_own_plan) */
 } fs_det_base_plan;
 
 /*
@@ -258,6 +261,27 @@ typedef struct fs_det_base_plan {
 int fs_det_base_level_size(fs_det_base_plan *p, int given, fs_dome_tpl *t, const fs_dome_fit *f, const double *fr,
 			   const double *fx, const double *fy, const double *lr, const int *le, const double *step,
 			   fs_measured *meas, fs_det_base_fit *info);
+
+/*
+ * Too few domes sized by the templates (h39f, issue 13): at given centres
+ * where the template fit sizes fewer than 8 domes (after the flat-ground
+ * drop), fs_det_base_fit_scale leaves the base rule's own readings from
+ * the centres as the sizes. Those readings are judged for a step as the
+ * level's are (fs_det_base_step_point: every plan entry that is ok and
+ * not pinned, at its centre and own radius, fitted or not), and where
+ * more than half of at least 8 of them lie on no step, every dome of the
+ * plan is left unmeasured as above: the templates named no fill (they
+ * sized too few domes to name one) and the readings that would stand are
+ * the window's ceiling, not a base. Why: P3 Fig4 cropped by one column
+ * (+1+0) fitted a formation without a shadow term whose templates sized
+ * 6 of 16 domes, and its no-step readings (D / pitch 0.90-0.94) stood as
+ * the figure's sizes (0.730) where the whole figure and its other two
+ * crops were left unmeasured (docs/paper-figures.md h37p, h38b, h39f).
+ * fs_det_base_own_plan sets p->own: given centres (detection's last step,
+ * Re-measure) and fewer than 8 finite fr; both paths call it after the
+ * flat-ground drop and before the step judgement.
+ */
+void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given);
 
 /*
  * The cast shadow's part of the level (issue 13, docs/paper-figures.md
@@ -338,6 +362,42 @@ typedef int (*fs_det_axis_reader)(void *ctx, const fs_centre_axis_geom *g, const
 				  const double *xs, const double *ys, double *profs);
 int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, const double *fx,
 			  const double *fy, int w, int h, fs_det_axis_reader read, void *ctx, fs_centre_axis *ax);
+
+/*
+ * A shift read at P_v's own base and blur (ax->own) is checked against
+ * the base's step before it is applied (h39f, both paths): each sized
+ * dome's base reading (fs_dome_measure_base_blur, its candidate's radius
+ * range) is judged for a step (base_step.h) at its centre and at its
+ * centre moved by the shift, and the move is refused (ax->ok 0) when the
+ * domes whose reading leaves a step outnumber those whose reading finds
+ * one by more than FS_DET_AXIS_STEP_Z times the square root of the two
+ * counts (McNemar's test on the paired judgements, one-sided at 2 SE as
+ * h38o's). Why: the own branch reads shifts up to 0.2 pitch (made for
+ * low caps whose centres lock 3-4 px onto the lit flank, h34i); on P2
+ * Pl1 Fig1a cropped by one column (+1+0) the first formation's azimuth
+ * and blur changed (99 -> 132 deg, 4.24 -> 5.59 px), the own branch
+ * opened on that crop alone and read a shift of -4.25 px at a residual of
+ * 0.57 %, moving every centre 0.13 pitch off the domes the whole figure
+ * and the outline rule agree on: from there 31 of 49 readings lost their
+ * step and 1 found one, and the last step found no base (h38b's
+ * verdict), where the whole figure and its other crops are sized. On the
+ * simulator's 156 corner and interior scenes (test and held-out seeds)
+ * the own branch moves the centres 17 times by up to 4.3 px with at most
+ * 1 judgement changed, and none is refused (docs/paper-figures.md h39f).
+ * Only the own branch is checked: the formation-blur branch's sub-pixel
+ * moves change the judgements of domes near the step's bar both ways (a
+ * corner scene: 29 against 10 for a 0.14-px shift), which is the
+ * judgement's noise, not the shift's.
+ * fs_det_base_axis_judge: *on 1 when the reading of the dome at (x, y)
+ * (px of the whole image) of img, a crop at (ox, oy) of a w x h image,
+ * lies on a step, 0 on none, -1 when nothing was read (or pinned).
+ * fs_det_base_axis_refused: 1 when the n paired judgements on0 (before)
+ * and on1 (after) refuse the move (entries -1 left out).
+ */
+#define FS_DET_AXIS_STEP_Z 2.0
+void fs_det_base_axis_judge(const fs_image *img, int ox, int oy, int w, int h, double x, double y, double mr,
+			    signed char *on);
+int fs_det_base_axis_refused(const signed char *on0, const signed char *on1, size_t n);
 
 /*
  * After the common shift (fs_det_base_axis_move with the same *ax): the

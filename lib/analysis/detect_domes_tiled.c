@@ -764,6 +764,56 @@ static int axis_read_tiled(void *ctx, const fs_centre_axis_geom *g, const size_t
 	return rc;
 }
 
+/* The axis step's move judged against the base's step (detect_base_fit.h,
+ * fs_det_base_axis_refused): each sized dome's reading at its centre and
+ * at its centre plus (dx, dy), on its tile's crop, into its own slots. */
+struct axis_check {
+	const struct base_job *b;
+	double dx, dy;
+	signed char *on0, *on1;
+	int w, h;
+};
+
+static void axis_check_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
+{
+	struct axis_check *a = ctx;
+	double mr = cand_mr(a->b->j, a->b->p->idx[k]);
+	fs_det_base_axis_judge(meas, ox, oy, a->w, a->h, a->b->fx[k], a->b->fy[k], mr, &a->on0[k]);
+	fs_det_base_axis_judge(meas, ox, oy, a->w, a->h, a->b->fx[k] + a->dx, a->b->fy[k] + a->dy, mr, &a->on1[k]);
+}
+
+/* 1 when the move is refused, 0 kept, -1 (err set) on out of memory */
+static int axis_refused_tiled(const fs_meas *m, const fs_det_base_plan *p, const struct base_job *b,
+			      const fs_centre_axis *ax, char *err, size_t errlen)
+{
+	size_t n = p->n;
+	signed char *on = malloc(2 * n);
+	double *qx = malloc(n * sizeof *qx);
+	if (!on || !qx) {
+		free(on);
+		free(qx);
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		return -1;
+	}
+	double mr = 0;
+	for (size_t k = 0; k < n; k++) {
+		on[k] = on[n + k] = -1;
+		qx[k] = isfinite(b->fr[k]) ? b->fx[k] : NAN;
+		if (isfinite(b->fr[k]))
+			mr = fmax(mr, cand_mr(b->j, p->idx[k]));
+	}
+	struct axis_check a = {b, ax->dx, ax->dy, on, on + n, m->src->width, m->src->height};
+	/* both readings and their step judgements inside the crop */
+	int reach = (int)ceil(g_overlap_scale * (hypot(ax->dx, ax->dy) + 1.5 * FS_DOME_R1 * mr +
+						  base_reach(FS_DOME_R1 * mr, 0) + FS_BASE_STEP_REACH));
+	int rc = run_pass_prep(m, n, qx, b->fy, reach, NULL, axis_check_point, &a, err, errlen);
+	if (!rc)
+		rc = fs_det_base_axis_refused(on, on + n, n);
+	free(on);
+	free(qx);
+	return rc;
+}
+
 static int axis_tiled(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, struct base_job *b,
 		      int *far_off, char *err, size_t errlen)
 {
@@ -772,9 +822,18 @@ static int axis_tiled(const fs_meas *m, const fs_det_base_plan *p, const fs_det_
 	fs_centre_axis ax;
 	int rc = fs_det_base_axis_find(p, off, b->fr, b->fx, b->fy, m->src->width, m->src->height, axis_read_tiled,
 				       &r, &ax);
-	*far_off = !rc && fs_det_base_axis_far(&ax);
 	if (rc && !err[0])
 		snprintf(err, errlen, "tiled dome measurement: out of memory");
+	if (!rc && ax.ok && ax.own) {
+		int refused = axis_refused_tiled(m, p, b, &ax, err, errlen);
+		if (refused < 0)
+			return -1;
+		if (refused)
+			ax.ok = 0;
+	}
+	/* (after the check, as the whole image's: a refused move is no far
+	 * reading) */
+	*far_off = !rc && fs_det_base_axis_far(&ax);
 	size_t moved;
 	if (!rc) {
 		fs_det_base_axis_move(p, b->fr, &ax, b->fx, b->fy);
@@ -1030,6 +1089,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		fs_det_base_extrap_apply(&p, v1, b.le, b.l2, b.lr);
 	}
 	fs_det_base_drop_flat(&p, b.sig, b.fr, scratch, j->res);
+	fs_det_base_own_plan(&p, b.fr, m->given);
 	/* the level's readings judged for a step, not under a screen
 	 * (detect_base_fit.h); lx, l2, var are free now */
 	if (!(b.lowpass > 0) && steps_tiled(m, &p, &b, screened, j->res, lx, b.l2, b.var, scratch, err, errlen)) {

@@ -31,6 +31,13 @@
  *   - the level: readings used, pinned, on no step (FS_BASE_STEP_MIN),
  *     the scale s (1 when the no-step branch fires) and the level's
  *     readings' and the fitted sizes' D / pitch quantiles;
+ *   - the no-base verdict (detect_base_fit.h, h38b, h38o, h39f), each
+ *     input beside its bar: the level's no-step majority, the coarse
+ *     pick on its window's end or inside, the wide read's best fill,
+ *     rise, jackknife SE and t where it is asked, and where the templates
+ *     sized fewer than 8 domes the own readings judged; then whether
+ *     detection leaves the image unmeasured (the replica line counts the
+ *     verdict too);
  *   - where detection's mean D comes from: the final D / pitch of the
  *     domes the template fit sized and of those it could not (they keep
  *     their own first reading, or the image's size where it is pinned);
@@ -46,6 +53,14 @@
  *
  * --crop DX DY: the figure cropped by DX px at the left and DY at the top
  * first (bench_detect_domes --shift's one-pixel crops, step by step).
+ * --vs-whole (with --crop; h39f): the dome rule run on the uncropped
+ * figure as well, and the crop's final centres matched to its (moved by
+ * the crop, within 0.25 pitch): the median move, and each pair's base
+ * reading and step judgement at both centres read on the whole figure's
+ * measurement image (the same pixels, so only the centre differs) - how
+ * many readings left or found a step, among the domes moved at most 2 px
+ * and further. Why a crop flips the no-base verdict: docs/paper-figures.md
+ * h39f.
  *
  * The trace repeats fs_det_measure_domes_at / fs_det_base_fit_apply's
  * steps for given centres without a halftone screen (the paper figures
@@ -60,7 +75,7 @@
  * and each rule's matched mean D error. Whether a scene with the figure's
  * look reads right is what tells the rule's fault from the figure's.
  *
- * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--crop DX DY]
+ * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--crop DX DY [--vs-whole]]
  * [FILTER | --sem KEY=VALUE ...] (default the three P2 figures: FILTER
  * "P2_"; any substring of a fixture's name). Asserts nothing.
  */
@@ -360,6 +375,33 @@ static void along_lines(const fs_image *img, const fs_detect_result *dres, const
 
 static double force_fill0; /* --fill0: the templates' window centred there (0: the rule's) */
 
+/* The no-base verdict's inputs (h39f): the no-step majority of the
+ * level's readings (more than half of at least 8), the templates' coarse
+ * pick, the wide read's rise against FS_DET_BASE_WIDE_Z jackknife SEs
+ * (read only where the majority holds and the pick is inside), and
+ * where the templates sized fewer than 8 domes, the own readings'
+ * judgement (fs_det_base_own_plan); then what detection reports. */
+static void verdict_line(const fs_det_base_plan *pl, const fs_dome_tpl *t, int majority, const double *step,
+			 const fs_det_base_fit *info)
+{
+	printf("  verdict: no-step majority %s; pick %s", majority ? "YES" : "no",
+	       t->pick_edge ? "on its window's end" : "inside");
+	if (majority && !t->pick_edge && isfinite(t->wide_rise))
+		printf("; wide best %.3f, rise %.3f, SE %.3f, t %.2f (bar %.1f)", t->wide_best, t->wide_rise,
+		       t->wide_rise_se, t->wide_rise_se > 0 ? t->wide_rise / t->wide_rise_se : NAN,
+		       FS_DET_BASE_WIDE_Z);
+	if (pl->own) {
+		size_t nj = 0, nn = 0;
+		for (size_t k = 0; k < pl->n; k++)
+			if (isfinite(step[k])) {
+				nj++;
+				nn += step[k] < FS_BASE_STEP_MIN;
+			}
+		printf("; templates sized %zu (< 8): own readings %zu judged, %zu on no step", info->fitted, nj, nn);
+	}
+	printf(" -> %s\n", info->unmeasured ? "NO BASE (unmeasured)" : "sized");
+}
+
 static int trace_last_step(const fs_image *img, const fs_detect_result *dres, int domes)
 {
 	const fs_tubercle_list *tl = &dres->tubercles;
@@ -503,6 +545,8 @@ static int trace_last_step(const fs_image *img, const fs_detect_result *dres, in
 		ext = fs_det_base_extrap_apply(&pl, v1, le, l2, lr);
 	}
 	size_t flat = fs_det_base_drop_flat(&pl, sig, fr, scratch, res);
+	/* too few sized by the templates: the own readings judged (h39f) */
+	fs_det_base_own_plan(&pl, fr, 1);
 	for (size_t k = 0; k < pl.n; k++) {
 		double x, y, r;
 		step[k] = NAN;
@@ -536,8 +580,14 @@ static int trace_last_step(const fs_image *img, const fs_detect_result *dres, in
 			qn[nn++] = 2 * rb;
 		}
 	}
+	/* the no-base verdict (detect_base_fit.h), as detection makes it:
+	 * each input beside its bar */
 	fs_det_base_fit info;
-	fs_det_base_fit_scale(&pl, fr, fx, fy, lr, le, step, res, &info);
+	if (fs_det_base_level_size(&pl, 1, &t, f, fr, fx, fy, lr, le, step, res, &info))
+		goto out;
+	/* (nostep_majority's count, detect_base_fit.c) */
+	int majority = info.read >= 8 && 2 * info.nostep > info.read;
+	verdict_line(&pl, &t, majority, step, &info);
 	printf("  level: %zu fitted, %zu read (%zu pinned), %zu of them on no step (%.0f %%), flat dropped %zu, "
 	       "extrapolation x%.3f, shadow x%.3f; base sum / fit sum %.3f -> s %.3f%s\n",
 	       info.fitted, nl, npin, nost, nl ? 100.0 * (double)nost / (double)nl : 0, flat, ext, shadow,
@@ -611,9 +661,91 @@ out:
 	return rc;
 }
 
+
+/* --vs-whole (h39f): why a one-pixel crop moves the no-base verdict. The
+ * crop's final dome centres against the whole figure's (the crop's moved
+ * by its crop offset, nearest within 0.25 pitch), and each matched pair's
+ * base reading (the last step's first reading, fs_dome_measure_base_blur,
+ * with its step contrast: base_step.h) read at both centres on the whole
+ * figure's measurement image - the crop's pixels are the whole's, moved,
+ * so what differs between the two readings is the centre alone. */
+static void vs_whole(const fs_image *whole, const fs_tubercle_list *wt, const fs_tubercle_list *ct, double pitch,
+		     int dx, int dy)
+{
+	char err[256];
+	fs_params p;
+	fs_params_default(&p);
+	fs_image *mimg = NULL, *fimg = whole->bits ? fs_image_to_float(whole) : NULL;
+	if (fs_detect_measure_image(fimg ? fimg : whole, &p, pitch >= 40 ? 1.0 : 0.5, &mimg, err, sizeof err)) {
+		printf("  vs whole: measurement image: %s\n", err);
+		fs_image_free(fimg);
+		return;
+	}
+	double max_r = 0.6 * pitch, r0 = FS_DOME_R0 * max_r, r1 = FS_DOME_R1 * max_r;
+	size_t n = ct->n, np = 0, flips[2][2] = {{0}}, near_flip[2] = {0}, near_n[2] = {0};
+	double *ddx = malloc((n + 1) * sizeof *ddx), *ddy = malloc((n + 1) * sizeof *ddy);
+	double *dw = malloc((n + 1) * sizeof *dw), *dc = malloc((n + 1) * sizeof *dc);
+	for (size_t i = 0; ddx && ddy && dw && dc && i < n; i++) {
+		double x = ct->items[i].centroid_x + dx, y = ct->items[i].centroid_y + dy, best = 0.25 * pitch;
+		long bj = -1;
+		for (size_t j = 0; j < wt->n; j++) {
+			double d = hypot(wt->items[j].centroid_x - x, wt->items[j].centroid_y - y);
+			if (d < best) {
+				best = d;
+				bj = (long)j;
+			}
+		}
+		if (bj < 0)
+			continue;
+		const fs_tubercle *w = &wt->items[bj];
+		fs_tubercle a, b;
+		int ea, eb;
+		double va, vb;
+		if (fs_dome_measure_base_blur(mimg, w->centroid_x, w->centroid_y, r0, r1, &a, &ea, &va) ||
+		    fs_dome_measure_base_blur(mimg, x, y, r0, r1, &b, &eb, &vb) || !(a.radius_px > 0) ||
+		    !(b.radius_px > 0))
+			continue;
+		int sa = fs_base_step_contrast(mimg, 0, 0, mimg->width, mimg->height, w->centroid_x, w->centroid_y,
+					       a.radius_px, r0, r1) >= FS_BASE_STEP_MIN;
+		int sb = fs_base_step_contrast(mimg, 0, 0, mimg->width, mimg->height, x, y, b.radius_px, r0, r1) >=
+			 FS_BASE_STEP_MIN;
+		ddx[np] = x - w->centroid_x;
+		ddy[np] = y - w->centroid_y;
+		dw[np] = 2 * a.radius_px / pitch;
+		dc[np] = 2 * b.radius_px / pitch;
+		np++;
+		flips[sa][sb]++;
+		/* within 2 px of the whole's centre, or further */
+		int far = hypot(x - w->centroid_x, y - w->centroid_y) > 2;
+		near_n[far]++;
+		near_flip[far] += sa != sb;
+	}
+	if (np) {
+		double mx = fs_median_double(ddx, np), my = fs_median_double(ddy, np);
+		double mw = fs_median_double(dw, np), mc = fs_median_double(dc, np);
+		printf("  vs whole: %zu of %zu domes matched; centre moved by median (%+.2f, %+.2f) px = %.3f pitch; "
+		       "reading D / pitch median %.3f whole -> %.3f crop\n",
+		       np, n, mx, my, hypot(mx, my) / pitch, mw, mc);
+		printf("  vs whole: readings on a step whole/crop: both %zu, step -> NO STEP %zu, no step -> step %zu, "
+		       "neither %zu; the judgement changed for %zu of %zu moved <= 2 px, %zu of %zu moved further\n",
+		       flips[1][1], flips[1][0], flips[0][1], flips[0][0], near_flip[0], near_n[0], near_flip[1],
+		       near_n[1]);
+	}
+	free(ddx);
+	free(ddy);
+	free(dw);
+	free(dc);
+	fs_image_free(mimg);
+	fs_image_free(fimg);
+}
+
 /* Detection under both rules on img (as test_paper_images does), the
  * rules' lines, the overlays with --png, and the last step's trace; with
  * truth (a simulated scene) the matched domes' D error under both rules. */
+/* --vs-whole: the uncropped figure and the crop's offset (NULL: not asked) */
+static const fs_image *vs_whole_img;
+static int vs_dx, vs_dy;
+
 static int trace_image(const char *name, const fs_image *img, const sem_truth *tr, const char *png, int domes)
 {
 	char err[256];
@@ -652,6 +784,15 @@ static int trace_image(const char *name, const fs_image *img, const sem_truth *t
 		trace_last_step(img, &dres, domes);
 	if (pitch > 0 && along_px != 0)
 		along_lines(img, &dres, tr);
+	if (pitch > 0 && vs_whole_img) {
+		fs_detect_result wres;
+		if (fs_detect_rule_in_region(vs_whole_img, &p, 0, FS_RULE_DOME, NULL, &wres, err, sizeof err)) {
+			printf("  vs whole: detection failed: %s\n", err);
+		} else {
+			vs_whole(vs_whole_img, &wres.tubercles, &dres.tubercles, pitch, vs_dx, vs_dy);
+			fs_detect_result_free(&wres);
+		}
+	}
 	fs_detect_result_free(&dres);
 	fs_detect_result_free(&ores);
 	return 0;
@@ -661,13 +802,15 @@ int main(int argc, char **argv)
 {
 	const char *only = "P2_", *png = NULL;
 	int crop_dx = 0, crop_dy = 0;
-	int domes = 0, sem = 0;
+	int domes = 0, sem = 0, vs = 0;
 	double sem_hr = 0.25;
 	sem_opts so;
 	sem_fig1c_like(&so, sem_hr);
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--domes"))
 			domes = 1;
+		else if (!strcmp(argv[a], "--vs-whole"))
+			vs = 1;
 		else if (!strcmp(argv[a], "--fill0") && a + 1 < argc)
 			force_fill0 = atof(argv[++a]);
 		else if (!strcmp(argv[a], "--crop") && a + 2 < argc) {
@@ -732,11 +875,19 @@ int main(int argc, char **argv)
 				printf("%s: crop failed: %s\n", paper[i], err);
 				return 1;
 			}
-			fs_image_free(L.image);
+			if (vs) {
+				vs_whole_img = L.image;
+				vs_dx = crop_dx;
+				vs_dy = crop_dy;
+			} else {
+				fs_image_free(L.image);
+			}
 			L.image = c;
 			printf("(cropped by %d px at the left, %d at the top)\n", crop_dx, crop_dy);
 		}
 		int rc = trace_image(paper[i], L.image, NULL, png, domes);
+		fs_image_free((fs_image *)vs_whole_img);
+		vs_whole_img = NULL;
 		fs_loaded_free(&L);
 		if (rc)
 			return rc;

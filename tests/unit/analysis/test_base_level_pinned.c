@@ -24,6 +24,13 @@
  * plan.no_fill), that majority leaves every dome without a diameter, its
  * centre and its fit quality kept (the image shows no base); a minority,
  * or too few readings left, keep the sizes as before.
+ *
+ * h39f: at given centres where the templates size fewer than 8 domes,
+ * the base rule's own readings stand as the sizes; they are judged for a
+ * step too (plan.own, fs_det_base_own_plan), every plan entry that is ok
+ * and not pinned at its centre and own radius, and a majority on no step
+ * leaves every dome without a diameter; a minority, or the first pass
+ * (not given), keeps the readings.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -225,6 +232,71 @@ static void no_step_and_no_fill_leave_no_diameter(void **state)
 	assert_true(info.scale == 1);
 }
 
+/* h39f: 5 of N domes sized by the templates (fewer than 8): the own
+ * readings (radius 20 + k) stand unless most judged ones lie on no step;
+ * entry 13's reading is pinned (not judged). nflat of the judged entries
+ * 0-12 lie on no step. */
+static size_t too_few_fitted(int given, size_t nflat, fs_measured *meas)
+{
+	fs_det_base_plan p;
+	size_t idx[N];
+	double xs[N], ys[N], fr[N], fx[N], fy[N], step[N];
+	memset(&p, 0, sizeof p);
+	p.n = N;
+	p.idx = idx;
+	p.xs = xs;
+	p.ys = ys;
+	memset(meas, 0, N * sizeof *meas);
+	for (size_t k = 0; k < N; k++) {
+		idx[k] = k;
+		xs[k] = fx[k] = 30.0 * (double)k;
+		ys[k] = fy[k] = 15;
+		fr[k] = k < 5 ? 12 : NAN;
+		fs_tubercle_init(&meas[k].t);
+		meas[k].ok = 1;
+		meas[k].t.fit_quality = 0.8;
+		meas[k].t.radius_px = 20 + (double)k;
+		meas[k].edge = k == 13;
+	}
+	fs_det_base_own_plan(&p, fr, given);
+	assert_int_equal(p.own, given);
+	for (size_t k = 0; k < N; k++) {
+		double x, y, r;
+		int on = fs_det_base_step_point(&p, fr, fx, fy, fx, fy, NULL, NULL, 0, meas, k, &x, &y, &r);
+		/* judged where its own reading was read, fitted or not */
+		if (given) {
+			assert_int_equal(on, k != 13);
+			if (on)
+				assert_true(x == xs[k] && y == ys[k] && r == 20 + (double)k);
+		}
+		step[k] = on ? (k < nflat ? 1.1 : 4.0) : NAN;
+	}
+	fs_det_base_fit info;
+	fs_det_base_fit_scale(&p, fr, fx, fy, NULL, NULL, step, meas, &info);
+	assert_int_equal(info.applied, 0);
+	return info.unmeasured;
+}
+
+static void too_few_fitted_readings_judged(void **state)
+{
+	(void)state;
+	fs_measured meas[N];
+	/* seven of the 13 judged on no step: no base, no diameter, each
+	 * dome's quality kept */
+	assert_int_equal(too_few_fitted(1, 7, meas), N);
+	for (size_t k = 0; k < N; k++) {
+		assert_false(fs_tubercle_measured(&meas[k].t));
+		assert_true(meas[k].t.fit_quality == 0.8);
+	}
+	/* six of 13: the own readings stand */
+	assert_int_equal(too_few_fitted(1, 6, meas), 0);
+	for (size_t k = 0; k < N; k++)
+		assert_true(meas[k].t.radius_px == 20 + (double)k);
+	/* the first pass (not given): not judged, the readings stand */
+	assert_int_equal(too_few_fitted(0, 13, meas), 0);
+	assert_true(meas[0].t.radius_px == 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +304,7 @@ int main(void)
 		cmocka_unit_test(pinned_readings_do_not_set_the_level),
 		cmocka_unit_test(readings_on_no_step_do_not_set_the_level),
 		cmocka_unit_test(no_step_and_no_fill_leave_no_diameter),
+		cmocka_unit_test(too_few_fitted_readings_judged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
