@@ -104,7 +104,7 @@
  * 37, held-out 47/44 -> 43/38/64/37. Guards S 42, all four 37. */
 #define LEVEL_OLD_D 7
 #define LEVEL_OLD_RP 31
-#define LEVEL_NEW_D 49
+#define LEVEL_NEW_D 50 /* h39a, the screened refit's fill walked with the offset: 49 -> 50 (25) */
 #define LEVEL_NEW_S 43 /* h37d, the cast shadow's border out of the level: 42 -> 43 (51) */
 #define LEVEL_NEW_SD 40 /* h33e, refit formation under a screen: 38 -> 40 (40, 56) */
 #define LEVEL_NEW_RP 64
