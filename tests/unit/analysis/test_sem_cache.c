@@ -202,7 +202,7 @@ static void every_option_is_in_the_key(void **state)
 	small_scene(&base);
 	char p0[512];
 	assert_int_equal(sem_cache_path(dir, &base, p0, sizeof p0), 0);
-	for (int f = 0; f < 35; f++) {
+	for (int f = 0; f < 37; f++) {
 		sem_opts o = base;
 		switch (f) {
 		case 0: o.width++; break;
@@ -240,6 +240,8 @@ static void every_option_is_in_the_key(void **state)
 		case 32: o.lean = 0.2; break;
 		case 33: o.lean_azimuth = 1; break;
 		case 34: o.cap = 0.5; break;
+		case 35: o.shift_x = 0.25; break;
+		case 36: o.shift_y = -0.25; break;
 		}
 		char p[512];
 		assert_int_equal(sem_cache_path(dir, &o, p, sizeof p), 0);

@@ -10,7 +10,8 @@
  * lattice neighbours of a whole site; the halftone screen lies at 45° with
  * the period asked for; shot noise has the variance signal / dose; the
  * ground beyond a steep dome away from the detector is in its shadow; a
- * render at several edge strengths at once is each strength's render. (Determinism, the spaces' formula,
+ * render at several edge strengths at once is each strength's render; the
+ * domes' common shift moves the signal and the truth by it. (Determinism, the spaces' formula,
  * resampling and matching: test_sem_accuracy's
  * simulator_is_deterministic_and_consistent.)
  */
@@ -484,6 +485,48 @@ static void edges_in_one_pass_are_each_strengths_image(void **state)
 	assert_int_equal(t.n, 0);
 }
 
+/* The domes' common shift (sem_opts.shift_x / shift_y, h39d: the
+ * centres' common offset that bench_sem_crlb differentiates by): on a
+ * clean surface a whole-pixel shift is the same signal moved by it, away
+ * from the frame's edges where sites enter and leave, and the truth moves
+ * with the domes. */
+static void common_shift_moves_the_domes_and_their_truth(void **state)
+{
+	(void)state;
+	sem_opts o;
+	clean(&o);
+	o.raw = 1; /* the signal itself: no contrast set from the frame's content */
+	sem_truth t0, t1;
+	fs_image *a = sem_make(&o, &t0);
+	o.shift_x = 3;
+	o.shift_y = -2;
+	fs_image *b = sem_make(&o, &t1);
+	assert_non_null(a);
+	assert_non_null(b);
+	int W = a->width, H = a->height, m = (int)(2 * o.pitch);
+	double worst = 0;
+	for (int y = m; y < H - m; y++)
+		for (int x = m; x < W - m; x++) {
+			double d = b->data[(size_t)(y - 2) * W + x + 3] - a->data[(size_t)y * W + x];
+			worst = fmax(worst, fabs(d));
+		}
+	printf("shifted by (3, -2): largest difference from the moved signal %.2g\n", worst);
+	assert_true(worst < 1e-5);
+	/* every dome of the first render is in the second, moved by the shift */
+	size_t found = 0;
+	for (size_t i = 0; i < t0.n; i++)
+		for (size_t j = 0; j < t1.n; j++)
+			if (fabs(t1.x[j] - t0.x[i] - 3) < 1e-9 && fabs(t1.y[j] - t0.y[i] + 2) < 1e-9 && t1.d[j] == t0.d[i]) {
+				found++;
+				break;
+			}
+	assert_int_equal(found, t0.n);
+	sem_truth_free(&t0);
+	sem_truth_free(&t1);
+	fs_image_free(a);
+	fs_image_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +540,7 @@ int main(void)
 		cmocka_unit_test(the_far_side_of_a_steep_dome_is_in_its_shadow),
 		cmocka_unit_test(screen_after_rendering_is_the_printed_image),
 		cmocka_unit_test(edges_in_one_pass_are_each_strengths_image),
+		cmocka_unit_test(common_shift_moves_the_domes_and_their_truth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

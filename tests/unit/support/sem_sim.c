@@ -496,7 +496,7 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 		goto fail;
 	for (size_t k = 0; k < ns; k++)
 		if (s[k].present)
-			dm[nd++] = (sem_dome){s[k].x, s[k].y, s[k].R * rscale};
+			dm[nd++] = (sem_dome){s[k].x + o->shift_x, s[k].y + o->shift_y, s[k].R * rscale};
 	/* SE signal: each pixel the mean yield of the surface under it
 	 * (sem_surface.h), then the rest of the beam spot. */
 	if (sem_surface_init(&surf, W, H, o->h_over_r, o->profile, o->undulation, L, p1, p2, rough, dm, nd,
@@ -555,7 +555,8 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 		if (!s[k].present)
 			continue;
 		/* a rendered pixel x covers output [x, x + 1) * sc */
-		double X = (s[k].x + 0.5) * sc - 0.5, Y = (s[k].y + 0.5) * sc - 0.5, D = 2 * s[k].R * rscale * sc;
+		double X = (s[k].x + o->shift_x + 0.5) * sc - 0.5, Y = (s[k].y + o->shift_y + 0.5) * sc - 0.5,
+		       D = 2 * s[k].R * rscale * sc;
 		if (X < -D / 2 || Y < -D / 2 || X > t->width - 1 + D / 2 || Y > t->height - 1 + D / 2)
 			continue;
 		idx[k] = (long)t->n;

@@ -101,6 +101,12 @@ typedef struct sem_opts {
 	 * cap_power 0 = 2. sem_make fails (NULL) for a cap outside
 	 * 0..SEM_CAP_MAX or a power above SEM_CAP_POWER_MAX. */
 	double cap, cap_power;
+	/* A common offset of every dome from its lattice site (h39d), in
+	 * rendered px, the truth moved with it: the centres' common offset
+	 * as a parameter of the image, so that bench_sem_crlb can take the
+	 * image's derivative with respect to it. 0, 0 = none, every scene
+	 * before it to the bit. */
+	double shift_x, shift_y;
 } sem_opts;
 
 /* Sub-samples per pixel side (16 per pixel, at 16 distinct columns and
