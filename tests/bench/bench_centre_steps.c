@@ -272,13 +272,17 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 					sized++;
 				}
 			}
-			printf("  fill's-end domes fitted again from the common move: %zu of %zu sized\n", sized, tried);
+			/* (the rule fits them again only where the first fit sized
+			 * most of the plan: fs_det_base_ends_again) */
+			printf("  fill's-end domes fitted again from the common move: %zu of %zu sized (the rule: %s, %zu of "
+			       "%zu sized first)\n",
+			       sized, tried, 2 * nv > p.n ? "fitted again" : "common move only", nv, p.n);
 			report("  fill's end: fitted again (+ axis shift)", gx, gy, u2, p.n, tr, ax, ay);
 			for (size_t k = 0; k < p.n; k++) {
 				gx[k] = p.xs[k] + mdx;
 				gy[k] = p.ys[k] + mdy;
 			}
-			report("  fill's end: the common move only (rule)", gx, gy, u2, p.n, tr, ax, ay);
+			report("  fill's end: the common move only (h39g)", gx, gy, u2, p.n, tr, ax, ay);
 		}
 		free(v);
 		free(gx);
