@@ -494,7 +494,7 @@ int fs_det_base_ends_again(fs_det_base_plan *p, const fs_centre_axis *ax, const 
 	/* (fewer than MIN_SIZED sized: no common move, and
 	 * fs_det_base_fit_scale sizes nothing.) Only where the fit sized
 	 * most of the plan: there a dome at a fill's end is one whose start
-	 * lay off (6@24000: 102 of 151 sized, 14 at an end); where it sized
+	 * lay off (6@24000: 102 of 142 sized, 11 at an end); where it sized
 	 * a minority the ends are the templates' failure, not the starts',
 	 * and the second fit sizes domes the formation does not describe
 	 * (P1 Fig6: 24 of 72 sized, 30 at an end, 11 of them sized again,
