@@ -172,7 +172,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
  * fit could not size that dome) to meas at the base rule's level, moves
  * each sized dome to its fitted centre (fx, fy: px of meas' image), where
  * p->move_unsized each dome it could not size by the sized ones' common
- * move from the plan's centres (the median of fx - xs, fy - ys), and
+ * move from the plan's centres (the median of fx - xs, fy - ys) or to
+ * its second fit's centre (p->ex, p->ey: fs_det_base_ends_again), and
  * fills info (may be NULL). lr (may be NULL): the base rule's radii read
  * from those centres (fs_det_base_level_one), used for the level where
  * finite, meas' own radius elsewhere; le (may be NULL: none pinned) the
@@ -220,8 +221,38 @@ typedef struct fs_det_base_plan {
 	 * fs_det_base_fit_scale moves the domes the fit does not size by the
 	 * sized ones' common move (h39g) */
 	int move_unsized;
+	/* 1 where the template fit's best fill for entry k was an end of
+	 * the templates' range (written by each path's fit; h39h) */
+	unsigned char *at_end;
+	/* the centres fs_det_base_ends_again found for those entries (NAN:
+	 * none; NULL: not run), taken by fs_det_base_fit_scale instead of
+	 * the common move */
+	double *ex, *ey;
 	int own;     /* the base rule's own readings stand and are judged (fs_det_base_own_plan) */
 } fs_det_base_plan;
+
+/*
+ * Where the axis step found the centres far off (p->move_unsized), the
+ * domes the template fit left unsized because their best fill was an end
+ * of the templates' range (p->at_end) fitted again through the same
+ * templates from their plan centres moved by the sized domes' common
+ * move, then moved by the axis step's shift ax as the sized domes were:
+ * into p->ex, p->ey (allocated here, owned by the plan). Why: such a dome
+ * is unsized because its start lay far off (h39g's cause C: on the
+ * held-out interior scenes that fail, twice the common error, 5-7 px
+ * towards the detector), so the common move alone leaves it 2-3 px off;
+ * from the moved start the fit finds it (bench_centre_steps: interior
+ * 6@24000's 11 such domes +3.3 -> -0.2 px along the axis). Those still
+ * unsized keep the common move. fx, fy the sized domes' centres after the
+ * axis step (fr finite: sized). fit: the path's fit of the entries whose
+ * start sx[k] is finite (the others skipped) into r (NAN: not sized), x,
+ * y (set where sized): 0, or -1 with err set. Returns 0, -1 on failure
+ * (err set).
+ */
+typedef int (*fs_det_base_fit_some)(void *ctx, const double *sx, const double *sy, double *r, double *x, double *y,
+				    char *err, size_t errlen);
+int fs_det_base_ends_again(fs_det_base_plan *p, const fs_centre_axis *ax, const double *fr, const double *fx,
+			   const double *fy, fs_det_base_fit_some fit, void *ctx, char *err, size_t errlen);
 
 /*
  * No base in the image (h38b, issue 13): where most of the level's

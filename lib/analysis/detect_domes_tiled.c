@@ -573,6 +573,7 @@ struct base_job {
 	double *var;           /* the blur's variance its rays showed (NAN) */
 	double *l2;            /* the radius read again, blurred (h32e) */
 	double *sig;           /* its SE signal (dome_signal.h), NAN: none */
+	unsigned char *end;    /* 1: its best fill an end of the range (NULL: not kept) */
 	fs_dome_reading *kept; /* the level's readings for fs_meas.readings (NULL: none kept) */
 	const struct job *j;   /* the candidates' reach */
 	int failed;            /* a fit ran out of memory */
@@ -599,6 +600,8 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 	/* as fs_det_base_fit_apply reads it: the crop holds the patch and
 	 * is cut only where the image ends */
 	int sized = isfinite(b->fr[k]);
+	if (b->end)
+		b->end[k] = q == 0 && !sized;
 	b->sig[k] = q < 0    ? NAN
 		    : q == 0 ? (sized ? f.signal_end : f.signal_start)
 			     : fs_dome_signal_at(b->t, meas, b->sx[k] - ox, b->sy[k] - oy).signal;
@@ -814,30 +817,29 @@ static int axis_refused_tiled(const fs_meas *m, const fs_det_base_plan *p, const
 	return rc;
 }
 
-static int axis_tiled(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, struct base_job *b,
-		      int *far_off, char *err, size_t errlen)
+static int axis_tiled(const fs_meas *m, fs_det_base_plan *p, const fs_det_offset *off, struct base_job *b,
+		      fs_centre_axis *ax, char *err, size_t errlen)
 {
 	struct axis_read r = {.m = m, .err = err, .errlen = errlen};
 	err[0] = 0;
-	fs_centre_axis ax;
 	int rc = fs_det_base_axis_find(p, off, b->fr, b->fx, b->fy, m->src->width, m->src->height, axis_read_tiled,
-				       &r, &ax);
+				       &r, ax);
 	if (rc && !err[0])
 		snprintf(err, errlen, "tiled dome measurement: out of memory");
-	if (!rc && ax.ok && ax.own) {
-		int refused = axis_refused_tiled(m, p, b, &ax, err, errlen);
+	if (!rc && ax->ok && ax->own) {
+		int refused = axis_refused_tiled(m, p, b, ax, err, errlen);
 		if (refused < 0)
 			return -1;
 		if (refused)
-			ax.ok = 0;
+			ax->ok = 0;
 	}
 	/* (after the check, as the whole image's: a refused move is no far
 	 * reading) */
-	*far_off = !rc && fs_det_base_axis_far(&ax);
+	p->move_unsized = !rc && fs_det_base_axis_far(ax);
 	size_t moved;
 	if (!rc) {
-		fs_det_base_axis_move(p, b->fr, &ax, b->fx, b->fy);
-		rc = fs_det_base_axis_perdome(p, off, &ax, b->fr, b->fx, b->fy, m->src->width, m->src->height,
+		fs_det_base_axis_move(p, b->fr, ax, b->fx, b->fy);
+		rc = fs_det_base_axis_perdome(p, off, ax, b->fr, b->fx, b->fy, m->src->width, m->src->height,
 					      axis_read_tiled, &r, &moved);
 		if (rc && !err[0])
 			snprintf(err, errlen, "tiled dome measurement: out of memory");
@@ -946,6 +948,38 @@ static int tiled_fit(void *ctx, const fs_dome_tpl *t, const double *sx, const do
 	return fit_pass(r->b->j->m, r->R, r->lp, r->b, err, errlen);
 }
 
+/* fs_det_base_ends_again's fit tile by tile: the fit pass of b's templates
+ * from the given starts into the caller's arrays (b's own left as they
+ * are), on the crops the first fit read */
+struct tiled_some {
+	const struct base_job *b;
+	const fs_dome_tpl_reach *R;
+	int lp;
+};
+
+static int tiled_fit_some(void *ctx, const double *sx, const double *sy, double *r, double *x, double *y, char *err,
+			  size_t errlen)
+{
+	const struct tiled_some *s = ctx;
+	struct base_job b2 = *s->b;
+	double *sig = malloc(s->b->p->n * sizeof *sig);
+	if (!sig) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		return -1;
+	}
+	b2.sx = sx;
+	b2.sy = sy;
+	b2.fr = r;
+	b2.fx = x;
+	b2.fy = y;
+	b2.sig = sig;
+	b2.end = NULL;
+	b2.failed = 0;
+	int rc = fit_pass(s->b->j->m, s->R, s->lp, &b2, err, errlen);
+	free(sig);
+	return rc;
+}
+
 /*
  * The domes' sizes from the template fit, as fs_det_base_fit_apply gives
  * them on the whole measurement image: the templates built on a mosaic of
@@ -968,7 +1002,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		return 0;
 	fs_dome_tpl_reach R;
 	fs_dome_tpl_reach_of(j->off.fit.pitch, p.n, &R);
-	struct base_job b = {.p = &p, .j = j, .sx = p.xs, .sy = p.ys};
+	struct base_job b = {.p = &p, .j = j, .sx = p.xs, .sy = p.ys, .end = p.at_end};
 	b.lowpass = j->off.fit.halftone > 0 ? FS_HALFTONE_LOWPASS * j->off.fit.halftone : 0;
 	int lp = b.lowpass > 0 ? fs_gaussian_radius(b.lowpass) + 1 : 0;
 	b.fr = malloc(12 * p.n * sizeof *b.fr);
@@ -1020,9 +1054,14 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 				b.fx[k] = pixel(j->c->items[p.idx[k]].x);
 				b.fy[k] = pixel(j->c->items[p.idx[k]].y);
 			}
-	} else if (axis_tiled(m, &p, &j->off, &b, &p.move_unsized, err, errlen)) {
-		rc = -1;
-		goto out;
+	} else {
+		fs_centre_axis ax;
+		struct tiled_some ts = {&b, &R, lp};
+		if (axis_tiled(m, &p, &j->off, &b, &ax, err, errlen) ||
+		    fs_det_base_ends_again(&p, &ax, b.fr, b.fx, b.fy, tiled_fit_some, &ts, err, errlen)) {
+			rc = -1;
+			goto out;
+		}
 	}
 	/* the level: each sized dome's base measured again from its fitted
 	 * centre on unsmoothed rays, where the image holds no halftone screen

@@ -240,11 +240,12 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 	printf("  per-dome lit-side shift: %zu moved\n", moved);
 	report("after the per-dome shift", fx, fy, use, p.n, tr, ax, ay);
 	if (fs_det_base_axis_far(&a)) {
-		/* h39g's next step, measured here only: the domes left unsized
-		 * at a fill's end fitted again from their centres moved by the
-		 * sized domes' common move (the rule's fs_det_base_fit_scale
-		 * moves them by it and stops), then moved by the axis step's
-		 * shift as the sized ones were */
+		/* the domes left unsized at a fill's end fitted again from
+		 * their centres moved by the sized domes' common move, then
+		 * moved by the axis step's shift as the sized ones were (h39g
+		 * measured it here; the rule since h39h,
+		 * fs_det_base_ends_again), beside the common move alone (h39g's
+		 * rule) */
 		double *v = malloc(2 * (p.n + 1) * sizeof *v), *gx = malloc(2 * (p.n + 1) * sizeof *gx);
 		int *u2 = malloc((p.n + 1) * sizeof *u2);
 		if (v && gx && u2) {
@@ -271,13 +272,17 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 					sized++;
 				}
 			}
-			printf("  fill's-end domes fitted again from the common move: %zu of %zu sized\n", sized, tried);
+			/* (the rule fits them again only where the first fit sized
+			 * most of the plan: fs_det_base_ends_again) */
+			printf("  fill's-end domes fitted again from the common move: %zu of %zu sized (the rule: %s, %zu of "
+			       "%zu sized first)\n",
+			       sized, tried, 2 * nv > p.n ? "fitted again" : "common move only", nv, p.n);
 			report("  fill's end: fitted again (+ axis shift)", gx, gy, u2, p.n, tr, ax, ay);
 			for (size_t k = 0; k < p.n; k++) {
 				gx[k] = p.xs[k] + mdx;
 				gy[k] = p.ys[k] + mdy;
 			}
-			report("  fill's end: the common move only (rule)", gx, gy, u2, p.n, tr, ax, ay);
+			report("  fill's end: the common move only (h39g)", gx, gy, u2, p.n, tr, ax, ay);
 		}
 		free(v);
 		free(gx);
