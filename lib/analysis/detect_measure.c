@@ -146,6 +146,12 @@ static double choose_smooth(const fs_meas *m, const fs_cand_list *c, double max_
 void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,
 			     double smooth, fs_det_kept *kept, fs_measured *r)
 {
+	fs_det_measure_dome_crop(img, 0, 0, sx, sy, mr, F, refine, smooth, kept, r);
+}
+
+void fs_det_measure_dome_crop(const fs_image *img, int ox, int oy, double sx, double sy, double mr, double F,
+			      double refine, double smooth, fs_det_kept *kept, fs_measured *r)
+{
 	double r0 = FS_DOME_R0 * mr / F, r1 = FS_DOME_R1 * mr / F;
 	fs_tubercle_init(&r->t); /* fit quality unknown unless measured */
 	r->spread = NAN;
@@ -164,7 +170,7 @@ void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double m
 		r->t = kept->t[k];
 		r->ok = kept->ok[k];
 	} else {
-		r->ok = fs_dome_measure(img, sx, sy, r0, r1, smooth / F, &r->t) == 0;
+		r->ok = fs_dome_measure_crop(img, ox, oy, sx, sy, r0, r1, smooth / F, &r->t) == 0;
 	}
 	/* The base rule's own circle fit drifts towards a side detector's
 	 * shadow on steep domes; when it moved the centre by more than a
@@ -174,7 +180,7 @@ void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double m
 		double cx, cy;
 		fs_centre_refine(img, r->t.centroid_x, r->t.centroid_y, r0, r1, refine / F, smooth / F, &cx, &cy);
 		if (hypot(cx - r->t.centroid_x, cy - r->t.centroid_y) > 1)
-			r->ok = fs_dome_measure(img, cx, cy, r0, r1, smooth / F, &r->t) == 0;
+			r->ok = fs_dome_measure_crop(img, ox, oy, cx, cy, r0, r1, smooth / F, &r->t) == 0;
 		r->t.centroid_x = cx;
 		r->t.centroid_y = cy;
 	}

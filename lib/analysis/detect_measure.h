@@ -168,6 +168,12 @@ double fs_det_smooth_pick(const double *q, size_t nc);
  * same too, and the base when the refined centre and the smoothing are. */
 void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,
 			     double smooth, fs_det_kept *kept, fs_measured *r);
+/* The same on img, a crop at (ox, oy) of the measurement image, (sx, sy)
+ * and *r in the crop's pixels: without refinement, r's centre plus (ox,
+ * oy) is the whole image's to the last bit (fs_dome_measure_crop; the
+ * tiled path, detect_domes_tiled.c, h39i). */
+void fs_det_measure_dome_crop(const fs_image *img, int ox, int oy, double sx, double sy, double mr, double F,
+			      double refine, double smooth, fs_det_kept *kept, fs_measured *r);
 
 /*
  * Flat ground is no dome: of the n measured candidates meas[], those the

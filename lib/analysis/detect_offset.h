@@ -112,6 +112,11 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
  * the rule says; 1 when it moved, 0 when it stayed. *tried (may be
  * NULL) gets that measurement, kept or not (its centre: the start when
  * nothing was measured).
+ * fs_det_offset_apply_crop: the same on img, a crop at (ox, oy) of the
+ * image whose pixels q is in (q and *tried stay in those): the start is
+ * made in the whole image's pixels before the crop's origin is taken off,
+ * so a crop measures to the last bit what the whole image does (the tiled
+ * path's offset pass, detect_domes_tiled.c; h39i).
  */
 #define FS_DET_OFFSET_MAX_CENTRES 64
 size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double *ys, double *rs);
@@ -122,6 +127,8 @@ int fs_det_offset_fit_once(const fs_image *img, const double *xs, const double *
 int fs_det_offset_refit_wanted(const fs_det_offset *info);
 void fs_det_offset_take_refit(fs_det_offset *info, const fs_det_offset *second);
 void fs_det_offset_refit_walk(fs_dome_fit_opts *reading);
+int fs_det_offset_apply_crop(const fs_image *img, int ox, int oy, const fs_det_offset *info, double mr, double F,
+			     double smooth, fs_measured *q, fs_tubercle *tried);
 int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, double mr, double F, double smooth,
 			    fs_measured *q, fs_tubercle *tried);
 

@@ -721,7 +721,7 @@ static double base_radius(const fs_image *img, double cx, double cy, double r0, 
  * passes after the first take the blur the rays showed in the pass before
  * (1 / sqrt(kappa)) for pass()'s ridge model of a steep rim
  * (fs_dome_measure_base_ridge). */
-static int measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth, int local,
+static int measure(const fs_image *img, int ox, int oy, double x, double y, double rmin, double rmax, double smooth, int local,
 		   int inner, int ridge, double sw, fs_tubercle *t, double *rawr, double *kappa, int *edge)
 {
 	*rawr = NAN;
@@ -764,8 +764,15 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 			break;
 	}
 	*kappa = kappa_of(&widths);
-	cx += xi;
-	cy += yi;
+	/* the centre made in the whole image's pixels (the crop's origin ox,
+	 * oy added to the start's pixel first), then on img: the integer taken
+	 * off is exact, so a crop gets the whole image's centre to the last
+	 * bit once its origin is added back (fs_dome_measure_crop); xi + cx
+	 * on the crop rounded at another magnitude, and a next measurement
+	 * from that centre (the offset pass under a halftone screen) moved by
+	 * up to 0.3 px for that last bit (h39i) */
+	cx = ((double)(xi + ox) + cx) - ox;
+	cy = ((double)(yi + oy) + cy) - oy;
 	if (rp) {
 		/* the blur the picks' width shows (1 / sqrt(kappa): a straight
 		 * blurred step), or the ridge model's */
@@ -817,8 +824,14 @@ static int measure(const fs_image *img, double x, double y, double rmin, double 
 int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 		    fs_tubercle *t)
 {
+	return fs_dome_measure_crop(img, 0, 0, x, y, rmin, rmax, smooth, t);
+}
+
+int fs_dome_measure_crop(const fs_image *img, int ox, int oy, double x, double y, double rmin, double rmax,
+			 double smooth, fs_tubercle *t)
+{
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, smooth, 1, 0, 0, SW, t, &r0, &kappa, NULL);
+	return measure(img, ox, oy, x, y, rmin, rmax, smooth, 1, 0, 0, SW, t, &r0, &kappa, NULL);
 }
 
 int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
@@ -830,7 +843,7 @@ int fs_dome_measure_base_blur(const fs_image *img, double x, double y, double rm
 			      int *edge, double *var)
 {
 	double r0, kappa;
-	int rc = measure(img, x, y, rmin, rmax, 0, 1, 1, 0, SW, t, &r0, &kappa, edge);
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, t, &r0, &kappa, edge);
 	*var = kappa > 0 ? 1 / kappa : NAN;
 	return rc;
 }
@@ -874,14 +887,14 @@ int fs_dome_measure_base_edge(const fs_image *img, double x, double y, double rm
 			      fs_tubercle *t, int *edge)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, 0, 1, 1, ridge != 0, SW, t, &r0, &kappa, edge);
+	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, ridge != 0, SW, t, &r0, &kappa, edge);
 }
 
 int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 			 fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, x, y, rmin, rmax, smooth, 0, 0, 0, 0, t, &r0, &kappa, NULL);
+	return measure(img, 0, 0, x, y, rmin, rmax, smooth, 0, 0, 0, 0, t, &r0, &kappa, NULL);
 }
 
 /* The blurred circular step (see dome_measure.h), in units of sigma:

@@ -90,6 +90,12 @@
  */
 int fs_dome_measure(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 		    fs_tubercle *t);
+/* The same on img, a crop at (ox, oy) of a larger image, x, y and t in the
+ * crop's pixels: t's centre plus (ox, oy) is, to the last bit, the centre
+ * fs_dome_measure gives on the larger image from (x + ox, y + oy) (the
+ * tiled path, detect_domes_tiled.c: h39i). */
+int fs_dome_measure_crop(const fs_image *img, int ox, int oy, double x, double y, double rmin, double rmax,
+			 double smooth, fs_tubercle *t);
 
 /*
  * fs_dome_measure on unsmoothed rays, its raw radius first moved in by
