@@ -326,12 +326,6 @@ static int render(const sem_opts *o, int par, double delta, const double *edges,
 	return rc;
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-	return x < y ? -1 : x > y;
-}
-
 typedef struct scene_bound {
 	double sd_a, sd_g, sd_b;
 	double dome_med; /* median over the counted domes of one dome's own bound, (a) */
@@ -409,20 +403,8 @@ static int bound_scene(const sem_opts *o, double hscale, int ss, scene_bound *sb
 		goto done;
 	/* the operator's contrast, as form_image sets it */
 	double lo, hi;
-	{
-		size_t nsm = 0, step = 7;
-		float *smp = malloc((N / step + 1) * sizeof *smp);
-		if (!smp)
-			goto done;
-		for (size_t k = 0; k < N; k += step)
-			smp[nsm++] = sig->data[k];
-		qsort(smp, nsm, sizeof *smp, cmp_float);
-		lo = smp[(size_t)(0.01 * (nsm - 1))];
-		hi = smp[(size_t)(0.99 * (nsm - 1))];
-		free(smp);
-		if (hi - lo < 1e-6)
-			hi = lo + 1e-6;
-	}
+	if (sem_operator_range(sig, &lo, &hi))
+		goto done;
 	for (int x = 0; x < W; x++)
 		gain[x] = 0.76 / (hi - lo) * (1 + o->drift * (x / (double)W - 0.5));
 	for (int y = 0; y < H; y++)

@@ -82,6 +82,24 @@ static int cmp_float(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+int sem_operator_range(const fs_image *sig, double *lo, double *hi)
+{
+	size_t nsm = 0, step = 7;
+	size_t tot = (size_t)sig->width * sig->height;
+	float *smp = malloc((tot / step + 1) * sizeof *smp);
+	if (!smp)
+		return -1;
+	for (size_t k = 0; k < tot; k += step)
+		smp[nsm++] = sig->data[k];
+	qsort(smp, nsm, sizeof *smp, cmp_float);
+	*lo = smp[(size_t)(0.01 * (nsm - 1))];
+	*hi = smp[(size_t)(0.99 * (nsm - 1))];
+	free(smp);
+	if (*hi - *lo < 1e-6)
+		*hi = *lo + 1e-6;
+	return 0;
+}
+
 typedef struct site {
 	double x, y, R;
 	int i, j, present;
@@ -309,21 +327,8 @@ static fs_image *form_image(const sem_opts *o, fs_image *sig, rng_t rng, int mt,
 	 * the signal spans most of the range (its 1st..99th percentile to
 	 * 0.12..0.88), then drift, shot noise, quantisation. */
 	double lo, hi;
-	{
-		size_t nsm = 0, step = 7;
-		size_t tot = (size_t)W * H;
-		float *smp = malloc((tot / step + 1) * sizeof *smp);
-		if (!smp)
-			goto fail;
-		for (size_t k2 = 0; k2 < tot; k2 += step)
-			smp[nsm++] = sig->data[k2];
-		qsort(smp, nsm, sizeof *smp, cmp_float);
-		lo = smp[(size_t)(0.01 * (nsm - 1))];
-		hi = smp[(size_t)(0.99 * (nsm - 1))];
-		free(smp);
-		if (hi - lo < 1e-6)
-			hi = lo + 1e-6;
-	}
+	if (sem_operator_range(sig, &lo, &hi))
+		goto fail;
 	double g0 = 0.95 + 0.1 * rng_uniform(&rng), o0 = 0.02 * (rng_uniform(&rng) - 0.5);
 	for (int y = 0; y < H; y++) {
 		for (int x = 0; x < W; x++) {

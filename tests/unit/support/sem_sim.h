@@ -159,6 +159,15 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 int sem_screen(fs_image *img, double P, double scan_blur);
 
 /*
+ * The operator's brightness and contrast as sem_make sets them: the 1st
+ * and 99th percentiles of every 7th sample of the noise-free signal sig
+ * (single channel) into *lo, *hi (hi at least lo + 1e-6), which sem_make
+ * maps to 0.12..0.88. Shared with bench_sem_crlb, whose bound must see
+ * the same contrast. 0, or -1 out of memory.
+ */
+int sem_operator_range(const fs_image *sig, double *lo, double *hi);
+
+/*
  * Scene k (0..63) of issue 13's corner matrix, shared by the accuracy tests
  * so that they judge the same scenes: bit 0 fill 0.25/0.80, 1 profile
  * spherical/flat-topped, 2 h/R 0.25/1.0, 3 halftone none/5 px, 4 detector
