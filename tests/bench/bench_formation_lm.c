@@ -1,0 +1,684 @@
+/*
+ * bench_formation_lm - does the dome rule's own forward model, fitted
+ * with every parameter continuous, reach what h39d's Cramer-Rao bound
+ * says the image holds? (issue 13; docs/paper-figures.md, h39j).
+ * Asserts nothing.
+ *
+ * Why: h39d bounded every corner scene's mean D at 0.003-0.58 % with the
+ * formation unknown, so groups A (4-px flat tops), E (4-px spheres) and
+ * B2 (fill 0.8 under a 5-px screen) fail through bias; the bias it names
+ * is the blur (E: 0.03 px per 3 %) and the centres' common offset (E:
+ * 0.06 px, B2: 0.23-0.30 px), which the rule's formation fit
+ * (analysis/dome_fit.c) holds on grids (h38n, h38d, h39b). This
+ * instrument removes the grids: at the TRUE centres it fits the rule's
+ * model (analysis/se_render.h: secant yield, two detector slopes, edge
+ * brightening, shadow; a Gaussian blur; the weights and a constant
+ * solved linearly) with fill, h/R, profile, blur, the detector's
+ * elevation and the common offset (x, y) all continuous, by
+ * Levenberg-Marquardt on the variable-projection residual (the linear
+ * weights re-solved at every point, the Jacobian by finite differences).
+ *
+ * The observed side is h38c's sub-pixel mean patch (every pixel within
+ * WPX of a centre put in the bin of its offset, Q bins a pixel, no
+ * interpolation), each bin weighted by its count over its sample
+ * variance. The model is rendered at Q samples a pixel (g = pitch x Q
+ * samples a pitch); the common offset enters as the centre of the
+ * Gaussian kernel (a sub-sample shift, so chi^2 is continuous in it).
+ * The edge term is capped at EDGE_CAP per px, the rule's own cap (one
+ * per grid unit at its grid of one sample per px on a pitch-16 image).
+ *
+ * Starts, per scene: "rule" the rule's own formation fit at the true
+ * centres (fs_dome_fit_image: its fill, h/R, profile, blur, elevation,
+ * offset); "truth" the scene's fill, h/R, profile, beam blur, elevation,
+ * no offset; "rule@D" the rule's formation with the true fill. Where
+ * they converge to one D with one chi^2 the answer is the model's, not
+ * the search's.
+ *
+ * Model mismatch against noise: the same scene rendered without shot
+ * noise or quantisation (dose 0, bits 0: the same surface, gain and
+ * truth to the bit, form_image draws the noise last) gives the
+ * simulator's own noise-free mean patch; "floor" is the noisy patch's
+ * chi^2 about it (a + b x that patch: what the simulator's own model at
+ * its truth scores, i.e. the noise), and the rule's model is fitted to
+ * the noise-free patch too ("clean": its D there is the model's bias
+ * with no noise at all).
+ *
+ * Six more starts from the rule's fill (profile 0/1/2 x h/R 0.3/1.0,
+ * blur 0.9 px, elevation 35 deg, no offset; --no-grid drops them): the
+ * lowest chi^2 of all starts is printed as BEST, with what moved from
+ * the rule's fit and the CPU the starts took.
+ *
+ * A screened image is low-passed first as the rule does it (the
+ * halftone's period found by fs_halftone_detect, a Gaussian of
+ * FS_HALFTONE_LOWPASS x period; --no-lowpass fits the raw screen).
+ *
+ * --profile-d: chi^2 with the fill held at the truth's -10..+10 %, the
+ * rest refitted from every start's end (the lowest kept), above BEST's, in units of the noise (the
+ * floor's chi^2 per bin): how flat the model's valley is in D.
+ *
+ * Usage: bench_formation_lm [--seed-add N] [--starts rule,truth,ruleD]
+ * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d] [SCENE...]; default the 24
+ * pitch-16 corner scenes of groups A, E and B2. About 5-20 s of CPU per
+ * scene (renders through SEM_SCENE_CACHE).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/dome_fit.h"
+#include "analysis/halftone.h"
+#include "analysis/preprocess.h"
+#include "analysis/se_render.h"
+#include "image/image.h"
+#include "sem_cache.h"
+#include "sem_sim.h"
+
+#define Q 4                  /* bins (and model samples) per pixel */
+#define WPX 9                /* the patch's radius, px: 0.55 pitch at 16 */
+#define NB (2 * WPX * Q + 1) /* bins per side */
+#define KMAX 63              /* kernel half width, samples */
+#define HALF (WPX * Q + KMAX + 1)
+#define NL (FS_SE_NCOMP + 1) /* constant + the five components */
+#define NPAR 7
+#define EDGE_CAP 1.0 /* per px: the rule's cap at its pitch-16 grid */
+
+enum { P_FILL, P_HR, P_PROF, P_SIG, P_EL, P_SX, P_SY };
+static const char *PN[NPAR] = {"fill", "h/R", "prof", "blur", "elev", "sx", "sy"};
+static const double LO[NPAR] = {0.08, 0.05, 0, 0.25, 5 * M_PI / 180, -3, -3};
+static const double HI[NPAR] = {0.95, 3.0, 2, 3.0, 85 * M_PI / 180, 3, 3};
+/* finite-difference steps: large enough that the shadow's and the edge
+ * cap's sample-level kinks average out, small against the tolerances
+ * h39d names (blur 0.03 px, offset 0.06 px) */
+static const double STEP[NPAR] = {0.002, 0.01, 0.02, 0.01, 0.01, 0.02, 0.02};
+
+typedef struct patch {
+	double mean[NB * NB], w[NB * NB]; /* w = count / variance; 0 = unused */
+	int nbins;
+} patch;
+
+/* h38c's mean patch: no interpolation, each pixel in the bin of its
+ * offset from the centre; w from the bin's own scatter (floored). */
+static void build_patch(const fs_image *img, const double *xs, const double *ys, int n, patch *p)
+{
+	static double s1[NB * NB], s2[NB * NB];
+	static int cnt[NB * NB];
+	memset(s1, 0, sizeof s1);
+	memset(s2, 0, sizeof s2);
+	memset(cnt, 0, sizeof cnt);
+	int c = WPX * Q;
+	for (int k = 0; k < n; k++) {
+		int x0 = (int)floor(xs[k] - WPX), x1 = (int)ceil(xs[k] + WPX);
+		int y0 = (int)floor(ys[k] - WPX), y1 = (int)ceil(ys[k] + WPX);
+		for (int y = y0; y <= y1; y++)
+			for (int x = x0; x <= x1; x++) {
+				if (x < 0 || y < 0 || x >= img->width || y >= img->height)
+					continue;
+				double ox = x - xs[k], oy = y - ys[k];
+				if (ox * ox + oy * oy > WPX * WPX)
+					continue;
+				int bx = (int)lround(ox * Q) + c, by = (int)lround(oy * Q) + c;
+				if (bx < 0 || by < 0 || bx >= NB || by >= NB)
+					continue;
+				double v = fs_image_value(img, x, y);
+				s1[by * NB + bx] += v;
+				s2[by * NB + bx] += v * v;
+				cnt[by * NB + bx]++;
+			}
+	}
+	double vsum = 0;
+	int vn = 0;
+	for (int b = 0; b < NB * NB; b++)
+		if (cnt[b] >= 3) {
+			double m = s1[b] / cnt[b];
+			vsum += s2[b] / cnt[b] - m * m;
+			vn++;
+		}
+	double vfloor = vn ? 0.1 * vsum / vn : 1e-6;
+	p->nbins = 0;
+	for (int b = 0; b < NB * NB; b++) {
+		p->mean[b] = p->w[b] = 0;
+		if (cnt[b] < 3)
+			continue;
+		double m = s1[b] / cnt[b], var = (s2[b] / cnt[b] - m * m) * cnt[b] / (cnt[b] - 1);
+		if (var < vfloor)
+			var = vfloor;
+		p->mean[b] = m;
+		p->w[b] = cnt[b] / var;
+		p->nbins++;
+	}
+}
+
+/* Weighted least squares of y on the columns (NULL = constant); writes
+ * the coefficients and the residuals sqrt(w) (y - fit) into r (unused
+ * bins 0). chi^2, or INFINITY when singular. */
+static double solve_lin(const double *y, const double *wt, const float *const *col, int nc, double *coef,
+			double *r)
+{
+	double A[NL][NL], bv[NL], x[NL], L[NL][NL];
+	memset(A, 0, sizeof A);
+	memset(bv, 0, sizeof bv);
+	memset(L, 0, sizeof L);
+	for (int b = 0; b < NB * NB; b++) {
+		double w = wt[b];
+		if (!(w > 0))
+			continue;
+		double v[NL];
+		for (int i = 0; i < nc; i++)
+			v[i] = col[i] ? col[i][b] : 1.0;
+		for (int i = 0; i < nc; i++) {
+			for (int j = i; j < nc; j++)
+				A[i][j] += w * v[i] * v[j];
+			bv[i] += w * v[i] * y[b];
+		}
+	}
+	for (int i = 0; i < nc; i++)
+		for (int j = 0; j < i; j++)
+			A[i][j] = A[j][i];
+	/* a tiny ridge: a component that is zero in this geometry (no
+	 * shadow at a high elevation) drops out instead of failing */
+	for (int i = 0; i < nc; i++) {
+		A[i][i] += 1e-9 * (A[i][i] + 1e-12);
+		for (int j = 0; j <= i; j++) {
+			double s = A[i][j];
+			for (int k = 0; k < j; k++)
+				s -= L[i][k] * L[j][k];
+			if (i == j) {
+				if (!(s > 0))
+					return INFINITY;
+				L[i][i] = sqrt(s);
+			} else {
+				L[i][j] = s / L[j][j];
+			}
+		}
+	}
+	double z[NL];
+	for (int i = 0; i < nc; i++) {
+		double s = bv[i];
+		for (int k = 0; k < i; k++)
+			s -= L[i][k] * z[k];
+		z[i] = s / L[i][i];
+	}
+	for (int i = nc - 1; i >= 0; i--) {
+		double s = z[i];
+		for (int k = i + 1; k < nc; k++)
+			s -= L[k][i] * x[k];
+		x[i] = s / L[i][i];
+	}
+	double chi = 0;
+	for (int b = 0; b < NB * NB; b++) {
+		double w = wt[b];
+		if (!(w > 0)) {
+			if (r)
+				r[b] = 0;
+			continue;
+		}
+		double f = 0;
+		for (int i = 0; i < nc; i++)
+			f += x[i] * (col[i] ? col[i][b] : 1.0);
+		double e = sqrt(w) * (y[b] - f);
+		if (r)
+			r[b] = e;
+		chi += e * e;
+	}
+	if (coef)
+		for (int i = 0; i < nc; i++)
+			coef[i] = x[i];
+	return chi;
+}
+
+/* Separable Gaussian of sig samples centred at (sx, sy) samples: the
+ * field moved by the offset and blurred in one pass, continuous in both;
+ * the central NB x NB samples. */
+static void blur_shift(const float *src, double sig, double sx, double sy, float *out)
+{
+	static double kx[2 * KMAX + 1], ky[2 * KMAX + 1];
+	static float tmp[(2 * HALF + 1) * NB];
+	int w = 2 * HALF + 1, c = WPX * Q;
+	int r = (int)ceil(3.5 * sig + fmax(fabs(sx), fabs(sy))) + 1;
+	if (r > KMAX)
+		r = KMAX;
+	double sxs = 0, sys = 0;
+	for (int i = -r; i <= r; i++) {
+		sxs += kx[i + r] = exp(-0.5 * (i - sx) * (i - sx) / (sig * sig));
+		sys += ky[i + r] = exp(-0.5 * (i - sy) * (i - sy) / (sig * sig));
+	}
+	for (int i = 0; i <= 2 * r; i++) {
+		kx[i] /= sxs;
+		ky[i] /= sys;
+	}
+	/* out(x) = sum_i k(i) src(x - i): a kernel peaked at +s moves the
+	 * dome by +s */
+	for (int y = -c - r; y <= c + r; y++)
+		for (int x = -c; x <= c; x++) {
+			double s = 0;
+			const float *row = src + (size_t)(y + HALF) * w + HALF + x;
+			for (int i = -r; i <= r; i++)
+				s += kx[i + r] * row[-i];
+			tmp[(y + c + r) * NB + (x + c)] = (float)s;
+		}
+	for (int y = -c; y <= c; y++)
+		for (int x = -c; x <= c; x++) {
+			double s = 0;
+			for (int i = -r; i <= r; i++)
+				s += ky[i + r] * tmp[(y - i + c + r) * NB + (x + c)];
+			out[(y + c) * NB + (x + c)] = (float)s;
+		}
+}
+
+/* The shadow's direction: se_render's shadow is cast away from a
+ * detector at azimuth az; the fit holds the azimuth of its start (the
+ * rule's, from its slope weights; the truth's) - the shadow is the only
+ * nonlinear use of it, the slopes' weights give it linearly */
+static double g_az;
+
+typedef struct model {
+	double pitch, angle;
+	int g;
+	fs_se_field f;
+	float bl[FS_SE_NCOMP][NB * NB];
+	long evals;
+} model;
+
+/* chi^2 of the patch at parameters p (r: the residual vector, coef: the
+ * linear weights, either may be NULL). */
+static double eval(model *m, const patch *pt, const double *p, double *r, double *coef)
+{
+	fs_se_geom geo = {p[P_FILL], p[P_HR], p[P_PROF], m->angle};
+	m->evals++;
+	if (fs_se_render(&geo, m->g, HALF, m->g, &m->f))
+		return INFINITY;
+	fs_se_shadow(&m->f, g_az, p[P_EL]);
+	int w = 2 * HALF + 1;
+	for (int k = 0; k < w * w; k++)
+		m->f.c[FS_SE_EDGE][k] = (float)fmin(EDGE_CAP, Q * m->f.c[FS_SE_EDGE][k]);
+	for (int cpt = 0; cpt < FS_SE_NCOMP; cpt++)
+		blur_shift(m->f.c[cpt], p[P_SIG] * Q, p[P_SX] * Q, p[P_SY] * Q, m->bl[cpt]);
+	const float *col[NL] = {NULL, m->bl[FS_SE_YIELD], m->bl[FS_SE_SLOPE_X], m->bl[FS_SE_SLOPE_Y],
+				m->bl[FS_SE_EDGE], m->bl[FS_SE_SHADOW]};
+	return solve_lin(pt->mean, pt->w, col, NL, coef, r);
+}
+
+/* 1: the fill is held (the profile of chi^2 in D, --profile-d) */
+static int g_hold_fill;
+
+static void clampp(double *p)
+{
+	for (int i = 0; i < NPAR; i++)
+		p[i] = p[i] < LO[i] ? LO[i] : p[i] > HI[i] ? HI[i] : p[i];
+}
+
+/* Levenberg-Marquardt on the projected residual; p in/out. Returns the
+ * chi^2 at the end and the iterations used in *iters. */
+static double lm(model *m, const patch *pt, double *p, int *iters)
+{
+	static double r0[NB * NB], r1[NB * NB], J[NPAR][NB * NB];
+	clampp(p);
+	double chi = eval(m, pt, p, r0, NULL), lam = 1e-3;
+	int it;
+	for (it = 0; it < 60 && isfinite(chi); it++) {
+		for (int j = 0; j < NPAR; j++) {
+			double q[NPAR];
+			memcpy(q, p, sizeof q);
+			double h = STEP[j];
+			if (q[j] + h > HI[j])
+				h = -h;
+			q[j] += h;
+			double c = j == P_FILL && g_hold_fill ? INFINITY : eval(m, pt, q, r1, NULL);
+			for (int b = 0; b < NB * NB; b++)
+				J[j][b] = isfinite(c) ? (r1[b] - r0[b]) / h : 0;
+		}
+		double A[NPAR][NPAR], g[NPAR];
+		for (int i = 0; i < NPAR; i++) {
+			g[i] = 0;
+			for (int b = 0; b < NB * NB; b++)
+				g[i] += J[i][b] * r0[b];
+			for (int j = 0; j <= i; j++) {
+				double s = 0;
+				for (int b = 0; b < NB * NB; b++)
+					s += J[i][b] * J[j][b];
+				A[i][j] = A[j][i] = s;
+			}
+		}
+		int improved = 0;
+		for (int tries = 0; tries < 12 && !improved; tries++) {
+			double M[NPAR][NPAR + 1];
+			for (int i = 0; i < NPAR; i++) {
+				for (int j = 0; j < NPAR; j++)
+					M[i][j] = A[i][j] + (i == j ? lam * (A[i][i] + 1e-12) + (A[i][i] > 0 ? 0 : 1) : 0);
+				M[i][NPAR] = -g[i];
+			}
+			/* Gauss-Jordan with partial pivoting: 7 x 7 */
+			int ok = 1;
+			for (int c = 0; c < NPAR && ok; c++) {
+				int piv = c;
+				for (int i = c + 1; i < NPAR; i++)
+					if (fabs(M[i][c]) > fabs(M[piv][c]))
+						piv = i;
+				if (!(fabs(M[piv][c]) > 0)) {
+					ok = 0;
+					break;
+				}
+				for (int j = 0; j <= NPAR; j++) {
+					double t = M[c][j];
+					M[c][j] = M[piv][j];
+					M[piv][j] = t;
+				}
+				for (int i = 0; i < NPAR; i++)
+					if (i != c) {
+						double f = M[i][c] / M[c][c];
+						for (int j = c; j <= NPAR; j++)
+							M[i][j] -= f * M[c][j];
+					}
+			}
+			double q[NPAR];
+			for (int i = 0; i < NPAR; i++)
+				q[i] = p[i] + (ok ? M[i][NPAR] / M[i][i] : 0);
+			clampp(q);
+			double c = ok ? eval(m, pt, q, r1, NULL) : INFINITY;
+			if (c < chi) {
+				double rel = (chi - c) / chi;
+				memcpy(p, q, sizeof q);
+				memcpy(r0, r1, sizeof r0);
+				chi = c;
+				lam = fmax(lam / 4, 1e-7);
+				improved = 1;
+				if (rel < 1e-7) {
+					*iters = it + 1;
+					return chi;
+				}
+			} else {
+				lam *= 8;
+			}
+		}
+		if (!improved)
+			break;
+	}
+	*iters = it;
+	return chi;
+}
+
+static void print_fit(const char *label, const model *mm, const patch *pt, const double *p, double chi,
+		      double floor_chi, double true_fill, int iters, const double *start)
+{
+	double coef[NL];
+	model *m = (model *)mm;
+	eval(m, pt, p, NULL, coef);
+	double y = coef[1], side = hypot(coef[2], coef[3]) / fabs(y), az = atan2(coef[3], coef[2]);
+	printf("    %-7s D %+6.2f %%  chi2/bin %6.3f  x floor %5.2f  h/R %.3f prof %.2f blur %.3f el %4.1f "
+	       "off %+.3f,%+.3f  side %.2f az %4.0f edge %.2f shadow %.2f  it %d",
+	       label, 100 * (p[P_FILL] - true_fill) / true_fill, chi / pt->nbins, floor_chi > 0 ? chi / floor_chi : 0,
+	       p[P_HR], p[P_PROF], p[P_SIG], p[P_EL] * 180 / M_PI, p[P_SX], p[P_SY], side, az * 180 / M_PI,
+	       coef[4] / y, -coef[5] / y, iters);
+	if (start) {
+		printf("  moved:");
+		static const double TOL[NPAR] = {0.005, 0.05, 0.1, 0.03, 3 * M_PI / 180, 0.05, 0.05};
+		for (int i = 0; i < NPAR; i++)
+			if (fabs(p[i] - start[i]) > TOL[i])
+				printf(" %s%+.3g", PN[i], i == P_EL ? (p[i] - start[i]) * 180 / M_PI : p[i] - start[i]);
+	}
+	printf("\n");
+}
+
+static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int grid, int lowpass, int profile_d)
+{
+	sem_opts o, oc;
+	sem_truth t, tc;
+	memset(&tc, 0, sizeof tc);
+	sem_corner_scene(k, &o);
+	o.seed += seed_add;
+	fs_image *img = sem_make_shared(&o, &t), *imc = NULL, *lpi = NULL;
+	if (!img) {
+		printf("%d: the simulator refused the scene\n", k);
+		return -1;
+	}
+	int rc = -1;
+	double *xs = malloc((t.n + 1) * sizeof *xs), *ys = malloc((t.n + 1) * sizeof *ys);
+	patch *pt = malloc(sizeof *pt), *pc = malloc(sizeof *pc);
+	model *m = calloc(1, sizeof *m);
+	if (!xs || !ys || !pt || !pc || !m)
+		goto done;
+	int n = 0;
+	/* a screened image is fitted as the rule fits it: low-passed by
+	 * FS_HALFTONE_LOWPASS x its period first (dome_fit.c); the mean
+	 * patch would keep the screen's phase pattern otherwise */
+	double period = 0;
+	if (lowpass && !fs_halftone_detect(img, &period, NULL) && period > 0) {
+		char e2[128];
+		lpi = fs_gaussian_blurred(img, FS_HALFTONE_LOWPASS * period, e2, sizeof e2);
+		if (!lpi)
+			goto done;
+	}
+	/* the rule's fit reads the raw image (it low-passes it itself);
+	 * the patch the low-passed one */
+	const fs_image *fit_img = lpi ? lpi : img;
+	double mean_d = 0;
+	for (size_t j = 0; j < t.n; j++) {
+		mean_d += t.d[j];
+		if (sem_counted(&t, t.x[j], t.y[j])) {
+			xs[n] = t.x[j];
+			ys[n++] = t.y[j];
+		}
+	}
+	mean_d /= (double)t.n;
+	double true_fill = mean_d / t.pitch;
+	build_patch(fit_img, xs, ys, n, pt);
+	m->pitch = t.pitch;
+	m->angle = o.angle;
+	m->g = (int)lround(t.pitch * Q);
+	g_az = o.det_azimuth;
+
+	/* the simulator's own noise-free patch: the noise floor */
+	double floor_chi = 0;
+	if (clean) {
+		oc = o;
+		oc.dose = 0;
+		oc.bits = 0;
+		imc = sem_make_shared(&oc, &tc);
+		if (!imc || tc.n != t.n)
+			goto done;
+		if (period > 0) {
+			char e2[128];
+			fs_image *lp = fs_gaussian_blurred(imc, FS_HALFTONE_LOWPASS * period, e2, sizeof e2);
+			if (!lp)
+				goto done;
+			fs_image_free(imc);
+			imc = lp;
+		}
+		build_patch(imc, xs, ys, n, pc);
+		const float *col[2] = {NULL, NULL};
+		static float cf[NB * NB];
+		for (int b = 0; b < NB * NB; b++)
+			cf[b] = (float)pc->mean[b];
+		col[1] = cf;
+		floor_chi = solve_lin(pt->mean, pt->w, col, 2, NULL, NULL);
+		/* the clean patch is fitted with the noisy one's weights, so
+		 * that its chi^2 is on the same scale */
+		memcpy(pc->w, pt->w, sizeof pc->w);
+		pc->nbins = pt->nbins;
+	}
+
+	/* the rule's formation fit at the true centres: the start */
+	fs_dome_fit_opts fo;
+	fs_dome_fit_opts_default(&fo);
+	fo.no_sigma = 1;
+	fs_dome_fit rf;
+	char err[256];
+	double rule[NPAR] = {0};
+	int have_rule = 0;
+	if (!fs_dome_fit_image(img, xs, ys, (size_t)n, t.pitch, &fo, &rf, err, sizeof err)) {
+		have_rule = 1;
+		rule[P_FILL] = rf.fill;
+		rule[P_HR] = rf.h_over_r;
+		rule[P_PROF] = rf.profile;
+		rule[P_SIG] = rf.blur_px;
+		rule[P_EL] = rf.elevation > 0 ? rf.elevation : 60 * M_PI / 180;
+		rule[P_SX] = rf.offset_x;
+		rule[P_SY] = rf.offset_y;
+		g_az = rf.azimuth;
+	} else {
+		printf("%d: the rule's formation fit failed: %s\n", k, err);
+	}
+	m->angle = have_rule ? rf.angle : o.angle;
+	printf("scene %d (%s fill %.2f h/R %.2f %s az %d, seed +%u): %d domes, %d bins, true fill %.4f (D %.2f px), "
+	       "floor chi2/bin %.3f\n",
+	       k, o.profile > 1 ? "flat" : "sph", o.fill, o.h_over_r, o.halftone > 0 ? "screen" : "clean",
+	       (int)lround(o.det_azimuth * 180 / M_PI), seed_add, n, pt->nbins, true_fill, mean_d,
+	       floor_chi / pt->nbins);
+	if (have_rule)
+		printf("    rule's fit: D %+6.2f %%  h/R %.2f prof %.1f blur %.3f px el %.0f off %+.2f,%+.2f (R^2 %.4f)\n",
+		       100 * (rf.fill - true_fill) / true_fill, rf.h_over_r, rf.profile, rf.blur_px,
+		       rf.elevation * 180 / M_PI, rf.offset_x, rf.offset_y, rf.quality);
+	double best[NPAR], ends[9][NPAR];
+	double best_chi = INFINITY;
+	int nends = 0;
+	clock_t t0 = clock();
+	long ev0 = m->evals;
+	int nstarts = 0;
+	for (int s = 0; s < 3 + 6; s++) {
+		if (s < 3 && !(starts & (1u << s)))
+			continue;
+		if (s >= 3 && (!grid || !have_rule))
+			continue;
+		double p[NPAR], st[NPAR];
+		if (s >= 3) {
+			/* a grid of shapes from the rule's fill: whether a
+			 * lower minimum lies elsewhere (search) */
+			static const double GP[3] = {0, 1, 2}, GH[2] = {0.3, 1.0};
+			p[P_FILL] = rule[P_FILL];
+			p[P_PROF] = GP[(s - 3) / 2];
+			p[P_HR] = GH[(s - 3) % 2];
+			p[P_SIG] = 0.9;
+			p[P_EL] = 35 * M_PI / 180;
+			p[P_SX] = p[P_SY] = 0;
+			g_az = rf.azimuth;
+		} else if (s == 0 || s == 2) {
+			if (!have_rule)
+				continue;
+			memcpy(p, rule, sizeof p);
+			if (s == 2)
+				p[P_FILL] = true_fill;
+		} else {
+			/* the simulator's own values in the rule's terms */
+			p[P_FILL] = true_fill;
+			p[P_HR] = o.h_over_r;
+			p[P_PROF] = o.profile;
+			p[P_SIG] = o.beam_blur;
+			p[P_EL] = o.det_elevation;
+			p[P_SX] = p[P_SY] = 0;
+			g_az = o.det_azimuth;
+		}
+		clampp(p);
+		memcpy(st, p, sizeof st);
+		double c0 = eval(m, pt, p, NULL, NULL);
+		int it = 0;
+		double chi = lm(m, pt, p, &it);
+		static const char *SN[9] = {"rule", "truth", "rule@D", "g s.3", "g s1", "g p.3", "g p1", "g f.3", "g f1"};
+		nstarts++;
+		printf("    start %-6s chi2/bin %.3f\n", SN[s], c0 / pt->nbins);
+		print_fit(SN[s], m, pt, p, chi, floor_chi, true_fill, it, st);
+		memcpy(ends[nends++], p, sizeof p);
+		if (chi < best_chi) {
+			best_chi = chi;
+			memcpy(best, p, sizeof best);
+		}
+	}
+	double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	if (isfinite(best_chi)) {
+		print_fit("BEST", m, pt, best, best_chi, floor_chi, true_fill, 0, have_rule ? rule : NULL);
+		printf("    cost: %d starts, %ld renders, %.2f s CPU (%.1f ms a render)\n", nstarts, m->evals - ev0, cpu,
+		       1000 * cpu / (double)(m->evals - ev0 > 0 ? m->evals - ev0 : 1));
+	}
+	if (clean && isfinite(best_chi)) {
+		/* the model's bias with no noise: the clean patch from the
+		 * best noisy fit */
+		double p[NPAR], st[NPAR];
+		memcpy(p, best, sizeof p);
+		memcpy(st, p, sizeof st);
+		int it = 0;
+		double chi = lm(m, pc, p, &it);
+		print_fit("clean", m, pc, p, chi, 0, true_fill, it, st);
+	}
+	if (profile_d && isfinite(best_chi)) {
+		/* chi^2 with D held at the truth x (1 + e), the rest refitted
+		 * from BEST: how wide the model's valley in D is against the
+		 * noise (the floor says what one unit of chi^2/bin is) */
+		static const double E[] = {-0.10, -0.06, -0.03, 0, 0.03, 0.06, 0.10};
+		printf("    chi2 - BEST's, in noise units (x bins / floor), D held at truth +:");
+		g_hold_fill = 1;
+		for (size_t i = 0; i < sizeof E / sizeof E[0]; i++) {
+			/* from every start's end, the fill replaced: one LM from
+			 * BEST alone stops in the surface's local minima */
+			double lo = INFINITY;
+			for (int e = 0; e < nends; e++) {
+				double p[NPAR];
+				memcpy(p, ends[e], sizeof p);
+				p[P_FILL] = true_fill * (1 + E[i]);
+				int it = 0;
+				double chi = lm(m, pt, p, &it);
+				if (chi < lo)
+					lo = chi;
+			}
+			printf(" %+.0f%%: %.0f", 100 * E[i], floor_chi > 0 ? (lo - best_chi) / (floor_chi / pt->nbins) : lo - best_chi);
+		}
+		g_hold_fill = 0;
+		printf("\n");
+	}
+	printf("    (%ld renders)\n", m->evals);
+	fflush(stdout);
+	rc = 0;
+done:
+	if (m)
+		fs_se_field_free(&m->f);
+	free(m);
+	free(pt);
+	free(pc);
+	free(xs);
+	free(ys);
+	sem_truth_free(&t);
+	if (imc)
+		sem_truth_free(&tc);
+	fs_image_free(img);
+	fs_image_free(lpi);
+	fs_image_free(imc);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned seed_add = 0, starts = 7;
+	int clean = 1, grid = 1, lowpass = 1, profile_d = 0, scenes[64], ns = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
+			seed_add = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--starts") && i + 1 < argc) {
+			/* a comma-separated list of rule, truth, ruleD */
+			char buf[64];
+			snprintf(buf, sizeof buf, "%s", argv[++i]);
+			starts = 0;
+			for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+				starts |= !strcmp(tok, "rule") ? 1u : !strcmp(tok, "truth") ? 2u : !strcmp(tok, "ruleD") ? 4u : 0u;
+		} else if (!strcmp(argv[i], "--no-clean"))
+			clean = 0;
+		else if (!strcmp(argv[i], "--no-grid"))
+			grid = 0;
+		else if (!strcmp(argv[i], "--no-lowpass"))
+			lowpass = 0;
+		else if (!strcmp(argv[i], "--profile-d"))
+			profile_d = 1;
+		else if (ns < 64)
+			scenes[ns++] = atoi(argv[i]);
+	}
+	if (!ns) {
+		/* A: 4-px flat tops; E: 4-px spheres; B2: fill 0.8 under a
+		 * 5-px screen (docs/paper-figures.md, h37e) */
+		static const int def[24] = {2, 6, 10, 14, 18, 22, 26, 30, 0,  4,  8,  12,
+					    16, 20, 24, 28, 9, 11, 13, 15, 25, 27, 29, 31};
+		for (int i = 0; i < 24; i++)
+			scenes[ns++] = def[i];
+	}
+	for (int i = 0; i < ns; i++)
+		run_scene(scenes[i], seed_add, starts, clean, grid, lowpass, profile_d);
+	return 0;
+}
