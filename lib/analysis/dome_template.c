@@ -32,6 +32,21 @@ static double sample(const float *win, size_t stride, int sx, int sy, int W, int
  * multiply-add in either: -std=c11 sets -ffp-contract=off), so the same
  * bits as one pixel at a time. */
 
+/* The correlations of n whole discs from their sums s1, s2 and products
+ * with the template st into out[0..n) (left as they are where the patch
+ * is flat); ncc4's and ncc8's common end, the same operations in the same
+ * order for each, so both give the scalar loop's bits. */
+static inline void ncc_finish(const double *s1, const double *s2, const double *st, int n, double tt, double np,
+			      float *out)
+{
+	for (int i = 0; i < n; i++) {
+		/* the template sums to 0 over the disc: the covariance is st */
+		double vi = s2[i] - s1[i] * s1[i] / np;
+		if (vi > 1e-12 * np && tt > 0)
+			out[i] = (float)(st[i] / sqrt(vi * tt));
+	}
+}
+
 /* The correlation of the four pixels x .. x + 3 of row y, whose discs lie
  * whole inside the image, into out[0..3] (0 where the patch is flat): the
  * sums of the samples, their squares and their products with the
@@ -58,12 +73,7 @@ static void ncc4(const float *d, int w, int x, int y, int R, const int *half, co
 	}
 	double s1[4] = {s1a[0], s1a[1], s1b[0], s1b[1]}, s2[4] = {s2a[0], s2a[1], s2b[0], s2b[1]};
 	double st[4] = {sta[0], sta[1], stb[0], stb[1]};
-	for (int i = 0; i < 4; i++) {
-		/* the template sums to 0 over the disc: the covariance is st */
-		double vi = s2[i] - s1[i] * s1[i] / np;
-		if (vi > 1e-12 * np && tt > 0)
-			out[i] = (float)(st[i] / sqrt(vi * tt));
-	}
+	ncc_finish(s1, s2, st, 4, tt, np, out);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -113,11 +123,7 @@ __attribute__((target("avx"))) static void ncc8(const float *d, int w, int x, in
 	memcpy(s2 + 4, &s2b, sizeof s2b);
 	memcpy(st, &sta, sizeof sta);
 	memcpy(st + 4, &stb, sizeof stb);
-	for (int i = 0; i < 8; i++) {
-		double vi = s2[i] - s1[i] * s1[i] / np;
-		if (vi > 1e-12 * np && tt > 0)
-			out[i] = (float)(st[i] / sqrt(vi * tt));
-	}
+	ncc_finish(s1, s2, st, 8, tt, np, out);
 }
 #endif
 
