@@ -363,10 +363,16 @@ static void count_level(const fs_det_base_plan *p, const double *fr, const doubl
 		}
 }
 
-/* more than half of at least MIN_SIZED readings on no step */
+/* More than half of at least MIN_SIZED readings on no step: one bar for
+ * the level's readings and the rule's own, so both verdicts move together. */
+static int majority_on_no_step(size_t read, size_t nostep)
+{
+	return read >= MIN_SIZED && 2 * nostep > read;
+}
+
 static int nostep_majority(const fs_det_base_fit *info)
 {
-	return info->read >= MIN_SIZED && 2 * info->nostep > info->read;
+	return majority_on_no_step(info->read, info->nostep);
 }
 
 void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given)
@@ -386,7 +392,7 @@ static int own_nostep_majority(const fs_det_base_plan *p, const double *step)
 			read++;
 			nostep += step[k] < FS_BASE_STEP_MIN;
 		}
-	return read >= MIN_SIZED && 2 * nostep > read;
+	return majority_on_no_step(read, nostep);
 }
 
 /* Every dome of the plan kept where it is, without a diameter (no base
