@@ -72,7 +72,9 @@
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
 #include "image/image.h"
+#include "se_mean_h40c.h"
 #include "sem_cache.h"
+#include "sem_opts_keys.h"
 #include "sem_sim.h"
 
 #define Q 4                  /* bins (and model samples) per pixel */
@@ -81,17 +83,35 @@
 #define KMAX 63              /* kernel half width, samples */
 #define HALF (WPX * Q + KMAX + 1)
 #define NL (FS_SE_NCOMP + 1) /* constant + the five components */
-#define NPAR 7
+#define NPAR 10
 #define EDGE_CAP 1.0 /* per px: the rule's cap at its pitch-16 grid */
 
-enum { P_FILL, P_HR, P_PROF, P_SIG, P_EL, P_SX, P_SY };
-static const char *PN[NPAR] = {"fill", "h/R", "prof", "blur", "elev", "sx", "sy"};
-static const double LO[NPAR] = {0.08, 0.05, 0, 0.25, 5 * M_PI / 180, -3, -3};
-static const double HI[NPAR] = {0.95, 3.0, 2, 3.0, 85 * M_PI / 180, 3, 3};
+/* P_JIT, P_RT, P_RL: the mean patch's radius scatter and roughness
+ * (h40c, --model; se_mean_h40c.h), held where the model has no use for
+ * them (a held parameter's Jacobian column is zero: the others' steps
+ * are the same as without it) */
+enum { P_FILL, P_HR, P_PROF, P_SIG, P_EL, P_SX, P_SY, P_JIT, P_RT, P_RL };
+static const char *PN[NPAR] = {"fill", "h/R", "prof", "blur", "elev", "sx", "sy", "jit", "rt", "rl"};
+static const double LO[NPAR] = {0.08, 0.05, 0, 0.25, 5 * M_PI / 180, -3, -3, 0, 0, 0};
+static const double HI[NPAR] = {0.95, 3.0, 2, 3.0, 85 * M_PI / 180, 3, 3, 0.25, 0.4, 0.6};
 /* finite-difference steps: large enough that the shadow's and the edge
  * cap's sample-level kinks average out, small against the tolerances
  * h39d names (blur 0.03 px, offset 0.06 px) */
-static const double STEP[NPAR] = {0.002, 0.01, 0.02, 0.01, 0.01, 0.02, 0.02};
+static const double STEP[NPAR] = {0.002, 0.01, 0.02, 0.01, 0.01, 0.02, 0.02, 0.005, 0.005, 0.01};
+
+/* --model (h40c): 0 the rule's se_render as h39j; otherwise
+ * se_mean_components with these SE_MEAN_* kinds (0: the same model in
+ * se_mean's code, the control) */
+static int g_model = -1;
+static se_mean_ctx g_mean;
+static int par_free(int j)
+{
+	if (j < P_JIT)
+		return 1;
+	if (g_model < 0)
+		return 0;
+	return j == P_JIT ? (g_model & SE_MEAN_JITTER) != 0 : (g_model & SE_MEAN_ROUGH) != 0;
+}
 
 typedef struct patch {
 	double mean[NB * NB], w[NB * NB]; /* w = count / variance; 0 = unused */
@@ -287,6 +307,25 @@ static double eval(model *m, const patch *pt, const double *p, double *r, double
 {
 	fs_se_geom geo = {p[P_FILL], p[P_HR], p[P_PROF], m->angle};
 	m->evals++;
+	if (g_model >= 0) {
+		/* h40c's mean-patch variants: the components come blurred */
+		se_mean_par sp = {.fill = p[P_FILL], .h_over_r = p[P_HR], .profile = p[P_PROF], .angle = m->angle,
+				  .pitch_px = m->pitch, .az = g_az, .el = p[P_EL], .blur_px = p[P_SIG],
+				  .sx = p[P_SX], .sy = p[P_SY], .jitter = p[P_JIT], .rough_t = p[P_RT],
+				  .rough_l = p[P_RL]};
+		float *outs[FS_SE_NCOMP];
+		for (int cpt = 0; cpt < FS_SE_NCOMP; cpt++)
+			outs[cpt] = m->bl[cpt];
+		g_mean.kinds = g_model;
+		g_mean.q = Q;
+		g_mean.wb = WPX * Q;
+		g_mean.edge_cap = EDGE_CAP;
+		if (se_mean_components(&g_mean, &sp, outs))
+			return INFINITY;
+		const float *cl[NL] = {NULL, m->bl[FS_SE_YIELD], m->bl[FS_SE_SLOPE_X], m->bl[FS_SE_SLOPE_Y],
+				       m->bl[FS_SE_EDGE], m->bl[FS_SE_SHADOW]};
+		return solve_lin(pt->mean, pt->w, cl, NL, coef, r);
+	}
 	if (fs_se_render(&geo, m->g, HALF, m->g, &m->f))
 		return INFINITY;
 	fs_se_shadow(&m->f, g_az, p[P_EL]);
@@ -325,7 +364,7 @@ static double lm(model *m, const patch *pt, double *p, int *iters)
 			if (q[j] + h > HI[j])
 				h = -h;
 			q[j] += h;
-			double c = j == P_FILL && g_hold_fill ? INFINITY : eval(m, pt, q, r1, NULL);
+			double c = (j == P_FILL && g_hold_fill) || !par_free(j) ? INFINITY : eval(m, pt, q, r1, NULL);
 			for (int b = 0; b < NB * NB; b++)
 				J[j][b] = isfinite(c) ? (r1[b] - r0[b]) / h : 0;
 		}
@@ -411,6 +450,8 @@ static void print_fit(const char *label, const model *mm, const patch *pt, const
 	       label, 100 * (p[P_FILL] - true_fill) / true_fill, chi / pt->nbins, floor_chi > 0 ? chi / floor_chi : 0,
 	       p[P_HR], p[P_PROF], p[P_SIG], p[P_EL] * 180 / M_PI, p[P_SX], p[P_SY], side, az * 180 / M_PI,
 	       coef[4] / y, -coef[5] / y, iters);
+	if (g_model >= 0)
+		printf("  jit %.3f rt %.3f rl %.3f", p[P_JIT], p[P_RT], p[P_RL]);
 	if (start) {
 		printf("  moved:");
 		static const double TOL[NPAR] = {0.005, 0.05, 0.1, 0.03, 3 * M_PI / 180, 0.05, 0.05};
@@ -421,12 +462,19 @@ static void print_fit(const char *label, const model *mm, const patch *pt, const
 	printf("\n");
 }
 
+/* --set KEY=VALUE (sem_opts_keys.h), applied to every scene */
+static const char *g_sets[32];
+static int g_nsets;
+
 static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int grid, int lowpass, int profile_d)
 {
 	sem_opts o, oc;
 	sem_truth t, tc;
 	memset(&tc, 0, sizeof tc);
 	sem_corner_scene(k, &o);
+	for (int i = 0; i < g_nsets; i++)
+		if (sem_opts_set_key(&o, g_sets[i]))
+			printf("--set %s: no such key\n", g_sets[i]);
 	o.seed += seed_add;
 	fs_image *img = sem_make_shared(&o, &t), *imc = NULL, *lpi = NULL;
 	if (!img) {
@@ -507,6 +555,9 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 	char err[256];
 	double rule[NPAR] = {0};
 	int have_rule = 0;
+	rule[P_JIT] = 0.04; /* the scatter's starts (below) */
+	rule[P_RT] = 0.04;
+	rule[P_RL] = 0.07;
 	if (!fs_dome_fit_image(img, xs, ys, (size_t)n, t.pitch, &fo, &rf, err, sizeof err)) {
 		have_rule = 1;
 		rule[P_FILL] = rf.fill;
@@ -569,6 +620,13 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 			p[P_SX] = p[P_SY] = 0;
 			g_az = o.det_azimuth;
 		}
+		/* the mean patch's scatter: started at the simulator's
+		 * defaults' order (radius SD 4 %; slope and Laplacian SD of
+		 * 0.05 px of roughness smoothed over 1 px), never at 0, where
+		 * a symmetric spread has no slope to start from */
+		p[P_JIT] = 0.04;
+		p[P_RT] = 0.04;
+		p[P_RL] = 0.07;
 		clampp(p);
 		memcpy(st, p, sizeof st);
 		double c0 = eval(m, pt, p, NULL, NULL);
@@ -667,6 +725,25 @@ int main(int argc, char **argv)
 			lowpass = 0;
 		else if (!strcmp(argv[i], "--profile-d"))
 			profile_d = 1;
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc && g_nsets < 32)
+			g_sets[g_nsets++] = argv[++i];
+		else if (!strcmp(argv[i], "--model") && i + 1 < argc) {
+			static const char *MN[] = {"old", "base", "jitter", "rough", "pixel", "meanall"};
+			static const int MK[] = {-1, 0, SE_MEAN_JITTER, SE_MEAN_ROUGH, SE_MEAN_PIXEL,
+						 SE_MEAN_JITTER | SE_MEAN_ROUGH | SE_MEAN_PIXEL};
+			const char *nm = argv[++i];
+			int found = 0;
+			for (int j = 0; j < 6; j++)
+				if (!strcmp(nm, MN[j])) {
+					g_model = MK[j];
+					found = 1;
+				}
+			if (!found) {
+				fprintf(stderr, "--model: old, base, jitter, rough, pixel or meanall\n");
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--fine") && i + 1 < argc)
+			g_mean.fine = atoi(argv[++i]);
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
@@ -678,7 +755,10 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 24; i++)
 			scenes[ns++] = def[i];
 	}
+	if (!g_mean.fine)
+		g_mean.fine = 2;
 	for (int i = 0; i < ns; i++)
 		run_scene(scenes[i], seed_add, starts, clean, grid, lowpass, profile_d);
+	se_mean_free(&g_mean);
 	return 0;
 }
