@@ -56,7 +56,17 @@
  * rest refitted from every start's end (the lowest kept), above BEST's, in units of the noise (the
  * floor's chi^2 per bin): how flat the model's valley is in D.
  *
+ * --model (h40c): the mean patch is many domes, not one; se_mean_h40c.h
+ * makes the model their mean - "jitter" (the radii's relative SD a free
+ * parameter), "rough" (random slope and Laplacian SDs free), "pixel" (the
+ * 1-px box over samples --fine N times finer, default 2), "meanall" (all
+ * three), "base" (none of them: the rule's model in se_mean's code, the
+ * control); "old" (default) se_render as h39j. --set KEY=VALUE
+ * (sem_opts_keys.h, repeatable) changes every scene's options, e.g.
+ * rjit=0 rough=0 renders the scenes without what jitter and rough model.
+ *
  * Usage: bench_formation_lm [--seed-add N] [--starts rule,truth,ruleD]
+ * [--model M] [--fine N] [--set KEY=VALUE]...
  * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d] [SCENE...]; default the 24
  * pitch-16 corner scenes of groups A, E and B2. About 5-20 s of CPU per
  * scene (renders through SEM_SCENE_CACHE).
