@@ -66,7 +66,7 @@
  * rjit=0 rough=0 renders the scenes without what jitter and rough model.
  *
  * Usage: bench_formation_lm [--seed-add N] [--starts rule,truth,ruleD]
- * [--model M] [--fine N] [--set KEY=VALUE]...
+ * [--model M] [--fine N] [--set KEY=VALUE]... [--rings]
  * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d] [SCENE...]; default the 24
  * pitch-16 corner scenes of groups A, E and B2. About 5-20 s of CPU per
  * scene (renders through SEM_SCENE_CACHE).
@@ -472,6 +472,150 @@ static void print_fit(const char *label, const model *mm, const patch *pt, const
 	printf("\n");
 }
 
+/* --rings (h40c): where BEST's misfit lies - chi^2 per bin over the
+ * floor's, and each region's share of the excess over the floor, by the
+ * bins' distance from the centre in true base radii (core < 0.5, flank
+ * < 0.85, rim < 1.15, foot < 1.6, near < 2.5, ground beyond) and, from 0.85 to 2.5
+ * radii, by side (towards the detector within 60 degrees, away within 60
+ * degrees): the radius scatter and the pixel would put it at the rim,
+ * roughness everywhere on the dome, a shadow on the away side. */
+static int g_rings;
+/* the floor's residuals per bin (the noisy patch about the simulator's
+ * noise-free one): a region's own floor, since the bins' scatter (and so
+ * their weights) differs between the dome and the ground */
+static double g_floor_res[NB * NB];
+/* a second floor: the noisy patch about the noise-free mean patch of the
+ * same scene at another seed (other domes, radii, undulation and drift):
+ * what the simulator's own physics scores when the domes' variation is
+ * sampled independently, as it is for any model of the mean dome.
+ * Residuals per bin; 0 where either patch has no bin (g_floor2_ok). */
+static double g_floor2_res[NB * NB];
+static unsigned char g_floor2_ok[NB * NB];
+static int g_have_floor2;
+
+/* How much of a residual (and of the floor's, *fdrop) a fit per phase
+ * class takes away (see print_rings): v 0 a constant, 1 a plane in the
+ * bin's offset, 2 the plane and a gain on the model's value. */
+static double class_drop(const patch *pt, const double *res, int v, double *fdrop)
+{
+	enum { NC = 4 };
+	static double A[Q * Q][NC][NC], br[Q * Q][NC], bf[Q * Q][NC];
+	int nc = v == 0 ? 1 : v == 1 ? 3 : 4, c = WPX * Q;
+	memset(A, 0, sizeof A);
+	memset(br, 0, sizeof br);
+	memset(bf, 0, sizeof bf);
+	for (int b = 0; b < NB * NB; b++) {
+		if (!(pt->w[b] > 0))
+			continue;
+		int cl = (b % NB % Q) * Q + (b / NB % Q);
+		double sw = sqrt(pt->w[b]);
+		double col[NC] = {sw, sw * (b % NB - c) / (double)c, sw * (b / NB - c) / (double)c,
+				  sw * pt->mean[b] - res[b]};
+		for (int i = 0; i < nc; i++) {
+			for (int j = 0; j < nc; j++)
+				A[cl][i][j] += col[i] * col[j];
+			br[cl][i] += col[i] * res[b];
+			bf[cl][i] += col[i] * g_floor_res[b];
+		}
+	}
+	double drop = 0;
+	*fdrop = 0;
+	for (int cl = 0; cl < Q * Q; cl++) {
+		/* b' A^-1 b by Gauss-Jordan on [A | br bf] */
+		double M[NC][NC + 2];
+		for (int i = 0; i < nc; i++) {
+			for (int j = 0; j < nc; j++)
+				M[i][j] = A[cl][i][j] + (i == j ? 1e-12 * A[cl][i][i] : 0);
+			M[i][nc] = br[cl][i];
+			M[i][nc + 1] = bf[cl][i];
+		}
+		int ok = 1;
+		for (int k = 0; k < nc && ok; k++) {
+			if (!(fabs(M[k][k]) > 0)) {
+				ok = 0;
+				break;
+			}
+			for (int i = 0; i < nc; i++)
+				if (i != k) {
+					double f = M[i][k] / M[k][k];
+					for (int j = k; j < nc + 2; j++)
+						M[i][j] -= f * M[k][j];
+				}
+		}
+		if (!ok)
+			continue;
+		for (int i = 0; i < nc; i++) {
+			drop += br[cl][i] * M[i][nc] / M[i][i];
+			*fdrop += bf[cl][i] * M[i][nc + 1] / M[i][i];
+		}
+	}
+	return drop;
+}
+
+static void print_rings(model *m, const patch *pt, const double *p, double floor_chi, double r_px)
+{
+	static double res[NB * NB];
+	eval(m, pt, p, res, NULL);
+	enum { NREG = 8 };
+	static const char *RN[NREG] = {"core", "flank", "rim", "foot", "near", "ground", "towards", "away"};
+	double chi[NREG] = {0}, fl[NREG] = {0}, tot = 0;
+	int c = WPX * Q;
+	for (int b = 0; b < NB * NB; b++) {
+		if (!(pt->w[b] > 0))
+			continue;
+		double x = (b % NB - c) / (double)Q, y = (b / NB - c) / (double)Q, u = hypot(x, y) / r_px;
+		double e2 = res[b] * res[b], f2 = g_floor_res[b] * g_floor_res[b];
+		int ring = u < 0.5 ? 0 : u < 0.85 ? 1 : u < 1.15 ? 2 : u < 1.6 ? 3 : u < 2.5 ? 4 : 5;
+		chi[ring] += e2;
+		fl[ring] += f2;
+		tot += e2;
+		if (u >= 0.85 && u < 2.5) {
+			double cs = (x * cos(g_az) + y * sin(g_az)) / hypot(x, y);
+			int side = cs > 0.5 ? 6 : cs < -0.5 ? 7 : -1;
+			if (side > 0) {
+				chi[side] += e2;
+				fl[side] += f2;
+			}
+		}
+	}
+	/* Each dome feeds one bin of every Q x Q block (the bins at its
+	 * centre's sub-pixel phase), so the bins of one phase class are the
+	 * mean of their own subset of domes: what varies between domes (the
+	 * ground's brightness under drift and undulation, the radius) enters
+	 * a class as a common error that no mean-dome model can follow and
+	 * the floor (the same domes without noise) does not count. A
+	 * constant per class, fitted to BEST's residual, says how much of the
+	 * misfit that is. */
+	if (g_have_floor2) {
+		double c1 = 0, c2 = 0, c0 = 0;
+		for (int b = 0; b < NB * NB; b++)
+			if (g_floor2_ok[b]) {
+				c1 += res[b] * res[b];
+				c2 += g_floor2_res[b] * g_floor2_res[b];
+				c0 += g_floor_res[b] * g_floor_res[b];
+			}
+		/* floor2 counts two draws of the domes' variation (this
+		 * patch's and the other's), a model of the mean dome only
+		 * this patch's: it would score (floor + floor2) / 2 */
+		printf("    floor2 (another seed's noise-free patch) %.2f x floor; a perfect mean dome ~%.2f x floor; "
+		       "BEST %.2f x that\n",
+		       c2 / c0, 0.5 * (1 + c2 / c0), c1 / (0.5 * (c0 + c2)));
+	}
+	double cut[3], fcut[3];
+	for (int v = 0; v < 3; v++)
+		cut[v] = tot - class_drop(pt, res, v, &fcut[v]), fcut[v] = floor_chi - fcut[v];
+	printf("    per sub-pixel phase class (%d): a constant x floor %.2f, + a plane %.2f, + a gain %.2f (the "
+	       "floor itself -> %.3f, %.3f, %.3f)\n",
+	       Q * Q, cut[0] / floor_chi, cut[1] / floor_chi, cut[2] / floor_chi, fcut[0] / floor_chi,
+	       fcut[1] / floor_chi, fcut[2] / floor_chi);
+	double excess = tot - floor_chi;
+	printf("    rings (x its floor, share of the excess):");
+	for (int i = 0; i < NREG; i++)
+		if (fl[i] > 0)
+			printf(" %s %.2f %.0f%%", RN[i], chi[i] / fl[i], 100 * (chi[i] - fl[i]) / excess);
+	printf("\n");
+}
+
 /* --set KEY=VALUE (sem_opts_keys.h), applied to every scene */
 static const char *g_sets[32];
 static int g_nsets;
@@ -550,11 +694,43 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		for (int b = 0; b < NB * NB; b++)
 			cf[b] = (float)pc->mean[b];
 		col[1] = cf;
-		floor_chi = solve_lin(pt->mean, pt->w, col, 2, NULL, NULL);
+		floor_chi = solve_lin(pt->mean, pt->w, col, 2, NULL, g_floor_res);
 		/* the clean patch is fitted with the noisy one's weights, so
 		 * that its chi^2 is on the same scale */
 		memcpy(pc->w, pt->w, sizeof pc->w);
 		pc->nbins = pt->nbins;
+		g_have_floor2 = 0;
+		if (g_rings && !period) {
+			sem_opts o2 = oc;
+			sem_truth t2;
+			o2.seed += 7919;
+			fs_image *im2 = sem_make_shared(&o2, &t2);
+			patch *p2 = malloc(sizeof *p2);
+			double *x2 = malloc((t2.n + 1) * sizeof *x2), *y2 = malloc((t2.n + 1) * sizeof *y2);
+			if (im2 && p2 && x2 && y2) {
+				int n2 = 0;
+				for (size_t j = 0; j < t2.n; j++)
+					if (sem_counted(&t2, t2.x[j], t2.y[j])) {
+						x2[n2] = t2.x[j];
+						y2[n2++] = t2.y[j];
+					}
+				build_patch(im2, x2, y2, n2, p2);
+				static double w2[NB * NB];
+				for (int b = 0; b < NB * NB; b++) {
+					g_floor2_ok[b] = pt->w[b] > 0 && p2->w[b] > 0;
+					w2[b] = g_floor2_ok[b] ? pt->w[b] : 0;
+					cf[b] = (float)p2->mean[b];
+				}
+				if (isfinite(solve_lin(pt->mean, w2, col, 2, NULL, g_floor2_res)))
+					g_have_floor2 = 1;
+			}
+			free(p2);
+			free(x2);
+			free(y2);
+			if (im2)
+				sem_truth_free(&t2);
+			fs_image_free(im2);
+		}
 	}
 
 	/* the rule's formation fit at the true centres: the start */
@@ -657,6 +833,8 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		print_fit("BEST", m, pt, best, best_chi, floor_chi, true_fill, 0, have_rule ? rule : NULL);
 		printf("    cost: %d starts, %ld renders, %.2f s CPU (%.1f ms a render)\n", nstarts, m->evals - ev0, cpu,
 		       1000 * cpu / (double)(m->evals - ev0 > 0 ? m->evals - ev0 : 1));
+		if (g_rings && floor_chi > 0)
+			print_rings(m, pt, best, floor_chi, 0.5 * mean_d);
 	}
 	if (clean && isfinite(best_chi)) {
 		/* the model's bias with no noise: the clean patch from the
@@ -735,6 +913,8 @@ int main(int argc, char **argv)
 			lowpass = 0;
 		else if (!strcmp(argv[i], "--profile-d"))
 			profile_d = 1;
+		else if (!strcmp(argv[i], "--rings"))
+			g_rings = 1;
 		else if (!strcmp(argv[i], "--set") && i + 1 < argc && g_nsets < 32)
 			g_sets[g_nsets++] = argv[++i];
 		else if (!strcmp(argv[i], "--model") && i + 1 < argc) {
