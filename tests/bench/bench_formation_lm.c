@@ -487,10 +487,11 @@ static double g_floor_res[NB * NB];
 /* a second floor: the noisy patch about the noise-free mean patch of the
  * same scene at another seed (other domes, radii, undulation and drift):
  * what the simulator's own physics scores when the domes' variation is
- * sampled independently, as it is for any model of the mean dome.
- * Residuals per bin; 0 where either patch has no bin (g_floor2_ok). */
-static double g_floor2_res[NB * NB];
-static unsigned char g_floor2_ok[NB * NB];
+ * sampled independently, as it is for any model of the mean dome; over
+ * F2N other seeds (each one draw of that variation), as a ratio to the
+ * floor on the bins both patches have */
+#define F2N 3
+static double g_floor2_ratio[F2N];
 static int g_have_floor2;
 
 /* How much of a residual (and of the floor's, *fdrop) a fit per phase
@@ -587,19 +588,18 @@ static void print_rings(model *m, const patch *pt, const double *p, double floor
 	 * constant per class, fitted to BEST's residual, says how much of the
 	 * misfit that is. */
 	if (g_have_floor2) {
-		double c1 = 0, c2 = 0, c0 = 0;
-		for (int b = 0; b < NB * NB; b++)
-			if (g_floor2_ok[b]) {
-				c1 += res[b] * res[b];
-				c2 += g_floor2_res[b] * g_floor2_res[b];
-				c0 += g_floor_res[b] * g_floor_res[b];
-			}
+		double f2 = 0, lo = INFINITY, hi = 0;
+		for (int i = 0; i < g_have_floor2; i++) {
+			f2 += g_floor2_ratio[i] / g_have_floor2;
+			lo = fmin(lo, g_floor2_ratio[i]);
+			hi = fmax(hi, g_floor2_ratio[i]);
+		}
 		/* floor2 counts two draws of the domes' variation (this
 		 * patch's and the other's), a model of the mean dome only
 		 * this patch's: it would score (floor + floor2) / 2 */
-		printf("    floor2 (another seed's noise-free patch) %.2f x floor; a perfect mean dome ~%.2f x floor; "
-		       "BEST %.2f x that\n",
-		       c2 / c0, 0.5 * (1 + c2 / c0), c1 / (0.5 * (c0 + c2)));
+		printf("    floor2 (other seeds' noise-free patches, %d) %.2f x floor (%.2f..%.2f); a perfect mean dome "
+		       "~%.2f x floor; BEST %.2f x that\n",
+		       g_have_floor2, f2, lo, hi, 0.5 * (1 + f2), tot / floor_chi / (0.5 * (1 + f2)));
 	}
 	double cut[3], fcut[3];
 	for (int v = 0; v < 3; v++)
@@ -700,10 +700,10 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		memcpy(pc->w, pt->w, sizeof pc->w);
 		pc->nbins = pt->nbins;
 		g_have_floor2 = 0;
-		if (g_rings && !period) {
+		for (int f2 = 0; f2 < F2N && g_rings && !period; f2++) {
 			sem_opts o2 = oc;
 			sem_truth t2;
-			o2.seed += 7919;
+			o2.seed += 7919 * (unsigned)(f2 + 1);
 			fs_image *im2 = sem_make_shared(&o2, &t2);
 			patch *p2 = malloc(sizeof *p2);
 			double *x2 = malloc((t2.n + 1) * sizeof *x2), *y2 = malloc((t2.n + 1) * sizeof *y2);
@@ -715,14 +715,20 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 						y2[n2++] = t2.y[j];
 					}
 				build_patch(im2, x2, y2, n2, p2);
-				static double w2[NB * NB];
+				static double w2[NB * NB], r2[NB * NB];
 				for (int b = 0; b < NB * NB; b++) {
-					g_floor2_ok[b] = pt->w[b] > 0 && p2->w[b] > 0;
-					w2[b] = g_floor2_ok[b] ? pt->w[b] : 0;
+					w2[b] = pt->w[b] > 0 && p2->w[b] > 0 ? pt->w[b] : 0;
 					cf[b] = (float)p2->mean[b];
 				}
-				if (isfinite(solve_lin(pt->mean, w2, col, 2, NULL, g_floor2_res)))
-					g_have_floor2 = 1;
+				if (isfinite(solve_lin(pt->mean, w2, col, 2, NULL, r2))) {
+					double c2 = 0, c0 = 0;
+					for (int b = 0; b < NB * NB; b++)
+						if (w2[b] > 0) {
+							c2 += r2[b] * r2[b];
+							c0 += g_floor_res[b] * g_floor_res[b];
+						}
+					g_floor2_ratio[g_have_floor2++] = c2 / c0;
+				}
 			}
 			free(p2);
 			free(x2);
