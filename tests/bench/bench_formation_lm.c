@@ -56,7 +56,17 @@
  * rest refitted from every start's end (the lowest kept), above BEST's, in units of the noise (the
  * floor's chi^2 per bin): how flat the model's valley is in D.
  *
+ * --model (h40c): the mean patch is many domes, not one; se_mean_h40c.h
+ * makes the model their mean - "jitter" (the radii's relative SD a free
+ * parameter), "rough" (random slope and Laplacian SDs free), "pixel" (the
+ * 1-px box over samples --fine N times finer, default 2), "meanall" (all
+ * three), "base" (none of them: the rule's model in se_mean's code, the
+ * control); "old" (default) se_render as h39j. --set KEY=VALUE
+ * (sem_opts_keys.h, repeatable) changes every scene's options, e.g.
+ * rjit=0 rough=0 renders the scenes without what jitter and rough model.
+ *
  * Usage: bench_formation_lm [--seed-add N] [--starts rule,truth,ruleD]
+ * [--model M] [--fine N] [--set KEY=VALUE]... [--rings]
  * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d] [SCENE...]; default the 24
  * pitch-16 corner scenes of groups A, E and B2. About 5-20 s of CPU per
  * scene (renders through SEM_SCENE_CACHE).
@@ -72,7 +82,9 @@
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
 #include "image/image.h"
+#include "se_mean_h40c.h"
 #include "sem_cache.h"
+#include "sem_opts_keys.h"
 #include "sem_sim.h"
 
 #define Q 4                  /* bins (and model samples) per pixel */
@@ -81,17 +93,35 @@
 #define KMAX 63              /* kernel half width, samples */
 #define HALF (WPX * Q + KMAX + 1)
 #define NL (FS_SE_NCOMP + 1) /* constant + the five components */
-#define NPAR 7
+#define NPAR 10
 #define EDGE_CAP 1.0 /* per px: the rule's cap at its pitch-16 grid */
 
-enum { P_FILL, P_HR, P_PROF, P_SIG, P_EL, P_SX, P_SY };
-static const char *PN[NPAR] = {"fill", "h/R", "prof", "blur", "elev", "sx", "sy"};
-static const double LO[NPAR] = {0.08, 0.05, 0, 0.25, 5 * M_PI / 180, -3, -3};
-static const double HI[NPAR] = {0.95, 3.0, 2, 3.0, 85 * M_PI / 180, 3, 3};
+/* P_JIT, P_RT, P_RL: the mean patch's radius scatter and roughness
+ * (h40c, --model; se_mean_h40c.h), held where the model has no use for
+ * them (a held parameter's Jacobian column is zero: the others' steps
+ * are the same as without it) */
+enum { P_FILL, P_HR, P_PROF, P_SIG, P_EL, P_SX, P_SY, P_JIT, P_RT, P_RL };
+static const char *PN[NPAR] = {"fill", "h/R", "prof", "blur", "elev", "sx", "sy", "jit", "rt", "rl"};
+static const double LO[NPAR] = {0.08, 0.05, 0, 0.25, 5 * M_PI / 180, -3, -3, 0, 0, 0};
+static const double HI[NPAR] = {0.95, 3.0, 2, 3.0, 85 * M_PI / 180, 3, 3, 0.25, 0.4, 0.6};
 /* finite-difference steps: large enough that the shadow's and the edge
  * cap's sample-level kinks average out, small against the tolerances
  * h39d names (blur 0.03 px, offset 0.06 px) */
-static const double STEP[NPAR] = {0.002, 0.01, 0.02, 0.01, 0.01, 0.02, 0.02};
+static const double STEP[NPAR] = {0.002, 0.01, 0.02, 0.01, 0.01, 0.02, 0.02, 0.005, 0.005, 0.01};
+
+/* --model (h40c): 0 the rule's se_render as h39j; otherwise
+ * se_mean_components with these SE_MEAN_* kinds (0: the same model in
+ * se_mean's code, the control) */
+static int g_model = -1;
+static se_mean_ctx g_mean;
+static int par_free(int j)
+{
+	if (j < P_JIT)
+		return 1;
+	if (g_model < 0)
+		return 0;
+	return j == P_JIT ? (g_model & SE_MEAN_JITTER) != 0 : (g_model & SE_MEAN_ROUGH) != 0;
+}
 
 typedef struct patch {
 	double mean[NB * NB], w[NB * NB]; /* w = count / variance; 0 = unused */
@@ -287,6 +317,25 @@ static double eval(model *m, const patch *pt, const double *p, double *r, double
 {
 	fs_se_geom geo = {p[P_FILL], p[P_HR], p[P_PROF], m->angle};
 	m->evals++;
+	if (g_model >= 0) {
+		/* h40c's mean-patch variants: the components come blurred */
+		se_mean_par sp = {.fill = p[P_FILL], .h_over_r = p[P_HR], .profile = p[P_PROF], .angle = m->angle,
+				  .pitch_px = m->pitch, .az = g_az, .el = p[P_EL], .blur_px = p[P_SIG],
+				  .sx = p[P_SX], .sy = p[P_SY], .jitter = p[P_JIT], .rough_t = p[P_RT],
+				  .rough_l = p[P_RL]};
+		float *outs[FS_SE_NCOMP];
+		for (int cpt = 0; cpt < FS_SE_NCOMP; cpt++)
+			outs[cpt] = m->bl[cpt];
+		g_mean.kinds = g_model;
+		g_mean.q = Q;
+		g_mean.wb = WPX * Q;
+		g_mean.edge_cap = EDGE_CAP;
+		if (se_mean_components(&g_mean, &sp, outs))
+			return INFINITY;
+		const float *cl[NL] = {NULL, m->bl[FS_SE_YIELD], m->bl[FS_SE_SLOPE_X], m->bl[FS_SE_SLOPE_Y],
+				       m->bl[FS_SE_EDGE], m->bl[FS_SE_SHADOW]};
+		return solve_lin(pt->mean, pt->w, cl, NL, coef, r);
+	}
 	if (fs_se_render(&geo, m->g, HALF, m->g, &m->f))
 		return INFINITY;
 	fs_se_shadow(&m->f, g_az, p[P_EL]);
@@ -325,7 +374,7 @@ static double lm(model *m, const patch *pt, double *p, int *iters)
 			if (q[j] + h > HI[j])
 				h = -h;
 			q[j] += h;
-			double c = j == P_FILL && g_hold_fill ? INFINITY : eval(m, pt, q, r1, NULL);
+			double c = (j == P_FILL && g_hold_fill) || !par_free(j) ? INFINITY : eval(m, pt, q, r1, NULL);
 			for (int b = 0; b < NB * NB; b++)
 				J[j][b] = isfinite(c) ? (r1[b] - r0[b]) / h : 0;
 		}
@@ -411,6 +460,8 @@ static void print_fit(const char *label, const model *mm, const patch *pt, const
 	       label, 100 * (p[P_FILL] - true_fill) / true_fill, chi / pt->nbins, floor_chi > 0 ? chi / floor_chi : 0,
 	       p[P_HR], p[P_PROF], p[P_SIG], p[P_EL] * 180 / M_PI, p[P_SX], p[P_SY], side, az * 180 / M_PI,
 	       coef[4] / y, -coef[5] / y, iters);
+	if (g_model >= 0)
+		printf("  jit %.3f rt %.3f rl %.3f", p[P_JIT], p[P_RT], p[P_RL]);
 	if (start) {
 		printf("  moved:");
 		static const double TOL[NPAR] = {0.005, 0.05, 0.1, 0.03, 3 * M_PI / 180, 0.05, 0.05};
@@ -421,12 +472,163 @@ static void print_fit(const char *label, const model *mm, const patch *pt, const
 	printf("\n");
 }
 
+/* --rings (h40c): where BEST's misfit lies - chi^2 per bin over the
+ * floor's, and each region's share of the excess over the floor, by the
+ * bins' distance from the centre in true base radii (core < 0.5, flank
+ * < 0.85, rim < 1.15, foot < 1.6, near < 2.5, ground beyond) and, from 0.85 to 2.5
+ * radii, by side (towards the detector within 60 degrees, away within 60
+ * degrees): the radius scatter and the pixel would put it at the rim,
+ * roughness everywhere on the dome, a shadow on the away side. */
+static int g_rings;
+/* the floor's residuals per bin (the noisy patch about the simulator's
+ * noise-free one): a region's own floor, since the bins' scatter (and so
+ * their weights) differs between the dome and the ground */
+static double g_floor_res[NB * NB];
+/* a second floor: the noisy patch about the noise-free mean patch of the
+ * same scene at another seed (other domes, radii, undulation and drift):
+ * what the simulator's own physics scores when the domes' variation is
+ * sampled independently, as it is for any model of the mean dome; over
+ * F2N other seeds (each one draw of that variation), as a ratio to the
+ * floor on the bins both patches have */
+#define F2N 3
+static double g_floor2_ratio[F2N];
+static int g_have_floor2;
+
+/* How much of a residual (and of the floor's, *fdrop) a fit per phase
+ * class takes away (see print_rings): v 0 a constant, 1 a plane in the
+ * bin's offset, 2 the plane and a gain on the model's value. */
+static double class_drop(const patch *pt, const double *res, int v, double *fdrop)
+{
+	enum { NC = 4 };
+	static double A[Q * Q][NC][NC], br[Q * Q][NC], bf[Q * Q][NC];
+	int nc = v == 0 ? 1 : v == 1 ? 3 : 4, c = WPX * Q;
+	memset(A, 0, sizeof A);
+	memset(br, 0, sizeof br);
+	memset(bf, 0, sizeof bf);
+	for (int b = 0; b < NB * NB; b++) {
+		if (!(pt->w[b] > 0))
+			continue;
+		int cl = (b % NB % Q) * Q + (b / NB % Q);
+		double sw = sqrt(pt->w[b]);
+		double col[NC] = {sw, sw * (b % NB - c) / (double)c, sw * (b / NB - c) / (double)c,
+				  sw * pt->mean[b] - res[b]};
+		for (int i = 0; i < nc; i++) {
+			for (int j = 0; j < nc; j++)
+				A[cl][i][j] += col[i] * col[j];
+			br[cl][i] += col[i] * res[b];
+			bf[cl][i] += col[i] * g_floor_res[b];
+		}
+	}
+	double drop = 0;
+	*fdrop = 0;
+	for (int cl = 0; cl < Q * Q; cl++) {
+		/* b' A^-1 b by Gauss-Jordan on [A | br bf] */
+		double M[NC][NC + 2];
+		for (int i = 0; i < nc; i++) {
+			for (int j = 0; j < nc; j++)
+				M[i][j] = A[cl][i][j] + (i == j ? 1e-12 * A[cl][i][i] : 0);
+			M[i][nc] = br[cl][i];
+			M[i][nc + 1] = bf[cl][i];
+		}
+		int ok = 1;
+		for (int k = 0; k < nc && ok; k++) {
+			if (!(fabs(M[k][k]) > 0)) {
+				ok = 0;
+				break;
+			}
+			for (int i = 0; i < nc; i++)
+				if (i != k) {
+					double f = M[i][k] / M[k][k];
+					for (int j = k; j < nc + 2; j++)
+						M[i][j] -= f * M[k][j];
+				}
+		}
+		if (!ok)
+			continue;
+		for (int i = 0; i < nc; i++) {
+			drop += br[cl][i] * M[i][nc] / M[i][i];
+			*fdrop += bf[cl][i] * M[i][nc + 1] / M[i][i];
+		}
+	}
+	return drop;
+}
+
+static void print_rings(model *m, const patch *pt, const double *p, double floor_chi, double r_px)
+{
+	static double res[NB * NB];
+	eval(m, pt, p, res, NULL);
+	enum { NREG = 8 };
+	static const char *RN[NREG] = {"core", "flank", "rim", "foot", "near", "ground", "towards", "away"};
+	double chi[NREG] = {0}, fl[NREG] = {0}, tot = 0;
+	int c = WPX * Q;
+	for (int b = 0; b < NB * NB; b++) {
+		if (!(pt->w[b] > 0))
+			continue;
+		double x = (b % NB - c) / (double)Q, y = (b / NB - c) / (double)Q, u = hypot(x, y) / r_px;
+		double e2 = res[b] * res[b], f2 = g_floor_res[b] * g_floor_res[b];
+		int ring = u < 0.5 ? 0 : u < 0.85 ? 1 : u < 1.15 ? 2 : u < 1.6 ? 3 : u < 2.5 ? 4 : 5;
+		chi[ring] += e2;
+		fl[ring] += f2;
+		tot += e2;
+		if (u >= 0.85 && u < 2.5) {
+			double cs = (x * cos(g_az) + y * sin(g_az)) / hypot(x, y);
+			int side = cs > 0.5 ? 6 : cs < -0.5 ? 7 : -1;
+			if (side > 0) {
+				chi[side] += e2;
+				fl[side] += f2;
+			}
+		}
+	}
+	/* Each dome feeds one bin of every Q x Q block (the bins at its
+	 * centre's sub-pixel phase), so the bins of one phase class are the
+	 * mean of their own subset of domes: what varies between domes (the
+	 * ground's brightness under drift and undulation, the radius) enters
+	 * a class as a common error that no mean-dome model can follow and
+	 * the floor (the same domes without noise) does not count. A
+	 * constant per class, fitted to BEST's residual, says how much of the
+	 * misfit that is. */
+	if (g_have_floor2) {
+		double f2 = 0, lo = INFINITY, hi = 0;
+		for (int i = 0; i < g_have_floor2; i++) {
+			f2 += g_floor2_ratio[i] / g_have_floor2;
+			lo = fmin(lo, g_floor2_ratio[i]);
+			hi = fmax(hi, g_floor2_ratio[i]);
+		}
+		/* floor2 counts two draws of the domes' variation (this
+		 * patch's and the other's), a model of the mean dome only
+		 * this patch's: it would score (floor + floor2) / 2 */
+		printf("    floor2 (other seeds' noise-free patches, %d) %.2f x floor (%.2f..%.2f); a perfect mean dome "
+		       "~%.2f x floor; BEST %.2f x that\n",
+		       g_have_floor2, f2, lo, hi, 0.5 * (1 + f2), tot / floor_chi / (0.5 * (1 + f2)));
+	}
+	double cut[3], fcut[3];
+	for (int v = 0; v < 3; v++)
+		cut[v] = tot - class_drop(pt, res, v, &fcut[v]), fcut[v] = floor_chi - fcut[v];
+	printf("    per sub-pixel phase class (%d): a constant x floor %.2f, + a plane %.2f, + a gain %.2f (the "
+	       "floor itself -> %.3f, %.3f, %.3f)\n",
+	       Q * Q, cut[0] / floor_chi, cut[1] / floor_chi, cut[2] / floor_chi, fcut[0] / floor_chi,
+	       fcut[1] / floor_chi, fcut[2] / floor_chi);
+	double excess = tot - floor_chi;
+	printf("    rings (x its floor, share of the excess):");
+	for (int i = 0; i < NREG; i++)
+		if (fl[i] > 0)
+			printf(" %s %.2f %.0f%%", RN[i], chi[i] / fl[i], 100 * (chi[i] - fl[i]) / excess);
+	printf("\n");
+}
+
+/* --set KEY=VALUE (sem_opts_keys.h), applied to every scene */
+static const char *g_sets[32];
+static int g_nsets;
+
 static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int grid, int lowpass, int profile_d)
 {
 	sem_opts o, oc;
 	sem_truth t, tc;
 	memset(&tc, 0, sizeof tc);
 	sem_corner_scene(k, &o);
+	for (int i = 0; i < g_nsets; i++)
+		if (sem_opts_set_key(&o, g_sets[i]))
+			printf("--set %s: no such key\n", g_sets[i]);
 	o.seed += seed_add;
 	fs_image *img = sem_make_shared(&o, &t), *imc = NULL, *lpi = NULL;
 	if (!img) {
@@ -492,11 +694,49 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		for (int b = 0; b < NB * NB; b++)
 			cf[b] = (float)pc->mean[b];
 		col[1] = cf;
-		floor_chi = solve_lin(pt->mean, pt->w, col, 2, NULL, NULL);
+		floor_chi = solve_lin(pt->mean, pt->w, col, 2, NULL, g_floor_res);
 		/* the clean patch is fitted with the noisy one's weights, so
 		 * that its chi^2 is on the same scale */
 		memcpy(pc->w, pt->w, sizeof pc->w);
 		pc->nbins = pt->nbins;
+		g_have_floor2 = 0;
+		for (int f2 = 0; f2 < F2N && g_rings && !period; f2++) {
+			sem_opts o2 = oc;
+			sem_truth t2;
+			o2.seed += 7919 * (unsigned)(f2 + 1);
+			fs_image *im2 = sem_make_shared(&o2, &t2);
+			patch *p2 = malloc(sizeof *p2);
+			double *x2 = malloc((t2.n + 1) * sizeof *x2), *y2 = malloc((t2.n + 1) * sizeof *y2);
+			if (im2 && p2 && x2 && y2) {
+				int n2 = 0;
+				for (size_t j = 0; j < t2.n; j++)
+					if (sem_counted(&t2, t2.x[j], t2.y[j])) {
+						x2[n2] = t2.x[j];
+						y2[n2++] = t2.y[j];
+					}
+				build_patch(im2, x2, y2, n2, p2);
+				static double w2[NB * NB], r2[NB * NB];
+				for (int b = 0; b < NB * NB; b++) {
+					w2[b] = pt->w[b] > 0 && p2->w[b] > 0 ? pt->w[b] : 0;
+					cf[b] = (float)p2->mean[b];
+				}
+				if (isfinite(solve_lin(pt->mean, w2, col, 2, NULL, r2))) {
+					double c2 = 0, c0 = 0;
+					for (int b = 0; b < NB * NB; b++)
+						if (w2[b] > 0) {
+							c2 += r2[b] * r2[b];
+							c0 += g_floor_res[b] * g_floor_res[b];
+						}
+					g_floor2_ratio[g_have_floor2++] = c2 / c0;
+				}
+			}
+			free(p2);
+			free(x2);
+			free(y2);
+			if (im2)
+				sem_truth_free(&t2);
+			fs_image_free(im2);
+		}
 	}
 
 	/* the rule's formation fit at the true centres: the start */
@@ -507,6 +747,9 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 	char err[256];
 	double rule[NPAR] = {0};
 	int have_rule = 0;
+	rule[P_JIT] = 0.04; /* the scatter's starts (below) */
+	rule[P_RT] = 0.04;
+	rule[P_RL] = 0.07;
 	if (!fs_dome_fit_image(img, xs, ys, (size_t)n, t.pitch, &fo, &rf, err, sizeof err)) {
 		have_rule = 1;
 		rule[P_FILL] = rf.fill;
@@ -569,6 +812,13 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 			p[P_SX] = p[P_SY] = 0;
 			g_az = o.det_azimuth;
 		}
+		/* the mean patch's scatter: started at the simulator's
+		 * defaults' order (radius SD 4 %; slope and Laplacian SD of
+		 * 0.05 px of roughness smoothed over 1 px), never at 0, where
+		 * a symmetric spread has no slope to start from */
+		p[P_JIT] = 0.04;
+		p[P_RT] = 0.04;
+		p[P_RL] = 0.07;
 		clampp(p);
 		memcpy(st, p, sizeof st);
 		double c0 = eval(m, pt, p, NULL, NULL);
@@ -589,6 +839,8 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		print_fit("BEST", m, pt, best, best_chi, floor_chi, true_fill, 0, have_rule ? rule : NULL);
 		printf("    cost: %d starts, %ld renders, %.2f s CPU (%.1f ms a render)\n", nstarts, m->evals - ev0, cpu,
 		       1000 * cpu / (double)(m->evals - ev0 > 0 ? m->evals - ev0 : 1));
+		if (g_rings && floor_chi > 0)
+			print_rings(m, pt, best, floor_chi, 0.5 * mean_d);
 	}
 	if (clean && isfinite(best_chi)) {
 		/* the model's bias with no noise: the clean patch from the
@@ -667,6 +919,27 @@ int main(int argc, char **argv)
 			lowpass = 0;
 		else if (!strcmp(argv[i], "--profile-d"))
 			profile_d = 1;
+		else if (!strcmp(argv[i], "--rings"))
+			g_rings = 1;
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc && g_nsets < 32)
+			g_sets[g_nsets++] = argv[++i];
+		else if (!strcmp(argv[i], "--model") && i + 1 < argc) {
+			static const char *MN[] = {"old", "base", "jitter", "rough", "pixel", "meanall"};
+			static const int MK[] = {-1, 0, SE_MEAN_JITTER, SE_MEAN_ROUGH, SE_MEAN_PIXEL,
+						 SE_MEAN_JITTER | SE_MEAN_ROUGH | SE_MEAN_PIXEL};
+			const char *nm = argv[++i];
+			int found = 0;
+			for (int j = 0; j < 6; j++)
+				if (!strcmp(nm, MN[j])) {
+					g_model = MK[j];
+					found = 1;
+				}
+			if (!found) {
+				fprintf(stderr, "--model: old, base, jitter, rough, pixel or meanall\n");
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--fine") && i + 1 < argc)
+			g_mean.fine = atoi(argv[++i]);
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
@@ -678,7 +951,10 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 24; i++)
 			scenes[ns++] = def[i];
 	}
+	if (!g_mean.fine)
+		g_mean.fine = 2;
 	for (int i = 0; i < ns; i++)
 		run_scene(scenes[i], seed_add, starts, clean, grid, lowpass, profile_d);
+	se_mean_free(&g_mean);
 	return 0;
 }
