@@ -18,7 +18,9 @@
  * offset is what is wanted; one fill costs about a twentieth of the fill
  * search: 30-100 ms against 0.7-1.2 s per corner scene of the simulator),
  * the formation fitted at the centres as given and kept at the offset
- * found (fitting it again there changed no scene of the matrix), at most
+ * found (fitting it again there changed no scene of the matrix; but
+ * where its azimuth is oblique to the offset it is fitted again there,
+ * h40f: dome_fit.h, keep_formation), at most
  * 64 of the tubercles averaged. An offset of at most one
  * step of the fit's fine offset grid (0.0125 pitch) along each axis is the
  * fit's rounding and changes nothing. Otherwise every tubercle is measured

@@ -154,6 +154,7 @@ typedef struct ctx {
 	float *tmp, *bl[NBLUR][FS_SE_NCOMP]; /* blurred, cropped components */
 	const float *use[FS_SE_NCOMP];     /* the ones solve_normal() reads */
 	int keep_formation;   /* see fs_dome_fit_opts */
+	int screened;         /* a halftone screen was low-passed away */
 	int coarse_to_fine;   /* see fs_dome_fit_opts */
 	/* the coarse offset screen's patch: p's samples on every other row
 	 * and column (idx, ir, iq its own, the rest p's) */
@@ -783,17 +784,71 @@ static int fit_offset(ctx *c, meanimg *m, const cand *b, int wide, double *ox, d
 	return 0;
 }
 
+/* Whether a kept formation (keep_formation) and the offset found for it
+ * read the detector in directions too far apart to keep it. The centres
+ * sit off the dome centres towards the detector (the lit flank draws
+ * them), so the offset points away from it: two reads of one direction,
+ * the slope weights' and the offset's. Where the centres sit far off (the
+ * refinement's 3-6 px pull onto the lit flank of low domes, h39g), a mean
+ * patch read at offset 0 holds the dome displaced, and a displaced disc
+ * differs from a centred one by a dipole along the displacement: the
+ * slope weights fitted there take the sum of that and the detector's, and
+ * their azimuth turns 30-50 degrees off (interior 5@12000: 168 for 135,
+ * 5@16000: 106, 10@8000: -52 for 0; h40f) while the offset still points
+ * away from the detector. Then the templates and the axis step read a
+ * wrong formation. Opposite reads (the azimuth flipped, the offset
+ * pointing away from it) are not refused: the axis step reads them
+ * reversed (fs_centre_axis.reversed) and those scenes pass; nor an offset
+ * below REFIT_MIN_OFFSET pitch, whose direction is the fine grid's; nor
+ * under a halftone screen, whose low-pass (FS_HALFTONE_LOWPASS x the
+ * period: 4-px domes under a 5-px screen) leaves neither direction
+ * resolved: there the refit put the azimuth right and still moved the
+ * pitch-16 corner scenes both ways (27@12000 S -0.5 -> -19.5 %, 31@8000
+ * -2.4 -> -10.6 %, 28@20000 D +5.7 -> +1.1 %), as h38s's second look is
+ * not made under a screen either (detect_offset.c); nor where the
+ * secant-law yield takes a negative weight: domes darker on their slopes
+ * than the flat ground are not the formation se_render.h draws, and its
+ * slope weights read no detector (most paper figures' first fits: with
+ * them refitted P1 Fig2's dome fill fell 0.267 -> 0.237, out of its
+ * asserted band, and P3 Fig4 went from unmeasured to 0.623). */
+#define REFIT_MIN_OFFSET 0.03
+#define REFIT_OBLIQUE_DEG 20
+#define REFIT_ROUNDS 3
+static int oblique_reads(const ctx *c, const cand *b, double ox, double oy)
+{
+	if (c->screened || !(b->coef[FS_SE_YIELD] > 0) || !(hypot(ox, oy) >= REFIT_MIN_OFFSET * c->pitch))
+		return 0;
+	double az = atan2(b->coef[FS_SE_SLOPE_Y], b->coef[FS_SE_SLOPE_X]), away = atan2(oy, ox);
+	return fabs(cos(az - away)) < cos(REFIT_OBLIQUE_DEG * M_PI / 180);
+}
+
 /* The best formation and offset at one fill: the formation at the
  * starting offset, the offset for it, the formation again. (Taking the
  * first formation's residual at the new offset, to save the second
  * search, read 0.67 for a true 0.80: the formation fitted at the wrong
- * offset is the wrong one.) */
+ * offset is the wrong one.) A kept formation (keep_formation) is fitted
+ * again where it reads the detector oblique to its offset
+ * (oblique_reads): the formation at the offset, the offset searched again
+ * downhill from there, until the offset stays (at most REFIT_ROUNDS
+ * rounds), and the formation at the last offset. */
 static int best_with_offset(ctx *c, meanimg *m, double fill, int wide, double ox, double oy, cand *best)
 {
 	observe(m, ox, oy, &c->p);
 	if (best_at(c, fill, NULL, best) || fit_offset(c, m, best, wide, &ox, &oy) ||
 	    (!c->keep_formation && best_at(c, fill, NULL, best)))
 		return -1;
+	if (c->keep_formation && oblique_reads(c, best, ox, oy)) {
+		int moved = 1;
+		for (int k = 0; k < REFIT_ROUNDS && moved; k++) {
+			double px = ox, py = oy;
+			/* (fit_offset leaves the patch observed at its offset) */
+			if (best_at(c, fill, NULL, best) || fit_offset(c, m, best, 0, &ox, &oy))
+				return -1;
+			moved = ox != px || oy != py;
+		}
+		if (moved && best_at(c, fill, NULL, best))
+			return -1;
+	}
 	best->ox = ox;
 	best->oy = oy;
 	return 0;
@@ -1034,6 +1089,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	}
 	c.pitch = pitch;
 	c.keep_formation = o->keep_formation;
+	c.screened = period > 0;
 	c.coarse_to_fine = o->coarse_to_fine;
 	{
 		fs_near_index ix;

@@ -64,7 +64,12 @@ typedef struct fs_dome_fit_opts {
 	double fill_walk_gain;
 	/* the formation fitted at the starting offset is kept at the offset
 	 * found, not fitted again there: half the cost, for a caller that
-	 * wants the offset (the fill read at a wrong formation is worse) */
+	 * wants the offset (the fill read at a wrong formation is worse);
+	 * except where its detector azimuth and the offset's direction
+	 * disagree obliquely (20 to 160 degrees, an offset of at least 0.03
+	 * pitch, no halftone screen, a positive weight of the secant-law
+	 * yield): then it is fitted again at the offset and the offset
+	 * searched again from there until it stays (h40f, dome_fit.c) */
 	int keep_formation;
 	/* at most this many centres (every k-th of the list) averaged into
 	 * the mean patch; 0 = all. The dome detector fits the centres'
