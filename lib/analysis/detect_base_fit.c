@@ -338,16 +338,65 @@ int fs_det_base_step_point(const fs_det_base_plan *p, const double *fr, const do
 	return 1;
 }
 
+/* A level reading whose ratio to its own dome's fitted radius lies below
+ * the image's median ratio by more than LEVEL_STRAY_Z robust SDs of the
+ * ratios, and by at least LEVEL_STRAY of the median, reads less than
+ * that dome's base (a dome cut by the frame) and stays out of the level's
+ * sums (detect_base_fit.h, "Stray readings"). The healthy readings'
+ * ratios spread by 0.3-0.6 % (MAD) on the pitch-64 corner scenes, the
+ * strays seen there lie 12-37 % below; the floor keeps a tight spread
+ * from making strays of healthy readings. */
+#define LEVEL_STRAY 0.10
+#define LEVEL_STRAY_Z 6.0
+
+/* The base reading plan entry k adds to the level's sum. */
+static double level_of(const fs_det_base_plan *p, const double *lr, const fs_measured *meas, size_t k)
+{
+	return lr && isfinite(lr[k]) ? lr[k] : meas[p->idx[k]].t.radius_px;
+}
+
+/* The median of the read (fitted, not pinned) entries' ratios of their
+ * level reading to their fitted radius in *m, and the distance below it
+ * beyond which a ratio is a stray in *w: LEVEL_STRAY_Z robust SDs (1.4826 MAD)
+ * of those ratios, at least LEVEL_STRAY of the median. *m NAN with
+ * fewer than MIN_SIZED of them, or out of memory (then no reading is a
+ * stray: the sums as before h40g). */
+static void level_ratio_gate(const fs_det_base_plan *p, const double *fr, const double *lr, const int *le,
+			     const fs_measured *meas, double *m, double *w)
+{
+	*m = *w = NAN;
+	double *v = malloc((p->n ? p->n : 1) * sizeof *v);
+	if (!v)
+		return;
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(fr[k]) && fr[k] > 0 && !pinned(p, lr, le, meas, k)) {
+			double q = level_of(p, lr, meas, k) / fr[k];
+			if (isfinite(q))
+				v[n++] = q;
+		}
+	if (n >= MIN_SIZED) {
+		*m = fs_median_double(v, n);
+		for (size_t i = 0; i < n; i++)
+			v[i] = fabs(v[i] - *m);
+		*w = fmax(LEVEL_STRAY * *m, LEVEL_STRAY_Z * 1.4826 * fs_median_double(v, n));
+	}
+	free(v);
+}
+
 /* The level's readings (fs_det_base_fit_scale's arguments): info's
- * fitted, pinned, read and nostep counts (info zeroed first), and the
- * sums of the read domes' base readings *sb and fitted radii *sf, and of
- * every fitted radius *sf_all. */
+ * fitted, pinned, stray, read and nostep counts (info zeroed first), and
+ * the sums of the read domes' base readings *sb and fitted radii *sf, and
+ * of every fitted radius *sf_all. */
 static void count_level(const fs_det_base_plan *p, const double *fr, const double *lr, const int *le,
 			const double *step, const fs_measured *meas, fs_det_base_fit *info, double *sb, double *sf,
 			double *sf_all)
 {
 	memset(info, 0, sizeof *info);
 	*sb = *sf = *sf_all = 0;
+	double m = NAN, w = NAN;
+	if (!p->screened)
+		level_ratio_gate(p, fr, lr, le, meas, &m, &w);
 	for (size_t k = 0; k < p->n; k++)
 		if (isfinite(fr[k])) {
 			info->fitted++;
@@ -356,7 +405,13 @@ static void count_level(const fs_det_base_plan *p, const double *fr, const doubl
 				info->pinned++;
 				continue;
 			}
-			*sb += lr && isfinite(lr[k]) ? lr[k] : meas[p->idx[k]].t.radius_px;
+			double b = level_of(p, lr, meas, k);
+			/* (only short: a long reading is a base, detect_base_fit.h) */
+			if (m > 0 && !(m - b / fr[k] <= w)) {
+				info->stray++;
+				continue;
+			}
+			*sb += b;
 			*sf += fr[k];
 			info->read++;
 			info->nostep += step && step[k] < FS_BASE_STEP_MIN;
@@ -1263,6 +1318,9 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	/* the away rays' readings lie on the cast shadow's border (after the
 	 * step judgement, which reads the image where the reading lies) */
 	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, off, meas, lr, clear), lr);
+	/* strays are judged only where the level and the fit read one image
+	 * from one centre (detect_base_fit.h) */
+	p.screened = lp != NULL;
 	/* no base in the image (judged at given centres only), else the
 	 * level's scale */
 	if (fs_det_base_level_size(&p, m->given, &t, &off->fit, fr, fx, fy, lr, le, scratch, meas, info)) {

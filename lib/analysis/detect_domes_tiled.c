@@ -1148,6 +1148,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, &j->off, j->res, b.lr, clear), b.lr);
 	/* (as the whole image's) */
 	const double *step = b.lowpass > 0 ? NULL : scratch;
+	p.screened = b.lowpass > 0;
 	if (fs_det_base_level_size(&p, m->given, &t, &j->off.fit, b.fr, b.fx, b.fy, b.lr, b.le, step, j->res,
 				   NULL)) {
 		rc = -1;

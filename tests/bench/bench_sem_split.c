@@ -22,7 +22,7 @@
  * show there. The screen's true period, and the rule's window 2 x the
  * candidate's radius taken as 0.75 D (what scene 43's candidates gave).
  *
- * Usage: bench_sem_split [--outline] [--seed-add N] [--true] [--no-shadow]
+ * Usage: bench_sem_split [--outline] [--seed-add N] [--true] [--own] [--no-shadow]
  * [--level] [SCENE...] (default every corner scene 0-63; iN is interior
  * scene N, sem_interior_scene, h39g; --seed-add 4000 gives the
  * held-out seeds of HELPERS.md; SEM_SCENE_CACHE shares the renders).
@@ -85,6 +85,7 @@
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
 #include "analysis/measurement.h"
+#include "base/sorting.h"
 #include "sem_cache.h"
 #include "sem_scene.h"
 #include "sem_score.h"
@@ -144,6 +145,208 @@ static double d_from_truth(const fs_image *img, const sem_truth *t)
 		out = 100 * (sd - st) / st;
 	fs_tubercle_list_free(&l);
 	return out;
+}
+
+/* --own (h40g): the mean D error (%) Re-measure reads from the centres
+ * xs, ys (n of them): the rule's own final centres, or those moved. Where
+ * Dtrue is stable over seeds and the rule's D is not (corner 39: -0.6 to
+ * -0.8 against -0.6 to -1.6 %), this says whether the centres or
+ * detection's own path make the difference. NAN when it cannot. */
+static double d_from_centres(const fs_image *img, const sem_truth *t, const double *xs, const double *ys, size_t n,
+			     fs_tubercle_list *keep)
+{
+	fs_tubercle_list l;
+	memset(&l, 0, sizeof l);
+	fs_params p;
+	fs_params_default(&p);
+	char err[256];
+	double sd = 0, st = 0, out = NAN;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		fs_tubercle x;
+		fs_tubercle_init(&x);
+		x.id = (int)l.n + 1;
+		x.centroid_x = xs[i];
+		x.centroid_y = ys[i];
+		x.source = FS_SOURCE_MANUAL;
+		if (fs_tubercle_list_append(&l, &x))
+			goto done;
+	}
+	if (!fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &l, err, sizeof err) &&
+	    !sem_matched_diameters(t, &l, &sd, &st, &m) && m && st > 0)
+		out = 100 * (sd - st) / st;
+done:
+	if (keep)
+		*keep = l;
+	else
+		fs_tubercle_list_free(&l);
+	return out;
+}
+
+/* The per-dome part of --own: each counted dome's diameter read from the
+ * rule's centre (a) less the one read from its true centre (b), in % of
+ * its true D, against that centre's error along and across the detector's
+ * axis (px): the mean, its SD, and the least-squares slopes (% per px) and
+ * the mean over the domes whose error lies below and above the median
+ * |error|. Whether the scatter moves D through each dome's own reading
+ * (a slope) or through something all domes share (a common move). */
+static void per_dome(const sem_truth *t, const fs_tubercle_list *a, const fs_tubercle_list *b, double det_az)
+{
+	int *ma = malloc((a->n + 1) * sizeof *ma), *mb = malloc((b->n + 1) * sizeof *mb);
+	double *dd = malloc((t->n + 1) * sizeof *dd), *ea = malloc((t->n + 1) * sizeof *ea),
+	       *ec = malloc((t->n + 1) * sizeof *ec);
+	if (!ma || !mb || !dd || !ea || !ec || sem_match_tubercles(t, a, ma, NULL) || sem_match_tubercles(t, b, mb, NULL))
+		goto out;
+	int *ta = malloc((t->n + 1) * sizeof *ta), *tb = malloc((t->n + 1) * sizeof *tb);
+	if (!ta || !tb) {
+		free(ta);
+		free(tb);
+		goto out;
+	}
+	for (size_t j = 0; j < t->n; j++)
+		ta[j] = tb[j] = -1;
+	for (size_t i = 0; i < a->n; i++)
+		if (ma[i] >= 0)
+			ta[ma[i]] = (int)i;
+	for (size_t i = 0; i < b->n; i++)
+		if (mb[i] >= 0)
+			tb[mb[i]] = (int)i;
+	double ca = cos(det_az), sa = sin(det_az);
+	size_t n = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		if (ta[j] < 0 || tb[j] < 0 || !sem_counted(t, t->x[j], t->y[j]))
+			continue;
+		const fs_tubercle *A = &a->items[ta[j]], *B = &b->items[tb[j]];
+		if (!fs_tubercle_measured(A) || !fs_tubercle_measured(B))
+			continue;
+		double ex = A->centroid_x - t->x[j], ey = A->centroid_y - t->y[j];
+		dd[n] = 100 * 2 * (A->radius_px - B->radius_px) / t->d[j];
+		ea[n] = ex * ca + ey * sa;
+		ec[n] = -ex * sa + ey * ca;
+		n++;
+	}
+	free(ta);
+	free(tb);
+	if (n < 3)
+		goto out;
+	double m = 0, v = 0, sa2 = 0, sc2 = 0, sac = 0, sad = 0, scd = 0, ma_ = 0, mc_ = 0;
+	for (size_t i = 0; i < n; i++) {
+		m += dd[i];
+		ma_ += ea[i];
+		mc_ += ec[i];
+	}
+	m /= (double)n;
+	ma_ /= (double)n;
+	mc_ /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double d = dd[i] - m, x = ea[i] - ma_, y = ec[i] - mc_;
+		v += d * d;
+		sa2 += x * x;
+		sc2 += y * y;
+		sac += x * y;
+		sad += x * d;
+		scd += y * d;
+	}
+	double det = sa2 * sc2 - sac * sac;
+	double ka = det > 0 ? (sad * sc2 - scd * sac) / det : NAN, kc = det > 0 ? (scd * sa2 - sad * sac) / det : NAN;
+	/* below / above the median |error| */
+	double *mag = malloc(n * sizeof *mag);
+	double lo = NAN, hi = NAN;
+	if (mag) {
+		for (size_t i = 0; i < n; i++)
+			mag[i] = hypot(ea[i] - ma_, ec[i] - mc_);
+		double med = fs_median_double(mag, n);
+		double sl = 0, sh = 0;
+		size_t nl = 0, nh = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (hypot(ea[i] - ma_, ec[i] - mc_) <= med) {
+				sl += dd[i];
+				nl++;
+			} else {
+				sh += dd[i];
+				nh++;
+			}
+		}
+		lo = nl ? sl / (double)nl : NAN;
+		hi = nh ? sh / (double)nh : NAN;
+		free(mag);
+	}
+	printf("      per dome (own - true centre, %% of D; %zu domes): mean %+.2f SD %.2f; slope along %+.2f across "
+	       "%+.2f %%/px; scatter RMS along %.3f across %.3f px; small-error half %+.2f, large-error half %+.2f\n",
+	       n, m, sqrt(v / (double)(n - 1)), ka, kc, sqrt(sa2 / (double)n), sqrt(sc2 / (double)n), lo, hi);
+out:
+	free(ma);
+	free(mb);
+	free(dd);
+	free(ea);
+	free(ec);
+}
+
+/* --own: Re-measure from the rule's centres (Down, detection's own D when
+ * Re-measure of a fresh extraction is the identity), from them with
+ * their common error (over the matched counted centres) taken off
+ * (Dnocom), and from the TRUE centres moved by that common error (Dcom):
+ * Dtrue -> Dcom is the common error's part, Dcom -> Down the per-dome
+ * scatter's. */
+static void print_own(const fs_image *img, const sem_truth *t, const fs_tubercle_list *l, const int *mtru,
+		      double det_az)
+{
+	double ox = 0, oy = 0;
+	size_t m = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		if (mtru[j] < 0 || !sem_counted(t, t->x[j], t->y[j]))
+			continue;
+		ox += l->items[mtru[j]].centroid_x - t->x[j];
+		oy += l->items[mtru[j]].centroid_y - t->y[j];
+		m++;
+	}
+	if (m) {
+		ox /= (double)m;
+		oy /= (double)m;
+	}
+	size_t n = l->n > t->n ? l->n : t->n;
+	double *xs = malloc((n + 1) * sizeof *xs), *ys = malloc((n + 1) * sizeof *ys);
+	if (!xs || !ys) {
+		free(xs);
+		free(ys);
+		return;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		xs[i] = l->items[i].centroid_x;
+		ys[i] = l->items[i].centroid_y;
+	}
+	fs_tubercle_list own_l, true_l;
+	memset(&own_l, 0, sizeof own_l);
+	memset(&true_l, 0, sizeof true_l);
+	double own = d_from_centres(img, t, xs, ys, l->n, &own_l);
+	for (size_t i = 0; i < l->n; i++) {
+		xs[i] -= ox;
+		ys[i] -= oy;
+	}
+	double nocom = d_from_centres(img, t, xs, ys, l->n, NULL);
+	size_t k = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		if (!t->inside[j])
+			continue;
+		xs[k] = t->x[j] + ox;
+		ys[k] = t->y[j] + oy;
+		k++;
+	}
+	double com = d_from_centres(img, t, xs, ys, k, NULL);
+	printf("      own: Down %6.2f Dnocom %6.2f Dcom %6.2f (common error %+.3f, %+.3f px)\n", own, nocom, com, ox, oy);
+	k = 0;
+	for (size_t j = 0; j < t->n; j++)
+		if (t->inside[j]) {
+			xs[k] = t->x[j];
+			ys[k] = t->y[j];
+			k++;
+		}
+	d_from_centres(img, t, xs, ys, k, &true_l);
+	per_dome(t, &own_l, &true_l, det_az);
+	fs_tubercle_list_free(&own_l);
+	fs_tubercle_list_free(&true_l);
+	free(xs);
+	free(ys);
 }
 
 /* --level: the screened level's mean D % from the true centres inside the
@@ -468,7 +671,7 @@ static void print_notch(const fs_image *img, const sem_opts *so, double wid)
 }
 
 static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_shadow, int level, int phase, int first,
-		     int track, double notch, int dx, int dy)
+		     int track, double notch, int dx, int dy, int own)
 {
 	sem_opts o;
 	sem_truth t;
@@ -544,6 +747,8 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 		       ok_rp ? "" : " RP");
 		if (level)
 			printf("      Lridge %7.2f Lplain %7.2f\n", lr, lpl);
+		if (own)
+			print_own(img, &t, l, mtru, o.det_azimuth);
 		if (phase && o.halftone > 0)
 			print_phase(&t, l, mtru, o.halftone, dx < 0 ? 0 : dx, dy);
 		if (first)
@@ -567,7 +772,7 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 
 int main(int argc, char **argv)
 {
-	int outline = 0, truth = 0, no_shadow = 0, level = 0, phase = 0, first = 0, track = 0, dx = 0, dy = 0, listed = 0,
+	int own = 0, outline = 0, truth = 0, no_shadow = 0, level = 0, phase = 0, first = 0, track = 0, dx = 0, dy = 0, listed = 0,
 	    rc = 0;
 	unsigned seed_add = 0;
 	double notch = 0;
@@ -577,6 +782,8 @@ int main(int argc, char **argv)
 			outline = 1;
 		else if (!strcmp(argv[i], "--true"))
 			truth = 1;
+		else if (!strcmp(argv[i], "--own"))
+			own = 1;
 		else if (!strcmp(argv[i], "--no-shadow"))
 			no_shadow = 1;
 		else if (!strcmp(argv[i], "--level"))
@@ -606,7 +813,7 @@ int main(int argc, char **argv)
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--no-shadow] [--level] [--phase] [--first] [--offset-track] [--notch W] [--notch-detect W] [--screen-shift DX DY] [--shift-check] [SCENE 0-63 | iN...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--own] [--no-shadow] [--level] [--phase] [--first] [--offset-track] [--notch W] [--notch-detect W] [--screen-shift DX DY] [--shift-check] [SCENE 0-63 | iN...]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -620,6 +827,6 @@ int main(int argc, char **argv)
 	printf("%-5s %-4s %-4s %-4s %-3s %-4s %-3s %6s %6s %7s %7s %7s %7s %7s\n", "scene", "fill", "prof", "h/R",
 	       "ht", "az", "pit", "D%", "S%", "dist", "radii", "along", "across", "Dtrue");
 	for (int i = 0; i < listed; i++)
-		rc |= run_scene(scenes[i], seed_add, outline, truth, no_shadow, level, phase, first, track, notch, dx, dy) ? 1 : 0;
+		rc |= run_scene(scenes[i], seed_add, outline, truth, no_shadow, level, phase, first, track, notch, dx, dy, own) ? 1 : 0;
 	return rc;
 }

@@ -304,7 +304,11 @@ static void locked_centres(int i, unsigned seed_add, int tile, int *locked, int 
  * for 0.4), and every dome of the scene ended 0.02-0.2 px and 0.01-0.6 px
  * of radius away from the whole image's (h39c). Now the same as the whole
  * image, and against the truth the mean D as near as the whole image's
- * (+0.20 %; +0.56 % with the doubled offset). */
+ * (+0.20 %; +0.56 % with the doubled offset). Since h40g the whole image
+ * itself reads +0.61 % (the domes cut by the frame no longer pull its
+ * level down: its own pitch-16 bias shows), so the bound on D below only
+ * catches gross errors; the doubled offset is caught by compare_image's
+ * tiles equal to the whole image (0 differ). */
 static void test_offset_second_look(void **state)
 {
 	(void)state;
@@ -319,7 +323,7 @@ static void test_offset_second_look(void **state)
 	size_t nm = 0;
 	assert_int_equal(sem_matched_diameters(&t, &r.tubercles, &sd, &st, &nm), 0);
 	printf("# corner scene 3 on 80-px tiles: mean D %+.2f %% over %zu domes\n", 100 * (sd - st) / st, nm);
-	assert_true(nm > 200 && fabs(sd - st) < 0.004 * st);
+	assert_true(nm > 200 && fabs(sd - st) < 0.008 * st);
 	fs_detect_result_free(&r);
 	sem_truth_free(&t);
 	fs_image_free(img);
