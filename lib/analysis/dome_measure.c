@@ -186,26 +186,35 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 	const float *d = img->data;
 	int w = img->width, h = img->height;
 	int inside = xi + x - reach >= 0 && yi + y - reach >= 0 && xi + x + reach < w - 1 && yi + y + reach < h - 1;
-	v2d one = {1, 1};
+	v2d one = {1, 1}, XI = {xi, xi}, YI = {yi, yi}, W = {w, w}, two = {2, 2};
+	/* the cells' limits as doubles: the pixels below are whole numbers,
+	 * so comparing them as doubles is comparing the integers */
+	double xe = w - 1, ye = h - 1;
 	for (int k = 0; k < NRAYS; k++) {
 		v2d C = {cs[k], cs[k]}, S = {sn[k], sn[k]}, X = {x, x}, Y = {y, y}, st = {step, step};
+		/* jj = {j, j + 1} counted in doubles (whole numbers, exact),
+		 * not converted from j every pair */
+		v2d jj = {0, 1};
 		int j = 0;
-		for (; j + 1 <= n; j += 2) {
-			v2d jj = {j, j + 1};
+		for (; j + 1 <= n; j += 2, jj += two) {
 			v2d pu = X + C * jj * st, pv = Y + S * jj * st;
-			int ua, ub, va, vb;
-			v2d fu = fs_floor2(pu, &ua, &ub), fv = fs_floor2(pv, &va, &vb);
-			int xa = xi + ua, xb = xi + ub, ya = yi + va, yb = yi + vb;
-			if (!inside && !(xa >= 0 && xb >= 0 && ya >= 0 && yb >= 0 && xa < w - 1 && xb < w - 1 &&
-					 ya < h - 1 && yb < h - 1)) {
+			/* the cells' top-left pixels in doubles (whole numbers
+			 * below 2^31: the sums and the index y w + x, below
+			 * 2^53, are exact), the index converted once a lane:
+			 * the integers' work of a pair (two floors taken out
+			 * of the lanes, four sums, two products, sign
+			 * extensions) was a fifth of a base reading (h40d) */
+			v2d fu = fs_floor2d(pu), fv = fs_floor2d(pv);
+			v2d ax = XI + fu, ay = YI + fv;
+			if (!inside && !(ax[0] >= 0 && ax[1] >= 0 && ay[0] >= 0 && ay[1] >= 0 && ax[0] < xe &&
+					 ax[1] < xe && ay[0] < ye && ay[1] < ye)) {
 				raw[k][j] = sample_split(img, xi, yi, pu[0], pv[0]);
 				raw[k][j + 1] = sample_split(img, xi, yi, pu[1], pv[1]);
 				continue;
 			}
-			v2d fx = pu - fu, fy = pv - fv;
-			const float *p = d + (size_t)ya * w + xa, *r = d + (size_t)yb * w + xb;
+			v2d fx = pu - fu, fy = pv - fv, at = ay * W + ax;
 			v2d p00, p01, p10, p11;
-			fs_corners2(p, r, w, &p00, &p01, &p10, &p11);
+			fs_corners2(d + (long long)at[0], d + (long long)at[1], w, &p00, &p01, &p10, &p11);
 			v2d a = p00 * (one - fx) + p01 * fx;
 			v2d b = p10 * (one - fx) + p11 * fx;
 			v2d o = a * (one - fy) + b * fy;

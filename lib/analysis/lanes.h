@@ -64,6 +64,23 @@ static inline v2d fs_floor2(v2d u, int *i0, int *i1)
 #endif
 }
 
+/* fs_floor2's doubles without the integers: floor of both lanes
+ * (|u| < 2^31), the same doubles (the truncation, less one where u lies
+ * below it), for a caller that goes on in doubles (an index made as
+ * y w + x in doubles, exact below 2^53, instead of four integers taken
+ * out of the lanes and sign-extended). */
+static inline v2d fs_floor2d(v2d u)
+{
+#if defined(__SSE2__)
+	__m128d tf = _mm_cvtepi32_pd(_mm_cvttpd_epi32((__m128d)u));
+	__m128d lt = _mm_cmplt_pd((__m128d)u, tf); /* all ones where u < trunc(u) */
+	return (v2d)_mm_add_pd(tf, _mm_and_pd(lt, _mm_set1_pd(-1.0)));
+#else
+	int a = (int)u[0], b = (int)u[1];
+	return (v2d){a - (u[0] < a), b - (u[1] < b)};
+#endif
+}
+
 /* The larger of a and b in each lane (b where they are equal; neither
  * may be NAN): maxpd, for maxima of values without NAN, which are the
  * same in any order. */
