@@ -57,17 +57,25 @@ static void ray_inside(const fs_image *img, int ox, int oy, double x, double y, 
 {
 	const float *d = img->data;
 	long iw = img->width;
+	v2d W = {iw, iw}, two = {2, 2}, jv = {0, 1};
 	int j = 0;
-	for (; j + 2 <= n; j += 2) {
-		v2d jv = {j, j + 1};
+	for (; j + 2 <= n; j += 2, jv += two) {
+		/* (jv = {j, j + 1}: whole numbers, counted exactly in doubles) */
 		v2d bx = (v2d){x, x} + jv * STEP * c, by = (v2d){y, y} + jv * STEP * sn;
 		v2d s = {0, 0};
+		/* the five points unrolled (their offsets constants) */
+#pragma GCC unroll 5
 		for (int i = 0; i < 5; i++) {
 			v2d px = bx + g_dx[i] - ox, py = by + g_dy[i] - oy;
-			int xa, xb, ya, yb; /* lane 0's and lane 1's cells */
-			v2d fx = px - fs_trunc2(px, &xa, &xb), fy = py - fs_trunc2(py, &ya, &yb);
+			/* lane 0's and lane 1's cells: the truncations stay
+			 * doubles and the index y w + x is made in doubles
+			 * (whole numbers below 2^53: exact), converted once a
+			 * lane, instead of four integers taken out of the
+			 * lanes (h40d; as centre_refine.c's pairs, h37n) */
+			v2d tx = fs_trunc2d(px), ty = fs_trunc2d(py);
+			v2d fx = px - tx, fy = py - ty, at = ty * W + tx;
 			v2d c00, c01, c10, c11;
-			fs_corners2(d + (size_t)ya * iw + xa, d + (size_t)yb * iw + xb, iw, &c00, &c01, &c10, &c11);
+			fs_corners2(d + (long long)at[0], d + (long long)at[1], iw, &c00, &c01, &c10, &c11);
 			v2d a = c00 * (1 - fx) + c01 * fx, b = c10 * (1 - fx) + c11 * fx;
 			s += a * (1 - fy) + b * fy;
 		}
