@@ -13,6 +13,12 @@
 
 #include "analysis/lanes.h"
 #include "analysis/parabola_vertex.h"
+#include "base/cpu_features.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define RAYS_AVX 1
+#endif
 
 #define NRAYS 32
 #define NMAX 48
@@ -170,6 +176,95 @@ static inline double sample_split(const fs_image *img, int xi, int yi, double u,
 				 d[(size_t)y1 * w + x1], fx, fy);
 }
 
+#ifdef RAYS_AVX
+/*
+ * sample_rays with AVX (where the CPU has it, fs_cpu_has_avx: the build
+ * targets plain x86-64): four samples of a ray at a time, four to a
+ * register, each lane the pair loop's operations in its order (no fused
+ * multiply-add: the target is "avx" alone and ISO C keeps contraction
+ * off), so the same bits. The rays' samples were the largest part of
+ * every base reading, a fifth of the dome rule on the 2048 x 1536
+ * lattice (h40d). A quad with a sample outside the image, and the last
+ * samples of a ray, are read one at a time by sample_split (which gives
+ * an inside sample the same value).
+ */
+typedef double v4d __attribute__((vector_size(32)));
+
+/* fs_floor2d of four lanes (|u| < 2^31): the truncation, less one where
+ * u lies below it */
+__attribute__((target("avx"))) static inline v4d floor4(v4d u)
+{
+	__m256d t = _mm256_cvtepi32_pd(_mm256_cvttpd_epi32((__m256d)u));
+	__m256d lt = _mm256_cmp_pd((__m256d)u, t, _CMP_LT_OQ);
+	return (v4d)_mm256_add_pd(t, _mm256_and_pd(lt, _mm256_set1_pd(-1.0)));
+}
+
+/* The corners of four bilinear cells, lane i the cell whose top-left
+ * pixel is d + at[i] (w: the row stride), each float widened exactly:
+ * the same doubles as fs_corners2's. */
+__attribute__((target("avx"))) static inline void corners4(const float *d, v4d at, long w, v4d *c00, v4d *c01,
+							    v4d *c10, v4d *c11)
+{
+	const float *p0 = d + (long long)at[0], *p1 = d + (long long)at[1], *p2 = d + (long long)at[2],
+		    *p3 = d + (long long)at[3];
+	/* each cell's two top (bottom) pixels as one 8-byte load, two cells
+	 * to a register: {p0[0], p0[1], p1[0], p1[1]} */
+	__m128 t01 = _mm_castpd_ps(_mm_loadh_pd(_mm_load_sd((const double *)(const void *)p0), (const double *)(const void *)p1));
+	__m128 t23 = _mm_castpd_ps(_mm_loadh_pd(_mm_load_sd((const double *)(const void *)p2), (const double *)(const void *)p3));
+	__m128 b01 = _mm_castpd_ps(
+		_mm_loadh_pd(_mm_load_sd((const double *)(const void *)(p0 + w)), (const double *)(const void *)(p1 + w)));
+	__m128 b23 = _mm_castpd_ps(
+		_mm_loadh_pd(_mm_load_sd((const double *)(const void *)(p2 + w)), (const double *)(const void *)(p3 + w)));
+	*c00 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(2, 0, 2, 0)));
+	*c01 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(3, 1, 3, 1)));
+	*c10 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(2, 0, 2, 0)));
+	*c11 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+__attribute__((target("avx"))) static void sample_rays4(const fs_image *img, const double *cs, const double *sn,
+							 int xi, int yi, double x, double y, double step, int n,
+							 int inside, double raw[NRAYS][NMAX + 1])
+{
+	const float *d = img->data;
+	int w = img->width, h = img->height;
+	double xe = w - 1, ye = h - 1;
+	v4d one = {1, 1, 1, 1}, XI = {xi, xi, xi, xi}, YI = {yi, yi, yi, yi}, W = {w, w, w, w}, four = {4, 4, 4, 4};
+	v4d X = {x, x, x, x}, Y = {y, y, y, y}, st = {step, step, step, step};
+	v4d zero = {0, 0, 0, 0}, XE = {xe, xe, xe, xe}, YE = {ye, ye, ye, ye};
+	for (int k = 0; k < NRAYS; k++) {
+		v4d C = {cs[k], cs[k], cs[k], cs[k]}, S = {sn[k], sn[k], sn[k], sn[k]};
+		v4d jj = {0, 1, 2, 3};
+		int j = 0;
+		for (; j + 3 <= n; j += 4, jj += four) {
+			v4d pu = X + C * jj * st, pv = Y + S * jj * st;
+			v4d fu = floor4(pu), fv = floor4(pv);
+			v4d ax = XI + fu, ay = YI + fv;
+			if (!inside) {
+				__m256d in = _mm256_and_pd(
+					_mm256_and_pd(_mm256_cmp_pd((__m256d)ax, (__m256d)zero, _CMP_GE_OQ),
+						      _mm256_cmp_pd((__m256d)ay, (__m256d)zero, _CMP_GE_OQ)),
+					_mm256_and_pd(_mm256_cmp_pd((__m256d)ax, (__m256d)XE, _CMP_LT_OQ),
+						      _mm256_cmp_pd((__m256d)ay, (__m256d)YE, _CMP_LT_OQ)));
+				if (_mm256_movemask_pd(in) != 0xf) {
+					for (int l = 0; l < 4; l++)
+						raw[k][j + l] = sample_split(img, xi, yi, pu[l], pv[l]);
+					continue;
+				}
+			}
+			v4d fx = pu - fu, fy = pv - fv, at = ay * W + ax;
+			v4d p00, p01, p10, p11;
+			corners4(d, at, w, &p00, &p01, &p10, &p11);
+			v4d a = p00 * (one - fx) + p01 * fx;
+			v4d b = p10 * (one - fx) + p11 * fx;
+			v4d o = a * (one - fy) + b * fy;
+			memcpy(&raw[k][j], &o, sizeof o);
+		}
+		for (; j <= n; j++)
+			raw[k][j] = sample_split(img, xi, yi, x + cs[k] * j * step, y + sn[k] * j * step);
+	}
+}
+#endif
+
 /* The image along the rays from (xi + x, yi + y) (xi, yi whole pixels, x,
  * y the point's fraction of them, see measure()): raw[k][j] at j * step
  * along ray k, j = 0..n, two samples at a time, each split into pixel and
@@ -186,6 +281,12 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 	const float *d = img->data;
 	int w = img->width, h = img->height;
 	int inside = xi + x - reach >= 0 && yi + y - reach >= 0 && xi + x + reach < w - 1 && yi + y + reach < h - 1;
+#ifdef RAYS_AVX
+	if (fs_cpu_has_avx()) {
+		sample_rays4(img, cs, sn, xi, yi, x, y, step, n, inside, raw);
+		return;
+	}
+#endif
 	v2d one = {1, 1}, XI = {xi, xi}, YI = {yi, yi}, W = {w, w}, two = {2, 2};
 	/* the cells' limits as doubles: the pixels below are whole numbers,
 	 * so comparing them as doubles is comparing the integers */
