@@ -13,12 +13,8 @@
 
 #include "analysis/lanes.h"
 #include "analysis/parabola_vertex.h"
+#include "analysis/lanes_avx.h"
 #include "base/cpu_features.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define RAYS_AVX 1
-#endif
 
 #define NRAYS 32
 #define NMAX 48
@@ -176,7 +172,7 @@ static inline double sample_split(const fs_image *img, int xi, int yi, double u,
 				 d[(size_t)y1 * w + x1], fx, fy);
 }
 
-#ifdef RAYS_AVX
+#ifdef FS_LANES_AVX
 /*
  * sample_rays with AVX (where the CPU has it, fs_cpu_has_avx: the build
  * targets plain x86-64): four samples of a ray at a time, four to a
@@ -188,39 +184,6 @@ static inline double sample_split(const fs_image *img, int xi, int yi, double u,
  * samples of a ray, are read one at a time by sample_split (which gives
  * an inside sample the same value).
  */
-typedef double v4d __attribute__((vector_size(32)));
-
-/* fs_floor2d of four lanes (|u| < 2^31): the truncation, less one where
- * u lies below it */
-__attribute__((target("avx"))) static inline v4d floor4(v4d u)
-{
-	__m256d t = _mm256_cvtepi32_pd(_mm256_cvttpd_epi32((__m256d)u));
-	__m256d lt = _mm256_cmp_pd((__m256d)u, t, _CMP_LT_OQ);
-	return (v4d)_mm256_add_pd(t, _mm256_and_pd(lt, _mm256_set1_pd(-1.0)));
-}
-
-/* The corners of four bilinear cells, lane i the cell whose top-left
- * pixel is d + at[i] (w: the row stride), each float widened exactly:
- * the same doubles as fs_corners2's. */
-__attribute__((target("avx"))) static inline void corners4(const float *d, v4d at, long w, v4d *c00, v4d *c01,
-							    v4d *c10, v4d *c11)
-{
-	const float *p0 = d + (long long)at[0], *p1 = d + (long long)at[1], *p2 = d + (long long)at[2],
-		    *p3 = d + (long long)at[3];
-	/* each cell's two top (bottom) pixels as one 8-byte load, two cells
-	 * to a register: {p0[0], p0[1], p1[0], p1[1]} */
-	__m128 t01 = _mm_castpd_ps(_mm_loadh_pd(_mm_load_sd((const double *)(const void *)p0), (const double *)(const void *)p1));
-	__m128 t23 = _mm_castpd_ps(_mm_loadh_pd(_mm_load_sd((const double *)(const void *)p2), (const double *)(const void *)p3));
-	__m128 b01 = _mm_castpd_ps(
-		_mm_loadh_pd(_mm_load_sd((const double *)(const void *)(p0 + w)), (const double *)(const void *)(p1 + w)));
-	__m128 b23 = _mm_castpd_ps(
-		_mm_loadh_pd(_mm_load_sd((const double *)(const void *)(p2 + w)), (const double *)(const void *)(p3 + w)));
-	*c00 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(2, 0, 2, 0)));
-	*c01 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(3, 1, 3, 1)));
-	*c10 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(2, 0, 2, 0)));
-	*c11 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(3, 1, 3, 1)));
-}
-
 __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, const double *cs, const double *sn,
 							 int xi, int yi, double x, double y, double step, int n,
 							 int inside, double raw[NRAYS][NMAX + 1])
@@ -237,7 +200,7 @@ __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, con
 		int j = 0;
 		for (; j + 3 <= n; j += 4, jj += four) {
 			v4d pu = X + C * jj * st, pv = Y + S * jj * st;
-			v4d fu = floor4(pu), fv = floor4(pv);
+			v4d fu = fs_floor4d(pu), fv = fs_floor4d(pv);
 			v4d ax = XI + fu, ay = YI + fv;
 			if (!inside) {
 				__m256d in = _mm256_and_pd(
@@ -253,7 +216,7 @@ __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, con
 			}
 			v4d fx = pu - fu, fy = pv - fv, at = ay * W + ax;
 			v4d p00, p01, p10, p11;
-			corners4(d, at, w, &p00, &p01, &p10, &p11);
+			fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
 			v4d a = p00 * (one - fx) + p01 * fx;
 			v4d b = p10 * (one - fx) + p11 * fx;
 			v4d o = a * (one - fy) + b * fy;
@@ -281,7 +244,7 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 	const float *d = img->data;
 	int w = img->width, h = img->height;
 	int inside = xi + x - reach >= 0 && yi + y - reach >= 0 && xi + x + reach < w - 1 && yi + y + reach < h - 1;
-#ifdef RAYS_AVX
+#ifdef FS_LANES_AVX
 	if (fs_cpu_has_avx()) {
 		sample_rays4(img, cs, sn, xi, yi, x, y, step, n, inside, raw);
 		return;
