@@ -15,6 +15,7 @@
 #define FS_LANES_AVX 1
 
 #include <immintrin.h>
+#include <string.h>
 
 typedef double v4d __attribute__((vector_size(32)));
 
@@ -35,11 +36,14 @@ __attribute__((target("avx"))) static inline v4d fs_floor4d(v4d u)
 }
 
 /* {p[0], p[1], r[0], r[1]}: two cells' pairs of neighbours, one 8-byte
- * load each */
+ * load each (through memcpy: a float's address need not suit a double,
+ * which _mm_load_sd's pointer would claim) */
 __attribute__((target("avx"))) static inline __m128 fs_pairs2f(const float *p, const float *r)
 {
-	return _mm_castpd_ps(
-		_mm_loadh_pd(_mm_load_sd((const double *)(const void *)p), (const double *)(const void *)r));
+	double a, b;
+	memcpy(&a, p, sizeof a);
+	memcpy(&b, r, sizeof b);
+	return _mm_castpd_ps(_mm_set_pd(b, a));
 }
 
 /* The corners of four bilinear cells, lane i the cell whose top-left
