@@ -53,7 +53,7 @@ double fs_dome_fit_pitch(const double *xs, const double *ys, size_t n)
 		nn[ni++] = fs_near_nearest(&ix, i);
 	double med = fs_median_upper(nn, ni);
 	for (size_t i = 0; i < n; i += step) {
-		size_t m = fs_near_within_x(&ix, i, 1.3 * med, near);
+		size_t m = fs_near_within_box(&ix, i, 1.3 * med, near);
 		for (size_t q = 0; q < m; q++) {
 			size_t j = near[q];
 			double r = hypot(xs[i] - xs[j], ys[i] - ys[j]);
@@ -972,7 +972,7 @@ static double lattice_angle(const double *xs, const double *ys, size_t n, double
 	for (size_t i = 0; i < n; i += step) {
 		/* the neighbours in ascending order, as a loop over all j
 		 * adds them */
-		size_t m = fs_near_within_x(ix, i, 1.3 * pitch, near);
+		size_t m = fs_near_within_box(ix, i, 1.3 * pitch, near);
 		for (size_t q = 0; q < m; q++) {
 			size_t j = near[q];
 			double dx = xs[j] - xs[i], dy = ys[j] - ys[i], d = hypot(dx, dy);

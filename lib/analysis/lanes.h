@@ -41,26 +41,21 @@ static inline v2d fs_widen2(const float *p)
 #endif
 }
 
-/* floor() of both lanes (|u| < 2^31) into *i0, *i1, and as doubles: the
- * truncation, one less where u lies below it (a negative non-integer),
- * as `int i = (int)u; i - (u < i)` gives it, and the double of that int
- * (i - 1.0 is exact for such integers). */
-static inline v2d fs_floor2(v2d u, int *i0, int *i1)
+/* floor() of both lanes (|u| < 2^31) as doubles: the truncation, less
+ * one where u lies below it (a negative non-integer), as `int i = (int)u;
+ * i - (u < i)` gives it, converted back (exact). For a caller that goes
+ * on in doubles: an index made as y w + x in doubles, exact below 2^53,
+ * instead of the integers taken out of the lanes and sign-extended (h40d;
+ * was fs_floor2, which also returned the integers). */
+static inline v2d fs_floor2d(v2d u)
 {
 #if defined(__SSE2__)
-	__m128i t = _mm_cvttpd_epi32((__m128d)u);
-	__m128d tf = _mm_cvtepi32_pd(t);
+	__m128d tf = _mm_cvtepi32_pd(_mm_cvttpd_epi32((__m128d)u));
 	__m128d lt = _mm_cmplt_pd((__m128d)u, tf); /* all ones where u < trunc(u) */
-	/* the two 64-bit masks as two 32-bit -1 / 0 in lanes 0 and 1 */
-	t = _mm_add_epi32(t, _mm_shuffle_epi32(_mm_castpd_si128(lt), _MM_SHUFFLE(3, 3, 2, 0)));
-	*i0 = _mm_cvtsi128_si32(t);
-	*i1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(t, 1));
 	return (v2d)_mm_add_pd(tf, _mm_and_pd(lt, _mm_set1_pd(-1.0)));
 #else
 	int a = (int)u[0], b = (int)u[1];
-	*i0 = a - (u[0] < a);
-	*i1 = b - (u[1] < b);
-	return (v2d){*i0, *i1};
+	return (v2d){a - (u[0] < a), b - (u[1] < b)};
 #endif
 }
 

@@ -32,9 +32,10 @@ void fs_near_index_free(fs_near_index *ix);
  * minimum over all pairs would give it; INFINITY when n < 2. */
 double fs_near_nearest(const fs_near_index *ix, size_t i);
 
-/* Writes to out (room for n) every other centre j whose x lies within r
- * of centre i's, in ascending j (a superset of those within distance r,
- * for the caller to test); returns how many. */
-size_t fs_near_within_x(const fs_near_index *ix, size_t i, double r, size_t *out);
+/* Writes to out (room for n) every other centre j whose x and y both lie
+ * within r of centre i's (with a margin of a last bit), in ascending j
+ * (a superset of those within distance r, for the caller to test);
+ * returns how many. */
+size_t fs_near_within_box(const fs_near_index *ix, size_t i, double r, size_t *out);
 
 #endif

@@ -1,0 +1,81 @@
+/*
+ * lanes_avx.h - four doubles in one AVX register, for the bilinear
+ * samplers' inner loops (the rays of dome_measure.c, centre_refine.c and
+ * base_step.c), each lane the operations a scalar or lanes.h loop does in
+ * its order, so the same bits. The build targets plain x86-64: a caller
+ * marks its loop __attribute__((target("avx"))) and runs it only where
+ * fs_cpu_has_avx (base/cpu_features.h) says the processor has AVX; under
+ * target "avx" alone and ISO C there is no fused multiply-add. FS_LANES_AVX
+ * is defined where these exist. Header-only.
+ */
+#ifndef FS_ANALYSIS_LANES_AVX_H
+#define FS_ANALYSIS_LANES_AVX_H
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define FS_LANES_AVX 1
+
+#include <immintrin.h>
+#include <string.h>
+
+typedef double v4d __attribute__((vector_size(32)));
+
+/* trunc of four lanes (|u| < 2^31) as doubles: fs_trunc2d's values */
+__attribute__((target("avx"))) static inline v4d fs_trunc4d(v4d u)
+{
+	return (v4d)_mm256_cvtepi32_pd(_mm256_cvttpd_epi32((__m256d)u));
+}
+
+/* floor of four lanes (|u| < 2^31) as doubles: the truncation, less one
+ * where u lies below it (fs_floor2d's values; not roundpd, whose floor of
+ * -0.0 keeps the sign where the truncation gives +0.0) */
+__attribute__((target("avx"))) static inline v4d fs_floor4d(v4d u)
+{
+	__m256d t = (__m256d)fs_trunc4d(u);
+	__m256d lt = _mm256_cmp_pd((__m256d)u, t, _CMP_LT_OQ);
+	return (v4d)_mm256_add_pd(t, _mm256_and_pd(lt, _mm256_set1_pd(-1.0)));
+}
+
+/* {p[0], p[1], r[0], r[1]}: two cells' pairs of neighbours, one 8-byte
+ * load each (through memcpy: a float's address need not suit a double,
+ * which _mm_load_sd's pointer would claim) */
+__attribute__((target("avx"))) static inline __m128 fs_pairs2f(const float *p, const float *r)
+{
+	double a, b;
+	memcpy(&a, p, sizeof a);
+	memcpy(&b, r, sizeof b);
+	return _mm_castpd_ps(_mm_set_pd(b, a));
+}
+
+/* The corners of four bilinear cells, lane i the cell whose top-left
+ * pixel is p[i] (w: the row stride): c00 = p[i][0], c01 = p[i][1],
+ * c10 = p[i][w], c11 = p[i][w + 1], each float widened exactly (the same
+ * doubles as fs_corners2's, in fewer instructions a cell). */
+__attribute__((target("avx"))) static inline void fs_corners4(const float *p0, const float *p1, const float *p2,
+							       const float *p3, long w, v4d *c00, v4d *c01, v4d *c10,
+							       v4d *c11)
+{
+	__m128 t01 = fs_pairs2f(p0, p1), t23 = fs_pairs2f(p2, p3);
+	__m128 b01 = fs_pairs2f(p0 + w, p1 + w), b23 = fs_pairs2f(p2 + w, p3 + w);
+	*c00 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(2, 0, 2, 0)));
+	*c01 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(3, 1, 3, 1)));
+	*c10 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(2, 0, 2, 0)));
+	*c11 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/* fs_corners4 of the cells whose top-left pixels are d + at[i] (at: whole
+ * numbers, the index y w + x made in doubles) */
+__attribute__((target("avx"))) static inline void fs_corners4_at(const float *d, v4d at, long w, v4d *c00, v4d *c01,
+								  v4d *c10, v4d *c11)
+{
+	fs_corners4(d + (long long)at[0], d + (long long)at[1], d + (long long)at[2], d + (long long)at[3], w, c00,
+		    c01, c10, c11);
+}
+
+/* v4d from p[0..3], no alignment needed */
+__attribute__((target("avx"))) static inline v4d fs_ld4d(const double *p)
+{
+	return (v4d)_mm256_loadu_pd(p);
+}
+
+#endif
+#endif
