@@ -569,8 +569,11 @@ static int g_ff_dump;
  * simulator's cos^2), the rest of the grid as it is */
 static int g_ff_pfix = -1;
 
-#define FF_NS 7
-static const double ff_sig[FF_NS] = {0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0}; /* blur, px */
+#define FF_NS 8
+/* blur, px: to 6 because the printed figures' screens and reproduction
+ * blur them more than the simulator's beam (P1 Fig1/Fig2 took the old
+ * grid's end, 4 px) */
+static const double ff_sig[FF_NS] = {0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0};
 #define FF_NP 11   /* p 0.5 .. 3.0 by 0.25 */
 #define FF_NR 201  /* R 0.05 .. 0.55 pitch by 0.0025 pitch (fill 0.1 .. 1.1) */
 #define FF_R(ir) (0.05 + 0.0025 * (ir)) /* R / pitch at grid index ir */
@@ -585,6 +588,8 @@ typedef struct ff_out {
 	double shift;    /* the common shift of least chi^2, px towards the detector */
 	double chi0;     /* chi^2/dof with no shift */
 	double R0s;      /* R with no shift */
+	double ground, top; /* the mean profile's ground (a0 over 0.4-0.5 pitch) and its top's excess */
+	double foot2, foot3; /* where the a0 excess falls below 2 / 3 SE for good, px (no model) */
 	int n, nf, edge; /* domes profiled, bins fitted, R at the grid's end */
 } ff_out;
 
@@ -923,7 +928,8 @@ static int ff_run(const fs_image *img, const fs_scale_region *reg, const double 
 	acc *A = calloc((size_t)(nu + 1) * nb, sizeof *A), *T = calloc((size_t)nb, sizeof *T);
 	double *rc = calloc(nb, sizeof *rc), *y0 = calloc(nb, sizeof *y0), *y1 = calloc(nb, sizeof *y1);
 	double *E0 = calloc(nb, sizeof *E0), *E1 = calloc(nb, sizeof *E1);
-	double *jk0 = malloc((nu + 1) * sizeof *jk0), *jk1 = malloc((nu + 1) * sizeof *jk1);
+	size_t njk = (size_t)(nu > nb ? nu : nb) + 1; /* a replicate per dome, or a bin's scratch */
+	double *jk0 = malloc(njk * sizeof *jk0), *jk1 = malloc(njk * sizeof *jk1);
 	double *w0 = calloc(nb, sizeof *w0), *w1 = calloc(nb, sizeof *w1);
 	double *z0 = calloc(nb, sizeof *z0), *z1 = calloc(nb, sizeof *z1), *tab = NULL;
 	int *ok = calloc(nb, sizeof *ok);
@@ -984,6 +990,32 @@ static int ff_run(const fs_image *img, const fs_scale_region *reg, const double 
 	if (jp < 0)
 		goto out;
 	o->rpk = rc[jp];
+	{
+		/* the model-free reading: the ground as the mean of a0 over 0.4-
+		 * 0.5 pitch (weighted by its SEs), and the detectable foot, where
+		 * the a0 excess, outward from its maximum within 0.3 pitch, falls
+		 * below 2 (3) SE of the mean profile and stays there (first_below;
+		 * 0.5 pitch when it never does) */
+		double gs = 0, gw = 0, *ex = jk0, *ee = jk1;
+		int j0 = -1;
+		for (int j = 0; j < nb; j++)
+			if (ok[j] && rc[j] >= 0.4 * pitch && rc[j] <= 0.5 * pitch) {
+				gs += y0[j] / (E0[j] * E0[j]);
+				gw += 1 / (E0[j] * E0[j]);
+			}
+		o->ground = gw > 0 ? gs / gw : NAN;
+		{
+			for (int j = 0; j < nb; j++) {
+				ex[j] = ok[j] ? y0[j] - o->ground : 0;
+				ee[j] = E0[j];
+				if (ok[j] && rc[j] <= 0.3 * pitch && (j0 < 0 || ex[j] > ex[j0]))
+					j0 = j;
+			}
+			o->top = j0 >= 0 ? ex[j0] : NAN;
+			o->foot2 = j0 >= 0 ? first_below(rc, ex, ee, ok, nb, j0, 2, 0.5 * pitch) : NAN;
+			o->foot3 = j0 >= 0 ? first_below(rc, ex, ee, ok, nb, j0, 3, 0.5 * pitch) : NAN;
+		}
+	}
 	/* the window: from the centre to 0.5 pitch (short of the Voronoi
 	 * cell's corners, 0.577 pitch, where the neighbours' blurred feet
 	 * and undetected neighbours come in: P1 Fig2's mean rises there),
@@ -1180,12 +1212,15 @@ static int run_paper(const char *only)
 	double pub[PAPER_FIGS_MAX], fo[PAPER_FIGS_MAX], fd[PAPER_FIGS_MAX], px[PAPER_FIGS_MAX];
 	double sup[2][2][PAPER_FIGS_MAX], Dsup[2][PAPER_FIGS_MAX], pitch_o[PAPER_FIGS_MAX], dpub[PAPER_FIGS_MAX];
 	double sup1[2][2][PAPER_FIGS_MAX], Dsup1[2][PAPER_FIGS_MAX], sup5[2][PAPER_FIGS_MAX];
+	double mf2[2][PAPER_FIGS_MAX], mf3[2][PAPER_FIGS_MAX]; /* the detectable foot's fill, 2 / 3 SE */
 	char tags[PAPER_FIGS_MAX][16], papers[PAPER_FIGS_MAX][8];
-	printf("published figures: the formation-free foot fit (cos^(2p) foot, R p blur free, every amplitude free, "
+	printf("published figures: the formation-free foot fit (cos^(2p) foot, R p blur free, the mean's amplitudes >= 0, "
 	       "Voronoi masks, azimuth from the image) at each rule's centres; fill = 2 R / the rule's mean centre "
-	       "distance; '0' no shift, 'sh' the common shift of least chi^2 (in pitch, + towards the detector)\n");
-	printf("%-8s %-12s %5s | %5s %5s | %-7s %4s %6s %6s | p free: %5s %5s | %6s %5s %4s %4s %5s %5s %5s  | p = 1: %5s %5s | %6s %5s %4s %5s %5s\n",
-	       "fig", "genus", "pub", "outl", "dome", "centres", "n", "pitch", "az", "fill0", "chi0", "sh/p", "fill", "p",
+	       "distance; m2/m3 the fill where the mean's excess over the ground falls below 2/3 SE (no model); "
+	       "'0' no shift, 'sh' the common shift of least chi^2 (in pitch, + towards the detector); f05 the "
+	       "fill at the fitted foot's 5 %% height; E: R at the grid's end\n");
+	printf("%-8s %-12s %5s | %5s %5s | %-7s %4s %6s %6s %5s %5s | p free: %5s %5s | %6s %5s %4s %4s %5s %5s %5s  | p = 1: %5s %5s | %6s %5s %4s %5s %5s\n",
+	       "fig", "genus", "pub", "outl", "dome", "centres", "n", "pitch", "az", "m2", "m3", "fill0", "chi0", "sh/p", "fill", "p",
 	       "blur", "chi", "sd", "f05", "fill0", "chi0", "sh/p", "fill", "blur", "chi", "sd");
 	int kept = 0;
 	for (int i = 0; i < nfig; i++) {
@@ -1216,6 +1251,7 @@ static int run_paper(const char *only)
 			paper_rule_out pr;
 			sup[rl][0][k] = sup[rl][1][k] = Dsup[rl][k] = sup5[rl][k] = NAN;
 			sup1[rl][0][k] = sup1[rl][1][k] = Dsup1[rl][k] = NAN;
+			mf2[rl][k] = mf3[rl][k] = NAN;
 			if (paper_rule(L.image, &reg, rl ? FS_RULE_DOME : FS_RULE_OUTLINE, &pr)) {
 				printf("%-8s %-12s %5.3f | rule %d failed\n", tag, F->genus, F->ratio, rl);
 				continue;
@@ -1234,9 +1270,13 @@ static int run_paper(const char *only)
 			g_ff_pfix = 2;
 			int ok1 = ok && !ff_run(L.image, &reg, pr.x, pr.y, pr.n, use, pr.pitch, ff.az, 1, &f1);
 			g_ff_pfix = -1;
-			printf("%-8s %-12s %5.3f | %5.3f %5.3f | %-7s %4zu %6.2f %6.1f | ", rl ? "" : tag,
+			if (ok) {
+				mf2[rl][k] = 2 * ff.foot2 / pr.pitch;
+				mf3[rl][k] = 2 * ff.foot3 / pr.pitch;
+			}
+			printf("%-8s %-12s %5.3f | %5.3f %5.3f | %-7s %4zu %6.2f %6.1f %5.3f %5.3f | ", rl ? "" : tag,
 			       rl ? "" : F->genus, F->ratio, fo[k], fd[k], rl ? "dome" : "outline", pr.n, pr.pitch,
-			       ok ? ff.az * 180 / M_PI : NAN);
+			       ok ? ff.az * 180 / M_PI : NAN, ok ? mf2[rl][k] : NAN, ok ? mf3[rl][k] : NAN);
 			if (ok) {
 				/* the 5 % radius of the fitted foot: where cos^(2p) falls
 				 * to 0.05, a reading that does not run off with p */
@@ -1295,13 +1335,14 @@ static int run_paper(const char *only)
 		       Dsup[1][k], Dsup[0][k] * pp, Dsup[1][k] * pp, Dsup1[0][k] * pp, Dsup1[1][k] * pp, dpub[k]);
 	}
 	printf("\nfill against published over the figures (Pearson r; mean |fill - published|; within 0.08):\n");
-	const char *nm[12] = {"outline rule", "dome rule (measured)", "support @outline, no shift",
+	const char *nm[16] = {"outline rule", "dome rule (measured)", "support @outline, no shift",
 			      "support @outline, shift", "support @dome, no shift", "support @dome, shift",
 			      "p=1 @outline, no shift", "p=1 @outline, shift", "p=1 @dome, no shift", "p=1 @dome, shift",
-			      "5 % radius @outline, shift", "5 % radius @dome, shift"};
-	const double *col[12] = {fo, fd, sup[0][0], sup[0][1], sup[1][0], sup[1][1], sup1[0][0], sup1[0][1], sup1[1][0],
-				 sup1[1][1], sup5[0], sup5[1]};
-	for (int c = 0; c < 12; c++) {
+			      "5 % radius @outline, shift", "5 % radius @dome, shift", "foot at 2 SE @outline",
+			      "foot at 2 SE @dome", "foot at 3 SE @outline", "foot at 3 SE @dome"};
+	const double *col[16] = {fo, fd, sup[0][0], sup[0][1], sup[1][0], sup[1][1], sup1[0][0], sup1[0][1], sup1[1][0],
+				 sup1[1][1], sup5[0], sup5[1], mf2[0], mf2[1], mf3[0], mf3[1]};
+	for (int c = 0; c < 16; c++) {
 		double e = 0;
 		int m = 0, w = 0;
 		for (int k = 0; k < kept; k++)
@@ -1806,9 +1847,9 @@ int main(int argc, char **argv)
 			       100 * so.fit[2].sdR / R, so.fit[2].chi);
 		if (g_free && g_ff_ok) {
 			double daz = remainder(g_ff.az - g_ff_az_true, 2 * M_PI) * 180 / M_PI;
-			printf(" | free: az %+5.1f n %d R0 %6.3f chi0 %6.1f | sh %+6.3f R %6.3f p %4.2f blur %4.2f sd%% %5.2f "
+			printf(" | free: m2 %5.3f m3 %5.3f az %+5.1f n %d R0 %6.3f chi0 %6.1f | sh %+6.3f R %6.3f p %4.2f blur %4.2f sd%% %5.2f "
 			       "chi %6.1f%s",
-			       daz, g_ff.n, g_ff.R0s / R, g_ff.chi0, g_ff.shift / R, g_ff.R / R, g_ff.p, g_ff.sig,
+			       g_ff.foot2 / R, g_ff.foot3 / R, daz, g_ff.n, g_ff.R0s / R, g_ff.chi0, g_ff.shift / R, g_ff.R / R, g_ff.p, g_ff.sig,
 			       100 * g_ff.sdR / R, g_ff.chi, g_ff.edge ? " EDGE" : "");
 			if (g_ff1_ok)
 				printf(" | p=1: R0 %6.3f sh %+6.3f R %6.3f blur %4.2f sd%% %5.2f chi %6.1f", g_ff1.R0s / R,
