@@ -54,8 +54,24 @@
  *   supports; --centre-shift F / --centre-jitter F: the true centres
  *   moved F R towards the detector / scattered by F R (Gaussian, per
  *   axis); --profile K prints scene K's mean profile bin by bin.
+ *   --free: also the formation-free fit below (Voronoi masks, azimuth
+ *   from the image), to check on scenes with a known support what
+ *   --paper reads on the figures; --cap C [--cap-power P] gives the
+ *   scenes a bright cap (sem_opts.cap) as the figures show.
+ * --paper [FILTER] (h40h): the published figures (paper_figs.h), no
+ * truth: both rules' fills and centres (test_paper_images' way), and at
+ * each rule's centres the formation-free foot fit - the cos^(2p) foot
+ * with R, p and the blur on grids and every amplitude fitted (the mean's
+ * shapes h'^2, the convexity's two signs and the height with amplitudes
+ * >= 0, the side detector's -h'), fitted from the centre to 0.5 pitch -
+ * without and with a common shift searched by chi^2, with p free and
+ * held at 1, and the model-free detectable foot (where the mean's excess
+ * falls below 2 / 3 SE); then the supports' absolute sizes with one pixel
+ * size a paper and each reading's correlation with the published fills.
+ * --paper-profile FILTER prints the figures' mean profiles too.
  * Cost: about 1 s of CPU a scene with renders cached (6 s with --loose),
- * plus the two rules' detections (1-3 s a scene).
+ * plus the two rules' detections (1-3 s a scene); --free 5-15 s a scene;
+ * --paper 1-2 min of CPU a figure.
  */
 #include <math.h>
 #include <stdio.h>
@@ -577,7 +593,12 @@ static const double ff_sig[FF_NS] = {0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0};
 #define FF_NP 11   /* p 0.5 .. 3.0 by 0.25 */
 #define FF_NR 201  /* R 0.05 .. 0.55 pitch by 0.0025 pitch (fill 0.1 .. 1.1) */
 #define FF_R(ir) (0.05 + 0.0025 * (ir)) /* R / pitch at grid index ir */
-#define FF_NB 5    /* shapes per bin: h'^2, max(0, -lap), min(0, -lap), h (harmonic 0); -h' (harmonic 1) */
+#define FF_NB 6    /* shapes per bin: h'^2, max(0, -lap), min(0, -lap), h (harmonic 0); -h', -h h' (harmonic 1) */
+/* --cap-cross: the side detector's harmonic gets a second shape, -h h':
+ * a bright cap multiplies the whole signal by 1 + cap z / Z (sem_surface.c),
+ * so the harmonic is -h' (1 + cap h), which -h' alone misfits (the
+ * capped smooth scenes read R -23..+10 % without it) */
+static int g_ff_capx;
 #define FF_NSH 31  /* common shifts -0.15 .. +0.15 pitch by 0.01 */
 #define FF_NMOD ((size_t)FF_NR * FF_NP * FF_NS)
 
@@ -694,7 +715,7 @@ static double *ff_table(const double *rc, int jlo, int nf, double pitch)
 	double *f[FF_NB];
 	for (int k = 0; k < FF_NB; k++)
 		f[k] = malloc((size_t)nq * sizeof *f[k]);
-	if (!m || !f[0] || !f[1] || !f[2] || !f[3] || !f[4]) {
+	if (!m || !f[0] || !f[1] || !f[2] || !f[3] || !f[4] || !f[5]) {
 		free(m);
 		m = NULL;
 		goto out;
@@ -708,7 +729,7 @@ static double *ff_table(const double *rc, int jlo, int nf, double pitch)
 				double R = pitch * FF_R(ir);
 				for (int q = 0; q < nqs; q++) {
 					double r = q * dq, u = r / R;
-					f[0][q] = f[1][q] = f[2][q] = f[3][q] = f[4][q] = 0;
+					f[0][q] = f[1][q] = f[2][q] = f[3][q] = f[4][q] = f[5][q] = 0;
 					if (u >= 1)
 						continue;
 					double th = M_PI * u / 2, c = cos(th), s = sin(th);
@@ -722,11 +743,12 @@ static double *ff_table(const double *rc, int jlo, int nf, double pitch)
 					f[2][q] = conv < 0 ? conv : 0;
 					f[3][q] = pow(c, 2 * p);
 					f[4][q] = -g;
+					f[5][q] = -g * f[3][q];
 				}
 				size_t mi = ((size_t)is * FF_NP + ip) * FF_NR + ir;
 				double *md = m + mi * nf * FF_NB;
 				for (int b = 0; b < nf; b++) {
-					double r = rc[jlo + b], s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+					double r = rc[jlo + b], s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
 					int qa = (int)((r - 5 * sig) / dq), qb = (int)((r + 5 * sig) / dq) + 1;
 					if (qa < 0)
 						qa = 0;
@@ -742,12 +764,14 @@ static double *ff_table(const double *rc, int jlo, int nf, double pitch)
 						s2 += k0 * f[2][q];
 						s3 += k0 * f[3][q];
 						s4 += k1 * f[4][q];
+						s5 += k1 * f[5][q];
 					}
 					md[FF_NB * b] = s0;
 					md[FF_NB * b + 1] = s1;
 					md[FF_NB * b + 2] = s2;
 					md[FF_NB * b + 3] = s3;
 					md[FF_NB * b + 4] = s4;
+					md[FF_NB * b + 5] = s5;
 				}
 			}
 		}
@@ -888,7 +912,7 @@ static double ff_fit(const double *tab, int nf, double pitch, const double *y0, 
 		if (g_ff_pfix >= 0 && (int)(mi / FF_NR % FF_NP) != g_ff_pfix)
 			continue;
 		const double *md = tab + mi * nf * FF_NB;
-		double chi = ff_ls(md, 0, 4, y0, w0, nf, 1, 1) + ff_ls(md, 4, 1, y1, w1, nf, 0, 0);
+		double chi = ff_ls(md, 0, 4, y0, w0, nf, 1, 1) + ff_ls(md, 4, g_ff_capx ? 2 : 1, y1, w1, nf, 0, 0);
 		int ir = (int)(mi % FF_NR);
 		if (chi < chiR[ir])
 			chiR[ir] = chi;
@@ -1213,6 +1237,7 @@ static int run_paper(const char *only)
 	double sup[2][2][PAPER_FIGS_MAX], Dsup[2][PAPER_FIGS_MAX], pitch_o[PAPER_FIGS_MAX], dpub[PAPER_FIGS_MAX];
 	double sup1[2][2][PAPER_FIGS_MAX], Dsup1[2][PAPER_FIGS_MAX], sup5[2][PAPER_FIGS_MAX];
 	double mf2[2][PAPER_FIGS_MAX], mf3[2][PAPER_FIGS_MAX]; /* the detectable foot's fill, 2 / 3 SE */
+	double pitch_r[2][PAPER_FIGS_MAX]; /* each rule's mean centre distance, px */
 	char tags[PAPER_FIGS_MAX][16], papers[PAPER_FIGS_MAX][8];
 	printf("published figures: the formation-free foot fit (cos^(2p) foot, R p blur free, the mean's amplitudes >= 0, "
 	       "Voronoi masks, azimuth from the image) at each rule's centres; fill = 2 R / the rule's mean centre "
@@ -1251,12 +1276,13 @@ static int run_paper(const char *only)
 			paper_rule_out pr;
 			sup[rl][0][k] = sup[rl][1][k] = Dsup[rl][k] = sup5[rl][k] = NAN;
 			sup1[rl][0][k] = sup1[rl][1][k] = Dsup1[rl][k] = NAN;
-			mf2[rl][k] = mf3[rl][k] = NAN;
+			mf2[rl][k] = mf3[rl][k] = pitch_r[rl][k] = NAN;
 			if (paper_rule(L.image, &reg, rl ? FS_RULE_DOME : FS_RULE_OUTLINE, &pr)) {
 				printf("%-8s %-12s %5.3f | rule %d failed\n", tag, F->genus, F->ratio, rl);
 				continue;
 			}
 			*(rl ? &fd[k] : &fo[k]) = pr.fill;
+			pitch_r[rl][k] = pr.pitch;
 			if (!rl)
 				pitch_o[k] = pr.pitch;
 			int *use = malloc((pr.n + 1) * sizeof *use);
@@ -1316,8 +1342,8 @@ static int run_paper(const char *only)
 	/* absolute size: one pixel size per paper (the median of its
 	 * figures' implied sizes; with fewer than three figures each its own) */
 	printf("\nabsolute support diameter (one pixel size per paper: the median of d+s published / outline pitch):\n");
-	printf("%-8s %8s %8s | %8s %8s | %8s %8s | %8s %8s | %8s\n", "fig", "um/px", "paper", "Dsup@o", "Dsup@d", "um@o",
-	       "um@d", "p=1 um@o", "p=1 um@d", "pub d um");
+	printf("%-8s %8s %8s | %8s %8s | %8s %8s | %8s %8s | %8s %8s | %8s\n", "fig", "um/px", "paper", "Dsup@o", "Dsup@d",
+	       "um@o", "um@d", "p=1 um@o", "p=1 um@d", "m2 um@o", "m2 um@d", "pub d um");
 	for (int k = 0; k < kept; k++) {
 		double a[PAPER_FIGS_MAX];
 		int na = 0;
@@ -1331,8 +1357,9 @@ static int run_paper(const char *only)
 				a[y - 1] = t;
 			}
 		double pp = na >= 3 ? (na % 2 ? a[na / 2] : 0.5 * (a[na / 2 - 1] + a[na / 2])) : px[k];
-		printf("%-8s %8.4f %8.4f | %8.2f %8.2f | %8.2f %8.2f | %8.2f %8.2f | %8.2f\n", tags[k], px[k], pp, Dsup[0][k],
-		       Dsup[1][k], Dsup[0][k] * pp, Dsup[1][k] * pp, Dsup1[0][k] * pp, Dsup1[1][k] * pp, dpub[k]);
+		printf("%-8s %8.4f %8.4f | %8.2f %8.2f | %8.2f %8.2f | %8.2f %8.2f | %8.2f %8.2f | %8.2f\n", tags[k], px[k], pp,
+		       Dsup[0][k], Dsup[1][k], Dsup[0][k] * pp, Dsup[1][k] * pp, Dsup1[0][k] * pp, Dsup1[1][k] * pp,
+		       mf2[0][k] * pitch_r[0][k] * pp, mf2[1][k] * pitch_r[1][k] * pp, dpub[k]);
 	}
 	printf("\nfill against published over the figures (Pearson r; mean |fill - published|; within 0.08):\n");
 	const char *nm[16] = {"outline rule", "dome rule (measured)", "support @outline, no shift",
@@ -1373,6 +1400,11 @@ static int g_corner;
 static int g_free, g_ff_ok, g_ff1_ok;
 static ff_out g_ff, g_ff1; /* p free, p held at 1 */
 static double g_ff_az_true;
+/* --cap C [--cap-power P]: the smooth scenes with a bright cap (sem_opts.cap,
+ * h37r), the published figures' look (their domes brighter the higher),
+ * to see whether the formation-free fit's height shape reads the support
+ * under it */
+static double g_cap, g_cap_power;
 
 static void scene_opts(int k, sem_opts *o)
 {
@@ -1390,6 +1422,10 @@ static int run_scene(int k, unsigned seed_add, int rules, int profile_dump, int 
 	sem_truth t, tc;
 	scene_opts(k, &o);
 	o.seed += seed_add;
+	if (g_cap > 0) {
+		o.cap = g_cap;
+		o.cap_power = g_cap_power;
+	}
 	g_rough_lap = rough_lap_sd(o.roughness);
 	oc = o;
 	oc.dose = 0;
@@ -1774,6 +1810,12 @@ int main(int argc, char **argv)
 			rules = 0;
 		else if (!strcmp(argv[a], "--loose"))
 			loose = 1;
+		else if (!strcmp(argv[a], "--cap") && a + 1 < argc)
+			g_cap = atof(argv[++a]);
+		else if (!strcmp(argv[a], "--cap-power") && a + 1 < argc)
+			g_cap_power = atof(argv[++a]);
+		else if (!strcmp(argv[a], "--cap-cross"))
+			g_ff_capx = 1;
 		else if (!strcmp(argv[a], "--free"))
 			g_free = 1;
 		else if (!strcmp(argv[a], "--paper-profile") && a + 1 < argc) {
@@ -1803,7 +1845,7 @@ int main(int argc, char **argv)
 			}
 		} else {
 			fprintf(stderr,
-				"usage: bench_foot_support [--paper [FILTER]] | [--seed-add N] [--no-rules] [--loose] [--free] [--corner] [--rule-centres] [--centre-shift F] [--centre-jitter F] [--scenes a,b,..] [--profile K]\n");
+				"usage: bench_foot_support [--cap-cross] [--paper [FILTER] | --paper-profile FILTER] | [--seed-add N] [--no-rules] [--loose] [--free] [--cap C] [--cap-power P] [--corner] [--rule-centres] [--centre-shift F] [--centre-jitter F] [--scenes a,b,..] [--profile K]\n");
 			return 2;
 		}
 	}
