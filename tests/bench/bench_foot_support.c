@@ -71,7 +71,7 @@
  * --paper-profile FILTER prints the figures' mean profiles too.
  * Cost: about 1 s of CPU a scene with renders cached (6 s with --loose),
  * plus the two rules' detections (1-3 s a scene); --free 5-15 s a scene;
- * --paper 1-2 min of CPU a figure.
+ * --paper about 40 s of CPU a figure (both rules' detections and fits).
  */
 #include <math.h>
 #include <stdio.h>
