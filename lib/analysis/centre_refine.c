@@ -191,6 +191,43 @@ static void sample_pairs(const fs_image *img, int cx, int cy, double x, double y
 		v[j] = fs_image_sample_clamped(img, (x + ox[j]) - cx, (y + oy[j]) - cy);
 }
 
+/* focus()'s rays read two at a time where every sample lies inside img
+ * (b: the crop's origin as an offset, sample_pair_inside), their steps
+ * added to h; returns the rays done. Inlined into focus() twice, once
+ * with b a constant 0 (the whole image). */
+static inline __attribute__((always_inline)) int rays_inside(const fs_image *img, const ray_tab *T, double x,
+							     double y, double b, double *h)
+{
+	int j0 = T->j0, j1 = T->j1, span = T->span, ja = j0 - span, jb = j1 + span, q = 0;
+	/* two rays at a time, so that an odd count of radii leaves one
+	 * sample of each, read as one pair (lane 0 ray q, lane 1 ray
+	 * q + 1) instead of two single samples; the rays still add to h
+	 * one after the other, in their order */
+	const float *d = img->data;
+	int w = img->width;
+	v2d W = {w, w}, X = {x, x}, Y = {y, y}, B = {b, b};
+	for (; q + 1 < T->nr; q += 2) {
+		double v0[NMAX + 1], v1[NMAX + 1];
+		const double *ox0 = T->ox[q], *oy0 = T->oy[q], *ox1 = T->ox[q + 1], *oy1 = T->oy[q + 1];
+		int j = ja;
+		for (; j + 1 <= jb; j += 2) {
+			v2d o0 = sample_pair_inside(d, W, w, B, X + ld2(ox0 + j), Y + ld2(oy0 + j));
+			v2d o1 = sample_pair_inside(d, W, w, B, X + ld2(ox1 + j), Y + ld2(oy1 + j));
+			memcpy(v0 + j, &o0, sizeof o0);
+			memcpy(v1 + j, &o1, sizeof o1);
+		}
+		if (j <= jb) {
+			v2d o = sample_pair_inside(d, W, w, B, (v2d){x + ox0[j], x + ox1[j]},
+						   (v2d){y + oy0[j], y + oy1[j]});
+			v0[j] = o[0];
+			v1[j] = o[1];
+		}
+		add_steps(h, v0, j0, j1, span);
+		add_steps(h, v1, j0, j1, span);
+	}
+	return q;
+}
+
 /* The height of the peak of the summed radial-derivative magnitude over
  * the radii of T from (x, y), the derivative over +-span samples; *peak
  * (may be NULL) gets the radius of the peak. img is a crop at (cx, cy)
@@ -209,33 +246,10 @@ static double focus(const fs_image *img, int cx, int cy, const ray_tab *T, doubl
 		     y + reach < cy + img->height - 1;
 	int q = 0;
 	if (inside) {
-		/* two rays at a time, so that an odd count of radii leaves one
-		 * sample of each, read as one pair (lane 0 ray q, lane 1 ray
-		 * q + 1) instead of two single samples; the rays still add to h
-		 * one after the other, in their order */
-		const float *d = img->data;
-		int w = img->width;
-		double b = (double)cy * w + cx;
-		v2d W = {w, w}, X = {x, x}, Y = {y, y}, B = {b, b};
-		for (; q + 1 < T->nr; q += 2) {
-			double v0[NMAX + 1], v1[NMAX + 1];
-			const double *ox0 = T->ox[q], *oy0 = T->oy[q], *ox1 = T->ox[q + 1], *oy1 = T->oy[q + 1];
-			int j = ja;
-			for (; j + 1 <= jb; j += 2) {
-				v2d o0 = sample_pair_inside(d, W, w, B, X + ld2(ox0 + j), Y + ld2(oy0 + j));
-				v2d o1 = sample_pair_inside(d, W, w, B, X + ld2(ox1 + j), Y + ld2(oy1 + j));
-				memcpy(v0 + j, &o0, sizeof o0);
-				memcpy(v1 + j, &o1, sizeof o1);
-			}
-			if (j <= jb) {
-				v2d o = sample_pair_inside(d, W, w, B, (v2d){x + ox0[j], x + ox1[j]},
-							   (v2d){y + oy0[j], y + oy1[j]});
-				v0[j] = o[0];
-				v1[j] = o[1];
-			}
-			add_steps(h, v0, j0, j1, span);
-			add_steps(h, v1, j0, j1, span);
-		}
+		/* (the whole image's own call without the crop's origin: the
+		 * same operations as before the origin was added, h40e) */
+		double b = (double)cy * img->width + cx;
+		q = b == 0 ? rays_inside(img, T, x, y, 0, h) : rays_inside(img, T, x, y, b, h);
 	}
 	for (; q < T->nr; q++) {
 		double v[NMAX + 1];
@@ -294,8 +308,21 @@ static inline double clamp_axis(double v, int n, int *v0, int *d1)
  * in: each position made in that image's pixels, the crop's origin taken
  * off its pixel), clamped to its border when clamped is set. Returns 0,
  * -1 when out of memory (nothing to free). */
+static inline __attribute__((always_inline)) int grid_tab_fill(grid_tab *G, const ray_tab *T, const fs_image *img,
+								int cx, int cy, double x, double y, double g, int ng,
+								int clamped);
+
 static int grid_tab_init(grid_tab *G, const ray_tab *T, const fs_image *img, int cx, int cy, double x, double y,
 			 double g, int ng, int clamped)
+{
+	/* (inlined twice: the whole image's with the origin a constant 0) */
+	return cx || cy ? grid_tab_fill(G, T, img, cx, cy, x, y, g, ng, clamped)
+			: grid_tab_fill(G, T, img, 0, 0, x, y, g, ng, clamped);
+}
+
+static inline __attribute__((always_inline)) int grid_tab_fill(grid_tab *G, const ray_tab *T, const fs_image *img,
+								int cx, int cy, double x, double y, double g, int ng,
+								int clamped)
 {
 	int n = 2 * ng + 1, nj = T->j1 - T->j0 + 2 * T->span + 1, w = img->width, h = img->height;
 	size_t m = (size_t)n * T->nr * nj;
