@@ -128,17 +128,20 @@ static inline void add_steps(double *h, const double *v, int j0, int j1, int spa
 }
 
 /* One pair of samples known to lie inside the image (0 <= x < width - 1,
- * 0 <= y < height - 1), px and py their positions: fs_image_sample_inside's
- * expression in each lane. The top-left pixel's index y0 w + x0 is made
+ * 0 <= y < height - 1 in its own pixels), px and py their positions in the
+ * pixels of the image it is a crop of, B the crop's origin as an offset
+ * (oy w + ox; 0 on a whole image): fs_image_sample_inside's expression in
+ * each lane, the fraction taken at the whole image's positions (see
+ * fs_centre_refine_crop). The top-left pixel's index y0 w + x0 is made
  * in doubles from the truncations and converted once a lane: exact, as it
  * is below w h, which an image held in memory keeps below 2^46 (4-byte
  * samples, 48-bit addresses), far from 2^53. Why: the integer lanes cost
  * four extractions, four sign extensions and two multiplications a pair,
  * the largest part of a sample's instructions after the interpolation. */
-static inline v2d sample_pair_inside(const float *d, v2d W, long w, v2d px, v2d py)
+static inline v2d sample_pair_inside(const float *d, v2d W, long w, v2d B, v2d px, v2d py)
 {
 	v2d tx = fs_trunc2d(px), ty = fs_trunc2d(py), one = {1, 1};
-	v2d fx = px - tx, fy = py - ty, at = ty * W + tx;
+	v2d fx = px - tx, fy = py - ty, at = (ty * W + tx) - B;
 	v2d p00, p01, p10, p11;
 	fs_corners2(d + (long long)at[0], d + (long long)at[1], w, &p00, &p01, &p10, &p11);
 	v2d a = p00 * (one - fx) + p01 * fx;
@@ -146,8 +149,9 @@ static inline v2d sample_pair_inside(const float *d, v2d W, long w, v2d px, v2d 
 	return a * (one - fy) + b * fy;
 }
 
-/* v[j] = fs_image_sample_clamped(img, x + ox[j], y + oy[j]) for j in
- * [ja, jb], two samples at a time (one lane each, the same bits). A pair
+/* v[j] = fs_image_sample_clamped(img, (x + ox[j]) - cx, (y + oy[j]) - cy)
+ * for j in [ja, jb] (x, y in the pixels of the image img is a crop at
+ * (cx, cy) of), two samples at a time (one lane each, the same bits). A pair
  * of samples inside the image (0 <= x < width - 1, 0 <= y < height - 1),
  * where clamping changes nothing, is interpolated without it; a pair
  * with a sample outside is clamped sample by sample. Why: a ray that
@@ -156,42 +160,81 @@ static inline v2d sample_pair_inside(const float *d, v2d W, long w, v2d px, v2d 
  * hundred px across, a third of their domes within reach of the border).
  * inside: the caller knows every sample lies inside (no test a pair, and
  * an odd last sample read without clamping, which costs a third less). */
-static void sample_pairs(const fs_image *img, double x, double y, const double *ox, const double *oy, int ja,
-			 int jb, int inside, double *v)
+static void sample_pairs(const fs_image *img, int cx, int cy, double x, double y, const double *ox,
+			 const double *oy, int ja, int jb, int inside, double *v)
 {
 	const float *d = img->data;
 	int w = img->width;
-	double xe = w - 1, ye = img->height - 1;
-	v2d X = {x, x}, Y = {y, y}, W = {w, w};
+	double xe = w - 1, ye = img->height - 1, b = (double)cy * w + cx;
+	v2d X = {x, x}, Y = {y, y}, W = {w, w}, B = {b, b}, CX = {cx, cx}, CY = {cy, cy};
 	int j = ja;
 	if (inside) {
 		for (; j + 1 <= jb; j += 2) {
-			v2d o = sample_pair_inside(d, W, w, X + ld2(ox + j), Y + ld2(oy + j));
+			v2d o = sample_pair_inside(d, W, w, B, X + ld2(ox + j), Y + ld2(oy + j));
 			memcpy(v + j, &o, sizeof o);
 		}
 		if (j <= jb)
-			v[j] = fs_image_sample_inside(d, w, x + ox[j], y + oy[j]);
+			v[j] = fs_image_sample_inside(d, w, (x + ox[j]) - cx, (y + oy[j]) - cy);
 		return;
 	}
 	for (; j + 1 <= jb; j += 2) {
-		v2d px = X + ld2(ox + j), py = Y + ld2(oy + j);
+		/* (a whole-image position less an integer: exact) */
+		v2d px = (X + ld2(ox + j)) - CX, py = (Y + ld2(oy + j)) - CY;
 		if (!(px[0] >= 0 && px[1] >= 0 && py[0] >= 0 && py[1] >= 0 && px[0] < xe && px[1] < xe &&
 		      py[0] < ye && py[1] < ye)) {
 			v[j] = fs_image_sample_clamped(img, px[0], py[0]);
 			v[j + 1] = fs_image_sample_clamped(img, px[1], py[1]);
 			continue;
 		}
-		v2d o = sample_pair_inside(d, W, w, px, py);
+		v2d o = sample_pair_inside(d, W, w, (v2d){0, 0}, px, py);
 		memcpy(v + j, &o, sizeof o);
 	}
 	for (; j <= jb; j++)
-		v[j] = fs_image_sample_clamped(img, x + ox[j], y + oy[j]);
+		v[j] = fs_image_sample_clamped(img, (x + ox[j]) - cx, (y + oy[j]) - cy);
+}
+
+/* focus()'s rays read two at a time where every sample lies inside img
+ * (b: the crop's origin as an offset, sample_pair_inside), their steps
+ * added to h; returns the rays done. Inlined into focus() twice, once
+ * with b a constant 0 (the whole image). */
+static inline __attribute__((always_inline)) int rays_inside(const fs_image *img, const ray_tab *T, double x,
+							     double y, double b, double *h)
+{
+	int j0 = T->j0, j1 = T->j1, span = T->span, ja = j0 - span, jb = j1 + span, q = 0;
+	/* two rays at a time, so that an odd count of radii leaves one
+	 * sample of each, read as one pair (lane 0 ray q, lane 1 ray
+	 * q + 1) instead of two single samples; the rays still add to h
+	 * one after the other, in their order */
+	const float *d = img->data;
+	int w = img->width;
+	v2d W = {w, w}, X = {x, x}, Y = {y, y}, B = {b, b};
+	for (; q + 1 < T->nr; q += 2) {
+		double v0[NMAX + 1], v1[NMAX + 1];
+		const double *ox0 = T->ox[q], *oy0 = T->oy[q], *ox1 = T->ox[q + 1], *oy1 = T->oy[q + 1];
+		int j = ja;
+		for (; j + 1 <= jb; j += 2) {
+			v2d o0 = sample_pair_inside(d, W, w, B, X + ld2(ox0 + j), Y + ld2(oy0 + j));
+			v2d o1 = sample_pair_inside(d, W, w, B, X + ld2(ox1 + j), Y + ld2(oy1 + j));
+			memcpy(v0 + j, &o0, sizeof o0);
+			memcpy(v1 + j, &o1, sizeof o1);
+		}
+		if (j <= jb) {
+			v2d o = sample_pair_inside(d, W, w, B, (v2d){x + ox0[j], x + ox1[j]},
+						   (v2d){y + oy0[j], y + oy1[j]});
+			v0[j] = o[0];
+			v1[j] = o[1];
+		}
+		add_steps(h, v0, j0, j1, span);
+		add_steps(h, v1, j0, j1, span);
+	}
+	return q;
 }
 
 /* The height of the peak of the summed radial-derivative magnitude over
  * the radii of T from (x, y), the derivative over +-span samples; *peak
- * (may be NULL) gets the radius of the peak. */
-static double focus(const fs_image *img, const ray_tab *T, double x, double y, double *peak)
+ * (may be NULL) gets the radius of the peak. img is a crop at (cx, cy)
+ * of the image whose pixels x and y are in (0, 0: the image itself). */
+static double focus(const fs_image *img, int cx, int cy, const ray_tab *T, double x, double y, double *peak)
 {
 	int j0 = T->j0, j1 = T->j1, span = T->span, ja = j0 - span, jb = j1 + span;
 	/* only h[j0..j1] is summed and read (add_steps, ring_peak) */
@@ -201,39 +244,18 @@ static double focus(const fs_image *img, const ray_tab *T, double x, double y, d
 	/* the rays' reach inside the image: no clamping needed (the last
 	 * column and row excluded, where fs_image_sample repeats the edge) */
 	double reach = T->reach;
-	int inside = x - reach >= 0 && y - reach >= 0 && x + reach < img->width - 1 && y + reach < img->height - 1;
+	int inside = x - reach >= cx && y - reach >= cy && x + reach < cx + img->width - 1 &&
+		     y + reach < cy + img->height - 1;
 	int q = 0;
 	if (inside) {
-		/* two rays at a time, so that an odd count of radii leaves one
-		 * sample of each, read as one pair (lane 0 ray q, lane 1 ray
-		 * q + 1) instead of two single samples; the rays still add to h
-		 * one after the other, in their order */
-		const float *d = img->data;
-		int w = img->width;
-		v2d W = {w, w}, X = {x, x}, Y = {y, y};
-		for (; q + 1 < T->nr; q += 2) {
-			double v0[NMAX + 1], v1[NMAX + 1];
-			const double *ox0 = T->ox[q], *oy0 = T->oy[q], *ox1 = T->ox[q + 1], *oy1 = T->oy[q + 1];
-			int j = ja;
-			for (; j + 1 <= jb; j += 2) {
-				v2d o0 = sample_pair_inside(d, W, w, X + ld2(ox0 + j), Y + ld2(oy0 + j));
-				v2d o1 = sample_pair_inside(d, W, w, X + ld2(ox1 + j), Y + ld2(oy1 + j));
-				memcpy(v0 + j, &o0, sizeof o0);
-				memcpy(v1 + j, &o1, sizeof o1);
-			}
-			if (j <= jb) {
-				v2d o = sample_pair_inside(d, W, w, (v2d){x + ox0[j], x + ox1[j]},
-							   (v2d){y + oy0[j], y + oy1[j]});
-				v0[j] = o[0];
-				v1[j] = o[1];
-			}
-			add_steps(h, v0, j0, j1, span);
-			add_steps(h, v1, j0, j1, span);
-		}
+		/* (the whole image's own call without the crop's origin: the
+		 * same operations as before the origin was added, h40e) */
+		double b = (double)cy * img->width + cx;
+		q = b == 0 ? rays_inside(img, T, x, y, 0, h) : rays_inside(img, T, x, y, b, h);
 	}
 	for (; q < T->nr; q++) {
 		double v[NMAX + 1];
-		sample_pairs(img, x, y, T->ox[q], T->oy[q], ja, jb, inside, v);
+		sample_pairs(img, cx, cy, x, y, T->ox[q], T->oy[q], ja, jb, inside, v);
 		add_steps(h, v, j0, j1, span);
 	}
 	int jbest;
@@ -284,10 +306,25 @@ static inline double clamp_axis(double v, int n, int *v0, int *d1)
 }
 
 /* Tabulates the grid of (2 ng + 1)^2 trial centres g apart around (x, y)
- * for the rays of T in img, clamped to its border when clamped is set.
- * Returns 0, -1 when out of memory (nothing to free). */
-static int grid_tab_init(grid_tab *G, const ray_tab *T, const fs_image *img, double x, double y, double g, int ng,
-			 int clamped)
+ * for the rays of T in img (a crop at (cx, cy) of the image x and y are
+ * in: each position made in that image's pixels, the crop's origin taken
+ * off its pixel), clamped to its border when clamped is set. Returns 0,
+ * -1 when out of memory (nothing to free). */
+static inline __attribute__((always_inline)) int grid_tab_fill(grid_tab *G, const ray_tab *T, const fs_image *img,
+								int cx, int cy, double x, double y, double g, int ng,
+								int clamped);
+
+static int grid_tab_init(grid_tab *G, const ray_tab *T, const fs_image *img, int cx, int cy, double x, double y,
+			 double g, int ng, int clamped)
+{
+	/* (inlined twice: the whole image's with the origin a constant 0) */
+	return cx || cy ? grid_tab_fill(G, T, img, cx, cy, x, y, g, ng, clamped)
+			: grid_tab_fill(G, T, img, 0, 0, x, y, g, ng, clamped);
+}
+
+static inline __attribute__((always_inline)) int grid_tab_fill(grid_tab *G, const ray_tab *T, const fs_image *img,
+								int cx, int cy, double x, double y, double g, int ng,
+								int clamped)
 {
 	int n = 2 * ng + 1, nj = T->j1 - T->j0 + 2 * T->span + 1, w = img->width, h = img->height;
 	size_t m = (size_t)n * T->nr * nj;
@@ -318,8 +355,8 @@ static int grid_tab_init(grid_tab *G, const ray_tab *T, const fs_image *img, dou
 			if (clamped) {
 				for (; j < nj; j++) {
 					int x0, y0, dx1, dy1;
-					double fx = clamp_axis(tx + ox[j], w, &x0, &dx1);
-					double fy = clamp_axis(ty + oy[j], h, &y0, &dy1);
+					double fx = clamp_axis((tx + ox[j]) - cx, w, &x0, &dx1);
+					double fy = clamp_axis((ty + oy[j]) - cy, h, &y0, &dy1);
 					xo[j] = x0;
 					G->xd[a0 + j] = dx1;
 					xf[j] = fx;
@@ -339,6 +376,10 @@ static int grid_tab_init(grid_tab *G, const ray_tab *T, const fs_image *img, dou
 				int x0, x1, y0, y1;
 				v2d fx = px - fs_trunc2(px, &x0, &x1), fy = py - fs_trunc2(py, &y0, &y1);
 				v2d gx = one - fx, gy = one - fy;
+				x0 -= cx;
+				x1 -= cx;
+				y0 -= cy;
+				y1 -= cy;
 				xo[j] = x0;
 				xo[j + 1] = x1;
 				memcpy(xf + j, &fx, sizeof fx);
@@ -351,10 +392,10 @@ static int grid_tab_init(grid_tab *G, const ray_tab *T, const fs_image *img, dou
 			for (; j < nj; j++) {
 				double px = tx + ox[j], py = ty + oy[j];
 				int x0 = (int)px, y0 = (int)py;
-				xo[j] = x0;
+				xo[j] = x0 - cx;
 				xf[j] = px - x0;
 				xg[j] = 1 - xf[j];
-				yo[j] = (ptrdiff_t)y0 * w;
+				yo[j] = (ptrdiff_t)(y0 - cy) * w;
 				yf[j] = py - y0;
 				yg[j] = 1 - yf[j];
 			}
@@ -468,24 +509,25 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 /* The grid stage: the trial centres g apart within max_shift of (x, y)
  * (ng per side), the rays of T; the best one's centre in *cx, *cy and its
  * ring's radius in *rp ((x, y) itself when none is better). */
-static void grid_stage(const fs_image *img, const ray_tab *T, double x, double y, double g, int ng,
-		       double max_shift, double *cx, double *cy, double *rp)
+static void grid_stage(const fs_image *img, int ox, int oy, const ray_tab *T, double x, double y, double g,
+		       int ng, double max_shift, double *cx, double *cy, double *rp)
 {
 	*cx = x;
 	*cy = y;
-	double best = focus(img, T, x, y, rp);
+	double best = focus(img, ox, oy, T, x, y, rp);
 	/* the tabulated grid (the same values as focus() at each trial
 	 * centre), clamped where it reaches over the image's border */
 	grid_tab G = {0};
 	double b = ng * g + T->reach + 1;
-	int inside = x - b >= 0 && y - b >= 0 && x + b < img->width - 1 && y + b < img->height - 1;
-	int tab = grid_tab_init(&G, T, img, x, y, g, ng, !inside) == 0;
+	int inside = x - b >= ox && y - b >= oy && x + b < ox + img->width - 1 && y + b < oy + img->height - 1;
+	int tab = grid_tab_init(&G, T, img, ox, oy, x, y, g, ng, !inside) == 0;
 	for (int iy = -ng; iy <= ng; iy++)
 		for (int ix = -ng; ix <= ng; ix++) {
 			if ((!ix && !iy) || hypot(ix * g, iy * g) > max_shift)
 				continue;
 			double r;
-			double v = tab ? grid_focus(img, T, &G, ix, iy, ng, &r) : focus(img, T, x + ix * g, y + iy * g, &r);
+			double v = tab ? grid_focus(img, T, &G, ix, iy, ng, &r)
+				       : focus(img, ox, oy, T, x + ix * g, y + iy * g, &r);
 			if (v > best) {
 				best = v;
 				*cx = x + ix * g;
@@ -515,9 +557,32 @@ int fs_centre_refine(const fs_image *img, double x, double y, double rmin, doubl
 int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
 			  double smooth, fs_refine_grid *kept, double *ox, double *oy)
 {
+	return fs_centre_refine_crop(img, 0, 0, x, y, rmin, rmax, max_shift, smooth, kept, ox, oy);
+}
+
+/* The refinement of (x, y), in the pixels of the image img is a crop at
+ * (cx, cy) of: every position is made there, as the whole image makes
+ * it, and only a sample's pixel has the crop's origin taken off. */
+static void refine_at(const fs_image *img, int cx0, int cy0, double x, double y, double rmin, double rmax,
+		      double max_shift, double smooth, fs_refine_grid *kept, double *ox, double *oy);
+
+int fs_centre_refine_crop(const fs_image *img, int cx, int cy, double x, double y, double rmin, double rmax,
+			  double max_shift, double smooth, fs_refine_grid *kept, double *ox, double *oy)
+{
 	if (!img || !img->data || !(rmin > 0) || !(rmax > rmin) || !(max_shift >= 0) || !(smooth >= 0) || !ox ||
 	    !oy)
 		return -1;
+	/* (x + cx: the whole image's point, exact when x was made from it
+	 * less cx; the result less cx is exact again) */
+	refine_at(img, cx, cy, x + cx, y + cy, rmin, rmax, max_shift, smooth, kept, ox, oy);
+	*ox -= cx;
+	*oy -= cy;
+	return 0;
+}
+
+static void refine_at(const fs_image *img, int cx0, int cy0, double x, double y, double rmin, double rmax,
+		      double max_shift, double smooth, fs_refine_grid *kept, double *ox, double *oy)
+{
 	const rays *R = ray_dirs();
 	static const double dx[8] = {1, 0.7071, 0, -0.7071, -1, -0.7071, 0, 0.7071};
 	static const double dy[8] = {0, 0.7071, 1, 0.7071, 0, -0.7071, -1, -0.7071};
@@ -545,7 +610,7 @@ int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, 
 		rp = kept->rp;
 	} else {
 		ray_tab_init(&T, R, NRAYS / 2, gdr, gspan, rmin, rmax);
-		grid_stage(img, &T, x, y, g, ng, max_shift, &cx, &cy, &rp);
+		grid_stage(img, cx0, cy0, &T, x, y, g, ng, max_shift, &cx, &cy, &rp);
 		if (kept)
 			*kept = (fs_refine_grid){.valid = 1, .data = img->data, .width = img->width,
 						 .height = img->height, .x = x, .y = y, .rmin = rmin, .rmax = rmax,
@@ -556,7 +621,7 @@ int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, 
 		/* the compass stage of this grid outcome with this span */
 		*ox = kept->ox;
 		*oy = kept->oy;
-		return 0;
+		return;
 	}
 	double q0 = fmax(rmin, 0.7 * rp), q1 = fmin(rmax, 1.3 * rp);
 	if (q1 - q0 < 4 * dr) {
@@ -564,7 +629,7 @@ int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, 
 		q1 = rmax;
 	}
 	ray_tab_init(&T, R, NRAYS / 2, dr, span, q0, q1);
-	double best = focus(img, &T, cx, cy, NULL);
+	double best = focus(img, cx0, cy0, &T, cx, cy, NULL);
 	for (double s = 0.5 * g; s >= 0.25; s *= 0.5) {
 		/* after a step, the way back leads to the point just left,
 		 * whose focus is lower than this one's (up to the rounding of
@@ -579,7 +644,7 @@ int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, 
 				double nx = cx + s * dx[k], ny = cy + s * dy[k];
 				if (hypot(nx - x, ny - y) > max_shift)
 					continue;
-				double v = focus(img, &T, nx, ny, NULL);
+				double v = focus(img, cx0, cy0, &T, nx, ny, NULL);
 				if (v > bv) {
 					bv = v;
 					bk = k;
@@ -601,5 +666,4 @@ int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, 
 		kept->ox = cx;
 		kept->oy = cy;
 	}
-	return 0;
 }

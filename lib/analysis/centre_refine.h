@@ -93,4 +93,21 @@ typedef struct fs_refine_grid {
 int fs_centre_refine_kept(const fs_image *img, double x, double y, double rmin, double rmax, double max_shift,
 			  double smooth, fs_refine_grid *kept, double *ox, double *oy);
 
+/*
+ * fs_centre_refine_kept on img, a crop at (cx, cy) of a larger image, x,
+ * y and the result in the crop's pixels: the result plus (cx, cy) is, to
+ * the last bit, the larger image's refinement from (x + cx, y + cy) where
+ * the crop holds every pixel that reads (the tiled dome rule,
+ * detect_domes_tiled.c). Why: a trial centre plus a ray's offset made on
+ * the crop rounds at another magnitude than on the whole image, and the
+ * refined centre came back a last bit off; the base rule from it then
+ * read another base under a halftone screen (up to 0.3 px, h39i) and
+ * near the image's border (corner 53, interior 13: h40e). So every
+ * position is made in the larger image's pixels, as there, and only a
+ * sample's pixel has (cx, cy) taken off (exact). fs_centre_refine_kept is
+ * this at (0, 0), the same bits as before.
+ */
+int fs_centre_refine_crop(const fs_image *img, int cx, int cy, double x, double y, double rmin, double rmax,
+			  double max_shift, double smooth, fs_refine_grid *kept, double *ox, double *oy);
+
 #endif

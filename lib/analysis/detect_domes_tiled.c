@@ -12,6 +12,7 @@
  */
 #include "analysis/detect_domes_tiled.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,8 +209,8 @@ static double pixel(double v)
 static void smooth_point(const fs_image *meas, int ox, int oy, size_t i, void *ctx)
 {
 	struct job *j = ctx;
-	fs_det_smooth_trial(meas, pixel(j->c->items[i].x) - ox, pixel(j->c->items[i].y) - oy, cand_mr(j, i), 1,
-			    j->m->refine, NULL, &j->q[i * FS_DET_SMOOTH_TRIALS]);
+	fs_det_smooth_trial_crop(meas, ox, oy, pixel(j->c->items[i].x) - ox, pixel(j->c->items[i].y) - oy,
+				 cand_mr(j, i), 1, j->m->refine, NULL, &j->q[i * FS_DET_SMOOTH_TRIALS]);
 }
 
 static void measure_point(const fs_image *meas, int ox, int oy, size_t i, void *ctx)
@@ -219,20 +220,15 @@ static void measure_point(const fs_image *meas, int ox, int oy, size_t i, void *
 	fs_measured *r = &j->res[i];
 	/* (no grid stage kept from the smoothing pass: its crops are not
 	 * this pass's) */
-	/* Re-measure's centres (given): the centre the whole image's to the
-	 * last bit once ox, oy are added (fs_det_measure_dome_crop), which the
-	 * offset pass under a screen starts from (h39i: a last bit there
-	 * moved a reading by up to 0.3 px). Detection keeps the crop's own
-	 * rounding: its first pass's readings are found again by their
-	 * centres' bits (base_readings.h), and the exact centre there made
-	 * interior scene 3's radii differ from the whole image's by up to
-	 * 0.2 px (test_locked_centres_moved) - not traced further. */
-	if (j->m->given)
-		fs_det_measure_dome_crop(meas, ox, oy, pixel(cd->x) - ox, pixel(cd->y) - oy, cand_mr(j, i), 1,
-					 j->m->refine, j->smooth, NULL, r);
-	else
-		fs_det_measure_dome_one(meas, pixel(cd->x) - ox, pixel(cd->y) - oy, cand_mr(j, i), 1, j->m->refine,
-					j->smooth, NULL, r);
+	/* the centre the whole image's to the last bit once ox, oy are
+	 * added (fs_det_measure_dome_crop: its refinements and base made in
+	 * the whole image's pixels). Re-measure's offset pass under a screen
+	 * starts from it (h39i: a last bit there moved a reading by up to
+	 * 0.3 px); detection's first pass is found again by its centres'
+	 * bits (base_readings.h), and a last bit off moved corner scene 53's
+	 * and interior 13's readings at the image's border (h40e) */
+	fs_det_measure_dome_crop(meas, ox, oy, pixel(cd->x) - ox, pixel(cd->y) - oy, cand_mr(j, i), 1, j->m->refine,
+				 j->smooth, NULL, r);
 	if (r->ok) {
 		r->t.centroid_x += ox;
 		r->t.centroid_y += oy;
@@ -470,7 +466,7 @@ static int mosaic_fit(const fs_meas *m, const double *xs, const double *ys, doub
 {
 	int W = m->src->width, H = m->src->height;
 	memset(out, 0, sizeof *out);
-	double *pxs = malloc((nd ? nd : 1) * sizeof *pxs), *pys = malloc((nd ? nd : 1) * sizeof *pys);
+	int *pxs = malloc((nd ? nd : 1) * sizeof *pxs), *pys = malloc((nd ? nd : 1) * sizeof *pys);
 	fs_image *mosaic = NULL;
 	int rc = -1;
 	if (!pxs || !pys)
@@ -483,7 +479,7 @@ static int mosaic_fit(const fs_meas *m, const double *xs, const double *ys, doub
 	int S = 2 * half + 1;
 	size_t ncell = 0;
 	for (size_t i = 0; i < nd; i++) {
-		pxs[i] = pys[i] = -1e9; /* not read, or outside: outside the mosaic too */
+		pxs[i] = pys[i] = INT_MIN; /* not read, or outside */
 		if (i % stride == 0 && xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < W - 1 &&
 		    ys[i] + ext < H - 1)
 			ncell++;
@@ -509,14 +505,16 @@ static int mosaic_fit(const fs_meas *m, const double *xs, const double *ys, doub
 		int mx = (int)(cell % cols) * S, my = (int)(cell / cols) * S;
 		if (copy_cell(m, cx, cy, S, 0, mosaic, mx, my, err, errlen))
 			goto out;
-		pxs[i] = xs[i] - cx + mx;
-		pys[i] = ys[i] - cy + my;
+		/* (the centre's shift into its cell: the fit makes each
+		 * sample's position at the centre itself, dome_fit.h) */
+		pxs[i] = cx - mx;
+		pys[i] = cy - my;
 		cell++;
 	}
 	fs_dome_fit_opts reading;
 	memset(&reading, 0, sizeof reading);
-	reading.patch_x = pxs;
-	reading.patch_y = pys;
+	reading.patch_ox = pxs;
+	reading.patch_oy = pys;
 	reading.halftone_given = 1;
 	reading.halftone_period = period;
 	if (refit)
@@ -598,7 +596,8 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 {
 	struct base_job *b = ctx;
 	fs_dome_tfit f;
-	int q = fs_dome_tpl_fit(b->t, meas, b->sx[k] - ox, b->sy[k] - oy, &f);
+	/* (in the whole image's pixels: dome_base_fit.h) */
+	int q = fs_dome_tpl_fit_crop(b->t, meas, ox, oy, b->sx[k] - ox, b->sy[k] - oy, &f);
 	if (q < 0)
 		b->failed = 1;
 	b->fr[k] = q == 0 && isfinite(f.radius) ? f.radius : NAN;
@@ -613,7 +612,7 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 		b->end[k] = q == 0 && !sized;
 	b->sig[k] = q < 0    ? NAN
 		    : q == 0 ? (sized ? f.signal_end : f.signal_start)
-			     : fs_dome_signal_at(b->t, meas, b->sx[k] - ox, b->sy[k] - oy).signal;
+			     : fs_dome_signal_at_crop(b->t, meas, ox, oy, b->sx[k] - ox, b->sy[k] - oy).signal;
 }
 
 /* the base rule's level from the fitted centre (detect_base_fit.h), on
@@ -868,14 +867,17 @@ static int tpl_on_mosaic(const fs_meas *m, const fs_det_base_plan *p, const fs_d
 	int W = m->src->width, H = m->src->height;
 	int half = (int)ceil(R->patch_r) + 2, S = 2 * half + 1;
 	size_t nv = (p->n + R->stride - 1) / R->stride, ncell = 0;
-	double *mx = malloc(nv * sizeof *mx), *my = malloc(nv * sizeof *my);
+	double *vx = malloc(nv * sizeof *vx), *vy = malloc(nv * sizeof *vy);
+	int *mx = malloc(nv * sizeof *mx), *my = malloc(nv * sizeof *my);
 	fs_image *mosaic = NULL;
 	int rc = -1;
-	if (!mx || !my)
+	if (!vx || !vy || !mx || !my)
 		goto oom;
 	for (size_t v = 0; v < nv; v++) {
 		double x = sx[v * R->stride], y = sy[v * R->stride];
-		mx[v] = my[v] = -1e9; /* outside the image: outside the mosaic too */
+		vx[v] = x;
+		vy[v] = y;
+		mx[v] = my[v] = INT_MIN; /* outside the image: not read */
 		if (x - R->patch_r >= 0 && y - R->patch_r >= 0 && x + R->patch_r < W - 1 && y + R->patch_r < H - 1)
 			ncell++;
 	}
@@ -892,15 +894,19 @@ static int tpl_on_mosaic(const fs_meas *m, const fs_det_base_plan *p, const fs_d
 		int ox0 = (int)(cell % cols) * S, oy0 = (int)(cell / cols) * S;
 		if (copy_cell(m, cx, cy, S, lowpass, mosaic, ox0, oy0, err, errlen))
 			goto out;
-		mx[v] = x - cx + ox0;
-		my[v] = y - cy + oy0;
+		mx[v] = cx - ox0;
+		my[v] = cy - oy0;
 		cell++;
 	}
-	rc = fs_dome_tpl_build(mosaic, f, p->fill0, mx, my, nv, t, err, errlen);
+	/* (each sample made at the start itself, then shifted into its
+	 * cell: the whole image's mean patch to the last bit) */
+	rc = fs_dome_tpl_build_shifted(mosaic, f, p->fill0, vx, vy, mx, my, nv, t, err, errlen);
 	goto out;
 oom:
 	snprintf(err, errlen, "tiled dome measurement: out of memory");
 out:
+	free(vx);
+	free(vy);
 	free(mx);
 	free(my);
 	fs_image_free(mosaic);

@@ -16,7 +16,7 @@
  * - the domes' common offset from the formation fit (detect_offset.h),
  *   which reads up to 64 patches: here the halftone period is found on the
  *   same centre crop of the measurement image the fit would search, the
- *   patches it reads are copied into a mosaic (dome_fit.h patch_x) and
+ *   patches it reads are copied into a mosaic (dome_fit.h patch_ox) and
  *   the fit runs on that; then the domes are measured again from their
  *   centre plus the offset, tile by tile;
  * - each dome's size from its whole patch through that formation, at the

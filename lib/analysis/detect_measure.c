@@ -26,12 +26,19 @@ const double fs_det_smooth_px[FS_DET_SMOOTH_TRIALS] = {0, 1.2, 2.2};
 void fs_det_smooth_trial(const fs_image *img, double sx, double sy, double mr, double F, double refine,
 			 fs_det_kept *kept, double q[FS_DET_SMOOTH_TRIALS])
 {
+	fs_det_smooth_trial_crop(img, 0, 0, sx, sy, mr, F, refine, kept, q);
+}
+
+void fs_det_smooth_trial_crop(const fs_image *img, int ox, int oy, double sx, double sy, double mr, double F,
+			      double refine, fs_det_kept *kept, double q[FS_DET_SMOOTH_TRIALS])
+{
 	double r0 = FS_DOME_R0 * mr / F, r1 = FS_DOME_R1 * mr / F;
 	/* from the centre the measurement will start from (refined when the
 	 * detection refines them: from a centre off by a tenth of the pitch
 	 * the smoothed profiles fit best, and smoothing moves the base) */
 	if (refine > 0)
-		fs_centre_refine_kept(img, sx, sy, r0, r1, refine / F, 0, kept ? &kept->grid : NULL, &sx, &sy);
+		fs_centre_refine_crop(img, ox, oy, sx, sy, r0, r1, refine / F, 0, kept ? &kept->grid : NULL, &sx,
+				      &sy);
 	if (kept) {
 		kept->valid = 1;
 		kept->img = img;
@@ -156,9 +163,10 @@ void fs_det_measure_dome_crop(const fs_image *img, int ox, int oy, double sx, do
 	fs_tubercle_init(&r->t); /* fit quality unknown unless measured */
 	r->spread = NAN;
 	r->edge = 0;
+	/* (on a crop, in the whole image's pixels: centre_refine.h) */
 	if (refine > 0)
-		fs_centre_refine_kept(img, sx, sy, r0, r1, refine / F, smooth / F, kept ? &kept->grid : NULL, &sx,
-				      &sy);
+		fs_centre_refine_crop(img, ox, oy, sx, sy, r0, r1, refine / F, smooth / F, kept ? &kept->grid : NULL,
+				      &sx, &sy);
 	int k = -1;
 	if (kept && kept->valid && kept->img == img && kept->cx == sx && kept->cy == sy && kept->r0 == r0 &&
 	    kept->r1 == r1)
@@ -178,7 +186,8 @@ void fs_det_measure_dome_crop(const fs_image *img, int ox, int oy, double sx, do
 	 * ended, is the centre (measured again when that moved too). */
 	if (refine > 0 && r->ok && hypot(r->t.centroid_x - sx, r->t.centroid_y - sy) > 1) {
 		double cx, cy;
-		fs_centre_refine(img, r->t.centroid_x, r->t.centroid_y, r0, r1, refine / F, smooth / F, &cx, &cy);
+		fs_centre_refine_crop(img, ox, oy, r->t.centroid_x, r->t.centroid_y, r0, r1, refine / F, smooth / F,
+				      NULL, &cx, &cy);
 		if (hypot(cx - r->t.centroid_x, cy - r->t.centroid_y) > 1)
 			r->ok = fs_dome_measure_crop(img, ox, oy, cx, cy, r0, r1, smooth / F, &r->t) == 0;
 		r->t.centroid_x = cx;

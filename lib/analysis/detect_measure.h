@@ -156,6 +156,12 @@ typedef struct fs_det_kept {
 
 void fs_det_smooth_trial(const fs_image *img, double sx, double sy, double mr, double F, double refine,
 			 fs_det_kept *kept, double q[FS_DET_SMOOTH_TRIALS]);
+/* The same on img, a crop at (ox, oy) of the measurement image, (sx, sy)
+ * in the crop's pixels: the qualities the whole image gives from (sx +
+ * ox, sy + oy) (the refinement made in its pixels, centre_refine.h, and
+ * fs_dome_measure's arithmetic is the crop's origin's own). */
+void fs_det_smooth_trial_crop(const fs_image *img, int ox, int oy, double sx, double sy, double mr, double F,
+			      double refine, fs_det_kept *kept, double q[FS_DET_SMOOTH_TRIALS]);
 double fs_det_smooth_pick(const double *q, size_t nc);
 /* One candidate's dome measurement from (sx, sy) (img's pixels) into *r:
  * its centre refined (refine > 0), the base measured, and refined and
@@ -169,9 +175,10 @@ double fs_det_smooth_pick(const double *q, size_t nc);
 void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double mr, double F, double refine,
 			     double smooth, fs_det_kept *kept, fs_measured *r);
 /* The same on img, a crop at (ox, oy) of the measurement image, (sx, sy)
- * and *r in the crop's pixels: without refinement, r's centre plus (ox,
- * oy) is the whole image's to the last bit (fs_dome_measure_crop; the
- * tiled path, detect_domes_tiled.c, h39i). */
+ * and *r in the crop's pixels: r's centre plus (ox, oy) is the whole
+ * image's to the last bit (fs_dome_measure_crop, h39i; the refinements
+ * made in the whole image's pixels, fs_centre_refine_crop, h40e; the
+ * tiled path, detect_domes_tiled.c). */
 void fs_det_measure_dome_crop(const fs_image *img, int ox, int oy, double sx, double sy, double mr, double F,
 			      double refine, double smooth, fs_det_kept *kept, fs_measured *r);
 

@@ -112,8 +112,8 @@ int fs_det_offset_fit_once(const fs_image *img, const double *xs, const double *
 	fs_dome_fit_opts o;
 	fs_dome_fit_opts_default(&o);
 	if (reading) {
-		o.patch_x = reading->patch_x;
-		o.patch_y = reading->patch_y;
+		o.patch_ox = reading->patch_ox;
+		o.patch_oy = reading->patch_oy;
 		o.halftone_given = reading->halftone_given;
 		o.halftone_period = reading->halftone_period;
 		o.fill_walk = reading->fill_walk;
@@ -181,7 +181,7 @@ int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, d
 	fs_det_offset_fit_once(img, xs, ys, rs, n, pitch, reading, info);
 	/* (patches read from a mosaic do not move with the centres: that
 	 * caller makes the second look on patches copied about them) */
-	if (!fs_det_offset_refit_wanted(info) || (reading && reading->patch_x))
+	if (!fs_det_offset_refit_wanted(info) || (reading && reading->patch_ox))
 		return 0;
 	double *x2 = malloc(n * sizeof *x2), *y2 = malloc(n * sizeof *y2);
 	if (x2 && y2) { /* out of memory: the first look stands */

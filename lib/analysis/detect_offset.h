@@ -91,14 +91,14 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
  * (those the detection keeps) into xs, ys, rs (n each), in order; returns
  * their number. fs_det_offset_fit: the fit on img (the whole measurement
  * image, or with `reading` its mosaic and the halftone period:
- * fs_dome_fit_opts.patch_x, and the fill's walk: fill_walk) around those centres of lattice pitch `pitch`
+ * fs_dome_fit_opts.patch_ox, and the fill's walk: fill_walk) around those centres of lattice pitch `pitch`
  * (fs_dome_fit_pitch; nothing fitted below 6 px or 8 domes); reorders rs
  * (its median taken in place); fills info (applied: the offset is worth measuring again); returns 0.
  * Where the first offset is applied and the fit has neither a shadow
  * term nor a screen (fs_det_offset_refit_wanted) it looks once more from
  * the centres moved by it and adds that second offset when it is no
  * longer than the first (fs_det_offset_take_refit; h38s, detect_offset.c)
- * - except with `reading`'s patch_x: a mosaic's patches were copied
+ * - except with `reading`'s patch_ox: a mosaic's patches were copied
  * about the first centres and do not move with them, so the second look
  * would read the same patches and find the same offset again (h39c: the
  * tiled path doubled the offset so on corner scene 3). That caller makes

@@ -4,6 +4,7 @@
 
 #include "analysis/dome_centre_fit.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,16 +138,16 @@ static double grid_at(const float *g, int half, double u, double v)
  * row, from the expressions fs_image_sample_inside evaluates at each
  * point (the same values; the point-by-point rounding and weights were
  * half of the per-tubercle fit's cost). */
-static int sample_obs(const fs_dome_tpl *t, const fs_image *img, double x, double y, double *o)
+static int sample_obs(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, double *o)
 {
 	double r = t->rfit + 1;
-	if (!(x - r >= 0 && y - r >= 0 && x + r < img->width - 1 && y + r < img->height - 1))
+	if (!(x - r >= ox && y - r >= oy && x + r < ox + img->width - 1 && y + r < oy + img->height - 1))
 		return 1;
 	const float *d = img->data;
 	int w = img->width;
 	if (!t->col || t->ncol > MAX_COLS) {
 		for (size_t i = 0; i < t->npts; i++)
-			o[i] = fs_image_sample_inside(d, w, x + t->dx[i], y + t->dy[i]);
+			o[i] = fs_image_sample_inside(d, w, (x + t->dx[i]) - ox, (y + t->dy[i]) - oy);
 		return 0;
 	}
 	int x0[MAX_COLS];
@@ -156,6 +157,7 @@ static int sample_obs(const fs_dome_tpl *t, const fs_image *img, double x, doubl
 		x0[c] = (int)px;
 		fx[c] = px - x0[c];
 		gx[c] = 1 - fx[c];
+		x0[c] -= ox;
 	}
 	/* row by row (a row: the points of one dy), two points at a time in
 	 * vector lanes, each lane fs_image_bilinear's operations in order */
@@ -165,7 +167,7 @@ static int sample_obs(const fs_dome_tpl *t, const fs_image *img, double x, doubl
 		int y0 = (int)py;
 		double fy = py - y0, gy = 1 - fy;
 		v2d FY = {fy, fy}, GY = {gy, gy};
-		const float *row = d + (size_t)y0 * w;
+		const float *row = d + (size_t)(y0 - oy) * w;
 		/* the row's end, found once in make_points (the search for it,
 		 * a comparison per point, was a sixth of this read) */
 		size_t e = (size_t)t->row_end[i];
@@ -597,6 +599,13 @@ void fs_dome_tpl_reach_of(double pitch, size_t n, fs_dome_tpl_reach *r)
 int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, const double *xs,
 		      const double *ys, size_t n, fs_dome_tpl *t, char *err, size_t errlen)
 {
+	return fs_dome_tpl_build_shifted(img, f, fill0, xs, ys, NULL, NULL, n, t, err, errlen);
+}
+
+int fs_dome_tpl_build_shifted(const fs_image *img, const fs_dome_fit *f, double fill0, const double *xs,
+			      const double *ys, const int *sx, const int *sy, size_t n, fs_dome_tpl *t, char *err,
+			      size_t errlen)
+{
 	memset(t, 0, sizeof *t);
 	if (!(f->pitch >= 6) || !(fill0 > FILL_MIN) || n < 8 || !(f->blur_px >= 0))
 		return 1;
@@ -638,7 +647,7 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
 	size_t used = 0;
 	for (size_t q = 0; q < n && used < MEAN_MAX; q += reach.stride) {
 		double *o = obs + used * np;
-		if (sample_obs(t, img, xs[q], ys[q], o))
+		if ((sx && sx[q] == INT_MIN) || sample_obs(t, img, sx ? sx[q] : 0, sy ? sy[q] : 0, xs[q], ys[q], o))
 			continue;
 		for (size_t i = 0; i < np; i++)
 			mean[i] += o[i];
@@ -920,8 +929,8 @@ typedef struct seen_set {
 
 /* The patch at (x, y) with its dot products for fills qa..qb, from memory
  * or read (o: npts doubles of scratch); NULL when it leaves the image. */
-static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, double x, double y, int qa, int qb,
-			   seen_set *m, double *o, seen *spare)
+static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int qa,
+			   int qb, seen_set *m, double *o, seen *spare)
 {
 	seen *s = NULL;
 	for (int i = 0; i < m->n && !s; i++)
@@ -938,11 +947,11 @@ static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, double x, 
 		s->x = x;
 		s->y = y;
 		s->have = 0;
-		s->outside = sample_obs(t, img, x, y, o);
+		s->outside = sample_obs(t, img, ox, oy, x, y, o);
 		if (s->outside)
 			return NULL;
 	} else {
-		sample_obs(t, img, x, y, o);
+		sample_obs(t, img, ox, oy, x, y, o);
 	}
 	/* the fills not yet computed, from the first missing to the last
 	 * (a fresh patch: all of qa..qb, never empty, and its sums) */
@@ -1014,13 +1023,13 @@ static double score_near(const fs_dome_tpl *t, const seen *s, int k0, int *k)
 
 /* score_near of the patch at (x, y) (read_at); 0 with the score in *sc,
  * 1 when the patch leaves the image. */
-static int score_near_at(const fs_dome_tpl *t, const fs_image *img, double x, double y, int k0, seen_set *m,
-			 double *o, double *sc, int *k)
+static int score_near_at(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int k0,
+			 seen_set *m, double *o, double *sc, int *k)
 {
 	int qa, qb;
 	near_range(t, k0, &qa, &qb);
 	seen spare;
-	const seen *s = read_at(t, img, x, y, qa, qb, m, o, &spare);
+	const seen *s = read_at(t, img, ox, oy, x, y, qa, qb, m, o, &spare);
 	if (!s)
 		return 1;
 	*sc = score_near(t, s, k0, k);
@@ -1033,14 +1042,15 @@ static int score_near_at(const fs_dome_tpl *t, const fs_image *img, double x, do
  * near kb, as the search reads them); unmoved when a trial patch leaves
  * the image or the residual is no bowl there. o: npts doubles of
  * scratch. */
-static void centre_between(const fs_dome_tpl *t, const fs_image *img, int kb, double h, double *cx, double *cy,
-			   seen_set *m, double *o)
+static void centre_between(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, int kb, double h,
+			   double *cx, double *cy, seen_set *m, double *o)
 {
 	double s9[9], u, v;
 	for (int j = -1; j <= 1; j++)
 		for (int i = -1; i <= 1; i++) {
 			int kq;
-			if (score_near_at(t, img, *cx + i * h, *cy + j * h, kb, m, o, &s9[3 * (j + 1) + (i + 1)], &kq))
+			if (score_near_at(t, img, ox, oy, *cx + i * h, *cy + j * h, kb, m, o, &s9[3 * (j + 1) + (i + 1)],
+					  &kq))
 				return;
 		}
 	if (!fs_dome_centre_vertex(s9, &u, &v))
@@ -1071,6 +1081,17 @@ static double signal_of(const fs_dome_tpl *t, const seen *s)
 
 int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double y, fs_dome_tfit *out)
 {
+	return fs_dome_tpl_fit_crop(t, img, 0, 0, x, y, out);
+}
+
+int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			 fs_dome_tfit *out)
+{
+	/* the search in the whole image's pixels (x + ox: exact, the start
+	 * having been made from them less ox), as there: only a sample's
+	 * pixel has the crop's origin taken off (sample_obs) */
+	x += ox;
+	y += oy;
 	double *o = malloc(t->npts * sizeof *o);
 	double sc[FS_DOME_TPL_NFILL], gain[FS_DOME_TPL_NFILL], offs[FS_DOME_TPL_NFILL];
 	if (!o)
@@ -1079,7 +1100,7 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 	seen_set *m = &mem;
 	m->n = 0;
 	seen spare;
-	const seen *s0 = read_at(t, img, x, y, 0, t->nk - 1, m, o, &spare);
+	const seen *s0 = read_at(t, img, ox, oy, x, y, 0, t->nk - 1, m, o, &spare);
 	if (!s0) {
 		free(o);
 		return 1;
@@ -1106,7 +1127,7 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 						continue;
 					int kq;
 					double s;
-					if (score_near_at(t, img, cx + i * h, cy + j * h, kb, m, o, &s, &kq))
+					if (score_near_at(t, img, ox, oy, cx + i * h, cy + j * h, kb, m, o, &s, &kq))
 						continue;
 					if (s < best) {
 						best = s;
@@ -1123,10 +1144,10 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 	}
 	/* between the grid's points (dome_centre_fit.h): h is now half the
 	 * last round's step */
-	centre_between(t, img, kb, 2 * h, &cx, &cy, m, o);
+	centre_between(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
 	/* inside: the start or a centre the search read, or within the
 	 * square of the 3 x 3 it read about one */
-	const seen *se = read_at(t, img, cx, cy, 0, t->nk - 1, m, o, &spare);
+	const seen *se = read_at(t, img, ox, oy, cx, cy, 0, t->nk - 1, m, o, &spare);
 	if (!se)
 		se = s0; /* (not reached, see above) */
 	score_all(t, se, sc, gain, offs);
@@ -1134,8 +1155,8 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 	for (int k = 1; k < t->nk; k++)
 		if (sc[k] < sc[kb])
 			kb = k;
-	out->x = cx;
-	out->y = cy;
+	out->x = cx - ox;
+	out->y = cy - oy;
 	out->gain = gain[kb];
 	out->offset = offs[kb];
 	out->quality = fmin(1, fmax(0, 1 - sc[kb]));

@@ -161,6 +161,15 @@ typedef struct fs_dome_tfit {
  */
 int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, const double *xs,
 		      const double *ys, size_t n, fs_dome_tpl *t, char *err, size_t errlen);
+/* The same with the patches read from a mosaic (the tiled dome rule's,
+ * detect_domes_tiled.c): centre q's patch is read in img at (xs[q],
+ * ys[q]) - (sx[q], sy[q]), xs and ys in the whole image's pixels and the
+ * shift an integer (INT_MIN: not read), every sample's position made in
+ * the whole image's pixels as fs_dome_tpl_build makes it there (the same
+ * mean patch to the last bit; h40e). sx, sy NULL: fs_dome_tpl_build. */
+int fs_dome_tpl_build_shifted(const fs_image *img, const fs_dome_fit *f, double fill0, const double *xs,
+			      const double *ys, const int *sx, const int *sy, size_t n, fs_dome_tpl *t, char *err,
+			      size_t errlen);
 
 /*
  * Fits the tubercle near (x, y) (px of img). Returns 0 (out->radius NAN
@@ -168,6 +177,23 @@ int fs_dome_tpl_build(const fs_image *img, const fs_dome_fit *f, double fill0, c
  * the image (out untouched), -1 on out of memory.
  */
 int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double y, fs_dome_tfit *out);
+
+/*
+ * The same on img, a crop at (ox, oy) of a larger image, (x, y) and
+ * out's centre in the crop's pixels: out's centre plus (ox, oy) is, to
+ * the last bit, the larger image's fit from (x + ox, y + oy) where the
+ * crop holds the patches the search reads (the tiled dome rule,
+ * detect_domes_tiled.c). Why (h40e): a trial centre plus a point's
+ * offset made on the crop rounds at another magnitude than on the whole
+ * image, so the tiles' centres and sizes came back a few last bits off
+ * the whole image's; those moved the last step's pitch, and a last bit
+ * of the pitch can change the formation fit's neighbourhood (dome_fit.c).
+ * Every position is made in the larger image's pixels and only a
+ * sample's pixel has (ox, oy) taken off. fs_dome_tpl_fit is this at
+ * (0, 0): the same bits as before.
+ */
+int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			 fs_dome_tfit *out);
 
 void fs_dome_tpl_free(fs_dome_tpl *t);
 

@@ -2,6 +2,7 @@
  * dome_fit.h). */
 #include "analysis/dome_fit.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,8 +170,8 @@ typedef struct ctx {
  * max_centres is set), and tabulates for each the pixel and bilinear
  * weight of every column and row of the square; the cells are averaged
  * when read (observe). */
-static int mean_image(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch, int g,
-		      int side, double split, size_t max_centres, meanimg *m)
+static int mean_image(const fs_image *img, const double *xs, const double *ys, const int *shx, const int *shy,
+		      size_t n, double pitch, int g, int side, double split, size_t max_centres, meanimg *m)
 {
 	size_t stride = max_centres && n > max_centres ? (n + max_centres - 1) / max_centres : 1;
 	m->step = pitch / g / MEAN_SUB;
@@ -191,16 +192,24 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, s
 	for (size_t i = 0; i < n; i += stride) {
 		if ((side == 0 && xs[i] >= split) || (side == 1 && xs[i] < split))
 			continue;
-		if (!(xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < img->width - 1 &&
-		      ys[i] + ext < img->height - 1))
+		/* a mosaic's cell (fs_dome_fit_opts.patch_ox): the centre's
+		 * position in img is its own less an integer, exact */
+		int sx = shx ? shx[i] : 0, sy = shy ? shy[i] : 0;
+		if (sx == INT_MIN)
+			continue;
+		double cx = xs[i] - sx, cy = ys[i] - sy;
+		if (!(cx - ext >= 0 && cy - ext >= 0 && cx + ext < img->width - 1 && cy + ext < img->height - 1))
 			continue;
 		size_t t = m->used++ * w;
 		for (int u = -m->half; u <= m->half; u++, t++) {
+			/* (the position in the centre's own pixels, as on the
+			 * whole image; its pixel then shifted) */
 			double x = xs[i] + u * m->step, y = ys[i] + u * m->step;
-			m->tx0[t] = (int)floor(x);
-			m->tfx[t] = x - m->tx0[t];
-			m->ty0[t] = (int)floor(y);
-			m->tfy[t] = y - m->ty0[t];
+			int x0 = (int)floor(x), y0 = (int)floor(y);
+			m->tfx[t] = x - x0;
+			m->tfy[t] = y - y0;
+			m->tx0[t] = x0 - sx;
+			m->ty0[t] = y0 - sy;
 		}
 	}
 	return 0;
@@ -1079,8 +1088,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 				q->iq[q->npx++] = p->iq[t];
 			}
 	}
-	if (mean_image(src, o->patch_x ? o->patch_x : xs, o->patch_y ? o->patch_y : ys, n, pitch, G, -1, 0,
-		       o->max_centres, &mi))
+	if (mean_image(src, xs, ys, o->patch_ox, o->patch_oy, n, pitch, G, -1, 0, o->max_centres, &mi))
 		goto oom;
 	out->n_used = mi.used;
 	if (mi.used < 8) {
@@ -1157,8 +1165,8 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 		radial(p, p->v, out->obs);
 		radial(p, mv, out->model);
 	}
-	/* (with patch_x the halves would split the mosaic's coordinates) */
-	if (!o->no_sigma && !o->patch_x && o->fill_max > o->fill_min) {
+	/* (a mosaic's halves are not the image's: patch_ox) */
+	if (!o->no_sigma && !o->patch_ox && o->fill_max > o->fill_min) {
 		xsort = malloc((n + 1) * sizeof *xsort);
 		if (!xsort)
 			goto oom;
@@ -1166,7 +1174,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 		double split = fs_median_upper(xsort, n), fh[2];
 		for (int side = 0; side < 2; side++) {
 			fh[side] = fill;
-			if (mean_image(src, xs, ys, n, pitch, G, side, split, 0, &mh[side]))
+			if (mean_image(src, xs, ys, NULL, NULL, n, pitch, G, side, split, 0, &mh[side]))
 				goto oom;
 			if (mh[side].used < 4)
 				continue;

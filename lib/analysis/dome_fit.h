@@ -88,21 +88,25 @@ typedef struct fs_dome_fit_opts {
 	 * minimum over the fine grid */
 	int coarse_to_fine;
 	/* Tiled callers (detect_domes_tiled.c), which hold no whole image:
-	 * the patches are read from img at (patch_x[i], patch_y[i]) instead
-	 * of at the centres (xs[i], ys[i]) themselves (a mosaic of crops
-	 * around the centres the fit reads: fs_dome_fit_reach), and with
-	 * halftone_given the screen's period is halftone_period (found by the
-	 * caller on the whole image) rather than searched on img. NULL / 0:
-	 * img is the whole image. With patch_x the uncertainty is not
-	 * computed (as no_sigma). */
-	const double *patch_x, *patch_y;
+	 * the patch of centre i is read from img at (xs[i], ys[i]) less the
+	 * integers (patch_ox[i], patch_oy[i]) (a mosaic of crops around the
+	 * centres the fit reads: fs_dome_fit_reach; INT_MIN: not read), each
+	 * sample's position made at the centre itself as on the whole image
+	 * and only its pixel shifted, so that the mosaic's mean patch is the
+	 * whole image's to the last bit (h40e: the shifted centre, made as
+	 * a double, rounded at another magnitude); and with halftone_given
+	 * the screen's period is halftone_period (found by the caller on the
+	 * whole image) rather than searched on img. NULL / 0: img is the
+	 * whole image. With patch_ox the uncertainty is not computed (as
+	 * no_sigma). */
+	const int *patch_ox, *patch_oy;
 	int halftone_given;
 	double halftone_period;
 } fs_dome_fit_opts;
 
 /*
  * Which centres a fit reads and how far around them (for a caller that
- * assembles their neighbourhoods, fs_dome_fit_opts.patch_x): every
+ * assembles their neighbourhoods, fs_dome_fit_opts.patch_ox): every
  * *stride-th of n centres (from the first; max_centres as in the
  * options), of those only the ones at least *extent px from every border
  * of the image, and from each it reads the pixels less than *extent + 1

@@ -43,9 +43,10 @@ static double deblur_tab(const double *tab, double s, double r);
 static double sigma_from_tab(const double *tab, const double *qtab, double r, double kappa);
 static const double *shared_tab(int q);
 static const double *ray_dirs(int q);
-static double fit_small_base(const fs_image *img, double cx, double cy, double r0, double sigma, double rlim);
+static double fit_small_base(const fs_image *img, int ox, int oy, double cx, double cy, double r0, double sigma,
+			     double rlim);
 static double fit_profile(const double *prof, int nr, double step, double r0, double sigma, double rfit, double *ssr_out);
-static void mean_profile(const fs_image *img, double cx, double cy, double step, int nr, double *prof);
+static void mean_profile(const fs_image *img, int ox, int oy, double cx, double cy, double step, int nr, double *prof);
 
 /* Least-squares circle (Kasa) through the points with use[k] set.
  * Returns 0 with centre and radius, -1 when degenerate. */
@@ -772,13 +773,14 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 /* The base radius from the raw radius r0 (the polygon of steepest steps)
  * for an effective blur s: the steepest step inverted (deblur_tab), and for
  * small bases (r0 < SMALL_HI s) the fit of the whole radial profile. */
-static double base_radius(const fs_image *img, double cx, double cy, double r0, double s, double rlim)
+static double base_radius(const fs_image *img, int ox, int oy, double cx, double cy, double r0, double s,
+			  double rlim)
 {
 	if (!(s > 0))
 		return r0;
 	double r1 = deblur_tab(shared_tab(0), s, r0);
 	if (r0 < SMALL_HI * s) {
-		double rf = fit_small_base(img, cx, cy, r0, s, rlim);
+		double rf = fit_small_base(img, ox, oy, cx, cy, r0, s, rlim);
 		if (isfinite(rf)) {
 			double w = (SMALL_HI - r0 / s) / (SMALL_HI - SMALL_LO);
 			w = w > 1 ? 1 : w;
@@ -880,7 +882,7 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 		double s = sigma_from_tab(shared_tab(0), shared_tab(1), r0, *kappa);
 		if (s > 0 && r0 < LOCAL_HI * s) {
 			double w = fmin(1, 2 - 2 * r0 / (LOCAL_HI * s));
-			r1 = w * base_radius(img, cx, cy, r0, s, 1.3 * rmax) + (1 - w) * r0;
+			r1 = w * base_radius(img, ox, oy, cx, cy, r0, s, 1.3 * rmax) + (1 - w) * r0;
 		}
 	}
 	*rawr = r0;
@@ -1214,7 +1216,8 @@ static double lsq_ssr(double x[][FIT_NB], const double *y, int n, int nb)
  * exact for a flat-topped dome and reads a tapering cap small.
  * NAN when the least lies at an end of the range searched.
  */
-static double fit_small_base(const fs_image *img, double cx, double cy, double r0, double sigma, double rlim)
+static double fit_small_base(const fs_image *img, int ox, int oy, double cx, double cy, double r0, double sigma,
+			     double rlim)
 {
 	double rfit = fmin(rlim, 1.5 * r0 + 3 * sigma);
 	/* samples from 0 to rfit: FIT_NR of them when the step is rfit's
@@ -1233,19 +1236,25 @@ static double fit_small_base(const fs_image *img, double cx, double cy, double r
 	if (nr < 8)
 		return NAN;
 	double prof[FIT_NR];
-	mean_profile(img, cx, cy, step, nr, prof);
+	mean_profile(img, ox, oy, cx, cy, step, nr, prof);
 	return fit_profile(prof, nr, step, r0, sigma, rfit, NULL);
 }
 
-/* The mean over 32 rays about (cx, cy) at radii j step, j < nr. */
-static void mean_profile(const fs_image *img, double cx, double cy, double step, int nr, double *prof)
+/* The mean over 32 rays about (cx, cy) at radii j step, j < nr; img a
+ * crop at (ox, oy) of the image the samples' positions are made in (so
+ * a crop reads the whole image's profile to the last bit: cx + ox is the
+ * whole image's centre, exactly, and a position less ox is exact; made
+ * on the crop, cx + offset rounded at another magnitude and the radius
+ * differed in its last bits, h40e). */
+static void mean_profile(const fs_image *img, int ox, int oy, double cx, double cy, double step, int nr, double *prof)
 {
 	const double *cs = ray_dirs(0), *sn = ray_dirs(1);
+	double wx = cx + ox, wy = cy + oy;
 	prof[0] = fs_image_sample(img, cx, cy);
 	for (int j = 1; j < nr; j++) {
 		double acc = 0;
 		for (int k = 0; k < NRAYS; k++)
-			acc += fs_image_sample(img, cx + cs[k] * j * step, cy + sn[k] * j * step);
+			acc += fs_image_sample(img, (wx + cs[k] * j * step) - ox, (wy + sn[k] * j * step) - oy);
 		prof[j] = acc / NRAYS;
 	}
 }

@@ -6,13 +6,22 @@
 
 fs_dome_signal fs_dome_signal_at(const fs_dome_tpl *t, const fs_image *img, double x, double y)
 {
+	return fs_dome_signal_at_crop(t, img, 0, 0, x, y);
+}
+
+fs_dome_signal fs_dome_signal_at_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y)
+{
 	fs_dome_signal s = {NAN, NAN, 0};
+	/* (each point made in the whole image's pixels, then the crop's
+	 * origin taken off: exact, as fs_dome_tpl_fit_crop) */
+	x += ox;
+	y += oy;
 	size_t np = t->npts, n = 0;
 	double so = 0, soo = 0, st[FS_DOME_TPL_NFILL] = {0}, stt[FS_DOME_TPL_NFILL] = {0},
 	       sot[FS_DOME_TPL_NFILL] = {0};
 	int w = img->width, h = img->height, nk = t->nk;
 	for (size_t i = 0; i < np; i++) {
-		double px = x + t->dx[i], py = y + t->dy[i];
+		double px = (x + t->dx[i]) - ox, py = (y + t->dy[i]) - oy;
 		if (!(px >= 0 && py >= 0 && px < w - 1 && py < h - 1))
 			continue;
 		double o = fs_image_sample_inside(img->data, w, px, py);

@@ -43,5 +43,11 @@ typedef struct fs_dome_signal {
 /* The signal of the patch about (x, y) (px of img) against t's
  * templates, the best of every fill. */
 fs_dome_signal fs_dome_signal_at(const fs_dome_tpl *t, const fs_image *img, double x, double y);
+/* The same on img, a crop at (ox, oy) of a larger image, (x, y) in the
+ * crop's pixels: the larger image's signal from (x + ox, y + oy) to the
+ * last bit where the crop holds the patch or ends where that image ends
+ * (the tiled dome rule; every point made in the larger image's pixels,
+ * as fs_dome_tpl_fit_crop, h40e). */
+fs_dome_signal fs_dome_signal_at_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y);
 
 #endif
