@@ -56,8 +56,24 @@
  * rest refitted from every start's end (the lowest kept), above BEST's, in units of the noise (the
  * floor's chi^2 per bin): how flat the model's valley is in D.
  *
+ * --set KEY=VALUE (repeatable; sem_opts_keys.h's keys, e.g. edge=0,
+ * shadow=0, rough=0, strength=0): the scene's options changed after the
+ * corner scene and its seed are made, so one feature of the simulator's
+ * formation can be switched off at a time and the misfit that goes with
+ * it seen (h40a's ablation). The noise floor's render takes the same
+ * options (only dose and bits differ), so "x floor" stays the misfit
+ * over the simulator's own model of that ablated scene. A switch also
+ * changes the operator's contrast (the signal's 1st..99th percentiles
+ * are stretched over the range), so the noise against what is left: the
+ * line "signal" gives the patch's chi^2 about a constant, and
+ * (fit - floor) / (signal - floor) is the share of the domes' signal the
+ * model leaves unexplained, which does not move with the contrast. Note
+ * pjit=0 puts every centre on the exact lattice: where the lattice runs
+ * along the pixel grid (scene 0's angle is 0) the centres then share a
+ * few sub-pixel phases and the patch fills a quarter of its bins.
+ *
  * Usage: bench_formation_lm [--seed-add N] [--starts rule,truth,ruleD]
- * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d] [SCENE...]; default the 24
+ * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d] [--set KEY=VALUE ...] [SCENE...]; default the 24
  * pitch-16 corner scenes of groups A, E and B2. About 5-20 s of CPU per
  * scene (renders through SEM_SCENE_CACHE).
  */
@@ -73,6 +89,7 @@
 #include "analysis/se_render.h"
 #include "image/image.h"
 #include "sem_cache.h"
+#include "sem_opts_keys.h"
 #include "sem_sim.h"
 
 #define Q 4                  /* bins (and model samples) per pixel */
@@ -421,6 +438,11 @@ static void print_fit(const char *label, const model *mm, const patch *pt, const
 	printf("\n");
 }
 
+/* --set's KEY=VALUE texts, applied to every scene in order */
+#define NSETS_MAX 32
+static const char *g_sets[NSETS_MAX];
+static int g_nsets;
+
 static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int grid, int lowpass, int profile_d)
 {
 	sem_opts o, oc;
@@ -428,6 +450,8 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 	memset(&tc, 0, sizeof tc);
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
+	for (int i = 0; i < g_nsets; i++)
+		sem_opts_set_key(&o, g_sets[i]); /* checked in main */
 	fs_image *img = sem_make_shared(&o, &t), *imc = NULL, *lpi = NULL;
 	if (!img) {
 		printf("%d: the simulator refused the scene\n", k);
@@ -526,6 +550,18 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 	       k, o.profile > 1 ? "flat" : "sph", o.fill, o.h_over_r, o.halftone > 0 ? "screen" : "clean",
 	       (int)lround(o.det_azimuth * 180 / M_PI), seed_add, n, pt->nbins, true_fill, mean_d,
 	       floor_chi / pt->nbins);
+	for (int i = 0; i < g_nsets; i++)
+		printf("%s%s%s", i ? " " : "    set: ", g_sets[i], i == g_nsets - 1 ? "\n" : "");
+	{
+		/* the patch's chi^2 about a constant: its signal plus the
+		 * noise. A feature switched off changes the operator's
+		 * contrast and so the noise against the domes' signal; "x
+		 * floor" moves with that, (fit - floor) / (this - floor), the
+		 * share of the signal the model leaves unexplained, does not
+		 * (h40a) */
+		const float *col1[1] = {NULL};
+		printf("    signal: chi2/bin about a constant %.3f\n", solve_lin(pt->mean, pt->w, col1, 1, NULL, NULL) / pt->nbins);
+	}
 	if (have_rule)
 		printf("    rule's fit: D %+6.2f %%  h/R %.2f prof %.1f blur %.3f px el %.0f off %+.2f,%+.2f (R^2 %.4f)\n",
 		       100 * (rf.fill - true_fill) / true_fill, rf.h_over_r, rf.profile, rf.blur_px,
@@ -667,7 +703,15 @@ int main(int argc, char **argv)
 			lowpass = 0;
 		else if (!strcmp(argv[i], "--profile-d"))
 			profile_d = 1;
-		else if (ns < 64)
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			sem_opts probe;
+			sem_defaults(&probe);
+			if (g_nsets == NSETS_MAX || sem_opts_set_key(&probe, argv[i + 1])) {
+				fprintf(stderr, "--set %s: no such key (sem_opts_keys.h) or too many\n", argv[i + 1]);
+				return 2;
+			}
+			g_sets[g_nsets++] = argv[++i];
+		} else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
 	if (!ns) {
