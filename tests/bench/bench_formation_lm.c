@@ -73,7 +73,8 @@
  * few sub-pixel phases and the patch fills a quarter of its bins.
  *
  * Usage: bench_formation_lm [--seed-add N] [--starts rule,truth,ruleD]
- * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d] [--set KEY=VALUE ...] [SCENE...]; default the 24
+ * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d] [--set KEY=VALUE ...] [--lattice-blur]
+ * [SCENE...]; default the 24
  * pitch-16 corner scenes of groups A, E and B2. About 5-20 s of CPU per
  * scene (renders through SEM_SCENE_CACHE).
  */
@@ -245,6 +246,39 @@ static double solve_lin(const double *y, const double *wt, const float *const *c
 	return chi;
 }
 
+/* --lattice-blur (h40a): the kernel the sub-pixel patch sees in the
+ * simulator's image instead of a Gaussian. The simulator integrates each
+ * pixel's box and then blurs by sqrt(sig^2 - 1/12) px with a sampled
+ * Gaussian on the pixel lattice (sem_sim.c, form_image), so a pixel at
+ * offset t from a dome's centre holds the surface weighted by
+ * sum_k K(k) box(t - k): a staircase of pixel-wide steps, K(k) the
+ * normalised sampled Gaussian of radius round(4 sigma) (preprocess.c's
+ * kernel), not a smooth spot. One axis, in model samples (Q a px), the
+ * sample's own width integrated so it stays continuous in the shift s;
+ * sig in samples. Writes k[0..2r]. */
+static int g_lattice_blur;
+
+static void lattice_kernel(double sig, double s, int r, double *k)
+{
+	double sp = sig / Q, sd2 = sp * sp - 1.0 / 12, Kd[KMAX + 1], ks = 0;
+	int Rd = sd2 > 0 ? (int)(4.0 * sqrt(sd2) + 0.5) : 0;
+	if (sd2 > 0 && Rd < 1)
+		Rd = 1;
+	if (Rd > KMAX)
+		Rd = KMAX;
+	for (int j = 0; j <= Rd; j++)
+		ks += (j ? 2 : 1) * (Kd[j] = sd2 > 0 ? exp(-0.5 * j * j / sd2) : j == 0);
+	for (int i = -r; i <= r; i++) {
+		double t = (i - s) / Q, h = 0.5 / Q, v = 0;
+		for (int j = -Rd; j <= Rd; j++) {
+			double lo = fmax(t - h, j - 0.5), hi = fmin(t + h, j + 0.5);
+			if (hi > lo)
+				v += Kd[abs(j)] / ks * (hi - lo) * Q;
+		}
+		k[i + r] = v;
+	}
+}
+
 /* Separable Gaussian of sig samples centred at (sx, sy) samples: the
  * field moved by the offset and blurred in one pass, continuous in both;
  * the central NB x NB samples. */
@@ -254,10 +288,20 @@ static void blur_shift(const float *src, double sig, double sx, double sy, float
 	static float tmp[(2 * HALF + 1) * NB];
 	int w = 2 * HALF + 1, c = WPX * Q;
 	int r = (int)ceil(3.5 * sig + fmax(fabs(sx), fabs(sy))) + 1;
+	if (g_lattice_blur) /* the staircase reaches round(4 sigma) + 1/2 px */
+		r = (int)ceil((4.0 * sig / Q + 1.5) * Q + fmax(fabs(sx), fabs(sy)));
 	if (r > KMAX)
 		r = KMAX;
 	double sxs = 0, sys = 0;
-	for (int i = -r; i <= r; i++) {
+	if (g_lattice_blur) {
+		lattice_kernel(sig, sx, r, kx);
+		lattice_kernel(sig, sy, r, ky);
+		for (int i = 0; i <= 2 * r; i++) {
+			sxs += kx[i];
+			sys += ky[i];
+		}
+	}
+	for (int i = -r; i <= r && !g_lattice_blur; i++) {
 		sxs += kx[i + r] = exp(-0.5 * (i - sx) * (i - sx) / (sig * sig));
 		sys += ky[i + r] = exp(-0.5 * (i - sy) * (i - sy) / (sig * sig));
 	}
@@ -703,6 +747,8 @@ int main(int argc, char **argv)
 			lowpass = 0;
 		else if (!strcmp(argv[i], "--profile-d"))
 			profile_d = 1;
+		else if (!strcmp(argv[i], "--lattice-blur"))
+			g_lattice_blur = 1;
 		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
 			sem_opts probe;
 			sem_defaults(&probe);
