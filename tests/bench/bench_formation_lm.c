@@ -604,7 +604,46 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		 * share of the signal the model leaves unexplained, does not
 		 * (h40a) */
 		const float *col1[1] = {NULL};
-		printf("    signal: chi2/bin about a constant %.3f\n", solve_lin(pt->mean, pt->w, col1, 1, NULL, NULL) / pt->nbins);
+		printf("    signal: chi2/bin about a constant %.3f", solve_lin(pt->mean, pt->w, col1, 1, NULL, NULL) / pt->nbins);
+		/* What a perfect model of the MEAN dome would score: the
+		 * patches of the even and the odd domes differ only by the
+		 * noise and by each dome's own variation (jitters, roughness,
+		 * undulation, drift), which the floor - the noisy image against
+		 * its noise-free self, pixel for pixel - leaves out but every
+		 * mean-dome model meets; their chi^2 per bin is the level a
+		 * fit can reach, the floor's
+		 * 1 / (floor chi2/bin) times over when that variation
+		 * dominates (h40a) */
+		patch *ph[2] = {malloc(sizeof(patch)), malloc(sizeof(patch))};
+		double *hx = malloc((n + 1) * sizeof *hx), *hy = malloc((n + 1) * sizeof *hy);
+		if (ph[0] && ph[1] && hx && hy) {
+			for (int h = 0; h < 2; h++) {
+				int m = 0;
+				for (int j = h; j < n; j += 2) {
+					hx[m] = xs[j];
+					hy[m++] = ys[j];
+				}
+				build_patch(fit_img, hx, hy, m, ph[h]);
+			}
+			double chi = 0;
+			int nb = 0;
+			/* each half holds about half the bin's pixels: the
+			 * difference's variance 4 / w of the whole patch's weight,
+			 * the weight the fits use (a half's own scatter from a
+			 * handful of pixels would inflate it) */
+			for (int b = 0; b < NB * NB; b++)
+				if (pt->w[b] > 0 && ph[0]->w[b] > 0 && ph[1]->w[b] > 0) {
+					double d = ph[0]->mean[b] - ph[1]->mean[b];
+					chi += d * d * pt->w[b] / 4;
+					nb++;
+				}
+			printf("; split halves chi2/bin %.3f (%d bins)", nb ? chi / nb : 0, nb);
+		}
+		printf("\n");
+		free(ph[0]);
+		free(ph[1]);
+		free(hx);
+		free(hy);
 	}
 	if (have_rule)
 		printf("    rule's fit: D %+6.2f %%  h/R %.2f prof %.1f blur %.3f px el %.0f off %+.2f,%+.2f (R^2 %.4f)\n",
