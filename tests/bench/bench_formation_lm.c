@@ -61,12 +61,28 @@
  * parameter), "rough" (random slope and Laplacian SDs free), "pixel" (the
  * 1-px box over samples --fine N times finer, default 2), "meanall" (all
  * three), "base" (none of them: the rule's model in se_mean's code, the
- * control); "old" (default) se_render as h39j. --set KEY=VALUE
- * (sem_opts_keys.h, repeatable) changes every scene's options, e.g.
- * rjit=0 rough=0 renders the scenes without what jitter and rough model.
+ * control); "old" (default) se_render as h39j. --set rjit=0
+ * --set rough=0 (below) renders the scenes without what jitter and rough
+ * model.
+ *
+ * --set KEY=VALUE (repeatable; sem_opts_keys.h's keys, e.g. edge=0,
+ * shadow=0, rough=0, strength=0): the scene's options changed after the
+ * corner scene and its seed are made, so one feature of the simulator's
+ * formation can be switched off at a time and the misfit that goes with
+ * it seen (h40a's ablation). The noise floor's render takes the same
+ * options (only dose and bits differ), so "x floor" stays the misfit
+ * over the simulator's own model of that ablated scene. A switch also
+ * changes the operator's contrast (the signal's 1st..99th percentiles
+ * are stretched over the range), so the noise against what is left: the
+ * line "signal" gives the patch's chi^2 about a constant, and
+ * (fit - floor) / (signal - floor) is the share of the domes' signal the
+ * model leaves unexplained, which does not move with the contrast. Note
+ * pjit=0 puts every centre on the exact lattice: where the lattice runs
+ * along the pixel grid (scene 0's angle is 0) the centres then share a
+ * few sub-pixel phases and the patch fills a quarter of its bins.
  *
  * Usage: bench_formation_lm [--seed-add N] [--starts rule,truth,ruleD]
- * [--model M] [--fine N] [--set KEY=VALUE]... [--rings]
+ * [--model M] [--fine N] [--set KEY=VALUE]... [--lattice-blur] [--rings]
  * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d] [SCENE...]; default the 24
  * pitch-16 corner scenes of groups A, E and B2. About 5-20 s of CPU per
  * scene (renders through SEM_SCENE_CACHE).
@@ -258,6 +274,39 @@ static double solve_lin(const double *y, const double *wt, const float *const *c
 	return chi;
 }
 
+/* --lattice-blur (h40a): the kernel the sub-pixel patch sees in the
+ * simulator's image instead of a Gaussian. The simulator integrates each
+ * pixel's box and then blurs by sqrt(sig^2 - 1/12) px with a sampled
+ * Gaussian on the pixel lattice (sem_sim.c, form_image), so a pixel at
+ * offset t from a dome's centre holds the surface weighted by
+ * sum_k K(k) box(t - k): a staircase of pixel-wide steps, K(k) the
+ * normalised sampled Gaussian of radius round(4 sigma) (preprocess.c's
+ * kernel), not a smooth spot. One axis, in model samples (Q a px), the
+ * sample's own width integrated so it stays continuous in the shift s;
+ * sig in samples. Writes k[0..2r]. */
+static int g_lattice_blur;
+
+static void lattice_kernel(double sig, double s, int r, double *k)
+{
+	double sp = sig / Q, sd2 = sp * sp - 1.0 / 12, Kd[KMAX + 1], ks = 0;
+	int Rd = sd2 > 0 ? (int)(4.0 * sqrt(sd2) + 0.5) : 0;
+	if (sd2 > 0 && Rd < 1)
+		Rd = 1;
+	if (Rd > KMAX)
+		Rd = KMAX;
+	for (int j = 0; j <= Rd; j++)
+		ks += (j ? 2 : 1) * (Kd[j] = sd2 > 0 ? exp(-0.5 * j * j / sd2) : j == 0);
+	for (int i = -r; i <= r; i++) {
+		double t = (i - s) / Q, h = 0.5 / Q, v = 0;
+		for (int j = -Rd; j <= Rd; j++) {
+			double lo = fmax(t - h, j - 0.5), hi = fmin(t + h, j + 0.5);
+			if (hi > lo)
+				v += Kd[abs(j)] / ks * (hi - lo) * Q;
+		}
+		k[i + r] = v;
+	}
+}
+
 /* Separable Gaussian of sig samples centred at (sx, sy) samples: the
  * field moved by the offset and blurred in one pass, continuous in both;
  * the central NB x NB samples. */
@@ -267,10 +316,20 @@ static void blur_shift(const float *src, double sig, double sx, double sy, float
 	static float tmp[(2 * HALF + 1) * NB];
 	int w = 2 * HALF + 1, c = WPX * Q;
 	int r = (int)ceil(3.5 * sig + fmax(fabs(sx), fabs(sy))) + 1;
+	if (g_lattice_blur) /* the staircase reaches round(4 sigma) + 1/2 px */
+		r = (int)ceil((4.0 * sig / Q + 1.5) * Q + fmax(fabs(sx), fabs(sy)));
 	if (r > KMAX)
 		r = KMAX;
 	double sxs = 0, sys = 0;
-	for (int i = -r; i <= r; i++) {
+	if (g_lattice_blur) {
+		lattice_kernel(sig, sx, r, kx);
+		lattice_kernel(sig, sy, r, ky);
+		for (int i = 0; i <= 2 * r; i++) {
+			sxs += kx[i];
+			sys += ky[i];
+		}
+	}
+	for (int i = -r; i <= r && !g_lattice_blur; i++) {
 		sxs += kx[i + r] = exp(-0.5 * (i - sx) * (i - sx) / (sig * sig));
 		sys += ky[i + r] = exp(-0.5 * (i - sy) * (i - sy) / (sig * sig));
 	}
@@ -616,8 +675,9 @@ static void print_rings(model *m, const patch *pt, const double *p, double floor
 	printf("\n");
 }
 
-/* --set KEY=VALUE (sem_opts_keys.h), applied to every scene */
-static const char *g_sets[32];
+/* --set's KEY=VALUE texts, applied to every scene in order */
+#define NSETS_MAX 32
+static const char *g_sets[NSETS_MAX];
 static int g_nsets;
 
 static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int grid, int lowpass, int profile_d)
@@ -626,10 +686,9 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 	sem_truth t, tc;
 	memset(&tc, 0, sizeof tc);
 	sem_corner_scene(k, &o);
-	for (int i = 0; i < g_nsets; i++)
-		if (sem_opts_set_key(&o, g_sets[i]))
-			printf("--set %s: no such key\n", g_sets[i]);
 	o.seed += seed_add;
+	for (int i = 0; i < g_nsets; i++)
+		sem_opts_set_key(&o, g_sets[i]); /* checked in main */
 	fs_image *img = sem_make_shared(&o, &t), *imc = NULL, *lpi = NULL;
 	if (!img) {
 		printf("%d: the simulator refused the scene\n", k);
@@ -769,6 +828,57 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 	       k, o.profile > 1 ? "flat" : "sph", o.fill, o.h_over_r, o.halftone > 0 ? "screen" : "clean",
 	       (int)lround(o.det_azimuth * 180 / M_PI), seed_add, n, pt->nbins, true_fill, mean_d,
 	       floor_chi / pt->nbins);
+	for (int i = 0; i < g_nsets; i++)
+		printf("%s%s%s", i ? " " : "    set: ", g_sets[i], i == g_nsets - 1 ? "\n" : "");
+	{
+		/* the patch's chi^2 about a constant: its signal plus the
+		 * noise. A feature switched off changes the operator's
+		 * contrast and so the noise against the domes' signal; "x
+		 * floor" moves with that, (fit - floor) / (this - floor), the
+		 * share of the signal the model leaves unexplained, does not
+		 * (h40a) */
+		const float *col1[1] = {NULL};
+		printf("    signal: chi2/bin about a constant %.3f", solve_lin(pt->mean, pt->w, col1, 1, NULL, NULL) / pt->nbins);
+		/* What a perfect model of the MEAN dome would score: the
+		 * patches of the even and the odd domes differ only by the
+		 * noise and by each dome's own variation (jitters, roughness,
+		 * undulation, drift), which the floor - the noisy image against
+		 * its noise-free self, pixel for pixel - leaves out but every
+		 * mean-dome model meets; their chi^2 per bin is the level a
+		 * fit can reach, the floor's
+		 * 1 / (floor chi2/bin) times over when that variation
+		 * dominates (h40a) */
+		patch *ph[2] = {malloc(sizeof(patch)), malloc(sizeof(patch))};
+		double *hx = malloc((n + 1) * sizeof *hx), *hy = malloc((n + 1) * sizeof *hy);
+		if (ph[0] && ph[1] && hx && hy) {
+			for (int h = 0; h < 2; h++) {
+				int m = 0;
+				for (int j = h; j < n; j += 2) {
+					hx[m] = xs[j];
+					hy[m++] = ys[j];
+				}
+				build_patch(fit_img, hx, hy, m, ph[h]);
+			}
+			double chi = 0;
+			int nb = 0;
+			/* each half holds about half the bin's pixels: the
+			 * difference's variance 4 / w of the whole patch's weight,
+			 * the weight the fits use (a half's own scatter from a
+			 * handful of pixels would inflate it) */
+			for (int b = 0; b < NB * NB; b++)
+				if (pt->w[b] > 0 && ph[0]->w[b] > 0 && ph[1]->w[b] > 0) {
+					double d = ph[0]->mean[b] - ph[1]->mean[b];
+					chi += d * d * pt->w[b] / 4;
+					nb++;
+				}
+			printf("; split halves chi2/bin %.3f (%d bins)", nb ? chi / nb : 0, nb);
+		}
+		printf("\n");
+		free(ph[0]);
+		free(ph[1]);
+		free(hx);
+		free(hy);
+	}
 	if (have_rule)
 		printf("    rule's fit: D %+6.2f %%  h/R %.2f prof %.1f blur %.3f px el %.0f off %+.2f,%+.2f (R^2 %.4f)\n",
 		       100 * (rf.fill - true_fill) / true_fill, rf.h_over_r, rf.profile, rf.blur_px,
@@ -921,8 +1031,6 @@ int main(int argc, char **argv)
 			profile_d = 1;
 		else if (!strcmp(argv[i], "--rings"))
 			g_rings = 1;
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc && g_nsets < 32)
-			g_sets[g_nsets++] = argv[++i];
 		else if (!strcmp(argv[i], "--model") && i + 1 < argc) {
 			static const char *MN[] = {"old", "base", "jitter", "rough", "pixel", "meanall"};
 			static const int MK[] = {-1, 0, SE_MEAN_JITTER, SE_MEAN_ROUGH, SE_MEAN_PIXEL,
@@ -940,7 +1048,17 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[i], "--fine") && i + 1 < argc)
 			g_mean.fine = atoi(argv[++i]);
-		else if (ns < 64)
+		else if (!strcmp(argv[i], "--lattice-blur"))
+			g_lattice_blur = 1;
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			sem_opts probe;
+			sem_defaults(&probe);
+			if (g_nsets == NSETS_MAX || sem_opts_set_key(&probe, argv[i + 1])) {
+				fprintf(stderr, "--set %s: no such key (sem_opts_keys.h) or too many\n", argv[i + 1]);
+				return 2;
+			}
+			g_sets[g_nsets++] = argv[++i];
+		} else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
 	if (!ns) {
@@ -953,6 +1071,12 @@ int main(int argc, char **argv)
 	}
 	if (!g_mean.fine)
 		g_mean.fine = 2;
+	if (g_lattice_blur && g_model >= 0) {
+		/* se_mean_components blurs its components itself, with the
+		 * model's Gaussian: the staircase is blur_shift's only */
+		fprintf(stderr, "--lattice-blur: only with the se_render models (old)\n");
+		return 2;
+	}
 	for (int i = 0; i < ns; i++)
 		run_scene(scenes[i], seed_add, starts, clean, grid, lowpass, profile_d);
 	se_mean_free(&g_mean);

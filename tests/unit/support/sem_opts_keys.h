@@ -7,7 +7,8 @@
  * Keys (angles in degrees): pitch, fill, angle, profile (0 sphere,
  * 1 paraboloid, 2 flat, 3 smooth cos^2), hr, rjit, pjit, rough, undul,
  * secant, az, elev, strength, shadow, edge, blur (beam), dose, drift,
- * halftone, scan (scan blur), cap, capp, width, height, seed.
+ * halftone, scan (scan blur), cap, capp, width, height, supersample
+ * (sub-samples per pixel side, 0 = SEM_SUPERSAMPLE), seed.
  * Ownership: o is the caller's; kv is only read.
  */
 #ifndef SEM_OPTS_KEYS_H
