@@ -56,8 +56,21 @@
  * rest refitted from every start's end (the lowest kept), above BEST's, in units of the noise (the
  * floor's chi^2 per bin): how flat the model's valley is in D.
  *
+ * --model edgepx|shadowx|both (h40b, support/se_model_h40b.h): the edge
+ * term clipped at a fixed curvature per image px at each subsample
+ * (--edge-cap, default 1.5 px^-1) instead of se_render's per grid unit
+ * and this bench's 1 per px after the average; the shadow as a product
+ * of the whole signal (blocked x constant, yield, slope x, slope y: three
+ * linear parts more); both: the two. The other parts are se_render's.
+ *
  * Usage: bench_formation_lm [--seed-add N] [--starts rule,truth,ruleD]
- * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d] [SCENE...]; default the 24
+ * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d]
+ * [--model old|edgepx|shadowx|both] [--edge-cap C] [--sim KEY=VALUE]...
+ * [--bg 1|2] [--resid] [SCENE...] (--sim: a simulator option set on
+ * every scene, keys as sem_opts_keys.h: edge=0 or shadow=0 take that
+ * term out of the image, rough=0 undul=0 rjit=0 pjit=0 drift=0 what
+ * differs from dome to dome; --resid: BEST's misfit by ring and side;
+ * --bg: a plane or quadric of the offset as linear parts too); default the 24
  * pitch-16 corner scenes of groups A, E and B2. About 5-20 s of CPU per
  * scene (renders through SEM_SCENE_CACHE).
  */
@@ -73,7 +86,9 @@
 #include "analysis/se_render.h"
 #include "image/image.h"
 #include "sem_cache.h"
+#include "sem_opts_keys.h"
 #include "sem_sim.h"
+#include "se_model_h40b.h"
 
 #define Q 4                  /* bins (and model samples) per pixel */
 #define WPX 9                /* the patch's radius, px: 0.55 pitch at 16 */
@@ -81,6 +96,7 @@
 #define KMAX 63              /* kernel half width, samples */
 #define HALF (WPX * Q + KMAX + 1)
 #define NL (FS_SE_NCOMP + 1) /* constant + the five components */
+#define NLMAX (NL + SEX_N + 5) /* --model shadowx's three more, --bg's up to five */
 #define NPAR 7
 #define EDGE_CAP 1.0 /* per px: the rule's cap at its pitch-16 grid */
 
@@ -156,7 +172,7 @@ static void build_patch(const fs_image *img, const double *xs, const double *ys,
 static double solve_lin(const double *y, const double *wt, const float *const *col, int nc, double *coef,
 			double *r)
 {
-	double A[NL][NL], bv[NL], x[NL], L[NL][NL];
+	double A[NLMAX][NLMAX], bv[NLMAX], x[NLMAX], L[NLMAX][NLMAX];
 	memset(A, 0, sizeof A);
 	memset(bv, 0, sizeof bv);
 	memset(L, 0, sizeof L);
@@ -164,7 +180,7 @@ static double solve_lin(const double *y, const double *wt, const float *const *c
 		double w = wt[b];
 		if (!(w > 0))
 			continue;
-		double v[NL];
+		double v[NLMAX];
 		for (int i = 0; i < nc; i++)
 			v[i] = col[i] ? col[i][b] : 1.0;
 		for (int i = 0; i < nc; i++) {
@@ -193,7 +209,7 @@ static double solve_lin(const double *y, const double *wt, const float *const *c
 			}
 		}
 	}
-	double z[NL];
+	double z[NLMAX];
 	for (int i = 0; i < nc; i++) {
 		double s = bv[i];
 		for (int k = 0; k < i; k++)
@@ -281,6 +297,74 @@ typedef struct model {
 	long evals;
 } model;
 
+/* --model (h40b): bit 1 the edge per image px, bit 2 the shadow as a
+ * product; the edge's clip, px^-1 */
+static int g_model;
+static double g_edge_cap = 1.5;
+/* --bg 1|2: a plane (1) or a quadric (2) of the offset from the centre
+ * added to the linear parts: whether what varies slowly over the frame
+ * (the undulation's slopes, the drift's gain and offset) leaves a ramp in
+ * the mean patch that the noise-free patch shares, so the floor does not
+ * count it and a dome model without it does (h40b: it lowers no misfit;
+ * what the floor leaves out is per bin, not a ramp) */
+static int g_bg;
+/* --resid: where BEST's misfit lies (print_resid) */
+static int g_resid;
+/* --sim KEY=VALUE: the scenes' simulator options changed */
+static const char *g_sim[16];
+static int g_nsim;
+
+/* eval's parts after fs_se_shadow under --model or --bg: the columns are eval's
+ * six (the edge replaced under bit 1) and, under bit 2, blocked x
+ * constant, slope x and slope y after them, so coef[0..5] mean what
+ * they mean under the old model; --bg's columns last */
+static double eval_h40b(model *m, const patch *pt, const double *p, double *r, double *coef)
+{
+	static float edge[(2 * HALF + 1) * (2 * HALF + 1)], xs[SEX_N][(2 * HALF + 1) * (2 * HALF + 1)];
+	static float xbl[SEX_N][NB * NB];
+	int w = 2 * HALF + 1;
+	fs_se_geom geo = {p[P_FILL], p[P_HR], p[P_PROF], m->angle};
+	if (g_model & 2) {
+		float *const out[SEX_N] = {xs[0], xs[1], xs[2]};
+		se_h40b_shadow_parts(&m->f, out);
+	}
+	if (g_model & 1) {
+		if (se_h40b_edge_px(&geo, m->g, HALF, m->pitch / m->g, g_edge_cap, edge))
+			return INFINITY;
+		memcpy(m->f.c[FS_SE_EDGE], edge, sizeof edge);
+	} else {
+		for (int k = 0; k < w * w; k++)
+			m->f.c[FS_SE_EDGE][k] = (float)fmin(EDGE_CAP, Q * m->f.c[FS_SE_EDGE][k]);
+	}
+	for (int cpt = 0; cpt < FS_SE_NCOMP; cpt++)
+		blur_shift(m->f.c[cpt], p[P_SIG] * Q, p[P_SX] * Q, p[P_SY] * Q, m->bl[cpt]);
+	const float *col[NLMAX] = {NULL, m->bl[FS_SE_YIELD], m->bl[FS_SE_SLOPE_X], m->bl[FS_SE_SLOPE_Y],
+				   m->bl[FS_SE_EDGE], m->bl[FS_SE_SHADOW]};
+	int nc = NL;
+	if (g_model & 2)
+		for (int k = 0; k < SEX_N; k++) {
+			blur_shift(xs[k], p[P_SIG] * Q, p[P_SX] * Q, p[P_SY] * Q, xbl[k]);
+			col[nc++] = xbl[k];
+		}
+	static float bg[5][NB * NB];
+	static int bg_made;
+	if (!bg_made) {
+		/* offsets in patch radii, so the columns are of one scale */
+		for (int b = 0; b < NB * NB; b++) {
+			double ox = (b % NB - WPX * Q) / (double)(WPX * Q), oy = (b / NB - WPX * Q) / (double)(WPX * Q);
+			bg[0][b] = (float)ox;
+			bg[1][b] = (float)oy;
+			bg[2][b] = (float)(ox * ox);
+			bg[3][b] = (float)(oy * oy);
+			bg[4][b] = (float)(ox * oy);
+		}
+		bg_made = 1;
+	}
+	for (int k = 0; k < (g_bg >= 2 ? 5 : g_bg ? 2 : 0); k++)
+		col[nc++] = bg[k];
+	return solve_lin(pt->mean, pt->w, col, nc, coef, r);
+}
+
 /* chi^2 of the patch at parameters p (r: the residual vector, coef: the
  * linear weights, either may be NULL). */
 static double eval(model *m, const patch *pt, const double *p, double *r, double *coef)
@@ -290,6 +374,8 @@ static double eval(model *m, const patch *pt, const double *p, double *r, double
 	if (fs_se_render(&geo, m->g, HALF, m->g, &m->f))
 		return INFINITY;
 	fs_se_shadow(&m->f, g_az, p[P_EL]);
+	if (g_model || g_bg)
+		return eval_h40b(m, pt, p, r, coef);
 	int w = 2 * HALF + 1;
 	for (int k = 0; k < w * w; k++)
 		m->f.c[FS_SE_EDGE][k] = (float)fmin(EDGE_CAP, Q * m->f.c[FS_SE_EDGE][k]);
@@ -402,7 +488,7 @@ static double lm(model *m, const patch *pt, double *p, int *iters)
 static void print_fit(const char *label, const model *mm, const patch *pt, const double *p, double chi,
 		      double floor_chi, double true_fill, int iters, const double *start)
 {
-	double coef[NL];
+	double coef[NLMAX];
 	model *m = (model *)mm;
 	eval(m, pt, p, NULL, coef);
 	double y = coef[1], side = hypot(coef[2], coef[3]) / fabs(y), az = atan2(coef[3], coef[2]);
@@ -421,6 +507,54 @@ static void print_fit(const char *label, const model *mm, const patch *pt, const
 	printf("\n");
 }
 
+/* BEST's chi^2 and the floor's by ring of r / R (true mean radius) and by
+ * side (towards the detector or away), each ring's x floor and its share
+ * of what BEST misfits beyond the floor: which part of the dome the model
+ * fails to draw (the edge's rim, the shadow's far side, the flat). */
+static void print_resid(model *m, const patch *pt, const patch *pc, const double *best, double az, double R)
+{
+	static double rb[NB * NB], rf[NB * NB];
+	static float cf[NB * NB];
+	enum { NRING = 6 };
+	static const double EDGE[NRING] = {0.5, 0.85, 1.15, 1.6, 2.2, 1e9};
+	double cb[NRING][2] = {{0}}, cfl[NRING][2] = {{0}}, tot = 0, totf = 0;
+	int nb[NRING][2] = {{0}};
+	eval(m, pt, best, rb, NULL);
+	for (int b = 0; b < NB * NB; b++)
+		cf[b] = (float)pc->mean[b];
+	const float *col[2] = {NULL, cf};
+	solve_lin(pt->mean, pt->w, col, 2, NULL, rf);
+	int c = WPX * Q;
+	for (int b = 0; b < NB * NB; b++) {
+		if (!(pt->w[b] > 0))
+			continue;
+		double ox = (b % NB - c) / (double)Q, oy = (b / NB - c) / (double)Q, u = hypot(ox, oy) / R;
+		int ring = 0, side = ox * cos(az) + oy * sin(az) < 0;
+		while (u >= EDGE[ring])
+			ring++;
+		cb[ring][side] += rb[b] * rb[b];
+		cfl[ring][side] += rf[b] * rf[b];
+		nb[ring][side]++;
+		tot += rb[b] * rb[b];
+		totf += rf[b] * rf[b];
+	}
+	printf("    BEST's misfit by ring of r/R (towards | away from the detector: x floor there, share of the "
+	       "misfit beyond the floor):\n     ");
+	for (int i = 0; i < NRING; i++) {
+		printf(" [%.2f,", i ? EDGE[i - 1] : 0.0);
+		if (i < NRING - 1)
+			printf("%.2f)", EDGE[i]);
+		else
+			printf("...)");
+		for (int sd = 0; sd < 2; sd++) {
+			double xf = cfl[i][sd] > 0 ? cb[i][sd] / cfl[i][sd] : 0;
+			double share = tot > totf ? 100 * (cb[i][sd] - cfl[i][sd]) / (tot - totf) : 0;
+			printf("%s%.1fx %.0f%%", sd ? " | " : " ", xf, share);
+		}
+	}
+	printf("\n");
+}
+
 static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int grid, int lowpass, int profile_d)
 {
 	sem_opts o, oc;
@@ -428,6 +562,11 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 	memset(&tc, 0, sizeof tc);
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
+	for (int i = 0; i < g_nsim; i++)
+		if (sem_opts_set_key(&o, g_sim[i])) {
+			printf("--sim %s: no such key\n", g_sim[i]);
+			return -1;
+		}
 	fs_image *img = sem_make_shared(&o, &t), *imc = NULL, *lpi = NULL;
 	if (!img) {
 		printf("%d: the simulator refused the scene\n", k);
@@ -531,7 +670,7 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		       100 * (rf.fill - true_fill) / true_fill, rf.h_over_r, rf.profile, rf.blur_px,
 		       rf.elevation * 180 / M_PI, rf.offset_x, rf.offset_y, rf.quality);
 	double best[NPAR], ends[9][NPAR];
-	double best_chi = INFINITY;
+	double best_chi = INFINITY, best_az = g_az;
 	int nends = 0;
 	clock_t t0 = clock();
 	long ev0 = m->evals;
@@ -581,6 +720,7 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		memcpy(ends[nends++], p, sizeof p);
 		if (chi < best_chi) {
 			best_chi = chi;
+			best_az = g_az;
 			memcpy(best, p, sizeof best);
 		}
 	}
@@ -599,6 +739,13 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		int it = 0;
 		double chi = lm(m, pc, p, &it);
 		print_fit("clean", m, pc, p, chi, 0, true_fill, it, st);
+	}
+	if (g_resid && clean && isfinite(best_chi)) {
+		/* at the azimuth BEST's shadow was cast from */
+		double az_now = g_az;
+		g_az = best_az;
+		print_resid(m, pt, pc, best, o.det_azimuth, mean_d / 2);
+		g_az = az_now;
 	}
 	if (profile_d && isfinite(best_chi)) {
 		/* chi^2 with D held at the truth x (1 + e), the rest refitted
@@ -667,6 +814,21 @@ int main(int argc, char **argv)
 			lowpass = 0;
 		else if (!strcmp(argv[i], "--profile-d"))
 			profile_d = 1;
+		else if (!strcmp(argv[i], "--model") && i + 1 < argc) {
+			const char *v = argv[++i];
+			g_model = !strcmp(v, "edgepx") ? 1 : !strcmp(v, "shadowx") ? 2 : !strcmp(v, "both") ? 3 : 0;
+			if (!g_model && strcmp(v, "old")) {
+				fprintf(stderr, "--model: old, edgepx, shadowx or both\n");
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--edge-cap") && i + 1 < argc)
+			g_edge_cap = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--bg") && i + 1 < argc)
+			g_bg = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--resid"))
+			g_resid = 1;
+		else if (!strcmp(argv[i], "--sim") && i + 1 < argc && g_nsim < 16)
+			g_sim[g_nsim++] = argv[++i];
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
@@ -678,6 +840,13 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 24; i++)
 			scenes[ns++] = def[i];
 	}
+	for (int i = 0; i < g_nsim; i++)
+		printf("simulator: %s\n", g_sim[i]);
+	if (g_bg)
+		printf("background: %s of the offset\n", g_bg >= 2 ? "a quadric" : "a plane");
+	if (g_model)
+		printf("model: %s%s%s (edge clip %.2f px^-1)\n", g_model & 1 ? "edge per image px" : "",
+		       g_model == 3 ? " + " : "", g_model & 2 ? "shadow x whole signal" : "", g_edge_cap);
 	for (int i = 0; i < ns; i++)
 		run_scene(scenes[i], seed_add, starts, clean, grid, lowpass, profile_d);
 	return 0;

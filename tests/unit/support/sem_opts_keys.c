@@ -27,6 +27,8 @@ int sem_opts_set_key(sem_opts *o, const char *kv)
 		o->radius_jitter = v;
 	else if (K("pjit"))
 		o->pos_jitter = v;
+	else if (K("super"))
+		o->supersample = (int)v;
 	else if (K("rough"))
 		o->roughness = v;
 	else if (K("undul"))
