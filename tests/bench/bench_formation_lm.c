@@ -740,6 +740,45 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		double chi = lm(m, pc, p, &it);
 		print_fit("clean", m, pc, p, chi, 0, true_fill, it, st);
 	}
+	if (g_resid) {
+		/* the patch's own scatter: the even and the odd domes' patches
+		 * against each other, each bin weighted by its two means'
+		 * variances - about 1 a bin when the weights say how far a bin's
+		 * mean lies from what a perfect model of the domes would draw,
+		 * whatever part of a bin's scatter is noise and what part is
+		 * the domes' own differences (roughness, undulation, jitter, a
+		 * screen's phase), which the noise-free patch shares and the
+		 * floor therefore leaves out */
+		patch *ha = malloc(sizeof *ha), *hb = malloc(sizeof *hb);
+		double *hx = malloc((size_t)(n + 1) * 2 * sizeof *hx);
+		if (ha && hb && hx) {
+			int na = 0, nb2 = 0;
+			double *ax = hx, *ay = hx + (n + 1) / 2 + 1, *bx = hx + n + 1, *by = bx + (n + 1) / 2 + 1;
+			for (int j = 0; j < n; j++)
+				if (j % 2) {
+					bx[nb2] = xs[j];
+					by[nb2++] = ys[j];
+				} else {
+					ax[na] = xs[j];
+					ay[na++] = ys[j];
+				}
+			build_patch(fit_img, ax, ay, na, ha);
+			build_patch(fit_img, bx, by, nb2, hb);
+			double c2 = 0;
+			int nbin = 0;
+			for (int b = 0; b < NB * NB; b++)
+				if (ha->w[b] > 0 && hb->w[b] > 0) {
+					double d = ha->mean[b] - hb->mean[b];
+					c2 += d * d / (1 / ha->w[b] + 1 / hb->w[b]);
+					nbin++;
+				}
+			printf("    split halves (even | odd domes): chi2/bin %.3f over %d bins (x floor %.2f)\n",
+			       nbin ? c2 / nbin : 0, nbin, floor_chi > 0 && nbin ? (c2 / nbin) / (floor_chi / pt->nbins) : 0);
+		}
+		free(ha);
+		free(hb);
+		free(hx);
+	}
 	if (g_resid && clean && isfinite(best_chi)) {
 		/* at the azimuth BEST's shadow was cast from */
 		double az_now = g_az;
