@@ -57,13 +57,13 @@
  * floor's chi^2 per bin): how flat the model's valley is in D.
  *
  * --model M: the model fitted. "old" (default) se_render as h39j. The
- * mean patch is many domes, not one (h40c, se_mean_h40c.h), so these make
+ * mean patch is many domes, not one (h40c, se_mean_dome.h), so these make
  * the model their mean: "jitter" (the radii's relative SD a free
  * parameter), "rough" (random slope and Laplacian SDs free), "pixel" (the
  * 1-px box over samples --fine N times finer, default 2), "meanall" (all
  * three), "base" (none of them: the rule's model in se_mean's code, the
  * control). Two parts made as the image forms them (h40b,
- * se_model_h40b.h; the other parts se_render's): "edgepx" the edge term
+ * se_model_physical.h; the other parts se_render's): "edgepx" the edge term
  * clipped at a fixed curvature per image px at each subsample
  * (--edge-cap C, default 1.5 px^-1) instead of se_render's per grid unit
  * and this bench's 1 per px after the average; "shadowx" the shadow as a
@@ -121,11 +121,11 @@
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
 #include "image/image.h"
-#include "se_mean_h40c.h"
+#include "se_mean_dome.h"
 #include "sem_cache.h"
 #include "sem_opts_keys.h"
 #include "sem_sim.h"
-#include "se_model_h40b.h"
+#include "se_model_physical.h"
 
 #define Q 4                  /* bins (and model samples) per pixel */
 #define WPX 9                /* the patch's radius, px: 0.55 pitch at 16 */
@@ -138,7 +138,7 @@
 #define EDGE_CAP 1.0 /* per px: the rule's cap at its pitch-16 grid */
 
 /* P_JIT, P_RT, P_RL: the mean patch's radius scatter and roughness
- * (h40c, --model; se_mean_h40c.h), held where the model has no use for
+ * (h40c, --model; se_mean_dome.h), held where the model has no use for
  * them (a held parameter's Jacobian column is zero: the others' steps
  * are the same as without it) */
 enum { P_FILL, P_HR, P_PROF, P_SIG, P_EL, P_SX, P_SY, P_JIT, P_RT, P_RL };
@@ -434,7 +434,7 @@ static int add_bg(const float **col, int nc)
  * six (the edge replaced under bit 1) and, under bit 2, blocked x
  * constant, slope x and slope y after them, so coef[0..5] mean what
  * they mean under the old model; --bg's columns last */
-static double eval_h40b(model *m, const patch *pt, const double *p, double *r, double *coef)
+static double eval_physical(model *m, const patch *pt, const double *p, double *r, double *coef)
 {
 	static float edge[(2 * HALF + 1) * (2 * HALF + 1)], xs[SEX_N][(2 * HALF + 1) * (2 * HALF + 1)];
 	static float xbl[SEX_N][NB * NB];
@@ -442,10 +442,10 @@ static double eval_h40b(model *m, const patch *pt, const double *p, double *r, d
 	fs_se_geom geo = {p[P_FILL], p[P_HR], p[P_PROF], m->angle};
 	if (g_phys & 2) {
 		float *const out[SEX_N] = {xs[0], xs[1], xs[2]};
-		se_h40b_shadow_parts(&m->f, out);
+		se_phys_shadow_parts(&m->f, out);
 	}
 	if (g_phys & 1) {
-		if (se_h40b_edge_px(&geo, m->g, HALF, m->pitch / m->g, g_edge_cap, edge))
+		if (se_phys_edge_px(&geo, m->g, HALF, m->pitch / m->g, g_edge_cap, edge))
 			return INFINITY;
 		memcpy(m->f.c[FS_SE_EDGE], edge, sizeof edge);
 	} else {
@@ -495,7 +495,7 @@ static double eval(model *m, const patch *pt, const double *p, double *r, double
 		return INFINITY;
 	fs_se_shadow(&m->f, g_az, p[P_EL]);
 	if (g_phys || g_bg)
-		return eval_h40b(m, pt, p, r, coef);
+		return eval_physical(m, pt, p, r, coef);
 	int w = 2 * HALF + 1;
 	for (int k = 0; k < w * w; k++)
 		m->f.c[FS_SE_EDGE][k] = (float)fmin(EDGE_CAP, Q * m->f.c[FS_SE_EDGE][k]);

@@ -1,11 +1,11 @@
-/* se_model_h40b.c - the edge and shadow parts of the SE forward model as
- * the image formation makes them (see se_model_h40b.h). */
-#include "se_model_h40b.h"
+/* se_model_physical.c - the edge and shadow parts of the SE forward model as
+ * the image formation makes them (see se_model_physical.h). */
+#include "se_model_physical.h"
 
 #include <math.h>
 #include <string.h>
 
-int se_h40b_edge_px(const fs_se_geom *m, int g, int half, double px_per_sample, double cap_px, float *out)
+int se_phys_edge_px(const fs_se_geom *m, int g, int half, double px_per_sample, double cap_px, float *out)
 {
 	if (g < 4 || half < 1 || !(px_per_sample > 0) || !(cap_px > 0) || !(m->fill > 0) || m->fill >= 1 ||
 	    !(m->h_over_r > 0))
@@ -51,7 +51,7 @@ int se_h40b_edge_px(const fs_se_geom *m, int g, int half, double px_per_sample, 
 	return 0;
 }
 
-void se_h40b_shadow_parts(const fs_se_field *f, float *const out[SEX_N])
+void se_phys_shadow_parts(const fs_se_field *f, float *const out[SEX_N])
 {
 	int cw = 2 * f->half + 1;
 	for (size_t k = 0; k < (size_t)cw * cw; k++) {

@@ -1,5 +1,5 @@
 /*
- * se_model_h40b.h - two parts of the SE forward model (analysis/se_render.h)
+ * se_model_physical.h - two parts of the SE forward model (analysis/se_render.h)
  * made as the image formation makes them, for bench_formation_lm's
  * --model edgepx / shadowx / both (issue 13, docs/paper-figures.md h40b).
  *
@@ -25,8 +25,8 @@
  *
  * Ownership: the caller owns every array.
  */
-#ifndef SE_MODEL_H40B_H
-#define SE_MODEL_H40B_H
+#ifndef SE_MODEL_PHYSICAL_H
+#define SE_MODEL_PHYSICAL_H
 
 #include "analysis/se_render.h"
 
@@ -41,13 +41,13 @@ enum { SEX_BLOCKED, SEX_BLOCKED_SLOPE_X, SEX_BLOCKED_SLOPE_Y, SEX_N };
  * in image px^-1 (px_per_sample: the image's pixels per grid sample,
  * pitch_px / g). Returns 0, -1 on bad arguments.
  */
-int se_h40b_edge_px(const fs_se_geom *m, int g, int half, double px_per_sample, double cap_px, float *out);
+int se_phys_edge_px(const fs_se_geom *m, int g, int half, double px_per_sample, double cap_px, float *out);
 
 /*
  * The shadow as a product: from field f after fs_se_render and
  * fs_se_shadow, out[SEX_BLOCKED] = 1 where the path is blocked, and the
  * slope parts times it (each (2 f->half + 1)^2).
  */
-void se_h40b_shadow_parts(const fs_se_field *f, float *const out[SEX_N]);
+void se_phys_shadow_parts(const fs_se_field *f, float *const out[SEX_N]);
 
 #endif
