@@ -35,6 +35,11 @@ static void dome_shape(double u, double H, double profile, double *h, double *h1
 	*h2 = -H * k * (k - 1) * pow(u, k - 2);
 }
 
+void fs_se_dome_shape(double u, double H, double profile, double *h, double *h1, double *h2)
+{
+	dome_shape(u, H, profile, h, h1, h2);
+}
+
 void fs_se_field_free(fs_se_field *f)
 {
 	if (!f)

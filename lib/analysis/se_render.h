@@ -77,6 +77,14 @@ void fs_se_shadow(fs_se_field *f, double az, double el);
 void fs_se_field_free(fs_se_field *f);
 
 /*
+ * The dome profile fs_se_render draws, at u = r / R (0..1) for height
+ * ratio H: the height h, slope h' and second derivative h'' in base radii
+ * (the profile's blend as fs_se_geom's). Public so that a variant of the
+ * model's linear parts (the benches') draws the same domes.
+ */
+void fs_se_dome_shape(double u, double H, double profile, double *h, double *h1, double *h2);
+
+/*
  * The cast shadow's outer border beyond the base of one dome (h_over_r,
  * profile as fs_se_geom's), in base radii, along the direction facing
  * away from a detector at elevation el (radians): where the base rule's

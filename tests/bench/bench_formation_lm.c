@@ -56,18 +56,57 @@
  * rest refitted from every start's end (the lowest kept), above BEST's, in units of the noise (the
  * floor's chi^2 per bin): how flat the model's valley is in D.
  *
- * --model (h40c): the mean patch is many domes, not one; se_mean_h40c.h
- * makes the model their mean - "jitter" (the radii's relative SD a free
+ * --model M: the model fitted. "old" (default) se_render as h39j. The
+ * mean patch is many domes, not one (h40c, se_mean_dome.h), so these make
+ * the model their mean: "jitter" (the radii's relative SD a free
  * parameter), "rough" (random slope and Laplacian SDs free), "pixel" (the
  * 1-px box over samples --fine N times finer, default 2), "meanall" (all
  * three), "base" (none of them: the rule's model in se_mean's code, the
- * control); "old" (default) se_render as h39j. --set KEY=VALUE
- * (sem_opts_keys.h, repeatable) changes every scene's options, e.g.
- * rjit=0 rough=0 renders the scenes without what jitter and rough model.
+ * control). Two parts made as the image forms them (h40b,
+ * se_model_physical.h; the other parts se_render's): "edgepx" the edge term
+ * clipped at a fixed curvature per image px at each subsample
+ * (--edge-cap C, default 1.5 px^-1) instead of se_render's per grid unit
+ * and this bench's 1 per px after the average; "shadowx" the shadow as a
+ * product of the whole signal (blocked x constant, yield, slope x, slope
+ * y: three linear parts more); "both" the two.
+ *
+ * --bg 1|2: a plane or a quadric of the offset from the centre as linear
+ * parts too (any model). --lattice-blur (h40a): the simulator's kernel
+ * as the sub-pixel patch sees it (the pixel's box, then a sampled
+ * Gaussian on the pixel lattice) in place of the model's Gaussian; with
+ * old, edgepx, shadowx, both only (the mean models blur their own
+ * components). --rings (h40c) and --resid (h40b): where BEST's misfit
+ * lies, by ring of r/R and side, against the floor (--rings adds the
+ * other seeds' floor and the sub-pixel phase classes).
+ *
+ * --set KEY=VALUE (repeatable; sem_opts_keys.h's keys, e.g. edge=0,
+ * shadow=0, rough=0, rjit=0, strength=0; --sim is the same option, h40b's
+ * name): the scene's options changed after the
+ * corner scene and its seed are made, so one feature of the simulator's
+ * formation can be switched off at a time and the misfit that goes with
+ * it seen (h40a's ablation). The noise floor's render takes the same
+ * options (only dose and bits differ), so "x floor" stays the misfit
+ * over the simulator's own model of that ablated scene. A switch also
+ * changes the operator's contrast (the signal's 1st..99th percentiles
+ * are stretched over the range), so the noise against what is left: the
+ * line "signal" gives the patch's chi^2 about a constant, and
+ * (fit - floor) / (signal - floor) is the share of the domes' signal the
+ * model leaves unexplained, which does not move with the contrast. Note
+ * pjit=0 puts every centre on the exact lattice: where the lattice runs
+ * along the pixel grid (scene 0's angle is 0) the centres then share a
+ * few sub-pixel phases and the patch fills a quarter of its bins.
+ *
+ * The split halves (on the "signal" line, every run): the even and the
+ * odd domes' patches against each other with the fit's weights - the
+ * level a perfect model of the mean dome reaches, which the floor leaves
+ * out (h40a; h40b's --resid printed the same quantity weighted by the
+ * halves' own variances, dropped for this one).
  *
  * Usage: bench_formation_lm [--seed-add N] [--starts rule,truth,ruleD]
- * [--model M] [--fine N] [--set KEY=VALUE]... [--rings]
- * [--no-clean] [--no-grid] [--no-lowpass] [--profile-d] [SCENE...]; default the 24
+ * [--model old|base|jitter|rough|pixel|meanall|edgepx|shadowx|both]
+ * [--fine N] [--edge-cap C] [--bg 1|2] [--lattice-blur]
+ * [--set KEY=VALUE]... [--rings] [--resid] [--no-clean] [--no-grid]
+ * [--no-lowpass] [--profile-d] [SCENE...]; default the 24
  * pitch-16 corner scenes of groups A, E and B2. About 5-20 s of CPU per
  * scene (renders through SEM_SCENE_CACHE).
  */
@@ -82,10 +121,11 @@
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
 #include "image/image.h"
-#include "se_mean_h40c.h"
+#include "se_mean_dome.h"
 #include "sem_cache.h"
 #include "sem_opts_keys.h"
 #include "sem_sim.h"
+#include "se_model_physical.h"
 
 #define Q 4                  /* bins (and model samples) per pixel */
 #define WPX 9                /* the patch's radius, px: 0.55 pitch at 16 */
@@ -93,11 +133,12 @@
 #define KMAX 63              /* kernel half width, samples */
 #define HALF (WPX * Q + KMAX + 1)
 #define NL (FS_SE_NCOMP + 1) /* constant + the five components */
+#define NLMAX (NL + SEX_N + 5) /* --model shadowx's three more, --bg's up to five */
 #define NPAR 10
 #define EDGE_CAP 1.0 /* per px: the rule's cap at its pitch-16 grid */
 
 /* P_JIT, P_RT, P_RL: the mean patch's radius scatter and roughness
- * (h40c, --model; se_mean_h40c.h), held where the model has no use for
+ * (h40c, --model; se_mean_dome.h), held where the model has no use for
  * them (a held parameter's Jacobian column is zero: the others' steps
  * are the same as without it) */
 enum { P_FILL, P_HR, P_PROF, P_SIG, P_EL, P_SX, P_SY, P_JIT, P_RT, P_RL };
@@ -186,7 +227,7 @@ static void build_patch(const fs_image *img, const double *xs, const double *ys,
 static double solve_lin(const double *y, const double *wt, const float *const *col, int nc, double *coef,
 			double *r)
 {
-	double A[NL][NL], bv[NL], x[NL], L[NL][NL];
+	double A[NLMAX][NLMAX], bv[NLMAX], x[NLMAX], L[NLMAX][NLMAX];
 	memset(A, 0, sizeof A);
 	memset(bv, 0, sizeof bv);
 	memset(L, 0, sizeof L);
@@ -194,7 +235,7 @@ static double solve_lin(const double *y, const double *wt, const float *const *c
 		double w = wt[b];
 		if (!(w > 0))
 			continue;
-		double v[NL];
+		double v[NLMAX];
 		for (int i = 0; i < nc; i++)
 			v[i] = col[i] ? col[i][b] : 1.0;
 		for (int i = 0; i < nc; i++) {
@@ -223,7 +264,7 @@ static double solve_lin(const double *y, const double *wt, const float *const *c
 			}
 		}
 	}
-	double z[NL];
+	double z[NLMAX];
 	for (int i = 0; i < nc; i++) {
 		double s = bv[i];
 		for (int k = 0; k < i; k++)
@@ -258,6 +299,39 @@ static double solve_lin(const double *y, const double *wt, const float *const *c
 	return chi;
 }
 
+/* --lattice-blur (h40a): the kernel the sub-pixel patch sees in the
+ * simulator's image instead of a Gaussian. The simulator integrates each
+ * pixel's box and then blurs by sqrt(sig^2 - 1/12) px with a sampled
+ * Gaussian on the pixel lattice (sem_sim.c, form_image), so a pixel at
+ * offset t from a dome's centre holds the surface weighted by
+ * sum_k K(k) box(t - k): a staircase of pixel-wide steps, K(k) the
+ * normalised sampled Gaussian of radius round(4 sigma) (preprocess.c's
+ * kernel), not a smooth spot. One axis, in model samples (Q a px), the
+ * sample's own width integrated so it stays continuous in the shift s;
+ * sig in samples. Writes k[0..2r]. */
+static int g_lattice_blur;
+
+static void lattice_kernel(double sig, double s, int r, double *k)
+{
+	double sp = sig / Q, sd2 = sp * sp - 1.0 / 12, Kd[KMAX + 1], ks = 0;
+	int Rd = sd2 > 0 ? (int)(4.0 * sqrt(sd2) + 0.5) : 0;
+	if (sd2 > 0 && Rd < 1)
+		Rd = 1;
+	if (Rd > KMAX)
+		Rd = KMAX;
+	for (int j = 0; j <= Rd; j++)
+		ks += (j ? 2 : 1) * (Kd[j] = sd2 > 0 ? exp(-0.5 * j * j / sd2) : j == 0);
+	for (int i = -r; i <= r; i++) {
+		double t = (i - s) / Q, h = 0.5 / Q, v = 0;
+		for (int j = -Rd; j <= Rd; j++) {
+			double lo = fmax(t - h, j - 0.5), hi = fmin(t + h, j + 0.5);
+			if (hi > lo)
+				v += Kd[abs(j)] / ks * (hi - lo) * Q;
+		}
+		k[i + r] = v;
+	}
+}
+
 /* Separable Gaussian of sig samples centred at (sx, sy) samples: the
  * field moved by the offset and blurred in one pass, continuous in both;
  * the central NB x NB samples. */
@@ -267,10 +341,20 @@ static void blur_shift(const float *src, double sig, double sx, double sy, float
 	static float tmp[(2 * HALF + 1) * NB];
 	int w = 2 * HALF + 1, c = WPX * Q;
 	int r = (int)ceil(3.5 * sig + fmax(fabs(sx), fabs(sy))) + 1;
+	if (g_lattice_blur) /* the staircase reaches round(4 sigma) + 1/2 px */
+		r = (int)ceil((4.0 * sig / Q + 1.5) * Q + fmax(fabs(sx), fabs(sy)));
 	if (r > KMAX)
 		r = KMAX;
 	double sxs = 0, sys = 0;
-	for (int i = -r; i <= r; i++) {
+	if (g_lattice_blur) {
+		lattice_kernel(sig, sx, r, kx);
+		lattice_kernel(sig, sy, r, ky);
+		for (int i = 0; i <= 2 * r; i++) {
+			sxs += kx[i];
+			sys += ky[i];
+		}
+	}
+	for (int i = -r; i <= r && !g_lattice_blur; i++) {
 		sxs += kx[i + r] = exp(-0.5 * (i - sx) * (i - sx) / (sig * sig));
 		sys += ky[i + r] = exp(-0.5 * (i - sy) * (i - sy) / (sig * sig));
 	}
@@ -311,6 +395,77 @@ typedef struct model {
 	long evals;
 } model;
 
+/* --model (h40b): bit 1 the edge per image px, bit 2 the shadow as a
+ * product; the edge's clip, px^-1 */
+static int g_phys;
+static double g_edge_cap = 1.5;
+/* --bg 1|2: a plane (1) or a quadric (2) of the offset from the centre
+ * added to the linear parts: whether what varies slowly over the frame
+ * (the undulation's slopes, the drift's gain and offset) leaves a ramp in
+ * the mean patch that the noise-free patch shares, so the floor does not
+ * count it and a dome model without it does (h40b: it lowers no misfit;
+ * what the floor leaves out is per bin, not a ramp) */
+static int g_bg;
+/* --resid: where BEST's misfit lies (print_resid) */
+static int g_resid;
+/* --bg's columns after the nc in col; returns the new count */
+static int add_bg(const float **col, int nc)
+{
+	static float bg[5][NB * NB];
+	static int bg_made;
+	if (!bg_made) {
+		/* offsets in patch radii, so the columns are of one scale */
+		for (int b = 0; b < NB * NB; b++) {
+			double ox = (b % NB - WPX * Q) / (double)(WPX * Q), oy = (b / NB - WPX * Q) / (double)(WPX * Q);
+			bg[0][b] = (float)ox;
+			bg[1][b] = (float)oy;
+			bg[2][b] = (float)(ox * ox);
+			bg[3][b] = (float)(oy * oy);
+			bg[4][b] = (float)(ox * oy);
+		}
+		bg_made = 1;
+	}
+	for (int k = 0; k < (g_bg >= 2 ? 5 : g_bg ? 2 : 0); k++)
+		col[nc++] = bg[k];
+	return nc;
+}
+
+/* eval's parts after fs_se_shadow under --model or --bg: the columns are eval's
+ * six (the edge replaced under bit 1) and, under bit 2, blocked x
+ * constant, slope x and slope y after them, so coef[0..5] mean what
+ * they mean under the old model; --bg's columns last */
+static double eval_physical(model *m, const patch *pt, const double *p, double *r, double *coef)
+{
+	static float edge[(2 * HALF + 1) * (2 * HALF + 1)], xs[SEX_N][(2 * HALF + 1) * (2 * HALF + 1)];
+	static float xbl[SEX_N][NB * NB];
+	int w = 2 * HALF + 1;
+	fs_se_geom geo = {p[P_FILL], p[P_HR], p[P_PROF], m->angle};
+	if (g_phys & 2) {
+		float *const out[SEX_N] = {xs[0], xs[1], xs[2]};
+		se_phys_shadow_parts(&m->f, out);
+	}
+	if (g_phys & 1) {
+		if (se_phys_edge_px(&geo, m->g, HALF, m->pitch / m->g, g_edge_cap, edge))
+			return INFINITY;
+		memcpy(m->f.c[FS_SE_EDGE], edge, sizeof edge);
+	} else {
+		for (int k = 0; k < w * w; k++)
+			m->f.c[FS_SE_EDGE][k] = (float)fmin(EDGE_CAP, Q * m->f.c[FS_SE_EDGE][k]);
+	}
+	for (int cpt = 0; cpt < FS_SE_NCOMP; cpt++)
+		blur_shift(m->f.c[cpt], p[P_SIG] * Q, p[P_SX] * Q, p[P_SY] * Q, m->bl[cpt]);
+	const float *col[NLMAX] = {NULL, m->bl[FS_SE_YIELD], m->bl[FS_SE_SLOPE_X], m->bl[FS_SE_SLOPE_Y],
+				   m->bl[FS_SE_EDGE], m->bl[FS_SE_SHADOW]};
+	int nc = NL;
+	if (g_phys & 2)
+		for (int k = 0; k < SEX_N; k++) {
+			blur_shift(xs[k], p[P_SIG] * Q, p[P_SX] * Q, p[P_SY] * Q, xbl[k]);
+			col[nc++] = xbl[k];
+		}
+	nc = add_bg(col, nc);
+	return solve_lin(pt->mean, pt->w, col, nc, coef, r);
+}
+
 /* chi^2 of the patch at parameters p (r: the residual vector, coef: the
  * linear weights, either may be NULL). */
 static double eval(model *m, const patch *pt, const double *p, double *r, double *coef)
@@ -332,13 +487,15 @@ static double eval(model *m, const patch *pt, const double *p, double *r, double
 		g_mean.edge_cap = EDGE_CAP;
 		if (se_mean_components(&g_mean, &sp, outs))
 			return INFINITY;
-		const float *cl[NL] = {NULL, m->bl[FS_SE_YIELD], m->bl[FS_SE_SLOPE_X], m->bl[FS_SE_SLOPE_Y],
-				       m->bl[FS_SE_EDGE], m->bl[FS_SE_SHADOW]};
-		return solve_lin(pt->mean, pt->w, cl, NL, coef, r);
+		const float *cl[NLMAX] = {NULL, m->bl[FS_SE_YIELD], m->bl[FS_SE_SLOPE_X], m->bl[FS_SE_SLOPE_Y],
+					  m->bl[FS_SE_EDGE], m->bl[FS_SE_SHADOW]};
+		return solve_lin(pt->mean, pt->w, cl, add_bg(cl, NL), coef, r);
 	}
 	if (fs_se_render(&geo, m->g, HALF, m->g, &m->f))
 		return INFINITY;
 	fs_se_shadow(&m->f, g_az, p[P_EL]);
+	if (g_phys || g_bg)
+		return eval_physical(m, pt, p, r, coef);
 	int w = 2 * HALF + 1;
 	for (int k = 0; k < w * w; k++)
 		m->f.c[FS_SE_EDGE][k] = (float)fmin(EDGE_CAP, Q * m->f.c[FS_SE_EDGE][k]);
@@ -451,7 +608,7 @@ static double lm(model *m, const patch *pt, double *p, int *iters)
 static void print_fit(const char *label, const model *mm, const patch *pt, const double *p, double chi,
 		      double floor_chi, double true_fill, int iters, const double *start)
 {
-	double coef[NL];
+	double coef[NLMAX];
 	model *m = (model *)mm;
 	eval(m, pt, p, NULL, coef);
 	double y = coef[1], side = hypot(coef[2], coef[3]) / fabs(y), az = atan2(coef[3], coef[2]);
@@ -616,9 +773,58 @@ static void print_rings(model *m, const patch *pt, const double *p, double floor
 	printf("\n");
 }
 
-/* --set KEY=VALUE (sem_opts_keys.h), applied to every scene */
-static const char *g_sets[32];
+/* --set's KEY=VALUE texts, applied to every scene in order */
+#define NSETS_MAX 32
+static const char *g_sets[NSETS_MAX];
 static int g_nsets;
+
+/* BEST's chi^2 and the floor's by ring of r / R (true mean radius) and by
+ * side (towards the detector or away), each ring's x floor and its share
+ * of what BEST misfits beyond the floor: which part of the dome the model
+ * fails to draw (the edge's rim, the shadow's far side, the flat). */
+static void print_resid(model *m, const patch *pt, const patch *pc, const double *best, double az, double R)
+{
+	static double rb[NB * NB], rf[NB * NB];
+	static float cf[NB * NB];
+	enum { NRING = 6 };
+	static const double EDGE[NRING] = {0.5, 0.85, 1.15, 1.6, 2.2, 1e9};
+	double cb[NRING][2] = {{0}}, cfl[NRING][2] = {{0}}, tot = 0, totf = 0;
+	int nb[NRING][2] = {{0}};
+	eval(m, pt, best, rb, NULL);
+	for (int b = 0; b < NB * NB; b++)
+		cf[b] = (float)pc->mean[b];
+	const float *col[2] = {NULL, cf};
+	solve_lin(pt->mean, pt->w, col, 2, NULL, rf);
+	int c = WPX * Q;
+	for (int b = 0; b < NB * NB; b++) {
+		if (!(pt->w[b] > 0))
+			continue;
+		double ox = (b % NB - c) / (double)Q, oy = (b / NB - c) / (double)Q, u = hypot(ox, oy) / R;
+		int ring = 0, side = ox * cos(az) + oy * sin(az) < 0;
+		while (u >= EDGE[ring])
+			ring++;
+		cb[ring][side] += rb[b] * rb[b];
+		cfl[ring][side] += rf[b] * rf[b];
+		nb[ring][side]++;
+		tot += rb[b] * rb[b];
+		totf += rf[b] * rf[b];
+	}
+	printf("    BEST's misfit by ring of r/R (towards | away from the detector: x floor there, share of the "
+	       "misfit beyond the floor):\n     ");
+	for (int i = 0; i < NRING; i++) {
+		printf(" [%.2f,", i ? EDGE[i - 1] : 0.0);
+		if (i < NRING - 1)
+			printf("%.2f)", EDGE[i]);
+		else
+			printf("...)");
+		for (int sd = 0; sd < 2; sd++) {
+			double xf = cfl[i][sd] > 0 ? cb[i][sd] / cfl[i][sd] : 0;
+			double share = tot > totf ? 100 * (cb[i][sd] - cfl[i][sd]) / (tot - totf) : 0;
+			printf("%s%.1fx %.0f%%", sd ? " | " : " ", xf, share);
+		}
+	}
+	printf("\n");
+}
 
 static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int grid, int lowpass, int profile_d)
 {
@@ -626,10 +832,9 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 	sem_truth t, tc;
 	memset(&tc, 0, sizeof tc);
 	sem_corner_scene(k, &o);
-	for (int i = 0; i < g_nsets; i++)
-		if (sem_opts_set_key(&o, g_sets[i]))
-			printf("--set %s: no such key\n", g_sets[i]);
 	o.seed += seed_add;
+	for (int i = 0; i < g_nsets; i++)
+		sem_opts_set_key(&o, g_sets[i]); /* checked in main */
 	fs_image *img = sem_make_shared(&o, &t), *imc = NULL, *lpi = NULL;
 	if (!img) {
 		printf("%d: the simulator refused the scene\n", k);
@@ -769,12 +974,63 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 	       k, o.profile > 1 ? "flat" : "sph", o.fill, o.h_over_r, o.halftone > 0 ? "screen" : "clean",
 	       (int)lround(o.det_azimuth * 180 / M_PI), seed_add, n, pt->nbins, true_fill, mean_d,
 	       floor_chi / pt->nbins);
+	for (int i = 0; i < g_nsets; i++)
+		printf("%s%s%s", i ? " " : "    set: ", g_sets[i], i == g_nsets - 1 ? "\n" : "");
+	{
+		/* the patch's chi^2 about a constant: its signal plus the
+		 * noise. A feature switched off changes the operator's
+		 * contrast and so the noise against the domes' signal; "x
+		 * floor" moves with that, (fit - floor) / (this - floor), the
+		 * share of the signal the model leaves unexplained, does not
+		 * (h40a) */
+		const float *col1[1] = {NULL};
+		printf("    signal: chi2/bin about a constant %.3f", solve_lin(pt->mean, pt->w, col1, 1, NULL, NULL) / pt->nbins);
+		/* What a perfect model of the MEAN dome would score: the
+		 * patches of the even and the odd domes differ only by the
+		 * noise and by each dome's own variation (jitters, roughness,
+		 * undulation, drift), which the floor - the noisy image against
+		 * its noise-free self, pixel for pixel - leaves out but every
+		 * mean-dome model meets; their chi^2 per bin is the level a
+		 * fit can reach, the floor's
+		 * 1 / (floor chi2/bin) times over when that variation
+		 * dominates (h40a) */
+		patch *ph[2] = {malloc(sizeof(patch)), malloc(sizeof(patch))};
+		double *hx = malloc((n + 1) * sizeof *hx), *hy = malloc((n + 1) * sizeof *hy);
+		if (ph[0] && ph[1] && hx && hy) {
+			for (int h = 0; h < 2; h++) {
+				int m = 0;
+				for (int j = h; j < n; j += 2) {
+					hx[m] = xs[j];
+					hy[m++] = ys[j];
+				}
+				build_patch(fit_img, hx, hy, m, ph[h]);
+			}
+			double chi = 0;
+			int nb = 0;
+			/* each half holds about half the bin's pixels: the
+			 * difference's variance 4 / w of the whole patch's weight,
+			 * the weight the fits use (a half's own scatter from a
+			 * handful of pixels would inflate it) */
+			for (int b = 0; b < NB * NB; b++)
+				if (pt->w[b] > 0 && ph[0]->w[b] > 0 && ph[1]->w[b] > 0) {
+					double d = ph[0]->mean[b] - ph[1]->mean[b];
+					chi += d * d * pt->w[b] / 4;
+					nb++;
+				}
+			printf("; split halves chi2/bin %.3f (%d bins)", nb ? chi / nb : 0, nb);
+		}
+		printf("\n");
+		free(ph[0]);
+		free(ph[1]);
+		free(hx);
+		free(hy);
+	}
 	if (have_rule)
 		printf("    rule's fit: D %+6.2f %%  h/R %.2f prof %.1f blur %.3f px el %.0f off %+.2f,%+.2f (R^2 %.4f)\n",
 		       100 * (rf.fill - true_fill) / true_fill, rf.h_over_r, rf.profile, rf.blur_px,
 		       rf.elevation * 180 / M_PI, rf.offset_x, rf.offset_y, rf.quality);
 	double best[NPAR], ends[9][NPAR];
-	double best_chi = INFINITY;
+	double best_chi = INFINITY, best_az = g_az;
 	int nends = 0;
 	clock_t t0 = clock();
 	long ev0 = m->evals;
@@ -831,6 +1087,7 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		memcpy(ends[nends++], p, sizeof p);
 		if (chi < best_chi) {
 			best_chi = chi;
+			best_az = g_az;
 			memcpy(best, p, sizeof best);
 		}
 	}
@@ -851,6 +1108,13 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 		int it = 0;
 		double chi = lm(m, pc, p, &it);
 		print_fit("clean", m, pc, p, chi, 0, true_fill, it, st);
+	}
+	if (g_resid && clean && isfinite(best_chi)) {
+		/* at the azimuth BEST's shadow was cast from */
+		double az_now = g_az;
+		g_az = best_az;
+		print_resid(m, pt, pc, best, o.det_azimuth, mean_d / 2);
+		g_az = az_now;
 	}
 	if (profile_d && isfinite(best_chi)) {
 		/* chi^2 with D held at the truth x (1 + e), the rest refitted
@@ -921,26 +1185,46 @@ int main(int argc, char **argv)
 			profile_d = 1;
 		else if (!strcmp(argv[i], "--rings"))
 			g_rings = 1;
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc && g_nsets < 32)
-			g_sets[g_nsets++] = argv[++i];
 		else if (!strcmp(argv[i], "--model") && i + 1 < argc) {
-			static const char *MN[] = {"old", "base", "jitter", "rough", "pixel", "meanall"};
+			/* h40c's mean-dome models (MK: SE_MEAN_* kinds, -1
+			 * se_render) and h40b's physical parts (MP: bit 1 the
+			 * edge per image px, bit 2 the shadow as a product) */
+			static const char *MN[] = {"old",   "base",    "jitter", "rough",   "pixel",
+						   "meanall", "edgepx", "shadowx", "both"};
 			static const int MK[] = {-1, 0, SE_MEAN_JITTER, SE_MEAN_ROUGH, SE_MEAN_PIXEL,
-						 SE_MEAN_JITTER | SE_MEAN_ROUGH | SE_MEAN_PIXEL};
+						 SE_MEAN_JITTER | SE_MEAN_ROUGH | SE_MEAN_PIXEL, -1, -1, -1};
+			static const int MP[] = {0, 0, 0, 0, 0, 0, 1, 2, 3};
 			const char *nm = argv[++i];
 			int found = 0;
-			for (int j = 0; j < 6; j++)
+			for (int j = 0; j < 9; j++)
 				if (!strcmp(nm, MN[j])) {
 					g_model = MK[j];
+					g_phys = MP[j];
 					found = 1;
 				}
 			if (!found) {
-				fprintf(stderr, "--model: old, base, jitter, rough, pixel or meanall\n");
+				fprintf(stderr, "--model: old, base, jitter, rough, pixel, meanall, edgepx, shadowx or both\n");
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--fine") && i + 1 < argc)
 			g_mean.fine = atoi(argv[++i]);
-		else if (ns < 64)
+		else if (!strcmp(argv[i], "--lattice-blur"))
+			g_lattice_blur = 1;
+		else if (!strcmp(argv[i], "--edge-cap") && i + 1 < argc)
+			g_edge_cap = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--bg") && i + 1 < argc)
+			g_bg = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--resid"))
+			g_resid = 1;
+		else if ((!strcmp(argv[i], "--set") || !strcmp(argv[i], "--sim")) && i + 1 < argc) {
+			sem_opts probe;
+			sem_defaults(&probe);
+			if (g_nsets == NSETS_MAX || sem_opts_set_key(&probe, argv[i + 1])) {
+				fprintf(stderr, "--set %s: no such key (sem_opts_keys.h) or too many\n", argv[i + 1]);
+				return 2;
+			}
+			g_sets[g_nsets++] = argv[++i];
+		} else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
 	if (!ns) {
@@ -953,6 +1237,17 @@ int main(int argc, char **argv)
 	}
 	if (!g_mean.fine)
 		g_mean.fine = 2;
+	if (g_lattice_blur && g_model >= 0) {
+		/* se_mean_components blurs its components itself, with the
+		 * model's Gaussian: the staircase is blur_shift's only */
+		fprintf(stderr, "--lattice-blur: only with the se_render models (old)\n");
+		return 2;
+	}
+	if (g_bg)
+		printf("background: %s of the offset\n", g_bg >= 2 ? "a quadric" : "a plane");
+	if (g_phys)
+		printf("model: %s%s%s (edge clip %.2f px^-1)\n", g_phys & 1 ? "edge per image px" : "",
+		       g_phys == 3 ? " + " : "", g_phys & 2 ? "shadow x whole signal" : "", g_edge_cap);
 	for (int i = 0; i < ns; i++)
 		run_scene(scenes[i], seed_add, starts, clean, grid, lowpass, profile_d);
 	se_mean_free(&g_mean);

@@ -1,6 +1,6 @@
 /*
  * The mean-patch variants of the rule's forward model (tests/unit/support/
- * se_mean_h40c.h, h40c): bench_formation_lm judges the rule's model by
+ * se_mean_dome.h, h40c): bench_formation_lm judges the rule's model by
  * them, so each variant must be the physics it names. On flat ground
  * random slopes of SD t raise the mean secant by t^2 and a random
  * Laplacian of SD l gives the clipped edge term a mean l / sqrt(2 pi); a
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "se_mean_h40c.h"
+#include "se_mean_dome.h"
 
 enum { Qb = 4 };
 

@@ -61,6 +61,8 @@ int sem_opts_set_key(sem_opts *o, const char *kv)
 		o->width = (int)v;
 	else if (K("height"))
 		o->height = (int)v;
+	else if (K("supersample") || K("super"))
+		o->supersample = (int)v;
 	else if (K("seed"))
 		o->seed = (unsigned)v;
 	else

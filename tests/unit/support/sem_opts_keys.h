@@ -7,7 +7,10 @@
  * Keys (angles in degrees): pitch, fill, angle, profile (0 sphere,
  * 1 paraboloid, 2 flat, 3 smooth cos^2), hr, rjit, pjit, rough, undul,
  * secant, az, elev, strength, shadow, edge, blur (beam), dose, drift,
- * halftone, scan (scan blur), cap, capp, width, height, seed.
+ * halftone, scan (scan blur), cap, capp, width, height, supersample
+ * (alias super: sub-samples a side of the pixels near a base or a
+ * shadow's border; 0 = SEM_SUPERSAMPLE, 1 every pixel its centre's
+ * value), seed.
  * Ownership: o is the caller's; kv is only read.
  */
 #ifndef SEM_OPTS_KEYS_H

@@ -1,5 +1,5 @@
-/* se_mean_h40c.c - see se_mean_h40c.h */
-#include "se_mean_h40c.h"
+/* se_mean_dome.c - see se_mean_dome.h */
+#include "se_mean_dome.h"
 
 #include <math.h>
 #include <stdlib.h>

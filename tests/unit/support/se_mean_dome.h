@@ -1,5 +1,5 @@
 /*
- * se_mean_h40c.h - variants of the dome rule's forward model
+ * se_mean_dome.h - variants of the dome rule's forward model
  * (analysis/se_render.h) for the MEAN patch of many domes, not one dome
  * (issue 13; docs/paper-figures.md, h40c): bench_formation_lm fits them
  * to the sub-pixel mean of every dome near its true centre, and h39j
@@ -34,8 +34,8 @@
  * Ownership: se_mean_ctx owns its buffers (se_mean_free); out arrays are
  * the caller's.
  */
-#ifndef SE_MEAN_H40C_H
-#define SE_MEAN_H40C_H
+#ifndef SE_MEAN_DOME_H
+#define SE_MEAN_DOME_H
 
 #include "analysis/se_render.h"
 
