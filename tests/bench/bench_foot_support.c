@@ -120,6 +120,22 @@ static void acc_add(acc *d, const acc *a, double sign)
 	d->wss += sign * a->wss;
 }
 
+/* Adds one pixel's noisy value v at radius r and angle (cos, sin) = (c, s)
+ * to its bin's sums (the noise-free sums are the caller's). */
+static void acc_pixel(acc *b, double r, double c, double s, double v)
+{
+	b->n += 1;
+	b->c += c;
+	b->s += s;
+	b->cc += c * c;
+	b->ss += s * s;
+	b->cs += c * s;
+	b->rsum += r;
+	b->v += v;
+	b->vc += v * c;
+	b->vs += v * s;
+}
+
 /* Solves the bin's 3 x 3 system for (a0, a1) of the noisy (clean = 0) or
  * noise-free values; 0, -1 when the ring's angles do not determine it. */
 static int acc_solve(const acc *a, int clean, double *a0, double *a1)
@@ -137,6 +153,49 @@ static int acc_solve(const acc *a, int clean, double *a0, double *a1)
 	*a0 = d0 / det;
 	*a1 = d1 / det;
 	return 0;
+}
+
+/* Bin j's jackknife over the nu domes (A per dome and bin, T their sum):
+ * the SEs of (a0, a1) into E0[j], E1[j]. Returns the replicates that
+ * solved; below 3 E0[j], E1[j] are left as they were. jk0, jk1: nu
+ * doubles of scratch. */
+static int acc_jackknife(const acc *A, const acc *T, int j, int nu, int nb, double *jk0, double *jk1, double *E0,
+			 double *E1)
+{
+	int m = 0;
+	double m0 = 0, m1 = 0;
+	for (int d = 0; d < nu; d++) {
+		acc L = T[j];
+		acc_add(&L, &A[(size_t)d * nb + j], -1);
+		if (acc_solve(&L, 0, &jk0[m], &jk1[m]))
+			continue;
+		m0 += jk0[m];
+		m1 += jk1[m];
+		m++;
+	}
+	if (m < 3)
+		return m;
+	m0 /= m;
+	m1 /= m;
+	double v0 = 0, v1 = 0;
+	for (int d = 0; d < m; d++) {
+		v0 += (jk0[d] - m0) * (jk0[d] - m0);
+		v1 += (jk1[d] - m1) * (jk1[d] - m1);
+	}
+	E0[j] = sqrt((m - 1.0) / m * v0);
+	E1[j] = sqrt((m - 1.0) / m * v1);
+	return m;
+}
+
+/* Two uniforms in [0, 1) from the xorshift64* state st (advanced). */
+static void xs_uniform2(unsigned long long *st, double u[2])
+{
+	for (int h = 0; h < 2; h++) {
+		*st ^= *st >> 12;
+		*st ^= *st << 25;
+		*st ^= *st >> 27;
+		u[h] = ((*st * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+	}
 }
 
 /* e^-x I_m(x) for x >= 0, m = 0 or 1 (Abramowitz & Stegun 9.8.1-9.8.4,
@@ -193,12 +252,7 @@ static double rough_lap_sd(double roughness)
 	unsigned long long st = 0x243F6A8885A308D3ULL;
 	for (int q = 0; q < n * n; q += 2) {
 		double u[2];
-		for (int h = 0; h < 2; h++) {
-			st ^= st >> 12;
-			st ^= st << 25;
-			st ^= st >> 27;
-			u[h] = ((st * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-		}
+		xs_uniform2(&st, u);
 		double a = sqrt(-2 * log(fmax(u[0], 1e-300))), b = 2 * M_PI * u[1];
 		r->data[q] = (float)(a * cos(b));
 		r->data[q + 1] = (float)(a * sin(b));
@@ -646,17 +700,7 @@ static void ff_bin(const fs_image *img, const fs_scale_region *reg, const double
 					continue;
 				double r = sqrt(r2), ps = atan2(dy, dx) - az, c = cos(ps), s = sin(ps);
 				double v = img->data[(size_t)y * W + x];
-				acc *b = Ai + (int)(r / BW);
-				b->n += 1;
-				b->c += c;
-				b->s += s;
-				b->cc += c * c;
-				b->ss += s * s;
-				b->cs += c * s;
-				b->rsum += r;
-				b->v += v;
-				b->vc += v * c;
-				b->vs += v * s;
+				acc_pixel(Ai + (int)(r / BW), r, c, s, v);
 			}
 		for (int j = 0; j < nb; j++)
 			acc_add(&T[j], &Ai[j], 1);
@@ -673,29 +717,23 @@ static void ff_profile(const acc *A, const acc *T, int nu, int nb, double *y0, d
 		ok[j] = 0;
 		if (acc_solve(&T[j], 0, &y0[j], &y1[j]))
 			continue;
-		int m = 0;
-		double m0 = 0, m1 = 0;
-		for (int d = 0; d < nu; d++) {
-			acc L = T[j];
-			acc_add(&L, &A[(size_t)d * nb + j], -1);
-			if (acc_solve(&L, 0, &jk0[m], &jk1[m]))
-				continue;
-			m0 += jk0[m];
-			m1 += jk1[m];
-			m++;
-		}
-		if (m < 3)
+		if (acc_jackknife(A, T, j, nu, nb, jk0, jk1, E0, E1) < 3)
 			continue;
-		m0 /= m;
-		m1 /= m;
-		double v0 = 0, v1 = 0;
-		for (int d = 0; d < m; d++) {
-			v0 += (jk0[d] - m0) * (jk0[d] - m0);
-			v1 += (jk1[d] - m1) * (jk1[d] - m1);
-		}
-		E0[j] = sqrt((m - 1.0) / m * v0);
-		E1[j] = sqrt((m - 1.0) / m * v1);
 		ok[j] = E0[j] > 0 && E1[j] > 0;
+	}
+}
+
+/* The fit's values z and weights w (1 / SE^2; 0 where a bin is not
+ * determined) over bins jlo .. jlo + nf - 1 of the profile. */
+static void ff_weights(const int *ok, const double *y0, const double *y1, const double *E0, const double *E1, int jlo,
+		       int nf, double *z0, double *z1, double *w0, double *w1)
+{
+	for (int f = 0; f < nf; f++) {
+		int j = jlo + f;
+		w0[f] = ok[j] ? 1 / (E0[j] * E0[j]) : 0;
+		w1[f] = ok[j] ? 1 / (E1[j] * E1[j]) : 0;
+		z0[f] = ok[j] ? y0[j] : 0;
+		z1[f] = ok[j] ? y1[j] : 0;
 	}
 }
 
@@ -1064,13 +1102,7 @@ static int ff_run(const fs_image *img, const fs_scale_region *reg, const double 
 		double sh = shifts ? (k - FF_NSH / 2) * 0.01 * pitch : 0;
 		ff_bin(img, reg, cx, cy, n, use, (const int *const *)nbr, nnb, reach, az, sh, nb, A, T);
 		ff_profile(A, T, nu, nb, y0, y1, E0, E1, ok, jk0, jk1);
-		for (int f = 0; f < nf; f++) {
-			int j = jlo + f;
-			w0[f] = ok[j] ? 1 / (E0[j] * E0[j]) : 0;
-			w1[f] = ok[j] ? 1 / (E1[j] * E1[j]) : 0;
-			z0[f] = ok[j] ? y0[j] : 0;
-			z1[f] = ok[j] ? y1[j] : 0;
-		}
+		ff_weights(ok, y0, y1, E0, E1, jlo, nf, z0, z1, w0, w1);
 		double R;
 		double chi = ff_fit(tab, nf, pitch, z0, z1, w0, w1, &R, NULL);
 		if (fabs(sh) < 1e-12) {
@@ -1085,13 +1117,7 @@ static int ff_run(const fs_image *img, const fs_scale_region *reg, const double 
 	/* at the best shift: the fit and its jackknife over domes */
 	ff_bin(img, reg, cx, cy, n, use, (const int *const *)nbr, nnb, reach, az, bshift, nb, A, T);
 	ff_profile(A, T, nu, nb, y0, y1, E0, E1, ok, jk0, jk1);
-	for (int f = 0; f < nf; f++) {
-		int j = jlo + f;
-		w0[f] = ok[j] ? 1 / (E0[j] * E0[j]) : 0;
-		w1[f] = ok[j] ? 1 / (E1[j] * E1[j]) : 0;
-		z0[f] = ok[j] ? y0[j] : 0;
-		z1[f] = ok[j] ? y1[j] : 0;
-	}
+	ff_weights(ok, y0, y1, E0, E1, jlo, nf, z0, z1, w0, w1);
 	int bmi;
 	double chi = ff_fit(tab, nf, pitch, z0, z1, w0, w1, &o->R, &bmi);
 	o->chi = chi / (2 * nf - 9);
@@ -1416,6 +1442,7 @@ static void scene_opts(int k, sem_opts *o)
 
 static int run_scene(int k, unsigned seed_add, int rules, int profile_dump, int loose_fit, scene_out *so)
 {
+	int ret = -1; /* 0 once the scene is done: the end frees either way */
 	memset(so, 0, sizeof *so);
 	double *cx = NULL, *cy = NULL;
 	sem_opts o, oc;
@@ -1465,12 +1492,7 @@ static int run_scene(int k, unsigned seed_add, int rules, int profile_dump, int 
 			double g[2] = {0, 0};
 			if (g_jitter > 0) {
 				double u[2];
-				for (int h = 0; h < 2; h++) {
-					st ^= st >> 12;
-					st ^= st << 25;
-					st ^= st >> 27;
-					u[h] = ((st * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-				}
+				xs_uniform2(&st, u);
 				double a = sqrt(-2 * log(fmax(u[0], 1e-300)));
 				g[0] = a * cos(2 * M_PI * u[1]);
 				g[1] = a * sin(2 * M_PI * u[1]);
@@ -1600,16 +1622,7 @@ static int run_scene(int k, unsigned seed_add, int rules, int profile_dump, int 
 				double ps = atan2(dy, dx) - az, c = cos(ps), s = sin(ps);
 				double v = img->data[q], w = cln->data[q];
 				acc *b = Ai + (int)(r / BW);
-				b->n += 1;
-				b->c += c;
-				b->s += s;
-				b->cc += c * c;
-				b->ss += s * s;
-				b->cs += c * s;
-				b->rsum += r;
-				b->v += v;
-				b->vc += v * c;
-				b->vs += v * s;
+				acc_pixel(b, r, c, s, v);
 				b->w += w;
 				b->wc += w * c;
 				b->wss += w * s;
@@ -1635,30 +1648,11 @@ static int run_scene(int k, unsigned seed_add, int rules, int profile_dump, int 
 		rc[j] = T[j].rsum / T[j].n;
 		S0[j] = a0 - so->ground;
 		S1[j] = a1;
-		int m = 0;
-		double m0 = 0, m1 = 0;
-		for (int d = 0; d < nc; d++) {
-			acc L = T[j];
-			acc_add(&L, &A[(size_t)d * nb + j], -1);
-			if (acc_solve(&L, 0, &jk0[m], &jk1[m]))
-				continue;
-			m0 += jk0[m];
-			m1 += jk1[m];
-			m++;
-		}
+		int m = acc_jackknife(A, T, j, nc, nb, jk0, jk1, E0, E1);
 		if (m < 3) {
 			ok[j] = 0;
 			continue;
 		}
-		m0 /= m;
-		m1 /= m;
-		double v0 = 0, v1 = 0;
-		for (int d = 0; d < m; d++) {
-			v0 += (jk0[d] - m0) * (jk0[d] - m0);
-			v1 += (jk1[d] - m1) * (jk1[d] - m1);
-		}
-		E0[j] = sqrt((m - 1.0) / m * v0);
-		E1[j] = sqrt((m - 1.0) / m * v1);
 		/* one dome's: the scene mean's SE times sqrt(domes) */
 		Ed0[j] = E0[j] * sqrt((double)m);
 		Ed1[j] = E1[j] * sqrt((double)m);
@@ -1746,30 +1740,7 @@ static int run_scene(int k, unsigned seed_add, int rules, int profile_dump, int 
 			*(rule ? &so->d_dome : &so->d_out) = sc.d_err;
 		fs_detect_result_free(&res);
 	}
-	free(rc);
-	free(S0);
-	free(S1);
-	free(N0);
-	free(N1);
-	free(E0);
-	free(E1);
-	free(Ed0);
-	free(Ed1);
-	free(ok);
-	free(jk0);
-	free(jk1);
-	free(A);
-	free(T);
-	free(d1);
-	free(d2);
-	free(i1);
-	free(counted);
-	free(cx);
-	free(cy);
-	sem_truth_free(&t);
-	fs_image_free(img);
-	fs_image_free(cln);
-	return 0;
+	ret = 0;
 fail2:
 	free(rc);
 	free(S0);
@@ -1795,7 +1766,7 @@ fail:
 	sem_truth_free(&t);
 	fs_image_free(img);
 	fs_image_free(cln);
-	return -1;
+	return ret;
 }
 
 int main(int argc, char **argv)

@@ -121,6 +121,7 @@
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
 #include "image/image.h"
+#include "mean_patch.h"
 #include "se_mean_dome.h"
 #include "sem_cache.h"
 #include "sem_opts_keys.h"
@@ -169,56 +170,11 @@ typedef struct patch {
 	int nbins;
 } patch;
 
-/* h38c's mean patch: no interpolation, each pixel in the bin of its
- * offset from the centre; w from the bin's own scatter (floored). */
+/* h38c's mean patch (mean_patch.h), about the centres as given. */
 static void build_patch(const fs_image *img, const double *xs, const double *ys, int n, patch *p)
 {
-	static double s1[NB * NB], s2[NB * NB];
-	static int cnt[NB * NB];
-	memset(s1, 0, sizeof s1);
-	memset(s2, 0, sizeof s2);
-	memset(cnt, 0, sizeof cnt);
-	int c = WPX * Q;
-	for (int k = 0; k < n; k++) {
-		int x0 = (int)floor(xs[k] - WPX), x1 = (int)ceil(xs[k] + WPX);
-		int y0 = (int)floor(ys[k] - WPX), y1 = (int)ceil(ys[k] + WPX);
-		for (int y = y0; y <= y1; y++)
-			for (int x = x0; x <= x1; x++) {
-				if (x < 0 || y < 0 || x >= img->width || y >= img->height)
-					continue;
-				double ox = x - xs[k], oy = y - ys[k];
-				if (ox * ox + oy * oy > WPX * WPX)
-					continue;
-				int bx = (int)lround(ox * Q) + c, by = (int)lround(oy * Q) + c;
-				if (bx < 0 || by < 0 || bx >= NB || by >= NB)
-					continue;
-				double v = fs_image_value(img, x, y);
-				s1[by * NB + bx] += v;
-				s2[by * NB + bx] += v * v;
-				cnt[by * NB + bx]++;
-			}
-	}
-	double vsum = 0;
-	int vn = 0;
-	for (int b = 0; b < NB * NB; b++)
-		if (cnt[b] >= 3) {
-			double m = s1[b] / cnt[b];
-			vsum += s2[b] / cnt[b] - m * m;
-			vn++;
-		}
-	double vfloor = vn ? 0.1 * vsum / vn : 1e-6;
-	p->nbins = 0;
-	for (int b = 0; b < NB * NB; b++) {
-		p->mean[b] = p->w[b] = 0;
-		if (cnt[b] < 3)
-			continue;
-		double m = s1[b] / cnt[b], var = (s2[b] / cnt[b] - m * m) * cnt[b] / (cnt[b] - 1);
-		if (var < vfloor)
-			var = vfloor;
-		p->mean[b] = m;
-		p->w[b] = cnt[b] / var;
-		p->nbins++;
-	}
+	int nbins = mean_patch_build(img, xs, ys, n, 0, 0, WPX, Q, p->mean, p->w);
+	p->nbins = nbins > 0 ? nbins : 0;
 }
 
 /* Weighted least squares of y on the columns (NULL = constant); writes
@@ -227,56 +183,9 @@ static void build_patch(const fs_image *img, const double *xs, const double *ys,
 static double solve_lin(const double *y, const double *wt, const float *const *col, int nc, double *coef,
 			double *r)
 {
-	double A[NLMAX][NLMAX], bv[NLMAX], x[NLMAX], L[NLMAX][NLMAX];
-	memset(A, 0, sizeof A);
-	memset(bv, 0, sizeof bv);
-	memset(L, 0, sizeof L);
-	for (int b = 0; b < NB * NB; b++) {
-		double w = wt[b];
-		if (!(w > 0))
-			continue;
-		double v[NLMAX];
-		for (int i = 0; i < nc; i++)
-			v[i] = col[i] ? col[i][b] : 1.0;
-		for (int i = 0; i < nc; i++) {
-			for (int j = i; j < nc; j++)
-				A[i][j] += w * v[i] * v[j];
-			bv[i] += w * v[i] * y[b];
-		}
-	}
-	for (int i = 0; i < nc; i++)
-		for (int j = 0; j < i; j++)
-			A[i][j] = A[j][i];
-	/* a tiny ridge: a component that is zero in this geometry (no
-	 * shadow at a high elevation) drops out instead of failing */
-	for (int i = 0; i < nc; i++) {
-		A[i][i] += 1e-9 * (A[i][i] + 1e-12);
-		for (int j = 0; j <= i; j++) {
-			double s = A[i][j];
-			for (int k = 0; k < j; k++)
-				s -= L[i][k] * L[j][k];
-			if (i == j) {
-				if (!(s > 0))
-					return INFINITY;
-				L[i][i] = sqrt(s);
-			} else {
-				L[i][j] = s / L[j][j];
-			}
-		}
-	}
-	double z[NLMAX];
-	for (int i = 0; i < nc; i++) {
-		double s = bv[i];
-		for (int k = 0; k < i; k++)
-			s -= L[i][k] * z[k];
-		z[i] = s / L[i][i];
-	}
-	for (int i = nc - 1; i >= 0; i--) {
-		double s = z[i];
-		for (int k = i + 1; k < nc; k++)
-			s -= L[k][i] * x[k];
-		x[i] = s / L[i][i];
-	}
+	double x[NLMAX];
+	if (wls_solve(y, wt, col, nc, NB * NB, x, NULL, NULL))
+		return INFINITY;
 	double chi = 0;
 	for (int b = 0; b < NB * NB; b++) {
 		double w = wt[b];

@@ -129,20 +129,31 @@ static void split_scene(const sem_truth *t, const fs_tubercle_list *l, double de
 	}
 }
 
+/* Mean D error (%) against the truth t of the dome rule's sizes read at
+ * l's centres (Re-measure with the default parameters; l takes them);
+ * NAN when it cannot. */
+static double d_at_centres(const fs_image *img, const sem_truth *t, fs_tubercle_list *l)
+{
+	fs_params p;
+	fs_params_default(&p);
+	char err[256];
+	double sd = 0, st = 0;
+	size_t n = 0;
+	if (!fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, l, err, sizeof err) &&
+	    !sem_matched_diameters(t, l, &sd, &st, &n) && n && st > 0)
+		return 100 * (sd - st) / st;
+	return NAN;
+}
+
 /* Mean D error (%) the dome rule reads from the true centres inside the
  * scale region; NAN when it cannot. */
 static double d_from_truth(const fs_image *img, const sem_truth *t)
 {
 	fs_tubercle_list l;
 	memset(&l, 0, sizeof l);
-	fs_params p;
-	fs_params_default(&p);
-	char err[256];
-	double sd = 0, st = 0, out = NAN;
-	size_t n = 0;
-	if (!sem_inside_centres(t, &l) && !fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &l, err, sizeof err) &&
-	    !sem_matched_diameters(t, &l, &sd, &st, &n) && n && st > 0)
-		out = 100 * (sd - st) / st;
+	double out = NAN;
+	if (!sem_inside_centres(t, &l))
+		out = d_at_centres(img, t, &l);
 	fs_tubercle_list_free(&l);
 	return out;
 }
@@ -157,11 +168,7 @@ static double d_from_centres(const fs_image *img, const sem_truth *t, const doub
 {
 	fs_tubercle_list l;
 	memset(&l, 0, sizeof l);
-	fs_params p;
-	fs_params_default(&p);
-	char err[256];
-	double sd = 0, st = 0, out = NAN;
-	size_t m = 0;
+	double out = NAN;
 	for (size_t i = 0; i < n; i++) {
 		fs_tubercle x;
 		fs_tubercle_init(&x);
@@ -172,9 +179,7 @@ static double d_from_centres(const fs_image *img, const sem_truth *t, const doub
 		if (fs_tubercle_list_append(&l, &x))
 			goto done;
 	}
-	if (!fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &l, err, sizeof err) &&
-	    !sem_matched_diameters(t, &l, &sd, &st, &m) && m && st > 0)
-		out = 100 * (sd - st) / st;
+	out = d_at_centres(img, t, &l);
 done:
 	if (keep)
 		*keep = l;

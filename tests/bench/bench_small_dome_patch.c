@@ -61,6 +61,7 @@
 #include "analysis/detect.h"
 #include "analysis/se_render.h"
 #include "image/image.h"
+#include "mean_patch.h"
 #include "sem_cache.h"
 #include "sem_scene.h"
 #include "sem_sim.h"
@@ -106,58 +107,11 @@ typedef struct patch {
 } patch;
 
 /* The mean patch of img about the centres (xs, ys; n), every centre moved
- * by (dx, dy): each pixel within WPX of a centre goes to the bin of its
- * offset, no interpolation. */
+ * by (dx, dy) (mean_patch.h). */
 static void build_patch(const fs_image *img, const double *xs, const double *ys, int n, double dx, double dy,
 			patch *p)
 {
-	static double s1[NB * NB], s2[NB * NB];
-	static int cnt[NB * NB];
-	memset(s1, 0, sizeof s1);
-	memset(s2, 0, sizeof s2);
-	memset(cnt, 0, sizeof cnt);
-	int c = WPX * Q;
-	for (int k = 0; k < n; k++) {
-		double cx = xs[k] + dx, cy = ys[k] + dy;
-		int x0 = (int)floor(cx - WPX), x1 = (int)ceil(cx + WPX);
-		int y0 = (int)floor(cy - WPX), y1 = (int)ceil(cy + WPX);
-		for (int y = y0; y <= y1; y++)
-			for (int x = x0; x <= x1; x++) {
-				if (x < 0 || y < 0 || x >= img->width || y >= img->height)
-					continue;
-				double ox = x - cx, oy = y - cy;
-				if (ox * ox + oy * oy > WPX * WPX)
-					continue;
-				int bx = (int)lround(ox * Q) + c, by = (int)lround(oy * Q) + c;
-				if (bx < 0 || by < 0 || bx >= NB || by >= NB)
-					continue;
-				double v = fs_image_value(img, x, y);
-				s1[by * NB + bx] += v;
-				s2[by * NB + bx] += v * v;
-				cnt[by * NB + bx]++;
-			}
-	}
-	/* a pooled variance floor: a bin of a few samples can show none */
-	double vsum = 0;
-	int vn = 0;
-	for (int b = 0; b < NB * NB; b++)
-		if (cnt[b] >= 3) {
-			double m = s1[b] / cnt[b];
-			vsum += s2[b] / cnt[b] - m * m;
-			vn++;
-		}
-	double vfloor = vn ? 0.1 * vsum / vn : 1e-6;
-	for (int b = 0; b < NB * NB; b++) {
-		p->mean[b] = p->w[b] = 0;
-		if (cnt[b] < 3)
-			continue;
-		double m = s1[b] / cnt[b], var = s2[b] / cnt[b] - m * m;
-		var = var * cnt[b] / (cnt[b] - 1);
-		if (var < vfloor)
-			var = vfloor;
-		p->mean[b] = m;
-		p->w[b] = cnt[b] / var;
-	}
+	mean_patch_build(img, xs, ys, n, dx, dy, WPX, Q, p->mean, p->w);
 	p->nd = n;
 }
 
@@ -165,64 +119,13 @@ static void build_patch(const fs_image *img, const double *xs, const double *ys,
  * NB x NB); chi^2, or INFINITY when singular. */
 static double fit_chi2(const patch *p, const float *const *col, int nc)
 {
-	double A[NC][NC], bv[NC], x[NC];
-	memset(A, 0, sizeof A);
-	memset(bv, 0, sizeof bv);
-	double yy = 0;
-	for (int b = 0; b < NB * NB; b++) {
-		double w = p->w[b];
-		if (!(w > 0))
-			continue;
-		double y = p->mean[b];
-		double v[NC];
-		for (int i = 0; i < nc; i++)
-			v[i] = col[i] ? col[i][b] : 1.0;
-		for (int i = 0; i < nc; i++) {
-			for (int j = i; j < nc; j++)
-				A[i][j] += w * v[i] * v[j];
-			bv[i] += w * v[i] * y;
-		}
-		yy += w * y * y;
-	}
-	for (int i = 0; i < nc; i++)
-		for (int j = 0; j < i; j++)
-			A[i][j] = A[j][i];
-	/* Cholesky with a tiny ridge: a component that is zero in this
-	 * geometry (no shadow) drops out instead of failing the fit */
-	double L[NC][NC];
-	memset(L, 0, sizeof L);
-	for (int i = 0; i < nc; i++) {
-		A[i][i] += 1e-9 * (A[i][i] + 1e-12);
-		for (int j = 0; j <= i; j++) {
-			double s = A[i][j];
-			for (int k = 0; k < j; k++)
-				s -= L[i][k] * L[j][k];
-			if (i == j) {
-				if (!(s > 0))
-					return INFINITY;
-				L[i][i] = sqrt(s);
-			} else {
-				L[i][j] = s / L[j][j];
-			}
-		}
-	}
-	double z[NC];
-	for (int i = 0; i < nc; i++) {
-		double s = bv[i];
-		for (int k = 0; k < i; k++)
-			s -= L[i][k] * z[k];
-		z[i] = s / L[i][i];
-	}
-	for (int i = nc - 1; i >= 0; i--) {
-		double s = z[i];
-		for (int k = i + 1; k < nc; k++)
-			s -= L[k][i] * x[k];
-		x[i] = s / L[i][i];
-	}
+	double x[NC], xwy[NC], ywy;
+	if (wls_solve(p->mean, p->w, col, nc, NB * NB, x, xwy, &ywy))
+		return INFINITY;
 	/* chi^2 = y'Wy - x'b at the solution */
-	double chi = yy;
+	double chi = ywy;
 	for (int i = 0; i < nc; i++)
-		chi -= x[i] * bv[i];
+		chi -= x[i] * xwy[i];
 	return chi > 0 ? chi : 0;
 }
 

@@ -44,6 +44,7 @@
 #include "analysis/detect_base_fit.h"
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
+#include "base_plan_fixture.h"
 #include "synth.h"
 
 /* a disk of radius R (brightness 0.7 on 0.2, area-sampled) centred at c,
@@ -103,40 +104,27 @@ static void the_reading_says_when_it_is_the_windows_end(void **state)
  * pinned ones lie on no step (1.1), the others on one (4.0). */
 static void level_of_fill(size_t nflat, size_t npinned, int no_fill, fs_det_base_fit *info, fs_measured *meas)
 {
-	fs_det_base_plan p;
-	size_t idx[N];
-	double xs[N], ys[N], fr[N], fx[N], fy[N], lr[N], step[N];
-	int le[N];
-	memset(&p, 0, sizeof p);
-	p.n = N;
-	p.no_fill = no_fill;
-	p.idx = idx;
-	p.xs = xs;
-	p.ys = ys;
-	memset(meas, 0, N * sizeof *meas);
+	base_plan_fixture f;
+	base_plan_init(&f, N, 20, 10, meas);
+	f.p.no_fill = no_fill;
 	for (size_t k = 0; k < N; k++) {
-		idx[k] = k;
-		xs[k] = fx[k] = 20.0 * (double)k;
-		ys[k] = fy[k] = 10;
-		fr[k] = k < 12 ? 10 * (1 + 0.01 * (double)k) : NAN;
+		f.fr[k] = k < 12 ? 10 * (1 + 0.01 * (double)k) : NAN;
 		int pin = k < 12 && k >= 12 - npinned;
-		lr[k] = k >= 12 ? NAN : pin ? 30 : 1.2 * fr[k];
-		le[k] = pin;
-		step[k] = k >= 12 ? NAN : pin || k < nflat ? 1.1 : 4.0;
-		fs_tubercle_init(&meas[k].t);
-		meas[k].ok = 1;
-		meas[k].t.fit_quality = 0.8;
-		meas[k].t.radius_px = k == 12 ? 30 : k == 13 ? 11 : lr[k];
-		meas[k].t.major_axis_px = meas[k].t.minor_axis_px = 2 * meas[k].t.radius_px;
+		f.lr[k] = k >= 12 ? NAN : pin ? 30 : 1.2 * f.fr[k];
+		f.le[k] = pin;
+		f.step[k] = k >= 12 ? NAN : pin || k < nflat ? 1.1 : 4.0;
+		base_plan_radius(&meas[k], k == 12 ? 30 : k == 13 ? 11 : f.lr[k]);
 		meas[k].edge = k == 12;
 	}
-	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, step, meas, info);
+	base_plan_scale(&f, meas, info);
 	/* where the step point says the level's readings were read */
 	double x, y, r;
-	assert_int_equal(fs_det_base_step_point(&p, fr, fx, fy, fx, fy, lr, le, 0, meas, 0, &x, &y, &r), 1);
-	assert_true(x == fx[0] && y == fy[0] && r == lr[0]);
+	assert_int_equal(fs_det_base_step_point(&f.p, f.fr, f.fx, f.fy, f.fx, f.fy, f.lr, f.le, 0, meas, 0, &x, &y, &r),
+			 1);
+	assert_true(x == f.fx[0] && y == f.fy[0] && r == f.lr[0]);
 	if (npinned)
-		assert_int_equal(fs_det_base_step_point(&p, fr, fx, fy, fx, fy, lr, le, 0, meas, 11, &x, &y, &r), 0);
+		assert_int_equal(
+			fs_det_base_step_point(&f.p, f.fr, f.fx, f.fy, f.fx, f.fy, f.lr, f.le, 0, meas, 11, &x, &y, &r), 0);
 }
 
 static void level_of(size_t nflat, size_t npinned, fs_det_base_fit *info, fs_measured *meas)
@@ -238,41 +226,28 @@ static void no_step_and_no_fill_leave_no_diameter(void **state)
  * 0-12 lie on no step. */
 static size_t too_few_fitted(int given, size_t nflat, fs_measured *meas)
 {
-	fs_det_base_plan p;
-	size_t idx[N];
-	double xs[N], ys[N], fr[N], fx[N], fy[N], step[N];
-	memset(&p, 0, sizeof p);
-	p.n = N;
-	p.idx = idx;
-	p.xs = xs;
-	p.ys = ys;
-	memset(meas, 0, N * sizeof *meas);
+	base_plan_fixture f;
+	base_plan_init(&f, N, 30, 15, meas);
 	for (size_t k = 0; k < N; k++) {
-		idx[k] = k;
-		xs[k] = fx[k] = 30.0 * (double)k;
-		ys[k] = fy[k] = 15;
-		fr[k] = k < 5 ? 12 : NAN;
-		fs_tubercle_init(&meas[k].t);
-		meas[k].ok = 1;
-		meas[k].t.fit_quality = 0.8;
+		f.fr[k] = k < 5 ? 12 : NAN;
 		meas[k].t.radius_px = 20 + (double)k;
 		meas[k].edge = k == 13;
 	}
-	fs_det_base_own_plan(&p, fr, given);
-	assert_int_equal(p.own, given);
+	fs_det_base_own_plan(&f.p, f.fr, given);
+	assert_int_equal(f.p.own, given);
 	for (size_t k = 0; k < N; k++) {
 		double x, y, r;
-		int on = fs_det_base_step_point(&p, fr, fx, fy, fx, fy, NULL, NULL, 0, meas, k, &x, &y, &r);
+		int on = fs_det_base_step_point(&f.p, f.fr, f.fx, f.fy, f.fx, f.fy, NULL, NULL, 0, meas, k, &x, &y, &r);
 		/* judged where its own reading was read, fitted or not */
 		if (given) {
 			assert_int_equal(on, k != 13);
 			if (on)
-				assert_true(x == xs[k] && y == ys[k] && r == 20 + (double)k);
+				assert_true(x == f.xs[k] && y == f.ys[k] && r == 20 + (double)k);
 		}
-		step[k] = on ? (k < nflat ? 1.1 : 4.0) : NAN;
+		f.step[k] = on ? (k < nflat ? 1.1 : 4.0) : NAN;
 	}
 	fs_det_base_fit info;
-	fs_det_base_fit_scale(&p, fr, fx, fy, NULL, NULL, step, meas, &info);
+	fs_det_base_fit_scale(&f.p, f.fr, f.fx, f.fy, NULL, NULL, f.step, meas, &info);
 	assert_int_equal(info.applied, 0);
 	return info.unmeasured;
 }

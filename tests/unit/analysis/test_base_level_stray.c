@@ -25,9 +25,9 @@
 #include <cmocka.h>
 
 #include <math.h>
-#include <string.h>
 
 #include "analysis/detect_base_fit.h"
+#include "base_plan_fixture.h"
 
 #define N 14
 
@@ -36,32 +36,16 @@
  * a step; the scale and the sized radii into *info and meas. */
 static void level_of(const double *ratio, int screened, fs_det_base_fit *info, fs_measured *meas)
 {
-	fs_det_base_plan p;
-	size_t idx[N];
-	double xs[N], ys[N], fr[N], fx[N], fy[N], lr[N], step[N];
-	int le[N];
-	memset(&p, 0, sizeof p);
-	p.n = N;
-	p.idx = idx;
-	p.xs = xs;
-	p.ys = ys;
-	p.screened = screened;
-	memset(meas, 0, N * sizeof *meas);
+	base_plan_fixture f;
+	base_plan_init(&f, N, 30, 20, meas);
+	f.p.screened = screened;
 	for (size_t k = 0; k < N; k++) {
-		idx[k] = k;
-		xs[k] = fx[k] = 30.0 * (double)k;
-		ys[k] = fy[k] = 20;
-		fr[k] = 10 * (1 + 0.01 * (double)k);
-		lr[k] = ratio[k] * fr[k];
-		le[k] = 0;
-		step[k] = 4.0;
-		fs_tubercle_init(&meas[k].t);
-		meas[k].ok = 1;
-		meas[k].t.fit_quality = 0.8;
-		meas[k].t.radius_px = lr[k];
-		meas[k].t.major_axis_px = meas[k].t.minor_axis_px = 2 * lr[k];
+		f.fr[k] = 10 * (1 + 0.01 * (double)k);
+		f.lr[k] = ratio[k] * f.fr[k];
+		f.step[k] = 4.0;
+		base_plan_radius(&meas[k], f.lr[k]);
 	}
-	fs_det_base_fit_scale(&p, fr, fx, fy, lr, le, step, meas, info);
+	base_plan_scale(&f, meas, info);
 }
 
 static double fitted(size_t k)

@@ -41,6 +41,25 @@ static void free_out(void)
 	}
 }
 
+/* A context at Qb samples a px over a window of wb_px px each way, the
+ * edge term capped, and the components' arrays for it. */
+static se_mean_ctx window_of(int wb_px)
+{
+	se_mean_ctx c;
+	memset(&c, 0, sizeof c);
+	c.q = Qb;
+	c.wb = wb_px * Qb;
+	c.edge_cap = 1;
+	alloc_out(c.wb);
+	return c;
+}
+
+static void window_free(se_mean_ctx *c)
+{
+	se_mean_free(c);
+	free_out();
+}
+
 static se_mean_par small_domes(double pitch)
 {
 	se_mean_par p = {.fill = 0.25, .h_over_r = 0.5, .profile = 1, .angle = 0, .pitch_px = pitch, .az = 0,
@@ -51,12 +70,7 @@ static se_mean_par small_domes(double pitch)
 static void roughness_raises_the_flat_grounds_yield_and_edge(void **state)
 {
 	(void)state;
-	se_mean_ctx c;
-	memset(&c, 0, sizeof c);
-	c.q = Qb;
-	c.wb = 9 * Qb;
-	c.edge_cap = 1;
-	alloc_out(c.wb);
+	se_mean_ctx c = window_of(9);
 	int w = 2 * c.wb + 1;
 	se_mean_par p = small_domes(16);
 	/* (8, 0) px: half way to the next site, 6 px from both bases */
@@ -73,8 +87,7 @@ static void roughness_raises_the_flat_grounds_yield_and_edge(void **state)
 	/* the slopes are linear in the random slope: their mean is the
 	 * dome's */
 	assert_true(fabs(comps[FS_SE_SLOPE_X][o]) < 1e-6);
-	se_mean_free(&c);
-	free_out();
+	window_free(&c);
 }
 
 static double yield_excess(const se_mean_ctx *c)
@@ -89,14 +102,9 @@ static double yield_excess(const se_mean_ctx *c)
 static void radius_scatter_scales_a_whole_domes_share_by_one_plus_s2(void **state)
 {
 	(void)state;
-	se_mean_ctx c;
-	memset(&c, 0, sizeof c);
-	c.q = Qb;
 	/* pitch 64, R 8 px: the window (14 px) holds the centre dome whole
 	 * at every node and no neighbour */
-	c.wb = 14 * Qb;
-	c.edge_cap = 1;
-	alloc_out(c.wb);
+	se_mean_ctx c = window_of(14);
 	se_mean_par p = small_domes(64);
 	assert_int_equal(se_mean_components(&c, &p, comps), 0);
 	double base = yield_excess(&c);
@@ -110,21 +118,15 @@ static void radius_scatter_scales_a_whole_domes_share_by_one_plus_s2(void **stat
 	p.jitter = 0;
 	assert_int_equal(se_mean_components(&c, &p, comps), 0);
 	assert_true(fabs(yield_excess(&c) - base) < 1e-9 * fabs(base));
-	se_mean_free(&c);
-	free_out();
+	window_free(&c);
 }
 
 static void a_pixel_is_the_box_over_its_samples(void **state)
 {
 	(void)state;
-	se_mean_ctx c;
-	memset(&c, 0, sizeof c);
-	c.q = Qb;
-	c.wb = 9 * Qb;
-	c.edge_cap = 1;
+	se_mean_ctx c = window_of(9);
 	c.fine = 1;
 	int w = 2 * c.wb + 1;
-	alloc_out(c.wb);
 	se_mean_par p = small_domes(16);
 	p.sx = 0.3;
 	assert_int_equal(se_mean_components(&c, &p, comps), 0);
@@ -157,8 +159,7 @@ static void a_pixel_is_the_box_over_its_samples(void **state)
 	assert_true(moved > 1e-3);
 	for (int k = 0; k < FS_SE_NCOMP; k++)
 		free(plain[k]);
-	se_mean_free(&c);
-	free_out();
+	window_free(&c);
 }
 
 int main(void)
