@@ -26,6 +26,11 @@
  * [--level] [SCENE...] (default every corner scene 0-63; iN is interior
  * scene N, sem_interior_scene, h39g; --seed-add 4000 gives the
  * held-out seeds of HELPERS.md; SEM_SCENE_CACHE shares the renders).
+ * --set KEY=VALUE (h40s, repeatable; sem_opts_keys.h's keys, checked
+ * before any scene) sets a simulator option on every scene after its
+ * seed - e.g. --set beam_continuous=1, the beam blurred before the
+ * pixel's box; the last line counts the corner table's columns (D, S,
+ * D SD, recall-precision, all four: test_sem_accuracy's) over the scenes.
  * --no-shadow renders the same scene, seed and all, with the simulator's
  * cast shadow switched off (sem_opts.shadow 0): what a rule's error owes
  * to the shadow is the difference of the two rows (h37e section 4, h37l).
@@ -87,6 +92,7 @@
 #include "analysis/measurement.h"
 #include "base/sorting.h"
 #include "sem_cache.h"
+#include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_score.h"
 
@@ -675,6 +681,14 @@ static void print_notch(const fs_image *img, const sem_opts *so, double wid)
 	sem_truth_free(&t);
 }
 
+/* --set KEY=VALUE (h40s): sem_opts_keys' keys, applied to every scene
+ * after its seed; and the table's counts over the scenes run (the
+ * corner table's columns: D, S, D SD where it applies, recall and
+ * precision, all four) */
+static const char *sets[16];
+static int nsets;
+static int cnt_run, cnt_d, cnt_s, cnt_sd, cnt_sd_applies, cnt_rp, cnt_all;
+
 static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_shadow, int level, int phase, int first,
 		     int track, double notch, int dx, int dy, int own)
 {
@@ -686,6 +700,8 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 	else
 		sem_corner_scene(k, &o);
 	o.seed += seed_add;
+	for (int i = 0; i < nsets; i++)
+		sem_opts_set_key(&o, sets[i]); /* checked in main */
 	if (no_shadow)
 		o.shadow = 0;
 	int shifted = o.halftone > 0 && (dx || dy);
@@ -740,6 +756,13 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 			level_from_truth(img, &t, o.halftone, &lr, &lpl);
 		int ok_d = fabs(sc.d_err) < 3, ok_s = fabs(sc.s_err) < 3;
 		int ok_sd = !sc.sd_applies || sc.d_sd < 8, ok_rp = sc.recall >= 0.97 && sc.precision >= 0.97;
+		cnt_run++;
+		cnt_d += ok_d;
+		cnt_s += ok_s;
+		cnt_sd_applies += sc.sd_applies;
+		cnt_sd += sc.sd_applies && sc.d_sd < 8;
+		cnt_rp += ok_rp;
+		cnt_all += ok_d && ok_s && ok_sd && ok_rp;
 		/* (an empty pair set gives NANs, printed as such) */
 		char name[16];
 		snprintf(name, sizeof name, k >= 64 ? "i%d" : "%d", k >= 64 ? k - 64 : k);
@@ -810,7 +833,15 @@ int main(int argc, char **argv)
 			/* the shifted path at no shift: sem_make's bits (checked) */
 			dx = -1;
 		}
-		else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 16) {
+			sem_opts probe;
+			sem_defaults(&probe);
+			if (sem_opts_set_key(&probe, argv[i + 1])) {
+				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h)\n", argv[0], argv[i + 1]);
+				return 2;
+			}
+			sets[nsets++] = argv[++i];
+		} else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (listed < 64 && argv[i][0] == 'i' && atoi(argv[i] + 1) >= 0 &&
 			 atoi(argv[i] + 1) < SEM_INTERIOR_SCENES)
@@ -818,7 +849,7 @@ int main(int argc, char **argv)
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--own] [--no-shadow] [--level] [--phase] [--first] [--offset-track] [--notch W] [--notch-detect W] [--screen-shift DX DY] [--shift-check] [SCENE 0-63 | iN...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--own] [--no-shadow] [--level] [--phase] [--first] [--offset-track] [--notch W] [--notch-detect W] [--screen-shift DX DY] [--shift-check] [--set KEY=VALUE]... [SCENE 0-63 | iN...]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -833,5 +864,10 @@ int main(int argc, char **argv)
 	       "ht", "az", "pit", "D%", "S%", "dist", "radii", "along", "across", "Dtrue");
 	for (int i = 0; i < listed; i++)
 		rc |= run_scene(scenes[i], seed_add, outline, truth, no_shadow, level, phase, first, track, notch, dx, dy, own) ? 1 : 0;
+	printf("counts over %d scenes", cnt_run);
+	for (int i = 0; i < nsets; i++)
+		printf(" --set %s", sets[i]);
+	printf(": D %d / S %d / D SD %d (of %d it applies to) / RP %d / all four %d\n", cnt_d, cnt_s, cnt_sd,
+	       cnt_sd_applies, cnt_rp, cnt_all);
 	return rc;
 }

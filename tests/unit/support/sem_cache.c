@@ -59,7 +59,7 @@ static void put_f64(buf *b, double v)
  * bytes are not data). A new field must be added here, or two scenes that
  * differ only in it would share a file: the size check stops the build
  * until it is. */
-_Static_assert(sizeof(sem_opts) == 304, "sem_opts changed: add the new field to sem_cache.c's key()");
+_Static_assert(sizeof(sem_opts) == 312, "sem_opts changed: add the new field to sem_cache.c's key()");
 
 static void key(buf *b, const sem_opts *o)
 {
@@ -100,6 +100,11 @@ static void key(buf *b, const sem_opts *o)
 	if (o->shift_x != 0 || o->shift_y != 0) {
 		put_f64(b, o->shift_x);
 		put_f64(b, o->shift_y);
+	}
+	/* the continuous beam (h40s) likewise only when it is on */
+	if (o->beam_continuous) {
+		put_i32(b, 0x6265616d); /* "beam": no other key's tail can read the same */
+		put_i32(b, o->beam_continuous);
 	}
 }
 

@@ -63,6 +63,8 @@ int sem_opts_set_key(sem_opts *o, const char *kv)
 		o->height = (int)v;
 	else if (K("supersample") || K("super"))
 		o->supersample = (int)v;
+	else if (K("beam_continuous") || K("beamc"))
+		o->beam_continuous = (int)v;
 	else if (K("seed"))
 		o->seed = (unsigned)v;
 	else

@@ -10,7 +10,8 @@
  * halftone, scan (scan blur), cap, capp, width, height, supersample
  * (alias super: sub-samples a side of the pixels near a base or a
  * shadow's border; 0 = SEM_SUPERSAMPLE, 1 every pixel its centre's
- * value), seed.
+ * value), beam_continuous (alias beamc: 1 the beam blurred on the
+ * sub-sample grid before the pixel's box, sem_sim.h), seed.
  * Ownership: o is the caller's; kv is only read.
  */
 #ifndef SEM_OPTS_KEYS_H

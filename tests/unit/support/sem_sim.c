@@ -319,7 +319,7 @@ static fs_image *form_image(const sem_opts *o, fs_image *sig, rng_t rng, int mt,
 	 * by the rest, so that box and Gaussian together have the beam's
 	 * variance. */
 	double spot2 = o->beam_blur * o->beam_blur - 1.0 / 12;
-	if (spot2 > 0 && fs_gaussian_blur(sig, sqrt(spot2), err, sizeof err))
+	if (!o->beam_continuous && spot2 > 0 && fs_gaussian_blur(sig, sqrt(spot2), err, sizeof err))
 		goto fail;
 	if (o->raw)
 		return sig;
@@ -513,7 +513,12 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 		goto fail;
 	if (o->cap != 0 && sem_surface_cap(&surf, o->cap, o->cap_power > 0 ? o->cap_power : 2))
 		goto fail;
-	if (sem_surface_render_edges(&surf, o->supersample > 0 ? o->supersample : SEM_SUPERSAMPLE, edge, n, sig))
+	int S = o->supersample > 0 ? o->supersample : SEM_SUPERSAMPLE;
+	double spot2 = o->beam_blur * o->beam_blur - 1.0 / 12;
+	/* the continuous beam (sem_opts) blurs here, before the box; form_image
+	 * then leaves the spot alone */
+	if (o->beam_continuous ? sem_surface_render_beam(&surf, S, spot2 > 0 ? sqrt(spot2) : 0, edge, n, sig)
+			       : sem_surface_render_edges(&surf, S, edge, n, sig))
 		goto fail;
 	sem_surface_free(&surf);
 	free(dm);

@@ -107,6 +107,15 @@ typedef struct sem_opts {
 	 * image's derivative with respect to it. 0, 0 = none, every scene
 	 * before it to the bit. */
 	double shift_x, shift_y;
+	/* The beam spot done continuously (h40s): 1 blurs the signal on the
+	 * sub-sample grid before the pixel's box (sem_surface_render_beam:
+	 * every pixel the signal convolved with a continuous Gaussian of
+	 * sigma sqrt(beam_blur^2 - 1/12) and then its box, the same variance
+	 * as the default's), instead of the default's box and then a Gaussian
+	 * sampled on the pixel lattice, which a sub-pixel view of the image
+	 * sees as a staircase kernel (docs/paper-figures.md, h40a). 0 = the
+	 * lattice blur, every scene before it to the bit. */
+	int beam_continuous;
 } sem_opts;
 
 /* Sub-samples per pixel side (16 per pixel, at 16 distinct columns and

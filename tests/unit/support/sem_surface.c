@@ -711,7 +711,44 @@ int sem_surface_render(const sem_surface *s, int S, fs_image *img)
 	return sem_surface_render_edges(s, S, &s->edge, 1, &img);
 }
 
-int sem_surface_render_edges(const sem_surface *s, int S, const double *edge, int n, fs_image **img)
+/* Every pixel's S x S sub-samples (render_core's sub) from the centre
+ * values of img[e] interpolated bilinearly at the sheared grid's points
+ * (clamped at the frame). */
+static void fill_sub_bilinear(fs_image **img, int n, int S, int W, int H, float **sub)
+{
+	double SS = (double)S * S;
+	for (int e = 0; e < n; e++)
+		for (int j = 0; j < S; j++)
+			for (int i = 0; i < S; i++) {
+				double ox = (i * S + j + 0.5) / SS - 0.5, oy = (j * S + i + 0.5) / SS - 0.5;
+				float *pl = sub[e] + ((size_t)j * S + i) * W * H;
+				const float *c = img[e]->data;
+				for (int y = 0; y < H; y++) {
+					double fy = y + oy;
+					int y0 = (int)floor(fy);
+					double ty = fy - y0;
+					int ya = y0 < 0 ? 0 : y0 >= H ? H - 1 : y0, yb = y0 + 1 < 0 ? 0 : y0 + 1 >= H ? H - 1 : y0 + 1;
+					for (int x = 0; x < W; x++) {
+						double fx = x + ox;
+						int x0 = (int)floor(fx);
+						double tx = fx - x0;
+						int xa = x0 < 0 ? 0 : x0 >= W ? W - 1 : x0,
+						    xb = x0 + 1 < 0 ? 0 : x0 + 1 >= W ? W - 1 : x0 + 1;
+						double v = (1 - ty) * ((1 - tx) * c[(size_t)ya * W + xa] + tx * c[(size_t)ya * W + xb]) +
+							   ty * ((1 - tx) * c[(size_t)yb * W + xa] + tx * c[(size_t)yb * W + xb]);
+						pl[(size_t)y * W + x] = (float)v;
+					}
+				}
+			}
+}
+
+/* sem_surface_render_edges, and with sub (n planes' arrays of S x S
+ * planes of W x H, plane j S + i the sample in cell (i, j)) every
+ * sub-sample's value as well: the flagged pixels' own, elsewhere the
+ * centres' values interpolated bilinearly (the signal is smooth there,
+ * and a constant per pixel would be the staircase again). img is the
+ * same to the bit with or without sub. */
+static int render_core(const sem_surface *s, int S, const double *edge, int n, fs_image **img, float **sub)
 {
 	int W = s->W, H = s->H;
 	if (S < 1 || n < 1 || n > SEM_EDGES_MAX)
@@ -736,6 +773,8 @@ int sem_surface_render_edges(const sem_surface *s, int S, const double *edge, in
 			sh[k] = (unsigned char)shd;
 		}
 	}
+	if (sub)
+		fill_sub_bilinear(img, n, S, W, H, sub);
 	if (S == 1)
 		goto done;
 	/* pixels within 1.25 px of a base: the slope steps there, and on a
@@ -777,8 +816,12 @@ int sem_surface_render_edges(const sem_surface *s, int S, const double *edge, in
 									 NULL, &conv);
 					/* each strength's sum in the order a render of it alone
 					 * makes */
-					for (int e = 0; e < n; e++)
+					for (int e = 0; e < n; e++) {
 						acc[e] += base + edge[e] * conv;
+						if (sub)
+							sub[e][((size_t)j * S + i) * W * H + (size_t)y * W + x] =
+								(float)(base + edge[e] * conv);
+					}
 				}
 			for (int e = 0; e < n; e++)
 				img[e]->data[(size_t)y * W + x] = (float)(acc[e] / ((double)S * S));
@@ -788,4 +831,104 @@ done:
 	free(flag);
 	free(sh);
 	return 0;
+}
+
+int sem_surface_render_edges(const sem_surface *s, int S, const double *edge, int n, fs_image **img)
+{
+	return render_core(s, S, edge, n, img, NULL);
+}
+
+int sem_surface_render_beam(const sem_surface *s, int S, double sigma, const double *edge, int n, fs_image **img)
+{
+	int W = s->W, H = s->H;
+	if (S < 1 || n < 1 || n > SEM_EDGES_MAX)
+		return -1;
+	float *sub[SEM_EDGES_MAX] = {NULL};
+	int rc = -1;
+	for (int e = 0; e < n; e++)
+		if (!(sub[e] = malloc((size_t)S * S * W * H * sizeof *sub[e])))
+			goto out;
+	if (render_core(s, S, edge, n, img, sub))
+		goto out;
+	for (int e = 0; e < n; e++)
+		if (sem_beam_box(sub[e], S, W, H, sigma, img[e]))
+			goto out;
+	rc = 0;
+out:
+	for (int e = 0; e < n; e++)
+		free(sub[e]);
+	return rc;
+}
+
+/* The 1-D kernel of a Gaussian of sigma convolved with a 1-px box, at u:
+ * Phi((u + 1/2) / sigma) - Phi((u - 1/2) / sigma). */
+static double box_gauss(double u, double sigma)
+{
+	return 0.5 * (erf((u + 0.5) / (sigma * M_SQRT2)) - erf((u - 0.5) / (sigma * M_SQRT2)));
+}
+
+int sem_beam_box(const float *sub, int S, int W, int H, double sigma, fs_image *out)
+{
+	if (!sub || S < 1 || W < 1 || H < 1 || !out || out->width != W || out->height != H || !(sigma >= 0))
+		return -1;
+	/* sigma 0 is the box alone; 1e-3 px leaves it that (the nearest
+	 * sample is 1 / (2 S^2) px from a pixel's border) */
+	if (sigma < 1e-3)
+		sigma = 1e-3;
+	int r = (int)ceil(4 * sigma + 1);
+	int nk = 2 * r + 1, SS = S * S;
+	size_t WH = (size_t)W * H;
+	double *kx = malloc((size_t)SS * nk * sizeof *kx), *ky = malloc((size_t)SS * nk * sizeof *ky);
+	double *tmp = malloc(WH * sizeof *tmp), *acc = calloc(WH, sizeof *acc);
+	int rc = -1;
+	if (!kx || !ky || !tmp || !acc)
+		goto out;
+	/* the sample of cell (i, j) sits at (ox, oy) from its pixel's centre
+	 * (the render's sheared grid); a pixel p takes the sample of pixel
+	 * p + d with weight K(d + ox) K(d + oy) / S^2 (K symmetric) */
+	double total = 0;
+	for (int j = 0; j < S; j++)
+		for (int i = 0; i < S; i++) {
+			int c = j * S + i;
+			double ox = (i * S + j + 0.5) / SS - 0.5, oy = (j * S + i + 0.5) / SS - 0.5, sx = 0, sy = 0;
+			for (int d = -r; d <= r; d++) {
+				sx += kx[c * nk + d + r] = box_gauss(d + ox, sigma);
+				sy += ky[c * nk + d + r] = box_gauss(d + oy, sigma);
+			}
+			total += sx * sy;
+		}
+	/* the truncated kernel's weights, the 1 / S^2 included, to sum 1: a
+	 * flat signal stays flat */
+	for (int k = 0; k < SS * nk; k++)
+		kx[k] /= total;
+	for (int c = 0; c < SS; c++) {
+		const float *pl = sub + (size_t)c * WH;
+		const double *wx = kx + c * nk + r, *wy = ky + c * nk + r;
+		for (int y = 0; y < H; y++)
+			for (int x = 0; x < W; x++) {
+				double v = 0;
+				for (int d = -r; d <= r; d++) {
+					int xx = x + d < 0 ? 0 : x + d >= W ? W - 1 : x + d;
+					v += wx[d] * pl[(size_t)y * W + xx];
+				}
+				tmp[(size_t)y * W + x] = v;
+			}
+		for (int y = 0; y < H; y++)
+			for (int d = -r; d <= r; d++) {
+				int yy = y + d < 0 ? 0 : y + d >= H ? H - 1 : y + d;
+				const double *t = tmp + (size_t)yy * W;
+				double *a = acc + (size_t)y * W, w = wy[d];
+				for (int x = 0; x < W; x++)
+					a[x] += w * t[x];
+			}
+	}
+	for (size_t k = 0; k < WH; k++)
+		out->data[k] = (float)acc[k];
+	rc = 0;
+out:
+	free(kx);
+	free(ky);
+	free(tmp);
+	free(acc);
+	return rc;
 }

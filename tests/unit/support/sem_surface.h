@@ -160,5 +160,29 @@ int sem_surface_render(const sem_surface *s, int S, fs_image *img);
  */
 #define SEM_EDGES_MAX 8
 int sem_surface_render_edges(const sem_surface *s, int S, const double *edge, int n, fs_image **img);
+/*
+ * The beam done continuously (h40s, sem_opts.beam_continuous): the same
+ * sub-samples as sem_surface_render_edges (every pixel's S x S of them:
+ * where that render takes the centre alone, the centres interpolated
+ * bilinearly), each image then the signal convolved with a Gaussian of
+ * sigma px (sem_beam_box) and then the pixel's box - a continuous spot,
+ * where sem_make's default blurs the box means with a Gaussian sampled on
+ * the pixel lattice (a staircase kernel seen from between the pixels).
+ * Returns 0, -1 on bad arguments or out of memory.
+ */
+int sem_surface_render_beam(const sem_surface *s, int S, double sigma, const double *edge, int n, fs_image **img);
+/*
+ * out (W x H) = the signal whose samples sub holds (S x S planes of W x H,
+ * plane j S + i the sample of cell (i, j) of the render's sheared grid:
+ * at ((i S + j + 1/2) / S^2 - 1/2, (j S + i + 1/2) / S^2 - 1/2) from its
+ * pixel's centre) convolved with a Gaussian of sigma px (>= 0) and a 1-px
+ * box: pixel p = sum of K(d + ox) K(d + oy) / S^2 x the sample, K the
+ * Gaussian convolved with the box in 1-D (differences of erf), normalised
+ * to sum 1, clamped at the frame. At S = 4 a sample every 1/16 px along
+ * either axis: a straight step's profile is erf-convolved-with-the-box to
+ * about 1e-3 of the step (test_sem_beam). Returns 0, -1 on bad arguments
+ * or out of memory.
+ */
+int sem_beam_box(const float *sub, int S, int W, int H, double sigma, fs_image *out);
 
 #endif
