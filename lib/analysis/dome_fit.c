@@ -823,6 +823,16 @@ static int fit_offset(ctx *c, meanimg *m, const cand *b, int wide, double *ox, d
 #define REFIT_MIN_OFFSET 0.03
 #define REFIT_OBLIQUE_DEG 20
 #define REFIT_ROUNDS 3
+/* A refit that turns the slope weights' azimuth by more than this is
+ * undone: the refits that mend a dipole-turned azimuth turn it 30-40
+ * degrees (interior 5@12000 36, 5@16000 33, 10@8000 39) and the paper
+ * figures' 5-9; one that turns it round (P2 Pl1 Fig1a whole: 155
+ * degrees, for a residual 1.5 % lower at a second minimum of the
+ * offset's search) has hopped to another reading of the image rather
+ * than mended this one, and its one-pixel crops, whose first fits read
+ * the detector where the whole figure's did, do not take it (D/pitch
+ * 0.510 whole against 0.374-0.418 cropped; docs/paper-figures.md, h40t). */
+#define REFIT_MAX_TURN_DEG 90
 static int oblique_reads(const ctx *c, const cand *b, double ox, double oy)
 {
 	if (c->screened || !(b->coef[FS_SE_YIELD] > 0) || !(hypot(ox, oy) >= REFIT_MIN_OFFSET * c->pitch))
@@ -847,6 +857,8 @@ static int best_with_offset(ctx *c, meanimg *m, double fill, int wide, double ox
 	    (!c->keep_formation && best_at(c, fill, NULL, best)))
 		return -1;
 	if (c->keep_formation && oblique_reads(c, best, ox, oy)) {
+		cand first = *best;
+		double fx = ox, fy = oy;
 		int moved = 1;
 		for (int k = 0; k < REFIT_ROUNDS && moved; k++) {
 			double px = ox, py = oy;
@@ -857,6 +869,14 @@ static int best_with_offset(ctx *c, meanimg *m, double fill, int wide, double ox
 		}
 		if (moved && best_at(c, fill, NULL, best))
 			return -1;
+		double a0 = atan2(first.coef[FS_SE_SLOPE_Y], first.coef[FS_SE_SLOPE_X]);
+		double a1 = atan2(best->coef[FS_SE_SLOPE_Y], best->coef[FS_SE_SLOPE_X]);
+		if (cos(a1 - a0) < cos(REFIT_MAX_TURN_DEG * M_PI / 180)) {
+			*best = first;
+			ox = fx;
+			oy = fy;
+			observe(m, ox, oy, &c->p);
+		}
 	}
 	best->ox = ox;
 	best->oy = oy;

@@ -35,7 +35,16 @@
  * fs_det_base_axis_refused). The +1+0 crop is also measured tile by tile
  * (64-px tiles), which must give the whole image's verdict (the check's
  * tiled path). Fails on main 61c0dda's library (+1+0 none of 50 sized).
- * Cost: about 1.2 s of CPU plain (four dome-rule runs on a 355 x 438 px
+ * P2 Pl1 Fig1a's sizes (h40t): h40f's refit of a formation whose
+ * azimuth reads oblique to its offset fired on the whole figure and
+ * turned the azimuth 155 degrees to a second minimum of the offset's
+ * search (residual 1.5 % lower), and the whole figure's mean D read
+ * 16.50 px against 12.09-13.47 on its crops, whose first fits read the
+ * detector where the whole figure's did. A refit that turns the azimuth
+ * by more than 90 degrees is now undone (dome_fit.c): the whole figure
+ * reads 12.40 px. Fails on main 713d9d3's library (whole 36 % above the
+ * +1+0 crop).
+ * Cost: about 1.7 s of CPU plain (eight dome-rule runs on a 355 x 438 px
  * figure, four on a 145 x 167 px one, five on a 302 x 302 px one).
  */
 #include <stdarg.h>
@@ -136,12 +145,55 @@ static void axis_move_off_the_domes_refused(void **state)
 	fs_loaded_free(&L);
 }
 
+/* The mean diameter the dome rule gives img's sized tubercles, px. */
+static double mean_d_by_dome_rule(const fs_image *img)
+{
+	fs_params p;
+	fs_params_default(&p);
+	fs_detect_result res;
+	char err[256];
+	assert_int_equal(fs_detect_domes(img, &p, 0, &res, err, sizeof err), 0);
+	double s = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < res.tubercles.n; i++)
+		if (isfinite(res.tubercles.items[i].radius_px)) {
+			s += 2 * res.tubercles.items[i].radius_px;
+			m++;
+		}
+	fs_detect_result_free(&res);
+	assert_true(m > 0);
+	return s / (double)m;
+}
+
+/* a refit that turns the formation's azimuth round is undone (h40t):
+ * the whole figure's mean D within 15 % of each one-pixel crop's */
+static void turned_refit_undone(void **state)
+{
+	(void)state;
+	static const int d[3][2] = {{1, 0}, {0, 1}, {1, 1}};
+	char err[256];
+	fs_loaded L;
+	assert_int_equal(fs_load_file(PL1FIG1A, NULL, &L, err, sizeof err), 0);
+	double whole = mean_d_by_dome_rule(L.image);
+	for (int k = 0; k < 3; k++) {
+		fs_rect r = {d[k][0], d[k][1], L.image->width - d[k][0], L.image->height - d[k][1]};
+		fs_image *c = fs_image_crop(L.image, r, NULL, err, sizeof err);
+		assert_non_null(c);
+		double crop = mean_d_by_dome_rule(c);
+		fs_image_free(c);
+		print_message("P2 Pl1 Fig1a mean D whole %.2f px, +%d+%d %.2f px\n", whole, d[k][0], d[k][1], crop);
+		assert_true(fabs(whole - crop) < 0.15 * crop);
+	}
+	fs_loaded_free(&L);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(crop_keeps_the_whole_figures_verdict),
 		cmocka_unit_test(too_few_templates_keep_the_verdict),
 		cmocka_unit_test(axis_move_off_the_domes_refused),
+		cmocka_unit_test(turned_refit_undone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
