@@ -64,8 +64,9 @@
 #define P3FIG4 "tests/fixtures/paper/P3_Fig4_Obaichthys_laevis_5.0um.tif"
 #define PL1FIG1A "tests/fixtures/paper/P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif"
 
-/* How many of img's tubercles the dome rule sizes, of *n found. */
-static size_t sized_by_dome_rule(const fs_image *img, size_t *n)
+/* How many of img's tubercles the dome rule sizes, of *n found; their
+ * mean diameter (px) in *mean_d when given (NAN with none sized). */
+static size_t sized_by_dome_rule(const fs_image *img, size_t *n, double *mean_d)
 {
 	fs_params p;
 	fs_params_default(&p);
@@ -73,9 +74,15 @@ static size_t sized_by_dome_rule(const fs_image *img, size_t *n)
 	char err[256];
 	assert_int_equal(fs_detect_domes(img, &p, 0, &res, err, sizeof err), 0);
 	size_t m = 0;
+	double s = 0;
 	for (size_t i = 0; i < res.tubercles.n; i++)
-		m += isfinite(res.tubercles.items[i].radius_px);
+		if (isfinite(res.tubercles.items[i].radius_px)) {
+			s += 2 * res.tubercles.items[i].radius_px;
+			m++;
+		}
 	*n = res.tubercles.n;
+	if (mean_d)
+		*mean_d = m ? s / (double)m : NAN;
 	fs_detect_result_free(&res);
 	return m;
 }
@@ -94,7 +101,7 @@ static void crops_agree(const char *path, const char *name, size_t min_n)
 		fs_rect r = {d[k][0], d[k][1], L.image->width - d[k][0], L.image->height - d[k][1]};
 		fs_image *c = k ? fs_image_crop(L.image, r, NULL, err, sizeof err) : NULL;
 		assert_true(!k || c);
-		size_t n, m = sized_by_dome_rule(k ? c : L.image, &n);
+		size_t n, m = sized_by_dome_rule(k ? c : L.image, &n, NULL);
 		fs_image_free(c);
 		print_message("%s +%d+%d: %zu tubercles, %zu sized\n", name, d[k][0], d[k][1], n, m);
 		/* the domes themselves are found either way */
@@ -137,32 +144,12 @@ static void axis_move_off_the_domes_refused(void **state)
 	int tile, threads;
 	fs_detect_get_tiling(&tile, &threads);
 	fs_detect_set_tiling(64, 2);
-	size_t n, m = sized_by_dome_rule(c, &n);
+	size_t n, m = sized_by_dome_rule(c, &n, NULL);
 	fs_detect_set_tiling(tile, threads);
 	print_message("P2 Pl1 Fig1a +1+0 in 64-px tiles: %zu tubercles, %zu sized\n", n, m);
 	assert_true(2 * m > n);
 	fs_image_free(c);
 	fs_loaded_free(&L);
-}
-
-/* The mean diameter the dome rule gives img's sized tubercles, px. */
-static double mean_d_by_dome_rule(const fs_image *img)
-{
-	fs_params p;
-	fs_params_default(&p);
-	fs_detect_result res;
-	char err[256];
-	assert_int_equal(fs_detect_domes(img, &p, 0, &res, err, sizeof err), 0);
-	double s = 0;
-	size_t m = 0;
-	for (size_t i = 0; i < res.tubercles.n; i++)
-		if (isfinite(res.tubercles.items[i].radius_px)) {
-			s += 2 * res.tubercles.items[i].radius_px;
-			m++;
-		}
-	fs_detect_result_free(&res);
-	assert_true(m > 0);
-	return s / (double)m;
 }
 
 /* a refit that turns the formation's azimuth round is undone (h40t):
@@ -174,12 +161,14 @@ static void turned_refit_undone(void **state)
 	char err[256];
 	fs_loaded L;
 	assert_int_equal(fs_load_file(PL1FIG1A, NULL, &L, err, sizeof err), 0);
-	double whole = mean_d_by_dome_rule(L.image);
+	size_t n;
+	double whole, crop;
+	assert_true(sized_by_dome_rule(L.image, &n, &whole) > 0);
 	for (int k = 0; k < 3; k++) {
 		fs_rect r = {d[k][0], d[k][1], L.image->width - d[k][0], L.image->height - d[k][1]};
 		fs_image *c = fs_image_crop(L.image, r, NULL, err, sizeof err);
 		assert_non_null(c);
-		double crop = mean_d_by_dome_rule(c);
+		assert_true(sized_by_dome_rule(c, &n, &crop) > 0);
 		fs_image_free(c);
 		print_message("P2 Pl1 Fig1a mean D whole %.2f px, +%d+%d %.2f px\n", whole, d[k][0], d[k][1], crop);
 		assert_true(fabs(whole - crop) < 0.15 * crop);
