@@ -9,31 +9,6 @@
  * secant is held at 6 */
 #define SEC_CAP 6.0
 
-/* Height h(u), slope h'(u) and h''(u) of a dome of base radius 1 and
- * height H at u = r / R, for the rule's profile family (se_render.h):
- * 0 a spherical cap of height H, 1 the paraboloid H (1 - u^2), the two
- * mixed linearly between; above 1 the flat top H (1 - u^k), k running
- * from 2 at profile 1 to 6 at profile 2. */
-static void profile_at(double u, double H, double prof, double *h, double *d1, double *d2)
-{
-	if (prof > 1) {
-		double k = 2 + 4 * (prof - 1), uk2 = pow(u, k - 2);
-		*h = H * (1 - uk2 * u * u);
-		*d1 = -H * k * uk2 * u;
-		*d2 = -H * k * (k - 1) * uk2;
-		return;
-	}
-	/* the sphere through the base's rim and the top: radius
-	 * (1 + H^2) / (2 H), centre H - that below the top */
-	double rho = (1 + H * H) / (2 * H), s2 = rho * rho - u * u;
-	if (s2 < 1e-12)
-		s2 = 1e-12;
-	double s = sqrt(s2), a = 1 - prof;
-	*h = a * (s - rho + H) + prof * H * (1 - u * u);
-	*d1 = a * (-u / s) + prof * (-2 * H * u);
-	*d2 = a * (-rho * rho / (s2 * s)) + prof * (-2 * H);
-}
-
 /* The mean secant over random slopes r ~ N(0, t^2 I) added to slope g
  * (|g| = gm): sec(g + r) = sqrt(1 + |g + r|^2) expanded to second order
  * in r, whose Hessian's trace is (2 + |g|^2) / sec^3; the odd terms
@@ -147,7 +122,7 @@ static void render_node(se_mean_ctx *c, const se_mean_par *p, double S, double r
 						continue;
 					double h, d1, d2;
 					if (r2 < R * R) {
-						profile_at(sqrt(r2) / R, H, p->profile, &h, &d1, &d2);
+						fs_se_dome_shape(sqrt(r2) / R, H, p->profile, &h, &d1, &d2);
 						float zv = (float)(R * h);
 						f->z[(size_t)(y + zh) * zw + (x + zh)] = zv;
 						if (zv > f->zmax)
@@ -165,7 +140,7 @@ static void render_node(se_mean_ctx *c, const se_mean_par *p, double S, double r
 							double rr = sqrt(px * px + py * py), u = rr / R;
 							if (u >= 1)
 								continue;
-							profile_at(u, H, p->profile, &h, &d1, &d2);
+							fs_se_dome_shape(u, H, p->profile, &h, &d1, &d2);
 							double gx = rr > 1e-9 ? d1 * px / rr : 0, gy = rr > 1e-9 ? d1 * py / rr : 0;
 							/* the Laplacian in 1 / px: grid units are
 							 * 1 / S px */
