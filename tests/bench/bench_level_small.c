@@ -28,7 +28,10 @@
  * given blurs (default 0.72, 0.85, 0.94 px: the rays' own, between, the
  * image's), and the profile's centre dip (its maximum above its centre,
  * over the centre's height above the far end: 0 for a blurred disk, > 0
- * for a ring). About 2 s of CPU a scene more.
+ * for a ring). The profile's reach is made for D = 4 px (1.5 x 2 px + 3
+ * sigma): on larger domes the dip prints NAN or 0 and means nothing
+ * (h41b ran it on the 32 unscreened corner scenes: > 0 only on group A).
+ * About 2 s of CPU a scene more.
  * --profile: the domes' mean radial profile at the true centres, printed.
  * --set KEY=VALUE (repeatable, sem_opts_keys.h): a simulator option on
  * every scene after its seed (h41b switched the edge, the secant yield and
