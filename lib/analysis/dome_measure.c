@@ -774,17 +774,23 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
  * for an effective blur s: the steepest step inverted (deblur_tab), and for
  * small bases (r0 < SMALL_HI s) the fit of the whole radial profile. */
 static double base_radius(const fs_image *img, int ox, int oy, double cx, double cy, double r0, double s,
-			  double rlim)
+			  double rlim, fs_dome_base_trace *tr)
 {
 	if (!(s > 0))
 		return r0;
 	double r1 = deblur_tab(shared_tab(0), s, r0);
+	if (tr)
+		tr->r_step = r1;
 	if (r0 < SMALL_HI * s) {
 		double rf = fit_small_base(img, ox, oy, cx, cy, r0, s, rlim);
 		if (isfinite(rf)) {
 			double w = (SMALL_HI - r0 / s) / (SMALL_HI - SMALL_LO);
 			w = w > 1 ? 1 : w;
 			r1 = w * rf + (1 - w) * r1;
+			if (tr) {
+				tr->r_small = rf;
+				tr->w_small = w;
+			}
 		}
 	}
 	return r1;
@@ -797,7 +803,8 @@ static double base_radius(const fs_image *img, int ox, int oy, double cx, double
  * (1 / sqrt(kappa)) for pass()'s ridge model of a steep rim
  * (fs_dome_measure_base_ridge). */
 static int measure(const fs_image *img, int ox, int oy, double x, double y, double rmin, double rmax, double smooth, int local,
-		   int inner, int ridge, double sw, fs_tubercle *t, double *rawr, double *kappa, int *edge)
+		   int inner, int ridge, double sw, fs_tubercle *t, double *rawr, double *kappa, int *edge,
+		   fs_dome_base_trace *tr)
 {
 	*rawr = NAN;
 	*kappa = NAN;
@@ -878,11 +885,20 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 	}
 	/* rpoly: the polygon's radius, whose shape the ellipse keeps */
 	double rpoly = sqrt(A / M_PI), r0 = rpoly - ishift, r1 = r0;
+	if (tr) {
+		tr->rpoly = rpoly;
+		tr->ishift = ishift;
+		tr->kappa = *kappa;
+	}
 	if (local && isfinite(*kappa)) {
 		double s = sigma_from_tab(shared_tab(0), shared_tab(1), r0, *kappa);
+		if (tr)
+			tr->sigma = s;
 		if (s > 0 && r0 < LOCAL_HI * s) {
 			double w = fmin(1, 2 - 2 * r0 / (LOCAL_HI * s));
-			r1 = w * base_radius(img, ox, oy, cx, cy, r0, s, 1.3 * rmax) + (1 - w) * r0;
+			r1 = w * base_radius(img, ox, oy, cx, cy, r0, s, 1.3 * rmax, tr) + (1 - w) * r0;
+			if (tr)
+				tr->w_local = w;
 		}
 	}
 	*rawr = r0;
@@ -906,7 +922,7 @@ int fs_dome_measure_crop(const fs_image *img, int ox, int oy, double x, double y
 			 double smooth, fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, ox, oy, x, y, rmin, rmax, smooth, 1, 0, 0, SW, t, &r0, &kappa, NULL);
+	return measure(img, ox, oy, x, y, rmin, rmax, smooth, 1, 0, 0, SW, t, &r0, &kappa, NULL, NULL);
 }
 
 int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
@@ -918,7 +934,7 @@ int fs_dome_measure_base_blur(const fs_image *img, double x, double y, double rm
 			      int *edge, double *var)
 {
 	double r0, kappa;
-	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, t, &r0, &kappa, edge);
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, t, &r0, &kappa, edge, NULL);
 	*var = kappa > 0 ? 1 / kappa : NAN;
 	return rc;
 }
@@ -953,6 +969,23 @@ int fs_dome_reading_apply(const fs_dome_reading *r, fs_tubercle *t, int *edge, d
 	return 0;
 }
 
+int fs_dome_measure_base_trace(const fs_image *img, double x, double y, double rmin, double rmax,
+			       fs_dome_base_trace *tr)
+{
+	double r0, kappa;
+	fs_tubercle t;
+	memset(&t, 0, sizeof t);
+	memset(tr, 0, sizeof *tr);
+	tr->rpoly = tr->ishift = tr->kappa = tr->sigma = tr->r_step = tr->r_small = tr->radius = NAN;
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, &t, &r0, &kappa, NULL, tr);
+	tr->x = t.centroid_x;
+	tr->y = t.centroid_y;
+	tr->quality = t.fit_quality;
+	if (!rc)
+		tr->radius = t.radius_px;
+	return rc;
+}
+
 int fs_dome_measure_base_ridge(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
 {
 	return fs_dome_measure_base_edge(img, x, y, rmin, rmax, 1, t, NULL);
@@ -962,14 +995,14 @@ int fs_dome_measure_base_edge(const fs_image *img, double x, double y, double rm
 			      fs_tubercle *t, int *edge)
 {
 	double r0, kappa;
-	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, ridge != 0, SW, t, &r0, &kappa, edge);
+	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, ridge != 0, SW, t, &r0, &kappa, edge, NULL);
 }
 
 int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 			 fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, 0, 0, x, y, rmin, rmax, smooth, 0, 0, 0, 0, t, &r0, &kappa, NULL);
+	return measure(img, 0, 0, x, y, rmin, rmax, smooth, 0, 0, 0, 0, t, &r0, &kappa, NULL, NULL);
 }
 
 /* The blurred circular step (see dome_measure.h), in units of sigma:

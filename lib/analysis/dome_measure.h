@@ -138,6 +138,27 @@ void fs_dome_read_base_blur(const fs_image *img, double x, double y, double rmin
 int fs_dome_reading_apply(const fs_dome_reading *r, fs_tubercle *t, int *edge, double *var);
 
 /*
+ * The stages of one fs_dome_measure_base_blur reading, for the benches
+ * that ask where a level's error is made (bench_level_small, h41b): the
+ * polygon of the rays' steepest steps (its area radius rpoly), the inner
+ * slope's shift taken off it (ishift), the blur its steps show (kappa,
+ * and sigma as the local correction reads it), the steepest step
+ * inverted for that blur (r_step), the small-base profile fit (r_small,
+ * weighed by w_small in the blend) and the local correction's weight
+ * (w_local), and the reading itself (radius, NAN when not measurable)
+ * with its centre and quality. A field the reading did not reach is NAN
+ * (weights 0).
+ */
+typedef struct fs_dome_base_trace {
+	double rpoly, ishift, kappa, sigma, r_step, r_small, w_small, w_local, radius, x, y, quality;
+} fs_dome_base_trace;
+
+/* fs_dome_measure_base_blur's reading with its stages in *tr; the same
+ * radius and returns, to the bit. */
+int fs_dome_measure_base_trace(const fs_image *img, double x, double y, double rmin, double rmax,
+			       fs_dome_base_trace *tr);
+
+/*
  * fs_dome_measure_base with pass()'s ridge model of a steep rim switched
  * on at the blur the rays themselves show (the width of their steps in
  * the pass before, as fs_dome_measure's local blur correction reads it):

@@ -1,0 +1,452 @@
+/*
+ * bench_level_small - where the dome rule's level reading of small domes
+ * (D of a few px) makes its error, stage by stage (issue 13, corner group
+ * A; docs/paper-figures.md, h41b). Asserts nothing.
+ *
+ * Why: the rule reads the 4-px flat-topped domes of corner scenes 2 and 18
+ * +18 % large on every seed set (6: +5..+11 %), while its formation fit at
+ * the true centres is healthy (h38n, h40a). Its D there is the level's: the
+ * mean of fs_dome_measure_base_blur's readings over the sized domes (the
+ * template fit only spreads the domes about it, detect_base_fit.h). A
+ * reading is made in stages (dome_measure.c): the polygon of the 32 rays'
+ * steepest steps (rpoly), the inner slope's shift taken off (ishift), the
+ * blur the steps show (sigma), the steepest step inverted for it (r_step),
+ * the whole radial profile's disk fit below 3 sigma (r_small, weight
+ * w_small), and the blend with the raw radius (w_local). This prints each
+ * stage's mean, in % of the true mean D, over the counted domes, read on
+ * detection's measurement image from the rule's final centres and from the
+ * true ones, with the rule's own D beside them.
+ *
+ * Beside them: "ridge", the same base read with pass()'s ridge model
+ * (fs_dome_measure_base_ridge), and where each reading's own last centre
+ * lies from the true one along and across the detector's axis (px).
+ *
+ * --annulus / --ann-sigma S1,S2,S3: the domes' mean radial profile about
+ * the readings' own centres (rule) and about the true centres (true),
+ * fitted by a background plus a Gaussian-blurred disk (fit_small_base's
+ * model) and plus a blurred annulus [R - w, R] with w free, at three
+ * given blurs (default 0.72, 0.85, 0.94 px: the rays' own, between, the
+ * image's), and the profile's centre dip (its maximum above its centre,
+ * over the centre's height above the far end: 0 for a blurred disk, > 0
+ * for a ring). The profile's reach is made for D = 4 px (1.5 x 2 px + 3
+ * sigma): on larger domes the dip prints NAN or 0 and means nothing
+ * (h41b ran it on the 32 unscreened corner scenes: > 0 only on group A).
+ * About 2 s of CPU a scene more.
+ * --profile: the domes' mean radial profile at the true centres, printed.
+ * --set KEY=VALUE (repeatable, sem_opts_keys.h): a simulator option on
+ * every scene after its seed (h41b switched the edge, the secant yield and
+ * the detector's strength off one at a time).
+ *
+ * Usage: bench_level_small [--seed-add N] [--set KEY=VALUE]... [--annulus |
+ * --ann-sigma S1,S2,S3] [--profile] [SCENE...]; default the unscreened
+ * fill-0.25 pitch-16 corner scenes (A: 2 6 18 22, E: 0 4 16 20) and B1 (1
+ * 3 5 7 17 19 21 23). About 0.15 s of CPU a scene with SEM_SCENE_CACHE.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/detect.h"
+#include "analysis/detect_methods.h"
+#include "analysis/dome_measure.h"
+#include "analysis/preprocess.h"
+#include "sem_cache.h"
+#include "sem_opts_keys.h"
+#include "sem_scene.h"
+#include "sem_score.h"
+
+/* the last step's reach (detect.c: 0.6 of the lattice's pitch) */
+#define REACH 0.6
+
+enum { S_RPOLY, S_R0, S_STEP, S_SMALL, S_READ, S_RIDGE, S_N };
+static const char *stage_name[S_N] = {"rpoly", "rpoly-ish", "r_step", "r_small", "reading", "ridge"};
+
+typedef struct {
+	double sum[S_N], tru[S_N];
+	size_t n[S_N];
+	double sig, wsm, wloc, ish;
+	size_t nsig, nread;
+	/* the reading's own final centre less the true one, along and across
+	 * the detector's axis (px), summed over the readings */
+	double along, across;
+	size_t ncen;
+} acc;
+
+static void acc_centre(acc *a, const fs_dome_base_trace *tr, double tx, double ty, double az)
+{
+	if (!isfinite(tr->radius))
+		return;
+	double dx = tr->x - tx, dy = tr->y - ty;
+	a->along += dx * cos(az) + dy * sin(az);
+	a->across += -dx * sin(az) + dy * cos(az);
+	a->ncen++;
+}
+
+static void acc_add(acc *a, const fs_dome_base_trace *tr, double ridge, double d_true)
+{
+	double v[S_N] = {tr->rpoly, tr->rpoly - tr->ishift, tr->r_step, tr->r_small, tr->radius, ridge};
+	for (int s = 0; s < S_N; s++)
+		if (isfinite(v[s])) {
+			a->sum[s] += 2 * v[s];
+			a->tru[s] += d_true;
+			a->n[s]++;
+		}
+	if (isfinite(tr->sigma)) {
+		a->sig += tr->sigma;
+		a->wsm += tr->w_small;
+		a->wloc += tr->w_local;
+		a->ish += tr->ishift;
+		a->nsig++;
+	}
+	a->nread += isfinite(tr->radius);
+}
+
+static void acc_print(const char *label, const acc *a)
+{
+	printf("  %-6s", label);
+	for (int s = 0; s < S_N; s++)
+		printf(" %s %+7.2f", stage_name[s], a->tru[s] > 0 ? 100 * (a->sum[s] - a->tru[s]) / a->tru[s] : NAN);
+	if (a->nsig)
+		printf("  sigma %.3f ishift %+.3f w_small %.2f w_local %.2f", a->sig / a->nsig, a->ish / a->nsig,
+		       a->wsm / a->nsig, a->wloc / a->nsig);
+	printf("  centre along %+.3f across %+.3f px  (%zu read)\n", a->ncen ? a->along / a->ncen : NAN,
+	       a->ncen ? a->across / a->ncen : NAN, a->nread);
+}
+
+/* the same base read with pass()'s ridge model (fs_dome_measure_base_ridge,
+ * the screened level's reader): a bright band inside the base */
+static double ridge_reading(const fs_image *img, double x, double y, double r0, double r1)
+{
+	fs_tubercle t;
+	memset(&t, 0, sizeof t);
+	if (fs_dome_measure_base_ridge(img, x, y, r0, r1, &t))
+		return NAN;
+	return t.radius_px;
+}
+
+/* --annulus (prototype, h41b): the dome's mean radial profile (32 rays
+ * about the reading's own centre, 0.25 px apart out to 1.5 r + 3 sigma, as
+ * fit_small_base samples it) fitted by a background plus a Gaussian-blurred
+ * annulus [R - w, R] (w = R: the disk fit_small_base uses), R and w
+ * searched on grids, the amplitude and background linear; the best R. */
+static double i0e_num(double z)
+{
+	/* I0(z) e^-z = (1 / pi) int_0^pi exp(z (cos t - 1)) dt, by 48 midpoints */
+	double acc = 0;
+	for (int i = 0; i < 48; i++)
+		acc += exp(z * (cos(M_PI * (i + 0.5) / 48) - 1));
+	return acc / 48;
+}
+
+/* the blurred disk of radius R at r: int_0^R rho / s^2 exp(-(r - rho)^2 / 2 s^2) I0e(r rho / s^2) */
+static double disk_at(double r, double R, double s)
+{
+	int n = 40;
+	double h = R / n, acc = 0, s2 = s * s;
+	for (int i = 0; i < n; i++) {
+		double rho = (i + 0.5) * h;
+		acc += rho / s2 * exp(-0.5 * (r - rho) * (r - rho) / s2) * i0e_num(r * rho / s2);
+	}
+	return acc * h;
+}
+
+enum { PNR = 40 };
+
+static int dome_profile(const fs_image *img, double x, double y, double r0, double sigma, double *prof,
+			double *step)
+{
+	double rfit = 1.5 * r0 + 3 * sigma;
+	int nr = (int)(rfit / 0.25) + 1;
+	if (nr > PNR)
+		nr = PNR;
+	*step = 0.25;
+	for (int j = 0; j < nr; j++) {
+		double acc = 0;
+		for (int k = 0; k < 32; k++) {
+			double a = 2 * M_PI * k / 32;
+			acc += fs_image_sample(img, x + j * 0.25 * cos(a), y + j * 0.25 * sin(a));
+		}
+		prof[j] = acc / 32;
+	}
+	return nr;
+}
+
+/* least squares of prof on {1, m}: the residual */
+static double fit2(const double *prof, const double *m, int n)
+{
+	double s1 = n, sm = 0, smm = 0, sy = 0, smy = 0, syy = 0;
+	for (int j = 0; j < n; j++) {
+		sm += m[j];
+		smm += m[j] * m[j];
+		sy += prof[j];
+		smy += m[j] * prof[j];
+		syy += prof[j] * prof[j];
+	}
+	double det = s1 * smm - sm * sm;
+	if (!(fabs(det) > 1e-12))
+		return INFINITY;
+	double b = (s1 * smy - sm * sy) / det, a = (sy - b * sm) / n;
+	return syy - 2 * a * sy - 2 * b * smy + a * a * s1 + 2 * a * b * sm + b * b * smm;
+}
+
+/* the blurred disks tabulated per sigma: tab[i][j] = disk_at(j step, i DR) */
+enum { TAB_R = 320 };
+#define DR 0.02
+static double tab_sigma = -1, tab[TAB_R][PNR];
+
+static void tab_make(double sigma)
+{
+	if (tab_sigma == sigma)
+		return;
+	for (int i = 0; i < TAB_R; i++)
+		for (int j = 0; j < PNR; j++)
+			tab[i][j] = i ? disk_at(j * 0.25, i * DR, sigma) : 0;
+	tab_sigma = sigma;
+}
+
+/* best R of the disk (w = R) and of the annulus [R - w, R] (w free, in
+ * steps of 5 DR), from a profile sampled 0.25 px apart */
+static void annulus_fit(const double *prof, int nr, double r0, double sigma, double *rdisk, double *rann,
+			double *wann)
+{
+	double m[PNR], best_d = INFINITY, best_a = INFINITY;
+	*rdisk = *rann = *wann = NAN;
+	tab_make(sigma);
+	for (int iR = (int)(0.5 * r0 / DR); iR <= (int)(2 * r0 / DR) && iR < TAB_R; iR++) {
+		for (int iw = 5;; iw += 5) {
+			int ww = iw > iR - 3 ? iR : iw;
+			for (int j = 0; j < nr; j++)
+				m[j] = tab[iR][j] - tab[iR - ww][j];
+			double e = fit2(prof, m, nr);
+			if (ww == iR && e < best_d) {
+				best_d = e;
+				*rdisk = iR * DR;
+			}
+			if (e < best_a) {
+				best_a = e;
+				*rann = iR * DR;
+				*wann = ww * DR;
+			}
+			if (ww == iR)
+				break;
+		}
+	}
+}
+
+/* the mean profile's centre dip: how far its maximum rises above its
+ * centre, over the centre's height above the profile's far end (0 for a
+ * profile falling from its centre, a blurred disk; > 0 for a ring) */
+static double centre_dip(const double *prof, int nr)
+{
+	double mx = prof[0];
+	for (int j = 1; j < nr; j++)
+		mx = fmax(mx, prof[j]);
+	double h = prof[0] - prof[nr - 1];
+	return h > 0 ? (mx - prof[0]) / h : NAN;
+}
+
+/* --profile: the mean radial profile over the counted domes from the true
+ * centres (32 rays, bilinear, as mean_profile in dome_measure.c) */
+static void print_profile(const fs_image *meas, const sem_truth *t)
+{
+	enum { NR = 25 };
+	double prof[NR] = {0};
+	size_t n = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		if (!sem_counted(t, t->x[j], t->y[j]))
+			continue;
+		for (int i = 0; i < NR; i++) {
+			double acc = 0;
+			for (int k = 0; k < 32; k++) {
+				double a = 2 * M_PI * k / 32;
+				acc += fs_image_sample(meas, t->x[j] + 0.25 * i * cos(a), t->y[j] + 0.25 * i * sin(a));
+			}
+			prof[i] += acc / 32;
+		}
+		n++;
+	}
+	printf("  profile (r px: mean):");
+	for (int i = 0; i < NR; i++)
+		printf(" %.2f:%.4f", 0.25 * i, n ? prof[i] / n : NAN);
+	printf("\n");
+}
+
+static int annulus;
+/* --annulus's blurs (px; --ann-sigma S1,S2,S3) */
+static double sgs[3] = {0.72, 0.85, 0.94};
+
+/* the image-wide mean profile about the readings' own centres, fitted */
+typedef struct {
+	double prof[PNR];
+	size_t n;
+	double r0, sig, dtrue;
+} mean_prof;
+
+static void mp_add(mean_prof *mp, const fs_image *img, const fs_dome_base_trace *tr, double d_true, double sigma)
+{
+	if (!isfinite(tr->radius) || !isfinite(tr->x))
+		return;
+	double pr[PNR], step;
+	/* a fixed reach for every dome, so the profiles add */
+	int nr = dome_profile(img, tr->x, tr->y, 2.0, sigma, pr, &step);
+	(void)nr;
+	for (int j = 0; j < PNR; j++)
+		mp->prof[j] += j < nr ? pr[j] : 0;
+	mp->r0 += tr->rpoly - tr->ishift;
+	mp->sig += tr->sigma;
+	mp->dtrue += d_true;
+	mp->n++;
+}
+
+static void mp_print(const char *label, const mean_prof *mp, double sigma)
+{
+	if (!mp->n)
+		return;
+	double pr[PNR];
+	int nr = (int)((1.5 * 2.0 + 3 * sigma) / 0.25) + 1;
+	if (nr > PNR)
+		nr = PNR;
+	for (int j = 0; j < nr; j++)
+		pr[j] = mp->prof[j] / mp->n;
+	double r0 = mp->r0 / mp->n, dt = mp->dtrue / mp->n, rd, ra, wa;
+	annulus_fit(pr, nr, r0, sigma, &rd, &ra, &wa);
+	printf("  %-6s mean-profile fit at sigma %.3f: disk %+7.2f annulus %+7.2f (w %.2f px), centre dip %.4f\n",
+	       label, sigma, 100 * (2 * rd - dt) / dt, 100 * (2 * ra - dt) / dt, wa, centre_dip(pr, nr));
+}
+
+static const char *sets[16];
+static int nsets;
+
+static int run_scene(int k, unsigned seed_add, int profile)
+{
+	sem_opts o;
+	sem_truth t;
+	sem_corner_scene(k, &o);
+	o.seed += seed_add;
+	for (int i = 0; i < nsets; i++)
+		sem_opts_set_key(&o, sets[i]);
+	fs_image *img = sem_make_shared(&o, &t);
+	if (!img) {
+		printf("%d: the simulator refused the scene\n", k);
+		return -1;
+	}
+	fs_params p;
+	fs_params_default(&p);
+	fs_detect_result res;
+	char err[256];
+	if (fs_detect_domes(img, &p, 0, &res, err, sizeof err)) {
+		printf("%d: %s\n", k, err);
+		sem_truth_free(&t);
+		fs_image_free(img);
+		return -1;
+	}
+	const fs_tubercle_list *l = &res.tubercles;
+	sem_score sc;
+	int *mdet = malloc((l->n + 1) * sizeof *mdet), *mtru = malloc((t.n + 1) * sizeof *mtru);
+	double *xs = malloc((l->n + 1) * sizeof *xs), *ys = malloc((l->n + 1) * sizeof *ys);
+	fs_image *meas = NULL;
+	int rc = -1;
+	if (mdet && mtru && xs && ys && !sem_score_detection(&t, l, o.halftone, &sc) &&
+	    !fs_detect_measure_image(img, &p, t.pitch >= 40 ? 1.0 : 0.5, &meas, err, sizeof err)) {
+		for (size_t i = 0; i < l->n; i++) {
+			xs[i] = l->items[i].centroid_x;
+			ys[i] = l->items[i].centroid_y;
+		}
+		rc = sem_match(&t, xs, ys, l->n, 0.25 * t.pitch, mdet, mtru);
+	}
+	if (!rc) {
+		acc rule, tru;
+		memset(&rule, 0, sizeof rule);
+		memset(&tru, 0, sizeof tru);
+		static mean_prof mpr[3], mpt[3];
+		memset(mpr, 0, sizeof mpr);
+		memset(mpt, 0, sizeof mpt);
+		double mr = REACH * t.pitch, r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
+		for (size_t j = 0; j < t.n; j++) {
+			if (mtru[j] < 0 || !sem_counted(&t, t.x[j], t.y[j]))
+				continue;
+			fs_dome_base_trace tr;
+			const fs_tubercle *q = &l->items[mtru[j]];
+			if (!fs_dome_measure_base_trace(meas, q->centroid_x, q->centroid_y, r0, r1, &tr))
+			{
+				acc_add(&rule, &tr, ridge_reading(meas, q->centroid_x, q->centroid_y, r0, r1), t.d[j]);
+				acc_centre(&rule, &tr, t.x[j], t.y[j], o.det_azimuth);
+				for (int g = 0; annulus && g < 3; g++)
+					mp_add(&mpr[g], meas, &tr, t.d[j], sgs[g]);
+			}
+			if (!fs_dome_measure_base_trace(meas, t.x[j], t.y[j], r0, r1, &tr))
+			{
+				acc_add(&tru, &tr, ridge_reading(meas, t.x[j], t.y[j], r0, r1), t.d[j]);
+				acc_centre(&tru, &tr, t.x[j], t.y[j], o.det_azimuth);
+				/* at the true centre itself, not the reading's */
+				tr.x = t.x[j];
+				tr.y = t.y[j];
+				for (int g = 0; annulus && g < 3; g++)
+					mp_add(&mpt[g], meas, &tr, t.d[j], sgs[g]);
+			}
+		}
+		printf("%-3d fill %.2f %s h/R %.2f az %3.0f pitch %2.0f screen %d: rule D %+6.2f S %+6.2f\n", k, o.fill,
+		       o.profile > 1.5 ? "flat" : o.profile > 0.5 ? "par" : "sph", o.h_over_r,
+		       o.det_azimuth * 180 / M_PI, o.pitch, (int)o.halftone, sc.d_err, sc.s_err);
+		acc_print("rule", &rule);
+		acc_print("true", &tru);
+		for (int g = 0; annulus && g < 3; g++) {
+			mp_print("rule", &mpr[g], sgs[g]);
+			mp_print("true", &mpt[g], sgs[g]);
+		}
+		if (profile)
+			print_profile(meas, &t);
+	}
+	fs_image_free(meas);
+	free(mdet);
+	free(mtru);
+	free(xs);
+	free(ys);
+	fs_detect_result_free(&res);
+	sem_truth_free(&t);
+	fs_image_free(img);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned seed_add = 0;
+	int profile = 0, scenes[64], ns = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
+			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 16) {
+			sem_opts o;
+			sem_corner_scene(0, &o);
+			if (sem_opts_set_key(&o, argv[i + 1])) {
+				fprintf(stderr, "bench_level_small: unknown option %s\n", argv[i + 1]);
+				return 2;
+			}
+			sets[nsets++] = argv[++i];
+		} else if (!strcmp(argv[i], "--ann-sigma") && i + 1 < argc) {
+			if (sscanf(argv[++i], "%lf,%lf,%lf", &sgs[0], &sgs[1], &sgs[2]) != 3) {
+				fprintf(stderr, "bench_level_small: --ann-sigma S1,S2,S3\n");
+				return 2;
+			}
+			annulus = 1;
+		} else if (!strcmp(argv[i], "--annulus"))
+			annulus = 1;
+		else if (!strcmp(argv[i], "--profile"))
+			profile = 1;
+		else if (ns < 64)
+			scenes[ns++] = atoi(argv[i]);
+	}
+	if (!ns) {
+		static const int def[] = {2, 6, 18, 22, 0, 4, 16, 20, 1, 3, 5, 7, 17, 19, 21, 23};
+		for (size_t i = 0; i < sizeof def / sizeof *def; i++)
+			scenes[ns++] = def[i];
+	}
+	printf("the dome rule's level readings (fs_dome_measure_base_blur) stage by stage, mean D %% of the true "
+	       "mean D over the counted domes, from the rule's final centres and the true ones; seeds +%u\n",
+	       seed_add);
+	int bad = 0;
+	for (int i = 0; i < ns; i++)
+		bad |= run_scene(scenes[i], seed_add, profile) != 0;
+	return bad;
+}
