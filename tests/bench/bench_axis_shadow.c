@@ -15,7 +15,7 @@
  * detector, whose centres a missing lattice breaks.
  *
  * Usage: bench_axis_shadow [--seed-add N] [--missing F] [--shadow S]
- *        [--sigma PX] [--offset PX] [SCENE...]
+ *        [--sigma PX] [--offset PX] [--set KEY=VALUE]... [--meas SIGMA] [--r0 PX] [SCENE...]
  * (corner scenes, default 37 39 55 53; --missing sets the share of
  * missing sites, --shadow the simulator's shadow depth, --sigma the
  * geometry's blur (default 1.2 px), --offset moves every centre by PX
@@ -33,7 +33,10 @@
 #include <string.h>
 
 #include "analysis/centre_axis.h"
+#include "analysis/detect_methods.h"
+#include "analysis/params.h"
 #include "sem_cache.h"
+#include "sem_opts_keys.h"
 #include "sem_sim.h"
 
 /* Whether dome i has a neighbour whose shadow line, cast away from the
@@ -80,12 +83,28 @@ static void print_means(double *const profs[2], const size_t cnt[2], const fs_ce
 	}
 }
 
+/* --set KEY=VALUE (h41a, repeatable; sem_opts_keys.h's keys, checked
+ * before any scene): a simulator option on every scene after its seed
+ * (e.g. beam_continuous=1: the axis step's own bias under a continuous
+ * beam spot) */
+static const char *sets[16];
+static int nsets;
+/* --meas SIGMA (h41a): read on the rule's measurement image
+ * (fs_detect_measure_image with that blur; the dome rule's msig is 0.5
+ * px below a 40-px pitch) instead of the raw render; --r0 PX: the
+ * geometry's base radius given (default the true median radius) - the
+ * rule's first look reads at the base rule's median radius, 20 % large
+ * at fill 0.8, pitch 16 (h41a) */
+static double meas_sigma, r0_given;
+
 static void run(int k, unsigned seed_add, double missing, double shadow, double sigma, double offset)
 {
 	sem_opts o;
 	sem_truth t;
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
+	for (int i = 0; i < nsets; i++)
+		sem_opts_set_key(&o, sets[i]); /* checked in main */
 	if (missing >= 0)
 		o.missing = missing;
 	if (shadow >= 0)
@@ -94,6 +113,22 @@ static void run(int k, unsigned seed_add, double missing, double shadow, double 
 	if (!img) {
 		printf("%d: the simulator refused the scene\n", k);
 		return;
+	}
+	if (meas_sigma > 0) {
+		/* --meas: the rule's measurement image (its top-hat and blur),
+		 * which the axis step reads in detection */
+		fs_params pp;
+		fs_params_default(&pp);
+		fs_image *mi = NULL;
+		char e[128];
+		if (fs_detect_measure_image(img, &pp, meas_sigma, &mi, e, sizeof e)) {
+			printf("%d: measurement image: %s\n", k, e);
+			sem_truth_free(&t);
+			fs_image_free(img);
+			return;
+		}
+		fs_image_free(img);
+		img = mi;
 	}
 	double *r = malloc(t.n * sizeof *r);
 	size_t nr = 0;
@@ -108,6 +143,8 @@ static void run(int k, unsigned seed_add, double missing, double shadow, double 
 	}
 	qsort(r, nr, sizeof *r, cmp_d);
 	double r0 = r[nr / 2];
+	if (r0_given > 0)
+		r0 = r0_given;
 	free(r);
 	fs_centre_axis_geom g;
 	fs_centre_axis_geom_of(o.det_azimuth, r0, sigma, t.pitch, &g);
@@ -151,6 +188,18 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 16) {
+			sem_opts probe;
+			sem_defaults(&probe);
+			if (sem_opts_set_key(&probe, argv[i + 1])) {
+				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h)\n", argv[0], argv[i + 1]);
+				return 2;
+			}
+			sets[nsets++] = argv[++i];
+		} else if (!strcmp(argv[i], "--meas") && i + 1 < argc)
+			meas_sigma = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--r0") && i + 1 < argc)
+			r0_given = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--missing") && i + 1 < argc)
 			missing = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--shadow") && i + 1 < argc)
@@ -164,7 +213,7 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr,
 				"usage: %s [--seed-add N] [--missing F] [--shadow S] [--sigma PX] [--offset PX] "
-				"[SCENE...]\n",
+				"[--set KEY=VALUE]... [--meas SIGMA] [--r0 PX] [SCENE...]\n",
 				argv[0]);
 			return 2;
 		}

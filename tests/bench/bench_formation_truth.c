@@ -77,7 +77,7 @@
  * section "--shadow" below for how and why); then a summary per corner
  * class. --shadow-profiles also prints the mean away and across profiles.
  *
- * Usage: bench_formation_truth [--seed-add N] [--set corner|interior|smooth]
+ * Usage: bench_formation_truth [--seed-add N] [--opt KEY=VALUE] [--set corner|interior|smooth]
  * [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit] [--landscape] [--score]
  * [--shadow | --shadow-profiles] [SCENE...] (default: all three sets, every scene; --seed-add 4000 the
  * held-out seeds; SEM_SCENE_CACHE shares the renders). Prints one line per scene and fit, then the
@@ -96,6 +96,7 @@
 #include "analysis/se_render.h"
 #include "image/image.h"
 #include "sem_cache.h"
+#include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_score.h"
 #include "sem_sim.h"
@@ -143,6 +144,14 @@ static sh_row shrows[MAX_SH];
 static size_t nrows_sh;
 static int do_shadow;
 
+/* --opt KEY=VALUE (h41a, repeatable; sem_opts_keys.h's keys, checked
+ * before any scene): a simulator option on every scene after its seed,
+ * e.g. --opt beam_continuous=1 (the formation fit against a continuous
+ * beam spot; its "TRUE blur" is the same sigma, only the kernel's shape
+ * differs) */
+static const char *opts_kv[16];
+static int nopts_kv;
+
 static void scene_opts(int set, int k, unsigned seed_add, sem_opts *o)
 {
 	if (set == SET_CORNER)
@@ -152,6 +161,8 @@ static void scene_opts(int set, int k, unsigned seed_add, sem_opts *o)
 	else
 		sem_smooth_scene(k, o);
 	o->seed += seed_add;
+	for (int i = 0; i < nopts_kv; i++)
+		sem_opts_set_key(o, opts_kv[i]); /* checked in main */
 	if (no_shadow)
 		o->shadow = 0;
 	if (no_edge)
@@ -1458,6 +1469,14 @@ int main(int argc, char **argv)
 				fprintf(stderr, "unknown set %s\n", argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--opt") && i + 1 < argc && nopts_kv < 16) {
+			sem_opts probe;
+			sem_defaults(&probe);
+			if (sem_opts_set_key(&probe, argv[i + 1])) {
+				fprintf(stderr, "%s: --opt %s: no such key (sem_opts_keys.h)\n", argv[0], argv[i + 1]);
+				return 2;
+			}
+			opts_kv[nopts_kv++] = argv[++i];
 		} else if (!strcmp(argv[i], "--no-shadow"))
 			no_shadow = 1;
 		else if (!strcmp(argv[i], "--no-edge"))
@@ -1479,7 +1498,7 @@ int main(int argc, char **argv)
 		else if (listed < 128 && argv[i][0] >= '0' && argv[i][0] <= '9')
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--seed-add N] [--set corner|interior|smooth] [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit] [--landscape] [--score] [--shadow | --shadow-profiles] [SCENE...]\n",
+			fprintf(stderr, "usage: %s [--seed-add N] [--opt KEY=VALUE] [--set corner|interior|smooth] [--surface | --surface-tables] [--no-shadow] [--no-edge] [--refit] [--landscape] [--score] [--shadow | --shadow-profiles] [SCENE...]\n",
 				argv[0]);
 			return 2;
 		}

@@ -12,12 +12,14 @@
  * seed from errors that grow on every seed. Too slow for make test (56
  * renders and detections); an evidence bench (evidence.list).
  *
- * Usage: bench_interior_seeds [--outline] [--seeds A,B,...] [SCENE...]
+ * Usage: bench_interior_seeds [--outline] [--seeds A,B,...] [--set KEY=VALUE]... [SCENE...]
  * --seeds: the seed offsets added to each scene's own seed, as
  * SEM_SEED_ADD does in test_sem_accuracy (default 0,4000,8000,12000: the
  * test seeds, HELPERS.md's held-out set and two more). --outline: the
  * outline rule instead of the dome rule. SCENE: interior scene numbers
  * (default all). SEM_SCENE_CACHE shares the renders with the tests.
+ * --set (h41a): a simulator option (sem_opts_keys.h) on every scene after
+ * its seed, as test_sem_accuracy's SEM_SET.
  *
  * Prints one row per scene and seed set (as test_sem_accuracy's interior
  * table, plus the seed offset), then per seed set the counts meeting each
@@ -34,6 +36,7 @@
 
 #include "analysis/detect.h"
 #include "sem_cache.h"
+#include "sem_opts_keys.h"
 #include "sem_score.h"
 
 #define MAX_SEEDS 16
@@ -95,11 +98,19 @@ static void print_tally(const char *what, const tally *T)
 	       rest ? T->abs_d_rest / rest : NAN, rest ? T->abs_s_rest / rest : NAN);
 }
 
+/* --set KEY=VALUE (h41a, repeatable; sem_opts_keys.h's keys, checked
+ * before any scene): a simulator option on every scene after its seed,
+ * as test_sem_accuracy's SEM_SET (e.g. beam_continuous=1) */
+static const char *sets[16];
+static int nsets;
+
 static int run_one(int i, unsigned add_seed, detect_fn fn, row *w, sem_opts *o)
 {
 	sem_truth t;
 	sem_interior_scene(i, o);
 	o->seed += add_seed;
+	for (int k = 0; k < nsets; k++)
+		sem_opts_set_key(o, sets[k]); /* checked in main */
 	fs_image *img = sem_make_shared(o, &t);
 	if (!img)
 		return -1;
@@ -154,10 +165,18 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bad --seeds\n");
 				return 2;
 			}
+		} else if (!strcmp(argv[a], "--set") && a + 1 < argc && nsets < 16) {
+			sem_opts probe;
+			sem_defaults(&probe);
+			if (sem_opts_set_key(&probe, argv[a + 1])) {
+				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h)\n", argv[0], argv[a + 1]);
+				return 2;
+			}
+			sets[nsets++] = argv[++a];
 		} else {
 			int i = atoi(argv[a]);
 			if (i < 0 || i >= SEM_INTERIOR_SCENES || npick >= SEM_INTERIOR_SCENES) {
-				fprintf(stderr, "usage: %s [--outline] [--seeds A,B,...] [SCENE...]\n", argv[0]);
+				fprintf(stderr, "usage: %s [--outline] [--seeds A,B,...] [--set KEY=VALUE]... [SCENE...]\n", argv[0]);
 				return 2;
 			}
 			pick[npick++] = i;
@@ -170,6 +189,8 @@ int main(int argc, char **argv)
 	static row rows[MAX_SEEDS][SEM_INTERIOR_SCENES];
 	printf("%s between the corners on %d seed sets:\n",
 	       fn == fs_detect_domes ? "fs_detect_domes" : "fs_detect_outline", nseeds);
+	for (int k = 0; k < nsets; k++)
+		printf("scene option after the seed: %s\n", sets[k]);
 	printf("%-6s %-5s %-4s %-4s %-4s %-3s %5s %5s %6s %6s %6s %5s\n", "seed+", "scene", "fill", "h/R", "az",
 	       "pit", "rec", "prec", "D%", "S%", "sdD%", "nan");
 	tally total = {0};

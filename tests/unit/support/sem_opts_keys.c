@@ -72,3 +72,24 @@ int sem_opts_set_key(sem_opts *o, const char *kv)
 #undef K
 	return 0;
 }
+
+int sem_opts_set_keys(sem_opts *o, const char *list)
+{
+	if (!list)
+		return 0;
+	const char *p = list;
+	for (;;) {
+		p += strspn(p, ", \t\n");
+		if (!*p)
+			return 0;
+		size_t n = strcspn(p, ", \t\n");
+		char item[128];
+		if (n >= sizeof item)
+			return -1;
+		memcpy(item, p, n);
+		item[n] = 0;
+		if (sem_opts_set_key(o, item))
+			return -1;
+		p += n;
+	}
+}

@@ -22,4 +22,10 @@
 /* 0, or -1 when kv has no '=' or names no key (o then unchanged). */
 int sem_opts_set_key(sem_opts *o, const char *kv);
 
+/* A list of KEY=VALUE separated by commas or white space (an environment
+ * variable's text, e.g. test_sem_accuracy's SEM_SET), applied in order.
+ * 0, or -1 when an item is not a key (o then holds the items before it);
+ * a NULL or empty list is 0 and changes nothing. */
+int sem_opts_set_keys(sem_opts *o, const char *list);
+
 #endif
