@@ -292,7 +292,9 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 		return 0;
 	double sigma = FS_HALFTONE_LOWPASS * off->fit.halftone;
 	double r0 = fs_median_upper(scratch, n), gap = off->fit.pitch - 2 * r0;
-	return r0 >= FS_DET_BASE_RESOLVED * sigma && gap >= FS_DET_BASE_RESOLVED * sigma;
+	/* a gap the low-pass merges is merged on the first reading's rays
+	 * too when they were smoothed as much (detect_base_fit.h, h41c) */
+	return r0 >= FS_DET_BASE_RESOLVED * sigma && (gap >= FS_DET_BASE_RESOLVED * sigma || off->smooth >= sigma);
 }
 
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge)

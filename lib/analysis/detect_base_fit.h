@@ -593,7 +593,14 @@ double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int 
  * (below 3 sigma a blurred circular step's steepest point no longer
  * follows its radius, dome_measure.h, and two steps closer than that
  * merge). fs_det_base_level_screened says whether; else the level stays
- * the base rule's first reading, on smoothed rays. The reading
+ * the base rule's first reading, on smoothed rays - except where those
+ * rays were smoothed by at least the low-pass's sigma (off->smooth,
+ * h41c): they merge the gap as much, and the first reading there is
+ * bimodal (from the first pass's centres half the domes read 25-33 %
+ * short, and the offset's re-read is refused on half of them: corner
+ * scene 25 read -16 to -17 % on three of eight seed sets), so the
+ * low-passed level, read from the template fit's centres, is taken
+ * wherever the bases themselves are resolved. The reading
  * (fs_det_base_level_lowpassed, on the low-passed image lp) is
  * fs_dome_measure_base_ridge: the low-pass is wider than a steep rim's
  * bright band, whose outer flank then lies beyond the base. Why, with

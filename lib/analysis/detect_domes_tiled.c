@@ -1250,6 +1250,7 @@ static int given_tiled(struct job *j, double *px, double *py, char *err, size_t 
 			done = next;
 		}
 		j->smooth = fs_det_smooth_pick(j->q, done);
+		j->off.smooth = j->smooth; /* (the whole image's, F 1) */
 		j->allow = 1.25 * r1;
 		memset(j->strayed, 0, n);
 		for (size_t i = 0; i < n; i++)
@@ -1341,6 +1342,7 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	/* the common offset, and the domes measured again from it */
 	if (fit_offset(&j, err, errlen))
 		goto out;
+	j.off.smooth = j.smooth; /* (the whole image's, F 1) */
 	if (j.off.applied && offset_pass(&j, px, py, r1, err, errlen))
 		goto out;
 	/* each dome's size from its whole patch (detect_base_fit.h) */

@@ -333,6 +333,7 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 		if (!kept)
 			goto oom;
 		double smooth = choose_smooth(m, c, max_r, kept);
+		off.smooth = smooth; /* (F 1: the readings below) */
 		for (size_t i = 0; i < c->n; i++) {
 			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
 			fs_det_measure_dome_one(m->img, (c->items[i].x + 0.5) / 1.0 - 0.5,

@@ -311,6 +311,8 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 		info->moved += (size_t)fs_det_offset_apply_one(m->img, info, mr, F, smooth, &meas[i], NULL);
 	}
 out:
+	/* (after the fit, which clears *info) */
+	info->smooth = smooth / m->f;
 	offset_domes_free(&d);
 	return rc;
 }

@@ -53,6 +53,10 @@ typedef struct fs_det_offset {
 	size_t moved;     /* tubercles whose new measurement was kept */
 	fs_dome_fit fit;  /* the formation fit itself (when fitted): the
 			   * per-tubercle fit (detect_base_fit.h) renders it */
+	double smooth;    /* the rays' smoothing the bases were read with, px
+			   * of m (fs_det_offset_correct's, over m->f): under a
+			   * screen it says whether the first reading resolves
+			   * more than the low-pass (fs_det_base_level_screened) */
 } fs_det_offset;
 
 /*

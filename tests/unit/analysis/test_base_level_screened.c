@@ -6,7 +6,9 @@
  * both at least 3 low-pass sigmas. The corner scenes' cases (a 5-px
  * screen: sigma 1.5 px): pitch 64 at fill 0.25 and 0.8 resolved, pitch 16
  * at fill 0.25 (2-px bases) and 0.8 (a 3.2-px gap) not; no screen, too
- * few sized domes or no fitted formation: never. And the reading itself
+ * few sized domes or no fitted formation: never; an unresolved gap only
+ * where the first reading's rays were smoothed as much as the low-pass
+ * (h41c). And the reading itself
  * (fs_det_base_level_lowpassed) finds a blurred disk's base and no dome
  * on flat ground.
  */
@@ -26,8 +28,9 @@
 #define N 12
 
 /* gate for n sized domes of radius r (the rest not sized) on a lattice of
- * the given pitch under a screen of the given period */
-static int gate(double pitch, double period, double r, size_t n)
+ * the given pitch under a screen of the given period, the first reading's
+ * rays smoothed by smooth px */
+static int gate_smoothed(double pitch, double period, double r, size_t n, double smooth)
 {
 	fs_det_base_plan p;
 	memset(&p, 0, sizeof p);
@@ -37,10 +40,16 @@ static int gate(double pitch, double period, double r, size_t n)
 	off.fitted = 1;
 	off.fit.pitch = pitch;
 	off.fit.halftone = period;
+	off.smooth = smooth;
 	double fr[N], scratch[N];
 	for (size_t k = 0; k < N; k++)
 		fr[k] = k < n ? r * (0.95 + 0.01 * (double)k) : NAN;
 	return fs_det_base_level_screened(&p, &off, fr, scratch);
+}
+
+static int gate(double pitch, double period, double r, size_t n)
+{
+	return gate_smoothed(pitch, period, r, n, 0);
 }
 
 static void resolved_only_where_the_low_pass_leaves_the_bases_apart(void **state)
@@ -55,6 +64,27 @@ static void resolved_only_where_the_low_pass_leaves_the_bases_apart(void **state
 	/* the median decides, not the largest or the smallest */
 	assert_true(gate(40, 5, 4.6, N));
 	assert_false(gate(40, 5, 4.3, N));
+}
+
+/* h41c: where the first reading's rays were smoothed at least as much as
+ * the low-pass (sigma 1.5 px under a 5-px screen), they merge the 3.2-px
+ * gap of fill 0.8 at pitch 16 too, and the low-passed level is taken
+ * (corner scenes 9 and 25, whose rule picks 2.2 px); the base itself
+ * must still be resolved, and 1.2 px of smoothing keeps the first
+ * reading. */
+static void a_gap_merged_on_the_smoothed_rays_too(void **state)
+{
+	(void)state;
+	assert_true(gate_smoothed(16, 5, 6.4, N, 2.2));
+	assert_true(gate_smoothed(16, 5, 6.4, N, 1.5));
+	assert_false(gate_smoothed(16, 5, 6.4, N, 1.2));
+	assert_false(gate_smoothed(16, 5, 6.4, N, 0));
+	assert_false(gate_smoothed(16, 5, 2.0, N, 2.2)); /* a 2-px base */
+	assert_false(gate_smoothed(16, 0, 6.4, N, 2.2)); /* no screen */
+	assert_false(gate_smoothed(16, 5, 6.4, 7, 2.2)); /* fewer than 8 sized */
+	/* resolved already: the smoothing changes nothing */
+	assert_true(gate_smoothed(64, 5, 25.6, N, 0));
+	assert_true(gate_smoothed(64, 5, 25.6, N, 2.2));
 }
 
 static void reads_a_disk_and_no_dome_on_flat_ground(void **state)
@@ -79,6 +109,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(resolved_only_where_the_low_pass_leaves_the_bases_apart),
+		cmocka_unit_test(a_gap_merged_on_the_smoothed_rays_too),
 		cmocka_unit_test(reads_a_disk_and_no_dome_on_flat_ground),
 	};
 	return cmocka_run_group_tests_name("base level under a screen", tests, NULL, NULL);
