@@ -118,7 +118,9 @@ static void recovered_sites_inside_the_frame(void **state)
 {
 	(void)state;
 	recovered_inside_the_frame("P2_Fig1e_Polypterus_delhezi_2.19um.tif");
-	recovered_inside_the_frame("P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif");
+	/* (under the sanitizers Fig1e alone: the same code paths) */
+	if (!fs_test_subset())
+		recovered_inside_the_frame("P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif");
 }
 
 int main(void)
