@@ -8,7 +8,8 @@
  * within 0.3 pitch of the prediction, the strongest response within 0.25
  * pitch is measured and accepted (source "lattice") if it stands out by at
  * least half of auto's prominence limit (under the dome rule also if its
- * patch looks like the first pass's domes: the likeness below). Rejection: a tubercle with no
+ * patch, whole inside the frame, looks like the first pass's domes: the
+ * likeness below). Rejection: a tubercle with no
  * neighbour at 0.7..1.3 pitch (with two or more tubercles found) is dropped.
  * Neighbours are looked up in a grid of pitch-sized cells.
  */
@@ -136,6 +137,7 @@ static const fs_lattice_probe *probe_find(const fs_lattice_probe *q, size_t n, l
  * verdict does not depend on which tubercles are sized together. */
 typedef struct likeness {
 	int n;          /* offsets of the disc; 0: no template (not judged) */
+	int r;          /* its radius, src px */
 	int *dx, *dy;
 	double *tpl;    /* zero-mean mean patch */
 	double tt;      /* its squared norm */
@@ -164,6 +166,17 @@ static void patch_read(const likeness *L, double x, double y, double *v)
 		v[k] -= mean;
 }
 
+/* Whether the disc about (x, y) lies whole inside src. Beyond the frame
+ * patch_read repeats the edge's pixels, and what the frame cut off is
+ * not in the image: a site whose disc runs past it is not judged, and a
+ * site that is not judged is not recovered (fs_detect_lattice). */
+static int likeness_whole(const likeness *L, double x, double y)
+{
+	double sx = (x + 0.5) / L->f - 0.5, sy = (y + 0.5) / L->f - 0.5;
+	return sx - L->r >= 0 && sy - L->r >= 0 && sx + L->r <= L->src->width - 1 &&
+	       sy + L->r <= L->src->height - 1;
+}
+
 static double likeness_at(const likeness *L, double x, double y, double *v)
 {
 	patch_read(L, x, y, v);
@@ -184,6 +197,7 @@ static int likeness_make(likeness *L, const fs_tubercle_list *T, const fs_image 
 	L->src = src;
 	L->f = f;
 	int R = (int)(0.5 * a / f);
+	L->r = R;
 	size_t nd = 0;
 	for (size_t i = 0; i < T->n; i++)
 		nd += fs_tubercle_measured(&T->items[i]);
@@ -374,10 +388,18 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 				if (m->dome && T->n > before &&
 				    hypot(T->items[before].centroid_x - px, T->items[before].centroid_y - py) >= 0.3 * a)
 					T->n = before;
+				/* A site found with its disc past the frame is not
+				 * judged, so not recovered: the search keeps half a
+				 * pitch (mg) from the frame, and the found site, which
+				 * the base circle moves, keeps its disc's (about the
+				 * same) inside too. On P1 Fig2 the margin's debris at
+				 * (667, 201), its disc 2.7 px past the right edge, read
+				 * 0.497 or 0.508 of the domes' median by the formation
+				 * fit's last bits, and its inside part alone 0.52
+				 * (docs/paper-figures.md, h40u, h41h). */
 				if (lk.n && T->n > before) {
-					double cl = likeness_at(&lk, T->items[before].centroid_x,
-								T->items[before].centroid_y, lkv);
-					if (!(cl >= lk.floor_))
+					double x = T->items[before].centroid_x, y = T->items[before].centroid_y;
+					if (!likeness_whole(&lk, x, y) || !(likeness_at(&lk, x, y, lkv) >= lk.floor_))
 						T->n = before;
 				}
 				if (grid_sync(&g, T)) {

@@ -22,8 +22,11 @@
  * pitch is a few pixels of slope, not a smooth curve). */
 #define G_MAX 20
 #define G_MIN 12
-#define FIT_R 0.55    /* the patch's radius, pitches: a dome of fill 0.8
-			 and the gap to its neighbours' bases */
+/* the patch's radius, pitches: a dome of fill 0.8 and the gap to its
+ * neighbours' bases (in hundredths, so that the mean image's width,
+ * mean_half, is counted in integers) */
+#define FIT_R_PCT 55
+#define FIT_R (FIT_R_PCT / 100.0)
 #define NPAR (FS_SE_NCOMP + 1)
 
 static const double HR[] = {0.2, 0.4, 0.7, 1.0};
@@ -163,7 +166,26 @@ typedef struct ctx {
 } ctx;
 
 #define MEAN_SUB 4      /* mean image samples per patch sample */
-#define MAX_OFFSET 0.3  /* pitches */
+#define MAX_OFFSET_PCT 30 /* pitches, in hundredths */
+#define MAX_OFFSET (MAX_OFFSET_PCT / 100.0)
+/* the mean image's margin past FIT_R + MAX_OFFSET, hundredths of a
+ * pitch: the patch's radius rounded up to whole samples (up to 1/G_MIN
+ * pitch) and a bilinear read's next cell */
+#define MEAN_MARGIN_PCT 10
+
+/* Samples each side of the mean image: (FIT_R + MAX_OFFSET + margin)
+ * pitch at pitch / (g MEAN_SUB) px a sample, rounded up. The pitch
+ * cancels, so the count is g's alone, and it is made in integers: the
+ * constants summed in doubles give 0.9500000000000001, and the quotient
+ * by a step made from the pitch came out 76 or 76.00000000000001 at
+ * g = 20 by the pitch's last bits, so 37 % of pitches took 77 samples
+ * and a last bit decided which centres had a whole neighbourhood
+ * (h40e, h40u in docs/paper-figures.md). */
+static int mean_half(int g)
+{
+	int num = (FIT_R_PCT + MAX_OFFSET_PCT + MEAN_MARGIN_PCT) * g * MEAN_SUB;
+	return (num + 99) / 100;
+}
 
 /* Chooses the centres with side (-1 all, 0 x < split, 1 x >= split) whose
  * whole neighbourhood lies inside the image (every k-th of the list when
@@ -175,7 +197,7 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, c
 {
 	size_t stride = max_centres && n > max_centres ? (n + max_centres - 1) / max_centres : 1;
 	m->step = pitch / g / MEAN_SUB;
-	m->half = (int)ceil((FIT_R + MAX_OFFSET + 0.1) * pitch / m->step);
+	m->half = mean_half(g);
 	size_t w = (size_t)(2 * m->half + 1), cap = n / stride + 1;
 	double ext = (m->half + 1) * m->step;
 	m->img = img;
@@ -221,7 +243,7 @@ void fs_dome_fit_reach(double pitch, size_t n, size_t max_centres, size_t *strid
 	g = g > G_MAX ? G_MAX : g < G_MIN ? G_MIN : g;
 	double step = pitch / g / MEAN_SUB;
 	*stride = max_centres && n > max_centres ? (n + max_centres - 1) / max_centres : 1;
-	*extent = ((int)ceil((FIT_R + MAX_OFFSET + 0.1) * pitch / step) + 1) * step;
+	*extent = (mean_half(g) + 1) * step;
 }
 
 /* Averages the nt cells todo[] of m: each cell's bilinear sample added

@@ -6,6 +6,8 @@
  *   the base, slopes face away from the centre, shadows fall on the side
  *   away from the detector;
  * - fs_dome_fit_pitch reads the pitch of scattered centres within 1 %;
+ * - fs_dome_fit_reach: the fit's neighbourhood is a count of samples set
+ *   by the grid alone, whatever the pitch's last bits (h41h);
  * - from the TRUE centres of clean scenes at fills 0.30, 0.55, 0.73 the fit
  *   finds the fill within 0.03;
  * - true centres moved by a known amount: the fitted common offset brings
@@ -322,11 +324,58 @@ static void corner_scenes(void **state)
 		assert_true(within >= 2);
 }
 
+/* The fit's neighbourhood is 0.95 pitch counted in whole samples of
+ * pitch / (4 g), g = the pitch in px within 12..20: ceil(3.8 g) samples
+ * and the sample past them (fs_dome_fit_reach's extent), a function of g
+ * alone. On main at 613555b the count was made in doubles from the
+ * pitch, and 37 % of pitches from 19.5 px took 77 samples at g = 20
+ * instead of 76 by the last bits of the pitch (the constant summed to
+ * 0.9500000000000001; h40u): the extent at P1 Fig2's first pitch,
+ * 66.071548730291013, and at the next double down differed by a sample
+ * (64.42 against 63.59 px), and with it which centres had a whole
+ * neighbourhood. */
+static void fit_reach_counts_whole_samples(void **state)
+{
+	(void)state;
+	static const int samples[] = {46, 50, 54, 57, 61, 65, 69, 73, 76}; /* g = 12..20 */
+	size_t wrong = 0, tried = 0;
+	double first_wrong = 0;
+	for (int k = 0; k < 20000; k++) {
+		/* 9.5 to 130 px at a step whose last bits wander */
+		double pitch = 9.5 + k * 0.0060251359;
+		for (int d = -1; d <= 1; d++) {
+			double p = d < 0 ? nextafter(pitch, 0) : d > 0 ? nextafter(pitch, INFINITY) : pitch;
+			long g = lround(p);
+			g = g > 20 ? 20 : g < 12 ? 12 : g;
+			double step = p / g / 4, ext;
+			size_t stride;
+			fs_dome_fit_reach(p, 100, 0, &stride, &ext);
+			tried++;
+			if (fabs(ext / step - (samples[g - 12] + 1)) > 1e-9) {
+				if (!wrong)
+					first_wrong = p;
+				wrong++;
+			}
+		}
+	}
+	size_t stride;
+	double lo, hi;
+	fs_dome_fit_reach(66.071548730291013, 100, 0, &stride, &hi);
+	fs_dome_fit_reach(nextafter(66.071548730291013, 0), 100, 0, &stride, &lo);
+	printf("fit reach: %zu of %zu pitches off the count (first %.17g); extent at 66.071548730291013 %.6f px, "
+	       "one double down %.6f px\n",
+	       wrong, tried, first_wrong, hi, lo);
+	assert_int_equal(wrong, 0);
+	assert_true(fabs(hi - lo) < 1e-9);
+	assert_true(fabs(hi / (66.071548730291013 / 80) - 77) < 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(render_physics),
 		cmocka_unit_test(pitch_of_scattered_centres),
+		cmocka_unit_test(fit_reach_counts_whole_samples),
 		cmocka_unit_test(fit_true_centres),
 		cmocka_unit_test(offset_of_moved_true_centres),
 		cmocka_unit_test(detector_centres_corrected),
