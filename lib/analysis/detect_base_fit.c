@@ -256,7 +256,13 @@ int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off,
 	*v1 = sv / n;
 	double sg = sqrt(*v1 + FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR);
 	double r0 = 0.5 * p->fill0 * off->fit.pitch, gap = off->fit.pitch - 2 * r0;
-	return r0 >= FS_DET_BASE_RESOLVED * sg && gap >= FS_DET_BASE_FOOT_CLEAR * sg;
+	if (!(r0 >= FS_DET_BASE_RESOLVED * sg))
+		return FS_DET_EXTRAP_NONE;
+	if (gap >= FS_DET_BASE_FOOT_CLEAR * sg)
+		return FS_DET_EXTRAP_CLEAR;
+	/* at tight gaps only on a steep foot, whose excess is the blur's
+	 * (detect_base_fit.h, h41f) */
+	return off->fit.h_over_r >= FS_DET_BASE_TALL_HR ? FS_DET_EXTRAP_TALL : FS_DET_EXTRAP_NONE;
 }
 
 double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int *le, const double *l2, double *lr)
@@ -1258,7 +1264,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		fs_base_readings_seal(m->readings);
 	/* without a screen, the level extrapolated to no blur */
 	double v1;
-	int clear = !lp && fs_det_base_extrap_plan(&p, off, lr, le, var, &v1);
+	int clear = lp ? FS_DET_EXTRAP_NONE : fs_det_base_extrap_plan(&p, off, lr, le, var, &v1);
 	if (clear) {
 		/* the blurred image made only when a reading is not kept: the
 		 * last step finds them all where the first pass read them
@@ -1319,7 +1325,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		fs_base_readings_seal(m->readings);
 	/* the away rays' readings lie on the cast shadow's border (after the
 	 * step judgement, which reads the image where the reading lies) */
-	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, off, meas, lr, clear), lr);
+	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, off, meas, lr, clear == FS_DET_EXTRAP_CLEAR), lr);
 	/* strays are judged only where the level and the fit read one image
 	 * from one centre (detect_base_fit.h) */
 	p.screened = lp != NULL;

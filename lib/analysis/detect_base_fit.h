@@ -541,17 +541,40 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
  * base_readings.h: the point and radii it was read with are (x, y) and
  * FS_DOME_R0 and FS_DOME_R1 x mr / F). Its radius and *edge are fs_det_base_level_one's
  * on the same image (the same reading), so the second readings are made
- * and kept with it too. fs_det_base_extrap_plan: whether to read again (1) for the
+ * and kept with it too. fs_det_base_extrap_plan: whether to read again
+ * (FS_DET_EXTRAP_CLEAR, or FS_DET_EXTRAP_TALL below; FS_DET_EXTRAP_NONE
+ * not) for the
  * plan's level readings lr, their pins le (fs_det_base_level_one's
  * *edge: a pinned reading is out of the level and out of these sums) and
  * their variances var (NAN: not read), the mean variance in *v1.
  * fs_det_base_extrap_apply: lr scaled by L0 / L1 from the second
  * readings l2 (NAN: not read) over the unpinned domes read on both;
  * returns the scale applied (1 when none).
+ *
+ * Tall domes at tight gaps (h41f, docs/paper-figures.md): where the bases
+ * are resolved but their feet are not clear of the neighbours', the
+ * level is still extrapolated when the formation fit's h/R is at least
+ * FS_DET_BASE_TALL_HR (its grid's 0.7 and 1.0: a steep foot).
+ * fs_det_base_extrap_plan then returns FS_DET_EXTRAP_TALL instead of
+ * FS_DET_EXTRAP_CLEAR; the shadow's factor (above) stays off there, as
+ * its own reason (the neighbours' feet move the away rays' steps)
+ * holds. Why: at fill 0.8, pitch 16 (3.2-px gaps) the level from the
+ * TRUE centres reads tall domes 1.4-3.5 % large on every seed set, and
+ * with the simulator's own blur varied (beam 0.4 / 0.8 / 1.2 px) that
+ * excess is the blur's: extrapolated to no blur it is -0.03 / +0.11 %
+ * on the tall spheres, -0.6 / -0.9 % on the flat tops; on low domes the
+ * reading without blur is 1-3.6 % short (the cast shadow and the edge
+ * brightening) and the blur's part makes up for it, so the neighbours'
+ * merging under the added blur, which h34c's bound keeps out, would
+ * take off what the low domes need. Corner scenes on 8 seed sets, all
+ * four: 304 -> 317 of 512 (every set gains; 7, 5 and 21 gained, 3, 17
+ * and 19 lost 6 times where the fit read a low dome's h/R as 0.7-1.0).
  */
 #define FS_DET_BASE_EXTRA_BLUR 1.0
 #define FS_DET_BASE_EXTRAP_MAX 0.1
 #define FS_DET_BASE_FOOT_CLEAR 4.5
+#define FS_DET_BASE_TALL_HR 0.55
+enum { FS_DET_EXTRAP_NONE = 0, FS_DET_EXTRAP_CLEAR = 1, FS_DET_EXTRAP_TALL = 2 };
 /*
  * The second readings on a sample (h34b, issue 13's cost): they enter
  * only through one image-wide ratio of two sums, so where more than

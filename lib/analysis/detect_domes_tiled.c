@@ -1112,7 +1112,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	}
 	keep_readings(m, &b, lx, FS_BASE_ON_MEAS);
 	double v1;
-	int clear = !(b.lowpass > 0) && fs_det_base_extrap_plan(&p, &j->off, b.lr, b.le, b.var, &v1);
+	int clear = b.lowpass > 0 ? FS_DET_EXTRAP_NONE : fs_det_base_extrap_plan(&p, &j->off, b.lr, b.le, b.var, &v1);
 	if (clear) {
 		unsigned classes = fs_det_base_extrap_classes(&p, b.lr, b.le);
 		for (size_t k = 0; k < p.n; k++) {
@@ -1151,7 +1151,8 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		goto out;
 	}
 	/* (as the whole image's, detect_base_fit.c) */
-	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, &j->off, j->res, b.lr, clear), b.lr);
+	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, &j->off, j->res, b.lr, clear == FS_DET_EXTRAP_CLEAR),
+				 b.lr);
 	/* (as the whole image's) */
 	const double *step = b.lowpass > 0 ? NULL : scratch;
 	p.screened = b.lowpass > 0;

@@ -36,7 +36,8 @@
  * angle from the detector).
  *
  * Usage: bench_rim_rays [--seed-add N] [--no-shadow] [--no-edge]
- * [--profile] [--per-dome] [--beam-blur S] [--formation] [SCENE...] (default 39 55; SEM_SCENE_CACHE
+ * [--profile] [--per-dome] [--beam-blur S] [--formation] [--extra-blur S]
+ * [--lattice] [SCENE...] (default 39 55; SEM_SCENE_CACHE
  * shares renders). --no-shadow / --no-edge render the same scene and
  * seed without the simulator's cast shadow / edge brightening.
  * --per-dome prints each counted dome's L1 - R and sectors. --profile
@@ -58,6 +59,18 @@
  * extrapolated as the level. --formation prints the formation fit
  * (fs_dome_fit_image) at the true centres and pitch: the dome a
  * correction derived from the formation would be told of.
+ * h41f: --extra-blur S takes S px for the second reading's added blur
+ * (and 2 S for the third) instead of FS_DET_BASE_EXTRA_BLUR, to see how
+ * the level grows with the blur before the neighbours' steps merge
+ * (pitch 16, fill 0.8: 3.2-px gaps). fs_gaussian_blurred samples its
+ * kernel on the pixel lattice, so below 0.6 px the variance it adds is
+ * less than S^2 (S 0.3: 0.008, 0.4: 0.081, 0.5: 0.215, from 0.6 within
+ * 3 %): read a small S's change against that variance, not S^2 (the
+ * "extrapolated" figures use S^2, as the rule does with its 1 px).
+ * --lattice adds a line per scene: the coarse picks binned by the ray's
+ * angle from its dome's nearest true neighbour (0-10, 10-20, 20-30
+ * degrees folded): whether the level's excess sits on the rays that
+ * cross the gap to a neighbour or on the dome's own edge all round.
  * Prints, asserts nothing.
  */
 #include <math.h>
@@ -78,6 +91,16 @@
 #define NS 8
 #define NPROF 33 /* r - R = -4 .. +4 px every 0.25 */
 
+/* the second reading's added blur (px): the rule's FS_DET_BASE_EXTRA_BLUR
+ * unless --extra-blur says otherwise (h41f) */
+static double extra = FS_DET_BASE_EXTRA_BLUR;
+
+/* --lattice (h41f): the coarse picks binned by the ray's angle from the
+ * direction of the dome's nearest true neighbour, folded to 0-30 degrees
+ * in three bins (0: towards a neighbour across the gap, 2: between two
+ * neighbours, where the next base is farther) */
+static int by_lattice;
+
 typedef struct acc {
 	double coarse[NR], fine[NR];
 	size_t n;
@@ -86,6 +109,7 @@ typedef struct acc {
 	double s3; /* the third reading's sum (blurred by 2 x FS_DET_BASE_EXTRA_BLUR more) */
 	double g1, g2, gr; /* the ridge reader's (fs_dome_measure_base_ridge) sums on meas and b2, of R */
 	size_t ng;
+	double lat[3], latn[3]; /* --lattice: coarse pick - R by the ray's angle from the nearest neighbour's direction */
 	size_t nx;
 	size_t nl;
 	double prof[NR][NPROF];
@@ -197,10 +221,28 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 	acc *A = calloc(1, sizeof *A);
 	/* the second reading's image (detect_base_fit.c: the level extrapolated
 	 * to no blur) */
-	fs_image *b2 = fs_gaussian_blurred(meas, FS_DET_BASE_EXTRA_BLUR, err, sizeof err);
-	fs_image *b3 = fs_gaussian_blurred(meas, 2 * FS_DET_BASE_EXTRA_BLUR, err, sizeof err);
+	fs_image *b2 = fs_gaussian_blurred(meas, extra, err, sizeof err);
+	fs_image *b3 = fs_gaussian_blurred(meas, 2 * extra, err, sizeof err);
 	double step = rule_step(FS_DOME_R1 * mr);
 	double az = o.det_azimuth, meanR = 0;
+	/* each dome's nearest true neighbour's direction (NAN: none) */
+	double *nphase = malloc((t.n + 1) * sizeof *nphase), *ndist = malloc((t.n + 1) * sizeof *ndist);
+	for (size_t j = 0; nphase && ndist && j < t.n; j++) {
+		nphase[j] = NAN;
+		ndist[j] = INFINITY;
+	}
+	for (size_t q = 0; nphase && ndist && q < t.n_pairs; q++) {
+		int a = t.pi[q], b = t.pj[q];
+		double dx = t.x[b] - t.x[a], dy = t.y[b] - t.y[a], dd = hypot(dx, dy);
+		if (dd < ndist[a]) {
+			ndist[a] = dd;
+			nphase[a] = atan2(dy, dx);
+		}
+		if (dd < ndist[b]) {
+			ndist[b] = dd;
+			nphase[b] = atan2(-dy, -dx);
+		}
+	}
 	for (size_t j = 0; A && j < t.n; j++) {
 		if (!sem_counted(&t, t.x[j], t.y[j]))
 			continue;
@@ -222,6 +264,13 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 			double rel = fmod(2 * M_PI * r / NR - az + 4 * M_PI, 2 * M_PI);
 			int q = (int)lround(rel / (2 * M_PI / NR)) % NR;
 			own[q] = co[r];
+			if (by_lattice && nphase && isfinite(nphase[j])) {
+				double rl = fmod(2 * M_PI * r / NR - nphase[j] + 8 * M_PI, M_PI / 3);
+				double fold = fmin(rl, M_PI / 3 - rl) * 180 / M_PI;
+				int bi = fold < 10 ? 0 : fold < 20 ? 1 : 2;
+				A->lat[bi] += co[r];
+				A->latn[bi]++;
+			}
 			A->coarse[q] += co[r];
 			A->fine[q] += fi[r];
 			if (profile) {
@@ -321,7 +370,7 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 			printf(" %6.3f", sf[s]);
 		/* (as fs_det_base_extrap_apply, on these domes, gate or not) */
 		double corr = A->nx ? (A->s2 / A->s1 - 1) * (A->sv / (double)A->nx) /
-					      (FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR)
+					      (extra * extra)
 				    : NAN;
 		printf(" | m0 %6.3f (%5.2f%%) | L1 extrapolated %5.2f%% (x %.4f)\n", f0, 100 * f0 / meanR,
 		       100 * (A->s1 * (1 - corr) - A->sr) / A->sr, 1 - corr);
@@ -331,8 +380,8 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 			 * point by a fraction of sigma), and as a + b sigma + c sigma^2
 			 * through the third reading */
 			double nx = (double)A->nx, v = A->sv / nx, q1 = sqrt(v);
-			double q2 = sqrt(v + FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR);
-			double q3 = sqrt(v + 4 * FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR);
+			double q2 = sqrt(v + extra * extra);
+			double q3 = sqrt(v + 4 * extra * extra);
 			double m1 = A->s1 / nx, m2 = A->s2 / nx, m3 = A->s3 / nx, mR = A->sr / nx;
 			double lin = m1 - (m2 - m1) * q1 / (q2 - q1);
 			/* Lagrange through (q1, m1), (q2, m2), (q3, m3) at 0 */
@@ -343,12 +392,17 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 			       100 * (lin - mR) / mR, 100 * (quad - mR) / mR);
 			/* the ridge reader, and extrapolated as the rule's level */
 			if (A->ng) {
-				double gc = (A->g2 / A->g1 - 1) * v / (FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR);
+				double gc = (A->g2 / A->g1 - 1) * v / (extra * extra);
 				printf(" | ridge %5.2f%% (+1 px %5.2f%%) extrapolated %5.2f%%", 100 * (A->g1 - A->gr) / A->gr,
 				       100 * (A->g2 - A->gr) / A->gr, 100 * (A->g1 * (1 - gc) - A->gr) / A->gr);
 			}
 			printf("\n");
 		}
+		if (by_lattice)
+			printf("%-3s %4s %5s lattice: pick - R by the ray's angle from the nearest neighbour, 0-10 %6.3f "
+			       "10-20 %6.3f 20-30 deg %6.3f px\n",
+			       "", "", "", A->latn[0] ? A->lat[0] / A->latn[0] : NAN, A->latn[1] ? A->lat[1] / A->latn[1] : NAN,
+			       A->latn[2] ? A->lat[2] / A->latn[2] : NAN);
 		if (profile) {
 			double norm = 0;
 			for (int q = 0; q < NR; q++)
@@ -364,6 +418,8 @@ static int run_scene(int k, unsigned seed_add, int no_shadow, int no_edge, int p
 		}
 	}
 	free(A);
+	free(nphase);
+	free(ndist);
 	fs_image_free(b2);
 	fs_image_free(b3);
 	fs_image_free(meas);
@@ -392,13 +448,17 @@ int main(int argc, char **argv)
 			formation = 1;
 		else if (!strcmp(argv[i], "--beam-blur") && i + 1 < argc)
 			beam = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--lattice"))
+			by_lattice = 1;
+		else if (!strcmp(argv[i], "--extra-blur") && i + 1 < argc)
+			extra = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)
 			scenes[listed++] = atoi(argv[i]);
 		else {
 			fprintf(stderr, "usage: %s [--seed-add N] [--no-shadow] [--no-edge] [--profile] [--per-dome] [--beam-blur S] "
-				"[--formation] [SCENE 0-63...]\n",
+				"[--formation] [--extra-blur S] [--lattice] [SCENE 0-63...]\n",
 				argv[0]);
 			return 2;
 		}
