@@ -137,29 +137,30 @@ double fs_det_base_level_blur(const fs_image *img, double x, double y, double mr
  * (docs/paper-figures.md, h37d), their shadowed ones 0.010-0.021 */
 #define SHADOW_A2_MIN 0.008
 
-double fs_det_base_shadow_factor(const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
-				 const double *lr, int clear)
+/* Under a halftone screen the level's own readings on the low-pass
+ * (fs_det_base_shadow_factor_screened) show the elongation instead, and
+ * the screened scenes without a shadow show more of it than the clean
+ * ones: the corner scenes' fill-0.8 low spheres 0.006-0.009 at the rule's
+ * centres, the shadowed low flat tops (43, 59) 0.013-0.016
+ * (docs/paper-figures.md, h41i) */
+#define SHADOW_A2_MIN_SCREENED 0.012
+
+double fs_det_base_elongation(const fs_tubercle *t, double azimuth)
 {
-	if (!clear || !off || !off->fitted || off->fit.halftone > 0)
-		return 1;
-	double sa = 0, sr = 0, c2 = cos(2 * off->fit.azimuth), s2 = sin(2 * off->fit.azimuth);
-	size_t n = 0;
-	for (size_t k = 0; k < p->n; k++) {
-		const fs_tubercle *t = &meas[p->idx[k]].t;
-		if (!isfinite(lr[k]) || !t->has_ellipse || !(t->major_axis_px >= t->minor_axis_px))
-			continue;
-		/* the polygon's elongation projected on the detector's axis:
-		 * (a - b) / 2 cos 2 (theta - azimuth), semi-axes a, b */
-		double e = 0.25 * (t->major_axis_px - t->minor_axis_px);
-		sa += e * (cos(2 * t->orientation) * c2 + sin(2 * t->orientation) * s2);
-		sr += lr[k];
-		n++;
-	}
-	if (n < MIN_SIZED || !(sr > 0))
-		return 1;
-	double q = sa / sr;
-	if (!(q > SHADOW_A2_MIN))
-		return 1;
+	if (!t->has_ellipse || !(t->major_axis_px >= t->minor_axis_px))
+		return NAN;
+	/* the polygon's elongation projected on the detector's axis:
+	 * (a - b) / 2 cos 2 (theta - azimuth), semi-axes a, b */
+	double e = 0.25 * (t->major_axis_px - t->minor_axis_px);
+	return e * (cos(2 * t->orientation) * cos(2 * azimuth) + sin(2 * t->orientation) * sin(2 * azimuth));
+}
+
+/* The ratio base / reading for readings whose mean elongation along the
+ * detector's axis over their mean radius is q (above the caller's
+ * threshold): the elevation at which the formation's dome casts a border
+ * with that elongation, then the border's mean over the rays there. */
+static double shadow_factor_of(const fs_det_offset *off, double q)
+{
 	/* the elevation at which the formation's dome casts a border with
 	 * that elongation (it falls as the elevation rises), then the
 	 * border's mean over the rays there: the reading's excess radius */
@@ -188,6 +189,53 @@ double fs_det_base_shadow_factor(const fs_det_base_plan *p, const fs_det_offset 
 		fs_se_shadow_rays(off->fit.h_over_r, off->fit.profile, 0.5 * (lo + hi), SHADOW_WINDOW, &m, &a2);
 	}
 	return 1 / (1 + m);
+}
+
+double fs_det_base_shadow_factor(const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
+				 const double *lr, int clear)
+{
+	if (!clear || !off || !off->fitted || off->fit.halftone > 0)
+		return 1;
+	double sa = 0, sr = 0;
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++) {
+		double e = fs_det_base_elongation(&meas[p->idx[k]].t, off->fit.azimuth);
+		if (!isfinite(lr[k]) || !isfinite(e))
+			continue;
+		sa += e;
+		sr += lr[k];
+		n++;
+	}
+	if (n < MIN_SIZED || !(sr > 0))
+		return 1;
+	double q = sa / sr;
+	return q > SHADOW_A2_MIN ? shadow_factor_of(off, q) : 1;
+}
+
+double fs_det_base_shadow_factor_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr,
+					  const int *le, const double *la)
+{
+	/* only a formation that could cast the shadow: the detector on the
+	 * side its slopes say and a shadow no deeper than the signal; the
+	 * screened low spheres whose fit flipped the azimuth (side < 0) or
+	 * took a shadow 1.4-58 times the yield show elongations of 0.011-0.024
+	 * that no shadow makes (h41i) */
+	if (!off || !off->fitted || !(off->fit.halftone > 0) || !(off->fit.side > 0) || !(off->fit.shadow > 0) ||
+	    !(off->fit.shadow <= 1))
+		return 1;
+	double sa = 0, sr = 0;
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++) {
+		if (!isfinite(lr[k]) || le[k] || !isfinite(la[k]))
+			continue;
+		sa += la[k];
+		sr += lr[k];
+		n++;
+	}
+	if (n < MIN_SIZED || !(sr > 0))
+		return 1;
+	double q = sa / sr;
+	return q > SHADOW_A2_MIN_SCREENED ? shadow_factor_of(off, q) : 1;
 }
 
 void fs_det_base_shadow_apply(const fs_det_base_plan *p, double factor, double *lr)
@@ -306,6 +354,19 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge)
 {
 	return level_reading(1, lp, x, y, mr, F, edge);
+}
+
+double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
+					 int *edge, double *along)
+{
+	/* level_reading's, its polygon kept */
+	fs_tubercle t;
+	int e = 0;
+	memset(&t, 0, sizeof t);
+	int rc = fs_dome_measure_base_edge(lp, x, y, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F, 1, &t, &e);
+	double r = fs_det_base_level_value(rc, &t, e, NAN, edge, NULL);
+	*along = isfinite(r) ? fs_det_base_elongation(&t, azimuth) : NAN;
+	return r;
 }
 
 /* Whether plan entry k's level reading is the window's end: its
@@ -1178,9 +1239,9 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	if (!p.n)
 		return 0;
 	int rc = -1;
-	double *fr = malloc(11 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
+	double *fr = malloc(12 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
 	double *sig = lr + p.n, *scratch = sig + p.n, *var = scratch + p.n, *l2 = var + p.n;
-	double *sx = l2 + p.n, *sy = sx + p.n, *rs2 = sy + p.n;
+	double *sx = l2 + p.n, *sy = sx + p.n, *rs2 = sy + p.n, *la = rs2 + p.n;
 	int *le = calloc(p.n, sizeof *le);
 	fs_image *lp = NULL;
 	fs_dome_tpl t;
@@ -1196,7 +1257,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	if (b > 0)
 		goto out; /* no templates: the base rule's radii stand */
 	for (size_t k = 0; k < p.n; k++)
-		lr[k] = var[k] = NAN;
+		lr[k] = var[k] = la[k] = NAN;
 	if (fit_all(&t, img, &p, p.xs, p.ys, fr, fx, fy, sig)) {
 		rc = -1;
 		goto out;
@@ -1247,7 +1308,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			le[k] = level_edge[i];
 			var[k] = level_var[i];
 		} else if (screened) {
-			lr[k] = fs_det_base_level_lowpassed(lp, lvx[k], lvy[k], mr, m->f, &le[k]);
+			lr[k] = fs_det_base_level_lowpassed_along(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth, &le[k],
+								  &la[k]);
 		} else {
 			/* kept for the last step, which reads the base from
 			 * this very centre again (base_readings.h) */
@@ -1324,11 +1386,15 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	if (m->readings && !m->given)
 		fs_base_readings_seal(m->readings);
 	/* the away rays' readings lie on the cast shadow's border (after the
-	 * step judgement, which reads the image where the reading lies) */
-	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, off, meas, lr, clear == FS_DET_EXTRAP_CLEAR), lr);
-	/* strays are judged only where the level and the fit read one image
-	 * from one centre (detect_base_fit.h) */
-	p.screened = lp != NULL;
+	 * step judgement, which reads the image where the reading lies);
+	 * under a screen their own polygons on the low-pass say so */
+	fs_det_base_shadow_apply(&p,
+				 screened ? fs_det_base_shadow_factor_screened(&p, off, lr, le, la)
+					  : fs_det_base_shadow_factor(&p, off, meas, lr, clear == FS_DET_EXTRAP_CLEAR),
+				 lr);
+	/* strays are judged except where the level is the first reading
+	 * (detect_base_fit.h) */
+	p.screened = lp != NULL && !screened;
 	/* no base in the image (judged at given centres only), else the
 	 * level's scale */
 	if (fs_det_base_level_size(&p, m->given, &t, &off->fit, fr, fx, fy, lr, le, scratch, meas, info)) {

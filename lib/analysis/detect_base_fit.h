@@ -119,14 +119,17 @@
  * ratios spread by 0.3-0.6 % (MAD). Only short readings: a cut dome's
  * base lies partly outside what is read, while the paper figures' long
  * readings are bases (judged both ways, P1 Fig2's fill fell 0.267 ->
- * 0.246 and Fig3's 0.290 -> 0.264, away from the published). Not under a
- * screen: there the level is read on the screen's low-pass from the
- * first fit's centres, or is the base rule's first reading, not where
- * the fitted radii were, so a ratio far off is not the reading's alone
- * (judged there too, corner scene 43 lost its S on 7 of 8 seed sets: its
- * own +1.3 %, which the strays had hidden). Scene 3 (pitch 16) shows the
- * same: its own +0.9 % lost S on 5 of 8 seed sets. docs/paper-figures.md,
- * section h40g.
+ * 0.246 and Fig3's 0.290 -> 0.264, away from the published). Not where
+ * a screen's low-pass merges the bases and the level is the base rule's
+ * first reading (judged there, pitch-16 scene 31 lost S on 2 of 8 seed
+ * sets). Where the low-pass leaves the bases resolved (h41i) they are
+ * judged, together with the screened shadow factor
+ * (fs_det_base_shadow_factor_screened): the gate alone lost corner scene
+ * 43 on 7 of 8 seed sets (its own +1.3 % from the away-side shadow, which
+ * the strays had hidden, h41e), the two together gain 12 corner
+ * scene-seeds of 512 and lose none. Scene 3 (pitch 16) shows the same
+ * unscreened: its own +0.9 % lost S on 5 of 8 seed sets.
+ * docs/paper-figures.md, sections h40g, h41i.
  *
  * Pinned readings (h32c, issue 13 section 4): a base reading whose rays'
  * summed step peaks at its radius window's first or last sample and still
@@ -256,10 +259,14 @@ typedef struct fs_det_base_plan {
 	 * the common move */
 	double *ex, *ey;
 	int own;     /* the base rule's own readings stand and are judged (fs_det_base_own_plan) */
-	/* the formation found a halftone screen: the level is read on its
-	 * low-pass from the first fit's centres (or is the first reading),
-	 * not where the fitted radii were, so no reading is judged a stray
-	 * ("Stray readings" above; set by each path before the level) */
+	/* the formation found a halftone screen whose low-pass merges the
+	 * bases: the level is the base rule's first reading, not read where
+	 * the fitted radii were, so no reading is judged a stray ("Stray
+	 * readings" above; set by each path before the level). Where the
+	 * low-pass leaves them resolved the strays are judged (h41i: the cut
+	 * domes' short readings there are most of the pitch-64 screened
+	 * scenes' scatter, and their gate goes with the screened shadow
+	 * factor, which takes out the bias they had hidden on scene 43) */
 	int screened;
 } fs_det_base_plan;
 
@@ -371,6 +378,24 @@ void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given);
  */
 double fs_det_base_shadow_factor(const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
 				 const double *lr, int clear);
+/*
+ * The same under a halftone screen whose low-pass leaves the bases
+ * resolved (h41i): there the first pass's polygons, read on the screened
+ * image, do not show the border (h41e: the factor fired on 2 of the 16
+ * screened pitch-64 scenes, not on 43), but the level's own readings on
+ * the low-pass do (fs_det_base_level_lowpassed_along: la[k] the
+ * elongation of entry k's reading along the fitted azimuth, NAN: none).
+ * The mean elongation over the readings neither pinned (le) nor
+ * missing, over their mean radius, above SHADOW_A2_MIN_SCREENED; only
+ * where the formation could cast the shadow (its detector weight and
+ * shadow depth positive, the depth at most the yield). 1 otherwise.
+ * fs_det_base_elongation: a polygon's elongation along a detector
+ * azimuth ((a - b) / 2 cos 2 (theta - azimuth), semi-axes a, b), NAN
+ * without its ellipse.
+ */
+double fs_det_base_shadow_factor_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr,
+					  const int *le, const double *la);
+double fs_det_base_elongation(const fs_tubercle *t, double azimuth);
 void fs_det_base_shadow_apply(const fs_det_base_plan *p, double factor, double *lr);
 
 /* Below this share of the median signal of an image's domes a point is
@@ -633,6 +658,11 @@ double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int 
 int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
 			       double *scratch);
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge);
+/* The same reading, and in *along its polygon's elongation along the
+ * detector's azimuth (fs_det_base_elongation; NAN without a reading):
+ * the screened shadow factor's input. */
+double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
+					 int *edge, double *along);
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen);
 
 /*

@@ -579,6 +579,8 @@ struct base_job {
 	int *le;               /* ... pinned at its window's end (fs_det_base_level_one) */
 	double *var;           /* the blur's variance its rays showed (NAN) */
 	double *l2;            /* the radius read again, blurred (h32e) */
+	double *la;            /* its polygon's elongation along the detector, under a screen (NAN) */
+	double az;             /* the formation's detector azimuth (radians) */
 	double *sig;           /* its SE signal (dome_signal.h), NAN: none */
 	unsigned char *end;    /* 1: its best fill an end of the range (NULL: not kept) */
 	fs_dome_reading *kept; /* the level's readings for fs_meas.readings (NULL: none kept) */
@@ -671,8 +673,8 @@ static void keep_readings(const fs_meas *m, const struct base_job *b, const doub
 static void level_point_lowpassed(const fs_image *lp, int ox, int oy, size_t k, void *ctx)
 {
 	struct base_job *b = ctx;
-	b->lr[k] = fs_det_base_level_lowpassed(lp, b->lvx[k] - ox, b->lvy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1,
-					       &b->le[k]);
+	b->lr[k] = fs_det_base_level_lowpassed_along(lp, b->lvx[k] - ox, b->lvy[k] - oy, cand_mr(b->j, b->p->idx[k]),
+						     1, b->az, &b->le[k], &b->la[k]);
 }
 
 /* Whether the level's readings lie on a step (base_step.h): each judged
@@ -1020,7 +1022,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	struct base_job b = {.p = &p, .j = j, .sx = p.xs, .sy = p.ys, .end = p.at_end};
 	b.lowpass = j->off.fit.halftone > 0 ? FS_HALFTONE_LOWPASS * j->off.fit.halftone : 0;
 	int lp = b.lowpass > 0 ? fs_gaussian_radius(b.lowpass) + 1 : 0;
-	b.fr = malloc(12 * p.n * sizeof *b.fr);
+	b.fr = malloc(13 * p.n * sizeof *b.fr);
 	b.fx = b.fr ? b.fr + p.n : NULL;
 	b.fy = b.fr ? b.fx + p.n : NULL;
 	b.lr = b.fr ? b.fy + p.n : NULL;
@@ -1030,6 +1032,8 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	b.var = b.fr ? scratch + p.n : NULL;
 	b.l2 = b.fr ? b.var + p.n : NULL;
 	double *sx = b.fr ? b.l2 + p.n : NULL, *sy = b.fr ? sx + p.n : NULL, *rs2 = b.fr ? sy + p.n : NULL;
+	b.la = b.fr ? rs2 + p.n : NULL;
+	b.az = j->off.fit.azimuth;
 	b.le = calloc(p.n, sizeof *b.le);
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
@@ -1085,7 +1089,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	 * profile about where the last one ended: 1.5 r1 and the rays' reach */
 	int screened = b.lowpass > 0 && fs_det_base_level_screened(&p, &j->off, b.fr, scratch);
 	for (size_t k = 0; k < p.n; k++) {
-		b.lr[k] = b.var[k] = b.l2[k] = NAN;
+		b.lr[k] = b.var[k] = b.l2[k] = b.la[k] = NAN;
 		b.le[k] = 0;
 		lx[k] = isfinite(b.fr[k]) && (!(b.lowpass > 0) || screened) ? (screened ? b.lvx[k] : b.fx[k]) : NAN;
 		/* given centres: read there already (reading_point), not again */
@@ -1151,11 +1155,13 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		goto out;
 	}
 	/* (as the whole image's, detect_base_fit.c) */
-	fs_det_base_shadow_apply(&p, fs_det_base_shadow_factor(&p, &j->off, j->res, b.lr, clear == FS_DET_EXTRAP_CLEAR),
+	fs_det_base_shadow_apply(&p,
+				 screened ? fs_det_base_shadow_factor_screened(&p, &j->off, b.lr, b.le, b.la)
+					  : fs_det_base_shadow_factor(&p, &j->off, j->res, b.lr, clear == FS_DET_EXTRAP_CLEAR),
 				 b.lr);
 	/* (as the whole image's) */
 	const double *step = b.lowpass > 0 ? NULL : scratch;
-	p.screened = b.lowpass > 0;
+	p.screened = b.lowpass > 0 && !screened;
 	if (fs_det_base_level_size(&p, m->given, &t, &j->off.fit, b.fr, b.fx, b.fy, b.lr, b.le, step, j->res,
 				   NULL)) {
 		rc = -1;

@@ -20,6 +20,13 @@
  *   under a screen, or with the feet not clear of the neighbours', gives
  *   1; a detector at 135 degrees with the polygons turned with it gives
  *   the same factor.
+ * - under a halftone screen (h41i, fs_det_base_shadow_factor_screened):
+ *   the level's own readings' elongations (la) give the same factor as
+ *   the first pass's polygons without a screen; an elongation the clean
+ *   images' floor would take (0.010 R) is not enough under the screen's
+ *   (0.012 R); a formation that could not cast the shadow (detector
+ *   weight negative: its azimuth flipped; a shadow deeper than the
+ *   yield), a pinned reading, or no screen gives 1.
  * Cost: well under a second (no image).
  */
 #include <stdarg.h>
@@ -131,11 +138,65 @@ static void the_level_takes_out_the_border_the_readings_show(void **state)
 	fs_det_base_plan_free(&p);
 }
 
+static void the_screened_level_takes_out_the_border_its_readings_show(void **state)
+{
+	(void)state;
+	fs_det_base_plan p;
+	fs_measured meas[N];
+	double lr[N], la[N], off_m, a2;
+	int le[N];
+	fs_det_offset off;
+	double R = 25.6; /* corner scene 59: fill 0.8, pitch 64 */
+	fs_se_shadow_rays(0.5, 0, 35 * DEG, 0.25, &off_m, &a2);
+	double want = 1 / (1 + off_m);
+
+	plan_of(&p, meas, lr, &off, R, a2 * R, 0, 0);
+	double clean = fs_det_base_shadow_factor(&p, &off, meas, lr, 1);
+	for (size_t k = 0; k < N; k++) {
+		la[k] = a2 * R;
+		le[k] = 0;
+	}
+	off.fit.halftone = 5;
+	off.fit.side = 0.4;
+	off.fit.shadow = 0.3;
+	double f = fs_det_base_shadow_factor_screened(&p, &off, lr, le, la);
+	assert_true(fabs(f - want) < 0.001);
+	assert_true(f == clean);
+	/* no screen: the clean path's, not this one */
+	off.fit.halftone = 0;
+	assert_true(fs_det_base_shadow_factor_screened(&p, &off, lr, le, la) == 1);
+	off.fit.halftone = 5;
+	/* the formation could not cast it */
+	off.fit.side = -1.6;
+	assert_true(fs_det_base_shadow_factor_screened(&p, &off, lr, le, la) == 1);
+	off.fit.side = 0.4;
+	off.fit.shadow = 1.7;
+	assert_true(fs_det_base_shadow_factor_screened(&p, &off, lr, le, la) == 1);
+	off.fit.shadow = 0;
+	assert_true(fs_det_base_shadow_factor_screened(&p, &off, lr, le, la) == 1);
+	off.fit.shadow = 0.3;
+	/* pinned readings are none: fewer than 8 left */
+	for (size_t k = 0; k < N - 7; k++)
+		le[k] = 1;
+	assert_true(fs_det_base_shadow_factor_screened(&p, &off, lr, le, la) == 1);
+	for (size_t k = 0; k < N; k++)
+		le[k] = 0;
+	/* 0.010 R: above the clean floor, below the screened one */
+	for (size_t k = 0; k < N; k++)
+		la[k] = 0.010 * R;
+	assert_true(fs_det_base_shadow_factor_screened(&p, &off, lr, le, la) == 1);
+	fs_det_base_plan_free(&p);
+	plan_of(&p, meas, lr, &off, R, 0.010 * R, 0, 0);
+	assert_true(fs_det_base_shadow_factor(&p, &off, meas, lr, 1) < 1);
+	fs_det_base_plan_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_border_beyond_the_base_follows_the_foot),
 		cmocka_unit_test(the_level_takes_out_the_border_the_readings_show),
+		cmocka_unit_test(the_screened_level_takes_out_the_border_its_readings_show),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
