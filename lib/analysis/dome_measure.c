@@ -450,12 +450,11 @@ static double inner_shift(const double sd[NRAYS][NMAX], const int *pick, const d
 	double p = hi - gr * (hi - lo), q = lo + gr * (hi - lo);
 	double fp = inner_ssr(prof, m, step, sigma, p, &a), fq = inner_ssr(prof, m, step, sigma, q, &a);
 	/* 12 steps leave R within 0.0039 sigma (2.5 sigma x 0.618^12 / 2),
-	 * a few thousandths of a pixel, far below the reading's own scatter
-	 * over its rays. The 24 before (0.00001 sigma) cost 12 model fits
-	 * more a reading (an erfc and an exp a sample each: 114 M of the
-	 * dome rule's instructions on the 2048 x 1536 lattice) and bought
-	 * no scene: every corner and interior count on 8 seed sets is the
-	 * same (docs/paper-figures.md, h41d). */
+	 * a few thousandths of a pixel. The 24 before (0.00001 sigma) cost
+	 * 12 model fits more a reading (an erfc and an exp a sample each:
+	 * 114 M of the dome rule's instructions on the 2048 x 1536 lattice)
+	 * and bought no scene: every corner and interior count on 8 seed
+	 * sets is the same (docs/paper-figures.md, h41d). */
 	for (int it = 0; it < INNER_GOLDEN_STEPS; it++) {
 		if (fp < fq) {
 			hi = q;
