@@ -49,7 +49,7 @@ double fs_dome_grad_add(const float *rows, int w, int n, double acc);
  * vote values there the whole image's: fs_dome_votes_rect), found in the
  * window as an image of its own; the correlation with the mean dome is
  * still made over the whole image, and its peaks are the candidates. An
- * image of at most that many cells (every simulator scene, 120-750
+ * image of at most that many cells (every simulator scene, at most 750
  * cells, and paper figure) votes over all of it, as before.
  * fs_dome_votes_window: 1 and the window [x0, x1) x [y0, y1) of a w x h
  * image at pitch (px of that image) when it applies, else 0 (the whole
