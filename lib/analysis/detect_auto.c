@@ -63,6 +63,37 @@ static fs_image *circle_votes(const fs_image *img, double pitch, double blur, ch
 	return acc;
 }
 
+/* The votes of the window [x0, x1) x [y0, y1) of sm alone (dome_votes.h,
+ * fs_dome_votes_window): a new image of the window's size, its values the
+ * whole image's votes there (the gradient mean the whole image's, as
+ * circle_votes's). NULL on out of memory or blur error, err set. */
+static fs_image *window_votes(const fs_image *sm, double pitch, double blur, int x0, int y0, int x1, int y1,
+			      char *err, size_t errlen)
+{
+	int w = sm->width, h = sm->height;
+	fs_image *acc = fs_image_new(x1 - x0, y1 - y0);
+	if (!acc) {
+		snprintf(err, errlen, "auto: out of memory");
+		return NULL;
+	}
+	double mean = fs_dome_grad_add(sm->data + w, w, h - 2, 0) / ((double)(w - 2) * (h - 2));
+	if (fs_dome_votes_rect(sm->data, (size_t)w, 0, 0, w, h, mean, pitch, blur, x0, y0, x1, y1, acc->data,
+			       (size_t)acc->width, err, errlen)) {
+		fs_image_free(acc);
+		return NULL;
+	}
+	return acc;
+}
+
+/* The window's peaks into the image's pixels (whole pixels: exact). */
+static void shift_peaks(fs_cand_list *c, int x0, int y0)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		c->items[i].x += x0;
+		c->items[i].y += y0;
+	}
+}
+
 /* The candidates of c (prominence in response, sub-pixel offsets in
  * off[2i], off[2i + 1]) that stand out, in full-resolution pixels, into
  * keep: the same for the whole image's response and for its tiles'. */
@@ -148,8 +179,9 @@ static int peaks_with_offsets(const fs_image *resp, double pitch, double sep, fs
  */
 static int dome_template_peaks(const fs_image *sm, const fs_dome_cands *tiled, fs_dome_resp *keep,
 			       fs_image **resp, double pitch, const fs_params *p, fs_cand_list *c, double **off,
-			       char *err, size_t errlen)
+			       int *made, char *err, size_t errlen)
 {
+	*made = 0;
 	if (!c->n || !(0.5 * pitch >= 1)) {
 		if (tiled && keep) /* the response stays the votes */
 			*keep = (fs_dome_resp){.ready = 1, .st = *tiled};
@@ -188,10 +220,12 @@ static int dome_template_peaks(const fs_image *sm, const fs_dome_cands *tiled, f
 		if (fs_dome_ncc_peaks_tiled(tiled, xs, ys, seeds.n, 0.5 * pitch, 0.7 * pitch, 0.6 * pitch, c, off,
 					    keep, &found, err, errlen))
 			goto out;
+		*made = found;
 	} else if (fs_dome_template_ncc(sm, xs, ys, seeds.n, 0.5 * pitch, &ncc, err, errlen)) {
 		goto out;
 	}
 	if (ncc) {
+		*made = 1;
 		fs_image_free(*resp);
 		*resp = ncc;
 		if (peaks_with_offsets(*resp, pitch, 0.7 * pitch, c, off, err, errlen))
@@ -232,9 +266,32 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 		}
 		if (dome) {
 			fs_dome_cands dc;
-			if (fs_dome_votes_peaks_tiled(tiled, pitch, 0.7 * pitch, 0.6 * pitch, &dc, &c, &off, err,
-						      errlen) ||
-			    dome_template_peaks(NULL, &dc, tiled->dome, NULL, pitch, p, &c, &off, err, errlen))
+			int x0, y0, x1, y1, made = 0;
+			if (fs_dome_votes_window(tiled->width, tiled->height, pitch, &x0, &y0, &x1, &y1)) {
+				/* the seeds from the window's votes (dome_votes.h),
+				 * found as the whole image's path finds them */
+				fs_image *wv = NULL;
+				if (fs_dome_votes_window_tiled(tiled, pitch, x0, y0, x1, y1, &dc, &wv, err, errlen))
+					goto out;
+				int prc = peaks_with_offsets(wv, pitch, 0.7 * pitch, &c, &off, err, errlen);
+				fs_image_free(wv);
+				if (prc)
+					goto out;
+				shift_peaks(&c, x0, y0);
+				if (dome_template_peaks(NULL, &dc, tiled->dome, NULL, pitch, p, &c, &off, &made, err,
+							errlen))
+					goto out;
+				if (!made) {
+					/* no template from them: every pixel's votes */
+					c.n = 0;
+					free(off);
+					off = NULL;
+				}
+			}
+			if (!made && (fs_dome_votes_peaks_tiled(tiled, pitch, 0.7 * pitch, 0.6 * pitch, &dc, &c, &off,
+								err, errlen) ||
+				      dome_template_peaks(NULL, &dc, tiled->dome, NULL, pitch, p, &c, &off, &made, err,
+							  errlen)))
 				goto out;
 			goto select;
 		}
@@ -255,6 +312,23 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 		pre = NULL;
 		if (!sm)
 			goto out;
+		int x0, y0, x1, y1, made = 0;
+		if (fs_dome_votes_window(sm->width, sm->height, pitch, &x0, &y0, &x1, &y1)) {
+			/* the seeds from the window's votes (dome_votes.h) */
+			fs_image *wv = window_votes(sm, pitch, fs_dome_votes_blur(pitch), x0, y0, x1, y1, err, errlen);
+			if (!wv)
+				goto out;
+			int prc = peaks_with_offsets(wv, pitch, 0.7 * pitch, &c, &off, err, errlen);
+			fs_image_free(wv);
+			if (prc)
+				goto out;
+			shift_peaks(&c, x0, y0);
+			if (dome_template_peaks(sm, NULL, NULL, &resp, pitch, p, &c, &off, &made, err, errlen))
+				goto out;
+			if (made)
+				goto select;
+			/* no template from them: every pixel's votes, as below */
+		}
 		resp = circle_votes(sm, pitch, fs_dome_votes_blur(pitch), err, errlen);
 		if (!resp)
 			goto out;
@@ -274,7 +348,8 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 	 * (0.5 and 0.6 lost scenes of test_sem_accuracy) */
 	if (peaks_with_offsets(resp, pitch, (dome ? 0.7 : 0.5) * pitch, &c, &off, err, errlen))
 		goto out;
-	if (dome && dome_template_peaks(sm, NULL, NULL, &resp, pitch, p, &c, &off, err, errlen))
+	int made;
+	if (dome && dome_template_peaks(sm, NULL, NULL, &resp, pitch, p, &c, &off, &made, err, errlen))
 		goto out;
 select:
 	if (keep_prominent(&c, off, p, full_pitch, f, keep, err, errlen))

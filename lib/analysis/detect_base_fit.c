@@ -32,6 +32,7 @@ static int is_dome(const fs_measured *q)
 
 void fs_det_base_plan_free(fs_det_base_plan *p)
 {
+	free(p->step_out);
 	free(p->idx);
 	free(p->xs);
 	free(p->ys);
@@ -256,12 +257,18 @@ size_t fs_det_base_set_extrap_sample(size_t bound)
 	return old;
 }
 
-static unsigned classes_for(size_t n)
+/* The smallest power of two m with n / m at most bound (1: bound 0) */
+static unsigned classes_within(size_t n, size_t bound)
 {
 	unsigned m = 1;
-	while (g_extrap_sample && n / m > g_extrap_sample && m < (1u << 30))
+	while (bound && n / m > bound && m < (1u << 30))
 		m *= 2;
 	return m;
+}
+
+static unsigned classes_for(size_t n)
+{
+	return classes_within(n, g_extrap_sample);
 }
 
 int fs_det_base_extrap_picked(double x, double y, unsigned m)
@@ -386,7 +393,7 @@ int fs_det_base_step_point(const fs_det_base_plan *p, const double *fr, const do
 		/* the base rule's own readings stand (fs_det_base_fit_scale):
 		 * each is judged where it was read, fitted or not */
 		const fs_measured *q = &meas[p->idx[k]];
-		if (!q->ok || q->edge != 0 || !(q->t.radius_px > 0))
+		if (!q->ok || q->edge != 0 || !(q->t.radius_px > 0) || (p->step_out && p->step_out[k]))
 			return 0;
 		*x = p->xs[k];
 		*y = p->ys[k];
@@ -394,6 +401,8 @@ int fs_det_base_step_point(const fs_det_base_plan *p, const double *fr, const do
 		return 1;
 	}
 	if (!isfinite(fr[k]) || pinned(p, lr, le, meas, k))
+		return 0;
+	if (p->step_out && p->step_out[k])
 		return 0;
 	if (lr && isfinite(lr[k])) {
 		*x = screened ? lvx[k] : fx[k];
@@ -405,6 +414,40 @@ int fs_det_base_step_point(const fs_det_base_plan *p, const double *fr, const do
 	*y = p->ys[k];
 	*r = meas[p->idx[k]].t.radius_px;
 	return 1;
+}
+
+static size_t g_step_sample = FS_DET_BASE_STEP_SAMPLE;
+
+size_t fs_det_base_set_step_sample(size_t bound)
+{
+	size_t old = g_step_sample;
+	g_step_sample = bound;
+	return old;
+}
+
+int fs_det_base_step_pick(fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			  const double *lvx, const double *lvy, const double *lr, const int *le, int screened,
+			  const fs_measured *meas)
+{
+	free(p->step_out);
+	p->step_out = NULL;
+	size_t n = 0;
+	double x, y, r;
+	for (size_t k = 0; k < p->n; k++)
+		n += fs_det_base_step_point(p, fr, fx, fy, lvx, lvy, lr, le, screened, meas, k, &x, &y, &r) != 0;
+	unsigned m = classes_within(n, g_step_sample);
+	if (m <= 1)
+		return 0;
+	unsigned char *out = calloc(p->n ? p->n : 1, 1);
+	if (!out)
+		return -1;
+	/* (the pick by the point's pixel, as the second readings': the same
+	 * in both passes and both paths) */
+	for (size_t k = 0; k < p->n; k++)
+		if (fs_det_base_step_point(p, fr, fx, fy, lvx, lvy, lr, le, screened, meas, k, &x, &y, &r))
+			out[k] = !fs_det_base_extrap_picked(x, y, m);
+	p->step_out = out;
+	return 0;
 }
 
 /* A level reading whose ratio to its own dome's fitted radius lies below
@@ -483,6 +526,8 @@ static void count_level(const fs_det_base_plan *p, const double *fr, const doubl
 			*sb += b;
 			*sf += fr[k];
 			info->read++;
+			/* (the step judgement's sample, fs_det_base_step_pick) */
+			info->judged += !(p->step_out && p->step_out[k]);
 			info->nostep += step && step[k] < FS_BASE_STEP_MIN;
 		}
 }
@@ -494,9 +539,11 @@ static int majority_on_no_step(size_t read, size_t nostep)
 	return read >= MIN_SIZED && 2 * nostep > read;
 }
 
+/* (of the judged readings: every read one unless the judgement took a
+ * sample, fs_det_base_step_pick; at least MIN_SIZED read) */
 static int nostep_majority(const fs_det_base_fit *info)
 {
-	return majority_on_no_step(info->read, info->nostep);
+	return info->read >= MIN_SIZED && majority_on_no_step(info->judged, info->nostep);
 }
 
 void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given)
@@ -594,7 +641,7 @@ static void scale_counted(const fs_det_base_plan *p, const double *fr, const dou
 	}
 	/* too few readings of a base, or most of them on no step of the
 	 * image (no base to read): the formation's own sizes */
-	info->scale = read >= MIN_SIZED && sf > 0 && 2 * info->nostep <= read ? sb / sf : 1;
+	info->scale = read >= MIN_SIZED && sf > 0 && 2 * info->nostep <= info->judged ? sb / sf : 1;
 	/* a dome without a fitted size whose only reading is pinned takes
 	 * the image's: the level times the fit's median size */
 	double rmed = NAN;
@@ -1366,6 +1413,11 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	}
 	size_t flat = fs_det_base_drop_flat(&p, sig, fr, scratch, meas);
 	fs_det_base_own_plan(&p, fr, m->given);
+	/* on a sample where more than FS_DET_BASE_STEP_SAMPLE are judged */
+	if (!lp && fs_det_base_step_pick(&p, fr, fx, fy, lvx, lvy, lr, le, screened, meas)) {
+		rc = -1;
+		goto out;
+	}
 	/* whether the level's readings lie on a step (base_step.h); scratch
 	 * is free again. Not judged under a screen the formation found (lp):
 	 * its dots and their low-pass leave no flat ground to judge by

@@ -164,8 +164,9 @@ typedef struct fs_det_base_fit {
 	size_t pinned;      /* sized domes whose level reading was the window's end */
 	size_t stray;       /* sized domes whose level reading is a stray (above) */
 	size_t replaced;    /* unsized domes given the image's size (pinned reading) */
-	size_t nostep;      /* level readings on no base step (base_step.h) */
+	size_t nostep;      /* level readings on no base step (base_step.h), of those judged */
 	size_t read;        /* level readings used (fitted, not pinned, no stray) */
+	size_t judged;      /* of those, judged for a step (all but where sampled, h41d) */
 	size_t unmeasured;  /* domes left without a diameter (no base, below) */
 	double scale;       /* s above; 0 when not applied */
 } fs_det_base_fit;
@@ -268,6 +269,9 @@ typedef struct fs_det_base_plan {
 	 * scenes' scatter, and their gate goes with the screened shadow
 	 * factor, which takes out the bias they had hidden on scene 43) */
 	int screened;
+	/* 1 where entry k's level reading is left out of the step
+	 * judgement's sample (fs_det_base_step_pick; NULL: none left out) */
+	unsigned char *step_out;
 } fs_det_base_plan;
 
 /*
@@ -352,6 +356,37 @@ int fs_det_base_level_size(fs_det_base_plan *p, int given, fs_dome_tpl *t, const
  * flat-ground drop and before the step judgement.
  */
 void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given);
+
+/*
+ * The step judgement on a sample (h41d, issue 13's cost). The judgement
+ * of the level's readings (fs_base_step_contrast, 32 rays x 37 radii x 5
+ * samples a reading: 275 M instructions of the 2048 x 1536 lattice's
+ * 4,005 M) enters the result only through one image-wide count: whether
+ * more than half of the readings the level uses lie on no step
+ * (fs_det_base_fit_scale, the no-base verdict). A majority is decided by
+ * a sample as well as by every reading unless the share is within a few
+ * per cent of a half, where the verdict is a knife edge anyway. So where
+ * more than FS_DET_BASE_STEP_SAMPLE readings would be judged, only those
+ * whose point's pixel falls in one of m hashed classes are (the pick of
+ * fs_det_base_extrap_picked: m the smallest power of two with n / m at
+ * most the bound), and the majority is taken among them (info->judged).
+ * The pick depends on the point's pixel alone, so detection's last step
+ * finds the judgements its first pass kept (base_readings.h) and both
+ * paths pick alike. Images of at most that many readings (every
+ * simulator scene and paper figure) judge every reading, as before.
+ * fs_det_base_step_pick: sets p->step_out for the entries
+ * fs_det_base_step_point judges (its arguments; both paths call it after
+ * fs_det_base_own_plan and before the judgement); fs_det_base_step_point
+ * then judges none that is left out. Returns 0, -1 on out of memory
+ * (p->step_out NULL: every entry judged).
+ * fs_det_base_set_step_sample: the bound (0: no sample; for tests),
+ * returns the previous one.
+ */
+#define FS_DET_BASE_STEP_SAMPLE 512
+int fs_det_base_step_pick(fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			  const double *lvx, const double *lvy, const double *lr, const int *le, int screened,
+			  const fs_measured *meas);
+size_t fs_det_base_set_step_sample(size_t bound);
 
 /*
  * The cast shadow's part of the level (issue 13, docs/paper-figures.md

@@ -105,10 +105,10 @@ static int votes_resp(const fs_det_tile *t, void *ctx, int reach, fs_image **res
 	return out ? 0 : -1;
 }
 
-int fs_dome_votes_peaks_tiled(const fs_det_source *s, double pitch, double min_dist, double radius,
-			      fs_dome_cands *st, fs_cand_list *c, double **off, char *err, size_t errlen)
+/* The stages before the votes (fs_dome_votes_peaks_tiled's): the
+ * screen, the smoothing and the gradient mean into *st. */
+static int votes_setup(const fs_det_source *s, double pitch, fs_dome_cands *st, char *err, size_t errlen)
 {
-	*off = NULL;
 	*st = (fs_dome_cands){.s = s, .pitch = pitch};
 	if (!s->plan || s->tile < 1) {
 		snprintf(err, errlen, "auto: no plan to make tiles from");
@@ -129,11 +129,47 @@ int fs_dome_votes_peaks_tiled(const fs_det_source *s, double pitch, double min_d
 		}
 	}
 	st->sigma = fs_dome_smoothing(pitch, period, 1);
-	if (grad_mean(st, err, errlen))
+	return grad_mean(st, err, errlen);
+}
+
+int fs_dome_votes_peaks_tiled(const fs_det_source *s, double pitch, double min_dist, double radius,
+			      fs_dome_cands *st, fs_cand_list *c, double **off, char *err, size_t errlen)
+{
+	*off = NULL;
+	if (votes_setup(s, pitch, st, err, errlen))
 		return -1;
 	int overlap = fs_peaks_tiled_reach(radius) + fs_dome_votes_reach(pitch, fs_dome_votes_blur(pitch)) +
 		      fs_gaussian_radius(st->sigma);
 	return fs_peaks_tiled(s, overlap, votes_resp, st, min_dist, radius, c, off, err, errlen);
+}
+
+int fs_dome_votes_window_tiled(const fs_det_source *s, double pitch, int x0, int y0, int x1, int y1,
+			       fs_dome_cands *st, fs_image **votes, char *err, size_t errlen)
+{
+	*votes = NULL;
+	if (!s->plan || s->tile < 1) {
+		snprintf(err, errlen, "auto: no plan to make tiles from");
+		return -1;
+	}
+	if (votes_setup(s, pitch, st, err, errlen))
+		return -1;
+	double blur = fs_dome_votes_blur(pitch);
+	int reach = fs_dome_votes_reach(pitch, blur), sx, sy;
+	fs_image *sm = smoothed_rect(st, (long)x0 - reach, (long)y0 - reach, (long)x1 + reach, (long)y1 + reach, &sx,
+				     &sy, err, errlen);
+	if (!sm)
+		return -1;
+	fs_image *out = fs_image_new(x1 - x0, y1 - y0);
+	if (!out)
+		snprintf(err, errlen, "auto: out of memory");
+	if (out && fs_dome_votes_rect(sm->data, (size_t)sm->width, sx, sy, s->width, s->height, st->mean, pitch, blur,
+				      x0, y0, x1, y1, out->data, (size_t)out->width, err, errlen)) {
+		fs_image_free(out);
+		out = NULL;
+	}
+	fs_image_free(sm);
+	*votes = out;
+	return out ? 0 : -1;
 }
 
 /* The template's patches, band by band in the seeds' order (raster: a

@@ -54,6 +54,16 @@ int fs_dome_votes_peaks_tiled(const fs_det_source *s, double pitch, double min_d
 			      fs_dome_cands *st, fs_cand_list *c, double **off, char *err, size_t errlen);
 
 /*
+ * The votes of the window [x0, x1) x [y0, y1) alone (fs_dome_votes_window,
+ * dome_votes.h: the whole image's votes there, to the bit), new in *votes
+ * (an image of the window's size; the caller frees it), after the stages
+ * before the votes, which fill *st as fs_dome_votes_peaks_tiled does.
+ * Returns 0, or -1 with a message.
+ */
+int fs_dome_votes_window_tiled(const fs_det_source *s, double pitch, int x0, int y0, int x1, int y1,
+			       fs_dome_cands *st, fs_image **votes, char *err, size_t errlen);
+
+/*
  * The template's stages: the mean patch (disc radius tpl_radius) of the
  * seeds (xs[i], ys[i]) in the order given (fs_dome_seeds_raster's), then
  * the peaks of its correlation as above, replacing c and *off. *found

@@ -1149,7 +1149,12 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	fs_det_base_drop_flat(&p, b.sig, b.fr, scratch, j->res);
 	fs_det_base_own_plan(&p, b.fr, m->given);
 	/* the level's readings judged for a step, not under a screen
-	 * (detect_base_fit.h); lx, l2, var are free now */
+	 * (detect_base_fit.h; on the whole image's sample,
+	 * fs_det_base_step_pick); lx, l2, var are free now */
+	if (!(b.lowpass > 0) && fs_det_base_step_pick(&p, b.fr, b.fx, b.fy, b.lvx, b.lvy, b.lr, b.le, screened, j->res)) {
+		rc = -1;
+		goto oom;
+	}
 	if (!(b.lowpass > 0) && steps_tiled(m, &p, &b, screened, j->res, lx, b.l2, b.var, scratch, err, errlen)) {
 		rc = -1;
 		goto out;

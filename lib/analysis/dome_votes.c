@@ -100,6 +100,35 @@ double fs_dome_grad_add(const float *rows, int w, int n, double acc)
 	return acc;
 }
 
+static double g_votes_cells = FS_DOME_VOTES_CELLS;
+
+double fs_dome_votes_set_cells(double cells)
+{
+	double old = g_votes_cells;
+	g_votes_cells = cells;
+	return old;
+}
+
+int fs_dome_votes_window(int w, int h, double pitch, int *x0, int *y0, int *x1, int *y1)
+{
+	*x0 = *y0 = 0;
+	*x1 = w;
+	*y1 = h;
+	double cells = (double)w * h / (pitch * pitch);
+	if (!(g_votes_cells > 0) || !(pitch > 0) || !(cells > g_votes_cells))
+		return 0;
+	/* each side shrunk by the same factor, rounded up */
+	double k = sqrt(g_votes_cells / cells);
+	int ww = (int)ceil(k * w), wh = (int)ceil(k * h);
+	if (ww >= w && wh >= h)
+		return 0;
+	*x0 = (w - ww) / 2;
+	*y0 = (h - wh) / 2;
+	*x1 = *x0 + ww;
+	*y1 = *y0 + wh;
+	return 1;
+}
+
 static void radii(double pitch, double *rmin, double *rmax, double *rs)
 {
 	*rmin = fmax(1, 0.1 * pitch);

@@ -36,6 +36,30 @@ double fs_dome_votes_blur(double pitch);
  * (w - 2) (h - 2). Returns the new sum. */
 double fs_dome_grad_add(const float *rows, int w, int n, double acc);
 
+/*
+ * The votes' window (h41d, issue 13's cost). The votes only seed the mean
+ * dome (detect_auto.c): its patch is the mean over the prominent vote
+ * peaks, and past a few hundred domes more seeds change that mean by
+ * less than the noise of one patch. Casting the votes over every pixel of
+ * a large image (16 layers, a Sobel and 34 votes an edge pixel: 341 M
+ * instructions of the 2048 x 1536 lattice's detection) buys nothing the
+ * template needs. So where the image holds more than FS_DOME_VOTES_CELLS
+ * pitch cells (w h / pitch^2), the seeds are the peaks of the votes of a
+ * centred window of about that many cells, the image's aspect kept (the
+ * vote values there the whole image's: fs_dome_votes_rect), found in the
+ * window as an image of its own; the correlation with the mean dome is
+ * still made over the whole image, and its peaks are the candidates. An
+ * image of at most that many cells (every simulator scene, at most 750
+ * cells, and paper figure) votes over all of it, as before.
+ * fs_dome_votes_window: 1 and the window [x0, x1) x [y0, y1) of a w x h
+ * image at pitch (px of that image) when it applies, else 0 (the whole
+ * image in the rectangle).
+ */
+#define FS_DOME_VOTES_CELLS 1024
+int fs_dome_votes_window(int w, int h, double pitch, int *x0, int *y0, int *x1, int *y1);
+/* The bound in cells (0: no window, every pixel votes; for tests and
+ * benches); returns the previous one. */
+double fs_dome_votes_set_cells(double cells);
 /* How far outside a rectangle fs_dome_votes_rect reads the smoothed
  * image, in px, for a pitch and a vote blur (px of that image). */
 int fs_dome_votes_reach(double pitch, double blur);
