@@ -1056,12 +1056,20 @@ int fs_det_base_refit(const fs_meas *m, const fs_det_base_plan *p, const fs_det_
 		      const double *fr, const double *fx, const double *fy, double *scratch, double *sx, double *sy,
 		      double *rs, fs_dome_tpl *t, const fs_det_base_refit_path *path, char *err, size_t errlen)
 {
-	if (!fs_det_base_refit_wanted(m, p, off, fr, scratch))
-		return 0;
+	/* without a screen, a look whether the first formation was turned
+	 * round (detect_base_fit.h, h41g) */
+	int look = 0;
+	if (!fs_det_base_refit_wanted(m, p, off, fr, scratch)) {
+		if (m->given || !off->fitted || off->fit.halftone > 0 || !(off->fit.side > 0))
+			return 0;
+		look = 1;
+	}
 	size_t n2 = fs_det_base_refit_centres(p, fr, fx, fy, meas, sx, sy, rs);
 	fs_det_offset o2;
 	if (path->formation(path->ctx, sx, sy, rs, n2, off->fit.pitch, off->fit.halftone, &o2, err, errlen))
 		return -1;
+	if (look && !(o2.fitted && cos(off->fit.azimuth - o2.fit.azimuth) < 0))
+		return 0; /* it read the detector's side: the first fit stands */
 	/* (fr, fx, fy are read here for the last time: the fit rewrites them) */
 	fs_det_base_refit_starts(p, fr, fx, fy, off, &o2, sx, sy);
 	fs_dome_tpl t2;
