@@ -541,20 +541,21 @@ static void test_oblique_formation_refitted(void **state)
  * the detector turned round (-169 degrees) with its offset pointing away
  * from that (+0.69 px): both reads agree, so h40f's oblique check cannot
  * see it. The templates rendered from it left the fitted centres 2.2 px
- * off and scattered; the axis step brought the median home but 31 of the
- * final centres stayed more than 1 px off, mean D -1.7 %, S +4.5 %, D SD
- * 1.8 %. Fitted again at the template fit's centres (where the screened
- * refit fits it, detect_base_fit.h) the formation reads 0.6 degrees, so
- * the templates are built again from it and every dome fitted again;
- * whole image and tiles alike: S within 2 % and D SD below 1.2 %
- * (+0.9 % and 0.8 % with the refit). */
+ * off and scattered; the axis step brought the median home but 24 of the
+ * 103 counted centres ended more than 1 px towards the detector, mean D
+ * -1.74 %, S +4.50 % (past the 3 % target), D SD 1.84 %. Fitted again at
+ * the template fit's centres (where the screened refit fits it,
+ * detect_base_fit.h, h41g) the formation reads 0.6 degrees, so the
+ * templates are built again from it and every dome fitted again; whole
+ * image and tiles alike: at most 5 centres that far off (0), D within 1 %
+ * (-0.38 %), S within 2 % (+0.94 %) and D SD below 1.2 % (0.79 %). */
 static void test_turned_formation_refitted(void **state)
 {
 	(void)state;
 	int locked, counted;
 	sem_score sc;
 	locked_centres_scored(10, 28000, 80, &locked, &counted, &sc);
-	assert_true(counted > 90 && fabs(sc.d_err) < 1 && fabs(sc.s_err) < 2 && sc.d_sd < 1.2);
+	assert_true(counted > 90 && locked <= 5 && fabs(sc.d_err) < 1 && fabs(sc.s_err) < 2 && sc.d_sd < 1.2);
 }
 
 /* The SEM fixture (1,280 x 960 px, a pitch of about 57 px: 346 domes)
