@@ -1052,6 +1052,18 @@ void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const
 	}
 }
 
+/* The first formation's blur (pitches) from which the look for a turned
+ * formation is made (detect_base_fit.h, h41g). A formation fitted at
+ * centres far off the domes takes up their displacement with a smeared
+ * blur: all 15 first fits turned round on the 112 interior scene-seeds
+ * read 0.10 or 0.13 pitch (interior 10@28000: 3.56 px, 1.40 px from the
+ * true centres; h33e's turned screened fits 3.2 px for 1.9), where the
+ * healthy ones read from 0.03; the fit's blur grid steps from 0.075 to
+ * 0.1 pitch. A sharp first formation spends no second fit (the 2048 x
+ * 1536 lattice: 0.03 pitch; unbounded, the look cost it 5.1 % of
+ * fs_detect_domes' instructions for nothing). */
+#define TURNED_MIN_BLUR 0.09
+
 int fs_det_base_refit(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
 		      const double *fr, const double *fx, const double *fy, double *scratch, double *sx, double *sy,
 		      double *rs, fs_dome_tpl *t, const fs_det_base_refit_path *path, char *err, size_t errlen)
@@ -1060,7 +1072,8 @@ int fs_det_base_refit(const fs_meas *m, const fs_det_base_plan *p, const fs_det_
 	 * round (detect_base_fit.h, h41g) */
 	int look = 0;
 	if (!fs_det_base_refit_wanted(m, p, off, fr, scratch)) {
-		if (m->given || !off->fitted || off->fit.halftone > 0 || !(off->fit.side > 0))
+		if (m->given || !off->fitted || off->fit.halftone > 0 || !(off->fit.side > 0) ||
+		    !(off->fit.blur_px >= TURNED_MIN_BLUR * off->fit.pitch))
 			return 0;
 		look = 1;
 	}
