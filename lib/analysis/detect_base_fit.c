@@ -1063,6 +1063,17 @@ void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const
  * 1536 lattice: 0.03 pitch; unbounded, the look cost it 5.1 % of
  * fs_detect_domes' instructions for nothing). */
 #define TURNED_MIN_BLUR 0.09
+/* ... and below which detector strength and blur. A turned fit explains
+ * the displaced domes' dipole with its slope weights, which then cancel
+ * the detector's: the 15 turned interior fits read side 0.008-0.51 and
+ * blur 0.10-0.13 pitch. The paper figures that took the look without
+ * being turned (P1 Fig4 side 3.5, blur 0.17; P2 Pl1 Fig1a 0.93, 0.13; P3
+ * Fig4 0.57, 0.17) paid 38-106 % of their CLI instructions for it. These
+ * bounds (from data, a grid step of blur and half again of side past the
+ * turned fits') only decide where the look is spent: a look that finds
+ * no turn changes nothing. */
+#define TURNED_MAX_SIDE 0.75
+#define TURNED_MAX_BLUR 0.15
 
 int fs_det_base_refit(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
 		      const double *fr, const double *fx, const double *fy, double *scratch, double *sx, double *sy,
@@ -1073,7 +1084,8 @@ int fs_det_base_refit(const fs_meas *m, const fs_det_base_plan *p, const fs_det_
 	int look = 0;
 	if (!fs_det_base_refit_wanted(m, p, off, fr, scratch)) {
 		if (m->given || !off->fitted || off->fit.halftone > 0 || !(off->fit.side > 0) ||
-		    !(off->fit.blur_px >= TURNED_MIN_BLUR * off->fit.pitch))
+		    !(off->fit.side <= TURNED_MAX_SIDE) || !(off->fit.blur_px >= TURNED_MIN_BLUR * off->fit.pitch) ||
+		    !(off->fit.blur_px <= TURNED_MAX_BLUR * off->fit.pitch))
 			return 0;
 		look = 1;
 	}

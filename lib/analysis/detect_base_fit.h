@@ -669,9 +669,10 @@ int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image 
  * A formation turned round without a screen (h41g, issue 13): in
  * detection's first pass on an image without a halftone screen whose
  * first formation gives the secant-law yield a positive weight
- * (fs_dome_fit.side > 0) and is smeared (a blur of at least 0.09 pitch:
- * the displacement taken up as blur; TURNED_MIN_BLUR in
- * detect_base_fit.c), the formation is fitted again at the template
+ * (fs_dome_fit.side > 0, at most 0.75: a turned fit's slope weights
+ * cancel the detector's) and is smeared (a blur of 0.09-0.15 pitch:
+ * the displacement taken up as blur; TURNED_* in detect_base_fit.c),
+ * the formation is fitted again at the template
  * fit's centres as above, and the refit goes on (templates, every dome
  * fitted again, starts moved by its offset where
  * fs_det_base_refit_moves) only where that second fit reads the
@@ -699,7 +700,8 @@ int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image 
  * (corner scene 4: D +1.7..+2.5 -> +6.5..+6.9 % on all 8 seed sets,
  * docs/paper-figures.md h41g), as h40f's oblique refit stays off where
  * the yield weight is negative. Cost: one formation fit per such image
- * (none on the 2048 x 1536 lattice, whose first fit is sharp).
+ * (none on the 2048 x 1536 lattice, whose first fit is sharp, nor on the
+ * nine paper figures).
  */
 int fs_det_base_refit_wanted(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
 			     double *scratch);
