@@ -1168,16 +1168,49 @@ void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const
 	}
 }
 
+/* The first formation's blur (pitches) from which the look for a turned
+ * formation is made (detect_base_fit.h, h41g). A formation fitted at
+ * centres far off the domes takes up their displacement with a smeared
+ * blur: all 15 first fits turned round on the 112 interior scene-seeds
+ * read 0.10 or 0.13 pitch (interior 10@28000: 3.56 px, 1.40 px from the
+ * true centres; h33e's turned screened fits 3.2 px for 1.9), where the
+ * healthy ones read from 0.03; the fit's blur grid steps from 0.075 to
+ * 0.1 pitch. A sharp first formation spends no second fit (the 2048 x
+ * 1536 lattice: 0.03 pitch; unbounded, the look cost it 5.1 % of
+ * fs_detect_domes' instructions for nothing). */
+#define TURNED_MIN_BLUR 0.09
+/* ... and below which detector strength and blur. A turned fit explains
+ * the displaced domes' dipole with its slope weights, which then cancel
+ * the detector's: the 15 turned interior fits read side 0.008-0.51 and
+ * blur 0.10-0.13 pitch. The paper figures that took the look without
+ * being turned (P1 Fig4 side 3.5, blur 0.17; P2 Pl1 Fig1a 0.93, 0.13; P3
+ * Fig4 0.57, 0.17) paid 38-106 % of their CLI instructions for it. These
+ * bounds (from data, a grid step of blur and half again of side past the
+ * turned fits') only decide where the look is spent: a look that finds
+ * no turn changes nothing. */
+#define TURNED_MAX_SIDE 0.75
+#define TURNED_MAX_BLUR 0.15
+
 int fs_det_base_refit(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
 		      const double *fr, const double *fx, const double *fy, double *scratch, double *sx, double *sy,
 		      double *rs, fs_dome_tpl *t, const fs_det_base_refit_path *path, char *err, size_t errlen)
 {
-	if (!fs_det_base_refit_wanted(m, p, off, fr, scratch))
-		return 0;
+	/* without a screen, a look whether the first formation was turned
+	 * round (detect_base_fit.h, h41g) */
+	int look = 0;
+	if (!fs_det_base_refit_wanted(m, p, off, fr, scratch)) {
+		if (m->given || !off->fitted || off->fit.halftone > 0 || !(off->fit.side > 0) ||
+		    !(off->fit.side <= TURNED_MAX_SIDE) || !(off->fit.blur_px >= TURNED_MIN_BLUR * off->fit.pitch) ||
+		    !(off->fit.blur_px <= TURNED_MAX_BLUR * off->fit.pitch))
+			return 0;
+		look = 1;
+	}
 	size_t n2 = fs_det_base_refit_centres(p, fr, fx, fy, meas, sx, sy, rs);
 	fs_det_offset o2;
 	if (path->formation(path->ctx, sx, sy, rs, n2, off->fit.pitch, off->fit.halftone, &o2, err, errlen))
 		return -1;
+	if (look && !(o2.fitted && cos(off->fit.azimuth - o2.fit.azimuth) < 0))
+		return 0; /* it read the detector's side: the first fit stands */
 	/* (fr, fx, fy are read here for the last time: the fit rewrites them) */
 	fs_det_base_refit_starts(p, fr, fx, fy, off, &o2, sx, sy);
 	fs_dome_tpl t2;

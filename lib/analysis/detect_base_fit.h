@@ -760,6 +760,43 @@ int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image 
  * offset is its fill's (pinned at 0.88 on scenes 41 and 57, where it read
  * 1.6-2.9 px for centres 0-0.5 px off): moving by it lost scene 57 (S
  * +2.1 -> -10.7 %). The level is read from these starts (lvx above).
+ *
+ * A formation turned round without a screen (h41g, issue 13): in
+ * detection's first pass on an image without a halftone screen whose
+ * first formation gives the secant-law yield a positive weight
+ * (fs_dome_fit.side > 0, at most 0.75: a turned fit's slope weights
+ * cancel the detector's) and is smeared (a blur of 0.09-0.15 pitch:
+ * the displacement taken up as blur; TURNED_* in detect_base_fit.c),
+ * the formation is fitted again at the template
+ * fit's centres as above, and the refit goes on (templates, every dome
+ * fitted again, starts moved by its offset where
+ * fs_det_base_refit_moves) only where that second fit reads the
+ * detector's azimuth more than 90 degrees from the first; else the first
+ * fit stands and only the second formation fit was spent. Why: the first
+ * formation is fitted at the first pass's centres, which the refinement
+ * pulls 3-4 px onto the lit flank of low domes (h39g), with the fill held
+ * at their base readings, short from there (interior scene 10 at seed
+ * +28000: 0.46 for 0.70); a mean patch of domes displaced that far is
+ * best explained at that fill by the detector turned round (-169
+ * degrees for 0, its offset +0.69 px pointing away from it: the two
+ * reads agree, so dome_fit.c's oblique check cannot see it; a free
+ * formation at the true offset fits worse there, residual 42 against
+ * 28). The templates rendered from it left the fitted centres 2.2 px off
+ * and scattered, and 31 final centres stayed more than 1 px off (D -1.7
+ * %, S +4.5 %). At the template fit's centres the formation reads the
+ * detector at 0.6 degrees; refitted from there the scene reads D -0.4 %,
+ * S +0.9 %. Of 112 interior scene-seeds 15 first fits are turned round
+ * so, every one read right by the second fit (within 2 degrees of 0 or
+ * 135); all 112 now meet every target (111 before). Not where the yield
+ * weight is negative: the pitch-16 fill-0.25 corner scenes' 4-px domes
+ * (groups A and E) have their first fits turned round with a negative
+ * yield weight on every seed set (h38n), and refitted there the centres
+ * come home and uncover the level's own excess on the 4-px spheres
+ * (corner scene 4: D +1.7..+2.5 -> +6.5..+6.9 % on all 8 seed sets,
+ * docs/paper-figures.md h41g), as h40f's oblique refit stays off where
+ * the yield weight is negative. Cost: one formation fit per such image
+ * (none on the 2048 x 1536 lattice, whose first fit is sharp, nor on the
+ * nine paper figures).
  */
 int fs_det_base_refit_wanted(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
 			     double *scratch);
@@ -781,7 +818,10 @@ void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const
  * fit: every plan entry fitted through t from (sx, sy) into the path's
  * fr, fx, fy and signals: 0, or -1 with err set.
  * fs_det_base_refit: when fs_det_base_refit_wanted (scratch p->n
- * doubles), the formation again at fs_det_base_refit_centres (rs p->n
+ * doubles), or without a screen where the first formation may be turned
+ * round ("A formation turned round" above: then only where the second
+ * fit reads the detector more than 90 degrees from the first), the
+ * formation again at fs_det_base_refit_centres (rs p->n
  * doubles), the starts (fs_det_base_refit_starts into sx, sy, p->n each)
  * and, where that formation gives templates, *t replaced by them (the
  * first freed) and every entry fitted again from the starts. Returns 1
