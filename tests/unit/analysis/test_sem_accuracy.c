@@ -105,7 +105,7 @@
  * 37, held-out 47/44 -> 43/38/64/37. Guards S 42, all four 37. */
 #define LEVEL_OLD_D 7
 #define LEVEL_OLD_RP 31
-#define LEVEL_NEW_D 52 /* h39a, the screened refit's fill walked with the offset: 49 -> 50 (25); h41f, tall domes' level extrapolated at tight gaps: 50 -> 52 (5, 21) */
+#define LEVEL_NEW_D 53 /* h39a, the screened refit's fill walked with the offset: 49 -> 50 (25); h41f, tall domes' level extrapolated at tight gaps: 50 -> 52 (5, 21); h41c, the screened low-pass where the rays were smoothed as much: 52 -> 53 */
 #define LEVEL_NEW_S 45 /* h37d, the cast shadow's border out of the level: 42 -> 43 (51); h40g, stray level readings out: 43 -> 44 (39); h41f: 44 -> 45 (7) */
 #define LEVEL_NEW_SD 40 /* h33e, refit formation under a screen: 38 -> 40 (40, 56) */
 #define LEVEL_NEW_RP 64
