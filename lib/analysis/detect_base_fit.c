@@ -156,12 +156,21 @@ double fs_det_base_elongation(const fs_tubercle *t, double azimuth)
 	return e * (cos(2 * t->orientation) * cos(2 * azimuth) + sin(2 * t->orientation) * sin(2 * azimuth));
 }
 
-/* The ratio base / reading for readings whose mean elongation along the
- * detector's axis over their mean radius is q (above the caller's
- * threshold): the elevation at which the formation's dome casts a border
- * with that elongation, then the border's mean over the rays there. */
-static double shadow_factor_of(const fs_det_offset *off, double q)
+/* The ratio base / reading for n readings whose elongations along the
+ * detector's axis sum to sa and radii to sr: 1 below MIN_SIZED readings
+ * or where q = sa / sr is at most q_min (the caller's threshold: the
+ * elongation a shadowless scene shows, which differs with and without a
+ * screen); else the elevation at which the formation's dome casts a
+ * border with elongation q, then the border's mean over the rays there.
+ * (Both factors' common tail, so the screened one cannot drift from the
+ * clean one's arithmetic.) */
+static double shadow_factor_of(const fs_det_offset *off, double sa, double sr, size_t n, double q_min)
 {
+	if (n < MIN_SIZED || !(sr > 0))
+		return 1;
+	double q = sa / sr;
+	if (!(q > q_min))
+		return 1;
 	/* the elevation at which the formation's dome casts a border with
 	 * that elongation (it falls as the elevation rises), then the
 	 * border's mean over the rays there: the reading's excess radius */
@@ -207,10 +216,7 @@ double fs_det_base_shadow_factor(const fs_det_base_plan *p, const fs_det_offset 
 		sr += lr[k];
 		n++;
 	}
-	if (n < MIN_SIZED || !(sr > 0))
-		return 1;
-	double q = sa / sr;
-	return q > SHADOW_A2_MIN ? shadow_factor_of(off, q) : 1;
+	return shadow_factor_of(off, sa, sr, n, SHADOW_A2_MIN);
 }
 
 double fs_det_base_shadow_factor_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr,
@@ -233,10 +239,7 @@ double fs_det_base_shadow_factor_screened(const fs_det_base_plan *p, const fs_de
 		sr += lr[k];
 		n++;
 	}
-	if (n < MIN_SIZED || !(sr > 0))
-		return 1;
-	double q = sa / sr;
-	return q > SHADOW_A2_MIN_SCREENED ? shadow_factor_of(off, q) : 1;
+	return shadow_factor_of(off, sa, sr, n, SHADOW_A2_MIN_SCREENED);
 }
 
 void fs_det_base_shadow_apply(const fs_det_base_plan *p, double factor, double *lr)
@@ -246,6 +249,15 @@ void fs_det_base_shadow_apply(const fs_det_base_plan *p, double factor, double *
 	for (size_t k = 0; k < p->n; k++)
 		if (isfinite(lr[k]))
 			lr[k] *= factor;
+}
+
+double fs_det_base_shadow_take_out(const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
+				   const int *le, const double *la, int screened, int extrap, double *lr)
+{
+	double f = screened ? fs_det_base_shadow_factor_screened(p, off, lr, le, la)
+			    : fs_det_base_shadow_factor(p, off, meas, lr, extrap == FS_DET_EXTRAP_CLEAR);
+	fs_det_base_shadow_apply(p, f, lr);
+	return f;
 }
 
 static size_t g_extrap_sample = FS_DET_BASE_EXTRAP_SAMPLE;
@@ -1440,10 +1452,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	/* the away rays' readings lie on the cast shadow's border (after the
 	 * step judgement, which reads the image where the reading lies);
 	 * under a screen their own polygons on the low-pass say so */
-	fs_det_base_shadow_apply(&p,
-				 screened ? fs_det_base_shadow_factor_screened(&p, off, lr, le, la)
-					  : fs_det_base_shadow_factor(&p, off, meas, lr, clear == FS_DET_EXTRAP_CLEAR),
-				 lr);
+	fs_det_base_shadow_take_out(&p, off, meas, le, la, screened, clear, lr);
 	/* strays are judged except where the level is the first reading
 	 * (detect_base_fit.h) */
 	p.screened = lp != NULL && !screened;
