@@ -76,14 +76,18 @@ int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offse
 /* One level reading (the plain base rule, or with ridge its ridge
  * variant) in the radius window of mr at scale F: the radius, NAN when the
  * reading fails or its fit quality is below DOME_QUALITY; *edge as
- * fs_dome_measure_base_edge (0 with NAN). (With its rays' blur, h32e:
- * fs_det_base_level_blur.) */
-static double level_reading(int ridge, const fs_image *img, double x, double y, double mr, double F, int *edge)
+ * fs_dome_measure_base_edge (0 with NAN); its polygon's measurement in
+ * *poly unless NULL (the screened shadow factor's elongation, one
+ * reading for both). (With its rays' blur, h32e: fs_det_base_level_blur.) */
+static double level_reading(int ridge, const fs_image *img, double x, double y, double mr, double F, int *edge,
+			    fs_tubercle *poly)
 {
 	fs_tubercle t;
 	int e = 0;
 	memset(&t, 0, sizeof t);
 	int rc = fs_dome_measure_base_edge(img, x, y, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F, ridge, &t, &e);
+	if (poly)
+		*poly = t;
 	return fs_det_base_level_value(rc, &t, e, NAN, edge, NULL);
 }
 
@@ -102,7 +106,7 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
 
 double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F, int *edge)
 {
-	return level_reading(0, img, x, y, mr, F, edge);
+	return level_reading(0, img, x, y, mr, F, edge, NULL);
 }
 
 double fs_det_base_level_kept(const fs_dome_reading *r, int *edge, double *var)
@@ -372,18 +376,14 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge)
 {
-	return level_reading(1, lp, x, y, mr, F, edge);
+	return level_reading(1, lp, x, y, mr, F, edge, NULL);
 }
 
 double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
 					 int *edge, double *along)
 {
-	/* level_reading's, its polygon kept */
 	fs_tubercle t;
-	int e = 0;
-	memset(&t, 0, sizeof t);
-	int rc = fs_dome_measure_base_edge(lp, x, y, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F, 1, &t, &e);
-	double r = fs_det_base_level_value(rc, &t, e, NAN, edge, NULL);
+	double r = level_reading(1, lp, x, y, mr, F, edge, &t);
 	*along = isfinite(r) ? fs_det_base_elongation(&t, azimuth) : NAN;
 	return r;
 }
