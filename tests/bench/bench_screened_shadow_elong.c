@@ -46,16 +46,16 @@
 static sem_opts_args set_args;
 static double g_hr = NAN, g_prof = NAN;
 
-/* q as fs_det_base_shadow_factor reads it, from n polygons */
+/* q as fs_det_base_shadow_factor reads it, from n polygons (the rule's
+ * own elongation, fs_det_base_elongation, not a copy of its formula) */
 static double elong(const fs_measured *m, const double *lr, size_t n, double az)
 {
-	double sa = 0, sr = 0, c2 = cos(2 * az), s2 = sin(2 * az);
+	double sa = 0, sr = 0;
 	for (size_t k = 0; k < n; k++) {
-		const fs_tubercle *t = &m[k].t;
-		if (!isfinite(lr[k]) || !t->has_ellipse || !(t->major_axis_px >= t->minor_axis_px))
+		double e = fs_det_base_elongation(&m[k].t, az);
+		if (!isfinite(lr[k]) || !isfinite(e))
 			continue;
-		double e = 0.25 * (t->major_axis_px - t->minor_axis_px);
-		sa += e * (cos(2 * t->orientation) * c2 + sin(2 * t->orientation) * s2);
+		sa += e;
 		sr += lr[k];
 	}
 	return sr > 0 ? sa / sr : NAN;
