@@ -85,15 +85,6 @@ static fs_image *window_votes(const fs_image *sm, double pitch, double blur, int
 	return acc;
 }
 
-/* The window's peaks into the image's pixels (whole pixels: exact). */
-static void shift_peaks(fs_cand_list *c, int x0, int y0)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		c->items[i].x += x0;
-		c->items[i].y += y0;
-	}
-}
-
 /* The candidates of c (prominence in response, sub-pixel offsets in
  * off[2i], off[2i + 1]) that stand out, in full-resolution pixels, into
  * keep: the same for the whole image's response and for its tiles'. */
@@ -158,6 +149,25 @@ static int peaks_with_offsets(const fs_image *resp, double pitch, double sep, fs
 	for (size_t i = 0; i < c->n; i++)
 		fs_det_peak_offset(resp, 0, 0, resp->width, resp->height, (int)c->items[i].x, (int)c->items[i].y,
 				   &(*off)[2 * i], &(*off)[2 * i + 1]);
+	return 0;
+}
+
+/* The seeds in the votes wv of the window whose corner is (x0, y0)
+ * (fs_dome_votes_window), as peaks_with_offsets finds them in the whole
+ * image's votes, moved into the image's pixels (whole pixels: exact).
+ * Takes wv (freed here); one function for both candidate paths, so the
+ * tiled path's seeds stay the whole image's to the bit. */
+static int window_peaks(fs_image *wv, double pitch, int x0, int y0, fs_cand_list *c, double **off, char *err,
+			size_t errlen)
+{
+	int rc = peaks_with_offsets(wv, pitch, 0.7 * pitch, c, off, err, errlen);
+	fs_image_free(wv);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < c->n; i++) {
+		c->items[i].x += x0;
+		c->items[i].y += y0;
+	}
 	return 0;
 }
 
@@ -273,11 +283,8 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 				fs_image *wv = NULL;
 				if (fs_dome_votes_window_tiled(tiled, pitch, x0, y0, x1, y1, &dc, &wv, err, errlen))
 					goto out;
-				int prc = peaks_with_offsets(wv, pitch, 0.7 * pitch, &c, &off, err, errlen);
-				fs_image_free(wv);
-				if (prc)
+				if (window_peaks(wv, pitch, x0, y0, &c, &off, err, errlen))
 					goto out;
-				shift_peaks(&c, x0, y0);
 				if (dome_template_peaks(NULL, &dc, tiled->dome, NULL, pitch, p, &c, &off, &made, err,
 							errlen))
 					goto out;
@@ -316,13 +323,8 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 		if (fs_dome_votes_window(sm->width, sm->height, pitch, &x0, &y0, &x1, &y1)) {
 			/* the seeds from the window's votes (dome_votes.h) */
 			fs_image *wv = window_votes(sm, pitch, fs_dome_votes_blur(pitch), x0, y0, x1, y1, err, errlen);
-			if (!wv)
+			if (!wv || window_peaks(wv, pitch, x0, y0, &c, &off, err, errlen))
 				goto out;
-			int prc = peaks_with_offsets(wv, pitch, 0.7 * pitch, &c, &off, err, errlen);
-			fs_image_free(wv);
-			if (prc)
-				goto out;
-			shift_peaks(&c, x0, y0);
 			if (dome_template_peaks(sm, NULL, NULL, &resp, pitch, p, &c, &off, &made, err, errlen))
 				goto out;
 			if (made)

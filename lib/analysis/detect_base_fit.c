@@ -76,14 +76,18 @@ int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offse
 /* One level reading (the plain base rule, or with ridge its ridge
  * variant) in the radius window of mr at scale F: the radius, NAN when the
  * reading fails or its fit quality is below DOME_QUALITY; *edge as
- * fs_dome_measure_base_edge (0 with NAN). (With its rays' blur, h32e:
- * fs_det_base_level_blur.) */
-static double level_reading(int ridge, const fs_image *img, double x, double y, double mr, double F, int *edge)
+ * fs_dome_measure_base_edge (0 with NAN); its polygon's measurement in
+ * *poly unless NULL (the screened shadow factor's elongation, one
+ * reading for both). (With its rays' blur, h32e: fs_det_base_level_blur.) */
+static double level_reading(int ridge, const fs_image *img, double x, double y, double mr, double F, int *edge,
+			    fs_tubercle *poly)
 {
 	fs_tubercle t;
 	int e = 0;
 	memset(&t, 0, sizeof t);
 	int rc = fs_dome_measure_base_edge(img, x, y, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F, ridge, &t, &e);
+	if (poly)
+		*poly = t;
 	return fs_det_base_level_value(rc, &t, e, NAN, edge, NULL);
 }
 
@@ -102,7 +106,7 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
 
 double fs_det_base_level_one(const fs_image *img, double x, double y, double mr, double F, int *edge)
 {
-	return level_reading(0, img, x, y, mr, F, edge);
+	return level_reading(0, img, x, y, mr, F, edge, NULL);
 }
 
 double fs_det_base_level_kept(const fs_dome_reading *r, int *edge, double *var)
@@ -156,12 +160,21 @@ double fs_det_base_elongation(const fs_tubercle *t, double azimuth)
 	return e * (cos(2 * t->orientation) * cos(2 * azimuth) + sin(2 * t->orientation) * sin(2 * azimuth));
 }
 
-/* The ratio base / reading for readings whose mean elongation along the
- * detector's axis over their mean radius is q (above the caller's
- * threshold): the elevation at which the formation's dome casts a border
- * with that elongation, then the border's mean over the rays there. */
-static double shadow_factor_of(const fs_det_offset *off, double q)
+/* The ratio base / reading for n readings whose elongations along the
+ * detector's axis sum to sa and radii to sr: 1 below MIN_SIZED readings
+ * or where q = sa / sr is at most q_min (the caller's threshold: the
+ * elongation a shadowless scene shows, which differs with and without a
+ * screen); else the elevation at which the formation's dome casts a
+ * border with elongation q, then the border's mean over the rays there.
+ * (Both factors' common tail, so the screened one cannot drift from the
+ * clean one's arithmetic.) */
+static double shadow_factor_of(const fs_det_offset *off, double sa, double sr, size_t n, double q_min)
 {
+	if (n < MIN_SIZED || !(sr > 0))
+		return 1;
+	double q = sa / sr;
+	if (!(q > q_min))
+		return 1;
 	/* the elevation at which the formation's dome casts a border with
 	 * that elongation (it falls as the elevation rises), then the
 	 * border's mean over the rays there: the reading's excess radius */
@@ -207,10 +220,7 @@ double fs_det_base_shadow_factor(const fs_det_base_plan *p, const fs_det_offset 
 		sr += lr[k];
 		n++;
 	}
-	if (n < MIN_SIZED || !(sr > 0))
-		return 1;
-	double q = sa / sr;
-	return q > SHADOW_A2_MIN ? shadow_factor_of(off, q) : 1;
+	return shadow_factor_of(off, sa, sr, n, SHADOW_A2_MIN);
 }
 
 double fs_det_base_shadow_factor_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr,
@@ -233,10 +243,7 @@ double fs_det_base_shadow_factor_screened(const fs_det_base_plan *p, const fs_de
 		sr += lr[k];
 		n++;
 	}
-	if (n < MIN_SIZED || !(sr > 0))
-		return 1;
-	double q = sa / sr;
-	return q > SHADOW_A2_MIN_SCREENED ? shadow_factor_of(off, q) : 1;
+	return shadow_factor_of(off, sa, sr, n, SHADOW_A2_MIN_SCREENED);
 }
 
 void fs_det_base_shadow_apply(const fs_det_base_plan *p, double factor, double *lr)
@@ -246,6 +253,15 @@ void fs_det_base_shadow_apply(const fs_det_base_plan *p, double factor, double *
 	for (size_t k = 0; k < p->n; k++)
 		if (isfinite(lr[k]))
 			lr[k] *= factor;
+}
+
+double fs_det_base_shadow_take_out(const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
+				   const int *le, const double *la, int screened, int extrap, double *lr)
+{
+	double f = screened ? fs_det_base_shadow_factor_screened(p, off, lr, le, la)
+			    : fs_det_base_shadow_factor(p, off, meas, lr, extrap == FS_DET_EXTRAP_CLEAR);
+	fs_det_base_shadow_apply(p, f, lr);
+	return f;
 }
 
 static size_t g_extrap_sample = FS_DET_BASE_EXTRAP_SAMPLE;
@@ -360,18 +376,14 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge)
 {
-	return level_reading(1, lp, x, y, mr, F, edge);
+	return level_reading(1, lp, x, y, mr, F, edge, NULL);
 }
 
 double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
 					 int *edge, double *along)
 {
-	/* level_reading's, its polygon kept */
 	fs_tubercle t;
-	int e = 0;
-	memset(&t, 0, sizeof t);
-	int rc = fs_dome_measure_base_edge(lp, x, y, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F, 1, &t, &e);
-	double r = fs_det_base_level_value(rc, &t, e, NAN, edge, NULL);
+	double r = level_reading(1, lp, x, y, mr, F, edge, &t);
 	*along = isfinite(r) ? fs_det_base_elongation(&t, azimuth) : NAN;
 	return r;
 }
@@ -1473,10 +1485,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	/* the away rays' readings lie on the cast shadow's border (after the
 	 * step judgement, which reads the image where the reading lies);
 	 * under a screen their own polygons on the low-pass say so */
-	fs_det_base_shadow_apply(&p,
-				 screened ? fs_det_base_shadow_factor_screened(&p, off, lr, le, la)
-					  : fs_det_base_shadow_factor(&p, off, meas, lr, clear == FS_DET_EXTRAP_CLEAR),
-				 lr);
+	fs_det_base_shadow_take_out(&p, off, meas, le, la, screened, clear, lr);
 	/* strays are judged except where the level is the first reading
 	 * (detect_base_fit.h) */
 	p.screened = lp != NULL && !screened;

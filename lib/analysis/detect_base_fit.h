@@ -432,6 +432,19 @@ double fs_det_base_shadow_factor_screened(const fs_det_base_plan *p, const fs_de
 					  const int *le, const double *la);
 double fs_det_base_elongation(const fs_tubercle *t, double azimuth);
 void fs_det_base_shadow_apply(const fs_det_base_plan *p, double factor, double *lr);
+/*
+ * Both paths' one call (just before fs_det_base_fit_scale; the benches'
+ * traces too), so the choice between the two factors is made in one
+ * place: under a screen whose low-pass left the bases resolved
+ * (screened: fs_det_base_level_screened) the factor from the level's own
+ * readings (le, la), else the first pass's polygons' factor where the
+ * level was extrapolated at clear feet (extrap, fs_det_base_extrap_plan's
+ * answer: FS_DET_EXTRAP_CLEAR only; not at tight gaps, h41f). The factor
+ * applied to lr (fs_det_base_shadow_apply) and returned (1: none). le
+ * and la are read only when screened (NULL otherwise).
+ */
+double fs_det_base_shadow_take_out(const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
+				   const int *le, const double *la, int screened, int extrap, double *lr);
 
 /* Below this share of the median signal of an image's domes a point is
  * flat ground (see above). */

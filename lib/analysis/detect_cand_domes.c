@@ -147,11 +147,7 @@ int fs_dome_votes_window_tiled(const fs_det_source *s, double pitch, int x0, int
 			       fs_dome_cands *st, fs_image **votes, char *err, size_t errlen)
 {
 	*votes = NULL;
-	if (!s->plan || s->tile < 1) {
-		snprintf(err, errlen, "auto: no plan to make tiles from");
-		return -1;
-	}
-	if (votes_setup(s, pitch, st, err, errlen))
+	if (votes_setup(s, pitch, st, err, errlen)) /* (it refuses a source without a plan) */
 		return -1;
 	double blur = fs_dome_votes_blur(pitch);
 	int reach = fs_dome_votes_reach(pitch, blur), sx, sy;

@@ -1160,10 +1160,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		goto out;
 	}
 	/* (as the whole image's, detect_base_fit.c) */
-	fs_det_base_shadow_apply(&p,
-				 screened ? fs_det_base_shadow_factor_screened(&p, &j->off, b.lr, b.le, b.la)
-					  : fs_det_base_shadow_factor(&p, &j->off, j->res, b.lr, clear == FS_DET_EXTRAP_CLEAR),
-				 b.lr);
+	fs_det_base_shadow_take_out(&p, &j->off, j->res, b.le, b.la, screened, clear, b.lr);
 	/* (as the whole image's) */
 	const double *step = b.lowpass > 0 ? NULL : scratch;
 	p.screened = b.lowpass > 0 && !screened;

@@ -87,8 +87,7 @@ static void print_means(double *const profs[2], const size_t cnt[2], const fs_ce
  * before any scene): a simulator option on every scene after its seed
  * (e.g. beam_continuous=1: the axis step's own bias under a continuous
  * beam spot) */
-static const char *sets[16];
-static int nsets;
+static sem_opts_args set_args;
 /* --meas SIGMA (h41a): read on the rule's measurement image
  * (fs_detect_measure_image with that blur; the dome rule's msig is 0.5
  * px below a 40-px pitch) instead of the raw render; --r0 PX: the
@@ -103,8 +102,7 @@ static void run(int k, unsigned seed_add, double missing, double shadow, double 
 	sem_truth t;
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
-	for (int i = 0; i < nsets; i++)
-		sem_opts_set_key(&o, sets[i]); /* checked in main */
+	sem_opts_args_apply(&set_args, &o);
 	if (missing >= 0)
 		o.missing = missing;
 	if (shadow >= 0)
@@ -188,14 +186,13 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 16) {
-			sem_opts probe;
-			sem_defaults(&probe);
-			if (sem_opts_set_key(&probe, argv[i + 1])) {
-				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h)\n", argv[0], argv[i + 1]);
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			if (sem_opts_args_add(&set_args, argv[i + 1])) {
+				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
+					argv[i + 1], SEM_OPTS_ARGS_MAX);
 				return 2;
 			}
-			sets[nsets++] = argv[++i];
+			i++;
 		} else if (!strcmp(argv[i], "--meas") && i + 1 < argc)
 			meas_sigma = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--r0") && i + 1 < argc)

@@ -149,8 +149,7 @@ static int do_shadow;
  * e.g. --opt beam_continuous=1 (the formation fit against a continuous
  * beam spot; its "TRUE blur" is the same sigma, only the kernel's shape
  * differs) */
-static const char *opts_kv[16];
-static int nopts_kv;
+static sem_opts_args set_args;
 
 static void scene_opts(int set, int k, unsigned seed_add, sem_opts *o)
 {
@@ -161,8 +160,7 @@ static void scene_opts(int set, int k, unsigned seed_add, sem_opts *o)
 	else
 		sem_smooth_scene(k, o);
 	o->seed += seed_add;
-	for (int i = 0; i < nopts_kv; i++)
-		sem_opts_set_key(o, opts_kv[i]); /* checked in main */
+	sem_opts_args_apply(&set_args, o);
 	if (no_shadow)
 		o->shadow = 0;
 	if (no_edge)
@@ -1469,14 +1467,13 @@ int main(int argc, char **argv)
 				fprintf(stderr, "unknown set %s\n", argv[i]);
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "--opt") && i + 1 < argc && nopts_kv < 16) {
-			sem_opts probe;
-			sem_defaults(&probe);
-			if (sem_opts_set_key(&probe, argv[i + 1])) {
-				fprintf(stderr, "%s: --opt %s: no such key (sem_opts_keys.h)\n", argv[0], argv[i + 1]);
+		} else if (!strcmp(argv[i], "--opt") && i + 1 < argc) {
+			if (sem_opts_args_add(&set_args, argv[i + 1])) {
+				fprintf(stderr, "%s: --opt %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
+					argv[i + 1], SEM_OPTS_ARGS_MAX);
 				return 2;
 			}
-			opts_kv[nopts_kv++] = argv[++i];
+			i++;
 		} else if (!strcmp(argv[i], "--no-shadow"))
 			no_shadow = 1;
 		else if (!strcmp(argv[i], "--no-edge"))

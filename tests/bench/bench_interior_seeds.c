@@ -101,16 +101,14 @@ static void print_tally(const char *what, const tally *T)
 /* --set KEY=VALUE (h41a, repeatable; sem_opts_keys.h's keys, checked
  * before any scene): a simulator option on every scene after its seed,
  * as test_sem_accuracy's SEM_SET (e.g. beam_continuous=1) */
-static const char *sets[16];
-static int nsets;
+static sem_opts_args set_args;
 
 static int run_one(int i, unsigned add_seed, detect_fn fn, row *w, sem_opts *o)
 {
 	sem_truth t;
 	sem_interior_scene(i, o);
 	o->seed += add_seed;
-	for (int k = 0; k < nsets; k++)
-		sem_opts_set_key(o, sets[k]); /* checked in main */
+	sem_opts_args_apply(&set_args, o);
 	fs_image *img = sem_make_shared(o, &t);
 	if (!img)
 		return -1;
@@ -165,14 +163,13 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bad --seeds\n");
 				return 2;
 			}
-		} else if (!strcmp(argv[a], "--set") && a + 1 < argc && nsets < 16) {
-			sem_opts probe;
-			sem_defaults(&probe);
-			if (sem_opts_set_key(&probe, argv[a + 1])) {
-				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h)\n", argv[0], argv[a + 1]);
+		} else if (!strcmp(argv[a], "--set") && a + 1 < argc) {
+			if (sem_opts_args_add(&set_args, argv[a + 1])) {
+				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
+					argv[a + 1], SEM_OPTS_ARGS_MAX);
 				return 2;
 			}
-			sets[nsets++] = argv[++a];
+			a++;
 		} else {
 			int i = atoi(argv[a]);
 			if (i < 0 || i >= SEM_INTERIOR_SCENES || npick >= SEM_INTERIOR_SCENES) {
@@ -189,8 +186,8 @@ int main(int argc, char **argv)
 	static row rows[MAX_SEEDS][SEM_INTERIOR_SCENES];
 	printf("%s between the corners on %d seed sets:\n",
 	       fn == fs_detect_domes ? "fs_detect_domes" : "fs_detect_outline", nseeds);
-	for (int k = 0; k < nsets; k++)
-		printf("scene option after the seed: %s\n", sets[k]);
+	for (int k = 0; k < set_args.n; k++)
+		printf("scene option after the seed: %s\n", set_args.kv[k]);
 	printf("%-6s %-5s %-4s %-4s %-4s %-3s %5s %5s %6s %6s %6s %5s\n", "seed+", "scene", "fill", "h/R", "az",
 	       "pit", "rec", "prec", "D%", "S%", "sdD%", "nan");
 	tally total = {0};

@@ -315,8 +315,7 @@ static void mp_print(const char *label, const mean_prof *mp, double sigma)
 	       label, sigma, 100 * (2 * rd - dt) / dt, 100 * (2 * ra - dt) / dt, wa, centre_dip(pr, nr));
 }
 
-static const char *sets[16];
-static int nsets;
+static sem_opts_args set_args;
 
 static int run_scene(int k, unsigned seed_add, int profile)
 {
@@ -324,8 +323,7 @@ static int run_scene(int k, unsigned seed_add, int profile)
 	sem_truth t;
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
-	for (int i = 0; i < nsets; i++)
-		sem_opts_set_key(&o, sets[i]);
+	sem_opts_args_apply(&set_args, &o);
 	fs_image *img = sem_make_shared(&o, &t);
 	if (!img) {
 		printf("%d: the simulator refused the scene\n", k);
@@ -416,14 +414,13 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 16) {
-			sem_opts o;
-			sem_corner_scene(0, &o);
-			if (sem_opts_set_key(&o, argv[i + 1])) {
-				fprintf(stderr, "bench_level_small: unknown option %s\n", argv[i + 1]);
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			if (sem_opts_args_add(&set_args, argv[i + 1])) {
+				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
+					argv[i + 1], SEM_OPTS_ARGS_MAX);
 				return 2;
 			}
-			sets[nsets++] = argv[++i];
+			i++;
 		} else if (!strcmp(argv[i], "--ann-sigma") && i + 1 < argc) {
 			if (sscanf(argv[++i], "%lf,%lf,%lf", &sgs[0], &sgs[1], &sgs[2]) != 3) {
 				fprintf(stderr, "bench_level_small: --ann-sigma S1,S2,S3\n");

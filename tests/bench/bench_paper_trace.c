@@ -554,8 +554,9 @@ static int trace_last_step(const fs_image *img, const fs_detect_result *dres, in
 			step[k] = fs_base_step_contrast(mimg, 0, 0, mimg->width, mimg->height, x, y, r, FS_DOME_R0 * max_r,
 							FS_DOME_R1 * max_r);
 	}
-	double shadow = fs_det_base_shadow_factor(&pl, &off, res, lr, clear);
-	fs_det_base_shadow_apply(&pl, shadow, lr);
+	/* (the rule's own choice: since h41f clear may be
+	 * FS_DET_EXTRAP_TALL, where the rule takes no shadow factor) */
+	double shadow = fs_det_base_shadow_take_out(&pl, &off, res, NULL, NULL, 0, clear, lr);
 	/* the level's own sums, before the scale is applied */
 	double *ql = malloc(4 * pl.n * sizeof *ql), *qf = ql + pl.n, *qs = qf + pl.n, *qn = qs + pl.n;
 	size_t nl = 0, nf = 0, ns = 0, nn = 0, npin = 0, nost = 0;

@@ -68,8 +68,7 @@ static double pct(const sums *s)
 	return s->truth > 0 ? 100 * (s->read - s->truth) / s->truth : NAN;
 }
 
-static const char *g_sets[16];
-static int g_nsets;
+static sem_opts_args set_args;
 
 static int run(int k, unsigned seed_add)
 {
@@ -77,8 +76,7 @@ static int run(int k, unsigned seed_add)
 	sem_truth t;
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
-	for (int i = 0; i < g_nsets; i++)
-		(void)sem_opts_set_key(&o, g_sets[i]); /* checked in main */
+	sem_opts_args_apply(&set_args, &o);
 	fs_image *img = sem_make_shared(&o, &t);
 	if (!img)
 		return -1;
@@ -144,14 +142,13 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc && g_nsets < 16) {
-			sem_opts chk;
-			sem_corner_scene(0, &chk);
-			if (sem_opts_set_key(&chk, argv[i + 1])) {
-				fprintf(stderr, "unknown --set %s\n", argv[i + 1]);
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			if (sem_opts_args_add(&set_args, argv[i + 1])) {
+				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
+					argv[i + 1], SEM_OPTS_ARGS_MAX);
 				return 2;
 			}
-			g_sets[g_nsets++] = argv[++i];
+			i++;
 		}
 		else if (n < 64)
 			scenes[n++] = atoi(argv[i]);
@@ -161,8 +158,8 @@ int main(int argc, char **argv)
 			if ((k & 32) && (k & 8))
 				scenes[n++] = k;
 	printf("screened level from the TRUE centres, mean D %% (seeds +%u)", seed_add);
-	for (int i = 0; i < g_nsets; i++)
-		printf(" %s", g_sets[i]);
+	for (int i = 0; i < set_args.n; i++)
+		printf(" %s", set_args.kv[i]);
 	printf("\n");
 	printf("%-5s %-4s %-4s %-4s %-3s %-4s %-3s %7s %7s %7s %7s %7s %7s %7s %6s %4s\n", "scene", "fill", "prof",
 	       "h/R", "ht", "az", "pit", "ridge", "plain", "plain2", "xvar", "xsig", "ridge2", "rxvar", "v1", "n");

@@ -43,20 +43,19 @@
 #include "sem_opts_keys.h"
 #include "sem_sim.h"
 
-static const char *g_sets[16];
-static int g_nsets;
+static sem_opts_args set_args;
 static double g_hr = NAN, g_prof = NAN;
 
-/* q as fs_det_base_shadow_factor reads it, from n polygons */
+/* q as fs_det_base_shadow_factor reads it, from n polygons (the rule's
+ * own elongation, fs_det_base_elongation, not a copy of its formula) */
 static double elong(const fs_measured *m, const double *lr, size_t n, double az)
 {
-	double sa = 0, sr = 0, c2 = cos(2 * az), s2 = sin(2 * az);
+	double sa = 0, sr = 0;
 	for (size_t k = 0; k < n; k++) {
-		const fs_tubercle *t = &m[k].t;
-		if (!isfinite(lr[k]) || !t->has_ellipse || !(t->major_axis_px >= t->minor_axis_px))
+		double e = fs_det_base_elongation(&m[k].t, az);
+		if (!isfinite(lr[k]) || !isfinite(e))
 			continue;
-		double e = 0.25 * (t->major_axis_px - t->minor_axis_px);
-		sa += e * (cos(2 * t->orientation) * c2 + sin(2 * t->orientation) * s2);
+		sa += e;
 		sr += lr[k];
 	}
 	return sr > 0 ? sa / sr : NAN;
@@ -68,8 +67,7 @@ static int run(int k, unsigned seed_add)
 	sem_truth tr;
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
-	for (int i = 0; i < g_nsets; i++)
-		(void)sem_opts_set_key(&o, g_sets[i]);
+	sem_opts_args_apply(&set_args, &o);
 	fs_image *img = sem_make_shared(&o, &tr);
 	if (!img)
 		return -1;
@@ -164,14 +162,13 @@ int main(int argc, char **argv)
 			g_hr = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
 			g_prof = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc && g_nsets < 16) {
-			sem_opts chk;
-			sem_corner_scene(0, &chk);
-			if (sem_opts_set_key(&chk, argv[i + 1])) {
-				fprintf(stderr, "unknown --set %s\n", argv[i + 1]);
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			if (sem_opts_args_add(&set_args, argv[i + 1])) {
+				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
+					argv[i + 1], SEM_OPTS_ARGS_MAX);
 				return 2;
 			}
-			g_sets[g_nsets++] = argv[++i];
+			i++;
 		} else if (n < 64)
 			scenes[n++] = atoi(argv[i]);
 	}
@@ -180,8 +177,8 @@ int main(int argc, char **argv)
 			if ((k & 32) && (k & 8))
 				scenes[n++] = k;
 	printf("screened level's own polygons from the TRUE centres (seeds +%u)", seed_add);
-	for (int i = 0; i < g_nsets; i++)
-		printf(" %s", g_sets[i]);
+	for (int i = 0; i < set_args.n; i++)
+		printf(" %s", set_args.kv[i]);
 	printf("\n%-5s %-4s %-4s %-4s %7s %7s %7s %7s %7s %7s %7s %6s %6s %4s\n", "scene", "prof", "h/R", "az", "ridgeD", "q",
 	       "factor", "corrD", "qplain", "fplain", "corrDp", "shift", "shiftp", "n");
 	int rc = 0;

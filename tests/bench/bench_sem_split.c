@@ -685,8 +685,7 @@ static void print_notch(const fs_image *img, const sem_opts *so, double wid)
  * after its seed; and the table's counts over the scenes run (the
  * corner table's columns: D, S, D SD where it applies, recall and
  * precision, all four) */
-static const char *sets[16];
-static int nsets;
+static sem_opts_args set_args;
 static int cnt_run, cnt_d, cnt_s, cnt_sd, cnt_sd_applies, cnt_rp, cnt_all;
 
 static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_shadow, int level, int phase, int first,
@@ -700,8 +699,7 @@ static int run_scene(int k, unsigned seed_add, int outline, int truth, int no_sh
 	else
 		sem_corner_scene(k, &o);
 	o.seed += seed_add;
-	for (int i = 0; i < nsets; i++)
-		sem_opts_set_key(&o, sets[i]); /* checked in main */
+	sem_opts_args_apply(&set_args, &o);
 	if (no_shadow)
 		o.shadow = 0;
 	int shifted = o.halftone > 0 && (dx || dy);
@@ -833,14 +831,13 @@ int main(int argc, char **argv)
 			/* the shifted path at no shift: sem_make's bits (checked) */
 			dx = -1;
 		}
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 16) {
-			sem_opts probe;
-			sem_defaults(&probe);
-			if (sem_opts_set_key(&probe, argv[i + 1])) {
-				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h)\n", argv[0], argv[i + 1]);
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			if (sem_opts_args_add(&set_args, argv[i + 1])) {
+				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
+					argv[i + 1], SEM_OPTS_ARGS_MAX);
 				return 2;
 			}
-			sets[nsets++] = argv[++i];
+			i++;
 		} else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (listed < 64 && argv[i][0] == 'i' && atoi(argv[i] + 1) >= 0 &&
@@ -865,8 +862,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < listed; i++)
 		rc |= run_scene(scenes[i], seed_add, outline, truth, no_shadow, level, phase, first, track, notch, dx, dy, own) ? 1 : 0;
 	printf("counts over %d scenes", cnt_run);
-	for (int i = 0; i < nsets; i++)
-		printf(" --set %s", sets[i]);
+	for (int i = 0; i < set_args.n; i++)
+		printf(" --set %s", set_args.kv[i]);
 	printf(": D %d / S %d / D SD %d (of %d it applies to) / RP %d / all four %d\n", cnt_d, cnt_s, cnt_sd,
 	       cnt_sd_applies, cnt_rp, cnt_all);
 	return rc;

@@ -60,15 +60,22 @@ static size_t judge(base_plan_fixture *f, const fs_measured *meas, double contra
 	return n;
 }
 
+/* plan_of's plan with fs_det_base_step_pick run under the bound
+ * (restored after), as both paths call it before the judgement. */
+static void plan_picked(base_plan_fixture *f, fs_measured *meas, size_t bound)
+{
+	plan_of(f, meas);
+	size_t old = fs_det_base_set_step_sample(bound);
+	assert_int_equal(fs_det_base_step_pick(&f->p, f->fr, f->fx, f->fy, f->fx, f->fy, f->lr, f->le, 0, meas), 0);
+	fs_det_base_set_step_sample(old);
+}
+
 static void the_judgement_takes_the_hashed_sample_above_the_bound(void **state)
 {
 	(void)state;
 	fs_measured meas[N];
 	base_plan_fixture f;
-	plan_of(&f, meas);
-	size_t old = fs_det_base_set_step_sample(8);
-	assert_int_equal(fs_det_base_step_pick(&f.p, f.fr, f.fx, f.fy, f.fx, f.fy, f.lr, f.le, 0, meas), 0);
-	fs_det_base_set_step_sample(old);
+	plan_picked(&f, meas, 8);
 	assert_non_null(f.p.step_out);
 	size_t kept = 0;
 	for (size_t k = 0; k < N; k++) {
@@ -91,10 +98,7 @@ static void the_majority_is_taken_among_the_judged(void **state)
 	(void)state;
 	fs_measured meas[N];
 	base_plan_fixture f;
-	plan_of(&f, meas);
-	size_t old = fs_det_base_set_step_sample(8);
-	assert_int_equal(fs_det_base_step_pick(&f.p, f.fr, f.fx, f.fy, f.fx, f.fy, f.lr, f.le, 0, meas), 0);
-	fs_det_base_set_step_sample(old);
+	plan_picked(&f, meas, 8);
 	/* every judged reading on no step (below FS_BASE_STEP_MIN) */
 	size_t kept = judge(&f, meas, 0.5 * FS_BASE_STEP_MIN);
 	assert_true(2 * kept < N); /* a minority of all 32 read */
@@ -109,10 +113,7 @@ static void the_majority_is_taken_among_the_judged(void **state)
 	assert_true(fabs(meas[0].t.radius_px - 10) < 1e-12);
 	/* every judged reading on a step: the readings' level */
 	free(f.p.step_out);
-	plan_of(&f, meas);
-	fs_det_base_set_step_sample(8);
-	assert_int_equal(fs_det_base_step_pick(&f.p, f.fr, f.fx, f.fy, f.fx, f.fy, f.lr, f.le, 0, meas), 0);
-	fs_det_base_set_step_sample(old);
+	plan_picked(&f, meas, 8);
 	judge(&f, meas, 2 * FS_BASE_STEP_MIN);
 	base_plan_scale(&f, meas, &info);
 	assert_int_equal(info.nostep, 0);
@@ -127,11 +128,7 @@ static void at_most_the_bound_every_reading_is_judged(void **state)
 	base_plan_fixture f;
 	/* the default bound (512) and no bound: nothing left out */
 	for (int pass = 0; pass < 2; pass++) {
-		plan_of(&f, meas);
-		size_t old = pass ? fs_det_base_set_step_sample(0) : 0;
-		assert_int_equal(fs_det_base_step_pick(&f.p, f.fr, f.fx, f.fy, f.fx, f.fy, f.lr, f.le, 0, meas), 0);
-		if (pass)
-			fs_det_base_set_step_sample(old);
+		plan_picked(&f, meas, pass ? 0 : FS_DET_BASE_STEP_SAMPLE);
 		assert_null(f.p.step_out);
 		/* 17 of 32 on no step: a majority, counted over every reading */
 		assert_int_equal(judge(&f, meas, 2 * FS_BASE_STEP_MIN), N);

@@ -38,17 +38,27 @@
 
 #define PAPER "tests/fixtures/paper/"
 
-static void check_figure(const judged_figure *f)
+/* The lattice method's detection of the paper figure file under the
+ * dome rule, as both tests read it (its path written into path); returns
+ * the image (the caller frees it and res). */
+static fs_image *lattice_dome(const char *file, char *path, size_t pathlen, fs_detect_result *res)
 {
-	char err[256], path[256];
-	snprintf(path, sizeof path, PAPER "%s", f->file);
+	char err[256];
+	snprintf(path, pathlen, PAPER "%s", file);
 	fs_image *img = fixture_image(path);
 	assert_non_null(img);
 	fs_params p;
 	fs_params_default(&p);
 	p.method = FS_METHOD_LATTICE;
+	assert_int_equal(fs_detect_rule_in_region(img, &p, 0, FS_RULE_DOME, NULL, res, err, sizeof err), 0);
+	return img;
+}
+
+static void check_figure(const judged_figure *f)
+{
+	char path[256];
 	fs_detect_result res;
-	assert_int_equal(fs_detect_rule_in_region(img, &p, 0, FS_RULE_DOME, NULL, &res, err, sizeof err), 0);
+	fs_image *img = lattice_dome(f->file, path, sizeof path, &res);
 	judged_agreement a;
 	lattice_judged_check(f, &res.tubercles, 0, 0, &a);
 	for (size_t k = 0; k < a.back && k < sizeof a.back_at / sizeof *a.back_at; k++)
@@ -84,15 +94,9 @@ static void fig2_lattice_sites_match_the_judged_crops(void **state)
  * frame (the figures below are measured at full resolution). */
 static void recovered_inside_the_frame(const char *file)
 {
-	char err[256], path[256];
-	snprintf(path, sizeof path, PAPER "%s", file);
-	fs_image *img = fixture_image(path);
-	assert_non_null(img);
-	fs_params p;
-	fs_params_default(&p);
-	p.method = FS_METHOD_LATTICE;
+	char path[256];
 	fs_detect_result res;
-	assert_int_equal(fs_detect_rule_in_region(img, &p, 0, FS_RULE_DOME, NULL, &res, err, sizeof err), 0);
+	fs_image *img = lattice_dome(file, path, sizeof path, &res);
 	int r = (int)(0.5 * res.pitch_px);
 	size_t recovered = 0, past = 0;
 	for (size_t i = 0; i < res.tubercles.n; i++) {

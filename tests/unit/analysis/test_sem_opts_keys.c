@@ -65,12 +65,42 @@ static void unknown_key_is_refused(void **state)
 	assert_true(o.pitch == d.pitch);
 }
 
+/* The benches' --set list (sem_opts_args): a bad key and a full list are
+ * refused when given (the bench stops before any scene; a 17th --set was
+ * read as scene 0 by the copies this replaced), and the items are
+ * applied in the order given. */
+static void bench_args_checked_and_applied_in_order(void **state)
+{
+	(void)state;
+	sem_opts_args a = {0};
+	assert_int_equal(sem_opts_args_add(&a, "beam_continous=1"), -1);
+	assert_int_equal(sem_opts_args_add(&a, "blur"), -1);
+	assert_int_equal(a.n, 0);
+	assert_int_equal(sem_opts_args_add(&a, "blur=1.5"), 0);
+	assert_int_equal(sem_opts_args_add(&a, "fill=0.6"), 0);
+	assert_int_equal(sem_opts_args_add(&a, "blur=0.9"), 0);
+	sem_opts o, ref;
+	sem_defaults(&o);
+	sem_defaults(&ref);
+	sem_opts_args_apply(&a, &o);
+	assert_true(fabs(o.beam_blur - 0.9) < 1e-12);
+	assert_true(fabs(o.fill - 0.6) < 1e-12);
+	o.beam_blur = ref.beam_blur;
+	o.fill = ref.fill;
+	assert_int_equal(memcmp(&o, &ref, sizeof o), 0);
+	while (a.n < SEM_OPTS_ARGS_MAX)
+		assert_int_equal(sem_opts_args_add(&a, "seed=3"), 0);
+	assert_int_equal(sem_opts_args_add(&a, "seed=4"), -1);
+	assert_int_equal(a.n, SEM_OPTS_ARGS_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(list_sets_each_item_in_order),
 		cmocka_unit_test(empty_list_changes_nothing),
 		cmocka_unit_test(unknown_key_is_refused),
+		cmocka_unit_test(bench_args_checked_and_applied_in_order),
 	};
 	return cmocka_run_group_tests_name("sem_opts_keys lists", tests, NULL, NULL);
 }

@@ -93,3 +93,19 @@ int sem_opts_set_keys(sem_opts *o, const char *list)
 		p += n;
 	}
 }
+
+int sem_opts_args_add(sem_opts_args *a, const char *kv)
+{
+	sem_opts probe;
+	sem_defaults(&probe);
+	if (a->n >= SEM_OPTS_ARGS_MAX || sem_opts_set_key(&probe, kv))
+		return -1;
+	a->kv[a->n++] = kv;
+	return 0;
+}
+
+void sem_opts_args_apply(const sem_opts_args *a, sem_opts *o)
+{
+	for (int i = 0; i < a->n; i++)
+		(void)sem_opts_set_key(o, a->kv[i]); /* checked when added */
+}

@@ -28,4 +28,24 @@ int sem_opts_set_key(sem_opts *o, const char *kv);
  * a NULL or empty list is 0 and changes nothing. */
 int sem_opts_set_keys(sem_opts *o, const char *list);
 
+/*
+ * A bench's repeatable --set KEY=VALUE (the simulator options on every
+ * scene after its seed), one list for every bench instead of a copy of
+ * the loop in each: an item is checked on the defaults when it is given,
+ * so a mistyped key stops the bench before any scene is rendered, and a
+ * full list is refused rather than the option read as a scene number.
+ * The items are the caller's (argv), not copied.
+ */
+#define SEM_OPTS_ARGS_MAX 16
+typedef struct {
+	const char *kv[SEM_OPTS_ARGS_MAX];
+	int n;
+} sem_opts_args;
+
+/* 0, or -1 when kv is not a key (sem_opts_set_key) or the list is full
+ * (a unchanged). */
+int sem_opts_args_add(sem_opts_args *a, const char *kv);
+/* Every item of a set on o, in the order given. */
+void sem_opts_args_apply(const sem_opts_args *a, sem_opts *o);
+
 #endif
