@@ -332,8 +332,11 @@ int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off,
 	if (gap >= FS_DET_BASE_FOOT_CLEAR * sg)
 		return FS_DET_EXTRAP_CLEAR;
 	/* at tight gaps only on a steep foot, whose excess is the blur's
-	 * (detect_base_fit.h, h41f) */
-	return off->fit.h_over_r >= FS_DET_BASE_TALL_HR ? FS_DET_EXTRAP_TALL : FS_DET_EXTRAP_NONE;
+	 * (detect_base_fit.h, h41f), and only where no low dome fits the
+	 * patch as well (h41l): a low dome's h/R is the grid's coin toss */
+	return off->fit.h_over_r >= FS_DET_BASE_TALL_HR && off->fit.low_ratio >= FS_DET_BASE_TALL_LOW_RATIO
+		       ? FS_DET_EXTRAP_TALL
+		       : FS_DET_EXTRAP_NONE;
 }
 
 double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int *le, const double *l2, double *lr)

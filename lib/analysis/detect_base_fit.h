@@ -647,6 +647,19 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
 #define FS_DET_BASE_EXTRAP_MAX 0.1
 #define FS_DET_BASE_FOOT_CLEAR 4.5
 #define FS_DET_BASE_TALL_HR 0.55
+/*
+ * And only where the best low dome (h/R 0.2 or 0.4) fits the formation's
+ * mean patch worse by at least this RMS ratio (fs_dome_fit.low_ratio,
+ * h41l): at 3.2-px gaps a low dome's patch is the same at every h/R (the
+ * shadow's elevation and the contrast take up the height), so the grid
+ * picked 0.7 or 1.0 on low domes, and the level was extrapolated where
+ * the blur's part is what they need (3 and 19 on +4000, 17 on four seed
+ * sets). At the rule's centres on 8 seed sets the low domes read 1.00-
+ * 1.04 (one 1.12: 17 on +20000), the tall ones 1.09-1.70; at the TRUE
+ * centres 1.00-1.04 against 1.49-1.74. The bound sits between 1.04 and
+ * 1.09.
+ */
+#define FS_DET_BASE_TALL_LOW_RATIO 1.06
 enum { FS_DET_EXTRAP_NONE = 0, FS_DET_EXTRAP_CLEAR = 1, FS_DET_EXTRAP_TALL = 2 };
 /*
  * The second readings on a sample (h34b, issue 13's cost): they enter

@@ -36,6 +36,8 @@ static const double PROF[] = {0, 1, 2};
 static const double BLUR[] = {0.015, 0.03, 0.05, 0.075, 0.1, 0.13, 0.17};
 static const double ELEV_DEG[] = {25, 40, 55};
 #define NHR (int)(sizeof HR / sizeof HR[0])
+/* the grid's low domes, for fs_dome_fit.low_ratio (dome_fit.h) */
+#define LOW_HR 0.4
 #define NPROF (int)(sizeof PROF / sizeof PROF[0])
 #define NBLUR (int)(sizeof BLUR / sizeof BLUR[0])
 #define NELEV (int)(sizeof ELEV_DEG / sizeof ELEV_DEG[0])
@@ -160,6 +162,9 @@ typedef struct ctx {
 	int keep_formation;   /* see fs_dome_fit_opts */
 	int screened;         /* a halftone screen was low-passed away */
 	int coarse_to_fine;   /* see fs_dome_fit_opts */
+	/* the last unheld search's (best_at) least residual sum with a low
+	 * dome (h/R at most LOW_HR) and with any: fs_dome_fit.low_ratio */
+	double low_rss, any_rss;
 	/* the coarse offset screen's patch: p's samples on every other row
 	 * and column (idx, ir, iq its own, the rest p's) */
 	patch sub;
@@ -632,13 +637,19 @@ static int best_at(ctx *c, double fill, const cand *hold, cand *best)
 	best->rss = INFINITY;
 	if (hold)
 		return try_geom(c, fill, hold->hr, hold->prof, hold, best);
-	for (int h = 0; h < NHR; h++)
+	c->low_rss = INFINITY;
+	for (int h = 0; h < NHR; h++) {
 		for (int q = 0; q < NPROF; q++)
 			/* the coarse scan uses every shape too: with a subset
 			 * a tall flat-topped dome at fill 0.16 passed for a
 			 * paraboloid at 0.30 (R^2 0.993) */
 			if (try_geom(c, fill, HR[h], PROF[q], NULL, best))
 				return -1;
+		/* (the grid ascends: best is the low domes' best here) */
+		if (HR[h] <= LOW_HR)
+			c->low_rss = best->rss;
+	}
+	c->any_rss = best->rss;
 	return 0;
 }
 
@@ -1174,6 +1185,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	out->quality = 1 - best.rss / p->npx;
 	out->residual = sqrt(fmax(0, best.rss / p->npx));
 	out->h_over_r = best.hr;
+	out->low_ratio = c.any_rss > 0 && isfinite(c.low_rss) ? sqrt(c.low_rss / c.any_rss) : 1;
 	out->profile = best.prof;
 	out->blur_px = BLUR[best.blur] * pitch;
 	out->azimuth = atan2(best.coef[FS_SE_SLOPE_Y], best.coef[FS_SE_SLOPE_X]);

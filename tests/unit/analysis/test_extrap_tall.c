@@ -21,6 +21,9 @@
  * and not for 0.2 or 0.4; unresolved bases, a halftone screen, an unfitted
  * formation or too few readings never do. On main before h41f the tight
  * gap gave FS_DET_EXTRAP_NONE for every h/R (the second case fails there).
+ * h41l: and only where the best low dome fits the formation's patch
+ * worse by FS_DET_BASE_TALL_LOW_RATIO (fs_dome_fit.low_ratio); the
+ * fourth case fails on main before h41l (FS_DET_EXTRAP_TALL there).
  * Cost: well under a second.
  */
 #include <stdarg.h>
@@ -56,6 +59,9 @@ static void plan_of(fs_det_base_plan *p, double *lr, int *le, double *var, fs_de
 	off->fit.pitch = pitch;
 	off->fit.h_over_r = hr;
 	off->fit.profile = 0;
+	/* a low dome fits worse (the tall scenes at the rule's centres read
+	 * 1.09-1.70) */
+	off->fit.low_ratio = 1.5;
 }
 
 static void tight_gaps_extrapolate_on_a_steep_foot_only(void **state)
@@ -79,6 +85,32 @@ static void tight_gaps_extrapolate_on_a_steep_foot_only(void **state)
 	assert_int_equal(fs_det_base_extrap_plan(&p, &off, lr, le, var, &v1), FS_DET_EXTRAP_NONE);
 	off.fit.h_over_r = 0.2;
 	assert_int_equal(fs_det_base_extrap_plan(&p, &off, lr, le, var, &v1), FS_DET_EXTRAP_NONE);
+}
+
+/* h41l: a tall h/R that a low dome fits as well is the grid's coin toss
+ * (corner scene 3 on +4000 read h/R 0.7 with a low dome 0.6 % worse, 17
+ * on +16000 h/R 1.0 with 2.8 %): no extrapolation. On main before h41l
+ * these plans gave FS_DET_EXTRAP_TALL. */
+static void tight_gaps_keep_the_level_where_a_low_dome_fits_as_well(void **state)
+{
+	(void)state;
+	fs_det_base_plan p;
+	fs_det_offset off;
+	double lr[N], var[N], v1;
+	int le[N];
+	plan_of(&p, lr, le, var, &off, 16, 0.81, 0.7, 0.52);
+	off.fit.low_ratio = 1.006;
+	assert_int_equal(fs_det_base_extrap_plan(&p, &off, lr, le, var, &v1), FS_DET_EXTRAP_NONE);
+	off.fit.h_over_r = 1.0;
+	off.fit.low_ratio = 1.028;
+	assert_int_equal(fs_det_base_extrap_plan(&p, &off, lr, le, var, &v1), FS_DET_EXTRAP_NONE);
+	/* a tall sphere at azimuth 135 (scene 21 on +16000) */
+	off.fit.low_ratio = 1.12;
+	assert_int_equal(fs_det_base_extrap_plan(&p, &off, lr, le, var, &v1), FS_DET_EXTRAP_TALL);
+	/* clear feet do not ask */
+	plan_of(&p, lr, le, var, &off, 64, 0.8, 1.0, 1.2);
+	off.fit.low_ratio = 1.0;
+	assert_int_equal(fs_det_base_extrap_plan(&p, &off, lr, le, var, &v1), FS_DET_EXTRAP_CLEAR);
 }
 
 static void clear_feet_extrapolate_whatever_the_height(void **state)
@@ -124,6 +156,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tight_gaps_extrapolate_on_a_steep_foot_only),
+		cmocka_unit_test(tight_gaps_keep_the_level_where_a_low_dome_fits_as_well),
 		cmocka_unit_test(clear_feet_extrapolate_whatever_the_height),
 		cmocka_unit_test(never_without_resolved_bases_or_a_plain_formation),
 	};
