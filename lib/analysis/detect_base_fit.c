@@ -404,11 +404,14 @@ int fs_det_base_step_point(const fs_det_base_plan *p, const double *fr, const do
 			   const double *lvx, const double *lvy, const double *lr, const int *le, int screened,
 			   const fs_measured *meas, size_t k, double *x, double *y, double *r)
 {
+	/* left out of the judgement's sample (fs_det_base_step_pick) */
+	if (p->step_out && p->step_out[k])
+		return 0;
 	if (p->own) {
 		/* the base rule's own readings stand (fs_det_base_fit_scale):
 		 * each is judged where it was read, fitted or not */
 		const fs_measured *q = &meas[p->idx[k]];
-		if (!q->ok || q->edge != 0 || !(q->t.radius_px > 0) || (p->step_out && p->step_out[k]))
+		if (!q->ok || q->edge != 0 || !(q->t.radius_px > 0))
 			return 0;
 		*x = p->xs[k];
 		*y = p->ys[k];
@@ -416,8 +419,6 @@ int fs_det_base_step_point(const fs_det_base_plan *p, const double *fr, const do
 		return 1;
 	}
 	if (!isfinite(fr[k]) || pinned(p, lr, le, meas, k))
-		return 0;
-	if (p->step_out && p->step_out[k])
 		return 0;
 	if (lr && isfinite(lr[k])) {
 		*x = screened ? lvx[k] : fx[k];
