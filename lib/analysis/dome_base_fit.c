@@ -561,6 +561,8 @@ static int make_templates(fs_dome_tpl *t, const fs_dome_fit *f, double fill0, co
 	if (mt)
 		return 1;
 	t->shadowed = shadow;
+	t->nmix = shadow ? FS_SE_NCOMP : NLIN;
+	memcpy(t->mixw, w, (size_t)(t->nmix + 1) * sizeof *w);
 	double pick = t->fill[kb];
 	t->pick_edge = kb == 0 ? -1 : kb == t->nk - 1 ? 1 : 0;
 	t->wide_best = t->wide_rise = t->wide_rise_se = NAN; /* fs_dome_tpl_read_wide */
@@ -1172,4 +1174,54 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	double fl = t->fill[kb] + off * (t->fill[kb + 1] - t->fill[kb - 1]) / 2;
 	out->radius = 0.5 * fl * t->pitch;
 	return 0;
+}
+
+int fs_dome_tpl_render(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, int size, double cx, double cy,
+		       fs_image **out)
+{
+	*out = NULL;
+	if (!t->nmix || !(fill > FILL_MIN) || !(fill < FILL_MAX) || size < 2 || !(f->pitch >= 6) ||
+	    !(f->blur_px >= 0))
+		return 1;
+	/* the grid as make_templates renders it (RENDER_G a pitch), wide
+	 * enough for every pixel: grid_at extends the last cell's plane */
+	int gr = RENDER_G;
+	double g2p = gr / f->pitch, sg = f->blur_px * g2p;
+	double far = fmax(fmax(cx, size - 1 - cx), fmax(cy, size - 1 - cy));
+	int half = (int)ceil(far * g2p) + 2, sh = half + (int)ceil(3 * sg) + 1;
+	int reach = t->shadowed ? (int)ceil(0.5 * FILL_MAX * gr * f->h_over_r / tan(f->elevation)) + 1 : 0;
+	size_t cw = (size_t)(2 * half + 1), sw = (size_t)(2 * sh + 1);
+	float *tmp = malloc(sw * cw * sizeof *tmp), *bl = malloc(cw * cw * sizeof *bl);
+	fs_image *img = fs_image_new(size, size);
+	fs_se_field fld;
+	memset(&fld, 0, sizeof fld);
+	int rc = -1;
+	if (!tmp || !bl || !img)
+		goto out;
+	fs_se_geom g = {fill, f->h_over_r, f->profile, f->angle};
+	if (fs_se_render(&g, gr, sh, reach, &fld))
+		goto out;
+	if (t->shadowed)
+		fs_se_shadow(&fld, f->azimuth, f->elevation);
+	/* mixed before the blur, which is linear (sample_components) */
+	float *mix = fld.c[0];
+	for (size_t i = 0; i < sw * sw; i++) {
+		double v = 0;
+		for (int j = 0; j < t->nmix; j++)
+			v += t->mixw[j] * fld.c[j][i];
+		mix[i] = (float)(v + t->mixw[t->nmix]);
+	}
+	blur_crop(mix, sh, half, sg, tmp, bl);
+	for (int y = 0; y < size; y++)
+		for (int x = 0; x < size; x++)
+			img->data[(size_t)y * size + x] = (float)grid_at(bl, half, (x - cx) * g2p, (y - cy) * g2p);
+	*out = img;
+	img = NULL;
+	rc = 0;
+out:
+	fs_se_field_free(&fld);
+	fs_image_free(img);
+	free(tmp);
+	free(bl);
+	return rc;
 }

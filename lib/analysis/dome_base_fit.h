@@ -69,6 +69,7 @@
 #include <stddef.h>
 
 #include "analysis/dome_fit.h"
+#include "analysis/se_render.h"
 #include "image/image.h"
 
 #define FS_DOME_TPL_NFILL 13
@@ -128,6 +129,10 @@ typedef struct fs_dome_tpl {
 	 * judged against the noise of its own mean patch, not a fixed bar;
 	 * NAN until read */
 	double wide_rise_se;
+	/* the components' weights the templates were mixed with (nmix of
+	 * them, then the constant; fs_dome_tpl_render) */
+	double mixw[FS_SE_NCOMP + 1];
+	int nmix;
 	double *mean;
 	double *obs;
 	size_t nobs;
@@ -196,6 +201,21 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 			 fs_dome_tfit *out);
 
 void fs_dome_tpl_free(fs_dome_tpl *t);
+
+/*
+ * The templates' dome lattice at another fill, as an image of pixels: the
+ * formation f's lattice (t's from fs_dome_tpl_build with f) rendered at
+ * fill, mixed with the weights t's templates were mixed with, blurred by
+ * the formation's blur, and sampled at the centres of the pixels of a
+ * size x size image whose lattice site lies at (cx, cy) px. What the
+ * image's own domes of that fill look like to the formation fit, for a
+ * reader of pixels (the base rule's) to be run on where the truth is
+ * known (bench_level_small --calibrate, docs/paper-figures.md h42a).
+ * *out is the caller's (fs_image_free). Returns 0; 1 when t holds no
+ * templates or fill lies outside (0.05, 0.96); -1 on out of memory.
+ */
+int fs_dome_tpl_render(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, int size, double cx, double cy,
+		       fs_image **out);
 
 /* Fills t->wide_best and t->wide_rise (above) through the formation f t
  * was built from. Returns 0, -1 on out of memory (t unchanged). */

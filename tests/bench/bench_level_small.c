@@ -33,12 +33,20 @@
  * (h41b ran it on the 32 unscreened corner scenes: > 0 only on group A).
  * About 2 s of CPU a scene more.
  * --profile: the domes' mean radial profile at the true centres, printed.
+ * --calibrate (h42a): the reader's bias on the formation's own dome - the
+ * templates' lattice (fs_dome_tpl_render) at the true mean fill, read by
+ * the level's reader from its true site at four sub-pixel phases; the
+ * true radius over the mean reading is the factor that would take the
+ * bias off, printed with the true-centre reading times it, for the
+ * formation fitted at the rule's centres, at the true ones, the
+ * simulator's own, and each with its blur swapped or searched finely
+ * (calib_print). About 2 s of CPU a scene more.
  * --set KEY=VALUE (repeatable, sem_opts_keys.h): a simulator option on
  * every scene after its seed (h41b switched the edge, the secant yield and
  * the detector's strength off one at a time).
  *
  * Usage: bench_level_small [--seed-add N] [--set KEY=VALUE]... [--annulus |
- * --ann-sigma S1,S2,S3] [--profile] [SCENE...]; default the unscreened
+ * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [SCENE...]; default the unscreened
  * fill-0.25 pitch-16 corner scenes (A: 2 6 18 22, E: 0 4 16 20) and B1 (1
  * 3 5 7 17 19 21 23). About 0.15 s of CPU a scene with SEM_SCENE_CACHE.
  */
@@ -48,6 +56,8 @@
 #include <string.h>
 
 #include "analysis/detect.h"
+#include "analysis/detect_offset.h"
+#include "analysis/dome_base_fit.h"
 #include "analysis/detect_methods.h"
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
@@ -317,6 +327,191 @@ static void mp_print(const char *label, const mean_prof *mp, double sigma)
 
 static sem_opts_args set_args;
 
+/* --calibrate (h42a): the reader's bias on the formation's own dome. The
+ * formation f's lattice, at the true mean fill, mixed with the weights
+ * the templates built on meas about (xs, ys) solved on its mean patch
+ * (fs_dome_tpl_render), read by the level's reader from its true site
+ * at four sub-pixel phases: the true radius over the mean reading, i.e.
+ * the factor that would take the reader's bias off if the formation's
+ * dome showed the image's. NAN when the templates or a reading fail. */
+static double calib_factor(const fs_image *meas, const fs_dome_fit *f, const double *xs, const double *ys, size_t n,
+			   double fill, double r0, double r1)
+{
+	fs_dome_tpl tpl;
+	char err[128];
+	if (fs_dome_tpl_build(meas, f, fill, xs, ys, n, &tpl, err, sizeof err))
+		return NAN;
+	int size = 2 * (int)ceil(1.5 * f->pitch);
+	double sum = 0;
+	int got = 0;
+	for (int ph = 0; ph < 4; ph++) {
+		double cx = 0.5 * size + 0.5 * (ph & 1), cy = 0.5 * size + 0.5 * (ph >> 1);
+		fs_image *img = NULL;
+		fs_dome_base_trace tr;
+		if (fs_dome_tpl_render(&tpl, f, fill, size, cx, cy, &img))
+			continue;
+		if (!fs_dome_measure_base_trace(img, cx, cy, r0, r1, &tr) && tr.radius > 0) {
+			sum += tr.radius;
+			got++;
+		}
+		fs_image_free(img);
+	}
+	fs_dome_tpl_free(&tpl);
+	return got == 4 ? 0.5 * fill * f->pitch / (sum / got) : NAN;
+}
+
+static int calibrate;
+
+/* The mean patch's residual share against t's best template (its own
+ * gain and offset), over the fills: how well formation and blur read
+ * it. */
+static double tpl_misfit(const fs_dome_tpl *t)
+{
+	size_t np = t->npts;
+	double mm = 0, vv = 0, best = INFINITY;
+	for (size_t i = 0; i < np; i++)
+		mm += t->mean[i];
+	mm /= np;
+	for (size_t i = 0; i < np; i++)
+		vv += (t->mean[i] - mm) * (t->mean[i] - mm);
+	for (int k = 0; k < t->nk; k++) {
+		const float *tk = t->t + (size_t)k * np;
+		double tm = 0, tt = 0, tv = 0;
+		for (size_t i = 0; i < np; i++)
+			tm += tk[i];
+		tm /= np;
+		for (size_t i = 0; i < np; i++) {
+			tt += (tk[i] - tm) * (tk[i] - tm);
+			tv += (tk[i] - tm) * (t->mean[i] - mm);
+		}
+		double r = vv - (tt > 0 ? tv * tv / tt : 0);
+		if (r < best)
+			best = r;
+	}
+	return vv > 0 ? best / vv : NAN;
+}
+
+/* The blur (px, 0.60-1.40 in steps of 0.02) at which f's templates about
+ * (xs, ys) read the mean patch best, f's geometry and detector held. */
+static double best_blur(const fs_image *meas, const fs_dome_fit *f0, const double *xs, const double *ys, size_t n,
+			double fill)
+{
+	double bb = NAN, br = INFINITY;
+	for (int q = 0; q <= 40; q++) {
+		fs_dome_fit f = *f0;
+		f.blur_px = 0.6 + 0.02 * q;
+		fs_dome_tpl tpl;
+		char err[128];
+		if (fs_dome_tpl_build(meas, &f, fill, xs, ys, n, &tpl, err, sizeof err))
+			continue;
+		double r = tpl_misfit(&tpl);
+		fs_dome_tpl_free(&tpl);
+		if (r < br) {
+			br = r;
+			bb = f.blur_px;
+		}
+	}
+	return bb;
+}
+
+/* The centres (the rule's matched ones, own, or the TRUE ones) inside
+ * the scale region, with their radii, into xs, ys, rs; their count. */
+static size_t calib_centres(const sem_truth *t, const fs_tubercle_list *l, const int *mtru, int own, double *xs,
+			    double *ys, double *rs)
+{
+	size_t n = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		if (!t->inside[j] || (own && mtru[j] < 0))
+			continue;
+		const fs_tubercle *q = own ? &l->items[mtru[j]] : NULL;
+		xs[n] = q ? q->centroid_x : t->x[j];
+		ys[n] = q ? q->centroid_y : t->y[j];
+		rs[n++] = q ? q->radius_px : 0.5 * t->d[j];
+	}
+	return n;
+}
+
+static void calib_line(const char *label, const fs_image *meas, const fs_dome_fit *f, const double *xs,
+		       const double *ys, size_t n, double fill, double r0, double r1, double rd)
+{
+	double c = calib_factor(meas, f, xs, ys, n, fill, r0, r1);
+	printf("  calib %-5s profile %.1f h/R %.2f blur %.2f px az %6.1f: factor %.4f, true-centre reading %+6.2f -> "
+	       "%+6.2f %%\n",
+	       label, f->profile, f->h_over_r, f->blur_px, f->azimuth * 180 / M_PI, c, rd,
+	       100 * ((1 + rd / 100) * c - 1));
+}
+
+/* --calibrate's lines, each the factor and the true-centre reading (mean
+ * D %, rd) times it, for these formations:
+ *   rule   fitted (fs_det_offset_fit) at the rule's matched centres and
+ *          radii: what the rule itself could render;
+ *   true   fitted at the TRUE centres and radii: the fit's own error
+ *          without the centres';
+ *   model  the simulator's geometry, detector and blur (the measurement
+ *          image's: the beam and msig in quadrature): the forward model's
+ *          error alone;
+ *   m+fb   model with the true fit's blur;  t+tb  true with the true blur;
+ *   r+bb, t+bb  rule and true with the blur searched finely (best_blur)
+ *          on their own centres' mean patch, the rest of each held.
+ * The weights are always solved on the mean patch about the formation's
+ * own centres (the rule's for rule and r+bb, the true ones otherwise). */
+static void calib_print(const fs_image *meas, const sem_opts *o, const sem_truth *t, const fs_tubercle_list *l,
+			const int *mtru, double msig, double rd)
+{
+	double *xs = malloc(t->n * sizeof *xs), *ys = malloc(t->n * sizeof *ys), *rs = malloc(t->n * sizeof *rs);
+	double *xr = malloc(t->n * sizeof *xr), *yr = malloc(t->n * sizeof *yr), *rr = malloc(t->n * sizeof *rr);
+	if (!xs || !ys || !rs || !xr || !yr || !rr)
+		goto out;
+	double dsum = 0, mr = REACH * t->pitch, r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
+	double blur = sqrt(o->beam_blur * o->beam_blur + msig * msig);
+	size_t n = calib_centres(t, l, mtru, 0, xs, ys, rs), nr = calib_centres(t, l, mtru, 1, xr, yr, rr);
+	for (size_t j = 0; j < n; j++)
+		dsum += 2 * rs[j];
+	double fill = dsum / n / t->pitch;
+	fs_det_offset or, ot;
+	int okr = !fs_det_offset_fit(meas, xr, yr, rr, nr, t->pitch, NULL, &or) && or.fitted;
+	int okt = !fs_det_offset_fit(meas, xs, ys, rs, n, t->pitch, NULL, &ot) && ot.fitted;
+	fs_dome_fit f;
+	if (okr)
+		calib_line("rule", meas, &or.fit, xr, yr, nr, fill, r0, r1, rd);
+	if (okt)
+		calib_line("true", meas, &ot.fit, xs, ys, n, fill, r0, r1, rd);
+	memset(&f, 0, sizeof f);
+	f.pitch = t->pitch;
+	f.angle = o->angle;
+	f.profile = o->profile;
+	f.h_over_r = o->h_over_r;
+	f.blur_px = blur;
+	f.azimuth = o->det_azimuth;
+	f.elevation = o->det_elevation;
+	f.fill = fill;
+	calib_line("model", meas, &f, xs, ys, n, fill, r0, r1, rd);
+	if (okt) {
+		f.blur_px = ot.fit.blur_px;
+		calib_line("m+fb", meas, &f, xs, ys, n, fill, r0, r1, rd);
+		f = ot.fit;
+		f.blur_px = blur;
+		calib_line("t+tb", meas, &f, xs, ys, n, fill, r0, r1, rd);
+	}
+	if (okr) {
+		f = or.fit;
+		f.blur_px = best_blur(meas, &f, xr, yr, nr, fill);
+		calib_line("r+bb", meas, &f, xr, yr, nr, fill, r0, r1, rd);
+	}
+	if (okt) {
+		f = ot.fit;
+		f.blur_px = best_blur(meas, &f, xs, ys, n, fill);
+		calib_line("t+bb", meas, &f, xs, ys, n, fill, r0, r1, rd);
+	}
+out:
+	free(xs);
+	free(ys);
+	free(rs);
+	free(xr);
+	free(yr);
+	free(rr);
+}
+
 static int run_scene(int k, unsigned seed_add, int profile)
 {
 	sem_opts o;
@@ -389,6 +584,9 @@ static int run_scene(int k, unsigned seed_add, int profile)
 		       o.det_azimuth * 180 / M_PI, o.pitch, (int)o.halftone, sc.d_err, sc.s_err);
 		acc_print("rule", &rule);
 		acc_print("true", &tru);
+		if (calibrate && tru.tru[S_READ] > 0)
+			calib_print(meas, &o, &t, l, mtru, t.pitch >= 40 ? 1.0 : 0.5,
+				    100 * (tru.sum[S_READ] - tru.tru[S_READ]) / tru.tru[S_READ]);
 		for (int g = 0; annulus && g < 3; g++) {
 			mp_print("rule", &mpr[g], sgs[g]);
 			mp_print("true", &mpt[g], sgs[g]);
@@ -431,6 +629,8 @@ int main(int argc, char **argv)
 			annulus = 1;
 		else if (!strcmp(argv[i], "--profile"))
 			profile = 1;
+		else if (!strcmp(argv[i], "--calibrate"))
+			calibrate = 1;
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}

@@ -345,6 +345,80 @@ static void small_flat_domes_profile(void **state)
 	fs_image_free(img);
 }
 
+/* fs_dome_tpl_render draws the templates' own dome (h42a): on scene 2's
+ * 4-px flat tops (pitch 16, the points a pixel apart), the render of a
+ * fill of the grid, its site on a pixel, holds at every point of the disc
+ * that fill's template plus the mix's constant; another fill's template
+ * does not fit it. What bench_level_small --calibrate reads the base
+ * rule's bias on. */
+static void render_is_the_templates(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_corner_scene(2, &o);
+	o.margin_top = 0;
+	o.black_left = 0;
+	sem_truth t;
+	fs_image *img = sem_make_shared(&o, &t);
+	assert_non_null(img);
+	double *xs = malloc(t.n * sizeof *xs), *ys = malloc(t.n * sizeof *ys);
+	assert_true(xs && ys);
+	size_t n = 0;
+	for (size_t j = 0; j < t.n; j++)
+		if (sem_counted(&t, t.x[j], t.y[j])) {
+			xs[n] = t.x[j];
+			ys[n++] = t.y[j];
+		}
+	fs_dome_fit f;
+	memset(&f, 0, sizeof f);
+	f.pitch = t.pitch;
+	f.angle = o.angle;
+	f.profile = o.profile;
+	f.h_over_r = o.h_over_r;
+	f.blur_px = o.beam_blur;
+	f.azimuth = o.det_azimuth;
+	f.elevation = o.det_elevation;
+	f.fill = o.fill;
+	fs_dome_tpl u;
+	char err[128];
+	assert_int_equal(fs_dome_tpl_build(img, &f, o.fill, xs, ys, n, &u, err, sizeof err), 0);
+	assert_true(u.nmix >= 4 && u.nk >= 5);
+	int k = u.nk / 2, size = 2 * (int)ceil(0.6 * f.pitch), c = size / 2;
+	fs_image *r = NULL;
+	assert_int_equal(fs_dome_tpl_render(&u, &f, u.fill[k], size, c, c, &r), 0);
+	assert_non_null(r);
+	assert_int_equal(r->width, size);
+	double lo = INFINITY, hi = -INFINITY, worst = 0, other = 0;
+	for (size_t i = 0; i < u.npts; i++) {
+		double v = u.t[(size_t)k * u.npts + i] + u.mixw[u.nmix];
+		lo = fmin(lo, v);
+		hi = fmax(hi, v);
+	}
+	assert_true(hi > lo);
+	for (size_t i = 0; i < u.npts; i++) {
+		int x = c + (int)lround(u.dx[i]), y = c + (int)lround(u.dy[i]);
+		assert_true(fabs(u.dx[i] - lround(u.dx[i])) < 1e-6 && fabs(u.dy[i] - lround(u.dy[i])) < 1e-6);
+		double got = r->data[(size_t)y * size + x];
+		worst = fmax(worst, fabs(got - (u.t[(size_t)k * u.npts + i] + u.mixw[u.nmix])));
+		other = fmax(other, fabs(got - (u.t[(size_t)(k + 2) * u.npts + i] + u.mixw[u.nmix])));
+	}
+	printf("render against its template: worst %.2e, against the fill two steps up %.2e (range %.3f)\n", worst,
+	       other, hi - lo);
+	assert_true(worst < 1e-4 * (hi - lo));
+	assert_true(other > 0.02 * (hi - lo));
+	/* no templates, or a fill outside the grid's range: nothing drawn */
+	fs_image_free(r);
+	assert_int_equal(fs_dome_tpl_render(&u, &f, 0.99, size, c, c, &r), 1);
+	assert_null(r);
+	fs_dome_tpl_free(&u);
+	memset(&u, 0, sizeof u);
+	assert_int_equal(fs_dome_tpl_render(&u, &f, o.fill, size, c, c, &r), 1);
+	free(xs);
+	free(ys);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +428,7 @@ int main(void)
 		cmocka_unit_test(flat_patch_has_no_base),
 		cmocka_unit_test(wide_read_names_a_true_fill),
 		cmocka_unit_test(small_flat_domes_profile),
+		cmocka_unit_test(render_is_the_templates),
 	};
 	return cmocka_run_group_tests_name("dome base fit", tests, NULL, NULL);
 }
