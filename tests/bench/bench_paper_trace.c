@@ -457,10 +457,15 @@ static int trace_last_step(const fs_image *img, const fs_detect_result *dres, in
 		res[i].t.centroid_y = c.items[i].y;
 	}
 	const fs_dome_fit *f = &off.fit;
+	/* (side and the low-dome ratio: the inputs of the tall-dome gate,
+	 * FS_DET_BASE_TALL_LOW_RATIO, and of the turned-formation look's
+	 * bounds, detect_base_fit.c; their margins: h42g) */
 	printf("  formation: fitted %d, R^2 %.3f, offset (%.2f, %.2f) px = %.3f pitch, h/R %.2f, profile %.1f, "
-	       "shadow elevation %.0f deg, azimuth %.0f deg, blur %.2f px, fill %.3f, halftone %.2f, %zu patches\n",
+	       "shadow elevation %.0f deg, azimuth %.0f deg, blur %.2f px (%.3f pitch), side %.3f, low-dome ratio "
+	       "%.4f, fill %.3f, halftone %.2f, %zu patches\n",
 	       off.fitted, off.quality, off.dx, off.dy, hypot(off.dx, off.dy) / pitch, f->h_over_r, f->profile,
-	       f->elevation * 180 / M_PI, f->azimuth * 180 / M_PI, f->blur_px, f->fill, f->halftone, f->n_used);
+	       f->elevation * 180 / M_PI, f->azimuth * 180 / M_PI, f->blur_px, f->pitch > 0 ? f->blur_px / f->pitch : 0,
+	       f->side, f->low_ratio, f->fill, f->halftone, f->n_used);
 	if (!off.fitted) {
 		printf("  formation not fitted: the first readings stand\n");
 		goto out;
