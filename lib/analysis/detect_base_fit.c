@@ -377,6 +377,22 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 	return r0 >= FS_DET_BASE_RESOLVED * sigma && (gap >= FS_DET_BASE_RESOLVED * sigma || off->smooth >= sigma);
 }
 
+int fs_det_base_level_tight_screen(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
+				   double *scratch)
+{
+	if (!off->fitted || !(off->fit.halftone > 0) || !(off->fit.pitch > 0))
+		return 0;
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(fr[k]))
+			scratch[n++] = fr[k];
+	if (n < MIN_SIZED)
+		return 0;
+	/* no whole dot between two bases: the unsmoothed rays' steepest
+	 * step beyond the flank is the base's own (detect_base_fit.h) */
+	return off->fit.pitch - 2 * fs_median_upper(scratch, n) < off->fit.halftone;
+}
+
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge)
 {
 	return level_reading(1, lp, x, y, mr, F, edge, NULL);
@@ -1392,9 +1408,13 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	}
 	/* the level: without a screen on the measurement image; under one,
 	 * where the low-pass leaves the bases resolved, on the low-passed
-	 * image the templates were fitted on; else the first reading */
+	 * image the templates were fitted on; where it does not but the gap
+	 * is shorter than the screen's period, on the measurement image as
+	 * without a screen (fs_det_base_level_tight_screen); else the first
+	 * reading */
 	int screened = lp && fs_det_base_level_screened(&p, off, fr, scratch);
-	for (size_t k = 0; k < p.n && (!lp || screened); k++) {
+	int tight = lp && !screened && fs_det_base_level_tight_screen(&p, off, fr, scratch);
+	for (size_t k = 0; k < p.n && (!lp || screened || tight); k++) {
 		if (!isfinite(fr[k]))
 			continue;
 		size_t i = p.idx[k];

@@ -718,6 +718,27 @@ double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int 
 #define FS_DET_BASE_RESOLVED 3.0
 int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
 			       double *scratch);
+/*
+ * Where the low-pass does not leave the bases resolved (above) but the gap
+ * between the median bases (the fit's pitch less twice the median of fr,
+ * scratch p->n doubles, at least 8 sized) is shorter than the screen's
+ * period, the level is read as without a screen: on the measurement
+ * image, from the template fit's centres, on unsmoothed rays (h42e). Why:
+ * no whole dot fits between two bases there, so beyond the flank the
+ * unsmoothed rays' steepest step is the base's own, and the first
+ * reading it replaces is the steepest-step polygon from the first pass's
+ * centres, which reads outside the base: from the TRUE centres +3..+7 %
+ * on the fill-0.8 pitch-16 domes under a 5-px screen and the same on
+ * their clean images (flat low domes 5.2-7.2 % screened, 5.3-6.1 clean),
+ * i.e. the reader's, not the screen's. Where a dot fits in the gap (fill
+ * 0.25 at pitch 16: gaps of 10-13 px) the unsmoothed rays read into the
+ * dots (+10..+116 %), so the first reading stays there. The strays and
+ * the step are not judged, as under any screen (judging the strays here
+ * took 27's level back up by 1.2 points on the test seeds).
+ * docs/paper-figures.md, section h42e.
+ */
+int fs_det_base_level_tight_screen(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
+				   double *scratch);
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge);
 /* The same reading, and in *along its polygon's elongation along the
  * detector's azimuth (fs_det_base_elongation; NAN without a reading):

@@ -1088,12 +1088,15 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	 * the centre by half a radius, and the blur correction reads the
 	 * profile about where the last one ended: 1.5 r1 and the rays' reach */
 	int screened = b.lowpass > 0 && fs_det_base_level_screened(&p, &j->off, b.fr, scratch);
+	/* (a gap shorter than the screen's period: as without a screen) */
+	int tight = b.lowpass > 0 && !screened && fs_det_base_level_tight_screen(&p, &j->off, b.fr, scratch);
 	for (size_t k = 0; k < p.n; k++) {
 		b.lr[k] = b.var[k] = b.l2[k] = b.la[k] = NAN;
 		b.le[k] = 0;
-		lx[k] = isfinite(b.fr[k]) && (!(b.lowpass > 0) || screened) ? (screened ? b.lvx[k] : b.fx[k]) : NAN;
+		lx[k] = isfinite(b.fr[k]) && (!(b.lowpass > 0) || screened || tight) ? (screened ? b.lvx[k] : b.fx[k])
+										     : NAN;
 		/* given centres: read there already (reading_point), not again */
-		if (m->given && !(b.lowpass > 0) && isfinite(lx[k])) {
+		if (m->given && (!(b.lowpass > 0) || tight) && isfinite(lx[k])) {
 			b.lr[k] = j->level_at[p.idx[k]];
 			b.le[k] = j->level_edge[p.idx[k]];
 			b.var[k] = j->level_var[p.idx[k]];

@@ -8,7 +8,9 @@
  * at fill 0.25 (2-px bases) and 0.8 (a 3.2-px gap) not; no screen, too
  * few sized domes or no fitted formation: never; an unresolved gap only
  * where the first reading's rays were smoothed as much as the low-pass
- * (h41c). And the reading itself
+ * (h41c); where it merges them but no whole dot fits in the gap, the
+ * level is read as without a screen (fs_det_base_level_tight_screen,
+ * h42e). And the reading itself
  * (fs_det_base_level_lowpassed) finds a blurred disk's base and no dome
  * on flat ground.
  */
@@ -87,6 +89,42 @@ static void a_gap_merged_on_the_smoothed_rays_too(void **state)
 	assert_true(gate_smoothed(64, 5, 25.6, N, 2.2));
 }
 
+/* the tight-gap gate (h42e) for n sized domes of radius r */
+static int tight(double pitch, double period, double r, size_t n)
+{
+	fs_det_base_plan p;
+	memset(&p, 0, sizeof p);
+	p.n = N;
+	fs_det_offset off;
+	memset(&off, 0, sizeof off);
+	off.fitted = 1;
+	off.fit.pitch = pitch;
+	off.fit.halftone = period;
+	double fr[N], scratch[N];
+	for (size_t k = 0; k < N; k++)
+		fr[k] = k < n ? r * (0.95 + 0.01 * (double)k) : NAN;
+	return fs_det_base_level_tight_screen(&p, &off, fr, scratch);
+}
+
+/* h42e: where the low-pass merges the bases but no whole dot of the
+ * screen fits between two of them (the gap shorter than the period), the
+ * level is read as without a screen; the fill-0.8 pitch-16 corner
+ * scenes' template radii give gaps of 2.3-3.8 px under the 5-px screen,
+ * fill 0.25's 10-13 px, where the unsmoothed rays read into the dots. */
+static void read_as_without_a_screen_where_no_dot_fits_in_the_gap(void **state)
+{
+	(void)state;
+	assert_true(tight(16, 5, 6.4, N));   /* fill 0.8: a 3.2-px gap */
+	assert_true(tight(16, 5, 6.0, N));   /* read short: a 3.9-px gap */
+	assert_false(tight(16, 5, 2.0, N));  /* fill 0.25: a 12-px gap */
+	assert_false(tight(16, 5, 5.3, N));  /* a 5.3-px gap: one dot fits */
+	assert_false(tight(16, 0, 6.4, N));  /* no screen */
+	assert_false(tight(16, 5, 6.4, 7));  /* fewer than 8 sized */
+	/* the median decides, not the largest or the smallest */
+	assert_true(tight(40, 5, 17.7, N));  /* the median 1.01 r: a 4.2-px gap */
+	assert_false(tight(40, 5, 17.3, N)); /* a 5.05-px gap */
+}
+
 static void reads_a_disk_and_no_dome_on_flat_ground(void **state)
 {
 	(void)state;
@@ -110,6 +148,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(resolved_only_where_the_low_pass_leaves_the_bases_apart),
 		cmocka_unit_test(a_gap_merged_on_the_smoothed_rays_too),
+		cmocka_unit_test(read_as_without_a_screen_where_no_dot_fits_in_the_gap),
 		cmocka_unit_test(reads_a_disk_and_no_dome_on_flat_ground),
 	};
 	return cmocka_run_group_tests_name("base level under a screen", tests, NULL, NULL);
