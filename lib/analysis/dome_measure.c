@@ -559,7 +559,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 	double raw[NRAYS][NMAX + 1];
 	/* each ray's largest step over radii 1 .. n - 2 (the quality's
 	 * denominator), taken while its steps are made: a second loop over
-	 * every ray's steps for it was 4 % of a reading (h42f). d is never
+	 * every ray's steps for it was 2 % of the readings (h42f). d is never
 	 * NAN, so the maximum is the same in any order. */
 	double ray_max[NRAYS];
 	sample_rays(img, cs, sn, xi, yi, x, y, step, n, raw);
