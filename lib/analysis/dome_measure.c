@@ -557,6 +557,11 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 			kern[i] /= ks;
 	}
 	double raw[NRAYS][NMAX + 1];
+	/* each ray's largest step over radii 1 .. n - 2 (the quality's
+	 * denominator), taken while its steps are made: a second loop over
+	 * every ray's steps for it was 2 % of the readings (h42f). d is never
+	 * NAN, so the maximum is the same in any order. */
+	double ray_max[NRAYS];
 	sample_rays(img, cs, sn, xi, yi, x, y, step, n, raw);
 	for (int k = 0; k < NRAYS; k++) {
 		/* unsmoothed, the ray is read where it was sampled (no copy) */
@@ -584,7 +589,8 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		d[k][0] = 0;
 		/* two radii at a time: the same quotient in each lane, fabs as
 		 * the sign bit cleared by a mask */
-		v2d two_step = {2 * step, 2 * step};
+		v2d two_step = {2 * step, 2 * step}, m2 = {0, 0};
+		double mx = 0;
 		int j = 1;
 		for (; j + 1 < n; j += 2) {
 			v2d a, b, hj;
@@ -597,12 +603,25 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 			memcpy(&d[k][j], &m, sizeof m);
 			hj += m;
 			memcpy(h + j, &hj, sizeof hj);
+			/* (radius n - 1, the last pair's second lane, is not
+			 * the quality's) */
+			if (j + 2 < n)
+				m2 = fs_max2(m2, m);
+			else if (m[0] > mx)
+				mx = m[0];
 		}
 		for (; j < n; j++) {
 			sd[k][j] = (v[j + 1] - v[j - 1]) / (2 * step);
 			d[k][j] = fabs(sd[k][j]);
 			h[j] += d[k][j];
+			if (j < n - 1 && d[k][j] > mx)
+				mx = d[k][j];
 		}
+		if (m2[0] > mx)
+			mx = m2[0];
+		if (m2[1] > mx)
+			mx = m2[1];
+		ray_max[k] = mx;
 	}
 	int j0 = (int)ceil(rmin / step), j1 = (int)floor(rmax / step);
 	if (j0 < 1)
@@ -709,20 +728,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 			}
 		}
 		on += d[k][jb];
-		/* the ray's largest step, two radii at a time (d is never
-		 * NAN, so the maximum is the same in any order) */
-		v2d m2 = {0, 0};
-		int j = 1;
-		for (; j + 1 < n - 1; j += 2) {
-			v2d dj;
-			memcpy(&dj, &d[k][j], sizeof dj);
-			m2 = fs_max2(m2, dj);
-		}
-		double mx = m2[0] > m2[1] ? m2[0] : m2[1];
-		for (; j < n - 1; j++)
-			if (d[k][j] > mx)
-				mx = d[k][j];
-		best += mx;
+		best += ray_max[k];
 	}
 	*quality = best > 0 ? on / best : 0;
 	widths->step = step;

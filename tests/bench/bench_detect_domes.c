@@ -122,8 +122,8 @@ static double run(const char *label, const fs_image *img, int runs, int ratio, u
 	}
 	double c = bench_median(cpu, runs), co = ratio ? outline_cpu(img, runs) : 0;
 	if (co > 0)
-		printf("%s: %zu tubercles, cpu %.1f ms (outline rule %.1f ms, %.1fx), fingerprint %016llx\n", label, n,
-		       c, co, c / co, (unsigned long long)fp);
+		printf("%s: %zu tubercles, cpu %.1f ms (outline rule %.1f ms, %.1fx, target 3x), fingerprint %016llx\n",
+		       label, n, c, co, c / co, (unsigned long long)fp);
 	else
 		printf("%s: %zu tubercles, cpu %.1f ms, fingerprint %016llx\n", label, n, c, (unsigned long long)fp);
 	char hex[32];
