@@ -1225,11 +1225,13 @@ void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const
 
 int fs_det_base_refit(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
 		      const double *fr, const double *fx, const double *fy, double *scratch, double *sx, double *sy,
-		      double *rs, fs_dome_tpl *t, const fs_det_base_refit_path *path, char *err, size_t errlen)
+		      double *rs, fs_dome_tpl *t, const fs_det_base_refit_path *path, double *axis_az, char *err,
+		      size_t errlen)
 {
 	/* without a screen, a look whether the first formation was turned
 	 * round (detect_base_fit.h, h41g) */
 	int look = 0;
+	*axis_az = off->fit.azimuth;
 	if (!fs_det_base_refit_wanted(m, p, off, fr, scratch)) {
 		if (m->given || !off->fitted || off->fit.halftone > 0 || !(off->fit.side > 0) ||
 		    !(off->fit.side <= TURNED_MAX_SIDE) || !(off->fit.blur_px >= TURNED_MIN_BLUR * off->fit.pitch) ||
@@ -1241,6 +1243,10 @@ int fs_det_base_refit(const fs_meas *m, const fs_det_base_plan *p, const fs_det_
 	fs_det_offset o2;
 	if (path->formation(path->ctx, sx, sy, rs, n2, off->fit.pitch, off->fit.halftone, &o2, err, errlen))
 		return -1;
+	/* where the look was made, the detector's axis is the second fit's
+	 * whether or not it turned round (detect_base_fit.h, h42c) */
+	if (look && o2.fitted && o2.fit.side > off->fit.side)
+		*axis_az = o2.fit.azimuth;
 	if (look && !(o2.fitted && cos(off->fit.azimuth - o2.fit.azimuth) < 0))
 		return 0; /* it read the detector's side: the first fit stands */
 	/* (fr, fx, fy are read here for the last time: the fit rewrites them) */
@@ -1381,7 +1387,9 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	const double *lvx = fx, *lvy = fy;
 	struct whole_refit wr = {m->img, img, &p, fr, fx, fy, sig};
 	const fs_det_base_refit_path path = {whole_formation, whole_templates, whole_fit, &wr};
-	int refit = fs_det_base_refit(m, &p, off, meas, fr, fx, fy, scratch, sx, sy, rs2, &t, &path, err, sizeof err);
+	double axis_az;
+	int refit = fs_det_base_refit(m, &p, off, meas, fr, fx, fy, scratch, sx, sy, rs2, &t, &path, &axis_az, err,
+				      sizeof err);
 	if (refit < 0) {
 		rc = -1;
 		goto out;
@@ -1400,7 +1408,9 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	} else {
 		fs_centre_axis ax;
 		struct whole_some ws = {&t, img, p.n};
-		if (axis_whole(m->img, &p, off, fr, fx, fy, c, max_r, m->f, &ax) ||
+		fs_det_offset aoff = *off;
+		aoff.fit.azimuth = axis_az;
+		if (axis_whole(m->img, &p, &aoff, fr, fx, fy, c, max_r, m->f, &ax) ||
 		    fs_det_base_ends_again(&p, &ax, fr, fx, fy, whole_fit_some, &ws, err, sizeof err)) {
 			rc = -1;
 			goto out;

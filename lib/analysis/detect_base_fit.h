@@ -844,6 +844,25 @@ int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image 
  * the yield weight is negative. Cost: one formation fit per such image
  * (none on the 2048 x 1536 lattice, whose first fit is sharp, nor on the
  * nine paper figures).
+ *
+ * Where that look was made, the axis step (fs_det_base_axis_find) reads
+ * along the second fit's azimuth whenever the second fit reads the
+ * detector more strongly (a larger side weight), turned round or not
+ * (*axis_az; else the first fit's). Why (h42c, issue 13): a first fit
+ * that reads almost no detector (side 0.01-0.03) reads its azimuth at
+ * random, not only turned round: under the continuous beam (h40s)
+ * interior 2@4000's read -138 degrees (side 0.029) for 0, the second fit
+ * 0 (side 0.057); the templates were rebuilt from the second fit but the
+ * axis step read along -138, reversed to +42, 42 degrees off the axis,
+ * and moved every centre 6 % of the pitch the wrong way (D -17.0 %, S
+ * +17.2 %; now 0.0 %, 0.0 %). Interior 10@0 (first -9.2 degrees, side
+ * 0.011; second 0.0, side 0.093, not turned, so the first fit stood): the
+ * shift's cross-axis part left the centres 0.4 px across the axis, S
+ * +3.3 % (now +2.9 %). Under the lattice-sampled blur the first fits of
+ * these scenes read a pure flip (178.7, 179.4), which the axis step's
+ * lit-side reversal undoes. Not where the second fit is the weaker:
+ * interior 10@20000 under the continuous beam reads side 0.012 and 0.003
+ * (-16.9 degrees), neither a detector.
  */
 int fs_det_base_refit_wanted(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
 			     double *scratch);
@@ -874,7 +893,10 @@ void fs_det_base_refit_starts(const fs_det_base_plan *p, const double *fr, const
  * first freed) and every entry fitted again from the starts. Returns 1
  * when refitted (the level is then read from sx, sy), 0 when the first
  * fit stands (not wanted, or no formation or templates again), -1 on
- * failure with err set (t then holds the templates to free).
+ * failure with err set (t then holds the templates to free). *axis_az:
+ * the azimuth (radians) the axis step is to read along - off's, or the
+ * second fit's where the look was made and it reads the detector more
+ * strongly (above, h42c).
  */
 typedef struct fs_det_base_refit_path {
 	int (*formation)(void *ctx, const double *xs, const double *ys, double *rs, size_t n, double pitch,
@@ -886,7 +908,8 @@ typedef struct fs_det_base_refit_path {
 } fs_det_base_refit_path;
 int fs_det_base_refit(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const fs_measured *meas,
 		      const double *fr, const double *fx, const double *fy, double *scratch, double *sx, double *sy,
-		      double *rs, fs_dome_tpl *t, const fs_det_base_refit_path *path, char *err, size_t errlen);
+		      double *rs, fs_dome_tpl *t, const fs_det_base_refit_path *path, double *axis_az, char *err,
+		      size_t errlen);
 size_t fs_det_base_drop_flat(const fs_det_base_plan *p, const double *sig, double *fr, double *scratch,
 			     fs_measured *meas);
 

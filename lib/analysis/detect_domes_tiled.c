@@ -1056,8 +1056,9 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	/* the formation again at the fit's centres (detect_base_fit.h) */
 	struct tiled_refit tr = {&b, &R, lp};
 	const fs_det_base_refit_path path = {tiled_formation, tiled_templates, tiled_fit, &tr};
-	int refit = fs_det_base_refit(m, &p, &j->off, j->res, b.fr, b.fx, b.fy, scratch, sx, sy, rs2, &t, &path, err,
-				      errlen);
+	double axis_az;
+	int refit = fs_det_base_refit(m, &p, &j->off, j->res, b.fr, b.fx, b.fy, scratch, sx, sy, rs2, &t, &path,
+				      &axis_az, err, errlen);
 	if (refit < 0) {
 		rc = -1;
 		goto out;
@@ -1076,7 +1077,9 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	} else {
 		fs_centre_axis ax;
 		struct tiled_some ts = {&b, &R, lp};
-		if (axis_tiled(m, &p, &j->off, &b, &ax, err, errlen) ||
+		fs_det_offset aoff = j->off;
+		aoff.fit.azimuth = axis_az;
+		if (axis_tiled(m, &p, &aoff, &b, &ax, err, errlen) ||
 		    fs_det_base_ends_again(&p, &ax, b.fr, b.fx, b.fy, tiled_fit_some, &ts, err, errlen)) {
 			rc = -1;
 			goto out;
