@@ -1557,13 +1557,13 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	/* strays are judged except where the level is the first reading
 	 * (detect_base_fit.h) */
 	p.screened = lp != NULL && !screened;
-	/* no base in the image (judged at given centres only), else the
-	 * level's scale */
 	/* (the sizes stay at the given centres) */
 	for (size_t k = 0; moved && k < p.n; k++) {
 		fx[k] -= off->dx;
 		fy[k] -= off->dy;
 	}
+	/* no base in the image (judged at given centres only), else the
+	 * level's scale */
 	if (fs_det_base_level_size(&p, m->given, &t, &off->fit, fr, fx, fy, lr, le, scratch, meas, info)) {
 		rc = -1;
 		goto out;
