@@ -339,6 +339,30 @@ int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off,
 		       : FS_DET_EXTRAP_NONE;
 }
 
+int fs_det_base_moved_wanted(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr, const int *le,
+			     const double *var)
+{
+	double v1;
+	if (!off->fitted || off->fit.halftone > 0 || !(hypot(off->dx, off->dy) > 0) ||
+	    fs_det_base_extrap_plan(p, off, lr, le, var, &v1) != FS_DET_EXTRAP_NONE)
+		return 0;
+	/* shut by the formation alone: a tall dome's would open it */
+	fs_det_offset tall = *off;
+	tall.fit.h_over_r = 1;
+	tall.fit.low_ratio = INFINITY;
+	return fs_det_base_extrap_plan(p, &tall, lr, le, var, &v1) == FS_DET_EXTRAP_TALL;
+}
+
+void fs_det_base_moved_xy(const fs_det_base_plan *p, const fs_det_offset *off, double *xs, double *ys, double *rs)
+{
+	for (size_t k = 0; k < p->n; k++) {
+		xs[k] = p->xs[k] + off->dx;
+		ys[k] = p->ys[k] + off->dy;
+		/* (the fit holds the fill at twice their median over the pitch) */
+		rs[k] = 0.5 * off->fit.fill * off->fit.pitch;
+	}
+}
+
 double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int *le, const double *l2, double *lr)
 {
 	double s1 = 0, s2 = 0;
@@ -1343,6 +1367,24 @@ static int whole_fit_some(void *ctx, const double *sx, const double *sy, double 
 	return 0;
 }
 
+/* The formation once more from the plan's centres moved by off's offset
+ * (fs_det_base_moved_wanted): *out, as the tiled path's mosaic fit (one
+ * look, no screen). -1 on out of memory. */
+static int moved_look(const fs_image *img, const fs_det_base_plan *p, const fs_det_offset *off, fs_det_offset *out)
+{
+	double *xs = malloc(3 * (p->n + 1) * sizeof *xs);
+	if (!xs)
+		return -1;
+	double *ys = xs + p->n + 1, *rs = ys + p->n + 1;
+	fs_det_base_moved_xy(p, off, xs, ys, rs);
+	fs_dome_fit_opts reading;
+	memset(&reading, 0, sizeof reading);
+	reading.halftone_given = 1;
+	fs_det_offset_fit_once(img, xs, ys, rs, p->n, off->fit.pitch, &reading, out);
+	free(xs);
+	return 0;
+}
+
 int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, double max_r,
 			  const double *level_at, const int *level_edge, const double *level_var, fs_measured *meas,
 			  fs_det_base_fit *info)
@@ -1453,6 +1495,28 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	/* without a screen, the level extrapolated to no blur */
 	double v1;
 	int clear = lp ? FS_DET_EXTRAP_NONE : fs_det_base_extrap_plan(&p, off, lr, le, var, &v1);
+	/* at given centres a tall dome may be seen only from where the
+	 * offset puts it (fs_det_base_moved_wanted): the level read there */
+	int moved = 0;
+	if (!lp && m->given && fs_det_base_moved_wanted(&p, off, lr, le, var)) {
+		fs_det_offset o2;
+		if (moved_look(m->img, &p, off, &o2)) {
+			rc = -1;
+			goto out;
+		}
+		if (fs_det_base_extrap_plan(&p, &o2, lr, le, var, &v1) == FS_DET_EXTRAP_TALL) {
+			moved = 1;
+			for (size_t k = 0; k < p.n; k++) {
+				fx[k] += off->dx;
+				fy[k] += off->dy;
+				if (!isfinite(fr[k]))
+					continue;
+				double mr = max_r > 0 ? max_r : 2 * c->items[p.idx[k]].r;
+				lr[k] = fs_det_base_level_blur(m->img, fx[k], fy[k], mr, m->f, &le[k], &var[k], NULL);
+			}
+			clear = fs_det_base_extrap_plan(&p, &o2, lr, le, var, &v1);
+		}
+	}
 	if (clear) {
 		/* the blurred image made only when a reading is not kept: the
 		 * last step finds them all where the first pass read them
@@ -1523,6 +1587,11 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	/* strays are judged except where the level is the first reading
 	 * (detect_base_fit.h) */
 	p.screened = lp != NULL && !screened;
+	/* (the sizes stay at the given centres) */
+	for (size_t k = 0; moved && k < p.n; k++) {
+		fx[k] -= off->dx;
+		fy[k] -= off->dy;
+	}
 	/* no base in the image (judged at given centres only), else the
 	 * level's scale */
 	if (fs_det_base_level_size(&p, m->given, &t, &off->fit, fr, fx, fy, lr, le, scratch, meas, info)) {

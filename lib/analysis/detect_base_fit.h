@@ -662,6 +662,32 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
 #define FS_DET_BASE_TALL_LOW_RATIO 1.06
 enum { FS_DET_EXTRAP_NONE = 0, FS_DET_EXTRAP_CLEAR = 1, FS_DET_EXTRAP_TALL = 2 };
 /*
+ * The tall dome seen from where the formation puts the domes (h42b,
+ * docs/paper-figures.md): at given centres (Re-measure and detection's
+ * last step) the formation is fitted at the centres and its common
+ * offset is not applied without a screen, and h41f's gate reads h/R and
+ * low_ratio from the patch at the centres. Corner scene 23 (flat tall,
+ * fill 0.8, pitch 16, azimuth 135) ends its first pass 0.21-0.39 px off
+ * along the detector's axis on every seed set (h41f: the shadow moves
+ * the axis step), with a per-dome scatter of only 0.08-0.10 px; from
+ * there the tall flat top fits as a low dome (h/R 0.4, low_ratio 1.000)
+ * and the level stays +2.0..+2.8 % (S -8..-11 %); the same fit's offset
+ * reads that error to its grid (0.2 px; (-0.2, +0.2) for a true
+ * (-0.22, +0.25)), and from the centres moved by it the patch is plainly
+ * a tall dome's (low_ratio 1.38-1.41). fs_det_base_moved_wanted: whether
+ * to look again from there - a fitted, unscreened formation with a
+ * non-zero offset whose own h/R or low_ratio shut the tight-gap gate
+ * that a tall dome's would open (the same lr, le, var as
+ * fs_det_base_extrap_plan). The path then fits the formation once more
+ * at the plan's centres moved by the offset (fill held at the first
+ * fit's; fs_det_base_moved_xy makes them), and where that look's
+ * formation opens the gate the level is read from the moved centres
+ * and extrapolated (both paths); the sizes stay at the given centres.
+ */
+int fs_det_base_moved_wanted(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr, const int *le,
+			     const double *var);
+void fs_det_base_moved_xy(const fs_det_base_plan *p, const fs_det_offset *off, double *xs, double *ys, double *rs);
+/*
  * The second readings on a sample (h34b, issue 13's cost): they enter
  * only through one image-wide ratio of two sums, so where more than
  * FS_DET_BASE_EXTRAP_SAMPLE domes would be read again, only those whose

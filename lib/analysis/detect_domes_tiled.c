@@ -1123,6 +1123,38 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	keep_readings(m, &b, lx, FS_BASE_ON_MEAS);
 	double v1;
 	int clear = b.lowpass > 0 ? FS_DET_EXTRAP_NONE : fs_det_base_extrap_plan(&p, &j->off, b.lr, b.le, b.var, &v1);
+	/* (as the whole image's: the level read where the offset puts a tall
+	 * dome, fs_det_base_moved_wanted) */
+	int moved = 0;
+	if (!(b.lowpass > 0) && m->given && fs_det_base_moved_wanted(&p, &j->off, b.lr, b.le, b.var)) {
+		fs_det_offset o2;
+		double *xs = malloc(3 * (p.n + 1) * sizeof *xs);
+		if (!xs) {
+			rc = -1;
+			goto oom;
+		}
+		double *ys = xs + p.n + 1, *rs = ys + p.n + 1;
+		fs_det_base_moved_xy(&p, &j->off, xs, ys, rs);
+		int q = mosaic_fit(m, xs, ys, rs, p.n, j->off.fit.pitch, 0, 0, &o2, NULL, err, errlen);
+		free(xs);
+		if (q) {
+			rc = -1;
+			goto out;
+		}
+		if (fs_det_base_extrap_plan(&p, &o2, b.lr, b.le, b.var, &v1) == FS_DET_EXTRAP_TALL) {
+			moved = 1;
+			for (size_t k = 0; k < p.n; k++) {
+				b.fx[k] += j->off.dx;
+				b.fy[k] += j->off.dy;
+				lx[k] = isfinite(b.fr[k]) ? b.fx[k] : NAN;
+			}
+			if (run_pass_prep(m, p.n, lx, b.fy, reach, NULL, level_point, &b, err, errlen)) {
+				rc = -1;
+				goto out;
+			}
+			clear = fs_det_base_extrap_plan(&p, &o2, b.lr, b.le, b.var, &v1);
+		}
+	}
 	if (clear) {
 		unsigned classes = fs_det_base_extrap_classes(&p, b.lr, b.le);
 		for (size_t k = 0; k < p.n; k++) {
@@ -1170,6 +1202,11 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	/* (as the whole image's) */
 	const double *step = b.lowpass > 0 ? NULL : scratch;
 	p.screened = b.lowpass > 0 && !screened;
+	/* (the sizes stay at the given centres) */
+	for (size_t k = 0; moved && k < p.n; k++) {
+		b.fx[k] -= j->off.dx;
+		b.fy[k] -= j->off.dy;
+	}
 	if (fs_det_base_level_size(&p, m->given, &t, &j->off.fit, b.fr, b.fx, b.fy, b.lr, b.le, step, j->res,
 				   NULL)) {
 		rc = -1;

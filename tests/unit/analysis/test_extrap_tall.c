@@ -152,9 +152,65 @@ static void never_without_resolved_bases_or_a_plain_formation(void **state)
 	assert_int_equal(fs_det_base_extrap_plan(&p, &off, lr, le, var, &v1), FS_DET_EXTRAP_NONE);
 }
 
+/* h42b: at given centres the formation looks again from where its offset
+ * puts the domes only where its own h/R or low_ratio shut a gate a tall
+ * dome would open (corner scene 23: h/R 0.4, offset (-0.2, +0.2) px),
+ * and the moved centres are the plan's plus that offset, each with the
+ * base radius of the fit's held fill. (fs_det_base_moved_wanted and
+ * fs_det_base_moved_xy are new in h42b.) */
+static void moved_look_only_where_the_formation_shut_the_gate(void **state)
+{
+	(void)state;
+	fs_det_base_plan p;
+	fs_det_offset off;
+	double lr[N], var[N], xs[N], ys[N], px[N], py[N], rs[N];
+	int le[N];
+	plan_of(&p, lr, le, var, &off, 16, 0.81, 0.4, 0.52);
+	off.fit.low_ratio = 1.0;
+	off.dx = -0.2;
+	off.dy = 0.2;
+	assert_true(fs_det_base_moved_wanted(&p, &off, lr, le, var));
+	/* tall with a low dome as good (the grid's coin toss): still */
+	off.fit.h_over_r = 0.7;
+	off.fit.low_ratio = 1.02;
+	assert_true(fs_det_base_moved_wanted(&p, &off, lr, le, var));
+	/* the gate open already, or no offset: no second look */
+	off.fit.low_ratio = 1.39;
+	assert_false(fs_det_base_moved_wanted(&p, &off, lr, le, var));
+	off.fit.low_ratio = 1.0;
+	off.dx = off.dy = 0;
+	assert_false(fs_det_base_moved_wanted(&p, &off, lr, le, var));
+	/* clear feet (extrapolated anyway), unresolved bases, a screen */
+	plan_of(&p, lr, le, var, &off, 64, 0.8, 0.4, 1.2);
+	off.dx = 0.5;
+	assert_false(fs_det_base_moved_wanted(&p, &off, lr, le, var));
+	plan_of(&p, lr, le, var, &off, 16, 0.25, 0.4, 0.52);
+	off.dx = 0.5;
+	assert_false(fs_det_base_moved_wanted(&p, &off, lr, le, var));
+	plan_of(&p, lr, le, var, &off, 16, 0.81, 0.4, 0.52);
+	off.dx = 0.5;
+	off.fit.halftone = 5;
+	assert_false(fs_det_base_moved_wanted(&p, &off, lr, le, var));
+	/* where the second look is made */
+	for (size_t k = 0; k < N; k++) {
+		px[k] = 10 + k;
+		py[k] = 20 - (double)k;
+	}
+	p.xs = px;
+	p.ys = py;
+	off.dy = -0.2;
+	off.fit.fill = 0.8;
+	fs_det_base_moved_xy(&p, &off, xs, ys, rs);
+	for (size_t k = 0; k < N; k++) {
+		assert_true(fabs(xs[k] - (px[k] + 0.5)) < 1e-12 && fabs(ys[k] - (py[k] - 0.2)) < 1e-12);
+		assert_true(fabs(rs[k] - 6.4) < 1e-12);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(moved_look_only_where_the_formation_shut_the_gate),
 		cmocka_unit_test(tight_gaps_extrapolate_on_a_steep_foot_only),
 		cmocka_unit_test(tight_gaps_keep_the_level_where_a_low_dome_fits_as_well),
 		cmocka_unit_test(clear_feet_extrapolate_whatever_the_height),
