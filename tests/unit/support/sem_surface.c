@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Dome height at u = r / R in [0, 1] for height H (base radius 1):
- * profile 0..1 blends the spherical cap into the paraboloid, 1..2 raises
- * the exponent of 1 - u^k from 2 to 6 (a flat top with steep sides);
- * SEM_PROFILE_SMOOTH is the smooth-footed cos^2 dome, H cos^2(pi u / 2)
- * (sem_surface.h). Every profile is H at the top, so R H bounds a dome's
- * height. */
 /* The smooth dome with its foot changed (sem_surface_foot): u = r / R
  * with R the support, v = u x stretch in units of the core's radius, w
  * the point of the cos^2 (to the power) profile that v shows: v itself in
@@ -49,6 +43,13 @@ static void foot_base(const sem_surface *s, double w, double *b0, double *b1, do
 	*b2 = a * (ca1 * c2 + (a - 1) * ca1 / c * c1 * c1);
 }
 
+/* Dome height at u = r / R in [0, 1] for height H (base radius 1):
+ * profile 0..1 blends the spherical cap into the paraboloid, 1..2 raises
+ * the exponent of 1 - u^k from 2 to 6 (a flat top with steep sides);
+ * SEM_PROFILE_SMOOTH is the smooth-footed cos^2 dome, H cos^2(pi u / 2)
+ * (sem_surface.h), its foot changed by sem_surface_foot. Every profile
+ * is at most H high (H at the top; a stretched foot's core lower), so R H
+ * bounds a dome's height. */
 static double dome_f(const sem_surface *s, double u)
 {
 	if (u >= 1)
