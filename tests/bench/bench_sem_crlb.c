@@ -68,7 +68,21 @@
  * Gaussian's J against 1/sigma^2, a single-threshold screen against
  * 2 / (pi sigma^2).
  *
- * Usage: bench_sem_crlb [--set corner|interior] [--seed-add N]
+ * The smooth-footed set (--set smooth, h42h: test_sem_smooth's 48 cos^2
+ * scenes): the profile parameter is the foot's power (sem_opts.foot_power,
+ * the cos^2 dome to that power; 1 in the scenes), which moves the flank
+ * and the foot while the support - the truth - stays. (f) is then the
+ * bound with (g)'s unknowns and the power: how much of d's information
+ * comes from the support itself rather than from the cos^2 shape carried
+ * out from the core. Each scene also gets the foot's contrast ring by
+ * ring (u = r / R 0.80-1.05 in steps of 0.05): the signal with the domes
+ * less the signal with every dome shrunk to nothing, as one ring's
+ * signal-to-noise per dome (median) and per pixel in noise SDs.
+ *
+ * The stretch's tail starts at --foot-from U of the core's radius (0.8:
+ * heights under 9.5 % of the top; 0.9: under 2.4 %).
+ *
+ * Usage: bench_sem_crlb [--set corner|interior|smooth] [--seed-add N] [--foot-from U]
  * [--hscale F] [--ss S] [--check] [SCENE...] (default every scene of
  * the set). About 20 renders a scene: 1-4 min of CPU a corner scene at
  * pitch 64, 10-30 s at pitch 16, under load.
@@ -83,10 +97,14 @@
 #include "sem_sim.h"
 
 enum { P_D, P_SEC, P_EDGE, P_ELEV, P_SHADOW, P_BLUR, P_HR, P_PROF, P_GAIN, P_OFF, P_SX, P_SY, P_STR, P_AZ,
-       P_PHU, P_PHW, NP };
+       P_FOOT, P_PHU, P_PHW, NP };
 
-static const char *const par_name[NP] = {"d",	  "secant", "edge",  "elev", "shadow", "blur",	 "h/R",	 "profile",
-					 "gain", "offset", "shiftx", "shifty", "strength", "azimuth", "phaseu", "phasew"};
+/* P_FOOT: the smooth foot's stretch (sem_opts.foot_stretch, the smooth set
+ * only): the tail beyond 0.8 of the core's radius (heights under 9.5 % of
+ * the top) stretched, the core kept, the support - the truth - moved */
+static const char *const par_name[NP] = {"d",	    "secant", "edge",	"elev",	    "shadow",  "blur",
+					 "h/R",	    "profile", "gain",	"offset",   "shiftx",  "shifty",
+					 "strength", "azimuth", "stretch", "phaseu", "phasew"};
 
 /* Finite-difference steps (times --hscale): about a tenth of each
  * parameter's range in the scenes. d's is given as the edge's move in
@@ -101,6 +119,7 @@ static const char *const par_name[NP] = {"d",	  "secant", "edge",  "elev", "shad
 static const double par_step[NP] = {
 	[P_D] = D_EDGE_MOVE,	   [P_SEC] = 0.1, [P_EDGE] = 0.1, [P_ELEV] = 0.04, [P_SHADOW] = 0.1, [P_BLUR] = 0.05,
 	[P_HR] = 0.05,	   [P_PROF] = 0.1, [P_SX] = 0.1,  [P_SY] = 0.1,	   [P_STR] = 0.1,    [P_AZ] = 0.05,
+	[P_FOOT] = 0.02,
 };
 
 /* ---- the per-pixel information of the simulator's noise ---- */
@@ -278,6 +297,23 @@ static int invert_sub(double I[NP][NP], const int *idx, int n, double *C)
 	return 0;
 }
 
+/* SD of the support's relative change, d + stretch - 1 (the smooth set),
+ * with the parameters idx unknown (idx[0] = P_D, P_FOOT among them);
+ * INFINITY when singular. */
+static double sd_support(double I[NP][NP], const int *idx, int n)
+{
+	double C[NP * NP];
+	if (invert_sub(I, idx, n, C))
+		return INFINITY;
+	int f = -1;
+	for (int i = 0; i < n; i++)
+		if (idx[i] == P_FOOT)
+			f = i;
+	if (f < 0)
+		return sqrt(C[0]);
+	return sqrt(fmax(0, C[0] + C[f * n + f] + 2 * C[f]));
+}
+
 /* SD of d with the parameters idx unknown; INFINITY when singular. */
 static double sd_d(double I[NP][NP], const int *idx, int n, double *C)
 {
@@ -312,11 +348,19 @@ static int render(const sem_opts *o, int par, double delta, const double *edges,
 	case P_ELEV: r.det_elevation += delta; break;
 	case P_SHADOW: r.shadow += delta; break;
 	case P_HR: r.h_over_r *= 1 + delta; break;
-	case P_PROF: r.profile += delta; break;
+	case P_PROF:
+		/* the smooth dome's shape is its foot's power (sem_opts.foot_power,
+		 * 1 the cos^2 dome): the support stays while the flank moves */
+		if (o->profile == SEM_PROFILE_SMOOTH)
+			r.foot_power = (o->foot_power > 0 ? o->foot_power : 1) + delta;
+		else
+			r.profile += delta;
+		break;
 	case P_SX: r.shift_x += delta; break;
 	case P_SY: r.shift_y += delta; break;
 	case P_STR: r.det_strength += delta; break;
 	case P_AZ: r.det_azimuth += delta; break;
+	case P_FOOT: r.foot_stretch = (o->foot_stretch > 0 ? o->foot_stretch : 1) + delta; break;
 	default: break;
 	}
 	sem_truth tl;
@@ -326,8 +370,23 @@ static int render(const sem_opts *o, int par, double delta, const double *edges,
 	return rc;
 }
 
+/* The smooth set's foot rings (--set smooth): u = r / R in
+ * [0.80 + 0.05 j, 0.85 + 0.05 j), the last one just outside the base. */
+#define RINGS 5
+#define RING_U0 0.80
+#define RING_W 0.05
+
 typedef struct scene_bound {
 	double sd_a, sd_g, sd_b;
+	/* the smooth set: (f) (g)'s unknowns and the foot's power; (t) (g)'s
+	 * and the foot's stretch; (T) every parameter; the last two on the
+	 * support (d + stretch - 1), which the stretch moves */
+	double sd_f, sd_t, sd_T;
+	/* per ring: the median over the counted domes of the ring's own
+	 * signal-to-noise, sqrt(sum J c^2) (c the signal with the domes less
+	 * the signal without them, J the pixel's information), and the mean
+	 * over its pixels of |c| in noise SDs */
+	double ring_snr[RINGS], ring_px[RINGS];
 	double dome_med; /* median over the counted domes of one dome's own bound, (a) */
 	/* the model against the simulator's own noisy image (unscreened):
 	 * mean of the squared residual over the modelled variance (1 when
@@ -352,9 +411,12 @@ static int deriv_render(const sem_opts *o, int par, double h, int ss, const fs_i
 	double e = o->edge;
 	fs_image *a = NULL, *b = NULL;
 	double s1 = h, s2 = -h, w1 = 1 / (2 * h), w2 = -1 / (2 * h), w0 = 0;
-	if (par == P_PROF && (o->profile - h < 0 || o->profile + h > 2)) {
-		/* one-sided, second order: (-3 f0 + 4 f(h) - f(2h)) / 2h */
-		double sg = o->profile - h < 0 ? 1 : -1;
+	int one_sided = (par == P_PROF && o->profile != SEM_PROFILE_SMOOTH && (o->profile - h < 0 || o->profile + h > 2)) ||
+			(par == P_FOOT && !(o->foot_stretch - h >= 1));
+	if (one_sided) {
+		/* one-sided, second order: (-3 f0 + 4 f(h) - f(2h)) / 2h; the
+		 * stretch starts at 1 (a foot cannot be shorter than its core's) */
+		double sg = par == P_FOOT || o->profile - h < 0 ? 1 : -1;
 		s1 = sg * h;
 		s2 = sg * 2 * h;
 		w1 = sg * 4 / (2 * h);
@@ -373,6 +435,94 @@ static int deriv_render(const sem_opts *o, int par, double h, int ss, const fs_i
 	fs_image_free(a);
 	fs_image_free(b);
 	return rc;
+}
+
+/* The smooth foot's contrast (sb->ring_*): sig the noise-free signal
+ * (beam applied, before the operator's gain), against the same scene
+ * rendered with every dome shrunk to nothing (the ground's roughness
+ * and undulation the same: the domes are placed after them), each
+ * pixel given to its nearest true centre. Why: whether the last
+ * fraction of the support differs from bare ground by more than the
+ * noise, ring by ring, says where the image stops showing the dome. */
+static int foot_rings(const sem_opts *o, const sem_truth *t, const fs_image *sig, const double *gain,
+		      const double *off, double lo, int mt, int bl, double qv, int ss, scene_bound *sb)
+{
+	int W = o->width, H = o->height;
+	sem_opts g0 = *o;
+	g0.radius_scale = 1e-6;
+	fs_image *ground = NULL;
+	if (render(&g0, -1, 0, &o->edge, 1, &ground, ss, NULL) || beam(ground, o->beam_blur)) {
+		fs_image_free(ground);
+		return -1;
+	}
+	double *snr = malloc((t->n + 1) * RINGS * sizeof *snr);
+	double *med = malloc((t->n + 1) * sizeof *med);
+	double pxs[RINGS] = {0}, pxn[RINGS] = {0};
+	if (!snr || !med) {
+		free(snr);
+		free(med);
+		fs_image_free(ground);
+		return -1;
+	}
+	size_t nd = 0;
+	for (size_t di = 0; di < t->n; di++) {
+		if (!sem_counted(t, t->x[di], t->y[di]))
+			continue;
+		double R = 0.5 * t->d[di], reach = (RING_U0 + RINGS * RING_W) * R;
+		double *sn = snr + nd * RINGS;
+		for (int j = 0; j < RINGS; j++)
+			sn[j] = 0;
+		int x0 = (int)floor(t->x[di] - reach), x1 = (int)ceil(t->x[di] + reach);
+		int y0 = (int)floor(t->y[di] - reach), y1 = (int)ceil(t->y[di] + reach);
+		for (int y = y0 < mt ? mt : y0; y <= y1 && y < H; y++)
+			for (int x = x0 < bl ? bl : x0; x <= x1 && x < W; x++) {
+				double dx = x - t->x[di], dy = y - t->y[di], u = sqrt(dx * dx + dy * dy) / R;
+				int j = (int)floor((u - RING_U0) / RING_W);
+				if (j < 0 || j >= RINGS)
+					continue;
+				int nearest = 1;
+				for (size_t dj = 0; dj < t->n && nearest; dj++) {
+					double ex = x - t->x[dj], ey = y - t->y[dj];
+					if (dj != di && ex * ex + ey * ey < dx * dx + dy * dy)
+						nearest = 0;
+				}
+				if (!nearest)
+					continue;
+				size_t i = (size_t)y * W + x;
+				double v = off[y] + gain[x] * (sig->data[i] - lo);
+				double c = gain[x] * (sig->data[i] - ground->data[i]);
+				double J;
+				if (o->halftone > 0) {
+					thr th[9];
+					double Js[6];
+					screen_thresholds(x, y, o->halftone, th);
+					screen_info(v, fmax(v, 0) / o->dose + qv, v > 0 ? 1 / o->dose : 0, th, 9, Js);
+					J = Js[0];
+				} else {
+					J = plain_lookup(v);
+				}
+				sn[j] += J * c * c;
+				pxs[j] += fabs(c) / sqrt(fmax(v, 1e-6) / o->dose + qv);
+				pxn[j]++;
+			}
+		nd++;
+	}
+	for (int j = 0; j < RINGS; j++) {
+		for (size_t q = 0; q < nd; q++)
+			med[q] = sqrt(snr[q * RINGS + j]);
+		for (size_t a = 1; a < nd; a++)
+			for (size_t l = a; l > 0 && med[l] < med[l - 1]; l--) {
+				double x = med[l];
+				med[l] = med[l - 1];
+				med[l - 1] = x;
+			}
+		sb->ring_snr[j] = nd ? (nd % 2 ? med[nd / 2] : 0.5 * (med[nd / 2 - 1] + med[nd / 2])) : NAN;
+		sb->ring_px[j] = pxn[j] > 0 ? pxs[j] / pxn[j] : NAN;
+	}
+	free(snr);
+	free(med);
+	fs_image_free(ground);
+	return 0;
 }
 
 static int bound_scene(const sem_opts *o, double hscale, int ss, scene_bound *sb)
@@ -453,9 +603,11 @@ static int bound_scene(const sem_opts *o, double hscale, int ss, scene_bound *sb
 		g[P_EDGE * N + i] = (float)((raw[1]->data[i] - raw[2]->data[i]) / (2 * he));
 		g[P_BLUR * N + i] = (float)((bp->data[i] - bm->data[i]) / (2 * hb));
 	}
-	static const int walked[] = {P_D, P_SEC, P_ELEV, P_SHADOW, P_HR, P_PROF, P_SX, P_SY, P_STR, P_AZ};
+	static const int walked[] = {P_D, P_SEC, P_ELEV, P_SHADOW, P_HR, P_PROF, P_SX, P_SY, P_STR, P_AZ, P_FOOT};
 	for (size_t q = 0; q < sizeof walked / sizeof walked[0]; q++) {
 		int p = walked[q];
+		if (p == P_FOOT && o->profile != SEM_PROFILE_SMOOTH)
+			continue;
 		double h = par_step[p] * hscale / (p == P_D ? 0.5 * o->fill * o->pitch : 1);
 		if (deriv_render(o, p, h, ss, sig, g + (size_t)p * N))
 			goto done;
@@ -516,6 +668,19 @@ static int bound_scene(const sem_opts *o, double hscale, int ss, scene_bound *sb
 		goto done;
 	sb->sd_a = 1 / sqrt(I[P_D][P_D]);
 	sb->sd_g = sd_d(I, basic, nb, NULL);
+	sb->sd_f = sb->sd_t = sb->sd_T = NAN;
+	if (o->profile == SEM_PROFILE_SMOOTH && I[P_PROF][P_PROF] > 0 && I[P_FOOT][P_FOOT] > 0) {
+		int withf[NP], nf = 0;
+		for (int q = 0; q < nb; q++)
+			withf[nf++] = basic[q];
+		withf[nf] = P_PROF;
+		sb->sd_f = sd_d(I, withf, nf + 1, NULL);
+		withf[nf] = P_FOOT;
+		sb->sd_t = sd_support(I, withf, nf + 1);
+		sb->sd_T = sd_support(I, all, na);
+	}
+	if (o->profile == SEM_PROFILE_SMOOTH && foot_rings(o, &t, sig, gain, off, lo, mt, bl, qv, ss, sb))
+		goto done;
 	double C[NP * NP];
 	sb->sd_b = sd_d(I, all, na, C);
 	sb->singular = !isfinite(sb->sd_b);
@@ -733,39 +898,47 @@ int main(int argc, char **argv)
 	 * and x1 the differences are spiky enough to read (b) up to 2.2x too
 	 * low on the 4-px domes; 8 and x2 agree with 16 and x1 within 12 %
 	 * (docs/paper-figures.md, h39d) */
-	int interior = 0, check = 0, ss = 8, listed = 0, rc = 0;
+	int interior = 0, smooth = 0, check = 0, ss = 8, listed = 0, rc = 0;
 	unsigned seed_add = 0;
-	double hscale = 2;
+	double hscale = 2, foot_from = 0.8;
 	int scenes[64];
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--set") && i + 1 < argc && (!strcmp(argv[i + 1], "corner") || !strcmp(argv[i + 1], "interior")))
-			interior = !strcmp(argv[++i], "interior");
+		if (!strcmp(argv[i], "--set") && i + 1 < argc &&
+		    (!strcmp(argv[i + 1], "corner") || !strcmp(argv[i + 1], "interior") || !strcmp(argv[i + 1], "smooth"))) {
+			interior = !strcmp(argv[i + 1], "interior");
+			smooth = !strcmp(argv[++i], "smooth");
+		}
 		else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--hscale") && i + 1 < argc && atof(argv[i + 1]) > 0)
 			hscale = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--ss") && i + 1 < argc && atoi(argv[i + 1]) > 0)
 			ss = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--foot-from") && i + 1 < argc && atof(argv[i + 1]) > 0 && atof(argv[i + 1]) < 1)
+			foot_from = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--check"))
 			check = 1;
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--set corner|interior] [--seed-add N] [--hscale F] [--ss S] [--check] [SCENE...]\n",
+			fprintf(stderr, "usage: %s [--set corner|interior|smooth] [--seed-add N] [--hscale F] [--ss S] [--foot-from U] [--check] [SCENE...]\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (checks(hscale) || check)
 		return check ? 0 : 1;
-	int nsc = interior ? SEM_INTERIOR_SCENES : 64;
+	int nsc = interior ? SEM_INTERIOR_SCENES : smooth ? SEM_SMOOTH_SCENES : 64;
 	if (!listed)
 		for (listed = 0; listed < nsc; listed++)
 			scenes[listed] = listed;
-	printf("\nCramer-Rao bound on the mean D's relative SD (%%), %s scenes, seeds +%u, steps x%.2f, sub-samples %d\n"
+	printf("\nCramer-Rao bound on the mean D's relative SD (%%), %s scenes, seeds +%u, steps x%.2f, sub-samples %d, foot from %.2f\n"
 	       "(a) every nuisance known, (g) gain, offset, centres' common offset and screen phase unknown, (b) the formation "
 	       "unknown too; corr: the nuisance most correlated with d in (b); known: the one which, known, lowers (b) most\n",
-	       interior ? "interior" : "corner", seed_add, hscale, ss);
+	       interior ? "interior" : smooth ? "smooth-footed" : "corner", seed_add, hscale, ss, foot_from);
+	if (smooth)
+		printf("smooth set: (b) includes the foot's power ('profile') and stretch; (f) (g)'s unknowns and the power (the "
+		       "support is d); (t) (g)'s unknowns and the stretch, (T) every parameter, both on the support d + stretch - 1\n");
 	printf("%-5s %-3s %-4s %-4s %-4s %-3s %-4s %-3s %6s %5s %7s %7s %7s %6s %5s  %-16s %-18s\n", "scene", "grp", "fill",
 	       "prof", "h/R", "ht", "az", "pit", "D px", "n", "(a)", "(g)", "(b)", "dome", "z2", "corr", "known -> (b)");
 	static scene_bound kept[64];
@@ -779,14 +952,20 @@ int main(int argc, char **argv)
 		       {"-", {0}, {0}, 0}};
 	for (int i = 0; i < listed; i++) {
 		int k = scenes[i];
-		if (interior && k >= SEM_INTERIOR_SCENES)
+		if ((interior && k >= SEM_INTERIOR_SCENES) || (smooth && k >= SEM_SMOOTH_SCENES))
 			continue;
 		sem_opts o;
 		if (interior)
 			sem_interior_scene(k, &o);
+		else if (smooth)
+			sem_smooth_scene(k, &o);
 		else
 			sem_corner_scene(k, &o);
 		o.seed += seed_add;
+		/* where the stretched tail starts; the scene itself (stretch 0)
+		 * is the cos^2 dome whatever it is */
+		if (smooth)
+			o.foot_from = foot_from;
 		if (!(o.dose > 0)) {
 			printf("%d: no noise, no bound\n", k);
 			continue;
@@ -799,21 +978,28 @@ int main(int argc, char **argv)
 			rc = 1;
 			continue;
 		}
-		const char *gname = interior ? "i" : group(k);
+		const char *gname = interior ? "i" : smooth ? "s" : group(k);
 		char corr[40] = "-", drop[40] = "-";
 		if (sb.top_corr >= 0)
 			snprintf(corr, sizeof corr, "%s %+.2f", par_name[sb.top_corr], sb.corr);
 		if (sb.top_drop >= 0)
 			snprintf(drop, sizeof drop, "%s %.3f", par_name[sb.top_drop], 100 * sb.sd_drop);
 		printf("%-5d %-3s %-4.2f %-4s %-4.2f %-3g %-4.0f %-3.0f %6.2f %5zu %7.3f %7.3f %7.3f %6.2f %5.2f  %-16s %-18s\n",
-		       k, gname, o.fill, o.profile == 0 ? "sph" : o.profile == 2 ? "flat" : "par", o.h_over_r,
+		       k, gname, o.fill, o.profile == 0 ? "sph" : o.profile == 2 ? "flat" : smooth ? "cos2" : "par", o.h_over_r,
 		       o.halftone, o.det_azimuth * 180 / M_PI, o.pitch, sb.mean_d, sb.n_counted, 100 * sb.sd_a,
 		       100 * sb.sd_g, 100 * sb.sd_b, 100 * sb.dome_med, sb.z2, corr, drop);
+		if (smooth) {
+			printf("      support: (f) %.3f %%, (t) %.3f %%, (T) %.3f %%; foot rings u 0.80-1.05 by 0.05, ring SNR (median dome) / mean |c| px in SDs:",
+			       100 * sb.sd_f, 100 * sb.sd_t, 100 * sb.sd_T);
+			for (int j = 0; j < RINGS; j++)
+				printf(" %.1f/%.2f", sb.ring_snr[j], sb.ring_px[j]);
+			printf("\n");
+		}
 		kept[nkept] = sb;
 		kept_k[nkept++] = k;
 		fflush(stdout);
 		for (int q = 0; q < 6; q++)
-			if (!strcmp(groups[q].g, gname) || (q == 5 && interior)) {
+			if (!strcmp(groups[q].g, gname) || (q == 5 && (interior || smooth))) {
 				groups[q].a[groups[q].n] = 100 * sb.sd_a;
 				groups[q].b[groups[q].n++] = 100 * sb.sd_b;
 				break;
@@ -869,7 +1055,7 @@ int main(int argc, char **argv)
 			}
 		double amed = n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]);
 		double bmed = n % 2 ? b[n / 2] : 0.5 * (b[n / 2 - 1] + b[n / 2]);
-		printf("%-3s %2d  (a) %.3f / %.3f  (b) %.3f / %.3f  margin %.1f SD\n", interior ? "int" : groups[q].g, n, amed,
+		printf("%-3s %2d  (a) %.3f / %.3f  (b) %.3f / %.3f  margin %.1f SD\n", interior ? "int" : smooth ? "smo" : groups[q].g, n, amed,
 		       am, bmed, bm, 3 / bm);
 	}
 	return rc;

@@ -527,6 +527,88 @@ static void common_shift_moves_the_domes_and_their_truth(void **state)
 	fs_image_free(b);
 }
 
+/* The smooth foot changed (h42h, bench_sem_crlb --set smooth): a stretched
+ * tail keeps each dome's core to the bit's noise and widens the truth by
+ * the stretch, with the tail's signal changed; the power keeps the truth
+ * and changes the flank; neither is taken on a sharp-footed profile. */
+static void stretched_foot_keeps_the_core_and_widens_the_truth(void **state)
+{
+	(void)state;
+	sem_opts o;
+	clean(&o);
+	o.raw = 1;
+	o.beam_blur = 0; /* each pixel its own surface: the core's pixels compare */
+	o.profile = SEM_PROFILE_SMOOTH;
+	o.h_over_r = 0.25; /* no shadows: a pixel's signal is its own slope's */
+	o.pitch = 32;
+	o.fill = 0.55;
+	sem_truth t0, t1, t2;
+	fs_image *a = sem_make(&o, &t0);
+	o.foot_stretch = 1.1;
+	o.foot_from = 0.8;
+	fs_image *b = sem_make(&o, &t1);
+	o.foot_stretch = 0;
+	o.foot_power = 1.5;
+	fs_image *c = sem_make(&o, &t2);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_int_equal(t1.n, t0.n);
+	assert_int_equal(t2.n, t0.n);
+	for (size_t i = 0; i < t0.n; i++) {
+		assert_true(fabs(t1.d[i] - 1.1 * t0.d[i]) < 1e-9 * t0.d[i]);
+		assert_true(t2.d[i] == t0.d[i]);
+	}
+	/* per pixel, by its nearest dome's u = r / R (the unstretched R) */
+	int W = a->width, H = a->height;
+	double core_b = 0, tail_b = 0, flank_c = 0;
+	size_t ntail = 0, nflank = 0;
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			double best = INFINITY, R = 0;
+			for (size_t i = 0; i < t0.n; i++) {
+				double dx = x - t0.x[i], dy = y - t0.y[i], r2 = dx * dx + dy * dy;
+				if (r2 < best) {
+					best = r2;
+					R = 0.5 * t0.d[i];
+				}
+			}
+			double u = sqrt(best) / R;
+			size_t k = (size_t)y * W + x;
+			if (u < 0.7)
+				core_b = fmax(core_b, fabs(b->data[k] - a->data[k]));
+			if (u > 0.85 && u < 0.95) {
+				tail_b += fabs(b->data[k] - a->data[k]);
+				ntail++;
+			}
+			if (u > 0.4 && u < 0.6) {
+				flank_c += fabs(c->data[k] - a->data[k]);
+				nflank++;
+			}
+		}
+	tail_b /= ntail ? (double)ntail : 1;
+	flank_c /= nflank ? (double)nflank : 1;
+	printf("foot stretched 1.1 from 0.8: core's largest change %.2g, tail's mean change %.3g; power 1.5: the flank's "
+	       "mean change %.3g (signal of the ground ~%.3g)\n",
+	       core_b, tail_b, flank_c, a->data[0]);
+	assert_true(core_b < 1e-5);
+	assert_true(tail_b > 100 * fmax(core_b, 1e-7));
+	assert_true(flank_c > 1e-3);
+	fs_image_free(a);
+	fs_image_free(b);
+	fs_image_free(c);
+	sem_truth_free(&t0);
+	sem_truth_free(&t1);
+	sem_truth_free(&t2);
+	/* only the smooth profile, a stretch of at least 1 */
+	o.foot_power = 0;
+	o.foot_stretch = 0.95;
+	assert_null(sem_make(&o, &t0));
+	o.foot_stretch = 1.1;
+	o.profile = 0;
+	assert_null(sem_make(&o, &t0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -541,6 +623,7 @@ int main(void)
 		cmocka_unit_test(screen_after_rendering_is_the_printed_image),
 		cmocka_unit_test(edges_in_one_pass_are_each_strengths_image),
 		cmocka_unit_test(common_shift_moves_the_domes_and_their_truth),
+		cmocka_unit_test(stretched_foot_keeps_the_core_and_widens_the_truth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

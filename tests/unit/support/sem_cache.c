@@ -59,7 +59,7 @@ static void put_f64(buf *b, double v)
  * bytes are not data). A new field must be added here, or two scenes that
  * differ only in it would share a file: the size check stops the build
  * until it is. */
-_Static_assert(sizeof(sem_opts) == 312, "sem_opts changed: add the new field to sem_cache.c's key()");
+_Static_assert(sizeof(sem_opts) == 336, "sem_opts changed: add the new field to sem_cache.c's key()");
 
 static void key(buf *b, const sem_opts *o)
 {
@@ -105,6 +105,13 @@ static void key(buf *b, const sem_opts *o)
 	if (o->beam_continuous) {
 		put_i32(b, 0x6265616d); /* "beam": no other key's tail can read the same */
 		put_i32(b, o->beam_continuous);
+	}
+	/* the smooth foot's power (h42h) likewise only when it is set */
+	if (o->foot_power != 0 || o->foot_stretch != 0) {
+		put_i32(b, 0x666f6f74); /* "foot" */
+		put_f64(b, o->foot_power);
+		put_f64(b, o->foot_stretch);
+		put_f64(b, o->foot_from);
 	}
 }
 

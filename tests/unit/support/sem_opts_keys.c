@@ -57,6 +57,12 @@ int sem_opts_set_key(sem_opts *o, const char *kv)
 		o->cap = v;
 	else if (K("capp"))
 		o->cap_power = v;
+	else if (K("foot"))
+		o->foot_power = v;
+	else if (K("footst"))
+		o->foot_stretch = v;
+	else if (K("footfrom"))
+		o->foot_from = v;
 	else if (K("width"))
 		o->width = (int)v;
 	else if (K("height"))

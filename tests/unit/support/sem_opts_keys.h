@@ -7,7 +7,7 @@
  * Keys (angles in degrees): pitch, fill, angle, profile (0 sphere,
  * 1 paraboloid, 2 flat, 3 smooth cos^2), hr, rjit, pjit, rough, undul,
  * secant, az, elev, strength, shadow, edge, blur (beam), dose, drift,
- * halftone, scan (scan blur), cap, capp, width, height, supersample
+ * halftone, scan (scan blur), cap, capp, foot, footst, footfrom (the smooth foot's power, stretch and its start), width, height, supersample
  * (alias super: sub-samples a side of the pixels near a base or a
  * shadow's border; 0 = SEM_SUPERSAMPLE, 1 every pixel its centre's
  * value), beam_continuous (alias beamc: 1 the beam blurred on the

@@ -494,7 +494,9 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 	/* Domes stand on the surface (added heights; they do not overlap at
 	 * fill <= 0.8 with the jitters used). radius_scale enlarges or shrinks
 	 * them all about their centres (the oracle's model images). */
-	double rscale = o->radius_scale > 0 ? o->radius_scale : 1;
+	/* a stretched smooth foot (sem_opts) widens the base, the truth, and
+	 * keeps the core */
+	double rscale = (o->radius_scale > 0 ? o->radius_scale : 1) * (o->foot_stretch > 0 ? o->foot_stretch : 1);
 	size_t nd = 0;
 	dm = malloc((ns + 1) * sizeof *dm);
 	if (!dm)
@@ -512,6 +514,9 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 	if (o->lean != 0 && sem_surface_lean(&surf, o->lean, o->lean_azimuth))
 		goto fail;
 	if (o->cap != 0 && sem_surface_cap(&surf, o->cap, o->cap_power > 0 ? o->cap_power : 2))
+		goto fail;
+	if ((o->foot_power != 0 || o->foot_stretch != 0) &&
+	    sem_surface_foot(&surf, o->foot_power, o->foot_stretch, o->foot_from > 0 ? o->foot_from : 0.8))
 		goto fail;
 	int S = o->supersample > 0 ? o->supersample : SEM_SUPERSAMPLE;
 	double spot2 = o->beam_blur * o->beam_blur - 1.0 / 12;

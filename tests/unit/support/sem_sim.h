@@ -101,6 +101,15 @@ typedef struct sem_opts {
 	 * cap_power 0 = 2. sem_make fails (NULL) for a cap outside
 	 * 0..SEM_CAP_MAX or a power above SEM_CAP_POWER_MAX. */
 	double cap, cap_power;
+	/* The smooth dome's foot (h42h, SEM_PROFILE_SMOOTH only, no lean or
+	 * cap; sem_surface_foot): foot_power, the cos^2 profile to that power,
+	 * the base - the truth - the same; foot_stretch (>= 1), each dome's
+	 * core (the cos^2 dome of its lattice radius inside foot_from of it,
+	 * 0 = 0.8) kept and the tail beyond stretched to end at stretch x the
+	 * radius, which is the truth's base. 0, 0 = the cos^2 dome, every
+	 * scene before them to the bit; sem_make fails (NULL) outside their
+	 * ranges (sem_surface.h) or on another profile. */
+	double foot_power, foot_stretch, foot_from;
 	/* A common offset of every dome from its lattice site (h39d), in
 	 * rendered px, the truth moved with it: the centres' common offset
 	 * as a parameter of the image, so that bench_sem_crlb can take the

@@ -6,12 +6,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The smooth dome with its foot changed (sem_surface_foot): u = r / R
+ * with R the support, v = u x stretch in units of the core's radius, w
+ * the point of the cos^2 (to the power) profile that v shows: v itself in
+ * the core, the tail beyond foot_from stretched to end at v = stretch.
+ * *k = dw/dv. */
+static double foot_w(const sem_surface *s, double u, double *k)
+{
+	double st = s->foot_stretch > 0 ? s->foot_stretch : 1, ut = s->foot_from, v = u * st;
+	if (st == 1 || v < ut) {
+		*k = 1;
+		return v;
+	}
+	*k = (1 - ut) / (st - ut);
+	return ut + (v - ut) * *k;
+}
+
+/* c^a, c = (1 + cos pi w) / 2, and its first two derivatives in w */
+static void foot_base(const sem_surface *s, double w, double *b0, double *b1, double *b2)
+{
+	double a = s->foot_power > 0 ? s->foot_power : 1, c = 0.5 * (1 + cos(M_PI * w));
+	double c1 = -0.5 * M_PI * sin(M_PI * w), c2 = -0.5 * M_PI * M_PI * cos(M_PI * w);
+	if (w >= 1 || !(c > 1e-300)) { /* the support's edge: flat for a > 1/2 */
+		*b0 = *b1 = *b2 = 0;
+		return;
+	}
+	if (a == 1) {
+		*b0 = c;
+		*b1 = c1;
+		*b2 = c2;
+		return;
+	}
+	double ca1 = pow(c, a - 1);
+	*b0 = ca1 * c;
+	*b1 = a * ca1 * c1;
+	*b2 = a * (ca1 * c2 + (a - 1) * ca1 / c * c1 * c1);
+}
+
 /* Dome height at u = r / R in [0, 1] for height H (base radius 1):
  * profile 0..1 blends the spherical cap into the paraboloid, 1..2 raises
  * the exponent of 1 - u^k from 2 to 6 (a flat top with steep sides);
  * SEM_PROFILE_SMOOTH is the smooth-footed cos^2 dome, H cos^2(pi u / 2)
- * (sem_surface.h). Every profile is H at the top, so R H bounds a dome's
- * height. */
+ * (sem_surface.h), its foot changed by sem_surface_foot. Every profile
+ * is at most H high (H at the top; a stretched foot's core lower), so R H
+ * bounds a dome's height. */
 static double dome_f(const sem_surface *s, double u)
 {
 	if (u >= 1)
@@ -29,8 +67,15 @@ static double dome_f(const sem_surface *s, double u)
 		double par = H * (1 - u * u);
 		return (1 - profile) * sph + profile * par;
 	}
-	if (profile == SEM_PROFILE_SMOOTH)
-		return H * 0.5 * (1 + cos(M_PI * u));
+	if (profile == SEM_PROFILE_SMOOTH) {
+		if (s->foot_power == 0 && s->foot_stretch == 0) /* the cos^2 dome, its bits as before h42h */
+			return H * 0.5 * (1 + cos(M_PI * u));
+		/* the core's top is H R0 = H R / stretch (stretch >= 1: R H
+		 * still bounds the height) */
+		double k, b0, b1, b2, st = s->foot_stretch > 0 ? s->foot_stretch : 1;
+		foot_base(s, foot_w(s, u, &k), &b0, &b1, &b2);
+		return H * b0 / st;
+	}
 	double k = 2 + 4 * (profile - 1);
 	if (k == 6) /* the flat-topped corner: pow is the simulator's hot spot */
 		return H * (1 - u * u * u * u * u * u);
@@ -60,6 +105,16 @@ static void dome_df(const sem_surface *s, double u, double *d1, double *lapR)
 		}
 		*d1 = (1 - profile) * sph1 + profile * (-2 * H * u);
 		*lapR = (1 - profile) * sphl + profile * (-4 * H);
+		return;
+	}
+	if (profile == SEM_PROFILE_SMOOTH && (s->foot_power != 0 || s->foot_stretch != 0)) {
+		/* z / R = H b(w) / st, dw/du = k st: f' = H b'(w) k, f'' = H b''(w)
+		 * k^2 st; at the top b' = 0, so f' / u tends to f'' there */
+		double k, b0, b1, b2, st = s->foot_stretch > 0 ? s->foot_stretch : 1;
+		foot_base(s, foot_w(s, u, &k), &b0, &b1, &b2);
+		*d1 = H * b1 * k;
+		double d2 = H * b2 * k * k * st;
+		*lapR = d2 + (u > 1e-9 ? *d1 / u : d2);
 		return;
 	}
 	if (profile == SEM_PROFILE_SMOOTH) {
@@ -363,6 +418,27 @@ int sem_surface_lean(sem_surface *s, double lean, double azimuth)
 	return 0;
 }
 
+int sem_surface_foot(sem_surface *s, double power, double stretch, double from)
+{
+	if (!(power == 0 || (power >= SEM_FOOT_POWER_MIN && power <= SEM_FOOT_POWER_MAX)) ||
+	    !(stretch == 0 || (stretch >= 1 && stretch <= SEM_FOOT_STRETCH_MAX)) || !(from > 0 && from < 1) ||
+	    s->profile != SEM_PROFILE_SMOOTH || s->lean != 0 || s->cap != 0)
+		return -1;
+	s->foot_power = power;
+	s->foot_stretch = stretch;
+	s->foot_from = from;
+	/* the steepest slope for the shadows' branch and bound: |f'| on a
+	 * fine grid of u, raised by 2 % for what lies between its points
+	 * (f' is smooth inside the base for a >= 1/2) */
+	double m = 0, d1, lap;
+	for (int i = 1; i < 4096; i++) {
+		dome_df(s, i / 4096.0, &d1, &lap);
+		m = fmax(m, fabs(d1));
+	}
+	s->foot_steep = 1.02 * m;
+	return 0;
+}
+
 int sem_surface_cap(sem_surface *s, double cap, double power)
 {
 	if (!(cap >= 0 && cap <= SEM_CAP_MAX) || !(power > 0 && power <= SEM_CAP_POWER_MAX))
@@ -399,10 +475,10 @@ static double ray_gap(const sem_surface *s, const sem_dome *d, double x, double 
 
 /* The steepest slope of a dome's profile, height per px (R f(r / R) has
  * slope f'(u)): the smooth-footed dome's, H pi / 2 at u = 1/2. */
-static double dome_max_slope(double H, double profile)
+static double dome_max_slope(const sem_surface *s)
 {
-	if (profile == SEM_PROFILE_SMOOTH)
-		return H * 0.5 * M_PI;
+	if (s->profile == SEM_PROFILE_SMOOTH)
+		return s->foot_steep > 0 ? s->foot_steep : s->h_over_r * 0.5 * M_PI;
 	return 0; /* not used: the other profiles are searched as concave */
 }
 
@@ -424,7 +500,7 @@ static int dome_blocks_any(const sem_surface *s, const sem_dome *d, double x, do
 	const double eps = 1e-7, tol = 1e-3;
 	/* the undulation is read bilinearly from its grid: each axis's slope
 	 * at most und_slope, so sqrt(2) und_slope along any path */
-	double rise = dome_max_slope(s->h_over_r, s->profile) * s->lean_steep + M_SQRT2 * s->und_slope;
+	double rise = dome_max_slope(s) * s->lean_steep + M_SQRT2 * s->und_slope;
 	double hi = rise - s->te, lo = -rise - s->te;
 	double sa[64], sb[64], ga[64], gb[64];
 	int n = 0;

@@ -94,6 +94,10 @@ typedef struct sem_surface {
 	double lean_x, lean_y, lean, lean_steep;
 	/* the bright cap (sem_surface_cap): strength and exponent; 0 = none */
 	double cap, cap_power;
+	/* the smooth dome's foot (sem_surface_foot): the power of cos^2 and
+	 * the tail's stretch, 0 = none (the cos^2 dome), where the tail
+	 * starts, and the profile's steepest slope */
+	double foot_power, foot_stretch, foot_from, foot_steep;
 } sem_surface;
 
 /*
@@ -129,6 +133,26 @@ int sem_surface_lean(sem_surface *s, double lean, double azimuth);
  * bit. Returns 0, -1 for cap outside 0..SEM_CAP_MAX or power not in
  * (0, SEM_CAP_POWER_MAX].
  */
+/*
+ * The smooth dome's foot changed (h42h), two ways:
+ * - power: height H R0 (cos^2(pi v / 2))^power (v = r / R0), the support
+ *   the same for every power, the height's fraction of the top at v
+ *   cos(pi v / 2)^(2 power); 1 (or 0) is the cos^2 dome.
+ * - stretch (>= 1, 0 = none): the core (v < from) kept and the tail
+ *   beyond it stretched so that it ends at v = stretch: the dome's support
+ *   - the disk of sem_dome.R, the truth - is stretch x R0, its core that
+ *   of a cos^2 dome of radius R0 = R / stretch (top H R0).
+ * Why: with the power or the stretch unknown, a bound on D
+ * (bench_sem_crlb --set smooth) says whether the image shows the support
+ * itself or only the core that the cos^2 shape extrapolates to it.
+ * SEM_PROFILE_SMOOTH only, not with a lean or a cap. Returns 0, -1
+ * otherwise, for a power outside [SEM_FOOT_POWER_MIN, SEM_FOOT_POWER_MAX],
+ * a stretch outside [1, SEM_FOOT_STRETCH_MAX] or from outside (0, 1).
+ */
+#define SEM_FOOT_POWER_MIN 0.5
+#define SEM_FOOT_POWER_MAX 3.0
+#define SEM_FOOT_STRETCH_MAX 1.5
+int sem_surface_foot(sem_surface *s, double power, double stretch, double from);
 #define SEM_CAP_MAX 4.0
 #define SEM_CAP_POWER_MAX 64.0
 int sem_surface_cap(sem_surface *s, double cap, double power);
