@@ -185,12 +185,17 @@ static int window_peaks(fs_image *wv, double pitch, int x0, int y0, fs_cand_list
  * *off hold the correlation's peaks and *resp is the correlation; with
  * fewer than 3 whole patches nothing changes. sm is the image the votes
  * were cast on (pixels of resp), or tiled its stages tile by tile (resp
- * then NULL and not made). Returns 0, -1 on out of memory.
+ * then NULL and not made). *made (may be NULL: the last try, whose
+ * votes' peaks stand either way) gets 1 where a template was made, else
+ * 0. Returns 0, -1 on out of memory.
  */
 static int dome_template_peaks(const fs_image *sm, const fs_dome_cands *tiled, fs_dome_resp *keep,
 			       fs_image **resp, double pitch, const fs_params *p, fs_cand_list *c, double **off,
 			       int *made, char *err, size_t errlen)
 {
+	int ignored;
+	if (!made)
+		made = &ignored;
 	*made = 0;
 	if (!c->n || !(0.5 * pitch >= 1)) {
 		if (tiled && keep) /* the response stays the votes */
@@ -226,11 +231,9 @@ static int dome_template_peaks(const fs_image *sm, const fs_dome_cands *tiled, f
 		ys[i] = seeds.items[i].y;
 	}
 	if (tiled) {
-		int found;
 		if (fs_dome_ncc_peaks_tiled(tiled, xs, ys, seeds.n, 0.5 * pitch, 0.7 * pitch, 0.6 * pitch, c, off,
-					    keep, &found, err, errlen))
+					    keep, made, err, errlen))
 			goto out;
-		*made = found;
 	} else if (fs_dome_template_ncc(sm, xs, ys, seeds.n, 0.5 * pitch, &ncc, err, errlen)) {
 		goto out;
 	}
@@ -275,13 +278,17 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 			goto out;
 		}
 		if (dome) {
+			/* the screen, smoothing and gradient mean once: the
+			 * window's votes and every pixel's read the same */
 			fs_dome_cands dc;
+			if (fs_dome_votes_setup_tiled(tiled, pitch, &dc, err, errlen))
+				goto out;
 			int x0, y0, x1, y1, made = 0;
 			if (fs_dome_votes_window(tiled->width, tiled->height, pitch, &x0, &y0, &x1, &y1)) {
 				/* the seeds from the window's votes (dome_votes.h),
 				 * found as the whole image's path finds them */
 				fs_image *wv = NULL;
-				if (fs_dome_votes_window_tiled(tiled, pitch, x0, y0, x1, y1, &dc, &wv, err, errlen))
+				if (fs_dome_votes_window_tiled(&dc, x0, y0, x1, y1, &wv, err, errlen))
 					goto out;
 				if (window_peaks(wv, pitch, x0, y0, &c, &off, err, errlen))
 					goto out;
@@ -295,9 +302,8 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 					off = NULL;
 				}
 			}
-			if (!made && (fs_dome_votes_peaks_tiled(tiled, pitch, 0.7 * pitch, 0.6 * pitch, &dc, &c, &off,
-								err, errlen) ||
-				      dome_template_peaks(NULL, &dc, tiled->dome, NULL, pitch, p, &c, &off, &made, err,
+			if (!made && (fs_dome_votes_peaks_tiled(&dc, 0.7 * pitch, 0.6 * pitch, &c, &off, err, errlen) ||
+				      dome_template_peaks(NULL, &dc, tiled->dome, NULL, pitch, p, &c, &off, NULL, err,
 							  errlen)))
 				goto out;
 			goto select;
@@ -350,8 +356,7 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 	 * (0.5 and 0.6 lost scenes of test_sem_accuracy) */
 	if (peaks_with_offsets(resp, pitch, (dome ? 0.7 : 0.5) * pitch, &c, &off, err, errlen))
 		goto out;
-	int made;
-	if (dome && dome_template_peaks(sm, NULL, NULL, &resp, pitch, p, &c, &off, &made, err, errlen))
+	if (dome && dome_template_peaks(sm, NULL, NULL, &resp, pitch, p, &c, &off, NULL, err, errlen))
 		goto out;
 select:
 	if (keep_prominent(&c, off, p, full_pitch, f, keep, err, errlen))

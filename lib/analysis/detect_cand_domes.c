@@ -105,9 +105,7 @@ static int votes_resp(const fs_det_tile *t, void *ctx, int reach, fs_image **res
 	return out ? 0 : -1;
 }
 
-/* The stages before the votes (fs_dome_votes_peaks_tiled's): the
- * screen, the smoothing and the gradient mean into *st. */
-static int votes_setup(const fs_det_source *s, double pitch, fs_dome_cands *st, char *err, size_t errlen)
+int fs_dome_votes_setup_tiled(const fs_det_source *s, double pitch, fs_dome_cands *st, char *err, size_t errlen)
 {
 	*st = (fs_dome_cands){.s = s, .pitch = pitch};
 	if (!s->plan || s->tile < 1) {
@@ -132,24 +130,23 @@ static int votes_setup(const fs_det_source *s, double pitch, fs_dome_cands *st, 
 	return grad_mean(st, err, errlen);
 }
 
-int fs_dome_votes_peaks_tiled(const fs_det_source *s, double pitch, double min_dist, double radius,
-			      fs_dome_cands *st, fs_cand_list *c, double **off, char *err, size_t errlen)
+int fs_dome_votes_peaks_tiled(const fs_dome_cands *st, double min_dist, double radius, fs_cand_list *c, double **off,
+			      char *err, size_t errlen)
 {
 	*off = NULL;
-	if (votes_setup(s, pitch, st, err, errlen))
-		return -1;
+	double pitch = st->pitch;
 	int overlap = fs_peaks_tiled_reach(radius) + fs_dome_votes_reach(pitch, fs_dome_votes_blur(pitch)) +
 		      fs_gaussian_radius(st->sigma);
-	return fs_peaks_tiled(s, overlap, votes_resp, st, min_dist, radius, c, off, err, errlen);
+	/* (votes_resp reads st, not changing it) */
+	return fs_peaks_tiled(st->s, overlap, votes_resp, (void *)st, min_dist, radius, c, off, err, errlen);
 }
 
-int fs_dome_votes_window_tiled(const fs_det_source *s, double pitch, int x0, int y0, int x1, int y1,
-			       fs_dome_cands *st, fs_image **votes, char *err, size_t errlen)
+int fs_dome_votes_window_tiled(const fs_dome_cands *st, int x0, int y0, int x1, int y1, fs_image **votes, char *err,
+			       size_t errlen)
 {
 	*votes = NULL;
-	if (votes_setup(s, pitch, st, err, errlen)) /* (it refuses a source without a plan) */
-		return -1;
-	double blur = fs_dome_votes_blur(pitch);
+	const fs_det_source *s = st->s;
+	double pitch = st->pitch, blur = fs_dome_votes_blur(pitch);
 	int reach = fs_dome_votes_reach(pitch, blur), sx, sy;
 	fs_image *sm = smoothed_rect(st, (long)x0 - reach, (long)y0 - reach, (long)x1 + reach, (long)y1 + reach, &sx,
 				     &sy, err, errlen);

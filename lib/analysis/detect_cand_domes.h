@@ -37,31 +37,38 @@
 #include "analysis/dome_template.h"
 
 /* What the stages share: the source, the pitch (px), the smoothing (px)
- * and the gradient mean found by fs_dome_votes_peaks_tiled. */
+ * and the gradient mean found by fs_dome_votes_setup_tiled. */
 typedef struct fs_dome_cands {
 	const fs_det_source *s;
 	double pitch, sigma, mean;
 } fs_dome_cands;
 
 /*
- * The stages up to the votes' peaks: the smoothing (halftone.h), the
- * gradient mean, then the votes' maxima suppressed within min_dist, each
- * with its prominence within radius in response and its sub-pixel offset
- * in (*off)[2i], (*off)[2i + 1] (new; as detect_auto.c's whole image).
- * Fills *st. Returns 0, or -1 with a message.
+ * The stages before the votes: the screen (halftone.h) and from it the
+ * smoothing, then the gradient mean, into *st (which keeps s; s must
+ * outlive it). Made once for a source: the window's votes and, where
+ * they make no template, every pixel's votes read the same *st.
+ * Returns 0, or -1 with a message (a source without a plan is refused).
  */
-int fs_dome_votes_peaks_tiled(const fs_det_source *s, double pitch, double min_dist, double radius,
-			      fs_dome_cands *st, fs_cand_list *c, double **off, char *err, size_t errlen);
+int fs_dome_votes_setup_tiled(const fs_det_source *s, double pitch, fs_dome_cands *st, char *err, size_t errlen);
+
+/*
+ * The votes' maxima over the whole source of st (fs_dome_votes_setup_tiled)
+ * suppressed within min_dist, each with its prominence within radius in
+ * response and its sub-pixel offset in (*off)[2i], (*off)[2i + 1] (new;
+ * as detect_auto.c's whole image). Returns 0, or -1 with a message.
+ */
+int fs_dome_votes_peaks_tiled(const fs_dome_cands *st, double min_dist, double radius, fs_cand_list *c, double **off,
+			      char *err, size_t errlen);
 
 /*
  * The votes of the window [x0, x1) x [y0, y1) alone (fs_dome_votes_window,
  * dome_votes.h: the whole image's votes there, to the bit), new in *votes
- * (an image of the window's size; the caller frees it), after the stages
- * before the votes, which fill *st as fs_dome_votes_peaks_tiled does.
- * Returns 0, or -1 with a message.
+ * (an image of the window's size; the caller frees it), from st
+ * (fs_dome_votes_setup_tiled). Returns 0, or -1 with a message.
  */
-int fs_dome_votes_window_tiled(const fs_det_source *s, double pitch, int x0, int y0, int x1, int y1,
-			       fs_dome_cands *st, fs_image **votes, char *err, size_t errlen);
+int fs_dome_votes_window_tiled(const fs_dome_cands *st, int x0, int y0, int x1, int y1, fs_image **votes, char *err,
+			       size_t errlen);
 
 /*
  * The template's stages: the mean patch (disc radius tpl_radius) of the

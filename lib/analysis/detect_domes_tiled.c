@@ -480,8 +480,7 @@ static int mosaic_fit(const fs_meas *m, const double *xs, const double *ys, doub
 	size_t ncell = 0;
 	for (size_t i = 0; i < nd; i++) {
 		pxs[i] = pys[i] = INT_MIN; /* not read, or outside */
-		if (i % stride == 0 && xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < W - 1 &&
-		    ys[i] + ext < H - 1)
+		if (i % stride == 0 && fs_dome_fit_whole(xs[i], ys[i], ext, W, H))
 			ncell++;
 	}
 	/* detection's last step keeps its sizes under a screen: the fit is
@@ -499,7 +498,7 @@ static int mosaic_fit(const fs_meas *m, const double *xs, const double *ys, doub
 		goto oom;
 	size_t cell = 0;
 	for (size_t i = 0; i < nd; i += stride) {
-		if (!(xs[i] - ext >= 0 && ys[i] - ext >= 0 && xs[i] + ext < W - 1 && ys[i] + ext < H - 1))
+		if (!fs_dome_fit_whole(xs[i], ys[i], ext, W, H))
 			continue;
 		int cx = (int)floor(xs[i]) - half, cy = (int)floor(ys[i]) - half;
 		int mx = (int)(cell % cols) * S, my = (int)(cell / cols) * S;

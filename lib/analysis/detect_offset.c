@@ -271,7 +271,7 @@ int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_
 	fs_dome_fit_reach(pitch, d.n, FS_DET_OFFSET_MAX_CENTRES, &stride, &ext);
 	int W = m->img->width, H = m->img->height;
 	for (size_t i = 0; i < d.n; i += stride)
-		used += d.x[i] - ext >= 0 && d.y[i] - ext >= 0 && d.x[i] + ext < W - 1 && d.y[i] + ext < H - 1;
+		used += fs_dome_fit_whole(d.x[i], d.y[i], ext, W, H);
 	rc = used >= 8;
 out:
 	offset_domes_free(&d);

@@ -225,7 +225,7 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, c
 		if (sx == INT_MIN)
 			continue;
 		double cx = xs[i] - sx, cy = ys[i] - sy;
-		if (!(cx - ext >= 0 && cy - ext >= 0 && cx + ext < img->width - 1 && cy + ext < img->height - 1))
+		if (!fs_dome_fit_whole(cx, cy, ext, img->width, img->height))
 			continue;
 		size_t t = m->used++ * w;
 		for (int u = -m->half; u <= m->half; u++, t++) {

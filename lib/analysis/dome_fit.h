@@ -115,6 +115,17 @@ typedef struct fs_dome_fit_opts {
  */
 void fs_dome_fit_reach(double pitch, size_t n, size_t max_centres, size_t *stride, double *extent);
 
+/* 1 where the centre (x, y) lies at least extent px from every border of
+ * a w x h image: a centre whose neighbourhood the fit reads whole
+ * (fs_dome_fit_reach). One test for the fit and for the callers that
+ * count or assemble its neighbourhoods beforehand (detect_offset.c,
+ * detect_domes_tiled.c's mosaic), so their counts cannot drift from the
+ * fit's. */
+static inline int fs_dome_fit_whole(double x, double y, double extent, int w, int h)
+{
+	return x - extent >= 0 && y - extent >= 0 && x + extent < w - 1 && y + extent < h - 1;
+}
+
 typedef struct fs_dome_fit {
 	double fill;      /* base diameter / pitch of the best fit */
 	double sigma;     /* its uncertainty (see above); 0 when not computed */

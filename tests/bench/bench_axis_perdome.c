@@ -43,7 +43,7 @@
 #include "analysis/measurement.h"
 #include "analysis/params.h"
 #include "base/sorting.h"
-#include "sem_cache.h"
+#include "sem_scene.h"
 #include "sem_score.h"
 #include "sem_sim.h"
 
@@ -91,24 +91,19 @@ static int copy_list(const fs_tubercle_list *from, fs_tubercle_list *to)
 static int run_scene(const char *name, int seed_add, double k_mad, double sigma, int verbose)
 {
 	sem_opts o;
-	sem_truth t;
 	int k = atoi(name + 1);
 	if (name[0] == 'i')
 		sem_interior_scene(k, &o);
 	else
 		sem_corner_scene(k, &o);
 	o.seed += (unsigned)seed_add;
-	fs_image *img = sem_make_shared(&o, &t);
-	if (!img)
-		return -1;
-	fs_params p;
-	fs_params_default(&p);
+	sem_scene sim;
 	fs_detect_result res;
-	char err[256];
-	if (fs_detect_domes(img, &p, 0, &res, err, sizeof err)) {
-		fprintf(stderr, "%s: %s\n", name, err);
+	if (sem_scene_detect(&sim, &o, fs_detect_domes, &res)) {
+		fprintf(stderr, "%s: %s\n", name, sim.err);
 		return -1;
 	}
+	char err[256];
 	fs_tubercle_list *L = &res.tubercles;
 	size_t n = L->n, nr = 0;
 	double *buf = malloc(6 * (n + 1) * sizeof *buf);
@@ -122,8 +117,8 @@ static int run_scene(const char *name, int seed_add, double k_mad, double sigma,
 			rr[nr++] = L->items[i].radius_px;
 	double r0 = median(rr, nr);
 	fs_centre_axis_geom g;
-	fs_centre_axis_geom_of(o.det_azimuth, r0, sigma, t.pitch, &g);
-	if (o.halftone > 0 || !(r0 >= 3 * g.sigma) || !(2 * (r0 + g.win) + 0.05 * t.pitch < t.pitch)) {
+	fs_centre_axis_geom_of(o.det_azimuth, r0, sigma, sim.tr.pitch, &g);
+	if (o.halftone > 0 || !(r0 >= 3 * g.sigma) || !(2 * (r0 + g.win) + 0.05 * sim.tr.pitch < sim.tr.pitch)) {
 		printf("%s+%d skipped (screen, base below 3 blurs or gap not resolved)\n", name, seed_add);
 		goto done;
 	}
@@ -136,9 +131,9 @@ static int run_scene(const char *name, int seed_add, double k_mad, double sigma,
 		return -1;
 	/* the image's mean across-axis profile, as the axis step sums it */
 	for (size_t i = 0; i < n; i++) {
-		if (!inside(img, L->items[i].centroid_x, L->items[i].centroid_y, reach))
+		if (!inside(sim.img, L->items[i].centroid_x, L->items[i].centroid_y, reach))
 			continue;
-		fs_centre_axis_profile(img, L->items[i].centroid_x, L->items[i].centroid_y, &g, pr);
+		fs_centre_axis_profile(sim.img, L->items[i].centroid_x, L->items[i].centroid_y, &g, pr);
 		for (int j = 0; j < g.ns; j++)
 			pv[j] += pr[g.ns + j];
 	}
@@ -147,14 +142,15 @@ static int run_scene(const char *name, int seed_add, double k_mad, double sigma,
 		xs[i] = L->items[i].centroid_x;
 		ys[i] = L->items[i].centroid_y;
 	}
-	if (sem_match(&t, xs, ys, n, 0.25 * t.pitch, mt, NULL))
+	if (sem_match(&sim.tr, xs, ys, n, 0.25 * sim.tr.pitch, mt, NULL))
 		return -1;
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!inside(img, xs[i], ys[i], reach) || mt[i] < 0 || !sem_counted(&t, t.x[mt[i]], t.y[mt[i]]))
+		if (!inside(sim.img, xs[i], ys[i], reach) || mt[i] < 0 ||
+		    !sem_counted(&sim.tr, sim.tr.x[mt[i]], sim.tr.y[mt[i]]))
 			continue;
-		fs_centre_axis_profile(img, xs[i], ys[i], &g, pr);
-		double dx = xs[i] - t.x[mt[i]], dy = ys[i] - t.y[mt[i]];
+		fs_centre_axis_profile(sim.img, xs[i], ys[i], &g, pr);
+		double dx = xs[i] - sim.tr.x[mt[i]], dy = ys[i] - sim.tr.y[mt[i]];
 		idx[m] = i;
 		along[m] = dx * ux + dy * uy;
 		bs[m] = scan(pr, pv, &g, reach_b);
@@ -190,16 +186,16 @@ static int run_scene(const char *name, int seed_add, double k_mad, double sigma,
 	}
 	printf("%s+%d pitch %.1f r0 %.2f domes %zu median b %+.2f MAD %.2f bound %.2f | locked %d flagged %d "
 	       "(locked %d, right %d) | mean error along %+.3f -> %+.3f px\n",
-	       name, seed_add, t.pitch, r0, m, med, mad, bound, locked, flagged, hit, wrong, m ? e0 / m : NAN,
+	       name, seed_add, sim.tr.pitch, r0, m, med, mad, bound, locked, flagged, hit, wrong, m ? e0 / m : NAN,
 	       m ? e1 / m : NAN);
 	fs_tubercle_list at;
 	if (copy_list(L, &at))
 		return -1;
 	sem_score sd, s0, s1;
-	if (sem_score_detection(&t, L, o.halftone, &sd) ||
-	    fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &at, err, sizeof err) ||
-	    fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &moved, err, sizeof err) ||
-	    sem_score_detection(&t, &at, o.halftone, &s0) || sem_score_detection(&t, &moved, o.halftone, &s1))
+	if (sem_score_detection(&sim.tr, L, o.halftone, &sd) ||
+	    fs_measure_centres_rule(sim.img, &sim.p, 0, FS_RULE_DOME, &at, err, sizeof err) ||
+	    fs_measure_centres_rule(sim.img, &sim.p, 0, FS_RULE_DOME, &moved, err, sizeof err) ||
+	    sem_score_detection(&sim.tr, &at, o.halftone, &s0) || sem_score_detection(&sim.tr, &moved, o.halftone, &s1))
 		return -1;
 	printf("  D / S %%: detection %+.2f / %+.2f, Re-measure at its centres %+.2f / %+.2f, flagged moved "
 	       "%+.2f / %+.2f\n",
@@ -213,8 +209,7 @@ done:
 	free(mt);
 	free(idx);
 	fs_detect_result_free(&res);
-	sem_truth_free(&t);
-	fs_image_free(img);
+	sem_scene_close(&sim);
 	return 0;
 }
 

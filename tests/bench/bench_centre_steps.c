@@ -453,22 +453,31 @@ done:
 	fs_detect_result_free(&res);
 }
 
+/* o rendered (through the scene cache) and run() on it with the truth,
+ * the axis at axis_deg; -1 (said under label) where the simulator
+ * refuses it. One place for the three scene modes' render and free. */
+static int run_scene(const sem_opts *o, const char *label, double axis_deg)
+{
+	sem_truth t;
+	fs_image *img = sem_make_shared(o, &t);
+	if (!img) {
+		printf("%s: not rendered\n", label);
+		return -1;
+	}
+	run(label, img, &t, axis_deg);
+	sem_truth_free(&t);
+	fs_image_free(img);
+	return 0;
+}
+
 static void one(double h, double fill, double cap, double power, unsigned seed)
 {
 	sem_opts o;
-	sem_truth t;
 	char label[160];
 	sem_fig4_like(&o, h, fill, 0, cap, power);
 	o.seed = seed;
 	snprintf(label, sizeof label, "Fig4-like scene, h/R %g fill %g cap %g^%g seed %u", h, fill, cap, power, seed);
-	fs_image *img = sem_make_shared(&o, &t);
-	if (!img) {
-		printf("%s: not rendered\n", label);
-		return;
-	}
-	run(label, img, &t, -65);
-	sem_truth_free(&t);
-	fs_image_free(img);
+	run_scene(&o, label, -65);
 }
 
 int main(int argc, char **argv)
@@ -490,7 +499,6 @@ int main(int argc, char **argv)
 		 * hr= says otherwise) with sem_opts_keys.h's KEY=VALUE changes;
 		 * the axis is the scene's detector azimuth */
 		sem_opts o;
-		sem_truth t;
 		sem_fig1c_like(&o, 0.25);
 		for (int a = 2; a < argc; a++)
 			if (sem_opts_set_key(&o, argv[a])) {
@@ -500,22 +508,13 @@ int main(int argc, char **argv)
 		char label[160];
 		snprintf(label, sizeof label, "Fig1c-like scene, h/R %g shadow %g blur %g seed %u", o.h_over_r, o.shadow,
 			 o.beam_blur, o.seed);
-		fs_image *img = sem_make_shared(&o, &t);
-		if (!img) {
-			printf("%s: not rendered\n", label);
-			return 1;
-		}
-		run(label, img, &t, o.det_azimuth * 180 / M_PI);
-		sem_truth_free(&t);
-		fs_image_free(img);
-		return 0;
+		return run_scene(&o, label, o.det_azimuth * 180 / M_PI) ? 1 : 0;
 	}
 	if (argc > 2 && (!strcmp(argv[1], "--interior") || !strcmp(argv[1], "--corner"))) {
 		/* h39g: an interior scene of test_sem_accuracy (sem_interior_scene)
 		 * on a seed set moved by SEED_ADD, as bench_interior_seeds renders
 		 * it; the axis is the scene's detector azimuth */
 		sem_opts o;
-		sem_truth t;
 		int i = atoi(argv[2]), corner = !strcmp(argv[1], "--corner");
 		if (i < 0 || i >= (corner ? 64 : SEM_INTERIOR_SCENES)) {
 			printf("no such scene %d\n", i);
@@ -530,15 +529,7 @@ int main(int argc, char **argv)
 		snprintf(label, sizeof label, "%s scene %d, seed %u (fill %g, h/R %g, pitch %g, azimuth %.0f)",
 			 corner ? "corner" : "interior", i,
 			 o.seed, o.fill, o.h_over_r, o.pitch, o.det_azimuth * 180 / M_PI);
-		fs_image *img = sem_make_shared(&o, &t);
-		if (!img) {
-			printf("%s: not rendered\n", label);
-			return 1;
-		}
-		run(label, img, &t, o.det_azimuth * 180 / M_PI);
-		sem_truth_free(&t);
-		fs_image_free(img);
-		return 0;
+		return run_scene(&o, label, o.det_azimuth * 180 / M_PI) ? 1 : 0;
 	}
 	if (argc > 5 && !strcmp(argv[1], "--scene")) {
 		one(atof(argv[2]), atof(argv[3]), atof(argv[4]), atof(argv[5]), argc > 6 ? (unsigned)atoi(argv[6]) : 1);

@@ -30,26 +30,23 @@
 #include "analysis/detect_methods.h"
 #include "analysis/dome_measure.h"
 #include "analysis/params.h"
-#include "sem_cache.h"
+#include "sem_scene.h"
 #include "sem_sim.h"
 
 static int walk_scene(int k, double mrf, int step)
 {
 	sem_opts o;
 	sem_corner_scene(k, &o);
-	sem_truth t;
-	fs_image *img = sem_make_shared(&o, &t);
-	if (!img) {
+	sem_scene sim;
+	if (sem_scene_render(&sim, &o)) {
 		fprintf(stderr, "scene %d: the simulator refused it\n", k);
 		return -1;
 	}
-	fs_params p;
-	fs_params_default(&p);
 	fs_image *meas = NULL;
 	char err[256];
 	/* detection's blur of the measurement image (detect.c) */
 	double msig = o.pitch >= 40 ? 1.0 : 0.5;
-	int rc = fs_detect_measure_image(img, &p, msig, &meas, err, sizeof err);
+	int rc = fs_detect_measure_image(sim.img, &sim.p, msig, &meas, err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "scene %d: %s\n", k, err);
 		goto out;
@@ -58,8 +55,8 @@ static int walk_scene(int k, double mrf, int step)
 	for (int s = 0; s < FS_DET_SMOOTH_TRIALS; s++) {
 		double smooth = fs_det_smooth_px[s], best = 0, bx = 0, by = 0;
 		size_t n = 0, over1 = 0, over125 = 0;
-		for (int y = 2; y < img->height - 2; y += step)
-			for (int x = 2; x < img->width - 2; x += step) {
+		for (int y = 2; y < sim.img->height - 2; y += step)
+			for (int x = 2; x < sim.img->width - 2; x += step) {
 				/* off the pixel grid, as candidates are */
 				double sx = x + 0.3, sy = y + 0.7;
 				fs_tubercle q;
@@ -82,8 +79,7 @@ static int walk_scene(int k, double mrf, int step)
 	}
 out:
 	fs_image_free(meas);
-	fs_image_free(img);
-	sem_truth_free(&t);
+	sem_scene_close(&sim);
 	return rc;
 }
 

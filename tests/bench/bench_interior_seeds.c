@@ -35,14 +35,11 @@
 #include <string.h>
 
 #include "analysis/detect.h"
-#include "sem_cache.h"
 #include "sem_opts_keys.h"
+#include "sem_scene.h"
 #include "sem_score.h"
 
 #define MAX_SEEDS 16
-
-typedef int (*detect_fn)(const fs_image *, const fs_params *, double, fs_detect_result *, char *,
-			 size_t);
 
 /* one scene on one seed set, and whether it meets each target (the
  * thresholds of test_sem_accuracy) */
@@ -103,28 +100,20 @@ static void print_tally(const char *what, const tally *T)
  * as test_sem_accuracy's SEM_SET (e.g. beam_continuous=1) */
 static sem_opts_args set_args;
 
-static int run_one(int i, unsigned add_seed, detect_fn fn, row *w, sem_opts *o)
+static int run_one(int i, unsigned add_seed, sem_detect_fn fn, row *w, sem_opts *o)
 {
-	sem_truth t;
 	sem_interior_scene(i, o);
 	o->seed += add_seed;
 	sem_opts_args_apply(&set_args, o);
-	fs_image *img = sem_make_shared(o, &t);
-	if (!img)
-		return -1;
-	fs_params p;
-	fs_params_default(&p);
+	sem_scene sim;
 	fs_detect_result res;
-	char err[256];
-	int rc = fn(img, &p, 0, &res, err, sizeof err);
-	if (rc == 0) {
-		rc = sem_score_detection(&t, &res.tubercles, o->halftone, &w->r);
-		fs_detect_result_free(&res);
-	} else {
-		fprintf(stderr, "scene %d seed +%u: %s\n", i, add_seed, err);
+	if (sem_scene_detect(&sim, o, fn, &res)) {
+		fprintf(stderr, "scene %d seed +%u: %s\n", i, add_seed, sim.err);
+		return -1;
 	}
-	sem_truth_free(&t);
-	fs_image_free(img);
+	int rc = sem_score_detection(&sim.tr, &res.tubercles, o->halftone, &w->r);
+	fs_detect_result_free(&res);
+	sem_scene_close(&sim);
 	if (rc)
 		return -1;
 	w->ok_d = fabs(w->r.d_err) < 3;
@@ -152,7 +141,7 @@ int main(int argc, char **argv)
 {
 	unsigned seeds[MAX_SEEDS] = {0, 4000, 8000, 12000};
 	int nseeds = 4;
-	detect_fn fn = fs_detect_domes;
+	sem_detect_fn fn = fs_detect_domes;
 	int pick[SEM_INTERIOR_SCENES], npick = 0;
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--outline")) {

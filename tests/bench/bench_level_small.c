@@ -61,7 +61,6 @@
 #include "analysis/detect_methods.h"
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
-#include "sem_cache.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_score.h"
@@ -515,38 +514,29 @@ out:
 static int run_scene(int k, unsigned seed_add, int profile)
 {
 	sem_opts o;
-	sem_truth t;
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
 	sem_opts_args_apply(&set_args, &o);
-	fs_image *img = sem_make_shared(&o, &t);
-	if (!img) {
-		printf("%d: the simulator refused the scene\n", k);
-		return -1;
-	}
-	fs_params p;
-	fs_params_default(&p);
+	sem_scene sim;
 	fs_detect_result res;
-	char err[256];
-	if (fs_detect_domes(img, &p, 0, &res, err, sizeof err)) {
-		printf("%d: %s\n", k, err);
-		sem_truth_free(&t);
-		fs_image_free(img);
+	if (sem_scene_detect(&sim, &o, fs_detect_domes, &res)) {
+		printf("%d: %s\n", k, sim.err); /* (the simulator's refusal, or the detection's error) */
 		return -1;
 	}
+	char err[256];
 	const fs_tubercle_list *l = &res.tubercles;
 	sem_score sc;
-	int *mdet = malloc((l->n + 1) * sizeof *mdet), *mtru = malloc((t.n + 1) * sizeof *mtru);
+	int *mdet = malloc((l->n + 1) * sizeof *mdet), *mtru = malloc((sim.tr.n + 1) * sizeof *mtru);
 	double *xs = malloc((l->n + 1) * sizeof *xs), *ys = malloc((l->n + 1) * sizeof *ys);
 	fs_image *meas = NULL;
 	int rc = -1;
-	if (mdet && mtru && xs && ys && !sem_score_detection(&t, l, o.halftone, &sc) &&
-	    !fs_detect_measure_image(img, &p, t.pitch >= 40 ? 1.0 : 0.5, &meas, err, sizeof err)) {
+	if (mdet && mtru && xs && ys && !sem_score_detection(&sim.tr, l, o.halftone, &sc) &&
+	    !fs_detect_measure_image(sim.img, &sim.p, sim.tr.pitch >= 40 ? 1.0 : 0.5, &meas, err, sizeof err)) {
 		for (size_t i = 0; i < l->n; i++) {
 			xs[i] = l->items[i].centroid_x;
 			ys[i] = l->items[i].centroid_y;
 		}
-		rc = sem_match(&t, xs, ys, l->n, 0.25 * t.pitch, mdet, mtru);
+		rc = sem_match(&sim.tr, xs, ys, l->n, 0.25 * sim.tr.pitch, mdet, mtru);
 	}
 	if (!rc) {
 		acc rule, tru;
@@ -555,28 +545,29 @@ static int run_scene(int k, unsigned seed_add, int profile)
 		static mean_prof mpr[3], mpt[3];
 		memset(mpr, 0, sizeof mpr);
 		memset(mpt, 0, sizeof mpt);
-		double mr = REACH * t.pitch, r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
-		for (size_t j = 0; j < t.n; j++) {
-			if (mtru[j] < 0 || !sem_counted(&t, t.x[j], t.y[j]))
+		double mr = REACH * sim.tr.pitch, r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
+		for (size_t j = 0; j < sim.tr.n; j++) {
+			if (mtru[j] < 0 || !sem_counted(&sim.tr, sim.tr.x[j], sim.tr.y[j]))
 				continue;
 			fs_dome_base_trace tr;
 			const fs_tubercle *q = &l->items[mtru[j]];
 			if (!fs_dome_measure_base_trace(meas, q->centroid_x, q->centroid_y, r0, r1, &tr))
 			{
-				acc_add(&rule, &tr, ridge_reading(meas, q->centroid_x, q->centroid_y, r0, r1), t.d[j]);
-				acc_centre(&rule, &tr, t.x[j], t.y[j], o.det_azimuth);
+				acc_add(&rule, &tr, ridge_reading(meas, q->centroid_x, q->centroid_y, r0, r1),
+					sim.tr.d[j]);
+				acc_centre(&rule, &tr, sim.tr.x[j], sim.tr.y[j], o.det_azimuth);
 				for (int g = 0; annulus && g < 3; g++)
-					mp_add(&mpr[g], meas, &tr, t.d[j], sgs[g]);
+					mp_add(&mpr[g], meas, &tr, sim.tr.d[j], sgs[g]);
 			}
-			if (!fs_dome_measure_base_trace(meas, t.x[j], t.y[j], r0, r1, &tr))
+			if (!fs_dome_measure_base_trace(meas, sim.tr.x[j], sim.tr.y[j], r0, r1, &tr))
 			{
-				acc_add(&tru, &tr, ridge_reading(meas, t.x[j], t.y[j], r0, r1), t.d[j]);
-				acc_centre(&tru, &tr, t.x[j], t.y[j], o.det_azimuth);
+				acc_add(&tru, &tr, ridge_reading(meas, sim.tr.x[j], sim.tr.y[j], r0, r1), sim.tr.d[j]);
+				acc_centre(&tru, &tr, sim.tr.x[j], sim.tr.y[j], o.det_azimuth);
 				/* at the true centre itself, not the reading's */
-				tr.x = t.x[j];
-				tr.y = t.y[j];
+				tr.x = sim.tr.x[j];
+				tr.y = sim.tr.y[j];
 				for (int g = 0; annulus && g < 3; g++)
-					mp_add(&mpt[g], meas, &tr, t.d[j], sgs[g]);
+					mp_add(&mpt[g], meas, &tr, sim.tr.d[j], sgs[g]);
 			}
 		}
 		printf("%-3d fill %.2f %s h/R %.2f az %3.0f pitch %2.0f screen %d: rule D %+6.2f S %+6.2f\n", k, o.fill,
@@ -592,7 +583,7 @@ static int run_scene(int k, unsigned seed_add, int profile)
 			mp_print("true", &mpt[g], sgs[g]);
 		}
 		if (profile)
-			print_profile(meas, &t);
+			print_profile(meas, &sim.tr);
 	}
 	fs_image_free(meas);
 	free(mdet);
@@ -600,8 +591,7 @@ static int run_scene(int k, unsigned seed_add, int profile)
 	free(xs);
 	free(ys);
 	fs_detect_result_free(&res);
-	sem_truth_free(&t);
-	fs_image_free(img);
+	sem_scene_close(&sim);
 	return rc;
 }
 

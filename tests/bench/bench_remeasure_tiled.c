@@ -25,7 +25,7 @@
 
 #include "analysis/measurement.h"
 #include "analysis/params.h"
-#include "sem_cache.h"
+#include "sem_scene.h"
 #include "sem_sim.h"
 
 static int centres(const sem_opts *o, const sem_truth *t, const fs_image *img, int grid, double gx, double gy,
@@ -69,28 +69,25 @@ static int scene(int k, int tile, int grid, double gx, double gy)
 {
 	sem_opts o;
 	sem_corner_scene(k, &o);
-	sem_truth t;
-	fs_image *img = sem_make_shared(&o, &t);
-	if (!img) {
+	sem_scene sim;
+	if (sem_scene_render(&sim, &o)) {
 		fprintf(stderr, "scene %d: the simulator refused it\n", k);
 		return -1;
 	}
-	fs_params p;
-	fs_params_default(&p);
 	fs_tubercle_list whole = {0}, tiled = {0};
 	char err[256];
 	int rc = -1;
-	if (centres(&o, &t, img, grid, gx, gy, &whole) || copy_list(&whole, &tiled)) {
+	if (centres(&o, &sim.tr, sim.img, grid, gx, gy, &whole) || copy_list(&whole, &tiled)) {
 		fprintf(stderr, "out of memory\n");
 		goto out;
 	}
 	fs_measure_centres_set_band_rows(0);
-	if (fs_measure_centres_rule(img, &p, 1, FS_RULE_DOME, &whole, err, sizeof err)) {
+	if (fs_measure_centres_rule(sim.img, &sim.p, 1, FS_RULE_DOME, &whole, err, sizeof err)) {
 		fprintf(stderr, "scene %d whole: %s\n", k, err);
 		goto out;
 	}
 	fs_measure_centres_set_band_rows(tile);
-	rc = fs_measure_centres_rule(img, &p, 1, FS_RULE_DOME, &tiled, err, sizeof err);
+	rc = fs_measure_centres_rule(sim.img, &sim.p, 1, FS_RULE_DOME, &tiled, err, sizeof err);
 	fs_measure_centres_set_band_rows(0);
 	if (rc) {
 		fprintf(stderr, "scene %d tiled: %s\n", k, err);
@@ -110,12 +107,12 @@ static int scene(int k, int tile, int grid, double gx, double gy)
 			worst = i;
 		}
 	}
-	printf("scene %2d (%dx%d, pitch %.0f, screen %.0f) %s, %d-px tiles: %zu centres, %zu differ", k, img->width,
-	       img->height, o.pitch, o.halftone, grid ? "grid" : "true centres", tile, whole.n, nd);
+	printf("scene %2d (%dx%d, pitch %.0f, screen %.0f) %s, %d-px tiles: %zu centres, %zu differ", k,
+	       sim.img->width, sim.img->height, o.pitch, o.halftone, grid ? "grid" : "true centres", tile, whole.n, nd);
 	if (nd) {
 		const fs_tubercle *w = &whole.items[worst];
-		double bx = fmin(w->centroid_x, img->width - 1 - w->centroid_x);
-		double by = fmin(w->centroid_y, img->height - 1 - w->centroid_y);
+		double bx = fmin(w->centroid_x, sim.img->width - 1 - w->centroid_x);
+		double by = fmin(w->centroid_y, sim.img->height - 1 - w->centroid_y);
 		printf("; largest at (%.1f, %.1f), %.0f px from the border: D %.2f whole, %.2f tiled", w->centroid_x,
 		       w->centroid_y, fmin(bx, by), 2 * w->radius_px, 2 * tiled.items[worst].radius_px);
 	}
@@ -124,8 +121,7 @@ static int scene(int k, int tile, int grid, double gx, double gy)
 out:
 	fs_tubercle_list_free(&whole);
 	fs_tubercle_list_free(&tiled);
-	sem_truth_free(&t);
-	fs_image_free(img);
+	sem_scene_close(&sim);
 	return rc;
 }
 

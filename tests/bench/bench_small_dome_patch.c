@@ -62,7 +62,6 @@
 #include "analysis/se_render.h"
 #include "image/image.h"
 #include "mean_patch.h"
-#include "sem_cache.h"
 #include "sem_scene.h"
 #include "sem_sim.h"
 
@@ -304,32 +303,23 @@ static void report(const result *r, int mix, double true_fill, int nbins, int su
 static int run_scene(int k, unsigned seed_add, int which, int surface)
 {
 	sem_opts o;
-	sem_truth t;
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
-	fs_image *img = sem_make_shared(&o, &t);
-	if (!img) {
-		printf("%d: the simulator refused the scene\n", k);
+	sem_scene sim;
+	fs_detect_result det;
+	if (sem_scene_detect(&sim, &o, fs_detect_domes, &det)) {
+		printf("%d: %s\n", k, sim.err); /* (the simulator's refusal, or the detection's error) */
 		return -1;
 	}
 	int rc = -1;
-	double *xs = malloc((t.n + 1) * sizeof *xs), *ys = malloc((t.n + 1) * sizeof *ys);
+	double *xs = malloc((sim.tr.n + 1) * sizeof *xs), *ys = malloc((sim.tr.n + 1) * sizeof *ys);
 	patch *pt = malloc(NSH * sizeof *pt);
 	result *res = malloc(sizeof *res);
-	fs_detect_result det;
-	memset(&det, 0, sizeof det);
 	int *mdet = NULL;
 	if (!xs || !ys || !pt || !res)
 		goto done;
-	fs_params p;
-	fs_params_default(&p);
-	char err[256];
-	if (fs_detect_domes(img, &p, 0, &det, err, sizeof err)) {
-		printf("%d: %s\n", k, err);
-		goto done;
-	}
 	mdet = malloc((det.tubercles.n + 1) * sizeof *mdet);
-	if (!mdet || sem_match_tubercles(&t, &det.tubercles, mdet, NULL))
+	if (!mdet || sem_match_tubercles(&sim.tr, &det.tubercles, mdet, NULL))
 		goto done;
 	double ax = cos(o.det_azimuth), ay = sin(o.det_azimuth);
 	for (int set = 0; set < 2; set++) {
@@ -340,32 +330,32 @@ static int run_scene(int k, unsigned seed_add, int which, int surface)
 		int n = 0;
 		double ox = 0, oy = 0;
 		if (set == 0) {
-			for (size_t j = 0; j < t.n; j++)
-				if (sem_counted(&t, t.x[j], t.y[j])) {
-					xs[n] = t.x[j];
-					ys[n++] = t.y[j];
+			for (size_t j = 0; j < sim.tr.n; j++)
+				if (sem_counted(&sim.tr, sim.tr.x[j], sim.tr.y[j])) {
+					xs[n] = sim.tr.x[j];
+					ys[n++] = sim.tr.y[j];
 				}
 		} else {
-			for (size_t i = 0; i < det.tubercles.n && n < (int)t.n; i++) {
+			for (size_t i = 0; i < det.tubercles.n && n < (int)sim.tr.n; i++) {
 				int j = mdet[i];
-				if (j < 0 || !sem_counted(&t, t.x[j], t.y[j]))
+				if (j < 0 || !sem_counted(&sim.tr, sim.tr.x[j], sim.tr.y[j]))
 					continue;
 				xs[n] = det.tubercles.items[i].centroid_x;
 				ys[n++] = det.tubercles.items[i].centroid_y;
-				ox += xs[n - 1] - t.x[j];
-				oy += ys[n - 1] - t.y[j];
+				ox += xs[n - 1] - sim.tr.x[j];
+				oy += ys[n - 1] - sim.tr.y[j];
 			}
 		}
 		for (int ish = 0; ish < nsh; ish++)
-			build_patch(img, xs, ys, n, shift_at(ish) * ax, shift_at(ish) * ay, &pt[ish]);
+			build_patch(sim.img, xs, ys, n, shift_at(ish) * ax, shift_at(ish) * ay, &pt[ish]);
 		int nbins = 0;
 		for (int b = 0; b < NB * NB; b++)
 			nbins += pt[nsh / 2].w[b] > 0;
 		double mean_d = 0;
-		for (size_t j = 0; j < t.n; j++)
-			mean_d += t.d[j];
-		mean_d /= (double)t.n;
-		double true_fill = mean_d / t.pitch;
+		for (size_t j = 0; j < sim.tr.n; j++)
+			mean_d += sim.tr.d[j];
+		mean_d /= (double)sim.tr.n;
+		double true_fill = mean_d / sim.tr.pitch;
 		printf("scene %d (%s h/R %.2f az %d, seed +%u) %s centres: %d domes, %d bins, true fill %.4f", k,
 		       k & 2 ? "flat" : "sph", o.h_over_r, k & 16 ? 135 : 0, seed_add, set ? "rule's" : "true", n,
 		       nbins, true_fill);
@@ -373,7 +363,7 @@ static int run_scene(int k, unsigned seed_add, int which, int surface)
 			printf(", their offset along the axis %+.2f px",
 			       n ? (ox * ax + oy * ay) / n : 0.0);
 		printf("\n");
-		scan(pt, t.pitch, o.angle, o.det_azimuth, res);
+		scan(pt, sim.tr.pitch, o.angle, o.det_azimuth, res);
 		for (int mix = 0; mix < NMIX; mix++)
 			report(res, mix, true_fill, nbins, surface);
 	}
@@ -385,8 +375,7 @@ done:
 	free(pt);
 	free(xs);
 	free(ys);
-	sem_truth_free(&t);
-	fs_image_free(img);
+	sem_scene_close(&sim);
 	return rc;
 }
 

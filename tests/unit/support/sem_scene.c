@@ -75,7 +75,7 @@ void sem_scene_close(sem_scene *s)
 	s->img = NULL;
 }
 
-int sem_scene_detect(sem_scene *s, const sem_opts *o, sem_detect_fn fn, fs_detect_result *res)
+int sem_scene_render(sem_scene *s, const sem_opts *o)
 {
 	memset(s, 0, sizeof *s);
 	fs_params_default(&s->p);
@@ -84,6 +84,13 @@ int sem_scene_detect(sem_scene *s, const sem_opts *o, sem_detect_fn fn, fs_detec
 		snprintf(s->err, sizeof s->err, "the simulator refused the scene");
 		return -1;
 	}
+	return 0;
+}
+
+int sem_scene_detect(sem_scene *s, const sem_opts *o, sem_detect_fn fn, fs_detect_result *res)
+{
+	if (sem_scene_render(s, o))
+		return -1;
 	if (fn(s->img, &s->p, 0, res, s->err, sizeof s->err)) {
 		sem_scene_close(s);
 		return -1;

@@ -4,8 +4,9 @@
  * tests/unit/store/test_remeasure_rules.c) so that they judge the same
  * domes: the image (sem_sim.h), its truth, the default parameters and a
  * buffer for messages; and the scenes' options that several tests share.
- * Also the dome-rule tests' common start (sem_scene_detect: a scene
- * rendered and detected; sem_corner_dome_errors: a corner scene's errors
+ * Also the dome-rule tests' and benches' common start (sem_scene_render:
+ * a scene rendered through the cache; sem_scene_detect: rendered and
+ * detected; sem_corner_dome_errors: a corner scene's errors
  * under fs_detect_domes), written once instead of in each test.
  *
  * Ownership: the scene owns img and tr; sem_scene_close frees both.
@@ -62,7 +63,14 @@ typedef int (*sem_detect_fn)(const fs_image *img, const fs_params *p, double um_
 
 /*
  * o rendered into s through the run's scene cache (sem_make_shared,
- * sem_cache.h; the same pixels as sem_scene_open) and measured by fn with
+ * sem_cache.h; the same pixels as sem_scene_open), s->p the default
+ * parameters: the benches' start where they read the image themselves.
+ * 0, or -1 with s->err saying why (s then empty).
+ */
+int sem_scene_render(sem_scene *s, const sem_opts *o);
+
+/*
+ * o rendered into s as sem_scene_render and measured by fn with
  * s->p (the default parameters, no calibration) into *res, the caller's
  * (fs_detect_result_free; s as sem_scene_open's). 0, or -1 with s->err
  * saying why, s then empty and res not filled.
