@@ -576,7 +576,7 @@ static int run_scene(int k, unsigned seed_add, int profile)
 		acc_print("rule", &rule);
 		acc_print("true", &tru);
 		if (calibrate && tru.tru[S_READ] > 0)
-			calib_print(meas, &o, &t, l, mtru, t.pitch >= 40 ? 1.0 : 0.5,
+			calib_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5,
 				    100 * (tru.sum[S_READ] - tru.tru[S_READ]) / tru.tru[S_READ]);
 		for (int g = 0; annulus && g < 3; g++) {
 			mp_print("rule", &mpr[g], sgs[g]);
