@@ -384,7 +384,11 @@ double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int 
 	return 1 - corr;
 }
 
-int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, double *scratch)
+/* The median first-reading radius under a fitted screen into *r0: 0 where
+ * there is no screen or fewer than MIN_SIZED readings (both screened
+ * levels' judgements below start from it). */
+static int screened_median_radius(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
+				  double *scratch, double *r0)
 {
 	if (!off->fitted || !(off->fit.halftone > 0) || !(off->fit.pitch > 0))
 		return 0;
@@ -394,8 +398,17 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 			scratch[n++] = fr[k];
 	if (n < MIN_SIZED)
 		return 0;
+	*r0 = fs_median_upper(scratch, n);
+	return 1;
+}
+
+int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, double *scratch)
+{
+	double r0;
+	if (!screened_median_radius(p, off, fr, scratch, &r0))
+		return 0;
 	double sigma = FS_HALFTONE_LOWPASS * off->fit.halftone;
-	double r0 = fs_median_upper(scratch, n), gap = off->fit.pitch - 2 * r0;
+	double gap = off->fit.pitch - 2 * r0;
 	/* a gap the low-pass merges is merged on the first reading's rays
 	 * too when they were smoothed as much (detect_base_fit.h, h41c) */
 	return r0 >= FS_DET_BASE_RESOLVED * sigma && (gap >= FS_DET_BASE_RESOLVED * sigma || off->smooth >= sigma);
@@ -404,17 +417,10 @@ int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *o
 int fs_det_base_level_tight_screen(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
 				   double *scratch)
 {
-	if (!off->fitted || !(off->fit.halftone > 0) || !(off->fit.pitch > 0))
-		return 0;
-	size_t n = 0;
-	for (size_t k = 0; k < p->n; k++)
-		if (isfinite(fr[k]))
-			scratch[n++] = fr[k];
-	if (n < MIN_SIZED)
-		return 0;
+	double r0;
 	/* no whole dot between two bases: the unsmoothed rays' steepest
 	 * step beyond the flank is the base's own (detect_base_fit.h) */
-	return off->fit.pitch - 2 * fs_median_upper(scratch, n) < off->fit.halftone;
+	return screened_median_radius(p, off, fr, scratch, &r0) && off->fit.pitch - 2 * r0 < off->fit.halftone;
 }
 
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge)
