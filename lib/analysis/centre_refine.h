@@ -72,6 +72,7 @@ typedef struct fs_refine_grid {
 	double x, y, rmin, rmax, max_shift, gdr;
 	int gspan;
 	double cx, cy, rp; /* the outcome */
+	int clear;	   /* whether it stopped at a start clear of its first ring */
 	/* The compass stage that followed, with its derivative span: when
 	 * the chosen smoothing gives the compass the span of the first
 	 * refinement (an image measured without smoothing, or one whose
