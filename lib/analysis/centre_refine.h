@@ -20,7 +20,11 @@
  * trial centre and do not add up. That peak is as narrow as the step is
  * sharp (a few px) and has ridges around it, so a grid over the search
  * disc (every 2 px) finds its foot and a compass search (eight
- * directions, steps halved down to a quarter pixel) its top.
+ * directions, steps halved down to a quarter pixel) its top. A start
+ * whose whole first ring of the grid lies 20 % below it is taken as the
+ * centre without the rest of the grid (h41j) or the compass (h42k): on a
+ * clean lattice the candidates are that good, and the template fit that
+ * follows in the dome rule recentres them.
  *
  * Cost: about 30 grid points (16 rays, a sample per px) and 20-40
  * compass trials (16 rays, the radii within 30 % of the peak's) per
@@ -72,6 +76,7 @@ typedef struct fs_refine_grid {
 	double x, y, rmin, rmax, max_shift, gdr;
 	int gspan;
 	double cx, cy, rp; /* the outcome */
+	int clear;	   /* whether it stopped at a start clear of its first ring */
 	/* The compass stage that followed, with its derivative span: when
 	 * the chosen smoothing gives the compass the span of the first
 	 * refinement (an image measured without smoothing, or one whose
