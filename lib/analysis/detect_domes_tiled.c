@@ -516,6 +516,7 @@ static int mosaic_fit(const fs_meas *m, const double *xs, const double *ys, doub
 	reading.patch_oy = pys;
 	reading.halftone_given = 1;
 	reading.halftone_period = period;
+	reading.cap_tie = fs_det_offset_cap_tie(m);
 	if (refit)
 		fs_det_offset_refit_walk(&reading);
 	fs_det_offset_fit_once(mosaic, xs, ys, rs, nd, pitch, &reading, out);

@@ -119,6 +119,7 @@ int fs_det_offset_fit_once(const fs_image *img, const double *xs, const double *
 		o.fill_walk = reading->fill_walk;
 		o.fill_walk_max = reading->fill_walk_max;
 		o.fill_walk_gain = reading->fill_walk_gain;
+		o.cap_tie = reading->cap_tie;
 	}
 	o.no_sigma = 1;
 	o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * fs_median_upper(rs, n) / pitch));
@@ -284,6 +285,11 @@ int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r,
 	return fs_det_offset_correct_period(m, c, max_r, smooth, -1, meas, info);
 }
 
+double fs_det_offset_cap_tie(const fs_meas *m)
+{
+	return m->given ? FS_DET_OFFSET_CAP_TIE : 0;
+}
+
 int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
 				 double period, fs_measured *meas, fs_det_offset *info)
 {
@@ -300,9 +306,10 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 		goto out;
 	fs_dome_fit_opts reading;
 	memset(&reading, 0, sizeof reading);
-	reading.halftone_given = 1;
+	reading.halftone_given = period >= 0;
 	reading.halftone_period = period;
-	fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, period >= 0 ? &reading : NULL, info);
+	reading.cap_tie = fs_det_offset_cap_tie(m);
+	fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, &reading, info);
 	double F = m->f;
 	/* given centres are final (detect_measure.h): the formation and the
 	 * offset, applied by the caller where it reads its level from it */

@@ -39,6 +39,7 @@ static const double ELEV_DEG[] = {25, 40, 55};
 /* the grid's low domes, for fs_dome_fit.low_ratio (dome_fit.h) */
 #define LOW_HR 0.4
 #define NPROF (int)(sizeof PROF / sizeof PROF[0])
+_Static_assert(NPROF == sizeof ((fs_dome_fit *)0)->prof_rss / sizeof(double), "fs_dome_fit.prof_rss: one per profile");
 #define NBLUR (int)(sizeof BLUR / sizeof BLUR[0])
 #define NELEV (int)(sizeof ELEV_DEG / sizeof ELEV_DEG[0])
 
@@ -165,6 +166,11 @@ typedef struct ctx {
 	/* the last unheld search's (best_at) least residual sum with a low
 	 * dome (h/R at most LOW_HR) and with any: fs_dome_fit.low_ratio */
 	double low_rss, any_rss;
+	/* the same search's least residual sum and best formation per
+	 * profile (fs_dome_fit.prof_rss, cap_tie) */
+	double prof_rss[NPROF];
+	cand prof_best[NPROF];
+	double cap_tie;       /* see fs_dome_fit_opts */
 	/* the coarse offset screen's patch: p's samples on every other row
 	 * and column (idx, ir, iq its own, the rest p's) */
 	patch sub;
@@ -638,18 +644,34 @@ static int best_at(ctx *c, double fill, const cand *hold, cand *best)
 	if (hold)
 		return try_geom(c, fill, hold->hr, hold->prof, hold, best);
 	c->low_rss = INFINITY;
+	for (int q = 0; q < NPROF; q++)
+		c->prof_rss[q] = INFINITY;
 	for (int h = 0; h < NHR; h++) {
-		for (int q = 0; q < NPROF; q++)
+		for (int q = 0; q < NPROF; q++) {
 			/* the coarse scan uses every shape too: with a subset
 			 * a tall flat-topped dome at fill 0.16 passed for a
 			 * paraboloid at 0.30 (R^2 0.993) */
-			if (try_geom(c, fill, HR[h], PROF[q], NULL, best))
+			cand t = {.rss = INFINITY};
+			if (try_geom(c, fill, HR[h], PROF[q], NULL, &t))
 				return -1;
+			if (t.rss < c->prof_rss[q]) {
+				c->prof_rss[q] = t.rss;
+				c->prof_best[q] = t;
+			}
+			/* (the first of equal sums, as one search's order) */
+			if (t.rss < best->rss)
+				*best = t;
+		}
 		/* (the grid ascends: best is the low domes' best here) */
 		if (HR[h] <= LOW_HR)
 			c->low_rss = best->rss;
 	}
 	c->any_rss = best->rss;
+	/* a shape the patch leaves open is the cap's (cap_tie); low_ratio
+	 * stays the search's own (the tall-dome gate asks whether a low
+	 * dome fits, not which profile) */
+	if (c->cap_tie > 0 && best->prof != PROF[0] && c->prof_rss[0] <= best->rss * (1 + c->cap_tie))
+		*best = c->prof_best[0];
 	return 0;
 }
 
@@ -1150,6 +1172,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	}
 	c.pitch = pitch;
 	c.keep_formation = o->keep_formation;
+	c.cap_tie = o->cap_tie;
 	c.screened = period > 0;
 	c.coarse_to_fine = o->coarse_to_fine;
 	{
@@ -1186,6 +1209,8 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	out->residual = sqrt(fmax(0, best.rss / p->npx));
 	out->h_over_r = best.hr;
 	out->low_ratio = c.any_rss > 0 && isfinite(c.low_rss) ? sqrt(c.low_rss / c.any_rss) : 1;
+	for (int q = 0; q < NPROF; q++)
+		out->prof_rss[q] = c.prof_rss[q];
 	out->profile = best.prof;
 	out->blur_px = BLUR[best.blur] * pitch;
 	out->azimuth = atan2(best.coef[FS_SE_SLOPE_Y], best.coef[FS_SE_SLOPE_X]);

@@ -102,6 +102,18 @@ typedef struct fs_dome_fit_opts {
 	const int *patch_ox, *patch_oy;
 	int halftone_given;
 	double halftone_period;
+	/* the spherical cap (profile 0) taken wherever its least residual
+	 * sum lies within cap_tie x the best profile's (0: the best
+	 * profile, always). Why (h42j, docs/paper-figures.md): where the
+	 * mean patch does not decide the dome's shape, the grid's pick among
+	 * profiles is a coin toss that one-pixel crops of an image flip (P1
+	 * Fig2's last fit: profile 1 over 0 by +3.7 % on one crop, by -4.3 %
+	 * on another, profile 2 over 0 by 0.25 %), and every size read
+	 * through the templates follows it; a fixed answer to a shape the
+	 * image leaves open makes those sizes the image's, not the toss's.
+	 * The cap, because it is the shape of the fewest assumptions (no
+	 * flat top, no foot). */
+	double cap_tie;
 } fs_dome_fit_opts;
 
 /*
@@ -143,6 +155,9 @@ typedef struct fs_dome_fit {
 	 * a coin toss there; a tall dome's steep foot is a shape no low dome
 	 * makes. */
 	double low_ratio;
+	/* the least residual sum of each profile (0, 1, 2) in that same
+	 * search: how far the image decides the dome's shape (cap_tie) */
+	double prof_rss[3];
 	double blur_px;   /* Gaussian sigma of the best fit, image px (includes
 			     the centres' scatter around the true dome centres) */
 	double azimuth;   /* detector direction from the slope weights, radians */
