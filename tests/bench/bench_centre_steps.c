@@ -24,7 +24,16 @@
  * detector azimuth. "--interior N [SEED_ADD]" interior scene N of
  * test_sem_accuracy on the seed set SEED_ADD ("--corner N [SEED_ADD]" its
  * corner scene N; h39g).
- * Cost: 2-4 s of CPU a scene (rendered, or read from SEM_SCENE_CACHE).
+ * h42m: the pitch-16 scenes too (candidates voted at full resolution, no
+ * first-pass refinement, as detect.c does below a 20-px pitch); and after
+ * the template fit, where the truth is known, the same fit from the TRUE
+ * centres (with the rule's templates, and with templates built at the
+ * true centres, whose components' mix is then printed beside the rule's),
+ * from the rule's centres with templates built at the truth, with the
+ * formation's azimuth set to the scene's, and with the templates rebuilt
+ * at the fit's own centres three times: whether the common shift is made
+ * by the search or carried by the templates.
+ * Cost: 1-4 s of CPU a scene (rendered, or read from SEM_SCENE_CACHE).
  */
 #include <math.h>
 #include <stdio.h>
@@ -171,6 +180,167 @@ static int read_prof(void *ctx, const fs_centre_axis_geom *g, const size_t *sel,
 	return 0;
 }
 
+/* h42m: whether the template fit's own centre is where the shift is
+ * made or only where it is not taken out - each planned dome fitted from
+ * its nearest TRUE centre (within 0.3 pitch), with the templates built
+ * at the offset's centres (the rule's) and with templates built at the
+ * true centres (the mean patch then holds no centre error). A fit that
+ * stays near zero from the truth but not from the rule's centres is a
+ * search that does not go far enough; one that walks off the truth is
+ * the template's own bias. */
+static void truth_started(const fs_meas *m, const fs_det_offset *off, const fs_det_base_plan *p,
+			  const fs_dome_tpl *t, const sem_truth *tr, double ax, double ay)
+{
+	size_t n = p->n;
+	double *tx = malloc(4 * (n + 1) * sizeof *tx), *ty = tx + n + 1, *gx = ty + n + 1, *gy = gx + n + 1;
+	int *use = malloc((n + 1) * sizeof *use);
+	fs_dome_tpl tt;
+	char err[128];
+	memset(&tt, 0, sizeof tt);
+	if (!tx || !use)
+		goto out;
+	for (size_t k = 0; k < n; k++) {
+		double best = 0.3 * tr->pitch;
+		long bi = -1;
+		for (size_t j = 0; j < tr->n; j++) {
+			double d = hypot(p->xs[k] - tr->x[j], p->ys[k] - tr->y[j]);
+			if (d < best) {
+				best = d;
+				bi = (long)j;
+			}
+		}
+		use[k] = bi >= 0;
+		tx[k] = bi >= 0 ? tr->x[bi] : p->xs[k];
+		ty[k] = bi >= 0 ? tr->y[bi] : p->ys[k];
+	}
+	for (int built_true = 0; built_true < 2; built_true++) {
+		const fs_dome_tpl *tp = t;
+		if (built_true) {
+			if (fs_dome_tpl_build(m->img, &off->fit, p->fill0, tx, ty, n, &tt, err, sizeof err))
+				goto out;
+			tp = &tt;
+			/* what the two builds differ in: the components' weights
+			 * (yield, slope x, slope y, edge, shadow; the constant last) -
+			 * a common shift of the mean patch's centres along the
+			 * detector's axis looks to first order like a slope term */
+			printf("    mix at the rule's centres:");
+			for (int q = 0; q <= t->nmix; q++)
+				printf(" %+.4f", t->mixw[q]);
+			printf("\n    mix at the TRUE centres:  ");
+			for (int q = 0; q <= tt.nmix; q++)
+				printf(" %+.4f", tt.mixw[q]);
+			printf("\n");
+		}
+		int *u = malloc((n + 1) * sizeof *u);
+		if (!u)
+			goto out;
+		for (size_t k = 0; k < n; k++) {
+			fs_dome_tfit f;
+			u[k] = 0;
+			gx[k] = tx[k];
+			gy[k] = ty[k];
+			if (use[k] && fs_dome_tpl_fit(tp, m->img, tx[k], ty[k], &f) == 0 && isfinite(f.radius)) {
+				gx[k] = f.x;
+				gy[k] = f.y;
+				u[k] = 1;
+			}
+		}
+		report(built_true ? "  from the TRUE centres, templates there too" : "  from the TRUE centres (rule's templates)",
+		       gx, gy, u, n, tr, ax, ay);
+		if (built_true) {
+			/* the search itself, given templates made at the truth:
+			 * from the rule's own (the offset's) centres */
+			for (size_t k = 0; k < n; k++) {
+				fs_dome_tfit f;
+				u[k] = 0;
+				gx[k] = p->xs[k];
+				gy[k] = p->ys[k];
+				if (fs_dome_tpl_fit(&tt, m->img, p->xs[k], p->ys[k], &f) == 0 && isfinite(f.radius)) {
+					gx[k] = f.x;
+					gy[k] = f.y;
+					u[k] = 1;
+				}
+			}
+			report("  from the rule's centres, templates at the TRUE", gx, gy, u, n, tr, ax, ay);
+		}
+		free(u);
+	}
+	/* the formation's detector azimuth set to the scene's (the axis the
+	 * centres are read along), the templates built at the rule's centres
+	 * and every dome fitted from there: on the tall 4-px domes the first
+	 * formation fit reads the detector on the far side (h42m) */
+	{
+		fs_dome_fit ft = off->fit;
+		fs_dome_tpl ta;
+		memset(&ta, 0, sizeof ta);
+		ft.azimuth = atan2(ay, ax);
+		int *u = malloc((n + 1) * sizeof *u);
+		if (u && !fs_dome_tpl_build(m->img, &ft, p->fill0, p->xs, p->ys, n, &ta, err, sizeof err)) {
+			for (size_t k = 0; k < n; k++) {
+				fs_dome_tfit f;
+				u[k] = 0;
+				gx[k] = p->xs[k];
+				gy[k] = p->ys[k];
+				if (fs_dome_tpl_fit(&ta, m->img, p->xs[k], p->ys[k], &f) == 0 && isfinite(f.radius)) {
+					gx[k] = f.x;
+					gy[k] = f.y;
+					u[k] = 1;
+				}
+			}
+			report("  rule's centres, the scene's azimuth", gx, gy, u, n, tr, ax, ay);
+		}
+		fs_dome_tpl_free(&ta);
+		free(u);
+	}
+	/* the templates made again at the fit's own centres and every dome
+	 * fitted again from there, three rounds: whether the build-and-fit
+	 * walks a common error home or holds it (a common shift of the mean
+	 * patch's centres can be taken up by the components' mix) */
+	{
+		int *u = malloc((n + 1) * sizeof *u);
+		double *cx = malloc(2 * (n + 1) * sizeof *cx), *cy = cx ? cx + n + 1 : NULL;
+		if (!u || !cx) {
+			free(u);
+			free(cx);
+			goto out;
+		}
+		memcpy(cx, p->xs, n * sizeof *cx);
+		memcpy(cy, p->ys, n * sizeof *cy);
+		for (int round = 1; round <= 3; round++) {
+			fs_dome_tpl tr2;
+			memset(&tr2, 0, sizeof tr2);
+			if (fs_dome_tpl_build(m->img, &off->fit, p->fill0, cx, cy, n, &tr2, err, sizeof err)) {
+				fs_dome_tpl_free(&tr2);
+				break;
+			}
+			for (size_t k = 0; k < n; k++) {
+				fs_dome_tfit f;
+				u[k] = 0;
+				if (fs_dome_tpl_fit(&tr2, m->img, cx[k], cy[k], &f) == 0 && isfinite(f.radius)) {
+					gx[k] = f.x;
+					gy[k] = f.y;
+					u[k] = 1;
+				} else {
+					gx[k] = cx[k];
+					gy[k] = cy[k];
+				}
+			}
+			fs_dome_tpl_free(&tr2);
+			memcpy(cx, gx, n * sizeof *cx);
+			memcpy(cy, gy, n * sizeof *cy);
+			char lab[64];
+			snprintf(lab, sizeof lab, "  templates rebuilt at the fit's centres, round %d", round);
+			report(lab, gx, gy, u, n, tr, ax, ay);
+		}
+		free(u);
+		free(cx);
+	}
+out:
+	fs_dome_tpl_free(&tt);
+	free(tx);
+	free(use);
+}
+
 static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, const fs_measured *meas,
 		       const sem_truth *tr, double ax, double ay)
 {
@@ -225,6 +395,8 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 	printf("  formation: azimuth %.1f deg, blur %.2f px, pitch %.2f, fill0 %.3f\n", off->fit.azimuth * 180 / M_PI,
 	       off->fit.blur_px, off->fit.pitch, p.fill0);
 	report("template fit (from the offset's centres)", fx, fy, use, p.n, tr, ax, ay);
+	if (tr)
+		truth_started(m, off, &p, &t, tr, ax, ay);
 	fs_centre_axis a;
 	if (fs_det_base_axis_find(&p, off, fr, fx, fy, m->img->width, m->img->height, read_prof, (void *)m->img, &a))
 		goto out;
@@ -305,7 +477,7 @@ static int replay(const fs_meas *m0, const fs_cand_list *c, double max_r, double
 	fs_meas m = *m0;
 	m.refine = refine;
 	for (size_t i = 0; i < c->n; i++) {
-		double sx = c->items[i].x, sy = c->items[i].y;
+		double sx = (c->items[i].x), sy = (c->items[i].y);
 		fs_det_measure_dome_one(m.img, sx, sy, max_r, 1, refine, smooth, NULL, &meas[i]);
 	}
 	if (verbose)
@@ -356,25 +528,31 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 	fs_cand_list c = {0};
 	fs_measured *meas = NULL;
 	printf("%s\n", label);
-	if (fs_lattice_estimate(img, &lat, err, sizeof err) || !(lat.pitch_px >= 20))
+	if (fs_lattice_estimate(img, &lat, err, sizeof err) || !(lat.pitch_px > 0))
 		goto fail;
 	/* detect.c's dome path on an image of this size: candidates on the
-	 * image reduced by f = pitch / 10, measured at full resolution */
+	 * image reduced by f = pitch / 10 where the pitch is 20 px or more,
+	 * at full resolution below (h42m: the pitch-16 corner scenes), as
+	 * detect.c votes them */
 	double pitch = lat.pitch_px;
-	int f = (int)(pitch / 10);
+	int f = pitch >= 20 ? (int)(pitch / 10) : 1;
 	int tile = (int)lround(3 * pitch);
-	tile = tile / f > 2 ? tile / f : 2;
 	fs_params pp = p;
-	pp.blur_sigma = p.blur_sigma / f;
-	pp.tophat_radius = p.tophat_radius > 0 ? (p.tophat_radius + f - 1) / f : 0;
-	fs_image *small = fs_downsample(img, f);
-	if (!small || fs_det_preprocess(small, &pp, tile, &pre, err, sizeof err)) {
+	if (f > 1) {
+		tile = tile / f > 2 ? tile / f : 2;
+		pp.blur_sigma = p.blur_sigma / f;
+		pp.tophat_radius = p.tophat_radius > 0 ? (p.tophat_radius + f - 1) / f : 0;
+	}
+	fs_image *small = f > 1 ? fs_downsample(img, f) : NULL;
+	if ((f > 1 && !small) || fs_det_preprocess(f > 1 ? small : img, &pp, tile, &pre, err, sizeof err)) {
 		fs_image_free(small);
 		goto fail;
 	}
 	fs_image_free(small);
 	if (fs_detect_auto_candidates(&pre, NULL, f, &p, pitch, 1, &c, NULL, err, sizeof err))
 		goto fail;
+	/* (the dome rule measures at full resolution whatever the pitch:
+	 * detect.c's reduced measurement image is the outline rule's) */
 	if (fs_detect_measure_image(img, &p, pitch >= 40 ? 1.0 : 0.5, &meas_img, err, sizeof err))
 		goto fail;
 	if (!(meas = calloc(c.n ? c.n : 1, sizeof *meas)))
@@ -392,10 +570,13 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 	printf("  pitch %.2f px, f %d, %zu candidates\n", pitch, f, c.n);
 	report("candidates (template correlation peaks)", x, y, NULL, c.n, tr, ax, ay);
 	/* the refinement alone, from the candidates (no base circle after) */
-	double refine = 0.15 * pitch, max_r = 0.6 * pitch;
+	/* (detect.c refines only candidates voted on a reduced image: at
+	 * f = 1 its first pass has no refinement, and the "refinement alone"
+	 * line shows what it would do) */
+	double refine = f > 1 ? 0.15 * pitch : 0, max_r = 0.6 * pitch;
 	for (size_t i = 0; i < c.n; i++)
-		fs_centre_refine(meas_img, c.items[i].x, c.items[i].y, FS_DOME_R0 * max_r, FS_DOME_R1 * max_r, refine,
-				 fs_det_smooth_px[0], &x[i], &y[i]);
+		fs_centre_refine(meas_img, c.items[i].x, c.items[i].y, FS_DOME_R0 * max_r, FS_DOME_R1 * max_r,
+				 0.15 * pitch, fs_det_smooth_px[0], &x[i], &y[i]);
 	report("refinement alone (smoothing 0)", x, y, NULL, c.n, tr, ax, ay);
 	free(x);
 	free(y);
@@ -425,8 +606,10 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 		printf("  smoothing %.1f px: replay = rule (%zu of the rule's %zu centres)\n", fs_det_smooth_px[s],
 		       same, res.tubercles.n);
 		replay(&m, &c, max_r, fs_det_smooth_px[s], refine, tr, ax, ay, meas, 1);
-		printf("  -- the same with the refinement off:\n");
-		replay(&m, &c, max_r, fs_det_smooth_px[s], 0, tr, ax, ay, meas, 1);
+		if (refine > 0) { /* (at f = 1 the replay above had none) */
+			printf("  -- the same with the refinement off:\n");
+			replay(&m, &c, max_r, fs_det_smooth_px[s], 0, tr, ax, ay, meas, 1);
+		}
 		break;
 	}
 	{
