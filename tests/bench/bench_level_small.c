@@ -458,40 +458,66 @@ static double fine_blur(const fs_image *meas, const fs_dome_fit *f0, const doubl
 	return bb;
 }
 
+/* The misfit of f's templates at blur bl about (xs, ys) moved by (dx, dy). */
+static double moved_misfit(const fs_image *meas, const fs_dome_fit *f0, double bl, const double *xs, const double *ys,
+			   size_t n, double fill, double dx, double dy, double *mx, double *my)
+{
+	for (size_t j = 0; j < n; j++) {
+		mx[j] = xs[j] + dx;
+		my[j] = ys[j] + dy;
+	}
+	fs_dome_fit f = *f0;
+	f.blur_px = bl;
+	fs_dome_tpl tpl;
+	char err[128];
+	if (fs_dome_tpl_build(meas, &f, fill, mx, my, n, &tpl, err, sizeof err))
+		return INFINITY;
+	double r = tpl_misfit(&tpl);
+	fs_dome_tpl_free(&tpl);
+	return r;
+}
+
 /* The blur read with the centres' common offset free: the rule's centres
- * (xs, ys) moved together on a grid of +-0.4 px in 0.1 steps, at each the
- * blur searched 0.60-1.40 px in 0.04 steps, and fine_blur at the best
- * move; *dx, *dy get that move (what the mean patch says the common
- * offset is, opposite to it). */
+ * (xs, ys) moved together, first on a grid of +-1.2 px in 0.2 steps at
+ * f0's own blur (h42b's offsets reach 0.9 px on the flat tops), then the
+ * blur 0.60-1.40 px in 0.04 steps there, the move again on +-0.2 px in
+ * 0.05 steps at that blur, and fine_blur at the best move; *dx, *dy get
+ * the move (what the mean patch says the common offset is, opposite to
+ * it). Coordinate steps, not a joint grid: about 300 template builds. */
 static double joint_blur(const fs_image *meas, const fs_dome_fit *f0, const double *xs, const double *ys, size_t n,
 			 double fill, double *dx, double *dy, double *mis)
 {
-	double *mx = malloc(n * sizeof *mx), *my = malloc(n * sizeof *my), br = INFINITY, bx = 0, by = 0;
+	double *mx = malloc(n * sizeof *mx), *my = malloc(n * sizeof *my), br = INFINITY, bx = 0, by = 0,
+	       bl = f0->blur_px;
 	if (!mx || !my) {
 		free(mx);
 		free(my);
 		return NAN;
 	}
+	for (int u = -6; u <= 6; u++)
+		for (int v = -6; v <= 6; v++) {
+			double r = moved_misfit(meas, f0, bl, xs, ys, n, fill, 0.2 * u, 0.2 * v, mx, my);
+			if (r < br) {
+				br = r;
+				bx = 0.2 * u;
+				by = 0.2 * v;
+			}
+		}
+	for (int q = 0; q <= 20; q++) {
+		double r = moved_misfit(meas, f0, 0.60 + 0.04 * q, xs, ys, n, fill, bx, by, mx, my);
+		if (r < br) {
+			br = r;
+			bl = 0.60 + 0.04 * q;
+		}
+	}
+	double cx = bx, cy = by;
 	for (int u = -4; u <= 4; u++)
 		for (int v = -4; v <= 4; v++) {
-			for (size_t j = 0; j < n; j++) {
-				mx[j] = xs[j] + 0.1 * u;
-				my[j] = ys[j] + 0.1 * v;
-			}
-			for (int q = 0; q <= 20; q++) {
-				fs_dome_fit f = *f0;
-				f.blur_px = 0.60 + 0.04 * q;
-				fs_dome_tpl tpl;
-				char err[128];
-				if (fs_dome_tpl_build(meas, &f, fill, mx, my, n, &tpl, err, sizeof err))
-					continue;
-				double r = tpl_misfit(&tpl);
-				fs_dome_tpl_free(&tpl);
-				if (r < br) {
-					br = r;
-					bx = 0.1 * u;
-					by = 0.1 * v;
-				}
+			double r = moved_misfit(meas, f0, bl, xs, ys, n, fill, cx + 0.05 * u, cy + 0.05 * v, mx, my);
+			if (r < br) {
+				br = r;
+				bx = cx + 0.05 * u;
+				by = cy + 0.05 * v;
 			}
 		}
 	for (size_t j = 0; j < n; j++) {
