@@ -41,12 +41,21 @@
  * formation fitted at the rule's centres, at the true ones, the
  * simulator's own, and each with its blur swapped or searched finely
  * (calib_print). About 2 s of CPU a scene more.
+ * --blur-read (h42l): per scene a line "BLUR" with the mean patch's blur
+ * searched to 0.01 px (fine_blur) by the formation fitted at the true
+ * centres and by the simulator's own, about the true centres, the true
+ * centres moved by the rule's common offset, and the rule's centres
+ * (blur_print): which centres spoil the blur's reading; and a line "JOINT"
+ * with the blur read about the rule's centres moved together on a grid
+ * (joint_blur: the common offset found by the mean patch itself), by the
+ * rule's formation and by the simulator's. About 10-20 s of CPU a pitch-16
+ * scene more.
  * --set KEY=VALUE (repeatable, sem_opts_keys.h): a simulator option on
  * every scene after its seed (h41b switched the edge, the secant yield and
  * the detector's strength off one at a time).
  *
  * Usage: bench_level_small [--seed-add N] [--set KEY=VALUE]... [--annulus |
- * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [SCENE...]; default the unscreened
+ * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [SCENE...]; default the unscreened
  * fill-0.25 pitch-16 corner scenes (A: 2 6 18 22, E: 0 4 16 20) and B1 (1
  * 3 5 7 17 19 21 23). About 0.15 s of CPU a scene with SEM_SCENE_CACHE.
  */
@@ -413,6 +422,116 @@ static double best_blur(const fs_image *meas, const fs_dome_fit *f0, const doubl
 	return bb;
 }
 
+/* --blur-read (h42l): the blur (px) at which f's templates about (xs, ys)
+ * read the mean patch best, f's geometry and detector held, searched
+ * 0.40-2.00 px in 0.04 steps and then 0.01 steps about the best (the
+ * level's calibration moves 1.5-3.5 % of D per 0.01 px, h42a, so
+ * best_blur's 0.02 is too coarse to judge it); *mis gets the best
+ * residual share. */
+static double fine_blur(const fs_image *meas, const fs_dome_fit *f0, const double *xs, const double *ys, size_t n,
+			double fill, double *mis)
+{
+	double bb = NAN, br = INFINITY;
+	for (int stage = 0; stage < 2; stage++) {
+		double c = bb;
+		int q0 = stage ? -4 : 0, q1 = stage ? 4 : 40;
+		for (int q = q0; q <= q1; q++) {
+			fs_dome_fit f = *f0;
+			f.blur_px = stage ? c + 0.01 * q : 0.40 + 0.04 * q;
+			if (stage && (q == 0 || !(f.blur_px > 0.05)))
+				continue;
+			fs_dome_tpl tpl;
+			char err[128];
+			if (fs_dome_tpl_build(meas, &f, fill, xs, ys, n, &tpl, err, sizeof err))
+				continue;
+			double r = tpl_misfit(&tpl);
+			fs_dome_tpl_free(&tpl);
+			if (r < br) {
+				br = r;
+				bb = f.blur_px;
+			}
+		}
+		if (!isfinite(bb))
+			break;
+	}
+	*mis = br;
+	return bb;
+}
+
+/* The misfit of f's templates at blur bl about (xs, ys) moved by (dx, dy). */
+static double moved_misfit(const fs_image *meas, const fs_dome_fit *f0, double bl, const double *xs, const double *ys,
+			   size_t n, double fill, double dx, double dy, double *mx, double *my)
+{
+	for (size_t j = 0; j < n; j++) {
+		mx[j] = xs[j] + dx;
+		my[j] = ys[j] + dy;
+	}
+	fs_dome_fit f = *f0;
+	f.blur_px = bl;
+	fs_dome_tpl tpl;
+	char err[128];
+	if (fs_dome_tpl_build(meas, &f, fill, mx, my, n, &tpl, err, sizeof err))
+		return INFINITY;
+	double r = tpl_misfit(&tpl);
+	fs_dome_tpl_free(&tpl);
+	return r;
+}
+
+/* The blur read with the centres' common offset free: the rule's centres
+ * (xs, ys) moved together, first on a grid of +-1.2 px in 0.2 steps at
+ * f0's own blur (h42b's offsets reach 0.9 px on the flat tops), then the
+ * blur 0.60-1.40 px in 0.04 steps there, the move again on +-0.2 px in
+ * 0.05 steps at that blur, and fine_blur at the best move; *dx, *dy get
+ * the move (what the mean patch says the common offset is, opposite to
+ * it). Coordinate steps, not a joint grid: about 300 template builds. */
+static double joint_blur(const fs_image *meas, const fs_dome_fit *f0, const double *xs, const double *ys, size_t n,
+			 double fill, double *dx, double *dy, double *mis)
+{
+	double *mx = malloc(n * sizeof *mx), *my = malloc(n * sizeof *my), br = INFINITY, bx = 0, by = 0,
+	       bl = f0->blur_px;
+	if (!mx || !my) {
+		free(mx);
+		free(my);
+		return NAN;
+	}
+	for (int u = -6; u <= 6; u++)
+		for (int v = -6; v <= 6; v++) {
+			double r = moved_misfit(meas, f0, bl, xs, ys, n, fill, 0.2 * u, 0.2 * v, mx, my);
+			if (r < br) {
+				br = r;
+				bx = 0.2 * u;
+				by = 0.2 * v;
+			}
+		}
+	for (int q = 0; q <= 20; q++) {
+		double r = moved_misfit(meas, f0, 0.60 + 0.04 * q, xs, ys, n, fill, bx, by, mx, my);
+		if (r < br) {
+			br = r;
+			bl = 0.60 + 0.04 * q;
+		}
+	}
+	double cx = bx, cy = by;
+	for (int u = -4; u <= 4; u++)
+		for (int v = -4; v <= 4; v++) {
+			double r = moved_misfit(meas, f0, bl, xs, ys, n, fill, cx + 0.05 * u, cy + 0.05 * v, mx, my);
+			if (r < br) {
+				br = r;
+				bx = cx + 0.05 * u;
+				by = cy + 0.05 * v;
+			}
+		}
+	for (size_t j = 0; j < n; j++) {
+		mx[j] = xs[j] + bx;
+		my[j] = ys[j] + by;
+	}
+	double b = fine_blur(meas, f0, mx, my, n, fill, mis);
+	free(mx);
+	free(my);
+	*dx = bx;
+	*dy = by;
+	return b;
+}
+
 /* The centres (the rule's matched ones, own, or the TRUE ones) inside
  * the scale region, with their radii, into xs, ys, rs; their count. */
 static size_t calib_centres(const sem_truth *t, const fs_tubercle_list *l, const int *mtru, int own, double *xs,
@@ -511,6 +630,102 @@ out:
 	free(rr);
 }
 
+static int blur_read;
+
+/* --blur-read's line per scene: the finely searched blur (fine_blur) for
+ * the formation fitted at the TRUE centres (t) and for the simulator's own
+ * formation (m), each read about the true centres, about the true centres
+ * moved by the rule's common offset (the mean of rule - true over the
+ * matched domes: h42b's 0.2-0.4 px along the detector's axis) and about
+ * the rule's own centres; and the formation fitted at the rule's centres
+ * about them (r: what the rule could read). The nominal blur is the
+ * beam's and the measurement image's smoothing in quadrature. What it
+ * asks: does the blur read to 0.01 px, and which centres spoil it - the
+ * common offset alone or the per-dome scatter about it. */
+static void blur_print(int k, const fs_image *meas, const sem_opts *o, const sem_truth *t, const fs_tubercle_list *l,
+		       const int *mtru, double msig)
+{
+	double *xs = malloc(t->n * sizeof *xs), *ys = malloc(t->n * sizeof *ys), *rs = malloc(t->n * sizeof *rs);
+	double *xr = malloc(t->n * sizeof *xr), *yr = malloc(t->n * sizeof *yr), *rr = malloc(t->n * sizeof *rr);
+	double *xo = malloc(t->n * sizeof *xo), *yo = malloc(t->n * sizeof *yo);
+	if (!xs || !ys || !rs || !xr || !yr || !rr || !xo || !yo)
+		goto out;
+	double dsum = 0, ox = 0, oy = 0, sc2 = 0;
+	size_t n = calib_centres(t, l, mtru, 0, xs, ys, rs), nr = calib_centres(t, l, mtru, 1, xr, yr, rr), nm = 0;
+	for (size_t j = 0; j < n; j++)
+		dsum += 2 * rs[j];
+	for (size_t j = 0; j < t->n; j++)
+		if (t->inside[j] && mtru[j] >= 0) {
+			ox += l->items[mtru[j]].centroid_x - t->x[j];
+			oy += l->items[mtru[j]].centroid_y - t->y[j];
+			nm++;
+		}
+	if (!n || !nm)
+		goto out;
+	ox /= nm;
+	oy /= nm;
+	/* the per-dome scatter about the common offset (RMS, both axes) */
+	for (size_t j = 0; j < t->n; j++)
+		if (t->inside[j] && mtru[j] >= 0) {
+			double ex = l->items[mtru[j]].centroid_x - t->x[j] - ox, ey = l->items[mtru[j]].centroid_y - t->y[j] - oy;
+			sc2 += ex * ex + ey * ey;
+		}
+	for (size_t j = 0; j < n; j++) {
+		xo[j] = xs[j] + ox;
+		yo[j] = ys[j] + oy;
+	}
+	double fill = dsum / n / t->pitch, az = o->det_azimuth;
+	double along = ox * cos(az) + oy * sin(az), across = -ox * sin(az) + oy * cos(az);
+	double nominal = sqrt(o->beam_blur * o->beam_blur + msig * msig);
+	fs_dome_fit fm;
+	memset(&fm, 0, sizeof fm);
+	fm.pitch = t->pitch;
+	fm.angle = o->angle;
+	fm.profile = o->profile;
+	fm.h_over_r = o->h_over_r;
+	fm.azimuth = o->det_azimuth;
+	fm.elevation = o->det_elevation;
+	fm.fill = fill;
+	fs_det_offset or, ot;
+	int okr = !fs_det_offset_fit(meas, xr, yr, rr, nr, t->pitch, NULL, &or) && or.fitted;
+	int okt = !fs_det_offset_fit(meas, xs, ys, rs, n, t->pitch, NULL, &ot) && ot.fitted;
+	double b[7], mi[7];
+	for (int q = 0; q < 7; q++)
+		b[q] = mi[q] = NAN;
+	if (okt) {
+		b[0] = fine_blur(meas, &ot.fit, xs, ys, n, fill, &mi[0]);
+		b[1] = fine_blur(meas, &ot.fit, xo, yo, n, fill, &mi[1]);
+		b[2] = fine_blur(meas, &ot.fit, xr, yr, nr, fill, &mi[2]);
+	}
+	b[3] = fine_blur(meas, &fm, xs, ys, n, fill, &mi[3]);
+	b[4] = fine_blur(meas, &fm, xo, yo, n, fill, &mi[4]);
+	b[5] = fine_blur(meas, &fm, xr, yr, nr, fill, &mi[5]);
+	if (okr)
+		b[6] = fine_blur(meas, &or.fit, xr, yr, nr, fill, &mi[6]);
+	double jx = NAN, jy = NAN, jm = NAN, jb = NAN, kx = NAN, ky = NAN, km = NAN, kb = NAN;
+	if (okr)
+		jb = joint_blur(meas, &or.fit, xr, yr, nr, fill, &jx, &jy, &jm);
+	kb = joint_blur(meas, &fm, xr, yr, nr, fill, &kx, &ky, &km);
+	printf("JOINT %-3d r@rule+move %.2f move along %+.2f across %+.2f misfit %.4f | m@rule+move %.2f move along %+.2f "
+	       "across %+.2f misfit %.4f\n",
+	       k, jb, jx * cos(az) + jy * sin(az), -jx * sin(az) + jy * cos(az), jm, kb, kx * cos(az) + ky * sin(az),
+	       -kx * sin(az) + ky * cos(az), km);
+	printf("BLUR %-3d nominal %.3f offset along %+.3f across %+.3f scatter %.3f px | t@true %.2f t@true+off %.2f "
+	       "t@rule %.2f | m@true %.2f m@true+off %.2f m@rule %.2f | r@rule %.2f | misfit %.4f %.4f %.4f %.4f %.4f "
+	       "%.4f %.4f | fit blur t %.2f r %.2f\n",
+	       k, nominal, along, across, sqrt(sc2 / nm), b[0], b[1], b[2], b[3], b[4], b[5], b[6], mi[0], mi[1],
+	       mi[2], mi[3], mi[4], mi[5], mi[6], okt ? ot.fit.blur_px : NAN, okr ? or.fit.blur_px : NAN);
+out:
+	free(xs);
+	free(ys);
+	free(rs);
+	free(xr);
+	free(yr);
+	free(rr);
+	free(xo);
+	free(yo);
+}
+
 static int run_scene(int k, unsigned seed_add, int profile)
 {
 	sem_opts o;
@@ -578,6 +793,8 @@ static int run_scene(int k, unsigned seed_add, int profile)
 		if (calibrate && tru.tru[S_READ] > 0)
 			calib_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5,
 				    100 * (tru.sum[S_READ] - tru.tru[S_READ]) / tru.tru[S_READ]);
+		if (blur_read)
+			blur_print(k, meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		for (int g = 0; annulus && g < 3; g++) {
 			mp_print("rule", &mpr[g], sgs[g]);
 			mp_print("true", &mpt[g], sgs[g]);
@@ -621,6 +838,8 @@ int main(int argc, char **argv)
 			profile = 1;
 		else if (!strcmp(argv[i], "--calibrate"))
 			calibrate = 1;
+		else if (!strcmp(argv[i], "--blur-read"))
+			blur_read = 1;
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}

@@ -314,6 +314,19 @@ static double sd_support(double I[NP][NP], const int *idx, int n)
 	return sqrt(fmax(0, C[0] + C[f * n + f] + 2 * C[f]));
 }
 
+/* SD of parameter p with the parameters idx unknown (p among them);
+ * INFINITY when singular or p is not in idx. */
+static double sd_par(double I[NP][NP], const int *idx, int n, int p)
+{
+	double C[NP * NP];
+	if (invert_sub(I, idx, n, C))
+		return INFINITY;
+	for (int i = 0; i < n; i++)
+		if (idx[i] == p)
+			return sqrt(C[i * n + i]);
+	return INFINITY;
+}
+
 /* SD of d with the parameters idx unknown; INFINITY when singular. */
 static double sd_d(double I[NP][NP], const int *idx, int n, double *C)
 {
@@ -378,6 +391,11 @@ static int render(const sem_opts *o, int par, double delta, const double *edges,
 
 typedef struct scene_bound {
 	double sd_a, sd_g, sd_b;
+	/* the beam blur's own bound, px (h42l: the level reader's calibration
+	 * needs it to ~0.01 px at pitch 16, C's flat tops to ~0.1 px): (a) the
+	 * blur alone unknown, (g) with (g)'s unknowns and d, (b) every
+	 * parameter, (c) every parameter but the centres' common offset */
+	double bl_a, bl_g, bl_b, bl_c;
 	/* the smooth set: (f) (g)'s unknowns and the foot's power; (t) (g)'s
 	 * and the foot's stretch; (T) every parameter; the last two on the
 	 * support (d + stretch - 1), which the stretch moves */
@@ -668,6 +686,20 @@ static int bound_scene(const sem_opts *o, double hscale, int ss, scene_bound *sb
 		goto done;
 	sb->sd_a = 1 / sqrt(I[P_D][P_D]);
 	sb->sd_g = sd_d(I, basic, nb, NULL);
+	sb->bl_a = sb->bl_g = sb->bl_b = sb->bl_c = NAN;
+	if (I[P_BLUR][P_BLUR] > 0) {
+		int withb[NP], nw = 0, nosh[NP], nn = 0;
+		for (int q = 0; q < nb; q++)
+			withb[nw++] = basic[q];
+		withb[nw++] = P_BLUR;
+		for (int q = 0; q < na; q++)
+			if (all[q] != P_SX && all[q] != P_SY)
+				nosh[nn++] = all[q];
+		sb->bl_a = 1 / sqrt(I[P_BLUR][P_BLUR]);
+		sb->bl_g = sd_par(I, withb, nw, P_BLUR);
+		sb->bl_b = sd_par(I, all, na, P_BLUR);
+		sb->bl_c = sd_par(I, nosh, nn, P_BLUR);
+	}
 	sb->sd_f = sb->sd_t = sb->sd_T = NAN;
 	if (o->profile == SEM_PROFILE_SMOOTH && I[P_PROF][P_PROF] > 0 && I[P_FOOT][P_FOOT] > 0) {
 		int withf[NP], nf = 0;
@@ -988,6 +1020,8 @@ int main(int argc, char **argv)
 		       k, gname, o.fill, o.profile == 0 ? "sph" : o.profile == 2 ? "flat" : smooth ? "cos2" : "par", o.h_over_r,
 		       o.halftone, o.det_azimuth * 180 / M_PI, o.pitch, sb.mean_d, sb.n_counted, 100 * sb.sd_a,
 		       100 * sb.sd_g, 100 * sb.sd_b, 100 * sb.dome_med, sb.z2, corr, drop);
+		printf("      blur bound, px: (a) %.4f  (g)+blur %.4f  (b) %.4f  (b) offset known %.4f; blur held wrong by %.3g px moves D 3 %%\n",
+		       sb.bl_a, sb.bl_g, sb.bl_b, sb.bl_c, sb.tol[P_BLUR]);
 		if (smooth) {
 			printf("      support: (f) %.3f %%, (t) %.3f %%, (T) %.3f %%; foot rings u 0.80-1.05 by 0.05, ring SNR (median dome) / mean |c| px in SDs:",
 			       100 * sb.sd_f, 100 * sb.sd_t, 100 * sb.sd_T);
