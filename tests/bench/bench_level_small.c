@@ -401,22 +401,32 @@ static double tpl_misfit(const fs_dome_tpl *t)
 
 /* The blur (px, 0.60-1.40 in steps of 0.02) at which f's templates about
  * (xs, ys) read the mean patch best, f's geometry and detector held. */
+/* The misfit of f0's templates at blur bl (px) about (xs, ys) on the mean
+ * patch (tpl_misfit); INFINITY where no templates are made. One build for
+ * every blur search below. */
+static double blur_misfit(const fs_image *meas, const fs_dome_fit *f0, double bl, const double *xs, const double *ys,
+			  size_t n, double fill)
+{
+	fs_dome_fit f = *f0;
+	f.blur_px = bl;
+	fs_dome_tpl tpl;
+	char err[128];
+	if (fs_dome_tpl_build(meas, &f, fill, xs, ys, n, &tpl, err, sizeof err))
+		return INFINITY;
+	double r = tpl_misfit(&tpl);
+	fs_dome_tpl_free(&tpl);
+	return r;
+}
+
 static double best_blur(const fs_image *meas, const fs_dome_fit *f0, const double *xs, const double *ys, size_t n,
 			double fill)
 {
 	double bb = NAN, br = INFINITY;
 	for (int q = 0; q <= 40; q++) {
-		fs_dome_fit f = *f0;
-		f.blur_px = 0.6 + 0.02 * q;
-		fs_dome_tpl tpl;
-		char err[128];
-		if (fs_dome_tpl_build(meas, &f, fill, xs, ys, n, &tpl, err, sizeof err))
-			continue;
-		double r = tpl_misfit(&tpl);
-		fs_dome_tpl_free(&tpl);
+		double bl = 0.6 + 0.02 * q, r = blur_misfit(meas, f0, bl, xs, ys, n, fill);
 		if (r < br) {
 			br = r;
-			bb = f.blur_px;
+			bb = bl;
 		}
 	}
 	return bb;
@@ -436,19 +446,13 @@ static double fine_blur(const fs_image *meas, const fs_dome_fit *f0, const doubl
 		double c = bb;
 		int q0 = stage ? -4 : 0, q1 = stage ? 4 : 40;
 		for (int q = q0; q <= q1; q++) {
-			fs_dome_fit f = *f0;
-			f.blur_px = stage ? c + 0.01 * q : 0.40 + 0.04 * q;
-			if (stage && (q == 0 || !(f.blur_px > 0.05)))
+			double bl = stage ? c + 0.01 * q : 0.40 + 0.04 * q;
+			if (stage && (q == 0 || !(bl > 0.05)))
 				continue;
-			fs_dome_tpl tpl;
-			char err[128];
-			if (fs_dome_tpl_build(meas, &f, fill, xs, ys, n, &tpl, err, sizeof err))
-				continue;
-			double r = tpl_misfit(&tpl);
-			fs_dome_tpl_free(&tpl);
+			double r = blur_misfit(meas, f0, bl, xs, ys, n, fill);
 			if (r < br) {
 				br = r;
-				bb = f.blur_px;
+				bb = bl;
 			}
 		}
 		if (!isfinite(bb))
@@ -466,15 +470,7 @@ static double moved_misfit(const fs_image *meas, const fs_dome_fit *f0, double b
 		mx[j] = xs[j] + dx;
 		my[j] = ys[j] + dy;
 	}
-	fs_dome_fit f = *f0;
-	f.blur_px = bl;
-	fs_dome_tpl tpl;
-	char err[128];
-	if (fs_dome_tpl_build(meas, &f, fill, mx, my, n, &tpl, err, sizeof err))
-		return INFINITY;
-	double r = tpl_misfit(&tpl);
-	fs_dome_tpl_free(&tpl);
-	return r;
+	return blur_misfit(meas, f0, bl, mx, my, n, fill);
 }
 
 /* The blur read with the centres' common offset free: the rule's centres
