@@ -320,6 +320,28 @@ static void locked_centres(int i, unsigned seed_add, int tile, int *locked, int 
 	*d_err = sc.d_err;
 }
 
+/* Corner scene `scene` whole and on 80-px tiles the same (compare_image),
+ * and its mean D within bound (a fraction) of the truth over more than
+ * 200 matched domes. */
+static void corner_tiled_mean_d(int scene, double bound)
+{
+	sem_opts o;
+	sem_corner_scene(scene, &o);
+	sem_truth t;
+	fs_image *img = sem_make_shared(&o, &t);
+	assert_non_null(img);
+	fs_detect_result r;
+	compare_image(img, FS_METHOD_AUTO, 80, 0, &r);
+	double sd = 0, st = 0;
+	size_t nm = 0;
+	assert_int_equal(sem_matched_diameters(&t, &r.tubercles, &sd, &st, &nm), 0);
+	printf("# corner scene %d on 80-px tiles: mean D %+.2f %% over %zu domes\n", scene, 100 * (sd - st) / st, nm);
+	assert_true(nm > 200 && fabs(sd - st) < bound * st);
+	fs_detect_result_free(&r);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
 /* Corner scene 3 (fill 0.8, tall spheres lit from 0 degrees, pitch 16, no
  * screen; 320 x 256 px) on 80-px tiles. Its formation fit moves the
  * centres and has no shadow term, so the fit looks a second time from the
@@ -337,21 +359,7 @@ static void locked_centres(int i, unsigned seed_add, int tile, int *locked, int 
 static void test_offset_second_look(void **state)
 {
 	(void)state;
-	sem_opts o;
-	sem_corner_scene(3, &o);
-	sem_truth t;
-	fs_image *img = sem_make_shared(&o, &t);
-	assert_non_null(img);
-	fs_detect_result r;
-	compare_image(img, FS_METHOD_AUTO, 80, 0, &r);
-	double sd = 0, st = 0;
-	size_t nm = 0;
-	assert_int_equal(sem_matched_diameters(&t, &r.tubercles, &sd, &st, &nm), 0);
-	printf("# corner scene 3 on 80-px tiles: mean D %+.2f %% over %zu domes\n", 100 * (sd - st) / st, nm);
-	assert_true(nm > 200 && fabs(sd - st) < 0.008 * st);
-	fs_detect_result_free(&r);
-	sem_truth_free(&t);
-	fs_image_free(img);
+	corner_tiled_mean_d(3, 0.008);
 }
 
 /* Corner scene 23 (flat-topped domes, h/R 1, fill 0.8, pitch 16, lit
@@ -366,21 +374,7 @@ static void test_offset_second_look(void **state)
 static void test_tall_seen_from_offset(void **state)
 {
 	(void)state;
-	sem_opts o;
-	sem_corner_scene(23, &o);
-	sem_truth t;
-	fs_image *img = sem_make_shared(&o, &t);
-	assert_non_null(img);
-	fs_detect_result r;
-	compare_image(img, FS_METHOD_AUTO, 80, 0, &r);
-	double sd = 0, st = 0;
-	size_t nm = 0;
-	assert_int_equal(sem_matched_diameters(&t, &r.tubercles, &sd, &st, &nm), 0);
-	printf("# corner scene 23 on 80-px tiles: mean D %+.2f %% over %zu domes\n", 100 * (sd - st) / st, nm);
-	assert_true(nm > 200 && fabs(sd - st) < 0.0075 * st);
-	fs_detect_result_free(&r);
-	sem_truth_free(&t);
-	fs_image_free(img);
+	corner_tiled_mean_d(23, 0.0075);
 }
 
 /* Detection whole and on 96-px tiles of interior scene 13 (fill 0.7,
