@@ -59,8 +59,8 @@
  * keeps), the response that would take the reading to the truth, and the
  * extrapolated D % with each pair; then the same on the formation's own
  * rendered dome (the simulator's formation at its blur and 0.1 px either
- * side, the fits at the true and the rule's centres). About 1 s of CPU a
- * pitch-16 scene more.
+ * side, the fits at the true and the rule's centres). About 0.15 s of
+ * CPU a pitch-16 scene more.
  * --set KEY=VALUE (repeatable, sem_opts_keys.h): a simulator option on
  * every scene after its seed (h41b switched the edge, the secant yield and
  * the detector's strength off one at a time).
