@@ -50,12 +50,23 @@
  * (joint_blur: the common offset found by the mean patch itself), by the
  * rule's formation and by the simulator's. About 10-20 s of CPU a pitch-16
  * scene more.
+ * --extrap-calib (h43g): per scene the level's extrapolation to no blur
+ * (fs_det_base_extrap_apply) split into its inputs from the TRUE centres
+ * (extrap_print): the first reading's excess, the reader's own variance
+ * v1 against the image's v (the simulator's: spot, box and the
+ * measurement's smoothing), the response to the 1-px second reading with
+ * and without the second readings on the window's edge (which the rule
+ * keeps), the response that would take the reading to the truth, and the
+ * extrapolated D % with each pair; then the same on the formation's own
+ * rendered dome (the simulator's formation at its blur and 0.1 px either
+ * side, the fits at the true and the rule's centres). About 0.15 s of
+ * CPU a pitch-16 scene more.
  * --set KEY=VALUE (repeatable, sem_opts_keys.h): a simulator option on
  * every scene after its seed (h41b switched the edge, the secant yield and
  * the detector's strength off one at a time).
  *
  * Usage: bench_level_small [--seed-add N] [--set KEY=VALUE]... [--annulus |
- * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [SCENE...]; default the unscreened
+ * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [--extrap-calib] [SCENE...]; default the unscreened
  * fill-0.25 pitch-16 corner scenes (A: 2 6 18 22, E: 0 4 16 20) and B1 (1
  * 3 5 7 17 19 21 23). About 0.15 s of CPU a scene with SEM_SCENE_CACHE.
  */
@@ -65,6 +76,7 @@
 #include <string.h>
 
 #include "analysis/detect.h"
+#include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
 #include "analysis/dome_base_fit.h"
 #include "analysis/detect_methods.h"
@@ -626,6 +638,192 @@ out:
 	free(rr);
 }
 
+
+/* --extrap-calib (h43g): the level's extrapolation to no blur
+ * (fs_det_base_extrap_apply: a second reading on the image blurred by
+ * FS_DET_BASE_EXTRA_BLUR more, the readings' ratio taken as linear in the
+ * reader's own variance, v1 = its mean 1 / kappa) split into its inputs,
+ * where the truth is known. Sums over the domes read at (xs, ys) with
+ * the rule's window: s1 and s2 the first and second readings (s2 with
+ * every second reading, as the rule takes them; s2n and s1n without the
+ * second readings that lie on the window's edge, ne of them), sv the
+ * first readings' variances, sr the true radii (rs). */
+typedef struct {
+	double s1, s2, s1n, s2n, sv, sr;
+	size_t n, ne;
+} extrap_sums;
+
+static int extrap_read(const fs_image *img, const double *xs, const double *ys, const double *rs, size_t n, double mr,
+		       extrap_sums *e)
+{
+	char err[128];
+	memset(e, 0, sizeof *e);
+	fs_image *b2 = fs_gaussian_blurred(img, FS_DET_BASE_EXTRA_BLUR, err, sizeof err);
+	if (!b2)
+		return -1;
+	for (size_t j = 0; j < n; j++) {
+		int e1 = 1, e2 = 1;
+		double v1 = NAN, v2;
+		double l1 = fs_det_base_level_blur(img, xs[j], ys[j], mr, 1, &e1, &v1, NULL);
+		double l2 = fs_det_base_level_blur(b2, xs[j], ys[j], mr, 1, &e2, &v2, NULL);
+		if (!isfinite(l1) || e1 || !isfinite(l2) || !(v1 > 0))
+			continue;
+		e->s1 += l1;
+		e->s2 += l2;
+		e->sv += v1;
+		e->sr += rs[j];
+		e->n++;
+		if (e2) {
+			e->ne++;
+		} else {
+			e->s1n += l1;
+			e->s2n += l2;
+		}
+	}
+	fs_image_free(b2);
+	return 0;
+}
+
+/* The readings' excess over the true radii, %, extrapolated with the
+ * response r (the second readings' ratio less one) over the variance v:
+ * what fs_det_base_extrap_apply would give with those two. */
+static double extrap_pct(const extrap_sums *e, double r, double v)
+{
+	return 100 * ((e->s1 / e->sr) * (1 - r * v / (FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR)) - 1);
+}
+
+/* A sampled Gaussian's variance (px^2), as fs_gaussian_blurred's kernel
+ * (4 sigma reach): below 0.6 px it is less than sigma^2 (h41f). */
+static double sampled_var(double sigma)
+{
+	if (!(sigma > 0))
+		return 0;
+	int R = (int)(4.0 * sigma + 0.5);
+	double s = 0, m = 0;
+	for (int j = -(R < 1 ? 1 : R); j <= (R < 1 ? 1 : R); j++) {
+		double k = exp(-0.5 * j * j / (sigma * sigma));
+		s += k;
+		m += k * j * j;
+	}
+	return m / s;
+}
+
+static void extrap_line(const char *label, const extrap_sums *e, double v_img)
+{
+	double ra = e->s2 / e->s1 - 1, rn = e->s1n > 0 ? e->s2n / e->s1n - 1 : NAN, v1 = e->sv / e->n;
+	printf("  EXTRAP %-12s L1 %+6.2f %% v1 %.3f (v %.3f) response/px^2 %5.2f %% (%zu of %zu on the edge; without "
+	       "them %5.2f %%) need %5.2f %% | extrapolated: rule %+6.2f, edge out %+6.2f, v %+6.2f, both %+6.2f %%\n",
+	       label, 100 * (e->s1 - e->sr) / e->sr, v1, v_img, 100 * ra, e->ne, e->n, 100 * rn,
+	       100 * (e->s1 / e->sr - 1) / v_img, extrap_pct(e, ra, v1), extrap_pct(e, rn, v1), extrap_pct(e, ra, v_img),
+	       extrap_pct(e, rn, v_img));
+}
+
+static int extrap_calib;
+
+/* --extrap-calib's lines. "image": the measurement image read from the
+ * TRUE centres with the rule's window (REACH x the pitch, as the rule's
+ * Re-measure and bench_rim_rays); v is the image's own blur variance as
+ * the simulator made it (the beam's spot, sampled on the lattice or
+ * continuous, its pixel box, and the measurement's smoothing sampled),
+ * which the rule cannot read; "need" the response per px^2 that would
+ * take the reading to the truth over v. Then the same on the
+ * formation's own lattice (fs_dome_tpl_render at the true fill, one
+ * dome read at four sub-pixel phases, v its blur squared): for the
+ * simulator's formation at the image's blur and 0.1 px either side, and
+ * for the formation fitted at the true centres and at the rule's: whether
+ * a render could tell the image's extrapolation its shortfall. */
+static void extrap_print(const fs_image *meas, const sem_opts *o, const sem_truth *t, const fs_tubercle_list *l,
+			 const int *mtru, double msig)
+{
+	double *xs = malloc(t->n * sizeof *xs), *ys = malloc(t->n * sizeof *ys), *rs = malloc(t->n * sizeof *rs);
+	double *xr = malloc(t->n * sizeof *xr), *yr = malloc(t->n * sizeof *yr), *rr = malloc(t->n * sizeof *rr);
+	if (!xs || !ys || !rs || !xr || !yr || !rr)
+		goto out;
+	size_t n = calib_centres(t, l, mtru, 0, xs, ys, rs), nr = calib_centres(t, l, mtru, 1, xr, yr, rr);
+	double dsum = 0, mr = REACH * t->pitch;
+	for (size_t j = 0; j < n; j++)
+		dsum += 2 * rs[j];
+	double fill = dsum / n / t->pitch;
+	double spot2 = o->beam_blur * o->beam_blur - 1.0 / 12;
+	double v_beam = o->beam_continuous ? o->beam_blur * o->beam_blur
+					   : sampled_var(spot2 > 0 ? sqrt(spot2) : 0) + 1.0 / 12;
+	double v_img = v_beam + sampled_var(msig);
+	extrap_sums e;
+	if (extrap_read(meas, xs, ys, rs, n, mr, &e) || !e.n)
+		goto out;
+	extrap_line("image", &e, v_img);
+	fs_det_offset or, ot;
+	int okr = !fs_det_offset_fit(meas, xr, yr, rr, nr, t->pitch, NULL, &or) && or.fitted;
+	int okt = !fs_det_offset_fit(meas, xs, ys, rs, n, t->pitch, NULL, &ot) && ot.fitted;
+	fs_dome_fit fm;
+	memset(&fm, 0, sizeof fm);
+	fm.pitch = t->pitch;
+	fm.angle = o->angle;
+	fm.profile = o->profile;
+	fm.h_over_r = o->h_over_r;
+	fm.blur_px = sqrt(v_img);
+	fm.azimuth = o->det_azimuth;
+	fm.elevation = o->det_elevation;
+	fm.fill = fill;
+	for (int w = 0; w < 5; w++) {
+		fs_dome_fit f = fm;
+		const double *cx = xs, *cy = ys;
+		size_t cn = n;
+		if (w == 1)
+			f.blur_px -= 0.1;
+		else if (w == 2)
+			f.blur_px += 0.1;
+		else if (w == 3 && okt)
+			f = ot.fit;
+		else if (w == 4 && okr) {
+			f = or.fit;
+			cx = xr;
+			cy = yr;
+			cn = nr;
+		} else if (w >= 3)
+			continue;
+		fs_dome_tpl tpl;
+		char err[128];
+		if (fs_dome_tpl_build(meas, &f, fill, cx, cy, cn, &tpl, err, sizeof err))
+			continue;
+		int size = 2 * (int)ceil(1.5 * f.pitch);
+		extrap_sums sum, one;
+		memset(&sum, 0, sizeof sum);
+		for (int ph = 0; ph < 4; ph++) {
+			double px = 0.5 * size + 0.5 * (ph & 1), py = 0.5 * size + 0.5 * (ph >> 1);
+			double rt = 0.5 * fill * f.pitch;
+			fs_image *img = NULL;
+			if (fs_dome_tpl_render(&tpl, &f, fill, size, px, py, &img))
+				continue;
+			if (!extrap_read(img, &px, &py, &rt, 1, mr, &one)) {
+				sum.s1 += one.s1;
+				sum.s2 += one.s2;
+				sum.s1n += one.s1n;
+				sum.s2n += one.s2n;
+				sum.sv += one.sv;
+				sum.sr += one.sr;
+				sum.n += one.n;
+				sum.ne += one.ne;
+			}
+			fs_image_free(img);
+		}
+		fs_dome_tpl_free(&tpl);
+		char lab[40];
+		snprintf(lab, sizeof lab, "%s %.2f", w < 3 ? "model" : w == 3 ? "true" : "rule", f.blur_px);
+		if (sum.n)
+			extrap_line(lab, &sum, f.blur_px * f.blur_px);
+		else
+			printf("  EXTRAP %-12s no reading on the render\n", lab);
+	}
+out:
+	free(xs);
+	free(ys);
+	free(rs);
+	free(xr);
+	free(yr);
+	free(rr);
+}
+
 static int blur_read;
 
 /* --blur-read's line per scene: the finely searched blur (fine_blur) for
@@ -789,6 +987,8 @@ static int run_scene(int k, unsigned seed_add, int profile)
 		if (calibrate && tru.tru[S_READ] > 0)
 			calib_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5,
 				    100 * (tru.sum[S_READ] - tru.tru[S_READ]) / tru.tru[S_READ]);
+		if (extrap_calib)
+			extrap_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (blur_read)
 			blur_print(k, meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		for (int g = 0; annulus && g < 3; g++) {
@@ -834,6 +1034,8 @@ int main(int argc, char **argv)
 			profile = 1;
 		else if (!strcmp(argv[i], "--calibrate"))
 			calibrate = 1;
+		else if (!strcmp(argv[i], "--extrap-calib"))
+			extrap_calib = 1;
 		else if (!strcmp(argv[i], "--blur-read"))
 			blur_read = 1;
 		else if (ns < 64)
