@@ -37,10 +37,13 @@
  * model of the print could give the level, the rule's centres unchanged.
  * "print": the largest difference between the scene's image and the
  * clean surface printed again by sem_screen (0: every column reads the
- * same surface).
+ * same surface); "P read": the screen's period fs_halftone_detect finds.
  *
- * Usage: bench_screened_tight_level [--seed-add N] [SCENE...] (default:
- * the B2 scenes 9 11 13 15 25 27 29 31). Asserts nothing.
+ * Usage: bench_screened_tight_level [--seed-add N] [--set KEY=VALUE]...
+ * [SCENE...] (default: the B2 scenes 9 11 13 15 25 27 29 31; --set:
+ * sem_opts_keys.h's keys applied after the seed, e.g. scan=0.9 or
+ * halftone=4 for how the print's part follows its scan blur and period).
+ * Asserts nothing.
  */
 #include <math.h>
 #include <stdio.h>
@@ -49,8 +52,10 @@
 
 #include "analysis/detect.h"
 #include "analysis/detect_base_fit.h"
+#include "analysis/halftone.h"
 #include "analysis/preprocess.h"
 #include "sem_cache.h"
+#include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_sim.h"
 
@@ -134,11 +139,18 @@ static double rd(const fs_image *img, double x, double y, double mr, double d, s
 	return r;
 }
 
+static sem_opts_args set_args;
+
 static int run(int k, unsigned seed_add)
 {
 	sem_opts o;
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
+	sem_opts_args_apply(&set_args, &o);
+	if (!(o.halftone > 0)) {
+		printf("%d: no screen to split\n", k);
+		return -1;
+	}
 	sem_scene s;
 	fs_detect_result res;
 	if (sem_scene_detect(&s, &o, fs_detect_domes, &res)) {
@@ -171,6 +183,10 @@ static int run(int k, unsigned seed_add)
 			dev = fmax(dev, fabs(again->data[i] - s.img->data[i]));
 	}
 	fs_image_free(again);
+	/* the period the rule finds (halftone.h), against the printed one */
+	double per = NAN;
+	if (fs_halftone_detect(s.img, &per, NULL))
+		per = NAN;
 	int *mt = malloc((res.tubercles.n ? res.tubercles.n : 1) * sizeof *mt);
 	int rc = -1;
 	if (!clean || !lin || !scr0 || !b2 || !mt || sem_match_tubercles(&s.tr, &res.tubercles, mt, NULL))
@@ -219,10 +235,10 @@ static int run(int k, unsigned seed_add)
 	/* the reproduction's whole part as the TRUE centres read it */
 	double frep = (1 + pct(&traw) / 100) / (1 + pct(&ts) / 100);
 	printf("%-5d %-4s %-4.2f %-4d %4zu %7.2f | %7.2f %7.2f %7.2f | %7.2f %7.2f %7.2f %7.2f %7.2f | %7.4f %7.4f | "
-	       "%7.2f %7.2f | %7.4f %7.2f | %7.2f | %g\n",
+	       "%7.2f %7.2f | %7.4f %7.2f | %7.2f | %g | %.2f\n",
 	       k, k & 2 ? "flat" : "sph", k & 4 ? 1.0 : 0.25, k & 16 ? 135 : 0, rule.n, D, pct(&rs), pct(&rc_),
 	       pct(&rl), pct(&ts), pct(&tcl), pct(&tl), pct(&traw), pct(&ts0), fc, fl, 100 * ((1 + D / 100) * fc - 1),
-	       100 * ((1 + D / 100) * fl - 1), fx, 100 * ((1 + D / 100) * fx - 1), 100 * ((1 + D / 100) * frep - 1), dev);
+	       100 * ((1 + D / 100) * fl - 1), fx, 100 * ((1 + D / 100) * fx - 1), 100 * ((1 + D / 100) * frep - 1), dev, per);
 	rc = 0;
 out:
 	free(mt);
@@ -245,7 +261,14 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (n < 64)
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			if (sem_opts_args_add(&set_args, argv[i + 1])) {
+				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
+					argv[i + 1], SEM_OPTS_ARGS_MAX);
+				return 2;
+			}
+			i++;
+		} else if (n < 64)
 			scenes[n++] = atoi(argv[i]);
 	}
 	if (!n) {
@@ -254,12 +277,16 @@ int main(int argc, char **argv)
 			scenes[n] = b2[n];
 	}
 	tone_make();
-	printf("the level under a 5-px screen: the rule's D and the reader on the screened (scr), clean (cln) and "
+	printf("the level under a screen: the rule's D and the reader on the screened (scr), clean (cln) and "
 	       "tone-linearised (lin) image, mean D %% (seeds +%u)\n",
 	       seed_add);
-	printf("%-5s %-4s %-4s %-4s %4s %7s | %7s %7s %7s | %7s %7s %7s %7s %7s | %7s %7s | %7s %7s | %7s %7s | %7s | %s\n", "scene", "prof",
+	for (int i = 0; i < set_args.n; i++)
+		printf(" %s", set_args.kv[i]);
+	if (set_args.n)
+		printf("\n");
+	printf("%-5s %-4s %-4s %-4s %4s %7s | %7s %7s %7s | %7s %7s %7s %7s %7s | %7s %7s | %7s %7s | %7s %7s | %7s | %s | %s\n", "scene", "prof",
 	       "h/R", "az", "n", "ruleD", "scr@r", "cln@r", "lin@r", "scr@t", "cln@t", "lin@t", "raw@t", "scr0@t",
-	       "cln/scr", "lin/scr", "D|cln", "D|lin", "xscan", "D|xscan", "D|rep", "print");
+	       "cln/scr", "lin/scr", "D|cln", "D|lin", "xscan", "D|xscan", "D|rep", "print", "P read");
 	int rc = 0;
 	for (int i = 0; i < n; i++)
 		rc |= run(scenes[i], seed_add) ? 1 : 0;
