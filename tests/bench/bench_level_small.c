@@ -61,12 +61,16 @@
  * rendered dome (the simulator's formation at its blur and 0.1 px either
  * side, the fits at the true and the rule's centres). About 0.15 s of
  * CPU a pitch-16 scene more.
+ * --extrap-curve (h43i): the level's excess from the TRUE centres against
+ * the blur added to the measurement image (E = 0.5 .. 1.414 px), with the
+ * slopes and the extrapolations to no blur they give (curve_print).
+ * About 0.3 s of CPU a pitch-16 scene more.
  * --set KEY=VALUE (repeatable, sem_opts_keys.h): a simulator option on
  * every scene after its seed (h41b switched the edge, the secant yield and
  * the detector's strength off one at a time).
  *
  * Usage: bench_level_small [--seed-add N] [--set KEY=VALUE]... [--annulus |
- * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [--extrap-calib] [SCENE...]; default the unscreened
+ * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [--extrap-calib] [--extrap-curve] [SCENE...]; default the unscreened
  * fill-0.25 pitch-16 corner scenes (A: 2 6 18 22, E: 0 4 16 20) and B1 (1
  * 3 5 7 17 19 21 23). About 0.15 s of CPU a scene with SEM_SCENE_CACHE.
  */
@@ -824,6 +828,125 @@ out:
 	free(rr);
 }
 
+/* --extrap-curve (h43i): the level's excess over the truth as a function
+ * of the blur ADDED to the measurement image (a Gaussian of sigma E px,
+ * E in CURVE_E; E = 0 the image itself), read from the TRUE centres with
+ * the rule's window. What it asks of h43g's proposal: does the tall
+ * dome's excess level off with blur (a bright rim line's shift
+ * saturating) or grow with the variance, and does the curve above the
+ * image's blur (the only part a rule can read) tell the tall spheres
+ * (excess through the origin) from the tall flat tops (excess with a
+ * cast-shadow offset)? "CURVE": over the domes none of whose readings
+ * lies on the window's edge (one set of domes for every column), the
+ * excess per added variance, the local slope per px^2 between
+ * neighbours, and the extrapolations to no blur, linear through E = 0
+ * and 1 and quadratic through E = 0, 1 and 1.414, each with the image's
+ * true variance v (which the rule cannot read) and with the reader's own
+ * v1. "PAIRS": per E the slope over the domes whose first reading and
+ * reading at E are both off the edge (the rule's pair with the edge
+ * readings dropped consistently, on a larger set than CURVE's). The
+ * beam's own variance is swept with --set blur=B (bench comment of
+ * extrap_print: v follows the beam, its pixel box and the smoothing). */
+static const double CURVE_E[] = {0, 0.5, 0.7, 1.0, 1.225, 1.414};
+#define CURVE_N ((int)(sizeof CURVE_E / sizeof *CURVE_E))
+
+static int extrap_curve;
+
+/* (x0, y0), (x1, y1), (x2, y2) through a parabola, its value at x */
+static double lagrange3(double x0, double y0, double x1, double y1, double x2, double y2, double x)
+{
+	return y0 * (x - x1) * (x - x2) / ((x0 - x1) * (x0 - x2)) + y1 * (x - x0) * (x - x2) / ((x1 - x0) * (x1 - x2)) +
+	       y2 * (x - x0) * (x - x1) / ((x2 - x0) * (x2 - x1));
+}
+
+static double sampled_var(double sigma);
+
+static void curve_print(const fs_image *meas, const sem_opts *o, const sem_truth *t, const fs_tubercle_list *l,
+			const int *mtru, double msig)
+{
+	double *xs = malloc(t->n * sizeof *xs), *ys = malloc(t->n * sizeof *ys), *rs = malloc(t->n * sizeof *rs);
+	fs_image *im[CURVE_N] = {NULL};
+	if (!xs || !ys || !rs)
+		goto out;
+	size_t n = calib_centres(t, l, mtru, 0, xs, ys, rs);
+	double mr = REACH * t->pitch;
+	char err[128];
+	for (int q = 1; q < CURVE_N; q++)
+		if (!(im[q] = fs_gaussian_blurred(meas, CURVE_E[q], err, sizeof err)))
+			goto out;
+	double spot2 = o->beam_blur * o->beam_blur - 1.0 / 12;
+	double v = (o->beam_continuous ? o->beam_blur * o->beam_blur
+				       : sampled_var(spot2 > 0 ? sqrt(spot2) : 0) + 1.0 / 12) +
+		   sampled_var(msig);
+	/* s[q], p0[q], pr[q]: the readings at E_q, the first readings and
+	 * the true radii over the domes whose first reading and reading at
+	 * E_q are both off the window's edge (the pair's slope, as the rule
+	 * would take it with the edge readings dropped consistently); the
+	 * curve's own columns (c[q]) over the domes with every reading off
+	 * the edge, so they are one set of domes */
+	double s[CURVE_N] = {0}, p0[CURVE_N] = {0}, pr[CURVE_N] = {0}, c[CURVE_N] = {0}, cr = 0, sv = 0, a0 = 0, ar = 0;
+	size_t m = 0, mp[CURVE_N] = {0}, nv = 0;
+	for (size_t j = 0; j < n; j++) {
+		double r[CURVE_N], v1 = NAN;
+		int e[CURVE_N];
+		for (int q = 0; q < CURVE_N; q++) {
+			double vq;
+			e[q] = 1;
+			r[q] = fs_det_base_level_blur(q ? im[q] : meas, xs[j], ys[j], mr, 1, &e[q], q ? &vq : &v1, NULL);
+		}
+		if (!isfinite(r[0]) || e[0] || !(v1 > 0))
+			continue;
+		sv += v1;
+		a0 += r[0];
+		ar += rs[j];
+		nv++;
+		int all = 1;
+		for (int q = 1; q < CURVE_N; q++) {
+			if (!isfinite(r[q]) || e[q]) {
+				all = 0;
+				continue;
+			}
+			s[q] += r[q];
+			p0[q] += r[0];
+			pr[q] += rs[j];
+			mp[q]++;
+		}
+		if (!all)
+			continue;
+		for (int q = 0; q < CURVE_N; q++)
+			c[q] += r[q];
+		cr += rs[j];
+		m++;
+	}
+	if (!m || !nv)
+		goto out;
+	double ex[CURVE_N], vx[CURVE_N], v1 = sv / nv;
+	printf("  CURVE v %.3f v1 %.3f (%zu of %zu domes) excess %% at v +", v, v1, m, n);
+	for (int q = 0; q < CURVE_N; q++) {
+		ex[q] = 100 * (c[q] / cr - 1);
+		vx[q] = sampled_var(CURVE_E[q]);
+		printf(" %.2f: %+.2f", vx[q], ex[q]);
+	}
+	printf(" | slope/px^2");
+	for (int q = 1; q < CURVE_N; q++)
+		printf(" %.2f", (ex[q] - ex[q - 1]) / (vx[q] - vx[q - 1]));
+	printf(" | excess/v %.2f | to no blur: linear v %+.2f v1 %+.2f, quadratic v %+.2f v1 %+.2f\n", ex[0] / v,
+	       ex[0] - (ex[3] - ex[0]) / vx[3] * v, ex[0] - (ex[3] - ex[0]) / vx[3] * v1,
+	       lagrange3(0, ex[0], vx[3], ex[3], vx[5], ex[5], -v), lagrange3(0, ex[0], vx[3], ex[3], vx[5], ex[5], -v1));
+	printf("  PAIRS first reading's excess %+.2f %% (%zu domes)", 100 * (a0 / ar - 1), nv);
+	for (int q = 1; q < CURVE_N; q++)
+		if (mp[q])
+			printf(" | E %.2f (+%.2f px^2, %zu domes): slope %.2f %%/px^2", CURVE_E[q], vx[q], mp[q],
+			       100 * (s[q] - p0[q]) / pr[q] / vx[q]);
+	printf("\n");
+out:
+	for (int q = 1; q < CURVE_N; q++)
+		fs_image_free(im[q]);
+	free(xs);
+	free(ys);
+	free(rs);
+}
+
 static int blur_read;
 
 /* --blur-read's line per scene: the finely searched blur (fine_blur) for
@@ -989,6 +1112,8 @@ static int run_scene(int k, unsigned seed_add, int profile)
 				    100 * (tru.sum[S_READ] - tru.tru[S_READ]) / tru.tru[S_READ]);
 		if (extrap_calib)
 			extrap_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
+		if (extrap_curve)
+			curve_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (blur_read)
 			blur_print(k, meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		for (int g = 0; annulus && g < 3; g++) {
@@ -1036,6 +1161,8 @@ int main(int argc, char **argv)
 			calibrate = 1;
 		else if (!strcmp(argv[i], "--extrap-calib"))
 			extrap_calib = 1;
+		else if (!strcmp(argv[i], "--extrap-curve"))
+			extrap_curve = 1;
 		else if (!strcmp(argv[i], "--blur-read"))
 			blur_read = 1;
 		else if (ns < 64)
