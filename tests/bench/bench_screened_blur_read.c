@@ -46,9 +46,14 @@
  * rule's own centres a reading can only be worse (h42l: at pitch 64 the
  * rule's centres read the formation's blur within 0.07 px of the true).
  *
+ * --ramp: the band a ramp rising linearly to the base instead of a box
+ * (every fit above). --tone: three more columns, the screen's own
+ * forward model (tone_fit below): t_beam and t_R about the true bases,
+ * c_ton% the reader corrected by it.
+ *
  * Usage: bench_screened_blur_read [--seeds N,N,...] [--set KEY=VALUE]...
- * [SCENE...] (default: the 16 screened pitch-64 corner scenes; seeds
- * 0,4000,...,28000). Asserts nothing.
+ * [--ramp] [--tone] [SCENE...] (default: the 16 screened pitch-64 corner
+ * scenes; seeds 0,4000,...,28000). Asserts nothing.
  */
 #include <math.h>
 #include <stdio.h>
@@ -112,8 +117,14 @@ static int mean_profile(const fs_image *lp, const sem_truth *t, const double *ra
 
 typedef struct fit_tab {
 	double S[NE][NB]; /* Phi((e - r) / s): 1 inside the edge e */
+	double P[NE][NB]; /* (r - e)+ blurred: the ramp's primitive */
 	double s1[NE], s2[NE], sv[NE];
 } fit_tab;
+
+/* --ramp: the band a ramp rising linearly to the base instead of a box
+ * (the secant law's band brightens towards the rim: a box fitted to it
+ * wants a sharper edge than the image's, h43e) */
+static int band_ramp;
 
 /* the edges at blur s (kept while s is the table's) and their sums with v */
 static void tabulate(fit_tab *T, const double *v, double s)
@@ -124,6 +135,7 @@ static void tabulate(fit_tab *T, const double *v, double s)
 		for (int k = 0; k < NB; k++) {
 			double r = LO + BIN * k, q = 0.5 * erfc((r - pe) / (M_SQRT2 * s));
 			T->S[e][k] = q;
+			T->P[e][k] = (r - pe) * (1 - q) + s * exp(-0.5 * (r - pe) * (r - pe) / (s * s)) / sqrt(2 * M_PI);
 			a += q;
 			b += q * q;
 		}
@@ -148,13 +160,29 @@ static double det3(double m[3][3])
 /* the residual sum of squares of level + a S[e1] + b S[e2] against the
  * profile whose sum is sv0 and sum of squares vv, the levels solved by
  * least squares (3 x 3 normal equations by Cramer's rule) */
-static double rss(const fit_tab *T, double sv0, double vv, int e1, int e2)
+static double rss(const fit_tab *T, const double *v, double sv0, double vv, int e1, int e2)
 {
-	double x12 = 0;
-	for (int k = 0; k < NB; k++)
-		x12 += T->S[e1][k] * T->S[e2][k];
-	double m[3][3] = {{NB, T->s1[e1], T->s1[e2]}, {T->s1[e1], T->s2[e1], x12}, {T->s1[e2], x12, T->s2[e2]}};
-	double y[3] = {sv0, T->sv[e1], T->sv[e2]}, det = det3(m), cy = 0;
+	double x12 = 0, b1 = 0, b2 = 0, bv = 0;
+	if (band_ramp) {
+		/* the second column the ramp from e2 up to e1, then 0 */
+		double W = ESTEP * (e1 - e2), x22 = 0;
+		for (int k = 0; k < NB; k++) {
+			double f = (T->P[e2][k] - T->P[e1][k]) / W - (1 - T->S[e1][k]);
+			x12 += T->S[e1][k] * f;
+			b1 += f;
+			x22 += f * f;
+			bv += f * v[k];
+		}
+		b2 = x22;
+	} else {
+		for (int k = 0; k < NB; k++)
+			x12 += T->S[e1][k] * T->S[e2][k];
+		b1 = T->s1[e2];
+		b2 = T->s2[e2];
+		bv = T->sv[e2];
+	}
+	double m[3][3] = {{NB, T->s1[e1], b1}, {T->s1[e1], T->s2[e1], x12}, {b1, x12, b2}};
+	double y[3] = {sv0, T->sv[e1], bv}, det = det3(m), cy = 0;
 	if (!(fabs(det) > 1e-12))
 		return INFINITY;
 	for (int i = 0; i < 3; i++) {
@@ -186,7 +214,7 @@ static double fit_at(fit_tab *T, const double *v, double s, double *R, double *W
 			int e2 = e1 - w;
 			if (e2 < 0)
 				continue;
-			double q = rss(T, sv0, vv, e1, e2);
+			double q = rss(T, v, sv0, vv, e1, e2);
 			if (q < best) {
 				best = q;
 				b1 = e1;
@@ -200,7 +228,7 @@ static double fit_at(fit_tab *T, const double *v, double s, double *R, double *W
 			int e2 = e1 - w;
 			if (w < 2 || e2 < 0 || e1 >= NE)
 				continue;
-			double q = rss(T, sv0, vv, e1, e2);
+			double q = rss(T, v, sv0, vv, e1, e2);
 			if (q < best) {
 				best = q;
 				b1 = e1;
@@ -217,6 +245,7 @@ typedef struct reading {
 	double rd, c_lp, c_zero, rbar; /* the reader's mean error, corrected at f_lp and at s_zero; mean R */
 	double d_lp, d_zero;           /* the mean error of per-dome fits at f_lp and at s_zero */
 	double c_tot, d_tot;           /* the same two at f_tot */
+	double t_beam, t_R, c_tone;    /* --tone: the beam and base about the true bases; the corrected reading */
 } reading;
 
 /* The formation fitted at the TRUE centres inside the scale region, and
@@ -303,6 +332,193 @@ static double bar_sigma(const fs_image *img, int bl)
 }
 
 static fit_tab tab;
+static int tone_on;
+
+/* --tone: the screened edge's own forward model. The screen is not a
+ * blur: averaged over its phases it maps the signal v to 0.05 + 0.9 P(spot
+ * < v), spot = 0.5 + 0.25 (cos u + cos w) (sem_sim.c halftone_screen),
+ * between the beam's Gaussian and the reproduction's. So the profile is
+ * fitted by post (x) T(beam (x) (g + a H(R - r) + c box(R - W, R))), the
+ * post-screen blur known (the coverage box, the scan blur as the frame's
+ * bar reads it, the smoothing and the low-pass) and the beam free: what
+ * s_free lacks is a blur read on the model that reads the base. The
+ * screen's threshold distribution is the simulator's own here (an
+ * oracle a real print does not give). */
+#define TONE_N 2001
+static double tone_cdf[TONE_N];
+
+static void tone_make(void)
+{
+	enum { M = 1024 };
+	static long h[TONE_N];
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < M; j++) {
+			double sp = 0.5 + 0.25 * (cos(2 * M_PI * (i + 0.5) / M) + cos(2 * M_PI * (j + 0.5) / M));
+			int b = (int)lround(sp * (TONE_N - 1));
+			h[b < 0 ? 0 : b >= TONE_N ? TONE_N - 1 : b]++;
+		}
+	long c = 0;
+	for (int b = 0; b < TONE_N; b++) {
+		c += h[b];
+		tone_cdf[b] = (double)c / ((double)M * M);
+	}
+}
+
+static double tone(double v)
+{
+	double x = v * (TONE_N - 1);
+	if (!(x > 0))
+		return 0.05 + 0.9 * tone_cdf[0];
+	if (x >= TONE_N - 1)
+		return 0.95;
+	int i = (int)x;
+	double f = x - i;
+	return 0.05 + 0.9 * (tone_cdf[i] * (1 - f) + tone_cdf[i + 1] * f);
+}
+
+#define XPAD 160 /* bins past either end the post-screen blur reaches */
+#define NX (NB + 2 * XPAD)
+
+typedef struct tone_ctx {
+	const double *v;
+	double kern[2 * XPAD + 1];
+} tone_ctx;
+
+/* the residual sum of squares of parameters q: g, a, c, R, W, beam */
+static double tone_rss(const tone_ctx *t, const double *q)
+{
+	double g = q[0], a = q[1], c = q[2], R = q[3], W = q[4], b = q[5];
+	if (!(W > 0.05) || !(b > 0.05) || W > 10 || b > 3)
+		return INFINITY;
+	double pre[NX], e = 0;
+	for (int i = 0; i < NX; i++) {
+		double r = LO + BIN * (i - XPAD);
+		double s1 = 0.5 * erfc((r - R) / (M_SQRT2 * b)), s2 = 0.5 * erfc((r - (R - W)) / (M_SQRT2 * b));
+		pre[i] = tone(g + a * s1 + c * (s1 - s2));
+	}
+	for (int k = 0; k < NB; k++) {
+		double m = 0;
+		for (int d = -XPAD; d <= XPAD; d++)
+			m += t->kern[d + XPAD] * pre[k + XPAD + d];
+		e += (m - t->v[k]) * (m - t->v[k]);
+	}
+	return e;
+}
+
+/* Nelder-Mead over the six parameters from q (in place); the RSS */
+static double tone_nm(const tone_ctx *t, double *q)
+{
+	enum { D = 6 };
+	double x[D + 1][D], f[D + 1];
+	static const double step[D] = {0.05, 0.05, 0.05, 0.5, 1.0, 0.3};
+	for (int i = 0; i <= D; i++) {
+		memcpy(x[i], q, sizeof x[i]);
+		if (i)
+			x[i][i - 1] += step[i - 1];
+		f[i] = tone_rss(t, x[i]);
+	}
+	for (int it = 0; it < 3000; it++) {
+		int hi = 0, lo = 0, nh = 0;
+		for (int i = 1; i <= D; i++) {
+			if (f[i] > f[hi])
+				hi = i;
+			if (f[i] < f[lo])
+				lo = i;
+		}
+		nh = lo;
+		for (int i = 0; i <= D; i++)
+			if (i != hi && f[i] > f[nh])
+				nh = i;
+		if (f[hi] - f[lo] < 1e-12 * (1 + f[lo]))
+			break;
+		double cen[D] = {0}, xr[D], xe[D];
+		for (int i = 0; i <= D; i++)
+			for (int j = 0; j < D && i != hi; j++)
+				cen[j] += x[i][j] / D;
+		for (int j = 0; j < D; j++)
+			xr[j] = cen[j] + (cen[j] - x[hi][j]);
+		double fr = tone_rss(t, xr);
+		if (fr < f[lo]) {
+			for (int j = 0; j < D; j++)
+				xe[j] = cen[j] + 2 * (cen[j] - x[hi][j]);
+			double fe = tone_rss(t, xe);
+			memcpy(x[hi], fe < fr ? xe : xr, sizeof x[hi]);
+			f[hi] = fe < fr ? fe : fr;
+		} else if (fr < f[nh]) {
+			memcpy(x[hi], xr, sizeof x[hi]);
+			f[hi] = fr;
+		} else {
+			for (int j = 0; j < D; j++)
+				xe[j] = cen[j] + 0.5 * (x[hi][j] - cen[j]);
+			double fc = tone_rss(t, xe);
+			if (fc < f[hi]) {
+				memcpy(x[hi], xe, sizeof x[hi]);
+				f[hi] = fc;
+			} else {
+				for (int i = 0; i <= D; i++) {
+					if (i == lo)
+						continue;
+					for (int j = 0; j < D; j++)
+						x[i][j] = x[lo][j] + 0.5 * (x[i][j] - x[lo][j]);
+					f[i] = tone_rss(t, x[i]);
+				}
+			}
+		}
+	}
+	int lo = 0;
+	for (int i = 1; i <= D; i++)
+		if (f[i] < f[lo])
+			lo = i;
+	memcpy(q, x[lo], sizeof x[lo]);
+	return f[lo];
+}
+
+/* the tone model fitted to v with the post-screen blur post: the beam
+ * into *beam, the base (px from the profile's origin) into *R; restarts
+ * from three beams, the least RSS kept */
+static void tone_fit(const double *v, double post, double *beam, double *R)
+{
+	static int made;
+	if (!made) {
+		tone_make();
+		made = 1;
+	}
+	tone_ctx t = {.v = v};
+	double z = 0;
+	for (int d = -XPAD; d <= XPAD; d++)
+		z += t.kern[d + XPAD] = exp(-0.5 * (BIN * d) * (BIN * d) / (post * post));
+	for (int d = -XPAD; d <= XPAD; d++)
+		t.kern[d + XPAD] /= z;
+	/* the starts' levels: the screen's inverse of the ground (+4 px), the
+	 * top (-8 px) and the band's brightest */
+	double vo = v[NB - 20], vi = v[0], vm = v[0];
+	for (int b = 0; b < NB; b++)
+		if (v[b] > vm)
+			vm = v[b];
+	double go = 0.5, gi = 0.5, gm = 0.5;
+	for (int b = 0; b < TONE_N; b++) {
+		double x = (double)b / (TONE_N - 1), tv = tone(x);
+		if (tv <= vo)
+			go = x;
+		if (tv <= vi)
+			gi = x;
+		if (tv <= vm)
+			gm = x;
+	}
+	double best = INFINITY;
+	*beam = *R = NAN;
+	static const double b0[3] = {0.5, 1.0, 1.5};
+	for (int i = 0; i < 3; i++) {
+		double q[6] = {go, gi - go, gm - gi, 0, 3, b0[i]};
+		double e = tone_nm(&t, q);
+		e = tone_nm(&t, q); /* a restart at the first's end */
+		if (e < best) {
+			best = e;
+			*beam = q[5];
+			*R = q[3];
+		}
+	}
+}
 
 /* Every counted dome's own profile (its 64 rays, aligned at its reading
  * rr[j]) fitted at blur s: the mean over the domes of the base the model
@@ -399,6 +615,15 @@ static int run(int k, unsigned seed_add, reading *out, double *nominal)
 		fit_at(&tab, v, out->f_tot, &out->R_form, &W);
 	if (isfinite(out->f_lp))
 		fit_at(&tab, v, out->f_lp, &out->R_lp, &W);
+	int bl = o.black_left < o.width / 2 ? o.black_left : o.width / 2;
+	out->bar = bar_sigma(meas, bl);
+	/* the post-screen blur: the coverage box, the reproduction as the
+	 * frame reads it (its nominal without a frame), the low-pass */
+	double repro = isfinite(out->bar) ? out->bar : sqrt((scanned ? o.scan_blur * o.scan_blur : 0) + msig * msig);
+	double post = sqrt((o.halftone > 0 ? 1.0 / 12 : 0) + repro * repro + lps * lps);
+	out->t_beam = out->t_R = out->c_tone = NAN;
+	if (tone_on)
+		tone_fit(v, post, &out->t_beam, &out->t_R);
 	/* the screened level reader's own readings from the TRUE centres (its
 	 * rays' reach 0.6 pitch, as the rule's last step's, detect.c), and the model fitted on the profile aligned
 	 * at those readings: the base it puts relative to them is the
@@ -438,13 +663,16 @@ static int run(int k, unsigned seed_add, reading *out, double *nominal)
 				out->c_tot = out->rd + cR;
 			}
 			out->d_tot = per_dome(lp, &sim.tr, rr, out->f_tot);
+			if (tone_on) {
+				double tb;
+				tone_fit(vr, post, &tb, &cR);
+				out->c_tone = out->rd + cR;
+			}
 			out->d_lp = per_dome(lp, &sim.tr, rr, out->f_lp);
 			out->d_zero = per_dome(lp, &sim.tr, rr, out->s_zero);
 		}
 		free(rr);
 	}
-	int bl = o.black_left < o.width / 2 ? o.black_left : o.width / 2;
-	out->bar = bar_sigma(meas, bl);
 	fs_image_free(lp);
 	fs_image_free(meas);
 	sem_scene_close(&sim);
@@ -453,11 +681,11 @@ static int run(int k, unsigned seed_add, reading *out, double *nominal)
 
 /* the printed columns (the reading's fields; nom the nominal total blur;
  * the last seven in % of the mean true radius) */
-enum { NC = 19 };
+enum { NC = 22 };
 static const char *col_name[NC] = {"s_free", "R_free", "s_zero", "nom", "R_nom", "W_nom", "bar",
 				   "f_meas", "f_tot", "R_form", "f_lp", "R_lp", "rd%", "c_lp%",
-				   "c_0%", "d_lp%", "d_0%", "c_tot%", "d_tot%"};
-static const int col_prec[NC] = {3, 2, 3, 3, 2, 2, 3, 2, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+				   "c_0%", "d_lp%", "d_0%", "c_tot%", "d_tot%", "t_beam", "t_R", "c_ton%"};
+static const int col_prec[NC] = {3, 2, 3, 3, 2, 2, 3, 2, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2};
 
 static void mean_sd(const double *x, int n, double *m, double *sd)
 {
@@ -489,6 +717,10 @@ int main(int argc, char **argv)
 				else
 					break;
 			}
+		} else if (!strcmp(argv[i], "--ramp")) {
+			band_ramp = 1;
+		} else if (!strcmp(argv[i], "--tone")) {
+			tone_on = 1;
 		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
 			if (sem_opts_args_add(&set_args, argv[i + 1])) {
 				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
@@ -524,7 +756,8 @@ int main(int argc, char **argv)
 			double x[NC] = {r.s_free, r.R_free, r.s_zero, nominal, r.R_nom, r.W_nom, r.bar,
 					r.f_meas, r.f_tot, r.R_form, r.f_lp, r.R_lp, 100 * r.rd / r.rbar,
 					100 * r.c_lp / r.rbar, 100 * r.c_zero / r.rbar, 100 * r.d_lp / r.rbar,
-					100 * r.d_zero / r.rbar, 100 * r.c_tot / r.rbar, 100 * r.d_tot / r.rbar};
+					100 * r.d_zero / r.rbar, 100 * r.c_tot / r.rbar, 100 * r.d_tot / r.rbar,
+					r.t_beam, r.t_R, 100 * r.c_tone / r.rbar};
 			rc |= bad;
 			for (int c = 0; c < NC; c++)
 				col[c][j] = bad ? NAN : x[c];
