@@ -86,6 +86,7 @@
 #include "analysis/detect_methods.h"
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
+#include "formation_blur.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_score.h"
@@ -386,60 +387,14 @@ static double calib_factor(const fs_image *meas, const fs_dome_fit *f, const dou
 
 static int calibrate;
 
-/* The mean patch's residual share against t's best template (its own
- * gain and offset), over the fills: how well formation and blur read
- * it. */
-static double tpl_misfit(const fs_dome_tpl *t)
-{
-	size_t np = t->npts;
-	double mm = 0, vv = 0, best = INFINITY;
-	for (size_t i = 0; i < np; i++)
-		mm += t->mean[i];
-	mm /= np;
-	for (size_t i = 0; i < np; i++)
-		vv += (t->mean[i] - mm) * (t->mean[i] - mm);
-	for (int k = 0; k < t->nk; k++) {
-		const float *tk = t->t + (size_t)k * np;
-		double tm = 0, tt = 0, tv = 0;
-		for (size_t i = 0; i < np; i++)
-			tm += tk[i];
-		tm /= np;
-		for (size_t i = 0; i < np; i++) {
-			tt += (tk[i] - tm) * (tk[i] - tm);
-			tv += (tk[i] - tm) * (t->mean[i] - mm);
-		}
-		double r = vv - (tt > 0 ? tv * tv / tt : 0);
-		if (r < best)
-			best = r;
-	}
-	return vv > 0 ? best / vv : NAN;
-}
-
 /* The blur (px, 0.60-1.40 in steps of 0.02) at which f's templates about
  * (xs, ys) read the mean patch best, f's geometry and detector held. */
-/* The misfit of f0's templates at blur bl (px) about (xs, ys) on the mean
- * patch (tpl_misfit); INFINITY where no templates are made. One build for
- * every blur search below. */
-static double blur_misfit(const fs_image *meas, const fs_dome_fit *f0, double bl, const double *xs, const double *ys,
-			  size_t n, double fill)
-{
-	fs_dome_fit f = *f0;
-	f.blur_px = bl;
-	fs_dome_tpl tpl;
-	char err[128];
-	if (fs_dome_tpl_build(meas, &f, fill, xs, ys, n, &tpl, err, sizeof err))
-		return INFINITY;
-	double r = tpl_misfit(&tpl);
-	fs_dome_tpl_free(&tpl);
-	return r;
-}
-
 static double best_blur(const fs_image *meas, const fs_dome_fit *f0, const double *xs, const double *ys, size_t n,
 			double fill)
 {
 	double bb = NAN, br = INFINITY;
 	for (int q = 0; q <= 40; q++) {
-		double bl = 0.6 + 0.02 * q, r = blur_misfit(meas, f0, bl, xs, ys, n, fill);
+		double bl = 0.6 + 0.02 * q, r = formation_blur_misfit(meas, f0, bl, xs, ys, n, fill);
 		if (r < br) {
 			br = r;
 			bb = bl;
@@ -448,34 +403,13 @@ static double best_blur(const fs_image *meas, const fs_dome_fit *f0, const doubl
 	return bb;
 }
 
-/* --blur-read (h42l): the blur (px) at which f's templates about (xs, ys)
- * read the mean patch best, f's geometry and detector held, searched
- * 0.40-2.00 px in 0.04 steps and then 0.01 steps about the best (the
- * level's calibration moves 1.5-3.5 % of D per 0.01 px, h42a, so
- * best_blur's 0.02 is too coarse to judge it); *mis gets the best
- * residual share. */
+/* --blur-read (h42l): the blur searched 0.40-2.00 px, 0.04 then 0.01
+ * steps (the level's calibration moves 1.5-3.5 % of D per 0.01 px, h42a,
+ * so best_blur's 0.02 is too coarse to judge it); formation_blur.h */
 static double fine_blur(const fs_image *meas, const fs_dome_fit *f0, const double *xs, const double *ys, size_t n,
 			double fill, double *mis)
 {
-	double bb = NAN, br = INFINITY;
-	for (int stage = 0; stage < 2; stage++) {
-		double c = bb;
-		int q0 = stage ? -4 : 0, q1 = stage ? 4 : 40;
-		for (int q = q0; q <= q1; q++) {
-			double bl = stage ? c + 0.01 * q : 0.40 + 0.04 * q;
-			if (stage && (q == 0 || !(bl > 0.05)))
-				continue;
-			double r = blur_misfit(meas, f0, bl, xs, ys, n, fill);
-			if (r < br) {
-				br = r;
-				bb = bl;
-			}
-		}
-		if (!isfinite(bb))
-			break;
-	}
-	*mis = br;
-	return bb;
+	return formation_blur_fine(meas, f0, xs, ys, n, fill, 0.40, 2.00, mis);
 }
 
 /* The misfit of f's templates at blur bl about (xs, ys) moved by (dx, dy). */
@@ -486,7 +420,7 @@ static double moved_misfit(const fs_image *meas, const fs_dome_fit *f0, double b
 		mx[j] = xs[j] + dx;
 		my[j] = ys[j] + dy;
 	}
-	return blur_misfit(meas, f0, bl, mx, my, n, fill);
+	return formation_blur_misfit(meas, f0, bl, mx, my, n, fill);
 }
 
 /* The blur read with the centres' common offset free: the rule's centres
