@@ -355,7 +355,8 @@ int fs_det_base_level_size(fs_det_base_plan *p, int given, fs_dome_tpl *t, const
  * Re-measure) and fewer than 8 finite fr; both paths call it after the
  * flat-ground drop and before the step judgement.
  * No templates at all (h43h): where fs_dome_tpl_build gives none at given
- * centres (its mix degenerate), the template fit sized no dome, which is
+ * centres (e.g. the base rule's median fill above 1, every reading at its
+ * window's ceiling), the template fit sized no dome, which is
  * fewer than 8: both paths judge the own readings the same way (not under
  * a halftone screen, as above). Why: P1 Fig6 cropped by one column
  * (+1+0) built no templates, and its own readings (D / pitch median

@@ -513,7 +513,8 @@ static int trace_last_step(const fs_image *img, const fs_detect_result *dres, in
 	}
 	int b = fs_dome_tpl_build(mimg, f, pl.fill0, pl.xs, pl.ys, pl.n, &t, err, sizeof err);
 	if (b) {
-		printf("  templates: %s\n", b < 0 ? err : "none (the first readings stand)");
+		printf("  templates: %s; base rule's median fill %.3f, %zu domes\n",
+		       b < 0 ? err : "none (the first readings stand)", pl.fill0, pl.n);
 		if (b > 0)
 			own_line(mimg, &pl, res, max_r);
 		goto out;

@@ -45,15 +45,18 @@
  * reads 12.40 px. Fails on main 713d9d3's library (whole 36 % above the
  * +1+0 crop).
  * P1 Fig6 (h43h): unmeasured whole and on +0+1 and +1+1, but on +1+0
- * the last step's templates could not be built at all (their mix
- * degenerate), so the base rule's own readings stood unjudged and the
- * figure was sized at D / pitch 0.794 (53 of 59; published fill 0.506)
- * from readings 38 of 46 of which lie on no step. "No templates" is
- * fewer than 8 sized, and is now judged as h39f's case, whole and tile
- * by tile (64-px tiles). Fails on main 0958cdc's library (+1+0 53 of 59
+ * the last step's templates could not be built at all (the base rule's
+ * median fill, at which they are made, read 1.001 - every reading at its
+ * window's ceiling - and no lattice holds a fill above 1; the whole
+ * figure's 0.985 is built), so the base rule's own readings stood
+ * unjudged and the figure was sized at D / pitch 0.794 (53 of 59;
+ * published fill 0.506) from readings 47 of 53 of which lie on no step.
+ * "No templates" is fewer than 8 sized, and is now judged as h39f's
+ * case, whole and tile by tile (64-px tiles). Fails on main 0958cdc's library (+1+0 53 of 59
  * sized).
- * Cost: about 1.7 s of CPU plain (eight dome-rule runs on a 355 x 438 px
- * figure, four on a 145 x 167 px one, five on a 302 x 302 px one).
+ * Cost: about 2.4 s of CPU plain (eight dome-rule runs on a 355 x 438 px
+ * figure, four on a 145 x 167 px one, five on a 302 x 302 px one, five on
+ * a 700 x 480 px one).
  */
 #include <stdarg.h>
 #include <stddef.h>
