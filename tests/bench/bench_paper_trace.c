@@ -75,7 +75,13 @@
  * and each rule's matched mean D error. Whether a scene with the figure's
  * look reads right is what tells the rule's fault from the figure's.
  *
- * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--crop DX DY [--vs-whole]]
+ * --wide (h43h): the wide read asked and printed whatever the verdict's
+ * other inputs. --steps (h43h): the rays' summed step by D / pitch at the
+ * dome rule's centres, the outline rule's and random points of the frame,
+ * against the published fill: whether a base step is in the pixels at
+ * all (docs/paper-figures.md h43h).
+ *
+ * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--wide] [--steps] [--crop DX DY [--vs-whole]]
  * [FILTER | --sem KEY=VALUE ...] (default the three P2 figures: FILTER
  * "P2_"; any substring of a fixture's name). Asserts nothing.
  */
