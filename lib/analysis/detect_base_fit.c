@@ -1391,6 +1391,32 @@ static int moved_look(const fs_image *img, const fs_det_base_plan *p, const fs_d
 	return 0;
 }
 
+/* No templates at given centres (h43h; detect_base_fit.h): the template
+ * fit sized none of the plan, which is fewer than 8, so the base rule's
+ * own readings are judged for a step as fs_det_base_own_plan's are and,
+ * where most of them lie on no step, the plan is left unmeasured. fr and
+ * step: p->n scratch doubles each. 0, -1 on out of memory. */
+static int own_judged_whole(const fs_meas *m, fs_det_base_plan *p, const fs_cand_list *c, double max_r, double *fr,
+			    double *step, fs_measured *meas, fs_det_base_fit *info)
+{
+	for (size_t k = 0; k < p->n; k++)
+		fr[k] = NAN;
+	fs_det_base_own_plan(p, fr, m->given);
+	if (fs_det_base_step_pick(p, fr, p->xs, p->ys, p->xs, p->ys, NULL, NULL, 0, meas))
+		return -1;
+	for (size_t k = 0; k < p->n; k++) {
+		double x, y, r;
+		size_t i = p->idx[k];
+		double mr = max_r > 0 ? max_r : 2 * c->items[i].r, r0 = FS_DOME_R0 * mr / m->f, r1 = FS_DOME_R1 * mr / m->f;
+		step[k] = NAN;
+		if (fs_det_base_step_point(p, fr, p->xs, p->ys, p->xs, p->ys, NULL, NULL, 0, meas, k, &x, &y, &r) &&
+		    !fs_base_readings_find_step(m->readings, x, y, r, r0, r1, &step[k]))
+			step[k] = fs_base_step_contrast(m->img, 0, 0, m->img->width, m->img->height, x, y, r, r0, r1);
+	}
+	fs_det_base_fit_scale(p, fr, p->xs, p->ys, NULL, NULL, step, meas, info);
+	return 0;
+}
+
 int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, double max_r,
 			  const double *level_at, const int *level_edge, const double *level_var, fs_measured *meas,
 			  fs_det_base_fit *info)
@@ -1420,8 +1446,13 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	if (b < 0)
 		goto out;
 	rc = 0;
-	if (b > 0)
-		goto out; /* no templates: the base rule's radii stand */
+	if (b > 0) {
+		/* no templates: the base rule's radii stand, judged at given
+		 * centres as too few templates' are (detect_base_fit.h) */
+		if (!lp && m->given && own_judged_whole(m, &p, c, max_r, fr, scratch, meas, info))
+			rc = -1;
+		goto out;
+	}
 	for (size_t k = 0; k < p.n; k++)
 		lr[k] = var[k] = la[k] = NAN;
 	if (fit_all(&t, img, &p, p.xs, p.ys, fr, fx, fy, sig)) {

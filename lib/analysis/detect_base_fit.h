@@ -354,6 +354,15 @@ int fs_det_base_level_size(fs_det_base_plan *p, int given, fs_dome_tpl *t, const
  * fs_det_base_own_plan sets p->own: given centres (detection's last step,
  * Re-measure) and fewer than 8 finite fr; both paths call it after the
  * flat-ground drop and before the step judgement.
+ * No templates at all (h43h): where fs_dome_tpl_build gives none at given
+ * centres (e.g. the base rule's median fill above 1, every reading at its
+ * window's ceiling), the template fit sized no dome, which is
+ * fewer than 8: both paths judge the own readings the same way (not under
+ * a halftone screen, as above). Why: P1 Fig6 cropped by one column
+ * (+1+0) built no templates, and its own readings (D / pitch median
+ * 0.875, 38 of 46 on no step) stood as the figure's sizes (0.794;
+ * published 0.506) where the whole figure and its other two crops were
+ * left unmeasured (docs/paper-figures.md h43h).
  */
 void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given);
 

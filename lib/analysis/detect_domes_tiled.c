@@ -735,6 +735,32 @@ static int steps_tiled(const fs_meas *m, const fs_det_base_plan *p, const struct
 	return 0;
 }
 
+/* No templates at given centres (h43h): as the whole image's
+ * own_judged_whole (detect_base_fit.c), the base rule's own readings
+ * judged on the tiles' crops (steps_tiled) and the plan left unmeasured
+ * where most lie on no step. qx and step: p->n scratch doubles each (b's
+ * l2 and var the other two). 0, -1 (err set). */
+static int own_judged_tiled(const fs_meas *m, fs_det_base_plan *p, struct base_job *b, double *qx, double *step,
+			    char *err, size_t errlen)
+{
+	for (size_t k = 0; k < p->n; k++) {
+		b->fr[k] = b->lr[k] = NAN;
+		b->fx[k] = p->xs[k];
+		b->fy[k] = p->ys[k];
+	}
+	b->lvx = b->fx;
+	b->lvy = b->fy;
+	fs_det_base_own_plan(p, b->fr, m->given);
+	if (fs_det_base_step_pick(p, b->fr, b->fx, b->fy, b->lvx, b->lvy, NULL, NULL, 0, b->j->res)) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		return -1;
+	}
+	if (steps_tiled(m, p, b, 0, b->j->res, qx, b->l2, b->var, step, err, errlen))
+		return -1;
+	fs_det_base_fit_scale(p, b->fr, b->fx, b->fy, NULL, NULL, step, b->j->res, NULL);
+	return 0;
+}
+
 /* The axis step (detect_base_fit.h, centre_axis.h): each read dome's
  * profiles on its tile's crop, into its own slots. */
 struct axis_job {
@@ -1044,8 +1070,14 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	if (built < 0)
 		goto out;
 	rc = 0;
-	if (built > 0)
-		goto out; /* no templates: the base rule's radii stand */
+	if (built > 0) {
+		/* no templates: the base rule's radii stand, judged at given
+		 * centres as the whole image's (own_judged_whole,
+		 * detect_base_fit.c) */
+		if (!(b.lowpass > 0) && m->given && own_judged_tiled(m, &p, &b, lx, scratch, err, errlen))
+			rc = -1;
+		goto out;
+	}
 	b.t = &t;
 	if (fit_pass(m, &R, lp, &b, err, errlen)) {
 		rc = -1;

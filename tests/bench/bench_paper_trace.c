@@ -75,7 +75,13 @@
  * and each rule's matched mean D error. Whether a scene with the figure's
  * look reads right is what tells the rule's fault from the figure's.
  *
- * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--crop DX DY [--vs-whole]]
+ * --wide (h43h): the wide read asked and printed whatever the verdict's
+ * other inputs. --steps (h43h): the rays' summed step by D / pitch at the
+ * dome rule's centres, the outline rule's and random points of the frame,
+ * against the published fill: whether a base step is in the pixels at
+ * all (docs/paper-figures.md h43h).
+ *
+ * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--wide] [--steps] [--crop DX DY [--vs-whole]]
  * [FILTER | --sem KEY=VALUE ...] (default the three P2 figures: FILTER
  * "P2_"; any substring of a fixture's name). Asserts nothing.
  */
@@ -374,6 +380,12 @@ static void along_lines(const fs_image *img, const fs_detect_result *dres, const
 }
 
 static double force_fill0; /* --fill0: the templates' window centred there (0: the rule's) */
+/* --wide (h43h): the wide read (fs_dome_tpl_read_wide) made and printed
+ * whatever the verdict's other inputs, where the rule reads it only with
+ * a no-step majority and the coarse pick inside its window: whether the
+ * mean patch names a fill of its own on the figures whose pick lies on
+ * a window's end */
+static int wide_asked;
 
 /* The no-base verdict's inputs (h39f): the no-step majority of the
  * level's readings (more than half of at least 8), the templates' coarse
@@ -400,6 +412,25 @@ static void verdict_line(const fs_det_base_plan *pl, const fs_dome_tpl *t, int m
 		printf("; templates sized %zu (< 8): own readings %zu judged, %zu on no step", info->fitted, nj, nn);
 	}
 	printf(" -> %s\n", info->unmeasured ? "NO BASE (unmeasured)" : "sized");
+}
+
+/* No templates at the last step (h43h): the own readings judged as
+ * detection judges them (detect_base_fit.h: each plan entry that is ok
+ * and not pinned, at the plan's centre and its own radius), and the
+ * verdict they give. */
+static void own_line(const fs_image *mimg, const fs_det_base_plan *pl, const fs_measured *res, double max_r)
+{
+	size_t nj = 0, nn = 0;
+	for (size_t k = 0; k < pl->n; k++) {
+		const fs_measured *q = &res[pl->idx[k]];
+		if (!q->ok || q->edge != 0 || !(q->t.radius_px > 0))
+			continue;
+		nj++;
+		nn += fs_base_step_contrast(mimg, 0, 0, mimg->width, mimg->height, pl->xs[k], pl->ys[k], q->t.radius_px,
+					    FS_DOME_R0 * max_r, FS_DOME_R1 * max_r) < FS_BASE_STEP_MIN;
+	}
+	printf("  verdict: no templates: own readings %zu judged, %zu on no step -> %s\n", nj, nn,
+	       nj >= 8 && 2 * nn > nj ? "NO BASE (unmeasured)" : "sized (the readings stand)");
 }
 
 static int trace_last_step(const fs_image *img, const fs_detect_result *dres, int domes)
@@ -488,7 +519,10 @@ static int trace_last_step(const fs_image *img, const fs_detect_result *dres, in
 	}
 	int b = fs_dome_tpl_build(mimg, f, pl.fill0, pl.xs, pl.ys, pl.n, &t, err, sizeof err);
 	if (b) {
-		printf("  templates: %s\n", b < 0 ? err : "none (the first readings stand)");
+		printf("  templates: %s; base rule's median fill %.3f, %zu domes\n",
+		       b < 0 ? err : "none (the first readings stand)", pl.fill0, pl.n);
+		if (b > 0)
+			own_line(mimg, &pl, res, max_r);
 		goto out;
 	}
 	double coarse[16];
@@ -594,6 +628,16 @@ static int trace_last_step(const fs_image *img, const fs_detect_result *dres, in
 	/* (nostep_majority's count, detect_base_fit.c) */
 	int majority = info.read >= 8 && 2 * info.nostep > info.read;
 	verdict_line(&pl, &t, majority, step, &info);
+	if (wide_asked) {
+		if (!isfinite(t.wide_rise) && fs_dome_tpl_read_wide(&t, f))
+			goto out;
+		double tw = t.wide_rise_se > 0 ? t.wide_rise / t.wide_rise_se : NAN;
+		printf("  wide read (--wide, asked whatever the verdict): best %.3f%s, rise %.3f, SE %.3f, t %.2f -> %s\n",
+		       t.wide_best,
+		       t.wide_best <= FS_DOME_TPL_WIDE_LO + 1e-9 || t.wide_best >= FS_DOME_TPL_WIDE_HI - 1e-9 ? " (an end)"
+													   : "",
+		       t.wide_rise, t.wide_rise_se, tw, t.wide_rise > FS_DET_BASE_WIDE_Z * t.wide_rise_se ? "a fill named" : "no fill named");
+	}
 	printf("  level: %zu fitted, %zu read (%zu pinned), %zu of them on no step (%.0f %%), flat dropped %zu, "
 	       "extrapolation x%.3f, shadow x%.3f; base sum / fit sum %.3f -> s %.3f%s\n",
 	       info.fitted, nl, npin, nost, nl ? 100.0 * (double)nost / (double)nl : 0, flat, ext, shadow,
@@ -745,6 +789,140 @@ static void vs_whole(const fs_image *whole, const fs_tubercle_list *wt, const fs
 	fs_image_free(fimg);
 }
 
+/* --steps (h43h): whether the image shows a step at a dome's base at all,
+ * whatever reader looks for it. For one set of centres, the rays' summed
+ * step (base_step.h, the judgement the no-base verdict counts) at every
+ * D / pitch from 0.20 to 0.95 against its median over the base reader's
+ * window: per D / pitch the centres' median contrast and the share of
+ * them at or above FS_BASE_STEP_MIN; per centre the strongest contrast in
+ * the window and where it lies; with own radii (the outline rule's) the
+ * contrast at each centre's own edge. The same at pseudo-random points of
+ * the frame ("random") is what the ground and the lattice's texture give
+ * without a dome centred there: a figure whose dome centres read no more
+ * than that holds no base the summed step can see. Only centres whose
+ * window (and the judgement's reach) lies inside the frame. */
+#define STEPS_NQ 16
+static int steps_asked;
+static double steps_pub; /* the published fill of the figure traced (0: none) */
+
+static void steps_set(const fs_image *mimg, const double *xs, const double *ys, const double *rs, size_t n,
+		      double pitch, const char *label, double pub)
+{
+	double max_r = 0.6 * pitch, r0 = FS_DOME_R0 * max_r, r1 = FS_DOME_R1 * max_r, reach = r1 + FS_BASE_STEP_REACH;
+	double *v = malloc((STEPS_NQ + 3) * (n + 1) * sizeof *v);
+	if (!v)
+		return;
+	double *best = v + STEPS_NQ * (n + 1), *where = best + (n + 1), *own = where + (n + 1);
+	size_t used = 0, nown = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = xs[i], y = ys[i];
+		if (x < reach || y < reach || x > mimg->width - 1 - reach || y > mimg->height - 1 - reach)
+			continue;
+		double bc = -1, bq = NAN;
+		for (int q = 0; q < STEPS_NQ; q++) {
+			double d = 0.20 + 0.05 * q;
+			double c = fs_base_step_contrast(mimg, 0, 0, mimg->width, mimg->height, x, y, 0.5 * d * pitch, r0,
+							 r1);
+			v[(size_t)q * (n + 1) + used] = c;
+			if (c > bc) {
+				bc = c;
+				bq = d;
+			}
+		}
+		best[used] = bc;
+		where[used] = bq;
+		if (rs && isfinite(rs[i]) && rs[i] > r0 && rs[i] < r1)
+			own[nown++] = fs_base_step_contrast(mimg, 0, 0, mimg->width, mimg->height, x, y, rs[i], r0, r1);
+		used++;
+	}
+	printf("  steps at %-8s %3zu centres; D/pitch:", label, used);
+	for (int q = 0; q < STEPS_NQ; q++)
+		printf(" %5.2f", 0.20 + 0.05 * q);
+	printf("\n    %-28s median", "");
+	for (int q = 0; q < STEPS_NQ && used; q++) {
+		double *c = v + (size_t)q * (n + 1);
+		printf(" %5.2f", fs_median_double(c, used));
+	}
+	printf("\n    %-28s >= %.1f", "", FS_BASE_STEP_MIN);
+	for (int q = 0; q < STEPS_NQ && used; q++) {
+		size_t k = 0;
+		for (size_t i = 0; i < used; i++)
+			k += v[(size_t)q * (n + 1) + i] >= FS_BASE_STEP_MIN;
+		printf(" %5.2f", (double)k / (double)used);
+	}
+	printf("\n");
+	if (used) {
+		size_t strong = 0;
+		for (size_t i = 0; i < used; i++)
+			strong += best[i] >= FS_BASE_STEP_MIN;
+		double mb = fs_median_double(best, used), mw = fs_median_double(where, used);
+		printf("    strongest in the window: median %.2f at D/pitch %.2f; %zu of %zu centres reach %.1f anywhere",
+		       mb, mw, strong, used, FS_BASE_STEP_MIN);
+		if (pub > 0) {
+			int qp = (int)lround((pub - 0.20) / 0.05);
+			if (qp >= 0 && qp < STEPS_NQ) {
+				size_t k = 0;
+				for (size_t i = 0; i < used; i++)
+					k += v[(size_t)qp * (n + 1) + i] >= FS_BASE_STEP_MIN;
+				printf("; at the published fill %.3f (column %.2f) %zu of %zu", pub, 0.20 + 0.05 * qp, k,
+				       used);
+			}
+		}
+		if (nown) {
+			size_t k = 0;
+			for (size_t i = 0; i < nown; i++)
+				k += own[i] >= FS_BASE_STEP_MIN;
+			printf("; at their own edge median %.2f, %zu of %zu", fs_median_double(own, nown), k, nown);
+		}
+		printf("\n");
+	}
+	free(v);
+}
+
+static void steps_lines(const fs_image *img, const fs_detect_result *dres, const fs_detect_result *ores, double pub)
+{
+	char err[256];
+	fs_params p;
+	fs_params_default(&p);
+	double pitch = dres->pitch_px;
+	fs_image *mimg = NULL, *fimg = img->bits ? fs_image_to_float(img) : NULL;
+	if (fs_detect_measure_image(fimg ? fimg : img, &p, pitch >= 40 ? 1.0 : 0.5, &mimg, err, sizeof err)) {
+		printf("  steps: measurement image: %s\n", err);
+		fs_image_free(fimg);
+		return;
+	}
+	const fs_detect_result *sets[2] = {dres, ores};
+	const char *names[2] = {"dome", "outline"};
+	for (int s = 0; s < 2; s++) {
+		const fs_tubercle_list *tl = &sets[s]->tubercles;
+		size_t n = tl->n;
+		double *x = malloc(3 * (n + 1) * sizeof *x), *y = x ? x + n + 1 : NULL, *r = y ? y + n + 1 : NULL;
+		if (!x)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			x[i] = tl->items[i].centroid_x;
+			y[i] = tl->items[i].centroid_y;
+			r[i] = s ? tl->items[i].radius_px : NAN;
+		}
+		steps_set(mimg, x, y, r, n, pitch, names[s], pub);
+		free(x);
+	}
+	/* the frame's pseudo-random points (a fixed LCG: the same points on
+	 * every run) */
+	enum { NRAND = 200 };
+	double rx[NRAND], ry[NRAND];
+	unsigned long long st = 12345;
+	for (int i = 0; i < NRAND; i++) {
+		st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+		rx[i] = (double)(st >> 11) / 9007199254740992.0 * (img->width - 1);
+		st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+		ry[i] = (double)(st >> 11) / 9007199254740992.0 * (img->height - 1);
+	}
+	steps_set(mimg, rx, ry, NULL, NRAND, pitch, "random", pub);
+	fs_image_free(mimg);
+	fs_image_free(fimg);
+}
+
 /* Detection under both rules on img (as test_paper_images does), the
  * rules' lines, the overlays with --png, and the last step's trace; with
  * truth (a simulated scene) the matched domes' D error under both rules. */
@@ -788,6 +966,8 @@ static int trace_image(const char *name, const fs_image *img, const sem_truth *t
 	}
 	if (pitch > 0)
 		trace_last_step(img, &dres, domes);
+	if (pitch > 0 && steps_asked)
+		steps_lines(img, &dres, &ores, steps_pub);
 	if (pitch > 0 && along_px != 0)
 		along_lines(img, &dres, tr);
 	if (pitch > 0 && vs_whole_img) {
@@ -815,6 +995,10 @@ int main(int argc, char **argv)
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--domes"))
 			domes = 1;
+		else if (!strcmp(argv[a], "--steps"))
+			steps_asked = 1;
+		else if (!strcmp(argv[a], "--wide"))
+			wide_asked = 1;
 		else if (!strcmp(argv[a], "--vs-whole"))
 			vs = 1;
 		else if (!strcmp(argv[a], "--fill0") && a + 1 < argc)
@@ -891,6 +1075,12 @@ int main(int argc, char **argv)
 			L.image = c;
 			printf("(cropped by %d px at the left, %d at the top)\n", crop_dx, crop_dy);
 		}
+		steps_pub = 0;
+		paper_fig figs[PAPER_FIGS_MAX];
+		int nf = paper_figs_read(figs, PAPER_FIGS_MAX);
+		for (int j = 0; j < nf; j++)
+			if (!strcmp(figs[j].file, paper[i]))
+				steps_pub = figs[j].ratio;
 		int rc = trace_image(paper[i], L.image, NULL, png, domes);
 		fs_image_free((fs_image *)vs_whole_img);
 		vs_whole_img = NULL;

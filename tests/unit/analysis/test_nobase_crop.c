@@ -44,8 +44,19 @@
  * by more than 90 degrees is now undone (dome_fit.c): the whole figure
  * reads 12.40 px. Fails on main 713d9d3's library (whole 36 % above the
  * +1+0 crop).
- * Cost: about 1.7 s of CPU plain (eight dome-rule runs on a 355 x 438 px
- * figure, four on a 145 x 167 px one, five on a 302 x 302 px one).
+ * P1 Fig6 (h43h): unmeasured whole and on +0+1 and +1+1, but on +1+0
+ * the last step's templates could not be built at all (the base rule's
+ * median fill, at which they are made, read 1.001 - every reading at its
+ * window's ceiling - and no lattice holds a fill above 1; the whole
+ * figure's 0.985 is built), so the base rule's own readings stood
+ * unjudged and the figure was sized at D / pitch 0.794 (53 of 59;
+ * published fill 0.506) from readings 47 of 53 of which lie on no step.
+ * "No templates" is fewer than 8 sized, and is now judged as h39f's
+ * case, whole and tile by tile (64-px tiles). Fails on main 0958cdc's library (+1+0 53 of 59
+ * sized).
+ * Cost: about 2.4 s of CPU plain (eight dome-rule runs on a 355 x 438 px
+ * figure, four on a 145 x 167 px one, five on a 302 x 302 px one, five on
+ * a 700 x 480 px one).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,6 +74,7 @@
 #define FIG1C "tests/fixtures/paper/P2_Fig1c_Paralepidosteus_sp_Acre_5.73um.tif"
 #define P3FIG4 "tests/fixtures/paper/P3_Fig4_Obaichthys_laevis_5.0um.tif"
 #define PL1FIG1A "tests/fixtures/paper/P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif"
+#define FIG6 "tests/fixtures/paper/P1_Fig6_Lepisosteidae_indet_Bolivia_4.50um.tif"
 
 /* How many of img's tubercles the dome rule sizes, of *n found; their
  * mean diameter (px) in *mean_d when given (NAN with none sized). */
@@ -129,6 +141,30 @@ static void too_few_templates_keep_the_verdict(void **state)
 	crops_agree(P3FIG4, "P3 Fig4", 18);
 }
 
+/* no templates at all at the last step: the readings that stand are
+ * judged for a step too (h43h), whole image and tile by tile */
+static void no_templates_keep_the_verdict(void **state)
+{
+	(void)state;
+	crops_agree(FIG6, "P1 Fig6", 45);
+	char err[256];
+	fs_loaded L;
+	assert_int_equal(fs_load_file(FIG6, NULL, &L, err, sizeof err), 0);
+	fs_rect r = {1, 0, L.image->width - 1, L.image->height};
+	fs_image *c = fs_image_crop(L.image, r, NULL, err, sizeof err);
+	assert_non_null(c);
+	int tile, threads;
+	fs_detect_get_tiling(&tile, &threads);
+	fs_detect_set_tiling(64, 2);
+	size_t n, m = sized_by_dome_rule(c, &n, NULL);
+	fs_detect_set_tiling(tile, threads);
+	print_message("P1 Fig6 +1+0 in 64-px tiles: %zu tubercles, %zu sized\n", n, m);
+	assert_true(n >= 45);
+	assert_int_equal(m, 0);
+	fs_image_free(c);
+	fs_loaded_free(&L);
+}
+
 /* the first pass's axis step refused where its move leaves the bases'
  * step (h39f), whole image and tile by tile */
 static void axis_move_off_the_domes_refused(void **state)
@@ -181,6 +217,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(crop_keeps_the_whole_figures_verdict),
 		cmocka_unit_test(too_few_templates_keep_the_verdict),
+		cmocka_unit_test(no_templates_keep_the_verdict),
 		cmocka_unit_test(axis_move_off_the_domes_refused),
 		cmocka_unit_test(turned_refit_undone),
 	};
