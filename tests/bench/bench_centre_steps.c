@@ -17,8 +17,9 @@
  * when every final centre is within 0.01 px of one of the rule's).
  * Usage: bench_centre_steps [--scene H FILL CAP POWER SEED] - default:
  * h37r's two capped Fig4-like scenes and the uncapped one, seeds 1-3;
- * "--figure PATH [AXIS_DEG]" a figure without truth (the formation fit's
- * offset along the axis, default -65 degrees, and its trials' quality);
+ * "--figure PATH [AXIS_DEG [DX DY]]" a figure without truth (the formation fit's
+ * offset along the axis, default -65 degrees, and its trials' quality;
+ * DX DY: cropped by that many px at the left and the top first, h43k);
  * "--fig1c [KEY=VALUE ...]" one scene in P2 Fig1c's formation
  * (sem_fig1c_like, keys of sem_opts_keys.h; h38s), its axis the scene's
  * detector azimuth. "--interior N [SEED_ADD]" interior scene N of
@@ -57,6 +58,7 @@
 #include "analysis/preprocess.h"
 #include "fixture_image.h"
 #include "image/image.h"
+#include "image/image_transform.h"
 #include "sem_cache.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
@@ -725,6 +727,23 @@ int main(int argc, char **argv)
 		if (!img) {
 			printf("%s: cannot be read\n", argv[2]);
 			return 1;
+		}
+		/* h43k: "--figure PATH AXIS DX DY" the figure cropped by DX px
+		 * at the left and DY at the top first (bench_detect_domes
+		 * --shift's one-pixel crops), to see which step's centres
+		 * differ between a figure and its crops */
+		if (argc > 5) {
+			int dx = atoi(argv[4]), dy = atoi(argv[5]);
+			char err[128];
+			fs_rect r = {dx, dy, img->width - dx, img->height - dy};
+			fs_image *c = fs_image_crop(img, r, NULL, err, sizeof err);
+			fs_image_free(img);
+			if (!c) {
+				printf("crop failed: %s\n", err);
+				return 1;
+			}
+			img = c;
+			printf("(cropped by %d px at the left, %d at the top)\n", dx, dy);
 		}
 		run(argv[2], img, NULL, argc > 3 ? atof(argv[3]) : -65);
 		fs_image_free(img);
