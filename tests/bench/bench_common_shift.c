@@ -57,6 +57,8 @@
 #include "analysis/dome_base_fit.h"
 #include "analysis/dome_measure.h"
 #include "analysis/measurement.h"
+#include "formation_blur.h"
+#include "formation_calib.h"
 #include "sem_scene.h"
 #include "sem_score.h"
 
@@ -71,34 +73,19 @@
 #define GAIN_FLOOR 3.0
 
 /* The mean patch's residual share after the best fill's template and the
- * patch's best gain and offset (what the build solved the mix for); *noise
- * gets the mean patch's noise share (above). INFINITY where no templates
- * are made. */
+ * patch's best gain and offset (formation_tpl_misfit: what the build
+ * solved the mix for); *noise gets the mean patch's noise share (above).
+ * NAN where the mean patch is flat. */
 static double tpl_misfit(const fs_dome_tpl *t, double *noise)
 {
 	size_t np = t->npts;
-	double mm = 0, vv = 0, best = INFINITY;
-	for (size_t i = 0; i < np; i++)
-		mm += t->mean[i];
-	mm /= np;
-	for (size_t i = 0; i < np; i++)
-		vv += (t->mean[i] - mm) * (t->mean[i] - mm);
-	for (int k = 0; k < t->nk; k++) {
-		const float *tk = t->t + (size_t)k * np;
-		double tm = 0, tt = 0, tv = 0;
-		for (size_t i = 0; i < np; i++)
-			tm += tk[i];
-		tm /= np;
-		for (size_t i = 0; i < np; i++) {
-			tt += (tk[i] - tm) * (tk[i] - tm);
-			tv += (tk[i] - tm) * (t->mean[i] - mm);
-		}
-		double r = vv - (tt > 0 ? tv * tv / tt : 0);
-		if (r < best)
-			best = r;
-	}
 	if (noise) {
-		double s = 0;
+		double mm = 0, vv = 0, s = 0;
+		for (size_t i = 0; i < np; i++)
+			mm += t->mean[i];
+		mm /= np;
+		for (size_t i = 0; i < np; i++)
+			vv += (t->mean[i] - mm) * (t->mean[i] - mm);
 		for (size_t i = 0; i < np && t->nobs > 1; i++) {
 			double a = 0, b = 0;
 			for (size_t q = 0; q < t->nobs; q++) {
@@ -111,7 +98,7 @@ static double tpl_misfit(const fs_dome_tpl *t, double *noise)
 		}
 		*noise = vv > 0 ? s / vv : NAN;
 	}
-	return vv > 0 ? best / vv : NAN;
+	return formation_tpl_misfit(t);
 }
 
 typedef struct trial {
@@ -207,12 +194,9 @@ static void joint_fit(trial *w, joint *j)
 	j->mis = br;
 }
 
-/* h42a's calibration of the level reader: the templates (built with f
- * about the centres moved by (dx, dy)) rendered as the image's dome at
- * fill (fs_dome_tpl_render) and read by the level's reader
- * (fs_dome_measure_base_trace, the last step's window: 0.6 pitch) from
- * the dome's own site at four sub-pixel phases; the rendered radius over
- * the mean reading, NAN where a read fails. The factor the level's bias
+/* h42a's calibration of the level reader (formation_calib_factor) with
+ * the templates built with f about the centres moved by (dx, dy), read
+ * with the last step's window (0.6 pitch): the factor the level's bias
  * would be taken off by, at the blur the joint fit read. */
 static double calib_factor(trial *w, const fs_dome_fit *f, double dx, double dy, double fill)
 {
@@ -220,26 +204,8 @@ static double calib_factor(trial *w, const fs_dome_fit *f, double dx, double dy,
 		w->mx[j] = w->xs[j] + dx;
 		w->my[j] = w->ys[j] + dy;
 	}
-	fs_dome_tpl tpl;
-	char err[128];
-	if (fs_dome_tpl_build(w->img, f, fill, w->mx, w->my, w->n, &tpl, err, sizeof err))
-		return NAN;
-	double mr = 0.6 * f->pitch, r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr, sum = 0;
-	int size = 2 * (int)ceil(1.5 * f->pitch), got = 0;
-	for (int ph = 0; ph < 4; ph++) {
-		double cx = 0.5 * size + 0.5 * (ph & 1), cy = 0.5 * size + 0.5 * (ph >> 1);
-		fs_image *img = NULL;
-		fs_dome_base_trace tr;
-		if (fs_dome_tpl_render(&tpl, f, fill, size, cx, cy, &img))
-			continue;
-		if (!fs_dome_measure_base_trace(img, cx, cy, r0, r1, &tr) && tr.radius > 0) {
-			sum += tr.radius;
-			got++;
-		}
-		fs_image_free(img);
-	}
-	fs_dome_tpl_free(&tpl);
-	return got == 4 ? 0.5 * fill * f->pitch / (sum / got) : NAN;
+	double mr = 0.6 * f->pitch;
+	return formation_calib_factor(w->img, f, w->mx, w->my, w->n, fill, FS_DOME_R0 * mr, FS_DOME_R1 * mr);
 }
 
 /* The dome rule's last step at the centres of l moved by (dx, dy), scored. */
@@ -341,17 +307,9 @@ static int run_scene(int k, unsigned seed_add)
 	 * geometry and detector, the beam and the measurement image's
 	 * smoothing in quadrature): whether the joint fit's centres would do
 	 * where the formation and its blur are right */
-	fs_dome_fit fm;
-	memset(&fm, 0, sizeof fm);
-	fm.pitch = sim.tr.pitch;
-	fm.angle = o.angle;
-	fm.profile = o.profile;
-	fm.h_over_r = o.h_over_r;
-	fm.azimuth = o.det_azimuth;
-	fm.elevation = o.det_elevation;
-	fm.fill = w.fill;
 	double msig = sim.tr.pitch >= 40 ? 1.0 : 0.5;
-	fm.blur_px = sqrt(o.beam_blur * o.beam_blur + msig * msig);
+	fs_dome_fit fm;
+	formation_sim(&o, sim.tr.pitch, w.fill, sqrt(o.beam_blur * o.beam_blur + msig * msig), &fm);
 	double c3 = calib_factor(&w, &fm, j.dx, j.dy, w.fill), c4 = calib_factor(&w, &fm, 0, 0, w.fill);
 	double d3c = 100 * ((1 + s1.d_err / 100) * c3 - 1), d4c = 100 * ((1 + sc.d_err / 100) * c4 - 1);
 	printf("%-3d +%-5u offset %+.2f %+.2f | move %+.2f %+.2f blur %.2f (unmoved %.2f, fit %.2f) misfit %.4f -> %.4f "

@@ -87,6 +87,7 @@
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
 #include "formation_blur.h"
+#include "formation_calib.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_score.h"
@@ -352,39 +353,8 @@ static void mp_print(const char *label, const mean_prof *mp, double sigma)
 
 static sem_opts_args set_args;
 
-/* --calibrate (h42a): the reader's bias on the formation's own dome. The
- * formation f's lattice, at the true mean fill, mixed with the weights
- * the templates built on meas about (xs, ys) solved on its mean patch
- * (fs_dome_tpl_render), read by the level's reader from its true site
- * at four sub-pixel phases: the true radius over the mean reading, i.e.
- * the factor that would take the reader's bias off if the formation's
- * dome showed the image's. NAN when the templates or a reading fail. */
-static double calib_factor(const fs_image *meas, const fs_dome_fit *f, const double *xs, const double *ys, size_t n,
-			   double fill, double r0, double r1)
-{
-	fs_dome_tpl tpl;
-	char err[128];
-	if (fs_dome_tpl_build(meas, f, fill, xs, ys, n, &tpl, err, sizeof err))
-		return NAN;
-	int size = 2 * (int)ceil(1.5 * f->pitch);
-	double sum = 0;
-	int got = 0;
-	for (int ph = 0; ph < 4; ph++) {
-		double cx = 0.5 * size + 0.5 * (ph & 1), cy = 0.5 * size + 0.5 * (ph >> 1);
-		fs_image *img = NULL;
-		fs_dome_base_trace tr;
-		if (fs_dome_tpl_render(&tpl, f, fill, size, cx, cy, &img))
-			continue;
-		if (!fs_dome_measure_base_trace(img, cx, cy, r0, r1, &tr) && tr.radius > 0) {
-			sum += tr.radius;
-			got++;
-		}
-		fs_image_free(img);
-	}
-	fs_dome_tpl_free(&tpl);
-	return got == 4 ? 0.5 * fill * f->pitch / (sum / got) : NAN;
-}
-
+/* --calibrate (h42a): the reader's bias on the formation's own dome
+ * (formation_calib_factor, formation_calib.h). */
 static int calibrate;
 
 /* The blur (px, 0.60-1.40 in steps of 0.02) at which f's templates about
@@ -498,7 +468,7 @@ static size_t calib_centres(const sem_truth *t, const fs_tubercle_list *l, const
 static void calib_line(const char *label, const fs_image *meas, const fs_dome_fit *f, const double *xs,
 		       const double *ys, size_t n, double fill, double r0, double r1, double rd)
 {
-	double c = calib_factor(meas, f, xs, ys, n, fill, r0, r1);
+	double c = formation_calib_factor(meas, f, xs, ys, n, fill, r0, r1);
 	printf("  calib %-5s profile %.1f h/R %.2f blur %.2f px az %6.1f: factor %.4f, true-centre reading %+6.2f -> "
 	       "%+6.2f %%\n",
 	       label, f->profile, f->h_over_r, f->blur_px, f->azimuth * 180 / M_PI, c, rd,
@@ -540,15 +510,7 @@ static void calib_print(const fs_image *meas, const sem_opts *o, const sem_truth
 		calib_line("rule", meas, &or.fit, xr, yr, nr, fill, r0, r1, rd);
 	if (okt)
 		calib_line("true", meas, &ot.fit, xs, ys, n, fill, r0, r1, rd);
-	memset(&f, 0, sizeof f);
-	f.pitch = t->pitch;
-	f.angle = o->angle;
-	f.profile = o->profile;
-	f.h_over_r = o->h_over_r;
-	f.blur_px = blur;
-	f.azimuth = o->det_azimuth;
-	f.elevation = o->det_elevation;
-	f.fill = fill;
+	formation_sim(o, t->pitch, fill, blur, &f);
 	calib_line("model", meas, &f, xs, ys, n, fill, r0, r1, rd);
 	if (okt) {
 		f.blur_px = ot.fit.blur_px;
@@ -646,6 +608,18 @@ static double sampled_var(double sigma)
 	return m / s;
 }
 
+/* The measurement image's blur variance (px^2) as the simulator made it:
+ * the beam's spot (sampled on the lattice after the pixel's box, or
+ * continuous), its pixel box, and the measurement's smoothing msig
+ * sampled. The rule cannot read it; the benches compare with it. */
+static double image_var(const sem_opts *o, double msig)
+{
+	double spot2 = o->beam_blur * o->beam_blur - 1.0 / 12;
+	double v_beam = o->beam_continuous ? o->beam_blur * o->beam_blur
+					   : sampled_var(spot2 > 0 ? sqrt(spot2) : 0) + 1.0 / 12;
+	return v_beam + sampled_var(msig);
+}
+
 static void extrap_line(const char *label, const extrap_sums *e, double v_img)
 {
 	double ra = e->s2 / e->s1 - 1, rn = e->s1n > 0 ? e->s2n / e->s1n - 1 : NAN, v1 = e->sv / e->n;
@@ -682,10 +656,7 @@ static void extrap_print(const fs_image *meas, const sem_opts *o, const sem_trut
 	for (size_t j = 0; j < n; j++)
 		dsum += 2 * rs[j];
 	double fill = dsum / n / t->pitch;
-	double spot2 = o->beam_blur * o->beam_blur - 1.0 / 12;
-	double v_beam = o->beam_continuous ? o->beam_blur * o->beam_blur
-					   : sampled_var(spot2 > 0 ? sqrt(spot2) : 0) + 1.0 / 12;
-	double v_img = v_beam + sampled_var(msig);
+	double v_img = image_var(o, msig);
 	extrap_sums e;
 	if (extrap_read(meas, xs, ys, rs, n, mr, &e) || !e.n)
 		goto out;
@@ -694,15 +665,7 @@ static void extrap_print(const fs_image *meas, const sem_opts *o, const sem_trut
 	int okr = !fs_det_offset_fit(meas, xr, yr, rr, nr, t->pitch, NULL, &or) && or.fitted;
 	int okt = !fs_det_offset_fit(meas, xs, ys, rs, n, t->pitch, NULL, &ot) && ot.fitted;
 	fs_dome_fit fm;
-	memset(&fm, 0, sizeof fm);
-	fm.pitch = t->pitch;
-	fm.angle = o->angle;
-	fm.profile = o->profile;
-	fm.h_over_r = o->h_over_r;
-	fm.blur_px = sqrt(v_img);
-	fm.azimuth = o->det_azimuth;
-	fm.elevation = o->det_elevation;
-	fm.fill = fill;
+	formation_sim(o, t->pitch, fill, sqrt(v_img), &fm);
 	for (int w = 0; w < 5; w++) {
 		fs_dome_fit f = fm;
 		const double *cx = xs, *cy = ys;
@@ -793,8 +756,6 @@ static double lagrange3(double x0, double y0, double x1, double y1, double x2, d
 	       y2 * (x - x0) * (x - x1) / ((x2 - x0) * (x2 - x1));
 }
 
-static double sampled_var(double sigma);
-
 static void curve_print(const fs_image *meas, const sem_opts *o, const sem_truth *t, const fs_tubercle_list *l,
 			const int *mtru, double msig)
 {
@@ -808,10 +769,7 @@ static void curve_print(const fs_image *meas, const sem_opts *o, const sem_truth
 	for (int q = 1; q < CURVE_N; q++)
 		if (!(im[q] = fs_gaussian_blurred(meas, CURVE_E[q], err, sizeof err)))
 			goto out;
-	double spot2 = o->beam_blur * o->beam_blur - 1.0 / 12;
-	double v = (o->beam_continuous ? o->beam_blur * o->beam_blur
-				       : sampled_var(spot2 > 0 ? sqrt(spot2) : 0) + 1.0 / 12) +
-		   sampled_var(msig);
+	double v = image_var(o, msig);
 	/* s[q], p0[q], pr[q]: the readings at E_q, the first readings and
 	 * the true radii over the domes whose first reading and reading at
 	 * E_q are both off the window's edge (the pair's slope, as the rule
@@ -928,15 +886,10 @@ static void blur_print(int k, const fs_image *meas, const sem_opts *o, const sem
 	double fill = dsum / n / t->pitch, az = o->det_azimuth;
 	double along = ox * cos(az) + oy * sin(az), across = -ox * sin(az) + oy * cos(az);
 	double nominal = sqrt(o->beam_blur * o->beam_blur + msig * msig);
+	/* blur 0: fine_blur sets its own; joint_blur's first grid (m@rule+move)
+	 * runs at no blur, as h42l ran it */
 	fs_dome_fit fm;
-	memset(&fm, 0, sizeof fm);
-	fm.pitch = t->pitch;
-	fm.angle = o->angle;
-	fm.profile = o->profile;
-	fm.h_over_r = o->h_over_r;
-	fm.azimuth = o->det_azimuth;
-	fm.elevation = o->det_elevation;
-	fm.fill = fill;
+	formation_sim(o, t->pitch, fill, 0, &fm);
 	fs_det_offset or, ot;
 	int okr = !fs_det_offset_fit(meas, xr, yr, rr, nr, t->pitch, NULL, &or) && or.fitted;
 	int okt = !fs_det_offset_fit(meas, xs, ys, rs, n, t->pitch, NULL, &ot) && ot.fitted;

@@ -2,7 +2,8 @@
  * formation_blur.h - the blur at which a fitted formation's templates
  * read an image's mean patch best: the benches' reading of the image's
  * blur from the domes themselves (bench_level_small --blur-read, h42l;
- * bench_screened_blur_read, h43e).
+ * bench_screened_blur_read, h43e), and the templates' misfit
+ * bench_common_shift's joint search scores (h43a).
  *
  * Ownership: every array is the caller's; nothing is kept between calls.
  */
