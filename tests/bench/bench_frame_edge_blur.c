@@ -23,8 +23,9 @@
  * background plus the bar's 4 rows convolved with a Gaussian sampled on
  * the pixel lattice (fs_gaussian_blur's kind), sigma searched 0-3 px in
  * 0.005 steps with the background and the height solved linearly; the
- * residual's RMS beside it. Only scenes with a frame (corner k % 4 == 3:
- * C and the fill-0.8 flat tops at pitch 16).
+ * residual's RMS beside it (frame_bar_sigma, frame_bar.h). Only scenes
+ * with a frame (corner k % 4 == 3: C and the fill-0.8 flat tops at pitch
+ * 16).
  *
  * Usage: bench_frame_edge_blur [--seed-add N] [SCENE...] (default the
  * framed corner scenes 3 7 19 23 (unscreened) 11 15 27 31 (screened, pitch
@@ -36,72 +37,8 @@
 #include <string.h>
 
 #include "analysis/detect_methods.h"
+#include "frame_bar.h"
 #include "sem_scene.h"
-
-#define PROF_ROWS 20
-
-/* The bar's rows [H-24, H-20) convolved with a unit Gaussian of sigma s
- * sampled at integer offsets (s 0: the bar itself), at row y. */
-static double bar_model(int y, int H, double s)
-{
-	double v = 0;
-	for (int i = H - 24; i < H - 20; i++) {
-		int d = y - i;
-		if (s < 1e-6) {
-			v += d == 0;
-			continue;
-		}
-		double z = 0;
-		int reach = (int)ceil(5 * s) + 1;
-		for (int e = -reach; e <= reach; e++)
-			z += exp(-0.5 * e * e / (s * s));
-		v += exp(-0.5 * d * d / (s * s)) / z;
-	}
-	return v;
-}
-
-/* sigma of the bar's profile in img (the frame's bl columns); the RMS of
- * the fit's residual into *rms. NAN when the frame holds no bar. */
-static double bar_sigma(const fs_image *img, int bl, double *rms)
-{
-	int W = img->width, H = img->height, x0 = bl / 8 + bl * 3 / 16, x1 = bl / 8 + bl * 9 / 16;
-	double prof[PROF_ROWS];
-	*rms = NAN;
-	if (bl < 24 || x1 > W || H < 40)
-		return NAN;
-	for (int r = 0; r < PROF_ROWS; r++) {
-		int y = H - 32 + r;
-		double s = 0;
-		for (int x = x0; x < x1; x++)
-			s += img->data[(size_t)y * W + x];
-		prof[r] = s / (x1 - x0);
-	}
-	double best = INFINITY, bs = NAN;
-	for (int q = 0; q <= 600; q++) {
-		double s = 0.005 * q, m[PROF_ROWS], sm = 0, sv = 0, smm = 0, smv = 0;
-		for (int r = 0; r < PROF_ROWS; r++) {
-			m[r] = bar_model(H - 32 + r, H, s);
-			sm += m[r];
-			sv += prof[r];
-			smm += m[r] * m[r];
-			smv += m[r] * prof[r];
-		}
-		double den = PROF_ROWS * smm - sm * sm;
-		if (!(fabs(den) > 0))
-			continue;
-		double a = (PROF_ROWS * smv - sm * sv) / den, b = (sv - a * sm) / PROF_ROWS, e = 0;
-		for (int r = 0; r < PROF_ROWS; r++) {
-			double d = prof[r] - b - a * m[r];
-			e += d * d;
-		}
-		if (e < best) {
-			best = e;
-			bs = s;
-		}
-	}
-	*rms = sqrt(best / PROF_ROWS);
-	return bs;
-}
 
 int main(int argc, char **argv)
 {
@@ -135,14 +72,13 @@ int main(int argc, char **argv)
 			continue;
 		}
 		double msig = sim.tr.pitch >= 40 ? 1.0 : 0.5, r1, r2, s1, s2 = NAN;
-		int bl = o.black_left < o.width / 2 ? o.black_left : o.width / 2;
-		s1 = bar_sigma(sim.img, bl, &r1);
+		s1 = frame_bar_sigma(sim.img, &o, &r1);
 		fs_image *meas = NULL;
 		char err[256];
 		r2 = NAN;
 		if (!fs_detect_measure_image(sim.img, &sim.p, msig, &meas, err, sizeof err)) {
 			if (meas->width == sim.img->width && meas->height == sim.img->height)
-				s2 = bar_sigma(meas, bl, &r2);
+				s2 = frame_bar_sigma(meas, &o, &r2);
 			fs_image_free(meas);
 		}
 		/* the scan blur applies only where the image is reproduced

@@ -27,7 +27,7 @@
  *           rule's smoothing, the low-pass
  *   R_nom, W_nom  the base and band width read at nom
  *   bar     the scale bar's edge blur on the measurement image where the
- *           scene has a frame (bench_frame_edge_blur's fit): the
+ *           scene has a frame (frame_bar_sigma, bench_frame_edge_blur's): the
  *           reproduction's share only (the frame is drawn after the beam)
  *   f_meas  the formation fitted at the TRUE centres (fs_det_offset_fit),
  *           its templates' best blur on the measurement image's mean patch
@@ -67,6 +67,7 @@
 #include "analysis/preprocess.h"
 #include "image/image.h"
 #include "formation_blur.h"
+#include "frame_bar.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 
@@ -280,55 +281,6 @@ out:
 	free(xs);
 	free(ys);
 	free(rs);
-}
-
-/* bench_frame_edge_blur's bar fit on img (NAN without a frame) */
-static double bar_sigma(const fs_image *img, int bl)
-{
-	int W = img->width, H = img->height, x0 = bl / 8 + bl * 3 / 16, x1 = bl / 8 + bl * 9 / 16;
-	enum { PR = 20 };
-	double prof[PR];
-	if (bl < 24 || x1 > W || H < 40)
-		return NAN;
-	for (int r = 0; r < PR; r++) {
-		int y = H - 32 + r;
-		double s = 0;
-		for (int x = x0; x < x1; x++)
-			s += img->data[(size_t)y * W + x];
-		prof[r] = s / (x1 - x0);
-	}
-	double best = INFINITY, bs = NAN;
-	for (int q = 1; q <= 600; q++) {
-		double s = 0.005 * q, m[PR], sm = 0, sv = 0, smm = 0, smv = 0;
-		int reach = (int)ceil(5 * s) + 1;
-		double z = 0;
-		for (int e = -reach; e <= reach; e++)
-			z += exp(-0.5 * e * e / (s * s));
-		for (int r = 0; r < PR; r++) {
-			m[r] = 0;
-			for (int i = H - 24; i < H - 20; i++) {
-				int d = H - 32 + r - i;
-				m[r] += exp(-0.5 * d * d / (s * s)) / z;
-			}
-			sm += m[r];
-			sv += prof[r];
-			smm += m[r] * m[r];
-			smv += m[r] * prof[r];
-		}
-		double den = PR * smm - sm * sm;
-		if (!(fabs(den) > 0))
-			continue;
-		double a = (PR * smv - sm * sv) / den, b = (sv - a * sm) / PR, e = 0;
-		for (int r = 0; r < PR; r++) {
-			double d = prof[r] - b - a * m[r];
-			e += d * d;
-		}
-		if (e < best) {
-			best = e;
-			bs = s;
-		}
-	}
-	return bs;
 }
 
 static fit_tab tab;
@@ -615,8 +567,8 @@ static int run(int k, unsigned seed_add, reading *out, double *nominal)
 		fit_at(&tab, v, out->f_tot, &out->R_form, &W);
 	if (isfinite(out->f_lp))
 		fit_at(&tab, v, out->f_lp, &out->R_lp, &W);
-	int bl = o.black_left < o.width / 2 ? o.black_left : o.width / 2;
-	out->bar = bar_sigma(meas, bl);
+	/* (NAN without a frame) */
+	out->bar = frame_bar_sigma(meas, &o, NULL);
 	/* the post-screen blur: the coverage box, the reproduction as the
 	 * frame reads it (its nominal without a frame), the low-pass */
 	double repro = isfinite(out->bar) ? out->bar : sqrt((scanned ? o.scan_blur * o.scan_blur : 0) + msig * msig);
