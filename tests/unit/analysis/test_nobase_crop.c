@@ -127,6 +127,28 @@ static void crops_agree(const char *path, const char *name, size_t min_n)
 		assert_int_equal(verdict[k], verdict[0]);
 }
 
+/* The figure at path cropped by its first column (+1+0) and measured in
+ * 64-px tiles, so the crop's verdict is checked on the tiled path too:
+ * how many the dome rule sizes, of *n found (printed under name). */
+static size_t sized_crop_tiled(const char *path, const char *name, size_t *n)
+{
+	char err[256];
+	fs_loaded L;
+	assert_int_equal(fs_load_file(path, NULL, &L, err, sizeof err), 0);
+	fs_rect r = {1, 0, L.image->width - 1, L.image->height};
+	fs_image *c = fs_image_crop(L.image, r, NULL, err, sizeof err);
+	assert_non_null(c);
+	int tile, threads;
+	fs_detect_get_tiling(&tile, &threads);
+	fs_detect_set_tiling(64, 2);
+	size_t m = sized_by_dome_rule(c, n, NULL);
+	fs_detect_set_tiling(tile, threads);
+	print_message("%s +1+0 in 64-px tiles: %zu tubercles, %zu sized\n", name, *n, m);
+	fs_image_free(c);
+	fs_loaded_free(&L);
+	return m;
+}
+
 static void crop_keeps_the_whole_figures_verdict(void **state)
 {
 	(void)state;
@@ -147,22 +169,9 @@ static void no_templates_keep_the_verdict(void **state)
 {
 	(void)state;
 	crops_agree(FIG6, "P1 Fig6", 45);
-	char err[256];
-	fs_loaded L;
-	assert_int_equal(fs_load_file(FIG6, NULL, &L, err, sizeof err), 0);
-	fs_rect r = {1, 0, L.image->width - 1, L.image->height};
-	fs_image *c = fs_image_crop(L.image, r, NULL, err, sizeof err);
-	assert_non_null(c);
-	int tile, threads;
-	fs_detect_get_tiling(&tile, &threads);
-	fs_detect_set_tiling(64, 2);
-	size_t n, m = sized_by_dome_rule(c, &n, NULL);
-	fs_detect_set_tiling(tile, threads);
-	print_message("P1 Fig6 +1+0 in 64-px tiles: %zu tubercles, %zu sized\n", n, m);
+	size_t n, m = sized_crop_tiled(FIG6, "P1 Fig6", &n);
 	assert_true(n >= 45);
 	assert_int_equal(m, 0);
-	fs_image_free(c);
-	fs_loaded_free(&L);
 }
 
 /* the first pass's axis step refused where its move leaves the bases'
@@ -171,21 +180,8 @@ static void axis_move_off_the_domes_refused(void **state)
 {
 	(void)state;
 	crops_agree(PL1FIG1A, "P2 Pl1 Fig1a", 40);
-	char err[256];
-	fs_loaded L;
-	assert_int_equal(fs_load_file(PL1FIG1A, NULL, &L, err, sizeof err), 0);
-	fs_rect r = {1, 0, L.image->width - 1, L.image->height};
-	fs_image *c = fs_image_crop(L.image, r, NULL, err, sizeof err);
-	assert_non_null(c);
-	int tile, threads;
-	fs_detect_get_tiling(&tile, &threads);
-	fs_detect_set_tiling(64, 2);
-	size_t n, m = sized_by_dome_rule(c, &n, NULL);
-	fs_detect_set_tiling(tile, threads);
-	print_message("P2 Pl1 Fig1a +1+0 in 64-px tiles: %zu tubercles, %zu sized\n", n, m);
+	size_t n, m = sized_crop_tiled(PL1FIG1A, "P2 Pl1 Fig1a", &n);
 	assert_true(2 * m > n);
-	fs_image_free(c);
-	fs_loaded_free(&L);
 }
 
 /* a refit that turns the formation's azimuth round is undone (h40t):
