@@ -187,12 +187,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (sem_opts_args_add(&set_args, argv[i + 1])) {
-				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
-					argv[i + 1], SEM_OPTS_ARGS_MAX);
+			if (sem_opts_args_say(&set_args, argv[0], "--set", argv[++i]))
 				return 2;
-			}
-			i++;
 		} else if (!strcmp(argv[i], "--meas") && i + 1 < argc)
 			meas_sigma = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--r0") && i + 1 < argc)

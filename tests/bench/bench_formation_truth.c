@@ -1468,12 +1468,8 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--opt") && i + 1 < argc) {
-			if (sem_opts_args_add(&set_args, argv[i + 1])) {
-				fprintf(stderr, "%s: --opt %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
-					argv[i + 1], SEM_OPTS_ARGS_MAX);
+			if (sem_opts_args_say(&set_args, argv[0], "--opt", argv[++i]))
 				return 2;
-			}
-			i++;
 		} else if (!strcmp(argv[i], "--no-shadow"))
 			no_shadow = 1;
 		else if (!strcmp(argv[i], "--no-edge"))

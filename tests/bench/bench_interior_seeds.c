@@ -153,12 +153,8 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else if (!strcmp(argv[a], "--set") && a + 1 < argc) {
-			if (sem_opts_args_add(&set_args, argv[a + 1])) {
-				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
-					argv[a + 1], SEM_OPTS_ARGS_MAX);
+			if (sem_opts_args_say(&set_args, argv[0], "--set", argv[++a]))
 				return 2;
-			}
-			a++;
 		} else {
 			int i = atoi(argv[a]);
 			if (i < 0 || i >= SEM_INTERIOR_SCENES || npick >= SEM_INTERIOR_SCENES) {

@@ -832,12 +832,8 @@ int main(int argc, char **argv)
 			dx = -1;
 		}
 		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (sem_opts_args_add(&set_args, argv[i + 1])) {
-				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
-					argv[i + 1], SEM_OPTS_ARGS_MAX);
+			if (sem_opts_args_say(&set_args, argv[0], "--set", argv[++i]))
 				return 2;
-			}
-			i++;
 		} else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (listed < 64 && argv[i][0] == 'i' && atoi(argv[i] + 1) >= 0 &&

@@ -2,6 +2,7 @@
 #include "sem_opts_keys.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,14 @@ int sem_opts_args_add(sem_opts_args *a, const char *kv)
 		return -1;
 	a->kv[a->n++] = kv;
 	return 0;
+}
+
+int sem_opts_args_say(sem_opts_args *a, const char *prog, const char *opt, const char *kv)
+{
+	if (!sem_opts_args_add(a, kv))
+		return 0;
+	fprintf(stderr, "%s: %s %s: no such key (sem_opts_keys.h) or more than %d\n", prog, opt, kv, SEM_OPTS_ARGS_MAX);
+	return -1;
 }
 
 void sem_opts_args_apply(const sem_opts_args *a, sem_opts *o)

@@ -45,6 +45,11 @@ typedef struct {
 /* 0, or -1 when kv is not a key (sem_opts_set_key) or the list is full
  * (a unchanged). */
 int sem_opts_args_add(sem_opts_args *a, const char *kv);
+/* sem_opts_args_add for a bench's command line: on refusal it says so on
+ * stderr ("PROG: OPT KV: no such key ... or more than N"), so every bench
+ * refuses a mistyped key in the same words without its own copy of the
+ * message; the bench then exits 2. 0, or -1 (a unchanged). */
+int sem_opts_args_say(sem_opts_args *a, const char *prog, const char *opt, const char *kv);
 /* Every item of a set on o, in the order given. */
 void sem_opts_args_apply(const sem_opts_args *a, sem_opts *o);
 
