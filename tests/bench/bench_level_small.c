@@ -465,6 +465,50 @@ static size_t calib_centres(const sem_truth *t, const fs_tubercle_list *l, const
 	return n;
 }
 
+/* The two sets of centres --calibrate, --extrap-calib and --blur-read read
+ * about (calib_centres): the TRUE ones with the true radii (xs, ys, rs;
+ * n) and the rule's matched ones with its radii (xr, yr, rr; nr), t->n
+ * slots each, and fill the true centres' mean D over the pitch (the fill
+ * every formation there is built at). Owned by the struct
+ * (centre_sets_free). */
+typedef struct {
+	double *xs, *ys, *rs, *xr, *yr, *rr;
+	size_t n, nr;
+	double fill;
+} centre_sets;
+
+static void centre_sets_free(centre_sets *c)
+{
+	free(c->xs);
+	free(c->ys);
+	free(c->rs);
+	free(c->xr);
+	free(c->yr);
+	free(c->rr);
+}
+
+/* 0, or -1 out of memory (nothing kept) */
+static int centre_sets_make(centre_sets *c, const sem_truth *t, const fs_tubercle_list *l, const int *mtru)
+{
+	c->xs = malloc(t->n * sizeof *c->xs);
+	c->ys = malloc(t->n * sizeof *c->ys);
+	c->rs = malloc(t->n * sizeof *c->rs);
+	c->xr = malloc(t->n * sizeof *c->xr);
+	c->yr = malloc(t->n * sizeof *c->yr);
+	c->rr = malloc(t->n * sizeof *c->rr);
+	if (!c->xs || !c->ys || !c->rs || !c->xr || !c->yr || !c->rr) {
+		centre_sets_free(c);
+		return -1;
+	}
+	c->n = calib_centres(t, l, mtru, 0, c->xs, c->ys, c->rs);
+	c->nr = calib_centres(t, l, mtru, 1, c->xr, c->yr, c->rr);
+	double dsum = 0;
+	for (size_t j = 0; j < c->n; j++)
+		dsum += 2 * c->rs[j];
+	c->fill = dsum / c->n / t->pitch;
+	return 0;
+}
+
 static void calib_line(const char *label, const fs_image *meas, const fs_dome_fit *f, const double *xs,
 		       const double *ys, size_t n, double fill, double r0, double r1, double rd)
 {
@@ -492,16 +536,14 @@ static void calib_line(const char *label, const fs_image *meas, const fs_dome_fi
 static void calib_print(const fs_image *meas, const sem_opts *o, const sem_truth *t, const fs_tubercle_list *l,
 			const int *mtru, double msig, double rd)
 {
-	double *xs = malloc(t->n * sizeof *xs), *ys = malloc(t->n * sizeof *ys), *rs = malloc(t->n * sizeof *rs);
-	double *xr = malloc(t->n * sizeof *xr), *yr = malloc(t->n * sizeof *yr), *rr = malloc(t->n * sizeof *rr);
-	if (!xs || !ys || !rs || !xr || !yr || !rr)
-		goto out;
-	double dsum = 0, mr = REACH * t->pitch, r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
+	centre_sets c;
+	if (centre_sets_make(&c, t, l, mtru))
+		return;
+	double *xs = c.xs, *ys = c.ys, *rs = c.rs, *xr = c.xr, *yr = c.yr, *rr = c.rr;
+	size_t n = c.n, nr = c.nr;
+	double fill = c.fill;
+	double mr = REACH * t->pitch, r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
 	double blur = sqrt(o->beam_blur * o->beam_blur + msig * msig);
-	size_t n = calib_centres(t, l, mtru, 0, xs, ys, rs), nr = calib_centres(t, l, mtru, 1, xr, yr, rr);
-	for (size_t j = 0; j < n; j++)
-		dsum += 2 * rs[j];
-	double fill = dsum / n / t->pitch;
 	fs_det_offset or, ot;
 	int okr = !fs_det_offset_fit(meas, xr, yr, rr, nr, t->pitch, NULL, &or) && or.fitted;
 	int okt = !fs_det_offset_fit(meas, xs, ys, rs, n, t->pitch, NULL, &ot) && ot.fitted;
@@ -529,13 +571,7 @@ static void calib_print(const fs_image *meas, const sem_opts *o, const sem_truth
 		f.blur_px = best_blur(meas, &f, xs, ys, n, fill);
 		calib_line("t+bb", meas, &f, xs, ys, n, fill, r0, r1, rd);
 	}
-out:
-	free(xs);
-	free(ys);
-	free(rs);
-	free(xr);
-	free(yr);
-	free(rr);
+	centre_sets_free(&c);
 }
 
 
@@ -647,15 +683,13 @@ static int extrap_calib;
 static void extrap_print(const fs_image *meas, const sem_opts *o, const sem_truth *t, const fs_tubercle_list *l,
 			 const int *mtru, double msig)
 {
-	double *xs = malloc(t->n * sizeof *xs), *ys = malloc(t->n * sizeof *ys), *rs = malloc(t->n * sizeof *rs);
-	double *xr = malloc(t->n * sizeof *xr), *yr = malloc(t->n * sizeof *yr), *rr = malloc(t->n * sizeof *rr);
-	if (!xs || !ys || !rs || !xr || !yr || !rr)
-		goto out;
-	size_t n = calib_centres(t, l, mtru, 0, xs, ys, rs), nr = calib_centres(t, l, mtru, 1, xr, yr, rr);
-	double dsum = 0, mr = REACH * t->pitch;
-	for (size_t j = 0; j < n; j++)
-		dsum += 2 * rs[j];
-	double fill = dsum / n / t->pitch;
+	centre_sets c;
+	if (centre_sets_make(&c, t, l, mtru))
+		return;
+	double *xs = c.xs, *ys = c.ys, *rs = c.rs, *xr = c.xr, *yr = c.yr, *rr = c.rr;
+	size_t n = c.n, nr = c.nr;
+	double fill = c.fill;
+	double mr = REACH * t->pitch;
 	double v_img = image_var(o, msig);
 	extrap_sums e;
 	if (extrap_read(meas, xs, ys, rs, n, mr, &e) || !e.n)
@@ -717,12 +751,7 @@ static void extrap_print(const fs_image *meas, const sem_opts *o, const sem_trut
 			printf("  EXTRAP %-12s no reading on the render\n", lab);
 	}
 out:
-	free(xs);
-	free(ys);
-	free(rs);
-	free(xr);
-	free(yr);
-	free(rr);
+	centre_sets_free(&c);
 }
 
 /* --extrap-curve (h43i): the level's excess over the truth as a function
@@ -854,15 +883,16 @@ static int blur_read;
 static void blur_print(int k, const fs_image *meas, const sem_opts *o, const sem_truth *t, const fs_tubercle_list *l,
 		       const int *mtru, double msig)
 {
-	double *xs = malloc(t->n * sizeof *xs), *ys = malloc(t->n * sizeof *ys), *rs = malloc(t->n * sizeof *rs);
-	double *xr = malloc(t->n * sizeof *xr), *yr = malloc(t->n * sizeof *yr), *rr = malloc(t->n * sizeof *rr);
+	centre_sets c;
+	if (centre_sets_make(&c, t, l, mtru))
+		return;
+	double *xs = c.xs, *ys = c.ys, *rs = c.rs, *xr = c.xr, *yr = c.yr, *rr = c.rr;
+	size_t n = c.n, nr = c.nr;
 	double *xo = malloc(t->n * sizeof *xo), *yo = malloc(t->n * sizeof *yo);
-	if (!xs || !ys || !rs || !xr || !yr || !rr || !xo || !yo)
+	if (!xo || !yo)
 		goto out;
-	double dsum = 0, ox = 0, oy = 0, sc2 = 0;
-	size_t n = calib_centres(t, l, mtru, 0, xs, ys, rs), nr = calib_centres(t, l, mtru, 1, xr, yr, rr), nm = 0;
-	for (size_t j = 0; j < n; j++)
-		dsum += 2 * rs[j];
+	double ox = 0, oy = 0, sc2 = 0;
+	size_t nm = 0;
 	for (size_t j = 0; j < t->n; j++)
 		if (t->inside[j] && mtru[j] >= 0) {
 			ox += l->items[mtru[j]].centroid_x - t->x[j];
@@ -883,7 +913,7 @@ static void blur_print(int k, const fs_image *meas, const sem_opts *o, const sem
 		xo[j] = xs[j] + ox;
 		yo[j] = ys[j] + oy;
 	}
-	double fill = dsum / n / t->pitch, az = o->det_azimuth;
+	double fill = c.fill, az = o->det_azimuth;
 	double along = ox * cos(az) + oy * sin(az), across = -ox * sin(az) + oy * cos(az);
 	double nominal = sqrt(o->beam_blur * o->beam_blur + msig * msig);
 	/* blur 0: fine_blur sets its own; joint_blur's first grid (m@rule+move)
@@ -920,12 +950,7 @@ static void blur_print(int k, const fs_image *meas, const sem_opts *o, const sem
 	       k, nominal, along, across, sqrt(sc2 / nm), b[0], b[1], b[2], b[3], b[4], b[5], b[6], mi[0], mi[1],
 	       mi[2], mi[3], mi[4], mi[5], mi[6], okt ? ot.fit.blur_px : NAN, okr ? or.fit.blur_px : NAN);
 out:
-	free(xs);
-	free(ys);
-	free(rs);
-	free(xr);
-	free(yr);
-	free(rr);
+	centre_sets_free(&c);
 	free(xo);
 	free(yo);
 }
