@@ -37,7 +37,21 @@
  * 2 x 2 sub-samples a sample then span 1.5 x 16 / G px, so a finer grid
  * asks whether se_render's sub-sampling matters).
  *
- * Usage: bench_blur_kernel [--seed-add N] [--set KEY=VALUE]... [--grid G] [SCENE...];
+ * Each line also gives the centres' sub-pixel phases' first Fourier
+ * coefficient along x and y (0 when the phases are spread evenly, as the
+ * tent assumes; the lattice at angle 0 with 0.32-px jitter is not).
+ *
+ * --edge-px CAP: the edge part clipped at CAP per image px (the
+ * simulator's is 1.5) as h40b's se_phys_edge_px makes it; se_render clips
+ * per grid unit, 1.5 per px only at --grid 24 on a pitch of 16 px, so a
+ * finer grid without this changes the edge's clip as well.
+ *
+ * --down K (odd): each grid sample the mean of K x K samples of a grid K
+ * times finer (the cell integrated finely; se_render's own 2 x 2
+ * sub-samples then sit within each fine sample): whether the grid's
+ * spacing or its samples' integration is what a coarse grid gets wrong.
+ *
+ * Usage: bench_blur_kernel [--seed-add N] [--set KEY=VALUE]... [--grid G] [--edge-px CAP] [--down K] [SCENE...];
  * default the 4-px corner scenes A (2 6 18 22) and E (0 4 16 20). Prints
  * one line per scene: the blur read through each kernel and its misfit
  * share. About 1 s of CPU a scene with SEM_SCENE_CACHE.
@@ -48,12 +62,20 @@
 #include <string.h>
 
 #include "analysis/se_render.h"
+#include "se_model_physical.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 
 /* se_render's grid a pitch: the rule's templates' (dome_base_fit.c's
  * RENDER_G) unless --grid says otherwise */
 static int RENDER_G = 24;
+/* --edge-px CAP: the edge part's convexity clipped per image px (the
+ * simulator's 1.5) instead of se_render's per grid unit, which is 1.5 per
+ * px only at 24 samples a pitch of 16 px (h40b's se_phys_edge_px) */
+static double edge_px;
+/* --down K (odd): each grid sample the mean of K x K samples of a grid K
+ * times finer, i.e. the cell integrated finely on the same grid */
+static int down = 1;
 #define NCOMP FS_SE_NCOMP
 #define SUB 8 /* a kernel's quadrature points per px */
 
@@ -294,7 +316,7 @@ static int run_scene(int k, unsigned seed_add)
 	/* the mean patch about every true centre inside, read bilinearly as
 	 * the rule's sample_obs reads it */
 	size_t used = 0;
-	double dsum = 0;
+	double dsum = 0, cx1 = 0, cy1 = 0;
 	int W = img->width, H = img->height;
 	for (size_t j = 0; j < t->n; j++) {
 		double x = t->x[j], y = t->y[j];
@@ -308,6 +330,11 @@ static int run_scene(int k, unsigned seed_add)
 			m.mean[i] += (1 - fy) * ((1 - fx) * p[0] + fx * p[1]) + fy * ((1 - fx) * p[W] + fx * p[W + 1]);
 		}
 		dsum += t->d[j];
+		/* the centres' sub-pixel phases: the tent stands for their
+		 * bilinear reads only where the phases are spread evenly (their
+		 * first Fourier coefficient near 0) */
+		cx1 += cos(2 * M_PI * (x - floor(x)));
+		cy1 += cos(2 * M_PI * (y - floor(y)));
 		used++;
 	}
 	if (used < 8)
@@ -328,6 +355,34 @@ static int run_scene(int k, unsigned seed_add)
 	if (fs_se_render(&g, RENDER_G, m.sh, reach, &m.fld))
 		goto out;
 	fs_se_shadow(&m.fld, o.det_azimuth, o.det_elevation);
+	if (edge_px > 0 && se_phys_edge_px(&g, RENDER_G, m.sh, pitch / RENDER_G, edge_px, m.fld.c[FS_SE_EDGE]))
+		goto out;
+	if (down > 1) {
+		/* the same window on a grid down times finer, its cells averaged */
+		fs_se_field ff;
+		memset(&ff, 0, sizeof ff);
+		int fh = m.sh * down + down / 2, fw = 2 * fh + 1, cw = 2 * m.sh + 1;
+		int bad = fs_se_render(&g, RENDER_G * down, fh, reach * down, &ff);
+		if (!bad) {
+			fs_se_shadow(&ff, o.det_azimuth, o.det_elevation);
+			if (edge_px > 0)
+				bad = se_phys_edge_px(&g, RENDER_G * down, fh, pitch / (RENDER_G * down), edge_px,
+						      ff.c[FS_SE_EDGE]);
+		}
+		for (int j = 0; !bad && j < NCOMP; j++)
+			for (int y = 0; y < cw; y++)
+				for (int x = 0; x < cw; x++) {
+					double a = 0;
+					for (int b = -(down / 2); b <= down / 2; b++)
+						for (int c = -(down / 2); c <= down / 2; c++)
+							a += ff.c[j][(size_t)(y * down + down / 2 + b) * fw +
+								     (x * down + down / 2 + c)];
+					m.fld.c[j][(size_t)y * cw + x] = (float)(a / (down * down));
+				}
+		fs_se_field_free(&ff);
+		if (bad)
+			goto out;
+	}
 	size_t nw = (size_t)(2 * m.sh + 1) * (2 * m.sh + 1);
 	m.tmp = malloc(nw * sizeof *m.tmp);
 	m.bl = malloc(nw * sizeof *m.bl);
@@ -336,8 +391,9 @@ static int run_scene(int k, unsigned seed_add)
 			goto out;
 	if (!m.tmp || !m.bl)
 		goto out;
-	printf("%-3d %s h/R %.2f az %3.0f fill %.3f (%zu domes):", k, o.profile > 1.5 ? "flat" : "sph ", o.h_over_r,
-	       o.det_azimuth * 180 / M_PI, fill, used);
+	printf("%-3d %s h/R %.2f az %3.0f fill %.3f (%zu domes, phase c1 %+.2f %+.2f):", k,
+	       o.profile > 1.5 ? "flat" : "sph ", o.h_over_r, o.det_azimuth * 180 / M_PI, fill, used, cx1 / used,
+	       cy1 / used);
 	for (int kind = 0; kind < K_N; kind++) {
 		double mis, s = read_blur(&m, kind, &mis);
 		printf(" | %s %.3f (%.5f)", KNAME[kind], s, mis);
@@ -373,6 +429,10 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(argv[i], "--grid") && i + 1 < argc)
 			RENDER_G = atoi(argv[++i]) >= 8 ? atoi(argv[i]) : 24;
+		else if (!strcmp(argv[i], "--down") && i + 1 < argc)
+			down = atoi(argv[++i]) >= 1 ? atoi(argv[i]) | 1 : 1;
+		else if (!strcmp(argv[i], "--edge-px") && i + 1 < argc)
+			edge_px = atof(argv[++i]);
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
@@ -382,8 +442,9 @@ int main(int argc, char **argv)
 			scenes[ns++] = def[i];
 	}
 	printf("the blur (px) the mean patch about the TRUE centres reads through se_render's components of the "
-	       "simulator's geometry and each sampling kernel (misfit share); render grid %d a pitch; seeds +%u\n",
-	       RENDER_G, seed_add);
+	       "simulator's geometry and each sampling kernel (misfit share); render grid %d a pitch (cells of %d x %d); edge "
+	       "clip %s; seeds +%u\n",
+	       RENDER_G, down, down, edge_px > 0 ? "per px" : "se_render's", seed_add);
 	int bad = 0;
 	for (int i = 0; i < ns; i++)
 		bad |= run_scene(scenes[i], seed_add) != 0;
