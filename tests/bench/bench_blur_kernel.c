@@ -51,7 +51,15 @@
  * sub-samples then sit within each fine sample): whether the grid's
  * spacing or its samples' integration is what a coarse grid gets wrong.
  *
- * Usage: bench_blur_kernel [--seed-add N] [--set KEY=VALUE]... [--grid G] [--edge-px CAP] [--down K] [SCENE...];
+ * --calibrate: h42a's calibration of the level reader with this model: a
+ * "CALIB" line with the level read from the TRUE centres on detection's
+ * measurement image (% of the true mean D), and the same times the
+ * factor of the model's own rendered dome (a pixel image: box, not
+ * tent; then the measurement smoothing), with the beam read through
+ * box+tent and with the simulator's true beam.
+ *
+ * Usage: bench_blur_kernel [--seed-add N] [--set KEY=VALUE]... [--grid G] [--edge-px CAP] [--down K]
+ * [--calibrate] [SCENE...];
  * default the 4-px corner scenes A (2 6 18 22) and E (0 4 16 20). Prints
  * one line per scene: the blur read through each kernel and its misfit
  * share. About 1 s of CPU a scene with SEM_SCENE_CACHE.
@@ -61,6 +69,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/detect_methods.h"
+#include "analysis/dome_measure.h"
+#include "analysis/preprocess.h"
 #include "analysis/se_render.h"
 #include "se_model_physical.h"
 #include "sem_opts_keys.h"
@@ -76,6 +87,7 @@ static double edge_px;
 /* --down K (odd): each grid sample the mean of K x K samples of a grid K
  * times finer, i.e. the cell integrated finely on the same grid */
 static int down = 1;
+static int calibrate;
 #define NCOMP FS_SE_NCOMP
 #define SUB 8 /* a kernel's quadrature points per px */
 
@@ -160,19 +172,22 @@ static void blur_grid(const float *src, int h, double sigma, float *tmp, float *
 
 /* Least squares of y on the columns c (nc of np) and a constant; the
  * residual sum of squares. Columns with no variation are left out. */
-static double lsq_rss(float *const *c, int nc, size_t np, const double *y)
+static double lsq_rss(float *const *c, int nc, size_t np, const double *y, double *wout)
 {
 	double A[NCOMP + 1][NCOMP + 2];
 	int use[NCOMP + 1], m = 0;
 	const float *col[NCOMP + 1];
+	int idx[NCOMP + 1];
 	for (int j = 0; j < nc; j++) {
 		double s = 0, s2 = 0;
 		for (size_t i = 0; i < np; i++) {
 			s += c[j][i];
 			s2 += (double)c[j][i] * c[j][i];
 		}
-		if (s2 - s * s / np > 1e-12 * np)
+		if (s2 - s * s / np > 1e-12 * np) {
+			idx[m] = j;
 			col[m++] = c[j];
+		}
 	}
 	(void)use;
 	int n1 = m + 1;
@@ -214,6 +229,13 @@ static double lsq_rss(float *const *c, int nc, size_t np, const double *y)
 			s -= A[p][q] * wv[q];
 		wv[p] = s / A[p][p];
 	}
+	if (wout) {
+		for (int j = 0; j <= nc; j++)
+			wout[j] = 0;
+		for (int j = 0; j < m; j++)
+			wout[idx[j]] = wv[j];
+		wout[nc] = wv[m];
+	}
 	double rss = 0;
 	for (size_t i = 0; i < np; i++) {
 		double v = wv[m] - y[i];
@@ -234,6 +256,7 @@ typedef struct model {
 	double vv;       /* its sum of squares about its mean */
 	float *tmp, *bl; /* a blurred component */
 	float *cs[NCOMP];
+	double w[NCOMP + 1]; /* the last misfit's weights, the constant last */
 } model;
 
 /* The misfit share of the mean patch against the components blurred by
@@ -253,7 +276,7 @@ static double misfit(model *m, double sigma, int kind)
 			m->cs[j][i] = (float)v;
 		}
 	}
-	return lsq_rss(m->cs, NCOMP, m->np, m->mean) / m->vv;
+	return lsq_rss(m->cs, NCOMP, m->np, m->mean, m->w) / m->vv;
 }
 
 /* The sigma (px) of least misfit through kind: 0.30-1.40 in 0.02 steps,
@@ -277,6 +300,74 @@ static double read_blur(model *m, int kind, double *mis)
 			s += 0.01 * (a - c) / den;
 	}
 	return s;
+}
+
+/* --calibrate: h42a's calibration with this model. The lattice about one
+ * site rendered as a pixel image (the components mixed with the weights
+ * m->w solved at blur sigma, blurred by sigma, each pixel its box) at four
+ * sub-pixel phases, smoothed as detection's measurement image is
+ * (msig), and read by the level's reader from the site: the true base
+ * radius over the mean reading is the factor. NAN when a read fails. */
+static double calib_factor(model *m, const fs_se_geom *g, const sem_opts *o, double pitch, double sigma, double msig,
+			   double r0, double r1)
+{
+	int S = 2 * (int)ceil(1.5 * pitch), shc = (int)ceil((0.75 * S + 2 + 4 * 1.4) * m->g2p) + 2;
+	int reach = (int)ceil(0.5 * RENDER_G * o->h_over_r / tan(o->det_elevation)) + 1;
+	size_t nw = (size_t)(2 * shc + 1) * (2 * shc + 1);
+	fs_se_field fc;
+	memset(&fc, 0, sizeof fc);
+	float *tmp = malloc(nw * sizeof *tmp), *bl = malloc(nw * sizeof *bl);
+	fs_image *img[4] = {NULL};
+	double res = NAN, off[3 * SUB], w[3 * SUB], sum = 0;
+	int nk = kernel_1d(K_BOX, off, w), got = 0;
+	if (!tmp || !bl || fs_se_render(g, RENDER_G, shc, reach, &fc))
+		goto out;
+	fs_se_shadow(&fc, o->det_azimuth, o->det_elevation);
+	if (edge_px > 0 && se_phys_edge_px(g, RENDER_G, shc, pitch / RENDER_G, edge_px, fc.c[FS_SE_EDGE]))
+		goto out;
+	for (int ph = 0; ph < 4; ph++) {
+		if (!(img[ph] = fs_image_new(S, S)))
+			goto out;
+		for (int i = 0; i < S * S; i++)
+			img[ph]->data[i] = (float)m->w[NCOMP];
+	}
+	for (int j = 0; j < NCOMP; j++) {
+		if (m->w[j] == 0)
+			continue;
+		blur_grid(fc.c[j], shc, sigma * m->g2p, tmp, bl);
+		for (int ph = 0; ph < 4; ph++) {
+			double cx = 0.5 * S + 0.5 * (ph & 1), cy = 0.5 * S + 0.5 * (ph >> 1);
+			for (int y = 0; y < S; y++)
+				for (int x = 0; x < S; x++) {
+					double v = 0;
+					for (int b = 0; b < nk; b++)
+						for (int a = 0; a < nk; a++)
+							v += w[a] * w[b] *
+							     grid_at(bl, shc, (x - cx + off[a]) * m->g2p, (y - cy + off[b]) * m->g2p);
+					img[ph]->data[(size_t)y * S + x] += (float)(m->w[j] * v);
+				}
+		}
+	}
+	char err[128];
+	for (int ph = 0; ph < 4; ph++) {
+		double cx = 0.5 * S + 0.5 * (ph & 1), cy = 0.5 * S + 0.5 * (ph >> 1);
+		fs_dome_base_trace tr;
+		if (fs_gaussian_blur(img[ph], msig, err, sizeof err))
+			goto out;
+		if (!fs_dome_measure_base_trace(img[ph], cx, cy, r0, r1, &tr) && tr.radius > 0) {
+			sum += tr.radius;
+			got++;
+		}
+	}
+	if (got == 4)
+		res = 0.5 * g->fill * RENDER_G / m->g2p / (sum / 4);
+out:
+	for (int ph = 0; ph < 4; ph++)
+		fs_image_free(img[ph]);
+	fs_se_field_free(&fc);
+	free(tmp);
+	free(bl);
+	return res;
 }
 
 static sem_opts_args set_args;
@@ -399,6 +490,34 @@ static int run_scene(int k, unsigned seed_add)
 		printf(" | %s %.3f (%.5f)", KNAME[kind], s, mis);
 	}
 	printf("\n");
+	if (calibrate) {
+		/* the level read from the TRUE centres on detection's
+		 * measurement image, as bench_level_small's "true" reading */
+		double msig = pitch >= 40 ? 1.0 : 0.5, mr = 0.6 * pitch, r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
+		fs_image *meas = NULL;
+		char err[128];
+		double sr = 0, sd = 0;
+		if (!fs_detect_measure_image(img, &sim.p, msig, &meas, err, sizeof err)) {
+			for (size_t j = 0; j < t->n; j++) {
+				fs_dome_base_trace tr;
+				if (!sem_counted(t, t->x[j], t->y[j]) ||
+				    fs_dome_measure_base_trace(meas, t->x[j], t->y[j], r0, r1, &tr) || !isfinite(tr.radius))
+					continue;
+				sr += 2 * tr.radius;
+				sd += t->d[j];
+			}
+			fs_image_free(meas);
+		}
+		double rd = sd > 0 ? 100 * (sr - sd) / sd : NAN, beam = sqrt(fmax(0, o.beam_blur * o.beam_blur - 1.0 / 12));
+		double mis, sb = read_blur(&m, K_BT, &mis);
+		misfit(&m, sb, K_BT); /* the weights at the read blur */
+		double fr = calib_factor(&m, &g, &o, pitch, sb, msig, r0, r1);
+		misfit(&m, beam, K_BT);
+		double ft = calib_factor(&m, &g, &o, pitch, beam, msig, r0, r1);
+		printf("CALIB %-3d true-centre reading %+6.2f %% | read beam %.3f: factor %.4f -> %+6.2f %% | true beam %.3f: "
+		       "factor %.4f -> %+6.2f %%\n",
+		       k, rd, sb, fr, 100 * ((1 + rd / 100) * fr - 1), beam, ft, 100 * ((1 + rd / 100) * ft - 1));
+	}
 	rc = 0;
 out:
 	fs_se_field_free(&m.fld);
@@ -429,6 +548,8 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(argv[i], "--grid") && i + 1 < argc)
 			RENDER_G = atoi(argv[++i]) >= 8 ? atoi(argv[i]) : 24;
+		else if (!strcmp(argv[i], "--calibrate"))
+			calibrate = 1;
 		else if (!strcmp(argv[i], "--down") && i + 1 < argc)
 			down = atoi(argv[++i]) >= 1 ? atoi(argv[i]) | 1 : 1;
 		else if (!strcmp(argv[i], "--edge-px") && i + 1 < argc)
