@@ -28,14 +28,16 @@
  * box+tent the Gaussian stands for the beam's spot alone: the simulator
  * draws sqrt(beam^2 - 1/12) (0.746 px at its default 0.8) on top of the
  * box, so a forward model that is the image's formation reads 0.746 on
- * every scene; what a scene reads beyond that is the formation's misfit.
+ * every scene, less the share of se_render's own 2 x 2 sub-samples
+ * (0.0625 (pitch / G)^2 px^2: 0.727 at G 24, 0.744 at 64 on a pitch of
+ * 16 px); what a scene reads beyond that is the model's misfit.
  * --set KEY=VALUE (sem_opts_keys.h) switches the simulator's pieces (the
  * continuous beam, beamc=1, is the physical spot; the default samples
  * the Gaussian on the pixel lattice, h40a).
  *
  * --grid G: se_render's samples a pitch (default 24, the templates'; its
- * 2 x 2 sub-samples a sample then span 1.5 x 16 / G px, so a finer grid
- * asks whether se_render's sub-sampling matters).
+ * 2 x 2 sub-samples a sample lie pitch / 2G px apart, so a finer grid
+ * asks whether the grid's spacing and sub-sampling matter).
  *
  * Each line also gives the centres' sub-pixel phases' first Fourier
  * coefficient along x and y (0 when the phases are spread evenly, as the
@@ -175,7 +177,7 @@ static void blur_grid(const float *src, int h, double sigma, float *tmp, float *
 static double lsq_rss(float *const *c, int nc, size_t np, const double *y, double *wout)
 {
 	double A[NCOMP + 1][NCOMP + 2];
-	int use[NCOMP + 1], m = 0;
+	int m = 0;
 	const float *col[NCOMP + 1];
 	int idx[NCOMP + 1];
 	for (int j = 0; j < nc; j++) {
@@ -189,7 +191,6 @@ static double lsq_rss(float *const *c, int nc, size_t np, const double *y, doubl
 			col[m++] = c[j];
 		}
 	}
-	(void)use;
 	int n1 = m + 1;
 	memset(A, 0, sizeof A);
 	for (size_t i = 0; i < np; i++) {
