@@ -65,12 +65,17 @@
  * the blur added to the measurement image (E = 0.5 .. 1.414 px), with the
  * slopes and the extrapolations to no blur they give (curve_print).
  * About 0.3 s of CPU a pitch-16 scene more.
+ * --blur-true (h43b): a line "BTRUE" with --blur-read's readings about
+ * the TRUE centres alone (t@true, m@true) and their misfits, about a
+ * tenth of its cost: the forward model's difference from the image's
+ * formation, with --set switching the simulator's pieces off.
  * --set KEY=VALUE (repeatable, sem_opts_keys.h): a simulator option on
  * every scene after its seed (h41b switched the edge, the secant yield and
  * the detector's strength off one at a time).
  *
  * Usage: bench_level_small [--seed-add N] [--set KEY=VALUE]... [--annulus |
- * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [--extrap-calib] [--extrap-curve] [SCENE...]; default the unscreened
+ * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [--blur-true]
+ * [--extrap-calib] [--extrap-curve] [SCENE...]; default the unscreened
  * fill-0.25 pitch-16 corner scenes (A: 2 6 18 22, E: 0 4 16 20) and B1 (1
  * 3 5 7 17 19 21 23). About 0.15 s of CPU a scene with SEM_SCENE_CACHE.
  */
@@ -955,6 +960,168 @@ out:
 	free(yo);
 }
 
+/* The mean patch's residual share against template values v (npts, its
+ * own gain and offset fitted). */
+static double share_misfit(const double *mean, const float *v, size_t np)
+{
+	double mm = 0, vm = 0, vv = 0, tt = 0, tv = 0;
+	for (size_t i = 0; i < np; i++) {
+		mm += mean[i];
+		vm += v[i];
+	}
+	mm /= np;
+	vm /= np;
+	for (size_t i = 0; i < np; i++) {
+		vv += (mean[i] - mm) * (mean[i] - mm);
+		tt += (v[i] - vm) * (v[i] - vm);
+		tv += (v[i] - vm) * (mean[i] - mm);
+	}
+	return vv > 0 ? (vv - (tt > 0 ? tv * tv / tt : 0)) / vv : NAN;
+}
+
+/* --blur-true (h43b): two misfits at blur bl that do not step with the
+ * templates' fill grid (5 % of D apart, which tpl_misfit's best over the
+ * fills turns into steps of the blur read on 4-px domes): *at_fill the
+ * template rendered at exactly fill (fs_dome_tpl_render with the
+ * build's weights) against the mean patch, *cont the parabola's vertex
+ * through the best fill's residual and its two neighbours' (the fill
+ * free and continuous). */
+static int pick_off; /* builds whose mixing weights were solved at another fill than the given one */
+
+static void fill_misfits(const fs_image *meas, const fs_dome_fit *f0, double bl, const double *xs, const double *ys,
+			 size_t n, double fill, double *at_fill, double *cont)
+{
+	fs_dome_fit f = *f0;
+	f.blur_px = bl;
+	*at_fill = *cont = NAN;
+	fs_dome_tpl tpl;
+	char err[128];
+	if (fs_dome_tpl_build(meas, &f, fill, xs, ys, n, &tpl, err, sizeof err))
+		return;
+	size_t np = tpl.npts;
+	/* the weights are solved at the coarse step's best fill, the centre
+	 * of the fine grid: at the given fill only when that is it */
+	pick_off += !(tpl.nk == FS_DOME_TPL_NFILL && fabs(tpl.fill[FS_DOME_TPL_NFILL / 2] - fill) < 1e-9 * fill);
+	double r[FS_DOME_TPL_NFILL] = {0};
+	int kb = 0;
+	for (int k = 0; k < tpl.nk; k++) {
+		r[k] = share_misfit(tpl.mean, tpl.t + (size_t)k * np, np);
+		if (r[k] < r[kb])
+			kb = k;
+	}
+	*cont = r[kb];
+	if (kb > 0 && kb < tpl.nk - 1) {
+		double a = r[kb - 1], b = r[kb], c = r[kb + 1], den = a - 2 * b + c;
+		if (den > 0)
+			*cont = b - (a - c) * (a - c) / (8 * den);
+	}
+	/* the points are whole pixels from the centre at pitch <= 16 (on
+	 * grid), so a render about a whole pixel reads them exactly */
+	float dmax = 0;
+	for (size_t i = 0; i < np; i++)
+		dmax = fmaxf(dmax, fmaxf(fabsf(tpl.dx[i]), fabsf(tpl.dy[i])));
+	int c0 = (int)ceil(dmax) + 2, size = 2 * c0 + 1;
+	fs_image *img = NULL;
+	float *v = malloc(np * sizeof *v);
+	if (v && !fs_dome_tpl_render(&tpl, &f, fill, size, c0, c0, &img)) {
+		for (size_t i = 0; i < np; i++)
+			v[i] = img->data[(size_t)(c0 + lround(tpl.dy[i])) * size + (size_t)(c0 + lround(tpl.dx[i]))];
+		*at_fill = share_misfit(tpl.mean, v, np);
+	}
+	fs_image_free(img);
+	free(v);
+	fs_dome_tpl_free(&tpl);
+}
+
+/* The blur at which fill_misfits' two misfits are least (0.70-1.30 px
+ * in 0.04 steps, then 0.01 steps about each best): *bf at the given
+ * fill, *bc the fill free. */
+static void fill_blurs(const fs_image *meas, const fs_dome_fit *f0, const double *xs, const double *ys, size_t n,
+		       double fill, double *bf, double *bc)
+{
+	double rf = INFINITY, rc = INFINITY;
+	*bf = *bc = NAN;
+	for (int q = 0; q <= 15; q++) {
+		double bl = 0.70 + 0.04 * q, a, c;
+		fill_misfits(meas, f0, bl, xs, ys, n, fill, &a, &c);
+		if (a < rf) {
+			rf = a;
+			*bf = bl;
+		}
+		if (c < rc) {
+			rc = c;
+			*bc = bl;
+		}
+	}
+	double cf = *bf, cc = *bc;
+	for (int q = -3; q <= 3; q++) {
+		double a, c, x;
+		if (!q)
+			continue;
+		fill_misfits(meas, f0, cf + 0.01 * q, xs, ys, n, fill, &a, &x);
+		if (a < rf) {
+			rf = a;
+			*bf = cf + 0.01 * q;
+		}
+		fill_misfits(meas, f0, cc + 0.01 * q, xs, ys, n, fill, &x, &c);
+		if (c < rc) {
+			rc = c;
+			*bc = cc + 0.01 * q;
+		}
+	}
+}
+
+static int blur_true;
+
+/* --blur-true (h43b): --blur-read's two readings about the TRUE centres
+ * alone (t@true, m@true: no rule's centres, no joint search, about a
+ * tenth of its cost), with each best misfit and the misfit of the
+ * simulator's formation at the nominal blur: what is left when the
+ * centres are right is the forward model's (se_render's) difference
+ * from the image's formation, which --set switches off piece by piece. */
+static void blur_true_print(int k, const fs_image *meas, const sem_opts *o, const sem_truth *t, double msig)
+{
+	double *xs = malloc(t->n * sizeof *xs), *ys = malloc(t->n * sizeof *ys), *rs = malloc(t->n * sizeof *rs);
+	if (!xs || !ys || !rs)
+		goto out;
+	size_t n = calib_centres(t, NULL, NULL, 0, xs, ys, rs);
+	if (!n)
+		goto out;
+	double dsum = 0;
+	for (size_t j = 0; j < n; j++)
+		dsum += 2 * rs[j];
+	double fill = dsum / n / t->pitch, nominal = sqrt(o->beam_blur * o->beam_blur + msig * msig);
+	fs_dome_fit fm;
+	memset(&fm, 0, sizeof fm);
+	fm.pitch = t->pitch;
+	fm.angle = o->angle;
+	fm.profile = o->profile;
+	fm.h_over_r = o->h_over_r;
+	fm.azimuth = o->det_azimuth;
+	fm.elevation = o->det_elevation;
+	fm.fill = fill;
+	fs_det_offset ot;
+	int okt = !fs_det_offset_fit(meas, xs, ys, rs, n, t->pitch, NULL, &ot) && ot.fitted;
+	double bt = NAN, mt = NAN, mm, mnom = formation_blur_misfit(meas, &fm, nominal, xs, ys, n, fill);
+	if (okt)
+		bt = fine_blur(meas, &ot.fit, xs, ys, n, fill, &mt);
+	double bm = fine_blur(meas, &fm, xs, ys, n, fill, &mm);
+	double mf, mc, tf = NAN, tc = NAN;
+	pick_off = 0;
+	fill_blurs(meas, &fm, xs, ys, n, fill, &mf, &mc);
+	int moff = pick_off;
+	if (okt)
+		fill_blurs(meas, &ot.fit, xs, ys, n, fill, &tf, &tc);
+	printf("BTRUE %-3d nominal %.3f | t@true %.2f misfit %.5f (fit: profile %.1f h/R %.2f blur %.2f) | m@true %.2f "
+	       "misfit %.5f | m@nominal misfit %.5f | at true fill: m %.2f t %.2f | fill free: m %.2f t %.2f | weights off the fill m %d t %d of 28\n",
+	       k, nominal, bt, mt, okt ? ot.fit.profile : NAN, okt ? ot.fit.h_over_r : NAN, okt ? ot.fit.blur_px : NAN,
+	       bm, mm, mnom, mf, tf, mc, tc, moff, pick_off - moff);
+out:
+	free(xs);
+	free(ys);
+	free(rs);
+}
+
 static int run_scene(int k, unsigned seed_add, int profile)
 {
 	sem_opts o;
@@ -1026,6 +1193,8 @@ static int run_scene(int k, unsigned seed_add, int profile)
 			extrap_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (extrap_curve)
 			curve_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
+		if (blur_true)
+			blur_true_print(k, meas, &o, &sim.tr, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (blur_read)
 			blur_print(k, meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		for (int g = 0; annulus && g < 3; g++) {
@@ -1073,6 +1242,8 @@ int main(int argc, char **argv)
 			extrap_curve = 1;
 		else if (!strcmp(argv[i], "--blur-read"))
 			blur_read = 1;
+		else if (!strcmp(argv[i], "--blur-true"))
+			blur_true = 1;
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
