@@ -186,6 +186,7 @@ typedef struct ctx {
 	 * fs_dome_fit.sharp_ratio: the sharp-footed fit's own best, not that
 	 * of the last fill looked at */
 	double sharp_rss;
+	cand sharp_best;      /* its formation (foot_refine refines it too) */
 	/* the coarse offset screen's patch: p's samples on every other row
 	 * and column (idx, ir, iq its own, the rest p's) */
 	patch sub;
@@ -671,8 +672,10 @@ static int best_at(ctx *c, double fill, const cand *hold, cand *best)
 				cand t = {.rss = INFINITY};
 				if (try_geom(c, fill, HR[h], PROF[q], c->foot_search ? FOOT[ft] : 0, NULL, &t))
 					return -1;
-				if (!ft && t.rss < c->sharp_rss)
+				if (!ft && t.rss < c->sharp_rss) {
 					c->sharp_rss = t.rss;
+					c->sharp_best = t;
+				}
 				if (t.rss < c->prof_rss[q]) {
 					c->prof_rss[q] = t.rss;
 					c->prof_best[q] = t;
@@ -1112,10 +1115,13 @@ static double rss_at_sigma(ctx *c, double fill, double hr, double prof, double f
  * grid's steps (blur 0.6-1.2 px at pitch 24-48, h/R 0.2 / 0.4 / 0.7 / 1,
  * feet half a power apart) leave the fill 10-20 % off where the truth
  * lies between them. *sigma gets the blur (grid samples). */
-static void refine_foot(ctx *c, meanimg *m, cand *best, double *fill, double *sigma)
+static void refine_foot(ctx *c, meanimg *m, cand *best, int sharp, double *fill, double *sigma)
 {
 	observe(m, best->ox, best->oy, &c->p);
 	double x[4] = {*fill, best->hr, best->foot > 1 ? best->foot : 1, BLUR[best->blur] * c->p.g};
+	/* sharp: the foot held at 1 (the sharp formation's own best, so that
+	 * the two feet are compared each at its refined point) */
+	int nk = sharp ? 2 : 3;
 	double lo[4] = {0.1, 0.1, 1, 0.2}, hi[4] = {0.9, 1.5, 6, BLUR[NBLUR - 1] * c->p.g};
 	double step[4] = {0.02, 0.1, 0.25, 0.15 * x[3]}, coef[NPAR];
 	double br = rss_at_sigma(c, x[0], x[1], best->prof, x[2], x[3], best->elev, coef);
@@ -1126,7 +1132,7 @@ static void refine_foot(ctx *c, meanimg *m, cand *best, double *fill, double *si
 		for (int pass = 0; pass < 8 && moved; pass++) {
 			moved = 0;
 			for (int k = 0; k < 4; k++)
-				for (int dir = -1; dir <= 1; dir += 2) {
+				for (int dir = -1; dir <= 1 && (k != 2 || nk == 3); dir += 2) {
 					double y[4] = {x[0], x[1], x[2], x[3]};
 					y[k] = fmin(hi[k], fmax(lo[k], x[k] + dir * step[k]));
 					if (y[k] == x[k])
@@ -1312,8 +1318,24 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	    walk_fill(&c, &mi, fill, o->fill_walk, o->fill_walk_max, o->fill_walk_gain, &best, &fill))
 		goto oom;
 	double sigma_fine = 0;
-	if (o->foot_search && o->foot_refine)
-		refine_foot(&c, &mi, &best, &fill, &sigma_fine);
+	if (o->foot_search && o->foot_refine) {
+		/* both feet refined at the best point's offset; the better kept,
+		 * and sharp_ratio made of the two refined sums */
+		cand sh = c.sharp_best;
+		double fs = sh.fill, sgs = 0;
+		sh.ox = best.ox;
+		sh.oy = best.oy;
+		refine_foot(&c, &mi, &best, 0, &fill, &sigma_fine);
+		if (isfinite(c.sharp_rss)) {
+			refine_foot(&c, &mi, &sh, 1, &fs, &sgs);
+			c.sharp_rss = sh.rss;
+			if (sh.rss <= best.rss) {
+				best = sh;
+				fill = fs;
+				sigma_fine = sgs;
+			}
+		}
+	}
 	out->fill = fill;
 	out->quality = 1 - best.rss / p->npx;
 	out->residual = sqrt(fmax(0, best.rss / p->npx));
