@@ -672,7 +672,10 @@ static int best_at(ctx *c, double fill, const cand *hold, cand *best)
 				cand t = {.rss = INFINITY};
 				if (try_geom(c, fill, HR[h], PROF[q], c->foot_search ? FOOT[ft] : 0, NULL, &t))
 					return -1;
-				if (!ft && t.rss < c->sharp_rss) {
+				/* (the sharp foot's best kept only where the
+				 * foot is searched: the default path does not
+				 * copy it) */
+				if (c->foot_search && !ft && t.rss < c->sharp_rss) {
 					c->sharp_rss = t.rss;
 					c->sharp_best = t;
 				}

@@ -126,7 +126,8 @@ typedef struct fs_dome_fit_opts {
 	/* with foot_search: then refine the fill, h/R, foot and blur off
 	 * their grids from the best point (dome_fit.c, refine_foot); the
 	 * radial profiles (no_profiles 0) and the halves (the uncertainty)
-	 * stay those of the grid's point */
+	 * are made with the refined shape at the grid point's blur
+	 * (blur_px reports the refined one) */
 	int foot_refine;
 } fs_dome_fit_opts;
 

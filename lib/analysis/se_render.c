@@ -115,6 +115,9 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 		f->z[k] = 0;
 	f->zmax = 0;
 	double R = 0.5 * m->fill * g, H = m->h_over_r;
+	/* the sharp profiles' renders (every one the rule makes) call the
+	 * shape without the foot's test per sample */
+	int smooth = m->foot > 1;
 	double ax = g * cos(m->angle), ay = g * sin(m->angle);
 	double bx = g * cos(m->angle + M_PI / 3), by = g * sin(m->angle + M_PI / 3);
 	int span = zhalf / g + 2;
@@ -145,7 +148,10 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 						continue;
 					double h, h1, h2, r = hypot(x - sx, y - sy), u = r / R;
 					if (u < 1) {
-						dome_shape_foot(u, H, m->profile, m->foot, &h, &h1, &h2);
+						if (smooth)
+							dome_shape_foot(u, H, m->profile, m->foot, &h, &h1, &h2);
+						else
+							dome_shape(u, H, m->profile, &h, &h1, &h2);
 						float zv = (float)(R * h);
 						f->z[(size_t)(y + zhalf) * zw + (x + zhalf)] = zv;
 						f->zmax = zv > f->zmax ? zv : f->zmax;
@@ -161,7 +167,11 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 							double rr = hypot(px, py), uu = rr / R;
 							if (uu >= 1)
 								continue;
-							dome_shape_foot(uu, H, m->profile, m->foot, &h, &h1, &h2);
+							if (smooth)
+								dome_shape_foot(uu, H, m->profile, m->foot, &h, &h1,
+										&h2);
+							else
+								dome_shape(uu, H, m->profile, &h, &h1, &h2);
 							/* gradient h' along the radius; its
 							 * direction is undefined at the top,
 							 * where h' is 0 */
