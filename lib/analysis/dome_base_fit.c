@@ -325,7 +325,7 @@ static int sample_components(fs_dome_tpl *t, const fs_dome_fit *f, int gr, int s
 	if (!tmp || !bl)
 		goto out;
 	for (int k = 0; k < t->nk; k++) {
-		fs_se_geom g = {t->fill[k], f->h_over_r, f->profile, f->angle};
+		fs_se_geom g = {t->fill[k], f->h_over_r, f->profile, f->angle, f->foot};
 		if (fs_se_render(&g, gr, sh, reach, &fld))
 			goto out;
 		if (shadow)
@@ -1198,7 +1198,7 @@ int fs_dome_tpl_render(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, 
 	int rc = -1;
 	if (!tmp || !bl || !img)
 		goto out;
-	fs_se_geom g = {fill, f->h_over_r, f->profile, f->angle};
+	fs_se_geom g = {fill, f->h_over_r, f->profile, f->angle, f->foot};
 	if (fs_se_render(&g, gr, sh, reach, &fld))
 		goto out;
 	if (t->shadowed)

@@ -35,6 +35,14 @@ static const double PROF[] = {0, 1, 2};
  * of the detected centres together */
 static const double BLUR[] = {0.015, 0.03, 0.05, 0.075, 0.1, 0.13, 0.17};
 static const double ELEV_DEG[] = {25, 40, 55};
+/* the feet tried with fs_dome_fit_opts.foot_search (se_render.h,
+ * fs_se_geom.foot): 1 the sharp-footed profiles; the rest feet that
+ * flatten into the ground. Half steps: the support the fit reads moves
+ * with the foot it picks (a cos^2 dome matched by the paraboloid to the
+ * power m puts its support at 0.94 / 1.02 / 1.10 / 1.24 of the truth for
+ * m = 2 / 2.5 / 3 / 4, h43c), so a coarser grid reads a coarser fill */
+static const double FOOT[] = {1, 1.5, 2, 2.5, 3, 4};
+#define NFOOT (int)(sizeof FOOT / sizeof FOOT[0])
 #define NHR (int)(sizeof HR / sizeof HR[0])
 /* the grid's low domes, for fs_dome_fit.low_ratio (dome_fit.h) */
 #define LOW_HR 0.4
@@ -151,6 +159,7 @@ typedef struct cand {
 	int blur, elev;       /* indices; elev -1 = no shadow term */
 	double rss, coef[NPAR];
 	double ox, oy;        /* the centres' offset it was fitted at, px */
+	double foot;          /* fs_se_geom.foot (0: sharp, as 1) */
 } cand;
 
 typedef struct ctx {
@@ -171,6 +180,13 @@ typedef struct ctx {
 	double prof_rss[NPROF];
 	cand prof_best[NPROF];
 	double cap_tie;       /* see fs_dome_fit_opts */
+	int foot_search;      /* see fs_dome_fit_opts */
+	/* the least residual sum with a sharp foot (foot 1) over every
+	 * unheld search of the fit (every fill and offset tried),
+	 * fs_dome_fit.sharp_ratio: the sharp-footed fit's own best, not that
+	 * of the last fill looked at */
+	double sharp_rss;
+	cand sharp_best;      /* its formation (foot_refine refines it too) */
 	/* the coarse offset screen's patch: p's samples on every other row
 	 * and column (idx, ir, iq its own, the rest p's) */
 	patch sub;
@@ -548,7 +564,7 @@ static void use_blur(ctx *c, int b)
  * equations per blur, which the shadowed ones extend by the shadow's row,
  * and the best unshadowed blur so far. */
 typedef struct blur_scan {
-	double fill, hr, prof;
+	double fill, hr, prof, foot;
 	const cand *hold;
 	double xtx[NBLUR][NPAR][NPAR], xtv[NBLUR][NPAR], rss[NBLUR];
 	double brss, baz;
@@ -562,7 +578,7 @@ static void fit_blur(ctx *c, blur_scan *sc, int b, cand *best)
 	for (int k = 0; k < FS_SE_SHADOW; k++)
 		blur_crop(c->f.c[k], k == FS_SE_YIELD ? 1.0f : 0.0f, sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][k]);
 	use_blur(c, b);
-	cand cd = {sc->fill, sc->hr, sc->prof, b, -1, 0, {0}, 0, 0};
+	cand cd = {sc->fill, sc->hr, sc->prof, b, -1, 0, {0}, 0, 0, sc->foot};
 	normal_xtx(c, FS_SE_SHADOW, sc->xtx[b]);
 	normal_xtv(c, FS_SE_SHADOW, sc->xtv[b]);
 	cd.rss = sc->rss[b] = solve_normal(c, FS_SE_SHADOW, sc->xtx[b], sc->xtv[b], cd.coef);
@@ -584,13 +600,13 @@ static void fit_blur(ctx *c, blur_scan *sc, int b, cand *best)
  * middle one downhill: the residual has one minimum over them (a model
  * sharper or softer than the image fits worse the further it is off), and
  * the blurs far from it, the widest the dearest, are not rendered. */
-static int try_geom(ctx *c, double fill, double hr, double prof, const cand *hold, cand *best)
+static int try_geom(ctx *c, double fill, double hr, double prof, double foot, const cand *hold, cand *best)
 {
-	fs_se_geom m = {fill, hr, prof, c->angle};
+	fs_se_geom m = {fill, hr, prof, c->angle, foot};
 	int half = c->p.half, sh = half + c->bm;
 	if (fs_se_render(&m, c->p.g, sh, c->reach, &c->f))
 		return -1;
-	blur_scan sc = {.fill = fill, .hr = hr, .prof = prof, .hold = hold, .brss = INFINITY};
+	blur_scan sc = {.fill = fill, .hr = hr, .prof = prof, .foot = foot, .hold = hold, .brss = INFINITY};
 	int lo, hi;
 	if (hold) {
 		lo = hi = sc.bb = hold->blur;
@@ -623,7 +639,7 @@ static int try_geom(ctx *c, double fill, double hr, double prof, const cand *hol
 				continue;
 			blur_crop(c->f.c[FS_SE_SHADOW], 0.0f, sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][FS_SE_SHADOW]);
 			use_blur(c, b);
-			cand cs = {fill, hr, prof, b, e, 0, {0}, 0, 0};
+			cand cs = {fill, hr, prof, b, e, 0, {0}, 0, 0, foot};
 			double sx[NPAR][NPAR], sv[NPAR];
 			normal_add(c, FS_SE_SHADOW, sc.xtx[b], sc.xtv[b], sx, sv);
 			cs.rss = solve_normal(c, FS_SE_NCOMP, sx, sv, cs.coef);
@@ -642,26 +658,36 @@ static int best_at(ctx *c, double fill, const cand *hold, cand *best)
 {
 	best->rss = INFINITY;
 	if (hold)
-		return try_geom(c, fill, hold->hr, hold->prof, hold, best);
+		return try_geom(c, fill, hold->hr, hold->prof, hold->foot, hold, best);
 	c->low_rss = INFINITY;
 	for (int q = 0; q < NPROF; q++)
 		c->prof_rss[q] = INFINITY;
+	int nfoot = c->foot_search ? NFOOT : 1;
 	for (int h = 0; h < NHR; h++) {
-		for (int q = 0; q < NPROF; q++) {
-			/* the coarse scan uses every shape too: with a subset
-			 * a tall flat-topped dome at fill 0.16 passed for a
-			 * paraboloid at 0.30 (R^2 0.993) */
-			cand t = {.rss = INFINITY};
-			if (try_geom(c, fill, HR[h], PROF[q], NULL, &t))
-				return -1;
-			if (t.rss < c->prof_rss[q]) {
-				c->prof_rss[q] = t.rss;
-				c->prof_best[q] = t;
+		for (int q = 0; q < NPROF; q++)
+			for (int ft = 0; ft < nfoot; ft++) {
+				/* the coarse scan uses every shape too: with a
+				 * subset a tall flat-topped dome at fill 0.16
+				 * passed for a paraboloid at 0.30 (R^2 0.993) */
+				cand t = {.rss = INFINITY};
+				if (try_geom(c, fill, HR[h], PROF[q], c->foot_search ? FOOT[ft] : 0, NULL, &t))
+					return -1;
+				/* (the sharp foot's best kept only where the
+				 * foot is searched: the default path does not
+				 * copy it) */
+				if (c->foot_search && !ft && t.rss < c->sharp_rss) {
+					c->sharp_rss = t.rss;
+					c->sharp_best = t;
+				}
+				if (t.rss < c->prof_rss[q]) {
+					c->prof_rss[q] = t.rss;
+					c->prof_best[q] = t;
+				}
+				/* (the first of equal sums, as one search's
+				 * order) */
+				if (t.rss < best->rss)
+					*best = t;
 			}
-			/* (the first of equal sums, as one search's order) */
-			if (t.rss < best->rss)
-				*best = t;
-		}
 		/* (the grid ascends: best is the low domes' best here) */
 		if (HR[h] <= LOW_HR)
 			c->low_rss = best->rss;
@@ -804,7 +830,7 @@ static void wide_screened(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NPA
 static int fit_offset(ctx *c, meanimg *m, const cand *b, int wide, double *ox, double *oy)
 {
 	cand tmp = {.rss = INFINITY};
-	if (try_geom(c, b->fill, b->hr, b->prof, b, &tmp))
+	if (try_geom(c, b->fill, b->hr, b->prof, b->foot, b, &tmp))
 		return -1;
 	use_blur(c, b->blur);
 	int nc = b->elev >= 0 ? FS_SE_NCOMP : FS_SE_SHADOW;
@@ -986,7 +1012,7 @@ static int fit_fill(ctx *c, meanimg *m, double lo, double hi, const cand *hold, 
 		fills[nf] = f;
 		if (hold) {
 			bk.rss = INFINITY;
-			if (try_geom(c, f, hold->hr, hold->prof, hold, &bk))
+			if (try_geom(c, f, hold->hr, hold->prof, hold->foot, hold, &bk))
 				return -1;
 			bk.ox = ox;
 			bk.oy = oy;
@@ -1044,6 +1070,94 @@ static int walk_fill(ctx *c, meanimg *m, double f0, double step, double rel, dou
 		*best = held;
 	*fill = best->fill;
 	return 0;
+}
+
+/* The residual sum of one formation at a blur of sigma grid samples (any
+ * value up to the grid's widest, BLUR's last), at the patch as observed:
+ * try_geom's solve at a blur off the grid, the shadow (elevation index
+ * elev, -1 none) cast towards the unshadowed fit's azimuth. The blurred
+ * components go to the slots of blur 0 (bl[0]), which the grid's fits
+ * render again before they read them. */
+static double rss_at_sigma(ctx *c, double fill, double hr, double prof, double foot, double sigma, int elev,
+			   double *coef)
+{
+	fs_se_geom g = {fill, hr, prof, c->angle, foot};
+	int half = c->p.half, sh = half + c->bm;
+	if (!(fill > 0.05) || fill >= 0.95 || !(hr > 0.05) || fs_se_render(&g, c->p.g, sh, c->reach, &c->f))
+		return INFINITY;
+	for (int k = 0; k < FS_SE_SHADOW; k++)
+		blur_crop(c->f.c[k], k == FS_SE_YIELD ? 1.0f : 0.0f, sh, half, sigma, c->tmp, c->bl[0][k]);
+	use_blur(c, 0);
+	double xtx[NPAR][NPAR], xtv[NPAR];
+	normal_xtx(c, FS_SE_SHADOW, xtx);
+	normal_xtv(c, FS_SE_SHADOW, xtv);
+	double rss = solve_normal(c, FS_SE_SHADOW, xtx, xtv, coef);
+	/* (the constant last, as a cand's) */
+	coef[NPAR - 1] = coef[FS_SE_SHADOW];
+	coef[FS_SE_SHADOW] = 0;
+	if (elev < 0)
+		return rss;
+	fs_se_shadow(&c->f, atan2(coef[FS_SE_SLOPE_Y], coef[FS_SE_SLOPE_X]), ELEV_DEG[elev] * M_PI / 180);
+	blur_crop(c->f.c[FS_SE_SHADOW], 0.0f, sh, half, sigma, c->tmp, c->bl[0][FS_SE_SHADOW]);
+	double sx[NPAR][NPAR], sv[NPAR], cs[NPAR];
+	normal_add(c, FS_SE_SHADOW, xtx, xtv, sx, sv);
+	double r2 = solve_normal(c, FS_SE_NCOMP, sx, sv, cs);
+	/* a shadow brighter than the lit surface is no shadow, as the grid */
+	if (cs[FS_SE_SHADOW] < 0 && r2 < rss) {
+		memcpy(coef, cs, sizeof cs);
+		return r2;
+	}
+	return rss;
+}
+
+/* The smooth foot's continuous refinement (fs_dome_fit_opts.foot_search):
+ * from the grid's best formation at its offset, fill, h/R, foot and blur
+ * moved one at a time (steps halved when none helps) while the residual
+ * falls. Why (h43c, docs/paper-figures.md): on a smooth foot the support
+ * the fit reads trades with the foot, the blur and the height, and the
+ * grid's steps (blur 0.6-1.2 px at pitch 24-48, h/R 0.2 / 0.4 / 0.7 / 1,
+ * feet half a power apart) leave the fill 10-20 % off where the truth
+ * lies between them. *sigma gets the blur (grid samples). */
+static void refine_foot(ctx *c, meanimg *m, cand *best, int sharp, double *fill, double *sigma)
+{
+	observe(m, best->ox, best->oy, &c->p);
+	double x[4] = {*fill, best->hr, best->foot > 1 ? best->foot : 1, BLUR[best->blur] * c->p.g};
+	/* sharp: the foot held at 1 (the sharp formation's own best, so that
+	 * the two feet are compared each at its refined point) */
+	int nk = sharp ? 2 : 3;
+	double lo[4] = {0.1, 0.1, 1, 0.2}, hi[4] = {0.9, 1.5, 6, BLUR[NBLUR - 1] * c->p.g};
+	double step[4] = {0.02, 0.1, 0.25, 0.15 * x[3]}, coef[NPAR];
+	double br = rss_at_sigma(c, x[0], x[1], best->prof, x[2], x[3], best->elev, coef);
+	if (!isfinite(br))
+		return;
+	for (int round = 0; round < 7; round++) {
+		int moved = 1;
+		for (int pass = 0; pass < 8 && moved; pass++) {
+			moved = 0;
+			for (int k = 0; k < 4; k++)
+				for (int dir = -1; dir <= 1 && (k != 2 || nk == 3); dir += 2) {
+					double y[4] = {x[0], x[1], x[2], x[3]};
+					y[k] = fmin(hi[k], fmax(lo[k], x[k] + dir * step[k]));
+					if (y[k] == x[k])
+						continue;
+					double r = rss_at_sigma(c, y[0], y[1], best->prof, y[2], y[3], best->elev, coef);
+					if (r < br) {
+						br = r;
+						memcpy(x, y, sizeof x);
+						moved = 1;
+						break;
+					}
+				}
+		}
+		for (int k = 0; k < 4; k++)
+			step[k] *= 0.5;
+	}
+	rss_at_sigma(c, x[0], x[1], best->prof, x[2], x[3], best->elev, best->coef);
+	best->rss = br;
+	best->fill = *fill = x[0];
+	best->hr = x[1];
+	best->foot = x[2];
+	*sigma = x[3];
 }
 
 /* Direction of one lattice vector from the centres' neighbour directions
@@ -1173,6 +1287,8 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	c.pitch = pitch;
 	c.keep_formation = o->keep_formation;
 	c.cap_tie = o->cap_tie;
+	c.foot_search = o->foot_search;
+	c.sharp_rss = INFINITY;
 	c.screened = period > 0;
 	c.coarse_to_fine = o->coarse_to_fine;
 	{
@@ -1204,6 +1320,25 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	if (o->fill_walk > 0 && !(o->fill_max > o->fill_min) &&
 	    walk_fill(&c, &mi, fill, o->fill_walk, o->fill_walk_max, o->fill_walk_gain, &best, &fill))
 		goto oom;
+	double sigma_fine = 0;
+	if (o->foot_search && o->foot_refine) {
+		/* both feet refined at the best point's offset; the better kept,
+		 * and sharp_ratio made of the two refined sums */
+		cand sh = c.sharp_best;
+		double fs = sh.fill, sgs = 0;
+		sh.ox = best.ox;
+		sh.oy = best.oy;
+		refine_foot(&c, &mi, &best, 0, &fill, &sigma_fine);
+		if (isfinite(c.sharp_rss)) {
+			refine_foot(&c, &mi, &sh, 1, &fs, &sgs);
+			c.sharp_rss = sh.rss;
+			if (sh.rss <= best.rss) {
+				best = sh;
+				fill = fs;
+				sigma_fine = sgs;
+			}
+		}
+	}
 	out->fill = fill;
 	out->quality = 1 - best.rss / p->npx;
 	out->residual = sqrt(fmax(0, best.rss / p->npx));
@@ -1212,7 +1347,9 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	for (int q = 0; q < NPROF; q++)
 		out->prof_rss[q] = c.prof_rss[q];
 	out->profile = best.prof;
-	out->blur_px = BLUR[best.blur] * pitch;
+	out->foot = best.foot > 1 ? best.foot : 1;
+	out->sharp_ratio = o->foot_search && best.rss > 0 && isfinite(c.sharp_rss) ? sqrt(c.sharp_rss / best.rss) : 1;
+	out->blur_px = sigma_fine > 0 ? sigma_fine * pitch / G : BLUR[best.blur] * pitch;
 	out->azimuth = atan2(best.coef[FS_SE_SLOPE_Y], best.coef[FS_SE_SLOPE_X]);
 	out->elevation = best.elev >= 0 ? ELEV_DEG[best.elev] * M_PI / 180 : 0;
 	out->side = fabs(best.coef[FS_SE_YIELD]) > 1e-12
@@ -1232,7 +1369,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	if (!o->no_profiles) {
 		observe(&mi, best.ox, best.oy, p);
 		cand tmp = {.rss = INFINITY};
-		if (try_geom(&c, best.fill, best.hr, best.prof, &best, &tmp))
+		if (try_geom(&c, best.fill, best.hr, best.prof, best.foot, &best, &tmp))
 			goto oom;
 		use_blur(&c, best.blur);
 		for (size_t q = 0; q < cw * cw; q++) {

@@ -114,6 +114,21 @@ typedef struct fs_dome_fit_opts {
 	 * The cap, because it is the shape of the fewest assumptions (no
 	 * flat top, no foot). */
 	double cap_tie;
+	/* also search the dome's foot (se_render.h, fs_se_geom.foot: 1 the
+	 * sharp-footed profiles, 1.5..4 feet that flatten smoothly into the
+	 * ground), every foot with every profile and h/R: six times the
+	 * unheld searches' renders. 0 (the default): sharp feet only, as
+	 * before. Why (h43c, docs/paper-figures.md): on smooth-footed domes
+	 * a sharp-footed model can only fit the flank, and the fill it reads
+	 * is where the flank is steepest; with the foot searched the fill is
+	 * the support's, where the surface meets the ground. */
+	int foot_search;
+	/* with foot_search: then refine the fill, h/R, foot and blur off
+	 * their grids from the best point (dome_fit.c, refine_foot); the
+	 * radial profiles (no_profiles 0) and the halves (the uncertainty)
+	 * are made with the refined shape at the grid point's blur
+	 * (blur_px reports the refined one) */
+	int foot_refine;
 } fs_dome_fit_opts;
 
 /*
@@ -158,6 +173,13 @@ typedef struct fs_dome_fit {
 	/* the least residual sum of each profile (0, 1, 2) in that same
 	 * search: how far the image decides the dome's shape (cap_tie) */
 	double prof_rss[3];
+	/* the foot of the best fit (1: sharp; > 1 with foot_search, see
+	 * fs_se_geom.foot) and the RMS residual of the best sharp-footed
+	 * formation anywhere in the fit's searches (any fill and offset)
+	 * over the best fit's (1 without foot_search; below 1 where the
+	 * sharp one was found in a search the fit did not keep): how far
+	 * the image says the foot is smooth */
+	double foot, sharp_ratio;
 	double blur_px;   /* Gaussian sigma of the best fit, image px (includes
 			     the centres' scatter around the true dome centres) */
 	double azimuth;   /* detector direction from the slope weights, radians */

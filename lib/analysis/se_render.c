@@ -35,9 +35,36 @@ static void dome_shape(double u, double H, double profile, double *h, double *h1
 	*h2 = -H * k * (k - 1) * pow(u, k - 2);
 }
 
+/* dome_shape with a smooth foot (se_render.h, fs_se_geom.foot): the
+ * height fraction s = h0 / H to the power m. Why a power of the sharp
+ * profiles and not a new family: the sharp-footed shapes stay its m = 1
+ * member to the bit, so a fit that may choose the foot loses nothing
+ * where the image shows a sharp one, and the top (s = 1) keeps its
+ * height while only the lower flank and the foot change. */
+static void dome_shape_foot(double u, double H, double profile, double foot, double *h, double *h1, double *h2)
+{
+	dome_shape(u, H, profile, h, h1, h2);
+	if (!(foot > 1))
+		return;
+	double s = *h / H;
+	if (!(s > 0)) {
+		*h = *h1 = *h2 = 0;
+		return;
+	}
+	double sm1 = pow(s, foot - 1), d1 = *h1, d2 = *h2;
+	*h = H * sm1 * s;
+	*h1 = foot * sm1 * d1;
+	*h2 = foot * (foot - 1) * (sm1 / s) * d1 * d1 / H + foot * sm1 * d2;
+}
+
 void fs_se_dome_shape(double u, double H, double profile, double *h, double *h1, double *h2)
 {
 	dome_shape(u, H, profile, h, h1, h2);
+}
+
+void fs_se_dome_shape_foot(double u, double H, double profile, double foot, double *h, double *h1, double *h2)
+{
+	dome_shape_foot(u, H, profile, foot, h, h1, h2);
 }
 
 void fs_se_field_free(fs_se_field *f)
@@ -88,6 +115,9 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 		f->z[k] = 0;
 	f->zmax = 0;
 	double R = 0.5 * m->fill * g, H = m->h_over_r;
+	/* the sharp profiles' renders (every one the rule makes) call the
+	 * shape without the foot's test per sample */
+	int smooth = m->foot > 1;
 	double ax = g * cos(m->angle), ay = g * sin(m->angle);
 	double bx = g * cos(m->angle + M_PI / 3), by = g * sin(m->angle + M_PI / 3);
 	int span = zhalf / g + 2;
@@ -118,7 +148,10 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 						continue;
 					double h, h1, h2, r = hypot(x - sx, y - sy), u = r / R;
 					if (u < 1) {
-						dome_shape(u, H, m->profile, &h, &h1, &h2);
+						if (smooth)
+							dome_shape_foot(u, H, m->profile, m->foot, &h, &h1, &h2);
+						else
+							dome_shape(u, H, m->profile, &h, &h1, &h2);
 						float zv = (float)(R * h);
 						f->z[(size_t)(y + zhalf) * zw + (x + zhalf)] = zv;
 						f->zmax = zv > f->zmax ? zv : f->zmax;
@@ -134,7 +167,11 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 							double rr = hypot(px, py), uu = rr / R;
 							if (uu >= 1)
 								continue;
-							dome_shape(uu, H, m->profile, &h, &h1, &h2);
+							if (smooth)
+								dome_shape_foot(uu, H, m->profile, m->foot, &h, &h1,
+										&h2);
+							else
+								dome_shape(uu, H, m->profile, &h, &h1, &h2);
 							/* gradient h' along the radius; its
 							 * direction is undefined at the top,
 							 * where h' is 0 */

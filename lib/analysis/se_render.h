@@ -48,6 +48,15 @@ typedef struct fs_se_geom {
 	double h_over_r; /* dome height / base radius */
 	double profile;  /* 0 spherical cap, 1 paraboloid, 2 flat-topped (continuous) */
 	double angle;    /* direction of one lattice vector, radians (y down) */
+	/* the foot: at most 1 (or 0, unset) the profile as above, whose
+	 * flank meets the ground at an angle (a sharp foot); m > 1 raises the
+	 * profile's height fraction to the power m, h = H (h0 / H)^m, so the
+	 * slope falls to 0 at the support like (1 - u)^(m - 1): a foot that
+	 * flattens smoothly into the ground (h42h, h43c: the simulator's cos^2
+	 * dome is close to the paraboloid at m = 2). The support (fill) and
+	 * the top's height are the same at every m, so the fill a fit reads
+	 * is where the surface meets the ground whichever foot it picks. */
+	double foot;
 } fs_se_geom;
 
 typedef struct fs_se_field {
@@ -83,6 +92,10 @@ void fs_se_field_free(fs_se_field *f);
  * model's linear parts (the benches') draws the same domes.
  */
 void fs_se_dome_shape(double u, double H, double profile, double *h, double *h1, double *h2);
+
+/* The same with the foot exponent of fs_se_geom.foot (at most 1: as
+ * fs_se_dome_shape, to the bit). */
+void fs_se_dome_shape_foot(double u, double H, double profile, double foot, double *h, double *h1, double *h2);
 
 /*
  * The cast shadow's outer border beyond the base of one dome (h_over_r,

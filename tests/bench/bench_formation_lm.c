@@ -348,7 +348,7 @@ static double eval_physical(model *m, const patch *pt, const double *p, double *
 	static float edge[(2 * HALF + 1) * (2 * HALF + 1)], xs[SEX_N][(2 * HALF + 1) * (2 * HALF + 1)];
 	static float xbl[SEX_N][NB * NB];
 	int w = 2 * HALF + 1;
-	fs_se_geom geo = {p[P_FILL], p[P_HR], p[P_PROF], m->angle};
+	fs_se_geom geo = {p[P_FILL], p[P_HR], p[P_PROF], m->angle, 0};
 	if (g_phys & 2) {
 		float *const out[SEX_N] = {xs[0], xs[1], xs[2]};
 		se_phys_shadow_parts(&m->f, out);
@@ -379,7 +379,7 @@ static double eval_physical(model *m, const patch *pt, const double *p, double *
  * linear weights, either may be NULL). */
 static double eval(model *m, const patch *pt, const double *p, double *r, double *coef)
 {
-	fs_se_geom geo = {p[P_FILL], p[P_HR], p[P_PROF], m->angle};
+	fs_se_geom geo = {p[P_FILL], p[P_HR], p[P_PROF], m->angle, 0};
 	m->evals++;
 	if (g_model >= 0) {
 		/* h40c's mean-patch variants: the components come blurred */

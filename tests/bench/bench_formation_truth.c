@@ -420,7 +420,7 @@ static int surface(const fs_image *img, const double *xs, const double *ys, size
 			res[h][q] = INFINITY;
 			fs_se_field f;
 			memset(&f, 0, sizeof f);
-			fs_se_geom m = {fill, S_HR[h], q, angle};
+			fs_se_geom m = {fill, S_HR[h], q, angle, 0};
 			if (fs_se_render(&m, g, sh, reach, &f)) {
 				fs_se_field_free(&f);
 				goto out;

@@ -176,7 +176,7 @@ static void scan(const patch *pt, double pitch, double angle, double az, result 
 	for (int ip = 0; ip < NP; ip++)
 		for (int ih = 0; ih < NH; ih++)
 			for (int ifl = 0; ifl < NF; ifl++) {
-				fs_se_geom m = {fill_at(ifl), HR[ih], (double)ip, angle};
+				fs_se_geom m = {fill_at(ifl), HR[ih], (double)ip, angle, 0};
 				if (fs_se_render(&m, g, half, 40, &f))
 					continue;
 				fs_se_shadow(&f, az, SIM_EL);
