@@ -442,7 +442,7 @@ static int run_scene(int k, unsigned seed_add)
 	 * patch, the box+tent kernel and 4 sigma of 1.4 px */
 	m.g2p = RENDER_G / pitch;
 	m.sh = (int)ceil((rp + 1.5 + 4 * 1.4) * m.g2p) + 2;
-	fs_se_geom g = {fill, o.h_over_r, o.profile > 1.5 ? 2 : o.profile, o.angle};
+	fs_se_geom g = {fill, o.h_over_r, o.profile > 1.5 ? 2 : o.profile, o.angle, 0};
 	int reach = (int)ceil(0.5 * RENDER_G * o.h_over_r / tan(o.det_elevation)) + 1;
 	if (fs_se_render(&g, RENDER_G, m.sh, reach, &m.fld))
 		goto out;
