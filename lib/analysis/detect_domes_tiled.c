@@ -1093,6 +1093,25 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	int screened = b.lowpass > 0 && fs_det_base_level_screened(&p, &j->off, b.fr, scratch);
 	/* (a gap shorter than the screen's period: as without a screen) */
 	int tight = b.lowpass > 0 && !screened && fs_det_base_level_tight_screen(&p, &j->off, b.fr, scratch);
+	if (b.lowpass > 0 && !screened && !tight) {
+		/* the low-passed readings asked again where the templates'
+		 * radii call the bases merged (fs_det_base_level_screened_read,
+		 * h43j); read again below when they are taken */
+		for (size_t k = 0; k < p.n; k++) {
+			b.lr[k] = b.la[k] = NAN;
+			b.le[k] = 0;
+			lx[k] = isfinite(b.fr[k]) ? b.lvx[k] : NAN;
+		}
+		double mr2 = 0;
+		for (size_t k = 0; k < p.n; k++)
+			mr2 = fmax(mr2, cand_mr(j, p.idx[k]));
+		int reach2 = (int)ceil(g_overlap_scale * (1.5 * FS_DOME_R1 * mr2 + base_reach(FS_DOME_R1 * mr2, 0) + lp));
+		if (run_pass_prep(m, p.n, lx, b.lvy, reach2, lowpass_crop, level_point_lowpassed, &b, err, errlen)) {
+			rc = -1;
+			goto out;
+		}
+		screened = fs_det_base_level_screened_read(&p, &j->off, b.lr, b.le, scratch);
+	}
 	for (size_t k = 0; k < p.n; k++) {
 		b.lr[k] = b.var[k] = b.l2[k] = b.la[k] = NAN;
 		b.le[k] = 0;
