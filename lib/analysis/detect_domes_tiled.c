@@ -188,6 +188,8 @@ struct job {
 	double allow;          /* how far a measurement may end from its start */
 	unsigned char *strayed; /* 1: ended further than allow */
 	const fs_measured *prev; /* the offset pass: the results it starts from */
+	double refine;         /* the measurement pass's refinement (m->refine, or 0
+				* measured again where the offset was refused) */
 	int screen_fits;       /* given 2: the fit would find a screen (not made) */
 	double *level_at;      /* given centres: each one's level reading (reading_point) */
 	int *level_edge;       /* ... its edge and its rays' blur (fs_det_base_level_value) */
@@ -227,7 +229,7 @@ static void measure_point(const fs_image *meas, int ox, int oy, size_t i, void *
 	 * 0.3 px); detection's first pass is found again by its centres'
 	 * bits (base_readings.h), and a last bit off moved corner scene 53's
 	 * and interior 13's readings at the image's border (h40e) */
-	fs_det_measure_dome_crop(meas, ox, oy, pixel(cd->x) - ox, pixel(cd->y) - oy, cand_mr(j, i), 1, j->m->refine,
+	fs_det_measure_dome_crop(meas, ox, oy, pixel(cd->x) - ox, pixel(cd->y) - oy, cand_mr(j, i), 1, j->refine,
 				 j->smooth, NULL, r);
 	if (r->ok) {
 		r->t.centroid_x += ox;
@@ -1125,6 +1127,25 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	int screened = b.lowpass > 0 && fs_det_base_level_screened(&p, &j->off, b.fr, scratch);
 	/* (a gap shorter than the screen's period: as without a screen) */
 	int tight = b.lowpass > 0 && !screened && fs_det_base_level_tight_screen(&p, &j->off, b.fr, scratch);
+	if (b.lowpass > 0 && !screened && !tight) {
+		/* the low-passed readings asked again where the templates'
+		 * radii call the bases merged (fs_det_base_level_screened_read,
+		 * h43j); read again below when they are taken */
+		for (size_t k = 0; k < p.n; k++) {
+			b.lr[k] = b.la[k] = NAN;
+			b.le[k] = 0;
+			lx[k] = isfinite(b.fr[k]) ? b.lvx[k] : NAN;
+		}
+		double mr2 = 0;
+		for (size_t k = 0; k < p.n; k++)
+			mr2 = fmax(mr2, cand_mr(j, p.idx[k]));
+		int reach2 = (int)ceil(g_overlap_scale * (1.5 * FS_DOME_R1 * mr2 + base_reach(FS_DOME_R1 * mr2, 0) + lp));
+		if (run_pass_prep(m, p.n, lx, b.lvy, reach2, lowpass_crop, level_point_lowpassed, &b, err, errlen)) {
+			rc = -1;
+			goto out;
+		}
+		screened = fs_det_base_level_screened_read(&p, &j->off, b.lr, b.le, scratch);
+	}
 	for (size_t k = 0; k < p.n; k++) {
 		b.lr[k] = b.var[k] = b.l2[k] = b.la[k] = NAN;
 		b.le[k] = 0;
@@ -1374,14 +1395,16 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	double r1 = FS_DOME_R1 * mr, refine = m->refine > 0 ? m->refine : 0;
 	double sc = g_overlap_scale;
 	double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
+	double *bx = malloc(n * sizeof *bx), *by = malloc(n * sizeof *by);
 	fs_measured *prev = NULL;
 	j.q = calloc(FS_DET_SMOOTH_CANDIDATES * FS_DET_SMOOTH_TRIALS, sizeof *j.q);
 	j.strayed = calloc(n, 1);
 	int rc = -1;
-	if (!px || !py || !j.q || !j.strayed) {
+	if (!px || !py || !bx || !by || !j.q || !j.strayed) {
 		snprintf(err, errlen, "tiled dome measurement: out of memory");
 		goto out;
 	}
+	j.refine = refine;
 	if (m->given) {
 		j.level_at = malloc(n * sizeof *j.level_at);
 		j.level_edge = malloc(n * sizeof *j.level_edge);
@@ -1409,26 +1432,42 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		done = next;
 	}
 	j.smooth = fs_det_smooth_pick(j.q, done);
-	/* every candidate: refined, measured from there (a first pass, then
-	 * a second from its circle's centre, up to 1.25 r1 on), refined and
-	 * measured again from where that ended */
-	j.allow = refine + 1.25 * r1;
-	for (size_t i = 0; i < n; i++)
-		px[i] = c->items[i].x;
-	reach = (int)ceil(sc * (j.allow + refine + 1.25 * r1 + base_reach(r1, j.smooth)));
-	if (run_pass(m, n, px, py, reach, measure_point, &j, err, errlen))
-		goto out;
-	double base = 2 * refine + base_reach(r1, j.smooth);
-	if (sc >= 1 && remeasure_strayed(&j, NULL, NULL, measure_point, base, err, errlen))
-		goto out;
-	/* flat ground is no dome (detect_measure.h), as on the whole image */
-	fs_det_drop_flat_ground(res, n, m->flat_spread);
-	/* the common offset, and the domes measured again from it */
-	if (fit_offset(&j, err, errlen))
-		goto out;
-	j.off.smooth = j.smooth; /* (the whole image's, F 1) */
-	if (j.off.applied && offset_pass(&j, px, py, r1, err, errlen))
-		goto out;
+	/* twice at most: again without the refinement where the refined
+	 * circles refused the offset (fs_det_offset_refused, as the whole
+	 * image's fs_det_measure) */
+	for (j.refine = refine;; j.refine = 0) {
+		/* every candidate: refined, measured from there (a first pass,
+		 * then a second from its circle's centre, up to 1.25 r1 on),
+		 * refined and measured again from where that ended */
+		fs_measured_clear(res, n);
+		j.allow = j.refine + 1.25 * r1;
+		for (size_t i = 0; i < n; i++) {
+			px[i] = c->items[i].x;
+			py[i] = c->items[i].y; /* (the offset pass wrote both) */
+		}
+		reach = (int)ceil(sc * (j.allow + j.refine + 1.25 * r1 + base_reach(r1, j.smooth)));
+		if (run_pass(m, n, px, py, reach, measure_point, &j, err, errlen))
+			goto out;
+		double base = 2 * j.refine + base_reach(r1, j.smooth);
+		if (sc >= 1 && remeasure_strayed(&j, NULL, NULL, measure_point, base, err, errlen))
+			goto out;
+		/* flat ground is no dome (detect_measure.h), as on the whole image */
+		fs_det_drop_flat_ground(res, n, m->flat_spread);
+		/* the common offset, and the domes measured again from it */
+		if (fit_offset(&j, err, errlen))
+			goto out;
+		j.off.smooth = j.smooth; /* (the whole image's, F 1) */
+		if (!j.off.applied)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			bx[i] = res[i].t.centroid_x;
+			by[i] = res[i].t.centroid_y;
+		}
+		if (offset_pass(&j, px, py, r1, err, errlen))
+			goto out;
+		if (!(j.refine > 0) || !fs_det_offset_refused(&j.off, res, bx, by, n))
+			break;
+	}
 	/* each dome's size from its whole patch (detect_base_fit.h) */
 	if (fit_bases(&j, err, errlen))
 		goto out;
@@ -1436,6 +1475,8 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 out:
 	free(px);
 	free(py);
+	free(bx);
+	free(by);
 	free(j.q);
 	free(j.strayed);
 	free(j.level_at);

@@ -421,6 +421,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	long *next = malloc((c->n + out->n + 1) * sizeof *next);
 	fs_measured *meas = NULL;
 	fs_raster_key *order = NULL;
+	double *before_x = NULL, *before_y = NULL;
 	if (!head || !next)
 		goto out;
 	for (size_t i = 0; i < (size_t)gw * gh; i++)
@@ -479,8 +480,36 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	if (m->img && m->dome)
 		fs_det_drop_flat_ground(meas, c->n, m->flat_spread);
 	fs_det_offset off;
+	if (m->img && m->dome && m->refine > 0) {
+		before_x = malloc((c->n ? c->n : 1) * sizeof *before_x);
+		before_y = malloc((c->n ? c->n : 1) * sizeof *before_y);
+		if (!before_x || !before_y)
+			goto out;
+		for (size_t i = 0; i < c->n; i++) {
+			before_x[i] = meas[i].t.centroid_x;
+			before_y[i] = meas[i].t.centroid_y;
+		}
+	}
 	if (m->img && m->dome && fs_det_offset_correct(m, c, max_r, smooth, meas, &off))
 		goto out;
+	/* under a screen, the refined circles may refuse the formation's
+	 * offset: measured again from the candidates (detect_offset.h,
+	 * fs_det_offset_refused) */
+	if (m->img && m->dome && m->refine > 0 && fs_det_offset_refused(&off, meas, before_x, before_y, c->n)) {
+		fs_measured_clear(meas, c->n);
+		for (size_t k = 0; k < c->n; k++) {
+			size_t i = order[k].i;
+			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+			double sx = (c->items[i].x + 0.5) / F - 0.5, sy = (c->items[i].y + 0.5) / F - 0.5;
+			fs_tubercle_init(&meas[i].t);
+			fs_det_measure_dome_one(m->img, sx, sy, mr, F, 0, smooth, NULL, &meas[i]);
+		}
+		fs_det_drop_flat_ground(meas, c->n, m->flat_spread);
+		fs_meas m2 = *m;
+		m2.refine = 0;
+		if (fs_det_offset_correct(&m2, c, max_r, smooth, meas, &off))
+			goto out;
+	}
 	/* ... and each dome's size relative to the others read from its
 	 * whole patch through that formation, at the base rule's mean level
 	 * (its own readings scatter with the noise on its rays) */
@@ -533,5 +562,7 @@ out:
 	free(next);
 	free(meas);
 	free(order);
+	free(before_x);
+	free(before_y);
 	return rc;
 }

@@ -323,3 +323,18 @@ out:
 	offset_domes_free(&d);
 	return rc;
 }
+
+int fs_det_offset_refused(const fs_det_offset *off, const fs_measured *meas, const double *bx, const double *by,
+			  size_t n)
+{
+	if (!off->applied || !(off->fit.halftone > 0) || !(off->quality >= FAR_FIT_R2))
+		return 0;
+	size_t domes = 0, moved = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_dome(&meas[i]))
+			continue;
+		domes++;
+		moved += meas[i].t.centroid_x != bx[i] || meas[i].t.centroid_y != by[i];
+	}
+	return 2 * moved < domes;
+}

@@ -70,6 +70,25 @@ int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r,
 			  fs_measured *meas, fs_det_offset *info);
 
 /*
+ * Whether the offset fs_det_offset_correct applied (off) was refused by
+ * most domes under a halftone screen: the fit's R^2 at least 0.92
+ * (FAR_FIT_R2), a screen in the formation, and fewer than half of the
+ * domes in meas (n of them, after the correction) moved from where they
+ * were before it (bx, by: their centres then). Why (h43j): the first
+ * pass's refinement (centre_refine.h) takes a low dome's centre to the
+ * sharpest circle, 1-2.5 px towards the detector of the candidate on
+ * the interior scenes at pitch 28-40; without a screen the offset's
+ * trials move 93-97 % of them back (their quality within 0.1), under one
+ * they lose a median 0.15 and 60-80 % are refused, and detection's
+ * centres stay 4-15 % of the pitch off (D -10..-48 %). The caller then
+ * measures the candidates again without the refinement and corrects
+ * them again. The printed pitch-64 corner scenes the refinement serves
+ * keep their trials (applied 0, or 131 of 138).
+ */
+int fs_det_offset_refused(const fs_det_offset *off, const fs_measured *meas, const double *bx, const double *by,
+			  size_t n);
+
+/*
  * Whether fs_det_offset_correct on meas would fit the formation and find
  * a halftone screen in it, told without fitting (the dome rule's last
  * step in detection keeps its first pass's sizes under a screen,

@@ -24,7 +24,8 @@
  * (sem_fig1c_like, keys of sem_opts_keys.h; h38s), its axis the scene's
  * detector azimuth. "--interior N [SEED_ADD]" interior scene N of
  * test_sem_accuracy on the seed set SEED_ADD ("--corner N [SEED_ADD]" its
- * corner scene N; h39g).
+ * corner scene N; h39g); KEY=VALUE after SEED_ADD sets a simulator
+ * option (sem_opts_keys.h; h43j: halftone=5 prints an interior scene).
  * h42m: the pitch-16 scenes too (candidates voted at full resolution, no
  * first-pass refinement, as detect.c does below a 20-px pitch); and after
  * the template fit, where the truth is known, the same fit from the TRUE
@@ -780,10 +781,18 @@ int main(int argc, char **argv)
 		else
 			sem_interior_scene(i, &o);
 		o.seed += argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 0;
+		/* h43j: KEY=VALUE after the seed set (sem_opts_keys.h), e.g.
+		 * halftone=5: the interior scenes printed, which the matrix
+		 * never prints (h43d) */
+		for (int a = 4; a < argc; a++)
+			if (sem_opts_set_key(&o, argv[a])) {
+				printf("unknown key %s\n", argv[a]);
+				return 2;
+			}
 		char label[160];
-		snprintf(label, sizeof label, "%s scene %d, seed %u (fill %g, h/R %g, pitch %g, azimuth %.0f)",
+		snprintf(label, sizeof label, "%s scene %d, seed %u (fill %g, h/R %g, pitch %g, azimuth %.0f, screen %g)",
 			 corner ? "corner" : "interior", i,
-			 o.seed, o.fill, o.h_over_r, o.pitch, o.det_azimuth * 180 / M_PI);
+			 o.seed, o.fill, o.h_over_r, o.pitch, o.det_azimuth * 180 / M_PI, o.halftone);
 		return run_scene(&o, label, o.det_azimuth * 180 / M_PI) ? 1 : 0;
 	}
 	if (argc > 5 && !strcmp(argv[1], "--scene")) {

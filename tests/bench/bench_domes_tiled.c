@@ -13,6 +13,7 @@
  *
  * Usage: bench_domes_tiled [--tiles A,B,...] [--interior] [--dump] [SCENE...]
  *   --tiles: the forced tiles' sides (default 96,128)
+ *   --halftone P: every scene printed under a screen of period P (h43j)
  *   --interior: the interior scenes (sem_interior_scene) instead of the
  *            corner ones (default all 14)
  *   --dump:  every differing tubercle (whole's centre, distance from the
@@ -137,6 +138,9 @@ static int detect(const fs_image *img, int tile, fs_detect_result *r)
 
 static size_t tot_differ[MAX_TILES], tot_n[MAX_TILES], tot_scenes_differ[MAX_TILES], tot_bits[MAX_TILES];
 
+/* --halftone P (h43j): every scene printed under a screen of period P */
+static double g_halftone = -1;
+
 static int scene(int k, int interior, const int *tiles, int nt, int dump)
 {
 	sem_opts o;
@@ -144,6 +148,8 @@ static int scene(int k, int interior, const int *tiles, int nt, int dump)
 		sem_interior_scene(k, &o);
 	else
 		sem_corner_scene(k, &o);
+	if (g_halftone >= 0)
+		o.halftone = g_halftone;
 	sem_truth truth;
 	fs_image *img = sem_make_shared(&o, &truth);
 	if (!img) {
@@ -193,10 +199,12 @@ int main(int argc, char **argv)
 			dump = 1;
 		} else if (!strcmp(argv[i], "--interior")) {
 			interior = 1;
+		} else if (!strcmp(argv[i], "--halftone") && i + 1 < argc) {
+			g_halftone = atof(argv[++i]);
 		}
 	}
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--tiles")) {
+		if (!strcmp(argv[i], "--tiles") || !strcmp(argv[i], "--halftone")) {
 			i++;
 			continue;
 		}

@@ -13,7 +13,8 @@
  *   --tile: the forced tiles' side (default 96)
  *   --grid: instead of the true centres, a square grid of the scene's
  *           pitch offset by (DX, DY) px (centres off the lattice)
- *   SCENE:  corner scene numbers (default 40 43 57)
+ *   SCENE:  corner scene numbers (default 40 43 57); pN: interior scene
+ *           N under a 5-px screen (h43j)
  * Prints per scene the centres, how many differ by more than 0.01 px of
  * D (or measured in one and not the other), the largest |dD| and where,
  * and the distance of that centre from the image's border.
@@ -68,7 +69,15 @@ static int copy_list(const fs_tubercle_list *a, fs_tubercle_list *b)
 static int scene(int k, int tile, int grid, double gx, double gy)
 {
 	sem_opts o;
-	sem_corner_scene(k, &o);
+	if (k >= 100) {
+		/* h43j: "pN", interior scene N printed under a 5-px screen,
+		 * where the screened level's gate is asked again on the
+		 * low-passed readings (detect_base_fit.h) */
+		sem_interior_scene(k - 100, &o);
+		o.halftone = 5;
+	} else {
+		sem_corner_scene(k, &o);
+	}
 	sem_scene sim;
 	if (sem_scene_render(&sim, &o)) {
 		fprintf(stderr, "scene %d: the simulator refused it\n", k);
@@ -140,7 +149,7 @@ int main(int argc, char **argv)
 			}
 		} else {
 			any = 1;
-			rc |= scene(atoi(argv[i]), tile, grid, gx, gy);
+			rc |= scene(argv[i][0] == 'p' ? 100 + atoi(argv[i] + 1) : atoi(argv[i]), tile, grid, gx, gy);
 		}
 	}
 	if (!any) {

@@ -125,6 +125,46 @@ static void read_as_without_a_screen_where_no_dot_fits_in_the_gap(void **state)
 	assert_false(tight(40, 5, 17.3, N)); /* a 5.05-px gap */
 }
 
+/* h43j: the same gate on the low-passed readings (n read of radius r,
+ * the first pinned of them left out) where the template fit's radii
+ * said merged */
+static int gate_read(double pitch, double period, double r, size_t n, size_t pinned)
+{
+	fs_det_base_plan p;
+	memset(&p, 0, sizeof p);
+	p.n = N;
+	fs_det_offset off;
+	memset(&off, 0, sizeof off);
+	off.fitted = 1;
+	off.fit.pitch = pitch;
+	off.fit.halftone = period;
+	double lr[N], scratch[N];
+	int le[N];
+	for (size_t k = 0; k < N; k++) {
+		lr[k] = k < n ? r * (0.95 + 0.01 * (double)k) : NAN;
+		le[k] = k < pinned;
+	}
+	return fs_det_base_level_screened_read(&p, &off, lr, le, scratch);
+}
+
+/* the printed interior scenes 0 and 11 (pitch 32 / 28, true radii 8 and
+ * 5.6 px): the templates' radii 3.3 / 2.7 px say merged, the low-passed
+ * readings resolved; a reading pinned at its window's end is no base */
+static void the_readings_asked_again_where_the_templates_read_short(void **state)
+{
+	(void)state;
+	assert_false(gate(32, 5, 3.3, N));
+	assert_false(gate(28, 5, 2.7, N));
+	assert_true(gate_read(32, 5, 8.0, N, 0));
+	assert_true(gate_read(28, 5, 5.6, N, 0));
+	assert_false(gate_read(16, 5, 2.0, N, 0));  /* a 2-px base */
+	assert_false(gate_read(16, 5, 6.4, N, 0));  /* a 3.2-px gap */
+	assert_false(gate_read(32, 0, 8.0, N, 0));  /* no screen */
+	assert_false(gate_read(32, 5, 8.0, 7, 0));  /* fewer than 8 read */
+	assert_false(gate_read(32, 5, 8.0, N, 5));  /* 7 left once the pinned go */
+	assert_true(gate_read(32, 5, 8.0, N, 4));
+}
+
 static void reads_a_disk_and_no_dome_on_flat_ground(void **state)
 {
 	(void)state;
@@ -149,6 +189,7 @@ int main(void)
 		cmocka_unit_test(resolved_only_where_the_low_pass_leaves_the_bases_apart),
 		cmocka_unit_test(a_gap_merged_on_the_smoothed_rays_too),
 		cmocka_unit_test(read_as_without_a_screen_where_no_dot_fits_in_the_gap),
+		cmocka_unit_test(the_readings_asked_again_where_the_templates_read_short),
 		cmocka_unit_test(reads_a_disk_and_no_dome_on_flat_ground),
 	};
 	return cmocka_run_group_tests_name("base level under a screen", tests, NULL, NULL);
