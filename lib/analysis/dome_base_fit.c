@@ -867,7 +867,27 @@ dots_fixed4(const double *tp, int nk, const double *o, size_t np, int nq, int re
 	 * two points a loop (half the loop's counting): each accumulator
 	 * still adds point i before point i + 1, so the same sums (h43f:
 	 * -40 M instructions of the template fits on the lattice). */
-#define DOTS4_POINT(I, TP)                                                                                             	do {                                                                                                           		v4d oi = (v4d)_mm256_broadcast_sd(o + (I));                                                            		if (sums) {                                                                                            			s += o[I];                                                                                     			ss += o[I] * o[I];                                                                             		}                                                                                                      		if (nq > 0)                                                                                            			q0 += oi * fs_ld4d(TP);                                                                        		if (nq > 1)                                                                                            			q1 += oi * fs_ld4d((TP) + 4);                                                                  		if (nq > 2)                                                                                            			q2 += oi * fs_ld4d((TP) + 8);                                                                  		if (pair) {                                                                                            			v2d o2 = {o[I], o[I]}, tv;                                                                     			memcpy(&tv, (TP) + 4 * nq, sizeof tv);                                                         			pr += o2 * tv;                                                                                 		}                                                                                                      		if (odd)                                                                                               			last += o[I] * (TP)[4 * nq + 2 * pair];                                                        	} while (0)
+#define DOTS4_POINT(I, TP)                                                                                              \
+	do {                                                                                                            \
+		v4d oi = (v4d)_mm256_broadcast_sd(o + (I));                                                             \
+		if (sums) {                                                                                             \
+			s += o[I];                                                                                      \
+			ss += o[I] * o[I];                                                                              \
+		}                                                                                                       \
+		if (nq > 0)                                                                                             \
+			q0 += oi * fs_ld4d(TP);                                                                         \
+		if (nq > 1)                                                                                             \
+			q1 += oi * fs_ld4d((TP) + 4);                                                                   \
+		if (nq > 2)                                                                                             \
+			q2 += oi * fs_ld4d((TP) + 8);                                                                   \
+		if (pair) {                                                                                             \
+			v2d o2 = {o[I], o[I]}, tv;                                                                      \
+			memcpy(&tv, (TP) + 4 * nq, sizeof tv);                                                          \
+			pr += o2 * tv;                                                                                  \
+		}                                                                                                       \
+		if (odd)                                                                                                \
+			last += o[I] * (TP)[4 * nq + 2 * pair];                                                         \
+	} while (0)
 	size_t i = 0;
 	for (; i + 1 < np; i += 2, tp += 2 * nk) {
 		DOTS4_POINT(i, tp);

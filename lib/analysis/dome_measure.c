@@ -243,11 +243,11 @@ __attribute__((target("avx"))) static int ray_steps4(const double *v, int n, dou
 						     double *h, double *mx)
 {
 	v4d two_step = {2 * step, 2 * step, 2 * step, 2 * step}, m4 = {0, 0, 0, 0};
-	__m256d abs = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+	__m256d mag4 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
 	int j = 1;
 	for (; j + 4 < n; j += 4) {
 		v4d q = (fs_ld4d(v + j + 1) - fs_ld4d(v + j - 1)) / two_step;
-		v4d m = (v4d)_mm256_and_pd((__m256d)q, abs);
+		v4d m = (v4d)_mm256_and_pd((__m256d)q, mag4);
 		v4d hj = fs_ld4d(h + j) + m;
 		memcpy(sd + j, &q, sizeof q);
 		memcpy(d + j, &m, sizeof m);
