@@ -800,9 +800,14 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		if (tmp[k] < hi_mid)
 			hi_mid = tmp[k];
 	double mad = 0.5 * (lo_mid + hi_mid);
-	for (int k = 0; k < NRAYS; k++)
+	int kept = 0;
+	for (int k = 0; k < NRAYS; k++) {
 		use[k] = res[k] <= fmax(3 * 1.4826 * mad, 0.25);
-	if (fit_circle(px, py, use, NRAYS, &cx, &cy, &r))
+		kept += use[k];
+	}
+	/* with no ray dropped the fit is the one above (a function of the
+	 * points and use alone): not made twice (h43f) */
+	if (kept < NRAYS && fit_circle(px, py, use, NRAYS, &cx, &cy, &r))
 		return -1;
 	/* a centre that leaves the window is not this dome's */
 	if (hypot(cx - x, cy - y) > 0.5 * rs) {
