@@ -62,6 +62,39 @@ static inline float max0f(float v)
 {
 	return v != v ? 0.0f : (0.0f > v ? 0.0f : v);
 }
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* max0f of four lanes: 0 where v is NAN or below 0, else v (-0 kept, as
+ * max0f keeps it; maxps alone would give +0 there) */
+static inline __m128 max0f4(__m128 v)
+{
+	__m128 zero = _mm_setzero_ps();
+	return _mm_andnot_ps(_mm_or_ps(_mm_cmpunord_ps(v, v), _mm_cmplt_ps(v, zero)), v);
+}
+
+/* A[i] += 2 sqrt(max0f((b1 + d1)(b2 + d2) - 0.5 d1 d2)) over the four
+ * clamped votes of each pixel, four pixels at a time in the lanes of one
+ * register, each lane the scalar expression's float operations in its
+ * order (sqrtps rounds as sqrtf does), so the same sums; the scalar loop
+ * does the last few. The combination was a tenth of the votes, 1 % of
+ * the dome rule on the 2048 x 1536 lattice (h43f). Returns the first
+ * pixel left. */
+static int votes_combine4(const float *B1, const float *D1, const float *B2, const float *D2, float *A, int n)
+{
+	__m128 half = _mm_set1_ps(0.5f), two = _mm_set1_ps(2.0f);
+	int i = 0;
+	for (; i + 3 < n; i += 4) {
+		__m128 b1v = max0f4(_mm_loadu_ps(B1 + i)), d1 = max0f4(_mm_loadu_ps(D1 + i));
+		__m128 b2 = max0f4(_mm_loadu_ps(B2 + i)), d2 = max0f4(_mm_loadu_ps(D2 + i));
+		__m128 v = _mm_sub_ps(_mm_mul_ps(_mm_add_ps(b1v, d1), _mm_add_ps(b2, d2)),
+				      _mm_mul_ps(_mm_mul_ps(half, d1), d2));
+		__m128 a = _mm_add_ps(_mm_loadu_ps(A + i), _mm_mul_ps(two, _mm_sqrt_ps(max0f4(v))));
+		_mm_storeu_ps(A + i, a);
+	}
+	return i;
+}
+#endif
+
 /* Direction bins of the circle votes: 4 axes, each with its two ends. */
 #define VOTE_DIRS 8
 
@@ -214,7 +247,11 @@ int fs_dome_votes_rect(const float *sm, size_t stride, int sx, int sy, int W, in
 			const float *B1 = bright[b]->data + off, *D1 = dark[b]->data + off;
 			const float *B2 = bright[o]->data + off, *D2 = dark[o]->data + off;
 			float *A = out + (size_t)(y - y0) * ostride;
-			for (int i = 0; i < x1 - x0; i++) {
+			int i = 0;
+#if defined(__SSE2__)
+			i = votes_combine4(B1, D1, B2, D2, A, x1 - x0);
+#endif
+			for (; i < x1 - x0; i++) {
 				float b1v = max0f(B1[i]), d1 = max0f(D1[i]);
 				float b2 = max0f(B2[i]), d2 = max0f(D2[i]);
 				A[i] += 2 * sqrtf(max0f((b1v + d1) * (b2 + d2) - 0.5f * d1 * d2));
