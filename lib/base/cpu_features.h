@@ -13,4 +13,11 @@
  * finds the same answer. */
 int fs_cpu_has_avx(void);
 
+/* For tests: forbid nonzero makes fs_cpu_has_avx answer 0 from now on,
+ * so the plain loops run on a processor that has AVX too; 0 gives the
+ * processor's answer back. Why: every AVX loop promises the plain loop's
+ * bits, and on a machine with AVX nothing else runs the plain ones
+ * (test_avx_same_bits). Not to be called while another thread measures. */
+void fs_cpu_forbid_avx(int forbid);
+
 #endif
