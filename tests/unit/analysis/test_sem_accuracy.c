@@ -183,6 +183,7 @@ static void run_scene(int k, const sem_opts *given, detect_fn fn, scene_result *
 
 typedef struct summary {
 	int d, s, sd, sd_applies, rp, all, run;
+	int d10; /* mean D within 10 % (the printed interior table's wider count) */
 } summary;
 
 static summary sum_old, sum_new;
@@ -242,18 +243,48 @@ static void run_table(const char *title, detect_fn fn, summary *S)
 #define LEVEL_INTERIOR_D 14
 #define LEVEL_INTERIOR_ALL 14
 
-static summary sum_interior;
+/* The same 14 scenes printed through a 5-px halftone screen (h43m): the
+ * simulator's halftone set after the seed, the default scan blur, the
+ * surface the unscreened scene's - how h43d and h43j screened them
+ * (SEM_SET=halftone=5). Before h43j they read D 10-48 % short (the
+ * refinement's lit-side centres refusing the formation's offset, and the
+ * screened level's gate asking the template fit's unscaled radius), and
+ * nothing here guarded the mends but two single-scene tests. Floors: the
+ * test seeds' counts at h43j's merge (main 8d7f072). With h43j's two lib
+ * commits reverted the table reads D 2, S 2, SD 11/12, RP 14, all four 2
+ * and mean D within 10 % on 7 of 14 (i0 -24, i1 -38, i4 -33, i6 -48, i11
+ * -25 %); the 3 % counts move by a scene or two, so the 10 % count is
+ * asserted as well: it is what h43j mended (12 of 14 today, the floor 11
+ * because i1 reads -10.0 %, on the line). What they guard is h43j's
+ * refused offset (fs_det_offset_refused): its gate mend alone reverted,
+ * the table reads 4/4/11/14/4 and 11 within 10 % and passes - that mend
+ * acts from the true centres, test_base_level_screened and
+ * test_remeasure_truth hold it. Held out (+4000): 5/4/11/14/4 before and
+ * after h43j, within 10 % 7 -> 9. A SEM_SET halftone overrides the 5 px;
+ * under the sanitizers every 8th scene, as the interior table. */
+#define PRINTED_HALFTONE 5
+#define LEVEL_PRINTED_D 3
+#define LEVEL_PRINTED_S 4
+#define LEVEL_PRINTED_SD 11
+#define LEVEL_PRINTED_RP 14
+#define LEVEL_PRINTED_ALL 3
+#define LEVEL_PRINTED_D10 11
 
-static void run_interior(detect_fn fn, summary *S)
+static summary sum_interior, sum_printed;
+
+/* halftone: the screen's period in px, 0 for none (the scenes' own). */
+static void run_interior(const char *title, int halftone, detect_fn fn, summary *S)
 {
 	scene_result R;
 	memset(S, 0, sizeof *S);
-	printf("fs_detect_domes between the corners (fill 0.4-0.7, pitch 28-40, spherical, no screen):\n");
+	printf("%s\n", title);
 	printf("%-5s %-4s %-4s %-4s %-3s %5s %5s %6s %6s %6s %5s\n", "scene", "fill", "h/R", "az", "pit", "rec",
 	       "prec", "D%", "S%", "sdD%", "nan");
 	for (int i = 0; i < NINTERIOR; i += SEM_SCENE_STEP) {
 		sem_opts o;
 		sem_interior_scene(i, &o);
+		if (halftone)
+			o.halftone = halftone;
 		S->run++;
 		run_scene(0, &o, fn, &R);
 		int ok_d = fabs(R.d_err) < 3, ok_s = fabs(R.s_err) < 3;
@@ -265,14 +296,18 @@ static void run_interior(detect_fn fn, summary *S)
 		S->sd += R.sd_applies && R.d_sd < 8;
 		S->rp += ok_rp;
 		S->all += ok_d && ok_s && ok_sd && ok_rp;
+		S->d10 += fabs(R.d_err) < 10;
 		printf("%-5d %-4.2f %-4.2f %-4.0f %-3.0f %5.3f %5.3f %6.1f %6.1f %6.1f%s %4d %s%s%s%s\n", i, o.fill,
 		       o.h_over_r, o.det_azimuth * 180 / M_PI, o.pitch, R.recall, R.precision, R.d_err, R.s_err,
 		       R.d_sd, R.sd_applies ? "*" : " ", R.n_nan, ok_d ? "" : " D", ok_s ? "" : " S",
 		       ok_sd ? "" : " SD", ok_rp ? "" : " RP");
 	}
-	printf("targets met between the corners: mean D %d/%d, mean S %d/%d, D SD %d/%d, recall & precision "
+	printf("targets met %s: mean D %d/%d, mean S %d/%d, D SD %d/%d, recall & precision "
 	       "%d/%d, all four %d/%d\n",
-	       S->d, S->run, S->s, S->run, S->sd, S->sd_applies, S->rp, S->run, S->all, S->run);
+	       halftone ? "between the corners, printed" : "between the corners", S->d, S->run, S->s, S->run,
+	       S->sd, S->sd_applies, S->rp, S->run, S->all, S->run);
+	if (halftone)
+		printf("mean D within 10 %% (printed): %d/%d\n", S->d10, S->run);
 }
 
 static int run_all(void **state)
@@ -290,7 +325,10 @@ static int run_all(void **state)
 	run_table("fs_detect (the outline rule, today's default):", fs_detect_outline, &sum_old);
 	run_table("fs_detect_domes (circle votes + the dome-base rule, experimental):", fs_detect_domes,
 		  &sum_new);
-	run_interior(fs_detect_domes, &sum_interior);
+	run_interior("fs_detect_domes between the corners (fill 0.4-0.7, pitch 28-40, spherical, no screen):", 0,
+		     fs_detect_domes, &sum_interior);
+	run_interior("fs_detect_domes between the corners printed (the same scenes, 5-px halftone screen):",
+		     PRINTED_HALFTONE, fs_detect_domes, &sum_printed);
 	return 0;
 }
 
@@ -364,6 +402,7 @@ static void accuracy_levels_reached(void **state)
 	assert_int_equal(sum_old.run, NSCENES / SEM_SCENE_STEP);
 	assert_int_equal(sum_new.run, NSCENES / SEM_SCENE_STEP);
 	assert_int_equal(sum_interior.run, (NINTERIOR + SEM_SCENE_STEP - 1) / SEM_SCENE_STEP);
+	assert_int_equal(sum_printed.run, (NINTERIOR + SEM_SCENE_STEP - 1) / SEM_SCENE_STEP);
 	if (SEM_SCENE_STEP > 1 || seed_add() || scene_set())
 		return;
 	assert_true(sum_old.d >= LEVEL_OLD_D);
@@ -375,6 +414,12 @@ static void accuracy_levels_reached(void **state)
 	assert_true(sum_new.all >= LEVEL_NEW_ALL);
 	assert_true(sum_interior.d >= LEVEL_INTERIOR_D);
 	assert_true(sum_interior.all >= LEVEL_INTERIOR_ALL);
+	assert_true(sum_printed.d >= LEVEL_PRINTED_D);
+	assert_true(sum_printed.s >= LEVEL_PRINTED_S);
+	assert_true(sum_printed.sd >= LEVEL_PRINTED_SD);
+	assert_true(sum_printed.rp >= LEVEL_PRINTED_RP);
+	assert_true(sum_printed.all >= LEVEL_PRINTED_ALL);
+	assert_true(sum_printed.d10 >= LEVEL_PRINTED_D10);
 }
 
 int main(void)
