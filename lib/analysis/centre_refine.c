@@ -435,27 +435,43 @@ static inline __attribute__((always_inline)) void grid_tab_fill(grid_tab *G, con
 }
 
 #ifdef FS_LANES_AVX
+/* Samples j..j + 3 of one ray of an inside grid's trial centre (see
+ * grid_ray4). */
+__attribute__((target("avx"), always_inline)) static inline void grid_quad(const float *d, long w, const int *xo,
+							     const ptrdiff_t *yo, const double *xf, const double *xg,
+							     const double *yf, const double *yg, int j, double *v)
+{
+	v4d p00, p01, p10, p11;
+	fs_corners4(d + yo[j] + xo[j], d + yo[j + 1] + xo[j + 1], d + yo[j + 2] + xo[j + 2],
+		    d + yo[j + 3] + xo[j + 3], w, &p00, &p01, &p10, &p11);
+	v4d g = fs_ld4d(xg + j), f = fs_ld4d(xf + j);
+	v4d a = p00 * g + p01 * f;
+	v4d b = p10 * g + p11 * f;
+	v4d o = a * fs_ld4d(yg + j) + b * fs_ld4d(yf + j);
+	memcpy(v + j, &o, sizeof o);
+}
+
 /* One ray of an inside grid's trial centre, four samples at a time in AVX
  * registers where the CPU has it (grid_focus checks): v[j] from the
  * tabulated pixels and weights, each lane the pair loop's operations in
  * its order (no fused multiply-add under target "avx"), so the same
- * values. Returns how many it wrote (a multiple of four; grid_focus reads
- * the rest). The grid's samples were the largest part of the refinement,
- * a sixth of the dome rule on the 2048 x 1536 lattice (h40d). */
+ * values. Returns how many it wrote: all nj when nj >= 4, the last 1-3
+ * samples read as the ray's last four (those before them written twice,
+ * the same values: a sample is a function of its tables at j alone), as
+ * obs_rows4 does (h43f); fewer samples are left to grid_focus. The
+ * grid's samples were the largest part of the refinement, a sixth of the
+ * dome rule on the 2048 x 1536 lattice (h40d); the pair and single loops
+ * after the quads were ~20 M of it there (h43n). */
 __attribute__((target("avx"))) static int grid_ray4(const float *d, long w, const int *xo, const ptrdiff_t *yo,
 						     const double *xf, const double *xg, const double *yf,
 						     const double *yg, int nj, double *v)
 {
 	int j = 0;
-	for (; j + 3 < nj; j += 4) {
-		v4d p00, p01, p10, p11;
-		fs_corners4(d + yo[j] + xo[j], d + yo[j + 1] + xo[j + 1], d + yo[j + 2] + xo[j + 2],
-			    d + yo[j + 3] + xo[j + 3], w, &p00, &p01, &p10, &p11);
-		v4d g = fs_ld4d(xg + j), f = fs_ld4d(xf + j);
-		v4d a = p00 * g + p01 * f;
-		v4d b = p10 * g + p11 * f;
-		v4d o = a * fs_ld4d(yg + j) + b * fs_ld4d(yf + j);
-		memcpy(v + j, &o, sizeof o);
+	for (; j + 3 < nj; j += 4)
+		grid_quad(d, w, xo, yo, xf, xg, yf, yg, j, v);
+	if (j < nj && nj >= 4) {
+		grid_quad(d, w, xo, yo, xf, xg, yf, yg, nj - 4, v);
+		j = nj;
 	}
 	return j;
 }
