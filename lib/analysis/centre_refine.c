@@ -475,6 +475,52 @@ __attribute__((target("avx"))) static int grid_ray4(const float *d, long w, cons
 	}
 	return j;
 }
+
+/* add_steps2 four radii at a time (each lane h + |step of v0| + |step
+ * of v1| in that order, the sign bit cleared as fabs does); the last
+ * 0-3 radii by add_steps2 itself (h is summed into, so no quad may
+ * overlap another). */
+__attribute__((target("avx"))) static inline void add_steps2_4(double *h, const double *v0, const double *v1, int j0,
+							       int j1, int span)
+{
+	const v4d sign = {-0.0, -0.0, -0.0, -0.0};
+	int j = j0;
+	for (; j + 3 <= j1; j += 4) {
+		v4d d0 = fs_ld4d(v0 + j + span) - fs_ld4d(v0 + j - span);
+		v4d d1 = fs_ld4d(v1 + j + span) - fs_ld4d(v1 + j - span);
+		v4d a0 = (v4d)_mm256_andnot_pd((__m256d)sign, (__m256d)d0);
+		v4d a1 = (v4d)_mm256_andnot_pd((__m256d)sign, (__m256d)d1);
+		v4d a = (fs_ld4d(h + j) + a0) + a1;
+		memcpy(h + j, &a, sizeof a);
+	}
+	add_steps2(h, v0, v1, j, j1, span);
+}
+
+/* Every ray of an inside grid's trial centre (ax, ay: its column's and
+ * row's first table index) with their steps added to h, in one call:
+ * grid_ray4's samples and the steps four radii at a time, the rays in
+ * their order, two at a time as grid_focus adds them (the same values).
+ * Was a call and its set-up per ray, and the steps two radii at a time
+ * (h43n). Needs nj >= 4 and an even count of rays. */
+__attribute__((target("avx"))) static void grid_rays4(const float *d, long w, const grid_tab *G, int nr, size_t ax,
+						      size_t ay, int j0, int j1, int span, double *h)
+{
+	int nj = G->nj, jlo = j0 - span;
+	double vv[2][NMAX + 1];
+	for (int q = 0; q < nr; q++, ax += (size_t)nj, ay += (size_t)nj) {
+		double *v = vv[q & 1] + jlo;
+		const int *xo = G->xo + ax;
+		const ptrdiff_t *yo = G->yo + ay;
+		const double *xf = G->xf + ax, *xg = G->xg + ax, *yf = G->yf + ay, *yg = G->yg + ay;
+		int j = 0;
+		for (; j + 3 < nj; j += 4)
+			grid_quad(d, w, xo, yo, xf, xg, yf, yg, j, v);
+		if (j < nj)
+			grid_quad(d, w, xo, yo, xf, xg, yf, yg, nj - 4, v);
+		if (q & 1)
+			add_steps2_4(h, vv[0], vv[1], j0, j1, span);
+	}
+}
 #endif
 
 /* focus() of the trial centre (ix, iy) of G (-ng..ng each), the rays of
@@ -492,6 +538,16 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 	double h[NMAX + 1];
 	if (j1 >= j0)
 		memset(h + j0, 0, (size_t)(j1 - j0 + 1) * sizeof *h);
+#ifdef FS_LANES_AVX
+	if (!G->clamped && avx && nj >= 4 && !(T->nr & 1)) {
+		grid_rays4(img->data, w, G, T->nr, (size_t)(ix + ng) * T->nr * nj, (size_t)(iy + ng) * T->nr * nj, j0,
+			   j1, span, h);
+		int jb;
+		double best = ring_peak(h, j0, j1, &jb);
+		*peak = jb * T->dr;
+		return best;
+	}
+#endif
 	/* the rays' steps added two rays at a time (add_steps2) */
 	double vv[2][NMAX + 1];
 	for (int q = 0; q < T->nr; q++) {
