@@ -435,29 +435,91 @@ static inline __attribute__((always_inline)) void grid_tab_fill(grid_tab *G, con
 }
 
 #ifdef FS_LANES_AVX
+/* Samples j..j + 3 of one ray of an inside grid's trial centre (see
+ * grid_ray4). */
+__attribute__((target("avx"), always_inline)) static inline void grid_quad(const float *d, long w, const int *xo,
+							     const ptrdiff_t *yo, const double *xf, const double *xg,
+							     const double *yf, const double *yg, int j, double *v)
+{
+	v4d p00, p01, p10, p11;
+	fs_corners4(d + yo[j] + xo[j], d + yo[j + 1] + xo[j + 1], d + yo[j + 2] + xo[j + 2],
+		    d + yo[j + 3] + xo[j + 3], w, &p00, &p01, &p10, &p11);
+	v4d g = fs_ld4d(xg + j), f = fs_ld4d(xf + j);
+	v4d a = p00 * g + p01 * f;
+	v4d b = p10 * g + p11 * f;
+	v4d o = a * fs_ld4d(yg + j) + b * fs_ld4d(yf + j);
+	memcpy(v + j, &o, sizeof o);
+}
+
 /* One ray of an inside grid's trial centre, four samples at a time in AVX
  * registers where the CPU has it (grid_focus checks): v[j] from the
  * tabulated pixels and weights, each lane the pair loop's operations in
  * its order (no fused multiply-add under target "avx"), so the same
- * values. Returns how many it wrote (a multiple of four; grid_focus reads
- * the rest). The grid's samples were the largest part of the refinement,
- * a sixth of the dome rule on the 2048 x 1536 lattice (h40d). */
+ * values. Returns how many it wrote: all nj when nj >= 4, the last 1-3
+ * samples read as the ray's last four (those before them written twice,
+ * the same values: a sample is a function of its tables at j alone), as
+ * obs_rows4 does (h43f); fewer samples are left to grid_focus. The
+ * grid's samples were the largest part of the refinement, a sixth of the
+ * dome rule on the 2048 x 1536 lattice (h40d); the pair and single loops
+ * after the quads were ~20 M of it there (h43n). */
 __attribute__((target("avx"))) static int grid_ray4(const float *d, long w, const int *xo, const ptrdiff_t *yo,
 						     const double *xf, const double *xg, const double *yf,
 						     const double *yg, int nj, double *v)
 {
 	int j = 0;
-	for (; j + 3 < nj; j += 4) {
-		v4d p00, p01, p10, p11;
-		fs_corners4(d + yo[j] + xo[j], d + yo[j + 1] + xo[j + 1], d + yo[j + 2] + xo[j + 2],
-			    d + yo[j + 3] + xo[j + 3], w, &p00, &p01, &p10, &p11);
-		v4d g = fs_ld4d(xg + j), f = fs_ld4d(xf + j);
-		v4d a = p00 * g + p01 * f;
-		v4d b = p10 * g + p11 * f;
-		v4d o = a * fs_ld4d(yg + j) + b * fs_ld4d(yf + j);
-		memcpy(v + j, &o, sizeof o);
+	for (; j + 3 < nj; j += 4)
+		grid_quad(d, w, xo, yo, xf, xg, yf, yg, j, v);
+	if (j < nj && nj >= 4) {
+		grid_quad(d, w, xo, yo, xf, xg, yf, yg, nj - 4, v);
+		j = nj;
 	}
 	return j;
+}
+
+/* add_steps2 four radii at a time (each lane h + |step of v0| + |step
+ * of v1| in that order, the sign bit cleared as fabs does); the last
+ * 0-3 radii by add_steps2 itself (h is summed into, so no quad may
+ * overlap another). */
+__attribute__((target("avx"))) static inline void add_steps2_4(double *h, const double *v0, const double *v1, int j0,
+							       int j1, int span)
+{
+	const v4d sign = {-0.0, -0.0, -0.0, -0.0};
+	int j = j0;
+	for (; j + 3 <= j1; j += 4) {
+		v4d d0 = fs_ld4d(v0 + j + span) - fs_ld4d(v0 + j - span);
+		v4d d1 = fs_ld4d(v1 + j + span) - fs_ld4d(v1 + j - span);
+		v4d a0 = (v4d)_mm256_andnot_pd((__m256d)sign, (__m256d)d0);
+		v4d a1 = (v4d)_mm256_andnot_pd((__m256d)sign, (__m256d)d1);
+		v4d a = (fs_ld4d(h + j) + a0) + a1;
+		memcpy(h + j, &a, sizeof a);
+	}
+	add_steps2(h, v0, v1, j, j1, span);
+}
+
+/* Every ray of an inside grid's trial centre (ax, ay: its column's and
+ * row's first table index) with their steps added to h, in one call:
+ * grid_ray4's samples and the steps four radii at a time, the rays in
+ * their order, two at a time as grid_focus adds them (the same values).
+ * Was a call and its set-up per ray, and the steps two radii at a time
+ * (h43n). Needs nj >= 4 and an even count of rays. */
+__attribute__((target("avx"))) static void grid_rays4(const float *d, long w, const grid_tab *G, int nr, size_t ax,
+						      size_t ay, int j0, int j1, int span, double *h)
+{
+	int nj = G->nj, jlo = j0 - span;
+	double vv[2][NMAX + 1];
+	for (int q = 0; q < nr; q++, ax += (size_t)nj, ay += (size_t)nj) {
+		double *v = vv[q & 1] + jlo;
+		const int *xo = G->xo + ax;
+		const ptrdiff_t *yo = G->yo + ay;
+		const double *xf = G->xf + ax, *xg = G->xg + ax, *yf = G->yf + ay, *yg = G->yg + ay;
+		int j = 0;
+		for (; j + 3 < nj; j += 4)
+			grid_quad(d, w, xo, yo, xf, xg, yf, yg, j, v);
+		if (j < nj)
+			grid_quad(d, w, xo, yo, xf, xg, yf, yg, nj - 4, v);
+		if (q & 1)
+			add_steps2_4(h, vv[0], vv[1], j0, j1, span);
+	}
 }
 #endif
 
@@ -476,6 +538,16 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 	double h[NMAX + 1];
 	if (j1 >= j0)
 		memset(h + j0, 0, (size_t)(j1 - j0 + 1) * sizeof *h);
+#ifdef FS_LANES_AVX
+	if (!G->clamped && avx && nj >= 4 && !(T->nr & 1)) {
+		grid_rays4(img->data, w, G, T->nr, (size_t)(ix + ng) * T->nr * nj, (size_t)(iy + ng) * T->nr * nj, j0,
+			   j1, span, h);
+		int jb;
+		double best = ring_peak(h, j0, j1, &jb);
+		*peak = jb * T->dr;
+		return best;
+	}
+#endif
 	/* the rays' steps added two rays at a time (add_steps2) */
 	double vv[2][NMAX + 1];
 	for (int q = 0; q < T->nr; q++) {
@@ -564,7 +636,6 @@ static int grid_stage(const fs_image *img, int ox, int oy, const ray_tab *T, dou
 {
 	*cx = x;
 	*cy = y;
-	double best = focus(img, ox, oy, T, x, y, rp);
 	/* the tabulated grid (the same values as focus() at each trial
 	 * centre), clamped where it reaches over the image's border */
 	grid_tab G = {0};
@@ -578,6 +649,10 @@ static int grid_stage(const fs_image *img, int ox, int oy, const ray_tab *T, dou
 		}
 		grid_tab_part(&G, T, img, ox, oy, ng - r1, ng + r1);
 	}
+	/* the start is the grid's centre (x + 0 g = x): its focus read from
+	 * the tables, the same value as focus() there as at every trial
+	 * centre, for a quarter fewer instructions (h43n) */
+	double best = tab ? grid_focus(img, T, &G, 0, 0, ng, rp) : focus(img, ox, oy, T, x, y, rp);
 	/* the first ring before the rest (kept, so that the raster below
 	 * sees the same values in the same order as without the test) */
 	double ring[3][3], ringr[3][3];

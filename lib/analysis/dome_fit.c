@@ -274,26 +274,27 @@ void fs_dome_fit_reach(double pitch, size_t n, size_t max_centres, size_t *strid
 }
 
 /* Averages the nt cells todo[] of m: each cell's bilinear sample added
- * centre after centre, then divided by their number. */
+ * centre after centre, then divided by their number. A cell at a time,
+ * its sum in a register over the centres (each cell's sum still adds the
+ * centres in their order from 0, so the same bits as the centres' loop
+ * outside, which stored and reloaded every cell's sum and worked out its
+ * column and row once per centre: h43n). */
 static void average_cells(meanimg *m, size_t nt)
 {
 	size_t w = (size_t)(2 * m->half + 1), iw = (size_t)m->img->width;
 	const float *data = m->img->data;
-	for (size_t k = 0; k < nt; k++)
-		m->v[m->todo[k]] = 0;
-	for (size_t i = 0; i < m->used; i++) {
-		const int *tx0 = m->tx0 + i * w, *ty0 = m->ty0 + i * w;
-		const double *tfx = m->tfx + i * w, *tfy = m->tfy + i * w;
-		for (size_t k = 0; k < nt; k++) {
-			size_t o = m->todo[k], col = o % w, row = o / w;
-			double fx = tfx[col], fy = tfy[row];
-			const float *d = data + (size_t)ty0[row] * iw + (size_t)tx0[col];
-			m->v[o] += (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[iw] * (1 - fx) + d[iw + 1] * fx) * fy;
-		}
-	}
 	for (size_t k = 0; k < nt; k++) {
-		m->v[m->todo[k]] /= m->used;
-		m->have[m->todo[k]] = 1;
+		size_t o = m->todo[k], col = o % w, row = o / w;
+		const int *tx0 = m->tx0 + col, *ty0 = m->ty0 + row;
+		const double *tfx = m->tfx + col, *tfy = m->tfy + row;
+		double acc = 0;
+		for (size_t i = 0, t = 0; i < m->used; i++, t += w) {
+			double fx = tfx[t], fy = tfy[t];
+			const float *d = data + (size_t)ty0[t] * iw + (size_t)tx0[t];
+			acc += (d[0] * (1 - fx) + d[1] * fx) * (1 - fy) + (d[iw] * (1 - fx) + d[iw + 1] * fx) * fy;
+		}
+		m->v[o] = acc / m->used;
+		m->have[o] = 1;
 	}
 }
 
