@@ -49,6 +49,31 @@ static double mean_d_error(const sem_truth *tr, const fs_tubercle_list *t, size_
 	return *n ? 100 * (sd - st) / st : NAN;
 }
 
+/* Re-measure (the dome rule) at the true centres of tr inside the scale
+ * region, as a user would place them, on img: the mean diameter's error
+ * (%, mean_d_error), *nr the domes it counts and, when given, *unmeasured
+ * the centres left without a diameter of *centres placed. */
+static double remeasure_error(const fs_image *img, const sem_truth *tr, size_t *nr, size_t *unmeasured,
+			      size_t *centres)
+{
+	fs_params p;
+	fs_params_default(&p);
+	char err[256];
+	fs_tubercle_list t = {0};
+	assert_int_equal(sem_inside_centres(tr, &t), 0);
+	assert_int_equal(fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &t, err, sizeof err), 0);
+	double er = mean_d_error(tr, &t, nr);
+	if (unmeasured) {
+		*unmeasured = 0;
+		for (size_t i = 0; i < t.n; i++)
+			*unmeasured += !isfinite(t.items[i].radius_px);
+	}
+	if (centres)
+		*centres = t.n;
+	fs_tubercle_list_free(&t);
+	return er;
+}
+
 /* Appends to t up to want manual centres at the middle of triangles of
  * three mutually neighbouring true domes, all counted (sem_counted);
  * returns how many. */
@@ -167,16 +192,12 @@ static void bright_rim_level_without_blur(void **state)
 	assert_int_equal(fs_detect_rule_all(img, &p, 0, FS_RULE_DOME, &dr, err, sizeof err), 0);
 	size_t nd = 0, nr = 0;
 	double ed = mean_d_error(&tr, &dr.tubercles, &nd);
-	fs_tubercle_list t = {0};
-	assert_int_equal(sem_inside_centres(&tr, &t), 0);
-	assert_int_equal(fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &t, err, sizeof err), 0);
-	double er = mean_d_error(&tr, &t, &nr);
+	double er = remeasure_error(img, &tr, &nr, NULL, NULL);
 	print_message("scene 34: extraction mean D %+.2f %% (%zu domes), Re-measure at the true centres %+.2f %% (%zu)\n",
 		      ed, nd, er, nr);
 	assert_true(nd > 50 && nr >= 0.9 * nd);
 	assert_true(fabs(ed) < 2);
 	assert_true(fabs(er) < 2);
-	fs_tubercle_list_free(&t);
 	fs_detect_result_free(&dr);
 	sem_truth_free(&tr);
 	fs_image_free(img);
@@ -200,24 +221,14 @@ static void screened_true_centres_read_the_true_mean_diameter(void **state)
 	sem_truth tr;
 	fs_image *img = sem_make(&o, &tr);
 	assert_non_null(img);
-	fs_params p;
-	fs_params_default(&p);
-	char err[256];
-	fs_tubercle_list t = {0};
-	assert_int_equal(sem_inside_centres(&tr, &t), 0);
-	assert_int_equal(fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &t, err, sizeof err), 0);
-	size_t nr = 0;
-	double er = mean_d_error(&tr, &t, &nr);
-	size_t unmeasured = 0;
-	for (size_t i = 0; i < t.n; i++)
-		unmeasured += !isfinite(t.items[i].radius_px);
+	size_t nr = 0, unmeasured = 0, centres = 0;
+	double er = remeasure_error(img, &tr, &nr, &unmeasured, &centres);
 	print_message("scene 42 (5-px screen): Re-measure at the true centres %+.2f %% (%zu counted domes; %zu of "
 		      "%zu centres unmeasured)\n",
-		      er, nr, unmeasured, t.n);
+		      er, nr, unmeasured, centres);
 	/* (the counted domes leave out those the frame cuts: sem_counted) */
-	assert_true(nr > 50 && unmeasured <= t.n / 10);
+	assert_true(nr > 50 && unmeasured <= centres / 10);
 	assert_true(fabs(er) < 3);
-	fs_tubercle_list_free(&t);
 	sem_truth_free(&tr);
 	fs_image_free(img);
 }
@@ -243,20 +254,13 @@ static void printed_interior_true_centres_read_the_true_mean_diameter(void **sta
 		sem_truth tr;
 		fs_image *img = sem_make(&o, &tr);
 		assert_non_null(img);
-		fs_params p;
-		fs_params_default(&p);
-		char err[256];
-		fs_tubercle_list t = {0};
-		assert_int_equal(sem_inside_centres(&tr, &t), 0);
-		assert_int_equal(fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &t, err, sizeof err), 0);
 		size_t nr = 0;
-		double er = mean_d_error(&tr, &t, &nr);
+		double er = remeasure_error(img, &tr, &nr, NULL, NULL);
 		print_message("interior scene %d (5-px screen): Re-measure at the true centres %+.2f %% (%zu counted "
 			      "domes)\n",
 			      scenes[s], er, nr);
 		assert_true(nr > 30);
 		assert_true(fabs(er) < 3);
-		fs_tubercle_list_free(&t);
 		sem_truth_free(&tr);
 		fs_image_free(img);
 	}
