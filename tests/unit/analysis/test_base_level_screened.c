@@ -29,23 +29,33 @@
 
 #define N 12
 
+/* A plan of N domes and a fitted formation of the given pitch under a
+ * screen of the given period, the first reading's rays smoothed by
+ * smooth px; v[k] the radii: n of about r (spread 0.95-1.06 r, so the
+ * median decides), the rest NAN. */
+static void screened_case(fs_det_base_plan *p, fs_det_offset *off, double pitch, double period, double smooth,
+			  double *v, double r, size_t n)
+{
+	memset(p, 0, sizeof *p);
+	p->n = N;
+	memset(off, 0, sizeof *off);
+	off->fitted = 1;
+	off->fit.pitch = pitch;
+	off->fit.halftone = period;
+	off->smooth = smooth;
+	for (size_t k = 0; k < N; k++)
+		v[k] = k < n ? r * (0.95 + 0.01 * (double)k) : NAN;
+}
+
 /* gate for n sized domes of radius r (the rest not sized) on a lattice of
  * the given pitch under a screen of the given period, the first reading's
  * rays smoothed by smooth px */
 static int gate_smoothed(double pitch, double period, double r, size_t n, double smooth)
 {
 	fs_det_base_plan p;
-	memset(&p, 0, sizeof p);
-	p.n = N;
 	fs_det_offset off;
-	memset(&off, 0, sizeof off);
-	off.fitted = 1;
-	off.fit.pitch = pitch;
-	off.fit.halftone = period;
-	off.smooth = smooth;
 	double fr[N], scratch[N];
-	for (size_t k = 0; k < N; k++)
-		fr[k] = k < n ? r * (0.95 + 0.01 * (double)k) : NAN;
+	screened_case(&p, &off, pitch, period, smooth, fr, r, n);
 	return fs_det_base_level_screened(&p, &off, fr, scratch);
 }
 
@@ -93,16 +103,9 @@ static void a_gap_merged_on_the_smoothed_rays_too(void **state)
 static int tight(double pitch, double period, double r, size_t n)
 {
 	fs_det_base_plan p;
-	memset(&p, 0, sizeof p);
-	p.n = N;
 	fs_det_offset off;
-	memset(&off, 0, sizeof off);
-	off.fitted = 1;
-	off.fit.pitch = pitch;
-	off.fit.halftone = period;
 	double fr[N], scratch[N];
-	for (size_t k = 0; k < N; k++)
-		fr[k] = k < n ? r * (0.95 + 0.01 * (double)k) : NAN;
+	screened_case(&p, &off, pitch, period, 0, fr, r, n);
 	return fs_det_base_level_tight_screen(&p, &off, fr, scratch);
 }
 
@@ -131,19 +134,12 @@ static void read_as_without_a_screen_where_no_dot_fits_in_the_gap(void **state)
 static int gate_read(double pitch, double period, double r, size_t n, size_t pinned)
 {
 	fs_det_base_plan p;
-	memset(&p, 0, sizeof p);
-	p.n = N;
 	fs_det_offset off;
-	memset(&off, 0, sizeof off);
-	off.fitted = 1;
-	off.fit.pitch = pitch;
-	off.fit.halftone = period;
 	double lr[N], scratch[N];
 	int le[N];
-	for (size_t k = 0; k < N; k++) {
-		lr[k] = k < n ? r * (0.95 + 0.01 * (double)k) : NAN;
+	screened_case(&p, &off, pitch, period, 0, lr, r, n);
+	for (size_t k = 0; k < N; k++)
 		le[k] = k < pinned;
-	}
 	return fs_det_base_level_screened_read(&p, &off, lr, le, scratch);
 }
 
