@@ -1092,14 +1092,7 @@ static void blur_true_print(int k, const fs_image *meas, const sem_opts *o, cons
 		dsum += 2 * rs[j];
 	double fill = dsum / n / t->pitch, nominal = sqrt(o->beam_blur * o->beam_blur + msig * msig);
 	fs_dome_fit fm;
-	memset(&fm, 0, sizeof fm);
-	fm.pitch = t->pitch;
-	fm.angle = o->angle;
-	fm.profile = o->profile;
-	fm.h_over_r = o->h_over_r;
-	fm.azimuth = o->det_azimuth;
-	fm.elevation = o->det_elevation;
-	fm.fill = fill;
+	formation_sim(o, t->pitch, fill, 0, &fm);
 	fs_det_offset ot;
 	int okt = !fs_det_offset_fit(meas, xs, ys, rs, n, t->pitch, NULL, &ot) && ot.fitted;
 	double bt = NAN, mt = NAN, mm, mnom = formation_blur_misfit(meas, &fm, nominal, xs, ys, n, fill);

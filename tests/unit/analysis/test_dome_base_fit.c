@@ -38,6 +38,7 @@
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
 #include "sem_cache.h"
+#include "formation_calib.h"
 
 typedef struct tpl_scene {
 	sem_truth t;
@@ -302,15 +303,9 @@ static void small_flat_domes_profile(void **state)
 	double best_flat = INFINITY, best_par = INFINITY;
 	for (size_t q = 0; q < sizeof forms / sizeof forms[0]; q++) {
 		fs_dome_fit f;
-		memset(&f, 0, sizeof f);
-		f.pitch = t.pitch;
-		f.angle = o.angle;
+		formation_sim(&o, t.pitch, 0.25, o.beam_blur, &f);
 		f.profile = forms[q][0];
 		f.h_over_r = forms[q][1];
-		f.blur_px = o.beam_blur;
-		f.azimuth = o.det_azimuth;
-		f.elevation = o.det_elevation;
-		f.fill = 0.25;
 		fs_dome_tpl u;
 		char err[128];
 		assert_int_equal(fs_dome_tpl_build(img, &f, 0.25, xs, ys, n, &u, err, sizeof err), 0);
@@ -370,15 +365,7 @@ static void render_is_the_templates(void **state)
 			ys[n++] = t.y[j];
 		}
 	fs_dome_fit f;
-	memset(&f, 0, sizeof f);
-	f.pitch = t.pitch;
-	f.angle = o.angle;
-	f.profile = o.profile;
-	f.h_over_r = o.h_over_r;
-	f.blur_px = o.beam_blur;
-	f.azimuth = o.det_azimuth;
-	f.elevation = o.det_elevation;
-	f.fill = o.fill;
+	formation_sim(&o, t.pitch, o.fill, o.beam_blur, &f);
 	fs_dome_tpl u;
 	char err[128];
 	assert_int_equal(fs_dome_tpl_build(img, &f, o.fill, xs, ys, n, &u, err, sizeof err), 0);
