@@ -184,12 +184,12 @@ int main(int argc, char **argv)
 	double missing = -1, shadow = -1, sigma = 1.2, offset = 0;
 	int scenes[64], listed = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
-			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (sem_opts_args_say(&set_args, argv[0], "--set", argv[++i]))
-				return 2;
-		} else if (!strcmp(argv[i], "--meas") && i + 1 < argc)
+		int common = sem_bench_arg(argc, argv, &i, &seed_add, &set_args);
+		if (common < 0)
+			return 2;
+		if (common)
+			continue;
+		if (!strcmp(argv[i], "--meas") && i + 1 < argc)
 			meas_sigma = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--r0") && i + 1 < argc)
 			r0_given = atof(argv[++i]);

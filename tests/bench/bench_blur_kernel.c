@@ -538,16 +538,12 @@ int main(int argc, char **argv)
 	unsigned seed_add = 0;
 	int scenes[64], ns = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
-			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (sem_opts_args_add(&set_args, argv[i + 1])) {
-				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
-					argv[i + 1], SEM_OPTS_ARGS_MAX);
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(argv[i], "--grid") && i + 1 < argc)
+		int common = sem_bench_arg(argc, argv, &i, &seed_add, &set_args);
+		if (common < 0)
+			return 2;
+		if (common)
+			continue;
+		if (!strcmp(argv[i], "--grid") && i + 1 < argc)
 			RENDER_G = atoi(argv[++i]) >= 8 ? atoi(argv[i]) : 24;
 		else if (!strcmp(argv[i], "--calibrate"))
 			calibrate = 1;

@@ -1212,12 +1212,12 @@ int main(int argc, char **argv)
 	unsigned seed_add = 0;
 	int profile = 0, scenes[64], ns = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
-			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (sem_opts_args_say(&set_args, argv[0], "--set", argv[++i]))
-				return 2;
-		} else if (!strcmp(argv[i], "--ann-sigma") && i + 1 < argc) {
+		int common = sem_bench_arg(argc, argv, &i, &seed_add, &set_args);
+		if (common < 0)
+			return 2;
+		if (common)
+			continue;
+		if (!strcmp(argv[i], "--ann-sigma") && i + 1 < argc) {
 			if (sscanf(argv[++i], "%lf,%lf,%lf", &sgs[0], &sgs[1], &sgs[2]) != 3) {
 				fprintf(stderr, "bench_level_small: --ann-sigma S1,S2,S3\n");
 				return 2;

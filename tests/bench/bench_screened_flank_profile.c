@@ -171,16 +171,16 @@ int main(int argc, char **argv)
 	double lowpass = -1;
 	int scenes[64], n = 0, profile = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
-			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--lowpass") && i + 1 < argc)
+		int common = sem_bench_arg(argc, argv, &i, &seed_add, &set_args);
+		if (common < 0)
+			return 2;
+		if (common)
+			continue;
+		if (!strcmp(argv[i], "--lowpass") && i + 1 < argc)
 			lowpass = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--profile"))
 			profile = 1;
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (sem_opts_args_say(&set_args, argv[0], "--set", argv[++i]))
-				return 2;
-		} else if (n < 64)
+		else if (n < 64)
 			scenes[n++] = atoi(argv[i]);
 	}
 	if (!n)
