@@ -100,9 +100,7 @@ static void run(int k, unsigned seed_add, double missing, double shadow, double 
 {
 	sem_opts o;
 	sem_truth t;
-	sem_corner_scene(k, &o);
-	o.seed += seed_add;
-	sem_opts_args_apply(&set_args, &o);
+	sem_corner_args(k, seed_add, &set_args, &o);
 	if (missing >= 0)
 		o.missing = missing;
 	if (shadow >= 0)

@@ -376,9 +376,7 @@ static sem_opts_args set_args;
 static int run_scene(int k, unsigned seed_add)
 {
 	sem_opts o;
-	sem_corner_scene(k, &o);
-	o.seed += seed_add;
-	sem_opts_args_apply(&set_args, &o);
+	sem_corner_args(k, seed_add, &set_args, &o);
 	sem_scene sim;
 	if (sem_scene_render(&sim, &o)) {
 		printf("%d: %s\n", k, sim.err);

@@ -101,9 +101,7 @@ static int run(int k, unsigned seed_add, double lowpass, int profile)
 {
 	sem_opts o;
 	sem_truth t;
-	sem_corner_scene(k, &o);
-	o.seed += seed_add;
-	sem_opts_args_apply(&set_args, &o);
+	sem_corner_args(k, seed_add, &set_args, &o);
 	fs_image *img = sem_make_shared(&o, &t);
 	if (!img)
 		return -1;

@@ -144,9 +144,7 @@ static sem_opts_args set_args;
 static int run(int k, unsigned seed_add)
 {
 	sem_opts o;
-	sem_corner_scene(k, &o);
-	o.seed += seed_add;
-	sem_opts_args_apply(&set_args, &o);
+	sem_corner_args(k, seed_add, &set_args, &o);
 	if (!(o.halftone > 0)) {
 		printf("%d: no screen to split\n", k);
 		return -1;

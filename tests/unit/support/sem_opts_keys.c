@@ -137,3 +137,10 @@ void sem_opts_args_apply(const sem_opts_args *a, sem_opts *o)
 	for (int i = 0; i < a->n; i++)
 		(void)sem_opts_set_key(o, a->kv[i]); /* checked when added */
 }
+
+void sem_corner_args(int k, unsigned seed_add, const sem_opts_args *a, sem_opts *o)
+{
+	sem_corner_scene(k, o);
+	o->seed += seed_add;
+	sem_opts_args_apply(a, o);
+}

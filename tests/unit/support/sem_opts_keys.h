@@ -61,5 +61,9 @@ int sem_opts_args_say(sem_opts_args *a, const char *prog, const char *opt, const
 int sem_bench_arg(int argc, char **argv, int *i, unsigned *seed_add, sem_opts_args *a);
 /* Every item of a set on o, in the order given. */
 void sem_opts_args_apply(const sem_opts_args *a, sem_opts *o);
+/* Corner scene k (sem_corner_scene) on the seeds seed_add further, then
+ * every item of a on it: how the benches that take --seed-add and --set
+ * start a corner scene. */
+void sem_corner_args(int k, unsigned seed_add, const sem_opts_args *a, sem_opts *o);
 
 #endif
