@@ -93,12 +93,8 @@ static int run_scene(int set, int k, unsigned seed_add)
 	sem_opts o;
 	scene_set_opts(set, k, seed_add, &o);
 	dome_scene m;
-	int orc = dome_scene_open(&m, &o);
-	if (orc == -1) {
-		printf("%s %d: %s\n", SET_NAME[set], k, m.s.err);
-		dome_scene_close(&m);
+	if (dome_scene_open(&m, &o, set, k))
 		return -1;
-	}
 	const sem_truth *t = &m.s.tr;
 	const fs_detect_result *res = &m.res;
 	const fs_image *meas = m.meas;
@@ -106,8 +102,8 @@ static int run_scene(int set, int k, unsigned seed_add)
 	int rc = -1;
 	size_t nt = res->tubercles.n, ni = 0, nd = 0;
 	double *xs = malloc((nt + t->n + 1) * sizeof *xs), *ys = malloc((nt + t->n + 1) * sizeof *ys);
-	if (!xs || !ys || orc) {
-		printf("%s %d: measurement image: %s\n", SET_NAME[set], k, xs && ys ? m.err : "out of memory");
+	if (!xs || !ys) {
+		printf("%s %d: measurement image: out of memory\n", SET_NAME[set], k);
 		goto out;
 	}
 	double sd = 0;

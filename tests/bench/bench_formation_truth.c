@@ -1054,12 +1054,8 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 	sem_opts o;
 	scene_opts(set, k, seed_add, &o);
 	dome_scene m;
-	int orc = dome_scene_open(&m, &o);
-	if (orc == -1) {
-		printf("%s %d: %s\n", SET_NAME[set], k, m.s.err);
-		dome_scene_close(&m);
+	if (dome_scene_open(&m, &o, set, k))
 		return -1;
-	}
 	const sem_truth *t = &m.s.tr;
 	const fs_detect_result *res = &m.res;
 	const fs_image *meas = m.meas;
@@ -1069,8 +1065,8 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 	size_t nt = res->tubercles.n, nd = 0, ni = 0;
 	double *xs = malloc((nt + t->n + 1) * sizeof *xs), *ys = malloc((nt + t->n + 1) * sizeof *ys),
 	       *rs = malloc((nt + t->n + 1) * sizeof *rs);
-	if (!xs || !ys || !rs || orc) {
-		printf("%s %d: measurement image: %s\n", SET_NAME[set], k, xs ? m.err : "out of memory");
+	if (!xs || !ys || !rs) {
+		printf("%s %d: measurement image: out of memory\n", SET_NAME[set], k);
 		goto out;
 	}
 	double tp = o.halftone > 0 ? o.halftone : 0;

@@ -3,6 +3,7 @@
  */
 #include "scene_sets.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/detect_methods.h"
@@ -29,16 +30,23 @@ void scene_set_opts(int set, int k, unsigned seed_add, sem_opts *o)
 	o->seed += seed_add;
 }
 
-int dome_scene_open(dome_scene *m, const sem_opts *o)
+int dome_scene_open(dome_scene *m, const sem_opts *o, int set, int k)
 {
 	memset(m, 0, sizeof *m);
-	if (sem_scene_detect(&m->s, o, fs_detect_domes, &m->res))
+	if (sem_scene_detect(&m->s, o, fs_detect_domes, &m->res)) {
+		printf("%s %d: %s\n", SET_NAME[set], k, m->s.err);
+		dome_scene_close(m);
 		return -1;
+	}
 	m->fimg = m->s.img->bits ? fs_image_to_float(m->s.img) : NULL;
 	/* the rule's measurement image (detect.c, the dome rule's msig) */
 	m->msig = m->res.pitch_px >= 40 ? 1.0 : 0.5;
-	if (fs_detect_measure_image(m->fimg ? m->fimg : m->s.img, &m->s.p, m->msig, &m->meas, m->err, sizeof m->err))
-		return -2;
+	char err[256];
+	if (fs_detect_measure_image(m->fimg ? m->fimg : m->s.img, &m->s.p, m->msig, &m->meas, err, sizeof err)) {
+		printf("%s %d: measurement image: %s\n", SET_NAME[set], k, err);
+		dome_scene_close(m);
+		return -1;
+	}
 	return 0;
 }
 

@@ -35,14 +35,14 @@ typedef struct dome_scene {
 	fs_image *fimg;       /* the image as floats when it was compact, else NULL */
 	fs_image *meas;       /* the rule's measurement image */
 	double msig;          /* its blur: the dome rule's, 1 px from a pitch of 40 px, else 0.5 */
-	char err[256];        /* why the measurement image failed */
 } dome_scene;
 
-/* o's scene rendered (through the scene cache), detected by
- * fs_detect_domes and its measurement image made (fs_detect_measure_image
- * at msig, the dome rule's). 0; -1 when the detection failed (m->s.err
- * says why); -2 when the measurement image failed (m->err). */
-int dome_scene_open(dome_scene *m, const sem_opts *o);
+/* o's scene (scene k of set) rendered (through the scene cache),
+ * detected by fs_detect_domes and its measurement image made
+ * (fs_detect_measure_image at msig, the dome rule's). 0; or -1, m closed,
+ * when either failed, said on stdout as the benches' own lines said it
+ * ("SET k: why", "SET k: measurement image: why"). */
+int dome_scene_open(dome_scene *m, const sem_opts *o, int set, int k);
 void dome_scene_close(dome_scene *m);
 
 #endif
