@@ -182,10 +182,7 @@ int main(int argc, char **argv)
 	double missing = -1, shadow = -1, sigma = 1.2, offset = 0;
 	int scenes[64], listed = 0;
 	for (int i = 1; i < argc; i++) {
-		int common = sem_bench_arg(argc, argv, &i, &seed_add, &set_args);
-		if (common < 0)
-			return 2;
-		if (common)
+		if (sem_bench_arg(argc, argv, &i, &seed_add, &set_args))
 			continue;
 		if (!strcmp(argv[i], "--meas") && i + 1 < argc)
 			meas_sigma = atof(argv[++i]);

@@ -536,10 +536,7 @@ int main(int argc, char **argv)
 	unsigned seed_add = 0;
 	int scenes[64], ns = 0;
 	for (int i = 1; i < argc; i++) {
-		int common = sem_bench_arg(argc, argv, &i, &seed_add, &set_args);
-		if (common < 0)
-			return 2;
-		if (common)
+		if (sem_bench_arg(argc, argv, &i, &seed_add, &set_args))
 			continue;
 		if (!strcmp(argv[i], "--grid") && i + 1 < argc)
 			RENDER_G = atoi(argv[++i]) >= 8 ? atoi(argv[i]) : 24;

@@ -1210,10 +1210,7 @@ int main(int argc, char **argv)
 	unsigned seed_add = 0;
 	int profile = 0, scenes[64], ns = 0;
 	for (int i = 1; i < argc; i++) {
-		int common = sem_bench_arg(argc, argv, &i, &seed_add, &set_args);
-		if (common < 0)
-			return 2;
-		if (common)
+		if (sem_bench_arg(argc, argv, &i, &seed_add, &set_args))
 			continue;
 		if (!strcmp(argv[i], "--ann-sigma") && i + 1 < argc) {
 			if (sscanf(argv[++i], "%lf,%lf,%lf", &sgs[0], &sgs[1], &sgs[2]) != 3) {

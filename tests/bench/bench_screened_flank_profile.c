@@ -169,10 +169,7 @@ int main(int argc, char **argv)
 	double lowpass = -1;
 	int scenes[64], n = 0, profile = 0;
 	for (int i = 1; i < argc; i++) {
-		int common = sem_bench_arg(argc, argv, &i, &seed_add, &set_args);
-		if (common < 0)
-			return 2;
-		if (common)
+		if (sem_bench_arg(argc, argv, &i, &seed_add, &set_args))
 			continue;
 		if (!strcmp(argv[i], "--lowpass") && i + 1 < argc)
 			lowpass = atof(argv[++i]);

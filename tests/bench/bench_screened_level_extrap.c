@@ -138,10 +138,7 @@ int main(int argc, char **argv)
 	unsigned seed_add = 0;
 	int scenes[64], n = 0;
 	for (int i = 1; i < argc; i++) {
-		int common = sem_bench_arg(argc, argv, &i, &seed_add, &set_args);
-		if (common < 0)
-			return 2;
-		if (common)
+		if (sem_bench_arg(argc, argv, &i, &seed_add, &set_args))
 			continue;
 		if (n < 64)
 			scenes[n++] = atoi(argv[i]);

@@ -804,10 +804,7 @@ int main(int argc, char **argv)
 	double notch = 0;
 	int scenes[64];
 	for (int i = 1; i < argc; i++) {
-		int common = sem_bench_arg(argc, argv, &i, &seed_add, &set_args);
-		if (common < 0)
-			return 2;
-		if (common)
+		if (sem_bench_arg(argc, argv, &i, &seed_add, &set_args))
 			continue;
 		if (!strcmp(argv[i], "--outline"))
 			outline = 1;

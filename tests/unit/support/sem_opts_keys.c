@@ -127,8 +127,11 @@ int sem_bench_arg(int argc, char **argv, int *i, unsigned *seed_add, sem_opts_ar
 		*seed_add = (unsigned)strtoul(argv[++*i], NULL, 10);
 		return 1;
 	}
-	if (a && !strcmp(argv[*i], "--set"))
-		return sem_opts_args_say(a, argv[0], "--set", argv[++*i]) ? -1 : 1;
+	if (a && !strcmp(argv[*i], "--set")) {
+		if (sem_opts_args_say(a, argv[0], "--set", argv[++*i]))
+			exit(2);
+		return 1;
+	}
 	return 0;
 }
 

@@ -53,11 +53,11 @@ int sem_opts_args_say(sem_opts_args *a, const char *prog, const char *opt, const
 /* The benches' two common options at argv[*i], checked first in their
  * argument loops: "--seed-add N" (the held-out seeds: N added to every
  * scene's seed, into *seed_add) and, where a is given, "--set KEY=VALUE"
- * (into a, refused as sem_opts_args_say refuses). 1 when argv[*i] was one
- * of them (*i then at its value: the loop goes on to the next argument);
- * 0 when it was neither, or one without its value (the bench's own
- * clauses then judge it, as before); -1 on a refused --set (the bench
- * exits 2). */
+ * (into a). 1 when argv[*i] was one of them (*i then at its value: the
+ * loop goes on to the next argument); 0 when it was neither, or one
+ * without its value (the bench's own clauses then judge it, as before).
+ * A refused --set is said as sem_opts_args_say says it and the process
+ * exits 2, as each bench did itself (a bench's helper, never lib/'s). */
 int sem_bench_arg(int argc, char **argv, int *i, unsigned *seed_add, sem_opts_args *a);
 /* Every item of a set on o, in the order given. */
 void sem_opts_args_apply(const sem_opts_args *a, sem_opts *o);
