@@ -384,53 +384,48 @@ double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int 
 	return 1 - corr;
 }
 
-/* The median first-reading radius under a fitted screen into *r0: 0 where
- * there is no screen or fewer than MIN_SIZED readings (both screened
- * levels' judgements below start from it). */
-static int screened_median_radius(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
-				  double *scratch, double *r0)
+/* The median radius of the readings r (those pinned at their window's end
+ * left out where pinned is given) under a fitted screen into *r0: 0 where
+ * there is no screen or fewer than MIN_SIZED readings (every screened
+ * level's judgement below starts from it). */
+static int screened_median_radius(const fs_det_base_plan *p, const fs_det_offset *off, const double *r,
+				  const int *pinned, double *scratch, double *r0)
 {
 	if (!off->fitted || !(off->fit.halftone > 0) || !(off->fit.pitch > 0))
 		return 0;
 	size_t n = 0;
 	for (size_t k = 0; k < p->n; k++)
-		if (isfinite(fr[k]))
-			scratch[n++] = fr[k];
+		if (isfinite(r[k]) && !(pinned && pinned[k]))
+			scratch[n++] = r[k];
 	if (n < MIN_SIZED)
 		return 0;
 	*r0 = fs_median_upper(scratch, n);
 	return 1;
 }
 
+/* Bases of median radius r0 resolved by the low-pass: the radius and the
+ * gap both at least FS_DET_BASE_RESOLVED low-pass sigmas; a gap the
+ * low-pass merges is merged on the first reading's rays too when they
+ * were smoothed as much (detect_base_fit.h, h41c). One test for the first
+ * readings and the low-passed ones (h43j), so the two cannot drift. */
+static int screened_resolved(const fs_det_offset *off, double r0)
+{
+	double sigma = FS_HALFTONE_LOWPASS * off->fit.halftone;
+	double gap = off->fit.pitch - 2 * r0;
+	return r0 >= FS_DET_BASE_RESOLVED * sigma && (gap >= FS_DET_BASE_RESOLVED * sigma || off->smooth >= sigma);
+}
+
 int fs_det_base_level_screened(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, double *scratch)
 {
 	double r0;
-	if (!screened_median_radius(p, off, fr, scratch, &r0))
-		return 0;
-	double sigma = FS_HALFTONE_LOWPASS * off->fit.halftone;
-	double gap = off->fit.pitch - 2 * r0;
-	/* a gap the low-pass merges is merged on the first reading's rays
-	 * too when they were smoothed as much (detect_base_fit.h, h41c) */
-	return r0 >= FS_DET_BASE_RESOLVED * sigma && (gap >= FS_DET_BASE_RESOLVED * sigma || off->smooth >= sigma);
+	return screened_median_radius(p, off, fr, NULL, scratch, &r0) && screened_resolved(off, r0);
 }
 
 int fs_det_base_level_screened_read(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr,
 				    const int *le, double *scratch)
 {
-	if (!off->fitted || !(off->fit.halftone > 0) || !(off->fit.pitch > 0))
-		return 0;
-	size_t n = 0;
-	for (size_t k = 0; k < p->n; k++)
-		if (isfinite(lr[k]) && !le[k])
-			scratch[n++] = lr[k];
-	if (n < MIN_SIZED)
-		return 0;
-	double r0 = fs_median_upper(scratch, n);
-	double sigma = FS_HALFTONE_LOWPASS * off->fit.halftone;
-	double gap = off->fit.pitch - 2 * r0;
-	/* the same test as fs_det_base_level_screened's, on the bases the
-	 * low-passed image shows */
-	return r0 >= FS_DET_BASE_RESOLVED * sigma && (gap >= FS_DET_BASE_RESOLVED * sigma || off->smooth >= sigma);
+	double r0;
+	return screened_median_radius(p, off, lr, le, scratch, &r0) && screened_resolved(off, r0);
 }
 
 int fs_det_base_level_tight_screen(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
@@ -439,7 +434,7 @@ int fs_det_base_level_tight_screen(const fs_det_base_plan *p, const fs_det_offse
 	double r0;
 	/* no whole dot between two bases: the unsmoothed rays' steepest
 	 * step beyond the flank is the base's own (detect_base_fit.h) */
-	return screened_median_radius(p, off, fr, scratch, &r0) && off->fit.pitch - 2 * r0 < off->fit.halftone;
+	return screened_median_radius(p, off, fr, NULL, scratch, &r0) && off->fit.pitch - 2 * r0 < off->fit.halftone;
 }
 
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge)

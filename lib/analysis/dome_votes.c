@@ -41,6 +41,7 @@
 
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
+#include "base/cpu_features.h"
 #include "image/image.h"
 
 /* lround(v) for |v| < 2^31, inline: the votes called lround four times
@@ -77,8 +78,9 @@ static inline __m128 max0f4(__m128 v)
  * register, each lane the scalar expression's float operations in its
  * order (sqrtps rounds as sqrtf does), so the same sums; the scalar loop
  * does the last few. The combination was a tenth of the votes, 1 % of
- * the dome rule on the 2048 x 1536 lattice (h43f). Returns the first
- * pixel left. */
+ * the dome rule on the 2048 x 1536 lattice (h43f). Taken where
+ * fs_cpu_has_sse2 says so (always, but for test_avx_same_bits). Returns
+ * the first pixel left. */
 static int votes_combine4(const float *B1, const float *D1, const float *B2, const float *D2, float *A, int n)
 {
 	__m128 half = _mm_set1_ps(0.5f), two = _mm_set1_ps(2.0f);
@@ -240,6 +242,11 @@ int fs_dome_votes_rect(const float *sm, size_t stride, int sx, int sy, int W, in
 	for (int b = 0; b < VOTE_DIRS; b++)
 		if (fs_gaussian_blur(bright[b], blur, err, errlen) || fs_gaussian_blur(dark[b], blur, err, errlen))
 			goto out;
+#if defined(__SSE2__)
+	/* asked once per rectangle: test_avx_same_bits forbids it to run the
+	 * scalar twin on a processor that has SSE2 */
+	int sse2 = fs_cpu_has_sse2();
+#endif
 	for (int b = 0; b < VOTE_DIRS / 2; b++) {
 		int o = b + VOTE_DIRS / 2;
 		for (int y = y0; y < y1; y++) {
@@ -249,7 +256,8 @@ int fs_dome_votes_rect(const float *sm, size_t stride, int sx, int sy, int W, in
 			float *A = out + (size_t)(y - y0) * ostride;
 			int i = 0;
 #if defined(__SSE2__)
-			i = votes_combine4(B1, D1, B2, D2, A, x1 - x0);
+			if (sse2)
+				i = votes_combine4(B1, D1, B2, D2, A, x1 - x0);
 #endif
 			for (; i < x1 - x0; i++) {
 				float b1v = max0f(B1[i]), d1 = max0f(D1[i]);

@@ -541,17 +541,22 @@ void fs_minmax(const fs_image *img, float *lo_out, float *hi_out)
 	 * (the same answer for NAN and signed zeros as that scalar expression). */
 	v4f lo4 = {d[0], d[0], d[0], d[0]}, hi4 = lo4;
 	size_t i = 0;
+#if defined(__SSE2__)
+	/* the plain loop below is its twin, run where a test forbids SSE2
+	 * (test_avx_same_bits) */
+	if (fs_cpu_has_sse2())
+		for (; i + 4 <= n; i += 4) {
+			v4f v = fs_load4f(d + i);
+			lo4 = (v4f)_mm_min_ps((__m128)v, (__m128)lo4);
+			hi4 = (v4f)_mm_max_ps((__m128)v, (__m128)hi4);
+		}
+#endif
 	for (; i + 4 <= n; i += 4) {
 		v4f v = fs_load4f(d + i);
-#if defined(__SSE2__)
-		lo4 = (v4f)_mm_min_ps((__m128)v, (__m128)lo4);
-		hi4 = (v4f)_mm_max_ps((__m128)v, (__m128)hi4);
-#else
 		for (int j = 0; j < 4; j++) {
 			lo4[j] = v[j] < lo4[j] ? v[j] : lo4[j];
 			hi4[j] = v[j] > hi4[j] ? v[j] : hi4[j];
 		}
-#endif
 	}
 	for (; i < n; i++) {
 		lo4[0] = d[i] < lo4[0] ? d[i] : lo4[0];

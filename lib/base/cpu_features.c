@@ -3,21 +3,31 @@
  */
 #include "base/cpu_features.h"
 
-static int forbidden;
+static int forbidden; /* an FS_CPU_* level */
 
-void fs_cpu_forbid_avx(int forbid)
+static int forbidden_level(void)
 {
 #if defined(__GNUC__)
-	__atomic_store_n(&forbidden, forbid != 0, __ATOMIC_RELAXED);
+	return __atomic_load_n(&forbidden, __ATOMIC_RELAXED);
 #else
-	forbidden = forbid != 0;
+	return forbidden;
+#endif
+}
+
+void fs_cpu_forbid(int level)
+{
+	level = level < FS_CPU_ALLOW_ALL ? FS_CPU_ALLOW_ALL : level > FS_CPU_FORBID_SSE2 ? FS_CPU_FORBID_SSE2 : level;
+#if defined(__GNUC__)
+	__atomic_store_n(&forbidden, level, __ATOMIC_RELAXED);
+#else
+	forbidden = level;
 #endif
 }
 
 int fs_cpu_has_avx(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (__atomic_load_n(&forbidden, __ATOMIC_RELAXED))
+	if (forbidden_level() >= FS_CPU_FORBID_AVX)
 		return 0;
 	static int known = -1; /* a race writes the same answer twice */
 	int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
@@ -27,6 +37,16 @@ int fs_cpu_has_avx(void)
 		__atomic_store_n(&known, v, __ATOMIC_RELAXED);
 	}
 	return v;
+#else
+	return 0;
+#endif
+}
+
+int fs_cpu_has_sse2(void)
+{
+#if defined(__SSE2__)
+	/* the build's own target: no processor question to ask */
+	return forbidden_level() < FS_CPU_FORBID_SSE2;
 #else
 	return 0;
 #endif

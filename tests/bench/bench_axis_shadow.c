@@ -100,9 +100,7 @@ static void run(int k, unsigned seed_add, double missing, double shadow, double 
 {
 	sem_opts o;
 	sem_truth t;
-	sem_corner_scene(k, &o);
-	o.seed += seed_add;
-	sem_opts_args_apply(&set_args, &o);
+	sem_corner_args(k, seed_add, &set_args, &o);
 	if (missing >= 0)
 		o.missing = missing;
 	if (shadow >= 0)
@@ -184,12 +182,9 @@ int main(int argc, char **argv)
 	double missing = -1, shadow = -1, sigma = 1.2, offset = 0;
 	int scenes[64], listed = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
-			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (sem_opts_args_say(&set_args, argv[0], "--set", argv[++i]))
-				return 2;
-		} else if (!strcmp(argv[i], "--meas") && i + 1 < argc)
+		if (sem_bench_arg(argc, argv, &i, &seed_add, &set_args))
+			continue;
+		if (!strcmp(argv[i], "--meas") && i + 1 < argc)
 			meas_sigma = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--r0") && i + 1 < argc)
 			r0_given = atof(argv[++i]);

@@ -376,9 +376,7 @@ static sem_opts_args set_args;
 static int run_scene(int k, unsigned seed_add)
 {
 	sem_opts o;
-	sem_corner_scene(k, &o);
-	o.seed += seed_add;
-	sem_opts_args_apply(&set_args, &o);
+	sem_corner_args(k, seed_add, &set_args, &o);
 	sem_scene sim;
 	if (sem_scene_render(&sim, &o)) {
 		printf("%d: %s\n", k, sim.err);
@@ -538,16 +536,9 @@ int main(int argc, char **argv)
 	unsigned seed_add = 0;
 	int scenes[64], ns = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
-			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (sem_opts_args_add(&set_args, argv[i + 1])) {
-				fprintf(stderr, "%s: --set %s: no such key (sem_opts_keys.h) or more than %d\n", argv[0],
-					argv[i + 1], SEM_OPTS_ARGS_MAX);
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(argv[i], "--grid") && i + 1 < argc)
+		if (sem_bench_arg(argc, argv, &i, &seed_add, &set_args))
+			continue;
+		if (!strcmp(argv[i], "--grid") && i + 1 < argc)
 			RENDER_G = atoi(argv[++i]) >= 8 ? atoi(argv[i]) : 24;
 		else if (!strcmp(argv[i], "--calibrate"))
 			calibrate = 1;

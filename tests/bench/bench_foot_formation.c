@@ -51,12 +51,11 @@
 #include "image/image.h"
 #include "image/image_io.h"
 #include "paper_figs.h"
+#include "scene_sets.h"
 #include "sem_scene.h"
 #include "sem_score.h"
 #include "sem_sim.h"
 
-enum { SET_CORNER, SET_INTERIOR, SET_SMOOTH, NSET };
-static const char *SET_NAME[NSET] = {"corner", "interior", "smooth"};
 enum { F_SHARP, F_FOOT, F_RULE, NF };
 static const char *F_NAME[NF] = {"sharp", "foot", "rule"};
 
@@ -68,17 +67,6 @@ typedef struct tally {
 } tally;
 static tally tl[NSET];
 static int no_sharp, no_rule, foot_refine;
-
-static void scene_opts(int set, int k, unsigned seed_add, sem_opts *o)
-{
-	if (set == SET_CORNER)
-		sem_corner_scene(k, o);
-	else if (set == SET_INTERIOR)
-		sem_interior_scene(k, o);
-	else
-		sem_smooth_scene(k, o);
-	o->seed += seed_add;
-}
 
 static void report(int set, int which, int ok, const fs_dome_fit *f, double t_fill, const char *err)
 {
@@ -103,24 +91,19 @@ static void report(int set, int which, int ok, const fs_dome_fit *f, double t_fi
 static int run_scene(int set, int k, unsigned seed_add)
 {
 	sem_opts o;
-	scene_opts(set, k, seed_add, &o);
-	sem_scene s;
-	fs_detect_result res;
-	memset(&res, 0, sizeof res);
-	if (sem_scene_detect(&s, &o, fs_detect_domes, &res)) {
-		printf("%s %d: %s\n", SET_NAME[set], k, s.err);
+	scene_set_opts(set, k, seed_add, &o);
+	dome_scene m;
+	if (dome_scene_open(&m, &o, set, k))
 		return -1;
-	}
-	const sem_truth *t = &s.tr;
-	fs_image *fimg = s.img->bits ? fs_image_to_float(s.img) : NULL, *meas = NULL;
-	const fs_image *src = fimg ? fimg : s.img;
+	const sem_truth *t = &m.s.tr;
+	const fs_detect_result *res = &m.res;
+	const fs_image *meas = m.meas;
 	char err[256] = "";
-	double msig = res.pitch_px >= 40 ? 1.0 : 0.5;
 	int rc = -1;
-	size_t nt = res.tubercles.n, ni = 0, nd = 0;
+	size_t nt = res->tubercles.n, ni = 0, nd = 0;
 	double *xs = malloc((nt + t->n + 1) * sizeof *xs), *ys = malloc((nt + t->n + 1) * sizeof *ys);
-	if (!xs || !ys || fs_detect_measure_image(src, &s.p, msig, &meas, err, sizeof err)) {
-		printf("%s %d: measurement image: %s\n", SET_NAME[set], k, xs && ys ? err : "out of memory");
+	if (!xs || !ys) {
+		printf("%s %d: measurement image: out of memory\n", SET_NAME[set], k);
 		goto out;
 	}
 	double sd = 0;
@@ -134,7 +117,7 @@ static int run_scene(int set, int k, unsigned seed_add)
 	printf("%s %d (seed +%u): pitch %.1f screen %.1f h/R %.2f profile %.0f | TRUE fill %.3f (support)\n",
 	       SET_NAME[set], k, seed_add, t->pitch, o.halftone, o.h_over_r, o.profile, t_fill);
 	sem_score ss;
-	if (!sem_score_detection(t, &res.tubercles, o.halftone, &ss)) {
+	if (!sem_score_detection(t, &res->tubercles, o.halftone, &ss)) {
 		printf("  dome rule: D %+.2f %% S %+.2f %% D SD %.2f %% recall %.3f precision %.3f\n", ss.d_err,
 		       ss.s_err, ss.d_sd, ss.recall, ss.precision);
 		tl[set].rule_n++;
@@ -155,7 +138,7 @@ static int run_scene(int set, int k, unsigned seed_add)
 	report(set, F_FOOT, ok, &f, t_fill, err);
 	if (!no_rule) {
 		for (size_t i = 0; i < nt; i++) {
-			const fs_tubercle *q = &res.tubercles.items[i];
+			const fs_tubercle *q = &res->tubercles.items[i];
 			xs[nd] = q->centroid_x;
 			ys[nd++] = q->centroid_y;
 		}
@@ -168,10 +151,7 @@ static int run_scene(int set, int k, unsigned seed_add)
 out:
 	free(xs);
 	free(ys);
-	fs_image_free(meas);
-	fs_image_free(fimg);
-	fs_detect_result_free(&res);
-	sem_scene_close(&s);
+	dome_scene_close(&m);
 	return rc;
 }
 
@@ -235,10 +215,7 @@ int main(int argc, char **argv)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
 			i++;
-			only = !strcmp(argv[i], "corner")     ? SET_CORNER
-			       : !strcmp(argv[i], "interior") ? SET_INTERIOR
-			       : !strcmp(argv[i], "smooth")   ? SET_SMOOTH
-							      : -1;
+			only = scene_set_named(argv[i]);
 			if (only < 0) {
 				fprintf(stderr, "unknown set %s\n", argv[i]);
 				return 2;
@@ -265,14 +242,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	static const int count[NSET] = {64, SEM_INTERIOR_SCENES, SEM_SMOOTH_SCENES};
 	int rc = 0;
 	if (listed) {
 		for (int i = 0; i < listed; i++)
-			if (scenes[i] >= 0 && scenes[i] < count[only])
+			if (scenes[i] >= 0 && scenes[i] < SET_COUNT[only])
 				rc |= run_scene(only, scenes[i], seed_add) ? 1 : 0;
 	} else {
-		for (int k = 0; k < count[only]; k++)
+		for (int k = 0; k < SET_COUNT[only]; k++)
 			rc |= run_scene(only, k, seed_add) ? 1 : 0;
 	}
 	const tally *t = &tl[only];

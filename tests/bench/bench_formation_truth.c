@@ -96,13 +96,12 @@
 #include "analysis/se_render.h"
 #include "image/image.h"
 #include "sem_cache.h"
+#include "scene_sets.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_score.h"
 #include "sem_sim.h"
 
-enum { SET_CORNER, SET_INTERIOR, SET_SMOOTH, NSET };
-static const char *SET_NAME[NSET] = {"corner", "interior", "smooth"};
 enum { FIT_RULE, FIT_TRUE, FIT_FREE, NFIT };
 static const char *FIT_NAME[NFIT] = {"rule", "true", "free"};
 
@@ -153,13 +152,7 @@ static sem_opts_args set_args;
 
 static void scene_opts(int set, int k, unsigned seed_add, sem_opts *o)
 {
-	if (set == SET_CORNER)
-		sem_corner_scene(k, o);
-	else if (set == SET_INTERIOR)
-		sem_interior_scene(k, o);
-	else
-		sem_smooth_scene(k, o);
-	o->seed += seed_add;
+	scene_set_opts(set, k, seed_add, o);
 	sem_opts_args_apply(&set_args, o);
 	if (no_shadow)
 		o->shadow = 0;
@@ -1060,25 +1053,20 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 {
 	sem_opts o;
 	scene_opts(set, k, seed_add, &o);
-	sem_scene s;
-	fs_detect_result res;
-	memset(&res, 0, sizeof res);
-	if (sem_scene_detect(&s, &o, fs_detect_domes, &res)) {
-		printf("%s %d: %s\n", SET_NAME[set], k, s.err);
+	dome_scene m;
+	if (dome_scene_open(&m, &o, set, k))
 		return -1;
-	}
-	const sem_truth *t = &s.tr;
-	fs_image *fimg = s.img->bits ? fs_image_to_float(s.img) : NULL, *meas = NULL;
-	const fs_image *src = fimg ? fimg : s.img;
+	const sem_truth *t = &m.s.tr;
+	const fs_detect_result *res = &m.res;
+	const fs_image *meas = m.meas;
 	char err[256];
-	/* the rule's measurement image (detect.c, the dome rule's msig) */
-	double msig = res.pitch_px >= 40 ? 1.0 : 0.5;
+	double msig = m.msig;
 	int rc = -1;
-	size_t nt = res.tubercles.n, nd = 0, ni = 0;
+	size_t nt = res->tubercles.n, nd = 0, ni = 0;
 	double *xs = malloc((nt + t->n + 1) * sizeof *xs), *ys = malloc((nt + t->n + 1) * sizeof *ys),
 	       *rs = malloc((nt + t->n + 1) * sizeof *rs);
-	if (!xs || !ys || !rs || fs_detect_measure_image(src, &s.p, msig, &meas, err, sizeof err)) {
-		printf("%s %d: measurement image: %s\n", SET_NAME[set], k, xs ? err : "out of memory");
+	if (!xs || !ys || !rs) {
+		printf("%s %d: measurement image: out of memory\n", SET_NAME[set], k);
 		goto out;
 	}
 	double tp = o.halftone > 0 ? o.halftone : 0;
@@ -1113,7 +1101,7 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 	       rsd, o.edge);
 	/* the rule's centres and radii, as fs_det_offset_domes takes them */
 	for (size_t i = 0; i < nt; i++) {
-		const fs_tubercle *q = &res.tubercles.items[i];
+		const fs_tubercle *q = &res->tubercles.items[i];
 		if (!isfinite(q->radius_px) || !(q->radius_px > 0))
 			continue;
 		xs[nd] = q->centroid_x;
@@ -1123,12 +1111,12 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 	fs_det_offset off;
 	double pitch = nd >= 8 ? fs_dome_fit_pitch(xs, ys, nd) : 0;
 	int ok = nd >= 8 && pitch >= 6 && !fs_det_offset_fit(meas, xs, ys, rs, nd, pitch, NULL, &off) && off.fitted;
-	double cmx, cmy, sc = centre_scatter(t, &res.tubercles, &cmx, &cmy);
+	double cmx, cmy, sc = centre_scatter(t, &res->tubercles, &cmx, &cmy);
 	if (score) {
 		/* the scene's own errors beside its fits (test_sem_accuracy's
 		 * score): which formations go with a blow-up (h38v) */
 		sem_score ss;
-		if (!sem_score_detection(t, &res.tubercles, o.halftone, &ss))
+		if (!sem_score_detection(t, &res->tubercles, o.halftone, &ss))
 			printf("  score: D %+.2f %% S %+.2f %% D SD %.2f %% recall %.3f precision %.3f%s\n", ss.d_err,
 			       ss.s_err, ss.d_sd, ss.recall, ss.precision,
 			       fabs(ss.d_err) > 5 ? "  BLOW-UP" : "");
@@ -1196,7 +1184,7 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 		{
 			size_t nr = 0;
 			for (size_t i = 0; i < nt; i++) {
-				const fs_tubercle *q = &res.tubercles.items[i];
+				const fs_tubercle *q = &res->tubercles.items[i];
 				if (!isfinite(q->radius_px) || !(q->radius_px > 0))
 					continue;
 				xs[nr] = q->centroid_x;
@@ -1244,7 +1232,7 @@ static int run_scene(int set, int k, unsigned seed_add, int do_surface)
 		 * true shape's residual at these centres */
 		size_t nr = 0;
 		for (size_t i = 0; i < nt; i++) {
-			const fs_tubercle *q = &res.tubercles.items[i];
+			const fs_tubercle *q = &res->tubercles.items[i];
 			if (!isfinite(q->radius_px) || !(q->radius_px > 0))
 				continue;
 			xs[nr] = q->centroid_x + rule_fit.offset_x;
@@ -1278,10 +1266,7 @@ out:
 	free(xs);
 	free(ys);
 	free(rs);
-	fs_image_free(meas);
-	fs_image_free(fimg);
-	fs_detect_result_free(&res);
-	sem_scene_close(&s);
+	dome_scene_close(&m);
 	return rc;
 }
 
@@ -1459,11 +1444,8 @@ int main(int argc, char **argv)
 			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
 			i++;
-			only = !strcmp(argv[i], "corner")	? SET_CORNER
-			       : !strcmp(argv[i], "interior") ? SET_INTERIOR
-			       : !strcmp(argv[i], "smooth")   ? SET_SMOOTH
-							      : -2;
-			if (only == -2) {
+			only = scene_set_named(argv[i]);
+			if (only < 0) {
 				fprintf(stderr, "unknown set %s\n", argv[i]);
 				return 2;
 			}
@@ -1496,17 +1478,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	static const int count[NSET] = {64, SEM_INTERIOR_SCENES, SEM_SMOOTH_SCENES};
 	int rc = 0;
 	for (int set = 0; set < NSET; set++) {
 		if (only >= 0 && set != only)
 			continue;
 		if (listed) {
 			for (int i = 0; i < listed; i++)
-				if (scenes[i] >= 0 && scenes[i] < count[set])
+				if (scenes[i] >= 0 && scenes[i] < SET_COUNT[set])
 					rc |= run_scene(set, scenes[i], seed_add, do_surface) ? 1 : 0;
 		} else {
-			for (int k = 0; k < count[set]; k++)
+			for (int k = 0; k < SET_COUNT[set]; k++)
 				rc |= run_scene(set, k, seed_add, do_surface) ? 1 : 0;
 		}
 	}

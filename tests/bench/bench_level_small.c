@@ -1118,9 +1118,7 @@ out:
 static int run_scene(int k, unsigned seed_add, int profile)
 {
 	sem_opts o;
-	sem_corner_scene(k, &o);
-	o.seed += seed_add;
-	sem_opts_args_apply(&set_args, &o);
+	sem_corner_args(k, seed_add, &set_args, &o);
 	sem_scene sim;
 	fs_detect_result res;
 	if (sem_scene_detect(&sim, &o, fs_detect_domes, &res)) {
@@ -1212,12 +1210,9 @@ int main(int argc, char **argv)
 	unsigned seed_add = 0;
 	int profile = 0, scenes[64], ns = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
-			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (sem_opts_args_say(&set_args, argv[0], "--set", argv[++i]))
-				return 2;
-		} else if (!strcmp(argv[i], "--ann-sigma") && i + 1 < argc) {
+		if (sem_bench_arg(argc, argv, &i, &seed_add, &set_args))
+			continue;
+		if (!strcmp(argv[i], "--ann-sigma") && i + 1 < argc) {
 			if (sscanf(argv[++i], "%lf,%lf,%lf", &sgs[0], &sgs[1], &sgs[2]) != 3) {
 				fprintf(stderr, "bench_level_small: --ann-sigma S1,S2,S3\n");
 				return 2;

@@ -509,9 +509,7 @@ static double per_dome(const fs_image *lp, const sem_truth *t, const double *rr,
 static int run(int k, unsigned seed_add, reading *out, double *nominal)
 {
 	sem_opts o;
-	sem_corner_scene(k, &o);
-	o.seed += seed_add;
-	sem_opts_args_apply(&set_args, &o);
+	sem_corner_args(k, seed_add, &set_args, &o);
 	sem_scene sim;
 	if (sem_scene_render(&sim, &o)) {
 		fprintf(stderr, "%d: %s\n", k, sim.err);

@@ -74,9 +74,7 @@ static int run(int k, unsigned seed_add)
 {
 	sem_opts o;
 	sem_truth t;
-	sem_corner_scene(k, &o);
-	o.seed += seed_add;
-	sem_opts_args_apply(&set_args, &o);
+	sem_corner_args(k, seed_add, &set_args, &o);
 	fs_image *img = sem_make_shared(&o, &t);
 	if (!img)
 		return -1;
@@ -140,13 +138,9 @@ int main(int argc, char **argv)
 	unsigned seed_add = 0;
 	int scenes[64], n = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
-			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (sem_opts_args_say(&set_args, argv[0], "--set", argv[++i]))
-				return 2;
-		}
-		else if (n < 64)
+		if (sem_bench_arg(argc, argv, &i, &seed_add, &set_args))
+			continue;
+		if (n < 64)
 			scenes[n++] = atoi(argv[i]);
 	}
 	if (!n)

@@ -804,6 +804,8 @@ int main(int argc, char **argv)
 	double notch = 0;
 	int scenes[64];
 	for (int i = 1; i < argc; i++) {
+		if (sem_bench_arg(argc, argv, &i, &seed_add, &set_args))
+			continue;
 		if (!strcmp(argv[i], "--outline"))
 			outline = 1;
 		else if (!strcmp(argv[i], "--true"))
@@ -830,13 +832,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--shift-check")) {
 			/* the shifted path at no shift: sem_make's bits (checked) */
 			dx = -1;
-		}
-		else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (sem_opts_args_say(&set_args, argv[0], "--set", argv[++i]))
-				return 2;
-		} else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc)
-			seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
-		else if (listed < 64 && argv[i][0] == 'i' && atoi(argv[i] + 1) >= 0 &&
+		} else if (listed < 64 && argv[i][0] == 'i' && atoi(argv[i] + 1) >= 0 &&
 			 atoi(argv[i] + 1) < SEM_INTERIOR_SCENES)
 			scenes[listed++] = 64 + atoi(argv[i] + 1);
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)

@@ -1,7 +1,10 @@
 /*
- * The AVX loops give the plain loops' bits (cpu_features.h): both rules
- * measured with AVX allowed and forbidden (fs_cpu_forbid_avx) must give
- * the same tubercles to the last bit - centres, radii, fit qualities.
+ * The AVX and SSE2 loops give the plain loops' bits (cpu_features.h): both
+ * rules measured with AVX allowed and forbidden, and with AVX and SSE2
+ * forbidden (fs_cpu_forbid), must give the same tubercles to the last
+ * bit - centres, radii, fit qualities; and the two SSE2 intrinsic loops'
+ * own outputs (the circle votes' combination, the image's extremes) must
+ * be their scalar twins' to the bit.
  *
  * Why: the dome rule's hot loops (the template fit's patch read and dot
  * products, the base readings' ray steps, the circle votes, the
@@ -10,13 +13,19 @@
  * The build machine and CI have AVX, so no other test runs the plain
  * loops, and a twin that drifted (an order of sums, a -0 clamp) would
  * change results on an older processor only. Stop 43's cuts (h43f) added
- * four such twins.
+ * four such twins, and an SSE2 one (the votes' combination) whose scalar
+ * loop ran only on a pixel row's last few pixels. The votes only seed the
+ * mean dome, so a drift there need not move a tubercle: their own output
+ * is compared too.
  * The figures: P1 Fig2 (unscreened, the last step's formation fit and
  * template fit) and P1 Fig4 (printed: the low-pass and the screened
  * level); both rules on each. Checked to fail: 1e-9 added to the first
  * point of the template fit's AVX patch read (obs_rows4) fails both
- * dome-rule cases at their first tubercle.
- * Cost: about 0.4 s of CPU plain (eight detections on two paper figures).
+ * dome-rule cases at their first tubercle; 1e-6 added to lane 0 of the
+ * votes' SSE2 combination (votes_combine4) fails votes_sse2_plain at
+ * the first pixel and both dome-rule cases at their first tubercle.
+ * Cost: about 0.6 s of CPU plain, 2.5 s under ASan/UBSan (twelve
+ * detections on two paper figures, the votes of one twice).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,58 +34,118 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/detect.h"
+#include "analysis/dome_votes.h"
+#include "analysis/preprocess.h"
 #include "base/cpu_features.h"
 #include "image/image_io.h"
 
 #define FIG2 "tests/fixtures/paper/P1_Fig2_Polypterus_bichir_2.63um.tif"
 #define FIG4 "tests/fixtures/paper/P1_Fig4_Atractosteus_simplex_7.07um.tif"
 
-/* One detection of img by the rule (dome: 1), AVX forbidden or not. */
-static void detect(const fs_image *img, int dome, int forbid, fs_detect_result *res)
+/* One detection of img by the rule (dome: 1), under fs_cpu_forbid(level). */
+static void detect(const fs_image *img, int dome, int level, fs_detect_result *res)
 {
 	fs_params p;
 	fs_params_default(&p);
 	char err[256];
-	fs_cpu_forbid_avx(forbid);
+	fs_cpu_forbid(level);
 	int rc = dome ? fs_detect_domes(img, &p, 0, res, err, sizeof err)
 		      : fs_detect_outline(img, &p, 0, res, err, sizeof err);
-	fs_cpu_forbid_avx(0);
+	fs_cpu_forbid(FS_CPU_ALLOW_ALL);
 	if (rc)
 		fail_msg("%s", err);
 }
 
+static const char *level_name(int level)
+{
+	return level == FS_CPU_FORBID_AVX ? "AVX forbidden" : "AVX and SSE2 forbidden";
+}
+
 /* Same bits: the doubles compared as bytes (a NaN radius, the dome
- * rule's "no base", equals itself). */
+ * rule's "no base", equals itself); the processor's loops against each
+ * level of forbidden ones. */
 static void same_bits(const char *path, int dome)
 {
 	char err[256];
 	fs_loaded L;
 	assert_int_equal(fs_load_file(path, NULL, &L, err, sizeof err), 0);
-	fs_detect_result a, b;
-	detect(L.image, dome, 0, &a);
-	detect(L.image, dome, 1, &b);
-	assert_int_equal(a.tubercles.n, b.tubercles.n);
+	fs_detect_result a;
+	detect(L.image, dome, FS_CPU_ALLOW_ALL, &a);
 	assert_true(a.tubercles.n >= 20);
 	size_t sized = 0;
-	for (size_t i = 0; i < a.tubercles.n; i++) {
-		const fs_tubercle *s = &a.tubercles.items[i], *t = &b.tubercles.items[i];
-		if (memcmp(&s->centroid_x, &t->centroid_x, sizeof s->centroid_x) ||
-		    memcmp(&s->centroid_y, &t->centroid_y, sizeof s->centroid_y) ||
-		    memcmp(&s->radius_px, &t->radius_px, sizeof s->radius_px) ||
-		    memcmp(&s->fit_quality, &t->fit_quality, sizeof s->fit_quality))
-			fail_msg("%s (%s rule): tubercle %zu differs: AVX (%.17g, %.17g) r %.17g q %.17g, plain (%.17g, "
-				 "%.17g) r %.17g q %.17g",
-				 path, dome ? "dome" : "outline", i, s->centroid_x, s->centroid_y, s->radius_px,
-				 s->fit_quality, t->centroid_x, t->centroid_y, t->radius_px, t->fit_quality);
-		sized += fs_tubercle_measured(s);
+	for (size_t i = 0; i < a.tubercles.n; i++)
+		sized += fs_tubercle_measured(&a.tubercles.items[i]);
+	for (int level = FS_CPU_FORBID_AVX; level <= FS_CPU_FORBID_SSE2; level++) {
+		fs_detect_result b;
+		detect(L.image, dome, level, &b);
+		assert_int_equal(a.tubercles.n, b.tubercles.n);
+		for (size_t i = 0; i < a.tubercles.n; i++) {
+			const fs_tubercle *s = &a.tubercles.items[i], *t = &b.tubercles.items[i];
+			if (memcmp(&s->centroid_x, &t->centroid_x, sizeof s->centroid_x) ||
+			    memcmp(&s->centroid_y, &t->centroid_y, sizeof s->centroid_y) ||
+			    memcmp(&s->radius_px, &t->radius_px, sizeof s->radius_px) ||
+			    memcmp(&s->fit_quality, &t->fit_quality, sizeof s->fit_quality))
+				fail_msg("%s (%s rule): tubercle %zu differs: allowed (%.17g, %.17g) r %.17g q %.17g, "
+					 "%s (%.17g, %.17g) r %.17g q %.17g",
+					 path, dome ? "dome" : "outline", i, s->centroid_x, s->centroid_y,
+					 s->radius_px, s->fit_quality, level_name(level), t->centroid_x,
+					 t->centroid_y, t->radius_px, t->fit_quality);
+		}
+		fs_detect_result_free(&b);
 	}
-	printf("%s, %s rule: %zu tubercles (%zu sized), AVX and plain loops the same bits\n", path,
+	printf("%s, %s rule: %zu tubercles (%zu sized), AVX, SSE2 and plain loops the same bits\n", path,
 	       dome ? "dome" : "outline", a.tubercles.n, sized);
 	fs_detect_result_free(&a);
-	fs_detect_result_free(&b);
+	fs_loaded_free(&L);
+}
+
+/* The circle votes of P1 Fig2 (smoothed as the dome rule smooths an
+ * image at a pitch of 24 px) with SSE2 allowed and forbidden, compared
+ * float by float as bytes; and its extremes. */
+static void votes_sse2_plain(void **state)
+{
+	(void)state;
+	char err[256];
+	fs_loaded L;
+	assert_int_equal(fs_load_file(FIG2, NULL, &L, err, sizeof err), 0);
+	fs_image *sm = fs_image_to_float(L.image);
+	assert_non_null(sm);
+	double pitch = 24, blur = fs_dome_votes_blur(pitch);
+	assert_int_equal(fs_gaussian_blur(sm, fs_dome_smoothing(pitch, 0, 1), err, sizeof err), 0);
+	int w = sm->width, h = sm->height;
+	double mean = fs_dome_grad_add(sm->data + w, w, h - 2, 0) / ((double)(w - 2) * (h - 2));
+	size_t n = (size_t)w * h;
+	float *out[2];
+	float lo[2], hi[2];
+	for (int k = 0; k < 2; k++) {
+		out[k] = calloc(n, sizeof *out[k]);
+		assert_non_null(out[k]);
+		fs_cpu_forbid(k ? FS_CPU_FORBID_SSE2 : FS_CPU_ALLOW_ALL);
+		int rc = fs_dome_votes_rect(sm->data, (size_t)w, 0, 0, w, h, mean, pitch, blur, 0, 0, w, h, out[k],
+					    (size_t)w, err, sizeof err);
+		fs_minmax(sm, &lo[k], &hi[k]);
+		fs_cpu_forbid(FS_CPU_ALLOW_ALL);
+		assert_int_equal(rc, 0);
+	}
+	size_t voted = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (memcmp(&out[0][i], &out[1][i], sizeof out[0][i]))
+			fail_msg("votes at (%zu, %zu): SSE2 %.9g, plain %.9g", i % (size_t)w, i / (size_t)w,
+				 (double)out[0][i], (double)out[1][i]);
+		voted += out[0][i] > 0;
+	}
+	assert_true(voted > n / 4); /* the combination had something to combine */
+	assert_memory_equal(&lo[0], &lo[1], sizeof lo[0]);
+	assert_memory_equal(&hi[0], &hi[1], sizeof hi[0]);
+	printf("P1 Fig2's votes (%zu of %zu pixels voted) and extremes: SSE2 and plain loops the same bits\n", voted,
+	       n);
+	free(out[0]);
+	free(out[1]);
+	fs_image_free(sm);
 	fs_loaded_free(&L);
 }
 
@@ -111,6 +180,7 @@ int main(void)
 		cmocka_unit_test(fig4_dome),
 		cmocka_unit_test(fig2_outline),
 		cmocka_unit_test(fig4_outline),
+		cmocka_unit_test(votes_sse2_plain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,8 +119,31 @@ int sem_opts_args_say(sem_opts_args *a, const char *prog, const char *opt, const
 	return -1;
 }
 
+int sem_bench_arg(int argc, char **argv, int *i, unsigned *seed_add, sem_opts_args *a)
+{
+	if (*i + 1 >= argc)
+		return 0;
+	if (!strcmp(argv[*i], "--seed-add")) {
+		*seed_add = (unsigned)strtoul(argv[++*i], NULL, 10);
+		return 1;
+	}
+	if (a && !strcmp(argv[*i], "--set")) {
+		if (sem_opts_args_say(a, argv[0], "--set", argv[++*i]))
+			exit(2);
+		return 1;
+	}
+	return 0;
+}
+
 void sem_opts_args_apply(const sem_opts_args *a, sem_opts *o)
 {
 	for (int i = 0; i < a->n; i++)
 		(void)sem_opts_set_key(o, a->kv[i]); /* checked when added */
+}
+
+void sem_corner_args(int k, unsigned seed_add, const sem_opts_args *a, sem_opts *o)
+{
+	sem_corner_scene(k, o);
+	o->seed += seed_add;
+	sem_opts_args_apply(a, o);
 }

@@ -50,7 +50,20 @@ int sem_opts_args_add(sem_opts_args *a, const char *kv);
  * refuses a mistyped key in the same words without its own copy of the
  * message; the bench then exits 2. 0, or -1 (a unchanged). */
 int sem_opts_args_say(sem_opts_args *a, const char *prog, const char *opt, const char *kv);
+/* The benches' two common options at argv[*i], checked first in their
+ * argument loops: "--seed-add N" (the held-out seeds: N added to every
+ * scene's seed, into *seed_add) and, where a is given, "--set KEY=VALUE"
+ * (into a). 1 when argv[*i] was one of them (*i then at its value: the
+ * loop goes on to the next argument); 0 when it was neither, or one
+ * without its value (the bench's own clauses then judge it, as before).
+ * A refused --set is said as sem_opts_args_say says it and the process
+ * exits 2, as each bench did itself (a bench's helper, never lib/'s). */
+int sem_bench_arg(int argc, char **argv, int *i, unsigned *seed_add, sem_opts_args *a);
 /* Every item of a set on o, in the order given. */
 void sem_opts_args_apply(const sem_opts_args *a, sem_opts *o);
+/* Corner scene k (sem_corner_scene) on the seeds seed_add further, then
+ * every item of a on it: how the benches that take --seed-add and --set
+ * start a corner scene. */
+void sem_corner_args(int k, unsigned seed_add, const sem_opts_args *a, sem_opts *o);
 
 #endif
