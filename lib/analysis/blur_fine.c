@@ -574,24 +574,49 @@ int fs_blur_fine_read(const fs_image *img, const double *xs, const double *ys, s
 		 * tall caps of blur 1.6 px) and the blur trades with it */
 		static const double HR[] = {0.2, 0.3, 0.45, 0.65, 0.9, 1.2};
 		fs_dome_fit fs = *f;
-		best = INFINITY;
-		double bp[3] = {0, 0, 0}, bfill = fill, bprof = f->profile, bhr = f->h_over_r;
+		/* the formation's own shape searched whole first; every shape
+		 * then refined from its point at three fills about its fill
+		 * (a fifth of a whole search each), and the best shape
+		 * searched whole again */
+		double p0[3], fill0;
+		best = search_shape(&c, &fld, f, o, fill, p0, &fill0);
+		if (!isfinite(best)) {
+			snprintf(err, errlen, "blur_fine: the geometry (fill %.3f) cannot be rendered", fill);
+			goto out;
+		}
+		double bfill = fill0, bprof = f->profile, bhr = f->h_over_r, bscreen = best;
 		for (int prof = 0; prof <= 2; prof++)
-			for (size_t k = 0; k < sizeof HR / sizeof *HR; k++) {
-				double q[3], qf;
-				fs.profile = prof;
-				fs.h_over_r = HR[k];
-				if (render_at(&c, &fld, &fs, o, fill))
-					continue;
-				double m = search_shape(&c, &fld, &fs, o, fill, q, &qf);
-				if (m < best) {
-					best = m;
-					memcpy(bp, q, sizeof bp);
-					bfill = qf;
-					bprof = prof;
-					bhr = HR[k];
+			for (size_t k = 0; k < sizeof HR / sizeof *HR; k++)
+				for (int df = -1; df <= 1; df++) {
+					double q[3] = {p0[0], p0[1], p0[2]}, fl = fill0 + 0.04 * df;
+					fs.profile = prof;
+					fs.h_over_r = HR[k];
+					if (render_at(&c, &fld, &fs, o, fl))
+						continue;
+					double m = refine(&c, o, q, 0.2, 0.3, 1);
+					if (m < bscreen) {
+						bscreen = m;
+						bfill = fl;
+						bprof = prof;
+						bhr = HR[k];
+					}
 				}
+		double bp[3] = {p0[0], p0[1], p0[2]};
+		if (bprof != f->profile || bhr != f->h_over_r) {
+			double q[3], qf;
+			fs.profile = bprof;
+			fs.h_over_r = bhr;
+			double m = render_at(&c, &fld, &fs, o, bfill) ? INFINITY : search_shape(&c, &fld, &fs, o, bfill, q, &qf);
+			if (m < best) {
+				best = m;
+				memcpy(bp, q, sizeof bp);
+				fill0 = qf;
+			} else {
+				bprof = f->profile;
+				bhr = f->h_over_r;
 			}
+		}
+		bfill = fill0;
 		fs.profile = bprof;
 		fs.h_over_r = bhr;
 		memcpy(p, bp, sizeof bp);
