@@ -30,10 +30,13 @@
  * image's spot on top of its pixels' box. On an image the measurement
  * smoothing or a screen's low-pass has blurred, both include it.
  *
- * Cost: one render of the window (grid 64: 4 a px at pitch 16), then
- * ~250 trials of a separable sum over the render (about 0.3-1 M
- * multiply-adds each at pitch 16); independent of the image's size
- * beyond averaging the patches. Not on any detection path.
+ * Cost: one render of the window (grid 64: 4 samples a px at pitch 16,
+ * the window sized for sigma_hi), then some 480 trials of a separable
+ * sum over it, each evaluating the closed-form kernel afresh: 3.4 G
+ * instructions on a pitch-16 corner scene (h44a, callgrind), 7.7 G with
+ * fill_search, 28 G with shape_search - more than the whole dome rule
+ * (2.3 G on the lattice); independent of the image's size beyond
+ * averaging the patches. Not on any detection path.
  *
  * Ownership: the caller owns every argument; nothing is kept.
  */
