@@ -52,9 +52,11 @@
  * c_ton% the reader corrected by it. --rule (h44c): a line "RULE" a
  * scene-seed, the correction judged from the rule's OWN final centres
  * (rule_print below; the scene detected, about 2-10 s of CPU more).
+ * --interior: the SCENE numbers are interior scenes (with --set
+ * halftone=5: the printed interior, where --rule's gate may open too).
  *
  * Usage: bench_screened_blur_read [--seeds N,N,...] [--set KEY=VALUE]...
- * [--ramp] [--tone] [--rule] [SCENE...] (default: the 16 screened pitch-64 corner
+ * [--ramp] [--tone] [--rule] [--interior] [SCENE...] (default: the 16 screened pitch-64 corner
  * scenes; seeds 0,4000,...,28000). Asserts nothing.
  */
 #include <math.h>
@@ -767,10 +769,17 @@ out:
 	fs_detect_result_free(&res);
 }
 
+/* --interior: SCENE numbers are the interior scenes (sem_interior_scene;
+ * with --set halftone=5 the printed interior table's, h43m) */
+static int interior;
+
 static int run(int k, unsigned seed_add, reading *out, double *nominal)
 {
 	sem_opts o;
-	sem_corner_scene(k, &o);
+	if (interior)
+		sem_interior_scene(k, &o);
+	else
+		sem_corner_scene(k, &o);
 	o.seed += seed_add;
 	sem_opts_args_apply(&set_args, &o);
 	sem_scene sim;
@@ -934,6 +943,8 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[i], "--ramp")) {
 			band_ramp = 1;
+		} else if (!strcmp(argv[i], "--interior")) {
+			interior = 1;
 		} else if (!strcmp(argv[i], "--rule")) {
 			rule_on = 1;
 		} else if (!strcmp(argv[i], "--tone")) {
@@ -961,8 +972,11 @@ int main(int argc, char **argv)
 		int k = scenes[i];
 		double col[NC][MAXSEEDS], nominal = NAN, m[NC], sd[NC];
 		char head[64];
-		snprintf(head, sizeof head, "%-5d %-4s %-4.2f %-4.2f", k, k & 2 ? "flat" : "sph", k & 1 ? 0.8 : 0.25,
-			 k & 4 ? 1.0 : 0.25);
+		if (interior) /* (the corner scenes' bits do not name an interior scene) */
+			snprintf(head, sizeof head, "%-5d %-14s", k, "interior");
+		else
+			snprintf(head, sizeof head, "%-5d %-4s %-4.2f %-4.2f", k, k & 2 ? "flat" : "sph", k & 1 ? 0.8 : 0.25,
+				 k & 4 ? 1.0 : 0.25);
 		for (int j = 0; j < nseeds; j++) {
 			reading r = {0};
 			int bad = run(k, seeds[j], &r, &nominal) != 0;
