@@ -69,13 +69,21 @@
  * the TRUE centres alone (t@true, m@true) and their misfits, about a
  * tenth of its cost: the forward model's difference from the image's
  * formation, with --set switching the simulator's pieces off.
+ * --rule-level (h44c): h43i's correction of the tall spheres' level with
+ * the image's blur variance known (the simulator's, and perturbed by
+ * +-0.05..+-0.3 px^2), judged from the rule's OWN final centres by
+ * scaling the rule's radii by the level's ratio (rule_level_print): a line
+ * "RULELEVEL" a scene. About 0.3 s of CPU a pitch-16 scene more.
+ * --interior: SCENE numbers are the interior scenes (sem_interior_scene)
+ * instead of the corner scenes (h44c: whether --rule-level's gate opens
+ * there).
  * --set KEY=VALUE (repeatable, sem_opts_keys.h): a simulator option on
  * every scene after its seed (h41b switched the edge, the secant yield and
  * the detector's strength off one at a time).
  *
  * Usage: bench_level_small [--seed-add N] [--set KEY=VALUE]... [--annulus |
  * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [--blur-true]
- * [--extrap-calib] [--extrap-curve] [SCENE...]; default the unscreened
+ * [--extrap-calib] [--extrap-curve] [--rule-level] [--interior] [SCENE...]; default the unscreened
  * fill-0.25 pitch-16 corner scenes (A: 2 6 18 22, E: 0 4 16 20) and B1 (1
  * 3 5 7 17 19 21 23). About 0.15 s of CPU a scene with SEM_SCENE_CACHE.
  */
@@ -91,6 +99,7 @@
 #include "analysis/detect_methods.h"
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
+#include "base/sorting.h"
 #include "formation_blur.h"
 #include "formation_calib.h"
 #include "sem_opts_keys.h"
@@ -873,6 +882,181 @@ out:
 	free(rs);
 }
 
+/* --rule-level (h44c): h43i's correction of B1's tall spheres judged from
+ * the rule's OWN final centres with the image's blur variance v known (the
+ * simulator's, image_var: an oracle the rule cannot read) and perturbed by
+ * RL_DV px^2 (how precisely a reading must give it). h43i found the tall sphere's first reading in excess by a
+ * line through the origin in v (L = A v, A 3.84-4.20 % of D per px^2 from
+ * the TRUE centres, RL_SLOPE their mean), where the rule's extrapolation
+ * (fs_det_base_extrap_apply with the reader's own v1) leaves +0.5..+1.2 %;
+ * so "line" takes the level to the first reading over 1 + A v instead of
+ * the rule's extrapolation, and "vext" keeps the rule's extrapolation
+ * with v in place of v1. Both act on the level, which every sized dome's
+ * radius follows (detect_base_fit.h: the template fit's sizes are scaled
+ * to it), so each is judged by scaling every radius of the rule's own
+ * result by the level's ratio and scoring it again (D, S % of the truth).
+ * Where each applies is decided from the image: the rule's gate
+ * (fs_det_base_extrap_plan's, read again here from the formation fitted
+ * at the rule's centres, its median radius and v1: NONE, CLEAR or TALL)
+ * and, for "line", a sphere (profile < 0.5) at a tight gap (TALL). The
+ * rule's own level may come from centres moved by the formation's offset
+ * (h42b, scene 23); this reads it at the final centres, which is what the
+ * sizes stand on. "read v": the line where the formation says a tall
+ * sphere with three image-read variances in place of the oracle (the
+ * formation's blur squared, its templates' blur searched to 0.01 px
+ * about the same centres, and that search with the centres' common
+ * offset free, joint_blur). "level/radii" says how far the level rebuilt here is
+ * from the rule's own radii (1: the same). "true" prints the line's level from the TRUE centres
+ * (the first readings over 1 + A v, % of the true D) beside it. */
+static int rule_level;
+#define RL_SLOPE 4.05
+static const double RL_DV[] = {0, -0.3, -0.2, -0.1, -0.05, 0.05, 0.1, 0.2, 0.3};
+#define RL_NDV ((int)(sizeof RL_DV / sizeof *RL_DV))
+
+/* the rule's result with every radius times f, scored: D and S % */
+static int scaled_score(const sem_truth *t, const fs_tubercle_list *l, double halftone, double f, double *d,
+			double *sp)
+{
+	sem_score sc;
+	if (sem_score_scaled(t, l, halftone, f, &sc))
+		return -1;
+	*d = sc.d_err;
+	*sp = sc.s_err;
+	return 0;
+}
+
+static void rule_level_print(int k, unsigned seed_add, const fs_image *meas, const sem_opts *o, const sem_truth *t,
+			     const fs_tubercle_list *l, const int *mtru, double msig)
+{
+	centre_sets c;
+	if (centre_sets_make(&c, t, l, mtru))
+		return;
+	double mr = REACH * t->pitch, v = image_var(o, msig);
+	extrap_sums er, et;
+	fs_det_offset off;
+	if (c.nr < 8 || extrap_read(meas, c.xr, c.yr, c.rr, c.nr, mr, &er) || er.n < 8 ||
+	    extrap_read(meas, c.xs, c.ys, c.rs, c.n, mr, &et) || !et.n ||
+	    fs_det_offset_fit(meas, c.xr, c.yr, c.rr, c.nr, t->pitch, NULL, &off) || !off.fitted) {
+		printf("RULELEVEL %d +%u: not read\n", k, seed_add);
+		goto out;
+	}
+	/* the rule's gate as fs_det_base_extrap_plan reads it: the median
+	 * radius (its fill0) and the reader's own v1 */
+	double v1 = er.sv / er.n, *sr = malloc(c.nr * sizeof *sr), *mx = malloc(c.nr * sizeof *mx),
+	       *my = malloc(c.nr * sizeof *my), *ms = malloc(c.nr * sizeof *ms);
+	if (!sr || !mx || !my || !ms) {
+		free(sr);
+		free(mx);
+		free(my);
+		free(ms);
+		goto out;
+	}
+	memcpy(sr, c.rr, c.nr * sizeof *sr);
+	double r0 = fs_median_upper(sr, c.nr), sg = sqrt(v1 + FS_DET_BASE_EXTRA_BLUR * FS_DET_BASE_EXTRA_BLUR), gap = t->pitch - 2 * r0;
+	free(sr);
+	int resolved = !(off.fit.halftone > 0) && r0 >= FS_DET_BASE_RESOLVED * sg, clear = gap >= FS_DET_BASE_FOOT_CLEAR * sg;
+#define RL_TALL(f) ((f).h_over_r >= FS_DET_BASE_TALL_HR && (f).low_ratio >= FS_DET_BASE_TALL_LOW_RATIO)
+	int plan = !resolved ? FS_DET_EXTRAP_NONE : clear ? FS_DET_EXTRAP_CLEAR
+			   : RL_TALL(off.fit) ? FS_DET_EXTRAP_TALL : FS_DET_EXTRAP_NONE;
+	/* h42b (fs_det_base_moved_wanted): where the formation alone shut the
+	 * tight-gap gate and its offset is not zero, the rule fits it again at
+	 * the centres moved by the offset (fill held) and, where that look
+	 * opens the gate, reads the level from there */
+	int moved = 0;
+	double mdx = off.dx, mdy = off.dy;
+	if (resolved && !clear && plan == FS_DET_EXTRAP_NONE && hypot(off.dx, off.dy) > 0) {
+		fs_det_offset o2;
+		for (size_t j = 0; j < c.nr; j++) {
+			mx[j] = c.xr[j] + off.dx;
+			my[j] = c.yr[j] + off.dy;
+			ms[j] = 0.5 * off.fit.fill * off.fit.pitch;
+		}
+		extrap_sums e2;
+		if (!fs_det_offset_fit(meas, mx, my, ms, c.nr, t->pitch, NULL, &o2) && o2.fitted && RL_TALL(o2.fit) &&
+		    !extrap_read(meas, mx, my, c.rr, c.nr, mr, &e2) && e2.n >= 8) {
+			off = o2;
+			er = e2;
+			v1 = er.sv / er.n;
+			plan = FS_DET_EXTRAP_TALL;
+			moved = 1;
+		}
+	}
+	free(mx);
+	free(my);
+	free(ms);
+	double resp = er.s2 / er.s1 - 1;
+	double g_rule = plan != FS_DET_EXTRAP_NONE && fabs(resp * v1) <= FS_DET_BASE_EXTRAP_MAX ? 1 - resp * v1 : 1;
+	int sphere_tall = plan == FS_DET_EXTRAP_TALL && off.fit.profile < 0.5;
+	double d0, s0;
+	if (scaled_score(t, l, o->halftone, 1, &d0, &s0))
+		goto out;
+	printf("RULELEVEL %d +%u plan %d%s profile %.1f h/R %.2f low %.2f v %.3f v1 %.3f resp %+.4f | rule D %+.2f S "
+	       "%+.2f | level/radii %.4f | true-centre line",
+	       k, seed_add, plan, moved ? " moved" : "", off.fit.profile, off.fit.h_over_r, off.fit.low_ratio, v, v1, resp, d0, s0,
+	       er.s1 * g_rule / er.sr);
+	for (int q = 0; q < RL_NDV; q++)
+		printf(" %+.2f", 100 * ((et.s1 / et.sr) / (1 + RL_SLOPE * (v + RL_DV[q]) / 100) - 1));
+	/* the four ways: line where the formation says a sphere at a tight
+	 * gap; line wherever the gap is tight (any profile); line where the
+	 * simulator's truth says a tall sphere at pitch 16 (an oracle gate: the line's
+	 * own worth, the gate's errors apart); vext wherever the rule
+	 * extrapolates */
+	static const char *way[4] = {"line/sph", "line/tall", "line/oracle", "vext"};
+	int truth_sph = o->profile < 0.5 && o->h_over_r >= FS_DET_BASE_TALL_HR && t->pitch < 40;
+	/* three image-read variances for the line where the gate is open, in
+	 * place of the oracle: the formation fit's own blur squared and its
+	 * templates' blur searched to 0.01 px about the same centres
+	 * (fine_blur, h42l) and with the centres moved together (joint_blur,
+	 * h42l), at the rule's median fill */
+	double mis, vfit = off.fit.blur_px * off.fit.blur_px, bfine = NAN, bjoint = NAN;
+	if (sphere_tall) {
+		const double *fx = moved ? NULL : c.xr, *fy = c.yr;
+		double *gx = NULL, *gy = NULL;
+		if (moved && (gx = malloc(c.nr * sizeof *gx)) && (gy = malloc(c.nr * sizeof *gy))) {
+			for (size_t j = 0; j < c.nr; j++) {
+				gx[j] = c.xr[j] + mdx;
+				gy[j] = c.yr[j] + mdy;
+			}
+			fx = gx;
+			fy = gy;
+		}
+		if (fx) {
+			double jx, jy;
+			bfine = fine_blur(meas, &off.fit, fx, fy, c.nr, 2 * r0 / t->pitch, &mis);
+			bjoint = joint_blur(meas, &off.fit, fx, fy, c.nr, 2 * r0 / t->pitch, &jx, &jy, &mis);
+		}
+		free(gx);
+		free(gy);
+	}
+	printf(" | read v: fit %.3f fine %.3f joint %.3f", vfit, bfine * bfine, bjoint * bjoint);
+	for (int q = 0; q < 3; q++) {
+		double vq = q == 2 ? bjoint * bjoint : q ? bfine * bfine : vfit, f = sphere_tall && isfinite(vq) ? 1 / (1 + RL_SLOPE * vq / 100) / g_rule : 1,
+		       d, sp;
+		if (scaled_score(t, l, o->halftone, f, &d, &sp))
+			d = sp = NAN;
+		printf(" %+.2f/%+.2f", d, sp);
+	}
+	for (int w = 0; w < 4; w++) {
+		int on = w == 0 ? sphere_tall : w == 1 ? plan == FS_DET_EXTRAP_TALL : w == 2 ? truth_sph
+										    : plan != FS_DET_EXTRAP_NONE;
+		printf(" | %s %d", way[w], on);
+		for (int q = 0; q < RL_NDV; q++) {
+			double vq = v + RL_DV[q], f = 1;
+			if (on && w < 3)
+				f = 1 / (1 + RL_SLOPE * vq / 100) / g_rule;
+			else if (on && fabs(resp * vq) <= FS_DET_BASE_EXTRAP_MAX)
+				f = (1 - resp * vq) / g_rule;
+			double d, s;
+			if (scaled_score(t, l, o->halftone, f, &d, &s))
+				d = s = NAN;
+			printf(" %+.2f/%+.2f", d, s);
+		}
+	}
+	printf("\n");
+out:
+	centre_sets_free(&c);
+}
+
 static int blur_read;
 
 /* --blur-read's line per scene: the finely searched blur (fine_blur) for
@@ -1115,10 +1299,17 @@ out:
 	free(rs);
 }
 
+/* --interior: the scenes are sem_interior_scene's (test_sem_accuracy's
+ * interior table) instead of the corner scenes */
+static int interior;
+
 static int run_scene(int k, unsigned seed_add, int profile)
 {
 	sem_opts o;
-	sem_corner_args(k, seed_add, &set_args, &o);
+	if (interior)
+		sem_interior_args(k, seed_add, &set_args, &o);
+	else
+		sem_corner_args(k, seed_add, &set_args, &o);
 	sem_scene sim;
 	fs_detect_result res;
 	if (sem_scene_detect(&sim, &o, fs_detect_domes, &res)) {
@@ -1184,6 +1375,8 @@ static int run_scene(int k, unsigned seed_add, int profile)
 			extrap_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (extrap_curve)
 			curve_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
+		if (rule_level)
+			rule_level_print(k, seed_add, meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (blur_true)
 			blur_true_print(k, meas, &o, &sim.tr, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (blur_read)
@@ -1228,6 +1421,10 @@ int main(int argc, char **argv)
 			extrap_calib = 1;
 		else if (!strcmp(argv[i], "--extrap-curve"))
 			extrap_curve = 1;
+		else if (!strcmp(argv[i], "--interior"))
+			interior = 1;
+		else if (!strcmp(argv[i], "--rule-level"))
+			rule_level = 1;
 		else if (!strcmp(argv[i], "--blur-read"))
 			blur_read = 1;
 		else if (!strcmp(argv[i], "--blur-true"))

@@ -49,10 +49,14 @@
  * --ramp: the band a ramp rising linearly to the base instead of a box
  * (every fit above). --tone: three more columns, the screen's own
  * forward model (tone_fit below): t_beam and t_R about the true bases,
- * c_ton% the reader corrected by it.
+ * c_ton% the reader corrected by it. --rule (h44c): a line "RULE" a
+ * scene-seed, the correction judged from the rule's OWN final centres
+ * (rule_print below; the scene detected, about 2-10 s of CPU more).
+ * --interior: the SCENE numbers are interior scenes (with --set
+ * halftone=5: the printed interior, where --rule's gate may open too).
  *
  * Usage: bench_screened_blur_read [--seeds N,N,...] [--set KEY=VALUE]...
- * [--ramp] [--tone] [SCENE...] (default: the 16 screened pitch-64 corner
+ * [--ramp] [--tone] [--rule] [--interior] [SCENE...] (default: the 16 screened pitch-64 corner
  * scenes; seeds 0,4000,...,28000). Asserts nothing.
  */
 #include <math.h>
@@ -65,11 +69,13 @@
 #include "analysis/detect_offset.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
+#include "base/sorting.h"
 #include "image/image.h"
 #include "formation_blur.h"
 #include "frame_bar.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
+#include "sem_score.h"
 
 #define LO (-8.0)
 #define BIN 0.05
@@ -87,8 +93,10 @@ static sem_opts_args set_args;
 
 /* the mean of lp along 64 rays of every counted dome, at r - R = LO + BIN b
  * where R is the dome's radius in rad (the true radius when rad is NULL;
- * a NAN radius leaves the dome out) */
-static int mean_profile(const fs_image *lp, const sem_truth *t, const double *rad, double *v)
+ * a NAN radius leaves the dome out), about the centres cx, cy (the true
+ * ones when NULL; slots of the truth's domes) */
+static int mean_profile_at(const fs_image *lp, const sem_truth *t, const double *cx, const double *cy,
+			   const double *rad, double *v)
 {
 	static double acc[NB];
 	static long cnt[NB];
@@ -103,7 +111,8 @@ static int mean_profile(const fs_image *lp, const sem_truth *t, const double *ra
 		for (int q = 0; q < NRAYS; q++) {
 			double a = 2 * M_PI * q / NRAYS;
 			for (int b = 0; b < NB; b++) {
-				double rr = R + LO + BIN * b, x = t->x[j] + rr * cos(a), y = t->y[j] + rr * sin(a);
+				double rr = R + LO + BIN * b, x = (cx ? cx[j] : t->x[j]) + rr * cos(a),
+				       y = (cy ? cy[j] : t->y[j]) + rr * sin(a);
 				if (x < 0 || y < 0 || x > lp->width - 1 || y > lp->height - 1)
 					continue;
 				acc[b] += fs_image_sample_clamped(lp, x, y);
@@ -114,6 +123,11 @@ static int mean_profile(const fs_image *lp, const sem_truth *t, const double *ra
 	for (int b = 0; b < NB; b++)
 		v[b] = cnt[b] ? acc[b] / (double)cnt[b] : NAN;
 	return nd;
+}
+
+static int mean_profile(const fs_image *lp, const sem_truth *t, const double *rad, double *v)
+{
+	return mean_profile_at(lp, t, NULL, NULL, rad, v);
 }
 
 typedef struct fit_tab {
@@ -506,10 +520,266 @@ static double per_dome(const fs_image *lp, const sem_truth *t, const double *rr,
 	return n ? sum / n : NAN;
 }
 
+/* --rule (h44c): h42d's step-plus-band correction of the screened level
+ * judged from the rule's OWN final centres. The scene is detected
+ * (fs_detect_domes); at every matched counted dome's final centre the
+ * screened reader reads the base on the low-passed image (as from the
+ * true centres above), the mean profile about those centres aligned at
+ * those readings is fitted by the model at a given blur, and the base it
+ * puts there over the mean reading is the level's ratio. The level is
+ * what every sized dome's radius follows (detect_base_fit.h), so the
+ * rule's radii times that ratio, scored again, are the corrected result
+ * (D, S % of the truth). The blurs: s_zero read about the TRUE bases (the
+ * oracle: the blur the model needs) and it moved by RC_DS px, the stages'
+ * nominal sum (the simulator's blur as it was made), f_tot (the
+ * formation's reading at the true centres, above) and frule (the same
+ * reading from the rule's own centres and the formation fitted there:
+ * what a rule could read). Where it applies is
+ * decided from the image: the rule's median D over the pitch at least
+ * RC_FILL (h43e: the fill-0.25 pitch-64 scenes must stay out), and the
+ * screened level's own gate (fs_det_base_level_screened: the median radius
+ * and the gap both at least FS_DET_BASE_RESOLVED low-pass sigmas), which
+ * is shut at pitch 16. The same again ("u" columns) about each dome
+ * recentred on its own base (recentre below), an image-only step. Prints
+ * a line "RULE" a scene-seed, with the mean
+ * reading over the rule's mean radius on the same domes (read/radii: 1
+ * where the rule's level is these readings; the rule reads its screened
+ * level from the first fit's centres, h33e, so it need not be). */
+static int rule_on;
+#define RC_FILL 0.5
+static const double RC_DS[] = {0, -0.05, -0.03, 0.03, 0.05};
+#define RC_NDS ((int)(sizeof RC_DS / sizeof *RC_DS))
+
+/* the rule's result with every radius times f, scored: D and S % */
+static int scaled_score(const sem_truth *t, const fs_tubercle_list *l, double halftone, double f, double *d,
+			double *sp)
+{
+	sem_score sc;
+	if (sem_score_scaled(t, l, halftone, f, &sc))
+		return -1;
+	*d = sc.d_err;
+	*sp = sc.s_err;
+	return 0;
+}
+
+/* The centre of the circle through one dome's base as the low-passed
+ * image shows it, from the rule's centre (x, y) and its reading r: on
+ * each of NRAYS rays the steepest fall of lp within 3 px of r, then an
+ * algebraic circle fit (Kasa) of those points; 0, or -1 where the fit is
+ * singular. Image-only: what a rule could do to take the rule's centre
+ * scatter out of the profile the correction is fitted on (the scatter
+ * broadens the mean edge, which the model at a given blur reads as a
+ * base further in). */
+static int recentre(const fs_image *lp, double x, double y, double r, double *ux, double *uy)
+{
+	double m[3][3] = {{0}}, y3[3] = {0};
+	for (int q = 0; q < NRAYS; q++) {
+		double a = 2 * M_PI * q / NRAYS, ca = cos(a), sa = sin(a), best = 0, eb = NAN;
+		for (double e = r - 3; e <= r + 3; e += 0.1) {
+			double x0 = x + (e - 0.1) * ca, y0 = y + (e - 0.1) * sa, x1 = x + (e + 0.1) * ca, y1 = y + (e + 0.1) * sa;
+			if (x0 < 0 || y0 < 0 || x1 < 0 || y1 < 0 || x0 > lp->width - 1 || x1 > lp->width - 1 ||
+			    y0 > lp->height - 1 || y1 > lp->height - 1)
+				continue;
+			double d = fs_image_sample_clamped(lp, x1, y1) - fs_image_sample_clamped(lp, x0, y0);
+			if (d < best) {
+				best = d;
+				eb = e;
+			}
+		}
+		if (!isfinite(eb))
+			continue;
+		double px = x + eb * ca, py = y + eb * sa, row[3] = {px, py, 1}, z = -(px * px + py * py);
+		for (int i = 0; i < 3; i++) {
+			y3[i] += row[i] * z;
+			for (int j = 0; j < 3; j++)
+				m[i][j] += row[i] * row[j];
+		}
+	}
+	double det = det3(m);
+	if (!(fabs(det) > 1e-9))
+		return -1;
+	double sol[2];
+	for (int i = 0; i < 2; i++) {
+		double a[3][3];
+		memcpy(a, m, sizeof a);
+		for (int rw = 0; rw < 3; rw++)
+			a[rw][i] = y3[rw];
+		sol[i] = det3(a) / det;
+	}
+	*ux = -0.5 * sol[0];
+	*uy = -0.5 * sol[1];
+	return hypot(*ux - x, *uy - y) < r ? 0 : -1;
+}
+
+static void rule_print(int k, unsigned seed_add, const sem_scene *sim, const sem_opts *o, const fs_image *meas,
+		       const fs_image *lp, double lps, const reading *tr, double nominal)
+{
+	const sem_truth *t = &sim->tr;
+	fs_detect_result res;
+	char err[256];
+	if (fs_detect_domes(sim->img, &sim->p, 0, &res, err, sizeof err)) {
+		printf("RULE %d +%u: %s\n", k, seed_add, err);
+		return;
+	}
+	const fs_tubercle_list *l = &res.tubercles;
+	int *mdet = malloc((l->n + 1) * sizeof *mdet), *mtru = malloc((t->n + 1) * sizeof *mtru);
+	double *cx = malloc(t->n * sizeof *cx), *cy = malloc(t->n * sizeof *cy), *rr = malloc(t->n * sizeof *rr),
+	       *med = malloc((t->n + 1) * sizeof *med), *ru = malloc(t->n * sizeof *ru),
+	       *ux_ = malloc(t->n * sizeof *ux_), *uy_ = malloc(t->n * sizeof *uy_);
+	if (!mdet || !mtru || !cx || !cy || !rr || !med || !ru || !ux_ || !uy_ || sem_match_tubercles(t, l, mdet, mtru))
+		goto out;
+	double rsum = 0, d0, s0, pr = 0, pq = 0;
+	int ne = 0, nm = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		rr[j] = NAN;
+		if (mtru[j] < 0 || !sem_counted(t, t->x[j], t->y[j]))
+			continue;
+		const fs_tubercle *q = &l->items[mtru[j]];
+		if (isfinite(q->radius_px))
+			med[nm++] = q->radius_px;
+		cx[j] = q->centroid_x;
+		cy[j] = q->centroid_y;
+		int edge;
+		rr[j] = fs_det_base_level_lowpassed(lp, cx[j], cy[j], 0.6 * t->pitch, 1.0, &edge);
+		if (isfinite(rr[j])) {
+			rsum += rr[j];
+			ne++;
+			if (isfinite(q->radius_px)) {
+				pr += rr[j];
+				pq += q->radius_px;
+			}
+		}
+	}
+	if (!ne || !nm || scaled_score(t, l, o->halftone, 1, &d0, &s0)) {
+		printf("RULE %d +%u: not read\n", k, seed_add);
+		goto out;
+	}
+	double r0 = fs_median_upper(med, nm), gap = t->pitch - 2 * r0, fill = 2 * r0 / t->pitch;
+	int on = o->halftone > 0 && fill >= RC_FILL && r0 >= FS_DET_BASE_RESOLVED * lps &&
+		 gap >= FS_DET_BASE_RESOLVED * lps;
+	double vr[NB], rbar = rsum / ne;
+	mean_profile_at(lp, t, cx, cy, rr, vr);
+	int ok = 1;
+	for (int b = 0; b < NB; b++)
+		ok &= isfinite(vr[b]);
+	/* the same about the domes recentred on their own base (recentre):
+	 * read again there, the profile aligned at those readings; the ratio
+	 * is then (their mean + the model's base) over the mean reading at the
+	 * rule's centres, on the domes read at both */
+	double vu[NB], usum = 0, usum0 = 0;
+	int nu = 0, oku = 1;
+	for (size_t j = 0; j < t->n; j++) {
+		double ux, uy;
+		int edge;
+		ru[j] = NAN;
+		if (!isfinite(rr[j]) || recentre(lp, cx[j], cy[j], rr[j], &ux, &uy))
+			continue;
+		ux_[j] = ux;
+		uy_[j] = uy;
+		ru[j] = fs_det_base_level_lowpassed(lp, ux, uy, 0.6 * t->pitch, 1.0, &edge);
+		if (isfinite(ru[j])) {
+			usum += ru[j];
+			usum0 += rr[j];
+			nu++;
+		}
+	}
+	/* the centres' errors from the truth (a diagnostic, px): the common
+	 * offset and the scatter about it, at the rule's and the recentred */
+	double ex[2] = {0}, ey[2] = {0}, e2[2] = {0};
+	for (size_t j = 0; j < t->n; j++)
+		if (isfinite(ru[j]))
+			for (int u = 0; u < 2; u++) {
+				double dx = (u ? ux_[j] : cx[j]) - t->x[j], dy = (u ? uy_[j] : cy[j]) - t->y[j];
+				ex[u] += dx;
+				ey[u] += dy;
+				e2[u] += dx * dx + dy * dy;
+			}
+	if (nu) {
+		mean_profile_at(lp, t, ux_, uy_, ru, vu);
+		for (int b = 0; b < NB; b++)
+			oku &= isfinite(vu[b]);
+	} else
+		oku = 0;
+	printf("RULE %d +%u gate %d fill %.3f | rule D %+.2f S %+.2f | read/radii %.4f | centres rule (%+.2f, %+.2f) rms "
+	       "%.2f recentred (%+.2f, %+.2f) rms %.2f | s_zero %.3f",
+	       k, seed_add, on, fill, d0, s0, pr / pq, nu ? ex[0] / nu : NAN, nu ? ey[0] / nu : NAN,
+	       nu ? sqrt(e2[0] / nu) : NAN, nu ? ex[1] / nu : NAN, nu ? ey[1] / nu : NAN, nu ? sqrt(e2[1] / nu) : NAN,
+	       tr->s_zero);
+	/* the blur the rule could read itself: the formation fitted at its
+	 * own matched centres and radii, its templates' blur searched to
+	 * 0.01 px on the measurement image's mean patch about them, the
+	 * low-pass added in quadrature (f_tot's reading from the rule's
+	 * centres) */
+	double frule = NAN;
+	{
+		double *xs = malloc(t->n * sizeof *xs), *ys = malloc(t->n * sizeof *ys), *rs = malloc(t->n * sizeof *rs),
+		       mis;
+		size_t n = 0;
+		for (size_t j = 0; xs && ys && rs && j < t->n; j++) {
+			if (mtru[j] < 0 || !t->inside[j] || !isfinite(l->items[mtru[j]].radius_px))
+				continue;
+			xs[n] = l->items[mtru[j]].centroid_x;
+			ys[n] = l->items[mtru[j]].centroid_y;
+			rs[n++] = l->items[mtru[j]].radius_px;
+		}
+		fs_det_offset orl;
+		if (n && !fs_det_offset_fit(meas, xs, ys, rs, n, t->pitch, NULL, &orl) && orl.fitted) {
+			double b = formation_blur_fine(meas, &orl.fit, xs, ys, n, fill, 0.40, 2.80, &mis);
+			frule = sqrt(b * b + lps * lps);
+		}
+		free(xs);
+		free(ys);
+		free(rs);
+	}
+	double bl[RC_NDS + 3];
+	for (int q = 0; q < RC_NDS; q++)
+		bl[q] = tr->s_zero + RC_DS[q];
+	bl[RC_NDS] = nominal;
+	bl[RC_NDS + 1] = tr->f_tot;
+	bl[RC_NDS + 2] = frule;
+	for (int u = 0; u < 2; u++)
+		for (int q = 0; q < RC_NDS + 3; q++) {
+			double cR = NAN, W, f = 1, d, sp;
+			if (!u && ok && isfinite(bl[q])) {
+				fit_at(&tab, vr, bl[q], &cR, &W);
+				if (on)
+					f = (rbar + cR) / rbar;
+			} else if (u && oku && isfinite(bl[q])) {
+				fit_at(&tab, vu, bl[q], &cR, &W);
+				if (on)
+					f = (usum / nu + cR) / (usum0 / nu);
+			}
+			if (scaled_score(t, l, o->halftone, f, &d, &sp))
+				d = sp = NAN;
+			printf(" | %s%s%+.2f %.3f f %.4f %+.2f/%+.2f", u ? "u" : "",
+			       q < RC_NDS ? "s0" : q == RC_NDS ? "nom" : q == RC_NDS + 1 ? "ftot" : "frule",
+			       q < RC_NDS ? RC_DS[q] : 0, bl[q], f, d, sp);
+		}
+	printf("\n");
+out:
+	free(mdet);
+	free(mtru);
+	free(cx);
+	free(cy);
+	free(rr);
+	free(med);
+	free(ru);
+	free(ux_);
+	free(uy_);
+	fs_detect_result_free(&res);
+}
+
+/* --interior: SCENE numbers are the interior scenes (sem_interior_scene;
+ * with --set halftone=5 the printed interior table's, h43m) */
+static int interior;
+
 static int run(int k, unsigned seed_add, reading *out, double *nominal)
 {
 	sem_opts o;
-	sem_corner_args(k, seed_add, &set_args, &o);
+	if (interior)
+		sem_interior_args(k, seed_add, &set_args, &o);
+	else
+		sem_corner_args(k, seed_add, &set_args, &o);
 	sem_scene sim;
 	if (sem_scene_render(&sim, &o)) {
 		fprintf(stderr, "%d: %s\n", k, sim.err);
@@ -623,6 +893,8 @@ static int run(int k, unsigned seed_add, reading *out, double *nominal)
 		}
 		free(rr);
 	}
+	if (rule_on)
+		rule_print(k, seed_add, &sim, &o, meas, lp, lps, out, *nominal);
 	fs_image_free(lp);
 	fs_image_free(meas);
 	sem_scene_close(&sim);
@@ -669,6 +941,10 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[i], "--ramp")) {
 			band_ramp = 1;
+		} else if (!strcmp(argv[i], "--interior")) {
+			interior = 1;
+		} else if (!strcmp(argv[i], "--rule")) {
+			rule_on = 1;
 		} else if (!strcmp(argv[i], "--tone")) {
 			tone_on = 1;
 		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
@@ -694,8 +970,11 @@ int main(int argc, char **argv)
 		int k = scenes[i];
 		double col[NC][MAXSEEDS], nominal = NAN, m[NC], sd[NC];
 		char head[64];
-		snprintf(head, sizeof head, "%-5d %-4s %-4.2f %-4.2f", k, k & 2 ? "flat" : "sph", k & 1 ? 0.8 : 0.25,
-			 k & 4 ? 1.0 : 0.25);
+		if (interior) /* (the corner scenes' bits do not name an interior scene) */
+			snprintf(head, sizeof head, "%-5d %-14s", k, "interior");
+		else
+			snprintf(head, sizeof head, "%-5d %-4s %-4.2f %-4.2f", k, k & 2 ? "flat" : "sph", k & 1 ? 0.8 : 0.25,
+				 k & 4 ? 1.0 : 0.25);
 		for (int j = 0; j < nseeds; j++) {
 			reading r = {0};
 			int bad = run(k, seeds[j], &r, &nominal) != 0;

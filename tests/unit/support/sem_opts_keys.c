@@ -147,3 +147,10 @@ void sem_corner_args(int k, unsigned seed_add, const sem_opts_args *a, sem_opts 
 	o->seed += seed_add;
 	sem_opts_args_apply(a, o);
 }
+
+void sem_interior_args(int k, unsigned seed_add, const sem_opts_args *a, sem_opts *o)
+{
+	sem_interior_scene(k, o);
+	o->seed += seed_add;
+	sem_opts_args_apply(a, o);
+}

@@ -90,3 +90,17 @@ out:
 	free(mtru);
 	return rc;
 }
+
+int sem_score_scaled(const sem_truth *t, const fs_tubercle_list *res, double halftone, double f, sem_score *r)
+{
+	fs_tubercle_list c = *res;
+	c.items = malloc((res->n + 1) * sizeof *c.items);
+	if (!c.items)
+		return -1;
+	memcpy(c.items, res->items, res->n * sizeof *c.items);
+	for (size_t i = 0; i < c.n; i++)
+		c.items[i].radius_px *= f;
+	int rc = sem_score_detection(t, &c, halftone, r);
+	free(c.items);
+	return rc;
+}

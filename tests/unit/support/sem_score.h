@@ -32,6 +32,13 @@ typedef struct sem_score {
  * truth t and halftone period halftone. Returns 0, -1 on out of memory. */
 int sem_score_detection(const sem_truth *t, const fs_tubercle_list *res, double halftone, sem_score *r);
 
+/* The same with every radius of res times f (res unchanged): a level
+ * correction judged on a detection's own centres (every sized dome's
+ * radius follows the level, detect_base_fit.h), as bench_level_small's
+ * --rule-level and bench_screened_blur_read's --rule do. Returns 0, -1 on
+ * out of memory. */
+int sem_score_scaled(const sem_truth *t, const fs_tubercle_list *res, double halftone, double f, sem_score *r);
+
 /* Whether true neighbour pair q (t->pi[q], t->pj[q]) enters the mean
  * space: both ends matched (mtru: the detection matched to each true
  * dome, -1 none), inside the counted region and measured (a finite
