@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""printed_interior_steps.py - where the dome rule loses the printed interior
+"""bench_printed_interior_steps.py - where the dome rule loses the printed interior
 scenes' centres, scene by scene over seed sets (issue 13; docs/paper-figures.md,
 h44d). Asserts nothing.
 
@@ -16,7 +16,7 @@ two D errors. Where the replay does not reproduce the rule (h43j's refused
 rule or h44d's coarse-screen choice took the other path) only the rule's
 final centres are printed.
 
-Usage: printed_interior_steps.py [--halftone P] [--seeds 0,4000,...]
+Usage: bench_printed_interior_steps.py [--halftone P] [--seeds 0,4000,...]
 [--scenes 0,1,...] [--build DIR] (defaults: 5, the 8 seed sets 0..28000,
 all 14 scenes, build). SEM_SCENE_CACHE shares the renders (about 1 s a
 scene-seed with them cached).
