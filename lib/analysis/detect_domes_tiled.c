@@ -1397,6 +1397,8 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
 	double *bx = malloc(n * sizeof *bx), *by = malloc(n * sizeof *by);
 	fs_measured *prev = NULL;
+	fs_measured *refined = NULL; /* the refined path, sized (coarse screen) */
+	double refined_pitch = 0;
 	j.q = calloc(FS_DET_SMOOTH_CANDIDATES * FS_DET_SMOOTH_TRIALS, sizeof *j.q);
 	j.strayed = calloc(n, 1);
 	int rc = -1;
@@ -1465,12 +1467,37 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		}
 		if (offset_pass(&j, px, py, r1, err, errlen))
 			goto out;
-		if (!(j.refine > 0) || !fs_det_offset_refused(&j.off, res, bx, by, n))
+		if (!(j.refine > 0))
 			break;
+		if (fs_det_offset_refused(&j.off, res, bx, by, n))
+			continue;
+		if (!fs_det_offset_coarse_screen(&j.off))
+			break;
+		/* under a screen coarse against the lattice the refined path is
+		 * sized first and kept only where the unrefined one ends near
+		 * it (fs_det_offset_paths_differ, as the whole image's) */
+		refined = malloc(n * sizeof *refined);
+		if (!refined) {
+			snprintf(err, errlen, "tiled dome measurement: out of memory");
+			goto out;
+		}
+		if (fit_bases(&j, err, errlen))
+			goto out;
+		memcpy(refined, res, n * sizeof *refined);
+		refined_pitch = j.off.fit.pitch;
 	}
 	/* each dome's size from its whole patch (detect_base_fit.h) */
 	if (fit_bases(&j, err, errlen))
 		goto out;
+	if (refined) {
+		int apart = fs_det_offset_paths_differ(refined, res, n, refined_pitch);
+		if (apart < 0) {
+			snprintf(err, errlen, "tiled dome measurement: out of memory");
+			goto out;
+		}
+		if (!apart)
+			memcpy(res, refined, n * sizeof *res);
+	}
 	rc = 0;
 out:
 	free(px);
@@ -1483,5 +1510,6 @@ out:
 	free(j.level_edge);
 	free(j.level_var);
 	free(prev);
+	free(refined);
 	return rc;
 }

@@ -422,6 +422,8 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	fs_measured *meas = NULL;
 	fs_raster_key *order = NULL;
 	double *before_x = NULL, *before_y = NULL;
+	fs_measured *refined = NULL; /* the refined path, sized (coarse screen) */
+	double refined_pitch = 0;
 	if (!head || !next)
 		goto out;
 	for (size_t i = 0; i < (size_t)gw * gh; i++)
@@ -494,8 +496,21 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		goto out;
 	/* under a screen, the refined circles may refuse the formation's
 	 * offset: measured again from the candidates (detect_offset.h,
-	 * fs_det_offset_refused) */
-	if (m->img && m->dome && m->refine > 0 && fs_det_offset_refused(&off, meas, before_x, before_y, c->n)) {
+	 * fs_det_offset_refused); under a screen coarse against the lattice
+	 * the refined path is sized first and kept only where the unrefined
+	 * one ends near it (fs_det_offset_coarse_screen, _paths_differ) */
+	int refused = m->img && m->dome && m->refine > 0 && fs_det_offset_refused(&off, meas, before_x, before_y, c->n);
+	if (m->img && m->dome && m->refine > 0 && !refused && fs_det_offset_coarse_screen(&off)) {
+		refined = malloc((c->n ? c->n : 1) * sizeof *refined);
+		if (!refined)
+			goto out;
+		memcpy(refined, meas, c->n * sizeof *refined);
+		refined_pitch = off.fit.pitch;
+		if (fs_det_base_fit_apply(m, c, &off, max_r, NULL, NULL, NULL, refined, NULL))
+			goto out;
+		refused = 1;
+	}
+	if (refused) {
 		fs_measured_clear(meas, c->n);
 		for (size_t k = 0; k < c->n; k++) {
 			size_t i = order[k].i;
@@ -515,6 +530,13 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	 * (its own readings scatter with the noise on its rays) */
 	if (m->img && m->dome && fs_det_base_fit_apply(m, c, &off, max_r, NULL, NULL, NULL, meas, NULL))
 		goto out;
+	if (refined) {
+		int apart = fs_det_offset_paths_differ(refined, meas, c->n, refined_pitch);
+		if (apart < 0)
+			goto out;
+		if (!apart)
+			memcpy(meas, refined, c->n * sizeof *meas);
+	}
 	for (size_t i = 0; i < c->n; i++) {
 		if (!meas[i].ok)
 			continue;
@@ -564,5 +586,6 @@ out:
 	free(order);
 	free(before_x);
 	free(before_y);
+	free(refined);
 	return rc;
 }

