@@ -640,25 +640,6 @@ static int rule_mode;
 static const double RULE_DB[] = {0, -0.05, -0.03, -0.01, +0.01, +0.03, +0.05};
 #define RULE_NDB (sizeof RULE_DB / sizeof *RULE_DB)
 
-/* The detection's D and S % (sem_score_detection) with every radius
- * times c: what a level multiplied by the factor c gives, since the
- * rule's sizes are the level's readings spread by the template fit
- * about their mean (detect_base_fit.h). -1 out of memory. */
-static int scaled_score(const sem_truth *t, const fs_tubercle_list *l, double halftone, double c, sem_score *sc)
-{
-	fs_tubercle_list q = *l;
-	q.items = malloc((l->n + 1) * sizeof *q.items);
-	if (!q.items)
-		return -1;
-	for (size_t i = 0; i < l->n; i++) {
-		q.items[i] = l->items[i];
-		q.items[i].radius_px *= c;
-	}
-	int rc = sem_score_detection(t, &q, halftone, sc);
-	free(q.items);
-	return rc;
-}
-
 /* One calibration: the weights solved on m's mean patch at blur sigma
  * (box+tent), the factor of the pixel dome (calib_factor), and the
  * rule's D and S with every radius times it, printed as " c D S". */
@@ -669,7 +650,7 @@ static double rule_calib_print(model *m, const fs_se_geom *g, const look *lk, do
 	misfit(m, sigma, K_BT);
 	double c = calib_factor(m, g, lk, pitch, sigma, msig, r0, r1);
 	sem_score sc;
-	if (!isfinite(c) || scaled_score(t, l, halftone, c, &sc))
+	if (!isfinite(c) || sem_score_scaled(t, l, halftone, c, &sc))
 		printf(" %.4f NAN NAN", c);
 	else
 		printf(" %.4f %+6.2f %+6.2f", c, sc.d_err, sc.s_err);
@@ -720,7 +701,7 @@ static void fill_curve_print(const char *label, const double *fs, const double *
 	printf("]");
 	double c = f / fill_r;
 	sem_score sc;
-	if (!isfinite(c) || scaled_score(t, l, halftone, c, &sc))
+	if (!isfinite(c) || sem_score_scaled(t, l, halftone, c, &sc))
 		printf(" %.3f %.4f NAN NAN %.2f %d", f, c, slope, ncross);
 	else
 		printf(" %.3f %.4f %+6.2f %+6.2f %.2f %d", f, c, sc.d_err, sc.s_err, slope, ncross);

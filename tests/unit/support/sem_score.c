@@ -90,3 +90,18 @@ out:
 	free(mtru);
 	return rc;
 }
+
+int sem_score_scaled(const sem_truth *t, const fs_tubercle_list *res, double halftone, double c, sem_score *r)
+{
+	fs_tubercle_list q = *res;
+	q.items = malloc((res->n + 1) * sizeof *q.items);
+	if (!q.items)
+		return -1;
+	for (size_t i = 0; i < res->n; i++) {
+		q.items[i] = res->items[i];
+		q.items[i].radius_px *= c;
+	}
+	int rc = sem_score_detection(t, &q, halftone, r);
+	free(q.items);
+	return rc;
+}

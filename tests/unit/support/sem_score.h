@@ -32,6 +32,13 @@ typedef struct sem_score {
  * truth t and halftone period halftone. Returns 0, -1 on out of memory. */
 int sem_score_detection(const sem_truth *t, const fs_tubercle_list *res, double halftone, sem_score *r);
 
+/* The same with every radius of res times c: what a level multiplied by
+ * c scores, since the dome rule's sizes are the level's readings spread
+ * by the template fit about their mean (detect_base_fit.h; the benches'
+ * calibrations of the level reader, h44b). Returns 0, -1 on out of
+ * memory. */
+int sem_score_scaled(const sem_truth *t, const fs_tubercle_list *res, double halftone, double c, sem_score *r);
+
 /* Whether true neighbour pair q (t->pi[q], t->pj[q]) enters the mean
  * space: both ends matched (mtru: the detection matched to each true
  * dome, -1 none), inside the counted region and measured (a finite
