@@ -710,30 +710,46 @@ static void fill_curve_print(const char *label, const double *fs, const double *
 /* "self" with the weights solved at each fill (as every calibration
  * here solves them), then "held" with the weights solved once at fill_r
  * and kept: whether a flat curve is the reader's or the weights' taking
- * up the size. */
+ * up the size. *pf and *pc (the "pfill" field): the fill at which the
+ * mean patch is fitted best at blur sigma over the same steps (the
+ * parabola's vertex through the best step and its neighbours; NAN where
+ * the best is an end step) and the factor there (rs interpolated): the
+ * fill a formation fit would read with the blur given, and what the
+ * calibration makes of it. */
 static void rule_self_print(model *m, const fs_se_geom *g, const look *lk, double pitch, double sigma, double msig,
 			    double r0, double r1, double fill_r, const sem_truth *t, const fs_tubercle_list *l,
-			    double halftone)
+			    double halftone, double *pf, double *pc)
 {
 	fs_se_geom gf = *g;
-	double fs[FILL_STEPS], rs[FILL_STEPS], rh[FILL_STEPS], w0[NCOMP + 1];
+	double fs[FILL_STEPS], rs[FILL_STEPS], rh[FILL_STEPS], mis[FILL_STEPS], w0[NCOMP + 1];
+	*pf = *pc = NAN;
 	gf.fill = fill_r;
 	if (model_field(m, &gf, lk, pitch))
 		return;
 	misfit(m, sigma, K_BT);
 	memcpy(w0, m->w, sizeof w0);
+	int kb = -1;
 	for (int i = 0; i < FILL_STEPS; i++) {
 		fs[i] = gf.fill = fill_r * (0.60 + 0.05 * i);
-		rs[i] = rh[i] = NAN;
+		rs[i] = rh[i] = mis[i] = NAN;
 		if (model_field(m, &gf, lk, pitch))
 			continue;
-		misfit(m, sigma, K_BT);
+		mis[i] = misfit(m, sigma, K_BT);
+		if (kb < 0 || mis[i] < mis[kb])
+			kb = i;
 		rs[i] = fs[i] / calib_factor(m, &gf, lk, pitch, sigma, msig, r0, r1);
 		memcpy(m->w, w0, sizeof w0);
 		rh[i] = fs[i] / calib_factor(m, &gf, lk, pitch, sigma, msig, r0, r1);
 	}
 	fill_curve_print("self", fs, rs, fill_r, t, l, halftone);
 	fill_curve_print("held", fs, rh, fill_r, t, l, halftone);
+	if (kb > 0 && kb < FILL_STEPS - 1 && isfinite(mis[kb - 1]) && isfinite(mis[kb + 1])) {
+		double a = mis[kb - 1], b = mis[kb], c = mis[kb + 1], den = a - 2 * b + c, u = den > 0 ? 0.5 * (a - c) / den : 0;
+		int j = u < 0 ? kb - 1 : kb;
+		double w = u < 0 ? 1 + u : u;
+		*pf = fs[kb] + u * (fs[kb + 1] - fs[kb]);
+		*pc = *pf / (rs[j] + w * (rs[j + 1] - rs[j]));
+	}
 }
 
 /* --rule: per scene one line "RULE k" with
@@ -754,7 +770,10 @@ static void rule_self_print(model *m, const fs_se_geom *g, const look *lk, doubl
  *   "rgeom": the formation fitted at the rule's centres (fs_det_offset_fit
  *     on the measurement image: profile, h/R, lattice angle, detector)
  *     at the TRUE fill, the oracle beam (the fit's own blur unused): c, D,
- *     S.
+ *     S;
+ *   "pfill": the fill the mean patch about the rule's centres is fitted
+ *     best at with the oracle beam (the simulator's geometry), the factor
+ *     there, D, S (rule_self_print).
  * What the oracle blur would buy from where the rule's centres are, and
  * how precisely the blur must be known for it. */
 static int run_rule(int k, unsigned seed_add)
@@ -867,7 +886,8 @@ static int run_rule(int k, unsigned seed_add)
 		rule_calib_print(&m, &g, &lk, pitch, beam + RULE_DB[q], msig, r0, r1, t, l, o.halftone);
 	/* the rule's own fill, made self-consistent */
 	printf(" |");
-	rule_self_print(&m, &g, &lk, pitch, beam, msig, r0, r1, fill_r, t, l, o.halftone);
+	double pf, pc;
+	rule_self_print(&m, &g, &lk, pitch, beam, msig, r0, r1, fill_r, t, l, o.halftone, &pf, &pc);
 	/* the formation the rule fits at its centres, with the oracle beam */
 	fs_det_offset of;
 	memset(&of, 0, sizeof of);
@@ -881,6 +901,11 @@ static int run_rule(int k, unsigned seed_add)
 			rule_calib_print(&m, &gr, &lr, pitch, beam, msig, r0, r1, t, l, o.halftone);
 	} else
 		printf(" | rgeom none");
+	sem_score sp;
+	if (isfinite(pc) && !sem_score_scaled(t, l, o.halftone, pc, &sp))
+		printf(" | pfill %.3f %.4f %+6.2f %+6.2f", pf, pc, sp.d_err, sp.s_err);
+	else
+		printf(" | pfill %.3f %.4f NAN NAN", pf, pc);
 	printf("\n");
 	rc = 0;
 out:
