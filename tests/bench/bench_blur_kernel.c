@@ -71,7 +71,7 @@
  * About 7 s of CPU a pitch-16 scene at --grid 64, 15 s a pitch-64 one.
  *
  * Usage: bench_blur_kernel [--seed-add N] [--set KEY=VALUE]... [--grid G] [--edge-px CAP] [--down K]
- * [--calibrate] [--rule] [SCENE...];
+ * [--calibrate] [--rule [--true-self]] [SCENE...];
  * default the 4-px corner scenes A (2 6 18 22) and E (0 4 16 20). Prints
  * one line per scene: the blur read through each kernel and its misfit
  * share. About 1 s of CPU a scene with SEM_SCENE_CACHE.
@@ -637,6 +637,9 @@ out:
  * centres, with the blur given (an oracle: the simulator's beam, as the
  * model reads it through box+tent, plus each of RULE_DB). */
 static int rule_mode;
+/* --true-self: with --rule, the self and held curves about the TRUE
+ * centres from the true fill as well ("tself") */
+static int true_self;
 static const double RULE_DB[] = {0, -0.05, -0.03, -0.01, +0.01, +0.03, +0.05};
 #define RULE_NDB (sizeof RULE_DB / sizeof *RULE_DB)
 
@@ -773,7 +776,10 @@ static void rule_self_print(model *m, const fs_se_geom *g, const look *lk, doubl
  *     S;
  *   "pfill": the fill the mean patch about the rule's centres is fitted
  *     best at with the oracle beam (the simulator's geometry), the factor
- *     there, D, S (rule_self_print).
+ *     there, D, S (rule_self_print);
+ *   with --true-self, "tself": the self and held curves about the TRUE
+ *     centres from the true fill (how the factor there depends on the
+ *     fill it is rendered at).
  * What the oracle blur would buy from where the rule's centres are, and
  * how precisely the blur must be known for it. */
 static int run_rule(int k, unsigned seed_add)
@@ -906,6 +912,13 @@ static int run_rule(int k, unsigned seed_add)
 		printf(" | pfill %.3f %.4f %+6.2f %+6.2f", pf, pc, sp.d_err, sp.s_err);
 	else
 		printf(" | pfill %.3f %.4f NAN NAN", pf, pc);
+	if (true_self && model_patch(&m, sim.img, pitch, xt, yt, NULL, nt, NULL, NULL, NULL) >= 8) {
+		/* the same curves about the TRUE centres, from the true fill:
+		 * whether h43b's calibration there followed the dome's size or
+		 * the fill it was given (the crossing fields mean nothing here) */
+		printf(" | tself");
+		rule_self_print(&m, &g, &lk, pitch, beam, msig, r0, r1, fill, t, l, o.halftone, &pf, &pc);
+	}
 	printf("\n");
 	rc = 0;
 out:
@@ -946,6 +959,8 @@ int main(int argc, char **argv)
 			calibrate = 1;
 		else if (!strcmp(argv[i], "--rule"))
 			rule_mode = 1;
+		else if (!strcmp(argv[i], "--true-self"))
+			true_self = 1;
 		else if (!strcmp(argv[i], "--down") && i + 1 < argc)
 			down = atoi(argv[++i]) >= 1 ? atoi(argv[i]) | 1 : 1;
 		else if (!strcmp(argv[i], "--edge-px") && i + 1 < argc)
