@@ -60,8 +60,18 @@
  * tent; then the measurement smoothing), with the beam read through
  * box+tent and with the simulator's true beam.
  *
+ * --rule (h44b): the same calibration made from the dome rule's OWN final
+ * centres (detection as make test runs it) with the blur given as an
+ * oracle (the simulator's beam, and that beam 0.01, 0.03, 0.05 px off
+ * either way): one "RULE" line a scene instead of the blur readings
+ * (run_rule says what each field is). The question (issue 13, groups A
+ * and E): h43b's calibration took the 4-px domes home at the TRUE
+ * centres; does it from where the rule's centres are, how precisely must
+ * the blur be known, and what does it cost the scenes that pass today.
+ * About 7 s of CPU a pitch-16 scene at --grid 64, 15 s a pitch-64 one.
+ *
  * Usage: bench_blur_kernel [--seed-add N] [--set KEY=VALUE]... [--grid G] [--edge-px CAP] [--down K]
- * [--calibrate] [SCENE...];
+ * [--calibrate] [--rule [--true-self]] [SCENE...];
  * default the 4-px corner scenes A (2 6 18 22) and E (0 4 16 20). Prints
  * one line per scene: the blur read through each kernel and its misfit
  * share. About 1 s of CPU a scene with SEM_SCENE_CACHE.
@@ -71,13 +81,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/detect.h"
 #include "analysis/detect_methods.h"
+#include "analysis/detect_offset.h"
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
 #include "se_model_physical.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
+#include "sem_score.h"
 
 /* se_render's grid a pitch: the rule's templates' (dome_base_fit.c's
  * RENDER_G) unless --grid says otherwise */
@@ -303,17 +316,31 @@ static double read_blur(model *m, int kind, double *mis)
 	return s;
 }
 
+/* The detector's look a render needs (the simulator's, or the one a
+ * formation fit read): the shadow's azimuth and elevation (0: no shadow
+ * term, as fs_dome_fit's elevation says). */
+typedef struct look {
+	double azimuth, elevation;
+} look;
+
+/* How far (grid samples) the shadow of g's domes reaches beyond the
+ * window seen from lk. */
+static int look_reach(const look *lk, const fs_se_geom *g)
+{
+	return lk->elevation > 0 ? (int)ceil(0.5 * RENDER_G * g->h_over_r / tan(lk->elevation)) + 1 : 1;
+}
+
 /* --calibrate: h42a's calibration with this model. The lattice about one
  * site rendered as a pixel image (the components mixed with the weights
  * m->w solved at blur sigma, blurred by sigma, each pixel its box) at four
  * sub-pixel phases, smoothed as detection's measurement image is
  * (msig), and read by the level's reader from the site: the true base
  * radius over the mean reading is the factor. NAN when a read fails. */
-static double calib_factor(model *m, const fs_se_geom *g, const sem_opts *o, double pitch, double sigma, double msig,
+static double calib_factor(model *m, const fs_se_geom *g, const look *lk, double pitch, double sigma, double msig,
 			   double r0, double r1)
 {
 	int S = 2 * (int)ceil(1.5 * pitch), shc = (int)ceil((0.75 * S + 2 + 4 * 1.4) * m->g2p) + 2;
-	int reach = (int)ceil(0.5 * RENDER_G * o->h_over_r / tan(o->det_elevation)) + 1;
+	int reach = look_reach(lk, g);
 	size_t nw = (size_t)(2 * shc + 1) * (2 * shc + 1);
 	fs_se_field fc;
 	memset(&fc, 0, sizeof fc);
@@ -323,7 +350,8 @@ static double calib_factor(model *m, const fs_se_geom *g, const sem_opts *o, dou
 	int nk = kernel_1d(K_BOX, off, w), got = 0;
 	if (!tmp || !bl || fs_se_render(g, RENDER_G, shc, reach, &fc))
 		goto out;
-	fs_se_shadow(&fc, o->det_azimuth, o->det_elevation);
+	if (lk->elevation > 0)
+		fs_se_shadow(&fc, lk->azimuth, lk->elevation);
 	if (edge_px > 0 && se_phys_edge_px(g, RENDER_G, shc, pitch / RENDER_G, edge_px, fc.c[FS_SE_EDGE]))
 		goto out;
 	for (int ph = 0; ph < 4; ph++) {
@@ -373,6 +401,153 @@ out:
 
 static sem_opts_args set_args;
 
+/* The patch's points (whole pixels within half a pitch of the centre)
+ * into m; 0, or -1 out of memory. */
+static int model_points(model *m, double pitch)
+{
+	double rp = 0.5 * pitch;
+	int ri = (int)floor(rp);
+	m->dx = malloc((size_t)(2 * ri + 1) * (2 * ri + 1) * sizeof *m->dx);
+	m->dy = malloc((size_t)(2 * ri + 1) * (2 * ri + 1) * sizeof *m->dy);
+	if (!m->dx || !m->dy)
+		return -1;
+	m->np = 0;
+	for (int y = -ri; y <= ri; y++)
+		for (int x = -ri; x <= ri; x++)
+			if (x * x + y * y <= rp * rp) {
+				m->dx[m->np] = x;
+				m->dy[m->np++] = y;
+			}
+	m->mean = calloc(m->np, sizeof *m->mean);
+	return m->mean ? 0 : -1;
+}
+
+/* The mean patch of img about the n centres (xs, ys) whose patch lies
+ * whole inside (read bilinearly as the rule's sample_obs reads it) into
+ * m->mean and m->vv; the centres used, the first Fourier coefficient of
+ * their sub-pixel phases along x and y (c1x, c1y; may be NULL) and, when
+ * ds is given, the sum of those centres' ds (dsum). */
+static size_t model_patch(model *m, const fs_image *img, double pitch, const double *xs, const double *ys,
+			  const double *ds, size_t n, double *dsum, double *c1x, double *c1y)
+{
+	int ri = (int)floor(0.5 * pitch), W = img->width, H = img->height;
+	size_t used = 0;
+	double sd = 0, cx1 = 0, cy1 = 0;
+	memset(m->mean, 0, m->np * sizeof *m->mean);
+	for (size_t j = 0; j < n; j++) {
+		double x = xs[j], y = ys[j];
+		if (x - ri - 1 < 0 || y - ri - 1 < 0 || x + ri + 1 >= W - 1 || y + ri + 1 >= H - 1)
+			continue;
+		for (size_t i = 0; i < m->np; i++) {
+			double px = x + m->dx[i], py = y + m->dy[i];
+			int x0 = (int)floor(px), y0 = (int)floor(py);
+			double fx = px - x0, fy = py - y0;
+			const float *p = img->data + (size_t)y0 * W + x0;
+			m->mean[i] += (1 - fy) * ((1 - fx) * p[0] + fx * p[1]) + fy * ((1 - fx) * p[W] + fx * p[W + 1]);
+		}
+		if (ds)
+			sd += ds[j];
+		/* the centres' sub-pixel phases: the tent stands for their
+		 * bilinear reads only where the phases are spread evenly (their
+		 * first Fourier coefficient near 0) */
+		cx1 += cos(2 * M_PI * (x - floor(x)));
+		cy1 += cos(2 * M_PI * (y - floor(y)));
+		used++;
+	}
+	if (dsum)
+		*dsum = sd;
+	if (c1x)
+		*c1x = cx1;
+	if (c1y)
+		*c1y = cy1;
+	if (!used)
+		return 0;
+	double mm = 0;
+	for (size_t i = 0; i < m->np; i++)
+		mm += m->mean[i] /= used;
+	mm /= m->np;
+	m->vv = 0;
+	for (size_t i = 0; i < m->np; i++)
+		m->vv += (m->mean[i] - mm) * (m->mean[i] - mm);
+	return used;
+}
+
+/* g's components seen from lk on se_render's grid into m, wide enough for
+ * the patch, the box+tent kernel and 4 sigma of 1.4 px (--edge-px and
+ * --down as the options say), with the work arrays the misfit needs the
+ * first time. 0, or -1 (a failed render or out of memory). */
+static int model_field(model *m, const fs_se_geom *g, const look *lk, double pitch)
+{
+	double rp = 0.5 * pitch;
+	m->g2p = RENDER_G / pitch;
+	m->sh = (int)ceil((rp + 1.5 + 4 * 1.4) * m->g2p) + 2;
+	int reach = look_reach(lk, g);
+	if (fs_se_render(g, RENDER_G, m->sh, reach, &m->fld))
+		return -1;
+	if (lk->elevation > 0)
+		fs_se_shadow(&m->fld, lk->azimuth, lk->elevation);
+	if (edge_px > 0 && se_phys_edge_px(g, RENDER_G, m->sh, pitch / RENDER_G, edge_px, m->fld.c[FS_SE_EDGE]))
+		return -1;
+	if (down > 1) {
+		/* the same window on a grid down times finer, its cells averaged */
+		fs_se_field ff;
+		memset(&ff, 0, sizeof ff);
+		int fh = m->sh * down + down / 2, fw = 2 * fh + 1, cw = 2 * m->sh + 1;
+		int bad = fs_se_render(g, RENDER_G * down, fh, reach * down, &ff);
+		if (!bad) {
+			if (lk->elevation > 0)
+				fs_se_shadow(&ff, lk->azimuth, lk->elevation);
+			if (edge_px > 0)
+				bad = se_phys_edge_px(g, RENDER_G * down, fh, pitch / (RENDER_G * down), edge_px,
+						      ff.c[FS_SE_EDGE]);
+		}
+		for (int j = 0; !bad && j < NCOMP; j++)
+			for (int y = 0; y < cw; y++)
+				for (int x = 0; x < cw; x++) {
+					double a = 0;
+					for (int b = -(down / 2); b <= down / 2; b++)
+						for (int c = -(down / 2); c <= down / 2; c++)
+							a += ff.c[j][(size_t)(y * down + down / 2 + b) * fw +
+								     (x * down + down / 2 + c)];
+					m->fld.c[j][(size_t)y * cw + x] = (float)(a / (down * down));
+				}
+		fs_se_field_free(&ff);
+		if (bad)
+			return -1;
+	}
+	size_t nw = (size_t)(2 * m->sh + 1) * (2 * m->sh + 1);
+	free(m->tmp);
+	free(m->bl);
+	m->tmp = malloc(nw * sizeof *m->tmp);
+	m->bl = malloc(nw * sizeof *m->bl);
+	for (int j = 0; j < NCOMP; j++)
+		if (!m->cs[j] && !(m->cs[j] = malloc(m->np * sizeof *m->cs[j])))
+			return -1;
+	return m->tmp && m->bl ? 0 : -1;
+}
+
+static void model_free(model *m)
+{
+	fs_se_field_free(&m->fld);
+	free(m->dx);
+	free(m->dy);
+	free(m->mean);
+	free(m->tmp);
+	free(m->bl);
+	for (int j = 0; j < NCOMP; j++)
+		free(m->cs[j]);
+}
+
+/* The level read on meas by the rule's reader (its window for pitch)
+ * about (x, y): 2 x the reading's radius, NAN when it fails. */
+static double level_reading(const fs_image *meas, double x, double y, double r0, double r1)
+{
+	fs_dome_base_trace tr;
+	if (fs_dome_measure_base_trace(meas, x, y, r0, r1, &tr) || !isfinite(tr.radius))
+		return NAN;
+	return 2 * tr.radius;
+}
+
 static int run_scene(int k, unsigned seed_add)
 {
 	sem_opts o;
@@ -387,99 +562,28 @@ static int run_scene(int k, unsigned seed_add)
 	model m;
 	memset(&m, 0, sizeof m);
 	int rc = -1;
-	double pitch = t->pitch, rp = 0.5 * pitch;
-	int ri = (int)floor(rp);
-	/* the points: whole pixels within half a pitch of the centre */
-	m.dx = malloc((size_t)(2 * ri + 1) * (2 * ri + 1) * sizeof *m.dx);
-	m.dy = malloc((size_t)(2 * ri + 1) * (2 * ri + 1) * sizeof *m.dy);
-	if (!m.dx || !m.dy)
+	double pitch = t->pitch;
+	double *xs = malloc((t->n + 1) * sizeof *xs), *ys = malloc((t->n + 1) * sizeof *ys),
+	       *ds = malloc((t->n + 1) * sizeof *ds);
+	if (!xs || !ys || !ds || model_points(&m, pitch))
 		goto out;
-	for (int y = -ri; y <= ri; y++)
-		for (int x = -ri; x <= ri; x++)
-			if (x * x + y * y <= rp * rp) {
-				m.dx[m.np] = x;
-				m.dy[m.np++] = y;
-			}
-	m.mean = calloc(m.np, sizeof *m.mean);
-	if (!m.mean)
-		goto out;
-	/* the mean patch about every true centre inside, read bilinearly as
-	 * the rule's sample_obs reads it */
-	size_t used = 0;
-	double dsum = 0, cx1 = 0, cy1 = 0;
-	int W = img->width, H = img->height;
-	for (size_t j = 0; j < t->n; j++) {
-		double x = t->x[j], y = t->y[j];
-		if (!t->inside[j] || x - ri - 1 < 0 || y - ri - 1 < 0 || x + ri + 1 >= W - 1 || y + ri + 1 >= H - 1)
-			continue;
-		for (size_t i = 0; i < m.np; i++) {
-			double px = x + m.dx[i], py = y + m.dy[i];
-			int x0 = (int)floor(px), y0 = (int)floor(py);
-			double fx = px - x0, fy = py - y0;
-			const float *p = img->data + (size_t)y0 * W + x0;
-			m.mean[i] += (1 - fy) * ((1 - fx) * p[0] + fx * p[1]) + fy * ((1 - fx) * p[W] + fx * p[W + 1]);
+	/* the mean patch about every true centre inside */
+	size_t nin = 0;
+	for (size_t j = 0; j < t->n; j++)
+		if (t->inside[j]) {
+			xs[nin] = t->x[j];
+			ys[nin] = t->y[j];
+			ds[nin++] = t->d[j];
 		}
-		dsum += t->d[j];
-		/* the centres' sub-pixel phases: the tent stands for their
-		 * bilinear reads only where the phases are spread evenly (their
-		 * first Fourier coefficient near 0) */
-		cx1 += cos(2 * M_PI * (x - floor(x)));
-		cy1 += cos(2 * M_PI * (y - floor(y)));
-		used++;
-	}
+	double dsum, cx1, cy1;
+	size_t used = model_patch(&m, img, pitch, xs, ys, ds, nin, &dsum, &cx1, &cy1);
 	if (used < 8)
 		goto out;
-	double mm = 0;
-	for (size_t i = 0; i < m.np; i++)
-		mm += m.mean[i] /= used;
-	mm /= m.np;
-	for (size_t i = 0; i < m.np; i++)
-		m.vv += (m.mean[i] - mm) * (m.mean[i] - mm);
 	double fill = dsum / used / pitch;
-	/* the simulator's geometry on se_render's grid, wide enough for the
-	 * patch, the box+tent kernel and 4 sigma of 1.4 px */
-	m.g2p = RENDER_G / pitch;
-	m.sh = (int)ceil((rp + 1.5 + 4 * 1.4) * m.g2p) + 2;
+	/* the simulator's geometry and look */
 	fs_se_geom g = {fill, o.h_over_r, o.profile > 1.5 ? 2 : o.profile, o.angle, 0};
-	int reach = (int)ceil(0.5 * RENDER_G * o.h_over_r / tan(o.det_elevation)) + 1;
-	if (fs_se_render(&g, RENDER_G, m.sh, reach, &m.fld))
-		goto out;
-	fs_se_shadow(&m.fld, o.det_azimuth, o.det_elevation);
-	if (edge_px > 0 && se_phys_edge_px(&g, RENDER_G, m.sh, pitch / RENDER_G, edge_px, m.fld.c[FS_SE_EDGE]))
-		goto out;
-	if (down > 1) {
-		/* the same window on a grid down times finer, its cells averaged */
-		fs_se_field ff;
-		memset(&ff, 0, sizeof ff);
-		int fh = m.sh * down + down / 2, fw = 2 * fh + 1, cw = 2 * m.sh + 1;
-		int bad = fs_se_render(&g, RENDER_G * down, fh, reach * down, &ff);
-		if (!bad) {
-			fs_se_shadow(&ff, o.det_azimuth, o.det_elevation);
-			if (edge_px > 0)
-				bad = se_phys_edge_px(&g, RENDER_G * down, fh, pitch / (RENDER_G * down), edge_px,
-						      ff.c[FS_SE_EDGE]);
-		}
-		for (int j = 0; !bad && j < NCOMP; j++)
-			for (int y = 0; y < cw; y++)
-				for (int x = 0; x < cw; x++) {
-					double a = 0;
-					for (int b = -(down / 2); b <= down / 2; b++)
-						for (int c = -(down / 2); c <= down / 2; c++)
-							a += ff.c[j][(size_t)(y * down + down / 2 + b) * fw +
-								     (x * down + down / 2 + c)];
-					m.fld.c[j][(size_t)y * cw + x] = (float)(a / (down * down));
-				}
-		fs_se_field_free(&ff);
-		if (bad)
-			goto out;
-	}
-	size_t nw = (size_t)(2 * m.sh + 1) * (2 * m.sh + 1);
-	m.tmp = malloc(nw * sizeof *m.tmp);
-	m.bl = malloc(nw * sizeof *m.bl);
-	for (int j = 0; j < NCOMP; j++)
-		if (!(m.cs[j] = malloc(m.np * sizeof *m.cs[j])))
-			goto out;
-	if (!m.tmp || !m.bl)
+	look lk = {o.det_azimuth, o.det_elevation};
+	if (model_field(&m, &g, &lk, pitch))
 		goto out;
 	printf("%-3d %s h/R %.2f az %3.0f fill %.3f (%zu domes, phase c1 %+.2f %+.2f):", k,
 	       o.profile > 1.5 ? "flat" : "sph ", o.h_over_r, o.det_azimuth * 180 / M_PI, fill, used, cx1 / used,
@@ -498,11 +602,11 @@ static int run_scene(int k, unsigned seed_add)
 		double sr = 0, sd = 0;
 		if (!fs_detect_measure_image(img, &sim.p, msig, &meas, err, sizeof err)) {
 			for (size_t j = 0; j < t->n; j++) {
-				fs_dome_base_trace tr;
+				double v;
 				if (!sem_counted(t, t->x[j], t->y[j]) ||
-				    fs_dome_measure_base_trace(meas, t->x[j], t->y[j], r0, r1, &tr) || !isfinite(tr.radius))
+				    !isfinite(v = level_reading(meas, t->x[j], t->y[j], r0, r1)))
 					continue;
-				sr += 2 * tr.radius;
+				sr += v;
 				sd += t->d[j];
 			}
 			fs_image_free(meas);
@@ -510,23 +614,325 @@ static int run_scene(int k, unsigned seed_add)
 		double rd = sd > 0 ? 100 * (sr - sd) / sd : NAN, beam = sqrt(fmax(0, o.beam_blur * o.beam_blur - 1.0 / 12));
 		double mis, sb = read_blur(&m, K_BT, &mis);
 		misfit(&m, sb, K_BT); /* the weights at the read blur */
-		double fr = calib_factor(&m, &g, &o, pitch, sb, msig, r0, r1);
+		double fr = calib_factor(&m, &g, &lk, pitch, sb, msig, r0, r1);
 		misfit(&m, beam, K_BT);
-		double ft = calib_factor(&m, &g, &o, pitch, beam, msig, r0, r1);
+		double ft = calib_factor(&m, &g, &lk, pitch, beam, msig, r0, r1);
 		printf("CALIB %-3d true-centre reading %+6.2f %% | read beam %.3f: factor %.4f -> %+6.2f %% | true beam %.3f: "
 		       "factor %.4f -> %+6.2f %%\n",
 		       k, rd, sb, fr, 100 * ((1 + rd / 100) * fr - 1), beam, ft, 100 * ((1 + rd / 100) * ft - 1));
 	}
 	rc = 0;
 out:
-	fs_se_field_free(&m.fld);
-	free(m.dx);
-	free(m.dy);
-	free(m.mean);
-	free(m.tmp);
-	free(m.bl);
-	for (int j = 0; j < NCOMP; j++)
-		free(m.cs[j]);
+	model_free(&m);
+	free(xs);
+	free(ys);
+	free(ds);
+	sem_scene_close(&sim);
+	return rc;
+}
+
+/* --rule (h44b): h43b's calibration made from the rule's OWN final
+ * centres, with the blur given (an oracle: the simulator's beam, as the
+ * model reads it through box+tent, plus each of RULE_DB). */
+static int rule_mode;
+/* --true-self: with --rule, the self and held curves about the TRUE
+ * centres from the true fill as well ("tself") */
+static int true_self;
+static const double RULE_DB[] = {0, -0.05, -0.03, -0.01, +0.01, +0.03, +0.05};
+#define RULE_NDB (sizeof RULE_DB / sizeof *RULE_DB)
+
+/* One calibration: the weights solved on m's mean patch at blur sigma
+ * (box+tent), the factor of the pixel dome (calib_factor), and the
+ * rule's D and S with every radius times it, printed as " c D S". */
+static double rule_calib_print(model *m, const fs_se_geom *g, const look *lk, double pitch, double sigma,
+			       double msig, double r0, double r1, const sem_truth *t, const fs_tubercle_list *l,
+			       double halftone)
+{
+	misfit(m, sigma, K_BT);
+	double c = calib_factor(m, g, lk, pitch, sigma, msig, r0, r1);
+	sem_score sc;
+	if (!isfinite(c) || sem_score_scaled(t, l, halftone, c, &sc))
+		printf(" %.4f NAN NAN", c);
+	else
+		printf(" %.4f %+6.2f %+6.2f", c, sc.d_err, sc.s_err);
+	return c;
+}
+
+/* The fill at which g's rendered dome, read by the level's reader, reads
+ * what the rule read (fill_r, its mean D over the pitch): the rendered
+ * reading's fill r(f) = f / c(f) (c the factor at fill f, the weights
+ * solved on m's patch at blur sigma) on fills fill_r x 0.60 .. 1.10 in
+ * steps of 0.05, and r(f) = fill_r found between two steps (the first
+ * crossing from below; a secant). Printed as " fill c D S slope n": the
+ * factor fill / fill_r, the rule's D and S with every radius times it,
+ * (after the curve r / fill_r at the steps, in brackets)
+ * the reading's slope dr/df there (1 for a reader that follows the
+ * dome's size; a slope s turns a 1 % error of the reading into 1 / s %
+ * of D), and how many crossings the steps show. The true fill is not
+ * used: this is the calibration the rule could make with the blur alone
+ * given. m's field is left at the last fill rendered. */
+enum { FILL_STEPS = 11 };
+
+/* r / fill_r of the FILL_STEPS steps (rs), the first crossing of
+ * fill_r (*f, by a secant), the slope there and the crossings' count */
+static int fill_cross(const double *fs, const double *rs, double fill_r, double *f, double *slope)
+{
+	int ncross = 0;
+	*f = *slope = NAN;
+	for (int i = 0; i + 1 < FILL_STEPS; i++) {
+		double a = rs[i] - fill_r, b = rs[i + 1] - fill_r;
+		if (!isfinite(a) || !isfinite(b) || (a > 0) == (b > 0))
+			continue;
+		if (!ncross++) {
+			*f = fs[i] + (fs[i + 1] - fs[i]) * a / (a - b);
+			*slope = (rs[i + 1] - rs[i]) / (fs[i + 1] - fs[i]);
+		}
+	}
+	return ncross;
+}
+
+static void fill_curve_print(const char *label, const double *fs, const double *rs, double fill_r,
+			     const sem_truth *t, const fs_tubercle_list *l, double halftone)
+{
+	double f, slope;
+	int ncross = fill_cross(fs, rs, fill_r, &f, &slope);
+	printf(" %s [", label);
+	for (int i = 0; i < FILL_STEPS; i++)
+		printf("%s%.3f", i ? " " : "", rs[i] / fill_r);
+	printf("]");
+	double c = f / fill_r;
+	sem_score sc;
+	if (!isfinite(c) || sem_score_scaled(t, l, halftone, c, &sc))
+		printf(" %.3f %.4f NAN NAN %.2f %d", f, c, slope, ncross);
+	else
+		printf(" %.3f %.4f %+6.2f %+6.2f %.2f %d", f, c, sc.d_err, sc.s_err, slope, ncross);
+}
+
+/* "self" with the weights solved at each fill (as every calibration
+ * here solves them), then "held" with the weights solved once at fill_r
+ * and kept: whether a flat curve is the reader's or the weights' taking
+ * up the size. *pf and *pc (the "pfill" field): the fill at which the
+ * mean patch is fitted best at blur sigma over the same steps (the
+ * parabola's vertex through the best step and its neighbours; NAN where
+ * the best is an end step) and the factor there (rs interpolated): the
+ * fill a formation fit would read with the blur given, and what the
+ * calibration makes of it. */
+static void rule_self_print(model *m, const fs_se_geom *g, const look *lk, double pitch, double sigma, double msig,
+			    double r0, double r1, double fill_r, const sem_truth *t, const fs_tubercle_list *l,
+			    double halftone, double *pf, double *pc)
+{
+	fs_se_geom gf = *g;
+	double fs[FILL_STEPS], rs[FILL_STEPS], rh[FILL_STEPS], mis[FILL_STEPS], w0[NCOMP + 1];
+	*pf = *pc = NAN;
+	gf.fill = fill_r;
+	if (model_field(m, &gf, lk, pitch))
+		return;
+	misfit(m, sigma, K_BT);
+	memcpy(w0, m->w, sizeof w0);
+	int kb = -1;
+	for (int i = 0; i < FILL_STEPS; i++) {
+		fs[i] = gf.fill = fill_r * (0.60 + 0.05 * i);
+		rs[i] = rh[i] = mis[i] = NAN;
+		if (model_field(m, &gf, lk, pitch))
+			continue;
+		mis[i] = misfit(m, sigma, K_BT);
+		if (kb < 0 || mis[i] < mis[kb])
+			kb = i;
+		rs[i] = fs[i] / calib_factor(m, &gf, lk, pitch, sigma, msig, r0, r1);
+		memcpy(m->w, w0, sizeof w0);
+		rh[i] = fs[i] / calib_factor(m, &gf, lk, pitch, sigma, msig, r0, r1);
+	}
+	fill_curve_print("self", fs, rs, fill_r, t, l, halftone);
+	fill_curve_print("held", fs, rh, fill_r, t, l, halftone);
+	if (kb > 0 && kb < FILL_STEPS - 1 && isfinite(mis[kb - 1]) && isfinite(mis[kb + 1])) {
+		double a = mis[kb - 1], b = mis[kb], c = mis[kb + 1], den = a - 2 * b + c, u = den > 0 ? 0.5 * (a - c) / den : 0;
+		int j = u < 0 ? kb - 1 : kb;
+		double w = u < 0 ? 1 + u : u;
+		*pf = fs[kb] + u * (fs[kb + 1] - fs[kb]);
+		*pc = *pf / (rs[j] + w * (rs[j + 1] - rs[j]));
+	}
+}
+
+/* --rule: per scene one line "RULE k" with
+ *   the rule's own D and S (detection as make test runs it);
+ *   the level read by the rule's reader on the measurement image from
+ *     the rule's matched final centres and from the TRUE ones (D % over
+ *     the counted domes both read), and the rule's centres' mean offset
+ *     from the truth along and across the detector's axis (px);
+ *   the calibrated reading at the TRUE centres (h43b's row: patch and
+ *     reading there, the oracle beam): c and D %;
+ *   "rule": the mean patch about the rule's centres, the simulator's
+ *     geometry at the TRUE fill (a second oracle), the oracle beam + each
+ *     RULE_DB: c, D and S of the detection with every radius times c;
+ *   "self": the same at the oracle beam, but rendered at the fill that
+ *     reads what the rule read (rule_self_print: only the blur given):
+ *     fill, c, D, S, the reading's slope and its crossings; "held" the
+ *     same with the weights solved once at the rule's fill;
+ *   "rgeom": the formation fitted at the rule's centres (fs_det_offset_fit
+ *     on the measurement image: profile, h/R, lattice angle, detector)
+ *     at the TRUE fill, the oracle beam (the fit's own blur unused): c, D,
+ *     S;
+ *   "pfill": the fill the mean patch about the rule's centres is fitted
+ *     best at with the oracle beam (the simulator's geometry), the factor
+ *     there, D, S (rule_self_print);
+ *   with --true-self, "tself": the self and held curves about the TRUE
+ *     centres from the true fill (how the factor there depends on the
+ *     fill it is rendered at).
+ * What the oracle blur would buy from where the rule's centres are, and
+ * how precisely the blur must be known for it. */
+static int run_rule(int k, unsigned seed_add)
+{
+	sem_opts o;
+	sem_corner_scene(k, &o);
+	o.seed += seed_add;
+	sem_opts_args_apply(&set_args, &o);
+	sem_scene sim;
+	fs_detect_result res;
+	if (sem_scene_detect(&sim, &o, fs_detect_domes, &res)) {
+		printf("%d: %s\n", k, sim.err);
+		return -1;
+	}
+	const sem_truth *t = &sim.tr;
+	const fs_tubercle_list *l = &res.tubercles;
+	double pitch = t->pitch, msig = pitch >= 40 ? 1.0 : 0.5, mr = 0.6 * pitch, r0 = FS_DOME_R0 * mr,
+	       r1 = FS_DOME_R1 * mr;
+	double beam = sqrt(fmax(0, o.beam_blur * o.beam_blur - 1.0 / 12));
+	model m;
+	memset(&m, 0, sizeof m);
+	fs_image *meas = NULL;
+	char err[128];
+	int rc = -1;
+	size_t nd = l->n;
+	double *xd = malloc((nd + 1) * sizeof *xd), *yd = malloc((nd + 1) * sizeof *yd);
+	double *xt = malloc((t->n + 1) * sizeof *xt), *yt = malloc((t->n + 1) * sizeof *yt),
+	       *dt = malloc((t->n + 1) * sizeof *dt);
+	double *xr = malloc((t->n + 1) * sizeof *xr), *yr = malloc((t->n + 1) * sizeof *yr),
+	       *rr = malloc((t->n + 1) * sizeof *rr);
+	int *mdet = malloc((nd + 1) * sizeof *mdet), *mtru = malloc((t->n + 1) * sizeof *mtru);
+	sem_score sc0;
+	if (!xd || !yd || !xt || !yt || !dt || !xr || !yr || !rr || !mdet || !mtru || model_points(&m, pitch) ||
+	    sem_score_detection(t, l, o.halftone, &sc0) ||
+	    fs_detect_measure_image(sim.img, &sim.p, msig, &meas, err, sizeof err))
+		goto out;
+	for (size_t i = 0; i < nd; i++) {
+		xd[i] = l->items[i].centroid_x;
+		yd[i] = l->items[i].centroid_y;
+	}
+	if (sem_match(t, xd, yd, nd, 0.25 * pitch, mdet, mtru))
+		goto out;
+	/* the level from either set of centres, over the counted domes both
+	 * read, and the rule's centres' common offset from the truth */
+	double sr = 0, st = 0, sd = 0, along = 0, across = 0;
+	size_t nc = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		if (mtru[j] < 0 || !sem_counted(t, t->x[j], t->y[j]))
+			continue;
+		const fs_tubercle *q = &l->items[mtru[j]];
+		double vr = level_reading(meas, q->centroid_x, q->centroid_y, r0, r1),
+		       vt = level_reading(meas, t->x[j], t->y[j], r0, r1);
+		if (!isfinite(vr) || !isfinite(vt))
+			continue;
+		sr += vr;
+		st += vt;
+		sd += t->d[j];
+		double dx = q->centroid_x - t->x[j], dy = q->centroid_y - t->y[j];
+		along += dx * cos(o.det_azimuth) + dy * sin(o.det_azimuth);
+		across += -dx * sin(o.det_azimuth) + dy * cos(o.det_azimuth);
+		nc++;
+	}
+	if (!nc)
+		goto out;
+	double rd_r = 100 * (sr - sd) / sd, rd_t = 100 * (st - sd) / sd;
+	/* the centres the patches are made about: every true one inside, and
+	 * the rule's matched to them (with its radii, for its fill and the
+	 * formation fit) */
+	size_t nt = 0, nr = 0;
+	double rsum = 0;
+	size_t rn = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		if (!t->inside[j])
+			continue;
+		xt[nt] = t->x[j];
+		yt[nt] = t->y[j];
+		dt[nt++] = t->d[j];
+		if (mtru[j] < 0)
+			continue;
+		const fs_tubercle *q = &l->items[mtru[j]];
+		xr[nr] = q->centroid_x;
+		yr[nr] = q->centroid_y;
+		rr[nr++] = q->radius_px;
+		if (isfinite(q->radius_px)) {
+			rsum += 2 * q->radius_px;
+			rn++;
+		}
+	}
+	double dsum;
+	size_t used = model_patch(&m, sim.img, pitch, xt, yt, dt, nt, &dsum, NULL, NULL);
+	if (used < 8 || rn < 8)
+		goto out;
+	double fill = dsum / used / pitch, fill_r = rsum / rn / pitch;
+	fs_se_geom g = {fill, o.h_over_r, o.profile > 1.5 ? 2 : o.profile, o.angle, 0};
+	look lk = {o.det_azimuth, o.det_elevation};
+	if (model_field(&m, &g, &lk, pitch))
+		goto out;
+	printf("RULE %-3d D %+6.2f S %+6.2f | level@rule %+6.2f level@true %+6.2f | offset along %+.3f across %+.3f | "
+	       "fill %.3f rule %.3f beam %.3f",
+	       k, sc0.d_err, sc0.s_err, rd_r, rd_t, along / nc, across / nc, fill, fill_r, beam);
+	/* h43b's row: patch and reading at the TRUE centres */
+	misfit(&m, beam, K_BT);
+	double ct = calib_factor(&m, &g, &lk, pitch, beam, msig, r0, r1);
+	printf(" | true %.4f %+6.2f", ct, 100 * ((1 + rd_t / 100) * ct - 1));
+	/* the rule's own centres: the patch about them */
+	if (model_patch(&m, sim.img, pitch, xr, yr, NULL, nr, NULL, NULL, NULL) < 8)
+		goto out;
+	printf(" | rule");
+	for (size_t q = 0; q < RULE_NDB; q++)
+		rule_calib_print(&m, &g, &lk, pitch, beam + RULE_DB[q], msig, r0, r1, t, l, o.halftone);
+	/* the rule's own fill, made self-consistent */
+	printf(" |");
+	double pf, pc;
+	rule_self_print(&m, &g, &lk, pitch, beam, msig, r0, r1, fill_r, t, l, o.halftone, &pf, &pc);
+	/* the formation the rule fits at its centres, with the oracle beam */
+	fs_det_offset of;
+	memset(&of, 0, sizeof of);
+	if (!fs_det_offset_fit(meas, xr, yr, rr, nr, pitch, NULL, &of) && of.fitted) {
+		fs_se_geom gr = {fill, of.fit.h_over_r, of.fit.profile, of.fit.angle, 0};
+		look lr = {of.fit.azimuth, of.fit.elevation};
+		printf(" | rgeom p%.1f h/R %.2f az %4.0f", of.fit.profile, of.fit.h_over_r, of.fit.azimuth * 180 / M_PI);
+		if (model_field(&m, &gr, &lr, pitch))
+			printf(" NAN NAN NAN");
+		else
+			rule_calib_print(&m, &gr, &lr, pitch, beam, msig, r0, r1, t, l, o.halftone);
+	} else
+		printf(" | rgeom none");
+	sem_score sp;
+	if (isfinite(pc) && !sem_score_scaled(t, l, o.halftone, pc, &sp))
+		printf(" | pfill %.3f %.4f %+6.2f %+6.2f", pf, pc, sp.d_err, sp.s_err);
+	else
+		printf(" | pfill %.3f %.4f NAN NAN", pf, pc);
+	if (true_self && model_patch(&m, sim.img, pitch, xt, yt, NULL, nt, NULL, NULL, NULL) >= 8) {
+		/* the same curves about the TRUE centres, from the true fill:
+		 * whether h43b's calibration there followed the dome's size or
+		 * the fill it was given (the crossing fields mean nothing here) */
+		printf(" | tself");
+		rule_self_print(&m, &g, &lk, pitch, beam, msig, r0, r1, fill, t, l, o.halftone, &pf, &pc);
+	}
+	printf("\n");
+	rc = 0;
+out:
+	model_free(&m);
+	fs_image_free(meas);
+	free(xd);
+	free(yd);
+	free(xt);
+	free(yt);
+	free(dt);
+	free(xr);
+	free(yr);
+	free(rr);
+	free(mdet);
+	free(mtru);
+	fs_detect_result_free(&res);
 	sem_scene_close(&sim);
 	return rc;
 }
@@ -542,6 +948,10 @@ int main(int argc, char **argv)
 			RENDER_G = atoi(argv[++i]) >= 8 ? atoi(argv[i]) : 24;
 		else if (!strcmp(argv[i], "--calibrate"))
 			calibrate = 1;
+		else if (!strcmp(argv[i], "--rule"))
+			rule_mode = 1;
+		else if (!strcmp(argv[i], "--true-self"))
+			true_self = 1;
 		else if (!strcmp(argv[i], "--down") && i + 1 < argc)
 			down = atoi(argv[++i]) >= 1 ? atoi(argv[i]) | 1 : 1;
 		else if (!strcmp(argv[i], "--edge-px") && i + 1 < argc)
@@ -560,6 +970,6 @@ int main(int argc, char **argv)
 	       RENDER_G, down, down, edge_px > 0 ? "per px" : "se_render's", seed_add);
 	int bad = 0;
 	for (int i = 0; i < ns; i++)
-		bad |= run_scene(scenes[i], seed_add) != 0;
+		bad |= (rule_mode ? run_rule(scenes[i], seed_add) : run_scene(scenes[i], seed_add)) != 0;
 	return bad;
 }

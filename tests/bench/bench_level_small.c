@@ -77,13 +77,17 @@
  * --interior: SCENE numbers are the interior scenes (sem_interior_scene)
  * instead of the corner scenes (h44c: whether --rule-level's gate opens
  * there).
+ * --calib-rule (h44b): --calibrate's factor made from the rule's OWN
+ * centres with the blur given (an oracle, and 0.01-0.05 px off), applied
+ * to the rule's sizes: a line "CRULE" (calib_rule_print). About 2 s of
+ * CPU a pitch-16 scene more.
  * --set KEY=VALUE (repeatable, sem_opts_keys.h): a simulator option on
  * every scene after its seed (h41b switched the edge, the secant yield and
  * the detector's strength off one at a time).
  *
  * Usage: bench_level_small [--seed-add N] [--set KEY=VALUE]... [--annulus |
  * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [--blur-true]
- * [--extrap-calib] [--extrap-curve] [--rule-level] [--interior] [SCENE...]; default the unscreened
+ * [--calib-rule] [--extrap-calib] [--extrap-curve] [--rule-level] [--interior] [SCENE...]; default the unscreened
  * fill-0.25 pitch-16 corner scenes (A: 2 6 18 22, E: 0 4 16 20) and B1 (1
  * 3 5 7 17 19 21 23). About 0.15 s of CPU a scene with SEM_SCENE_CACHE.
  */
@@ -588,6 +592,60 @@ static void calib_print(const fs_image *meas, const sem_opts *o, const sem_truth
 	centre_sets_free(&c);
 }
 
+
+/* --calib-rule (h44b): h42a's calibration (formation_calib_factor: the
+ * rule's templates, 24 samples a pitch, the blur a Gaussian) made from
+ * the rule's OWN final centres with the blur given: one line "CRULE k"
+ * with the factor and the rule's D and S with every radius times it
+ * (sem_score_scaled) for
+ *   model  the simulator's geometry at the TRUE fill, the weights solved
+ *          on the mean patch about the rule's matched centres, the blur
+ *          the measurement image's (beam and msig in quadrature, h42a's
+ *          oracle) and that blur each of CR_DB px off;
+ *   r+tb   the formation fitted at the rule's centres, the same fill and
+ *          oracle blur (h42a's table had t+tb, never r+tb).
+ * bench_blur_kernel --rule is the same question with h43b's finer model. */
+static int calib_rule;
+static const double CR_DB[] = {0, -0.05, -0.03, -0.01, +0.01, +0.03, +0.05};
+
+static void calib_rule_one(const fs_image *meas, const fs_dome_fit *f, const double *xs, const double *ys, size_t n,
+			   double fill, double r0, double r1, const sem_truth *t, const fs_tubercle_list *l,
+			   double halftone)
+{
+	double c = formation_calib_factor(meas, f, xs, ys, n, fill, r0, r1);
+	sem_score sc;
+	if (!isfinite(c) || sem_score_scaled(t, l, halftone, c, &sc))
+		printf(" %.4f NAN NAN", c);
+	else
+		printf(" %.4f %+6.2f %+6.2f", c, sc.d_err, sc.s_err);
+}
+
+static void calib_rule_print(int k, const fs_image *meas, const sem_opts *o, const sem_truth *t,
+			     const fs_tubercle_list *l, const int *mtru, double msig)
+{
+	centre_sets c;
+	if (centre_sets_make(&c, t, l, mtru))
+		return;
+	double mr = REACH * t->pitch, r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
+	double blur = sqrt(o->beam_blur * o->beam_blur + msig * msig);
+	fs_dome_fit f;
+	printf("CRULE %-3d oracle blur %.3f | model", k, blur);
+	formation_sim(o, t->pitch, c.fill, blur, &f);
+	for (size_t q = 0; q < sizeof CR_DB / sizeof *CR_DB; q++) {
+		f.blur_px = blur + CR_DB[q];
+		calib_rule_one(meas, &f, c.xr, c.yr, c.nr, c.fill, r0, r1, t, l, o->halftone);
+	}
+	fs_det_offset or;
+	if (!fs_det_offset_fit(meas, c.xr, c.yr, c.rr, c.nr, t->pitch, NULL, &or) && or.fitted) {
+		f = or.fit;
+		f.blur_px = blur;
+		printf(" | r+tb p%.1f h/R %.2f", f.profile, f.h_over_r);
+		calib_rule_one(meas, &f, c.xr, c.yr, c.nr, c.fill, r0, r1, t, l, o->halftone);
+	} else
+		printf(" | r+tb none");
+	printf("\n");
+	centre_sets_free(&c);
+}
 
 /* --extrap-calib (h43g): the level's extrapolation to no blur
  * (fs_det_base_extrap_apply: a second reading on the image blurred by
@@ -1371,6 +1429,8 @@ static int run_scene(int k, unsigned seed_add, int profile)
 		if (calibrate && tru.tru[S_READ] > 0)
 			calib_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5,
 				    100 * (tru.sum[S_READ] - tru.tru[S_READ]) / tru.tru[S_READ]);
+		if (calib_rule)
+			calib_rule_print(k, meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (extrap_calib)
 			extrap_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (extrap_curve)
@@ -1417,6 +1477,8 @@ int main(int argc, char **argv)
 			profile = 1;
 		else if (!strcmp(argv[i], "--calibrate"))
 			calibrate = 1;
+		else if (!strcmp(argv[i], "--calib-rule"))
+			calib_rule = 1;
 		else if (!strcmp(argv[i], "--extrap-calib"))
 			extrap_calib = 1;
 		else if (!strcmp(argv[i], "--extrap-curve"))
