@@ -167,6 +167,9 @@ typedef struct ctx {
 	double angle, pitch;
 	int bm, reach;        /* blur margin and shadow reach, grid samples */
 	fs_se_field f;
+	/* the last support's render plan: best_at renders its twelve shapes
+	 * at one fill (fs_se_render_planned) */
+	fs_se_plan plan;
 	float *tmp, *bl[NBLUR][FS_SE_NCOMP]; /* blurred, cropped components */
 	const float *use[FS_SE_NCOMP];     /* the ones solve_normal() reads */
 	int keep_formation;   /* see fs_dome_fit_opts */
@@ -605,7 +608,7 @@ static int try_geom(ctx *c, double fill, double hr, double prof, double foot, co
 {
 	fs_se_geom m = {fill, hr, prof, c->angle, foot};
 	int half = c->p.half, sh = half + c->bm;
-	if (fs_se_render(&m, c->p.g, sh, c->reach, &c->f))
+	if (fs_se_render_planned(&m, c->p.g, sh, c->reach, &c->f, &c->plan))
 		return -1;
 	blur_scan sc = {.fill = fill, .hr = hr, .prof = prof, .foot = foot, .hold = hold, .brss = INFINITY};
 	int lo, hi;
@@ -1432,6 +1435,7 @@ done:
 		for (int k = 0; k < FS_SE_NCOMP; k++)
 			free(c.bl[b][k]);
 	fs_se_field_free(&c.f);
+	fs_se_plan_free(&c.plan);
 	fs_image_free(lp);
 	return rc;
 }

@@ -100,6 +100,28 @@ static int votes_combine4(const float *B1, const float *D1, const float *B2, con
 /* Direction bins of the circle votes: 4 axes, each with its two ends. */
 #define VOTE_DIRS 8
 
+/* A gradient direction's bin, floor((atan2(uy, ux) + pi) / (2 pi) 8) mod 8,
+ * the 45-degree sectors from -180 degrees: read from the signs of ux, uy and
+ * which of them is larger wherever the direction lies at least VOTE_BIN_GAP
+ * (in a unit vector's components, about that in radians) from a sector's
+ * edge, where atan2's last bit and the sum's rounding (10^-15) cannot move
+ * it across; near an edge, or for a NAN, the bin is atan2's as before. Why:
+ * atan2 was a seventh of the votes' own instructions (10.2 M of 71 M on the
+ * 2048 x 1536 lattice), for 3 bits. */
+#define VOTE_BIN_GAP 1e-9
+
+static int vote_bin(double ux, double uy)
+{
+	double ax = fabs(ux), ay = fabs(uy);
+	if (ax > VOTE_BIN_GAP && ay > VOTE_BIN_GAP && fabs(ax - ay) > VOTE_BIN_GAP) {
+		int steep = ay > ax;
+		if (uy < 0)
+			return ux < 0 ? steep : 3 - steep;
+		return ux > 0 ? 4 + steep : 7 - steep;
+	}
+	return (int)floor((atan2(uy, ux) + M_PI) / (2 * M_PI) * VOTE_DIRS) % VOTE_DIRS;
+}
+
 double fs_dome_smoothing(double pitch, double period, int f)
 {
 	/* Votes from edges smoothed at 5 % of the pitch: finer texture
@@ -227,7 +249,7 @@ int fs_dome_votes_rect(const float *sm, size_t stride, int sx, int sy, int W, in
 			 * brighter side towards it and sees the edge in
 			 * direction -u; the point at -r u the darker side, in
 			 * direction u. */
-			int b = (int)floor((atan2(uy, ux) + M_PI) / (2 * M_PI) * VOTE_DIRS) % VOTE_DIRS;
+			int b = vote_bin(ux, uy);
 			float *a1 = bright[(b + VOTE_DIRS / 2) % VOTE_DIRS]->data, *a2 = dark[b]->data;
 			for (double r = rmin; r <= rmax + 1e-9; r += rs) {
 				int px = round_half_away(x + r * ux), py = round_half_away(y + r * uy);

@@ -35,6 +35,20 @@ static void dome_shape(double u, double H, double profile, double *h, double *h1
 	*h2 = -H * k * (k - 1) * pow(u, k - 2);
 }
 
+/* dome_shape's height alone, the same expressions: a height sample reads
+ * no slope or curvature, and the flat-topped profile's two pow() calls
+ * for them were most of its cost there. */
+static double dome_height(double u, double H, double profile)
+{
+	if (profile <= 1) {
+		double rs = (1 + H * H) / (2 * H), q = fmax(1e-9, rs * rs - u * u), sq = sqrt(q);
+		double w = 1 - profile;
+		return w * (sq - (rs - H)) + profile * H * (1 - u * u);
+	}
+	double k = 2 + 4 * (profile - 1);
+	return H * (1 - pow(u, k));
+}
+
 /* dome_shape with a smooth foot (se_render.h, fs_se_geom.foot): the
  * height fraction s = h0 / H to the power m. Why a power of the sharp
  * profiles and not a new family: the sharp-footed shapes stay its m = 1
@@ -102,7 +116,10 @@ static int field_alloc(fs_se_field *f, int half, int zhalf)
 	return 0;
 }
 
-int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f)
+/* What every render starts with: the arguments checked, the field's
+ * arrays, the heights zeroed and the flat surface's components (yield 1,
+ * nothing else). Returns -1 as fs_se_render does. */
+static int render_begin(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f)
 {
 	if (g < 4 || half < 1 || reach < 0 || !(m->fill > 0) || m->fill >= 1 || !(m->h_over_r > 0))
 		return -1;
@@ -114,13 +131,6 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 	for (int k = 0; k < zw * zw; k++)
 		f->z[k] = 0;
 	f->zmax = 0;
-	double R = 0.5 * m->fill * g, H = m->h_over_r;
-	/* the sharp profiles' renders (every one the rule makes) call the
-	 * shape without the foot's test per sample */
-	int smooth = m->foot > 1;
-	double ax = g * cos(m->angle), ay = g * sin(m->angle);
-	double bx = g * cos(m->angle + M_PI / 3), by = g * sin(m->angle + M_PI / 3);
-	int span = zhalf / g + 2;
 	/* The components are averages over 2 x 2 subsamples of each grid
 	 * sample (what a pixel integrates); the flat surface gives yield 1
 	 * and nothing else, a dome replaces its subsamples' share. */
@@ -128,6 +138,95 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 		f->c[FS_SE_YIELD][k] = 1;
 		f->c[FS_SE_SLOPE_X][k] = f->c[FS_SE_SLOPE_Y][k] = f->c[FS_SE_EDGE][k] = f->c[FS_SE_SHADOW][k] = 0;
 	}
+	return 0;
+}
+
+/* A height sample at u (< 1) of the dome, into z[i]. */
+static void add_height(const fs_se_geom *m, int smooth, double R, double u, fs_se_field *f, size_t i)
+{
+	double h, h1, h2;
+	if (smooth)
+		dome_shape_foot(u, m->h_over_r, m->profile, m->foot, &h, &h1, &h2);
+	else
+		h = dome_height(u, m->h_over_r, m->profile);
+	float zv = (float)(R * h);
+	f->z[i] = zv;
+	f->zmax = zv > f->zmax ? zv : f->zmax;
+}
+
+/* A component subsample at (px, py) from its site, rr = hypot(px, py),
+ * uu = rr / R (< 1), added into the components' sample o. */
+static void add_sub(const fs_se_geom *m, int smooth, double R, double px, double py, double rr, double uu,
+		    fs_se_field *f, size_t o)
+{
+	double h, h1, h2;
+	if (smooth)
+		dome_shape_foot(uu, m->h_over_r, m->profile, m->foot, &h, &h1, &h2);
+	else
+		dome_shape(uu, m->h_over_r, m->profile, &h, &h1, &h2);
+	/* gradient h' along the radius; its direction is undefined at the
+	 * top, where h' is 0 */
+	double gx = rr > 1e-9 ? h1 * px / rr : 0, gy = rr > 1e-9 ? h1 * py / rr : 0;
+	double sec = fmin(SEC_CAP, sqrt(1 + h1 * h1));
+	/* Laplacian of R h(r / R): (h'' + h' / u) / R */
+	double lap = uu > 1e-6 ? (h2 + h1 / uu) / R : 2 * h2 / R;
+	f->c[FS_SE_YIELD][o] += (float)((sec - 1) / 4);
+	f->c[FS_SE_SLOPE_X][o] += (float)(-gx / 4);
+	f->c[FS_SE_SLOPE_Y][o] += (float)(-gy / 4);
+	f->c[FS_SE_EDGE][o] += (float)(fmin(EDGE_CAP, fmax(0, -lap)) / 4);
+}
+
+/* The sites' loop: every height sample and component subsample that lies
+ * on a dome, in the order a render adds them. With f, each is rendered
+ * as it is found; with p (and f NULL), it is written into the plan. */
+static int sites_loop(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f, fs_se_plan *p);
+
+int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f)
+{
+	if (render_begin(m, g, half, reach, f))
+		return -1;
+	return sites_loop(m, g, half, reach, f, NULL);
+}
+
+static int plan_push_z(fs_se_plan *p, size_t i, double u)
+{
+	if (p->nz == p->capz) {
+		size_t cap = p->capz ? 2 * p->capz : 1024;
+		fs_se_plan_z *z = realloc(p->z, cap * sizeof *z);
+		if (!z)
+			return -1;
+		p->z = z;
+		p->capz = cap;
+	}
+	p->z[p->nz++] = (fs_se_plan_z){i, u};
+	return 0;
+}
+
+static int plan_push_sub(fs_se_plan *p, size_t o, double px, double py, double rr, double uu)
+{
+	if (p->ns == p->caps) {
+		size_t cap = p->caps ? 2 * p->caps : 4096;
+		fs_se_plan_sub *s = realloc(p->sub, cap * sizeof *s);
+		if (!s)
+			return -1;
+		p->sub = s;
+		p->caps = cap;
+	}
+	p->sub[p->ns++] = (fs_se_plan_sub){o, px, py, rr, uu};
+	return 0;
+}
+
+static int sites_loop(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f, fs_se_plan *p)
+{
+	int zhalf = half + reach + 1;
+	int zw = 2 * zhalf + 1, cw = 2 * half + 1;
+	double R = 0.5 * m->fill * g;
+	/* the sharp profiles' renders (every one the rule makes) call the
+	 * shape without the foot's test per sample */
+	int smooth = m->foot > 1;
+	double ax = g * cos(m->angle), ay = g * sin(m->angle);
+	double bx = g * cos(m->angle + M_PI / 3), by = g * sin(m->angle + M_PI / 3);
+	int span = zhalf / g + 2;
 	/* Sites never overlap below fill 1, so each point lies on one dome. */
 	for (int i = -span; i <= span; i++) {
 		for (int j = -span; j <= span; j++) {
@@ -146,15 +245,13 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 					double ex = x - sx, ey = y - sy;
 					if (ex * ex + ey * ey > (R + 0.75) * (R + 0.75))
 						continue;
-					double h, h1, h2, r = hypot(x - sx, y - sy), u = r / R;
+					double r = hypot(x - sx, y - sy), u = r / R;
 					if (u < 1) {
-						if (smooth)
-							dome_shape_foot(u, H, m->profile, m->foot, &h, &h1, &h2);
-						else
-							dome_shape(u, H, m->profile, &h, &h1, &h2);
-						float zv = (float)(R * h);
-						f->z[(size_t)(y + zhalf) * zw + (x + zhalf)] = zv;
-						f->zmax = zv > f->zmax ? zv : f->zmax;
+						size_t zi = (size_t)(y + zhalf) * zw + (x + zhalf);
+						if (f)
+							add_height(m, smooth, R, u, f, zi);
+						else if (plan_push_z(p, zi, u))
+							return -1;
 					}
 					if (x < -half || y < -half || x > half || y > half)
 						continue;
@@ -167,25 +264,62 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 							double rr = hypot(px, py), uu = rr / R;
 							if (uu >= 1)
 								continue;
-							if (smooth)
-								dome_shape_foot(uu, H, m->profile, m->foot, &h, &h1,
-										&h2);
-							else
-								dome_shape(uu, H, m->profile, &h, &h1, &h2);
-							/* gradient h' along the radius; its
-							 * direction is undefined at the top,
-							 * where h' is 0 */
-							double gx = rr > 1e-9 ? h1 * px / rr : 0, gy = rr > 1e-9 ? h1 * py / rr : 0;
-							double sec = fmin(SEC_CAP, sqrt(1 + h1 * h1));
-							/* Laplacian of R h(r / R): (h'' + h' / u) / R */
-							double lap = uu > 1e-6 ? (h2 + h1 / uu) / R : 2 * h2 / R;
-							f->c[FS_SE_YIELD][o] += (float)((sec - 1) / 4);
-							f->c[FS_SE_SLOPE_X][o] += (float)(-gx / 4);
-							f->c[FS_SE_SLOPE_Y][o] += (float)(-gy / 4);
-							f->c[FS_SE_EDGE][o] += (float)(fmin(EDGE_CAP, fmax(0, -lap)) / 4);
+							if (f)
+								add_sub(m, smooth, R, px, py, rr, uu, f, o);
+							else if (plan_push_sub(p, o, px, py, rr, uu))
+								return -1;
 						}
 				}
 		}
+	}
+	return 0;
+}
+
+void fs_se_plan_free(fs_se_plan *p)
+{
+	if (!p)
+		return;
+	free(p->z);
+	free(p->sub);
+	memset(p, 0, sizeof *p);
+}
+
+int fs_se_render_planned(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f, fs_se_plan *p)
+{
+	if (render_begin(m, g, half, reach, f))
+		return -1;
+	/* the key compared by its bits: a plan is reused only for the very
+	 * support and lattice it was made for */
+	int same = p->key_set && !memcmp(&p->fill, &m->fill, sizeof p->fill) &&
+		   !memcmp(&p->angle, &m->angle, sizeof p->angle) && p->g == g && p->half == half && p->reach == reach;
+	if (!same) {
+		/* a first render of this support: rendered as it is found (a
+		 * fit that moves the support every render pays nothing for
+		 * the plan) */
+		p->fill = m->fill;
+		p->angle = m->angle;
+		p->g = g;
+		p->half = half;
+		p->reach = reach;
+		p->key_set = 1;
+		p->built = 0;
+		return sites_loop(m, g, half, reach, f, NULL);
+	}
+	if (!p->built) {
+		p->nz = p->ns = 0;
+		if (sites_loop(m, g, half, reach, NULL, p)) {
+			p->key_set = 0;
+			return sites_loop(m, g, half, reach, f, NULL);
+		}
+		p->built = 1;
+	}
+	double R = 0.5 * m->fill * g;
+	int smooth = m->foot > 1;
+	for (size_t k = 0; k < p->nz; k++)
+		add_height(m, smooth, R, p->z[k].u, f, p->z[k].i);
+	for (size_t k = 0; k < p->ns; k++) {
+		const fs_se_plan_sub *s = &p->sub[k];
+		add_sub(m, smooth, R, s->px, s->py, s->rr, s->uu, f, s->o);
 	}
 	return 0;
 }

@@ -78,6 +78,45 @@ typedef struct fs_se_field {
  */
 int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f);
 
+/*
+ * A render's geometry kept for the next renders of the same support: the
+ * height samples and component subsamples that lie on a dome (and their
+ * distances from its site), which depend on the fill, the lattice's angle,
+ * g, half and reach alone, not on the dome's height, profile or foot. A
+ * formation fit renders a dozen shapes at one fill; with a plan the sites'
+ * loop and its hypot() calls are made once for them. Zeroed, a valid
+ * start; owned by the caller, freed by fs_se_plan_free.
+ */
+typedef struct fs_se_plan_z {
+	size_t i; /* index into fs_se_field.z */
+	double u; /* r / R */
+} fs_se_plan_z;
+
+typedef struct fs_se_plan_sub {
+	size_t o;          /* index into the components */
+	double px, py, rr; /* the subsample's offset from its site and hypot(px, py) */
+	double uu;         /* rr / R */
+} fs_se_plan_sub;
+
+typedef struct fs_se_plan {
+	double fill, angle; /* the key: the last render's support and lattice */
+	int g, half, reach;
+	int key_set, built;  /* a key is held; the lists below are its */
+	fs_se_plan_z *z;
+	fs_se_plan_sub *sub;
+	size_t nz, capz, ns, caps;
+} fs_se_plan;
+
+/*
+ * fs_se_render, the same field to the bit, through plan p: the second
+ * render in a row of one support (fill, angle, g, half, reach) makes the
+ * plan, the next ones read it; a render of another support is made
+ * directly and becomes the key.
+ */
+int fs_se_render_planned(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f, fs_se_plan *p);
+
+void fs_se_plan_free(fs_se_plan *p);
+
 /* Fills FS_SE_SHADOW for a detector at azimuth az (radians, x right, y
  * down) and elevation el (radians above the surface) from the heights of
  * the last fs_se_render. */
