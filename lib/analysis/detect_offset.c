@@ -73,7 +73,9 @@ size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double
 	return nd;
 }
 
-/* The kept domes' centres and radii and their pitch, as both the screen's
+/* The kept domes' centres and radii and the formation's pitch
+ * (fs_det_offset_pitch: under given centres every centre's, so that the
+ * screen's test counts the patches the fit will read), as both the screen's
  * test and the correction read them. Returns -1 when out of memory or the
  * pitch cannot be read, else 0 with *pitch 0 when there are fewer than 8
  * domes; the caller frees d->x, d->y and d->r (whatever the result). */
@@ -82,7 +84,8 @@ typedef struct offset_domes {
 	size_t n;
 } offset_domes;
 
-static int offset_domes_read(const fs_measured *meas, size_t nc, offset_domes *d, double *pitch)
+static int offset_domes_read(const fs_meas *m, const fs_cand_list *c, const fs_measured *meas, size_t nc,
+			     offset_domes *d, double *pitch)
 {
 	d->x = malloc(nc * sizeof *d->x);
 	d->y = malloc(nc * sizeof *d->y);
@@ -92,7 +95,7 @@ static int offset_domes_read(const fs_measured *meas, size_t nc, offset_domes *d
 	if (!d->x || !d->y || !d->r)
 		return -1;
 	d->n = fs_det_offset_domes(meas, nc, d->x, d->y, d->r);
-	*pitch = d->n >= 8 ? fs_dome_fit_pitch(d->x, d->y, d->n) : 0;
+	*pitch = d->n >= 8 ? fs_det_offset_pitch(m, c, d->x, d->y, d->n) : 0;
 	return *pitch < 0 ? -1 : 0;
 }
 
@@ -263,7 +266,7 @@ int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_
 		return 0;
 	offset_domes d;
 	double pitch;
-	int rc = offset_domes_read(meas, c->n, &d, &pitch);
+	int rc = offset_domes_read(m, c, meas, c->n, &d, &pitch);
 	if (rc || !(pitch >= 6))
 		goto out;
 	/* fs_dome_fit_image's count of whole neighbourhoods (mean_image) */
@@ -324,11 +327,7 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 		return 0;
 	offset_domes d;
 	double pitch;
-	int rc = offset_domes_read(meas, c->n, &d, &pitch);
-	if (!rc && d.n >= 8)
-		pitch = fs_det_offset_pitch(m, c, d.x, d.y, d.n);
-	if (pitch < 0)
-		rc = -1;
+	int rc = offset_domes_read(m, c, meas, c->n, &d, &pitch);
 	if (rc || !(pitch >= 6))
 		goto out;
 	fs_dome_fit_opts reading;
