@@ -438,7 +438,7 @@ static int fit_offset(struct job *j, char *err, size_t errlen)
 		goto out;
 	}
 	size_t nd = fs_det_offset_domes(j->res, n, xs, ys, rs);
-	double pitch = nd >= 8 ? fs_det_offset_pitch(m, j->c, xs, ys, nd) : 0;
+	double pitch = nd >= 8 ? fs_dome_fit_pitch(xs, ys, nd) : 0;
 	if (pitch < 0) {
 		snprintf(err, errlen, "tiled dome measurement: out of memory");
 		goto out;

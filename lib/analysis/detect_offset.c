@@ -73,9 +73,7 @@ size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double
 	return nd;
 }
 
-/* The kept domes' centres and radii and the formation's pitch
- * (fs_det_offset_pitch: under given centres every centre's, so that the
- * screen's test counts the patches the fit will read), as both the screen's
+/* The kept domes' centres and radii and their pitch, as both the screen's
  * test and the correction read them. Returns -1 when out of memory or the
  * pitch cannot be read, else 0 with *pitch 0 when there are fewer than 8
  * domes; the caller frees d->x, d->y and d->r (whatever the result). */
@@ -84,8 +82,7 @@ typedef struct offset_domes {
 	size_t n;
 } offset_domes;
 
-static int offset_domes_read(const fs_meas *m, const fs_cand_list *c, const fs_measured *meas, size_t nc,
-			     offset_domes *d, double *pitch)
+static int offset_domes_read(const fs_measured *meas, size_t nc, offset_domes *d, double *pitch)
 {
 	d->x = malloc(nc * sizeof *d->x);
 	d->y = malloc(nc * sizeof *d->y);
@@ -95,7 +92,7 @@ static int offset_domes_read(const fs_meas *m, const fs_cand_list *c, const fs_m
 	if (!d->x || !d->y || !d->r)
 		return -1;
 	d->n = fs_det_offset_domes(meas, nc, d->x, d->y, d->r);
-	*pitch = d->n >= 8 ? fs_det_offset_pitch(m, c, d->x, d->y, d->n) : 0;
+	*pitch = d->n >= 8 ? fs_dome_fit_pitch(d->x, d->y, d->n) : 0;
 	return *pitch < 0 ? -1 : 0;
 }
 
@@ -266,7 +263,7 @@ int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_
 		return 0;
 	offset_domes d;
 	double pitch;
-	int rc = offset_domes_read(m, c, meas, c->n, &d, &pitch);
+	int rc = offset_domes_read(meas, c->n, &d, &pitch);
 	if (rc || !(pitch >= 6))
 		goto out;
 	/* fs_dome_fit_image's count of whole neighbourhoods (mean_image) */
@@ -280,29 +277,6 @@ int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_
 out:
 	offset_domes_free(&d);
 	return rc;
-}
-
-double fs_det_offset_pitch(const fs_meas *m, const fs_cand_list *c, const double *xs, const double *ys, size_t nd)
-{
-	if (!m->given || c->n < nd)
-		return fs_dome_fit_pitch(xs, ys, nd);
-	/* every given centre, not only those whose base reads as a dome: the
-	 * kept set moves with the rays' reach (0.6 pitch) by a dome or two,
-	 * and the median of a lattice's bimodal neighbour distances with it
-	 * (h44j: P2 Fig1e 34.868 <-> 34.111 px for 0.01 px of pitch, the
-	 * formation turning from profile 0 to 2, D / pitch 0.512 -> 0.538) */
-	double *ax = malloc(c->n * sizeof *ax), *ay = malloc(c->n * sizeof *ay);
-	double pitch = -1;
-	if (ax && ay) {
-		for (size_t i = 0; i < c->n; i++) {
-			ax[i] = c->items[i].x;
-			ay[i] = c->items[i].y;
-		}
-		pitch = fs_dome_fit_pitch(ax, ay, c->n);
-	}
-	free(ax);
-	free(ay);
-	return pitch;
 }
 
 int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
@@ -327,7 +301,7 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 		return 0;
 	offset_domes d;
 	double pitch;
-	int rc = offset_domes_read(m, c, meas, c->n, &d, &pitch);
+	int rc = offset_domes_read(meas, c->n, &d, &pitch);
 	if (rc || !(pitch >= 6))
 		goto out;
 	fs_dome_fit_opts reading;

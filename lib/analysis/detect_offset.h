@@ -103,12 +103,6 @@ int fs_det_offset_refused(const fs_det_offset *off, const fs_measured *meas, con
  * fs_det_offset_correct_period: fs_det_offset_correct with that period
  * (>= 0) handed to the fit instead of looked for again (the same value).
  */
-/* The lattice pitch the formation is fitted with, the kept domes'
- * centres xs, ys (nd of them) among c's: fs_dome_fit_pitch of every one
- * of c's centres where they are given (m->given), else of the kept
- * domes'. -1 on out of memory. */
-double fs_det_offset_pitch(const fs_meas *m, const fs_cand_list *c, const double *xs, const double *ys, size_t nd);
-
 int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_measured *meas, double *period);
 int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
 				 double period, fs_measured *meas, fs_det_offset *info);
