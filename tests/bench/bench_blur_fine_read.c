@@ -41,8 +41,8 @@
  *   fD          the fill held at the rule's own mean D over the fit's
  *               pitch, the offset searched;
  *   cs+fD       both held: only the blur searched;
- *   cs+shape, fD+shape  as cs+fill and fD with the profile and h/R
- *               searched too (18 x the cost; only by name);
+ *   cs+shape, fD+shape, cs+fD+shape  as cs+fill, fD and cs+fD with the
+ *               profile and h/R searched too (18 x the cost; only by name);
  *   cs+fill/sim, fD/sim  cs+fill and fD with the SIMULATOR's shape and
  *               detector (as rule+sim): the tied offset's or fill's own
  *               error once the shape is right (only by name).
@@ -81,15 +81,15 @@ static sem_opts_args set_args;
 static int grid = 64;
 enum {
 	R_RULE, R_RFILL, R_RSHAPE, R_RULE0, R_RSIM, R_TRUE, R_COARSE,
-	R_CSFILL, R_FD, R_CSFD, R_CSSHAPE, R_FDSHAPE, R_CSSIM, R_FDSIM, R_N
+	R_CSFILL, R_FD, R_CSFD, R_CSSHAPE, R_FDSHAPE, R_CSSIM, R_FDSIM, R_CSFDSHAPE, R_N
 };
 static const char *RNAME[R_N] = {"rule",    "rule+fill", "rule+shape", "rule@0",   "rule+sim",
 				 "true",    "coarse",    "cs+fill",    "fD",       "cs+fD",
-				 "cs+shape", "fD+shape", "cs+fill/sim", "fD/sim"};
+				 "cs+shape", "fD+shape", "cs+fill/sim", "fD/sim", "cs+fD+shape"};
 /* h44a's seven, the default; --tied: h44k's three of modest cost */
 #define READS_H44A ((1u << R_CSFILL) - 1)
 #define READS_TIED (1u << R_CSFILL | 1u << R_FD | 1u << R_CSFD)
-#define READS_CS (1u << R_CSFILL | 1u << R_CSFD | 1u << R_CSSHAPE | 1u << R_CSSIM)
+#define READS_CS (1u << R_CSFILL | 1u << R_CSFD | 1u << R_CSSHAPE | 1u << R_CSSIM | 1u << R_CSFDSHAPE)
 /* --reads: which readings run (a bit each, default h44a's seven); --reads rule
  * alone is the function's cost under callgrind */
 static unsigned reads_on = READS_H44A;
@@ -242,8 +242,8 @@ static int run(int k, unsigned seed_add)
 			bo.shift_max = 0;
 		}
 		if (r >= R_CSFILL) {
-			int held = r == R_CSFILL || r == R_CSFD || r == R_CSSHAPE || r == R_CSSIM,
-			    tied = r == R_FD || r == R_CSFD || r == R_FDSHAPE || r == R_FDSIM;
+			int held = r == R_CSFILL || r == R_CSFD || r == R_CSSHAPE || r == R_CSSIM || r == R_CSFDSHAPE,
+			    tied = r == R_FD || r == R_CSFD || r == R_FDSHAPE || r == R_FDSIM || r == R_CSFDSHAPE;
 			if ((held && !isfinite(cs.dx)) || (tied && !isfinite(fill_d)))
 				continue;
 			if (held) {
@@ -255,7 +255,7 @@ static int run(int k, unsigned seed_add)
 				bo.fill = fill_d;
 			else
 				bo.fill_search = 0.1;
-			bo.shape_search = r == R_CSSHAPE || r == R_FDSHAPE;
+			bo.shape_search = r == R_CSSHAPE || r == R_FDSHAPE || r == R_CSFDSHAPE;
 			if (r == R_CSSIM || r == R_FDSIM)
 				f = &fsim;
 		}
@@ -284,7 +284,7 @@ static int run(int k, unsigned seed_add)
 		       ex * cos(az) + ey * sin(az), -ex * sin(az) + ey * cos(az));
 		if (r == R_RFILL || r == R_RSHAPE || r == R_CSFILL || r == R_CSSHAPE || r == R_CSSIM)
 			printf(", fill %.3f", rd[r].fill);
-		if (r == R_RSHAPE || r == R_CSSHAPE || r == R_FDSHAPE)
+		if (r == R_RSHAPE || r == R_CSSHAPE || r == R_FDSHAPE || r == R_CSFDSHAPE)
 			printf(" prof %.0f h/R %.2f", rd[r].profile, rd[r].h_over_r);
 		printf(")");
 		gacc *g = &groups[group_index(group_of(k))];
@@ -298,7 +298,7 @@ static int run(int k, unsigned seed_add)
 	if (isfinite(cs.dx))
 		printf(" | cs move along %+.2f across %+.2f gain/noise %.1f", cs.dx * cos(az) + cs.dy * sin(az),
 		       -cs.dx * sin(az) + cs.dy * cos(az), cs.noise > 0 ? (cs.mis0 - cs.mis) / cs.noise : NAN);
-	if (reads_on & (READS_TIED | 1u << R_FDSHAPE | 1u << R_FDSIM))
+	if (reads_on & (READS_TIED | 1u << R_FDSHAPE | 1u << R_FDSIM | 1u << R_CSFDSHAPE))
 		printf(" | fill of D %.3f", fill_d);
 	printf(" | true offset along %+.2f across %+.2f, %zu centres\n", tox * cos(az) + toy * sin(az),
 	       -tox * sin(az) + toy * cos(az), nr);
