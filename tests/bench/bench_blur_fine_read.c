@@ -32,6 +32,20 @@
  *               discretisation (24 a pitch, the Gaussian alone, the edge
  *               per grid unit): its sigma, which carries the box and the
  *               tent (about +0.17 px), printed for comparison only.
+ * With --tied (h44k; or by name in --reads) five more, each about the
+ * rule's centres with the fit's shape held, the (fill, offset) trade h44a
+ * found in rule+fill and rule+shape cut by what the rule itself knows:
+ *   cs+fill     the offset held at h43a's common-shift fit (common_shift.h:
+ *               the templates' joint fit of shift, mix and blur at the
+ *               fill of the rule's D), the fill searched;
+ *   fD          the fill held at the rule's own mean D over the fit's
+ *               pitch, the offset searched;
+ *   cs+fD       both held: only the blur searched;
+ *   cs+shape, fD+shape, cs+fD+shape  as cs+fill, fD and cs+fD with the
+ *               profile and h/R searched too (18 x the cost; only by name);
+ *   cs+fill/sim, fD/sim  cs+fill and fD with the SIMULATOR's shape and
+ *               detector (as rule+sim): the tied offset's or fill's own
+ *               error once the shape is right (only by name).
  * Unscreened scenes are read on the source image (the beam: the
  * simulator's sqrt(beam^2 - 1/12) on top of its pixels' box); a screened
  * scene (group C) on what the rule's screened level reads, the
@@ -43,7 +57,7 @@
  * matched domes): 0 where the search found it.
  *
  * Usage: bench_blur_fine_read [--seeds N,N,...] [--set KEY=VALUE]...
- * [--grid G] [--reads NAME,...] [SCENE...]; default seeds 0,4000,8000,12000 and the scenes
+ * [--grid G] [--reads NAME,...] [--tied] [SCENE...]; default seeds 0,4000,8000,12000 and the scenes
  * A (2 6 18 22), E (0 4 16 20), B1 (5 21), C (47 63). About 3-10 s of CPU
  * a scene-seed with SEM_SCENE_CACHE (the detection most of it).
  */
@@ -58,18 +72,28 @@
 #include "analysis/detect_offset.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
+#include "common_shift.h"
 #include "formation_calib.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 
 static sem_opts_args set_args;
 static int grid = 64;
-/* --reads: which readings run (a bit each, default all); --reads rule
+enum {
+	R_RULE, R_RFILL, R_RSHAPE, R_RULE0, R_RSIM, R_TRUE, R_COARSE,
+	R_CSFILL, R_FD, R_CSFD, R_CSSHAPE, R_FDSHAPE, R_CSSIM, R_FDSIM, R_CSFDSHAPE, R_N
+};
+static const char *RNAME[R_N] = {"rule",    "rule+fill", "rule+shape", "rule@0",   "rule+sim",
+				 "true",    "coarse",    "cs+fill",    "fD",       "cs+fD",
+				 "cs+shape", "fD+shape", "cs+fill/sim", "fD/sim", "cs+fD+shape"};
+/* h44a's seven, the default; --tied: h44k's three of modest cost */
+#define READS_H44A ((1u << R_CSFILL) - 1)
+#define READS_TIED (1u << R_CSFILL | 1u << R_FD | 1u << R_CSFD)
+#define READS_CS (1u << R_CSFILL | 1u << R_CSFD | 1u << R_CSSHAPE | 1u << R_CSSIM | 1u << R_CSFDSHAPE)
+/* --reads: which readings run (a bit each, default h44a's seven); --reads rule
  * alone is the function's cost under callgrind */
-static unsigned reads_on = ~0u;
+static unsigned reads_on = READS_H44A;
 
-enum { R_RULE, R_RFILL, R_RSHAPE, R_RULE0, R_RSIM, R_TRUE, R_COARSE, R_N };
-static const char *RNAME[R_N] = {"rule", "rule+fill", "rule+shape", "rule@0", "rule+sim", "true", "coarse"};
 
 /* one group's sums: the read minus the truth per reading */
 typedef struct {
@@ -112,12 +136,14 @@ static int run(int k, unsigned seed_add)
 	size_t nl = l->n;
 	double *xr = malloc((nl + 1) * sizeof *xr), *yr = malloc((nl + 1) * sizeof *yr), *rr = malloc((nl + 1) * sizeof *rr);
 	double *xt = malloc((t->n + 1) * sizeof *xt), *yt = malloc((t->n + 1) * sizeof *yt);
+	double *xd = malloc((nl + 1) * sizeof *xd), *yd = malloc((nl + 1) * sizeof *yd);
+	double *mx = malloc((nl + 1) * sizeof *mx), *my = malloc((nl + 1) * sizeof *my);
 	int *mdet = malloc((nl + 1) * sizeof *mdet);
 	fs_image *meas = NULL, *lp = NULL;
 	char err[256];
 	int rc = -1;
 	double msig = t->pitch >= 40 ? 1.0 : 0.5;
-	if (!xr || !yr || !rr || !xt || !yt || !mdet ||
+	if (!xr || !yr || !rr || !xt || !yt || !xd || !yd || !mx || !my || !mdet ||
 	    fs_detect_measure_image(sim.img, &sim.p, msig, &meas, err, sizeof err))
 		goto out;
 	size_t nr = 0;
@@ -168,6 +194,24 @@ static int run(int k, unsigned seed_add)
 	}
 	fs_dome_fit fsim;
 	formation_sim(&o, of.fit.pitch, fill, 0, &fsim);
+	/* what the rule itself knows (h44k): its mean D over the formation's
+	 * pitch (the domes it sized), and h43a's common shift fitted at that
+	 * fill about the same sized centres, as bench_common_shift fits it */
+	double dd = 0, fill_d = NAN;
+	size_t nd = 0;
+	for (size_t i = 0; i < nl; i++)
+		if (isfinite(l->items[i].radius_px) && l->items[i].radius_px > 0) {
+			xd[nd] = l->items[i].centroid_x;
+			yd[nd++] = l->items[i].centroid_y;
+			dd += 2 * l->items[i].radius_px;
+		}
+	if (nd)
+		fill_d = dd / nd / of.fit.pitch;
+	common_shift cs = {NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+	if ((reads_on & READS_CS) && nd >= 8) {
+		common_shift_trial w = {meas, &of.fit, xd, yd, mx, my, nd, fill_d, 0};
+		common_shift_fit(&w, &cs);
+	}
 	fs_blur_fine_opts bo;
 	fs_blur_fine rd[R_N];
 	int ok[R_N];
@@ -197,6 +241,24 @@ static int run(int k, unsigned seed_add)
 			f = &fsim;
 			bo.shift_max = 0;
 		}
+		if (r >= R_CSFILL) {
+			int held = r == R_CSFILL || r == R_CSFD || r == R_CSSHAPE || r == R_CSSIM || r == R_CSFDSHAPE,
+			    tied = r == R_FD || r == R_CSFD || r == R_FDSHAPE || r == R_FDSIM || r == R_CSFDSHAPE;
+			if ((held && !isfinite(cs.dx)) || (tied && !isfinite(fill_d)))
+				continue;
+			if (held) {
+				bo.shift_max = 0;
+				bo.shift_x = cs.dx;
+				bo.shift_y = cs.dy;
+			}
+			if (tied)
+				bo.fill = fill_d;
+			else
+				bo.fill_search = 0.1;
+			bo.shape_search = r == R_CSSHAPE || r == R_FDSHAPE || r == R_CSFDSHAPE;
+			if (r == R_CSSIM || r == R_FDSIM)
+				f = &fsim;
+		}
 		if (r == R_COARSE) {
 			bo.grid = 24;
 			bo.kernel = FS_BLUR_FINE_POINT;
@@ -220,9 +282,9 @@ static int run(int k, unsigned seed_add)
 		double ex = rd[r].shift_x - (r == R_TRUE ? 0 : tox), ey = rd[r].shift_y - (r == R_TRUE ? 0 : toy);
 		printf(" | %s %.3f (mis %.4f, off err along %+.2f across %+.2f", RNAME[r], rd[r].beam, rd[r].misfit,
 		       ex * cos(az) + ey * sin(az), -ex * sin(az) + ey * cos(az));
-		if (r == R_RFILL || r == R_RSHAPE)
+		if (r == R_RFILL || r == R_RSHAPE || r == R_CSFILL || r == R_CSSHAPE || r == R_CSSIM)
 			printf(", fill %.3f", rd[r].fill);
-		if (r == R_RSHAPE)
+		if (r == R_RSHAPE || r == R_CSSHAPE || r == R_FDSHAPE || r == R_CSFDSHAPE)
 			printf(" prof %.0f h/R %.2f", rd[r].profile, rd[r].h_over_r);
 		printf(")");
 		gacc *g = &groups[group_index(group_of(k))];
@@ -233,6 +295,11 @@ static int run(int k, unsigned seed_add)
 		g->ey[r] += fabs(ey);
 		g->n[r]++;
 	}
+	if (isfinite(cs.dx))
+		printf(" | cs move along %+.2f across %+.2f gain/noise %.1f", cs.dx * cos(az) + cs.dy * sin(az),
+		       -cs.dx * sin(az) + cs.dy * cos(az), cs.noise > 0 ? (cs.mis0 - cs.mis) / cs.noise : NAN);
+	if (reads_on & (READS_TIED | 1u << R_FDSHAPE | 1u << R_FDSIM | 1u << R_CSFDSHAPE))
+		printf(" | fill of D %.3f", fill_d);
 	printf(" | true offset along %+.2f across %+.2f, %zu centres\n", tox * cos(az) + toy * sin(az),
 	       -tox * sin(az) + toy * cos(az), nr);
 	fflush(stdout);
@@ -245,6 +312,10 @@ out:
 	free(rr);
 	free(xt);
 	free(yt);
+	free(xd);
+	free(yd);
+	free(mx);
+	free(my);
 	free(mdet);
 	fs_detect_result_free(&res);
 	sem_scene_close(&sim);
@@ -269,7 +340,9 @@ int main(int argc, char **argv)
 				for (int r = 0; r < R_N; r++)
 					if (!strcmp(s, RNAME[r]))
 						reads_on |= 1u << r;
-		} else if (!strcmp(argv[i], "--grid") && i + 1 < argc)
+		} else if (!strcmp(argv[i], "--tied"))
+			reads_on = READS_TIED;
+		else if (!strcmp(argv[i], "--grid") && i + 1 < argc)
 			grid = atoi(argv[++i]) >= 8 ? atoi(argv[i]) : 64;
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);

@@ -23,7 +23,7 @@
  * into it over their count, summed and taken as a share of the mean
  * patch's variance (noise below) - what a misfit of pure noise would be.
  *
- * The verdict: "accepted" where the gain is at least GAIN_FLOOR noise
+ * The verdict: "accepted" where the gain is at least COMMON_SHIFT_GAIN_FLOOR noise
  * shares (the "moved" columns print the shift as found either way).
  *
  * Also h42a's calibration of the level reader (calib_factor) at the joint
@@ -57,148 +57,18 @@
 #include "analysis/dome_base_fit.h"
 #include "analysis/dome_measure.h"
 #include "analysis/measurement.h"
+#include "common_shift.h"
 #include "formation_blur.h"
 #include "formation_calib.h"
 #include "sem_scene.h"
 #include "sem_score.h"
 
-/* The gain (the misfit's drop over the blur's alone, above) a shift must
- * show, in noise shares, before it would be applied. Set on the scenes of
- * h43a's table (docs/paper-figures.md): the moves that go the wrong way or
- * nowhere (the low spheres E 0 and 16: +0.39..+0.42 px on 16 for an
- * offset of +0.58..+0.60) gain 0.0-1.3 noise shares, the tall 4-px domes'
- * right moves 6.6-68; 3 refuses every one of the former on groups A and
- * E. Not on B1's scene 5, where the forward model's own bias moves
- * centres that are home by 0.15-0.25 px at gains of 6-16. */
-#define GAIN_FLOOR 3.0
-
-/* The mean patch's residual share after the best fill's template and the
- * patch's best gain and offset (formation_tpl_misfit: what the build
- * solved the mix for); *noise gets the mean patch's noise share (above).
- * NAN where the mean patch is flat. */
-static double tpl_misfit(const fs_dome_tpl *t, double *noise)
-{
-	size_t np = t->npts;
-	if (noise) {
-		double mm = 0, vv = 0, s = 0;
-		for (size_t i = 0; i < np; i++)
-			mm += t->mean[i];
-		mm /= np;
-		for (size_t i = 0; i < np; i++)
-			vv += (t->mean[i] - mm) * (t->mean[i] - mm);
-		for (size_t i = 0; i < np && t->nobs > 1; i++) {
-			double a = 0, b = 0;
-			for (size_t q = 0; q < t->nobs; q++) {
-				double o = t->obs[q * np + i];
-				a += o;
-				b += o * o;
-			}
-			a /= t->nobs;
-			s += (b / t->nobs - a * a) * t->nobs / (t->nobs - 1) / t->nobs;
-		}
-		*noise = vv > 0 ? s / vv : NAN;
-	}
-	return formation_tpl_misfit(t);
-}
-
-typedef struct trial {
-	const fs_image *img;
-	const fs_dome_fit *f0;
-	const double *xs, *ys;
-	double *mx, *my;
-	size_t n;
-	double fill;
-	long builds;
-} trial;
-
-/* The misfit of the templates built about the centres moved by (dx, dy)
- * with the formation's blur set to bl. */
-static double misfit_at(trial *w, double dx, double dy, double bl, double *noise)
-{
-	fs_dome_fit f = *w->f0;
-	f.blur_px = bl;
-	for (size_t j = 0; j < w->n; j++) {
-		w->mx[j] = w->xs[j] + dx;
-		w->my[j] = w->ys[j] + dy;
-	}
-	fs_dome_tpl t;
-	char err[128];
-	w->builds++;
-	if (fs_dome_tpl_build(w->img, &f, w->fill, w->mx, w->my, w->n, &t, err, sizeof err))
-		return INFINITY;
-	double r = tpl_misfit(&t, noise);
-	fs_dome_tpl_free(&t);
-	return r;
-}
-
-/* The blur at (dx, dy): lo..hi in steps st, the best kept in *bl, *br. */
-static void blur_search(trial *w, double dx, double dy, double lo, double hi, double st, double *bl, double *br)
-{
-	for (double b = lo; b <= hi + 1e-9; b += st) {
-		if (!(b > 0.05))
-			continue;
-		double r = misfit_at(w, dx, dy, b, NULL);
-		if (r < *br) {
-			*br = r;
-			*bl = b;
-		}
-	}
-}
-
-typedef struct joint {
-	double dx, dy, blur, mis;  /* the joint best */
-	double blur0, mis0, noise; /* the centres unmoved, their best blur; the noise share there */
-} joint;
-
-static void joint_fit(trial *w, joint *j)
-{
-	double b0 = w->f0->blur_px;
-	/* unmoved: the blur alone */
-	j->blur0 = b0;
-	j->mis0 = misfit_at(w, 0, 0, b0, &j->noise);
-	blur_search(w, 0, 0, 0.40, 2.00, 0.08, &j->blur0, &j->mis0);
-	blur_search(w, 0, 0, j->blur0 - 0.06, j->blur0 + 0.06, 0.02, &j->blur0, &j->mis0);
-	/* moved: a 2-D grid at the formation's blur, the blur there, the
-	 * grid again finer, the blur again finer */
-	double bx = 0, by = 0, bl = b0, br = misfit_at(w, 0, 0, b0, NULL);
-	for (int u = -4; u <= 4; u++)
-		for (int v = -4; v <= 4; v++) {
-			double r = misfit_at(w, 0.25 * u, 0.25 * v, bl, NULL);
-			if (r < br) {
-				br = r;
-				bx = 0.25 * u;
-				by = 0.25 * v;
-			}
-		}
-	blur_search(w, bx, by, 0.40, 2.00, 0.08, &bl, &br);
-	double cx = bx, cy = by;
-	for (int u = -3; u <= 3; u++)
-		for (int v = -3; v <= 3; v++) {
-			double r = misfit_at(w, cx + 0.05 * u, cy + 0.05 * v, bl, NULL);
-			if (r < br) {
-				br = r;
-				bx = cx + 0.05 * u;
-				by = cy + 0.05 * v;
-			}
-		}
-	blur_search(w, bx, by, bl - 0.08, bl + 0.08, 0.02, &bl, &br);
-	/* the unmoved fit is one of the joint's trials' limits: never worse */
-	if (!(br < j->mis0)) {
-		bx = by = 0;
-		bl = j->blur0;
-		br = j->mis0;
-	}
-	j->dx = bx;
-	j->dy = by;
-	j->blur = bl;
-	j->mis = br;
-}
 
 /* h42a's calibration of the level reader (formation_calib_factor) with
  * the templates built with f about the centres moved by (dx, dy), read
  * with the last step's window (0.6 pitch): the factor the level's bias
  * would be taken off by, at the blur the joint fit read. */
-static double calib_factor(trial *w, const fs_dome_fit *f, double dx, double dy, double fill)
+static double calib_factor(common_shift_trial *w, const fs_dome_fit *f, double dx, double dy, double fill)
 {
 	for (size_t j = 0; j < w->n; j++) {
 		w->mx[j] = w->xs[j] + dx;
@@ -290,9 +160,9 @@ static int run_scene(int k, unsigned seed_add)
 	double dsum = 0;
 	for (size_t i = 0; i < nr; i++)
 		dsum += 2 * rs[i];
-	trial w = {meas, &off.fit, xs, ys, mx, my, nr, dsum / nr / off.fit.pitch, 0};
-	joint j;
-	joint_fit(&w, &j);
+	common_shift_trial w = {meas, &off.fit, xs, ys, mx, my, nr, dsum / nr / off.fit.pitch, 0};
+	common_shift j;
+	common_shift_fit(&w, &j);
 	sem_score s0, s1, s2;
 	int r0 = remeasure(&sim, &o, l, 0, 0, &s0), r1 = remeasure(&sim, &o, l, j.dx, j.dy, &s1),
 	    r2 = remeasure(&sim, &o, l, -ox, -oy, &s2);
@@ -317,7 +187,7 @@ static int run_scene(int k, unsigned seed_add)
 	       "%+6.2f oracle %+6.2f %+6.2f | calib moved %.4f D %+6.2f, rule %.4f D %+6.2f | sim-formation calib moved %.4f D %+6.2f, rule %.4f D %+6.2f | builds %ld\n",
 	       k, seed_add, ox * ca + oy * sa, -ox * sa + oy * ca, j.dx * ca + j.dy * sa, -j.dx * sa + j.dy * ca, j.blur,
 	       j.blur0, off.fit.blur_px, j.mis0, j.mis, gain, j.noise, j.noise > 0 ? gain / j.noise : NAN,
-	       gain >= GAIN_FLOOR * j.noise ? "accepted" : "refused", sc.d_err,
+	       gain >= COMMON_SHIFT_GAIN_FLOOR * j.noise ? "accepted" : "refused", sc.d_err,
 	       sc.s_err, r0 ? NAN : s0.d_err, r0 ? NAN : s0.s_err, r1 ? NAN : s1.d_err, r1 ? NAN : s1.s_err,
 	       r2 ? NAN : s2.d_err, r2 ? NAN : s2.s_err, c1, d1c, c0, d0c, c3, d3c, c4, d4c, w.builds);
 	fflush(stdout);
