@@ -51,7 +51,23 @@ static void dome_shape_foot(double u, double H, double profile, double foot, dou
 		*h = *h1 = *h2 = 0;
 		return;
 	}
-	double sm1 = pow(s, foot - 1), d1 = *h1, d2 = *h2;
+	/* (the foot search's grid, fs_dome_fit, is whole and half powers:
+	 * s^(m - 1) made by products and a square root there, pow() only
+	 * off the grid - pow() was a third of a fine render, h44g) */
+	double e = foot - 1, sm1;
+	if (e == 0.5)
+		sm1 = sqrt(s);
+	else if (e == 1)
+		sm1 = s;
+	else if (e == 1.5)
+		sm1 = s * sqrt(s);
+	else if (e == 2)
+		sm1 = s * s;
+	else if (e == 3)
+		sm1 = s * s * s;
+	else
+		sm1 = pow(s, e);
+	double d1 = *h1, d2 = *h2;
 	*h = H * sm1 * s;
 	*h1 = foot * sm1 * d1;
 	*h2 = foot * (foot - 1) * (sm1 / s) * d1 * d1 / H + foot * sm1 * d2;
@@ -104,7 +120,12 @@ static int field_alloc(fs_se_field *f, int half, int zhalf)
 
 int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f)
 {
-	if (g < 4 || half < 1 || reach < 0 || !(m->fill > 0) || m->fill >= 1 || !(m->h_over_r > 0))
+	return fs_se_render_cap(m, g, half, reach, EDGE_CAP, f);
+}
+
+int fs_se_render_cap(const fs_se_geom *m, int g, int half, int reach, double edge_cap, fs_se_field *f)
+{
+	if (g < 4 || half < 1 || reach < 0 || !(m->fill > 0) || m->fill >= 1 || !(m->h_over_r > 0) || !(edge_cap > 0))
 		return -1;
 	int zhalf = half + reach + 1;
 	f->g = g;
@@ -182,7 +203,7 @@ int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f
 							f->c[FS_SE_YIELD][o] += (float)((sec - 1) / 4);
 							f->c[FS_SE_SLOPE_X][o] += (float)(-gx / 4);
 							f->c[FS_SE_SLOPE_Y][o] += (float)(-gy / 4);
-							f->c[FS_SE_EDGE][o] += (float)(fmin(EDGE_CAP, fmax(0, -lap)) / 4);
+							f->c[FS_SE_EDGE][o] += (float)(fmin(edge_cap, fmax(0, -lap)) / 4);
 						}
 				}
 		}
