@@ -50,6 +50,10 @@ static const double FOOT[] = {1, 1.5, 2, 2.5, 3, 4};
 _Static_assert(NPROF == sizeof ((fs_dome_fit *)0)->prof_rss / sizeof(double), "fs_dome_fit.prof_rss: one per profile");
 #define NBLUR (int)(sizeof BLUR / sizeof BLUR[0])
 #define NELEV (int)(sizeof ELEV_DEG / sizeof ELEV_DEG[0])
+/* fs_dome_fit_opts.fine_render: the edge part's convexity clipped per
+ * image px, the simulator's (h40b), not per sample of a grid whose
+ * sample is a fraction of a px */
+#define FINE_EDGE_CAP_PX 1.5
 
 double fs_dome_fit_pitch(const double *xs, const double *ys, size_t n)
 {
@@ -190,6 +194,17 @@ typedef struct ctx {
 	 * of the last fill looked at */
 	double sharp_rss;
 	cand sharp_best;      /* its formation (foot_refine refines it too) */
+	/* fs_dome_fit_opts.fine_render: fk fine samples per grid sample (0:
+	 * off), the fine field ff of half width shf and shadow reach reachf,
+	 * fine_px fine samples per image px, the edge's clip per fine sample,
+	 * and per blur of the grid its kernel (Gaussian, pixel box and
+	 * bilinear tent together) of radius fkr */
+	int fk, shf, reachf;
+	double fine_px, fine_edge_cap;
+	fs_se_field ff;
+	float *ftmp;
+	double *fkern[NBLUR];
+	int fkr[NBLUR];
 	/* the coarse offset screen's patch: p's samples on every other row
 	 * and column (idx, ir, iq its own, the rest p's) */
 	patch sub;
@@ -558,6 +573,107 @@ static void normal_add(const ctx *c, int nc, const double xtx[NPAR][NPAR], const
 	}
 }
 
+/* fs_dome_fit_opts.fine_render (h44g, docs/paper-figures.md). The
+ * image's pixel integrates its 1-px box and the mean patch reads it
+ * bilinearly at the centres' sub-pixel phases (a tent of 1 px half width,
+ * averaged over the phases); together a quadratic B-spline 3 px wide.
+ * The grid's model leaves both to its Gaussian, which is near enough on
+ * large domes but not on the 4-px ones at pitch 16 (h43b): there the
+ * model is rendered fk times finer, blurred by the Gaussian with that
+ * B-spline and read at the grid's samples. */
+#define FINE_KR_MAX 160
+static double bspline2(double a)
+{
+	a = fabs(a);
+	return a <= 0.5 ? 0.75 - a * a : a < 1.5 ? 0.5 * (1.5 - a) * (1.5 - a) : 0;
+}
+
+/* The fine kernel of a Gaussian of sigma fine samples: the B-spline of
+ * fine_px samples a px convolved with it by quadrature (8 points a fine
+ * sample), normalised; returns its radius (at most FINE_KR_MAX). */
+static int fine_kernel(const ctx *c, double sigma, double *k)
+{
+	double W = c->fine_px;
+	int kr = (int)ceil(3 * sigma + 1.5 * W);
+	if (kr > c->shf - c->p.half * c->fk)
+		kr = c->shf - c->p.half * c->fk;
+	if (kr > FINE_KR_MAX)
+		kr = FINE_KR_MAX;
+	int nq = (int)ceil(3 * W * 8);
+	double ks = 0;
+	for (int i = -kr; i <= kr; i++) {
+		double v = 0;
+		for (int q = 0; q < nq; q++) {
+			double t = -1.5 * W + (q + 0.5) * 3 * W / nq;
+			v += bspline2(t / W) * exp(-0.5 * (i - t) * (i - t) / (sigma * sigma));
+		}
+		ks += k[i + kr] = v;
+	}
+	for (int i = 0; i <= 2 * kr; i++)
+		k[i] /= ks;
+	return kr;
+}
+
+/* The fine field's component src blurred by kernel k (radius kr) and read
+ * at every fk-th fine sample, i.e. at the grid's (2 half + 1)^2 samples:
+ * the rows' pass only at the grid's columns, the columns' only at its
+ * rows. */
+static void fine_blur(const ctx *c, const float *src, const double *k, int kr, float *dst)
+{
+	int K = c->fk, half = c->p.half, sh = c->shf, sw = 2 * sh + 1, cw = 2 * half + 1, hk = half * K;
+	for (int y = -hk - kr; y <= hk + kr; y++) {
+		const float *row = src + (size_t)(y + sh) * sw + sh;
+		float *t = c->ftmp + (size_t)(y + hk + kr) * cw;
+		for (int u = -half; u <= half; u++) {
+			double a = 0;
+			const float *s = row + u * K - kr;
+			for (int i = 0; i <= 2 * kr; i++)
+				a += k[i] * s[i];
+			t[u + half] = (float)a;
+		}
+	}
+	for (int v = -half; v <= half; v++)
+		for (int u = -half; u <= half; u++) {
+			double a = 0;
+			const float *s = c->ftmp + (size_t)(v * K - kr + hk + kr) * cw + (u + half);
+			for (int i = 0; i <= 2 * kr; i++)
+				a += k[i] * s[(size_t)i * cw];
+			dst[(size_t)(v + half) * cw + (u + half)] = (float)a;
+		}
+}
+
+/* One geometry's components: on the grid, or on the fine grid (fk). */
+static int render_geom(ctx *c, const fs_se_geom *m)
+{
+	if (!c->fk)
+		return fs_se_render(m, c->p.g, c->p.half + c->bm, c->reach, &c->f);
+	return fs_se_render_cap(m, c->p.g * c->fk, c->shf, c->reachf, c->fine_edge_cap, &c->ff);
+}
+
+static void shadow_geom(ctx *c, double az, double el)
+{
+	fs_se_shadow(c->fk ? &c->ff : &c->f, az, el);
+}
+
+/* Component k of the last render blurred at the grid's blur b (or, b < 0,
+ * at sigma grid samples) into dst. */
+static void blur_comp(ctx *c, int k, int b, double sigma, float *dst)
+{
+	int half = c->p.half, sh = half + c->bm;
+	if (!c->fk) {
+		blur_crop(c->f.c[k], k == FS_SE_YIELD ? 1.0f : 0.0f, sh, half, b >= 0 ? BLUR[b] * c->p.g : sigma, c->tmp,
+			  dst);
+		return;
+	}
+	if (b >= 0) {
+		fine_blur(c, c->ff.c[k], c->fkern[b], c->fkr[b], dst);
+		return;
+	}
+	double kern[2 * FINE_KR_MAX + 1];
+	int kr = fine_kernel(c, sigma * c->fk, kern);
+	fine_blur(c, c->ff.c[k], kern, kr, dst);
+}
+
 static void use_blur(ctx *c, int b)
 {
 	for (int k = 0; k < FS_SE_NCOMP; k++)
@@ -578,9 +694,8 @@ typedef struct blur_scan {
 /* The unshadowed fit at blur b of the geometry rendered in c->f. */
 static void fit_blur(ctx *c, blur_scan *sc, int b, cand *best)
 {
-	int half = c->p.half, sh = half + c->bm;
 	for (int k = 0; k < FS_SE_SHADOW; k++)
-		blur_crop(c->f.c[k], k == FS_SE_YIELD ? 1.0f : 0.0f, sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][k]);
+		blur_comp(c, k, b, 0, c->bl[b][k]);
 	use_blur(c, b);
 	cand cd = {sc->fill, sc->hr, sc->prof, b, -1, 0, {0}, 0, 0, sc->foot};
 	normal_xtx(c, FS_SE_SHADOW, sc->xtx[b]);
@@ -607,8 +722,10 @@ static void fit_blur(ctx *c, blur_scan *sc, int b, cand *best)
 static int try_geom(ctx *c, double fill, double hr, double prof, double foot, const cand *hold, cand *best)
 {
 	fs_se_geom m = {fill, hr, prof, c->angle, foot};
-	int half = c->p.half, sh = half + c->bm;
-	if (fs_se_render_planned(&m, c->p.g, sh, c->reach, &c->f, &c->plan))
+	/* on the grid through the plan: a dozen shapes at one fill share
+	 * one pass over the sites (fs_se_render_planned, the same bits) */
+	if (c->fk ? render_geom(c, &m)
+		  : fs_se_render_planned(&m, c->p.g, c->p.half + c->bm, c->reach, &c->f, &c->plan))
 		return -1;
 	blur_scan sc = {.fill = fill, .hr = hr, .prof = prof, .foot = foot, .hold = hold, .brss = INFINITY};
 	int lo, hi;
@@ -635,13 +752,13 @@ static int try_geom(ctx *c, double fill, double hr, double prof, double foot, co
 	for (int e = 0; e < NELEV; e++) {
 		if (hold && e != hold->elev)
 			continue;
-		fs_se_shadow(&c->f, sc.baz, ELEV_DEG[e] * M_PI / 180);
+		shadow_geom(c, sc.baz, ELEV_DEG[e] * M_PI / 180);
 		/* (the blurs looked at: the best one's neighbours are, unless
 		 * it is at the end of the range) */
 		for (int b = sc.bb - 1; b <= sc.bb + 1; b++) {
 			if (b < lo || b > hi)
 				continue;
-			blur_crop(c->f.c[FS_SE_SHADOW], 0.0f, sh, half, BLUR[b] * c->p.g, c->tmp, c->bl[b][FS_SE_SHADOW]);
+			blur_comp(c, FS_SE_SHADOW, b, 0, c->bl[b][FS_SE_SHADOW]);
 			use_blur(c, b);
 			cand cs = {fill, hr, prof, b, e, 0, {0}, 0, 0, foot};
 			double sx[NPAR][NPAR], sv[NPAR];
@@ -1086,11 +1203,10 @@ static double rss_at_sigma(ctx *c, double fill, double hr, double prof, double f
 			   double *coef)
 {
 	fs_se_geom g = {fill, hr, prof, c->angle, foot};
-	int half = c->p.half, sh = half + c->bm;
-	if (!(fill > 0.05) || fill >= 0.95 || !(hr > 0.05) || fs_se_render(&g, c->p.g, sh, c->reach, &c->f))
+	if (!(fill > 0.05) || fill >= 0.95 || !(hr > 0.05) || render_geom(c, &g))
 		return INFINITY;
 	for (int k = 0; k < FS_SE_SHADOW; k++)
-		blur_crop(c->f.c[k], k == FS_SE_YIELD ? 1.0f : 0.0f, sh, half, sigma, c->tmp, c->bl[0][k]);
+		blur_comp(c, k, -1, sigma, c->bl[0][k]);
 	use_blur(c, 0);
 	double xtx[NPAR][NPAR], xtv[NPAR];
 	normal_xtx(c, FS_SE_SHADOW, xtx);
@@ -1101,8 +1217,8 @@ static double rss_at_sigma(ctx *c, double fill, double hr, double prof, double f
 	coef[FS_SE_SHADOW] = 0;
 	if (elev < 0)
 		return rss;
-	fs_se_shadow(&c->f, atan2(coef[FS_SE_SLOPE_Y], coef[FS_SE_SLOPE_X]), ELEV_DEG[elev] * M_PI / 180);
-	blur_crop(c->f.c[FS_SE_SHADOW], 0.0f, sh, half, sigma, c->tmp, c->bl[0][FS_SE_SHADOW]);
+	shadow_geom(c, atan2(coef[FS_SE_SLOPE_Y], coef[FS_SE_SLOPE_X]), ELEV_DEG[elev] * M_PI / 180);
+	blur_comp(c, FS_SE_SHADOW, -1, sigma, c->bl[0][FS_SE_SHADOW]);
 	double sx[NPAR][NPAR], sv[NPAR], cs[NPAR];
 	normal_add(c, FS_SE_SHADOW, xtx, xtv, sx, sv);
 	double r2 = solve_normal(c, FS_SE_NCOMP, sx, sv, cs);
@@ -1316,6 +1432,22 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 		for (int k = 0; k < FS_SE_NCOMP; k++)
 			if (!(c.bl[b][k] = calloc(cw * cw, sizeof *c.bl[b][k])))
 				goto oom;
+	if (o->fine_render > 1) {
+		c.fk = o->fine_render;
+		c.fine_px = G * c.fk / pitch;
+		/* the simulator's clip, 1.5 per image px (h40b, h43b) */
+		c.fine_edge_cap = FINE_EDGE_CAP_PX / c.fine_px;
+		c.shf = p->half * c.fk + (int)ceil(3 * BLUR[NBLUR - 1] * G * c.fk + 1.5 * c.fine_px) + 1;
+		c.reachf = c.reach * c.fk;
+		c.ftmp = malloc((size_t)(2 * c.shf + 1) * cw * sizeof *c.ftmp);
+		if (!c.ftmp)
+			goto oom;
+		for (int b = 0; b < NBLUR; b++) {
+			if (!(c.fkern[b] = malloc((2 * FINE_KR_MAX + 1) * sizeof *c.fkern[b])))
+				goto oom;
+			c.fkr[b] = fine_kernel(&c, BLUR[b] * G * c.fk, c.fkern[b]);
+		}
+	}
 	cand best;
 	double fill;
 	double start[2] = {o->start_x, o->start_y};
@@ -1436,6 +1568,10 @@ done:
 			free(c.bl[b][k]);
 	fs_se_field_free(&c.f);
 	fs_se_plan_free(&c.plan);
+	fs_se_field_free(&c.ff);
+	free(c.ftmp);
+	for (int b = 0; b < NBLUR; b++)
+		free(c.fkern[b]);
 	fs_image_free(lp);
 	return rc;
 }

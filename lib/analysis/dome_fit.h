@@ -129,6 +129,16 @@ typedef struct fs_dome_fit_opts {
 	 * are made with the refined shape at the grid point's blur
 	 * (blur_px reports the refined one) */
 	int foot_refine;
+	/* at least 2: the model rendered fine_render times finer than the
+	 * grid (at pitch 16, 4 gives four samples a px), its edge clipped
+	 * per image px, and blurred with the image pixel's box and the mean
+	 * patch's bilinear tent as well as the Gaussian, then read at the
+	 * grid's samples; 0 or 1 (the default): the grid's model, whose
+	 * Gaussian stands for all three. Why (h43b, h44g in
+	 * docs/paper-figures.md): on the 4-px domes of a 16-px pitch the
+	 * grid's model misfits the image by its discretisation, and a foot
+	 * search takes up that misfit. About fine_render^2 the cost. */
+	int fine_render;
 } fs_dome_fit_opts;
 
 /*

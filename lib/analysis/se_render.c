@@ -65,7 +65,23 @@ static void dome_shape_foot(double u, double H, double profile, double foot, dou
 		*h = *h1 = *h2 = 0;
 		return;
 	}
-	double sm1 = pow(s, foot - 1), d1 = *h1, d2 = *h2;
+	/* (the foot search's grid, fs_dome_fit, is whole and half powers:
+	 * s^(m - 1) made by products and a square root there, pow() only
+	 * off the grid - pow() was a third of a fine render, h44g) */
+	double e = foot - 1, sm1;
+	if (e == 0.5)
+		sm1 = sqrt(s);
+	else if (e == 1)
+		sm1 = s;
+	else if (e == 1.5)
+		sm1 = s * sqrt(s);
+	else if (e == 2)
+		sm1 = s * s;
+	else if (e == 3)
+		sm1 = s * s * s;
+	else
+		sm1 = pow(s, e);
+	double d1 = *h1, d2 = *h2;
 	*h = H * sm1 * s;
 	*h1 = foot * sm1 * d1;
 	*h2 = foot * (foot - 1) * (sm1 / s) * d1 * d1 / H + foot * sm1 * d2;
@@ -157,7 +173,7 @@ static void add_height(const fs_se_geom *m, int smooth, double R, double u, fs_s
 /* A component subsample at (px, py) from its site, rr = hypot(px, py),
  * uu = rr / R (< 1), added into the components' sample o. */
 static void add_sub(const fs_se_geom *m, int smooth, double R, double px, double py, double rr, double uu,
-		    fs_se_field *f, size_t o)
+		    double edge_cap, fs_se_field *f, size_t o)
 {
 	double h, h1, h2;
 	if (smooth)
@@ -173,19 +189,25 @@ static void add_sub(const fs_se_geom *m, int smooth, double R, double px, double
 	f->c[FS_SE_YIELD][o] += (float)((sec - 1) / 4);
 	f->c[FS_SE_SLOPE_X][o] += (float)(-gx / 4);
 	f->c[FS_SE_SLOPE_Y][o] += (float)(-gy / 4);
-	f->c[FS_SE_EDGE][o] += (float)(fmin(EDGE_CAP, fmax(0, -lap)) / 4);
+	f->c[FS_SE_EDGE][o] += (float)(fmin(edge_cap, fmax(0, -lap)) / 4);
 }
 
 /* The sites' loop: every height sample and component subsample that lies
  * on a dome, in the order a render adds them. With f, each is rendered
  * as it is found; with p (and f NULL), it is written into the plan. */
-static int sites_loop(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f, fs_se_plan *p);
+static int sites_loop(const fs_se_geom *m, int g, int half, int reach, double edge_cap, fs_se_field *f,
+		      fs_se_plan *p);
 
 int fs_se_render(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f)
 {
-	if (render_begin(m, g, half, reach, f))
+	return fs_se_render_cap(m, g, half, reach, EDGE_CAP, f);
+}
+
+int fs_se_render_cap(const fs_se_geom *m, int g, int half, int reach, double edge_cap, fs_se_field *f)
+{
+	if (!(edge_cap > 0) || render_begin(m, g, half, reach, f))
 		return -1;
-	return sites_loop(m, g, half, reach, f, NULL);
+	return sites_loop(m, g, half, reach, edge_cap, f, NULL);
 }
 
 static int plan_push_z(fs_se_plan *p, size_t i, double u)
@@ -216,7 +238,8 @@ static int plan_push_sub(fs_se_plan *p, size_t o, double px, double py, double r
 	return 0;
 }
 
-static int sites_loop(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f, fs_se_plan *p)
+static int sites_loop(const fs_se_geom *m, int g, int half, int reach, double edge_cap, fs_se_field *f,
+		      fs_se_plan *p)
 {
 	int zhalf = half + reach + 1;
 	int zw = 2 * zhalf + 1, cw = 2 * half + 1;
@@ -265,7 +288,7 @@ static int sites_loop(const fs_se_geom *m, int g, int half, int reach, fs_se_fie
 							if (uu >= 1)
 								continue;
 							if (f)
-								add_sub(m, smooth, R, px, py, rr, uu, f, o);
+								add_sub(m, smooth, R, px, py, rr, uu, edge_cap, f, o);
 							else if (plan_push_sub(p, o, px, py, rr, uu))
 								return -1;
 						}
@@ -303,13 +326,13 @@ int fs_se_render_planned(const fs_se_geom *m, int g, int half, int reach, fs_se_
 		p->reach = reach;
 		p->key_set = 1;
 		p->built = 0;
-		return sites_loop(m, g, half, reach, f, NULL);
+		return sites_loop(m, g, half, reach, EDGE_CAP, f, NULL);
 	}
 	if (!p->built) {
 		p->nz = p->ns = 0;
-		if (sites_loop(m, g, half, reach, NULL, p)) {
+		if (sites_loop(m, g, half, reach, EDGE_CAP, NULL, p)) {
 			p->key_set = 0;
-			return sites_loop(m, g, half, reach, f, NULL);
+			return sites_loop(m, g, half, reach, EDGE_CAP, f, NULL);
 		}
 		p->built = 1;
 	}
@@ -319,7 +342,7 @@ int fs_se_render_planned(const fs_se_geom *m, int g, int half, int reach, fs_se_
 		add_height(m, smooth, R, p->z[k].u, f, p->z[k].i);
 	for (size_t k = 0; k < p->ns; k++) {
 		const fs_se_plan_sub *s = &p->sub[k];
-		add_sub(m, smooth, R, s->px, s->py, s->rr, s->uu, f, s->o);
+		add_sub(m, smooth, R, s->px, s->py, s->rr, s->uu, EDGE_CAP, f, s->o);
 	}
 	return 0;
 }

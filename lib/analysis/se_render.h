@@ -117,6 +117,16 @@ int fs_se_render_planned(const fs_se_geom *m, int g, int half, int reach, fs_se_
 
 void fs_se_plan_free(fs_se_plan *p);
 
+/* fs_se_render with the edge part's convexity clipped at edge_cap per grid
+ * unit instead of fs_se_render's 1 (the same bits at edge_cap 1). Why: the
+ * clip is a property of the surface per unit of its length (the
+ * simulator's 1.5 per image px, h40b), so a grid finer than the image's
+ * pixels must clip at the same length, not at the same number of grid
+ * units (h43b: at 64 samples a pitch of 16 px the fixed clip is 4 per px,
+ * and the tall spheres read the blur +0.01..+0.02 px off for it; h44g:
+ * fs_dome_fit_opts.fine_render). */
+int fs_se_render_cap(const fs_se_geom *m, int g, int half, int reach, double edge_cap, fs_se_field *f);
+
 /* Fills FS_SE_SHADOW for a detector at azimuth az (radians, x right, y
  * down) and elevation el (radians above the surface) from the heights of
  * the last fs_se_render. */

@@ -33,7 +33,12 @@
  * and with the foot searched, against the published fill d / (d + s).
  *
  * Usage: bench_foot_formation [--seed-add N] [--set corner|interior|smooth]
- *        [--no-sharp] [--no-rule] [--refine] [--paper] [SCENE...]
+ *        [--no-sharp] [--no-rule] [--refine] [--fine K] [--sim KEY=VALUE]... [--paper] [SCENE...]
+ * --fine K: every fit with the fine model (fs_dome_fit_opts.fine_render:
+ * K times the grid's samples, the edge clipped per px, the pixel's box
+ * and the bilinear tent in the blur; h44g). --sim KEY=VALUE
+ * (repeatable, sem_opts_keys.h): the simulator's options on every scene
+ * after its seed (e.g. rjit=0: the domes' sizes all alike).
  * --refine: the foot's fits then refined off the grids
  * (fs_dome_fit_opts.foot_refine); "--paper" must come last.
  * (default: the smooth set; SEM_SCENE_CACHE as the other benches)
@@ -53,6 +58,7 @@
 #include "paper_figs.h"
 #include "scene_sets.h"
 #include "sem_scene.h"
+#include "sem_opts_keys.h"
 #include "sem_score.h"
 #include "sem_sim.h"
 
@@ -66,7 +72,8 @@ typedef struct tally {
 	double rule_abs;
 } tally;
 static tally tl[NSET];
-static int no_sharp, no_rule, foot_refine;
+static int no_sharp, no_rule, foot_refine, fine_render;
+static sem_opts_args sim_args; /* --sim KEY=VALUE: the simulator's options */
 
 static void report(int set, int which, int ok, const fs_dome_fit *f, double t_fill, const char *err)
 {
@@ -92,8 +99,11 @@ static int run_scene(int set, int k, unsigned seed_add)
 {
 	sem_opts o;
 	scene_set_opts(set, k, seed_add, &o);
+	sem_opts_args_apply(&sim_args, &o);
 	dome_scene m;
-	if (dome_scene_open(&m, &o, set, k))
+	/* (--no-rule: the scene alone, without the dome rule's detection,
+	 * whose score and centres nothing then reads) */
+	if (dome_scene_open_as(&m, &o, set, k, !no_rule))
 		return -1;
 	const sem_truth *t = &m.s.tr;
 	const fs_detect_result *res = &m.res;
@@ -117,7 +127,7 @@ static int run_scene(int set, int k, unsigned seed_add)
 	printf("%s %d (seed +%u): pitch %.1f screen %.1f h/R %.2f profile %.0f | TRUE fill %.3f (support)\n",
 	       SET_NAME[set], k, seed_add, t->pitch, o.halftone, o.h_over_r, o.profile, t_fill);
 	sem_score ss;
-	if (!sem_score_detection(t, &res->tubercles, o.halftone, &ss)) {
+	if (!no_rule && !sem_score_detection(t, &res->tubercles, o.halftone, &ss)) {
 		printf("  dome rule: D %+.2f %% S %+.2f %% D SD %.2f %% recall %.3f precision %.3f\n", ss.d_err,
 		       ss.s_err, ss.d_sd, ss.recall, ss.precision);
 		tl[set].rule_n++;
@@ -127,6 +137,7 @@ static int run_scene(int set, int k, unsigned seed_add)
 	fs_dome_fit_opts fo;
 	fs_dome_fit_opts_default(&fo);
 	fo.no_sigma = fo.no_profiles = 1;
+	fo.fine_render = fine_render;
 	fs_dome_fit f;
 	if (!no_sharp) {
 		int ok = !fs_dome_fit_image(meas, xs, ys, ni, t->pitch, &fo, &f, err, sizeof err);
@@ -189,6 +200,7 @@ static void run_paper(const paper_fig *pf)
 		fo.no_sigma = fo.no_profiles = 1;
 		fo.foot_search = foot;
 		fo.foot_refine = foot && foot_refine;
+		fo.fine_render = fine_render;
 		fs_dome_fit f;
 		if (fs_dome_fit_image(L.image, xs, ys, n, pitch, &fo, &f, err, sizeof err)) {
 			printf("  %-5s (no fit: %s)\n", foot ? "foot" : "sharp", err);
@@ -226,6 +238,13 @@ int main(int argc, char **argv)
 			no_rule = 1;
 		else if (!strcmp(argv[i], "--refine"))
 			foot_refine = 1;
+		else if (!strcmp(argv[i], "--fine") && i + 1 < argc)
+			fine_render = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--sim") && i + 1 < argc) {
+			if (sem_opts_args_say(&sim_args, argv[0], "--sim", argv[i + 1]))
+				return 2;
+			i++;
+		}
 		else if (!strcmp(argv[i], "--paper")) {
 			paper_fig pf[PAPER_FIGS_MAX];
 			int np = paper_figs_read(pf, PAPER_FIGS_MAX);
@@ -237,7 +256,7 @@ int main(int argc, char **argv)
 			scenes[listed++] = atoi(argv[i]);
 		else {
 			fprintf(stderr, "usage: %s [--seed-add N] [--set corner|interior|smooth] [--no-sharp] [--no-rule] "
-					"[--refine] [--paper] [SCENE...]\n",
+					"[--refine] [--fine K] [--sim KEY=VALUE]... [--paper] [SCENE...]\n",
 				argv[0]);
 			return 2;
 		}

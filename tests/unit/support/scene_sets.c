@@ -32,8 +32,13 @@ void scene_set_opts(int set, int k, unsigned seed_add, sem_opts *o)
 
 int dome_scene_open(dome_scene *m, const sem_opts *o, int set, int k)
 {
+	return dome_scene_open_as(m, o, set, k, 1);
+}
+
+int dome_scene_open_as(dome_scene *m, const sem_opts *o, int set, int k, int detect)
+{
 	memset(m, 0, sizeof *m);
-	if (sem_scene_detect(&m->s, o, fs_detect_domes, &m->res)) {
+	if (detect ? sem_scene_detect(&m->s, o, fs_detect_domes, &m->res) : sem_scene_open(&m->s, o)) {
 		printf("%s %d: %s\n", SET_NAME[set], k, m->s.err);
 		dome_scene_close(m);
 		return -1;

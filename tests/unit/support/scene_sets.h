@@ -43,6 +43,11 @@ typedef struct dome_scene {
  * when either failed, said on stdout as the benches' own lines said it
  * ("SET k: why", "SET k: measurement image: why"). */
 int dome_scene_open(dome_scene *m, const sem_opts *o, int set, int k);
+/* The same, detected only where detect is set: otherwise the scene alone
+ * (m->res empty, the measurement image at the small pitch's msig, 0.5),
+ * for a bench that reads neither the rule's centres nor its score
+ * (bench_foot_formation --no-rule, h44g). */
+int dome_scene_open_as(dome_scene *m, const sem_opts *o, int set, int k, int detect);
 void dome_scene_close(dome_scene *m);
 
 #endif
