@@ -649,11 +649,7 @@ static double rule_calib_print(model *m, const fs_se_geom *g, const look *lk, do
 {
 	misfit(m, sigma, K_BT);
 	double c = calib_factor(m, g, lk, pitch, sigma, msig, r0, r1);
-	sem_score sc;
-	if (!isfinite(c) || sem_score_scaled(t, l, halftone, c, &sc))
-		printf(" %.4f NAN NAN", c);
-	else
-		printf(" %.4f %+6.2f %+6.2f", c, sc.d_err, sc.s_err);
+	sem_score_scaled_print(t, l, halftone, c);
 	return c;
 }
 
