@@ -59,45 +59,6 @@ double fs_blur_fine_kernel(int kernel, double sigma, double s)
 	       piece(0.5, 1.5, 1.125, -1.5, 0.5, s, sigma);
 }
 
-/* The edge part with its convexity clipped per image px (cap px^-1)
- * instead of se_render's per grid unit: electrons escape a convex rim
- * within a physical depth, so the brightening saturates at a curvature
- * fixed in the image's pixels whatever the render's grid (h40b, h43b: at
- * 64 samples a pitch se_render's clip is 4 px^-1). The same sites, 2 x 2
- * sub-samples and profile (with its foot) as fs_se_render. */
-static void edge_per_px(const fs_se_geom *m, int g, int half, double px_per_sample, double cap, float *out)
-{
-	int cw = 2 * half + 1;
-	memset(out, 0, (size_t)cw * cw * sizeof *out);
-	double R = 0.5 * m->fill * g, H = m->h_over_r;
-	double ax = g * cos(m->angle), ay = g * sin(m->angle);
-	double bx = g * cos(m->angle + M_PI / 3), by = g * sin(m->angle + M_PI / 3);
-	int span = half / g + 2;
-	for (int i = -span; i <= span; i++)
-		for (int j = -span; j <= span; j++) {
-			double sx = i * ax + j * bx, sy = i * ay + j * by;
-			int x0 = (int)floor(sx - R) - 1, x1 = (int)ceil(sx + R) + 1;
-			int y0 = (int)floor(sy - R) - 1, y1 = (int)ceil(sy + R) + 1;
-			if (x1 < -half || y1 < -half || x0 > half || y0 > half)
-				continue;
-			for (int y = y0 < -half ? -half : y0; y <= y1 && y <= half; y++)
-				for (int x = x0 < -half ? -half : x0; x <= x1 && x <= half; x++) {
-					double acc = 0;
-					for (int b = 0; b < 2; b++)
-						for (int a = 0; a < 2; a++) {
-							double px = x + (a - 0.5) / 2 - sx, py = y + (b - 0.5) / 2 - sy;
-							double u = hypot(px, py) / R, h, h1, h2;
-							if (u >= 1)
-								continue; /* the ground; the foot's kink is concave */
-							fs_se_dome_shape_foot(u, H, m->profile, m->foot, &h, &h1, &h2);
-							double lap = (u > 1e-6 ? h2 + h1 / u : 2 * h2) / R / px_per_sample;
-							acc += fmin(cap, fmax(0, -lap));
-						}
-					out[(size_t)(y + half) * cw + (x + half)] += (float)(acc / 4);
-				}
-		}
-}
-
 typedef struct ctx {
 	int kernel;
 	double h;        /* px per grid sample */
@@ -314,8 +275,10 @@ static int render_at(ctx *c, fs_se_field *fld, const fs_dome_fit *f, const fs_bl
 		return -1;
 	if (shadow)
 		fs_se_shadow(fld, f->azimuth, f->elevation);
-	if (o->edge_cap_px > 0)
-		edge_per_px(&g, o->grid, c->half, c->h, o->edge_cap_px, fld->c[FS_SE_EDGE]);
+	/* the edge clipped per image px (se_render.h): fs_se_render took
+	 * this geometry and grid already */
+	if (o->edge_cap_px > 0 && fs_se_edge_px(&g, o->grid, c->half, c->h, o->edge_cap_px, fld->c[FS_SE_EDGE]))
+		return -1;
 	c->nc = 0;
 	for (int j = 0; j < NC; j++) {
 		if (j == FS_SE_SHADOW && !shadow)

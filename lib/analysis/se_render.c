@@ -97,6 +97,52 @@ void fs_se_dome_shape_foot(double u, double H, double profile, double foot, doub
 	dome_shape_foot(u, H, profile, foot, h, h1, h2);
 }
 
+/* Why per image px: electrons escape a convex rim within a physical
+ * depth, so the brightening saturates at a curvature fixed in the image's
+ * pixels whatever the render's grid (h40b; h43b: at 64 samples a pitch
+ * EDGE_CAP per grid unit is 4 px^-1). The sites, subsamples and profile
+ * are add_sub's, so the part sits in the same pixel as the others. */
+int fs_se_edge_px(const fs_se_geom *m, int g, int half, double px_per_sample, double cap_px, float *out)
+{
+	if (g < 4 || half < 1 || !(px_per_sample > 0) || !(cap_px > 0) || !(m->fill > 0) || m->fill >= 1 ||
+	    !(m->h_over_r > 0))
+		return -1;
+	int cw = 2 * half + 1;
+	memset(out, 0, (size_t)cw * cw * sizeof *out);
+	/* grid units: the base radius, the lattice's two vectors */
+	double R = 0.5 * m->fill * g, H = m->h_over_r;
+	double ax = g * cos(m->angle), ay = g * sin(m->angle);
+	double bx = g * cos(m->angle + M_PI / 3), by = g * sin(m->angle + M_PI / 3);
+	int span = half / g + 2;
+	for (int i = -span; i <= span; i++)
+		for (int j = -span; j <= span; j++) {
+			double sx = i * ax + j * bx, sy = i * ay + j * by;
+			int x0 = (int)floor(sx - R) - 1, x1 = (int)ceil(sx + R) + 1;
+			int y0 = (int)floor(sy - R) - 1, y1 = (int)ceil(sy + R) + 1;
+			if (x1 < -half || y1 < -half || x0 > half || y0 > half)
+				continue;
+			for (int y = y0 < -half ? -half : y0; y <= y1 && y <= half; y++)
+				for (int x = x0 < -half ? -half : x0; x <= x1 && x <= half; x++) {
+					double acc = 0;
+					for (int b = 0; b < 2; b++)
+						for (int a = 0; a < 2; a++) {
+							double px = x + (a - 0.5) / 2 - sx, py = y + (b - 0.5) / 2 - sy;
+							double u = hypot(px, py) / R, h, h1, h2;
+							if (u >= 1)
+								continue; /* the ground; the foot's kink is concave */
+							dome_shape_foot(u, H, m->profile, m->foot, &h, &h1, &h2);
+							/* the Laplacian of R h(r / R) per grid
+							 * unit, then per px: a sample is
+							 * px_per_sample px */
+							double lap = (u > 1e-6 ? h2 + h1 / u : 2 * h2) / R / px_per_sample;
+							acc += fmin(cap_px, fmax(0, -lap));
+						}
+					out[(size_t)(y + half) * cw + (x + half)] += (float)(acc / 4);
+				}
+		}
+	return 0;
+}
+
 void fs_se_field_free(fs_se_field *f)
 {
 	if (!f)

@@ -147,6 +147,18 @@ void fs_se_dome_shape(double u, double H, double profile, double *h, double *h1,
 void fs_se_dome_shape_foot(double u, double H, double profile, double foot, double *h, double *h1, double *h2);
 
 /*
+ * The edge part of geometry m (FS_SE_EDGE's sites, 2 x 2 subsamples and
+ * profile with its foot) with its convexity clipped per image px instead
+ * of per grid unit: into out ((2 half + 1)^2, zeroed first) the mean over
+ * each sample's subsamples of clip(-Laplacian of the height, 0, cap_px),
+ * the Laplacian in px^-1 (px_per_sample: the image's px per grid sample,
+ * pitch_px / g). What fs_blur_fine renders and the benches' physical
+ * model (h40b, h44a). Returns 0, -1 on bad arguments (those
+ * fs_se_render refuses, or px_per_sample or cap_px not above 0).
+ */
+int fs_se_edge_px(const fs_se_geom *m, int g, int half, double px_per_sample, double cap_px, float *out);
+
+/*
  * The cast shadow's outer border beyond the base of one dome (h_over_r,
  * profile as fs_se_geom's), in base radii, along the direction facing
  * away from a detector at elevation el (radians): where the base rule's

@@ -122,9 +122,7 @@ static gacc groups[5];
 static int run(int k, unsigned seed_add)
 {
 	sem_opts o;
-	sem_corner_scene(k, &o);
-	o.seed += seed_add;
-	sem_opts_args_apply(&set_args, &o);
+	sem_corner_args(k, seed_add, &set_args, &o);
 	sem_scene sim;
 	fs_detect_result res;
 	if (sem_scene_detect(&sim, &o, fs_detect_domes, &res)) {

@@ -44,7 +44,7 @@
  * tent assumes; the lattice at angle 0 with 0.32-px jitter is not).
  *
  * --edge-px CAP: the edge part clipped at CAP per image px (the
- * simulator's is 1.5) as h40b's se_phys_edge_px makes it; se_render clips
+ * simulator's is 1.5) as h40b's fs_se_edge_px (se_render.h) makes it; se_render clips
  * per grid unit, 1.5 per px only at --grid 24 on a pitch of 16 px, so a
  * finer grid without this changes the edge's clip as well.
  *
@@ -87,7 +87,6 @@
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
-#include "se_model_physical.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_score.h"
@@ -97,7 +96,7 @@
 static int RENDER_G = 24;
 /* --edge-px CAP: the edge part's convexity clipped per image px (the
  * simulator's 1.5) instead of se_render's per grid unit, which is 1.5 per
- * px only at 24 samples a pitch of 16 px (h40b's se_phys_edge_px) */
+ * px only at 24 samples a pitch of 16 px (h40b's fs_se_edge_px) */
 static double edge_px;
 /* --down K (odd): each grid sample the mean of K x K samples of a grid K
  * times finer, i.e. the cell integrated finely on the same grid */
@@ -352,7 +351,7 @@ static double calib_factor(model *m, const fs_se_geom *g, const look *lk, double
 		goto out;
 	if (lk->elevation > 0)
 		fs_se_shadow(&fc, lk->azimuth, lk->elevation);
-	if (edge_px > 0 && se_phys_edge_px(g, RENDER_G, shc, pitch / RENDER_G, edge_px, fc.c[FS_SE_EDGE]))
+	if (edge_px > 0 && fs_se_edge_px(g, RENDER_G, shc, pitch / RENDER_G, edge_px, fc.c[FS_SE_EDGE]))
 		goto out;
 	for (int ph = 0; ph < 4; ph++) {
 		if (!(img[ph] = fs_image_new(S, S)))
@@ -486,7 +485,7 @@ static int model_field(model *m, const fs_se_geom *g, const look *lk, double pit
 		return -1;
 	if (lk->elevation > 0)
 		fs_se_shadow(&m->fld, lk->azimuth, lk->elevation);
-	if (edge_px > 0 && se_phys_edge_px(g, RENDER_G, m->sh, pitch / RENDER_G, edge_px, m->fld.c[FS_SE_EDGE]))
+	if (edge_px > 0 && fs_se_edge_px(g, RENDER_G, m->sh, pitch / RENDER_G, edge_px, m->fld.c[FS_SE_EDGE]))
 		return -1;
 	if (down > 1) {
 		/* the same window on a grid down times finer, its cells averaged */
@@ -498,7 +497,7 @@ static int model_field(model *m, const fs_se_geom *g, const look *lk, double pit
 			if (lk->elevation > 0)
 				fs_se_shadow(&ff, lk->azimuth, lk->elevation);
 			if (edge_px > 0)
-				bad = se_phys_edge_px(g, RENDER_G * down, fh, pitch / (RENDER_G * down), edge_px,
+				bad = fs_se_edge_px(g, RENDER_G * down, fh, pitch / (RENDER_G * down), edge_px,
 						      ff.c[FS_SE_EDGE]);
 		}
 		for (int j = 0; !bad && j < NCOMP; j++)
@@ -650,11 +649,7 @@ static double rule_calib_print(model *m, const fs_se_geom *g, const look *lk, do
 {
 	misfit(m, sigma, K_BT);
 	double c = calib_factor(m, g, lk, pitch, sigma, msig, r0, r1);
-	sem_score sc;
-	if (!isfinite(c) || sem_score_scaled(t, l, halftone, c, &sc))
-		printf(" %.4f NAN NAN", c);
-	else
-		printf(" %.4f %+6.2f %+6.2f", c, sc.d_err, sc.s_err);
+	sem_score_scaled_print(t, l, halftone, c);
 	return c;
 }
 
@@ -783,9 +778,7 @@ static void rule_self_print(model *m, const fs_se_geom *g, const look *lk, doubl
 static int run_rule(int k, unsigned seed_add)
 {
 	sem_opts o;
-	sem_corner_scene(k, &o);
-	o.seed += seed_add;
-	sem_opts_args_apply(&set_args, &o);
+	sem_corner_args(k, seed_add, &set_args, &o);
 	sem_scene sim;
 	fs_detect_result res;
 	if (sem_scene_detect(&sim, &o, fs_detect_domes, &res)) {

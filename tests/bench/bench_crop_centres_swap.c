@@ -138,21 +138,31 @@ static int detect_line(const char *what, const fs_image *img, fs_detect_result *
 	return 0;
 }
 
-static void one_figure(const char *name, const int (*crops)[2], size_t ncrops)
+/* Paper figure name loaded (L) and detected whole (W, its line
+ * printed): 0, or -1 with what failed printed and nothing kept. */
+static int figure_whole(const char *name, fs_loaded *L, fs_detect_result *W)
 {
 	char path[512], err[256];
 	snprintf(path, sizeof path, "tests/fixtures/paper/%s", name);
-	fs_loaded L;
-	if (fs_load_file(path, NULL, &L, err, sizeof err)) {
+	if (fs_load_file(path, NULL, L, err, sizeof err)) {
 		printf("%s: load failed: %s\n", name, err);
-		return;
+		return -1;
 	}
 	printf("%s\n", name);
-	fs_detect_result W;
-	if (detect_line("whole, detected", L.image, &W)) {
-		fs_loaded_free(&L);
-		return;
+	if (detect_line("whole, detected", L->image, W)) {
+		fs_loaded_free(L);
+		return -1;
 	}
+	return 0;
+}
+
+static void one_figure(const char *name, const int (*crops)[2], size_t ncrops)
+{
+	fs_loaded L;
+	fs_detect_result W;
+	if (figure_whole(name, &L, &W))
+		return;
+	char err[256];
 	remeasure_line("whole's centres on whole", L.image, &W.tubercles, 0, 0, W.pitch_px);
 	for (size_t k = 0; k < ncrops; k++) {
 		int dx = crops[k][0], dy = crops[k][1];
@@ -332,20 +342,12 @@ out:
 /* --pitch-sweep (see the header) on one figure. */
 static void sweep_figure(const char *name, double half, double step)
 {
-	char path[512], err[256];
-	snprintf(path, sizeof path, "tests/fixtures/paper/%s", name);
 	fs_loaded L;
-	if (fs_load_file(path, NULL, &L, err, sizeof err)) {
-		printf("%s: load failed: %s\n", name, err);
-		return;
-	}
-	printf("%s\n", name);
 	fs_detect_result W;
-	fs_image *fimg = NULL, *meas = NULL;
-	if (detect_line("whole, detected", L.image, &W)) {
-		fs_loaded_free(&L);
+	if (figure_whole(name, &L, &W))
 		return;
-	}
+	char err[256];
+	fs_image *fimg = NULL, *meas = NULL;
 	remeasure_line("whole's centres on whole", L.image, &W.tubercles, 0, 0, W.pitch_px);
 	fs_params p;
 	fs_params_default(&p);

@@ -354,7 +354,7 @@ static double eval_physical(model *m, const patch *pt, const double *p, double *
 		se_phys_shadow_parts(&m->f, out);
 	}
 	if (g_phys & 1) {
-		if (se_phys_edge_px(&geo, m->g, HALF, m->pitch / m->g, g_edge_cap, edge))
+		if (fs_se_edge_px(&geo, m->g, HALF, m->pitch / m->g, g_edge_cap, edge))
 			return INFINITY;
 		memcpy(m->f.c[FS_SE_EDGE], edge, sizeof edge);
 	} else {

@@ -612,12 +612,7 @@ static void calib_rule_one(const fs_image *meas, const fs_dome_fit *f, const dou
 			   double fill, double r0, double r1, const sem_truth *t, const fs_tubercle_list *l,
 			   double halftone)
 {
-	double c = formation_calib_factor(meas, f, xs, ys, n, fill, r0, r1);
-	sem_score sc;
-	if (!isfinite(c) || sem_score_scaled(t, l, halftone, c, &sc))
-		printf(" %.4f NAN NAN", c);
-	else
-		printf(" %.4f %+6.2f %+6.2f", c, sc.d_err, sc.s_err);
+	sem_score_scaled_print(t, l, halftone, formation_calib_factor(meas, f, xs, ys, n, fill, r0, r1));
 }
 
 static void calib_rule_print(int k, const fs_image *meas, const sem_opts *o, const sem_truth *t,
@@ -971,18 +966,6 @@ static int rule_level;
 static const double RL_DV[] = {0, -0.3, -0.2, -0.1, -0.05, 0.05, 0.1, 0.2, 0.3};
 #define RL_NDV ((int)(sizeof RL_DV / sizeof *RL_DV))
 
-/* the rule's result with every radius times f, scored: D and S % */
-static int scaled_score(const sem_truth *t, const fs_tubercle_list *l, double halftone, double f, double *d,
-			double *sp)
-{
-	sem_score sc;
-	if (sem_score_scaled(t, l, halftone, f, &sc))
-		return -1;
-	*d = sc.d_err;
-	*sp = sc.s_err;
-	return 0;
-}
-
 static void rule_level_print(int k, unsigned seed_add, const fs_image *meas, const sem_opts *o, const sem_truth *t,
 			     const fs_tubercle_list *l, const int *mtru, double msig)
 {
@@ -1046,7 +1029,7 @@ static void rule_level_print(int k, unsigned seed_add, const fs_image *meas, con
 	double g_rule = plan != FS_DET_EXTRAP_NONE && fabs(resp * v1) <= FS_DET_BASE_EXTRAP_MAX ? 1 - resp * v1 : 1;
 	int sphere_tall = plan == FS_DET_EXTRAP_TALL && off.fit.profile < 0.5;
 	double d0, s0;
-	if (scaled_score(t, l, o->halftone, 1, &d0, &s0))
+	if (sem_score_scaled_ds(t, l, o->halftone, 1, &d0, &s0))
 		goto out;
 	printf("RULELEVEL %d +%u plan %d%s profile %.1f h/R %.2f low %.2f v %.3f v1 %.3f resp %+.4f | rule D %+.2f S "
 	       "%+.2f | level/radii %.4f | true-centre line",
@@ -1090,7 +1073,7 @@ static void rule_level_print(int k, unsigned seed_add, const fs_image *meas, con
 	for (int q = 0; q < 3; q++) {
 		double vq = q == 2 ? bjoint * bjoint : q ? bfine * bfine : vfit, f = sphere_tall && isfinite(vq) ? 1 / (1 + RL_SLOPE * vq / 100) / g_rule : 1,
 		       d, sp;
-		if (scaled_score(t, l, o->halftone, f, &d, &sp))
+		if (sem_score_scaled_ds(t, l, o->halftone, f, &d, &sp))
 			d = sp = NAN;
 		printf(" %+.2f/%+.2f", d, sp);
 	}
@@ -1105,7 +1088,7 @@ static void rule_level_print(int k, unsigned seed_add, const fs_image *meas, con
 			else if (on && fabs(resp * vq) <= FS_DET_BASE_EXTRAP_MAX)
 				f = (1 - resp * vq) / g_rule;
 			double d, s;
-			if (scaled_score(t, l, o->halftone, f, &d, &s))
+			if (sem_score_scaled_ds(t, l, o->halftone, f, &d, &s))
 				d = s = NAN;
 			printf(" %+.2f/%+.2f", d, s);
 		}

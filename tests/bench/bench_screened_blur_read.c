@@ -550,18 +550,6 @@ static int rule_on;
 static const double RC_DS[] = {0, -0.05, -0.03, 0.03, 0.05};
 #define RC_NDS ((int)(sizeof RC_DS / sizeof *RC_DS))
 
-/* the rule's result with every radius times f, scored: D and S % */
-static int scaled_score(const sem_truth *t, const fs_tubercle_list *l, double halftone, double f, double *d,
-			double *sp)
-{
-	sem_score sc;
-	if (sem_score_scaled(t, l, halftone, f, &sc))
-		return -1;
-	*d = sc.d_err;
-	*sp = sc.s_err;
-	return 0;
-}
-
 /* The centre of the circle through one dome's base as the low-passed
  * image shows it, from the rule's centre (x, y) and its reading r: on
  * each of NRAYS rays the steepest fall of lp within 3 px of r, then an
@@ -650,7 +638,7 @@ static void rule_print(int k, unsigned seed_add, const sem_scene *sim, const sem
 			}
 		}
 	}
-	if (!ne || !nm || scaled_score(t, l, o->halftone, 1, &d0, &s0)) {
+	if (!ne || !nm || sem_score_scaled_ds(t, l, o->halftone, 1, &d0, &s0)) {
 		printf("RULE %d +%u: not read\n", k, seed_add);
 		goto out;
 	}
@@ -749,7 +737,7 @@ static void rule_print(int k, unsigned seed_add, const sem_scene *sim, const sem
 				if (on)
 					f = (usum / nu + cR) / (usum0 / nu);
 			}
-			if (scaled_score(t, l, o->halftone, f, &d, &sp))
+			if (sem_score_scaled_ds(t, l, o->halftone, f, &d, &sp))
 				d = sp = NAN;
 			printf(" | %s%s%+.2f %.3f f %.4f %+.2f/%+.2f", u ? "u" : "",
 			       q < RC_NDS ? "s0" : q == RC_NDS ? "nom" : q == RC_NDS + 1 ? "ftot" : "frule",

@@ -10,9 +10,11 @@
  *    their escape depth, a physical length: the brightening saturates at
  *    a fixed curvature in image pixels, whatever the lattice's pitch.
  *    se_render clips its convexity per grid unit (a pitch-16 image's
- *    pixel, a pitch-64 image's 3.2 px). Here the Laplacian is taken in
- *    image px^-1 and clipped to [0, cap_px] at each subsample, before the
- *    pixel's average (the clip of a mean is not the mean of the clips).
+ *    pixel, a pitch-64 image's 3.2 px). fs_se_edge_px (se_render.h; made
+ *    here at h40b, in lib/ since h44l, where fs_blur_fine uses it) takes
+ *    the Laplacian in image px^-1 and clips it to [0, cap_px] at each
+ *    subsample, before the pixel's average (the clip of a mean is not
+ *    the mean of the clips).
  *  - a blocked path to the detector removes part of every electron the
  *    point sends there, so the shadow multiplies the whole signal
  *    (constant, yield and the detector's slope terms alike); se_render
@@ -21,7 +23,8 @@
  *    yield, slope x and slope y: the three beside se_render's own
  *    FS_SE_SHADOW are made here.
  * The geometry (lattice, profile, heights, the blocked test) is
- * se_render's, so that a change in misfit is these two terms' alone.
+ * se_render's, so that a change in misfit is these two terms' alone;
+ * the shadow's three parts are made here.
  *
  * Ownership: the caller owns every array.
  */
@@ -32,16 +35,6 @@
 
 /* The shadow's parts beyond FS_SE_SHADOW (blocked x yield). */
 enum { SEX_BLOCKED, SEX_BLOCKED_SLOPE_X, SEX_BLOCKED_SLOPE_Y, SEX_N };
-
-/*
- * Edge brightening of geometry m on fs_se_render's grid (g samples a
- * pitch, a window of half width half samples around the site at the
- * origin): out ((2 half + 1)^2) gets, per sample, the mean over its 2 x 2
- * subsamples of clip(-Laplacian of the height, 0, cap_px), the Laplacian
- * in image px^-1 (px_per_sample: the image's pixels per grid sample,
- * pitch_px / g). Returns 0, -1 on bad arguments.
- */
-int se_phys_edge_px(const fs_se_geom *m, int g, int half, double px_per_sample, double cap_px, float *out);
 
 /*
  * The shadow as a product: from field f after fs_se_render and

@@ -3,6 +3,7 @@
 #include "sem_score.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,4 +104,24 @@ int sem_score_scaled(const sem_truth *t, const fs_tubercle_list *res, double hal
 	int rc = sem_score_detection(t, &c, halftone, r);
 	free(c.items);
 	return rc;
+}
+
+int sem_score_scaled_ds(const sem_truth *t, const fs_tubercle_list *res, double halftone, double f, double *d,
+			double *s)
+{
+	sem_score sc;
+	if (sem_score_scaled(t, res, halftone, f, &sc))
+		return -1;
+	*d = sc.d_err;
+	*s = sc.s_err;
+	return 0;
+}
+
+void sem_score_scaled_print(const sem_truth *t, const fs_tubercle_list *res, double halftone, double f)
+{
+	sem_score sc;
+	if (!isfinite(f) || sem_score_scaled(t, res, halftone, f, &sc))
+		printf(" %.4f NAN NAN", f);
+	else
+		printf(" %.4f %+6.2f %+6.2f", f, sc.d_err, sc.s_err);
 }

@@ -38,6 +38,16 @@ int sem_score_detection(const sem_truth *t, const fs_tubercle_list *res, double 
  * --rule-level and bench_screened_blur_read's --rule do. Returns 0, -1 on
  * out of memory. */
 int sem_score_scaled(const sem_truth *t, const fs_tubercle_list *res, double halftone, double f, sem_score *r);
+/* Its mean D and S errors alone (%, into *d and *s): what the benches'
+ * level sweeps compare (bench_level_small, bench_screened_blur_read).
+ * Returns 0, -1 on out of memory. */
+int sem_score_scaled_ds(const sem_truth *t, const fs_tubercle_list *res, double halftone, double f, double *d,
+			double *s);
+/* The benches' columns " f D S" of it (f "%.4f", D and S "%+6.2f"), or
+ * " f NAN NAN" where f is not finite or the score fails: the rule's
+ * result under a calibration factor, as bench_blur_kernel --rule and
+ * bench_level_small's CRULE lines print it (to stdout). */
+void sem_score_scaled_print(const sem_truth *t, const fs_tubercle_list *res, double halftone, double f);
 
 /* Whether true neighbour pair q (t->pi[q], t->pj[q]) enters the mean
  * space: both ends matched (mtru: the detection matched to each true
