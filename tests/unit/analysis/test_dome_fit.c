@@ -127,6 +127,48 @@ static void smooth_foot_render(void **state)
 	fs_se_field_free(&s);
 }
 
+/* A simulated scene opened with its true centres inside the frame's
+ * scored region and their mean support as a fill: the start of the foot
+ * and fine-model fits at the TRUE centres. Owns the scene, the float copy
+ * (when the image was compact) and the centres; true_scene_close frees
+ * them. */
+typedef struct true_scene {
+	sem_scene s;
+	fs_image *fimg;
+	const fs_image *img; /* fimg, or the scene's own image */
+	double *xs, *ys;
+	size_t n;
+	double fill; /* mean true D / pitch over those domes */
+} true_scene;
+
+static void true_scene_open(true_scene *ts, const sem_opts *o)
+{
+	assert_int_equal(sem_scene_open(&ts->s, o), 0);
+	const sem_truth *t = &ts->s.tr;
+	ts->fimg = ts->s.img->bits ? fs_image_to_float(ts->s.img) : NULL;
+	ts->img = ts->fimg ? ts->fimg : ts->s.img;
+	ts->xs = malloc((t->n + 1) * sizeof *ts->xs);
+	ts->ys = malloc((t->n + 1) * sizeof *ts->ys);
+	assert_true(ts->xs && ts->ys);
+	double sd = 0;
+	ts->n = 0;
+	for (size_t j = 0; j < t->n; j++)
+		if (t->inside[j]) {
+			ts->xs[ts->n] = t->x[j];
+			ts->ys[ts->n++] = t->y[j];
+			sd += t->d[j];
+		}
+	ts->fill = sd / ts->n / t->pitch;
+}
+
+static void true_scene_close(true_scene *ts)
+{
+	free(ts->xs);
+	free(ts->ys);
+	fs_image_free(ts->fimg);
+	sem_scene_close(&ts->s);
+}
+
 /* The fit with the foot searched (fs_dome_fit_opts.foot_search, h43c) on
  * a smooth-footed scene (test_sem_smooth's 3: cos^2 domes, fill 0.30,
  * pitch 48, h/R 0.25, no screen) at the true centres: the sharp-footed
@@ -140,21 +182,12 @@ static void smooth_foot_fit(void **state)
 	(void)state;
 	sem_opts o;
 	sem_smooth_scene(3, &o);
-	sem_scene s;
-	assert_int_equal(sem_scene_open(&s, &o), 0);
-	const sem_truth *t = &s.tr;
-	fs_image *fimg = s.img->bits ? fs_image_to_float(s.img) : NULL;
-	const fs_image *img = fimg ? fimg : s.img;
-	double *xs = malloc((t->n + 1) * sizeof *xs), *ys = malloc((t->n + 1) * sizeof *ys), sd = 0;
-	assert_true(xs && ys);
-	size_t n = 0;
-	for (size_t j = 0; j < t->n; j++)
-		if (t->inside[j]) {
-			xs[n] = t->x[j];
-			ys[n++] = t->y[j];
-			sd += t->d[j];
-		}
-	double truth = sd / n / t->pitch;
+	true_scene ts;
+	true_scene_open(&ts, &o);
+	const fs_image *img = ts.img;
+	const double *xs = ts.xs, *ys = ts.ys;
+	size_t n = ts.n;
+	double pitch = ts.s.tr.pitch, truth = ts.fill;
 	fs_dome_fit_opts fo;
 	fs_dome_fit_opts_default(&fo);
 	fo.no_sigma = fo.no_profiles = 1;
@@ -162,9 +195,9 @@ static void smooth_foot_fit(void **state)
 	fo.fill_max = 0.34;
 	fs_dome_fit sharp, foot;
 	char err[256];
-	assert_int_equal(fs_dome_fit_image(img, xs, ys, n, t->pitch, &fo, &sharp, err, sizeof err), 0);
+	assert_int_equal(fs_dome_fit_image(img, xs, ys, n, pitch, &fo, &sharp, err, sizeof err), 0);
 	fo.foot_search = 1;
-	assert_int_equal(fs_dome_fit_image(img, xs, ys, n, t->pitch, &fo, &foot, err, sizeof err), 0);
+	assert_int_equal(fs_dome_fit_image(img, xs, ys, n, pitch, &fo, &foot, err, sizeof err), 0);
 	printf("smooth foot: true fill %.3f, sharp fit %.3f (foot %.1f), foot fit %.3f (foot %.1f, sharp_ratio %.3f)\n",
 	       truth, sharp.fill, sharp.foot, foot.fill, foot.foot, foot.sharp_ratio);
 	assert_true(sharp.foot == 1 && sharp.sharp_ratio == 1);
@@ -172,10 +205,7 @@ static void smooth_foot_fit(void **state)
 	assert_true(foot.foot > 1);
 	assert_true(foot.sharp_ratio > 1.1);
 	assert_true(fabs(foot.fill / truth - 1) < 0.08);
-	free(xs);
-	free(ys);
-	fs_image_free(fimg);
-	sem_scene_close(&s);
+	true_scene_close(&ts);
 }
 
 /* fs_se_render_cap (h44g): at a clip of 1 a grid unit it is
@@ -226,21 +256,12 @@ static void fine_render_small_domes(void **state)
 	(void)state;
 	sem_opts o;
 	sem_corner_scene(3, &o);
-	sem_scene s;
-	assert_int_equal(sem_scene_open(&s, &o), 0);
-	const sem_truth *t = &s.tr;
-	fs_image *fimg = s.img->bits ? fs_image_to_float(s.img) : NULL;
-	const fs_image *img = fimg ? fimg : s.img;
-	double *xs = malloc((t->n + 1) * sizeof *xs), *ys = malloc((t->n + 1) * sizeof *ys), sd = 0;
-	assert_true(xs && ys);
-	size_t n = 0;
-	for (size_t j = 0; j < t->n; j++)
-		if (t->inside[j]) {
-			xs[n] = t->x[j];
-			ys[n++] = t->y[j];
-			sd += t->d[j];
-		}
-	double truth = sd / n / t->pitch;
+	true_scene ts;
+	true_scene_open(&ts, &o);
+	const fs_image *img = ts.img;
+	const double *xs = ts.xs, *ys = ts.ys;
+	size_t n = ts.n;
+	double pitch = ts.s.tr.pitch, truth = ts.fill;
 	fs_dome_fit_opts fo;
 	fs_dome_fit_opts_default(&fo);
 	fo.no_sigma = fo.no_profiles = 1;
@@ -248,18 +269,15 @@ static void fine_render_small_domes(void **state)
 	fo.fill_max = 0.86;
 	fs_dome_fit grid, fine;
 	char err[256];
-	assert_int_equal(fs_dome_fit_image(img, xs, ys, n, t->pitch, &fo, &grid, err, sizeof err), 0);
+	assert_int_equal(fs_dome_fit_image(img, xs, ys, n, pitch, &fo, &grid, err, sizeof err), 0);
 	fo.fine_render = 4;
-	assert_int_equal(fs_dome_fit_image(img, xs, ys, n, t->pitch, &fo, &fine, err, sizeof err), 0);
+	assert_int_equal(fs_dome_fit_image(img, xs, ys, n, pitch, &fo, &fine, err, sizeof err), 0);
 	printf("fine model: true fill %.3f, grid %.3f (residual %.4f, blur %.2f px), fine %.3f (residual %.4f, blur "
 	       "%.2f px)\n",
 	       truth, grid.fill, grid.residual, grid.blur_px, fine.fill, fine.residual, fine.blur_px);
 	assert_true(fine.residual < 0.8 * grid.residual);
 	assert_true(fabs(fine.fill / truth - 1) < 0.03);
-	free(xs);
-	free(ys);
-	fs_image_free(fimg);
-	sem_scene_close(&s);
+	true_scene_close(&ts);
 }
 
 /* mean true D over the counted domes */
