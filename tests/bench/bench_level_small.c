@@ -1347,10 +1347,7 @@ static int interior;
 static int run_scene(int k, unsigned seed_add, int profile)
 {
 	sem_opts o;
-	if (interior)
-		sem_interior_args(k, seed_add, &set_args, &o);
-	else
-		sem_corner_args(k, seed_add, &set_args, &o);
+	sem_scene_args(interior, k, seed_add, &set_args, &o);
 	sem_scene sim;
 	fs_detect_result res;
 	if (sem_scene_detect(&sim, &o, fs_detect_domes, &res)) {

@@ -764,10 +764,7 @@ static int interior;
 static int run(int k, unsigned seed_add, reading *out, double *nominal)
 {
 	sem_opts o;
-	if (interior)
-		sem_interior_args(k, seed_add, &set_args, &o);
-	else
-		sem_corner_args(k, seed_add, &set_args, &o);
+	sem_scene_args(interior, k, seed_add, &set_args, &o);
 	sem_scene sim;
 	if (sem_scene_render(&sim, &o)) {
 		fprintf(stderr, "%d: %s\n", k, sim.err);

@@ -143,14 +143,15 @@ void sem_opts_args_apply(const sem_opts_args *a, sem_opts *o)
 
 void sem_corner_args(int k, unsigned seed_add, const sem_opts_args *a, sem_opts *o)
 {
-	sem_corner_scene(k, o);
-	o->seed += seed_add;
-	sem_opts_args_apply(a, o);
+	sem_scene_args(0, k, seed_add, a, o);
 }
 
-void sem_interior_args(int k, unsigned seed_add, const sem_opts_args *a, sem_opts *o)
+void sem_scene_args(int interior, int k, unsigned seed_add, const sem_opts_args *a, sem_opts *o)
 {
-	sem_interior_scene(k, o);
+	if (interior)
+		sem_interior_scene(k, o);
+	else
+		sem_corner_scene(k, o);
 	o->seed += seed_add;
 	sem_opts_args_apply(a, o);
 }

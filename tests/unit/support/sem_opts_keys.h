@@ -65,7 +65,8 @@ void sem_opts_args_apply(const sem_opts_args *a, sem_opts *o);
  * every item of a on it: how the benches that take --seed-add and --set
  * start a corner scene. */
 void sem_corner_args(int k, unsigned seed_add, const sem_opts_args *a, sem_opts *o);
-/* The same start for interior scene k (sem_interior_scene). */
-void sem_interior_args(int k, unsigned seed_add, const sem_opts_args *a, sem_opts *o);
+/* The same start for interior scene k (sem_interior_scene) where
+ * interior is set, else corner scene k: the benches with --interior. */
+void sem_scene_args(int interior, int k, unsigned seed_add, const sem_opts_args *a, sem_opts *o);
 
 #endif
