@@ -345,12 +345,6 @@ int fs_det_offset_coarse_screen(const fs_det_offset *off)
 	       off->fit.pitch < FS_DET_COARSE_SCREEN_PERIODS * off->fit.halftone;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 int fs_det_offset_paths_differ(const fs_measured *a, const fs_measured *b, size_t n, double pitch)
 {
 	double *d = malloc((n ? n : 1) * sizeof *d);
@@ -360,11 +354,7 @@ int fs_det_offset_paths_differ(const fs_measured *a, const fs_measured *b, size_
 	for (size_t i = 0; i < n; i++)
 		if (is_dome(&a[i]) && is_dome(&b[i]))
 			d[k++] = hypot(a[i].t.centroid_x - b[i].t.centroid_x, a[i].t.centroid_y - b[i].t.centroid_y);
-	int apart = 0;
-	if (k) {
-		qsort(d, k, sizeof *d, cmp_double);
-		apart = d[k / 2] > FS_DET_PATHS_APART * pitch;
-	}
+	int apart = k && fs_median_upper(d, k) > FS_DET_PATHS_APART * pitch;
 	free(d);
 	return apart;
 }
