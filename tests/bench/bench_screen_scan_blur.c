@@ -52,14 +52,15 @@
  * sem_make's at that scan blur) - whether the reading follows the scan.
  * --control V1,V2,...: no scene, a flat 512 x 512 signal V printed through
  * a 5-px screen (at each --scan, else 0.6): the reading's own floor.
- * --no-phase: the synthetic screen at phase 0 (h45c: then low scan blurs
+ * --file PATH (repeatable): a real print's reading alone (the paper
+ * figures; no truth). --no-phase: the synthetic screen at phase 0 (h45c: then low scan blurs
  * misread, the folded harmonics adding with other phases). --interior:
  * the SCENE numbers are interior scenes (with --set halftone=5: the
  * printed interior). --verbose: the levels, phases and every harmonic's
  * frequency and log ratio.
  *
  * Usage: bench_screen_scan_blur [--seeds N,N,...] [--set KEY=VALUE]...
- * [--scan S,S,...] [--control V,V,...] [--sub N] [--axes] [--level-fit]
+ * [--scan S,S,...] [--control V,V,...] [--file PATH]... [--sub N] [--axes] [--level-fit]
  * [--oracle-levels] [--no-phase] [--interior] [--verbose] [SCENE...]
  * (default: the 32 screened corner scenes, seeds 0,4000,...,28000).
  */
@@ -73,6 +74,7 @@
 #include "analysis/preprocess.h"
 #include "base/sorting.h"
 #include "image/image.h"
+#include "fixture_image.h"
 #include "sem_cache.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
@@ -419,6 +421,8 @@ static int read_scan_blur(const fs_image *img, scan_read *r)
 			if (clash || g.nh >= MAXH)
 				continue;
 			double ro, so = harmonic_power(g.po, n, fu, fv, &ro);
+			if (opt_verbose)
+				printf("    obs h(%d,%+d) bins %.1f %.1f power %.3g ring %.3g\n", m, k, fu, fv, so, ro);
 			if (!(so > 10 * ro) || !(so > 0))
 				continue;
 			g.hu[g.nh] = fu / n;
@@ -521,7 +525,8 @@ int main(int argc, char **argv)
 	unsigned seeds[16] = {0, 4000, 8000, 12000, 16000, 20000, 24000, 28000};
 	int nseeds = 8, scenes[64], ns = 0, interior = 0;
 	double scans[16];
-	int nscan = 0, control_n = 0;
+	int nscan = 0, control_n = 0, nfile = 0;
+	const char *files[16];
 	double control_v[16];
 	unsigned dummy = 0;
 	for (int i = 1; i < argc; i++) {
@@ -550,6 +555,10 @@ int main(int argc, char **argv)
 			opt_sub = atoi(argv[++i]);
 			if (opt_sub < 1 || opt_sub > 16)
 				opt_sub = 3;
+		} else if (!strcmp(argv[i], "--file") && i + 1 < argc) {
+			if (nfile < 16)
+				files[nfile++] = argv[i + 1];
+			i++;
 		} else if (!strcmp(argv[i], "--axes")) {
 			opt_axes = 1;
 		} else if (!strcmp(argv[i], "--level-fit")) {
@@ -577,6 +586,21 @@ int main(int argc, char **argv)
 		}
 	}
 	cov_table();
+	if (nfile) {
+		/* a real print: no truth, the reading alone */
+		for (int j = 0; j < nfile; j++) {
+			fs_image *img = fixture_image(files[j]);
+			scan_read r;
+			int rc = img ? read_scan_blur(img, &r) : -1;
+			if (rc)
+				printf("%s: %s\n", files[j], rc > 0 ? "no screen read" : "not read");
+			else
+				printf("%s: P %.3f ang %.1f nh %d sig %.3f sig_c %.3f rms %.3f levels %.3f %.3f\n",
+				       files[j], r.P, r.ang, r.nh, r.sig, r.sig_c, r.rms, r.lo, r.hi);
+			fs_image_free(img);
+		}
+		return 0;
+	}
 	if (control_n) {
 		/* the reading's own floor: a flat signal printed through a 5-px
 		 * screen at each scan blur (sem_screen: the simulator's print) */
