@@ -52,6 +52,11 @@
  * sem_make's at that scan blur) - whether the reading follows the scan.
  * --control V1,V2,...: no scene, a flat 512 x 512 signal V printed through
  * a 5-px screen (at each --scan, else 0.6): the reading's own floor.
+ * --descreen K: the tone corrected K times so that its own synthetic
+ * print's low-pass is the image's (descreen below; h45c: the low-passed
+ * tone's coverage is not the coverage of the low-passed signal, the
+ * reading's scene bias). --oracle-tone (with --scan): the tone the simulator screened in place of
+ * the one read (a diagnosis of the reading's bias, not a reading).
  * --file PATH (repeatable): a real print's reading alone (the paper
  * figures; no truth). --no-phase: the synthetic screen at phase 0 (h45c: then low scan blurs
  * misread, the folded harmonics adding with other phases). --interior:
@@ -60,7 +65,7 @@
  * frequency and log ratio.
  *
  * Usage: bench_screen_scan_blur [--seeds N,N,...] [--set KEY=VALUE]...
- * [--scan S,S,...] [--control V,V,...] [--file PATH]... [--sub N] [--axes] [--level-fit]
+ * [--scan S,S,...] [--control V,V,...] [--file PATH]... [--descreen K] [--oracle-tone] [--sub N] [--axes] [--level-fit]
  * [--oracle-levels] [--no-phase] [--interior] [--verbose] [SCENE...]
  * (default: the 32 screened corner scenes, seeds 0,4000,...,28000).
  */
@@ -84,6 +89,13 @@
 
 static int opt_sub = 3, opt_oracle_levels, opt_verbose;
 static int opt_no_phase, opt_level_fit, opt_axes;
+/* --oracle-tone (with --scan): the signal the simulator screened, in place
+ * of the tone read from the image - what the reading gives when only the
+ * tone is known exactly (a diagnosis of its bias, never a reading) */
+static int opt_oracle_tone;
+static const fs_image *oracle_tone;
+/* --descreen K: K rounds of the tone made sharper (descreen below) */
+static int opt_descreen;
 
 typedef struct {
 	double P, ang, sig, sig_c, rms, lo, hi;
@@ -109,6 +121,20 @@ static void cov_table(void)
 			c += v > spot[i];
 		cov[k] = (double)c / (G * G);
 	}
+}
+
+/* the bright fraction at signal v (the table, linear between samples) */
+static double cov_at(double v)
+{
+	if (v <= 0)
+		return cov[0];
+	if (v >= 1)
+		return cov[NCOV - 1];
+	double t = v * (NCOV - 1);
+	int k = (int)t;
+	if (k >= NCOV - 1)
+		return cov[NCOV - 1];
+	return cov[k] + (t - k) * (cov[k + 1] - cov[k]);
 }
 
 /* the signal whose bright fraction is c (the table's inverse, linear
@@ -249,6 +275,7 @@ static double phase_at(const float *src, int n, double fu, double fv)
 /* what the reading keeps between the levels it tries */
 typedef struct {
 	int n, S, nh;
+	int direct; /* tone holds the screened signal itself, not the image's level */
 	float *obs, *syn, *buf, *po, *ps, *spot, *tone;
 	double hu[MAXH], hv[MAXH], so[MAXH];
 	double du[MAXH], dv[MAXH]; /* the harmonics' unfolded bins */
@@ -263,7 +290,7 @@ static double fit_levels(reading *g, double lo, double hi, scan_read *r, int say
 	size_t nn = (size_t)n * n;
 	for (size_t i = 0; i < nn; i++) {
 		double c = (g->tone[i] - lo) / (hi - lo);
-		double sv = cov_inverse(c < 0 ? 0 : c > 1 ? 1 : c);
+		double sv = g->direct ? g->tone[i] : cov_inverse(c < 0 ? 0 : c > 1 ? 1 : c);
 		const float *sp = g->spot + i * S * S;
 		int acc = 0;
 		for (int k = 0; k < S * S; k++)
@@ -324,6 +351,53 @@ static double fit_levels(reading *g, double lo, double hi, scan_read *r, int say
 	r->sig_c = s2;
 	r->rms = sqrt(bs / nh);
 	return r->rms;
+}
+
+/* The tone made sharper than the low-pass leaves it (--descreen): the
+ * low-pass of a print is the low-pass of its coverage, not the coverage of
+ * the low-passed signal, so the signal is corrected K times by what its own
+ * synthetic print's low-pass misses of the image's (the image's coverage
+ * between lo and hi), in coverage. g->tone becomes the signal (direct).
+ * 0, or -1 out of memory. */
+static int descreen(reading *g, double lo, double hi, double P, int K)
+{
+	int n = g->n, S = g->S;
+	size_t nn = (size_t)n * n;
+	fs_image *syn = fs_image_new(n, n);
+	double *target = malloc(nn * sizeof *target);
+	char err[128];
+	if (!syn || !target) {
+		fs_image_free(syn);
+		free(target);
+		return -1;
+	}
+	for (size_t i = 0; i < nn; i++) {
+		double c = (g->tone[i] - lo) / (hi - lo);
+		target[i] = c < 0 ? 0 : c > 1 ? 1 : c;
+		g->tone[i] = (float)cov_inverse(target[i]);
+	}
+	g->direct = 1;
+	int rc = 0;
+	for (int it = 0; it < K && !rc; it++) {
+		for (size_t i = 0; i < nn; i++) {
+			const float *sp = g->spot + i * S * S;
+			int acc = 0;
+			for (int k = 0; k < S * S; k++)
+				acc += g->tone[i] > sp[k];
+			syn->data[i] = (float)((double)acc / (S * S));
+		}
+		if (fs_gaussian_blur(syn, 0.5 * P, err, sizeof err)) {
+			rc = -1;
+			break;
+		}
+		for (size_t i = 0; i < nn; i++) {
+			double c = cov_at(g->tone[i]) + target[i] - syn->data[i];
+			g->tone[i] = (float)cov_inverse(c < 0 ? 0 : c > 1 ? 1 : c);
+		}
+	}
+	fs_image_free(syn);
+	free(target);
+	return rc;
 }
 
 /* 0 read, 1 no screen found, -1 out of memory */
@@ -399,7 +473,9 @@ static int read_scan_blur(const fs_image *img, scan_read *r)
 		goto out;
 	for (int y = 0; y < n; y++)
 		for (int x = 0; x < n; x++)
-			g.tone[(size_t)y * n + x] = fs_image_value(lp, x0 + x, y0 + y);
+			g.tone[(size_t)y * n + x] =
+			    fs_image_value(oracle_tone ? oracle_tone : lp, x0 + x, y0 + y);
+	g.direct = oracle_tone != NULL;
 	/* the harmonics, one of each +- pair, folded into the band, that
 	 * stand out of the image's spectrum */
 	double f1r = hypot(f1u, f1v);
@@ -471,6 +547,10 @@ static int read_scan_blur(const fs_image *img, scan_read *r)
 			clo = lo;
 			chi = hi;
 		}
+	}
+	if (opt_descreen > 0 && !g.direct && descreen(&g, lo, hi, r->P, opt_descreen)) {
+		rc = -1;
+		goto out;
 	}
 	if (opt_verbose)
 		printf("    levels %.3f %.3f phases %.3f %.3f\n", lo, hi, ph1, ph2);
@@ -559,6 +639,10 @@ int main(int argc, char **argv)
 			if (nfile < 16)
 				files[nfile++] = argv[i + 1];
 			i++;
+		} else if (!strcmp(argv[i], "--descreen") && i + 1 < argc) {
+			opt_descreen = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--oracle-tone")) {
+			opt_oracle_tone = 1;
 		} else if (!strcmp(argv[i], "--axes")) {
 			opt_axes = 1;
 		} else if (!strcmp(argv[i], "--level-fit")) {
@@ -667,7 +751,9 @@ int main(int argc, char **argv)
 						continue;
 					}
 					scan_read r;
+					oracle_tone = opt_oracle_tone ? img : NULL;
 					int rc = read_scan_blur(pr, &r);
+					oracle_tone = NULL;
 					fs_image_free(pr);
 					if (rc)
 						printf("%-5d %-6u scan %.2f: no screen read\n", scenes[si], seeds[q],
