@@ -54,19 +54,21 @@
  * a 5-px screen (at each --scan, else 0.6): the reading's own floor.
  * --descreen K: the tone corrected K times so that its own synthetic
  * print's low-pass is the image's (descreen below; h45c: the low-passed
- * tone's coverage is not the coverage of the low-passed signal, the
- * reading's scene bias). --oracle-tone (with --scan): the tone the simulator screened in place of
- * the one read (a diagnosis of the reading's bias, not a reading).
- * --file PATH (repeatable): a real print's reading alone (the paper
- * figures; no truth). --no-phase: the synthetic screen at phase 0 (h45c: then low scan blurs
- * misread, the folded harmonics adding with other phases). --interior:
- * the SCENE numbers are interior scenes (with --set halftone=5: the
- * printed interior). --verbose: the levels, phases and every harmonic's
- * frequency and log ratio.
+ * tone's coverage is not the coverage of the low-passed signal, which is
+ * the reading's scene bias; 8 takes most of it). --oracle-tone (with
+ * --scan): the tone the simulator screened in place of the one read (a
+ * diagnosis of the reading's bias, not a reading). --file PATH
+ * (repeatable): a real print's reading alone (the paper figures; no
+ * truth). --no-phase: the synthetic screen at phase 0 (h45c: then low
+ * scan blurs misread, the folded harmonics adding with other phases).
+ * --interior: the SCENE numbers are interior scenes (with --set
+ * halftone=5: the printed interior). --verbose: the levels, phases and
+ * every harmonic's power, ring and log ratio.
  *
  * Usage: bench_screen_scan_blur [--seeds N,N,...] [--set KEY=VALUE]...
- * [--scan S,S,...] [--control V,V,...] [--file PATH]... [--descreen K] [--oracle-tone] [--sub N] [--axes] [--level-fit]
- * [--oracle-levels] [--no-phase] [--interior] [--verbose] [SCENE...]
+ * [--scan S,S,...] [--control V,V,...] [--file PATH]... [--descreen K]
+ * [--oracle-tone] [--sub N] [--axes] [--level-fit] [--oracle-levels]
+ * [--no-phase] [--interior] [--verbose] [SCENE...]
  * (default: the 32 screened corner scenes, seeds 0,4000,...,28000).
  */
 #include <math.h>
