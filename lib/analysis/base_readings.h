@@ -59,6 +59,14 @@ typedef struct fs_base_readings {
 	size_t sorted; /* items[0..sorted) are in key order */
 	fs_base_step_at *steps;
 	size_t nsteps, capsteps, ssorted; /* as n, cap, sorted */
+	/* The halftone screen's period on the measurement image
+	 * (fs_halftone_detect's; screen_read 0 until it is read): the first
+	 * pass's formation fit and the last step's test whether a fit would
+	 * find a screen each looked for it on the same image (detect_offset.c,
+	 * h45f: 10.6 M instructions a look on bench_detect's lattice), and it
+	 * is a pure function of the image. */
+	int screen_read;
+	double screen_period;
 } fs_base_readings;
 
 /* Keeps r read on image `on` at (x, y) with radii r0, r1. Returns 0, -1

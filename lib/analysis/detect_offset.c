@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/base_readings.h"
 #include "analysis/dome_fit.h"
 #include "analysis/dome_measure.h"
 #include "analysis/halftone.h"
@@ -250,6 +251,25 @@ int fs_det_offset_apply_crop(const fs_image *img, int ox, int oy, const fs_det_o
 	return 1;
 }
 
+/* fs_halftone_detect on m->img, looked for once a detection: kept in
+ * m->readings (base_readings.h), whose image is m->img in every pass.
+ * Without a set (Re-measure) it looks every time. 0, -1 out of memory. */
+static int screen_period(const fs_meas *m, double *period)
+{
+	fs_base_readings *r = m->readings;
+	if (r && r->screen_read) {
+		*period = r->screen_period;
+		return 0;
+	}
+	if (fs_halftone_detect(m->img, period, NULL))
+		return -1;
+	if (r) {
+		r->screen_read = 1;
+		r->screen_period = *period;
+	}
+	return 0;
+}
+
 int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_measured *meas, double *period)
 {
 	*period = -1;
@@ -257,7 +277,7 @@ int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_
 		return 0;
 	/* fs_dome_fit_image's screen first: without one (most images) the
 	 * domes' pitch is not found twice */
-	if (fs_halftone_detect(m->img, period, NULL))
+	if (screen_period(m, period))
 		return -1;
 	if (!(*period > 0))
 		return 0;
@@ -304,6 +324,11 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 	int rc = offset_domes_read(meas, c->n, &d, &pitch);
 	if (rc || !(pitch >= 6))
 		goto out;
+	/* the screen fs_dome_fit_image would look for on the same image,
+	 * looked for once a detection (screen_period); where the look runs
+	 * out of memory, the fit looks itself, as before */
+	if (period < 0 && screen_period(m, &period))
+		period = -1;
 	fs_dome_fit_opts reading;
 	memset(&reading, 0, sizeof reading);
 	reading.halftone_given = period >= 0;

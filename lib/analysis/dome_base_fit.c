@@ -334,10 +334,33 @@ static int make_points(fs_dome_tpl *t, double sp)
 	return 0;
 }
 
-/* Least squares of v on the nc sampled components c[] and a constant;
- * w gets nc + 1 weights (the constant last); returns the residual sum
- * of squares. */
-static double solve_on(const float *const *c, int nc, size_t np, const double *v, double *w)
+/* The lower triangle of X^T X for the nc sampled components c[] and a
+ * constant (index nc), np points: what solve_xtx needs of the components
+ * alone, so that a caller solving many patches on the same components
+ * (read_wide's jackknife: each fill's components against the mean patch
+ * with each dome left out in turn) sums it once. Each entry sums its
+ * products over the points in order, as one loop making X^T v beside it
+ * would: the same bits. */
+static void normal_on(const float *const *c, int nc, size_t np, double xtx[NW][NW])
+{
+	double x[NW];
+	int n1 = nc + 1;
+	memset(xtx, 0, NW * sizeof xtx[0]);
+	for (size_t i = 0; i < np; i++) {
+		for (int j = 0; j < nc; j++)
+			x[j] = c[j][i];
+		x[nc] = 1;
+		for (int a = 0; a < n1; a++)
+			for (int q = 0; q <= a; q++)
+				xtx[a][q] += x[a] * x[q];
+	}
+}
+
+/* Least squares of v on the nc sampled components c[] and a constant
+ * given their X^T X (normal_on); w gets nc + 1 weights (the constant
+ * last); returns the residual sum of squares. */
+static double solve_xtx(const float *const *c, int nc, size_t np, const double xtx[NW][NW], const double *v,
+			double *w)
 {
 	double A[NW][NW + 1], x[NW];
 	int n1 = nc + 1;
@@ -346,15 +369,12 @@ static double solve_on(const float *const *c, int nc, size_t np, const double *v
 		for (int j = 0; j < nc; j++)
 			x[j] = c[j][i];
 		x[nc] = 1;
-		for (int a = 0; a < n1; a++) {
-			for (int q = 0; q <= a; q++)
-				A[a][q] += x[a] * x[q];
+		for (int a = 0; a < n1; a++)
 			A[a][n1] += x[a] * v[i];
-		}
 	}
 	for (int a = 0; a < n1; a++)
-		for (int q = a + 1; q < n1; q++)
-			A[a][q] = A[q][a];
+		for (int q = 0; q <= a; q++)
+			A[a][q] = A[q][a] = xtx[a][q];
 	fs_se_solve(A, n1, w);
 	double rss = 0;
 	for (size_t i = 0; i < np; i++) {
@@ -364,6 +384,14 @@ static double solve_on(const float *const *c, int nc, size_t np, const double *v
 		rss += m * m;
 	}
 	return rss;
+}
+
+/* solve_xtx with the components' X^T X summed here */
+static double solve_on(const float *const *c, int nc, size_t np, const double *v, double *w)
+{
+	double xtx[NW][NW];
+	normal_on(c, nc, np, xtx);
+	return solve_xtx(c, nc, np, xtx, v, w);
 }
 
 /* The templates' components: every fill's lattice rendered, each
@@ -555,13 +583,14 @@ static int read_wide(fs_dome_tpl *t, const fs_dome_fit *f, int shadow, int nc, c
 	}
 	if (sample_components(t, f, RENDER_G, shadow, NULL, 0, cs))
 		return -1;
-	double rss[FS_DOME_TPL_NFILL], wk[NW];
+	double rss[FS_DOME_TPL_NFILL], wk[NW], xtx[FS_DOME_TPL_NFILL][NW][NW];
 	const float *c[NW];
 	int kb;
 	for (int k = 0; k < t->nk; k++) {
 		for (int j = 0; j < nc; j++)
 			c[j] = cs + ((size_t)k * FS_SE_NCOMP + j) * t->npts;
-		rss[k] = solve_on(c, nc, t->npts, mean, wk);
+		normal_on(c, nc, t->npts, xtx[k]);
+		rss[k] = solve_xtx(c, nc, t->npts, xtx[k], mean, wk);
 	}
 	t->wide_rise = rise_of(rss, t->nk, &kb);
 	t->wide_best = t->fill[kb];
@@ -583,7 +612,7 @@ static int read_wide(fs_dome_tpl *t, const fs_dome_fit *f, int shadow, int nc, c
 		for (int k = 0; k < t->nk; k++) {
 			for (int j = 0; j < nc; j++)
 				c[j] = cs + ((size_t)k * FS_SE_NCOMP + j) * np;
-			rq[k] = solve_on(c, nc, np, v, wk);
+			rq[k] = solve_xtx(c, nc, np, xtx[k], v, wk);
 		}
 		int kq;
 		double r = rise_of(rq, t->nk, &kq);
