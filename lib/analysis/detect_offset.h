@@ -221,9 +221,10 @@ int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, doub
  * off's formation stays the one the base fit reads the sizes through.
  * Why (docs/paper-figures.md, h45d; bench_centre_steps over 8 seed sets
  * of the printed interior at 5 px): the candidates voted on the reduced
- * image sit 2.9-4.1 px towards the detector (1.9-2.1 without a screen),
- * the first formation, fitted at them and kept, takes part of that
- * asymmetry into its shading and reads the offset at -1.5..-2.5 px, and
+ * image sit 2.9-4.1 px towards the detector where this path is kept
+ * (1.4-2.2 px on the same scenes without a screen), the first formation,
+ * fitted at them and kept, takes part of that asymmetry into its shading
+ * and reads a median 0.6 of it (-1.5..-2.5 px), and
  * nothing after it takes the rest out under a screen: the second look
  * that does so without a screen (fs_det_offset_refit_wanted, h38s) is
  * not made under one, and neither is the base fit's axis step

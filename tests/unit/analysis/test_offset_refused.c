@@ -222,6 +222,9 @@ static void look_again_moves_by_the_further_offset_through_the_first_formation(v
 	assert_false(step.applied);
 	assert_false(again(-0.8, 0, 1, &step)); /* no first offset applied */
 	assert_false(again(-0.8, 1, 0, &step)); /* no second fit */
+	/* a further offset longer than the first: not a converging one */
+	assert_false(again(-2.4, 1, 1, &step));
+	assert_true(again(-2.0, 1, 1, &step));
 }
 
 static void printed_interior_scene_whose_offset_was_read_short(void **state)
