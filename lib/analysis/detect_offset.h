@@ -238,7 +238,10 @@ int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, doub
  * fs_det_offset_again_step: the correction that step makes from the first
  * look (first) and the second (second, fitted at the moved centres) into
  * *step (first's formation, second's offset and quality); 1 when it
- * moves the domes (the further offset beyond the fit's rounding). The
+ * moves the domes: the further offset beyond the fit's rounding and no
+ * longer than the first (a converging correction, as h38s's; a wrong-way
+ * first offset on interior scene 3 was followed by a longer second one
+ * that threw the centres past the domes, D -18.7 -> +18.1 %). The
  * tiled path (detect_domes_tiled.c) fits its second look on a mosaic and
  * applies the same step. fs_det_offset_look_again: 0, -1 out of memory.
  */
