@@ -1309,6 +1309,24 @@ static int offset_pass(struct job *j, double *px, double *py, double r1, char *e
 	return rc;
 }
 
+/* The unrefined path's offset looked for again under a coarse screen
+ * (fs_det_offset_look_again, as the whole image's): the formation fitted
+ * on a mosaic about the moved domes, the domes measured again from their
+ * centre plus the further offset, j->off's first formation kept. */
+static int look_again(struct job *j, double *px, double *py, double r1, char *err, size_t errlen)
+{
+	fs_det_offset first = j->off, step;
+	if (fit_offset(j, err, errlen))
+		return -1;
+	int rc = 0;
+	if (fs_det_offset_again_step(&first, &j->off, &step)) {
+		j->off = step;
+		rc = offset_pass(j, px, py, r1, err, errlen);
+	}
+	j->off = first;
+	return rc;
+}
+
 static void back_to_given(struct job *j)
 {
 	for (size_t i = 0; i < j->c->n; i++) {
@@ -1466,6 +1484,8 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 			by[i] = res[i].t.centroid_y;
 		}
 		if (offset_pass(&j, px, py, r1, err, errlen))
+			goto out;
+		if (!(j.refine > 0) && fs_det_offset_coarse_screen(&j.off) && look_again(&j, px, py, r1, err, errlen))
 			goto out;
 		if (!(j.refine > 0))
 			break;

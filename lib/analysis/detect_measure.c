@@ -524,6 +524,11 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		m2.refine = 0;
 		if (fs_det_offset_correct(&m2, c, max_r, smooth, meas, &off))
 			goto out;
+		/* under a coarse screen this path's offset is read short: look
+		 * again from where it moved the domes (detect_offset.h,
+		 * fs_det_offset_look_again) */
+		if (fs_det_offset_coarse_screen(&off) && fs_det_offset_look_again(&m2, c, max_r, smooth, meas, &off))
+			goto out;
 	}
 	/* ... and each dome's size relative to the others read from its
 	 * whole patch through that formation, at the base rule's mean level

@@ -211,4 +211,42 @@ int fs_det_offset_apply_crop(const fs_image *img, int ox, int oy, const fs_det_o
 int fs_det_offset_apply_one(const fs_image *img, const fs_det_offset *info, double mr, double F, double smooth,
 			    fs_measured *q, fs_tubercle *tried);
 
+/*
+ * The unrefined path's offset under a coarse screen looked for again
+ * (h45d): the caller has measured the candidates without the refinement
+ * and corrected them by off (fs_det_offset_correct; the screen coarse,
+ * fs_det_offset_coarse_screen); the formation is fitted once more at the
+ * domes' moved centres in meas and every dome is measured again from its
+ * centre plus that further offset, kept as fs_det_offset_apply_one says.
+ * off's formation stays the one the base fit reads the sizes through.
+ * Why (docs/paper-figures.md, h45d; bench_centre_steps over 8 seed sets
+ * of the printed interior at 5 px): the candidates voted on the reduced
+ * image sit 2.9-4.1 px towards the detector where this path is kept
+ * (1.4-2.2 px on the same scenes without a screen), the first formation,
+ * fitted at them and kept, takes part of that asymmetry into its shading
+ * and reads a median 0.6 of it (-1.5..-2.5 px), and
+ * nothing after it takes the rest out under a screen: the second look
+ * that does so without a screen (fs_det_offset_refit_wanted, h38s) is
+ * not made under one, and neither is the base fit's axis step
+ * (detect_base_fit.h; read on the low-passed image it finds 0.1-0.5 px,
+ * often on the wrong side). The look again reads a further 0.8-1.4 px,
+ * and the unrefined path's final centres come from +0.5 to +0.2 px
+ * (interior scene 1, held-out seeds: D -10.4 -> -4.0 %). Only here: the
+ * screens the refinement serves (the printed pitch-64 corners, 12.7
+ * periods) and the refined path keep their one look (h37r's capped domes
+ * moved onto the lit side by a second one, detect_offset.c).
+ * fs_det_offset_again_step: the correction that step makes from the first
+ * look (first) and the second (second, fitted at the moved centres) into
+ * *step (first's formation, second's offset and quality); 1 when it
+ * moves the domes: the further offset beyond the fit's rounding and no
+ * longer than the first (a converging correction, as h38s's; a wrong-way
+ * first offset on interior scene 3 was followed by a longer second one
+ * that threw the centres past the domes, D -18.7 -> +18.1 %). The
+ * tiled path (detect_domes_tiled.c) fits its second look on a mosaic and
+ * applies the same step. fs_det_offset_look_again: 0, -1 out of memory.
+ */
+int fs_det_offset_again_step(const fs_det_offset *first, const fs_det_offset *second, fs_det_offset *step);
+int fs_det_offset_look_again(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
+			     fs_measured *meas, const fs_det_offset *off);
+
 #endif

@@ -37,6 +37,10 @@
  * by the search or carried by the templates. "--scan" first: also the
  * templates built at the rule's centres moved together along the axis
  * by -1.0..+1.0 px and the fits' mean R^2 at each (about 5 s more).
+ * h45d: where the rule kept the path without the refinement (h43j's
+ * refused rule, h44d's coarse-screen choice), that replay is printed as
+ * the rule's ("replay with the refinement off = rule"), with the offset's
+ * second look under a coarse screen (fs_det_offset_look_again).
  * Cost: 1-4 s of CPU a scene (rendered, or read from SEM_SCENE_CACHE).
  */
 #include <math.h>
@@ -552,6 +556,14 @@ static int replay(const fs_meas *m0, const fs_cand_list *c, double max_r, double
 		       off.fitted, off.dx, off.dy, off.dx * ax + off.dy * ay, off.applied, off.moved, off.quality);
 		report_meas("after the common offset", meas, c->n, 1, tr, ax, ay);
 	}
+	/* the unrefined path under a coarse screen looks for its offset again
+	 * (h45d, fs_det_offset_look_again), as fs_det_measure does */
+	if (!(refine > 0) && fs_det_offset_coarse_screen(&off)) {
+		if (fs_det_offset_look_again(&m, c, max_r, smooth, meas, &off))
+			return -1;
+		if (verbose)
+			report_meas("after the offset looked for again", meas, c->n, 1, tr, ax, ay);
+	}
 	if (verbose)
 		base_steps(&m, c, &off, meas, tr, ax, ay);
 	fs_det_base_fit bf;
@@ -661,6 +673,31 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 			printf("  -- the same with the refinement off:\n");
 			replay(&m, &c, max_r, fs_det_smooth_px[s], 0, tr, ax, ay, meas, 1);
 		}
+		break;
+	}
+	/* h44d's coarse-screen choice (or h43j's refused rule) may have kept
+	 * the unrefined path: its replay is then the one that equals the rule
+	 * (h45d: where that path's own centres go) */
+	for (int s = 0; refine > 0 && s < FS_DET_SMOOTH_TRIALS; s++) {
+		if (replay(&m, &c, max_r, fs_det_smooth_px[s], 0, tr, ax, ay, meas, 0))
+			goto fail;
+		size_t same = 0, kept = 0;
+		for (size_t i = 0; i < c.n; i++) {
+			if (!meas[i].ok || !(meas[i].t.fit_quality >= 0.45))
+				continue;
+			kept++;
+			for (size_t j = 0; j < res.tubercles.n; j++)
+				if (hypot(res.tubercles.items[j].centroid_x - meas[i].t.centroid_x,
+					  res.tubercles.items[j].centroid_y - meas[i].t.centroid_y) < 0.01) {
+					same++;
+					break;
+				}
+		}
+		if (!kept || same < res.tubercles.n)
+			continue;
+		printf("  smoothing %.1f px: replay with the refinement off = rule (%zu of the rule's %zu centres)\n",
+		       fs_det_smooth_px[s], same, res.tubercles.n);
+		replay(&m, &c, max_r, fs_det_smooth_px[s], 0, tr, ax, ay, meas, 1);
 		break;
 	}
 	{

@@ -16,6 +16,10 @@ two D errors. Where the replay does not reproduce the rule (h43j's refused
 rule or h44d's coarse-screen choice took the other path) only the rule's
 final centres are printed.
 
+h45d: where the rule kept the unrefined path, its own steps (candidates,
+base circle, offset read, after it, after its second look under a coarse
+screen, base fit) are printed on the line marked "unrefined".
+
 Usage: bench_printed_interior_steps.py [--halftone P] [--seeds 0,4000,...]
 [--scenes 0,1,...] [--build DIR] (defaults: 5, the 8 seed sets 0..28000,
 all 14 scenes, build). SEM_SCENE_CACHE shares the renders (about 1 s a
@@ -60,6 +64,13 @@ def steps(build, scene, seed, halftone):
             r["base%d" % b] = mean_along(line)[0]
         elif "same with the refinement off" in line:
             r["blk"] = 1
+        elif "replay with the refinement off = rule" in line:
+            r["blk"] = 1  # (h45d: the rule kept the unrefined path)
+            r["unrefined_rule"] = 1
+        elif "base circle, no refinement" in line:
+            r["ubase"] = mean_along(line)[0]
+        elif "after the offset looked for again" in line:
+            r["again"] = mean_along(line)[0]
         elif "final centres" in line:
             r["final"], r["across"] = mean_along(line)
     return r
@@ -97,6 +108,12 @@ def main():
             head = "i%-2d@%-5d %5.1f |" % (k, seed, p)
             tail = "| %+6.1f %+5.1f" % (D, Dt)
             fin = "%+5.2f (%+5.1f) %+5.2f" % (r["final"], 100 * r["final"] / p, r["across"])
+            if r.get("unrefined_rule"):
+                t1, f1 = r["trials1"], r["fit1"]
+                print("%s %+5.2f unrefined %+5.2f (%+5.2f, %3d/%3d, %.3f) %+5.2f again %+5.2f %+5.2f | %s %s" %
+                      (head, r["cand"], r["ubase"], f1[0], t1[0], t1[1], f1[1], r["offset1"],
+                       r.get("again", float("nan")), r["base1"], fin, tail))
+                continue
             if "fit0" not in r:
                 print("%s %+5.2f (the replay is not the rule's path) | %s %s" % (head, r["cand"], fin, tail))
                 continue
