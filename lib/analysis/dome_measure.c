@@ -712,6 +712,13 @@ __attribute__((target("avx"))) static void span_steps4(const double *v, int a, i
 }
 #endif
 
+static int lean_forbidden; /* fs_dome_forbid_lean */
+
+void fs_dome_forbid_lean(int on)
+{
+	__atomic_store_n(&lean_forbidden, on != 0, __ATOMIC_RELAXED);
+}
+
 /* A lean pass's steps (see pass()): d[k][j] = |v[j + 1] - v[j - 1]| /
  * (2 step) of the raw rays for j = a..b (1 <= a, b <= n - 1), added into
  * h[j] ray after ray unless h is NULL - the quotient, its magnitude and
@@ -1116,7 +1123,7 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 		 * it is made whole, from the same start, the same centre. (A
 		 * failed lean pass fails where the whole one would, its picks'
 		 * widths the same.) */
-		int lean = it == 0 && !(smooth > 0);
+		int lean = it == 0 && !(smooth > 0) && !__atomic_load_n(&lean_forbidden, __ATOMIC_RELAXED);
 		if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, lean, rad, &nx, &ny, &q,
 			 &widths, lean ? NULL : rp)) {
 			*kappa = kappa_of(&widths);
