@@ -186,8 +186,8 @@ static inline double sample_split(const fs_image *img, int xi, int yi, double u,
  * an inside sample the same value).
  */
 __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, const double *cs, const double *sn,
-							 int xi, int yi, double x, double y, double step, int n,
-							 int inside, double raw[NRAYS][NMAX + 1])
+							 int xi, int yi, double x, double y, double step, int ja,
+							 int jb, int inside, double raw[NRAYS][NMAX + 1])
 {
 	const float *d = img->data;
 	int w = img->width, h = img->height;
@@ -197,9 +197,9 @@ __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, con
 	v4d zero = {0, 0, 0, 0}, XE = {xe, xe, xe, xe}, YE = {ye, ye, ye, ye};
 	for (int k = 0; k < NRAYS; k++) {
 		v4d C = {cs[k], cs[k], cs[k], cs[k]}, S = {sn[k], sn[k], sn[k], sn[k]};
-		v4d jj = {0, 1, 2, 3};
-		int j = 0;
-		for (; j + 3 <= n; j += 4, jj += four) {
+		v4d jj = {ja, ja + 1, ja + 2, ja + 3};
+		int j = ja;
+		for (; j + 3 <= jb; j += 4, jj += four) {
 			v4d pu = X + C * jj * st, pv = Y + S * jj * st;
 			v4d fu = fs_floor4d(pu), fv = fs_floor4d(pv);
 			v4d ax = XI + fu, ay = YI + fv;
@@ -223,7 +223,7 @@ __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, con
 			v4d o = a * (one - fy) + b * fy;
 			memcpy(&raw[k][j], &o, sizeof o);
 		}
-		for (; j <= n; j++)
+		for (; j <= jb; j++)
 			raw[k][j] = sample_split(img, xi, yi, x + cs[k] * j * step, y + sn[k] * j * step);
 	}
 }
@@ -263,7 +263,9 @@ __attribute__((target("avx"))) static int ray_steps4(const double *v, int n, dou
 
 /* The image along the rays from (xi + x, yi + y) (xi, yi whole pixels, x,
  * y the point's fraction of them, see measure()): raw[k][j] at j * step
- * along ray k, j = 0..n, two samples at a time, each split into pixel and
+ * along ray k, j = ja..jb (0 <= ja, jb <= n; each sample's value is its
+ * own, whichever others are read with it, so a part of the rays reads
+ * what the whole would there), two samples at a time, each split into pixel and
  * fraction (sample_split); samples inside the image (the last column and
  * row excluded, where fs_image_sample repeats the edge) are read without
  * its clamping: the same values. Why per pair and not per ray: a ray that
@@ -271,7 +273,7 @@ __attribute__((target("avx"))) static int ray_steps4(const double *v, int n, dou
  * them was a third of the passes' cost on the paper figures, whose domes
  * lie near the border by the dozen. */
 static void sample_rays(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
-			double step, int n, double raw[NRAYS][NMAX + 1])
+			double step, int n, int ja, int jb, double raw[NRAYS][NMAX + 1])
 {
 	double reach = n * step;
 	const float *d = img->data;
@@ -279,7 +281,7 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 	int inside = xi + x - reach >= 0 && yi + y - reach >= 0 && xi + x + reach < w - 1 && yi + y + reach < h - 1;
 #ifdef FS_LANES_AVX
 	if (fs_cpu_has_avx()) {
-		sample_rays4(img, cs, sn, xi, yi, x, y, step, n, inside, raw);
+		sample_rays4(img, cs, sn, xi, yi, x, y, step, ja, jb, inside, raw);
 		return;
 	}
 #endif
@@ -291,9 +293,9 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 		v2d C = {cs[k], cs[k]}, S = {sn[k], sn[k]}, X = {x, x}, Y = {y, y}, st = {step, step};
 		/* jj = {j, j + 1} counted in doubles (whole numbers, exact),
 		 * not converted from j every pair */
-		v2d jj = {0, 1};
-		int j = 0;
-		for (; j + 1 <= n; j += 2, jj += two) {
+		v2d jj = {ja, ja + 1};
+		int j = ja;
+		for (; j + 1 <= jb; j += 2, jj += two) {
 			v2d pu = X + C * jj * st, pv = Y + S * jj * st;
 			/* the cells' top-left pixels in doubles (whole numbers
 			 * below 2^31: the sums and the index y w + x, below
@@ -317,7 +319,7 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 			v2d o = a * (one - fy) + b * fy;
 			memcpy(&raw[k][j], &o, sizeof o);
 		}
-		for (; j <= n; j++)
+		for (; j <= jb; j++)
 			raw[k][j] = sample_split(img, xi, yi, x + cs[k] * j * step, y + sn[k] * j * step);
 	}
 }
@@ -683,13 +685,78 @@ static double kappa_of(const step_widths *w)
 	return -c2 / (w->step * w->step);
 }
 
+#ifdef FS_LANES_AVX
+/* lean_steps' loop for one ray with AVX, four radii at a time (each lane
+ * ray_steps4's quotient and magnitude, h's sums in the same order), the
+ * radii left one at a time as lean_steps' plain loop makes them. */
+__attribute__((target("avx"))) static void span_steps4(const double *v, int a, int b, double step, double *d,
+							double *h)
+{
+	v4d two_step = {2 * step, 2 * step, 2 * step, 2 * step};
+	__m256d mag4 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+	int j = a;
+	for (; j + 3 <= b; j += 4) {
+		v4d q = (fs_ld4d(v + j + 1) - fs_ld4d(v + j - 1)) / two_step;
+		v4d m = (v4d)_mm256_and_pd((__m256d)q, mag4);
+		memcpy(d + j, &m, sizeof m);
+		if (h) {
+			v4d hj = fs_ld4d(h + j) + m;
+			memcpy(h + j, &hj, sizeof hj);
+		}
+	}
+	for (; j <= b; j++) {
+		d[j] = fabs((v[j + 1] - v[j - 1]) / (2 * step));
+		if (h)
+			h[j] += d[j];
+	}
+}
+#endif
+
+static int lean_forbidden; /* fs_dome_forbid_lean */
+
+void fs_dome_forbid_lean(int on)
+{
+	__atomic_store_n(&lean_forbidden, on != 0, __ATOMIC_RELAXED);
+}
+
+/* A lean pass's steps (see pass()): d[k][j] = |v[j + 1] - v[j - 1]| /
+ * (2 step) of the raw rays for j = a..b (1 <= a, b <= n - 1), added into
+ * h[j] ray after ray unless h is NULL - the quotient, its magnitude and
+ * the sums of the whole pass's loops (ray_steps4 and the pair loop), so
+ * the same values where both make them. The samples a - 1 .. b + 1 are
+ * read, rounded up to whole quads where the rays reach (one more sample
+ * in a quad costs less than one read alone, sample_rays4). */
+static void lean_steps(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
+		       double step, int n, int a, int b, double raw[NRAYS][NMAX + 1], double d[NRAYS][NMAX],
+		       double *h)
+{
+	int sa = a - 1, sb = sa + (b - a + 3 + 3) / 4 * 4 - 1;
+	if (sb > n)
+		sb = n;
+	sample_rays(img, cs, sn, xi, yi, x, y, step, n, sa, sb, raw);
+#ifdef FS_LANES_AVX
+	if (fs_cpu_has_avx()) {
+		for (int k = 0; k < NRAYS; k++)
+			span_steps4(raw[k], a, b, step, d[k], h);
+		return;
+	}
+#endif
+	double two_step = 2 * step;
+	for (int k = 0; k < NRAYS; k++)
+		for (int j = a; j <= b; j++) {
+			d[k][j] = fabs((raw[k][j + 1] - raw[k][j - 1]) / two_step);
+			if (h)
+				h[j] += d[k][j];
+		}
+}
+
 /* One pass from (xi + x, yi + y): edge radius per ray (rad), the fitted
  * centre (relative to xi, yi as x, y are) and the quality; with rp not
  * NULL, what inner_shift needs of the rays' picks there. Returns -1 when
  * the image is flat around the point. */
 static int pass(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
-		double rmin, double rmax, double smooth, int outer, double blur, double sw, double *rad, double *ncx,
-		double *ncy, double *quality, step_widths *widths, ray_picks *rp)
+		double rmin, double rmax, double smooth, int outer, double blur, double sw, int lean, double *rad,
+		double *ncx, double *ncy, double *quality, step_widths *widths, ray_picks *rp)
 {
 	double reach = 1.3 * rmax;
 	double step = fmax(0.35, reach / (NMAX - 2));
@@ -729,8 +796,30 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 #ifdef FS_LANES_AVX
 	int avx = fs_cpu_has_avx();
 #endif
-	sample_rays(img, cs, sn, xi, yi, x, y, step, n, raw);
-	for (int k = 0; k < NRAYS; k++) {
+	/* Lean (a pass that only moves the start, measure()): unsmoothed,
+	 * no ridge, no outermost step, no picks kept (rp NULL). Its centre
+	 * reads the summed step over j0 - 1 .. j1 + 1 (the peak and the
+	 * vertex beside it) and each ray's steps within the picks' window
+	 * +-1; the rest of the rays (the centre's first radii and the reach
+	 * beyond 1.25 of the circle, a third of the samples on the 2048 x
+	 * 1536 lattice) serves only the quality and the window's edge, which
+	 * a pass that is not the last does not give. Every step it makes is
+	 * the whole pass's, so its centre is too. */
+	int lj0 = (int)ceil(rmin / step), lj1 = (int)floor(rmax / step);
+	if (lean) {
+		if (lj0 < 1)
+			lj0 = 1;
+		if (lj1 > n - 2)
+			lj1 = n - 2;
+		if (lj1 < lj0)
+			return -1;
+		for (int k = 0; k < NRAYS; k++)
+			d[k][0] = 0;
+		lean_steps(img, cs, sn, xi, yi, x, y, step, n, lj0 - 1 < 1 ? 1 : lj0 - 1, lj1 + 1, raw, d, h);
+	}
+	if (!lean)
+		sample_rays(img, cs, sn, xi, yi, x, y, step, n, 0, n, raw);
+	for (int k = 0; k < NRAYS && !lean; k++) {
 		/* unsmoothed, the ray is read where it was sampled (no copy) */
 		double vs[NMAX + 1];
 		const double *v = raw[k];
@@ -826,7 +915,9 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 	 * the window's, not the dome's; a peak between rmin and the first
 	 * sample (or rmax and the last) is inside */
 	int edge = 0;
-	if (js == j0 && h[j0 - 1] > h[j0]) {
+	if (lean) {
+		/* (the window's edge is the last pass's) */
+	} else if (js == j0 && h[j0 - 1] > h[j0]) {
 		double o = j0 >= 2 ? fs_parabola_vertex(h[j0 - 2], h[j0 - 1], h[j0]) : 0;
 		edge = (j0 - 1 + o) * step < rmin ? -1 : 0;
 	} else if (js == j1 && h[j1 + 1] > h[j1]) {
@@ -841,6 +932,10 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		w0 = 1;
 	if (w1 > n - 2)
 		w1 = n - 2;
+	/* (a lean pass's window reaching past the summed step's radii: the
+	 * rays' steps there too) */
+	if (lean && (w0 - 1 < lj0 - 1 || w1 + 1 > lj1 + 1))
+		lean_steps(img, cs, sn, xi, yi, x, y, step, n, w0 - 1 < 1 ? 1 : w0 - 1, w1 + 1, raw, d, NULL);
 	/* the weight depends on the radius only: one exp per radius, not
 	 * per ray and radius (it was a fifth of the pass) */
 	double wt[NMAX];
@@ -899,9 +994,10 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 			}
 		}
 		on += d[k][jb];
-		best += ray_max[k];
+		if (!lean)
+			best += ray_max[k];
 	}
-	*quality = best > 0 ? on / best : 0;
+	*quality = lean ? NAN : best > 0 ? on / best : 0;
 	widths->step = step;
 	widths->valid = 1;
 	if (rp) {
@@ -1021,15 +1117,27 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 		double blur = 0;
 		if (ridge && it > 0 && (*kappa = kappa_of(&widths), isfinite(*kappa)) && *kappa > 0)
 			blur = 1 / sqrt(*kappa);
-		/* (*kappa: the last pass's that reached its picks, failed or not) */
-		if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, rad, &nx, &ny, &q,
-			 &widths, rp)) {
+		/* (*kappa: the last pass's that reached its picks, failed or not)
+		 * The first pass is lean (pass()) where it may be: it only
+		 * moves the start unless its centre leaves the image, and then
+		 * it is made whole, from the same start, the same centre. (A
+		 * failed lean pass fails where the whole one would, its picks'
+		 * widths the same.) */
+		int lean = it == 0 && !(smooth > 0) && !__atomic_load_n(&lean_forbidden, __ATOMIC_RELAXED);
+		if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, lean, rad, &nx, &ny, &q,
+			 &widths, lean ? NULL : rp)) {
 			*kappa = kappa_of(&widths);
 			return -1;
 		}
 		double shift = hypot(nx - cx, ny - cy);
-		if (xi + nx < 0 || yi + ny < 0 || xi + nx > img->width - 1 || yi + ny > img->height - 1)
+		if (xi + nx < 0 || yi + ny < 0 || xi + nx > img->width - 1 || yi + ny > img->height - 1) {
+			if (lean && pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, 0, blur, sw, 0, rad, &nx, &ny,
+					 &q, &widths, rp)) {
+				*kappa = kappa_of(&widths);
+				return -1;
+			}
 			break;
+		}
 		cx = nx;
 		cy = ny;
 		if (shift < 0.25 && it > 0)

@@ -200,4 +200,13 @@ int fs_dome_measure_base_edge(const fs_image *img, double x, double y, double rm
 int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 			 fs_tubercle *t);
 
+/*
+ * For tests: with on non-zero every pass of a reading is made whole (the
+ * lean first pass of dome_measure.c's measure() forbidden), 0 gives it
+ * back. Why: the lean pass promises the whole pass's centre to the bit,
+ * and only a reading with and without it shows that it still does
+ * (test_dome_lean_pass). Not to be called while another thread measures.
+ */
+void fs_dome_forbid_lean(int on);
+
 #endif
