@@ -1027,8 +1027,9 @@ static double fine_v_sigma_hi = 3.0;
  * (0.02-0.18 px^2 a axis on corner 5 and 21, h45b), which the mean patch
  * shows as blur. It does not put them nearer the truth (0.03-0.04 px^2
  * after it, about the TRUE centres too) and it sharpens the mean patch
- * by ~0.05 px^2 beyond the true centres' (each dome's own deviations
- * matched onto the template; the same at a quarter and twice the noise,
+ * by ~0.05 px^2 beyond the true centres' (the same at half and twice
+ * the noise variance and without roughness or undulation; the moves go
+ * towards half pixels, not whole ones: what it matches is not found,
  * h45b). Brute force (17 x 17 moves a dome and round): ~4 G instructions
  * on a corner scene; a cost to cut before any rule used it. xs, ys are
  * moved in place; 0, or -1 out of memory. */
@@ -1316,8 +1317,18 @@ static void rule_level_print(int k, unsigned seed_add, const fs_image *src, cons
 					double ex = tax[j] - c.xs[j], ey = tay[j] - c.ys[j];
 					sx += ex, sy += ey, sxx += ex * ex, syy += ey * ey;
 				}
-				printf(" | true/al moves' scatter %.3f",
-				       0.5 * ((sxx - sx * sx / c.n) + (syy - sy * sy / c.n)) / (c.n - 1));
+				/* the bilinear tent's variance a axis at each centre's
+				 * sub-pixel phase f, f (1 - f): 1/6 over random phases;
+				 * lower where the moves lock centres towards whole px */
+				double t0 = 0, t1 = 0;
+				for (size_t j = 0; j < c.n; j++) {
+					double f0x = c.xs[j] - floor(c.xs[j]), f0y = c.ys[j] - floor(c.ys[j]);
+					double f1x = tax[j] - floor(tax[j]), f1y = tay[j] - floor(tay[j]);
+					t0 += 0.5 * (f0x * (1 - f0x) + f0y * (1 - f0y));
+					t1 += 0.5 * (f1x * (1 - f1x) + f1y * (1 - f1y));
+				}
+				printf(" | true/al moves' scatter %.3f tent var %.3f -> %.3f",
+				       0.5 * ((sxx - sx * sx / c.n) + (syy - sy * sy / c.n)) / (c.n - 1), t0 / c.n, t1 / c.n);
 			}
 		}
 		if (nd >= 8 && (fine_v_on >> FV_FDAL & 1 || fine_v_on >> FV_FDALSHAPE & 1 || fine_v_on >> FV_FDSPH1AL & 1)) {
