@@ -74,6 +74,15 @@
  * +-0.05..+-0.3 px^2), judged from the rule's OWN final centres by
  * scaling the rule's radii by the level's ratio (rule_level_print): a line
  * "RULELEVEL" a scene. About 0.3 s of CPU a pitch-16 scene more.
+ * --fine-v NAME,... (h45b; implies --rule-level): the line with the blur
+ * variance read by the fine forward model (fs_blur_fine_read) from the
+ * rule's own centres instead of the oracle, where the sphere gate opens
+ * and on the truth's tall spheres; NAME one of fD, fD+shape, fD/sph1,
+ * fD@meas, true, fD/al, fD+shape/al, fD/sph1/al, true/al, or all (the FV_* list
+ * at fine_v_read); --fine-grid G and --fine-sigma-hi S set the read's
+ * grid and sigma range (cost). Per reading: v, v - the oracle, the beam,
+ * misfit, shape, offset and the line's D/S. About 1 s of CPU a reading
+ * (shape held), 8 s with the shape searched, on a pitch-16 scene.
  * --interior: SCENE numbers are the interior scenes (sem_interior_scene)
  * instead of the corner scenes (h44c: whether --rule-level's gate opens
  * there).
@@ -87,7 +96,8 @@
  *
  * Usage: bench_level_small [--seed-add N] [--set KEY=VALUE]... [--annulus |
  * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [--blur-true]
- * [--calib-rule] [--extrap-calib] [--extrap-curve] [--rule-level] [--interior] [SCENE...]; default the unscreened
+ * [--calib-rule] [--extrap-calib] [--extrap-curve] [--rule-level] [--fine-v NAME,...] [--fine-grid G]
+ * [--fine-sigma-hi S] [--interior] [SCENE...]; default the unscreened
  * fill-0.25 pitch-16 corner scenes (A: 2 6 18 22, E: 0 4 16 20) and B1 (1
  * 3 5 7 17 19 21 23). About 0.15 s of CPU a scene with SEM_SCENE_CACHE.
  */
@@ -96,6 +106,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/blur_fine.h"
 #include "analysis/detect.h"
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
@@ -966,7 +977,205 @@ static int rule_level;
 static const double RL_DV[] = {0, -0.3, -0.2, -0.1, -0.05, 0.05, 0.1, 0.2, 0.3};
 #define RL_NDV ((int)(sizeof RL_DV / sizeof *RL_DV))
 
-static void rule_level_print(int k, unsigned seed_add, const fs_image *meas, const sem_opts *o, const sem_truth *t,
+/* --fine-v (h45b): the blur variance h43i's line needs, read by the fine
+ * forward model (blur_fine.h, h44a) from the rule's OWN centres instead of
+ * the oracle, where the line would apply (the sphere gate open) and on
+ * the scenes the truth says are tall spheres at pitch 16 (its bias and SD
+ * there, gate or not). h44c found the line needs v within +-0.1 px^2 at
+ * both detector azimuths; the formation fit's templates read 21 0.15-0.40
+ * px^2 high. The readings (FV_*), each about every sized centre of the
+ * rule (moved by the formation's offset where the rule's level is read
+ * from there, h42b), the common offset searched:
+ *   fD        the fill held at the rule's mean D over the formation's
+ *             pitch, the formation fit's shape held (h44k's fD);
+ *   fD+shape  the same with the profile and h/R searched (h44k's best on
+ *             A and E; 18 x the cost);
+ *   fD/sph1   the fill tied, the shape held at a sphere of h/R 1.0 (what
+ *             the gate says a tall sphere is, not the fit's coarse h/R);
+ *   fD@meas   fD read on the measurement image itself (the image the
+ *             level's readings and the line's v are on) instead of the
+ *             source: no sampled-smoothing term to add;
+ *   true      the TRUE centres with the simulator's geometry, offset held
+ *             at 0 (an oracle: the fine model's own bias at 3.2-px gaps,
+ *             h44a +0.05 px of beam);
+ *   fD/al, fD+shape/al, fD/sph1/al  fD, fD+shape and fD/sph1 about
+ *             the rule's centres each moved onto the mean patch (align_centres): the rule's
+ *             per-dome scatter widens the mean patch as a blur would
+ *             (a scatter of variance s^2 a axis adds s^2 to v), and no
+ *             common offset takes it off;
+ *   true/al   true's reading about the TRUE centres moved by
+ *             align_centres: what the alignment itself does to the mean
+ *             patch where there is no scatter to take off.
+ * Read on the source image, v = beam^2 + 1/12 + the measurement
+ * smoothing's sampled variance (image_var's sum); on the measurement
+ * image v = beam^2 + 1/12 (its smoothing is in the Gaussian read). */
+enum { FV_FD, FV_FDSHAPE, FV_FDSPH1, FV_FDMEAS, FV_TRUE, FV_FDAL, FV_FDALSHAPE, FV_FDSPH1AL, FV_TRUEAL, FV_N };
+static const char *FV_NAME[FV_N] = {"fD",         "fD+shape",    "fD/sph1",
+				    "fD@meas",    "true",        "fD/al",
+				    "fD+shape/al", "fD/sph1/al", "true/al"};
+static unsigned fine_v_on; /* a bit per FV_*; 0: --fine-v not asked */
+static int fine_v_grid = 64;
+static double fine_v_sigma_hi = 3.0;
+
+/* Each centre moved onto the mean patch (image-only): the mean patch
+ * about the centres (whole-px offsets within half a pitch, bilinear),
+ * then each dome's own patch matched to it (gain and level solved, the
+ * least squares' residual) over moves of +-1 px in 0.125-px steps, the
+ * best refined by a parabola a axis; the moves' mean taken off (the
+ * common offset is the fine read's to find), and again from the new
+ * centres, iters times. Why: the rule's centres scatter about the domes
+ * (0.02-0.18 px^2 a axis on corner 5 and 21, h45b), which the mean patch
+ * shows as blur. It does not put them nearer the truth (0.03-0.04 px^2
+ * after it, about the TRUE centres too) and it sharpens the mean patch
+ * by ~0.05 px^2 beyond the true centres' (the same at half and twice
+ * the noise variance and without roughness or undulation; the moves go
+ * towards half pixels, not whole ones: what it matches is not found,
+ * h45b). Brute force (17 x 17 moves a dome and round): ~4 G instructions
+ * on a corner scene; a cost to cut before any rule used it. xs, ys are
+ * moved in place; 0, or -1 out of memory. */
+__attribute__((noinline)) /* its own line in a callgrind profile (its cost, h45b) */
+static int align_centres(const fs_image *img, double *xs, double *ys, size_t n, double pitch, int iters)
+{
+	int hw = (int)(0.5 * pitch), side = 2 * hw + 1, np = 0;
+	int *du = malloc((size_t)side * side * sizeof *du), *dvv = malloc((size_t)side * side * sizeof *dvv);
+	double *tp = malloc((size_t)side * side * sizeof *tp), *pp = malloc((size_t)side * side * sizeof *pp);
+	double *mvx = malloc((n + 1) * sizeof *mvx), *mvy = malloc((n + 1) * sizeof *mvy);
+	if (!du || !dvv || !tp || !pp || !mvx || !mvy) {
+		free(du), free(dvv), free(tp), free(pp), free(mvx), free(mvy);
+		return -1;
+	}
+	for (int v = -hw; v <= hw; v++)
+		for (int u = -hw; u <= hw; u++)
+			if (u * u + v * v <= 0.25 * pitch * pitch) {
+				du[np] = u;
+				dvv[np++] = v;
+			}
+	double lo = hw + 2, hx = img->width - hw - 3, hy = img->height - hw - 3;
+#define AL_IN(x, y) ((x) >= lo && (y) >= lo && (x) <= hx && (y) <= hy)
+	for (int it = 0; it < iters; it++) {
+		size_t m = 0;
+		for (int p = 0; p < np; p++)
+			tp[p] = 0;
+		for (size_t i = 0; i < n; i++)
+			if (AL_IN(xs[i], ys[i])) {
+				for (int p = 0; p < np; p++)
+					tp[p] += fs_image_sample_inside(img->data, img->width, xs[i] + du[p], ys[i] + dvv[p]);
+				m++;
+			}
+		if (m < 8)
+			break;
+		double tm = 0, tss = 0;
+		for (int p = 0; p < np; p++)
+			tm += (tp[p] /= m);
+		tm /= np;
+		for (int p = 0; p < np; p++)
+			tss += (tp[p] - tm) * (tp[p] - tm);
+		double sx = 0, sy = 0;
+		size_t nm = 0;
+		for (size_t i = 0; i < n; i++) {
+			mvx[i] = mvy[i] = 0;
+			if (!AL_IN(xs[i], ys[i]))
+				continue;
+			/* the residual of the patch on (1, template) at a move */
+#define AL_RES(ax, ay, out)                                                                                   \
+	do {                                                                                                   \
+		double pm = 0, ptc = 0, pss = 0;                                                               \
+		for (int p = 0; p < np; p++)                                                                   \
+			pm += (pp[p] = fs_image_sample_clamped(img, xs[i] + (ax) + du[p], ys[i] + (ay) + dvv[p])); \
+		pm /= np;                                                                                      \
+		for (int p = 0; p < np; p++) {                                                                 \
+			ptc += (pp[p] - pm) * (tp[p] - tm);                                                    \
+			pss += (pp[p] - pm) * (pp[p] - pm);                                                    \
+		}                                                                                              \
+		(out) = pss - ptc * ptc / tss;                                                                 \
+	} while (0)
+			double best = INFINITY, bx = 0, by = 0, st = 0.125;
+			for (int a = -8; a <= 8; a++)
+				for (int b = -8; b <= 8; b++) {
+					double r;
+					AL_RES(a * st, b * st, r);
+					if (r < best) {
+						best = r;
+						bx = a * st;
+						by = b * st;
+					}
+				}
+			double rxm, rxp, rym, ryp, ox = 0, oy = 0;
+			AL_RES(bx - st, by, rxm);
+			AL_RES(bx + st, by, rxp);
+			AL_RES(bx, by - st, rym);
+			AL_RES(bx, by + st, ryp);
+			if (rxm + rxp - 2 * best > 0)
+				ox = 0.5 * st * (rxm - rxp) / (rxm + rxp - 2 * best);
+			if (rym + ryp - 2 * best > 0)
+				oy = 0.5 * st * (rym - ryp) / (rym + ryp - 2 * best);
+			mvx[i] = bx + ox;
+			mvy[i] = by + oy;
+			sx += mvx[i];
+			sy += mvy[i];
+			nm++;
+#undef AL_RES
+		}
+		if (!nm)
+			break;
+		sx /= nm;
+		sy /= nm;
+		for (size_t i = 0; i < n; i++)
+			if (AL_IN(xs[i], ys[i]) && (mvx[i] != 0 || mvy[i] != 0)) {
+				xs[i] += mvx[i] - sx;
+				ys[i] += mvy[i] - sy;
+			}
+	}
+#undef AL_IN
+	free(du), free(dvv), free(tp), free(pp), free(mvx), free(mvy);
+	return 0;
+}
+
+/* The rule's centres' scatter about the TRUE ones (an oracle): the
+ * variance a axis of true - given over the matched domes, their mean
+ * (the common offset) taken off; (var x + var y) / 2, px^2. idx maps
+ * the given centres to l's items. */
+static double centre_scatter(const sem_truth *t, const int *mtru, const int *idx, size_t n, const double *xs,
+			     const double *ys)
+{
+	double sx = 0, sy = 0, sxx = 0, syy = 0;
+	size_t m = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		if (!t->inside[j] || mtru[j] < 0)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (idx[i] == mtru[j]) {
+				double ex = t->x[j] - xs[i], ey = t->y[j] - ys[i];
+				sx += ex, sy += ey, sxx += ex * ex, syy += ey * ey;
+				m++;
+				break;
+			}
+	}
+	if (m < 2)
+		return NAN;
+	return 0.5 * ((sxx - sx * sx / m) + (syy - sy * sy / m)) / (m - 1);
+}
+
+/* one fine reading's v (px^2), NAN where it fails; *rd gets the read */
+static double fine_v_read(const fs_image *img, const double *xs, const double *ys, size_t n, const fs_dome_fit *f,
+			  double fill, int shape_search, double shift_max, double add_var, fs_blur_fine *rd)
+{
+	fs_blur_fine_opts bo;
+	fs_blur_fine_opts_default(&bo);
+	bo.grid = fine_v_grid;
+	bo.sigma_hi = fine_v_sigma_hi;
+	bo.fill = fill;
+	bo.shape_search = shape_search;
+	bo.shift_max = shift_max;
+	char err[256];
+	if (fs_blur_fine_read(img, xs, ys, n, f, &bo, rd, err, sizeof err)) {
+		printf("  FINEV: %s\n", err);
+		return NAN;
+	}
+	return rd->beam * rd->beam + 1.0 / 12 + add_var;
+}
+
+static void rule_level_print(int k, unsigned seed_add, const fs_image *src, const fs_image *meas, const sem_opts *o, const sem_truth *t,
 			     const fs_tubercle_list *l, const int *mtru, double msig)
 {
 	centre_sets c;
@@ -1076,6 +1285,97 @@ static void rule_level_print(int k, unsigned seed_add, const fs_image *meas, con
 		if (sem_score_scaled_ds(t, l, o->halftone, f, &d, &sp))
 			d = sp = NAN;
 		printf(" %+.2f/%+.2f", d, sp);
+	}
+	if (fine_v_on && (sphere_tall || truth_sph)) {
+		/* every sized centre of the rule (as a rule would read them),
+		 * moved as the level's readings were, and its mean D's fill */
+		double *fx = malloc((l->n + 1) * sizeof *fx), *fy = malloc((l->n + 1) * sizeof *fy), dd = 0;
+		double *ax = malloc((l->n + 1) * sizeof *ax), *ay = malloc((l->n + 1) * sizeof *ay);
+		int *idx = malloc((l->n + 1) * sizeof *idx);
+		size_t nd = 0;
+		for (size_t i = 0; fx && fy && ax && ay && idx && i < l->n; i++)
+			if (isfinite(l->items[i].radius_px) && l->items[i].radius_px > 0) {
+				fx[nd] = l->items[i].centroid_x + (moved ? mdx : 0);
+				fy[nd] = l->items[i].centroid_y + (moved ? mdy : 0);
+				ax[nd] = fx[nd];
+				ay[nd] = fy[nd];
+				idx[nd++] = (int)i;
+				dd += 2 * l->items[i].radius_px;
+			}
+		double sc0 = NAN, sc1 = NAN, *tax = NULL, *tay = NULL;
+		if (fine_v_on >> FV_TRUEAL & 1 && c.n >= 8 && (tax = malloc(c.n * sizeof *tax)) &&
+		    (tay = malloc(c.n * sizeof *tay))) {
+			memcpy(tax, c.xs, c.n * sizeof *tax);
+			memcpy(tay, c.ys, c.n * sizeof *tay);
+			if (align_centres(meas, tax, tay, c.n, t->pitch, 3)) {
+				free(tax);
+				tax = NULL;
+			} else {
+				/* the moves' own scatter (true centres: all of it is the alignment's) */
+				double sx = 0, sy = 0, sxx = 0, syy = 0;
+				for (size_t j = 0; j < c.n; j++) {
+					double ex = tax[j] - c.xs[j], ey = tay[j] - c.ys[j];
+					sx += ex, sy += ey, sxx += ex * ex, syy += ey * ey;
+				}
+				/* the bilinear tent's variance a axis at each centre's
+				 * sub-pixel phase f, f (1 - f): 1/6 over random phases;
+				 * lower where the moves lock centres towards whole px */
+				double t0 = 0, t1 = 0;
+				for (size_t j = 0; j < c.n; j++) {
+					double f0x = c.xs[j] - floor(c.xs[j]), f0y = c.ys[j] - floor(c.ys[j]);
+					double f1x = tax[j] - floor(tax[j]), f1y = tay[j] - floor(tay[j]);
+					t0 += 0.5 * (f0x * (1 - f0x) + f0y * (1 - f0y));
+					t1 += 0.5 * (f1x * (1 - f1x) + f1y * (1 - f1y));
+				}
+				printf(" | true/al moves' scatter %.3f tent var %.3f -> %.3f",
+				       0.5 * ((sxx - sx * sx / c.n) + (syy - sy * sy / c.n)) / (c.n - 1), t0 / c.n, t1 / c.n);
+			}
+		}
+		if (nd >= 8 && (fine_v_on >> FV_FDAL & 1 || fine_v_on >> FV_FDALSHAPE & 1 || fine_v_on >> FV_FDSPH1AL & 1)) {
+			sc0 = centre_scatter(t, mtru, idx, nd, fx, fy);
+			if (align_centres(meas, ax, ay, nd, t->pitch, 3))
+				nd = 0;
+			else
+				sc1 = centre_scatter(t, mtru, idx, nd, ax, ay);
+		}
+		double fill_d = nd ? dd / nd / off.fit.pitch : NAN, add = sampled_var(msig);
+		fs_dome_fit sph1 = off.fit, fsim;
+		sph1.profile = 0;
+		sph1.h_over_r = 1.0;
+		formation_sim(o, off.fit.pitch, c.fill, 0, &fsim);
+		printf(" | FINEV gate %d truth %d fill of D %.3f (true %.3f) fit prof %.1f h/R %.2f scatter %.3f aligned %.3f",
+		       sphere_tall, truth_sph, fill_d, c.fill, off.fit.profile, off.fit.h_over_r, sc0, sc1);
+		for (int q = 0; q < FV_N; q++) {
+			if (!(fine_v_on >> q & 1) || nd < 8 || !fx || !fy || (q == FV_TRUEAL && !(tax && tay)))
+				continue;
+			fs_blur_fine rd;
+			double vq = q == FV_FD ? fine_v_read(src, fx, fy, nd, &off.fit, fill_d, 0, 1.5, add, &rd)
+				  : q == FV_FDSHAPE ? fine_v_read(src, fx, fy, nd, &off.fit, fill_d, 1, 1.5, add, &rd)
+				  : q == FV_FDSPH1 ? fine_v_read(src, fx, fy, nd, &sph1, fill_d, 0, 1.5, add, &rd)
+				  : q == FV_FDMEAS ? fine_v_read(meas, fx, fy, nd, &off.fit, fill_d, 0, 1.5, 0, &rd)
+				  : q == FV_FDAL ? fine_v_read(src, ax, ay, nd, &off.fit, fill_d, 0, 1.5, add, &rd)
+				  : q == FV_FDALSHAPE ? fine_v_read(src, ax, ay, nd, &off.fit, fill_d, 1, 1.5, add, &rd)
+				  : q == FV_FDSPH1AL ? fine_v_read(src, ax, ay, nd, &sph1, fill_d, 0, 1.5, add, &rd)
+				  : q == FV_TRUEAL ? fine_v_read(src, tax, tay, c.n, &fsim, c.fill, 0, 0, add, &rd)
+				  : fine_v_read(src, c.xs, c.ys, c.n, &fsim, c.fill, 0, 0, add, &rd);
+			if (!isfinite(vq))
+				continue;
+			/* where the gate is open the line takes this v; elsewhere the
+			 * rule's result stands (printed as the rule's) */
+			double f = sphere_tall ? 1 / (1 + RL_SLOPE * vq / 100) / g_rule : 1, d, sp;
+			if (sem_score_scaled_ds(t, l, o->halftone, f, &d, &sp))
+				d = sp = NAN;
+			printf(" | %s v %.3f dv %+.3f beam %.3f mis %.5f prof %.0f h/R %.2f shift %+.2f %+.2f D/S %+.2f/%+.2f",
+			       FV_NAME[q], vq, vq - v, rd.beam, rd.misfit, rd.profile, rd.h_over_r, rd.shift_x, rd.shift_y,
+			       d, sp);
+		}
+		free(fx);
+		free(fy);
+		free(ax);
+		free(ay);
+		free(idx);
+		free(tax);
+		free(tay);
 	}
 	for (int w = 0; w < 4; w++) {
 		int on = w == 0 ? sphere_tall : w == 1 ? plan == FS_DET_EXTRAP_TALL : w == 2 ? truth_sph
@@ -1416,7 +1716,7 @@ static int run_scene(int k, unsigned seed_add, int profile)
 		if (extrap_curve)
 			curve_print(meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (rule_level)
-			rule_level_print(k, seed_add, meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
+			rule_level_print(k, seed_add, sim.img, meas, &o, &sim.tr, l, mtru, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (blur_true)
 			blur_true_print(k, meas, &o, &sim.tr, sim.tr.pitch >= 40 ? 1.0 : 0.5);
 		if (blur_read)
@@ -1467,6 +1767,16 @@ int main(int argc, char **argv)
 			interior = 1;
 		else if (!strcmp(argv[i], "--rule-level"))
 			rule_level = 1;
+		else if (!strcmp(argv[i], "--fine-v") && i + 1 < argc) {
+			rule_level = 1;
+			for (char *w = strtok(argv[++i], ","); w; w = strtok(NULL, ","))
+				for (int q = 0; q < FV_N; q++)
+					if (!strcmp(w, FV_NAME[q]) || !strcmp(w, "all"))
+						fine_v_on |= 1u << q;
+		} else if (!strcmp(argv[i], "--fine-grid") && i + 1 < argc)
+			fine_v_grid = atoi(argv[++i]) >= 8 ? atoi(argv[i]) : 64;
+		else if (!strcmp(argv[i], "--fine-sigma-hi") && i + 1 < argc)
+			fine_v_sigma_hi = atof(argv[++i]) > 0.5 ? atof(argv[i]) : 3.0;
 		else if (!strcmp(argv[i], "--blur-read"))
 			blur_read = 1;
 		else if (!strcmp(argv[i], "--blur-true"))
