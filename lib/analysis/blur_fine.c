@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/box_tent_kernel.h"
+
 #define NC FS_SE_NCOMP
 /* Gaussian tails cut at this many sigma (the weights renormalised) */
 #define TAIL 4.0
-/* half width of the box convolved with the tent (px) */
-#define BT_HALF 1.5
 
 void fs_blur_fine_opts_default(fs_blur_fine_opts *o)
 {
@@ -24,39 +24,13 @@ void fs_blur_fine_opts_default(fs_blur_fine_opts *o)
 	o->shift_max = 1.5;
 }
 
-static double Phi(double z)
-{
-	return 0.5 * erfc(-z * M_SQRT1_2);
-}
-
-static double phi(double z)
-{
-	return exp(-0.5 * z * z) * (0.5 * M_2_SQRTPI * M_SQRT1_2);
-}
-
-/* The integral over [a, b] of (c0 + c1 t + c2 t^2) times the Gaussian
- * density of mean s and sigma sg in t: with t = s + sg z the polynomial is
- * q(s) + q'(s) sg z + c2 sg^2 z^2 and the normal's truncated moments are
- * closed forms, so the kernel needs no quadrature. */
-static double piece(double a, double b, double c0, double c1, double c2, double s, double sg)
-{
-	double A = (a - s) / sg, B = (b - s) / sg, pa = phi(A), pb = phi(B), i0 = Phi(B) - Phi(A);
-	double i1 = pa - pb, i2 = i0 + A * pa - B * pb;
-	return (c0 + c1 * s + c2 * s * s) * i0 + (c1 + 2 * c2 * s) * sg * i1 + c2 * sg * sg * i2;
-}
-
 double fs_blur_fine_kernel(int kernel, double sigma, double s)
 {
 	if (!(sigma > 0))
 		return 0;
 	if (kernel == FS_BLUR_FINE_POINT)
-		return phi(s / sigma) / sigma;
-	/* the box (1 px) convolved with the tent (1 px half width) is the
-	 * quadratic B-spline: three parabolas over [-1.5, 1.5]; the density
-	 * at s of the Gaussian convolved with it is the spline weighed by
-	 * the Gaussian about s */
-	return piece(-1.5, -0.5, 1.125, 1.5, 0.5, s, sigma) + piece(-0.5, 0.5, 0.75, 0, -1, s, sigma) +
-	       piece(0.5, 1.5, 1.125, -1.5, 0.5, s, sigma);
+		return fs_box_tent_phi(s / sigma) / sigma;
+	return fs_box_tent_gauss(sigma, s);
 }
 
 typedef struct ctx {
@@ -82,7 +56,7 @@ typedef struct ctx {
  * (the dome's centre), normalised (a constant stays constant). */
 static void kernel_row(const ctx *c, double sigma, double p, double *w, int *i0, int *i1)
 {
-	double S = TAIL * sigma + (c->kernel == FS_BLUR_FINE_BOX_TENT ? BT_HALF : 0);
+	double S = TAIL * sigma + (c->kernel == FS_BLUR_FINE_BOX_TENT ? FS_BOX_TENT_HALF : 0);
 	int a = (int)ceil((p - S) / c->h) + c->half, b = (int)floor((p + S) / c->h) + c->half;
 	a = a < 0 ? 0 : a;
 	b = b > c->cw - 1 ? c->cw - 1 : b;
@@ -509,7 +483,7 @@ int fs_blur_fine_read(const fs_image *img, const double *xs, const double *ys, s
 	}
 	/* the window: every point, moved by the largest offset, and the
 	 * widest kernel's support about it */
-	double reach_px = c.ri + o->shift_max + fabs(o->shift_x) + fabs(o->shift_y) + BT_HALF + TAIL * o->sigma_hi + 1;
+	double reach_px = c.ri + o->shift_max + fabs(o->shift_x) + fabs(o->shift_y) + FS_BOX_TENT_HALF + TAIL * o->sigma_hi + 1;
 	c.half = (int)ceil(reach_px / c.h) + 1;
 	c.cw = 2 * c.half + 1;
 	if (render_at(&c, &fld, f, o, fill)) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/box_tent_kernel.h"
 #include "analysis/halftone.h"
 #include "analysis/lanes.h"
 #include "analysis/near_pairs.h"
@@ -582,15 +583,11 @@ static void normal_add(const ctx *c, int nc, const double xtx[NPAR][NPAR], const
  * model is rendered fk times finer, blurred by the Gaussian with that
  * B-spline and read at the grid's samples. */
 #define FINE_KR_MAX 160
-static double bspline2(double a)
-{
-	a = fabs(a);
-	return a <= 0.5 ? 0.75 - a * a : a < 1.5 ? 0.5 * (1.5 - a) * (1.5 - a) : 0;
-}
 
 /* The fine kernel of a Gaussian of sigma fine samples: the B-spline of
- * fine_px samples a px convolved with it by quadrature (8 points a fine
- * sample), normalised; returns its radius (at most FINE_KR_MAX). */
+ * fine_px samples a px convolved with it (box_tent_kernel.h's closed
+ * form, in px: sigma / fine_px, at i / fine_px), normalised; returns its
+ * radius (at most FINE_KR_MAX). */
 static int fine_kernel(const ctx *c, double sigma, double *k)
 {
 	double W = c->fine_px;
@@ -599,16 +596,9 @@ static int fine_kernel(const ctx *c, double sigma, double *k)
 		kr = c->shf - c->p.half * c->fk;
 	if (kr > FINE_KR_MAX)
 		kr = FINE_KR_MAX;
-	int nq = (int)ceil(3 * W * 8);
 	double ks = 0;
-	for (int i = -kr; i <= kr; i++) {
-		double v = 0;
-		for (int q = 0; q < nq; q++) {
-			double t = -1.5 * W + (q + 0.5) * 3 * W / nq;
-			v += bspline2(t / W) * exp(-0.5 * (i - t) * (i - t) / (sigma * sigma));
-		}
-		ks += k[i + kr] = v;
-	}
+	for (int i = -kr; i <= kr; i++)
+		ks += k[i + kr] = fs_box_tent_gauss(sigma / W, i / W);
 	for (int i = 0; i <= 2 * kr; i++)
 		k[i] /= ks;
 	return kr;

@@ -97,50 +97,13 @@ void fs_se_dome_shape_foot(double u, double H, double profile, double foot, doub
 	dome_shape_foot(u, H, profile, foot, h, h1, h2);
 }
 
-/* Why per image px: electrons escape a convex rim within a physical
- * depth, so the brightening saturates at a curvature fixed in the image's
- * pixels whatever the render's grid (h40b; h43b: at 64 samples a pitch
- * EDGE_CAP per grid unit is 4 px^-1). The sites, subsamples and profile
- * are add_sub's, so the part sits in the same pixel as the others. */
-int fs_se_edge_px(const fs_se_geom *m, int g, int half, double px_per_sample, double cap_px, float *out)
+/* The Laplacian of R h(r / R) per grid unit at u = r / R, from the
+ * profile's slope h1 and curvature h2 there: (h'' + h' / u) / R, whose
+ * limit at the top (u -> 0, h' -> 0) is 2 h'' / R. The render's edge
+ * part and fs_se_edge_px read the same convexity. */
+static inline double lap_grid(double u, double h1, double h2, double R)
 {
-	if (g < 4 || half < 1 || !(px_per_sample > 0) || !(cap_px > 0) || !(m->fill > 0) || m->fill >= 1 ||
-	    !(m->h_over_r > 0))
-		return -1;
-	int cw = 2 * half + 1;
-	memset(out, 0, (size_t)cw * cw * sizeof *out);
-	/* grid units: the base radius, the lattice's two vectors */
-	double R = 0.5 * m->fill * g, H = m->h_over_r;
-	double ax = g * cos(m->angle), ay = g * sin(m->angle);
-	double bx = g * cos(m->angle + M_PI / 3), by = g * sin(m->angle + M_PI / 3);
-	int span = half / g + 2;
-	for (int i = -span; i <= span; i++)
-		for (int j = -span; j <= span; j++) {
-			double sx = i * ax + j * bx, sy = i * ay + j * by;
-			int x0 = (int)floor(sx - R) - 1, x1 = (int)ceil(sx + R) + 1;
-			int y0 = (int)floor(sy - R) - 1, y1 = (int)ceil(sy + R) + 1;
-			if (x1 < -half || y1 < -half || x0 > half || y0 > half)
-				continue;
-			for (int y = y0 < -half ? -half : y0; y <= y1 && y <= half; y++)
-				for (int x = x0 < -half ? -half : x0; x <= x1 && x <= half; x++) {
-					double acc = 0;
-					for (int b = 0; b < 2; b++)
-						for (int a = 0; a < 2; a++) {
-							double px = x + (a - 0.5) / 2 - sx, py = y + (b - 0.5) / 2 - sy;
-							double u = hypot(px, py) / R, h, h1, h2;
-							if (u >= 1)
-								continue; /* the ground; the foot's kink is concave */
-							dome_shape_foot(u, H, m->profile, m->foot, &h, &h1, &h2);
-							/* the Laplacian of R h(r / R) per grid
-							 * unit, then per px: a sample is
-							 * px_per_sample px */
-							double lap = (u > 1e-6 ? h2 + h1 / u : 2 * h2) / R / px_per_sample;
-							acc += fmin(cap_px, fmax(0, -lap));
-						}
-					out[(size_t)(y + half) * cw + (x + half)] += (float)(acc / 4);
-				}
-		}
-	return 0;
+	return u > 1e-6 ? (h2 + h1 / u) / R : 2 * h2 / R;
 }
 
 void fs_se_field_free(fs_se_field *f)
@@ -230,8 +193,7 @@ static void add_sub(const fs_se_geom *m, int smooth, double R, double px, double
 	 * top, where h' is 0 */
 	double gx = rr > 1e-9 ? h1 * px / rr : 0, gy = rr > 1e-9 ? h1 * py / rr : 0;
 	double sec = fmin(SEC_CAP, sqrt(1 + h1 * h1));
-	/* Laplacian of R h(r / R): (h'' + h' / u) / R */
-	double lap = uu > 1e-6 ? (h2 + h1 / uu) / R : 2 * h2 / R;
+	double lap = lap_grid(uu, h1, h2, R);
 	f->c[FS_SE_YIELD][o] += (float)((sec - 1) / 4);
 	f->c[FS_SE_SLOPE_X][o] += (float)(-gx / 4);
 	f->c[FS_SE_SLOPE_Y][o] += (float)(-gy / 4);
@@ -351,6 +313,51 @@ void fs_se_plan_free(fs_se_plan *p)
 	free(p->z);
 	free(p->sub);
 	memset(p, 0, sizeof *p);
+}
+
+/* Why per image px: electrons escape a convex rim within a physical
+ * depth, so the brightening saturates at a curvature fixed in the image's
+ * pixels whatever the render's grid (h40b; h43b: at 64 samples a pitch
+ * EDGE_CAP per grid unit is 4 px^-1). Why through the plan: the sites,
+ * subsamples and profile are then the render's own (sites_loop), so the
+ * part sits in the same pixel as the others and no second copy of the
+ * lattice's walk can drift from it (stop 44's review). */
+int fs_se_edge_px(const fs_se_geom *m, int g, int half, double px_per_sample, double cap_px, float *out)
+{
+	if (g < 4 || half < 1 || !(px_per_sample > 0) || !(cap_px > 0) || !(m->fill > 0) || m->fill >= 1 ||
+	    !(m->h_over_r > 0))
+		return -1;
+	int cw = 2 * half + 1;
+	memset(out, 0, (size_t)cw * cw * sizeof *out);
+	fs_se_plan p;
+	memset(&p, 0, sizeof p);
+	if (sites_loop(m, g, half, 0, EDGE_CAP, NULL, &p)) {
+		fs_se_plan_free(&p);
+		return -1;
+	}
+	double R = 0.5 * m->fill * g, H = m->h_over_r;
+	/* A sample's subsamples on one dome are consecutive in the plan, 0.5
+	 * apart about that dome's site (another site is g >= 4 samples off,
+	 * at least 2.8 along x or y); each such group is summed in double
+	 * and added once, so a sample whose subsamples lie on two domes
+	 * (where the domes all but touch) adds each dome's share on its
+	 * own, as this part always has. */
+	for (size_t k = 0; k < p.ns;) {
+		const fs_se_plan_sub *s0 = &p.sub[k];
+		double acc = 0;
+		for (; k < p.ns; k++) {
+			const fs_se_plan_sub *s = &p.sub[k];
+			if (s->o != s0->o || fabs(s->px - s0->px) > 1 || fabs(s->py - s0->py) > 1)
+				break;
+			double h, h1, h2;
+			dome_shape_foot(s->uu, H, m->profile, m->foot, &h, &h1, &h2);
+			/* a sample is px_per_sample px */
+			acc += fmin(cap_px, fmax(0, -lap_grid(s->uu, h1, h2, R) / px_per_sample));
+		}
+		out[s0->o] += (float)(acc / 4);
+	}
+	fs_se_plan_free(&p);
+	return 0;
 }
 
 int fs_se_render_planned(const fs_se_geom *m, int g, int half, int reach, fs_se_field *f, fs_se_plan *p)

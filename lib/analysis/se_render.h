@@ -153,8 +153,10 @@ void fs_se_dome_shape_foot(double u, double H, double profile, double foot, doub
  * each sample's subsamples of clip(-Laplacian of the height, 0, cap_px),
  * the Laplacian in px^-1 (px_per_sample: the image's px per grid sample,
  * pitch_px / g). What fs_blur_fine renders and the benches' physical
- * model (h40b, h44a). Returns 0, -1 on bad arguments (those
- * fs_se_render refuses, or px_per_sample or cap_px not above 0).
+ * model (h40b, h44a). The sites and subsamples are the render's own (its
+ * plan, fs_se_render_planned's, made and freed here). Returns 0, -1 on
+ * bad arguments (those fs_se_render refuses, or px_per_sample or cap_px
+ * not above 0) or out of memory.
  */
 int fs_se_edge_px(const fs_se_geom *m, int g, int half, double px_per_sample, double cap_px, float *out);
 

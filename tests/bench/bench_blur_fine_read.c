@@ -68,12 +68,12 @@
 
 #include "analysis/blur_fine.h"
 #include "analysis/detect.h"
-#include "analysis/detect_methods.h"
 #include "analysis/detect_offset.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
 #include "common_shift.h"
 #include "formation_calib.h"
+#include "scene_sets.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 
@@ -123,26 +123,22 @@ static int run(int k, unsigned seed_add)
 {
 	sem_opts o;
 	sem_corner_args(k, seed_add, &set_args, &o);
-	sem_scene sim;
-	fs_detect_result res;
-	if (sem_scene_detect(&sim, &o, fs_detect_domes, &res)) {
-		printf("%d: %s\n", k, sim.err);
+	dome_scene m;
+	if (dome_scene_open(&m, &o, SET_CORNER, k))
 		return -1;
-	}
-	const sem_truth *t = &sim.tr;
-	const fs_tubercle_list *l = &res.tubercles;
+	const sem_truth *t = &m.s.tr;
+	const fs_tubercle_list *l = &m.res.tubercles;
+	const fs_image *meas = m.meas;
 	size_t nl = l->n;
 	double *xr = malloc((nl + 1) * sizeof *xr), *yr = malloc((nl + 1) * sizeof *yr), *rr = malloc((nl + 1) * sizeof *rr);
 	double *xt = malloc((t->n + 1) * sizeof *xt), *yt = malloc((t->n + 1) * sizeof *yt);
 	double *xd = malloc((nl + 1) * sizeof *xd), *yd = malloc((nl + 1) * sizeof *yd);
 	double *mx = malloc((nl + 1) * sizeof *mx), *my = malloc((nl + 1) * sizeof *my);
 	int *mdet = malloc((nl + 1) * sizeof *mdet);
-	fs_image *meas = NULL, *lp = NULL;
+	fs_image *lp = NULL;
 	char err[256];
 	int rc = -1;
-	double msig = t->pitch >= 40 ? 1.0 : 0.5;
-	if (!xr || !yr || !rr || !xt || !yt || !xd || !yd || !mx || !my || !mdet ||
-	    fs_detect_measure_image(sim.img, &sim.p, msig, &meas, err, sizeof err))
+	if (!xr || !yr || !rr || !xt || !yt || !xd || !yd || !mx || !my || !mdet)
 		goto out;
 	size_t nr = 0;
 	for (size_t i = 0; i < nl; i++) {
@@ -177,7 +173,7 @@ static int run(int k, unsigned seed_add)
 		printf("%-3d +%-5u no formation fit at the rule's centres\n", k, seed_add);
 		goto out;
 	}
-	const fs_image *img = sim.img;
+	const fs_image *img = m.s.img;
 	double truth = sqrt(fmax(0, o.beam_blur * o.beam_blur - 1.0 / 12));
 	int screened = o.halftone > 0;
 	if (screened) {
@@ -303,7 +299,6 @@ static int run(int k, unsigned seed_add)
 	fflush(stdout);
 	rc = 0;
 out:
-	fs_image_free(meas);
 	fs_image_free(lp);
 	free(xr);
 	free(yr);
@@ -315,8 +310,7 @@ out:
 	free(mx);
 	free(my);
 	free(mdet);
-	fs_detect_result_free(&res);
-	sem_scene_close(&sim);
+	dome_scene_close(&m);
 	return rc;
 }
 

@@ -87,6 +87,7 @@
 #include "analysis/dome_measure.h"
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
+#include "scene_sets.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_score.h"
@@ -779,21 +780,17 @@ static int run_rule(int k, unsigned seed_add)
 {
 	sem_opts o;
 	sem_corner_args(k, seed_add, &set_args, &o);
-	sem_scene sim;
-	fs_detect_result res;
-	if (sem_scene_detect(&sim, &o, fs_detect_domes, &res)) {
-		printf("%d: %s\n", k, sim.err);
+	dome_scene ds;
+	if (dome_scene_open(&ds, &o, SET_CORNER, k))
 		return -1;
-	}
-	const sem_truth *t = &sim.tr;
-	const fs_tubercle_list *l = &res.tubercles;
+	const sem_truth *t = &ds.s.tr;
+	const fs_tubercle_list *l = &ds.res.tubercles;
+	const fs_image *meas = ds.meas;
 	double pitch = t->pitch, msig = pitch >= 40 ? 1.0 : 0.5, mr = 0.6 * pitch, r0 = FS_DOME_R0 * mr,
 	       r1 = FS_DOME_R1 * mr;
 	double beam = sqrt(fmax(0, o.beam_blur * o.beam_blur - 1.0 / 12));
 	model m;
 	memset(&m, 0, sizeof m);
-	fs_image *meas = NULL;
-	char err[128];
 	int rc = -1;
 	size_t nd = l->n;
 	double *xd = malloc((nd + 1) * sizeof *xd), *yd = malloc((nd + 1) * sizeof *yd);
@@ -804,8 +801,7 @@ static int run_rule(int k, unsigned seed_add)
 	int *mdet = malloc((nd + 1) * sizeof *mdet), *mtru = malloc((t->n + 1) * sizeof *mtru);
 	sem_score sc0;
 	if (!xd || !yd || !xt || !yt || !dt || !xr || !yr || !rr || !mdet || !mtru || model_points(&m, pitch) ||
-	    sem_score_detection(t, l, o.halftone, &sc0) ||
-	    fs_detect_measure_image(sim.img, &sim.p, msig, &meas, err, sizeof err))
+	    sem_score_detection(t, l, o.halftone, &sc0))
 		goto out;
 	for (size_t i = 0; i < nd; i++) {
 		xd[i] = l->items[i].centroid_x;
@@ -860,7 +856,7 @@ static int run_rule(int k, unsigned seed_add)
 		}
 	}
 	double dsum;
-	size_t used = model_patch(&m, sim.img, pitch, xt, yt, dt, nt, &dsum, NULL, NULL);
+	size_t used = model_patch(&m, ds.s.img, pitch, xt, yt, dt, nt, &dsum, NULL, NULL);
 	if (used < 8 || rn < 8)
 		goto out;
 	double fill = dsum / used / pitch, fill_r = rsum / rn / pitch;
@@ -876,7 +872,7 @@ static int run_rule(int k, unsigned seed_add)
 	double ct = calib_factor(&m, &g, &lk, pitch, beam, msig, r0, r1);
 	printf(" | true %.4f %+6.2f", ct, 100 * ((1 + rd_t / 100) * ct - 1));
 	/* the rule's own centres: the patch about them */
-	if (model_patch(&m, sim.img, pitch, xr, yr, NULL, nr, NULL, NULL, NULL) < 8)
+	if (model_patch(&m, ds.s.img, pitch, xr, yr, NULL, nr, NULL, NULL, NULL) < 8)
 		goto out;
 	printf(" | rule");
 	for (size_t q = 0; q < RULE_NDB; q++)
@@ -903,7 +899,7 @@ static int run_rule(int k, unsigned seed_add)
 		printf(" | pfill %.3f %.4f %+6.2f %+6.2f", pf, pc, sp.d_err, sp.s_err);
 	else
 		printf(" | pfill %.3f %.4f NAN NAN", pf, pc);
-	if (true_self && model_patch(&m, sim.img, pitch, xt, yt, NULL, nt, NULL, NULL, NULL) >= 8) {
+	if (true_self && model_patch(&m, ds.s.img, pitch, xt, yt, NULL, nt, NULL, NULL, NULL) >= 8) {
 		/* the same curves about the TRUE centres, from the true fill:
 		 * whether h43b's calibration there followed the dome's size or
 		 * the fill it was given (the crossing fields mean nothing here) */
@@ -914,7 +910,6 @@ static int run_rule(int k, unsigned seed_add)
 	rc = 0;
 out:
 	model_free(&m);
-	fs_image_free(meas);
 	free(xd);
 	free(yd);
 	free(xt);
@@ -925,8 +920,7 @@ out:
 	free(rr);
 	free(mdet);
 	free(mtru);
-	fs_detect_result_free(&res);
-	sem_scene_close(&sim);
+	dome_scene_close(&ds);
 	return rc;
 }
 

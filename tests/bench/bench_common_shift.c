@@ -60,6 +60,7 @@
 #include "common_shift.h"
 #include "formation_blur.h"
 #include "formation_calib.h"
+#include "scene_sets.h"
 #include "sem_scene.h"
 #include "sem_score.h"
 
@@ -106,30 +107,26 @@ static int run_scene(int k, unsigned seed_add)
 	sem_opts o;
 	sem_corner_scene(k, &o);
 	o.seed += seed_add;
-	sem_scene sim;
-	fs_detect_result res;
-	if (sem_scene_detect(&sim, &o, fs_detect_domes, &res)) {
-		printf("%d: %s\n", k, sim.err);
+	dome_scene ds;
+	if (dome_scene_open(&ds, &o, SET_CORNER, k))
 		return -1;
-	}
-	const fs_tubercle_list *l = &res.tubercles;
-	char err[256];
+	sem_scene *sim = &ds.s;
+	const fs_image *meas = ds.meas;
+	const fs_tubercle_list *l = &ds.res.tubercles;
 	sem_score sc;
 	size_t n = l->n;
-	int *mdet = malloc((n + 1) * sizeof *mdet), *mtru = malloc((sim.tr.n + 1) * sizeof *mtru);
+	int *mdet = malloc((n + 1) * sizeof *mdet), *mtru = malloc((sim->tr.n + 1) * sizeof *mtru);
 	double *xs = malloc((n + 1) * sizeof *xs), *ys = malloc((n + 1) * sizeof *ys), *rs = malloc((n + 1) * sizeof *rs);
 	double *mx = malloc((n + 1) * sizeof *mx), *my = malloc((n + 1) * sizeof *my);
-	fs_image *meas = NULL;
 	int rc = -1;
-	if (!mdet || !mtru || !xs || !ys || !rs || !mx || !my || sem_score_detection(&sim.tr, l, o.halftone, &sc) ||
-	    fs_detect_measure_image(sim.img, &sim.p, sim.tr.pitch >= 40 ? 1.0 : 0.5, &meas, err, sizeof err))
+	if (!mdet || !mtru || !xs || !ys || !rs || !mx || !my || sem_score_detection(&sim->tr, l, o.halftone, &sc))
 		goto out;
 	size_t nr = 0;
 	for (size_t i = 0; i < n; i++) {
 		xs[i] = l->items[i].centroid_x;
 		ys[i] = l->items[i].centroid_y;
 	}
-	if (sem_match(&sim.tr, xs, ys, n, 0.25 * sim.tr.pitch, mdet, mtru))
+	if (sem_match(&sim->tr, xs, ys, n, 0.25 * sim->tr.pitch, mdet, mtru))
 		goto out;
 	/* the rule's centres with a size (the formation's and the build's) */
 	for (size_t i = 0; i < n; i++)
@@ -140,10 +137,10 @@ static int run_scene(int k, unsigned seed_add)
 		}
 	double ox = 0, oy = 0;
 	size_t nm = 0;
-	for (size_t j = 0; j < sim.tr.n; j++)
-		if (mtru[j] >= 0 && sem_counted(&sim.tr, sim.tr.x[j], sim.tr.y[j])) {
-			ox += l->items[mtru[j]].centroid_x - sim.tr.x[j];
-			oy += l->items[mtru[j]].centroid_y - sim.tr.y[j];
+	for (size_t j = 0; j < sim->tr.n; j++)
+		if (mtru[j] >= 0 && sem_counted(&sim->tr, sim->tr.x[j], sim->tr.y[j])) {
+			ox += l->items[mtru[j]].centroid_x - sim->tr.x[j];
+			oy += l->items[mtru[j]].centroid_y - sim->tr.y[j];
 			nm++;
 		}
 	if (!nm || nr < 8)
@@ -152,7 +149,7 @@ static int run_scene(int k, unsigned seed_add)
 	oy /= nm;
 	double az = o.det_azimuth, ca = cos(az), sa = sin(az);
 	fs_det_offset off;
-	if (fs_det_offset_fit(meas, xs, ys, rs, nr, sim.tr.pitch, NULL, &off) || !off.fitted) {
+	if (fs_det_offset_fit(meas, xs, ys, rs, nr, sim->tr.pitch, NULL, &off) || !off.fitted) {
 		printf("%-3d +%-5u no formation\n", k, seed_add);
 		rc = 0;
 		goto out;
@@ -164,8 +161,8 @@ static int run_scene(int k, unsigned seed_add)
 	common_shift j;
 	common_shift_fit(&w, &j);
 	sem_score s0, s1, s2;
-	int r0 = remeasure(&sim, &o, l, 0, 0, &s0), r1 = remeasure(&sim, &o, l, j.dx, j.dy, &s1),
-	    r2 = remeasure(&sim, &o, l, -ox, -oy, &s2);
+	int r0 = remeasure(sim, &o, l, 0, 0, &s0), r1 = remeasure(sim, &o, l, j.dx, j.dy, &s1),
+	    r2 = remeasure(sim, &o, l, -ox, -oy, &s2);
 	double gain = j.mis0 - j.mis;
 	/* the calibration at the joint fit's centres and blur, and (h42a's
 	 * 0-1 of 32) at the rule's centres and the formation's own blur */
@@ -177,9 +174,9 @@ static int run_scene(int k, unsigned seed_add)
 	 * geometry and detector, the beam and the measurement image's
 	 * smoothing in quadrature): whether the joint fit's centres would do
 	 * where the formation and its blur are right */
-	double msig = sim.tr.pitch >= 40 ? 1.0 : 0.5;
+	double msig = sim->tr.pitch >= 40 ? 1.0 : 0.5;
 	fs_dome_fit fm;
-	formation_sim(&o, sim.tr.pitch, w.fill, sqrt(o.beam_blur * o.beam_blur + msig * msig), &fm);
+	formation_sim(&o, sim->tr.pitch, w.fill, sqrt(o.beam_blur * o.beam_blur + msig * msig), &fm);
 	double c3 = calib_factor(&w, &fm, j.dx, j.dy, w.fill), c4 = calib_factor(&w, &fm, 0, 0, w.fill);
 	double d3c = 100 * ((1 + s1.d_err / 100) * c3 - 1), d4c = 100 * ((1 + sc.d_err / 100) * c4 - 1);
 	printf("%-3d +%-5u offset %+.2f %+.2f | move %+.2f %+.2f blur %.2f (unmoved %.2f, fit %.2f) misfit %.4f -> %.4f "
@@ -193,7 +190,6 @@ static int run_scene(int k, unsigned seed_add)
 	fflush(stdout);
 	rc = 0;
 out:
-	fs_image_free(meas);
 	free(mdet);
 	free(mtru);
 	free(xs);
@@ -201,8 +197,7 @@ out:
 	free(rs);
 	free(mx);
 	free(my);
-	fs_detect_result_free(&res);
-	sem_scene_close(&sim);
+	dome_scene_close(&ds);
 	return rc;
 }
 

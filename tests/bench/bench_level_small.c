@@ -538,6 +538,20 @@ static int centre_sets_make(centre_sets *c, const sem_truth *t, const fs_tubercl
 	return 0;
 }
 
+/* The formation fitted (fs_det_offset_fit) at either set of c with its
+ * radii: or at the rule's centres, ot at the TRUE ones; okr, okt say
+ * which fitted. What --calibrate and --extrap-calib both compare. */
+typedef struct {
+	fs_det_offset or, ot;
+	int okr, okt;
+} centre_fits;
+
+static void centre_sets_fit(const fs_image *meas, const centre_sets *c, double pitch, centre_fits *f)
+{
+	f->okr = !fs_det_offset_fit(meas, c->xr, c->yr, c->rr, c->nr, pitch, NULL, &f->or) && f->or.fitted;
+	f->okt = !fs_det_offset_fit(meas, c->xs, c->ys, c->rs, c->n, pitch, NULL, &f->ot) && f->ot.fitted;
+}
+
 static void calib_line(const char *label, const fs_image *meas, const fs_dome_fit *f, const double *xs,
 		       const double *ys, size_t n, double fill, double r0, double r1, double rd)
 {
@@ -568,37 +582,33 @@ static void calib_print(const fs_image *meas, const sem_opts *o, const sem_truth
 	centre_sets c;
 	if (centre_sets_make(&c, t, l, mtru))
 		return;
-	double *xs = c.xs, *ys = c.ys, *rs = c.rs, *xr = c.xr, *yr = c.yr, *rr = c.rr;
-	size_t n = c.n, nr = c.nr;
-	double fill = c.fill;
 	double mr = REACH * t->pitch, r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
 	double blur = sqrt(o->beam_blur * o->beam_blur + msig * msig);
-	fs_det_offset or, ot;
-	int okr = !fs_det_offset_fit(meas, xr, yr, rr, nr, t->pitch, NULL, &or) && or.fitted;
-	int okt = !fs_det_offset_fit(meas, xs, ys, rs, n, t->pitch, NULL, &ot) && ot.fitted;
+	centre_fits cf;
+	centre_sets_fit(meas, &c, t->pitch, &cf);
 	fs_dome_fit f;
-	if (okr)
-		calib_line("rule", meas, &or.fit, xr, yr, nr, fill, r0, r1, rd);
-	if (okt)
-		calib_line("true", meas, &ot.fit, xs, ys, n, fill, r0, r1, rd);
-	formation_sim(o, t->pitch, fill, blur, &f);
-	calib_line("model", meas, &f, xs, ys, n, fill, r0, r1, rd);
-	if (okt) {
-		f.blur_px = ot.fit.blur_px;
-		calib_line("m+fb", meas, &f, xs, ys, n, fill, r0, r1, rd);
-		f = ot.fit;
+	if (cf.okr)
+		calib_line("rule", meas, &cf.or.fit, c.xr, c.yr, c.nr, c.fill, r0, r1, rd);
+	if (cf.okt)
+		calib_line("true", meas, &cf.ot.fit, c.xs, c.ys, c.n, c.fill, r0, r1, rd);
+	formation_sim(o, t->pitch, c.fill, blur, &f);
+	calib_line("model", meas, &f, c.xs, c.ys, c.n, c.fill, r0, r1, rd);
+	if (cf.okt) {
+		f.blur_px = cf.ot.fit.blur_px;
+		calib_line("m+fb", meas, &f, c.xs, c.ys, c.n, c.fill, r0, r1, rd);
+		f = cf.ot.fit;
 		f.blur_px = blur;
-		calib_line("t+tb", meas, &f, xs, ys, n, fill, r0, r1, rd);
+		calib_line("t+tb", meas, &f, c.xs, c.ys, c.n, c.fill, r0, r1, rd);
 	}
-	if (okr) {
-		f = or.fit;
-		f.blur_px = best_blur(meas, &f, xr, yr, nr, fill);
-		calib_line("r+bb", meas, &f, xr, yr, nr, fill, r0, r1, rd);
+	if (cf.okr) {
+		f = cf.or.fit;
+		f.blur_px = best_blur(meas, &f, c.xr, c.yr, c.nr, c.fill);
+		calib_line("r+bb", meas, &f, c.xr, c.yr, c.nr, c.fill, r0, r1, rd);
 	}
-	if (okt) {
-		f = ot.fit;
-		f.blur_px = best_blur(meas, &f, xs, ys, n, fill);
-		calib_line("t+bb", meas, &f, xs, ys, n, fill, r0, r1, rd);
+	if (cf.okt) {
+		f = cf.ot.fit;
+		f.blur_px = best_blur(meas, &f, c.xs, c.ys, c.n, c.fill);
+		calib_line("t+bb", meas, &f, c.xs, c.ys, c.n, c.fill, r0, r1, rd);
 	}
 	centre_sets_free(&c);
 }
@@ -764,35 +774,32 @@ static void extrap_print(const fs_image *meas, const sem_opts *o, const sem_trut
 	centre_sets c;
 	if (centre_sets_make(&c, t, l, mtru))
 		return;
-	double *xs = c.xs, *ys = c.ys, *rs = c.rs, *xr = c.xr, *yr = c.yr, *rr = c.rr;
-	size_t n = c.n, nr = c.nr;
 	double fill = c.fill;
 	double mr = REACH * t->pitch;
 	double v_img = image_var(o, msig);
 	extrap_sums e;
-	if (extrap_read(meas, xs, ys, rs, n, mr, &e) || !e.n)
+	if (extrap_read(meas, c.xs, c.ys, c.rs, c.n, mr, &e) || !e.n)
 		goto out;
 	extrap_line("image", &e, v_img);
-	fs_det_offset or, ot;
-	int okr = !fs_det_offset_fit(meas, xr, yr, rr, nr, t->pitch, NULL, &or) && or.fitted;
-	int okt = !fs_det_offset_fit(meas, xs, ys, rs, n, t->pitch, NULL, &ot) && ot.fitted;
+	centre_fits cf;
+	centre_sets_fit(meas, &c, t->pitch, &cf);
 	fs_dome_fit fm;
 	formation_sim(o, t->pitch, fill, sqrt(v_img), &fm);
 	for (int w = 0; w < 5; w++) {
 		fs_dome_fit f = fm;
-		const double *cx = xs, *cy = ys;
-		size_t cn = n;
+		const double *cx = c.xs, *cy = c.ys;
+		size_t cn = c.n;
 		if (w == 1)
 			f.blur_px -= 0.1;
 		else if (w == 2)
 			f.blur_px += 0.1;
-		else if (w == 3 && okt)
-			f = ot.fit;
-		else if (w == 4 && okr) {
-			f = or.fit;
-			cx = xr;
-			cy = yr;
-			cn = nr;
+		else if (w == 3 && cf.okt)
+			f = cf.ot.fit;
+		else if (w == 4 && cf.okr) {
+			f = cf.or.fit;
+			cx = c.xr;
+			cy = c.yr;
+			cn = c.nr;
 		} else if (w >= 3)
 			continue;
 		fs_dome_tpl tpl;

@@ -211,6 +211,28 @@ static double rss(const fit_tab *T, const double *v, double sv0, double vv, int 
 	return vv - cy;
 }
 
+/* One grid of the (R, W) search: base index e1 from e_lo to e_hi in
+ * steps of de, band width w (table steps) from w_lo to w_hi in steps of
+ * dw, the band's inner edge inside the table; the least RSS below *best
+ * moves *best, *b1 and *bw (so the fine grid starts from the coarse
+ * one's best and keeps it where nothing beats it). */
+static void search_grid(const fit_tab *T, const double *v, double sv0, double vv, int e_lo, int e_hi, int de, int w_lo,
+			int w_hi, int dw, double *best, int *b1, int *bw)
+{
+	for (int e1 = e_lo; e1 <= e_hi; e1 += de)
+		for (int w = w_lo; w <= w_hi; w += dw) {
+			int e2 = e1 - w;
+			if (w < 2 || e2 < 0 || e1 >= NE)
+				continue;
+			double q = rss(T, v, sv0, vv, e1, e2);
+			if (q < *best) {
+				*best = q;
+				*b1 = e1;
+				*bw = w;
+			}
+		}
+}
+
 /* the best R (px from the true base) and W at blur s; returns the RSS */
 static double fit_at(fit_tab *T, const double *v, double s, double *R, double *W)
 {
@@ -224,32 +246,10 @@ static double fit_at(fit_tab *T, const double *v, double s, double *R, double *W
 	double best = INFINITY;
 	int b1 = e0, bw = 100;
 	/* coarse: R within +-2.5 px in 0.1, W 0.2..8 px in 0.2 */
-	for (int e1 = e0 - 250; e1 <= e0 + 250; e1 += 10)
-		for (int w = 20; w <= 800; w += 20) {
-			int e2 = e1 - w;
-			if (e2 < 0)
-				continue;
-			double q = rss(T, v, sv0, vv, e1, e2);
-			if (q < best) {
-				best = q;
-				b1 = e1;
-				bw = w;
-			}
-		}
+	search_grid(T, v, sv0, vv, e0 - 250, e0 + 250, 10, 20, 800, 20, &best, &b1, &bw);
 	/* fine: 0.01 px about the coarse point */
 	int c1 = b1, cw = bw;
-	for (int e1 = c1 - 10; e1 <= c1 + 10; e1++)
-		for (int w = cw - 20; w <= cw + 20; w++) {
-			int e2 = e1 - w;
-			if (w < 2 || e2 < 0 || e1 >= NE)
-				continue;
-			double q = rss(T, v, sv0, vv, e1, e2);
-			if (q < best) {
-				best = q;
-				b1 = e1;
-				bw = w;
-			}
-		}
+	search_grid(T, v, sv0, vv, c1 - 10, c1 + 10, 1, cw - 20, cw + 20, 1, &best, &b1, &bw);
 	*R = ESTEP * (b1 - e0);
 	*W = ESTEP * bw;
 	return best;

@@ -242,6 +242,35 @@ static void edge_cap_render(void **state)
 	fs_se_field_free(&c);
 }
 
+/* fs_se_edge_px (h40b, h44l) is the render's edge part with its clip
+ * per image px: at cap_px px^-1 it is fs_se_render_cap's edge part at
+ * cap_px x px_per_sample a grid unit, over px_per_sample, at every sample
+ * of the window. Since stop 45 both walk the lattice in one loop; the
+ * edge part's own walk (to half / g + 2 sites out) left out the sites
+ * that reach a window's corners once it spans about three pitches
+ * either side (here 23 samples at 6 a pitch, the lattice turned). */
+static void edge_px_is_render_edge(void **state)
+{
+	(void)state;
+	fs_se_geom m = {0.8, 0.5, 2, 0.74, 0};
+	int g = 6, half = 23, w = 2 * half + 1;
+	double pps = 16.0 / g, cap = 1.5;
+	fs_se_field f = {0};
+	float *e = malloc((size_t)w * w * sizeof *e);
+	assert_non_null(e);
+	assert_int_equal(fs_se_render_cap(&m, g, half, 0, cap * pps, &f), 0);
+	assert_int_equal(fs_se_edge_px(&m, g, half, pps, cap, e), 0);
+	size_t lit = 0;
+	for (size_t i = 0; i < (size_t)w * w; i++) {
+		/* the two sum their subsamples in float and in double */
+		assert_true(fabs(e[i] - f.c[FS_SE_EDGE][i] / pps) < 1e-5);
+		lit += e[i] > 0;
+	}
+	assert_true(lit > (size_t)w);
+	fs_se_field_free(&f);
+	free(e);
+}
+
 /* The fine model (fs_dome_fit_opts.fine_render, h44g) on the 4-13 px
  * domes of a 16-px pitch (corner scene 3: flat tops, fill 0.8, h/R 0.25)
  * at the TRUE centres, sharp feet: the grid's model (one sample a px,
@@ -580,6 +609,7 @@ int main(void)
 		cmocka_unit_test(smooth_foot_render),
 		cmocka_unit_test(smooth_foot_fit),
 		cmocka_unit_test(edge_cap_render),
+		cmocka_unit_test(edge_px_is_render_edge),
 		cmocka_unit_test(fine_render_small_domes),
 		cmocka_unit_test(pitch_of_scattered_centres),
 		cmocka_unit_test(fit_reach_counts_whole_samples),

@@ -4,7 +4,8 @@
  * smooth-footed ones), and a scene of them started as those benches
  * start one: detected by the dome rule, with the rule's measurement
  * image. Written once for bench_formation_truth and bench_foot_formation,
- * whose copies were the same lines.
+ * whose copies were the same lines, and the start of bench_blur_fine_read,
+ * bench_blur_kernel --rule and bench_common_shift (stop 44's review).
  *
  * Ownership: a dome_scene owns its scene, detection and images;
  * dome_scene_close frees them, whatever dome_scene_open returned.
