@@ -424,7 +424,20 @@ int fs_box_blur(fs_image *img, int r, char *err, size_t errlen)
 		double s = 0;
 		for (int i = -r; i <= r; i++)
 			s += in[clampi(i, 0, w - 1)];
-		for (int x = 0; x < w; x++) {
+		/* the window's ends clamped only where they leave the row: x in
+		 * [a, b) reads in[x - r] and in[x + r + 1] inside it (the clamps
+		 * were over a quarter of the whole blur); the same sums in order */
+		int a = r < w ? r : w, b = w - r - 1 > a ? w - r - 1 : a;
+		int x = 0;
+		for (; x < a; x++) {
+			o[x] = (float)s * inv;
+			s += in[clampi(x + r + 1, 0, w - 1)] - in[clampi(x - r, 0, w - 1)];
+		}
+		for (; x < b; x++) {
+			o[x] = (float)s * inv;
+			s += in[x + r + 1] - in[x - r];
+		}
+		for (; x < w; x++) {
 			o[x] = (float)s * inv;
 			s += in[clampi(x + r + 1, 0, w - 1)] - in[clampi(x - r, 0, w - 1)];
 		}
