@@ -424,7 +424,10 @@ static int copy_cell(const fs_meas *m, int cx, int cy, int S, double lowpass, fs
 static int formation_at(const fs_meas *m, const double *xs, const double *ys, double *rs, size_t nd, double pitch,
 			double period, int refit, fs_det_offset *out, int *screen_fits, char *err, size_t errlen);
 
-static int fit_offset(struct job *j, char *err, size_t errlen)
+/* The common offset of j's domes into j->off: the formation fitted on a
+ * mosaic about them, the screen's period given (period >= 0) or looked
+ * for on the measurement image (period < 0). 0, or -1 with err set. */
+static int fit_offset_period(struct job *j, double period, char *err, size_t errlen)
 {
 	const fs_meas *m = j->m;
 	size_t n = j->c->n;
@@ -446,8 +449,7 @@ static int fit_offset(struct job *j, char *err, size_t errlen)
 	rc = 0;
 	if (!(pitch >= 6))
 		goto out;
-	double period;
-	if (halftone_of_meas(m, &period, err, errlen) ||
+	if ((period < 0 && halftone_of_meas(m, &period, err, errlen)) ||
 	    formation_at(m, xs, ys, rs, nd, pitch, period, 0, &j->off, &j->screen_fits, err, errlen))
 		rc = -1;
 out:
@@ -455,6 +457,11 @@ out:
 	free(ys);
 	free(rs);
 	return rc;
+}
+
+static int fit_offset(struct job *j, char *err, size_t errlen)
+{
+	return fit_offset_period(j, -1, err, errlen);
 }
 
 /* The fit's first look at nd centres (xs, ys; rs their base radii,
@@ -1316,7 +1323,9 @@ static int offset_pass(struct job *j, double *px, double *py, double r1, char *e
 static int look_again(struct job *j, double *px, double *py, double r1, char *err, size_t errlen)
 {
 	fs_det_offset first = j->off, step;
-	if (fit_offset(j, err, errlen))
+	/* the first look's screen: the period it was given (mosaic_fit), so
+	 * not looked for again, as the whole image's second look reads it */
+	if (fit_offset_period(j, first.fit.halftone, err, errlen))
 		return -1;
 	int rc = 0;
 	if (fs_det_offset_again_step(&first, &j->off, &step)) {

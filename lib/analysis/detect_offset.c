@@ -420,9 +420,15 @@ int fs_det_offset_look_again(const fs_meas *m, const fs_cand_list *c, double max
 	reading.cap_tie = fs_det_offset_cap_tie(m);
 	fs_det_offset second, step;
 	fs_det_offset_fit_once(m->img, d.x, d.y, d.r, d.n, pitch, &reading, &second);
-	for (size_t i = 0; fs_det_offset_again_step(off, &second, &step) && i < c->n; i++) {
+	/* (whether the domes move is decided once, for all of them: the
+	 * step depends on the two looks only) */
+	if (!fs_det_offset_again_step(off, &second, &step))
+		goto out;
+	for (size_t i = 0; i < c->n; i++) {
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		fs_det_offset_apply_one(m->img, &step, mr, m->f, smooth, &meas[i], NULL);
+		/* (whether this dome moved is not wanted: the caller keeps no
+		 * count of the look again's moves) */
+		(void)fs_det_offset_apply_one(m->img, &step, mr, m->f, smooth, &meas[i], NULL);
 	}
 out:
 	offset_domes_free(&d);

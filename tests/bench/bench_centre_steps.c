@@ -578,6 +578,29 @@ static int replay(const fs_meas *m0, const fs_cand_list *c, double max_r, double
 	return 0;
 }
 
+/* 1 when the replay's domes (meas, n of them) put one within 0.01 px of
+ * every one of the rule's centres (res), *same of them; 0 when it keeps
+ * no dome or misses one. Why: the rule exports neither its smoothing nor
+ * which path it kept, so the replay that gives the rule's own centres
+ * tells both. */
+static int replay_is_rule(const fs_measured *meas, size_t n, const fs_detect_result *res, size_t *same_out)
+{
+	size_t same = 0, kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!meas[i].ok || !(meas[i].t.fit_quality >= 0.45))
+			continue;
+		kept++;
+		for (size_t j = 0; j < res->tubercles.n; j++)
+			if (hypot(res->tubercles.items[j].centroid_x - meas[i].t.centroid_x,
+				  res->tubercles.items[j].centroid_y - meas[i].t.centroid_y) < 0.01) {
+				same++;
+				break;
+			}
+	}
+	*same_out = same;
+	return kept && same >= res->tubercles.n;
+}
+
 static void run(const char *label, const fs_image *img, const sem_truth *tr, double axis_deg)
 {
 	char err[256];
@@ -652,19 +675,8 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 	for (int s = 0; s < FS_DET_SMOOTH_TRIALS; s++) {
 		if (replay(&m, &c, max_r, fs_det_smooth_px[s], refine, tr, ax, ay, meas, 0))
 			goto fail;
-		size_t same = 0, kept = 0;
-		for (size_t i = 0; i < c.n; i++) {
-			if (!meas[i].ok || !(meas[i].t.fit_quality >= 0.45))
-				continue;
-			kept++;
-			for (size_t j = 0; j < res.tubercles.n; j++)
-				if (hypot(res.tubercles.items[j].centroid_x - meas[i].t.centroid_x,
-					  res.tubercles.items[j].centroid_y - meas[i].t.centroid_y) < 0.01) {
-					same++;
-					break;
-				}
-		}
-		if (!kept || same < res.tubercles.n)
+		size_t same;
+		if (!replay_is_rule(meas, c.n, &res, &same))
 			continue;
 		printf("  smoothing %.1f px: replay = rule (%zu of the rule's %zu centres)\n", fs_det_smooth_px[s],
 		       same, res.tubercles.n);
@@ -681,19 +693,8 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 	for (int s = 0; refine > 0 && s < FS_DET_SMOOTH_TRIALS; s++) {
 		if (replay(&m, &c, max_r, fs_det_smooth_px[s], 0, tr, ax, ay, meas, 0))
 			goto fail;
-		size_t same = 0, kept = 0;
-		for (size_t i = 0; i < c.n; i++) {
-			if (!meas[i].ok || !(meas[i].t.fit_quality >= 0.45))
-				continue;
-			kept++;
-			for (size_t j = 0; j < res.tubercles.n; j++)
-				if (hypot(res.tubercles.items[j].centroid_x - meas[i].t.centroid_x,
-					  res.tubercles.items[j].centroid_y - meas[i].t.centroid_y) < 0.01) {
-					same++;
-					break;
-				}
-		}
-		if (!kept || same < res.tubercles.n)
+		size_t same;
+		if (!replay_is_rule(meas, c.n, &res, &same))
 			continue;
 		printf("  smoothing %.1f px: replay with the refinement off = rule (%zu of the rule's %zu centres)\n",
 		       fs_det_smooth_px[s], same, res.tubercles.n);

@@ -673,11 +673,15 @@ int main(int argc, char **argv)
 	}
 	cov_table();
 	if (nfile) {
-		/* a real print: no truth, the reading alone */
+		/* a real print: no truth, the reading alone (a file not read,
+		 * or a reading out of memory, fails the run: a run that printed
+		 * fewer readings than asked must not look whole to a script) */
+		int failed = 0;
 		for (int j = 0; j < nfile; j++) {
 			fs_image *img = fixture_image(files[j]);
 			scan_read r;
 			int rc = img ? read_scan_blur(img, &r) : -1;
+			failed |= rc < 0;
 			if (rc)
 				printf("%s: %s\n", files[j], rc > 0 ? "no screen read" : "not read");
 			else
@@ -685,12 +689,13 @@ int main(int argc, char **argv)
 				       files[j], r.P, r.ang, r.nh, r.sig, r.sig_c, r.rms, r.lo, r.hi);
 			fs_image_free(img);
 		}
-		return 0;
+		return failed;
 	}
 	if (control_n) {
 		/* the reading's own floor: a flat signal printed through a 5-px
 		 * screen at each scan blur (sem_screen: the simulator's print) */
 		acc_t ca = {0};
+		int failed = 0;
 		for (int j = 0; j < control_n; j++)
 			for (int q = 0; q < (nscan ? nscan : 1); q++) {
 				double sb = nscan ? scans[q] : 0.6;
@@ -700,7 +705,11 @@ int main(int argc, char **argv)
 				for (size_t i = 0; i < 512 * 512; i++)
 					c->data[i] = (float)control_v[j];
 				scan_read r;
-				if (sem_screen(c, 5, sb) || read_scan_blur(c, &r)) {
+				/* (no screen found on the flat print is a reading's
+				 * floor; the print or the reading failing is not) */
+				int rc = sem_screen(c, 5, sb) ? -1 : read_scan_blur(c, &r);
+				failed |= rc < 0;
+				if (rc) {
 					printf("control %.2f: no reading\n", control_v[j]);
 				} else {
 					printf("control v %.2f: ", control_v[j]);
@@ -709,7 +718,7 @@ int main(int argc, char **argv)
 				fs_image_free(c);
 			}
 		acc_print("control err", &ca);
-		return 0;
+		return failed;
 	}
 	printf("the scan blur read from the halftone screen's harmonics (sub %d, levels %s); err = read - the "
 	       "scene's scan blur\n",
@@ -757,6 +766,8 @@ int main(int argc, char **argv)
 					int rc = read_scan_blur(pr, &r);
 					oracle_tone = NULL;
 					fs_image_free(pr);
+					if (rc < 0)
+						bad = 1; /* (out of memory: as the unscanned path) */
 					if (rc)
 						printf("%-5d %-6u scan %.2f: no screen read\n", scenes[si], seeds[q],
 						       scans[j]);

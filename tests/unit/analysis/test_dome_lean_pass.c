@@ -13,8 +13,9 @@
  * starts; a start by the border (whose first centre can leave the image,
  * and the pass is then made again whole) or a window whose picks reach
  * past the summed step's radii (the rays' steps read there too) is rare
- * there. Points within 5 px of the left and bottom borders are a quarter
- * of each set. Checked to fail: the summed step's span one radius short
+ * there. A quarter of each set's points lies within 5 px of the left
+ * border (up to 1 px outside it) and another quarter within 6 px of the
+ * bottom one. Checked to fail: the summed step's span one radius short
  * at its end (lj1 for lj1 + 1) fails both figures (Fig2 at its 26th
  * point); the made-again whole pass dropped (a lean pass kept as the
  * last) fails both at a start by the bottom border (Fig2's 286th). On
