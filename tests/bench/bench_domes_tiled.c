@@ -211,7 +211,7 @@ int main(int argc, char **argv)
 		}
 	}
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--tiles") || !strcmp(argv[i], "--halftone")) {
+		if (!strcmp(argv[i], "--tiles") || !strcmp(argv[i], "--halftone") || !strcmp(argv[i], "--seed-add")) {
 			i++;
 			continue;
 		}
