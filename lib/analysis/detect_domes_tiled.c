@@ -1426,6 +1426,7 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	fs_measured *prev = NULL;
 	fs_measured *refined = NULL; /* the refined path, sized (coarse screen) */
 	double refined_pitch = 0;
+	fs_measured *unrefined = NULL; /* that path before its look again */
 	j.q = calloc(FS_DET_SMOOTH_CANDIDATES * FS_DET_SMOOTH_TRIALS, sizeof *j.q);
 	j.strayed = calloc(n, 1);
 	int rc = -1;
@@ -1494,6 +1495,14 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		}
 		if (offset_pass(&j, px, py, r1, err, errlen))
 			goto out;
+		if (!(j.refine > 0) && refined && fs_det_offset_coarse_screen(&j.off)) {
+			unrefined = malloc(n * sizeof *unrefined);
+			if (!unrefined) {
+				snprintf(err, errlen, "tiled dome measurement: out of memory");
+				goto out;
+			}
+			memcpy(unrefined, res, n * sizeof *unrefined);
+		}
 		if (!(j.refine > 0) && fs_det_offset_coarse_screen(&j.off) && look_again(&j, px, py, r1, err, errlen))
 			goto out;
 		if (!(j.refine > 0))
@@ -1520,6 +1529,17 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		goto out;
 	if (refined) {
 		int apart = fs_det_offset_paths_differ(refined, res, n, refined_pitch);
+		/* apart before the look again or after it (as the whole
+		 * image's): the unrefined path as it was, sized */
+		if (!apart && unrefined) {
+			fs_measured *looked = j.res;
+			j.res = unrefined;
+			int fr = fit_bases(&j, err, errlen);
+			j.res = looked;
+			if (fr)
+				goto out;
+			apart = fs_det_offset_paths_differ(refined, unrefined, n, refined_pitch);
+		}
 		if (apart < 0) {
 			snprintf(err, errlen, "tiled dome measurement: out of memory");
 			goto out;
@@ -1540,5 +1560,6 @@ out:
 	free(j.level_var);
 	free(prev);
 	free(refined);
+	free(unrefined);
 	return rc;
 }

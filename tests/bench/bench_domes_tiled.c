@@ -11,9 +11,10 @@
  * scenes differ and how much, so that a cause can be traced and its fix
  * judged on every scene at once.
  *
- * Usage: bench_domes_tiled [--tiles A,B,...] [--interior] [--dump] [SCENE...]
+ * Usage: bench_domes_tiled [--tiles A,B,...] [--halftone P] [--seed-add N] [--interior] [--dump] [SCENE...]
  *   --tiles: the forced tiles' sides (default 96,128)
  *   --halftone P: every scene printed under a screen of period P (h43j)
+ *   --seed-add N: every scene's seed N further (h45k; held-out: 4000)
  *   --interior: the interior scenes (sem_interior_scene) instead of the
  *            corner ones (default all 14)
  *   --dump:  every differing tubercle (whole's centre, distance from the
@@ -140,6 +141,9 @@ static size_t tot_differ[MAX_TILES], tot_n[MAX_TILES], tot_scenes_differ[MAX_TIL
 
 /* --halftone P (h43j): every scene printed under a screen of period P */
 static double g_halftone = -1;
+/* --seed-add N (h45k): every scene's seed N further (test_sem_accuracy's
+ * SEM_SEED_ADD), so a held-out scene-seed's path can be checked tiled */
+static unsigned g_seed_add;
 
 static int scene(int k, int interior, const int *tiles, int nt, int dump)
 {
@@ -150,6 +154,7 @@ static int scene(int k, int interior, const int *tiles, int nt, int dump)
 		sem_corner_scene(k, &o);
 	if (g_halftone >= 0)
 		o.halftone = g_halftone;
+	o.seed += g_seed_add;
 	sem_truth truth;
 	fs_image *img = sem_make_shared(&o, &truth);
 	if (!img) {
@@ -195,6 +200,8 @@ int main(int argc, char **argv)
 			nt = 0;
 			for (char *s = strtok(argv[++i], ","); s && nt < MAX_TILES; s = strtok(NULL, ","))
 				tiles[nt++] = atoi(s);
+		} else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc) {
+			g_seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--dump")) {
 			dump = 1;
 		} else if (!strcmp(argv[i], "--interior")) {
@@ -204,7 +211,7 @@ int main(int argc, char **argv)
 		}
 	}
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--tiles") || !strcmp(argv[i], "--halftone")) {
+		if (!strcmp(argv[i], "--tiles") || !strcmp(argv[i], "--halftone") || !strcmp(argv[i], "--seed-add")) {
 			i++;
 			continue;
 		}
