@@ -4,9 +4,32 @@
 #include "analysis/halftone.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/fft.h"
+
+/* The largest crop fs_halftone_crop gives. */
+#define CROP_MAX 256
+
+/*
+ * The last crop read and what it gave. Why: the dome rule asks twice
+ * about its measurement image, once for the formation fit
+ * (fs_dome_fit_image) and once for the offset's screen
+ * (fs_det_offset_screen_fits), each a 256 x 256 power spectrum: 10.6 M
+ * instructions each on the 2048 x 1536 lattice and on P1 Fig1. The answer
+ * depends on the crop's pixels alone, so a crop equal to the last one to
+ * the bit gets the last answer (the same bits); any other crop is read
+ * afresh and becomes the last one. Under a lock: detection's threads may
+ * ask about their own images.
+ */
+static struct {
+	pthread_mutex_t lock;
+	int n; /* the kept crop's side, 0: none */
+	float px[CROP_MAX * CROP_MAX];
+	double period, ratio;
+} g_last = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int cmp_float(const void *a, const void *b)
 {
@@ -80,15 +103,30 @@ int fs_halftone_detect(const fs_image *img, double *period, double *ratio)
 		return 0;
 	/* (calloc: the sanitizer build cannot see that the loops below fill it) */
 	float *re = calloc((size_t)n * n, sizeof *re), *pw = malloc((size_t)n * n * sizeof *pw);
-	float *buf = malloc((size_t)n * n * sizeof *buf);
+	float *buf = malloc((size_t)n * n * sizeof *buf), *crop = malloc((size_t)n * n * sizeof *crop);
 	double *wx = malloc((size_t)n * sizeof *wx);
-	int rc = -1;
-	if (!re || !pw || !buf || !wx)
+	int rc = -1, kept = 0;
+	double per = 0, rat = 0;
+	if (!re || !pw || !buf || !crop || !wx)
 		goto out;
+	for (int y = 0; y < n; y++)
+		for (int x = 0; x < n; x++)
+			crop[(size_t)y * n + x] = fs_image_at(img, x0 + x, y0 + y);
+	pthread_mutex_lock(&g_last.lock);
+	if (g_last.n == n && !memcmp(g_last.px, crop, (size_t)n * n * sizeof *crop)) {
+		per = g_last.period;
+		rat = g_last.ratio;
+		kept = 1;
+	}
+	pthread_mutex_unlock(&g_last.lock);
+	if (kept) {
+		rc = 0;
+		goto out;
+	}
 	double mean = 0;
 	for (int y = 0; y < n; y++)
 		for (int x = 0; x < n; x++)
-			mean += fs_image_at(img, x0 + x, y0 + y);
+			mean += crop[(size_t)y * n + x];
 	mean /= (double)n * n;
 	/* the Hann window along x, once (it was a cos per pixel) */
 	for (int x = 0; x < n; x++)
@@ -96,7 +134,7 @@ int fs_halftone_detect(const fs_image *img, double *period, double *ratio)
 	for (int y = 0; y < n; y++) {
 		double wy = 0.5 - 0.5 * cos(2 * M_PI * (y + 0.5) / n);
 		for (int x = 0; x < n; x++)
-			re[(size_t)y * n + x] = (float)(wx[x] * wy * (fs_image_at(img, x0 + x, y0 + y) - mean));
+			re[(size_t)y * n + x] = (float)(wx[x] * wy * (crop[(size_t)y * n + x] - mean));
 	}
 	/* the windowed crop is real: its power spectrum through the
 	 * real-input transforms (half the 1-D transforms of a complex one) */
@@ -130,8 +168,7 @@ int fs_halftone_detect(const fs_image *img, double *period, double *ratio)
 	/* the partner turned by 90 degrees: (-v, u) */
 	double p2 = peak_near(pw, n, -bv, bu);
 	double q = fmin(best, p2) / med;
-	if (ratio)
-		*ratio = q;
+	rat = q;
 	/* the peak turned by 60 and by 120 degrees: a harmonic of the
 	 * tubercles' hexagonal lattice has partners there (halftone.h) */
 	double c60 = 0.5, s60 = sqrt(3) / 2;
@@ -139,8 +176,22 @@ int fs_halftone_detect(const fs_image *img, double *period, double *ratio)
 	int u120 = (int)lround(-c60 * bu - s60 * bv), v120 = (int)lround(s60 * bu - c60 * bv);
 	double six = fmax(peak_near(pw, n, u60, v60), peak_near(pw, n, u120, v120));
 	if (q >= FS_HALFTONE_MIN_RATIO && six < FS_HALFTONE_MAX_SIXFOLD * fmin(best, p2))
-		*period = n / rk;
+		per = n / rk;
 out:
+	if (rc == 0) {
+		*period = per;
+		if (ratio)
+			*ratio = rat;
+		if (!kept && n <= CROP_MAX) {
+			pthread_mutex_lock(&g_last.lock);
+			memcpy(g_last.px, crop, (size_t)n * n * sizeof *crop);
+			g_last.n = n;
+			g_last.period = per;
+			g_last.ratio = rat;
+			pthread_mutex_unlock(&g_last.lock);
+		}
+	}
+	free(crop);
 	free(re);
 	free(pw);
 	free(buf);

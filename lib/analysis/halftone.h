@@ -39,7 +39,10 @@
  * The blur it adds is part of the image's effective blur that the base
  * rule corrects for.
  *
- * The caller owns every image; nothing is kept.
+ * The caller owns every image. fs_halftone_detect keeps a copy of the
+ * last crop it read (256 KB at most, under a lock) with its answer, and
+ * answers a crop equal to it to the bit without reading it again (the
+ * dome rule asks twice about one image, halftone.c).
  */
 #ifndef FS_HALFTONE_H
 #define FS_HALFTONE_H
