@@ -369,15 +369,14 @@ typedef struct grid_tab {
 	ptrdiff_t *yd;     /* [iy][q][j] step to the row below (w, 0 at the edge) */
 	double *yf, *yg;   /* [iy][q][j] fy and 1 - fy */
 	double *tx, *ty;   /* [i] the trial centres' columns and rows */
-	/* [i][q] of a clamped grid: whether every step of ray q of column i
-	 * is 1 (xone) and of row i is w (yone), as on an inside grid. Why:
-	 * clamping to 0 keeps the step (only the last column and row
-	 * repeat their pixel), so such a ray's clamped samples are the
-	 * inside expression on the clamped pixels and weights, and it is
-	 * read four samples at a time (grid_focus) instead of by pairs with
-	 * its steps loaded: near the border, where P1 Fig1 has a third of
-	 * its domes, the clamped grids were 63 M of its refinement's 215 M */
-	unsigned char *xone, *yone;
+	/* every step is 1 and w, as on an inside grid (a clamped grid on an
+	 * image at least 2 x 2: grid_tab_fill folds the last column's and
+	 * row's clamped samples into the cell before them), so a clamped
+	 * grid's trial centre reads as an inside one's (grid_focus). Why:
+	 * near the border, where P1 Fig1 has a third of its domes, the
+	 * clamped grids were read by pairs with their steps loaded: 63 M of
+	 * its refinement's 215 M, 35 M of the lattice's */
+	int unit;
 	void *block;       /* owns all of the above */
 } grid_tab;
 
@@ -402,13 +401,13 @@ static int grid_tab_alloc(grid_tab *G, const ray_tab *T, int ng, int clamped)
 {
 	int n = 2 * ng + 1, nj = T->j1 - T->j0 + 2 * T->span + 1;
 	size_t m = (size_t)n * T->nr * nj;
-	G->block = malloc(m * (2 * sizeof(int) + 2 * sizeof(ptrdiff_t) + 4 * sizeof(double)) + 2 * n * sizeof(double) +
-			  2 * (size_t)n * T->nr);
+	G->block = malloc(m * (2 * sizeof(int) + 2 * sizeof(ptrdiff_t) + 4 * sizeof(double)) + 2 * n * sizeof(double));
 	if (!G->block)
 		return -1;
 	G->n = n;
 	G->nj = nj;
 	G->clamped = clamped;
+	G->unit = 0;
 	G->xf = G->block;
 	G->xg = G->xf + m;
 	G->yf = G->xg + m;
@@ -419,8 +418,6 @@ static int grid_tab_alloc(grid_tab *G, const ray_tab *T, int ng, int clamped)
 	G->xd = G->xo + m;
 	G->tx = (double *)(G->xd + m);
 	G->ty = G->tx + n;
-	G->xone = (unsigned char *)(G->ty + n);
-	G->yone = G->xone + (size_t)n * T->nr;
 	return 0;
 }
 
@@ -460,13 +457,29 @@ static inline __attribute__((always_inline)) void grid_tab_fill(grid_tab *G, con
 			ptrdiff_t *yo = G->yo + a0;
 			int j = 0;
 			if (clamped) {
-				int xone = 1, yone = 1;
 				for (; j < nj; j++) {
 					int x0, y0, dx1, dy1;
 					double fx = clamp_axis((tx + ox[j]) - cx, w, &x0, &dx1);
 					double fy = clamp_axis((ty + oy[j]) - cy, h, &y0, &dy1);
-					xone &= dx1;
-					yone &= dy1;
+					/* A sample clamped to the last column is that
+					 * column's pixel, p[w - 1] 1 + p[w - 1] 0; read
+					 * as the cell before it with the weights turned,
+					 * p[w - 2] 0 + p[w - 1] 1, it is the same number
+					 * but for the sign of a zero (finite pixels),
+					 * and grid_focus uses a sample only through
+					 * |v[a] - v[b]|, where that sign never shows. So
+					 * every step is 1 (and w for the rows) and the
+					 * samples read as an inside grid's (unit). */
+					if (!dx1 && w >= 2) {
+						x0 = w - 2;
+						fx = 1;
+						dx1 = 1;
+					}
+					if (!dy1 && h >= 2) {
+						y0 = h - 2;
+						fy = 1;
+						dy1 = 1;
+					}
 					xo[j] = x0;
 					G->xd[a0 + j] = dx1;
 					xf[j] = fx;
@@ -476,8 +489,6 @@ static inline __attribute__((always_inline)) void grid_tab_fill(grid_tab *G, con
 					yf[j] = fy;
 					yg[j] = 1 - fy;
 				}
-				G->xone[(size_t)i * T->nr + q] = (unsigned char)xone;
-				G->yone[(size_t)i * T->nr + q] = (unsigned char)yone;
 				continue;
 			}
 			/* inside (grid_focus reads no steps xd, yd then): two
@@ -662,7 +673,10 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 	if (j1 >= j0)
 		memset(h + j0, 0, (size_t)(j1 - j0 + 1) * sizeof *h);
 #ifdef FS_LANES_AVX
-	if (!G->clamped && avx && nj >= 4 && !(T->nr & 1)) {
+	/* (a clamped grid on an image of at least 2 x 2 has every step an
+	 * inside grid's: grid_tab's unit) */
+	int clamped = G->clamped && !G->unit;
+	if (!clamped && avx && nj >= 4 && !(T->nr & 1)) {
 		grid_rays4(img->data, w, G, T->nr, (size_t)(ix + ng) * T->nr * nj, (size_t)(iy + ng) * T->nr * nj, j0,
 			   j1, span, h);
 		int jb;
@@ -680,11 +694,6 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 		const ptrdiff_t *yo = G->yo + ay, *yd = G->yd + ay;
 		double *v = vv[q & 1];
 		int j = 0;
-		/* a clamped grid's ray whose steps are all an inside grid's
-		 * (grid_tab's xone, yone) reads as an inside one: the same
-		 * expression on the same pixels and weights */
-		int clamped = G->clamped && !(G->xone[(size_t)(ix + ng) * T->nr + q] &&
-					      G->yone[(size_t)(iy + ng) * T->nr + q]);
 		if (clamped) {
 			/* fs_image_bilinear's expression, on the clamped pixels,
 			 * two samples at a time (one lane each) */
@@ -771,6 +780,7 @@ static int grid_stage(const fs_image *img, int ox, int oy, const ray_tab *T, dou
 	int inside = x - b >= ox && y - b >= oy && x + b < ox + img->width - 1 && y + b < oy + img->height - 1;
 	int tab = grid_tab_alloc(&G, T, ng, !inside) == 0, r1 = ng < 1 ? ng : 1;
 	if (tab) {
+		G.unit = img->width >= 2 && img->height >= 2;
 		for (int i = -ng; i <= ng; i++) {
 			G.tx[i + ng] = x + i * g;
 			G.ty[i + ng] = y + i * g;
