@@ -250,17 +250,19 @@ static inline __attribute__((always_inline)) int rays_inside(const fs_image *img
 static int rays_inside4(const fs_image *img, const ray_tab *T, double x, double y, double b, double *h);
 
 /* sample_pairs of a ray that may cross the border (inside 0) with AVX,
- * four samples at a time: a quad whose four samples lie inside the
- * image (0 <= x < width - 1, 0 <= y < height - 1) is interpolated as
- * sample_pair_inside does each lane (the crop's origin already taken
- * off the positions, as sample_pairs takes it off), a quad with a sample
- * outside is clamped sample by sample (fs_image_sample_clamped, which
- * gives an inside sample the same value), the last 1-3 samples read as
- * the ray's last four: the same values. Why: the compass's looks near
- * the border (where every start that does not stop clear lies on the
- * lattice, and a third of P1 Fig1's) were read by pairs, a test a pair:
- * 46 M of the lattice's refinement and 30 M of P1 Fig1's. Needs
- * jb - ja >= 3. */
+ * four samples at a time, each clamped to the image in its lane as
+ * fs_image_clamped_cell clamps it (maxpd and minpd: the same position
+ * but for the sign of a zero), and a sample on the last column or row
+ * read as the cell before it with the weights turned (p[w - 2] 0 +
+ * p[w - 1] 1 for p[w - 1] 1 + p[w - 1] 0: the same number but for the
+ * sign of a zero, finite pixels); the interpolation is
+ * sample_pair_inside's, the last 1-3 samples read as the ray's last four.
+ * focus() uses a sample only through |v[j + span] - v[j - span]|,
+ * where the sign of a zero never shows: the same focus. Why: the
+ * compass's looks near the border (where every start that does not stop
+ * clear lies on the lattice, and a third of P1 Fig1's) were read by
+ * pairs, a clamped sample at a time: 46 M of the lattice's refinement,
+ * 30 M of P1 Fig1's. Needs jb - ja >= 3 and an image of at least 2 x 2. */
 __attribute__((target("avx"))) static void sample_quads(const fs_image *img, int cx, int cy, double x, double y,
 							 const double *ox, const double *oy, int ja, int jb,
 							 double *v)
@@ -271,27 +273,28 @@ __attribute__((target("avx"))) static void sample_quads(const fs_image *img, int
 	v4d X = {x, x, x, x}, Y = {y, y, y, y}, W = {w, w, w, w}, one = {1, 1, 1, 1};
 	v4d CX = {cx, cx, cx, cx}, CY = {cy, cy, cy, cy};
 	__m256d zero = _mm256_setzero_pd(), XE = _mm256_set1_pd(xe), YE = _mm256_set1_pd(ye);
+	__m256d ONE = _mm256_set1_pd(1);
 	for (int j = ja; j <= jb; j += 4) {
 		if (j + 3 > jb)
 			j = jb - 3; /* the last four again */
 		/* (a whole-image position less an integer: exact) */
 		v4d px = (X + fs_ld4d(ox + j)) - CX, py = (Y + fs_ld4d(oy + j)) - CY;
-		__m256d in = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd((__m256d)px, zero, _CMP_GE_OQ),
-							 _mm256_cmp_pd((__m256d)py, zero, _CMP_GE_OQ)),
-					   _mm256_and_pd(_mm256_cmp_pd((__m256d)px, XE, _CMP_LT_OQ),
-							 _mm256_cmp_pd((__m256d)py, YE, _CMP_LT_OQ)));
-		if (_mm256_movemask_pd(in) != 0xf) {
-			for (int l = 0; l < 4; l++)
-				v[j + l] = fs_image_sample_clamped(img, px[l], py[l]);
-			continue;
-		}
-		v4d tx = fs_trunc4d(px), ty = fs_trunc4d(py);
-		v4d fx = px - tx, fy = py - ty, at = ty * W + tx;
+		__m256d cxv = _mm256_min_pd(_mm256_max_pd((__m256d)px, zero), XE);
+		__m256d cyv = _mm256_min_pd(_mm256_max_pd((__m256d)py, zero), YE);
+		__m256d tx = (__m256d)fs_trunc4d((v4d)cxv), ty = (__m256d)fs_trunc4d((v4d)cyv);
+		__m256d fx = _mm256_sub_pd(cxv, tx), fy = _mm256_sub_pd(cyv, ty);
+		/* the last column (row): the cell before it, weight 1 */
+		__m256d lx = _mm256_cmp_pd(tx, XE, _CMP_EQ_OQ), ly = _mm256_cmp_pd(ty, YE, _CMP_EQ_OQ);
+		tx = _mm256_sub_pd(tx, _mm256_and_pd(lx, ONE));
+		ty = _mm256_sub_pd(ty, _mm256_and_pd(ly, ONE));
+		fx = _mm256_blendv_pd(fx, ONE, lx);
+		fy = _mm256_blendv_pd(fy, ONE, ly);
+		v4d at = (v4d)ty * W + (v4d)tx;
 		v4d p00, p01, p10, p11;
 		fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
-		v4d a = p00 * (one - fx) + p01 * fx;
-		v4d c = p10 * (one - fx) + p11 * fx;
-		v4d o = a * (one - fy) + c * fy;
+		v4d a = p00 * (one - (v4d)fx) + p01 * (v4d)fx;
+		v4d c = p10 * (one - (v4d)fx) + p11 * (v4d)fx;
+		v4d o = a * (one - (v4d)fy) + c * (v4d)fy;
 		memcpy(v + j, &o, sizeof o);
 	}
 }
@@ -326,7 +329,7 @@ static double focus(const fs_image *img, int cx, int cy, const ray_tab *T, doubl
 			q = b == 0 ? rays_inside(img, T, x, y, 0, h) : rays_inside(img, T, x, y, b, h);
 	}
 #ifdef FS_LANES_AVX
-	int quads = !inside && jb - ja >= 3 && fs_cpu_has_avx();
+	int quads = !inside && jb - ja >= 3 && img->width >= 2 && img->height >= 2 && fs_cpu_has_avx();
 #endif
 	for (; q < T->nr; q++) {
 		double v[NMAX + 1];
