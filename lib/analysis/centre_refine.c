@@ -246,6 +246,60 @@ static inline __attribute__((always_inline)) int rays_inside(const fs_image *img
 	return q;
 }
 
+#ifdef FS_LANES_AVX
+static int rays_inside4(const fs_image *img, const ray_tab *T, double x, double y, double b, double *h);
+
+/* sample_pairs of a ray that may cross the border (inside 0) with AVX,
+ * four samples at a time, each clamped to the image in its lane as
+ * fs_image_clamped_cell clamps it (maxpd and minpd: the same position
+ * but for the sign of a zero), and a sample on the last column or row
+ * read as the cell before it with the weights turned (p[w - 2] 0 +
+ * p[w - 1] 1 for p[w - 1] 1 + p[w - 1] 0: the same number but for the
+ * sign of a zero, finite pixels); the interpolation is
+ * sample_pair_inside's, the last 1-3 samples read as the ray's last four.
+ * focus() uses a sample only through |v[j + span] - v[j - span]|,
+ * where the sign of a zero never shows: the same focus. Why: the
+ * compass's looks near the border (where every start that does not stop
+ * clear lies on the lattice, and a third of P1 Fig1's) were read by
+ * pairs, a clamped sample at a time: 46 M of the lattice's refinement,
+ * 30 M of P1 Fig1's. Needs jb - ja >= 3 and an image of at least 2 x 2. */
+__attribute__((target("avx"))) static void sample_quads(const fs_image *img, int cx, int cy, double x, double y,
+							 const double *ox, const double *oy, int ja, int jb,
+							 double *v)
+{
+	const float *d = img->data;
+	long w = img->width;
+	double xe = w - 1, ye = img->height - 1;
+	v4d X = {x, x, x, x}, Y = {y, y, y, y}, W = {w, w, w, w}, one = {1, 1, 1, 1};
+	v4d CX = {cx, cx, cx, cx}, CY = {cy, cy, cy, cy};
+	__m256d zero = _mm256_setzero_pd(), XE = _mm256_set1_pd(xe), YE = _mm256_set1_pd(ye);
+	__m256d ONE = _mm256_set1_pd(1);
+	for (int j = ja; j <= jb; j += 4) {
+		if (j + 3 > jb)
+			j = jb - 3; /* the last four again */
+		/* (a whole-image position less an integer: exact) */
+		v4d px = (X + fs_ld4d(ox + j)) - CX, py = (Y + fs_ld4d(oy + j)) - CY;
+		__m256d cxv = _mm256_min_pd(_mm256_max_pd((__m256d)px, zero), XE);
+		__m256d cyv = _mm256_min_pd(_mm256_max_pd((__m256d)py, zero), YE);
+		__m256d tx = (__m256d)fs_trunc4d((v4d)cxv), ty = (__m256d)fs_trunc4d((v4d)cyv);
+		__m256d fx = _mm256_sub_pd(cxv, tx), fy = _mm256_sub_pd(cyv, ty);
+		/* the last column (row): the cell before it, weight 1 */
+		__m256d lx = _mm256_cmp_pd(tx, XE, _CMP_EQ_OQ), ly = _mm256_cmp_pd(ty, YE, _CMP_EQ_OQ);
+		tx = _mm256_sub_pd(tx, _mm256_and_pd(lx, ONE));
+		ty = _mm256_sub_pd(ty, _mm256_and_pd(ly, ONE));
+		fx = _mm256_blendv_pd(fx, ONE, lx);
+		fy = _mm256_blendv_pd(fy, ONE, ly);
+		v4d at = (v4d)ty * W + (v4d)tx;
+		v4d p00, p01, p10, p11;
+		fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
+		v4d a = p00 * (one - (v4d)fx) + p01 * (v4d)fx;
+		v4d c = p10 * (one - (v4d)fx) + p11 * (v4d)fx;
+		v4d o = a * (one - (v4d)fy) + c * (v4d)fy;
+		memcpy(v + j, &o, sizeof o);
+	}
+}
+#endif
+
 /* The height of the peak of the summed radial-derivative magnitude over
  * the radii of T from (x, y), the derivative over +-span samples; *peak
  * (may be NULL) gets the radius of the peak. img is a crop at (cx, cy)
@@ -267,11 +321,24 @@ static double focus(const fs_image *img, int cx, int cy, const ray_tab *T, doubl
 		/* (the whole image's own call without the crop's origin: the
 		 * same operations as before the origin was added, h40e) */
 		double b = (double)cy * img->width + cx;
-		q = b == 0 ? rays_inside(img, T, x, y, 0, h) : rays_inside(img, T, x, y, b, h);
+#ifdef FS_LANES_AVX
+		if (fs_cpu_has_avx() && jb - ja + 1 >= 4)
+			q = rays_inside4(img, T, x, y, b, h);
+		else
+#endif
+			q = b == 0 ? rays_inside(img, T, x, y, 0, h) : rays_inside(img, T, x, y, b, h);
 	}
+#ifdef FS_LANES_AVX
+	int quads = !inside && jb - ja >= 3 && img->width >= 2 && img->height >= 2 && fs_cpu_has_avx();
+#endif
 	for (; q < T->nr; q++) {
 		double v[NMAX + 1];
-		sample_pairs(img, cx, cy, x, y, T->ox[q], T->oy[q], ja, jb, inside, v);
+#ifdef FS_LANES_AVX
+		if (quads)
+			sample_quads(img, cx, cy, x, y, T->ox[q], T->oy[q], ja, jb, v);
+		else
+#endif
+			sample_pairs(img, cx, cy, x, y, T->ox[q], T->oy[q], ja, jb, inside, v);
 		add_steps(h, v, j0, j1, span);
 	}
 	int jbest;
@@ -305,6 +372,14 @@ typedef struct grid_tab {
 	ptrdiff_t *yd;     /* [iy][q][j] step to the row below (w, 0 at the edge) */
 	double *yf, *yg;   /* [iy][q][j] fy and 1 - fy */
 	double *tx, *ty;   /* [i] the trial centres' columns and rows */
+	/* every step is 1 and w, as on an inside grid (a clamped grid on an
+	 * image at least 2 x 2: grid_tab_fill folds the last column's and
+	 * row's clamped samples into the cell before them), so a clamped
+	 * grid's trial centre reads as an inside one's (grid_focus). Why:
+	 * near the border, where P1 Fig1 has a third of its domes, the
+	 * clamped grids were read by pairs with their steps loaded: 63 M of
+	 * its refinement's 215 M, 35 M of the lattice's */
+	int unit;
 	void *block;       /* owns all of the above */
 } grid_tab;
 
@@ -335,6 +410,7 @@ static int grid_tab_alloc(grid_tab *G, const ray_tab *T, int ng, int clamped)
 	G->n = n;
 	G->nj = nj;
 	G->clamped = clamped;
+	G->unit = 0;
 	G->xf = G->block;
 	G->xg = G->xf + m;
 	G->yf = G->xg + m;
@@ -388,6 +464,25 @@ static inline __attribute__((always_inline)) void grid_tab_fill(grid_tab *G, con
 					int x0, y0, dx1, dy1;
 					double fx = clamp_axis((tx + ox[j]) - cx, w, &x0, &dx1);
 					double fy = clamp_axis((ty + oy[j]) - cy, h, &y0, &dy1);
+					/* A sample clamped to the last column is that
+					 * column's pixel, p[w - 1] 1 + p[w - 1] 0; read
+					 * as the cell before it with the weights turned,
+					 * p[w - 2] 0 + p[w - 1] 1, it is the same number
+					 * but for the sign of a zero (finite pixels),
+					 * and grid_focus uses a sample only through
+					 * |v[a] - v[b]|, where that sign never shows. So
+					 * every step is 1 (and w for the rows) and the
+					 * samples read as an inside grid's (unit). */
+					if (!dx1 && w >= 2) {
+						x0 = w - 2;
+						fx = 1;
+						dx1 = 1;
+					}
+					if (!dy1 && h >= 2) {
+						y0 = h - 2;
+						fy = 1;
+						dy1 = 1;
+					}
 					xo[j] = x0;
 					G->xd[a0 + j] = dx1;
 					xf[j] = fx;
@@ -496,6 +591,48 @@ __attribute__((target("avx"))) static inline void add_steps2_4(double *h, const 
 	add_steps2(h, v0, v1, j, j1, span);
 }
 
+/* rays_inside with AVX (where the CPU has it: focus checks), four
+ * samples of a ray at a time: each lane sample_pair_inside's expression
+ * (the truncation, the index made in doubles less the crop's origin b,
+ * the interpolation in its order; b = 0 leaves the index as it is), the
+ * last 1-3 samples read as the ray's last four (a sample is a function
+ * of its j alone, as grid_rays4 reads them), and the rays' steps added
+ * two rays at a time by add_steps2_4 (add_steps2's sums): the same
+ * values. Why: the compass's looks (focus) are the refinement's part
+ * left on pairs, 46 M of the 2048 x 1536 lattice's detection and 86 M
+ * of P1 Fig1's, whose starts never stop clear (h42k). Needs at least
+ * four samples a ray; returns the rays done (pairs of them). */
+__attribute__((target("avx"))) static int rays_inside4(const fs_image *img, const ray_tab *T, double x, double y,
+						       double b, double *h)
+{
+	int j0 = T->j0, j1 = T->j1, span = T->span, ja = j0 - span, jb = j1 + span, q = 0;
+	const float *d = img->data;
+	long w = img->width;
+	v4d W = {w, w, w, w}, X = {x, x, x, x}, Y = {y, y, y, y}, B = {b, b, b, b}, one = {1, 1, 1, 1};
+	double vv[2][NMAX + 1];
+	for (; q + 1 < T->nr; q += 2) {
+		for (int r = 0; r < 2; r++) {
+			const double *ox = T->ox[q + r], *oy = T->oy[q + r];
+			double *v = vv[r];
+			for (int j = ja; j <= jb; j += 4) {
+				if (j + 3 > jb)
+					j = jb - 3; /* the last four again */
+				v4d px = X + fs_ld4d(ox + j), py = Y + fs_ld4d(oy + j);
+				v4d tx = fs_trunc4d(px), ty = fs_trunc4d(py);
+				v4d fx = px - tx, fy = py - ty, at = (ty * W + tx) - B;
+				v4d p00, p01, p10, p11;
+				fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
+				v4d a = p00 * (one - fx) + p01 * fx;
+				v4d c = p10 * (one - fx) + p11 * fx;
+				v4d o = a * (one - fy) + c * fy;
+				memcpy(v + j, &o, sizeof o);
+			}
+		}
+		add_steps2_4(h, vv[0], vv[1], j0, j1, span);
+	}
+	return q;
+}
+
 /* Every ray of an inside grid's trial centre (ax, ay: its column's and
  * row's first table index) with their steps added to h, in one call:
  * grid_ray4's samples and the steps four radii at a time, the rays in
@@ -539,7 +676,10 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 	if (j1 >= j0)
 		memset(h + j0, 0, (size_t)(j1 - j0 + 1) * sizeof *h);
 #ifdef FS_LANES_AVX
-	if (!G->clamped && avx && nj >= 4 && !(T->nr & 1)) {
+	/* (a clamped grid on an image of at least 2 x 2 has every step an
+	 * inside grid's: grid_tab's unit) */
+	int clamped = G->clamped && !G->unit;
+	if (!clamped && avx && nj >= 4 && !(T->nr & 1)) {
 		grid_rays4(img->data, w, G, T->nr, (size_t)(ix + ng) * T->nr * nj, (size_t)(iy + ng) * T->nr * nj, j0,
 			   j1, span, h);
 		int jb;
@@ -557,7 +697,7 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 		const ptrdiff_t *yo = G->yo + ay, *yd = G->yd + ay;
 		double *v = vv[q & 1];
 		int j = 0;
-		if (G->clamped) {
+		if (clamped) {
 			/* fs_image_bilinear's expression, on the clamped pixels,
 			 * two samples at a time (one lane each) */
 			for (; j + 1 < nj; j += 2) {
@@ -583,7 +723,7 @@ static double grid_focus(const fs_image *img, const ray_tab *T, const grid_tab *
 			}
 		}
 #ifdef FS_LANES_AVX
-		if (!G->clamped && avx)
+		if (!clamped && avx)
 			j = grid_ray4(img->data, w, xo, yo, xf, xg, yf, yg, nj, v + jlo);
 #endif
 		for (; j + 1 < nj; j += 2) {
@@ -643,6 +783,7 @@ static int grid_stage(const fs_image *img, int ox, int oy, const ray_tab *T, dou
 	int inside = x - b >= ox && y - b >= oy && x + b < ox + img->width - 1 && y + b < oy + img->height - 1;
 	int tab = grid_tab_alloc(&G, T, ng, !inside) == 0, r1 = ng < 1 ? ng : 1;
 	if (tab) {
+		G.unit = img->width >= 2 && img->height >= 2;
 		for (int i = -ng; i <= ng; i++) {
 			G.tx[i + ng] = x + i * g;
 			G.ty[i + ng] = y + i * g;
