@@ -272,7 +272,8 @@ static double refine(ctx *c, const fs_blur_fine_opts *o, double *p, double ds, d
 	double best = INFINITY;
 	for (int round = 0; round < rounds; round++) {
 		double lo = fmax(o->sigma_lo, p[0] - ds), hi = fmin(o->sigma_hi, p[0] + ds);
-		best = golden(c, p, 0, lo, hi, 0.001);
+		/* a held blur (sigma_lo == sigma_hi) has no bracket to search */
+		best = hi > lo ? golden(c, p, 0, lo, hi, 0.001) : misfit(c, p[0], p[1], p[2]);
 		if (o->shift_max > 0) {
 			for (int ax = 1; ax <= 2; ax++) {
 				double base = ax == 1 ? o->shift_x : o->shift_y;
@@ -312,8 +313,14 @@ static double search_shape(ctx *c, fs_se_field *fld, const fs_dome_fit *f, const
 	if (o->shift_max > 0) {
 		static const double LADDER[] = {0.4, 0.7, 1.0, 1.4, 2.0, 2.8};
 		int k = (int)floor(o->shift_max / 0.5 + 1e-9);
+		double last = -1;
 		for (size_t q = 0; q < sizeof LADDER / sizeof *LADDER; q++) {
 			double sg = fmin(o->sigma_hi, fmax(o->sigma_lo, LADDER[q]));
+			/* rungs clamped to one value (a narrow or held range) would
+			 * repeat the same offsets' trials and never win (strict <) */
+			if (sg == last)
+				continue;
+			last = sg;
 			for (int iy = -k; iy <= k; iy++)
 				for (int ix = -k; ix <= k; ix++) {
 					double m = misfit(c, sg, o->shift_x + 0.5 * ix, o->shift_y + 0.5 * iy);
@@ -424,7 +431,7 @@ int fs_blur_fine_read(const fs_image *img, const double *xs, const double *ys, s
 	}
 	memset(out, 0, sizeof *out);
 	double pitch = f->pitch, fill = o->fill > 0 ? o->fill : f->fill;
-	if (!(pitch >= 6) || o->grid < 8 || !(o->sigma_lo > 0) || !(o->sigma_hi > o->sigma_lo) || o->shift_max < 0) {
+	if (!(pitch >= 6) || o->grid < 8 || !(o->sigma_lo > 0) || !(o->sigma_hi >= o->sigma_lo) || o->shift_max < 0) {
 		snprintf(err, errlen, "blur_fine: pitch %.2f px, grid %d, sigma %.2f..%.2f: not read", pitch, o->grid,
 			 o->sigma_lo, o->sigma_hi);
 		return -1;

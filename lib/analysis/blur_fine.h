@@ -60,7 +60,9 @@ typedef struct fs_blur_fine_opts {
 	double edge_cap_px;  /* the edge's convexity clipped at this per image px (default 1.5, the
 				se_render clip at 24 a pitch of 16 px); <= 0: se_render's clip per grid unit */
 	int kernel;          /* FS_BLUR_FINE_BOX_TENT (default) or FS_BLUR_FINE_POINT */
-	double sigma_lo, sigma_hi; /* the Gaussian searched within (px; default 0.3..3.0) */
+	double sigma_lo, sigma_hi; /* the Gaussian searched within (px; default 0.3..3.0); equal: held
+				      there, the rest searched about it (h45a: the fill read at a blur
+				      read before, as an alternation's second step) */
 	double shift_max;    /* the common offset searched within +-shift_max px on each axis
 				(default 1.5); 0: held at shift_x, shift_y */
 	double shift_x, shift_y; /* the held offset (px), and the search's start */

@@ -46,6 +46,37 @@
  *   cs+fill/sim, fD/sim  cs+fill and fD with the SIMULATOR's shape and
  *               detector (as rule+sim): the tied offset's or fill's own
  *               error once the shape is right (only by name).
+ * With --alt and --joint (h45a) the fine model reads the SIZE too, from
+ * the rule's own centres, each read's D = its fill x the formation
+ * fit's pitch against the true mean D and the rule's (the level reader's
+ * calibration cannot: it carries the fill it is rendered at, h44b):
+ *   alt         an alternation to a fixed point: the blur read with the
+ *               fill held at the current D and the shape and offset
+ *               searched (fD+shape), then the fill read with that blur
+ *               held and the shape and offset searched, from the rule's
+ *               D, until the fill moves less than ALT_TOL (at most
+ *               ALT_MAX rounds): does it find the true D or stay at the
+ *               rule's?
+ *   alt@true    (--alt-true) the same from the TRUE fill: where it leaves
+ *               the truth, the misfit itself prefers another fill; with
+ *               it the misfit at the truth (the simulator's shape, true
+ *               fill, offset and blur: nothing searched) and the fill
+ *               read with the offset held at the TRUE common offset;
+ *   alt/det     (--alt-det) alt with the SIMULATOR's detector (azimuth,
+ *               elevation) in the formation, which no read searches;
+ *   alt/flip    (--alt-flip) alt run again with the fit's azimuth turned
+ *               half a turn, the end of lower misfit kept: what the rule
+ *               could do itself where the fit reads the azimuth reversed;
+ *   alt/dsearch (--alt-detsearch) alt with the detector the fine model
+ *               picks first: the fit's azimuth or its opposite, the
+ *               elevation 20..60 deg in 10-deg steps, each read once at
+ *               the rule's D with the shape searched, the least misfit's;
+ *   joint/L     fill, blur and offset searched for each of the 18 shapes
+ *               (profile x h/R ladder) and the formation fit's own, the
+ *               shape chosen by misfit x (1 + L d^2), d the shape's
+ *               distance from the fit's (profile changed: 1; h/R: its
+ *               log2 ratio): a prior on the shape from the formation fit,
+ *               L = 0 (none), 0.1, 0.3, 1 and inf (the fit's shape held).
  * Unscreened scenes are read on the source image (the beam: the
  * simulator's sqrt(beam^2 - 1/12) on top of its pixels' box); a screened
  * scene (group C) on what the rule's screened level reads, the
@@ -57,7 +88,7 @@
  * matched domes): 0 where the search found it.
  *
  * Usage: bench_blur_fine_read [--seeds N,N,...] [--set KEY=VALUE]...
- * [--grid G] [--reads NAME,...] [--tied] [SCENE...]; default seeds 0,4000,8000,12000 and the scenes
+ * [--grid G] [--reads NAME,...] [--tied] [--alt] [--alt-true] [--alt-det] [--alt-flip] [--alt-detsearch] [--joint] [--sigma-hi S] [SCENE...]; default seeds 0,4000,8000,12000 and the scenes
  * A (2 6 18 22), E (0 4 16 20), B1 (5 21), C (47 63). About 3-10 s of CPU
  * a scene-seed with SEM_SCENE_CACHE (the detection most of it).
  */
@@ -93,6 +124,56 @@ static const char *RNAME[R_N] = {"rule",    "rule+fill", "rule+shape", "rule@0",
 /* --reads: which readings run (a bit each, default h44a's seven); --reads rule
  * alone is the function's cost under callgrind */
 static unsigned reads_on = READS_H44A;
+/* --alt, --joint: h45a's size reads (--alt or --joint alone runs only them) */
+static int alt_on, joint_on;
+/* --alt-true: the alternation started from the TRUE fill as well: where
+ * it leaves the truth, the misfit itself prefers another fill (not the
+ * search's start) */
+static int alt_true_on;
+/* --alt-det: the alternation from the rule's D with the SIMULATOR's
+ * detector (azimuth, elevation: the shadow's render) in place of the
+ * formation fit's, the one part of the formation neither read searches */
+static int alt_det_on;
+/* --alt-flip: the alternation also with the formation fit's azimuth
+ * turned half a turn (its shadow cast the other way), the one of the
+ * two with the lower misfit kept (alt/flip): the fit reads the
+ * detector's azimuth from its slope weights and reads it reversed on
+ * some scenes (dome_fit.c: "opposite reads ... are not refused"), which
+ * the fine model's shadow then draws on the wrong side */
+static int alt_flip_on;
+/* --alt-detsearch: the detector chosen by the fine model itself before
+ * the alternation: the azimuth as fitted or turned half a turn, the
+ * elevation on DET_ELEV's ladder, each read once at the rule's D (the
+ * alternation's first step), the least misfit kept (alt/dsearch) */
+static int alt_dsearch_on;
+static const double DET_ELEV[] = {20, 30, 40, 50, 60};
+/* --sigma-hi: the blur searched up to this (px; the window is sized by it,
+ * so a smaller one is cheaper: h45a's coarse version) */
+static double sigma_hi_arg;
+#define ALT_MAX 8
+#define ALT_TOL 0.001
+/* the joint read's priors (the last: the fit's shape held) */
+static const double LAMBDA[] = {0, 0.1, 0.3, 1, INFINITY};
+#define NLAMBDA (sizeof LAMBDA / sizeof *LAMBDA)
+/* one group's size sums: D read / D true - 1 (%) for the rule, the
+ * alternation and each prior, and the blur read - truth */
+enum { S_RULE, S_ALT, S_ALTT, S_ALTD, S_ALTF, S_ALTS, S_JOINT, S_N = S_JOINT + NLAMBDA };
+typedef struct {
+	double s[S_N], s2[S_N], b[S_N], b2[S_N];
+	int n[S_N], w3[S_N], w5[S_N], iters, conv;
+} dacc;
+static dacc dgroups[5];
+
+static void dacc_add(dacc *a, int v, double derr, double berr)
+{
+	a->s[v] += derr;
+	a->s2[v] += derr * derr;
+	a->b[v] += berr;
+	a->b2[v] += berr * berr;
+	a->n[v]++;
+	a->w3[v] += fabs(derr) <= 3;
+	a->w5[v] += fabs(derr) <= 5;
+}
 
 
 /* one group's sums: the read minus the truth per reading */
@@ -118,6 +199,192 @@ static int group_index(const char *g)
 }
 
 static gacc groups[5];
+
+/* The fine model's options for a size read: the bench's grid and blur
+ * range, the fill held at fill (fill_search 0) or searched about it. */
+static void size_opts(fs_blur_fine_opts *bo, double fill, double fill_search, int shape_search)
+{
+	fs_blur_fine_opts_default(bo);
+	bo->grid = grid;
+	if (sigma_hi_arg > bo->sigma_lo)
+		bo->sigma_hi = sigma_hi_arg;
+	bo->fill = fill;
+	bo->fill_search = fill_search;
+	bo->shape_search = shape_search;
+}
+
+/* h45a's size reads (--alt, --joint) about the rule's centres (xr, yr)
+ * from the rule's fill fill_d, each D against the true mean D d_true
+ * (the rule's: d_rule), printed on the scene's line and summed into g. */
+static void size_reads(const fs_image *img, const double *xr, const double *yr, size_t nr, const fs_dome_fit *fit,
+		       double fill_d, double d_true, double d_rule, double truth, double tox, double toy, double az,
+		       const fs_dome_fit *fsim, dacc *g)
+{
+	char err[256];
+	fs_blur_fine_opts bo;
+	double pitch = fit->pitch;
+	dacc_add(g, S_RULE, 100 * (d_rule / d_true - 1), 0);
+	printf(" | D true %.2f rule %+.1f %% | detector fit az %.0f el %.0f (sim %.0f, %.0f) deg", d_true,
+	       100 * (d_rule / d_true - 1), fit->azimuth * 180 / M_PI, fit->elevation * 180 / M_PI,
+	       fsim->azimuth * 180 / M_PI, fsim->elevation * 180 / M_PI);
+	/* the plain alternation's end, for alt/flip's choice */
+	double alt_mis = NAN, alt_de = NAN, alt_be = NAN;
+	for (int mode = 0; mode <= 4; mode++) {
+		int from_true = mode == 1;
+		if (!(mode == 0 ? alt_on || alt_flip_on : mode == 1 ? alt_true_on : mode == 2 ? alt_det_on
+				   : mode == 3 ? alt_flip_on : alt_dsearch_on))
+			continue;
+		/* coordinate descent on the one misfit: each step can only lower
+		 * it, so the fixed point is a joint minimum near the rule's D, or
+		 * the drift away from it shows where the mean patch pulls */
+		double fl = from_true ? d_true / pitch : fill_d;
+		fs_dome_fit fc = *fit;
+		if (mode == 2) {
+			fc.azimuth = fsim->azimuth;
+			fc.elevation = fsim->elevation;
+		}
+		if (mode == 3)
+			fc.azimuth += fc.azimuth > 0 ? -M_PI : M_PI;
+		int trials = 0;
+		if (mode == 4) {
+			double bm = INFINITY, baz = fc.azimuth, bel = fc.elevation;
+			for (int turn = 0; turn <= 1; turn++)
+				for (size_t e = 0; e < sizeof DET_ELEV / sizeof *DET_ELEV; e++) {
+					fs_dome_fit fd = fc;
+					fs_blur_fine rd;
+					fd.azimuth = fit->azimuth + (turn ? (fit->azimuth > 0 ? -M_PI : M_PI) : 0);
+					fd.elevation = DET_ELEV[e] * M_PI / 180;
+					size_opts(&bo, fill_d, 0, 1);
+					if (fs_blur_fine_read(img, xr, yr, nr, &fd, &bo, &rd, err, sizeof err))
+						continue;
+					trials += rd.trials;
+					if (rd.misfit < bm) {
+						bm = rd.misfit;
+						baz = fd.azimuth;
+						bel = fd.elevation;
+					}
+				}
+			fc.azimuth = baz;
+			fc.elevation = bel;
+		}
+		fs_blur_fine ra, rb;
+		int it, conv = 0, okr = 0;
+		printf(" | %s", mode == 0 ? "alt" : mode == 1 ? "alt@true" : mode == 2 ? "alt/det" : mode == 3 ? "alt(az+180)"
+									    : "alt/dsearch");
+		if (mode == 4)
+			printf(" (az %.0f el %.0f)", fc.azimuth * 180 / M_PI, fc.elevation * 180 / M_PI);
+		for (it = 1; it <= ALT_MAX; it++) {
+			size_opts(&bo, fl, 0, 1);
+			if (fs_blur_fine_read(img, xr, yr, nr, &fc, &bo, &ra, err, sizeof err))
+				break;
+			fc.profile = ra.profile;
+			fc.h_over_r = ra.h_over_r;
+			trials += ra.trials;
+			size_opts(&bo, fl, 0.1, 1);
+			bo.sigma_lo = bo.sigma_hi = ra.sigma;
+			if (fs_blur_fine_read(img, xr, yr, nr, &fc, &bo, &rb, err, sizeof err))
+				break;
+			fc.profile = rb.profile;
+			fc.h_over_r = rb.h_over_r;
+			trials += rb.trials;
+			okr = 1;
+			printf(" [%d: beam %.3f fill %.3f -> %.3f p%.0f h%.2f]", it, ra.beam, fl, rb.fill, rb.profile,
+			       rb.h_over_r);
+			double step = rb.fill - fl;
+			fl = rb.fill;
+			if (fabs(step) < ALT_TOL) {
+				conv = 1;
+				break;
+			}
+		}
+		if (!okr)
+			printf(" failed: %s", err);
+		else {
+			double de = 100 * (fl * pitch / d_true - 1);
+			double ex = rb.shift_x - tox, ey = rb.shift_y - toy;
+			printf(" D %+.1f %% beam %+.3f, mis %.5f, off err along %+.2f across %+.2f, %d rounds%s, %d trials",
+			       de, ra.beam - truth, rb.misfit, ex * cos(az) + ey * sin(az), -ex * sin(az) + ey * cos(az),
+			       it > ALT_MAX ? ALT_MAX : it, conv ? "" : " (no fixed point)", trials);
+			if (mode == 0) {
+				alt_mis = rb.misfit;
+				alt_de = de;
+				alt_be = ra.beam - truth;
+				g->iters += it > ALT_MAX ? ALT_MAX : it;
+				g->conv += conv;
+			}
+			if (mode == 3) {
+				int flip = !(rb.misfit >= alt_mis);
+				printf(" | alt/flip: %s, D %+.1f %%", flip ? "turned" : "as fitted", flip ? de : alt_de);
+				dacc_add(g, S_ALTF, flip ? de : alt_de, flip ? ra.beam - truth : alt_be);
+			} else if (mode != 0 || alt_on)
+				dacc_add(g, mode == 0 ? S_ALT : mode == 1 ? S_ALTT : mode == 2 ? S_ALTD : S_ALTS, de,
+					 ra.beam - truth);
+		}
+	}
+	if (alt_true_on) {
+		/* two controls: the misfit at the truth itself (the simulator's
+		 * shape and fill, the true offset and blur, nothing searched),
+		 * against which the alternation's end is judged; and the fill
+		 * read with the offset held at the truth (shape and blur
+		 * searched): what the size read gives once the offset is right */
+		fs_blur_fine rt;
+		size_opts(&bo, d_true / pitch, 0, 0);
+		bo.shift_max = 0;
+		bo.shift_x = tox;
+		bo.shift_y = toy;
+		double h = pitch / bo.grid, sg = sqrt(fmax(0.01, truth * truth - 0.0625 * h * h));
+		bo.sigma_lo = bo.sigma_hi = sg;
+		if (!fs_blur_fine_read(img, xr, yr, nr, fsim, &bo, &rt, err, sizeof err))
+			printf(" | mis@truth %.5f", rt.misfit);
+		size_opts(&bo, fill_d, 0.1, 1);
+		bo.shift_max = 0;
+		bo.shift_x = tox;
+		bo.shift_y = toy;
+		if (!fs_blur_fine_read(img, xr, yr, nr, fit, &bo, &rt, err, sizeof err))
+			printf(" | fill@true-offset D %+.1f %% beam %+.3f p%.0f h%.2f mis %.5f",
+			       100 * (rt.fill * pitch / d_true - 1), rt.beam - truth, rt.profile, rt.h_over_r, rt.misfit);
+	}
+	if (joint_on) {
+		/* every shape read with its own fill, blur and offset; the
+		 * prior then only chooses among them */
+		static const double HR[] = {0.2, 0.3, 0.45, 0.65, 0.9, 1.2};
+		enum { NS = 1 + 3 * 6 };
+		fs_blur_fine r[NS];
+		double dist[NS];
+		int ok[NS];
+		for (int c = 0; c < NS; c++) {
+			fs_dome_fit fc = *fit;
+			if (c) {
+				fc.profile = (c - 1) / 6;
+				fc.h_over_r = HR[(c - 1) % 6];
+			}
+			dist[c] = (fc.profile != fit->profile) + fabs(log2(fc.h_over_r / fit->h_over_r));
+			size_opts(&bo, fill_d, 0.1, 0);
+			ok[c] = !fs_blur_fine_read(img, xr, yr, nr, &fc, &bo, &r[c], err, sizeof err);
+		}
+		for (size_t l = 0; l < NLAMBDA; l++) {
+			int b = -1;
+			double bs = INFINITY;
+			for (int c = 0; c < NS; c++) {
+				double sc = isinf(LAMBDA[l]) ? (c ? INFINITY : r[c].misfit)
+							   : r[c].misfit * (1 + LAMBDA[l] * dist[c] * dist[c]);
+				if (ok[c] && sc < bs) {
+					bs = sc;
+					b = c;
+				}
+			}
+			if (b < 0) {
+				printf(" | joint/%g -", LAMBDA[l]);
+				continue;
+			}
+			double de = 100 * (r[b].fill * pitch / d_true - 1);
+			double ex = r[b].shift_x - tox, ey = r[b].shift_y - toy;
+			printf(" | joint/%g D %+.1f %% beam %+.3f p%.0f h%.2f mis %.5f along %+.2f", LAMBDA[l], de,
+			       r[b].beam - truth, r[b].profile, r[b].h_over_r, r[b].misfit, ex * cos(az) + ey * sin(az));
+			dacc_add(g, S_JOINT + (int)l, de, r[b].beam - truth);
+		}
+	}
+}
 
 static int run(int k, unsigned seed_add)
 {
@@ -270,7 +537,8 @@ static int run(int k, unsigned seed_add)
 	       of.fit.profile, o.profile, of.fit.h_over_r, o.h_over_r, of.fit.blur_px);
 	for (int r = 0; r < R_N; r++) {
 		if (!ok[r]) {
-			printf(" | %s -", RNAME[r]);
+			if (reads_on >> r & 1)
+				printf(" | %s -", RNAME[r]);
 			continue;
 		}
 		double ex = rd[r].shift_x - (r == R_TRUE ? 0 : tox), ey = rd[r].shift_y - (r == R_TRUE ? 0 : toy);
@@ -294,6 +562,9 @@ static int run(int k, unsigned seed_add)
 		       -cs.dx * sin(az) + cs.dy * cos(az), cs.noise > 0 ? (cs.mis0 - cs.mis) / cs.noise : NAN);
 	if (reads_on & (READS_TIED | 1u << R_FDSHAPE | 1u << R_FDSIM | 1u << R_CSFDSHAPE))
 		printf(" | fill of D %.3f", fill_d);
+	if ((alt_on || joint_on || alt_true_on || alt_det_on || alt_flip_on || alt_dsearch_on) && !screened && isfinite(fill_d))
+		size_reads(img, xr, yr, nr, &of.fit, fill_d, fill * t->pitch, fill_d * of.fit.pitch, truth,
+			   tox, toy, o.det_azimuth, &fsim, &dgroups[group_index(group_of(k))]);
 	printf(" | true offset along %+.2f across %+.2f, %zu centres\n", tox * cos(az) + toy * sin(az),
 	       -tox * sin(az) + toy * cos(az), nr);
 	fflush(stdout);
@@ -334,6 +605,21 @@ int main(int argc, char **argv)
 						reads_on |= 1u << r;
 		} else if (!strcmp(argv[i], "--tied"))
 			reads_on = READS_TIED;
+		else if (!strcmp(argv[i], "--alt") || !strcmp(argv[i], "--joint") || !strcmp(argv[i], "--alt-true") ||
+			   !strcmp(argv[i], "--alt-det") || !strcmp(argv[i], "--alt-flip") ||
+			   !strcmp(argv[i], "--alt-detsearch")) {
+			/* alone, only the size reads run */
+			if (!alt_on && !joint_on && !alt_true_on && !alt_det_on && !alt_flip_on && !alt_dsearch_on &&
+			    reads_on == READS_H44A)
+				reads_on = 0;
+			*(!strcmp(argv[i], "--alt")	   ? &alt_on
+			  : !strcmp(argv[i], "--joint")    ? &joint_on
+			  : !strcmp(argv[i], "--alt-true") ? &alt_true_on
+			  : !strcmp(argv[i], "--alt-det")  ? &alt_det_on
+			  : !strcmp(argv[i], "--alt-flip") ? &alt_flip_on
+							   : &alt_dsearch_on) = 1;
+		} else if (!strcmp(argv[i], "--sigma-hi") && i + 1 < argc)
+			sigma_hi_arg = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--grid") && i + 1 < argc)
 			grid = atoi(argv[++i]) >= 8 ? atoi(argv[i]) : 64;
 		else if (ns < 64)
@@ -362,5 +648,37 @@ int main(int argc, char **argv)
 			printf("%-5s | %-8s | %2d | %+.4f | %.4f | %.3f %.3f\n", gname[g], RNAME[r], a->n[r], m, sd,
 			       a->ex[r] / a->n[r], a->ey[r] / a->n[r]);
 		}
+	if (alt_on || joint_on || alt_true_on || alt_det_on || alt_flip_on || alt_dsearch_on) {
+		printf("\ngroup | size read | n | D bias %% | D SD %% | within 3 %% | within 5 %% | beam bias px | beam SD px\n");
+		for (int g = 0; g < 5; g++)
+			for (int v = 0; v < S_N; v++) {
+				dacc *a = &dgroups[g];
+				if (!a->n[v])
+					continue;
+				double m = a->s[v] / a->n[v], sd = a->n[v] > 1 ? sqrt(fmax(0, (a->s2[v] - a->n[v] * m * m) / (a->n[v] - 1))) : 0;
+				double bm = a->b[v] / a->n[v], bsd = a->n[v] > 1 ? sqrt(fmax(0, (a->b2[v] - a->n[v] * bm * bm) / (a->n[v] - 1))) : 0;
+				char name[32];
+				if (v == S_RULE)
+					snprintf(name, sizeof name, "rule");
+				else if (v == S_ALT)
+					snprintf(name, sizeof name, "alt");
+				else if (v == S_ALTT)
+					snprintf(name, sizeof name, "alt@true");
+				else if (v == S_ALTD)
+					snprintf(name, sizeof name, "alt/det");
+				else if (v == S_ALTF)
+					snprintf(name, sizeof name, "alt/flip");
+				else if (v == S_ALTS)
+					snprintf(name, sizeof name, "alt/dsearch");
+				else
+					snprintf(name, sizeof name, "joint/%g", LAMBDA[v - S_JOINT]);
+				printf("%-5s | %-9s | %2d | %+.2f | %.2f | %2d | %2d", gname[g], name, a->n[v], m, sd, a->w3[v], a->w5[v]);
+				if (v != S_RULE)
+					printf(" | %+.4f | %.4f", bm, bsd);
+				if (v == S_ALT && a->n[v])
+					printf(" | mean rounds %.1f, fixed point %d of %d", (double)a->iters / a->n[v], a->conv, a->n[v]);
+				printf("\n");
+			}
+	}
 	return bad;
 }
