@@ -81,7 +81,8 @@
  * fD@meas, true, fD/al, fD+shape/al, fD/sph1/al, true/al, or all (the FV_* list
  * at fine_v_read); --fine-grid G and --fine-sigma-hi S set the read's
  * grid and sigma range (cost). Per reading: v, v - the oracle, the beam,
- * misfit, shape, offset and the line's D/S. About 1 s of CPU a reading
+ * misfit, shape, offset and the line's D/S, and (h45n) the variance of
+ * the true and of the rule's radii. About 1 s of CPU a reading
  * (shape held), 8 s with the shape searched, on a pitch-16 scene.
  * --interior: SCENE numbers are the interior scenes (sem_interior_scene)
  * instead of the corner scenes (h44c: whether --rule-level's gate opens
@@ -1036,8 +1037,11 @@ static double fine_v_sigma_hi = 3.0;
  * after it, about the TRUE centres too) and it sharpens the mean patch
  * by ~0.05 px^2 beyond the true centres' (the same at half and twice
  * the noise variance and without roughness or undulation; the moves go
- * towards half pixels, not whole ones: what it matches is not found,
- * h45b). Brute force (17 x 17 moves a dome and round): ~4 G instructions
+ * towards half pixels, not whole ones, h45b). What it matches is the
+ * domes' radius spread (h45n): with the simulator's radius jitter off
+ * (--set rjit=0) the true centres move 0.002 px^2 instead of 0.03 and
+ * the patch blurs by 0.01 instead of sharpening by 0.05; the position
+ * jitter off (pjit=0) changes neither. Brute force (17 x 17 moves a dome and round): ~4 G instructions
  * on a corner scene; a cost to cut before any rule used it. xs, ys are
  * moved in place; 0, or -1 out of memory. */
 __attribute__((noinline)) /* its own line in a callgrind profile (its cost, h45b) */
@@ -1352,6 +1356,26 @@ static void rule_level_print(int k, unsigned seed_add, const fs_image *src, cons
 		formation_sim(o, off.fit.pitch, c.fill, 0, &fsim);
 		printf(" | FINEV gate %d truth %d fill of D %.3f (true %.3f) fit prof %.1f h/R %.2f scatter %.3f aligned %.3f",
 		       sphere_tall, truth_sph, fill_d, c.fill, off.fit.profile, off.fit.h_over_r, sc0, sc1);
+		/* h45n: the domes' radius spread widens the mean patch's edges
+		 * as a blur would (the simulator's 4 % radius jitter, 0.066
+		 * px^2 at R 6.4 px, is the true centres' excess); the TRUE radii's
+		 * variance and the rule's own (its measurement scatter in it) */
+		double rv_true = NAN, rv_rule = NAN;
+		if (c.n >= 2) {
+			double s = 0, ss = 0;
+			for (size_t j = 0; j < c.n; j++)
+				s += c.rs[j], ss += c.rs[j] * c.rs[j];
+			rv_true = (ss - s * s / c.n) / (c.n - 1);
+		}
+		if (nd >= 2 && idx) {
+			double s = 0, ss = 0;
+			for (size_t j = 0; j < nd; j++) {
+				double r = l->items[idx[j]].radius_px;
+				s += r, ss += r * r;
+			}
+			rv_rule = (ss - s * s / nd) / (nd - 1);
+		}
+		printf(" radii var true %.4f rule %.4f", rv_true, rv_rule);
 		for (int q = 0; q < FV_N; q++) {
 			if (!(fine_v_on >> q & 1) || nd < 8 || !fx || !fy || (q == FV_TRUEAL && !(tax && tay)))
 				continue;
