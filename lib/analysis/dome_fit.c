@@ -1047,9 +1047,9 @@ static int oblique_reads(const ctx *c, const cand *b, double ox, double oy)
  * (h45a) and the displaced dome's dipole is what the slope weights read,
  * with the opposite sign (corner 4, 6, 20, 22 at the rule's centres: 0
  * read as 180, 135 as -45, mostly with a negative yield weight, the side
- * weight -0.05..-0.43); the
- * offset search that follows holds that formation, so it never visits
- * the other reading, and oblique_reads lets an opposite read through.
+ * weight -0.05..-0.43); the offset search that follows holds that
+ * formation, so it never visits the other reading, and oblique_reads
+ * lets an opposite read through.
  * The turn must have a positive yield weight: a negative one draws no
  * detector (oblique_reads), and allowed it turned corner 16@+0 from 137
  * to -41. Not under a screen (its low-pass leaves neither direction
