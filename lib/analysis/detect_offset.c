@@ -121,6 +121,7 @@ int fs_det_offset_fit_once(const fs_image *img, const double *xs, const double *
 		o.fill_walk_max = reading->fill_walk_max;
 		o.fill_walk_gain = reading->fill_walk_gain;
 		o.cap_tie = reading->cap_tie;
+		o.turn_check = reading->turn_check;
 	}
 	o.no_sigma = 1;
 	o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * fs_median_upper(rs, n) / pitch));

@@ -178,6 +178,7 @@ typedef struct ctx {
 	float *tmp, *bl[NBLUR][FS_SE_NCOMP]; /* blurred, cropped components */
 	const float *use[FS_SE_NCOMP];     /* the ones solve_normal() reads */
 	int keep_formation;   /* see fs_dome_fit_opts */
+	int turn_check;       /* see fs_dome_fit_opts */
 	int screened;         /* a halftone screen was low-passed away */
 	int coarse_to_fine;   /* see fs_dome_fit_opts */
 	/* the last unheld search's (best_at) least residual sum with a low
@@ -1033,6 +1034,69 @@ static int oblique_reads(const ctx *c, const cand *b, double ox, double oy)
 	return fabs(cos(az - away)) < cos(REFIT_OBLIQUE_DEG * M_PI / 180);
 }
 
+/* The turn check (fs_dome_fit_opts.turn_check, h45m): the formation
+ * fitted again from starting offsets TURN_STEP_PX and 2 TURN_STEP_PX
+ * either way along the kept formation's detector axis (the formation at
+ * the start, the offset searched downhill from there and the formation
+ * again until the offset stays, at most REFIT_ROUNDS), and the one of
+ * least residual among those with a positive yield weight that read the
+ * detector's azimuth more than a quarter turn from the kept one's taken
+ * where its residual sum is below the kept formation's at the kept
+ * offset. Why: the kept formation is solved at the starting offset,
+ * where on 4-px domes the rule's centres sit 0.5-0.9 px from the domes
+ * (h45a) and the displaced dome's dipole is what the slope weights read,
+ * with the opposite sign (corner 4, 6, 20, 22 at the rule's centres: 0
+ * read as 180, 135 as -45, mostly with a negative yield weight, the side
+ * weight -0.05..-0.43); the offset search that follows holds that
+ * formation, so it never visits the other reading, and oblique_reads
+ * lets an opposite read through.
+ * The turn must have a positive yield weight: a negative one draws no
+ * detector (oblique_reads), and allowed it turned corner 16@+0 from 137
+ * to -41. Not under a screen (its low-pass leaves neither direction
+ * resolved: oblique_reads). *ox, *oy and *best are replaced only where
+ * the turn is taken; c->p is left observed at the offset kept. */
+#define TURN_STEP_PX 0.5
+static int turned_reads(ctx *c, meanimg *m, double fill, cand *best, double *ox, double *oy)
+{
+	if (c->screened)
+		return 0;
+	cand kept_here, pick = {.rss = INFINITY};
+	/* (fit_offset left the patch observed at *ox, *oy) */
+	if (best_at(c, fill, best, &kept_here))
+		return -1;
+	double a0 = atan2(best->coef[FS_SE_SLOPE_Y], best->coef[FS_SE_SLOPE_X]), px0 = 0, py0 = 0;
+	static const double STEPS[4] = {-2, -1, 1, 2};
+	for (int s = 0; s < 4; s++) {
+		double tx = *ox + STEPS[s] * TURN_STEP_PX * cos(a0), ty = *oy + STEPS[s] * TURN_STEP_PX * sin(a0);
+		cand t;
+		observe(m, tx, ty, &c->p);
+		if (best_at(c, fill, NULL, &t))
+			return -1;
+		int moved = 1;
+		for (int k = 0; k < REFIT_ROUNDS && moved; k++) {
+			double px = tx, py = ty;
+			if (fit_offset(c, m, &t, 0, &tx, &ty))
+				return -1;
+			moved = tx != px || ty != py;
+			if (moved && best_at(c, fill, NULL, &t))
+				return -1;
+		}
+		double a1 = atan2(t.coef[FS_SE_SLOPE_Y], t.coef[FS_SE_SLOPE_X]);
+		if (cos(a1 - a0) < 0 && t.coef[FS_SE_YIELD] > 0 && t.rss < pick.rss) {
+			pick = t;
+			px0 = tx;
+			py0 = ty;
+		}
+	}
+	if (pick.rss < kept_here.rss) {
+		*best = pick;
+		*ox = px0;
+		*oy = py0;
+	}
+	observe(m, *ox, *oy, &c->p);
+	return 0;
+}
+
 /* The best formation and offset at one fill: the formation at the
  * starting offset, the offset for it, the formation again. (Taking the
  * first formation's residual at the new offset, to save the second
@@ -1070,6 +1134,8 @@ static int best_with_offset(ctx *c, meanimg *m, double fill, int wide, double ox
 			observe(m, ox, oy, &c->p);
 		}
 	}
+	if (c->keep_formation && c->turn_check && turned_reads(c, m, fill, best, &ox, &oy))
+		return -1;
 	best->ox = ox;
 	best->oy = oy;
 	return 0;
@@ -1396,6 +1462,7 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 	}
 	c.pitch = pitch;
 	c.keep_formation = o->keep_formation;
+	c.turn_check = o->turn_check;
 	c.cap_tie = o->cap_tie;
 	c.foot_search = o->foot_search;
 	c.sharp_rss = INFINITY;

@@ -71,6 +71,12 @@ typedef struct fs_dome_fit_opts {
 	 * yield): then it is fitted again at the offset and the offset
 	 * searched again from there until it stays (h40f, dome_fit.c) */
 	int keep_formation;
+	/* with keep_formation: the formation also fitted again from offsets
+	 * 0.5 and 1 px either way along its detector axis, and a read turned
+	 * more than a quarter turn (with a positive yield weight) taken where
+	 * its residual is lower (dome_fit.c, turned_reads, h45m: the opposite
+	 * reads on 4-px domes). 0: off (no detection path sets it) */
+	int turn_check;
 	/* at most this many centres (every k-th of the list) averaged into
 	 * the mean patch; 0 = all. The dome detector fits the centres'
 	 * offset with 64 (detect_offset.h): the mean of that many patches is

@@ -436,6 +436,56 @@ static void offset_of_moved_true_centres(void **state)
 	fs_image_free(img);
 }
 
+/* The turn check (fs_dome_fit_opts.turn_check, h45m) on corner scene 22
+ * (4-px flat tops, pitch 16, detector at 135 degrees): the rule's final
+ * centres sit 0.5-0.9 px from these domes towards the detector (h45a),
+ * and the formation kept from the starting offset, as the dome rule fits
+ * it (keep_formation, coarse to fine, the fill held), reads the detector
+ * half a turn off from centres pulled 0.8 px that way (-43; the rule's
+ * own centres on 4, 6, 20, 22 read it so with a negative yield weight);
+ * fitted again from starting offsets along its axis it finds the
+ * detector (135), the offset 0.78 px (of 0.8) back. */
+#define TURN_PULL_PX 0.8
+static void turn_check_finds_detector(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_corner_scene(22, &o);
+	sem_truth t;
+	fs_image *img = sem_make(&o, &t);
+	assert_non_null(img);
+	double *xs = malloc(t.n * sizeof *xs), *ys = malloc(t.n * sizeof *ys);
+	assert_true(xs && ys);
+	double pull = TURN_PULL_PX;
+	for (size_t i = 0; i < t.n; i++) {
+		xs[i] = t.x[i] + pull * cos(o.det_azimuth);
+		ys[i] = t.y[i] + pull * sin(o.det_azimuth);
+	}
+	double az[2];
+	for (int turn = 0; turn < 2; turn++) {
+		fs_dome_fit_opts fo;
+		fs_dome_fit_opts_default(&fo);
+		fo.no_sigma = fo.no_profiles = fo.coarse_to_fine = fo.keep_formation = 1;
+		fo.fill_min = fo.fill_max = true_mean_d(&t) / t.pitch;
+		fo.max_centres = 64;
+		fo.turn_check = turn;
+		fs_dome_fit fit;
+		char err[256];
+		assert_int_equal(fs_dome_fit_image(img, xs, ys, t.n, t.pitch, &fo, &fit, err, sizeof err), 0);
+		double d = fmod(fabs(fit.azimuth - o.det_azimuth), 2 * M_PI);
+		az[turn] = (d > M_PI ? 2 * M_PI - d : d) * 180 / M_PI;
+		printf("turn check %d: azimuth %.0f deg (detector %.0f, %.0f off), side %.2f, offset %.2f %.2f px\n", turn,
+		       fit.azimuth * 180 / M_PI, o.det_azimuth * 180 / M_PI, az[turn], fit.side, fit.offset_x,
+		       fit.offset_y);
+	}
+	assert_true(az[0] > 90); /* the opposite read this check is for */
+	assert_true(az[1] < 20);
+	free(xs);
+	free(ys);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
 /* The dome detector with the offset correction on the scene the docs
  * describe: low spherical domes (h/R 0.25, fill 0.25, pitch 64) lit from
  * the side, whose sharpest circle lies about 0.35 R towards the detector
@@ -615,6 +665,7 @@ int main(void)
 		cmocka_unit_test(fit_reach_counts_whole_samples),
 		cmocka_unit_test(fit_true_centres),
 		cmocka_unit_test(offset_of_moved_true_centres),
+		cmocka_unit_test(turn_check_finds_detector),
 		cmocka_unit_test(detector_centres_corrected),
 		cmocka_unit_test(corner_scenes),
 	};
