@@ -194,6 +194,12 @@ struct job {
 	double *level_at;      /* given centres: each one's level reading (reading_point) */
 	int *level_edge;       /* ... its edge and its rays' blur (fs_det_base_level_value) */
 	double *level_var;
+	/* the screen's period on the measurement image (halftone_of_meas),
+	 * screen_read 1 once looked for: the image is the same in every pass
+	 * of the job, and fit_offset asks at each of its calls (twice where
+	 * the refined path refused the offset, h45l) */
+	int screen_read;
+	double screen_period;
 };
 
 static double cand_mr(const struct job *j, size_t i)
@@ -364,6 +370,19 @@ out:
 	return rc;
 }
 
+/* halftone_of_meas once a job (j->screen_read); 0, or -1 with err set
+ * (nothing kept then). */
+static int job_screen(struct job *j, double *period, char *err, size_t errlen)
+{
+	if (!j->screen_read) {
+		if (halftone_of_meas(j->m, &j->screen_period, err, errlen))
+			return -1;
+		j->screen_read = 1;
+	}
+	*period = j->screen_period;
+	return 0;
+}
+
 static int clampi(int v, int lo, int hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
@@ -449,7 +468,7 @@ static int fit_offset_period(struct job *j, double period, char *err, size_t err
 	rc = 0;
 	if (!(pitch >= 6))
 		goto out;
-	if ((period < 0 && halftone_of_meas(m, &period, err, errlen)) ||
+	if ((period < 0 && job_screen(j, &period, err, errlen)) ||
 	    formation_at(m, xs, ys, rs, nd, pitch, period, 0, &j->off, &j->screen_fits, err, errlen))
 		rc = -1;
 out:

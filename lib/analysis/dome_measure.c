@@ -816,72 +816,72 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		for (int k = 0; k < NRAYS; k++)
 			d[k][0] = 0;
 		lean_steps(img, cs, sn, xi, yi, x, y, step, n, lj0 - 1 < 1 ? 1 : lj0 - 1, lj1 + 1, raw, d, h);
-	}
-	if (!lean)
+	} else {
 		sample_rays(img, cs, sn, xi, yi, x, y, step, n, 0, n, raw);
-	for (int k = 0; k < NRAYS && !lean; k++) {
-		/* unsmoothed, the ray is read where it was sampled (no copy) */
-		double vs[NMAX + 1];
-		const double *v = raw[k];
-		if (kr) {
-			int k0 = (k + NRAYS - 1) % NRAYS, k1 = (k + 1) % NRAYS;
-			double t[NMAX + 1];
-			/* two radii at a time, each lane the same sums */
-			v2d half = {0.5, 0.5}, quarter = {0.25, 0.25};
-			int j = 0;
-			for (; j + 1 <= n; j += 2) {
-				v2d r, r0, r1;
-				memcpy(&r, &raw[k][j], sizeof r);
-				memcpy(&r0, &raw[k0][j], sizeof r0);
-				memcpy(&r1, &raw[k1][j], sizeof r1);
-				v2d tj = half * r + quarter * (r0 + r1);
-				memcpy(t + j, &tj, sizeof tj);
+		for (int k = 0; k < NRAYS; k++) {
+			/* unsmoothed, the ray is read where it was sampled (no copy) */
+			double vs[NMAX + 1];
+			const double *v = raw[k];
+			if (kr) {
+				int k0 = (k + NRAYS - 1) % NRAYS, k1 = (k + 1) % NRAYS;
+				double t[NMAX + 1];
+				/* two radii at a time, each lane the same sums */
+				v2d half = {0.5, 0.5}, quarter = {0.25, 0.25};
+				int j = 0;
+				for (; j + 1 <= n; j += 2) {
+					v2d r, r0, r1;
+					memcpy(&r, &raw[k][j], sizeof r);
+					memcpy(&r0, &raw[k0][j], sizeof r0);
+					memcpy(&r1, &raw[k1][j], sizeof r1);
+					v2d tj = half * r + quarter * (r0 + r1);
+					memcpy(t + j, &tj, sizeof tj);
+				}
+				for (; j <= n; j++)
+					t[j] = 0.5 * raw[k][j] + 0.25 * (raw[k0][j] + raw[k1][j]);
+				smooth_ray(t, n, kern, kr, vs);
+				v = vs;
 			}
-			for (; j <= n; j++)
-				t[j] = 0.5 * raw[k][j] + 0.25 * (raw[k0][j] + raw[k1][j]);
-			smooth_ray(t, n, kern, kr, vs);
-			v = vs;
+			d[k][0] = 0;
+			/* two radii at a time: the same quotient in each lane, fabs as
+			 * the sign bit cleared by a mask */
+			v2d two_step = {2 * step, 2 * step}, m2 = {0, 0};
+			double mx = 0;
+			int j = 1;
+	#ifdef FS_LANES_AVX
+			if (avx)
+				j = ray_steps4(v, n, step, sd[k], d[k], h, &mx);
+	#endif
+			for (; j + 1 < n; j += 2) {
+				v2d a, b, hj;
+				memcpy(&a, v + j + 1, sizeof a);
+				memcpy(&b, v + j - 1, sizeof b);
+				memcpy(&hj, h + j, sizeof hj);
+				v2d q = (a - b) / two_step;
+				v2d m = (v2d)((v2i)q & mag);
+				memcpy(&sd[k][j], &q, sizeof q);
+				memcpy(&d[k][j], &m, sizeof m);
+				hj += m;
+				memcpy(h + j, &hj, sizeof hj);
+				/* (radius n - 1, the last pair's second lane, is not
+				 * the quality's) */
+				if (j + 2 < n)
+					m2 = fs_max2(m2, m);
+				else if (m[0] > mx)
+					mx = m[0];
+			}
+			for (; j < n; j++) {
+				sd[k][j] = (v[j + 1] - v[j - 1]) / (2 * step);
+				d[k][j] = fabs(sd[k][j]);
+				h[j] += d[k][j];
+				if (j < n - 1 && d[k][j] > mx)
+					mx = d[k][j];
+			}
+			if (m2[0] > mx)
+				mx = m2[0];
+			if (m2[1] > mx)
+				mx = m2[1];
+			ray_max[k] = mx;
 		}
-		d[k][0] = 0;
-		/* two radii at a time: the same quotient in each lane, fabs as
-		 * the sign bit cleared by a mask */
-		v2d two_step = {2 * step, 2 * step}, m2 = {0, 0};
-		double mx = 0;
-		int j = 1;
-#ifdef FS_LANES_AVX
-		if (avx)
-			j = ray_steps4(v, n, step, sd[k], d[k], h, &mx);
-#endif
-		for (; j + 1 < n; j += 2) {
-			v2d a, b, hj;
-			memcpy(&a, v + j + 1, sizeof a);
-			memcpy(&b, v + j - 1, sizeof b);
-			memcpy(&hj, h + j, sizeof hj);
-			v2d q = (a - b) / two_step;
-			v2d m = (v2d)((v2i)q & mag);
-			memcpy(&sd[k][j], &q, sizeof q);
-			memcpy(&d[k][j], &m, sizeof m);
-			hj += m;
-			memcpy(h + j, &hj, sizeof hj);
-			/* (radius n - 1, the last pair's second lane, is not
-			 * the quality's) */
-			if (j + 2 < n)
-				m2 = fs_max2(m2, m);
-			else if (m[0] > mx)
-				mx = m[0];
-		}
-		for (; j < n; j++) {
-			sd[k][j] = (v[j + 1] - v[j - 1]) / (2 * step);
-			d[k][j] = fabs(sd[k][j]);
-			h[j] += d[k][j];
-			if (j < n - 1 && d[k][j] > mx)
-				mx = d[k][j];
-		}
-		if (m2[0] > mx)
-			mx = m2[0];
-		if (m2[1] > mx)
-			mx = m2[1];
-		ray_max[k] = mx;
 	}
 	int j0 = (int)ceil(rmin / step), j1 = (int)floor(rmax / step);
 	if (j0 < 1)
