@@ -1514,18 +1514,24 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		}
 		if (offset_pass(&j, px, py, r1, err, errlen))
 			goto out;
-		if (!(j.refine > 0) && refined && fs_det_offset_coarse_screen(&j.off)) {
-			unrefined = malloc(n * sizeof *unrefined);
-			if (!unrefined) {
-				snprintf(err, errlen, "tiled dome measurement: out of memory");
-				goto out;
+		if (!(j.refine > 0)) {
+			/* the unrefined path: under a coarse screen its offset is
+			 * looked for again (as the whole image's), the path before
+			 * that kept where a refined one waits to be compared */
+			if (fs_det_offset_coarse_screen(&j.off)) {
+				if (refined) {
+					unrefined = malloc(n * sizeof *unrefined);
+					if (!unrefined) {
+						snprintf(err, errlen, "tiled dome measurement: out of memory");
+						goto out;
+					}
+					memcpy(unrefined, res, n * sizeof *unrefined);
+				}
+				if (look_again(&j, px, py, r1, err, errlen))
+					goto out;
 			}
-			memcpy(unrefined, res, n * sizeof *unrefined);
-		}
-		if (!(j.refine > 0) && fs_det_offset_coarse_screen(&j.off) && look_again(&j, px, py, r1, err, errlen))
-			goto out;
-		if (!(j.refine > 0))
 			break;
+		}
 		if (fs_det_offset_refused(&j.off, res, bx, by, n))
 			continue;
 		if (!fs_det_offset_coarse_screen(&j.off))

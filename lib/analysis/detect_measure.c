@@ -528,14 +528,16 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		/* under a coarse screen this path's offset is read short: look
 		 * again from where it moved the domes (detect_offset.h,
 		 * fs_det_offset_look_again) */
-		if (refined && fs_det_offset_coarse_screen(&off)) {
-			unrefined = malloc((c->n ? c->n : 1) * sizeof *unrefined);
-			if (!unrefined)
+		if (fs_det_offset_coarse_screen(&off)) {
+			if (refined) {
+				unrefined = malloc((c->n ? c->n : 1) * sizeof *unrefined);
+				if (!unrefined)
+					goto out;
+				memcpy(unrefined, meas, c->n * sizeof *unrefined);
+			}
+			if (fs_det_offset_look_again(&m2, c, max_r, smooth, meas, &off))
 				goto out;
-			memcpy(unrefined, meas, c->n * sizeof *unrefined);
 		}
-		if (fs_det_offset_coarse_screen(&off) && fs_det_offset_look_again(&m2, c, max_r, smooth, meas, &off))
-			goto out;
 	}
 	/* ... and each dome's size relative to the others read from its
 	 * whole patch through that formation, at the base rule's mean level
