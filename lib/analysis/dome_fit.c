@@ -1034,11 +1034,31 @@ static int oblique_reads(const ctx *c, const cand *b, double ox, double oy)
 	return fabs(cos(az - away)) < cos(REFIT_OBLIQUE_DEG * M_PI / 180);
 }
 
+/* The formation (into *t) and the offset (*ox, *oy) fitted in turn, the
+ * patch observed at the offset to start from: the formation there, the
+ * offset searched downhill from it, again until the offset stays (at
+ * most REFIT_ROUNDS rounds), and the formation at the last offset where
+ * the last round moved it. fit_offset leaves the patch observed at the
+ * offset it ends at. 0, or -1 out of memory. */
+static int refit_in_turn(ctx *c, meanimg *m, double fill, cand *t, double *ox, double *oy)
+{
+	int moved = 1;
+	for (int k = 0; k < REFIT_ROUNDS && moved; k++) {
+		double px = *ox, py = *oy;
+		if (best_at(c, fill, NULL, t) || fit_offset(c, m, t, 0, ox, oy))
+			return -1;
+		moved = *ox != px || *oy != py;
+	}
+	if (moved && best_at(c, fill, NULL, t))
+		return -1;
+	return 0;
+}
+
 /* The turn check (fs_dome_fit_opts.turn_check, h45m): the formation
  * fitted again from starting offsets TURN_STEP_PX and 2 TURN_STEP_PX
  * either way along the kept formation's detector axis (the formation at
  * the start, the offset searched downhill from there and the formation
- * again until the offset stays, at most REFIT_ROUNDS), and the one of
+ * again until the offset stays: refit_in_turn), and the one of
  * least residual among those with a positive yield weight that read the
  * detector's azimuth more than a quarter turn from the kept one's taken
  * where its residual sum is below the kept formation's at the kept
@@ -1070,17 +1090,8 @@ static int turned_reads(ctx *c, meanimg *m, double fill, cand *best, double *ox,
 		double tx = *ox + STEPS[s] * TURN_STEP_PX * cos(a0), ty = *oy + STEPS[s] * TURN_STEP_PX * sin(a0);
 		cand t;
 		observe(m, tx, ty, &c->p);
-		if (best_at(c, fill, NULL, &t))
+		if (refit_in_turn(c, m, fill, &t, &tx, &ty))
 			return -1;
-		int moved = 1;
-		for (int k = 0; k < REFIT_ROUNDS && moved; k++) {
-			double px = tx, py = ty;
-			if (fit_offset(c, m, &t, 0, &tx, &ty))
-				return -1;
-			moved = tx != px || ty != py;
-			if (moved && best_at(c, fill, NULL, &t))
-				return -1;
-		}
 		double a1 = atan2(t.coef[FS_SE_SLOPE_Y], t.coef[FS_SE_SLOPE_X]);
 		if (cos(a1 - a0) < 0 && t.coef[FS_SE_YIELD] > 0 && t.rss < pick.rss) {
 			pick = t;
@@ -1115,15 +1126,8 @@ static int best_with_offset(ctx *c, meanimg *m, double fill, int wide, double ox
 	if (c->keep_formation && oblique_reads(c, best, ox, oy)) {
 		cand first = *best;
 		double fx = ox, fy = oy;
-		int moved = 1;
-		for (int k = 0; k < REFIT_ROUNDS && moved; k++) {
-			double px = ox, py = oy;
-			/* (fit_offset leaves the patch observed at its offset) */
-			if (best_at(c, fill, NULL, best) || fit_offset(c, m, best, 0, &ox, &oy))
-				return -1;
-			moved = ox != px || oy != py;
-		}
-		if (moved && best_at(c, fill, NULL, best))
+		/* (fit_offset left the patch observed at its offset) */
+		if (refit_in_turn(c, m, fill, best, &ox, &oy))
 			return -1;
 		double a0 = atan2(first.coef[FS_SE_SLOPE_Y], first.coef[FS_SE_SLOPE_X]);
 		double a1 = atan2(best->coef[FS_SE_SLOPE_Y], best->coef[FS_SE_SLOPE_X]);
