@@ -75,6 +75,12 @@
  * and each rule's matched mean D error. Whether a scene with the figure's
  * look reads right is what tells the rule's fault from the figure's.
  *
+ * --fig4 [KEY=VALUE ...] (h46g): as --sem, but the scene starts from P1
+ * Fig4's frame (sem_fig4_like: pitch 75, 2.84 px screen, 0.8 px scan
+ * blur, detector at -65 deg, smooth cos^2 domes of h/R 0.35, fill 0.73,
+ * no lean or cap unless the keys say so): what the rule reads where the
+ * figure's published fill is the truth.
+ *
  * --wide (h43h): the wide read asked and printed whatever the verdict's
  * other inputs. --steps (h43h): the rays' summed step by D / pitch at the
  * dome rule's centres, the outline rule's and random points of the frame,
@@ -82,7 +88,7 @@
  * all (docs/paper-figures.md h43h).
  *
  * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--wide] [--steps] [--crop DX DY [--vs-whole]]
- * [FILTER | --sem KEY=VALUE ...] (default the three P2 figures: FILTER
+ * [FILTER | --sem KEY=VALUE ... | --fig4 KEY=VALUE ...] (default the three P2 figures: FILTER
  * "P2_"; any substring of a fixture's name). Asserts nothing.
  */
 #include <math.h>
@@ -99,6 +105,7 @@
 #include "analysis/dome_measure.h"
 #include "analysis/dome_signal.h"
 #include "analysis/graph.h"
+#include "analysis/halftone.h"
 #include "analysis/measurement.h"
 #include "analysis/metrics.h"
 #include "analysis/preprocess.h"
@@ -943,6 +950,13 @@ static int trace_image(const char *name, const fs_image *img, const sem_truth *t
 	}
 	double pitch = dres.pitch_px;
 	printf("%s (%dx%d)\n", name, img->width, img->height);
+	/* the screen as the source shows it (h46g): a simulated print matches
+	 * a figure's only if its screen is as strong against the finder's
+	 * threshold, which decides whether the rule takes the screened path */
+	double sp = 0, sr = 0;
+	if (!fs_halftone_detect(img, &sp, &sr))
+		printf("  screen on the source: period %.3f px, ratio %.1f (finder's bar %.0f)\n", sp, sr,
+		       FS_HALFTONE_MIN_RATIO);
 	rule_line("dome", &dres, pitch, img->width, img->height);
 	rule_line("outline", &ores, pitch, img->width, img->height);
 	printf("  centres within 0.25 pitch: dome's found by outline %zu of %zu, outline's found by dome %zu of "
@@ -988,7 +1002,7 @@ int main(int argc, char **argv)
 {
 	const char *only = "P2_", *png = NULL;
 	int crop_dx = 0, crop_dy = 0;
-	int domes = 0, sem = 0, vs = 0;
+	int domes = 0, sem = 0, vs = 0, fig4 = 0;
 	double sem_hr = 0.25;
 	sem_opts so;
 	sem_fig1c_like(&so, sem_hr);
@@ -1013,7 +1027,11 @@ int main(int argc, char **argv)
 			along_az = atof(argv[++a]);
 		} else if (!strcmp(argv[a], "--sem"))
 			sem = 1;
-		else if (sem && strchr(argv[a], '=')) {
+		else if (!strcmp(argv[a], "--fig4")) {
+			/* the keys that follow apply on top of Fig4's frame */
+			sem = fig4 = 1;
+			sem_fig4_like(&so, 0.35, 0.73, 0, 0, 0);
+		} else if (sem && strchr(argv[a], '=')) {
 			if (sem_opts_set_key(&so, argv[a])) {
 				fprintf(stderr, "bench_paper_trace: unknown key %s\n", argv[a]);
 				return 2;
@@ -1030,12 +1048,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		char name[256];
-		snprintf(name, sizeof name, "sem_fig1c_like_hr%.2f_shadow%.2f_seed%u", so.h_over_r, so.shadow, so.seed);
+		snprintf(name, sizeof name, "%s_hr%.2f_shadow%.2f_seed%u", fig4 ? "sem_fig4_like" : "sem_fig1c_like",
+			 so.h_over_r, so.shadow, so.seed);
 		printf("simulated: pitch %.1f fill %.3f profile %.1f h/R %.2f az %.0f elev %.0f deg strength %.2f shadow "
-		       "%.2f blur %.2f scan %.2f rough %.2f edge %.2f halftone %.1f seed %u\n",
+		       "%.2f blur %.2f scan %.2f rough %.2f edge %.2f halftone %.2f cap %.2f^%.0f seed %u\n",
 		       so.pitch, so.fill, so.profile, so.h_over_r, so.det_azimuth * 180 / M_PI,
 		       so.det_elevation * 180 / M_PI, so.det_strength, so.shadow, so.beam_blur, so.scan_blur,
-		       so.roughness, so.edge, so.halftone, so.seed);
+		       so.roughness, so.edge, so.halftone, so.cap, so.cap_power, so.seed);
 		int rc = trace_image(name, img, &tr, png, domes);
 		fs_image_free(img);
 		sem_truth_free(&tr);
