@@ -81,13 +81,17 @@
  * no lean or cap unless the keys say so): what the rule reads where the
  * figure's published fill is the truth.
  *
+ * --at-truth (h46g; --sem or --fig4): the last step traced again at the
+ * TRUE centres (Re-measure there), to split what the centres cost from
+ * what the steps after them cost.
+ *
  * --wide (h43h): the wide read asked and printed whatever the verdict's
  * other inputs. --steps (h43h): the rays' summed step by D / pitch at the
  * dome rule's centres, the outline rule's and random points of the frame,
  * against the published fill: whether a base step is in the pixels at
  * all (docs/paper-figures.md h43h).
  *
- * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--wide] [--steps] [--crop DX DY [--vs-whole]]
+ * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--wide] [--steps] [--crop DX DY [--vs-whole]] [--at-truth]
  * [FILTER | --sem KEY=VALUE ... | --fig4 KEY=VALUE ...] (default the three P2 figures: FILTER
  * "P2_"; any substring of a fixture's name). Asserts nothing.
  */
@@ -933,6 +937,31 @@ static void steps_lines(const fs_image *img, const fs_detect_result *dres, const
 /* Detection under both rules on img (as test_paper_images does), the
  * rules' lines, the overlays with --png, and the last step's trace; with
  * truth (a simulated scene) the matched domes' D error under both rules. */
+/* --at-truth (h46g, a simulated scene): the last step's trace again at the
+ * TRUE centres, Re-measure's sizes there standing in for detection's (the
+ * replica line then compares the trace with Re-measure): which step loses
+ * the size once the centres are right, beside the same steps at the
+ * rule's own centres above. */
+static int at_truth_asked;
+
+static void trace_at_truth(const fs_image *img, const fs_detect_result *dres, const sem_truth *tr, int domes)
+{
+	fs_detect_result at = *dres;
+	memset(&at.tubercles, 0, sizeof at.tubercles);
+	char err[256];
+	fs_params p;
+	fs_params_default(&p);
+	if (sem_inside_centres(tr, &at.tubercles) ||
+	    fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &at.tubercles, err, sizeof err)) {
+		printf("  at the true centres: re-measure failed\n");
+		fs_tubercle_list_free(&at.tubercles);
+		return;
+	}
+	printf("  at the true centres (%zu), the last step again:\n", at.tubercles.n);
+	trace_last_step(img, &at, domes);
+	fs_tubercle_list_free(&at.tubercles);
+}
+
 /* --vs-whole: the uncropped figure and the crop's offset (NULL: not asked) */
 static const fs_image *vs_whole_img;
 static int vs_dx, vs_dy;
@@ -980,6 +1009,8 @@ static int trace_image(const char *name, const fs_image *img, const sem_truth *t
 	}
 	if (pitch > 0)
 		trace_last_step(img, &dres, domes);
+	if (pitch > 0 && tr && at_truth_asked)
+		trace_at_truth(img, &dres, tr, domes);
 	if (pitch > 0 && steps_asked)
 		steps_lines(img, &dres, &ores, steps_pub);
 	if (pitch > 0 && along_px != 0)
@@ -1013,6 +1044,8 @@ int main(int argc, char **argv)
 			steps_asked = 1;
 		else if (!strcmp(argv[a], "--wide"))
 			wide_asked = 1;
+		else if (!strcmp(argv[a], "--at-truth"))
+			at_truth_asked = 1;
 		else if (!strcmp(argv[a], "--vs-whole"))
 			vs = 1;
 		else if (!strcmp(argv[a], "--fill0") && a + 1 < argc)
