@@ -85,13 +85,16 @@
  * TRUE centres (Re-measure there), to split what the centres cost from
  * what the steps after them cost.
  *
+ * --moved-trace PX AZ (h46g): the last step traced again at the dome
+ * rule's centres moved PX px towards azimuth AZ (degrees, as --along).
+ *
  * --wide (h43h): the wide read asked and printed whatever the verdict's
  * other inputs. --steps (h43h): the rays' summed step by D / pitch at the
  * dome rule's centres, the outline rule's and random points of the frame,
  * against the published fill: whether a base step is in the pixels at
  * all (docs/paper-figures.md h43h).
  *
- * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--wide] [--steps] [--crop DX DY [--vs-whole]] [--at-truth]
+ * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--wide] [--steps] [--crop DX DY [--vs-whole]] [--at-truth] [--moved-trace PX AZ]
  * [FILTER | --sem KEY=VALUE ... | --fig4 KEY=VALUE ...] (default the three P2 figures: FILTER
  * "P2_"; any substring of a fixture's name). Asserts nothing.
  */
@@ -962,6 +965,39 @@ static void trace_at_truth(const fs_image *img, const fs_detect_result *dres, co
 	fs_tubercle_list_free(&at.tubercles);
 }
 
+/* --moved-trace PX AZ (h46g): the last step traced again at the dome
+ * rule's centres moved PX px towards azimuth AZ (as --along moves them;
+ * Re-measure's sizes there the replica's reference): on a figure, why the
+ * size does or does not follow a centre moved off the rule's place (the
+ * level's no-step share and the no-base verdict at the moved centres). */
+static double moved_px, moved_az;
+static int moved_asked;
+
+static void trace_moved(const fs_image *img, const fs_detect_result *dres, int domes)
+{
+	fs_detect_result at = *dres;
+	memset(&at.tubercles, 0, sizeof at.tubercles);
+	double ax = cos(moved_az * M_PI / 180), ay = sin(moved_az * M_PI / 180);
+	char err[256];
+	fs_params p;
+	fs_params_default(&p);
+	int bad = 0;
+	for (size_t i = 0; i < dres->tubercles.n && !bad; i++) {
+		fs_tubercle q = dres->tubercles.items[i];
+		q.centroid_x += moved_px * ax;
+		q.centroid_y += moved_px * ay;
+		bad = fs_tubercle_list_append(&at.tubercles, &q) != 0;
+	}
+	if (bad || fs_measure_centres_rule(img, &p, 0, FS_RULE_DOME, &at.tubercles, err, sizeof err)) {
+		printf("  moved %+.1f px towards %.0f deg: re-measure failed\n", moved_px, moved_az);
+		fs_tubercle_list_free(&at.tubercles);
+		return;
+	}
+	printf("  at the rule's centres moved %+.1f px towards %.0f deg, the last step again:\n", moved_px, moved_az);
+	trace_last_step(img, &at, domes);
+	fs_tubercle_list_free(&at.tubercles);
+}
+
 /* --vs-whole: the uncropped figure and the crop's offset (NULL: not asked) */
 static const fs_image *vs_whole_img;
 static int vs_dx, vs_dy;
@@ -1009,6 +1045,8 @@ static int trace_image(const char *name, const fs_image *img, const sem_truth *t
 	}
 	if (pitch > 0)
 		trace_last_step(img, &dres, domes);
+	if (pitch > 0 && moved_asked)
+		trace_moved(img, &dres, domes);
 	if (pitch > 0 && tr && at_truth_asked)
 		trace_at_truth(img, &dres, tr, domes);
 	if (pitch > 0 && steps_asked)
@@ -1044,7 +1082,11 @@ int main(int argc, char **argv)
 			steps_asked = 1;
 		else if (!strcmp(argv[a], "--wide"))
 			wide_asked = 1;
-		else if (!strcmp(argv[a], "--at-truth"))
+		else if (!strcmp(argv[a], "--moved-trace") && a + 2 < argc) {
+			moved_px = atof(argv[++a]);
+			moved_az = atof(argv[++a]);
+			moved_asked = 1;
+		} else if (!strcmp(argv[a], "--at-truth"))
 			at_truth_asked = 1;
 		else if (!strcmp(argv[a], "--vs-whole"))
 			vs = 1;
