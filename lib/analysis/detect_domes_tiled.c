@@ -195,9 +195,10 @@ struct job {
 	int *level_edge;       /* ... its edge and its rays' blur (fs_det_base_level_value) */
 	double *level_var;
 	/* the screen's period on the measurement image (halftone_of_meas),
-	 * screen_read 1 once looked for: the image is the same in every pass
-	 * of the job, and fit_offset asks at each of its calls (twice where
-	 * the refined path refused the offset, h45l) */
+	 * screen_read 1 once looked for, where the job has no readings set
+	 * (job_screen): the image is the same in every pass of the job, and
+	 * fit_offset asks at each of its calls (twice where the refined path
+	 * refused the offset, h45l) */
 	int screen_read;
 	double screen_period;
 };
@@ -370,16 +371,23 @@ out:
 	return rc;
 }
 
-/* halftone_of_meas once a job (j->screen_read); 0, or -1 with err set
+/* halftone_of_meas once a detection: kept in the detection's readings
+ * set (m->readings, base_readings.h), whose last step is another job on
+ * the same measurement image (m->src, m->mp and m->sigma, all that
+ * meas_crop reads, are the detection's: detect.c); without a set
+ * (Re-measure) once a job (j->screen_read). 0, or -1 with err set
  * (nothing kept then). */
 static int job_screen(struct job *j, double *period, char *err, size_t errlen)
 {
-	if (!j->screen_read) {
-		if (halftone_of_meas(j->m, &j->screen_period, err, errlen))
+	fs_base_readings *r = j->m->readings;
+	int *read = r ? &r->screen_read : &j->screen_read;
+	double *kept = r ? &r->screen_period : &j->screen_period;
+	if (!*read) {
+		if (halftone_of_meas(j->m, kept, err, errlen))
 			return -1;
-		j->screen_read = 1;
+		*read = 1;
 	}
-	*period = j->screen_period;
+	*period = *kept;
 	return 0;
 }
 
