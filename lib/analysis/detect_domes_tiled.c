@@ -1360,32 +1360,31 @@ struct tiled_steps {
 static int look_fit(void *ctx, double period, fs_det_offset *second)
 {
 	struct tiled_steps *s = ctx;
-	fs_det_offset first = s->j->off;
 	int rc = fit_offset_period(s->j, period, s->err, s->errlen);
 	*second = s->j->off;
-	s->j->off = first;
 	return rc;
 }
 
 /* ... and the domes measured again from their centre plus the further
- * offset, j->off's first formation kept */
+ * offset */
 static int look_apply(void *ctx, const fs_det_offset *step)
 {
 	struct tiled_steps *s = ctx;
-	fs_det_offset first = s->j->off;
 	s->j->off = *step;
-	int rc = offset_pass(s->j, s->px, s->py, s->r1, s->err, s->errlen);
-	s->j->off = first;
-	return rc;
+	return offset_pass(s->j, s->px, s->py, s->r1, s->err, s->errlen);
 }
 
 /* The unrefined path's offset looked for again under a coarse screen
- * (fs_det_offset_look_again_by, as the whole image's). */
+ * (fs_det_offset_look_again_by, as the whole image's), j->off's first
+ * formation kept. */
 static int paths_look_again(void *ctx)
 {
 	struct tiled_steps *s = ctx;
+	fs_det_offset first = s->j->off;
 	const fs_det_look look = {look_fit, look_apply, s};
-	return fs_det_offset_look_again_by(&s->j->off, &look);
+	int rc = fs_det_offset_look_again_by(&first, &look);
+	s->j->off = first;
+	return rc;
 }
 
 /* A path sized (fit_bases) in meas instead of the job's results. */
