@@ -64,7 +64,11 @@ typedef struct fs_base_readings {
 	 * pass's formation fit and the last step's test whether a fit would
 	 * find a screen each looked for it on the same image (detect_offset.c,
 	 * h45f: 10.6 M instructions a look on bench_detect's lattice), and it
-	 * is a pure function of the image. */
+	 * is a pure function of the image. A detection tile by tile (no whole
+	 * measurement image) keeps here its look on the image's centred crop
+	 * (detect_domes_tiled.c, job_screen), which its last step's job
+	 * would make again; one set serves one of the two paths, as the
+	 * detection takes one. */
 	int screen_read;
 	double screen_period;
 } fs_base_readings;

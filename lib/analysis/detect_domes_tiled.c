@@ -195,9 +195,10 @@ struct job {
 	int *level_edge;       /* ... its edge and its rays' blur (fs_det_base_level_value) */
 	double *level_var;
 	/* the screen's period on the measurement image (halftone_of_meas),
-	 * screen_read 1 once looked for: the image is the same in every pass
-	 * of the job, and fit_offset asks at each of its calls (twice where
-	 * the refined path refused the offset, h45l) */
+	 * screen_read 1 once looked for, where the job has no readings set
+	 * (job_screen): the image is the same in every pass of the job, and
+	 * fit_offset asks at each of its calls (twice where the refined path
+	 * refused the offset, h45l) */
 	int screen_read;
 	double screen_period;
 };
@@ -370,16 +371,23 @@ out:
 	return rc;
 }
 
-/* halftone_of_meas once a job (j->screen_read); 0, or -1 with err set
+/* halftone_of_meas once a detection: kept in the detection's readings
+ * set (m->readings, base_readings.h), whose last step is another job on
+ * the same measurement image (m->src, m->mp and m->sigma, all that
+ * meas_crop reads, are the detection's: detect.c); without a set
+ * (Re-measure) once a job (j->screen_read). 0, or -1 with err set
  * (nothing kept then). */
 static int job_screen(struct job *j, double *period, char *err, size_t errlen)
 {
-	if (!j->screen_read) {
-		if (halftone_of_meas(j->m, &j->screen_period, err, errlen))
+	fs_base_readings *r = j->m->readings;
+	int *read = r ? &r->screen_read : &j->screen_read;
+	double *kept = r ? &r->screen_period : &j->screen_period;
+	if (!*read) {
+		if (halftone_of_meas(j->m, kept, err, errlen))
 			return -1;
-		j->screen_read = 1;
+		*read = 1;
 	}
-	*period = j->screen_period;
+	*period = *kept;
 	return 0;
 }
 
@@ -1335,24 +1343,68 @@ static int offset_pass(struct job *j, double *px, double *py, double r1, char *e
 	return rc;
 }
 
-/* The unrefined path's offset looked for again under a coarse screen
- * (fs_det_offset_look_again, as the whole image's): the formation fitted
- * on a mosaic about the moved domes, the domes measured again from their
- * centre plus the further offset, j->off's first formation kept. */
-static int look_again(struct job *j, double *px, double *py, double r1, char *err, size_t errlen)
+/* The detection's steps on the tiles that the paths under a coarse
+ * screen (fs_det_paths) and the look again (fs_det_look) call back:
+ * offset_pass's scratch px, py and largest base r1, and the job's
+ * message. */
+struct tiled_steps {
+	struct job *j;
+	double *px, *py, r1;
+	char *err;
+	size_t errlen;
+};
+
+/* the look again's second look: the formation fitted on a mosaic about
+ * the moved domes, given the first look's screen period (mosaic_fit), so
+ * not looked for again, as the whole image's second look reads it */
+static int look_fit(void *ctx, double period, fs_det_offset *second)
 {
-	fs_det_offset first = j->off, step;
-	/* the first look's screen: the period it was given (mosaic_fit), so
-	 * not looked for again, as the whole image's second look reads it */
-	if (fit_offset_period(j, first.fit.halftone, err, errlen))
-		return -1;
-	int rc = 0;
-	if (fs_det_offset_again_step(&first, &j->off, &step)) {
-		j->off = step;
-		rc = offset_pass(j, px, py, r1, err, errlen);
-	}
-	j->off = first;
+	struct tiled_steps *s = ctx;
+	int rc = fit_offset_period(s->j, period, s->err, s->errlen);
+	*second = s->j->off;
 	return rc;
+}
+
+/* ... and the domes measured again from their centre plus the further
+ * offset */
+static int look_apply(void *ctx, const fs_det_offset *step)
+{
+	struct tiled_steps *s = ctx;
+	s->j->off = *step;
+	return offset_pass(s->j, s->px, s->py, s->r1, s->err, s->errlen);
+}
+
+/* The unrefined path's offset looked for again under a coarse screen
+ * (fs_det_offset_look_again_by, as the whole image's), j->off's first
+ * formation kept. */
+static int paths_look_again(void *ctx)
+{
+	struct tiled_steps *s = ctx;
+	fs_det_offset first = s->j->off;
+	const fs_det_look look = {look_fit, look_apply, s};
+	int rc = fs_det_offset_look_again_by(&first, &look);
+	s->j->off = first;
+	return rc;
+}
+
+/* A path sized (fit_bases) in meas instead of the job's results. */
+static int paths_size(void *ctx, fs_measured *meas)
+{
+	struct tiled_steps *s = ctx;
+	fs_measured *own = s->j->res;
+	s->j->res = meas;
+	int rc = fit_bases(s->j, s->err, s->errlen);
+	s->j->res = own;
+	return rc;
+}
+
+/* An fs_det_paths_* result: 1 when it failed, with the message written
+ * where it is out of memory (a callback's -1 wrote its own). */
+static int paths_failed(int rc, char *err, size_t errlen)
+{
+	if (rc == -1)
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+	return rc != 0;
 }
 
 static void back_to_given(struct job *j)
@@ -1443,9 +1495,9 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
 	double *bx = malloc(n * sizeof *bx), *by = malloc(n * sizeof *by);
 	fs_measured *prev = NULL;
-	fs_measured *refined = NULL; /* the refined path, sized (coarse screen) */
-	double refined_pitch = 0;
-	fs_measured *unrefined = NULL; /* that path before its look again */
+	/* the two paths under a coarse screen (detect_offset.h) */
+	struct tiled_steps steps = {&j, px, py, r1, err, errlen};
+	fs_det_paths paths = {paths_size, paths_look_again, &steps, n, NULL, 0, NULL};
 	j.q = calloc(FS_DET_SMOOTH_CANDIDATES * FS_DET_SMOOTH_TRIALS, sizeof *j.q);
 	j.strayed = calloc(n, 1);
 	int rc = -1;
@@ -1516,20 +1568,9 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 			goto out;
 		if (!(j.refine > 0)) {
 			/* the unrefined path: under a coarse screen its offset is
-			 * looked for again (as the whole image's), the path before
-			 * that kept where a refined one waits to be compared */
-			if (fs_det_offset_coarse_screen(&j.off)) {
-				if (refined) {
-					unrefined = malloc(n * sizeof *unrefined);
-					if (!unrefined) {
-						snprintf(err, errlen, "tiled dome measurement: out of memory");
-						goto out;
-					}
-					memcpy(unrefined, res, n * sizeof *unrefined);
-				}
-				if (look_again(&j, px, py, r1, err, errlen))
-					goto out;
-			}
+			 * looked for again (as the whole image's) */
+			if (paths_failed(fs_det_paths_look_again(&paths, res, &j.off), err, errlen))
+				goto out;
 			break;
 		}
 		if (fs_det_offset_refused(&j.off, res, bx, by, n))
@@ -1539,39 +1580,14 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		/* under a screen coarse against the lattice the refined path is
 		 * sized first and kept only where the unrefined one ends near
 		 * it (fs_det_offset_paths_differ, as the whole image's) */
-		refined = malloc(n * sizeof *refined);
-		if (!refined) {
-			snprintf(err, errlen, "tiled dome measurement: out of memory");
+		if (paths_failed(fs_det_paths_keep_refined(&paths, res, &j.off), err, errlen))
 			goto out;
-		}
-		if (fit_bases(&j, err, errlen))
-			goto out;
-		memcpy(refined, res, n * sizeof *refined);
-		refined_pitch = j.off.fit.pitch;
 	}
 	/* each dome's size from its whole patch (detect_base_fit.h) */
 	if (fit_bases(&j, err, errlen))
 		goto out;
-	if (refined) {
-		int apart = fs_det_offset_paths_differ(refined, res, n, refined_pitch);
-		/* apart before the look again or after it (as the whole
-		 * image's): the unrefined path as it was, sized */
-		if (!apart && unrefined) {
-			fs_measured *looked = j.res;
-			j.res = unrefined;
-			int fr = fit_bases(&j, err, errlen);
-			j.res = looked;
-			if (fr)
-				goto out;
-			apart = fs_det_offset_paths_differ(refined, unrefined, n, refined_pitch);
-		}
-		if (apart < 0) {
-			snprintf(err, errlen, "tiled dome measurement: out of memory");
-			goto out;
-		}
-		if (!apart)
-			memcpy(res, refined, n * sizeof *res);
-	}
+	if (paths_failed(fs_det_paths_choose(&paths, res), err, errlen))
+		goto out;
 	rc = 0;
 out:
 	free(px);
@@ -1584,7 +1600,6 @@ out:
 	free(j.level_edge);
 	free(j.level_var);
 	free(prev);
-	free(refined);
-	free(unrefined);
+	fs_det_paths_free(&paths);
 	return rc;
 }

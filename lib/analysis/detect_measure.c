@@ -404,6 +404,30 @@ out:
 	return rc;
 }
 
+/* fs_det_measure's two paths under a coarse screen (fs_det_paths): the
+ * base fit with the offset off points at now, the unrefined path's look
+ * again (m2: m without the refinement) on meas. */
+struct paths_whole {
+	const fs_meas *m, *m2;
+	const fs_cand_list *c;
+	double max_r;
+	const double *smooth;
+	const fs_det_offset *off;
+	fs_measured *meas;
+};
+
+static int paths_size(void *ctx, fs_measured *meas)
+{
+	const struct paths_whole *w = ctx;
+	return fs_det_base_fit_apply(w->m, w->c, w->off, w->max_r, NULL, NULL, NULL, meas, NULL);
+}
+
+static int paths_look_again(void *ctx)
+{
+	const struct paths_whole *w = ctx;
+	return fs_det_offset_look_again(w->m2, w->c, w->max_r, *w->smooth, w->meas, w->off);
+}
+
 int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double min_sep,
 		   const fs_params *p, fs_source source, fs_tubercle_list *out)
 {
@@ -422,9 +446,13 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	fs_measured *meas = NULL;
 	fs_raster_key *order = NULL;
 	double *before_x = NULL, *before_y = NULL;
-	fs_measured *refined = NULL; /* the refined path, sized (coarse screen) */
-	double refined_pitch = 0;
-	fs_measured *unrefined = NULL; /* that path before its look again */
+	fs_det_offset off;
+	fs_meas m2 = *m; /* the unrefined path's */
+	m2.refine = 0;
+	double smooth = 0;
+	/* the two paths under a coarse screen (detect_offset.h) */
+	struct paths_whole pw = {m, &m2, c, max_r, &smooth, &off, NULL};
+	fs_det_paths paths = {paths_size, paths_look_again, &pw, c->n, NULL, 0, NULL};
 	if (!head || !next)
 		goto out;
 	for (size_t i = 0; i < (size_t)gw * gh; i++)
@@ -444,6 +472,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	order = malloc((c->n ? c->n : 1) * sizeof *order);
 	if (!meas || !order)
 		goto out;
+	pw.meas = meas;
 	/* (the tiled paths order each tile's candidates themselves) */
 	for (size_t i = 0; m->img && i < c->n; i++) {
 		order[i].tile = 0;
@@ -462,7 +491,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	 * with the measurement of the same candidates (fs_det_kept) */
 	fs_det_kept kept[FS_DET_SMOOTH_CANDIDATES];
 	memset(kept, 0, sizeof kept);
-	double smooth = m->img ? choose_smooth(m, c, max_r, kept) : 0;
+	smooth = m->img ? choose_smooth(m, c, max_r, kept) : 0;
 	for (size_t k = 0; m->img && k < c->n; k++) {
 		size_t i = order[k].i;
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
@@ -482,7 +511,6 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	 * (a side detector's), fitted once with the image formation. */
 	if (m->img && m->dome)
 		fs_det_drop_flat_ground(meas, c->n, m->flat_spread);
-	fs_det_offset off;
 	if (m->img && m->dome && m->refine > 0) {
 		before_x = malloc((c->n ? c->n : 1) * sizeof *before_x);
 		before_y = malloc((c->n ? c->n : 1) * sizeof *before_y);
@@ -502,12 +530,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	 * one ends near it (fs_det_offset_coarse_screen, _paths_differ) */
 	int refused = m->img && m->dome && m->refine > 0 && fs_det_offset_refused(&off, meas, before_x, before_y, c->n);
 	if (m->img && m->dome && m->refine > 0 && !refused && fs_det_offset_coarse_screen(&off)) {
-		refined = malloc((c->n ? c->n : 1) * sizeof *refined);
-		if (!refined)
-			goto out;
-		memcpy(refined, meas, c->n * sizeof *refined);
-		refined_pitch = off.fit.pitch;
-		if (fs_det_base_fit_apply(m, c, &off, max_r, NULL, NULL, NULL, refined, NULL))
+		if (fs_det_paths_keep_refined(&paths, meas, &off))
 			goto out;
 		refused = 1;
 	}
@@ -521,46 +544,21 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 			fs_det_measure_dome_one(m->img, sx, sy, mr, F, 0, smooth, NULL, &meas[i]);
 		}
 		fs_det_drop_flat_ground(meas, c->n, m->flat_spread);
-		fs_meas m2 = *m;
-		m2.refine = 0;
 		if (fs_det_offset_correct(&m2, c, max_r, smooth, meas, &off))
 			goto out;
 		/* under a coarse screen this path's offset is read short: look
 		 * again from where it moved the domes (detect_offset.h,
 		 * fs_det_offset_look_again) */
-		if (fs_det_offset_coarse_screen(&off)) {
-			if (refined) {
-				unrefined = malloc((c->n ? c->n : 1) * sizeof *unrefined);
-				if (!unrefined)
-					goto out;
-				memcpy(unrefined, meas, c->n * sizeof *unrefined);
-			}
-			if (fs_det_offset_look_again(&m2, c, max_r, smooth, meas, &off))
-				goto out;
-		}
+		if (fs_det_paths_look_again(&paths, meas, &off))
+			goto out;
 	}
 	/* ... and each dome's size relative to the others read from its
 	 * whole patch through that formation, at the base rule's mean level
 	 * (its own readings scatter with the noise on its rays) */
 	if (m->img && m->dome && fs_det_base_fit_apply(m, c, &off, max_r, NULL, NULL, NULL, meas, NULL))
 		goto out;
-	if (refined) {
-		int apart = fs_det_offset_paths_differ(refined, meas, c->n, refined_pitch);
-		/* h44d's bar was measured between the paths before the look
-		 * again existed, and the look again can bring the unrefined
-		 * path within it though it had sat apart (6-px screen, interior
-		 * scene 5 on the held-out seeds: 0.052 pitch after, the refined
-		 * path 2 px off, D -13.8 %): apart before or after keeps it */
-		if (!apart && unrefined) {
-			if (fs_det_base_fit_apply(m, c, &off, max_r, NULL, NULL, NULL, unrefined, NULL))
-				goto out;
-			apart = fs_det_offset_paths_differ(refined, unrefined, c->n, refined_pitch);
-		}
-		if (apart < 0)
-			goto out;
-		if (!apart)
-			memcpy(meas, refined, c->n * sizeof *meas);
-	}
+	if (fs_det_paths_choose(&paths, meas))
+		goto out;
 	for (size_t i = 0; i < c->n; i++) {
 		if (!meas[i].ok)
 			continue;
@@ -610,7 +608,6 @@ out:
 	free(order);
 	free(before_x);
 	free(before_y);
-	free(refined);
-	free(unrefined);
+	fs_det_paths_free(&paths);
 	return rc;
 }

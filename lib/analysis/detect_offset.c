@@ -271,6 +271,19 @@ static int screen_period(const fs_meas *m, double *period)
 	return 0;
 }
 
+/* Every candidate measured again from its centre plus info's offset,
+ * kept as fs_det_offset_apply_one says; how many were kept. */
+static size_t apply_all(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
+			const fs_det_offset *info, fs_measured *meas)
+{
+	size_t moved = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+		moved += (size_t)fs_det_offset_apply_one(m->img, info, mr, m->f, smooth, &meas[i], NULL);
+	}
+	return moved;
+}
+
 int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_measured *meas, double *period)
 {
 	*period = -1;
@@ -336,13 +349,10 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 	reading.halftone_period = period;
 	reading.cap_tie = fs_det_offset_cap_tie(m);
 	fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, &reading, info);
-	double F = m->f;
 	/* given centres are final (detect_measure.h): the formation and the
 	 * offset, applied by the caller where it reads its level from it */
-	for (size_t i = 0; info->applied && !m->given && i < c->n; i++) {
-		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		info->moved += (size_t)fs_det_offset_apply_one(m->img, info, mr, F, smooth, &meas[i], NULL);
-	}
+	if (info->applied && !m->given)
+		info->moved += apply_all(m, c, max_r, smooth, info, meas);
 out:
 	/* (after the fit, which clears *info) */
 	info->smooth = smooth / m->f;
@@ -404,34 +414,117 @@ int fs_det_offset_again_step(const fs_det_offset *first, const fs_det_offset *se
 	return step->applied;
 }
 
-int fs_det_offset_look_again(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
-			     fs_measured *meas, const fs_det_offset *off)
+int fs_det_offset_look_again_by(const fs_det_offset *off, const fs_det_look *look)
 {
 	if (!off->applied || !off->fitted)
 		return 0;
-	offset_domes d;
-	double pitch;
-	int rc = offset_domes_read(meas, c->n, &d, &pitch);
-	if (rc || !(pitch >= 6))
-		goto out;
-	fs_dome_fit_opts reading;
-	memset(&reading, 0, sizeof reading);
-	reading.halftone_given = 1;
-	reading.halftone_period = off->fit.halftone;
-	reading.cap_tie = fs_det_offset_cap_tie(m);
 	fs_det_offset second, step;
-	fs_det_offset_fit_once(m->img, d.x, d.y, d.r, d.n, pitch, &reading, &second);
+	if (look->fit(look->ctx, off->fit.halftone, &second))
+		return -1;
 	/* (whether the domes move is decided once, for all of them: the
 	 * step depends on the two looks only) */
 	if (!fs_det_offset_again_step(off, &second, &step))
-		goto out;
-	for (size_t i = 0; i < c->n; i++) {
-		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-		/* (whether this dome moved is not wanted: the caller keeps no
-		 * count of the look again's moves) */
-		(void)fs_det_offset_apply_one(m->img, &step, mr, m->f, smooth, &meas[i], NULL);
+		return 0;
+	return look->apply(look->ctx, &step);
+}
+
+/* The whole image's look again: its domes in meas, measured on m->img. */
+struct look_whole {
+	const fs_meas *m;
+	const fs_cand_list *c;
+	double max_r, smooth;
+	fs_measured *meas;
+};
+
+static int look_whole_fit(void *ctx, double period, fs_det_offset *second)
+{
+	const struct look_whole *w = ctx;
+	memset(second, 0, sizeof *second);
+	offset_domes d;
+	double pitch;
+	int rc = offset_domes_read(w->meas, w->c->n, &d, &pitch);
+	if (!rc && pitch >= 6) {
+		fs_dome_fit_opts reading;
+		memset(&reading, 0, sizeof reading);
+		reading.halftone_given = 1;
+		reading.halftone_period = period;
+		reading.cap_tie = fs_det_offset_cap_tie(w->m);
+		fs_det_offset_fit_once(w->m->img, d.x, d.y, d.r, d.n, pitch, &reading, second);
 	}
-out:
 	offset_domes_free(&d);
 	return rc;
+}
+
+static int look_whole_apply(void *ctx, const fs_det_offset *step)
+{
+	const struct look_whole *w = ctx;
+	/* (how many moved is not wanted: the caller keeps no count of the
+	 * look again's moves) */
+	(void)apply_all(w->m, w->c, w->max_r, w->smooth, step, w->meas);
+	return 0;
+}
+
+int fs_det_offset_look_again(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
+			     fs_measured *meas, const fs_det_offset *off)
+{
+	struct look_whole w = {m, c, max_r, smooth, meas};
+	const fs_det_look look = {look_whole_fit, look_whole_apply, &w};
+	return fs_det_offset_look_again_by(off, &look);
+}
+
+/* A copy of n measurements, NULL out of memory. */
+static fs_measured *measured_copy(const fs_measured *meas, size_t n)
+{
+	fs_measured *q = malloc((n ? n : 1) * sizeof *q);
+	if (q)
+		memcpy(q, meas, n * sizeof *q);
+	return q;
+}
+
+int fs_det_paths_keep_refined(fs_det_paths *p, const fs_measured *meas, const fs_det_offset *off)
+{
+	p->refined = measured_copy(meas, p->n);
+	if (!p->refined)
+		return -1;
+	p->refined_pitch = off->fit.pitch;
+	return p->size(p->ctx, p->refined) ? -2 : 0;
+}
+
+int fs_det_paths_look_again(fs_det_paths *p, const fs_measured *meas, const fs_det_offset *off)
+{
+	if (!fs_det_offset_coarse_screen(off))
+		return 0;
+	/* the path as it was, for the comparison (fs_det_paths_choose) */
+	if (p->refined && !(p->unrefined = measured_copy(meas, p->n)))
+		return -1;
+	return p->look_again(p->ctx) ? -2 : 0;
+}
+
+int fs_det_paths_choose(fs_det_paths *p, fs_measured *meas)
+{
+	if (!p->refined)
+		return 0;
+	int apart = fs_det_offset_paths_differ(p->refined, meas, p->n, p->refined_pitch);
+	/* h44d's bar was measured between the paths before the look again
+	 * existed, and the look again can bring the unrefined path within it
+	 * though it had sat apart (6-px screen, interior scene 5 on the
+	 * held-out seeds: 0.052 pitch after, the refined path 2 px off, D
+	 * -13.8 %): apart before or after keeps it */
+	if (!apart && p->unrefined) {
+		if (p->size(p->ctx, p->unrefined))
+			return -2;
+		apart = fs_det_offset_paths_differ(p->refined, p->unrefined, p->n, p->refined_pitch);
+	}
+	if (apart < 0)
+		return -1;
+	if (!apart)
+		memcpy(meas, p->refined, p->n * sizeof *meas);
+	return 0;
+}
+
+void fs_det_paths_free(fs_det_paths *p)
+{
+	free(p->refined);
+	free(p->unrefined);
+	p->refined = p->unrefined = NULL;
 }

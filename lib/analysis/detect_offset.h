@@ -256,4 +256,56 @@ int fs_det_offset_again_step(const fs_det_offset *first, const fs_det_offset *se
 int fs_det_offset_look_again(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
 			     fs_measured *meas, const fs_det_offset *off);
 
+/*
+ * The look again's decision once for the whole image
+ * (fs_det_offset_look_again) and the tiles (detect_domes_tiled.c), which
+ * fit and measure each on their own pixels: nothing without a first
+ * offset taken (off applied); else look->fit fits the formation at the
+ * domes' centres as they are, given the first look's screen period, into
+ * *second (second->fitted 0: too few domes or no pitch), and where
+ * fs_det_offset_again_step moves the domes, look->apply measures every
+ * dome again from its centre plus *step. Both return 0 or -1 (their
+ * message, if any, is the caller's). 0, or the first -1.
+ */
+typedef struct fs_det_look {
+	int (*fit)(void *ctx, double period, fs_det_offset *second);
+	int (*apply)(void *ctx, const fs_det_offset *step);
+	void *ctx;
+} fs_det_look;
+int fs_det_offset_look_again_by(const fs_det_offset *off, const fs_det_look *look);
+
+/*
+ * The two paths under a coarse screen (fs_det_offset_coarse_screen:
+ * h44d's refined path sized and compared, h45d's look again, h45k's
+ * comparison before and after it), one decision for the whole image
+ * (detect_measure.c) and the tiles (detect_domes_tiled.c). The caller:
+ * fs_det_paths_keep_refined where the refined path stands under a coarse
+ * screen (its meas copied and sized; off its offset); having measured the
+ * unrefined path and corrected it by off, fs_det_paths_look_again (under
+ * a coarse screen: meas copied as it is where a refined path waits, then
+ * the caller's look again); having sized meas, fs_det_paths_choose: the
+ * refined path copied into meas unless the unrefined one sits apart from
+ * it (fs_det_offset_paths_differ) as sized or, where it was looked at
+ * again, as it was before (that copy sized then).
+ * The caller's callbacks: size, its base fit of meas in place (with the
+ * offset it holds then); look_again, its look again of the meas it
+ * passed. Both return 0 or -1 with the caller's message.
+ * Each returns 0, -1 out of memory (no message), or -2 a callback's -1.
+ * Ownership: refined and unrefined are the set's (fs_det_paths_free);
+ * ctx and meas the caller's.
+ */
+typedef struct fs_det_paths {
+	int (*size)(void *ctx, fs_measured *meas);
+	int (*look_again)(void *ctx);
+	void *ctx;
+	size_t n;               /* candidates, the length of every meas */
+	fs_measured *refined;   /* the refined path, sized; NULL: none waits */
+	double refined_pitch;   /* its formation's pitch */
+	fs_measured *unrefined; /* the unrefined path before its look again */
+} fs_det_paths;
+int fs_det_paths_keep_refined(fs_det_paths *p, const fs_measured *meas, const fs_det_offset *off);
+int fs_det_paths_look_again(fs_det_paths *p, const fs_measured *meas, const fs_det_offset *off);
+int fs_det_paths_choose(fs_det_paths *p, fs_measured *meas);
+void fs_det_paths_free(fs_det_paths *p);
+
 #endif
