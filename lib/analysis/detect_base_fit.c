@@ -387,7 +387,7 @@ double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int 
 /* fs_det_base_set_line's switch: one setting a process, set before
  * any detection (a bench's or test's command line), never while one
  * runs */
-static int line_on;
+static int line_on = 1;
 
 int fs_det_base_set_line(int on)
 {
