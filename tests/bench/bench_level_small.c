@@ -93,8 +93,8 @@
  * are and with the spread and scatter taken off, and v from the
  * readings' own step variance (fs_det_base_line_v), each with the line's
  * D/S. About 3 s of CPU a tall-sphere scene more.
- * --line: the rule with the tall sphere's line switched on
- * (fs_det_base_set_line, h46b): every detection of the run.
+ * --no-line: the rule with the tall sphere's line switched off
+ * (fs_det_base_set_line, h46b: as before it): every detection of the run.
  * --interior: SCENE numbers are the interior scenes (sem_interior_scene)
  * instead of the corner scenes (h44c: whether --rule-level's gate opens
  * there).
@@ -109,7 +109,7 @@
  * Usage: bench_level_small [--seed-add N] [--set KEY=VALUE]... [--annulus |
  * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [--blur-true]
  * [--calib-rule] [--extrap-calib] [--extrap-curve] [--rule-level] [--fine-v NAME,...] [--fine-grid G]
- * [--fine-sigma-hi S] [--spread-v] [--line] [--interior] [SCENE...]; default the unscreened
+ * [--fine-sigma-hi S] [--spread-v] [--no-line] [--interior] [SCENE...]; default the unscreened
  * fill-0.25 pitch-16 corner scenes (A: 2 6 18 22, E: 0 4 16 20) and B1 (1
  * 3 5 7 17 19 21 23). About 0.15 s of CPU a scene with SEM_SCENE_CACHE.
  */
@@ -1942,8 +1942,8 @@ int main(int argc, char **argv)
 			fine_v_grid = atoi(argv[++i]) >= 8 ? atoi(argv[i]) : 64;
 		else if (!strcmp(argv[i], "--fine-sigma-hi") && i + 1 < argc)
 			fine_v_sigma_hi = atof(argv[++i]) > 0.5 ? atof(argv[i]) : 3.0;
-		else if (!strcmp(argv[i], "--line"))
-			fs_det_base_set_line(1);
+		else if (!strcmp(argv[i], "--no-line"))
+			fs_det_base_set_line(0);
 		else if (!strcmp(argv[i], "--spread-v"))
 			spread_v = rule_level = 1;
 		else if (!strcmp(argv[i], "--blur-read"))

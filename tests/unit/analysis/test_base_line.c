@@ -8,7 +8,7 @@
  * feet move the second reading. v read from the mean patch carries the
  * domes' radius spread and the centres' scatter (h45b, h45n); the
  * readings' own step variance v1 carries neither and follows v along a
- * calibrated parabola. Off by default (fs_det_base_set_line).
+ * calibrated parabola. On by default; fs_det_base_set_line(0) gives main's bits.
  *
  * Checked on a plan of 40 readings (no image): the parabola gives the
  * calibration's v at its three v1 and NAN well outside their span; the
