@@ -384,6 +384,62 @@ double fs_det_base_extrap_apply(const fs_det_base_plan *p, double v1, const int 
 	return 1 - corr;
 }
 
+/* fs_det_base_set_line's switch: one setting a process, set before
+ * any detection (a bench's or test's command line), never while one
+ * runs */
+static int line_on = 1;
+
+int fs_det_base_set_line(int on)
+{
+	int was = line_on;
+	line_on = on != 0;
+	return was;
+}
+
+/* the calibration: v1's mean at each beam (corner 5 and 21, seeds +32000
+ * and +36000, h46b) against the image's v as the simulator made it */
+static const double LINE_V1[3] = {0.377, 0.485, 0.598};
+static const double LINE_V[3] = {0.626, 0.855, 1.215};
+
+double fs_det_base_line_v(double v1)
+{
+	/* beyond the span by at most a tenth of it: a parabola's ends are
+	 * not to be trusted further */
+	double span = LINE_V1[2] - LINE_V1[0];
+	if (!(v1 >= LINE_V1[0] - 0.1 * span && v1 <= LINE_V1[2] + 0.1 * span))
+		return NAN;
+	double v = 0;
+	for (int i = 0; i < 3; i++) {
+		double w = LINE_V[i];
+		for (int j = 0; j < 3; j++)
+			if (j != i)
+				w *= (v1 - LINE_V1[j]) / (LINE_V1[i] - LINE_V1[j]);
+		v += w;
+	}
+	return v;
+}
+
+int fs_det_base_line_wanted(int plan, const fs_det_offset *off, double v1)
+{
+	return line_on && plan == FS_DET_EXTRAP_TALL && off->fitted && off->fit.profile < 0.5 &&
+	       isfinite(fs_det_base_line_v(v1));
+}
+
+double fs_det_base_line_apply(const fs_det_base_plan *p, double v1, const int *le, double *lr)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < p->n; k++)
+		n += isfinite(lr[k]) && !le[k];
+	double v = fs_det_base_line_v(v1);
+	if (n < MIN_SIZED || !isfinite(v))
+		return 1;
+	double g = 1 / (1 + FS_DET_BASE_LINE_SLOPE * v / 100);
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(lr[k]))
+			lr[k] *= g;
+	return g;
+}
+
 /* The median radius of the readings r (those pinned at their window's end
  * left out where pinned is given) under a fitted screen into *r0: 0 where
  * there is no screen or fewer than MIN_SIZED readings (every screened
@@ -1564,13 +1620,15 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	if (m->readings)
 		fs_base_readings_seal(m->readings);
 	/* without a screen, the level extrapolated to no blur */
-	double v1;
+	double v1 = 0;
 	int clear = lp ? FS_DET_EXTRAP_NONE : fs_det_base_extrap_plan(&p, off, lr, le, var, &v1);
 	/* at given centres a tall dome may be seen only from where the
 	 * offset puts it (fs_det_base_moved_wanted): the level read there */
 	int moved = 0;
+	/* the formation the plan was read with (the line's gate) */
+	fs_det_offset o2;
+	const fs_det_offset *poff = off;
 	if (!lp && m->given && fs_det_base_moved_wanted(&p, off, lr, le, var)) {
-		fs_det_offset o2;
 		if (moved_look(m->img, &p, off, &o2)) {
 			rc = -1;
 			goto out;
@@ -1586,9 +1644,12 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 				lr[k] = fs_det_base_level_blur(m->img, fx[k], fy[k], mr, m->f, &le[k], &var[k], NULL);
 			}
 			clear = fs_det_base_extrap_plan(&p, &o2, lr, le, var, &v1);
+			poff = &o2;
 		}
 	}
-	if (clear) {
+	if (fs_det_base_line_wanted(clear, poff, v1)) {
+		fs_det_base_line_apply(&p, v1, le, lr);
+	} else if (clear) {
 		/* the blurred image made only when a reading is not kept: the
 		 * last step finds them all where the first pass read them
 		 * (base_readings.h) */

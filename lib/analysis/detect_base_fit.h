@@ -671,6 +671,38 @@ double fs_det_base_level_value(int rc, const fs_tubercle *t, int e, double v, in
 #define FS_DET_BASE_TALL_LOW_RATIO 1.06
 enum { FS_DET_EXTRAP_NONE = 0, FS_DET_EXTRAP_CLEAR = 1, FS_DET_EXTRAP_TALL = 2 };
 /*
+ * The tall sphere's line (h46b, after h43i and h44c; on by default). At
+ * tight gaps the level's excess over the true base follows the image's
+ * blur variance v: from the TRUE centres the tall spheres' first
+ * readings are 1 + FS_DET_BASE_LINE_SLOPE v % of the truth (h43i), while
+ * the extrapolation's response to the added blur is not (the neighbours'
+ * feet move the second reading, h44c). Where the formation reads a
+ * sphere at a tight gap (FS_DET_EXTRAP_TALL and profile < 0.5) the level
+ * is therefore the first readings over 1 + slope v / 100, with v read
+ * from the readings' own steps: v1 (their mean variance, as
+ * fs_det_base_extrap_plan gives it) is a dome's own edge, so neither the
+ * domes' radius spread nor the centres' scatter widens it, which is what
+ * spoils every mean-patch read of v (h45b, h45n, h46b). v1 is not v (the
+ * reader's table is made for a step, not a sphere's foot) but follows it
+ * steadily on these domes: fs_det_base_line_v is the parabola through
+ * the mean v1 of corner scenes 5 and 21 on fresh seeds (+32000, +36000)
+ * at three beams (v 0.626, 0.855, 1.215 px^2), NAN outside the span
+ * those readings cover, where the rule's extrapolation stays.
+ * fs_det_base_line_wanted: whether plan and off call for the line (and
+ * it is switched on); fs_det_base_line_apply: lr scaled by
+ * 1 / (1 + slope v / 100) with v from v1, returns the scale (1 where v1
+ * is outside the span or fewer than 8 readings are unpinned);
+ * fs_det_base_set_line: the switch (on; off gives every output as before
+ * h46b), returns the previous setting. Corner scenes on 8 seed sets, all
+ * four: 344 -> 348 of 512 (21 gains four sets; only 5's and 21's rows move).
+ * docs/paper-figures.md, section h46b.
+ */
+#define FS_DET_BASE_LINE_SLOPE 4.05
+double fs_det_base_line_v(double v1);
+int fs_det_base_line_wanted(int plan, const fs_det_offset *off, double v1);
+double fs_det_base_line_apply(const fs_det_base_plan *p, double v1, const int *le, double *lr);
+int fs_det_base_set_line(int on);
+/*
  * The tall dome seen from where the formation puts the domes (h42b,
  * docs/paper-figures.md): at given centres (Re-measure and detection's
  * last step) the formation is fitted at the centres and its common

@@ -1208,13 +1208,15 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		goto out;
 	}
 	keep_readings(m, &b, lx, FS_BASE_ON_MEAS);
-	double v1;
+	double v1 = 0;
 	int clear = b.lowpass > 0 ? FS_DET_EXTRAP_NONE : fs_det_base_extrap_plan(&p, &j->off, b.lr, b.le, b.var, &v1);
 	/* (as the whole image's: the level read where the offset puts a tall
 	 * dome, fs_det_base_moved_wanted) */
 	int moved = 0;
+	/* the formation the plan was read with (the line's gate) */
+	fs_det_offset o2;
+	const fs_det_offset *poff = &j->off;
 	if (!(b.lowpass > 0) && m->given && fs_det_base_moved_wanted(&p, &j->off, b.lr, b.le, b.var)) {
-		fs_det_offset o2;
 		double *xs = malloc(3 * (p.n + 1) * sizeof *xs);
 		if (!xs) {
 			rc = -1;
@@ -1240,9 +1242,12 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 				goto out;
 			}
 			clear = fs_det_base_extrap_plan(&p, &o2, b.lr, b.le, b.var, &v1);
+			poff = &o2;
 		}
 	}
-	if (clear) {
+	if (fs_det_base_line_wanted(clear, poff, v1)) {
+		fs_det_base_line_apply(&p, v1, b.le, b.lr);
+	} else if (clear) {
 		unsigned classes = fs_det_base_extrap_classes(&p, b.lr, b.le);
 		for (size_t k = 0; k < p.n; k++) {
 			lx[k] = isfinite(b.lr[k]) && !b.le[k] && fs_det_base_extrap_picked(b.fx[k], b.fy[k], classes)

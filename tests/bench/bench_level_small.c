@@ -84,6 +84,17 @@
  * misfit, shape, offset and the line's D/S, and (h45n) the variance of
  * the true and of the rule's radii. About 1 s of CPU a reading
  * (shape held), 8 s with the shape searched, on a pitch-16 scene.
+ * --spread-v (h46b; implies --rule-level): where the sphere gate opens
+ * and on the truth's tall spheres, a line "SPREADV": the domes' radius
+ * spread and the centres' scatter read from two halves of each dome's
+ * rays (ray_spread.h) about the rule's centres and the true ones, beside
+ * their oracles, the per-dome offsets against the true ones, and three
+ * mean-patch reads of v (the templates' fine blur, fD, fD/sph1) as they
+ * are and with the spread and scatter taken off, and v from the
+ * readings' own step variance (fs_det_base_line_v), each with the line's
+ * D/S. About 3 s of CPU a tall-sphere scene more.
+ * --no-line: the rule with the tall sphere's line switched off
+ * (fs_det_base_set_line, h46b: as before it): every detection of the run.
  * --interior: SCENE numbers are the interior scenes (sem_interior_scene)
  * instead of the corner scenes (h44c: whether --rule-level's gate opens
  * there).
@@ -98,7 +109,7 @@
  * Usage: bench_level_small [--seed-add N] [--set KEY=VALUE]... [--annulus |
  * --ann-sigma S1,S2,S3] [--profile] [--calibrate] [--blur-read] [--blur-true]
  * [--calib-rule] [--extrap-calib] [--extrap-curve] [--rule-level] [--fine-v NAME,...] [--fine-grid G]
- * [--fine-sigma-hi S] [--interior] [SCENE...]; default the unscreened
+ * [--fine-sigma-hi S] [--spread-v] [--no-line] [--interior] [SCENE...]; default the unscreened
  * fill-0.25 pitch-16 corner scenes (A: 2 6 18 22, E: 0 4 16 20) and B1 (1
  * 3 5 7 17 19 21 23). About 0.15 s of CPU a scene with SEM_SCENE_CACHE.
  */
@@ -120,6 +131,7 @@
 #include "formation_calib.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
+#include "ray_spread.h"
 #include "sem_score.h"
 
 /* the last step's reach (detect.c: 0.6 of the lattice's pitch) */
@@ -1186,6 +1198,124 @@ static double fine_v_read(const fs_image *img, const double *xs, const double *y
 	return rd->beam * rd->beam + 1.0 / 12 + add_var;
 }
 
+/* --spread-v (h46b): a blur read for the line with the domes' radius
+ * spread and the centres' scatter taken off (ray_spread.h: two halves of
+ * each dome's rays, so the readings' own scatter is not taken off with
+ * them). Per scene a line "SPREADV": the spread and scatter read about the
+ * rule's centres (as moved for its level) and about the TRUE ones, the
+ * oracles beside them (the true radii's variance, the rule's centres'
+ * scatter about the true ones), and three mean-patch reads as they are
+ * and less the spread and scatter: the templates' blur searched to 0.01 px
+ * on the measurement image (fine_blur, h42l), the fine forward model with
+ * the formation's shape held (fD, h45b) and the same with a sphere of h/R
+ * 1 held (fD/sph1), each with the line's D/S where the sphere gate is open
+ * (the rule's elsewhere), and the reader's own v1. */
+static int spread_v;
+
+static void spread_v_print(const fs_image *src, const fs_image *meas, const sem_opts *o, const sem_truth *t,
+			   const fs_tubercle_list *l, const int *mtru, const centre_sets *c, const fs_det_offset *off,
+			   double mdx, double mdy, int moved, int gate, double g_rule, double v, double v1, double msig)
+{
+	double *fx = malloc((l->n + 1) * sizeof *fx), *fy = malloc((l->n + 1) * sizeof *fy), dd = 0, rsum = 0, rss = 0;
+	int *idx = malloc((l->n + 1) * sizeof *idx);
+	size_t nd = 0;
+	for (size_t i = 0; fx && fy && idx && i < l->n; i++)
+		if (isfinite(l->items[i].radius_px) && l->items[i].radius_px > 0) {
+			fx[nd] = l->items[i].centroid_x + (moved ? mdx : 0);
+			fy[nd] = l->items[i].centroid_y + (moved ? mdy : 0);
+			idx[nd++] = (int)i;
+			dd += 2 * l->items[i].radius_px;
+			rsum += l->items[i].radius_px;
+			rss += l->items[i].radius_px * l->items[i].radius_px;
+		}
+	char err[256];
+	ray_spread sr, st;
+	double rmean = nd ? dd / nd / 2 : NAN, out = 0.5 * (t->pitch - 2 * rmean) + 0.5;
+	if (nd < 8 || ray_spread_read(src, fx, fy, nd, rmean, out, &sr, err, sizeof err) ||
+	    ray_spread_read(src, c->xs, c->ys, c->n, rmean, out, &st, err, sizeof err)) {
+		printf(" | SPREADV not read\n");
+		goto out;
+	}
+	double rv_true = 0, s = 0, ss = 0;
+	for (size_t j = 0; j < c->n; j++)
+		s += c->rs[j], ss += c->rs[j] * c->rs[j];
+	rv_true = (ss - s * s / c->n) / (c->n - 1);
+	double sc0 = centre_scatter(t, mtru, idx, nd, fx, fy), take = sr.var_r + sr.scatter;
+	/* the per-dome offsets against the truth's (an oracle): the slope of
+	 * the read on the true offset, and the true scatter over the domes
+	 * read and over those within 1 px */
+	double *ex = malloc(nd * sizeof *ex), *ey = malloc(nd * sizeof *ey);
+	ray_spread sr2;
+	if (ex && ey && !ray_spread_read_each(src, fx, fy, nd, rmean, out, &sr2, ex, ey, err, sizeof err)) {
+		double st_[2][6] = {{0}};
+		size_t nm[2] = {0, 0};
+		for (size_t j = 0; j < t->n; j++) {
+			if (!t->inside[j] || mtru[j] < 0)
+				continue;
+			for (size_t i = 0; i < nd; i++)
+				if (idx[i] == mtru[j] && isfinite(ex[i])) {
+					double tx = t->x[j] - fx[i], ty = t->y[j] - fy[i];
+					for (int g = 0; g < 2; g++) {
+						if (g && hypot(tx, ty) > 1)
+							continue;
+						double *a = st_[g];
+						a[0] += tx + ty, a[1] += ex[i] + ey[i], a[2] += tx * tx + ty * ty;
+						a[3] += ex[i] * tx + ey[i] * ty, a[4] += ex[i] * ex[i] + ey[i] * ey[i];
+						nm[g]++;
+					}
+					break;
+				}
+		}
+		/* (the means taken off per axis would be cleaner; both sums
+		 * pooled over x and y serve a slope and a variance a axis) */
+		for (int g = 0; g < 2; g++) {
+			double *a = st_[g], m2 = 2.0 * nm[g];
+			double vt = (a[2] - a[0] * a[0] / m2) / (m2 - 1), ct = (a[3] - a[0] * a[1] / m2) / (m2 - 1),
+			       ve = (a[4] - a[1] * a[1] / m2) / (m2 - 1);
+			printf(" | offsets%s n %zu true var %.4f read var %.4f slope %.3f corr %.3f", g ? "<1px" : "", nm[g],
+			       vt, ve, ct / vt, ct / sqrt(vt * ve));
+		}
+	}
+	free(ex);
+	free(ey);
+	printf(" | SPREADV gate %d n %zu edge %.2f rule var_r %.4f (whole %.4f) scatter %.4f (whole %.4f) | true-centres "
+	       "var_r %.4f scatter %.4f | oracle var(R) %.4f rule radii %.4f scatter %.4f | v %.3f v1 %.3f",
+	       gate, sr.n, sr.edge_r, sr.var_r, sr.var_r_whole, sr.scatter, sr.scatter_whole, st.var_r, st.scatter, rv_true,
+	       (rss - rsum * rsum / nd) / (nd - 1), sc0, v, v1);
+	double fill_d = dd / nd / off->fit.pitch, mis, add = sampled_var(msig);
+	fs_dome_fit sph1 = off->fit;
+	sph1.profile = 0;
+	sph1.h_over_r = 1.0;
+	fs_blur_fine rd;
+	double bt = fine_blur(meas, &off->fit, fx, fy, nd, fill_d, &mis);
+	double reads[3] = {bt * bt, fine_v_read(src, fx, fy, nd, &off->fit, fill_d, 0, 1.5, add, &rd),
+			   fine_v_read(src, fx, fy, nd, &sph1, fill_d, 0, 1.5, add, &rd)};
+	static const char *rname[3] = {"tpl", "fD", "fD/sph1"};
+	{
+		/* the readings' own steps (h46b): no spread to take off */
+		double vl = fs_det_base_line_v(v1), f = gate && isfinite(vl) ? 1 / (1 + RL_SLOPE * vl / 100) / g_rule : 1, d, sp;
+		if (sem_score_scaled_ds(t, l, o->halftone, f, &d, &sp))
+			d = sp = NAN;
+		printf(" | v1line v %.3f dv %+.3f %+.2f/%+.2f", vl, vl - v, d, sp);
+	}
+	for (int q = 0; q < 3; q++) {
+		printf(" | %s v %.3f dv %+.3f less %.3f dv %+.3f", rname[q], reads[q], reads[q] - v, reads[q] - take,
+		       reads[q] - take - v);
+		for (int w = 0; w < 2; w++) {
+			double vq = reads[q] - (w ? take : 0), f = gate && isfinite(vq) ? 1 / (1 + RL_SLOPE * vq / 100) / g_rule : 1,
+			       d, sp;
+			if (sem_score_scaled_ds(t, l, o->halftone, f, &d, &sp))
+				d = sp = NAN;
+			printf(" %+.2f/%+.2f", d, sp);
+		}
+	}
+	printf("\n");
+out:
+	free(fx);
+	free(fy);
+	free(idx);
+}
+
 static void rule_level_print(int k, unsigned seed_add, const fs_image *src, const fs_image *meas, const sem_opts *o, const sem_truth *t,
 			     const fs_tubercle_list *l, const int *mtru, double msig)
 {
@@ -1407,6 +1537,10 @@ static void rule_level_print(int k, unsigned seed_add, const fs_image *src, cons
 		free(idx);
 		free(tax);
 		free(tay);
+	}
+	if (spread_v && (sphere_tall || truth_sph)) {
+		spread_v_print(src, meas, o, t, l, mtru, &c, &off, mdx, mdy, moved, sphere_tall, g_rule, v, v1, msig);
+		goto out;
 	}
 	for (int w = 0; w < 4; w++) {
 		int on = w == 0 ? sphere_tall : w == 1 ? plan == FS_DET_EXTRAP_TALL : w == 2 ? truth_sph
@@ -1808,6 +1942,10 @@ int main(int argc, char **argv)
 			fine_v_grid = atoi(argv[++i]) >= 8 ? atoi(argv[i]) : 64;
 		else if (!strcmp(argv[i], "--fine-sigma-hi") && i + 1 < argc)
 			fine_v_sigma_hi = atof(argv[++i]) > 0.5 ? atof(argv[i]) : 3.0;
+		else if (!strcmp(argv[i], "--no-line"))
+			fs_det_base_set_line(0);
+		else if (!strcmp(argv[i], "--spread-v"))
+			spread_v = rule_level = 1;
 		else if (!strcmp(argv[i], "--blur-read"))
 			blur_read = 1;
 		else if (!strcmp(argv[i], "--blur-true"))
