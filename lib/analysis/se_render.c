@@ -475,8 +475,17 @@ void fs_se_shadow(fs_se_field *f, double az, double el)
 			int blocked = 0;
 			if (len < ns + 1) {
 				int kx = kxs ? kxs[x + f->half] : steps_inside(x, dxs, ns, zh), kn = kx < ky ? kx : ky;
-				for (int k = 1; k <= len && k <= kn && !blocked; k++)
-					blocked = zp[off[k]] > z0 + k * te;
+				/* the last step, whole, that k <= len and k <= kn
+				 * let through (0 <= len < ns + 1), found once
+				 * instead of tested at every step (h46f) */
+				int kl = (int)len;
+				if (kl > kn)
+					kl = kn;
+				for (int k = 1; k <= kl; k++)
+					if (zp[off[k]] > z0 + k * te) {
+						blocked = 1;
+						break;
+					}
 			} else {
 				for (double st = 1; st <= len && !blocked; st += 1) {
 					int xx = round_half_away(x + st * ca), yy = round_half_away(y + st * sa);
