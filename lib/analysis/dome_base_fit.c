@@ -50,6 +50,56 @@
  * operations in its order (and no fused multiply-add: -std=c11 sets
  * -ffp-contract=off), so the same values as one at a time (lanes.h). */
 
+#ifdef FS_LANES_AVX
+/* blur_crop's two passes with AVX (where the CPU has it, fs_cpu_has_avx),
+ * given its kernel k of radius kr: four neighbouring outputs at a time,
+ * each lane adding its taps in order (no fused multiply-add under target
+ * "avx"; a float widened and a sum narrowed as the scalar casts do), so
+ * the same values as blur_crop's two-lane and scalar loops; a row's last
+ * outputs, fewer than four, as its scalar loop. The templates' blurs were
+ * a fourteenth of P1 Fig1's detection (h46f). */
+__attribute__((target("avx"))) static void blur_crop4(const float *src, int sh, int half, const double *k, int kr,
+						      float *tmp, float *dst)
+{
+	int sw = 2 * sh + 1, cw = 2 * half + 1, off = sh - half;
+	for (int y = 0; y < sw; y++) {
+		const float *row = src + (size_t)y * sw + off - kr;
+		float *out = tmp + (size_t)y * cw;
+		int x = 0;
+		for (; x + 3 < cw; x += 4) {
+			v4d a = {0, 0, 0, 0};
+			for (int i = 0; i <= 2 * kr; i++)
+				a += (v4d)_mm256_broadcast_sd(k + i) * (v4d)_mm256_cvtps_pd(_mm_loadu_ps(row + x + i));
+			_mm_storeu_ps(out + x, _mm256_cvtpd_ps((__m256d)a));
+		}
+		for (; x < cw; x++) {
+			double a = 0;
+			for (int i = 0; i <= 2 * kr; i++)
+				a += k[i] * row[x + i];
+			out[x] = (float)a;
+		}
+	}
+	for (int y = 0; y < cw; y++) {
+		const float *col = tmp + (size_t)(y + off - kr) * cw;
+		float *out = dst + (size_t)y * cw;
+		int x = 0;
+		for (; x + 3 < cw; x += 4) {
+			v4d a = {0, 0, 0, 0};
+			for (int i = 0; i <= 2 * kr; i++)
+				a += (v4d)_mm256_broadcast_sd(k + i) *
+				     (v4d)_mm256_cvtps_pd(_mm_loadu_ps(col + (size_t)i * cw + x));
+			_mm_storeu_ps(out + x, _mm256_cvtpd_ps((__m256d)a));
+		}
+		for (; x < cw; x++) {
+			double a = 0;
+			for (int i = 0; i <= 2 * kr; i++)
+				a += k[i] * col[(size_t)i * cw + x];
+			out[x] = (float)a;
+		}
+	}
+}
+#endif
+
 /* Gaussian blur of the (2 sh + 1)^2 window src into the centred
  * (2 half + 1)^2 crop dst, rows then columns (tmp: (2 sh + 1) x
  * (2 half + 1) floats). */
@@ -66,6 +116,12 @@ static void blur_crop(const float *src, int sh, int half, double sigma, float *t
 		ks += k[i + kr] = sigma > 0 ? exp(-0.5 * i * i / (sigma * sigma)) : 1;
 	for (int i = 0; i <= 2 * kr; i++)
 		k[i] /= ks;
+#ifdef FS_LANES_AVX
+	if (fs_cpu_has_avx()) {
+		blur_crop4(src, sh, half, k, kr, tmp, dst);
+		return;
+	}
+#endif
 	/* two outputs at a time in vector lanes, each adding its taps in
 	 * order (the same sums as one at a time) */
 	for (int y = 0; y < sw; y++) {
@@ -394,38 +450,122 @@ static double solve_on(const float *const *c, int nc, size_t np, const double *v
 	return solve_xtx(c, nc, np, xtx, v, w);
 }
 
+/* The coarse step's rendered lattices, kept for the fine step
+ * (make_templates): where the coarse step picks its middle fill, the fine
+ * grid's fills 0.70 + 0.05 k of it are the coarse ones 0.70 + 0.15 k' of
+ * it to the bit at k = 3 k' (all five on the 2048 x 1536 lattice, two of
+ * five on P1 Fig1's two builds), and a render with its shadow is a pure
+ * function of the fill, the formation, the grid and the window (sh,
+ * reach), so a fill the coarse step rendered is not rendered again (h46f:
+ * four of P1 Fig1's 48 template renders and shadows, ten of the
+ * lattice's 36). Owns its copies (kept_free). */
+typedef struct kept_renders {
+	int n, sh, reach, shadow;
+	double fill[FS_DOME_TPL_NFILL];
+	float *c[FS_DOME_TPL_NFILL][FS_SE_NCOMP]; /* the components 0 .. ncomp - 1, (2 sh + 1)^2 each */
+} kept_renders;
+
+static int reuse_forbidden; /* fs_dome_tpl_forbid_reuse */
+
+void fs_dome_tpl_forbid_reuse(int on)
+{
+	__atomic_store_n(&reuse_forbidden, on != 0, __ATOMIC_RELAXED);
+}
+
+static void kept_free(kept_renders *kp)
+{
+	for (int i = 0; i < kp->n; i++)
+		for (int j = 0; j < FS_SE_NCOMP; j++)
+			free(kp->c[i][j]);
+	kp->n = 0;
+}
+
+/* The kept render of fill (its bits) in the window sh, reach with or
+ * without the shadow, or -1. */
+static int kept_find(const kept_renders *kp, double fill, int sh, int reach, int shadow)
+{
+	if (!kp || kp->sh != sh || kp->reach != reach || kp->shadow != shadow)
+		return -1;
+	for (int i = 0; i < kp->n; i++)
+		if (!memcmp(&kp->fill[i], &fill, sizeof fill))
+			return i;
+	return -1;
+}
+
+/* A copy of the field's first ncomp components kept as fill's. 0, -1 on
+ * out of memory. */
+static int kept_add(kept_renders *kp, double fill, int sh, int reach, int shadow, const fs_se_field *fld,
+		    int ncomp)
+{
+	if (kp->n && (kp->sh != sh || kp->reach != reach || kp->shadow != shadow))
+		return 0; /* (one window a step: not kept) */
+	if (kp->n == FS_DOME_TPL_NFILL)
+		return 0;
+	size_t nsw = (size_t)(2 * sh + 1) * (2 * sh + 1);
+	int i = kp->n;
+	for (int j = 0; j < FS_SE_NCOMP; j++)
+		kp->c[i][j] = NULL;
+	for (int j = 0; j < ncomp; j++) {
+		if (!(kp->c[i][j] = malloc(nsw * sizeof *kp->c[i][j]))) {
+			for (int q = 0; q < j; q++)
+				free(kp->c[i][q]);
+			return -1;
+		}
+		memcpy(kp->c[i][j], fld->c[j], nsw * sizeof *kp->c[i][j]);
+	}
+	kp->sh = sh;
+	kp->reach = reach;
+	kp->shadow = shadow;
+	kp->fill[i] = fill;
+	kp->n++;
+	return 0;
+}
+
 /* The templates' components: every fill's lattice rendered, each
  * component blurred and sampled at t's points (cs: nk x FS_SE_NCOMP x
  * npts; the shadow's only when shadow). With weights w (nc of them), the
  * components are mixed before the blur instead, which is linear: one
- * blur a fill, the templates written to t->t (cs unused). */
+ * blur a fill, the templates written to t->t (cs unused). keep (may be
+ * NULL): without w every render is kept in it, with w a fill kept there
+ * is taken from it instead of rendered. */
 static int sample_components(fs_dome_tpl *t, const fs_dome_fit *f, int gr, int shadow, const double *w, int nc,
-			     float *cs)
+			     float *cs, kept_renders *keep)
 {
 	double g2p = gr / f->pitch, sg = f->blur_px * g2p;
 	int half = (int)ceil(0.5 * gr) + 2, sh = half + (int)ceil(3 * sg) + 1;
 	/* a shadow reaches as far as the highest dome's top casts it */
 	int reach = shadow ? (int)ceil(0.5 * FILL_MAX * gr * f->h_over_r / tan(f->elevation)) + 1 : 0;
-	size_t cw = (size_t)(2 * half + 1), sw = (size_t)(2 * sh + 1), np = t->npts;
+	size_t cw = (size_t)(2 * half + 1), sw = (size_t)(2 * sh + 1), np = t->npts, nsw = sw * sw;
 	float *tmp = malloc(sw * cw * sizeof *tmp), *bl = malloc(cw * cw * sizeof *bl);
+	float *mix = w ? malloc(nsw * sizeof *mix) : NULL;
 	fs_se_field fld;
 	memset(&fld, 0, sizeof fld);
-	int rc = -1;
-	if (!tmp || !bl)
+	int rc = -1, ncomp = shadow ? FS_SE_NCOMP : NLIN;
+	if (!tmp || !bl || (w && !mix))
 		goto out;
 	for (int k = 0; k < t->nk; k++) {
-		fs_se_geom g = {t->fill[k], f->h_over_r, f->profile, f->angle, f->foot};
-		if (fs_se_render(&g, gr, sh, reach, &fld))
-			goto out;
-		if (shadow)
-			fs_se_shadow(&fld, f->azimuth, f->elevation);
+		const float *comp[FS_SE_NCOMP];
+		int from = w ? kept_find(keep, t->fill[k], sh, reach, shadow) : -1;
+		if (from >= 0) {
+			for (int j = 0; j < ncomp; j++)
+				comp[j] = keep->c[from][j];
+		} else {
+			fs_se_geom g = {t->fill[k], f->h_over_r, f->profile, f->angle, f->foot};
+			if (fs_se_render(&g, gr, sh, reach, &fld))
+				goto out;
+			if (shadow)
+				fs_se_shadow(&fld, f->azimuth, f->elevation);
+			for (int j = 0; j < ncomp; j++)
+				comp[j] = fld.c[j];
+			if (!w && keep && kept_add(keep, t->fill[k], sh, reach, shadow, &fld, ncomp))
+				goto out;
+		}
 		if (w) {
-			size_t nsw = (size_t)(2 * sh + 1) * (2 * sh + 1);
-			float *mix = fld.c[0]; /* the yield, weighted in place */
+			/* (the yield was weighted in place: the same values) */
 			for (size_t i = 0; i < nsw; i++) {
 				double v = 0;
 				for (int j = 0; j < nc; j++)
-					v += w[j] * fld.c[j][i];
+					v += w[j] * comp[j][i];
 				mix[i] = (float)v;
 			}
 			float *dst = t->t + (size_t)k * np;
@@ -453,9 +593,9 @@ static int sample_components(fs_dome_tpl *t, const fs_dome_fit *f, int gr, int s
 			}
 			continue;
 		}
-		for (int j = 0; j < (shadow ? FS_SE_NCOMP : NLIN); j++) {
+		for (int j = 0; j < ncomp; j++) {
 			float *dst = cs + ((size_t)k * FS_SE_NCOMP + j) * np;
-			blur_crop(fld.c[j], sh, half, sg, tmp, bl);
+			blur_crop(comp[j], sh, half, sg, tmp, bl);
 			for (size_t i = 0; i < np; i++)
 				dst[i] = (float)grid_at(bl, half, t->dx[i] * g2p, t->dy[i] * g2p);
 		}
@@ -465,6 +605,7 @@ out:
 	fs_se_field_free(&fld);
 	free(tmp);
 	free(bl);
+	free(mix);
 	return rc;
 }
 
@@ -581,7 +722,7 @@ static int read_wide(fs_dome_tpl *t, const fs_dome_fit *f, int shadow, int nc, c
 			break;
 		t->fill[t->nk++] = fl;
 	}
-	if (sample_components(t, f, RENDER_G, shadow, NULL, 0, cs))
+	if (sample_components(t, f, RENDER_G, shadow, NULL, 0, cs, NULL))
 		return -1;
 	double rss[FS_DOME_TPL_NFILL], wk[NW], xtx[FS_DOME_TPL_NFILL][NW][NW];
 	const float *c[NW];
@@ -636,11 +777,14 @@ static int read_wide(fs_dome_tpl *t, const fs_dome_fit *f, int shadow, int nc, c
  * (degenerate), -1 (memory). */
 static int make_templates(fs_dome_tpl *t, const fs_dome_fit *f, double fill0, const double *mean, float *cs)
 {
-	int shadow = f->elevation > 0 && f->h_over_r > 0, kb = 0;
+	int shadow = f->elevation > 0 && f->h_over_r > 0, kb = 0, rc = 1;
+	kept_renders keep = {.n = 0};
 	if (set_fills(t, fill0, 3 * SCALE_STEP))
 		return 1;
-	if (sample_components(t, f, RENDER_G, shadow, NULL, 0, cs))
-		return -1;
+	if (sample_components(t, f, RENDER_G, shadow, NULL, 0, cs, &keep)) {
+		rc = -1;
+		goto out;
+	}
 	double w[NW];
 	int mt = mix_weights(t, cs, shadow ? FS_SE_NCOMP : NLIN, mean, w, &kb);
 	/* a shadow brighter than the lit surface is no shadow */
@@ -649,7 +793,7 @@ static int make_templates(fs_dome_tpl *t, const fs_dome_fit *f, double fill0, co
 		mt = mix_weights(t, cs, NLIN, mean, w, &kb);
 	}
 	if (mt)
-		return 1;
+		goto out;
 	t->shadowed = shadow;
 	t->nmix = shadow ? FS_SE_NCOMP : NLIN;
 	memcpy(t->mixw, w, (size_t)(t->nmix + 1) * sizeof *w);
@@ -657,10 +801,16 @@ static int make_templates(fs_dome_tpl *t, const fs_dome_fit *f, double fill0, co
 	t->pick_edge = kb == 0 ? -1 : kb == t->nk - 1 ? 1 : 0;
 	t->wide_best = t->wide_rise = t->wide_rise_se = NAN; /* fs_dome_tpl_read_wide */
 	if (set_fills(t, pick, SCALE_STEP))
-		return 1;
-	if (sample_components(t, f, RENDER_G, shadow, w, shadow ? FS_SE_NCOMP : NLIN, cs))
-		return -1;
-	return template_sums(t);
+		goto out;
+	if (sample_components(t, f, RENDER_G, shadow, w, shadow ? FS_SE_NCOMP : NLIN, cs,
+			      __atomic_load_n(&reuse_forbidden, __ATOMIC_RELAXED) ? NULL : &keep)) {
+		rc = -1;
+		goto out;
+	}
+	rc = template_sums(t);
+out:
+	kept_free(&keep);
+	return rc;
 }
 
 /* the fitted disc's radius and the centre search's first step */

@@ -203,6 +203,16 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 void fs_dome_tpl_free(fs_dome_tpl *t);
 
 /*
+ * For tests: with on non-zero fs_dome_tpl_build renders every fill of its
+ * fine step afresh (the coarse step's renders of the same fills not taken
+ * again), 0 gives them back. Why: taking them promises the templates to
+ * the bit, and only a build with and without them shows that it still
+ * does (test_dome_tpl_reuse). Not to be called while another thread
+ * builds templates.
+ */
+void fs_dome_tpl_forbid_reuse(int on);
+
+/*
  * The templates' dome lattice at another fill, as an image of pixels: the
  * formation f's lattice (t's from fs_dome_tpl_build with f) rendered at
  * fill, mixed with the weights t's templates were mixed with, blurred by

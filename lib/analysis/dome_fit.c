@@ -11,10 +11,12 @@
 #include "analysis/box_tent_kernel.h"
 #include "analysis/halftone.h"
 #include "analysis/lanes.h"
+#include "analysis/lanes_avx.h"
 #include "analysis/near_pairs.h"
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
 #include "analysis/se_solve.h"
+#include "base/cpu_features.h"
 #include "base/sorting.h"
 
 /* Grid samples per pitch: 20, or the image's own pixels when its pitch is
@@ -368,6 +370,32 @@ static void observe(meanimg *m, double ox, double oy, patch *p)
  * (lanes.h). */
 #define MAX_LINE 256 /* outputs of one line of the blur (2 half + 1 at G 20: 23) */
 
+#ifdef FS_LANES_AVX
+/* blur_line's outputs of a row (stride 1) four at a time with AVX (where
+ * the CPU has it, fs_cpu_has_avx), from 0 while four remain; returns the
+ * first output left for the pair loop. A quad whose taps are all bg is
+ * flat; one with any output busy is summed whole, each lane its taps in
+ * order (no fused multiply-add under target "avx"), and a lane of all-bg
+ * taps sums to flat exactly as the pair loop's does: the same values. */
+__attribute__((target("avx"))) static int blur_row4(const float *src, int n, const double *k, int kr, float flat,
+						     const unsigned char *busy, float *dst)
+{
+	int taps = 2 * kr + 1, x = 0;
+	for (; x + 4 <= n; x += 4) {
+		if (!(busy[x] | busy[x + 1] | busy[x + 2] | busy[x + 3])) {
+			dst[x] = dst[x + 1] = dst[x + 2] = dst[x + 3] = flat;
+			continue;
+		}
+		v4d a = {0, 0, 0, 0};
+		const float *s = src + x;
+		for (int i = 0; i < taps; i++)
+			a += (v4d)_mm256_broadcast_sd(k + i) * (v4d)_mm256_cvtps_pd(_mm_loadu_ps(s + i));
+		_mm_storeu_ps(dst + x, _mm256_cvtpd_ps((__m256d)a));
+	}
+	return x;
+}
+#endif
+
 /* One line of a 1-D Gaussian: dst[x] = sum_i k[i] src[x + i], x < n, with
  * neighbouring taps and outputs (in src and dst alike) stride apart. Most of a rendered
  * component is the flat surface between the domes (bg: yield 1, slopes,
@@ -388,6 +416,10 @@ static void blur_line(const float *src, size_t stride, int n, const double *k, i
 		nb -= src[(size_t)x * stride] != bg;
 	}
 	int x = 0;
+#ifdef FS_LANES_AVX
+	if (stride == 1 && fs_cpu_has_avx())
+		x = blur_row4(src, n, k, kr, flat, busy, dst);
+#endif
 	for (; x + 2 <= n; x += 2) {
 		if (!busy[x] && !busy[x + 1]) {
 			dst[(size_t)x * stride] = dst[(size_t)(x + 1) * stride] = flat;
@@ -454,6 +486,41 @@ static void blur_cols2(const float *src, size_t stride, int n, const double *k, 
 	}
 }
 
+#ifdef FS_LANES_AVX
+/* blur_cols2 of four neighbouring columns at src .. src + 3 with AVX, one
+ * column per lane: the four pixels a tap reads lie side by side, one
+ * load; a quad is summed when any of its columns needs it (the others'
+ * lanes then sum to flat, as blur_cols2's do). */
+__attribute__((target("avx"))) static void blur_cols4(const float *src, size_t stride, int n, const double *k, int kr,
+						      float bg, float flat, float *dst)
+{
+	int taps = 2 * kr + 1, nb = 0;
+	unsigned char busy[MAX_LINE];
+	for (int i = 0; i < taps - 1; i++) {
+		const float *p = src + (size_t)i * stride;
+		nb += (p[0] != bg) + (p[1] != bg) + (p[2] != bg) + (p[3] != bg);
+	}
+	for (int x = 0; x < n; x++) {
+		const float *in = src + (size_t)(x + taps - 1) * stride, *out = src + (size_t)x * stride;
+		nb += (in[0] != bg) + (in[1] != bg) + (in[2] != bg) + (in[3] != bg);
+		busy[x] = nb > 0;
+		nb -= (out[0] != bg) + (out[1] != bg) + (out[2] != bg) + (out[3] != bg);
+	}
+	for (int x = 0; x < n; x++) {
+		float *d = dst + (size_t)x * stride;
+		if (!busy[x]) {
+			d[0] = d[1] = d[2] = d[3] = flat;
+			continue;
+		}
+		v4d a = {0, 0, 0, 0};
+		const float *s = src + (size_t)x * stride;
+		for (int i = 0; i < taps; i++)
+			a += (v4d)_mm256_broadcast_sd(k + i) * (v4d)_mm256_cvtps_pd(_mm_loadu_ps(s + (size_t)i * stride));
+		_mm_storeu_ps(d, _mm256_cvtpd_ps((__m256d)a));
+	}
+}
+#endif
+
 /* Gaussian blur of a (2 sh + 1)^2 window src whose flat surface has the
  * value bg, cropped to (2 half + 1)^2: rows first over the window's rows
  * that the columns' pass reads and the crop's columns, then the columns. */
@@ -480,6 +547,11 @@ static void blur_crop(const float *src, float bg, int sh, int half, double sigma
 	for (int y = off - kr; y < off + cw + kr; y++)
 		blur_line(src + (size_t)y * sw + off - kr, 1, cw, k, kr, bg, flat_r, tmp + (size_t)y * cw);
 	int x = 0;
+#ifdef FS_LANES_AVX
+	if (fs_cpu_has_avx())
+		for (; x + 4 <= cw; x += 4)
+			blur_cols4(tmp + (size_t)(off - kr) * cw + x, (size_t)cw, cw, k, kr, flat_r, (float)fc, dst + x);
+#endif
 	for (; x + 2 <= cw; x += 2)
 		blur_cols2(tmp + (size_t)(off - kr) * cw + x, (size_t)cw, cw, k, kr, flat_r, (float)fc, dst + x);
 	for (; x < cw; x++)
