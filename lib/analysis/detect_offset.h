@@ -165,8 +165,8 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
  * previous bits. Why not on: the check puts the 4-px domes' detector
  * right and their centres come 0.2-0.4 px nearer home, which shows the
  * level reader's excess there (the corner all-four 344 -> 339 over 8 seed
- * sets with the first pass's; the last step's alone changes the 4-px rows
- * by at most 0.4 points but costs fill-0.8 scene 23 its S on 3 sets).
+ * sets with the first pass's; the last step's alone moves the 4-px rows
+ * by at most 0.4 points of D and no count).
  */
 #define FS_DET_TURN_FIRST 1u
 #define FS_DET_TURN_LAST 2u
