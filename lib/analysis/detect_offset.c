@@ -313,6 +313,15 @@ out:
 	return rc;
 }
 
+static unsigned g_turn_passes;
+
+unsigned fs_det_offset_set_turn_check(unsigned passes)
+{
+	unsigned old = g_turn_passes;
+	g_turn_passes = passes;
+	return old;
+}
+
 int fs_det_offset_correct(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
 			  fs_measured *meas, fs_det_offset *info)
 {
@@ -348,6 +357,7 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 	reading.halftone_given = period >= 0;
 	reading.halftone_period = period;
 	reading.cap_tie = fs_det_offset_cap_tie(m);
+	reading.turn_check = (g_turn_passes & (m->given ? FS_DET_TURN_LAST : FS_DET_TURN_FIRST)) != 0;
 	fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, &reading, info);
 	/* given centres are final (detect_measure.h): the formation and the
 	 * offset, applied by the caller where it reads its level from it */

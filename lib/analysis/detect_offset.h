@@ -153,6 +153,26 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 				 double period, fs_measured *meas, fs_det_offset *info);
 
 /*
+ * fs_det_offset_set_turn_check: an instrument (h46a, docs/paper-figures.md;
+ * 0 by default and no detection path sets it): the formation that
+ * fs_det_offset_correct(_period) fits is fitted with
+ * fs_dome_fit_opts.turn_check (dome_fit.h, h45m's check of the half-turned
+ * detector) in the passes named by the bits of `passes`: FS_DET_TURN_FIRST
+ * detection's first pass (m->given 0), FS_DET_TURN_LAST the last step and
+ * Re-measure (given centres). The whole-image path only (the tiled path's
+ * fits do not read it). Process-wide, like the base fit's sample bounds,
+ * for benches and tests that switch it around a detection; returns the
+ * previous bits. Why not on: the check puts the 4-px domes' detector
+ * right and their centres come 0.2-0.4 px nearer home, which shows the
+ * level reader's excess there (the corner all-four 344 -> 339 over 8 seed
+ * sets with the first pass's; the last step's alone moves the 4-px rows
+ * by at most 0.4 points of D and no count).
+ */
+#define FS_DET_TURN_FIRST 1u
+#define FS_DET_TURN_LAST 2u
+unsigned fs_det_offset_set_turn_check(unsigned passes);
+
+/*
  * Its parts, for the tiled measurement (detect_domes_tiled.c), which has
  * no whole image to hand to the fit:
  * fs_det_offset_domes: the centres and radii of the domes among meas[0..n)

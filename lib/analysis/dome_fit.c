@@ -1148,11 +1148,43 @@ static int refit_in_turn(ctx *c, meanimg *m, double fill, cand *t, double *ox, d
  * resolved: oblique_reads). *ox, *oy and *best are replaced only where
  * the turn is taken; c->p is left observed at the offset kept. */
 #define TURN_STEP_PX 0.5
+
+/* What an unheld search (best_at) leaves in the context for the fit's
+ * report: low_ratio's two sums and the profiles' (prof_rss, cap_tie). */
+typedef struct search_sums {
+	double low_rss, any_rss, prof_rss[NPROF];
+	cand prof_best[NPROF];
+} search_sums;
+
+static void sums_save(const ctx *c, search_sums *s)
+{
+	s->low_rss = c->low_rss;
+	s->any_rss = c->any_rss;
+	memcpy(s->prof_rss, c->prof_rss, sizeof s->prof_rss);
+	memcpy(s->prof_best, c->prof_best, sizeof s->prof_best);
+}
+
+static void sums_restore(ctx *c, const search_sums *s)
+{
+	c->low_rss = s->low_rss;
+	c->any_rss = s->any_rss;
+	memcpy(c->prof_rss, s->prof_rss, sizeof s->prof_rss);
+	memcpy(c->prof_best, s->prof_best, sizeof s->prof_best);
+}
+
 static int turned_reads(ctx *c, meanimg *m, double fill, cand *best, double *ox, double *oy)
 {
 	if (c->screened)
 		return 0;
 	cand kept_here, pick = {.rss = INFINITY};
+	/* the trials' searches must not report for the formation kept: the
+	 * last trial's low_ratio (the tall-dome gate of the level's
+	 * extrapolation, detect_base_fit.c) had replaced the kept one's, and
+	 * with nothing turned the last step read fill-0.8 corner 23 at
+	 * +16000 with low_ratio 1.49 for 1.04, D -0.1 -> -2.3 % (h46a) */
+	search_sums kept_sums, pick_sums;
+	sums_save(c, &kept_sums);
+	pick_sums = kept_sums;
 	/* (fit_offset left the patch observed at *ox, *oy) */
 	if (best_at(c, fill, best, &kept_here))
 		return -1;
@@ -1169,12 +1201,16 @@ static int turned_reads(ctx *c, meanimg *m, double fill, cand *best, double *ox,
 			pick = t;
 			px0 = tx;
 			py0 = ty;
+			sums_save(c, &pick_sums);
 		}
 	}
 	if (pick.rss < kept_here.rss) {
 		*best = pick;
 		*ox = px0;
 		*oy = py0;
+		sums_restore(c, &pick_sums);
+	} else {
+		sums_restore(c, &kept_sums);
 	}
 	observe(m, *ox, *oy, &c->p);
 	return 0;

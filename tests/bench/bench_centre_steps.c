@@ -41,6 +41,10 @@
  * refused rule, h44d's coarse-screen choice), that replay is printed as
  * the rule's ("replay with the refinement off = rule"), with the offset's
  * second look under a coarse screen (fs_det_offset_look_again).
+ * "--turn PASSES" after "--scan" (h46a): the rule's formation fitted with
+ * h45m's turn check in those passes (fs_det_offset_set_turn_check: 1 the
+ * first pass, 2 the last step, 3 both), to see which step's centres the
+ * half-turned detector moved.
  * Cost: 1-4 s of CPU a scene (rendered, or read from SEM_SCENE_CACHE).
  */
 #include <math.h>
@@ -758,6 +762,11 @@ int main(int argc, char **argv)
 		g_scan = 1;
 		argv++;
 		argc--;
+	}
+	if (argc > 2 && !strcmp(argv[1], "--turn")) {
+		fs_det_offset_set_turn_check((unsigned)atoi(argv[2]));
+		argv += 2;
+		argc -= 2;
 	}
 	if (argc > 2 && !strcmp(argv[1], "--figure")) {
 		/* a paper figure (no truth): the formation fit's offset and its

@@ -48,6 +48,10 @@
  * so a scene's error can be read against the screen's phase alone;
  * 0 0 is the scene as rendered, to the bit (--shift-check takes that
  * path at no shift, to show it).
+ * --turn PASSES (h46a): the rule's formation fitted with h45m's turn check
+ * (fs_det_offset_set_turn_check: 1 detection's first pass, 2 its last
+ * step and Re-measure, 3 both); what the half-turned detector's
+ * correction moves, scene by scene (the rows beside a run without it).
  * --first (h38d): the reader of the level where the screen's low-pass
  * merges the bases (pitch 16: the base rule's first reading,
  * fs_det_measure_dome_one on the measurement image, with each of the ray
@@ -822,6 +826,8 @@ int main(int argc, char **argv)
 			notch = -atof(argv[++i]);
 		else if (!strcmp(argv[i], "--first"))
 			first = 1;
+		else if (!strcmp(argv[i], "--turn") && i + 1 < argc && atoi(argv[i + 1]) >= 0 && atoi(argv[i + 1]) <= 3)
+			fs_det_offset_set_turn_check((unsigned)atoi(argv[++i]));
 		else if (!strcmp(argv[i], "--offset-track"))
 			track = 1;
 		else if (!strcmp(argv[i], "--phase"))
@@ -838,7 +844,7 @@ int main(int argc, char **argv)
 		else if (listed < 64 && atoi(argv[i]) >= 0 && atoi(argv[i]) < 64)
 			scenes[listed++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--own] [--no-shadow] [--level] [--phase] [--first] [--offset-track] [--notch W] [--notch-detect W] [--screen-shift DX DY] [--shift-check] [--set KEY=VALUE]... [SCENE 0-63 | iN...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--outline] [--seed-add N] [--true] [--own] [--no-shadow] [--level] [--phase] [--first] [--offset-track] [--turn PASSES] [--notch W] [--notch-detect W] [--screen-shift DX DY] [--shift-check] [--set KEY=VALUE]... [SCENE 0-63 | iN...]\n", argv[0]);
 			return 2;
 		}
 	}

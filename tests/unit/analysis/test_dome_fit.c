@@ -486,6 +486,49 @@ static void turn_check_finds_detector(void **state)
 	fs_image_free(img);
 }
 
+/* The turn check's trials report nothing of their own where no turn is
+ * taken (h46a): their searches had left the last trial's low-dome and
+ * profile sums in the fit's report (low_ratio, prof_rss), which the
+ * level's tall-dome gate reads (detect_base_fit.c); the rule's last step
+ * with the check read fill-0.8 corner 23 at +16000 with low_ratio 1.49
+ * for 1.04 and lost its S. Here corners 23 and 22 at their TRUE centres,
+ * the fit as the rule makes it (fill held at the truth): the detector is
+ * read right, no turn is taken, and the report is the plain fit's to the
+ * bit. */
+static void turn_check_untaken_reports_kept_fit(void **state)
+{
+	(void)state;
+	static const int SCENES[2] = {23, 22};
+	for (int k = 0; k < 2; k++) {
+		sem_opts o;
+		sem_corner_scene(SCENES[k], &o);
+		sem_truth t;
+		fs_image *img = sem_make(&o, &t);
+		assert_non_null(img);
+		fs_dome_fit fit[2];
+		for (int turn = 0; turn < 2; turn++) {
+			fs_dome_fit_opts fo;
+			fs_dome_fit_opts_default(&fo);
+			fo.no_sigma = fo.no_profiles = fo.coarse_to_fine = fo.keep_formation = 1;
+			fo.fill_min = fo.fill_max = true_mean_d(&t) / t.pitch;
+			fo.max_centres = 64;
+			fo.turn_check = turn;
+			char err[256];
+			assert_int_equal(fs_dome_fit_image(img, t.x, t.y, t.n, t.pitch, &fo, &fit[turn], err, sizeof err), 0);
+			printf("corner %d, turn check %d: azimuth %.1f deg, low_ratio %.4f, prof_rss %.4g %.4g %.4g\n",
+			       SCENES[k], turn, fit[turn].azimuth * 180 / M_PI, fit[turn].low_ratio, fit[turn].prof_rss[0],
+			       fit[turn].prof_rss[1], fit[turn].prof_rss[2]);
+		}
+		assert_memory_equal(&fit[0].azimuth, &fit[1].azimuth, sizeof fit[0].azimuth);
+		assert_memory_equal(&fit[0].offset_x, &fit[1].offset_x, sizeof fit[0].offset_x);
+		assert_memory_equal(&fit[0].low_ratio, &fit[1].low_ratio, sizeof fit[0].low_ratio);
+		assert_memory_equal(fit[0].prof_rss, fit[1].prof_rss, sizeof fit[0].prof_rss);
+		assert_memory_equal(&fit[0].quality, &fit[1].quality, sizeof fit[0].quality);
+		sem_truth_free(&t);
+		fs_image_free(img);
+	}
+}
+
 /* The dome detector with the offset correction on the scene the docs
  * describe: low spherical domes (h/R 0.25, fill 0.25, pitch 64) lit from
  * the side, whose sharpest circle lies about 0.35 R towards the detector
@@ -666,6 +709,7 @@ int main(void)
 		cmocka_unit_test(fit_true_centres),
 		cmocka_unit_test(offset_of_moved_true_centres),
 		cmocka_unit_test(turn_check_finds_detector),
+		cmocka_unit_test(turn_check_untaken_reports_kept_fit),
 		cmocka_unit_test(detector_centres_corrected),
 		cmocka_unit_test(corner_scenes),
 	};
