@@ -265,6 +265,7 @@ static inline __attribute__((always_inline)) int rays_inside(const fs_image *img
 
 #ifdef FS_LANES_AVX
 static int rays_inside4(const fs_image *img, const ray_tab *T, double x, double y, double b, double *h);
+static void run_steps4(double *h, const double *run, int nr, int n, int j0, int j1, int span);
 
 /* sample_pairs of a ray that may cross the border (inside 0) with AVX,
  * four samples at a time, each clamped to the image in its lane as
@@ -279,7 +280,9 @@ static int rays_inside4(const fs_image *img, const ray_tab *T, double x, double 
  * compass's looks near the border (where every start that does not stop
  * clear lies on the lattice, and a third of P1 Fig1's) were read by
  * pairs, a clamped sample at a time: 46 M of the lattice's refinement,
- * 30 M of P1 Fig1's. Needs jb - ja >= 3 and an image of at least 2 x 2. */
+ * 30 M of P1 Fig1's. focus() hands it all rays' samples as one run
+ * (ja .. jb: the ray table's indices). Needs jb - ja >= 3 and an image
+ * of at least 2 x 2. */
 __attribute__((target("avx"))) static void sample_quads(const fs_image *img, int cx, int cy, double x, double y,
 							 const double *ox, const double *oy, int ja, int jb,
 							 double *v)
@@ -348,14 +351,21 @@ static double focus(const fs_image *img, int cx, int cy, const ray_tab *T, doubl
 #ifdef FS_LANES_AVX
 	int quads = !inside && jb - ja >= 3 && img->width >= 2 && img->height >= 2 && fs_cpu_has_avx();
 #endif
+#ifdef FS_LANES_AVX
+	if (quads) {
+		/* every ray's samples as one run (ray_tab: ray q's radius j at
+		 * q n + j), so that only the run's last 1-3 are read again
+		 * instead of each ray's (h46e) */
+		double run[(NMAX + 1) * (NRAYS / 2 + 1)];
+		sample_quads(img, cx, cy, x, y, T->ox, T->oy, ja, ja + T->nr * T->n - 1, run);
+		run_steps4(h, run, T->nr & ~1, T->n, j0, j1, span);
+		for (q = T->nr & ~1; q < T->nr; q++)
+			add_steps(h, run + (size_t)q * T->n, j0, j1, span);
+	}
+#endif
 	for (; q < T->nr; q++) {
 		double v[NMAX + 1];
-#ifdef FS_LANES_AVX
-		if (quads)
-			sample_quads(img, cx, cy, x, y, ray_x(T, q), ray_y(T, q), ja, jb, v);
-		else
-#endif
-			sample_pairs(img, cx, cy, x, y, ray_x(T, q), ray_y(T, q), ja, jb, inside, v);
+		sample_pairs(img, cx, cy, x, y, ray_x(T, q), ray_y(T, q), ja, jb, inside, v);
 		add_steps(h, v, j0, j1, span);
 	}
 	int jbest;
@@ -724,6 +734,16 @@ __attribute__((target("avx"))) static inline void add_steps2_4(double *h, const 
 	add_steps2(h, v0, v1, j, j1, span);
 }
 
+/* The steps of nr rays (an even count) whose samples are one run (ray q's
+ * radius j at run[q n + j]) added to h two rays at a time, in the rays'
+ * order (add_steps2_4): the same sums as a ray at a time. */
+__attribute__((target("avx"))) static void run_steps4(double *h, const double *run, int nr, int n, int j0, int j1,
+						      int span)
+{
+	for (int q = 0; q + 1 < nr; q += 2)
+		add_steps2_4(h, run + (size_t)q * n, run + (size_t)(q + 1) * n, j0, j1, span);
+}
+
 /* rays_inside with AVX (where the CPU has it: focus checks), four
  * samples of a ray at a time: each lane sample_pair_inside's expression
  * (the truncation, the index made in doubles less the crop's origin b,
@@ -762,8 +782,7 @@ __attribute__((target("avx"))) static int rays_inside4(const fs_image *img, cons
 		v4d o = a * (one - fy) + c * fy;
 		memcpy(v + t, &o, sizeof o);
 	}
-	for (int q = 0; q < nr; q += 2)
-		add_steps2_4(h, run + (size_t)q * T->n, run + (size_t)(q + 1) * T->n, j0, j1, span);
+	run_steps4(h, run, nr, T->n, j0, j1, span);
 	return nr;
 }
 
@@ -793,8 +812,7 @@ __attribute__((target("avx"))) static void grid_rays4(const float *d, long w, co
 		grid_quad(d, w, xo, yo, xf, xg, yf, yg, t, v);
 	if (t < n)
 		grid_quad(d, w, xo, yo, xf, xg, yf, yg, n - 4, v);
-	for (int q = 0; q + 1 < nr; q += 2)
-		add_steps2_4(h, run + (size_t)q * nj, run + (size_t)(q + 1) * nj, j0, j1, span);
+	run_steps4(h, run, nr, nj, j0, j1, span);
 }
 #endif
 
