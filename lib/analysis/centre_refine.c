@@ -745,18 +745,17 @@ __attribute__((target("avx"))) static void run_steps4(double *h, const double *r
 }
 
 /* rays_inside with AVX (where the CPU has it: focus checks), four
- * samples of a ray at a time: each lane sample_pair_inside's expression
- * (the truncation, the index made in doubles less the crop's origin b,
- * the interpolation in its order; b = 0 leaves the index as it is), the
- * last 1-3 samples read as the ray's last four (a sample is a function
- * of its j alone, as grid_rays4 reads them), and the rays' steps added
- * two rays at a time by add_steps2_4 (add_steps2's sums): the same
- * values. Why: the compass's looks (focus) are the refinement's part
- * left on pairs, 46 M of the 2048 x 1536 lattice's detection and 86 M
- * of P1 Fig1's, whose starts never stop clear (h42k). The rays' samples
- * are one run (ray_tab), read four at a time with only the run's last
- * 1-3 read again (h46e). Needs at least four samples a ray; returns the
- * rays done (pairs of them). */
+ * samples at a time: each lane sample_pair_inside's expression (the
+ * truncation, the index made in doubles less the crop's origin b, the
+ * interpolation in its order; b = 0 leaves the index as it is). The
+ * rays' samples are one run (ray_tab), its last 1-3 read again as its
+ * last four (a sample is a function of its offset alone; h46e: a ray's
+ * own last quad was read again in part), and the rays' steps added two
+ * rays at a time by add_steps2_4 (add_steps2's sums): the same values.
+ * Why: the compass's looks (focus) are the refinement's part left on
+ * pairs, 46 M of the 2048 x 1536 lattice's detection and 86 M of P1
+ * Fig1's, whose starts never stop clear (h42k). Needs at least four
+ * samples a ray; returns the rays done (pairs of them). */
 __attribute__((target("avx"))) static int rays_inside4(const fs_image *img, const ray_tab *T, double x, double y,
 						       double b, double *h)
 {
