@@ -680,8 +680,8 @@ __attribute__((target("avx"), always_inline)) static inline void grid_quad(const
 							     const double *yf, const double *yg, int j, double *v)
 {
 	v4d p00, p01, p10, p11;
-	fs_corners4(d + yo[j] + xo[j], d + yo[j + 1] + xo[j + 1], d + yo[j + 2] + xo[j + 2],
-		    d + yo[j + 3] + xo[j + 3], w, &p00, &p01, &p10, &p11);
+	fs_corners4_ix(d, d + w, yo[j] + xo[j], yo[j + 1] + xo[j + 1], yo[j + 2] + xo[j + 2], yo[j + 3] + xo[j + 3], &p00,
+		       &p01, &p10, &p11);
 	v4d g = fs_ld4d(xg + j), f = fs_ld4d(xf + j);
 	v4d a = p00 * g + p01 * f;
 	v4d b = p10 * g + p11 * f;
