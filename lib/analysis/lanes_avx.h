@@ -62,13 +62,31 @@ __attribute__((target("avx"))) static inline void fs_corners4(const float *p0, c
 	*c11 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
+/* fs_corners4 of the cells whose top-left pixels are d + i0 .. d + i3,
+ * the rows below read from e = d + w at the same indices: the same
+ * pixels, without an address made per cell for its second row (a
+ * pointer per cell and its row below cost the samplers' quads a lea
+ * each and spilled their table pointers; h46e: 12 M of the refinement's
+ * grid on the 2048 x 1536 lattice). */
+__attribute__((target("avx"))) static inline void fs_corners4_ix(const float *d, const float *e, long long i0,
+								  long long i1, long long i2, long long i3, v4d *c00,
+								  v4d *c01, v4d *c10, v4d *c11)
+{
+	__m128 t01 = fs_pairs2f(d + i0, d + i1), t23 = fs_pairs2f(d + i2, d + i3);
+	__m128 b01 = fs_pairs2f(e + i0, e + i1), b23 = fs_pairs2f(e + i2, e + i3);
+	*c00 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(2, 0, 2, 0)));
+	*c01 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(3, 1, 3, 1)));
+	*c10 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(2, 0, 2, 0)));
+	*c11 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
 /* fs_corners4 of the cells whose top-left pixels are d + at[i] (at: whole
- * numbers, the index y w + x made in doubles) */
+ * numbers, the index y w + x made in doubles), through fs_corners4_ix */
 __attribute__((target("avx"))) static inline void fs_corners4_at(const float *d, v4d at, long w, v4d *c00, v4d *c01,
 								  v4d *c10, v4d *c11)
 {
-	fs_corners4(d + (long long)at[0], d + (long long)at[1], d + (long long)at[2], d + (long long)at[3], w, c00,
-		    c01, c10, c11);
+	fs_corners4_ix(d, d + w, (long long)at[0], (long long)at[1], (long long)at[2], (long long)at[3], c00, c01,
+		       c10, c11);
 }
 
 /* v4d from p[0..3], no alignment needed */
