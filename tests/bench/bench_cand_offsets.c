@@ -24,9 +24,17 @@
  *   blurred    the unscreened scene blurred by S px before the reduction:
  *              how much extra blur moves the votes as far as the screen.
  * Usage: bench_cand_offsets [--corner] [--halftone P] [--seeds A,B,...]
- *        [--descreen K] [--blur S] [SCENE...]
+ *        [--descreen K] [--blur S | --noise A] [--reduce F]
+ *        [--replay | --walk | --walk-only] [SCENE...]
  * defaults: the interior scenes (--corner: the corner scenes), P 5,
- * seeds 0, K 0.3 (FS_HALFTONE_LOWPASS), S 0 (column left out); SCENE:
+ * seeds 0, K 0.3 (FS_HALFTONE_LOWPASS), S 0 (column left out); --noise
+ * A: the unscreened twin with white noise of SD A instead; --reduce F:
+ * the candidates on the image reduced by F, not pitch / 10; --replay:
+ * the rule run again from its candidates moved (centred on the truth,
+ * an oracle; by the screen's share; without the refinement) and scored,
+ * with a check that the unmoved replay is the rule to the bit; --walk:
+ * also with fs_meas.walk (detect_walk.h); --walk-only: the rule and the
+ * walk alone (h46c's tables); SCENE:
  * scene numbers (default all; with --corner, the printed ones when P > 0,
  * i.e. the scenes whose own options print them). SEM_SCENE_CACHE shares
  * the renders with the tests. Cost: about 0.3 s a scene-seed cached.
