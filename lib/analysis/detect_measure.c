@@ -13,6 +13,7 @@
 #include "analysis/blob_measure.h"
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
+#include "analysis/detect_walk.h"
 #include "analysis/detect_domes_tiled.h"
 #include "analysis/detect_tiled.h"
 #include "analysis/centre_refine.h"
@@ -453,6 +454,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	/* the two paths under a coarse screen (detect_offset.h) */
 	struct paths_whole pw = {m, &m2, c, max_r, &smooth, &off, NULL};
 	fs_det_paths paths = {paths_size, paths_look_again, &pw, c->n, NULL, 0, NULL};
+	fs_cand_list walked = {0};     /* the candidates walked (fs_meas.walk) */
 	if (!head || !next)
 		goto out;
 	for (size_t i = 0; i < (size_t)gw * gh; i++)
@@ -528,34 +530,54 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	 * fs_det_offset_refused); under a screen coarse against the lattice
 	 * the refined path is sized first and kept only where the unrefined
 	 * one ends near it (fs_det_offset_coarse_screen, _paths_differ) */
-	int refused = m->img && m->dome && m->refine > 0 && fs_det_offset_refused(&off, meas, before_x, before_y, c->n);
-	if (m->img && m->dome && m->refine > 0 && !refused && fs_det_offset_coarse_screen(&off)) {
+	/* the option (fs_meas.walk): under a coarse screen the candidates
+	 * walked onto the domes by the formation's offset (detect_walk.h)
+	 * and measured from there as the refused path measures them */
+	const fs_cand_list *mc = c; /* the candidates measured from */
+	if (m->img && m->dome && m->refine > 0 && m->walk && fs_det_offset_coarse_screen(&off)) {
+		double wx, wy;
+		if (fs_det_walk_shift(m, c, max_r, smooth, meas, &wx, &wy, NULL))
+			goto out;
+		walked.items = malloc((c->n ? c->n : 1) * sizeof *walked.items);
+		if (!walked.items)
+			goto out;
+		walked.n = walked.cap = c->n;
+		for (size_t i = 0; i < c->n; i++) {
+			walked.items[i] = c->items[i];
+			walked.items[i].x += wx;
+			walked.items[i].y += wy;
+		}
+		mc = &walked;
+	}
+	int refused = mc == c && m->img && m->dome && m->refine > 0 &&
+		      fs_det_offset_refused(&off, meas, before_x, before_y, c->n);
+	if (mc == c && m->img && m->dome && m->refine > 0 && !refused && fs_det_offset_coarse_screen(&off)) {
 		if (fs_det_paths_keep_refined(&paths, meas, &off))
 			goto out;
 		refused = 1;
 	}
-	if (refused) {
+	if (refused || mc != c) {
 		fs_measured_clear(meas, c->n);
 		for (size_t k = 0; k < c->n; k++) {
 			size_t i = order[k].i;
-			double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
-			double sx = (c->items[i].x + 0.5) / F - 0.5, sy = (c->items[i].y + 0.5) / F - 0.5;
+			double mr = max_r > 0 ? max_r : 2 * mc->items[i].r;
+			double sx = (mc->items[i].x + 0.5) / F - 0.5, sy = (mc->items[i].y + 0.5) / F - 0.5;
 			fs_tubercle_init(&meas[i].t);
 			fs_det_measure_dome_one(m->img, sx, sy, mr, F, 0, smooth, NULL, &meas[i]);
 		}
 		fs_det_drop_flat_ground(meas, c->n, m->flat_spread);
-		if (fs_det_offset_correct(&m2, c, max_r, smooth, meas, &off))
+		if (fs_det_offset_correct(&m2, mc, max_r, smooth, meas, &off))
 			goto out;
 		/* under a coarse screen this path's offset is read short: look
 		 * again from where it moved the domes (detect_offset.h,
-		 * fs_det_offset_look_again) */
-		if (fs_det_paths_look_again(&paths, meas, &off))
+		 * fs_det_offset_look_again); the walk has no rest to take */
+		if (mc == c && fs_det_paths_look_again(&paths, meas, &off))
 			goto out;
 	}
 	/* ... and each dome's size relative to the others read from its
 	 * whole patch through that formation, at the base rule's mean level
 	 * (its own readings scatter with the noise on its rays) */
-	if (m->img && m->dome && fs_det_base_fit_apply(m, c, &off, max_r, NULL, NULL, NULL, meas, NULL))
+	if (m->img && m->dome && fs_det_base_fit_apply(m, mc, &off, max_r, NULL, NULL, NULL, meas, NULL))
 		goto out;
 	if (fs_det_paths_choose(&paths, meas))
 		goto out;
@@ -609,5 +631,6 @@ out:
 	free(before_x);
 	free(before_y);
 	fs_det_paths_free(&paths);
+	free(walked.items);
 	return rc;
 }

@@ -70,6 +70,14 @@ typedef struct fs_meas {
 	 * reading from its centre there instead of reading it again. The
 	 * pointed-to set is the caller's, for one measurement image. */
 	struct fs_base_readings *readings;
+	/* The dome rule's first pass (refine > 0) under a screen coarse
+	 * against the lattice (fs_det_offset_coarse_screen): 1 walks the
+	 * candidates by the formation's offset until it stays
+	 * (detect_walk.h) and measures them from there without the
+	 * refinement, in place of h44d's two paths and h45d's look again;
+	 * 0 (every caller in lib): those. The whole-image path only (the
+	 * tiled one, detect_domes_tiled.c, has no walk). */
+	int walk;
 } fs_meas;
 
 /* One candidate's measurement: the tubercle in m's pixels, ok 0 when none.

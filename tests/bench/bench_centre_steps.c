@@ -75,6 +75,36 @@
 
 /* --scan given: the template fit's common-shift scan (truth_started) */
 static int g_scan;
+/* --centred given first (h46c): the candidates moved by their own mean
+ * offset along the axis (read against the truth: an oracle) before the
+ * later steps, which then start from centres without the votes' bias */
+static int g_centred;
+
+/* The mean offset along (ax, ay) of the n centres from the truth's inside
+ * domes (report()'s matching), 0 when none matches */
+static double mean_along(const double *xs, const double *ys, size_t n, const sem_truth *tr, double ax, double ay)
+{
+	double sa = 0;
+	size_t k = 0;
+	for (size_t t = 0; tr && t < tr->n; t++) {
+		if (!tr->inside[t])
+			continue;
+		double best = 0.3 * tr->pitch;
+		long bi = -1;
+		for (size_t i = 0; i < n; i++) {
+			double d = hypot(xs[i] - tr->x[t], ys[i] - tr->y[t]);
+			if (d < best) {
+				best = d;
+				bi = (long)i;
+			}
+		}
+		if (bi >= 0) {
+			sa += (xs[bi] - tr->x[t]) * ax + (ys[bi] - tr->y[t]) * ay;
+			k++;
+		}
+	}
+	return k ? sa / k : 0;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -659,6 +689,14 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 	}
 	printf("  pitch %.2f px, f %d, %zu candidates\n", pitch, f, c.n);
 	report("candidates (template correlation peaks)", x, y, NULL, c.n, tr, ax, ay);
+	if (g_centred) {
+		double al = mean_along(x, y, c.n, tr, ax, ay);
+		for (size_t i = 0; i < c.n; i++) {
+			c.items[i].x = x[i] -= al * ax;
+			c.items[i].y = y[i] -= al * ay;
+		}
+		report("candidates centred (oracle)", x, y, NULL, c.n, tr, ax, ay);
+	}
 	/* the refinement alone, from the candidates (no base circle after) */
 	/* (detect.c refines only candidates voted on a reduced image: at
 	 * f = 1 its first pass has no refinement, and the "refinement alone"
@@ -674,9 +712,20 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 		goto fail;
 	fs_meas m = {.img = meas_img, .f = 1, .width = img->width, .height = img->height, .dome = 1, .src = img,
 		     .mp = &p};
+	if (g_centred) {
+		/* no replay can be the rule from moved candidates: both paths'
+		 * steps at the widest smoothing, which the printed scenes take */
+		double sm = fs_det_smooth_px[FS_DET_SMOOTH_TRIALS - 1];
+		printf("  smoothing %.1f px, from the centred candidates, refined path:\n", sm);
+		if (refine > 0 && replay(&m, &c, max_r, sm, refine, tr, ax, ay, meas, 1))
+			goto fail;
+		printf("  -- the same with the refinement off:\n");
+		if (replay(&m, &c, max_r, sm, 0, tr, ax, ay, meas, 1))
+			goto fail;
+	}
 	/* the smoothing the rule chose is not exported: the replay tries each
 	 * and says which gives the rule's own centres */
-	for (int s = 0; s < FS_DET_SMOOTH_TRIALS; s++) {
+	for (int s = 0; !g_centred && s < FS_DET_SMOOTH_TRIALS; s++) {
 		if (replay(&m, &c, max_r, fs_det_smooth_px[s], refine, tr, ax, ay, meas, 0))
 			goto fail;
 		size_t same;
@@ -694,7 +743,7 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 	/* h44d's coarse-screen choice (or h43j's refused rule) may have kept
 	 * the unrefined path: its replay is then the one that equals the rule
 	 * (h45d: where that path's own centres go) */
-	for (int s = 0; refine > 0 && s < FS_DET_SMOOTH_TRIALS; s++) {
+	for (int s = 0; !g_centred && refine > 0 && s < FS_DET_SMOOTH_TRIALS; s++) {
 		if (replay(&m, &c, max_r, fs_det_smooth_px[s], 0, tr, ax, ay, meas, 0))
 			goto fail;
 		size_t same;
@@ -758,6 +807,11 @@ static void one(double h, double fill, double cap, double power, unsigned seed)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--centred")) {
+		g_centred = 1;
+		argv++;
+		argc--;
+	}
 	if (argc > 1 && !strcmp(argv[1], "--scan")) {
 		g_scan = 1;
 		argv++;
