@@ -960,13 +960,18 @@ dots_fixed4(const double *tp, int nk, const double *o, size_t np, int nq, int re
 	 * memory (one instruction; the lanes' initializer took three), and
 	 * two points a loop (half the loop's counting): each accumulator
 	 * still adds point i before point i + 1, so the same sums (h43f:
-	 * -40 M instructions of the template fits on the lattice). */
+	 * -40 M instructions of the template fits on the lattice). The
+	 * scalar sums and the pair take the value from the broadcast's low
+	 * lanes (the compiler loaded it a second time), and four points a
+	 * loop (h46j). */
 #define DOTS4_POINT(I, TP)                                                                                              \
 	do {                                                                                                            \
-		v4d oi = (v4d)_mm256_broadcast_sd(o + (I));                                                             \
+		__m256d ob = _mm256_broadcast_sd(o + (I));                                                              \
+		v4d oi = (v4d)ob;                                                                                       \
+		double ov = _mm_cvtsd_f64(_mm256_castpd256_pd128(ob));                                                  \
 		if (sums) {                                                                                             \
-			s += o[I];                                                                                      \
-			ss += o[I] * o[I];                                                                              \
+			s += ov;                                                                                        \
+			ss += ov * ov;                                                                                  \
 		}                                                                                                       \
 		if (nq > 0)                                                                                             \
 			q0 += oi * fs_ld4d(TP);                                                                         \
@@ -975,19 +980,21 @@ dots_fixed4(const double *tp, int nk, const double *o, size_t np, int nq, int re
 		if (nq > 2)                                                                                             \
 			q2 += oi * fs_ld4d((TP) + 8);                                                                   \
 		if (pair) {                                                                                             \
-			v2d o2 = {o[I], o[I]}, tv;                                                                      \
+			v2d o2 = (v2d)_mm256_castpd256_pd128(ob), tv;                                                   \
 			memcpy(&tv, (TP) + 4 * nq, sizeof tv);                                                          \
 			pr += o2 * tv;                                                                                  \
 		}                                                                                                       \
 		if (odd)                                                                                                \
-			last += o[I] * (TP)[4 * nq + 2 * pair];                                                         \
+			last += ov * (TP)[4 * nq + 2 * pair];                                                           \
 	} while (0)
 	size_t i = 0;
-	for (; i + 1 < np; i += 2, tp += 2 * nk) {
+	for (; i + 3 < np; i += 4, tp += 4 * nk) {
 		DOTS4_POINT(i, tp);
 		DOTS4_POINT(i + 1, tp + nk);
+		DOTS4_POINT(i + 2, tp + 2 * nk);
+		DOTS4_POINT(i + 3, tp + 3 * nk);
 	}
-	if (i < np)
+	for (; i < np; i++, tp += nk)
 		DOTS4_POINT(i, tp);
 #undef DOTS4_POINT
 	v4d acc[3] = {q0, q1, q2};
