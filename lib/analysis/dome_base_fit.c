@@ -187,6 +187,38 @@ static double grid_at(const float *g, int half, double u, double v)
 #define MAX_COLS 64
 
 #ifdef FS_LANES_AVX
+/* The corners of four bilinear cells whose top-left pixels are r0[xs[i]]
+ * (their lower neighbours in r1, the next row), as fs_corners4 reads
+ * them: the same doubles. Two row pointers and the columns' offsets put
+ * every load in one addressing mode (fs_corners4's p + w took an address
+ * computation for each of its four cells). */
+__attribute__((target("avx"))) static inline void corners_rows4(const float *r0, const float *r1, const int *xs,
+								 v4d *c00, v4d *c01, v4d *c10, v4d *c11)
+{
+	long a = xs[0], b = xs[1], c = xs[2], e = xs[3];
+	__m128 t01 = fs_pairs2f(r0 + a, r0 + b), t23 = fs_pairs2f(r0 + c, r0 + e);
+	__m128 b01 = fs_pairs2f(r1 + a, r1 + b), b23 = fs_pairs2f(r1 + c, r1 + e);
+	*c00 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(2, 0, 2, 0)));
+	*c01 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(3, 1, 3, 1)));
+	*c10 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(2, 0, 2, 0)));
+	*c11 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/* Four points of a row: columns xs[0..3] with weights gs, fs along x,
+ * GY, FY along y, into os[0..3] (fs_image_bilinear's operations in
+ * order in each lane). */
+__attribute__((target("avx"))) static inline __attribute__((always_inline)) void
+row4(const float *r0, const float *r1, const int *xs, const double *gs, const double *fs, v4d GY, v4d FY, double *os)
+{
+	v4d p00, p01, p10, p11;
+	corners_rows4(r0, r1, xs, &p00, &p01, &p10, &p11);
+	v4d G = fs_ld4d(gs), F = fs_ld4d(fs);
+	v4d a = p00 * G + p01 * F;
+	v4d b = p10 * G + p11 * F;
+	v4d v = a * GY + b * FY;
+	_mm256_storeu_pd(os, (__m256d)v);
+}
+
 /* sample_obs' rows with AVX (where the CPU has it, fs_cpu_has_avx), given
  * its columns' pixels x0 (the crop's origin taken off) and weights fx, gx
  * along x: four points of a row at a time. A row's points are
@@ -198,44 +230,76 @@ static double grid_at(const float *g, int half, double u, double v)
  * four points one point at a time. Each lane does the pair loop's
  * operations in its order (no fused multiply-add under target "avx"), so
  * the same values. The patches' samples were half of the template fits,
- * a tenth of the dome rule on the 2048 x 1536 lattice (h43f). */
+ * a tenth of the dome rule on the 2048 x 1536 lattice (h43f).
+ * The template's arrays are taken into locals and a row's columns
+ * counted from its first (h46j): the store of four samples through
+ * memcpy may alias anything, so the compiler loaded t's fields and the
+ * spilled pointers again for every four points (about 50 instructions
+ * where 30 do; 177.8 -> 146.7 M instructions of the patch reads' rows on
+ * the lattice). */
 __attribute__((target("avx"))) static void obs_rows4(const fs_dome_tpl *t, const float *d, long w, int oy, double y,
 						     const int *x0, const double *fx, const double *gx, double *o)
 {
+	const float *dys = t->dy;
+	const int *col = t->col, *row_end = t->row_end;
 	size_t np = t->npts, i = 0;
 	while (i < np) {
-		double py = y + t->dy[i];
+		double py = y + dys[i];
 		int y0 = (int)py;
 		double fy = py - y0, gy = 1 - fy;
-		const float *row = d + (size_t)(y0 - oy) * w;
-		size_t e = (size_t)t->row_end[i];
-		if (e - i < 4) {
-			for (; i < e; i++) {
-				int c = t->col[i];
-				const float *p = row + x0[c];
-				double a = p[0] * gx[c] + p[1] * fx[c];
-				double b = p[w] * gx[c] + p[w + 1] * fx[c];
-				o[i] = a * gy + b * fy;
+		const float *r0 = d + (size_t)(y0 - oy) * w, *r1 = r0 + w;
+		size_t e = (size_t)row_end[i], n = e - i;
+		int c0 = col[i];
+		if (n < 4) {
+			for (size_t j = 0; j < n; j++) {
+				int c = c0 + (int)j;
+				double a = r0[x0[c]] * gx[c] + r0[x0[c] + 1] * fx[c];
+				double b = r1[x0[c]] * gx[c] + r1[x0[c] + 1] * fx[c];
+				o[i + j] = a * gy + b * fy;
 			}
+			i = e;
 			continue;
 		}
 		v4d FY = {fy, fy, fy, fy}, GY = {gy, gy, gy, gy};
-		for (size_t k = i;; k += 4) {
-			if (k + 4 > e)
-				k = e - 4;
-			int c = t->col[k];
-			v4d p00, p01, p10, p11;
-			fs_corners4(row + x0[c], row + x0[c + 1], row + x0[c + 2], row + x0[c + 3], w, &p00, &p01, &p10,
-				    &p11);
-			v4d G = fs_ld4d(gx + c), F = fs_ld4d(fx + c);
-			v4d a = p00 * G + p01 * F;
-			v4d b = p10 * G + p11 * F;
-			v4d v = a * GY + b * FY;
-			memcpy(o + k, &v, sizeof v);
-			if (k + 4 == e)
-				break;
-		}
+		const int *xs = x0 + c0;
+		const double *gs = gx + c0, *fs = fx + c0;
+		double *os = o + i;
+		size_t j = 0;
+		for (; j + 4 <= n; j += 4)
+			row4(r0, r1, xs + j, gs + j, fs + j, GY, FY, os + j);
+		if (j < n)
+			row4(r0, r1, xs + n - 4, gs + n - 4, fs + n - 4, GY, FY, os + n - 4);
 		i = e;
+	}
+}
+#endif
+
+#ifdef FS_LANES_AVX
+/* sample_obs' columns with AVX, four at a time (ncol >= 4; the last
+ * columns as the last four, the same values again): the pixel x0 (the
+ * crop's origin ox taken off) and the weights fx, gx of each column at
+ * x, the scalar loop's expressions in each lane (cvttpd2dq truncates as
+ * the cast does; the pixels lie inside the image, well within int). The
+ * loop of one column at a time was 14 M instructions on the 2048 x 1536
+ * lattice (h46j). */
+__attribute__((target("avx"))) static void obs_cols4(const fs_dome_tpl *t, double x, int ox, int *x0, double *fx,
+						     double *gx)
+{
+	int n = t->ncol;
+	const float *colx = t->colx;
+	v4d X = {x, x, x, x}, ONE = {1, 1, 1, 1};
+	__m128i OX = _mm_set1_epi32(ox);
+	for (int c = 0;; c += 4) {
+		if (c + 4 > n)
+			c = n - 4;
+		v4d px = (v4d)_mm256_cvtps_pd(_mm_loadu_ps(colx + c)) + X;
+		__m128i xi = _mm256_cvttpd_epi32((__m256d)px);
+		v4d f = px - (v4d)_mm256_cvtepi32_pd(xi);
+		_mm256_storeu_pd(fx + c, (__m256d)f);
+		_mm256_storeu_pd(gx + c, (__m256d)(ONE - f));
+		_mm_storeu_si128((__m128i *)(x0 + c), _mm_sub_epi32(xi, OX));
+		if (c + 4 == n)
+			break;
 	}
 }
 #endif
@@ -262,6 +326,16 @@ static int sample_obs(const fs_dome_tpl *t, const fs_image *img, int ox, int oy,
 	}
 	int x0[MAX_COLS];
 	double fx[MAX_COLS], gx[MAX_COLS];
+	/* row by row (a row: the points of one dy), four (obs_rows4) or two
+	 * points at a time in vector lanes, each lane fs_image_bilinear's
+	 * operations in order */
+#ifdef FS_LANES_AVX
+	if (fs_cpu_has_avx() && t->ncol >= 4) {
+		obs_cols4(t, x, ox, x0, fx, gx);
+		obs_rows4(t, d, w, oy, y, x0, fx, gx, o);
+		return 0;
+	}
+#endif
 	for (int c = 0; c < t->ncol; c++) {
 		double px = x + t->colx[c];
 		x0[c] = (int)px;
@@ -269,15 +343,6 @@ static int sample_obs(const fs_dome_tpl *t, const fs_image *img, int ox, int oy,
 		gx[c] = 1 - fx[c];
 		x0[c] -= ox;
 	}
-	/* row by row (a row: the points of one dy), four (obs_rows4) or two
-	 * points at a time in vector lanes, each lane fs_image_bilinear's
-	 * operations in order */
-#ifdef FS_LANES_AVX
-	if (fs_cpu_has_avx()) {
-		obs_rows4(t, d, w, oy, y, x0, fx, gx, o);
-		return 0;
-	}
-#endif
 	size_t np = t->npts, i = 0;
 	while (i < np) {
 		double py = y + t->dy[i];
@@ -1045,13 +1110,18 @@ dots_fixed4(const double *tp, int nk, const double *o, size_t np, int nq, int re
 	 * memory (one instruction; the lanes' initializer took three), and
 	 * two points a loop (half the loop's counting): each accumulator
 	 * still adds point i before point i + 1, so the same sums (h43f:
-	 * -40 M instructions of the template fits on the lattice). */
+	 * -40 M instructions of the template fits on the lattice). The
+	 * scalar sums and the pair take the value from the broadcast's low
+	 * lanes (the compiler loaded it a second time), and four points a
+	 * loop (h46j). */
 #define DOTS4_POINT(I, TP)                                                                                              \
 	do {                                                                                                            \
-		v4d oi = (v4d)_mm256_broadcast_sd(o + (I));                                                             \
+		__m256d ob = _mm256_broadcast_sd(o + (I));                                                              \
+		v4d oi = (v4d)ob;                                                                                       \
+		double ov = _mm_cvtsd_f64(_mm256_castpd256_pd128(ob));                                                  \
 		if (sums) {                                                                                             \
-			s += o[I];                                                                                      \
-			ss += o[I] * o[I];                                                                              \
+			s += ov;                                                                                        \
+			ss += ov * ov;                                                                                  \
 		}                                                                                                       \
 		if (nq > 0)                                                                                             \
 			q0 += oi * fs_ld4d(TP);                                                                         \
@@ -1060,19 +1130,21 @@ dots_fixed4(const double *tp, int nk, const double *o, size_t np, int nq, int re
 		if (nq > 2)                                                                                             \
 			q2 += oi * fs_ld4d((TP) + 8);                                                                   \
 		if (pair) {                                                                                             \
-			v2d o2 = {o[I], o[I]}, tv;                                                                      \
+			v2d o2 = (v2d)_mm256_castpd256_pd128(ob), tv;                                                   \
 			memcpy(&tv, (TP) + 4 * nq, sizeof tv);                                                          \
 			pr += o2 * tv;                                                                                  \
 		}                                                                                                       \
 		if (odd)                                                                                                \
-			last += o[I] * (TP)[4 * nq + 2 * pair];                                                         \
+			last += ov * (TP)[4 * nq + 2 * pair];                                                           \
 	} while (0)
 	size_t i = 0;
-	for (; i + 1 < np; i += 2, tp += 2 * nk) {
+	for (; i + 3 < np; i += 4, tp += 4 * nk) {
 		DOTS4_POINT(i, tp);
 		DOTS4_POINT(i + 1, tp + nk);
+		DOTS4_POINT(i + 2, tp + 2 * nk);
+		DOTS4_POINT(i + 3, tp + 3 * nk);
 	}
-	if (i < np)
+	for (; i < np; i++, tp += nk)
 		DOTS4_POINT(i, tp);
 #undef DOTS4_POINT
 	v4d acc[3] = {q0, q1, q2};
@@ -1192,9 +1264,8 @@ static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, int ox, in
 	for (int i = 0; i < m->n && !s; i++)
 		if (m->e[i].x == x && m->e[i].y == y)
 			s = &m->e[i];
-	unsigned need = 0;
-	for (int q = qa; q <= qb; q++)
-		need |= 1u << q;
+	/* bits qa..qb (qb < FS_DOME_TPL_NFILL < 31) */
+	unsigned need = ((2u << qb) - 1) & ~((1u << qa) - 1);
 	if (s && (s->outside || (s->have & need) == need))
 		return s->outside ? NULL : s;
 	int fresh = !s;
@@ -1217,12 +1288,11 @@ static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, int ox, in
 	while (kb >= ka && (s->have >> kb & 1))
 		kb--;
 	if (ka <= kb) {
-		double dot[FS_DOME_TPL_NFILL];
-		dots(t, tp_at(t, phase_of(t, x, y)), o, ka, kb, dot, fresh ? &s->so : NULL, fresh ? &s->soo : NULL);
-		for (int q = ka; q <= kb; q++)
-			s->dot[q] = dot[q - ka];
-		for (int q = ka; q <= kb; q++)
-			s->have |= 1u << q;
+		/* straight into the kept products (a copy through a local and
+		 * a bit set per fill were 5 M instructions on the lattice) */
+		dots(t, tp_at(t, phase_of(t, x, y)), o, ka, kb, s->dot + ka, fresh ? &s->so : NULL,
+		     fresh ? &s->soo : NULL);
+		s->have |= ((2u << kb) - 1) & ~((1u << ka) - 1);
 	}
 	return s;
 }

@@ -95,7 +95,65 @@ static int votes_combine4(const float *B1, const float *D1, const float *B2, con
 	}
 	return i;
 }
+
+/* One voter's votes at the radii rt[0..nr) (the scalar loop's radii),
+ * with SSE2: the two points +r u and -r u in the lanes of two registers,
+ * rounded and checked against the layers' rectangle [lo, lo + size) in
+ * the four lanes of one, each lane round_half_away's and the bounds'
+ * operations (cvttpd2dq truncates as the cast to long does for |v| <
+ * 2^31; a comparison's mask is -1, so t - (f >= 0.5) + (f <= -0.5) is
+ * its sum), the two votes added in the scalar loop's order. The scalar
+ * loop made 90 instructions a radius, four library-free roundings and
+ * four bounds checks one lane at a time (h46j). */
+static void vote_steps2(const double *rt, int nr, int x, int y, double ux, double uy, float mf, float *a1,
+			float *a2, int ex0, int ey0, int ex1, int ey1, int lw)
+{
+	__m128d X = _mm_set_pd(y, x), U = _mm_set_pd(uy, ux);
+	__m128d HALF = _mm_set1_pd(0.5), MHALF = _mm_set1_pd(-0.5);
+	__m128i LO = _mm_set_epi32(ey0, ex0, ey0, ex0);
+	__m128i SZ = _mm_set_epi32(ey1 - ey0, ex1 - ex0, ey1 - ey0, ex1 - ex0), ZERO = _mm_setzero_si128();
+	for (int k = 0; k < nr; k++) {
+		__m128d RU = _mm_mul_pd(_mm_set1_pd(rt[k]), U);
+		__m128d P = _mm_add_pd(X, RU), Q = _mm_sub_pd(X, RU);
+		__m128i tp = _mm_cvttpd_epi32(P), tq = _mm_cvttpd_epi32(Q);
+		__m128d fp = _mm_sub_pd(P, _mm_cvtepi32_pd(tp)), fq = _mm_sub_pd(Q, _mm_cvtepi32_pd(tq));
+		__m128 ge = _mm_shuffle_ps(_mm_castpd_ps(_mm_cmpge_pd(fp, HALF)), _mm_castpd_ps(_mm_cmpge_pd(fq, HALF)),
+					   _MM_SHUFFLE(2, 0, 2, 0));
+		__m128 le = _mm_shuffle_ps(_mm_castpd_ps(_mm_cmple_pd(fp, MHALF)),
+					   _mm_castpd_ps(_mm_cmple_pd(fq, MHALF)), _MM_SHUFFLE(2, 0, 2, 0));
+		__m128i v = _mm_add_epi32(_mm_sub_epi32(_mm_unpacklo_epi64(tp, tq), _mm_castps_si128(ge)),
+					  _mm_castps_si128(le));
+		__m128i d = _mm_sub_epi32(v, LO);
+		__m128i in = _mm_andnot_si128(_mm_cmplt_epi32(d, ZERO), _mm_cmpgt_epi32(SZ, d));
+		int bits = _mm_movemask_ps(_mm_castsi128_ps(in));
+		if ((bits & 3) == 3) {
+			int dx = _mm_cvtsi128_si32(d), dy = _mm_cvtsi128_si32(_mm_shuffle_epi32(d, 1));
+			a1[(size_t)dy * lw + dx] += mf;
+		}
+		if ((bits & 12) == 12) {
+			int dx = _mm_cvtsi128_si32(_mm_shuffle_epi32(d, 2)), dy = _mm_cvtsi128_si32(_mm_shuffle_epi32(d, 3));
+			a2[(size_t)dy * lw + dx] += mf;
+		}
+	}
+}
 #endif
+
+/* The most radii a voter's votes go to: (rmax - rmin) / rs is at most 16
+ * (radii), one more for the tolerance of the sum's rounding */
+#define VOTE_RADII 32
+
+/* The radii the votes go to, rmin to rmax + 1e-9 in steps of rs summed
+ * as the scalar loop sums them; their count, or -1 beyond max. */
+static int vote_radii(double rmin, double rmax, double rs, double *rt, int max)
+{
+	int n = 0;
+	for (double r = rmin; r <= rmax + 1e-9; r += rs) {
+		if (n == max)
+			return -1;
+		rt[n++] = r;
+	}
+	return n;
+}
 
 /* Direction bins of the circle votes: 4 axes, each with its two ends. */
 #define VOTE_DIRS 8
@@ -233,6 +291,13 @@ int fs_dome_votes_rect(const float *sm, size_t stride, int sx, int sy, int W, in
 	int v0 = clampi(ey0 - reach, 1, H - 1), v1 = clampi(ey1 + reach, 1, H - 1);
 	int u0 = clampi(ex0 - reach, 1, W - 1), u1 = clampi(ex1 + reach, 1, W - 1);
 	long st = (long)stride;
+#if defined(__SSE2__)
+	/* asked once per rectangle: test_avx_same_bits forbids it to run the
+	 * scalar twins on a processor that has SSE2 */
+	int sse2 = fs_cpu_has_sse2();
+	double rt[VOTE_RADII];
+	int nr = vote_radii(rmin, rmax, rs, rt, VOTE_RADII);
+#endif
 	for (int y = v0; y < v1; y++) {
 		for (int x = u0; x < u1; x++) {
 			const float *q = sm + (size_t)(y - sy) * stride + (x - sx);
@@ -251,6 +316,12 @@ int fs_dome_votes_rect(const float *sm, size_t stride, int sx, int sy, int W, in
 			 * direction u. */
 			int b = vote_bin(ux, uy);
 			float *a1 = bright[(b + VOTE_DIRS / 2) % VOTE_DIRS]->data, *a2 = dark[b]->data;
+#if defined(__SSE2__)
+			if (sse2 && nr >= 0) {
+				vote_steps2(rt, nr, x, y, ux, uy, (float)m, a1, a2, ex0, ey0, ex1, ey1, lw);
+				continue;
+			}
+#endif
 			for (double r = rmin; r <= rmax + 1e-9; r += rs) {
 				int px = round_half_away(x + r * ux), py = round_half_away(y + r * uy);
 				int qx = round_half_away(x - r * ux), qy = round_half_away(y - r * uy);
@@ -264,11 +335,6 @@ int fs_dome_votes_rect(const float *sm, size_t stride, int sx, int sy, int W, in
 	for (int b = 0; b < VOTE_DIRS; b++)
 		if (fs_gaussian_blur(bright[b], blur, err, errlen) || fs_gaussian_blur(dark[b], blur, err, errlen))
 			goto out;
-#if defined(__SSE2__)
-	/* asked once per rectangle: test_avx_same_bits forbids it to run the
-	 * scalar twin on a processor that has SSE2 */
-	int sse2 = fs_cpu_has_sse2();
-#endif
 	for (int b = 0; b < VOTE_DIRS / 2; b++) {
 		int o = b + VOTE_DIRS / 2;
 		for (int y = y0; y < y1; y++) {

@@ -24,6 +24,10 @@
  * dome-rule cases at their first tubercle; 1e-6 added to lane 0 of the
  * votes' SSE2 combination (votes_combine4) fails votes_sse2_plain at
  * the first pixel and both dome-rule cases at their first tubercle.
+ * Stop 46's twins (h46j): the votes' SSE2 steps (vote_steps2) with one
+ * vote times 1.0001 fail votes_sse2_plain at the first pixel and both
+ * dome-rule cases at their first tubercle; the patch read's AVX columns
+ * (obs_cols4) with 1e-9 added to fx fail both dome-rule cases.
  * Cost: about 0.6 s of CPU plain, 2.5 s under ASan/UBSan (twelve
  * detections on two paper figures, the votes of one twice).
  */
