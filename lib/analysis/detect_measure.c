@@ -377,6 +377,16 @@ int fs_det_size_domes_list(const fs_meas *m, double max_r, fs_tubercle_list *t, 
 	c.n = c.cap = t->n;
 	for (size_t i = 0; i < t->n; i++)
 		c.items[i] = (fs_cand){t->items[i].centroid_x, t->items[i].centroid_y, 0, 0.5 * max_r};
+	/* (experimental, off by default: detect_offset.h) */
+	int moves = 0;
+	if (fs_det_offset_walk_given(m, &c, max_r, &moves)) {
+		snprintf(err, errlen, "dome sizes at given centres: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; moves && i < t->n; i++) {
+		t->items[i].centroid_x = c.items[i].x;
+		t->items[i].centroid_y = c.items[i].y;
+	}
 	rc = fs_det_measure_domes_at(m, &c, max_r, res, err, errlen);
 	if (rc) {
 		rc = rc > 0 ? 0 : -1; /* 1: t's sizes stand */

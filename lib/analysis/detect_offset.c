@@ -538,3 +538,91 @@ void fs_det_paths_free(fs_det_paths *p)
 	free(p->unrefined);
 	p->refined = p->unrefined = NULL;
 }
+
+/* Process-wide, as the measurement rule itself (measurement.h): set at
+ * start-up by a bench or test before any detection runs, never by one. */
+static int offset_walk_on;
+
+void fs_det_offset_set_walk(int on)
+{
+	offset_walk_on = on;
+}
+
+int fs_det_offset_get_walk(void)
+{
+	return offset_walk_on;
+}
+
+/* The base readings at c's centres into res (the last step's first
+ * readings, fs_det_measure_domes_at's, without its readings' cache), the
+ * centres kept as given, and the formation fitted there into *off. */
+static int walk_fit_at(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, fs_det_offset *off)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		double mr = max_r > 0 ? max_r : 2 * c->items[i].r, v;
+		fs_tubercle_init(&res[i].t);
+		res[i].spread = NAN;
+		res[i].ok = fs_dome_measure_base_blur(m->img, c->items[i].x, c->items[i].y, FS_DOME_R0 * mr,
+						      FS_DOME_R1 * mr, &res[i].t, &res[i].edge, &v) == 0;
+		res[i].t.centroid_x = c->items[i].x;
+		res[i].t.centroid_y = c->items[i].y;
+	}
+	return fs_det_offset_correct_period(m, c, max_r, 0, 0, res, off);
+}
+
+int fs_det_offset_walk_given(const fs_meas *m, fs_cand_list *c, double max_r, int *moves)
+{
+	int kept = 0, rc = 0;
+	if (moves)
+		*moves = 0;
+	if (!offset_walk_on || m->given != 2 || !m->img || !m->dome || m->f != 1 || c->n < 8)
+		return 0;
+	double period;
+	if (screen_period(m, &period))
+		return -1;
+	if (period > 0)
+		return 0;
+	fs_measured *res = malloc(c->n * sizeof *res);
+	fs_cand *to = malloc(c->n * sizeof *to);
+	if (!res || !to) {
+		rc = -1;
+		goto out;
+	}
+	fs_det_offset here, there;
+	if (walk_fit_at(m, c, max_r, res, &here)) {
+		rc = -1;
+		goto out;
+	}
+	double last = INFINITY;
+	fs_cand_list moved = {.items = to, .n = c->n, .cap = c->n};
+	for (int k = 0; k < FS_DET_OFFSET_WALK_ROUNDS; k++) {
+		/* a converging correction only (as h38s's second look) */
+		double step = hypot(here.dx, here.dy);
+		/* (the rule's own formation must read a side detector; the
+		 * moved ones need not: detect_offset.h) */
+		if (!here.fitted || !here.applied || here.fit.halftone > 0 || (k == 0 && !(here.fit.side > 0)) ||
+		    !(step <= last))
+			break;
+		for (size_t i = 0; i < c->n; i++) {
+			to[i] = c->items[i];
+			to[i].x += here.dx;
+			to[i].y += here.dy;
+		}
+		if (walk_fit_at(m, &moved, max_r, res, &there)) {
+			rc = -1;
+			goto out;
+		}
+		if (!there.fitted || !(there.fit.fill >= here.fit.fill + FS_DET_OFFSET_WALK_RISE))
+			break;
+		memcpy(c->items, to, c->n * sizeof *to);
+		kept++;
+		last = step;
+		here = there;
+	}
+	if (moves)
+		*moves = kept;
+out:
+	free(res);
+	free(to);
+	return rc;
+}

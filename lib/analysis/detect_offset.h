@@ -328,4 +328,46 @@ int fs_det_paths_look_again(fs_det_paths *p, const fs_measured *meas, const fs_d
 int fs_det_paths_choose(fs_det_paths *p, fs_measured *meas);
 void fs_det_paths_free(fs_det_paths *p);
 
+/*
+ * Detection's final centres walked with the fill they read (h46i, issue
+ * 13's smooth-footed and capped domes; experimental, off unless
+ * fs_det_offset_set_walk turns it on for the process). For the last
+ * step's given centres c (m->given 2, an image without a halftone screen)
+ * the formation is fitted at the centres with the fill held at the base
+ * readings' median there (fs_det_offset_correct_period, as the last step
+ * does), the centres are moved by its offset, and the readings taken and
+ * the formation fitted again there; the move is kept where the fill read
+ * at the moved centres exceeds the one before by at least
+ * FS_DET_OFFSET_WALK_RISE, and the walk goes on from there while the
+ * further offset is applied (beyond the fit's rounding) and no longer
+ * than the one before, at most FS_DET_OFFSET_WALK_ROUNDS moves. It starts
+ * only where the formation at the given centres reads a side detector (a
+ * positive side: slope and yield weights of one sign). The paper figures'
+ * formations at the rule's centres read a negative one (a dome darker on
+ * its slopes than se_render.h draws, whose offset says nothing of a
+ * detector): walked anyway, P2 Fig1e's fill went 0.29 -> 0.87 on the
+ * neighbours' steps and P1 Fig4 and Fig1e were left unmeasured; the
+ * moved formations are not asked again (asked, the walk stopped short on
+ * most Fig4-like scenes, whose moved fits read a negative side too). Why: on
+ * P1 Fig4-like scenes (docs/paper-figures.md, h46g) the last step's
+ * offset, fitted with the fill held at the first readings' 0.50 for a
+ * true 0.73, stops 3-4 px short of the domes, and the first reading at
+ * the true centres is 0.63, at the rule's 0.51; a formation held at a
+ * fill that low reads a short offset, so the fill and the offset are
+ * walked together. c's centres are replaced by the walk's end; *moves
+ * (may be NULL) gets the number of moves kept. 0, -1 out of memory.
+ * Off by default for its cost: the formation and the readings at the
+ * given centres are made once more before the last step makes them
+ * (lattice bench: 2,074.9 -> 2,519.1 M instructions with it on, no dome
+ * moved), and for its gain, which is on h46g's Fig4-like scenes only
+ * (docs/paper-figures.md, h46i).
+ * fs_det_offset_set_walk: 1 on, 0 off (the default), for the process,
+ * set before any detection runs.
+ */
+#define FS_DET_OFFSET_WALK_RISE 0.01
+#define FS_DET_OFFSET_WALK_ROUNDS 4
+void fs_det_offset_set_walk(int on);
+int fs_det_offset_get_walk(void);
+int fs_det_offset_walk_given(const fs_meas *m, fs_cand_list *c, double max_r, int *moves);
+
 #endif
