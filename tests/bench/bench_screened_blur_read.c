@@ -54,9 +54,15 @@
  * (rule_print below; the scene detected, about 2-10 s of CPU more).
  * --interior: the SCENE numbers are interior scenes (with --set
  * halftone=5: the printed interior, where --rule's gate may open too).
+ * --rule also prints (h46k) "v1lp": the level reader's own step variance
+ * (fs_det_base_level_blur's var, h46b's v1 on B1) on the low-passed
+ * image about the rule's centres and the TRUE ones, and "v1meas" on the
+ * measurement image: whether the readings' own steps tell s_zero, the
+ * blur the model needs. --v1-map A,B (implies --rule) adds the blur
+ * A + B sqrt(v1lp at the rule's centres) as a candidate ("v1map").
  *
  * Usage: bench_screened_blur_read [--seeds N,N,...] [--set KEY=VALUE]...
- * [--ramp] [--tone] [--rule] [--interior] [SCENE...] (default: the 16 screened pitch-64 corner
+ * [--ramp] [--tone] [--rule] [--v1-map A,B] [--interior] [SCENE...] (default: the 16 screened pitch-64 corner
  * scenes; seeds 0,4000,...,28000). Asserts nothing.
  */
 #include <math.h>
@@ -599,6 +605,31 @@ static int recentre(const fs_image *lp, double x, double y, double r, double *ux
 	return hypot(*ux - x, *uy - y) < r ? 0 : -1;
 }
 
+/* --v1-map A,B (h46k): the blur A + B sqrt(v1) as a further candidate */
+static int v1_map_on;
+static double v1_map[2];
+
+/* The mean of the level reader's step variance (fs_det_base_level_blur's
+ * var, h46b's v1) over the counted domes at (xs, ys) (indexed as the
+ * truth; with rr, only where rr[j] read), reach mr, on img. */
+static double v1_mean(const fs_image *img, const double *xs, const double *ys, const double *rr, const sem_truth *t,
+		      double mr)
+{
+	double s = 0;
+	size_t n = 0;
+	for (size_t j = 0; j < t->n; j++) {
+		if (rr ? !isfinite(rr[j]) : !sem_counted(t, t->x[j], t->y[j]))
+			continue;
+		int e = 1;
+		double v = NAN, r = fs_det_base_level_blur(img, xs[j], ys[j], mr, 1, &e, &v, NULL);
+		if (!isfinite(r) || e || !(v > 0))
+			continue;
+		s += v;
+		n++;
+	}
+	return n ? s / n : NAN;
+}
+
 static void rule_print(int k, unsigned seed_add, const sem_scene *sim, const sem_opts *o, const fs_image *meas,
 		       const fs_image *lp, double lps, const reading *tr, double nominal)
 {
@@ -719,14 +750,23 @@ static void rule_print(int k, unsigned seed_add, const sem_scene *sim, const sem
 		free(ys);
 		free(rs);
 	}
-	double bl[RC_NDS + 3];
+	/* h46k: the blur from the level readings' own step variance (as
+	 * h46b's v1, fs_det_base_level_blur's var) on the low-passed image
+	 * about the rule's centres and the TRUE ones, and on the measurement
+	 * image about the rule's; --v1-map A,B makes A + B sqrt(v1) (rule's
+	 * centres, low-passed) a blur candidate */
+	double v1r = v1_mean(lp, cx, cy, rr, t, 0.6 * t->pitch), v1t = v1_mean(lp, t->x, t->y, NULL, t, 0.6 * t->pitch),
+	       v1m = v1_mean(meas, cx, cy, rr, t, 0.6 * t->pitch);
+	printf(" | v1lp rule %.4f true %.4f v1meas %.4f", v1r, v1t, v1m);
+	double bl[RC_NDS + 4];
 	for (int q = 0; q < RC_NDS; q++)
 		bl[q] = tr->s_zero + RC_DS[q];
 	bl[RC_NDS] = nominal;
 	bl[RC_NDS + 1] = tr->f_tot;
 	bl[RC_NDS + 2] = frule;
+	bl[RC_NDS + 3] = v1_map_on ? v1_map[0] + v1_map[1] * sqrt(v1r) : NAN;
 	for (int u = 0; u < 2; u++)
-		for (int q = 0; q < RC_NDS + 3; q++) {
+		for (int q = 0; q < RC_NDS + (v1_map_on ? 4 : 3); q++) {
 			double cR = NAN, W, f = 1, d, sp;
 			if (!u && ok && isfinite(bl[q])) {
 				fit_at(&tab, vr, bl[q], &cR, &W);
@@ -740,7 +780,7 @@ static void rule_print(int k, unsigned seed_add, const sem_scene *sim, const sem
 			if (sem_score_scaled_ds(t, l, o->halftone, f, &d, &sp))
 				d = sp = NAN;
 			printf(" | %s%s%+.2f %.3f f %.4f %+.2f/%+.2f", u ? "u" : "",
-			       q < RC_NDS ? "s0" : q == RC_NDS ? "nom" : q == RC_NDS + 1 ? "ftot" : "frule",
+			       q < RC_NDS ? "s0" : q == RC_NDS ? "nom" : q == RC_NDS + 1 ? "ftot" : q == RC_NDS + 2 ? "frule" : "v1map",
 			       q < RC_NDS ? RC_DS[q] : 0, bl[q], f, d, sp);
 		}
 	printf("\n");
@@ -930,6 +970,10 @@ int main(int argc, char **argv)
 			interior = 1;
 		} else if (!strcmp(argv[i], "--rule")) {
 			rule_on = 1;
+		} else if (!strcmp(argv[i], "--v1-map") && i + 1 < argc &&
+			   sscanf(argv[i + 1], "%lf,%lf", &v1_map[0], &v1_map[1]) == 2) {
+			v1_map_on = rule_on = 1;
+			i++;
 		} else if (!strcmp(argv[i], "--tone")) {
 			tone_on = 1;
 		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
