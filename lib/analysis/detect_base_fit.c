@@ -1225,12 +1225,7 @@ size_t fs_det_base_refit_centres(const fs_det_base_plan *p, const double *fr, co
 
 int fs_det_base_refit_moves(const fs_det_offset *off, const fs_det_offset *o2)
 {
-	/* (under a screen coarse against the lattice its offset whether or
-	 * not beyond the rounding bar that decides whether a first look
-	 * measures the domes again: the turned templates leave the centres
-	 * off by less than the bar, too, and nothing after this takes it
-	 * out; h46d, detect_base_fit.h) */
-	if (!off->fitted || !o2->fitted || !(o2->applied || fs_det_offset_coarse_screen(off)))
+	if (!off->fitted || !o2->fitted || !o2->applied)
 		return 0;
 	/* the two fits' detector azimuths more than 90 degrees apart */
 	return cos(off->fit.azimuth - o2->fit.azimuth) < 0;

@@ -838,19 +838,8 @@ int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image 
  * common offset (o2, the formation fitted again there) where
  * fs_det_base_refit_moves(off, o2): the first fit (off) had the detector
  * turned round (its azimuth more than 90 degrees from the refit's) and
- * the refit's offset applies (fs_det_offset.applied), or, under a screen
- * coarse against the lattice (fs_det_offset_coarse_screen), whether or
- * not it clears that rounding bar (0.02 pitch; h46d: on the printed interior's
- * unrefined path after its look again, fs_det_offset_look_again, the
- * turned first formation's templates moved centres 0.17 px off to 0.55
- * px towards the detector, and the refit's -0.40 px, one step of its
- * offset grid under the bar, was left out: interior scene 0 at seed
- * +12000 under a 5-px screen, D -4.8 % from those centres, -2.4 % when
- * the look again had left the starts 1.24 px off and the refit's -1.19
- * px cleared the bar; moved by it, -2.8 %; 5-px printed interior over 8
- * seed sets all four 25 -> 33, 6 px 28 -> 38; at pitch 64 under a 5-px
- * screen, 12.7 periods, the same lost corner scene 56 on 4 of 8 seed
- * sets, D +1.5 -> +6.1 %); an unsized entry's plan centre as it is. Why (h34e): at pitch 16, fill 0.8 under the
+ * the refit's offset applies (fs_det_offset.applied); an unsized entry's
+ * plan centre as it is. Why (h34e): at pitch 16, fill 0.8 under the
  * screen (corner scenes 9 and 25) the candidates sit 2.9 px (18 % of the
  * pitch) towards the detector; the first formation fit explains much of
  * that as the detector turned round (azimuth -176 / -46 degrees for 0 /
