@@ -45,6 +45,10 @@
  * h45m's turn check in those passes (fs_det_offset_set_turn_check: 1 the
  * first pass, 2 the last step, 3 both), to see which step's centres the
  * half-turned detector moved.
+ * h46d: the base fit's line also gives the level's scale and the mean D
+ * error of the domes it sized (against the truth, matched as above), and
+ * "--no-look" first (with or after --scan) prints that replay without the
+ * look again (the replays that find the rule's path keep it).
  * Cost: 1-4 s of CPU a scene (rendered, or read from SEM_SCENE_CACHE).
  */
 #include <math.h>
@@ -105,6 +109,10 @@ static double mean_along(const double *xs, const double *ys, size_t n, const sem
 	}
 	return k ? sa / k : 0;
 }
+/* --no-look given (h46d): the printed replay of the unrefined path
+ * without its look again (the replays that find the rule's path keep
+ * it), to set the base fit's end from either start side by side */
+static int g_no_look;
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -177,6 +185,35 @@ static void report_meas(const char *step, const fs_measured *meas, size_t n, int
 	free(x);
 	free(y);
 	free(use);
+}
+
+/* The mean diameter error (%) of the measured domes matched to the true
+ * ones inside the scale region (nearest within 0.3 pitch, as report's):
+ * h46d's base fits from two starts compared; NAN without truth. */
+static double mean_d_err(const fs_measured *meas, size_t n, const sem_truth *tr)
+{
+	double s = 0;
+	size_t k = 0;
+	for (size_t t = 0; tr && t < tr->n; t++) {
+		if (!tr->inside[t])
+			continue;
+		double best = 0.3 * tr->pitch;
+		long bi = -1;
+		for (size_t i = 0; i < n; i++) {
+			if (!meas[i].ok || !(meas[i].t.fit_quality >= 0.45) || !isfinite(meas[i].t.radius_px))
+				continue;
+			double d = hypot(meas[i].t.centroid_x - tr->x[t], meas[i].t.centroid_y - tr->y[t]);
+			if (d < best) {
+				best = d;
+				bi = (long)i;
+			}
+		}
+		if (bi >= 0) {
+			s += 100 * (2 * meas[bi].t.radius_px - tr->d[t]) / tr->d[t];
+			k++;
+		}
+	}
+	return k ? s / (double)k : NAN;
 }
 
 /* Why the common offset moves a dome or not: each dome measured again
@@ -430,6 +467,85 @@ out:
 	free(use);
 }
 
+/* Under a screen (h46d): the template fit on the screen's low-pass from
+ * the plan's centres, as fs_det_base_fit_apply's first fit (the centres
+ * the screened level is read from where the low-pass leaves the bases
+ * resolved): where those centres go and the fitted radii's mean D error
+ * (unscaled). */
+static void screened_template_fit(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off,
+				  const fs_measured *meas, const sem_truth *tr, double ax, double ay)
+{
+	fs_det_base_plan p;
+	if (!off->fitted || !(off->fit.halftone > 0) || fs_det_base_plan_make(meas, c->n, off, &p))
+		return;
+	fs_image *lp = NULL;
+	fs_dome_tpl t;
+	memset(&t, 0, sizeof t);
+	char err[128];
+	double *fx = malloc(2 * (p.n + 1) * sizeof *fx), *fy = fx ? fx + p.n + 1 : NULL;
+	int *use = malloc((p.n + 1) * sizeof *use);
+	fs_measured *q = malloc((p.n + 1) * sizeof *q);
+	if (!fx || !use || !q || !p.n || fs_det_base_lowpass(m->img, off, &lp, err, sizeof err) || !lp ||
+	    fs_dome_tpl_build(lp, &off->fit, p.fill0, p.xs, p.ys, p.n, &t, err, sizeof err))
+		goto out;
+	for (size_t k = 0; k < p.n; k++) {
+		fs_dome_tfit f;
+		q[k] = meas[p.idx[k]];
+		use[k] = fs_dome_tpl_fit(&t, lp, p.xs[k], p.ys[k], &f) == 0 && isfinite(f.radius);
+		fx[k] = use[k] ? f.x : p.xs[k];
+		fy[k] = use[k] ? f.y : p.ys[k];
+		q[k].ok = use[k];
+		q[k].t.centroid_x = fx[k];
+		q[k].t.centroid_y = fy[k];
+		q[k].t.radius_px = use[k] ? f.radius : NAN;
+	}
+	printf("  template fit on the low-pass (fill0 %.3f): fitted radii's mean D %+.2f %%\n", p.fill0,
+	       mean_d_err(q, p.n, tr));
+	report("  its centres", fx, fy, use, p.n, tr, ax, ay);
+	/* the screened level's refit (fs_det_base_refit): the formation at
+	 * those centres, its fill walked; where its azimuth turned from the
+	 * first's, the level's centres move by its offset
+	 * (fs_det_base_refit_starts) */
+	{
+		size_t n2 = 0;
+		double *xs = malloc(3 * (p.n + 1) * sizeof *xs), *ys = xs ? xs + p.n + 1 : NULL, *rs = ys ? ys + p.n + 1 : NULL;
+		if (xs) {
+			for (size_t k = 0; k < p.n; k++)
+				if (use[k]) {
+					xs[n2] = fx[k];
+					ys[n2] = fy[k];
+					rs[n2++] = meas[p.idx[k]].t.radius_px;
+				}
+			fs_dome_fit_opts reading;
+			memset(&reading, 0, sizeof reading);
+			reading.halftone_given = 1;
+			reading.halftone_period = off->fit.halftone;
+			fs_det_offset_refit_walk(&reading);
+			fs_det_offset o2;
+			fs_det_offset_fit(m->img, xs, ys, rs, n2, off->fit.pitch, &reading, &o2);
+			int mv = fs_det_base_refit_moves(off, &o2);
+			printf("  refit there: offset %+.2f along, applied %d, R^2 %.3f, azimuth %+.0f deg from the first's: "
+			       "the level's centres %s\n",
+			       o2.dx * ax + o2.dy * ay, o2.applied, o2.quality,
+			       (o2.fit.azimuth - off->fit.azimuth) * 180 / M_PI, mv ? "moved by it" : "these");
+			for (size_t k = 0; mv && k < p.n; k++) {
+				fx[k] += o2.dx;
+				fy[k] += o2.dy;
+			}
+			if (mv)
+				report("  the level's centres", fx, fy, use, p.n, tr, ax, ay);
+		}
+		free(xs);
+	}
+out:
+	fs_dome_tpl_free(&t);
+	fs_image_free(lp);
+	free(fx);
+	free(use);
+	free(q);
+	fs_det_base_plan_free(&p);
+}
+
 static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, const fs_measured *meas,
 		       const sem_truth *tr, double ax, double ay)
 {
@@ -593,20 +709,24 @@ static int replay(const fs_meas *m0, const fs_cand_list *c, double max_r, double
 	/* the unrefined path under a coarse screen looks for its offset again
 	 * (h45d, fs_det_offset_look_again), as fs_det_measure does */
 	if (!(refine > 0) && fs_det_offset_coarse_screen(&off)) {
-		if (fs_det_offset_look_again(&m, c, max_r, smooth, meas, &off))
+		if (verbose && g_no_look)
+			printf("  (the offset not looked for again: --no-look)\n");
+		else if (fs_det_offset_look_again(&m, c, max_r, smooth, meas, &off))
 			return -1;
-		if (verbose)
+		if (verbose && !g_no_look)
 			report_meas("after the offset looked for again", meas, c->n, 1, tr, ax, ay);
 	}
-	if (verbose)
+	if (verbose) {
 		base_steps(&m, c, &off, meas, tr, ax, ay);
+		screened_template_fit(&m, c, &off, meas, tr, ax, ay);
+	}
 	fs_det_base_fit bf;
 	memset(&bf, 0, sizeof bf);
 	if (fs_det_base_fit_apply(&m, c, &off, max_r, NULL, NULL, NULL, meas, &bf))
 		return -1;
 	if (verbose) {
-		printf("  base fit: applied %d, fitted %zu, kept %zu, nostep %zu\n", bf.applied, bf.fitted, bf.kept,
-		       bf.nostep);
+		printf("  base fit: applied %d, fitted %zu, kept %zu, nostep %zu, level scale %.4f, mean D %+.2f %%\n",
+		       bf.applied, bf.fitted, bf.kept, bf.nostep, bf.scale, mean_d_err(meas, c->n, tr));
 		report_meas("after the base fit (template, level, axis)", meas, c->n, 1, tr, ax, ay);
 	}
 	return 0;
@@ -812,10 +932,11 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
-	if (argc > 1 && !strcmp(argv[1], "--scan")) {
-		g_scan = 1;
-		argv++;
-		argc--;
+	for (; argc > 1 && (!strcmp(argv[1], "--scan") || !strcmp(argv[1], "--no-look")); argv++, argc--) {
+		if (!strcmp(argv[1], "--scan"))
+			g_scan = 1;
+		else
+			g_no_look = 1;
 	}
 	if (argc > 2 && !strcmp(argv[1], "--turn")) {
 		fs_det_offset_set_turn_check((unsigned)atoi(argv[2]));
