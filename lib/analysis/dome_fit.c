@@ -301,11 +301,56 @@ void fs_dome_fit_reach(double pitch, size_t n, size_t max_centres, size_t *strid
  * centres in their order from 0, so the same bits as the centres' loop
  * outside, which stored and reloaded every cell's sum and worked out its
  * column and row once per centre: h43n). */
+#ifdef FS_LANES_AVX
+/* average_cells' cells todo[0..] four at a time with AVX (where the CPU
+ * has it), from 0 while four remain; returns the first cell left for the
+ * scalar loop. Each lane is one cell, its sum over the centres in their
+ * order and each term the scalar loop's operations in its order (no fused
+ * multiply-add under target "avx"), so the same bits; the four cells need
+ * not share a row or column. */
+__attribute__((target("avx"))) static size_t average_cells4(meanimg *m, size_t nt)
+{
+	size_t w = (size_t)(2 * m->half + 1);
+	long iw = m->img->width;
+	const float *data = m->img->data;
+	const v4d one = {1, 1, 1, 1};
+	size_t k = 0;
+	for (; k + 4 <= nt; k += 4) {
+		const size_t *o = m->todo + k;
+		size_t c0 = o[0] % w, c1 = o[1] % w, c2 = o[2] % w, c3 = o[3] % w;
+		size_t r0 = o[0] / w, r1 = o[1] / w, r2 = o[2] / w, r3 = o[3] / w;
+		v4d acc = {0, 0, 0, 0};
+		for (size_t i = 0, t = 0; i < m->used; i++, t += w) {
+			const int *tx0 = m->tx0 + t, *ty0 = m->ty0 + t;
+			const double *tfx = m->tfx + t, *tfy = m->tfy + t;
+			v4d fx = {tfx[c0], tfx[c1], tfx[c2], tfx[c3]};
+			v4d fy = {tfy[r0], tfy[r1], tfy[r2], tfy[r3]};
+			v4d d00, d01, d10, d11;
+			fs_corners4(data + (long)ty0[r0] * iw + tx0[c0], data + (long)ty0[r1] * iw + tx0[c1],
+				    data + (long)ty0[r2] * iw + tx0[c2], data + (long)ty0[r3] * iw + tx0[c3], iw, &d00,
+				    &d01, &d10, &d11);
+			acc += (d00 * (one - fx) + d01 * fx) * (one - fy) + (d10 * (one - fx) + d11 * fx) * fy;
+		}
+		v4d avg = acc / (v4d){(double)m->used, (double)m->used, (double)m->used, (double)m->used};
+		for (int j = 0; j < 4; j++) {
+			m->v[o[j]] = avg[j];
+			m->have[o[j]] = 1;
+		}
+	}
+	return k;
+}
+#endif
+
 static void average_cells(meanimg *m, size_t nt)
 {
 	size_t w = (size_t)(2 * m->half + 1), iw = (size_t)m->img->width;
 	const float *data = m->img->data;
-	for (size_t k = 0; k < nt; k++) {
+	size_t k = 0;
+#ifdef FS_LANES_AVX
+	if (fs_cpu_has_avx())
+		k = average_cells4(m, nt);
+#endif
+	for (; k < nt; k++) {
 		size_t o = m->todo[k], col = o % w, row = o / w;
 		const int *tx0 = m->tx0 + col, *ty0 = m->ty0 + row;
 		const double *tfx = m->tfx + col, *tfy = m->tfy + row;

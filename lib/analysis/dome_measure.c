@@ -463,36 +463,126 @@ static double inner_ssr(const double *prof, int m, double step, double sigma, do
  * 6 steps (and model fits) sooner: inner_ssr 141.2 -> 84.7 M on the
  * lattice, every corner, interior and printed count on 8 seed sets as
  * before (h44f). Where the three do not bracket one (a minimum at the
- * window's end) the golden steps go on, to 12 at most as before. */
-#define INNER_PARABOLA_AFTER 6
+ * window's end) the golden steps go on, to 12 at most as before.
+ * Since h46l the parabola comes after 3 steps and is polished: the
+ * residual read at its vertex, and the vertex of the parabola through the
+ * least of the four points and its two neighbours is R (the vertex's fit
+ * gives the step's sign, no further fit): 6-7 model fits a reading
+ * instead of 9-10 (inner_ssr 84.7 -> 56.5 M on the lattice); 3 steps
+ * without the polish moved a corner scene's S past 3 % (19: -3.0 ->
+ * -3.1 %) and lost the test seeds' floor. */
+#define INNER_PARABOLA_AFTER 3
 
-/* The parabola's vertex through (lo, p, q) when fp < fq, else through
- * (p, q, hi), into *R: 1 when the middle point is the least of the three
- * and the vertex lies strictly between the outer two, else 0. An end's
- * residual not yet read (NAN) is read and kept in *flo / *fhi. */
-static int parabola_vertex_at(const double *prof, int m, double step, double sigma, double lo, double p, double q,
-			      double hi, double fp, double fq, double *flo, double *fhi, double *R)
+/* The vertex of the parabola through (xa, fa), (xb, fb), (xc, fc), xa <
+ * xb < xc, into *v: 1 when fb is the least of the three and the vertex
+ * lies strictly between xa and xc, else 0. */
+static int vertex3(double xa, double fa, double xb, double fb, double xc, double fc, double *v)
 {
-	double a, xa, xb, xc, fa, fb, fc;
-	if (fp < fq) {
-		if (isnan(*flo))
-			*flo = inner_ssr(prof, m, step, sigma, lo, &a);
-		xa = lo, fa = *flo, xb = p, fb = fp, xc = q, fc = fq;
-	} else {
-		if (isnan(*fhi))
-			*fhi = inner_ssr(prof, m, step, sigma, hi, &a);
-		xa = p, fa = fp, xb = q, fb = fq, xc = hi, fc = *fhi;
-	}
 	if (!(isfinite(fa) && isfinite(fb) && isfinite(fc) && fb <= fa && fb <= fc))
 		return 0;
 	double ua = (xb - xa) * (fb - fc), uc = (xb - xc) * (fb - fa), den = ua - uc;
 	if (den == 0)
 		return 0;
-	double v = xb - 0.5 * ((xb - xa) * ua - (xb - xc) * uc) / den;
-	if (!(v > xa && v < xc))
+	double u = xb - 0.5 * ((xb - xa) * ua - (xb - xc) * uc) / den;
+	if (!(u > xa && u < xc))
 		return 0;
-	*R = v;
+	*v = u;
 	return 1;
+}
+
+/* The step model on one mean derivative (inner_ssr's arguments) and how
+ * many times it was fitted (fs_dome_inner_step_fit reports it). */
+typedef struct inner_fit {
+	const double *prof;
+	int m;
+	double step, sigma;
+	int fits;
+} inner_fit;
+
+static double fit_at(inner_fit *f, double R, double *a)
+{
+	f->fits++;
+	return inner_ssr(f->prof, f->m, f->step, f->sigma, R, a);
+}
+
+/* The parabola's vertex through (lo, p, q) when fp < fq, else through
+ * (p, q, hi), into *R (vertex3); the three points and residuals into
+ * t[0..5] (x, f in turn). An end's residual not yet read (NAN) is read
+ * and kept in *flo / *fhi. */
+static int parabola_vertex_at(inner_fit *f, double lo, double p, double q, double hi, double fp, double fq,
+			      double *flo, double *fhi, double *R, double t[6])
+{
+	double a;
+	if (fp < fq) {
+		if (isnan(*flo))
+			*flo = fit_at(f, lo, &a);
+		t[0] = lo, t[1] = *flo, t[2] = p, t[3] = fp, t[4] = q, t[5] = fq;
+	} else {
+		if (isnan(*fhi))
+			*fhi = fit_at(f, hi, &a);
+		t[0] = p, t[1] = fp, t[2] = q, t[3] = fq, t[4] = hi, t[5] = *fhi;
+	}
+	return vertex3(t[0], t[1], t[2], t[3], t[4], t[5], R);
+}
+
+/* R by the golden section and the parabola's polish (above) into *R:
+ * 0, or -1 where the fit finds no step (A not positive, a residual not
+ * finite). */
+static int inner_search(inner_fit *f, double *R)
+{
+	double sigma = f->sigma;
+	const double gr = 0.5 * (sqrt(5) - 1);
+	double lo = -1.5 * sigma, hi = sigma, a;
+	double p = hi - gr * (hi - lo), q = lo + gr * (hi - lo);
+	double fp = fit_at(f, p, &a), fq = fit_at(f, q, &a);
+	/* the ends' residuals, as the search learns them (NAN: not read) */
+	double flo = NAN, fhi = NAN, t[6];
+	for (int it = 0;; it++) {
+		if (it >= INNER_PARABOLA_AFTER && parabola_vertex_at(f, lo, p, q, hi, fp, fq, &flo, &fhi, R, t)) {
+			/* the polish: the residual at the vertex, then the
+			 * parabola through the least of the four points and
+			 * its two neighbours (the vertex's fit gives A's
+			 * sign) */
+			double fv = fit_at(f, *R, &a), x4[4], f4[4], v;
+			int left = *R < t[2];
+			x4[0] = t[0], f4[0] = t[1], x4[3] = t[4], f4[3] = t[5];
+			x4[1] = left ? *R : t[2], f4[1] = left ? fv : t[3];
+			x4[2] = left ? t[2] : *R, f4[2] = left ? t[3] : fv;
+			int i = f4[1] <= f4[2] ? 1 : 2;
+			if (vertex3(x4[i - 1], f4[i - 1], x4[i], f4[i], x4[i + 1], f4[i + 1], &v))
+				*R = v;
+			return isfinite(fv) && a > 0 ? 0 : -1;
+		}
+		if (it == INNER_GOLDEN_STEPS) {
+			*R = 0.5 * (lo + hi);
+			break;
+		}
+		if (fp < fq) {
+			hi = q;
+			fhi = fq;
+			q = p;
+			fq = fp;
+			p = hi - gr * (hi - lo);
+			fp = fit_at(f, p, &a);
+		} else {
+			lo = p;
+			flo = fp;
+			p = q;
+			fp = fq;
+			q = lo + gr * (hi - lo);
+			fq = fit_at(f, q, &a);
+		}
+	}
+	return isfinite(fit_at(f, *R, &a)) && a > 0 ? 0 : -1;
+}
+
+int fs_dome_inner_step_fit(const double *prof, int m, double step, double sigma, double *R, int *fits)
+{
+	inner_fit f = {prof, m, step, sigma, 0};
+	int rc = m >= 3 && m <= RAMP_MAXM && sigma > 0 && step > 0 ? inner_search(&f, R) : -1;
+	if (fits)
+		*fits = f.fits;
+	return rc;
 }
 
 static double inner_shift(const double sd[NRAYS][NMAX], const int *pick, const double *frac, int n, double step,
@@ -521,37 +611,9 @@ static double inner_shift(const double sd[NRAYS][NMAX], const int *pick, const d
 	for (int o = 0; o <= 2 * m; o++)
 		prof[o] /= nr;
 	fr /= nr;
-	const double gr = 0.5 * (sqrt(5) - 1);
-	double lo = -1.5 * sigma, hi = sigma, a;
-	double p = hi - gr * (hi - lo), q = lo + gr * (hi - lo);
-	double fp = inner_ssr(prof, m, step, sigma, p, &a), fq = inner_ssr(prof, m, step, sigma, q, &a);
-	/* the ends' residuals, as the search learns them (NAN: not read) */
-	double flo = NAN, fhi = NAN, R;
-	for (int it = 0;; it++) {
-		if (it >= INNER_PARABOLA_AFTER && parabola_vertex_at(prof, m, step, sigma, lo, p, q, hi, fp, fq, &flo,
-								     &fhi, &R))
-			break;
-		if (it == INNER_GOLDEN_STEPS) {
-			R = 0.5 * (lo + hi);
-			break;
-		}
-		if (fp < fq) {
-			hi = q;
-			fhi = fq;
-			q = p;
-			fq = fp;
-			p = hi - gr * (hi - lo);
-			fp = inner_ssr(prof, m, step, sigma, p, &a);
-		} else {
-			lo = p;
-			flo = fp;
-			p = q;
-			fp = fq;
-			q = lo + gr * (hi - lo);
-			fq = inner_ssr(prof, m, step, sigma, q, &a);
-		}
-	}
-	if (!isfinite(inner_ssr(prof, m, step, sigma, R, &a)) || !(a > 0))
+	inner_fit f = {prof, m, step, sigma, 0};
+	double R;
+	if (inner_search(&f, &R))
 		return 0;
 	return fr * step - R;
 }

@@ -209,4 +209,13 @@ int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, d
  */
 void fs_dome_forbid_lean(int on);
 
+/*
+ * For tests: the inner shift's step fit (dome_measure.c's inner_search)
+ * on a mean aligned derivative prof[0..2m] (the caller's; m 3..16),
+ * samples step px apart, the blur sigma px: the base R (px from the
+ * middle sample) into *R and how many times the step model was fitted
+ * into *fits (may be NULL). Returns 0, or -1 where it finds no step.
+ */
+int fs_dome_inner_step_fit(const double *prof, int m, double step, double sigma, double *R, int *fits);
+
 #endif
