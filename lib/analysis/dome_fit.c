@@ -1234,6 +1234,12 @@ static int best_with_offset(ctx *c, meanimg *m, double fill, int wide, double ox
 	if (c->keep_formation && oblique_reads(c, best, ox, oy)) {
 		cand first = *best;
 		double fx = ox, fy = oy;
+		/* the refit's searches leave their own sums in the context: the
+		 * first formation, where it is kept, reports those of the
+		 * search that chose it (low_ratio gates the level's tall
+		 * extrapolation: turned_reads, h46a) */
+		search_sums first_sums;
+		sums_save(c, &first_sums);
 		/* (fit_offset left the patch observed at its offset) */
 		if (refit_in_turn(c, m, fill, best, &ox, &oy))
 			return -1;
@@ -1244,6 +1250,7 @@ static int best_with_offset(ctx *c, meanimg *m, double fill, int wide, double ox
 			ox = fx;
 			oy = fy;
 			observe(m, ox, oy, &c->p);
+			sums_restore(c, &first_sums);
 		}
 	}
 	if (c->keep_formation && c->turn_check && turned_reads(c, m, fill, best, &ox, &oy))
