@@ -1279,6 +1279,12 @@ static int best_with_offset(ctx *c, meanimg *m, double fill, int wide, double ox
 	if (c->keep_formation && oblique_reads(c, best, ox, oy)) {
 		cand first = *best;
 		double fx = ox, fy = oy;
+		/* the refit's searches leave their own sums in the context: the
+		 * first formation, where it is kept, reports those of the
+		 * search that chose it (low_ratio gates the level's tall
+		 * extrapolation: turned_reads, h46a) */
+		search_sums first_sums;
+		sums_save(c, &first_sums);
 		/* (fit_offset left the patch observed at its offset) */
 		if (refit_in_turn(c, m, fill, best, &ox, &oy))
 			return -1;
@@ -1289,6 +1295,7 @@ static int best_with_offset(ctx *c, meanimg *m, double fill, int wide, double ox
 			ox = fx;
 			oy = fy;
 			observe(m, ox, oy, &c->p);
+			sums_restore(c, &first_sums);
 		}
 	}
 	if (c->keep_formation && c->turn_check && turned_reads(c, m, fill, best, &ox, &oy))
@@ -1327,6 +1334,11 @@ static int fit_fill(ctx *c, meanimg *m, double lo, double hi, const cand *hold, 
 	double fills[64], rss[64];
 	int nf = 0;
 	cand bk;
+	/* the kept formation's search sums (low_ratio, prof_rss): each
+	 * fill's search leaves its own, and the fit reports the kept one's */
+	search_sums best_sums, bk_sums;
+	sums_save(c, &best_sums);
+	bk_sums = best_sums;
 	best->rss = INFINITY;
 	double centre = hold ? hold->fill : 0.5 * (lo + hi), ox = hold ? hold->ox : 0, oy = hold ? hold->oy : 0;
 	if (!hold && hi - lo > 1e-9) {
@@ -1352,17 +1364,26 @@ static int fit_fill(ctx *c, meanimg *m, double lo, double hi, const cand *hold, 
 			bk.oy = oy;
 		} else if (best_with_offset(c, m, f, hi - lo < 1e-9, ox, oy, &bk)) {
 			return -1;
-		} else if (hi - lo < 1e-9 && start) {
+		} else {
+			sums_save(c, &bk_sums);
 			cand bs;
-			if (best_with_offset(c, m, f, 0, start[0], start[1], &bs))
-				return -1;
-			if (bs.rss < bk.rss)
-				bk = bs;
+			if (hi - lo < 1e-9 && start) {
+				if (best_with_offset(c, m, f, 0, start[0], start[1], &bs))
+					return -1;
+				if (bs.rss < bk.rss) {
+					bk = bs;
+					sums_save(c, &bk_sums);
+				}
+			}
 		}
 		rss[nf++] = bk.rss;
-		if (bk.rss < best->rss)
+		if (bk.rss < best->rss) {
 			*best = bk;
+			if (!hold)
+				best_sums = bk_sums;
+		}
 	}
+	sums_restore(c, &best_sums);
 	*fill = refine(fills, rss, nf);
 	return 0;
 }
@@ -1384,8 +1405,15 @@ static int fit_fill(ctx *c, meanimg *m, double lo, double hi, const cand *hold, 
 static int walk_fill(ctx *c, meanimg *m, double f0, double step, double rel, double gain, cand *best, double *fill)
 {
 	cand held = *best;
+	/* (fit_fill left the held formation's search sums in the context;
+	 * the steps' searches leave theirs, and the fit reports the kept
+	 * formation's: the last step looked at is one not taken) */
+	search_sums held_sums, best_sums, prev_sums;
+	sums_save(c, &held_sums);
+	best_sums = held_sums;
 	for (int dir = -1; dir <= 1; dir += 2) {
 		cand prev = held;
+		prev_sums = held_sums;
 		for (int k = 1;; k++) {
 			double f = f0 + dir * k * step;
 			if (f < 0.16 - 1e-9 || f > 0.88 + 1e-9 || fabs(f / f0 - 1) > rel + 1e-9)
@@ -1396,12 +1424,18 @@ static int walk_fill(ctx *c, meanimg *m, double f0, double step, double rel, dou
 			if (!(bk.rss < prev.rss))
 				break;
 			prev = bk;
+			sums_save(c, &prev_sums);
 		}
-		if (prev.rss < best->rss)
+		if (prev.rss < best->rss) {
 			*best = prev;
+			best_sums = prev_sums;
+		}
 	}
-	if (gain > 0 && !(best->rss <= gain * held.rss))
+	if (gain > 0 && !(best->rss <= gain * held.rss)) {
 		*best = held;
+		best_sums = held_sums;
+	}
+	sums_restore(c, &best_sums);
 	*fill = best->fill;
 	return 0;
 }

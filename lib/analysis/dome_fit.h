@@ -177,10 +177,12 @@ typedef struct fs_dome_fit {
 	double residual;  /* RMS residual / SD of the mean patch = sqrt(1 - quality) */
 	double h_over_r, profile; /* the dome of the best fit */
 	/* the RMS residual of the best low dome (h/R 0.2 or 0.4, any profile,
-	 * blur and shadow) over the best dome's, in the last search over
-	 * every shape (at that search's offset and fill; for the dome rule's
-	 * kept formation the one that chose it, unless h40f's refit turned
-	 * back): 1 where a low dome fits as well. Why (h41l, docs/paper-figures.md): at tight gaps a low
+	 * blur and shadow) over the best dome's, in the search over every
+	 * shape that chose the formation reported (at that search's offset
+	 * and fill; for the dome rule's kept formation the search at the
+	 * starting offset, also where h40f's refit turned back; not a search
+	 * of another fill, of the fill walk's or of a refit not kept, h46m):
+	 * 1 where a low dome fits as well. Why (h41l, docs/paper-figures.md): at tight gaps a low
 	 * dome's patch is the same at every h/R (the shadow's elevation and
 	 * the contrast take up the height), so the grid's pick among h/R is
 	 * a coin toss there; a tall dome's steep foot is a shape no low dome

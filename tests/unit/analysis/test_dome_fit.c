@@ -529,6 +529,148 @@ static void turn_check_untaken_reports_kept_fit(void **state)
 	}
 }
 
+/* The fit as the rule's formation fit makes it (dome_fit.c's callers in
+ * detect_offset.c): the fill held, the formation kept at the offset found. */
+static void rule_fit_opts(fs_dome_fit_opts *fo, double fill)
+{
+	fs_dome_fit_opts_default(fo);
+	fo->no_sigma = fo->no_profiles = fo->coarse_to_fine = fo->keep_formation = 1;
+	fo->fill_min = fo->fill_max = fill;
+	fo->max_centres = 64;
+}
+
+static double least(const double *v, int n)
+{
+	double m = v[0];
+	for (int k = 1; k < n; k++)
+		m = v[k] < m ? v[k] : m;
+	return m;
+}
+
+/* The oblique refit's fallback (best_with_offset: the refit turned the
+ * detector by more than a quarter turn, so the first formation is kept)
+ * reports the kept formation's own search (h46m): the refit's searches
+ * had left their low-dome and profile sums in the report, and low_ratio
+ * is the level's tall-dome gate (detect_base_fit.c). Corner 19 (fill
+ * 0.8, spherical, tall) with the TRUE centres moved 0.12 pitch at 135
+ * degrees: the refit turns the azimuth by about 227 degrees and is
+ * undone; its own search read low_ratio 1.000 where the kept one's reads
+ * 1.061 (the gate is 1.06). The sums must be the kept formation's: the
+ * least profile sum is the kept formation's residual sum (no cap_tie),
+ * which quality gives as (1 - quality) x the patch's sample count, and
+ * that count is read from a fit at the same pitch with nothing kept
+ * (keep_formation 0: its one report is its own last search's). */
+static void refit_fallback_reports_kept_fit(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_corner_scene(19, &o);
+	sem_truth t;
+	fs_image *img = sem_make_shared(&o, &t);
+	assert_non_null(img);
+	double *xs = malloc(t.n * sizeof *xs), *ys = malloc(t.n * sizeof *ys);
+	assert_non_null(xs);
+	assert_non_null(ys);
+	double d = 0.12 * t.pitch, a = 3 * M_PI / 4;
+	for (size_t j = 0; j < t.n; j++) {
+		xs[j] = t.x[j] + d * cos(a);
+		ys[j] = t.y[j] + d * sin(a);
+	}
+	fs_dome_fit_opts fo;
+	rule_fit_opts(&fo, true_mean_d(&t) / t.pitch);
+	fs_dome_fit kept, plain;
+	char err[256];
+	assert_int_equal(fs_dome_fit_image(img, xs, ys, t.n, t.pitch, &fo, &kept, err, sizeof err), 0);
+	fo.keep_formation = 0;
+	assert_int_equal(fs_dome_fit_image(img, xs, ys, t.n, t.pitch, &fo, &plain, err, sizeof err), 0);
+	double npx = least(plain.prof_rss, 3) / (1 - plain.quality);
+	double rss = (1 - kept.quality) * npx;
+	printf("corner 19 moved: azimuth %.1f deg, offset %.2f %.2f px, low_ratio %.4f, least profile sum %.6g, "
+	       "the kept formation's %.6g\n",
+	       kept.azimuth * 180 / M_PI, kept.offset_x, kept.offset_y, kept.low_ratio, least(kept.prof_rss, 3), rss);
+	assert_true(fabs(least(kept.prof_rss, 3) - rss) <= 1e-9 * rss);
+	free(xs);
+	free(ys);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
+/* A searched fill range reports the kept fill's own search (h46m), not
+ * the last fill's looked at: the fine scan's fills each leave their sums.
+ * Corner 23 at its TRUE centres over 0.60-0.88, nothing kept
+ * (keep_formation 0, no cap_tie): the least profile sum is the kept
+ * formation's residual sum, (1 - quality) x the patch's sample count,
+ * read from a fit of one fill at the same pitch. */
+static void fill_range_reports_kept_fit(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_corner_scene(23, &o);
+	sem_truth t;
+	fs_image *img = sem_make_shared(&o, &t);
+	assert_non_null(img);
+	fs_dome_fit_opts fo;
+	rule_fit_opts(&fo, true_mean_d(&t) / t.pitch);
+	fo.keep_formation = 0;
+	fs_dome_fit one, range;
+	char err[256];
+	assert_int_equal(fs_dome_fit_image(img, t.x, t.y, t.n, t.pitch, &fo, &one, err, sizeof err), 0);
+	fo.fill_min = 0.60;
+	fo.fill_max = 0.88;
+	assert_int_equal(fs_dome_fit_image(img, t.x, t.y, t.n, t.pitch, &fo, &range, err, sizeof err), 0);
+	double npx = least(one.prof_rss, 3) / (1 - one.quality);
+	double rss = (1 - range.quality) * npx;
+	printf("corner 23, fills 0.60-0.88: fill %.3f, low_ratio %.4f, least profile sum %.6g, the kept formation's "
+	       "%.6g\n",
+	       range.fill, range.low_ratio, least(range.prof_rss, 3), rss);
+	assert_true(fabs(least(range.prof_rss, 3) - rss) <= 1e-9 * rss);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
+/* The fill walk (fs_dome_fit_opts.fill_walk, the rule's last-step
+ * formation fit) reports the kept formation's own search (h46m): the walk
+ * ends on a step not taken, and that step's search had left its
+ * low-dome and profile sums in the report. At the TRUE centres of corners
+ * 23 and 21 (fill 0.8, tight gaps, where low_ratio gates the tall
+ * extrapolation), with the rule's walk (0.02 steps within 0.25, taken at
+ * half the held fill's residual), the walk keeps the held fill, and the
+ * report is the fit's without a walk to the bit. */
+static void fill_walk_reports_kept_fit(void **state)
+{
+	(void)state;
+	static const int SCENES[2] = {23, 21};
+	for (int k = 0; k < 2; k++) {
+		sem_opts o;
+		sem_corner_scene(SCENES[k], &o);
+		sem_truth t;
+		fs_image *img = sem_make_shared(&o, &t);
+		assert_non_null(img);
+		fs_dome_fit fit[2];
+		for (int walk = 0; walk < 2; walk++) {
+			fs_dome_fit_opts fo;
+			rule_fit_opts(&fo, true_mean_d(&t) / t.pitch);
+			if (walk) {
+				fo.fill_walk = 0.02;
+				fo.fill_walk_max = 0.25;
+				fo.fill_walk_gain = 0.5;
+			}
+			char err[256];
+			assert_int_equal(fs_dome_fit_image(img, t.x, t.y, t.n, t.pitch, &fo, &fit[walk], err, sizeof err), 0);
+			printf("corner %d, walk %d: fill %.3f, low_ratio %.4f, prof_rss %.4g %.4g %.4g\n", SCENES[k], walk,
+			       fit[walk].fill, fit[walk].low_ratio, fit[walk].prof_rss[0], fit[walk].prof_rss[1],
+			       fit[walk].prof_rss[2]);
+		}
+		/* (the walk kept the held formation: what this is about) */
+		assert_memory_equal(&fit[0].fill, &fit[1].fill, sizeof fit[0].fill);
+		assert_memory_equal(&fit[0].quality, &fit[1].quality, sizeof fit[0].quality);
+		assert_memory_equal(&fit[0].low_ratio, &fit[1].low_ratio, sizeof fit[0].low_ratio);
+		assert_memory_equal(fit[0].prof_rss, fit[1].prof_rss, sizeof fit[0].prof_rss);
+		sem_truth_free(&t);
+		fs_image_free(img);
+	}
+}
+
 /* The dome detector with the offset correction on the scene the docs
  * describe: low spherical domes (h/R 0.25, fill 0.25, pitch 64) lit from
  * the side, whose sharpest circle lies about 0.35 R towards the detector
@@ -710,6 +852,9 @@ int main(void)
 		cmocka_unit_test(offset_of_moved_true_centres),
 		cmocka_unit_test(turn_check_finds_detector),
 		cmocka_unit_test(turn_check_untaken_reports_kept_fit),
+		cmocka_unit_test(refit_fallback_reports_kept_fit),
+		cmocka_unit_test(fill_walk_reports_kept_fit),
+		cmocka_unit_test(fill_range_reports_kept_fit),
 		cmocka_unit_test(detector_centres_corrected),
 		cmocka_unit_test(corner_scenes),
 	};
