@@ -436,6 +436,16 @@ static void offset_of_moved_true_centres(void **state)
 	fs_image_free(img);
 }
 
+/* The fit as the rule's formation fit makes it (dome_fit.c's callers in
+ * detect_offset.c): the fill held, the formation kept at the offset found. */
+static void rule_fit_opts(fs_dome_fit_opts *fo, double fill)
+{
+	fs_dome_fit_opts_default(fo);
+	fo->no_sigma = fo->no_profiles = fo->coarse_to_fine = fo->keep_formation = 1;
+	fo->fill_min = fo->fill_max = fill;
+	fo->max_centres = 64;
+}
+
 /* The turn check (fs_dome_fit_opts.turn_check, h45m) on corner scene 22
  * (4-px flat tops, pitch 16, detector at 135 degrees): the rule's final
  * centres sit 0.5-0.9 px from these domes towards the detector (h45a),
@@ -464,10 +474,7 @@ static void turn_check_finds_detector(void **state)
 	double az[2];
 	for (int turn = 0; turn < 2; turn++) {
 		fs_dome_fit_opts fo;
-		fs_dome_fit_opts_default(&fo);
-		fo.no_sigma = fo.no_profiles = fo.coarse_to_fine = fo.keep_formation = 1;
-		fo.fill_min = fo.fill_max = true_mean_d(&t) / t.pitch;
-		fo.max_centres = 64;
+		rule_fit_opts(&fo, true_mean_d(&t) / t.pitch);
 		fo.turn_check = turn;
 		fs_dome_fit fit;
 		char err[256];
@@ -508,10 +515,7 @@ static void turn_check_untaken_reports_kept_fit(void **state)
 		fs_dome_fit fit[2];
 		for (int turn = 0; turn < 2; turn++) {
 			fs_dome_fit_opts fo;
-			fs_dome_fit_opts_default(&fo);
-			fo.no_sigma = fo.no_profiles = fo.coarse_to_fine = fo.keep_formation = 1;
-			fo.fill_min = fo.fill_max = true_mean_d(&t) / t.pitch;
-			fo.max_centres = 64;
+			rule_fit_opts(&fo, true_mean_d(&t) / t.pitch);
 			fo.turn_check = turn;
 			char err[256];
 			assert_int_equal(fs_dome_fit_image(img, t.x, t.y, t.n, t.pitch, &fo, &fit[turn], err, sizeof err), 0);
@@ -527,16 +531,6 @@ static void turn_check_untaken_reports_kept_fit(void **state)
 		sem_truth_free(&t);
 		fs_image_free(img);
 	}
-}
-
-/* The fit as the rule's formation fit makes it (dome_fit.c's callers in
- * detect_offset.c): the fill held, the formation kept at the offset found. */
-static void rule_fit_opts(fs_dome_fit_opts *fo, double fill)
-{
-	fs_dome_fit_opts_default(fo);
-	fo->no_sigma = fo->no_profiles = fo->coarse_to_fine = fo->keep_formation = 1;
-	fo->fill_min = fo->fill_max = fill;
-	fo->max_centres = 64;
 }
 
 static double least(const double *v, int n)
