@@ -5,6 +5,7 @@
 #include "analysis/dome_measure.h"
 #include "analysis/polygon_moments.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -221,7 +222,10 @@ __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const
 		}
 		v4d fx = pu - fu, fy = pv - fv, at = ay * W + ax;
 		v4d p00, p01, p10, p11;
-		fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
+		if (checked)
+			fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
+		else
+			fs_corners4_at32(d, at, w, &p00, &p01, &p10, &p11);
 		v4d a = p00 * (one - fx) + p01 * fx;
 		v4d b = p10 * (one - fx) + p11 * fx;
 		v4d o = a * (one - fy) + b * fy;
@@ -235,9 +239,12 @@ __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, con
 							 int jb, int inside, double raw[NRAYS][NMAX + 1])
 {
 	v4d X = {x, x, x, x}, Y = {y, y, y, y}, st = {step, step, step, step};
+	/* the unchecked loop's cell indices as 32-bit numbers
+	 * (fs_corners4_at32): a larger image reads through the checked one */
+	int small = inside && (long long)img->width * img->height <= INT_MAX;
 	for (int k = 0; k < NRAYS; k++) {
 		v4d C = {cs[k], cs[k], cs[k], cs[k]}, S = {sn[k], sn[k], sn[k], sn[k]};
-		int j = inside ? ray_quads4(img, xi, yi, X, Y, C, S, st, ja, jb, 0, raw[k])
+		int j = small ? ray_quads4(img, xi, yi, X, Y, C, S, st, ja, jb, 0, raw[k])
 			       : ray_quads4(img, xi, yi, X, Y, C, S, st, ja, jb, 1, raw[k]);
 		for (; j <= jb; j++)
 			raw[k][j] = sample_split(img, xi, yi, x + cs[k] * j * step, y + sn[k] * j * step);
