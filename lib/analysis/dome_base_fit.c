@@ -187,31 +187,16 @@ static double grid_at(const float *g, int half, double u, double v)
 #define MAX_COLS 64
 
 #ifdef FS_LANES_AVX
-/* The corners of four bilinear cells whose top-left pixels are r0[xs[i]]
- * (their lower neighbours in r1, the next row), as fs_corners4 reads
- * them: the same doubles. Two row pointers and the columns' offsets put
- * every load in one addressing mode (fs_corners4's p + w took an address
- * computation for each of its four cells). */
-__attribute__((target("avx"))) static inline void corners_rows4(const float *r0, const float *r1, const int *xs,
-								 v4d *c00, v4d *c01, v4d *c10, v4d *c11)
-{
-	long a = xs[0], b = xs[1], c = xs[2], e = xs[3];
-	__m128 t01 = fs_pairs2f(r0 + a, r0 + b), t23 = fs_pairs2f(r0 + c, r0 + e);
-	__m128 b01 = fs_pairs2f(r1 + a, r1 + b), b23 = fs_pairs2f(r1 + c, r1 + e);
-	*c00 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(2, 0, 2, 0)));
-	*c01 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(t01, t23, _MM_SHUFFLE(3, 1, 3, 1)));
-	*c10 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(2, 0, 2, 0)));
-	*c11 = (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(b01, b23, _MM_SHUFFLE(3, 1, 3, 1)));
-}
-
 /* Four points of a row: columns xs[0..3] with weights gs, fs along x,
  * GY, FY along y, into os[0..3] (fs_image_bilinear's operations in
- * order in each lane). */
+ * order in each lane). The corners come from the row pointers r0 and
+ * r1 = r0 + w at each column's index (fs_corners4_ix), every load in
+ * one addressing mode, no address made per cell. */
 __attribute__((target("avx"))) static inline __attribute__((always_inline)) void
 row4(const float *r0, const float *r1, const int *xs, const double *gs, const double *fs, v4d GY, v4d FY, double *os)
 {
 	v4d p00, p01, p10, p11;
-	corners_rows4(r0, r1, xs, &p00, &p01, &p10, &p11);
+	fs_corners4_ix(r0, r1, xs[0], xs[1], xs[2], xs[3], &p00, &p01, &p10, &p11);
 	v4d G = fs_ld4d(gs), F = fs_ld4d(fs);
 	v4d a = p00 * G + p01 * F;
 	v4d b = p10 * G + p11 * F;
