@@ -242,6 +242,21 @@ size_t fs_det_drop_flat_ground(fs_measured *meas, size_t n, double *floor)
 	return dropped;
 }
 
+void fs_det_measure_unrefined(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
+			      const fs_raster_key *order, fs_measured *meas, double *floor)
+{
+	double F = m->f;
+	fs_measured_clear(meas, c->n);
+	for (size_t k = 0; k < c->n; k++) {
+		size_t i = order ? order[k].i : k;
+		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
+		double sx = (c->items[i].x + 0.5) / F - 0.5, sy = (c->items[i].y + 0.5) / F - 0.5;
+		fs_tubercle_init(&meas[i].t);
+		fs_det_measure_dome_one(m->img, sx, sy, mr, F, 0, smooth, NULL, &meas[i]);
+	}
+	fs_det_drop_flat_ground(meas, c->n, floor);
+}
+
 /* Given centres (fs_meas.given): every measured candidate back at its
  * own centre (m's pixels, f 1). */
 void fs_measured_clear(fs_measured *res, size_t n)
@@ -567,15 +582,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		refused = 1;
 	}
 	if (refused || mc != c) {
-		fs_measured_clear(meas, c->n);
-		for (size_t k = 0; k < c->n; k++) {
-			size_t i = order[k].i;
-			double mr = max_r > 0 ? max_r : 2 * mc->items[i].r;
-			double sx = (mc->items[i].x + 0.5) / F - 0.5, sy = (mc->items[i].y + 0.5) / F - 0.5;
-			fs_tubercle_init(&meas[i].t);
-			fs_det_measure_dome_one(m->img, sx, sy, mr, F, 0, smooth, NULL, &meas[i]);
-		}
-		fs_det_drop_flat_ground(meas, c->n, m->flat_spread);
+		fs_det_measure_unrefined(m, mc, max_r, smooth, order, meas, m->flat_spread);
 		if (fs_det_offset_correct(&m2, mc, max_r, smooth, meas, &off))
 			goto out;
 		/* under a coarse screen this path's offset is read short: look

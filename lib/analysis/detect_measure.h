@@ -13,6 +13,7 @@
 
 #include "analysis/centre_refine.h"
 #include "analysis/detect_candidates.h"
+#include "analysis/raster_order.h"
 
 /*
  * The image diameters are measured on: img (see fs_detect_measure_image)
@@ -189,6 +190,19 @@ void fs_det_measure_dome_one(const fs_image *img, double sx, double sy, double m
  * tiled path, detect_domes_tiled.c). */
 void fs_det_measure_dome_crop(const fs_image *img, int ox, int oy, double sx, double sy, double mr, double F,
 			      double refine, double smooth, fs_det_kept *kept, fs_measured *r);
+
+/*
+ * Every candidate of c measured again from its own centre without the
+ * refinement (fs_det_measure_dome_one at m's scale F, refine 0, the ray
+ * smoothing smooth), meas[] cleared first, then flat ground dropped with
+ * floor (fs_det_drop_flat_ground). order (may be NULL: c's order) is the
+ * order the candidates are read in (raster order keeps the image's rows
+ * warm; each result depends on its own candidate only). The refused and
+ * walked paths of fs_det_measure and each step of the candidates' walk
+ * (detect_walk.c) measure so. meas: c->n entries, the caller's.
+ */
+void fs_det_measure_unrefined(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
+			      const fs_raster_key *order, fs_measured *meas, double *floor);
 
 /*
  * Flat ground is no dome: of the n measured candidates meas[], those the

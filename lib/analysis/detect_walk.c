@@ -28,16 +28,9 @@ int fs_det_walk_shift(const fs_meas *m, const fs_cand_list *c, double max_r, dou
 	double F = m->f, last = INFINITY;
 	int rc = -1;
 	for (int k = 0; k < FS_DET_WALK_STEPS; k++) {
-		fs_measured_clear(meas, w.n);
-		for (size_t i = 0; i < w.n; i++) {
-			double mr = max_r > 0 ? max_r : 2 * w.items[i].r;
-			fs_tubercle_init(&meas[i].t);
-			fs_det_measure_dome_one(m->img, (w.items[i].x + 0.5) / F - 0.5, (w.items[i].y + 0.5) / F - 0.5, mr,
-						F, 0, smooth, NULL, &meas[i]);
-		}
 		/* (each step's own floor: the caller's is for its final
 		 * measurement) */
-		fs_det_drop_flat_ground(meas, w.n, NULL);
+		fs_det_measure_unrefined(m, &w, max_r, smooth, NULL, meas, NULL);
 		fs_det_offset off;
 		if (fs_det_offset_correct(&m0, &w, max_r, smooth, meas, &off))
 			goto out;
