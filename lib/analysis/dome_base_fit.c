@@ -67,9 +67,7 @@ __attribute__((target("avx"))) static void blur_crop4(const float *src, int sh, 
 		float *out = tmp + (size_t)y * cw;
 		int x = 0;
 		for (; x + 3 < cw; x += 4) {
-			v4d a = {0, 0, 0, 0};
-			for (int i = 0; i <= 2 * kr; i++)
-				a += (v4d)_mm256_broadcast_sd(k + i) * (v4d)_mm256_cvtps_pd(_mm_loadu_ps(row + x + i));
+			v4d a = fs_conv4f(row + x, 1, k, 2 * kr + 1);
 			_mm_storeu_ps(out + x, _mm256_cvtpd_ps((__m256d)a));
 		}
 		for (; x < cw; x++) {
@@ -84,10 +82,7 @@ __attribute__((target("avx"))) static void blur_crop4(const float *src, int sh, 
 		float *out = dst + (size_t)y * cw;
 		int x = 0;
 		for (; x + 3 < cw; x += 4) {
-			v4d a = {0, 0, 0, 0};
-			for (int i = 0; i <= 2 * kr; i++)
-				a += (v4d)_mm256_broadcast_sd(k + i) *
-				     (v4d)_mm256_cvtps_pd(_mm_loadu_ps(col + (size_t)i * cw + x));
+			v4d a = fs_conv4f(col + x, (size_t)cw, k, 2 * kr + 1);
 			_mm_storeu_ps(out + x, _mm256_cvtpd_ps((__m256d)a));
 		}
 		for (; x < cw; x++) {

@@ -431,10 +431,7 @@ __attribute__((target("avx"))) static int blur_row4(const float *src, int n, con
 			dst[x] = dst[x + 1] = dst[x + 2] = dst[x + 3] = flat;
 			continue;
 		}
-		v4d a = {0, 0, 0, 0};
-		const float *s = src + x;
-		for (int i = 0; i < taps; i++)
-			a += (v4d)_mm256_broadcast_sd(k + i) * (v4d)_mm256_cvtps_pd(_mm_loadu_ps(s + i));
+		v4d a = fs_conv4f(src + x, 1, k, taps);
 		_mm_storeu_ps(dst + x, _mm256_cvtpd_ps((__m256d)a));
 	}
 	return x;
@@ -557,10 +554,7 @@ __attribute__((target("avx"))) static void blur_cols4(const float *src, size_t s
 			d[0] = d[1] = d[2] = d[3] = flat;
 			continue;
 		}
-		v4d a = {0, 0, 0, 0};
-		const float *s = src + (size_t)x * stride;
-		for (int i = 0; i < taps; i++)
-			a += (v4d)_mm256_broadcast_sd(k + i) * (v4d)_mm256_cvtps_pd(_mm_loadu_ps(s + (size_t)i * stride));
+		v4d a = fs_conv4f(src + (size_t)x * stride, stride, k, taps);
 		_mm_storeu_ps(d, _mm256_cvtpd_ps((__m256d)a));
 	}
 }

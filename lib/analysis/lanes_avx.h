@@ -110,5 +110,19 @@ __attribute__((target("avx"))) static inline v4d fs_ld4d(const double *p)
 	return (v4d)_mm256_loadu_pd(p);
 }
 
+/* Four neighbouring outputs of a 1-D convolution of floats: the lane j
+ * sums k[i] * p[i * step + j] over i = 0 .. taps - 1 in that order, a
+ * multiply then an add (no fused multiply-add under target "avx"), each
+ * float widened first: the value a scalar loop `a += k[i] * p[...]` in
+ * double gets, so the templates' and the formation's blurs keep their
+ * scalar twins' bits (dome_base_fit.c, dome_fit.c). */
+__attribute__((target("avx"))) static inline v4d fs_conv4f(const float *p, size_t step, const double *k, int taps)
+{
+	v4d a = {0, 0, 0, 0};
+	for (int i = 0; i < taps; i++)
+		a += (v4d)_mm256_broadcast_sd(k + i) * (v4d)_mm256_cvtps_pd(_mm_loadu_ps(p + (size_t)i * step));
+	return a;
+}
+
 #endif
 #endif
