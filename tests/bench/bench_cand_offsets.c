@@ -53,6 +53,7 @@
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
 #include "image/image.h"
+#include "nearest_point.h"
 #include "sem_cache.h"
 #include "sem_score.h"
 #include "sem_sim.h"
@@ -100,34 +101,38 @@ static fs_image *noisy_copy(const fs_image *img, double sd)
 }
 
 /* The candidates' mean offset along (ax, ay) and across it from the
- * truth's inside domes (each its nearest candidate within 0.3 pitch);
- * *k the matched count (0: the means are NAN). */
+ * truth's inside domes (each its nearest candidate within 0.3 pitch,
+ * nearest_of_truth); *k the matched count (0: the means are NAN). */
 static void offsets(const fs_cand_list *c, const sem_truth *tr, double ax, double ay, double *along,
 		    double *across, size_t *k)
 {
 	double sa = 0, sc = 0;
+	double *xs = malloc((c->n + 1) * sizeof *xs), *ys = malloc((c->n + 1) * sizeof *ys);
+	long *of = malloc((tr->n + 1) * sizeof *of);
 	*k = 0;
+	if (!xs || !ys || !of) {
+		printf("  (offsets: out of memory)\n");
+		goto out;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		xs[i] = c->items[i].x;
+		ys[i] = c->items[i].y;
+	}
+	nearest_of_truth(tr, xs, ys, NULL, c->n, 0.3, of);
 	for (size_t t = 0; t < tr->n; t++) {
-		if (!tr->inside[t])
+		if (of[t] < 0)
 			continue;
-		double best = 0.3 * tr->pitch;
-		long bi = -1;
-		for (size_t i = 0; i < c->n; i++) {
-			double d = hypot(c->items[i].x - tr->x[t], c->items[i].y - tr->y[t]);
-			if (d < best) {
-				best = d;
-				bi = (long)i;
-			}
-		}
-		if (bi < 0)
-			continue;
-		double dx = c->items[bi].x - tr->x[t], dy = c->items[bi].y - tr->y[t];
+		double dx = xs[of[t]] - tr->x[t], dy = ys[of[t]] - tr->y[t];
 		sa += dx * ax + dy * ay;
 		sc += -dx * ay + dy * ax;
 		(*k)++;
 	}
+out:
 	*along = *k ? sa / *k : NAN;
 	*across = *k ? sc / *k : NAN;
+	free(xs);
+	free(ys);
+	free(of);
 }
 
 /* The dome rule's candidates of img as detect.c makes them, img first

@@ -72,6 +72,7 @@
 #include "fixture_image.h"
 #include "image/image.h"
 #include "image/image_transform.h"
+#include "nearest_point.h"
 #include "sem_cache.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
@@ -90,23 +91,16 @@ static double mean_along(const double *xs, const double *ys, size_t n, const sem
 {
 	double sa = 0;
 	size_t k = 0;
-	for (size_t t = 0; tr && t < tr->n; t++) {
-		if (!tr->inside[t])
-			continue;
-		double best = 0.3 * tr->pitch;
-		long bi = -1;
-		for (size_t i = 0; i < n; i++) {
-			double d = hypot(xs[i] - tr->x[t], ys[i] - tr->y[t]);
-			if (d < best) {
-				best = d;
-				bi = (long)i;
-			}
-		}
-		if (bi >= 0) {
-			sa += (xs[bi] - tr->x[t]) * ax + (ys[bi] - tr->y[t]) * ay;
+	long *of = tr ? malloc((tr->n + 1) * sizeof *of) : NULL;
+	if (!of)
+		return 0;
+	nearest_of_truth(tr, xs, ys, NULL, n, 0.3, of);
+	for (size_t t = 0; t < tr->n; t++)
+		if (of[t] >= 0) {
+			sa += (xs[of[t]] - tr->x[t]) * ax + (ys[of[t]] - tr->y[t]) * ay;
 			k++;
 		}
-	}
+	free(of);
 	return k ? sa / k : 0;
 }
 /* --no-look given (h46d): the printed replay of the unrefined path
@@ -127,29 +121,19 @@ static void report(const char *step, const double *xs, const double *ys, const i
 		   const sem_truth *tr, double ax, double ay)
 {
 	double *al = tr ? malloc((tr->n ? tr->n : 1) * sizeof *al) : NULL;
+	long *of = tr ? malloc((tr->n + 1) * sizeof *of) : NULL;
 	double sa = 0, sc = 0;
 	size_t k = 0;
-	if (!tr) /* a figure: no truth to read the centres against */
+	if (!al || !of) { /* !tr: a figure, no truth to read the centres against */
+		free(al);
+		free(of);
 		return;
-	if (!al)
-		return;
+	}
+	nearest_of_truth(tr, xs, ys, use, n, 0.3, of);
 	for (size_t t = 0; t < tr->n; t++) {
-		if (!tr->inside[t])
+		if (of[t] < 0)
 			continue;
-		double best = 0.3 * tr->pitch;
-		long bi = -1;
-		for (size_t i = 0; i < n; i++) {
-			if (use && !use[i])
-				continue;
-			double d = hypot(xs[i] - tr->x[t], ys[i] - tr->y[t]);
-			if (d < best) {
-				best = d;
-				bi = (long)i;
-			}
-		}
-		if (bi < 0)
-			continue;
-		double dx = xs[bi] - tr->x[t], dy = ys[bi] - tr->y[t];
+		double dx = xs[of[t]] - tr->x[t], dy = ys[of[t]] - tr->y[t];
 		al[k++] = dx * ax + dy * ay;
 		sa += dx * ax + dy * ay;
 		sc += -dx * ay + dy * ax;
@@ -167,6 +151,7 @@ static void report(const char *step, const double *xs, const double *ys, const i
 		printf("  %-44s nothing matched\n", step);
 	}
 	free(al);
+	free(of);
 }
 
 static void report_meas(const char *step, const fs_measured *meas, size_t n, int domes_only, const sem_truth *tr,
@@ -194,25 +179,26 @@ static double mean_d_err(const fs_measured *meas, size_t n, const sem_truth *tr)
 {
 	double s = 0;
 	size_t k = 0;
-	for (size_t t = 0; tr && t < tr->n; t++) {
-		if (!tr->inside[t])
-			continue;
-		double best = 0.3 * tr->pitch;
-		long bi = -1;
+	double *x = malloc((n + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
+	int *use = malloc((n + 1) * sizeof *use);
+	long *of = tr ? malloc((tr->n + 1) * sizeof *of) : NULL;
+	if (x && y && use && of) {
 		for (size_t i = 0; i < n; i++) {
-			if (!meas[i].ok || !(meas[i].t.fit_quality >= 0.45) || !isfinite(meas[i].t.radius_px))
-				continue;
-			double d = hypot(meas[i].t.centroid_x - tr->x[t], meas[i].t.centroid_y - tr->y[t]);
-			if (d < best) {
-				best = d;
-				bi = (long)i;
+			x[i] = meas[i].t.centroid_x;
+			y[i] = meas[i].t.centroid_y;
+			use[i] = meas[i].ok && meas[i].t.fit_quality >= 0.45 && isfinite(meas[i].t.radius_px);
+		}
+		nearest_of_truth(tr, x, y, use, n, 0.3, of);
+		for (size_t t = 0; t < tr->n; t++)
+			if (of[t] >= 0) {
+				s += 100 * (2 * meas[of[t]].t.radius_px - tr->d[t]) / tr->d[t];
+				k++;
 			}
-		}
-		if (bi >= 0) {
-			s += 100 * (2 * meas[bi].t.radius_px - tr->d[t]) / tr->d[t];
-			k++;
-		}
 	}
+	free(x);
+	free(y);
+	free(use);
+	free(of);
 	return k ? s / (double)k : NAN;
 }
 
@@ -283,15 +269,7 @@ static void truth_started(const fs_meas *m, const fs_det_offset *off, const fs_d
 	if (!tx || !use)
 		goto out;
 	for (size_t k = 0; k < n; k++) {
-		double best = 0.3 * tr->pitch;
-		long bi = -1;
-		for (size_t j = 0; j < tr->n; j++) {
-			double d = hypot(p->xs[k] - tr->x[j], p->ys[k] - tr->y[j]);
-			if (d < best) {
-				best = d;
-				bi = (long)j;
-			}
-		}
+		long bi = nearest_point(tr->x, tr->y, NULL, tr->n, p->xs[k], p->ys[k], 0.3 * tr->pitch);
 		use[k] = bi >= 0;
 		tx[k] = bi >= 0 ? tr->x[bi] : p->xs[k];
 		ty[k] = bi >= 0 ? tr->y[bi] : p->ys[k];

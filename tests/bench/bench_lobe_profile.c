@@ -52,6 +52,7 @@
 #include "base/sorting.h"
 #include "fixture_image.h"
 #include "image/image.h"
+#include "nearest_point.h"
 #include "paper_figs.h"
 #include "sem_cache.h"
 #include "sem_scene.h"
@@ -390,11 +391,7 @@ static void run_any(const char *label, const fs_image *img, const sem_truth *tr,
 		shift[m] = moved;
 		shape_of(&L, shape + (size_t)m * NQ);
 		if (tr) {
-			int k = -1;
-			double best = INFINITY;
-			for (size_t j = 0; j < tr->n; j++)
-				if (hypot(tr->x[j] - x, tr->y[j] - y) < best)
-					best = hypot(tr->x[j] - x, tr->y[j] - y), k = (int)j;
+			long k = nearest_point(tr->x, tr->y, NULL, tr->n, x, y, INFINITY);
 			truth[m] = tr->d[k];
 		}
 		m++;

@@ -120,6 +120,7 @@
 #include "image/image_io.h"
 #include "image/image_transform.h"
 #include "image/render.h"
+#include "nearest_point.h"
 #include "paper_figs.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
@@ -750,15 +751,8 @@ static void vs_whole(const fs_image *whole, const fs_tubercle_list *wt, const fs
 	double *ddx = malloc((n + 1) * sizeof *ddx), *ddy = malloc((n + 1) * sizeof *ddy);
 	double *dw = malloc((n + 1) * sizeof *dw), *dc = malloc((n + 1) * sizeof *dc);
 	for (size_t i = 0; ddx && ddy && dw && dc && i < n; i++) {
-		double x = ct->items[i].centroid_x + dx, y = ct->items[i].centroid_y + dy, best = 0.25 * pitch;
-		long bj = -1;
-		for (size_t j = 0; j < wt->n; j++) {
-			double d = hypot(wt->items[j].centroid_x - x, wt->items[j].centroid_y - y);
-			if (d < best) {
-				best = d;
-				bj = (long)j;
-			}
-		}
+		double x = ct->items[i].centroid_x + dx, y = ct->items[i].centroid_y + dy;
+		long bj = nearest_tubercle(wt, x, y, 0.25 * pitch);
 		if (bj < 0)
 			continue;
 		const fs_tubercle *w = &wt->items[bj];

@@ -24,6 +24,7 @@
 #include "analysis/detect_walk.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
+#include "nearest_point.h"
 #include "sanitized.h"
 #include "sem_cache.h"
 #include "sem_sim.h"
@@ -36,25 +37,27 @@ static void mean_offset(const fs_cand_list *c, double sx, double sy, const sem_t
 {
 	double sa = 0, sc = 0;
 	size_t k = 0;
+	double *xs = malloc((c->n + 1) * sizeof *xs), *ys = malloc((c->n + 1) * sizeof *ys);
+	long *of = malloc((tr->n + 1) * sizeof *of);
+	assert_non_null(xs);
+	assert_non_null(ys);
+	assert_non_null(of);
+	for (size_t i = 0; i < c->n; i++) {
+		xs[i] = c->items[i].x + sx;
+		ys[i] = c->items[i].y + sy;
+	}
+	nearest_of_truth(tr, xs, ys, NULL, c->n, 0.3, of);
 	for (size_t t = 0; t < tr->n; t++) {
-		if (!tr->inside[t])
+		if (of[t] < 0)
 			continue;
-		double best = 0.3 * tr->pitch;
-		long bi = -1;
-		for (size_t i = 0; i < c->n; i++) {
-			double d = hypot(c->items[i].x + sx - tr->x[t], c->items[i].y + sy - tr->y[t]);
-			if (d < best) {
-				best = d;
-				bi = (long)i;
-			}
-		}
-		if (bi < 0)
-			continue;
-		double dx = c->items[bi].x + sx - tr->x[t], dy = c->items[bi].y + sy - tr->y[t];
+		double dx = xs[of[t]] - tr->x[t], dy = ys[of[t]] - tr->y[t];
 		sa += dx * ax + dy * ay;
 		sc += -dx * ay + dy * ax;
 		k++;
 	}
+	free(xs);
+	free(ys);
+	free(of);
 	assert_true(k > 50);
 	*along = sa / k;
 	*across = sc / k;

@@ -1,8 +1,9 @@
 /* lattice_judged.c - see lattice_judged.h. */
 #include "lattice_judged.h"
 
-#include <math.h>
 #include <string.h>
+
+#include "nearest_point.h"
 
 /* P2 Fig1c: removed and not real - a ridge's bright band (124,162),
  * (99,141), the gaps and flanks between first-pass domes, the top and
@@ -36,28 +37,13 @@ const judged_figure lattice_judged[2] = {
 	 sizeof fig2_real / sizeof *fig2_real},
 };
 
-/* The tubercle of T nearest (x, y) within r, or -1. */
-static long nearest(const fs_tubercle_list *T, double x, double y, double r)
-{
-	long best = -1;
-	double bd = r;
-	for (size_t i = 0; i < T->n; i++) {
-		double d = hypot(T->items[i].centroid_x - x, T->items[i].centroid_y - y);
-		if (d < bd) {
-			bd = d;
-			best = (long)i;
-		}
-	}
-	return best;
-}
-
 void lattice_judged_check(const judged_figure *f, const fs_tubercle_list *T, int dx, int dy,
 			  judged_agreement *out)
 {
 	memset(out, 0, sizeof *out);
 	double r = 0.15 * f->pitch;
 	for (size_t k = 0; k < f->n_gone; k++) {
-		long i = nearest(T, f->gone[k].x - dx, f->gone[k].y - dy, r);
+		long i = nearest_tubercle(T, f->gone[k].x - dx, f->gone[k].y - dy, r);
 		if (i >= 0 && T->items[i].source == FS_SOURCE_LATTICE) {
 			if (out->back < sizeof out->back_at / sizeof *out->back_at)
 				out->back_at[out->back] = f->gone[k];
@@ -65,7 +51,7 @@ void lattice_judged_check(const judged_figure *f, const fs_tubercle_list *T, int
 		}
 	}
 	for (size_t k = 0; k < f->n_real; k++) {
-		if (nearest(T, f->real[k].x - dx, f->real[k].y - dy, r) < 0) {
+		if (nearest_tubercle(T, f->real[k].x - dx, f->real[k].y - dy, r) < 0) {
 			if (out->lost < sizeof out->lost_at / sizeof *out->lost_at)
 				out->lost_at[out->lost] = f->real[k];
 			out->lost++;
