@@ -52,6 +52,7 @@
 #include "analysis/halftone.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
+#include "dome_candidates.h"
 #include "image/image.h"
 #include "nearest_point.h"
 #include "sem_cache.h"
@@ -145,7 +146,7 @@ static int cand_offsets(const fs_image *img, double pre_sigma, const sem_truth *
 	fs_params p;
 	fs_params_default(&p);
 	fs_lattice lat;
-	fs_image *src = NULL, *small = NULL, *pre = NULL;
+	fs_image *src = NULL;
 	fs_cand_list c = {0};
 	int rc = -1;
 	*k = 0;
@@ -157,35 +158,14 @@ static int cand_offsets(const fs_image *img, double pre_sigma, const sem_truth *
 		snprintf(err, sizeof err, "no lattice");
 		goto out;
 	}
-	/* detect.c's reduction and parameters */
-	double pitch = lat.pitch_px;
-	int f = pitch >= 20 ? (int)(pitch / 10) : 1;
-	if (g_force_f > 0)
-		f = g_force_f;
-	int tile = (int)lround(3 * pitch);
-	fs_params pp = p;
-	if (f > 1) {
-		tile = tile / f > 2 ? tile / f : 2;
-		pp.blur_sigma = p.blur_sigma / f;
-		pp.tophat_radius = p.tophat_radius > 0 ? (p.tophat_radius + f - 1) / f : 0;
-		if (!(small = fs_downsample(im, f))) {
-			snprintf(err, sizeof err, "out of memory");
-			goto out;
-		}
-	}
-	if (fs_det_preprocess(small ? small : im, &pp, tile, &pre, err, sizeof err))
-		goto out;
-	if (fs_detect_auto_candidates(&pre, NULL, f, &p, pitch, 1, &c, NULL, err, sizeof err))
+	if (dome_candidates(im, &p, lat.pitch_px, g_force_f, &c, f_out, err, sizeof err))
 		goto out;
 	offsets(&c, tr, cos(axis), sin(axis), along, across, k);
-	*f_out = f;
 	rc = 0;
 out:
 	if (rc)
 		printf("  (candidates failed: %s)\n", err);
 	fs_image_free(src);
-	fs_image_free(small);
-	fs_image_free(pre);
 	fs_cand_free(&c);
 	return rc;
 }
@@ -204,7 +184,7 @@ static int replay(const fs_image *img, double dx, double dy, int refine, int wal
 	fs_params p;
 	fs_params_default(&p);
 	fs_lattice lat;
-	fs_image *small = NULL, *pre = NULL, *meas = NULL;
+	fs_image *meas = NULL;
 	fs_cand_list c = {0};
 	fs_base_readings readings = {0};
 	int rc = -1;
@@ -214,21 +194,8 @@ static int replay(const fs_image *img, double dx, double dy, int refine, int wal
 		goto out;
 	}
 	double pitch = lat.pitch_px;
-	int f = pitch >= 20 ? (int)(pitch / 10) : 1;
-	int tile = (int)lround(3 * pitch);
-	fs_params pp = p;
-	if (f > 1) {
-		tile = tile / f > 2 ? tile / f : 2;
-		pp.blur_sigma = p.blur_sigma / f;
-		pp.tophat_radius = p.tophat_radius > 0 ? (p.tophat_radius + f - 1) / f : 0;
-		if (!(small = fs_downsample(img, f))) {
-			snprintf(err, sizeof err, "out of memory");
-			goto out;
-		}
-	}
-	if (fs_det_preprocess(small ? small : img, &pp, tile, &pre, err, sizeof err))
-		goto out;
-	if (fs_detect_auto_candidates(&pre, NULL, f, &p, pitch, 1, &c, NULL, err, sizeof err))
+	int f = 1;
+	if (dome_candidates(img, &p, pitch, 0, &c, &f, err, sizeof err))
 		goto out;
 	for (size_t i = 0; i < c.n; i++) {
 		c.items[i].x += dx;
@@ -258,8 +225,6 @@ out:
 		fs_tubercle_list_free(out);
 	}
 	fs_base_readings_free(&readings);
-	fs_image_free(small);
-	fs_image_free(pre);
 	fs_image_free(meas);
 	fs_cand_free(&c);
 	return rc;

@@ -69,6 +69,7 @@
 #include "analysis/dome_measure.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
+#include "dome_candidates.h"
 #include "fixture_image.h"
 #include "image/image.h"
 #include "image/image_transform.h"
@@ -742,7 +743,7 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 	fs_lattice lat;
 	fs_detect_result res;
 	memset(&res, 0, sizeof res);
-	fs_image *pre = NULL, *meas_img = NULL;
+	fs_image *meas_img = NULL;
 	fs_cand_list c = {0};
 	fs_measured *meas = NULL;
 	printf("%s\n", label);
@@ -751,23 +752,10 @@ static void run(const char *label, const fs_image *img, const sem_truth *tr, dou
 	/* detect.c's dome path on an image of this size: candidates on the
 	 * image reduced by f = pitch / 10 where the pitch is 20 px or more,
 	 * at full resolution below (h42m: the pitch-16 corner scenes), as
-	 * detect.c votes them */
+	 * detect.c votes them (dome_candidates.h) */
 	double pitch = lat.pitch_px;
-	int f = pitch >= 20 ? (int)(pitch / 10) : 1;
-	int tile = (int)lround(3 * pitch);
-	fs_params pp = p;
-	if (f > 1) {
-		tile = tile / f > 2 ? tile / f : 2;
-		pp.blur_sigma = p.blur_sigma / f;
-		pp.tophat_radius = p.tophat_radius > 0 ? (p.tophat_radius + f - 1) / f : 0;
-	}
-	fs_image *small = f > 1 ? fs_downsample(img, f) : NULL;
-	if ((f > 1 && !small) || fs_det_preprocess(f > 1 ? small : img, &pp, tile, &pre, err, sizeof err)) {
-		fs_image_free(small);
-		goto fail;
-	}
-	fs_image_free(small);
-	if (fs_detect_auto_candidates(&pre, NULL, f, &p, pitch, 1, &c, NULL, err, sizeof err))
+	int f = 1;
+	if (dome_candidates(img, &p, pitch, 0, &c, &f, err, sizeof err))
 		goto fail;
 	/* (the dome rule measures at full resolution whatever the pitch:
 	 * detect.c's reduced measurement image is the outline rule's) */
@@ -871,7 +859,6 @@ fail:
 done:
 	free(meas);
 	fs_cand_free(&c);
-	fs_image_free(pre);
 	fs_image_free(meas_img);
 	fs_detect_result_free(&res);
 }
