@@ -31,6 +31,9 @@
  * true mean D; an oracle's reading, since v is the simulator's). Then per
  * group and beam the means over its scenes and seed sets.
  *
+ * --rim-fit: a line RIMFIT a scene: the mean profile about the TRUE
+ * centres fitted by a blurred rim-bright base with its radius, rim,
+ * rim width and blur all free (rim_joint_fit).
  * --meas-sigma S: the measurement image smoothed by S px instead of the
  * rule's 0.5 (the blur variance m2 takes off follows it).
  * --disk R [--rim F] [--rim-w W]: instead of the scenes, ideal discs of
@@ -48,7 +51,7 @@
  * 0.1 % of the peak).
  *
  * Usage: bench_level_beam [--seed-add N] [--seeds S1,S2,...]
- * [--beams B1,B2,...] [--set KEY=VALUE]... [--meas-sigma S] [--degeneracy R,F,W,S] [--disk R [--rim F]
+ * [--beams B1,B2,...] [--set KEY=VALUE]... [--meas-sigma S] [--rim-fit] [--degeneracy R,F,W,S] [--disk R [--rim F]
  * [--rim-w W]] [SCENE...]; default scenes 2 6
  * 18 22 (A) 0 4 16 20 (E), beams 0.3,0.5,0.65,0.8,0.95,1.1 (0.8 is the
  * corner scenes' own), seeds the --seed-add one. About 0.3 s of CPU a
@@ -144,6 +147,71 @@ static void profile_numbers(const double *prof, double d_true, double v, double 
 	out[ST_RL - ST_DIP] = l > 0 ? 100 * (2 * pow(4 * l, 1.0 / 6) - d_true) / d_true : NAN;
 }
 
+/* --rim-fit: the domes' mean radial profile about the TRUE centres
+ * (mean_profile_at's radii, out to GROUND_HI) fitted by a rim-bright
+ * base blurred by an isotropic Gaussian - radius R, rim F over W px,
+ * blur S, all four searched on grids (R 1.2-3.2 px, F 0-8, W 0.2-1.6
+ * px, S 0.6-1.3 px), amplitude and ground free (least
+ * squares, weights the radius): whether the profile itself reads R and S
+ * together where the reader cannot. The blurred profile is linear in the
+ * object, so per S the kernel's cumulative sums over the object's radius
+ * are made once (RF_DR px a step) and each (R, F, W) is two of them. */
+static double i0_scaled(double x);
+#define RF_DR 0.02
+#define RF_NR 200
+static int rim_fit_on;
+static void rim_joint_fit(const double *prof, double r_true, double *out)
+{
+	static double cum[PR_N][RF_NR + 1];
+	double best = INFINITY, b[4] = {NAN, NAN, NAN, NAN};
+	for (double sg = 0.60; sg <= 1.30 + 1e-9; sg += 0.02) {
+		double s2 = sg * sg;
+		for (int i = 0; i < PR_N; i++) {
+			double rho = i * PR_STEP;
+			cum[i][0] = 0;
+			for (int j = 0; j < RF_NR; j++) {
+				double r = (j + 0.5) * RF_DR;
+				cum[i][j + 1] = cum[i][j] + r / s2 * exp(-0.5 * (r - rho) * (r - rho) / s2) *
+								i0_scaled(r * rho / s2) * RF_DR;
+			}
+		}
+		for (int jr = 60; jr <= 160; jr++) /* R 1.2 .. 3.2 px */
+			for (int jw = 10; jw <= 80; jw += 10) /* W 0.2 .. 1.6 px */
+				for (double f = 0; f <= 8 + 1e-9; f += 0.25) {
+					if (jw > jr)
+						continue;
+					double m[PR_N], sw = 0, sm = 0, sp = 0, smm = 0, smp = 0, spp = 0;
+					for (int i = 0; i < PR_N && i * PR_STEP <= GROUND_HI; i++) {
+						m[i] = cum[i][jr] + f * (cum[i][jr] - cum[i][jr - jw]);
+						double w = i ? i * PR_STEP : 0.25 * PR_STEP;
+						sw += w;
+						sm += w * m[i];
+						sp += w * prof[i];
+						smm += w * m[i] * m[i];
+						smp += w * m[i] * prof[i];
+						spp += w * prof[i] * prof[i];
+					}
+					/* amplitude and ground: two-parameter least squares */
+					double det = sw * smm - sm * sm;
+					if (!(det > 0))
+						continue;
+					double a = (sw * smp - sm * sp) / det, g = (sp - a * sm) / sw;
+					double e = spp - 2 * a * smp - 2 * g * sp + a * a * smm + 2 * a * g * sm + g * g * sw;
+					if (e < best) {
+						best = e;
+						b[0] = jr * RF_DR;
+						b[1] = f;
+						b[2] = jw * RF_DR;
+						b[3] = sg;
+					}
+				}
+	}
+	out[0] = 100 * (b[0] - r_true) / r_true;
+	out[1] = b[1];
+	out[2] = b[2];
+	out[3] = b[3];
+}
+
 /* --meas-sigma S: the measurement image's smoothing (px) instead of the
  * rule's (0.5 below pitch 40, else 1) */
 static double meas_sigma = -1;
@@ -209,6 +277,12 @@ static int read_scene(int k, unsigned seed_add, double beam, const sem_opts_args
 		profile_numbers(prof, dsum / nd, beam * beam + msig * msig, &row->v[ST_DIP]);
 		row->ok = 1;
 		row->flat = o.profile > 1.5;
+		if (rim_fit_on) {
+			double q[4];
+			rim_joint_fit(prof, 0.5 * dsum / nd, q);
+			printf("RIMFIT %d +%u beam %.2f: R %+6.2f %% rim %.2f w %.2f blur %.2f (the image's %.3f)\n", k,
+			       seed_add, beam, q[0], q[1], q[2], q[3], sqrt(beam * beam + msig * msig));
+		}
 		printf("%-3d %s h/R %.2f +%-5u beam %.2f: rpoly %+6.2f ish %+6.2f inv %+6.2f small %+6.2f "
 		       "read %+6.2f | sigma %.3f | dip %.3f rpk %.2f m2 %+6.2f rk %+6.2f rl %+6.2f (%zu read)\n",
 		       k, row->flat ? "flat" : "sph ", o.h_over_r, seed_add, beam,
@@ -488,7 +562,9 @@ int main(int argc, char **argv)
 			}
 			degeneracy(q[0], q[1], q[2], q[3]);
 			return 0;
-		} else if (!strcmp(argv[i], "--meas-sigma") && i + 1 < argc)
+		} else if (!strcmp(argv[i], "--rim-fit"))
+			rim_fit_on = 1;
+		else if (!strcmp(argv[i], "--meas-sigma") && i + 1 < argc)
 			meas_sigma = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--rim-w") && i + 1 < argc)
 			rim_w = atof(argv[++i]);
