@@ -28,8 +28,12 @@
  * m2 (the disk-equivalent radius of the contrast within 5 px, sqrt(2
  * <r^2>), with the image's blur variance taken off, v = beam^2 + 0.5^2:
  * the radius of the uniform disk with the same second moment, in % of the
- * true mean D; an oracle's reading, since v is the simulator's). Then per
- * group and beam the means over its scenes and seed sets.
+ * true mean D; an oracle's reading, since v is the simulator's); then rk
+ * and rl, the disk-equivalent radii (% of D) of the profile's 4th- and
+ * 6th-order coefficients of the log of its Fourier transform, which a
+ * Gaussian blur leaves alone (profile_numbers: K = -R^4 / 6 and L = R^6
+ * / 4 for a uniform disk). Then per profile (flat tops, group A; the
+ * rest, group E's caps) and beam the means over its scenes and seed sets.
  *
  * --rim-fit: a line RIMFIT a scene: the mean profile about the TRUE
  * centres fitted by a blurred rim-bright base with its radius, rim,
@@ -51,9 +55,9 @@
  * 0.1 % of the peak).
  *
  * Usage: bench_level_beam [--seed-add N] [--seeds S1,S2,...]
- * [--beams B1,B2,...] [--set KEY=VALUE]... [--meas-sigma S] [--rim-fit] [--degeneracy R,F,W,S] [--disk R [--rim F]
- * [--rim-w W]] [SCENE...]; default scenes 2 6
- * 18 22 (A) 0 4 16 20 (E), beams 0.3,0.5,0.65,0.8,0.95,1.1 (0.8 is the
+ * [--beams B1,B2,...] [--set KEY=VALUE]... [--meas-sigma S] [--rim-fit]
+ * [--degeneracy R,F,W,S] [--disk R [--rim F] [--rim-w W]] [SCENE...];
+ * default scenes 2 6 18 22 (A) 0 4 16 20 (E), beams 0.3,0.5,0.65,0.8,0.95,1.1 (0.8 is the
  * corner scenes' own), seeds the --seed-add one. About 0.3 s of CPU a
  * scene and beam once rendered (SEM_SCENE_CACHE).
  */
