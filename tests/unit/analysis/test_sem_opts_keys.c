@@ -37,6 +37,21 @@ static void list_sets_each_item_in_order(void **state)
 	assert_int_equal(memcmp(&o, &ref, sizeof o), 0);
 }
 
+/* the pixel grid's phase under the domes (h47a's bench_level_beam) */
+static void shift_keys_move_the_domes(void **state)
+{
+	(void)state;
+	sem_opts o, ref;
+	sem_defaults(&o);
+	sem_defaults(&ref);
+	assert_int_equal(sem_opts_set_keys(&o, "shiftx=0.25,shifty=-0.5"), 0);
+	assert_true(fabs(o.shift_x - 0.25) < 1e-12);
+	assert_true(fabs(o.shift_y + 0.5) < 1e-12);
+	o.shift_x = ref.shift_x;
+	o.shift_y = ref.shift_y;
+	assert_int_equal(memcmp(&o, &ref, sizeof o), 0);
+}
+
 static void empty_list_changes_nothing(void **state)
 {
 	(void)state;
@@ -100,6 +115,7 @@ int main(void)
 		cmocka_unit_test(list_sets_each_item_in_order),
 		cmocka_unit_test(empty_list_changes_nothing),
 		cmocka_unit_test(unknown_key_is_refused),
+		cmocka_unit_test(shift_keys_move_the_domes),
 		cmocka_unit_test(bench_args_checked_and_applied_in_order),
 	};
 	return cmocka_run_group_tests_name("sem_opts_keys lists", tests, NULL, NULL);

@@ -72,6 +72,10 @@ int sem_opts_set_key(sem_opts *o, const char *kv)
 		o->supersample = (int)v;
 	else if (K("beam_continuous") || K("beamc"))
 		o->beam_continuous = (int)v;
+	else if (K("shiftx"))
+		o->shift_x = v;
+	else if (K("shifty"))
+		o->shift_y = v;
 	else if (K("seed"))
 		o->seed = (unsigned)v;
 	else

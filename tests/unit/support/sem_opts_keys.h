@@ -11,7 +11,9 @@
  * (alias super: sub-samples a side of the pixels near a base or a
  * shadow's border; 0 = SEM_SUPERSAMPLE, 1 every pixel its centre's
  * value), beam_continuous (alias beamc: 1 the beam blurred on the
- * sub-sample grid before the pixel's box, sem_sim.h), seed.
+ * sub-sample grid before the pixel's box, sem_sim.h), shiftx, shifty
+ * (every dome and its truth moved by that many px: the pixel grid's
+ * phase under the domes), seed.
  * Ownership: o is the caller's; kv is only read.
  */
 #ifndef SEM_OPTS_KEYS_H
