@@ -1281,7 +1281,16 @@ size_t fs_det_base_refit_centres(const fs_det_base_plan *p, const double *fr, co
 
 int fs_det_base_refit_moves(const fs_det_offset *off, const fs_det_offset *o2)
 {
-	if (!off->fitted || !o2->fitted || !o2->applied)
+	if (!off->fitted || !o2->fitted)
+		return 0;
+	/* below the rounding bar that decides whether a first look measures
+	 * the domes again, under a screen coarse against the lattice: the
+	 * turned templates leave the centres off by less than the bar, too,
+	 * and nothing after this takes it out (h46d); but only a refit that
+	 * explains the mean patch to FS_DET_REFIT_BELOW_BAR_R2 (h47d,
+	 * detect_base_fit.h) */
+	if (!o2->applied &&
+	    !(fs_det_offset_coarse_screen(off) && o2->quality >= FS_DET_REFIT_BELOW_BAR_R2))
 		return 0;
 	/* the two fits' detector azimuths more than 90 degrees apart */
 	return cos(off->fit.azimuth - o2->fit.azimuth) < 0;

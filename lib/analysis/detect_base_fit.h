@@ -870,8 +870,29 @@ int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image 
  * common offset (o2, the formation fitted again there) where
  * fs_det_base_refit_moves(off, o2): the first fit (off) had the detector
  * turned round (its azimuth more than 90 degrees from the refit's) and
- * the refit's offset applies (fs_det_offset.applied); an unsized entry's
- * plan centre as it is. Why (h34e): at pitch 16, fill 0.8 under the
+ * the refit's offset applies (fs_det_offset.applied), or, under a screen
+ * coarse against the lattice (fs_det_offset_coarse_screen), whether or
+ * not it clears that rounding bar (0.02 pitch; h46d: on the printed interior's
+ * unrefined path after its look again, fs_det_offset_look_again, the
+ * turned first formation's templates moved centres 0.17 px off to 0.55
+ * px towards the detector, and the refit's -0.40 px, one step of its
+ * offset grid under the bar, was left out: interior scene 0 at seed
+ * +12000 under a 5-px screen, D -4.8 % from those centres, -2.4 % when
+ * the look again had left the starts 1.24 px off and the refit's -1.19
+ * px cleared the bar; moved by it, -2.8 %; 5-px printed interior over 8
+ * seed sets all four 25 -> 33, 6 px 28 -> 38; at pitch 64 under a 5-px
+ * screen, 12.7 periods, the same lost corner scene 56 on 4 of 8 seed
+ * sets, D +1.5 -> +6.1 %) and the refit explains the mean patch to an
+ * R^2 of at least FS_DET_REFIT_BELOW_BAR_R2 (h47d: below it a step of
+ * the offset grid is within what the misfit moves; the refits that lost
+ * were the refined path's on interior scene 2, R^2 0.96 with almost no
+ * detector read (side 0.02-0.03), whose moved sizes came near the
+ * unrefined path's and won the paths' choice, fs_det_paths_choose: D
+ * -5.4 -> -20.9 % at seed +8000 under a 5-px screen; and the tall small
+ * domes of interior scene 12 under a 4-px screen, R^2 0.982-0.989, whose
+ * centres already sat 0.6 px away from the detector: D +8.1 -> +12.4 %
+ * at seed 0; every gain on scenes 0 and 4 read 0.993 or more); an
+ * unsized entry's plan centre as it is. Why (h34e): at pitch 16, fill 0.8 under the
  * screen (corner scenes 9 and 25) the candidates sit 2.9 px (18 % of the
  * pitch) towards the detector; the first formation fit explains much of
  * that as the detector turned round (azimuth -176 / -46 degrees for 0 /
@@ -945,6 +966,7 @@ int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image 
  */
 int fs_det_base_refit_wanted(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
 			     double *scratch);
+#define FS_DET_REFIT_BELOW_BAR_R2 0.99
 size_t fs_det_base_refit_centres(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
 				 const fs_measured *meas, double *xs, double *ys, double *rs);
 int fs_det_base_refit_moves(const fs_det_offset *off, const fs_det_offset *o2);
