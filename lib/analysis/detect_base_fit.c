@@ -69,6 +69,11 @@ int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offse
 			rs[p->n++] = meas[i].t.radius_px;
 		}
 	p->fill0 = 2 * fs_median_upper(rs, n) / off->fit.pitch;
+	p->smooth_foot = off->fit.foot > 1;
+	/* (the templates' window about the support the foot model names,
+	 * not the base rule's flank reading: h47c) */
+	if (p->smooth_foot && off->fit.fill > 0)
+		p->fill0 = off->fit.fill;
 	free(rs);
 	return 0;
 }
@@ -773,7 +778,7 @@ static void scale_counted(const fs_det_base_plan *p, const double *fr, const dou
 	}
 	/* too few readings of a base, or most of them on no step of the
 	 * image (no base to read): the formation's own sizes */
-	info->scale = read >= MIN_SIZED && sf > 0 && 2 * info->nostep <= info->judged ? sb / sf : 1;
+	info->scale = read >= MIN_SIZED && sf > 0 && 2 * info->nostep <= info->judged && !p->smooth_foot ? sb / sf : 1;
 	/* a dome without a fitted size whose only reading is pinned takes
 	 * the image's: the level times the fit's median size */
 	double rmed = NAN;

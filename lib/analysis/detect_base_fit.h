@@ -272,6 +272,12 @@ typedef struct fs_det_base_plan {
 	/* 1 where entry k's level reading is left out of the step
 	 * judgement's sample (fs_det_base_step_pick; NULL: none left out) */
 	unsigned char *step_out;
+	/* the formation picked a smooth foot (fs_det_offset_set_foot's
+	 * experiment, h47c; 0 wherever the foot is not searched): the
+	 * level is the templates' own sizes (s = 1), since the base rule's
+	 * step on such a foot is the flank's, not where the dome meets the
+	 * ground, and the templates draw the foot */
+	int smooth_foot;
 } fs_det_base_plan;
 
 /*

@@ -553,6 +553,7 @@ static int mosaic_fit(const fs_meas *m, const double *xs, const double *ys, doub
 	reading.halftone_given = 1;
 	reading.halftone_period = period;
 	reading.cap_tie = fs_det_offset_cap_tie(m);
+	reading.foot_search = fs_det_offset_foot_search(m);
 	if (refit)
 		fs_det_offset_refit_walk(&reading);
 	fs_det_offset_fit_once(mosaic, xs, ys, rs, nd, pitch, &reading, out);

@@ -54,6 +54,13 @@
 #define WALK_STEP 0.02
 #define WALK_NEAR 0.25
 #define WALK_GAIN 0.5
+/* fs_det_offset_set_foot's experiment (h47c): where the formation at the
+ * held fill picks a smooth foot, it is fitted again with the fill free
+ * from the held fill up to FOOT_REACH x it (0.88 at most): the held fill
+ * is the base rule's reading, which on such a foot is the flank's, and
+ * the support the foot model names lies beyond it (h43c: a cos^2 dome
+ * read by the sharp profiles at 0.62-0.70 of its support) */
+#define FOOT_REACH 1.6
 
 /* Whether a measured candidate is a dome the detection keeps (as in
  * fs_det_measure: at least 0.45 of the rays' steps on one circle). */
@@ -122,6 +129,7 @@ int fs_det_offset_fit_once(const fs_image *img, const double *xs, const double *
 		o.fill_walk_gain = reading->fill_walk_gain;
 		o.cap_tie = reading->cap_tie;
 		o.turn_check = reading->turn_check;
+		o.foot_search = reading->foot_search;
 	}
 	o.no_sigma = 1;
 	o.fill_min = o.fill_max = fmin(0.88, fmax(0.16, 2 * fs_median_upper(rs, n) / pitch));
@@ -133,6 +141,22 @@ int fs_det_offset_fit_once(const fs_image *img, const double *xs, const double *
 	char err[128];
 	if (fs_dome_fit_image(img, xs, ys, n, pitch, &o, &f, err, sizeof err))
 		return 0; /* too few whole patches: nothing to correct */
+	if (o.foot_search && f.foot > 1 && o.fill_max < 0.88) {
+		fs_dome_fit g;
+		o.fill_max = fmin(0.88, FOOT_REACH * o.fill_min);
+		int rr = fs_dome_fit_image(img, xs, ys, n, pitch, &o, &g, err, sizeof err);
+		if (!rr && g.foot > 1)
+			f = g;
+		else {
+			/* the free fill does not confirm the foot (P1 Fig4:
+			 * foot 2 at the held fill, sharp with it free): the
+			 * formation without the foot, as the rule's own */
+			o.foot_search = 0;
+			o.fill_max = o.fill_min;
+			if (fs_dome_fit_image(img, xs, ys, n, pitch, &o, &f, err, sizeof err))
+				return 0;
+		}
+	}
 	info->fitted = 1;
 	info->fit = f;
 	info->dx = f.offset_x;
@@ -314,6 +338,19 @@ out:
 }
 
 static unsigned g_turn_passes;
+static unsigned g_foot_passes;
+
+unsigned fs_det_offset_set_foot(unsigned passes)
+{
+	unsigned old = g_foot_passes;
+	g_foot_passes = passes;
+	return old;
+}
+
+int fs_det_offset_foot_search(const fs_meas *m)
+{
+	return (g_foot_passes & (m->given ? FS_DET_TURN_LAST : FS_DET_TURN_FIRST)) != 0;
+}
 
 unsigned fs_det_offset_set_turn_check(unsigned passes)
 {
@@ -358,6 +395,7 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 	reading.halftone_period = period;
 	reading.cap_tie = fs_det_offset_cap_tie(m);
 	reading.turn_check = (g_turn_passes & (m->given ? FS_DET_TURN_LAST : FS_DET_TURN_FIRST)) != 0;
+	reading.foot_search = fs_det_offset_foot_search(m);
 	fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, &reading, info);
 	/* given centres are final (detect_measure.h): the formation and the
 	 * offset, applied by the caller where it reads its level from it */
@@ -471,6 +509,7 @@ static int look_whole_fit(void *ctx, double period, fs_det_offset *second)
 		reading.halftone_given = 1;
 		reading.halftone_period = period;
 		reading.cap_tie = fs_det_offset_cap_tie(w->m);
+		reading.foot_search = fs_det_offset_foot_search(w->m);
 		fs_det_offset_fit_once(w->m->img, d.x, d.y, d.r, d.n, pitch, &reading, second);
 	}
 	offset_domes_free(&d);

@@ -173,6 +173,29 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 unsigned fs_det_offset_set_turn_check(unsigned passes);
 
 /*
+ * fs_det_offset_set_foot: an experiment (h47c, docs/paper-figures.md; 0
+ * by default and no detection path sets it): the formation that
+ * fs_det_offset_correct(_period) fits, whole image or tiles, searches the
+ * dome's foot too (fs_dome_fit_opts.foot_search: feet 1..4, h43c) in the
+ * passes named by the bits of `passes` (FS_DET_TURN_FIRST, _LAST as
+ * above), so that the templates built through it (dome_base_fit.c) draw
+ * the foot it picks. Where the held fill's formation picks a smooth foot
+ * it is fitted again with the fill free above the held one (the base
+ * rule's reading is the flank's on such a foot) and kept where that fit
+ * picks a smooth foot too, else the formation is the rule's own (no foot
+ * searched); where the formation kept has a smooth foot the templates'
+ * window is centred on its fill and the level is the templates' own
+ * sizes (fs_det_base_plan.smooth_foot, detect_base_fit.h). Process-wide, for benches and tests that switch it
+ * around a detection; returns the previous bits. Why not on: see h47c's
+ * section (the foot the formation picks is a nuisance of its misfit on
+ * sharp-footed scenes, h43c, and the smooth-footed supports it reads
+ * scatter with the foot it picks).
+ */
+unsigned fs_det_offset_set_foot(unsigned passes);
+/* 1 where the pass of m (m->given: the last step) searches the foot */
+int fs_det_offset_foot_search(const fs_meas *m);
+
+/*
  * Its parts, for the tiled measurement (detect_domes_tiled.c), which has
  * no whole image to hand to the fit:
  * fs_det_offset_domes: the centres and radii of the domes among meas[0..n)

@@ -126,6 +126,8 @@
 #include "sem_scene.h"
 #include "sem_sim.h"
 
+/* --foot: fs_det_offset_set_foot's passes (h47c) */
+static unsigned foot_asked;
 
 /* dome_base_fit.c's template window (set_fills): fills scale x fc, fc
  * capped at 0.85, kept in [0.05, 0.96]; the coarse step is three of the
@@ -512,6 +514,8 @@ static int trace_last_step(const fs_image *img, const fs_detect_result *dres, in
 	       off.fitted, off.quality, off.dx, off.dy, hypot(off.dx, off.dy) / pitch, f->h_over_r, f->profile,
 	       f->elevation * 180 / M_PI, f->azimuth * 180 / M_PI, f->blur_px, f->pitch > 0 ? f->blur_px / f->pitch : 0,
 	       f->side, f->low_ratio, f->fill, f->halftone, f->n_used);
+	if (foot_asked)
+		printf("  formation's foot %.2f (1: sharp), sharp-footed residual / best %.4f\n", f->foot, f->sharp_ratio);
 	if (!off.fitted) {
 		printf("  formation not fitted: the first readings stand\n");
 		goto out;
@@ -1076,6 +1080,10 @@ int main(int argc, char **argv)
 			steps_asked = 1;
 		else if (!strcmp(argv[a], "--wide"))
 			wide_asked = 1;
+		else if (!strcmp(argv[a], "--foot") && a + 1 < argc) {
+			foot_asked = (unsigned)atoi(argv[++a]);
+			fs_det_offset_set_foot(foot_asked);
+		}
 		else if (!strcmp(argv[a], "--moved-trace") && a + 2 < argc) {
 			moved_px = atof(argv[++a]);
 			moved_az = atof(argv[++a]);
