@@ -16,6 +16,7 @@
 
 #include <math.h>
 
+#include "analysis/detect_base_gap.h"
 #include "analysis/gap_read.h"
 #include "analysis/preprocess.h"
 
@@ -137,12 +138,51 @@ static void only_lit_feet_count_under_an_azimuth(void **state)
 	fs_image_free(img);
 }
 
+/* The level option (detect_base_gap.h) on a row of three drawn domes:
+ * off, the readings stand; each mode replaces the unpinned readings by
+ * the valleys' feet (steps: every foot, at the readings' own blur; fit:
+ * the lit feet alone, the end dome facing away unread and kept). */
+static void level_option_replaces_readings(void **state)
+{
+	(void)state;
+	double cx[3] = {24, 40, 56}, cy[3] = {32, 32, 32}, fr[3] = {6, 6, 6};
+	int le[3] = {0, 0, 1};
+	double var[3] = {SIG * SIG, SIG * SIG, SIG * SIG};
+	fs_image *img = disks(cx, cy, 3);
+	fs_det_base_plan p = {0};
+	p.n = 3;
+	fs_det_offset off = {0};
+	off.fit.pitch = 16;
+	off.fit.azimuth = M_PI; /* towards -x */
+	double lr[3] = {7, 7, 7};
+	int was = fs_det_base_set_gap(FS_DET_GAP_OFF);
+	assert_int_equal(fs_det_base_gap_level(&p, &off, img, 1, cx, cy, fr, le, var, lr), 0);
+	assert_true(lr[0] == 7 && lr[1] == 7 && lr[2] == 7);
+	fs_det_base_set_gap(FS_DET_GAP_STEPS_ALL);
+	assert_int_equal(fs_det_base_gap_level(&p, &off, img, 1, cx, cy, fr, le, var, lr), 2);
+	assert_true(fabs(lr[0] - R) < 0.25 && fabs(lr[1] - R) < 0.25);
+	assert_true(lr[2] == 7); /* pinned */
+	double l2[3] = {7, 7, 7};
+	int le0[3] = {0, 0, 0};
+	fs_det_base_set_gap(FS_DET_GAP_FIT_LIT);
+	/* the first dome's only foot faces +x, away from the detector */
+	assert_int_equal(fs_det_base_gap_level(&p, &off, img, 1, cx, cy, fr, le0, var, l2), 2);
+	assert_true(l2[0] == 7);
+	assert_true(fabs(l2[1] - R) < 0.25 && fabs(l2[2] - R) < 0.25);
+	/* an unsized dome is nobody's neighbour */
+	double fr1[3] = {6, NAN, 6}, l3[3] = {7, 7, 7};
+	assert_int_equal(fs_det_base_gap_level(&p, &off, img, 1, cx, cy, fr1, le0, var, l3), 0);
+	fs_det_base_set_gap(was);
+	fs_image_free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fit_reads_the_feet_steps_read_inside),
 		cmocka_unit_test(leaving_the_image_reads_nothing),
 		cmocka_unit_test(only_lit_feet_count_under_an_azimuth),
+		cmocka_unit_test(level_option_replaces_readings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
