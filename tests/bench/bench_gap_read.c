@@ -29,9 +29,15 @@
  * A line per scene-seed; per scene the mean S error and the count of
  * seed sets within 3 % of each; a count line at the end.
  *
- * Usage: bench_gap_read [--rule] [--seeds A,B,...] [--set KEY=VALUE]...
- * [SCENE...] (default the 19 fill-0.8 scenes h47g looked at; seeds
- * default 0; SEM_SCENE_CACHE shares the renders).
+ * --dirs 1: per scene-seed each foot's error from the TRUE centres (steps
+ * without the correction, and the fit), binned by its outward direction
+ * against the detector's azimuth (0 = facing it); --dirs 2 also the mean
+ * valley profile per bin (dirs_print).
+ *
+ * Usage: bench_gap_read [--rule] [--dirs 1|2] [--seeds A,B,...]
+ * [--set KEY=VALUE]... [SCENE...] (default the 21 pitch-16 and pitch-64
+ * fill-0.8 scenes h47g looked at; seeds default 0; SEM_SCENE_CACHE shares
+ * the renders).
  */
 #include <math.h>
 #include <stdio.h>
@@ -313,7 +319,7 @@ int main(int argc, char **argv)
 		} else if (argv[i][0] >= '0' && argv[i][0] <= '9' && ns < MAXSCENES)
 			scenes[ns++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--rule] [--seeds A,B,...] [--set KEY=VALUE]... [SCENE...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--rule] [--dirs 1|2] [--seeds A,B,...] [--set KEY=VALUE]... [SCENE...]\n", argv[0]);
 			return 2;
 		}
 	}
