@@ -11,6 +11,7 @@
 #include "analysis/base_readings.h"
 #include "analysis/base_step.h"
 #include "analysis/centre_perdome.h"
+#include "analysis/detect_base_gap.h"
 #include "analysis/detect_offset.h"
 #include "analysis/dome_base_fit.h"
 #include "analysis/dome_measure.h"
@@ -1633,6 +1634,11 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	}
 	if (m->readings)
 		fs_base_readings_seal(m->readings);
+	/* under a tight screen, the option of the valleys' reading (h47g) */
+	if (tight && fs_det_base_gap_level(&p, off, m->img, m->f, fx, fy, fr, le, var, lr) < 0) {
+		rc = -1;
+		goto out;
+	}
 	/* without a screen, the level extrapolated to no blur */
 	double v1 = 0;
 	int clear = lp ? FS_DET_EXTRAP_NONE : fs_det_base_extrap_plan(&p, off, lr, le, var, &v1);

@@ -1,0 +1,52 @@
+/*
+ * detect_base_gap.h - the dome rule's level under a tight screen read from
+ * the valleys between neighbouring domes (gap_read.h) instead of each
+ * dome's own rays: an OPTION, off by default (h47g).
+ *
+ * Why: where a halftone screen's low-pass merges the bases but the gap is
+ * shorter than the screen's period (fs_det_base_level_tight_screen: the
+ * fill-0.8 corner scenes at pitch 16 under the 5-px screen), the level is
+ * the base rule's reading on unsmoothed rays, which from the TRUE centres
+ * reads the flat tops and tall spheres 2-5 % large (h42e, h46k), i.e. S
+ * -7..-18 %. The valley between two domes shows both feet. Two readings
+ * of it (gap_read.h), chosen by the switch:
+ *  - FS_DET_GAP_STEPS_ALL: every foot's steepest step, with the blurred
+ *    circle's sigma^2 / 2R taken back at sigma from the level readings'
+ *    own mean step variance (v1, h46b). Every foot counts, so a common
+ *    error of the centres along the detector's axis cancels between a
+ *    dome's two sides;
+ *  - FS_DET_GAP_FIT_LIT: the valley fitted as a blurred floor between two
+ *    walls, on the feet facing the detector or lying across its axis
+ *    (the formation's azimuth): from the TRUE centres it reads S within
+ *    3 % on 13 and 15 on 7 of 8 seed sets, 27 and 31 on 5, but from the
+ *    rule's centres, which sit off along that axis, it does not.
+ * Both read the low spheres (9, 25) 8-14 % wide from any centres.
+ * docs/paper-figures.md, section h47g.
+ *
+ * fs_det_base_gap_level: with the switch on, every sized dome's level
+ * reading lr[k] (plan p, centres fx, fy in full-resolution px, img the
+ * measurement image reduced by F, var the readings' step variances, may
+ * be NULL: no correction) replaced by its feet's mean radius from the
+ * valleys to the plan's other sized domes (within 1.25 of the formation's
+ * pitch), where it reads; pinned (le) and unread domes stay. Returns how
+ * many were replaced, -1 out of memory. fs_det_base_set_gap: the switch
+ * (FS_DET_GAP_OFF, the default, or a mode), set before any detection;
+ * returns the previous setting. The whole-image path only: the tiled path
+ * (detect_domes_tiled.c) keeps the rays' reading.
+ *
+ * Ownership: reads p, off, img, fx, fy; writes lr; keeps nothing.
+ */
+#ifndef FS_DETECT_BASE_GAP_H
+#define FS_DETECT_BASE_GAP_H
+
+#include "analysis/detect_base_fit.h"
+#include "analysis/detect_offset.h"
+#include "image/image.h"
+
+enum { FS_DET_GAP_OFF = 0, FS_DET_GAP_FIT_LIT = 1, FS_DET_GAP_STEPS_ALL = 2 };
+int fs_det_base_set_gap(int mode);
+int fs_det_base_gap_level(const fs_det_base_plan *p, const fs_det_offset *off, const fs_image *img, double F,
+			  const double *fx, const double *fy, const double *fr, const int *le, const double *var,
+			  double *lr);
+
+#endif

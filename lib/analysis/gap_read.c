@@ -1,0 +1,313 @@
+/*
+ * gap_read.c - see gap_read.h.
+ */
+#include "analysis/gap_read.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/parabola_vertex.h"
+
+/* the samples' step along the line (px) and the derivative's half span */
+#define GAP_STEP 0.25
+#define GAP_DSPAN 2
+/* the valley is looked for between these shares of the centres' distance */
+#define GAP_T0 0.15
+#define GAP_T1 0.85
+/* a wall's step counts when at least this share of its half's strongest */
+#define GAP_WALL_SHARE 0.5
+/* the parallel lines' offsets (px) */
+static const double line_off[3] = {-0.5, 0.0, 0.5};
+#define GAP_LINES 3
+#define GAP_MAXS 1024
+
+typedef struct gap_line {
+	double t0;	/* the first sample's distance from A along the line */
+	int n;
+	double v[GAP_MAXS];
+} gap_line;
+
+/* The image along the line from A to B moved by off across it; -1 when a
+ * sample leaves the image (a clamped reading would invent a wall). */
+static int sample_line(const fs_image *img, double ax, double ay, double ux, double uy, double d, double off,
+		       gap_line *L)
+{
+	double t0 = GAP_T0 * d, t1 = GAP_T1 * d;
+	int n = (int)floor((t1 - t0) / GAP_STEP) + 1;
+	if (n < 4 * GAP_DSPAN + 3 || n > GAP_MAXS)
+		return -1;
+	double ox = ax - uy * off, oy = ay + ux * off;
+	for (int i = 0; i < n; i++) {
+		double t = t0 + i * GAP_STEP, x = ox + ux * t, y = oy + uy * t;
+		if (!(x >= 0 && y >= 0 && x <= img->width - 1 && y <= img->height - 1))
+			return -1;
+		L->v[i] = fs_image_sample_clamped(img, x, y);
+	}
+	L->t0 = t0;
+	L->n = n;
+	return 0;
+}
+
+/* The innermost strong wall step in samples [lo, hi) of |g|, searched from
+ * the end nearest the middle (from_hi: from hi down); its position along
+ * the line, or NAN. */
+static double wall_step(const double *g, int lo, int hi, int from_hi, double t0)
+{
+	double best = 0;
+	for (int i = lo; i < hi; i++)
+		if (fabs(g[i]) > best)
+			best = fabs(g[i]);
+	if (!(best > 0))
+		return NAN;
+	for (int k = 0; k < hi - lo; k++) {
+		int i = from_hi ? hi - 1 - k : lo + k;
+		if (i <= lo || i >= hi - 1)
+			continue;
+		double a = fabs(g[i - 1]), b = fabs(g[i]), c = fabs(g[i + 1]);
+		if (b >= GAP_WALL_SHARE * best && b >= a && b >= c)
+			return t0 + (i + fs_parabola_vertex(a, b, c)) * GAP_STEP;
+	}
+	return NAN;
+}
+
+/* Both walls' steepest steps on one line: e1 (A's foot) and e2 (B's). */
+static int line_steps(const gap_line *L, double d, double *e1, double *e2)
+{
+	double g[GAP_MAXS];
+	int n = L->n, s = GAP_DSPAN;
+	for (int i = 0; i < n; i++)
+		g[i] = i < s || i >= n - s ? 0 : (L->v[i + s] - L->v[i - s]) / (2 * s * GAP_STEP);
+	int mid = (int)lround((0.5 * d - L->t0) / GAP_STEP);
+	if (mid <= s || mid >= n - s)
+		return -1;
+	*e1 = wall_step(g, s, mid + 1, 1, L->t0);
+	*e2 = wall_step(g, mid, n - s, 0, L->t0);
+	return isfinite(*e1) && isfinite(*e2) && *e2 > *e1 ? 0 : -1;
+}
+
+static double phi(double z)
+{
+	return 0.3989422804014327 * exp(-0.5 * z * z);
+}
+
+static double Phi(double z)
+{
+	return 0.5 * erfc(-z / M_SQRT2);
+}
+
+/* Least squares of the six linear terms for the feet e1 < e2 and blur s
+ * over samples [lo, hi) of L; the residual sum of squares (HUGE_VAL when
+ * singular). */
+static double valley_rss(const gap_line *L, int lo, int hi, double e1, double e2, double s)
+{
+	double A[6][7];
+	memset(A, 0, sizeof A);
+	double m = 0.5 * (e1 + e2);
+	double yy = 0;
+	for (int i = lo; i < hi; i++) {
+		double t = L->t0 + i * GAP_STEP, y = L->v[i];
+		double z1 = (e1 - t) / s, z2 = (e2 - t) / s;
+		double P1 = Phi(z1), P2 = Phi(z2), p1 = phi(z1), p2 = phi(z2);
+		double f[6] = {P1,
+			       (t - e1) * P1 - s * p1,
+			       P2 - P1,
+			       (t - m) * (P2 - P1) - s * (p2 - p1),
+			       1 - P2,
+			       (t - e2) * (1 - P2) + s * p2};
+		for (int a = 0; a < 6; a++) {
+			for (int b = a; b < 6; b++)
+				A[a][b] += f[a] * f[b];
+			A[a][6] += f[a] * y;
+		}
+		yy += y * y;
+	}
+	for (int a = 0; a < 6; a++)
+		for (int b = 0; b < a; b++)
+			A[a][b] = A[b][a];
+	/* the normal equations by elimination; the fitted terms' sum of
+	 * squares is c . (X^T y), so rss = y.y - c . X^T y */
+	double B[6][7];
+	memcpy(B, A, sizeof B);
+	for (int c = 0; c < 6; c++) {
+		int p = c;
+		for (int r = c + 1; r < 6; r++)
+			if (fabs(B[r][c]) > fabs(B[p][c]))
+				p = r;
+		if (!(fabs(B[p][c]) > 1e-12 * (fabs(A[c][c]) + 1e-30)))
+			return HUGE_VAL;
+		if (p != c)
+			for (int k = 0; k < 7; k++) {
+				double tmp = B[c][k];
+				B[c][k] = B[p][k];
+				B[p][k] = tmp;
+			}
+		for (int r = c + 1; r < 6; r++) {
+			double q = B[r][c] / B[c][c];
+			for (int k = c; k < 7; k++)
+				B[r][k] -= q * B[c][k];
+		}
+	}
+	double x[6];
+	for (int c = 5; c >= 0; c--) {
+		double v = B[c][6];
+		for (int k = c + 1; k < 6; k++)
+			v -= B[c][k] * x[k];
+		x[c] = v / B[c][c];
+	}
+	double fit = 0;
+	for (int a = 0; a < 6; a++)
+		fit += x[a] * A[a][6];
+	return yy - fit;
+}
+
+/* One parameter of (e1, e2, s) searched over [c - h, c + h] on 9 points,
+ * the best moved to its parabola's vertex when that fits better. */
+static double search_one(const gap_line *L, int lo, int hi, double *p, int which, double h, double lo_b, double hi_b)
+{
+	double c = p[which], best = HUGE_VAL, bv = c, r[9];
+	for (int k = 0; k < 9; k++) {
+		double q[3] = {p[0], p[1], p[2]};
+		q[which] = c + h * (k - 4) / 4.0;
+		if (q[which] < lo_b || q[which] > hi_b || !(q[1] > q[0] + 0.2)) {
+			r[k] = HUGE_VAL;
+			continue;
+		}
+		r[k] = valley_rss(L, lo, hi, q[0], q[1], q[2]);
+		if (r[k] < best) {
+			best = r[k];
+			bv = q[which];
+		}
+	}
+	int kb = (int)lround((bv - c) * 4 / h) + 4;
+	if (kb > 0 && kb < 8 && isfinite(r[kb - 1]) && isfinite(r[kb + 1])) {
+		double o = fs_parabola_vertex(-r[kb - 1], -r[kb], -r[kb + 1]);
+		double q[3] = {p[0], p[1], p[2]};
+		q[which] = bv + o * h / 4;
+		if (q[1] > q[0] + 0.2) {
+			double rv = valley_rss(L, lo, hi, q[0], q[1], q[2]);
+			if (rv < best) {
+				best = rv;
+				bv = q[which];
+			}
+		}
+	}
+	p[which] = bv;
+	return best;
+}
+
+/* The valley model fitted on one line from the steps e1, e2: the feet and
+ * the blur in *e1, *e2, *s. */
+static int line_fit(const gap_line *L, double d, double *e1, double *e2, double *s)
+{
+	double w = 0.12 * d;
+	int lo = (int)floor((*e1 - w - L->t0) / GAP_STEP), hi = (int)ceil((*e2 + w - L->t0) / GAP_STEP) + 1;
+	if (lo < 0)
+		lo = 0;
+	if (hi > L->n)
+		hi = L->n;
+	if (hi - lo < 12)
+		return -1;
+	double p[3] = {*e1, *e2, 1.0};
+	double h[3] = {0.6, 0.6, 0.6};
+	double tlo = L->t0 + lo * GAP_STEP, thi = L->t0 + (hi - 1) * GAP_STEP;
+	for (int it = 0; it < 6; it++) {
+		search_one(L, lo, hi, p, 2, h[2], 0.25, 3.0);
+		search_one(L, lo, hi, p, 0, h[0], tlo, thi);
+		search_one(L, lo, hi, p, 1, h[1], tlo, thi);
+		for (int k = 0; k < 3; k++)
+			h[k] *= 0.5;
+	}
+	*e1 = p[0];
+	*e2 = p[1];
+	*s = p[2];
+	return 0;
+}
+
+int fs_gap_feet(const fs_image *img, double ax, double ay, double bx, double by, int method, double sigma,
+		double *ra, double *rb, double *sig)
+{
+	*ra = *rb = NAN;
+	if (sig)
+		*sig = NAN;
+	double dx = bx - ax, dy = by - ay, d = hypot(dx, dy);
+	if (!(d > 4) || !img->data)
+		return -1;
+	double ux = dx / d, uy = dy / d;
+	double sa = 0, sb = 0, ss = 0;
+	int nl = 0;
+	static __thread gap_line L;
+	for (int l = 0; l < GAP_LINES; l++) {
+		double off = line_off[l], e1, e2, s = sigma;
+		if (sample_line(img, ax, ay, ux, uy, d, off, &L) || line_steps(&L, d, &e1, &e2))
+			continue;
+		if (method == FS_GAP_FIT && line_fit(&L, d, &e1, &e2, &s))
+			continue;
+		/* each foot's distance to its own centre, then the blurred
+		 * circle's inward shift sigma^2 / 2R taken back */
+		double r1 = hypot(e1, off), r2 = hypot(d - e2, off);
+		if (s > 0) {
+			r1 += s * s / (2 * r1);
+			r2 += s * s / (2 * r2);
+		}
+		sa += r1;
+		sb += r2;
+		ss += s;
+		nl++;
+	}
+	if (!nl)
+		return -1;
+	*ra = sa / nl;
+	*rb = sb / nl;
+	if (sig)
+		*sig = ss / nl;
+	return 0;
+}
+
+int fs_gap_radii(const fs_image *img, const double *x, const double *y, size_t n, double pitch, int method,
+		 double sigma, double azimuth, double *r, int *nr)
+{
+	for (size_t i = 0; i < n; i++) {
+		r[i] = NAN;
+		if (nr)
+			nr[i] = 0;
+	}
+	double *sum = calloc(n ? n : 1, sizeof *sum);
+	int *cnt = calloc(n ? n : 1, sizeof *cnt);
+	if (!sum || !cnt) {
+		free(sum);
+		free(cnt);
+		return -1;
+	}
+	double reach = 1.25 * pitch;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			if (!isfinite(x[i]) || !isfinite(x[j]) || fabs(x[j] - x[i]) > reach || fabs(y[j] - y[i]) > reach ||
+			    hypot(x[j] - x[i], y[j] - y[i]) > reach)
+				continue;
+			double ra, rb;
+			if (fs_gap_feet(img, x[i], y[i], x[j], y[j], method, sigma, &ra, &rb, NULL))
+				continue;
+			/* i's foot faces j: its outward direction is i -> j */
+			double c = isfinite(azimuth) ? ((x[j] - x[i]) * cos(azimuth) + (y[j] - y[i]) * sin(azimuth)) /
+							      hypot(x[j] - x[i], y[j] - y[i])
+						     : 0;
+			if (!isfinite(azimuth) || c >= FS_GAP_LIT_COS) {
+				sum[i] += ra;
+				cnt[i]++;
+			}
+			if (!isfinite(azimuth) || -c >= FS_GAP_LIT_COS) {
+				sum[j] += rb;
+				cnt[j]++;
+			}
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (cnt[i])
+			r[i] = sum[i] / cnt[i];
+		if (nr)
+			nr[i] = cnt[i];
+	}
+	free(sum);
+	free(cnt);
+	return 0;
+}

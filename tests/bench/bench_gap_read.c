@@ -1,0 +1,350 @@
+/*
+ * bench_gap_read - the fill-0.8 corner scenes' S read from the valleys
+ * between neighbouring domes (analysis/gap_read.h, h47g). Asserts nothing.
+ *
+ * Why: at fill 0.8 the space is a quarter of D, so the mean S within 3 %
+ * needs the mean D within about 0.75 %; the level's radial reading misses
+ * that on the pitch-16 domes under the 5-px screen and on the pitch-64
+ * flat tall tops (h46k: their S misses are the sizes'). The valley between
+ * two domes shows both feet, each on the side the other does not cover.
+ * Which reading of it carries S, from the TRUE centres, scene by scene.
+ *
+ * Per scene and seed set, on detection's measurement image (msig 0.5 px,
+ * 1 px from a pitch of 40 px, as scene_sets.c), every dome at its TRUE
+ * centre given a radius by each reading, scored as test_sem_accuracy
+ * scores a detection (sem_score_detection: mean D and S errors %):
+ *   L     the level's own reader (fs_det_base_level_one, reach 0.6 pitch:
+ *         the rule's first reading from these centres);
+ *   G0    the valley's steepest steps, no curvature correction;
+ *   Gv    the same with the blurred circle's sigma^2 / 2R taken back at
+ *         sigma from the L readings' own step variance (v1, h46b);
+ *   GF    the valley model fitted (its own blur, corrected the same way);
+ *   GL    Gv's feet, only those facing the detector or across its axis
+ *         (the simulator's azimuth: an oracle of the direction alone);
+ *   GLF   GF's the same;
+ * and with --rule the dome rule's detection: its own D and S, and its
+ * radii all scaled by the mean Gv, GF, GL and GLF radius read at the
+ * rule's own centres over its mean radius (sem_score_scaled; rGv, rGF,
+ * rGL, rGLF): what the level taken from the valleys would give.
+ * A line per scene-seed; per scene the mean S error and the count of
+ * seed sets within 3 % of each; a count line at the end.
+ *
+ * --dirs 1: per scene-seed each foot's error from the TRUE centres (steps
+ * without the correction, and the fit), binned by its outward direction
+ * against the detector's azimuth (0 = facing it); --dirs 2 also the mean
+ * valley profile per bin (dirs_print).
+ *
+ * Usage: bench_gap_read [--rule] [--dirs 1|2] [--seeds A,B,...]
+ * [--set KEY=VALUE]... [SCENE...] (default the 21 pitch-16 and pitch-64
+ * fill-0.8 scenes h47g looked at; seeds default 0; SEM_SCENE_CACHE shares
+ * the renders).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/detect.h"
+#include "analysis/detect_base_fit.h"
+#include "analysis/detect_methods.h"
+#include "analysis/gap_read.h"
+#include "sem_cache.h"
+#include "sem_opts_keys.h"
+#include "sem_scene.h"
+#include "sem_score.h"
+
+#define MAXSEEDS 16
+#define MAXSCENES 64
+enum { R_L, R_G0, R_GV, R_GF, R_GL, R_GLF, R_RULE, R_RGV, R_RGF, R_RGL, R_RGLF, NREAD };
+static const char *const RNAME[NREAD] = {"L", "G0", "Gv", "GF", "GL", "GLF", "rule", "rGv", "rGF", "rGL", "rGLF"};
+
+/* --dirs: every counted true pair's two feet read by method, each foot's
+ * error (px, read minus true radius) binned by its outward direction's
+ * angle to the detector's azimuth (8 bins of 45 degrees, 0 = the foot
+ * facing the detector); and the mean profile across the valley about the
+ * true gap's middle in the same bins (--dirs 2). */
+static void dirs_print(const fs_image *meas, const sem_truth *tr, double az, int method, double sigma, int prof)
+{
+	double se[8] = {0}, se2[8] = {0};
+	int ne[8] = {0};
+	enum { NP = 41 };
+	double pr[8][NP], npr[8];
+	memset(pr, 0, sizeof pr);
+	memset(npr, 0, sizeof npr);
+	for (size_t q = 0; q < tr->n_pairs; q++) {
+		int i = tr->pi[q], j = tr->pj[q];
+		if (!sem_counted(tr, tr->x[i], tr->y[i]) || !sem_counted(tr, tr->x[j], tr->y[j]))
+			continue;
+		double ra, rb;
+		if (fs_gap_feet(meas, tr->x[i], tr->y[i], tr->x[j], tr->y[j], method, sigma, &ra, &rb, NULL))
+			continue;
+		double dx = tr->x[j] - tr->x[i], dy = tr->y[j] - tr->y[i], d = hypot(dx, dy);
+		double ang = atan2(dy, dx) - az;
+		for (int side = 0; side < 2; side++) {
+			double a = side ? ang + M_PI : ang;
+			a = fmod(a + 8 * M_PI + M_PI / 8, 2 * M_PI);
+			int b = (int)(a / (M_PI / 4)) & 7;
+			double e = side ? rb - 0.5 * tr->d[j] : ra - 0.5 * tr->d[i];
+			se[b] += e;
+			se2[b] += e * e;
+			ne[b]++;
+		}
+		if (prof) {
+			/* about the true gap's middle, from A's side (bin of A's foot) */
+			double a = fmod(ang + 8 * M_PI + M_PI / 8, 2 * M_PI);
+			int b = (int)(a / (M_PI / 4)) & 7;
+			double mid = 0.5 * (0.5 * tr->d[i] + d - 0.5 * tr->d[j]);
+			for (int k = 0; k < NP; k++) {
+				double t = mid + (k - NP / 2) * 0.0125 * d;
+				pr[b][k] += fs_image_sample(meas, tr->x[i] + dx / d * t, tr->y[i] + dy / d * t);
+			}
+			npr[b]++;
+		}
+	}
+	printf("  DIRS method %d:", method);
+	for (int b = 0; b < 8; b++)
+		printf(" %3d:%+.3f", b * 45, ne[b] ? se[b] / ne[b] : NAN);
+	printf("\n");
+	(void)se2;
+	if (prof)
+		for (int b = 0; b < 8; b++) {
+			printf("  PROF %3d (A's foot bin; x in 1/80 d from the true gap middle):", b * 45);
+			for (int k = 0; k < NP; k++)
+				printf(" %.3f", npr[b] ? pr[b][k] / npr[b] : NAN);
+			printf("\n");
+		}
+}
+
+/* Every variant's radii from one reading of each valley (fs_gap_radii's
+ * neighbours and sums, each method read once): g0 the steps, gv with
+ * sigma^2 / 2R at sig (per foot, as fs_gap_feet does it on the mean of
+ * its lines), gf the fit, gl and glf gv's and gf's lit feet alone. */
+static void gap_variants(const fs_image *meas, const double *x, const double *y, size_t n, double pitch, double sig,
+			 double az, double *g0, double *gv, double *gf, double *gl, double *glf)
+{
+	double *acc = calloc(10 * (n ? n : 1), sizeof *acc);
+	double *out[5] = {g0, gv, gf, gl, glf};
+	double reach = 1.25 * pitch;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			if (fabs(x[j] - x[i]) > reach || fabs(y[j] - y[i]) > reach ||
+			    hypot(x[j] - x[i], y[j] - y[i]) > reach)
+				continue;
+			double sa, sb, fa, fb;
+			int st = fs_gap_feet(meas, x[i], y[i], x[j], y[j], FS_GAP_STEPS, 0, &sa, &sb, NULL);
+			int ft = fs_gap_feet(meas, x[i], y[i], x[j], y[j], FS_GAP_FIT, 0, &fa, &fb, NULL);
+			double c = ((x[j] - x[i]) * cos(az) + (y[j] - y[i]) * sin(az)) / hypot(x[j] - x[i], y[j] - y[i]);
+			for (int side = 0; side < 2; side++) {
+				size_t k = side ? j : i;
+				int lit = (side ? -c : c) >= FS_GAP_LIT_COS;
+				double rs = side ? sb : sa, rf = side ? fb : fa;
+				double v[5] = {rs, sig > 0 ? rs + sig * sig / (2 * rs) : rs, rf, NAN, NAN};
+				v[3] = v[1];
+				v[4] = rf;
+				for (int q = 0; q < 5; q++) {
+					if ((q < 2 || q == 3) && st)
+						continue;
+					if ((q == 2 || q == 4) && ft)
+						continue;
+					if (q >= 3 && !lit)
+						continue;
+					acc[10 * k + 2 * q] += v[q];
+					acc[10 * k + 2 * q + 1] += 1;
+				}
+			}
+		}
+	for (size_t k = 0; k < n; k++)
+		for (int q = 0; q < 5; q++)
+			out[q][k] = acc[10 * k + 2 * q + 1] > 0 ? acc[10 * k + 2 * q] / acc[10 * k + 2 * q + 1] : NAN;
+	free(acc);
+}
+
+/* radii r at the given centres scored against tr; d, s the errors % */
+static int score_radii(const sem_truth *tr, const double *x, const double *y, const double *r, size_t n,
+		       double halftone, double *d, double *s)
+{
+	fs_tubercle_list l = {0};
+	for (size_t i = 0; i < n; i++) {
+		fs_tubercle t;
+		fs_tubercle_init(&t);
+		t.id = (int)i + 1;
+		t.centroid_x = x[i];
+		t.centroid_y = y[i];
+		t.radius_px = r[i];
+		t.fit_quality = 1;
+		if (fs_tubercle_list_append(&l, &t)) {
+			fs_tubercle_list_free(&l);
+			return -1;
+		}
+	}
+	int rc = sem_score_scaled_ds(tr, &l, halftone, 1.0, d, s);
+	fs_tubercle_list_free(&l);
+	return rc;
+}
+
+typedef struct acc {
+	double s_sum, d_sum;
+	int n, s_ok, d_ok;
+} acc;
+
+static void acc_add(acc *a, double d, double s)
+{
+	if (!isfinite(s))
+		return;
+	a->s_sum += s;
+	a->d_sum += d;
+	a->n++;
+	a->s_ok += fabs(s) < 3;
+	a->d_ok += fabs(d) < 3;
+}
+
+/* One scene-seed: its line, its errors into a[]. */
+static int run_one(int k, unsigned seed_add, const sem_opts_args *set, int rule, int dirs, acc *a)
+{
+	sem_opts o;
+	sem_corner_args(k, seed_add, set, &o);
+	sem_scene sc;
+	fs_detect_result res;
+	memset(&res, 0, sizeof res);
+	if (rule ? sem_scene_detect(&sc, &o, fs_detect_domes, &res) : sem_scene_render(&sc, &o)) {
+		printf("%d +%u: %s\n", k, seed_add, sc.err);
+		return -1;
+	}
+	const sem_truth *tr = &sc.tr;
+	fs_image *fimg = sc.img->bits ? fs_image_to_float(sc.img) : NULL, *meas = NULL;
+	double msig = tr->pitch >= 40 ? 1.0 : 0.5;
+	char err[256];
+	if (fs_detect_measure_image(fimg ? fimg : sc.img, &sc.p, msig, &meas, err, sizeof err)) {
+		printf("%d +%u: measurement image: %s\n", k, seed_add, err);
+		fs_image_free(fimg);
+		fs_detect_result_free(&res);
+		sem_scene_close(&sc);
+		return -1;
+	}
+	size_t n = tr->n;
+	double *r = malloc(6 * n * sizeof *r), *gv = r + n, *gf = r + 2 * n, *g0 = r + 3 * n, *gl = r + 4 * n,
+	       *glf = r + 5 * n;
+	double mr = 0.6 * tr->pitch, vs = 0;
+	int nv = 0;
+	for (size_t i = 0; i < n; i++) {
+		int e;
+		double v;
+		r[i] = fs_det_base_level_blur(meas, tr->x[i], tr->y[i], mr, 1, &e, &v, NULL);
+		if (e)
+			r[i] = NAN;
+		if (isfinite(v) && sem_counted(tr, tr->x[i], tr->y[i])) {
+			vs += v;
+			nv++;
+		}
+	}
+	double sig = nv ? sqrt(vs / nv) : 0;
+	gap_variants(meas, tr->x, tr->y, n, tr->pitch, sig, o.det_azimuth, g0, gv, gf, gl, glf);
+	double d[NREAD], s[NREAD];
+	for (int q = 0; q < NREAD; q++)
+		d[q] = s[q] = NAN;
+	const double *rr[6] = {r, g0, gv, gf, gl, glf};
+	for (int q = 0; q < 6; q++)
+		score_radii(tr, tr->x, tr->y, rr[q], n, o.halftone, &d[q], &s[q]);
+	if (rule) {
+		size_t m = res.tubercles.n;
+		double *rx = malloc(5 * (m ? m : 1) * sizeof *rx), *ry = rx + m, *rg = rx + 2 * m, *rf = rx + 3 * m,
+		       *rw = rx + 4 * m;
+		for (size_t i = 0; i < m; i++) {
+			const fs_tubercle *t = &res.tubercles.items[i];
+			rx[i] = t->centroid_x;
+			ry[i] = t->centroid_y;
+			rw[i] = t->radius_px;
+		}
+		double *r0 = malloc(3 * (m ? m : 1) * sizeof *r0), *rl = r0 + m, *rlf = r0 + 2 * m;
+		gap_variants(meas, rx, ry, m, res.pitch_px, sig, o.det_azimuth, r0, rg, rf, rl, rlf);
+		sem_score_scaled_ds(tr, &res.tubercles, o.halftone, 1.0, &d[R_RULE], &s[R_RULE]);
+		/* the rule's radii scaled by each reading's mean over its own
+		 * mean, over the domes both size */
+		const double *gr[4] = {rg, rf, rl, rlf};
+		for (int q = 0; q < 4; q++) {
+			double sw = 0, sg = 0;
+			for (size_t i = 0; i < m; i++)
+				if (isfinite(rw[i]) && isfinite(gr[q][i])) {
+					sw += rw[i];
+					sg += gr[q][i];
+				}
+			if (sw > 0)
+				sem_score_scaled_ds(tr, &res.tubercles, o.halftone, sg / sw, &d[R_RGV + q], &s[R_RGV + q]);
+		}
+		free(r0);
+		free(rx);
+	}
+	if (dirs) {
+		dirs_print(meas, tr, o.det_azimuth, FS_GAP_STEPS, 0, dirs > 1);
+		dirs_print(meas, tr, o.det_azimuth, FS_GAP_FIT, 0, 0);
+	}
+	printf("%2d +%-5u sig %.3f", k, seed_add, sig);
+	for (int q = 0; q < NREAD; q++)
+		if (q < R_RULE || rule) {
+			printf(" | %s %+6.2f %+6.2f", RNAME[q], d[q], s[q]);
+			acc_add(&a[q], d[q], s[q]);
+		}
+	printf("\n");
+	fflush(stdout);
+	free(r);
+	fs_image_free(meas);
+	fs_image_free(fimg);
+	fs_detect_result_free(&res);
+	sem_scene_close(&sc);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const int def[] = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 39, 47, 55, 59, 63};
+	int scenes[MAXSCENES], ns = 0, rule = 0, dirs = 0, nseed = 1;
+	unsigned seeds[MAXSEEDS] = {0};
+	sem_opts_args set = {0};
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--rule"))
+			rule = 1;
+		else if (!strcmp(argv[i], "--dirs") && i + 1 < argc)
+			dirs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
+			nseed = 0;
+			for (char *p = argv[++i]; *p && nseed < MAXSEEDS;) {
+				seeds[nseed++] = (unsigned)strtoul(p, &p, 10);
+				if (*p == ',')
+					p++;
+			}
+		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			if (sem_opts_args_say(&set, argv[0], "--set", argv[i + 1]))
+				return 2;
+			i++;
+		} else if (argv[i][0] >= '0' && argv[i][0] <= '9' && ns < MAXSCENES)
+			scenes[ns++] = atoi(argv[i]);
+		else {
+			fprintf(stderr, "usage: %s [--rule] [--dirs 1|2] [--seeds A,B,...] [--set KEY=VALUE]... [SCENE...]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (!ns)
+		for (size_t i = 0; i < sizeof def / sizeof def[0]; i++)
+			scenes[ns++] = def[i];
+	int tot[NREAD] = {0};
+	for (int a = 0; a < ns; a++) {
+		acc ac[NREAD];
+		memset(ac, 0, sizeof ac);
+		for (int b = 0; b < nseed; b++)
+			run_one(scenes[a], seeds[b], &set, rule, dirs, ac);
+		printf("SCENE %2d:", scenes[a]);
+		for (int q = 0; q < NREAD; q++)
+			if (ac[q].n) {
+				printf(" %s S %+6.2f (%d/%d)", RNAME[q], ac[q].s_sum / ac[q].n, ac[q].s_ok, ac[q].n);
+				tot[q] += ac[q].s_ok;
+			}
+		printf("\n");
+		fflush(stdout);
+	}
+	printf("S within 3 %%, scene-seeds:");
+	for (int q = 0; q < NREAD; q++)
+		if (q < R_RULE || rule)
+			printf(" %s %d", RNAME[q], tot[q]);
+	printf("\n");
+	return 0;
+}
