@@ -175,6 +175,41 @@ static inline double sample_split(const fs_image *img, int xi, int yi, double u,
 }
 
 #ifdef FS_LANES_AVX
+/* The rays' offsets from a pass's start, u[k][j] = cs[k] j step and
+ * v[k][j] = sn[k] j step (the products in sample_rays' order, so the
+ * same values), for one step. A detection reads every dome of an image
+ * at one step (the readers' radii windows are the image's: one table
+ * filled for the 2048 x 1536 lattice, one for each P1 figure), so each
+ * thread keeps the last few: the quads' two products a coordinate
+ * were 4 of their some 70 instructions, 3.9 M quads on the 2048 x 1536
+ * lattice (h47f). */
+typedef struct ray_offsets {
+	double step;
+	double u[NRAYS][NMAX + 1], v[NRAYS][NMAX + 1];
+} ray_offsets;
+
+#define RAY_OFFSETS_KEPT 4
+
+static const ray_offsets *ray_offsets_for(const double *cs, const double *sn, double step)
+{
+	static _Thread_local ray_offsets kept[RAY_OFFSETS_KEPT];
+	static _Thread_local int filled, next;
+	for (int i = 0; i < filled; i++)
+		if (kept[i].step == step)
+			return &kept[i];
+	ray_offsets *o = &kept[next];
+	next = (next + 1) % RAY_OFFSETS_KEPT;
+	if (filled < RAY_OFFSETS_KEPT)
+		filled++;
+	o->step = step;
+	for (int k = 0; k < NRAYS; k++)
+		for (int j = 0; j <= NMAX; j++) {
+			o->u[k][j] = cs[k] * j * step;
+			o->v[k][j] = sn[k] * j * step;
+		}
+	return o;
+}
+
 /*
  * sample_rays with AVX (where the CPU has it, fs_cpu_has_avx: the build
  * targets plain x86-64): four samples of a ray at a time, four to a
@@ -193,19 +228,18 @@ static inline double sample_split(const fs_image *img, int xi, int yi, double u,
  * points for the one-at-a-time reads (a test and two stores a quad,
  * 16 M of the 2048 x 1536 lattice, h46o). */
 __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const fs_image *img, int xi, int yi,
-									    v4d X, v4d Y, v4d C, v4d S, v4d st,
-									    int ja, int jb, const int checked,
-									    double *out)
+									    v4d X, v4d Y, const double *ou,
+									    const double *ov, int ja, int jb,
+									    const int checked, double *out)
 {
 	const float *d = img->data;
 	int w = img->width, h = img->height;
 	double xe = w - 1, ye = h - 1;
-	v4d one = {1, 1, 1, 1}, XI = {xi, xi, xi, xi}, YI = {yi, yi, yi, yi}, W = {w, w, w, w}, four = {4, 4, 4, 4};
+	v4d one = {1, 1, 1, 1}, XI = {xi, xi, xi, xi}, YI = {yi, yi, yi, yi}, W = {w, w, w, w};
 	v4d zero = {0, 0, 0, 0}, XE = {xe, xe, xe, xe}, YE = {ye, ye, ye, ye};
-	v4d jj = {ja, ja + 1, ja + 2, ja + 3};
 	int j = ja;
-	for (; j + 3 <= jb; j += 4, jj += four) {
-		v4d pu = X + C * jj * st, pv = Y + S * jj * st;
+	for (; j + 3 <= jb; j += 4) {
+		v4d pu = X + fs_ld4d(ou + j), pv = Y + fs_ld4d(ov + j);
 		v4d fu = fs_floor4d(pu), fv = fs_floor4d(pv);
 		v4d ax = XI + fu, ay = YI + fv;
 		if (checked) {
@@ -238,14 +272,14 @@ __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, con
 							 int xi, int yi, double x, double y, double step, int ja,
 							 int jb, int inside, double raw[NRAYS][NMAX + 1])
 {
-	v4d X = {x, x, x, x}, Y = {y, y, y, y}, st = {step, step, step, step};
+	v4d X = {x, x, x, x}, Y = {y, y, y, y};
+	const ray_offsets *o = ray_offsets_for(cs, sn, step);
 	/* the unchecked loop's cell indices as 32-bit numbers
 	 * (fs_corners4_at32): a larger image reads through the checked one */
 	int small = inside && (long long)img->width * img->height <= INT_MAX;
 	for (int k = 0; k < NRAYS; k++) {
-		v4d C = {cs[k], cs[k], cs[k], cs[k]}, S = {sn[k], sn[k], sn[k], sn[k]};
-		int j = small ? ray_quads4(img, xi, yi, X, Y, C, S, st, ja, jb, 0, raw[k])
-			       : ray_quads4(img, xi, yi, X, Y, C, S, st, ja, jb, 1, raw[k]);
+		int j = small ? ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 0, raw[k])
+			       : ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 1, raw[k]);
 		for (; j <= jb; j++)
 			raw[k][j] = sample_split(img, xi, yi, x + cs[k] * j * step, y + sn[k] * j * step);
 	}
