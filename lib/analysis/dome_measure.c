@@ -831,28 +831,35 @@ static double kappa_of(const step_widths *w)
 }
 
 #ifdef FS_LANES_AVX
-/* lean_steps' loop for one ray with AVX, four radii at a time (each lane
+/* lean_steps' loop over the rays with AVX, four radii at a time (each lane
  * ray_steps4's quotient and magnitude, h's sums in the same order), the
  * radii left one at a time as lean_steps' plain loop makes them. */
-__attribute__((target("avx"))) static void span_steps4(const double *v, int a, int b, double step, double *d,
-							double *h)
+__attribute__((target("avx"))) static void span_steps4(const double raw[NRAYS][NMAX + 1], int a, int b, double step,
+							double d[NRAYS][NMAX], double *h)
 {
 	v4d two_step = {2 * step, 2 * step, 2 * step, 2 * step};
 	__m256d mag4 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
-	int j = a;
-	for (; j + 3 <= b; j += 4) {
-		v4d q = (fs_ld4d(v + j + 1) - fs_ld4d(v + j - 1)) / two_step;
-		v4d m = (v4d)_mm256_and_pd((__m256d)q, mag4);
-		memcpy(d + j, &m, sizeof m);
-		if (h) {
-			v4d hj = fs_ld4d(h + j) + m;
-			memcpy(h + j, &hj, sizeof hj);
+	/* every ray in one call, ray by ray (h's sums in their order): a
+	 * call a ray was a fifth of the lean steps' 27 M instructions on the
+	 * 2048 x 1536 lattice (h47f) */
+	for (int k = 0; k < NRAYS; k++) {
+		const double *v = raw[k];
+		double *dk = d[k];
+		int j = a;
+		for (; j + 3 <= b; j += 4) {
+			v4d q = (fs_ld4d(v + j + 1) - fs_ld4d(v + j - 1)) / two_step;
+			v4d m = (v4d)_mm256_and_pd((__m256d)q, mag4);
+			memcpy(dk + j, &m, sizeof m);
+			if (h) {
+				v4d hj = fs_ld4d(h + j) + m;
+				memcpy(h + j, &hj, sizeof hj);
+			}
 		}
-	}
-	for (; j <= b; j++) {
-		d[j] = fabs((v[j + 1] - v[j - 1]) / (2 * step));
-		if (h)
-			h[j] += d[j];
+		for (; j <= b; j++) {
+			dk[j] = fabs((v[j + 1] - v[j - 1]) / (2 * step));
+			if (h)
+				h[j] += dk[j];
+		}
 	}
 }
 #endif
@@ -968,8 +975,7 @@ static void lean_steps(const fs_image *img, const double *cs, const double *sn, 
 	sample_rays(img, cs, sn, xi, yi, x, y, step, n, sa, sb, raw);
 #ifdef FS_LANES_AVX
 	if (fs_cpu_has_avx()) {
-		for (int k = 0; k < NRAYS; k++)
-			span_steps4(raw[k], a, b, step, d[k], h);
+		span_steps4(raw, a, b, step, d, h);
 		return;
 	}
 #endif
