@@ -175,6 +175,41 @@ static inline double sample_split(const fs_image *img, int xi, int yi, double u,
 }
 
 #ifdef FS_LANES_AVX
+/* The rays' offsets from a pass's start, u[k][j] = cs[k] j step and
+ * v[k][j] = sn[k] j step (the products in sample_rays' order, so the
+ * same values), for one step. A detection reads every dome of an image
+ * at one step (the readers' radii windows are the image's: one table
+ * filled for the 2048 x 1536 lattice, one for each P1 figure), so each
+ * thread keeps the last few: the quads' two products a coordinate
+ * were 4 of their some 70 instructions, 3.9 M quads on the 2048 x 1536
+ * lattice (h47f). */
+typedef struct ray_offsets {
+	double step;
+	double u[NRAYS][NMAX + 1], v[NRAYS][NMAX + 1];
+} ray_offsets;
+
+#define RAY_OFFSETS_KEPT 4
+
+static const ray_offsets *ray_offsets_for(const double *cs, const double *sn, double step)
+{
+	static _Thread_local ray_offsets kept[RAY_OFFSETS_KEPT];
+	static _Thread_local int filled, next;
+	for (int i = 0; i < filled; i++)
+		if (kept[i].step == step)
+			return &kept[i];
+	ray_offsets *o = &kept[next];
+	next = (next + 1) % RAY_OFFSETS_KEPT;
+	if (filled < RAY_OFFSETS_KEPT)
+		filled++;
+	o->step = step;
+	for (int k = 0; k < NRAYS; k++)
+		for (int j = 0; j <= NMAX; j++) {
+			o->u[k][j] = cs[k] * j * step;
+			o->v[k][j] = sn[k] * j * step;
+		}
+	return o;
+}
+
 /*
  * sample_rays with AVX (where the CPU has it, fs_cpu_has_avx: the build
  * targets plain x86-64): four samples of a ray at a time, four to a
@@ -193,19 +228,18 @@ static inline double sample_split(const fs_image *img, int xi, int yi, double u,
  * points for the one-at-a-time reads (a test and two stores a quad,
  * 16 M of the 2048 x 1536 lattice, h46o). */
 __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const fs_image *img, int xi, int yi,
-									    v4d X, v4d Y, v4d C, v4d S, v4d st,
-									    int ja, int jb, const int checked,
-									    double *out)
+									    v4d X, v4d Y, const double *ou,
+									    const double *ov, int ja, int jb,
+									    const int checked, double *out)
 {
 	const float *d = img->data;
 	int w = img->width, h = img->height;
 	double xe = w - 1, ye = h - 1;
-	v4d one = {1, 1, 1, 1}, XI = {xi, xi, xi, xi}, YI = {yi, yi, yi, yi}, W = {w, w, w, w}, four = {4, 4, 4, 4};
+	v4d one = {1, 1, 1, 1}, XI = {xi, xi, xi, xi}, YI = {yi, yi, yi, yi}, W = {w, w, w, w};
 	v4d zero = {0, 0, 0, 0}, XE = {xe, xe, xe, xe}, YE = {ye, ye, ye, ye};
-	v4d jj = {ja, ja + 1, ja + 2, ja + 3};
 	int j = ja;
-	for (; j + 3 <= jb; j += 4, jj += four) {
-		v4d pu = X + C * jj * st, pv = Y + S * jj * st;
+	for (; j + 3 <= jb; j += 4) {
+		v4d pu = X + fs_ld4d(ou + j), pv = Y + fs_ld4d(ov + j);
 		v4d fu = fs_floor4d(pu), fv = fs_floor4d(pv);
 		v4d ax = XI + fu, ay = YI + fv;
 		if (checked) {
@@ -238,14 +272,14 @@ __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, con
 							 int xi, int yi, double x, double y, double step, int ja,
 							 int jb, int inside, double raw[NRAYS][NMAX + 1])
 {
-	v4d X = {x, x, x, x}, Y = {y, y, y, y}, st = {step, step, step, step};
+	v4d X = {x, x, x, x}, Y = {y, y, y, y};
+	const ray_offsets *o = ray_offsets_for(cs, sn, step);
 	/* the unchecked loop's cell indices as 32-bit numbers
 	 * (fs_corners4_at32): a larger image reads through the checked one */
 	int small = inside && (long long)img->width * img->height <= INT_MAX;
 	for (int k = 0; k < NRAYS; k++) {
-		v4d C = {cs[k], cs[k], cs[k], cs[k]}, S = {sn[k], sn[k], sn[k], sn[k]};
-		int j = small ? ray_quads4(img, xi, yi, X, Y, C, S, st, ja, jb, 0, raw[k])
-			       : ray_quads4(img, xi, yi, X, Y, C, S, st, ja, jb, 1, raw[k]);
+		int j = small ? ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 0, raw[k])
+			       : ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 1, raw[k]);
 		for (; j <= jb; j++)
 			raw[k][j] = sample_split(img, xi, yi, x + cs[k] * j * step, y + sn[k] * j * step);
 	}
@@ -281,6 +315,32 @@ __attribute__((target("avx"))) static int ray_steps4(const double *v, int n, dou
 		if (m4[l] > *mx)
 			*mx = m4[l];
 	return j;
+}
+
+/* An unsmoothed whole pass's steps, every ray in one call: ray_steps4's
+ * quads, then the radii left one at a time as pass()'s loops make them
+ * (the quotient, its magnitude, h's sums ray by ray, the largest step
+ * over radii 1 .. n - 2 into ray_max), so the same values. One call a
+ * pass instead of one a ray and the pair loop after it: those were
+ * 35 M and 10 M instructions of the 2048 x 1536 lattice (h47f). */
+__attribute__((target("avx"))) static void ray_steps_all4(const double raw[NRAYS][NMAX + 1], int n, double step,
+							  double sd[NRAYS][NMAX], double d[NRAYS][NMAX],
+							  double *h, double *ray_max)
+{
+	for (int k = 0; k < NRAYS; k++) {
+		const double *v = raw[k];
+		double mx = 0;
+		d[k][0] = 0;
+		int j = ray_steps4(v, n, step, sd[k], d[k], h, &mx);
+		for (; j < n; j++) {
+			sd[k][j] = (v[j + 1] - v[j - 1]) / (2 * step);
+			d[k][j] = fabs(sd[k][j]);
+			h[j] += d[k][j];
+			if (j < n - 1 && d[k][j] > mx)
+				mx = d[k][j];
+		}
+		ray_max[k] = mx;
+	}
 }
 #endif
 
@@ -771,37 +831,131 @@ static double kappa_of(const step_widths *w)
 }
 
 #ifdef FS_LANES_AVX
-/* lean_steps' loop for one ray with AVX, four radii at a time (each lane
+/* lean_steps' loop over the rays with AVX, four radii at a time (each lane
  * ray_steps4's quotient and magnitude, h's sums in the same order), the
  * radii left one at a time as lean_steps' plain loop makes them. */
-__attribute__((target("avx"))) static void span_steps4(const double *v, int a, int b, double step, double *d,
-							double *h)
+__attribute__((target("avx"))) static void span_steps4(const double raw[NRAYS][NMAX + 1], int a, int b, double step,
+							double d[NRAYS][NMAX], double *h)
 {
 	v4d two_step = {2 * step, 2 * step, 2 * step, 2 * step};
 	__m256d mag4 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
-	int j = a;
-	for (; j + 3 <= b; j += 4) {
-		v4d q = (fs_ld4d(v + j + 1) - fs_ld4d(v + j - 1)) / two_step;
-		v4d m = (v4d)_mm256_and_pd((__m256d)q, mag4);
-		memcpy(d + j, &m, sizeof m);
-		if (h) {
-			v4d hj = fs_ld4d(h + j) + m;
-			memcpy(h + j, &hj, sizeof hj);
+	/* every ray in one call, ray by ray (h's sums in their order): a
+	 * call a ray was a fifth of the lean steps' 27 M instructions on the
+	 * 2048 x 1536 lattice (h47f) */
+	for (int k = 0; k < NRAYS; k++) {
+		const double *v = raw[k];
+		double *dk = d[k];
+		int j = a;
+		for (; j + 3 <= b; j += 4) {
+			v4d q = (fs_ld4d(v + j + 1) - fs_ld4d(v + j - 1)) / two_step;
+			v4d m = (v4d)_mm256_and_pd((__m256d)q, mag4);
+			memcpy(dk + j, &m, sizeof m);
+			if (h) {
+				v4d hj = fs_ld4d(h + j) + m;
+				memcpy(h + j, &hj, sizeof hj);
+			}
+		}
+		for (; j <= b; j++) {
+			dk[j] = fabs((v[j + 1] - v[j - 1]) / (2 * step));
+			if (h)
+				h[j] += dk[j];
 		}
 	}
-	for (; j <= b; j++) {
-		d[j] = fabs((v[j + 1] - v[j - 1]) / (2 * step));
-		if (h)
-			h[j] += d[j];
+}
+#endif
+
+#ifdef FS_LANES_AVX
+/* pass()'s picks with AVX, four rays at a time (a ray to a lane): each
+ * lane the plain loop's product d * wt, its strictly-greater test and its
+ * first radius holding the largest, so the same picks. Four rays' steps
+ * at one radius are gathered from four rows; across the radii instead the
+ * lanes' join cost more than the 9 instructions a product of the plain
+ * loop (h46o), across the rays there is no join. The picks were 39 M
+ * instructions of the 2048 x 1536 lattice (h47f). */
+__attribute__((target("avx"))) static void window_picks4(const double d[NRAYS][NMAX], const double *wt, int w0,
+							  int w1, int *jbs)
+{
+	for (int k = 0; k < NRAYS; k += 4) {
+		__m256d sb = _mm256_set1_pd(-1), jb = _mm256_set1_pd(w0), jv = jb, one = _mm256_set1_pd(1);
+		for (int j = w0; j <= w1; j++, jv = _mm256_add_pd(jv, one)) {
+			__m256d dv = _mm256_set_pd(d[k + 3][j], d[k + 2][j], d[k + 1][j], d[k][j]);
+			__m256d sc = _mm256_mul_pd(dv, _mm256_set1_pd(wt[j]));
+			/* (masks, not blendv: GCC 12 takes blendv apart lane
+			 * by lane here; max_pd(sc, sb) is sc where sc > sb, d
+			 * is never NAN) */
+			__m256d gt = _mm256_cmp_pd(sc, sb, _CMP_GT_OQ);
+			sb = _mm256_max_pd(sc, sb);
+			jb = _mm256_or_pd(_mm256_and_pd(gt, jv), _mm256_andnot_pd(gt, jb));
+		}
+		double o[4];
+		_mm256_storeu_pd(o, jb);
+		for (int l = 0; l < 4; l++)
+			jbs[k + l] = (int)o[l];
 	}
 }
 #endif
 
 static int lean_forbidden; /* fs_dome_forbid_lean */
+static int keep_rays_forbidden; /* fs_dome_forbid_keep_rays */
 
 void fs_dome_forbid_lean(int on)
 {
 	__atomic_store_n(&lean_forbidden, on != 0, __ATOMIC_RELAXED);
+}
+
+void fs_dome_forbid_keep_rays(int on)
+{
+	__atomic_store_n(&keep_rays_forbidden, on != 0, __ATOMIC_RELAXED);
+}
+
+/* The outlier bar's floor (px): a ray whose edge point lies within it of
+ * the fitted circle is kept whatever the residuals' median. */
+#define KEEP_ALL 0.25
+/* How far from the outlier bar a residual read with sqrt must lie,
+ * relative to r + 1 + the largest residual, for pass()'s hypot residual to
+ * lie on the same side: hypot and sqrt of the summed squares are each
+ * within an ulp or two of the distance, the median and the bar move no
+ * more than the residuals do (times 4.45), some 10^-14 of it in all; this
+ * gap is 10^5 times that. */
+#define KEEP_GAP 1e-9
+
+/* pass()'s kept rays (use[k], the residual |distance - r| within
+ * max(3 * 1.4826 MAD, KEEP_ALL)) told from the residuals read with sqrt
+ * instead of hypot, the median not looked for where every residual lies
+ * within KEEP_ALL: the count kept, or -1 where a residual lies within
+ * KEEP_GAP of the bar (or one is not finite), and pass() then reads them
+ * with hypot as before. */
+static int keep_rays(const double *px, const double *py, double cx, double cy, double r, int *use)
+{
+	if (__atomic_load_n(&keep_rays_forbidden, __ATOMIC_RELAXED) || !(r > 0))
+		return -1;
+	double res[NRAYS], top = 0;
+	for (int k = 0; k < NRAYS; k++) {
+		double u = px[k] - cx, v = py[k] - cy;
+		res[k] = fabs(sqrt(u * u + v * v) - r);
+		if (!(res[k] <= top))
+			top = res[k];
+	}
+	if (!isfinite(top))
+		return -1;
+	double gap = KEEP_GAP * (r + 1 + top), bar = KEEP_ALL;
+	if (top > KEEP_ALL - gap) {
+		double tmp[NRAYS];
+		memcpy(tmp, res, sizeof tmp);
+		double lo_mid = kth_few(tmp, NRAYS, NRAYS / 2 - 1), hi_mid = tmp[NRAYS / 2];
+		for (int k = NRAYS / 2 + 1; k < NRAYS; k++)
+			if (tmp[k] < hi_mid)
+				hi_mid = tmp[k];
+		bar = fmax(3 * 1.4826 * (0.5 * (lo_mid + hi_mid)), KEEP_ALL);
+	}
+	int kept = 0;
+	for (int k = 0; k < NRAYS; k++) {
+		if (fabs(res[k] - bar) <= gap)
+			return -1;
+		use[k] = res[k] < bar;
+		kept += use[k];
+	}
+	return kept;
 }
 
 /* A lean pass's steps (see pass()): d[k][j] = |v[j + 1] - v[j - 1]| /
@@ -821,8 +975,7 @@ static void lean_steps(const fs_image *img, const double *cs, const double *sn, 
 	sample_rays(img, cs, sn, xi, yi, x, y, step, n, sa, sb, raw);
 #ifdef FS_LANES_AVX
 	if (fs_cpu_has_avx()) {
-		for (int k = 0; k < NRAYS; k++)
-			span_steps4(raw[k], a, b, step, d[k], h);
+		span_steps4(raw, a, b, step, d, h);
 		return;
 	}
 #endif
@@ -903,6 +1056,11 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		lean_steps(img, cs, sn, xi, yi, x, y, step, n, lj0 - 1 < 1 ? 1 : lj0 - 1, lj1 + 1, raw, d, h);
 	} else {
 		sample_rays(img, cs, sn, xi, yi, x, y, step, n, 0, n, raw);
+#ifdef FS_LANES_AVX
+		if (avx && !kr)
+			ray_steps_all4(raw, n, step, sd, d, h, ray_max);
+		else
+#endif
 		for (int k = 0; k < NRAYS; k++) {
 			/* unsmoothed, the ray is read where it was sampled (no copy) */
 			double vs[NMAX + 1];
@@ -1028,20 +1186,30 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		double u = sw > 0 ? (j * step - rs) / (sw * rs) : 0;
 		wt[j] = exp(-0.5 * u * u);
 	}
-	for (int k = 0; k < NRAYS; k++) {
-		/* the strongest step of the ray, weighed by its distance from
-		 * the common circle: between close domes (fill 0.8: a gap of a
-		 * quarter radius) the neighbour's base lies in the window too,
-		 * often as strong */
-		int jb = w0;
-		double sb = -1;
-		for (int j = w0; j <= w1; j++) {
-			double sc = d[k][j] * wt[j];
-			if (sc > sb) {
-				sb = sc;
-				jb = j;
+	/* the strongest step of each ray, weighed by its distance from the
+	 * common circle: between close domes (fill 0.8: a gap of a quarter
+	 * radius) the neighbour's base lies in the window too, often as
+	 * strong */
+	int jbs[NRAYS];
+#ifdef FS_LANES_AVX
+	if (avx)
+		window_picks4(d, wt, w0, w1, jbs);
+	else
+#endif
+		for (int k = 0; k < NRAYS; k++) {
+			int jb = w0;
+			double sb = -1;
+			for (int j = w0; j <= w1; j++) {
+				double sc = d[k][j] * wt[j];
+				if (sc > sb) {
+					sb = sc;
+					jb = j;
+				}
 			}
+			jbs[k] = jb;
 		}
+	for (int k = 0; k < NRAYS; k++) {
+		int jb = jbs[k];
 		rad[k] = (jb + fs_parabola_vertex(d[k][jb - 1], d[k][jb], d[k][jb + 1])) * step;
 		pick[k] = jb;
 		frac[k] = rad[k] / step - jb;
@@ -1104,19 +1272,25 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 	double cx, cy, r;
 	if (fit_circle(px, py, use, NRAYS, &cx, &cy, &r))
 		return -1;
-	for (int k = 0; k < NRAYS; k++)
-		tmp[k] = res[k] = fabs(hypot(px[k] - cx, py[k] - cy) - r);
-	/* the two middle values: the lower one selected, the upper one the
-	 * least of those above it */
-	double lo_mid = kth_few(tmp, NRAYS, NRAYS / 2 - 1), hi_mid = tmp[NRAYS / 2];
-	for (int k = NRAYS / 2 + 1; k < NRAYS; k++)
-		if (tmp[k] < hi_mid)
-			hi_mid = tmp[k];
-	double mad = 0.5 * (lo_mid + hi_mid);
-	int kept = 0;
-	for (int k = 0; k < NRAYS; k++) {
-		use[k] = res[k] <= fmax(3 * 1.4826 * mad, 0.25);
-		kept += use[k];
+	/* The rays kept are told from residuals read with sqrt (keep_rays)
+	 * unless one lies at the bar: hypot and the residuals' median were
+	 * 34 M instructions of the 2048 x 1536 lattice (h47f). */
+	int kept = keep_rays(px, py, cx, cy, r, use);
+	if (kept < 0) {
+		kept = 0;
+		for (int k = 0; k < NRAYS; k++)
+			tmp[k] = res[k] = fabs(hypot(px[k] - cx, py[k] - cy) - r);
+		/* the two middle values: the lower one selected, the upper one the
+		 * least of those above it */
+		double lo_mid = kth_few(tmp, NRAYS, NRAYS / 2 - 1), hi_mid = tmp[NRAYS / 2];
+		for (int k = NRAYS / 2 + 1; k < NRAYS; k++)
+			if (tmp[k] < hi_mid)
+				hi_mid = tmp[k];
+		double mad = 0.5 * (lo_mid + hi_mid);
+		for (int k = 0; k < NRAYS; k++) {
+			use[k] = res[k] <= fmax(3 * 1.4826 * mad, KEEP_ALL);
+			kept += use[k];
+		}
 	}
 	/* with no ray dropped the fit is the one above (a function of the
 	 * points and use alone): not made twice (h43f) */

@@ -210,6 +210,16 @@ int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, d
 void fs_dome_forbid_lean(int on);
 
 /*
+ * For tests: with on non-zero every pass reads its rays' residuals from
+ * the fitted circle with hypot (the shortcut that tells the rays kept
+ * from residuals read with sqrt, and without their median where all lie
+ * within the outlier bar's floor, forbidden), 0 gives it back. Why: the
+ * shortcut promises the same rays kept, so the same reading to the bit
+ * (test_dome_lean_pass). Not to be called while another thread measures.
+ */
+void fs_dome_forbid_keep_rays(int on);
+
+/*
  * For tests: the inner shift's step fit (dome_measure.c's inner_search)
  * on a mean aligned derivative prof[0..2m] (the caller's; m 3..16),
  * samples step px apart, the blur sigma px: the base R (px from the

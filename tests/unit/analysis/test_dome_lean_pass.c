@@ -23,6 +23,13 @@
  * (Fig2's 286th). On the code before the lean pass it does not build
  * (no fs_dome_forbid_lean). Cost: about 0.4 s of CPU plain (1,200 points,
  * each read six ways, twice).
+ *
+ * The same for the passes' kept-rays shortcut (h47f: every ray kept
+ * without the residuals' hypot and median where all edge points lie well
+ * within the outlier bar's floor), against fs_dome_forbid_keep_rays, at
+ * other points of the same figures. Checked to fail: KEEP_GAP at 0 and the
+ * squared bound taken at 0.3 px instead of KEEP_ALL fails both figures
+ * (the kept rays then differ from the median's).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -140,7 +147,9 @@ static double uni(unsigned *s)
 	return (*s >> 8) / 16777216.0;
 }
 
-static void same_readings(const char *path, unsigned seed)
+/* same_readings with the shortcut under test forbidden by forbid (one
+ * of dome_measure.h's test hooks) */
+static void same_readings(const char *path, unsigned seed, void (*forbid)(int), const char *what)
 {
 	char err[256];
 	fs_loaded L;
@@ -165,14 +174,14 @@ static void same_readings(const char *path, unsigned seed)
 		double smooth = (i % 3) * 0.9;
 		readings lean, whole;
 		read_all(img, x, y, rmin, rmax, smooth, &lean);
-		fs_dome_forbid_lean(1);
+		forbid(1);
 		read_all(img, x, y, rmin, rmax, smooth, &whole);
-		fs_dome_forbid_lean(0);
+		forbid(0);
 		char field[64];
 		const char *f = differing_field(&lean, &whole, field, sizeof field);
 		if (f)
-			fail_msg("%s: point %d (%.3f, %.3f), radii %.3f..%.3f: the lean pass's reading differs (%s)", path,
-				 i, x, y, rmin, rmax, f);
+			fail_msg("%s: point %d (%.3f, %.3f), radii %.3f..%.3f: the %s's reading differs (%s)", path, i,
+				 x, y, rmin, rmax, what, f);
 		measured += lean.rc[2] == 0 && lean.t[2].radius_px > 0;
 	}
 	/* most points read a base (not all failures alike) */
@@ -183,13 +192,25 @@ static void same_readings(const char *path, unsigned seed)
 static void fig2(void **state)
 {
 	(void)state;
-	same_readings(FIG2, 17);
+	same_readings(FIG2, 17, fs_dome_forbid_lean, "lean pass");
 }
 
 static void fig4(void **state)
 {
 	(void)state;
-	same_readings(FIG4, 18);
+	same_readings(FIG4, 18, fs_dome_forbid_lean, "lean pass");
+}
+
+static void fig2_keep_rays(void **state)
+{
+	(void)state;
+	same_readings(FIG2, 19, fs_dome_forbid_keep_rays, "kept-rays shortcut");
+}
+
+static void fig4_keep_rays(void **state)
+{
+	(void)state;
+	same_readings(FIG4, 20, fs_dome_forbid_keep_rays, "kept-rays shortcut");
 }
 
 int main(void)
@@ -197,6 +218,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fig2),
 		cmocka_unit_test(fig4),
+		cmocka_unit_test(fig2_keep_rays),
+		cmocka_unit_test(fig4_keep_rays),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
