@@ -27,6 +27,16 @@
 
 #define AUTO_MIN_PROMINENCE 0.01
 
+/* fs_detect_set_cand_nudge's px (detect_methods.h) */
+static double cand_nudge;
+
+double fs_detect_set_cand_nudge(double px)
+{
+	double was = cand_nudge;
+	cand_nudge = px;
+	return was;
+}
+
 /*
  * The circle votes of the whole image (dome_votes.h says what they vote
  * for). The votes are cast, blurred and combined one band of rows at a
@@ -358,9 +368,14 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 		goto out;
 	if (dome && dome_template_peaks(sm, NULL, NULL, &resp, pitch, p, &c, &off, NULL, err, errlen))
 		goto out;
-select:
+select:;
+	size_t first = keep->n;
 	if (keep_prominent(&c, off, p, full_pitch, f, keep, err, errlen))
 		goto out;
+	for (size_t i = first; dome && cand_nudge != 0 && i < keep->n; i++) {
+		keep->items[i].x += cand_nudge;
+		keep->items[i].y += cand_nudge;
+	}
 	if (resp_out) {
 		*resp_out = resp;
 		resp = NULL;

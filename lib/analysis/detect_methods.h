@@ -45,6 +45,18 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
  * by f. Takes *pre (NULL on return, as fs_detect_auto), or reads tiled
  * (as fs_detect_auto). The smoothed response (reduced) is returned in
  * *resp_out when that is not NULL (NULL when tiled). */
+/*
+ * The dome rule's candidates moved by px in x and in y (full-resolution
+ * pixels), after they are found, before anything measures them (whole
+ * image and tiles alike); 0, the default, leaves them as they are.
+ * Returns the previous value. An instrument, not a parameter (h47i): a
+ * nudge far below any physical meaning (1e-6 px) shows how far the
+ * guards' counts move when the candidates move by a rounding, the floor
+ * under which a cost cut that moves bits cannot be told from noise.
+ * Process-wide, as fs_dome_votes_set_cells: set it before detecting.
+ */
+double fs_detect_set_cand_nudge(double px);
+
 int fs_detect_auto_candidates(fs_image **pre, const fs_det_source *tiled, int f, const fs_params *p,
 			      double pitch, int dome, fs_cand_list *keep, fs_image **resp_out, char *err,
 			      size_t errlen);

@@ -33,6 +33,15 @@
  * change meant to make the rule translation-stable is judged by these
  * two numbers, and several changes compared so are compared on the same
  * terms).
+ *
+ * `bench_detect_domes --nudge PX [LABEL]`: the same run with the dome
+ * rule's candidates moved by PX in x and y before they are measured
+ * (fs_detect_set_cand_nudge, h47i). At 1e-6 px a rounding: the
+ * fingerprints change, and how far the CPU moves (callgrind on
+ * `--nudge 1e-6 synthetic`) is how far a cost cut that moves the
+ * candidates' bits can move it without doing anything (the lattice's
+ * per-dome axis step runs or not on the reading of a 0.01-px common
+ * shift, docs/paper-figures.md h47i).
  */
 #include <math.h>
 #include <stdint.h>
@@ -41,6 +50,7 @@
 #include <string.h>
 
 #include "analysis/detect.h"
+#include "analysis/detect_methods.h"
 #include "bench_support.h"
 #include "image/image_io.h"
 #include "image/image_transform.h"
@@ -270,6 +280,11 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--shift")) {
 		only = argc > 2 ? argv[2] : NULL;
 		return shift_run(paper, npaper);
+	}
+	if (argc > 2 && !strcmp(argv[1], "--nudge")) {
+		fs_detect_set_cand_nudge(strtod(argv[2], NULL));
+		argv += 2;
+		argc -= 2;
 	}
 	only = argc > 1 ? argv[1] : NULL;
 	int runs = bench_runs(1);
