@@ -25,7 +25,7 @@
  *              how much extra blur moves the votes as far as the screen.
  * Usage: bench_cand_offsets [--corner] [--halftone P] [--seeds A,B,...]
  *        [--descreen K] [--blur S | --noise A] [--reduce F]
- *        [--replay | --walk | --walk-only] [SCENE...]
+ *        [--replay | --walk | --walk-only | --walk-trace] [SCENE...]
  * defaults: the interior scenes (--corner: the corner scenes), P 5,
  * seeds 0, K 0.3 (FS_HALFTONE_LOWPASS), S 0 (column left out); --noise
  * A: the unscreened twin with white noise of SD A instead; --reduce F:
@@ -34,7 +34,8 @@
  * an oracle; by the screen's share; without the refinement) and scored,
  * with a check that the unmoved replay is the rule to the bit; --walk:
  * also with fs_meas.walk (detect_walk.h); --walk-only: the rule and the
- * walk alone (h46c's tables); SCENE:
+ * walk alone (h46c's tables); --walk-trace: --walk-only with each walk's
+ * readings and the rule cut after each step (h47b); SCENE:
  * scene numbers (default all; with --corner, the printed ones when P > 0,
  * i.e. the scenes whose own options print them). SEM_SCENE_CACHE shares
  * the renders with the tests. Cost: about 0.3 s a scene-seed cached.
@@ -49,6 +50,7 @@
 #include "analysis/detect_candidates.h"
 #include "analysis/detect_measure.h"
 #include "analysis/detect_methods.h"
+#include "analysis/detect_walk.h"
 #include "analysis/halftone.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
@@ -77,6 +79,11 @@ static int g_replay;
  * candidates walked by the formation's offset under a coarse screen,
  * detect_walk.h) */
 static int g_walk;
+/* --walk-trace (h47b): --walk-only, and each walked scene's formation
+ * readings step by step (detect_walk.h's trace) with where each stop
+ * would leave the rule: the rule replayed with the walk cut after k
+ * steps, k = 1 .. the steps the walk takes */
+static int g_walk_trace;
 /* --walk-only: the rule and the walk alone (no oracle replays) */
 static int g_walk_only;
 
@@ -316,6 +323,61 @@ static int same_list(const fs_tubercle_list *a, const fs_tubercle_list *b)
 	return 1;
 }
 
+/* --walk-trace: the walk's readings (wt, from the candidates' mean
+ * offset al along (ca, sa)) and the rule with the walk cut after k
+ * steps. Per reading: the candidates' offset along the axis from the
+ * truth where it was read, the offset read (along, across), the
+ * formation's R^2, fill, h/R, blur and side, the unrefined bases' mean
+ * D against the true mean; per cut: the rule's mean D error and its
+ * final centres along. */
+static void print_walk_trace(const fs_image *img, const sem_truth *t, const fs_det_walk_trace *wt, double al,
+			     double ca, double sa, double halftone)
+{
+	double td = 0;
+	size_t nt = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->inside[i]) {
+			td += t->d[i];
+			nt++;
+		}
+	td = nt ? td / nt : NAN;
+	int taken = 0;
+	for (int k = 0; k < wt->n; k++) {
+		const fs_det_walk_step *s = &wt->step[k];
+		double at = al + s->sx * ca + s->sy * sa;
+		double ra = s->dx * ca + s->dy * sa, rx = -s->dx * sa + s->dy * ca;
+		printf("       trace %d: at %+6.2f read %+6.2f (%+5.2f across) R2 %.4f fill %.3f h/R %.2f blur %.2f "
+		       "side %+6.2f bases D %+6.2f %% (%zu)\n",
+		       k, at, ra, rx, s->quality, s->fill, s->h_over_r, s->blur_px, s->side,
+		       100 * (2 * s->mean_r / td - 1), s->n_ok);
+		/* a reading was a step taken unless it was the last one
+		 * the walk refused */
+		if (k + 1 < wt->n)
+			taken = k + 1;
+	}
+	/* (the last reading's step: taken when the replay's full walk moved
+	 * by it, which the cut at n reproduces) */
+	for (int k = 1; k <= wt->n; k++) {
+		fs_det_walk_trace cut = {.max_steps = k};
+		fs_tubercle_list l = {0};
+		fs_det_walk_set_trace(&cut);
+		int rc = replay(img, 0, 0, 1, 1, &l);
+		fs_det_walk_set_trace(NULL);
+		if (rc)
+			continue;
+		sem_score r;
+		if (!sem_score_detection(t, &l, halftone, &r)) {
+			int all = fabs(r.d_err) < 3 && fabs(r.s_err) < 3 && (!r.sd_applies || r.d_sd < 8) &&
+				  r.recall >= 0.97 && r.precision >= 0.97;
+			printf("       cut after %d step%s: D %+6.2f %%, S %+6.2f %%, SD %5.2f, R/P %.3f/%.3f, all four %d, "
+			       "final along %+5.2f%s\n",
+			       k, k > 1 ? "s" : " ", r.d_err, r.s_err, r.d_sd, r.recall, r.precision, all,
+			       tub_along(&l, t, ca, sa), k > taken ? " (the walk's own end)" : "");
+		}
+		fs_tubercle_list_free(&l);
+	}
+}
+
 static int parse_list(const char *s, long *v, int max)
 {
 	int n = 0;
@@ -360,6 +422,8 @@ int main(int argc, char **argv)
 			g_walk = g_replay = 1;
 		else if (!strcmp(argv[a], "--walk-only"))
 			g_walk_only = g_walk = g_replay = 1;
+		else if (!strcmp(argv[a], "--walk-trace"))
+			g_walk_trace = g_walk_only = g_walk = g_replay = 1;
 		else if (!strcmp(argv[a], "--noise") && a + 1 < argc)
 			g_noise = atof(argv[++a]);
 		else if (!strcmp(argv[a], "--reduce") && a + 1 < argc)
@@ -507,6 +571,9 @@ int main(int argc, char **argv)
 					printf("       unrefined: rule's candidates %+6.2f (%+5.2f), centred %+6.2f (%+5.2f)\n",
 					       d_a, f_a, d_b, f_b);
 					fs_tubercle_list w = {0};
+					fs_det_walk_trace wt = {0};
+					if (g_walk_trace)
+						fs_det_walk_set_trace(&wt);
 					if (g_walk && !replay(img, 0, 0, 1, 1, &w)) {
 						double d_w = NAN;
 						score_into(&t, &w, o.halftone, &t_walk, &d_w);
@@ -514,6 +581,9 @@ int main(int argc, char **argv)
 						       tub_along(&w, &t, ca, sa));
 					}
 					fs_tubercle_list_free(&w);
+					fs_det_walk_set_trace(NULL);
+					if (g_walk_trace)
+						print_walk_trace(img, &t, &wt, al, ca, sa, o.halftone);
 					fs_tubercle_list_free(&a);
 					fs_tubercle_list_free(&b);
 				}
