@@ -1606,13 +1606,20 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		j.off.smooth = j.smooth; /* (the whole image's, F 1) */
 		if (!j.off.applied)
 			break;
+		for (size_t i = 0; i < n; i++) {
+			bx[i] = res[i].t.centroid_x;
+			by[i] = res[i].t.centroid_y;
+		}
+		if (offset_pass(&j, px, py, r1, err, errlen))
+			goto out;
 		/* the option (fs_meas.walk): under a coarse screen the
 		 * candidates walked onto the domes by the formation's offset
 		 * and measured from there as the refused path measures them,
-		 * as the whole image's (detect_measure.c) */
+		 * as the whole image's (detect_measure.c; from the domes the
+		 * offset moved, as its walk starts) */
 		if (j.refine > 0 && m->walk && fs_det_offset_coarse_screen(&j.off)) {
 			struct tiled_walk tw = {&j, px, py, r1, err, errlen};
-			const fs_det_walk_reader wr = {walk_read, &tw, 1};
+			const fs_det_walk_reader wr = {walk_read, &tw, 1, res};
 			double wx, wy;
 			if (fs_det_walk_shift_by(&wr, c, &wx, &wy, NULL))
 				goto out;
@@ -1630,12 +1637,6 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 			j.c = &walked;
 			continue;
 		}
-		for (size_t i = 0; i < n; i++) {
-			bx[i] = res[i].t.centroid_x;
-			by[i] = res[i].t.centroid_y;
-		}
-		if (offset_pass(&j, px, py, r1, err, errlen))
-			goto out;
 		if (!(j.refine > 0)) {
 			/* the unrefined path: under a coarse screen its offset is
 			 * looked for again (as the whole image's); the walk has

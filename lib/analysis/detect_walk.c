@@ -27,8 +27,26 @@ void fs_det_walk_set_trace(fs_det_walk_trace *t)
 	walk_trace = t;
 }
 
+/* the mean radius of meas[0..n)'s domes, full-resolution px (F: m's
+ * scale), NAN for none; *k (may be NULL) their count */
+static double mean_radius(const fs_measured *meas, size_t n, double F, size_t *k)
+{
+	double sr = 0;
+	size_t c = 0;
+	for (size_t i = 0; meas && i < n; i++) {
+		if (meas[i].ok && isfinite(meas[i].t.radius_px)) {
+			sr += meas[i].t.radius_px;
+			c++;
+		}
+	}
+	if (k)
+		*k = c;
+	return c ? F * sr / c : NAN;
+}
+
 /* one reading into the trace (when one is set) */
-static void trace_step(double sx, double sy, const fs_det_offset *off, const fs_measured *meas, size_t n, double F)
+static void trace_step(double sx, double sy, const fs_det_offset *off, const fs_measured *meas, size_t n, double F,
+		       double first_r)
 {
 	if (!walk_trace || walk_trace->n >= FS_DET_WALK_STEPS)
 		return;
@@ -44,14 +62,8 @@ static void trace_step(double sx, double sy, const fs_det_offset *off, const fs_
 	s->h_over_r = off->fit.h_over_r;
 	s->blur_px = off->fit.blur_px;
 	s->side = off->fit.side;
-	double sr = 0;
-	for (size_t i = 0; meas && i < n; i++) {
-		if (meas[i].ok && isfinite(meas[i].t.radius_px)) {
-			sr += meas[i].t.radius_px;
-			s->n_ok++;
-		}
-	}
-	s->mean_r = s->n_ok ? F * sr / s->n_ok : NAN;
+	s->mean_r = mean_radius(meas, n, F, &s->n_ok);
+	s->first_r = first_r;
 }
 
 int fs_det_walk_shift_by(const fs_det_walk_reader *r, const fs_cand_list *c, double *sx, double *sy, int *steps)
@@ -69,13 +81,14 @@ int fs_det_walk_shift_by(const fs_det_walk_reader *r, const fs_cand_list *c, dou
 		return -1;
 	memcpy(w.items, c->items, c->n * sizeof *c->items);
 	double F = r->F, last = INFINITY;
+	double first_r = walk_trace && r->first ? mean_radius(r->first, c->n, F, NULL) : NAN;
 	int rc = -1;
 	for (int k = 0; k < FS_DET_WALK_STEPS; k++) {
 		fs_det_offset off;
 		const fs_measured *meas = NULL;
 		if (r->read(r->ctx, &w, &off, &meas))
 			goto out;
-		trace_step(*sx, *sy, &off, meas, w.n, F);
+		trace_step(*sx, *sy, &off, meas, w.n, F, first_r);
 		/* the offset in m's pixels, the candidates in the input's */
 		double dx = off.dx * F, dy = off.dy * F, d = hypot(dx, dy);
 		if (!off.fitted || !(d <= last))
@@ -121,6 +134,6 @@ int fs_det_walk_shift(const fs_meas *m, const fs_cand_list *c, double max_r, dou
 {
 	struct whole_reader wr = {*m, max_r, smooth, meas};
 	wr.m0.refine = 0;
-	const fs_det_walk_reader r = {whole_read, &wr, m->f};
+	const fs_det_walk_reader r = {whole_read, &wr, m->f, meas};
 	return fs_det_walk_shift_by(&r, c, sx, sy, steps);
 }

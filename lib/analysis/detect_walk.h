@@ -62,6 +62,9 @@ typedef struct fs_det_walk_reader {
 	int (*read)(void *ctx, const fs_cand_list *w, fs_det_offset *off, const fs_measured **meas);
 	void *ctx;
 	double F;
+	/* the first pass's measurement of the c->n candidates the walk
+	 * starts from (may be NULL): the trace's first_r */
+	const fs_measured *first;
 } fs_det_walk_reader;
 
 int fs_det_walk_shift_by(const fs_det_walk_reader *r, const fs_cand_list *c, double *sx, double *sy, int *steps);
@@ -90,6 +93,8 @@ typedef struct fs_det_walk_step {
 	double quality;   /* the formation's R^2 */
 	double fill, h_over_r, blur_px, side; /* its dome and detector */
 	double mean_r;    /* the measured bases' mean radius there, full-resolution px */
+	double first_r;   /* the first pass's (the refined path's, before the walk)
+			   * mean radius, full-resolution px; NAN when not given */
 	size_t n_ok;      /* the candidates measured as domes there */
 } fs_det_walk_step;
 
