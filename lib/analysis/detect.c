@@ -30,6 +30,7 @@
 #include "analysis/detect_pre_region.h"
 #include "analysis/detect_scale.h"
 #include "analysis/detect_tiled.h"
+#include "analysis/detect_walk.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
 
@@ -283,7 +284,8 @@ measured:;
 	 * looks for the centre within 0.15 pitch at full resolution. */
 	fs_meas m = {.img = meas, .f = fm, .width = img->width, .height = img->height, .dome = dome,
 		     .refine = dome && f > 1 ? 0.15 * lat.pitch_px : 0, .src = msrc ? msrc : img, .mp = &mpar,
-		     .sigma = msigma, .tile = tiling, .threads = threads, .readings = dome ? &readings : NULL};
+		     .sigma = msigma, .tile = tiling, .threads = threads, .readings = dome ? &readings : NULL,
+		     .walk = dome && fs_det_walk_get()};
 	double t1 = 1e3 * fs_mono_s();
 	out->ms_preprocess = t1 - t0;
 	switch (p->method) {

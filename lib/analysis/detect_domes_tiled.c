@@ -23,6 +23,7 @@
 #include "analysis/detect_methods.h"
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
+#include "analysis/detect_walk.h"
 #include "analysis/dome_base_fit.h"
 #include "analysis/dome_measure.h"
 #include "analysis/dome_signal.h"
@@ -1413,6 +1414,45 @@ static int paths_failed(int rc, char *err, size_t errlen)
 	return rc != 0;
 }
 
+/* The candidates' walk's reader (detect_walk.h), as the whole image's:
+ * w's candidates measured without the refinement, flat ground dropped on
+ * their own floor, the offset read on the mosaic about them. */
+struct tiled_walk {
+	struct job *j;
+	double *px, *py, r1;
+	char *err;
+	size_t errlen;
+};
+
+static int walk_read(void *ctx, const fs_cand_list *w, fs_det_offset *off, const fs_measured **meas)
+{
+	struct tiled_walk *s = ctx;
+	struct job *j = s->j;
+	const fs_cand_list *own = j->c;
+	size_t n = w->n;
+	j->c = w;
+	j->refine = 0;
+	fs_measured_clear(j->res, n);
+	j->allow = 1.25 * s->r1;
+	memset(j->strayed, 0, n);
+	for (size_t i = 0; i < n; i++) {
+		s->px[i] = w->items[i].x;
+		s->py[i] = w->items[i].y;
+	}
+	int reach = (int)ceil(g_overlap_scale * (j->allow + 1.25 * s->r1 + base_reach(s->r1, j->smooth)));
+	int rc = run_pass(j->m, n, s->px, s->py, reach, measure_point, j, s->err, s->errlen);
+	if (!rc && g_overlap_scale >= 1)
+		rc = remeasure_strayed(j, NULL, NULL, measure_point, base_reach(s->r1, j->smooth), s->err, s->errlen);
+	if (!rc) {
+		fs_det_drop_flat_ground(j->res, n, NULL);
+		rc = fit_offset(j, s->err, s->errlen);
+	}
+	*off = j->off;
+	*meas = j->res;
+	j->c = own;
+	return rc;
+}
+
 static void back_to_given(struct job *j)
 {
 	for (size_t i = 0; i < j->c->n; i++) {
@@ -1501,6 +1541,7 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
 	double *bx = malloc(n * sizeof *bx), *by = malloc(n * sizeof *by);
 	fs_measured *prev = NULL;
+	fs_cand_list walked = {0}; /* the candidates walked (fs_meas.walk) */
 	/* the two paths under a coarse screen (detect_offset.h) */
 	struct tiled_steps steps = {&j, px, py, r1, err, errlen};
 	fs_det_paths paths = {paths_size, paths_look_again, &steps, n, NULL, 0, NULL};
@@ -1549,8 +1590,8 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		fs_measured_clear(res, n);
 		j.allow = j.refine + 1.25 * r1;
 		for (size_t i = 0; i < n; i++) {
-			px[i] = c->items[i].x;
-			py[i] = c->items[i].y; /* (the offset pass wrote both) */
+			px[i] = j.c->items[i].x;
+			py[i] = j.c->items[i].y; /* (the offset pass wrote both) */
 		}
 		reach = (int)ceil(sc * (j.allow + j.refine + 1.25 * r1 + base_reach(r1, j.smooth)));
 		if (run_pass(m, n, px, py, reach, measure_point, &j, err, errlen))
@@ -1572,10 +1613,36 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 		}
 		if (offset_pass(&j, px, py, r1, err, errlen))
 			goto out;
+		/* the option (fs_meas.walk): under a coarse screen the
+		 * candidates walked onto the domes by the formation's offset
+		 * and measured from there as the refused path measures them,
+		 * as the whole image's (detect_measure.c; from the domes the
+		 * offset moved, as its walk starts) */
+		if (j.refine > 0 && m->walk && fs_det_offset_coarse_screen(&j.off)) {
+			struct tiled_walk tw = {&j, px, py, r1, err, errlen};
+			const fs_det_walk_reader wr = {walk_read, &tw, 1, res};
+			double wx, wy;
+			if (fs_det_walk_shift_by(&wr, c, &wx, &wy, NULL))
+				goto out;
+			walked.items = malloc(n * sizeof *walked.items);
+			if (!walked.items) {
+				snprintf(err, errlen, "tiled dome measurement: out of memory");
+				goto out;
+			}
+			walked.n = walked.cap = n;
+			for (size_t i = 0; i < n; i++) {
+				walked.items[i] = c->items[i];
+				walked.items[i].x += wx;
+				walked.items[i].y += wy;
+			}
+			j.c = &walked;
+			continue;
+		}
 		if (!(j.refine > 0)) {
 			/* the unrefined path: under a coarse screen its offset is
-			 * looked for again (as the whole image's) */
-			if (paths_failed(fs_det_paths_look_again(&paths, res, &j.off), err, errlen))
+			 * looked for again (as the whole image's); the walk has
+			 * no rest to take */
+			if (!walked.items && paths_failed(fs_det_paths_look_again(&paths, res, &j.off), err, errlen))
 				goto out;
 			break;
 		}
@@ -1606,6 +1673,7 @@ out:
 	free(j.level_edge);
 	free(j.level_var);
 	free(prev);
+	free(walked.items);
 	fs_det_paths_free(&paths);
 	return rc;
 }

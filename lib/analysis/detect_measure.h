@@ -76,8 +76,9 @@ typedef struct fs_meas {
 	 * candidates by the formation's offset until it stays
 	 * (detect_walk.h) and measures them from there without the
 	 * refinement, in place of h44d's two paths and h45d's look again;
-	 * 0 (every caller in lib): those. The whole-image path only (the
-	 * tiled one, detect_domes_tiled.c, has no walk). */
+	 * 0: those. Detection sets it from fs_det_walk_set (off by default).
+	 * The whole-image path and the tiled one (detect_domes_tiled.c)
+	 * walk alike (fs_det_walk_shift_by). */
 	int walk;
 } fs_meas;
 

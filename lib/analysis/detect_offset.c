@@ -370,8 +370,24 @@ double fs_det_offset_cap_tie(const fs_meas *m)
 	return m->given ? FS_DET_OFFSET_CAP_TIE : 0;
 }
 
+static int correct_period(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth, double period,
+			  int apply, fs_measured *meas, fs_det_offset *info);
+
 int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
 				 double period, fs_measured *meas, fs_det_offset *info)
+{
+	return correct_period(m, c, max_r, smooth, period, 1, meas, info);
+}
+
+int fs_det_offset_read(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth, const fs_measured *meas,
+		       fs_det_offset *info)
+{
+	/* (meas is only read where nothing is applied) */
+	return correct_period(m, c, max_r, smooth, -1, 0, (fs_measured *)meas, info);
+}
+
+static int correct_period(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth, double period,
+			  int apply, fs_measured *meas, fs_det_offset *info)
 {
 	fs_det_offset dummy;
 	if (!info)
@@ -399,7 +415,7 @@ int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double
 	fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, &reading, info);
 	/* given centres are final (detect_measure.h): the formation and the
 	 * offset, applied by the caller where it reads its level from it */
-	if (info->applied && !m->given)
+	if (apply && info->applied && !m->given)
 		info->moved += apply_all(m, c, max_r, smooth, info, meas);
 out:
 	/* (after the fit, which clears *info) */

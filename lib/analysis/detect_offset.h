@@ -149,6 +149,15 @@ int fs_det_offset_paths_differ(const fs_measured *a, const fs_measured *b, size_
  * (>= 0) handed to the fit instead of looked for again (the same value).
  */
 int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_measured *meas, double *period);
+/*
+ * fs_det_offset_read: fs_det_offset_correct's formation fit alone, no
+ * tubercle measured again (info->applied says whether it would be, moved
+ * stays 0): where only the offset is wanted (the candidates' walk,
+ * detect_walk.h, reads it at each step and measures from the moved
+ * candidates itself). The same fit, to the bit.
+ */
+int fs_det_offset_read(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth, const fs_measured *meas,
+		       fs_det_offset *info);
 int fs_det_offset_correct_period(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth,
 				 double period, fs_measured *meas, fs_det_offset *info);
 

@@ -25,7 +25,7 @@
  *              how much extra blur moves the votes as far as the screen.
  * Usage: bench_cand_offsets [--corner] [--halftone P] [--seeds A,B,...]
  *        [--descreen K] [--blur S | --noise A] [--reduce F]
- *        [--replay | --walk | --walk-only] [SCENE...]
+ *        [--replay | --walk | --walk-only | --walk-trace | --walk-cuts] [SCENE...]
  * defaults: the interior scenes (--corner: the corner scenes), P 5,
  * seeds 0, K 0.3 (FS_HALFTONE_LOWPASS), S 0 (column left out); --noise
  * A: the unscreened twin with white noise of SD A instead; --reduce F:
@@ -34,7 +34,8 @@
  * an oracle; by the screen's share; without the refinement) and scored,
  * with a check that the unmoved replay is the rule to the bit; --walk:
  * also with fs_meas.walk (detect_walk.h); --walk-only: the rule and the
- * walk alone (h46c's tables); SCENE:
+ * walk alone (h46c's tables); --walk-trace: --walk-only with each walk's
+ * readings, --walk-cuts: and the rule cut after each step (h47b); SCENE:
  * scene numbers (default all; with --corner, the printed ones when P > 0,
  * i.e. the scenes whose own options print them). SEM_SCENE_CACHE shares
  * the renders with the tests. Cost: about 0.3 s a scene-seed cached.
@@ -49,6 +50,7 @@
 #include "analysis/detect_candidates.h"
 #include "analysis/detect_measure.h"
 #include "analysis/detect_methods.h"
+#include "analysis/detect_walk.h"
 #include "analysis/halftone.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
@@ -79,6 +81,13 @@ static int g_replay;
  * candidates walked by the formation's offset under a coarse screen,
  * detect_walk.h) */
 static int g_walk;
+/* --walk-trace (h47b): --walk-only, and each walked scene's formation
+ * readings step by step (detect_walk.h's trace); --walk-cuts: also where
+ * each stop would leave the rule: the rule replayed with the walk cut
+ * after k steps, k = 1 .. the steps the walk takes */
+static int g_walk_trace;
+/* --walk-cuts: --walk-trace with the cuts (k replays more a scene) */
+static int g_walk_cuts;
 /* --walk-only: the rule and the walk alone (no oracle replays) */
 static int g_walk_only;
 
@@ -256,6 +265,9 @@ typedef struct tally4 {
 	double abs_d;
 } tally4;
 
+/* the last score_into's all four (1 met, 0 not), for the per-scene lines */
+static int g_last_all;
+
 static int score_into(const sem_truth *t, const fs_tubercle_list *res, double halftone, tally4 *T, double *d_err)
 {
 	sem_score r;
@@ -266,6 +278,7 @@ static int score_into(const sem_truth *t, const fs_tubercle_list *res, double ha
 	int ok_rp = r.recall >= 0.97 && r.precision >= 0.97;
 	T->n++;
 	T->all += ok_d && ok_s && ok_sd && ok_rp;
+	g_last_all = ok_d && ok_s && ok_sd && ok_rp;
 	T->d3 += ok_d;
 	T->d10 += fabs(r.d_err) < 10;
 	T->abs_d += fabs(r.d_err);
@@ -284,6 +297,61 @@ static int same_list(const fs_tubercle_list *a, const fs_tubercle_list *b)
 		    a->items[i].centroid_y != b->items[i].centroid_y || a->items[i].radius_px != b->items[i].radius_px)
 			return 0;
 	return 1;
+}
+
+/* --walk-trace: the walk's readings (wt, from the candidates' mean
+ * offset al along (ca, sa)) and the rule with the walk cut after k
+ * steps. Per reading: the candidates' offset along the axis from the
+ * truth where it was read, the offset read (along, across), the
+ * formation's R^2, fill, h/R, blur and side, the unrefined bases' mean
+ * D against the true mean; per cut: the rule's mean D error and its
+ * final centres along. */
+static void print_walk_trace(const fs_image *img, const sem_truth *t, const fs_det_walk_trace *wt, double al,
+			     double ca, double sa, double halftone)
+{
+	double td = 0;
+	size_t nt = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->inside[i]) {
+			td += t->d[i];
+			nt++;
+		}
+	td = nt ? td / nt : NAN;
+	int taken = 0;
+	for (int k = 0; k < wt->n; k++) {
+		const fs_det_walk_step *s = &wt->step[k];
+		double at = al + s->sx * ca + s->sy * sa;
+		double ra = s->dx * ca + s->dy * sa, rx = -s->dx * sa + s->dy * ca;
+		printf("       trace %d: at %+6.2f read %+6.2f (%+5.2f across) R2 %.4f fill %.3f h/R %.2f blur %.2f "
+		       "side %+6.2f bases D %+6.2f %% (%zu), first pass's %+6.2f %%, ratio %.3f\n",
+		       k, at, ra, rx, s->quality, s->fill, s->h_over_r, s->blur_px, s->side,
+		       100 * (2 * s->mean_r / td - 1), s->n_ok, 100 * (2 * s->first_r / td - 1), s->mean_r / s->first_r);
+		/* a reading was a step taken unless it was the last one
+		 * the walk refused */
+		if (k + 1 < wt->n)
+			taken = k + 1;
+	}
+	/* (the last reading's step: taken when the replay's full walk moved
+	 * by it, which the cut at n reproduces) */
+	for (int k = 1; g_walk_cuts && k <= wt->n; k++) {
+		fs_det_walk_trace cut = {.max_steps = k};
+		fs_tubercle_list l = {0};
+		fs_det_walk_set_trace(&cut);
+		int rc = replay(img, 0, 0, 1, 1, &l);
+		fs_det_walk_set_trace(NULL);
+		if (rc)
+			continue;
+		sem_score r;
+		if (!sem_score_detection(t, &l, halftone, &r)) {
+			int all = fabs(r.d_err) < 3 && fabs(r.s_err) < 3 && (!r.sd_applies || r.d_sd < 8) &&
+				  r.recall >= 0.97 && r.precision >= 0.97;
+			printf("       cut after %d step%s: D %+6.2f %%, S %+6.2f %%, SD %5.2f, R/P %.3f/%.3f, all four %d, "
+			       "final along %+5.2f%s\n",
+			       k, k > 1 ? "s" : " ", r.d_err, r.s_err, r.d_sd, r.recall, r.precision, all,
+			       tub_along(&l, t, ca, sa), k > taken ? " (the walk's own end)" : "");
+		}
+		fs_tubercle_list_free(&l);
+	}
 }
 
 static int parse_list(const char *s, long *v, int max)
@@ -330,6 +398,10 @@ int main(int argc, char **argv)
 			g_walk = g_replay = 1;
 		else if (!strcmp(argv[a], "--walk-only"))
 			g_walk_only = g_walk = g_replay = 1;
+		else if (!strcmp(argv[a], "--walk-trace"))
+			g_walk_trace = g_walk_only = g_walk = g_replay = 1;
+		else if (!strcmp(argv[a], "--walk-cuts"))
+			g_walk_cuts = g_walk_trace = g_walk_only = g_walk = g_replay = 1;
 		else if (!strcmp(argv[a], "--noise") && a + 1 < argc)
 			g_noise = atof(argv[++a]);
 		else if (!strcmp(argv[a], "--reduce") && a + 1 < argc)
@@ -444,8 +516,10 @@ int main(int argc, char **argv)
 				fs_tubercle_list rp = {0}, rc = {0}, ru = {0};
 				double ca = cos(axis), sa = sin(axis), share = isfinite(alu) ? al - alu : 0;
 				double d_rule = NAN, d_c = NAN, d_u = NAN, f_rule = NAN, f_c = NAN, f_u = NAN;
+				int rule_all = 0;
 				if (!fs_detect_domes(img, &p, 0, &res, err, sizeof err)) {
 					score_into(&t, &res.tubercles, o.halftone, &t_rule, &d_rule);
+					rule_all = g_last_all;
 					f_rule = tub_along(&res.tubercles, &t, ca, sa);
 					if (!replay(img, 0, 0, 1, 0, &rp))
 						replay_diff += !same_list(&rp, &res.tubercles);
@@ -477,19 +551,25 @@ int main(int argc, char **argv)
 					printf("       unrefined: rule's candidates %+6.2f (%+5.2f), centred %+6.2f (%+5.2f)\n",
 					       d_a, f_a, d_b, f_b);
 					fs_tubercle_list w = {0};
+					fs_det_walk_trace wt = {0};
+					if (g_walk_trace)
+						fs_det_walk_set_trace(&wt);
 					if (g_walk && !replay(img, 0, 0, 1, 1, &w)) {
 						double d_w = NAN;
 						score_into(&t, &w, o.halftone, &t_walk, &d_w);
-						printf("       walked (fs_meas.walk): %+6.2f (%+5.2f)\n", d_w,
-						       tub_along(&w, &t, ca, sa));
+						printf("       walked (fs_meas.walk): %+6.2f (%+5.2f) all four %d\n", d_w,
+						       tub_along(&w, &t, ca, sa), g_last_all);
 					}
 					fs_tubercle_list_free(&w);
+					fs_det_walk_set_trace(NULL);
+					if (g_walk_trace)
+						print_walk_trace(img, &t, &wt, al, ca, sa, o.halftone);
 					fs_tubercle_list_free(&a);
 					fs_tubercle_list_free(&b);
 				}
 				printf("       replayed D %% (final centres along, px): rule %+6.2f (%+5.2f), centred %+6.2f "
-				       "(%+5.2f), screen's share taken out %+6.2f (%+5.2f)\n",
-				       d_rule, f_rule, d_c, f_c, d_u, f_u);
+				       "(%+5.2f), screen's share taken out %+6.2f (%+5.2f); rule's all four %d\n",
+				       d_rule, f_rule, d_c, f_c, d_u, f_u, rule_all);
 				fs_tubercle_list_free(&rp);
 				fs_tubercle_list_free(&rc);
 				fs_tubercle_list_free(&ru);

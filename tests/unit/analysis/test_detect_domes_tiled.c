@@ -13,7 +13,8 @@
  * tall spheres whose formation fit looks a second time from the moved
  * centres (h38s; h39c: the tiled path's second look doubled the offset),
  * and tall flat tops whose level is read from the centres the formation's
- * offset moves (h42b);
+ * offset moves (h42b); a printed interior scene with the candidates'
+ * walk on (h47b: the tiled path walks as the whole image's);
  * and Re-measure (given centres) under a halftone screen, whose offset
  * pass started from a centre that the crop's origin had rounded
  * differently (h39i); a formation whose detector azimuth, read at
@@ -44,6 +45,7 @@
 
 #include "analysis/detect.h"
 #include "analysis/detect_domes_tiled.h"
+#include "analysis/detect_walk.h"
 #include "analysis/graph.h"
 #include "analysis/measurement.h"
 #include "fixture_image.h"
@@ -153,22 +155,53 @@ static size_t compare_scene(const sem_opts *o, fs_method method, int tile, int c
 /* Pitch 40 (candidates from the reduced image, refined), steep
  * flat-topped domes lit from 135 degrees, a 5-px halftone screen:
  * 640 x 560 px on 160-px tiles. */
+static void side_lit_halftone(sem_opts *o)
+{
+	sem_defaults(o);
+	o->width = 640;
+	o->height = 560;
+	o->pitch = 40;
+	o->fill = 0.6;
+	o->profile = 2;
+	o->h_over_r = 1.0;
+	o->det_azimuth = 135 * M_PI / 180;
+	o->halftone = 5;
+	o->angle = 0.3;
+	o->seed = 2101;
+}
+
 static void test_refined_side_lit_halftone(void **state)
 {
 	(void)state;
 	sem_opts o;
-	sem_defaults(&o);
-	o.width = 640;
-	o.height = 560;
-	o.pitch = 40;
-	o.fill = 0.6;
-	o.profile = 2;
-	o.h_over_r = 1.0;
-	o.det_azimuth = 135 * M_PI / 180;
-	o.halftone = 5;
-	o.angle = 0.3;
-	o.seed = 2101;
+	side_lit_halftone(&o);
 	compare_scene(&o, FS_METHOD_AUTO, 160, 0);
+}
+
+/* The candidates' walk on (detect_walk.h, fs_det_walk_set) where it
+ * moves them: interior scene 1 on the held-out seeds under a 5-px screen
+ * (pitch 32, 6.4 periods: coarse; test_detect_walk's scene, whose
+ * candidates sit 3.7 px towards the detector), 384 x 320 px on 96-px
+ * tiles: the tiled path walks as the whole image does
+ * (fs_det_walk_shift_by with its own reader), so the two are the same,
+ * and the walk took steps (its last trace read the formation at least
+ * twice). The side-lit scene above walks too but its first reading is
+ * nought. */
+static void test_walked_printed_interior(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_interior_scene(1, &o);
+	o.seed += 4000;
+	o.halftone = 5;
+	fs_det_walk_trace tr = {0};
+	fs_det_walk_set(1);
+	fs_det_walk_set_trace(&tr);
+	compare_scene(&o, FS_METHOD_AUTO, 96, 0);
+	fs_det_walk_set_trace(NULL);
+	fs_det_walk_set(0);
+	printf("# the walk's last run: %d readings, the first %+.2f, %+.2f px\n", tr.n, tr.step[0].dx, tr.step[0].dy);
+	assert_true(tr.n >= 2);
 }
 
 /* Pitch 40, low flat-topped domes (fill 0.3) without a screen, lit
@@ -652,6 +685,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refined_side_lit_halftone),
+		cmocka_unit_test(test_walked_printed_interior),
 		cmocka_unit_test(test_fine_pitch_tight),
 		cmocka_unit_test(test_clean_level_extrapolated),
 		cmocka_unit_test(test_axis_retried),
