@@ -902,6 +902,7 @@ int fs_dome_tpl_build_shifted(const fs_image *img, const fs_dome_fit *f, double 
 	t->pitch = f->pitch;
 	t->rfit = rfit_of(f->pitch);
 	t->shift = shift_of(f->pitch);
+	t->screened = f->halftone > 0;
 	if (!(fill0 <= 1)) {
 		fs_dome_tpl_free(t);
 		return 1;
@@ -1232,6 +1233,7 @@ typedef struct seen {
 
 typedef struct seen_set {
 	int n;
+	int reads; /* patches sampled, kept or not (fs_dome_tfit.patches) */
 	seen e[SEEN_MAX];
 } seen_set;
 
@@ -1255,10 +1257,12 @@ static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, int ox, in
 		s->y = y;
 		s->have = 0;
 		s->outside = sample_obs(t, img, ox, oy, x, y, o);
+		m->reads += !s->outside;
 		if (s->outside)
 			return NULL;
 	} else {
 		sample_obs(t, img, ox, oy, x, y, o);
+		m->reads++;
 	}
 	/* the fills not yet computed, from the first missing to the last
 	 * (a fresh patch: all of qa..qb, never empty, and its sums) */
@@ -1365,6 +1369,36 @@ static void centre_between(const fs_dome_tpl *t, const fs_image *img, int ox, in
 	*cy += v * h;
 }
 
+/* centre_between from six of the nine trial centres, where no screen was
+ * removed: the middle and its four neighbours along the axes (the search
+ * has read them) and the one corner on the downhill side of both axes'
+ * parabolas, which alone carries the cross term (fs_dome_centre_vertex6).
+ * Why (h47e): the four diagonal neighbours were three of a tubercle's ten
+ * patches read, the fit's cost a patch. Under a screen the residual's
+ * bowl is rough at the screen's period and the nine's least squares
+ * smooths it; six points would follow it (printed interior scenes: D SD
+ * targets 11 -> 9 of 12 on the test seeds). Without the cross term (the
+ * two parabolas alone) the corner scenes lose S (48 -> 46 of 64). */
+static void centre_between6(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, int kb, double h,
+			    double *cx, double *cy, seen_set *m, double *o)
+{
+	double s9[9], u, v;
+	static const int cross[5] = {4, 3, 5, 1, 7};
+	int kq;
+	for (int n = 0; n < 5; n++) {
+		int i = cross[n] % 3 - 1, j = cross[n] / 3 - 1;
+		if (score_near_at(t, img, ox, oy, *cx + i * h, *cy + j * h, kb, m, o, &s9[cross[n]], &kq))
+			return;
+	}
+	int p = s9[5] > s9[3] ? -1 : 1, q = s9[7] > s9[1] ? -1 : 1;
+	if (score_near_at(t, img, ox, oy, *cx + p * h, *cy + q * h, kb, m, o, &s9[3 * (q + 1) + (p + 1)], &kq))
+		return;
+	if (!fs_dome_centre_vertex6(s9, p, q, &u, &v))
+		return;
+	*cx += u * h;
+	*cy += v * h;
+}
+
 /* fs_dome_signal_at's signal of a whole patch from the fit's sums (its
  * formula, with every point of the patch inside the image). */
 static double signal_of(const fs_dome_tpl *t, const seen *s)
@@ -1405,6 +1439,7 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	seen_set mem; /* 10 KB */
 	seen_set *m = &mem;
 	m->n = 0;
+	m->reads = 0;
 	seen spare;
 	const seen *s0 = read_at(t, img, ox, oy, x, y, 0, t->nk - 1, m, o, &spare);
 	if (!s0) {
@@ -1417,7 +1452,8 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	for (int k = 1; k < t->nk; k++)
 		if (sc[k] < sc[kb])
 			kb = k;
-	/* the centre: the eight neighbours, each at the best of the fills
+	/* the centre: the eight neighbours (the four along the axes where no
+	 * screen was removed, centre_between6), each at the best of the fills
 	 * near the best so far (a patch read off its centre fits a smaller
 	 * dome best, and that dome's best centre is off too), the step
 	 * halved each round (the start is the base rule's centre, off by a
@@ -1430,6 +1466,8 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 			for (int j = -1; j <= 1; j++)
 				for (int i = -1; i <= 1; i++) {
 					if (!i && !j)
+						continue;
+					if (i && j && !t->screened)
 						continue;
 					int kq;
 					double s;
@@ -1450,7 +1488,10 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	}
 	/* between the grid's points (dome_centre_fit.h): h is now half the
 	 * last round's step */
-	centre_between(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
+	if (t->screened)
+		centre_between(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
+	else
+		centre_between6(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
 	/* inside: the start or a centre the search read, or within the
 	 * square of the 3 x 3 it read about one */
 	const seen *se = read_at(t, img, ox, oy, cx, cy, 0, t->nk - 1, m, o, &spare);
@@ -1469,6 +1510,7 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	out->radius = NAN;
 	out->signal_start = sig0;
 	out->signal_end = signal_of(t, se);
+	out->patches = m->reads;
 	free(o);
 	if (kb == 0 || kb == t->nk - 1 || !(gain[kb] > 0))
 		return 0;

@@ -50,10 +50,14 @@
  * its centre fits a dome 7 % smaller best. Then the centre between the
  * search's grid points: the vertex of the residual's quadratic through
  * the 3 x 3 trial centres one step apart about the search's end
- * (dome_centre_fit.h); out->x, out->y is that centre, which the dome
- * rule takes as the tubercle's (detect_base_fit.h). (Until h31d a second
- * round at 0.02 pitch came before the vertex: a third of the fit's
- * reads for no better centres by the corner scenes' table.)
+ * (dome_centre_fit.h). Where no halftone screen was removed (h47e) the
+ * search reads the four neighbours along the axes only and the vertex
+ * is the quadratic through six of the nine (the cross and one corner):
+ * 7 patches a tubercle instead of 10. out->x, out->y is that centre,
+ * which the dome rule takes as the tubercle's (detect_base_fit.h).
+ * (Until h31d a second round at 0.02 pitch came before the vertex: a
+ * third of the fit's reads for no better centres by the corner scenes'
+ * table.)
  *
  * Fit quality: R^2 of the patch after its gain and offset (0..1). No size
  * (radius NAN, the centre kept) when the best fill lies at an end of the
@@ -85,6 +89,8 @@ typedef struct fs_dome_tpl {
 	double st[FS_DOME_TPL_NFILL], stt[FS_DOME_TPL_NFILL]; /* sums of t, t^2 */
 	double shift;       /* first step of the centre search, px */
 	int shadowed;       /* 1 when the templates hold a shadow term */
+	int screened;       /* 1 when the formation removed a halftone screen:
+			     * the search's full 3 x 3 (fs_dome_tpl_fit) */
 	/* The same points and templates laid out for the per-tubercle fit
 	 * (h22e: the same values, read faster): the points' columns (ncol
 	 * offsets colx, the column of each point in col) and the templates
@@ -152,6 +158,10 @@ typedef struct fs_dome_tfit {
 	 * above): the same sums, so the dome rule's flat-ground test reads
 	 * no patch again (h31d) */
 	double signal_start, signal_end;
+	/* the patches the fit sampled inside the image: its cost (h47e: 7
+	 * where the search does not move and no screen was removed, 10
+	 * under a screen) */
+	int patches;
 } fs_dome_tfit;
 
 /*

@@ -211,6 +211,36 @@ static void centre_between_grid_points(void **state)
 	scene_close(&s);
 }
 
+/* The fit's cost is its patches (h47e): where no screen was removed
+ * (scene 36) the search reads the start, the four neighbours along the
+ * axes, one corner for the vertex and the end, 7 a tubercle where it does
+ * not move (10 with the diagonals before h47e; fewer where a trial patch
+ * leaves the cut scene); under the 5 px screen (scene 40) the eight
+ * neighbours and the 3 x 3's least squares stay: 10. */
+static void patches_read_per_tubercle(void **state)
+{
+	(void)state;
+	static const int scenes[] = {36, 40};
+	static const double most[] = {7.5, 10.5}, least[] = {6, 9};
+	for (size_t q = 0; q < 2; q++) {
+		tpl_scene s;
+		scene_open(scenes[q], &s);
+		assert_int_equal(s.tpl.screened, q == 1);
+		int n = 0, sum = 0;
+		for (size_t j = 0; j < s.t.n; j++) {
+			fs_dome_tfit r;
+			if (fs_dome_tpl_fit(&s.tpl, s.img, s.t.x[j], s.t.y[j], &r))
+				continue;
+			sum += r.patches;
+			n++;
+		}
+		assert_true(n >= 8);
+		printf("dome base fit, scene %d: %.2f patches a tubercle over %d\n", scenes[q], (double)sum / n, n);
+		assert_true(sum <= most[q] * n && sum >= least[q] * n);
+		scene_close(&s);
+	}
+}
+
 /* No dome: a flat, noisy patch has no base at any size (or not one that
  * fits: R^2 near 0). */
 static void flat_patch_has_no_base(void **state)
@@ -412,6 +442,7 @@ int main(void)
 		cmocka_unit_test(sizes_from_true_centres),
 		cmocka_unit_test(centres_come_back),
 		cmocka_unit_test(centre_between_grid_points),
+		cmocka_unit_test(patches_read_per_tubercle),
 		cmocka_unit_test(flat_patch_has_no_base),
 		cmocka_unit_test(wide_read_names_a_true_fill),
 		cmocka_unit_test(small_flat_domes_profile),
