@@ -44,6 +44,14 @@
  * wider 3 x 3 as well (h31d: the accuracy table and the paper figures'
  * fills in the commit). */
 #define CENTRE_ROUNDS 1
+/* the moves of the search along the axes only (cross_search): a
+ * diagonal offset takes two, so up to six, each within the three steps
+ * along each axis that the eight neighbours' three moves reach (and
+ * fs_dome_tpl_reach_of bounds). With three, interior scene 7 at seed
+ * 4000 read D SD 19.8 % (starts a diagonal step or two off stopped
+ * short). */
+#define CROSS_MOVES 6
+#define CROSS_REACH 3
 
 /* Two doubles: two outputs of a blur, two points interpolated or two
  * fills' dot products accumulated together, each lane doing the scalar expression's
@@ -1369,16 +1377,34 @@ static void centre_between(const fs_dome_tpl *t, const fs_image *img, int ox, in
 	*cy += v * h;
 }
 
-/* centre_between from six of the nine trial centres, where no screen was
- * removed: the middle and its four neighbours along the axes (the search
- * has read them) and the one corner on the downhill side of both axes'
- * parabolas, which alone carries the cross term (fs_dome_centre_vertex6).
- * Why (h47e): the four diagonal neighbours were three of a tubercle's ten
- * patches read, the fit's cost a patch. Under a screen the residual's
- * bowl is rough at the screen's period and the nine's least squares
- * smooths it; six points would follow it (printed interior scenes: D SD
- * targets 11 -> 9 of 12 on the test seeds). Without the cross term (the
- * two parabolas alone) the corner scenes lose S (48 -> 46 of 64). */
+/* Whether the centre search reads the four neighbours along the axes
+ * and the vertex six of the nine (h47e, an option, off: see
+ * fs_dome_tpl_set_cross_search), or all eight and the nine's least
+ * squares: the eight under a halftone screen, where the residual's
+ * bowl is rough at the screen's period and six points follow it (printed
+ * interior, test seeds: D SD targets 11 -> 9 of 12), and where the
+ * points lie on the pixel grid (nph > 1), where the read's phase template
+ * changes every quarter pixel (corner scene 21 at seed 12000: S -13 %). */
+static int cross_on; /* fs_dome_tpl_set_cross_search */
+
+void fs_dome_tpl_set_cross_search(int on)
+{
+	cross_on = on != 0;
+}
+
+static int cross_search(const fs_dome_tpl *t)
+{
+	return cross_on && !t->screened && t->nph == 1;
+}
+
+/* centre_between from six of the nine trial centres (cross_search): the
+ * middle and its four neighbours along the axes, which the search has
+ * read, and the one corner on the downhill side of both axes' parabolas,
+ * which alone carries the cross term (fs_dome_centre_vertex6); where the
+ * six make no bowl, the nine (the other three corners read). Why (h47e):
+ * the four diagonal neighbours were three of a tubercle's ten patches,
+ * and the fit's cost is a patch. Without the corner (the two parabolas
+ * alone) the corner scenes lose S (48 -> 46 of 64 on the test seeds). */
 static void centre_between6(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, int kb, double h,
 			    double *cx, double *cy, seen_set *m, double *o)
 {
@@ -1393,8 +1419,10 @@ static void centre_between6(const fs_dome_tpl *t, const fs_image *img, int ox, i
 	int p = s9[5] > s9[3] ? -1 : 1, q = s9[7] > s9[1] ? -1 : 1;
 	if (score_near_at(t, img, ox, oy, *cx + p * h, *cy + q * h, kb, m, o, &s9[3 * (q + 1) + (p + 1)], &kq))
 		return;
-	if (!fs_dome_centre_vertex6(s9, p, q, &u, &v))
+	if (!fs_dome_centre_vertex6(s9, p, q, &u, &v)) {
+		centre_between(t, img, ox, oy, kb, h, cx, cy, m, o);
 		return;
+	}
 	*cx += u * h;
 	*cy += v * h;
 }
@@ -1459,15 +1487,21 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	 * halved each round (the start is the base rule's centre, off by a
 	 * pixel or two where the detector's side is brighter) */
 	double cx = x, cy = y, best = sc[kb], h = t->shift;
+	int cross = cross_search(t);
 	for (int round = 0; round < CENTRE_ROUNDS; round++, h *= 0.5) {
-		/* up to three steps of this size while they improve */
-		for (int mv = 0; mv < 3; mv++) {
+		/* up to three steps of this size while they improve (six along
+		 * the axes), within three steps of the start along each axis
+		 * (ix, iy; never binding on three moves) */
+		int ix = 0, iy = 0, bi = 0, bj = 0;
+		for (int mv = 0; mv < (cross ? CROSS_MOVES : 3); mv++) {
 			double bx = cx, by = cy;
 			for (int j = -1; j <= 1; j++)
 				for (int i = -1; i <= 1; i++) {
 					if (!i && !j)
 						continue;
-					if (i && j && !t->screened)
+					if (i && j && cross)
+						continue;
+					if (abs(ix + i) > CROSS_REACH || abs(iy + j) > CROSS_REACH)
 						continue;
 					int kq;
 					double s;
@@ -1478,20 +1512,24 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 						kb = kq;
 						bx = cx + i * h;
 						by = cy + j * h;
+						bi = i;
+						bj = j;
 					}
 				}
 			if (bx == cx && by == cy)
 				break;
+			ix += bi;
+			iy += bj;
 			cx = bx;
 			cy = by;
 		}
 	}
 	/* between the grid's points (dome_centre_fit.h): h is now half the
 	 * last round's step */
-	if (t->screened)
-		centre_between(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
-	else
+	if (cross)
 		centre_between6(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
+	else
+		centre_between(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
 	/* inside: the start or a centre the search read, or within the
 	 * square of the 3 x 3 it read about one */
 	const seen *se = read_at(t, img, ox, oy, cx, cy, 0, t->nk - 1, m, o, &spare);

@@ -50,10 +50,9 @@
  * its centre fits a dome 7 % smaller best. Then the centre between the
  * search's grid points: the vertex of the residual's quadratic through
  * the 3 x 3 trial centres one step apart about the search's end
- * (dome_centre_fit.h). Where no halftone screen was removed (h47e) the
- * search reads the four neighbours along the axes only and the vertex
- * is the quadratic through six of the nine (the cross and one corner):
- * 7 patches a tubercle instead of 10. out->x, out->y is that centre,
+ * (dome_centre_fit.h). (With fs_dome_tpl_set_cross_search, off by
+ * default, h47e: the four neighbours along the axes and six of the nine,
+ * where no screen was removed and the points lie off the pixel grid.) out->x, out->y is that centre,
  * which the dome rule takes as the tubercle's (detect_base_fit.h).
  * (Until h31d a second round at 0.02 pitch came before the vertex: a
  * third of the fit's reads for no better centres by the corner scenes'
@@ -158,9 +157,9 @@ typedef struct fs_dome_tfit {
 	 * above): the same sums, so the dome rule's flat-ground test reads
 	 * no patch again (h31d) */
 	double signal_start, signal_end;
-	/* the patches the fit sampled inside the image: its cost (h47e: 7
-	 * where the search does not move and no screen was removed, 10
-	 * under a screen) */
+	/* the patches the fit sampled inside the image: its cost (h47e: 10
+	 * where the search does not move; 7 with
+	 * fs_dome_tpl_set_cross_search) */
 	int patches;
 } fs_dome_tfit;
 
@@ -221,6 +220,23 @@ void fs_dome_tpl_free(fs_dome_tpl *t);
  * builds templates.
  */
 void fs_dome_tpl_forbid_reuse(int on);
+
+/*
+ * An option, off by default (h47e): with on non-zero fs_dome_tpl_fit's
+ * centre search reads the four neighbours along the axes instead of the
+ * eight (up to six moves) and its vertex is the quadratic through six of
+ * the nine trial centres (fs_dome_centre_vertex6), where no halftone
+ * screen was removed and the points are off the pixel grid: 7 patches a
+ * tubercle instead of 10, the 2048 x 1536 lattice 1,797.4 -> 1,727.3 M
+ * instructions (-3.9 %). Off because it moves the guard's rows both ways:
+ * the corner all-four over 8 seed sets 349 -> 350, but seed set 8000 45 ->
+ * 44 (scene 52's D +3.0 % past the target by its last digit) and the
+ * per-tubercle D SD of the pitch-64 corners up (scene 32 at 8000: 3.8 ->
+ * 6.4 %): six points see the residual's noise that nine average
+ * (docs/paper-figures.md, h47e). Process-wide; not to be called while
+ * another thread fits.
+ */
+void fs_dome_tpl_set_cross_search(int on);
 
 /*
  * The templates' dome lattice at another fill, as an image of pixels: the
