@@ -44,6 +44,14 @@
  * wider 3 x 3 as well (h31d: the accuracy table and the paper figures'
  * fills in the commit). */
 #define CENTRE_ROUNDS 1
+/* the moves of the search along the axes only (cross_search): a
+ * diagonal offset takes two, so up to six, each within the three steps
+ * along each axis that the eight neighbours' three moves reach (and
+ * fs_dome_tpl_reach_of bounds). With three, interior scene 7 at seed
+ * 4000 read D SD 19.8 % (starts a diagonal step or two off stopped
+ * short). */
+#define CROSS_MOVES 6
+#define CROSS_REACH 3
 
 /* Two doubles: two outputs of a blur, two points interpolated or two
  * fills' dot products accumulated together, each lane doing the scalar expression's
@@ -902,6 +910,7 @@ int fs_dome_tpl_build_shifted(const fs_image *img, const fs_dome_fit *f, double 
 	t->pitch = f->pitch;
 	t->rfit = rfit_of(f->pitch);
 	t->shift = shift_of(f->pitch);
+	t->screened = f->halftone > 0;
 	if (!(fill0 <= 1)) {
 		fs_dome_tpl_free(t);
 		return 1;
@@ -1232,6 +1241,7 @@ typedef struct seen {
 
 typedef struct seen_set {
 	int n;
+	int reads; /* patches sampled, kept or not (fs_dome_tfit.patches) */
 	seen e[SEEN_MAX];
 } seen_set;
 
@@ -1255,10 +1265,12 @@ static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, int ox, in
 		s->y = y;
 		s->have = 0;
 		s->outside = sample_obs(t, img, ox, oy, x, y, o);
+		m->reads += !s->outside;
 		if (s->outside)
 			return NULL;
 	} else {
 		sample_obs(t, img, ox, oy, x, y, o);
+		m->reads++;
 	}
 	/* the fills not yet computed, from the first missing to the last
 	 * (a fresh patch: all of qa..qb, never empty, and its sums) */
@@ -1329,8 +1341,9 @@ static double score_near(const fs_dome_tpl *t, const seen *s, int k0, int *k)
 
 /* score_near of the patch at (x, y) (read_at); 0 with the score in *sc,
  * 1 when the patch leaves the image. */
-static int score_near_at(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int k0,
-			 seen_set *m, double *o, double *sc, int *k)
+static inline __attribute__((always_inline)) int score_near_at(const fs_dome_tpl *t, const fs_image *img, int ox,
+								  int oy, double x, double y, int k0, seen_set *m,
+								  double *o, double *sc, int *k)
 {
 	int qa, qb;
 	near_range(t, k0, &qa, &qb);
@@ -1348,8 +1361,9 @@ static int score_near_at(const fs_dome_tpl *t, const fs_image *img, int ox, int 
  * near kb, as the search reads them); unmoved when a trial patch leaves
  * the image or the residual is no bowl there. o: npts doubles of
  * scratch. */
-static void centre_between(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, int kb, double h,
-			   double *cx, double *cy, seen_set *m, double *o)
+static inline __attribute__((always_inline)) void centre_between(const fs_dome_tpl *t, const fs_image *img,
+								   int ox, int oy, int kb, double h, double *cx,
+								   double *cy, seen_set *m, double *o)
 {
 	double s9[9], u, v;
 	for (int j = -1; j <= 1; j++)
@@ -1361,6 +1375,56 @@ static void centre_between(const fs_dome_tpl *t, const fs_image *img, int ox, in
 		}
 	if (!fs_dome_centre_vertex(s9, &u, &v))
 		return;
+	*cx += u * h;
+	*cy += v * h;
+}
+
+/* Whether the centre search reads the four neighbours along the axes
+ * and the vertex six of the nine (h47e, an option, off: see
+ * fs_dome_tpl_set_cross_search), or all eight and the nine's least
+ * squares: the eight under a halftone screen, where the residual's
+ * bowl is rough at the screen's period and six points follow it (printed
+ * interior, test seeds: D SD targets 11 -> 9 of 12), and where the
+ * points lie on the pixel grid (nph > 1), where the read's phase template
+ * changes every quarter pixel (corner scene 21 at seed 12000: S -13 %). */
+static int cross_on; /* fs_dome_tpl_set_cross_search */
+
+void fs_dome_tpl_set_cross_search(int on)
+{
+	cross_on = on != 0;
+}
+
+static int cross_search(const fs_dome_tpl *t)
+{
+	return cross_on && !t->screened && t->nph == 1;
+}
+
+/* centre_between from six of the nine trial centres (cross_search): the
+ * middle and its four neighbours along the axes, which the search has
+ * read, and the one corner on the downhill side of both axes' parabolas,
+ * which alone carries the cross term (fs_dome_centre_vertex6); where the
+ * six make no bowl, the nine (the other three corners read). Why (h47e):
+ * the four diagonal neighbours were three of a tubercle's ten patches,
+ * and the fit's cost is a patch. Without the corner (the two parabolas
+ * alone) the corner scenes lose S (48 -> 46 of 64 on the test seeds). */
+static void centre_between6(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, int kb, double h,
+			    double *cx, double *cy, seen_set *m, double *o)
+{
+	double s9[9], u, v;
+	static const int cross[5] = {4, 3, 5, 1, 7};
+	int kq;
+	for (int n = 0; n < 5; n++) {
+		int i = cross[n] % 3 - 1, j = cross[n] / 3 - 1;
+		if (score_near_at(t, img, ox, oy, *cx + i * h, *cy + j * h, kb, m, o, &s9[cross[n]], &kq))
+			return;
+	}
+	int p = s9[5] > s9[3] ? -1 : 1, q = s9[7] > s9[1] ? -1 : 1;
+	if (score_near_at(t, img, ox, oy, *cx + p * h, *cy + q * h, kb, m, o, &s9[3 * (q + 1) + (p + 1)], &kq))
+		return;
+	if (!fs_dome_centre_vertex6(s9, p, q, &u, &v)) {
+		centre_between(t, img, ox, oy, kb, h, cx, cy, m, o);
+		return;
+	}
 	*cx += u * h;
 	*cy += v * h;
 }
@@ -1385,6 +1449,48 @@ static double signal_of(const fs_dome_tpl *t, const seen *s)
 	return sig;
 }
 
+/* fs_dome_tpl_fit_crop's pattern search with the four neighbours along
+ * the axes (cross_search): up to CROSS_MOVES moves a round, each within
+ * CROSS_REACH steps of the round's start along each axis; *h is left
+ * half the last round's step, as the eight's loop leaves it. Its own
+ * function so that the eight's loop, the rule as shipped, is the code it
+ * was (the bookkeeping inside it cost the lattice 3.2 M instructions). */
+static void search_cross(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double *cx, double *cy,
+			 double *best, int *kb, double *h, seen_set *m, double *o)
+{
+	static const int di[4] = {0, -1, 1, 0}, dj[4] = {-1, 0, 0, 1};
+	for (int round = 0; round < CENTRE_ROUNDS; round++, *h *= 0.5) {
+		int ix = 0, iy = 0;
+		for (int mv = 0; mv < CROSS_MOVES; mv++) {
+			double bx = *cx, by = *cy;
+			int bi = 0, bj = 0;
+			for (int n = 0; n < 4; n++) {
+				int i = di[n], j = dj[n];
+				if (abs(ix + i) > CROSS_REACH || abs(iy + j) > CROSS_REACH)
+					continue;
+				int kq;
+				double s;
+				if (score_near_at(t, img, ox, oy, *cx + i * *h, *cy + j * *h, *kb, m, o, &s, &kq))
+					continue;
+				if (s < *best) {
+					*best = s;
+					*kb = kq;
+					bx = *cx + i * *h;
+					by = *cy + j * *h;
+					bi = i;
+					bj = j;
+				}
+			}
+			if (bx == *cx && by == *cy)
+				break;
+			ix += bi;
+			iy += bj;
+			*cx = bx;
+			*cy = by;
+		}
+	}
+}
+
 int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double y, fs_dome_tfit *out)
 {
 	return fs_dome_tpl_fit_crop(t, img, 0, 0, x, y, out);
@@ -1405,6 +1511,7 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	seen_set mem; /* 10 KB */
 	seen_set *m = &mem;
 	m->n = 0;
+	m->reads = 0;
 	seen spare;
 	const seen *s0 = read_at(t, img, ox, oy, x, y, 0, t->nk - 1, m, o, &spare);
 	if (!s0) {
@@ -1417,40 +1524,49 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	for (int k = 1; k < t->nk; k++)
 		if (sc[k] < sc[kb])
 			kb = k;
-	/* the centre: the eight neighbours, each at the best of the fills
+	/* the centre: the eight neighbours (the four along the axes where no
+	 * screen was removed, centre_between6), each at the best of the fills
 	 * near the best so far (a patch read off its centre fits a smaller
 	 * dome best, and that dome's best centre is off too), the step
 	 * halved each round (the start is the base rule's centre, off by a
 	 * pixel or two where the detector's side is brighter) */
 	double cx = x, cy = y, best = sc[kb], h = t->shift;
-	for (int round = 0; round < CENTRE_ROUNDS; round++, h *= 0.5) {
-		/* up to three steps of this size while they improve */
-		for (int mv = 0; mv < 3; mv++) {
-			double bx = cx, by = cy;
-			for (int j = -1; j <= 1; j++)
-				for (int i = -1; i <= 1; i++) {
-					if (!i && !j)
-						continue;
-					int kq;
-					double s;
-					if (score_near_at(t, img, ox, oy, cx + i * h, cy + j * h, kb, m, o, &s, &kq))
-						continue;
-					if (s < best) {
-						best = s;
-						kb = kq;
-						bx = cx + i * h;
-						by = cy + j * h;
+	int cross = cross_search(t);
+	if (cross)
+		search_cross(t, img, ox, oy, &cx, &cy, &best, &kb, &h, m, o);
+	else
+		for (int round = 0; round < CENTRE_ROUNDS; round++, h *= 0.5) {
+			/* up to three steps of this size while they improve */
+			for (int mv = 0; mv < 3; mv++) {
+				double bx = cx, by = cy;
+				for (int j = -1; j <= 1; j++)
+					for (int i = -1; i <= 1; i++) {
+						if (!i && !j)
+							continue;
+						int kq;
+						double s;
+						if (score_near_at(t, img, ox, oy, cx + i * h, cy + j * h, kb, m, o, &s,
+								  &kq))
+							continue;
+						if (s < best) {
+							best = s;
+							kb = kq;
+							bx = cx + i * h;
+							by = cy + j * h;
+						}
 					}
-				}
-			if (bx == cx && by == cy)
-				break;
-			cx = bx;
-			cy = by;
+				if (bx == cx && by == cy)
+					break;
+				cx = bx;
+				cy = by;
+			}
 		}
-	}
 	/* between the grid's points (dome_centre_fit.h): h is now half the
 	 * last round's step */
-	centre_between(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
+	if (cross)
+		centre_between6(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
+	else
+		centre_between(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
 	/* inside: the start or a centre the search read, or within the
 	 * square of the 3 x 3 it read about one */
 	const seen *se = read_at(t, img, ox, oy, cx, cy, 0, t->nk - 1, m, o, &spare);
@@ -1469,6 +1585,7 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	out->radius = NAN;
 	out->signal_start = sig0;
 	out->signal_end = signal_of(t, se);
+	out->patches = m->reads;
 	free(o);
 	if (kb == 0 || kb == t->nk - 1 || !(gain[kb] > 0))
 		return 0;

@@ -50,10 +50,13 @@
  * its centre fits a dome 7 % smaller best. Then the centre between the
  * search's grid points: the vertex of the residual's quadratic through
  * the 3 x 3 trial centres one step apart about the search's end
- * (dome_centre_fit.h); out->x, out->y is that centre, which the dome
- * rule takes as the tubercle's (detect_base_fit.h). (Until h31d a second
- * round at 0.02 pitch came before the vertex: a third of the fit's
- * reads for no better centres by the corner scenes' table.)
+ * (dome_centre_fit.h). (With fs_dome_tpl_set_cross_search, off by
+ * default, h47e: the four neighbours along the axes and six of the nine,
+ * where no screen was removed and the points lie off the pixel grid.) out->x, out->y is that centre,
+ * which the dome rule takes as the tubercle's (detect_base_fit.h).
+ * (Until h31d a second round at 0.02 pitch came before the vertex: a
+ * third of the fit's reads for no better centres by the corner scenes'
+ * table.)
  *
  * Fit quality: R^2 of the patch after its gain and offset (0..1). No size
  * (radius NAN, the centre kept) when the best fill lies at an end of the
@@ -85,6 +88,8 @@ typedef struct fs_dome_tpl {
 	double st[FS_DOME_TPL_NFILL], stt[FS_DOME_TPL_NFILL]; /* sums of t, t^2 */
 	double shift;       /* first step of the centre search, px */
 	int shadowed;       /* 1 when the templates hold a shadow term */
+	int screened;       /* 1 when the formation removed a halftone screen:
+			     * the search's full 3 x 3 (fs_dome_tpl_fit) */
 	/* The same points and templates laid out for the per-tubercle fit
 	 * (h22e: the same values, read faster): the points' columns (ncol
 	 * offsets colx, the column of each point in col) and the templates
@@ -152,6 +157,10 @@ typedef struct fs_dome_tfit {
 	 * above): the same sums, so the dome rule's flat-ground test reads
 	 * no patch again (h31d) */
 	double signal_start, signal_end;
+	/* the patches the fit sampled inside the image: its cost (h47e: 10
+	 * where the search does not move; 7 with
+	 * fs_dome_tpl_set_cross_search) */
+	int patches;
 } fs_dome_tfit;
 
 /*
@@ -211,6 +220,23 @@ void fs_dome_tpl_free(fs_dome_tpl *t);
  * builds templates.
  */
 void fs_dome_tpl_forbid_reuse(int on);
+
+/*
+ * An option, off by default (h47e): with on non-zero fs_dome_tpl_fit's
+ * centre search reads the four neighbours along the axes instead of the
+ * eight (up to six moves) and its vertex is the quadratic through six of
+ * the nine trial centres (fs_dome_centre_vertex6), where no halftone
+ * screen was removed and the points are off the pixel grid: 7 patches a
+ * tubercle instead of 10, the 2048 x 1536 lattice 1,797.4 -> 1,727.3 M
+ * instructions (-3.9 %). Off because it moves the guard's rows both ways:
+ * the corner all-four over 8 seed sets 349 -> 350, but seed set 8000 45 ->
+ * 44 (scene 52's D +3.0 % past the target by its last digit) and the
+ * per-tubercle D SD of the pitch-64 corners up (scene 32 at 8000: 3.8 ->
+ * 6.4 %): six points see the residual's noise that nine average
+ * (docs/paper-figures.md, h47e). Process-wide; not to be called while
+ * another thread fits.
+ */
+void fs_dome_tpl_set_cross_search(int on);
 
 /*
  * The templates' dome lattice at another fill, as an image of pixels: the

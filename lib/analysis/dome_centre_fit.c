@@ -38,3 +38,24 @@ int fs_dome_centre_vertex(const double s[9], double *u, double *v)
 	*v = y;
 	return 1;
 }
+
+int fs_dome_centre_vertex6(const double s[9], int p, int q, double *u, double *v)
+{
+	*u = *v = 0;
+	/* s = a + b u + c v + d u^2 + e v^2 + f u v through the five points of
+	 * the cross (each axis's parabola) and the one corner (p, q), which
+	 * alone carries the cross term */
+	double m = s[4];
+	double b = 0.5 * (s[5] - s[3]), c = 0.5 * (s[7] - s[1]);
+	double d = 0.5 * (s[5] + s[3]) - m, e = 0.5 * (s[7] + s[1]) - m;
+	double f = (s[3 * (q + 1) + (p + 1)] - m - p * b - q * c - d - e) * (p * q);
+	double det = 4 * d * e - f * f;
+	if (!(d > 0 && e > 0 && det > 1e-9 * (d * d + e * e + f * f)))
+		return 0;
+	double x = (-b * 2 * e + c * f) / det, y = (-c * 2 * d + b * f) / det;
+	if (!(fabs(x) <= 1 && fabs(y) <= 1))
+		return 0;
+	*u = x;
+	*v = y;
+	return 1;
+}

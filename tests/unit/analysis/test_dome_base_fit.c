@@ -211,6 +211,53 @@ static void centre_between_grid_points(void **state)
 	scene_close(&s);
 }
 
+/* Mean patches a tubercle of the fits from the true centres. */
+static double patches_per_fit(tpl_scene *s)
+{
+	int n = 0, sum = 0;
+	for (size_t j = 0; j < s->t.n; j++) {
+		fs_dome_tfit r;
+		if (fs_dome_tpl_fit(&s->tpl, s->img, s->t.x[j], s->t.y[j], &r))
+			continue;
+		sum += r.patches;
+		n++;
+	}
+	assert_true(n >= 8);
+	return (double)sum / n;
+}
+
+/* The fit's cost is its patches (h47e): the start, the eight neighbours
+ * and the end, 10 a tubercle where the search does not move (fewer where
+ * a trial patch leaves the cut scene). With the cross search
+ * (fs_dome_tpl_set_cross_search) on scene 36 (no screen, pitch 64: off
+ * the pixel grid) the start, the four along the axes, one corner for the
+ * vertex and the end: 7; under the 5 px screen (scene 40) the eight and
+ * the 3 x 3's least squares stay. */
+static void patches_read_per_tubercle(void **state)
+{
+	(void)state;
+	tpl_scene s;
+	scene_open(36, &s);
+	assert_int_equal(s.tpl.screened, 0);
+	double off = patches_per_fit(&s);
+	fs_dome_tpl_set_cross_search(1);
+	double on = patches_per_fit(&s);
+	fs_dome_tpl_set_cross_search(0);
+	scene_close(&s);
+	scene_open(40, &s);
+	assert_int_equal(s.tpl.screened, 1);
+	fs_dome_tpl_set_cross_search(1);
+	double screened = patches_per_fit(&s);
+	fs_dome_tpl_set_cross_search(0);
+	scene_close(&s);
+	printf("dome base fit, patches a tubercle: scene 36 %.2f, with the cross search %.2f; scene 40 (screen) "
+	       "with it %.2f\n",
+	       off, on, screened);
+	assert_true(off >= 9 && off <= 10.5);
+	assert_true(on >= 6 && on <= 7.5);
+	assert_true(screened >= 9 && screened <= 10.5);
+}
+
 /* No dome: a flat, noisy patch has no base at any size (or not one that
  * fits: R^2 near 0). */
 static void flat_patch_has_no_base(void **state)
@@ -412,6 +459,7 @@ int main(void)
 		cmocka_unit_test(sizes_from_true_centres),
 		cmocka_unit_test(centres_come_back),
 		cmocka_unit_test(centre_between_grid_points),
+		cmocka_unit_test(patches_read_per_tubercle),
 		cmocka_unit_test(flat_patch_has_no_base),
 		cmocka_unit_test(wide_read_names_a_true_fill),
 		cmocka_unit_test(small_flat_domes_profile),

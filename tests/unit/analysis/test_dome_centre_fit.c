@@ -64,11 +64,57 @@ static void no_bowl_keeps_the_middle(void **state)
 	assert_int_equal(fs_dome_centre_vertex(s, &u, &v), 0);
 }
 
+/* Six of the nine (the cross and one corner) determine the quadratic:
+ * a bowl's minimum comes back exactly whichever corner is read, and the
+ * other three corners are not looked at (NAN there). */
+static void six_points_find_the_bowl(void **state)
+{
+	(void)state;
+	static const double cases[][5] = {
+		{1, 1, 0, 0.3, -0.4}, {2, 0.5, 0.6, -0.9, 0.2}, {0.01, 0.03, -0.01, 0.55, 0.95}, {5, 5, 0, 0, 0},
+		{1, 2, -1.2, 0.4, 0.4},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+		for (int p = -1; p <= 1; p += 2)
+			for (int q = -1; q <= 1; q += 2) {
+				double s[9], u, v;
+				bowl(cases[c][0], cases[c][1], cases[c][2], cases[c][3], cases[c][4], 0.7, s);
+				for (int j = -1; j <= 1; j += 2)
+					for (int i = -1; i <= 1; i += 2)
+						if (i != p || j != q)
+							s[3 * (j + 1) + (i + 1)] = NAN;
+				assert_int_equal(fs_dome_centre_vertex6(s, p, q, &u, &v), 1);
+				assert_true(fabs(u - cases[c][3]) < 1e-9);
+				assert_true(fabs(v - cases[c][4]) < 1e-9);
+			}
+}
+
+/* As the nine: a saddle, a ridge or a minimum beyond the square leaves
+ * the middle; so does a saddle whose axes' curvatures alone look like a
+ * bowl, which only the corner shows. */
+static void six_points_no_bowl_keeps_the_middle(void **state)
+{
+	(void)state;
+	double s[9], u = 9, v = 9;
+	bowl(1, -1, 0, 0.2, 0.2, 0.5, s);
+	assert_int_equal(fs_dome_centre_vertex6(s, 1, 1, &u, &v), 0);
+	assert_true(u == 0 && v == 0);
+	bowl(1, 0, 0, 0.2, 0, 0.5, s);
+	assert_int_equal(fs_dome_centre_vertex6(s, -1, 1, &u, &v), 0);
+	bowl(1, 1, 0, 1.6, 0, 0.5, s);
+	assert_int_equal(fs_dome_centre_vertex6(s, 1, -1, &u, &v), 0);
+	/* cross term 3 against curvatures 1 */
+	bowl(1, 1, 3, 0.1, 0.1, 0.5, s);
+	assert_int_equal(fs_dome_centre_vertex6(s, -1, -1, &u, &v), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bowl_minimum_found),
 		cmocka_unit_test(no_bowl_keeps_the_middle),
+		cmocka_unit_test(six_points_find_the_bowl),
+		cmocka_unit_test(six_points_no_bowl_keeps_the_middle),
 	};
 	return cmocka_run_group_tests_name("dome centre fit", tests, NULL, NULL);
 }
