@@ -1140,6 +1140,13 @@ int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off
 	if (!p->n || !ax->ok || ax->reversed || ax->shadowed || ax->own || !off->fitted || off->fit.halftone > 0 ||
 	    !(off->fit.pitch > 0))
 		return 0;
+	/* nor where the common shift read no more than one step of its scan:
+	 * no evidence of a side, and on the 2048 x 1536 lattice (no side
+	 * detector) the lit side then turns on the last bits of the
+	 * response - shift 0.01 px on the reversed side (gated) or 0 on the
+	 * other (read: +522 M instructions, h47i) */
+	if (!(fabs(ax->shift) >= FS_DET_AXIS_PERDOME_MIN_SHIFT))
+		return 0;
 	double *v = malloc(p->n * sizeof *v);
 	size_t *sel = malloc(p->n * sizeof *sel);
 	int rc = -1;

@@ -561,9 +561,14 @@ int fs_det_base_axis_refused(const signed char *on0, const signed char *on1, siz
  * pitch is less than the pitch. Every sized dome whose profiles lie
  * inside the w x h image is read by read() (as fs_det_base_axis_find's)
  * at the formation's azimuth and blur; the flagged ones' fx, fy move
- * along the azimuth, *moved says how many. Returns 0, -1 when out of
- * memory or read() failed.
+ * along the azimuth, *moved says how many. Not where the common shift
+ * read less than FS_DET_AXIS_PERDOME_MIN_SHIFT px (0 or one 0.01-px step
+ * of its scan either way: no side told; h47k - on the lattice without a
+ * side detector whether the step ran turned on a 1e-6 change in the
+ * candidates' correlation, 1.8 or 2.3 G instructions). Returns 0, -1
+ * when out of memory or read() failed.
  */
+#define FS_DET_AXIS_PERDOME_MIN_SHIFT 0.015
 int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off, const fs_centre_axis *ax,
 			     const double *fr, double *fx, double *fy, int w, int h, fs_det_axis_reader read, void *ctx,
 			     size_t *moved);
