@@ -4,6 +4,25 @@
 
 #include <math.h>
 
+/* The vertex of s = a + b u + c v + d u^2 + e v^2 + f u v (d, e here
+ * the squares' coefficients, whatever constant they are centred by) in
+ * *u, *v; 0 where it is no bowl or lies outside the grid (|u|, |v| > 1).
+ * The gradient's zero: [2d f; f 2e] (u v) = -(b c); a bowl only when
+ * curved along every direction (a flat valley's "minimum" is its
+ * rounding noise). */
+static int bowl_vertex(double b, double c, double d, double e, double f, double *u, double *v)
+{
+	double det = 4 * d * e - f * f;
+	if (!(d > 0 && e > 0 && det > 1e-9 * (d * d + e * e + f * f)))
+		return 0;
+	double x = (-b * 2 * e + c * f) / det, y = (-c * 2 * d + b * f) / det;
+	if (!(fabs(x) <= 1 && fabs(y) <= 1))
+		return 0;
+	*u = x;
+	*v = y;
+	return 1;
+}
+
 int fs_dome_centre_vertex(const double s[9], double *u, double *v)
 {
 	*u = *v = 0;
@@ -25,18 +44,7 @@ int fs_dome_centre_vertex(const double s[9], double *u, double *v)
 	d /= 2;
 	e /= 2;
 	f /= 4;
-	/* the gradient's zero: [2d f; f 2e] (u v) = -(b c); a bowl only
-	 * when curved along every direction (a flat valley's "minimum" is
-	 * its rounding noise) */
-	double det = 4 * d * e - f * f;
-	if (!(d > 0 && e > 0 && det > 1e-9 * (d * d + e * e + f * f)))
-		return 0;
-	double x = (-b * 2 * e + c * f) / det, y = (-c * 2 * d + b * f) / det;
-	if (!(fabs(x) <= 1 && fabs(y) <= 1))
-		return 0;
-	*u = x;
-	*v = y;
-	return 1;
+	return bowl_vertex(b, c, d, e, f, u, v);
 }
 
 int fs_dome_centre_vertex6(const double s[9], int p, int q, double *u, double *v)
@@ -49,13 +57,5 @@ int fs_dome_centre_vertex6(const double s[9], int p, int q, double *u, double *v
 	double b = 0.5 * (s[5] - s[3]), c = 0.5 * (s[7] - s[1]);
 	double d = 0.5 * (s[5] + s[3]) - m, e = 0.5 * (s[7] + s[1]) - m;
 	double f = (s[3 * (q + 1) + (p + 1)] - m - p * b - q * c - d - e) * (p * q);
-	double det = 4 * d * e - f * f;
-	if (!(d > 0 && e > 0 && det > 1e-9 * (d * d + e * e + f * f)))
-		return 0;
-	double x = (-b * 2 * e + c * f) / det, y = (-c * 2 * d + b * f) / det;
-	if (!(fabs(x) <= 1 && fabs(y) <= 1))
-		return 0;
-	*u = x;
-	*v = y;
-	return 1;
+	return bowl_vertex(b, c, d, e, f, u, v);
 }
