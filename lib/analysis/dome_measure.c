@@ -286,6 +286,24 @@ __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, con
 }
 #endif
 
+/* A ray's central differences from radius j to n - 1 one at a time, where
+ * the lane loops stop: sd[j] = q_j, d[j] = |q_j|, h[j] += d[j]; returns
+ * the larger of mx and the largest d[j] over radii up to n - 2 (the
+ * quality's). The whole pass's two paths (every ray in one AVX call, or
+ * ray by ray in pairs) end with it. */
+static inline double ray_steps_tail(const double *v, int j, int n, double step, double *sd, double *d, double *h,
+				    double mx)
+{
+	for (; j < n; j++) {
+		sd[j] = (v[j + 1] - v[j - 1]) / (2 * step);
+		d[j] = fabs(sd[j]);
+		h[j] += d[j];
+		if (j < n - 1 && d[j] > mx)
+			mx = d[j];
+	}
+	return mx;
+}
+
 #ifdef FS_LANES_AVX
 /* A ray's central differences q_j = (v[j + 1] - v[j - 1]) / (2 step) from
  * j = 1, four radii at a time with AVX while all four lie within the
@@ -332,14 +350,7 @@ __attribute__((target("avx"))) static void ray_steps_all4(const double raw[NRAYS
 		double mx = 0;
 		d[k][0] = 0;
 		int j = ray_steps4(v, n, step, sd[k], d[k], h, &mx);
-		for (; j < n; j++) {
-			sd[k][j] = (v[j + 1] - v[j - 1]) / (2 * step);
-			d[k][j] = fabs(sd[k][j]);
-			h[j] += d[k][j];
-			if (j < n - 1 && d[k][j] > mx)
-				mx = d[k][j];
-		}
-		ray_max[k] = mx;
+		ray_max[k] = ray_steps_tail(v, j, n, step, sd[k], d[k], h, mx);
 	}
 }
 #endif
@@ -1112,13 +1123,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 				else if (m[0] > mx)
 					mx = m[0];
 			}
-			for (; j < n; j++) {
-				sd[k][j] = (v[j + 1] - v[j - 1]) / (2 * step);
-				d[k][j] = fabs(sd[k][j]);
-				h[j] += d[k][j];
-				if (j < n - 1 && d[k][j] > mx)
-					mx = d[k][j];
-			}
+			mx = ray_steps_tail(v, j, n, step, sd[k], d[k], h, mx);
 			if (m2[0] > mx)
 				mx = m2[0];
 			if (m2[1] > mx)
