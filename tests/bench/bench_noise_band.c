@@ -1,0 +1,255 @@
+/*
+ * bench_noise_band.c - the guards' noise band: test_sem_accuracy's 64
+ * corner scenes measured by the dome rule on several seed sets, each with
+ * its candidates nudged by a few sub-rounding amounts
+ * (fs_detect_set_cand_nudge), and which scene-seeds' four targets change
+ * between the nudges.
+ *
+ * Why (docs/paper-figures.md, sections h47i, h47k and the lead's stop 47):
+ * a 1e-6 px move of the candidates changes the misses of 49-61 of the 512
+ * corner scene-seeds and the all-four count of a seed set by up to 4,
+ * mostly through the formation fit's offset choosing between two
+ * near-equal basins. A change that moves bits is then judged by luck on
+ * "no seed set lower"; this prints the band a change's counts can be
+ * read against, and which scene-seeds are coins. It took 24 runs of
+ * test_sem_accuracy and a diff of their logs by hand before.
+ *
+ * Usage: bench_noise_band [--seeds A,B,...] [--nudges X,Y,...] [SCENE...]
+ * --seeds: offsets added to each scene's seed, as SEM_SEED_ADD (default
+ * the 8 sets 0,4000,...,28000). --nudges: candidate nudges in px
+ * (default -1e-6,0,1e-6); flips are counted against the nudge 0 when it
+ * is given, else against the first. SCENE: corner scene numbers (default
+ * all 64). SEM_SCENE_CACHE shares the renders with the tests; each scene
+ * is rendered once and detected at every nudge.
+ *
+ * Prints per seed set the all-four count at each nudge and its band [min,
+ * max], and each scene-seed whose targets' pass/fail differ between
+ * nudges as scene@seed with its misses at each nudge (D, S, SD, RP; "-"
+ * none); then per nudge the all-four counts of every set and their total,
+ * the flips against the reference nudge, on how many seed sets each
+ * scene flipped, and the line
+ * "noise band: all four total MIN..MAX over nudges, flips N of M", N the
+ * scene-seeds whose misses differ among all the nudges. Asserts nothing:
+ * an evidence bench (evidence.list).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/detect.h"
+#include "analysis/detect_methods.h"
+#include "sem_scene.h"
+#include "sem_score.h"
+
+#define NCORNER 64
+#define MAX_SEEDS 16
+#define MAX_NUDGES 8
+
+enum { MISS_D = 1, MISS_S = 2, MISS_SD = 4, MISS_RP = 8 };
+
+/* The targets test_sem_accuracy's corner table counts, as a mask of the
+ * ones missed (0: all four met). */
+static int misses_of(const sem_score *r)
+{
+	int m = 0;
+	if (!(fabs(r->d_err) < 3))
+		m |= MISS_D;
+	if (!(fabs(r->s_err) < 3))
+		m |= MISS_S;
+	if (r->sd_applies && !(r->d_sd < 8))
+		m |= MISS_SD;
+	if (!(r->recall >= 0.97 && r->precision >= 0.97))
+		m |= MISS_RP;
+	return m;
+}
+
+static void print_misses(int m)
+{
+	if (!m) {
+		printf("-");
+		return;
+	}
+	const char *sep = "";
+	static const char *const name[] = {"D", "S", "SD", "RP"};
+	for (int b = 0; b < 4; b++)
+		if (m & (1 << b)) {
+			printf("%s%s", sep, name[b]);
+			sep = "+";
+		}
+}
+
+/* A comma-separated list into v (at most max); the count, or -1 when an
+ * item is not a number or the list is too long. */
+static int parse_list(const char *s, double *v, int max)
+{
+	int n = 0;
+	while (*s) {
+		char *end;
+		if (n == max)
+			return -1;
+		v[n++] = strtod(s, &end);
+		if (end == s || (*end && *end != ','))
+			return -1;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+/* Corner scene k on seed offset add at each nudge: its misses into
+ * miss[0..nn-1]. 0, or -1 when the scene or a detection fails (said on
+ * stderr). */
+static int run_scene(int k, unsigned add, const double *nudge, int nn, int *miss)
+{
+	sem_opts o;
+	sem_corner_scene(k, &o);
+	o.seed += add;
+	sem_scene s;
+	if (sem_scene_render(&s, &o)) {
+		fprintf(stderr, "corner %d seed +%u: %s\n", k, add, s.err);
+		return -1;
+	}
+	int rc = 0;
+	for (int j = 0; j < nn && !rc; j++) {
+		fs_detect_result res;
+		fs_detect_set_cand_nudge(nudge[j]);
+		if (fs_detect_domes(s.img, &s.p, 0, &res, s.err, sizeof s.err)) {
+			fprintf(stderr, "corner %d seed +%u nudge %g: %s\n", k, add, nudge[j], s.err);
+			rc = -1;
+			break;
+		}
+		sem_score r;
+		rc = sem_score_detection(&s.tr, &res.tubercles, o.halftone, &r);
+		if (rc)
+			fprintf(stderr, "corner %d seed +%u: out of memory scoring\n", k, add);
+		else
+			miss[j] = misses_of(&r);
+		fs_detect_result_free(&res);
+	}
+	fs_detect_set_cand_nudge(0);
+	sem_scene_close(&s);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	double seedv[MAX_SEEDS] = {0, 4000, 8000, 12000, 16000, 20000, 24000, 28000};
+	double nudge[MAX_NUDGES] = {-1e-6, 0, 1e-6};
+	int ns = 8, nn = 3;
+	int pick[NCORNER], npick = 0;
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--seeds") && a + 1 < argc) {
+			ns = parse_list(argv[++a], seedv, MAX_SEEDS);
+			if (ns <= 0) {
+				fprintf(stderr, "bad --seeds (at most %d offsets)\n", MAX_SEEDS);
+				return 2;
+			}
+		} else if (!strcmp(argv[a], "--nudges") && a + 1 < argc) {
+			nn = parse_list(argv[++a], nudge, MAX_NUDGES);
+			if (nn <= 0) {
+				fprintf(stderr, "bad --nudges (at most %d, px)\n", MAX_NUDGES);
+				return 2;
+			}
+		} else {
+			char *end;
+			long k = strtol(argv[a], &end, 10);
+			if (end == argv[a] || *end || k < 0 || k >= NCORNER || npick == NCORNER) {
+				fprintf(stderr, "usage: %s [--seeds A,B,...] [--nudges X,Y,...] [SCENE...]\n", argv[0]);
+				return 2;
+			}
+			pick[npick++] = (int)k;
+		}
+	}
+	if (!npick)
+		for (int k = 0; k < NCORNER; k++)
+			pick[npick++] = k;
+	for (int i = 0; i < ns; i++)
+		if (!(seedv[i] >= 0 && seedv[i] == floor(seedv[i]))) {
+			fprintf(stderr, "bad --seeds: %g is not a whole offset\n", seedv[i]);
+			return 2;
+		}
+	/* flips are counted against nudge 0 (the guards' own run) when given */
+	int ref = 0;
+	for (int j = 0; j < nn; j++)
+		if (nudge[j] == 0) {
+			ref = j;
+			break;
+		}
+
+	int all[MAX_SEEDS][MAX_NUDGES] = {{0}};
+	int flips_vs[MAX_NUDGES] = {0};
+	int flips = 0, total = 0, failed = 0;
+	/* per corner scene, on how many seed sets it flipped: a scene that
+	 * flips on most sets is a coin wherever a change moves bits */
+	int scene_flips[NCORNER] = {0};
+	for (int i = 0; i < ns; i++) {
+		unsigned add = (unsigned)seedv[i];
+		printf("seed set +%u\n", add);
+		for (int q = 0; q < npick; q++) {
+			int miss[MAX_NUDGES];
+			if (run_scene(pick[q], add, nudge, nn, miss)) {
+				failed++;
+				continue;
+			}
+			total++;
+			int differ = 0;
+			for (int j = 0; j < nn; j++) {
+				all[i][j] += miss[j] == 0;
+				if (miss[j] != miss[ref]) {
+					flips_vs[j]++;
+					differ = 1;
+				}
+			}
+			if (!differ)
+				continue;
+			flips++;
+			scene_flips[pick[q]]++;
+			printf("  flip %d@%u:", pick[q], add);
+			for (int j = 0; j < nn; j++) {
+				printf("%s %g: ", j ? "," : "", nudge[j]);
+				print_misses(miss[j]);
+			}
+			printf("\n");
+		}
+		int lo = all[i][0], hi = all[i][0];
+		printf("  all four:");
+		for (int j = 0; j < nn; j++) {
+			printf("%s %g: %d", j ? "," : "", nudge[j], all[i][j]);
+			lo = all[i][j] < lo ? all[i][j] : lo;
+			hi = all[i][j] > hi ? all[i][j] : hi;
+		}
+		printf("; band [%d, %d]\n", lo, hi);
+		fflush(stdout);
+	}
+
+	printf("all four per seed set (");
+	for (int i = 0; i < ns; i++)
+		printf("%s+%u", i ? "," : "", (unsigned)seedv[i]);
+	printf("):\n");
+	int tlo = 0, thi = 0;
+	for (int j = 0; j < nn; j++) {
+		int t = 0;
+		printf("  nudge %g:", nudge[j]);
+		for (int i = 0; i < ns; i++) {
+			printf("%s%d", i ? "," : " ", all[i][j]);
+			t += all[i][j];
+		}
+		printf(" = %d", t);
+		if (j != ref)
+			printf("; flips against nudge %g: %d", nudge[ref], flips_vs[j]);
+		printf("\n");
+		if (j == 0 || t < tlo)
+			tlo = t;
+		if (j == 0 || t > thi)
+			thi = t;
+	}
+	printf("flips per scene (scene: seed sets of %d):", ns);
+	for (int k = 0; k < NCORNER; k++)
+		if (scene_flips[k])
+			printf(" %d: %d", k, scene_flips[k]);
+	printf("\n");
+	if (failed)
+		printf("scene-seeds that failed to run: %d\n", failed);
+	printf("noise band: all four total %d..%d over nudges, flips %d of %d\n", tlo, thi, flips, total);
+	return failed ? 1 : 0;
+}
