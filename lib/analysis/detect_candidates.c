@@ -37,6 +37,21 @@ void fs_cand_free(fs_cand_list *l)
 	memset(l, 0, sizeof *l);
 }
 
+int fs_cand_list_shifted(const fs_cand_list *c, double dx, double dy, fs_cand_list *out)
+{
+	*out = (fs_cand_list){0};
+	out->items = malloc((c->n ? c->n : 1) * sizeof *out->items);
+	if (!out->items)
+		return -1;
+	out->n = out->cap = c->n;
+	for (size_t i = 0; i < c->n; i++) {
+		out->items[i] = c->items[i];
+		out->items[i].x += dx;
+		out->items[i].y += dy;
+	}
+	return 0;
+}
+
 int fs_det_preprocess(const fs_image *img, const fs_params *p, int clahe_tile, fs_image **out,
 		      char *err, size_t errlen)
 {

@@ -28,6 +28,10 @@ typedef struct fs_cand_list {
 
 int fs_cand_append(fs_cand_list *l, const fs_cand *c);
 void fs_cand_free(fs_cand_list *l);
+/* c's candidates, each moved by (dx, dy) px, into *out (new; the
+ * caller's, freed by fs_cand_free; room for one even when c is empty).
+ * Returns 0, -1 out of memory (*out then empty). */
+int fs_cand_list_shifted(const fs_cand_list *c, double dx, double dy, fs_cand_list *out);
 
 /* Preprocessing of params.h on a copy of img: top-hat, CLAHE (tile side
  * clahe_tile, normally p->clahe_kernel), blur, normalise. *out is new (a

@@ -1624,16 +1624,9 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 			double wx, wy;
 			if (fs_det_walk_shift_by(&wr, c, &wx, &wy, NULL))
 				goto out;
-			walked.items = malloc(n * sizeof *walked.items);
-			if (!walked.items) {
+			if (fs_cand_list_shifted(c, wx, wy, &walked)) {
 				snprintf(err, errlen, "tiled dome measurement: out of memory");
 				goto out;
-			}
-			walked.n = walked.cap = n;
-			for (size_t i = 0; i < n; i++) {
-				walked.items[i] = c->items[i];
-				walked.items[i].x += wx;
-				walked.items[i].y += wy;
 			}
 			j.c = &walked;
 			continue;
@@ -1673,7 +1666,7 @@ out:
 	free(j.level_edge);
 	free(j.level_var);
 	free(prev);
-	free(walked.items);
+	fs_cand_free(&walked);
 	fs_det_paths_free(&paths);
 	return rc;
 }

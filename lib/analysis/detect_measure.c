@@ -563,15 +563,8 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		double wx, wy;
 		if (fs_det_walk_shift(m, c, max_r, smooth, meas, &wx, &wy, NULL))
 			goto out;
-		walked.items = malloc((c->n ? c->n : 1) * sizeof *walked.items);
-		if (!walked.items)
+		if (fs_cand_list_shifted(c, wx, wy, &walked))
 			goto out;
-		walked.n = walked.cap = c->n;
-		for (size_t i = 0; i < c->n; i++) {
-			walked.items[i] = c->items[i];
-			walked.items[i].x += wx;
-			walked.items[i].y += wy;
-		}
 		mc = &walked;
 	}
 	int refused = mc == c && m->img && m->dome && m->refine > 0 &&
@@ -648,6 +641,6 @@ out:
 	free(before_x);
 	free(before_y);
 	fs_det_paths_free(&paths);
-	free(walked.items);
+	fs_cand_free(&walked);
 	return rc;
 }
