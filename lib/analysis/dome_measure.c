@@ -177,13 +177,15 @@ static inline double sample_split(const fs_image *img, int xi, int yi, double u,
 #ifdef FS_LANES_AVX
 /* The rays' offsets from a pass's start, u[k][j] = cs[k] j step and
  * v[k][j] = sn[k] j step (the products in sample_rays' order, so the
- * same values), for one step. A detection reads every dome of an image
+ * same values), for one step and one table of directions (keyed by both,
+ * so no caller's table can be taken for another's). A detection reads every dome of an image
  * at one step (the readers' radii windows are the image's: one table
  * filled for the 2048 x 1536 lattice, one for each P1 figure), so each
  * thread keeps the last few: the quads' two products a coordinate
  * were 4 of their some 70 instructions, 3.9 M quads on the 2048 x 1536
  * lattice (h47f). */
 typedef struct ray_offsets {
+	const double *cs, *sn; /* the directions' table it was filled from */
 	double step;
 	double u[NRAYS][NMAX + 1], v[NRAYS][NMAX + 1];
 } ray_offsets;
@@ -195,12 +197,14 @@ static const ray_offsets *ray_offsets_for(const double *cs, const double *sn, do
 	static _Thread_local ray_offsets kept[RAY_OFFSETS_KEPT];
 	static _Thread_local int filled, next;
 	for (int i = 0; i < filled; i++)
-		if (kept[i].step == step)
+		if (kept[i].step == step && kept[i].cs == cs && kept[i].sn == sn)
 			return &kept[i];
 	ray_offsets *o = &kept[next];
 	next = (next + 1) % RAY_OFFSETS_KEPT;
 	if (filled < RAY_OFFSETS_KEPT)
 		filled++;
+	o->cs = cs;
+	o->sn = sn;
 	o->step = step;
 	for (int k = 0; k < NRAYS; k++)
 		for (int j = 0; j <= NMAX; j++) {
@@ -930,6 +934,19 @@ void fs_dome_forbid_keep_rays(int on)
  * gap is 10^5 times that. */
 #define KEEP_GAP 1e-9
 
+/* The outlier bar on NRAYS residuals (tmp, reordered): 3 x 1.4826 x
+ * their median, KEEP_ALL at least. The median is the mean of the two
+ * middle values: the lower one selected, the upper one the least of those
+ * above it. */
+static double keep_bar(double *tmp)
+{
+	double lo_mid = kth_few(tmp, NRAYS, NRAYS / 2 - 1), hi_mid = tmp[NRAYS / 2];
+	for (int k = NRAYS / 2 + 1; k < NRAYS; k++)
+		if (tmp[k] < hi_mid)
+			hi_mid = tmp[k];
+	return fmax(3 * 1.4826 * (0.5 * (lo_mid + hi_mid)), KEEP_ALL);
+}
+
 /* pass()'s kept rays (use[k], the residual |distance - r| within
  * max(3 * 1.4826 MAD, KEEP_ALL)) told from the residuals read with sqrt
  * instead of hypot, the median not looked for where every residual lies
@@ -953,11 +970,7 @@ static int keep_rays(const double *px, const double *py, double cx, double cy, d
 	if (top > KEEP_ALL - gap) {
 		double tmp[NRAYS];
 		memcpy(tmp, res, sizeof tmp);
-		double lo_mid = kth_few(tmp, NRAYS, NRAYS / 2 - 1), hi_mid = tmp[NRAYS / 2];
-		for (int k = NRAYS / 2 + 1; k < NRAYS; k++)
-			if (tmp[k] < hi_mid)
-				hi_mid = tmp[k];
-		bar = fmax(3 * 1.4826 * (0.5 * (lo_mid + hi_mid)), KEEP_ALL);
+		bar = keep_bar(tmp);
 	}
 	int kept = 0;
 	for (int k = 0; k < NRAYS; k++) {
@@ -1285,15 +1298,9 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		kept = 0;
 		for (int k = 0; k < NRAYS; k++)
 			tmp[k] = res[k] = fabs(hypot(px[k] - cx, py[k] - cy) - r);
-		/* the two middle values: the lower one selected, the upper one the
-		 * least of those above it */
-		double lo_mid = kth_few(tmp, NRAYS, NRAYS / 2 - 1), hi_mid = tmp[NRAYS / 2];
-		for (int k = NRAYS / 2 + 1; k < NRAYS; k++)
-			if (tmp[k] < hi_mid)
-				hi_mid = tmp[k];
-		double mad = 0.5 * (lo_mid + hi_mid);
+		double bar = keep_bar(tmp);
 		for (int k = 0; k < NRAYS; k++) {
-			use[k] = res[k] <= fmax(3 * 1.4826 * mad, KEEP_ALL);
+			use[k] = res[k] <= bar;
 			kept += use[k];
 		}
 	}
