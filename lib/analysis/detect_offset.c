@@ -338,6 +338,13 @@ out:
 }
 
 static unsigned g_turn_passes;
+
+/* Whether a switch set for passes (FS_DET_TURN_FIRST, _LAST) is on in m's:
+ * the last step's where m's centres are given, else the first pass's. */
+static int passes_here(unsigned passes, const fs_meas *m)
+{
+	return (passes & (m->given ? FS_DET_TURN_LAST : FS_DET_TURN_FIRST)) != 0;
+}
 static unsigned g_foot_passes;
 
 unsigned fs_det_offset_set_foot(unsigned passes)
@@ -349,7 +356,7 @@ unsigned fs_det_offset_set_foot(unsigned passes)
 
 int fs_det_offset_foot_search(const fs_meas *m)
 {
-	return (g_foot_passes & (m->given ? FS_DET_TURN_LAST : FS_DET_TURN_FIRST)) != 0;
+	return passes_here(g_foot_passes, m);
 }
 
 unsigned fs_det_offset_set_turn_check(unsigned passes)
@@ -410,7 +417,7 @@ static int correct_period(const fs_meas *m, const fs_cand_list *c, double max_r,
 	reading.halftone_given = period >= 0;
 	reading.halftone_period = period;
 	reading.cap_tie = fs_det_offset_cap_tie(m);
-	reading.turn_check = (g_turn_passes & (m->given ? FS_DET_TURN_LAST : FS_DET_TURN_FIRST)) != 0;
+	reading.turn_check = passes_here(g_turn_passes, m);
 	reading.foot_search = fs_det_offset_foot_search(m);
 	fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, &reading, info);
 	/* given centres are final (detect_measure.h): the formation and the

@@ -1245,6 +1245,13 @@ typedef struct seen_set {
 	seen e[SEEN_MAX];
 } seen_set;
 
+/* The mask of fills a..b (b < FS_DOME_TPL_NFILL < 31), as seen.have
+ * keeps them. */
+static inline unsigned fill_bits(int a, int b)
+{
+	return ((2u << b) - 1) & ~((1u << a) - 1);
+}
+
 /* The patch at (x, y) with its dot products for fills qa..qb, from memory
  * or read (o: npts doubles of scratch); NULL when it leaves the image. */
 static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int qa,
@@ -1254,8 +1261,7 @@ static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, int ox, in
 	for (int i = 0; i < m->n && !s; i++)
 		if (m->e[i].x == x && m->e[i].y == y)
 			s = &m->e[i];
-	/* bits qa..qb (qb < FS_DOME_TPL_NFILL < 31) */
-	unsigned need = ((2u << qb) - 1) & ~((1u << qa) - 1);
+	unsigned need = fill_bits(qa, qb);
 	if (s && (s->outside || (s->have & need) == need))
 		return s->outside ? NULL : s;
 	int fresh = !s;
@@ -1284,7 +1290,7 @@ static const seen *read_at(const fs_dome_tpl *t, const fs_image *img, int ox, in
 		 * a bit set per fill were 5 M instructions on the lattice) */
 		dots(t, tp_at(t, phase_of(t, x, y)), o, ka, kb, s->dot + ka, fresh ? &s->so : NULL,
 		     fresh ? &s->soo : NULL);
-		s->have |= ((2u << kb) - 1) & ~((1u << ka) - 1);
+		s->have |= fill_bits(ka, kb);
 	}
 	return s;
 }
