@@ -112,37 +112,14 @@ static fs_image *noisy_copy(const fs_image *img, double sd)
 
 /* The candidates' mean offset along (ax, ay) and across it from the
  * truth's inside domes (each its nearest candidate within 0.3 pitch,
- * nearest_of_truth); *k the matched count (0: the means are NAN). */
+ * nearest_mean_offset); *k the matched count (0: the means are NAN). */
 static void offsets(const fs_cand_list *c, const sem_truth *tr, double ax, double ay, double *along,
 		    double *across, size_t *k)
 {
-	double sa = 0, sc = 0;
-	double *xs = malloc((c->n + 1) * sizeof *xs), *ys = malloc((c->n + 1) * sizeof *ys);
-	long *of = malloc((tr->n + 1) * sizeof *of);
-	*k = 0;
-	if (!xs || !ys || !of) {
+	long m = nearest_mean_offset(c, 0, 0, tr, 0.3, ax, ay, along, across);
+	if (m < 0)
 		printf("  (offsets: out of memory)\n");
-		goto out;
-	}
-	for (size_t i = 0; i < c->n; i++) {
-		xs[i] = c->items[i].x;
-		ys[i] = c->items[i].y;
-	}
-	nearest_of_truth(tr, xs, ys, NULL, c->n, 0.3, of);
-	for (size_t t = 0; t < tr->n; t++) {
-		if (of[t] < 0)
-			continue;
-		double dx = xs[of[t]] - tr->x[t], dy = ys[of[t]] - tr->y[t];
-		sa += dx * ax + dy * ay;
-		sc += -dx * ay + dy * ax;
-		(*k)++;
-	}
-out:
-	*along = *k ? sa / *k : NAN;
-	*across = *k ? sc / *k : NAN;
-	free(xs);
-	free(ys);
-	free(of);
+	*k = m > 0 ? (size_t)m : 0;
 }
 
 /* The dome rule's candidates of img as detect.c makes them, img first

@@ -32,36 +32,11 @@
 
 /* The mean offset along the detector's axis (ax, ay) and across it of
  * the candidates moved by (sx, sy) from the truth's inside domes, each
- * its nearest candidate within 0.3 pitch. */
+ * its nearest candidate within 0.3 pitch (nearest_mean_offset). */
 static void mean_offset(const fs_cand_list *c, double sx, double sy, const sem_truth *tr, double ax, double ay,
 			double *along, double *across)
 {
-	double sa = 0, sc = 0;
-	size_t k = 0;
-	double *xs = malloc((c->n + 1) * sizeof *xs), *ys = malloc((c->n + 1) * sizeof *ys);
-	long *of = malloc((tr->n + 1) * sizeof *of);
-	assert_non_null(xs);
-	assert_non_null(ys);
-	assert_non_null(of);
-	for (size_t i = 0; i < c->n; i++) {
-		xs[i] = c->items[i].x + sx;
-		ys[i] = c->items[i].y + sy;
-	}
-	nearest_of_truth(tr, xs, ys, NULL, c->n, 0.3, of);
-	for (size_t t = 0; t < tr->n; t++) {
-		if (of[t] < 0)
-			continue;
-		double dx = xs[of[t]] - tr->x[t], dy = ys[of[t]] - tr->y[t];
-		sa += dx * ax + dy * ay;
-		sc += -dx * ay + dy * ax;
-		k++;
-	}
-	free(xs);
-	free(ys);
-	free(of);
-	assert_true(k > 50);
-	*along = sa / k;
-	*across = sc / k;
+	assert_true(nearest_mean_offset(c, sx, sy, tr, 0.3, ax, ay, along, across) > 50);
 }
 
 static void printed_candidates_walked_onto_the_domes(void **state)

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "analysis/detect_candidates.h"
 #include "image/tubercle.h"
 #include "sem_sim.h"
 
@@ -36,5 +37,13 @@ long nearest_tubercle(const fs_tubercle_list *l, double x, double y, double lim)
  * scale region or with no point near enough). Returns the matched count. */
 size_t nearest_of_truth(const sem_truth *tr, const double *xs, const double *ys, const int *use, size_t n,
 			double frac, long *of_truth);
+
+/* The mean offset of c's candidates, each moved by (sx, sy), from tr's
+ * inside domes (each its nearest candidate within frac x the pitch,
+ * nearest_of_truth) along the unit axis (ax, ay) and across it, into
+ * *along and *across (NAN when none matched). Returns the matched count,
+ * or -1 out of memory (the means then NAN). */
+long nearest_mean_offset(const fs_cand_list *c, double sx, double sy, const sem_truth *tr, double frac, double ax,
+			 double ay, double *along, double *across);
 
 #endif
