@@ -413,29 +413,10 @@ static void blurred_profile(double R, double rim, double rim_w, double sigma, do
 	}
 }
 
-/* --degeneracy R,F,W,S: how far the image can tell a rim-bright base from
- * a larger uniform one. The object (radius R, rim F over W px) blurred by
- * S is fitted, by least squares over the disk's area (weights rho) with
- * the amplitude free, by a uniform disk of radius R' blurred by S'; R'
- * and S' searched on a grid (0.01 px), first with S' = S held (the blur
- * known) and then free; the residual's RMS in % of the profile's peak. */
-static double disk_misfit(const double *obj, double R, double sigma, double *amp)
-{
-	double m[DG_N], smm = 0, smo = 0, soo = 0;
-	blurred_profile(R, 0, 0, sigma, m);
-	for (int i = 0; i < DG_N; i++) {
-		double w = i ? i * DG_STEP : 0.25 * DG_STEP;
-		smm += w * m[i] * m[i];
-		smo += w * m[i] * obj[i];
-		soo += w * obj[i] * obj[i];
-	}
-	*amp = smo / smm;
-	return soo - smo * smo / smm;
-}
-
 /* The misfit of a rim model (radius r, rim f over rim_w) blurred by
- * sigma to obj, the amplitude free (disk_misfit's weights). */
-static double rim_misfit(const double *obj, double r, double f, double rim_w, double sigma)
+ * sigma to obj, the amplitude free, by least squares over the disk's
+ * area (weights rho); the amplitude into *amp (may be NULL). */
+static double rim_misfit(const double *obj, double r, double f, double rim_w, double sigma, double *amp)
 {
 	double m[DG_N], smm = 0, smo = 0, soo = 0;
 	blurred_profile(r, f, rim_w, sigma, m);
@@ -445,7 +426,21 @@ static double rim_misfit(const double *obj, double r, double f, double rim_w, do
 		smo += w * m[i] * obj[i];
 		soo += w * obj[i] * obj[i];
 	}
+	if (amp)
+		*amp = smo / smm;
 	return soo - smo * smo / smm;
+}
+
+/* --degeneracy R,F,W,S: how far the image can tell a rim-bright base from
+ * a larger uniform one. The object (radius R, rim F over W px) blurred by
+ * S is fitted, by least squares over the disk's area (weights rho) with
+ * the amplitude free, by a uniform disk of radius R' blurred by S'; R'
+ * and S' searched on a grid (0.01 px), first with S' = S held (the blur
+ * known) and then free; the residual's RMS in % of the profile's peak.
+ * Its uniform disk is the rim model without a rim. */
+static double disk_misfit(const double *obj, double R, double sigma, double *amp)
+{
+	return rim_misfit(obj, R, 0, 0, sigma, amp);
 }
 
 /* The rim model's radius fitted with its rim's strength free (0 .. 4 in
@@ -459,7 +454,7 @@ static void rim_fit(const double *obj, double peak, double wsum, double R, doubl
 	for (double r = 0.8 * R; r <= 1.3 * R + 1e-9; r += 0.02) {
 		double rb = INFINITY, fb = NAN;
 		for (double f = 0; f <= 4 + 1e-9; f += 0.1) {
-			double e = rim_misfit(obj, r, f, rim_w, sigma + ds);
+			double e = rim_misfit(obj, r, f, rim_w, sigma + ds, NULL);
 			if (e < rb) {
 				rb = e;
 				fb = f;
