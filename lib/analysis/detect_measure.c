@@ -475,6 +475,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	fs_det_offset off;
 	fs_meas m2 = *m; /* the unrefined path's */
 	m2.refine = 0;
+	m2.held_lowpass = m->dome && m->refine > 0 && fs_det_offset_held_lowpass();
 	double smooth = 0;
 	/* the two paths under a coarse screen (detect_offset.h) */
 	struct paths_whole pw = {m, &m2, c, max_r, &smooth, &off, NULL};

@@ -80,6 +80,12 @@ typedef struct fs_meas {
 	 * The whole-image path and the tiled one (detect_domes_tiled.c)
 	 * walk alike (fs_det_walk_shift_by). */
 	int walk;
+	/* The dome rule's unrefined path of a refined first pass (the
+	 * refused and coarse-screen paths, the candidates' walk): 1 holds
+	 * its formation's fill at the low-passed level readings, where the
+	 * image has a halftone screen (detect_offset.h,
+	 * fs_det_offset_set_held_lowpass; h48d, off by default). */
+	int held_lowpass;
 } fs_meas;
 
 /* One candidate's measurement: the tubercle in m's pixels, ok 0 when none.

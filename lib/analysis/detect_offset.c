@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "analysis/base_readings.h"
+#include "analysis/detect_base_fit.h"
 #include "analysis/dome_fit.h"
 #include "analysis/dome_measure.h"
 #include "analysis/halftone.h"
+#include "analysis/preprocess.h"
 #include "base/sorting.h"
 
 /* 0.0125 pitch along both axes (one step of dome_fit.c's fine offset
@@ -393,6 +395,39 @@ int fs_det_offset_read(const fs_meas *m, const fs_cand_list *c, double max_r, do
 	return correct_period(m, c, max_r, smooth, -1, 0, (fs_measured *)meas, info);
 }
 
+static int g_held_lowpass;
+
+void fs_det_offset_set_held_lowpass(int on)
+{
+	g_held_lowpass = on != 0;
+}
+
+int fs_det_offset_held_lowpass(void)
+{
+	return g_held_lowpass;
+}
+
+/* d's radii replaced by the level's reading on m's image low-passed as
+ * the formation reads a screen of that period (detect_offset.h,
+ * fs_det_offset_set_held_lowpass): the fill the formation is held at is
+ * their median. A reading at its window's end or none: the dome's own
+ * radius stays. 0, -1 out of memory (d unchanged). */
+static int hold_lowpassed(const fs_meas *m, offset_domes *d, double mr, double period)
+{
+	char err[64];
+	fs_image *lp = fs_gaussian_blurred(m->img, FS_HALFTONE_LOWPASS * period, err, sizeof err);
+	if (!lp)
+		return -1;
+	for (size_t i = 0; i < d->n; i++) {
+		int e = 0;
+		double r = fs_det_base_level_lowpassed(lp, d->x[i], d->y[i], mr, m->f, &e);
+		if (isfinite(r) && !e)
+			d->r[i] = r;
+	}
+	fs_image_free(lp);
+	return 0;
+}
+
 static int correct_period(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth, double period,
 			  int apply, fs_measured *meas, fs_det_offset *info)
 {
@@ -419,6 +454,11 @@ static int correct_period(const fs_meas *m, const fs_cand_list *c, double max_r,
 	reading.cap_tie = fs_det_offset_cap_tie(m);
 	reading.turn_check = passes_here(g_turn_passes, m);
 	reading.foot_search = fs_det_offset_foot_search(m);
+	/* (the unrefined path's fill held at the low-passed level, h48d) */
+	if (m->held_lowpass && !m->given && period > 0 && hold_lowpassed(m, &d, max_r > 0 ? max_r : 0.6 * pitch, period)) {
+		rc = -1;
+		goto out;
+	}
 	fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, &reading, info);
 	/* given centres are final (detect_measure.h): the formation and the
 	 * offset, applied by the caller where it reads its level from it */

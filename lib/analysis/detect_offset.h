@@ -406,4 +406,37 @@ void fs_det_offset_set_walk(int on);
 int fs_det_offset_get_walk(void);
 int fs_det_offset_walk_given(const fs_meas *m, fs_cand_list *c, double max_r, int *moves);
 
+/*
+ * The unrefined path's formation with its fill held at the level's own
+ * reader (h48d, issue 13; experimental, off unless
+ * fs_det_offset_set_held_lowpass turns it on for the process). The
+ * formation fit holds its fill at the median of the radii it is given
+ * (fs_det_offset_fit_once). On the unrefined path of a refined first
+ * pass (fs_meas.held_lowpass: fs_det_measure's refused and
+ * coarse-screen paths, the look again, the candidates' walk) those are
+ * the base rule's readings on the rays smoothed against the screen's
+ * dots (2.2 px), which read the printed interior's domes 3-27 % large
+ * from their TRUE centres (h/R 0.5 most: +10..+27 %); held there, the
+ * formation reads the centres' offset 0.35-1.0 px away from the
+ * detector at the true centres (the walk's fixed point past the centre,
+ * h47b), and on the tall domes that offset clears the fit's rounding
+ * bar and moves them, D +3..+6 %. Held at the truth's fill the same fit
+ * reads 0.00 there on 12 of 14 scenes (seed 0) and reads a start 0.5 px off back
+ * (bench_unrefined_truth, docs/paper-figures.md h48d). With the switch
+ * on, where the image has a screen (period > 0) the radii are the
+ * level's reading on the image low-passed by FS_HALFTONE_LOWPASS x the
+ * period (fs_det_base_level_lowpassed, its window's ends left out; a
+ * dome it cannot read keeps its own radius): -2..+4 % from the true
+ * centres. Whole-image path only (the tiled path's mosaic formation
+ * holds the rays' fill). fs_det_offset_held_lowpass: whether it is on.
+ * Not the rule: it takes the tall domes' excess off but leaves the low
+ * domes' short sizing at the true centres (-1..-3 %) uncompensated; on
+ * the 5-px printed interior over 8 seed sets the rule's all four 34 ->
+ * 29 and, with the candidates' walk on, the walk's low domes stop 0.4-0.7
+ * px short of their centres (the formation reads no offset there) and
+ * read -4..-6 % (docs/paper-figures.md, h48d).
+ */
+void fs_det_offset_set_held_lowpass(int on);
+int fs_det_offset_held_lowpass(void);
+
 #endif

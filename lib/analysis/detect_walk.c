@@ -134,6 +134,7 @@ int fs_det_walk_shift(const fs_meas *m, const fs_cand_list *c, double max_r, dou
 {
 	struct whole_reader wr = {*m, max_r, smooth, meas};
 	wr.m0.refine = 0;
+	wr.m0.held_lowpass = fs_det_offset_held_lowpass();
 	const fs_det_walk_reader r = {whole_read, &wr, m->f, meas};
 	return fs_det_walk_shift_by(&r, c, sx, sy, steps);
 }
