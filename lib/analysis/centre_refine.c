@@ -174,13 +174,11 @@ static inline void add_steps2(double *h, const double *v0, const double *v1, int
  * the largest part of a sample's instructions after the interpolation. */
 static inline v2d sample_pair_inside(const float *d, v2d W, long w, v2d B, v2d px, v2d py)
 {
-	v2d tx = fs_trunc2d(px), ty = fs_trunc2d(py), one = {1, 1};
+	v2d tx = fs_trunc2d(px), ty = fs_trunc2d(py);
 	v2d fx = px - tx, fy = py - ty, at = (ty * W + tx) - B;
 	v2d p00, p01, p10, p11;
 	fs_corners2(d + (long long)at[0], d + (long long)at[1], w, &p00, &p01, &p10, &p11);
-	v2d a = p00 * (one - fx) + p01 * fx;
-	v2d b = p10 * (one - fx) + p11 * fx;
-	return a * (one - fy) + b * fy;
+	return fs_bilerp2d(p00, p01, p10, p11, fx, fy);
 }
 
 /* v[j] = fs_image_sample_clamped(img, (x + ox[j]) - cx, (y + oy[j]) - cy)
@@ -290,7 +288,7 @@ __attribute__((target("avx"))) static void sample_quads(const fs_image *img, int
 	const float *d = img->data;
 	long w = img->width;
 	double xe = w - 1, ye = img->height - 1;
-	v4d X = {x, x, x, x}, Y = {y, y, y, y}, W = {w, w, w, w}, one = {1, 1, 1, 1};
+	v4d X = {x, x, x, x}, Y = {y, y, y, y}, W = {w, w, w, w};
 	v4d CX = {cx, cx, cx, cx}, CY = {cy, cy, cy, cy};
 	__m256d zero = _mm256_setzero_pd(), XE = _mm256_set1_pd(xe), YE = _mm256_set1_pd(ye);
 	__m256d ONE = _mm256_set1_pd(1);
@@ -312,9 +310,7 @@ __attribute__((target("avx"))) static void sample_quads(const fs_image *img, int
 		v4d at = (v4d)ty * W + (v4d)tx;
 		v4d p00, p01, p10, p11;
 		fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
-		v4d a = p00 * (one - (v4d)fx) + p01 * (v4d)fx;
-		v4d c = p10 * (one - (v4d)fx) + p11 * (v4d)fx;
-		v4d o = a * (one - (v4d)fy) + c * (v4d)fy;
+		v4d o = fs_bilerp4d(p00, p01, p10, p11, (v4d)fx, (v4d)fy);
 		memcpy(v + j, &o, sizeof o);
 	}
 }
@@ -762,7 +758,7 @@ __attribute__((target("avx"))) static int rays_inside4(const fs_image *img, cons
 	int j0 = T->j0, j1 = T->j1, span = T->span, ja = j0 - span, nr = T->nr & ~1, n = nr * T->n;
 	const float *d = img->data;
 	long w = img->width;
-	v4d W = {w, w, w, w}, X = {x, x, x, x}, Y = {y, y, y, y}, B = {b, b, b, b}, one = {1, 1, 1, 1};
+	v4d W = {w, w, w, w}, X = {x, x, x, x}, Y = {y, y, y, y}, B = {b, b, b, b};
 	/* ray q's sample j at run[q n + j], as the ray table holds its
 	 * offsets: the rays' samples one run, read four at a time */
 	double run[(NMAX + 1) * (NRAYS / 2 + 1)];
@@ -776,9 +772,7 @@ __attribute__((target("avx"))) static int rays_inside4(const fs_image *img, cons
 		v4d fx = px - tx, fy = py - ty, at = (ty * W + tx) - B;
 		v4d p00, p01, p10, p11;
 		fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
-		v4d a = p00 * (one - fx) + p01 * fx;
-		v4d c = p10 * (one - fx) + p11 * fx;
-		v4d o = a * (one - fy) + c * fy;
+		v4d o = fs_bilerp4d(p00, p01, p10, p11, fx, fy);
 		memcpy(v + t, &o, sizeof o);
 	}
 	run_steps4(h, run, nr, T->n, j0, j1, span);

@@ -307,12 +307,19 @@ int fs_det_base_extrap_picked(double x, double y, unsigned m)
 	return (h >> 32) % m == 0;
 }
 
-unsigned fs_det_base_extrap_classes(const fs_det_base_plan *p, const double *lr, const int *le)
+/* The readings in lr that are sized and not pinned at their window's end
+ * (le): what the extrapolation's sample and the tall sphere's line count */
+static size_t unpinned(const fs_det_base_plan *p, const double *lr, const int *le)
 {
 	size_t n = 0;
 	for (size_t k = 0; k < p->n; k++)
 		n += isfinite(lr[k]) && !le[k];
-	return classes_for(n);
+	return n;
+}
+
+unsigned fs_det_base_extrap_classes(const fs_det_base_plan *p, const double *lr, const int *le)
+{
+	return classes_for(unpinned(p, lr, le));
 }
 
 int fs_det_base_extrap_plan(const fs_det_base_plan *p, const fs_det_offset *off, const double *lr, const int *le,
@@ -433,11 +440,8 @@ int fs_det_base_line_wanted(int plan, const fs_det_offset *off, double v1)
 
 double fs_det_base_line_apply(const fs_det_base_plan *p, double v1, const int *le, double *lr)
 {
-	size_t n = 0;
-	for (size_t k = 0; k < p->n; k++)
-		n += isfinite(lr[k]) && !le[k];
 	double v = fs_det_base_line_v(v1);
-	if (n < MIN_SIZED || !isfinite(v))
+	if (unpinned(p, lr, le) < MIN_SIZED || !isfinite(v))
 		return 1;
 	double g = 1 / (1 + FS_DET_BASE_LINE_SLOPE * v / 100);
 	for (size_t k = 0; k < p->n; k++)

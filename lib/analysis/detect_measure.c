@@ -277,6 +277,17 @@ static void at_given(const fs_cand_list *c, fs_measured *meas)
 	}
 }
 
+int fs_det_base_first_reading(const fs_meas *m, const struct fs_base_readings *kept, double x, double y, double mr,
+			      fs_measured *r, double *v)
+{
+	double r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
+	const fs_dome_reading *kr = fs_base_readings_find(kept, FS_BASE_ON_MEAS, x, y, r0, r1);
+	int rc = kr ? fs_dome_reading_apply(kr, &r->t, &r->edge, v)
+		    : fs_dome_measure_base_blur(m->img, x, y, r0, r1, &r->t, &r->edge, v);
+	r->ok = rc == 0;
+	return rc;
+}
+
 int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, char *err,
 			    size_t errlen)
 {
@@ -306,14 +317,9 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r;
 		double x = (c->items[i].x + 0.5) / 1.0 - 0.5, y = (c->items[i].y + 0.5) / 1.0 - 0.5;
 		double v = NAN;
-		/* (the plain reading, fs_dome_measure_base_edge, with its rays'
-		 * blur, which the level reads too; detection's first pass read
-		 * it already where its fit left the centre, base_readings.h) */
-		double r0 = FS_DOME_R0 * mr, r1 = FS_DOME_R1 * mr;
-		const fs_dome_reading *kr = fs_base_readings_find(m->readings, FS_BASE_ON_MEAS, x, y, r0, r1);
-		int rc = kr ? fs_dome_reading_apply(kr, &res[i].t, &res[i].edge, &v)
-			    : fs_dome_measure_base_blur(m->img, x, y, r0, r1, &res[i].t, &res[i].edge, &v);
-		res[i].ok = rc == 0;
+		/* (with its rays' blur, which the level reads too; detection's
+		 * first pass read it already where its fit left the centre) */
+		int rc = fs_det_base_first_reading(m, m->readings, x, y, mr, &res[i], &v);
 		level_at[i] = x == c->items[i].x && y == c->items[i].y
 				      ? fs_det_base_level_value(rc, &res[i].t, res[i].edge, v, &level_edge[i], &level_var[i])
 				      : -1;

@@ -108,6 +108,16 @@ typedef struct fs_measured {
  * ok 0, spread NAN. */
 void fs_measured_clear(fs_measured *res, size_t n);
 
+/* One base's first reading at given centres from (x, y) of m->img (f 1)
+ * into r->t, r->edge and r->ok, its rays' blur into *v: the plain
+ * reading on unsmoothed rays (fs_dome_measure_base_blur) within
+ * FS_DOME_R0 .. FS_DOME_R1 x mr, taken from kept (base_readings.h; may be
+ * NULL) where detection's first pass read it already. Returns the
+ * reading's code (0: a base). fs_det_measure_domes_at reads its bases
+ * with it, and the offset walk (detect_offset.c) at its moved centres. */
+int fs_det_base_first_reading(const fs_meas *m, const struct fs_base_readings *kept, double x, double y, double mr,
+			      fs_measured *r, double *v);
+
 /*
  * Measures every candidate on m (fs_blob_measure with rays up to max_r, or
  * 2 x cand.r when max_r is 0), drops those without a measurable blob, below

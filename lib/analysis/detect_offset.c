@@ -672,12 +672,10 @@ int fs_det_offset_get_walk(void)
  * centres kept as given, and the formation fitted there into *off. */
 static int walk_fit_at(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, fs_det_offset *off)
 {
+	fs_measured_clear(res, c->n);
 	for (size_t i = 0; i < c->n; i++) {
 		double mr = max_r > 0 ? max_r : 2 * c->items[i].r, v;
-		fs_tubercle_init(&res[i].t);
-		res[i].spread = NAN;
-		res[i].ok = fs_dome_measure_base_blur(m->img, c->items[i].x, c->items[i].y, FS_DOME_R0 * mr,
-						      FS_DOME_R1 * mr, &res[i].t, &res[i].edge, &v) == 0;
+		fs_det_base_first_reading(m, NULL, c->items[i].x, c->items[i].y, mr, &res[i], &v);
 		res[i].t.centroid_x = c->items[i].x;
 		res[i].t.centroid_y = c->items[i].y;
 	}

@@ -58,6 +58,18 @@
  * operations in its order (and no fused multiply-add: -std=c11 sets
  * -ffp-contract=off), so the same values as one at a time (lanes.h). */
 
+/* One output of blur_crop's passes, the taps k[0 .. taps - 1] over p[0],
+ * p[step], ..: the scalar sum in double, added in order and narrowed, the
+ * value each lane of its two- and four-lane loops gives (a row's last
+ * outputs, and every output where neither is taken). */
+static float blur_one(const float *p, size_t step, const double *k, int taps)
+{
+	double a = 0;
+	for (int i = 0; i < taps; i++)
+		a += k[i] * p[(size_t)i * step];
+	return (float)a;
+}
+
 #ifdef FS_LANES_AVX
 /* blur_crop's two passes with AVX (where the CPU has it, fs_cpu_has_avx),
  * given its kernel k of radius kr: four neighbouring outputs at a time,
@@ -78,12 +90,8 @@ __attribute__((target("avx"))) static void blur_crop4(const float *src, int sh, 
 			v4d a = fs_conv4f(row + x, 1, k, 2 * kr + 1);
 			_mm_storeu_ps(out + x, _mm256_cvtpd_ps((__m256d)a));
 		}
-		for (; x < cw; x++) {
-			double a = 0;
-			for (int i = 0; i <= 2 * kr; i++)
-				a += k[i] * row[x + i];
-			out[x] = (float)a;
-		}
+		for (; x < cw; x++)
+			out[x] = blur_one(row + x, 1, k, 2 * kr + 1);
 	}
 	for (int y = 0; y < cw; y++) {
 		const float *col = tmp + (size_t)(y + off - kr) * cw;
@@ -93,12 +101,8 @@ __attribute__((target("avx"))) static void blur_crop4(const float *src, int sh, 
 			v4d a = fs_conv4f(col + x, (size_t)cw, k, 2 * kr + 1);
 			_mm_storeu_ps(out + x, _mm256_cvtpd_ps((__m256d)a));
 		}
-		for (; x < cw; x++) {
-			double a = 0;
-			for (int i = 0; i <= 2 * kr; i++)
-				a += k[i] * col[(size_t)i * cw + x];
-			out[x] = (float)a;
-		}
+		for (; x < cw; x++)
+			out[x] = blur_one(col + x, (size_t)cw, k, 2 * kr + 1);
 	}
 }
 #endif
@@ -137,13 +141,8 @@ static void blur_crop(const float *src, int sh, int half, double sigma, float *t
 			tmp[(size_t)y * cw + x] = (float)a[0];
 			tmp[(size_t)y * cw + x + 1] = (float)a[1];
 		}
-		for (; x < cw; x++) {
-			double a = 0;
-			const float *s = src + (size_t)y * sw + x + off - kr;
-			for (int i = 0; i <= 2 * kr; i++)
-				a += k[i] * s[i];
-			tmp[(size_t)y * cw + x] = (float)a;
-		}
+		for (; x < cw; x++)
+			tmp[(size_t)y * cw + x] = blur_one(src + (size_t)y * sw + x + off - kr, 1, k, 2 * kr + 1);
 	}
 	for (int y = 0; y < cw; y++) {
 		int x = 0;
@@ -156,12 +155,9 @@ static void blur_crop(const float *src, int sh, int half, double sigma, float *t
 			dst[(size_t)y * cw + x] = (float)a[0];
 			dst[(size_t)y * cw + x + 1] = (float)a[1];
 		}
-		for (; x < cw; x++) {
-			double a = 0;
-			for (int i = 0; i <= 2 * kr; i++)
-				a += k[i] * tmp[(size_t)(y + off - kr + i) * cw + x];
-			dst[(size_t)y * cw + x] = (float)a;
-		}
+		for (; x < cw; x++)
+			dst[(size_t)y * cw + x] =
+				blur_one(tmp + (size_t)(y + off - kr) * cw + x, (size_t)cw, k, 2 * kr + 1);
 	}
 }
 

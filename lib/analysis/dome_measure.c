@@ -239,7 +239,7 @@ __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const
 	const float *d = img->data;
 	int w = img->width, h = img->height;
 	double xe = w - 1, ye = h - 1;
-	v4d one = {1, 1, 1, 1}, XI = {xi, xi, xi, xi}, YI = {yi, yi, yi, yi}, W = {w, w, w, w};
+	v4d XI = {xi, xi, xi, xi}, YI = {yi, yi, yi, yi}, W = {w, w, w, w};
 	v4d zero = {0, 0, 0, 0}, XE = {xe, xe, xe, xe}, YE = {ye, ye, ye, ye};
 	int j = ja;
 	for (; j + 3 <= jb; j += 4) {
@@ -264,9 +264,7 @@ __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const
 			fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
 		else
 			fs_corners4_at32(d, at, w, &p00, &p01, &p10, &p11);
-		v4d a = p00 * (one - fx) + p01 * fx;
-		v4d b = p10 * (one - fx) + p11 * fx;
-		v4d o = a * (one - fy) + b * fy;
+		v4d o = fs_bilerp4d(p00, p01, p10, p11, fx, fy);
 		memcpy(out + j, &o, sizeof o);
 	}
 	return j;
@@ -383,7 +381,7 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 		return;
 	}
 #endif
-	v2d one = {1, 1}, XI = {xi, xi}, YI = {yi, yi}, W = {w, w}, two = {2, 2};
+	v2d XI = {xi, xi}, YI = {yi, yi}, W = {w, w}, two = {2, 2};
 	/* the cells' limits as doubles: the pixels below are whole numbers,
 	 * so comparing them as doubles is comparing the integers */
 	double xe = w - 1, ye = h - 1;
@@ -412,9 +410,7 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 			v2d fx = pu - fu, fy = pv - fv, at = ay * W + ax;
 			v2d p00, p01, p10, p11;
 			fs_corners2(d + (long long)at[0], d + (long long)at[1], w, &p00, &p01, &p10, &p11);
-			v2d a = p00 * (one - fx) + p01 * fx;
-			v2d b = p10 * (one - fx) + p11 * fx;
-			v2d o = a * (one - fy) + b * fy;
+			v2d o = fs_bilerp2d(p00, p01, p10, p11, fx, fy);
 			memcpy(&raw[k][j], &o, sizeof o);
 		}
 		for (; j <= jb; j++)

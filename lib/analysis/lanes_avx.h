@@ -104,6 +104,17 @@ __attribute__((target("avx"))) static inline void fs_corners4_at32(const float *
 	fs_corners4_ix(d, d + w, i0, i1, i2, i3, c00, c01, c10, c11);
 }
 
+/* fs_bilerp2d in four lanes: four bilinear cells' values at fractions
+ * fx, fy from their corners (fs_corners4 and its kin), the rows blended
+ * along x and then along y in the scalar expression's order. */
+__attribute__((target("avx"))) static inline v4d fs_bilerp4d(v4d c00, v4d c01, v4d c10, v4d c11, v4d fx, v4d fy)
+{
+	v4d one = {1, 1, 1, 1};
+	v4d a = c00 * (one - fx) + c01 * fx;
+	v4d b = c10 * (one - fx) + c11 * fx;
+	return a * (one - fy) + b * fy;
+}
+
 /* v4d from p[0..3], no alignment needed */
 __attribute__((target("avx"))) static inline v4d fs_ld4d(const double *p)
 {
