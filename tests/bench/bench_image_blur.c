@@ -50,7 +50,14 @@
  * read and at the true blur.
  *
  * Usage: bench_image_blur [--seeds S1,S2,...] [--family rim|graded]
- * [--beam B] [--meas-sigma S] [--set KEY=VALUE]... [SCENE...]; default
+ * [--strength-max F] [--across A] [--rule] [--domes N] [--beam B] [--meas-sigma S]
+ * [--set KEY=VALUE]... [SCENE...]; --strength-max: the band's strength
+ * over a base of 1 held to 0 .. F in 0.25 steps (h47a's rim-bright base,
+ * no ring); --across: the profiles read only within +-A degrees across
+ * the detector's axis (no shadow, the detector's term even); --rule:
+ * about the dome rule's own centres (the truth's D still the yardstick,
+ * the rule's own D printed beside it); --domes: at most N domes a scene
+ * (default 32); default
  * all 64 corner scenes, seed set 0, both bands, the scenes' own beam (0.8
  * px), the rule's measurement smoothing (0.5 px below a pitch of 40,
  * else 1). SEM_SCENE_CACHE shares the renders. About 2 s of CPU a scene
@@ -75,8 +82,10 @@
 #define PR_STEP_LARGE 0.5
 /* the profile's reach, in pitches: inside the gap at fill 0.8 */
 #define PR_REACH 0.5
-/* domes read a scene, at most (evenly among the counted ones) */
+/* domes read a scene, at most (evenly among the counted ones), unless
+ * --domes says otherwise */
 #define MAX_DOMES 32
+static int max_domes = MAX_DOMES;
 /* the blur grid (px) */
 #define SG_LO 0.50
 #define SG_HI 1.85
@@ -87,6 +96,22 @@
  * (-90, 90] degrees in F_N steps: a pure ring (t 90: the top as bright
  * as the ground, as the simulator's flat tops are) is in it */
 #define F_N 36
+/* --strength-max F: h47a's rim instead, the band's strength 0 .. F over
+ * a base of 1 in STR_STEP steps (t = atan(strength); no ring) */
+#define STR_STEP 0.25
+static double strength_max = -1;
+/* --across A: the profile only within +-A degrees of the perpendicular
+ * to the detector's azimuth (both sides): where the side detector's term
+ * is even and no shadow is cast, so the radial profile is the dome's
+ * symmetric part; the axis, not its sense, so a formation fit's azimuth
+ * read half a turn off (h45a) would give the same sectors. The
+ * simulator's azimuth here (an oracle's; 0 = every angle) */
+static double across_deg = 0;
+/* --rule: the profiles about the dome rule's own centres (fs_detect_domes,
+ * each counted true dome's match within a quarter pitch) instead of the
+ * true ones; the line then also prints the rule's own mean D over the
+ * same domes */
+static int rule_centres;
 static const double RIM_W[] = {0.3, 0.6, 1.0, 1.5, 2.5};
 #define W_N 5
 /* the graded rim's exponents */
@@ -239,8 +264,10 @@ static void fit_profiles(rim_grid *g, int fam, const double *prof, int nd, doubl
 					}
 				}
 			}
-			for (int f = 0; f < F_N; f++) {
-				double F = M_PI * ((f + 1.0) / F_N - 0.5), tot = 0, rsum = 0;
+			int nt = strength_max >= 0 ? (int)floor(strength_max / STR_STEP + 1e-9) + 1 : F_N;
+			for (int f = 0; f < nt; f++) {
+				double F = strength_max >= 0 ? atan(f * STR_STEP) : M_PI * ((f + 1.0) / F_N - 0.5);
+				double tot = 0, rsum = 0;
 				for (int d = 0; d < nd; d++) {
 					double e0 = INFINITY, e[3];
 					int jb = g->jlo;
@@ -402,12 +429,29 @@ static int read_scene(int k, unsigned seed_add, const sem_opts_args *set, blur_r
 	g.jhi = (int)floor(R_HI * pitch / g.dr);
 	g.cum = malloc((size_t)g.n * (g.nr + 1) * sizeof *g.cum);
 	g.cumm = malloc((size_t)M_N * g.n * (g.nr + 1) * sizeof *g.cumm);
+	/* --rule: the dome rule's centres, each counted true dome's match */
+	fs_detect_result res;
+	memset(&res, 0, sizeof res);
+	int *mt = NULL;
+	if (rule_centres) {
+		mt = malloc((sim.tr.n ? sim.tr.n : 1) * sizeof *mt);
+		if (!mt || fs_detect_domes(sim.img, &sim.p, 0, &res, err, sizeof err) ||
+		    sem_match_tubercles(&sim.tr, &res.tubercles, NULL, mt)) {
+			printf("%d +%u: the rule's centres: %s\n", k, seed_add, mt ? err : "out of memory");
+			free(mt);
+			fs_detect_result_free(&res);
+			fs_image_free(meas);
+			sem_scene_close(&sim);
+			return -1;
+		}
+	}
 	size_t nc = 0;
 	for (size_t j = 0; j < sim.tr.n; j++)
-		nc += sem_counted(&sim.tr, sim.tr.x[j], sim.tr.y[j]) != 0;
-	int nd = nc < MAX_DOMES ? (int)nc : MAX_DOMES;
+		nc += sem_counted(&sim.tr, sim.tr.x[j], sim.tr.y[j]) && (!mt || mt[j] >= 0);
+	int nd = nc < (size_t)max_domes ? (int)nc : max_domes;
 	double *prof = calloc((size_t)(nd + 1) * g.n, sizeof *prof);
 	int rc = -1;
+	double rule_d = 0, rule_t = 0;
 	if (!g.cum || !g.cumm || !prof || !nd) {
 		printf("%d +%u: %s\n", k, seed_add, nd ? "out of memory" : "no counted dome");
 		goto out;
@@ -417,16 +461,31 @@ static int read_scene(int k, unsigned seed_add, const sem_opts_args *set, blur_r
 	size_t c = 0;
 	int d = 0;
 	for (size_t j = 0; j < sim.tr.n && d < nd; j++) {
-		if (!sem_counted(&sim.tr, sim.tr.x[j], sim.tr.y[j]))
+		if (!sem_counted(&sim.tr, sim.tr.x[j], sim.tr.y[j]) || (mt && mt[j] < 0))
 			continue;
 		if (c++ * nd / nc != (size_t)d)
 			continue;
-		double *p = prof + (size_t)d * g.n;
+		double *p = prof + (size_t)d * g.n, cx = sim.tr.x[j], cy = sim.tr.y[j];
+		if (mt) {
+			const fs_tubercle *t = &res.tubercles.items[mt[j]];
+			cx = t->centroid_x;
+			cy = t->centroid_y;
+			if (fs_tubercle_measured(t)) {
+				rule_d += 2 * t->radius_px;
+				rule_t += sim.tr.d[j];
+			}
+		}
 		for (int i = 0; i < g.n; i++) {
 			double r = i * g.step, s = 0;
 			for (int a = 0; a < PR_ANG; a++) {
 				double t = 2 * M_PI * a / PR_ANG;
-				s += fs_image_sample_clamped(meas, sim.tr.x[j] + r * cos(t), sim.tr.y[j] + r * sin(t));
+				if (across_deg > 0) {
+					/* two sectors across the detector's axis, half the
+					 * angles each */
+					double u = ((a / 2) + 0.5) / (PR_ANG / 2) - 0.5;
+					t = o.det_azimuth + M_PI / 2 + (a % 2) * M_PI + u * 2 * across_deg * M_PI / 180;
+				}
+				s += fs_image_sample_clamped(meas, cx + r * cos(t), cy + r * sin(t));
 			}
 			p[i] = s / PR_ANG;
 			pm[i] += p[i] / nd;
@@ -452,12 +511,17 @@ static int read_scene(int k, unsigned seed_add, const sem_opts_args *set, blur_r
 		       joint->d_held, joint->f, f == FAM_RIM ? "w" : "m", joint->w, mean->sig_read,
 		       mean->sig_read - sig_true, mean->sig_d, mean->d_read, mean->d_held);
 	}
+	if (mt)
+		printf("%-2d +%-5u the rule's own mean D over the same measured domes %+6.2f %%\n", k, seed_add,
+		       rule_t > 0 ? 100 * (rule_d - rule_t) / rule_t : NAN);
 	fflush(stdout);
 	rc = 0;
 out:
 	free(g.cum);
 	free(g.cumm);
 	free(prof);
+	free(mt);
+	fs_detect_result_free(&res);
 	fs_image_free(meas);
 	sem_scene_close(&sim);
 	return rc;
@@ -495,7 +559,18 @@ int main(int argc, char **argv)
 			i++;
 			for (int f = 0; f < NFAM; f++)
 				fam_on[f] = !strcmp(argv[i], FAM_NAME[f]);
-		} else if (!strcmp(argv[i], "--beam") && i + 1 < argc)
+		} else if (!strcmp(argv[i], "--domes") && i + 1 < argc) {
+			if ((max_domes = atoi(argv[++i])) < 1) {
+				fprintf(stderr, "bench_image_blur: --domes N (N >= 1)\n");
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--rule"))
+			rule_centres = 1;
+		else if (!strcmp(argv[i], "--across") && i + 1 < argc)
+			across_deg = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--strength-max") && i + 1 < argc)
+			strength_max = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--beam") && i + 1 < argc)
 			beam_set = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--meas-sigma") && i + 1 < argc)
 			meas_set = atof(argv[++i]);
