@@ -91,8 +91,7 @@ static int max_domes = MAX_DOMES;
 #define SG_HI 1.85
 #define SG_STEP 0.03
 #define SG_N 46
-/* the rim's strength grid and widths (px) */
-/* the rim's share: the model is cos(t) base + sin(t) band, t over
+/* the band's share: the model is cos(t) base + sin(t) band, t over
  * (-90, 90] degrees in F_N steps: a pure ring (t 90: the top as bright
  * as the ground, as the simulator's flat tops are) is in it */
 #define F_N 36
@@ -112,6 +111,7 @@ static double across_deg = 0;
  * true ones; the line then also prints the rule's own mean D over the
  * same domes */
 static int rule_centres;
+/* the rim band's widths (px) */
 static const double RIM_W[] = {0.3, 0.6, 1.0, 1.5, 2.5};
 #define W_N 5
 /* the graded rim's exponents */
