@@ -9,8 +9,8 @@
 #include "analysis/gap_read.h"
 
 /* one setting a process, set before any detection (a bench's or test's
- * start), never while one runs */
-static int gap_on;
+ * start), never while one runs; the rule's own since h48c */
+static int gap_on = FS_DET_GAP_STEPS_LIFTED;
 
 int fs_det_base_set_gap(int mode)
 {

@@ -4,8 +4,8 @@
  * screen (detect_base_gap.h, fs_det_base_set_gap; h47g) turned on for the
  * process: 1 the lit feet's valley fit, 2 every foot's steepest steps,
  * 3 those lifted by the steps' mean excess (h48c) (FS_DET_GAP_FIT_LIT,
- * FS_DET_GAP_STEPS_ALL, FS_DET_GAP_STEPS_LIFTED). Unset or 0: the rule as
- * shipped.
+ * FS_DET_GAP_STEPS_ALL, FS_DET_GAP_STEPS_LIFTED). Unset: the rule as
+ * shipped (3 since h48c); 0 the rays' reading under a tight screen.
  *
  * Why a constructor (as test_offset_walk.c's): the guard tables are then
  * read under the option without editing each main().
