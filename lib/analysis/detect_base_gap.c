@@ -9,13 +9,15 @@
 #include "analysis/gap_read.h"
 
 /* one setting a process, set before any detection (a bench's or test's
- * start), never while one runs */
-static int gap_on;
+ * start), never while one runs; the rule's own since h48c */
+static int gap_on = FS_DET_GAP_STEPS_LIFTED;
 
 int fs_det_base_set_gap(int mode)
 {
 	int was = gap_on;
-	gap_on = mode == FS_DET_GAP_FIT_LIT || mode == FS_DET_GAP_STEPS_ALL ? mode : FS_DET_GAP_OFF;
+	gap_on = mode == FS_DET_GAP_FIT_LIT || mode == FS_DET_GAP_STEPS_ALL || mode == FS_DET_GAP_STEPS_LIFTED
+			 ? mode
+			 : FS_DET_GAP_OFF;
 	return was;
 }
 
@@ -56,10 +58,13 @@ int fs_det_base_gap_level(const fs_det_base_plan *p, const fs_det_offset *off, c
 		free(x);
 		return -1;
 	}
+	/* the steps' isotropic excess over the tight-screen scenes
+	 * (FS_DET_GAP_STEPS_LIFTED, detect_base_gap.h) */
+	double lift = gap_on == FS_DET_GAP_STEPS_LIFTED ? FS_DET_GAP_LIFT * sigma : 0;
 	int n = 0;
 	for (size_t k = 0; k < p->n; k++)
 		if (isfinite(lr[k]) && !le[k] && isfinite(r[k])) {
-			lr[k] = r[k] * F;
+			lr[k] = (r[k] + lift) * F;
 			n++;
 		}
 	free(x);

@@ -34,7 +34,23 @@
  * against the detector's azimuth (0 = facing it); --dirs 2 also the mean
  * valley profile per bin (dirs_print).
  *
- * Usage: bench_gap_read [--rule] [--dirs 1|2] [--seeds A,B,...]
+ * --sides (h48c): the side-aware readings at the rule's OWN centres. The
+ * detector's azimuth pooled for the image is the formation's (fitted at
+ * the rule's centres, fs_det_offset_fit, as the rule's gap option sees
+ * it); each foot's step (sigma^2 / 2R taken back, as Gv) is classed by
+ * the cosine of its outward direction to that azimuth and its error is
+ * taken against the TRUE circle along the same line (so the centres'
+ * own errors do not enter it): printed per 45-degree bin (SIDE lines,
+ * 0 = facing the detector), and per scene-seed the S of the rule's
+ * centres with every dome's radius its feet's mean (fallback: the rule's
+ * radius) over: sAll every foot (the gap option's mode 2), sAx the feet
+ * across the detector (|cos| <= 0.5), sNoFar the lit and across ones
+ * (cos >= -0.5), sTab every foot less the --table correction of its bin
+ * (8 numbers, px, 0 45 ... 315 degrees; default 0). The bins summed
+ * over every scene-seed at the end (SIDES lines) are the table a
+ * calibration on training seeds hands to a run on other seeds.
+ *
+ * Usage: bench_gap_read [--rule] [--dirs 1|2] [--sides] [--table b0,..,b7] [--seeds A,B,...]
  * [--set KEY=VALUE]... [SCENE...] (default the 21 pitch-16 and pitch-64
  * fill-0.8 scenes h47g looked at; seeds default 0; SEM_SCENE_CACHE shares
  * the renders).
@@ -47,7 +63,9 @@
 #include "analysis/detect.h"
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_methods.h"
+#include "analysis/detect_offset.h"
 #include "analysis/gap_read.h"
+#include "nearest_point.h"
 #include "sem_cache.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
@@ -182,6 +200,35 @@ static int score_radii(const sem_truth *tr, const double *x, const double *y, co
 	return rc;
 }
 
+enum { SV_RULE, SV_ALL, SV_AX, SV_NOFAR, SV_TAB, NSV };
+static const char *const SVNAME[NSV] = {"rule", "sAll", "sAx", "sNoFar", "sTab"};
+/* --table: each bin's correction (px), read off a training run's SIDES */
+static double side_table[8];
+/* --sides: every foot's error (px) per bin over the run */
+static double side_sum[8];
+static int side_cnt[8];
+
+static int side_bin(double ang)
+{
+	double a = fmod(ang + 8 * M_PI + M_PI / 8, 2 * M_PI);
+	return (int)(a / (M_PI / 4)) & 7;
+}
+
+/* The foot at distance r from (x, y) along the unit (ux, uy), less the
+ * TRUE circle's crossing of that line (the true dome nearest (x, y)
+ * within 0.5 pitch, counted): the foot's own error, px; NAN without one. */
+static double foot_error(const sem_truth *tr, double x, double y, double ux, double uy, double r)
+{
+	long t = nearest_point(tr->x, tr->y, NULL, tr->n, x, y, 0.5 * tr->pitch);
+	if (t < 0 || !sem_counted(tr, tr->x[t], tr->y[t]))
+		return NAN;
+	double wx = tr->x[t] - x, wy = tr->y[t] - y, along = wx * ux + wy * uy;
+	double perp2 = wx * wx + wy * wy - along * along, R = 0.5 * tr->d[t];
+	if (!(R * R > perp2))
+		return NAN;
+	return r - (along + sqrt(R * R - perp2));
+}
+
 typedef struct acc {
 	double s_sum, d_sum;
 	int n, s_ok, d_ok;
@@ -198,15 +245,107 @@ static void acc_add(acc *a, double d, double s)
 	a->d_ok += fabs(d) < 3;
 }
 
+/* --sides on one detected scene-seed (see the top): its line, each
+ * variant's errors into a[] (NSV). */
+static void sides_run(const fs_image *meas, const sem_truth *tr, const fs_detect_result *res, double sig,
+		      double sim_az, double halftone, struct acc *a)
+{
+	size_t m = res->tubercles.n, n = 0;
+	if (!m)
+		return;
+	double *rx = malloc(7 * m * sizeof *rx), *ry = rx + m, *rw = rx + 2 * m, *xs = rx + 3 * m, *ys = rx + 4 * m,
+	       *rs = rx + 5 * m, *rv = rx + 6 * m;
+	double *sum = calloc(2 * NSV * m, sizeof *sum);
+	if (!rx || !sum) {
+		free(rx);
+		free(sum);
+		return;
+	}
+	for (size_t i = 0; i < m; i++) {
+		const fs_tubercle *t = &res->tubercles.items[i];
+		rx[i] = t->centroid_x;
+		ry[i] = t->centroid_y;
+		rw[i] = t->radius_px;
+		if (isfinite(rw[i]) && rw[i] > 0) {
+			xs[n] = rx[i];
+			ys[n] = ry[i];
+			rs[n++] = rw[i];
+		}
+	}
+	/* the image's detector, pooled: the formation at the rule's centres */
+	double az = NAN, side = NAN, pitch = n >= 8 ? fs_dome_fit_pitch(xs, ys, n) : 0;
+	fs_det_offset off;
+	memset(&off, 0, sizeof off);
+	if (pitch >= 6 && !fs_det_offset_fit(meas, xs, ys, rs, n, pitch, NULL, &off) && off.fitted) {
+		az = off.fit.azimuth;
+		side = off.fit.side;
+	}
+	double d[NSV], s[NSV], be[8] = {0};
+	int bn[8] = {0};
+	for (int q = 0; q < NSV; q++)
+		d[q] = s[q] = NAN;
+	sem_score_scaled_ds(tr, &res->tubercles, halftone, 1.0, &d[SV_RULE], &s[SV_RULE]);
+	double reach = 1.25 * res->pitch_px, ca = cos(az), sa = sin(az);
+	for (size_t i = 0; isfinite(az) && i < m; i++)
+		for (size_t j = i + 1; j < m; j++) {
+			if (!isfinite(rw[i]) || !isfinite(rw[j]) || fabs(rx[j] - rx[i]) > reach ||
+			    fabs(ry[j] - ry[i]) > reach || hypot(rx[j] - rx[i], ry[j] - ry[i]) > reach)
+				continue;
+			double ra, rb;
+			if (fs_gap_feet(meas, rx[i], ry[i], rx[j], ry[j], FS_GAP_STEPS, sig, &ra, &rb, NULL))
+				continue;
+			double dd = hypot(rx[j] - rx[i], ry[j] - ry[i]);
+			double ux = (rx[j] - rx[i]) / dd, uy = (ry[j] - ry[i]) / dd;
+			for (int sd = 0; sd < 2; sd++) {
+				size_t k = sd ? j : i;
+				double vx = sd ? -ux : ux, vy = sd ? -uy : uy, r = sd ? rb : ra;
+				double c = vx * ca + vy * sa;
+				int b = side_bin(atan2(vy, vx) - az);
+				double e = foot_error(tr, rx[k], ry[k], vx, vy, r);
+				if (isfinite(e)) {
+					be[b] += e;
+					bn[b]++;
+				}
+				double *acc_k = sum + 2 * NSV * k;
+				int use[NSV] = {0, 1, fabs(c) <= 0.5, c >= -0.5, 1};
+				for (int q = SV_ALL; q < NSV; q++)
+					if (use[q]) {
+						acc_k[2 * q] += q == SV_TAB ? r - side_table[b] : r;
+						acc_k[2 * q + 1] += 1;
+					}
+			}
+		}
+	for (int q = SV_ALL; q < NSV && isfinite(az); q++) {
+		for (size_t k = 0; k < m; k++)
+			rv[k] = sum[2 * NSV * k + 2 * q + 1] > 0 ? sum[2 * NSV * k + 2 * q] / sum[2 * NSV * k + 2 * q + 1]
+								 : rw[k];
+		score_radii(tr, rx, ry, rv, m, halftone, &d[q], &s[q]);
+	}
+	printf(" az %6.1f (sim %6.1f) side %+.3f |", az * 180 / M_PI, sim_az * 180 / M_PI, side);
+	for (int q = 0; q < NSV; q++) {
+		printf(" %s %+6.2f %+6.2f", SVNAME[q], d[q], s[q]);
+		acc_add(&a[q], d[q], s[q]);
+	}
+	printf("\n  SIDE");
+	for (int b = 0; b < 8; b++) {
+		printf(" %3d:%+.3f(%d)", b * 45, bn[b] ? be[b] / bn[b] : NAN, bn[b]);
+		side_sum[b] += be[b];
+		side_cnt[b] += bn[b];
+	}
+	printf("\n");
+	free(rx);
+	free(sum);
+}
+
 /* One scene-seed: its line, its errors into a[]. */
-static int run_one(int k, unsigned seed_add, const sem_opts_args *set, int rule, int dirs, acc *a)
+static int run_one(int k, unsigned seed_add, const sem_opts_args *set, int rule, int dirs, int sides, acc *a)
 {
 	sem_opts o;
 	sem_corner_args(k, seed_add, set, &o);
 	sem_scene sc;
 	fs_detect_result res;
 	memset(&res, 0, sizeof res);
-	if (rule ? sem_scene_detect(&sc, &o, fs_detect_domes, &res) : sem_scene_render(&sc, &o)) {
+	if (rule || sides ? sem_scene_detect(&sc, &o, fs_detect_domes, &res) : sem_scene_render(&sc, &o)) {
 		printf("%d +%u: %s\n", k, seed_add, sc.err);
 		return -1;
 	}
@@ -238,6 +377,17 @@ static int run_one(int k, unsigned seed_add, const sem_opts_args *set, int rule,
 		}
 	}
 	double sig = nv ? sqrt(vs / nv) : 0;
+	if (sides) {
+		printf("%2d +%-5u sig %.3f", k, seed_add, sig);
+		sides_run(meas, tr, &res, sig, o.det_azimuth, o.halftone, a);
+		fflush(stdout);
+		free(r);
+		fs_image_free(meas);
+		fs_image_free(fimg);
+		fs_detect_result_free(&res);
+		sem_scene_close(&sc);
+		return 0;
+	}
 	gap_variants(meas, tr->x, tr->y, n, tr->pitch, sig, o.det_azimuth, g0, gv, gf, gl, glf);
 	double d[NREAD], s[NREAD];
 	for (int q = 0; q < NREAD; q++)
@@ -294,16 +444,57 @@ static int run_one(int k, unsigned seed_add, const sem_opts_args *set, int rule,
 	return 0;
 }
 
+/* --sides over every scene and seed: per scene each variant's mean S and
+ * sets within 3 %, then the counts and the bins over the run. */
+static int sides_main(const int *scenes, int ns, const unsigned *seeds, int nseed, const sem_opts_args *set)
+{
+	int tot[NSV] = {0};
+	for (int a = 0; a < ns; a++) {
+		acc ac[NSV];
+		memset(ac, 0, sizeof ac);
+		for (int b = 0; b < nseed; b++)
+			run_one(scenes[a], seeds[b], set, 1, 0, 1, ac);
+		printf("SCENE %2d:", scenes[a]);
+		for (int q = 0; q < NSV; q++)
+			if (ac[q].n) {
+				printf(" %s S %+6.2f (%d/%d)", SVNAME[q], ac[q].s_sum / ac[q].n, ac[q].s_ok, ac[q].n);
+				tot[q] += ac[q].s_ok;
+			}
+		printf("\n");
+		fflush(stdout);
+	}
+	printf("S within 3 %%, scene-seeds:");
+	for (int q = 0; q < NSV; q++)
+		printf(" %s %d", SVNAME[q], tot[q]);
+	printf("\nSIDES");
+	for (int b = 0; b < 8; b++)
+		printf(" %3d:%+.3f(%d)", b * 45, side_cnt[b] ? side_sum[b] / side_cnt[b] : NAN, side_cnt[b]);
+	printf("\nSIDES table %s", "");
+	for (int b = 0; b < 8; b++)
+		printf("%s%.3f", b ? "," : "", side_cnt[b] ? side_sum[b] / side_cnt[b] : 0.0);
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const int def[] = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 39, 47, 55, 59, 63};
-	int scenes[MAXSCENES], ns = 0, rule = 0, dirs = 0, nseed = 1;
+	int scenes[MAXSCENES], ns = 0, rule = 0, dirs = 0, sides = 0, nseed = 1;
 	unsigned seeds[MAXSEEDS] = {0};
 	sem_opts_args set = {0};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--rule"))
 			rule = 1;
-		else if (!strcmp(argv[i], "--dirs") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--sides"))
+			sides = 1;
+		else if (!strcmp(argv[i], "--table") && i + 1 < argc) {
+			char *p = argv[++i];
+			for (int b = 0; b < 8; b++) {
+				side_table[b] = strtod(p, &p);
+				if (*p == ',')
+					p++;
+			}
+		} else if (!strcmp(argv[i], "--dirs") && i + 1 < argc)
 			dirs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
 			nseed = 0;
@@ -319,19 +510,21 @@ int main(int argc, char **argv)
 		} else if (argv[i][0] >= '0' && argv[i][0] <= '9' && ns < MAXSCENES)
 			scenes[ns++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--rule] [--dirs 1|2] [--seeds A,B,...] [--set KEY=VALUE]... [SCENE...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--rule] [--dirs 1|2] [--sides] [--table b0,..,b7] [--seeds A,B,...] [--set KEY=VALUE]... [SCENE...]\n", argv[0]);
 			return 2;
 		}
 	}
 	if (!ns)
 		for (size_t i = 0; i < sizeof def / sizeof def[0]; i++)
 			scenes[ns++] = def[i];
+	if (sides)
+		return sides_main(scenes, ns, seeds, nseed, &set);
 	int tot[NREAD] = {0};
 	for (int a = 0; a < ns; a++) {
 		acc ac[NREAD];
 		memset(ac, 0, sizeof ac);
 		for (int b = 0; b < nseed; b++)
-			run_one(scenes[a], seeds[b], &set, rule, dirs, ac);
+			run_one(scenes[a], seeds[b], &set, rule, dirs, 0, ac);
 		printf("SCENE %2d:", scenes[a]);
 		for (int q = 0; q < NREAD; q++)
 			if (ac[q].n) {

@@ -140,8 +140,9 @@ static void only_lit_feet_count_under_an_azimuth(void **state)
 
 /* The level option (detect_base_gap.h) on a row of three drawn domes:
  * off, the readings stand; each mode replaces the unpinned readings by
- * the valleys' feet (steps: every foot, at the readings' own blur; fit:
- * the lit feet alone, the end dome facing away unread and kept). */
+ * the valleys' feet (steps: every foot, at the readings' own blur, and
+ * lifted by the steps' mean excess; fit: the lit feet alone, the end
+ * dome facing away unread and kept). */
 static void level_option_replaces_readings(void **state)
 {
 	(void)state;
@@ -162,6 +163,14 @@ static void level_option_replaces_readings(void **state)
 	assert_int_equal(fs_det_base_gap_level(&p, &off, img, 1, cx, cy, fr, le, var, lr), 2);
 	assert_true(fabs(lr[0] - R) < 0.25 && fabs(lr[1] - R) < 0.25);
 	assert_true(lr[2] == 7); /* pinned */
+	/* lifted: the same feet, every dome's reading FS_DET_GAP_LIFT x the
+	 * readings' blur further out */
+	double l4[3] = {7, 7, 7};
+	fs_det_base_set_gap(FS_DET_GAP_STEPS_LIFTED);
+	assert_int_equal(fs_det_base_gap_level(&p, &off, img, 1, cx, cy, fr, le, var, l4), 2);
+	assert_true(fabs(l4[0] - lr[0] - FS_DET_GAP_LIFT * SIG) < 1e-12);
+	assert_true(fabs(l4[1] - lr[1] - FS_DET_GAP_LIFT * SIG) < 1e-12);
+	assert_true(l4[2] == 7);
 	double l2[3] = {7, 7, 7};
 	int le0[3] = {0, 0, 0};
 	fs_det_base_set_gap(FS_DET_GAP_FIT_LIT);
