@@ -12,6 +12,37 @@
 #include "analysis/dome_fit.h"
 #include "base/sorting.h"
 
+/* The contrast of the profile's 0.1 step i (bins 2i, 2i + 1) */
+static double step_contrast(const double *prof, int i, double g, double pk)
+{
+	return (0.5 * (prof[2 * i] + prof[2 * i + 1]) - g) / (pk - g);
+}
+
+/* fs_foot_pool.fall: from the brightest step inside 1.1 outwards, where
+ * the contrast first falls below 0.8 and below 0.2 (linear between the
+ * steps' middles) */
+static double fall_width(const double *prof, double g, double pk)
+{
+	enum { NS = FS_FOOT_POOL_BINS / 2 };
+	double c[NS];
+	int top = -1;
+	for (int i = 0; i < NS; i++) {
+		c[i] = step_contrast(prof, i, g, pk);
+		if ((i + 0.5) * 2 * FS_FOOT_POOL_STEP < 1.1 && isfinite(c[i]) && (top < 0 || c[i] > c[top]))
+			top = i;
+	}
+	if (top < 0)
+		return NAN;
+	double at[2] = {NAN, NAN}, level[2] = {0.8, 0.2};
+	for (int k = 0; k < 2; k++)
+		for (int i = top + 1; i < NS; i++)
+			if (isfinite(c[i]) && isfinite(c[i - 1]) && c[i] < level[k] && c[i - 1] >= level[k]) {
+				at[k] = 2 * FS_FOOT_POOL_STEP * (i - 0.5 + (c[i - 1] - level[k]) / (c[i - 1] - c[i]));
+				break;
+			}
+	return at[1] - at[0];
+}
+
 static void contrasts(fs_foot_pool *fp)
 {
 	double g = INFINITY, pk = -INFINITY;
@@ -45,6 +76,7 @@ static void contrasts(fs_foot_pool *fp)
 		fp->centre = sc / nc;
 		fp->edge = se / ne;
 	}
+	fp->fall = fall_width(fp->prof, g, pk);
 }
 
 int fs_foot_pool_read(const fs_image *img, const double *xs, const double *ys, const double *rs, size_t n,
@@ -53,6 +85,7 @@ int fs_foot_pool_read(const fs_image *img, const double *xs, const double *ys, c
 	memset(out, 0, sizeof *out);
 	for (int b = 0; b < FS_FOOT_POOL_BINS; b++)
 		out->prof[b] = NAN;
+	out->centre = out->edge = out->fall = NAN;
 	if (n < 8 || !(pitch > 0)) {
 		snprintf(err, errlen, "foot pool: fewer than 8 domes or no pitch");
 		return -1;
@@ -113,7 +146,8 @@ int fs_foot_pool_read(const fs_image *img, const double *xs, const double *ys, c
 
 int fs_foot_pool_smooth(const fs_foot_pool *fp)
 {
-	return fp->r_px >= FS_FOOT_POOL_MIN_R && fp->centre - fp->edge > FS_FOOT_POOL_BAR;
+	return fp->r_px >= FS_FOOT_POOL_MIN_R && fp->centre - fp->edge > FS_FOOT_POOL_BAR &&
+	       fp->fall > FS_FOOT_POOL_FALL;
 }
 
 double fs_foot_pool_support(const fs_foot_pool *fp)

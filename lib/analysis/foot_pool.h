@@ -38,12 +38,16 @@ typedef struct fs_foot_pool {
 	 * averaged over u < 0.3 (centre) and 0.8 <= u < 1.0 (edge, just
 	 * inside the base the rule reads); NAN when the profile is flat */
 	double centre, edge;
+	/* past the profile's peak, the radius (in r_px) over which the
+	 * contrast, every 0.1 averaged over two bins, falls from 0.8 to 0.2;
+	 * NAN where it does not */
+	double fall;
 } fs_foot_pool;
 
 /*
  * The decision: smooth where the median radius is at least
- * FS_FOOT_POOL_MIN_R px and the centre's contrast exceeds the edge's by
- * more than FS_FOOT_POOL_BAR. Why: a sharp foot's flank is steepest at
+ * FS_FOOT_POOL_MIN_R px, the centre's contrast exceeds the edge's by
+ * more than FS_FOOT_POOL_BAR and the fall is wider than FS_FOOT_POOL_FALL. Why: a sharp foot's flank is steepest at
  * the base, so its signal is brightest just inside the base (the
  * simulator's sharp corner and interior scenes: excess -1.21..+0.02 over
  * 8 seed sets), a smooth foot's flank flattens there and the rule reads
@@ -56,6 +60,12 @@ typedef struct fs_foot_pool {
  */
 #define FS_FOOT_POOL_MIN_R 3.0
 #define FS_FOOT_POOL_BAR 0.14
+/* and where the profile falls over more than FS_FOOT_POOL_FALL of the
+ * radius: a uniform disc's base (bench_detect_domes' synthetic lattice)
+ * also reads its centre brighter than its edge bins (excess +0.17), but
+ * falls within the blur (0.17); the smooth set falls over 0.33-0.76, the
+ * sharp corner and interior scenes over 0.08-0.34 */
+#define FS_FOOT_POOL_FALL 0.25
 int fs_foot_pool_smooth(const fs_foot_pool *fp);
 
 /*

@@ -7,6 +7,7 @@
  *
  * Usage: bench_foot_pool corner|interior|smooth [--seed-add N] [K ...]
  *        bench_foot_pool --paper [NAME-PART]
+ *        bench_foot_pool --synthetic   (bench_detect_domes' 2048x1536 lattice)
  * Per image: the domes pooled, the median radius (px), the pitch, then the
  * profile's contrast c(u) = (P(u) - ground) / (peak - ground) at radii u
  * (in the median radius), ground the profile's least value past 0.9 and
@@ -29,10 +30,12 @@
 #include "analysis/dome_fit.h"
 #include "analysis/foot_pool.h"
 #include "analysis/measurement.h"
+#include "bench_support.h"
 #include "image/image_io.h"
 #include "paper_figs.h"
 #include "scene_sets.h"
 #include "sem_score.h"
+#include "synth.h"
 
 static int show_profile;
 /* the scene sets' summary: images told smooth; the rule's targets met */
@@ -71,8 +74,8 @@ static void print_pool(const char *name, const fs_image *img, const fs_image *me
 		if (u < 1.1 && fp.prof[b] > pk)
 			pk = fp.prof[b];
 	}
-	printf("%-14s n %4zu R %6.2f p %6.2f reach %.2f centre %5.2f edge %5.2f excess %+5.2f %s", name, fp.domes,
-	       fp.r_px, pitch, fp.reach, fp.centre, fp.edge, fp.centre - fp.edge,
+	printf("%-14s n %4zu R %6.2f p %6.2f reach %.2f centre %5.2f edge %5.2f excess %+5.2f fall %4.2f %s", name,
+	       fp.domes, fp.r_px, pitch, fp.reach, fp.centre, fp.edge, fp.centre - fp.edge, fp.fall,
 	       fs_foot_pool_smooth(&fp) ? "SMOOTH" : "sharp ");
 	n_images++;
 	n_smooth += fs_foot_pool_smooth(&fp);
@@ -131,8 +134,40 @@ static int run_paper(const char *only)
 	return 0;
 }
 
+/* bench_detect_domes' synthetic lattice (uniform discs, bench_support.h) */
+static int run_synthetic(void)
+{
+	synth_opts o;
+	synth_truth t;
+	bench_detect_lattice(&o);
+	fs_image *img = synth_make(&o, &t);
+	if (!img) {
+		printf("synthetic image: out of memory\n");
+		return 1;
+	}
+	fs_params p;
+	fs_params_default(&p);
+	fs_detect_result res;
+	memset(&res, 0, sizeof res);
+	char err[256], extra[64];
+	if (fs_detect_domes(img, &p, 0, &res, err, sizeof err))
+		printf("synthetic: %s\n", err);
+	else {
+		snprintf(extra, sizeof extra, "true radius %.2f px", t.radius);
+		print_pool("synthetic", img, NULL, &res.tubercles, extra);
+	}
+	fs_detect_result_free(&res);
+	synth_truth_free(&t);
+	fs_image_free(img);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "--synthetic")) {
+		show_profile = 1;
+		return run_synthetic();
+	}
 	if (argc >= 2 && !strcmp(argv[1], "--paper")) {
 		show_profile = 1;
 		return run_paper(argc >= 3 ? argv[2] : NULL);

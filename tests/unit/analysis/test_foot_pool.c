@@ -6,7 +6,8 @@
  *
  * Drawn lattices first (no simulator): a sharp foot's signal brightest
  * just inside the base the rule reads, a smooth one's falling from the
- * centre through that base to a support 1.6 times as far; the same smooth
+ * centre through that base to a support 1.6 times as far, a uniform disc
+ * whose contrast falls within its blurred edge; the same smooth
  * domes drawn 2.5 px in radius, where the beam's blur would round any
  * foot into a blob, are not told smooth. Then the simulator: a
  * smooth-footed scene (sem_smooth_scene 4: cos² domes, fill 0.55, pitch
@@ -36,9 +37,10 @@
 #define NY 10
 
 /* A square lattice of NX x NY domes of base radius r (the rule's reading)
- * drawn on a ground of 1: sharp, 1 + 0.5 (d / r)^2 inside r; smooth, the
- * cos² bump 1 + cos²(pi d / 2 s) inside the support s = 1.6 r. Centres and
- * radii into xs, ys, rs. */
+ * drawn on a ground of 1: sharp (0), 1 + 0.5 (d / r)^2 inside r; smooth
+ * (1), the cos² bump 1 + cos²(pi d / 2 s) inside the support s = 1.6 r;
+ * a uniform disc (2) whose edge ramps over 3 px as a blur would make it.
+ * Centres and radii into xs, ys, rs. */
 static fs_image *lattice(int smooth, double r, double *xs, double *ys, double *rs)
 {
 	int w = (int)(PITCH * (NX + 1)), h = (int)(PITCH * (NY + 1));
@@ -57,9 +59,11 @@ static fs_image *lattice(int smooth, double r, double *xs, double *ys, double *r
 			double v = 1;
 			for (int k = 0; k < NX * NY; k++) {
 				double d = hypot(x - xs[k], y - ys[k]);
-				if (!smooth && d < r)
+				if (smooth == 0 && d < r)
 					v += 0.5 * (d / r) * (d / r);
-				else if (smooth && d < s) {
+				else if (smooth == 2)
+					v += fmin(1, fmax(0, (r - d) / 3 + 0.5));
+				else if (smooth == 1 && d < s) {
 					double c = cos(M_PI * d / (2 * s));
 					v += c * c;
 				}
@@ -91,6 +95,15 @@ static void drawn_feet_told_apart(void **state)
 	assert_true(fs_foot_pool_smooth(&fp));
 	/* the cos² bump is at 5 % of its height at 0.857 of its support */
 	assert_true(fabs(k / 1.6 - 1) < 0.05);
+	fs_image_free(img);
+
+	/* a uniform disc's centre is brighter than its blurred edge's bins
+	 * too, but its contrast falls within the blur */
+	img = lattice(2, 10, xs, ys, rs);
+	assert_int_equal(fs_foot_pool_read(img, xs, ys, rs, NX * NY, PITCH, &fp, err, sizeof err), 0);
+	printf("disc: centre %.2f edge %.2f fall %.2f\n", fp.centre, fp.edge, fp.fall);
+	assert_true(fp.fall < FS_FOOT_POOL_FALL);
+	assert_false(fs_foot_pool_smooth(&fp));
 	fs_image_free(img);
 
 	img = lattice(1, 2.5, xs, ys, rs);
