@@ -18,6 +18,7 @@
 #include "analysis/detect_tiled.h"
 #include "analysis/centre_refine.h"
 #include "analysis/dome_measure.h"
+#include "analysis/foot_pool.h"
 #include "analysis/measurement.h"
 #include "analysis/raster_order.h"
 #include "base/sorting.h"
@@ -383,6 +384,19 @@ oom:
 	return -1;
 }
 
+/* fs_foot_pool_set_support's step (foot_pool.h, h48h; off by default):
+ * the sizes scaled to the support the pooled profile reads, on the
+ * source image the rule measured (m->src, full resolution or reduced m->f
+ * times) */
+static int support_scale(const fs_meas *m, fs_tubercle_list *t, char *err, size_t errlen)
+{
+	const fs_image *src = m->src ? m->src : m->img;
+	if (!src)
+		return 0;
+	double f = src->width == m->width ? 1 : m->f, k;
+	return fs_foot_pool_scale_list(src, f, t, &k, err, errlen);
+}
+
 int fs_det_size_domes_list(const fs_meas *m, double max_r, fs_tubercle_list *t, char *err, size_t errlen)
 {
 	if (!t->n)
@@ -433,6 +447,8 @@ int fs_det_size_domes_list(const fs_meas *m, double max_r, fs_tubercle_list *t, 
 out:
 	free(c.items);
 	free(res);
+	if (!rc && fs_foot_pool_support_on())
+		rc = support_scale(m, t, err, errlen);
 	return rc;
 }
 

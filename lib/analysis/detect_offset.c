@@ -12,6 +12,7 @@
 #include "analysis/detect_base_fit.h"
 #include "analysis/dome_fit.h"
 #include "analysis/dome_measure.h"
+#include "analysis/foot_pool.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
 #include "base/sorting.h"
@@ -361,6 +362,31 @@ int fs_det_offset_foot_search(const fs_meas *m)
 	return passes_here(g_foot_passes, m);
 }
 
+static unsigned g_pool_passes;
+
+unsigned fs_det_offset_set_foot_pool(unsigned passes)
+{
+	unsigned old = g_pool_passes;
+	g_pool_passes = passes;
+	return old;
+}
+
+/* The foot searched in m's pass: where fs_det_offset_set_foot names it,
+ * or where fs_det_offset_set_foot_pool does and the domes' pooled
+ * profile on m's image says the feet are smooth (a profile that cannot
+ * be read says nothing: the rule's own formation). */
+static int foot_search_here(const fs_meas *m, const offset_domes *d, double pitch)
+{
+	if (fs_det_offset_foot_search(m))
+		return 1;
+	if (!passes_here(g_pool_passes, m))
+		return 0;
+	fs_foot_pool fp;
+	char err[96];
+	return !fs_foot_pool_read(m->img, d->x, d->y, d->r, d->n, pitch, &fp, err, sizeof err) &&
+	       fs_foot_pool_smooth(&fp);
+}
+
 unsigned fs_det_offset_set_turn_check(unsigned passes)
 {
 	unsigned old = g_turn_passes;
@@ -459,6 +485,7 @@ static int correct_period(const fs_meas *m, const fs_cand_list *c, double max_r,
 		rc = -1;
 		goto out;
 	}
+	reading.foot_search = foot_search_here(m, &d, pitch);
 	fs_det_offset_fit(m->img, d.x, d.y, d.r, d.n, pitch, &reading, info);
 	/* given centres are final (detect_measure.h): the formation and the
 	 * offset, applied by the caller where it reads its level from it */
@@ -572,7 +599,7 @@ static int look_whole_fit(void *ctx, double period, fs_det_offset *second)
 		reading.halftone_given = 1;
 		reading.halftone_period = period;
 		reading.cap_tie = fs_det_offset_cap_tie(w->m);
-		reading.foot_search = fs_det_offset_foot_search(w->m);
+		reading.foot_search = foot_search_here(w->m, &d, pitch);
 		fs_det_offset_fit_once(w->m->img, d.x, d.y, d.r, d.n, pitch, &reading, second);
 	}
 	offset_domes_free(&d);

@@ -205,6 +205,20 @@ unsigned fs_det_offset_set_foot(unsigned passes);
 int fs_det_offset_foot_search(const fs_meas *m);
 
 /*
+ * fs_det_offset_set_foot_pool: an option (h48h, docs/paper-figures.md; 0
+ * by default): in the passes named by the bits of `passes` the whole
+ * image's formation (fs_det_offset_correct(_period) and the look again,
+ * not the tiles, which see a part of the image each) searches the foot
+ * as fs_det_offset_set_foot's does, but only where the domes' radial
+ * profile pooled over the image says their feet are smooth
+ * (foot_pool.h, fs_foot_pool_smooth): the foot is the specimen's, decided
+ * once for the image's domes, so that no sharp-footed image is read with
+ * a smooth foot the formation's misfit picked by chance (h47c: 17 of 64
+ * corner scenes). Returns the previous bits.
+ */
+unsigned fs_det_offset_set_foot_pool(unsigned passes);
+
+/*
  * Its parts, for the tiled measurement (detect_domes_tiled.c), which has
  * no whole image to hand to the fit:
  * fs_det_offset_domes: the centres and radii of the domes among meas[0..n)

@@ -1,0 +1,219 @@
+/*
+ * bench_foot_pool.c - the domes' pooled radial profile (foot_pool.h) about
+ * the dome rule's own centres, on the simulator's scene sets (the 64
+ * sharp-footed corner scenes, the 48 smooth-footed ones) and the paper
+ * figures: what a once-per-image decision between a sharp and a smooth
+ * foot can read (h48h in docs/paper-figures.md).
+ *
+ * Usage: bench_foot_pool corner|interior|smooth [--seed-add N] [K ...]
+ *        bench_foot_pool --paper [NAME-PART]
+ *        bench_foot_pool --synthetic   (bench_detect_domes' 2048x1536 lattice)
+ * Per image: the domes pooled, the median radius (px), the pitch, then the
+ * profile's contrast c(u) = (P(u) - ground) / (peak - ground) at radii u
+ * (in the median radius), ground the profile's least value past 0.9 and
+ * peak its greatest inside 1.1; the centre's (u < 0.3) and the edge's
+ * (0.8..1.0) mean contrast, their difference (excess) and the decision
+ * (fs_foot_pool_smooth), on the image and on the rule's measurement
+ * image, and where smooth the support read (fs_foot_pool_support);
+ * --profile prints c(u) every 0.1 as well (always with --paper). Then the
+ * rule's score (sem_score: D, S, D SD, recall / precision, ALL4 where the
+ * four targets are met) and a summary line. Under FS_TEST_FOOT_SUPPORT=1
+ * (tests/unit/support/test_foot_pool_option.c) the scores are the
+ * option's.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/detect.h"
+#include "analysis/dome_fit.h"
+#include "analysis/foot_pool.h"
+#include "analysis/measurement.h"
+#include "bench_support.h"
+#include "image/image_io.h"
+#include "paper_figs.h"
+#include "scene_sets.h"
+#include "sem_score.h"
+#include "synth.h"
+
+static int show_profile;
+/* the scene sets' summary: images told smooth; the rule's targets met */
+static int n_images, n_smooth, n_d3, n_all4;
+static double sum_abs_d;
+
+static void print_pool(const char *name, const fs_image *img, const fs_image *meas, const fs_tubercle_list *t,
+		       const char *extra)
+{
+	size_t n = t->n;
+	double *xs = malloc((n + 1) * sizeof *xs), *ys = malloc((n + 1) * sizeof *ys),
+	       *rs = malloc((n + 1) * sizeof *rs);
+	char err[256];
+	if (!xs || !ys || !rs) {
+		printf("%s: out of memory\n", name);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		xs[i] = t->items[i].centroid_x;
+		ys[i] = t->items[i].centroid_y;
+		rs[i] = t->items[i].radius_px;
+	}
+	double pitch = n >= 8 ? fs_dome_fit_pitch(xs, ys, n) : 0;
+	fs_foot_pool fp;
+	if (fs_foot_pool_read(img, xs, ys, rs, n, pitch, &fp, err, sizeof err)) {
+		printf("%s: %s\n", name, err);
+		goto out;
+	}
+	double g = INFINITY, pk = -INFINITY;
+	for (int b = 0; b < FS_FOOT_POOL_BINS; b++) {
+		double u = (b + 0.5) * FS_FOOT_POOL_STEP;
+		if (!isfinite(fp.prof[b]))
+			continue;
+		if (u > 0.9 && fp.prof[b] < g)
+			g = fp.prof[b];
+		if (u < 1.1 && fp.prof[b] > pk)
+			pk = fp.prof[b];
+	}
+	printf("%-14s n %4zu R %6.2f p %6.2f reach %.2f centre %5.2f edge %5.2f excess %+5.2f fall %4.2f %s", name,
+	       fp.domes, fp.r_px, pitch, fp.reach, fp.centre, fp.edge, fp.centre - fp.edge, fp.fall,
+	       fs_foot_pool_smooth(&fp) ? "SMOOTH" : "sharp ");
+	n_images++;
+	n_smooth += fs_foot_pool_smooth(&fp);
+	if (fs_foot_pool_smooth(&fp))
+		printf(" support %.3f", fs_foot_pool_support(&fp));
+	if (meas) {
+		fs_foot_pool fm;
+		if (!fs_foot_pool_read(meas, xs, ys, rs, n, pitch, &fm, err, sizeof err))
+			printf(" meas excess %+5.2f %s", fm.centre - fm.edge, fs_foot_pool_smooth(&fm) ? "SMOOTH" : "sharp ");
+	}
+	printf(" |");
+	for (int b = 0; show_profile && b < FS_FOOT_POOL_BINS; b += 2) {
+		double v = 0.5 * (fp.prof[b] + fp.prof[b + 1]);
+		if (isfinite(v))
+			printf(" %5.2f", (v - g) / (pk - g));
+		else
+			printf("     -");
+	}
+	printf(" | %s\n", extra);
+	fflush(stdout);
+out:
+	free(xs);
+	free(ys);
+	free(rs);
+}
+
+static int run_paper(const char *only)
+{
+	paper_fig pf[PAPER_FIGS_MAX];
+	int np = paper_figs_read(pf, PAPER_FIGS_MAX);
+	for (int k = 0; k < np; k++) {
+		if (only && !strstr(pf[k].file, only))
+			continue;
+		char path[1024], err[256];
+		snprintf(path, sizeof path, PAPER_FIGS_DIR "%.150s", pf[k].file);
+		fs_loaded L;
+		if (fs_load_file(path, NULL, &L, err, sizeof err)) {
+			printf("%s: %s\n", pf[k].file, err);
+			continue;
+		}
+		fs_params p;
+		fs_params_default(&p);
+		fs_detect_result res;
+		memset(&res, 0, sizeof res);
+		if (fs_detect_rule_in_region(L.image, &p, 0, FS_RULE_DOME, NULL, &res, err, sizeof err))
+			printf("%s: %s\n", pf[k].file, err);
+		else {
+			char name[16], extra[64];
+			snprintf(name, sizeof name, "%.14s", pf[k].file);
+			snprintf(extra, sizeof extra, "published fill %.3f", pf[k].ratio);
+			print_pool(name, L.image, NULL, &res.tubercles, extra);
+		}
+		fs_detect_result_free(&res);
+		fs_loaded_free(&L);
+	}
+	return 0;
+}
+
+/* bench_detect_domes' synthetic lattice (uniform discs, bench_support.h) */
+static int run_synthetic(void)
+{
+	synth_opts o;
+	synth_truth t;
+	bench_detect_lattice(&o);
+	fs_image *img = synth_make(&o, &t);
+	if (!img) {
+		printf("synthetic image: out of memory\n");
+		return 1;
+	}
+	fs_params p;
+	fs_params_default(&p);
+	fs_detect_result res;
+	memset(&res, 0, sizeof res);
+	char err[256], extra[64];
+	if (fs_detect_domes(img, &p, 0, &res, err, sizeof err))
+		printf("synthetic: %s\n", err);
+	else {
+		snprintf(extra, sizeof extra, "true radius %.2f px", t.radius);
+		print_pool("synthetic", img, NULL, &res.tubercles, extra);
+	}
+	fs_detect_result_free(&res);
+	synth_truth_free(&t);
+	fs_image_free(img);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "--synthetic")) {
+		show_profile = 1;
+		return run_synthetic();
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--paper")) {
+		show_profile = 1;
+		return run_paper(argc >= 3 ? argv[2] : NULL);
+	}
+	if (argc < 2 || scene_set_named(argv[1]) < 0) {
+		fprintf(stderr, "usage: bench_foot_pool corner|interior|smooth [--seed-add N] [K ...] | --paper [PART]\n");
+		return 2;
+	}
+	int set = scene_set_named(argv[1]);
+	unsigned seed_add = 0;
+	int ks[256], nk = 0;
+	for (int a = 2; a < argc; a++) {
+		if (!strcmp(argv[a], "--profile"))
+			show_profile = 1;
+		else if (!strcmp(argv[a], "--seed-add") && a + 1 < argc)
+			seed_add = (unsigned)atoi(argv[++a]);
+		else if (nk < 256)
+			ks[nk++] = atoi(argv[a]);
+	}
+	if (!nk)
+		for (int k = 0; k < SET_COUNT[set] && k < 256; k++)
+			ks[nk++] = k;
+	printf("%s scenes, seed add %u; c(u) at u = 0.05, 0.15, ... 1.95\n", SET_NAME[set], seed_add);
+	for (int i = 0; i < nk; i++) {
+		sem_opts o;
+		scene_set_opts(set, ks[i], seed_add, &o);
+		dome_scene m;
+		if (dome_scene_open(&m, &o, set, ks[i]))
+			continue;
+		char name[32], extra[96] = "";
+		snprintf(name, sizeof name, "%s %d", SET_NAME[set], ks[i]);
+		sem_score ss;
+		if (!sem_score_detection(&m.s.tr, &m.res.tubercles, o.halftone, &ss)) {
+			int all4 = fabs(ss.d_err) < 3 && fabs(ss.s_err) < 3 && (!ss.sd_applies || ss.d_sd < 8) &&
+				   ss.recall >= 0.97 && ss.precision >= 0.97;
+			snprintf(extra, sizeof extra, "D %+.1f %% S %+.1f %% SD %.1f %% RP %.2f/%.2f%s screen %.0f h/R %.2f",
+				 ss.d_err, ss.s_err, ss.d_sd, ss.recall, ss.precision, all4 ? " ALL4" : "", o.halftone,
+				 o.h_over_r);
+			n_d3 += fabs(ss.d_err) < 3;
+			n_all4 += all4;
+			sum_abs_d += fabs(ss.d_err);
+		}
+		print_pool(name, m.s.img, m.meas, &m.res.tubercles, extra);
+		dome_scene_close(&m);
+	}
+	printf("told smooth %d of %d images; the rule: mean D within 3 %% %d, all four %d, mean |D| %.1f %%\n",
+	       n_smooth, n_images, n_d3, n_all4, n_images ? sum_abs_d / n_images : NAN);
+	return 0;
+}
