@@ -90,6 +90,14 @@ static int is_max(const look *L, int x, int y)
 	return 1;
 }
 
+/* is_max's first tests, inline where every pixel of a region is asked:
+ * most pixels end here. */
+static inline int may_be_max(const look *L, int x, int y)
+{
+	const float *v = L->v + (size_t)y * L->w;
+	return v[x] > 0 && !(x > 0 && v[x - 1] >= v[x]) && !(x + 1 < L->w && v[x + 1] > v[x]);
+}
+
 /* A maximum of the mixture whose neighbourhood is not all exact yet. */
 static int unsure(const look *L, int x, int y)
 {
@@ -175,16 +183,10 @@ static void coarse(look *L)
 static int settle(look *L)
 {
 	int w = L->w, h = L->h;
-	for (int y = 0; y < h; y++) {
-		const float *v = L->v + (size_t)y * w;
-		for (int x = 0; x < w; x++) {
-			/* is_max's first tests inline: most pixels end here */
-			if (!(v[x] > 0) || (x > 0 && v[x - 1] >= v[x]) || (x + 1 < w && v[x + 1] > v[x]))
-				continue;
-			if (unsure(L, x, y) && push(L, x, y))
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			if (may_be_max(L, x, y) && unsure(L, x, y) && push(L, x, y))
 				return -1;
-		}
-	}
 	while (L->n) {
 		size_t i = L->stack[--L->n];
 		int x = (int)(i % (size_t)w), y = (int)(i / (size_t)w);
@@ -197,7 +199,8 @@ static int settle(look *L)
 		/* the pixels whose 3x3 holds a pixel just made */
 		for (int yy = y - 2; yy <= y + 2; yy++)
 			for (int xx = x - 2; xx <= x + 3; xx++)
-				if (yy >= 0 && yy < h && xx >= 0 && xx < w && unsure(L, xx, yy) && push(L, xx, yy))
+				if (yy >= 0 && yy < h && xx >= 0 && xx < w && may_be_max(L, xx, yy) &&
+				    unsure(L, xx, yy) && push(L, xx, yy))
 					return -1;
 	}
 	return 0;
