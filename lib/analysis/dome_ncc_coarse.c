@@ -124,37 +124,37 @@ static int push(look *L, int x, int y)
 	return 0;
 }
 
-/* Row y's coarse pixels exact, its others halfway between their row
- * neighbours. Where the disc leaves the image (within R of its edge:
- * whole rows at the top and bottom, R pixels at either end of the
- * others) every pixel exact: the correlation over a cut disc is not
- * smooth, each step along the row takes pixels in or out of it, and its
- * bumps there would be maxima the interpolation hides. The row's end
- * after the last run of eight (within 16 + R of its edge) at once too,
- * four or eight at a time (fs_dome_mean_ncc), cheaper than its even
- * pixels alone. */
+/* Row y's even pixels exact (and its last when that is odd), its odd
+ * ones halfway between their neighbours. Where the discs leave the image
+ * a pixel at a time; the row's end after the last run of eight (within
+ * 16 + R of its edge) at once, odd pixels too, four or eight at a time
+ * (fs_dome_mean_ncc), cheaper than its even pixels alone. */
 static void coarse_row(look *L, int y)
 {
 	int w = L->w, R = L->t->R;
 	float *row = L->v + (size_t)y * w;
 	unsigned char *e = L->exact + (size_t)y * w;
-	if (y - R < 0 || y + R >= L->h) {
-		exact_span(L, 0, w, y);
-		return;
+	int x = 0;
+	if (y - R >= 0 && y + R < L->h) {
+		for (; x < R && x < w; x += 2)
+			exact_span(L, x, x + 1, y);
+		/* the runs of eight end where the tail begins, on any CPU: the
+		 * pixels made exact must not depend on the path that makes them */
+		int xt = x;
+		while (xt + 15 + R < w)
+			xt += 16;
+		int x1 = fs_dome_mean_ncc_even(L->t, L->img, w, L->h, y, x, row);
+		for (; x < x1; x += 2)
+			e[x] = 1;
+		for (; x < xt; x += 2)
+			exact_span(L, x, x + 1, y);
+		exact_span(L, x, w, y);
+	} else {
+		for (; x < w; x += 2)
+			exact_span(L, x, x + 1, y);
+		if ((w - 1) % 2)
+			exact_span(L, w - 1, w, y);
 	}
-	exact_span(L, 0, R, y);
-	int x = R + R % 2; /* the first even pixel past the cut discs */
-	/* the runs of eight end where the tail begins, on any CPU: the
-	 * pixels made exact must not depend on the path that makes them */
-	int xt = x;
-	while (xt + 15 + R < w)
-		xt += 16;
-	int x1 = fs_dome_mean_ncc_even(L->t, L->img, w, L->h, y, x, row);
-	for (; x < x1; x += 2)
-		e[x] = 1;
-	for (; x < xt; x += 2)
-		exact_span(L, x, x + 1, y);
-	exact_span(L, x, w, y);
 	for (x = 1; x < w - 1; x += 2)
 		if (!e[x])
 			row[x] = 0.5f * (row[x - 1] + row[x + 1]);
@@ -163,23 +163,17 @@ static void coarse_row(look *L, int y)
 /* The coarse pixels exact, the others bilinear between them. */
 static void coarse(look *L)
 {
-	int w = L->w, h = L->h, R = L->t->R;
+	int w = L->w, h = L->h;
 	for (int y = 0; y < h; y += 2)
 		coarse_row(L, y);
 	if ((h - 1) % 2)
 		coarse_row(L, h - 1);
 	for (int y = 1; y < h - 1; y += 2) {
 		/* rows y - 1 and y + 1 are coarse (h - 1 always is) */
-		if (y - R < 0 || y + R >= h) {
-			exact_span(L, 0, w, y);
-			continue;
-		}
 		float *row = L->v + (size_t)y * w;
 		const float *up = row - w, *dn = row + w;
 		for (int x = 0; x < w; x++)
 			row[x] = 0.5f * (up[x] + dn[x]);
-		exact_span(L, 0, R, y);
-		exact_span(L, w - R, w, y);
 	}
 }
 

@@ -13,10 +13,7 @@
  * 10-20 px, so a disc of radius 5-10 px) the correlation of a dome-sized
  * template does not turn within 2 px, so a quarter of its pixels places
  * the peaks: the correlation exact at every even pixel of every even row
- * (and the last row and column) and at every pixel whose disc the frame
- * cuts (within R of the edge, where each step takes pixels in or out of
- * the disc and the correlation is not smooth: P2 Fig1e's edge maxima),
- * bilinear between them, and exact again
+ * (and the last row and column), bilinear between them, and exact again
  * in the 3x3 neighbourhood of every 3x3 maximum of that mixture (the test
  * fs_det_peaks makes, its ties included) until each such maximum has its
  * whole neighbourhood exact. Each is then a maximum of the correlation
