@@ -21,6 +21,7 @@
 #include "analysis/detect_methods.h"
 #include "analysis/preprocess.h"
 #include "analysis/halftone.h"
+#include "analysis/dome_ncc_coarse.h"
 #include "analysis/dome_template.h"
 #include "analysis/dome_votes.h"
 #include "base/sorting.h"
@@ -200,8 +201,8 @@ static int window_peaks(fs_image *wv, double pitch, int x0, int y0, fs_cand_list
  * 0. Returns 0, -1 on out of memory.
  */
 static int dome_template_peaks(const fs_image *sm, const fs_dome_cands *tiled, fs_dome_resp *keep,
-			       fs_image **resp, double pitch, const fs_params *p, fs_cand_list *c, double **off,
-			       int *made, char *err, size_t errlen)
+			       fs_image **resp, double pitch, int coarse, const fs_params *p, fs_cand_list *c,
+			       double **off, int *made, char *err, size_t errlen)
 {
 	int ignored;
 	if (!made)
@@ -244,7 +245,8 @@ static int dome_template_peaks(const fs_image *sm, const fs_dome_cands *tiled, f
 		if (fs_dome_ncc_peaks_tiled(tiled, xs, ys, seeds.n, 0.5 * pitch, 0.7 * pitch, 0.6 * pitch, c, off,
 					    keep, made, err, errlen))
 			goto out;
-	} else if (fs_dome_template_ncc(sm, xs, ys, seeds.n, 0.5 * pitch, &ncc, err, errlen)) {
+	} else if ((coarse ? fs_dome_template_ncc_coarse : fs_dome_template_ncc)(sm, xs, ys, seeds.n, 0.5 * pitch,
+										&ncc, err, errlen)) {
 		goto out;
 	}
 	if (ncc) {
@@ -302,7 +304,7 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 					goto out;
 				if (window_peaks(wv, pitch, x0, y0, &c, &off, err, errlen))
 					goto out;
-				if (dome_template_peaks(NULL, &dc, tiled->dome, NULL, pitch, p, &c, &off, &made, err,
+				if (dome_template_peaks(NULL, &dc, tiled->dome, NULL, pitch, 0, p, &c, &off, &made, err,
 							errlen))
 					goto out;
 				if (!made) {
@@ -313,7 +315,7 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 				}
 			}
 			if (!made && (fs_dome_votes_peaks_tiled(&dc, 0.7 * pitch, 0.6 * pitch, &c, &off, err, errlen) ||
-				      dome_template_peaks(NULL, &dc, tiled->dome, NULL, pitch, p, &c, &off, NULL, err,
+				      dome_template_peaks(NULL, &dc, tiled->dome, NULL, pitch, 0, p, &c, &off, NULL, err,
 							  errlen)))
 				goto out;
 			goto select;
@@ -323,6 +325,9 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 			goto out;
 		goto select;
 	}
+	/* the correlation coarse to fine on the reduced image, where no
+	 * caller reads the response between the peaks (dome_ncc_coarse.h) */
+	int coarse = f > 1 && !resp_out && fs_dome_ncc_coarse_on();
 	if (dome) {
 		/* the smoothing and the votes' blur: dome_votes.h */
 		double period = 0;
@@ -341,7 +346,7 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 			fs_image *wv = window_votes(sm, pitch, fs_dome_votes_blur(pitch), x0, y0, x1, y1, err, errlen);
 			if (!wv || window_peaks(wv, pitch, x0, y0, &c, &off, err, errlen))
 				goto out;
-			if (dome_template_peaks(sm, NULL, NULL, &resp, pitch, p, &c, &off, &made, err, errlen))
+			if (dome_template_peaks(sm, NULL, NULL, &resp, pitch, coarse, p, &c, &off, &made, err, errlen))
 				goto out;
 			if (made)
 				goto select;
@@ -366,7 +371,7 @@ int fs_detect_auto_candidates(fs_image **pre_in, const fs_det_source *tiled, int
 	 * (0.5 and 0.6 lost scenes of test_sem_accuracy) */
 	if (peaks_with_offsets(resp, pitch, (dome ? 0.7 : 0.5) * pitch, &c, &off, err, errlen))
 		goto out;
-	if (dome && dome_template_peaks(sm, NULL, NULL, &resp, pitch, p, &c, &off, NULL, err, errlen))
+	if (dome && dome_template_peaks(sm, NULL, NULL, &resp, pitch, coarse, p, &c, &off, NULL, err, errlen))
 		goto out;
 select:;
 	size_t first = keep->n;

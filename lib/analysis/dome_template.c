@@ -129,6 +129,75 @@ __attribute__((target("avx"))) static void ncc8(const float *d, int w, int x, in
 	memcpy(st + 4, &stb, sizeof stb);
 	ncc_finish(s1, s2, st, 8, tt, np, out);
 }
+
+/* ncc4's correlation of the four pixels x .. x + 3 of row y in one
+ * four-lane register: per pixel ncc4's operations in its order, so the
+ * same bits with about half its instructions (the coarse look's
+ * neighbourhoods, dome_ncc_coarse.h, and the rows' ends). */
+__attribute__((target("avx"))) static void ncc4_avx(const float *d, int w, int x, int y, int R, const int *half,
+						    const double *tpl, int side, double tt, double np, float *out)
+{
+	v4d s1 = {0, 0, 0, 0}, s2 = s1, st = s1;
+	for (int dy = -R; dy <= R; dy++) {
+		int hw = half[dy + R];
+		const float *r = d + (size_t)(y + dy) * w + x - hw;
+		const double *tp = tpl + (dy + R) * side + R - hw, *te = tp + 2 * hw;
+		for (; tp <= te; tp++, r++) {
+			v4d v = widen4(r);
+			v4d t = {*tp, *tp, *tp, *tp};
+			s1 += v;
+			s2 += v * v;
+			st += t * v;
+		}
+	}
+	double a1[4], a2[4], at[4];
+	memcpy(a1, &s1, sizeof s1);
+	memcpy(a2, &s2, sizeof s2);
+	memcpy(at, &st, sizeof st);
+	ncc_finish(a1, a2, at, 4, tt, np, out);
+}
+
+/* p[0], p[2], p[4], p[6] widened to doubles (exact): two loads, one
+ * shuffle, one conversion. */
+__attribute__((target("avx"))) static inline v4d widen_even4(const float *p)
+{
+	__m128 lo = _mm_loadu_ps(p), hi = _mm_loadu_ps(p + 4);
+	return (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)));
+}
+
+/* ncc8's correlation of the eight pixels x, x + 2, .., x + 14 of row y
+ * (every other pixel: the coarse look of dome_ncc_coarse.h), whose discs
+ * lie whole inside the image and whose row holds pixel x + 15 + R, into
+ * out[0..7] (left as they are where the patch is flat): per pixel the
+ * scalar loop's operations in its order, as ncc8's. */
+__attribute__((target("avx"))) static void ncc8_even(const float *d, int w, int x, int y, int R, const int *half,
+						     const double *tpl, int side, double tt, double np, float *out)
+{
+	v4d s1a = {0, 0, 0, 0}, s1b = s1a, s2a = s1a, s2b = s1a, sta = s1a, stb = s1a;
+	for (int dy = -R; dy <= R; dy++) {
+		int hw = half[dy + R];
+		const float *r = d + (size_t)(y + dy) * w + x - hw;
+		const double *tp = tpl + (dy + R) * side + R - hw, *te = tp + 2 * hw;
+		for (; tp <= te; tp++, r++) {
+			v4d va = widen_even4(r), vb = widen_even4(r + 8);
+			v4d t = {*tp, *tp, *tp, *tp};
+			s1a += va;
+			s1b += vb;
+			s2a += va * va;
+			s2b += vb * vb;
+			sta += t * va;
+			stb += t * vb;
+		}
+	}
+	double s1[8], s2[8], st[8];
+	memcpy(s1, &s1a, sizeof s1a);
+	memcpy(s1 + 4, &s1b, sizeof s1b);
+	memcpy(s2, &s2a, sizeof s2a);
+	memcpy(s2 + 4, &s2b, sizeof s2b);
+	memcpy(st, &sta, sizeof sta);
+	memcpy(st + 4, &stb, sizeof stb);
+	ncc_finish(s1, s2, st, 8, tt, np, out);
+}
 #endif
 
 int fs_dome_mean_begin(fs_dome_mean *t, double radius, char *err, size_t errlen)
@@ -226,7 +295,12 @@ void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, in
 			}
 #endif
 			if (inner_row && x - R >= 0 && x + 3 + R < W && x + 3 < x1) {
-				ncc4(d, (int)stride, x - sx, y - sy, R, half, tpl, side, tt, np, orow + x);
+#ifdef NCC_AVX
+				if (avx)
+					ncc4_avx(d, (int)stride, x - sx, y - sy, R, half, tpl, side, tt, np, orow + x);
+				else
+#endif
+					ncc4(d, (int)stride, x - sx, y - sy, R, half, tpl, side, tt, np, orow + x);
 				x += 3;
 				continue;
 			}
@@ -272,6 +346,24 @@ void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, in
 				orow[x] = (float)(cov / sqrt(vi * vt));
 		}
 	}
+}
+
+int fs_dome_mean_ncc_even(const fs_dome_mean *t, const float *img, int W, int H, int y, int x, float *orow)
+{
+#ifdef NCC_AVX
+	int R = t->R;
+	if (!(t->tt > 0) || !fs_cpu_has_avx() || y - R < 0 || y + R >= H || x - R < 0)
+		return x;
+	for (; x + 15 + R < W; x += 16) {
+		float o[8] = {0};
+		ncc8_even(img, W, x, y, R, t->half, t->tpl, t->side, t->tt, t->np, o);
+		for (int i = 0; i < 8; i++)
+			orow[x + 2 * i] = o[i];
+	}
+#else
+	(void)t, (void)img, (void)W, (void)H, (void)y, (void)orow;
+#endif
+	return x;
 }
 
 void fs_dome_mean_free(fs_dome_mean *t)

@@ -81,6 +81,14 @@ void fs_dome_mean_add(fs_dome_mean *t, const float *win, size_t stride, int sx, 
 int fs_dome_mean_end(fs_dome_mean *t);
 void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, int sx, int sy, int W, int H, int x0,
 		     int y0, int x1, int y1, float *out, size_t ostride);
+/* The correlation of the pixels x, x + 2, x + 4, .. of row y of a whole
+ * W x H image (img, row stride W) into orow[x], .. (orow is the row of
+ * an image W wide; the pixels between are not touched), eight a call
+ * while their discs lie whole in the image and the CPU has AVX, each
+ * value fs_dome_mean_ncc's at that pixel to the bit (dome_ncc_coarse.h's
+ * coarse look). Returns the first of those pixels not made: x itself
+ * where none was (no AVX, a disc leaving the image, a flat template). */
+int fs_dome_mean_ncc_even(const fs_dome_mean *t, const float *img, int W, int H, int y, int x, float *orow);
 void fs_dome_mean_free(fs_dome_mean *t);
 
 #endif
