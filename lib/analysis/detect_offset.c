@@ -479,7 +479,6 @@ static int correct_period(const fs_meas *m, const fs_cand_list *c, double max_r,
 	reading.halftone_period = period;
 	reading.cap_tie = fs_det_offset_cap_tie(m);
 	reading.turn_check = passes_here(g_turn_passes, m);
-	reading.foot_search = fs_det_offset_foot_search(m);
 	/* (the unrefined path's fill held at the low-passed level, h48d) */
 	if (m->held_lowpass && !m->given && period > 0 && hold_lowpassed(m, &d, max_r > 0 ? max_r : 0.6 * pitch, period)) {
 		rc = -1;

@@ -48,8 +48,9 @@
 int fs_dome_template_ncc_coarse(const fs_image *img, const double *xs, const double *ys, size_t n, double radius,
 				fs_image **out, char *err, size_t errlen);
 
-/* Whether the dome rule's candidates take it on a reduced image (on by
- * default; off, every pixel's correlation as before h48f). Process-wide,
+/* Whether the dome rule's candidates take it on a reduced image (off by
+ * default; on, h48f's cut: -39.4 M on the lattice, but P2 Fig1e goes
+ * unmeasured). Process-wide,
  * set at start-up (a test or bench: FS_TEST_NCC_COARSE=0, through
  * tests/unit/support/test_ncc_coarse.c). Returns the previous setting. */
 int fs_dome_ncc_set_coarse(int on);
