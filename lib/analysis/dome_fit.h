@@ -238,4 +238,39 @@ void fs_dome_fit_opts_default(fs_dome_fit_opts *o);
 int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch,
 		      const fs_dome_fit_opts *o, fs_dome_fit *out, char *err, size_t errlen);
 
+/*
+ * How the offset search of a coarse_to_fine fit (the dome rule's, through
+ * detect_offset.c) chooses its offset: an experiment (h48a,
+ * docs/paper-figures.md) to make the choice continuous in the image, so
+ * that a 1e-6 px move of the candidates (fs_detect_set_cand_nudge) does
+ * not flip it. 0 (the
+ * default): the wide grid's best point, then downhill on the fine grid
+ * from it, the fine grid's point kept. FS_DOME_FIT_OFFSET_BASINS: downhill
+ * from each of the wide grid's kept points (WIDE_KEEP, dome_fit.c), and
+ * of the minima found the shortest offset whose residual sum lies within
+ * FS_DOME_FIT_OFFSET_TIE of the least (fs_dome_fit_offset_pick): two basins
+ * whose residuals tie within that are not told apart by the mean patch,
+ * and the shorter offset moves the centres less on no evidence.
+ * FS_DOME_FIT_OFFSET_VERTEX: every downhill search's minimum (the wide
+ * search's, the oblique refit's and the fill walk's) moved to the vertex
+ * of the parabolas through it and its neighbours along each axis (at
+ * most half a step, 0.00625 pitch), so that the offset follows the image
+ * instead of jumping by a step (h47k, corner 5@0 and 19@0: 0.82 -> 1.00,
+ * 0.57 -> 0.85 px under a 1e-6 px nudge). Process-wide, for benches and
+ * tests that switch it before a detection (FS_TEST_OFFSET_CHOICE,
+ * tests/unit/support/test_offset_choice.c); returns the previous bits.
+ */
+#define FS_DOME_FIT_OFFSET_BASINS 1u
+#define FS_DOME_FIT_OFFSET_VERTEX 2u
+#define FS_DOME_FIT_OFFSET_TIE 0.1
+unsigned fs_dome_fit_set_offset_choice(unsigned bits);
+
+/*
+ * Of n offsets (x[k], y[k]) with residual sums rss[k], the index of the
+ * shortest whose sum is at most (1 + tie) x the least (the first of equal
+ * lengths); -1 when no sum is finite. The choice of
+ * FS_DOME_FIT_OFFSET_BASINS, exposed for its test.
+ */
+int fs_dome_fit_offset_pick(const double *rss, const double *x, const double *y, size_t n, double tie);
+
 #endif
