@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,10 +243,29 @@ static int mean_half(int g)
  * max_centres is set), and tabulates for each the pixel and bilinear
  * weight of every column and row of the square; the cells are averaged
  * when read (observe). */
+static unsigned offset_choice; /* fs_dome_fit_set_offset_choice */
+
+/* Whether the centre (x, y) is in the stable sample (FS_DOME_FIT_STABLE_SAMPLE)
+ * of share p: a hash of its half-pitch cell below p. */
+static int in_stable_sample(double x, double y, double pitch, double p)
+{
+	uint64_t h = (uint64_t)(int64_t)floor(2 * x / pitch) * 0x9E3779B97F4A7C15ull ^
+		     (uint64_t)(int64_t)floor(2 * y / pitch) * 0xC2B2AE3D27D4EB4Full;
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ull;
+	h ^= h >> 29;
+	return (double)(h >> 11) * 0x1p-53 < p;
+}
+
 static int mean_image(const fs_image *img, const double *xs, const double *ys, const int *shx, const int *shy,
 		      size_t n, double pitch, int g, int side, double split, size_t max_centres, meanimg *m)
 {
 	size_t stride = max_centres && n > max_centres ? (n + max_centres - 1) / max_centres : 1;
+	double share = 1;
+	if ((offset_choice & FS_DOME_FIT_STABLE_SAMPLE) && stride > 1 && !shx) {
+		share = (double)max_centres / (double)n;
+		stride = 1;
+	}
 	m->step = pitch / g / MEAN_SUB;
 	m->half = mean_half(g);
 	size_t w = (size_t)(2 * m->half + 1), cap = n / stride + 1;
@@ -263,6 +283,8 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, c
 		return -1;
 	for (size_t i = 0; i < n; i += stride) {
 		if ((side == 0 && xs[i] >= split) || (side == 1 && xs[i] < split))
+			continue;
+		if (share < 1 && !in_stable_sample(xs[i], ys[i], pitch, share))
 			continue;
 		/* a mosaic's cell (fs_dome_fit_opts.patch_ox): the centre's
 		 * position in img is its own less an integer, exact */
@@ -936,8 +958,7 @@ static double offset_rss(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NPAR
 }
 
 /* fs_dome_fit_set_offset_choice (dome_fit.h, h48a): process-wide, set
- * before any fit runs */
-static unsigned offset_choice;
+ * before any fit runs (offset_choice, above mean_image) */
 
 unsigned fs_dome_fit_set_offset_choice(unsigned bits)
 {
