@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "analysis/halftone.h"
 #include "analysis/lanes.h"
 #include "analysis/lanes_avx.h"
+#include "analysis/parabola_vertex.h"
 #include "analysis/near_pairs.h"
 #include "analysis/preprocess.h"
 #include "analysis/se_render.h"
@@ -241,10 +243,29 @@ static int mean_half(int g)
  * max_centres is set), and tabulates for each the pixel and bilinear
  * weight of every column and row of the square; the cells are averaged
  * when read (observe). */
+static unsigned offset_choice; /* fs_dome_fit_set_offset_choice */
+
+/* Whether the centre (x, y) is in the stable sample (FS_DOME_FIT_STABLE_SAMPLE)
+ * of share p: a hash of its half-pitch cell below p. */
+static int in_stable_sample(double x, double y, double pitch, double p)
+{
+	uint64_t h = (uint64_t)(int64_t)floor(2 * x / pitch) * 0x9E3779B97F4A7C15ull ^
+		     (uint64_t)(int64_t)floor(2 * y / pitch) * 0xC2B2AE3D27D4EB4Full;
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ull;
+	h ^= h >> 29;
+	return (double)(h >> 11) * 0x1p-53 < p;
+}
+
 static int mean_image(const fs_image *img, const double *xs, const double *ys, const int *shx, const int *shy,
 		      size_t n, double pitch, int g, int side, double split, size_t max_centres, meanimg *m)
 {
 	size_t stride = max_centres && n > max_centres ? (n + max_centres - 1) / max_centres : 1;
+	double share = 1;
+	if ((offset_choice & FS_DOME_FIT_STABLE_SAMPLE) && stride > 1 && !shx) {
+		share = (double)max_centres / (double)n;
+		stride = 1;
+	}
 	m->step = pitch / g / MEAN_SUB;
 	m->half = mean_half(g);
 	size_t w = (size_t)(2 * m->half + 1), cap = n / stride + 1;
@@ -262,6 +283,8 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, c
 		return -1;
 	for (size_t i = 0; i < n; i += stride) {
 		if ((side == 0 && xs[i] >= split) || (side == 1 && xs[i] < split))
+			continue;
+		if (share < 1 && !in_stable_sample(xs[i], ys[i], pitch, share))
 			continue;
 		/* a mosaic's cell (fs_dome_fit_opts.patch_ox): the centre's
 		 * position in img is its own less an integer, exact */
@@ -934,6 +957,31 @@ static double offset_rss(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NPAR
 	return solve_normal(c, nc, xtx, xtv, coef);
 }
 
+/* fs_dome_fit_set_offset_choice (dome_fit.h, h48a): process-wide, set
+ * before any fit runs (offset_choice, above mean_image) */
+
+unsigned fs_dome_fit_set_offset_choice(unsigned bits)
+{
+	unsigned was = offset_choice;
+	offset_choice = bits;
+	return was;
+}
+
+int fs_dome_fit_offset_pick(const double *rss, const double *x, const double *y, size_t n, double tie)
+{
+	double best = INFINITY;
+	for (size_t k = 0; k < n; k++)
+		if (rss[k] < best)
+			best = rss[k];
+	if (!isfinite(best))
+		return -1;
+	int pick = -1;
+	for (size_t k = 0; k < n; k++)
+		if (rss[k] <= best * (1 + tie) && (pick < 0 || hypot(x[k], y[k]) < hypot(x[pick], y[pick])))
+			pick = (int)k;
+	return pick;
+}
+
 /* The fine offset grid (cx + i st, cy + j st), |i|, |j| <= r, searched
  * downhill from its centre: each round reads the eight neighbours of the
  * best point so far and moves to the best of them, until none is better.
@@ -974,6 +1022,15 @@ static void descent_read(descent *d, int i, int j)
 	}
 }
 
+/* Grid point (i, j)'s residual where the descent read it, else NaN. */
+static double descent_at(const descent *d, int i, int j)
+{
+	if (i < -d->r || i > d->r || j < -d->r || j > d->r)
+		return NAN;
+	size_t o = (size_t)(j + d->r) * DESCENT_W + (size_t)(i + d->r);
+	return d->seen[o] ? d->rss[o] : NAN;
+}
+
 static void offset_descent(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NPAR], double cx, double cy, double st,
 			   int r, double lim, double *br, double *bx, double *by)
 {
@@ -992,9 +1049,21 @@ static void offset_descent(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NP
 			break;
 	}
 	if (d.best < *br) {
+		double vi = 0, vj = 0;
+		/* (the vertex's three points on each axis were read by the
+		 * descent's last round, which looked at all eight neighbours) */
+		if ((offset_choice & FS_DOME_FIT_OFFSET_VERTEX) && isfinite(d.best)) {
+			double b = d.best, a = descent_at(&d, d.bi - 1, d.bj), e = descent_at(&d, d.bi + 1, d.bj);
+			if (isfinite(a) && isfinite(e))
+				vi = fs_parabola_vertex(-a, -b, -e);
+			a = descent_at(&d, d.bi, d.bj - 1);
+			e = descent_at(&d, d.bi, d.bj + 1);
+			if (isfinite(a) && isfinite(e))
+				vj = fs_parabola_vertex(-a, -b, -e);
+		}
 		*br = d.best;
-		*bx = cx + d.bi * st;
-		*by = cy + d.bj * st;
+		*bx = cx + (d.bi + vi) * st;
+		*by = cy + (d.bj + vj) * st;
 	}
 }
 
@@ -1007,7 +1076,7 @@ static void offset_descent(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NP
 #define WIDE_KEEP 8
 #define WIDE_R 6 /* MAX_OFFSET / 0.05 */
 static void wide_screened(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NPAR], double lim, double *br, double *bx,
-			  double *by)
+			  double *by, double *kx, double *ky, int *nk)
 {
 	enum { W = 2 * WIDE_R + 1 };
 	double st = 0.05 * c->pitch, rs[W * W], sxtx[NPAR][NPAR];
@@ -1032,16 +1101,47 @@ static void wide_screened(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NPA
 		if (bk >= 0)
 			keep[bk] = 1;
 	}
+	*nk = 0;
 	for (int q = 0; q < W * W; q++) {
 		if (!keep[q])
 			continue;
 		double x = (q % W - WIDE_R) * st, y = (q / W - WIDE_R) * st;
+		kx[*nk] = x;
+		ky[(*nk)++] = y;
 		double r = offset_rss(c, m, nc, xtx, x, y);
 		if (r < *br) {
 			*br = r;
 			*bx = x;
 			*by = y;
 		}
+	}
+}
+
+/* The offset by fs_dome_fit_offset_pick over the minima found downhill
+ * from each of the wide search's kept points (FS_DOME_FIT_OFFSET_BASINS).
+ * Why both parts (h48a): the wide grid picks the basin whose grid point
+ * reads lowest, not the one whose minimum does, and on small printed domes
+ * two basins 0.8 px apart hold minima within a few per cent that trade
+ * places under a 1e-6 px move of the centres (corner 30@0, 1 - R^2 of the
+ * 0.2-0.28 px and the 1.13 px minima: 0.00187 / 0.00236 at nudge 0,
+ * 0.00204 / 0.00194 at +1e-6, 0.00804 / 0.00787 at -1e-6), on either side
+ * of the offset's applied bar (detect_offset.c, 0.32 px there). *br, *bx,
+ * *by: replaced by the pick. */
+static void basins_pick(ctx *c, meanimg *m, int nc, const double xtx[NPAR][NPAR], double lim, const double *kx,
+			const double *ky, int nk, double *br, double *bx, double *by)
+{
+	double rb[WIDE_KEEP], xb[WIDE_KEEP], yb[WIDE_KEEP];
+	for (int k = 0; k < nk; k++) {
+		rb[k] = INFINITY;
+		xb[k] = kx[k];
+		yb[k] = ky[k];
+		offset_descent(c, m, nc, xtx, kx[k], ky[k], 0.0125 * c->pitch, 4, lim, &rb[k], &xb[k], &yb[k]);
+	}
+	int pick = fs_dome_fit_offset_pick(rb, xb, yb, (size_t)nk, FS_DOME_FIT_OFFSET_TIE);
+	if (pick >= 0) {
+		*br = rb[pick];
+		*bx = xb[pick];
+		*by = yb[pick];
 	}
 }
 
@@ -1061,10 +1161,16 @@ static int fit_offset(ctx *c, meanimg *m, const cand *b, int wide, double *ox, d
 	/* the formation is held: X^T X is the same at every offset */
 	double xtx[NPAR][NPAR], xtv[NPAR];
 	normal_xtx(c, nc, xtx);
+	double kx[WIDE_KEEP], ky[WIDE_KEEP];
+	int nk = 0;
 	for (int pass = wide ? 0 : 1; pass < 2; pass++) {
 		if (!pass && c->coarse_to_fine) {
-			wide_screened(c, m, nc, xtx, lim, &br, &bx, &by);
+			wide_screened(c, m, nc, xtx, lim, &br, &bx, &by, kx, ky, &nk);
 			continue;
+		}
+		if (pass && c->coarse_to_fine && nk > 0 && (offset_choice & FS_DOME_FIT_OFFSET_BASINS)) {
+			basins_pick(c, m, nc, xtx, lim, kx, ky, nk, &br, &bx, &by);
+			break;
 		}
 		if (pass && c->coarse_to_fine) {
 			/* (not the wide grid: the residual has several

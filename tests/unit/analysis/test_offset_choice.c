@@ -1,0 +1,95 @@
+/*
+ * The dome rule's offset choice made continuous (dome_fit.h,
+ * fs_dome_fit_set_offset_choice; h48a): the choice between basins by
+ * fs_dome_fit_offset_pick, and a corner scene whose formation fit put its
+ * offset in one basin or the other under a 1e-6 px move of the candidates
+ * (h47k: corner 30 of the test seeds, 0.28 px against 1.13 px on either
+ * side of the offset's applied bar, mean D +1.4 % against +19.4 %) reads
+ * the same either side of that move with the choice on, and so it does
+ * with the mean patch's centres a stable sample (fs_dome_fit_set_offset_choice's
+ * FS_DOME_FIT_STABLE_SAMPLE).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+
+#include "analysis/detect_methods.h"
+#include "analysis/dome_fit.h"
+#include "sem_scene.h"
+
+/* two minima whose sums tie within the bar give the shorter offset
+ * whichever is lower; one lower by more than it is taken however far */
+static void pick_shorter_within_the_tie(void **state)
+{
+	(void)state;
+	double x[3] = {0.2, 0.8, -1.6}, y[3] = {-0.2, -0.8, 1.6};
+	double near_low[3] = {0.00194, 0.00204, 0.0055}, far_low[3] = {0.00204, 0.00194, 0.0055};
+	assert_int_equal(fs_dome_fit_offset_pick(near_low, x, y, 3, FS_DOME_FIT_OFFSET_TIE), 0);
+	assert_int_equal(fs_dome_fit_offset_pick(far_low, x, y, 3, FS_DOME_FIT_OFFSET_TIE), 0);
+	double far_much_lower[3] = {0.00240, 0.00187, 0.0055};
+	assert_int_equal(fs_dome_fit_offset_pick(far_much_lower, x, y, 3, FS_DOME_FIT_OFFSET_TIE), 1);
+	/* with no tie the least sum, as the wide grid's own choice */
+	assert_int_equal(fs_dome_fit_offset_pick(far_low, x, y, 3, 0), 1);
+	double none[2] = {INFINITY, NAN};
+	assert_int_equal(fs_dome_fit_offset_pick(none, x, y, 2, FS_DOME_FIT_OFFSET_TIE), -1);
+}
+
+/* corner 30's mean D at candidate nudges -1e-6, 0, +1e-6 px */
+static void corner_30_d(double d[3])
+{
+	static const double NUDGE[3] = {-1e-6, 0, 1e-6};
+	for (int k = 0; k < 3; k++) {
+		sem_match_errors e;
+		double was = fs_detect_set_cand_nudge(NUDGE[k]);
+		assert_int_equal(sem_corner_dome_errors(30, &e, NULL), 0);
+		fs_detect_set_cand_nudge(was);
+		assert_true(e.n_measured > 0 && e.sum_truth > 0);
+		d[k] = 100 * (e.sum_d / e.sum_truth - 1);
+	}
+	printf("corner 30: mean D %+.2f / %+.2f / %+.2f %% at nudges -1e-6 / 0 / +1e-6\n", d[0], d[1], d[2]);
+}
+
+/* the same basin at each nudge: D within a rounding's reach of the
+ * un-nudged reading, and within issue 13's 3 % (main's code: +19.6 %
+ * and +19.4 % at -1e-6 and +1e-6) */
+static void corner_30_steady_with(unsigned bits)
+{
+	unsigned was = fs_dome_fit_set_offset_choice(bits);
+	double d[3];
+	corner_30_d(d);
+	fs_dome_fit_set_offset_choice(was);
+	for (int k = 0; k < 3; k++) {
+		assert_true(fabs(d[k] - d[1]) < 0.5);
+		assert_true(fabs(d[k]) < 3);
+	}
+}
+
+static void corner_30_same_either_side_of_a_nudge(void **state)
+{
+	(void)state;
+	corner_30_steady_with(FS_DOME_FIT_OFFSET_BASINS | FS_DOME_FIT_OFFSET_VERTEX);
+}
+
+/* the stable sample alone: the first fit reads the detector at -44
+ * degrees at every nudge (h48a), where every k-th of the list read it
+ * there at 0 and 1e-6 but the offset then fell in the far basin */
+static void corner_30_steady_with_the_stable_sample(void **state)
+{
+	(void)state;
+	corner_30_steady_with(FS_DOME_FIT_STABLE_SAMPLE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pick_shorter_within_the_tie),
+		cmocka_unit_test(corner_30_same_either_side_of_a_nudge),
+		cmocka_unit_test(corner_30_steady_with_the_stable_sample),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,31 @@
+/*
+ * test_offset_choice.c - FS_TEST_OFFSET_CHOICE=0..7 for every unit test
+ * binary and bench: the dome rule's offset search chooses between its
+ * basins by fs_dome_fit_offset_pick (bit 1), takes the fine grid's
+ * vertex (bit 2), and the mean patch averages a stable sample of the
+ * centres (bit 4) for the process (dome_fit.h,
+ * fs_dome_fit_set_offset_choice; h48a). Unset or 0: the rule as shipped.
+ *
+ * Why a constructor (as test_tpl_cross.c's): the guard tables
+ * (test_sem_accuracy, test_paper_images, bench_interior_seeds,
+ * bench_noise_band, bench_detect_domes) are then read under the option
+ * without editing each main().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "analysis/dome_fit.h"
+
+__attribute__((constructor)) static void test_offset_choice_init(void)
+{
+	const char *v = getenv("FS_TEST_OFFSET_CHOICE");
+	if (!v || !*v)
+		return;
+	if (v[0] < '0' || v[0] > '7' || v[1]) {
+		fprintf(stderr, "FS_TEST_OFFSET_CHOICE=%s: 0..7\n", v);
+		/* before main: no caller to return an error to */
+		_exit(2);
+	}
+	fs_dome_fit_set_offset_choice((unsigned)(v[0] - '0'));
+}
