@@ -50,8 +50,8 @@
  * its centre fits a dome 7 % smaller best. Then the centre between the
  * search's grid points: the vertex of the residual's quadratic through
  * the 3 x 3 trial centres one step apart about the search's end
- * (dome_centre_fit.h). (With fs_dome_tpl_set_cross_search, off by
- * default, h47e: the four neighbours along the axes and six of the nine,
+ * (dome_centre_fit.h). (With fs_dome_tpl_set_cross_search, on by
+ * default since h48e, h47e's search: the four neighbours along the axes and six of the nine,
  * where no screen was removed and the points lie off the pixel grid.) out->x, out->y is that centre,
  * which the dome rule takes as the tubercle's (detect_base_fit.h).
  * (Until h31d a second round at 0.02 pitch came before the vertex: a
@@ -222,21 +222,25 @@ void fs_dome_tpl_free(fs_dome_tpl *t);
 void fs_dome_tpl_forbid_reuse(int on);
 
 /*
- * An option, off by default (h47e): with on non-zero fs_dome_tpl_fit's
+ * h47e's search, on by default since h48e (0 gives the eight back): with on non-zero fs_dome_tpl_fit's
  * centre search reads the four neighbours along the axes instead of the
  * eight (up to six moves) and its vertex is the quadratic through six of
  * the nine trial centres (fs_dome_centre_vertex6), where no halftone
  * screen was removed and the points are off the pixel grid: 7 patches a
  * tubercle instead of 10, the 2048 x 1536 lattice 1,797.4 -> 1,727.3 M
- * instructions (-3.9 %). Off because it moves the guard's rows both ways:
- * the corner all-four over 8 seed sets 349 -> 350, but seed set 8000 45 ->
- * 44 (scene 52's D +3.0 % past the target by its last digit) and the
- * per-tubercle D SD of the pitch-64 corners up (scene 32 at 8000: 3.8 ->
- * 6.4 %): six points see the residual's noise that nine average
- * (docs/paper-figures.md, h47e). Process-wide; not to be called while
- * another thread fits.
+ * instructions (-3.9 %; at h48e 1,680.7 -> 1,608.6 M). h47e left it off
+ * because it moved the guard's rows both ways (seed set 8000 45 -> 44,
+ * the pitch-64 corners' per-tubercle D SD up: six points see the
+ * residual's noise that nine average); h48e judged it against the
+ * guards' noise band (bench_noise_band: the corner all four at candidate
+ * nudges -1e-6, 0, +1e-6 over 8 seed sets 344 + 349 + 351 = 1044 off,
+ * 345 + 350 + 353 = 1048 on) and every other guard as before
+ * (docs/paper-figures.md, h47e and h48e). Process-wide; not to be called
+ * while another thread fits.
  */
 void fs_dome_tpl_set_cross_search(int on);
+/* whether the cross search is on (fs_dome_tpl_set_cross_search) */
+int fs_dome_tpl_cross_search(void);
 
 /*
  * The templates' dome lattice at another fill, as an image of pixels: the

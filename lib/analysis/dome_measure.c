@@ -44,6 +44,7 @@ static double deblur_tab(const double *tab, double s, double r);
 static double sigma_from_tab(const double *tab, const double *qtab, double r, double kappa);
 static const double *shared_tab(int q);
 static const double *ray_dirs(int q);
+static const double *ray_dirs_half(int q);
 static double fit_small_base(const fs_image *img, int ox, int oy, double cx, double cy, double r0, double sigma,
 			     double rlim);
 static double fit_profile(const double *prof, int nr, double step, double r0, double sigma, double rfit, double *ssr_out);
@@ -272,14 +273,14 @@ __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const
 
 __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, const double *cs, const double *sn,
 							 int xi, int yi, double x, double y, double step, int ja,
-							 int jb, int inside, double raw[NRAYS][NMAX + 1])
+							 int jb, int k0, int k1, int inside, double raw[NRAYS][NMAX + 1])
 {
 	v4d X = {x, x, x, x}, Y = {y, y, y, y};
 	const ray_offsets *o = ray_offsets_for(cs, sn, step);
 	/* the unchecked loop's cell indices as 32-bit numbers
 	 * (fs_corners4_at32): a larger image reads through the checked one */
 	int small = inside && (long long)img->width * img->height <= INT_MAX;
-	for (int k = 0; k < NRAYS; k++) {
+	for (int k = k0; k < k1; k++) {
 		int j = small ? ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 0, raw[k])
 			       : ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 1, raw[k]);
 		for (; j <= jb; j++)
@@ -369,7 +370,7 @@ __attribute__((target("avx"))) static void ray_steps_all4(const double raw[NRAYS
  * them was a third of the passes' cost on the paper figures, whose domes
  * lie near the border by the dozen. */
 static void sample_rays(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
-			double step, int n, int ja, int jb, double raw[NRAYS][NMAX + 1])
+			double step, int n, int ja, int jb, int k0, int k1, double raw[NRAYS][NMAX + 1])
 {
 	double reach = n * step;
 	const float *d = img->data;
@@ -377,7 +378,7 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 	int inside = xi + x - reach >= 0 && yi + y - reach >= 0 && xi + x + reach < w - 1 && yi + y + reach < h - 1;
 #ifdef FS_LANES_AVX
 	if (fs_cpu_has_avx()) {
-		sample_rays4(img, cs, sn, xi, yi, x, y, step, ja, jb, inside, raw);
+		sample_rays4(img, cs, sn, xi, yi, x, y, step, ja, jb, k0, k1, inside, raw);
 		return;
 	}
 #endif
@@ -385,7 +386,7 @@ static void sample_rays(const fs_image *img, const double *cs, const double *sn,
 	/* the cells' limits as doubles: the pixels below are whole numbers,
 	 * so comparing them as doubles is comparing the integers */
 	double xe = w - 1, ye = h - 1;
-	for (int k = 0; k < NRAYS; k++) {
+	for (int k = k0; k < k1; k++) {
 		v2d C = {cs[k], cs[k]}, S = {sn[k], sn[k]}, X = {x, x}, Y = {y, y}, st = {step, step};
 		/* jj = {j, j + 1} counted in doubles (whole numbers, exact),
 		 * not converted from j every pair */
@@ -845,15 +846,15 @@ static double kappa_of(const step_widths *w)
 /* lean_steps' loop over the rays with AVX, four radii at a time (each lane
  * ray_steps4's quotient and magnitude, h's sums in the same order), the
  * radii left one at a time as lean_steps' plain loop makes them. */
-__attribute__((target("avx"))) static void span_steps4(const double raw[NRAYS][NMAX + 1], int a, int b, double step,
-							double d[NRAYS][NMAX], double *h)
+__attribute__((target("avx"))) static void span_steps4(const double raw[NRAYS][NMAX + 1], int a, int b, int k0,
+							int k1, double step, double d[NRAYS][NMAX], double *h)
 {
 	v4d two_step = {2 * step, 2 * step, 2 * step, 2 * step};
 	__m256d mag4 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
 	/* every ray in one call, ray by ray (h's sums in their order): a
 	 * call a ray was a fifth of the lean steps' 27 M instructions on the
 	 * 2048 x 1536 lattice (h47f) */
-	for (int k = 0; k < NRAYS; k++) {
+	for (int k = k0; k < k1; k++) {
 		const double *v = raw[k];
 		double *dk = d[k];
 		int j = a;
@@ -884,9 +885,9 @@ __attribute__((target("avx"))) static void span_steps4(const double raw[NRAYS][N
  * loop (h46o), across the rays there is no join. The picks were 39 M
  * instructions of the 2048 x 1536 lattice (h47f). */
 __attribute__((target("avx"))) static void window_picks4(const double d[NRAYS][NMAX], const double *wt, int w0,
-							  int w1, int *jbs)
+							  int w1, int nr, int *jbs)
 {
-	for (int k = 0; k < NRAYS; k += 4) {
+	for (int k = 0; k < nr; k += 4) {
 		__m256d sb = _mm256_set1_pd(-1), jb = _mm256_set1_pd(w0), jv = jb, one = _mm256_set1_pd(1);
 		for (int j = w0; j <= w1; j++, jv = _mm256_add_pd(jv, one)) {
 			__m256d dv = _mm256_set_pd(d[k + 3][j], d[k + 2][j], d[k + 1][j], d[k][j]);
@@ -908,6 +909,20 @@ __attribute__((target("avx"))) static void window_picks4(const double d[NRAYS][N
 
 static int lean_forbidden; /* fs_dome_forbid_lean */
 static int keep_rays_forbidden; /* fs_dome_forbid_keep_rays */
+static int lean_half; /* fs_dome_set_lean_half */
+
+int fs_dome_set_lean_half(int mode)
+{
+	if (mode != FS_DOME_LEAN_ALL && mode != FS_DOME_LEAN_HALF_RAYS && mode != FS_DOME_LEAN_HALF_SUM)
+		return -1;
+	__atomic_store_n(&lean_half, mode, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int fs_dome_lean_half(void)
+{
+	return __atomic_load_n(&lean_half, __ATOMIC_RELAXED);
+}
 
 void fs_dome_forbid_lean(int on)
 {
@@ -930,14 +945,14 @@ void fs_dome_forbid_keep_rays(int on)
  * gap is 10^5 times that. */
 #define KEEP_GAP 1e-9
 
-/* The outlier bar on NRAYS residuals (tmp, reordered): 3 x 1.4826 x
+/* The outlier bar on nr (even) residuals (tmp, reordered): 3 x 1.4826 x
  * their median, KEEP_ALL at least. The median is the mean of the two
  * middle values: the lower one selected, the upper one the least of those
  * above it. */
-static double keep_bar(double *tmp)
+static double keep_bar(double *tmp, int nr)
 {
-	double lo_mid = kth_few(tmp, NRAYS, NRAYS / 2 - 1), hi_mid = tmp[NRAYS / 2];
-	for (int k = NRAYS / 2 + 1; k < NRAYS; k++)
+	double lo_mid = kth_few(tmp, nr, nr / 2 - 1), hi_mid = tmp[nr / 2];
+	for (int k = nr / 2 + 1; k < nr; k++)
 		if (tmp[k] < hi_mid)
 			hi_mid = tmp[k];
 	return fmax(3 * 1.4826 * (0.5 * (lo_mid + hi_mid)), KEEP_ALL);
@@ -949,12 +964,12 @@ static double keep_bar(double *tmp)
  * within KEEP_ALL: the count kept, or -1 where a residual lies within
  * KEEP_GAP of the bar (or one is not finite), and pass() then reads them
  * with hypot as before. */
-static int keep_rays(const double *px, const double *py, double cx, double cy, double r, int *use)
+static int keep_rays(const double *px, const double *py, double cx, double cy, double r, int nr, int *use)
 {
 	if (__atomic_load_n(&keep_rays_forbidden, __ATOMIC_RELAXED) || !(r > 0))
 		return -1;
 	double res[NRAYS], top = 0;
-	for (int k = 0; k < NRAYS; k++) {
+	for (int k = 0; k < nr; k++) {
 		double u = px[k] - cx, v = py[k] - cy;
 		res[k] = fabs(sqrt(u * u + v * v) - r);
 		if (!(res[k] <= top))
@@ -966,10 +981,10 @@ static int keep_rays(const double *px, const double *py, double cx, double cy, d
 	if (top > KEEP_ALL - gap) {
 		double tmp[NRAYS];
 		memcpy(tmp, res, sizeof tmp);
-		bar = keep_bar(tmp);
+		bar = keep_bar(tmp, nr);
 	}
 	int kept = 0;
-	for (int k = 0; k < NRAYS; k++) {
+	for (int k = 0; k < nr; k++) {
 		if (fabs(res[k] - bar) <= gap)
 			return -1;
 		use[k] = res[k] < bar;
@@ -979,28 +994,28 @@ static int keep_rays(const double *px, const double *py, double cx, double cy, d
 }
 
 /* A lean pass's steps (see pass()): d[k][j] = |v[j + 1] - v[j - 1]| /
- * (2 step) of the raw rays for j = a..b (1 <= a, b <= n - 1), added into
+ * (2 step) of the raw rays k0 .. k1 - 1 for j = a..b (1 <= a, b <= n - 1), added into
  * h[j] ray after ray unless h is NULL - the quotient, its magnitude and
  * the sums of the whole pass's loops (ray_steps4 and the pair loop), so
  * the same values where both make them. The samples a - 1 .. b + 1 are
  * read, rounded up to whole quads where the rays reach (one more sample
  * in a quad costs less than one read alone, sample_rays4). */
 static void lean_steps(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
-		       double step, int n, int a, int b, double raw[NRAYS][NMAX + 1], double d[NRAYS][NMAX],
-		       double *h)
+		       double step, int n, int a, int b, int k0, int k1, double raw[NRAYS][NMAX + 1],
+		       double d[NRAYS][NMAX], double *h)
 {
 	int sa = a - 1, sb = sa + (b - a + 3 + 3) / 4 * 4 - 1;
 	if (sb > n)
 		sb = n;
-	sample_rays(img, cs, sn, xi, yi, x, y, step, n, sa, sb, raw);
+	sample_rays(img, cs, sn, xi, yi, x, y, step, n, sa, sb, k0, k1, raw);
 #ifdef FS_LANES_AVX
 	if (fs_cpu_has_avx()) {
-		span_steps4(raw, a, b, step, d, h);
+		span_steps4(raw, a, b, k0, k1, step, d, h);
 		return;
 	}
 #endif
 	double two_step = 2 * step;
-	for (int k = 0; k < NRAYS; k++)
+	for (int k = k0; k < k1; k++)
 		for (int j = a; j <= b; j++) {
 			d[k][j] = fabs((raw[k][j + 1] - raw[k][j - 1]) / two_step);
 			if (h)
@@ -1011,11 +1026,18 @@ static void lean_steps(const fs_image *img, const double *cs, const double *sn, 
 /* One pass from (xi + x, yi + y): edge radius per ray (rad), the fitted
  * centre (relative to xi, yi as x, y are) and the quality; with rp not
  * NULL, what inner_shift needs of the rays' picks there. Returns -1 when
- * the image is flat around the point. */
+ * the image is flat around the point. A lean pass with half (one of
+ * fs_dome_set_lean_half's modes, cs and sn then the half-first table
+ * ray_dirs_half: the even directions first) reads its summed step from
+ * the first NRAYS / 2 rays, and with FS_DOME_LEAN_HALF_RAYS its picks,
+ * widths and circle too (rad and widths->d3 then hold those rays only). */
 static int pass(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
-		double rmin, double rmax, double smooth, int outer, double blur, double sw, int lean, double *rad,
-		double *ncx, double *ncy, double *quality, step_widths *widths, ray_picks *rp)
+		double rmin, double rmax, double smooth, int outer, double blur, double sw, int lean, int half,
+		double *rad, double *ncx, double *ncy, double *quality, step_widths *widths, ray_picks *rp)
 {
+	/* the rays picked and fitted (nr) and those summed for the peak (hr) */
+	int nr = lean && half == FS_DOME_LEAN_HALF_RAYS ? NRAYS / 2 : NRAYS;
+	int hr = lean && half ? NRAYS / 2 : NRAYS;
 	double reach = 1.3 * rmax;
 	double step = fmax(0.35, reach / (NMAX - 2));
 	int n = (int)ceil(reach / step) + 1;
@@ -1073,9 +1095,9 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 			return -1;
 		for (int k = 0; k < NRAYS; k++)
 			d[k][0] = 0;
-		lean_steps(img, cs, sn, xi, yi, x, y, step, n, lj0 - 1 < 1 ? 1 : lj0 - 1, lj1 + 1, raw, d, h);
+		lean_steps(img, cs, sn, xi, yi, x, y, step, n, lj0 - 1 < 1 ? 1 : lj0 - 1, lj1 + 1, 0, hr, raw, d, h);
 	} else {
-		sample_rays(img, cs, sn, xi, yi, x, y, step, n, 0, n, raw);
+		sample_rays(img, cs, sn, xi, yi, x, y, step, n, 0, n, 0, NRAYS, raw);
 #ifdef FS_LANES_AVX
 		if (avx && !kr)
 			ray_steps_all4(raw, n, step, sd, d, h, ray_max);
@@ -1190,9 +1212,12 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 	if (w1 > n - 2)
 		w1 = n - 2;
 	/* (a lean pass's window reaching past the summed step's radii: the
-	 * rays' steps there too) */
+	 * rays' steps there too; the rays picked but not summed, their steps
+	 * in the window alone) */
 	if (lean && (w0 - 1 < lj0 - 1 || w1 + 1 > lj1 + 1))
-		lean_steps(img, cs, sn, xi, yi, x, y, step, n, w0 - 1 < 1 ? 1 : w0 - 1, w1 + 1, raw, d, NULL);
+		lean_steps(img, cs, sn, xi, yi, x, y, step, n, w0 - 1 < 1 ? 1 : w0 - 1, w1 + 1, 0, nr, raw, d, NULL);
+	else if (lean && nr > hr)
+		lean_steps(img, cs, sn, xi, yi, x, y, step, n, w0 - 1 < 1 ? 1 : w0 - 1, w1 + 1, hr, nr, raw, d, NULL);
 	/* the weight depends on the radius only: one exp per radius, not
 	 * per ray and radius (it was a fifth of the pass) */
 	double wt[NMAX];
@@ -1207,10 +1232,10 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 	int jbs[NRAYS];
 #ifdef FS_LANES_AVX
 	if (avx)
-		window_picks4(d, wt, w0, w1, jbs);
+		window_picks4(d, wt, w0, w1, nr, jbs);
 	else
 #endif
-		for (int k = 0; k < NRAYS; k++) {
+		for (int k = 0; k < nr; k++) {
 			int jb = w0;
 			double sb = -1;
 			for (int j = w0; j <= w1; j++) {
@@ -1222,7 +1247,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 			}
 			jbs[k] = jb;
 		}
-	for (int k = 0; k < NRAYS; k++) {
+	for (int k = 0; k < nr; k++) {
 		int jb = jbs[k];
 		rad[k] = (jb + fs_parabola_vertex(d[k][jb - 1], d[k][jb], d[k][jb + 1])) * step;
 		pick[k] = jb;
@@ -1278,31 +1303,31 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 	/* circle through the edge points, outliers dropped */
 	double px[NRAYS], py[NRAYS], res[NRAYS], tmp[NRAYS];
 	int use[NRAYS];
-	for (int k = 0; k < NRAYS; k++) {
+	for (int k = 0; k < nr; k++) {
 		px[k] = x + rad[k] * cs[k];
 		py[k] = y + rad[k] * sn[k];
 		use[k] = 1;
 	}
 	double cx, cy, r;
-	if (fit_circle(px, py, use, NRAYS, &cx, &cy, &r))
+	if (fit_circle(px, py, use, nr, &cx, &cy, &r))
 		return -1;
 	/* The rays kept are told from residuals read with sqrt (keep_rays)
 	 * unless one lies at the bar: hypot and the residuals' median were
 	 * 34 M instructions of the 2048 x 1536 lattice (h47f). */
-	int kept = keep_rays(px, py, cx, cy, r, use);
+	int kept = keep_rays(px, py, cx, cy, r, nr, use);
 	if (kept < 0) {
 		kept = 0;
-		for (int k = 0; k < NRAYS; k++)
+		for (int k = 0; k < nr; k++)
 			tmp[k] = res[k] = fabs(hypot(px[k] - cx, py[k] - cy) - r);
-		double bar = keep_bar(tmp);
-		for (int k = 0; k < NRAYS; k++) {
+		double bar = keep_bar(tmp, nr);
+		for (int k = 0; k < nr; k++) {
 			use[k] = res[k] <= bar;
 			kept += use[k];
 		}
 	}
 	/* with no ray dropped the fit is the one above (a function of the
 	 * points and use alone): not made twice (h43f) */
-	if (kept < NRAYS && fit_circle(px, py, use, NRAYS, &cx, &cy, &r))
+	if (kept < nr && fit_circle(px, py, use, nr, &cx, &cy, &r))
 		return -1;
 	/* a centre that leaves the window is not this dome's */
 	if (hypot(cx - x, cy - y) > 0.5 * rs) {
@@ -1310,7 +1335,7 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		cy = y;
 	}
 	/* outlying rays take the circle's radius along their direction */
-	for (int k = 0; k < NRAYS; k++) {
+	for (int k = 0; k < nr; k++) {
 		if (use[k])
 			continue;
 		double ux = x - cx, uy = y - cy;
@@ -1391,14 +1416,26 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 		 * failed lean pass fails where the whole one would, its picks'
 		 * widths the same.) */
 		int lean = it == 0 && !(smooth > 0) && !__atomic_load_n(&lean_forbidden, __ATOMIC_RELAXED);
-		if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, lean, rad, &nx, &ny, &q,
-			 &widths, lean ? NULL : rp)) {
+		/* The lean pass on half the rays (fs_dome_set_lean_half): with
+		 * the ridge model the next pass's blur is read from the lean
+		 * pass's widths, which FS_DOME_LEAN_HALF_RAYS keeps for half the
+		 * rays only, so there it reads them all. A half pass that fails
+		 * is made again on every ray: the whole rule fails a dome only
+		 * where it did. */
+		int half = lean ? __atomic_load_n(&lean_half, __ATOMIC_RELAXED) : 0;
+		if (half == FS_DOME_LEAN_HALF_RAYS && ridge)
+			half = 0;
+		if (half && pass(img, ray_dirs_half(0), ray_dirs_half(1), xi, yi, cx, cy, rmin, rmax, smooth, 0, blur,
+				 sw, 1, half, rad, &nx, &ny, &q, &widths, NULL) == 0) {
+			/* (the half pass's centre taken) */
+		} else if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, lean, 0, rad, &nx,
+				&ny, &q, &widths, lean ? NULL : rp)) {
 			*kappa = kappa_of(&widths);
 			return -1;
 		}
 		double shift = hypot(nx - cx, ny - cy);
 		if (xi + nx < 0 || yi + ny < 0 || xi + nx > img->width - 1 || yi + ny > img->height - 1) {
-			if (lean && pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, 0, blur, sw, 0, rad, &nx, &ny,
+			if (lean && pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, 0, blur, sw, 0, 0, rad, &nx, &ny,
 					 &q, &widths, rp)) {
 				*kappa = kappa_of(&widths);
 				return -1;
@@ -1701,6 +1738,30 @@ static const double *ray_dirs(int q)
 {
 	pthread_once(&g_dirs_once, dirs_init);
 	return g_dirs[q];
+}
+
+/* ray_dirs' directions in another order, the even ones first (k = 0, 2,
+ * .. 30, then 1, 3, .. 31), the values copied: the lean pass on half the
+ * rays (fs_dome_set_lean_half) reads them as rays 0 .. NRAYS / 2 - 1 with
+ * the same samples as those rays of ray_dirs, and the odd ones after them
+ * where it picks every ray. */
+static double g_dirs_half[2][NRAYS];
+static pthread_once_t g_dirs_half_once = PTHREAD_ONCE_INIT;
+
+static void dirs_half_init(void)
+{
+	const double *c = ray_dirs(0), *s = ray_dirs(1);
+	for (int i = 0; i < NRAYS; i++) {
+		int k = i < NRAYS / 2 ? 2 * i : 2 * (i - NRAYS / 2) + 1;
+		g_dirs_half[0][i] = c[k];
+		g_dirs_half[1][i] = s[k];
+	}
+}
+
+static const double *ray_dirs_half(int q)
+{
+	pthread_once(&g_dirs_half_once, dirs_half_init);
+	return g_dirs_half[q];
 }
 
 static double deblur_tab(const double *tab, double s, double r)

@@ -201,6 +201,27 @@ int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, d
 			 fs_tubercle *t);
 
 /*
+ * The lean first pass of a reading (dome_measure.c's measure(), which only
+ * moves the start of the whole passes) on half its rays, a cost cut that
+ * moves bits (h47f's two variants, judged against the guards' noise band
+ * by h48e):
+ * FS_DOME_LEAN_ALL (0, the rule as shipped) every ray; FS_DOME_LEAN_HALF_RAYS
+ * (1) every other ray for the summed step, the picks and the circle (not
+ * where the ridge model reads the next pass's blur from the lean pass's
+ * widths); FS_DOME_LEAN_HALF_SUM (2) the summed step from every other ray,
+ * every ray's pick in the window it gives. A half pass that fails is made
+ * again on every ray. For the whole process, in the pattern of the
+ * measurement rule: set at start-up, never while another thread measures.
+ * Returns 0, or -1 (and changes nothing) for another mode.
+ * FS_TEST_LEAN_HALF=0|1|2 sets it for a unit test or bench
+ * (tests/unit/support/test_lean_half.c).
+ */
+enum { FS_DOME_LEAN_ALL = 0, FS_DOME_LEAN_HALF_RAYS = 1, FS_DOME_LEAN_HALF_SUM = 2 };
+int fs_dome_set_lean_half(int mode);
+/* the mode set (FS_DOME_LEAN_ALL unless fs_dome_set_lean_half changed it) */
+int fs_dome_lean_half(void);
+
+/*
  * For tests: with on non-zero every pass of a reading is made whole (the
  * lean first pass of dome_measure.c's measure() forbidden), 0 gives it
  * back. Why: the lean pass promises the whole pass's centre to the bit,

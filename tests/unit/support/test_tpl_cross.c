@@ -1,8 +1,10 @@
 /*
- * test_tpl_cross.c - FS_TEST_TPL_CROSS=1 for every unit test binary and
+ * test_tpl_cross.c - FS_TEST_TPL_CROSS=0|1 for every unit test binary and
  * bench: the template fit's centre search along the axes with the vertex
  * from six trial centres (dome_base_fit.h, fs_dome_tpl_set_cross_search;
- * h47e) turned on for the process. Unset or 0: the rule as shipped.
+ * h47e) turned off (0: the eight neighbours and the nine's least squares,
+ * the rule before h48e) or on for the process. Unset: the rule as shipped
+ * (on since h48e).
  *
  * Why a constructor (as test_offset_walk.c's): the guard tables
  * (test_sem_accuracy, test_paper_images, bench_interior_seeds,
