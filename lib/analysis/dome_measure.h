@@ -195,8 +195,8 @@ int fs_dome_measure_base_edge(const fs_image *img, double x, double y, double rm
  * detector that foot has no step of its own on the low-passed printed
  * image, and its rays' picks sit where the window's weight about the
  * start puts them: from the TRUE centres moved along the detector's
- * axis they move 1.3 px per px of start while the lit foot's stay within
- * 0.1 px. Same returns.
+ * axis they move 1.2-1.8 px per px of start while the lit foot's stay
+ * within 0.15 px (docs/paper-figures.md, h48i). Same returns.
  */
 int fs_dome_measure_base_ridge_lit(const fs_image *img, double x, double y, double rmin, double rmax,
 				   double azimuth, fs_tubercle *t, int *edge);
