@@ -508,11 +508,36 @@ double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, doubl
 	return level_reading(1, lp, x, y, mr, F, edge, NULL);
 }
 
+/* fs_det_base_set_ridge_lit's switch: one setting a process, set before
+ * any detection, never while one runs */
+static int ridge_lit_on;
+
+int fs_det_base_set_ridge_lit(int on)
+{
+	int was = ridge_lit_on;
+	ridge_lit_on = on != 0;
+	return was;
+}
+
+int fs_det_base_ridge_lit(void)
+{
+	return ridge_lit_on;
+}
+
 double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
 					 int *edge, double *along)
 {
 	fs_tubercle t;
-	double r = level_reading(1, lp, x, y, mr, F, edge, &t);
+	double r;
+	if (ridge_lit_on && isfinite(azimuth)) {
+		int e = 0;
+		memset(&t, 0, sizeof t);
+		int rc = fs_dome_measure_base_ridge_lit(lp, x, y, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F, azimuth, &t,
+							&e);
+		r = fs_det_base_level_value(rc, &t, e, NAN, edge, NULL);
+	} else {
+		r = level_reading(1, lp, x, y, mr, F, edge, &t);
+	}
 	*along = isfinite(r) ? fs_det_base_elongation(&t, azimuth) : NAN;
 	return r;
 }

@@ -835,6 +835,16 @@ double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, doubl
  * the screened shadow factor's input. */
 double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
 					 int *edge, double *along);
+/*
+ * An option, off (h48i): fs_det_base_level_lowpassed_along reads with the
+ * rays facing away from the formation's detector left out of the circle
+ * (fs_dome_measure_base_ridge_lit, dome_measure.h): that foot has no step
+ * of its own under a side detector and its picks follow the start.
+ * Returns the previous setting; one setting a process, set before any
+ * detection (FS_TEST_RIDGE_LIT=1 in the tests and benches).
+ */
+int fs_det_base_set_ridge_lit(int on);
+int fs_det_base_ridge_lit(void);
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen);
 
 /*

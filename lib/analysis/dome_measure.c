@@ -1032,7 +1032,7 @@ static void lean_steps(const fs_image *img, const double *cs, const double *sn, 
  * the first NRAYS / 2 rays, and with FS_DOME_LEAN_HALF_RAYS its picks,
  * widths and circle too (rad and widths->d3 then hold those rays only). */
 static int pass(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
-		double rmin, double rmax, double smooth, int outer, double blur, double sw, int lean, int half,
+		double rmin, double rmax, double smooth, int outer, double blur, double sw, int lean, int half, double faz,
 		double *rad, double *ncx, double *ncy, double *quality, step_widths *widths, ray_picks *rp)
 {
 	/* the rays picked and fitted (nr) and those summed for the peak (hr) */
@@ -1325,6 +1325,21 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 			kept += use[k];
 		}
 	}
+	if (isfinite(faz)) {
+		/* the rays facing away from the detector left out (their radius
+		 * the circle's, below): that foot has no step of its own under a
+		 * side detector, its pick lies where the window's weight about
+		 * the start puts it and moves with the start (h48i) */
+		double ca = cos(faz), sa = sin(faz);
+		kept = 0;
+		for (int k = 0; k < nr; k++) {
+			if (cs[k] * ca + sn[k] * sa < 0)
+				use[k] = 0;
+			kept += use[k];
+		}
+		if (kept < nr / 4)
+			return -1;
+	}
 	/* with no ray dropped the fit is the one above (a function of the
 	 * points and use alone): not made twice (h43f) */
 	if (kept < nr && fit_circle(px, py, use, nr, &cx, &cy, &r))
@@ -1381,7 +1396,7 @@ static double base_radius(const fs_image *img, int ox, int oy, double cx, double
  * (1 / sqrt(kappa)) for pass()'s ridge model of a steep rim
  * (fs_dome_measure_base_ridge). */
 static int measure(const fs_image *img, int ox, int oy, double x, double y, double rmin, double rmax, double smooth, int local,
-		   int inner, int ridge, double sw, fs_tubercle *t, double *rawr, double *kappa, int *edge,
+		   int inner, int ridge, double sw, double faz, fs_tubercle *t, double *rawr, double *kappa, int *edge,
 		   fs_dome_base_trace *tr)
 {
 	*rawr = NAN;
@@ -1426,17 +1441,17 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 		if (half == FS_DOME_LEAN_HALF_RAYS && ridge)
 			half = 0;
 		if (half && pass(img, ray_dirs_half(0), ray_dirs_half(1), xi, yi, cx, cy, rmin, rmax, smooth, 0, blur,
-				 sw, 1, half, rad, &nx, &ny, &q, &widths, NULL) == 0) {
+				 sw, 1, half, faz, rad, &nx, &ny, &q, &widths, NULL) == 0) {
 			/* (the half pass's centre taken) */
-		} else if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, lean, 0, rad, &nx,
-				&ny, &q, &widths, lean ? NULL : rp)) {
+		} else if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, lean, 0, faz, rad,
+				&nx, &ny, &q, &widths, lean ? NULL : rp)) {
 			*kappa = kappa_of(&widths);
 			return -1;
 		}
 		double shift = hypot(nx - cx, ny - cy);
 		if (xi + nx < 0 || yi + ny < 0 || xi + nx > img->width - 1 || yi + ny > img->height - 1) {
-			if (lean && pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, 0, blur, sw, 0, 0, rad, &nx, &ny,
-					 &q, &widths, rp)) {
+			if (lean && pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, 0, blur, sw, 0, 0, faz, rad, &nx,
+					 &ny, &q, &widths, rp)) {
 				*kappa = kappa_of(&widths);
 				return -1;
 			}
@@ -1524,7 +1539,7 @@ int fs_dome_measure_crop(const fs_image *img, int ox, int oy, double x, double y
 			 double smooth, fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, ox, oy, x, y, rmin, rmax, smooth, 1, 0, 0, SW, t, &r0, &kappa, NULL, NULL);
+	return measure(img, ox, oy, x, y, rmin, rmax, smooth, 1, 0, 0, SW, NAN, t, &r0, &kappa, NULL, NULL);
 }
 
 int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
@@ -1536,7 +1551,7 @@ int fs_dome_measure_base_blur(const fs_image *img, double x, double y, double rm
 			      int *edge, double *var)
 {
 	double r0, kappa;
-	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, t, &r0, &kappa, edge, NULL);
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, NAN, t, &r0, &kappa, edge, NULL);
 	*var = kappa > 0 ? 1 / kappa : NAN;
 	return rc;
 }
@@ -1579,7 +1594,7 @@ int fs_dome_measure_base_trace(const fs_image *img, double x, double y, double r
 	memset(&t, 0, sizeof t);
 	memset(tr, 0, sizeof *tr);
 	tr->rpoly = tr->ishift = tr->kappa = tr->sigma = tr->r_step = tr->r_small = tr->radius = NAN;
-	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, &t, &r0, &kappa, NULL, tr);
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, NAN, &t, &r0, &kappa, NULL, tr);
 	tr->x = t.centroid_x;
 	tr->y = t.centroid_y;
 	tr->quality = t.fit_quality;
@@ -1597,14 +1612,21 @@ int fs_dome_measure_base_edge(const fs_image *img, double x, double y, double rm
 			      fs_tubercle *t, int *edge)
 {
 	double r0, kappa;
-	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, ridge != 0, SW, t, &r0, &kappa, edge, NULL);
+	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, ridge != 0, SW, NAN, t, &r0, &kappa, edge, NULL);
+}
+
+int fs_dome_measure_base_ridge_lit(const fs_image *img, double x, double y, double rmin, double rmax,
+				   double azimuth, fs_tubercle *t, int *edge)
+{
+	double r0, kappa;
+	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 1, SW, azimuth, t, &r0, &kappa, edge, NULL);
 }
 
 int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 			 fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, 0, 0, x, y, rmin, rmax, smooth, 0, 0, 0, 0, t, &r0, &kappa, NULL, NULL);
+	return measure(img, 0, 0, x, y, rmin, rmax, smooth, 0, 0, 0, 0, NAN, t, &r0, &kappa, NULL, NULL);
 }
 
 /* The blurred circular step (see dome_measure.h), in units of sigma:

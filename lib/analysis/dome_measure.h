@@ -188,6 +188,20 @@ int fs_dome_measure_base_edge(const fs_image *img, double x, double y, double rm
 			      fs_tubercle *t, int *edge);
 
 /*
+ * fs_dome_measure_base_edge's ridge reading (ridge 1) with the rays that
+ * face away from the detector (azimuth: towards it, radians, as the
+ * formation's fs_dome_formation azimuth) left out of each pass's circle,
+ * their radius the circle's through the others. Why (h48i): under a side
+ * detector that foot has no step of its own on the low-passed printed
+ * image, and its rays' picks sit where the window's weight about the
+ * start puts them: from the TRUE centres moved along the detector's
+ * axis they move 1.2-1.8 px per px of start while the lit foot's stay
+ * within 0.15 px (docs/paper-figures.md, h48i). Same returns.
+ */
+int fs_dome_measure_base_ridge_lit(const fs_image *img, double x, double y, double rmin, double rmax,
+				   double azimuth, fs_tubercle *t, int *edge);
+
+/*
  * fs_dome_measure without the weight around the common circle and without
  * the blur correction: each ray's strongest step within +-25 % of the
  * base radius counts as it is. The

@@ -48,6 +48,7 @@
 #include "analysis/detect_measure.h"
 #include "analysis/detect_methods.h"
 #include "analysis/detect_offset.h"
+#include "analysis/dome_measure.h"
 #include "analysis/lattice_estimate.h"
 #include "dome_candidates.h"
 #include "image/image.h"
@@ -127,6 +128,7 @@ static double centres_along(const fs_measured *meas, const long *dome_of, const 
 typedef struct row {
 	double rays, along_read, moved, sized0, sized, final_d;
 	double ridge;        /* the level's low-passed reading at the start, D % */
+	double ridge_c;      /* where that reading's own centre ends, px along the axis from the truth */
 	double c0, c1;       /* the sized centres along the axis (sized0, sized), px */
 	double fhr, fside;   /* the formation's h/R and detector weight (side) */
 	double r2;           /* the formation fit's R^2 */
@@ -139,24 +141,41 @@ typedef struct row {
  * the measurement image low-passed as off's formation says) made at the
  * starts themselves, D % as d_error; NAN without a screen. */
 static double ridge_at_starts(const fs_meas *m, const fs_cand_list *ct, const fs_det_offset *off, double max_r,
-			     const long *dome_of, const int *first, const sem_truth *t)
+			     const long *dome_of, const int *first, const sem_truth *t, double ca, double sa,
+			     double *along)
 {
 	fs_image *lp = NULL;
 	char err[128];
+	*along = NAN;
 	if (!off->fitted || fs_det_base_lowpass(m->img, off, &lp, err, sizeof err) || !lp)
 		return NAN;
-	double sm = 0, st = 0;
+	double sm = 0, st = 0, sc = 0;
+	int nc = 0;
 	for (size_t i = 0; i < ct->n; i++) {
 		if (dome_of[i] < 0 || !first[i])
 			continue;
-		int e = 0;
-		double r = fs_det_base_level_lowpassed(lp, ct->items[i].x, ct->items[i].y, max_r, 1, &e);
+		/* fs_det_base_level_lowpassed's reading with its polygon kept:
+		 * where the reader's own centre ends tells whether its passes
+		 * came home from the start (h48i) */
+		fs_tubercle tb;
+		int e = 0, rc;
+		memset(&tb, 0, sizeof tb);
+		if (fs_det_base_ridge_lit())
+			rc = fs_dome_measure_base_ridge_lit(lp, ct->items[i].x, ct->items[i].y, FS_DOME_R0 * max_r,
+							    FS_DOME_R1 * max_r, off->fit.azimuth, &tb, &e);
+		else
+			rc = fs_dome_measure_base_edge(lp, ct->items[i].x, ct->items[i].y, FS_DOME_R0 * max_r,
+						       FS_DOME_R1 * max_r, 1, &tb, &e);
+		double r = fs_det_base_level_value(rc, &tb, e, NAN, &e, NULL);
 		if (isfinite(r) && !e) {
 			sm += 2 * r;
 			st += t->d[dome_of[i]];
+			sc += (tb.centroid_x - t->x[dome_of[i]]) * ca + (tb.centroid_y - t->y[dome_of[i]]) * sa;
+			nc++;
 		}
 	}
 	fs_image_free(lp);
+	*along = nc ? sc / nc : NAN;
 	return st > 0 ? 100 * (sm / st - 1) : NAN;
 }
 
@@ -216,7 +235,7 @@ static int run_start(const fs_meas *m, const fs_cand_list *ct, double pitch, dou
 	r->sized = d_error(meas, dome_of, first, n, t);
 	r->c0 = centres_along(at0, dome_of, first, n, t, ca, sa);
 	r->c1 = centres_along(meas, dome_of, first, n, t, ca, sa);
-	r->ridge = ridge_at_starts(m, ct, &off, max_r, dome_of, first, t);
+	r->ridge = ridge_at_starts(m, ct, &off, max_r, dome_of, first, t, ca, sa, &r->ridge_c);
 	/* the whole rule from these candidates without the refinement */
 	fs_params p;
 	fs_params_default(&p);
@@ -244,7 +263,7 @@ out:
 }
 
 typedef struct acc {
-	double rays, along_read, moved, sized0, sized, final_d, ridge, c0, c1, held, read_true;
+	double rays, along_read, moved, sized0, sized, final_d, ridge, ridge_c, c0, c1, held, read_true;
 	int n, all4, d3;
 } acc;
 
@@ -257,6 +276,7 @@ static void acc_add(acc *a, const row *r)
 	a->sized += r->sized;
 	a->final_d += r->final_d;
 	a->ridge += r->ridge;
+	a->ridge_c += r->ridge_c;
 	a->c0 += r->c0;
 	a->c1 += r->c1;
 	a->held += r->held;
@@ -365,9 +385,9 @@ int main(int argc, char **argv)
 					continue;
 				}
 				printf("%-6.0f i%-4d %4.2f %5.2f %4.0f %+6.2f | %+8.2f %+8.2f %+7.2f%s %+8.2f %+8.2f %+8.2f %+8.2f "
-				       "%+6.2f %+6.2f %4d  (smooth %.2f; formation h/R %.2f side %+.2f R2 %.4f; held fill %+.1f %%, read at the true fill %+.2f)\n",
+				       "%+6.2f %+6.2f %4d  (ridge's centre %+.2f px along; smooth %.2f; formation h/R %.2f side %+.2f R2 %.4f; held fill %+.1f %%, read at the true fill %+.2f)\n",
 				       seedv[si], i, o.h_over_r, o.fill, o.pitch, offs[q], r.rays, r.ridge, r.along_read,
-				       r.applied ? "a" : " ", r.moved, r.sized0, r.sized, r.final_d, r.c0, r.c1, r.all4, smooth, r.fhr, r.fside, r.r2, r.held, r.read_true);
+				       r.applied ? "a" : " ", r.moved, r.sized0, r.sized, r.final_d, r.c0, r.c1, r.all4, r.ridge_c, smooth, r.fhr, r.fside, r.r2, r.held, r.read_true);
 				acc_add(&tot[j][q], &r);
 			}
 		next:
@@ -382,8 +402,8 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("\nmeans over the seed sets, per scene and start (D %%; off.read px along)\n");
-	printf("%-5s %4s %6s | %8s %8s %8s %8s %8s %8s %8s %6s %6s %6s %7s %5s %5s\n", "scene", "h/R", "o", "rays",
-	       "ridge", "off.read", "moved", "sized0", "sized", "final", "c0", "c1", "held", "rd.true", "D3", "all4");
+	printf("%-5s %4s %6s | %8s %8s %6s %8s %8s %8s %8s %8s %6s %6s %6s %7s %5s %5s\n", "scene", "h/R", "o", "rays",
+	       "ridge", "rdg.c", "off.read", "moved", "sized0", "sized", "final", "c0", "c1", "held", "rd.true", "D3", "all4");
 	for (int j = 0; j < nscenes; j++) {
 		sem_opts o;
 		sem_interior_scene(scenes[j], &o);
@@ -391,9 +411,9 @@ int main(int argc, char **argv)
 			const acc *a = &tot[j][q];
 			if (!a->n)
 				continue;
-			printf("i%-4d %4.2f %+6.2f | %+8.2f %+8.2f %+8.2f %+8.2f %+8.2f %+8.2f %+8.2f %+6.2f %+6.2f %+6.1f %+7.2f "
+			printf("i%-4d %4.2f %+6.2f | %+8.2f %+8.2f %+6.2f %+8.2f %+8.2f %+8.2f %+8.2f %+8.2f %+6.2f %+6.2f %+6.1f %+7.2f "
 			       "%2d/%-2d %2d/%-2d\n",
-			       scenes[j], o.h_over_r, offs[q], a->rays / a->n, a->ridge / a->n, a->along_read / a->n,
+			       scenes[j], o.h_over_r, offs[q], a->rays / a->n, a->ridge / a->n, a->ridge_c / a->n, a->along_read / a->n,
 			       a->moved / a->n, a->sized0 / a->n, a->sized / a->n, a->final_d / a->n, a->c0 / a->n,
 			       a->c1 / a->n, a->held / a->n, a->read_true / a->n, a->d3, a->n, a->all4, a->n);
 		}
