@@ -19,7 +19,10 @@
  * rule's score (sem_score: D, S, D SD, recall / precision, ALL4 where the
  * four targets are met) and a summary line. Under FS_TEST_FOOT_SUPPORT=1
  * (tests/unit/support/test_foot_pool_option.c) the scores are the
- * option's.
+ * option's. Every image's line also gives the fall's shape (h48l): the
+ * fades at 0.5 and 0.05, the tail (fade at 0.2 over fade at 0.5) pooled at
+ * the median radius and in each dome's own radius, the radii's spread;
+ * --paper adds the contrast across half the pitch.
  */
 #include <math.h>
 #include <stdio.h>
@@ -41,6 +44,56 @@ static int show_profile;
 /* the scene sets' summary: images told smooth; the rule's targets met */
 static int n_images, n_smooth, n_d3, n_all4;
 static double sum_abs_d;
+
+/* The scale-free shape of the pooled fall (h48l): the fades at 0.5 and
+ * 0.05, the tail (fs_foot_pool_tail) pooled at the median radius and in
+ * each dome's own radius, and the spread of the rule's radii (SD over the
+ * mean), which widens a fall pooled at the median radius. With
+ * show_reach also the contrast every 0.1 of HALF THE PITCH (the profile
+ * read with every radius set to a quarter pitch): what lies between a
+ * dome's fade and its neighbours' cells. */
+static int show_reach;
+
+static void print_shape(const fs_image *img, const double *xs, const double *ys, const double *rs, size_t n,
+			double pitch, const fs_foot_pool *fp)
+{
+	double s = 0, ss = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(rs[i]) && rs[i] > 0) {
+			s += rs[i];
+			ss += rs[i] * rs[i];
+			k++;
+		}
+	double mean = k ? s / k : NAN, cv = k > 1 ? sqrt(fmax(0, ss / k - mean * mean)) / mean : NAN;
+	fs_foot_pool own;
+	char err[256];
+	double tail_own = fs_foot_pool_read_own(img, xs, ys, rs, n, pitch, &own, err, sizeof err)
+				  ? NAN
+				  : fs_foot_pool_tail(&own);
+	printf(" f50 %.2f f05 %.2f tail %.2f own %.2f cv %.2f", fs_foot_pool_fade(fp, 0.5),
+	       fs_foot_pool_fade(fp, FS_FOOT_POOL_FADE), fs_foot_pool_tail(fp), tail_own, cv);
+	if (!show_reach)
+		return;
+	double *q = malloc(n * sizeof *q);
+	fs_foot_pool wide;
+	if (q) {
+		for (size_t i = 0; i < n; i++)
+			q[i] = isfinite(rs[i]) && rs[i] > 0 ? 0.25 * pitch : NAN;
+		if (!fs_foot_pool_read(img, xs, ys, q, n, pitch, &wide, err, sizeof err)) {
+			double g = INFINITY, pk = -INFINITY;
+			for (int b = 0; b < FS_FOOT_POOL_BINS; b++)
+				if (isfinite(wide.prof[b])) {
+					g = fmin(g, wide.prof[b]);
+					pk = fmax(pk, wide.prof[b]);
+				}
+			printf(" | half pitch %.1f px, c at 0.05..0.95 of it (ground its least):", 0.5 * pitch);
+			for (int b = 0; b < FS_FOOT_POOL_BINS; b += 4)
+				printf(" %.2f", (0.5 * (wide.prof[b] + wide.prof[b + 1]) - g) / (pk - g));
+		}
+	}
+	free(q);
+}
 
 static void print_pool(const char *name, const fs_image *img, const fs_image *meas, const fs_tubercle_list *t,
 		       const char *extra)
@@ -86,6 +139,7 @@ static void print_pool(const char *name, const fs_image *img, const fs_image *me
 		if (!fs_foot_pool_read(meas, xs, ys, rs, n, pitch, &fm, err, sizeof err))
 			printf(" meas excess %+5.2f %s", fm.centre - fm.edge, fs_foot_pool_smooth(&fm) ? "SMOOTH" : "sharp ");
 	}
+	print_shape(img, xs, ys, rs, n, pitch, &fp);
 	printf(" |");
 	for (int b = 0; show_profile && b < FS_FOOT_POOL_BINS; b += 2) {
 		double v = 0.5 * (fp.prof[b] + fp.prof[b + 1]);
@@ -170,6 +224,7 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "--paper")) {
 		show_profile = 1;
+		show_reach = 1;
 		return run_paper(argc >= 3 ? argv[2] : NULL);
 	}
 	if (argc < 2 || scene_set_named(argv[1]) < 0) {
