@@ -22,7 +22,8 @@
  * option's. Every image's line also gives the fall's shape (h48l): the
  * fades at 0.5 and 0.05, the tail (fade at 0.2 over fade at 0.5) pooled at
  * the median radius and in each dome's own radius, the radii's spread;
- * --paper adds the contrast across half the pitch.
+ * --paper adds the contrast across half the pitch and the specks' blur
+ * bound (print_specks).
  */
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #include "analysis/dome_fit.h"
 #include "analysis/foot_pool.h"
 #include "analysis/measurement.h"
+#include "base/sorting.h"
 #include "bench_support.h"
 #include "image/image_io.h"
 #include "paper_figs.h"
@@ -156,6 +158,90 @@ out:
 	free(rs);
 }
 
+/* The image's blur bounded by what is not a dome (h48l): the small bright
+ * specks (debris on the ganoine, the print's screen dots) carry the scan's
+ * blur at least, and a speck is at least a point, so the narrow end of
+ * their half-height radii bounds that blur from above (a point blurred by
+ * sigma: 1.177 sigma). Specks: strict 5x5 maxima farther than two median
+ * radii from every dome, at least 12 px inside the frame, whose height
+ * over the ring 7-10 px about them exceeds speck_min of the image's 1-99 %
+ * range (0.5; FS_BENCH_SPECK_MIN: at 0.1 the P1 figures' pixel grain
+ * fills the 4096 kept); the half height read on the mean profile in
+ * 0.5 px rings. */
+static double speck_min = 0.5;
+
+static void print_specks(const fs_image *img, const fs_tubercle_list *t)
+{
+	int w = img->width, h = img->height;
+	size_t np = (size_t)w * h, nr = 0;
+	double *all = malloc(np * sizeof *all), *rh = malloc(4096 * sizeof *rh), *rad = malloc((t->n + 1) * sizeof *rad);
+	if (!all || !rh || !rad) {
+		printf("  specks: out of memory\n");
+		goto out;
+	}
+	for (size_t i = 0; i < np; i++)
+		all[i] = fs_image_value(img, (int)(i % w), (int)(i / w));
+	double lo = fs_select_kth(all, np, np / 100), hi = fs_select_kth(all, np, np - 1 - np / 100);
+	for (size_t i = 0; i < t->n; i++)
+		rad[i] = t->items[i].radius_px;
+	double rmed = t->n ? fs_median_upper(rad, t->n) : 0;
+	for (int y = 12; y < h - 12 && nr < 4096; y++)
+		for (int x = 12; x < w - 12 && nr < 4096; x++) {
+			double v = fs_image_value(img, x, y);
+			int peak = 1;
+			for (int dy = -2; dy <= 2 && peak; dy++)
+				for (int dx = -2; dx <= 2; dx++)
+					if ((dx || dy) && fs_image_value(img, x + dx, y + dy) >= v) {
+						peak = 0;
+						break;
+					}
+			for (size_t i = 0; peak && i < t->n; i++)
+				if (hypot(x - t->items[i].centroid_x, y - t->items[i].centroid_y) < 2 * rmed)
+					peak = 0;
+			if (!peak)
+				continue;
+			double ring[24] = {0}, bs = 0;
+			int rc[24] = {0}, bn = 0;
+			for (int dy = -10; dy <= 10; dy++)
+				for (int dx = -10; dx <= 10; dx++) {
+					double d = hypot(dx, dy), u = fs_image_value(img, x + dx, y + dy);
+					if (d >= 7 && d <= 10) {
+						bs += u;
+						bn++;
+					} else if (d < 7) {
+						ring[(int)(d / 0.5 + 0.5)] += u;
+						rc[(int)(d / 0.5 + 0.5)]++;
+					}
+				}
+			double b = bs / bn, a = v - b;
+			if (!(a > speck_min * (hi - lo)))
+				continue;
+			double prev = v;
+			for (int k = 1; k < 14; k++) {
+				if (!rc[k])
+					continue;
+				double m = ring[k] / rc[k];
+				if (m < b + 0.5 * a) {
+					double r0 = 0.5 * (k - 1);
+					rh[nr++] = r0 + 0.5 * (prev - (b + 0.5 * a)) / (prev - m);
+					break;
+				}
+				prev = m;
+			}
+		}
+	if (nr < 10) {
+		printf("  specks: %zu, too few\n", nr);
+		goto out;
+	}
+	double p10 = fs_select_kth(rh, nr, nr / 10), med = fs_select_kth(rh, nr, nr / 2);
+	printf("  specks %zu: half-height radius p10 %.2f px, median %.2f px (blur sigma at most %.2f px)\n", nr, p10,
+	       med, p10 / 1.177);
+out:
+	free(all);
+	free(rh);
+	free(rad);
+}
+
 static int run_paper(const char *only)
 {
 	paper_fig pf[PAPER_FIGS_MAX];
@@ -181,6 +267,7 @@ static int run_paper(const char *only)
 			snprintf(name, sizeof name, "%.14s", pf[k].file);
 			snprintf(extra, sizeof extra, "published fill %.3f", pf[k].ratio);
 			print_pool(name, L.image, NULL, &res.tubercles, extra);
+			print_specks(L.image, &res.tubercles);
 		}
 		fs_detect_result_free(&res);
 		fs_loaded_free(&L);
@@ -225,6 +312,8 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "--paper")) {
 		show_profile = 1;
 		show_reach = 1;
+		if (getenv("FS_BENCH_SPECK_MIN"))
+			speck_min = atof(getenv("FS_BENCH_SPECK_MIN"));
 		return run_paper(argc >= 3 ? argv[2] : NULL);
 	}
 	if (argc < 2 || scene_set_named(argv[1]) < 0) {
