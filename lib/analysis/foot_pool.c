@@ -79,8 +79,10 @@ static void contrasts(fs_foot_pool *fp)
 	fp->fall = fall_width(fp->prof, g, pk);
 }
 
-int fs_foot_pool_read(const fs_image *img, const double *xs, const double *ys, const double *rs, size_t n,
-		      double pitch, fs_foot_pool *out, char *err, size_t errlen)
+/* fs_foot_pool_read and fs_foot_pool_read_own: own = 0 bins every dome's
+ * pixels in the median radius, own = 1 in the dome's own radius */
+static int pool(const fs_image *img, const double *xs, const double *ys, const double *rs, size_t n, double pitch,
+		int own, fs_foot_pool *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
 	for (int b = 0; b < FS_FOOT_POOL_BINS; b++)
@@ -116,14 +118,16 @@ int fs_foot_pool_read(const fs_image *img, const double *xs, const double *ys, c
 		 * cell would weigh its inner bins over its outer ones */
 		if (xs[i] - half < 0 || ys[i] - half < 0 || xs[i] + half > w - 1 || ys[i] + half > h - 1)
 			continue;
-		int x0 = (int)ceil(xs[i] - reach), x1 = (int)floor(xs[i] + reach);
-		int y0 = (int)ceil(ys[i] - reach), y1 = (int)floor(ys[i] + reach);
+		double ri = own ? rs[i] : rm;
+		double reach_i = own ? fmin(half, FS_FOOT_POOL_BINS * FS_FOOT_POOL_STEP * ri) : reach;
+		int x0 = (int)ceil(xs[i] - reach_i), x1 = (int)floor(xs[i] + reach_i);
+		int y0 = (int)ceil(ys[i] - reach_i), y1 = (int)floor(ys[i] + reach_i);
 		for (int y = y0; y <= y1; y++)
 			for (int x = x0; x <= x1; x++) {
 				double d = hypot(x - xs[i], y - ys[i]);
-				if (d > reach)
+				if (d > reach_i)
 					continue;
-				int b = (int)(d / (FS_FOOT_POOL_STEP * rm));
+				int b = (int)(d / (FS_FOOT_POOL_STEP * ri));
 				if (b >= FS_FOOT_POOL_BINS)
 					continue;
 				sum[b] += fs_image_value(img, x, y);
@@ -144,13 +148,25 @@ int fs_foot_pool_read(const fs_image *img, const double *xs, const double *ys, c
 	return 0;
 }
 
+int fs_foot_pool_read(const fs_image *img, const double *xs, const double *ys, const double *rs, size_t n,
+		      double pitch, fs_foot_pool *out, char *err, size_t errlen)
+{
+	return pool(img, xs, ys, rs, n, pitch, 0, out, err, errlen);
+}
+
+int fs_foot_pool_read_own(const fs_image *img, const double *xs, const double *ys, const double *rs, size_t n,
+			  double pitch, fs_foot_pool *out, char *err, size_t errlen)
+{
+	return pool(img, xs, ys, rs, n, pitch, 1, out, err, errlen);
+}
+
 int fs_foot_pool_smooth(const fs_foot_pool *fp)
 {
 	return fp->r_px >= FS_FOOT_POOL_MIN_R && fp->centre - fp->edge > FS_FOOT_POOL_BAR &&
 	       fp->fall > FS_FOOT_POOL_FALL;
 }
 
-double fs_foot_pool_support(const fs_foot_pool *fp)
+double fs_foot_pool_fade(const fs_foot_pool *fp, double level)
 {
 	double g = INFINITY, pk = -INFINITY;
 	for (int b = 0; b < FS_FOOT_POOL_BINS; b++) {
@@ -173,14 +189,22 @@ double fs_foot_pool_support(const fs_foot_pool *fp)
 			prev = NAN;
 			continue;
 		}
-		if (isfinite(prev) && c < FS_FOOT_POOL_FADE && prev >= FS_FOOT_POOL_FADE) {
-			double u = 2 * FS_FOOT_POOL_STEP * (b / 2 - 1) + FS_FOOT_POOL_STEP +
-				   2 * FS_FOOT_POOL_STEP * (prev - FS_FOOT_POOL_FADE) / (prev - c);
-			return FS_FOOT_POOL_SUPPORT_K * u;
-		}
+		if (isfinite(prev) && c < level && prev >= level)
+			return 2 * FS_FOOT_POOL_STEP * (b / 2 - 1) + FS_FOOT_POOL_STEP +
+			       2 * FS_FOOT_POOL_STEP * (prev - level) / (prev - c);
 		prev = c;
 	}
 	return NAN;
+}
+
+double fs_foot_pool_support(const fs_foot_pool *fp)
+{
+	return FS_FOOT_POOL_SUPPORT_K * fs_foot_pool_fade(fp, FS_FOOT_POOL_FADE);
+}
+
+double fs_foot_pool_tail(const fs_foot_pool *fp)
+{
+	return fs_foot_pool_fade(fp, 0.2) / fs_foot_pool_fade(fp, 0.5);
 }
 
 static int g_support;

@@ -84,6 +84,26 @@ int fs_foot_pool_smooth(const fs_foot_pool *fp);
 double fs_foot_pool_support(const fs_foot_pool *fp);
 
 /*
+ * The radius (in the median radius) at which the contrast, every 0.1 of it
+ * averaged over two bins, first falls below level past the centre (linear
+ * between the steps' middles); NAN where it does not fall that far or the
+ * profile is flat. fs_foot_pool_support is FS_FOOT_POOL_SUPPORT_K times
+ * the fade at FS_FOOT_POOL_FADE.
+ */
+double fs_foot_pool_fade(const fs_foot_pool *fp, double level);
+
+/*
+ * The profile's tail, as a shape free of the rule's scale: the fade at 0.2
+ * over the fade at 0.5. A cos^2 bump's brightness reads 1.41 (acos
+ * sqrt(0.2) / (pi / 4)); a blur, a spread of sizes pooled at the median
+ * radius or a skirt past the bump makes it heavier (h48l: the simulator's
+ * smooth-told scenes 1.16-1.42 on seed sets 0 and 4000, P1 Fig2 1.38, P2
+ * Fig1e 1.53, the gars' figures 1.52-1.80: it does not part the genera,
+ * docs/paper-figures.md). NAN where either fade is.
+ */
+double fs_foot_pool_tail(const fs_foot_pool *fp);
+
+/*
  * fs_foot_pool_set_support: an option (h48h; 0 by default, no detection
  * path sets it): where on, the dome rule's sizes at its final centres
  * (fs_det_size_domes_list, detection and Re-measure alike) are scaled by
@@ -114,5 +134,14 @@ int fs_foot_pool_scale_list(const fs_image *img, double f, fs_tubercle_list *t, 
  */
 int fs_foot_pool_read(const fs_image *img, const double *xs, const double *ys, const double *rs, size_t n,
 		      double pitch, fs_foot_pool *out, char *err, size_t errlen);
+
+/*
+ * The same profile with every dome's pixels binned in its OWN radius (rs[i])
+ * instead of the median's (r_px is still the median; each dome's reach is
+ * half the pitch or 2 of its radii): a spread of the domes' sizes then
+ * no longer widens the pooled fall (h48l). Returns as fs_foot_pool_read.
+ */
+int fs_foot_pool_read_own(const fs_image *img, const double *xs, const double *ys, const double *rs, size_t n,
+			  double pitch, fs_foot_pool *out, char *err, size_t errlen);
 
 #endif

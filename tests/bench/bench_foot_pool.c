@@ -19,7 +19,11 @@
  * rule's score (sem_score: D, S, D SD, recall / precision, ALL4 where the
  * four targets are met) and a summary line. Under FS_TEST_FOOT_SUPPORT=1
  * (tests/unit/support/test_foot_pool_option.c) the scores are the
- * option's.
+ * option's. Every image's line also gives the fall's shape (h48l): the
+ * fades at 0.5 and 0.05, the tail (fade at 0.2 over fade at 0.5) pooled at
+ * the median radius and in each dome's own radius, the radii's spread;
+ * --paper adds the contrast across half the pitch and the specks' blur
+ * bound (print_specks).
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +34,7 @@
 #include "analysis/dome_fit.h"
 #include "analysis/foot_pool.h"
 #include "analysis/measurement.h"
+#include "base/sorting.h"
 #include "bench_support.h"
 #include "image/image_io.h"
 #include "paper_figs.h"
@@ -41,6 +46,56 @@ static int show_profile;
 /* the scene sets' summary: images told smooth; the rule's targets met */
 static int n_images, n_smooth, n_d3, n_all4;
 static double sum_abs_d;
+
+/* The scale-free shape of the pooled fall (h48l): the fades at 0.5 and
+ * 0.05, the tail (fs_foot_pool_tail) pooled at the median radius and in
+ * each dome's own radius, and the spread of the rule's radii (SD over the
+ * mean), which widens a fall pooled at the median radius. With
+ * show_reach also the contrast every 0.1 of HALF THE PITCH (the profile
+ * read with every radius set to a quarter pitch): what lies between a
+ * dome's fade and its neighbours' cells. */
+static int show_reach;
+
+static void print_shape(const fs_image *img, const double *xs, const double *ys, const double *rs, size_t n,
+			double pitch, const fs_foot_pool *fp)
+{
+	double s = 0, ss = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(rs[i]) && rs[i] > 0) {
+			s += rs[i];
+			ss += rs[i] * rs[i];
+			k++;
+		}
+	double mean = k ? s / k : NAN, cv = k > 1 ? sqrt(fmax(0, ss / k - mean * mean)) / mean : NAN;
+	fs_foot_pool own;
+	char err[256];
+	double tail_own = fs_foot_pool_read_own(img, xs, ys, rs, n, pitch, &own, err, sizeof err)
+				  ? NAN
+				  : fs_foot_pool_tail(&own);
+	printf(" f50 %.2f f05 %.2f tail %.2f own %.2f cv %.2f", fs_foot_pool_fade(fp, 0.5),
+	       fs_foot_pool_fade(fp, FS_FOOT_POOL_FADE), fs_foot_pool_tail(fp), tail_own, cv);
+	if (!show_reach)
+		return;
+	double *q = malloc(n * sizeof *q);
+	fs_foot_pool wide;
+	if (q) {
+		for (size_t i = 0; i < n; i++)
+			q[i] = isfinite(rs[i]) && rs[i] > 0 ? 0.25 * pitch : NAN;
+		if (!fs_foot_pool_read(img, xs, ys, q, n, pitch, &wide, err, sizeof err)) {
+			double g = INFINITY, pk = -INFINITY;
+			for (int b = 0; b < FS_FOOT_POOL_BINS; b++)
+				if (isfinite(wide.prof[b])) {
+					g = fmin(g, wide.prof[b]);
+					pk = fmax(pk, wide.prof[b]);
+				}
+			printf(" | half pitch %.1f px, c at 0.05..0.95 of it (ground its least):", 0.5 * pitch);
+			for (int b = 0; b < FS_FOOT_POOL_BINS; b += 4)
+				printf(" %.2f", (0.5 * (wide.prof[b] + wide.prof[b + 1]) - g) / (pk - g));
+		}
+	}
+	free(q);
+}
 
 static void print_pool(const char *name, const fs_image *img, const fs_image *meas, const fs_tubercle_list *t,
 		       const char *extra)
@@ -86,6 +141,7 @@ static void print_pool(const char *name, const fs_image *img, const fs_image *me
 		if (!fs_foot_pool_read(meas, xs, ys, rs, n, pitch, &fm, err, sizeof err))
 			printf(" meas excess %+5.2f %s", fm.centre - fm.edge, fs_foot_pool_smooth(&fm) ? "SMOOTH" : "sharp ");
 	}
+	print_shape(img, xs, ys, rs, n, pitch, &fp);
 	printf(" |");
 	for (int b = 0; show_profile && b < FS_FOOT_POOL_BINS; b += 2) {
 		double v = 0.5 * (fp.prof[b] + fp.prof[b + 1]);
@@ -100,6 +156,90 @@ out:
 	free(xs);
 	free(ys);
 	free(rs);
+}
+
+/* The image's blur bounded by what is not a dome (h48l): the small bright
+ * specks (debris on the ganoine, the print's screen dots) carry the scan's
+ * blur at least, and a speck is at least a point, so the narrow end of
+ * their half-height radii bounds that blur from above (a point blurred by
+ * sigma: 1.177 sigma). Specks: strict 5x5 maxima farther than two median
+ * radii from every dome, at least 12 px inside the frame, whose height
+ * over the ring 7-10 px about them exceeds speck_min of the image's 1-99 %
+ * range (0.5; FS_BENCH_SPECK_MIN: at 0.1 the P1 figures' pixel grain
+ * fills the 4096 kept); the half height read on the mean profile in
+ * 0.5 px rings. */
+static double speck_min = 0.5;
+
+static void print_specks(const fs_image *img, const fs_tubercle_list *t)
+{
+	int w = img->width, h = img->height;
+	size_t np = (size_t)w * h, nr = 0;
+	double *all = malloc(np * sizeof *all), *rh = malloc(4096 * sizeof *rh), *rad = malloc((t->n + 1) * sizeof *rad);
+	if (!all || !rh || !rad) {
+		printf("  specks: out of memory\n");
+		goto out;
+	}
+	for (size_t i = 0; i < np; i++)
+		all[i] = fs_image_value(img, (int)(i % w), (int)(i / w));
+	double lo = fs_select_kth(all, np, np / 100), hi = fs_select_kth(all, np, np - 1 - np / 100);
+	for (size_t i = 0; i < t->n; i++)
+		rad[i] = t->items[i].radius_px;
+	double rmed = t->n ? fs_median_upper(rad, t->n) : 0;
+	for (int y = 12; y < h - 12 && nr < 4096; y++)
+		for (int x = 12; x < w - 12 && nr < 4096; x++) {
+			double v = fs_image_value(img, x, y);
+			int peak = 1;
+			for (int dy = -2; dy <= 2 && peak; dy++)
+				for (int dx = -2; dx <= 2; dx++)
+					if ((dx || dy) && fs_image_value(img, x + dx, y + dy) >= v) {
+						peak = 0;
+						break;
+					}
+			for (size_t i = 0; peak && i < t->n; i++)
+				if (hypot(x - t->items[i].centroid_x, y - t->items[i].centroid_y) < 2 * rmed)
+					peak = 0;
+			if (!peak)
+				continue;
+			double ring[24] = {0}, bs = 0;
+			int rc[24] = {0}, bn = 0;
+			for (int dy = -10; dy <= 10; dy++)
+				for (int dx = -10; dx <= 10; dx++) {
+					double d = hypot(dx, dy), u = fs_image_value(img, x + dx, y + dy);
+					if (d >= 7 && d <= 10) {
+						bs += u;
+						bn++;
+					} else if (d < 7) {
+						ring[(int)(d / 0.5 + 0.5)] += u;
+						rc[(int)(d / 0.5 + 0.5)]++;
+					}
+				}
+			double b = bs / bn, a = v - b;
+			if (!(a > speck_min * (hi - lo)))
+				continue;
+			double prev = v;
+			for (int k = 1; k < 14; k++) {
+				if (!rc[k])
+					continue;
+				double m = ring[k] / rc[k];
+				if (m < b + 0.5 * a) {
+					double r0 = 0.5 * (k - 1);
+					rh[nr++] = r0 + 0.5 * (prev - (b + 0.5 * a)) / (prev - m);
+					break;
+				}
+				prev = m;
+			}
+		}
+	if (nr < 10) {
+		printf("  specks: %zu, too few\n", nr);
+		goto out;
+	}
+	double p10 = fs_select_kth(rh, nr, nr / 10), med = fs_select_kth(rh, nr, nr / 2);
+	printf("  specks %zu: half-height radius p10 %.2f px, median %.2f px (blur sigma at most %.2f px)\n", nr, p10,
+	       med, p10 / 1.177);
+out:
+	free(all);
+	free(rh);
+	free(rad);
 }
 
 static int run_paper(const char *only)
@@ -127,6 +267,7 @@ static int run_paper(const char *only)
 			snprintf(name, sizeof name, "%.14s", pf[k].file);
 			snprintf(extra, sizeof extra, "published fill %.3f", pf[k].ratio);
 			print_pool(name, L.image, NULL, &res.tubercles, extra);
+			print_specks(L.image, &res.tubercles);
 		}
 		fs_detect_result_free(&res);
 		fs_loaded_free(&L);
@@ -170,6 +311,9 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "--paper")) {
 		show_profile = 1;
+		show_reach = 1;
+		if (getenv("FS_BENCH_SPECK_MIN"))
+			speck_min = atof(getenv("FS_BENCH_SPECK_MIN"));
 		return run_paper(argc >= 3 ? argv[2] : NULL);
 	}
 	if (argc < 2 || scene_set_named(argv[1]) < 0) {

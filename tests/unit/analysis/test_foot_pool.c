@@ -118,6 +118,56 @@ static void drawn_feet_told_apart(void **state)
 	fs_image_free(img);
 }
 
+/* The fall's shape (h48l): a cos² bump's brightness has its fade at 0.2
+ * 1.41 times its fade at 0.5 whatever its size; domes of two sizes pooled
+ * at the median radius fall over a wider range of u (a heavier tail), and
+ * pooled each in its own radius they read the single bump's shape again. */
+static void tail_of_the_fall(void **state)
+{
+	(void)state;
+	double xs[NX * NY], ys[NX * NY], rs[NX * NY];
+	char err[128];
+	fs_foot_pool fp, own;
+
+	fs_image *img = lattice(1, 10, xs, ys, rs);
+	assert_int_equal(fs_foot_pool_read(img, xs, ys, rs, NX * NY, PITCH, &fp, err, sizeof err), 0);
+	double f50 = fs_foot_pool_fade(&fp, 0.5), f05 = fs_foot_pool_fade(&fp, FS_FOOT_POOL_FADE);
+	printf("cos²: fade 0.5 at %.3f (drawn 0.8), 0.05 at %.3f (1.371), tail %.3f\n", f50, f05,
+	       fs_foot_pool_tail(&fp));
+	assert_true(fabs(f50 - 0.8) < 0.04);
+	assert_true(fabs(fs_foot_pool_tail(&fp) - 1.41) < 0.06);
+	assert_true(fs_foot_pool_support(&fp) == FS_FOOT_POOL_SUPPORT_K * f05);
+	assert_true(isnan(fs_foot_pool_fade(&fp, -0.5)));
+	fs_image_free(img);
+
+	/* every other column of domes drawn at 0.75 and 1.25 of r: the same
+	 * lattice, two bump sizes */
+	int w = (int)(PITCH * (NX + 1)), h = (int)(PITCH * (NY + 1));
+	img = fs_image_new(w, h);
+	assert_non_null(img);
+	for (int k = 0; k < NX * NY; k++)
+		rs[k] = (k % 2 ? 1.25 : 0.75) * 10;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			double v = 1;
+			for (int k = 0; k < NX * NY; k++) {
+				double d = hypot(x - xs[k], y - ys[k]), sup = 1.6 * rs[k];
+				if (d < sup) {
+					double c = cos(M_PI * d / (2 * sup));
+					v += c * c;
+				}
+			}
+			img->data[(size_t)y * w + x] = (float)v;
+		}
+	assert_int_equal(fs_foot_pool_read(img, xs, ys, rs, NX * NY, PITCH, &fp, err, sizeof err), 0);
+	assert_int_equal(fs_foot_pool_read_own(img, xs, ys, rs, NX * NY, PITCH, &own, err, sizeof err), 0);
+	printf("two sizes: tail at the median radius %.3f, in each own radius %.3f\n", fs_foot_pool_tail(&fp),
+	       fs_foot_pool_tail(&own));
+	assert_true(fs_foot_pool_tail(&fp) > 1.48);
+	assert_true(fabs(fs_foot_pool_tail(&own) - 1.41) < 0.06);
+	fs_image_free(img);
+}
+
 /* The dome rule's detection of o's scene, the option on or off. */
 static void detect(const sem_opts *o, int support, fs_detect_result *res, sem_score *sc)
 {
@@ -177,6 +227,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(drawn_feet_told_apart),
+		cmocka_unit_test(tail_of_the_fall),
 		cmocka_unit_test(smooth_scene_read_at_its_support),
 		cmocka_unit_test(sharp_scene_the_same_bits),
 	};
