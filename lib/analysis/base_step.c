@@ -71,8 +71,7 @@ __attribute__((target("avx"))) static int ray_inside4(const fs_image *img, int o
 			v4d fx = px - tx, fy = py - ty, at = ty * W + tx;
 			v4d c00, c01, c10, c11;
 			fs_corners4_at(d, at, iw, &c00, &c01, &c10, &c11);
-			v4d a = c00 * (1 - fx) + c01 * fx, b = c10 * (1 - fx) + c11 * fx;
-			s += a * (1 - fy) + b * fy;
+			s += fs_bilerp4d(c00, c01, c10, c11, fx, fy);
 		}
 		s /= 5;
 		memcpy(v + j, &s, sizeof s);
@@ -117,8 +116,7 @@ static void ray_inside(const fs_image *img, int ox, int oy, double x, double y, 
 			v2d fx = px - tx, fy = py - ty, at = ty * W + tx;
 			v2d c00, c01, c10, c11;
 			fs_corners2(d + (long long)at[0], d + (long long)at[1], iw, &c00, &c01, &c10, &c11);
-			v2d a = c00 * (1 - fx) + c01 * fx, b = c10 * (1 - fx) + c11 * fx;
-			s += a * (1 - fy) + b * fy;
+			s += fs_bilerp2d(c00, c01, c10, c11, fx, fy);
 		}
 		s /= 5;
 		v[j] = s[0];

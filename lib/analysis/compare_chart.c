@@ -229,6 +229,19 @@ static void axes(fs_drawing *d, const axis *x, const axis *y, const char *xtitle
 		     FS_ANCHOR_START, FS_TEXT_VERTICAL, INK);
 }
 
+/* A group's mean on either chart, as one SVG group (attrs, title): its
+ * style's marker hollow and large, crossed, so that it reads apart from
+ * the sets' small filled markers about it. */
+static void group_mean_mark(fs_drawing *d, const char *const *attrs, const char *title, int style, double px,
+			    double py)
+{
+	fs_draw_group_begin(d, 0, 0, attrs, title);
+	marker(d, style, px, py, 9, 1, 1.4);
+	fs_draw_line(d, px - 3, py, px + 3, py, style_color(style), 1.5, 0);
+	fs_draw_line(d, px, py - 3, px, py + 3, style_color(style), 1.5, 0);
+	fs_draw_group_end(d);
+}
+
 static void frame(fs_drawing *d, const axis *x, const axis *y)
 {
 	fs_draw_rect(d, x->p0, y->p1, x->p1 - x->p0, y->p0 - y->p1, FS_NONE, INK, 1);
@@ -382,12 +395,7 @@ static double draw_main(fs_drawing *d, const fs_chart_input *in, const fs_refere
 			 g[k].label, g[k].n_calibrated, g[k].d_mean, g[k].d_sd, g[k].s_mean, g[k].s_sd);
 		const char *attrs[] = {"class", "group-mean", "data-chart", "main", "data-group", g[k].label,
 				       "data-d", dv, "data-s", sv, "data-n", nsets, NULL};
-		fs_draw_group_begin(d, 0, 0, attrs, title);
-		double px = map(&x, g[k].s_mean), py = map(&y, g[k].d_mean);
-		marker(d, g[k].style, px, py, 9, 1, 1.4);
-		fs_draw_line(d, px - 3, py, px + 3, py, style_color(g[k].style), 1.5, 0);
-		fs_draw_line(d, px, py - 3, px, py + 3, style_color(g[k].style), 1.5, 0);
-		fs_draw_group_end(d);
+		group_mean_mark(d, attrs, title, g[k].style, map(&x, g[k].s_mean), map(&y, g[k].d_mean));
 	}
 	/* the sets: error bars, then markers */
 	for (size_t i = 0; i < in->n; i++) {
@@ -557,12 +565,7 @@ static double draw_ratio(fs_drawing *d, const fs_chart_input *in, const fs_refer
 			 g[k].n_sets, g[k].fill_ratio, g[k].hexagonalness);
 		const char *attrs[] = {"class", "group-mean", "data-chart", "ratio", "data-group", g[k].label,
 				       "data-fill", fv, "data-hex", hv, NULL};
-		fs_draw_group_begin(d, 0, 0, attrs, title);
-		double px = map(&x, g[k].fill_ratio), py = map(&y, g[k].hexagonalness);
-		marker(d, g[k].style, px, py, 9, 1, 1.4);
-		fs_draw_line(d, px - 3, py, px + 3, py, style_color(g[k].style), 1.5, 0);
-		fs_draw_line(d, px, py - 3, px, py + 3, style_color(g[k].style), 1.5, 0);
-		fs_draw_group_end(d);
+		group_mean_mark(d, attrs, title, g[k].style, map(&x, g[k].fill_ratio), map(&y, g[k].hexagonalness));
 	}
 	for (size_t i = 0; i < in->n; i++) {
 		const fs_chart_set *s = &in->sets[i];

@@ -462,28 +462,19 @@ static int fit_offset_period(struct job *j, double period, char *err, size_t err
 	memset(&j->off, 0, sizeof j->off);
 	if (n < 8)
 		return 0;
-	double *xs = malloc(n * sizeof *xs), *ys = malloc(n * sizeof *ys), *rs = malloc(n * sizeof *rs);
-	int rc = -1;
-	if (!xs || !ys || !rs) {
+	fs_det_domes d;
+	double pitch;
+	int rc = fs_det_offset_domes_read(j->res, n, &d, &pitch);
+	if (rc < 0)
 		snprintf(err, errlen, "tiled dome measurement: out of memory");
+	if (rc <= 0)
 		goto out;
-	}
-	size_t nd = fs_det_offset_domes(j->res, n, xs, ys, rs);
-	double pitch = nd >= 8 ? fs_dome_fit_pitch(xs, ys, nd) : 0;
-	if (pitch < 0) {
-		snprintf(err, errlen, "tiled dome measurement: out of memory");
-		goto out;
-	}
 	rc = 0;
-	if (!(pitch >= 6))
-		goto out;
 	if ((period < 0 && job_screen(j, &period, err, errlen)) ||
-	    formation_at(m, xs, ys, rs, nd, pitch, period, 0, &j->off, &j->screen_fits, err, errlen))
+	    formation_at(m, d.x, d.y, d.r, d.n, pitch, period, 0, &j->off, &j->screen_fits, err, errlen))
 		rc = -1;
 out:
-	free(xs);
-	free(ys);
-	free(rs);
+	fs_det_offset_domes_free(&d);
 	return rc;
 }
 

@@ -103,11 +103,16 @@ static int any_within(const grid *g, const fs_tubercle_list *l, double x, double
 	return 0;
 }
 
-/* The neighbour of tubercle i that lattice vector k predicts. */
-static void predict(const fs_tubercle_list *T, const fs_lattice *lat, size_t i, int k, double *px, double *py)
+/* The neighbour of tubercle i that lattice vector k predicts, into (px,
+ * py), and whether it lies mg px or more inside the w x h image: the
+ * probes' round and the reading of their results must pass over the same
+ * sites, or a site would be read that was never searched. */
+static int predict_inside(const fs_tubercle_list *T, const fs_lattice *lat, size_t i, int k, double mg, int w, int h,
+			  double *px, double *py)
 {
 	*px = T->items[i].centroid_x + lat->peak_dist[k] * cos(lat->peak_angle[k]);
 	*py = T->items[i].centroid_y + lat->peak_dist[k] * sin(lat->peak_angle[k]);
+	return !(*px < mg || *py < mg || *px > w - 1 - mg || *py > h - 1 - mg);
 }
 
 static int cmp_probe(const void *a, const void *b)
@@ -319,8 +324,7 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 		for (size_t i = 0; i < n0; i++) {
 			for (int k = 0; k < lat->n_peaks; k++) {
 				double px, py;
-				predict(T, lat, i, k, &px, &py);
-				if (px < mg || py < mg || px > w - 1 - mg || py > h - 1 - mg)
+				if (!predict_inside(T, lat, i, k, mg, w, h, &px, &py))
 					continue;
 				if (any_within(&g, T, px, py, 0, 0.3 * a, -1) ||
 				    probe_find(q, first, (long)i * npk + k))
@@ -356,8 +360,7 @@ int fs_detect_lattice(fs_image **pre, const fs_det_source *tiled, const fs_meas 
 		for (size_t i = 0; i < n0; i++) {
 			for (int k = 0; k < lat->n_peaks; k++) {
 				double px, py;
-				predict(T, lat, i, k, &px, &py);
-				if (px < mg || py < mg || px > w - 1 - mg || py > h - 1 - mg)
+				if (!predict_inside(T, lat, i, k, mg, w, h, &px, &py))
 					continue;
 				if (any_within(&g, T, px, py, 0, 0.3 * a, -1))
 					continue;

@@ -20,6 +20,9 @@
 /* 0.0125 pitch along both axes (one step of dome_fit.c's fine offset
  * grid) is 0.0177 pitch: below this the offset is the fit's rounding */
 #define MIN_OFFSET 0.02
+/* the formation fit's own least pitch, px (fs_dome_fit_image refuses a
+ * finer one): the domes are not read into a fit that would refuse them */
+#define FIT_MIN_PITCH 6
 #define MAX_QUALITY_DROP 0.1
 /* A dome with a bright cap (a top of higher yield, h37r's sem_opts.cap)
  * has its rays' strongest steps at the cap's and the lit flank's edge, a
@@ -84,16 +87,7 @@ size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double
 	return nd;
 }
 
-/* The kept domes' centres and radii and their pitch, as both the screen's
- * test and the correction read them. Returns -1 when out of memory or the
- * pitch cannot be read, else 0 with *pitch 0 when there are fewer than 8
- * domes; the caller frees d->x, d->y and d->r (whatever the result). */
-typedef struct offset_domes {
-	double *x, *y, *r;
-	size_t n;
-} offset_domes;
-
-static int offset_domes_read(const fs_measured *meas, size_t nc, offset_domes *d, double *pitch)
+int fs_det_offset_domes_read(const fs_measured *meas, size_t nc, fs_det_domes *d, double *pitch)
 {
 	d->x = malloc(nc * sizeof *d->x);
 	d->y = malloc(nc * sizeof *d->y);
@@ -104,10 +98,10 @@ static int offset_domes_read(const fs_measured *meas, size_t nc, offset_domes *d
 		return -1;
 	d->n = fs_det_offset_domes(meas, nc, d->x, d->y, d->r);
 	*pitch = d->n >= 8 ? fs_dome_fit_pitch(d->x, d->y, d->n) : 0;
-	return *pitch < 0 ? -1 : 0;
+	return *pitch < 0 ? -1 : *pitch >= FIT_MIN_PITCH;
 }
 
-static void offset_domes_free(offset_domes *d)
+void fs_det_offset_domes_free(fs_det_domes *d)
 {
 	free(d->x);
 	free(d->y);
@@ -118,7 +112,7 @@ int fs_det_offset_fit_once(const fs_image *img, const double *xs, const double *
 			   double pitch, const fs_dome_fit_opts *reading, fs_det_offset *info)
 {
 	memset(info, 0, sizeof *info);
-	if (n < 8 || !(pitch >= 6))
+	if (n < 8 || !(pitch >= FIT_MIN_PITCH))
 		return 0;
 	fs_dome_fit_opts o;
 	fs_dome_fit_opts_default(&o);
@@ -322,10 +316,10 @@ int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_
 		return -1;
 	if (!(*period > 0))
 		return 0;
-	offset_domes d;
+	fs_det_domes d;
 	double pitch;
-	int rc = offset_domes_read(meas, c->n, &d, &pitch);
-	if (rc || !(pitch >= 6))
+	int rc = fs_det_offset_domes_read(meas, c->n, &d, &pitch);
+	if (rc <= 0)
 		goto out;
 	/* fs_dome_fit_image's count of whole neighbourhoods (mean_image) */
 	size_t stride, used = 0;
@@ -336,7 +330,7 @@ int fs_det_offset_screen_fits(const fs_meas *m, const fs_cand_list *c, const fs_
 		used += fs_dome_fit_whole(d.x[i], d.y[i], ext, W, H);
 	rc = used >= 8;
 out:
-	offset_domes_free(&d);
+	fs_det_offset_domes_free(&d);
 	return rc;
 }
 
@@ -438,7 +432,7 @@ int fs_det_offset_held_lowpass(void)
  * fs_det_offset_set_held_lowpass): the fill the formation is held at is
  * their median. A reading at its window's end or none: the dome's own
  * radius stays. 0, -1 out of memory (d unchanged). */
-static int hold_lowpassed(const fs_meas *m, offset_domes *d, double mr, double period)
+static int hold_lowpassed(const fs_meas *m, fs_det_domes *d, double mr, double period)
 {
 	char err[64];
 	fs_image *lp = fs_gaussian_blurred(m->img, FS_HALFTONE_LOWPASS * period, err, sizeof err);
@@ -463,11 +457,12 @@ static int correct_period(const fs_meas *m, const fs_cand_list *c, double max_r,
 	memset(info, 0, sizeof *info);
 	if (!m->img || !m->dome || c->n < 8)
 		return 0;
-	offset_domes d;
+	fs_det_domes d;
 	double pitch;
-	int rc = offset_domes_read(meas, c->n, &d, &pitch);
-	if (rc || !(pitch >= 6))
+	int rc = fs_det_offset_domes_read(meas, c->n, &d, &pitch);
+	if (rc <= 0)
 		goto out;
+	rc = 0;
 	/* the screen fs_dome_fit_image would look for on the same image,
 	 * looked for once a detection (screen_period); where the look runs
 	 * out of memory, the fit looks itself, as before */
@@ -493,7 +488,7 @@ static int correct_period(const fs_meas *m, const fs_cand_list *c, double max_r,
 out:
 	/* (after the fit, which clears *info) */
 	info->smooth = smooth / m->f;
-	offset_domes_free(&d);
+	fs_det_offset_domes_free(&d);
 	return rc;
 }
 
@@ -589,10 +584,10 @@ static int look_whole_fit(void *ctx, double period, fs_det_offset *second)
 {
 	const struct look_whole *w = ctx;
 	memset(second, 0, sizeof *second);
-	offset_domes d;
+	fs_det_domes d;
 	double pitch;
-	int rc = offset_domes_read(w->meas, w->c->n, &d, &pitch);
-	if (!rc && pitch >= 6) {
+	int rc = fs_det_offset_domes_read(w->meas, w->c->n, &d, &pitch);
+	if (rc > 0) {
 		fs_dome_fit_opts reading;
 		memset(&reading, 0, sizeof reading);
 		reading.halftone_given = 1;
@@ -601,8 +596,8 @@ static int look_whole_fit(void *ctx, double period, fs_det_offset *second)
 		reading.foot_search = foot_search_here(w->m, &d, pitch);
 		fs_det_offset_fit_once(w->m->img, d.x, d.y, d.r, d.n, pitch, &reading, second);
 	}
-	offset_domes_free(&d);
-	return rc;
+	fs_det_offset_domes_free(&d);
+	return rc < 0 ? -1 : 0;
 }
 
 static int look_whole_apply(void *ctx, const fs_det_offset *step)

@@ -272,6 +272,23 @@ unsigned fs_det_offset_set_foot_pool(unsigned passes);
 #define FS_DET_OFFSET_CAP_TIE 0.05
 double fs_det_offset_cap_tie(const fs_meas *m);
 size_t fs_det_offset_domes(const fs_measured *meas, size_t n, double *xs, double *ys, double *rs);
+
+/*
+ * The domes of meas[0..nc) as fs_det_offset_domes gives them, in arrays
+ * this allocates, and their pitch (fs_dome_fit_pitch): what every
+ * formation fit of the whole image and of the tiles reads first.
+ * Returns -1 when out of memory, 1 when there are at least 8 domes at a
+ * pitch the formation fits (6 px, fs_dome_fit_image's least), else 0
+ * (*pitch 0 when there are fewer than 8).
+ * Ownership: d->x, d->y, d->r are the caller's, freed by
+ * fs_det_offset_domes_free whatever the result.
+ */
+typedef struct fs_det_domes {
+	double *x, *y, *r;
+	size_t n;
+} fs_det_domes;
+int fs_det_offset_domes_read(const fs_measured *meas, size_t nc, fs_det_domes *d, double *pitch);
+void fs_det_offset_domes_free(fs_det_domes *d);
 int fs_det_offset_fit(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n, double pitch,
 		      const fs_dome_fit_opts *reading, fs_det_offset *info);
 int fs_det_offset_fit_once(const fs_image *img, const double *xs, const double *ys, double *rs, size_t n,

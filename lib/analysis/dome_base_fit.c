@@ -1060,21 +1060,17 @@ static inline __attribute__((always_inline)) void dots_fixed(const double *tp, i
 
 _Static_assert(FS_DOME_TPL_NFILL <= 13, "dots_fixed holds at most 6 pairs of fills and one more");
 
-/* dots_fixed of every count of fills, sums 0 or 1 */
-#define DOTS_CASES(S)                                                                                                  \
-	case 1: dots_fixed(tp, nk, o, np, 0, 1, S, sot, so, soo); break;                                               \
-	case 2: dots_fixed(tp, nk, o, np, 1, 0, S, sot, so, soo); break;                                               \
-	case 3: dots_fixed(tp, nk, o, np, 1, 1, S, sot, so, soo); break;                                               \
-	case 4: dots_fixed(tp, nk, o, np, 2, 0, S, sot, so, soo); break;                                               \
-	case 5: dots_fixed(tp, nk, o, np, 2, 1, S, sot, so, soo); break;                                               \
-	case 6: dots_fixed(tp, nk, o, np, 3, 0, S, sot, so, soo); break;                                               \
-	case 7: dots_fixed(tp, nk, o, np, 3, 1, S, sot, so, soo); break;                                               \
-	case 8: dots_fixed(tp, nk, o, np, 4, 0, S, sot, so, soo); break;                                               \
-	case 9: dots_fixed(tp, nk, o, np, 4, 1, S, sot, so, soo); break;                                               \
-	case 10: dots_fixed(tp, nk, o, np, 5, 0, S, sot, so, soo); break;                                              \
-	case 11: dots_fixed(tp, nk, o, np, 5, 1, S, sot, so, soo); break;                                              \
-	case 12: dots_fixed(tp, nk, o, np, 6, 0, S, sot, so, soo); break;                                              \
-	case 13: dots_fixed(tp, nk, o, np, 6, 1, S, sot, so, soo); break;
+/* One call of F, a dots_fixed kernel of lanes L (2 or 4), for each count
+ * of fills 1 .. 13: the count split into its whole registers and the
+ * rest, as constants, so that each case is the kernel made for it. Sums
+ * S 0 or 1. */
+#define DOTS_CASE(F, L, S, N)                                                                                          \
+	case N: F(tp, nk, o, np, (N) / (L), (N) % (L), S, sot, so, soo); break;
+#define DOTS_ALL_CASES(F, L, S)                                                                                        \
+	DOTS_CASE(F, L, S, 1) DOTS_CASE(F, L, S, 2) DOTS_CASE(F, L, S, 3) DOTS_CASE(F, L, S, 4)                        \
+	DOTS_CASE(F, L, S, 5) DOTS_CASE(F, L, S, 6) DOTS_CASE(F, L, S, 7) DOTS_CASE(F, L, S, 8)                        \
+	DOTS_CASE(F, L, S, 9) DOTS_CASE(F, L, S, 10) DOTS_CASE(F, L, S, 11) DOTS_CASE(F, L, S, 12)                     \
+	DOTS_CASE(F, L, S, 13)
 
 #ifdef FS_LANES_AVX
 /* dots_fixed with AVX (where the CPU has it, fs_cpu_has_avx): n = 4 nq +
@@ -1147,22 +1143,6 @@ dots_fixed4(const double *tp, int nk, const double *o, size_t np, int nq, int re
 
 _Static_assert(FS_DOME_TPL_NFILL <= 15, "dots_fixed4 holds at most 3 quads of fills and three more");
 
-/* dots_fixed4 of every count of fills, sums 0 or 1 */
-#define DOTS4_CASES(S)                                                                                                 \
-	case 1: dots_fixed4(tp, nk, o, np, 0, 1, S, sot, so, soo); break;                                              \
-	case 2: dots_fixed4(tp, nk, o, np, 0, 2, S, sot, so, soo); break;                                              \
-	case 3: dots_fixed4(tp, nk, o, np, 0, 3, S, sot, so, soo); break;                                              \
-	case 4: dots_fixed4(tp, nk, o, np, 1, 0, S, sot, so, soo); break;                                              \
-	case 5: dots_fixed4(tp, nk, o, np, 1, 1, S, sot, so, soo); break;                                              \
-	case 6: dots_fixed4(tp, nk, o, np, 1, 2, S, sot, so, soo); break;                                              \
-	case 7: dots_fixed4(tp, nk, o, np, 1, 3, S, sot, so, soo); break;                                              \
-	case 8: dots_fixed4(tp, nk, o, np, 2, 0, S, sot, so, soo); break;                                              \
-	case 9: dots_fixed4(tp, nk, o, np, 2, 1, S, sot, so, soo); break;                                              \
-	case 10: dots_fixed4(tp, nk, o, np, 2, 2, S, sot, so, soo); break;                                             \
-	case 11: dots_fixed4(tp, nk, o, np, 2, 3, S, sot, so, soo); break;                                             \
-	case 12: dots_fixed4(tp, nk, o, np, 3, 0, S, sot, so, soo); break;                                             \
-	case 13: dots_fixed4(tp, nk, o, np, 3, 1, S, sot, so, soo); break;
-
 /* dots() with AVX: returns 0 when it made the products, -1 for a count
  * it does not hold (dots then makes them) */
 __attribute__((target("avx"))) static int dots4(const double *tp, int nk, const double *o, size_t np, int cnt,
@@ -1170,12 +1150,12 @@ __attribute__((target("avx"))) static int dots4(const double *tp, int nk, const 
 {
 	if (so) {
 		switch (cnt) {
-			DOTS4_CASES(1)
+			DOTS_ALL_CASES(dots_fixed4, 4, 1)
 		default: return -1;
 		}
 	} else {
 		switch (cnt) {
-			DOTS4_CASES(0)
+			DOTS_ALL_CASES(dots_fixed4, 4, 0)
 		default: return -1;
 		}
 	}
@@ -1200,12 +1180,12 @@ static void dots(const fs_dome_tpl *t, const double *tpb, const double *o, int k
 #endif
 	if (so) {
 		switch (k1 - k0 + 1) {
-			DOTS_CASES(1)
+			DOTS_ALL_CASES(dots_fixed, 2, 1)
 		default: break; /* (read_at asks for 1 to nk fills) */
 		}
 	} else {
 		switch (k1 - k0 + 1) {
-			DOTS_CASES(0)
+			DOTS_ALL_CASES(dots_fixed, 2, 0)
 		default: break;
 		}
 	}

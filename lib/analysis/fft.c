@@ -229,25 +229,13 @@ out:
 /* The buffers of half_power and what follows it in fs_autocorr2d and
  * fs_power2d: the twiddles of both sizes, the kept spectrum columns (sr,
  * si: h rows of nk = w/2 + 1) and one line of scratch (zr, zi: max(w, h)).
- * half_work_alloc returns 0, or -1 when out of memory; half_work_free
- * frees what was allocated either way. */
+ * half_work_alloc returns 0, or -1 for a size the transforms do not
+ * take or when out of memory (nothing left allocated); half_work_free
+ * frees it after use. */
 typedef struct half_work {
 	size_t nk;
 	float *tw, *th, *sr, *si, *zr, *zi;
 } half_work;
-
-static int half_work_alloc(size_t w, size_t h, half_work *b)
-{
-	size_t m = w > h ? w : h;
-	b->nk = w / 2 + 1;
-	b->tw = twiddles(w);
-	b->th = twiddles(h);
-	b->sr = malloc(b->nk * h * sizeof *b->sr);
-	b->si = malloc(b->nk * h * sizeof *b->si);
-	b->zr = malloc(m * sizeof *b->zr);
-	b->zi = malloc(m * sizeof *b->zi);
-	return b->tw && b->th && b->sr && b->si && b->zr && b->zi ? 0 : -1;
-}
 
 static void half_work_free(half_work *b)
 {
@@ -257,6 +245,26 @@ static void half_work_free(half_work *b)
 	free(b->si);
 	free(b->zr);
 	free(b->zi);
+}
+
+static int half_work_alloc(size_t w, size_t h, half_work *b)
+{
+	/* (the radix-2 transforms take powers of two, and a line of one
+	 * sample has no half spectrum to keep) */
+	if (!fs_fft_is_pow2(w) || !fs_fft_is_pow2(h) || w < 2 || h < 2)
+		return -1;
+	size_t m = w > h ? w : h;
+	b->nk = w / 2 + 1;
+	b->tw = twiddles(w);
+	b->th = twiddles(h);
+	b->sr = malloc(b->nk * h * sizeof *b->sr);
+	b->si = malloc(b->nk * h * sizeof *b->si);
+	b->zr = malloc(m * sizeof *b->zr);
+	b->zi = malloc(m * sizeof *b->zi);
+	if (b->tw && b->th && b->sr && b->si && b->zr && b->zi)
+		return 0;
+	half_work_free(b);
+	return -1;
 }
 
 /*
@@ -301,13 +309,9 @@ static void half_power(const float *data, size_t w, size_t h, const float *tw, c
  */
 int fs_autocorr2d(float *data, size_t w, size_t h, int zero_dc)
 {
-	if (!fs_fft_is_pow2(w) || !fs_fft_is_pow2(h) || w < 2 || h < 2)
-		return -1;
 	half_work hw;
-	if (half_work_alloc(w, h, &hw)) {
-		half_work_free(&hw);
+	if (half_work_alloc(w, h, &hw))
 		return -1;
-	}
 	size_t nk = hw.nk; /* spectrum columns kept */
 	const float *tw = hw.tw, *th = hw.th;
 	float *sr = hw.sr, *si = hw.si, *zr = hw.zr, *zi = hw.zi;
@@ -356,13 +360,9 @@ int fs_autocorr2d(float *data, size_t w, size_t h, int zero_dc)
 
 int fs_power2d(const float *data, size_t w, size_t h, float *pw)
 {
-	if (!fs_fft_is_pow2(w) || !fs_fft_is_pow2(h) || w < 2 || h < 2)
-		return -1;
 	half_work hw;
-	if (half_work_alloc(w, h, &hw)) {
-		half_work_free(&hw);
+	if (half_work_alloc(w, h, &hw))
 		return -1;
-	}
 	size_t nk = hw.nk; /* spectrum columns transformed */
 	const float *sr = hw.sr;
 	half_power(data, w, h, hw.tw, hw.th, hw.sr, hw.si, hw.zr, hw.zi);

@@ -124,8 +124,8 @@ static inline void fs_corners2(const float *p, const float *r, long w, v2d *c00,
 /* Two bilinear cells' values at fractions fx, fy from their corners
  * (fs_corners2): each row blended along x, then the two rows along y,
  * each lane the scalar sampler's expression in its order, so the same
- * bits; the samplers of dome_measure.c and centre_refine.c share it
- * (fs_bilerp4d is its four-lane twin). */
+ * bits; the samplers of dome_measure.c, centre_refine.c and base_step.c
+ * share it (fs_bilerp4d is its four-lane twin). */
 static inline v2d fs_bilerp2d(v2d c00, v2d c01, v2d c10, v2d c11, v2d fx, v2d fy)
 {
 	v2d one = {1, 1};

@@ -70,6 +70,7 @@
 
 #include "analysis/detect_methods.h"
 #include "image/image.h"
+#include "radial_blur.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 
@@ -124,22 +125,6 @@ static const char *const FAM_NAME[NFAM] = {"rim", "graded"};
 #define R_LO 0.05
 #define R_HI 0.48
 
-/* exp(-x) I0(x), x >= 0: the series below 30, the asymptotic expansion
- * beyond (relative error below 1e-7 at 30); bench_level_beam's */
-static double i0_scaled(double x)
-{
-	if (x < 30) {
-		double t = 1, sum = 1, q = 0.25 * x * x;
-		for (int k = 1; k < 200 && t > 1e-17 * sum; k++) {
-			t *= q / ((double)k * k);
-			sum += t;
-		}
-		return sum * exp(-x);
-	}
-	double u = 1 / x;
-	return (1 + u / 8 + 9 * u * u / 128 + 225 * u * u * u / 3072) / sqrt(2 * M_PI * x);
-}
-
 typedef struct {
 	int n;         /* profile samples */
 	double step;   /* px between them */
@@ -164,7 +149,7 @@ static void rim_cums(rim_grid *g, double sg, int graded)
 			g->cumm[m * plane + (size_t)i * (g->nr + 1)] = 0;
 		for (int j = 0; j < g->nr; j++) {
 			double r = (j + 0.5) * g->dr;
-			double k = r / s2 * exp(-0.5 * (r - rho) * (r - rho) / s2) * i0_scaled(r * rho / s2) * g->dr;
+			double k = radial_ring_weight(r, rho, s2) * g->dr;
 			c[j + 1] = c[j] + k;
 			for (int m = 0; graded && m < M_N; m++) {
 				double *cm = g->cumm + m * plane + (size_t)i * (g->nr + 1);

@@ -71,6 +71,7 @@
 #include "analysis/params.h"
 #include "analysis/preprocess.h"
 #include "image/image.h"
+#include "radial_blur.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 
@@ -160,7 +161,6 @@ static void profile_numbers(const double *prof, double d_true, double v, double 
  * together where the reader cannot. The blurred profile is linear in the
  * object, so per S the kernel's cumulative sums over the object's radius
  * are made once (RF_DR px a step) and each (R, F, W) is two of them. */
-static double i0_scaled(double x);
 #define RF_DR 0.02
 #define RF_NR 200
 static int rim_fit_on;
@@ -175,8 +175,7 @@ static void rim_joint_fit(const double *prof, double r_true, double *out)
 			cum[i][0] = 0;
 			for (int j = 0; j < RF_NR; j++) {
 				double r = (j + 0.5) * RF_DR;
-				cum[i][j + 1] = cum[i][j] + r / s2 * exp(-0.5 * (r - rho) * (r - rho) / s2) *
-								i0_scaled(r * rho / s2) * RF_DR;
+				cum[i][j + 1] = cum[i][j] + radial_ring_weight(r, rho, s2) * RF_DR;
 			}
 		}
 		for (int jr = 60; jr <= 160; jr++) /* R 1.2 .. 3.2 px */
@@ -377,22 +376,6 @@ static int read_disks(double R, double rim, double rim_w, double beam, const fs_
 	return rc || !n ? -1 : 0;
 }
 
-/* exp(-x) I0(x), x >= 0: the series below 30, the asymptotic expansion
- * beyond (relative error below 1e-7 at 30) */
-static double i0_scaled(double x)
-{
-	if (x < 30) {
-		double t = 1, sum = 1, q = 0.25 * x * x;
-		for (int k = 1; k < 200 && t > 1e-17 * sum; k++) {
-			t *= q / ((double)k * k);
-			sum += t;
-		}
-		return sum * exp(-x);
-	}
-	double u = 1 / x;
-	return (1 + u / 8 + 9 * u * u / 128 + 225 * u * u * u / 3072) / sqrt(2 * M_PI * x);
-}
-
 /* The radial profile at rho = 0, DG_STEP, .. of a radially symmetric
  * object (brightness 1 below R, 1 + rim within rim_w of R, 0 outside)
  * blurred by an isotropic Gaussian sigma: the integral over the object's
@@ -407,7 +390,7 @@ static void blurred_profile(double R, double rim, double rim_w, double sigma, do
 		double rho = i * DG_STEP, acc = 0;
 		for (double r = 0.5 * dr; r < R; r += dr) {
 			double f = r >= R - rim_w ? 1 + rim : 1;
-			acc += f * r / s2 * exp(-0.5 * (r - rho) * (r - rho) / s2) * i0_scaled(r * rho / s2) * dr;
+			acc += f * r / s2 * exp(-0.5 * (r - rho) * (r - rho) / s2) * radial_i0_scaled(r * rho / s2) * dr;
 		}
 		prof[i] = acc;
 	}
