@@ -369,7 +369,7 @@ unsigned fs_det_offset_set_foot_pool(unsigned passes)
  * or where fs_det_offset_set_foot_pool does and the domes' pooled
  * profile on m's image says the feet are smooth (a profile that cannot
  * be read says nothing: the rule's own formation). */
-static int foot_search_here(const fs_meas *m, const offset_domes *d, double pitch)
+static int foot_search_here(const fs_meas *m, const fs_det_domes *d, double pitch)
 {
 	if (fs_det_offset_foot_search(m))
 		return 1;
