@@ -49,11 +49,14 @@ static int sample_line(const gap_view *V, double ax, double ay, double ux, doubl
 	if (n < 4 * GAP_DSPAN + 3 || n > GAP_MAXS)
 		return -1;
 	double ox = ax - uy * off, oy = ay + ux * off;
+	/* (in locals: the stores to L->v may alias V for the compiler) */
+	const fs_image *img = V->img;
+	double xmax = V->w - 1, ymax = V->h - 1, cx = V->ox, cy = V->oy;
 	for (int i = 0; i < n; i++) {
 		double t = t0 + i * GAP_STEP, x = ox + ux * t, y = oy + uy * t;
-		if (!(x >= 0 && y >= 0 && x <= V->w - 1 && y <= V->h - 1))
+		if (!(x >= 0 && y >= 0 && x <= xmax && y <= ymax))
 			return -1;
-		L->v[i] = fs_image_sample_clamped(V->img, x - V->ox, y - V->oy);
+		L->v[i] = fs_image_sample_clamped(img, x - cx, y - cy);
 	}
 	L->t0 = t0;
 	L->n = n;
