@@ -51,8 +51,17 @@
  * many were replaced, -1 out of memory. fs_det_base_set_gap: the switch
  * (FS_DET_GAP_OFF: the rays' reading, or a mode; FS_DET_GAP_STEPS_LIFTED
  * the default), set before any detection;
- * returns the previous setting. The whole-image path only: the tiled path
- * (detect_domes_tiled.c) keeps the rays' reading.
+ * returns the previous setting.
+ *
+ * fs_det_base_gap_level_by: the same, each valley read by `read` (ctx its
+ * own): given the domes' centres x, y in the measured image's px and the
+ * neighbour pairs pr (fs_gap_pairs, gap_read.h), it sets each pair's feet
+ * as fs_gap_feet would on that image, by method at blur sigma, and
+ * returns 0, or -1 (out of memory; its own message kept by the caller).
+ * The tiled path (detect_domes_tiled.c) reads them on its tiles' crops
+ * (fs_gap_feet_at): the same pairs summed in the same order, so the
+ * levels are the whole image's bits (h48k; before, it kept the rays'
+ * reading and a large image under a tight screen read otherwise tiled).
  *
  * Ownership: reads p, off, img, fx, fy; writes lr; keeps nothing.
  */
@@ -61,6 +70,7 @@
 
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_offset.h"
+#include "analysis/gap_read.h"
 #include "image/image.h"
 
 enum { FS_DET_GAP_OFF = 0, FS_DET_GAP_FIT_LIT = 1, FS_DET_GAP_STEPS_ALL = 2, FS_DET_GAP_STEPS_LIFTED = 3 };
@@ -69,5 +79,10 @@ int fs_det_base_set_gap(int mode);
 int fs_det_base_gap_level(const fs_det_base_plan *p, const fs_det_offset *off, const fs_image *img, double F,
 			  const double *fx, const double *fy, const double *fr, const int *le, const double *var,
 			  double *lr);
+typedef int (*fs_det_gap_read_fn)(void *ctx, const double *x, const double *y, fs_gap_pair *pr, size_t np,
+				  int method, double sigma);
+int fs_det_base_gap_level_by(const fs_det_base_plan *p, const fs_det_offset *off, double F, const double *fx,
+			     const double *fy, const double *fr, const int *le, const double *var, fs_det_gap_read_fn read,
+			     void *ctx, double *lr);
 
 #endif

@@ -22,6 +22,7 @@
 #include "analysis/base_step.h"
 #include "analysis/detect_methods.h"
 #include "analysis/detect_base_fit.h"
+#include "analysis/detect_base_gap.h"
 #include "analysis/detect_offset.h"
 #include "analysis/detect_walk.h"
 #include "analysis/dome_base_fit.h"
@@ -724,6 +725,57 @@ static void step_point(const fs_image *img, int ox, int oy, size_t k, void *ctx)
 					   FS_DOME_R1 * mk);
 }
 
+/* The valleys' reading under a tight screen (detect_base_gap.h) on the
+ * tiles' crops of the measurement image: each neighbour pair a point at
+ * its midpoint, its feet into its own slot (fs_gap_feet_at). */
+struct gap_job {
+	const fs_meas *m;
+	const double *x, *y; /* the domes' centres (px of the whole image) */
+	fs_gap_pair *pr;
+	int method;
+	double sigma;
+	char *err;
+	size_t errlen;
+};
+
+static void gap_point(const fs_image *meas, int ox, int oy, size_t q, void *ctx)
+{
+	struct gap_job *g = ctx;
+	fs_gap_pair *e = &g->pr[q];
+	e->read = !fs_gap_feet_at(meas, ox, oy, g->m->src->width, g->m->src->height, g->x[e->i], g->y[e->i],
+				  g->x[e->j], g->y[e->j], g->method, g->sigma, &e->ra, &e->rb, NULL);
+}
+
+/* fs_det_gap_read_fn: every pair on its tile's crop. A valley's samples
+ * lie within 0.35 of the pair's distance along its line and 0.5 px across
+ * from its midpoint (gap_read.c), and bilinear sampling reads one pixel
+ * further: the crop reaches 0.35 d + 2 px round each midpoint. */
+static int gap_read_tiled(void *ctx, const double *x, const double *y, fs_gap_pair *pr, size_t np, int method,
+			  double sigma)
+{
+	struct gap_job *g = ctx;
+	g->x = x;
+	g->y = y;
+	g->pr = pr;
+	g->method = method;
+	g->sigma = sigma;
+	double *mx = malloc(2 * (np ? np : 1) * sizeof *mx);
+	if (!mx) {
+		snprintf(g->err, g->errlen, "tiled dome measurement: out of memory");
+		return -1;
+	}
+	double *my = mx + np, dmax = 0;
+	for (size_t q = 0; q < np; q++) {
+		mx[q] = 0.5 * (x[pr[q].i] + x[pr[q].j]);
+		my[q] = 0.5 * (y[pr[q].i] + y[pr[q].j]);
+		dmax = fmax(dmax, hypot(x[pr[q].j] - x[pr[q].i], y[pr[q].j] - y[pr[q].i]));
+	}
+	int reach = (int)ceil(g_overlap_scale * (0.35 * dmax + 2));
+	int rc = run_pass(g->m, np, mx, my, reach, gap_point, g, g->err, g->errlen);
+	free(mx);
+	return rc;
+}
+
 /* fs_det_base_step_point's judgement of every plan entry into step, on
  * the tiles' crops of the measurement image (no screen: the caller);
  * qx, qy, qr: p->n doubles each of scratch. 0, or -1 with a message. */
@@ -1201,6 +1253,18 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		goto out;
 	}
 	keep_readings(m, &b, lx, FS_BASE_ON_MEAS);
+	/* under a tight screen the valleys' reading, as the whole image's */
+	if (tight) {
+		struct gap_job g = {.m = m, .err = err, .errlen = errlen};
+		err[0] = 0;
+		if (fs_det_base_gap_level_by(&p, &j->off, 1, b.fx, b.fy, b.fr, b.le, b.var, gap_read_tiled, &g, b.lr) <
+		    0) {
+			if (!err[0])
+				snprintf(err, errlen, "tiled dome measurement: out of memory");
+			rc = -1;
+			goto out;
+		}
+	}
 	double v1 = 0;
 	int clear = b.lowpass > 0 ? FS_DET_EXTRAP_NONE : fs_det_base_extrap_plan(&p, &j->off, b.lr, b.le, b.var, &v1);
 	/* (as the whole image's: the level read where the offset puts a tall

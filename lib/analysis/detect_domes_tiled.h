@@ -23,7 +23,9 @@
  *   base rule's level (detect_base_fit.h): the templates built on a
  *   mosaic of the patches their mean reads, every dome fitted on its
  *   tile's crop (low-passed like the whole image when it holds a halftone
- *   screen), the level from all of them at once.
+ *   screen), the level from all of them at once; under a tight screen
+ *   the level from the valleys between neighbours (detect_base_gap.h),
+ *   each valley read on the crop of the tile its midpoint lies in.
  *
  * Why the results are the whole image's: a crop's measurement image equals
  * the whole one, sample for sample, at least the filters' reach inside the

@@ -29,9 +29,19 @@ typedef struct gap_line {
 	double v[GAP_MAXS];
 } gap_line;
 
+/* Where the samples are read: img a crop at (ox, oy) of a w x h image
+ * (the whole image: 0, 0 and its own size). */
+typedef struct gap_view {
+	const fs_image *img;
+	int ox, oy, w, h;
+} gap_view;
+
 /* The image along the line from A to B moved by off across it; -1 when a
- * sample leaves the image (a clamped reading would invent a wall). */
-static int sample_line(const fs_image *img, double ax, double ay, double ux, double uy, double d, double off,
+ * sample leaves the image (a clamped reading would invent a wall). Each
+ * position is made in the whole image's pixels and only the sample's has
+ * the crop's origin taken off, which is exact (an integer off a double of
+ * at least its size), so a crop reads the whole image's bits. */
+static int sample_line(const gap_view *V, double ax, double ay, double ux, double uy, double d, double off,
 		       gap_line *L)
 {
 	double t0 = GAP_T0 * d, t1 = GAP_T1 * d;
@@ -39,11 +49,14 @@ static int sample_line(const fs_image *img, double ax, double ay, double ux, dou
 	if (n < 4 * GAP_DSPAN + 3 || n > GAP_MAXS)
 		return -1;
 	double ox = ax - uy * off, oy = ay + ux * off;
+	/* (in locals: the stores to L->v may alias V for the compiler) */
+	const fs_image *img = V->img;
+	double xmax = V->w - 1, ymax = V->h - 1, cx = V->ox, cy = V->oy;
 	for (int i = 0; i < n; i++) {
 		double t = t0 + i * GAP_STEP, x = ox + ux * t, y = oy + uy * t;
-		if (!(x >= 0 && y >= 0 && x <= img->width - 1 && y <= img->height - 1))
+		if (!(x >= 0 && y >= 0 && x <= xmax && y <= ymax))
 			return -1;
-		L->v[i] = fs_image_sample_clamped(img, x, y);
+		L->v[i] = fs_image_sample_clamped(img, x - cx, y - cy);
 	}
 	L->t0 = t0;
 	L->n = n;
@@ -227,19 +240,26 @@ static int line_fit(const gap_line *L, double d, double *e1, double *e2, double 
 int fs_gap_feet(const fs_image *img, double ax, double ay, double bx, double by, int method, double sigma,
 		double *ra, double *rb, double *sig)
 {
+	return fs_gap_feet_at(img, 0, 0, img->width, img->height, ax, ay, bx, by, method, sigma, ra, rb, sig);
+}
+
+int fs_gap_feet_at(const fs_image *img, int ox, int oy, int w, int h, double ax, double ay, double bx, double by,
+		   int method, double sigma, double *ra, double *rb, double *sig)
+{
 	*ra = *rb = NAN;
 	if (sig)
 		*sig = NAN;
 	double dx = bx - ax, dy = by - ay, d = hypot(dx, dy);
 	if (!(d > 4) || !img->data)
 		return -1;
+	const gap_view V = {img, ox, oy, w, h};
 	double ux = dx / d, uy = dy / d;
 	double sa = 0, sb = 0, ss = 0;
 	int nl = 0;
 	static __thread gap_line L;
 	for (int l = 0; l < GAP_LINES; l++) {
 		double off = line_off[l], e1, e2, s = sigma;
-		if (sample_line(img, ax, ay, ux, uy, d, off, &L) || line_steps(&L, d, &e1, &e2))
+		if (sample_line(&V, ax, ay, ux, uy, d, off, &L) || line_steps(&L, d, &e1, &e2))
 			continue;
 		if (method == FS_GAP_FIT && line_fit(&L, d, &e1, &e2, &s))
 			continue;
@@ -264,6 +284,140 @@ int fs_gap_feet(const fs_image *img, double ax, double ay, double bx, double by,
 	return 0;
 }
 
+/* the grid's cell index of v (the cells reach * (1 + 1e-9) wide, so two
+ * points within reach lie in the same or adjacent cells despite rounding) */
+static long grid_cell(double v, double v0, double cs)
+{
+	return (long)floor((v - v0) / cs);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int fs_gap_pairs(const double *x, const double *y, size_t n, double pitch, fs_gap_pair **out, size_t *np)
+{
+	*out = NULL;
+	*np = 0;
+	double reach = 1.25 * pitch;
+	double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+	size_t nf = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(x[i]) && isfinite(y[i])) {
+			x0 = fmin(x0, x[i]);
+			y0 = fmin(y0, y[i]);
+			x1 = fmax(x1, x[i]);
+			y1 = fmax(y1, y[i]);
+			nf++;
+		}
+	if (nf < 2 || !(reach > 0))
+		return 0;
+	/* at most about 4 n cells: a tiny reach must not make a huge grid
+	 * (wider cells only cost more distance tests) */
+	double cs = reach * (1 + 1e-9);
+	double span = fmax(x1 - x0, y1 - y0);
+	if (span / cs > 2.0 * sqrt((double)nf) + 1)
+		cs = span / (2.0 * sqrt((double)nf) + 1);
+	long gw = grid_cell(x1, x0, cs) + 1, gh = grid_cell(y1, y0, cs) + 1;
+	size_t ncell = (size_t)gw * (size_t)gh;
+	size_t *start = calloc(ncell + 1, sizeof *start);
+	size_t *members = malloc(nf * sizeof *members);
+	size_t *near = malloc(nf * sizeof *near);
+	size_t cap = 4 * nf;
+	fs_gap_pair *pr = malloc(cap * sizeof *pr);
+	if (!start || !members || !near || !pr)
+		goto oom;
+	/* the points by cell, each cell's in ascending index */
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(x[i]) && isfinite(y[i]))
+			start[grid_cell(y[i], y0, cs) * gw + grid_cell(x[i], x0, cs) + 1]++;
+	for (size_t c = 0; c < ncell; c++)
+		start[c + 1] += start[c];
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(x[i]) && isfinite(y[i]))
+			members[start[grid_cell(y[i], y0, cs) * gw + grid_cell(x[i], x0, cs)]++] = i;
+	for (size_t c = ncell; c > 0; c--)
+		start[c] = start[c - 1];
+	start[0] = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]) || !isfinite(y[i]))
+			continue;
+		long cx = grid_cell(x[i], x0, cs), cy = grid_cell(y[i], y0, cs);
+		size_t nn = 0;
+		for (long gy = cy - 1; gy <= cy + 1; gy++)
+			for (long gx = cx - 1; gx <= cx + 1; gx++) {
+				if (gx < 0 || gy < 0 || gx >= gw || gy >= gh)
+					continue;
+				size_t c = (size_t)gy * gw + gx;
+				for (size_t q = start[c]; q < start[c + 1]; q++)
+					if (members[q] > i)
+						near[nn++] = members[q];
+			}
+		/* ascending j, as the pairs' nested loop (the sums' order) */
+		qsort(near, nn, sizeof *near, cmp_size);
+		for (size_t q = 0; q < nn; q++) {
+			size_t j = near[q];
+			if (fabs(x[j] - x[i]) > reach || fabs(y[j] - y[i]) > reach ||
+			    hypot(x[j] - x[i], y[j] - y[i]) > reach)
+				continue;
+			if (m == cap) {
+				fs_gap_pair *g = realloc(pr, 2 * cap * sizeof *pr);
+				if (!g)
+					goto oom;
+				pr = g;
+				cap *= 2;
+			}
+			pr[m++] = (fs_gap_pair){i, j, NAN, NAN, 0};
+		}
+	}
+	free(start);
+	free(members);
+	free(near);
+	*out = pr;
+	*np = m;
+	return 0;
+oom:
+	free(start);
+	free(members);
+	free(near);
+	free(pr);
+	return -1;
+}
+
+void fs_gap_gather(const double *x, const double *y, size_t n, const fs_gap_pair *pr, size_t np, double azimuth,
+		   double *sum, int *cnt, double *r, int *nr)
+{
+	for (size_t i = 0; i < n; i++) {
+		sum[i] = 0;
+		cnt[i] = 0;
+	}
+	for (size_t q = 0; q < np; q++) {
+		size_t i = pr[q].i, j = pr[q].j;
+		if (!pr[q].read)
+			continue;
+		/* i's foot faces j: its outward direction is i -> j */
+		double c = isfinite(azimuth) ? ((x[j] - x[i]) * cos(azimuth) + (y[j] - y[i]) * sin(azimuth)) /
+						      hypot(x[j] - x[i], y[j] - y[i])
+					     : 0;
+		if (!isfinite(azimuth) || c >= FS_GAP_LIT_COS) {
+			sum[i] += pr[q].ra;
+			cnt[i]++;
+		}
+		if (!isfinite(azimuth) || -c >= FS_GAP_LIT_COS) {
+			sum[j] += pr[q].rb;
+			cnt[j]++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		r[i] = cnt[i] ? sum[i] / cnt[i] : NAN;
+		if (nr)
+			nr[i] = cnt[i];
+	}
+}
+
 int fs_gap_radii(const fs_image *img, const double *x, const double *y, size_t n, double pitch, int method,
 		 double sigma, double azimuth, double *r, int *nr)
 {
@@ -274,39 +428,18 @@ int fs_gap_radii(const fs_image *img, const double *x, const double *y, size_t n
 	}
 	double *sum = calloc(n ? n : 1, sizeof *sum);
 	int *cnt = calloc(n ? n : 1, sizeof *cnt);
-	if (!sum || !cnt) {
+	fs_gap_pair *pr = NULL;
+	size_t np = 0;
+	if (!sum || !cnt || fs_gap_pairs(x, y, n, pitch, &pr, &np)) {
 		free(sum);
 		free(cnt);
 		return -1;
 	}
-	double reach = 1.25 * pitch;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++) {
-			if (!isfinite(x[i]) || !isfinite(x[j]) || fabs(x[j] - x[i]) > reach || fabs(y[j] - y[i]) > reach ||
-			    hypot(x[j] - x[i], y[j] - y[i]) > reach)
-				continue;
-			double ra, rb;
-			if (fs_gap_feet(img, x[i], y[i], x[j], y[j], method, sigma, &ra, &rb, NULL))
-				continue;
-			/* i's foot faces j: its outward direction is i -> j */
-			double c = isfinite(azimuth) ? ((x[j] - x[i]) * cos(azimuth) + (y[j] - y[i]) * sin(azimuth)) /
-							      hypot(x[j] - x[i], y[j] - y[i])
-						     : 0;
-			if (!isfinite(azimuth) || c >= FS_GAP_LIT_COS) {
-				sum[i] += ra;
-				cnt[i]++;
-			}
-			if (!isfinite(azimuth) || -c >= FS_GAP_LIT_COS) {
-				sum[j] += rb;
-				cnt[j]++;
-			}
-		}
-	for (size_t i = 0; i < n; i++) {
-		if (cnt[i])
-			r[i] = sum[i] / cnt[i];
-		if (nr)
-			nr[i] = cnt[i];
-	}
+	for (size_t q = 0; q < np; q++)
+		pr[q].read = !fs_gap_feet(img, x[pr[q].i], y[pr[q].i], x[pr[q].j], y[pr[q].j], method, sigma,
+					  &pr[q].ra, &pr[q].rb, NULL);
+	fs_gap_gather(x, y, n, pr, np, azimuth, sum, cnt, r, nr);
+	free(pr);
 	free(sum);
 	free(cnt);
 	return 0;

@@ -29,7 +29,8 @@
  * inside it, dome_measure.h) at the blur sigma: the fitted one (FIT) or
  * the caller's (STEPS; 0 for none).
  *
- * Ownership: reads img, keeps nothing; every output is the caller's.
+ * Ownership: reads img, keeps nothing; every output (fs_gap_pairs' list
+ * too) is the caller's.
  */
 #ifndef FS_GAP_READ_H
 #define FS_GAP_READ_H
@@ -52,6 +53,15 @@ int fs_gap_feet(const fs_image *img, double ax, double ay, double bx, double by,
 		double *ra, double *rb, double *sig);
 
 /*
+ * fs_gap_feet on img, a crop at (ox, oy) of a w x h image: the centres in
+ * the whole image's pixels, a line leaving the w x h image unread; the
+ * whole image's bits wherever the crop holds every sample's pixels (the
+ * tiled dome rule, detect_domes_tiled.c).
+ */
+int fs_gap_feet_at(const fs_image *img, int ox, int oy, int w, int h, double ax, double ay, double bx, double by,
+		   int method, double sigma, double *ra, double *rb, double *sig);
+
+/*
  * Every dome's foot radius from the valleys to its neighbours: the domes
  * at (x[i], y[i]), i < n, whose centres lie within 1.25 pitch of each
  * other are neighbours, and r[i] is the mean of the feet read on i's side
@@ -65,5 +75,27 @@ int fs_gap_feet(const fs_image *img, double ax, double ay, double bx, double by,
 #define FS_GAP_LIT_COS (-0.1)
 int fs_gap_radii(const fs_image *img, const double *x, const double *y, size_t n, double pitch, int method,
 		 double sigma, double azimuth, double *r, int *nr);
+
+/*
+ * fs_gap_radii in its three parts, for a caller that reads the valleys
+ * elsewhere (the tiled dome rule reads each on a tile's crop):
+ * fs_gap_pairs lists the neighbours (i < j, both x and y finite, within
+ * 1.25 pitch) in the order of a loop over i then j ascending, which is
+ * the order the feet are summed in, so the radii are the same bits however
+ * the valleys were read; found on a grid of cells a reach wide, not by
+ * testing every pair. *out (NAN feet, read 0) is the caller's to free.
+ * Returns 0 (*out NULL when none), -1 on out of memory.
+ * The caller reads each pair's feet (fs_gap_feet or fs_gap_feet_at into
+ * ra, rb; read 1 where it returned 0); fs_gap_gather then makes r and nr
+ * (may be NULL) as fs_gap_radii does, with sum and cnt n slots of scratch.
+ */
+typedef struct fs_gap_pair {
+	size_t i, j;
+	double ra, rb; /* the feet's distances from i's and j's centres */
+	int read;      /* 1: the valley was read (ra, rb set) */
+} fs_gap_pair;
+int fs_gap_pairs(const double *x, const double *y, size_t n, double pitch, fs_gap_pair **out, size_t *np);
+void fs_gap_gather(const double *x, const double *y, size_t n, const fs_gap_pair *pr, size_t np, double azimuth,
+		   double *sum, int *cnt, double *r, int *nr);
 
 #endif

@@ -14,7 +14,8 @@
  * centres (h38s; h39c: the tiled path's second look doubled the offset),
  * and tall flat tops whose level is read from the centres the formation's
  * offset moves (h42b); a printed interior scene with the candidates'
- * walk on (h47b: the tiled path walks as the whole image's);
+ * walk on (h47b: the tiled path walks as the whole image's); the
+ * valleys' level under a tight screen (h48k, corner scene 11 made large);
  * and Re-measure (given centres) under a halftone screen, whose offset
  * pass started from a centre that the crop's origin had rounded
  * differently (h39i); a formation whose detector azimuth, read at
@@ -44,6 +45,7 @@
 #include <stdlib.h>
 
 #include "analysis/detect.h"
+#include "analysis/detect_base_gap.h"
 #include "analysis/detect_domes_tiled.h"
 #include "analysis/detect_walk.h"
 #include "analysis/graph.h"
@@ -444,6 +446,50 @@ static void test_crop_positions_exact(void **state)
 	}
 }
 
+/* Corner scene 11 (flat low tops at fill 0.8, pitch 16, a 5-px screen:
+ * the gaps shorter than the screen's period, fs_det_base_level_tight_screen)
+ * rendered at 480 x 400 px, whole and on 96-px tiles (5 x 5): the level
+ * is the valleys' reading (detect_base_gap.h, h48c's default), each
+ * dome's feet read on the lines to its neighbours. The scene reaches it:
+ * the whole image's tubercles differ with the reading off. The tiled
+ * path read the rays' level instead (h48k: 715 of 729 differed, mean D
+ * +2.0 %); now it reads the same valleys on its tiles' crops, and so
+ * does Re-measure at the whole image's centres on 96-row bands. */
+static size_t remeasure_differences(const fs_image *img, const fs_tubercle_list *t, int tile);
+static void test_tight_screen_gap_read(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_corner_scene(11, &o);
+	o.width = 480;
+	o.height = 400;
+	sem_truth t;
+	fs_image *img = sem_make_shared(&o, &t);
+	assert_non_null(img);
+	fs_detect_result on, off;
+	size_t n = compare_image(img, FS_METHOD_AUTO, 96, 0, &on);
+	int was = fs_det_base_set_gap(FS_DET_GAP_OFF);
+	fs_params p;
+	fs_params_default(&p);
+	fs_edge_list eon = {0}, eoff = {0};
+	detect_with(img, &p, 0, 1, &off, &eoff);
+	fs_det_base_set_gap(was);
+	assert_int_equal(fs_graph_build(&on.tubercles, p.neighbor_graph, p.cull_long_edges, p.cull_factor, &eon, err,
+					sizeof err),
+			 0);
+	size_t d = differences(&on, &eon, &off, &eoff);
+	printf("# %zu tubercles; with the valleys' reading off %zu differ\n", n, d);
+	assert_true(d > n / 2);
+	assert_int_equal(remeasure_differences(img, &on.tubercles, 96), 0);
+	fs_detect_result_free(&on);
+	fs_detect_result_free(&off);
+	fs_edge_list_free(&eon);
+	fs_edge_list_free(&eoff);
+	fs_detect_set_tiling(FS_DETECT_TILE_DEFAULT, 1);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
 /* Re-measure (fs_measure_centres_rule, dome rule) of the centres in t
  * on the whole image and tile by tile (forced tiles of `tile` px): how
  * many centres get a different size (more than 0.01 px of D, or measured
@@ -697,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_axis_of_second_formation),
 		cmocka_unit_test(test_offset_second_look),
 		cmocka_unit_test(test_tall_seen_from_offset),
+		cmocka_unit_test(test_tight_screen_gap_read),
 		cmocka_unit_test(test_remeasure_screened),
 		cmocka_unit_test(test_crop_positions_exact),
 		cmocka_unit_test(test_sem_fixture),

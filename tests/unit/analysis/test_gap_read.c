@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "analysis/detect_base_gap.h"
 #include "analysis/gap_read.h"
@@ -185,6 +186,70 @@ static void level_option_replaces_readings(void **state)
 	fs_image_free(img);
 }
 
+/* fs_gap_pairs finds on its grid exactly the pairs the nested loop over
+ * i < j finds, in its order (the sums' order, so the radii's bits):
+ * a jittered lattice at pitch 16 with unsized entries (NAN), and a pitch
+ * far below the spacing (no pair, a grid capped at about 4 n cells). */
+static void pairs_as_the_nested_loop(void **state)
+{
+	(void)state;
+	enum { N = 400 };
+	double x[N], y[N];
+	unsigned st = 11;
+	for (int k = 0; k < N; k++) {
+		x[k] = 16 * (k % 20) + 8 * ((k / 20) & 1) + 3 * uniform(&st);
+		y[k] = 13.9 * (k / 20) + 3 * uniform(&st);
+		if (k % 17 == 5)
+			x[k] = y[k] = NAN;
+	}
+	const double pitches[2] = {16, 0.01};
+	for (int t = 0; t < 2; t++) {
+		double reach = 1.25 * pitches[t];
+		fs_gap_pair *pr = NULL;
+		size_t np = 0, q = 0;
+		assert_int_equal(fs_gap_pairs(x, y, N, pitches[t], &pr, &np), 0);
+		for (size_t i = 0; i < N; i++)
+			for (size_t j = i + 1; j < N; j++) {
+				if (!isfinite(x[i]) || !isfinite(x[j]) || hypot(x[j] - x[i], y[j] - y[i]) > reach)
+					continue;
+				assert_true(q < np);
+				assert_true(pr[q].i == i && pr[q].j == j && !pr[q].read);
+				q++;
+			}
+		assert_int_equal(q, np);
+		assert_true(t == 1 ? np == 0 : np > 2 * N);
+		free(pr);
+	}
+}
+
+/* A valley read on a crop (fs_gap_feet_at) is the whole image's to the
+ * bit, the crop's origin taken off each sample only and the image's
+ * bounds the whole one's (the centres lie beyond the crop's own width);
+ * a line leaving the whole image is unread on a crop that ends there. */
+static void crop_reads_the_whole_images_bits(void **state)
+{
+	(void)state;
+	double cx[2] = {37.3, 52.6}, cy[2] = {29.1, 33.8};
+	fs_image *img = disks(cx, cy, 2);
+	fs_image *crop = fs_image_region_float(img, 21, 13, 50, 40);
+	assert_non_null(crop);
+	for (int method = FS_GAP_STEPS; method <= FS_GAP_FIT; method++) {
+		double ra, rb, s, ca, cb, cs;
+		assert_int_equal(fs_gap_feet(img, cx[0], cy[0], cx[1], cy[1], method, SIG, &ra, &rb, &s), 0);
+		assert_int_equal(fs_gap_feet_at(crop, 21, 13, W, H, cx[0], cy[0], cx[1], cy[1], method, SIG, &ca, &cb, &cs),
+				 0);
+		assert_true(ra == ca && rb == cb && s == cs);
+	}
+	fs_image *edge = fs_image_region_float(img, W - 30, 10, 30, 40);
+	assert_non_null(edge);
+	double ra, rb;
+	assert_int_equal(fs_gap_feet_at(edge, W - 30, 10, W, H, 70, 30, 94, 30, FS_GAP_STEPS, SIG, &ra, &rb, NULL), -1);
+	assert_int_equal(fs_gap_feet(img, 70, 30, 94, 30, FS_GAP_STEPS, SIG, &ra, &rb, NULL), -1);
+	fs_image_free(edge);
+	fs_image_free(crop);
+	fs_image_free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +257,8 @@ int main(void)
 		cmocka_unit_test(leaving_the_image_reads_nothing),
 		cmocka_unit_test(only_lit_feet_count_under_an_azimuth),
 		cmocka_unit_test(level_option_replaces_readings),
+		cmocka_unit_test(pairs_as_the_nested_loop),
+		cmocka_unit_test(crop_reads_the_whole_images_bits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
