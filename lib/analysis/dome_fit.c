@@ -245,23 +245,47 @@ static int mean_half(int g)
  * when read (observe). */
 static unsigned offset_choice; /* fs_dome_fit_set_offset_choice */
 
-/* Whether the centre (x, y) is in the stable sample (FS_DOME_FIT_STABLE_SAMPLE)
- * of share p: a hash of its half-pitch cell below p. */
-static int in_stable_sample(double x, double y, double pitch, double p)
+/* The cell of the stable sample's hash: half the pitch, or with
+ * FS_DOME_FIT_SAMPLE_ROUND half the pitch rounded to 1/64 of an octave.
+ * Why rounded (h48m): the pitch is read from the domes the first pass
+ * kept and moves ~0.1 % under a 1e-6 px nudge; at 2x / pitch ~ 100 that
+ * shifts every far cell's edges by a tenth of a cell, so the hash drew
+ * another sample far from the origin. Rounded, the cells stay put unless
+ * the pitch crosses a rounding edge. */
+static double stable_cell(double pitch)
 {
-	uint64_t h = (uint64_t)(int64_t)floor(2 * x / pitch) * 0x9E3779B97F4A7C15ull ^
-		     (uint64_t)(int64_t)floor(2 * y / pitch) * 0xC2B2AE3D27D4EB4Full;
+	if (offset_choice & FS_DOME_FIT_SAMPLE_ROUND)
+		pitch = exp2(round(64 * log2(pitch)) / 64);
+	return pitch / 2;
+}
+
+/* Whether the centre (x, y) is in the stable sample (FS_DOME_FIT_STABLE_SAMPLE)
+ * of share p: a hash of its cell (stable_cell) below p. */
+static int in_stable_sample(double x, double y, double cell, double p)
+{
+	uint64_t h = (uint64_t)(int64_t)floor(x / cell) * 0x9E3779B97F4A7C15ull ^
+		     (uint64_t)(int64_t)floor(y / cell) * 0xC2B2AE3D27D4EB4Full;
 	h ^= h >> 31;
 	h *= 0xBF58476D1CE4E5B9ull;
 	h ^= h >> 29;
 	return (double)(h >> 11) * 0x1p-53 < p;
 }
 
+int fs_dome_fit_in_sample(double x, double y, double pitch, double share)
+{
+	return in_stable_sample(x, y, stable_cell(pitch), share);
+}
+
 static int mean_image(const fs_image *img, const double *xs, const double *ys, const int *shx, const int *shy,
 		      size_t n, double pitch, int g, int side, double split, size_t max_centres, meanimg *m)
 {
+	/* a larger sample averages the draw's own noise down (h48m), at a
+	 * cost the fit's observe() pays per centre; whole image only, as the
+	 * stable sample, so that tiled and whole keep one sample */
+	if ((offset_choice & FS_DOME_FIT_SAMPLE_DOUBLE) && max_centres && !shx)
+		max_centres *= 2;
 	size_t stride = max_centres && n > max_centres ? (n + max_centres - 1) / max_centres : 1;
-	double share = 1;
+	double share = 1, cell = stable_cell(pitch);
 	if ((offset_choice & FS_DOME_FIT_STABLE_SAMPLE) && stride > 1 && !shx) {
 		share = (double)max_centres / (double)n;
 		stride = 1;
@@ -284,7 +308,7 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, c
 	for (size_t i = 0; i < n; i += stride) {
 		if ((side == 0 && xs[i] >= split) || (side == 1 && xs[i] < split))
 			continue;
-		if (share < 1 && !in_stable_sample(xs[i], ys[i], pitch, share))
+		if (share < 1 && !in_stable_sample(xs[i], ys[i], cell, share))
 			continue;
 		/* a mosaic's cell (fs_dome_fit_opts.patch_ox): the centre's
 		 * position in img is its own less an integer, exact */

@@ -279,6 +279,22 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 #define FS_DOME_FIT_OFFSET_BASINS 1u
 #define FS_DOME_FIT_OFFSET_VERTEX 2u
 #define FS_DOME_FIT_STABLE_SAMPLE 4u
+/*
+ * h48m, two more parts of the sample. FS_DOME_FIT_SAMPLE_ROUND: the
+ * stable sample's cells from the pitch rounded to 1/64 of an octave, so
+ * that the ~0.1 % the pitch moves under a nudge does not move every far
+ * cell's edges. FS_DOME_FIT_SAMPLE_DOUBLE: the whole image's fit
+ * averages up to twice max_centres (128 for the rule), the draw's noise
+ * averaged down instead of fixed, at the cost of twice the patches.
+ */
+#define FS_DOME_FIT_SAMPLE_ROUND 8u
+#define FS_DOME_FIT_SAMPLE_DOUBLE 16u
+/*
+ * Whether the centre (x, y) is in FS_DOME_FIT_STABLE_SAMPLE's sample of
+ * the given share at this pitch, under the bits set now (the cell rounded
+ * with FS_DOME_FIT_SAMPLE_ROUND); exposed for its test.
+ */
+int fs_dome_fit_in_sample(double x, double y, double pitch, double share);
 #define FS_DOME_FIT_OFFSET_TIE 0.1
 unsigned fs_dome_fit_set_offset_choice(unsigned bits);
 

@@ -7,7 +7,9 @@
  * side of the offset's applied bar, mean D +1.4 % against +19.4 %) reads
  * the same either side of that move with the choice on, and so it does
  * with the mean patch's centres a stable sample (fs_dome_fit_set_offset_choice's
- * FS_DOME_FIT_STABLE_SAMPLE).
+ * FS_DOME_FIT_STABLE_SAMPLE); with its cells of the rounded pitch
+ * (FS_DOME_FIT_SAMPLE_ROUND, h48m) a 0.1 % move of the pitch keeps the
+ * sample.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,12 +86,46 @@ static void corner_30_steady_with_the_stable_sample(void **state)
 	corner_30_steady_with(FS_DOME_FIT_STABLE_SAMPLE);
 }
 
+/* how many of a pitch-16 lattice's centres over 2048 x 2048 px change
+ * membership of the 1/6 sample when the pitch moves by 0.1 % (what a
+ * 1e-6 px nudge moves it by, h48m), and the sample's size */
+static void sample_moves(unsigned bits, size_t *moved, size_t *in, size_t *n)
+{
+	unsigned was = fs_dome_fit_set_offset_choice(bits);
+	*moved = *in = *n = 0;
+	for (double y = 8.3; y < 2048; y += 16 * sqrt(0.75))
+		for (double x = 8.7 + fmod(y, 16); x < 2048; x += 16, (*n)++) {
+			int a = fs_dome_fit_in_sample(x, y, 16.003, 1.0 / 6);
+			*in += (size_t)a;
+			*moved += (size_t)(a != fs_dome_fit_in_sample(x, y, 16.003 * 1.001, 1.0 / 6));
+		}
+	fs_dome_fit_set_offset_choice(was);
+}
+
+/* half-pitch cells of the pitch as read: a 0.1 % pitch moves far cells'
+ * edges by a tenth of a cell and redraws a good part of the sample; of
+ * the rounded pitch, the sample stays (the pitch not at a rounding edge) */
+static void rounded_cells_keep_the_sample(void **state)
+{
+	(void)state;
+	size_t moved, in, n;
+	sample_moves(FS_DOME_FIT_STABLE_SAMPLE, &moved, &in, &n);
+	printf("half-pitch cells: %zu of %zu in the sample, %zu move\n", in, n, moved);
+	assert_true(moved > n / 50);
+	sample_moves(FS_DOME_FIT_STABLE_SAMPLE | FS_DOME_FIT_SAMPLE_ROUND, &moved, &in, &n);
+	printf("rounded cells: %zu of %zu in the sample, %zu move\n", in, n, moved);
+	assert_int_equal(moved, 0);
+	/* still the share asked for: 1/6 within a few SD of a binomial draw */
+	assert_true(fabs((double)in - n / 6.0) < 4 * sqrt(n / 6.0 * 5 / 6));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pick_shorter_within_the_tie),
 		cmocka_unit_test(corner_30_same_either_side_of_a_nudge),
 		cmocka_unit_test(corner_30_steady_with_the_stable_sample),
+		cmocka_unit_test(rounded_cells_keep_the_sample),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
