@@ -284,16 +284,30 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, c
 	 * stable sample, so that tiled and whole keep one sample */
 	if ((offset_choice & FS_DOME_FIT_SAMPLE_DOUBLE) && max_centres && !shx)
 		max_centres *= 2;
-	size_t stride = max_centres && n > max_centres ? (n + max_centres - 1) / max_centres : 1;
-	double share = 1, cell = stable_cell(pitch);
-	if ((offset_choice & FS_DOME_FIT_STABLE_SAMPLE) && stride > 1 && !shx) {
-		share = (double)max_centres / (double)n;
-		stride = 1;
-	}
 	m->step = pitch / g / MEAN_SUB;
 	m->half = mean_half(g);
-	size_t w = (size_t)(2 * m->half + 1), cap = n / stride + 1;
 	double ext = (m->half + 1) * m->step;
+	/* FS_DOME_FIT_SAMPLE_WHOLE (h48m): every k-th of the centres that can
+	 * be averaged at all. The first pass keeps candidates on the frame's
+	 * last row or column as domes exactly where they lie on it, and a
+	 * 1e-6 px nudge takes them out (corner 14@0: 395 / 377 / 382 domes,
+	 * every one of the 13-18 lost at x or y = 0 or W-1); never whole,
+	 * they still moved k and every pick after them. */
+	size_t whole_n = n, pick = 0;
+	int whole_only = (offset_choice & FS_DOME_FIT_SAMPLE_WHOLE) && max_centres && !shx;
+	if (whole_only) {
+		whole_n = 0;
+		for (size_t i = 0; i < n; i++)
+			whole_n += !((side == 0 && xs[i] >= split) || (side == 1 && xs[i] < split)) &&
+				   fs_dome_fit_whole(xs[i], ys[i], ext, img->width, img->height);
+	}
+	size_t stride = max_centres && whole_n > max_centres ? (whole_n + max_centres - 1) / max_centres : 1;
+	double share = 1, cell = stable_cell(pitch);
+	if ((offset_choice & FS_DOME_FIT_STABLE_SAMPLE) && stride > 1 && !shx) {
+		share = (double)max_centres / (double)whole_n;
+		stride = 1;
+	}
+	size_t w = (size_t)(2 * m->half + 1), cap = n / stride + 1;
 	m->img = img;
 	m->used = 0;
 	m->v = malloc(w * w * sizeof *m->v);
@@ -305,8 +319,10 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, c
 	m->tfy = malloc(cap * w * sizeof *m->tfy);
 	if (!m->v || !m->have || !m->todo || !m->tx0 || !m->ty0 || !m->tfx || !m->tfy)
 		return -1;
-	for (size_t i = 0; i < n; i += stride) {
+	for (size_t i = 0; i < n; i += whole_only ? 1 : stride) {
 		if ((side == 0 && xs[i] >= split) || (side == 1 && xs[i] < split))
+			continue;
+		if (whole_only && (!fs_dome_fit_whole(xs[i], ys[i], ext, img->width, img->height) || pick++ % stride))
 			continue;
 		if (share < 1 && !in_stable_sample(xs[i], ys[i], cell, share))
 			continue;

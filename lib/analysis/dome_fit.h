@@ -290,6 +290,13 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
 #define FS_DOME_FIT_SAMPLE_ROUND 8u
 #define FS_DOME_FIT_SAMPLE_DOUBLE 16u
 /*
+ * FS_DOME_FIT_SAMPLE_WHOLE (h48m): k and the picks counted over the
+ * centres whose neighbourhood lies inside the image, not over the list:
+ * the first pass's domes on the frame's edge (kept at nudge 0, lost at
+ * +-1e-6 px) are never averaged but moved every pick after them.
+ */
+#define FS_DOME_FIT_SAMPLE_WHOLE 32u
+/*
  * Whether the centre (x, y) is in FS_DOME_FIT_STABLE_SAMPLE's sample of
  * the given share at this pitch, under the bits set now (the cell rounded
  * with FS_DOME_FIT_SAMPLE_ROUND); exposed for its test.

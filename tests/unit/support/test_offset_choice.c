@@ -1,5 +1,5 @@
 /*
- * test_offset_choice.c - FS_TEST_OFFSET_CHOICE=0..31 for every unit test
+ * test_offset_choice.c - FS_TEST_OFFSET_CHOICE=0..63 for every unit test
  * binary and bench: the dome rule's offset search chooses between its
  * basins by fs_dome_fit_offset_pick (bit 1), takes the fine grid's
  * vertex (bit 2), and the mean patch averages a stable sample of the
@@ -24,8 +24,8 @@ __attribute__((constructor)) static void test_offset_choice_init(void)
 		return;
 	char *end;
 	unsigned long b = strtoul(v, &end, 10);
-	if (*end || b > 31 || v[0] < '0' || v[0] > '9') {
-		fprintf(stderr, "FS_TEST_OFFSET_CHOICE=%s: 0..31\n", v);
+	if (*end || b > 63 || v[0] < '0' || v[0] > '9') {
+		fprintf(stderr, "FS_TEST_OFFSET_CHOICE=%s: 0..63\n", v);
 		/* before main: no caller to return an error to */
 		_exit(2);
 	}
