@@ -245,26 +245,24 @@ static int mean_half(int g)
  * when read (observe). */
 static unsigned offset_choice; /* fs_dome_fit_set_offset_choice */
 
-/* The cell of the stable sample's hash: half the pitch, or with
- * FS_DOME_FIT_SAMPLE_ROUND half the pitch rounded to 1/64 of an octave.
+/* The pitch of the stable sample's cells: as read, or with
+ * FS_DOME_FIT_SAMPLE_ROUND rounded to 1/64 of an octave.
  * Why rounded (h48m): the pitch is read from the domes the first pass
  * kept and moves ~0.1 % under a 1e-6 px nudge; at 2x / pitch ~ 100 that
  * shifts every far cell's edges by a tenth of a cell, so the hash drew
  * another sample far from the origin. Rounded, the cells stay put unless
  * the pitch crosses a rounding edge. */
-static double stable_cell(double pitch)
+static double stable_pitch(double pitch)
 {
-	if (offset_choice & FS_DOME_FIT_SAMPLE_ROUND)
-		pitch = exp2(round(64 * log2(pitch)) / 64);
-	return pitch / 2;
+	return offset_choice & FS_DOME_FIT_SAMPLE_ROUND ? exp2(round(64 * log2(pitch)) / 64) : pitch;
 }
 
 /* Whether the centre (x, y) is in the stable sample (FS_DOME_FIT_STABLE_SAMPLE)
- * of share p: a hash of its cell (stable_cell) below p. */
-static int in_stable_sample(double x, double y, double cell, double p)
+ * of share p: a hash of its half-pitch cell (of stable_pitch) below p. */
+static int in_stable_sample(double x, double y, double pitch, double p)
 {
-	uint64_t h = (uint64_t)(int64_t)floor(x / cell) * 0x9E3779B97F4A7C15ull ^
-		     (uint64_t)(int64_t)floor(y / cell) * 0xC2B2AE3D27D4EB4Full;
+	uint64_t h = (uint64_t)(int64_t)floor(2 * x / pitch) * 0x9E3779B97F4A7C15ull ^
+		     (uint64_t)(int64_t)floor(2 * y / pitch) * 0xC2B2AE3D27D4EB4Full;
 	h ^= h >> 31;
 	h *= 0xBF58476D1CE4E5B9ull;
 	h ^= h >> 29;
@@ -273,7 +271,7 @@ static int in_stable_sample(double x, double y, double cell, double p)
 
 int fs_dome_fit_in_sample(double x, double y, double pitch, double share)
 {
-	return in_stable_sample(x, y, stable_cell(pitch), share);
+	return in_stable_sample(x, y, stable_pitch(pitch), share);
 }
 
 static int mean_image(const fs_image *img, const double *xs, const double *ys, const int *shx, const int *shy,
@@ -302,7 +300,7 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, c
 				   fs_dome_fit_whole(xs[i], ys[i], ext, img->width, img->height);
 	}
 	size_t stride = max_centres && whole_n > max_centres ? (whole_n + max_centres - 1) / max_centres : 1;
-	double share = 1, cell = stable_cell(pitch);
+	double share = 1, cell_pitch = stable_pitch(pitch);
 	if ((offset_choice & FS_DOME_FIT_STABLE_SAMPLE) && stride > 1 && !shx) {
 		share = (double)max_centres / (double)whole_n;
 		stride = 1;
@@ -324,7 +322,7 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, c
 			continue;
 		if (whole_only && (!fs_dome_fit_whole(xs[i], ys[i], ext, img->width, img->height) || pick++ % stride))
 			continue;
-		if (share < 1 && !in_stable_sample(xs[i], ys[i], cell, share))
+		if (share < 1 && !in_stable_sample(xs[i], ys[i], cell_pitch, share))
 			continue;
 		/* a mosaic's cell (fs_dome_fit_opts.patch_ox): the centre's
 		 * position in img is its own less an integer, exact */
