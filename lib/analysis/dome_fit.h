@@ -297,6 +297,12 @@ int fs_dome_fit_image(const fs_image *img, const double *xs, const double *ys, s
  */
 #define FS_DOME_FIT_SAMPLE_WHOLE 32u
 /*
+ * Why off (h48m, bench_noise_band over 8 seed sets; main 369 / 369 / 371,
+ * 83 flips): bits 4+8 370 / 374 / 371, 35; bit 16 365 / 368 / 370, 71
+ * (+23.8 M on the lattice); bit 32 376 / 375 / 369, 34 - but each reads
+ * seed set 0 below test_sem_accuracy's floor (45 / 47 / 47 against 48).
+ */
+/*
  * Whether the centre (x, y) is in FS_DOME_FIT_STABLE_SAMPLE's sample of
  * the given share at this pitch, under the bits set now (the cell rounded
  * with FS_DOME_FIT_SAMPLE_ROUND); exposed for its test.
