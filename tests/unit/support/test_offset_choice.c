@@ -3,8 +3,10 @@
  * binary and bench: the dome rule's offset search chooses between its
  * basins by fs_dome_fit_offset_pick (bit 1), takes the fine grid's
  * vertex (bit 2), and the mean patch averages a stable sample of the
- * centres (bit 4) for the process (dome_fit.h,
- * fs_dome_fit_set_offset_choice; h48a). Unset or 0: the rule as shipped.
+ * centres (bit 4; its cells of the rounded pitch, bit 8), up to 128
+ * centres (bit 16), or every k-th of the whole neighbourhoods (bit 32)
+ * for the process (dome_fit.h, fs_dome_fit_set_offset_choice; h48a,
+ * h48m). Unset or 0: the rule as shipped.
  *
  * Why a constructor (as test_tpl_cross.c's): the guard tables
  * (test_sem_accuracy, test_paper_images, bench_interior_seeds,
