@@ -245,8 +245,20 @@ static int mean_half(int g)
  * when read (observe). */
 static unsigned offset_choice; /* fs_dome_fit_set_offset_choice */
 
+/* The pitch of the stable sample's cells: as read, or with
+ * FS_DOME_FIT_SAMPLE_ROUND rounded to 1/64 of an octave.
+ * Why rounded (h48m): the pitch is read from the domes the first pass
+ * kept and moves ~0.1 % under a 1e-6 px nudge; at 2x / pitch ~ 100 that
+ * shifts every far cell's edges by a tenth of a cell, so the hash drew
+ * another sample far from the origin. Rounded, the cells stay put unless
+ * the pitch crosses a rounding edge. */
+static double stable_pitch(double pitch)
+{
+	return offset_choice & FS_DOME_FIT_SAMPLE_ROUND ? exp2(round(64 * log2(pitch)) / 64) : pitch;
+}
+
 /* Whether the centre (x, y) is in the stable sample (FS_DOME_FIT_STABLE_SAMPLE)
- * of share p: a hash of its half-pitch cell below p. */
+ * of share p: a hash of its half-pitch cell (of stable_pitch) below p. */
 static int in_stable_sample(double x, double y, double pitch, double p)
 {
 	uint64_t h = (uint64_t)(int64_t)floor(2 * x / pitch) * 0x9E3779B97F4A7C15ull ^
@@ -257,19 +269,43 @@ static int in_stable_sample(double x, double y, double pitch, double p)
 	return (double)(h >> 11) * 0x1p-53 < p;
 }
 
+int fs_dome_fit_in_sample(double x, double y, double pitch, double share)
+{
+	return in_stable_sample(x, y, stable_pitch(pitch), share);
+}
+
 static int mean_image(const fs_image *img, const double *xs, const double *ys, const int *shx, const int *shy,
 		      size_t n, double pitch, int g, int side, double split, size_t max_centres, meanimg *m)
 {
-	size_t stride = max_centres && n > max_centres ? (n + max_centres - 1) / max_centres : 1;
-	double share = 1;
-	if ((offset_choice & FS_DOME_FIT_STABLE_SAMPLE) && stride > 1 && !shx) {
-		share = (double)max_centres / (double)n;
-		stride = 1;
-	}
+	/* a larger sample averages the draw's own noise down (h48m), at a
+	 * cost the fit's observe() pays per centre; whole image only, as the
+	 * stable sample, so that tiled and whole keep one sample */
+	if ((offset_choice & FS_DOME_FIT_SAMPLE_DOUBLE) && max_centres && !shx)
+		max_centres *= 2;
 	m->step = pitch / g / MEAN_SUB;
 	m->half = mean_half(g);
-	size_t w = (size_t)(2 * m->half + 1), cap = n / stride + 1;
 	double ext = (m->half + 1) * m->step;
+	/* FS_DOME_FIT_SAMPLE_WHOLE (h48m): every k-th of the centres that can
+	 * be averaged at all. The first pass keeps candidates on the frame's
+	 * last row or column as domes exactly where they lie on it, and a
+	 * 1e-6 px nudge takes them out (corner 14@0: 395 / 377 / 382 domes,
+	 * every one of the 13-18 lost at x or y = 0 or W-1); never whole,
+	 * they still moved k and every pick after them. */
+	size_t whole_n = n, pick = 0;
+	int whole_only = (offset_choice & FS_DOME_FIT_SAMPLE_WHOLE) && max_centres && !shx;
+	if (whole_only) {
+		whole_n = 0;
+		for (size_t i = 0; i < n; i++)
+			whole_n += !((side == 0 && xs[i] >= split) || (side == 1 && xs[i] < split)) &&
+				   fs_dome_fit_whole(xs[i], ys[i], ext, img->width, img->height);
+	}
+	size_t stride = max_centres && whole_n > max_centres ? (whole_n + max_centres - 1) / max_centres : 1;
+	double share = 1, cell_pitch = stable_pitch(pitch);
+	if ((offset_choice & FS_DOME_FIT_STABLE_SAMPLE) && stride > 1 && !shx) {
+		share = (double)max_centres / (double)whole_n;
+		stride = 1;
+	}
+	size_t w = (size_t)(2 * m->half + 1), cap = n / stride + 1;
 	m->img = img;
 	m->used = 0;
 	m->v = malloc(w * w * sizeof *m->v);
@@ -281,10 +317,12 @@ static int mean_image(const fs_image *img, const double *xs, const double *ys, c
 	m->tfy = malloc(cap * w * sizeof *m->tfy);
 	if (!m->v || !m->have || !m->todo || !m->tx0 || !m->ty0 || !m->tfx || !m->tfy)
 		return -1;
-	for (size_t i = 0; i < n; i += stride) {
+	for (size_t i = 0; i < n; i += whole_only ? 1 : stride) {
 		if ((side == 0 && xs[i] >= split) || (side == 1 && xs[i] < split))
 			continue;
-		if (share < 1 && !in_stable_sample(xs[i], ys[i], pitch, share))
+		if (whole_only && (!fs_dome_fit_whole(xs[i], ys[i], ext, img->width, img->height) || pick++ % stride))
+			continue;
+		if (share < 1 && !in_stable_sample(xs[i], ys[i], cell_pitch, share))
 			continue;
 		/* a mosaic's cell (fs_dome_fit_opts.patch_ox): the centre's
 		 * position in img is its own less an integer, exact */
