@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int walk_on;
+/* h48n: the walk with the walked domes' level read from the lit foot
+ * (detect_walk.h, mode 2) is the rule */
+static int walk_on = 2;
 
 void fs_det_walk_set(int on)
 {
