@@ -77,7 +77,7 @@ typedef struct fs_meas {
 	 * (detect_walk.h) and measures them from there without the
 	 * refinement, in place of h44d's two paths and h45d's look again;
 	 * 0: those; 2: as 1, the walked domes sized with ridge_lit (below).
-	 * Detection sets it from fs_det_walk_set (2 by default since h48n).
+	 * Detection sets it from fs_det_walk_set (off by default).
 	 * The whole-image path and the tiled one (detect_domes_tiled.c)
 	 * walk alike (fs_det_walk_shift_by). */
 	int walk;

@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* h48n: the walk with the walked domes' level read from the lit foot
- * (detect_walk.h, mode 2) is the rule */
-static int walk_on = 2;
+static int walk_on;
 
 void fs_det_walk_set(int on)
 {
