@@ -285,7 +285,7 @@ measured:;
 	fs_meas m = {.img = meas, .f = fm, .width = img->width, .height = img->height, .dome = dome,
 		     .refine = dome && f > 1 ? 0.15 * lat.pitch_px : 0, .src = msrc ? msrc : img, .mp = &mpar,
 		     .sigma = msigma, .tile = tiling, .threads = threads, .readings = dome ? &readings : NULL,
-		     .walk = dome && fs_det_walk_get()};
+		     .walk = dome ? fs_det_walk_get() : 0};
 	double t1 = 1e3 * fs_mono_s();
 	out->ms_preprocess = t1 - t0;
 	switch (p->method) {

@@ -525,11 +525,11 @@ int fs_det_base_ridge_lit(void)
 }
 
 double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
-					 int *edge, double *along)
+					 int far_out, int *edge, double *along)
 {
 	fs_tubercle t;
 	double r;
-	if (ridge_lit_on && isfinite(azimuth)) {
+	if ((ridge_lit_on || far_out) && isfinite(azimuth)) {
 		int e = 0;
 		memset(&t, 0, sizeof t);
 		int rc = fs_dome_measure_base_ridge_lit(lp, x, y, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F, azimuth, &t,
@@ -1633,8 +1633,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			if (!isfinite(fr[k]))
 				continue;
 			double mr = max_r > 0 ? max_r : 2 * c->items[p.idx[k]].r;
-			lr[k] = fs_det_base_level_lowpassed_along(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth, &le[k],
-								  &la[k]);
+			lr[k] = fs_det_base_level_lowpassed_along(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth, m->ridge_lit,
+								  &le[k], &la[k]);
 		}
 		screened = fs_det_base_level_screened_read(&p, off, lr, le, scratch);
 		for (size_t k = 0; k < p.n && !screened; k++) {
@@ -1654,8 +1654,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		} else if (screened && isfinite(lr[k])) {
 			/* (read above, asked again) */
 		} else if (screened) {
-			lr[k] = fs_det_base_level_lowpassed_along(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth, &le[k],
-								  &la[k]);
+			lr[k] = fs_det_base_level_lowpassed_along(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth, m->ridge_lit,
+								  &le[k], &la[k]);
 		} else {
 			/* kept for the last step, which reads the base from
 			 * this very centre again (base_readings.h) */

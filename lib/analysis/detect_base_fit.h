@@ -832,9 +832,11 @@ int fs_det_base_level_tight_screen(const fs_det_base_plan *p, const fs_det_offse
 double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, double mr, double F, int *edge);
 /* The same reading, and in *along its polygon's elongation along the
  * detector's azimuth (fs_det_base_elongation; NAN without a reading):
- * the screened shadow factor's input. */
+ * the screened shadow factor's input. far_out 1: read as
+ * fs_det_base_set_ridge_lit reads (below) for this call whatever the
+ * process's setting (fs_meas.ridge_lit, the walked domes' option). */
 double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
-					 int *edge, double *along);
+					 int far_out, int *edge, double *along);
 /*
  * An option, off (h48i): fs_det_base_level_lowpassed_along reads with the
  * rays facing away from the formation's detector left out of the circle

@@ -190,6 +190,8 @@ struct job {
 	double allow;          /* how far a measurement may end from its start */
 	unsigned char *strayed; /* 1: ended further than allow */
 	const fs_measured *prev; /* the offset pass: the results it starts from */
+	int ridge_lit;         /* the sizing's level reader (fs_meas.ridge_lit; 1 also
+				* for the walked candidates under fs_det_walk_set(2)) */
 	double refine;         /* the measurement pass's refinement (m->refine, or 0
 				* measured again where the offset was refused) */
 	int screen_fits;       /* given 2: the fit would find a screen (not made) */
@@ -611,6 +613,7 @@ struct base_job {
 	double *l2;            /* the radius read again, blurred (h32e) */
 	double *la;            /* its polygon's elongation along the detector, under a screen (NAN) */
 	double az;             /* the formation's detector azimuth (radians) */
+	int ridge_lit;         /* the level's far_out (fs_meas.ridge_lit) */
 	double *sig;           /* its SE signal (dome_signal.h), NAN: none */
 	unsigned char *end;    /* 1: its best fill an end of the range (NULL: not kept) */
 	fs_dome_reading *kept; /* the level's readings for fs_meas.readings (NULL: none kept) */
@@ -704,7 +707,7 @@ static void level_point_lowpassed(const fs_image *lp, int ox, int oy, size_t k, 
 {
 	struct base_job *b = ctx;
 	b->lr[k] = fs_det_base_level_lowpassed_along(lp, b->lvx[k] - ox, b->lvy[k] - oy, cand_mr(b->j, b->p->idx[k]),
-						     1, b->az, &b->le[k], &b->la[k]);
+						     1, b->az, b->ridge_lit, &b->le[k], &b->la[k]);
 }
 
 /* Whether the level's readings lie on a step (base_step.h): each judged
@@ -1141,6 +1144,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	double *sx = b.fr ? b.l2 + p.n : NULL, *sy = b.fr ? sx + p.n : NULL, *rs2 = b.fr ? sy + p.n : NULL;
 	b.la = b.fr ? rs2 + p.n : NULL;
 	b.az = j->off.fit.azimuth;
+	b.ridge_lit = j->ridge_lit;
 	b.le = calloc(p.n, sizeof *b.le);
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
@@ -1586,7 +1590,7 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 	fs_measured_clear(res, c->n);
 	if (!c->n)
 		return 0;
-	struct job j = {.m = m, .c = c, .max_r = max_r, .res = res};
+	struct job j = {.m = m, .c = c, .max_r = max_r, .res = res, .ridge_lit = m->ridge_lit};
 	size_t n = c->n;
 	double mr = 0;
 	for (size_t i = 0; i < n; i++)
@@ -1684,6 +1688,7 @@ int fs_det_measure_domes_tiled(const fs_meas *m, const fs_cand_list *c, double m
 				goto out;
 			}
 			j.c = &walked;
+			j.ridge_lit = j.ridge_lit || m->walk == 2;
 			continue;
 		}
 		if (!(j.refine > 0)) {

@@ -610,7 +610,9 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	/* ... and each dome's size relative to the others read from its
 	 * whole patch through that formation, at the base rule's mean level
 	 * (its own readings scatter with the noise on its rays) */
-	if (m->img && m->dome && fs_det_base_fit_apply(m, mc, &off, max_r, NULL, NULL, NULL, meas, NULL))
+	fs_meas ms = *m; /* the sizing's: the walked domes' level reader */
+	ms.ridge_lit = m->ridge_lit || (mc != c && m->walk == 2);
+	if (m->img && m->dome && fs_det_base_fit_apply(&ms, mc, &off, max_r, NULL, NULL, NULL, meas, NULL))
 		goto out;
 	if (fs_det_paths_choose(&paths, meas))
 		goto out;

@@ -76,10 +76,19 @@ typedef struct fs_meas {
 	 * candidates by the formation's offset until it stays
 	 * (detect_walk.h) and measures them from there without the
 	 * refinement, in place of h44d's two paths and h45d's look again;
-	 * 0: those. Detection sets it from fs_det_walk_set (off by default).
+	 * 0: those; 2: as 1, the walked domes sized with ridge_lit (below).
+	 * Detection sets it from fs_det_walk_set (off by default).
 	 * The whole-image path and the tiled one (detect_domes_tiled.c)
 	 * walk alike (fs_det_walk_shift_by). */
 	int walk;
+	/* The dome rule's level on the low-passed image under a screen: 1
+	 * reads it without the rays facing away from the formation's
+	 * detector (fs_det_base_level_lowpassed_along's far_out; h48i), 0 as
+	 * the process's fs_det_base_set_ridge_lit says. Detection sets it
+	 * only for the candidates the walk moved when fs_det_walk_set(2)
+	 * (detect_walk.h): the far foot's picks follow the start, and the
+	 * walk is where the start is the formation's own guess. */
+	int ridge_lit;
 	/* The dome rule's unrefined path of a refined first pass (the
 	 * refused and coarse-screen paths, the candidates' walk): 1 holds
 	 * its formation's fill at the low-passed level readings, where the

@@ -72,9 +72,15 @@ int fs_det_walk_shift_by(const fs_det_walk_reader *r, const fs_cand_list *c, dou
 int fs_det_walk_shift(const fs_meas *m, const fs_cand_list *c, double max_r, double smooth, fs_measured *meas,
 		      double *sx, double *sy, int *steps);
 
-/* Detection's fs_meas.walk (detect.c): 1 on, 0 off (the default), for
- * the process, as fs_det_offset_set_walk; FS_TEST_CAND_WALK=1 turns it
- * on in every unit test and bench (tests/unit/support/test_cand_walk.c). */
+/* Detection's fs_meas.walk (detect.c) for the process, as
+ * fs_det_offset_set_walk: 0 off (the default), 1 on, 2 (h48n) on and
+ * the walked candidates' level read on the low-passed image without the
+ * far rays (fs_meas.ridge_lit; h48i's reader, there only: on every
+ * screened reading it loses corner scenes), whole image and tiles alike.
+ * Mode 2 stays off: test_offset_refused's printed scene 4 (+4000) reads
+ * D -5.5 % under it (main -2.3 %; the low domes' lit foot reads short).
+ * FS_TEST_CAND_WALK=0/1/2 sets it in every unit test and bench
+ * (tests/unit/support/test_cand_walk.c). */
 void fs_det_walk_set(int on);
 int fs_det_walk_get(void);
 

@@ -196,14 +196,21 @@ static void test_walked_printed_interior(void **state)
 	sem_interior_scene(1, &o);
 	o.seed += 4000;
 	o.halftone = 5;
-	fs_det_walk_trace tr = {0};
-	fs_det_walk_set(1);
-	fs_det_walk_set_trace(&tr);
-	compare_scene(&o, FS_METHOD_AUTO, 96, 0);
-	fs_det_walk_set_trace(NULL);
-	fs_det_walk_set(0);
-	printf("# the walk's last run: %d readings, the first %+.2f, %+.2f px\n", tr.n, tr.step[0].dx, tr.step[0].dy);
-	assert_true(tr.n >= 2);
+	/* mode 2 too: the walked domes' level read without the far rays
+	 * (fs_meas.ridge_lit) on the tiles' low-passed crops as on the
+	 * whole image's */
+	int was = fs_det_walk_get();
+	for (int mode = 1; mode <= 2; mode++) {
+		fs_det_walk_trace tr = {0};
+		fs_det_walk_set(mode);
+		fs_det_walk_set_trace(&tr);
+		compare_scene(&o, FS_METHOD_AUTO, 96, 0);
+		fs_det_walk_set_trace(NULL);
+		fs_det_walk_set(was);
+		printf("# walk mode %d, its last run: %d readings, the first %+.2f, %+.2f px\n", mode, tr.n,
+		       tr.step[0].dx, tr.step[0].dy);
+		assert_true(tr.n >= 2);
+	}
 }
 
 /* Pitch 40, low flat-topped domes (fill 0.3) without a screen, lit
