@@ -1362,15 +1362,15 @@ static inline __attribute__((always_inline)) void centre_between(const fs_dome_t
 }
 
 /* Whether the centre search reads the four neighbours along the axes
- * and the vertex six of the nine (h47e; on since h48e, a cost cut judged
- * against the guards' noise band: see fs_dome_tpl_set_cross_search), or
+ * and the vertex six of the nine (h47e, an option, off: see
+ * fs_dome_tpl_set_cross_search), or
  * all eight and the nine's least
  * squares: the eight under a halftone screen, where the residual's
  * bowl is rough at the screen's period and six points follow it (printed
  * interior, test seeds: D SD targets 11 -> 9 of 12), and where the
  * points lie on the pixel grid (nph > 1), where the read's phase template
  * changes every quarter pixel (corner scene 21 at seed 12000: S -13 %). */
-static int cross_on = 1; /* fs_dome_tpl_set_cross_search */
+static int cross_on; /* fs_dome_tpl_set_cross_search */
 
 void fs_dome_tpl_set_cross_search(int on)
 {

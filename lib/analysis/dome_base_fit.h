@@ -50,8 +50,8 @@
  * its centre fits a dome 7 % smaller best. Then the centre between the
  * search's grid points: the vertex of the residual's quadratic through
  * the 3 x 3 trial centres one step apart about the search's end
- * (dome_centre_fit.h). (With fs_dome_tpl_set_cross_search, on by
- * default since h48e, h47e's search: the four neighbours along the axes and six of the nine,
+ * (dome_centre_fit.h). (With fs_dome_tpl_set_cross_search, off by
+ * default, h47e's search: the four neighbours along the axes and six of the nine,
  * where no screen was removed and the points lie off the pixel grid.) out->x, out->y is that centre,
  * which the dome rule takes as the tubercle's (detect_base_fit.h).
  * (Until h31d a second round at 0.02 pitch came before the vertex: a
@@ -222,7 +222,7 @@ void fs_dome_tpl_free(fs_dome_tpl *t);
 void fs_dome_tpl_forbid_reuse(int on);
 
 /*
- * h47e's search, on by default since h48e (0 gives the eight back): with on non-zero fs_dome_tpl_fit's
+ * h47e's search, an option, off by default: with on non-zero fs_dome_tpl_fit's
  * centre search reads the four neighbours along the axes instead of the
  * eight (up to six moves) and its vertex is the quadratic through six of
  * the nine trial centres (fs_dome_centre_vertex6), where no halftone
@@ -234,8 +234,11 @@ void fs_dome_tpl_forbid_reuse(int on);
  * residual's noise that nine average); h48e judged it against the
  * guards' noise band (bench_noise_band: the corner all four at candidate
  * nudges -1e-6, 0, +1e-6 over 8 seed sets 344 + 349 + 351 = 1044 off,
- * 345 + 350 + 353 = 1048 on) and every other guard as before
- * (docs/paper-figures.md, h47e and h48e). Process-wide; not to be called
+ * 345 + 350 + 353 = 1048 on) and turned it on, but on it the no-base
+ * verdict flips under a one-pixel crop (test_nobase_crop: P2 Fig1c and
+ * P1 Fig6 sized whole, unmeasured cropped) and a smooth scene's D SD
+ * crosses 8 % (test_sem_smooth, scene 21), so it is off again (lead,
+ * stop 48; docs/paper-figures.md, h47e and h48e). Process-wide; not to be called
  * while another thread fits.
  */
 void fs_dome_tpl_set_cross_search(int on);

@@ -46,12 +46,7 @@
  * 57.5 %); lower them when a rule gains. */
 #define LEVEL_OUTLINE_SD 31
 #define LEVEL_OUTLINE_RP 33
-/* 32 until h48e's template search with fewer patches (a cost cut judged
- * against the corner scenes' noise band): scene 21 (fill 0.30, pitch 48,
- * h/R 0.5, azimuth 135) reads its D SD 7.5 -> 8.3 % there, its mean D
- * -13.8 -> -19.2 %, while the set's mean |D error| goes 37.0 -> 36.8 %;
- * every smooth scene misses mean D by 9-50 % under both searches */
-#define LEVEL_DOME_SD 31
+#define LEVEL_DOME_SD 32
 #define LEVEL_DOME_RP 48
 #define CEIL_OUTLINE_ABS_D 33.3
 #define CEIL_OUTLINE_ABS_S 50.1

@@ -3,8 +3,8 @@
  * bench: the template fit's centre search along the axes with the vertex
  * from six trial centres (dome_base_fit.h, fs_dome_tpl_set_cross_search;
  * h47e) turned off (0: the eight neighbours and the nine's least squares,
- * the rule before h48e) or on for the process. Unset: the rule as shipped
- * (on since h48e).
+ * the rule as shipped) or on (1) for the process. Unset: the rule as
+ * shipped (off; h48e had it on for part of stop 48).
  *
  * Why a constructor (as test_offset_walk.c's): the guard tables
  * (test_sem_accuracy, test_paper_images, bench_interior_seeds,
