@@ -99,10 +99,21 @@ __attribute__((target("avx"))) static inline v4d widen4(const float *p)
 	return (v4d)_mm256_cvtps_pd(_mm_loadu_ps(p));
 }
 
-/* ncc4's correlation of the eight pixels x .. x + 7 of row y, whose discs
- * lie whole inside the image, into out[0..7]. */
-__attribute__((target("avx"))) static void ncc8(const float *d, int w, int x, int y, int R, const int *half,
-						const double *tpl, int side, double tt, double np, float *out)
+/* p[0], p[2], p[4], p[6] widened to doubles (exact): two loads, one
+ * shuffle, one conversion. */
+__attribute__((target("avx"))) static inline v4d widen_even4(const float *p)
+{
+	__m128 lo = _mm_loadu_ps(p), hi = _mm_loadu_ps(p + 4);
+	return (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)));
+}
+
+/* The sums of eight pixels of row y, x + k * step for k = 0..7 (step 1:
+ * ncc8; step 2: ncc8_even), into out[0..7] by ncc_finish: one body for
+ * both, inlined with step a constant so each keeps its own machine code. */
+__attribute__((target("avx"), always_inline)) static inline void ncc8_step(const float *d, int w, int x, int y, int R,
+									     const int *half, const double *tpl,
+									     int side, double tt, double np,
+									     float *out, int step)
 {
 	v4d s1a = {0, 0, 0, 0}, s1b = s1a, s2a = s1a, s2b = s1a, sta = s1a, stb = s1a;
 	for (int dy = -R; dy <= R; dy++) {
@@ -110,7 +121,8 @@ __attribute__((target("avx"))) static void ncc8(const float *d, int w, int x, in
 		const float *r = d + (size_t)(y + dy) * w + x - hw;
 		const double *tp = tpl + (dy + R) * side + R - hw, *te = tp + 2 * hw;
 		for (; tp <= te; tp++, r++) {
-			v4d va = widen4(r), vb = widen4(r + 4);
+			v4d va = step == 1 ? widen4(r) : widen_even4(r);
+			v4d vb = step == 1 ? widen4(r + 4) : widen_even4(r + 8);
 			v4d t = {*tp, *tp, *tp, *tp};
 			s1a += va;
 			s1b += vb;
@@ -128,6 +140,14 @@ __attribute__((target("avx"))) static void ncc8(const float *d, int w, int x, in
 	memcpy(st, &sta, sizeof sta);
 	memcpy(st + 4, &stb, sizeof stb);
 	ncc_finish(s1, s2, st, 8, tt, np, out);
+}
+
+/* ncc4's correlation of the eight pixels x .. x + 7 of row y, whose discs
+ * lie whole inside the image, into out[0..7]. */
+__attribute__((target("avx"))) static void ncc8(const float *d, int w, int x, int y, int R, const int *half,
+						const double *tpl, int side, double tt, double np, float *out)
+{
+	ncc8_step(d, w, x, y, R, half, tpl, side, tt, np, out, 1);
 }
 
 /* ncc4's correlation of the four pixels x .. x + 3 of row y in one
@@ -157,14 +177,6 @@ __attribute__((target("avx"))) static void ncc4_avx(const float *d, int w, int x
 	ncc_finish(a1, a2, at, 4, tt, np, out);
 }
 
-/* p[0], p[2], p[4], p[6] widened to doubles (exact): two loads, one
- * shuffle, one conversion. */
-__attribute__((target("avx"))) static inline v4d widen_even4(const float *p)
-{
-	__m128 lo = _mm_loadu_ps(p), hi = _mm_loadu_ps(p + 4);
-	return (v4d)_mm256_cvtps_pd(_mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)));
-}
-
 /* ncc8's correlation of the eight pixels x, x + 2, .., x + 14 of row y
  * (every other pixel: the coarse look of dome_ncc_coarse.h), whose discs
  * lie whole inside the image and whose row holds pixel x + 15 + R, into
@@ -173,30 +185,7 @@ __attribute__((target("avx"))) static inline v4d widen_even4(const float *p)
 __attribute__((target("avx"))) static void ncc8_even(const float *d, int w, int x, int y, int R, const int *half,
 						     const double *tpl, int side, double tt, double np, float *out)
 {
-	v4d s1a = {0, 0, 0, 0}, s1b = s1a, s2a = s1a, s2b = s1a, sta = s1a, stb = s1a;
-	for (int dy = -R; dy <= R; dy++) {
-		int hw = half[dy + R];
-		const float *r = d + (size_t)(y + dy) * w + x - hw;
-		const double *tp = tpl + (dy + R) * side + R - hw, *te = tp + 2 * hw;
-		for (; tp <= te; tp++, r++) {
-			v4d va = widen_even4(r), vb = widen_even4(r + 8);
-			v4d t = {*tp, *tp, *tp, *tp};
-			s1a += va;
-			s1b += vb;
-			s2a += va * va;
-			s2b += vb * vb;
-			sta += t * va;
-			stb += t * vb;
-		}
-	}
-	double s1[8], s2[8], st[8];
-	memcpy(s1, &s1a, sizeof s1a);
-	memcpy(s1 + 4, &s1b, sizeof s1b);
-	memcpy(s2, &s2a, sizeof s2a);
-	memcpy(s2 + 4, &s2b, sizeof s2b);
-	memcpy(st, &sta, sizeof sta);
-	memcpy(st + 4, &stb, sizeof stb);
-	ncc_finish(s1, s2, st, 8, tt, np, out);
+	ncc8_step(d, w, x, y, R, half, tpl, side, tt, np, out, 2);
 }
 #endif
 
