@@ -212,18 +212,13 @@ int fs_dome_template_ncc_coarse(const fs_image *img, const double *xs, const dou
 				fs_image **res, char *err, size_t errlen)
 {
 	*res = NULL;
-	if (!img || !img->data || !(radius >= 1) || (n && (!xs || !ys))) {
-		snprintf(err, errlen, "dome template: no image, no points or a radius under 1 px");
-		return -1;
-	}
-	int w = img->width, h = img->height;
 	fs_dome_mean t;
-	if (fs_dome_mean_begin(&t, radius, err, errlen))
+	int have = fs_dome_mean_of_points(&t, img, xs, ys, n, radius, err, errlen);
+	if (have < 0)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		fs_dome_mean_add(&t, img->data, (size_t)w, 0, 0, w, h, xs[i], ys[i]);
+	int w = img->width, h = img->height;
 	int rc = 0;
-	if (fs_dome_mean_end(&t)) {
+	if (have) {
 		look L = {.t = &t, .img = img->data, .w = w, .h = h};
 		fs_image *out = fs_image_new(w, h);
 		L.exact = calloc((size_t)w * h, 1);

@@ -363,22 +363,32 @@ void fs_dome_mean_free(fs_dome_mean *t)
 	t->tpl = NULL;
 }
 
-int fs_dome_template_ncc(const fs_image *img, const double *xs, const double *ys, size_t n, double radius,
-			 fs_image **res, char *err, size_t errlen)
+int fs_dome_mean_of_points(fs_dome_mean *t, const fs_image *img, const double *xs, const double *ys, size_t n,
+			   double radius, char *err, size_t errlen)
 {
-	*res = NULL;
 	if (!img || !img->data || !(radius >= 1) || (n && (!xs || !ys))) {
 		snprintf(err, errlen, "dome template: no image, no points or a radius under 1 px");
 		return -1;
 	}
 	int w = img->width, h = img->height;
-	fs_dome_mean t;
-	if (fs_dome_mean_begin(&t, radius, err, errlen))
+	if (fs_dome_mean_begin(t, radius, err, errlen))
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		fs_dome_mean_add(&t, img->data, (size_t)w, 0, 0, w, h, xs[i], ys[i]);
+		fs_dome_mean_add(t, img->data, (size_t)w, 0, 0, w, h, xs[i], ys[i]);
+	return fs_dome_mean_end(t) != 0;
+}
+
+int fs_dome_template_ncc(const fs_image *img, const double *xs, const double *ys, size_t n, double radius,
+			 fs_image **res, char *err, size_t errlen)
+{
+	*res = NULL;
+	fs_dome_mean t;
+	int have = fs_dome_mean_of_points(&t, img, xs, ys, n, radius, err, errlen);
+	if (have < 0)
+		return -1;
+	int w = img->width, h = img->height;
 	int rc = 0;
-	if (fs_dome_mean_end(&t)) {
+	if (have) {
 		fs_image *out = fs_image_new(w, h);
 		if (!out) {
 			snprintf(err, errlen, "dome template: out of memory");

@@ -91,4 +91,12 @@ void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, in
 int fs_dome_mean_ncc_even(const fs_dome_mean *t, const float *img, int W, int H, int y, int x, float *orow);
 void fs_dome_mean_free(fs_dome_mean *t);
 
+/* begin, add every point of the whole image img, end: the mean dome of
+ * fs_dome_template_ncc and its coarse twin (dome_ncc_coarse.h). Returns
+ * 1 with a template, 0 without one (fewer than 3 whole discs), -1 on bad
+ * arguments or out of memory (err set); t is the caller's to free in
+ * every case but -1. */
+int fs_dome_mean_of_points(fs_dome_mean *t, const fs_image *img, const double *xs, const double *ys, size_t n,
+			   double radius, char *err, size_t errlen);
+
 #endif
