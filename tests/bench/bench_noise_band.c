@@ -29,8 +29,13 @@
  * the flips against the reference nudge, on how many seed sets each
  * scene flipped, and the line
  * "noise band: all four total MIN..MAX over nudges, flips N of M", N the
- * scene-seeds whose misses differ among all the nudges. Asserts nothing:
- * an evidence bench (evidence.list).
+ * scene-seeds whose misses differ among all the nudges. Then the steady
+ * failures (h49e): per scene, on how many seed sets it missed the four
+ * targets at every nudge and which targets it missed at every nudge, with
+ * the scene's corners; and per corner (fill, profile, h/R, halftone,
+ * azimuth, pitch) the steady scene-seeds on each side and the targets
+ * they missed, so the largest steadily failing group can be read off.
+ * Asserts nothing: an evidence bench (evidence.list).
  */
 #include <math.h>
 #include <stdio.h>
@@ -77,6 +82,53 @@ static void print_misses(int m)
 			printf("%s%s", sep, name[b]);
 			sep = "+";
 		}
+}
+
+/* The corners of scene k as test_sem_accuracy names them (sem_sim.c's
+ * sem_corner_scene: bit 0 fill, 1 profile, 2 h/R, 3 halftone, 4
+ * azimuth, 5 pitch). */
+static const char *const corner_name[6][2] = {
+	{"fill 0.25", "fill 0.80"}, {"sphere", "flat"}, {"h/R 0.25", "h/R 1.0"},
+	{"no screen", "5 px"},	    {"az 0", "az 135"}, {"pitch 16", "pitch 64"},
+};
+
+/* The steady failures: each scene that failed at every nudge on some seed
+ * set, then per corner the count on either side (scene-seeds, and per
+ * target the ones missed at every nudge). */
+static void print_steady(const int *steady, int (*steady_t)[4], int ns)
+{
+	static const char *const tname[] = {"D", "S", "SD", "RP"};
+	printf("steady failures (scene: seed sets of %d failed at every nudge; targets missed at every nudge "
+	       "on that many sets):\n",
+	       ns);
+	int tot = 0;
+	for (int k = 0; k < NCORNER; k++) {
+		if (!steady[k])
+			continue;
+		tot += steady[k];
+		printf("  %2d: %d; D %d S %d SD %d RP %d;", k, steady[k], steady_t[k][0], steady_t[k][1], steady_t[k][2],
+		       steady_t[k][3]);
+		for (int c = 0; c < 6; c++)
+			printf(" %s", corner_name[c][(k >> c) & 1]);
+		printf("\n");
+	}
+	printf("steady failures by corner (%d scene-seeds; side: scene-seeds, D/S/SD/RP):\n", tot);
+	for (int c = 0; c < 6; c++) {
+		printf("  ");
+		for (int side = 0; side < 2; side++) {
+			int n = 0, t[4] = {0};
+			for (int k = 0; k < NCORNER; k++)
+				if (((k >> c) & 1) == side) {
+					n += steady[k];
+					for (int b = 0; b < 4; b++)
+						t[b] += steady_t[k][b];
+				}
+			printf("%s%s: %d, ", side ? "; " : "", corner_name[c][side], n);
+			for (int b = 0; b < 4; b++)
+				printf("%s%s %d", b ? "/" : "", tname[b], t[b]);
+		}
+		printf("\n");
+	}
 }
 
 /* A comma-separated list into v (at most max); the count, or -1 when an
@@ -182,6 +234,11 @@ int main(int argc, char **argv)
 	/* per corner scene, on how many seed sets it flipped: a scene that
 	 * flips on most sets is a coin wherever a change moves bits */
 	int scene_flips[NCORNER] = {0};
+	/* per corner scene, on how many seed sets it missed at every nudge,
+	 * and per target on how many of those the target was missed at every
+	 * nudge: the failures no nudge of the noise explains */
+	int steady[NCORNER] = {0};
+	int steady_t[NCORNER][4] = {{0}};
 	for (int i = 0; i < ns; i++) {
 		unsigned add = (unsigned)seedv[i];
 		printf("seed set +%u\n", add);
@@ -192,6 +249,16 @@ int main(int argc, char **argv)
 				continue;
 			}
 			total++;
+			int always = ~0, fails_all = 1;
+			for (int j = 0; j < nn; j++) {
+				always &= miss[j];
+				fails_all &= miss[j] != 0;
+			}
+			if (fails_all) {
+				steady[pick[q]]++;
+				for (int b = 0; b < 4; b++)
+					steady_t[pick[q]][b] += (always >> b) & 1;
+			}
 			int differ = 0;
 			for (int j = 0; j < nn; j++) {
 				all[i][j] += miss[j] == 0;
@@ -248,6 +315,7 @@ int main(int argc, char **argv)
 		if (scene_flips[k])
 			printf(" %d: %d", k, scene_flips[k]);
 	printf("\n");
+	print_steady(steady, steady_t, ns);
 	if (failed)
 		printf("scene-seeds that failed to run: %d\n", failed);
 	printf("noise band: all four total %d..%d over nudges, flips %d of %d\n", tlo, thi, flips, total);
