@@ -74,6 +74,7 @@
 #include "image/image.h"
 #include "radial_blur.h"
 #include "sem_opts_keys.h"
+#include "scene_sets.h"
 #include "sem_scene.h"
 
 /* the last step's reach (detect.c: 0.6 of the lattice's pitch) */
@@ -550,11 +551,8 @@ int main(int argc, char **argv)
 			bad |= read_disks(disk_r, rim, rim_w, beams[b], &p);
 		return bad;
 	}
-	if (!ns) {
-		static const int def[] = {2, 6, 18, 22, 0, 4, 16, 20};
-		for (size_t i = 0; i < sizeof def / sizeof *def; i++)
-			scenes[ns++] = def[i];
-	}
+	if (!ns)
+		ns = small_dome_scenes(scenes, 0);
 	if (!nsd) {
 		seeds[0] = seed_add;
 		nsd = 1;
