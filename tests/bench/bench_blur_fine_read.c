@@ -102,6 +102,7 @@
 #include "analysis/detect_offset.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
+#include "bench_support.h"
 #include "common_shift.h"
 #include "formation_calib.h"
 #include "scene_sets.h"
@@ -591,9 +592,10 @@ int main(int argc, char **argv)
 	int nseeds = 4, scenes[64], ns = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
-			nseeds = 0;
-			for (char *s = strtok(argv[++i], ","); s && nseeds < 16; s = strtok(NULL, ","))
-				seeds[nseeds++] = (unsigned)strtoul(s, NULL, 10);
+			if ((nseeds = bench_parse_seeds(argv[++i], seeds, 16)) < 1) {
+				fprintf(stderr, "%s: --seeds A,B,... (at most 16)\n", argv[0]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
 			if (sem_opts_args_say(&set_args, argv[0], "--set", argv[++i]))
 				return 2;

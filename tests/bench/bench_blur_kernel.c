@@ -946,11 +946,8 @@ int main(int argc, char **argv)
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
-	if (!ns) {
-		static const int def[] = {2, 6, 18, 22, 0, 4, 16, 20};
-		for (size_t i = 0; i < sizeof def / sizeof *def; i++)
-			scenes[ns++] = def[i];
-	}
+	if (!ns)
+		ns = small_dome_scenes(scenes, 0);
 	printf("the blur (px) the mean patch about the TRUE centres reads through se_render's components of the "
 	       "simulator's geometry and each sampling kernel (misfit share); render grid %d a pitch (cells of %d x %d); edge "
 	       "clip %s; seeds +%u\n",

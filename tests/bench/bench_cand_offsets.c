@@ -54,6 +54,7 @@
 #include "analysis/halftone.h"
 #include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
+#include "bench_support.h"
 #include "dome_candidates.h"
 #include "image/image.h"
 #include "nearest_point.h"
@@ -331,19 +332,6 @@ static void print_walk_trace(const fs_image *img, const sem_truth *t, const fs_d
 	}
 }
 
-static int parse_list(const char *s, long *v, int max)
-{
-	int n = 0;
-	while (*s && n < max) {
-		char *e;
-		v[n++] = strtol(s, &e, 10);
-		if (e == s)
-			return -1;
-		s = *e == ',' ? e + 1 : e;
-	}
-	return n;
-}
-
 typedef struct col {
 	double sum;
 	int n;
@@ -361,7 +349,8 @@ int main(int argc, char **argv)
 {
 	int corner = 0, nseeds = 1, nscenes = 0;
 	double P = 5, K = FS_HALFTONE_LOWPASS, S = 0;
-	long seeds[MAX_SEEDS] = {0}, scenes[MAX_SCENES];
+	unsigned seeds[MAX_SEEDS] = {0};
+	long scenes[MAX_SCENES];
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--corner"))
 			corner = 1;
@@ -386,7 +375,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[a], "--blur") && a + 1 < argc)
 			S = atof(argv[++a]);
 		else if (!strcmp(argv[a], "--seeds") && a + 1 < argc) {
-			if ((nseeds = parse_list(argv[++a], seeds, MAX_SEEDS)) < 1) {
+			if ((nseeds = bench_parse_seeds(argv[++a], seeds, MAX_SEEDS)) < 1) {
 				fprintf(stderr, "bad --seeds\n");
 				return 2;
 			}
@@ -429,7 +418,7 @@ int main(int argc, char **argv)
 				sem_corner_scene(i, &o);
 			else
 				sem_interior_scene(i, &o);
-			o.seed += (unsigned)seeds[si];
+			o.seed += seeds[si];
 			/* the interior scenes are printed after the seed, as
 			 * bench_interior_seeds --halftone prints them; a corner
 			 * scene keeps its own screen */
@@ -440,7 +429,7 @@ int main(int argc, char **argv)
 			sem_truth t, tu;
 			fs_image *img = sem_make_shared(&o, &t);
 			if (!img) {
-				printf("%-6ld %-5d not rendered\n", seeds[si], i);
+				printf("%-6u %-5d not rendered\n", seeds[si], i);
 				continue;
 			}
 			double axis = o.det_azimuth;
@@ -470,7 +459,7 @@ int main(int argc, char **argv)
 					cand_offsets(img, K * period, &t, axis, &ald, &acd, &k, &f);
 				fs_image_free(fl);
 			}
-			printf("%-6ld %-5d %6.1f %2d %+8.2f %+8.2f %+8.2f %+8.2f %+8.2f %+8.2f\n", seeds[si], i, o.pitch,
+			printf("%-6u %-5d %6.1f %2d %+8.2f %+8.2f %+8.2f %+8.2f %+8.2f %+8.2f\n", seeds[si], i, o.pitch,
 			       f, al, ac, alu, al - alu, ald, alb);
 			col_add(&c_rule, al);
 			col_add(&c_un, alu);

@@ -211,11 +211,8 @@ int main(int argc, char **argv)
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
-	if (!ns) {
-		static const int def[] = {2, 6, 18, 22, 0, 4, 16, 20, 1, 3, 5, 7, 17, 19, 21, 23};
-		for (size_t i = 0; i < sizeof def / sizeof *def; i++)
-			scenes[ns++] = def[i];
-	}
+	if (!ns)
+		ns = small_dome_scenes(scenes, 1);
 	printf("the rule's centres moved by one common shift fitted with the templates' mix and the blur on the mean "
 	       "patch (px along / across the detector's axis, + towards it); D and S %% of truth; seeds +%u\n",
 	       seed_add);

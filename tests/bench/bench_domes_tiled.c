@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "analysis/detect.h"
+#include "bench_support.h"
 #include "sem_cache.h"
 #include "sem_sim.h"
 
@@ -197,9 +198,10 @@ int main(int argc, char **argv)
 	int tiles[MAX_TILES] = {96, 128}, nt = 2, dump = 0, interior = 0, any = 0, rc = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tiles") && i + 1 < argc) {
-			nt = 0;
-			for (char *s = strtok(argv[++i], ","); s && nt < MAX_TILES; s = strtok(NULL, ","))
-				tiles[nt++] = atoi(s);
+			if ((nt = bench_parse_ints(argv[++i], 1, 1 << 20, tiles, MAX_TILES)) < 1) {
+				fprintf(stderr, "--tiles A,B,... (px, at most %d)\n", MAX_TILES);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--seed-add") && i + 1 < argc) {
 			g_seed_add = (unsigned)strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--dump")) {

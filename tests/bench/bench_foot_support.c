@@ -83,6 +83,7 @@
 #include "analysis/metrics.h"
 #include "analysis/preprocess.h"
 #include "analysis/scale_region.h"
+#include "bench_support.h"
 #include "image/image_io.h"
 #include "paper_figs.h"
 #include "sem_cache.h"
@@ -1805,14 +1806,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[a], "--profile") && a + 1 < argc)
 			dump = atoi(argv[++a]);
 		else if (!strcmp(argv[a], "--scenes") && a + 1 < argc) {
-			for (char *s = argv[++a]; *s && npick < 64;) {
-				int k = (int)strtol(s, &s, 10);
-				if (k >= 0 && k < 64)
-					pick[npick++] = k;
-				if (*s == ',')
-					s++;
-				else
-					break;
+			if ((npick = bench_parse_ints(argv[++a], 0, 63, pick, 64)) < 1) {
+				fprintf(stderr, "bench_foot_support: --scenes a,b,.. (corner scenes 0..63)\n");
+				return 2;
 			}
 		} else {
 			fprintf(stderr,

@@ -26,6 +26,7 @@
 
 #include "analysis/detect_offset.h"
 #include "analysis/dome_fit.h"
+#include "bench_support.h"
 #include "scene_sets.h"
 #include "sem_sim.h"
 
@@ -125,9 +126,10 @@ int main(int argc, char **argv)
 	int nseeds = 1, turn = 0, only = -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
-			nseeds = 0;
-			for (char *s = strtok(argv[++i], ","); s && nseeds < MAX_SEEDS; s = strtok(NULL, ","))
-				seeds[nseeds++] = (unsigned)strtoul(s, NULL, 10);
+			if ((nseeds = bench_parse_seeds(argv[++i], seeds, MAX_SEEDS)) < 1) {
+				fprintf(stderr, "%s: --seeds A,B,... (at most %d)\n", argv[0], MAX_SEEDS);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--turn"))
 			turn = 1;
 		else if (!strcmp(argv[i], "--set") && i + 1 < argc && scene_set_named(argv[i + 1]) >= 0)

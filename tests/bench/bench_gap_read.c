@@ -65,6 +65,7 @@
 #include "analysis/detect_methods.h"
 #include "analysis/detect_offset.h"
 #include "analysis/gap_read.h"
+#include "bench_support.h"
 #include "nearest_point.h"
 #include "sem_cache.h"
 #include "sem_opts_keys.h"
@@ -202,6 +203,8 @@ static int score_radii(const sem_truth *tr, const double *x, const double *y, co
 
 enum { SV_RULE, SV_ALL, SV_AX, SV_NOFAR, SV_TAB, NSV };
 static const char *const SVNAME[NSV] = {"rule", "sAll", "sAx", "sNoFar", "sTab"};
+/* s_table holds either set of readings in arrays of NREAD */
+_Static_assert((int)NSV <= (int)NREAD, "NSV fits NREAD");
 /* --table: each bin's correction (px), read off a training run's SIDES */
 static double side_table[8];
 /* --sides: every foot's error (px) per bin over the run */
@@ -444,28 +447,37 @@ static int run_one(int k, unsigned seed_add, const sem_opts_args *set, int rule,
 	return 0;
 }
 
-/* --sides over every scene and seed: per scene each variant's mean S and
- * sets within 3 %, then the counts and the bins over the run. */
-static int sides_main(const int *scenes, int ns, const unsigned *seeds, int nseed, const sem_opts_args *set)
+/* Every scene over every seed set (run_one): per scene each reading's
+ * mean S and its sets within 3 %, then the count over the run of the
+ * nq readings named name (the plain run's, or --sides' variants). */
+static void s_table(const int *scenes, int ns, const unsigned *seeds, int nseed, const sem_opts_args *set, int rule,
+		    int dirs, int sides, const char *const *name, int nq)
 {
-	int tot[NSV] = {0};
+	int tot[NREAD] = {0};
 	for (int a = 0; a < ns; a++) {
-		acc ac[NSV];
+		acc ac[NREAD];
 		memset(ac, 0, sizeof ac);
 		for (int b = 0; b < nseed; b++)
-			run_one(scenes[a], seeds[b], set, 1, 0, 1, ac);
+			run_one(scenes[a], seeds[b], set, rule, dirs, sides, ac);
 		printf("SCENE %2d:", scenes[a]);
-		for (int q = 0; q < NSV; q++)
+		for (int q = 0; q < nq; q++)
 			if (ac[q].n) {
-				printf(" %s S %+6.2f (%d/%d)", SVNAME[q], ac[q].s_sum / ac[q].n, ac[q].s_ok, ac[q].n);
+				printf(" %s S %+6.2f (%d/%d)", name[q], ac[q].s_sum / ac[q].n, ac[q].s_ok, ac[q].n);
 				tot[q] += ac[q].s_ok;
 			}
 		printf("\n");
 		fflush(stdout);
 	}
 	printf("S within 3 %%, scene-seeds:");
-	for (int q = 0; q < NSV; q++)
-		printf(" %s %d", SVNAME[q], tot[q]);
+	for (int q = 0; q < nq; q++)
+		printf(" %s %d", name[q], tot[q]);
+}
+
+/* --sides over every scene and seed: the table of its variants, then the
+ * bins over the run. */
+static int sides_main(const int *scenes, int ns, const unsigned *seeds, int nseed, const sem_opts_args *set)
+{
+	s_table(scenes, ns, seeds, nseed, set, 1, 0, 1, SVNAME, NSV);
 	printf("\nSIDES");
 	for (int b = 0; b < 8; b++)
 		printf(" %3d:%+.3f(%d)", b * 45, side_cnt[b] ? side_sum[b] / side_cnt[b] : NAN, side_cnt[b]);
@@ -488,20 +500,16 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--sides"))
 			sides = 1;
 		else if (!strcmp(argv[i], "--table") && i + 1 < argc) {
-			char *p = argv[++i];
-			for (int b = 0; b < 8; b++) {
-				side_table[b] = strtod(p, &p);
-				if (*p == ',')
-					p++;
+			if (bench_parse_list(argv[++i], side_table, 8) != 8) {
+				fprintf(stderr, "%s: --table b0,..,b7 (eight numbers, px)\n", argv[0]);
+				return 2;
 			}
 		} else if (!strcmp(argv[i], "--dirs") && i + 1 < argc)
 			dirs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
-			nseed = 0;
-			for (char *p = argv[++i]; *p && nseed < MAXSEEDS;) {
-				seeds[nseed++] = (unsigned)strtoul(p, &p, 10);
-				if (*p == ',')
-					p++;
+			if ((nseed = bench_parse_seeds(argv[++i], seeds, MAXSEEDS)) < 1) {
+				fprintf(stderr, "%s: --seeds A,B,... (at most %d)\n", argv[0], MAXSEEDS);
+				return 2;
 			}
 		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
 			if (sem_opts_args_say(&set, argv[0], "--set", argv[i + 1]))
@@ -519,25 +527,8 @@ int main(int argc, char **argv)
 			scenes[ns++] = def[i];
 	if (sides)
 		return sides_main(scenes, ns, seeds, nseed, &set);
-	int tot[NREAD] = {0};
-	for (int a = 0; a < ns; a++) {
-		acc ac[NREAD];
-		memset(ac, 0, sizeof ac);
-		for (int b = 0; b < nseed; b++)
-			run_one(scenes[a], seeds[b], &set, rule, dirs, 0, ac);
-		printf("SCENE %2d:", scenes[a]);
-		for (int q = 0; q < NREAD; q++)
-			if (ac[q].n) {
-				printf(" %s S %+6.2f (%d/%d)", RNAME[q], ac[q].s_sum / ac[q].n, ac[q].s_ok, ac[q].n);
-				tot[q] += ac[q].s_ok;
-			}
-		printf("\n");
-		fflush(stdout);
-	}
-	printf("S within 3 %%, scene-seeds:");
-	for (int q = 0; q < NREAD; q++)
-		if (q < R_RULE || rule)
-			printf(" %s %d", RNAME[q], tot[q]);
+	/* the rule's columns only with --rule (run_one adds them only then) */
+	s_table(scenes, ns, seeds, nseed, &set, rule, dirs, 0, RNAME, rule ? NREAD : R_RULE);
 	printf("\n");
 	return 0;
 }

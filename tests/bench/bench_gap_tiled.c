@@ -27,6 +27,7 @@
 
 #include "analysis/detect.h"
 #include "analysis/detect_base_gap.h"
+#include "bench_support.h"
 #include "sem_cache.h"
 #include "sem_scene.h"
 
@@ -126,9 +127,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--tile") && i + 1 < argc) {
 			tile = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
-			ns = 0;
-			for (char *s = strtok(argv[++i], ","); s && ns < 16; s = strtok(NULL, ","))
-				seeds[ns++] = (unsigned)strtoul(s, NULL, 10);
+			if ((ns = bench_parse_seeds(argv[++i], seeds, 16)) < 1) {
+				fprintf(stderr, "--seeds A,B,... (at most 16)\n");
+				return 2;
+			}
 		} else if (argv[i][0] != '-' && nsc < 64) {
 			scenes[nsc++] = atoi(argv[i]);
 		} else {

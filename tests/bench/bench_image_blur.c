@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "analysis/detect_methods.h"
+#include "bench_support.h"
 #include "image/image.h"
 #include "radial_blur.h"
 #include "sem_opts_keys.h"
@@ -512,31 +513,18 @@ out:
 	return rc;
 }
 
-static int parse_list(const char *s, double *v, int max)
-{
-	int n = 0;
-	char *end;
-	while (*s && n < max) {
-		v[n++] = strtod(s, &end);
-		if (end == s)
-			return -1;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned seed_add = 0;
 	sem_opts_args set;
 	memset(&set, 0, sizeof set);
-	double seeds[MAX_SEEDS];
+	unsigned seeds[MAX_SEEDS];
 	int nsd = 0, scenes[MAX_SCENES], ns = 0;
 	for (int i = 1; i < argc; i++) {
 		if (sem_bench_arg(argc, argv, &i, &seed_add, &set))
 			continue;
 		if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
-			if ((nsd = parse_list(argv[++i], seeds, MAX_SEEDS)) < 1) {
+			if ((nsd = bench_parse_seeds(argv[++i], seeds, MAX_SEEDS)) < 1) {
 				fprintf(stderr, "bench_image_blur: --seeds S1,S2,...\n");
 				return 2;
 			}
@@ -577,7 +565,7 @@ int main(int argc, char **argv)
 	for (int s = 0; s < ns; s++)
 		for (int q = 0; q < nsd; q++) {
 			blur_read r[NFAM][2];
-			if (read_scene(scenes[s], (unsigned)seeds[q], &set, r)) {
+			if (read_scene(scenes[s], seeds[q], &set, r)) {
 				bad = 1;
 				continue;
 			}

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "analysis/detect.h"
+#include "bench_support.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_score.h"
@@ -160,19 +161,6 @@ static int run_one(int i, unsigned add_seed, sem_detect_fn fn, row *w, sem_opts 
 	return 0;
 }
 
-static int parse_seeds(const char *s, unsigned *seeds)
-{
-	int n = 0;
-	while (*s && n < MAX_SEEDS) {
-		char *end;
-		seeds[n++] = (unsigned)strtoul(s, &end, 10);
-		if (end == s)
-			return -1;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned seeds[MAX_SEEDS] = {0, 4000, 8000, 12000};
@@ -183,7 +171,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[a], "--outline")) {
 			fn = fs_detect_outline;
 		} else if (!strcmp(argv[a], "--seeds") && a + 1 < argc) {
-			nseeds = parse_seeds(argv[++a], seeds);
+			nseeds = bench_parse_seeds(argv[++a], seeds, MAX_SEEDS);
 			if (nseeds <= 0) {
 				fprintf(stderr, "bad --seeds\n");
 				return 2;

@@ -70,9 +70,11 @@
 #include "analysis/dome_measure.h"
 #include "analysis/params.h"
 #include "analysis/preprocess.h"
+#include "bench_support.h"
 #include "image/image.h"
 #include "radial_blur.h"
 #include "sem_opts_keys.h"
+#include "scene_sets.h"
 #include "sem_scene.h"
 
 /* the last step's reach (detect.c: 0.6 of the lattice's pitch) */
@@ -497,37 +499,25 @@ static void degeneracy(double R, double rim, double rim_w, double sigma)
 		rim_fit(obj, peak, wsum, R, rim_w, sigma, ds[k], 0.1);
 }
 
-static int parse_list(const char *s, double *v, int max)
-{
-	int n = 0;
-	char *end;
-	while (*s && n < max) {
-		v[n++] = strtod(s, &end);
-		if (end == s)
-			return -1;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned seed_add = 0;
 	sem_opts_args set;
 	memset(&set, 0, sizeof set);
-	double beams[MAX_BEAMS] = {0.3, 0.5, 0.65, 0.8, 0.95, 1.1}, seeds_d[MAX_SEEDS];
+	double beams[MAX_BEAMS] = {0.3, 0.5, 0.65, 0.8, 0.95, 1.1};
+	unsigned seeds[MAX_SEEDS];
 	int nb = 6, nsd = 0, scenes[MAX_SCENES], ns = 0, disk = 0;
 	double disk_r = 2, rim = 0, rim_w = 0.5;
 	for (int i = 1; i < argc; i++) {
 		if (sem_bench_arg(argc, argv, &i, &seed_add, &set))
 			continue;
 		if (!strcmp(argv[i], "--beams") && i + 1 < argc) {
-			if ((nb = parse_list(argv[++i], beams, MAX_BEAMS)) < 1) {
+			if ((nb = bench_parse_list(argv[++i], beams, MAX_BEAMS)) < 1) {
 				fprintf(stderr, "bench_level_beam: --beams B1,B2,...\n");
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
-			if ((nsd = parse_list(argv[++i], seeds_d, MAX_SEEDS)) < 1) {
+			if ((nsd = bench_parse_seeds(argv[++i], seeds, MAX_SEEDS)) < 1) {
 				fprintf(stderr, "bench_level_beam: --seeds S1,S2,...\n");
 				return 2;
 			}
@@ -538,7 +528,7 @@ int main(int argc, char **argv)
 			rim = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--degeneracy") && i + 1 < argc) {
 			double q[4];
-			if (parse_list(argv[++i], q, 4) != 4) {
+			if (bench_parse_list(argv[++i], q, 4) != 4) {
 				fprintf(stderr, "bench_level_beam: --degeneracy R,F,W,S\n");
 				return 2;
 			}
@@ -561,13 +551,10 @@ int main(int argc, char **argv)
 			bad |= read_disks(disk_r, rim, rim_w, beams[b], &p);
 		return bad;
 	}
-	if (!ns) {
-		static const int def[] = {2, 6, 18, 22, 0, 4, 16, 20};
-		for (size_t i = 0; i < sizeof def / sizeof *def; i++)
-			scenes[ns++] = def[i];
-	}
+	if (!ns)
+		ns = small_dome_scenes(scenes, 0);
 	if (!nsd) {
-		seeds_d[0] = seed_add;
+		seeds[0] = seed_add;
 		nsd = 1;
 	}
 	printf("the level reading's stages from the TRUE centres against the beam (mean D %% of the true mean D; "
@@ -582,7 +569,7 @@ int main(int argc, char **argv)
 		for (int q = 0; q < nsd; q++)
 			for (int b = 0; b < nb; b++) {
 				beam_row row;
-				if (read_scene(scenes[s], (unsigned)seeds_d[q], beams[b], &set, &row)) {
+				if (read_scene(scenes[s], seeds[q], beams[b], &set, &row)) {
 					bad = 1;
 					continue;
 				}

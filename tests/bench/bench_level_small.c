@@ -130,6 +130,7 @@
 #include "formation_blur.h"
 #include "formation_calib.h"
 #include "sem_opts_keys.h"
+#include "scene_sets.h"
 #include "sem_scene.h"
 #include "ray_spread.h"
 #include "sem_score.h"
@@ -1953,11 +1954,8 @@ int main(int argc, char **argv)
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
-	if (!ns) {
-		static const int def[] = {2, 6, 18, 22, 0, 4, 16, 20, 1, 3, 5, 7, 17, 19, 21, 23};
-		for (size_t i = 0; i < sizeof def / sizeof *def; i++)
-			scenes[ns++] = def[i];
-	}
+	if (!ns)
+		ns = small_dome_scenes(scenes, 1);
 	printf("the dome rule's level readings (fs_dome_measure_base_blur) stage by stage, mean D %% of the true "
 	       "mean D over the counted domes, from the rule's final centres and the true ones; seeds +%u\n",
 	       seed_add);

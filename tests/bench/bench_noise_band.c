@@ -44,6 +44,7 @@
 
 #include "analysis/detect.h"
 #include "analysis/detect_methods.h"
+#include "bench_support.h"
 #include "sem_scene.h"
 #include "sem_score.h"
 
@@ -131,23 +132,6 @@ static void print_steady(const int *steady, int (*steady_t)[4], int ns)
 	}
 }
 
-/* A comma-separated list into v (at most max); the count, or -1 when an
- * item is not a number or the list is too long. */
-static int parse_list(const char *s, double *v, int max)
-{
-	int n = 0;
-	while (*s) {
-		char *end;
-		if (n == max)
-			return -1;
-		v[n++] = strtod(s, &end);
-		if (end == s || (*end && *end != ','))
-			return -1;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
-
 /* Corner scene k on seed offset add at each nudge: its misses into
  * miss[0..nn-1]. 0, or -1 when the scene or a detection fails (said on
  * stderr). */
@@ -185,19 +169,19 @@ static int run_scene(int k, unsigned add, const double *nudge, int nn, int *miss
 
 int main(int argc, char **argv)
 {
-	double seedv[MAX_SEEDS] = {0, 4000, 8000, 12000, 16000, 20000, 24000, 28000};
+	unsigned seeds[MAX_SEEDS] = {0, 4000, 8000, 12000, 16000, 20000, 24000, 28000};
 	double nudge[MAX_NUDGES] = {-1e-6, 0, 1e-6};
 	int ns = 8, nn = 3;
 	int pick[NCORNER], npick = 0;
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--seeds") && a + 1 < argc) {
-			ns = parse_list(argv[++a], seedv, MAX_SEEDS);
+			ns = bench_parse_seeds(argv[++a], seeds, MAX_SEEDS);
 			if (ns <= 0) {
-				fprintf(stderr, "bad --seeds (at most %d offsets)\n", MAX_SEEDS);
+				fprintf(stderr, "bad --seeds (at most %d whole offsets)\n", MAX_SEEDS);
 				return 2;
 			}
 		} else if (!strcmp(argv[a], "--nudges") && a + 1 < argc) {
-			nn = parse_list(argv[++a], nudge, MAX_NUDGES);
+			nn = bench_parse_list(argv[++a], nudge, MAX_NUDGES);
 			if (nn <= 0) {
 				fprintf(stderr, "bad --nudges (at most %d, px)\n", MAX_NUDGES);
 				return 2;
@@ -215,11 +199,6 @@ int main(int argc, char **argv)
 	if (!npick)
 		for (int k = 0; k < NCORNER; k++)
 			pick[npick++] = k;
-	for (int i = 0; i < ns; i++)
-		if (!(seedv[i] >= 0 && seedv[i] == floor(seedv[i]))) {
-			fprintf(stderr, "bad --seeds: %g is not a whole offset\n", seedv[i]);
-			return 2;
-		}
 	/* flips are counted against nudge 0 (the guards' own run) when given */
 	int ref = 0;
 	for (int j = 0; j < nn; j++)
@@ -240,7 +219,7 @@ int main(int argc, char **argv)
 	int steady[NCORNER] = {0};
 	int steady_t[NCORNER][4] = {{0}};
 	for (int i = 0; i < ns; i++) {
-		unsigned add = (unsigned)seedv[i];
+		unsigned add = seeds[i];
 		printf("seed set +%u\n", add);
 		for (int q = 0; q < npick; q++) {
 			int miss[MAX_NUDGES];
@@ -291,7 +270,7 @@ int main(int argc, char **argv)
 
 	printf("all four per seed set (");
 	for (int i = 0; i < ns; i++)
-		printf("%s+%u", i ? "," : "", (unsigned)seedv[i]);
+		printf("%s+%u", i ? "," : "", seeds[i]);
 	printf("):\n");
 	int tlo = 0, thi = 0;
 	for (int j = 0; j < nn; j++) {

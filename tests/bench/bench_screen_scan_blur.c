@@ -81,6 +81,7 @@
 #include "analysis/preprocess.h"
 #include "base/sorting.h"
 #include "image/image.h"
+#include "bench_support.h"
 #include "fixture_image.h"
 #include "sem_cache.h"
 #include "sem_opts_keys.h"
@@ -614,26 +615,15 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (sem_bench_arg(argc, argv, &i, &dummy, &set_args))
 			continue;
-		if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
-			nseeds = 0;
-			for (char *p = argv[++i]; *p && nseeds < 16;) {
-				seeds[nseeds++] = (unsigned)strtoul(p, &p, 10);
-				if (*p == ',')
-					p++;
-			}
-		} else if (!strcmp(argv[i], "--scan") && i + 1 < argc) {
-			for (char *p = argv[++i]; *p && nscan < 16;) {
-				scans[nscan++] = strtod(p, &p);
-				if (*p == ',')
-					p++;
-			}
-		} else if (!strcmp(argv[i], "--control") && i + 1 < argc) {
-			for (char *p = argv[++i]; *p && control_n < 16;) {
-				control_v[control_n++] = strtod(p, &p);
-				if (*p == ',')
-					p++;
-			}
-		} else if (!strcmp(argv[i], "--sub") && i + 1 < argc) {
+		/* --scan and --control add to the lists given before them */
+		int k = 0;
+		if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
+			k = nseeds = bench_parse_seeds(argv[++i], seeds, 16);
+		else if (!strcmp(argv[i], "--scan") && i + 1 < argc)
+			nscan += k = bench_parse_list(argv[++i], scans + nscan, 16 - nscan);
+		else if (!strcmp(argv[i], "--control") && i + 1 < argc)
+			control_n += k = bench_parse_list(argv[++i], control_v + control_n, 16 - control_n);
+		else if (!strcmp(argv[i], "--sub") && i + 1 < argc) {
 			opt_sub = atoi(argv[++i]);
 			if (opt_sub < 1 || opt_sub > 16)
 				opt_sub = 3;
@@ -659,6 +649,10 @@ int main(int argc, char **argv)
 			opt_verbose = 1;
 		} else if (ns < 64) {
 			scenes[ns++] = atoi(argv[i]);
+		}
+		if (k < 0) {
+			fprintf(stderr, "%s: bad %s (at most 16 numbers, comma-separated)\n", argv[0], argv[i - 1]);
+			return 2;
 		}
 	}
 	if (!ns) {

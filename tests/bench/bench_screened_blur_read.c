@@ -76,6 +76,7 @@
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
 #include "base/sorting.h"
+#include "bench_support.h"
 #include "image/image.h"
 #include "formation_blur.h"
 #include "frame_bar.h"
@@ -956,13 +957,9 @@ int main(int argc, char **argv)
 	int nseeds = 8, scenes[64], n = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
-			nseeds = 0;
-			for (char *p = argv[++i]; *p && nseeds < MAXSEEDS;) {
-				seeds[nseeds++] = (unsigned)strtoul(p, &p, 10);
-				if (*p == ',')
-					p++;
-				else
-					break;
+			if ((nseeds = bench_parse_seeds(argv[++i], seeds, MAXSEEDS)) < 1) {
+				fprintf(stderr, "%s: --seeds A,B,... (at most %d)\n", argv[0], MAXSEEDS);
+				return 2;
 			}
 		} else if (!strcmp(argv[i], "--ramp")) {
 			band_ramp = 1;

@@ -62,6 +62,7 @@
 #include "analysis/se_render.h"
 #include "image/image.h"
 #include "mean_patch.h"
+#include "scene_sets.h"
 #include "sem_scene.h"
 #include "sem_sim.h"
 
@@ -402,11 +403,8 @@ int main(int argc, char **argv)
 		else if (ns < 64)
 			scenes[ns++] = atoi(argv[i]);
 	}
-	if (!ns) {
-		static const int def[8] = {2, 6, 18, 22, 0, 4, 16, 20};
-		for (int i = 0; i < 8; i++)
-			scenes[ns++] = def[i];
-	}
+	if (!ns)
+		ns = small_dome_scenes(scenes, 0);
 	for (int i = 0; i < ns; i++)
 		run_scene(scenes[i], seed_add, which, surface);
 	return 0;

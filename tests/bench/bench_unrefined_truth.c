@@ -50,6 +50,7 @@
 #include "analysis/detect_offset.h"
 #include "analysis/dome_measure.h"
 #include "analysis/lattice_estimate.h"
+#include "bench_support.h"
 #include "dome_candidates.h"
 #include "image/image.h"
 #include "nearest_point.h"
@@ -60,19 +61,6 @@
 
 #define MAX_LIST 16
 #define MAX_SCENES 64
-
-static int parse_doubles(const char *s, double *v, int max)
-{
-	int n = 0;
-	while (*s && n < max) {
-		char *e;
-		v[n++] = strtod(s, &e);
-		if (e == s)
-			return -1;
-		s = *e == ',' ? e + 1 : e;
-	}
-	return n;
-}
 
 /* The rule's smoothing of the rays, chosen from its own candidates as
  * detect_measure.c's choose_smooth chooses it (its trials refined as the
@@ -288,7 +276,8 @@ static void acc_add(acc *a, const row *r)
 
 int main(int argc, char **argv)
 {
-	double P = 5, offs[MAX_LIST] = {-0.5, 0, 0.5}, seedv[MAX_LIST] = {0};
+	double P = 5, offs[MAX_LIST] = {-0.5, 0, 0.5};
+	unsigned seeds[MAX_LIST] = {0};
 	int noffs = 3, nseeds = 1, nscenes = 0, scenes[MAX_SCENES];
 	sem_opts_args sets;
 	memset(&sets, 0, sizeof sets);
@@ -296,10 +285,10 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[a], "--halftone") && a + 1 < argc)
 			P = atof(argv[++a]);
 		else if (!strcmp(argv[a], "--seeds") && a + 1 < argc) {
-			if ((nseeds = parse_doubles(argv[++a], seedv, MAX_LIST)) < 1)
+			if ((nseeds = bench_parse_seeds(argv[++a], seeds, MAX_LIST)) < 1)
 				return 2;
 		} else if (!strcmp(argv[a], "--offsets") && a + 1 < argc) {
-			if ((noffs = parse_doubles(argv[++a], offs, MAX_LIST)) < 1)
+			if ((noffs = bench_parse_list(argv[++a], offs, MAX_LIST)) < 1)
 				return 2;
 		} else if (!strcmp(argv[a], "--set") && a + 1 < argc) {
 			if (sem_opts_args_say(&sets, "bench_unrefined_truth", "--set", argv[++a]))
@@ -325,13 +314,13 @@ int main(int argc, char **argv)
 			int i = scenes[j];
 			sem_opts o;
 			sem_interior_scene(i, &o);
-			o.seed += (unsigned)seedv[si];
+			o.seed += seeds[si];
 			o.halftone = P;
 			sem_opts_args_apply(&sets, &o);
 			sem_truth t;
 			fs_image *img = sem_make_shared(&o, &t);
 			if (!img) {
-				printf("%-6.0f %-5d not rendered\n", seedv[si], i);
+				printf("%-6u %-5d not rendered\n", seeds[si], i);
 				continue;
 			}
 			char err[256];
@@ -347,7 +336,7 @@ int main(int argc, char **argv)
 			if (fs_lattice_estimate(img, &lat, err, sizeof err) || !(lat.pitch_px > 0) ||
 			    dome_candidates(img, &p, lat.pitch_px, 0, &c, &f, err, sizeof err) ||
 			    fs_detect_measure_image(img, &p, lat.pitch_px >= 40 ? 1.0 : 0.5, &mimg, err, sizeof err)) {
-				printf("%-6.0f %-5d failed\n", seedv[si], i);
+				printf("%-6u %-5d failed\n", seeds[si], i);
 				goto next;
 			}
 			double pitch = lat.pitch_px;
@@ -381,12 +370,12 @@ int main(int argc, char **argv)
 				memset(&readings, 0, sizeof readings);
 				row r;
 				if (run_start(&m, &ct, pitch, smooth, dome_of, first, &t, ca, sa, o.halftone, &r)) {
-					printf("%-6.0f %-5d out of memory\n", seedv[si], i);
+					printf("%-6u %-5d out of memory\n", seeds[si], i);
 					continue;
 				}
-				printf("%-6.0f i%-4d %4.2f %5.2f %4.0f %+6.2f | %+8.2f %+8.2f %+7.2f%s %+8.2f %+8.2f %+8.2f %+8.2f "
+				printf("%-6u i%-4d %4.2f %5.2f %4.0f %+6.2f | %+8.2f %+8.2f %+7.2f%s %+8.2f %+8.2f %+8.2f %+8.2f "
 				       "%+6.2f %+6.2f %4d  (ridge's centre %+.2f px along; smooth %.2f; formation h/R %.2f side %+.2f R2 %.4f; held fill %+.1f %%, read at the true fill %+.2f)\n",
-				       seedv[si], i, o.h_over_r, o.fill, o.pitch, offs[q], r.rays, r.ridge, r.along_read,
+				       seeds[si], i, o.h_over_r, o.fill, o.pitch, offs[q], r.rays, r.ridge, r.along_read,
 				       r.applied ? "a" : " ", r.moved, r.sized0, r.sized, r.final_d, r.c0, r.c1, r.all4, r.ridge_c, smooth, r.fhr, r.fside, r.r2, r.held, r.read_true);
 				acc_add(&tot[j][q], &r);
 			}

@@ -26,10 +26,8 @@
 #include "analysis/detect_methods.h"
 #include "analysis/detect_offset.h"
 #include "analysis/dome_measure.h"
-#include "analysis/lattice_estimate.h"
+#include "printed_scene.h"
 #include "sanitized.h"
-#include "sem_cache.h"
-#include "sem_sim.h"
 
 /* The inside domes' mean ridge reading from their true centres plus o px
  * along (ax, ay), over their true mean, %; lit: the far rays left out */
@@ -64,29 +62,15 @@ static void far_rays_left_out_stop_following_the_start(void **state)
 	(void)state;
 	if (fs_test_subset())
 		return;
-	char err[256];
-	sem_opts o;
-	sem_interior_scene(12, &o);
-	o.halftone = 5;
-	sem_truth tr;
-	fs_image *img = sem_make_shared(&o, &tr);
-	assert_non_null(img);
-	fs_params p;
-	fs_params_default(&p);
-	fs_lattice lat;
-	assert_int_equal(fs_lattice_estimate(img, &lat, err, sizeof err), 0);
-	double pitch = lat.pitch_px;
-	fs_image *meas = NULL;
-	assert_int_equal(fs_detect_measure_image(img, &p, 0.5, &meas, err, sizeof err), 0);
-	fs_cand_list c = {0};
-	for (size_t i = 0; i < tr.n; i++) {
-		fs_cand q = {.x = tr.x[i], .y = tr.y[i], .r = 0.3 * pitch};
-		if (q.x >= 0 && q.y >= 0 && q.x < img->width && q.y < img->height)
-			assert_int_equal(fs_cand_append(&c, &q), 0);
-	}
+	printed_scene s;
+	assert_int_equal(printed_scene_open(&s, 12, 0, 5), 0);
+	double pitch = s.pitch;
+	fs_cand_list c;
+	assert_int_equal(printed_scene_true_cands(&s, &c), 0);
 	/* the formation (its screen and detector) as the unrefined path
 	 * fits it there */
-	fs_meas m = {.img = meas, .f = 1, .width = img->width, .height = img->height, .dome = 1, .src = img, .mp = &p};
+	fs_meas m = {.img = s.meas, .f = 1, .width = s.img->width, .height = s.img->height, .dome = 1, .src = s.img,
+		     .mp = &s.p};
 	fs_measured *mm = calloc(c.n, sizeof *mm);
 	assert_non_null(mm);
 	double smooth = fs_det_smooth_px[FS_DET_SMOOTH_TRIALS - 1];
@@ -95,11 +79,12 @@ static void far_rays_left_out_stop_following_the_start(void **state)
 	assert_int_equal(fs_det_offset_correct(&m, &c, 0.6 * pitch, smooth, mm, &off), 0);
 	assert_true(off.fitted && off.fit.halftone > 0);
 	fs_image *lp = NULL;
-	assert_int_equal(fs_det_base_lowpass(meas, &off, &lp, err, sizeof err), 0);
+	assert_int_equal(fs_det_base_lowpass(s.meas, &off, &lp, s.err, sizeof s.err), 0);
 	assert_non_null(lp);
-	double ax = cos(o.det_azimuth), ay = sin(o.det_azimuth), az = off.fit.azimuth;
-	double plain = ridge_d(lp, &tr, pitch, ax, ay, -0.5, az, 0) - ridge_d(lp, &tr, pitch, ax, ay, 0.5, az, 0);
-	double lit = ridge_d(lp, &tr, pitch, ax, ay, -0.5, az, 1) - ridge_d(lp, &tr, pitch, ax, ay, 0.5, az, 1);
+	double ax = cos(s.o.det_azimuth), ay = sin(s.o.det_azimuth), az = off.fit.azimuth;
+	const sem_truth *tr = &s.tr;
+	double plain = ridge_d(lp, tr, pitch, ax, ay, -0.5, az, 0) - ridge_d(lp, tr, pitch, ax, ay, 0.5, az, 0);
+	double lit = ridge_d(lp, tr, pitch, ax, ay, -0.5, az, 1) - ridge_d(lp, tr, pitch, ax, ay, 0.5, az, 1);
 	print_message("D from 0.5 px away minus 0.5 px towards the detector: plain %+.2f %%, far rays out %+.2f %%\n",
 		      plain, lit);
 	assert_true(plain > 9);
@@ -108,9 +93,7 @@ static void far_rays_left_out_stop_following_the_start(void **state)
 	free(mm);
 	fs_image_free(lp);
 	fs_cand_free(&c);
-	fs_image_free(meas);
-	fs_image_free(img);
-	sem_truth_free(&tr);
+	printed_scene_close(&s);
 }
 
 int main(void)

@@ -34,27 +34,6 @@ typedef struct outcome {
 	size_t lattice_false;   /* recovered from the lattice where no disk is */
 } outcome;
 
-/* Mean edge-to-edge distance over detected pairs closer than 1.3 pitch:
- * in a hexagonal lattice these are exactly the nearest neighbours (the next
- * ring is at 1.73 pitch). */
-static double mean_spacing(const fs_tubercle_list *T, double pitch)
-{
-	double s = 0;
-	size_t n = 0;
-	for (size_t i = 0; i < T->n; i++)
-		for (size_t j = i + 1; j < T->n; j++) {
-			const fs_tubercle *a = &T->items[i], *b = &T->items[j];
-			if (!fs_tubercle_measured(a) || !fs_tubercle_measured(b))
-				continue;
-			double d = hypot(a->centroid_x - b->centroid_x, a->centroid_y - b->centroid_y);
-			if (d < 1.3 * pitch) {
-				s += d - a->radius_px - b->radius_px;
-				n++;
-			}
-		}
-	return n ? s / n : 0;
-}
-
 static void run(const synth_opts *o, fs_method m, double um_per_px, outcome *res)
 {
 	synth_truth t;
@@ -97,7 +76,7 @@ static void run(const synth_opts *o, fs_method m, double um_per_px, outcome *res
 	}
 	res->mean_d = nm ? sd / nm : 0;
 	res->true_d = 2 * t.radius;
-	res->mean_s = mean_spacing(&r.tubercles, o->pitch);
+	res->mean_s = synth_mean_space(&r.tubercles, o->pitch);
 	res->true_s = t.spacing;
 	res->pitch = r.pitch_px;
 	printf("  pitch %.0f ratio %.2f: n %zu (unmeasured %zu, on a disk %zu; lattice sites on no disk %zu) recall %.3f precision %.3f D "

@@ -29,10 +29,10 @@
 #include "analysis/detect_candidates.h"
 #include "analysis/detect_methods.h"
 #include "analysis/detect_walk.h"
-#include "analysis/lattice_estimate.h"
 #include "analysis/preprocess.h"
 #include "dome_candidates.h"
 #include "nearest_point.h"
+#include "printed_scene.h"
 #include "sanitized.h"
 #include "sem_cache.h"
 #include "sem_score.h"
@@ -52,33 +52,22 @@ static void printed_candidates_walked_onto_the_domes(void **state)
 	(void)state;
 	if (fs_test_subset())
 		return;
-	char err[256];
-	sem_opts o;
-	sem_interior_scene(1, &o);
-	o.seed += 4000;
-	o.halftone = 5;
-	sem_truth tr;
-	fs_image *img = sem_make_shared(&o, &tr);
-	assert_non_null(img);
-	fs_params p;
-	fs_params_default(&p);
-	fs_lattice lat;
-	assert_int_equal(fs_lattice_estimate(img, &lat, err, sizeof err), 0);
+	printed_scene s;
+	assert_int_equal(printed_scene_open(&s, 1, 4000, 5), 0);
 	/* the candidates as detect.c makes them at this pitch: on the image
 	 * reduced by pitch / 10 */
-	double pitch = lat.pitch_px;
+	double pitch = s.pitch;
 	int f = 1;
-	fs_image *meas = NULL;
 	fs_cand_list c = {0};
-	assert_int_equal(dome_candidates(img, &p, pitch, 0, &c, &f, err, sizeof err), 0);
+	assert_int_equal(dome_candidates(s.img, &s.p, pitch, 0, &c, &f, s.err, sizeof s.err), 0);
 	assert_true(f > 1);
-	assert_int_equal(fs_detect_measure_image(img, &p, 0.5, &meas, err, sizeof err), 0);
-	double ax = cos(o.det_azimuth), ay = sin(o.det_azimuth), along, across;
-	mean_offset(&c, 0, 0, &tr, ax, ay, &along, &across);
+	const sem_truth *tr = &s.tr;
+	double ax = cos(s.o.det_azimuth), ay = sin(s.o.det_azimuth), along, across;
+	mean_offset(&c, 0, 0, tr, ax, ay, &along, &across);
 	print_message("candidates: %+.2f px along, %+.2f across\n", along, across);
 	assert_true(along > 2.5); /* the bias the walk is for */
-	fs_meas m = {.img = meas, .f = 1, .width = img->width, .height = img->height, .dome = 1, .src = img,
-		     .mp = &p, .refine = 0.15 * pitch};
+	fs_meas m = {.img = s.meas, .f = 1, .width = s.img->width, .height = s.img->height, .dome = 1, .src = s.img,
+		     .mp = &s.p, .refine = 0.15 * pitch};
 	fs_measured *mm = calloc(c.n, sizeof *mm);
 	assert_non_null(mm);
 	double sx, sy;
@@ -86,7 +75,7 @@ static void printed_candidates_walked_onto_the_domes(void **state)
 	assert_int_equal(fs_det_walk_shift(&m, &c, 0.6 * pitch, fs_det_smooth_px[FS_DET_SMOOTH_TRIALS - 1], mm, &sx,
 					   &sy, &steps),
 			 0);
-	mean_offset(&c, sx, sy, &tr, ax, ay, &along, &across);
+	mean_offset(&c, sx, sy, tr, ax, ay, &along, &across);
 	print_message("walked (%d steps, shift %+.2f, %+.2f px): %+.2f px along, %+.2f across\n", steps, sx, sy, along,
 		      across);
 	assert_true(steps >= 2);
@@ -94,9 +83,7 @@ static void printed_candidates_walked_onto_the_domes(void **state)
 	assert_true(fabs(across) < 0.3);
 	free(mm);
 	fs_cand_free(&c);
-	fs_image_free(meas);
-	fs_image_free(img);
-	sem_truth_free(&tr);
+	printed_scene_close(&s);
 }
 
 /* the dome rule's mean D error (%) on img under walk mode `walk` */

@@ -34,26 +34,6 @@
 #include "analysis/detect.h"
 #include "synth.h"
 
-/* Mean edge-to-edge space over detected pairs closer than 1.3 pitch (the
- * nearest neighbours of a hexagonal lattice), both measured. */
-static double mean_space(const fs_tubercle_list *T, double pitch)
-{
-	double s = 0;
-	size_t n = 0;
-	for (size_t i = 0; i < T->n; i++)
-		for (size_t j = i + 1; j < T->n; j++) {
-			const fs_tubercle *a = &T->items[i], *b = &T->items[j];
-			if (!fs_tubercle_measured(a) || !fs_tubercle_measured(b))
-				continue;
-			double d = hypot(a->centroid_x - b->centroid_x, a->centroid_y - b->centroid_y);
-			if (d < 1.3 * pitch) {
-				s += d - a->radius_px - b->radius_px;
-				n++;
-			}
-		}
-	return n ? s / n : NAN;
-}
-
 static void measure_disks(double ratio, double *d_err, double *s_err)
 {
 	synth_opts o;
@@ -85,7 +65,7 @@ static void measure_disks(double ratio, double *d_err, double *s_err)
 			nm++;
 		}
 	assert_true(nm >= t.n * 8 / 10);
-	double d = sd / nm, s = mean_space(&r.tubercles, o.pitch);
+	double d = sd / nm, s = synth_mean_space(&r.tubercles, o.pitch);
 	*d_err = d / (2 * t.radius) - 1;
 	*s_err = s / t.spacing - 1;
 	printf("  fill %.2f: %zu measured of %zu true, mean D %.3f / %.3f (%+.2f %%), space %.3f / %.3f (%+.2f %%)\n",

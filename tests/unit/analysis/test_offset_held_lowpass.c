@@ -24,10 +24,8 @@
 #include "analysis/detect_measure.h"
 #include "analysis/detect_methods.h"
 #include "analysis/detect_offset.h"
-#include "analysis/lattice_estimate.h"
+#include "printed_scene.h"
 #include "sanitized.h"
-#include "sem_cache.h"
-#include "sem_sim.h"
 
 /* The formation's offset along the detector's axis (ax, ay) read from
  * the unrefined path's bases at the candidates c, the fill held as
@@ -53,29 +51,15 @@ static void tall_printed_domes_read_home_from_their_centres(void **state)
 	(void)state;
 	if (fs_test_subset())
 		return;
-	char err[256];
-	sem_opts o;
-	sem_interior_scene(8, &o);
-	o.halftone = 5;
-	sem_truth tr;
-	fs_image *img = sem_make_shared(&o, &tr);
-	assert_non_null(img);
-	fs_params p;
-	fs_params_default(&p);
-	fs_lattice lat;
-	assert_int_equal(fs_lattice_estimate(img, &lat, err, sizeof err), 0);
-	double pitch = lat.pitch_px;
-	fs_image *meas = NULL;
-	assert_int_equal(fs_detect_measure_image(img, &p, 0.5, &meas, err, sizeof err), 0);
+	printed_scene s;
+	assert_int_equal(printed_scene_open(&s, 8, 0, 5), 0);
+	double pitch = s.pitch;
 	/* every true dome's centre a candidate */
-	fs_cand_list c = {0};
-	for (size_t i = 0; i < tr.n; i++) {
-		fs_cand q = {.x = tr.x[i], .y = tr.y[i], .r = 0.3 * pitch};
-		if (q.x >= 0 && q.y >= 0 && q.x < img->width && q.y < img->height)
-			assert_int_equal(fs_cand_append(&c, &q), 0);
-	}
-	double ax = cos(o.det_azimuth), ay = sin(o.det_azimuth);
-	fs_meas m = {.img = meas, .f = 1, .width = img->width, .height = img->height, .dome = 1, .src = img, .mp = &p};
+	fs_cand_list c;
+	assert_int_equal(printed_scene_true_cands(&s, &c), 0);
+	double ax = cos(s.o.det_azimuth), ay = sin(s.o.det_azimuth);
+	fs_meas m = {.img = s.meas, .f = 1, .width = s.img->width, .height = s.img->height, .dome = 1, .src = s.img,
+		     .mp = &s.p};
 	int applied;
 	double rays = offset_read(&m, &c, pitch, ax, ay, &applied);
 	print_message("held at the rays' fill: %+.2f px along, applied %d\n", rays, applied);
@@ -87,9 +71,7 @@ static void tall_printed_domes_read_home_from_their_centres(void **state)
 	assert_true(fabs(held) <= 0.45);
 	assert_false(applied);
 	fs_cand_free(&c);
-	fs_image_free(meas);
-	fs_image_free(img);
-	sem_truth_free(&tr);
+	printed_scene_close(&s);
 }
 
 int main(void)

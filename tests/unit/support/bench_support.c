@@ -1,9 +1,11 @@
 /*
- * bench_support.c - clocks, median and the 8-bit TIFF writer shared by the
- * benchmarks (see bench_support.h).
+ * bench_support.c - clocks, median, the argument lists and the 8-bit TIFF
+ * writer shared by the benchmarks (see bench_support.h).
  */
 #include "bench_support.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,59 @@ int bench_runs(int dflt)
 	const char *e = getenv("FS_BENCH_RUNS");
 	int n = e ? atoi(e) : 0;
 	return n >= 1 && n <= 9 ? n : dflt;
+}
+
+/* One item of a list at *s: its value into *x, *s past it and its comma.
+ * 0, or -1 when it is not a number or runs on into anything else. */
+static int list_item(const char **s, double *x)
+{
+	char *end;
+	*x = strtod(*s, &end);
+	if (end == *s || (*end && *end != ','))
+		return -1;
+	*s = *end == ',' ? end + 1 : end;
+	return 0;
+}
+
+int bench_parse_list(const char *s, double *v, int max)
+{
+	int n = 0;
+	while (*s) {
+		if (n == max || list_item(&s, &v[n]))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/* An item that must be whole and within [lo, hi]. */
+static int whole_item(const char **s, double lo, double hi, double *x)
+{
+	return list_item(s, x) || !(*x >= lo && *x <= hi) || *x != floor(*x) ? -1 : 0;
+}
+
+int bench_parse_ints(const char *s, int lo, int hi, int *v, int max)
+{
+	int n = 0;
+	while (*s) {
+		double x;
+		if (n == max || whole_item(&s, lo, hi, &x))
+			return -1;
+		v[n++] = (int)x;
+	}
+	return n;
+}
+
+int bench_parse_seeds(const char *s, unsigned *v, int max)
+{
+	int n = 0;
+	while (*s) {
+		double x;
+		if (n == max || whole_item(&s, 0, UINT_MAX, &x))
+			return -1;
+		v[n++] = (unsigned)x;
+	}
+	return n;
 }
 
 int bench_write_tiff8(const char *path, const fs_image *img, int deflate)

@@ -2,7 +2,8 @@
  * bench_support.h - what every benchmark in tests/bench/ measures with: wall
  * and process-CPU clocks, the median of a few runs, the run count
  * (FS_BENCH_RUNS), and the 8-bit grey TIFF the large-image benches write
- * (the layout SEMs write: strips of 16 rows).
+ * (the layout SEMs write: strips of 16 rows), and the comma-separated lists
+ * of numbers their arguments take (--seeds 0,4000,..., --nudges, --scenes).
  *
  * CPU time is printed next to wall time because on a shared virtual machine
  * stolen time inflates the wall clock and not the process's CPU clock.
@@ -27,6 +28,20 @@ double bench_median(const double *v, int n);
 /* The number of runs: FS_BENCH_RUNS when it is set to 1..9, otherwise
  * dflt. The issue's figures are medians of 5. */
 int bench_runs(int dflt);
+
+/* A comma-separated list of numbers (e.g. "-1e-6,0,1e-6") into
+ * v[0..max-1]: the count (0 for ""); -1 when an item is not a number, runs
+ * on into anything but a comma or the list's end ("4000x"), or the list
+ * holds more than max items. Written once (h49g) for the benches that had
+ * each kept their own copy, some of which cut a long list short or read
+ * "0;4000" as 0 without a word. */
+int bench_parse_list(const char *s, double *v, int max);
+
+/* The same list of whole numbers from lo to hi (the seed offsets, the
+ * scenes' indices, the tiles' sizes) into v: -1 also when one is not
+ * whole or outside [lo, hi]. */
+int bench_parse_ints(const char *s, int lo, int hi, int *v, int max);
+int bench_parse_seeds(const char *s, unsigned *v, int max);
 
 /* Writes img (values 0..1, clamped) as an 8-bit min-is-black TIFF,
  * uncompressed or with deflate. 0, or -1 when it cannot be written. */

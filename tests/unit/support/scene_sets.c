@@ -11,6 +11,15 @@
 const char *const SET_NAME[NSET] = {"corner", "interior", "smooth"};
 const int SET_COUNT[NSET] = {64, SEM_INTERIOR_SCENES, SEM_SMOOTH_SCENES};
 
+int small_dome_scenes(int *scenes, int with_b1)
+{
+	static const int aeb1[16] = {2, 6, 18, 22, 0, 4, 16, 20, 1, 3, 5, 7, 17, 19, 21, 23};
+	int n = with_b1 ? 16 : 8;
+	for (int i = 0; i < n; i++)
+		scenes[i] = aeb1[i];
+	return n;
+}
+
 int scene_set_named(const char *name)
 {
 	for (int set = 0; set < NSET; set++)

@@ -6,6 +6,7 @@
  * image. Written once for bench_formation_truth and bench_foot_formation,
  * whose copies were the same lines, and the start of bench_blur_fine_read,
  * bench_blur_kernel --rule and bench_common_shift (stop 44's review).
+ * Also the small-dome benches' default corner scenes (h49g).
  *
  * Ownership: a dome_scene owns its scene, detection and images;
  * dome_scene_close frees them, whatever dome_scene_open returned.
@@ -26,6 +27,14 @@ extern const int SET_COUNT[NSET];
 
 /* The set named name (SET_NAME), or -1. */
 int scene_set_named(const char *name);
+
+/* The corner scenes the small-dome benches take when given none into
+ * scenes (room for 16): the unscreened fill-0.25 pitch-16 groups A (2 6 18
+ * 22) and E (0 4 16 20), and with_b1 also B1 (1 3 5 7 17 19 21 23); the
+ * count. Written once (h49g) for bench_level_beam, bench_blur_kernel,
+ * bench_small_dome_patch (A, E), bench_common_shift and bench_level_small
+ * (A, E, B1). */
+int small_dome_scenes(int *scenes, int with_b1);
 
 /* Scene k of set with seed_add added to its seed (the held-out seeds). */
 void scene_set_opts(int set, int k, unsigned seed_add, sem_opts *o);

@@ -228,3 +228,21 @@ fs_image *synth_blurred_disk(int W, double c, double R, double in, double out, d
 	}
 	return img;
 }
+
+double synth_mean_space(const fs_tubercle_list *T, double pitch)
+{
+	double s = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < T->n; i++)
+		for (size_t j = i + 1; j < T->n; j++) {
+			const fs_tubercle *a = &T->items[i], *b = &T->items[j];
+			if (!fs_tubercle_measured(a) || !fs_tubercle_measured(b))
+				continue;
+			double d = hypot(a->centroid_x - b->centroid_x, a->centroid_y - b->centroid_y);
+			if (d < 1.3 * pitch) {
+				s += d - a->radius_px - b->radius_px;
+				n++;
+			}
+		}
+	return n ? s / n : NAN;
+}

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "image/image.h"
+#include "image/tubercle.h"
 
 typedef struct synth_opts {
 	int width, height;
@@ -55,6 +56,14 @@ typedef struct synth_score {
 } synth_score;
 void synth_match(const synth_truth *t, const double *xs, const double *ys, size_t n, int width,
 		 int height, double margin, double max_dist, synth_score *s, int *match_of_det);
+
+/*
+ * The mean edge-to-edge space (px) over the pairs of T closer than 1.3
+ * pitch, both measured: in a hexagonal lattice exactly the nearest
+ * neighbours (the next ring is at 1.73 pitch). NAN when there is no such
+ * pair. Written once (h49g) for test_detect and test_dome_flat_disks.
+ */
+double synth_mean_space(const fs_tubercle_list *T, double pitch);
 
 /*
  * A W x W image of one disk of radius R centred at (c, c): brightness in
