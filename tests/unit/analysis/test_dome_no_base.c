@@ -16,8 +16,11 @@
  * "a dome, its base not shown", measurement.h), under detection and under
  * Re-measure at the true centres. The same frame on the simulator's
  * default ground (roughness 0.05) keeps its diameters: the branch is the
- * image's, not the frame's. Cost: 0.8 s of CPU plain (three renders of
- * 700 x 540 px, shared through SEM_SCENE_CACHE, and four dome-rule runs).
+ * image's, not the frame's. With the verdict not taken (h49h's
+ * instrument) the frame is sized at the templates' window, +19 %. Cost:
+ * about 0.8 s of CPU plain (three renders of 700 x 540 px, shared through
+ * SEM_SCENE_CACHE, and five dome-rule runs; 0.3 s with the renders
+ * cached).
  */
 #include <stdarg.h>
 #include <stddef.h>
