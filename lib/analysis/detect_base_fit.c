@@ -733,6 +733,17 @@ static int own_nostep_majority(const fs_det_base_plan *p, const double *step)
 	return majority_on_no_step(read, nostep);
 }
 
+/* fs_det_base_set_nobase's switch: one setting a process, set before
+ * any detection, never while one runs */
+static int nobase_mode = FS_DET_NOBASE_VERDICT;
+
+int fs_det_base_set_nobase(int mode)
+{
+	int was = nobase_mode;
+	nobase_mode = mode;
+	return was;
+}
+
 /* Every dome of the plan kept where it is, without a diameter (no base
  * in the image, detect_base_fit.h); sized domes at their fitted centres. */
 static void leave_unmeasured(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
@@ -795,14 +806,14 @@ static void scale_counted(const fs_det_base_plan *p, const double *fr, const dou
 	if (info->fitted < MIN_SIZED || !(sf_all > 0)) {
 		/* the base rule's own readings stand; where most of them lie
 		 * on no step they are no base either (detect_base_fit.h) */
-		if (p->own && own_nostep_majority(p, step))
+		if (nobase_mode && p->own && own_nostep_majority(p, step))
 			leave_unmeasured(p, fr, fx, fy, meas, info);
 		return;
 	}
 	info->applied = 1;
 	/* most readings on no step and no fill named by the templates: no
 	 * size at all (detect_base_fit.h) */
-	if (p->no_fill && nostep_majority(info)) {
+	if (nobase_mode && p->no_fill && nostep_majority(info)) {
 		leave_unmeasured(p, fr, fx, fy, meas, info);
 		return;
 	}

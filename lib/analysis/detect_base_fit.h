@@ -847,6 +847,19 @@ double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y,
  */
 int fs_det_base_set_ridge_lit(int on);
 int fs_det_base_ridge_lit(void);
+/*
+ * An instrument, the verdict on by default (h49h): whether the no-base
+ * verdict above (fs_det_base_level_size's and the own readings') is
+ * taken. FS_DET_NOBASE_VERDICT as shipped; FS_DET_NOBASE_OFF never, so
+ * such an image keeps the formation's own sizes (s = 1) or the own
+ * readings, as before h38b: what the rule would read there, for the
+ * evidence on the figures it leaves unmeasured (docs/paper-figures.md
+ * h49h). Returns the previous setting; one setting a process, set before
+ * any detection (FS_TEST_NOBASE=0 in the tests and benches).
+ */
+#define FS_DET_NOBASE_OFF 0
+#define FS_DET_NOBASE_VERDICT 1
+int fs_det_base_set_nobase(int mode);
 int fs_det_base_lowpass(const fs_image *img, const fs_det_offset *off, fs_image **out, char *err, size_t errlen);
 
 /*

@@ -88,13 +88,19 @@
  * --moved-trace PX AZ (h46g): the last step traced again at the dome
  * rule's centres moved PX px towards azimuth AZ (degrees, as --along).
  *
+ * --window-scan (h49h): the templates made with their window centred at
+ * 0.30-0.80 in steps of 0.05 and the plan's domes fitted through each;
+ * the median fitted D / pitch per window and its slope against the
+ * window's centre (docs/paper-figures.md h49h: flat where the image names
+ * the size, following the window where the no-base verdict refuses it).
+ *
  * --wide (h43h): the wide read asked and printed whatever the verdict's
  * other inputs. --steps (h43h): the rays' summed step by D / pitch at the
  * dome rule's centres, the outline rule's and random points of the frame,
  * against the published fill: whether a base step is in the pixels at
  * all (docs/paper-figures.md h43h).
  *
- * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--wide] [--steps] [--crop DX DY [--vs-whole]] [--at-truth] [--moved-trace PX AZ]
+ * Usage: bench_paper_trace [--domes] [--png DIR] [--fill0 F] [--window-scan] [--wide] [--steps] [--crop DX DY [--vs-whole]] [--at-truth] [--moved-trace PX AZ]
  * [FILTER | --sem KEY=VALUE ... | --fig4 KEY=VALUE ...] (default the three P2 figures: FILTER
  * "P2_"; any substring of a fixture's name). Asserts nothing.
  */
@@ -397,12 +403,77 @@ static void along_lines(const fs_image *img, const fs_detect_result *dres, const
 }
 
 static double force_fill0; /* --fill0: the templates' window centred there (0: the rule's) */
+/* --window-scan (h49h): the templates made at window centres 0.30-0.80
+ * and the plan's domes fitted at each; whether their median size follows
+ * the window (the window decides it) or stays (the mean patch names it) */
+static int window_scan;
 /* --wide (h43h): the wide read (fs_dome_tpl_read_wide) made and printed
  * whatever the verdict's other inputs, where the rule reads it only with
  * a no-step majority and the coarse pick inside its window: whether the
  * mean patch names a fill of its own on the figures whose pick lies on
  * a window's end */
 static int wide_asked;
+
+/* --window-scan: the median fitted D / pitch of pl's domes (their plan
+ * centres, as the rule fits them) through templates of formation f made
+ * with the window centred at 0.30, 0.35, ..., 0.80 of the pitch, and the
+ * least-squares slope of that median against the window's centre: about
+ * 0 where the image names the size (a simulated scene whose base the rule
+ * reads, docs/paper-figures.md h49h), near 1 where the window does.
+ * Returns 0, -1 on out of memory. */
+static int window_scan_line(const fs_image *mimg, const fs_dome_fit *f, const fs_det_base_plan *pl, double pitch)
+{
+	enum { NW = 11 };
+	double w[NW], m[NW], *r = malloc(pl->n * sizeof *r);
+	char err[256];
+	if (!r)
+		return -1;
+	printf("  window scan (--window-scan): centre -> median fitted D / pitch (sized):");
+	size_t nm = 0;
+	for (int i = 0; i < NW; i++) {
+		double c = 0.30 + 0.05 * i;
+		fs_dome_tpl t;
+		size_t n = 0;
+		int b = fs_dome_tpl_build(mimg, f, c, pl->xs, pl->ys, pl->n, &t, err, sizeof err);
+		if (b < 0) {
+			free(r);
+			return -1;
+		}
+		for (size_t k = 0; !b && k < pl->n; k++) {
+			fs_dome_tfit tf;
+			int q = fs_dome_tpl_fit(&t, mimg, pl->xs[k], pl->ys[k], &tf);
+			if (q < 0) {
+				fs_dome_tpl_free(&t);
+				free(r);
+				return -1;
+			}
+			if (q == 0 && isfinite(tf.radius))
+				r[n++] = tf.radius;
+		}
+		if (!b)
+			fs_dome_tpl_free(&t);
+		double med = n ? 2 * fs_median_double(r, n) / pitch : NAN;
+		printf(" %.2f->%.3f (%zu)", c, med, n);
+		if (isfinite(med)) {
+			w[nm] = c;
+			m[nm++] = med;
+		}
+	}
+	double sw = 0, sm = 0, sww = 0, swm = 0, lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < nm; i++) {
+		sw += w[i];
+		sm += m[i];
+		sww += w[i] * w[i];
+		swm += w[i] * m[i];
+		lo = fmin(lo, m[i]);
+		hi = fmax(hi, m[i]);
+	}
+	double den = (double)nm * sww - sw * sw;
+	printf("\n    slope %.2f, range %.3f-%.3f over %zu windows\n", nm > 2 && den > 0 ? ((double)nm * swm - sw * sm) / den : NAN,
+	       lo, hi, nm);
+	free(r);
+	return 0;
+}
 
 /* The no-base verdict's inputs (h39f): the no-step majority of the
  * level's readings (more than half of at least 8), the templates' coarse
@@ -669,6 +740,8 @@ static int trace_last_step(const fs_image *img, const fs_detect_result *dres, in
 		quantiles("fitted D / pitch (s = 1)", qf, nf, 1 / pitch);
 	}
 	free(ql);
+	if (window_scan && window_scan_line(mimg, f, &pl, pitch))
+		goto out;
 	/* the replica against detection's own sizes */
 	size_t same = 0, both = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -1080,6 +1153,8 @@ int main(int argc, char **argv)
 			steps_asked = 1;
 		else if (!strcmp(argv[a], "--wide"))
 			wide_asked = 1;
+		else if (!strcmp(argv[a], "--window-scan"))
+			window_scan = 1;
 		else if (!strcmp(argv[a], "--foot") && a + 1 < argc) {
 			foot_asked = (unsigned)atoi(argv[++a]);
 			fs_det_offset_set_foot(foot_asked);
