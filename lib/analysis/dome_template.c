@@ -199,16 +199,35 @@ __attribute__((target("avx"))) static void ncc8_even(const float *d, int w, int 
 	ncc8_step(d, w, x, y, R, half, tpl, side, tt, np, out, 2);
 }
 
+/* The correlations of n discs the image cuts, from their sums s1, s2, st
+ * over the pixels inside, the template's sums st1, stt over the same
+ * taps and their count k, into out[0..n) (left as they are where less
+ * than half the disc is inside or the patch is flat): the one-pixel loop
+ * of fs_dome_mean_ncc's end for such a disc, its operations in its
+ * order. */
+static inline void cut_finish(const double *s1, const double *s2, const double *st, int n, double st1, double stt,
+			      double k, double np, float *out)
+{
+	if (k < 0.5 * np)
+		return;
+	double vt = stt - st1 * st1 / k;
+	for (int i = 0; i < n; i++) {
+		double cov = st[i] - st1 * s1[i] / k;
+		double vi = s2[i] - s1[i] * s1[i] / k;
+		if (vi > 1e-12 * k && vt > 0)
+			out[i] = (float)(cov / sqrt(vi * vt));
+	}
+}
+
 /*
  * The eight pixels x .. x + 7 of a row within R of the image's top or
  * bottom whose discs lie whole between its left and right edges: only the
  * disc's rows dy0..dy1 are inside, the same for the eight, so their sums
  * run in lanes as ncc8's; the template's own sums over those rows (st1,
- * stt: the same for every pixel of the row) and the pixel count k come
- * from cut_rows. Finished as the one-pixel loop of fs_dome_mean_ncc
- * finishes a disc the image cuts, per pixel its operations in its order,
- * so its bits: the rows' single pixels were a fifth of the correlation's
- * instructions on the 2048 x 1536 lattice (h49d).
+ * stt: the same for every pixel of the row) and the pixel count k are
+ * the caller's. The one-pixel loop's bits (cut_finish): the cut discs'
+ * single pixels were a fifth of the correlation's instructions on the
+ * 2048 x 1536 lattice (h49d).
  */
 __attribute__((target("avx"))) static void ncc8_cut(const float *d, int w, int x, int y, int R, int dy0, int dy1,
 						    const int *half, const double *tpl, int side, double st1,
@@ -216,15 +235,51 @@ __attribute__((target("avx"))) static void ncc8_cut(const float *d, int w, int x
 {
 	double s1[8], s2[8], st[8];
 	ncc8_sums(d, w, x, y, R, dy0, dy1, half, tpl, side, 1, s1, s2, st);
-	if (k < 0.5 * np)
-		return;
-	double vt = stt - st1 * st1 / k;
-	for (int i = 0; i < 8; i++) {
-		double cov = st[i] - st1 * s1[i] / k;
-		double vi = s2[i] - s1[i] * s1[i] / k;
-		if (vi > 1e-12 * k && vt > 0)
-			out[i] = (float)(cov / sqrt(vi * vt));
+	cut_finish(s1, s2, st, 8, st1, stt, k, np, out);
+}
+
+/*
+ * The four pixels of column x, rows y .. y + 3, whose discs the image's
+ * left or right edge cuts (columns lo .. hi of the disc inside, lo = -x
+ * and hi = W - 1 - x in the image's columns) and whose rows are all
+ * inside: each disc loses the same columns, so the four run in lanes,
+ * one row apart, with the one-pixel loop's sums per lane (each lane's
+ * taps gathered from its own row), the template's sums once, and
+ * cut_finish; out[0..3] (the four rows' pixels, row stride ostride).
+ */
+__attribute__((target("avx"))) static void ncc4_col(const float *d, int w, int x, int y, int R, int lo, int hi,
+						    const int *half, const double *tpl, int side, double np,
+						    float *out, size_t ostride)
+{
+	v4d s1 = {0, 0, 0, 0}, s2 = s1, st = s1;
+	double st1 = 0, stt = 0, k = 0;
+	for (int dy = -R; dy <= R; dy++) {
+		int a = -half[dy + R], b = half[dy + R];
+		a = a < lo ? lo : a;
+		b = b > hi ? hi : b;
+		const float *r0 = d + (size_t)(y + dy) * w + x;
+		const float *r1 = r0 + w, *r2 = r1 + w, *r3 = r2 + w;
+		const double *trow = tpl + (dy + R) * side + R;
+		for (int dx = a; dx <= b; dx++) {
+			v4d v = (v4d)_mm256_cvtps_pd(_mm_set_ps(r3[dx], r2[dx], r1[dx], r0[dx]));
+			double t = trow[dx];
+			v4d tv = {t, t, t, t};
+			s1 += v;
+			s2 += v * v;
+			st += tv * v;
+			st1 += t;
+			stt += t * t;
+		}
+		k += b - a + 1;
 	}
+	double a1[4], a2[4], at[4];
+	memcpy(a1, &s1, sizeof s1);
+	memcpy(a2, &s2, sizeof s2);
+	memcpy(at, &st, sizeof st);
+	float o[4] = {0, 0, 0, 0};
+	cut_finish(a1, a2, at, 4, st1, stt, k, np, o);
+	for (int i = 0; i < 4; i++)
+		out[(size_t)i * ostride] = o[i];
 }
 #endif
 
@@ -308,9 +363,26 @@ void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, in
 #ifdef NCC_AVX
 	int avx = fs_cpu_has_avx();
 #endif
+	/* the rows whose pixels near the left and right edges run four
+	 * rows at a time (ncc4_col): [ya, yc) */
+	int ya = y0 > R ? y0 : R, yc = ya;
+#ifdef NCC_AVX
+	int yb = y1 < H - R ? y1 : H - R;
+	if (avx && yb > ya) {
+		yc = ya + (yb - ya) / 4 * 4;
+		for (int x = x0; x < x1; x++) {
+			if (x - R >= 0 && x + R < W)
+				continue;
+			for (int y = ya; y < yc; y += 4)
+				ncc4_col(d, (int)stride, x - sx, y - sy, R, -x, W - 1 - x, half, tpl, side, np,
+					 out + (size_t)(y - y0) * ostride + (x - x0), ostride);
+		}
+	}
+#endif
 	for (int y = y0; y < y1; y++) {
 		int x = x0;
 		float *orow = out + (size_t)(y - y0) * ostride - x0;
+		int cols_done = y >= ya && y < yc;
 		/* where four neighbouring discs lie whole in the image, four
 		 * pixels at a time (ncc4: the same values) */
 		int inner_row = y - R >= 0 && y + R < H;
@@ -353,6 +425,8 @@ void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, in
 				x += 3;
 				continue;
 			}
+			if (cols_done && (x - R < 0 || x + R >= W))
+				continue;
 			int inner = x - R >= 0 && y - R >= 0 && x + R < W && y + R < H;
 			double s1 = 0, s2 = 0, st = 0, st1 = 0, stt = 0, k = 0;
 			for (int dy = -R; dy <= R; dy++) {
