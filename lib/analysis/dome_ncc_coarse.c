@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/dome_template.h"
 
 /* off: on, P2 Fig1e loses the maxima its domes make at the frame's
  * edge and goes unmeasured, and P1 Fig2 reads 0.262 -> 0.253 (h48f) */
@@ -24,6 +23,15 @@ int fs_dome_ncc_set_coarse(int on)
 int fs_dome_ncc_coarse_on(void)
 {
 	return coarse_on;
+}
+
+static fs_dome_ncc_witness witness;
+static void *witness_ctx;
+
+void fs_dome_ncc_set_witness(fs_dome_ncc_witness fn, void *ctx)
+{
+	witness = fn;
+	witness_ctx = ctx;
 }
 
 typedef struct look {
@@ -231,6 +239,8 @@ int fs_dome_template_ncc_coarse(const fs_image *img, const double *xs, const dou
 			fs_image_free(out);
 			rc = -1;
 		} else {
+			if (witness)
+				witness(witness_ctx, img, &t, out);
 			*res = out;
 		}
 		free(L.exact);

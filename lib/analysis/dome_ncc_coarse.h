@@ -21,7 +21,13 @@
  * the bit. What can move: a prominence read partly on interpolated pixels
  * (so who passes the bar), and a maximum the interpolation hides (a bump
  * narrower than 2 px, which the full image's 0.7-pitch suppression
- * mostly drops anyway).
+ * mostly drops anyway). Neither has a bound that would make it the same
+ * bits cheaply (h49d, bench_ncc_coarse_loss): the bilinear surface
+ * under-reads the correlation by up to 0.11-0.30 beyond 2R of the edge
+ * on every image measured (0.12 on the lattice), kept maxima are lost in
+ * the interior too, and an exact pass wherever a maximum could hide under
+ * each image's own largest under-read would cover 14 % of the lattice's
+ * pixels and 25-90 % of the paper figures' and pitch-64 scenes'.
  *
  * Only the whole image's path takes it (the candidates on the reduced
  * image, f > 1, and no response kept for the lattice method's searches):
@@ -35,6 +41,7 @@
 
 #include <stddef.h>
 
+#include "analysis/dome_template.h"
 #include "image/image.h"
 
 /*
@@ -55,5 +62,15 @@ int fs_dome_template_ncc_coarse(const fs_image *img, const double *xs, const dou
  * tests/unit/support/test_ncc_coarse.c). Returns the previous setting. */
 int fs_dome_ncc_set_coarse(int on);
 int fs_dome_ncc_coarse_on(void);
+
+/* For an instrument (tests/bench/bench_ncc_coarse_loss.c, h49d): fn(ctx,
+ * img, t, coarse) each time fs_dome_template_ncc_coarse has made an
+ * image: img the image it correlated, t its mean dome, coarse its result
+ * (all the caller's, valid during the call only), so that the exact
+ * correlation can be made and compared. NULL (the default): none.
+ * Process-wide, set at start-up; not to be changed while another thread
+ * detects. */
+typedef void (*fs_dome_ncc_witness)(void *ctx, const fs_image *img, const fs_dome_mean *t, const fs_image *coarse);
+void fs_dome_ncc_set_witness(fs_dome_ncc_witness fn, void *ctx);
 
 #endif

@@ -108,15 +108,16 @@ __attribute__((target("avx"))) static inline v4d widen_even4(const float *p)
 }
 
 /* The sums of eight pixels of row y, x + k * step for k = 0..7 (step 1:
- * ncc8; step 2: ncc8_even), into out[0..7] by ncc_finish: one body for
- * both, inlined with step a constant so each keeps its own machine code. */
-__attribute__((target("avx"), always_inline)) static inline void ncc8_step(const float *d, int w, int x, int y, int R,
-									     const int *half, const double *tpl,
-									     int side, double tt, double np,
-									     float *out, int step)
+ * ncc8 and ncc8_cut; step 2: ncc8_even) over the disc's rows dy0..dy1
+ * into s1, s2, st: one body for all three, inlined with step a constant
+ * so each keeps its own machine code. */
+__attribute__((target("avx"), always_inline)) static inline void ncc8_sums(const float *d, int w, int x, int y, int R,
+									     int dy0, int dy1, const int *half,
+									     const double *tpl, int side, int step,
+									     double *s1, double *s2, double *st)
 {
 	v4d s1a = {0, 0, 0, 0}, s1b = s1a, s2a = s1a, s2b = s1a, sta = s1a, stb = s1a;
-	for (int dy = -R; dy <= R; dy++) {
+	for (int dy = dy0; dy <= dy1; dy++) {
 		int hw = half[dy + R];
 		const float *r = d + (size_t)(y + dy) * w + x - hw;
 		const double *tp = tpl + (dy + R) * side + R - hw, *te = tp + 2 * hw;
@@ -132,13 +133,23 @@ __attribute__((target("avx"), always_inline)) static inline void ncc8_step(const
 			stb += t * vb;
 		}
 	}
-	double s1[8], s2[8], st[8];
 	memcpy(s1, &s1a, sizeof s1a);
 	memcpy(s1 + 4, &s1b, sizeof s1b);
 	memcpy(s2, &s2a, sizeof s2a);
 	memcpy(s2 + 4, &s2b, sizeof s2b);
 	memcpy(st, &sta, sizeof sta);
 	memcpy(st + 4, &stb, sizeof stb);
+}
+
+/* The whole discs' sums of eight pixels (ncc8, ncc8_even) finished by
+ * ncc_finish into out[0..7]. */
+__attribute__((target("avx"), always_inline)) static inline void ncc8_step(const float *d, int w, int x, int y, int R,
+									     const int *half, const double *tpl,
+									     int side, double tt, double np,
+									     float *out, int step)
+{
+	double s1[8], s2[8], st[8];
+	ncc8_sums(d, w, x, y, R, -R, R, half, tpl, side, step, s1, s2, st);
 	ncc_finish(s1, s2, st, 8, tt, np, out);
 }
 
@@ -186,6 +197,89 @@ __attribute__((target("avx"))) static void ncc8_even(const float *d, int w, int 
 						     const double *tpl, int side, double tt, double np, float *out)
 {
 	ncc8_step(d, w, x, y, R, half, tpl, side, tt, np, out, 2);
+}
+
+/* The correlations of n discs the image cuts, from their sums s1, s2, st
+ * over the pixels inside, the template's sums st1, stt over the same
+ * taps and their count k, into out[0..n) (left as they are where less
+ * than half the disc is inside or the patch is flat): the one-pixel loop
+ * of fs_dome_mean_ncc's end for such a disc, its operations in its
+ * order. */
+static inline void cut_finish(const double *s1, const double *s2, const double *st, int n, double st1, double stt,
+			      double k, double np, float *out)
+{
+	if (k < 0.5 * np)
+		return;
+	double vt = stt - st1 * st1 / k;
+	for (int i = 0; i < n; i++) {
+		double cov = st[i] - st1 * s1[i] / k;
+		double vi = s2[i] - s1[i] * s1[i] / k;
+		if (vi > 1e-12 * k && vt > 0)
+			out[i] = (float)(cov / sqrt(vi * vt));
+	}
+}
+
+/*
+ * The eight pixels x .. x + 7 of a row within R of the image's top or
+ * bottom whose discs lie whole between its left and right edges: only the
+ * disc's rows dy0..dy1 are inside, the same for the eight, so their sums
+ * run in lanes as ncc8's; the template's own sums over those rows (st1,
+ * stt: the same for every pixel of the row) and the pixel count k are
+ * the caller's. The one-pixel loop's bits (cut_finish): the cut discs'
+ * single pixels were a fifth of the correlation's instructions on the
+ * 2048 x 1536 lattice (h49d).
+ */
+__attribute__((target("avx"))) static void ncc8_cut(const float *d, int w, int x, int y, int R, int dy0, int dy1,
+						    const int *half, const double *tpl, int side, double st1,
+						    double stt, double k, double np, float *out)
+{
+	double s1[8], s2[8], st[8];
+	ncc8_sums(d, w, x, y, R, dy0, dy1, half, tpl, side, 1, s1, s2, st);
+	cut_finish(s1, s2, st, 8, st1, stt, k, np, out);
+}
+
+/*
+ * The four pixels of column x, rows y .. y + 3, whose discs the image's
+ * left or right edge cuts (columns lo .. hi of the disc inside, lo = -x
+ * and hi = W - 1 - x in the image's columns) and whose rows are all
+ * inside: each disc loses the same columns, so the four run in lanes,
+ * one row apart, with the one-pixel loop's sums per lane (each lane's
+ * taps gathered from its own row), the template's sums once, and
+ * cut_finish; out[0..3] (the four rows' pixels, row stride ostride).
+ */
+__attribute__((target("avx"))) static void ncc4_col(const float *d, int w, int x, int y, int R, int lo, int hi,
+						    const int *half, const double *tpl, int side, double np,
+						    float *out, size_t ostride)
+{
+	v4d s1 = {0, 0, 0, 0}, s2 = s1, st = s1;
+	double st1 = 0, stt = 0, k = 0;
+	for (int dy = -R; dy <= R; dy++) {
+		int a = -half[dy + R], b = half[dy + R];
+		a = a < lo ? lo : a;
+		b = b > hi ? hi : b;
+		const float *r0 = d + (size_t)(y + dy) * w + x;
+		const float *r1 = r0 + w, *r2 = r1 + w, *r3 = r2 + w;
+		const double *trow = tpl + (dy + R) * side + R;
+		for (int dx = a; dx <= b; dx++) {
+			v4d v = (v4d)_mm256_cvtps_pd(_mm_set_ps(r3[dx], r2[dx], r1[dx], r0[dx]));
+			double t = trow[dx];
+			v4d tv = {t, t, t, t};
+			s1 += v;
+			s2 += v * v;
+			st += tv * v;
+			st1 += t;
+			stt += t * t;
+		}
+		k += b - a + 1;
+	}
+	double a1[4], a2[4], at[4];
+	memcpy(a1, &s1, sizeof s1);
+	memcpy(a2, &s2, sizeof s2);
+	memcpy(at, &st, sizeof st);
+	float o[4] = {0, 0, 0, 0};
+	cut_finish(a1, a2, at, 4, st1, stt, k, np, o);
+	for (int i = 0; i < 4; i++)
+		out[(size_t)i * ostride] = o[i];
 }
 #endif
 
@@ -269,16 +363,54 @@ void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, in
 #ifdef NCC_AVX
 	int avx = fs_cpu_has_avx();
 #endif
+	/* the rows whose pixels near the left and right edges run four
+	 * rows at a time (ncc4_col): [ya, yc) */
+	int ya = y0 > R ? y0 : R, yc = ya;
+#ifdef NCC_AVX
+	int yb = y1 < H - R ? y1 : H - R;
+	if (avx && yb > ya) {
+		yc = ya + (yb - ya) / 4 * 4;
+		for (int x = x0; x < x1; x++) {
+			if (x - R >= 0 && x + R < W)
+				continue;
+			for (int y = ya; y < yc; y += 4)
+				ncc4_col(d, (int)stride, x - sx, y - sy, R, -x, W - 1 - x, half, tpl, side, np,
+					 out + (size_t)(y - y0) * ostride + (x - x0), ostride);
+		}
+	}
+#endif
 	for (int y = y0; y < y1; y++) {
 		int x = x0;
 		float *orow = out + (size_t)(y - y0) * ostride - x0;
+		int cols_done = y >= ya && y < yc;
 		/* where four neighbouring discs lie whole in the image, four
 		 * pixels at a time (ncc4: the same values) */
 		int inner_row = y - R >= 0 && y + R < H;
+#ifdef NCC_AVX
+		/* a row the image's top or bottom cuts: the disc's rows inside
+		 * and the template's sums over them, as the one-pixel loop
+		 * below sums them for a disc whole between the side edges */
+		int dy0 = y - R >= 0 ? -R : -y, dy1 = y + R < H ? R : H - 1 - y;
+		double c1 = 0, ctt = 0, ck = 0;
+		if (avx && !inner_row) {
+			for (int dy = dy0; dy <= dy1; dy++) {
+				const double *trow = tpl + (dy + R) * side + R;
+				for (int dx = -half[dy + R]; dx <= half[dy + R]; dx++) {
+					c1 += trow[dx];
+					ctt += trow[dx] * trow[dx];
+				}
+				ck += 2 * half[dy + R] + 1;
+			}
+		}
+#endif
 		for (; x < x1; x++) {
 #ifdef NCC_AVX
-			if (avx && inner_row && x - R >= 0 && x + 7 + R < W && x + 7 < x1) {
-				ncc8(d, (int)stride, x - sx, y - sy, R, half, tpl, side, tt, np, orow + x);
+			if (avx && x - R >= 0 && x + 7 + R < W && x + 7 < x1) {
+				if (inner_row)
+					ncc8(d, (int)stride, x - sx, y - sy, R, half, tpl, side, tt, np, orow + x);
+				else
+					ncc8_cut(d, (int)stride, x - sx, y - sy, R, dy0, dy1, half, tpl, side, c1, ctt, ck,
+						 np, orow + x);
 				x += 7;
 				continue;
 			}
@@ -293,6 +425,8 @@ void fs_dome_mean_ncc(const fs_dome_mean *t, const float *win, size_t stride, in
 				x += 3;
 				continue;
 			}
+			if (cols_done && (x - R < 0 || x + R >= W))
+				continue;
 			int inner = x - R >= 0 && y - R >= 0 && x + R < W && y + R < H;
 			double s1 = 0, s2 = 0, st = 0, st1 = 0, stt = 0, k = 0;
 			for (int dy = -R; dy <= R; dy++) {

@@ -169,12 +169,70 @@ static void too_few_patches_and_bad_arguments(void **state)
 	fs_image_free(img);
 }
 
+/* The witness (fs_dome_ncc_set_witness, h49d's instrument) sees each
+ * coarse image once, with the image and mean dome it was made from (the
+ * exact correlation made from them is fs_dome_template_ncc's to the bit)
+ * and the very pixels the caller gets; none once it is unset. */
+typedef struct seen {
+	int calls, exact_same, coarse_same;
+	const fs_image *want_exact;
+	fs_image *got;
+} seen;
+
+static void see(void *ctx, const fs_image *img, const fs_dome_mean *t, const fs_image *coarse)
+{
+	seen *s = ctx;
+	s->calls++;
+	fs_image *ex = fs_image_new(img->width, img->height);
+	assert_non_null(ex);
+	fs_dome_mean_ncc(t, img->data, (size_t)img->width, 0, 0, img->width, img->height, 0, 0, img->width,
+			 img->height, ex->data, (size_t)img->width);
+	size_t n = (size_t)img->width * img->height;
+	s->exact_same = !memcmp(ex->data, s->want_exact->data, n * sizeof *ex->data);
+	s->got = fs_image_new(img->width, img->height);
+	assert_non_null(s->got);
+	memcpy(s->got->data, coarse->data, n * sizeof *coarse->data);
+	fs_image_free(ex);
+}
+
+static void witness_sees_each_coarse_image(void **state)
+{
+	(void)state;
+	sem_truth t;
+	fs_image *img = scene(12, 0, 3, &t);
+	double *xs = malloc(t.n * sizeof *xs), *ys = malloc(t.n * sizeof *ys);
+	assert_true(xs && ys);
+	size_t n = seeds(&t, xs, ys);
+	char err[128];
+	fs_image *full = NULL, *co = NULL, *again = NULL;
+	assert_int_equal(fs_dome_template_ncc(img, xs, ys, n, 6, &full, err, sizeof err), 0);
+	seen s = {.want_exact = full};
+	fs_dome_ncc_set_witness(see, &s);
+	assert_int_equal(fs_dome_template_ncc_coarse(img, xs, ys, n, 6, &co, err, sizeof err), 0);
+	fs_dome_ncc_set_witness(NULL, NULL);
+	assert_int_equal(s.calls, 1);
+	assert_true(s.exact_same);
+	assert_non_null(s.got);
+	assert_memory_equal(s.got->data, co->data, (size_t)img->width * img->height * sizeof *co->data);
+	assert_int_equal(fs_dome_template_ncc_coarse(img, xs, ys, n, 6, &again, err, sizeof err), 0);
+	assert_int_equal(s.calls, 1);
+	fs_image_free(s.got);
+	fs_image_free(again);
+	fs_image_free(co);
+	fs_image_free(full);
+	free(xs);
+	free(ys);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reduced_pitch_12),
 		cmocka_unit_test(screened_pitch_16),
 		cmocka_unit_test(too_few_patches_and_bad_arguments),
+		cmocka_unit_test(witness_sees_each_coarse_image),
 	};
 	return cmocka_run_group_tests_name("dome ncc coarse", tests, NULL, NULL);
 }

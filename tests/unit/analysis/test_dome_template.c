@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "analysis/dome_template.h"
+#include "base/cpu_features.h"
 #include "sem_sim.h"
 
 static fs_image *scene(sem_truth *t)
@@ -258,6 +259,66 @@ static void too_few_patches_and_bad_arguments(void **state)
 	fs_image_free(img);
 }
 
+/* The pixels whose discs the image cuts: within R of the top or bottom
+ * eight to a call (ncc8_cut), within R of the left or right edge four
+ * rows to a call (ncc4_col), elsewhere one at a time, and with AVX
+ * forbidden all of them one at a time. Each must be the one-pixel loop's
+ * number to the bit, over the whole image and over a window of it that
+ * holds the corner (as the tiled candidates ask for it), with the
+ * rectangle's height not a multiple of four (h49d). */
+static void cut_discs_same_bits_in_lanes(void **state)
+{
+	(void)state;
+	sem_truth t;
+	fs_image *img = scene(&t);
+	int w = img->width, h = img->height;
+	fs_dome_mean m;
+	char err[128];
+	assert_int_equal(fs_dome_mean_of_points(&m, img, t.x, t.y, t.n, 0.5 * t.pitch, err, sizeof err), 1);
+	int R = m.R;
+	size_t n = (size_t)w * h;
+	float *lanes = malloc(n * sizeof *lanes), *plain = malloc(n * sizeof *plain);
+	assert_true(lanes && plain);
+	fs_dome_mean_ncc(&m, img->data, (size_t)w, 0, 0, w, h, 0, 0, w, h, lanes, (size_t)w);
+	fs_cpu_forbid(FS_CPU_FORBID_AVX);
+	fs_dome_mean_ncc(&m, img->data, (size_t)w, 0, 0, w, h, 0, 0, w, h, plain, (size_t)w);
+	fs_cpu_forbid(FS_CPU_ALLOW_ALL);
+	size_t cut = 0;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			size_t i = (size_t)y * w + x;
+			assert_memory_equal(&lanes[i], &plain[i], sizeof lanes[i]);
+			cut += (x < R || y < R || x >= w - R || y >= h - R) && lanes[i] != 0;
+		}
+	/* the cut discs are read, not left at 0 */
+	assert_true(cut > (size_t)(w + h) * R);
+	/* a window of the image at (sx, sy) holding the rectangle
+	 * [0, 37) x [0, 30) and R pixels more right and down */
+	int sx = 0, sy = 0, ww = 37 + R, wh = 30 + R;
+	float *win = malloc((size_t)ww * wh * sizeof *win), *o = malloc(37 * 30 * sizeof *o);
+	assert_true(win && o);
+	for (int y = 0; y < wh; y++)
+		memcpy(win + (size_t)y * ww, img->data + (size_t)(y + sy) * w + sx, (size_t)ww * sizeof *win);
+	fs_dome_mean_ncc(&m, win, (size_t)ww, sx, sy, w, h, 0, 0, 37, 30, o, 37);
+	for (int y = 0; y < 30; y++)
+		assert_memory_equal(o + (size_t)y * 37, plain + (size_t)y * w, 37 * sizeof *o);
+	/* and one at the bottom right corner: [w - 29, w) x [h - 23, h) */
+	sx = w - 29 - R;
+	sy = h - 23 - R;
+	for (int y = 0; y < 23 + R; y++)
+		memcpy(win + (size_t)y * ww, img->data + (size_t)(y + sy) * w + sx, (size_t)(29 + R) * sizeof *win);
+	fs_dome_mean_ncc(&m, win, (size_t)ww, sx, sy, w, h, w - 29, h - 23, w, h, o, 29);
+	for (int y = 0; y < 23; y++)
+		assert_memory_equal(o + (size_t)y * 29, plain + (size_t)(h - 23 + y) * w + w - 29, 29 * sizeof *o);
+	free(win);
+	free(o);
+	free(lanes);
+	free(plain);
+	fs_dome_mean_free(&m);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +326,7 @@ int main(void)
 		cmocka_unit_test(brightness_and_contrast_do_not_matter),
 		cmocka_unit_test(too_few_patches_and_bad_arguments),
 		cmocka_unit_test(same_value_in_every_lane),
+		cmocka_unit_test(cut_discs_same_bits_in_lanes),
 	};
 	return cmocka_run_group_tests_name("dome template", tests, NULL, NULL);
 }
