@@ -18,6 +18,7 @@
 #include "base/cpu_features.h"
 
 #define NRAYS 32
+_Static_assert(NRAYS == FS_DOME_TRACE_RAYS, "the trace keeps every ray");
 #define NMAX 48
 /* SD of the per-ray edge weight around the common circle, per radius: the
  * bases of domes at fill 0.8 are a quarter radius apart; 0.1 against no
@@ -39,6 +40,14 @@
 #define LOCAL_HI 8.0
 /* the inner-slope fit's half window, samples (2.5 sigma; inner_shift) */
 #define RAMP_MAXM 16
+/* inner_shift's free blur (a trace's only, h49b): the trials, times the
+ * picks' width. The width the picks show is the step's narrowed by the
+ * inner slope (the opposite-signed slope inside the base steepens the
+ * derivative's inner side), so the model's blur is tried from 0.8 to 2.4
+ * times it and the least residual kept. */
+#define FREE_SIGMA_LO 0.8
+#define FREE_SIGMA_HI 2.4
+#define FREE_SIGMA_N 17
 
 static double deblur_tab(const double *tab, double s, double r);
 static double sigma_from_tab(const double *tab, const double *qtab, double r, double kappa);
@@ -681,19 +690,27 @@ int fs_dome_inner_step_fit(const double *prof, int m, double step, double sigma,
 }
 
 static double inner_shift(const double sd[NRAYS][NMAX], const int *pick, const double *frac, int n, double step,
-			  double sigma)
+			  double sigma, const unsigned char *skip, double *sig_fit)
 {
+	if (sig_fit)
+		*sig_fit = NAN;
 	if (!(sigma > 0))
 		return 0;
-	int m = (int)ceil(2.5 * sigma / step);
+	double smax = sig_fit ? FREE_SIGMA_HI * sigma : sigma;
+	int m = (int)ceil(2.5 * smax / step);
 	if (m > RAMP_MAXM)
 		m = RAMP_MAXM;
 	if (m < 3)
 		return 0;
 	double prof[2 * RAMP_MAXM + 1] = {0}, fr = 0;
 	int nr = 0;
+	int nall = NRAYS;
+	if (skip) {
+		for (int k = 0; k < NRAYS; k++)
+			nall -= skip[k] != 0;
+	}
 	for (int k = 0; k < NRAYS; k++) {
-		if (pick[k] - m < 1 || pick[k] + m > n - 1)
+		if ((skip && skip[k]) || pick[k] - m < 1 || pick[k] + m > n - 1)
 			continue;
 		double sg = sd[k][pick[k]] >= 0 ? 1 : -1;
 		for (int o = -m; o <= m; o++)
@@ -701,16 +718,37 @@ static double inner_shift(const double sd[NRAYS][NMAX], const int *pick, const d
 		fr += frac[k];
 		nr++;
 	}
-	if (nr < NRAYS / 2)
+	if (nr < nall / 2)
 		return 0;
 	for (int o = 0; o <= 2 * m; o++)
 		prof[o] /= nr;
 	fr /= nr;
-	inner_fit f = {prof, m, step, sigma, 0};
 	double R;
-	if (inner_search(&f, &R))
+	if (!sig_fit) {
+		inner_fit f = {prof, m, step, sigma, 0};
+		if (inner_search(&f, &R))
+			return 0;
+		return fr * step - R;
+	}
+	/* the blur free too: the width the picks show is the step's narrowed
+	 * by the inner slope (h49b) */
+	double best = INFINITY, rb = NAN, sb = NAN;
+	for (int i = 0; i < FREE_SIGMA_N; i++) {
+		double s = sigma * (FREE_SIGMA_LO + (FREE_SIGMA_HI - FREE_SIGMA_LO) * i / (FREE_SIGMA_N - 1)), a;
+		inner_fit f = {prof, m, step, s, 0};
+		if (inner_search(&f, &R))
+			continue;
+		double e = inner_ssr(prof, m, step, s, R, &a);
+		if (e < best) {
+			best = e;
+			rb = R;
+			sb = s;
+		}
+	}
+	if (!isfinite(rb))
 		return 0;
-	return fr * step - R;
+	*sig_fit = sb;
+	return fr * step - rb;
 }
 
 /* What inner_shift reads of a pass: the rays' signed derivatives, picks
@@ -723,6 +761,7 @@ typedef struct ray_picks {
 	double step, sigma;
 	int edge; /* the summed step's peak outside the window: -1 below, 1 beyond */
 	double blur; /* the pass's ridge blur (0: none; inner_shift's sigma then from kappa) */
+	double *rr; /* NULL, or where a trace keeps each ray's radius after the ridge model */
 } ray_picks;
 
 /* What the blur of a pass's steps is read from: each ray's derivative at
@@ -1299,6 +1338,8 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 		rp->step = step;
 		rp->blur = blur;
 		rp->edge = edge;
+		if (rp->rr)
+			memcpy(rp->rr, rad, NRAYS * sizeof *rad);
 	}
 	/* circle through the edge points, outliers dropped */
 	double px[NRAYS], py[NRAYS], res[NRAYS], tmp[NRAYS];
@@ -1397,7 +1438,7 @@ static double base_radius(const fs_image *img, int ox, int oy, double cx, double
  * (fs_dome_measure_base_ridge). */
 static int measure(const fs_image *img, int ox, int oy, double x, double y, double rmin, double rmax, double smooth, int local,
 		   int inner, int ridge, double sw, double faz, fs_tubercle *t, double *rawr, double *kappa, int *edge,
-		   fs_dome_base_trace *tr)
+		   fs_dome_base_trace *tr, fs_dome_ray_trace *rt)
 {
 	*rawr = NAN;
 	*kappa = NAN;
@@ -1408,6 +1449,7 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 		return -1;
 	double rad[NRAYS], ishift = 0;
 	ray_picks picks, *rp = inner ? &picks : NULL;
+	picks.rr = rt ? rt->ray : NULL;
 	step_widths widths = {.valid = 0};
 	/* The passes work relative to the start's pixel (xi, yi): the same
 	 * arithmetic wherever the image's origin lies, so a crop of it reads
@@ -1422,6 +1464,10 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 	for (int it = 0; it < 3; it++) {
 		double nx, ny;
 		double blur = 0;
+		if (rt) {
+			rt->ray_x = xi + cx;
+			rt->ray_y = yi + cy;
+		}
 		if (ridge && it > 0 && (*kappa = kappa_of(&widths), isfinite(*kappa)) && *kappa > 0)
 			blur = 1 / sqrt(*kappa);
 		/* (*kappa: the last pass's that reached its picks, failed or not)
@@ -1476,7 +1522,23 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 		/* the blur the picks' width shows (1 / sqrt(kappa): a straight
 		 * blurred step), or the ridge model's */
 		rp->sigma = rp->blur > 0 ? rp->blur : isfinite(*kappa) ? 1 / sqrt(*kappa) : NAN;
-		ishift = inner_shift(rp->sd, rp->pick, rp->frac, rp->n, rp->step, rp->sigma);
+		ishift = inner_shift(rp->sd, rp->pick, rp->frac, rp->n, rp->step, rp->sigma, NULL, NULL);
+		if (rt && isfinite(faz)) {
+			/* the inner shift of each side's rays alone (lit: within 45
+			 * degrees of the detector; sides: the rest not facing away),
+			 * at the picks' width and with the blur free (h49b) */
+			unsigned char sk[NRAYS];
+			double ca = cos(faz), sa = sin(faz);
+			for (int g = 0; g < 2; g++) {
+				for (int k = 0; k < NRAYS; k++) {
+					double c = cs[k] * ca + sn[k] * sa;
+					sk[k] = g == 0 ? !(c > M_SQRT1_2) : !(c >= 0 && c <= M_SQRT1_2);
+				}
+				rt->ishift_side[g] = inner_shift(rp->sd, rp->pick, rp->frac, rp->n, rp->step, rp->sigma, sk, NULL);
+				rt->ishift_free[g] = inner_shift(rp->sd, rp->pick, rp->frac, rp->n, rp->step, rp->sigma, sk,
+								 &rt->sfit_side[g]);
+			}
+		}
 		if (edge)
 			*edge = rp->edge;
 	}
@@ -1506,6 +1568,11 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 		tr->rpoly = rpoly;
 		tr->ishift = ishift;
 		tr->kappa = *kappa;
+	}
+	if (rt) {
+		rt->blur = rp ? rp->blur : NAN;
+		memcpy(rt->ray_c, cs, sizeof rt->ray_c);
+		memcpy(rt->ray_s, sn, sizeof rt->ray_s);
 	}
 	if (local && isfinite(*kappa)) {
 		double s = sigma_from_tab(shared_tab(0), shared_tab(1), r0, *kappa);
@@ -1539,7 +1606,7 @@ int fs_dome_measure_crop(const fs_image *img, int ox, int oy, double x, double y
 			 double smooth, fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, ox, oy, x, y, rmin, rmax, smooth, 1, 0, 0, SW, NAN, t, &r0, &kappa, NULL, NULL);
+	return measure(img, ox, oy, x, y, rmin, rmax, smooth, 1, 0, 0, SW, NAN, t, &r0, &kappa, NULL, NULL, NULL);
 }
 
 int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
@@ -1551,7 +1618,7 @@ int fs_dome_measure_base_blur(const fs_image *img, double x, double y, double rm
 			      int *edge, double *var)
 {
 	double r0, kappa;
-	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, NAN, t, &r0, &kappa, edge, NULL);
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, NAN, t, &r0, &kappa, edge, NULL, NULL);
 	*var = kappa > 0 ? 1 / kappa : NAN;
 	return rc;
 }
@@ -1594,7 +1661,7 @@ int fs_dome_measure_base_trace(const fs_image *img, double x, double y, double r
 	memset(&t, 0, sizeof t);
 	memset(tr, 0, sizeof *tr);
 	tr->rpoly = tr->ishift = tr->kappa = tr->sigma = tr->r_step = tr->r_small = tr->radius = NAN;
-	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, NAN, &t, &r0, &kappa, NULL, tr);
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, NAN, &t, &r0, &kappa, NULL, tr, NULL);
 	tr->x = t.centroid_x;
 	tr->y = t.centroid_y;
 	tr->quality = t.fit_quality;
@@ -1612,21 +1679,44 @@ int fs_dome_measure_base_edge(const fs_image *img, double x, double y, double rm
 			      fs_tubercle *t, int *edge)
 {
 	double r0, kappa;
-	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, ridge != 0, SW, NAN, t, &r0, &kappa, edge, NULL);
+	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, ridge != 0, SW, NAN, t, &r0, &kappa, edge, NULL, NULL);
 }
 
 int fs_dome_measure_base_ridge_lit(const fs_image *img, double x, double y, double rmin, double rmax,
 				   double azimuth, fs_tubercle *t, int *edge)
 {
 	double r0, kappa;
-	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 1, SW, azimuth, t, &r0, &kappa, edge, NULL);
+	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 1, SW, azimuth, t, &r0, &kappa, edge, NULL, NULL);
+}
+
+int fs_dome_measure_base_ridge_lit_trace(const fs_image *img, double x, double y, double rmin, double rmax,
+					 double azimuth, fs_dome_ray_trace *rt)
+{
+	double r0, kappa;
+	fs_tubercle t;
+	fs_dome_base_trace *tr = &rt->st;
+	memset(&t, 0, sizeof t);
+	memset(rt, 0, sizeof *rt);
+	tr->rpoly = tr->ishift = tr->kappa = tr->sigma = tr->r_step = tr->r_small = tr->radius = NAN;
+	rt->ray_x = rt->ray_y = rt->blur = NAN;
+	for (int g = 0; g < 2; g++)
+		rt->ishift_side[g] = rt->ishift_free[g] = rt->sfit_side[g] = NAN;
+	for (int k = 0; k < FS_DOME_TRACE_RAYS; k++)
+		rt->ray[k] = rt->ray_c[k] = rt->ray_s[k] = NAN;
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 1, SW, azimuth, &t, &r0, &kappa, NULL, tr, rt);
+	tr->x = t.centroid_x;
+	tr->y = t.centroid_y;
+	tr->quality = t.fit_quality;
+	if (!rc)
+		tr->radius = t.radius_px;
+	return rc;
 }
 
 int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
 			 fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, 0, 0, x, y, rmin, rmax, smooth, 0, 0, 0, 0, NAN, t, &r0, &kappa, NULL, NULL);
+	return measure(img, 0, 0, x, y, rmin, rmax, smooth, 0, 0, 0, 0, NAN, t, &r0, &kappa, NULL, NULL, NULL);
 }
 
 /* The blurred circular step (see dome_measure.h), in units of sigma:

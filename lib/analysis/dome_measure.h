@@ -202,6 +202,33 @@ int fs_dome_measure_base_ridge_lit(const fs_image *img, double x, double y, doub
 				   double azimuth, fs_tubercle *t, int *edge);
 
 /*
+ * What fs_dome_measure_base_ridge_lit_trace keeps of a reading (h49b): its
+ * stages (st, as fs_dome_measure_base_trace's); the last whole pass's
+ * start (ray_x, ray_y, image pixels), each ray's direction and its radius
+ * from that start after the ridge model (before outliers take the
+ * circle's), and the ridge blur it read with (0: none); and the inner
+ * shift read on the lit rays alone ([0], within 45 degrees of the
+ * detector) and on the sides' alone ([1], the rest not facing away), at
+ * the picks' width (ishift_side) and with the model's blur free
+ * (ishift_free, that blur in sfit_side). A field the reading did not
+ * reach is NAN.
+ */
+#define FS_DOME_TRACE_RAYS 32
+typedef struct fs_dome_ray_trace {
+	fs_dome_base_trace st;
+	double ray_x, ray_y, blur;
+	double ishift_side[2], ishift_free[2], sfit_side[2];
+	double ray_c[FS_DOME_TRACE_RAYS], ray_s[FS_DOME_TRACE_RAYS], ray[FS_DOME_TRACE_RAYS];
+} fs_dome_ray_trace;
+
+/* fs_dome_measure_base_ridge_lit's reading with its stages in *rt; the
+ * same radius and returns, to the bit. For the benches and tests that
+ * split the reading by the side each foot faces (bench_unrefined_truth
+ * --feet, test_ridge_lit_trace). */
+int fs_dome_measure_base_ridge_lit_trace(const fs_image *img, double x, double y, double rmin, double rmax,
+					 double azimuth, fs_dome_ray_trace *rt);
+
+/*
  * fs_dome_measure without the weight around the common circle and without
  * the blur correction: each ray's strongest step within +-25 % of the
  * base radius counts as it is. The

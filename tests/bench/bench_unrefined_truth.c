@@ -31,8 +31,20 @@
  * base rule's reading on the smoothed rays (detect_base_fit.h); its
  * reading at the start ("level") is printed with the rays' smoothing.
  *
+ * --feet (h49b) adds a line a scene-seed and start: the level's ridge
+ * reading without the far rays (fs_dome_measure_base_ridge_lit_trace,
+ * whatever FS_TEST_RIDGE_LIT says) split by the side each ray faces, px
+ * from the TRUE base, and its stages (the polygon's radius, the inner
+ * shift it takes off, that shift read on the lit and the side rays alone
+ * at the picks' width and with the blur free, the ridge blur, the
+ * result); --profile also prints the low-passed image's mean profile
+ * along the lit and the side rays from the true centres (signal over the
+ * ground 3-4 px outside, and its slope, every 0.5 px from 4 px inside the
+ * base to 3 px outside).
+ *
  * Usage: bench_unrefined_truth [--halftone P] [--seeds A,B,...]
- *        [--offsets a,b,...] [--set KEY=VALUE ...] [SCENE...]
+ *        [--offsets a,b,...] [--feet] [--profile] [--set KEY=VALUE ...]
+ *        [SCENE...]
  * defaults: P 5, seeds 0, offsets -0.5,0,0.5 (px), every interior scene.
  * SEM_SCENE_CACHE shares the renders with the tests. Cost: about 1 s a
  * scene-seed and offset cached.
@@ -125,6 +137,96 @@ typedef struct row {
 	int applied, all4;
 } row;
 
+/* --feet (h49b): the ridge reading without the far rays
+ * (fs_dome_measure_base_ridge_lit_trace) split by the side each ray
+ * faces, px from the TRUE base (the ray's point's distance from the true
+ * centre less the true radius): lit (within 45 degrees of the detector's
+ * direction), sides, far; and the reading's stages against the true
+ * radius (the polygon, the inner shift, the ridge blur, the result). */
+static int g_feet;
+typedef struct feet {
+	double lit, side, far, rpoly, ishift, blur, radius, kappa_s, isl, iss, ifl, ifs, sfl, sfs;
+	int nl, ns, nf, n, nfl, nfs;
+} feet;
+static feet g_f;
+
+/* --feet's profile: the low-passed image's mean along the rays from the
+ * TRUE centre, by side (0 lit, 1 sides), at r - R = -6 .. +4 px in 0.25 */
+#define PROF_N 41
+static double g_prof[2][PROF_N];
+static int g_profn[2];
+
+static double bilin(const fs_image *im, double x, double y)
+{
+	int xi = (int)floor(x), yi = (int)floor(y);
+	if (!im->data || xi < 0 || yi < 0 || xi + 1 >= im->width || yi + 1 >= im->height)
+		return NAN;
+	double fx = x - xi, fy = y - yi;
+	const float *r0 = im->data + (size_t)yi * im->width + xi, *r1 = r0 + im->width;
+	return (1 - fy) * ((1 - fx) * r0[0] + fx * r0[1]) + fy * ((1 - fx) * r1[0] + fx * r1[1]);
+}
+
+static void prof_add(const fs_image *lp, double az, double tx, double ty, double R)
+{
+	double ca = cos(az), sa = sin(az);
+	for (int k = 0; k < 32; k++) {
+		double th = 2 * M_PI * k / 32, c = cos(th) * ca + sin(th) * sa;
+		int g = c > M_SQRT1_2 ? 0 : c >= 0 ? 1 : -1;
+		if (g < 0)
+			continue;
+		double v[PROF_N];
+		int ok = 1;
+		for (int j = 0; j < PROF_N && ok; j++) {
+			double r = R - 6 + 0.25 * j;
+			v[j] = bilin(lp, tx + r * cos(th), ty + r * sin(th));
+			ok = isfinite(v[j]);
+		}
+		if (!ok)
+			continue;
+		/* each ray relative to its ground 3..4 px outside */
+		double gnd = 0;
+		for (int j = PROF_N - 5; j < PROF_N; j++)
+			gnd += v[j] / 5;
+		for (int j = 0; j < PROF_N; j++)
+			g_prof[g][j] += v[j] - gnd;
+		g_profn[g]++;
+	}
+}
+
+static void feet_add(const fs_image *lp, double x, double y, double max_r, double az, double tx, double ty,
+		     double tr_px)
+{
+	fs_dome_ray_trace rt;
+	if (fs_dome_measure_base_ridge_lit_trace(lp, x, y, FS_DOME_R0 * max_r, FS_DOME_R1 * max_r, az, &rt) ||
+	    !isfinite(rt.st.radius))
+		return;
+	double ca = cos(az), sa = sin(az);
+	for (int k = 0; k < FS_DOME_TRACE_RAYS; k++) {
+		double px = rt.ray_x + rt.ray[k] * rt.ray_c[k], py = rt.ray_y + rt.ray[k] * rt.ray_s[k];
+		double e = hypot(px - tx, py - ty) - tr_px, c = rt.ray_c[k] * ca + rt.ray_s[k] * sa;
+		if (c > M_SQRT1_2)
+			g_f.lit += e, g_f.nl++;
+		else if (c < -M_SQRT1_2)
+			g_f.far += e, g_f.nf++;
+		else
+			g_f.side += e, g_f.ns++;
+	}
+	prof_add(lp, az, tx, ty, tr_px);
+	g_f.rpoly += rt.st.rpoly - tr_px;
+	g_f.ishift += rt.st.ishift;
+	g_f.isl += rt.ishift_side[0];
+	g_f.iss += rt.ishift_side[1];
+	/* (a side whose free fit found no step is left out of its means) */
+	if (isfinite(rt.sfit_side[0]))
+		g_f.ifl += rt.ishift_free[0], g_f.sfl += rt.sfit_side[0], g_f.nfl++;
+	if (isfinite(rt.sfit_side[1]))
+		g_f.ifs += rt.ishift_free[1], g_f.sfs += rt.sfit_side[1], g_f.nfs++;
+	g_f.blur += rt.blur;
+	g_f.kappa_s += rt.st.sigma;
+	g_f.radius += rt.st.radius - tr_px;
+	g_f.n++;
+}
+
 /* The level's reading under the screen (fs_det_base_level_lowpassed on
  * the measurement image low-passed as off's formation says) made at the
  * starts themselves, D % as d_error; NAN without a screen. */
@@ -155,6 +257,9 @@ static double ridge_at_starts(const fs_meas *m, const fs_cand_list *ct, const fs
 			rc = fs_dome_measure_base_edge(lp, ct->items[i].x, ct->items[i].y, FS_DOME_R0 * max_r,
 						       FS_DOME_R1 * max_r, 1, &tb, &e);
 		double r = fs_det_base_level_value(rc, &tb, e, NAN, &e, NULL);
+		if (g_feet && isfinite(r) && !e)
+			feet_add(lp, ct->items[i].x, ct->items[i].y, max_r, off->fit.azimuth, t->x[dome_of[i]],
+				 t->y[dome_of[i]], 0.5 * t->d[dome_of[i]]);
 		if (isfinite(r) && !e) {
 			sm += 2 * r;
 			st += t->d[dome_of[i]];
@@ -290,6 +395,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[a], "--offsets") && a + 1 < argc) {
 			if ((noffs = bench_parse_list(argv[++a], offs, MAX_LIST)) < 1)
 				return 2;
+		} else if (!strcmp(argv[a], "--feet")) {
+			g_feet = g_feet > 1 ? 2 : 1;
+		} else if (!strcmp(argv[a], "--profile")) {
+			g_feet = 2;
 		} else if (!strcmp(argv[a], "--set") && a + 1 < argc) {
 			if (sem_opts_args_say(&sets, "bench_unrefined_truth", "--set", argv[++a]))
 				return 2;
@@ -297,7 +406,7 @@ int main(int argc, char **argv)
 			scenes[nscenes++] = atoi(argv[a]);
 		else {
 			fprintf(stderr, "usage: bench_unrefined_truth [--halftone P] [--seeds A,B,...] "
-					"[--offsets a,b,...] [--set KEY=VALUE] [SCENE...]\n");
+					"[--offsets a,b,...] [--feet] [--profile] [--set KEY=VALUE] [SCENE...]\n");
 			return 2;
 		}
 	}
@@ -378,6 +487,28 @@ int main(int argc, char **argv)
 				       seeds[si], i, o.h_over_r, o.fill, o.pitch, offs[q], r.rays, r.ridge, r.along_read,
 				       r.applied ? "a" : " ", r.moved, r.sized0, r.sized, r.final_d, r.c0, r.c1, r.all4, r.ridge_c, smooth, r.fhr, r.fside, r.r2, r.held, r.read_true);
 				acc_add(&tot[j][q], &r);
+				if (g_feet && g_f.n) {
+					printf("   feet (px from the true base): lit %+.3f sides %+.3f far %+.3f | polygon %+.3f "
+					       "inner shift %+.3f (lit %+.3f sides %+.3f; blur free: lit %+.3f at %.2f px, sides %+.3f at %.2f px) ridge blur %.3f local sigma %.3f radius %+.3f (%d domes)\n",
+					       g_f.lit / g_f.nl, g_f.side / g_f.ns, g_f.far / g_f.nf, g_f.rpoly / g_f.n,
+					       g_f.ishift / g_f.n, g_f.isl / g_f.n, g_f.iss / g_f.n, g_f.ifl / g_f.nfl, g_f.sfl / g_f.nfl, g_f.ifs / g_f.nfs,
+					       g_f.sfs / g_f.nfs, g_f.blur / g_f.n, g_f.kappa_s / g_f.n, g_f.radius / g_f.n, g_f.n);
+				}
+				if (g_feet && g_f.n && g_feet > 1) {
+					for (int g = 0; g < 2; g++) {
+						printf("   profile %s (r - R, signal, d/dr):", g ? "sides" : "lit");
+						for (int j = 0; j < PROF_N; j += 2) {
+							double a = g_prof[g][j] / g_profn[g];
+							double d = j > 0 && j < PROF_N - 1 ? (g_prof[g][j + 1] - g_prof[g][j - 1]) / g_profn[g] / 0.5 : NAN;
+							if (j >= 8 && j <= 36)
+								printf(" %+.1f:%.3f/%+.3f", -6 + 0.25 * j, a, d);
+						}
+						printf("\n");
+					}
+				}
+				memset(g_prof, 0, sizeof g_prof);
+				memset(g_profn, 0, sizeof g_profn);
+				memset(&g_f, 0, sizeof g_f);
 			}
 		next:
 			fs_base_readings_free(&readings);
