@@ -224,16 +224,17 @@ row4(const float *r0, const float *r1, const int *xs, const double *gs, const do
 __attribute__((target("avx"))) static void obs_rows4(const fs_dome_tpl *t, const float *d, long w, int oy, double y,
 						     const int *x0, const double *fx, const double *gx, double *o)
 {
-	const float *dys = t->dy;
-	const int *col = t->col, *row_end = t->row_end;
-	size_t np = t->npts, i = 0;
-	while (i < np) {
-		double py = y + dys[i];
+	/* row by row from the template's table of rows (h49f: the row's
+	 * end, first column and dy looked up at its first point, the float
+	 * dy widened there, were 8 M instructions of the lattice's reads) */
+	const fs_dome_tpl_row *rw = t->rows, *rend = rw + t->nrows;
+	for (; rw < rend; rw++) {
+		double py = y + rw->dy;
 		int y0 = (int)py;
 		double fy = py - y0, gy = 1 - fy;
 		const float *r0 = d + (size_t)(y0 - oy) * w, *r1 = r0 + w;
-		size_t e = (size_t)row_end[i], n = e - i;
-		int c0 = col[i];
+		size_t i = (size_t)rw->first, n = (size_t)rw->n;
+		int c0 = rw->c0;
 		if (n < 4) {
 			for (size_t j = 0; j < n; j++) {
 				int c = c0 + (int)j;
@@ -241,7 +242,6 @@ __attribute__((target("avx"))) static void obs_rows4(const fs_dome_tpl *t, const
 				double b = r1[x0[c]] * gx[c] + r1[x0[c] + 1] * fx[c];
 				o[i + j] = a * gy + b * fy;
 			}
-			i = e;
 			continue;
 		}
 		v4d FY = {fy, fy, fy, fy}, GY = {gy, gy, gy, gy};
@@ -253,7 +253,6 @@ __attribute__((target("avx"))) static void obs_rows4(const fs_dome_tpl *t, const
 			row4(r0, r1, xs + j, gs + j, fs + j, GY, FY, os + j);
 		if (j < n)
 			row4(r0, r1, xs + n - 4, gs + n - 4, fs + n - 4, GY, FY, os + n - 4);
-		i = e;
 	}
 }
 #endif
@@ -314,7 +313,7 @@ static int sample_obs(const fs_dome_tpl *t, const fs_image *img, int ox, int oy,
 	 * points at a time in vector lanes, each lane fs_image_bilinear's
 	 * operations in order */
 #ifdef FS_LANES_AVX
-	if (fs_cpu_has_avx() && t->ncol >= 4) {
+	if (fs_cpu_has_avx() && t->ncol >= 4 && t->rows) {
 		obs_cols4(t, x, ox, x0, fx, gx);
 		obs_rows4(t, d, w, oy, y, x0, fx, gx, o);
 		return 0;
@@ -370,6 +369,7 @@ void fs_dome_tpl_free(fs_dome_tpl *t)
 	free(t->colx);
 	free(t->col);
 	free(t->row_end);
+	free(t->rows);
 	free(t->tp);
 	free(t->tpp);
 	free(t->stp);
@@ -418,12 +418,14 @@ static int make_points(fs_dome_tpl *t, double sp)
 	t->col = malloc(cap * sizeof *t->col);
 	t->row_end = malloc(cap * sizeof *t->row_end);
 	t->colx = malloc((size_t)(2 * r + 1) * sizeof *t->colx);
-	if (!t->dx || !t->dy || !t->col || !t->row_end || !t->colx)
+	t->rows = malloc((size_t)(2 * r + 1) * sizeof *t->rows);
+	if (!t->dx || !t->dy || !t->col || !t->row_end || !t->colx || !t->rows)
 		return -1;
 	t->ncol = 2 * r + 1;
 	for (int i = -r; i <= r; i++)
 		t->colx[i + r] = (float)(i * sp);
 	t->npts = 0;
+	t->nrows = 0;
 	for (int j = -r; j <= r; j++) {
 		size_t first = t->npts;
 		for (int i = -r; i <= r; i++)
@@ -435,6 +437,9 @@ static int make_points(fs_dome_tpl *t, double sp)
 		/* a row is the points of one dy, which no other row has */
 		for (size_t k = first; k < t->npts; k++)
 			t->row_end[k] = (int)t->npts;
+		if (t->npts > first)
+			t->rows[t->nrows++] = (fs_dome_tpl_row){(double)t->dy[first], (int)first,
+								(int)(t->npts - first), t->col[first]};
 	}
 	return 0;
 }

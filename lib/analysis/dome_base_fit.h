@@ -77,6 +77,14 @@
 
 #define FS_DOME_TPL_NFILL 13
 
+/* One row of a template's sample points (fs_dome_tpl.rows): the points
+ * first .. first + n - 1, at dy px from the centre (the points' float dy,
+ * widened), in columns c0 .. c0 + n - 1. */
+typedef struct fs_dome_tpl_row {
+	double dy;
+	int first, n, c0;
+} fs_dome_tpl_row;
+
 typedef struct fs_dome_tpl {
 	double pitch;       /* px */
 	double rfit;        /* the fitted disc's radius, px */
@@ -98,6 +106,11 @@ typedef struct fs_dome_tpl {
 	float *colx;
 	int *col;
 	int *row_end;       /* at a row's first point, the index past its last */
+	/* the rows of points one by one, as the AVX patch read walks them
+	 * (h49f): nrows of them, each its dy, first point, count and first
+	 * column */
+	int nrows;
+	struct fs_dome_tpl_row *rows;
 	double *tp;
 	/* Where the points lie a whole pixel apart (pitch up to 16 px), the
 	 * patch's bilinear read at the centre's sub-pixel phase (fx, fy)

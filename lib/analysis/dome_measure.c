@@ -320,17 +320,20 @@ static inline double ray_steps_tail(const double *v, int j, int n, double step, 
 /* A ray's central differences q_j = (v[j + 1] - v[j - 1]) / (2 step) from
  * j = 1, four radii at a time with AVX while all four lie within the
  * quality's radii 1 .. n - 2 (j + 3 <= n - 2): sd[j] = q_j, d[j] = |q_j|
- * (the sign bit cleared), h[j] += d[j], *mx the largest d[j] so far.
- * Returns the first j left for pass()'s pair loop. Each lane makes
- * the pair loop's quotient, and h gets the rays' steps added in the same
- * order (ray by ray), so the same bits; the maximum of values that are
- * never NAN is the same in any order. The steps were a sixth of every
- * base reading on the 2048 x 1536 lattice (h43f). */
-__attribute__((target("avx"))) static int ray_steps4(const double *v, int n, double step, double *sd, double *d,
-						     double *h, double *mx)
+ * (the sign bit cleared), h[j] += d[j], *m4 the lanes' largest d[j] so
+ * far (two_step: 2 step in every lane, mag4 the mask of all but the sign
+ * bit). Returns the first j left for the radii made one at a time. Each
+ * lane makes the pair loop's quotient, and h gets the rays' steps added
+ * in the same order (ray by ray), so the same bits; the maximum of values
+ * that are never NAN is the same in any order. The steps were a sixth of
+ * every base reading on the 2048 x 1536 lattice (h43f). Inlined in both
+ * callers: a call a ray, its set-up and its lanes' maximum taken one lane
+ * at a time were a third of the steps' 35 M instructions on the lattice
+ * (h49f). */
+__attribute__((target("avx"), always_inline)) static inline int ray_quads_steps4(const double *v, int n, v4d two_step,
+										  __m256d mag4, double *sd, double *d,
+										  double *h, __m256d *m4)
 {
-	v4d two_step = {2 * step, 2 * step, 2 * step, 2 * step}, m4 = {0, 0, 0, 0};
-	__m256d mag4 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
 	int j = 1;
 	for (; j + 4 < n; j += 4) {
 		v4d q = (fs_ld4d(v + j + 1) - fs_ld4d(v + j - 1)) / two_step;
@@ -339,30 +342,51 @@ __attribute__((target("avx"))) static int ray_steps4(const double *v, int n, dou
 		memcpy(sd + j, &q, sizeof q);
 		memcpy(d + j, &m, sizeof m);
 		memcpy(h + j, &hj, sizeof hj);
-		m4 = (v4d)_mm256_max_pd((__m256d)m4, (__m256d)m);
+		*m4 = _mm256_max_pd(*m4, (__m256d)m);
 	}
-	for (int l = 0; l < 4; l++)
-		if (m4[l] > *mx)
-			*mx = m4[l];
 	return j;
 }
 
-/* An unsmoothed whole pass's steps, every ray in one call: ray_steps4's
- * quads, then the radii left one at a time as pass()'s loops make them
- * (the quotient, its magnitude, h's sums ray by ray, the largest step
- * over radii 1 .. n - 2 into ray_max), so the same values. One call a
- * pass instead of one a ray and the pair loop after it: those were
- * 35 M and 10 M instructions of the 2048 x 1536 lattice (h47f). */
+/* The largest of four lanes, none NAN (any order gives it). */
+__attribute__((target("avx"), always_inline)) static inline double max_of4(__m256d m)
+{
+	__m128d p = _mm_max_pd(_mm256_castpd256_pd128(m), _mm256_extractf128_pd(m, 1));
+	return _mm_cvtsd_f64(_mm_max_sd(p, _mm_unpackhi_pd(p, p)));
+}
+
+/* ray_quads_steps4 for one ray, *mx raised to its lanes' largest step:
+ * pass()'s loop ray by ray (a smoothed pass). */
+__attribute__((target("avx"))) static int ray_steps4(const double *v, int n, double step, double *sd, double *d,
+						     double *h, double *mx)
+{
+	v4d two_step = {2 * step, 2 * step, 2 * step, 2 * step};
+	__m256d mag4 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL)), m4 = _mm256_setzero_pd();
+	int j = ray_quads_steps4(v, n, two_step, mag4, sd, d, h, &m4);
+	double m = max_of4(m4);
+	if (m > *mx)
+		*mx = m;
+	return j;
+}
+
+/* An unsmoothed whole pass's steps, every ray in one call: ray_quads_steps4,
+ * then the radii left one at a time as pass()'s loops make them (the
+ * quotient, its magnitude, h's sums ray by ray, the largest step over
+ * radii 1 .. n - 2 into ray_max), so the same values. One call a pass
+ * instead of one a ray and the pair loop after it: those were 35 M and
+ * 10 M instructions of the 2048 x 1536 lattice (h47f). */
 __attribute__((target("avx"))) static void ray_steps_all4(const double raw[NRAYS][NMAX + 1], int n, double step,
 							  double sd[NRAYS][NMAX], double d[NRAYS][NMAX],
 							  double *h, double *ray_max)
 {
+	v4d two_step = {2 * step, 2 * step, 2 * step, 2 * step};
+	__m256d mag4 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
 	for (int k = 0; k < NRAYS; k++) {
 		const double *v = raw[k];
-		double mx = 0;
+		__m256d m4 = _mm256_setzero_pd();
 		d[k][0] = 0;
-		int j = ray_steps4(v, n, step, sd[k], d[k], h, &mx);
-		ray_max[k] = ray_steps_tail(v, j, n, step, sd[k], d[k], h, mx);
+		int j = ray_quads_steps4(v, n, two_step, mag4, sd[k], d[k], h, &m4);
+		/* (the steps are never below +0.0, where mx starts) */
+		ray_max[k] = ray_steps_tail(v, j, n, step, sd[k], d[k], h, max_of4(m4));
 	}
 }
 #endif
@@ -884,9 +908,12 @@ static double kappa_of(const step_widths *w)
 #ifdef FS_LANES_AVX
 /* lean_steps' loop over the rays with AVX, four radii at a time (each lane
  * ray_steps4's quotient and magnitude, h's sums in the same order), the
- * radii left one at a time as lean_steps' plain loop makes them. */
-__attribute__((target("avx"))) static void span_steps4(const double raw[NRAYS][NMAX + 1], int a, int b, int k0,
-							int k1, double step, double d[NRAYS][NMAX], double *h)
+ * radii left one at a time as lean_steps' plain loop makes them; with_h
+ * a constant at each call (span_steps4): whether h gets the sums. */
+__attribute__((target("avx"), always_inline)) static inline void span_steps4_h(const double raw[NRAYS][NMAX + 1],
+										int a, int b, int k0, int k1,
+										double step, double d[NRAYS][NMAX],
+										double *h, const int with_h)
 {
 	v4d two_step = {2 * step, 2 * step, 2 * step, 2 * step};
 	__m256d mag4 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
@@ -901,17 +928,28 @@ __attribute__((target("avx"))) static void span_steps4(const double raw[NRAYS][N
 			v4d q = (fs_ld4d(v + j + 1) - fs_ld4d(v + j - 1)) / two_step;
 			v4d m = (v4d)_mm256_and_pd((__m256d)q, mag4);
 			memcpy(dk + j, &m, sizeof m);
-			if (h) {
+			if (with_h) {
 				v4d hj = fs_ld4d(h + j) + m;
 				memcpy(h + j, &hj, sizeof hj);
 			}
 		}
 		for (; j <= b; j++) {
 			dk[j] = fabs((v[j + 1] - v[j - 1]) / (2 * step));
-			if (h)
+			if (with_h)
 				h[j] += dk[j];
 		}
 	}
+}
+
+/* span_steps4_h with h's test made once a call, not once a radius (h49f:
+ * 3.8 M instructions of the lattice's lean passes) */
+__attribute__((target("avx"))) static void span_steps4(const double raw[NRAYS][NMAX + 1], int a, int b, int k0,
+							int k1, double step, double d[NRAYS][NMAX], double *h)
+{
+	if (h)
+		span_steps4_h(raw, a, b, k0, k1, step, d, h, 1);
+	else
+		span_steps4_h(raw, a, b, k0, k1, step, d, NULL, 0);
 }
 #endif
 
@@ -1065,18 +1103,20 @@ static void lean_steps(const fs_image *img, const double *cs, const double *sn, 
 /* One pass from (xi + x, yi + y): edge radius per ray (rad), the fitted
  * centre (relative to xi, yi as x, y are) and the quality; with rp not
  * NULL, what inner_shift needs of the rays' picks there. Returns -1 when
- * the image is flat around the point. A lean pass with half (one of
+ * the image is flat around the point. The summed step is read from the
+ * first hr rays, the picks, widths and circle from the first nr (pass():
+ * all of them, but in a lean pass with half, one of
  * fs_dome_set_lean_half's modes, cs and sn then the half-first table
- * ray_dirs_half: the even directions first) reads its summed step from
- * the first NRAYS / 2 rays, and with FS_DOME_LEAN_HALF_RAYS its picks,
- * widths and circle too (rad and widths->d3 then hold those rays only). */
-static int pass(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
-		double rmin, double rmax, double smooth, int outer, double blur, double sw, int lean, int half, double faz,
-		double *rad, double *ncx, double *ncy, double *quality, step_widths *widths, ray_picks *rp)
+ * ray_dirs_half, the even directions first: the summed step from NRAYS / 2
+ * rays, and with FS_DOME_LEAN_HALF_RAYS its picks, widths and circle too,
+ * rad and widths->d3 then holding those rays only). */
+__attribute__((always_inline)) static inline int pass_rays(const fs_image *img, const double *cs, const double *sn,
+							   int xi, int yi, double x, double y, double rmin, double rmax,
+							   double smooth, int outer, double blur, double sw, int lean,
+							   double faz, double *rad, double *ncx, double *ncy,
+							   double *quality, step_widths *widths, ray_picks *rp,
+							   const int nr, const int hr)
 {
-	/* the rays picked and fitted (nr) and those summed for the peak (hr) */
-	int nr = lean && half == FS_DOME_LEAN_HALF_RAYS ? NRAYS / 2 : NRAYS;
-	int hr = lean && half ? NRAYS / 2 : NRAYS;
 	double reach = 1.3 * rmax;
 	double step = fmax(0.35, reach / (NMAX - 2));
 	int n = (int)ceil(reach / step) + 1;
@@ -1402,6 +1442,22 @@ static int pass(const fs_image *img, const double *cs, const double *sn, int xi,
 	*ncx = cx;
 	*ncy = cy;
 	return 0;
+}
+
+/* pass_rays with the rays picked and fitted (nr) and those summed for the
+ * peak (hr) as constants: all of them but in a lean pass on half
+ * (fs_dome_set_lean_half). The counts as variables in every pass cost the
+ * loops over the rays their constant bounds (h48e's +2.8 M instructions
+ * on the 2048 x 1536 lattice; h49f). */
+static int pass(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
+		double rmin, double rmax, double smooth, int outer, double blur, double sw, int lean, int half, double faz,
+		double *rad, double *ncx, double *ncy, double *quality, step_widths *widths, ray_picks *rp)
+{
+	if (!(lean && half))
+		return pass_rays(img, cs, sn, xi, yi, x, y, rmin, rmax, smooth, outer, blur, sw, lean, faz, rad, ncx,
+				 ncy, quality, widths, rp, NRAYS, NRAYS);
+	return pass_rays(img, cs, sn, xi, yi, x, y, rmin, rmax, smooth, outer, blur, sw, lean, faz, rad, ncx, ncy,
+			 quality, widths, rp, half == FS_DOME_LEAN_HALF_RAYS ? NRAYS / 2 : NRAYS, NRAYS / 2);
 }
 
 /* The base radius from the raw radius r0 (the polygon of steepest steps)

@@ -25,14 +25,15 @@ __attribute__((target("avx"))) static inline v4d fs_trunc4d(v4d u)
 	return (v4d)_mm256_cvtepi32_pd(_mm256_cvttpd_epi32((__m256d)u));
 }
 
-/* floor of four lanes (|u| < 2^31) as doubles: the truncation, less one
- * where u lies below it (fs_floor2d's values; not roundpd, whose floor of
- * -0.0 keeps the sign where the truncation gives +0.0) */
+/* floor of four lanes (|u| < 2^31) as doubles, fs_floor2d's values:
+ * roundpd's floor plus +0.0. The sum changes nothing but roundpd's -0.0
+ * (the floor of -0.0), which it makes +0.0 as the truncation gives it;
+ * the truncation, its comparison and the -1 where u lies below it were
+ * five instructions where these are two (h49f: the rays' quads take two
+ * floors each, 3.9 M quads on the 2048 x 1536 lattice). */
 __attribute__((target("avx"))) static inline v4d fs_floor4d(v4d u)
 {
-	__m256d t = (__m256d)fs_trunc4d(u);
-	__m256d lt = _mm256_cmp_pd((__m256d)u, t, _CMP_LT_OQ);
-	return (v4d)_mm256_add_pd(t, _mm256_and_pd(lt, _mm256_set1_pd(-1.0)));
+	return (v4d)_mm256_add_pd(_mm256_floor_pd((__m256d)u), _mm256_setzero_pd());
 }
 
 /* {p[0], p[1], r[0], r[1]}: two cells' pairs of neighbours, one 8-byte

@@ -282,6 +282,40 @@ static void flat_patch_has_no_base(void **state)
 	scene_close(&s);
 }
 
+/* The template's table of rows (fs_dome_tpl.rows, h49f), which the AVX
+ * patch read walks instead of the points' own row ends, columns and dy:
+ * the rows cover every point once, in order, each row's points at its
+ * dy (the float widened) in consecutive columns from its c0, and the row
+ * ends say the same. Checked to fail: a row table built one row short
+ * (nrows - 1) fails at the count of points covered. */
+static void rows_cover_the_points(void **state)
+{
+	(void)state;
+	tpl_scene s;
+	scene_open(33, &s);
+	const fs_dome_tpl *t = &s.tpl;
+	assert_non_null(t->rows);
+	assert_true(t->nrows > 2 && t->nrows <= t->ncol);
+	size_t next = 0;
+	for (int r = 0; r < t->nrows; r++) {
+		const fs_dome_tpl_row *w = &t->rows[r];
+		assert_int_equal((size_t)w->first, next);
+		assert_true(w->n >= 1);
+		for (int j = 0; j < w->n; j++) {
+			size_t i = (size_t)w->first + (size_t)j;
+			assert_true(w->dy == (double)t->dy[i]);
+			assert_int_equal(t->col[i], w->c0 + j);
+			assert_int_equal(t->row_end[i], w->first + w->n);
+		}
+		/* one dy a row: the next row's lies elsewhere */
+		if (r > 0)
+			assert_true(w->dy > t->rows[r - 1].dy);
+		next += (size_t)w->n;
+	}
+	assert_int_equal(next, t->npts);
+	scene_close(&s);
+}
+
 /* The no-base verdict's other side (detect_base_fit.h, h38o): where the
  * image does show domes of one fill, the wide read of the mean patch
  * (fills 0.13-0.85) names it - its best inside the window, near the
@@ -462,6 +496,7 @@ int main(void)
 		cmocka_unit_test(centre_between_grid_points),
 		cmocka_unit_test(patches_read_per_tubercle),
 		cmocka_unit_test(flat_patch_has_no_base),
+		cmocka_unit_test(rows_cover_the_points),
 		cmocka_unit_test(wide_read_names_a_true_fill),
 		cmocka_unit_test(small_flat_domes_profile),
 		cmocka_unit_test(render_is_the_templates),
