@@ -12,6 +12,24 @@
 #include "analysis/dome_fit.h"
 #include "base/sorting.h"
 
+/* The profile's ground (its darkest bin outside 0.9) and peak (its
+ * brightest inside 1.1), which every contrast of the profile is read
+ * between */
+static void ground_and_peak(const double *prof, double *g, double *pk)
+{
+	*g = INFINITY;
+	*pk = -INFINITY;
+	for (int b = 0; b < FS_FOOT_POOL_BINS; b++) {
+		double u = (b + 0.5) * FS_FOOT_POOL_STEP, v = prof[b];
+		if (!isfinite(v))
+			continue;
+		if (u > 0.9 && v < *g)
+			*g = v;
+		if (u < 1.1 && v > *pk)
+			*pk = v;
+	}
+}
+
 /* The contrast of the profile's 0.1 step i (bins 2i, 2i + 1) */
 static double step_contrast(const double *prof, int i, double g, double pk)
 {
@@ -45,16 +63,8 @@ static double fall_width(const double *prof, double g, double pk)
 
 static void contrasts(fs_foot_pool *fp)
 {
-	double g = INFINITY, pk = -INFINITY;
-	for (int b = 0; b < FS_FOOT_POOL_BINS; b++) {
-		double u = (b + 0.5) * FS_FOOT_POOL_STEP, v = fp->prof[b];
-		if (!isfinite(v))
-			continue;
-		if (u > 0.9 && v < g)
-			g = v;
-		if (u < 1.1 && v > pk)
-			pk = v;
-	}
+	double g, pk;
+	ground_and_peak(fp->prof, &g, &pk);
 	fp->centre = fp->edge = NAN;
 	if (!(pk > g))
 		return;
@@ -168,23 +178,15 @@ int fs_foot_pool_smooth(const fs_foot_pool *fp)
 
 double fs_foot_pool_fade(const fs_foot_pool *fp, double level)
 {
-	double g = INFINITY, pk = -INFINITY;
-	for (int b = 0; b < FS_FOOT_POOL_BINS; b++) {
-		double u = (b + 0.5) * FS_FOOT_POOL_STEP, v = fp->prof[b];
-		if (!isfinite(v))
-			continue;
-		if (u > 0.9 && v < g)
-			g = v;
-		if (u < 1.1 && v > pk)
-			pk = v;
-	}
+	double g, pk;
+	ground_and_peak(fp->prof, &g, &pk);
 	if (!(pk > g))
 		return NAN;
 	/* (two bins a step: the profile of a few hundred domes is noisy at
 	 * the 0.05 bins' 10-20 % contrast steps in the tail) */
 	double prev = NAN;
 	for (int b = 0; b + 1 < FS_FOOT_POOL_BINS; b += 2) {
-		double c = (0.5 * (fp->prof[b] + fp->prof[b + 1]) - g) / (pk - g);
+		double c = step_contrast(fp->prof, b / 2, g, pk);
 		if (!isfinite(c)) {
 			prev = NAN;
 			continue;
