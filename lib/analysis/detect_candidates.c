@@ -157,10 +157,67 @@ int fs_det_maxima(const fs_image *resp, double min_value, int x0, int y0, int x1
 	return 0;
 }
 
+/* The grid cell of a coordinate, clamped to the grid. */
+static int grid_cell(double v, double cell, int n)
+{
+	int g = (int)(v / cell);
+	return g < 0 ? 0 : g >= n ? n - 1 : g;
+}
+
+/* The greedy keep of both suppressions: all (sorted strongest first) is
+ * appended to out but for the candidates that clash with one kept before
+ * them. A clash never reaches past one cell, so the kept candidates are
+ * found in a grid of cells that size, in the 3 x 3 cells around a
+ * candidate (a list per cell: head, and next by kept index). all is freed. */
+static int keep_apart(fs_cand_list *all, int w, int h, double cell,
+		      int (*clash_fn)(const fs_cand *a, const fs_cand *b, double arg), double arg, fs_cand_list *out)
+{
+	size_t first = out->n;
+	int gw = (int)(w / cell) + 1, gh = (int)(h / cell) + 1;
+	long *head = malloc((size_t)gw * gh * sizeof *head);
+	long *next = malloc((all->n ? all->n : 1) * sizeof *next);
+	int rc = -1;
+	if (!head || !next)
+		goto out;
+	for (size_t i = 0; i < (size_t)gw * gh; i++)
+		head[i] = -1;
+	for (size_t i = 0; i < all->n; i++) {
+		const fs_cand *a = &all->items[i];
+		int gx = grid_cell(a->x, cell, gw), gy = grid_cell(a->y, cell, gh);
+		int clash = 0;
+		for (int yy = gy - 1; yy <= gy + 1 && !clash; yy++)
+			for (int xx = gx - 1; xx <= gx + 1 && !clash; xx++) {
+				if (xx < 0 || yy < 0 || xx >= gw || yy >= gh)
+					continue;
+				for (long j = head[(size_t)yy * gw + xx]; j >= 0 && !clash; j = next[j])
+					clash = clash_fn(a, &out->items[first + (size_t)j], arg);
+			}
+		if (clash)
+			continue;
+		if (fs_cand_append(out, a))
+			goto out;
+		long k = (long)(out->n - 1 - first);
+		next[k] = head[(size_t)gy * gw + gx];
+		head[(size_t)gy * gw + gx] = k;
+	}
+	rc = 0;
+out:
+	free(head);
+	free(next);
+	fs_cand_free(all);
+	return rc;
+}
+
+/* fs_det_peaks_suppress's clash: closer than min_dist (d2 its square),
+ * on the peaks' pixels */
+static int peaks_clash(const fs_cand *a, const fs_cand *b, double d2)
+{
+	double dx = (int)a->x - (int)b->x, dy = (int)a->y - (int)b->y;
+	return dx * dx + dy * dy < d2;
+}
+
 int fs_det_peaks_suppress(fs_cand_list *all, double min_dist, int w, int h, int threads, fs_cand_list *out)
 {
-	long *head = NULL, *next = NULL;
-	int rc = -1;
 	/* (cmp_cand_desc is a total order: the order of qsort) */
 	if (all->n)
 		fs_sort_threads(all->items, all->n, sizeof *all->items, cmp_cand_desc, threads);
@@ -173,45 +230,7 @@ int fs_det_peaks_suppress(fs_cand_list *all, double min_dist, int w, int h, int 
 	 * made. Cells are at least 8 px (a grid of at most 1/8 byte per
 	 * pixel when min_dist is small). */
 	double cell = min_dist > 8 ? min_dist : 8;
-	int gw = (int)(w / cell) + 1, gh = (int)(h / cell) + 1;
-	double md2 = min_dist * min_dist;
-	size_t first = out->n;
-	head = malloc((size_t)gw * gh * sizeof *head);
-	next = malloc((all->n ? all->n : 1) * sizeof *next);
-	if (!head || !next)
-		goto out;
-	for (size_t i = 0; i < (size_t)gw * gh; i++)
-		head[i] = -1;
-	for (size_t i = 0; i < all->n; i++) {
-		int x = (int)all->items[i].x, y = (int)all->items[i].y;
-		int gx = (int)(x / cell), gy = (int)(y / cell);
-		gx = gx >= gw ? gw - 1 : gx;
-		gy = gy >= gh ? gh - 1 : gy;
-		int clash = 0;
-		for (int yy = gy - 1; yy <= gy + 1 && !clash; yy++)
-			for (int xx = gx - 1; xx <= gx + 1 && !clash; xx++) {
-				if (xx < 0 || yy < 0 || xx >= gw || yy >= gh)
-					continue;
-				for (long j = head[(size_t)yy * gw + xx]; j >= 0 && !clash; j = next[j]) {
-					const fs_cand *b = &out->items[first + (size_t)j];
-					double dx = x - (int)b->x, dy = y - (int)b->y;
-					clash = dx * dx + dy * dy < md2;
-				}
-			}
-		if (clash)
-			continue;
-		if (fs_cand_append(out, &all->items[i]))
-			goto out;
-		long k = (long)(out->n - 1 - first);
-		next[k] = head[(size_t)gy * gw + gx];
-		head[(size_t)gy * gw + gx] = k;
-	}
-	rc = 0;
-out:
-	fs_cand_free(all);
-	free(head);
-	free(next);
-	return rc;
+	return keep_apart(all, w, h, cell, peaks_clash, min_dist * min_dist, out);
 }
 
 int fs_det_peaks(const fs_image *resp, double min_value, double min_dist, fs_cand_list *out)
@@ -397,13 +416,6 @@ void fs_det_prominence_threads(const fs_image *resp, fs_cand_list *c, double rad
 	free(ord);
 }
 
-/* The grid cell of a coordinate, clamped to the grid. */
-static int grid_cell(double v, double cell, int n)
-{
-	int g = (int)(v / cell);
-	return g < 0 ? 0 : g >= n ? n - 1 : g;
-}
-
 int fs_det_scale_maxima(fs_image *const *layers, const double *radii, int n, double thr, int x0, int y0, int x1,
 			int y1, int ox, int oy, fs_cand_list *all)
 {
@@ -447,6 +459,13 @@ int fs_det_scale_maxima(fs_image *const *layers, const double *radii, int n, dou
 	return 0;
 }
 
+/* fs_det_scale_suppress's clash: within the larger radius */
+static int blobs_clash(const fs_cand *a, const fs_cand *b, double unused)
+{
+	(void)unused;
+	return hypot(a->x - b->x, a->y - b->y) < fmax(a->r, b->r);
+}
+
 int fs_det_scale_suppress(fs_cand_list *all, int w, int h, fs_cand_list *out)
 {
 	if (all->n)
@@ -456,45 +475,10 @@ int fs_det_scale_suppress(fs_cand_list *all, int w, int h, fs_cand_list *out)
 	 * clash only within the largest radius of all, so the kept ones are
 	 * looked up in a grid of cells that size (3 x 3 cells around a blob),
 	 * not one by one: a 100-megapixel image holds 70,000 blobs. */
-	size_t first = out->n;
 	double cell = 1;
 	for (size_t i = 0; i < all->n; i++)
 		cell = fmax(cell, all->items[i].r);
-	int gw = (int)(w / cell) + 1, gh = (int)(h / cell) + 1;
-	long *head = malloc((size_t)gw * gh * sizeof *head);
-	long *next = malloc((all->n ? all->n : 1) * sizeof *next);
-	int rc = -1;
-	if (!head || !next)
-		goto out;
-	for (size_t i = 0; i < (size_t)gw * gh; i++)
-		head[i] = -1;
-	for (size_t i = 0; i < all->n; i++) {
-		const fs_cand *a = &all->items[i];
-		int gx = grid_cell(a->x, cell, gw), gy = grid_cell(a->y, cell, gh);
-		int clash = 0;
-		for (int yy = gy - 1; yy <= gy + 1 && !clash; yy++)
-			for (int xx = gx - 1; xx <= gx + 1 && !clash; xx++) {
-				if (xx < 0 || yy < 0 || xx >= gw || yy >= gh)
-					continue;
-				for (long j = head[(size_t)yy * gw + xx]; j >= 0 && !clash; j = next[j]) {
-					const fs_cand *b = &out->items[first + (size_t)j];
-					clash = hypot(a->x - b->x, a->y - b->y) < fmax(a->r, b->r);
-				}
-			}
-		if (clash)
-			continue;
-		if (fs_cand_append(out, a))
-			goto out;
-		long k = (long)(out->n - 1 - first);
-		next[k] = head[(size_t)gy * gw + gx];
-		head[(size_t)gy * gw + gx] = k;
-	}
-	rc = 0;
-out:
-	free(head);
-	free(next);
-	fs_cand_free(all);
-	return rc;
+	return keep_apart(all, w, h, cell, blobs_clash, 0, out);
 }
 
 int fs_det_scale_peaks(fs_image *const *layers, const double *radii, int n, double thr,
