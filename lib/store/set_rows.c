@@ -563,6 +563,27 @@ void fs_rows_prepared_free(fs_rows_prepared *p)
 	memset(p, 0, sizeof *p);
 }
 
+/* A diff's removals in rows: its connections first, then its tubercles
+ * (an edge row refers to both ends) */
+static int removals_write(fs_db *db, long long set_id, const fs_set_diff *d)
+{
+	int rc;
+	for (size_t i = 0; i < d->edges_removed.n; i++)
+		if ((rc = edge_write(db, set_id, d->edges_removed.items[i], 0)))
+			return rc;
+	for (size_t i = 0; i < d->removed.n; i++)
+		if ((rc = row_delete(db, set_id, d->removed.items[i].id)))
+			return rc;
+	return 0;
+}
+
+/* Every row of the set gone: two statements instead of a lookup per row */
+static int rows_delete_all(fs_db *db, long long set_id)
+{
+	int rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id);
+	return rc ? rc : fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id);
+}
+
 int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *why, size_t whylen)
 {
 	int rc;
@@ -571,12 +592,8 @@ int fs_rows_diff_write(fs_db *db, long long set_id, const fs_set_diff *d, char *
 		return rc;
 	if (pk)
 		return packed_write(db, set_id, pk, d, why, whylen);
-	for (size_t i = 0; i < d->edges_removed.n; i++)
-		if ((rc = edge_write(db, set_id, d->edges_removed.items[i], 0)))
-			return rc;
-	for (size_t i = 0; i < d->removed.n; i++)
-		if ((rc = row_delete(db, set_id, d->removed.items[i].id)))
-			return rc;
+	if ((rc = removals_write(db, set_id, d)))
+		return rc;
 	for (size_t i = 0; i < d->after.n; i++)
 		if ((rc = row_update(db, set_id, &d->after.items[i])))
 			return rc;
@@ -663,8 +680,7 @@ int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int
 	if ((rc = fs_packed_exists(db, set_id, &packed)))
 		return rc;
 	if (fs_rows_replace_packs(whole, packed, d)) {
-		if ((rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id)) ||
-		    (rc = fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id)) ||
+		if ((rc = rows_delete_all(db, set_id)) ||
 		    (rc = rec ? fs_packed_put_encoded(db, set_id, rec)
 			      : fs_packed_put(db, set_id, &d->added, &d->edges_added)))
 			return rc;
@@ -675,17 +691,12 @@ int fs_rows_replace_write(fs_db *db, long long set_id, const fs_set_diff *d, int
 	if (pk)
 		return packed_write(db, set_id, pk, d, why, sizeof why);
 	if (whole) {
-		/* everything goes: two statements instead of a lookup per row */
-		if ((rc = fs_db_exec_id(db, "DELETE FROM edges WHERE set_id = ?", set_id)) ||
-		    (rc = fs_db_exec_id(db, "DELETE FROM tubercles WHERE set_id = ?", set_id)))
+		/* everything goes */
+		if ((rc = rows_delete_all(db, set_id)))
 			return rc;
 	} else {
-		for (size_t i = 0; i < d->edges_removed.n; i++)
-			if ((rc = edge_write(db, set_id, d->edges_removed.items[i], 0)))
-				return rc;
-		for (size_t i = 0; i < d->removed.n; i++)
-			if ((rc = row_delete(db, set_id, d->removed.items[i].id)))
-				return rc;
+		if ((rc = removals_write(db, set_id, d)))
+			return rc;
 	}
 	for (size_t i = 0; i < d->added.n; i++)
 		if ((rc = row_insert(db, set_id, &d->added.items[i])))
