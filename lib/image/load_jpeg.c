@@ -160,8 +160,6 @@ int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, int flag
 		 char *err, size_t errlen)
 {
 	jpeg_job *j = calloc(1, sizeof *j);
-	int rc = -1;
-
 	if (!j) {
 		fs_load_errf(err, errlen, "JPEG: out of memory");
 		return -1;
@@ -169,18 +167,7 @@ int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, int flag
 	j->max_pixels = max_pixels;
 	j->header_only = flags & FS_LOAD_HEADER_ONLY;
 	j->compact = (flags & FS_LOAD_COMPACT) != 0;
-	if (decode(j, buf, len, out) != 0) {
-		if (j->why[0])
-			fs_load_errf(err, errlen, "%s", j->why);
-		else
-			fs_load_errf(err, errlen, "JPEG: %s", j->msg[0] ? j->msg : "cannot decode");
-		goto out;
-	}
-	out->image = j->img;
-	j->img = NULL;
-	out->n_pages = 1;
-	rc = 0;
-out:
+	int rc = fs_load_hand_over(decode(j, buf, len, out), "JPEG", j->why, j->msg, &j->img, out, err, errlen);
 	if (j->created)
 		jpeg_destroy_decompress(&j->cinfo);
 	fs_image_free(j->img);

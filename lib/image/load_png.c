@@ -201,17 +201,7 @@ int fs_png_load(const unsigned char *buf, size_t len, long max_pixels, int flags
 		fs_load_errf(err, errlen, "PNG: out of memory");
 		goto out;
 	}
-	if (decode(j, out) != 0) {
-		if (j->why[0])
-			fs_load_errf(err, errlen, "%s", j->why);
-		else
-			fs_load_errf(err, errlen, "PNG: %s", j->msg[0] ? j->msg : "cannot decode");
-		goto out;
-	}
-	out->image = j->img;
-	j->img = NULL;
-	out->n_pages = 1;
-	rc = 0;
+	rc = fs_load_hand_over(decode(j, out), "PNG", j->why, j->msg, &j->img, out, err, errlen);
 out:
 	if (j->png)
 		png_destroy_read_struct(&j->png, j->info ? &j->info : NULL, NULL);

@@ -18,6 +18,22 @@ void fs_load_errf(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+int fs_load_hand_over(int decoded, const char *format, const char *why, const char *msg, fs_image **img,
+		      fs_loaded *out, char *err, size_t errlen)
+{
+	if (decoded != 0) {
+		if (why[0])
+			fs_load_errf(err, errlen, "%s", why);
+		else
+			fs_load_errf(err, errlen, "%s: %s", format, msg[0] ? msg : "cannot decode");
+		return -1;
+	}
+	out->image = *img;
+	*img = NULL;
+	out->n_pages = 1;
+	return 0;
+}
+
 int fs_load_check_size(long long width, long long height, long max_pixels, char *err, size_t errlen)
 {
 	if (width <= 0 || height <= 0) {

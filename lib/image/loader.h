@@ -75,6 +75,14 @@ int fs_jpeg_load(const unsigned char *buf, size_t len, long max_pixels, int flag
 
 /* snprintf into err (when err and errlen are usable); never prints. */
 void fs_load_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A one-page loader's last step (PNG, JPEG), decoded = 0 when its decode
+ * succeeded: the decoded image moves from *img to out (*img NULL after;
+ * NULL after a header-only probe) with one page, and 0 is returned; else
+ * -1 with err saying why: the loader's own words when why is set, else
+ * the library's message (or "cannot decode") after the format's name. */
+int fs_load_hand_over(int decoded, const char *format, const char *why, const char *msg, fs_image **img,
+		      fs_loaded *out, char *err, size_t errlen);
+
 /* 0 when width x height is a valid, allowed image size; -1 with a message. */
 int fs_load_check_size(long long width, long long height, long max_pixels, char *err, size_t errlen);
 /* The BT.601 weights above, clamped to [0, 1] so white stays exactly 1. */

@@ -742,6 +742,50 @@ static void normalise_maps_range_and_zeroes_non_finite(void **state)
 	fs_image_free(img);
 }
 
+/* fs_load_hand_over, the one-page loaders' last step: a decoded image
+ * moves to the record with one page (the loader keeps nothing to free);
+ * a failed decode says the loader's own reason first, else the library's
+ * message after the format's name, else "cannot decode", and hands
+ * nothing over. */
+static void hand_over_moves_the_image_or_says_why(void **state)
+{
+	(void)state;
+	char err[128] = "";
+	fs_loaded out = {0};
+	fs_image *img = fs_image_new(3, 2);
+	assert_non_null(img);
+	fs_image *was = img;
+	assert_int_equal(fs_load_hand_over(0, "PNG", "", "", &img, &out, err, sizeof err), 0);
+	assert_ptr_equal(out.image, was);
+	assert_null(img);
+	assert_int_equal(out.n_pages, 1);
+	assert_string_equal(err, "");
+	fs_loaded_free(&out);
+
+	/* a header-only probe decodes no image: none handed over, still one page */
+	fs_loaded probe = {0};
+	assert_int_equal(fs_load_hand_over(0, "JPEG", "", "", &img, &probe, err, sizeof err), 0);
+	assert_null(probe.image);
+	assert_int_equal(probe.n_pages, 1);
+
+	/* failures: the image stays with the loader, which frees it */
+	fs_loaded none = {0};
+	img = fs_image_new(1, 1);
+	assert_non_null(img);
+	assert_int_equal(fs_load_hand_over(-1, "PNG", "PNG: 3 x 0 pixels", "libpng's words", &img, &none, err,
+					   sizeof err),
+			 -1);
+	assert_string_equal(err, "PNG: 3 x 0 pixels");
+	assert_int_equal(fs_load_hand_over(-1, "JPEG", "", "Bogus marker length", &img, &none, err, sizeof err), -1);
+	assert_string_equal(err, "JPEG: Bogus marker length");
+	assert_int_equal(fs_load_hand_over(-1, "PNG", "", "", &img, &none, err, sizeof err), -1);
+	assert_string_equal(err, "PNG: cannot decode");
+	assert_non_null(img);
+	assert_null(none.image);
+	assert_int_equal(none.n_pages, 0);
+	fs_image_free(img);
+}
+
 static void luma_of_white_is_exactly_one(void **state)
 {
 	(void)state;
@@ -793,6 +837,7 @@ int main(void)
 		cmocka_unit_test(paper_tiffs_all_load_with_their_sizes),
 		cmocka_unit_test(memory_and_file_loading_agree),
 		cmocka_unit_test(normalise_maps_range_and_zeroes_non_finite),
+		cmocka_unit_test(hand_over_moves_the_image_or_says_why),
 		cmocka_unit_test(luma_of_white_is_exactly_one),
 	};
 	return cmocka_run_group_tests(tests, fs_testimg_dir_setup, fs_testimg_dir_teardown);
