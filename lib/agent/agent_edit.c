@@ -225,15 +225,10 @@ static void finalize(fs_agent_sess *s)
 	end_on_best(s);
 }
 
-static void complete_event(fs_agent_sess *s, const char *reason, double wall)
+/* The "agent_complete" entry's part of an edit run: its finish text and
+ * the set before and after */
+static void complete_fill(const fs_agent_sess *s, cJSON *ev)
 {
-	cJSON *ev = cJSON_CreateObject();
-	if (!ev)
-		return;
-	cJSON_AddStringToObject(ev, "reason", reason);
-	cJSON_AddStringToObject(ev, "kind", "edit");
-	cJSON_AddNumberToObject(ev, "run_id", (double)s->job->run_id);
-	cJSON_AddNumberToObject(ev, "iterations_used", s->iteration);
 	cJSON_AddStringToObject(ev, "finish_text", s->finish_text);
 	cJSON *i = cJSON_AddObjectToObject(ev, "initial");
 	cJSON_AddNumberToObject(i, "n_tubercles", s->start_count);
@@ -250,18 +245,6 @@ static void complete_event(fs_agent_sess *s, const char *reason, double wall)
 	cJSON_AddNumberToObject(f, "tubercles_added", s->added);
 	cJSON_AddNumberToObject(f, "tubercles_deleted", s->deleted);
 	cJSON_AddNumberToObject(f, "tubercles_moved", s->moved);
-	cJSON *t = cJSON_AddObjectToObject(ev, "timing");
-	cJSON_AddNumberToObject(t, "wallclock_seconds", r3(wall));
-	cJSON_AddNumberToObject(t, "avg_iteration_seconds", s->iteration ? r3(s->iter_seconds_sum / s->iteration) : 0);
-	cJSON *l = cJSON_AddObjectToObject(ev, "llm");
-	cJSON_AddStringToObject(l, "provider", s->provider);
-	cJSON_AddStringToObject(l, "model", s->model);
-	cJSON_AddNumberToObject(l, "input_tokens", (double)s->in_tokens);
-	cJSON_AddNumberToObject(l, "output_tokens", (double)s->out_tokens);
-	cJSON_AddNumberToObject(l, "total_tokens", (double)(s->in_tokens + s->out_tokens));
-	cJSON_AddNumberToObject(l, "estimated_cost_usd", s->cost_usd);
-	fs_history_add(s->db, s->job->set_id, s->job->user_id, "agent_complete", ev);
-	cJSON_Delete(ev);
 }
 
 int fs_agent_run_edit(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJSON **final_status, char *err,
@@ -352,7 +335,7 @@ int fs_agent_run_edit(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJ
 	if (!strcmp(state, "completed"))
 		finalize(s);
 	snprintf(s->phase, sizeof(s->phase), "complete");
-	complete_event(s, reason, fs_agent_now() - s->t_start);
+	fs_agent_complete_event(s, "edit", reason, fs_agent_now() - s->t_start, complete_fill);
 	if (res.error[0])
 		fs_agent_log(s, "Agent error: %s", res.error);
 	fs_agent_log(s, "EDITING COMPLETE: %s; %zu tubercles (%+d), hexagonalness %.3f -> %.3f, coverage of the scale "

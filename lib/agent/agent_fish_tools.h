@@ -246,6 +246,11 @@ void fs_agent_log(fs_agent_sess *s, const char *fmt, ...) __attribute__((format(
 void fs_agent_status_line(fs_agent_sess *s, cJSON *obj);
 /* The complete status object (caller deletes); state is "running" etc. */
 cJSON *fs_agent_status(const fs_agent_sess *s, const char *state, const char *finish_reason);
+/* The set's "agent_complete" history entry of a run that ends: the reason,
+ * kind, run and iterations used, then what the kind adds (fill), then the
+ * timing (wall seconds in all) and the model's usage. */
+void fs_agent_complete_event(fs_agent_sess *s, const char *kind, const char *reason, double wall,
+			     void (*fill)(const fs_agent_sess *s, cJSON *ev));
 /* Builds the status and hands it to env->on_status. */
 void fs_agent_emit_status(fs_agent_sess *s);
 double fs_agent_now(void);

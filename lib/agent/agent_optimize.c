@@ -83,15 +83,9 @@ static int keep_start(fs_agent_sess *s)
 	return 1;
 }
 
-static void complete_event(fs_agent_sess *s, const char *reason, double wall)
+/* The "agent_complete" entry's part of an optimisation: its best trial */
+static void complete_fill(const fs_agent_sess *s, cJSON *ev)
 {
-	cJSON *ev = cJSON_CreateObject();
-	if (!ev)
-		return;
-	cJSON_AddStringToObject(ev, "reason", reason);
-	cJSON_AddStringToObject(ev, "kind", "optimize");
-	cJSON_AddNumberToObject(ev, "run_id", (double)s->job->run_id);
-	cJSON_AddNumberToObject(ev, "iterations_used", s->iteration);
 	if (s->best >= 0) {
 		const fs_agent_trial *b = &s->trials[s->best];
 		cJSON_AddNumberToObject(ev, "best_iteration", b->iteration);
@@ -109,20 +103,13 @@ static void complete_event(fs_agent_sess *s, const char *reason, double wall)
 		cJSON_AddNullToObject(ev, "best_params");
 		cJSON_AddNullToObject(ev, "best_result");
 	}
-	cJSON *t = cJSON_AddObjectToObject(ev, "timing");
-	cJSON_AddNumberToObject(t, "wallclock_seconds", r3(wall));
-	cJSON_AddNumberToObject(t, "avg_iteration_seconds", s->iteration ? r3(s->iter_seconds_sum / s->iteration) : 0);
-	cJSON *l = cJSON_AddObjectToObject(ev, "llm");
-	cJSON_AddStringToObject(l, "provider", s->provider);
-	cJSON_AddStringToObject(l, "model", s->model);
-	cJSON_AddNumberToObject(l, "input_tokens", (double)s->in_tokens);
-	cJSON_AddNumberToObject(l, "output_tokens", (double)s->out_tokens);
-	cJSON_AddNumberToObject(l, "total_tokens", (double)(s->in_tokens + s->out_tokens));
-	cJSON_AddNumberToObject(l, "estimated_cost_usd", s->cost_usd);
-	fs_history_add(s->db, s->job->set_id, s->job->user_id, "agent_complete", ev);
-	cJSON_Delete(ev);
+}
 
-	ev = cJSON_CreateObject();
+/* The run's end: the set's history entry and the image's event */
+static void complete_event(fs_agent_sess *s, const char *reason, double wall)
+{
+	fs_agent_complete_event(s, "optimize", reason, wall, complete_fill);
+	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "iterations", s->iteration);
 	cJSON_AddNumberToObject(ev, "final_score", s->best >= 0 ? r3(s->trials[s->best].stats.hexagonalness_score) : 0);
 	cJSON_AddStringToObject(ev, "reason", reason);

@@ -489,6 +489,31 @@ static void add_edit_fields(const fs_agent_sess *s, cJSON *o)
 	cJSON_AddItemToObject(o, "action_summary", cJSON_Duplicate(s->actions, 1));
 }
 
+void fs_agent_complete_event(fs_agent_sess *s, const char *kind, const char *reason, double wall,
+			     void (*fill)(const fs_agent_sess *s, cJSON *ev))
+{
+	cJSON *ev = cJSON_CreateObject();
+	if (!ev)
+		return;
+	cJSON_AddStringToObject(ev, "reason", reason);
+	cJSON_AddStringToObject(ev, "kind", kind);
+	cJSON_AddNumberToObject(ev, "run_id", (double)s->job->run_id);
+	cJSON_AddNumberToObject(ev, "iterations_used", s->iteration);
+	fill(s, ev);
+	cJSON *t = cJSON_AddObjectToObject(ev, "timing");
+	cJSON_AddNumberToObject(t, "wallclock_seconds", r3(wall));
+	cJSON_AddNumberToObject(t, "avg_iteration_seconds", s->iteration ? r3(s->iter_seconds_sum / s->iteration) : 0);
+	cJSON *l = cJSON_AddObjectToObject(ev, "llm");
+	cJSON_AddStringToObject(l, "provider", s->provider);
+	cJSON_AddStringToObject(l, "model", s->model);
+	cJSON_AddNumberToObject(l, "input_tokens", (double)s->in_tokens);
+	cJSON_AddNumberToObject(l, "output_tokens", (double)s->out_tokens);
+	cJSON_AddNumberToObject(l, "total_tokens", (double)(s->in_tokens + s->out_tokens));
+	cJSON_AddNumberToObject(l, "estimated_cost_usd", s->cost_usd);
+	fs_history_add(s->db, s->job->set_id, s->job->user_id, "agent_complete", ev);
+	cJSON_Delete(ev);
+}
+
 cJSON *fs_agent_status(const fs_agent_sess *s, const char *state, const char *finish_reason)
 {
 	static const char *kinds[] = {"", "optimize", "edit", "chat"};
