@@ -43,6 +43,19 @@ static void state_summary(fs_mcp_ctx *c, cJSON *o)
 	cJSON_AddNumberToObject(o, "revision", (double)c->s->revision);
 }
 
+/* A change's answer: the store's refusal (what it was doing), or the set
+ * reloaded and its summary */
+static int set_changed(fs_mcp_ctx *c, int rc, const char *what, const char *err, fs_tool_output *out)
+{
+	if (rc)
+		return store_rc(rc, out, what, err);
+	if ((rc = reloaded(c, out)) != FS_TOOL_OK)
+		return rc;
+	out->data = cJSON_CreateObject();
+	state_summary(c, out->data);
+	return FS_TOOL_OK;
+}
+
 static int t_get_calibration(const cJSON *args, fs_tool_output *out, void *user)
 {
 	fs_mcp_ctx *c = user;
@@ -123,13 +136,7 @@ static int t_add_connection(const cJSON *args, fs_tool_output *out, void *user)
 	long long rev;
 	int rc = fs_set_add_edge(c->s->db, c->job->set_id, -1, c->job->user_id, (int)num(args, "id1", 0),
 				 (int)num(args, "id2", 0), 0, &rev, NULL, err, sizeof(err));
-	if (rc)
-		return store_rc(rc, out, "adding the connection", err);
-	if ((rc = reloaded(c, out)) != FS_TOOL_OK)
-		return rc;
-	out->data = cJSON_CreateObject();
-	state_summary(c, out->data);
-	return FS_TOOL_OK;
+	return set_changed(c, rc, "adding the connection", err, out);
 }
 
 static int t_delete_connection(const cJSON *args, fs_tool_output *out, void *user)
@@ -148,13 +155,7 @@ static int t_delete_connection(const cJSON *args, fs_tool_output *out, void *use
 	}
 	int rc = fs_set_delete_items(c->s->db, c->job->set_id, -1, c->job->user_id, NULL, 0, &e, 1, "delete_connection",
 				     0, &rev, NULL, err, sizeof(err));
-	if (rc)
-		return store_rc(rc, out, "deleting the connection", err);
-	if ((rc = reloaded(c, out)) != FS_TOOL_OK)
-		return rc;
-	out->data = cJSON_CreateObject();
-	state_summary(c, out->data);
-	return FS_TOOL_OK;
+	return set_changed(c, rc, "deleting the connection", err, out);
 }
 
 static int t_clear_connections(const cJSON *args, fs_tool_output *out, void *user)
@@ -166,13 +167,7 @@ static int t_clear_connections(const cJSON *args, fs_tool_output *out, void *use
 	(void)args;
 	int rc = fs_set_replace_edges(c->s->db, c->job->set_id, -1, c->job->user_id, &none, "clear_connections", 0, &rev,
 				      NULL, err, sizeof(err));
-	if (rc)
-		return store_rc(rc, out, "clearing the connections", err);
-	if ((rc = reloaded(c, out)) != FS_TOOL_OK)
-		return rc;
-	out->data = cJSON_CreateObject();
-	state_summary(c, out->data);
-	return FS_TOOL_OK;
+	return set_changed(c, rc, "clearing the connections", err, out);
 }
 
 static int undo_redo(fs_mcp_ctx *c, int redo, fs_tool_output *out)
@@ -181,13 +176,7 @@ static int undo_redo(fs_mcp_ctx *c, int redo, fs_tool_output *out)
 	long long rev;
 	int rc = redo ? fs_set_redo(c->s->db, c->job->set_id, -1, c->job->user_id, &rev, NULL, err, sizeof(err))
 		      : fs_set_undo(c->s->db, c->job->set_id, -1, c->job->user_id, &rev, NULL, err, sizeof(err));
-	if (rc)
-		return store_rc(rc, out, redo ? "redo" : "undo", err);
-	if ((rc = reloaded(c, out)) != FS_TOOL_OK)
-		return rc;
-	out->data = cJSON_CreateObject();
-	state_summary(c, out->data);
-	return FS_TOOL_OK;
+	return set_changed(c, rc, redo ? "redo" : "undo", err, out);
 }
 
 static int t_undo(const cJSON *args, fs_tool_output *out, void *user)
