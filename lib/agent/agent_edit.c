@@ -28,11 +28,6 @@
 #include "agent/agent_prompts.h"
 #include "store/sets_store.h"
 
-static double r3(double v)
-{
-	return round(v * 1000.0) / 1000.0;
-}
-
 /* The state before the next turn, for its rollback. */
 static void mark_turn(fs_agent_sess *s)
 {
@@ -121,7 +116,7 @@ static void on_step(const cJSON *step, void *user)
 	cJSON_AddNumberToObject(o, "iteration", s->iteration);
 	cJSON_AddNumberToObject(o, "max_iterations", s->job->max_iterations);
 	cJSON_AddStringToObject(o, "phase", s->phase);
-	cJSON_AddNumberToObject(o, "hexagonalness", r3(hex));
+	cJSON_AddNumberToObject(o, "hexagonalness", fs_agent_r3(hex));
 	cJSON_AddNumberToObject(o, "coverage_percent", round(cov * 10) / 10);
 	cJSON_AddNumberToObject(o, "tubercles", (double)s->t.n);
 	cJSON_AddNumberToObject(o, "edges", (double)s->e.n);
@@ -232,13 +227,13 @@ static void complete_fill(const fs_agent_sess *s, cJSON *ev)
 	cJSON_AddStringToObject(ev, "finish_text", s->finish_text);
 	cJSON *i = cJSON_AddObjectToObject(ev, "initial");
 	cJSON_AddNumberToObject(i, "n_tubercles", s->start_count);
-	cJSON_AddNumberToObject(i, "hexagonalness", r3(s->start_hex));
+	cJSON_AddNumberToObject(i, "hexagonalness", fs_agent_r3(s->start_hex));
 	cJSON_AddNumberToObject(i, "coverage_percent", round(s->start_cov * 10) / 10);
 	cJSON_AddNumberToObject(i, "region_coverage_percent", round(s->start_score_cov * 10) / 10);
 	cJSON *f = cJSON_AddObjectToObject(ev, "result");
 	cJSON_AddNumberToObject(f, "n_tubercles", (double)s->t.n);
 	cJSON_AddNumberToObject(f, "n_edges", (double)s->e.n);
-	cJSON_AddNumberToObject(f, "hexagonalness", r3(s->stats.hexagonalness_score));
+	cJSON_AddNumberToObject(f, "hexagonalness", fs_agent_r3(s->stats.hexagonalness_score));
 	cJSON_AddNumberToObject(f, "coverage_percent", round(s->stats.coverage_percent * 10) / 10);
 	cJSON_AddNumberToObject(f, "region_coverage_percent", round(s->score_cov * 10) / 10);
 	cJSON_AddNumberToObject(f, "iterations_rolled_back", s->rolled_back);
@@ -344,7 +339,7 @@ int fs_agent_run_edit(fs_agent_sess *s, fs_llm *llm, const fs_prices *prices, cJ
 	fs_agent_log(s, "Total usage: %ld tokens, $%.4f", s->in_tokens + s->out_tokens, s->cost_usd);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "iteration", s->iteration);
-	cJSON_AddNumberToObject(o, "hexagonalness", r3(s->stats.hexagonalness_score));
+	cJSON_AddNumberToObject(o, "hexagonalness", fs_agent_r3(s->stats.hexagonalness_score));
 	cJSON_AddNumberToObject(o, "coverage_percent", round(s->stats.coverage_percent * 10) / 10);
 	cJSON_AddNumberToObject(o, "tubercles", (double)s->t.n);
 	cJSON_AddStringToObject(o, "phase", "complete");

@@ -40,11 +40,6 @@ static const char *str_arg(const cJSON *args, const char *k, const char *def)
 	return v ? v : def;
 }
 
-static double r3(double v)
-{
-	return round(v * 1000.0) / 1000.0;
-}
-
 /* A store failure: the model's mistake (invalid) or the run's end. */
 static int store_failed(fs_tool_output *out, int rc, const char *what, const char *err)
 {
@@ -266,7 +261,7 @@ static void edit_status_line(fs_agent_sess *s, const char *action, int id, doubl
 	cJSON_AddNumberToObject(o, "iteration", s->iteration);
 	cJSON_AddNumberToObject(o, "max_iterations", s->job->max_iterations);
 	cJSON_AddStringToObject(o, "phase", s->phase);
-	cJSON_AddNumberToObject(o, "hexagonalness", r3(s->stats.hexagonalness_score));
+	cJSON_AddNumberToObject(o, "hexagonalness", fs_agent_r3(s->stats.hexagonalness_score));
 	cJSON_AddNumberToObject(o, "coverage_percent", round(s->stats.coverage_percent * 10) / 10);
 	cJSON_AddNumberToObject(o, "tubercles", (double)s->t.n);
 	cJSON_AddNumberToObject(o, "edges", (double)s->e.n);
@@ -344,7 +339,7 @@ static cJSON *trial_result(const fs_agent_sess *s, int idx, int duplicate)
 		cJSON_AddStringToObject(d, "rejected", s->trials[idx].rejected);
 	if (s->best >= 0) {
 		cJSON_AddNumberToObject(d, "best_iteration", s->trials[s->best].iteration);
-		cJSON_AddNumberToObject(d, "best_hexagonalness", r3(s->trials[s->best].stats.hexagonalness_score));
+		cJSON_AddNumberToObject(d, "best_hexagonalness", fs_agent_r3(s->trials[s->best].stats.hexagonalness_score));
 	}
 	cJSON_AddNumberToObject(d, "iterations_left", s->job->max_iterations - s->iteration);
 	if (duplicate) {
@@ -365,7 +360,7 @@ static cJSON *trial_result(const fs_agent_sess *s, int idx, int duplicate)
 		double h = s->trials[i].stats.hexagonalness_score;
 		double prev = i ? s->trials[i - 1].stats.hexagonalness_score : h;
 		cJSON_AddNumberToObject(x, "iteration", s->trials[i].iteration);
-		cJSON_AddNumberToObject(x, "hexagonalness", r3(h));
+		cJSON_AddNumberToObject(x, "hexagonalness", fs_agent_r3(h));
 		cJSON_AddNumberToObject(x, "n_tubercles", s->trials[i].stats.n_tubercles);
 		cJSON_AddStringToObject(x, "trend", !i ? "baseline" : h > prev + 0.01 ? "IMPROVED"
 					: h < prev - 0.01 ? "DECREASED" : "UNCHANGED");
@@ -385,13 +380,13 @@ static void iteration_event(fs_agent_sess *s, int idx, double iter_s)
 	cJSON_AddStringToObject(ev, "phase", t->phase);
 	cJSON_AddNumberToObject(ev, "run_id", (double)s->job->run_id);
 	cJSON *tm = cJSON_AddObjectToObject(ev, "timing");
-	cJSON_AddNumberToObject(tm, "elapsed_seconds", r3(t->at_elapsed));
-	cJSON_AddNumberToObject(tm, "iteration_seconds", r3(iter_s));
+	cJSON_AddNumberToObject(tm, "elapsed_seconds", fs_agent_r3(t->at_elapsed));
+	cJSON_AddNumberToObject(tm, "iteration_seconds", fs_agent_r3(iter_s));
 	cJSON_AddItemToObject(ev, "params", fs_params_to_json(&t->params));
 	cJSON *res = cJSON_AddObjectToObject(ev, "result");
 	cJSON_AddNumberToObject(res, "n_tubercles", t->stats.n_tubercles);
 	cJSON_AddNumberToObject(res, "n_edges", t->stats.n_edges);
-	cJSON_AddNumberToObject(res, "hexagonalness", r3(t->stats.hexagonalness_score));
+	cJSON_AddNumberToObject(res, "hexagonalness", fs_agent_r3(t->stats.hexagonalness_score));
 	cJSON_AddBoolToObject(res, "is_best", idx == s->best);
 	cJSON *llm = cJSON_AddObjectToObject(ev, "llm");
 	cJSON_AddNumberToObject(llm, "input_tokens", (double)s->in_tokens);
@@ -618,7 +613,7 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 	cJSON_AddNumberToObject(ev, "n_tubercles", st.n_tubercles);
 	cJSON_AddNumberToObject(ev, "n_edges", st.n_edges);
 	cJSON_AddStringToObject(ev, "method", fs_method_name(s->params.method));
-	cJSON_AddNumberToObject(ev, "hexagonalness_score", r3(h));
+	cJSON_AddNumberToObject(ev, "hexagonalness_score", fs_agent_r3(h));
 	cJSON_AddStringToObject(ev, "reliability", st.reliability ? st.reliability : "none");
 	cJSON_AddNumberToObject(ev, "set_id", (double)s->job->set_id);
 	fs_event_log(s->db, s->job->user_id, s->rec.id, "extraction_complete", ev);
@@ -631,11 +626,11 @@ static int t_run_extraction(const cJSON *args, fs_tool_output *out, void *user)
 	cJSON_AddNumberToObject(sl, "iteration", s->iteration);
 	cJSON_AddNumberToObject(sl, "max_iterations", s->job->max_iterations);
 	cJSON_AddStringToObject(sl, "phase", s->phase);
-	cJSON_AddNumberToObject(sl, "hexagonalness", r3(h));
+	cJSON_AddNumberToObject(sl, "hexagonalness", fs_agent_r3(h));
 	cJSON_AddNumberToObject(sl, "tubercles", st.n_tubercles);
 	cJSON_AddNumberToObject(sl, "edges", st.n_edges);
 	if (s->best >= 0)
-		cJSON_AddNumberToObject(sl, "best_score", r3(s->trials[s->best].stats.hexagonalness_score));
+		cJSON_AddNumberToObject(sl, "best_score", fs_agent_r3(s->trials[s->best].stats.hexagonalness_score));
 	fs_agent_status_line(s, sl);
 	/* the stopping rules of seed 001 §3.3, enforced here rather than left to the model */
 	if (h >= s->job->target_score && !tr->implausible) {
@@ -803,7 +798,7 @@ static int t_get_history(const cJSON *args, fs_tool_output *out, void *user)
 	for (size_t i = 0; i < s->n_trials; i++) {
 		cJSON *x = cJSON_CreateObject();
 		cJSON_AddNumberToObject(x, "iteration", s->trials[i].iteration);
-		cJSON_AddNumberToObject(x, "hexagonalness", r3(s->trials[i].stats.hexagonalness_score));
+		cJSON_AddNumberToObject(x, "hexagonalness", fs_agent_r3(s->trials[i].stats.hexagonalness_score));
 		cJSON_AddNumberToObject(x, "n_tubercles", s->trials[i].stats.n_tubercles);
 		cJSON_AddItemToObject(x, "params", fs_params_to_json(&s->trials[i].params));
 		cJSON_AddItemToArray(tr, x);
@@ -811,7 +806,7 @@ static int t_get_history(const cJSON *args, fs_tool_output *out, void *user)
 	if (s->best >= 0) {
 		cJSON_AddNumberToObject(out->data, "best_iteration", s->trials[s->best].iteration);
 		cJSON_AddNumberToObject(out->data, "best_hexagonalness",
-					r3(s->trials[s->best].stats.hexagonalness_score));
+					fs_agent_r3(s->trials[s->best].stats.hexagonalness_score));
 	}
 	cJSON_AddNumberToObject(out->data, "current_iteration", s->iteration);
 	return FS_TOOL_OK;
@@ -867,9 +862,9 @@ static int t_edit_screenshot(const cJSON *args, fs_tool_output *out, void *user)
 static cJSON *components(const fs_stats *st)
 {
 	cJSON *c = cJSON_CreateObject();
-	cJSON_AddNumberToObject(c, "spacing_uniformity", r3(st->spacing_uniformity));
-	cJSON_AddNumberToObject(c, "degree_score", r3(st->degree_score));
-	cJSON_AddNumberToObject(c, "edge_ratio_score", r3(st->edge_ratio_score));
+	cJSON_AddNumberToObject(c, "spacing_uniformity", fs_agent_r3(st->spacing_uniformity));
+	cJSON_AddNumberToObject(c, "degree_score", fs_agent_r3(st->degree_score));
+	cJSON_AddNumberToObject(c, "edge_ratio_score", fs_agent_r3(st->edge_ratio_score));
 	return c;
 }
 
@@ -880,7 +875,7 @@ static int t_get_state(const cJSON *args, fs_tool_output *out, void *user)
 	out->data = cJSON_CreateObject();
 	cJSON_AddNumberToObject(out->data, "tubercle_count", (double)s->t.n);
 	cJSON_AddNumberToObject(out->data, "edge_count", (double)s->e.n);
-	cJSON_AddNumberToObject(out->data, "hexagonalness", r3(s->stats.hexagonalness_score));
+	cJSON_AddNumberToObject(out->data, "hexagonalness", fs_agent_r3(s->stats.hexagonalness_score));
 	cJSON_AddItemToObject(out->data, "hexagonalness_components", components(&s->stats));
 	cJSON_AddNumberToObject(out->data, "coverage_percent", round(s->stats.coverage_percent * 10) / 10);
 	cJSON *d = cJSON_AddObjectToObject(out->data, "image_dimensions");
@@ -1153,14 +1148,14 @@ int fs_agent_auto_connect(fs_agent_sess *s, const char *method, int *n_edges, ch
 	cJSON_AddStringToObject(ev, "method", method);
 	cJSON *res = cJSON_AddObjectToObject(ev, "result");
 	cJSON_AddNumberToObject(res, "n_edges", (double)s->e.n);
-	cJSON_AddNumberToObject(res, "hexagonalness", r3(s->stats.hexagonalness_score));
+	cJSON_AddNumberToObject(res, "hexagonalness", fs_agent_r3(s->stats.hexagonalness_score));
 	cJSON_AddNumberToObject(ev, "run_id", (double)s->job->run_id);
 	fs_history_add(s->db, s->job->set_id, s->job->user_id, "auto_connect", ev);
 	cJSON_Delete(ev);
 	ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "method", method);
 	cJSON_AddNumberToObject(ev, "n_edges", (double)s->e.n);
-	cJSON_AddNumberToObject(ev, "hexagonalness_score", r3(s->stats.hexagonalness_score));
+	cJSON_AddNumberToObject(ev, "hexagonalness_score", fs_agent_r3(s->stats.hexagonalness_score));
 	cJSON_AddStringToObject(ev, "reliability", s->stats.reliability ? s->stats.reliability : "none");
 	cJSON_AddNumberToObject(ev, "set_id", (double)s->job->set_id);
 	fs_event_log(s->db, s->job->user_id, s->rec.id, "tools_auto_connect", ev);
@@ -1235,7 +1230,7 @@ static int t_auto_connect(const cJSON *args, fs_tool_output *out, void *user)
 	out->data = cJSON_CreateObject();
 	cJSON_AddStringToObject(out->data, "method", m);
 	cJSON_AddNumberToObject(out->data, "n_edges", n);
-	cJSON_AddNumberToObject(out->data, "hexagonalness", r3(s->stats.hexagonalness_score));
+	cJSON_AddNumberToObject(out->data, "hexagonalness", fs_agent_r3(s->stats.hexagonalness_score));
 	fs_agent_emit_status(s);
 	return FS_TOOL_OK;
 }
@@ -1364,11 +1359,11 @@ static int t_get_statistics(const cJSON *args, fs_tool_output *out, void *user)
 	(void)args;
 	out->data = fs_agent_metrics_json(st);
 	cJSON_AddItemToObject(out->data, "hexagonalness_components", components(st));
-	cJSON_AddNumberToObject(out->data, "min_diameter_um", r3(st->min_diameter_um));
-	cJSON_AddNumberToObject(out->data, "max_diameter_um", r3(st->max_diameter_um));
-	cJSON_AddNumberToObject(out->data, "min_space_um", r3(st->min_space_um));
-	cJSON_AddNumberToObject(out->data, "max_space_um", r3(st->max_space_um));
-	cJSON_AddNumberToObject(out->data, "mean_degree", r3(st->mean_degree));
+	cJSON_AddNumberToObject(out->data, "min_diameter_um", fs_agent_r3(st->min_diameter_um));
+	cJSON_AddNumberToObject(out->data, "max_diameter_um", fs_agent_r3(st->max_diameter_um));
+	cJSON_AddNumberToObject(out->data, "min_space_um", fs_agent_r3(st->min_space_um));
+	cJSON_AddNumberToObject(out->data, "max_space_um", fs_agent_r3(st->max_space_um));
+	cJSON_AddNumberToObject(out->data, "mean_degree", fs_agent_r3(st->mean_degree));
 	cJSON_AddNumberToObject(out->data, "n_boundary", st->n_boundary);
 	cJSON_AddNumberToObject(out->data, "n_unmeasured", st->n_unmeasured);
 	cJSON_AddStringToObject(out->data, "reliability", st->reliability ? st->reliability : "none");

@@ -254,6 +254,9 @@ void fs_agent_complete_event(fs_agent_sess *s, const char *kind, const char *rea
 /* Builds the status and hands it to env->on_status. */
 void fs_agent_emit_status(fs_agent_sess *s);
 double fs_agent_now(void);
+/* v rounded to 3 decimals, as the status, the history entries and the
+ * tools' answers give their figures */
+double fs_agent_r3(double v);
 
 /* The model's text in the turn whose calls are running (its reasoning). */
 const char *fs_agent_turn_text(const fs_agent_sess *s);

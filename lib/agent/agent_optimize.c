@@ -24,11 +24,6 @@ static void on_step(const cJSON *step, void *user)
 	fs_agent_emit_status(s);
 }
 
-static double r3(double v)
-{
-	return round(v * 1000.0) / 1000.0;
-}
-
 /* Puts the best extraction back when the set holds another one. */
 static int apply_best(fs_agent_sess *s, int *applied)
 {
@@ -93,11 +88,11 @@ static void complete_fill(const fs_agent_sess *s, cJSON *ev)
 		cJSON *r = cJSON_AddObjectToObject(ev, "best_result");
 		cJSON_AddNumberToObject(r, "n_tubercles", b->stats.n_tubercles);
 		cJSON_AddNumberToObject(r, "n_edges", b->stats.n_edges);
-		cJSON_AddNumberToObject(r, "hexagonalness", r3(b->stats.hexagonalness_score));
-		cJSON_AddNumberToObject(r, "mean_diameter_um", r3(b->stats.mean_diameter_um));
-		cJSON_AddNumberToObject(r, "std_diameter_um", r3(b->stats.std_diameter_um));
-		cJSON_AddNumberToObject(r, "mean_space_um", r3(b->stats.mean_space_um));
-		cJSON_AddNumberToObject(r, "std_space_um", r3(b->stats.std_space_um));
+		cJSON_AddNumberToObject(r, "hexagonalness", fs_agent_r3(b->stats.hexagonalness_score));
+		cJSON_AddNumberToObject(r, "mean_diameter_um", fs_agent_r3(b->stats.mean_diameter_um));
+		cJSON_AddNumberToObject(r, "std_diameter_um", fs_agent_r3(b->stats.std_diameter_um));
+		cJSON_AddNumberToObject(r, "mean_space_um", fs_agent_r3(b->stats.mean_space_um));
+		cJSON_AddNumberToObject(r, "std_space_um", fs_agent_r3(b->stats.std_space_um));
 	} else {
 		cJSON_AddNullToObject(ev, "best_iteration");
 		cJSON_AddNullToObject(ev, "best_params");
@@ -111,7 +106,8 @@ static void complete_event(fs_agent_sess *s, const char *reason, double wall)
 	fs_agent_complete_event(s, "optimize", reason, wall, complete_fill);
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "iterations", s->iteration);
-	cJSON_AddNumberToObject(ev, "final_score", s->best >= 0 ? r3(s->trials[s->best].stats.hexagonalness_score) : 0);
+	cJSON_AddNumberToObject(ev, "final_score",
+				s->best >= 0 ? fs_agent_r3(s->trials[s->best].stats.hexagonalness_score) : 0);
 	cJSON_AddStringToObject(ev, "reason", reason);
 	cJSON_AddNumberToObject(ev, "set_id", (double)s->job->set_id);
 	fs_event_log(s->db, s->job->user_id, s->rec.id, "optimize_auto_complete", ev);

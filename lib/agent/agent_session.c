@@ -402,7 +402,7 @@ void fs_agent_status_line(fs_agent_sess *s, cJSON *obj)
 	cJSON_Delete(obj);
 }
 
-static double r3(double v)
+double fs_agent_r3(double v)
 {
 	return round(v * 1000.0) / 1000.0;
 }
@@ -410,18 +410,18 @@ static double r3(double v)
 static cJSON *metrics_json(const fs_stats *st)
 {
 	cJSON *m = cJSON_CreateObject();
-	cJSON_AddNumberToObject(m, "hexagonalness", r3(st->hexagonalness_score));
+	cJSON_AddNumberToObject(m, "hexagonalness", fs_agent_r3(st->hexagonalness_score));
 	cJSON_AddNumberToObject(m, "n_tubercles", st->n_tubercles);
 	cJSON_AddNumberToObject(m, "n_edges", st->n_edges);
 	cJSON_AddNumberToObject(m, "n_unmeasured", st->n_unmeasured); /* no diameter: left out of the means */
 	cJSON_AddNumberToObject(m, "coverage_percent", round(st->coverage_percent * 10) / 10);
-	cJSON_AddNumberToObject(m, "mean_diameter_um", r3(st->mean_diameter_um));
-	cJSON_AddNumberToObject(m, "std_diameter_um", r3(st->std_diameter_um));
-	cJSON_AddNumberToObject(m, "mean_space_um", r3(st->mean_space_um));
-	cJSON_AddNumberToObject(m, "std_space_um", r3(st->std_space_um));
-	cJSON_AddNumberToObject(m, "spacing_uniformity", r3(st->spacing_uniformity));
-	cJSON_AddNumberToObject(m, "degree_score", r3(st->degree_score));
-	cJSON_AddNumberToObject(m, "edge_ratio_score", r3(st->edge_ratio_score));
+	cJSON_AddNumberToObject(m, "mean_diameter_um", fs_agent_r3(st->mean_diameter_um));
+	cJSON_AddNumberToObject(m, "std_diameter_um", fs_agent_r3(st->std_diameter_um));
+	cJSON_AddNumberToObject(m, "mean_space_um", fs_agent_r3(st->mean_space_um));
+	cJSON_AddNumberToObject(m, "std_space_um", fs_agent_r3(st->std_space_um));
+	cJSON_AddNumberToObject(m, "spacing_uniformity", fs_agent_r3(st->spacing_uniformity));
+	cJSON_AddNumberToObject(m, "degree_score", fs_agent_r3(st->degree_score));
+	cJSON_AddNumberToObject(m, "edge_ratio_score", fs_agent_r3(st->edge_ratio_score));
 	return m;
 }
 
@@ -442,7 +442,7 @@ static void add_optimize_fields(const fs_agent_sess *s, cJSON *o)
 		cJSON_AddNumberToObject(o, "best_iteration", s->trials[s->best].iteration);
 		cJSON_AddItemToObject(o, "best_params", fs_params_to_json(&s->trials[s->best].params));
 		cJSON_AddItemToObject(o, "best_metrics", metrics_json(&s->trials[s->best].stats));
-		cJSON_AddNumberToObject(o, "best_score", r3(s->trials[s->best].stats.hexagonalness_score));
+		cJSON_AddNumberToObject(o, "best_score", fs_agent_r3(s->trials[s->best].stats.hexagonalness_score));
 	} else {
 		cJSON_AddNullToObject(o, "best_iteration");
 		cJSON_AddNullToObject(o, "best_params");
@@ -456,14 +456,14 @@ static void add_optimize_fields(const fs_agent_sess *s, cJSON *o)
 		cJSON *x = cJSON_CreateObject();
 		cJSON_AddNumberToObject(x, "iteration", t->iteration);
 		cJSON_AddStringToObject(x, "phase", t->phase);
-		cJSON_AddNumberToObject(x, "hexagonalness", r3(t->stats.hexagonalness_score));
+		cJSON_AddNumberToObject(x, "hexagonalness", fs_agent_r3(t->stats.hexagonalness_score));
 		/* the score's tie-break (fs_agent_score_better): with it the
 		 * history says why a trial is the best */
 		cJSON_AddNumberToObject(x, "coverage_percent", round(t->stats.coverage_percent * 10) / 10);
 		cJSON_AddNumberToObject(x, "n_tubercles", t->stats.n_tubercles);
 		cJSON_AddItemToObject(x, "params", fs_params_to_json(&t->params));
-		cJSON_AddNumberToObject(x, "time", r3(t->at_elapsed));
-		cJSON_AddNumberToObject(x, "seconds", r3(t->seconds));
+		cJSON_AddNumberToObject(x, "time", fs_agent_r3(t->at_elapsed));
+		cJSON_AddNumberToObject(x, "seconds", fs_agent_r3(t->seconds));
 		cJSON_AddBoolToObject(x, "is_best", (int)i == s->best);
 		if (t->implausible)
 			cJSON_AddStringToObject(x, "rejected", t->rejected);
@@ -476,9 +476,9 @@ static void add_edit_fields(const fs_agent_sess *s, cJSON *o)
 	cJSON_AddNumberToObject(o, "tubercle_count", (double)s->t.n);
 	cJSON_AddNumberToObject(o, "tubercle_delta", (double)s->t.n - s->start_count);
 	cJSON_AddNumberToObject(o, "itc_count", (double)s->e.n);
-	cJSON_AddNumberToObject(o, "hexagonalness", r3(s->stats.hexagonalness_score));
+	cJSON_AddNumberToObject(o, "hexagonalness", fs_agent_r3(s->stats.hexagonalness_score));
 	cJSON_AddNumberToObject(o, "coverage_percent", round(s->stats.coverage_percent * 10) / 10);
-	cJSON_AddNumberToObject(o, "initial_hexagonalness", r3(s->start_hex));
+	cJSON_AddNumberToObject(o, "initial_hexagonalness", fs_agent_r3(s->start_hex));
 	cJSON_AddNumberToObject(o, "initial_coverage_percent", round(s->start_cov * 10) / 10);
 	cJSON_AddNumberToObject(o, "plateau_count", s->plateau);
 	cJSON_AddNumberToObject(o, "plateau_threshold", s->job->plateau_iterations);
@@ -501,8 +501,9 @@ void fs_agent_complete_event(fs_agent_sess *s, const char *kind, const char *rea
 	cJSON_AddNumberToObject(ev, "iterations_used", s->iteration);
 	fill(s, ev);
 	cJSON *t = cJSON_AddObjectToObject(ev, "timing");
-	cJSON_AddNumberToObject(t, "wallclock_seconds", r3(wall));
-	cJSON_AddNumberToObject(t, "avg_iteration_seconds", s->iteration ? r3(s->iter_seconds_sum / s->iteration) : 0);
+	cJSON_AddNumberToObject(t, "wallclock_seconds", fs_agent_r3(wall));
+	cJSON_AddNumberToObject(t, "avg_iteration_seconds",
+				s->iteration ? fs_agent_r3(s->iter_seconds_sum / s->iteration) : 0);
 	cJSON *l = cJSON_AddObjectToObject(ev, "llm");
 	cJSON_AddStringToObject(l, "provider", s->provider);
 	cJSON_AddStringToObject(l, "model", s->model);
@@ -539,9 +540,9 @@ cJSON *fs_agent_status(const fs_agent_sess *s, const char *state, const char *fi
 	cJSON_AddNumberToObject(o, "elapsed_seconds", round(elapsed * 10) / 10);
 	cJSON_AddNumberToObject(o, "step_time_seconds", round((now - s->t_iter) * 10) / 10);
 	cJSON *tm = cJSON_AddObjectToObject(o, "timing");
-	cJSON_AddNumberToObject(tm, "elapsed_seconds", r3(elapsed));
-	cJSON_AddNumberToObject(tm, "iteration_seconds", r3(now - s->t_iter));
-	cJSON_AddNumberToObject(tm, "avg_iteration_seconds", s->iteration ? r3(elapsed / s->iteration) : 0);
+	cJSON_AddNumberToObject(tm, "elapsed_seconds", fs_agent_r3(elapsed));
+	cJSON_AddNumberToObject(tm, "iteration_seconds", fs_agent_r3(now - s->t_iter));
+	cJSON_AddNumberToObject(tm, "avg_iteration_seconds", s->iteration ? fs_agent_r3(elapsed / s->iteration) : 0);
 	cJSON_AddStringToObject(o, "last_prompt", s->last_prompt);
 	cJSON_AddStringToObject(o, "last_response", s->last_response);
 	cJSON *u = cJSON_AddObjectToObject(o, "usage");
@@ -594,7 +595,7 @@ void fs_agent_record(fs_agent_sess *s, const char *type, cJSON *obj)
 		obj = cJSON_CreateObject();
 	if (obj && s->env->on_record) {
 		cJSON_AddStringToObject(obj, "type", type);
-		cJSON_AddNumberToObject(obj, "t", r3(fs_agent_now() - s->t_start));
+		cJSON_AddNumberToObject(obj, "t", fs_agent_r3(fs_agent_now() - s->t_start));
 		s->env->on_record(s->env->ud, obj);
 	}
 	cJSON_Delete(obj);
