@@ -1709,21 +1709,30 @@ int fs_dome_reading_apply(const fs_dome_reading *r, fs_tubercle *t, int *edge, d
 	return 0;
 }
 
-int fs_dome_measure_base_trace(const fs_image *img, double x, double y, double rmin, double rmax,
-			       fs_dome_base_trace *tr)
+/* The base rule's measurement at (x, y) with its trace in tr (zeroed by
+ * the caller), the rays' in rt when given (lit: the lit side's ridge
+ * at azimuth): what the two trace entry points share */
+static int base_traced(const fs_image *img, double x, double y, double rmin, double rmax, int lit, double azimuth,
+		       fs_dome_base_trace *tr, fs_dome_ray_trace *rt)
 {
 	double r0, kappa;
 	fs_tubercle t;
 	memset(&t, 0, sizeof t);
-	memset(tr, 0, sizeof *tr);
 	tr->rpoly = tr->ishift = tr->kappa = tr->sigma = tr->r_step = tr->r_small = tr->radius = NAN;
-	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, NAN, &t, &r0, &kappa, NULL, tr, NULL);
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, lit, SW, azimuth, &t, &r0, &kappa, NULL, tr, rt);
 	tr->x = t.centroid_x;
 	tr->y = t.centroid_y;
 	tr->quality = t.fit_quality;
 	if (!rc)
 		tr->radius = t.radius_px;
 	return rc;
+}
+
+int fs_dome_measure_base_trace(const fs_image *img, double x, double y, double rmin, double rmax,
+			       fs_dome_base_trace *tr)
+{
+	memset(tr, 0, sizeof *tr);
+	return base_traced(img, x, y, rmin, rmax, 0, NAN, tr, NULL);
 }
 
 int fs_dome_measure_base_ridge(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
@@ -1748,24 +1757,13 @@ int fs_dome_measure_base_ridge_lit(const fs_image *img, double x, double y, doub
 int fs_dome_measure_base_ridge_lit_trace(const fs_image *img, double x, double y, double rmin, double rmax,
 					 double azimuth, fs_dome_ray_trace *rt)
 {
-	double r0, kappa;
-	fs_tubercle t;
-	fs_dome_base_trace *tr = &rt->st;
-	memset(&t, 0, sizeof t);
 	memset(rt, 0, sizeof *rt);
-	tr->rpoly = tr->ishift = tr->kappa = tr->sigma = tr->r_step = tr->r_small = tr->radius = NAN;
 	rt->ray_x = rt->ray_y = rt->blur = NAN;
 	for (int g = 0; g < 2; g++)
 		rt->ishift_side[g] = rt->ishift_free[g] = rt->sfit_side[g] = NAN;
 	for (int k = 0; k < FS_DOME_TRACE_RAYS; k++)
 		rt->ray[k] = rt->ray_c[k] = rt->ray_s[k] = NAN;
-	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 1, SW, azimuth, &t, &r0, &kappa, NULL, tr, rt);
-	tr->x = t.centroid_x;
-	tr->y = t.centroid_y;
-	tr->quality = t.fit_quality;
-	if (!rc)
-		tr->radius = t.radius_px;
-	return rc;
+	return base_traced(img, x, y, rmin, rmax, 1, azimuth, &rt->st, rt);
 }
 
 int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, double rmax, double smooth,
