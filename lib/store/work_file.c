@@ -202,6 +202,20 @@ int fs_work_file_info(const char *path, int *width, int *height, int *bytes_per_
 	return 0;
 }
 
+/* A row of n stored samples of bps bytes as floats in o (8 and 16 bits
+ * through the tables, floats copied) */
+static void samples_to_floats(const unsigned char *src, uint32_t n, int bps, float *o)
+{
+	if (bps == 1)
+		for (uint32_t i = 0; i < n; i++)
+			o[i] = lut8[src[i]];
+	else if (bps == 2)
+		for (uint32_t i = 0; i < n; i++)
+			o[i] = lut16[((const uint16_t *)(const void *)src)[i]];
+	else
+		memcpy(o, src, (size_t)n * sizeof(float));
+}
+
 /* Calls row(ctx, y, samples) for every row in order, the samples as floats
  * in buf (hdr[0] of them); version 1 or 2 bodies. With dst (an image of the
  * file's size) the rows are converted straight into it instead and row is
@@ -250,25 +264,10 @@ static int visit_rows(FILE *fp, const uint32_t hdr[4], int version, row_fn row, 
 				continue;
 			}
 			if (dst) {
-				float *o = dst->data + (size_t)(y + r) * hdr[0];
-				if (bps == 1)
-					for (uint32_t i = 0; i < hdr[0]; i++)
-						o[i] = lut8[src[i]];
-				else if (bps == 2)
-					for (uint32_t i = 0; i < hdr[0]; i++)
-						o[i] = lut16[((const uint16_t *)(const void *)src)[i]];
-				else
-					memcpy(o, src, (size_t)hdr[0] * sizeof(float));
+				samples_to_floats(src, hdr[0], bps, dst->data + (size_t)(y + r) * hdr[0]);
 				continue;
 			}
-			if (bps == 1)
-				for (uint32_t i = 0; i < hdr[0]; i++)
-					f[i] = lut8[src[i]];
-			else if (bps == 2)
-				for (uint32_t i = 0; i < hdr[0]; i++)
-					f[i] = lut16[((const uint16_t *)(const void *)src)[i]];
-			else
-				memcpy(f, src, (size_t)hdr[0] * sizeof(float));
+			samples_to_floats(src, hdr[0], bps, f);
 			row(ctx, y + r, f);
 		}
 	}
