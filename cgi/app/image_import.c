@@ -93,15 +93,8 @@ int fs_image_import_stored(fs_app *app, const fs_import_req *q, long long *image
 			snprintf(err, errlen, "cannot store the image");
 		goto out;
 	}
-	cJSON *ev = cJSON_CreateObject();
-	cJSON_AddStringToObject(ev, "filename", rec.original_name);
-	cJSON_AddNumberToObject(ev, "width", rec.width);
-	cJSON_AddNumberToObject(ev, "height", rec.height);
-	cJSON_AddStringToObject(ev, "format", rec.format);
-	cJSON_AddBoolToObject(ev, "background_job", 1);
-	int e = fs_event_log(db, q->user_id, rec.id, "image_loaded", ev);
-	cJSON_Delete(ev);
-	if (e || fs_image_touch_recent(db, q->user_id, rec.id) || fs_db_commit(db)) {
+	if (fs_image_log_loaded(db, q->user_id, &rec, 1) || fs_image_touch_recent(db, q->user_id, rec.id) ||
+	    fs_db_commit(db)) {
 		snprintf(err, errlen, "cannot store the image");
 		goto out;
 	}

@@ -550,13 +550,7 @@ static int h_upload(fs_req *r, fs_resp *w)
 	rc = fs_set_create(db, rec.id, "Base", r->user.id, &set_id, err, sizeof err);
 	if (rc)
 		goto out;
-	cJSON *ev = cJSON_CreateObject();
-	cJSON_AddStringToObject(ev, "filename", rec.original_name);
-	cJSON_AddNumberToObject(ev, "width", rec.width);
-	cJSON_AddNumberToObject(ev, "height", rec.height);
-	cJSON_AddStringToObject(ev, "format", rec.format);
-	rc = fs_event_log(db, r->user.id, rec.id, "image_loaded", ev);
-	cJSON_Delete(ev);
+	rc = fs_image_log_loaded(db, r->user.id, &rec, 0);
 	if (!rc)
 		rc = fs_image_touch_recent(db, r->user.id, rec.id);
 	if (rc)

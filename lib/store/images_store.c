@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/eventlog.h"
 #include "store/image_files.h"
 #include "store/db_bind.h"
 
@@ -159,6 +160,20 @@ static void bind_opt_double(fs_bind *b, int col, double v)
 		fs_bind_double(b, col, v);
 	else
 		fs_bind_null(b, col);
+}
+
+int fs_image_log_loaded(fs_db *db, long long user_id, const fs_image_rec *rec, int background_job)
+{
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "filename", rec->original_name);
+	cJSON_AddNumberToObject(ev, "width", rec->width);
+	cJSON_AddNumberToObject(ev, "height", rec->height);
+	cJSON_AddStringToObject(ev, "format", rec->format);
+	if (background_job)
+		cJSON_AddBoolToObject(ev, "background_job", 1);
+	int rc = fs_event_log(db, user_id, rec->id, "image_loaded", ev);
+	cJSON_Delete(ev);
+	return rc;
 }
 
 void fs_image_rec_from_loaded(fs_image_rec *rec, long long owner_id, const char *file_sha256, int page,

@@ -122,6 +122,10 @@ int fs_image_find_owned(fs_db *db, long long owner_id, const char *sha256, fs_im
 void fs_image_rec_from_loaded(fs_image_rec *rec, long long owner_id, const char *file_sha256, int page,
 			      const char *original_name, const fs_loaded *ld);
 
+/* The "image_loaded" event of a new image rec (its name, size and format;
+ * background_job when an import job stored it); an FS_DB_* code. */
+int fs_image_log_loaded(fs_db *db, long long user_id, const fs_image_rec *rec, int background_job);
+
 /* Records the file (once per hash) and inserts the image with no steps
  * (its base is its work key); rec->id, created_at and updated_at are set.
  * owner_login, revision, n_sets and the step fields are ignored. */
