@@ -374,6 +374,7 @@ void fs_dome_tpl_free(fs_dome_tpl *t)
 	free(t->tpp);
 	free(t->stp);
 	free(t->sttp);
+	free(t->vtp);
 	free(t->mean);
 	free(t->obs);
 	memset(t, 0, sizeof *t);
@@ -403,9 +404,11 @@ static const double *st_at(const fs_dome_tpl *t, int ph)
 	return t->nph > 1 ? t->stp + (size_t)ph * FS_DOME_TPL_NFILL : t->st;
 }
 
-static const double *stt_at(const fs_dome_tpl *t, int ph)
+/* the templates' variances times npts, stt - st^2 / npts, at phase ph
+ * (template_sums) */
+static const double *vt_at(const fs_dome_tpl *t, int ph)
 {
-	return t->nph > 1 ? t->sttp + (size_t)ph * FS_DOME_TPL_NFILL : t->stt;
+	return t->nph > 1 ? t->vtp + (size_t)ph * FS_DOME_TPL_NFILL : t->vt;
 }
 
 /* The sample points: a square grid of step sp px inside the disc. */
@@ -697,7 +700,10 @@ static int template_sums(fs_dome_tpl *t)
 		}
 		t->st[k] = s;
 		t->stt[k] = s2;
-		if (!(s2 - s * s / np > 1e-12))
+		/* (the variance made once here: every patch's score read it
+		 * again, a product, a quotient and a difference a fill) */
+		t->vt[k] = s2 - s * s / np;
+		if (!(t->vt[k] > 1e-12))
 			return 1;
 	}
 	for (int ph = 0; t->tpp && ph < t->nph * t->nph; ph++) {
@@ -710,7 +716,8 @@ static int template_sums(fs_dome_tpl *t)
 			}
 			t->stp[(size_t)ph * FS_DOME_TPL_NFILL + k] = s;
 			t->sttp[(size_t)ph * FS_DOME_TPL_NFILL + k] = s2;
-			if (!(s2 - s * s / np > 1e-12))
+			t->vtp[(size_t)ph * FS_DOME_TPL_NFILL + k] = s2 - s * s / np;
+			if (!(t->vtp[(size_t)ph * FS_DOME_TPL_NFILL + k] > 1e-12))
 				return 1;
 		}
 	}
@@ -928,7 +935,8 @@ int fs_dome_tpl_build_shifted(const fs_image *img, const fs_dome_fit *f, double 
 		t->tpp = malloc((size_t)NPHASE * NPHASE * np * FS_DOME_TPL_NFILL * sizeof *t->tpp);
 		t->stp = malloc((size_t)NPHASE * NPHASE * FS_DOME_TPL_NFILL * sizeof *t->stp);
 		t->sttp = malloc((size_t)NPHASE * NPHASE * FS_DOME_TPL_NFILL * sizeof *t->sttp);
-		if (!t->tpp || !t->stp || !t->sttp)
+		t->vtp = malloc((size_t)NPHASE * NPHASE * FS_DOME_TPL_NFILL * sizeof *t->vtp);
+		if (!t->tpp || !t->stp || !t->sttp || !t->vtp)
 			goto oom;
 	}
 	/* for the most fills: the grid may be set again (below) */
@@ -1285,10 +1293,10 @@ static void score_all(const fs_dome_tpl *t, const seen *s, double *sc, double *g
 	double so = s->so, soo = s->soo;
 	double vo = soo - so * so / np;
 	int ph = phase_of(t, s->x, s->y);
-	const double *st = st_at(t, ph), *stt = stt_at(t, ph);
+	const double *st = st_at(t, ph), *vts = vt_at(t, ph);
 	for (int k = 0; k < t->nk; k++) {
 		double sot = s->dot[k];
-		double cov = sot - so * st[k] / np, vt = stt[k] - st[k] * st[k] / np;
+		double cov = sot - so * st[k] / np, vt = vts[k];
 		gain[k] = cov / vt;
 		offs[k] = (so - gain[k] * st[k]) / np;
 		sc[k] = vo > 1e-20 && cov > 0 ? 1 - cov * cov / (vt * vo) : 1;
@@ -1313,10 +1321,10 @@ static double score_near(const fs_dome_tpl *t, const seen *s, int k0, int *k)
 	int qa, qb;
 	near_range(t, k0, &qa, &qb);
 	int ph = phase_of(t, s->x, s->y);
-	const double *st = st_at(t, ph), *stt = stt_at(t, ph);
+	const double *st = st_at(t, ph), *vts = vt_at(t, ph);
 	for (int q = qa; q <= qb; q++) {
 		double sot = s->dot[q];
-		double cov = sot - so * st[q] / np, vt = stt[q] - st[q] * st[q] / np;
+		double cov = sot - so * st[q] / np, vt = vts[q];
 		double sc = vo > 1e-20 && cov > 0 ? 1 - cov * cov / (vt * vo) : 1;
 		if (sc < best) {
 			best = sc;
@@ -1428,9 +1436,10 @@ static double signal_of(const fs_dome_tpl *t, const seen *s)
 {
 	double n = (double)t->npts, so = s->so, vo = s->soo - so * so / n, sig = 0, best = 0;
 	int ph = phase_of(t, s->x, s->y);
-	const double *st = st_at(t, ph), *stt = stt_at(t, ph);
+	const double *st = st_at(t, ph), *vts = vt_at(t, ph);
 	for (int k = 0; k < t->nk; k++) {
-		double cov = s->dot[k] - so * st[k] / n, vt = stt[k] - st[k] * st[k] / n;
+		/* (n is npts as a double: the same quotient as template_sums') */
+		double cov = s->dot[k] - so * st[k] / n, vt = vts[k];
 		if (!(cov > 0 && vt > 0 && vo > 0))
 			continue;
 		double r2 = cov * cov / (vt * vo);

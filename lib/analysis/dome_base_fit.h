@@ -94,6 +94,7 @@ typedef struct fs_dome_tpl {
 	float *dx, *dy;     /* their offsets from the centre, px */
 	float *t;           /* nk x npts template values */
 	double st[FS_DOME_TPL_NFILL], stt[FS_DOME_TPL_NFILL]; /* sums of t, t^2 */
+	double vt[FS_DOME_TPL_NFILL]; /* stt - st^2 / npts (h49o) */
 	double shift;       /* first step of the centre search, px */
 	int shadowed;       /* 1 when the templates hold a shadow term */
 	int screened;       /* 1 when the formation removed a halftone screen:
@@ -122,6 +123,7 @@ typedef struct fs_dome_tpl {
 	int nph;
 	double *tpp;        /* nph^2 x npts x nk */
 	double *stp, *sttp; /* nph^2 x FS_DOME_TPL_NFILL */
+	double *vtp;        /* nph^2 x FS_DOME_TPL_NFILL: sttp - stp^2 / npts */
 	/* Whether the mean patch names a fill (h38b, issue 13): pick_edge -1
 	 * or 1 when the coarse pick lay on the low or high end of its window
 	 * (0 inside it); and, once fs_dome_tpl_read_wide has read the mean

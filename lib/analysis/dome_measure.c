@@ -251,12 +251,16 @@ __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const
 	double xe = w - 1, ye = h - 1;
 	v4d XI = {xi, xi, xi, xi}, YI = {yi, yi, yi, yi}, W = {w, w, w, w};
 	v4d zero = {0, 0, 0, 0}, XE = {xe, xe, xe, xe}, YE = {ye, ye, ye, ye};
+	/* the start's own index yi w + xi (below 2^31 where unchecked) */
+	double b = (double)yi * w + xi;
+	v4d B = {b, b, b, b};
 	int j = ja;
 	for (; j + 3 <= jb; j += 4) {
 		v4d pu = X + fs_ld4d(ou + j), pv = Y + fs_ld4d(ov + j);
 		v4d fu = fs_floor4d(pu), fv = fs_floor4d(pv);
-		v4d ax = XI + fu, ay = YI + fv;
+		v4d at;
 		if (checked) {
+			v4d ax = XI + fu, ay = YI + fv;
 			__m256d in = _mm256_and_pd(
 				_mm256_and_pd(_mm256_cmp_pd((__m256d)ax, (__m256d)zero, _CMP_GE_OQ),
 					      _mm256_cmp_pd((__m256d)ay, (__m256d)zero, _CMP_GE_OQ)),
@@ -267,8 +271,15 @@ __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const
 					out[j + l] = sample_split(img, xi, yi, pu[l], pv[l]);
 				continue;
 			}
+			at = ay * W + ax;
+		} else {
+			/* the same whole number as (yi + fv) w + (xi + fu), every
+			 * step exact in doubles (whole numbers below 2^53), in
+			 * three operations instead of four (h49o: 3.9 M quads on
+			 * the 2048 x 1536 lattice) */
+			at = fv * W + (fu + B);
 		}
-		v4d fx = pu - fu, fy = pv - fv, at = ay * W + ax;
+		v4d fx = pu - fu, fy = pv - fv;
 		v4d p00, p01, p10, p11;
 		if (checked)
 			fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);

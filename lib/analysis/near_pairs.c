@@ -71,14 +71,26 @@ double fs_near_nearest(const fs_near_index *ix, size_t i)
 {
 	double best = INFINITY, x = ix->xs[i], y = ix->ys[i];
 	size_t p = ix->pos[i];
-	/* outwards on both sides until the gap in x alone exceeds the best */
+	/* outwards on both sides until the gap in x alone exceeds the best;
+	 * a centre whose gap in y alone exceeds it is passed without its
+	 * hypot, which would be at least that gap (a faithful rounding of a
+	 * value no less than the representable |dy|) and so not the least:
+	 * the same best. On a lattice the x-band crosses the whole image, and
+	 * its hypot calls were 5.7 M instructions of the 2048 x 1536
+	 * lattice's dome rule (h49o). */
 	for (size_t r = p + 1; r < ix->n && ix->sx[r] - x <= best * MARGIN; r++) {
 		size_t j = ix->order[r];
-		best = fmin(best, hypot(x - ix->xs[j], y - ix->ys[j]));
+		double dy = y - ix->ys[j];
+		if (fabs(dy) > best * MARGIN)
+			continue;
+		best = fmin(best, hypot(x - ix->xs[j], dy));
 	}
 	for (size_t r = p; r-- > 0 && x - ix->sx[r] <= best * MARGIN;) {
 		size_t j = ix->order[r];
-		best = fmin(best, hypot(x - ix->xs[j], y - ix->ys[j]));
+		double dy = y - ix->ys[j];
+		if (fabs(dy) > best * MARGIN)
+			continue;
+		best = fmin(best, hypot(x - ix->xs[j], dy));
 	}
 	return best;
 }
