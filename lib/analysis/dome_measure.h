@@ -263,6 +263,23 @@ int fs_dome_set_lean_half(int mode);
 int fs_dome_lean_half(void);
 
 /*
+ * The frame's edge snap (h49m): a reading whose start lies outside the
+ * image by at most FS_DOME_FRAME_SNAP px in x or y starts on the frame's
+ * edge instead (0 or width - 1, 0 or height - 1) and reads what a start
+ * there reads, to the bit; farther outside it fails as before. Why: the
+ * candidates on the frame's first or last row or column lie on integer
+ * pixels, and a rounding outside the frame (1e-6 px) failed them, which
+ * changed the first pass's dome list and with it the formation fit's
+ * sample (h48m). On by default; off (0) reproduces the rule before it.
+ * For the whole process, in the pattern of the measurement rule: set at
+ * start-up, never while another thread measures. Returns the previous
+ * setting. FS_TEST_FRAME_SNAP=0|1 sets it for a unit test or bench
+ * (tests/unit/support/test_frame_snap.c).
+ */
+#define FS_DOME_FRAME_SNAP 1e-3
+int fs_dome_set_frame_snap(int on);
+
+/*
  * For tests: with on non-zero every pass of a reading is made whole (the
  * lean first pass of dome_measure.c's measure() forbidden), 0 gives it
  * back. Why: the lean pass promises the whole pass's centre to the bit,
