@@ -40,10 +40,14 @@
  * result); --profile also prints the low-passed image's mean profile
  * along the lit and the side rays from the true centres (signal over the
  * ground 3-4 px outside, and its slope, every 0.5 px from 4 px inside the
- * base to 3 px outside).
+ * base to 3 px outside). --rays (h49q, implies --feet) adds the same
+ * rays by their direction about the detector (11.25-degree bins, 0
+ * towards it: each bin's mean px from the TRUE base and the share the
+ * reader left out as far), the azimuth it was given and its centre from
+ * the true one along and across the detector's axis.
  *
  * Usage: bench_unrefined_truth [--halftone P] [--seeds A,B,...]
- *        [--offsets a,b,...] [--feet] [--profile] [--set KEY=VALUE ...]
+ *        [--offsets a,b,...] [--feet] [--rays] [--profile] [--set KEY=VALUE ...]
  *        [SCENE...]
  * defaults: P 5, seeds 0, offsets -0.5,0,0.5 (px), every interior scene.
  * SEM_SCENE_CACHE shares the renders with the tests. Cost: about 1 s a
@@ -150,6 +154,16 @@ typedef struct feet {
 } feet;
 static feet g_f;
 
+/* --rays (h49q): the same rays' excess over the true base by their
+ * direction about the detector (32 bins of 11.25 degrees, 0 towards it),
+ * with how many of them the reader left out as far, the azimuth it was
+ * given, and the reading's centre from the true one along and across the
+ * detector's axis; each ray's own pick (the trace's, before a far ray
+ * takes the circle's radius) */
+static int g_rays;
+static double g_re[32], g_rfar[32], g_raz, g_cal, g_cac;
+static int g_rn[32];
+
 /* --feet's profile: the low-passed image's mean along the rays from the
  * TRUE centre, by side (0 lit, 1 sides), at r - R = -6 .. +4 px in 0.25 */
 #define PROF_N 41
@@ -210,6 +224,19 @@ static void feet_add(const fs_image *lp, double x, double y, double max_r, doubl
 			g_f.far += e, g_f.nf++;
 		else
 			g_f.side += e, g_f.ns++;
+	}
+	if (g_rays) {
+		for (int k = 0; k < FS_DOME_TRACE_RAYS; k++) {
+			double px = rt.ray_x + rt.ray[k] * rt.ray_c[k], py = rt.ray_y + rt.ray[k] * rt.ray_s[k];
+			double rel = atan2(rt.ray_s[k] * ca - rt.ray_c[k] * sa, rt.ray_c[k] * ca + rt.ray_s[k] * sa);
+			int b = ((int)lround(rel / (2 * M_PI / 32)) + 32) % 32;
+			g_re[b] += hypot(px - tx, py - ty) - tr_px;
+			g_rfar[b] += rt.ray_c[k] * ca + rt.ray_s[k] * sa < 0;
+			g_rn[b]++;
+		}
+		g_raz += az;
+		g_cal += (rt.st.x - tx) * ca + (rt.st.y - ty) * sa;
+		g_cac += -(rt.st.x - tx) * sa + (rt.st.y - ty) * ca;
 	}
 	prof_add(lp, az, tx, ty, tr_px);
 	g_f.rpoly += rt.st.rpoly - tr_px;
@@ -397,6 +424,9 @@ int main(int argc, char **argv)
 				return 2;
 		} else if (!strcmp(argv[a], "--feet")) {
 			g_feet = g_feet > 1 ? 2 : 1;
+		} else if (!strcmp(argv[a], "--rays")) {
+			g_feet = g_feet ? g_feet : 1;
+			g_rays = 1;
 		} else if (!strcmp(argv[a], "--profile")) {
 			g_feet = 2;
 		} else if (!strcmp(argv[a], "--set") && a + 1 < argc) {
@@ -406,7 +436,7 @@ int main(int argc, char **argv)
 			scenes[nscenes++] = atoi(argv[a]);
 		else {
 			fprintf(stderr, "usage: bench_unrefined_truth [--halftone P] [--seeds A,B,...] "
-					"[--offsets a,b,...] [--feet] [--profile] [--set KEY=VALUE] [SCENE...]\n");
+					"[--offsets a,b,...] [--feet] [--rays] [--profile] [--set KEY=VALUE] [SCENE...]\n");
 			return 2;
 		}
 	}
@@ -494,6 +524,20 @@ int main(int argc, char **argv)
 					       g_f.ishift / g_f.n, g_f.isl / g_f.n, g_f.iss / g_f.n, g_f.ifl / g_f.nfl, g_f.sfl / g_f.nfl, g_f.ifs / g_f.nfs,
 					       g_f.sfs / g_f.nfs, g_f.blur / g_f.n, g_f.kappa_s / g_f.n, g_f.radius / g_f.n, g_f.n);
 				}
+				if (g_rays && g_f.n) {
+					printf("   rays (deg from the detector: px from the true base, far share) azimuth %.2f deg, centre %+.3f along %+.3f across:",
+					       g_raz / g_f.n * 180 / M_PI, g_cal / g_f.n, g_cac / g_f.n);
+					for (int b = 0; b < 32; b++) {
+						int bb = (b + 16) % 32;
+						if (g_rn[bb])
+							printf(" %.0f:%+.3f/%.2f", (bb > 16 ? bb - 32 : bb) * 11.25, g_re[bb] / g_rn[bb], g_rfar[bb] / g_rn[bb]);
+					}
+					printf("\n");
+				}
+				memset(g_re, 0, sizeof g_re);
+				memset(g_rfar, 0, sizeof g_rfar);
+				memset(g_rn, 0, sizeof g_rn);
+				g_raz = g_cal = g_cac = 0;
 				if (g_feet && g_f.n && g_feet > 1) {
 					for (int g = 0; g < 2; g++) {
 						printf("   profile %s (r - R, signal, d/dr):", g ? "sides" : "lit");
