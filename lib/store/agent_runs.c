@@ -15,8 +15,9 @@
 	     "finished_at, iterations, tokens_in, tokens_out, cost_usd, best_score, finish_reason, error, " \
 	     "run_dir, checkpoint_rev, checkpoint_op"
 
-static void read_row(sqlite3_stmt *st, fs_agent_run_rec *r)
+static void read_row(sqlite3_stmt *st, void *out)
 {
+	fs_agent_run_rec *r = out;
 	memset(r, 0, sizeof *r);
 	r->id = sqlite3_column_int64(st, 0);
 	fs_db_col_text(st, 1, r->kind, sizeof r->kind);
@@ -365,18 +366,7 @@ fail:
 
 int fs_agent_run_get(fs_db *db, long long id, fs_agent_run_rec *out)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " COLS " FROM agent_runs WHERE id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	fs_bind b = fs_bind_start(db, st);
-	fs_bind_int64(&b, 1, id);
-	int src = fs_bind_step(&b);
-	if (src == SQLITE_ROW)
-		read_row(st, out);
-	fs_db_done(st);
-	if (src == SQLITE_ROW)
-		return FS_DB_OK;
-	return src == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(src);
+	return fs_db_row_by_id(db, "SELECT " COLS " FROM agent_runs WHERE id = ?", id, read_row, out);
 }
 
 int fs_agent_run_get_checked(fs_db *db, long long id, fs_agent_run_rec *out)

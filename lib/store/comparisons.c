@@ -65,8 +65,9 @@ int fs_comparison_can_manage(const fs_comparison *c, const fs_user *u)
 #define COLS "c.id, c.owner_id, u.login, c.name, c.visibility, c.created_at, c.updated_at, " \
 	     "(SELECT count(*) FROM comparison_sets s WHERE s.comparison_id = c.id)"
 
-static void read_row(sqlite3_stmt *st, fs_comparison *c)
+static void read_row(sqlite3_stmt *st, void *out)
 {
+	fs_comparison *c = out;
 	memset(c, 0, sizeof *c);
 	c->id = sqlite3_column_int64(st, 0);
 	c->owner_id = sqlite3_column_int64(st, 1);
@@ -87,17 +88,10 @@ static int visible(const fs_comparison *c, const fs_user *u)
 /* The row alone (no items), whoever may see it. */
 static int get_row(fs_db *db, long long id, fs_comparison *out)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " COLS " FROM comparisons c JOIN users u ON u.id = c.owner_id "
-					  "WHERE c.id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	fs_bind b = fs_bind_start(db, st);
-	fs_bind_int64(&b, 1, id);
-	int rc = fs_bind_step(&b);
-	if (rc == SQLITE_ROW)
-		read_row(st, out);
-	fs_db_done(st);
-	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+	return fs_db_row_by_id(db,
+			       "SELECT " COLS " FROM comparisons c JOIN users u ON u.id = c.owner_id "
+			       "WHERE c.id = ?",
+			       id, read_row, out);
 }
 
 static int read_items(fs_db *db, fs_comparison *c)

@@ -352,9 +352,13 @@ int fs_db_exec_id(fs_db *db, const char *sql, long long id)
 	return rc;
 }
 
-int fs_db_int_by_id(fs_db *db, const char *sql, long long id, long long *out)
+int fs_db_row_rc(int step_rc)
 {
-	*out = 0;
+	return step_rc == SQLITE_ROW ? FS_DB_OK : step_rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(step_rc);
+}
+
+int fs_db_row_by_id(fs_db *db, const char *sql, long long id, fs_db_row_reader read, void *out)
+{
 	sqlite3_stmt *st = fs_db_stmt(db, sql);
 	if (!st)
 		return FS_DB_ERROR;
@@ -362,9 +366,20 @@ int fs_db_int_by_id(fs_db *db, const char *sql, long long id, long long *out)
 	fs_bind_int64(&b, 1, id);
 	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
+		read(st, out);
 	fs_db_done(st);
-	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+	return fs_db_row_rc(rc);
+}
+
+static void read_int64(sqlite3_stmt *st, void *out)
+{
+	*(long long *)out = sqlite3_column_int64(st, 0);
+}
+
+int fs_db_int_by_id(fs_db *db, const char *sql, long long id, long long *out)
+{
+	*out = 0;
+	return fs_db_row_by_id(db, sql, id, read_int64, out);
 }
 
 int fs_db_finish_row(fs_db *db, const char *sql, const char *state, const char *text2, const char *text3, long long id,

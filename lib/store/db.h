@@ -56,6 +56,16 @@ int fs_db_exec_id(fs_db *db, const char *sql, long long id);
  * *out (0 without a row): FS_DB_OK, FS_DB_NOTFOUND when there is no row,
  * or the error. */
 int fs_db_int_by_id(fs_db *db, const char *sql, long long id, long long *out);
+/* A query's first step as the answer of a read of one row: FS_DB_OK for
+ * SQLITE_ROW, FS_DB_NOTFOUND for SQLITE_DONE, else the error's fs_db_rc. */
+int fs_db_row_rc(int step_rc);
+/* Reads one row's columns into out (the caller's; the statement is lent
+ * for the call only and must not be stepped or kept). */
+typedef void (*fs_db_row_reader)(sqlite3_stmt *st, void *out);
+/* Runs sql, a query with one integer parameter (an id), through the
+ * statement cache and hands its first row, if any, to read with out:
+ * fs_db_row_rc of the step (out untouched without a row). */
+int fs_db_row_by_id(fs_db *db, const char *sql, long long id, fs_db_row_reader read, void *out);
 /* Ends a row's life (a job's, an agent run's): sql is an UPDATE whose
  * parameters are 1 the final state, 2 and 3 two texts (NULL leaves them
  * NULL), 4 the time now (fs_wall_s) and 5 the row's id, and which changes

@@ -56,25 +56,25 @@ int fs_image_databar_failed(fs_db *db, long long image_id, const char *error)
 	return put(db, image_id, "failed", "{}", 0, 0, error);
 }
 
+static void read_row(sqlite3_stmt *st, void *dst)
+{
+	fs_image_databar *out = dst;
+	fs_db_col_text(st, 0, out->state, sizeof out->state);
+	out->um_per_px = sqlite3_column_double(st, 1);
+	out->confidence = sqlite3_column_double(st, 2);
+	fs_db_col_text(st, 3, out->result, sizeof out->result);
+	fs_db_col_text(st, 4, out->error, sizeof out->error);
+	out->updated_at = sqlite3_column_int64(st, 5);
+}
+
 int fs_image_databar_get(fs_db *db, long long image_id, fs_image_databar *out)
 {
 	memset(out, 0, sizeof *out);
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT state, um_per_px, confidence, result, error, updated_at "
-					  "FROM image_databar WHERE image_id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	fs_bind b = fs_bind_start(db, st);
-	fs_bind_int64(&b, 1, image_id);
-	int rc = fs_bind_step(&b);
-	if (rc == SQLITE_ROW) {
+	int rc = fs_db_row_by_id(db,
+				 "SELECT state, um_per_px, confidence, result, error, updated_at "
+				 "FROM image_databar WHERE image_id = ?",
+				 image_id, read_row, out);
+	if (!rc)
 		out->image_id = image_id;
-		fs_db_col_text(st, 0, out->state, sizeof out->state);
-		out->um_per_px = sqlite3_column_double(st, 1);
-		out->confidence = sqlite3_column_double(st, 2);
-		fs_db_col_text(st, 3, out->result, sizeof out->result);
-		fs_db_col_text(st, 4, out->error, sizeof out->error);
-		out->updated_at = sqlite3_column_int64(st, 5);
-	}
-	fs_db_done(st);
-	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+	return rc;
 }

@@ -72,15 +72,10 @@ static int one_rec(fs_bind *b, fs_image_rec *out)
 {
 	sqlite3_stmt *st = b->st;
 	int rc = fs_bind_step(b);
-	if (rc == SQLITE_ROW) {
-		if (out)
-			read_rec(st, out);
-		rc = FS_DB_OK;
-	} else {
-		rc = rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
-	}
+	if (rc == SQLITE_ROW && out)
+		read_rec(st, out);
 	fs_db_done(st);
-	return rc;
+	return fs_db_row_rc(rc);
 }
 
 int fs_image_get(fs_db *db, long long id, fs_image_rec *out)
@@ -494,7 +489,7 @@ static int read_steps(fs_db *db, long long image_id, fs_image_step **steps, size
 		*base_step = sqlite3_column_int(st, 1);
 		rc = fs_image_steps_parse((const char *)sqlite3_column_text(st, 0), steps, n) ? FS_DB_ERROR : FS_DB_OK;
 	} else {
-		rc = rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+		rc = fs_db_row_rc(rc);
 	}
 	fs_db_done(st);
 	return rc;

@@ -22,8 +22,9 @@ int fs_job_state_active(const char *state)
 	return !strcmp(state, "queued") || !strcmp(state, "starting") || !strcmp(state, "running");
 }
 
-static void read_row(sqlite3_stmt *st, fs_job_rec *j)
+static void read_row(sqlite3_stmt *st, void *out)
 {
+	fs_job_rec *j = out;
 	memset(j, 0, sizeof *j);
 	j->id = sqlite3_column_int64(st, 0);
 	fs_db_col_text(st, 1, j->kind, sizeof j->kind);
@@ -48,16 +49,7 @@ static void read_row(sqlite3_stmt *st, fs_job_rec *j)
 
 int fs_job_get(fs_db *db, long long id, fs_job_rec *out)
 {
-	sqlite3_stmt *st = fs_db_stmt(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?");
-	if (!st)
-		return FS_DB_ERROR;
-	fs_bind b = fs_bind_start(db, st);
-	fs_bind_int64(&b, 1, id);
-	int rc = fs_bind_step(&b);
-	if (rc == SQLITE_ROW)
-		read_row(st, out);
-	fs_db_done(st);
-	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+	return fs_db_row_by_id(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?", id, read_row, out);
 }
 
 /* Active (starting or running) jobs: how many on the site, how many of
@@ -477,7 +469,7 @@ int fs_batch_check_owner(fs_db *db, long long batch_id, long long user_id)
 	fs_bind_int64(&b, 2, user_id);
 	int rc = fs_bind_step(&b);
 	fs_db_done(st);
-	return rc == SQLITE_ROW ? FS_DB_OK : rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+	return fs_db_row_rc(rc);
 }
 
 int fs_batch_list_active(fs_db *db, long long user_id, cJSON **out)

@@ -30,7 +30,7 @@ int fs_scale_region_stored(fs_db *db, long long image_id, const char *work_key, 
 	int rc = fs_bind_step(&b);
 	if (rc != SQLITE_ROW) {
 		fs_db_done(st);
-		return rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+		return fs_db_row_rc(rc);
 	}
 	int w = sqlite3_column_int(st, 0), h = sqlite3_column_int(st, 1), cell = sqlite3_column_int(st, 2);
 	const char *rows = (const char *)sqlite3_column_text(st, 3);
@@ -136,7 +136,7 @@ int fs_scale_region_for(fs_db *db, long long image_id, const char *work_key, con
 	rc = fs_bind_step(&b);
 	if (rc != SQLITE_ROW) {
 		fs_db_done(st);
-		return rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+		return fs_db_row_rc(rc);
 	}
 	w = sqlite3_column_int(st, 0);
 	h = sqlite3_column_int(st, 1);

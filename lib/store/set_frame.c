@@ -29,7 +29,7 @@ static int load(fs_db *db, const char *sql, long long id, fs_set_frame *f)
 	int rc = fs_bind_step(&b);
 	if (rc != SQLITE_ROW) {
 		fs_db_done(st);
-		return rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+		return fs_db_row_rc(rc);
 	}
 	if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
 		/* a set whose image row is missing (a test's bare set) shows as stored */

@@ -89,7 +89,7 @@ static int op_query(fs_db *db, const char *sql, long long set_id, long long x, o
 	if (rc == SQLITE_ROW)
 		rc = op_read(st, 0, o, 1);
 	else
-		rc = rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+		rc = fs_db_row_rc(rc);
 	fs_db_done(st);
 	return rc;
 }

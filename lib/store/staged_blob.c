@@ -296,7 +296,7 @@ static int read_blob(sqlite3 *h, long long blob_id, unsigned char **out, size_t 
 	long long size = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? FS_DB_NOTFOUND : fs_db_rc_from_sqlite(rc);
+		return fs_db_row_rc(rc);
 	if (size == CLAIMED_SIZE)
 		return FS_DB_NOTFOUND; /* the sweep deletes it: gone, not damaged */
 	if (size < 0 || (unsigned long long)size > ((size_t)-1) / 2)

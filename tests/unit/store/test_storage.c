@@ -166,6 +166,59 @@ static void busy_database_reports_busy(void **state)
 	fs_db_close(other);
 }
 
+struct read_seen {
+	int calls;
+	long long v;
+	char name[8];
+};
+
+static void read_v_name(sqlite3_stmt *st, void *out)
+{
+	struct read_seen *r = out;
+	r->calls++;
+	r->v = sqlite3_column_int64(st, 0);
+	fs_db_col_text(st, 1, r->name, sizeof r->name);
+}
+
+/* A read of one row by id: the row's columns handed over once, no row is
+ * NOTFOUND with out untouched, a step that fails is its error. */
+static void row_by_id_reads_one_row_or_says_why_not(void **state)
+{
+	fs_db *db = *state;
+	static const char by_id[] = "SELECT v, name FROM probe WHERE id = ?";
+	static const char failing[] = "SELECT abs(v), name FROM probe WHERE id = ?";
+	assert_int_equal(sqlite3_exec(fs_db_handle(db),
+				      "CREATE TABLE probe (id INTEGER PRIMARY KEY, v INTEGER, name TEXT);"
+				      "INSERT INTO probe VALUES (7, 42, 'seven'), (8, -9223372036854775807 - 1, NULL);",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	struct read_seen r = {0};
+	assert_int_equal(fs_db_row_by_id(db, by_id, 7, read_v_name, &r), FS_DB_OK);
+	assert_int_equal(r.calls, 1);
+	assert_int_equal(r.v, 42);
+	assert_string_equal(r.name, "seven");
+	struct read_seen none = {.v = -3};
+	assert_int_equal(fs_db_row_by_id(db, by_id, 9, read_v_name, &none), FS_DB_NOTFOUND);
+	assert_int_equal(none.calls, 0);
+	assert_int_equal(none.v, -3);
+	/* abs() of the smallest integer overflows when the row is stepped */
+	assert_int_equal(fs_db_row_by_id(db, failing, 8, read_v_name, &none), FS_DB_ERROR);
+	assert_int_equal(none.calls, 0);
+	/* the cached statement was reset: the next read runs */
+	assert_int_equal(fs_db_row_by_id(db, failing, 7, read_v_name, &r), FS_DB_OK);
+	assert_int_equal(r.calls, 2);
+	long long v = -1;
+	assert_int_equal(fs_db_int_by_id(db, by_id, 9, &v), FS_DB_NOTFOUND);
+	assert_int_equal(v, 0);
+	assert_int_equal(fs_db_int_by_id(db, by_id, 7, &v), FS_DB_OK);
+	assert_int_equal(v, 42);
+	assert_int_equal(fs_db_row_rc(SQLITE_ROW), FS_DB_OK);
+	assert_int_equal(fs_db_row_rc(SQLITE_DONE), FS_DB_NOTFOUND);
+	assert_int_equal(fs_db_row_rc(SQLITE_BUSY), FS_DB_BUSY);
+	assert_int_equal(fs_db_row_rc(SQLITE_CONSTRAINT_UNIQUE), FS_DB_CONSTRAINT);
+	assert_int_equal(fs_db_row_rc(SQLITE_IOERR), FS_DB_ERROR);
+}
+
 static void sha256_matches_fips_vectors(void **state)
 {
 	(void)state;
@@ -397,6 +450,7 @@ int main(void)
 		cmocka_unit_test(measurement_migration_keeps_rows_and_marks_old_sets),
 		cmocka_unit_test(failed_migration_leaves_previous_version),
 		cmocka_unit_test_setup_teardown(busy_database_reports_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(row_by_id_reads_one_row_or_says_why_not, setup, teardown),
 		cmocka_unit_test(sha256_matches_fips_vectors),
 		cmocka_unit_test(session_tokens_are_random_and_compared_in_full),
 		cmocka_unit_test(password_hash_uses_preferred_method_and_verifies),
