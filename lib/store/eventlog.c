@@ -7,6 +7,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include "store/db_bind.h"
+#include "store/rows_json.h"
 
 int fs_event_log(fs_db *db, long long user_id, long long image_id, const char *event_type, const cJSON *details)
 {
@@ -93,8 +94,9 @@ static fs_bind bind_query(fs_db *db, sqlite3_stmt *st, const fs_event_query *q, 
 	return b;
 }
 
-static cJSON *row_json(sqlite3_stmt *st)
+static cJSON *row_json(sqlite3_stmt *st, void *ctx)
 {
+	(void)ctx;
 	cJSON *e = cJSON_CreateObject();
 	cJSON_AddNumberToObject(e, "id", (double)sqlite3_column_int64(st, 0));
 	char ts[48];
@@ -127,25 +129,7 @@ int fs_event_query_run(fs_db *db, const fs_event_query *q, cJSON **out)
 		return FS_DB_ERROR;
 	int limit = q->limit < 1 ? 100 : q->limit > 1000 ? 1000 : q->limit;
 	fs_bind b = bind_query(db, st, q, limit);
-	cJSON *arr = cJSON_CreateArray();
-	int rc;
-	while (arr && (rc = fs_bind_step(&b)) == SQLITE_ROW) {
-		cJSON *e = row_json(st);
-		if (!e || !cJSON_AddItemToArray(arr, e)) {
-			cJSON_Delete(e);
-			cJSON_Delete(arr);
-			arr = NULL;
-		}
-	}
-	fs_db_done(st);
-	if (!arr)
-		return FS_DB_ERROR;
-	if (rc != SQLITE_DONE) {
-		cJSON_Delete(arr);
-		return fs_db_rc_from_sqlite(rc);
-	}
-	*out = arr;
-	return FS_DB_OK;
+	return fs_db_rows_json(&b, row_json, NULL, out);
 }
 
 int fs_event_query_nth_id(fs_db *db, const fs_event_query *q, int n, long long *id)

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "store/agent_runs.h"
 #include "store/db_bind.h"
+#include "store/rows_json.h"
 
 /* Expected wall time of a job, for Retry-After: a start-up second plus the
  * pixels at the rate one core measures them (make bench). */
@@ -384,27 +385,12 @@ cJSON *fs_job_to_json(const fs_job_rec *j)
 	return o;
 }
 
-/* The rows of st (bound in b) as a JSON array in *out. */
-static int rows_to_json(sqlite3_stmt *st, fs_bind *b, cJSON **out)
+static cJSON *job_row_json(sqlite3_stmt *st, void *ctx)
 {
-	cJSON *arr = cJSON_CreateArray();
-	int rc;
+	(void)ctx;
 	fs_job_rec j;
-	while (arr && (rc = fs_bind_step(b)) == SQLITE_ROW) {
-		read_row(st, &j);
-		cJSON *o = fs_job_to_json(&j);
-		if (o)
-			cJSON_AddItemToArray(arr, o);
-	}
-	fs_db_done(st);
-	if (!arr)
-		return FS_DB_ERROR;
-	if (rc != SQLITE_DONE) {
-		cJSON_Delete(arr);
-		return fs_db_rc_from_sqlite(rc);
-	}
-	*out = arr;
-	return FS_DB_OK;
+	read_row(st, &j);
+	return fs_job_to_json(&j);
 }
 
 int fs_job_list(fs_db *db, long long user_id, long long batch_id, cJSON **out)
@@ -423,7 +409,7 @@ int fs_job_list(fs_db *db, long long user_id, long long batch_id, cJSON **out)
 		fs_bind_int64(&b, 2, batch_id);
 	else
 		fs_bind_double(&b, 2, fs_wall_s() - 3600);
-	return rows_to_json(st, &b, out);
+	return fs_db_rows_json(&b, job_row_json, NULL, out);
 }
 
 int fs_job_list_active_on(fs_db *db, long long user_id, long long image_id, long long set_id, cJSON **out)
@@ -440,7 +426,7 @@ int fs_job_list_active_on(fs_db *db, long long user_id, long long image_id, long
 	fs_bind_int64(&b, 2, image_id);
 	fs_bind_int64(&b, 3, set_id);
 	fs_bind_int64(&b, 4, set_id);
-	return rows_to_json(st, &b, out);
+	return fs_db_rows_json(&b, job_row_json, NULL, out);
 }
 
 int fs_batch_create(fs_db *db, long long user_id, const char *name, long long *id)
@@ -472,6 +458,22 @@ int fs_batch_check_owner(fs_db *db, long long batch_id, long long user_id)
 	return fs_db_row_rc(rc);
 }
 
+static cJSON *batch_row_json(sqlite3_stmt *st, void *ctx)
+{
+	(void)ctx;
+	static const char *const names[] = {"queued", "running", "done", "failed", "cancelled"};
+	cJSON *o = cJSON_CreateObject();
+	char name[129];
+	fs_db_col_text(st, 1, name, sizeof name);
+	cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddNumberToObject(o, "created_at", sqlite3_column_double(st, 2));
+	cJSON *c = cJSON_AddObjectToObject(o, "counts");
+	for (int i = 0; i < 5; i++)
+		cJSON_AddNumberToObject(c, names[i], sqlite3_column_int(st, 3 + i));
+	return o;
+}
+
 int fs_batch_list_active(fs_db *db, long long user_id, cJSON **out)
 {
 	*out = NULL;
@@ -487,28 +489,5 @@ int fs_batch_list_active(fs_db *db, long long user_id, cJSON **out)
 	fs_bind b = fs_bind_start(db, st);
 	fs_bind_int64(&b, 1, user_id);
 	fs_bind_double(&b, 2, fs_wall_s() - 3600);
-	cJSON *arr = cJSON_CreateArray();
-	int rc;
-	static const char *const names[] = {"queued", "running", "done", "failed", "cancelled"};
-	while (arr && (rc = fs_bind_step(&b)) == SQLITE_ROW) {
-		cJSON *o = cJSON_CreateObject();
-		char name[129];
-		fs_db_col_text(st, 1, name, sizeof name);
-		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
-		cJSON_AddStringToObject(o, "name", name);
-		cJSON_AddNumberToObject(o, "created_at", sqlite3_column_double(st, 2));
-		cJSON *c = cJSON_AddObjectToObject(o, "counts");
-		for (int i = 0; i < 5; i++)
-			cJSON_AddNumberToObject(c, names[i], sqlite3_column_int(st, 3 + i));
-		cJSON_AddItemToArray(arr, o);
-	}
-	fs_db_done(st);
-	if (!arr)
-		return FS_DB_ERROR;
-	if (rc != SQLITE_DONE) {
-		cJSON_Delete(arr);
-		return fs_db_rc_from_sqlite(rc);
-	}
-	*out = arr;
-	return FS_DB_OK;
+	return fs_db_rows_json(&b, batch_row_json, NULL, out);
 }

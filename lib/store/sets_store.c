@@ -28,6 +28,7 @@
 #include "store/set_halves.h"
 #include "store/set_rows.h"
 #include "store/db_bind.h"
+#include "store/rows_json.h"
 #include "store/staged_blob.h"
 
 #define ERR(...) snprintf(err, errlen, __VA_ARGS__)
@@ -450,8 +451,9 @@ static void iso(long long t, char *out, size_t n)
 	strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static cJSON *history_row(sqlite3_stmt *st)
+static cJSON *history_row(sqlite3_stmt *st, void *ctx)
 {
+	(void)ctx;
 	const char *d = (const char *)sqlite3_column_text(st, 4);
 	cJSON *o = d ? cJSON_Parse(d) : NULL;
 	if (!cJSON_IsObject(o)) {
@@ -481,16 +483,8 @@ cJSON *fs_history_list(fs_db *db, long long set_id, int limit)
 	fs_bind b = fs_bind_start(db, st);
 	fs_bind_int64(&b, 1, set_id);
 	fs_bind_int(&b, 2, limit > 0 ? limit : 1000);
-	cJSON *a = cJSON_CreateArray();
-	int rc;
-	while ((rc = fs_bind_step(&b)) == SQLITE_ROW)
-		cJSON_AddItemToArray(a, history_row(st));
-	fs_db_done(st);
-	if (rc != SQLITE_DONE) {
-		cJSON_Delete(a);
-		return NULL;
-	}
-	return a;
+	cJSON *a = NULL;
+	return fs_db_rows_json(&b, history_row, NULL, &a) ? NULL : a;
 }
 
 int fs_history_get(fs_db *db, long long set_id, long long history_id, cJSON **event)
@@ -506,7 +500,7 @@ int fs_history_get(fs_db *db, long long set_id, long long history_id, cJSON **ev
 	fs_bind_int64(&b, 2, history_id);
 	int rc = fs_bind_step(&b);
 	if (rc == SQLITE_ROW)
-		*event = history_row(st);
+		*event = history_row(st, NULL);
 	fs_db_done(st);
 	if (rc == SQLITE_DONE)
 		return FS_DB_NOTFOUND;

@@ -14,6 +14,8 @@
 #include <crypt.h>
 
 #include "store/db.h"
+#include "store/db_bind.h"
+#include "store/rows_json.h"
 #include "test_db.h"
 #include "base/sha256.h"
 #include "store/password.h"
@@ -217,6 +219,76 @@ static void row_by_id_reads_one_row_or_says_why_not(void **state)
 	assert_int_equal(fs_db_row_rc(SQLITE_BUSY), FS_DB_BUSY);
 	assert_int_equal(fs_db_row_rc(SQLITE_CONSTRAINT_UNIQUE), FS_DB_CONSTRAINT);
 	assert_int_equal(fs_db_row_rc(SQLITE_IOERR), FS_DB_ERROR);
+}
+
+/* An item of the probe table's row; ctx counts the calls and, when it
+ * reaches *fail_at, the item cannot be made. */
+struct row_ctx {
+	int calls, fail_at;
+};
+
+static cJSON *probe_item(sqlite3_stmt *st, void *ctx)
+{
+	struct row_ctx *c = ctx;
+	if (++c->calls == c->fail_at)
+		return NULL;
+	return cJSON_CreateNumber((double)sqlite3_column_int64(st, 0));
+}
+
+static int rows_json_of(fs_db *db, const char *sql, long long above, struct row_ctx *c, cJSON **out)
+{
+	sqlite3_stmt *st = fs_db_stmt(db, sql);
+	assert_non_null(st);
+	fs_bind b = fs_bind_start(db, st);
+	fs_bind_int64(&b, 1, above);
+	return fs_db_rows_json(&b, probe_item, c, out);
+}
+
+/* Every row an item, in the query's order; no row is an empty array; an
+ * item that cannot be made or a step that fails is an error with nothing
+ * handed out, and the statement is finished either way. */
+static void rows_json_lists_every_row_or_none(void **state)
+{
+	fs_db *db = *state;
+	static const char ids[] = "SELECT id FROM probe WHERE id > ? ORDER BY id DESC";
+	static const char failing[] = "SELECT abs(v) FROM probe WHERE id > ? ORDER BY id";
+	assert_int_equal(sqlite3_exec(fs_db_handle(db),
+				      "CREATE TABLE probe (id INTEGER PRIMARY KEY, v INTEGER);"
+				      "INSERT INTO probe VALUES (3, 1), (5, 2), (9, -9223372036854775807 - 1);",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	struct row_ctx c = {0};
+	cJSON *out = NULL;
+	assert_int_equal(rows_json_of(db, ids, 0, &c, &out), FS_DB_OK);
+	char *text = cJSON_PrintUnformatted(out);
+	assert_string_equal(text, "[9,5,3]");
+	cJSON_free(text);
+	cJSON_Delete(out);
+	assert_int_equal(c.calls, 3);
+	out = NULL;
+	assert_int_equal(rows_json_of(db, ids, 9, &c, &out), FS_DB_OK);
+	assert_int_equal(cJSON_GetArraySize(out), 0);
+	assert_true(cJSON_IsArray(out));
+	cJSON_Delete(out);
+	cJSON *kept = cJSON_CreateNull();
+	out = kept;
+	c = (struct row_ctx){.fail_at = 2};
+	assert_int_equal(rows_json_of(db, ids, 0, &c, &out), FS_DB_ERROR);
+	assert_ptr_equal(out, kept);
+	assert_int_equal(c.calls, 2);
+	/* abs() of the smallest integer fails on the third row's step */
+	c = (struct row_ctx){0};
+	assert_int_equal(rows_json_of(db, failing, 0, &c, &out), FS_DB_ERROR);
+	assert_ptr_equal(out, kept);
+	assert_int_equal(c.calls, 2);
+	/* both statements were finished: they run again */
+	c = (struct row_ctx){0};
+	assert_int_equal(rows_json_of(db, failing, 4, &c, &out), FS_DB_ERROR);
+	assert_int_equal(c.calls, 1);
+	assert_int_equal(rows_json_of(db, ids, 4, &c, &out), FS_DB_OK);
+	assert_int_equal(cJSON_GetArraySize(out), 2);
+	cJSON_Delete(out);
+	cJSON_Delete(kept);
 }
 
 static void sha256_matches_fips_vectors(void **state)
@@ -451,6 +523,7 @@ int main(void)
 		cmocka_unit_test(failed_migration_leaves_previous_version),
 		cmocka_unit_test_setup_teardown(busy_database_reports_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(row_by_id_reads_one_row_or_says_why_not, setup, teardown),
+		cmocka_unit_test_setup_teardown(rows_json_lists_every_row_or_none, setup, teardown),
 		cmocka_unit_test(sha256_matches_fips_vectors),
 		cmocka_unit_test(session_tokens_are_random_and_compared_in_full),
 		cmocka_unit_test(password_hash_uses_preferred_method_and_verifies),
