@@ -143,6 +143,47 @@ static int in_band(char side, double x, double y, double bw, double bh, int w, i
 	return 0;
 }
 
+/* 1 when (x, y) lies in the band of side, or with side 'a' in any of the
+ * four bands. */
+static int in_edge(char side, double x, double y, double bw, double bh, int w, int h)
+{
+	if (side != 'a')
+		return in_band(side, x, y, bw, bh, w, h);
+	return in_band('l', x, y, bw, bh, w, h) || in_band('r', x, y, bw, bh, w, h) ||
+	       in_band('t', x, y, bw, bh, w, h) || in_band('b', x, y, bw, bh, w, h);
+}
+
+/* A corner's sides from its "which" ("top-left" ... or "any", NULL as
+ * "any"): *v t / b and *hz l / r, 'a' for either. */
+static void corner_sides(const char *which, char *v, char *hz)
+{
+	int any = !which || !strcmp(which, "any");
+	*v = any ? 'a' : which[0];
+	*hz = any ? 'a' : strchr(which, '-')[1];
+}
+
+/* 1 when (x, y) lies in the corner where the bands of sides v and hz
+ * (corner_sides) cross. */
+static int in_corner(char v, char hz, double x, double y, double bw, double bh, int w, int h)
+{
+	int in_v = v == 'a' ? in_band('t', x, y, bw, bh, w, h) || in_band('b', x, y, bw, bh, w, h)
+			    : in_band(v, x, y, bw, bh, w, h);
+	int in_h = hz == 'a' ? in_band('l', x, y, bw, bh, w, h) || in_band('r', x, y, bw, bh, w, h)
+			     : in_band(hz, x, y, bw, bh, w, h);
+	return in_v && in_h;
+}
+
+/* 1 when (x, y), image px, lies in the region's rectangle (x0, y0, x1, y1
+ * in screenshot px, either order, scale sc). */
+static int in_region(const cJSON *region, double sc, double x, double y)
+{
+	double x0 = fmin(num(region, "x0", 0), num(region, "x1", 0)) / sc;
+	double x1 = fmax(num(region, "x0", 0), num(region, "x1", 0)) / sc;
+	double y0 = fmin(num(region, "y0", 0), num(region, "y1", 0)) / sc;
+	double y1 = fmax(num(region, "y0", 0), num(region, "y1", 0)) / sc;
+	return !(x < x0 || x > x1 || y < y0 || y > y1);
+}
+
 int fs_agent_select(const fs_agent_sess *s, const cJSON *args, int **ids, size_t *n, char *desc, size_t desclen,
 		    char *err, size_t errlen)
 {
@@ -209,8 +250,7 @@ int fs_agent_select(const fs_agent_sess *s, const cJSON *args, int **ids, size_t
 			bw = cw;
 			bh = ch;
 		}
-		c1 = w && strcmp(w, "any") ? w[0] : 'a';          /* t / b / a */
-		c2 = w && strcmp(w, "any") ? strchr(w, '-')[1] : 'a'; /* l / r / a */
+		corner_sides(w, &c1, &c2);
 		size_t k = strlen(desc);
 		snprintf(desc + k, desclen - k, "%s%s corner %g%%", k ? ", " : "", w ? w : "any", wp);
 		bw = cw;
@@ -285,27 +325,12 @@ int fs_agent_select(const fs_agent_sess *s, const cJSON *args, int **ids, size_t
 			if (!hit)
 				continue;
 		}
-		if (region) {
-			double x0 = fmin(num(region, "x0", 0), num(region, "x1", 0)) / sc;
-			double x1 = fmax(num(region, "x0", 0), num(region, "x1", 0)) / sc;
-			double y0 = fmin(num(region, "y0", 0), num(region, "y1", 0)) / sc;
-			double y1 = fmax(num(region, "y0", 0), num(region, "y1", 0)) / sc;
-			if (x < x0 || x > x1 || y < y0 || y > y1)
-				continue;
-		}
-		if (edge && side != 'a' && !in_band(side, x, y, bw, bh, W, H))
+		if (region && !in_region(region, sc, x, y))
 			continue;
-		if (edge && side == 'a' && !in_band('l', x, y, bw, bh, W, H) && !in_band('r', x, y, bw, bh, W, H) &&
-		    !in_band('t', x, y, bw, bh, W, H) && !in_band('b', x, y, bw, bh, W, H))
+		if (edge && !in_edge(side, x, y, bw, bh, W, H))
 			continue;
-		if (corner) {
-			int v = c1 == 'a' ? in_band('t', x, y, bw, bh, W, H) || in_band('b', x, y, bw, bh, W, H)
-					  : in_band(c1, x, y, bw, bh, W, H);
-			int hz = c2 == 'a' ? in_band('l', x, y, bw, bh, W, H) || in_band('r', x, y, bw, bh, W, H)
-					   : in_band(c2, x, y, bw, bh, W, H);
-			if (!v || !hz)
-				continue;
-		}
+		if (corner && !in_corner(c1, c2, x, y, bw, bh, W, H))
+			continue;
 		if (near && (u->id == nt->id || hypot(x - nt->centroid_x, y - nt->centroid_y) > near_r))
 			continue;
 		if (mind >= 0 && deg[i] < mind)
@@ -350,33 +375,20 @@ int fs_agent_point_in_area(const fs_agent_sess *s, const cJSON *args, double x, 
 	const cJSON *edge = cJSON_GetObjectItemCaseSensitive(args, "edge");
 	const cJSON *corner = cJSON_GetObjectItemCaseSensitive(args, "corner");
 	const cJSON *near = cJSON_GetObjectItemCaseSensitive(args, "near");
-	if (region) {
-		double x0 = fmin(num(region, "x0", 0), num(region, "x1", 0)) / sc;
-		double x1 = fmax(num(region, "x0", 0), num(region, "x1", 0)) / sc;
-		double y0 = fmin(num(region, "y0", 0), num(region, "y1", 0)) / sc;
-		double y1 = fmax(num(region, "y0", 0), num(region, "y1", 0)) / sc;
-		if (x < x0 || x > x1 || y < y0 || y > y1)
-			return 0;
-	}
+	if (region && !in_region(region, sc, x, y))
+		return 0;
 	if (edge) {
 		const char *sd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(edge, "side"));
-		double wp = num(edge, "width_percent", 10), bw = W * wp / 100, bh = H * wp / 100;
-		char side = sd && strcmp(sd, "any") ? sd[0] : 'a';
-		int in = side != 'a' ? in_band(side, x, y, bw, bh, W, H)
-			: in_band('l', x, y, bw, bh, W, H) || in_band('r', x, y, bw, bh, W, H) ||
-				  in_band('t', x, y, bw, bh, W, H) || in_band('b', x, y, bw, bh, W, H);
-		if (!in)
+		double wp = num(edge, "width_percent", 10);
+		if (!in_edge(sd && strcmp(sd, "any") ? sd[0] : 'a', x, y, W * wp / 100, H * wp / 100, W, H))
 			return 0;
 	}
 	if (corner) {
 		const char *w = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(corner, "which"));
-		double wp = num(corner, "width_percent", 10), bw = W * wp / 100, bh = H * wp / 100;
-		char c1 = w && strcmp(w, "any") ? w[0] : 'a', c2 = w && strcmp(w, "any") ? strchr(w, '-')[1] : 'a';
-		int v = c1 == 'a' ? in_band('t', x, y, bw, bh, W, H) || in_band('b', x, y, bw, bh, W, H)
-				  : in_band(c1, x, y, bw, bh, W, H);
-		int hz = c2 == 'a' ? in_band('l', x, y, bw, bh, W, H) || in_band('r', x, y, bw, bh, W, H)
-				   : in_band(c2, x, y, bw, bh, W, H);
-		if (!v || !hz)
+		double wp = num(corner, "width_percent", 10);
+		char v, hz;
+		corner_sides(w, &v, &hz);
+		if (!in_corner(v, hz, x, y, W * wp / 100, H * wp / 100, W, H))
 			return 0;
 	}
 	if (near) {
