@@ -8,6 +8,7 @@
  * agree), and the calibration comes from <stem>_summary.csv or .json.
  */
 #include "cli/cli_chart.h"
+#include "cli/csv_read.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -70,97 +71,22 @@ struct input {
 	size_t nd, ns;
 };
 
-/* Splits one CSV line (RFC 4180, modified in place) into at most max fields. */
-static int csv_split(char *line, char **f, int max)
-{
-	int n = 0;
-	char *p = line;
-	for (;;) {
-		if (n == max)
-			return n;
-		if (*p == '"') {
-			char *w = ++p;
-			f[n++] = w;
-			for (;;) {
-				if (!*p)
-					break;
-				if (*p == '"' && p[1] == '"') {
-					*w++ = '"';
-					p += 2;
-				} else if (*p == '"') {
-					p++;
-					break;
-				} else {
-					*w++ = *p++;
-				}
-			}
-			*w = 0;
-			while (*p && *p != ',')
-				p++;
-		} else {
-			f[n++] = p;
-			while (*p && *p != ',' && *p != '\n' && *p != '\r')
-				p++;
-		}
-		if (*p != ',') {
-			*p = 0;
-			return n;
-		}
-		*p++ = 0;
-	}
-}
-
-static int column(char **head, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(head[i], name))
-			return i;
-	return -1;
-}
-
-static int parse_num(const char *s, double *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtod(s, &end);
-	return end != s && (!*end || *end == '\r' || *end == '\n') && !errno && isfinite(*v) ? 0 : -1;
-}
-
-#define MAX_COLS 64
-
 static int read_tubercles(struct input *in, double *um_ratio, char *err, size_t errlen)
 {
-	FILE *f = fopen(in->path, "r");
-	if (!f) {
-		snprintf(err, errlen, "%.300s: %s", in->path, strerror(errno));
-		return -1;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	char *head[MAX_COLS];
-	int nh = 0, ln = 0, rc = -1;
+	fs_csv_reader c;
+	int n, rc = -1;
 	int c_id, c_x, c_y, c_r, c_dpx, c_dum, c_b;
 	double ratio_sum = 0;
 	size_t ratio_n = 0;
-	char *header = NULL;
-	if (getline(&line, &cap, f) < 0) {
-		snprintf(err, errlen, "%.300s: empty file", in->path);
+	if (fs_csv_open(&c, in->path, err, errlen))
 		goto out;
-	}
-	ln = 1;
-	header = strdup(line);
-	if (!header) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	nh = csv_split(header, head, MAX_COLS);
-	c_id = column(head, nh, "id");
-	c_x = column(head, nh, "centroid_x");
-	c_y = column(head, nh, "centroid_y");
-	c_r = column(head, nh, "radius_px");
-	c_dpx = column(head, nh, "diameter_px");
-	c_dum = column(head, nh, "diameter_um");
-	c_b = column(head, nh, "is_boundary");
+	c_id = fs_csv_column(&c, "id");
+	c_x = fs_csv_column(&c, "centroid_x");
+	c_y = fs_csv_column(&c, "centroid_y");
+	c_r = fs_csv_column(&c, "radius_px");
+	c_dpx = fs_csv_column(&c, "diameter_px");
+	c_dum = fs_csv_column(&c, "diameter_um");
+	c_b = fs_csv_column(&c, "is_boundary");
 	if (c_id < 0 || c_x < 0 || c_y < 0 || (c_r < 0 && c_dpx < 0)) {
 		snprintf(err, errlen,
 			 "%s: not a tubercles CSV of fishscale measure (needs id, centroid_x, centroid_y and "
@@ -168,28 +94,26 @@ static int read_tubercles(struct input *in, double *um_ratio, char *err, size_t 
 			 in->path);
 		goto out;
 	}
-	while (getline(&line, &cap, f) >= 0) {
-		ln++;
-		if (line[0] == '\n' || line[0] == '\r' || !line[0])
+	char *v[FS_CSV_MAX_COLS];
+	while ((n = fs_csv_next(&c, v)) >= 0) {
+		if (!n)
 			continue;
-		char *v[MAX_COLS];
-		int n = csv_split(line, v, MAX_COLS);
 		fs_tubercle t;
 		memset(&t, 0, sizeof t);
 		double id, x, y, r;
-		if (n <= c_id || n <= c_x || n <= c_y || parse_num(v[c_id], &id) || parse_num(v[c_x], &x) ||
-		    parse_num(v[c_y], &y) || id != floor(id) || id < 0 || id > 2147483647) {
-			snprintf(err, errlen, "%.300s: line %d: bad id or centroid", in->path, ln);
+		if (n <= c_id || n <= c_x || n <= c_y || fs_csv_num(v[c_id], &id) || fs_csv_num(v[c_x], &x) ||
+		    fs_csv_num(v[c_y], &y) || id != floor(id) || id < 0 || id > 2147483647) {
+			snprintf(err, errlen, "%.300s: line %d: bad id or centroid", in->path, c.ln);
 			goto out;
 		}
-		if (c_r >= 0 && n > c_r && !parse_num(v[c_r], &r))
+		if (c_r >= 0 && n > c_r && !fs_csv_num(v[c_r], &r))
 			;
-		else if (c_dpx >= 0 && n > c_dpx && !parse_num(v[c_dpx], &r))
+		else if (c_dpx >= 0 && n > c_dpx && !fs_csv_num(v[c_dpx], &r))
 			r /= 2;
 		else
 			r = NAN; /* a tubercle without a diameter keeps its place */
 		double dum;
-		if (c_dum >= 0 && n > c_dum && isfinite(r) && r > 0 && !parse_num(v[c_dum], &dum)) {
+		if (c_dum >= 0 && n > c_dum && isfinite(r) && r > 0 && !fs_csv_num(v[c_dum], &dum)) {
 			ratio_sum += dum / (2 * r);
 			ratio_n++;
 		}
@@ -207,47 +131,33 @@ static int read_tubercles(struct input *in, double *um_ratio, char *err, size_t 
 	*um_ratio = ratio_n ? ratio_sum / ratio_n : 0;
 	rc = 0;
 out:
-	free(header);
-	free(line);
-	fclose(f);
+	fs_csv_close(&c);
 	return rc;
 }
 
 /* The edges CSV beside the tubercles: 1 read, 0 absent, -1 error. */
 static int read_edges(struct input *in, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		if (errno == ENOENT)
-			return 0;
-		snprintf(err, errlen, "%.300s: %s", path, strerror(errno));
-		return -1;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = -1, ln = 1;
-	char *head[MAX_COLS];
-	char *header = NULL;
-	if (getline(&line, &cap, f) < 0 || !(header = strdup(line))) {
-		snprintf(err, errlen, "%.300s: empty file", path);
+	fs_csv_reader c;
+	int n, rc = -1;
+	if (fs_csv_open(&c, path, err, errlen)) {
+		if (c.open_errno == ENOENT)
+			rc = 0;
 		goto out;
 	}
-	int nh = csv_split(header, head, MAX_COLS);
-	int c1 = column(head, nh, "id1"), c2 = column(head, nh, "id2");
+	int c1 = fs_csv_column(&c, "id1"), c2 = fs_csv_column(&c, "id2");
 	if (c1 < 0 || c2 < 0) {
 		snprintf(err, errlen, "%.300s: not an edges CSV (needs id1 and id2)", path);
 		goto out;
 	}
-	while (getline(&line, &cap, f) >= 0) {
-		ln++;
-		if (line[0] == '\n' || line[0] == '\r' || !line[0])
+	char *v[FS_CSV_MAX_COLS];
+	while ((n = fs_csv_next(&c, v)) >= 0) {
+		if (!n)
 			continue;
-		char *v[MAX_COLS];
-		int n = csv_split(line, v, MAX_COLS);
 		double a, b;
-		if (n <= c1 || n <= c2 || parse_num(v[c1], &a) || parse_num(v[c2], &b) || a < 0 || b < 0 ||
+		if (n <= c1 || n <= c2 || fs_csv_num(v[c1], &a) || fs_csv_num(v[c2], &b) || a < 0 || b < 0 ||
 		    a > 2147483647 || b > 2147483647) {
-			snprintf(err, errlen, "%.300s: line %d: bad id1 or id2", path, ln);
+			snprintf(err, errlen, "%.300s: line %d: bad id1 or id2", path, c.ln);
 			goto out;
 		}
 		fs_edge e = {(int)a, (int)b};
@@ -258,9 +168,7 @@ static int read_edges(struct input *in, const char *path, char *err, size_t errl
 	}
 	rc = 1;
 out:
-	free(header);
-	free(line);
-	fclose(f);
+	fs_csv_close(&c);
 	return rc;
 }
 
@@ -299,30 +207,25 @@ static int read_summary(struct input *in, const char *base, char *err, size_t er
 		return 1;
 	}
 	snprintf(path, sizeof path, "%s_summary.csv", base);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	char *line = NULL, *header = NULL;
-	size_t cap = 0;
+	fs_csv_reader c;
+	char *v[FS_CSV_MAX_COLS];
 	int rc = -1;
-	char *head[MAX_COLS], *v[MAX_COLS];
-	if (getline(&line, &cap, f) < 0 || !(header = strdup(line)))
+	if (fs_csv_open(&c, path, err, errlen)) {
+		if (c.open_errno)
+			rc = 0;
 		goto bad;
-	int nh = csv_split(header, head, MAX_COLS);
-	int cs = column(head, nh, "calibration_status"), cu = column(head, nh, "calibration_um_per_px");
-	if (cs < 0 || cu < 0 || getline(&line, &cap, f) < 0)
-		goto bad;
-	int n = csv_split(line, v, MAX_COLS);
-	if (n <= cs || n <= cu || parse_num(v[cu], &in->um))
+	}
+	int cs = fs_csv_column(&c, "calibration_status"), cu = fs_csv_column(&c, "calibration_um_per_px");
+	/* the first line after the header, even an empty one, is the row */
+	int n = cs < 0 || cu < 0 ? -1 : fs_csv_next(&c, v);
+	if (n <= cs || n <= cu || fs_csv_num(v[cu], &in->um))
 		goto bad;
 	in->calibrated = !strcmp(v[cs], "calibrated");
 	rc = 1;
 bad:
 	if (rc < 0)
 		snprintf(err, errlen, "%.300s: no calibration_status / calibration_um_per_px row", path);
-	free(header);
-	free(line);
-	fclose(f);
+	fs_csv_close(&c);
 	return rc;
 }
 
