@@ -25,6 +25,7 @@
 #include "synth.h"
 #include "store/users.h"
 #include "bench_support.h"
+#include "rm_tree.h"
 
 #define REPS 10
 
@@ -280,8 +281,7 @@ int main(void)
 	fs_image_free(img);
 	synth_truth_free(&tr);
 	fs_db_close(db);
-	snprintf(sql, sizeof sql, "rm -rf '%s'", dir);
-	if (system(sql) != 0)
+	if (test_rm_tree(dir))
 		fprintf(stderr, "could not remove %s\n", dir);
 	if (!ok)
 		fprintf(stderr, "bench_agent_jobs: a tool call failed\n");

@@ -37,6 +37,7 @@
 #include "test_db.h"
 #include "testimg_write.h"
 #include "bench_support.h"
+#include "rm_tree.h"
 
 static long long file_size(const char *p)
 {
@@ -195,9 +196,7 @@ int main(void)
 		printf("saved to %s: %s\n", save, rc ? "failed" : "ok");
 		fs_image_free(img);
 		synth_truth_free(&tr);
-		char cmd[256];
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-		return (system(cmd) == 0 && !rc) ? 0 : 1;
+		return (!test_rm_tree(dir) && !rc) ? 0 : 1;
 	}
 	double px = 1e8;
 
@@ -390,7 +389,5 @@ storing:;
 	fs_db_close(db);
 	test_db_remove(dbp);
 	synth_truth_free(&tr);
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir); /* a directory this program made */
-	return system(cmd) == 0 ? 0 : 1;
+	return test_rm_tree(dir) ? 1 : 0;
 }

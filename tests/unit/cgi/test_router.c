@@ -14,6 +14,7 @@
 
 #include "app/app.h"
 #include "fake_req.h"
+#include "rm_tree.h"
 #include "routes/router.h"
 #include "store/sessions.h"
 #include "web/template.h"
@@ -160,9 +161,7 @@ static int app_teardown(void **state)
 {
 	(void)state;
 	fs_app_close(&app);
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dbdir);
-	return system(cmd);
+	return test_rm_tree(dbdir);
 }
 
 static int run(const char *const *env, const char *body, fs_resp *w)

@@ -27,31 +27,13 @@
 #include "store/images_store.h"
 #include "store/image_steps.h"
 #include "store/users.h"
+#include "rm_tree.h"
 
 typedef struct fixture {
 	char dir[64];
 	fs_db *db;
 	fs_user alice, bob, admin;
 } fixture;
-
-static void rm_rf(const char *path)
-{
-	DIR *d = opendir(path);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			char p[512];
-			snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-			rm_rf(p);
-		}
-		closedir(d);
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
-}
 
 static void make_user(fs_db *db, const char *login, int admin, fs_user *u)
 {
@@ -83,7 +65,7 @@ static int teardown(void **state)
 {
 	fixture *f = *state;
 	fs_db_close(f->db);
-	rm_rf(f->dir);
+	test_rm_tree(f->dir);
 	free(f);
 	return 0;
 }
@@ -598,7 +580,7 @@ static int web_teardown(void **state)
 {
 	web *x = *state;
 	fs_app_close(&x->app);
-	rm_rf(x->dir);
+	test_rm_tree(x->dir);
 	free(x);
 	return 0;
 }

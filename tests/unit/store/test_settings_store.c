@@ -16,6 +16,7 @@
 #include "store/db.h"
 #include "test_db.h"
 #include "fake_req.h"
+#include "rm_tree.h"
 #include "store/images_store.h"
 #include "analysis/params.h"
 #include "routes/router.h"
@@ -545,9 +546,7 @@ static int app_teardown(void **state)
 {
 	(void)state;
 	fs_app_close(&app);
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", appdir);
-	return system(cmd);
+	return test_rm_tree(appdir);
 }
 
 /* Runs one request; body may be NULL; ctype NULL = application/json when there is a body. */

@@ -8,6 +8,8 @@
 #ifndef FS_TEST_AGENT_FIXTURE_H
 #define FS_TEST_AGENT_FIXTURE_H
 
+#include "rm_tree.h"
+
 #ifndef FX_NAME
 #error "define FX_NAME before including agent_fixture.h"
 #endif
@@ -31,10 +33,7 @@ typedef struct fx {
 
 static void fx_rm_tree(const char *dir)
 {
-	char cmd[400];
-	/* the directory name is ours (pid-based under /tmp) */
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
+	if (test_rm_tree(dir))
 		fprintf(stderr, "could not remove %s\n", dir);
 }
 

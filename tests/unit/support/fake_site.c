@@ -1,7 +1,6 @@
 /* fake_site.c - see fake_site.h. */
 #include "fake_site.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,26 +8,8 @@
 #include <unistd.h>
 
 #include "fake_req.h"
+#include "rm_tree.h"
 #include "routes/router.h"
-
-static void rm_rf(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d) {
-		unlink(path);
-		return;
-	}
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		char p[512];
-		snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-		rm_rf(p);
-	}
-	closedir(d);
-	rmdir(path);
-}
 
 int fs_fake_site_open(fs_fake_site *s, const char *tag)
 {
@@ -86,5 +67,5 @@ cJSON *fs_fake_site_get(fs_fake_site *s, const char *uri, int *status)
 void fs_fake_site_close(fs_fake_site *s)
 {
 	fs_app_close(&s->app);
-	rm_rf(s->dir);
+	test_rm_tree(s->dir);
 }

@@ -1,7 +1,7 @@
 /* testimg_write.c - writers of test images with known pixels (see testimg_write.h). */
 #include "testimg_write.h"
+#include "rm_tree.h"
 
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <jpeglib.h>
@@ -379,19 +379,7 @@ int fs_testimg_tmpdir(char *dir, size_t dirlen)
 
 void fs_testimg_rmdir(const char *dir)
 {
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *e;
-		char p[4096];
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-			unlink(p);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
+	test_rm_tree(dir);
 }
 
 static char group_dir[128];

@@ -69,7 +69,8 @@ int fs_testimg_write_jpeg(const char *path, const fs_testimg_jpeg *spec);
 /* Reads a whole file into a malloc'ed buffer (caller frees). */
 int fs_testimg_read(const char *path, unsigned char **buf, size_t *len);
 int fs_testimg_write_bytes(const char *path, const unsigned char *buf, size_t len);
-/* A fresh directory under $TMPDIR or /tmp (dir needs 64 bytes), and its removal with its files. */
+/* A fresh directory under $TMPDIR or /tmp (dir needs 64 bytes), and its removal
+ * with all it holds (test_rm_tree). */
 int fs_testimg_tmpdir(char *dir, size_t dirlen);
 void fs_testimg_rmdir(const char *dir);
 /* A test group's temporary directory (cmocka group setup/teardown: made
