@@ -12,16 +12,11 @@
 #include "image/render.h"
 #include "store/export_csv.h"
 #include "bench_support.h"
+#include "test_rng.h"
 
 #define RUNS 5
 
 static uint64_t state = 42;
-static double urand(void)
-{
-	state = state * 6364136223846793005ull + 1442695040888963407ull;
-	return (double)(state >> 11) / 9007199254740992.0;
-}
-
 int main(void)
 {
 	enum { N = 100000 };
@@ -30,8 +25,8 @@ int main(void)
 	if (!x || !y)
 		return 1;
 	for (int i = 0; i < N; i++) {
-		x[i] = urand() * 4096;
-		y[i] = urand() * 3072;
+		x[i] = test_lcg_unit(&state) * 4096;
+		y[i] = test_lcg_unit(&state) * 3072;
 	}
 	/* wall time and process CPU time (the machine may be shared) */
 	double c_del[RUNS], c_gab[RUNS], c_rng[RUNS];
@@ -109,9 +104,9 @@ int main(void)
 	for (int i = 0; i < NT; i++) {
 		fs_tubercle t = {0};
 		t.id = i + 1;
-		t.centroid_x = urand() * 2048;
-		t.centroid_y = urand() * 1536;
-		t.radius_px = 5 + urand() * 5;
+		t.centroid_x = test_lcg_unit(&state) * 2048;
+		t.centroid_y = test_lcg_unit(&state) * 1536;
+		t.radius_px = 5 + test_lcg_unit(&state) * 5;
 		t.source = (fs_source)(i % 4);
 		if (fs_tubercle_list_append(&tl, &t))
 			return 1;
@@ -157,8 +152,8 @@ int main(void)
 	for (int i = 0; i < 70000; i++) {
 		fs_tubercle t = {0};
 		t.id = i + 1;
-		t.centroid_x = (i % 280) * 35.0 + 6 * urand();
-		t.centroid_y = (i / 280) * 35.0 + 6 * urand();
+		t.centroid_x = (i % 280) * 35.0 + 6 * test_lcg_unit(&state);
+		t.centroid_y = (i / 280) * 35.0 + 6 * test_lcg_unit(&state);
 		t.radius_px = 10;
 		if (fs_tubercle_list_append(&big, &t))
 			return 1;

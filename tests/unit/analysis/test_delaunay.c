@@ -16,14 +16,9 @@
 
 #include "analysis/graph.h"
 #include "analysis/predicates.h"
+#include "test_rng.h"
 
 static uint64_t rng_state;
-
-static double urand(void)
-{
-	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-	return (double)(rng_state >> 11) / 9007199254740992.0;
-}
 
 /* Area of the convex hull by the monotone chain (independent of graph.c). */
 static int cmp_pt(const void *a, const void *b)
@@ -201,7 +196,7 @@ static void test_incircle_exact_translated_matches_integers(void **state)
 	for (int n = 0; n < 20000; n++) {
 		double k[8], f[8];
 		for (int i = 0; i < 8; i++) {
-			k[i] = 1200 * 1024 + (double)(int)(urand() * 8) * 37;
+			k[i] = 1200 * 1024 + (double)(int)(test_lcg_unit(&rng_state) * 8) * 37;
 			f[i] = k[i] / 1024;
 		}
 		int want = fs_incircle_exact(k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]);
@@ -223,8 +218,8 @@ static void test_delaunay_random_points(void **state)
 	rng_state = 1;
 	for (int r = 0; r < 5; r++) {
 		for (int i = 0; i < N; i++) {
-			x[i] = urand() * 1000;
-			y[i] = urand() * 700;
+			x[i] = test_lcg_unit(&rng_state) * 1000;
+			y[i] = test_lcg_unit(&rng_state) * 700;
 		}
 		check_triangulation(x, y, N, 1);
 	}
@@ -249,8 +244,8 @@ static void test_delaunay_integer_grid_with_noise_free_ties(void **state)
 	double x[N], y[N];
 	rng_state = 7;
 	for (int i = 0; i < N; i++) {
-		x[i] = floor(urand() * 12);
-		y[i] = floor(urand() * 12);
+		x[i] = floor(test_lcg_unit(&rng_state) * 12);
+		y[i] = floor(test_lcg_unit(&rng_state) * 12);
 	}
 	check_triangulation(x, y, N, 1); /* many duplicates and ties */
 }
@@ -357,8 +352,8 @@ static void test_delaunay_large_random_set_consistent(void **state)
 	assert_non_null(y);
 	rng_state = 99;
 	for (int i = 0; i < N; i++) {
-		x[i] = urand() * 4096;
-		y[i] = urand() * 3072;
+		x[i] = test_lcg_unit(&rng_state) * 4096;
+		y[i] = test_lcg_unit(&rng_state) * 3072;
 	}
 	check_triangulation(x, y, N, 0); /* no brute-force circle test: O(n^2) */
 	free(x);

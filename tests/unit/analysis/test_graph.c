@@ -13,14 +13,9 @@
 #include <cmocka.h>
 
 #include "analysis/graph.h"
+#include "test_rng.h"
 
 static uint64_t rng_state;
-
-static double urand(void)
-{
-	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-	return (double)(rng_state >> 11) / 9007199254740992.0;
-}
 
 /* Adjacency matrix of an edge list on n points. */
 static char *adjacency(const int *p, size_t m, size_t n)
@@ -121,8 +116,8 @@ static void test_filters_match_definitions_on_random_points(void **state)
 	rng_state = 3;
 	for (int r = 0; r < 4; r++) {
 		for (int i = 0; i < N; i++) {
-			x[i] = urand() * 500;
-			y[i] = urand() * 300;
+			x[i] = test_lcg_unit(&rng_state) * 500;
+			y[i] = test_lcg_unit(&rng_state) * 300;
 		}
 		check_graphs(x, y, N);
 	}
@@ -135,8 +130,8 @@ static void test_filters_match_definitions_on_integer_points(void **state)
 	double x[N], y[N];
 	rng_state = 11;
 	for (int i = 0; i < N; i++) {
-		x[i] = floor(urand() * 40); /* LoG-like integer centres, many ties */
-		y[i] = floor(urand() * 40);
+		x[i] = floor(test_lcg_unit(&rng_state) * 40); /* LoG-like integer centres, many ties */
+		y[i] = floor(test_lcg_unit(&rng_state) * 40);
 	}
 	/* duplicates would break the brute force (distance 0): nudge them apart */
 	for (int i = 0; i < N; i++)
@@ -205,8 +200,8 @@ static void test_filters_match_definitions_on_jittered_hex_lattice(void **state)
 	for (double jit = 1e-9; jit < 0.5; jit *= 100) {
 		for (int i = 0; i < N; i++) {
 			int r = i / 10, c = i % 10;
-			x[i] = 10.0 * c + 5.0 * (r & 1) + jit * (urand() - 0.5);
-			y[i] = 8.660254037844386 * r + jit * (urand() - 0.5);
+			x[i] = 10.0 * c + 5.0 * (r & 1) + jit * (test_lcg_unit(&rng_state) - 0.5);
+			y[i] = 8.660254037844386 * r + jit * (test_lcg_unit(&rng_state) - 0.5);
 		}
 		check_graphs(x, y, N);
 	}
@@ -240,8 +235,8 @@ static void test_gabriel_rng_one_pass_matches_separate_calls(void **state)
 	double x[N], y[N];
 	rng_state = 11;
 	for (int i = 0; i < N; i++) {
-		x[i] = urand() * 300;
-		y[i] = urand() * 200;
+		x[i] = test_lcg_unit(&rng_state) * 300;
+		y[i] = test_lcg_unit(&rng_state) * 200;
 	}
 	assert_one_pass_matches(x, y, N);
 	double cx[4] = {0, 1, 2, 3}, cy[4] = {0, 2, 4, 6}; /* collinear: the chain */

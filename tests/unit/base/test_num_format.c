@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/num_format.h"
+#include "test_rng.h"
 
 static void check_g6(double v)
 {
@@ -24,19 +25,16 @@ static void check_g6(double v)
 		fail_msg("%.17g: snprintf \"%s\", fs_fmt_g6 \"%s\" (%d)", v, want, got, gn);
 }
 
-/* xorshift64*: the same sequence on every run */
+/* xorshift64* (test_rng.h): the same sequence on every run */
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 2685821657736338717ull;
+	return test_xs64(&rnd_state);
 }
 
 static double unit(void)
 {
-	return (double)(rnd() >> 11) / 9007199254740992.0;
+	return test_xs64_unit(&rnd_state);
 }
 
 static void g6_matches_printf_on_chosen_values(void **state)

@@ -13,6 +13,7 @@
 
 #include "analysis/params.h"
 #include "store/set_diff.h"
+#include "test_rng.h"
 
 static fs_tubercle tub(int id, double x, double y)
 {
@@ -174,19 +175,16 @@ static void journal_form_reads_back_bit_for_bit(void **state)
 	assert_int_equal(fs_set_diff_from_json("{\"bef\":[{\"id\":1}],\"aft\":[]}", &back), -1);
 }
 
-/* xorshift64*: the same sequence on every run */
+/* xorshift64* (test_rng.h): the same sequence on every run */
 static uint64_t rnd_state = 0x2545f4914f6cdd1dull;
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 2685821657736338717ull;
+	return test_xs64(&rnd_state);
 }
 
 static double unit(void)
 {
-	return (double)(rnd() >> 11) / 9007199254740992.0;
+	return test_xs64_unit(&rnd_state);
 }
 
 /* Tubercles as detection and editing make them: any position, radius

@@ -1,0 +1,21 @@
+/* test_rng.c - see test_rng.h. */
+#include "test_rng.h"
+
+uint64_t test_xs64(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ull;
+}
+
+double test_xs64_unit(uint64_t *s)
+{
+	return (double)(test_xs64(s) >> 11) / 9007199254740992.0;
+}
+
+double test_lcg_unit(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return (double)(*s >> 11) / 9007199254740992.0;
+}
