@@ -23,8 +23,7 @@ def setup_module():
     for rule in RULES:
         srv = Server(env={"FISHSCALE_MEASUREMENT_RULE": rule}).start()
         sites[rule] = srv
-        out = srv.cli("user", "add", "ann", input="ann-password-1\n")
-        assert out.returncode == 0, out.stderr
+        srv.add_users("ann")
 
 
 def teardown_module():
@@ -33,9 +32,7 @@ def teardown_module():
 
 
 def client(srv):
-    c = srv.client()
-    assert c.login("ann", "ann-password-1").status == 303
-    return c
+    return srv.login_as("ann")
 
 
 def extracted_copy(c, image_id, n):

@@ -20,8 +20,7 @@ def setup_module():
     global srv, mock
     mock = MockProvider()
     srv = Server(env=mock.env()).start()
-    out = srv.cli("user", "add", "cleo", input="cleo-password-1\n")
-    assert out.returncode == 0, out.stderr
+    srv.add_users("cleo")
 
 
 def teardown_module():
@@ -30,10 +29,7 @@ def teardown_module():
 
 
 def client(login="admin"):
-    c = srv.client()
-    r = c.login() if login == "admin" else c.login(login, login + "-password-1")
-    assert r.status == 303
-    return c
+    return srv.login_as(login)
 
 
 def script(responses):

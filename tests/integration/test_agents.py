@@ -27,9 +27,7 @@ def setup_module():
         "FISHSCALE_AGENT_MAX_COST_USD": "5",
         **mock.env(),
     }).start()
-    for login in ("ann", "ben"):
-        out = srv.cli("user", "add", login, input=login + "-password-1\n")
-        assert out.returncode == 0, out.stderr
+    srv.add_users("ann", "ben")
 
 
 def teardown_module():
@@ -38,9 +36,7 @@ def teardown_module():
 
 
 def client(login="admin"):
-    c = srv.client()
-    r = c.login() if login == "admin" else c.login(login, login + "-password-1")
-    assert r.status == 303
+    c = srv.login_as(login)
     # a run left going by a failed test would hold the user's only slot
     for run in c.api("GET", "/api/agent/list").json()["runs"]:
         if run["state"] in ("starting", "running"):

@@ -56,7 +56,7 @@ def make_set(c, name, r_px, pitch, um=None, shared=True):
 def setup_module():
     global srv
     srv = Server().start()
-    srv.cli("user", "add", "bea", input="bea-password-1\n")
+    srv.add_users("bea")
     a = admin()
     ctx["a1"] = make_set(a, "spec-a-1", 8, 30, um=0.2)
     ctx["a2"] = make_set(a, "spec-a-2", 9, 31, um=0.2)
@@ -70,15 +70,11 @@ def teardown_module():
 
 
 def admin():
-    c = srv.client()
-    assert c.login().status == 303
-    return c
+    return srv.login_as("admin")
 
 
 def bea():
-    c = srv.client()
-    assert c.login("bea", "bea-password-1").status == 303
-    return c
+    return srv.login_as("bea")
 
 
 def query(keys, labels=None):

@@ -18,7 +18,7 @@ PAPER = os.path.join(TESTDATA, "P2_Pl1_Fig1a_Lepisosteus_platostomus_5.38um.tif"
 def setup_module():
     global srv
     srv = Server().start()
-    srv.cli("user", "add", "bea", input="bea-password-1\n")
+    srv.add_users("bea")
 
 
 def teardown_module():
@@ -26,15 +26,11 @@ def teardown_module():
 
 
 def admin():
-    c = srv.client()
-    assert c.login().status == 303
-    return c
+    return srv.login_as("admin")
 
 
 def bea():
-    c = srv.client()
-    assert c.login("bea", "bea-password-1").status == 303
-    return c
+    return srv.login_as("bea")
 
 
 def new_image(c, paper=False):
