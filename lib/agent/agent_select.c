@@ -206,7 +206,7 @@ int fs_agent_select(const fs_agent_sess *s, const cJSON *args, int **ids, size_t
 	const fs_tubercle *nt = NULL;
 	double near_r = 0;
 	char side = 0, c1 = 0, c2 = 0;
-	double bw = 0, bh = 0;
+	double bw = 0, bh = 0, cw = 0, ch = 0; /* the edge band's and the corner's widths, each its own */
 
 	*ids = NULL;
 	*n = 0;
@@ -245,16 +245,11 @@ int fs_agent_select(const fs_agent_sess *s, const cJSON *args, int **ids, size_t
 	if (corner) {
 		const char *w = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(corner, "which"));
 		double wp = num(corner, "width_percent", 10);
-		double cw = W * wp / 100, ch = H * wp / 100;
-		if (!edge) {
-			bw = cw;
-			bh = ch;
-		}
+		cw = W * wp / 100;
+		ch = H * wp / 100;
 		corner_sides(w, &c1, &c2);
 		size_t k = strlen(desc);
 		snprintf(desc + k, desclen - k, "%s%s corner %g%%", k ? ", " : "", w ? w : "any", wp);
-		bw = cw;
-		bh = ch;
 	}
 	if (region) {
 		add_desc(desc, desclen, "inside (%g, %g)", num(region, "x0", 0), num(region, "y0", 0));
@@ -329,7 +324,7 @@ int fs_agent_select(const fs_agent_sess *s, const cJSON *args, int **ids, size_t
 			continue;
 		if (edge && !in_edge(side, x, y, bw, bh, W, H))
 			continue;
-		if (corner && !in_corner(c1, c2, x, y, bw, bh, W, H))
+		if (corner && !in_corner(c1, c2, x, y, cw, ch, W, H))
 			continue;
 		if (near && (u->id == nt->id || hypot(x - nt->centroid_x, y - nt->centroid_y) > near_r))
 			continue;

@@ -99,6 +99,13 @@ static void bands_and_corners_hold_what_their_width_says(void **state)
 	assert_int_equal(picked(s, "{\"corner\":{\"which\":\"bottom-right\",\"width_percent\":30}}"), 6 * 3);
 	assert_int_equal(picked(s, "{\"corner\":{\"which\":\"any\"}}"), 4 * 2);
 	assert_int_equal(picked(s, "{\"corner\":{}}"), 4 * 2);
+	/* An edge and a corner together: each band keeps its own width (the
+	 * selection once read the edge at the corner's). Left edge 30 % (x <=
+	 * 60) and the top-left corner 10 % (x <= 20, y <= 10): two; left edge
+	 * 10 % and the top-left corner 30 % (x <= 60, y <= 30): two columns of
+	 * three rows. */
+	assert_int_equal(picked(s, "{\"edge\":{\"side\":\"left\",\"width_percent\":30},\"corner\":{\"which\":\"top-left\"}}"), 2);
+	assert_int_equal(picked(s, "{\"edge\":{\"side\":\"left\"},\"corner\":{\"which\":\"top-left\",\"width_percent\":30}}"), 2 * 3);
 }
 
 static void a_region_is_a_rectangle_in_screenshot_pixels(void **state)
