@@ -531,17 +531,21 @@ static double inner_ssr(const double *prof, int m, double step, double sigma, do
 	 * the lower half is the upper's), and the constant column is exactly
 	 * 1 (1 * v = v, so its sums are the plain sums and n). Were nine
 	 * loops over the window with three multiplications by 1 (h35d). */
-	double s00 = 0, s01 = 0, s11 = 0, s0 = 0, s1 = 0, s0p = 0, s1p = 0, sp = 0;
+	/* Since h50a the two columns' sums in the lanes of a pair, {x0, x1}
+	 * a sample: {s00, s11}, {s0, s1}, {s0p, s1p}, each lane's sum still
+	 * added sample by sample in order (the same values; 15,265 fits on
+	 * the 2048 x 1536 lattice). */
+	v2d q2 = {0, 0}, l2 = {0, 0}, p2 = {0, 0};
+	double s01 = 0, sp = 0;
 	for (int o = 0; o < n; o++) {
-		s00 += x0[o] * x0[o];
+		v2d x = {x0[o], x1[o]}, pr = {prof[o], prof[o]};
+		q2 += x * x;
 		s01 += x0[o] * x1[o];
-		s11 += x1[o] * x1[o];
-		s0 += x0[o];
-		s1 += x1[o];
-		s0p += x0[o] * prof[o];
-		s1p += x1[o] * prof[o];
+		l2 += x;
+		p2 += x * pr;
 		sp += prof[o];
 	}
+	double s00 = q2[0], s11 = q2[1], s0 = l2[0], s1 = l2[1], s0p = p2[0], s1p = p2[1];
 	ata[0][0] = s00;
 	ata[0][1] = ata[1][0] = s01;
 	ata[1][1] = s11;
