@@ -245,11 +245,14 @@ static const ray_offsets *ray_offsets_for(const double *cs, const double *sn, do
  * a dome whose reach lies inside the image (most of them) runs a loop
  * with no border test, whose quads neither test a flag nor keep their
  * points for the one-at-a-time reads (a test and two stores a quad,
- * 16 M of the 2048 x 1536 lattice, h46o). */
+ * 16 M of the 2048 x 1536 lattice, h46o). idx32, a constant too: the
+ * cells' indices converted four in one instruction (fs_corners4_at32),
+ * for an image of fewer than 2^31 pixels. */
 __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const fs_image *img, int xi, int yi,
 									    v4d X, v4d Y, const double *ou,
 									    const double *ov, int ja, int jb,
-									    const int checked, double *out)
+									    const int checked, const int idx32,
+									    double *out)
 {
 	const float *d = img->data;
 	int w = img->width, h = img->height;
@@ -286,10 +289,10 @@ __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const
 		}
 		v4d fx = pu - fu, fy = pv - fv;
 		v4d p00, p01, p10, p11;
-		if (checked)
-			fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
-		else
+		if (idx32)
 			fs_corners4_at32(d, at, w, &p00, &p01, &p10, &p11);
+		else
+			fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
 		v4d o = fs_bilerp4d(p00, p01, p10, p11, fx, fy);
 		memcpy(out + j, &o, sizeof o);
 	}
@@ -304,10 +307,15 @@ __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, con
 	const ray_offsets *o = ray_offsets_for(cs, sn, step);
 	/* the unchecked loop's cell indices as 32-bit numbers
 	 * (fs_corners4_at32): a larger image reads through the checked one */
-	int small = inside && (long long)img->width * img->height <= INT_MAX;
+	int small = (long long)img->width * img->height <= INT_MAX;
+	/* (and a dome near the border, its quads checked, also takes the
+	 * 32-bit indices of an image that small: a checked quad's cells lie
+	 * inside it; h50a) */
+	int mode = small ? (inside ? 0 : 1) : 2;
 	for (int k = k0; k < k1; k++) {
-		int j = small ? ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 0, raw[k])
-			       : ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 1, raw[k]);
+		int j = mode == 0   ? ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 0, 1, raw[k])
+			: mode == 1 ? ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 1, 1, raw[k])
+				    : ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 1, 0, raw[k]);
 		for (; j <= jb; j++)
 			raw[k][j] = sample_split(img, xi, yi, x + cs[k] * j * step, y + sn[k] * j * step);
 	}
