@@ -1091,12 +1091,28 @@ static int keep_rays(const double *px, const double *py, double cx, double cy, d
 	if (__atomic_load_n(&keep_rays_forbidden, __ATOMIC_RELAXED) || !(r > 0))
 		return -1;
 	double res[NRAYS], top = 0;
-	for (int k = 0; k < nr; k++) {
+	/* two rays at a time, each lane the scalar expression (fs_sqrt2d,
+	 * fabs as the sign bit masked): the same
+	 * residuals (h50a: every pass, 11,772 on the 2048 x 1536 lattice) */
+	v2d C = {cx, cx}, D = {cy, cy}, R = {r, r};
+	int k = 0;
+	for (; k + 1 < nr; k += 2) {
+		v2d u, v;
+		memcpy(&u, px + k, sizeof u);
+		memcpy(&v, py + k, sizeof v);
+		u -= C;
+		v -= D;
+		v2d e = fs_sqrt2d(u * u + v * v) - R;
+		e = (v2d)((v2i)e & mag);
+		memcpy(res + k, &e, sizeof e);
+	}
+	for (; k < nr; k++) {
 		double u = px[k] - cx, v = py[k] - cy;
 		res[k] = fabs(sqrt(u * u + v * v) - r);
+	}
+	for (k = 0; k < nr; k++)
 		if (!(res[k] <= top))
 			top = res[k];
-	}
 	if (!isfinite(top))
 		return -1;
 	double gap = KEEP_GAP * (r + 1 + top), bar = KEEP_ALL;
