@@ -106,54 +106,83 @@ static int cmp_cand_desc(const void *a, const void *b)
 	return x->r < y->r ? -1 : x->r > y->r;
 }
 
+/* fs_det_maxima's test of a pixel on the image's edge (or the crop's),
+ * its neighbours' bounds checked: 1 when (x, y) of value v is a maximum,
+ * plateaus going to the first pixel in scan order. */
+static int edge_maximum(const fs_image *resp, int x, int y, int gx, int gy, int W, int H, float v)
+{
+	int w = resp->width, h = resp->height;
+	for (int dy = -1; dy <= 1; dy++) {
+		int yy = y + dy;
+		if (gy + dy < 0 || gy + dy >= H || yy < 0 || yy >= h)
+			continue;
+		for (int dx = -1; dx <= 1; dx++) {
+			int xx = x + dx;
+			if (gx + dx < 0 || gx + dx >= W || xx < 0 || xx >= w || (!dx && !dy))
+				continue;
+			float u = resp->data[(size_t)yy * w + xx];
+			/* Plateaus: only the first pixel in scan order wins. */
+			if (u > v || (u == v && (dy < 0 || (dy == 0 && dx < 0))))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* fs_det_maxima's pixels x = a .. b - 1 of row y on the edge (their
+ * neighbours' bounds checked), appended in scan order */
+static int edge_maxima(const fs_image *resp, double min_value, int a, int b, int y, int ox, int gy, int W, int H,
+		       fs_cand_list *all)
+{
+	for (int x = a; x < b; x++) {
+		float v = resp->data[(size_t)y * resp->width + x];
+		if (!(v > min_value) || !edge_maximum(resp, x, y, x + ox, gy, W, H, v))
+			continue;
+		fs_cand c = {x + ox, gy, v, 0};
+		if (fs_cand_append(all, &c))
+			return -1;
+	}
+	return 0;
+}
+
 int fs_det_maxima(const fs_image *resp, double min_value, int x0, int y0, int x1, int y1, int ox, int oy, int W,
 		  int H, fs_cand_list *all)
 {
-	int w = resp->width, h = resp->height;
+	int w = resp->width;
 	for (int y = y0; y < y1; y++) {
 		int gy = y + oy;
-		for (int x = x0; x < x1; x++) {
+		/* Interior pixels (of the image, not of the crop: the crop
+		 * holds a pixel's neighbours wherever the image does), x = a ..
+		 * b - 1 of an interior row, are tested without the bounds
+		 * checks of the edge's (edge_maxima): most fail on one of the
+		 * first comparisons. The row's three runs in scan order, so
+		 * the same candidates in the same order (h50a: the interior
+		 * test once a run, not once a pixel). */
+		int a = x0, b = x0;
+		if (gy > 0 && gy < H - 1) {
+			a = 1 - ox > x0 ? 1 - ox : x0;
+			b = W - 1 - ox < x1 ? W - 1 - ox : x1;
+			if (a > x1)
+				a = x1;
+			if (b < a)
+				b = a;
+		}
+		if (edge_maxima(resp, min_value, x0, a, y, ox, gy, W, H, all))
+			return -1;
+		for (int x = a; x < b; x++) {
 			const float *q = resp->data + (size_t)y * w + x;
 			float v = *q;
-			int gx = x + ox;
 			if (!(v > min_value))
 				continue;
-			/* Interior pixels (of the image, not of the crop: the
-			 * crop holds a pixel's neighbours wherever the image
-			 * does): most fail on one of the first comparisons,
-			 * without the bounds checks of the general case below. */
-			if (gx > 0 && gy > 0 && gx < W - 1 && gy < H - 1) {
-				if (q[-1] >= v || q[1] > v || q[-w] >= v || q[w] > v || q[-w - 1] >= v ||
-				    q[-w + 1] >= v || q[w - 1] > v || q[w + 1] > v)
-					continue;
-				fs_cand c = {gx, gy, v, 0};
-				if (fs_cand_append(all, &c))
-					return -1;
+			if (q[-1] >= v || q[1] > v || q[-w] >= v || q[w] > v || q[-w - 1] >= v || q[-w + 1] >= v ||
+			    q[w - 1] > v || q[w + 1] > v)
 				continue;
-			}
-			int ok = 1;
-			for (int dy = -1; dy <= 1 && ok; dy++) {
-				int yy = y + dy;
-				if (gy + dy < 0 || gy + dy >= H || yy < 0 || yy >= h)
-					continue;
-				for (int dx = -1; dx <= 1; dx++) {
-					int xx = x + dx;
-					if (gx + dx < 0 || gx + dx >= W || xx < 0 || xx >= w || (!dx && !dy))
-						continue;
-					float u = resp->data[(size_t)yy * w + xx];
-					/* Plateaus: only the first pixel in scan order wins. */
-					if (u > v || (u == v && (dy < 0 || (dy == 0 && dx < 0)))) {
-						ok = 0;
-						break;
-					}
-				}
-			}
-			if (ok) {
-				fs_cand c = {gx, gy, v, 0};
-				if (fs_cand_append(all, &c))
-					return -1;
-			}
+			fs_cand c = {x + ox, gy, v, 0};
+			if (fs_cand_append(all, &c))
+				return -1;
 		}
+		if (edge_maxima(resp, min_value, b, x1, y, ox, gy, W, H, all))
+			return -1;
 	}
 	return 0;
 }
