@@ -2,6 +2,7 @@
  * window's median (see base_step.h). */
 #include "analysis/base_step.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -53,8 +54,9 @@ static double smoothed(const fs_image *img, int ox, int oy, int w, int h, double
  * Returns how many samples it wrote (a multiple of four; the rest are
  * ray_inside's). The five points' bilinear reads were most of a step
  * judgement, a ninth of the dome rule on the 2048 x 1536 lattice (h40d). */
-__attribute__((target("avx"))) static int ray_inside4(const fs_image *img, int ox, int oy, double x, double y,
-							double c, double sn, int n, double *v)
+__attribute__((target("avx"), always_inline)) static inline int ray_inside4_at(const fs_image *img, int ox, int oy,
+										 double x, double y, double c, double sn,
+										 int n, double *v, const int small)
 {
 	const float *d = img->data;
 	long iw = img->width;
@@ -70,13 +72,28 @@ __attribute__((target("avx"))) static int ray_inside4(const fs_image *img, int o
 			v4d tx = fs_trunc4d(px), ty = fs_trunc4d(py);
 			v4d fx = px - tx, fy = py - ty, at = ty * W + tx;
 			v4d c00, c01, c10, c11;
-			fs_corners4_at(d, at, iw, &c00, &c01, &c10, &c11);
+			if (small)
+				fs_corners4_at32(d, at, iw, &c00, &c01, &c10, &c11);
+			else
+				fs_corners4_at(d, at, iw, &c00, &c01, &c10, &c11);
 			s += fs_bilerp4d(c00, c01, c10, c11, fx, fy);
 		}
 		s /= 5;
 		memcpy(v + j, &s, sizeof s);
 	}
 	return j;
+}
+
+/* ray_inside4 with the cells' indices converted four in one instruction
+ * where every index of img is below 2^31 (fs_corners4_at32: the same
+ * pixels; h50a), the larger images' through fs_corners4_at; the test
+ * made once a ray, not once a point */
+__attribute__((target("avx"))) static int ray_inside4(const fs_image *img, int ox, int oy, double x, double y,
+						       double c, double sn, int n, double *v)
+{
+	if ((long long)img->width * img->height <= INT_MAX)
+		return ray_inside4_at(img, ox, oy, x, y, c, sn, n, v, 1);
+	return ray_inside4_at(img, ox, oy, x, y, c, sn, n, v, 0);
 }
 #endif
 

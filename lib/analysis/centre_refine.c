@@ -4,6 +4,7 @@
  */
 #include "analysis/centre_refine.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -336,9 +337,10 @@ static void run_steps4(double *h, const double *run, int nr, int n, int j0, int 
  * 30 M of P1 Fig1's. focus() hands it all rays' samples as one run
  * (ja .. jb: the ray table's indices). Needs jb - ja >= 3 and an image
  * of at least 2 x 2. */
-__attribute__((target("avx"))) static void sample_quads(const fs_image *img, int cx, int cy, double x, double y,
-							 const double *ox, const double *oy, int ja, int jb,
-							 double *v)
+__attribute__((target("avx"), always_inline)) static inline void sample_quads_at(const fs_image *img, int cx, int cy,
+										  double x, double y, const double *ox,
+										  const double *oy, int ja, int jb,
+										  double *v, const int small)
 {
 	const float *d = img->data;
 	long w = img->width;
@@ -364,10 +366,32 @@ __attribute__((target("avx"))) static void sample_quads(const fs_image *img, int
 		fy = _mm256_blendv_pd(fy, ONE, ly);
 		v4d at = (v4d)ty * W + (v4d)tx;
 		v4d p00, p01, p10, p11;
-		fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
+		if (small)
+			fs_corners4_at32(d, at, w, &p00, &p01, &p10, &p11);
+		else
+			fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
 		v4d o = fs_bilerp4d(p00, p01, p10, p11, (v4d)fx, (v4d)fy);
 		memcpy(v + j, &o, sizeof o);
 	}
+}
+
+/* Whether every cell index of img lies below 2^31, so that the quads'
+ * four indices convert in one instruction (fs_corners4_at32: the same
+ * pixels; h50a) */
+static inline int small_image(const fs_image *img)
+{
+	return (long long)img->width * img->height <= INT_MAX;
+}
+
+/* sample_quads_at with the image's size tested once a call */
+__attribute__((target("avx"))) static void sample_quads(const fs_image *img, int cx, int cy, double x, double y,
+							 const double *ox, const double *oy, int ja, int jb,
+							 double *v)
+{
+	if (small_image(img))
+		sample_quads_at(img, cx, cy, x, y, ox, oy, ja, jb, v, 1);
+	else
+		sample_quads_at(img, cx, cy, x, y, ox, oy, ja, jb, v, 0);
 }
 #endif
 
@@ -807,8 +831,9 @@ __attribute__((target("avx"))) static void run_steps4(double *h, const double *r
  * pairs, 46 M of the 2048 x 1536 lattice's detection and 86 M of P1
  * Fig1's, whose starts never stop clear (h42k). Needs at least four
  * samples a ray; returns the rays done (pairs of them). */
-__attribute__((target("avx"))) static int rays_inside4(const fs_image *img, const ray_tab *T, double x, double y,
-						       double b, double *h)
+__attribute__((target("avx"), always_inline)) static inline int rays_inside4_at(const fs_image *img, const ray_tab *T,
+										  double x, double y, double b, double *h,
+										  const int small)
 {
 	int j0 = T->j0, j1 = T->j1, span = T->span, ja = j0 - span, nr = T->nr & ~1, n = nr * T->n;
 	const float *d = img->data;
@@ -826,12 +851,25 @@ __attribute__((target("avx"))) static int rays_inside4(const fs_image *img, cons
 		v4d tx = fs_trunc4d(px), ty = fs_trunc4d(py);
 		v4d fx = px - tx, fy = py - ty, at = (ty * W + tx) - B;
 		v4d p00, p01, p10, p11;
-		fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
+		if (small)
+			fs_corners4_at32(d, at, w, &p00, &p01, &p10, &p11);
+		else
+			fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
 		v4d o = fs_bilerp4d(p00, p01, p10, p11, fx, fy);
 		memcpy(v + t, &o, sizeof o);
 	}
 	run_steps4(h, run, nr, T->n, j0, j1, span);
 	return nr;
+}
+
+/* rays_inside4_at with the image's size tested once a call (at: the
+ * crop's own index, inside it) */
+__attribute__((target("avx"))) static int rays_inside4(const fs_image *img, const ray_tab *T, double x, double y,
+						       double b, double *h)
+{
+	if (small_image(img))
+		return rays_inside4_at(img, T, x, y, b, h, 1);
+	return rays_inside4_at(img, T, x, y, b, h, 0);
 }
 
 /* Every ray of an inside grid's trial centre (ax, ay: its column's and

@@ -76,19 +76,24 @@ static int fit_circle(const double *px, const double *py, const int *use, int n,
 		return -1;
 	mx /= m;
 	my /= m;
-	double suu = 0, svv = 0, suv = 0, suuu = 0, svvv = 0, suvv = 0, svuu = 0;
+	/* The seven sums in pairs of lanes, {u, v} a point: {suu, svv},
+	 * {suuu, svvv} = (u u) u, (v v) v, {suvv, svuu} = (u v) v, (v u) u
+	 * (u v = v u to the bit), each sum still added point by point in
+	 * order, so the same values with half the products and adds (fit_circle
+	 * is called by every pass, 11,772 times on the 2048 x 1536 lattice). */
+	v2d c = {mx, my}, s2 = {0, 0}, s3 = {0, 0}, sx = {0, 0};
+	double suv = 0;
 	for (int k = 0; k < n; k++) {
 		if (!use[k])
 			continue;
-		double u = px[k] - mx, v = py[k] - my;
-		suu += u * u;
-		svv += v * v;
-		suv += u * v;
-		suuu += u * u * u;
-		svvv += v * v * v;
-		suvv += u * v * v;
-		svuu += v * u * u;
+		v2d w = (v2d){px[k], py[k]} - c, sq = w * w;
+		double uv = w[0] * w[1];
+		s2 += sq;
+		suv += uv;
+		s3 += sq * w;
+		sx += (v2d){uv, uv} * (v2d){w[1], w[0]};
 	}
+	double suu = s2[0], svv = s2[1], suuu = s3[0], svvv = s3[1], suvv = sx[0], svuu = sx[1];
 	double det = suu * svv - suv * suv;
 	if (fabs(det) < 1e-12)
 		return -1;
@@ -240,11 +245,14 @@ static const ray_offsets *ray_offsets_for(const double *cs, const double *sn, do
  * a dome whose reach lies inside the image (most of them) runs a loop
  * with no border test, whose quads neither test a flag nor keep their
  * points for the one-at-a-time reads (a test and two stores a quad,
- * 16 M of the 2048 x 1536 lattice, h46o). */
+ * 16 M of the 2048 x 1536 lattice, h46o). idx32, a constant too: the
+ * cells' indices converted four in one instruction (fs_corners4_at32),
+ * for an image of fewer than 2^31 pixels. */
 __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const fs_image *img, int xi, int yi,
 									    v4d X, v4d Y, const double *ou,
 									    const double *ov, int ja, int jb,
-									    const int checked, double *out)
+									    const int checked, const int idx32,
+									    double *out)
 {
 	const float *d = img->data;
 	int w = img->width, h = img->height;
@@ -281,10 +289,10 @@ __attribute__((target("avx"), always_inline)) static inline int ray_quads4(const
 		}
 		v4d fx = pu - fu, fy = pv - fv;
 		v4d p00, p01, p10, p11;
-		if (checked)
-			fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
-		else
+		if (idx32)
 			fs_corners4_at32(d, at, w, &p00, &p01, &p10, &p11);
+		else
+			fs_corners4_at(d, at, w, &p00, &p01, &p10, &p11);
 		v4d o = fs_bilerp4d(p00, p01, p10, p11, fx, fy);
 		memcpy(out + j, &o, sizeof o);
 	}
@@ -299,10 +307,15 @@ __attribute__((target("avx"))) static void sample_rays4(const fs_image *img, con
 	const ray_offsets *o = ray_offsets_for(cs, sn, step);
 	/* the unchecked loop's cell indices as 32-bit numbers
 	 * (fs_corners4_at32): a larger image reads through the checked one */
-	int small = inside && (long long)img->width * img->height <= INT_MAX;
+	int small = (long long)img->width * img->height <= INT_MAX;
+	/* (and a dome near the border, its quads checked, also takes the
+	 * 32-bit indices of an image that small: a checked quad's cells lie
+	 * inside it; h50a) */
+	int mode = small ? (inside ? 0 : 1) : 2;
 	for (int k = k0; k < k1; k++) {
-		int j = small ? ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 0, raw[k])
-			       : ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 1, raw[k]);
+		int j = mode == 0   ? ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 0, 1, raw[k])
+			: mode == 1 ? ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 1, 1, raw[k])
+				    : ray_quads4(img, xi, yi, X, Y, o->u[k], o->v[k], ja, jb, 1, 0, raw[k]);
 		for (; j <= jb; j++)
 			raw[k][j] = sample_split(img, xi, yi, x + cs[k] * j * step, y + sn[k] * j * step);
 	}
@@ -526,17 +539,21 @@ static double inner_ssr(const double *prof, int m, double step, double sigma, do
 	 * the lower half is the upper's), and the constant column is exactly
 	 * 1 (1 * v = v, so its sums are the plain sums and n). Were nine
 	 * loops over the window with three multiplications by 1 (h35d). */
-	double s00 = 0, s01 = 0, s11 = 0, s0 = 0, s1 = 0, s0p = 0, s1p = 0, sp = 0;
+	/* Since h50a the two columns' sums in the lanes of a pair, {x0, x1}
+	 * a sample: {s00, s11}, {s0, s1}, {s0p, s1p}, each lane's sum still
+	 * added sample by sample in order (the same values; 15,265 fits on
+	 * the 2048 x 1536 lattice). */
+	v2d q2 = {0, 0}, l2 = {0, 0}, p2 = {0, 0};
+	double s01 = 0, sp = 0;
 	for (int o = 0; o < n; o++) {
-		s00 += x0[o] * x0[o];
+		v2d x = {x0[o], x1[o]}, pr = {prof[o], prof[o]};
+		q2 += x * x;
 		s01 += x0[o] * x1[o];
-		s11 += x1[o] * x1[o];
-		s0 += x0[o];
-		s1 += x1[o];
-		s0p += x0[o] * prof[o];
-		s1p += x1[o] * prof[o];
+		l2 += x;
+		p2 += x * pr;
 		sp += prof[o];
 	}
+	double s00 = q2[0], s11 = q2[1], s0 = l2[0], s1 = l2[1], s0p = p2[0], s1p = p2[1];
 	ata[0][0] = s00;
 	ata[0][1] = ata[1][0] = s01;
 	ata[1][1] = s11;
@@ -1074,12 +1091,28 @@ static int keep_rays(const double *px, const double *py, double cx, double cy, d
 	if (__atomic_load_n(&keep_rays_forbidden, __ATOMIC_RELAXED) || !(r > 0))
 		return -1;
 	double res[NRAYS], top = 0;
-	for (int k = 0; k < nr; k++) {
+	/* two rays at a time, each lane the scalar expression (fs_sqrt2d,
+	 * fabs as the sign bit masked): the same
+	 * residuals (h50a: every pass, 11,772 on the 2048 x 1536 lattice) */
+	v2d C = {cx, cx}, D = {cy, cy}, R = {r, r};
+	int k = 0;
+	for (; k + 1 < nr; k += 2) {
+		v2d u, v;
+		memcpy(&u, px + k, sizeof u);
+		memcpy(&v, py + k, sizeof v);
+		u -= C;
+		v -= D;
+		v2d e = fs_sqrt2d(u * u + v * v) - R;
+		e = (v2d)((v2i)e & mag);
+		memcpy(res + k, &e, sizeof e);
+	}
+	for (; k < nr; k++) {
 		double u = px[k] - cx, v = py[k] - cy;
 		res[k] = fabs(sqrt(u * u + v * v) - r);
+	}
+	for (k = 0; k < nr; k++)
 		if (!(res[k] <= top))
 			top = res[k];
-	}
 	if (!isfinite(top))
 		return -1;
 	double gap = KEEP_GAP * (r + 1 + top), bar = KEEP_ALL;

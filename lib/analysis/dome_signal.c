@@ -3,6 +3,9 @@
 #include "analysis/dome_signal.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "analysis/lanes.h"
 
 fs_dome_signal fs_dome_signal_at(const fs_dome_tpl *t, const fs_image *img, double x, double y)
 {
@@ -27,7 +30,28 @@ fs_dome_signal fs_dome_signal_at_crop(const fs_dome_tpl *t, const fs_image *img,
 		double o = fs_image_sample_inside(img->data, w, px, py);
 		so += o;
 		soo += o * o;
-		for (int k = 0; k < nk; k++) {
+		int k = 0;
+		if (t->tp) {
+			/* the point's fills side by side (tp: t widened, the same
+			 * doubles), two to a pair of lanes, each fill's sums
+			 * still added point by point in order (h50a) */
+			const double *tv = t->tp + i * (size_t)nk;
+			v2d o2 = {o, o};
+			for (; k + 1 < nk; k += 2) {
+				v2d v, a, b, c;
+				memcpy(&v, tv + k, sizeof v);
+				memcpy(&a, st + k, sizeof a);
+				memcpy(&b, stt + k, sizeof b);
+				memcpy(&c, sot + k, sizeof c);
+				a += v;
+				b += v * v;
+				c += o2 * v;
+				memcpy(st + k, &a, sizeof a);
+				memcpy(stt + k, &b, sizeof b);
+				memcpy(sot + k, &c, sizeof c);
+			}
+		}
+		for (; k < nk; k++) {
 			double v = t->t[(size_t)k * np + i];
 			st[k] += v;
 			stt[k] += v * v;

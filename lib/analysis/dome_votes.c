@@ -105,8 +105,9 @@ static int votes_combine4(const float *B1, const float *D1, const float *B2, con
  * its sum), the two votes added in the scalar loop's order. The scalar
  * loop made 90 instructions a radius, four library-free roundings and
  * four bounds checks one lane at a time (h46j). */
-static void vote_steps2(const double *rt, int nr, int x, int y, double ux, double uy, float mf, float *a1,
-			float *a2, int ex0, int ey0, int ex1, int ey1, int lw)
+__attribute__((always_inline)) static inline void vote_steps2_at(const double *rt, int nr, int x, int y, double ux,
+								 double uy, float mf, float *a1, float *a2, int ex0,
+								 int ey0, int ex1, int ey1, int lw, const int checked)
 {
 	__m128d X = _mm_set_pd(y, x), U = _mm_set_pd(uy, ux);
 	__m128d HALF = _mm_set1_pd(0.5), MHALF = _mm_set1_pd(-0.5);
@@ -124,6 +125,12 @@ static void vote_steps2(const double *rt, int nr, int x, int y, double ux, doubl
 		__m128i v = _mm_add_epi32(_mm_sub_epi32(_mm_unpacklo_epi64(tp, tq), _mm_castps_si128(ge)),
 					  _mm_castps_si128(le));
 		__m128i d = _mm_sub_epi32(v, LO);
+		if (!checked) {
+			a1[(size_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(d, 1)) * lw + _mm_cvtsi128_si32(d)] += mf;
+			a2[(size_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(d, 3)) * lw +
+			   _mm_cvtsi128_si32(_mm_shuffle_epi32(d, 2))] += mf;
+			continue;
+		}
 		__m128i in = _mm_andnot_si128(_mm_cmplt_epi32(d, ZERO), _mm_cmpgt_epi32(SZ, d));
 		int bits = _mm_movemask_ps(_mm_castsi128_ps(in));
 		if ((bits & 3) == 3) {
@@ -135,6 +142,19 @@ static void vote_steps2(const double *rt, int nr, int x, int y, double ux, doubl
 			a2[(size_t)dy * lw + dx] += mf;
 		}
 	}
+}
+
+/* vote_steps2_at, without the bounds' tests for a voter whose votes all
+ * land in the layers: every point it rounds lies within reach (ceil of
+ * the largest radius, plus 1) of it in x and in y, |u| <= 1. The same
+ * votes in the same order (h50a: most voters lie inside the rectangle). */
+static void vote_steps2(const double *rt, int nr, int reach, int x, int y, double ux, double uy, float mf, float *a1,
+			float *a2, int ex0, int ey0, int ex1, int ey1, int lw)
+{
+	if (x - reach >= ex0 && x + reach < ex1 && y - reach >= ey0 && y + reach < ey1)
+		vote_steps2_at(rt, nr, x, y, ux, uy, mf, a1, a2, ex0, ey0, ex1, ey1, lw, 0);
+	else
+		vote_steps2_at(rt, nr, x, y, ux, uy, mf, a1, a2, ex0, ey0, ex1, ey1, lw, 1);
 }
 #endif
 
@@ -318,7 +338,7 @@ int fs_dome_votes_rect(const float *sm, size_t stride, int sx, int sy, int W, in
 			float *a1 = bright[(b + VOTE_DIRS / 2) % VOTE_DIRS]->data, *a2 = dark[b]->data;
 #if defined(__SSE2__)
 			if (sse2 && nr >= 0) {
-				vote_steps2(rt, nr, x, y, ux, uy, (float)m, a1, a2, ex0, ey0, ex1, ey1, lw);
+				vote_steps2(rt, nr, reach, x, y, ux, uy, (float)m, a1, a2, ex0, ey0, ex1, ey1, lw);
 				continue;
 			}
 #endif

@@ -7,6 +7,7 @@
 #ifndef FS_ANALYSIS_LANES_H
 #define FS_ANALYSIS_LANES_H
 
+#include <math.h>
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -68,6 +69,17 @@ static inline v2d fs_max2(v2d a, v2d b)
 	return (v2d)_mm_max_pd((__m128d)a, (__m128d)b);
 #else
 	return (v2d){a[0] > b[0] ? a[0] : b[0], a[1] > b[1] ? a[1] : b[1]};
+#endif
+}
+
+/* The square roots of both lanes, each correctly rounded as C's sqrt is
+ * (sqrtpd; sqrt lane by lane without SSE2), so the same values. */
+static inline v2d fs_sqrt2d(v2d a)
+{
+#if defined(__SSE2__)
+	return (v2d)_mm_sqrt_pd((__m128d)a);
+#else
+	return (v2d){sqrt(a[0]), sqrt(a[1])};
 #endif
 }
 

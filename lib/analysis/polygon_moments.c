@@ -3,21 +3,31 @@
 
 #include <math.h>
 
+#include "analysis/lanes.h"
+
 void fs_poly_moments_of(const double *x, const double *y, int n, fs_poly_moments *m)
 {
-	double A = 0, Sx = 0, Sy = 0, Sxx = 0, Syy = 0, Sxy = 0, P = 0;
+	double A = 0, Sxy = 0, P = 0;
+	/* The x and y sums in the two lanes of a pair, {x, y} a vertex:
+	 * {Sx, Sy} and {Sxx, Syy} take the same expressions of each
+	 * coordinate, and x0 y1, x1 y0 are the lanes of {x0, y0} {y1, x1}
+	 * (x1 y0 = y0 x1 to the bit); every sum still added vertex by vertex
+	 * in order, so the same values (h50a: two polygons a dome reading on
+	 * the 2048 x 1536 lattice, 5,878 of them, and one an outline). */
+	v2d s1 = {0, 0}, s2 = {0, 0};
 	for (int k = 0; k < n; k++) {
-		int j = (k + 1) % n;
+		int j = k + 1 < n ? k + 1 : 0;
 		double x0 = x[k], y0 = y[k], x1 = x[j], y1 = y[j];
-		double cr = x0 * y1 - x1 * y0;
+		v2d p0 = {x0, y0}, p1 = {x1, y1}, xy = p0 * (v2d){y1, x1};
+		double cr = xy[0] - xy[1];
+		v2d c2 = {cr, cr};
 		A += cr;
-		Sx += (x0 + x1) * cr;
-		Sy += (y0 + y1) * cr;
-		Sxx += (x0 * x0 + x0 * x1 + x1 * x1) * cr;
-		Syy += (y0 * y0 + y0 * y1 + y1 * y1) * cr;
-		Sxy += (x0 * y1 + 2 * x0 * y0 + 2 * x1 * y1 + x1 * y0) * cr;
+		s1 += (p0 + p1) * c2;
+		s2 += (p0 * p0 + p0 * p1 + p1 * p1) * c2;
+		Sxy += (xy[0] + 2 * x0 * y0 + 2 * x1 * y1 + xy[1]) * cr;
 		P += hypot(x1 - x0, y1 - y0);
 	}
+	double Sx = s1[0], Sy = s1[1], Sxx = s2[0], Syy = s2[1];
 	A *= 0.5;
 	m->area = A;
 	m->perimeter = P;

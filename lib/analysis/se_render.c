@@ -455,10 +455,14 @@ void fs_se_shadow(fs_se_field *f, double az, double el)
 	int ns = lmax < SHADOW_STEPS_MAX ? (int)lmax : SHADOW_STEPS_MAX;
 	int dxs[SHADOW_STEPS_MAX + 1], dys[SHADOW_STEPS_MAX + 1];
 	ptrdiff_t off[SHADOW_STEPS_MAX + 1];
+	/* the ray's rise at each step, k te, the product every step of every
+	 * ray made again (h50a: the same product, so the same bits) */
+	double rise[SHADOW_STEPS_MAX + 1];
 	for (int k = 1; k <= ns; k++) {
 		dxs[k] = round_half_away(k * ca);
 		dys[k] = round_half_away(k * sa);
 		off[k] = (ptrdiff_t)dys[k] * zw + dxs[k];
+		rise[k] = k * te;
 	}
 	/* per column (kxs[x + half]; counted at each point without the
 	 * memory) */
@@ -482,7 +486,7 @@ void fs_se_shadow(fs_se_field *f, double az, double el)
 				if (kl > kn)
 					kl = kn;
 				for (int k = 1; k <= kl; k++)
-					if (zp[off[k]] > z0 + k * te) {
+					if (zp[off[k]] > z0 + rise[k]) {
 						blocked = 1;
 						break;
 					}
