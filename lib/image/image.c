@@ -1,6 +1,7 @@
 /* image.c - allocation of the working image, float or compact, and the
  * conversion of compact samples to floats (see image.h). */
 #include "image/image.h"
+#include "base/cpu_features.h"
 #include "base/heap_policy.h"
 
 #include <math.h>
@@ -123,10 +124,38 @@ const float *fs_image_span(const fs_image *img, int x0, int y, int n, float *buf
 	return buf;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* The disc's sums over p[0..4 m - 1], four pixels a step: {s, s2} kept as
+ * one pair of lanes, each lane adding in the plain loop's order (s += v,
+ * s2 += v v, pixel by pixel), so the same bits; the four are widened by
+ * one conversion and squared by one product (h50d: the plain loop was 7.5
+ * instructions a pixel, 19 M on the 2048 x 1536 lattice). Run only where
+ * fs_cpu_has_avx says so. */
+__attribute__((target("avx"))) static void disc_sums4(const float *p, int m, double *s, double *s2)
+{
+	__m128d acc = _mm_set_pd(*s2, *s);
+	for (int i = 0; i < m; i++, p += 4) {
+		__m256d v = _mm256_cvtps_pd(_mm_loadu_ps(p)), q = _mm256_mul_pd(v, v);
+		__m256d lo = _mm256_unpacklo_pd(v, q), hi = _mm256_unpackhi_pd(v, q); /* {a, a a, c, c c}, {b, b b, d, d d} */
+		acc = _mm_add_pd(acc, _mm256_castpd256_pd128(lo));
+		acc = _mm_add_pd(acc, _mm256_castpd256_pd128(hi));
+		acc = _mm_add_pd(acc, _mm256_extractf128_pd(lo, 1));
+		acc = _mm_add_pd(acc, _mm256_extractf128_pd(hi, 1));
+	}
+	*s = _mm_cvtsd_f64(acc);
+	*s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc));
+}
+#define DISC_SUMS4 1
+#endif
+
 double fs_image_disc_spread(const fs_image *img, double x, double y, double r)
 {
 	double s = 0, s2 = 0;
 	long n = 0;
+#ifdef DISC_SUMS4
+	int avx = fs_cpu_has_avx();
+#endif
 	int x0 = (int)floor(x - r), x1 = (int)ceil(x + r), y0 = (int)floor(y - r), y1 = (int)ceil(y + r);
 	/* A row's pixels inside the disc are one run: the test's value
 	 * (xx - x)^2 + dy^2, rounded at every step, falls and then rises with
@@ -156,6 +185,13 @@ double fs_image_disc_spread(const fs_image *img, double x, double y, double r)
 		 * own instructions were a third of the sum's) */
 		const float *row = img->data + (size_t)yy * (size_t)img->width;
 		int xx = a;
+#ifdef DISC_SUMS4
+		if (avx && b - a + 1 >= 4) {
+			int m = (b - a + 1) / 4;
+			disc_sums4(row + a, m, &s, &s2);
+			xx = a + 4 * m;
+		}
+#endif
 		for (; xx + 1 <= b; xx += 2) {
 			double v = row[xx], u = row[xx + 1];
 			s += v;
