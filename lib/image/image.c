@@ -124,74 +124,107 @@ const float *fs_image_span(const fs_image *img, int x0, int y, int n, float *buf
 	return buf;
 }
 
+/* The disc's rows: y0..y1 clipped to the image, and x0, x1 the square's
+ * columns, for disc_run. */
+typedef struct disc_box {
+	int x0, x1, y0, y1;
+} disc_box;
+
+static inline disc_box disc_box_of(const fs_image *img, double x, double y, double r)
+{
+	disc_box d = {(int)floor(x - r), (int)ceil(x + r), (int)floor(y - r), (int)ceil(y + r)};
+	if (d.y0 < 0)
+		d.y0 = 0;
+	if (d.y1 > img->height - 1)
+		d.y1 = img->height - 1;
+	return d;
+}
+
+/* Row yy's pixels inside the disc: the run [*pa, *pb] (empty where *pa >
+ * *pb). A row's pixels inside the disc are one run: the test's value
+ * (xx - x)^2 + dy^2, rounded at every step, falls and then rises with xx
+ * (rounding is monotone), so the run's ends are found from the row's ends
+ * inwards and the pixels between them summed untested, in the same order
+ * (the test of every pixel was two thirds of the cost: the dome rule
+ * reads this once per dome; h35d). Inlined into both sums' loops. */
+__attribute__((always_inline)) static inline void disc_run(const fs_image *img, double x, double y, double r,
+							   const disc_box *d, int yy, int *pa, int *pb)
+{
+	double dy2 = (yy - y) * (yy - y);
+	int a = d->x0 < 0 ? 0 : d->x0, b = d->x1 < img->width ? d->x1 : img->width - 1;
+	/* The searches start 1 px outside the row's half chord h: a pixel
+	 * farther than h + 1 from x fails the test by (h + 1)^2 - h^2 >= 1
+	 * (px^2), far beyond its rounding, so the run found is the same,
+	 * with a test or two a side instead of the square's corners (h43n;
+	 * a, b >= 0 where moved, so the truncation is the floor) */
+	double h = r * r - dy2 > 0 ? sqrt(r * r - dy2) : 0;
+	if (x - h - 1 > a)
+		a = (int)(x - h - 1);
+	if (x + h + 1 < b && x + h + 1 >= 0)
+		b = (int)(x + h + 1) + 1;
+	while (a <= b && (a - x) * (a - x) + dy2 > r * r)
+		a++;
+	while (b >= a && (b - x) * (b - x) + dy2 > r * r)
+		b--;
+	*pa = a;
+	*pb = b;
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-/* The disc's sums over p[0..4 m - 1], four pixels a step: {s, s2} kept as
- * one pair of lanes, each lane adding in the plain loop's order (s += v,
- * s2 += v v, pixel by pixel), so the same bits; the four are widened by
- * one conversion and squared by one product (h50d: the plain loop was 7.5
- * instructions a pixel, 19 M on the 2048 x 1536 lattice). Run only where
- * fs_cpu_has_avx says so. */
-__attribute__((target("avx"))) static void disc_sums4(const float *p, int m, double *s, double *s2)
+/* disc_sums' sums and count four pixels a step: {s, s2} one pair of
+ * lanes, each lane adding in the plain loop's order (s += v, s2 += v v,
+ * pixel by pixel), so the same bits; the four widened by one conversion
+ * and squared by one product (h50d: the plain loop was 7.5 instructions a
+ * pixel, 19 M on the 2048 x 1536 lattice). Run only where fs_cpu_has_avx
+ * says so. */
+__attribute__((target("avx"))) static long disc_sums_avx(const fs_image *img, double x, double y, double r,
+							 double *s, double *s2)
 {
-	__m128d acc = _mm_set_pd(*s2, *s);
-	for (int i = 0; i < m; i++, p += 4) {
-		__m256d v = _mm256_cvtps_pd(_mm_loadu_ps(p)), q = _mm256_mul_pd(v, v);
-		__m256d lo = _mm256_unpacklo_pd(v, q), hi = _mm256_unpackhi_pd(v, q); /* {a, a a, c, c c}, {b, b b, d, d d} */
-		acc = _mm_add_pd(acc, _mm256_castpd256_pd128(lo));
-		acc = _mm_add_pd(acc, _mm256_castpd256_pd128(hi));
-		acc = _mm_add_pd(acc, _mm256_extractf128_pd(lo, 1));
-		acc = _mm_add_pd(acc, _mm256_extractf128_pd(hi, 1));
+	__m128d acc = _mm_setzero_pd();
+	long n = 0;
+	disc_box d = disc_box_of(img, x, y, r);
+	for (int yy = d.y0; yy <= d.y1; yy++) {
+		int a, b;
+		disc_run(img, x, y, r, &d, yy, &a, &b);
+		const float *row = img->data + (size_t)yy * (size_t)img->width;
+		int xx = a;
+		for (; xx + 3 <= b; xx += 4) {
+			__m256d v = _mm256_cvtps_pd(_mm_loadu_ps(row + xx)), q = _mm256_mul_pd(v, v);
+			/* {a, a a, c, c c} and {b, b b, d, d d} */
+			__m256d lo = _mm256_unpacklo_pd(v, q), hi = _mm256_unpackhi_pd(v, q);
+			acc = _mm_add_pd(acc, _mm256_castpd256_pd128(lo));
+			acc = _mm_add_pd(acc, _mm256_castpd256_pd128(hi));
+			acc = _mm_add_pd(acc, _mm256_extractf128_pd(lo, 1));
+			acc = _mm_add_pd(acc, _mm256_extractf128_pd(hi, 1));
+		}
+		for (; xx <= b; xx++) {
+			double v = row[xx];
+			acc = _mm_add_pd(acc, _mm_set_pd(v * v, v));
+		}
+		if (b >= a)
+			n += b - a + 1;
 	}
 	*s = _mm_cvtsd_f64(acc);
 	*s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(acc, acc));
+	return n;
 }
-#define DISC_SUMS4 1
+#define DISC_SUMS_AVX 1
 #endif
 
-double fs_image_disc_spread(const fs_image *img, double x, double y, double r)
+/* The disc's sums of v and v v over its pixels, and their count. */
+static long disc_sums(const fs_image *img, double x, double y, double r, double *ps, double *ps2)
 {
 	double s = 0, s2 = 0;
 	long n = 0;
-#ifdef DISC_SUMS4
-	int avx = fs_cpu_has_avx();
-#endif
-	int x0 = (int)floor(x - r), x1 = (int)ceil(x + r), y0 = (int)floor(y - r), y1 = (int)ceil(y + r);
-	/* A row's pixels inside the disc are one run: the test's value
-	 * (xx - x)^2 + dy^2, rounded at every step, falls and then rises with
-	 * xx (rounding is monotone), so the run's ends are found from the
-	 * row's ends inwards and the pixels between them summed untested, in
-	 * the same order (the test of every pixel was two thirds of the cost:
-	 * the dome rule reads this once per dome; h35d). */
-	for (int yy = y0 < 0 ? 0 : y0; yy <= y1 && yy < img->height; yy++) {
-		double dy2 = (yy - y) * (yy - y);
-		int a = x0 < 0 ? 0 : x0, b = x1 < img->width ? x1 : img->width - 1;
-		/* The searches start 1 px outside the row's half chord h:
-		 * a pixel farther than h + 1 from x fails the test by
-		 * (h + 1)^2 - h^2 >= 1 (px^2), far beyond its rounding, so
-		 * the run found is the same, with a test or two a side
-		 * instead of the square's corners (h43n; a, b >= 0 where
-		 * moved, so the truncation is the floor) */
-		double h = r * r - dy2 > 0 ? sqrt(r * r - dy2) : 0;
-		if (x - h - 1 > a)
-			a = (int)(x - h - 1);
-		if (x + h + 1 < b && x + h + 1 >= 0)
-			b = (int)(x + h + 1) + 1;
-		while (a <= b && (a - x) * (a - x) + dy2 > r * r)
-			a++;
-		while (b >= a && (b - x) * (b - x) + dy2 > r * r)
-			b--;
+	disc_box d = disc_box_of(img, x, y, r);
+	for (int yy = d.y0; yy <= d.y1; yy++) {
+		int a, b;
+		disc_run(img, x, y, r, &d, yy, &a, &b);
 		/* two pixels a loop, each still added in turn (the loop's
 		 * own instructions were a third of the sum's) */
 		const float *row = img->data + (size_t)yy * (size_t)img->width;
 		int xx = a;
-#ifdef DISC_SUMS4
-		if (avx && b - a + 1 >= 4) {
-			int m = (b - a + 1) / 4;
-			disc_sums4(row + a, m, &s, &s2);
-			xx = a + 4 * m;
-		}
-#endif
 		for (; xx + 1 <= b; xx += 2) {
 			double v = row[xx], u = row[xx + 1];
 			s += v;
@@ -207,6 +240,21 @@ double fs_image_disc_spread(const fs_image *img, double x, double y, double r)
 		if (b >= a)
 			n += b - a + 1;
 	}
+	*ps = s;
+	*ps2 = s2;
+	return n;
+}
+
+double fs_image_disc_spread(const fs_image *img, double x, double y, double r)
+{
+	double s, s2;
+	long n;
+#ifdef DISC_SUMS_AVX
+	if (fs_cpu_has_avx())
+		n = disc_sums_avx(img, x, y, r, &s, &s2);
+	else
+#endif
+		n = disc_sums(img, x, y, r, &s, &s2);
 	if (n < 3)
 		return 0;
 	double m = s / n, var = s2 / n - m * m;
