@@ -14,7 +14,8 @@
  * read against, and which scene-seeds are coins. It took 24 runs of
  * test_sem_accuracy and a diff of their logs by hand before.
  *
- * Usage: bench_noise_band [--seeds A,B,...] [--nudges X,Y,...] [SCENE...]
+ * Usage: bench_noise_band [--seeds A,B,...] [--nudges X,Y,...] [--errors]
+ *        [SCENE...]
  * --seeds: offsets added to each scene's seed, as SEM_SEED_ADD (default
  * the 8 sets 0,4000,...,28000). --nudges: candidate nudges in px
  * (default -1e-6,0,1e-6); flips are counted against the nudge 0 when it
@@ -35,6 +36,9 @@
  * the scene's corners; and per corner (fill, profile, h/R, halftone,
  * azimuth, pitch) the steady scene-seeds on each side and the targets
  * they missed, so the largest steadily failing group can be read off.
+ * --errors (h51d) also prints every scene-seed's errors at each nudge, a
+ * line "err K@SEED NUDGE: D S SD R P miss" (mean D and S errors %, D SD
+ * %, recall, precision, the targets missed): the near misses' table.
  * Asserts nothing: an evidence bench (evidence.list).
  */
 #include <math.h>
@@ -135,7 +139,7 @@ static void print_steady(const int *steady, int (*steady_t)[4], int ns)
 /* Corner scene k on seed offset add at each nudge: its misses into
  * miss[0..nn-1]. 0, or -1 when the scene or a detection fails (said on
  * stderr). */
-static int run_scene(int k, unsigned add, const double *nudge, int nn, int *miss)
+static int run_scene(int k, unsigned add, const double *nudge, int nn, int *miss, int errors)
 {
 	sem_opts o;
 	sem_corner_scene(k, &o);
@@ -160,6 +164,12 @@ static int run_scene(int k, unsigned add, const double *nudge, int nn, int *miss
 			fprintf(stderr, "corner %d seed +%u: out of memory scoring\n", k, add);
 		else
 			miss[j] = misses_of(&r);
+		if (!rc && errors) {
+			printf("  err %d@%u %g: D %+.3f S %+.3f SD %.3f R %.4f P %.4f miss ", k, add, nudge[j], r.d_err,
+			       r.s_err, r.d_sd, r.recall, r.precision);
+			print_misses(miss[j]);
+			printf("\n");
+		}
 		fs_detect_result_free(&res);
 	}
 	fs_detect_set_cand_nudge(0);
@@ -171,7 +181,7 @@ int main(int argc, char **argv)
 {
 	unsigned seeds[MAX_SEEDS] = {0, 4000, 8000, 12000, 16000, 20000, 24000, 28000};
 	double nudge[MAX_NUDGES] = {-1e-6, 0, 1e-6};
-	int ns = 8, nn = 3;
+	int ns = 8, nn = 3, errors = 0;
 	int pick[NCORNER], npick = 0;
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--seeds") && a + 1 < argc) {
@@ -180,6 +190,8 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bad --seeds (at most %d whole offsets)\n", MAX_SEEDS);
 				return 2;
 			}
+		} else if (!strcmp(argv[a], "--errors")) {
+			errors = 1;
 		} else if (!strcmp(argv[a], "--nudges") && a + 1 < argc) {
 			nn = bench_parse_list(argv[++a], nudge, MAX_NUDGES);
 			if (nn <= 0) {
@@ -190,7 +202,7 @@ int main(int argc, char **argv)
 			char *end;
 			long k = strtol(argv[a], &end, 10);
 			if (end == argv[a] || *end || k < 0 || k >= NCORNER || npick == NCORNER) {
-				fprintf(stderr, "usage: %s [--seeds A,B,...] [--nudges X,Y,...] [SCENE...]\n", argv[0]);
+				fprintf(stderr, "usage: %s [--seeds A,B,...] [--nudges X,Y,...] [--errors] [SCENE...]\n", argv[0]);
 				return 2;
 			}
 			pick[npick++] = (int)k;
@@ -223,7 +235,7 @@ int main(int argc, char **argv)
 		printf("seed set +%u\n", add);
 		for (int q = 0; q < npick; q++) {
 			int miss[MAX_NUDGES];
-			if (run_scene(pick[q], add, nudge, nn, miss)) {
+			if (run_scene(pick[q], add, nudge, nn, miss, errors)) {
 				failed++;
 				continue;
 			}
