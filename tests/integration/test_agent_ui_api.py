@@ -7,8 +7,8 @@ import json
 import os
 import time
 
-from harness import TESTDATA, Server, upload_image, unique_png, wait_for, whole_image_scale_region
-from mock_provider import MockProvider
+from harness import TESTDATA, upload_image, unique_png, wait_for, whole_image_scale_region
+from mock_provider import start_site, stop_site
 
 PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
 
@@ -18,14 +18,11 @@ mock = None
 
 def setup_module():
     global srv, mock
-    mock = MockProvider()
-    srv = Server(env=mock.env()).start()
-    srv.add_users("cleo")
+    srv, mock = start_site(users=("cleo",))
 
 
 def teardown_module():
-    srv.cleanup()
-    mock.stop()
+    stop_site(srv, mock)
 
 
 def client(login="admin"):

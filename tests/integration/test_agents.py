@@ -7,9 +7,8 @@ import os
 import signal
 import time
 
-from harness import (TESTDATA, Server, kill_process, unique_png, upload_image, wait_for,
-                     whole_image_scale_region)
-from mock_provider import MockProvider
+from harness import TESTDATA, kill_process, unique_png, upload_image, wait_for, whole_image_scale_region
+from mock_provider import start_site, stop_site
 
 PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
 
@@ -19,20 +18,15 @@ mock = None
 
 def setup_module():
     global srv, mock
-    # a stopped worker hangs up mid-answer: the mock's broken-pipe traces are noise
-    mock = MockProvider()
-    srv = Server(env={
+    srv, mock = start_site({
         "FISHSCALE_AGENT_MAX_RUNS_PER_USER": "1",
         "FISHSCALE_AGENT_MAX_ITERATIONS": "40",
         "FISHSCALE_AGENT_MAX_COST_USD": "5",
-        **mock.env(),
-    }).start()
-    srv.add_users("ann", "ben")
+    }, users=("ann", "ben"))
 
 
 def teardown_module():
-    srv.cleanup()
-    mock.stop()
+    stop_site(srv, mock)
 
 
 def client(login="admin"):
