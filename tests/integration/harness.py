@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import struct
 import subprocess
 import tempfile
@@ -199,6 +200,18 @@ class Server:
 
     def db_path(self):
         return os.path.join(self.data, "fishscale.db")
+
+    def sql(self, query, args=()):
+        """One statement on the site's database, in a connection of its own
+        (committed and closed): its rows. For what a test reads or sets
+        behind the API's back."""
+        con = sqlite3.connect(self.db_path(), timeout=10)
+        try:
+            rows = con.execute(query, args).fetchall()
+            con.commit()
+            return rows
+        finally:
+            con.close()
 
     def client(self):
         return Client(self)

@@ -9,7 +9,6 @@ import csv
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import tempfile
 
@@ -172,10 +171,7 @@ def test_a_fresh_dome_extraction_remeasures_to_its_own_sizes():
         sid, rev = s["set"]["id"], s["set"]["revision"]
         # a set of the site's version is not re-measured: marked as
         # measured before versioning, as an old set would be
-        con = sqlite3.connect(dome.db_path(), timeout=10)
-        con.execute("UPDATE sets SET measurement_version = 0 WHERE id = ?", (sid,))
-        con.commit()
-        con.close()
+        dome.sql("UPDATE sets SET measurement_version = 0 WHERE id = ?", (sid,))
         r = cd.api("POST", "/api/sets/%d/remeasure" % sid, {"revision": rev})
         if name == FIG2:
             assert r.status == 202, r.text
