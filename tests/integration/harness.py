@@ -120,6 +120,15 @@ class Server:
                 self.admin_password = re.search(r"password: (\S+)", f.read()).group(1)
         return self
 
+    def start_refused(self):
+        """Starts a site whose configuration run.sh must refuse: its message
+        (a site that starts fails the test)."""
+        try:
+            self.start()
+        except AssertionError as e:
+            return str(e)
+        raise AssertionError("the site started")
+
     def stop(self):
         subprocess.run(["sh", os.path.join(ROOT, "tools", "stop.sh"), "--data", self.data],
                        env=self.env, capture_output=True, timeout=60)
