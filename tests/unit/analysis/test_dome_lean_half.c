@@ -38,6 +38,8 @@
 #include "base/sorting.h"
 #include "image/image_io.h"
 
+#include "same_bits.h"
+
 #define FIG2 "tests/fixtures/paper/P1_Fig2_Polypterus_bichir_2.63um.tif"
 #define POINTS 400
 /* the shipped rule's start moved by this much (px) along x: the noise a
@@ -50,14 +52,6 @@ static double uni(unsigned *s)
 {
 	*s = *s * 1103515245u + 12345u;
 	return (*s >> 8) / 16777216.0;
-}
-
-static int same_double(double a, double b)
-{
-	uint64_t ua, ub;
-	memcpy(&ua, &a, sizeof ua);
-	memcpy(&ub, &b, sizeof ub);
-	return ua == ub;
 }
 
 static void setter(void **state)
@@ -117,16 +111,16 @@ static void against_shipped(int mode)
 		rc_differ += a.rc != b.rc;
 		if (a.rc == 0 && b.rc == 0 && c.rc == 0) {
 			if (a.t.radius_px > 0) {
-				differ += !same_double(a.t.radius_px, b.t.radius_px) ||
-					  !same_double(a.t.centroid_x, b.t.centroid_x) ||
-					  !same_double(a.t.centroid_y, b.t.centroid_y);
+				differ += !test_same_bits(a.t.radius_px, b.t.radius_px) ||
+					  !test_same_bits(a.t.centroid_x, b.t.centroid_x) ||
+					  !test_same_bits(a.t.centroid_y, b.t.centroid_y);
 				noise[nrel] = fabs(c.t.radius_px / a.t.radius_px - 1);
 				rel[nrel++] = fabs(b.t.radius_px / a.t.radius_px - 1);
 			}
 		}
 		ridge_differ += a.rc_ridge != b.rc_ridge ||
-				(a.rc_ridge == 0 && (!same_double(a.ridge.radius_px, b.ridge.radius_px) ||
-						     !same_double(a.ridge.centroid_x, b.ridge.centroid_x)));
+				(a.rc_ridge == 0 && (!test_same_bits(a.ridge.radius_px, b.ridge.radius_px) ||
+						     !test_same_bits(a.ridge.centroid_x, b.ridge.centroid_x)));
 	}
 	fs_image_free(L.image);
 	assert_true(nrel > POINTS / 2);
