@@ -45,18 +45,11 @@
 #include "image/image_io.h"
 
 #include "dome_readings.h"
+#include "test_rng.h"
 
 #define FIG2 "tests/fixtures/paper/P1_Fig2_Polypterus_bichir_2.63um.tif"
 #define FIG4 "tests/fixtures/paper/P1_Fig4_Atractosteus_simplex_7.07um.tif"
 #define POINTS 600
-
-/* a uniform number in [0, 1) from a small LCG (the same points on every
- * libc) */
-static double uni(unsigned *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	return (*s >> 8) / 16777216.0;
-}
 
 /* same_readings with the shortcut under test forbidden by forbid (one
  * of dome_measure.h's test hooks) */
@@ -72,16 +65,16 @@ static void same_readings(const char *path, unsigned seed, void (*forbid)(int), 
 		double x, y;
 		int where = i % 4;
 		if (where == 0) {
-			x = uni(&seed) * 6 - 1;
-			y = uni(&seed) * H;
+			x = test_lcg32_unit(&seed) * 6 - 1;
+			y = test_lcg32_unit(&seed) * H;
 		} else if (where == 1) {
-			x = uni(&seed) * W;
-			y = H - uni(&seed) * 6;
+			x = test_lcg32_unit(&seed) * W;
+			y = H - test_lcg32_unit(&seed) * 6;
 		} else {
-			x = uni(&seed) * W;
-			y = uni(&seed) * H;
+			x = test_lcg32_unit(&seed) * W;
+			y = test_lcg32_unit(&seed) * H;
 		}
-		double rmax = 3 + uni(&seed) * 30, rmin = rmax * (0.1 + 0.3 * uni(&seed));
+		double rmax = 3 + test_lcg32_unit(&seed) * 30, rmin = rmax * (0.1 + 0.3 * test_lcg32_unit(&seed));
 		double smooth = (i % 3) * 0.9;
 		dome_readings lean, whole;
 		dome_read_all(img, x, y, rmin, rmax, smooth, &lean);

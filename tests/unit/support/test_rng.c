@@ -19,3 +19,14 @@ double test_lcg_unit(uint64_t *s)
 	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
 	return (double)(*s >> 11) / 9007199254740992.0;
 }
+
+unsigned test_lcg32(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 8;
+}
+
+double test_lcg32_unit(unsigned *s)
+{
+	return test_lcg32(s) / 16777216.0;
+}
