@@ -74,11 +74,34 @@ static void the_unit_draws_are_uniform(void **state)
 	check_uniform(lcg32_unit_wide, 77);
 }
 
+/* test_xs64_gauss: two unit draws through Box-Muller, and over many draws
+ * mean 0 and variance 1 within four standard errors. */
+static void the_gauss_draws_are_standard_normal(void **state)
+{
+	(void)state;
+	uint64_t a = 5, b = 5;
+	double u = test_xs64_unit(&b), v = test_xs64_unit(&b);
+	assert_true(test_xs64_gauss(&a) == sqrt(-2 * log(u)) * cos(2 * M_PI * v));
+	assert_true(a == b);
+	enum { N = 1 << 16 };
+	double sum = 0, sum2 = 0;
+	for (int i = 0; i < N; i++) {
+		double g = test_xs64_gauss(&a);
+		sum += g;
+		sum2 += g * g;
+	}
+	double mean = sum / N, var = sum2 / N - mean * mean;
+	assert_true(fabs(mean) < 4 * sqrt(1.0 / N));
+	/* the variance of g's square is 2 over n */
+	assert_true(fabs(var - 1) < 4 * sqrt(2.0 / N));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_sequences_are_the_tests_own),
 		cmocka_unit_test(the_unit_draws_are_uniform),
+		cmocka_unit_test(the_gauss_draws_are_standard_normal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,9 @@
 uint64_t test_xs64(uint64_t *s);
 /* test_xs64's top 53 bits as a double in [0, 1). */
 double test_xs64_unit(uint64_t *s);
+/* A standard normal draw from two test_xs64_unit draws (Box-Muller's
+ * cosine branch, the first draw floored at 1e-300). */
+double test_xs64_gauss(uint64_t *s);
 /* The MMIX step s = s 6364136223846793005 + 1442695040888963407, its
  * top 53 bits as a double in [0, 1). */
 double test_lcg_unit(uint64_t *s);
