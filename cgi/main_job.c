@@ -65,6 +65,16 @@ static void on_signal(int sig)
 	cancel_requested = 1;
 }
 
+/* The job's parameters as JSON (the caller's, cJSON_Delete), or NULL
+ * with the reason in err. */
+static cJSON *job_json(const fs_job_rec *job, char *err, size_t errlen)
+{
+	cJSON *o = cJSON_Parse(job->params);
+	if (!o)
+		snprintf(err, errlen, "the job's parameters are not JSON");
+	return o;
+}
+
 /* The parameters the job asks for: {"parameters": {...}}, {"profile": name}, or the set's own. */
 static int job_params(const fs_job_rec *job, const fs_set_info *set, fs_params *p, char *err, size_t errlen)
 {
@@ -72,11 +82,9 @@ static int job_params(const fs_job_rec *job, const fs_set_info *set, fs_params *
 		*p = set->params;
 	else
 		fs_params_default(p);
-	cJSON *o = cJSON_Parse(job->params);
-	if (!o) {
-		snprintf(err, errlen, "the job's parameters are not JSON");
+	cJSON *o = job_json(job, err, errlen);
+	if (!o)
 		return -1;
-	}
 	int rc = 0;
 	const char *prof = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "profile"));
 	const cJSON *pj = cJSON_GetObjectItemCaseSensitive(o, "parameters");
@@ -491,11 +499,9 @@ out:
  * request (image_steps.h), whose files and transaction it owns. */
 static int run_transform(fs_app *app, fs_job_rec *job, cJSON *result, char *err, size_t errlen)
 {
-	cJSON *o = cJSON_Parse(job->params);
-	if (!o) {
-		snprintf(err, errlen, "the job's parameters are not JSON");
+	cJSON *o = job_json(job, err, errlen);
+	if (!o)
 		return -1;
-	}
 	char step_buf[32] = "";
 	const char *sv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "step"));
 	snprintf(step_buf, sizeof step_buf, "%s", sv ? sv : "");
@@ -565,11 +571,9 @@ static int run_transform(fs_app *app, fs_job_rec *job, cJSON *result, char *err,
 /* A large upload made into a library entry (app/image_import.h). */
 static int run_import(fs_app *app, fs_job_rec *job, cJSON *result, char *err, size_t errlen)
 {
-	cJSON *o = cJSON_Parse(job->params);
-	if (!o) {
-		snprintf(err, errlen, "the job's parameters are not JSON");
+	cJSON *o = job_json(job, err, errlen);
+	if (!o)
 		return -1;
-	}
 	fs_import_req q;
 	memset(&q, 0, sizeof q);
 	q.user_id = job->user_id;

@@ -427,23 +427,7 @@ int fs_cli_chart(int argc, char **argv)
 		s->id = (long long)i + 1;
 		s->name = in->stem;
 		s->group = in->group;
-		s->calibrated = in->calibrated;
-		s->n_tubercles = in->st.n_tubercles;
-		s->n_edges = in->st.n_edges;
-		/* over the measured tubercles (in->nd diameters, in->ns spaces):
-		 * those without a diameter are counted, not averaged */
-		s->d_mean = in->nd ? in->st.mean_diameter_um : NAN;
-		s->d_sd = in->nd ? in->st.std_diameter_um : NAN;
-		s->s_mean = in->ns ? in->st.mean_space_um : NAN;
-		s->s_sd = in->ns ? in->st.std_space_um : NAN;
-		s->fill_ratio = in->ns && in->nd ? in->st.size_pitch_ratio : NAN;
-		s->hexagonalness = in->st.hexagonalness_score;
-		s->genus = in->calibrated ? in->st.suggested_genus : "Unknown";
-		s->confidence = in->calibrated ? in->st.classification_confidence : "none";
-		s->d_values = in->d;
-		s->n_d = in->nd;
-		s->s_values = in->s;
-		s->n_s = in->ns;
+		fs_chart_set_fill(s, &in->st, in->calibrated, in->d, in->nd, in->s, in->ns);
 	}
 	fs_buf b = FS_BUF_INIT;
 	unsigned char *png = NULL;

@@ -292,23 +292,11 @@ static int load(fs_req *r, fs_resp *w, comparison_data *c)
 		s->id = l->ctx.info.id;
 		s->name = l->name;
 		s->group = c->sel.items[i].label;
-		s->calibrated = um > 0;
-		s->n_tubercles = l->st.n_tubercles;
-		s->n_edges = l->st.n_edges;
-		/* unmeasured tubercles have no diameter and their edges no
-		 * space: the means are over the measured ones (l->nd, l->ns) */
-		s->d_mean = l->nd ? l->st.mean_diameter_um : NAN;
-		s->d_sd = l->nd ? l->st.std_diameter_um : NAN;
-		s->s_mean = l->ns ? l->st.mean_space_um : NAN;
-		s->s_sd = l->ns ? l->st.std_space_um : NAN;
-		s->fill_ratio = l->ns && l->nd ? l->st.size_pitch_ratio : NAN;
-		s->hexagonalness = l->st.n_tubercles ? l->st.hexagonalness_score : NAN;
-		s->genus = um > 0 ? l->st.suggested_genus : "Unknown";
-		s->confidence = um > 0 ? l->st.classification_confidence : "none";
-		s->d_values = l->d;
-		s->n_d = l->nd;
-		s->s_values = l->s;
-		s->n_s = l->ns;
+		fs_chart_set_fill(s, &l->st, um > 0, l->d, l->nd, l->s, l->ns);
+		/* an empty set has no hexagonalness to draw (the CLI's files draw
+		 * their statistics' 0) */
+		if (!l->st.n_tubercles)
+			s->hexagonalness = NAN;
 	}
 	return 0;
 }

@@ -852,3 +852,25 @@ int fs_chart_bin(const double *values, size_t n, int max_bins, double *lo, doubl
 	*width = w;
 	return nb;
 }
+
+void fs_chart_set_fill(fs_chart_set *s, const fs_stats *st, int calibrated, const double *d, size_t nd,
+		       const double *sp, size_t ns)
+{
+	s->calibrated = calibrated;
+	s->n_tubercles = st->n_tubercles;
+	s->n_edges = st->n_edges;
+	/* a tubercle without a diameter is counted, not averaged: with none
+	 * measured the statistics' zeros are no mean */
+	s->d_mean = nd ? st->mean_diameter_um : NAN;
+	s->d_sd = nd ? st->std_diameter_um : NAN;
+	s->s_mean = ns ? st->mean_space_um : NAN;
+	s->s_sd = ns ? st->std_space_um : NAN;
+	s->fill_ratio = ns && nd ? st->size_pitch_ratio : NAN;
+	s->hexagonalness = st->hexagonalness_score;
+	s->genus = calibrated ? st->suggested_genus : "Unknown";
+	s->confidence = calibrated ? st->classification_confidence : "none";
+	s->d_values = d;
+	s->n_d = nd;
+	s->s_values = sp;
+	s->n_s = ns;
+}

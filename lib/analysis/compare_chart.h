@@ -31,13 +31,16 @@
  *
  * Ownership: inputs are borrowed for the call; fs_chart_draw returns a
  * drawing the caller frees (fs_drawing_free); arrays from fs_chart_groups
- * and fs_chart_samples are malloc'ed (free()).
+ * and fs_chart_samples are malloc'ed (free()); a set made by
+ * fs_chart_set_fill points at the samples it was given (borrowed: they
+ * must outlive it).
  */
 #ifndef FS_COMPARE_CHART_H
 #define FS_COMPARE_CHART_H
 
 #include <stddef.h>
 
+#include "analysis/metrics.h"
 #include "analysis/reference.h"
 #include "image/drawing.h"
 #include "image/tubercle.h"
@@ -74,6 +77,18 @@ typedef struct fs_chart_input {
 	const fs_reference *ref; /* NULL: the builtin table */
 	const char *title;       /* shown above the charts; NULL: none */
 } fs_chart_input;
+
+/*
+ * A set's figures from its statistics (analysis/metrics.h) and its samples
+ * (fs_chart_samples: nd diameters, ns spaces): the counts; the means and
+ * SDs over the measured tubercles only (NaN when no tubercle has a
+ * diameter, or no edge a space; the fill ratio NaN unless both); the
+ * hexagonalness; the classifier's genus and confidence when calibrated,
+ * else "Unknown" and "none". The id, name and group are left to the
+ * caller.
+ */
+void fs_chart_set_fill(fs_chart_set *s, const fs_stats *st, int calibrated, const double *d, size_t nd,
+		       const double *sp, size_t ns);
 
 /* Groups in the order their labels first appear among the sets. Returns 0
  * or -1 (out of memory); *out NULL when there is none. */

@@ -180,22 +180,32 @@ static int read_header(FILE *fp, uint32_t hdr[4], int *version)
 	return 0;
 }
 
-int fs_work_file_info(const char *path, int *width, int *height, int *bytes_per_sample, char *err,
-		      size_t errlen)
+/* The working file at path opened with its header read (the caller
+ * fcloses it), or NULL with the reason: missing, or damaged. */
+static FILE *open_work(const char *path, uint32_t hdr[4], int *version, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "rbe");
 	if (!fp) {
 		snprintf(err, errlen, "the working image is missing: %s", strerror(errno));
-		return -1;
+		return NULL;
 	}
+	if (read_header(fp, hdr, version)) {
+		snprintf(err, errlen, "the working image file is damaged");
+		fclose(fp);
+		return NULL;
+	}
+	return fp;
+}
+
+int fs_work_file_info(const char *path, int *width, int *height, int *bytes_per_sample, char *err,
+		      size_t errlen)
+{
 	uint32_t hdr[4];
 	int version;
-	int rc = read_header(fp, hdr, &version);
-	fclose(fp);
-	if (rc) {
-		snprintf(err, errlen, "the working image file is damaged");
+	FILE *fp = open_work(path, hdr, &version, err, errlen);
+	if (!fp)
 		return -1;
-	}
+	fclose(fp);
 	*width = (int)hdr[0];
 	*height = (int)hdr[1];
 	*bytes_per_sample = (int)hdr[2];
@@ -308,15 +318,13 @@ static void reduce_row(void *ctx, uint32_t y, const float *samples)
 static fs_image *read_work(const char *path, int compact, char *err, size_t errlen)
 {
 	fs_image *img = NULL;
-	FILE *fp = fopen(path, "rbe");
-	if (!fp) {
-		snprintf(err, errlen, "the working image is missing: %s", strerror(errno));
-		return NULL;
-	}
 	uint32_t hdr[4];
 	int version;
+	FILE *fp = open_work(path, hdr, &version, err, errlen);
+	if (!fp)
+		return NULL;
 	struct stat st;
-	if (read_header(fp, hdr, &version) || fstat(fileno(fp), &st) != 0) {
+	if (fstat(fileno(fp), &st) != 0) {
 		snprintf(err, errlen, "the working image file is damaged");
 		goto out;
 	}
@@ -358,14 +366,12 @@ fs_image *fs_work_file_read_reduced(const char *path, int max_side, double *scal
 {
 	fs_image *img = NULL;
 	reducer rd = {0};
-	FILE *fp = fopen(path, "rbe");
-	if (!fp) {
-		snprintf(err, errlen, "the working image is missing: %s", strerror(errno));
-		return NULL;
-	}
 	uint32_t hdr[4];
 	int version;
-	if (max_side < 1 || read_header(fp, hdr, &version)) {
+	FILE *fp = open_work(path, hdr, &version, err, errlen);
+	if (!fp)
+		return NULL;
+	if (max_side < 1) {
 		snprintf(err, errlen, "the working image file is damaged");
 		goto out;
 	}

@@ -89,6 +89,7 @@
 #include "sem_cache.h"
 #include "sem_score.h"
 #include "sem_sim.h"
+#include "test_rng.h"
 
 #define BW 0.5       /* radial bin, px */
 #define MASK_PAD 2.0 /* another dome's support + this is left out, px */
@@ -189,14 +190,10 @@ static int acc_jackknife(const acc *A, const acc *T, int j, int nu, int nb, doub
 }
 
 /* Two uniforms in [0, 1) from the xorshift64* state st (advanced). */
-static void xs_uniform2(unsigned long long *st, double u[2])
+static void xs_uniform2(uint64_t *st, double u[2])
 {
-	for (int h = 0; h < 2; h++) {
-		*st ^= *st >> 12;
-		*st ^= *st << 25;
-		*st ^= *st >> 27;
-		u[h] = ((*st * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-	}
+	for (int h = 0; h < 2; h++)
+		u[h] = test_xs64_unit(st);
 }
 
 /* e^-x I_m(x) for x >= 0, m = 0 or 1 (Abramowitz & Stegun 9.8.1-9.8.4,
@@ -250,7 +247,7 @@ static double rough_lap_sd(double roughness)
 	char err[128];
 	if (!r)
 		return 0;
-	unsigned long long st = 0x243F6A8885A308D3ULL;
+	uint64_t st = 0x243F6A8885A308D3ULL;
 	for (int q = 0; q < n * n; q += 2) {
 		double u[2];
 		xs_uniform2(&st, u);
@@ -1488,7 +1485,7 @@ static int run_scene(int k, unsigned seed_add, int rules, int profile_dump, int 
 		goto fail;
 	Rmean /= nc;
 	{
-		unsigned long long st = 0x9E3779B97F4A7C15ULL ^ (unsigned long long)(k + 1);
+		uint64_t st = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(k + 1);
 		for (size_t i = 0; i < t.n; i++) {
 			double g[2] = {0, 0};
 			if (g_jitter > 0) {

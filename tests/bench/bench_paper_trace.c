@@ -131,6 +131,7 @@
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_sim.h"
+#include "test_rng.h"
 
 /* --foot: fs_det_offset_set_foot's passes (h47c) */
 static unsigned foot_asked;
@@ -996,12 +997,10 @@ static void steps_lines(const fs_image *img, const fs_detect_result *dres, const
 	 * every run) */
 	enum { NRAND = 200 };
 	double rx[NRAND], ry[NRAND];
-	unsigned long long st = 12345;
+	uint64_t st = 12345;
 	for (int i = 0; i < NRAND; i++) {
-		st = st * 6364136223846793005ULL + 1442695040888963407ULL;
-		rx[i] = (double)(st >> 11) / 9007199254740992.0 * (img->width - 1);
-		st = st * 6364136223846793005ULL + 1442695040888963407ULL;
-		ry[i] = (double)(st >> 11) / 9007199254740992.0 * (img->height - 1);
+		rx[i] = test_lcg_unit(&st) * (img->width - 1);
+		ry[i] = test_lcg_unit(&st) * (img->height - 1);
 	}
 	steps_set(mimg, rx, ry, NULL, NRAND, pitch, "random", pub);
 	fs_image_free(mimg);

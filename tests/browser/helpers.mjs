@@ -97,6 +97,38 @@ export async function importAnnotationSet(page, setName, tubercles, edges) {
   }
 }
 
+// Adds a member through the CLI with the password the tests give one
+// (`<name>-password-123`) and the display name given (by default the login
+// in capitals, which the step lists and dialogs show; null: none given, the
+// server's default); a member made by an earlier test or run is kept.
+// Returns the password.
+export function addUser(server, name, displayName = name.toUpperCase()) {
+  const pw = `${name}-password-123`;
+  const args = ['user', 'add', name];
+  if (displayName !== null) args.push('--name', displayName);
+  try { server.cli(args, pw + '\n'); } catch { /* made by an earlier test or run */ }
+  return pw;
+}
+
+// A second member's own browser context, logged in and on url (a
+// workspace) once it is ready; the page's errors go to errors when given.
+// Returns { ctx, page }: the caller closes ctx (closed here when the page
+// could not be made ready).
+export async function openAsMember(browser, server, name, pw, url, errors = null) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  try {
+    const page = await ctx.newPage();
+    if (errors) page.on('pageerror', e => errors.push(String(e)));
+    await login(page, server, name, pw);
+    await page.goto(url);
+    await waitWorkspaceReady(page);
+    return { ctx, page };
+  } catch (e) {
+    await ctx.close();
+    throw e;
+  }
+}
+
 // Runs body(t), then (also when it failed) deletes the images of the user
 // logged in on t.page, so the next test starts from an empty library.
 export async function withCleanup(t, body) {

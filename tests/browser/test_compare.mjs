@@ -5,13 +5,7 @@
 // fill-ratio chart only; another user's private set is never offered and
 // answers 404; a comparison is saved; clicking a point opens its set in the
 // workspace.
-import { assert, login, waitWorkspaceReady, wsState, withCleanup } from './helpers.mjs';
-
-function addUser(server, name) {
-  const pw = `${name}-password-123`;
-  try { server.cli(['user', 'add', name], pw + '\n'); } catch { /* exists from an earlier run */ }
-  return pw;
-}
+import { addUser, assert, login, waitWorkspaceReady, wsState, withCleanup } from './helpers.mjs';
 
 // Creates, through the API from the logged-in page, an image (a PNG drawn
 // here, distinct per name) with one imported set: a hexagonal patch of
@@ -112,7 +106,7 @@ async function compareBody({ page, server, browser, shot }) {
   await login(ap, server);
   const priv = await makeSet(ap, 'bt-cmp-private', 8, 30, 0.2, true);
 
-  const pw = addUser(server, 'carla');
+  const pw = addUser(server, 'carla', null);
   await login(page, server, 'carla', pw);
   const sets = [
     await makeSet(page, 'bt-cmp-cal-1', 8, 30, 0.2),

@@ -3,13 +3,7 @@
 // dialog that keeps the user's change in a new set; a poll answered before
 // the user's own edit landed is not taken for someone else's. Plus an XSS
 // probe.
-import { assert, login, PAPER, uploadThroughLibrary, wsState, clickImage, waitCount, waitWorkspaceReady, withCleanup } from './helpers.mjs';
-
-function addUser(server, name) {
-  const pw = `${name}-password-123`;
-  server.cli(['user', 'add', name, '--name', name.toUpperCase()], pw + '\n');
-  return pw;
-}
+import { addUser, assert, login, openAsMember, PAPER, uploadThroughLibrary, wsState, clickImage, waitCount, waitWorkspaceReady, withCleanup } from './helpers.mjs';
 
 export async function testSecondUserSeesChangeAndGetsConflict(t) {
   await withCleanup(t, testSecondUserSeesChangeAndGetsConflictBody);
@@ -19,17 +13,10 @@ async function testSecondUserSeesChangeAndGetsConflictBody({ page, server, brows
   await login(page, server);
   await uploadThroughLibrary(page, server, PAPER + 'P2_Fig1e_Polypterus_delhezi_2.19um.tif');
   const wsUrl = page.url();
-  let pw;
-  try { pw = addUser(server, 'bruno'); } catch { pw = 'bruno-password-123'; }
-  const ctx2 = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const p2 = await ctx2.newPage();
+  const pw = addUser(server, 'bruno');
   const errors = [];
-  p2.on('pageerror', e => errors.push(String(e)));
+  const { ctx: ctx2, page: p2 } = await openAsMember(browser, server, 'bruno', pw, wsUrl, errors);
   try {
-    await login(p2, server, 'bruno', pw);
-    await p2.goto(wsUrl);
-    await waitWorkspaceReady(p2);
-
     // user 1 adds and saves; user 2 sees it within 2 s
     await page.click('[data-tab=edit]');
     await page.click('[data-mode=add_tub]');

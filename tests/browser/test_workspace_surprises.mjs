@@ -8,7 +8,7 @@
 // import report; the overlay download's name; the view refitting on resize;
 // the overlay legend; the light theme on the whole page; number fields wide
 // enough for their values.
-import { assert, clickImage, login, PAPER, uploadThroughLibrary, waitCount, waitWorkspaceReady, withCleanup, withImage } from './helpers.mjs';
+import { addUser, assert, clickImage, login, openAsMember, PAPER, uploadThroughLibrary, waitCount, withCleanup, withImage } from './helpers.mjs';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -139,24 +139,14 @@ export async function testSetNamesUpTo64CharactersEverywhereAndEllipsised(t) {
   });
 }
 
-function addUser(server, name) {
-  const pw = `${name}-password-123`;
-  try { server.cli(['user', 'add', name, '--name', name.toUpperCase()], pw + '\n'); } catch { /* made by an earlier test */ }
-  return pw;
-}
-
 export async function testAnotherUsersNewSetAppearsWithoutReload(t) {
   await withCleanup(t, async ({ page, server, browser }) => {
     await login(page, server);
     await uploadThroughLibrary(page, server, TIF);
     const wsUrl = page.url();
     const pw = addUser(server, 'greta');
-    const ctx2 = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    const p2 = await ctx2.newPage();
+    const { ctx: ctx2, page: p2 } = await openAsMember(browser, server, 'greta', pw, wsUrl);
     try {
-      await login(p2, server, 'greta', pw);
-      await p2.goto(wsUrl);
-      await waitWorkspaceReady(p2);
       await p2.evaluate(() => window.fishscale.createSet('Greta’s pass', 0));
       await page.waitForFunction(() => [...document.querySelectorAll('#set-select option')].some(o => o.textContent.startsWith('Greta’s pass')), null, { timeout: 8000 });
     } finally {

@@ -3,7 +3,7 @@
 // tab's history undoes exactly; Ctrl+Z taking back the user's own step
 // while another user's newer one stays, which the Data tab's step list
 // then undoes explicitly, naming its author.
-import { assert, dragImage, login, PAPER, uploadThroughLibrary, waitCount, waitWorkspaceReady, withCleanup, withImage } from './helpers.mjs';
+import { addUser, assert, dragImage, login, openAsMember, PAPER, uploadThroughLibrary, waitCount, withCleanup, withImage } from './helpers.mjs';
 
 const TIF = PAPER + 'P2_Fig1e_Polypterus_delhezi_2.19um.tif';
 
@@ -51,24 +51,14 @@ export async function testCropSaysWhatHappensAndTheImageHistoryUndoesIt(t) {
   });
 }
 
-function addUser(server, name) {
-  const pw = `${name}-password-123`;
-  try { server.cli(['user', 'add', name, '--name', name.toUpperCase()], pw + '\n'); } catch { /* exists from an earlier test */ }
-  return pw;
-}
-
 export async function testCtrlZUndoesOnlyMyOwnSteps(t) {
   await withCleanup(t, async ({ page, server, browser, shot }) => {
     await login(page, server);
     await uploadThroughLibrary(page, server, TIF);
     const wsUrl = page.url();
     const pw = addUser(server, 'dora');
-    const ctx2 = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    const p2 = await ctx2.newPage();
+    const { ctx: ctx2, page: p2 } = await openAsMember(browser, server, 'dora', pw, wsUrl);
     try {
-      await login(p2, server, 'dora', pw);
-      await p2.goto(wsUrl);
-      await waitWorkspaceReady(p2);
       // my step, then Dora's newer one
       await page.evaluate(() => window.fishscale.store.change('POST', 'tubercles', { x: 40, y: 40, radius_px: 6 }));
       await waitCount(page, 'eq', 1);

@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import struct
 import subprocess
 import tempfile
@@ -119,6 +120,15 @@ class Server:
                 self.admin_password = re.search(r"password: (\S+)", f.read()).group(1)
         return self
 
+    def start_refused(self):
+        """Starts a site whose configuration run.sh must refuse: its message
+        (a site that starts fails the test)."""
+        try:
+            self.start()
+        except AssertionError as e:
+            return str(e)
+        raise AssertionError("the site started")
+
     def stop(self):
         subprocess.run(["sh", os.path.join(ROOT, "tools", "stop.sh"), "--data", self.data],
                        env=self.env, capture_output=True, timeout=60)
@@ -199,6 +209,18 @@ class Server:
 
     def db_path(self):
         return os.path.join(self.data, "fishscale.db")
+
+    def sql(self, query, args=()):
+        """One statement on the site's database, in a connection of its own
+        (committed and closed): its rows. For what a test reads or sets
+        behind the API's back."""
+        con = sqlite3.connect(self.db_path(), timeout=10)
+        try:
+            rows = con.execute(query, args).fetchall()
+            con.commit()
+            return rows
+        finally:
+            con.close()
 
     def client(self):
         return Client(self)
@@ -397,3 +419,24 @@ _seed = [1000]
 def unique_png(w=300, h=200):
     _seed[0] += 1
     return png_gray(w, h, _seed[0])
+
+
+def agent_set(c, paper=None, extract=False, label="agent"):
+    """A set of its own for an agent run (only one agent may work on a set
+    at a time), on a new image: the figure at path paper, else a
+    unique_png whose whole frame is scale surface (the scripted tools place
+    tubercles at fixed points: see whole_image_scale_region); extracted
+    with `auto` when extract. Returns (image id, set id)."""
+    if paper:
+        image = upload_image(c, paper)["image"]
+    else:
+        image = upload_image(c, data=unique_png(200, 160), filename="t.png")["image"]
+        whole_image_scale_region(c, image["id"])
+    r = c.api("POST", "/api/images/%d/sets" % image["id"], {"name": "%s %f" % (label, time.time())})
+    assert r.status in (200, 201), r.text
+    sid = r.json()["set"]["id"] if "set" in r.json() else r.json()["id"]
+    if extract:
+        rev = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
+        r = c.api("POST", "/api/sets/%d/extract" % sid, {"revision": rev, "parameters": {"method": "auto"}})
+        assert r.status == 200, r.text
+    return image["id"], sid

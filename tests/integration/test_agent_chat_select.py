@@ -10,8 +10,8 @@ import os
 import re
 import time
 
-from harness import TESTDATA, Server, upload_image, wait_for
-from mock_provider import MockProvider
+from harness import TESTDATA, upload_image, wait_for
+from mock_provider import start_site, stop_site
 
 FIG2 = os.path.join(TESTDATA, "P1_Fig2_Polypterus_bichir_2.63um.tif")
 
@@ -21,13 +21,11 @@ mock = None
 
 def setup_module():
     global srv, mock
-    mock = MockProvider()
-    srv = Server(env=mock.env()).start()
+    srv, mock = start_site()
 
 
 def teardown_module():
-    srv.cleanup()
-    mock.stop()
+    stop_site(srv, mock)
 
 
 def client():

@@ -309,8 +309,7 @@ def test_agent_cli_redacts_a_key_the_provider_echoes():
                       "message": "Incorrect API key provided: {{KEY}}"}])
         key = "sk-or-cli-test-0123456789abcdef"
         e = env()
-        e.update({"OPENROUTER_API_KEY": key, "FISHSCALE_OPENROUTER_BASE_URL": "http://127.0.0.1:%d" % mock.port,
-                  "FISHSCALE_DATA_DIR": os.path.join(d, "data")})
+        e.update(mock.env(key), FISHSCALE_DATA_DIR=os.path.join(d, "data"))
         out = subprocess.run([FISHSCALE, "agent", "optimize", PAPER, "--provider", "openrouter",
                               "--max-iterations", "2", "-o", os.path.join(d, "out")], env=e,
                              capture_output=True, text=True, timeout=120)

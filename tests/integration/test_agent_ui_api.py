@@ -7,8 +7,8 @@ import json
 import os
 import time
 
-from harness import TESTDATA, Server, upload_image, unique_png, wait_for, whole_image_scale_region
-from mock_provider import MockProvider
+from harness import TESTDATA, agent_set, wait_for
+from mock_provider import start_site, stop_site
 
 PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
 
@@ -18,14 +18,11 @@ mock = None
 
 def setup_module():
     global srv, mock
-    mock = MockProvider()
-    srv = Server(env=mock.env()).start()
-    srv.add_users("cleo")
+    srv, mock = start_site(users=("cleo",))
 
 
 def teardown_module():
-    srv.cleanup()
-    mock.stop()
+    stop_site(srv, mock)
 
 
 def client(login="admin"):
@@ -37,20 +34,8 @@ def script(responses):
 
 
 def new_set(c, paper=False):
-    if paper:
-        image = upload_image(c, PAPER)["image"]
-    else:
-        image = upload_image(c, data=unique_png(200, 160), filename="t.png")["image"]
-        # scripted tubercles go to fixed points: see whole_image_scale_region
-        whole_image_scale_region(c, image["id"])
-    r = c.api("POST", "/api/images/%d/sets" % image["id"], {"name": "chat %f" % time.time()})
-    assert r.status in (200, 201), r.text
-    sid = r.json()["set"]["id"]
-    if paper:
-        rev = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
-        r = c.api("POST", "/api/sets/%d/extract" % sid, {"revision": rev, "parameters": {"method": "auto"}})
-        assert r.status == 200, r.text
-    return image["id"], sid
+    """A set of its own; the paper figure's extracted."""
+    return agent_set(c, PAPER if paper else None, extract=paper, label="chat")
 
 
 def status(c, rid):

@@ -7,9 +7,8 @@ import os
 import signal
 import time
 
-from harness import (TESTDATA, Server, kill_process, unique_png, upload_image, wait_for,
-                     whole_image_scale_region)
-from mock_provider import MockProvider
+from harness import TESTDATA, agent_set, kill_process, wait_for
+from mock_provider import start_site, stop_site
 
 PAPER = os.path.join(TESTDATA, "P1_Fig4_Atractosteus_simplex_7.07um.tif")
 
@@ -19,20 +18,15 @@ mock = None
 
 def setup_module():
     global srv, mock
-    # a stopped worker hangs up mid-answer: the mock's broken-pipe traces are noise
-    mock = MockProvider()
-    srv = Server(env={
+    srv, mock = start_site({
         "FISHSCALE_AGENT_MAX_RUNS_PER_USER": "1",
         "FISHSCALE_AGENT_MAX_ITERATIONS": "40",
         "FISHSCALE_AGENT_MAX_COST_USD": "5",
-        **mock.env(),
-    }).start()
-    srv.add_users("ann", "ben")
+    }, users=("ann", "ben"))
 
 
 def teardown_module():
-    srv.cleanup()
-    mock.stop()
+    stop_site(srv, mock)
 
 
 def client(login="admin"):
@@ -61,22 +55,8 @@ def turn(calls, delay_ms=0, usage=(100, 20), text="Working on it."):
 
 
 def new_set(c, paper=False, extract=False):
-    """A set of its own (only one agent may work on a set at a time)."""
-    if paper:
-        image = upload_image(c, PAPER)["image"]
-    else:
-        image = upload_image(c, data=unique_png(200, 160), filename="t.png")["image"]
-        # the scripted tools place tubercles at fixed points: all of the
-        # synthetic image is scale surface, whatever its seed's pattern
-        whole_image_scale_region(c, image["id"])
-    r = c.api("POST", "/api/images/%d/sets" % image["id"], {"name": "agent %f" % time.time()})
-    assert r.status in (200, 201), r.text
-    sid = r.json()["set"]["id"] if "set" in r.json() else r.json()["id"]
-    if extract:
-        rev = c.api("GET", "/api/sets/%d/revision" % sid).json()["revision"]
-        r = c.api("POST", "/api/sets/%d/extract" % sid, {"revision": rev, "parameters": {"method": "auto"}})
-        assert r.status == 200, r.text
-    return image["id"], sid
+    """A set of its own (harness's agent_set)."""
+    return agent_set(c, PAPER if paper else None, extract, "agent")
 
 
 def status(c, rid, edit=False):

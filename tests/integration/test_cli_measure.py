@@ -68,6 +68,25 @@ def method_table(help_text):
     return table
 
 
+def unused_reasons(help_text):
+    """The help's "not used" block: parameter -> the reason it changes nothing."""
+    unused = help_text.split("  not used:", 1)[1].split("profiles (", 1)[0]
+    return dict(line.split(None, 1) for line in unused.splitlines() if line.strip())
+
+
+def diameters(name, rule, *params):
+    """(x, diameter) of every tubercle of P1 Fig2 measured under rule with
+    these --param values, written under outdir(name + the values)."""
+    d = outdir(name + "-" + "-".join(p.replace("=", "_") for p in params))
+    args = ["--rule", rule]
+    for p in params:
+        args += ["--param", p]
+    rc, _, err = run("-o", d, "--calibration", "0.118", *(args + [POLY]))
+    assert rc == 0, err
+    stem = os.path.basename(POLY)[:-4]
+    return [(r["centroid_x"], r["diameter_px"]) for r in read_csv(os.path.join(d, stem + "_tubercles.csv"))]
+
+
 def test_help_says_which_parameters_each_method_uses_and_they_do():
     # issue 13 section 5: the help names each method's parameters and why
     # the others change nothing; what it says is checked against what they do.
@@ -82,25 +101,14 @@ def test_help_says_which_parameters_each_method_uses_and_they_do():
     assert set(t) == {"auto", "log", "dog", "ellipse", "lattice"}, t
     assert {"auto_prominence", "auto_smoothing"} <= t["auto"] and "threshold" not in t["auto"]
     assert "threshold" in t["log"] and "auto_prominence" not in t["log"]
-    unused = out.split("  not used:", 1)[1].split("profiles (", 1)[0]
-    reasons = dict(line.split(None, 1) for line in unused.splitlines() if line.strip())
+    reasons = unused_reasons(out)
     assert {"threshold", "min_diameter_um", "auto_prominence"} <= set(reasons), reasons
     assert all(len(why.split()) >= 3 for why in reasons.values()), reasons  # each with its reason
 
-    def diameters(*params):
-        d = outdir("help-" + "-".join(p.replace("=", "_") for p in params))
-        args = ["--rule", "outline"]
-        for p in params:
-            args += ["--param", p]
-        rc, _, err = run("-o", d, "--calibration", "0.118", *(args + [POLY]))
-        assert rc == 0, err
-        stem = os.path.basename(POLY)[:-4]
-        return [(r["centroid_x"], r["diameter_px"]) for r in read_csv(os.path.join(d, stem + "_tubercles.csv"))]
-
     # a parameter auto does not use changes nothing under auto, one it uses does
-    base = diameters("method=auto")
-    assert diameters("method=auto", "threshold=0.3") == base
-    assert diameters("method=auto", "auto_prominence=0.9") != base
+    base = diameters("help", "outline", "method=auto")
+    assert diameters("help", "outline", "method=auto", "threshold=0.3") == base
+    assert diameters("help", "outline", "method=auto", "auto_prominence=0.9") != base
 
 
 def test_help_under_the_dome_rule_says_what_auto_uses_there_and_it_does():
@@ -113,26 +121,15 @@ def test_help_under_the_dome_rule_says_what_auto_uses_there_and_it_does():
     t = method_table(out)
     assert "auto_prominence" in t["auto"] and "auto_smoothing" not in t["auto"], t["auto"]
     assert "auto_smoothing" not in t["lattice"] and "threshold" in t["log"], t
-    unused = out.split("  not used:", 1)[1].split("profiles (", 1)[0]
-    reasons = dict(line.split(None, 1) for line in unused.splitlines() if line.strip())
+    reasons = unused_reasons(out)
     assert "dome rule" in reasons["auto_smoothing"], reasons
     rc, out, _ = run("--rule", "outline", "--help")
     assert "uses under the outline rule" in out and "auto_smoothing" in method_table(out)["auto"]
 
-    def diameters(*params):
-        d = outdir("dome-help-" + "-".join(p.replace("=", "_") for p in params))
-        args = ["--rule", "dome"]
-        for p in params:
-            args += ["--param", p]
-        rc, _, err = run("-o", d, "--calibration", "0.118", *(args + [POLY]))
-        assert rc == 0, err
-        stem = os.path.basename(POLY)[:-4]
-        return [(r["centroid_x"], r["diameter_px"]) for r in read_csv(os.path.join(d, stem + "_tubercles.csv"))]
-
-    base = diameters("method=auto")
-    assert diameters("method=auto", "auto_smoothing=0.3") == base
-    assert diameters("method=auto", "auto_smoothing=0.05") == base
-    assert diameters("method=auto", "auto_prominence=0.66") != base
+    base = diameters("dome-help", "dome", "method=auto")
+    assert diameters("dome-help", "dome", "method=auto", "auto_smoothing=0.3") == base
+    assert diameters("dome-help", "dome", "method=auto", "auto_smoothing=0.05") == base
+    assert diameters("dome-help", "dome", "method=auto", "auto_prominence=0.66") != base
 
 
 def test_tiff_gives_tubercles_edges_and_summary_csv():

@@ -2,7 +2,6 @@
 annotation sets (JSON, CSV, overlay PNG) through nginx + FastCGI."""
 import json
 import os
-import sqlite3
 import time
 
 from harness import Server, gray_png, ok
@@ -72,7 +71,7 @@ def test_log_server_event_types_are_refused_and_client_events_marked():
     ok(alice.api("POST", "/api/images/%d/calibration" % img, {"um_per_px": 0.5}))
     es = ok(alice.get("/api/log?type=calibration_set&image_id=%d" % img))["entries"]
     assert len(es) == 1 and es[0]["client"] is False
-    db = db_rows("SELECT event_type FROM events WHERE image_id = ? AND event_type LIKE 'client%%'", img)
+    db = srv.sql("SELECT event_type FROM events WHERE image_id = ? AND event_type LIKE 'client%%'", (img,))
     assert sorted(r[0] for r in db) == ["client_agent_accept_best", "client_edit_agent_accepted"]
 
 
@@ -319,16 +318,8 @@ def import_json(c, image_id, data, status=201):
     return r.json()
 
 
-def db_rows(sql, *args):
-    con = sqlite3.connect(srv.db_path(), timeout=5)
-    try:
-        return con.execute(sql, args).fetchall()
-    finally:
-        con.close()
-
-
 def set_names(image_id):
-    return [r[0] for r in db_rows("SELECT name FROM sets WHERE image_id = ? ORDER BY position", image_id)]
+    return [r[0] for r in srv.sql("SELECT name FROM sets WHERE image_id = ? ORDER BY position", (image_id,))]
 
 
 def test_import_v1_as_one_set_with_report():
@@ -338,7 +329,7 @@ def test_import_v1_as_one_set_with_report():
     assert [(s["name"], s["n_tubercles"], s["n_edges"]) for s in j["sets"]] == [("Base (2)", 3, 2)]
     assert any("v1" in l or "version 1" in l for l in j["report"]), j["report"]
     assert set_names(img) == ["Base", "Base (2)"]
-    hist = db_rows("SELECT type, data FROM history WHERE set_id = ?", j["sets"][0]["id"])
+    hist = srv.sql("SELECT type, data FROM history WHERE set_id = ?", (j["sets"][0]["id"],))
     assert [h[0] for h in hist] == ["import"]
     assert json.loads(hist[0][1])["filename"] == "(request body)"
     ev = ok(alice.get("/api/log?type=annotations_loaded&image_id=%d" % img))["entries"]
@@ -355,7 +346,7 @@ def test_import_v2_sets_and_name_cleaning():
     j = import_json(alice, img, fixture("annot_v2.json"))
     assert j["version"] == 2
     assert [(s["name"], s["n_tubercles"], s["n_edges"]) for s in j["sets"]] == [("Base (2)", 2, 1), ("Run2", 1, 0)]
-    cal = db_rows("SELECT calibration_um_per_px FROM sets WHERE id = ?", j["sets"][1]["id"])[0][0]
+    cal = srv.sql("SELECT calibration_um_per_px FROM sets WHERE id = ?", (j["sets"][1]["id"],))[0][0]
     assert cal == 0.25
     assert any("renumbered" in l and "'Run2'" in l for l in j["report"]), j["report"]
     assert any("stored as 'Run2'" in l for l in j["report"]), j["report"]
@@ -368,7 +359,7 @@ def test_import_v3_multipart_file_field():
     j = ok(r, 201)
     assert j["version"] == 3
     assert [(s["n_tubercles"], s["n_edges"]) for s in j["sets"]] == [(4, 5), (1, 0)]
-    hist = db_rows("SELECT data FROM history WHERE set_id = ? AND type = 'import'", j["sets"][0]["id"])
+    hist = srv.sql("SELECT data FROM history WHERE set_id = ? AND type = 'import'", (j["sets"][0]["id"],))
     d = json.loads(hist[0][0])
     assert d["filename"] == "scale_v3_annotations.json" and d["file_history"][0]["type"] == "extraction"
 
@@ -400,10 +391,10 @@ def test_import_refuses_non_annotation_and_leaves_nothing():
 
 
 def round_trip_rows(set_id):
-    t = db_rows("SELECT tid, x, y, r, circularity, major, minor, orientation, eccentricity, source "
-                "FROM tubercles WHERE set_id = ? ORDER BY tid", set_id)
-    e = db_rows("SELECT id1, id2 FROM edges WHERE set_id = ? ORDER BY id1, id2", set_id)
-    p = db_rows("SELECT params, calibration_um_per_px FROM sets WHERE id = ?", set_id)[0]
+    t = srv.sql("SELECT tid, x, y, r, circularity, major, minor, orientation, eccentricity, source "
+                "FROM tubercles WHERE set_id = ? ORDER BY tid", (set_id,))
+    e = srv.sql("SELECT id1, id2 FROM edges WHERE set_id = ? ORDER BY id1, id2", (set_id,))
+    p = srv.sql("SELECT params, calibration_um_per_px FROM sets WHERE id = ?", (set_id,))[0]
     return t, e, json.loads(p[0]) if p[0] else None, p[1]
 
 

@@ -7,7 +7,6 @@ reports no data bar; and `fishscale measure --calibration auto`."""
 import json
 import os
 import shutil
-import sqlite3
 import tempfile
 
 from harness import ROOT, Server, TESTDATA, upload_image, wait_for
@@ -90,10 +89,7 @@ def test_read_again_on_request():
     iid = upload_image(c, SEM)["image"]["id"]  # new, or bob's copy from another test
     read_done(c, iid)
     # an image uploaded before data bars were read has none: simulate it
-    db = sqlite3.connect(srv.db_path())
-    db.execute("DELETE FROM image_databar WHERE image_id = ?", (iid,))
-    db.commit()
-    db.close()
+    srv.sql("DELETE FROM image_databar WHERE image_id = ?", (iid,))
     assert c.get("/api/images/%d/calibration" % iid).json()["data_bar"]["state"] == "none"
     # the route takes no fields: a key is refused and no reading starts
     r = c.api("POST", "/api/images/%d/data-bar" % iid, json_body={"region": "bottom"})

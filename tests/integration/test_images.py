@@ -110,16 +110,6 @@ def state(server):
     return counts
 
 
-def sql(server, q, args=()):
-    db = sqlite3.connect(server.db_path(), timeout=10)
-    try:
-        rows = db.execute(q, args).fetchall()
-        db.commit()
-        return rows
-    finally:
-        db.close()
-
-
 # ---- upload ---------------------------------------------------------------
 
 def test_upload_paper_tiff_creates_image_and_base_set():
@@ -136,7 +126,7 @@ def test_upload_paper_tiff_creates_image_and_base_set():
     assert img["owner_login"] == "bob" and img["calibration"] is None
     assert [s["name"] for s in img["sets"]] == ["Base"]
     assert img["urls"]["display"].startswith("/api/images/%d/display.png" % img["id"])
-    ev = sql(srv, "SELECT event_type, details FROM events WHERE image_id = ?", (img["id"],))
+    ev = srv.sql("SELECT event_type, details FROM events WHERE image_id = ?", (img["id"],))
     assert ev and ev[0][0] == "image_loaded" and "P1 Fig2_.tif" in ev[0][1]
 
 
@@ -320,20 +310,20 @@ def test_display_and_thumb_served_with_accel_redirect():
     assert t.status == 200 and t.body.startswith(PNG_MAGIC)
     assert max(struct.unpack(">II", t.body[16:24])) == 256
     # never reachable directly
-    key = sql(srv, "SELECT work_key FROM images WHERE id = ?", (iid,))[0][0]
+    key = srv.sql("SELECT work_key FROM images WHERE id = ?", (iid,))[0][0]
     assert c.get("/_protected/display/%s.png" % key).status == 404
 
 
 # ---- transforms ------------------------------------------------------------
 
 def add_tubercle(iid, x, y):
-    set_id = sql(srv, "SELECT id FROM sets WHERE image_id = ? ORDER BY id LIMIT 1", (iid,))[0][0]
-    sql(srv, "INSERT INTO tubercles (set_id, tid, x, y, r) VALUES (?, 100, ?, ?, 3)", (set_id, x, y))
+    set_id = srv.sql("SELECT id FROM sets WHERE image_id = ? ORDER BY id LIMIT 1", (iid,))[0][0]
+    srv.sql("INSERT INTO tubercles (set_id, tid, x, y, r) VALUES (?, 100, ?, ?, 3)", (set_id, x, y))
     return set_id
 
 
 def tubercle(set_id):
-    rows = sql(srv, "SELECT x, y FROM tubercles WHERE set_id = ? AND tid = 100", (set_id,))
+    rows = srv.sql("SELECT x, y FROM tubercles WHERE set_id = ? AND tid = 100", (set_id,))
     return rows[0] if rows else None
 
 
@@ -374,7 +364,7 @@ def test_rotate_moves_set_coordinates():
     hist = c.api("GET", "/api/sets/%d/history" % set_id).json()["history"]
     assert [h["summary"] for h in hist if h["type"] == "transform"] == [
         "rotate 90° clockwise", "rotate 90° counter-clockwise"]
-    ev = [e[0] for e in sql(srv, "SELECT event_type FROM events WHERE image_id = ?", (iid,))]
+    ev = [e[0] for e in srv.sql("SELECT event_type FROM events WHERE image_id = ?", (iid,))]
     assert ev.count("image_rotated") == 2
     d = c.get("/api/images/%d/display.png" % iid)
     assert struct.unpack(">II", d.body[16:24]) == (40, 30)
@@ -483,7 +473,7 @@ def test_autocrop_removes_flat_border_and_refuses_nothing():
     assert r.status == 200, r.text
     j = r.json()["image"]
     assert j["width"] < 60 and j["height"] < 50
-    ev = sql(srv, "SELECT details FROM events WHERE image_id = ? AND event_type = 'image_autocropped'", (iid,))
+    ev = srv.sql("SELECT details FROM events WHERE image_id = ? AND event_type = 'image_autocropped'", (iid,))
     assert ev and "removed_top" in ev[0][0]
     r = c.api("POST", "/api/images/%d/autocrop" % iid)
     assert r.status == 422 and "nothing to crop" in r.json()["error"]
@@ -499,7 +489,7 @@ def test_calibration_forms_and_range():
     r = c.api("POST", "/api/images/%d/calibration" % iid, json_body={"um_per_px": 0.25})
     assert r.status == 200 and r.json()["calibration"] == {"um_per_px": 0.25, "method": "direct"}
     assert c.get("/api/images/%d" % iid).json()["image"]["calibration"]["um_per_px"] == 0.25
-    snap = sql(srv, "SELECT calibration_um_per_px FROM sets WHERE image_id = ?", (iid,))
+    snap = srv.sql("SELECT calibration_um_per_px FROM sets WHERE image_id = ?", (iid,))
     assert snap == [(0.25,)]
     r = c.api("POST", "/api/images/%d/calibration" % iid, json_body={"scale_um": 100, "scale_px": 400})
     assert r.json()["calibration"] == {"um_per_px": 0.25, "method": "scale_bar"}
@@ -521,7 +511,7 @@ def test_calibration_forms_and_range():
                 {"scale_um": 100, "scale_px": 1}, {"scale_um": 1e-9, "scale_px": 100}):
         r = c.api("POST", "/api/images/%d/calibration" % iid, json_body=bad)
         assert r.status == 422, (bad, r.status)
-    ev = sql(srv, "SELECT count(*) FROM events WHERE image_id = ? AND event_type = 'calibration_set'", (iid,))
+    ev = srv.sql("SELECT count(*) FROM events WHERE image_id = ? AND event_type = 'calibration_set'", (iid,))
     assert ev[0][0] == 4
 
 
@@ -547,10 +537,10 @@ def test_delete_removes_rows_and_files():
     assert r.status == 200 and r.json()["deleted"] == iid
     after = state(srv)
     assert after == before
-    assert sql(srv, "SELECT count(*) FROM tubercles t JOIN sets s ON s.id = t.set_id WHERE s.image_id = ?",
+    assert srv.sql("SELECT count(*) FROM tubercles t JOIN sets s ON s.id = t.set_id WHERE s.image_id = ?",
                (iid,))[0][0] == 0
     assert c.get("/api/images/%d" % iid).status == 404
-    ev = sql(srv, "SELECT image_id FROM events WHERE event_type = 'image_loaded' AND details LIKE '%gone.png%'")
+    ev = srv.sql("SELECT image_id FROM events WHERE event_type = 'image_loaded' AND details LIKE '%gone.png%'")
     assert ev == [(None,)]
 
 

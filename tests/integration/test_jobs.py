@@ -240,10 +240,7 @@ def test_a_dead_worker_is_reported_failed_and_others_cannot_see_jobs():
         _, s = paper_image(c)
         jid = extract(c, s).json()["job"]["id"]
         wait_job(c, jid, states=("running",), timeout=30)
-        import sqlite3
-        db = sqlite3.connect(srv.db_path(), timeout=10)
-        pid = db.execute("SELECT pid FROM jobs WHERE id = ?", (jid,)).fetchone()[0]
-        db.close()
+        pid = srv.sql("SELECT pid FROM jobs WHERE id = ?", (jid,))[0][0]
         assert pid
         # another user cannot see or cancel it
         other = login("dan")
@@ -289,7 +286,6 @@ def test_batch_into_base_sets_is_one_undoable_step_per_image_and_a_failure_says_
     undo takes back. An image whose working file has gone fails alone, with
     the reason in its job, while the others finish."""
     import glob
-    import sqlite3
     srv.release_jobs()
     c = login("gil")
     ids, bases = [], []
@@ -305,9 +301,7 @@ def test_batch_into_base_sets_is_one_undoable_step_per_image_and_a_failure_says_
         assert r.status in (200, 201), r.text
         bases.append(base["id"])
     # the third image's working file is lost: its job cannot read the image
-    db = sqlite3.connect(srv.db_path(), timeout=10)
-    key = db.execute("SELECT work_key FROM images WHERE id = ?", (ids[2],)).fetchone()[0]
-    db.close()
+    key = srv.sql("SELECT work_key FROM images WHERE id = ?", (ids[2],))[0][0]
     lost = glob.glob(os.path.join(srv.data, "work", key + "*"))
     assert lost, key
     for f in lost:

@@ -19,7 +19,6 @@ pixel) x 1.25, so a 300 x 200 image about 23 MB, 800 x 800 about 27 MB; log on a
 1.25: 600 x 600 about 94 MB, 800 x 800 about 114 MB, 1000 x 1000 about
 140 MB. Jobs are held at their "detecting" stage by the hold file
 (cgi/main_job.c), so nothing depends on how long a detection takes."""
-import sqlite3
 
 from harness import Server, gray_png
 from memory_budget import budget_site, checker_image as image, ended
@@ -178,10 +177,7 @@ def test_imports_and_transforms_peak_within_their_estimate():
         r = c.api("POST", "/api/sets/%d/extract" % s["id"], {"revision": s["revision"]})
         assert r.status == 202, r.text
         assert ended(c, "/api/jobs/%d" % r.json()["job"]["id"], "job")["state"] == "done"
-        con = sqlite3.connect(site.db_path(), timeout=10)
-        con.execute("UPDATE sets SET measurement_version = 0 WHERE id = ?", (s["id"],))
-        con.commit()
-        con.close()
+        site.sql("UPDATE sets SET measurement_version = 0 WHERE id = ?", (s["id"],))
         rev = c.api("GET", "/api/sets/%d/revision" % s["id"]).json()["revision"]
         r = c.api("POST", "/api/sets/%d/remeasure" % s["id"], {"revision": rev})
         assert r.status == 202, r.text

@@ -7,7 +7,6 @@ import io
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import tempfile
 
@@ -30,14 +29,6 @@ def setup_module():
 
 def teardown_module():
     srv.cleanup()
-
-
-def db_rows(sql, *args):
-    con = sqlite3.connect(srv.db_path(), timeout=5)
-    try:
-        return con.execute(sql, args).fetchall()
-    finally:
-        con.close()
 
 
 def paper_image(name="P1_Fig2_Polypterus_bichir_2.63um.tif"):
@@ -78,7 +69,7 @@ def test_unmeasured_tubercles_through_the_api():
     ok(c.api("POST", "/api/images/%d/calibration" % img, {"um_per_px": 0.5}))
     sid, j = import_doc(img)
     assert any("without a measured diameter" in l for l in j["report"]), j["report"]
-    assert db_rows("SELECT count(*) FROM tubercles WHERE set_id = ? AND r IS NULL", sid)[0][0] == 1
+    assert srv.sql("SELECT count(*) FROM tubercles WHERE set_id = ? AND r IS NULL", (sid,))[0][0] == 1
     s = ok(c.api("GET", "/api/sets/%d" % sid))
     t2 = [t for t in s["tubercles"] if t["centroid_x"] == 30 and t["centroid_y"] == 20][0]
     assert t2["radius_px"] is None and t2["diameter_px"] is None and t2["diameter_um"] is None
@@ -184,10 +175,7 @@ def test_remeasure_keeps_centres_and_is_one_undoable_step():
     j = ok(c.api("PATCH", "/api/sets/%d/tubercles/%d" % (sid, t0["id"]),
                  {"revision": rev, "radius_px": t0["radius_px"] * 2}))
     rev = j["revision"]
-    con = sqlite3.connect(srv.db_path(), timeout=5)
-    con.execute("UPDATE sets SET measurement_version = 0 WHERE id = ?", (sid,))
-    con.commit()
-    con.close()
+    srv.sql("UPDATE sets SET measurement_version = 0 WHERE id = ?", (sid,))
     old = ok(c.api("GET", "/api/sets/%d" % sid))
     assert old["set"]["measurement_version"] == 0 and old["set"]["measurement_outdated"] is True
     # revision-checked like every edit
@@ -224,10 +212,7 @@ def test_remeasure_keeps_centres_and_is_one_undoable_step():
 
 def test_compare_shows_the_measurement_version():
     img, sid, rev = extracted_set()
-    con = sqlite3.connect(srv.db_path(), timeout=5)
-    con.execute("UPDATE sets SET measurement_version = 0 WHERE id = ?", (sid,))
-    con.commit()
-    con.close()
+    srv.sql("UPDATE sets SET measurement_version = 0 WHERE id = ?", (sid,))
     j = ok(c.api("GET", "/api/compare?sets=%d" % sid))
     s = j["sets"][0]
     assert s["measurement_version"] == 0 and s["measurement_outdated"] is True

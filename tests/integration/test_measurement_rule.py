@@ -9,7 +9,6 @@ import csv
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import tempfile
 
@@ -172,10 +171,7 @@ def test_a_fresh_dome_extraction_remeasures_to_its_own_sizes():
         sid, rev = s["set"]["id"], s["set"]["revision"]
         # a set of the site's version is not re-measured: marked as
         # measured before versioning, as an old set would be
-        con = sqlite3.connect(dome.db_path(), timeout=10)
-        con.execute("UPDATE sets SET measurement_version = 0 WHERE id = ?", (sid,))
-        con.commit()
-        con.close()
+        dome.sql("UPDATE sets SET measurement_version = 0 WHERE id = ?", (sid,))
         r = cd.api("POST", "/api/sets/%d/remeasure" % sid, {"revision": rev})
         if name == FIG2:
             assert r.status == 202, r.text
@@ -253,12 +249,7 @@ def test_cli_measures_with_the_rule_asked_for():
 def test_a_site_with_an_unknown_rule_does_not_start():
     s = Server(env={"FISHSCALE_MEASUREMENT_RULE": "halfmax"})
     try:
-        try:
-            s.start()
-            started = True
-        except AssertionError as e:
-            started = False
-            assert "measurement_rule" in str(e), e
-        assert not started
+        why = s.start_refused()
+        assert "measurement_rule" in why, why
     finally:
         s.cleanup()

@@ -12,7 +12,6 @@ figure is "large"; jobs are held at their measuring stage by the hold file
 (cgi/main_job.c), never by timing."""
 import json
 import os
-import sqlite3
 
 from harness import Server, ok, wait_for, wait_job
 from test_images import login, upload, PAPER
@@ -53,10 +52,7 @@ def outdated_set(server, c, resize=True):
     if resize:
         ok(c.api("PATCH", "/api/sets/%d/tubercles/%d" % (s["id"], t0["id"]),
                  {"revision": got["set"]["revision"], "radius_px": t0["radius_px"] * 2}))
-    con = sqlite3.connect(server.db_path(), timeout=10)
-    con.execute("UPDATE sets SET measurement_version = 0 WHERE id = ?", (s["id"],))
-    con.commit()
-    con.close()
+    server.sql("UPDATE sets SET measurement_version = 0 WHERE id = ?", (s["id"],))
     return s["id"], ok(c.api("GET", "/api/sets/%d" % s["id"])), t0
 
 

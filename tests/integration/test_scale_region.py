@@ -8,7 +8,6 @@ person's correction is an image-level event and a `scale_region_changed`
 entry in every set's history, and extraction follows it."""
 import json
 import os
-import sqlite3
 import time
 
 from harness import Server, TESTDATA, upload_image, wait_for
@@ -35,14 +34,6 @@ def client(login="ann"):
     c = srv.client()
     assert c.login(login, login + "-password-1").status == 303
     return c
-
-
-def sql(q, args=()):
-    db = sqlite3.connect(srv.db_path(), timeout=10)
-    try:
-        return db.execute(q, args).fetchall()
-    finally:
-        db.close()
 
 
 _seq = [0]
@@ -152,7 +143,7 @@ def test_put_validation_refuses_malformed_regions():
     assert 400 <= r.status < 500
     # nothing was stored: still automatic, no event
     assert c.api("GET", url).json()["source"] == "auto"
-    assert not sql("SELECT 1 FROM events WHERE image_id = ? AND event_type = 'scale_region_changed'",
+    assert not srv.sql("SELECT 1 FROM events WHERE image_id = ? AND event_type = 'scale_region_changed'",
                    (image["id"],))
 
 
@@ -170,7 +161,7 @@ def test_a_persons_region_is_logged_followed_and_reset():
     j = r.json()
     assert j["source"] == "user" and j["rows"] == rows
     assert abs(j["area_fraction"] - g["area_fraction"] / 2) < 0.02
-    ev = sql("SELECT details FROM events WHERE image_id = ? AND event_type = 'scale_region_changed'", (iid,))
+    ev = srv.sql("SELECT details FROM events WHERE image_id = ? AND event_type = 'scale_region_changed'", (iid,))
     assert len(ev) == 1 and json.loads(ev[0][0])["action"] == "edited"
     hist = c.api("GET", "/api/sets/%d/history" % sid).json()["history"]
     assert hist[0]["type"] == "scale_region_changed", hist[0]
@@ -184,7 +175,7 @@ def test_a_persons_region_is_logged_followed_and_reset():
     r = c.api("PUT", url, {"reset": True})
     assert r.status == 200 and r.json()["source"] == "auto"
     assert r.json()["rows"] == g["rows"]
-    assert len(sql("SELECT 1 FROM events WHERE image_id = ? AND event_type = 'scale_region_changed'", (iid,))) == 2
+    assert len(srv.sql("SELECT 1 FROM events WHERE image_id = ? AND event_type = 'scale_region_changed'", (iid,))) == 2
     hist = c.api("GET", "/api/sets/%d/history" % sid).json()["history"]
     assert hist[0]["type"] == "scale_region_changed"
 
@@ -205,7 +196,7 @@ def autocrop_removes_the_band(path):
     assert r.status == 200, r.text
     j = r.json()["image"]
     assert j["width"] == image["width"] and image["height"] - 80 <= j["height"] <= image["height"] - 61
-    ev = sql("SELECT details FROM events WHERE image_id = ? AND event_type = 'image_autocropped'", (image["id"],))
+    ev = srv.sql("SELECT details FROM events WHERE image_id = ? AND event_type = 'image_autocropped'", (image["id"],))
     d = json.loads(ev[0][0])
     assert 61 <= d["removed_top"] <= 80
     # the cropped image is all scale: its region is the whole frame
@@ -300,13 +291,13 @@ def test_a_reduced_overlay_of_an_image_without_a_stored_region_shades_the_band_i
     c = client()
     image, sid = new_set(c)
     iid = image["id"]
-    assert not sql("SELECT 1 FROM scale_regions WHERE image_id = ?", (iid,))
+    assert not srv.sql("SELECT 1 FROM scale_regions WHERE image_id = ?", (iid,))
     W, H = image["width"], image["height"]
     r = c.api("GET", "/api/sets/%d/overlay.png?scale_bar=0&region=1&max_side=%d" % (sid, W // 2))
     assert r.status == 200, r.text
     w, h, ch, px_rows = decode_png(r.body)
     assert w <= W // 2, (w, h)
-    assert not sql("SELECT 1 FROM scale_regions WHERE image_id = ?", (iid,))
+    assert not srv.sql("SELECT 1 FROM scale_regions WHERE image_id = ?", (iid,))
 
     def shaded(x, y):
         p = px_rows[y][ch * x:ch * x + 3]

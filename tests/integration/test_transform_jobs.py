@@ -127,10 +127,7 @@ def test_large_upload_is_imported_by_a_job():
     assert c.get("/api/images/%d/display.png" % iid).status == 200
     # the automatic scale region was found while the image was decoded, so
     # the first extraction does not spend its time on it
-    import sqlite3
-    db = sqlite3.connect(srv.db_path(), timeout=10)
-    rows = db.execute("SELECT source, width, height FROM scale_regions WHERE image_id = ?", (iid,)).fetchall()
-    db.close()
+    rows = srv.sql("SELECT source, width, height FROM scale_regions WHERE image_id = ?", (iid,))
     assert rows == [("auto", 240, 100)], rows
     # the same file again: the entry it already has, at once
     r = upload(c, data, "imported.png")

@@ -49,6 +49,7 @@
 #include "store/users.h"
 #include "sem_sim.h"
 #include "synth.h"
+#include "test_rng.h"
 
 #define FX_NAME "evidence"
 #include "agent_fixture.h"
@@ -71,12 +72,6 @@ typedef struct outcome {
 	size_t n_true, n_missing, n_false, restored, removed, lost_true, added_wrong, outside;
 	size_t on_crack; /* of added_wrong: on the crack's band (the line +- width / 2 + half a pitch) */
 } outcome;
-
-static unsigned lcg(unsigned *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	return (*s >> 8) & 0xffffff;
-}
 
 /* Puts the scene's image in the fixture, its scale region (the truth's
  * rectangle) as the stored region, and the damaged set; fills the truth
@@ -148,7 +143,7 @@ static void load_scene(fx *f, const scene *sc, sem_truth *tr, fs_scale_region *r
 			continue;
 		}
 		n_true++;
-		if (lcg(&rs) % 10 == 0) {
+		if (test_lcg32(&rs) % 10 == 0) {
 			(*missing)[i] = 1;
 			continue;
 		}
@@ -166,8 +161,8 @@ static void load_scene(fx *f, const scene *sc, sem_truth *tr, fs_scale_region *r
 	*fx_ = malloc(want * sizeof(double));
 	*fy_ = malloc(want * sizeof(double));
 	for (int tries = 0; k < want && tries < 100000; tries++) {
-		double x = tr->rx0 + sc->pitch + (lcg(&rs) / 16777216.0) * (tr->rx1 - tr->rx0 - 2 * sc->pitch);
-		double y = tr->ry0 + sc->pitch + (lcg(&rs) / 16777216.0) * (tr->ry1 - tr->ry0 - 2 * sc->pitch);
+		double x = tr->rx0 + sc->pitch + test_lcg32_unit(&rs) * (tr->rx1 - tr->rx0 - 2 * sc->pitch);
+		double y = tr->ry0 + sc->pitch + test_lcg32_unit(&rs) * (tr->ry1 - tr->ry0 - 2 * sc->pitch);
 		int ok = 1;
 		for (size_t i = 0; i < tr->n && ok; i++)
 			ok = hypot(tr->x[i] - x, tr->y[i] - y) >= 0.4 * tr->pitch;

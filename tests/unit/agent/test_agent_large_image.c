@@ -39,6 +39,7 @@
 #include "store/users.h"
 #include "sem_sim.h"
 #include "synth.h"
+#include "test_rng.h"
 
 #define FX_NAME "large"
 #include "agent_fixture.h"
@@ -47,12 +48,6 @@
 #define OX 4100 /* where the scene is pasted: not on a tile's corner */
 #define OY 3300
 #define PEAK_BOUND_MB 110.0
-
-static unsigned lcg(unsigned *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	return (*s >> 8) & 0xffffff;
-}
 
 /* kB of a field of /proc/self/status ("VmHWM:", "VmRSS:"), -1 if absent */
 static long status_kb(const char *field)
@@ -133,7 +128,7 @@ static void large_image_editor_is_bounded_and_edits_correctly(void **state)
 			continue;
 		}
 		n_true++;
-		if (lcg(&rs) % 10 == 0) {
+		if (test_lcg32(&rs) % 10 == 0) {
 			missing[i] = 1;
 			continue;
 		}
@@ -149,8 +144,8 @@ static void large_image_editor_is_bounded_and_edits_correctly(void **state)
 	size_t want = (n_true * 5 + 99) / 100;
 	assert_true(want <= 64);
 	for (int tries = 0; n_false < want && tries < 100000; tries++) {
-		double x = tr.rx0 + o.pitch + (lcg(&rs) / 16777216.0) * (tr.rx1 - tr.rx0 - 2 * o.pitch);
-		double y = tr.ry0 + o.pitch + (lcg(&rs) / 16777216.0) * (tr.ry1 - tr.ry0 - 2 * o.pitch);
+		double x = tr.rx0 + o.pitch + test_lcg32_unit(&rs) * (tr.rx1 - tr.rx0 - 2 * o.pitch);
+		double y = tr.ry0 + o.pitch + test_lcg32_unit(&rs) * (tr.ry1 - tr.ry0 - 2 * o.pitch);
 		int ok = 1;
 		for (size_t i = 0; i < tr.n && ok; i++)
 			ok = hypot(tr.x[i] - x, tr.y[i] - y) >= 0.4 * tr.pitch;

@@ -25,12 +25,8 @@
 
 #include "analysis/centre_refine.h"
 #include "analysis/dome_measure.h"
+#include "same_bits.h"
 #include "synth.h"
-
-static int same_bits(double a, double b)
-{
-	return memcmp(&a, &b, sizeof a) == 0;
-}
 
 /* Flat discs at pitch 36, half the pitch across, on bench_detect_domes'
  * lattice's terms (its size cut to 320 x 288). */
@@ -78,8 +74,8 @@ static void clear_start_is_the_centre(void **state)
 		if (!k.clear)
 			continue;
 		clear++;
-		assert_true(same_bits(rx, x));
-		assert_true(same_bits(ry, y));
+		assert_true(test_same_bits(rx, x));
+		assert_true(test_same_bits(ry, y));
 	}
 	assert_true(n >= 20);
 	assert_true(clear >= n / 2);
@@ -126,8 +122,8 @@ static void clear_on_half_the_rays_is_the_centre(void **state)
 	fs_refine_grid k;
 	assert_int_equal(refine(img, x, y, t.radius, &k, &rx, &ry), 0);
 	assert_true(k.clear);
-	assert_true(same_bits(rx, x));
-	assert_true(same_bits(ry, y));
+	assert_true(test_same_bits(rx, x));
+	assert_true(test_same_bits(ry, y));
 	fs_image_free(img);
 	synth_truth_free(&t);
 }

@@ -24,6 +24,7 @@
 
 #include "analysis/centre_refine.h"
 #include "analysis/dome_measure.h"
+#include "same_bits.h"
 #include "sem_scene.h"
 
 /* Side-lit domes at pitch 48 (the refinement's grid of 2 px over a
@@ -40,11 +41,6 @@ static void open_scene(sem_scene *s)
 	o.seed = 7;
 	assert_int_equal(sem_scene_open(s, &o), 0);
 	assert_true(s->tr.n > 20);
-}
-
-static int same_bits(double a, double b)
-{
-	return memcmp(&a, &b, sizeof a) == 0;
 }
 
 /* The dome rule's arguments for a start near true dome j. */
@@ -69,8 +65,8 @@ static fs_refine_grid refine_both(const fs_image *img, start a, double smooth, f
 	assert_int_equal(fs_centre_refine(img, a.x, a.y, a.r0, a.r1, a.shift, smooth, &px, &py), 0);
 	fs_refine_grid before = *kept;
 	assert_int_equal(fs_centre_refine_kept(img, a.x, a.y, a.r0, a.r1, a.shift, smooth, kept, kx, ky), 0);
-	assert_true(same_bits(px, *kx));
-	assert_true(same_bits(py, *ky));
+	assert_true(test_same_bits(px, *kx));
+	assert_true(test_same_bits(py, *ky));
 	return before;
 }
 
@@ -131,7 +127,7 @@ static void compass_kept_for_the_same_span_only(void **state)
 			/* another span's compass really ends elsewhere somewhere
 			 * (else taking the wrong one could pass unseen) */
 			if (k == 2)
-				moved += !same_bits(kx, first_x) || !same_bits(ky, first_y);
+				moved += !test_same_bits(kx, first_x) || !test_same_bits(ky, first_y);
 		}
 		n++;
 	}
@@ -168,7 +164,7 @@ static void another_start_or_image_is_not_taken(void **state)
 		assert_true(kept.x == b.x && kept.y == b.y);
 		/* another image, same start */
 		(void)refine_both(copy, b, 0, &kept, &qx, &qy);
-		differ += !same_bits(qx, kx) || !same_bits(qy, ky);
+		differ += !test_same_bits(qx, kx) || !test_same_bits(qy, ky);
 		n++;
 	}
 	/* the other image really refined elsewhere somewhere (else the check

@@ -321,6 +321,41 @@ static void test_samples_and_bins(void **state)
 	assert_int_equal(fs_chart_bin(NULL, 0, 64, &lo, &w, counts), 0);
 }
 
+/* fs_chart_set_fill: the statistics' figures where the samples say there
+ * is something measured, NaN where not; the classifier's only when
+ * calibrated; the samples pointed at, not copied; id, name and group left. */
+static void test_set_fill_from_statistics(void **state)
+{
+	(void)state;
+	fs_stats st;
+	memset(&st, 0, sizeof st);
+	st.n_tubercles = 40, st.n_edges = 90;
+	st.mean_diameter_um = 5, st.std_diameter_um = 0.5, st.mean_space_um = 2, st.std_space_um = 0.25;
+	st.size_pitch_ratio = 5.0 / 7, st.hexagonalness_score = 0.8;
+	st.suggested_genus = "Lepisosteus", st.classification_confidence = "high";
+	const double d[2] = {4.5, 5.5}, sp[1] = {2};
+	fs_chart_set s;
+	memset(&s, 0, sizeof s);
+	s.id = 12, s.name = "kept";
+	fs_chart_set_fill(&s, &st, 1, d, 2, sp, 1);
+	assert_true(s.id == 12 && !strcmp(s.name, "kept") && s.group == NULL);
+	assert_true(s.calibrated == 1 && s.n_tubercles == 40 && s.n_edges == 90);
+	assert_true(s.d_mean == 5 && s.d_sd == 0.5 && s.s_mean == 2 && s.s_sd == 0.25);
+	assert_true(s.fill_ratio == 5.0 / 7 && s.hexagonalness == 0.8);
+	assert_string_equal(s.genus, "Lepisosteus");
+	assert_string_equal(s.confidence, "high");
+	assert_true(s.d_values == d && s.n_d == 2 && s.s_values == sp && s.n_s == 1);
+	/* no space measured: no space figures and no fill; uncalibrated: no genus */
+	fs_chart_set_fill(&s, &st, 0, d, 2, NULL, 0);
+	assert_true(s.calibrated == 0 && s.d_mean == 5);
+	assert_true(isnan(s.s_mean) && isnan(s.s_sd) && isnan(s.fill_ratio));
+	assert_string_equal(s.genus, "Unknown");
+	assert_string_equal(s.confidence, "none");
+	/* no diameter measured: no diameter figures and no fill */
+	fs_chart_set_fill(&s, &st, 1, NULL, 0, sp, 1);
+	assert_true(isnan(s.d_mean) && isnan(s.d_sd) && isnan(s.fill_ratio) && s.s_mean == 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_points_land_where_the_axes_say),
 		cmocka_unit_test(test_distributions_and_parts),
 		cmocka_unit_test(test_samples_and_bins),
+		cmocka_unit_test(test_set_fill_from_statistics),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,90 +31,11 @@
 #include "analysis/dome_measure.h"
 #include "image/image_io.h"
 
+#include "dome_readings.h"
+
 #define FIG2 "tests/fixtures/paper/P1_Fig2_Polypterus_bichir_2.63um.tif"
 /* points per edge */
 #define ALONG 24
-
-/* Every reading of one point (as test_dome_lean_pass's): the tubercles'
- * fields the readings write, the returns, edges, blur variance and traced
- * stages. */
-typedef struct readings {
-	fs_tubercle t[5];
-	int rc[6], edge[2];
-	double var;
-	fs_dome_base_trace tr;
-} readings;
-
-static void read_all(const fs_image *img, double x, double y, double rmin, double rmax, double smooth, readings *r)
-{
-	memset(r, 0, sizeof *r);
-	r->rc[0] = fs_dome_measure(img, x, y, rmin, rmax, smooth, &r->t[0]);
-	r->rc[1] = fs_dome_measure(img, x, y, rmin, rmax, 0, &r->t[1]);
-	r->rc[2] = fs_dome_measure_base_blur(img, x, y, rmin, rmax, &r->t[2], &r->edge[0], &r->var);
-	r->rc[3] = fs_dome_measure_base_edge(img, x, y, rmin, rmax, 1, &r->t[3], &r->edge[1]);
-	r->rc[4] = fs_dome_measure_lone(img, x, y, rmin, rmax, smooth, &r->t[4]);
-	r->rc[5] = fs_dome_measure_base_trace(img, x, y, rmin, rmax, &r->tr);
-}
-
-/* doubles by their bits (a NAN must be the same NAN, -0 the same -0) */
-static int same_double(double a, double b)
-{
-	uint64_t ua, ub;
-	memcpy(&ua, &a, sizeof ua);
-	memcpy(&ub, &b, sizeof ub);
-	return ua == ub;
-}
-
-/* The first field in which a and b differ (its name, in buf), NULL when
- * none. */
-static const char *differing_field(const readings *a, const readings *b, char *buf, size_t size)
-{
-	static const char *tub_d[] = {"centroid_x", "centroid_y", "radius_px", "fit_quality", "circularity",
-				      "major_axis_px", "minor_axis_px", "orientation", "eccentricity"};
-	static const char *trace[] = {"rpoly", "ishift", "kappa", "sigma", "r_step", "r_small",
-				      "w_small", "w_local", "radius", "x", "y", "quality"};
-	for (int i = 0; i < 6; i++)
-		if (a->rc[i] != b->rc[i]) {
-			snprintf(buf, size, "rc[%d]", i);
-			return buf;
-		}
-	for (int i = 0; i < 5; i++) {
-		const fs_tubercle *p = &a->t[i], *q = &b->t[i];
-		const double pd[] = {p->centroid_x, p->centroid_y, p->radius_px, p->fit_quality, p->circularity,
-				     p->major_axis_px, p->minor_axis_px, p->orientation, p->eccentricity};
-		const double qd[] = {q->centroid_x, q->centroid_y, q->radius_px, q->fit_quality, q->circularity,
-				     q->major_axis_px, q->minor_axis_px, q->orientation, q->eccentricity};
-		for (int k = 0; k < 9; k++)
-			if (!same_double(pd[k], qd[k])) {
-				snprintf(buf, size, "t[%d].%s", i, tub_d[k]);
-				return buf;
-			}
-		if (p->has_ellipse != q->has_ellipse) {
-			snprintf(buf, size, "t[%d].has_ellipse", i);
-			return buf;
-		}
-	}
-	for (int i = 0; i < 2; i++)
-		if (a->edge[i] != b->edge[i]) {
-			snprintf(buf, size, "edge[%d]", i);
-			return buf;
-		}
-	if (!same_double(a->var, b->var)) {
-		snprintf(buf, size, "var");
-		return buf;
-	}
-	const fs_dome_base_trace *p = &a->tr, *q = &b->tr;
-	const double pt[] = {p->rpoly, p->ishift, p->kappa, p->sigma, p->r_step, p->r_small,
-			     p->w_small, p->w_local, p->radius, p->x, p->y, p->quality};
-	const double qt[] = {q->rpoly, q->ishift, q->kappa, q->sigma, q->r_step, q->r_small,
-			     q->w_small, q->w_local, q->radius, q->x, q->y, q->quality};
-	for (int k = 0; k < 12; k++)
-		if (!same_double(pt[k], qt[k])) {
-			snprintf(buf, size, "tr.%s", trace[k]);
-			return buf;
-		}
-	return NULL;
-}
 
 /* Point i of the 4 ALONG + 4 on the frame's edge (*ex, *ey) and the
  * direction out of the frame there (*ux, *uy: -1, 0 or +1 each); every
@@ -162,13 +83,13 @@ static void check(const fs_image *img, double out, int must_equal, int *based)
 		double ex, ey;
 		int ux, uy;
 		edge_point(img, i, &ex, &ey, &ux, &uy);
-		readings on, off;
-		read_all(img, ex, ey, rmin, rmax, smooth, &on);
-		read_all(img, ex + ux * out, ey + uy * out, rmin, rmax, smooth, &off);
+		dome_readings on, off;
+		dome_read_all(img, ex, ey, rmin, rmax, smooth, &on);
+		dome_read_all(img, ex + ux * out, ey + uy * out, rmin, rmax, smooth, &off);
 		*based += on.rc[2] == 0 && on.t[2].radius_px > 0;
 		if (must_equal) {
 			char field[64];
-			const char *f = differing_field(&on, &off, field, sizeof field);
+			const char *f = dome_readings_differ(&on, &off, field, sizeof field);
 			if (f)
 				fail_msg("point %d (%.3f, %.3f) and %g px outside: the readings differ (%s)", i, ex,
 					 ey, out, f);

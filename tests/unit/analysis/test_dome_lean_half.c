@@ -38,27 +38,14 @@
 #include "base/sorting.h"
 #include "image/image_io.h"
 
+#include "same_bits.h"
+#include "test_rng.h"
+
 #define FIG2 "tests/fixtures/paper/P1_Fig2_Polypterus_bichir_2.63um.tif"
 #define POINTS 400
 /* the shipped rule's start moved by this much (px) along x: the noise a
  * half pass is held to */
 #define START_MOVE 0.2
-
-/* a uniform number in [0, 1) from a small LCG (the same points on every
- * libc) */
-static double uni(unsigned *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	return (*s >> 8) / 16777216.0;
-}
-
-static int same_double(double a, double b)
-{
-	uint64_t ua, ub;
-	memcpy(&ua, &a, sizeof ua);
-	memcpy(&ub, &b, sizeof ub);
-	return ua == ub;
-}
 
 static void setter(void **state)
 {
@@ -98,8 +85,9 @@ static void against_shipped(int mode)
 	double rel[POINTS], noise[POINTS];
 	int nrel = 0, differ = 0, ridge_differ = 0, rc_differ = 0;
 	for (int i = 0; i < POINTS; i++) {
-		double x = 8 + uni(&seed) * (img->width - 17), y = 8 + uni(&seed) * (img->height - 17);
-		double rmax = 6 + uni(&seed) * 20, rmin = rmax * (0.2 + 0.3 * uni(&seed));
+		double x = 8 + test_lcg32_unit(&seed) * (img->width - 17);
+		double y = 8 + test_lcg32_unit(&seed) * (img->height - 17);
+		double rmax = 6 + test_lcg32_unit(&seed) * 20, rmin = rmax * (0.2 + 0.3 * test_lcg32_unit(&seed));
 		one a, b, c;
 		/* from a base's centre as the shipped rule reads it (a
 		 * detection's starts lie near one; a start between domes is
@@ -117,16 +105,16 @@ static void against_shipped(int mode)
 		rc_differ += a.rc != b.rc;
 		if (a.rc == 0 && b.rc == 0 && c.rc == 0) {
 			if (a.t.radius_px > 0) {
-				differ += !same_double(a.t.radius_px, b.t.radius_px) ||
-					  !same_double(a.t.centroid_x, b.t.centroid_x) ||
-					  !same_double(a.t.centroid_y, b.t.centroid_y);
+				differ += !test_same_bits(a.t.radius_px, b.t.radius_px) ||
+					  !test_same_bits(a.t.centroid_x, b.t.centroid_x) ||
+					  !test_same_bits(a.t.centroid_y, b.t.centroid_y);
 				noise[nrel] = fabs(c.t.radius_px / a.t.radius_px - 1);
 				rel[nrel++] = fabs(b.t.radius_px / a.t.radius_px - 1);
 			}
 		}
 		ridge_differ += a.rc_ridge != b.rc_ridge ||
-				(a.rc_ridge == 0 && (!same_double(a.ridge.radius_px, b.ridge.radius_px) ||
-						     !same_double(a.ridge.centroid_x, b.ridge.centroid_x)));
+				(a.rc_ridge == 0 && (!test_same_bits(a.ridge.radius_px, b.ridge.radius_px) ||
+						     !test_same_bits(a.ridge.centroid_x, b.ridge.centroid_x)));
 	}
 	fs_image_free(L.image);
 	assert_true(nrel > POINTS / 2);

@@ -44,108 +44,12 @@
 #include "analysis/dome_measure.h"
 #include "image/image_io.h"
 
+#include "dome_readings.h"
+#include "test_rng.h"
+
 #define FIG2 "tests/fixtures/paper/P1_Fig2_Polypterus_bichir_2.63um.tif"
 #define FIG4 "tests/fixtures/paper/P1_Fig4_Atractosteus_simplex_7.07um.tif"
 #define POINTS 600
-
-/* Every reading of one point: the tubercles' fields the readings write,
- * the returns, edges, blur variance and traced stages. Compared field by
- * field (differing_field), not as bytes: the padding of fs_tubercle is not
- * written in any defined way by the readers' struct copies. */
-typedef struct readings {
-	fs_tubercle t[5];
-	int rc[6], edge[2];
-	double var;
-	fs_dome_base_trace tr;
-} readings;
-
-static void read_all(const fs_image *img, double x, double y, double rmin, double rmax, double smooth, readings *r)
-{
-	/* (a failed reading leaves some fields unwritten: both sides start
-	 * from zeros) */
-	memset(r, 0, sizeof *r);
-	r->rc[0] = fs_dome_measure(img, x, y, rmin, rmax, smooth, &r->t[0]);
-	r->rc[1] = fs_dome_measure(img, x, y, rmin, rmax, 0, &r->t[1]);
-	r->rc[2] = fs_dome_measure_base_blur(img, x, y, rmin, rmax, &r->t[2], &r->edge[0], &r->var);
-	r->rc[3] = fs_dome_measure_base_edge(img, x, y, rmin, rmax, 1, &r->t[3], &r->edge[1]);
-	r->rc[4] = fs_dome_measure_lone(img, x, y, rmin, rmax, smooth, &r->t[4]);
-	r->rc[5] = fs_dome_measure_base_trace(img, x, y, rmin, rmax, &r->tr);
-}
-
-/* Doubles by their bits: a NAN (not measured) must be the whole pass's
- * NAN and a -0 its -0, which == would not say. */
-static int same_double(double a, double b)
-{
-	uint64_t ua, ub;
-	memcpy(&ua, &a, sizeof ua);
-	memcpy(&ub, &b, sizeof ub);
-	return ua == ub;
-}
-
-/* The first field in which a and b differ (its name, in buf), NULL when
- * none. */
-static const char *differing_field(const readings *a, const readings *b, char *buf, size_t size)
-{
-	static const char *tub_d[] = {"centroid_x", "centroid_y", "radius_px", "fit_quality", "circularity",
-				      "major_axis_px", "minor_axis_px", "orientation", "eccentricity"};
-	static const char *tub_i[] = {"id", "has_ellipse", "is_boundary", "source"};
-	static const char *trace[] = {"rpoly", "ishift", "kappa", "sigma", "r_step", "r_small",
-				      "w_small", "w_local", "radius", "x", "y", "quality"};
-	for (int i = 0; i < 5; i++) {
-		const fs_tubercle *p = &a->t[i], *q = &b->t[i];
-		const double *pd[] = {&p->centroid_x, &p->centroid_y, &p->radius_px,
-				      &p->fit_quality, &p->circularity, &p->major_axis_px,
-				      &p->minor_axis_px, &p->orientation, &p->eccentricity};
-		const double *qd[] = {&q->centroid_x, &q->centroid_y, &q->radius_px,
-				      &q->fit_quality, &q->circularity, &q->major_axis_px,
-				      &q->minor_axis_px, &q->orientation, &q->eccentricity};
-		int pi[] = {p->id, p->has_ellipse, p->is_boundary, (int)p->source};
-		int qi[] = {q->id, q->has_ellipse, q->is_boundary, (int)q->source};
-		for (int k = 0; k < 9; k++)
-			if (!same_double(*pd[k], *qd[k])) {
-				snprintf(buf, size, "t[%d].%s", i, tub_d[k]);
-				return buf;
-			}
-		for (int k = 0; k < 4; k++)
-			if (pi[k] != qi[k]) {
-				snprintf(buf, size, "t[%d].%s", i, tub_i[k]);
-				return buf;
-			}
-	}
-	for (int i = 0; i < 6; i++)
-		if (a->rc[i] != b->rc[i]) {
-			snprintf(buf, size, "rc[%d]", i);
-			return buf;
-		}
-	for (int i = 0; i < 2; i++)
-		if (a->edge[i] != b->edge[i]) {
-			snprintf(buf, size, "edge[%d]", i);
-			return buf;
-		}
-	if (!same_double(a->var, b->var)) {
-		snprintf(buf, size, "var");
-		return buf;
-	}
-	const fs_dome_base_trace *p = &a->tr, *q = &b->tr;
-	const double *pt[] = {&p->rpoly, &p->ishift, &p->kappa, &p->sigma, &p->r_step, &p->r_small,
-			      &p->w_small, &p->w_local, &p->radius, &p->x, &p->y, &p->quality};
-	const double *qt[] = {&q->rpoly, &q->ishift, &q->kappa, &q->sigma, &q->r_step, &q->r_small,
-			      &q->w_small, &q->w_local, &q->radius, &q->x, &q->y, &q->quality};
-	for (int k = 0; k < 12; k++)
-		if (!same_double(*pt[k], *qt[k])) {
-			snprintf(buf, size, "tr.%s", trace[k]);
-			return buf;
-		}
-	return NULL;
-}
-
-/* a uniform number in [0, 1) from a small LCG (the same points on every
- * libc) */
-static double uni(unsigned *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	return (*s >> 8) / 16777216.0;
-}
 
 /* same_readings with the shortcut under test forbidden by forbid (one
  * of dome_measure.h's test hooks) */
@@ -161,24 +65,24 @@ static void same_readings(const char *path, unsigned seed, void (*forbid)(int), 
 		double x, y;
 		int where = i % 4;
 		if (where == 0) {
-			x = uni(&seed) * 6 - 1;
-			y = uni(&seed) * H;
+			x = test_lcg32_unit(&seed) * 6 - 1;
+			y = test_lcg32_unit(&seed) * H;
 		} else if (where == 1) {
-			x = uni(&seed) * W;
-			y = H - uni(&seed) * 6;
+			x = test_lcg32_unit(&seed) * W;
+			y = H - test_lcg32_unit(&seed) * 6;
 		} else {
-			x = uni(&seed) * W;
-			y = uni(&seed) * H;
+			x = test_lcg32_unit(&seed) * W;
+			y = test_lcg32_unit(&seed) * H;
 		}
-		double rmax = 3 + uni(&seed) * 30, rmin = rmax * (0.1 + 0.3 * uni(&seed));
+		double rmax = 3 + test_lcg32_unit(&seed) * 30, rmin = rmax * (0.1 + 0.3 * test_lcg32_unit(&seed));
 		double smooth = (i % 3) * 0.9;
-		readings lean, whole;
-		read_all(img, x, y, rmin, rmax, smooth, &lean);
+		dome_readings lean, whole;
+		dome_read_all(img, x, y, rmin, rmax, smooth, &lean);
 		forbid(1);
-		read_all(img, x, y, rmin, rmax, smooth, &whole);
+		dome_read_all(img, x, y, rmin, rmax, smooth, &whole);
 		forbid(0);
 		char field[64];
-		const char *f = differing_field(&lean, &whole, field, sizeof field);
+		const char *f = dome_readings_differ(&lean, &whole, field, sizeof field);
 		if (f)
 			fail_msg("%s: point %d (%.3f, %.3f), radii %.3f..%.3f: the %s's reading differs (%s)", path, i,
 				 x, y, rmin, rmax, what, f);

@@ -18,6 +18,8 @@
 
 #include "analysis/near_pairs.h"
 
+#include "test_rng.h"
+
 /* the minimum over every other centre, as the callers once made it */
 static double brute_nearest(const double *xs, const double *ys, size_t n, size_t i)
 {
@@ -39,13 +41,6 @@ static void same_bits_as_all_pairs(const double *xs, const double *ys, size_t n)
 	fs_near_index_free(&ix);
 }
 
-/* a deterministic uniform number in [0, 1) */
-static double unit(unsigned long long *s)
-{
-	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(*s >> 11) / 9007199254740992.0;
-}
-
 static void a_lattice_to_the_bit(void **state)
 {
 	(void)state;
@@ -53,14 +48,14 @@ static void a_lattice_to_the_bit(void **state)
 	 * up to 0.4 px: the columns' x-bands hold every row */
 	enum { NX = 40, NY = 30 };
 	static double xs[NX * NY], ys[NX * NY];
-	unsigned long long s = 1;
+	uint64_t s = 1;
 	double p = 37.3, c = cos(0.3), sn = sin(0.3);
 	size_t n = 0;
 	for (int r = 0; r < NY; r++)
 		for (int q = 0; q < NX; q++) {
 			double u = (q + 0.5 * (r & 1)) * p, v = r * p * sqrt(3) / 2;
-			xs[n] = u * c - v * sn + 0.8 * (unit(&s) - 0.5);
-			ys[n] = u * sn + v * c + 0.8 * (unit(&s) - 0.5);
+			xs[n] = u * c - v * sn + 0.8 * (test_lcg_unit(&s) - 0.5);
+			ys[n] = u * sn + v * c + 0.8 * (test_lcg_unit(&s) - 0.5);
 			n++;
 		}
 	same_bits_as_all_pairs(xs, ys, n);
@@ -73,16 +68,16 @@ static void columns_rows_and_ties_to_the_bit(void **state)
 	 * y alone, pairs at the same distance), some repeated exactly */
 	enum { N = 600 };
 	static double xs[N], ys[N];
-	unsigned long long s = 7;
+	uint64_t s = 7;
 	for (size_t i = 0; i < N; i++) {
-		xs[i] = floor(unit(&s) * 12) * 3.5;
-		ys[i] = i % 3 ? floor(unit(&s) * 40) * 2.25 : unit(&s) * 90;
+		xs[i] = floor(test_lcg_unit(&s) * 12) * 3.5;
+		ys[i] = i % 3 ? floor(test_lcg_unit(&s) * 40) * 2.25 : test_lcg_unit(&s) * 90;
 	}
 	same_bits_as_all_pairs(xs, ys, N);
 	/* and crowded: everything within a 2 px square */
 	for (size_t i = 0; i < N; i++) {
-		xs[i] = 2 * unit(&s);
-		ys[i] = 2 * unit(&s);
+		xs[i] = 2 * test_lcg_unit(&s);
+		ys[i] = 2 * test_lcg_unit(&s);
 	}
 	same_bits_as_all_pairs(xs, ys, N);
 }

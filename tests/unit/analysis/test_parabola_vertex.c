@@ -15,6 +15,8 @@
 
 #include "analysis/parabola_vertex.h"
 
+#include "test_rng.h"
+
 /* The vertex of a parabola sampled at -1, 0, 1, and the clamping. */
 static void test_peak(void **state)
 {
@@ -44,10 +46,8 @@ static void test_collinear(void **state)
 	unsigned s = 12345;
 	int nonzero = 0;
 	for (int i = 0; i < 20000; i++) {
-		s = s * 1103515245u + 12345u;
-		double level = (s >> 8) / 16777216.0 * 3;
-		s = s * 1103515245u + 12345u;
-		double slope = ((s >> 8) / 16777216.0 - 0.5) * 0.2;
+		double level = test_lcg32_unit(&s) * 3;
+		double slope = (test_lcg32_unit(&s) - 0.5) * 0.2;
 		/* as the rays' samples are made: each value from its own
 		 * position, so the rounding differs per sample */
 		double x0 = 7.0 + 0.35 * (i % 11);

@@ -16,6 +16,8 @@
 
 #include "base/sorting.h"
 
+#include "test_rng.h"
+
 struct item {
 	int key;      /* compared */
 	unsigned pos; /* where it was: the stable order's tie-break */
@@ -34,12 +36,6 @@ static int cmp_key_pos(const void *a, const void *b)
 	return c ? c : (p->pos > q->pos) - (p->pos < q->pos);
 }
 
-static unsigned lcg(unsigned *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	return *s >> 8;
-}
-
 /* keys from few values, so most compare equal to many others: a sort that
  * swapped equal items across parts would show in their pos */
 static void sorted_in_parts_is_the_stable_order(void **state)
@@ -56,7 +52,7 @@ static void sorted_in_parts_is_the_stable_order(void **state)
 		assert_non_null(ref);
 		assert_non_null(got);
 		for (size_t i = 0; i < n; i++)
-			in[i] = (struct item){(int)(lcg(&seed) % 97) - 48, (unsigned)i};
+			in[i] = (struct item){(int)(test_lcg32(&seed) % 97) - 48, (unsigned)i};
 		memcpy(ref, in, n * sizeof *in);
 		qsort(ref, n, sizeof *ref, cmp_key_pos); /* a total order: the stable one */
 		for (int t = 1; t <= 9; t++) {
@@ -83,7 +79,7 @@ static void selection_gives_the_sorted_value_at_every_rank(void **state)
 	for (size_t n = 1; n <= 40; n++) {
 		double v[40], sorted[40], work[40];
 		for (size_t i = 0; i < n; i++)
-			v[i] = (double)(lcg(&seed) % 9) * 0.5; /* many duplicates */
+			v[i] = (double)(test_lcg32(&seed) % 9) * 0.5; /* many duplicates */
 		memcpy(sorted, v, n * sizeof *v);
 		qsort(sorted, n, sizeof *sorted, cmp_double);
 		for (size_t k = 0; k < n; k++) {
@@ -110,7 +106,7 @@ static void selection_gives_the_sorted_value_at_every_rank(void **state)
 	assert_non_null(s);
 	for (int pass = 0; pass < 3; pass++) {
 		for (size_t i = 0; i < N; i++)
-			a[i] = pass == 0 ? (double)(lcg(&seed) % 100000) / 7 : pass == 1 ? (double)i : (double)(N - i);
+			a[i] = pass == 0 ? (double)(test_lcg32(&seed) % 100000) / 7 : pass == 1 ? (double)i : (double)(N - i);
 		memcpy(s, a, N * sizeof *a);
 		qsort(s, N, sizeof *s, cmp_double);
 		size_t ks[] = {0, N / 2, (size_t)(0.9 * (N - 1)), N - 1};
@@ -155,7 +151,7 @@ static void comparator_is_the_ascending_order(void **state)
 	unsigned seed = 11;
 	double a[300], b[300];
 	for (size_t i = 0; i < 300; i++)
-		a[i] = b[i] = ((double)(lcg(&seed) % 2001) - 1000) / 8;
+		a[i] = b[i] = ((double)(test_lcg32(&seed) % 2001) - 1000) / 8;
 	qsort(a, 300, sizeof *a, fs_cmp_double);
 	insertion_sort(b, 300);
 	assert_memory_equal(a, b, sizeof a);
@@ -171,7 +167,7 @@ static void medians_are_the_sorted_middle_values(void **state)
 		for (size_t n = 1; n <= 41; n++) {
 			double v[41], s[41], w[41], u[41];
 			for (size_t i = 0; i < n; i++) {
-				unsigned r = lcg(&seed);
+				unsigned r = test_lcg32(&seed);
 				/* many duplicates; spread values; a sorted run */
 				v[i] = pass == 0   ? (double)(r % 7) - 3
 				       : pass == 1 ? ((double)(r % 100003) - 50000) / 3

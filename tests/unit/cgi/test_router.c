@@ -166,13 +166,7 @@ static int app_teardown(void **state)
 
 static int run(const char *const *env, const char *body, fs_resp *w)
 {
-	fs_req r;
-	fs_fake_io io;
-	fs_fake_req(&r, &app, &io, env, body);
-	fs_resp_init(w);
-	fs_dispatch(&r, w);
-	fs_req_free(&r);
-	return w->status;
+	return fs_fake_dispatch(&app, env, body, w);
 }
 
 static char cookie_env[200], csrf_env[100];

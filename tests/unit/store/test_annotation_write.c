@@ -21,6 +21,8 @@
 
 #include "store/annotation.h"
 
+#include "test_rng.h"
+
 #define MODIFIED "2026-11-28T12:00:00Z"
 
 /* A reader of the chunks: collects them, the largest one, and leaves
@@ -50,17 +52,6 @@ static int reader_write(void *ctx, const char *p, size_t n)
 	return 0;
 }
 
-static unsigned next_rand(unsigned *s)
-{
-	*s = *s * 1103515245u + 12345u;
-	return (*s >> 8) & 0xffffff;
-}
-
-static double frand(unsigned *s)
-{
-	return next_rand(s) / (double)0x1000000;
-}
-
 /* n tubercles of every kind, 3 edges per tubercle (some to ids that do
  * not exist, one duplicate id), a history. */
 static void fill_set(fs_annot_set *s, int n, unsigned seed, const char *name)
@@ -73,16 +64,16 @@ static void fill_set(fs_annot_set *s, int n, unsigned seed, const char *name)
 		fs_tubercle t;
 		fs_tubercle_init(&t);
 		t.id = i + 1;
-		t.centroid_x = 10000 * frand(&r);
-		t.centroid_y = (i % 7 == 0) ? (double)(i % 500) : 10000 * frand(&r);
-		t.radius_px = i % 11 == 3 ? NAN : 2 + 20 * frand(&r);
-		t.fit_quality = i % 5 == 0 ? NAN : frand(&r);
-		t.circularity = i % 13 == 0 ? 1.0 : frand(&r);
+		t.centroid_x = 10000 * test_lcg32_unit(&r);
+		t.centroid_y = (i % 7 == 0) ? (double)(i % 500) : 10000 * test_lcg32_unit(&r);
+		t.radius_px = i % 11 == 3 ? NAN : 2 + 20 * test_lcg32_unit(&r);
+		t.fit_quality = i % 5 == 0 ? NAN : test_lcg32_unit(&r);
+		t.circularity = i % 13 == 0 ? 1.0 : test_lcg32_unit(&r);
 		t.has_ellipse = i % 3 == 0;
-		t.major_axis_px = 10 + frand(&r);
-		t.minor_axis_px = 8 + frand(&r);
-		t.orientation = 3.14159 * frand(&r) - 1.5;
-		t.eccentricity = frand(&r);
+		t.major_axis_px = 10 + test_lcg32_unit(&r);
+		t.minor_axis_px = 8 + test_lcg32_unit(&r);
+		t.orientation = 3.14159 * test_lcg32_unit(&r) - 1.5;
+		t.eccentricity = test_lcg32_unit(&r);
 		t.is_boundary = i % 17 == 0;
 		t.source = (fs_source)(i % 4);
 		assert_int_equal(fs_tubercle_list_append(&s->tubercles, &t), 0);
@@ -94,7 +85,7 @@ static void fill_set(fs_annot_set *s, int n, unsigned seed, const char *name)
 		assert_int_equal(fs_tubercle_list_append(&s->tubercles, &t), 0);
 	}
 	for (int i = 0; i < 3 * n; i++) {
-		fs_edge e = {(int)(next_rand(&r) % (unsigned)n) + 1, (int)(next_rand(&r) % (unsigned)n) + 1};
+		fs_edge e = {(int)(test_lcg32(&r) % (unsigned)n) + 1, (int)(test_lcg32(&r) % (unsigned)n) + 1};
 		if (i % 97 == 5)
 			e.id2 = n + 1000; /* a missing tubercle: the ids are kept */
 		assert_int_equal(fs_edge_list_append(&s->edges, &e), 0);

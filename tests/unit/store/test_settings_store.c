@@ -560,13 +560,7 @@ static int call(const char *method, const char *uri, const char *ctype, const ch
 	snprintf(ct, sizeof ct, "CONTENT_TYPE=%s", body ? (ctype ? ctype : "application/json") : "");
 	snprintf(cl, sizeof cl, "CONTENT_LENGTH=%zu", body ? strlen(body) : 0);
 	const char *env[] = {m, u, q, ct, cl, "REMOTE_ADDR=127.0.0.1", cookie_env, csrf_env, NULL};
-	fs_req r;
-	fs_fake_io io;
-	fs_fake_req(&r, &app, &io, env, body);
-	fs_resp_init(w);
-	fs_dispatch(&r, w);
-	fs_req_free(&r);
-	return w->status;
+	return fs_fake_dispatch(&app, env, body, w);
 }
 
 static int call_free(const char *method, const char *uri, const char *ctype, const char *body)

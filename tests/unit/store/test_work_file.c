@@ -211,6 +211,24 @@ static void damaged_files_are_refused(void **state)
 	buf[len - 5] ^= 0x55;
 	assert_int_equal(fs_testimg_write_bytes(tpath("d2.f32"), buf, len), 0);
 	assert_null(fs_work_read(tpath("d2.f32"), err, sizeof err));
+	/* every reader of the file: a header cut short is damaged, no file
+	 * is missing (each opens the file and reads its header the same way) */
+	int w, h, bps;
+	double scale;
+	for (int absent = 0; absent < 2; absent++) {
+		const char *want = absent ? "missing" : "damaged";
+		const char *name = absent ? "absent.f32" : "d2.f32";
+		assert_int_equal(fs_testimg_write_bytes(tpath("d2.f32"), buf, 10), 0);
+		err[0] = 0;
+		assert_int_equal(fs_work_file_info(tpath(name), &w, &h, &bps, err, sizeof err), -1);
+		assert_non_null(strstr(err, want));
+		err[0] = 0;
+		assert_null(fs_work_file_read_compact(tpath(name), err, sizeof err));
+		assert_non_null(strstr(err, want));
+		err[0] = 0;
+		assert_null(fs_work_file_read_reduced(tpath(name), 16, &scale, err, sizeof err));
+		assert_non_null(strstr(err, want));
+	}
 	free(buf);
 	fs_image_free(img);
 }

@@ -12,6 +12,7 @@
 
 #include "image/image_io.h"
 #include "synth.h"
+#include "test_rng.h"
 
 const char *const dbs_fonts[] = {
 	"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -182,14 +183,6 @@ static void draw_bar(canvas *c, const dbs_opts *o, double x0, int ytop, dbs_trut
 	t->bar_y = ytop + (th - 1) / 2.0;
 }
 
-static unsigned long long rng_next(unsigned long long *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ULL;
-}
-
 static int jpeg_round_trip(fs_image **img, int quality, char *err, size_t errlen)
 {
 	struct jpeg_compress_struct ci;
@@ -267,8 +260,8 @@ fs_image *dbs_make(const dbs_opts *o, dbs_truth *t, char *err, size_t errlen)
 		snprintf(err, errlen, "synthetic scale failed");
 		goto fail;
 	}
-	unsigned long long rs = 0xA5A5A5A5ULL ^ ((unsigned long long)o->seed * 104729 + 7);
-	rng_next(&rs);
+	uint64_t rs = 0xA5A5A5A5ULL ^ ((uint64_t)o->seed * 104729 + 7);
+	test_xs64(&rs);
 	canvas cv = {img, o->light_on_dark ? 1.0f : 0.0f, {0, 0, 0, 0}};
 	int W = o->width, H = o->height, T = o->text_px;
 	int ltop, lbot, ftop, fbot;
@@ -358,14 +351,9 @@ fail:
 	return NULL;
 }
 
-static double rng_unit(unsigned long long *s)
+static int rng_int(uint64_t *s, int lo, int hi)
 {
-	return (double)(rng_next(s) >> 11) / 9007199254740992.0;
-}
-
-static int rng_int(unsigned long long *s, int lo, int hi)
-{
-	return lo + (int)(rng_unit(s) * (hi - lo + 1));
+	return lo + (int)(test_xs64_unit(s) * (hi - lo + 1));
 }
 
 void dbs_random(unsigned seed, dbs_case *c)
@@ -375,32 +363,32 @@ void dbs_random(unsigned seed, dbs_case *c)
 	static const double mm_vals[] = {1, 2};
 	static const double mags[] = {100, 250, 500, 700, 1000, 1500, 2000, 3500, 5000, 10000, 20000};
 	static const double kvs[] = {5, 10, 15, 20, 25};
-	unsigned long long s = 0xD1B54A32D192ED03ULL ^ ((unsigned long long)seed * 6364136223846793005ULL + 1);
-	rng_next(&s);
+	uint64_t s = 0xD1B54A32D192ED03ULL ^ ((uint64_t)seed * 6364136223846793005ULL + 1);
+	test_xs64(&s);
 	memset(c, 0, sizeof *c);
 	dbs_opts *o = &c->o;
 	dbs_defaults(o);
 	o->seed = seed;
-	o->style = rng_unit(&s) < 0.5 ? DBS_OVERLAY : DBS_BAND;
-	o->band_top = o->style == DBS_BAND && rng_unit(&s) < 0.2;
-	o->layout = rng_unit(&s) < 0.5 ? DBS_LABEL_ABOVE : DBS_LABEL_BESIDE;
-	o->light_on_dark = rng_unit(&s) < 0.6;
+	o->style = test_xs64_unit(&s) < 0.5 ? DBS_OVERLAY : DBS_BAND;
+	o->band_top = o->style == DBS_BAND && test_xs64_unit(&s) < 0.2;
+	o->layout = test_xs64_unit(&s) < 0.5 ? DBS_LABEL_ABOVE : DBS_LABEL_BESIDE;
+	o->light_on_dark = test_xs64_unit(&s) < 0.6;
 	o->font = dbs_fonts[rng_int(&s, 0, dbs_n_fonts - 1)];
 	o->text_px = rng_int(&s, 14, 36);
-	o->bar_px = 50 + 350 * rng_unit(&s);
+	o->bar_px = 50 + 350 * test_xs64_unit(&s);
 	o->bar_thickness = rng_int(&s, 2, 8);
-	o->ticks = rng_unit(&s) < 0.3;
-	o->separator = o->style == DBS_BAND && rng_unit(&s) < 0.5;
-	o->pitch = 16 + 24 * rng_unit(&s);
-	o->noise = 0.01 + 0.04 * rng_unit(&s);
-	o->jpeg_quality = rng_unit(&s) < 0.5 ? rng_int(&s, 60, 95) : 0;
-	if (rng_unit(&s) < 0.5) {
+	o->ticks = test_xs64_unit(&s) < 0.3;
+	o->separator = o->style == DBS_BAND && test_xs64_unit(&s) < 0.5;
+	o->pitch = 16 + 24 * test_xs64_unit(&s);
+	o->noise = 0.01 + 0.04 * test_xs64_unit(&s);
+	o->jpeg_quality = test_xs64_unit(&s) < 0.5 ? rng_int(&s, 60, 95) : 0;
+	if (test_xs64_unit(&s) < 0.5) {
 		o->width = 1280;
 		o->height = 960;
 	}
 	/* the label: unit, value, spelling */
-	double u = rng_unit(&s);
-	const char *sp = rng_unit(&s) < 0.5 ? "" : " ";
+	double u = test_xs64_unit(&s);
+	const char *sp = test_xs64_unit(&s) < 0.5 ? "" : " ";
 	if (u < 0.15) {
 		double v = nm_vals[rng_int(&s, 0, 2)];
 		c->label_um = v / 1000;
@@ -421,7 +409,7 @@ void dbs_random(unsigned seed, dbs_case *c)
 	if (o->style == DBS_OVERLAY) {
 		/* JEOL "20kV  X700", Hitachi "15.0kV x1.00k"-like, or "x 1,000" */
 		snprintf(c->field[0], sizeof c->field[0], "%gkV", c->kv);
-		if (c->mag >= 1000 && rng_unit(&s) < 0.5)
+		if (c->mag >= 1000 && test_xs64_unit(&s) < 0.5)
 			snprintf(c->field[1], sizeof c->field[1], "x %d,%03d", (int)c->mag / 1000, (int)c->mag % 1000);
 		else
 			snprintf(c->field[1], sizeof c->field[1], "X%g", c->mag);

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "routes/router.h"
+
 static const char *fake_env(void *ctx, const char *name)
 {
 	fs_fake_io *io = ctx;
@@ -31,4 +33,15 @@ void fs_fake_req(fs_req *r, fs_app *app, fs_fake_io *io, const char *const *env,
 	io->body_len = strlen(io->body);
 	io->pos = 0;
 	fs_req_init(r, app, fake_env, fake_body, io);
+}
+
+int fs_fake_dispatch(fs_app *app, const char *const *env, const char *body, fs_resp *w)
+{
+	fs_req r;
+	fs_fake_io io;
+	fs_fake_req(&r, app, &io, env, body);
+	fs_resp_init(w);
+	fs_dispatch(&r, w);
+	fs_req_free(&r);
+	return w->status;
 }

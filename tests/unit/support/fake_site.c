@@ -51,14 +51,8 @@ cJSON *fs_fake_site_get(fs_fake_site *s, const char *uri, int *status)
 	char u[256];
 	snprintf(u, sizeof u, "DOCUMENT_URI=%s", uri);
 	const char *env[] = {"REQUEST_METHOD=GET", u, "REMOTE_ADDR=127.0.0.1", s->cookie, NULL};
-	fs_req r;
-	fs_fake_io io;
 	fs_resp w;
-	fs_fake_req(&r, &s->app, &io, env, NULL);
-	fs_resp_init(&w);
-	fs_dispatch(&r, &w);
-	fs_req_free(&r);
-	*status = w.status;
+	*status = fs_fake_dispatch(&s->app, env, NULL, &w);
 	cJSON *j = cJSON_ParseWithLength(w.body.data, w.body.len);
 	fs_resp_free(&w);
 	return j;

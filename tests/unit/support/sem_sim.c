@@ -10,30 +10,10 @@
 
 #include "analysis/preprocess.h"
 #include "sem_surface.h"
+#include "test_rng.h"
 
-typedef unsigned long long rng_t;
-
-static unsigned long long rng_next(rng_t *s)
-{
-	/* xorshift64*: deterministic across platforms */
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ULL;
-}
-
-static double rng_uniform(rng_t *s)
-{
-	return (double)(rng_next(s) >> 11) / 9007199254740992.0;
-}
-
-static double rng_gauss(rng_t *s)
-{
-	double u = rng_uniform(s), v = rng_uniform(s);
-	if (u < 1e-300)
-		u = 1e-300;
-	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-}
+/* xorshift64* (test_rng.h): deterministic across platforms */
+typedef uint64_t rng_t;
 
 void sem_defaults(sem_opts *o)
 {
@@ -329,14 +309,14 @@ static fs_image *form_image(const sem_opts *o, fs_image *sig, rng_t rng, int mt,
 	double lo, hi;
 	if (sem_operator_range(sig, &lo, &hi))
 		goto fail;
-	double g0 = 0.95 + 0.1 * rng_uniform(&rng), o0 = 0.02 * (rng_uniform(&rng) - 0.5);
+	double g0 = 0.95 + 0.1 * test_xs64_unit(&rng), o0 = 0.02 * (test_xs64_unit(&rng) - 0.5);
 	for (int y = 0; y < H; y++) {
 		for (int x = 0; x < W; x++) {
 			double gain = 0.76 * g0 / (hi - lo) * (1 + o->drift * (x / (double)W - 0.5));
 			double off = 0.12 + o0 + 0.1 * o->drift * sin(2 * M_PI * y / H);
 			double v = off + gain * (sig->data[(size_t)y * W + x] - lo);
 			if (o->dose > 0)
-				v += sqrt(fmax(v, 0) / o->dose) * rng_gauss(&rng);
+				v += sqrt(fmax(v, 0) / o->dose) * test_xs64_gauss(&rng);
 			v = v < 0 ? 0 : v > 1 ? 1 : v;
 			if (o->bits == 8)
 				v = lround(v * 255) / 255.0;
@@ -349,10 +329,10 @@ static fs_image *form_image(const sem_opts *o, fs_image *sig, rng_t rng, int mt,
 	 * with a label (blocks of "text") and a scale bar. */
 	for (int y = 0; y < mt; y++)
 		for (int x = 0; x < W; x++)
-			sig->data[(size_t)y * W + x] = (float)(0.96 + 0.02 * rng_uniform(&rng));
+			sig->data[(size_t)y * W + x] = (float)(0.96 + 0.02 * test_xs64_unit(&rng));
 	for (int y = mt; y < H; y++) {
 		for (int x = 0; x < bl; x++) {
-			float v = (float)(0.03 * rng_uniform(&rng));
+			float v = (float)(0.03 * test_xs64_unit(&rng));
 			int lx = x - bl / 8, ly = y - mt - 10;
 			/* text: 5 x 7 blocks in a row of characters */
 			if (bl >= 24 && lx >= 0 && lx < bl * 3 / 4 && ly >= 0 && ly < 7 && (lx % 7) < 5 &&
@@ -410,7 +390,7 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 	rng_t rng = 0x9E3779B97F4A7C15ULL ^ ((rng_t)o->seed * 0xD1B54A32D192ED69ULL);
 	if (!rng)
 		rng = 1;
-	rng_next(&rng);
+	test_xs64(&rng);
 	float *rough = malloc((size_t)W * H * sizeof *rough);
 	fs_image *sig[SEM_EDGES_MAX] = {NULL};
 	site *s = NULL;
@@ -433,15 +413,15 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 		if (!r)
 			goto fail;
 		for (size_t k = 0; k < (size_t)W * H; k++)
-			r->data[k] = (float)rng_gauss(&rng);
+			r->data[k] = (float)test_xs64_gauss(&rng);
 		if (fs_gaussian_blur(r, 1.0, err, sizeof err)) {
 			fs_image_free(r);
 			goto fail;
 		}
 		/* a Gaussian of sigma 1 leaves SD 1 / (2 sqrt(pi)) of white noise */
 		double rs = o->roughness * 2 * sqrt(M_PI);
-		p1 = 2 * M_PI * rng_uniform(&rng);
-		p2 = 2 * M_PI * rng_uniform(&rng);
+		p1 = 2 * M_PI * test_xs64_unit(&rng);
+		p2 = 2 * M_PI * test_xs64_unit(&rng);
 		for (size_t k = 0; k < (size_t)W * H; k++)
 			rough[k] = (float)(rs * r->data[k]);
 		fs_image_free(r);
@@ -480,10 +460,10 @@ int sem_make_edges(const sem_opts *o, const double *edge, int n, fs_image **img,
 			site *q = &s[ns++];
 			q->i = i;
 			q->j = j;
-			q->present = rng_uniform(&rng) >= o->missing;
-			q->x = x + o->pos_jitter * o->pitch * rng_gauss(&rng);
-			q->y = y + o->pos_jitter * o->pitch * rng_gauss(&rng);
-			double jr = o->radius_jitter * rng_gauss(&rng);
+			q->present = test_xs64_unit(&rng) >= o->missing;
+			q->x = x + o->pos_jitter * o->pitch * test_xs64_gauss(&rng);
+			q->y = y + o->pos_jitter * o->pitch * test_xs64_gauss(&rng);
+			double jr = o->radius_jitter * test_xs64_gauss(&rng);
 			jr = jr < -0.25 ? -0.25 : jr > 0.25 ? 0.25 : jr;
 			q->R = R0 * (1 + jr);
 			/* broken by the crack: a dome whose base would reach into it */

@@ -6,28 +6,7 @@
 #include <string.h>
 
 #include "analysis/preprocess.h"
-
-static unsigned long long rng_next(unsigned long long *s)
-{
-	/* xorshift64*: small, deterministic, good enough for test noise. */
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ULL;
-}
-
-static double rng_uniform(unsigned long long *s)
-{
-	return (double)(rng_next(s) >> 11) / 9007199254740992.0;
-}
-
-static double rng_gauss(unsigned long long *s)
-{
-	double u = rng_uniform(s), v = rng_uniform(s);
-	if (u < 1e-300)
-		u = 1e-300;
-	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-}
+#include "test_rng.h"
 
 void synth_defaults(synth_opts *o)
 {
@@ -58,7 +37,7 @@ fs_image *synth_make(const synth_opts *o, synth_truth *t)
 	memset(t, 0, sizeof *t);
 	if (o->width < 8 || o->height < 8 || o->pitch < 2 || o->diam_ratio <= 0 || o->diam_ratio >= 1)
 		return NULL;
-	unsigned long long s = 0x9E3779B97F4A7C15ULL ^ ((unsigned long long)o->seed * 7919 + 1);
+	uint64_t s = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)o->seed * 7919 + 1);
 	int w = o->width, h = o->height;
 	double r = 0.5 * o->diam_ratio * o->pitch;
 	double c = cos(o->angle), sn = sin(o->angle);
@@ -78,9 +57,9 @@ fs_image *synth_make(const synth_opts *o, synth_truth *t)
 	double cx = w / 2.0, cy = h / 2.0;
 	for (int i = -K; i <= K; i++) {
 		for (int j = -K; j <= K; j++) {
-			double x = cx + i * ax + j * bx + (2 * rng_uniform(&s) - 1) * o->jitter;
-			double y = cy + i * ay + j * by + (2 * rng_uniform(&s) - 1) * o->jitter;
-			int drop = rng_uniform(&s) < o->missing;
+			double x = cx + i * ax + j * bx + (2 * test_xs64_unit(&s) - 1) * o->jitter;
+			double y = cy + i * ay + j * by + (2 * test_xs64_unit(&s) - 1) * o->jitter;
+			int drop = test_xs64_unit(&s) < o->missing;
 			if (drop || x < -r || y < -r || x > w + r || y > h + r)
 				continue;
 			if (x - r - 1 < o->dark_left)
@@ -149,7 +128,7 @@ fs_image *synth_make(const synth_opts *o, synth_truth *t)
 	}
 	double q = o->bits == 16 ? 65535.0 : o->bits == 8 ? 255.0 : 0;
 	for (size_t i = 0; i < (size_t)w * h; i++) {
-		double v = img->data[i] + (o->noise > 0 ? o->noise * rng_gauss(&s) : 0);
+		double v = img->data[i] + (o->noise > 0 ? o->noise * test_xs64_gauss(&s) : 0);
 		v = v < 0 ? 0 : v > 1 ? 1 : v;
 		if (q > 0)
 			v = floor(v * q + 0.5) / q;
