@@ -380,7 +380,7 @@ fs_image *fs_work_file_read_reduced(const char *path, int max_side, double *scal
 	rd.in_w = (int)hdr[0];
 	rd.in_h = (int)hdr[1];
 	rd.out = fs_image_new((rd.in_w + rd.factor - 1) / rd.factor, (rd.in_h + rd.factor - 1) / rd.factor);
-	rd.acc = calloc((size_t)rd.out->width, sizeof *rd.acc);
+	rd.acc = rd.out ? calloc((size_t)rd.out->width, sizeof *rd.acc) : NULL;
 	if (!rd.out || !rd.acc) {
 		snprintf(err, errlen, "out of memory for a reduced working image");
 		goto out;
