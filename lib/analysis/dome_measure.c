@@ -785,8 +785,21 @@ static double inner_shift(const double sd[NRAYS][NMAX], const int *pick, const d
 		if ((skip && skip[k]) || pick[k] - m < 1 || pick[k] + m > n - 1)
 			continue;
 		double sg = sd[k][pick[k]] >= 0 ? 1 : -1;
-		for (int o = -m; o <= m; o++)
-			prof[o + m] += sg * sd[k][pick[k] + o];
+		/* two radii at a time, each lane prof's own sum over the rays
+		 * in their order: the same values (h51b: the one-at-a-time loop
+		 * was 9.8 M instructions of the 2048 x 1536 lattice) */
+		const double *s = sd[k] + pick[k] - m;
+		v2d SG = {sg, sg};
+		int o = 0;
+		for (; o + 1 <= 2 * m; o += 2) {
+			v2d p, q;
+			memcpy(&p, prof + o, sizeof p);
+			memcpy(&q, s + o, sizeof q);
+			p += SG * q;
+			memcpy(prof + o, &p, sizeof p);
+		}
+		for (; o <= 2 * m; o++)
+			prof[o] += sg * s[o];
 		fr += frac[k];
 		nr++;
 	}
