@@ -97,7 +97,8 @@ __attribute__((target("avx"))) static int conv_shift8(float *restrict o, int n, 
  * for i < n, r pointing at the middle of 2R + 1 row pointers. Four outputs
  * are summed in a register over all taps (one store per output).
  */
-static void conv_rows(float *restrict o, int n, const float *k, int R, const float *const *r)
+static inline __attribute__((always_inline)) void conv_rows(float *restrict o, int n, const float *k, int R,
+							    const float *const *r)
 {
 	int i = 0;
 #ifdef BLUR_AVX
@@ -179,7 +180,8 @@ static void conv_shift(float *restrict o, int n, const float *k, int R, const fl
  * read in place gives its middle outputs straight from it and only the
  * R at each end through the pad (copying every row into the pad was a
  * tenth of the blur): each output the same sum in the same order. */
-static void conv_row(const float *in, float *out, int w, const float *k, int R, float *pad)
+static inline __attribute__((always_inline)) void conv_row(const float *in, float *out, int w, const float *k, int R,
+							   float *pad)
 {
 	float *c = pad + R;
 	if (in != c && w > 2 * R) {
@@ -236,8 +238,10 @@ struct band_rows {
  * same sums in the same order whichever band makes it. Only the columns
  * [c0, c1) of those rows are written (0, w: all); an output's sums do not
  * depend on which of its neighbours are made with it. */
-static int blur_band(const fs_image *src, int x0, int y0, fs_image *dst, const float *k, int R, int a, int b,
-		     int c0, int c1, const struct band_rows *br, char *err, size_t errlen)
+static inline __attribute__((always_inline)) int blur_band_cols(const fs_image *src, int x0, int y0, fs_image *dst,
+								    const float *k, int R, int a, int b, int c0,
+								    int c1, const struct band_rows *br, char *err,
+								    size_t errlen)
 {
 	int rc = -1;
 	float *ring = NULL, *pad = NULL;
@@ -266,9 +270,10 @@ static int blur_band(const fs_image *src, int x0, int y0, fs_image *dst, const f
 					  : br && done >= b ? br->below + (size_t)(done - b) * w
 							    : fs_image_span(src, x0, y0 + done, w, pad + R);
 			float *o = ring + (size_t)(done % nring) * w;
-			/* columns at least R from both ends read no border:
-			 * the middle of conv_row's row alone */
-			if (c0 >= R && c1 + R <= w)
+			/* columns at least R (>= 1) from both ends read no
+			 * border: the middle of conv_row's row alone (c0 > 0
+			 * first: false at once for the whole-width callers) */
+			if (c0 > 0 && c0 >= R && c1 + R <= w)
 				conv_shift(o + c0, c1 - c0, k, R, in + c0);
 			else
 				conv_row(in, o, w, k, R, pad);
@@ -286,6 +291,14 @@ out:
 	return rc;
 }
 
+/* blur_band_cols on every column: the column range a constant, so the
+ * whole-width blurs (the outline rule's among them) keep their code */
+static int blur_band(const fs_image *src, int x0, int y0, fs_image *dst, const float *k, int R, int a, int b,
+		     const struct band_rows *br, char *err, size_t errlen)
+{
+	return blur_band_cols(src, x0, y0, dst, k, R, a, b, 0, dst->width, br, err, errlen);
+}
+
 /* Blurs the region (x0, y0, dst's size) of src into dst (which may be src
  * itself when the region is all of it). */
 static int blur(const fs_image *src, int x0, int y0, fs_image *dst, double sigma, char *err, size_t errlen)
@@ -297,7 +310,7 @@ static int blur(const fs_image *src, int x0, int y0, fs_image *dst, double sigma
 		return -1;
 	}
 	gauss_kernel(sigma, R, k);
-	int rc = blur_band(src, x0, y0, dst, k, R, 0, dst->height, 0, dst->width, NULL, err, errlen);
+	int rc = blur_band(src, x0, y0, dst, k, R, 0, dst->height, NULL, err, errlen);
 	free(k);
 	return rc;
 }
@@ -319,7 +332,7 @@ static int blur_job_band(size_t i, void *arg, char *err, size_t errlen)
 	int a = (int)i * j->band, b = a + j->band < h ? a + j->band : h;
 	size_t nb = (size_t)((h + j->band - 1) / j->band);
 	struct band_rows br = {i ? j->save[i] : NULL, i + 1 < nb ? j->save[i + 1] + (size_t)j->R * w : NULL};
-	return blur_band(j->img, 0, 0, j->img, j->k, j->R, a, b, 0, w, &br, err, errlen);
+	return blur_band(j->img, 0, 0, j->img, j->k, j->R, a, b, &br, err, errlen);
 }
 
 int fs_gaussian_blur_threads(fs_image *img, double sigma, int threads, char *err, size_t errlen)
@@ -395,7 +408,7 @@ int fs_gaussian_blur_rect(fs_image *img, double sigma, int x0, int y0, int x1, i
 		return -1;
 	}
 	gauss_kernel(sigma, R, k);
-	int rc = blur_band(img, 0, 0, img, k, R, y0, y1, x0, x1, NULL, err, errlen);
+	int rc = blur_band_cols(img, 0, 0, img, k, R, y0, y1, x0, x1, NULL, err, errlen);
 	free(k);
 	return rc;
 }
