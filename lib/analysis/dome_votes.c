@@ -352,8 +352,13 @@ int fs_dome_votes_rect(const float *sm, size_t stride, int sx, int sy, int W, in
 			}
 		}
 	}
+	/* blurred where the combination reads them, the rectangle alone (its
+	 * values those of the whole layer's blur; the margins' blur was 4 M
+	 * instructions of the 2048 x 1536 lattice, h51b) */
+	int rx0 = x0 - ex0, ry0 = y0 - ey0, rx1 = x1 - ex0, ry1 = y1 - ey0;
 	for (int b = 0; b < VOTE_DIRS; b++)
-		if (fs_gaussian_blur(bright[b], blur, err, errlen) || fs_gaussian_blur(dark[b], blur, err, errlen))
+		if (fs_gaussian_blur_rect(bright[b], blur, rx0, ry0, rx1, ry1, err, errlen) ||
+		    fs_gaussian_blur_rect(dark[b], blur, rx0, ry0, rx1, ry1, err, errlen))
 			goto out;
 	for (int b = 0; b < VOTE_DIRS / 2; b++) {
 		int o = b + VOTE_DIRS / 2;

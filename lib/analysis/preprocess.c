@@ -97,7 +97,8 @@ __attribute__((target("avx"))) static int conv_shift8(float *restrict o, int n, 
  * for i < n, r pointing at the middle of 2R + 1 row pointers. Four outputs
  * are summed in a register over all taps (one store per output).
  */
-static void conv_rows(float *restrict o, int n, const float *k, int R, const float *const *r)
+static inline __attribute__((always_inline)) void conv_rows(float *restrict o, int n, const float *k, int R,
+							    const float *const *r)
 {
 	int i = 0;
 #ifdef BLUR_AVX
@@ -179,7 +180,8 @@ static void conv_shift(float *restrict o, int n, const float *k, int R, const fl
  * read in place gives its middle outputs straight from it and only the
  * R at each end through the pad (copying every row into the pad was a
  * tenth of the blur): each output the same sum in the same order. */
-static void conv_row(const float *in, float *out, int w, const float *k, int R, float *pad)
+static inline __attribute__((always_inline)) void conv_row(const float *in, float *out, int w, const float *k, int R,
+							   float *pad)
 {
 	float *c = pad + R;
 	if (in != c && w > 2 * R) {
@@ -233,9 +235,13 @@ struct band_rows {
 /* Output rows [a, b) of the region (x0, y0, dst's width and height) of
  * src blurred into dst (dst may be src itself when the region is all of
  * it) with the kernel k[0..R], the region's edges replicated: each row the
- * same sums in the same order whichever band makes it. */
-static int blur_band(const fs_image *src, int x0, int y0, fs_image *dst, const float *k, int R, int a, int b,
-		     const struct band_rows *br, char *err, size_t errlen)
+ * same sums in the same order whichever band makes it. Only the columns
+ * [c0, c1) of those rows are written (0, w: all); an output's sums do not
+ * depend on which of its neighbours are made with it. */
+static inline __attribute__((always_inline)) int blur_band_cols(const fs_image *src, int x0, int y0, fs_image *dst,
+								    const float *k, int R, int a, int b, int c0,
+								    int c1, const struct band_rows *br, char *err,
+								    size_t errlen)
 {
 	int rc = -1;
 	float *ring = NULL, *pad = NULL;
@@ -263,12 +269,19 @@ static int blur_band(const fs_image *src, int x0, int y0, fs_image *dst, const f
 			const float *in = br && done < a ? br->above + (size_t)(done - (a - R)) * w
 					  : br && done >= b ? br->below + (size_t)(done - b) * w
 							    : fs_image_span(src, x0, y0 + done, w, pad + R);
-			conv_row(in, ring + (size_t)(done % nring) * w, w, k, R, pad);
+			float *o = ring + (size_t)(done % nring) * w;
+			/* columns at least R (>= 1) from both ends read no
+			 * border: the middle of conv_row's row alone (c0 > 0
+			 * first: false at once for the whole-width callers) */
+			if (c0 > 0 && c0 >= R && c1 + R <= w)
+				conv_shift(o + c0, c1 - c0, k, R, in + c0);
+			else
+				conv_row(in, o, w, k, R, pad);
 		}
 		/* out[y] = sum_j k[j] (row[y-j] + row[y+j]), rows clamped to the image. */
 		for (int j = -R; j <= R; j++)
-			rows[R + j] = ring + (size_t)(clampi(y + j, 0, h - 1) % nring) * w;
-		conv_rows(dst->data + (size_t)y * w, w, k, R, rows + R);
+			rows[R + j] = ring + (size_t)(clampi(y + j, 0, h - 1) % nring) * w + c0;
+		conv_rows(dst->data + (size_t)y * w + c0, c1 - c0, k, R, rows + R);
 	}
 	rc = 0;
 out:
@@ -276,6 +289,14 @@ out:
 	free(pad);
 	free(rows);
 	return rc;
+}
+
+/* blur_band_cols on every column: the column range a constant, so the
+ * whole-width blurs (the outline rule's among them) keep their code */
+static int blur_band(const fs_image *src, int x0, int y0, fs_image *dst, const float *k, int R, int a, int b,
+		     const struct band_rows *br, char *err, size_t errlen)
+{
+	return blur_band_cols(src, x0, y0, dst, k, R, a, b, 0, dst->width, br, err, errlen);
 }
 
 /* Blurs the region (x0, y0, dst's size) of src into dst (which may be src
@@ -369,6 +390,27 @@ int fs_gaussian_blur(fs_image *img, double sigma, char *err, size_t errlen)
 	if (sigma == 0)
 		return 0;
 	return blur(img, 0, 0, img, sigma, err, errlen);
+}
+
+int fs_gaussian_blur_rect(fs_image *img, double sigma, int x0, int y0, int x1, int y1, char *err, size_t errlen)
+{
+	if (!img || !isfinite(sigma) || sigma < 0 || x0 < 0 || y0 < 0 || x1 > img->width || y1 > img->height ||
+	    x1 <= x0 || y1 <= y0) {
+		snprintf(err, errlen, "gaussian blur: bad image, rectangle or sigma");
+		return -1;
+	}
+	if (sigma == 0)
+		return 0;
+	int R = fs_gaussian_radius(sigma);
+	float *k = malloc((size_t)(R + 1) * sizeof *k);
+	if (!k) {
+		snprintf(err, errlen, "gaussian blur: out of memory");
+		return -1;
+	}
+	gauss_kernel(sigma, R, k);
+	int rc = blur_band_cols(img, 0, 0, img, k, R, y0, y1, x0, x1, NULL, err, errlen);
+	free(k);
+	return rc;
 }
 
 fs_image *fs_gaussian_blurred_region(const fs_image *src, int x0, int y0, int w, int h, double sigma, char *err,

@@ -21,6 +21,13 @@
  * Returns 0, or -1 (sigma < 0 or not finite, out of memory) with a message.
  */
 int fs_gaussian_blur(fs_image *img, double sigma, char *err, size_t errlen);
+/* fs_gaussian_blur of img in place where the rectangle [x0, x1) x [y0, y1)
+ * is concerned: its pixels get fs_gaussian_blur's values to the bit, the
+ * rest of img is left undefined (what a caller that reads only the
+ * rectangle need not pay for: the dome rule's vote layers). Returns 0, or
+ * -1 (a rectangle not inside img, sigma as above, out of memory) with a
+ * message. */
+int fs_gaussian_blur_rect(fs_image *img, double sigma, int x0, int y0, int x1, int y1, char *err, size_t errlen);
 /* That kernel's radius in px (at least 1): how far a blurred sample reads,
  * the overlap the tiled passes give a crop for each blur. */
 int fs_gaussian_radius(double sigma);

@@ -35,6 +35,33 @@ static void gaussian_matches_reference_including_borders(void **state)
 	fs_image_free(ref);
 }
 
+/* fs_gaussian_blur_rect gives the whole blur's values to the bit on its
+ * rectangle: one at least the kernel's radius from every edge (each row's
+ * middle straight through the horizontal pass), one touching the edges
+ * (the rows' replicated borders), and wide and narrow rectangles (the
+ * lanes' groups and the one-at-a-time rest); it refuses a rectangle
+ * outside the image. */
+static void gaussian_rect_is_the_whole_blur_there(void **state)
+{
+	(void)state;
+	const int rects[][4] = {{7, 7, 90, 50}, {0, 0, 97, 61}, {0, 3, 20, 61}, {60, 0, 97, 9}, {8, 9, 11, 10}};
+	for (size_t r = 0; r < sizeof rects / sizeof rects[0]; r++) {
+		fs_image *whole = gauss_ref_noise(97, 61, 11), *part = fs_image_clone(whole);
+		assert_int_equal(fs_gaussian_blur(whole, 1.7, err, sizeof err), 0);
+		const int *q = rects[r];
+		assert_int_equal(fs_gaussian_blur_rect(part, 1.7, q[0], q[1], q[2], q[3], err, sizeof err), 0);
+		for (int y = q[1]; y < q[3]; y++)
+			assert_memory_equal(part->data + (size_t)y * 97 + q[0], whole->data + (size_t)y * 97 + q[0],
+					    (size_t)(q[2] - q[0]) * sizeof(float));
+		fs_image_free(whole);
+		fs_image_free(part);
+	}
+	fs_image *img = gauss_ref_noise(20, 10, 3);
+	assert_int_equal(fs_gaussian_blur_rect(img, 1.7, 0, 0, 21, 10, err, sizeof err), -1);
+	assert_int_equal(fs_gaussian_blur_rect(img, 1.7, 5, 5, 5, 8, err, sizeof err), -1);
+	fs_image_free(img);
+}
+
 static void gaussian_keeps_constant_image(void **state)
 {
 	(void)state;
@@ -236,6 +263,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gaussian_matches_reference_including_borders),
+		cmocka_unit_test(gaussian_rect_is_the_whole_blur_there),
 		cmocka_unit_test(gaussian_keeps_constant_image),
 		cmocka_unit_test(gaussian_zero_sigma_is_identity_and_negative_fails),
 		cmocka_unit_test(box_blur_matches_reference),
