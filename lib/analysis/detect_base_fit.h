@@ -848,6 +848,23 @@ double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y,
 int fs_det_base_set_ridge_lit(int on);
 int fs_det_base_ridge_lit(void);
 /*
+ * A cost cut (h51a): at given centres (the last step, fs_meas.given) the
+ * template fit reads each dome's fills at its given centre alone
+ * (fs_dome_tpl_fit_still_crop), without the centre search: the centres
+ * stay where they are given anyway, and only the fitted size is used,
+ * scaled by the level (fs_det_base_fit_scale). Whole image and tiles
+ * alike. Returns the previous setting; one setting a process, set before
+ * any detection (FS_TEST_STILL_GIVEN=0|1 in the tests and benches).
+ */
+int fs_det_base_set_still_given(int on);
+int fs_det_base_still_given(void);
+/* The template fit of one plan entry from (x, y) (px of img, a crop at
+ * (ox, oy)): the search's fit, or at given centres under
+ * fs_det_base_set_still_given the fit there alone. As
+ * fs_dome_tpl_fit_crop's return. */
+int fs_det_base_tpl_fit(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int given,
+			fs_dome_tfit *out);
+/*
  * An instrument, the verdict on by default (h49h): whether the no-base
  * verdict above (fs_det_base_level_size's and the own readings') is
  * taken. FS_DET_NOBASE_VERDICT as shipped; FS_DET_NOBASE_OFF never, so

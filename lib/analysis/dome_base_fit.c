@@ -1498,8 +1498,10 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 	return fs_dome_tpl_fit_crop(t, img, 0, 0, x, y, out);
 }
 
-int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
-			 fs_dome_tfit *out)
+/* fs_dome_tpl_fit_crop's work; search 0: no centre search, the fit at
+ * the start (fs_dome_tpl_fit_still_crop). */
+static int fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int search,
+		    fs_dome_tfit *out)
 {
 	/* the search in the whole image's pixels (x + ox: exact, the start
 	 * having been made from them less ox), as there: only a sample's
@@ -1534,7 +1536,9 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	 * pixel or two where the detector's side is brighter) */
 	double cx = x, cy = y, best = sc[kb], h = t->shift;
 	int cross = cross_search(t);
-	if (cross)
+	if (!search) {
+		/* (the start's patch is the end's: read_at finds it kept) */
+	} else if (cross)
 		search_cross(t, img, ox, oy, &cx, &cy, &best, &kb, &h, m, o);
 	else
 		for (int round = 0; round < CENTRE_ROUNDS; round++, h *= 0.5) {
@@ -1565,7 +1569,9 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 		}
 	/* between the grid's points (dome_centre_fit.h): h is now half the
 	 * last round's step */
-	if (cross)
+	if (!search) {
+		/* (no grid to move between) */
+	} else if (cross)
 		centre_between6(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
 	else
 		centre_between(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
@@ -1597,6 +1603,18 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	double fl = t->fill[kb] + off * (t->fill[kb + 1] - t->fill[kb - 1]) / 2;
 	out->radius = 0.5 * fl * t->pitch;
 	return 0;
+}
+
+int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			 fs_dome_tfit *out)
+{
+	return fit_crop(t, img, ox, oy, x, y, 1, out);
+}
+
+int fs_dome_tpl_fit_still_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			       fs_dome_tfit *out)
+{
+	return fit_crop(t, img, ox, oy, x, y, 0, out);
 }
 
 int fs_dome_tpl_render(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, int size, double cx, double cy,
