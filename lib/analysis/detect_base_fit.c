@@ -524,27 +524,31 @@ int fs_det_base_ridge_lit(void)
 	return ridge_lit_on;
 }
 
-/* fs_det_base_set_still_given's switch: one setting a process, set
- * before any detection, never while one runs */
-static int still_given_on;
+/* fs_det_base_set_given_fit's mode: one setting a process, set before
+ * any detection, never while one runs */
+static int given_fit_mode;
 
-int fs_det_base_set_still_given(int on)
+int fs_det_base_set_given_fit(int mode)
 {
-	int was = still_given_on;
-	still_given_on = on != 0;
+	if (mode < FS_DET_GIVEN_FIT_RULE || mode > FS_DET_GIVEN_FIT_CROSS)
+		return -1;
+	int was = given_fit_mode;
+	given_fit_mode = mode;
 	return was;
 }
 
-int fs_det_base_still_given(void)
+int fs_det_base_given_fit(void)
 {
-	return still_given_on;
+	return given_fit_mode;
 }
 
 int fs_det_base_tpl_fit(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int given,
 			fs_dome_tfit *out)
 {
-	if (given && still_given_on)
+	if (given && given_fit_mode == FS_DET_GIVEN_FIT_STILL)
 		return fs_dome_tpl_fit_still_crop(t, img, ox, oy, x, y, out);
+	if (given && given_fit_mode == FS_DET_GIVEN_FIT_CROSS)
+		return fs_dome_tpl_fit_cross_crop(t, img, ox, oy, x, y, out);
 	return fs_dome_tpl_fit_crop(t, img, ox, oy, x, y, out);
 }
 

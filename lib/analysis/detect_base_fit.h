@@ -848,16 +848,21 @@ double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y,
 int fs_det_base_set_ridge_lit(int on);
 int fs_det_base_ridge_lit(void);
 /*
- * A cost cut (h51a): at given centres (the last step, fs_meas.given) the
- * template fit reads each dome's fills at its given centre alone
- * (fs_dome_tpl_fit_still_crop), without the centre search: the centres
- * stay where they are given anyway, and only the fitted size is used,
- * scaled by the level (fs_det_base_fit_scale). Whole image and tiles
- * alike. Returns the previous setting; one setting a process, set before
- * any detection (FS_TEST_STILL_GIVEN=0|1 in the tests and benches).
+ * A cost cut (h51a), mode 0 (the rule as shipped) by default: at given
+ * centres (the last step, fs_meas.given) the template fit reads each
+ * dome with a cheaper centre search - FS_DET_GIVEN_FIT_STILL: its fills
+ * at the given centre alone (fs_dome_tpl_fit_still_crop, one patch
+ * instead of about ten); FS_DET_GIVEN_FIT_CROSS: h47e's cross search
+ * (fs_dome_tpl_fit_cross_crop). Why it may: the centres stay where they
+ * are given anyway, and only the fitted sizes are used, scaled by the
+ * level (fs_det_base_fit_scale). Whole image and tiles alike. Returns
+ * the previous mode, -1 (nothing set) for an unknown one; one setting a
+ * process, set before any detection (FS_TEST_GIVEN_FIT=0|1|2 in the
+ * tests and benches).
  */
-int fs_det_base_set_still_given(int on);
-int fs_det_base_still_given(void);
+enum { FS_DET_GIVEN_FIT_RULE, FS_DET_GIVEN_FIT_STILL, FS_DET_GIVEN_FIT_CROSS };
+int fs_det_base_set_given_fit(int mode);
+int fs_det_base_given_fit(void);
 /* The template fit of one plan entry from (x, y) (px of img, a crop at
  * (ox, oy)): the search's fit, or at given centres under
  * fs_det_base_set_still_given the fit there alone. As

@@ -233,6 +233,12 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
  */
 int fs_dome_tpl_fit_still_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
 			       fs_dome_tfit *out);
+/* ... and with h47e's cross search (fs_dome_tpl_set_cross_search) for
+ * this call alone, where that search would apply (no screen removed, the
+ * points off the pixel grid; else the eight): the same caller's cheaper
+ * search (h51a). */
+int fs_dome_tpl_fit_cross_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			       fs_dome_tfit *out);
 
 void fs_dome_tpl_free(fs_dome_tpl *t);
 
