@@ -387,8 +387,15 @@ void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given);
  * most the bound), and the majority is taken among them (info->judged).
  * The pick depends on the point's pixel alone, so detection's last step
  * finds the judgements its first pass kept (base_readings.h) and both
- * paths pick alike. Images of at most that many readings (every
- * simulator scene and paper figure) judge every reading, as before.
+ * paths pick alike. Images of at most that many readings (the paper
+ * figures, the interior scenes) judge every reading, as before. The
+ * bound was 512 until h51a halved it (a cost cut by fewer evaluations:
+ * the 2048 x 1536 lattice judges 1 in 16 of its 2,679 readings instead
+ * of 1 in 8, -13.2 M instructions; the corner scenes, 270-320 readings,
+ * now judge about half of theirs): every guard's output stayed the
+ * same bits (the three fingerprints, test_sem_accuracy's seed-0 log,
+ * test_sem_smooth, test_nobase_crop and the noise band), as the verdict
+ * is a majority far from a half on all of them.
  * fs_det_base_step_pick: sets p->step_out for the entries
  * fs_det_base_step_point judges (its arguments; both paths call it after
  * fs_det_base_own_plan and before the judgement); fs_det_base_step_point
@@ -397,7 +404,7 @@ void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given);
  * fs_det_base_set_step_sample: the bound (0: no sample; for tests),
  * returns the previous one.
  */
-#define FS_DET_BASE_STEP_SAMPLE 512
+#define FS_DET_BASE_STEP_SAMPLE 256
 int fs_det_base_step_pick(fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
 			  const double *lvx, const double *lvy, const double *lr, const int *le, int screened,
 			  const fs_measured *meas);
