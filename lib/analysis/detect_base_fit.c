@@ -524,6 +524,34 @@ int fs_det_base_ridge_lit(void)
 	return ridge_lit_on;
 }
 
+/* fs_det_base_set_given_fit's mode: one setting a process, set before
+ * any detection, never while one runs */
+static int given_fit_mode;
+
+int fs_det_base_set_given_fit(int mode)
+{
+	if (mode < FS_DET_GIVEN_FIT_RULE || mode > FS_DET_GIVEN_FIT_CROSS)
+		return -1;
+	int was = given_fit_mode;
+	given_fit_mode = mode;
+	return was;
+}
+
+int fs_det_base_given_fit(void)
+{
+	return given_fit_mode;
+}
+
+int fs_det_base_tpl_fit(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int given,
+			fs_dome_tfit *out)
+{
+	if (given && given_fit_mode == FS_DET_GIVEN_FIT_STILL)
+		return fs_dome_tpl_fit_still_crop(t, img, ox, oy, x, y, out);
+	if (given && given_fit_mode == FS_DET_GIVEN_FIT_CROSS)
+		return fs_dome_tpl_fit_cross_crop(t, img, ox, oy, x, y, out);
+	return fs_dome_tpl_fit_crop(t, img, ox, oy, x, y, out);
+}
+
 double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
 					 int far_out, int *edge, double *along)
 {
@@ -1293,12 +1321,12 @@ static int axis_whole(const fs_image *img, fs_det_base_plan *p, const fs_det_off
  * at the start, the part inside), p->at_end whether its best fill was an
  * end of the range. -1 on out of memory. */
 static int fit_all(const fs_dome_tpl *t, const fs_image *img, const fs_det_base_plan *p, const double *sx,
-		   const double *sy, double *fr, double *fx, double *fy, double *sig)
+		   const double *sy, int given, double *fr, double *fx, double *fy, double *sig)
 {
 	for (size_t k = 0; k < p->n; k++) {
 		fs_dome_tfit f;
 		fr[k] = NAN;
-		int q = fs_dome_tpl_fit(t, img, sx[k], sy[k], &f);
+		int q = fs_det_base_tpl_fit(t, img, 0, 0, sx[k], sy[k], given, &f);
 		if (q < 0)
 			return -1;
 		int sized = q == 0 && isfinite(f.radius);
@@ -1472,7 +1500,7 @@ static int whole_fit(void *ctx, const fs_dome_tpl *t, const double *sx, const do
 	(void)err;
 	(void)errlen;
 	const struct whole_refit *w = ctx;
-	return fit_all(t, w->img, w->p, sx, sy, w->fr, w->fx, w->fy, w->sig);
+	return fit_all(t, w->img, w->p, sx, sy, 0, w->fr, w->fx, w->fy, w->sig);
 }
 
 /* fs_det_base_ends_again's fit on the whole image: the entries whose
@@ -1587,7 +1615,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	}
 	for (size_t k = 0; k < p.n; k++)
 		lr[k] = var[k] = la[k] = NAN;
-	if (fit_all(&t, img, &p, p.xs, p.ys, fr, fx, fy, sig)) {
+	if (fit_all(&t, img, &p, p.xs, p.ys, m->given, fr, fx, fy, sig)) {
 		rc = -1;
 		goto out;
 	}

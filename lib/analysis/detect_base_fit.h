@@ -387,8 +387,15 @@ void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given);
  * most the bound), and the majority is taken among them (info->judged).
  * The pick depends on the point's pixel alone, so detection's last step
  * finds the judgements its first pass kept (base_readings.h) and both
- * paths pick alike. Images of at most that many readings (every
- * simulator scene and paper figure) judge every reading, as before.
+ * paths pick alike. Images of at most that many readings (the paper
+ * figures, the interior scenes) judge every reading, as before. The
+ * bound was 512 until h51a halved it (a cost cut by fewer evaluations:
+ * the 2048 x 1536 lattice judges 1 in 16 of its 2,679 readings instead
+ * of 1 in 8, -13.2 M instructions; the corner scenes, 270-320 readings,
+ * now judge about half of theirs): every guard's output stayed the
+ * same bits (the three fingerprints, test_sem_accuracy's seed-0 log,
+ * test_sem_smooth, test_nobase_crop and the noise band), as the verdict
+ * is a majority far from a half on all of them.
  * fs_det_base_step_pick: sets p->step_out for the entries
  * fs_det_base_step_point judges (its arguments; both paths call it after
  * fs_det_base_own_plan and before the judgement); fs_det_base_step_point
@@ -397,7 +404,7 @@ void fs_det_base_own_plan(fs_det_base_plan *p, const double *fr, int given);
  * fs_det_base_set_step_sample: the bound (0: no sample; for tests),
  * returns the previous one.
  */
-#define FS_DET_BASE_STEP_SAMPLE 512
+#define FS_DET_BASE_STEP_SAMPLE 256
 int fs_det_base_step_pick(fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
 			  const double *lvx, const double *lvy, const double *lr, const int *le, int screened,
 			  const fs_measured *meas);
@@ -847,6 +854,28 @@ double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y,
  */
 int fs_det_base_set_ridge_lit(int on);
 int fs_det_base_ridge_lit(void);
+/*
+ * A cost cut (h51a), mode 0 (the rule as shipped) by default: at given
+ * centres (the last step, fs_meas.given) the template fit reads each
+ * dome with a cheaper centre search - FS_DET_GIVEN_FIT_STILL: its fills
+ * at the given centre alone (fs_dome_tpl_fit_still_crop, one patch
+ * instead of about ten); FS_DET_GIVEN_FIT_CROSS: h47e's cross search
+ * (fs_dome_tpl_fit_cross_crop). Why it may: the centres stay where they
+ * are given anyway, and only the fitted sizes are used, scaled by the
+ * level (fs_det_base_fit_scale). Whole image and tiles alike. Returns
+ * the previous mode, -1 (nothing set) for an unknown one; one setting a
+ * process, set before any detection (FS_TEST_GIVEN_FIT=0|1|2 in the
+ * tests and benches).
+ */
+enum { FS_DET_GIVEN_FIT_RULE, FS_DET_GIVEN_FIT_STILL, FS_DET_GIVEN_FIT_CROSS };
+int fs_det_base_set_given_fit(int mode);
+int fs_det_base_given_fit(void);
+/* The template fit of one plan entry from (x, y) (px of img, a crop at
+ * (ox, oy)): the search's fit, or at given centres under
+ * fs_det_base_set_still_given the fit there alone. As
+ * fs_dome_tpl_fit_crop's return. */
+int fs_det_base_tpl_fit(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int given,
+			fs_dome_tfit *out);
 /*
  * An instrument, the verdict on by default (h49h): whether the no-base
  * verdict above (fs_det_base_level_size's and the own readings') is

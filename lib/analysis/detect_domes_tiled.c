@@ -618,6 +618,7 @@ struct base_job {
 	unsigned char *end;    /* 1: its best fill an end of the range (NULL: not kept) */
 	fs_dome_reading *kept; /* the level's readings for fs_meas.readings (NULL: none kept) */
 	const struct job *j;   /* the candidates' reach */
+	int given;             /* fs_meas.given: fs_det_base_tpl_fit's */
 	int failed;            /* a fit ran out of memory */
 };
 
@@ -632,7 +633,7 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 	struct base_job *b = ctx;
 	fs_dome_tfit f;
 	/* (in the whole image's pixels: dome_base_fit.h) */
-	int q = fs_dome_tpl_fit_crop(b->t, meas, ox, oy, b->sx[k] - ox, b->sy[k] - oy, &f);
+	int q = fs_det_base_tpl_fit(b->t, meas, ox, oy, b->sx[k] - ox, b->sy[k] - oy, b->given, &f);
 	if (q < 0)
 		b->failed = 1;
 	b->fr[k] = q == 0 && isfinite(f.radius) ? f.radius : NAN;
@@ -1145,6 +1146,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	b.la = b.fr ? rs2 + p.n : NULL;
 	b.az = j->off.fit.azimuth;
 	b.ridge_lit = j->ridge_lit;
+	b.given = m->given;
 	b.le = calloc(p.n, sizeof *b.le);
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);

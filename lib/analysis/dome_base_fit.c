@@ -1385,6 +1385,12 @@ static inline __attribute__((always_inline)) void centre_between(const fs_dome_t
  * changes every quarter pixel (corner scene 21 at seed 12000: S -13 %). */
 static int cross_on; /* fs_dome_tpl_set_cross_search */
 
+/* fit_crop's centre searches: none (the fit at the start,
+ * fs_dome_tpl_fit_still_crop), the rule's (the eight, or the cross where
+ * cross_on), the cross wherever cross_search allows it
+ * (fs_dome_tpl_fit_cross_crop) */
+enum { FIT_SEARCH_NONE, FIT_SEARCH_RULE, FIT_SEARCH_CROSS };
+
 void fs_dome_tpl_set_cross_search(int on)
 {
 	cross_on = on != 0;
@@ -1395,9 +1401,9 @@ int fs_dome_tpl_cross_search(void)
 	return cross_on;
 }
 
-static int cross_search(const fs_dome_tpl *t)
+static int cross_search(const fs_dome_tpl *t, int search)
 {
-	return cross_on && !t->screened && t->nph == 1;
+	return (cross_on || search == FIT_SEARCH_CROSS) && !t->screened && t->nph == 1;
 }
 
 /* centre_between from six of the nine trial centres (cross_search): the
@@ -1502,8 +1508,10 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
  * disc of radius 25 on the pixel grid; more are allocated) */
 #define TFIT_SCRATCH 2048
 
-int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
-			 fs_dome_tfit *out)
+/* fs_dome_tpl_fit_crop's work; search one of FIT_SEARCH_* (above
+ * cross_search). */
+static int fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int search,
+		    fs_dome_tfit *out)
 {
 	/* the search in the whole image's pixels (x + ox: exact, the start
 	 * having been made from them less ox), as there: only a sample's
@@ -1541,8 +1549,10 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	 * halved each round (the start is the base rule's centre, off by a
 	 * pixel or two where the detector's side is brighter) */
 	double cx = x, cy = y, best = sc[kb], h = t->shift;
-	int cross = cross_search(t);
-	if (cross)
+	int cross = cross_search(t, search);
+	if (search == FIT_SEARCH_NONE) {
+		/* (the start's patch is the end's: read_at finds it kept) */
+	} else if (cross)
 		search_cross(t, img, ox, oy, &cx, &cy, &best, &kb, &h, m, o);
 	else
 		for (int round = 0; round < CENTRE_ROUNDS; round++, h *= 0.5) {
@@ -1573,7 +1583,9 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 		}
 	/* between the grid's points (dome_centre_fit.h): h is now half the
 	 * last round's step */
-	if (cross)
+	if (search == FIT_SEARCH_NONE) {
+		/* (no grid to move between) */
+	} else if (cross)
 		centre_between6(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
 	else
 		centre_between(t, img, ox, oy, kb, 2 * h, &cx, &cy, m, o);
@@ -1606,6 +1618,24 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
 	double fl = t->fill[kb] + off * (t->fill[kb + 1] - t->fill[kb - 1]) / 2;
 	out->radius = 0.5 * fl * t->pitch;
 	return 0;
+}
+
+int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			 fs_dome_tfit *out)
+{
+	return fit_crop(t, img, ox, oy, x, y, FIT_SEARCH_RULE, out);
+}
+
+int fs_dome_tpl_fit_still_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			       fs_dome_tfit *out)
+{
+	return fit_crop(t, img, ox, oy, x, y, FIT_SEARCH_NONE, out);
+}
+
+int fs_dome_tpl_fit_cross_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			       fs_dome_tfit *out)
+{
+	return fit_crop(t, img, ox, oy, x, y, FIT_SEARCH_CROSS, out);
 }
 
 int fs_dome_tpl_render(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, int size, double cx, double cy,

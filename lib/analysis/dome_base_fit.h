@@ -224,6 +224,22 @@ int fs_dome_tpl_fit(const fs_dome_tpl *t, const fs_image *img, double x, double 
 int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
 			 fs_dome_tfit *out);
 
+/*
+ * fs_dome_tpl_fit_crop without the centre search: the fills read at (x,
+ * y) alone (one patch instead of about ten), out's centre the start. For
+ * a caller whose centres are already decided and which wants only the
+ * fitted size there (the last step's fits at given centres,
+ * fs_det_base_set_still_given; h51a). Returns as fs_dome_tpl_fit_crop.
+ */
+int fs_dome_tpl_fit_still_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			       fs_dome_tfit *out);
+/* ... and with h47e's cross search (fs_dome_tpl_set_cross_search) for
+ * this call alone, where that search would apply (no screen removed, the
+ * points off the pixel grid; else the eight): the same caller's cheaper
+ * search (h51a). */
+int fs_dome_tpl_fit_cross_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			       fs_dome_tfit *out);
+
 void fs_dome_tpl_free(fs_dome_tpl *t);
 
 /*

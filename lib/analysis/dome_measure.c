@@ -1068,7 +1068,8 @@ static double frame_snapped(double v, double hi)
 
 int fs_dome_set_lean_half(int mode)
 {
-	if (mode != FS_DOME_LEAN_ALL && mode != FS_DOME_LEAN_HALF_RAYS && mode != FS_DOME_LEAN_HALF_SUM)
+	if (mode != FS_DOME_LEAN_ALL && mode != FS_DOME_LEAN_HALF_RAYS && mode != FS_DOME_LEAN_HALF_SUM &&
+	    mode != FS_DOME_LEAN_HALF_LEVEL)
 		return -1;
 	__atomic_store_n(&lean_half, mode, __ATOMIC_RELAXED);
 	return 0;
@@ -1644,6 +1645,8 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 		 * is made again on every ray: the whole rule fails a dome only
 		 * where it did. */
 		int half = lean ? __atomic_load_n(&lean_half, __ATOMIC_RELAXED) : 0;
+		if (half == FS_DOME_LEAN_HALF_LEVEL)
+			half = inner ? FS_DOME_LEAN_HALF_RAYS : FS_DOME_LEAN_ALL;
 		if (half == FS_DOME_LEAN_HALF_RAYS && ridge)
 			half = 0;
 		if (half && pass(img, ray_dirs_half(0), ray_dirs_half(1), xi, yi, cx, cy, rmin, rmax, smooth, 0, blur,

@@ -250,14 +250,18 @@ int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, d
  * (1) every other ray for the summed step, the picks and the circle (not
  * where the ridge model reads the next pass's blur from the lean pass's
  * widths); FS_DOME_LEAN_HALF_SUM (2) the summed step from every other ray,
- * every ray's pick in the window it gives. A half pass that fails is made
+ * every ray's pick in the window it gives; FS_DOME_LEAN_HALF_LEVEL (3,
+ * h51a) mode 1 in the level's readings alone (the base readers that take
+ * the inner shift: they start from the template fit's centres, which are
+ * good already), every ray in the first reading from a candidate. A half
+ * pass that fails is made
  * again on every ray. For the whole process, in the pattern of the
  * measurement rule: set at start-up, never while another thread measures.
  * Returns 0, or -1 (and changes nothing) for another mode.
- * FS_TEST_LEAN_HALF=0|1|2 sets it for a unit test or bench
+ * FS_TEST_LEAN_HALF=0|1|2|3 sets it for a unit test or bench
  * (tests/unit/support/test_lean_half.c).
  */
-enum { FS_DOME_LEAN_ALL = 0, FS_DOME_LEAN_HALF_RAYS = 1, FS_DOME_LEAN_HALF_SUM = 2 };
+enum { FS_DOME_LEAN_ALL = 0, FS_DOME_LEAN_HALF_RAYS = 1, FS_DOME_LEAN_HALF_SUM = 2, FS_DOME_LEAN_HALF_LEVEL = 3 };
 int fs_dome_set_lean_half(int mode);
 /* the mode set (FS_DOME_LEAN_ALL unless fs_dome_set_lean_half changed it) */
 int fs_dome_lean_half(void);

@@ -3,7 +3,7 @@
  * fs_dome_set_lean_half; h47f's two cost cuts rebuilt as an option by
  * h48e). The half pass only moves the start of the whole passes, so it
  * moves bits; what must hold:
- * - the setter takes the three modes and nothing else;
+ * - the setter takes the four modes and nothing else;
  * - each mode reaches the readings (some of a figure's level readings
  *   differ from the shipped rule's), and the bases it reads stay the
  *   shipped rule's to within the start's own noise: from the shipped
@@ -51,11 +51,13 @@ static void setter(void **state)
 {
 	(void)state;
 	assert_int_equal(fs_dome_lean_half(), FS_DOME_LEAN_ALL);
-	assert_int_equal(fs_dome_set_lean_half(3), -1);
+	assert_int_equal(fs_dome_set_lean_half(4), -1);
 	assert_int_equal(fs_dome_set_lean_half(-1), -1);
 	assert_int_equal(fs_dome_lean_half(), FS_DOME_LEAN_ALL);
 	assert_int_equal(fs_dome_set_lean_half(FS_DOME_LEAN_HALF_SUM), 0);
 	assert_int_equal(fs_dome_lean_half(), FS_DOME_LEAN_HALF_SUM);
+	assert_int_equal(fs_dome_set_lean_half(FS_DOME_LEAN_HALF_LEVEL), 0);
+	assert_int_equal(fs_dome_lean_half(), FS_DOME_LEAN_HALF_LEVEL);
 	assert_int_equal(fs_dome_set_lean_half(FS_DOME_LEAN_ALL), 0);
 }
 
@@ -145,12 +147,60 @@ static void half_sum(void **state)
 	against_shipped(FS_DOME_LEAN_HALF_SUM);
 }
 
+static int same_reading(int ra, const fs_tubercle *a, int rb, const fs_tubercle *b)
+{
+	return ra == rb && (ra != 0 || (test_same_bits(a->radius_px, b->radius_px) &&
+					test_same_bits(a->centroid_x, b->centroid_x) &&
+					test_same_bits(a->centroid_y, b->centroid_y)));
+}
+
+/* FS_DOME_LEAN_HALF_LEVEL: the level's reading as FS_DOME_LEAN_HALF_RAYS
+ * reads it, a first reading as shipped (the header) */
+static void half_level(void **state)
+{
+	(void)state;
+	char err[256];
+	fs_loaded L;
+	assert_int_equal(fs_load_file(FIG2, NULL, &L, err, sizeof err), 0);
+	const fs_image *img = L.image;
+	unsigned seed = 29;
+	int level_differ = 0, first_differ = 0, half_vs_rule = 0;
+	for (int i = 0; i < POINTS; i++) {
+		double x = 8 + test_lcg32_unit(&seed) * (img->width - 17), y = 8 + test_lcg32_unit(&seed) * (img->height - 17);
+		double rmax = 6 + test_lcg32_unit(&seed) * 20, rmin = rmax * (0.2 + 0.3 * test_lcg32_unit(&seed));
+		fs_tubercle lv[3], fst[3];
+		int rl[3], rf[3], edge;
+		double var;
+		static const int modes[3] = {FS_DOME_LEAN_ALL, FS_DOME_LEAN_HALF_RAYS, FS_DOME_LEAN_HALF_LEVEL};
+		for (int k = 0; k < 3; k++) {
+			assert_int_equal(fs_dome_set_lean_half(modes[k]), 0);
+			memset(&lv[k], 0, sizeof lv[k]);
+			memset(&fst[k], 0, sizeof fst[k]);
+			rl[k] = fs_dome_measure_base_blur(img, x, y, rmin, rmax, &lv[k], &edge, &var);
+			rf[k] = fs_dome_measure_crop(img, 0, 0, x, y, rmin, rmax, 0, &fst[k]);
+		}
+		assert_int_equal(fs_dome_set_lean_half(FS_DOME_LEAN_ALL), 0);
+		level_differ += !same_reading(rl[1], &lv[1], rl[2], &lv[2]);
+		first_differ += !same_reading(rf[0], &fst[0], rf[2], &fst[2]);
+		half_vs_rule += !same_reading(rl[0], &lv[0], rl[2], &lv[2]);
+	}
+	fs_image_free(L.image);
+	printf("level mode: %d level readings differ from mode 1, %d first readings from the rule; %d level readings "
+	       "differ from the rule\n",
+	       level_differ, first_differ, half_vs_rule);
+	assert_int_equal(level_differ, 0);
+	assert_int_equal(first_differ, 0);
+	/* (the mode reaches the level) */
+	assert_true(half_vs_rule > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(setter),
 		cmocka_unit_test(half_rays),
 		cmocka_unit_test(half_sum),
+		cmocka_unit_test(half_level),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

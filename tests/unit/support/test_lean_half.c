@@ -1,5 +1,5 @@
 /*
- * test_lean_half.c - FS_TEST_LEAN_HALF=0|1|2 for every unit test binary and
+ * test_lean_half.c - FS_TEST_LEAN_HALF=0|1|2|3 for every unit test binary and
  * bench: the dome rule's lean first pass on half its rays
  * (dome_measure.h, fs_dome_set_lean_half; h48e) for the process. Unset or
  * 0: the rule as shipped.
@@ -21,7 +21,7 @@ __attribute__((constructor)) static void test_lean_half_init(void)
 	if (!v || !*v)
 		return;
 	if (v[1] || fs_dome_set_lean_half(v[0] - '0')) {
-		fprintf(stderr, "FS_TEST_LEAN_HALF=%s: 0, 1 or 2\n", v);
+		fprintf(stderr, "FS_TEST_LEAN_HALF=%s: 0, 1, 2 or 3\n", v);
 		/* before main: no caller to return an error to */
 		_exit(2);
 	}
