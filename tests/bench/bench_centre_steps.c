@@ -601,16 +601,23 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 		       "edge %.3f\n",
 		       off->fit.fill, off->fit.h_over_r, off->fit.profile, off->fit.foot,
 		       off->fit.elevation * 180 / M_PI, off->fit.shadow, off->fit.side, off->fit.edge);
+		/* AXIS_CALIB_BLUR=PX: the lattice rendered at that blur (the
+		 * formation's holds the centres' scatter), read at the step's */
+		fs_dome_fit fb = off->fit;
+		if (getenv("AXIS_CALIB_BLUR"))
+			fb.blur_px = atof(getenv("AXIS_CALIB_BLUR"));
 		static const double fills[] = {0.70, 0.75, 0.80, 0.85, 0.90};
-		static const double rads[] = {5.4, 6.4, 7.4};
+		static const double rads[] = {5.4, 6.4, 7.4, 0};
+		double rr[4];
+		for (int q = 0; q < 4; q++)
+			rr[q] = rads[q] > 0 ? rads[q] * off->fit.pitch / 16 : a.r0;
 		for (size_t i = 0; i < sizeof fills / sizeof *fills; i++) {
 			printf("  calib at fill %.2f:", fills[i]);
 			for (size_t j = 0; j < sizeof rads / sizeof *rads; j++) {
 				fs_centre_axis_geom g;
 				fs_centre_axis cc;
-				fs_centre_axis_geom_of(off->fit.azimuth, rads[j] * off->fit.pitch / 16, off->fit.blur_px,
-						       off->fit.pitch, &g);
-				if (fs_centre_axis_calib_read(&t, &off->fit, fills[i], &g, off->fit.pitch, &cc) == 0)
+				fs_centre_axis_geom_of(off->fit.azimuth, rr[j], off->fit.blur_px, off->fit.pitch, &g);
+				if (fs_centre_axis_calib_read(&t, &fb, fills[i], &g, off->fit.pitch, &cc) == 0)
 					printf("  r0 %.1f %+.3f (ok %d res %.4f)", g.r0, cc.shift, cc.ok, cc.residual);
 			}
 			printf("\n");
