@@ -24,7 +24,16 @@
  * covers the shadow there) and its bits stay.
  *
  * Process-wide switch (fs_centre_axis_set_calib; FS_TEST_AXIS_CALIB for a
- * test or bench, tests/unit/support/test_axis_calib.c).
+ * test or bench, tests/unit/support/test_axis_calib.c), off. Why
+ * (docs/paper-figures.md, h51g): the simulator's own formation rendered
+ * this way reads the step's bias to 0.01 px on the low spheres and
+ * -0.16 of -0.21 px on the tall flat tops, but the formation the rule
+ * fits at these gaps does not (the low spheres fitted as h/R 1
+ * paraboloids at a blur that holds the centres' scatter read +0.12..+0.32
+ * px where the bias is +0.05..+0.15; the tall flat tops +0.08..+0.20 where
+ * it is -0.44..-0.50 at the rule's radius), and on the eight unscreened
+ * fill-0.8, pitch-16 corner scenes the noise band's all four fall from
+ * 47 / 46 / 46 to 37 / 36 / 36.
  *
  * The caller owns every argument; nothing is kept.
  */
