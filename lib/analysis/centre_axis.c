@@ -237,6 +237,12 @@ int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_
 		pu = sum + 2 * g->ns;
 	}
 	int shut = g->r0 < MIN_R_SIGMA * g->sigma;
+	{
+		/* (what the across-axis profile shows, for centre_axis_calib.h's
+		 * mode 2; nothing here reads it) */
+		double rv;
+		out->vblur = out->used ? profile_blur(sum + g->ns, g, &rv) : NAN;
+	}
 	if (out->used < MIN_USED) {
 		if (shut)
 			out->used = 0;

@@ -128,6 +128,8 @@ typedef struct fs_centre_axis {
 	int again;         /* 1: read again from the centres the first reading moved them to (the
 			    * centres lay far off: beyond the window, or own; fs_det_base_axis_find) */
 	double r0;         /* the base radius the match was read about (own: P_v's), px */
+	double vblur;      /* the blur the summed across-axis profile shows at its steepest step
+			    * (px; NAN: not read) */
 	double calib;      /* the shift the step read on the formation's own lattice from its
 			    * known sites and took off shift (centre_axis_calib.h; 0: none) */
 } fs_centre_axis;

@@ -7,9 +7,9 @@
 
 static int calib_on; /* fs_centre_axis_set_calib */
 
-int fs_centre_axis_set_calib(int on)
+int fs_centre_axis_set_calib(int mode)
 {
-	return __atomic_exchange_n(&calib_on, on != 0, __ATOMIC_RELAXED);
+	return __atomic_exchange_n(&calib_on, mode, __ATOMIC_RELAXED);
 }
 
 int fs_centre_axis_calib_on(void)

@@ -49,8 +49,12 @@
  * least the step's 8 domes). */
 #define FS_CENTRE_AXIS_CALIB_NPH 3
 
-/* The switch; returns the previous state. Off by default. */
-int fs_centre_axis_set_calib(int on);
+/* The switch; returns the previous state. Off (0) by default; 1 the
+ * lattice rendered at the formation's blur; 2 at the blur the image's
+ * summed across-axis profile shows (fs_centre_axis.vblur) where that is
+ * smaller (the formation's holds the first pass's centres' scatter,
+ * dome_fit.h). */
+int fs_centre_axis_set_calib(int mode);
 int fs_centre_axis_calib_on(void);
 
 /*

@@ -1151,8 +1151,11 @@ int fs_det_base_axis_calibrate(const fs_det_base_plan *p, const fs_det_offset *o
 	free(v);
 	if (!(fill > 0))
 		return 0;
+	fs_dome_fit fb = *formation;
+	if (fs_centre_axis_calib_on() == 2 && ax->vblur < fb.blur_px)
+		fb.blur_px = ax->vblur;
 	fs_centre_axis c;
-	int rc = fs_centre_axis_calib_read(t, formation, fill, &g, off->fit.pitch, &c);
+	int rc = fs_centre_axis_calib_read(t, &fb, fill, &g, off->fit.pitch, &c);
 	if (rc < 0)
 		return -1;
 	if (rc || !c.ok || c.reversed || c.shadowed)

@@ -2,7 +2,8 @@
  * test_axis_calib.c - FS_TEST_AXIS_CALIB=0|1 for every unit test binary
  * and bench: the axis step's own shift at tight gaps read on the
  * formation's lattice and taken off (centre_axis_calib.h,
- * fs_centre_axis_set_calib; h51g) off (0) or on (1) for the process.
+ * fs_centre_axis_set_calib; h51g) off (0) or on (1; 2 at the blur the
+ * image's across-axis profile shows) for the process.
  * Unset: the rule as shipped.
  *
  * Why a constructor (as test_frame_snap.c's): the guard tables
@@ -21,10 +22,10 @@ __attribute__((constructor)) static void test_axis_calib_init(void)
 	const char *v = getenv("FS_TEST_AXIS_CALIB");
 	if (!v || !*v)
 		return;
-	if (strcmp(v, "0") && strcmp(v, "1")) {
-		fprintf(stderr, "FS_TEST_AXIS_CALIB=%s: 0 or 1\n", v);
+	if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
+		fprintf(stderr, "FS_TEST_AXIS_CALIB=%s: 0, 1 or 2\n", v);
 		/* before main: no caller to return an error to */
 		_exit(2);
 	}
-	fs_centre_axis_set_calib(v[0] == '1');
+	fs_centre_axis_set_calib(v[0] - '0');
 }
