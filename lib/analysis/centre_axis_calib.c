@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int calib_on; /* fs_centre_axis_set_calib */
+static int calib_on = 2; /* fs_centre_axis_set_calib (h51g: mode 2, docs/paper-figures.md) */
 
 int fs_centre_axis_set_calib(int mode)
 {

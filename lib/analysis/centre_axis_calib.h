@@ -24,16 +24,19 @@
  * covers the shadow there) and its bits stay.
  *
  * Process-wide switch (fs_centre_axis_set_calib; FS_TEST_AXIS_CALIB for a
- * test or bench, tests/unit/support/test_axis_calib.c), off. Why
- * (docs/paper-figures.md, h51g): the simulator's own formation rendered
- * this way reads the step's bias to 0.01 px on the low spheres and
- * -0.16 of -0.21 px on the tall flat tops, but the formation the rule
- * fits at these gaps does not (the low spheres fitted as h/R 1
- * paraboloids at a blur that holds the centres' scatter read +0.12..+0.32
- * px where the bias is +0.05..+0.15; the tall flat tops +0.08..+0.20 where
- * it is -0.44..-0.50 at the rule's radius), and on the eight unscreened
- * fill-0.8, pitch-16 corner scenes the noise band's all four fall from
- * 47 / 46 / 46 to 37 / 36 / 36.
+ * test or bench, tests/unit/support/test_axis_calib.c), mode 2 by
+ * default (docs/paper-figures.md, h51g). The lattice is rendered at the
+ * blur the image's summed across-axis profile shows (fs_centre_axis.vblur)
+ * where that is below the formation's, whose blur holds the first pass's
+ * centres' scatter (dome_fit.h): at the formation's own blur (mode 1)
+ * the low spheres' lattice read +0.12..+0.32 px where the step's bias is
+ * +0.05..+0.15, and scene 23's the wrong sign; the band's all four on
+ * the eight unscreened fill-0.8, pitch-16 corner scenes went 47 / 46 /
+ * 46 -> 37 / 36 / 36 in mode 1 and -> 49 / 48 / 48 in mode 2. With the
+ * simulator's own formation the lattice reads the bias to 0.01 px on the
+ * low spheres and -0.16 of -0.21 px on the tall flat tops, so the forward
+ * model carries it; what the fitted formation still misses (the tall
+ * domes' shadow, the low flat tops' sign) is the fit's.
  *
  * The caller owns every argument; nothing is kept.
  */
@@ -49,11 +52,10 @@
  * least the step's 8 domes). */
 #define FS_CENTRE_AXIS_CALIB_NPH 3
 
-/* The switch; returns the previous state. Off (0) by default; 1 the
- * lattice rendered at the formation's blur; 2 at the blur the image's
+/* The switch; returns the previous mode. 0 off; 1 the lattice rendered
+ * at the formation's blur; 2 (the default) at the blur the image's
  * summed across-axis profile shows (fs_centre_axis.vblur) where that is
- * smaller (the formation's holds the first pass's centres' scatter,
- * dome_fit.h). */
+ * smaller. */
 int fs_centre_axis_set_calib(int mode);
 int fs_centre_axis_calib_on(void);
 

@@ -1,6 +1,6 @@
 /*
  * test_centre_axis_calib.c - the axis step read on the formation's own
- * lattice (centre_axis_calib.h, h51g): off by default and a no-op then;
+ * lattice (centre_axis_calib.h, h51g): mode 2 by default, a no-op off;
  * the gate is h37j's resolved gap turned round (tight at fill 0.8, pitch
  * 16; clear at pitch 64); on corner scene 23's formation (the simulator's,
  * templates built at the true centres) the reading sums its nine phases,
@@ -23,12 +23,12 @@
 #include "sem_cache.h"
 #include "sem_sim.h"
 
-static void off_by_default(void **state)
+static void mode_2_by_default(void **state)
 {
 	(void)state;
 	/* (FS_TEST_AXIS_CALIB=1 turns it on before main) */
 	const char *env = getenv("FS_TEST_AXIS_CALIB");
-	int was = env && *env ? env[0] - '0' : 0;
+	int was = env && *env ? env[0] - '0' : 2;
 	assert_int_equal(fs_centre_axis_calib_on(), was);
 	assert_int_equal(fs_centre_axis_set_calib(1), was);
 	assert_int_equal(fs_centre_axis_calib_on(), 1);
@@ -107,7 +107,7 @@ static void reads_the_formations_lattice(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(off_by_default),
+		cmocka_unit_test(mode_2_by_default),
 		cmocka_unit_test(gate_is_the_tight_gap),
 		cmocka_unit_test(reads_the_formations_lattice),
 	};

@@ -4,7 +4,7 @@
  * formation's lattice and taken off (centre_axis_calib.h,
  * fs_centre_axis_set_calib; h51g) off (0) or on (1; 2 at the blur the
  * image's across-axis profile shows) for the process.
- * Unset: the rule as shipped.
+ * Unset: the rule as shipped (mode 2).
  *
  * Why a constructor (as test_frame_snap.c's): the guard tables
  * (test_sem_accuracy, bench_noise_band, bench_detect_domes, ...) are then
