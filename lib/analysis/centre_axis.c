@@ -202,11 +202,17 @@ static void scan_shift(const double *pu, const double *pv, const fs_centre_axis_
 	out->dy = out->shift * sin(out->az);
 }
 
+int fs_centre_axis_gap_resolved(const fs_centre_axis_geom *g, double pitch)
+{
+	return 2 * (g->r0 + g->win) + GROUND * pitch < pitch;
+}
+
 int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_geom *g, double pitch,
 			    fs_centre_axis *out)
 {
 	memset(out, 0, sizeof *out);
 	out->az = g->az;
+	out->r0 = g->r0;
 	size_t len = fs_centre_axis_len(g);
 	double *sum = calloc(len, sizeof *sum);
 	if (!sum)
@@ -231,6 +237,12 @@ int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_
 		pu = sum + 2 * g->ns;
 	}
 	int shut = g->r0 < MIN_R_SIGMA * g->sigma;
+	{
+		/* (what the across-axis profile shows, for centre_axis_calib.h's
+		 * mode 2; nothing here reads it) */
+		double rv;
+		out->vblur = out->used ? profile_blur(sum + g->ns, g, &rv) : NAN;
+	}
 	if (out->used < MIN_USED) {
 		if (shut)
 			out->used = 0;
@@ -253,7 +265,7 @@ int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_
 			return 0;
 		}
 		out->own = 1;
-		own.r0 = rv;
+		own.r0 = out->r0 = rv;
 		own.sigma = fmax(0.5, sv);
 		own.win = WIN * own.sigma;
 		/* centres that locked onto a lit flank sit further off than
@@ -279,7 +291,7 @@ int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_
 		 * oblique direction whose ground is not (either side, or
 		 * both summed), none moved when every one is. */
 		double gv = ground_of(sum + g->ns, g, pitch);
-		int resolved = 2 * (g->r0 + g->win) + GROUND * pitch < pitch;
+		int resolved = fs_centre_axis_gap_resolved(g, pitch);
 		out->ground = gv > 0 ? ground_of(pu, g, pitch) / gv : NAN;
 		if (resolved && out->ground < SHADOWED) {
 			out->shadowed = 1;

@@ -127,6 +127,11 @@ typedef struct fs_centre_axis {
 	int own;           /* 1: read at P_v's own base and blur (the formation's blur shut the gate) */
 	int again;         /* 1: read again from the centres the first reading moved them to (the
 			    * centres lay far off: beyond the window, or own; fs_det_base_axis_find) */
+	double r0;         /* the base radius the match was read about (own: P_v's), px */
+	double vblur;      /* the blur the summed across-axis profile shows at its steepest step
+			    * (px; NAN: not read) */
+	double calib;      /* the shift the step read on the formation's own lattice from its
+			    * known sites and took off shift (centre_axis_calib.h; 0: none) */
 } fs_centre_axis;
 
 /* The geometry for a detector at azimuth az, domes of median base radius
@@ -156,6 +161,13 @@ void fs_centre_axis_profile(const fs_image *img, double x, double y, const fs_ce
  * below scans it; a per-dome reading (tests/bench/bench_axis_perdome.c)
  * calls it directly. */
 double fs_centre_axis_match(const double *pu, const double *pv, const fs_centre_axis_geom *g, double b, double c);
+
+/* Whether the step's window (r0 + win either side of each dome) and the
+ * ground beyond it stay clear of the neighbours' feet at this pitch: h37j's
+ * gate for reading a cast shadow on that ground (centre_axis.c). Where it
+ * is 0 the neighbours' feet and shadows enter the window
+ * (centre_axis_calib.h). */
+int fs_centre_axis_gap_resolved(const fs_centre_axis_geom *g, double pitch);
 
 /* The shift from the n domes' profiles (profs: n x fs_centre_axis_len,
  * in order; NAN in a dome's first sample leaves it out), fills out.

@@ -10,6 +10,7 @@
 
 #include "analysis/base_readings.h"
 #include "analysis/base_step.h"
+#include "analysis/centre_axis_calib.h"
 #include "analysis/centre_perdome.h"
 #include "analysis/detect_base_gap.h"
 #include "analysis/detect_offset.h"
@@ -1154,6 +1155,46 @@ out:
 	return rc;
 }
 
+int fs_det_base_axis_calibrate(const fs_det_base_plan *p, const fs_det_offset *off, const fs_dome_fit *formation,
+			       const fs_dome_tpl *t, const double *fr, fs_centre_axis *ax)
+{
+	/* (no calibration where the lit side was reversed or read at P_v's
+	 * own blur: the formation's lattice is not what that reading saw) */
+	if (!fs_centre_axis_calib_on() || !t || !ax->ok || ax->own || ax->reversed || ax->shadowed || !p->n ||
+	    !(off->fit.pitch > 0))
+		return 0;
+	fs_centre_axis_geom g;
+	fs_centre_axis_geom_of(off->fit.azimuth, ax->r0, off->fit.blur_px, off->fit.pitch, &g);
+	if (fs_centre_axis_gap_resolved(&g, off->fit.pitch))
+		return 0;
+	double *v = malloc(p->n * sizeof *v);
+	if (!v)
+		return -1;
+	size_t nv = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (isfinite(fr[k]))
+			v[nv++] = fr[k];
+	/* the domes' fill as the templates sized them */
+	double fill = nv ? 2 * fs_median_upper(v, nv) / off->fit.pitch : NAN;
+	free(v);
+	if (!(fill > 0))
+		return 0;
+	fs_dome_fit fb = *formation;
+	if (fs_centre_axis_calib_on() == 2 && ax->vblur < fb.blur_px)
+		fb.blur_px = ax->vblur;
+	fs_centre_axis c;
+	int rc = fs_centre_axis_calib_read(t, &fb, fill, &g, off->fit.pitch, &c);
+	if (rc < 0)
+		return -1;
+	if (rc || !c.ok || c.reversed || c.shadowed)
+		return 0;
+	ax->calib = c.shift;
+	ax->shift -= c.shift;
+	ax->dx = ax->shift * cos(ax->az);
+	ax->dy = ax->shift * sin(ax->az);
+	return 0;
+}
+
 int fs_det_base_axis_far(const fs_centre_axis *ax)
 {
 	return ax->ok && ax->again;
@@ -1283,11 +1324,13 @@ static int read_whole(void *ctx, const fs_centre_axis_geom *g, const size_t *sel
  * checked against the base's step where it read P_v's own base (mr: each
  * candidate's radius range as fs_det_measure's, max_r or 2 r, over F);
  * sets p->move_unsized, *ax the reading (h39h). */
-static int axis_whole(const fs_image *img, fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
-		      double *fx, double *fy, const fs_cand_list *c, double max_r, double F,
-		      fs_centre_axis *ax)
+static int axis_whole(const fs_image *img, fs_det_base_plan *p, const fs_det_offset *off, const fs_dome_fit *formation,
+		      const fs_dome_tpl *t, const double *fr, double *fx, double *fy, const fs_cand_list *c, double max_r,
+		      double F, fs_centre_axis *ax)
 {
 	int rc = fs_det_base_axis_find(p, off, fr, fx, fy, img->width, img->height, read_whole, (void *)img, ax);
+	if (!rc)
+		rc = fs_det_base_axis_calibrate(p, off, formation, t, fr, ax);
 	size_t moved;
 	if (!rc && ax->ok && ax->own) {
 		signed char *on = malloc(2 * p->n);
@@ -1649,7 +1692,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		struct whole_some ws = {&t, img, p.n};
 		fs_det_offset aoff = *off;
 		aoff.fit.azimuth = axis_az;
-		if (axis_whole(m->img, &p, &aoff, fr, fx, fy, c, max_r, m->f, &ax) ||
+		/* (the templates' own formation: a refit's t2 was built from another) */
+		if (axis_whole(m->img, &p, &aoff, &off->fit, refit ? NULL : &t, fr, fx, fy, c, max_r, m->f, &ax) ||
 		    fs_det_base_ends_again(&p, &ax, fr, fx, fy, whole_fit_some, &ws, err, sizeof err)) {
 			rc = -1;
 			goto out;

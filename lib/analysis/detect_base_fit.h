@@ -522,6 +522,21 @@ int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, c
 			  const double *fy, int w, int h, fs_det_axis_reader read, void *ctx, fs_centre_axis *ax);
 
 /*
+ * The step's own shift at tight gaps taken off (centre_axis_calib.h),
+ * both paths, just after fs_det_base_axis_find: where the switch is on,
+ * ax is ok and neither read at P_v's own blur, reversed nor shadowed, and
+ * the neighbours reach its window at the formation's pitch
+ * (fs_centre_axis_gap_resolved 0), the step is read on the formation's
+ * lattice (formation, the fit t was built from; t NULL: no templates of
+ * that formation, nothing done) at the templates' median fill from its
+ * known sites, with ax's radius and off's axis and blur, and where that
+ * reading is ok its shift is taken off ax's (ax->calib). Returns 0, -1 on
+ * out of memory.
+ */
+int fs_det_base_axis_calibrate(const fs_det_base_plan *p, const fs_det_offset *off, const fs_dome_fit *formation,
+			       const fs_dome_tpl *t, const double *fr, fs_centre_axis *ax);
+
+/*
  * A shift read at P_v's own base and blur (ax->own) is checked against
  * the base's step before it is applied (h39f, both paths): each sized
  * dome's base reading (fs_dome_measure_base_blur, its candidate's radius

@@ -938,13 +938,15 @@ static int axis_refused_tiled(const fs_meas *m, const fs_det_base_plan *p, const
 	return rc;
 }
 
-static int axis_tiled(const fs_meas *m, fs_det_base_plan *p, const fs_det_offset *off, struct base_job *b,
-		      fs_centre_axis *ax, char *err, size_t errlen)
+static int axis_tiled(const fs_meas *m, fs_det_base_plan *p, const fs_det_offset *off, const fs_dome_fit *formation,
+		      const fs_dome_tpl *t, struct base_job *b, fs_centre_axis *ax, char *err, size_t errlen)
 {
 	struct axis_read r = {.m = m, .err = err, .errlen = errlen};
 	err[0] = 0;
 	int rc = fs_det_base_axis_find(p, off, b->fr, b->fx, b->fy, m->src->width, m->src->height, axis_read_tiled,
 				       &r, ax);
+	if (!rc)
+		rc = fs_det_base_axis_calibrate(p, off, formation, t, b->fr, ax);
 	if (rc && !err[0])
 		snprintf(err, errlen, "tiled dome measurement: out of memory");
 	if (!rc && ax->ok && ax->own) {
@@ -1198,7 +1200,8 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		struct tiled_some ts = {&b, &R, lp};
 		fs_det_offset aoff = j->off;
 		aoff.fit.azimuth = axis_az;
-		if (axis_tiled(m, &p, &aoff, &b, &ax, err, errlen) ||
+		/* (the templates' own formation: a refit's t2 was built from another) */
+		if (axis_tiled(m, &p, &aoff, &j->off.fit, refit ? NULL : &t, &b, &ax, err, errlen) ||
 		    fs_det_base_ends_again(&p, &ax, b.fr, b.fx, b.fy, tiled_fit_some, &ts, err, errlen)) {
 			rc = -1;
 			goto out;

@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/centre_axis_calib.h"
 #include "analysis/centre_refine.h"
 #include "base/sorting.h"
 #include "analysis/detect.h"
@@ -587,6 +588,41 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 	printf("  axis step: ok %d used %zu shift %+.2f px (win %.2f) residual %.4f end %d reversed %d shadowed %d "
 	       "own %d oblique %.0f\n",
 	       a.ok, a.used, a.shift, a.win, a.residual, a.end, a.reversed, a.shadowed, a.own, a.oblique);
+	if (fs_det_base_axis_calibrate(&p, off, &off->fit, &t, fr, &a))
+		goto out;
+	/* (h51g: the step's own shift on the formation's lattice, taken off
+	 * where FS_TEST_AXIS_CALIB=1 and the gap is tight) */
+	printf("  axis step calibrated: calib %+.3f px, shift %+.3f px (r0 %.2f, again %d)\n", a.calib, a.shift, a.r0,
+	       a.again);
+	if (getenv("AXIS_CALIB_SCAN")) {
+		/* the calibration's reading at other fills and radii, with
+		 * the formation it renders (h51g's evidence) */
+		printf("  formation: fill %.3f h/R %.2f profile %.2f foot %.2f elevation %.1f deg shadow %.3f side %.3f "
+		       "edge %.3f\n",
+		       off->fit.fill, off->fit.h_over_r, off->fit.profile, off->fit.foot,
+		       off->fit.elevation * 180 / M_PI, off->fit.shadow, off->fit.side, off->fit.edge);
+		/* AXIS_CALIB_BLUR=PX: the lattice rendered at that blur (the
+		 * formation's holds the centres' scatter), read at the step's */
+		fs_dome_fit fb = off->fit;
+		if (getenv("AXIS_CALIB_BLUR"))
+			fb.blur_px = atof(getenv("AXIS_CALIB_BLUR"));
+		static const double fills[] = {0.70, 0.75, 0.80, 0.85, 0.90};
+		static const double rads[] = {5.4, 6.4, 7.4, 0};
+		double rr[4];
+		for (int q = 0; q < 4; q++)
+			rr[q] = rads[q] > 0 ? rads[q] * off->fit.pitch / 16 : a.r0;
+		for (size_t i = 0; i < sizeof fills / sizeof *fills; i++) {
+			printf("  calib at fill %.2f:", fills[i]);
+			for (size_t j = 0; j < sizeof rads / sizeof *rads; j++) {
+				fs_centre_axis_geom g;
+				fs_centre_axis cc;
+				fs_centre_axis_geom_of(off->fit.azimuth, rr[j], off->fit.blur_px, off->fit.pitch, &g);
+				if (fs_centre_axis_calib_read(&t, &fb, fills[i], &g, off->fit.pitch, &cc) == 0)
+					printf("  r0 %.1f %+.3f (ok %d res %.4f)", g.r0, cc.shift, cc.ok, cc.residual);
+			}
+			printf("\n");
+		}
+	}
 	fs_det_base_axis_move(&p, fr, &a, fx, fy);
 	report("after the axis step's common shift", fx, fy, use, p.n, tr, ax, ay);
 	size_t moved = 0;
