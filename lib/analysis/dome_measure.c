@@ -1016,7 +1016,7 @@ static int lean_forbidden; /* fs_dome_forbid_lean */
 static int keep_rays_forbidden; /* fs_dome_forbid_keep_rays */
 static int lean_half; /* fs_dome_set_lean_half */
 static int frame_snap = 1; /* fs_dome_set_frame_snap */
-static double lit_cap = NAN; /* fs_dome_set_lit_cap */
+static double lit_cap = FS_DOME_LIT_CAP; /* fs_dome_set_lit_cap */
 
 double fs_dome_set_lit_cap(double px)
 {
