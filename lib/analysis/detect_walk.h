@@ -1,9 +1,9 @@
 /*
  * detect_walk.h - the dome rule's candidates walked onto the domes'
  * centres by the formation's offset, for printed images whose screen is
- * coarse against the lattice (issue 13, h46c, h47b). An option:
+ * coarse against the lattice (issue 13, h46c, h47b):
  * fs_meas.walk, which detection sets from fs_det_walk_set (process-wide,
- * off by default); bench_cand_offsets --walk measures it.
+ * mode 2 by default since h51f); bench_cand_offsets --walk measures it.
  *
  * Why (docs/paper-figures.md, h46c): the candidates sit towards the
  * detector by the votes' own bias (the votes' gradient lines meet nearer
@@ -73,13 +73,15 @@ int fs_det_walk_shift(const fs_meas *m, const fs_cand_list *c, double max_r, dou
 		      double *sx, double *sy, int *steps);
 
 /* Detection's fs_meas.walk (detect.c) for the process, as
- * fs_det_offset_set_walk: 0 off (the default), 1 on, 2 (h48n) on and
- * the walked candidates' level read on the low-passed image without the
- * far rays (fs_meas.ridge_lit; h48i's reader, there only: on every
- * screened reading it loses corner scenes), whole image and tiles alike.
- * Mode 2 stays off: test_offset_refused's printed scene 4 (+4000) reads
- * D -5.5 % under it (main -2.3 %; the low domes' lit foot reads short).
- * FS_TEST_CAND_WALK=0/1/2 sets it in every unit test and bench
+ * fs_det_offset_set_walk: 0 off, 1 on, 2 (h48n; the default since h51f)
+ * on and the walked candidates' level read on the low-passed image
+ * without the far rays (fs_meas.ridge_lit; h48i's reader, there only: on
+ * every screened reading it loses corner scenes), whole image and tiles
+ * alike. Mode 2 was held off until h51f: without the lit cap
+ * (fs_dome_set_lit_cap, dome_measure.h) test_offset_refused's printed
+ * scene 4 (+4000) read D -5.5 % under it (bound 5 %; the near-half
+ * circle's radius reads what the side feet read); with the cap at 0.9 px
+ * -4.7 %. FS_TEST_CAND_WALK=0/1/2 sets it in every unit test and bench
  * (tests/unit/support/test_cand_walk.c). */
 void fs_det_walk_set(int on);
 int fs_det_walk_get(void);

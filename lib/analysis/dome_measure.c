@@ -1049,6 +1049,45 @@ static int lean_forbidden; /* fs_dome_forbid_lean */
 static int keep_rays_forbidden; /* fs_dome_forbid_keep_rays */
 static int lean_half; /* fs_dome_set_lean_half */
 static int frame_snap = 1; /* fs_dome_set_frame_snap */
+static double lit_cap = FS_DOME_LIT_CAP; /* fs_dome_set_lit_cap */
+
+double fs_dome_set_lit_cap(double px)
+{
+	double was = lit_cap;
+	lit_cap = px >= 0 ? px : NAN;
+	return was;
+}
+
+/* The near-half circle's centre (cx, cy) moved back along the detector's
+ * axis (ca, sa) to at most lit_cap px towards the detector from the
+ * reading's start (x0, y0), the radius then the kept points' mean distance
+ * from it. Why: over the near half a lit excess d cos^2 and a centre
+ * shift towards the detector are nearly one column (h49q: the centre
+ * +1.12 d, the radius -0.21 d), so a free centre takes the lit foot's
+ * excess and the radius reads only what the side feet read; a shift
+ * beyond the bound is taken as that excess, not as the dome's centre.
+ * Returns 0, or -1 when no point is kept. */
+static int lit_centre_capped(double x0, double y0, double ca, double sa, const double *px, const double *py,
+			     const int *use, int nr, double *cx, double *cy, double *r)
+{
+	double a = (*cx - x0) * ca + (*cy - y0) * sa;
+	if (!(a > lit_cap))
+		return 0; /* (also when the cap is off: NAN) */
+	double m = a - lit_cap;
+	*cx -= m * ca;
+	*cy -= m * sa;
+	double sum = 0;
+	int n = 0;
+	for (int k = 0; k < nr; k++)
+		if (use[k]) {
+			sum += hypot(px[k] - *cx, py[k] - *cy);
+			n++;
+		}
+	if (!n)
+		return -1;
+	*r = sum / n;
+	return 0;
+}
 
 int fs_dome_set_frame_snap(int on)
 {
@@ -1208,7 +1247,7 @@ static void lean_steps(const fs_image *img, const double *cs, const double *sn, 
 __attribute__((always_inline)) static inline int pass_rays(const fs_image *img, const double *cs, const double *sn,
 							   int xi, int yi, double x, double y, double rmin, double rmax,
 							   double smooth, int outer, double blur, double sw, int lean,
-							   double faz, double *rad, double *ncx, double *ncy,
+							   double faz, double x0, double y0, double *rad, double *ncx, double *ncy,
 							   double *quality, step_widths *widths, ray_picks *rp,
 							   const int nr, const int hr)
 {
@@ -1501,12 +1540,14 @@ __attribute__((always_inline)) static inline int pass_rays(const fs_image *img, 
 			kept += use[k];
 		}
 	}
+	double ca = 0, sa = 0;
 	if (isfinite(faz)) {
 		/* the rays facing away from the detector left out (their radius
 		 * the circle's, below): that foot has no step of its own under a
 		 * side detector, its pick lies where the window's weight about
 		 * the start puts it and moves with the start (h48i) */
-		double ca = cos(faz), sa = sin(faz);
+		ca = cos(faz);
+		sa = sin(faz);
 		kept = 0;
 		for (int k = 0; k < nr; k++) {
 			if (cs[k] * ca + sn[k] * sa < 0)
@@ -1519,6 +1560,8 @@ __attribute__((always_inline)) static inline int pass_rays(const fs_image *img, 
 	/* with no ray dropped the fit is the one above (a function of the
 	 * points and use alone): not made twice (h43f) */
 	if (kept < nr && fit_circle(px, py, use, nr, &cx, &cy, &r))
+		return -1;
+	if (isfinite(faz) && lit_centre_capped(x0, y0, ca, sa, px, py, use, nr, &cx, &cy, &r))
 		return -1;
 	/* a centre that leaves the window is not this dome's */
 	if (hypot(cx - x, cy - y) > 0.5 * rs) {
@@ -1546,12 +1589,12 @@ __attribute__((always_inline)) static inline int pass_rays(const fs_image *img, 
  * on the 2048 x 1536 lattice; h49f). */
 static int pass(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
 		double rmin, double rmax, double smooth, int outer, double blur, double sw, int lean, int half, double faz,
-		double *rad, double *ncx, double *ncy, double *quality, step_widths *widths, ray_picks *rp)
+		double x0, double y0, double *rad, double *ncx, double *ncy, double *quality, step_widths *widths, ray_picks *rp)
 {
 	if (!(lean && half))
-		return pass_rays(img, cs, sn, xi, yi, x, y, rmin, rmax, smooth, outer, blur, sw, lean, faz, rad, ncx,
+		return pass_rays(img, cs, sn, xi, yi, x, y, rmin, rmax, smooth, outer, blur, sw, lean, faz, x0, y0, rad, ncx,
 				 ncy, quality, widths, rp, NRAYS, NRAYS);
-	return pass_rays(img, cs, sn, xi, yi, x, y, rmin, rmax, smooth, outer, blur, sw, lean, faz, rad, ncx, ncy,
+	return pass_rays(img, cs, sn, xi, yi, x, y, rmin, rmax, smooth, outer, blur, sw, lean, faz, x0, y0, rad, ncx, ncy,
 			 quality, widths, rp, half == FS_DOME_LEAN_HALF_RAYS ? NRAYS / 2 : NRAYS, NRAYS / 2);
 }
 
@@ -1617,6 +1660,10 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 	 * the same base to the last bit (sample_split) */
 	int xi = (int)floor(x), yi = (int)floor(y);
 	double cx = x - xi, cy = y - yi, q = 0;
+	/* the reading's own start, from which the near-half circle's centre
+	 * may move at most the lit cap towards the detector (pass_rays,
+	 * fs_dome_set_lit_cap) */
+	const double x0 = cx, y0 = cy;
 	/* the ray directions (once per process) */
 	const double *cs = ray_dirs(0), *sn = ray_dirs(1);
 	/* The first pass may start off centre (the outer step is then smeared
@@ -1650,16 +1697,16 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 		if (half == FS_DOME_LEAN_HALF_RAYS && ridge)
 			half = 0;
 		if (half && pass(img, ray_dirs_half(0), ray_dirs_half(1), xi, yi, cx, cy, rmin, rmax, smooth, 0, blur,
-				 sw, 1, half, faz, rad, &nx, &ny, &q, &widths, NULL) == 0) {
+				 sw, 1, half, faz, x0, y0, rad, &nx, &ny, &q, &widths, NULL) == 0) {
 			/* (the half pass's centre taken) */
-		} else if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, lean, 0, faz, rad,
+		} else if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, lean, 0, faz, x0, y0, rad,
 				&nx, &ny, &q, &widths, lean ? NULL : rp)) {
 			*kappa = kappa_of(&widths);
 			return -1;
 		}
 		double shift = hypot(nx - cx, ny - cy);
 		if (xi + nx < 0 || yi + ny < 0 || xi + nx > img->width - 1 || yi + ny > img->height - 1) {
-			if (lean && pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, 0, blur, sw, 0, 0, faz, rad, &nx,
+			if (lean && pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, 0, blur, sw, 0, 0, faz, x0, y0, rad, &nx,
 					 &ny, &q, &widths, rp)) {
 				*kappa = kappa_of(&widths);
 				return -1;

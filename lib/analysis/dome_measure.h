@@ -284,6 +284,31 @@ int fs_dome_lean_half(void);
 int fs_dome_set_frame_snap(int on);
 
 /*
+ * The lit cap (h51f): in the reading without the far rays
+ * (fs_dome_measure_base_ridge_lit) the circle through the near half may
+ * move its centre at most px towards the detector from the reading's
+ * start (along the detector's axis; across it and away from the detector
+ * it stays free), its radius then the kept picks' mean distance from that
+ * centre. Why: over the near half the lit foot's excess and a centre
+ * shift towards the detector are nearly one column (h49q), so the free
+ * circle moves towards the detector by about 1.1 times the excess and its
+ * radius reads what the side feet read (short on the printed 135-degree
+ * scenes under a 5-px screen). px < 0 or NAN: off (the free circle).
+ * On by default at FS_DOME_LIT_CAP (h51f): the only readings it reaches
+ * are the walked printed domes' (detect_walk.h, mode 2) and h48i's
+ * process-wide option; the 0.9 px is inside the window where
+ * test_offset_refused holds on both sides (0.85: the tall scene 12 at
+ * 4 px reads +10.07 %, bound 10; 1.0: scene 4 at +4000 -4.86 %, bound 5),
+ * chosen there, not derived.
+ * For the whole process, set at start-up, never while another thread
+ * measures. Returns the previous cap (NAN for off). FS_TEST_LIT_CAP=px
+ * or off sets it for a unit test or bench
+ * (tests/unit/support/test_lit_cap.c).
+ */
+#define FS_DOME_LIT_CAP 0.9
+double fs_dome_set_lit_cap(double px);
+
+/*
  * For tests: with on non-zero every pass of a reading is made whole (the
  * lean first pass of dome_measure.c's measure() forbidden), 0 gives it
  * back. Why: the lean pass promises the whole pass's centre to the bit,

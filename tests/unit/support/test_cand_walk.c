@@ -3,7 +3,7 @@
  * bench: detection's candidates' walk under a coarse screen
  * (detect_walk.h, fs_det_walk_set; h46c, h47b) turned on for the
  * process: 0 off, 1 on, 2 on with the walked domes' level read without
- * the far rays (detect_walk.h). Unset: the rule as shipped (0).
+ * the far rays (detect_walk.h). Unset: the rule as shipped (2 since h51f).
  *
  * Why a constructor (as test_offset_walk.c's): the guard tables
  * (test_sem_accuracy, test_paper_images, bench_interior_seeds,
