@@ -211,9 +211,15 @@ int fs_gaussian_radius(double sigma)
 	return R < 1 ? 1 : R;
 }
 
-/* The normalised kernel k[0..R] of sigma (R = fs_gaussian_radius). */
-static void gauss_kernel(double sigma, int R, float *k)
+/* The normalised kernel k[0..R] of sigma (R = fs_gaussian_radius),
+ * allocated (the caller frees it), or NULL with a message. */
+static float *gauss_kernel_new(double sigma, int R, char *err, size_t errlen)
 {
+	float *k = malloc((size_t)(R + 1) * sizeof *k);
+	if (!k) {
+		snprintf(err, errlen, "gaussian blur: out of memory");
+		return NULL;
+	}
 	double sum = 0;
 	for (int j = 0; j <= R; j++) {
 		k[j] = (float)exp(-0.5 * j * j / (sigma * sigma));
@@ -221,6 +227,7 @@ static void gauss_kernel(double sigma, int R, float *k)
 	}
 	for (int j = 0; j <= R; j++)
 		k[j] = (float)(k[j] / sum);
+	return k;
 }
 
 /* Where blur_band reads the source rows outside its band [a, b) from: a
@@ -304,12 +311,9 @@ static int blur_band(const fs_image *src, int x0, int y0, fs_image *dst, const f
 static int blur(const fs_image *src, int x0, int y0, fs_image *dst, double sigma, char *err, size_t errlen)
 {
 	int R = fs_gaussian_radius(sigma);
-	float *k = malloc((size_t)(R + 1) * sizeof *k);
-	if (!k) {
-		snprintf(err, errlen, "gaussian blur: out of memory");
+	float *k = gauss_kernel_new(sigma, R, err, errlen);
+	if (!k)
 		return -1;
-	}
-	gauss_kernel(sigma, R, k);
 	int rc = blur_band(src, x0, y0, dst, k, R, 0, dst->height, NULL, err, errlen);
 	free(k);
 	return rc;
@@ -351,13 +355,12 @@ int fs_gaussian_blur_threads(fs_image *img, double sigma, int threads, char *err
 	if (threads <= 1 || nb < 2)
 		return blur(img, 0, 0, img, sigma, err, errlen);
 	int rc = -1;
-	float *k = malloc((size_t)(R + 1) * sizeof *k);
+	float *k = gauss_kernel_new(sigma, R, err, errlen);
 	float **save = calloc(nb, sizeof *save);
 	if (!k || !save) {
 		snprintf(err, errlen, "gaussian blur: out of memory");
 		goto out;
 	}
-	gauss_kernel(sigma, R, k);
 	/* rows a - R .. a + R - 1 around every band's start a > 0 (rows
 	 * outside the image are never read: blur_band clamps to it) */
 	for (size_t i = 1; i < nb; i++) {
@@ -402,12 +405,9 @@ int fs_gaussian_blur_rect(fs_image *img, double sigma, int x0, int y0, int x1, i
 	if (sigma == 0)
 		return 0;
 	int R = fs_gaussian_radius(sigma);
-	float *k = malloc((size_t)(R + 1) * sizeof *k);
-	if (!k) {
-		snprintf(err, errlen, "gaussian blur: out of memory");
+	float *k = gauss_kernel_new(sigma, R, err, errlen);
+	if (!k)
 		return -1;
-	}
-	gauss_kernel(sigma, R, k);
 	int rc = blur_band_cols(img, 0, 0, img, k, R, y0, y1, x0, x1, NULL, err, errlen);
 	free(k);
 	return rc;
