@@ -72,12 +72,7 @@ static void reads_the_formations_lattice(void **state)
 	assert_non_null(img);
 	double *xs = malloc(t.n * sizeof *xs), *ys = malloc(t.n * sizeof *ys);
 	assert_true(xs && ys);
-	size_t n = 0;
-	for (size_t j = 0; j < t.n; j++)
-		if (sem_counted(&t, t.x[j], t.y[j])) {
-			xs[n] = t.x[j];
-			ys[n++] = t.y[j];
-		}
+	size_t n = sem_counted_centres(&t, xs, ys);
 	fs_dome_fit f;
 	formation_sim(&o, t.pitch, o.fill, o.beam_blur, &f);
 	fs_dome_tpl u;

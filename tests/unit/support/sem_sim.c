@@ -745,3 +745,14 @@ int sem_counted(const sem_truth *t, double x, double y)
 	double m = 0.75 * t->pitch;
 	return x >= t->rx0 + m && y >= t->ry0 + m && x <= t->rx1 - 1 - m && y <= t->ry1 - 1 - m;
 }
+
+size_t sem_counted_centres(const sem_truth *t, double *xs, double *ys)
+{
+	size_t n = 0;
+	for (size_t j = 0; j < t->n; j++)
+		if (sem_counted(t, t->x[j], t->y[j])) {
+			xs[n] = t->x[j];
+			ys[n++] = t->y[j];
+		}
+	return n;
+}

@@ -216,6 +216,9 @@ void sem_interior_scene(int i, sem_opts *o);
 /* Whether a point lies inside the scale region of t at least 0.75 pitch
  * from its border (where a dome is whole and has all its neighbours). */
 int sem_counted(const sem_truth *t, double x, double y);
+/* The true centres of t that sem_counted keeps, in t's order, into the
+ * caller's xs and ys (room for t->n each). Returns how many. */
+size_t sem_counted_centres(const sem_truth *t, double *xs, double *ys);
 
 /*
  * Greedy one-to-one matching of detections (xs, ys; n) to the truth by
