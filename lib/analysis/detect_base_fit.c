@@ -827,9 +827,29 @@ static void common_move(const fs_det_base_plan *p, const double *fr, const doubl
 
 /* fs_det_base_fit_scale's work once count_level has filled info and the
  * sums sb, sf, sf_all from the same arguments. */
+static void scale_counted_work(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			       const double *step, fs_measured *meas, fs_det_base_fit *info, double sb, double sf,
+			       double sf_all);
+
+static fs_det_base_fit *base_fit_trace;
+
+void fs_det_base_fit_set_trace(fs_det_base_fit *t)
+{
+	base_fit_trace = t;
+}
+
 static void scale_counted(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
 			  const double *step, fs_measured *meas, fs_det_base_fit *info, double sb, double sf,
 			  double sf_all)
+{
+	scale_counted_work(p, fr, fx, fy, step, meas, info, sb, sf, sf_all);
+	if (base_fit_trace)
+		*base_fit_trace = *info;
+}
+
+static void scale_counted_work(const fs_det_base_plan *p, const double *fr, const double *fx, const double *fy,
+			       const double *step, fs_measured *meas, fs_det_base_fit *info, double sb, double sf,
+			       double sf_all)
 {
 	size_t read = info->read;
 	if (info->fitted < MIN_SIZED || !(sf_all > 0)) {

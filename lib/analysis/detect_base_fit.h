@@ -172,6 +172,17 @@ typedef struct fs_det_base_fit {
 } fs_det_base_fit;
 
 /*
+ * An instrument (bench_smooth_table, h52f): where t is set, every sizing
+ * of the image's domes by the rule above copies what it did into *t, so
+ * the last one (the last step's, on a whole image) is left there. The
+ * choice of branch (the base rule's level, the formation's own sizes
+ * where most readings lie on no step, no size at all) is otherwise
+ * invisible from detection's result. Process-wide, one thread: benches
+ * only; NULL (the default) turns it off. The trace is the caller's.
+ */
+void fs_det_base_fit_set_trace(fs_det_base_fit *t);
+
+/*
  * Applies the rule above to the c->n measured candidates meas[] (m's
  * pixels) with off the result of fs_det_offset_correct on them; max_r as
  * fs_det_measure's (a candidate's radius range). info may be NULL.
