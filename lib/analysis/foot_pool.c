@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "analysis/dome_fit.h"
+#include "analysis/foot_contour.h"
+#include "analysis/halftone.h"
 #include "base/sorting.h"
 
 /* The profile's ground (its darkest bin outside 0.9) and peak (its
@@ -223,6 +225,24 @@ int fs_foot_pool_support_on(void)
 	return g_support;
 }
 
+/* Mode 2's scale (foot_pool.h): the mean dome's contour radius
+ * (foot_contour.h) over the median radius r_px; NAN where unread, *rc -1
+ * on out of memory. Under a screen the patch is smoothed against it. */
+static double contour_scale(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch,
+			    double r_px, int *rc, char *err, size_t errlen)
+{
+	double period = 0;
+	fs_foot_contour fc;
+	if (fs_halftone_detect(img, &period, NULL) ||
+	    fs_foot_contour_read(img, xs, ys, n, pitch, FS_FOOT_CONTOUR_SCREEN * period, FS_FOOT_CONTOUR_LEVEL, &fc, err,
+				 errlen)) {
+		snprintf(err, errlen, "foot pool: out of memory");
+		*rc = -1;
+		return NAN;
+	}
+	return fc.radius / r_px;
+}
+
 int fs_foot_pool_scale_list(const fs_image *img, double f, fs_tubercle_list *t, double *scale, char *err,
 			    size_t errlen)
 {
@@ -252,8 +272,9 @@ int fs_foot_pool_scale_list(const fs_image *img, double f, fs_tubercle_list *t, 
 	/* (a profile that cannot be read says nothing: the sizes stand) */
 	if (fs_foot_pool_read(img, xs, ys, rs, n, pitch, &fp, why, sizeof why) || !fs_foot_pool_smooth(&fp))
 		goto out;
-	double k = fs_foot_pool_support(&fp);
-	if (!(k > 1))
+	double k = g_support == 2 ? contour_scale(img, xs, ys, n, pitch, fp.r_px, &rc, err, errlen)
+				  : fs_foot_pool_support(&fp);
+	if (rc || !(k > 1))
 		goto out;
 	*scale = k;
 	for (size_t i = 0; i < n; i++) {

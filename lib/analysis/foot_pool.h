@@ -109,7 +109,12 @@ double fs_foot_pool_tail(const fs_foot_pool *fp);
  * (fs_det_size_domes_list, detection and Re-measure alike) are scaled by
  * fs_foot_pool_support wherever the image's pooled profile says smooth
  * (fs_foot_pool_smooth) and the support lies beyond the rule's reading.
- * Process-wide; returns the previous value.
+ * 2 (h52f): the same gate, the support read instead as the mean dome's
+ * contour (foot_contour.h: where |mean patch - ground| ends, on a circle
+ * centred on the support whatever the lighting), over the median radius;
+ * under a halftone screen (fs_halftone_detect) the patch smoothed by
+ * FS_FOOT_CONTOUR_SCREEN x the period. Process-wide; returns the previous
+ * value.
  */
 int fs_foot_pool_set_support(int on);
 int fs_foot_pool_support_on(void);

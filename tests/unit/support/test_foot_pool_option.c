@@ -6,7 +6,8 @@
  * first pass, 2 the last step and Re-measure, 3 both). Unset or 0: the
  * rule as shipped. FS_TEST_FOOT_SUPPORT=1: the rule's final sizes scaled
  * to the support the pooled profile reads where it says smooth
- * (foot_pool.h, fs_foot_pool_set_support; h48h).
+ * (foot_pool.h, fs_foot_pool_set_support; h48h); =2: the same gate, the
+ * support read as the mean dome's contour (foot_contour.h; h52f).
  *
  * Why a constructor (as test_foot_option.c's): the guard tables are then
  * read under the option without editing each main().
@@ -23,11 +24,11 @@ __attribute__((constructor)) static void test_foot_pool_option_init(void)
 {
 	const char *s = getenv("FS_TEST_FOOT_SUPPORT");
 	if (s && *s) {
-		if (strcmp(s, "0") && strcmp(s, "1")) {
-			fprintf(stderr, "FS_TEST_FOOT_SUPPORT=%s: 0 or 1\n", s);
+		if (strcmp(s, "0") && strcmp(s, "1") && strcmp(s, "2")) {
+			fprintf(stderr, "FS_TEST_FOOT_SUPPORT=%s: 0, 1 or 2\n", s);
 			_exit(2);
 		}
-		fs_foot_pool_set_support(!strcmp(s, "1"));
+		fs_foot_pool_set_support(atoi(s));
 	}
 	const char *v = getenv("FS_TEST_FOOT_POOL");
 	if (!v || !*v)
