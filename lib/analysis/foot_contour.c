@@ -186,11 +186,39 @@ static int cast_rays(const double *mean, int nb, int wpx, double pitch, double g
 	return ne;
 }
 
+/* The long semi-axis of the points (ex, ey; ne) about (cx, cy): their
+ * radii fitted by r0 + a cos 2 phi + b sin 2 phi (least squares),
+ * r0 + hypot(a, b); NAN when singular. */
+static double long_semi_axis(const double *ex, const double *ey, int ne, double cx, double cy)
+{
+	double S[3][4] = {{0}};
+	for (int i = 0; i < ne; i++) {
+		double dx = ex[i] - cx, dy = ey[i] - cy, ph = 2 * atan2(dy, dx);
+		double row[4] = {1, cos(ph), sin(ph), hypot(dx, dy)};
+		for (int p = 0; p < 3; p++)
+			for (int q = 0; q < 4; q++)
+				S[p][q] += row[p] * row[q];
+	}
+	for (int c0 = 0; c0 < 3; c0++) {
+		double pv = S[c0][c0];
+		if (!(fabs(pv) > 1e-12))
+			return NAN;
+		for (int p = 0; p < 3; p++) {
+			if (p == c0)
+				continue;
+			double f = S[p][c0] / pv;
+			for (int q = 0; q < 4; q++)
+				S[p][q] -= f * S[c0][q];
+		}
+	}
+	return S[0][3] / S[0][0] + hypot(S[1][3] / S[1][1], S[2][3] / S[2][2]);
+}
+
 int fs_foot_contour_read(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch,
 			 double smooth_px, double level, fs_foot_contour *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
-	out->radius = out->ground = out->peak = NAN;
+	out->radius = out->major = out->ground = out->peak = NAN;
 	double angle = fs_foot_contour_lattice_angle(xs, ys, n);
 	if (n < 8 || !(pitch > 2) || !isfinite(angle))
 		return 0;
@@ -249,6 +277,7 @@ int fs_foot_contour_read(const fs_image *img, const double *xs, const double *ys
 			out->radius = r;
 			out->cx = cx;
 			out->cy = cy;
+			out->major = long_semi_axis(ex, ey, out->rays, cx, cy);
 		}
 	}
 	free(mean);

@@ -48,6 +48,15 @@
 
 typedef struct fs_foot_contour {
 	double radius; /* the contour circle's radius, px; NAN when unread */
+	/* its long semi-axis, px: the rays' radii about the circle's centre
+	 * fitted by r0 + a cos 2 phi + b sin 2 phi, r0 + hypot(a, b). Why:
+	 * along the side detector's axis the departure is its term linear
+	 * in the slope, which fades to 5 % of the peak at 0.97-0.98 of a
+	 * cos^2 support; across it that term vanishes and only the secant
+	 * excess (the slope's square) is left, which fades there at
+	 * 0.88-0.93 (a drawn lattice: the circle 0.936 of the support). The
+	 * long axis is the detector's, whichever way the detector faces. */
+	double major;
 	double cx, cy; /* its centre's offset from the centres', px */
 	double ground; /* the patch at the hollows */
 	double peak;   /* the greatest |patch - ground| inside half the pitch */

@@ -29,13 +29,14 @@
  * fade is least (--no-least skips that search: it did not find the
  * support's centre, h52f); then the mean dome's contour (foot_contour.h,
  * FS_TEST_FOOT_SUPPORT=2's reading; --level L its level, default 0.05,
- * --smooth PX the patch's smoothing, default none) about the true and the
+ * --smooth PX the patch's smoothing, default none; --major its long
+ * semi-axis instead of its circle's radius) about the true and the
  * rule's centres, and the contour circle's centre offset from the rule's
  * centres along the detector's azimuth, in R (the rule's centres sit
  * towards the detector: a good reading is minus their offset).
  *
  * Usage: bench_smooth_table [--seed-add N] [--fade [--no-least] [--level L]
- * [--smooth PX]] [K ...] (default every scene of sem_smooth_scene;
+ * [--smooth PX] [--major]] [K ...] (default every scene of sem_smooth_scene;
  * SEM_SCENE_CACHE shares the renders). Asserts nothing.
  */
 #include <math.h>
@@ -182,6 +183,7 @@ static size_t truth_arrays(const sem_truth *tr, double *xs, double *ys, double *
  * ct_level, the patch smoothed by ct_smooth px (--level, --smooth); its
  * radius (px) and its centre's offset from the centres' (*cx, *cy). */
 static double ct_level = FS_FOOT_CONTOUR_LEVEL, ct_smooth = 0;
+static int ct_major; /* --major: the contour's long semi-axis instead of its circle */
 
 static double contour_radius(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch,
 			     double *cx, double *cy)
@@ -193,7 +195,7 @@ static double contour_radius(const fs_image *img, const double *xs, const double
 		return NAN;
 	*cx = fc.cx;
 	*cy = fc.cy;
-	return fc.radius;
+	return ct_major ? fc.major : fc.radius;
 }
 
 static int fade_mode(int *ks, int nk, unsigned seed_add, int no_least)
@@ -293,6 +295,8 @@ int main(int argc, char **argv)
 			fade = 1;
 		else if (!strcmp(argv[a], "--no-least"))
 			no_least = 1;
+		else if (!strcmp(argv[a], "--major"))
+			ct_major = 1;
 		else if (!strcmp(argv[a], "--level") && a + 1 < argc)
 			ct_level = atof(argv[++a]);
 		else if (!strcmp(argv[a], "--smooth") && a + 1 < argc)
