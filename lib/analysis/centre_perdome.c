@@ -92,7 +92,8 @@ int fs_centre_perdome_shifts_cal(const double *profs, size_t n, const fs_centre_
 	}
 	for (size_t k = 0; k < n; k++) {
 		const double *p = profs + k * len;
-		b[k] = isfinite(p[0]) ? fs_centre_perdome_b(p, pv, g, PERDOME_REACH * g->r0) : NAN;
+		const double *ref = cal && cal->ok && cal->own ? p + g->ns : pv;
+		b[k] = isfinite(p[0]) ? fs_centre_perdome_b(p, ref, g, PERDOME_REACH * g->r0) : NAN;
 		if (isfinite(b[k]))
 			w[q++] = b[k];
 	}

@@ -55,6 +55,11 @@ int fs_centre_perdome_shifts(const double *profs, size_t n, const fs_centre_axis
 typedef struct fs_centre_perdome_cal {
 	int ok;
 	double gain, floor, b0;
+	/* 1: each dome's lit profile matched against its own across-axis
+	 * profile instead of the image's sum, so that a dome's own size
+	 * (the simulator's 4 % radius jitter: about 1 px at pitch 64) does
+	 * not read as a centre's error (h52b's mode 3) */
+	int own;
 } fs_centre_perdome_cal;
 
 /* As fs_centre_perdome_shifts, judged and moved in px of centre through

@@ -101,6 +101,17 @@ static void calibrated_on_interior_3(void **state)
 	/* (one of the four reads b short of its move: the image's own
 	 * spread at the true centres, 0.3-0.7 px, h52b) */
 	assert_true(hit >= 3);
+	/* each dome against its own across-axis profile (mode 3) */
+	fs_centre_perdome_cal own = a;
+	own.own = 1;
+	int f3 = fs_centre_perdome_shifts_cal(profs, m, &g, &own, s1);
+	size_t hit3 = 0, wrong3 = 0;
+	for (size_t k = 0; k < m; k++)
+		if (s1[k] != 0) {
+			hit3 += moved[k];
+			wrong3 += !moved[k];
+		}
+	printf("own across profile: flagged %d (%zu moved ones, %zu others)\n", f3, hit3, wrong3);
 	free(profs);
 	free(s0);
 	free(s1);
