@@ -66,6 +66,40 @@ double fs_centre_perdome_b(const double *pu, const double *pv, const fs_centre_a
 	return kb != -nb && kb != nb ? kb * PERDOME_SCAN : NAN;
 }
 
+/* cal->own 2: a flagged dome kept only where its lit profile against its
+ * own across-axis profile is flagged too (the same bound, read on those
+ * b), so that a dome smaller than the others (its own across profile as
+ * near as its lit one) is not moved; the move stays the sum's. Returns 0,
+ * -1 on out of memory. */
+static int own_veto(const double *profs, size_t n, const fs_centre_axis_geom *g, const fs_centre_perdome_cal *cal,
+		    double *shift, int *flagged)
+{
+	size_t len = fs_centre_axis_len(g), q = 0;
+	double *b = malloc(2 * n * sizeof *b);
+	if (!b)
+		return -1;
+	double *w = b + n;
+	for (size_t k = 0; k < n; k++) {
+		const double *p = profs + k * len;
+		b[k] = isfinite(p[0]) ? fs_centre_perdome_b(p, p + g->ns, g, PERDOME_REACH * g->r0) : NAN;
+		if (isfinite(b[k]))
+			w[q++] = b[k];
+	}
+	if (q >= FS_CENTRE_PERDOME_MIN) {
+		double med = fs_median_upper(w, q);
+		for (size_t i = 0; i < q; i++)
+			w[i] = fabs(w[i] - med);
+		double bound = fmax(fmax(PERDOME_MIN_PX, cal->floor), PERDOME_K * fs_median_upper(w, q) / fabs(cal->gain));
+		for (size_t k = 0; k < n; k++)
+			if (shift[k] != 0 && !((b[k] - med) / cal->gain > bound)) {
+				shift[k] = 0;
+				(*flagged)--;
+			}
+	}
+	free(b);
+	return 0;
+}
+
 int fs_centre_perdome_shifts(const double *profs, size_t n, const fs_centre_axis_geom *g, double *shift)
 {
 	return fs_centre_perdome_shifts_cal(profs, n, g, NULL, shift);
@@ -92,7 +126,7 @@ int fs_centre_perdome_shifts_cal(const double *profs, size_t n, const fs_centre_
 	}
 	for (size_t k = 0; k < n; k++) {
 		const double *p = profs + k * len;
-		const double *ref = cal && cal->ok && cal->own ? p + g->ns : pv;
+		const double *ref = cal && cal->ok && cal->own == 1 ? p + g->ns : pv;
 		b[k] = isfinite(p[0]) ? fs_centre_perdome_b(p, ref, g, PERDOME_REACH * g->r0) : NAN;
 		if (isfinite(b[k]))
 			w[q++] = b[k];
@@ -115,6 +149,10 @@ int fs_centre_perdome_shifts_cal(const double *profs, size_t n, const fs_centre_
 					shift[k] = -d;
 					flagged++;
 				}
+			}
+			if (cal->own == 2 && flagged > 0 && own_veto(profs, n, g, cal, shift, &flagged) < 0) {
+				free(pv);
+				return -1;
 			}
 		} else {
 			double bound = fmax(PERDOME_MIN_PX, PERDOME_K * mad);

@@ -58,7 +58,8 @@ typedef struct fs_centre_perdome_cal {
 	/* 1: each dome's lit profile matched against its own across-axis
 	 * profile instead of the image's sum, so that a dome's own size
 	 * (the simulator's 4 % radius jitter: about 1 px at pitch 64) does
-	 * not read as a centre's error (h52b's mode 3) */
+	 * not read as a centre's error (h52b's mode 3); 2: flagged by the
+	 * sum and by its own profile both, moved by the sum's (mode 4) */
 	int own;
 } fs_centre_perdome_cal;
 

@@ -28,8 +28,10 @@
  * (the neighbours' feet in the window, a base under 3 blurs), wherever
  * the calibration reads a gain; mode 3 is mode 2 with each dome's lit
  * profile read against its own across-axis profile (fs_centre_perdome_cal
- * .own) rather than the image's sum. docs/paper-figures.md, h52b, for
- * why all three stay off: on the formations the step runs on today the
+ * .own) rather than the image's sum; mode 4 is mode 2 with a dome moved
+ * only where both readings flag it (by the sum's reading). See
+ * docs/paper-figures.md, h52b, for
+ * why all four stay off: on the formations the step runs on today the
  * lattice reads a gain of -0.95..-0.99 and a floor of 0.02-0.14 px, so
  * the calibration is the fixed rule within 5 %; at tight gaps it reads a
  * gain of the wrong sign on the tall domes (+1.3..+2.8: the neighbours'
@@ -45,7 +47,7 @@
 #include "analysis/dome_base_fit.h"
 #include "analysis/dome_fit.h"
 
-/* The switch; returns the previous mode (0 off, 1, 2, 3 above). */
+/* The switch; returns the previous mode (0 off, 1-4 above). */
 int fs_centre_perdome_set_calib(int mode);
 int fs_centre_perdome_calib_on(void);
 

@@ -1275,7 +1275,7 @@ int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off
 	fs_centre_axis_geom g;
 	fs_centre_perdome_geom(off->fit.azimuth, r0, off->fit.blur_px, pitch, &g);
 	int calib = fs_centre_perdome_calib_on(), gated = r0 < 3 * g.sigma || !(2 * (r0 + g.win) + 0.05 * pitch < pitch);
-	if (gated && calib != 2 && calib != 3)
+	if (gated && calib != 2 && calib != 3 && calib != 4)
 		goto out;
 	fs_centre_perdome_cal cal = {0};
 	if (calib) {
@@ -1294,7 +1294,7 @@ int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off
 		rc = 0;
 		if (!cal.ok)
 			goto out;
-		cal.own = calib == 3;
+		cal.own = calib == 3 ? 1 : calib == 4 ? 2 : 0;
 	}
 	/* every sized dome whose profiles lie inside the image (the common
 	 * step's sample would leave most locked centres unread) */

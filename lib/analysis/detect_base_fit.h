@@ -590,7 +590,7 @@ int fs_det_base_axis_refused(const signed char *on0, const signed char *on1, siz
  * candidates' correlation, 1.8 or 2.3 G instructions). Where
  * fs_centre_perdome_set_calib is on (off by default, h52b), the step is
  * judged and moved through formation's lattice (t's templates; NULL: no
- * calibration, the step not run), centre_perdome_calib.h; in its modes 2, 3
+ * calibration, the step not run), centre_perdome_calib.h; in its modes 2-4
  * also where only the base's size or the gap kept it off. Returns 0, -1
  * when out of memory or read() failed.
  */

@@ -112,6 +112,17 @@ static void calibrated_on_interior_3(void **state)
 			wrong3 += !moved[k];
 		}
 	printf("own across profile: flagged %d (%zu moved ones, %zu others)\n", f3, hit3, wrong3);
+	/* flagged by both (mode 4): no dome the sum did not flag */
+	own.own = 2;
+	double *s4 = malloc(m * sizeof *s4);
+	assert_non_null(s4);
+	int f4 = fs_centre_perdome_shifts_cal(profs, m, &g, &a, s1);
+	int f5 = fs_centre_perdome_shifts_cal(profs, m, &g, &own, s4);
+	printf("flagged by both: %d of the sum's %d\n", f5, f4);
+	assert_true(f5 <= f4);
+	for (size_t k = 0; k < m; k++)
+		assert_true(s4[k] == 0 || s4[k] == s1[k]);
+	free(s4);
 	free(profs);
 	free(s0);
 	free(s1);
