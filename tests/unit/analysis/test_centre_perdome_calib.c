@@ -6,8 +6,10 @@
  * the true centres) the lattice reads a gain near -1 (b follows a centre's
  * move towards the detector), a floor under the step's 1 px, the same
  * bits twice, and from the scene's true centres with four moved 2.5 px
- * towards the detector flags those four and moves them back within 0.5
- * px.
+ * towards the detector flags at least three of them and no other dome,
+ * moving them back within 1 px (one reads b short: the image's own
+ * per-dome spread); flagged by its own across profile too (mode 4), never
+ * a dome the sum did not flag.
  */
 #include <stdarg.h>
 #include <stddef.h>
