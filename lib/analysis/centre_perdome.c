@@ -10,7 +10,7 @@
 /* The scan of a dome's b: half range of r0 (inside the dome: a centre
  * locked on the lit flank of a low dome sits up to 0.3 r0 off, h37q) and
  * its step (px; finer moves nothing the level reads). */
-#define PERDOME_REACH 0.4
+#define PERDOME_REACH FS_CENTRE_PERDOME_REACH
 #define PERDOME_SCAN 0.02
 /* A dome is flagged this many median absolute deviations of the image's
  * b below its median, and at least MIN_PX (h37q: scene 3's locked
@@ -39,7 +39,7 @@ void fs_centre_perdome_geom(double az, double r0, double sigma, double pitch, fs
  * h38l; the tables' figures and the corner scenes' fingerprint are the
  * same either way). */
 #define COARSE 5
-static double dome_b(const double *pu, const double *pv, const fs_centre_axis_geom *g, double reach)
+double fs_centre_perdome_b(const double *pu, const double *pv, const fs_centre_axis_geom *g, double reach)
 {
 	int nb = (int)floor(reach / PERDOME_SCAN), kb = 0;
 	double best = INFINITY;
@@ -66,7 +66,47 @@ static double dome_b(const double *pu, const double *pv, const fs_centre_axis_ge
 	return kb != -nb && kb != nb ? kb * PERDOME_SCAN : NAN;
 }
 
+/* cal->own 2: a flagged dome kept only where its lit profile against its
+ * own across-axis profile is flagged too (the same bound, read on those
+ * b), so that a dome smaller than the others (its own across profile as
+ * near as its lit one) is not moved; the move stays the sum's. Returns 0,
+ * -1 on out of memory. */
+static int own_veto(const double *profs, size_t n, const fs_centre_axis_geom *g, const fs_centre_perdome_cal *cal,
+		    double *shift, int *flagged)
+{
+	size_t len = fs_centre_axis_len(g), q = 0;
+	double *b = malloc(2 * n * sizeof *b);
+	if (!b)
+		return -1;
+	double *w = b + n;
+	for (size_t k = 0; k < n; k++) {
+		const double *p = profs + k * len;
+		b[k] = isfinite(p[0]) ? fs_centre_perdome_b(p, p + g->ns, g, PERDOME_REACH * g->r0) : NAN;
+		if (isfinite(b[k]))
+			w[q++] = b[k];
+	}
+	if (q >= FS_CENTRE_PERDOME_MIN) {
+		double med = fs_median_upper(w, q);
+		for (size_t i = 0; i < q; i++)
+			w[i] = fabs(w[i] - med);
+		double bound = fmax(fmax(PERDOME_MIN_PX, cal->floor), PERDOME_K * fs_median_upper(w, q) / fabs(cal->gain));
+		for (size_t k = 0; k < n; k++)
+			if (shift[k] != 0 && !((b[k] - med) / cal->gain > bound)) {
+				shift[k] = 0;
+				(*flagged)--;
+			}
+	}
+	free(b);
+	return 0;
+}
+
 int fs_centre_perdome_shifts(const double *profs, size_t n, const fs_centre_axis_geom *g, double *shift)
+{
+	return fs_centre_perdome_shifts_cal(profs, n, g, NULL, shift);
+}
+
+int fs_centre_perdome_shifts_cal(const double *profs, size_t n, const fs_centre_axis_geom *g,
+				 const fs_centre_perdome_cal *cal, double *shift)
 {
 	size_t len = fs_centre_axis_len(g), q = 0;
 	for (size_t k = 0; k < n; k++)
@@ -86,7 +126,8 @@ int fs_centre_perdome_shifts(const double *profs, size_t n, const fs_centre_axis
 	}
 	for (size_t k = 0; k < n; k++) {
 		const double *p = profs + k * len;
-		b[k] = isfinite(p[0]) ? dome_b(p, pv, g, PERDOME_REACH * g->r0) : NAN;
+		const double *ref = cal && cal->ok && cal->own == 1 ? p + g->ns : pv;
+		b[k] = isfinite(p[0]) ? fs_centre_perdome_b(p, ref, g, PERDOME_REACH * g->r0) : NAN;
 		if (isfinite(b[k]))
 			w[q++] = b[k];
 	}
@@ -95,15 +136,35 @@ int fs_centre_perdome_shifts(const double *profs, size_t n, const fs_centre_axis
 		double med = fs_median_upper(w, q);
 		for (size_t i = 0; i < q; i++)
 			w[i] = fabs(w[i] - med);
-		double bound = fmax(PERDOME_MIN_PX, PERDOME_K * fs_median_upper(w, q));
-		/* only towards the detector: the lock this undoes (h36e,
-		 * h37q) puts a centre on the lit flank, its lit base nearer;
-		 * the other tail was not studied */
-		for (size_t k = 0; k < n; k++)
-			if (isfinite(b[k]) && b[k] - med < -bound) {
-				shift[k] = b[k] - med;
-				flagged++;
+		double mad = fs_median_upper(w, q);
+		if (cal && cal->ok) {
+			/* in px of centre: b less the median over the
+			 * formation's gain, against the larger of the fixed
+			 * 1 px, the clean lattice's floor and the image's
+			 * spread read the same way */
+			double bound = fmax(fmax(PERDOME_MIN_PX, cal->floor), PERDOME_K * mad / fabs(cal->gain));
+			for (size_t k = 0; k < n; k++) {
+				double d = isfinite(b[k]) ? (b[k] - med) / cal->gain : NAN;
+				if (d > bound) {
+					shift[k] = -d;
+					flagged++;
+				}
 			}
+			if (cal->own == 2 && flagged > 0 && own_veto(profs, n, g, cal, shift, &flagged) < 0) {
+				free(pv);
+				return -1;
+			}
+		} else {
+			double bound = fmax(PERDOME_MIN_PX, PERDOME_K * mad);
+			/* only towards the detector: the lock this undoes
+			 * (h36e, h37q) puts a centre on the lit flank, its lit
+			 * base nearer; the other tail was not studied */
+			for (size_t k = 0; k < n; k++)
+				if (isfinite(b[k]) && b[k] - med < -bound) {
+					shift[k] = b[k] - med;
+					flagged++;
+				}
+		}
 	}
 	free(pv);
 	return flagged;

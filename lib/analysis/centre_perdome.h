@@ -48,4 +48,34 @@ void fs_centre_perdome_geom(double az, double r0, double sigma, double pitch, fs
 #define FS_CENTRE_PERDOME_MIN 8
 int fs_centre_perdome_shifts(const double *profs, size_t n, const fs_centre_axis_geom *g, double *shift);
 
+/* The step as its formation reads it (centre_perdome_calib.h): gain the
+ * slope of b against a centre's move towards the detector (-1 where b
+ * reads the move as it is), floor the spread of b over a clean lattice's
+ * sub-pixel phases in px of centre, b0 the sites' median b. */
+typedef struct fs_centre_perdome_cal {
+	int ok;
+	double gain, floor, b0;
+	/* 1: each dome's lit profile matched against its own across-axis
+	 * profile instead of the image's sum, so that a dome's own size
+	 * (the simulator's 4 % radius jitter: about 1 px at pitch 64) does
+	 * not read as a centre's error (h52b's mode 3); 2: flagged by the
+	 * sum and by its own profile both, moved by the sum's (mode 4) */
+	int own;
+} fs_centre_perdome_cal;
+
+/* As fs_centre_perdome_shifts, judged and moved in px of centre through
+ * cal where cal->ok: a dome is flagged where (b less the median) / gain
+ * exceeds max(1 px, floor, K MADs / |gain|) and moved back by it; with
+ * cal NULL or not ok the same bits as fs_centre_perdome_shifts. */
+int fs_centre_perdome_shifts_cal(const double *profs, size_t n, const fs_centre_axis_geom *g,
+				 const fs_centre_perdome_cal *cal, double *shift);
+
+/* One dome's b: its lit profile pu (fs_centre_axis_profile's first ns
+ * samples) matched against pv within reach px (the step's scan); NAN at
+ * an end of the scan or where no match is finite. */
+double fs_centre_perdome_b(const double *pu, const double *pv, const fs_centre_axis_geom *g, double reach);
+
+/* The scan's half range, of r0 (fs_centre_perdome_b's reach). */
+#define FS_CENTRE_PERDOME_REACH 0.4
+
 #endif

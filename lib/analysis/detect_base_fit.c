@@ -12,6 +12,7 @@
 #include "analysis/base_step.h"
 #include "analysis/centre_axis_calib.h"
 #include "analysis/centre_perdome.h"
+#include "analysis/centre_perdome_calib.h"
 #include "analysis/detect_base_gap.h"
 #include "analysis/detect_offset.h"
 #include "analysis/dome_base_fit.h"
@@ -1258,8 +1259,8 @@ int fs_det_base_axis_refused(const signed char *on0, const signed char *on1, siz
 }
 
 int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off, const fs_centre_axis *ax,
-			     const double *fr, double *fx, double *fy, int w, int h, fs_det_axis_reader read, void *ctx,
-			     size_t *moved)
+			     const fs_dome_fit *formation, const fs_dome_tpl *t, const double *fr, double *fx,
+			     double *fy, int w, int h, fs_det_axis_reader read, void *ctx, size_t *moved)
 {
 	*moved = 0;
 	/* behind the axis step's own gates (centre_perdome.h): where the
@@ -1293,8 +1294,28 @@ int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off
 	double r0 = fs_median_upper(v, nv), pitch = off->fit.pitch;
 	fs_centre_axis_geom g;
 	fs_centre_perdome_geom(off->fit.azimuth, r0, off->fit.blur_px, pitch, &g);
-	if (r0 < 3 * g.sigma || !(2 * (r0 + g.win) + 0.05 * pitch < pitch))
+	int calib = fs_centre_perdome_calib_on(), gated = r0 < 3 * g.sigma || !(2 * (r0 + g.win) + 0.05 * pitch < pitch);
+	if (gated && calib != 2 && calib != 3 && calib != 4)
 		goto out;
+	fs_centre_perdome_cal cal = {0};
+	if (calib) {
+		/* the formation's lattice at the domes' fill, rendered at the
+		 * blur the across-axis profile shows where that is smaller
+		 * (h51g: the formation's blur holds the first centres'
+		 * scatter) */
+		if (!t || !formation)
+			goto out;
+		fs_dome_fit fb = *formation;
+		if (isfinite(ax->vblur) && ax->vblur < fb.blur_px)
+			fb.blur_px = ax->vblur;
+		rc = fs_centre_perdome_calib_read(t, &fb, 2 * r0 / pitch, &g, &cal);
+		if (rc < 0)
+			goto out;
+		rc = 0;
+		if (!cal.ok)
+			goto out;
+		cal.own = calib == 3 ? 1 : calib == 4 ? 2 : 0;
+	}
 	/* every sized dome whose profiles lie inside the image (the common
 	 * step's sample would leave most locked centres unread) */
 	double reach = fs_centre_axis_reach(&g);
@@ -1311,7 +1332,7 @@ int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off
 		goto out;
 	}
 	rc = read(ctx, &g, sel, ns, fx, fy, profs);
-	int flagged = rc ? 0 : fs_centre_perdome_shifts(profs, ns, &g, v);
+	int flagged = rc ? 0 : fs_centre_perdome_shifts_cal(profs, ns, &g, calib ? &cal : NULL, v);
 	free(profs);
 	if (rc || flagged < 0) {
 		rc = -1;
@@ -1372,8 +1393,8 @@ static int axis_whole(const fs_image *img, fs_det_base_plan *p, const fs_det_off
 	p->move_unsized = !rc && fs_det_base_axis_far(ax);
 	if (!rc) {
 		fs_det_base_axis_move(p, fr, ax, fx, fy);
-		rc = fs_det_base_axis_perdome(p, off, ax, fr, fx, fy, img->width, img->height, read_whole,
-					      (void *)img, &moved);
+		rc = fs_det_base_axis_perdome(p, off, ax, formation, t, fr, fx, fy, img->width, img->height,
+					      read_whole, (void *)img, &moved);
 	}
 	return rc;
 }

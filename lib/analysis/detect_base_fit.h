@@ -598,13 +598,17 @@ int fs_det_base_axis_refused(const signed char *on0, const signed char *on1, siz
  * read less than FS_DET_AXIS_PERDOME_MIN_SHIFT px (0 or one 0.01-px step
  * of its scan either way: no side told; h47k - on the lattice without a
  * side detector whether the step ran turned on a 1e-6 change in the
- * candidates' correlation, 1.8 or 2.3 G instructions). Returns 0, -1
+ * candidates' correlation, 1.8 or 2.3 G instructions). Where
+ * fs_centre_perdome_set_calib is on (off by default, h52b), the step is
+ * judged and moved through formation's lattice (t's templates; NULL: no
+ * calibration, the step not run), centre_perdome_calib.h; in its modes 2-4
+ * also where only the base's size or the gap kept it off. Returns 0, -1
  * when out of memory or read() failed.
  */
 #define FS_DET_AXIS_PERDOME_MIN_SHIFT 0.015
 int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off, const fs_centre_axis *ax,
-			     const double *fr, double *fx, double *fy, int w, int h, fs_det_axis_reader read, void *ctx,
-			     size_t *moved);
+			     const fs_dome_fit *formation, const fs_dome_tpl *t, const double *fr, double *fx,
+			     double *fy, int w, int h, fs_det_axis_reader read, void *ctx, size_t *moved);
 
 int fs_det_base_plan_make(const fs_measured *meas, size_t nc, const fs_det_offset *off, fs_det_base_plan *p);
 void fs_det_base_plan_free(fs_det_base_plan *p);

@@ -962,8 +962,8 @@ static int axis_tiled(const fs_meas *m, fs_det_base_plan *p, const fs_det_offset
 	size_t moved;
 	if (!rc) {
 		fs_det_base_axis_move(p, b->fr, ax, b->fx, b->fy);
-		rc = fs_det_base_axis_perdome(p, off, ax, b->fr, b->fx, b->fy, m->src->width, m->src->height,
-					      axis_read_tiled, &r, &moved);
+		rc = fs_det_base_axis_perdome(p, off, ax, formation, t, b->fr, b->fx, b->fy, m->src->width,
+					      m->src->height, axis_read_tiled, &r, &moved);
 		if (rc && !err[0])
 			snprintf(err, errlen, "tiled dome measurement: out of memory");
 	}

@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "analysis/centre_axis_calib.h"
+#include "analysis/centre_perdome_calib.h"
 #include "analysis/centre_refine.h"
 #include "base/sorting.h"
 #include "analysis/detect.h"
@@ -626,7 +627,31 @@ static void base_steps(const fs_meas *m, const fs_cand_list *c, const fs_det_off
 	fs_det_base_axis_move(&p, fr, &a, fx, fy);
 	report("after the axis step's common shift", fx, fy, use, p.n, tr, ax, ay);
 	size_t moved = 0;
-	if (fs_det_base_axis_perdome(&p, off, &a, fr, fx, fy, m->img->width, m->img->height, read_prof,
+	{
+		/* (h52b) the per-dome step as the formation's lattice reads
+		 * it: centre_perdome_calib.h, at the rule's geometry */
+		double *rv = malloc((p.n + 1) * sizeof *rv);
+		size_t nr = 0;
+		for (size_t k = 0; rv && k < p.n; k++)
+			if (isfinite(fr[k]))
+				rv[nr++] = fr[k];
+		if (rv && nr >= FS_CENTRE_PERDOME_MIN && off->fit.pitch > 0) {
+			double r0 = fs_median_upper(rv, nr);
+			fs_centre_axis_geom g;
+			fs_centre_perdome_geom(off->fit.azimuth, r0, off->fit.blur_px, off->fit.pitch, &g);
+			fs_dome_fit fb = off->fit;
+			if (isfinite(a.vblur) && a.vblur < fb.blur_px)
+				fb.blur_px = a.vblur;
+			fs_centre_perdome_cal cal;
+			int q = fs_centre_perdome_calib_read(&t, &fb, 2 * r0 / off->fit.pitch, &g, &cal);
+			printf("  per-dome calibration: rc %d ok %d gain %+.3f floor %.3f b0 %+.3f (r0 %.2f blur %.2f, "
+			       "small %d tight %d)\n",
+			       q, cal.ok, cal.gain, cal.floor, cal.b0, r0, fb.blur_px, r0 < 3 * g.sigma,
+			       !(2 * (r0 + g.win) + 0.05 * off->fit.pitch < off->fit.pitch));
+		}
+		free(rv);
+	}
+	if (fs_det_base_axis_perdome(&p, off, &a, &off->fit, &t, fr, fx, fy, m->img->width, m->img->height, read_prof,
 				     (void *)m->img, &moved))
 		goto out;
 	printf("  per-dome lit-side shift: %zu moved\n", moved);

@@ -72,7 +72,8 @@ static int reads_after(double shift)
 	ax.dx = shift;
 	int calls = 0;
 	size_t moved = 99;
-	assert_int_equal(fs_det_base_axis_perdome(&p, &off, &ax, fr, fx, fy, 400, 400, flat_reader, &calls, &moved), 0);
+	assert_int_equal(
+		fs_det_base_axis_perdome(&p, &off, &ax, NULL, NULL, fr, fx, fy, 400, 400, flat_reader, &calls, &moved), 0);
 	if (!calls)
 		assert_int_equal(moved, 0);
 	return calls;
