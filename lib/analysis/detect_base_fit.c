@@ -557,14 +557,45 @@ int fs_det_base_tpl_fit(const fs_dome_tpl *t, const fs_image *img, int ox, int o
 double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
 					 int far_out, int *edge, double *along)
 {
+	return fs_det_base_level_lowpassed_lit(lp, x, y, mr, F, azimuth, far_out, fs_dome_lit_cap(), edge, along, NULL);
+}
+
+/* fs_det_base_set_lit_gate's bar (px; NAN: off) */
+static double lit_gate = FS_DET_BASE_LIT_GATE;
+
+double fs_det_base_set_lit_gate(double px)
+{
+	double was = lit_gate;
+	lit_gate = px >= 0 ? px : NAN;
+	return was;
+}
+
+int fs_det_base_lit_gate_free(const double *shift, size_t n, double *scratch)
+{
+	if (!shift || !(lit_gate >= 0))
+		return 0;
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++)
+		if (isfinite(shift[k]))
+			scratch[m++] = shift[k];
+	return m > 0 && fs_median_double(scratch, m) >= lit_gate;
+}
+
+double fs_det_base_level_lowpassed_lit(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
+				       int far_out, double cap, int *edge, double *along, double *shift)
+{
 	fs_tubercle t;
 	double r;
+	if (shift)
+		*shift = NAN;
 	if ((ridge_lit_on || far_out) && isfinite(azimuth)) {
 		int e = 0;
 		memset(&t, 0, sizeof t);
-		int rc = fs_dome_measure_base_ridge_lit(lp, x, y, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F, azimuth, &t,
-							&e);
+		int rc = fs_dome_measure_base_ridge_lit_capped(lp, x, y, FS_DOME_R0 * mr / F, FS_DOME_R1 * mr / F,
+							       azimuth, cap, &t, &e, shift);
 		r = fs_det_base_level_value(rc, &t, e, NAN, edge, NULL);
+		if (rc && shift)
+			*shift = NAN;
 	} else {
 		r = level_reading(1, lp, x, y, mr, F, edge, &t);
 	}
@@ -1675,9 +1706,9 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	if (!p.n)
 		return 0;
 	int rc = -1;
-	double *fr = malloc(12 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
+	double *fr = malloc(13 * p.n * sizeof *fr), *fx = fr + p.n, *fy = fx + p.n, *lr = fy + p.n;
 	double *sig = lr + p.n, *scratch = sig + p.n, *var = scratch + p.n, *l2 = var + p.n;
-	double *sx = l2 + p.n, *sy = sx + p.n, *rs2 = sy + p.n, *la = rs2 + p.n;
+	double *sx = l2 + p.n, *sy = sx + p.n, *rs2 = sy + p.n, *la = rs2 + p.n, *sh = la + p.n;
 	int *le = calloc(p.n, sizeof *le);
 	fs_image *lp = NULL;
 	fs_dome_tpl t;
@@ -1698,7 +1729,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		goto out;
 	}
 	for (size_t k = 0; k < p.n; k++)
-		lr[k] = var[k] = la[k] = NAN;
+		lr[k] = var[k] = la[k] = sh[k] = NAN;
 	if (fit_all(&t, img, &p, p.xs, p.ys, m->given, fr, fx, fy, sig)) {
 		rc = -1;
 		goto out;
@@ -1748,17 +1779,26 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	 * reading */
 	int screened = lp && fs_det_base_level_screened(&p, off, fr, scratch);
 	int tight = lp && !screened && fs_det_base_level_tight_screen(&p, off, fr, scratch);
+	/* the walked domes' lit cap for this image's readings (NAN: free) */
+	double cap = fs_dome_lit_cap();
 	if (lp && !screened && !tight) {
 		/* the template fit's radii read short on low printed domes
 		 * (h43j: 40-55 % of the truth on the interior scenes at pitch
 		 * 28-32), so the gate above can call resolved bases merged;
 		 * the low-passed readings themselves are asked again */
-		for (size_t k = 0; k < p.n; k++) {
-			if (!isfinite(fr[k]))
-				continue;
-			double mr = max_r > 0 ? max_r : 2 * c->items[p.idx[k]].r;
-			lr[k] = fs_det_base_level_lowpassed_along(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth, m->ridge_lit,
-								  &le[k], &la[k]);
+		for (int again = 0; again < 2; again++) {
+			for (size_t k = 0; k < p.n; k++) {
+				if (!isfinite(fr[k]))
+					continue;
+				double mr = max_r > 0 ? max_r : 2 * c->items[p.idx[k]].r;
+				lr[k] = fs_det_base_level_lowpassed_lit(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth,
+									m->ridge_lit, cap, &le[k], &la[k], &sh[k]);
+			}
+			/* the image's walked domes moved far: read them again free
+			 * (fs_det_base_set_lit_gate) */
+			if (again || !isfinite(cap) || !fs_det_base_lit_gate_free(sh, p.n, scratch))
+				break;
+			cap = NAN;
 		}
 		screened = fs_det_base_level_screened_read(&p, off, lr, le, scratch);
 		for (size_t k = 0; k < p.n && !screened; k++) {
@@ -1778,8 +1818,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		} else if (screened && isfinite(lr[k])) {
 			/* (read above, asked again) */
 		} else if (screened) {
-			lr[k] = fs_det_base_level_lowpassed_along(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth, m->ridge_lit,
-								  &le[k], &la[k]);
+			lr[k] = fs_det_base_level_lowpassed_lit(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth,
+								m->ridge_lit, cap, &le[k], &la[k], &sh[k]);
 		} else {
 			/* kept for the last step, which reads the base from
 			 * this very centre again (base_readings.h) */
@@ -1790,6 +1830,18 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			if (keep)
 				(void)fs_base_readings_add(m->readings, FS_BASE_ON_MEAS, fx[k], fy[k],
 							   FS_DOME_R0 * mr / m->f, FS_DOME_R1 * mr / m->f, &r);
+		}
+	}
+	/* the image's walked domes moved far: read again free
+	 * (fs_det_base_set_lit_gate) */
+	if (screened && isfinite(cap) && fs_det_base_lit_gate_free(sh, p.n, scratch)) {
+		cap = NAN;
+		for (size_t k = 0; k < p.n; k++) {
+			if (!isfinite(fr[k]))
+				continue;
+			double mr = max_r > 0 ? max_r : 2 * c->items[p.idx[k]].r;
+			lr[k] = fs_det_base_level_lowpassed_lit(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth,
+								m->ridge_lit, cap, &le[k], &la[k], &sh[k]);
 		}
 	}
 	if (m->readings)

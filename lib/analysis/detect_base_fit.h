@@ -875,6 +875,35 @@ double fs_det_base_level_lowpassed(const fs_image *lp, double x, double y, doubl
 double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
 					 int far_out, int *edge, double *along);
 /*
+ * The same reading with the walked domes' lit cap given (px; NAN: the
+ * free circle; fs_dome_measure_base_ridge_lit_capped) and in *shift the
+ * near-half circle's move from the start along the detector's axis (px,
+ * + towards it; NAN where the reading is not the lit one or failed;
+ * shift may be NULL). fs_det_base_level_lowpassed_along is this with the
+ * process's cap (fs_dome_lit_cap).
+ */
+double fs_det_base_level_lowpassed_lit(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
+				       int far_out, double cap, int *edge, double *along, double *shift);
+/*
+ * The lit cap judged per image (h52c): where the median of an image's lit
+ * readings' shifts (fs_det_base_level_lowpassed_lit's, under the cap)
+ * reaches px, its readings are made again with the free circle. Why:
+ * h51f's cap (0.9 px, dome_measure.h) keeps a low dome's lit excess in
+ * its radius, but on tall printed domes the walked start sits 0.4-1.7 px
+ * away from the detector and the circle must move that far to reach the
+ * centre: the image's median shift tells the two (docs/paper-figures.md,
+ * h51f and h52c). px < 0 or NAN: off (the cap everywhere). Process-wide,
+ * set before any detection; returns the previous bar.
+ * FS_TEST_LIT_GATE=px|off sets it for a unit test or bench
+ * (tests/unit/support/test_lit_gate.c).
+ */
+#define FS_DET_BASE_LIT_GATE NAN
+double fs_det_base_set_lit_gate(double px);
+/* Whether the image's readings are to be made again free: the median of
+ * shift[0..n)'s finite values at least the bar (0 with the gate off or
+ * no finite value). scratch: n doubles of the caller's. */
+int fs_det_base_lit_gate_free(const double *shift, size_t n, double *scratch);
+/*
  * An option, off (h48i): fs_det_base_level_lowpassed_along reads with the
  * rays facing away from the formation's detector left out of the circle
  * (fs_dome_measure_base_ridge_lit, dome_measure.h): that foot has no step

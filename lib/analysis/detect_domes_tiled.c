@@ -614,6 +614,8 @@ struct base_job {
 	double *la;            /* its polygon's elongation along the detector, under a screen (NAN) */
 	double az;             /* the formation's detector azimuth (radians) */
 	int ridge_lit;         /* the level's far_out (fs_meas.ridge_lit) */
+	double cap;            /* its lit cap (fs_det_base_set_lit_gate; NAN: free) */
+	double *sh;            /* each reading's near-half shift (NAN: none) */
 	double *sig;           /* its SE signal (dome_signal.h), NAN: none */
 	unsigned char *end;    /* 1: its best fill an end of the range (NULL: not kept) */
 	fs_dome_reading *kept; /* the level's readings for fs_meas.readings (NULL: none kept) */
@@ -707,8 +709,8 @@ static void keep_readings(const fs_meas *m, const struct base_job *b, const doub
 static void level_point_lowpassed(const fs_image *lp, int ox, int oy, size_t k, void *ctx)
 {
 	struct base_job *b = ctx;
-	b->lr[k] = fs_det_base_level_lowpassed_along(lp, b->lvx[k] - ox, b->lvy[k] - oy, cand_mr(b->j, b->p->idx[k]),
-						     1, b->az, b->ridge_lit, &b->le[k], &b->la[k]);
+	b->lr[k] = fs_det_base_level_lowpassed_lit(lp, b->lvx[k] - ox, b->lvy[k] - oy, cand_mr(b->j, b->p->idx[k]), 1,
+						   b->az, b->ridge_lit, b->cap, &b->le[k], &b->la[k], &b->sh[k]);
 }
 
 /* Whether the level's readings lie on a step (base_step.h): each judged
@@ -1148,13 +1150,17 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	b.la = b.fr ? rs2 + p.n : NULL;
 	b.az = j->off.fit.azimuth;
 	b.ridge_lit = j->ridge_lit;
+	b.cap = fs_dome_lit_cap();
 	b.given = m->given;
 	b.le = calloc(p.n, sizeof *b.le);
+	b.sh = malloc(p.n * sizeof *b.sh);
 	fs_dome_tpl t;
 	memset(&t, 0, sizeof t);
 	int rc = -1;
-	if (!b.fr || !b.le)
+	if (!b.fr || !b.le || !b.sh)
 		goto oom;
+	for (size_t k = 0; k < p.n; k++)
+		b.sh[k] = NAN;
 	int built = tpl_on_mosaic(m, &p, &R, b.lowpass, &j->off.fit, p.xs, p.ys, &t, err, errlen);
 	if (built < 0)
 		goto out;
@@ -1232,10 +1238,20 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 			rc = -1;
 			goto out;
 		}
+		/* the image's walked domes moved far: read again free
+		 * (fs_det_base_set_lit_gate), as the whole image's */
+		if (isfinite(b.cap) && fs_det_base_lit_gate_free(b.sh, p.n, scratch)) {
+			b.cap = NAN;
+			if (run_pass_prep(m, p.n, lx, b.lvy, reach2, lowpass_crop, level_point_lowpassed, &b, err,
+					  errlen)) {
+				rc = -1;
+				goto out;
+			}
+		}
 		screened = fs_det_base_level_screened_read(&p, &j->off, b.lr, b.le, scratch);
 	}
 	for (size_t k = 0; k < p.n; k++) {
-		b.lr[k] = b.var[k] = b.l2[k] = b.la[k] = NAN;
+		b.lr[k] = b.var[k] = b.l2[k] = b.la[k] = b.sh[k] = NAN;
 		b.le[k] = 0;
 		lx[k] = isfinite(b.fr[k]) && (!(b.lowpass > 0) || screened || tight) ? (screened ? b.lvx[k] : b.fx[k])
 										     : NAN;
@@ -1260,6 +1276,13 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 			  screened ? level_point_lowpassed : level_point, &b, err, errlen)) {
 		rc = -1;
 		goto out;
+	}
+	if (screened && isfinite(b.cap) && fs_det_base_lit_gate_free(b.sh, p.n, scratch)) {
+		b.cap = NAN;
+		if (run_pass_prep(m, p.n, lx, b.lvy, reach, lowpass_crop, level_point_lowpassed, &b, err, errlen)) {
+			rc = -1;
+			goto out;
+		}
 	}
 	keep_readings(m, &b, lx, FS_BASE_ON_MEAS);
 	/* under a tight screen the valleys' reading, as the whole image's */
@@ -1376,6 +1399,7 @@ oom:
 out:
 	free(b.fr);
 	free(b.le);
+	free(b.sh);
 	free(b.kept);
 	fs_dome_tpl_free(&t);
 	fs_det_base_plan_free(&p);

@@ -1067,13 +1067,13 @@ double fs_dome_set_lit_cap(double px)
  * excess and the radius reads only what the side feet read; a shift
  * beyond the bound is taken as that excess, not as the dome's centre.
  * Returns 0, or -1 when no point is kept. */
-static int lit_centre_capped(double x0, double y0, double ca, double sa, const double *px, const double *py,
+static int lit_centre_capped(double x0, double y0, double cap, double ca, double sa, const double *px, const double *py,
 			     const int *use, int nr, double *cx, double *cy, double *r)
 {
 	double a = (*cx - x0) * ca + (*cy - y0) * sa;
-	if (!(a > lit_cap))
+	if (!(a > cap))
 		return 0; /* (also when the cap is off: NAN) */
-	double m = a - lit_cap;
+	double m = a - cap;
 	*cx -= m * ca;
 	*cy -= m * sa;
 	double sum = 0;
@@ -1247,9 +1247,9 @@ static void lean_steps(const fs_image *img, const double *cs, const double *sn, 
 __attribute__((always_inline)) static inline int pass_rays(const fs_image *img, const double *cs, const double *sn,
 							   int xi, int yi, double x, double y, double rmin, double rmax,
 							   double smooth, int outer, double blur, double sw, int lean,
-							   double faz, double x0, double y0, double *rad, double *ncx, double *ncy,
-							   double *quality, step_widths *widths, ray_picks *rp,
-							   const int nr, const int hr)
+							   double faz, double x0, double y0, double cap, double *rad,
+							   double *ncx, double *ncy, double *quality, step_widths *widths,
+							   ray_picks *rp, const int nr, const int hr)
 {
 	double reach = 1.3 * rmax;
 	double step = fmax(0.35, reach / (NMAX - 2));
@@ -1561,7 +1561,7 @@ __attribute__((always_inline)) static inline int pass_rays(const fs_image *img, 
 	 * points and use alone): not made twice (h43f) */
 	if (kept < nr && fit_circle(px, py, use, nr, &cx, &cy, &r))
 		return -1;
-	if (isfinite(faz) && lit_centre_capped(x0, y0, ca, sa, px, py, use, nr, &cx, &cy, &r))
+	if (isfinite(faz) && lit_centre_capped(x0, y0, cap, ca, sa, px, py, use, nr, &cx, &cy, &r))
 		return -1;
 	/* a centre that leaves the window is not this dome's */
 	if (hypot(cx - x, cy - y) > 0.5 * rs) {
@@ -1588,14 +1588,15 @@ __attribute__((always_inline)) static inline int pass_rays(const fs_image *img, 
  * loops over the rays their constant bounds (h48e's +2.8 M instructions
  * on the 2048 x 1536 lattice; h49f). */
 static int pass(const fs_image *img, const double *cs, const double *sn, int xi, int yi, double x, double y,
-		double rmin, double rmax, double smooth, int outer, double blur, double sw, int lean, int half, double faz,
-		double x0, double y0, double *rad, double *ncx, double *ncy, double *quality, step_widths *widths, ray_picks *rp)
+		double rmin, double rmax, double smooth, int outer, double blur, double sw, int lean, int half,
+		double faz, double x0, double y0, double cap, double *rad, double *ncx, double *ncy, double *quality,
+		step_widths *widths, ray_picks *rp)
 {
 	if (!(lean && half))
-		return pass_rays(img, cs, sn, xi, yi, x, y, rmin, rmax, smooth, outer, blur, sw, lean, faz, x0, y0, rad, ncx,
-				 ncy, quality, widths, rp, NRAYS, NRAYS);
-	return pass_rays(img, cs, sn, xi, yi, x, y, rmin, rmax, smooth, outer, blur, sw, lean, faz, x0, y0, rad, ncx, ncy,
-			 quality, widths, rp, half == FS_DOME_LEAN_HALF_RAYS ? NRAYS / 2 : NRAYS, NRAYS / 2);
+		return pass_rays(img, cs, sn, xi, yi, x, y, rmin, rmax, smooth, outer, blur, sw, lean, faz, x0, y0, cap,
+				 rad, ncx, ncy, quality, widths, rp, NRAYS, NRAYS);
+	return pass_rays(img, cs, sn, xi, yi, x, y, rmin, rmax, smooth, outer, blur, sw, lean, faz, x0, y0, cap, rad,
+			 ncx, ncy, quality, widths, rp, half == FS_DOME_LEAN_HALF_RAYS ? NRAYS / 2 : NRAYS, NRAYS / 2);
 }
 
 /* The base radius from the raw radius r0 (the polygon of steepest steps)
@@ -1630,9 +1631,9 @@ static double base_radius(const fs_image *img, int ox, int oy, double cx, double
  * passes after the first take the blur the rays showed in the pass before
  * (1 / sqrt(kappa)) for pass()'s ridge model of a steep rim
  * (fs_dome_measure_base_ridge). */
-static int measure(const fs_image *img, int ox, int oy, double x, double y, double rmin, double rmax, double smooth, int local,
-		   int inner, int ridge, double sw, double faz, fs_tubercle *t, double *rawr, double *kappa, int *edge,
-		   fs_dome_base_trace *tr, fs_dome_ray_trace *rt)
+static int measure(const fs_image *img, int ox, int oy, double x, double y, double rmin, double rmax, double smooth,
+		   int local, int inner, int ridge, double sw, double faz, double cap, double *lshift, fs_tubercle *t,
+		   double *rawr, double *kappa, int *edge, fs_dome_base_trace *tr, fs_dome_ray_trace *rt)
 {
 	*rawr = NAN;
 	*kappa = NAN;
@@ -1697,17 +1698,17 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 		if (half == FS_DOME_LEAN_HALF_RAYS && ridge)
 			half = 0;
 		if (half && pass(img, ray_dirs_half(0), ray_dirs_half(1), xi, yi, cx, cy, rmin, rmax, smooth, 0, blur,
-				 sw, 1, half, faz, x0, y0, rad, &nx, &ny, &q, &widths, NULL) == 0) {
+				 sw, 1, half, faz, x0, y0, cap, rad, &nx, &ny, &q, &widths, NULL) == 0) {
 			/* (the half pass's centre taken) */
-		} else if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, lean, 0, faz, x0, y0, rad,
-				&nx, &ny, &q, &widths, lean ? NULL : rp)) {
+		} else if (pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, it > 0, blur, sw, lean, 0, faz, x0, y0,
+				cap, rad, &nx, &ny, &q, &widths, lean ? NULL : rp)) {
 			*kappa = kappa_of(&widths);
 			return -1;
 		}
 		double shift = hypot(nx - cx, ny - cy);
 		if (xi + nx < 0 || yi + ny < 0 || xi + nx > img->width - 1 || yi + ny > img->height - 1) {
-			if (lean && pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, 0, blur, sw, 0, 0, faz, x0, y0, rad, &nx,
-					 &ny, &q, &widths, rp)) {
+			if (lean && pass(img, cs, sn, xi, yi, cx, cy, rmin, rmax, smooth, 0, blur, sw, 0, 0, faz, x0,
+					 y0, cap, rad, &nx, &ny, &q, &widths, rp)) {
 				*kappa = kappa_of(&widths);
 				return -1;
 			}
@@ -1719,6 +1720,9 @@ static int measure(const fs_image *img, int ox, int oy, double x, double y, doub
 			break;
 	}
 	*kappa = kappa_of(&widths);
+	/* (relative to the start's pixel: the same bits on a crop) */
+	if (lshift)
+		*lshift = isfinite(faz) ? (cx - x0) * cos(faz) + (cy - y0) * sin(faz) : NAN;
 	/* the centre made in the whole image's pixels (the crop's origin ox,
 	 * oy added to the start's pixel first), then on img: the integer taken
 	 * off is exact, so a crop gets the whole image's centre to the last
@@ -1816,7 +1820,8 @@ int fs_dome_measure_crop(const fs_image *img, int ox, int oy, double x, double y
 			 double smooth, fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, ox, oy, x, y, rmin, rmax, smooth, 1, 0, 0, SW, NAN, t, &r0, &kappa, NULL, NULL, NULL);
+	return measure(img, ox, oy, x, y, rmin, rmax, smooth, 1, 0, 0, SW, NAN, NAN, NULL, t, &r0, &kappa, NULL, NULL,
+		       NULL);
 }
 
 int fs_dome_measure_base(const fs_image *img, double x, double y, double rmin, double rmax, fs_tubercle *t)
@@ -1828,7 +1833,7 @@ int fs_dome_measure_base_blur(const fs_image *img, double x, double y, double rm
 			      int *edge, double *var)
 {
 	double r0, kappa;
-	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, NAN, t, &r0, &kappa, edge, NULL, NULL);
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 0, SW, NAN, NAN, NULL, t, &r0, &kappa, edge, NULL, NULL);
 	*var = kappa > 0 ? 1 / kappa : NAN;
 	return rc;
 }
@@ -1873,7 +1878,8 @@ static int base_traced(const fs_image *img, double x, double y, double rmin, dou
 	fs_tubercle t;
 	memset(&t, 0, sizeof t);
 	tr->rpoly = tr->ishift = tr->kappa = tr->sigma = tr->r_step = tr->r_small = tr->radius = NAN;
-	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, lit, SW, azimuth, &t, &r0, &kappa, NULL, tr, rt);
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, lit, SW, azimuth, lit_cap, NULL, &t, &r0, &kappa, NULL,
+			 tr, rt);
 	tr->x = t.centroid_x;
 	tr->y = t.centroid_y;
 	tr->quality = t.fit_quality;
@@ -1898,14 +1904,32 @@ int fs_dome_measure_base_edge(const fs_image *img, double x, double y, double rm
 			      fs_tubercle *t, int *edge)
 {
 	double r0, kappa;
-	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, ridge != 0, SW, NAN, t, &r0, &kappa, edge, NULL, NULL);
+	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, ridge != 0, SW, NAN, NAN, NULL, t, &r0, &kappa, edge, NULL,
+		       NULL);
 }
 
 int fs_dome_measure_base_ridge_lit(const fs_image *img, double x, double y, double rmin, double rmax,
 				   double azimuth, fs_tubercle *t, int *edge)
 {
 	double r0, kappa;
-	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 1, SW, azimuth, t, &r0, &kappa, edge, NULL, NULL);
+	return measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 1, SW, azimuth, lit_cap, NULL, t, &r0, &kappa, edge, NULL,
+		       NULL);
+}
+
+int fs_dome_measure_base_ridge_lit_capped(const fs_image *img, double x, double y, double rmin, double rmax,
+					  double azimuth, double cap, fs_tubercle *t, int *edge, double *shift)
+{
+	double r0, kappa, sh = NAN;
+	int rc = measure(img, 0, 0, x, y, rmin, rmax, 0, 1, 1, 1, SW, azimuth, cap >= 0 ? cap : NAN, &sh, t, &r0,
+			 &kappa, edge, NULL, NULL);
+	if (shift)
+		*shift = sh;
+	return rc;
+}
+
+double fs_dome_lit_cap(void)
+{
+	return lit_cap;
 }
 
 int fs_dome_measure_base_ridge_lit_trace(const fs_image *img, double x, double y, double rmin, double rmax,
@@ -1924,7 +1948,8 @@ int fs_dome_measure_lone(const fs_image *img, double x, double y, double rmin, d
 			 fs_tubercle *t)
 {
 	double r0, kappa;
-	return measure(img, 0, 0, x, y, rmin, rmax, smooth, 0, 0, 0, 0, NAN, t, &r0, &kappa, NULL, NULL, NULL);
+	return measure(img, 0, 0, x, y, rmin, rmax, smooth, 0, 0, 0, 0, NAN, NAN, NULL, t, &r0, &kappa, NULL, NULL,
+		       NULL);
 }
 
 /* The blurred circular step (see dome_measure.h), in units of sigma:

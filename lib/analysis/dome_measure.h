@@ -202,6 +202,22 @@ int fs_dome_measure_base_ridge_lit(const fs_image *img, double x, double y, doub
 				   double azimuth, fs_tubercle *t, int *edge);
 
 /*
+ * fs_dome_measure_base_ridge_lit's reading with the lit cap given (px;
+ * NAN or < 0: the free circle) instead of the process's
+ * (fs_dome_set_lit_cap), and the near-half circle's last centre's move
+ * from the start along the detector's axis (px, + towards it) in *shift
+ * (NULL: not wanted; NAN where no pass reached a centre). Why: the
+ * detection judges the cap once per image from its domes' shifts
+ * (fs_det_base_set_lit_gate, detect_base_fit.h; h52c), so one image's
+ * readings may take another cap than the process's. Same returns.
+ */
+int fs_dome_measure_base_ridge_lit_capped(const fs_image *img, double x, double y, double rmin, double rmax,
+					  double azimuth, double cap, fs_tubercle *t, int *edge, double *shift);
+
+/* the process's lit cap (fs_dome_set_lit_cap; NAN: off) */
+double fs_dome_lit_cap(void);
+
+/*
  * What fs_dome_measure_base_ridge_lit_trace keeps of a reading (h49b): its
  * stages (st, as fs_dome_measure_base_trace's); the last whole pass's
  * start (ray_x, ray_y, image pixels), each ray's direction and its radius
