@@ -95,7 +95,7 @@ int fs_level_calib_apply(const fs_dome_tpl *t, const fs_dome_fit *f, const doubl
 	free(v);
 	if (!(fill > 0) || !(mr > 0))
 		return 0;
-	fs_level_calib_info in = {fill, f->blur_px, f->blur_px, vblur, mr, NAN, NAN, NAN, 0, 0};
+	fs_level_calib_info in = {fill, f->blur_px, f->blur_px, vblur, mr, NAN, NAN, NAN, *f, 0, 0};
 	/* the blur the image's profile shows where it is below the
 	 * formation's, which holds the first pass's centre scatter (h51g);
 	 * without it the formation's own is h42a's, whose factor scattered

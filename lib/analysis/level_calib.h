@@ -49,6 +49,7 @@ typedef struct fs_level_calib_info {
 	double ratio;     /* mean reading / rendered base radius (NAN: not read) */
 	double ratio_form; /* the same at the formation's own blur (traced only) */
 	double ratio_at;   /* the same at fs_level_calib_set_blur's blur (traced only; NAN: none) */
+	fs_dome_fit form; /* the formation rendered (its own blur) */
 	int nread;        /* phases read */
 	int applied;      /* 1: the level's readings divided by ratio */
 } fs_level_calib_info;

@@ -17,7 +17,18 @@
  * scene-seed: true-centre excess %, rendered excess %, the fill, blurs
  * (the render's, the formation's, the profile's) and reach of the
  * render, the rule's D and S %, and the same with every radius divided
- * by the ratio. Asserts nothing: an evidence bench (evidence.list).
+ * by the ratio; then two oracles at the scene's blur (the beam and the
+ * measurement image's smoothing, or --blur): the ratio with the templates'
+ * weights solved about the TRUE centres at the TRUE fill and rendered at
+ * it, on the rule's fitted formation (rule@true) and on the simulator's
+ * own (sim@true), and the rule's profile and h/R; then the same two with
+ * the weights solved and the lattice rendered at the templates' median
+ * fill instead of the true one, read as % of the TRUE D (the reading of
+ * a render of that fill: the level the image would be read at if its
+ * domes were those); then the rule's formation with the weights solved
+ * about the rule's own final centres at the templates' fill, at the
+ * scene's blur and at the formation's own (% of the TRUE D as above). Asserts nothing: an
+ * evidence bench (evidence.list).
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +39,7 @@
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_methods.h"
 #include "analysis/level_calib.h"
+#include "formation_calib.h"
 #include "sem_opts_keys.h"
 #include "sem_scene.h"
 #include "sem_score.h"
@@ -68,6 +80,70 @@ static double true_excess(const sem_scene *s, double mr)
 	return sd > 0 ? 100 * (sr - sd) / sd : NAN;
 }
 
+/* The reader's ratio on formation f's lattice with the templates' weights
+ * solved on the image about the TRUE counted centres at the TRUE fill,
+ * rendered at that fill and blur: which part of the rule's calibration
+ * (its centres and fill, or the formation's geometry) misses the excess.
+ * %-1 of the true D, NAN where it cannot be read. */
+static double oracle_ratio_at(const sem_scene *s, const sem_opts *o, const fs_dome_fit *f, double blur, double mr,
+			      double fill, const double *xs, const double *ys, size_t n)
+{
+	fs_image *meas = NULL;
+	char err[256];
+	double msig = s->tr.pitch >= 40 ? 1.0 : 0.5;
+	if (fs_detect_measure_image(s->img, &s->p, msig, &meas, err, sizeof err))
+		return NAN;
+	double ratio = NAN;
+	int nr;
+	fs_dome_fit fb = *f;
+	fb.blur_px = blur;
+	fs_dome_tpl u;
+	if (!fs_dome_tpl_build(meas, &fb, fill, xs, ys, n, &u, err, sizeof err)) {
+		(void)fs_level_calib_read(&u, &fb, fill, blur, mr, &ratio, &nr);
+		fs_dome_tpl_free(&u);
+	}
+	fs_image_free(meas);
+	/* (as % of the true base: the render's base is fill's) */
+	return 100 * (ratio * fill / o->fill - 1);
+}
+
+static double oracle_ratio(const sem_scene *s, const sem_opts *o, const fs_dome_fit *f, double blur, double mr,
+			   double fill)
+{
+	double *xs = malloc((s->tr.n + 1) * sizeof *xs), *ys = malloc((s->tr.n + 1) * sizeof *ys);
+	double v = NAN;
+	if (xs && ys) {
+		size_t n = sem_counted_centres(&s->tr, xs, ys);
+		v = oracle_ratio_at(s, o, f, blur, mr, fill, xs, ys, n);
+	}
+	free(xs);
+	free(ys);
+	return v;
+}
+
+/* The same about the rule's own final centres (res), the fill the
+ * templates read. */
+static double rule_centres_ratio(const sem_scene *s, const sem_opts *o, const fs_tubercle_list *res,
+				 const fs_dome_fit *f, double blur, double mr, double fill)
+{
+	double *xs = malloc((res->n + 1) * sizeof *xs), *ys = malloc((res->n + 1) * sizeof *ys);
+	double v = NAN;
+	if (xs && ys) {
+		size_t n = 0;
+		for (size_t i = 0; i < res->n; i++)
+			if (isfinite(res->items[i].radius_px)) {
+				xs[n] = res->items[i].centroid_x;
+				ys[n++] = res->items[i].centroid_y;
+			}
+		v = oracle_ratio_at(s, o, f, blur, mr, fill, xs, ys, n);
+	}
+	free(xs);
+	free(ys);
+	return v;
+}
+
+static double oracle_blur = 0;
+
 static int run(int k, unsigned add, const sem_opts_args *set, struct trace *tr)
 {
 	sem_opts o;
@@ -92,14 +168,28 @@ static int run(int k, unsigned add, const sem_opts_args *set, struct trace *tr)
 		rc = sem_score_scaled(&s.tr, &res.tubercles, o.halftone, f, &b);
 	if (!rc) {
 		double te = tr->n ? true_excess(&s, in->mr) : NAN;
+		double ob = oracle_blur > 0 ? oracle_blur : hypot(o.beam_blur, s.tr.pitch >= 40 ? 1.0 : 0.5);
+		fs_dome_fit sim;
+		formation_sim(&o, s.tr.pitch, o.fill, ob, &sim);
+		double o_rule = tr->n ? oracle_ratio(&s, &o, &in->form, ob, in->mr, o.fill) : NAN;
+		double o_sim = tr->n ? oracle_ratio(&s, &o, &sim, ob, in->mr, o.fill) : NAN;
+		double o_rf = tr->n ? oracle_ratio(&s, &o, &in->form, ob, in->mr, in->fill) : NAN;
+		double o_sf = tr->n ? oracle_ratio(&s, &o, &sim, ob, in->mr, in->fill) : NAN;
+		double c_ob = tr->n ? rule_centres_ratio(&s, &o, &res.tubercles, &in->form, ob, in->mr, in->fill) : NAN;
+		double c_fb = tr->n ? rule_centres_ratio(&s, &o, &res.tubercles, &in->form, in->form_blur, in->mr,
+							 in->fill)
+				    : NAN;
 		printf("%-3d +%-5u %s h/R %.2f fill %.2f | true %+6.2f render %+6.2f form %+6.2f at %+6.2f | tfill %.3f "
-		       "blur %.3f form %.3f vblur %.3f mr %.2f ph %d | D %+6.2f S %+6.2f -> D %+6.2f S %+6.2f\n",
+		       "blur %.3f form %.3f vblur %.3f mr %.2f ph %d | D %+6.2f S %+6.2f -> D %+6.2f S %+6.2f | rule@true %+6.2f "
+		       "sim@true %+6.2f (%s h/R %.2f) | at the templates' fill: rule %+6.2f sim %+6.2f | "
+		       "rule's centres, weights at %.3f: %+6.2f, at its own blur: %+6.2f\n",
 		       k, add, o.profile > 1.5 ? "flat" : "sph ", o.h_over_r, o.fill, te,
 		       tr->n ? 100 * (in->ratio - 1) : NAN, tr->n ? 100 * (in->ratio_form - 1) : NAN,
 		       tr->n ? 100 * (in->ratio_at - 1) : NAN, tr->n ? in->fill : NAN, tr->n ? in->blur : NAN,
 		       tr->n ? in->form_blur : NAN, tr->n ? in->vblur : NAN, tr->n ? in->mr : NAN,
 		       tr->n ? in->nread : 0, a.d_err, a.s_err, isfinite(f) ? b.d_err : NAN,
-		       isfinite(f) ? b.s_err : NAN);
+		       isfinite(f) ? b.s_err : NAN, o_rule, o_sim, tr->n && in->form.profile > 1.5 ? "flat" : "sph",
+		       tr->n ? in->form.h_over_r : NAN, o_rf, o_sf, ob, c_ob, c_fb);
 	}
 	fs_detect_result_free(&res);
 	sem_scene_close(&s);
@@ -121,7 +211,8 @@ int main(int argc, char **argv)
 					q++;
 			}
 		} else if (!strcmp(argv[i], "--blur") && i + 1 < argc) {
-			fs_level_calib_set_blur(atof(argv[++i]));
+			oracle_blur = atof(argv[++i]);
+			fs_level_calib_set_blur(oracle_blur);
 		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
 			if (sem_opts_args_add(&set, argv[++i])) {
 				fprintf(stderr, "--set %s: not a key=value the simulator knows\n", argv[i]);
