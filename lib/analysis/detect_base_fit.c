@@ -11,6 +11,7 @@
 #include "analysis/base_readings.h"
 #include "analysis/base_step.h"
 #include "analysis/centre_axis_calib.h"
+#include "analysis/level_calib.h"
 #include "analysis/centre_perdome.h"
 #include "analysis/centre_perdome_calib.h"
 #include "analysis/detect_base_gap.h"
@@ -1207,6 +1208,23 @@ out:
 	return rc;
 }
 
+int fs_det_base_axis_vblur(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, const double *fx,
+			   const double *fy, int w, int h, fs_det_axis_reader read, void *ctx, double *vblur)
+{
+	*vblur = NAN;
+	if (!p->n)
+		return 0;
+	size_t *sel = malloc(p->n * sizeof *sel);
+	if (!sel)
+		return -1;
+	fs_centre_axis ax;
+	int rc = axis_look(p, off, fr, fx, fy, w, h, 0.5 * p->fill0 * off->fit.pitch, read, ctx, sel, &ax);
+	free(sel);
+	if (!rc && ax.used)
+		*vblur = ax.vblur;
+	return rc;
+}
+
 int fs_det_base_axis_calibrate(const fs_det_base_plan *p, const fs_det_offset *off, const fs_dome_fit *formation,
 			       const fs_dome_tpl *t, const double *fr, fs_centre_axis *ax)
 {
@@ -1692,6 +1710,27 @@ static int own_judged_whole(const fs_meas *m, fs_det_base_plan *p, const fs_cand
 	return 0;
 }
 
+/* The level's calibration on the whole image: the blur its axis profile
+ * shows about the final centres, each sized dome's reach as the level
+ * read it (max_r or 2 r, over F), fs_level_calib_apply. -1 on out of
+ * memory. */
+static int level_calib_whole(const fs_image *img, const fs_det_base_plan *p, const fs_det_offset *off,
+			     const fs_dome_tpl *t, const double *fr, const double *fx, const double *fy,
+			     const fs_cand_list *c, double max_r, double F, double *lr)
+{
+	double vblur;
+	if (fs_det_base_axis_vblur(p, off, fr, fx, fy, img->width, img->height, read_whole, (void *)img, &vblur))
+		return -1;
+	double *mrs = malloc(p->n * sizeof *mrs);
+	if (!mrs)
+		return -1;
+	for (size_t k = 0; k < p->n; k++)
+		mrs[k] = isfinite(fr[k]) ? (max_r > 0 ? max_r : 2 * c->items[p->idx[k]].r) / F : NAN;
+	int rc = fs_level_calib_apply(t, &off->fit, fr, mrs, p->n, vblur, lr);
+	free(mrs);
+	return rc;
+}
+
 int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, double max_r,
 			  const double *level_at, const int *level_edge, const double *level_var, fs_measured *meas,
 			  fs_det_base_fit *info)
@@ -1955,6 +1994,13 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	for (size_t k = 0; moved && k < p.n; k++) {
 		fx[k] -= off->dx;
 		fy[k] -= off->dy;
+	}
+	/* the reader's own excess at this formation divided out where the
+	 * level is the reader's alone (level_calib.h, h52a) */
+	if (!lp && m->given && !refit && clear == FS_DET_EXTRAP_NONE && fs_level_calib_on() &&
+	    level_calib_whole(m->img, &p, off, &t, fr, fx, fy, c, max_r, m->f, lr)) {
+		rc = -1;
+		goto out;
 	}
 	/* no base in the image (judged at given centres only), else the
 	 * level's scale */

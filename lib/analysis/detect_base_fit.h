@@ -533,6 +533,16 @@ int fs_det_base_axis_find(const fs_det_base_plan *p, const fs_det_offset *off, c
 			  const double *fy, int w, int h, fs_det_axis_reader read, void *ctx, fs_centre_axis *ax);
 
 /*
+ * The blur the axis step's summed across-axis profile shows
+ * (fs_centre_axis.vblur) about the sized domes' centres (fx, fy) at the
+ * plan's median radius, read once without moving anything: the level's
+ * calibration's blur at given centres, where no axis step runs
+ * (level_calib.h, h52a). *vblur NAN where nothing is read (a screen, no
+ * formation). Returns 0, -1 on out of memory or a failed read.
+ */
+int fs_det_base_axis_vblur(const fs_det_base_plan *p, const fs_det_offset *off, const double *fr, const double *fx,
+			   const double *fy, int w, int h, fs_det_axis_reader read, void *ctx, double *vblur);
+/*
  * The step's own shift at tight gaps taken off (centre_axis_calib.h),
  * both paths, just after fs_det_base_axis_find: where the switch is on,
  * ax is ok and neither read at P_v's own blur, reversed nor shadowed, and

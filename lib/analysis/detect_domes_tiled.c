@@ -30,8 +30,10 @@
 #include "analysis/dome_signal.h"
 #include "analysis/dome_fit.h"
 #include "analysis/halftone.h"
+#include "analysis/level_calib.h"
 #include "analysis/preprocess.h"
 #include "analysis/raster_order.h"
+#include "base/sorting.h"
 #include "base/tile_pool.h"
 
 static double g_overlap_scale = 1.0;
@@ -940,6 +942,30 @@ static int axis_refused_tiled(const fs_meas *m, const fs_det_base_plan *p, const
 	return rc;
 }
 
+/* The level's calibration tile by tile, as the whole image's
+ * (level_calib_whole, detect_base_fit.c): the axis profile's blur about
+ * the final centres read on the tiles' crops, each sized dome's reach
+ * cand_mr. -1 on out of memory or a failed read (err set). */
+static int level_calib_tiled(const struct job *j, const fs_det_base_plan *p, const fs_dome_tpl *t,
+			     struct base_job *b, char *err, size_t errlen)
+{
+	struct axis_read r = {.m = j->m, .err = err, .errlen = errlen};
+	err[0] = 0;
+	double vblur;
+	double *mrs = malloc(p->n * sizeof *mrs);
+	int rc = mrs ? fs_det_base_axis_vblur(p, &j->off, b->fr, b->fx, b->fy, j->m->src->width, j->m->src->height,
+					       axis_read_tiled, &r, &vblur)
+		     : -1;
+	for (size_t k = 0; !rc && k < p->n; k++)
+		mrs[k] = isfinite(b->fr[k]) ? cand_mr(j, p->idx[k]) : NAN;
+	if (!rc)
+		rc = fs_level_calib_apply(t, &j->off.fit, b->fr, mrs, p->n, vblur, b->lr);
+	free(mrs);
+	if (rc && !err[0])
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+	return rc;
+}
+
 static int axis_tiled(const fs_meas *m, fs_det_base_plan *p, const fs_det_offset *off, const fs_dome_fit *formation,
 		      const fs_dome_tpl *t, struct base_job *b, fs_centre_axis *ax, char *err, size_t errlen)
 {
@@ -1387,6 +1413,14 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	for (size_t k = 0; moved && k < p.n; k++) {
 		b.fx[k] -= j->off.dx;
 		b.fy[k] -= j->off.dy;
+	}
+	/* the reader's own excess at this formation divided out, where the
+	 * level is the reader's alone: no screen, no extrapolation to no blur
+	 * or line, the templates the formation's own (level_calib.h, h52a) */
+	if (!(b.lowpass > 0) && m->given && !refit && clear == FS_DET_EXTRAP_NONE && fs_level_calib_on() &&
+	    level_calib_tiled(j, &p, &t, &b, err, errlen)) {
+		rc = -1;
+		goto oom;
 	}
 	if (fs_det_base_level_size(&p, m->given, &t, &j->off.fit, b.fr, b.fx, b.fy, b.lr, b.le, step, j->res,
 				   NULL)) {
