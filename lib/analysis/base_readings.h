@@ -82,7 +82,7 @@ typedef struct fs_base_readings {
 	double formation_quality;
 	fs_dome_fit formation;
 	/* The first pass's template fits by the centre the dome ended at
-	 * (kept only under the option's mode 2, fs_det_set_first_formation):
+	 * (kept only under the option's modes 2 and 3, fs_det_set_first_formation):
 	 * as fits, nfits, capfits, fsorted as items, n, cap, sorted */
 	struct fs_base_fit_at *fits;
 	size_t nfits, capfits, fsorted;

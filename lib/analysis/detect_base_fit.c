@@ -1370,7 +1370,7 @@ static int fit_all(const fs_dome_tpl *t, const fs_image *img, const fs_det_base_
 	for (size_t k = 0; k < p->n; k++) {
 		fs_dome_tfit f;
 		fr[k] = NAN;
-		/* the option's mode 2 (fs_det_set_first_formation): a dome
+		/* the option's modes 2, 3 (fs_det_set_first_formation): a dome
 		 * the first pass fitted where it still lies keeps that fit */
 		const fs_base_fit_at *kf = kept ? fs_base_readings_find_fit(kept, sx[k], sy[k]) : NULL;
 		if (kf && kf->moved <= FS_DET_FIRST_FIT_MOVED) {
@@ -1670,7 +1670,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	}
 	for (size_t k = 0; k < p.n; k++)
 		lr[k] = var[k] = la[k] = NAN;
-	const fs_base_readings *kept_fits = m->given && fs_det_first_formation() == 2 ? m->readings : NULL;
+	const fs_base_readings *kept_fits = m->given && fs_det_first_formation() >= 2 ? m->readings : NULL;
 	if (fit_all(&t, img, &p, p.xs, p.ys, m->given, kept_fits, fr, fx, fy, sig)) {
 		rc = -1;
 		goto out;
@@ -1705,8 +1705,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		struct whole_some ws = {&t, img, p.n};
 		fs_det_offset aoff = *off;
 		aoff.fit.azimuth = axis_az;
-		/* the fits' own centres, for the last step's option (mode 2) */
-		int keep_fits = m->readings && !lp && !refit && fs_det_first_formation() == 2;
+		/* the fits' own centres, for the last step's option (modes 2, 3) */
+		int keep_fits = m->readings && !lp && !refit && fs_det_first_formation() >= 2;
 		double *ax0 = keep_fits ? malloc(2 * p.n * sizeof *ax0) : NULL;
 		for (size_t k = 0; ax0 && k < p.n; k++) {
 			ax0[k] = fx[k];

@@ -295,7 +295,7 @@ static int first_formation;
 
 int fs_det_set_first_formation(int mode)
 {
-	if (mode < 0 || mode > 2)
+	if (mode < 0 || mode > 3)
 		return -1;
 	int was = first_formation;
 	first_formation = mode;
@@ -360,7 +360,8 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 	 * (not applied to the centres: given); under the option the first
 	 * pass's, at no offset */
 	fs_det_offset off;
-	if (m->given == 2 && first_formation && m->readings && m->readings->formation_kept && c->n >= 8) {
+	int first = m->given == 2 && (first_formation == 1 || first_formation == 2);
+	if (first && m->readings && m->readings->formation_kept && c->n >= 8) {
 		memset(&off, 0, sizeof off);
 		off.fitted = 1;
 		off.quality = m->readings->formation_quality;

@@ -264,9 +264,11 @@ size_t fs_det_drop_flat_ground(fs_measured *meas, size_t n, double *floor);
  * through the first pass's templates) where the axis step moved its
  * centre by at most FS_DET_FIRST_FIT_MOVED px (fs_base_readings_add_fit),
  * and the last step fits only the others: the last step's template fits
- * are another 160 M. Returns the previous mode, -1 (nothing set) for one
- * other than 0, 1, 2; one setting a process, set before any detection
- * (FS_TEST_FIRST_FORMATION=0|1|2 in the tests and benches).
+ * are another 160 M. Mode 3 keeps those fits but fits the formation
+ * again as the rule does (the level's steps read it). Returns the
+ * previous mode, -1 (nothing set) for one other than 0-3; one setting a
+ * process, set before any detection (FS_TEST_FIRST_FORMATION=0|1|2|3 in
+ * the tests and benches).
  */
 #define FS_DET_FIRST_FIT_MOVED 0.1
 int fs_det_set_first_formation(int mode);
