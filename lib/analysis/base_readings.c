@@ -89,8 +89,55 @@ int fs_base_readings_add_step(fs_base_readings *s, double x, double y, double r,
 	return 0;
 }
 
+static int cmp_fit_key(double x, double y, const fs_base_fit_at *b)
+{
+	uint64_t a[2] = {bits(y), bits(x)}, k[2] = {bits(b->y), bits(b->x)};
+	for (int i = 0; i < 2; i++)
+		if (a[i] != k[i])
+			return a[i] < k[i] ? -1 : 1;
+	return 0;
+}
+
+static int cmp_fit(const void *pa, const void *pb)
+{
+	const fs_base_fit_at *a = pa;
+	return cmp_fit_key(a->x, a->y, pb);
+}
+
+int fs_base_readings_add_fit(fs_base_readings *s, const fs_base_fit_at *f)
+{
+	fs_base_fit_at *q = grow(s->fits, s->nfits, &s->capfits, sizeof *q);
+	if (!q)
+		return -1;
+	s->fits = q;
+	s->fits[s->nfits++] = *f;
+	return 0;
+}
+
+const fs_base_fit_at *fs_base_readings_find_fit(const fs_base_readings *s, double x, double y)
+{
+	if (!s)
+		return NULL;
+	size_t lo = 0, hi = s->fsorted;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = cmp_fit_key(x, y, &s->fits[mid]);
+		if (!d)
+			return &s->fits[mid];
+		if (d < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
 void fs_base_readings_seal(fs_base_readings *s)
 {
+	if (s->fsorted != s->nfits) {
+		qsort(s->fits, s->nfits, sizeof *s->fits, cmp_fit);
+		s->fsorted = s->nfits;
+	}
 	if (s->sorted != s->n) {
 		qsort(s->items, s->n, sizeof *s->items, cmp_at);
 		s->sorted = s->n;
@@ -145,5 +192,6 @@ void fs_base_readings_free(fs_base_readings *s)
 {
 	free(s->items);
 	free(s->steps);
+	free(s->fits);
 	memset(s, 0, sizeof *s);
 }

@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 
+#include "analysis/dome_fit.h"
 #include "analysis/dome_measure.h"
 
 /* Which image a reading was taken on: the measurement image, or it
@@ -71,7 +72,39 @@ typedef struct fs_base_readings {
 	 * detection takes one. */
 	int screen_read;
 	double screen_period;
+	/* The formation the first pass sized its domes through (the offset
+	 * fit fs_det_base_fit_apply was given, whole image only; formation_kept
+	 * 0 until kept): the last step may take it instead of fitting one
+	 * again at the final centres (fs_det_set_first_formation, an option,
+	 * off). Unlike the readings it is not what a new fit would give: the
+	 * last step's fit reads other centres and other radii. */
+	int formation_kept;
+	double formation_quality;
+	fs_dome_fit formation;
+	/* The first pass's template fits by the centre the dome ended at
+	 * (kept only under the option's modes 2 and 3, fs_det_set_first_formation):
+	 * as fits, nfits, capfits, fsorted as items, n, cap, sorted */
+	struct fs_base_fit_at *fits;
+	size_t nfits, capfits, fsorted;
 } fs_base_readings;
+
+/* One template fit of the first pass (detect_base_fit.c fit_all): the
+ * dome's final centre (x, y; after the axis step), the fitted radius and
+ * the dome's signal, whether the best fill was the grid's end, and how
+ * far (px) the final centre lies from the fit's own. Unlike a reading it
+ * is not what the last step would find: its templates are the first
+ * pass's. */
+typedef struct fs_base_fit_at {
+	double x, y, radius, signal, moved;
+	int at_end;
+} fs_base_fit_at;
+
+/* Keeps f (by f->x, f->y). Returns 0, -1 out of memory (the set
+ * unchanged: the last step fits that dome itself). */
+int fs_base_readings_add_fit(fs_base_readings *s, const fs_base_fit_at *f);
+/* The fit kept at exactly (x, y), NULL when none (or s NULL); after
+ * fs_base_readings_seal. */
+const fs_base_fit_at *fs_base_readings_find_fit(const fs_base_readings *s, double x, double y);
 
 /* Keeps r read on image `on` at (x, y) with radii r0, r1. Returns 0, -1
  * out of memory (the set unchanged: the reading is then taken again,

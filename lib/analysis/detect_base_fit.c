@@ -1454,11 +1454,23 @@ static int axis_whole(const fs_image *img, fs_det_base_plan *p, const fs_det_off
  * at the start, the part inside), p->at_end whether its best fill was an
  * end of the range. -1 on out of memory. */
 static int fit_all(const fs_dome_tpl *t, const fs_image *img, const fs_det_base_plan *p, const double *sx,
-		   const double *sy, int given, double *fr, double *fx, double *fy, double *sig)
+		   const double *sy, int given, const fs_base_readings *kept, double *fr, double *fx, double *fy,
+		   double *sig)
 {
 	for (size_t k = 0; k < p->n; k++) {
 		fs_dome_tfit f;
 		fr[k] = NAN;
+		/* the option's modes 2, 3 (fs_det_set_first_formation): a dome
+		 * the first pass fitted where it still lies keeps that fit */
+		const fs_base_fit_at *kf = kept ? fs_base_readings_find_fit(kept, sx[k], sy[k]) : NULL;
+		if (kf && kf->moved <= FS_DET_FIRST_FIT_MOVED) {
+			fr[k] = kf->radius;
+			fx[k] = sx[k];
+			fy[k] = sy[k];
+			sig[k] = kf->signal;
+			p->at_end[k] = kf->at_end;
+			continue;
+		}
 		int q = fs_det_base_tpl_fit(t, img, 0, 0, sx[k], sy[k], given, &f);
 		if (q < 0)
 			return -1;
@@ -1633,7 +1645,7 @@ static int whole_fit(void *ctx, const fs_dome_tpl *t, const double *sx, const do
 	(void)err;
 	(void)errlen;
 	const struct whole_refit *w = ctx;
-	return fit_all(t, w->img, w->p, sx, sy, 0, w->fr, w->fx, w->fy, w->sig);
+	return fit_all(t, w->img, w->p, sx, sy, 0, NULL, w->fr, w->fx, w->fy, w->sig);
 }
 
 /* fs_det_base_ends_again's fit on the whole image: the entries whose
@@ -1769,7 +1781,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	}
 	for (size_t k = 0; k < p.n; k++)
 		lr[k] = var[k] = la[k] = sh[k] = NAN;
-	if (fit_all(&t, img, &p, p.xs, p.ys, m->given, fr, fx, fy, sig)) {
+	const fs_base_readings *kept_fits = m->given && fs_det_first_formation() >= 2 ? m->readings : NULL;
+	if (fit_all(&t, img, &p, p.xs, p.ys, m->given, kept_fits, fr, fx, fy, sig)) {
 		rc = -1;
 		goto out;
 	}
@@ -1803,12 +1816,29 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		struct whole_some ws = {&t, img, p.n};
 		fs_det_offset aoff = *off;
 		aoff.fit.azimuth = axis_az;
+		/* the fits' own centres, for the last step's option (modes 2, 3) */
+		int keep_fits = m->readings && !lp && !refit && fs_det_first_formation() >= 2;
+		double *ax0 = keep_fits ? malloc(2 * p.n * sizeof *ax0) : NULL;
+		for (size_t k = 0; ax0 && k < p.n; k++) {
+			ax0[k] = fx[k];
+			ax0[p.n + k] = fy[k];
+		}
 		/* (the templates' own formation: a refit's t2 was built from another) */
 		if (axis_whole(m->img, &p, &aoff, &off->fit, refit ? NULL : &t, fr, fx, fy, c, max_r, m->f, &ax) ||
 		    fs_det_base_ends_again(&p, &ax, fr, fx, fy, whole_fit_some, &ws, err, sizeof err)) {
+			free(ax0);
 			rc = -1;
 			goto out;
 		}
+		/* (out of memory: the last step fits them itself) */
+		for (size_t k = 0; ax0 && k < p.n; k++) {
+			if (!isfinite(fr[k]))
+				continue;
+			fs_base_fit_at kf = {(fx[k] + 0.5) * m->f - 0.5, (fy[k] + 0.5) * m->f - 0.5, fr[k], sig[k],
+					     hypot(fx[k] - ax0[k], fy[k] - ax0[p.n + k]), p.at_end[k]};
+			(void)fs_base_readings_add_fit(m->readings, &kf);
+		}
+		free(ax0);
 	}
 	/* the level: without a screen on the measurement image; under one,
 	 * where the low-pass leaves the bases resolved, on the low-passed

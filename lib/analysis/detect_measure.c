@@ -289,6 +289,24 @@ int fs_det_base_first_reading(const fs_meas *m, const struct fs_base_readings *k
 	return rc;
 }
 
+/* fs_det_set_first_formation's setting: one a process, set before any
+ * detection, never while one runs */
+static int first_formation;
+
+int fs_det_set_first_formation(int mode)
+{
+	if (mode < 0 || mode > 3)
+		return -1;
+	int was = first_formation;
+	first_formation = mode;
+	return was;
+}
+
+int fs_det_first_formation(void)
+{
+	return first_formation;
+}
+
 int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_r, fs_measured *res, char *err,
 			    size_t errlen)
 {
@@ -339,10 +357,18 @@ int fs_det_measure_domes_at(const fs_meas *m, const fs_cand_list *c, double max_
 		return 1;
 	}
 	/* the formation at the centres, and their common offset from it
-	 * (not applied to the centres: given) */
+	 * (not applied to the centres: given); under the option the first
+	 * pass's, at no offset */
 	fs_det_offset off;
-	if (fs_det_offset_correct_period(m, c, max_r, 0, period, res, &off))
+	int first = m->given == 2 && (first_formation == 1 || first_formation == 2);
+	if (first && m->readings && m->readings->formation_kept && c->n >= 8) {
+		memset(&off, 0, sizeof off);
+		off.fitted = 1;
+		off.quality = m->readings->formation_quality;
+		off.fit = m->readings->formation;
+	} else if (fs_det_offset_correct_period(m, c, max_r, 0, period, res, &off)) {
 		goto oom;
+	}
 	if (m->given == 2 && off.fitted && off.fit.halftone > 0) {
 		free(level_at);
 		free(level_edge);
@@ -610,6 +636,14 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 	/* ... and each dome's size relative to the others read from its
 	 * whole patch through that formation, at the base rule's mean level
 	 * (its own readings scatter with the noise on its rays) */
+	/* the formation the domes are sized through, for the last step's
+	 * option (fs_det_set_first_formation; kept whatever the setting: a
+	 * copy of a struct) */
+	if (m->img && m->dome && !m->given && m->readings && off.fitted) {
+		m->readings->formation_kept = 1;
+		m->readings->formation_quality = off.quality;
+		m->readings->formation = off.fit;
+	}
 	fs_meas ms = *m; /* the sizing's: the walked domes' level reader */
 	ms.ridge_lit = m->ridge_lit || (mc != c && m->walk == 2);
 	if (m->img && m->dome && fs_det_base_fit_apply(&ms, mc, &off, max_r, NULL, NULL, NULL, meas, NULL))

@@ -250,6 +250,31 @@ void fs_det_measure_unrefined(const fs_meas *m, const fs_cand_list *c, double ma
 size_t fs_det_drop_flat_ground(fs_measured *meas, size_t n, double *floor);
 
 /*
+ * A cost cut (h52d), off by default: the last step (fs_meas.given 2,
+ * whole image) takes the formation its first pass sized the domes
+ * through (fs_base_readings.formation, kept by fs_det_measure) instead of
+ * fitting one again at the final centres, with no offset of its own (the
+ * first pass's was applied to the centres already). Where none was kept
+ * (tiles, Re-measure of a stored set, no fit) it fits as before. Why it
+ * may: the last step reads each dome's size relative to the others
+ * through the formation, and the level is the base rule's either way;
+ * the refit is 65.6 M of the lattice's 1,515.7 M instructions and the
+ * templates it builds another 10.8 M (docs/paper-figures.md, h52d).
+ * Mode 2 also keeps each dome's template fit from the first pass (fitted
+ * through the first pass's templates) where the axis step moved its
+ * centre by at most FS_DET_FIRST_FIT_MOVED px (fs_base_readings_add_fit),
+ * and the last step fits only the others: the last step's template fits
+ * are another 160 M. Mode 3 keeps those fits but fits the formation
+ * again as the rule does (the level's steps read it). Returns the
+ * previous mode, -1 (nothing set) for one other than 0-3; one setting a
+ * process, set before any detection (FS_TEST_FIRST_FORMATION=0|1|2|3 in
+ * the tests and benches).
+ */
+#define FS_DET_FIRST_FIT_MOVED 0.1
+int fs_det_set_first_formation(int mode);
+int fs_det_first_formation(void);
+
+/*
  * The dome rule's sizes at given centres (Re-measure, issue 13): every
  * candidate of c (the centres, full-resolution px; r unused when max_r >
  * 0) measured into res[i] by the extraction's own steps after its centres

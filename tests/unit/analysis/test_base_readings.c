@@ -32,6 +32,7 @@
 
 #include "analysis/base_readings.h"
 #include "analysis/base_step.h"
+#include "analysis/detect_measure.h"
 #include "analysis/dome_measure.h"
 #include "sem_scene.h"
 
@@ -210,12 +211,49 @@ static void steps_found_only_where_judged(void **state)
 	sem_scene_close(&s);
 }
 
+/* The first pass's template fits kept for the last step's option
+ * (fs_det_set_first_formation mode 2, h52d): found only at exactly the
+ * centre kept, after the seal, with every field as kept; the option's
+ * setter refuses a mode it does not know and says the previous one. */
+static void fits_found_only_where_kept(void **state)
+{
+	(void)state;
+	fs_base_readings set = {0};
+	fs_base_fit_at a = {80.3, 70.6, 9.25, 0.8, 0.04, 0}, b = {0.0, 7, NAN, 0.1, 0.3, 1};
+	assert_int_equal(fs_base_readings_add_fit(&set, &a), 0);
+	assert_int_equal(fs_base_readings_add_fit(&set, &b), 0);
+	assert_null(fs_base_readings_find_fit(&set, a.x, a.y));
+	fs_base_readings_seal(&set);
+	const fs_base_fit_at *f = fs_base_readings_find_fit(&set, a.x, a.y);
+	assert_non_null(f);
+	assert_memory_equal(f, &a, sizeof a);
+	f = fs_base_readings_find_fit(&set, 0.0, 7);
+	assert_non_null(f);
+	assert_true(isnan(f->radius) && f->at_end == 1 && f->moved == 0.3);
+	assert_null(fs_base_readings_find_fit(&set, nextafter(a.x, 200), a.y));
+	assert_null(fs_base_readings_find_fit(&set, a.x, nextafter(a.y, 0)));
+	assert_null(fs_base_readings_find_fit(&set, -0.0, 7));
+	assert_null(fs_base_readings_find_fit(NULL, a.x, a.y));
+	/* (the readings' and steps' keys are not fits') */
+	assert_null(fs_base_readings_find(&set, FS_BASE_ON_MEAS, a.x, a.y, 1, 2));
+	fs_base_readings_free(&set);
+	assert_int_equal(set.nfits, 0);
+	assert_null(set.fits);
+	int was = fs_det_first_formation();
+	assert_int_equal(fs_det_set_first_formation(4), -1);
+	assert_int_equal(fs_det_set_first_formation(-1), -1);
+	assert_int_equal(fs_det_first_formation(), was);
+	assert_int_equal(fs_det_set_first_formation(2), was);
+	assert_int_equal(fs_det_set_first_formation(was), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kept_readings_replay_the_reading),
 		cmocka_unit_test(found_only_where_read),
 		cmocka_unit_test(steps_found_only_where_judged),
+		cmocka_unit_test(fits_found_only_where_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
