@@ -185,15 +185,17 @@ int fs_gap_wide_read(const fs_image *img, double ax, double ay, double bx, doubl
 	double ux = dx / d, uy = dy / d;
 	double wa = fmax(3.0, gw_wall * ra0), wb = fmax(3.0, gw_wall * rb0);
 	double t0 = ra0 - wa, t1 = d - rb0 + wb;
-	/* each foot kept a whole px inside its window and off the valley's
-	 * middle: a foot on its bound is not read */
+	/* each foot kept a whole px inside its window's end and half a px
+	 * off the valley's middle: a foot on its bound is not read */
 	double m = 0.5 * (ra0 + d - rb0);
 	double lo1 = t0 + 1, hi1 = m - 0.5, lo2 = m + 0.5, hi2 = t1 - 1;
-	gw_line *L = malloc(2 * sizeof *L);
-	if (!L)
-		return -1;
-	/* the lines' mean: one fit a valley. A line at offset o meets the
-	 * circle's foot sqrt(o^2) nearer, which the mean's o^2 takes back */
+	/* (two lines of at most GW_MAXS samples: 8 KB on the stack, so a
+	 * valley not read is never an allocation's failure) */
+	gw_line L[2];
+	/* the lines summed (the fit is linear in the levels): one fit a
+	 * valley. A line at offset o meets the circle at sqrt(R^2 - o^2)
+	 * along it, so the lines' mean o^2 is added back to the foot's
+	 * square */
 	double o2 = 0;
 	int ok = 1;
 	for (int l = 0; l < GW_LINES && ok; l++) {
@@ -219,7 +221,6 @@ int fs_gap_wide_read(const fs_image *img, double ax, double ay, double bx, doubl
 	}
 	if (ok)
 		gw_rss_coef(&L[0], p[0], p[1], p[2], out->coef);
-	free(L);
 	if (!ok || p[0] <= lo1 + 1e-6 || p[0] >= hi1 - 1e-6 || p[1] <= lo2 + 1e-6 || p[1] >= hi2 - 1e-6 ||
 	    p[2] <= GW_S_LO + 1e-6 || p[2] >= GW_S_HI - 1e-6)
 		return -1;
