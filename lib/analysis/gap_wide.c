@@ -178,7 +178,7 @@ int fs_gap_wide_read(const fs_image *img, double ax, double ay, double bx, doubl
 	out->ra = out->rb = out->sig = NAN;
 	for (int k = 0; k < 6; k++)
 		out->coef[k] = NAN;
-	out->wa = out->wb = NAN;
+	out->wa = out->wb = out->rms = NAN;
 	double dx = bx - ax, dy = by - ay, d = hypot(dx, dy);
 	if (!img || !img->data || !(ra0 > 0) || !(rb0 > 0) || !(d - ra0 - rb0 >= FS_GAP_WIDE_MIN_GAP))
 		return -1;
@@ -219,8 +219,14 @@ int fs_gap_wide_read(const fs_image *img, double ax, double ay, double bx, doubl
 		for (int k = 0; k < 3; k++)
 			h[k] *= 0.6;
 	}
-	if (ok)
-		gw_rss_coef(&L[0], p[0], p[1], p[2], out->coef);
+	if (ok) {
+		/* (the lines' sum back to their mean: the residual's rms in the
+		 * image's units) */
+		double rss = gw_rss_coef(&L[0], p[0], p[1], p[2], out->coef);
+		for (int k = 0; k < 6; k++)
+			out->coef[k] /= GW_LINES;
+		out->rms = sqrt(fmax(0, rss) / L[0].n) / GW_LINES;
+	}
 	if (!ok || p[0] <= lo1 + 1e-6 || p[0] >= hi1 - 1e-6 || p[1] <= lo2 + 1e-6 || p[1] >= hi2 - 1e-6 ||
 	    p[2] <= GW_S_LO + 1e-6 || p[2] >= GW_S_HI - 1e-6)
 		return -1;

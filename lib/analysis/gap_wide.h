@@ -61,12 +61,13 @@ int fs_gap_wide_feet(const fs_image *img, double ax, double ay, double bx, doubl
  * the lines' mean profile, each slope per px along the line from A to B
  * (A's wall: its level at A's foot and slope; the floor: its level at the
  * valley's middle and slope; B's wall: its level at B's foot and slope),
- * wa and wb the walls' windows (px). The same return.
+ * wa and wb the walls' windows (px), rms the fit's residual (the image's
+ * units, on the lines' mean). The same return.
  */
 typedef struct fs_gap_wide_valley {
 	double ra, rb, sig;
 	double coef[6];
-	double wa, wb;
+	double wa, wb, rms;
 } fs_gap_wide_valley;
 int fs_gap_wide_read(const fs_image *img, double ax, double ay, double bx, double by, double ra0, double rb0,
 		     fs_gap_wide_valley *out);

@@ -26,8 +26,9 @@
  * (started from its own radii) over its mean radius: what the level
  * taken from the wide valleys would give. The mean fitted blur (sW), and
  * from the TRUE centres and radii the walls' mean step over the floor
- * (step) and their rise across the window towards the foot relative to
- * it (rise).
+ * (step), their rise across the window towards the foot relative to it
+ * (rise) and the fit's residual rms over that step (rms/step: how well a
+ * ramp and a step describe the wall).
  * Per scene the mean D and S and the sets within 3 % of S.
  *
  * --wall F: the wall window's share of the radius (fs_gap_wide_set_wall).
@@ -262,6 +263,8 @@ static int run_one(int k, unsigned seed, const sem_opts_args *set, int rule, int
 			shape[0] += ca + cb;
 			shape[1] += v.coef[1] * v.wa / ca - v.coef[5] * v.wb / cb;
 			shape[2] += 2;
+			shape[3] += v.rms / (0.5 * (ca + cb));
+			shape[4] += 1;
 		}
 		if (rule && m) {
 			for (size_t i = 0; i < m; i++) {
@@ -339,15 +342,16 @@ int main(int argc, char **argv)
 	int tot[NQ] = {0};
 	for (int a = 0; a < ns; a++) {
 		acc ac[NQ];
-		double sw = 0, shape[3] = {0};
+		double sw = 0, shape[5] = {0};
 		int nsw = 0;
 		memset(ac, 0, sizeof ac);
 		for (int b = 0; b < nseed; b++)
 			run_one(scenes[a], seeds[b], &set, rule, edge, ac, &sw, &nsw, shape);
 		if (edge)
 			continue;
-		printf("SCENE %2d: sW %.3f step %.4f rise %+.3f", scenes[a], nsw ? sw / nsw : NAN,
-		       shape[2] > 0 ? shape[0] / shape[2] : NAN, shape[2] > 0 ? shape[1] / shape[2] : NAN);
+		printf("SCENE %2d: sW %.3f step %.4f rise %+.3f rms/step %.4f", scenes[a], nsw ? sw / nsw : NAN,
+		       shape[2] > 0 ? shape[0] / shape[2] : NAN, shape[2] > 0 ? shape[1] / shape[2] : NAN,
+		       shape[4] > 0 ? shape[3] / shape[4] : NAN);
 		for (int q = 0; q < NQ; q++)
 			if (ac[q].n) {
 				printf(" | %s D %+6.2f S %+6.2f (%d/%d)", QNAME[q], ac[q].d / ac[q].n, ac[q].s / ac[q].n,
