@@ -24,7 +24,9 @@
  * with --rule the dome rule's detection: its own D and S, and rW its
  * radii scaled by the mean wide-valley radius read at its own centres
  * (started from its own radii) over its mean radius: what the level
- * taken from the wide valleys would give. The mean fitted blur (sW), and
+ * taken from the wide valleys would give; and, on a line before the
+ * scene-seed's, the fit's rms over its step at the rule's own centres
+ * and radii (the mean over the valleys). The mean fitted blur (sW), and
  * from the TRUE centres and radii the walls' mean step over the floor
  * (step), their rise across the window towards the foot relative to it
  * (rise) and the fit's residual rms over that step (rms/step: how well a
@@ -274,6 +276,24 @@ static int run_one(int k, unsigned seed, const sem_opts_args *set, int rule, int
 				rr[i] = t->radius_px > 0 ? t->radius_px : NAN;
 			}
 			fs_gap_wide_radii(lv, rx, ry, rr, m, res.pitch_px, rw, NULL, NULL);
+			/* the fit's rms over its step at the rule's own centres and
+			 * radii, over the valleys between neighbours (a mean here) */
+			double qs = 0;
+			int qn = 0;
+			for (size_t i = 0; i < m; i++)
+				for (size_t j = i + 1; j < m; j++) {
+					fs_gap_wide_valley v;
+					if (!isfinite(rr[i]) || !isfinite(rr[j]) ||
+					    hypot(rx[j] - rx[i], ry[j] - ry[i]) > 1.25 * res.pitch_px ||
+					    fs_gap_wide_read(lv, rx[i], ry[i], rx[j], ry[j], rr[i], rr[j], &v))
+						continue;
+					double c = 0.5 * (v.coef[0] + v.coef[4]) - v.coef[2];
+					if (c > 0) {
+						qs += v.rms / c;
+						qn++;
+					}
+				}
+			printf("  rule's centres: rms/step %.4f over %d valleys\n", qn ? qs / qn : NAN, qn);
 			sem_score_scaled_ds(tr, &res.tubercles, o.halftone, 1.0, &d[Q_RULE], &s[Q_RULE]);
 			double sr = 0, sg = 0;
 			for (size_t i = 0; i < m; i++)
