@@ -1,0 +1,290 @@
+/*
+ * gap_wide.c - see gap_wide.h.
+ */
+#include "analysis/gap_wide.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/box_tent_kernel.h"
+#include "analysis/gap_read.h"
+#include "analysis/parabola_vertex.h"
+
+/* the samples' step along a line (px) */
+#define GW_STEP 0.25
+#define GW_MAXS 512
+/* the lines across the valley: offsets (px) from the centres' line */
+static const double gw_off[5] = {-1.0, -0.5, 0.0, 0.5, 1.0};
+#define GW_LINES 5
+/* the blur's search range (px) and the rounds of each coordinate search */
+#define GW_S_LO 0.3
+#define GW_S_HI 4.0
+#define GW_ROUNDS 8
+
+/* the wall's window share (gap_wide.h); a bench may set another */
+static double gw_wall = FS_GAP_WIDE_WALL;
+
+double fs_gap_wide_set_wall(double share)
+{
+	double was = gw_wall;
+	if (share > 0 && share < 0.5)
+		gw_wall = share;
+	return was;
+}
+
+typedef struct gw_line {
+	double t0; /* the first sample's distance from A along the line */
+	int n;
+	double v[GW_MAXS];
+} gw_line;
+
+/* Samples [t0, t1] of the line from A along (ux, uy) moved by off across
+ * it; -1 where one leaves the image (a clamped reading would invent a
+ * floor) or the window is too long. */
+static int gw_sample(const fs_image *img, double ax, double ay, double ux, double uy, double off, double t0,
+		     double t1, gw_line *L)
+{
+	int n = (int)floor((t1 - t0) / GW_STEP) + 1;
+	if (n < 16 || n > GW_MAXS)
+		return -1;
+	double ox = ax - uy * off, oy = ay + ux * off, xmax = img->width - 1, ymax = img->height - 1;
+	for (int i = 0; i < n; i++) {
+		double t = t0 + i * GW_STEP, x = ox + ux * t, y = oy + uy * t;
+		if (!(x >= 0 && y >= 0 && x <= xmax && y <= ymax))
+			return -1;
+		L->v[i] = fs_image_sample_clamped(img, x, y);
+	}
+	L->t0 = t0;
+	L->n = n;
+	return 0;
+}
+
+/* A linear piece c0 + c1 (t' - ref) on [a, b] blurred by a Gaussian of
+ * sigma s, at t: its two basis values (the level's and the slope's). An
+ * infinite end stands for the line's end (Phi 0 or 1, phi 0). */
+static void piece(double t, double a, double b, double ref, double s, double *f0, double *f1)
+{
+	double za = isfinite(a) ? (a - t) / s : -INFINITY, zb = isfinite(b) ? (b - t) / s : INFINITY;
+	double Pa = isfinite(za) ? fs_box_tent_Phi(za) : 0, Pb = isfinite(zb) ? fs_box_tent_Phi(zb) : 1;
+	double pa = isfinite(za) ? fs_box_tent_phi(za) : 0, pb = isfinite(zb) ? fs_box_tent_phi(zb) : 0;
+	*f0 = Pb - Pa;
+	*f1 = (t - ref) * (Pb - Pa) - s * (pb - pa);
+}
+
+/* The residual sum of squares of the six-term model (wall, floor, wall)
+ * with feet e1 < e2 and blur s over the line; HUGE_VAL when singular. */
+static double gw_rss_coef(const gw_line *L, double e1, double e2, double s, double *coef)
+{
+	double A[6][7];
+	memset(A, 0, sizeof A);
+	double m = 0.5 * (e1 + e2), yy = 0;
+	for (int i = 0; i < L->n; i++) {
+		double t = L->t0 + i * GW_STEP, y = L->v[i], f[6];
+		piece(t, -INFINITY, e1, e1, s, &f[0], &f[1]);
+		piece(t, e1, e2, m, s, &f[2], &f[3]);
+		piece(t, e2, INFINITY, e2, s, &f[4], &f[5]);
+		for (int a = 0; a < 6; a++) {
+			for (int b = a; b < 6; b++)
+				A[a][b] += f[a] * f[b];
+			A[a][6] += f[a] * y;
+		}
+		yy += y * y;
+	}
+	for (int a = 0; a < 6; a++)
+		for (int b = 0; b < a; b++)
+			A[a][b] = A[b][a];
+	/* the normal equations by elimination with partial pivoting; the
+	 * fit's sum of squares is x . (X^T y) */
+	double B[6][7];
+	memcpy(B, A, sizeof B);
+	for (int c = 0; c < 6; c++) {
+		int p = c;
+		for (int r = c + 1; r < 6; r++)
+			if (fabs(B[r][c]) > fabs(B[p][c]))
+				p = r;
+		if (!(fabs(B[p][c]) > 1e-12 * (fabs(A[c][c]) + 1e-30)))
+			return HUGE_VAL;
+		if (p != c)
+			for (int k = 0; k < 7; k++) {
+				double tmp = B[c][k];
+				B[c][k] = B[p][k];
+				B[p][k] = tmp;
+			}
+		for (int r = c + 1; r < 6; r++) {
+			double q = B[r][c] / B[c][c];
+			for (int k = c; k < 7; k++)
+				B[r][k] -= q * B[c][k];
+		}
+	}
+	double x[6], fit = 0;
+	for (int c = 5; c >= 0; c--) {
+		double v = B[c][6];
+		for (int k = c + 1; k < 6; k++)
+			v -= B[c][k] * x[k];
+		x[c] = v / B[c][c];
+	}
+	for (int a = 0; a < 6; a++)
+		fit += x[a] * A[a][6];
+	if (coef)
+		memcpy(coef, x, sizeof x);
+	return yy - fit;
+}
+
+static double gw_rss(const gw_line *L, double e1, double e2, double s)
+{
+	return gw_rss_coef(L, e1, e2, s, NULL);
+}
+
+/* p[which] searched on 9 points over [c - h, c + h] within [lo, hi], the
+ * best moved to its parabola's vertex where that fits better. */
+static void gw_search(const gw_line *L, double *p, int which, double h, double lo, double hi)
+{
+	double c = p[which], best = HUGE_VAL, bv = c, r[9];
+	for (int k = 0; k < 9; k++) {
+		double q[3] = {p[0], p[1], p[2]};
+		q[which] = c + h * (k - 4) / 4.0;
+		r[k] = q[which] < lo || q[which] > hi || !(q[1] > q[0] + 1) ? HUGE_VAL : gw_rss(L, q[0], q[1], q[2]);
+		if (r[k] < best) {
+			best = r[k];
+			bv = q[which];
+		}
+	}
+	int kb = (int)lround((bv - c) * 4 / h) + 4;
+	if (kb > 0 && kb < 8 && r[kb - 1] < HUGE_VAL && r[kb + 1] < HUGE_VAL) {
+		double q[3] = {p[0], p[1], p[2]};
+		q[which] = bv + fs_parabola_vertex(-r[kb - 1], -r[kb], -r[kb + 1]) * h / 4;
+		if (q[which] >= lo && q[which] <= hi && q[1] > q[0] + 1 && gw_rss(L, q[0], q[1], q[2]) < best)
+			bv = q[which];
+	}
+	p[which] = bv;
+}
+
+int fs_gap_wide_feet(const fs_image *img, double ax, double ay, double bx, double by, double ra0, double rb0,
+		     double *ra, double *rb, double *sig)
+{
+	fs_gap_wide_valley v;
+	int rc = fs_gap_wide_read(img, ax, ay, bx, by, ra0, rb0, &v);
+	*ra = v.ra;
+	*rb = v.rb;
+	if (sig)
+		*sig = v.sig;
+	return rc;
+}
+
+int fs_gap_wide_read(const fs_image *img, double ax, double ay, double bx, double by, double ra0, double rb0,
+		     fs_gap_wide_valley *out)
+{
+	out->ra = out->rb = out->sig = NAN;
+	for (int k = 0; k < 6; k++)
+		out->coef[k] = NAN;
+	out->wa = out->wb = out->rms = NAN;
+	double dx = bx - ax, dy = by - ay, d = hypot(dx, dy);
+	if (!img || !img->data || !(ra0 > 0) || !(rb0 > 0) || !(d - ra0 - rb0 >= FS_GAP_WIDE_MIN_GAP))
+		return -1;
+	double ux = dx / d, uy = dy / d;
+	double wa = fmax(3.0, gw_wall * ra0), wb = fmax(3.0, gw_wall * rb0);
+	double t0 = ra0 - wa, t1 = d - rb0 + wb;
+	/* each foot kept a whole px inside its window's end and half a px
+	 * off the valley's middle: a foot on its bound is not read */
+	double m = 0.5 * (ra0 + d - rb0);
+	double lo1 = t0 + 1, hi1 = m - 0.5, lo2 = m + 0.5, hi2 = t1 - 1;
+	/* (two lines of at most GW_MAXS samples: 8 KB on the stack, so a
+	 * valley not read is never an allocation's failure) */
+	gw_line L[2];
+	/* the lines summed (the fit is linear in the levels): one fit a
+	 * valley. A line at offset o meets the circle at sqrt(R^2 - o^2)
+	 * along it, so the lines' mean o^2 is added back to the foot's
+	 * square */
+	double o2 = 0;
+	int ok = 1;
+	for (int l = 0; l < GW_LINES && ok; l++) {
+		double off = gw_off[l];
+		o2 += off * off / GW_LINES;
+		if (gw_sample(img, ax, ay, ux, uy, off, t0, t1, &L[1])) {
+			ok = 0;
+			break;
+		}
+		if (!l)
+			L[0] = L[1];
+		else
+			for (int i = 0; i < L[0].n; i++)
+				L[0].v[i] += L[1].v[i];
+	}
+	double p[3] = {ra0, d - rb0, 1.5}, h[3] = {0.25 * wa, 0.25 * wb, 1.0};
+	for (int it = 0; ok && it < GW_ROUNDS; it++) {
+		gw_search(&L[0], p, 2, h[2], GW_S_LO, GW_S_HI);
+		gw_search(&L[0], p, 0, h[0], lo1, hi1);
+		gw_search(&L[0], p, 1, h[1], lo2, hi2);
+		for (int k = 0; k < 3; k++)
+			h[k] *= 0.6;
+	}
+	if (ok) {
+		/* (the lines' sum back to their mean: the residual's rms in the
+		 * image's units) */
+		double rss = gw_rss_coef(&L[0], p[0], p[1], p[2], out->coef);
+		for (int k = 0; k < 6; k++)
+			out->coef[k] /= GW_LINES;
+		out->rms = sqrt(fmax(0, rss) / L[0].n) / GW_LINES;
+	}
+	if (!ok || p[0] <= lo1 + 1e-6 || p[0] >= hi1 - 1e-6 || p[1] <= lo2 + 1e-6 || p[1] >= hi2 - 1e-6 ||
+	    p[2] <= GW_S_LO + 1e-6 || p[2] >= GW_S_HI - 1e-6)
+		return -1;
+	/* the chords' ends to the centres, then the blurred circle's inward
+	 * shift taken back */
+	double r1 = sqrt(p[0] * p[0] + o2), r2 = sqrt((d - p[1]) * (d - p[1]) + o2);
+	out->ra = r1 + p[2] * p[2] / (2 * r1);
+	out->rb = r2 + p[2] * p[2] / (2 * r2);
+	out->sig = p[2];
+	out->wa = wa;
+	out->wb = wb;
+	return 0;
+}
+
+int fs_gap_wide_radii(const fs_image *img, const double *x, const double *y, const double *r0, size_t n, double pitch,
+		      double *r, int *nr, double *sig)
+{
+	double ss = 0;
+	size_t ns = 0;
+	if (sig)
+		*sig = NAN;
+	for (size_t i = 0; i < n; i++) {
+		r[i] = NAN;
+		if (nr)
+			nr[i] = 0;
+	}
+	fs_gap_pair *pr = NULL;
+	size_t np = 0;
+	double *sum = calloc(n ? n : 1, sizeof *sum);
+	int *cnt = calloc(n ? n : 1, sizeof *cnt);
+	if (!sum || !cnt || fs_gap_pairs(x, y, n, pitch, &pr, &np)) {
+		free(sum);
+		free(cnt);
+		return -1;
+	}
+	for (size_t q = 0; q < np; q++) {
+		size_t i = pr[q].i, j = pr[q].j;
+		double ra, rb, sg;
+		if (!isfinite(r0[i]) || !isfinite(r0[j]) ||
+		    fs_gap_wide_feet(img, x[i], y[i], x[j], y[j], r0[i], r0[j], &ra, &rb, &sg))
+			continue;
+		ss += sg;
+		ns++;
+		sum[i] += ra;
+		cnt[i]++;
+		sum[j] += rb;
+		cnt[j]++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (cnt[i])
+			r[i] = sum[i] / cnt[i];
+		if (nr)
+			nr[i] = cnt[i];
+	}
+	if (sig && ns)
+		*sig = ss / ns;
+	free(pr);
+	free(sum);
+	free(cnt);
+	return 0;
+}
