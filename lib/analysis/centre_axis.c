@@ -198,8 +198,13 @@ static void scan_shift(const double *pu, const double *pv, const fs_centre_axis_
 	if (!isfinite(best) || out->end || best > MAX_RESIDUAL)
 		return;
 	out->ok = 1;
-	out->dx = out->shift * cos(out->az);
-	out->dy = out->shift * sin(out->az);
+	fs_centre_axis_set_move(out);
+}
+
+void fs_centre_axis_set_move(fs_centre_axis *a)
+{
+	a->dx = a->shift * cos(a->az);
+	a->dy = a->shift * sin(a->az);
 }
 
 int fs_centre_axis_gap_resolved(const fs_centre_axis_geom *g, double pitch)

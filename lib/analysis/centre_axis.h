@@ -169,6 +169,11 @@ double fs_centre_axis_match(const double *pu, const double *pv, const fs_centre_
  * (centre_axis_calib.h). */
 int fs_centre_axis_gap_resolved(const fs_centre_axis_geom *g, double pitch);
 
+/* a->dx, a->dy: the move of a->shift px along a->az (the estimate's where
+ * ok; its caller's where it takes a shift that is not, or calibrates one:
+ * detect_base_fit.c). */
+void fs_centre_axis_set_move(fs_centre_axis *a);
+
 /* The shift from the n domes' profiles (profs: n x fs_centre_axis_len,
  * in order; NAN in a dome's first sample leaves it out), fills out.
  * Returns 0, -1 on out of memory. */

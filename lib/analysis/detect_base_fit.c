@@ -1051,8 +1051,7 @@ static int axis_look(const fs_det_base_plan *p, const fs_det_offset *off, const 
 	if (!rc && ax->used) {
 		/* (the move along the axis the estimate read, whether ok or
 		 * not: the geometry's azimuth or its opposite) */
-		ax->dx = ax->shift * cos(ax->az);
-		ax->dy = ax->shift * sin(ax->az);
+		fs_centre_axis_set_move(ax);
 	}
 	return rc;
 }
@@ -1190,8 +1189,7 @@ int fs_det_base_axis_calibrate(const fs_det_base_plan *p, const fs_det_offset *o
 		return 0;
 	ax->calib = c.shift;
 	ax->shift -= c.shift;
-	ax->dx = ax->shift * cos(ax->az);
-	ax->dy = ax->shift * sin(ax->az);
+	fs_centre_axis_set_move(ax);
 	return 0;
 }
 
