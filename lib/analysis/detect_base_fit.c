@@ -1271,7 +1271,7 @@ int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off
 	double r0 = fs_median_upper(v, nv), pitch = off->fit.pitch;
 	fs_centre_axis_geom g;
 	fs_centre_perdome_geom(off->fit.azimuth, r0, off->fit.blur_px, pitch, &g);
-	if (r0 < 3 * g.sigma || !(2 * (r0 + g.win) + 0.05 * pitch < pitch))
+	if (r0 < 3 * g.sigma || !fs_centre_axis_gap_resolved(&g, pitch))
 		goto out;
 	/* every sized dome whose profiles lie inside the image (the common
 	 * step's sample would leave most locked centres unread) */
