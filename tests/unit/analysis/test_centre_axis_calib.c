@@ -70,14 +70,9 @@ static void reads_the_formations_lattice(void **state)
 	sem_truth t;
 	fs_image *img = sem_make_shared(&o, &t);
 	assert_non_null(img);
-	double *xs = malloc(t.n * sizeof *xs), *ys = malloc(t.n * sizeof *ys);
-	assert_true(xs && ys);
-	size_t n = sem_counted_centres(&t, xs, ys);
 	fs_dome_fit f;
-	formation_sim(&o, t.pitch, o.fill, o.beam_blur, &f);
 	fs_dome_tpl u;
-	char err[128];
-	assert_int_equal(fs_dome_tpl_build(img, &f, o.fill, xs, ys, n, &u, err, sizeof err), 0);
+	assert_int_equal(formation_sim_templates(&o, img, &t, &f, &u), 0);
 	fs_centre_axis_geom g;
 	fs_centre_axis_geom_of(f.azimuth, 0.5 * o.fill * t.pitch, 1.2, t.pitch, &g);
 	fs_centre_axis a, b;
@@ -93,8 +88,6 @@ static void reads_the_formations_lattice(void **state)
 	fs_dome_tpl_free(&u);
 	memset(&u, 0, sizeof u);
 	assert_int_equal(fs_centre_axis_calib_read(&u, &f, o.fill, &g, t.pitch, &a), 1);
-	free(xs);
-	free(ys);
 	sem_truth_free(&t);
 	fs_image_free(img);
 }
