@@ -1013,6 +1013,9 @@ static size_t axis_plan_at(const fs_det_base_plan *p, const fs_det_offset *off, 
 	if (!off->fitted || off->fit.halftone > 0 || !(off->fit.pitch > 0))
 		return 0;
 	fs_centre_axis_geom_of(off->fit.azimuth, r0, off->fit.blur_px, off->fit.pitch, g);
+	/* the profile's own blur only where fs_det_base_axis_calibrate may
+	 * render at it (mode 2, the neighbours in the window) */
+	g->vblur = fs_centre_axis_calib_on() == 2 && !fs_centre_axis_gap_resolved(g, off->fit.pitch);
 	double reach = fs_centre_axis_reach(g);
 	size_t sized = 0, ns = 0;
 	for (size_t k = 0; k < p->n; k++)
