@@ -60,16 +60,24 @@ static void gate_is_the_tight_gap(void **state)
 	assert_int_equal(fs_centre_axis_gap_resolved(&g, 64), 1);
 }
 
+/* Corner scene 23 (tall flat tops at fill 0.8, pitch 16: the neighbours
+ * in the step's window) all scale surface, its options in *o. */
+static fs_image *scene_23(sem_opts *o, sem_truth *t)
+{
+	sem_corner_scene(23, o);
+	o->margin_top = 0;
+	o->black_left = 0;
+	fs_image *img = sem_make_shared(o, t);
+	assert_non_null(img);
+	return img;
+}
+
 static void reads_the_formations_lattice(void **state)
 {
 	(void)state;
 	sem_opts o;
-	sem_corner_scene(23, &o);
-	o.margin_top = 0;
-	o.black_left = 0;
 	sem_truth t;
-	fs_image *img = sem_make_shared(&o, &t);
-	assert_non_null(img);
+	fs_image *img = scene_23(&o, &t);
 	fs_dome_fit f;
 	fs_dome_tpl u;
 	assert_int_equal(formation_sim_templates(&o, img, &t, &f, &u), 0);
@@ -102,12 +110,8 @@ static void blur_read_where_asked(void **state)
 {
 	(void)state;
 	sem_opts o;
-	sem_corner_scene(23, &o);
-	o.margin_top = 0;
-	o.black_left = 0;
 	sem_truth t;
-	fs_image *img = sem_make_shared(&o, &t);
-	assert_non_null(img);
+	fs_image *img = scene_23(&o, &t);
 	fs_centre_axis_geom g;
 	fs_centre_axis_geom_of(o.det_azimuth, 0.5 * o.fill * t.pitch, 1.2, t.pitch, &g);
 	assert_int_equal(fs_centre_axis_gap_resolved(&g, t.pitch), 0);
