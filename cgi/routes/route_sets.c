@@ -576,8 +576,11 @@ static int id_array(fs_req *r, fs_resp *w, const char *name, int **out, size_t *
 		return -1;
 	}
 	*out = malloc(((size_t)cJSON_GetArraySize(a) + 1) * sizeof **out);
-	if (!*out)
+	if (!*out) {
+		/* (answered here too: the caller cannot tell this -1 from a refusal) */
+		fs_resp_error(r, w, 500, "out of memory");
 		return -1;
+	}
 	const cJSON *it;
 	cJSON_ArrayForEach(it, a)
 	{
@@ -624,7 +627,12 @@ static int h_delete_many(fs_req *r, fs_resp *w)
 				break;
 			}
 			fs_edge e = {(int)a->valuedouble, (int)b->valuedouble};
-			fs_edge_list_append(&edges, &e);
+			if (fs_edge_list_append(&edges, &e)) {
+				/* (not a smaller deletion than asked: dispatch answers 500) */
+				free(tids);
+				fs_edge_list_free(&edges);
+				return -1;
+			}
 		}
 		if (bad) {
 			free(tids);

@@ -34,6 +34,7 @@ void fs_centre_axis_geom_of(double az, double r0, double sigma, double pitch, fs
 	g->win = WIN * g->sigma;
 	g->step = STEP;
 	g->pair = 0;
+	g->vblur = 0;
 	/* the window read from a centre up to MAX_SHIFT pitch off, and one
 	 * sample for the interpolation */
 	g->ns = (int)ceil((r0 + g->win + MAX_SHIFT * pitch) / STEP) + 2;
@@ -198,8 +199,13 @@ static void scan_shift(const double *pu, const double *pv, const fs_centre_axis_
 	if (!isfinite(best) || out->end || best > MAX_RESIDUAL)
 		return;
 	out->ok = 1;
-	out->dx = out->shift * cos(out->az);
-	out->dy = out->shift * sin(out->az);
+	fs_centre_axis_set_move(out);
+}
+
+void fs_centre_axis_set_move(fs_centre_axis *a)
+{
+	a->dx = a->shift * cos(a->az);
+	a->dy = a->shift * sin(a->az);
 }
 
 int fs_centre_axis_gap_resolved(const fs_centre_axis_geom *g, double pitch)
@@ -213,6 +219,7 @@ int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_
 	memset(out, 0, sizeof *out);
 	out->az = g->az;
 	out->r0 = g->r0;
+	out->vblur = NAN;
 	size_t len = fs_centre_axis_len(g);
 	double *sum = calloc(len, sizeof *sum);
 	if (!sum)
@@ -237,12 +244,6 @@ int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_
 		pu = sum + 2 * g->ns;
 	}
 	int shut = g->r0 < MIN_R_SIGMA * g->sigma;
-	{
-		/* (what the across-axis profile shows, for centre_axis_calib.h's
-		 * mode 2; nothing here reads it) */
-		double rv;
-		out->vblur = out->used ? profile_blur(sum + g->ns, g, &rv) : NAN;
-	}
 	if (out->used < MIN_USED) {
 		if (shut)
 			out->used = 0;
@@ -319,6 +320,11 @@ int fs_centre_axis_estimate(const double *profs, size_t n, const fs_centre_axis_
 		}
 	}
 	scan_shift(pu, sum + g->ns, &own, reach, c, out);
+	if (g->vblur && out->ok && !shut && !out->reversed) {
+		/* (for centre_axis_calib.h's mode 2, the one reader) */
+		double rv;
+		out->vblur = profile_blur(sum + g->ns, g, &rv);
+	}
 	free(obl);
 	free(sum);
 	return 0;

@@ -109,6 +109,9 @@ typedef struct fs_centre_axis_geom {
 	int pair; /* 1: only the profiles along and across the axis (2 ns samples a
 		   * dome: the per-dome reading, centre_perdome.h, needs no more;
 		   * fs_centre_axis_estimate needs them all, 0) */
+	int vblur; /* 1: the estimate reads fs_centre_axis.vblur where its reading is ok, at
+		    * this blur and not reversed (the caller that calibrates the reading asks;
+		    * fs_centre_axis_geom_of: 0) */
 } fs_centre_axis_geom;
 
 typedef struct fs_centre_axis {
@@ -129,7 +132,7 @@ typedef struct fs_centre_axis {
 			    * centres lay far off: beyond the window, or own; fs_det_base_axis_find) */
 	double r0;         /* the base radius the match was read about (own: P_v's), px */
 	double vblur;      /* the blur the summed across-axis profile shows at its steepest step
-			    * (px; NAN: not read) */
+			    * (px; NAN: not read, or not asked for: fs_centre_axis_geom.vblur) */
 	double calib;      /* the shift the step read on the formation's own lattice from its
 			    * known sites and took off shift (centre_axis_calib.h; 0: none) */
 } fs_centre_axis;
@@ -168,6 +171,11 @@ double fs_centre_axis_match(const double *pu, const double *pv, const fs_centre_
  * is 0 the neighbours' feet and shadows enter the window
  * (centre_axis_calib.h). */
 int fs_centre_axis_gap_resolved(const fs_centre_axis_geom *g, double pitch);
+
+/* a->dx, a->dy: the move of a->shift px along a->az (the estimate's where
+ * ok; its caller's where it takes a shift that is not, or calibrates one:
+ * detect_base_fit.c). */
+void fs_centre_axis_set_move(fs_centre_axis *a);
 
 /* The shift from the n domes' profiles (profs: n x fs_centre_axis_len,
  * in order; NAN in a dome's first sample leaves it out), fills out.

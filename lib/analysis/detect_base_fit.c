@@ -1066,6 +1066,9 @@ static size_t axis_plan_at(const fs_det_base_plan *p, const fs_det_offset *off, 
 	if (!off->fitted || off->fit.halftone > 0 || !(off->fit.pitch > 0))
 		return 0;
 	fs_centre_axis_geom_of(off->fit.azimuth, r0, off->fit.blur_px, off->fit.pitch, g);
+	/* the profile's own blur only where fs_det_base_axis_calibrate may
+	 * render at it (mode 2, the neighbours in the window) */
+	g->vblur = fs_centre_axis_calib_on() == 2 && !fs_centre_axis_gap_resolved(g, off->fit.pitch);
 	double reach = fs_centre_axis_reach(g);
 	size_t sized = 0, ns = 0;
 	for (size_t k = 0; k < p->n; k++)
@@ -1104,8 +1107,7 @@ static int axis_look(const fs_det_base_plan *p, const fs_det_offset *off, const 
 	if (!rc && ax->used) {
 		/* (the move along the axis the estimate read, whether ok or
 		 * not: the geometry's azimuth or its opposite) */
-		ax->dx = ax->shift * cos(ax->az);
-		ax->dy = ax->shift * sin(ax->az);
+		fs_centre_axis_set_move(ax);
 	}
 	return rc;
 }
@@ -1260,8 +1262,7 @@ int fs_det_base_axis_calibrate(const fs_det_base_plan *p, const fs_det_offset *o
 		return 0;
 	ax->calib = c.shift;
 	ax->shift -= c.shift;
-	ax->dx = ax->shift * cos(ax->az);
-	ax->dy = ax->shift * sin(ax->az);
+	fs_centre_axis_set_move(ax);
 	return 0;
 }
 
@@ -1343,7 +1344,7 @@ int fs_det_base_axis_perdome(const fs_det_base_plan *p, const fs_det_offset *off
 	double r0 = fs_median_upper(v, nv), pitch = off->fit.pitch;
 	fs_centre_axis_geom g;
 	fs_centre_perdome_geom(off->fit.azimuth, r0, off->fit.blur_px, pitch, &g);
-	int calib = fs_centre_perdome_calib_on(), gated = r0 < 3 * g.sigma || !(2 * (r0 + g.win) + 0.05 * pitch < pitch);
+	int calib = fs_centre_perdome_calib_on(), gated = r0 < 3 * g.sigma || !fs_centre_axis_gap_resolved(&g, pitch);
 	if (gated && calib != 2 && calib != 3 && calib != 4)
 		goto out;
 	fs_centre_perdome_cal cal = {0};

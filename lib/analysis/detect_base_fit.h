@@ -600,8 +600,9 @@ int fs_det_base_axis_refused(const signed char *on0, const signed char *on1, siz
  * 102 centres 1.9-3.2 px towards the detector). Only where ax's step was
  * ok and neither reversed, shadowed nor read at P_v's own blur, the
  * formation has no screen, the template fit's median radius r0 is at
- * least 3 of the formation's blurs and the gap 2 (r0 + 2 blurs) + 0.05
- * pitch is less than the pitch. Every sized dome whose profiles lie
+ * least 3 of the formation's blurs and the gap is resolved
+ * (fs_centre_axis_gap_resolved: 2 (r0 + 2 blurs) + 0.05 pitch less than
+ * the pitch). Every sized dome whose profiles lie
  * inside the w x h image is read by read() (as fs_det_base_axis_find's)
  * at the formation's azimuth and blur; the flagged ones' fx, fy move
  * along the azimuth, *moved says how many. Not where the common shift
@@ -940,8 +941,8 @@ enum { FS_DET_GIVEN_FIT_RULE, FS_DET_GIVEN_FIT_STILL, FS_DET_GIVEN_FIT_CROSS };
 int fs_det_base_set_given_fit(int mode);
 int fs_det_base_given_fit(void);
 /* The template fit of one plan entry from (x, y) (px of img, a crop at
- * (ox, oy)): the search's fit, or at given centres under
- * fs_det_base_set_still_given the fit there alone. As
+ * (ox, oy)): the search's fit, or at given centres (given 1) the
+ * cheaper one fs_det_base_set_given_fit's mode names. As
  * fs_dome_tpl_fit_crop's return. */
 int fs_det_base_tpl_fit(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int given,
 			fs_dome_tfit *out);

@@ -229,7 +229,7 @@ int fs_dome_tpl_fit_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int 
  * y) alone (one patch instead of about ten), out's centre the start. For
  * a caller whose centres are already decided and which wants only the
  * fitted size there (the last step's fits at given centres,
- * fs_det_base_set_still_given; h51a). Returns as fs_dome_tpl_fit_crop.
+ * fs_det_base_set_given_fit's FS_DET_GIVEN_FIT_STILL; h51a). Returns as fs_dome_tpl_fit_crop.
  */
 int fs_dome_tpl_fit_still_crop(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
 			       fs_dome_tfit *out);

@@ -770,14 +770,10 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 	 * the patch the low-passed one */
 	const fs_image *fit_img = lpi ? lpi : img;
 	double mean_d = 0;
-	for (size_t j = 0; j < t.n; j++) {
+	for (size_t j = 0; j < t.n; j++)
 		mean_d += t.d[j];
-		if (sem_counted(&t, t.x[j], t.y[j])) {
-			xs[n] = t.x[j];
-			ys[n++] = t.y[j];
-		}
-	}
 	mean_d /= (double)t.n;
+	n = (int)sem_counted_centres(&t, xs, ys);
 	double true_fill = mean_d / t.pitch;
 	build_patch(fit_img, xs, ys, n, pt);
 	m->pitch = t.pitch;
@@ -822,13 +818,7 @@ static int run_scene(int k, unsigned seed_add, unsigned starts, int clean, int g
 			patch *p2 = malloc(sizeof *p2);
 			double *x2 = malloc((t2.n + 1) * sizeof *x2), *y2 = malloc((t2.n + 1) * sizeof *y2);
 			if (im2 && p2 && x2 && y2) {
-				int n2 = 0;
-				for (size_t j = 0; j < t2.n; j++)
-					if (sem_counted(&t2, t2.x[j], t2.y[j])) {
-						x2[n2] = t2.x[j];
-						y2[n2++] = t2.y[j];
-					}
-				build_patch(im2, x2, y2, n2, p2);
+				build_patch(im2, x2, y2, (int)sem_counted_centres(&t2, x2, y2), p2);
 				static double w2[NB * NB], r2[NB * NB];
 				for (int b = 0; b < NB * NB; b++) {
 					w2[b] = pt->w[b] > 0 && p2->w[b] > 0 ? pt->w[b] : 0;

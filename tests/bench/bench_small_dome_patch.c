@@ -331,11 +331,7 @@ static int run_scene(int k, unsigned seed_add, int which, int surface)
 		int n = 0;
 		double ox = 0, oy = 0;
 		if (set == 0) {
-			for (size_t j = 0; j < sim.tr.n; j++)
-				if (sem_counted(&sim.tr, sim.tr.x[j], sim.tr.y[j])) {
-					xs[n] = sim.tr.x[j];
-					ys[n++] = sim.tr.y[j];
-				}
+			n = (int)sem_counted_centres(&sim.tr, xs, ys);
 		} else {
 			for (size_t i = 0; i < det.tubercles.n && n < (int)sim.tr.n; i++) {
 				int j = mdet[i];

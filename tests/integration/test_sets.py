@@ -188,6 +188,14 @@ def test_extraction_and_connections_through_the_api():
     # one undo step brings the Gabriel edges back
     r = c.api("POST", "/api/sets/%d/undo" % sid, {"revision": r.json()["revision"]})
     assert r.json()["statistics"]["n_edges"] == j["statistics"]["n_edges"]
+    # edges deleted by their pairs, every pair asked; a malformed pair refused
+    s = c.api("GET", "/api/sets/%d" % sid).json()
+    pairs = [[e["id1"], e["id2"]] for e in s["edges"][:2]]
+    bad = c.api("POST", "/api/sets/%d/delete" % sid, {"revision": r.json()["revision"], "edges": [pairs[0][:1]]})
+    assert bad.status == 422 and "edges" in bad.json()["error"]
+    r = c.api("POST", "/api/sets/%d/delete" % sid, {"revision": r.json()["revision"], "edges": pairs})
+    assert r.status == 200, r.text
+    assert r.json()["statistics"]["n_edges"] == j["statistics"]["n_edges"] - 2
     # methods other than auto need a calibration
     r = c.api("POST", "/api/sets/%d/extract" % sid, {"revision": r.json()["revision"], "parameters": {"method": "log"}})
     assert r.status == 422 and "calibration" in r.json()["error"]

@@ -438,14 +438,9 @@ static void render_is_the_templates(void **state)
 	sem_truth t;
 	fs_image *img = sem_make_shared(&o, &t);
 	assert_non_null(img);
-	double *xs = malloc(t.n * sizeof *xs), *ys = malloc(t.n * sizeof *ys);
-	assert_true(xs && ys);
-	size_t n = sem_counted_centres(&t, xs, ys);
 	fs_dome_fit f;
-	formation_sim(&o, t.pitch, o.fill, o.beam_blur, &f);
 	fs_dome_tpl u;
-	char err[128];
-	assert_int_equal(fs_dome_tpl_build(img, &f, o.fill, xs, ys, n, &u, err, sizeof err), 0);
+	assert_int_equal(formation_sim_templates(&o, img, &t, &f, &u), 0);
 	assert_true(u.nmix >= 4 && u.nk >= 5);
 	int k = u.nk / 2, size = 2 * (int)ceil(0.6 * f.pitch), c = size / 2;
 	fs_image *r = NULL;
@@ -477,8 +472,6 @@ static void render_is_the_templates(void **state)
 	fs_dome_tpl_free(&u);
 	memset(&u, 0, sizeof u);
 	assert_int_equal(fs_dome_tpl_render(&u, &f, o.fill, size, c, c, &r), 1);
-	free(xs);
-	free(ys);
 	sem_truth_free(&t);
 	fs_image_free(img);
 }

@@ -5,6 +5,7 @@
 #include "formation_calib.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/dome_measure.h"
@@ -20,6 +21,21 @@ void formation_sim(const sem_opts *o, double pitch, double fill, double blur, fs
 	f->azimuth = o->det_azimuth;
 	f->elevation = o->det_elevation;
 	f->fill = fill;
+}
+
+int formation_sim_templates(const sem_opts *o, const fs_image *img, const sem_truth *t, fs_dome_fit *f,
+			    fs_dome_tpl *u)
+{
+	formation_sim(o, t->pitch, o->fill, o->beam_blur, f);
+	double *xs = malloc((t->n + 1) * sizeof *xs), *ys = malloc((t->n + 1) * sizeof *ys);
+	int rc = -1;
+	if (xs && ys) {
+		char err[128];
+		rc = fs_dome_tpl_build(img, f, o->fill, xs, ys, sem_counted_centres(t, xs, ys), u, err, sizeof err);
+	}
+	free(xs);
+	free(ys);
+	return rc;
 }
 
 double formation_calib_factor(const fs_image *img, const fs_dome_fit *f, const double *xs, const double *ys, size_t n,

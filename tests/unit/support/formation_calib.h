@@ -24,6 +24,15 @@
  * nothing but the blur were fitted. Every other field zero. */
 void formation_sim(const sem_opts *o, double pitch, double fill, double blur, fs_dome_fit *f);
 
+/* The templates *u of scene o's own formation (*f: formation_sim at o's
+ * fill, blur the scene's beam) built on img, o's render with truth t,
+ * about t's counted true centres (sem_counted_centres): what the tests
+ * of a render of the formation that is right read. Returns
+ * fs_dome_tpl_build's (0: *u the caller's to free), -1 on out of memory.
+ */
+int formation_sim_templates(const sem_opts *o, const fs_image *img, const sem_truth *t, fs_dome_fit *f,
+			    fs_dome_tpl *u);
+
 /* The reader's bias on the formation's own dome: f's lattice at fill,
  * mixed with the weights the templates built on img about (xs, ys)
  * solved on its mean patch (fs_dome_tpl_render), read by the level's
