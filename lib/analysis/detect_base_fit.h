@@ -903,12 +903,16 @@ double fs_det_base_level_lowpassed_lit(const fs_image *lp, double x, double y, d
  * its radius, but on tall printed domes the walked start sits 0.4-1.7 px
  * away from the detector and the circle must move that far to reach the
  * centre: the image's median shift tells the two (docs/paper-figures.md,
- * h51f and h52c). px < 0 or NAN: off (the cap everywhere). Process-wide,
+ * h51f and h52c). On at 0.5 px since stop 52: the middle of the plateau
+ * h52c's sweep showed at 4 and 5 px, between h49b's lit excesses of the
+ * two dome heights; 4 px was not used to choose it, and the corner
+ * scenes never walk, so they do not reach it.
+ * px < 0 or NAN: off (the cap everywhere). Process-wide,
  * set before any detection; returns the previous bar.
  * FS_TEST_LIT_GATE=px|off sets it for a unit test or bench
  * (tests/unit/support/test_lit_gate.c).
  */
-#define FS_DET_BASE_LIT_GATE NAN
+#define FS_DET_BASE_LIT_GATE 0.5
 double fs_det_base_set_lit_gate(double px);
 /* Whether the image's readings are to be made again free: the median of
  * shift[0..n)'s finite values at least the bar (0 with the gate off or
