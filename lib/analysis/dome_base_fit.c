@@ -1641,13 +1641,20 @@ int fs_dome_tpl_fit_cross_crop(const fs_dome_tpl *t, const fs_image *img, int ox
 int fs_dome_tpl_render(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, int size, double cx, double cy,
 		       fs_image **out)
 {
+	return fs_dome_tpl_render_grid(t, f, fill, 0, size, cx, cy, out);
+}
+
+int fs_dome_tpl_render_grid(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, int grid, int size, double cx,
+			    double cy, fs_image **out)
+{
 	*out = NULL;
 	if (!t->nmix || !(fill > FILL_MIN) || !(fill < FILL_MAX) || size < 2 || !(f->pitch >= 6) ||
 	    !(f->blur_px >= 0))
 		return 1;
-	/* the grid as make_templates renders it (RENDER_G a pitch), wide
-	 * enough for every pixel: grid_at extends the last cell's plane */
-	int gr = RENDER_G;
+	/* the grid as make_templates renders it (RENDER_G a pitch) unless
+	 * the caller asks for a finer one, wide enough for every pixel:
+	 * grid_at extends the last cell's plane */
+	int gr = grid > 0 ? grid : RENDER_G;
 	double g2p = gr / f->pitch, sg = f->blur_px * g2p;
 	double far = fmax(fmax(cx, size - 1 - cx), fmax(cy, size - 1 - cy));
 	int half = (int)ceil(far * g2p) + 2, sh = half + (int)ceil(3 * sg) + 1;

@@ -290,6 +290,14 @@ int fs_dome_tpl_cross_search(void);
  */
 int fs_dome_tpl_render(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, int size, double cx, double cy,
 		       fs_image **out);
+/* The same on a grid of grid samples a pitch (<= 0: the templates' own,
+ * fs_dome_tpl_render's). Why (h53a): the templates' grid (24 a pitch,
+ * 2 x 2 subsamples a sample) moves a 4-px base's support in steps, so
+ * the render of a 4-px base stands still while its fill moves 10-15 %
+ * and then jumps; a reader run on the render for fills that close
+ * (level_calib.h) needs a finer one. */
+int fs_dome_tpl_render_grid(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, int grid, int size, double cx,
+			    double cy, fs_image **out);
 
 /* Fills t->wide_best and t->wide_rise (above) through the formation f t
  * was built from. Returns 0, -1 on out of memory (t unchanged). */

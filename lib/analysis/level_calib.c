@@ -13,6 +13,12 @@ static int calib_mode; /* fs_level_calib_set (h52a: off by default) */
 static fs_level_calib_trace_fn trace_fn;
 static void *trace_ctx;
 static double trace_blur;
+static int calib_grid; /* fs_level_calib_set_grid (0: the templates' own) */
+
+int fs_level_calib_set_grid(int g)
+{
+	return __atomic_exchange_n(&calib_grid, g, __ATOMIC_RELAXED);
+}
 
 int fs_level_calib_set(int mode)
 {
@@ -55,7 +61,8 @@ int fs_level_calib_read(const fs_dome_tpl *t, const fs_dome_fit *f, double fill,
 	for (int k = 0; k < nph * nph; k++) {
 		double cx = c0 + (double)(k % nph) / nph, cy = c0 + (double)(k / nph) / nph;
 		fs_image *img = NULL;
-		int rc = fs_dome_tpl_render(t, &fb, fill, size, cx, cy, &img);
+		int rc = fs_dome_tpl_render_grid(t, &fb, fill, __atomic_load_n(&calib_grid, __ATOMIC_RELAXED), size, cx,
+						 cy, &img);
 		if (rc)
 			return rc;
 		int edge;

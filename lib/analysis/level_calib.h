@@ -71,6 +71,10 @@ typedef void (*fs_level_calib_trace_fn)(void *ctx, const fs_level_calib_info *in
  * this blur (px; <= 0 none) into fs_level_calib_info.ratio_at - an
  * oracle's blur, e.g. the simulator's. Returns the previous one. */
 double fs_level_calib_set_blur(double px);
+/* The render's grid, samples a pitch (0, the default: the templates'
+ * own, 24; fs_dome_tpl_render_grid says why a finer one, h53a). Returns
+ * the previous one. */
+int fs_level_calib_set_grid(int g);
 /* The switch; returns the previous mode (0 off, 1 trace only, 2 on). */
 int fs_level_calib_set(int mode);
 int fs_level_calib_on(void);

@@ -7,7 +7,7 @@
  * errors before and after the ratio is divided out. Whether the forward
  * model rendered at the image's profile blur carries the excess.
  *
- * Usage: bench_level_calib [--seeds A,B,...] [--blur PX] [--set KEY=VALUE]... [SCENE...]
+ * Usage: bench_level_calib [--seeds A,B,...] [--blur PX] [--fixpoint ROUNDS] [--set KEY=VALUE]... [SCENE...]
  * (default the unscreened pitch-16 corner scenes 0..7 and 16..23, seed
  * set 0). The calibration runs in mode 1 (read, not applied) unless
  * FS_TEST_LEVEL_CALIB says otherwise; --blur also reads the lattice at
@@ -29,6 +29,14 @@
  * about the rule's own final centres at the templates' fill, at the
  * scene's blur and at the formation's own (% of the TRUE D as above). Asserts nothing: an
  * evidence bench (evidence.list).
+ *
+ * --fixpoint ROUNDS (h53a): instead, per scene-seed the fixed point F =
+ * fimg / ratio(F) from the rule's own fill fimg (its mean D over the
+ * formation's pitch, the excess in) for several variants (run_fixpoint
+ * says which), and the rule's D and S with every radius times F / fimg;
+ * --curve also prints each variant's reading over rendered fills 0.8..1.3
+ * x the true one; --grid G renders the lattice on G samples a pitch
+ * (fs_level_calib_set_grid; 0 the templates' 24).
  */
 #include <math.h>
 #include <stdio.h>
@@ -85,26 +93,92 @@ static double true_excess(const sem_scene *s, double mr)
  * rendered at that fill and blur: which part of the rule's calibration
  * (its centres and fill, or the formation's geometry) misses the excess.
  * %-1 of the true D, NAN where it cannot be read. */
-static double oracle_ratio_at(const sem_scene *s, const sem_opts *o, const fs_dome_fit *f, double blur, double mr,
-			      double fill, const double *xs, const double *ys, size_t n)
+/* The calibration's raw ratio (reading / rendered base) on f's lattice
+ * with the templates' weights solved on meas about (xs, ys) at fill
+ * wfill, rendered at fill and blur; NAN where it cannot be read. */
+static double ratio_about(const fs_image *meas, const fs_dome_fit *f, double blur, double mr, double wfill,
+			  double fill, const double *xs, const double *ys, size_t n)
 {
-	fs_image *meas = NULL;
 	char err[256];
-	double msig = s->tr.pitch >= 40 ? 1.0 : 0.5;
-	if (fs_detect_measure_image(s->img, &s->p, msig, &meas, err, sizeof err))
-		return NAN;
 	double ratio = NAN;
 	int nr;
 	fs_dome_fit fb = *f;
 	fb.blur_px = blur;
 	fs_dome_tpl u;
-	if (!fs_dome_tpl_build(meas, &fb, fill, xs, ys, n, &u, err, sizeof err)) {
+	if (!fs_dome_tpl_build(meas, &fb, wfill, xs, ys, n, &u, err, sizeof err)) {
 		(void)fs_level_calib_read(&u, &fb, fill, blur, mr, &ratio, &nr);
 		fs_dome_tpl_free(&u);
 	}
+	return ratio;
+}
+
+static int measure_image(const sem_scene *s, fs_image **meas)
+{
+	char err[256];
+	double msig = s->tr.pitch >= 40 ? 1.0 : 0.5;
+	return fs_detect_measure_image(s->img, &s->p, msig, meas, err, sizeof err);
+}
+
+static double oracle_ratio_at(const sem_scene *s, const sem_opts *o, const fs_dome_fit *f, double blur, double mr,
+			      double fill, const double *xs, const double *ys, size_t n)
+{
+	fs_image *meas = NULL;
+	if (measure_image(s, &meas))
+		return NAN;
+	double ratio = ratio_about(meas, f, blur, mr, fill, fill, xs, ys, n);
 	fs_image_free(meas);
 	/* (as % of the true base: the render's base is fill's) */
 	return 100 * (ratio * fill / o->fill - 1);
+}
+
+/* --fixpoint (h53a): the fill F whose rendering, read by the level's
+ * reader, reads the rule's own fill fimg: F = fimg / ratio(F), iterated
+ * from F = fimg (the excess in) for at most fix_rounds rounds or until F
+ * moves less than 0.1 %; rebuild: the weights solved again at each
+ * round's fill (else once, at wfix). Returns the last F (NAN where a
+ * round reads nothing), the rounds in *rounds, the fills (% of the true
+ * fill) into seq. */
+static int fix_rounds = 0, show_curve = 0;
+
+static double fixpoint(const fs_image *meas, const fs_dome_fit *f, double blur, double mr, double fimg,
+		       double wfix, double tfill, const double *xs, const double *ys, size_t n, int rebuild, int *rounds,
+		       char *seq, size_t seqlen)
+{
+	double fill = fimg;
+	size_t used = 0;
+	*rounds = 0;
+	seq[0] = 0;
+	for (int r = 0; r < fix_rounds; r++) {
+		double ratio = ratio_about(meas, f, blur, mr, rebuild ? fill : wfix, fill, xs, ys, n);
+		if (!(ratio > 0))
+			return NAN;
+		double next = fimg / ratio;
+		(*rounds)++;
+		if (used < seqlen)
+			used += (size_t)snprintf(seq + used, seqlen - used, "%s%+.1f", r ? "," : "",
+						 100 * (next / tfill - 1));
+		int done = fabs(next - fill) < 1e-3 * fill;
+		fill = next;
+		if (done)
+			break;
+	}
+	return fill;
+}
+
+/* The sized domes' centres of res into xs, ys (callers' arrays of res->n
+ * + 1), their mean diameter in *md; returns how many. */
+static size_t rule_centres(const fs_tubercle_list *res, double *xs, double *ys, double *md)
+{
+	size_t n = 0;
+	double sd = 0;
+	for (size_t i = 0; i < res->n; i++)
+		if (isfinite(res->items[i].radius_px)) {
+			xs[n] = res->items[i].centroid_x;
+			ys[n++] = res->items[i].centroid_y;
+			sd += 2 * res->items[i].radius_px;
+		}
+	*md = n ? sd / n : NAN;
+	return n;
 }
 
 static double oracle_ratio(const sem_scene *s, const sem_opts *o, const fs_dome_fit *f, double blur, double mr,
@@ -127,14 +201,9 @@ static double rule_centres_ratio(const sem_scene *s, const sem_opts *o, const fs
 				 const fs_dome_fit *f, double blur, double mr, double fill)
 {
 	double *xs = malloc((res->n + 1) * sizeof *xs), *ys = malloc((res->n + 1) * sizeof *ys);
-	double v = NAN;
+	double v = NAN, md;
 	if (xs && ys) {
-		size_t n = 0;
-		for (size_t i = 0; i < res->n; i++)
-			if (isfinite(res->items[i].radius_px)) {
-				xs[n] = res->items[i].centroid_x;
-				ys[n++] = res->items[i].centroid_y;
-			}
+		size_t n = rule_centres(res, xs, ys, &md);
 		v = oracle_ratio_at(s, o, f, blur, mr, fill, xs, ys, n);
 	}
 	free(xs);
@@ -143,6 +212,105 @@ static double rule_centres_ratio(const sem_scene *s, const sem_opts *o, const fs
 }
 
 static double oracle_blur = 0;
+
+/* One --fixpoint row: the rule's D and S, then per variant (the
+ * formation, the blur rendered at, the centres the weights are solved
+ * about, rebuilt each round or not) the fill's path as % of the true
+ * fill, the rounds, and the rule's D and S with every radius times F /
+ * fimg. Variants: rule = the rule's formation at its own blur about its
+ * own centres (what the rule can do), fixw = the same with the weights
+ * solved once at fimg, ob = at the scene's blur (an oracle's), vb = at
+ * the across-axis profile's blur where it reads, true = about the TRUE
+ * counted centres at the scene's blur, sim = the simulator's formation
+ * there. -1 on out of memory. */
+static int run_fixpoint(int k0, unsigned add, const sem_scene *s, const sem_opts *o, const fs_tubercle_list *res,
+			const struct trace *tr, const sem_score *a)
+{
+	printf("%-3d +%-5u %s h/R %.2f fill %.2f | D %+6.2f S %+6.2f |", k0, add, o->profile > 1.5 ? "flat" : "sph ",
+	       o->h_over_r, o->fill, a->d_err, a->s_err);
+	if (!tr->n) {
+		printf(" not calibrated (gate shut)\n");
+		return 0;
+	}
+	const fs_level_calib_info *in = &tr->info;
+	fs_image *meas = NULL;
+	if (measure_image(s, &meas)) {
+		printf(" no measurement image\n");
+		return 0;
+	}
+	size_t cap = (res->n > s->tr.n ? res->n : s->tr.n) + 1;
+	double *xs = malloc(cap * sizeof *xs), *ys = malloc(cap * sizeof *ys);
+	double *tx = malloc(cap * sizeof *tx), *ty = malloc(cap * sizeof *ty);
+	int rc = -1;
+	if (!xs || !ys || !tx || !ty)
+		goto out;
+	double md, ob = oracle_blur > 0 ? oracle_blur : hypot(o->beam_blur, s->tr.pitch >= 40 ? 1.0 : 0.5);
+	size_t n = rule_centres(res, xs, ys, &md), tn = sem_counted_centres(&s->tr, tx, ty);
+	double fimg = md / in->form.pitch;
+	fs_dome_fit sim;
+	formation_sim(o, s->tr.pitch, o->fill, ob, &sim);
+	struct {
+		const char *name;
+		const fs_dome_fit *f;
+		double blur;
+		int truec, rebuild;
+	} v[] = {
+		{"rule", &in->form, in->form_blur, 0, 1}, {"fixw", &in->form, in->form_blur, 0, 0},
+		{"ob", &in->form, ob, 0, 1},		  {"vb", &in->form, in->vblur, 0, 1},
+		{"true", &in->form, ob, 1, 1},		  {"sim", &sim, ob, 1, 1},
+		{"simw", &sim, ob, 1, 0},
+	};
+	printf(" fimg %+.1f%% blur form %.3f vb %.3f ob %.3f mr %.2f (%s h/R %.2f)", 100 * (fimg / o->fill - 1),
+	       in->form_blur, in->vblur, ob, in->mr, in->form.profile > 1.5 ? "flat" : "sph", in->form.h_over_r);
+	/* --curve: the fill each variant's rendering reads (ratio x F, % of
+	 * the true fill) at rendered fills F of 0.80..1.30 x the true one,
+	 * the weights solved at F: where the reading stands still as F moves,
+	 * the fixed point has nothing to hold on to */
+	for (int c = 0; show_curve && c <= 20; c++) {
+		double F = o->fill * (0.80 + 0.025 * c);
+		printf("\n  curve F %+5.1f%%:", 100 * (F / o->fill - 1));
+		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+			/* (not rebuilt: the weights solved at the true fill about
+			 * the TRUE centres, else at the rule's fill) */
+			double wf = v[k].rebuild ? F : v[k].truec ? o->fill : fimg;
+			double r = v[k].blur > 0 ? ratio_about(meas, v[k].f, v[k].blur, in->mr, wf, F, v[k].truec ? tx : xs,
+							       v[k].truec ? ty : ys, v[k].truec ? tn : n)
+						 : NAN;
+			printf(" %s %+6.1f", v[k].name, 100 * (r * F / o->fill - 1));
+		}
+	}
+	for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+		char seq[128];
+		int rounds = 0;
+		double F = NAN, d = NAN, sv = NAN;
+		if (v[k].blur > 0)
+			F = fixpoint(meas, v[k].f, v[k].blur, in->mr, fimg, v[k].truec ? o->fill : fimg, o->fill, v[k].truec ? tx : xs, v[k].truec ? ty : ys,
+				     v[k].truec ? tn : n, v[k].rebuild, &rounds, seq, sizeof seq);
+		if (isfinite(F) && sem_score_scaled_ds(&s->tr, res, o->halftone, F / fimg, &d, &sv))
+			goto out;
+		/* the reading of the render at the TRUE fill (the weights
+		 * solved there where each round solves them), % of the true
+		 * fill: where it is not the image's fimg, no fixed point lands
+		 * on the truth */
+		double at1 = NAN;
+		if (v[k].blur > 0)
+			at1 = o->fill * ratio_about(meas, v[k].f, v[k].blur, in->mr,
+						    v[k].rebuild ? o->fill : v[k].truec ? o->fill : fimg, o->fill,
+						    v[k].truec ? tx : xs, v[k].truec ? ty : ys, v[k].truec ? tn : n);
+		printf(" | %s D %+6.2f S %+6.2f r%d [%s] at1 %+.1f", v[k].name, d, sv, rounds, isfinite(F) ? seq : "-",
+		       100 * (at1 / o->fill - 1));
+	}
+	printf("\n");
+	fflush(stdout);
+	rc = 0;
+out:
+	free(xs);
+	free(ys);
+	free(tx);
+	free(ty);
+	fs_image_free(meas);
+	return rc;
+}
 
 static int run(int k, unsigned add, const sem_opts_args *set, struct trace *tr)
 {
@@ -166,7 +334,9 @@ static int run(int k, unsigned add, const sem_opts_args *set, struct trace *tr)
 	int rc = sem_score_detection(&s.tr, &res.tubercles, o.halftone, &a);
 	if (!rc && isfinite(f))
 		rc = sem_score_scaled(&s.tr, &res.tubercles, o.halftone, f, &b);
-	if (!rc) {
+	if (!rc && fix_rounds > 0)
+		rc = run_fixpoint(k, add, &s, &o, &res.tubercles, tr, &a);
+	else if (!rc) {
 		double te = tr->n ? true_excess(&s, in->mr) : NAN;
 		double ob = oracle_blur > 0 ? oracle_blur : hypot(o.beam_blur, s.tr.pitch >= 40 ? 1.0 : 0.5);
 		fs_dome_fit sim;
@@ -213,6 +383,12 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--blur") && i + 1 < argc) {
 			oracle_blur = atof(argv[++i]);
 			fs_level_calib_set_blur(oracle_blur);
+		} else if (!strcmp(argv[i], "--fixpoint") && i + 1 < argc) {
+			fix_rounds = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--grid") && i + 1 < argc) {
+			fs_level_calib_set_grid(atoi(argv[++i]));
+		} else if (!strcmp(argv[i], "--curve")) {
+			show_curve = 1;
 		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
 			if (sem_opts_args_add(&set, argv[++i])) {
 				fprintf(stderr, "--set %s: not a key=value the simulator knows\n", argv[i]);
@@ -221,7 +397,7 @@ int main(int argc, char **argv)
 		} else if (ns < 64 && argv[i][0] != '-')
 			scenes[ns++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--seeds A,B,...] [--blur PX] [--set KEY=VALUE]... [SCENE...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--seeds A,B,...] [--blur PX] [--fixpoint ROUNDS] [--set KEY=VALUE]... [SCENE...]\n", argv[0]);
 			return 2;
 		}
 	}
