@@ -1668,7 +1668,13 @@ int fs_dome_tpl_render_grid(const fs_dome_tpl *t, const fs_dome_fit *f, double f
 	if (!tmp || !bl || !img)
 		goto out;
 	fs_se_geom g = {fill, f->h_over_r, f->profile, f->angle, f->foot};
-	if (fs_se_render(&g, gr, sh, reach, &fld))
+	/* the edge part is a convexity per grid unit, clipped at 1 per grid
+	 * unit (fs_se_render's): on a grid gr / RENDER_G finer it reads that
+	 * much less, so it is clipped at the templates' curvature and its
+	 * weight scaled back, and the templates' dome is drawn, only finer
+	 * (at RENDER_G the same bits: fs_se_render_cap at 1 is fs_se_render) */
+	double eg = (double)gr / RENDER_G;
+	if (fs_se_render_cap(&g, gr, sh, reach, 1 / eg, &fld))
 		goto out;
 	if (t->shadowed)
 		fs_se_shadow(&fld, f->azimuth, f->elevation);
@@ -1677,7 +1683,7 @@ int fs_dome_tpl_render_grid(const fs_dome_tpl *t, const fs_dome_fit *f, double f
 	for (size_t i = 0; i < sw * sw; i++) {
 		double v = 0;
 		for (int j = 0; j < t->nmix; j++)
-			v += t->mixw[j] * fld.c[j][i];
+			v += (j == FS_SE_EDGE ? eg : 1) * t->mixw[j] * fld.c[j][i];
 		mix[i] = (float)(v + t->mixw[t->nmix]);
 	}
 	blur_crop(mix, sh, half, sg, tmp, bl);
