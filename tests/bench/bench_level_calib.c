@@ -7,7 +7,7 @@
  * errors before and after the ratio is divided out. Whether the forward
  * model rendered at the image's profile blur carries the excess.
  *
- * Usage: bench_level_calib [--seeds A,B,...] [--blur PX] [--fixpoint ROUNDS] [--set KEY=VALUE]... [SCENE...]
+ * Usage: bench_level_calib [--seeds A,B,...] [--blur PX] [--fixpoint ROUNDS] [--curve] [--grid G] [--only A,B] [--set KEY=VALUE]... [SCENE...]
  * (default the unscreened pitch-16 corner scenes 0..7 and 16..23, seed
  * set 0). The calibration runs in mode 1 (read, not applied) unless
  * FS_TEST_LEVEL_CALIB says otherwise; --blur also reads the lattice at
@@ -36,7 +36,8 @@
  * says which), and the rule's D and S with every radius times F / fimg;
  * --curve also prints each variant's reading over rendered fills 0.8..1.3
  * x the true one; --grid G renders the lattice on G samples a pitch
- * (fs_level_calib_set_grid; 0 the templates' 24).
+ * (fs_level_calib_set_grid; 0 the templates' 24); --only a,b runs those
+ * variants alone.
  */
 #include <math.h>
 #include <stdio.h>
@@ -139,6 +140,18 @@ static double oracle_ratio_at(const sem_scene *s, const sem_opts *o, const fs_do
  * round reads nothing), the rounds in *rounds, the fills (% of the true
  * fill) into seq. */
 static int fix_rounds = 0, show_curve = 0;
+static const char *only; /* --only a,b: the variants run (NULL: all) */
+
+static int variant_on(const char *name)
+{
+	if (!only)
+		return 1;
+	size_t n = strlen(name);
+	for (const char *q = only; (q = strstr(q, name)); q += n)
+		if ((q == only || q[-1] == ',') && (q[n] == ',' || !q[n]))
+			return 1;
+	return 0;
+}
 
 static double fixpoint(const fs_image *meas, const fs_dome_fit *f, double blur, double mr, double fimg,
 		       double wfix, double tfill, const double *xs, const double *ys, size_t n, int rebuild, int *rounds,
@@ -270,6 +283,8 @@ static int run_fixpoint(int k0, unsigned add, const sem_scene *s, const sem_opts
 		double F = o->fill * (0.80 + 0.025 * c);
 		printf("\n  curve F %+5.1f%%:", 100 * (F / o->fill - 1));
 		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+			if (!variant_on(v[k].name))
+				continue;
 			/* (not rebuilt: the weights solved at the true fill about
 			 * the TRUE centres, else at the rule's fill) */
 			double wf = v[k].rebuild ? F : v[k].truec ? o->fill : fimg;
@@ -280,6 +295,8 @@ static int run_fixpoint(int k0, unsigned add, const sem_scene *s, const sem_opts
 		}
 	}
 	for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+		if (!variant_on(v[k].name))
+			continue;
 		char seq[128];
 		int rounds = 0;
 		double F = NAN, d = NAN, sv = NAN;
@@ -387,6 +404,8 @@ int main(int argc, char **argv)
 			fix_rounds = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--grid") && i + 1 < argc) {
 			fs_level_calib_set_grid(atoi(argv[++i]));
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			only = argv[++i];
 		} else if (!strcmp(argv[i], "--curve")) {
 			show_curve = 1;
 		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
@@ -397,7 +416,7 @@ int main(int argc, char **argv)
 		} else if (ns < 64 && argv[i][0] != '-')
 			scenes[ns++] = atoi(argv[i]);
 		else {
-			fprintf(stderr, "usage: %s [--seeds A,B,...] [--blur PX] [--fixpoint ROUNDS] [--set KEY=VALUE]... [SCENE...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--seeds A,B,...] [--blur PX] [--fixpoint ROUNDS] [--curve] [--grid G] [--only A,B] [--set KEY=VALUE]... [SCENE...]\n", argv[0]);
 			return 2;
 		}
 	}
