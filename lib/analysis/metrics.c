@@ -141,6 +141,20 @@ int fs_stats_compute(const fs_tubercle_list *t, const fs_edge_list *e, double um
 	out->mean_center_distance_um = center.mean;
 	if (dia.mean + space.mean > 0 && space.n > 0)
 		out->size_pitch_ratio = dia.mean / (dia.mean + space.mean);
+	/* Tubercles found but none with a diameter (the dome rule's no-base
+	 * verdict): 0 would read as a measured 0 µm in the summary CSV and the
+	 * JSON; NaN is the empty cell and null the issue asks for. An empty
+	 * set keeps its zeros. */
+	if (out->n_unmeasured > 0 && dia.n == 0) {
+		out->mean_diameter_um = out->std_diameter_um = NAN;
+		out->min_diameter_um = out->max_diameter_um = NAN;
+		out->size_pitch_ratio = NAN;
+	}
+	if (out->n_unmeasured > 0 && space.n == 0) {
+		out->mean_space_um = out->std_space_um = NAN;
+		out->min_space_um = out->max_space_um = NAN;
+		out->size_pitch_ratio = NAN;
+	}
 
 	if (t->n >= 4) {
 		if (gaps.n > 0 && gaps.mean > 0) {

@@ -22,7 +22,10 @@
  * - Diameter = 2 x radius_px. Unmeasured tubercles (radius NaN, see
  *   tubercle.h) count in n_tubercles, degrees and hexagonalness but not
  *   in the diameter figures, and their edges not in the space figures
- *   (centre distances still count); n_unmeasured counts them.
+ *   (centre distances still count); n_unmeasured counts them. Where
+ *   tubercles were found but none has a diameter (or no edge a space),
+ *   those figures and size_pitch_ratio are NaN (an empty CSV cell, null
+ *   in JSON), not 0; a list without tubercles keeps zeros.
  * - Hexagonalness: interior = not is_boundary (flags from graph.c); with
  *   fewer than 4 tubercles every component is 0, spacing_cv 1, reliability
  *   "none". Degrees count every edge; only interior nodes are scored.

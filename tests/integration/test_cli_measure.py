@@ -172,6 +172,38 @@ def test_json_summary_with_calibration():
     assert 0.0 <= s["hexagonalness_score"] <= 1.0
 
 
+OBAI = os.path.join(PAPER, "P3_Fig4_Obaichthys_laevis_5.0um.tif")
+
+
+def test_image_without_a_measured_base_has_no_mean_diameter_not_zero():
+    # issue 13: under the dome rule P3 Fig4 shows no base (every tubercle
+    # kept with its centre, no diameter). Its summary must say "no value"
+    # (an empty CSV cell, null in JSON), not a measured 0 um; the per-image
+    # and the combined summary alike, beside an image that is measured.
+    d = outdir("nobase")
+    rc, _, err = run("--rule", "dome", "-o", d, OBAI, POLY)
+    assert rc == 0, err
+    rows = {r["image"].split("/")[-1]: r for r in read_csv(os.path.join(d, "summary.csv"))}
+    s = rows[os.path.basename(OBAI)]
+    assert int(s["n_tubercles"]) > 0 and s["n_unmeasured"] == s["n_tubercles"], s
+    for k in ("mean_diameter_um", "std_diameter_um", "mean_diameter_px", "mean_space_um",
+              "size_pitch_ratio"):
+        assert s[k] == "", (k, s[k])
+    assert float(s["mean_center_distance_px"]) > 0
+    assert s["suggested_genus"] == "Unknown"
+    per = read_csv(os.path.join(d, "P3_Fig4_Obaichthys_laevis_5.0um_summary.csv"))[0]
+    assert per["mean_diameter_um"] == "" and per["size_pitch_ratio"] == ""
+    m = rows[os.path.basename(POLY)]
+    assert int(m["n_unmeasured"]) < int(m["n_tubercles"]) and float(m["mean_diameter_px"]) > 0
+    dj = outdir("nobase-json")
+    rc, _, err = run("--rule", "dome", "--format", "json", "-o", dj, OBAI)
+    assert rc == 0, err
+    with open(os.path.join(dj, "P3_Fig4_Obaichthys_laevis_5.0um_summary.json")) as f:
+        j = json.load(f)
+    assert j["mean_diameter_um"] is None and j["size_pitch_ratio"] is None
+    assert j["n_unmeasured"] == j["n_tubercles"] > 0
+
+
 def test_corrupt_file_fails_alone_and_others_are_processed():
     d = outdir("mixed")
     bad = os.path.join(tmp, "broken.tif")

@@ -391,6 +391,38 @@ static void test_unmeasured_tubercles_are_counted_not_averaged(void **state)
 	fs_edge_list_free(&e);
 }
 
+/* Tubercles found but none measured (the dome rule's no-base verdict):
+ * the diameter and space figures are NaN - no value - not a measured 0,
+ * and an empty list keeps its zeros. */
+static void test_all_unmeasured_give_no_diameter_not_zero(void **state)
+{
+	(void)state;
+	fs_tubercle_list t = {0};
+	fs_edge_list e = {0};
+	fs_stats s;
+	add(&t, 1, 0, 0, NAN, 0);
+	add(&t, 2, 10, 0, NAN, 0);
+	add(&t, 3, 5, 8, NAN, 0);
+	edge(&e, 1, 2);
+	edge(&e, 2, 3);
+	assert_int_equal(fs_stats_compute(&t, &e, 0.5, NULL, 0, 0, &s), 0);
+	assert_int_equal(s.n_unmeasured, 3);
+	assert_true(isnan(s.mean_diameter_um) && isnan(s.std_diameter_um));
+	assert_true(isnan(s.min_diameter_um) && isnan(s.max_diameter_um));
+	assert_true(isnan(s.mean_space_um) && isnan(s.min_space_um));
+	assert_true(isnan(s.size_pitch_ratio));
+	assert_float_equal(s.mean_center_distance_um, (10 + sqrt(25 + 64)) / 2 * 0.5, EPS);
+	assert_string_equal(s.suggested_genus, "Unknown");
+	fs_tubercle_list_free(&t);
+	fs_edge_list_free(&e);
+
+	fs_tubercle_list t0 = {0};
+	fs_edge_list e0 = {0};
+	assert_int_equal(fs_stats_compute(&t0, &e0, 0.5, NULL, 0, 0, &s), 0);
+	assert_float_equal(s.mean_diameter_um, 0, EPS);
+	assert_float_equal(s.mean_space_um, 0, EPS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_calibration_from_magnification),
 		cmocka_unit_test(test_calibration_direct_and_derived_um),
 		cmocka_unit_test(test_unmeasured_tubercles_are_counted_not_averaged),
+		cmocka_unit_test(test_all_unmeasured_give_no_diameter_not_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
