@@ -44,6 +44,7 @@ void fs_level_calib_set_trace(fs_level_calib_trace_fn fn, void *ctx)
  * 1 (no render), -1 (memory). */
 typedef struct lit_args {
 	double az, cap;
+	double dx, dy; /* the reading's start off the site (px) */
 } lit_args;
 
 static int read_phase(const fs_dome_tpl *t, const fs_dome_fit *fb, double fill, double mr, const lit_args *lit, int k,
@@ -63,7 +64,8 @@ static int read_phase(const fs_dome_tpl *t, const fs_dome_fit *fb, double fill, 
 	double v;
 	if (lit) {
 		double along;
-		v = fs_det_base_level_lowpassed_lit(img, cx, cy, mr, 1, lit->az, 1, lit->cap, &edge, &along, NULL);
+		v = fs_det_base_level_lowpassed_lit(img, cx + lit->dx, cy + lit->dy, mr, 1, lit->az, 1, lit->cap, &edge,
+						    &along, NULL);
 	} else {
 		double var;
 		v = fs_det_base_level_blur(img, cx, cy, mr, 1, &edge, &var, NULL);
@@ -105,7 +107,7 @@ static int lit_shadow_mode; /* fs_level_calib_set_lit_shadow (off by default) */
 static fs_lit_shadow_trace_fn lit_trace_fn;
 static void *lit_trace_ctx;
 /* (NAN: the formation's own) */
-static fs_lit_shadow_oracle oracle = {NAN, NAN, NAN, NAN};
+static fs_lit_shadow_oracle oracle = {NAN, NAN, NAN, NAN, NAN};
 
 void fs_level_calib_set_lit_shadow_trace(fs_lit_shadow_trace_fn fn, void *ctx)
 {
@@ -126,8 +128,11 @@ int fs_level_calib_lit_shadow(const fs_dome_tpl *t, const fs_dome_fit *f, double
 	*nread = 0;
 	if (!(f->pitch > 0) || !(mr > 0) || !isfinite(f->azimuth))
 		return 1;
+	/* a bench's product shadow (fs_dome_tpl_set_product_shadow) casts
+	 * one whatever the templates hold */
+	int product = fs_dome_tpl_product_shadow() > 0;
 	/* no shadow in the formation: nothing cast */
-	if (!t->shadowed) {
+	if (!t->shadowed && !product) {
 		*ratio = 1;
 		return 0;
 	}
@@ -135,9 +140,29 @@ int fs_level_calib_lit_shadow(const fs_dome_tpl *t, const fs_dome_fit *f, double
 	 * copy shares t's arrays and is only read) */
 	fs_dome_tpl t0 = *t;
 	t0.mixw[FS_SE_SHADOW] = 0;
-	lit_args lit = {f->azimuth, cap};
+	lit_args lit = {f->azimuth, cap, 0, 0}, lit1 = lit;
+	/* the oracle's start for the shadowed render: where a walk the
+	 * shadow moved would start */
+	if (isfinite(oracle.start)) {
+		lit1.dx = oracle.start * cos(f->azimuth);
+		lit1.dy = oracle.start * sin(f->azimuth);
+	}
 	/* a bench's oracle geometry (fs_level_calib_set_lit_shadow_oracle) */
 	fs_dome_tpl tx = *t;
+	if (product) {
+		/* the product's render (dome_base_fit.h): tx with a shadow
+		 * part (the constant moved last), t0 without any */
+		if (!t->shadowed) {
+			tx.mixw[FS_SE_NCOMP] = t->mixw[t->nmix];
+			tx.mixw[FS_SE_SHADOW] = 0;
+			tx.nmix = FS_SE_NCOMP;
+			tx.shadowed = 1;
+		} else {
+			t0.mixw[FS_SE_SHADOW] = t->mixw[t->nmix];
+			t0.nmix = FS_SE_SHADOW;
+			t0.shadowed = 0;
+		}
+	}
 	fs_dome_fit fx = *f;
 	if (isfinite(oracle.depth_x))
 		tx.mixw[FS_SE_SHADOW] *= oracle.depth_x;
@@ -152,7 +177,7 @@ int fs_level_calib_lit_shadow(const fs_dome_tpl *t, const fs_dome_fit *f, double
 	double s1 = 0, s0 = 0;
 	for (int k = 0; k < nph * nph; k++) {
 		double r1, r0;
-		int rc = read_phase(t, f, fill, mr, &lit, k, &r1);
+		int rc = read_phase(t, f, fill, mr, &lit1, k, &r1);
 		if (!rc)
 			rc = read_phase(&t0, f, fill, mr, &lit, k, &r0);
 		if (rc)

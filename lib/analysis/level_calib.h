@@ -152,10 +152,12 @@ typedef void (*fs_lit_shadow_trace_fn)(void *ctx, const fs_lit_shadow_info *info
 void fs_level_calib_set_lit_shadow_trace(fs_lit_shadow_trace_fn fn, void *ctx);
 /* A bench's oracle: the rendered geometry and the shadow's weight taken
  * from here instead of the formation (each NAN: the formation's own):
- * h/R, elevation (radians), profile (fs_se_geom's), and a factor on the
- * templates' shadow weight. Process-wide, set before any detection. */
+ * h/R, elevation (radians), profile (fs_se_geom's), a factor on the
+ * templates' shadow weight, and the shadowed render's reading started
+ * that far from the site along the detector's axis (px, + towards it).
+ * Process-wide, set before any detection. */
 typedef struct fs_lit_shadow_oracle {
-	double h_over_r, elevation, profile, depth_x;
+	double h_over_r, elevation, profile, depth_x, start;
 } fs_lit_shadow_oracle;
 void fs_level_calib_set_lit_shadow_oracle(const fs_lit_shadow_oracle *o);
 

@@ -8,9 +8,11 @@
  *
  * The instrument (h53e, docs/paper-figures.md): FS_TEST_LIT_SHADOW_TRACE=1
  * prints one line a read image to stderr ("litshadow ..."), and
- * FS_TEST_LIT_SHADOW_ORACLE=h/R,elevation-degrees,profile,depth-factor
+ * FS_TEST_LIT_SHADOW_ORACLE=h/R,elevation-degrees,profile,depth-factor[,start-px]
  * (each field a number or "-" for the formation's own) renders another
- * geometry, e.g. the simulator's 0.5,35,0,2.
+ * geometry, e.g. the simulator's 0.5,35,0,2; FS_TEST_PRODUCT_SHADOW=depth
+ * forms the rendered shadow as the simulator does
+ * (fs_dome_tpl_set_product_shadow, dome_base_fit.h), e.g. 0.5.
  *
  * Why a constructor (as test_axis_calib.c's): the guard tables
  * (test_sem_accuracy, bench_noise_band, bench_interior_seeds, ...) are
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/dome_base_fit.h"
 #include "analysis/level_calib.h"
 
 static void trace_line(void *ctx, const fs_lit_shadow_info *in)
@@ -64,12 +67,22 @@ __attribute__((constructor)) static void test_lit_shadow_init(void)
 	const char *t = getenv("FS_TEST_LIT_SHADOW_TRACE");
 	if (t && !strcmp(t, "1"))
 		fs_level_calib_set_lit_shadow_trace(trace_line, NULL);
+	const char *pd = getenv("FS_TEST_PRODUCT_SHADOW");
+	if (pd && *pd) {
+		char *end;
+		double d = strtod(pd, &end);
+		if (*end || !(d >= 0 && d <= 1)) {
+			fprintf(stderr, "FS_TEST_PRODUCT_SHADOW=%s: a depth 0..1\n", pd);
+			_exit(2);
+		}
+		fs_dome_tpl_set_product_shadow(d);
+	}
 	const char *o = getenv("FS_TEST_LIT_SHADOW_ORACLE");
 	if (o && *o) {
 		fs_lit_shadow_oracle g;
 		const char *s = o;
 		if (oracle_field(&s, &g.h_over_r) || oracle_field(&s, &g.elevation) || oracle_field(&s, &g.profile) ||
-		    oracle_field(&s, &g.depth_x) || *s) {
+		    oracle_field(&s, &g.depth_x) || (g.start = NAN, *s && oracle_field(&s, &g.start)) || *s) {
 			fprintf(stderr, "FS_TEST_LIT_SHADOW_ORACLE=%s: h/R,elevation,profile,depth (- for the formation's)\n",
 				o);
 			_exit(2);
