@@ -34,8 +34,15 @@
  * 1 read and traced only (no bit of the rule moves), 2 read and divided
  * out of the level's readings.
  *
- * The caller owns every argument; nothing is kept, except the trace's
- * function and context, which stay the caller's until it sets NULL.
+ * The same render read by the walked domes' lit reader, with and without
+ * the formation's shadow, is the cast shadow's share of the tall printed
+ * domes' reading (fs_level_calib_lit_shadow, below; h53e): it did not
+ * work either - the formation's shadow changes the reading by 0.97-1.04
+ * where the simulator's adds +3..+6 % of D - and stays off, an
+ * instrument.
+ *
+ * The caller owns every argument; nothing is kept, except the traces'
+ * functions and contexts, which stay the caller's until it sets NULL.
  */
 #ifndef FS_LEVEL_CALIB_H
 #define FS_LEVEL_CALIB_H
