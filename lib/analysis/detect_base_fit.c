@@ -1617,6 +1617,9 @@ struct whole_refit {
 	const fs_image *meas, *img;
 	const fs_det_base_plan *p;
 	double *fr, *fx, *fy, *sig;
+	/* the formation the last templates were built from (the lit shadow's
+	 * render, h53e) */
+	fs_dome_fit form;
 };
 
 static int whole_formation(void *ctx, const double *xs, const double *ys, double *rs, size_t n, double pitch,
@@ -1637,7 +1640,8 @@ static int whole_formation(void *ctx, const double *xs, const double *ys, double
 static int whole_templates(void *ctx, const fs_dome_fit *f, const double *sx, const double *sy, fs_dome_tpl *t,
 			   char *err, size_t errlen)
 {
-	const struct whole_refit *w = ctx;
+	struct whole_refit *w = ctx;
+	w->form = *f;
 	return fs_dome_tpl_build(w->img, f, w->p->fill0, sx, sy, w->p->n, t, err, errlen);
 }
 
@@ -1744,6 +1748,19 @@ static int level_calib_whole(const fs_image *img, const fs_det_base_plan *p, con
 	return rc;
 }
 
+int fs_det_base_lit_shadow(const fs_det_base_plan *p, const fs_dome_fit *form, const fs_dome_tpl *t, const double *fr,
+			   const fs_cand_list *c, double max_r, double F, double cap, double *lr)
+{
+	double *mrs = malloc(p->n * sizeof *mrs), ratio;
+	if (!mrs)
+		return -1;
+	for (size_t k = 0; k < p->n; k++)
+		mrs[k] = isfinite(fr[k]) ? (max_r > 0 ? max_r : 2 * c->items[p->idx[k]].r) / F : NAN;
+	int rc = fs_level_calib_lit_shadow_apply(t, form, fr, mrs, p->n, cap, lr, &ratio);
+	free(mrs);
+	return rc;
+}
+
 int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, double max_r,
 			  const double *level_at, const int *level_edge, const double *level_var, fs_measured *meas,
 			  fs_det_base_fit *info)
@@ -1792,7 +1809,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	 * through it; the level still read from the first fit's centres
 	 * (lvx, lvy; fs_det_base_refit_wanted) */
 	const double *lvx = fx, *lvy = fy;
-	struct whole_refit wr = {m->img, img, &p, fr, fx, fy, sig};
+	struct whole_refit wr = {m->img, img, &p, fr, fx, fy, sig, off->fit};
 	const fs_det_base_refit_path path = {whole_formation, whole_templates, whole_fit, &wr};
 	double axis_az;
 	int refit = fs_det_base_refit(m, &p, off, meas, fr, fx, fy, scratch, sx, sy, rs2, &t, &path, &axis_az, err,
@@ -1913,6 +1930,13 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			lr[k] = fs_det_base_level_lowpassed_lit(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth,
 								m->ridge_lit, cap, &le[k], &la[k], &sh[k]);
 		}
+	}
+	/* the walked domes' cast-shadow excess read on the formation's
+	 * lattice (level_calib.h, h53e; off by default) */
+	if (screened && (m->ridge_lit || fs_det_base_ridge_lit()) && fs_level_calib_lit_shadow_on() &&
+	    fs_det_base_lit_shadow(&p, refit ? &wr.form : &off->fit, &t, fr, c, max_r, m->f, cap, lr)) {
+		rc = -1;
+		goto out;
 	}
 	if (m->readings)
 		fs_base_readings_seal(m->readings);

@@ -919,6 +919,17 @@ double fs_det_base_set_lit_gate(double px);
  * no finite value). scratch: n doubles of the caller's. */
 int fs_det_base_lit_gate_free(const double *shift, size_t n, double *scratch);
 /*
+ * The walked domes' cast-shadow excess (level_calib.h,
+ * fs_level_calib_lit_shadow_apply; h53e, off by default): formation form
+ * (the one t was built from: the refit's where there was one) rendered
+ * at the sized domes' fill, read with the reaches the lit readings were
+ * made with ((max_r > 0 ? max_r : 2 r of c's candidate) / F) under cap,
+ * and lr divided by the shadow's share where the switch says. Returns
+ * 0, -1 on out of memory.
+ */
+int fs_det_base_lit_shadow(const fs_det_base_plan *p, const fs_dome_fit *form, const fs_dome_tpl *t, const double *fr,
+			   const fs_cand_list *c, double max_r, double F, double cap, double *lr);
+/*
  * An option, off (h48i): fs_det_base_level_lowpassed_along reads with the
  * rays facing away from the formation's detector left out of the circle
  * (fs_dome_measure_base_ridge_lit, dome_measure.h): that foot has no step

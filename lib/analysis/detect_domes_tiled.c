@@ -1081,6 +1081,9 @@ struct tiled_refit {
 	struct base_job *b;
 	const fs_dome_tpl_reach *R;
 	int lp; /* the low-pass's reach (px), 0: none */
+	/* the formation the last templates were built from (the lit
+	 * shadow's render, h53e) */
+	fs_dome_fit form;
 };
 
 static int tiled_formation(void *ctx, const double *xs, const double *ys, double *rs, size_t n, double pitch,
@@ -1093,7 +1096,8 @@ static int tiled_formation(void *ctx, const double *xs, const double *ys, double
 static int tiled_templates(void *ctx, const fs_dome_fit *f, const double *sx, const double *sy, fs_dome_tpl *t,
 			   char *err, size_t errlen)
 {
-	const struct tiled_refit *r = ctx;
+	struct tiled_refit *r = ctx;
+	r->form = *f;
 	return tpl_on_mosaic(r->b->j->m, r->b->p, r->R, r->b->lowpass, f, sx, sy, t, err, errlen);
 }
 
@@ -1207,7 +1211,7 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 	b.lvx = b.fx;
 	b.lvy = b.fy;
 	/* the formation again at the fit's centres (detect_base_fit.h) */
-	struct tiled_refit tr = {&b, &R, lp};
+	struct tiled_refit tr = {&b, &R, lp, j->off.fit};
 	const fs_det_base_refit_path path = {tiled_formation, tiled_templates, tiled_fit, &tr};
 	double axis_az;
 	int refit = fs_det_base_refit(m, &p, &j->off, j->res, b.fr, b.fx, b.fy, scratch, sx, sy, rs2, &t, &path,
@@ -1309,6 +1313,13 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 			rc = -1;
 			goto out;
 		}
+	}
+	/* the walked domes' cast-shadow excess, as the whole image's */
+	if (screened && (b.ridge_lit || fs_det_base_ridge_lit()) && fs_level_calib_lit_shadow_on() &&
+	    fs_det_base_lit_shadow(&p, refit ? &tr.form : &j->off.fit, &t, b.fr, j->c, j->max_r, 1, b.cap, b.lr)) {
+		snprintf(err, errlen, "tiled dome measurement: out of memory");
+		rc = -1;
+		goto out;
 	}
 	keep_readings(m, &b, lx, FS_BASE_ON_MEAS);
 	/* under a tight screen the valleys' reading, as the whole image's */

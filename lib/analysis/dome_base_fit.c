@@ -1638,6 +1638,20 @@ int fs_dome_tpl_fit_cross_crop(const fs_dome_tpl *t, const fs_image *img, int ox
 	return fit_crop(t, img, ox, oy, x, y, FIT_SEARCH_CROSS, out);
 }
 
+static double product_depth; /* fs_dome_tpl_set_product_shadow (0: off) */
+
+double fs_dome_tpl_set_product_shadow(double depth)
+{
+	double was = product_depth;
+	product_depth = depth;
+	return was;
+}
+
+double fs_dome_tpl_product_shadow(void)
+{
+	return product_depth;
+}
+
 int fs_dome_tpl_render(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, int size, double cx, double cy,
 		       fs_image **out)
 {
@@ -1676,15 +1690,26 @@ int fs_dome_tpl_render_grid(const fs_dome_tpl *t, const fs_dome_fit *f, double f
 	double eg = (double)gr / RENDER_G;
 	if (fs_se_render_cap(&g, gr, sh, reach, 1 / eg, &fld))
 		goto out;
+	double pd = t->shadowed ? fs_dome_tpl_product_shadow() : 0;
 	if (t->shadowed)
 		fs_se_shadow(&fld, f->azimuth, f->elevation);
 	/* mixed before the blur, which is linear (sample_components) */
 	float *mix = fld.c[0];
-	for (size_t i = 0; i < sw * sw; i++) {
+	for (size_t i = 0; i < sw * sw && !(pd > 0); i++) {
 		double v = 0;
 		for (int j = 0; j < t->nmix; j++)
 			v += (j == FS_SE_EDGE ? eg : 1) * t->mixw[j] * fld.c[j][i];
 		mix[i] = (float)(v + t->mixw[t->nmix]);
+	}
+	/* the bench's product shadow (fs_dome_tpl_set_product_shadow): the
+	 * lit parts times 1 - depth where the path is blocked (the shadow
+	 * part is the yield there: blocked where it is not 0), the edge and
+	 * the constant not */
+	for (size_t i = 0; i < sw * sw && pd > 0; i++) {
+		double lit = t->mixw[FS_SE_YIELD] * fld.c[FS_SE_YIELD][i] + t->mixw[FS_SE_SLOPE_X] * fld.c[FS_SE_SLOPE_X][i] +
+			     t->mixw[FS_SE_SLOPE_Y] * fld.c[FS_SE_SLOPE_Y][i];
+		double yv = fld.c[FS_SE_YIELD][i], b = yv > 0 ? fld.c[FS_SE_SHADOW][i] / yv : 0;
+		mix[i] = (float)(lit * (1 - pd * b) + t->mixw[FS_SE_EDGE] * fld.c[FS_SE_EDGE][i] + t->mixw[t->nmix]);
 	}
 	blur_crop(mix, sh, half, sg, tmp, bl);
 	for (int y = 0; y < size; y++)

@@ -298,6 +298,16 @@ int fs_dome_tpl_render(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, 
  * (level_calib.h) needs a finer one. */
 int fs_dome_tpl_render_grid(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, int grid, int size, double cx,
 			    double cy, fs_image **out);
+/* A bench's oracle (h53e): fs_dome_tpl_render with the shadow formed as
+ * the test suite's simulator forms it - the yield and slope parts times
+ * 1 - depth where the path to the detector is blocked, the edge and the
+ * constant not - instead of the templates' linear shadow part (whose
+ * weight is then unused), for templates that hold a shadow (the caller
+ * may give a copy one: shadowed 1, nmix FS_SE_NCOMP, the constant last).
+ * depth 0: off (the default). Process-wide, set before any render;
+ * returns the previous depth. */
+double fs_dome_tpl_set_product_shadow(double depth);
+double fs_dome_tpl_product_shadow(void);
 
 /* Fills t->wide_best and t->wide_rise (above) through the formation f t
  * was built from. Returns 0, -1 on out of memory (t unchanged). */

@@ -43,6 +43,46 @@ void fs_level_calib_set_trace(fs_level_calib_trace_fn fn, void *ctx)
 	trace_ctx = ctx;
 }
 
+/* The rendered site's reading at phase k of NPH^2: the level's reader
+ * (lit NULL) or the walked domes' lit reader (fs_det_base_level_lowpassed_lit
+ * with far rays out, lit->az and lit->cap); NAN where it does not read or
+ * is pinned at its window's end (the window's, not the base's). Returns 0,
+ * 1 (no render), -1 (memory). */
+typedef struct lit_args {
+	double az, cap;
+	double dx, dy; /* the reading's start off the site (px) */
+} lit_args;
+
+static int read_phase(const fs_dome_tpl *t, const fs_dome_fit *fb, double fill, double mr, const lit_args *lit, int k,
+		      double *r)
+{
+	const int nph = FS_LEVEL_CALIB_NPH;
+	*r = NAN;
+	/* the site in the middle, the reader's rays and its blur's profile
+	 * inside the render (the detection's reach, 1.5 R1 mr and more) */
+	int c0 = (int)ceil(2 * FS_DOME_R1 * mr) + 4, size = 2 * c0 + 2;
+	double cx = c0 + (double)(k % nph) / nph, cy = c0 + (double)(k / nph) / nph;
+	fs_image *img = NULL;
+	int rc = fs_dome_tpl_render_grid(t, fb, fill, __atomic_load_n(&calib_grid, __ATOMIC_RELAXED), size, cx, cy,
+					 &img);
+	if (rc)
+		return rc;
+	int edge = 0;
+	double v;
+	if (lit) {
+		double along;
+		v = fs_det_base_level_lowpassed_lit(img, cx + lit->dx, cy + lit->dy, mr, 1, lit->az, 1, lit->cap, &edge,
+						    &along, NULL);
+	} else {
+		double var;
+		v = fs_det_base_level_blur(img, cx, cy, mr, 1, &edge, &var, NULL);
+	}
+	fs_image_free(img);
+	if (isfinite(v) && !edge)
+		*r = v;
+	return 0;
+}
+
 int fs_level_calib_read(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, double blur, double mr,
 			double *ratio, int *nread)
 {
@@ -54,23 +94,13 @@ int fs_level_calib_read(const fs_dome_tpl *t, const fs_dome_fit *f, double fill,
 	fs_dome_fit fb = *f;
 	if (blur > 0)
 		fb.blur_px = blur;
-	/* the site in the middle, the reader's rays and its blur's profile
-	 * inside the render (the detection's reach, 1.5 R1 mr and more) */
-	int c0 = (int)ceil(2 * FS_DOME_R1 * mr) + 4, size = 2 * c0 + 2;
 	double sum = 0;
 	for (int k = 0; k < nph * nph; k++) {
-		double cx = c0 + (double)(k % nph) / nph, cy = c0 + (double)(k / nph) / nph;
-		fs_image *img = NULL;
-		int rc = fs_dome_tpl_render_grid(t, &fb, fill, __atomic_load_n(&calib_grid, __ATOMIC_RELAXED), size, cx,
-						 cy, &img);
+		double r;
+		int rc = read_phase(t, &fb, fill, mr, NULL, k, &r);
 		if (rc)
 			return rc;
-		int edge;
-		double var, r = fs_det_base_level_blur(img, cx, cy, mr, 1, &edge, &var, NULL);
-		fs_image_free(img);
-		/* (a reading pinned at its window's end is the window's, not
-		 * the base's) */
-		if (isfinite(r) && !edge) {
+		if (isfinite(r)) {
 			sum += r;
 			(*nread)++;
 		}
@@ -80,12 +110,112 @@ int fs_level_calib_read(const fs_dome_tpl *t, const fs_dome_fit *f, double fill,
 	return 0;
 }
 
-int fs_level_calib_apply(const fs_dome_tpl *t, const fs_dome_fit *f, const double *fr, const double *mrs, size_t n,
-			 double vblur, double *lr)
+static int lit_shadow_mode; /* fs_level_calib_set_lit_shadow (off by default) */
+static fs_lit_shadow_trace_fn lit_trace_fn;
+static void *lit_trace_ctx;
+/* (NAN: the formation's own) */
+static fs_lit_shadow_oracle oracle = {NAN, NAN, NAN, NAN, NAN};
+
+void fs_level_calib_set_lit_shadow_trace(fs_lit_shadow_trace_fn fn, void *ctx)
 {
-	int mode = fs_level_calib_on();
-	if (!mode || !t || !(f->pitch > 0))
+	lit_trace_fn = fn;
+	lit_trace_ctx = ctx;
+}
+
+void fs_level_calib_set_lit_shadow_oracle(const fs_lit_shadow_oracle *o)
+{
+	oracle = *o;
+}
+
+int fs_level_calib_lit_shadow(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, double mr, double cap,
+			      double *ratio, int *nread)
+{
+	const int nph = FS_LEVEL_CALIB_NPH;
+	*ratio = NAN;
+	*nread = 0;
+	if (!(f->pitch > 0) || !(mr > 0) || !isfinite(f->azimuth))
+		return 1;
+	/* a bench's product shadow (fs_dome_tpl_set_product_shadow) casts
+	 * one whatever the templates hold */
+	int product = fs_dome_tpl_product_shadow() > 0;
+	/* no shadow in the formation: nothing cast */
+	if (!t->shadowed && !product) {
+		*ratio = 1;
 		return 0;
+	}
+	/* the same templates without the shadow's part (its weight 0; the
+	 * copy shares t's arrays and is only read) */
+	fs_dome_tpl t0 = *t;
+	t0.mixw[FS_SE_SHADOW] = 0;
+	lit_args lit = {f->azimuth, cap, 0, 0}, lit1 = lit;
+	/* the oracle's start for the shadowed render: where a walk the
+	 * shadow moved would start */
+	if (isfinite(oracle.start)) {
+		lit1.dx = oracle.start * cos(f->azimuth);
+		lit1.dy = oracle.start * sin(f->azimuth);
+	}
+	/* a bench's oracle geometry (fs_level_calib_set_lit_shadow_oracle) */
+	fs_dome_tpl tx = *t;
+	if (product) {
+		/* the product's render (dome_base_fit.h): tx with a shadow
+		 * part (the constant moved last), t0 without any */
+		if (!t->shadowed) {
+			tx.mixw[FS_SE_NCOMP] = t->mixw[t->nmix];
+			tx.mixw[FS_SE_SHADOW] = 0;
+			tx.nmix = FS_SE_NCOMP;
+			tx.shadowed = 1;
+		} else {
+			t0.mixw[FS_SE_SHADOW] = t->mixw[t->nmix];
+			t0.nmix = FS_SE_SHADOW;
+			t0.shadowed = 0;
+		}
+	}
+	fs_dome_fit fx = *f;
+	if (isfinite(oracle.depth_x))
+		tx.mixw[FS_SE_SHADOW] *= oracle.depth_x;
+	if (isfinite(oracle.h_over_r))
+		fx.h_over_r = oracle.h_over_r;
+	if (isfinite(oracle.elevation))
+		fx.elevation = oracle.elevation;
+	if (isfinite(oracle.profile))
+		fx.profile = oracle.profile;
+	t = &tx;
+	f = &fx;
+	double s1 = 0, s0 = 0;
+	for (int k = 0; k < nph * nph; k++) {
+		double r1, r0;
+		int rc = read_phase(t, f, fill, mr, &lit1, k, &r1);
+		if (!rc)
+			rc = read_phase(&t0, f, fill, mr, &lit, k, &r0);
+		if (rc)
+			return rc;
+		/* (the same phases in both sums) */
+		if (isfinite(r1) && isfinite(r0)) {
+			s1 += r1;
+			s0 += r0;
+			(*nread)++;
+		}
+	}
+	if (2 * *nread >= nph * nph && s0 > 0)
+		*ratio = s1 / s0;
+	return 0;
+}
+
+int fs_level_calib_set_lit_shadow(int mode)
+{
+	return __atomic_exchange_n(&lit_shadow_mode, mode, __ATOMIC_RELAXED);
+}
+
+int fs_level_calib_lit_shadow_on(void)
+{
+	return __atomic_load_n(&lit_shadow_mode, __ATOMIC_RELAXED);
+}
+
+/* the median of the finite fr[k] (with mrs[k] > 0) and of their mrs: the
+ * fill the templates sized the domes at and the reach most were read with
+ * (centre_axis_calib's); 0, or -1 on out of memory */
+static int sized_medians(const double *fr, const double *mrs, size_t n, double *fr_med, double *mr_med)
+{
 	double *v = malloc(2 * (n ? n : 1) * sizeof *v), *w = v + (n ? n : 1);
 	if (!v)
 		return -1;
@@ -95,11 +225,56 @@ int fs_level_calib_apply(const fs_dome_tpl *t, const fs_dome_fit *f, const doubl
 			v[nv] = fr[k];
 			w[nv++] = mrs[k];
 		}
+	*fr_med = nv ? fs_median_upper(v, nv) : NAN;
+	*mr_med = nv ? fs_median_upper(w, nv) : NAN;
+	free(v);
+	return 0;
+}
+
+int fs_level_calib_lit_shadow_apply(const fs_dome_tpl *t, const fs_dome_fit *f, const double *fr, const double *mrs,
+				    size_t n, double cap, double *lr, double *ratio)
+{
+	*ratio = NAN;
+	int mode = fs_level_calib_lit_shadow_on();
+	if (!mode || !t || !(f->pitch > 0))
+		return 0;
+	/* mode 3: only where the image's lit readings are the free circle's
+	 * (the gate freed them, fs_det_base_set_lit_gate) */
+	if (mode == 3 && isfinite(cap))
+		return 0;
+	double frm, mr;
+	if (sized_medians(fr, mrs, n, &frm, &mr))
+		return -1;
+	double fill = 2 * frm / f->pitch;
+	if (!(fill > 0) || !(mr > 0))
+		return 0;
+	int nr;
+	int rc = fs_level_calib_lit_shadow(t, f, fill, mr, cap, ratio, &nr);
+	if (rc < 0)
+		return -1;
+	int applied = !rc && *ratio > 0 && mode >= 2;
+	for (size_t k = 0; applied && k < n; k++)
+		if (isfinite(lr[k]))
+			lr[k] /= *ratio;
+	if (lit_trace_fn) {
+		fs_lit_shadow_info in = {fill, mr, cap, t->shadowed, *ratio, nr, applied, *f};
+		lit_trace_fn(lit_trace_ctx, &in);
+	}
+	return 0;
+}
+
+int fs_level_calib_apply(const fs_dome_tpl *t, const fs_dome_fit *f, const double *fr, const double *mrs, size_t n,
+			 double vblur, double *lr)
+{
+	int mode = fs_level_calib_on();
+	if (!mode || !t || !(f->pitch > 0))
+		return 0;
 	/* the domes' fill as the templates sized them (centre_axis_calib's),
 	 * the reach the level read most of them with */
-	double fill = nv ? 2 * fs_median_upper(v, nv) / f->pitch : NAN;
-	double mr = nv ? fs_median_upper(w, nv) : NAN;
-	free(v);
+	double frm, mr;
+	if (sized_medians(fr, mrs, n, &frm, &mr))
+		return -1;
+	double fill = 2 * frm / f->pitch;
 	if (!(fill > 0) || !(mr > 0))
 		return 0;
 	fs_level_calib_info in = {fill, f->blur_px, f->blur_px, vblur, mr, NAN, NAN, NAN, *f, 0, 0};

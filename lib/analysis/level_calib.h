@@ -34,8 +34,15 @@
  * 1 read and traced only (no bit of the rule moves), 2 read and divided
  * out of the level's readings.
  *
- * The caller owns every argument; nothing is kept, except the trace's
- * function and context, which stay the caller's until it sets NULL.
+ * The same render read by the walked domes' lit reader, with and without
+ * the formation's shadow, is the cast shadow's share of the tall printed
+ * domes' reading (fs_level_calib_lit_shadow, below; h53e): it did not
+ * work either - the formation's shadow changes the reading by 0.97-1.04
+ * where the simulator's adds +3..+6 % of D - and stays off, an
+ * instrument.
+ *
+ * The caller owns every argument; nothing is kept, except the traces'
+ * functions and contexts, which stay the caller's until it sets NULL.
  */
 #ifndef FS_LEVEL_CALIB_H
 #define FS_LEVEL_CALIB_H
@@ -104,5 +111,65 @@ int fs_level_calib_read(const fs_dome_tpl *t, const fs_dome_fit *f, double fill,
  */
 int fs_level_calib_apply(const fs_dome_tpl *t, const fs_dome_fit *f, const double *fr, const double *mrs, size_t n,
 			 double vblur, double *lr);
+
+/*
+ * The walked domes' cast-shadow excess (h53e): on tall printed domes the
+ * lit reader (fs_det_base_level_lowpassed_lit, far rays out) reads the
+ * base +3..+7 % long, from the neighbours' cast shadow darkening the
+ * ground at this dome's lit and side feet (h49b: with the simulator's
+ * shadow off the same domes read -2..+2 %). The image's formation holds
+ * that shadow (its elevation, the dome's height and the shadow's depth,
+ * fs_se_shadow over the whole lattice, neighbours included), so its
+ * lattice is rendered twice, with and without the shadow's part, and read
+ * by the same lit reader from the known site under the same cap: the
+ * ratio of the two mean readings is the shadow's share of the reading,
+ * whatever the reader's other biases (they are in both).
+ *
+ * fs_level_calib_lit_shadow: formation f (t built from f) at fill, reach
+ * mr, cap (px; NAN free); the phases where both renders read, in *nread;
+ * *ratio 1 where t holds no shadow, NAN below half the phases. Returns 0,
+ * 1 when the lattice cannot be rendered, -1 on out of memory.
+ */
+int fs_level_calib_lit_shadow(const fs_dome_tpl *t, const fs_dome_fit *f, double fill, double mr, double cap,
+			      double *ratio, int *nread);
+/*
+ * The switch: 0 off (the default), 1 read only, 2 every walked image's
+ * lit readings divided by the ratio, 3 only the images whose lit
+ * readings the gate freed (cap NAN). FS_TEST_LIT_SHADOW=0..3
+ * (tests/unit/support/test_lit_shadow.c). Returns the previous mode.
+ */
+int fs_level_calib_set_lit_shadow(int mode);
+int fs_level_calib_lit_shadow_on(void);
+/*
+ * Where the switch is on: the ratio at the fill 2 median(fr) / pitch of
+ * the n sized domes and the median reach mrs, in *ratio (NAN: not read),
+ * and in modes 2 and 3 every finite lr[k] divided by it. Returns 0, -1
+ * on out of memory.
+ */
+int fs_level_calib_lit_shadow_apply(const fs_dome_tpl *t, const fs_dome_fit *f, const double *fr, const double *mrs,
+				    size_t n, double cap, double *lr, double *ratio);
+/* What one image's lit-shadow reading read, for a bench's trace. */
+typedef struct fs_lit_shadow_info {
+	double fill, mr, cap; /* rendered at, read with (cap NAN: free) */
+	int shadowed;         /* the templates hold a shadow */
+	double ratio;         /* with / without the shadow (NAN: not read) */
+	int nread;            /* phases read by both */
+	int applied;          /* the image's lit readings divided by it */
+	fs_dome_fit form;     /* the formation rendered */
+} fs_lit_shadow_info;
+typedef void (*fs_lit_shadow_trace_fn)(void *ctx, const fs_lit_shadow_info *info);
+/* A bench's trace, called once per image read (NULL: none); process-wide,
+ * set before any detection runs. */
+void fs_level_calib_set_lit_shadow_trace(fs_lit_shadow_trace_fn fn, void *ctx);
+/* A bench's oracle: the rendered geometry and the shadow's weight taken
+ * from here instead of the formation (each NAN: the formation's own):
+ * h/R, elevation (radians), profile (fs_se_geom's), a factor on the
+ * templates' shadow weight, and the shadowed render's reading started
+ * that far from the site along the detector's axis (px, + towards it).
+ * Process-wide, set before any detection. */
+typedef struct fs_lit_shadow_oracle {
+	double h_over_r, elevation, profile, depth_x, start;
+} fs_lit_shadow_oracle;
+void fs_level_calib_set_lit_shadow_oracle(const fs_lit_shadow_oracle *o);
 
 #endif

@@ -5,7 +5,11 @@
  * templates built at the true centres) the reading averages its nine
  * phases, is repeatable to the bit and reads the 4-px flat top long as
  * the image's domes read; in mode 2 every reading is divided by it, and
- * without the profile's blur nothing is read.
+ * without the profile's blur nothing is read. The walked domes' lit
+ * shadow (h53e): off by default and a no-op off; on corner scene 4's
+ * formation (tall spheres, the simulator's shadow) the ratio with / without
+ * the shadow is repeatable to the bit, exactly 1 for templates without a
+ * shadow, and divided out in mode 2 (mode 3 only where the cap is off).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -122,11 +126,101 @@ static void reads_the_formations_lattice(void **state)
 	fs_image_free(img);
 }
 
+static int lit_traced;
+
+static void count_lit_trace(void *ctx, const fs_lit_shadow_info *in)
+{
+	(void)ctx;
+	(void)in;
+	lit_traced++;
+}
+
+static void lit_shadow_off_by_default(void **state)
+{
+	(void)state;
+	/* (FS_TEST_LIT_SHADOW turns it on before main) */
+	const char *env = getenv("FS_TEST_LIT_SHADOW");
+	int was = env && *env ? env[0] - '0' : 0;
+	assert_int_equal(fs_level_calib_lit_shadow_on(), was);
+	assert_int_equal(fs_level_calib_set_lit_shadow(2), was);
+	assert_int_equal(fs_level_calib_set_lit_shadow(0), 2);
+	fs_dome_fit f;
+	memset(&f, 0, sizeof f);
+	f.pitch = 16;
+	f.blur_px = 1;
+	fs_dome_tpl t;
+	memset(&t, 0, sizeof t);
+	double fr[8], mrs[8], lr[8], ratio;
+	for (int k = 0; k < 8; k++) {
+		fr[k] = 2;
+		mrs[k] = 9.6;
+		lr[k] = 2.3;
+	}
+	lit_traced = 0;
+	fs_level_calib_set_lit_shadow_trace(count_lit_trace, NULL);
+	assert_int_equal(fs_level_calib_lit_shadow_apply(&t, &f, fr, mrs, 8, NAN, lr, &ratio), 0);
+	fs_level_calib_set_lit_shadow_trace(NULL, NULL);
+	assert_int_equal(lit_traced, 0);
+	assert_true(isnan(ratio));
+	for (int k = 0; k < 8; k++)
+		assert_true(lr[k] == 2.3);
+	fs_level_calib_set_lit_shadow(was);
+}
+
+static void lit_shadow_reads_the_formations_lattice(void **state)
+{
+	(void)state;
+	sem_opts o;
+	sem_corner_scene(4, &o);
+	sem_truth t;
+	fs_image *img = sem_make_shared(&o, &t);
+	assert_non_null(img);
+	fs_dome_fit f;
+	fs_dome_tpl u;
+	assert_int_equal(formation_sim_templates(&o, img, &t, &f, &u), 0);
+	double mr = 0.6 * t.pitch, a, b;
+	int na, nb;
+	assert_int_equal(fs_level_calib_lit_shadow(&u, &f, o.fill, mr, NAN, &a, &na), 0);
+	assert_int_equal(fs_level_calib_lit_shadow(&u, &f, o.fill, mr, NAN, &b, &nb), 0);
+	printf("scene 4, the simulator's formation: lit reading with / without its shadow %.4f (%d of %d phases, "
+	       "shadowed %d)\n",
+	       a, na, FS_LEVEL_CALIB_NPH * FS_LEVEL_CALIB_NPH, u.shadowed);
+	assert_true(a == b && na == nb);
+	assert_true(a > 0.8 && a < 1.2);
+	/* templates without a shadow: nothing cast */
+	fs_dome_tpl u0 = u;
+	u0.shadowed = 0;
+	assert_int_equal(fs_level_calib_lit_shadow(&u0, &f, o.fill, mr, NAN, &b, &nb), 0);
+	assert_true(b == 1);
+	/* mode 3 leaves a capped image alone; mode 2 divides */
+	double fr[8], mrs[8], lr[8], ratio;
+	for (int k = 0; k < 8; k++) {
+		fr[k] = 0.5 * o.fill * t.pitch;
+		mrs[k] = mr;
+		lr[k] = 2.3;
+	}
+	int was = fs_level_calib_set_lit_shadow(3);
+	assert_int_equal(fs_level_calib_lit_shadow_apply(&u, &f, fr, mrs, 8, 0.9, lr, &ratio), 0);
+	for (int k = 0; k < 8; k++)
+		assert_true(lr[k] == 2.3);
+	fs_level_calib_set_lit_shadow(2);
+	assert_int_equal(fs_level_calib_lit_shadow_apply(&u, &f, fr, mrs, 8, NAN, lr, &ratio), 0);
+	assert_true(ratio == a);
+	for (int k = 0; k < 8; k++)
+		assert_true(lr[k] == 2.3 / a);
+	fs_level_calib_set_lit_shadow(was);
+	fs_dome_tpl_free(&u);
+	sem_truth_free(&t);
+	fs_image_free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(off_by_default),
 		cmocka_unit_test(reads_the_formations_lattice),
+		cmocka_unit_test(lit_shadow_off_by_default),
+		cmocka_unit_test(lit_shadow_reads_the_formations_lattice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
