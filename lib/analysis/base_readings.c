@@ -137,8 +137,8 @@ const fs_base_fit_at *fs_base_readings_find_fit(const fs_base_readings *s, doubl
 /* The three sorts with their comparators inlined, in qsort's order (a
  * stable sort: keys read twice keep the order they were added in). The
  * readings are large (a whole reading each), so they are ordered through
- * pointers and moved once; qsort's three sorts were 3.1 M instructions of
- * the 2048 x 1536 lattice's dome rule (h53d). */
+ * pointers and copied once into a new array; qsort's three sorts were
+ * 3.1 M instructions of the 2048 x 1536 lattice's dome rule (h53d). */
 typedef const fs_base_reading_at *reading_ref;
 
 static int cmp_at_ref(const void *pa, const void *pb)
@@ -166,9 +166,12 @@ static void sort_items(fs_base_readings *s)
 	sort_refs(ref, n);
 	for (size_t i = 0; i < n; i++)
 		out[i] = *ref[i];
-	memcpy(s->items, out, n * sizeof *out);
+	/* the sorted copy becomes the set's array (room for n: grow() makes
+	 * more when the next is added) */
+	free(s->items);
+	s->items = out;
+	s->cap = n;
 	free(ref);
-	free(out);
 }
 
 void fs_base_readings_seal(fs_base_readings *s)
