@@ -13,6 +13,7 @@
 #include "analysis/dome_votes.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
+#include "base/stable_sort.h"
 
 static int clampi(long v, int lo, int hi)
 {
@@ -323,8 +324,11 @@ static int cmp_raster(const void *a, const void *b)
 	return x->x < y->x ? -1 : x->x > y->x;
 }
 
+/* qsort's stable order with cmp_raster inlined (h53d) */
+FS_STABLE_SORT_DEFINE(sort_raster, fs_cand, cmp_raster)
+
 void fs_dome_seeds_raster(fs_cand *items, size_t n)
 {
 	if (n > 1)
-		qsort(items, n, sizeof *items, cmp_raster);
+		sort_raster(items, n);
 }

@@ -156,7 +156,7 @@ static int run_pass_prep(const fs_meas *m, size_t n, const double *px, const dou
 		ty = ty < 0 ? 0 : ty >= nty ? nty - 1 : ty;
 		keys[nk++] = (fs_raster_key){(size_t)ty * P.ntx + tx, (long)floor(py[i] / 8), px[i], i};
 	}
-	qsort(keys, nk, sizeof *keys, fs_raster_key_cmp);
+	fs_raster_sort(keys, nk);
 	for (size_t q = 0; q < nk; q++) {
 		idx[q] = keys[q].i;
 		start[keys[q].tile + 1]++;

@@ -557,7 +557,7 @@ int fs_det_measure(const fs_meas *m, const fs_cand_list *c, double max_r, double
 		order[i].x = c->items[i].x;
 	}
 	if (m->img)
-		qsort(order, c->n, sizeof *order, fs_raster_key_cmp);
+		fs_raster_sort(order, c->n);
 	char terr[128];
 	if (!m->img && !m->dome && fs_det_measure_tiled(m, c, max_r, meas, terr, sizeof terr))
 		goto out;

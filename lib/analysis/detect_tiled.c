@@ -85,7 +85,7 @@ static int do_tile(size_t k, void *arg, char *err, size_t errlen)
 		const fs_cand *cd = &j->c->items[j->idx[q]];
 		keys[q - a] = (fs_raster_key){k, (long)floor(cd->y / 8), cd->x, j->idx[q]};
 	}
-	qsort(keys, b - a, sizeof *keys, fs_raster_key_cmp);
+	fs_raster_sort(keys, b - a);
 	for (size_t q = a; q < b; q++)
 		j->idx[q] = keys[q - a].i;
 	free(keys);

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "base/stable_sort.h"
+
 typedef struct fs_raster_key {
 	size_t tile;
 	long band; /* band of rows (8 px in every caller) */
@@ -31,5 +33,11 @@ static inline int fs_raster_key_cmp(const void *a, const void *b)
 		return p->x < q->x ? -1 : 1;
 	return (p->i > q->i) - (p->i < q->i);
 }
+
+/* fs_raster_sort(keys, n): qsort's order by fs_raster_key_cmp (a total
+ * order: the candidates' indices differ) with the comparison inlined
+ * (h53d: qsort was 2.2 M instructions of the 2048 x 1536 lattice's dome
+ * rule) */
+FS_STABLE_SORT_DEFINE(fs_raster_sort, fs_raster_key, fs_raster_key_cmp)
 
 #endif

@@ -1,4 +1,5 @@
-/* Unit tests for sorting.h: sorting in parts in threads gives the order of
+/* Unit tests for sorting.h and stable_sort.h: sorting in parts in threads,
+ * and the merge sort with its comparator inlined, give the order of
  * a stable sort (ties in their first order) for any count of threads and
  * any size, and selection gives the value sorting gives at every rank,
  * duplicates and the median of two middle values included; the shared
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "base/sorting.h"
+#include "base/stable_sort.h"
 
 #include "test_rng.h"
 
@@ -60,6 +62,41 @@ static void sorted_in_parts_is_the_stable_order(void **state)
 			assert_int_equal(fs_sort_threads(got, n, sizeof *got, cmp_key, t), 0);
 			assert_memory_equal(got, ref, n * sizeof *ref);
 		}
+		free(in);
+		free(ref);
+		free(got);
+	}
+}
+
+/* stable_sort.h's sort with cmp_key inlined: the stable order too, at
+ * sizes on both sides of its insertion runs (8) and of qsort's own paths,
+ * ties in their first order (pos), and qsort's order for the comparator
+ * alone (glibc's qsort is the stable merge sort sorting.h relies on) */
+FS_STABLE_SORT_DEFINE(sort_items_inline, struct item, cmp_key)
+
+static void inline_sort_is_the_stable_order(void **state)
+{
+	(void)state;
+	static const size_t sizes[] = {0, 1, 2, 7, 8, 9, 16, 17, 100, 1023, 4097};
+	unsigned seed = 3;
+	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+		size_t n = sizes[si];
+		struct item *in = malloc((n ? n : 1) * sizeof *in);
+		struct item *ref = malloc((n ? n : 1) * sizeof *ref);
+		struct item *got = malloc((n ? n : 1) * sizeof *got);
+		assert_non_null(in);
+		assert_non_null(ref);
+		assert_non_null(got);
+		for (size_t i = 0; i < n; i++)
+			in[i] = (struct item){(int)(test_lcg32(&seed) % 13) - 6, (unsigned)i};
+		memcpy(ref, in, n * sizeof *in);
+		qsort(ref, n, sizeof *ref, cmp_key_pos);
+		memcpy(got, in, n * sizeof *in);
+		sort_items_inline(got, n);
+		assert_memory_equal(got, ref, n * sizeof *ref);
+		memcpy(got, in, n * sizeof *in);
+		qsort(got, n, sizeof *got, cmp_key);
+		assert_memory_equal(got, ref, n * sizeof *ref);
 		free(in);
 		free(ref);
 		free(got);
@@ -196,6 +233,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sorted_in_parts_is_the_stable_order),
+		cmocka_unit_test(inline_sort_is_the_stable_order),
 		cmocka_unit_test(selection_gives_the_sorted_value_at_every_rank),
 		cmocka_unit_test(comparator_is_the_ascending_order),
 		cmocka_unit_test(medians_are_the_sorted_middle_values),
