@@ -275,7 +275,10 @@ size_t fs_det_drop_flat_ground(fs_measured *meas, size_t n, double *floor);
  * others' radii are multiplied by the median ratio of the sample's new
  * radii to their kept ones. Mode 5: each kept dome is fitted again
  * through the last step's templates at its centre without the centre
- * search (fs_dome_tpl_fit_still_crop). Returns the previous mode, -1
+ * search (fs_dome_tpl_fit_still_crop). Under any mode 1-5 a Re-measure
+ * of the detection's own centres (no first pass, nothing kept) does not
+ * give the detection's sizes (h53b: test_remeasure_fresh and
+ * test_remeasure_region fail under mode 5). Returns the previous mode, -1
  * (nothing set) for one other than 0-5; one setting a process, set
  * before any detection (FS_TEST_FIRST_FORMATION=0..5 in the tests and
  * benches).
