@@ -555,6 +555,32 @@ int fs_det_base_tpl_fit(const fs_dome_tpl *t, const fs_image *img, int ox, int o
 	return fs_dome_tpl_fit_crop(t, img, ox, oy, x, y, out);
 }
 
+const fs_base_fit_at *fs_det_base_kept_fit(const fs_base_readings *kept, double x, double y)
+{
+	const fs_base_fit_at *kf = kept ? fs_base_readings_find_fit(kept, x, y) : NULL;
+	return kf && kf->moved <= FS_DET_FIRST_FIT_MOVED ? kf : NULL;
+}
+
+int fs_det_base_tpl_fit_kept(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			     int given, const fs_base_readings *kept, fs_dome_tfit *out)
+{
+	if (given && fs_det_first_formation() == 5 && fs_det_base_kept_fit(kept, x + ox, y + oy))
+		return fs_dome_tpl_fit_still_crop(t, img, ox, oy, x, y, out);
+	return fs_det_base_tpl_fit(t, img, ox, oy, x, y, given, out);
+}
+
+void fs_det_base_keep_fits(fs_base_readings *r, const fs_det_base_plan *p, double f, const double *fr,
+			   const double *sig, const double *fx, const double *fy, const double *x0, const double *y0)
+{
+	for (size_t k = 0; r && k < p->n; k++) {
+		if (!isfinite(fr[k]))
+			continue;
+		fs_base_fit_at kf = {(fx[k] + 0.5) * f - 0.5, (fy[k] + 0.5) * f - 0.5, fr[k], sig[k],
+				     hypot(fx[k] - x0[k], fy[k] - y0[k]), p->at_end[k]};
+		(void)fs_base_readings_add_fit(r, &kf);
+	}
+}
+
 double fs_det_base_level_lowpassed_along(const fs_image *lp, double x, double y, double mr, double F, double azimuth,
 					 int far_out, int *edge, double *along)
 {
@@ -1449,42 +1475,100 @@ static int axis_whole(const fs_image *img, fs_det_base_plan *p, const fs_det_off
 	return rc;
 }
 
+/* The kept fit of plan entry k (fs_det_base_kept_fit) */
+static const fs_base_fit_at *kept_fit(const fs_base_readings *kept, const double *sx, const double *sy, size_t k)
+{
+	return fs_det_base_kept_fit(kept, sx[k], sy[k]);
+}
+
+/* One template fit of plan entry k from (sx[k], sy[k]) through t into fr,
+ * fx, fy, sig, p->at_end (fit_all's); kept as fs_det_base_tpl_fit_kept's.
+ * -1 on out of memory. */
+static int fit_one(const fs_dome_tpl *t, const fs_image *img, const fs_det_base_plan *p, const double *sx,
+		   const double *sy, int given, const fs_base_readings *kept, size_t k, double *fr, double *fx,
+		   double *fy, double *sig)
+{
+	fs_dome_tfit f;
+	fr[k] = NAN;
+	int q = fs_det_base_tpl_fit_kept(t, img, 0, 0, sx[k], sy[k], given, kept, &f);
+	if (q < 0)
+		return -1;
+	int sized = q == 0 && isfinite(f.radius);
+	p->at_end[k] = q == 0 && !sized;
+	sig[k] = q == 0 ? (sized ? f.signal_end : f.signal_start) : fs_dome_signal_at(t, img, sx[k], sy[k]).signal;
+	if (sized) {
+		fr[k] = f.radius;
+		fx[k] = f.x;
+		fy[k] = f.y;
+	}
+	return 0;
+}
+
 /* Every plan entry fitted through t on img from (sx[k], sy[k]): fr the
  * fitted radius (NAN: not sized), fx, fy its centre where sized, sig the
  * dome's signal where the fit leaves its centre (a patch the frame cuts:
  * at the start, the part inside), p->at_end whether its best fill was an
- * end of the range. -1 on out of memory. */
+ * end of the range. kept (the first pass's fits, fs_det_set_first_formation's
+ * modes 2-5) or NULL. -1 on out of memory. */
 static int fit_all(const fs_dome_tpl *t, const fs_image *img, const fs_det_base_plan *p, const double *sx,
 		   const double *sy, int given, const fs_base_readings *kept, double *fr, double *fx, double *fy,
 		   double *sig)
 {
-	for (size_t k = 0; k < p->n; k++) {
-		fs_dome_tfit f;
-		fr[k] = NAN;
-		/* the option's modes 2, 3 (fs_det_set_first_formation): a dome
-		 * the first pass fitted where it still lies keeps that fit */
-		const fs_base_fit_at *kf = kept ? fs_base_readings_find_fit(kept, sx[k], sy[k]) : NULL;
-		if (kf && kf->moved <= FS_DET_FIRST_FIT_MOVED) {
+	int mode = kept ? fs_det_first_formation() : 0;
+	/* mode 4: every stride-th kept fit is fitted again through t, and
+	 * the median ratio of the two puts the other kept fits on t's scale
+	 * (the level's scale is one sum over all sized domes, so a kept fit
+	 * and a new one must read the same scale; h53b) */
+	size_t nkept = 0, stride = 1, nrat = 0, q = 0;
+	for (size_t k = 0; mode == 4 && k < p->n; k++)
+		nkept += kept_fit(kept, sx, sy, k) != NULL;
+	if (nkept > FS_DET_FIRST_FIT_SAMPLE)
+		stride = (nkept + FS_DET_FIRST_FIT_SAMPLE - 1) / FS_DET_FIRST_FIT_SAMPLE;
+	double *rat = mode == 4 && nkept ? malloc(nkept * sizeof *rat) : NULL;
+	if (mode == 4 && nkept && !rat)
+		return -1;
+	unsigned char *scaled = rat ? calloc(p->n, 1) : NULL;
+	if (rat && !scaled) {
+		free(rat);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t k = 0; k < p->n && !rc; k++) {
+		const fs_base_fit_at *kf = kept_fit(kept, sx, sy, k);
+		/* a dome the first pass fitted where it still lies keeps that
+		 * fit; in mode 4 unless it is one of the sample; in mode 5 it
+		 * is read again through t at its centre, without the centre
+		 * search (fs_det_base_tpl_fit_kept) */
+		if (kf && mode != 5 && !(mode == 4 && q++ % stride == 0)) {
 			fr[k] = kf->radius;
 			fx[k] = sx[k];
 			fy[k] = sy[k];
 			sig[k] = kf->signal;
 			p->at_end[k] = kf->at_end;
+			if (scaled)
+				scaled[k] = 1;
 			continue;
 		}
-		int q = fs_det_base_tpl_fit(t, img, 0, 0, sx[k], sy[k], given, &f);
-		if (q < 0)
-			return -1;
-		int sized = q == 0 && isfinite(f.radius);
-		p->at_end[k] = q == 0 && !sized;
-		sig[k] = q == 0 ? (sized ? f.signal_end : f.signal_start) : fs_dome_signal_at(t, img, sx[k], sy[k]).signal;
-		if (sized) {
-			fr[k] = f.radius;
-			fx[k] = f.x;
-			fy[k] = f.y;
+		rc = fit_one(t, img, p, sx, sy, given, kept, k, fr, fx, fy, sig);
+		if (!rc && kf && rat && isfinite(fr[k]) && kf->radius > 0)
+			rat[nrat++] = fr[k] / kf->radius;
+	}
+	if (!rc && scaled) {
+		/* too few of the sample sized through t: the kept fits fitted
+		 * through t as the rule does */
+		double s = nrat >= MIN_SIZED ? fs_median_upper(rat, nrat) : NAN;
+		for (size_t k = 0; k < p->n && !rc; k++) {
+			if (!scaled[k])
+				continue;
+			if (isfinite(s))
+				fr[k] *= s;
+			else
+				rc = fit_one(t, img, p, sx, sy, given, NULL, k, fr, fx, fy, sig);
 		}
 	}
-	return 0;
+	free(rat);
+	free(scaled);
+	return rc;
 }
 
 int fs_det_base_refit_wanted(const fs_meas *m, const fs_det_base_plan *p, const fs_det_offset *off, const double *fr,
@@ -1849,13 +1933,8 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 			goto out;
 		}
 		/* (out of memory: the last step fits them itself) */
-		for (size_t k = 0; ax0 && k < p.n; k++) {
-			if (!isfinite(fr[k]))
-				continue;
-			fs_base_fit_at kf = {(fx[k] + 0.5) * m->f - 0.5, (fy[k] + 0.5) * m->f - 0.5, fr[k], sig[k],
-					     hypot(fx[k] - ax0[k], fy[k] - ax0[p.n + k]), p.at_end[k]};
-			(void)fs_base_readings_add_fit(m->readings, &kf);
-		}
+		if (ax0)
+			fs_det_base_keep_fits(m->readings, &p, m->f, fr, sig, fx, fy, ax0, ax0 + p.n);
 		free(ax0);
 	}
 	/* the level: without a screen on the measurement image; under one,

@@ -961,6 +961,26 @@ int fs_det_base_given_fit(void);
  * fs_dome_tpl_fit_crop's return. */
 int fs_det_base_tpl_fit(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y, int given,
 			fs_dome_tfit *out);
+/* The first pass's fit of the dome at (x, y) (the whole image's px)
+ * where the axis step moved it by at most FS_DET_FIRST_FIT_MOVED
+ * (fs_det_set_first_formation's modes 2-5, detect_measure.h), NULL where
+ * none is kept (kept NULL: none). The pointer is kept's. */
+const struct fs_base_fit_at *fs_det_base_kept_fit(const struct fs_base_readings *kept, double x, double y);
+/* fs_det_base_tpl_fit, but at given centres under
+ * fs_det_set_first_formation's mode 5 a dome with a kept fit (kept, as
+ * fs_det_base_kept_fit) is read without the centre search
+ * (fs_dome_tpl_fit_still_crop): its centre is where the first pass's
+ * search ended (h53b). Whole image and tiles alike. */
+int fs_det_base_tpl_fit_kept(const fs_dome_tpl *t, const fs_image *img, int ox, int oy, double x, double y,
+			     int given, const struct fs_base_readings *kept, fs_dome_tfit *out);
+/* Keeps in r, for the last step (modes 2-5; r NULL: nothing), the first
+ * pass's template fit of every sized plan entry (fr finite) by its final
+ * centre (fx, fy; the measurement's px, f its reduction: the key is in
+ * full-resolution px) with how far that lies from the fit's own centre
+ * (x0, y0): the fitted radius fr, the signal sig and p->at_end. Out of
+ * memory: the fits not kept are fitted by the last step itself. */
+void fs_det_base_keep_fits(struct fs_base_readings *r, const fs_det_base_plan *p, double f, const double *fr,
+			   const double *sig, const double *fx, const double *fy, const double *x0, const double *y0);
 /*
  * An instrument, the verdict on by default (h49h): whether the no-base
  * verdict above (fs_det_base_level_size's and the own readings') is

@@ -637,7 +637,9 @@ static void fit_point(const fs_image *meas, int ox, int oy, size_t k, void *ctx)
 	struct base_job *b = ctx;
 	fs_dome_tfit f;
 	/* (in the whole image's pixels: dome_base_fit.h) */
-	int q = fs_det_base_tpl_fit(b->t, meas, ox, oy, b->sx[k] - ox, b->sy[k] - oy, b->given, &f);
+	/* (the first pass's fits kept: fs_det_set_first_formation's mode 5) */
+	int q = fs_det_base_tpl_fit_kept(b->t, meas, ox, oy, b->sx[k] - ox, b->sy[k] - oy, b->given, b->j->m->readings,
+					 &f);
 	if (q < 0)
 		b->failed = 1;
 	b->fr[k] = q == 0 && isfinite(f.radius) ? f.radius : NAN;
@@ -1236,12 +1238,27 @@ static int fit_bases(struct job *j, char *err, size_t errlen)
 		struct tiled_some ts = {&b, &R, lp};
 		fs_det_offset aoff = j->off;
 		aoff.fit.azimuth = axis_az;
+		/* the fits' own centres, for the last step's option (modes 2-5;
+		 * as the whole image's, fs_det_base_fit_apply) */
+		int keep_fits = m->readings && !(b.lowpass > 0) && !refit && fs_det_first_formation() >= 2;
+		double *ax0 = keep_fits ? malloc(2 * p.n * sizeof *ax0) : NULL;
+		for (size_t k = 0; ax0 && k < p.n; k++) {
+			ax0[k] = b.fx[k];
+			ax0[p.n + k] = b.fy[k];
+		}
 		/* (the templates' own formation: a refit's t2 was built from another) */
 		if (axis_tiled(m, &p, &aoff, &j->off.fit, refit ? NULL : &t, &b, &ax, err, errlen) ||
 		    fs_det_base_ends_again(&p, &ax, b.fr, b.fx, b.fy, tiled_fit_some, &ts, err, errlen)) {
+			free(ax0);
 			rc = -1;
 			goto out;
 		}
+		/* (out of memory: the last step fits them itself) */
+		if (ax0) {
+			fs_det_base_keep_fits(m->readings, &p, 1, b.fr, b.sig, b.fx, b.fy, ax0, ax0 + p.n);
+			fs_base_readings_seal(m->readings);
+		}
+		free(ax0);
 	}
 	/* the level: each sized dome's base measured again from its fitted
 	 * centre on unsmoothed rays, where the image holds no halftone screen

@@ -295,7 +295,7 @@ static int first_formation;
 
 int fs_det_set_first_formation(int mode)
 {
-	if (mode < 0 || mode > 3)
+	if (mode < 0 || mode > 5)
 		return -1;
 	int was = first_formation;
 	first_formation = mode;

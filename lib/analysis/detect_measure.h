@@ -265,12 +265,26 @@ size_t fs_det_drop_flat_ground(fs_measured *meas, size_t n, double *floor);
  * centre by at most FS_DET_FIRST_FIT_MOVED px (fs_base_readings_add_fit),
  * and the last step fits only the others: the last step's template fits
  * are another 160 M. Mode 3 keeps those fits but fits the formation
- * again as the rule does (the level's steps read it). Returns the
- * previous mode, -1 (nothing set) for one other than 0-3; one setting a
- * process, set before any detection (FS_TEST_FIRST_FORMATION=0|1|2|3 in
- * the tests and benches).
+ * again as the rule does (the level's steps read it). Mode 3's kept fits
+ * were made through the first pass's templates and the others through
+ * the last step's, so where the two formations differ they read two
+ * scales (h52d: scene 0's per-dome D SD 3.9 -> 23.3 %); modes 4 and 5
+ * are mode 3 with the kept fits put on the last step's scale (h53b).
+ * Mode 4: every stride-th kept fit (at most FS_DET_FIRST_FIT_SAMPLE of
+ * them) is fitted again through the last step's templates, and the
+ * others' radii are multiplied by the median ratio of the sample's new
+ * radii to their kept ones. Mode 5: each kept dome is fitted again
+ * through the last step's templates at its centre without the centre
+ * search (fs_dome_tpl_fit_still_crop). Under any mode 1-5 a Re-measure
+ * of the detection's own centres (no first pass, nothing kept) does not
+ * give the detection's sizes (h53b: test_remeasure_fresh and
+ * test_remeasure_region fail under mode 5). Returns the previous mode, -1
+ * (nothing set) for one other than 0-5; one setting a process, set
+ * before any detection (FS_TEST_FIRST_FORMATION=0..5 in the tests and
+ * benches).
  */
 #define FS_DET_FIRST_FIT_MOVED 0.1
+#define FS_DET_FIRST_FIT_SAMPLE 64
 int fs_det_set_first_formation(int mode);
 int fs_det_first_formation(void);
 

@@ -240,7 +240,7 @@ static void fits_found_only_where_kept(void **state)
 	assert_int_equal(set.nfits, 0);
 	assert_null(set.fits);
 	int was = fs_det_first_formation();
-	assert_int_equal(fs_det_set_first_formation(4), -1);
+	assert_int_equal(fs_det_set_first_formation(6), -1);
 	assert_int_equal(fs_det_set_first_formation(-1), -1);
 	assert_int_equal(fs_det_first_formation(), was);
 	assert_int_equal(fs_det_set_first_formation(2), was);
