@@ -1845,6 +1845,40 @@ int fs_det_base_lit_shadow(const fs_det_base_plan *p, const fs_dome_fit *form, c
 	return rc;
 }
 
+/* The low-passed image's lit readings of a fit's domes
+ * (fs_det_base_level_lowpassed_lit at the level's centres lvx, lvy, the
+ * window max_r or 2 r over F): what the level's first reading, its
+ * reading under a screen and the lit gate's second, free reading share.
+ * Every pointer is fs_det_base_fit_apply's; lr, le, la and sh are
+ * written at k. */
+struct lit_read {
+	const fs_image *lp;
+	const fs_meas *m;
+	const fs_det_base_plan *p;
+	const fs_cand_list *c;
+	const fs_det_offset *off;
+	const double *fr, *lvx, *lvy;
+	double max_r;
+	double *lr, *la, *sh;
+	int *le;
+};
+
+/* dome k's reading under the cap (NAN: the free circle) */
+static void lit_read_one(const struct lit_read *s, size_t k, double cap)
+{
+	double mr = s->max_r > 0 ? s->max_r : 2 * s->c->items[s->p->idx[k]].r;
+	s->lr[k] = fs_det_base_level_lowpassed_lit(s->lp, s->lvx[k], s->lvy[k], mr, s->m->f, s->off->fit.azimuth,
+						   s->m->ridge_lit, cap, &s->le[k], &s->la[k], &s->sh[k]);
+}
+
+/* every dome the fit sized (fr finite) */
+static void lit_read_all(const struct lit_read *s, double cap)
+{
+	for (size_t k = 0; k < s->p->n; k++)
+		if (isfinite(s->fr[k]))
+			lit_read_one(s, k, cap);
+}
+
 int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_offset *off, double max_r,
 			  const double *level_at, const int *level_edge, const double *level_var, fs_measured *meas,
 			  fs_det_base_fit *info)
@@ -1947,19 +1981,14 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	int tight = lp && !screened && fs_det_base_level_tight_screen(&p, off, fr, scratch);
 	/* the walked domes' lit cap for this image's readings (NAN: free) */
 	double cap = fs_dome_lit_cap();
+	struct lit_read lit = {lp, m, &p, c, off, fr, lvx, lvy, max_r, lr, la, sh, le};
 	if (lp && !screened && !tight) {
 		/* the template fit's radii read short on low printed domes
 		 * (h43j: 40-55 % of the truth on the interior scenes at pitch
 		 * 28-32), so the gate above can call resolved bases merged;
 		 * the low-passed readings themselves are asked again */
 		for (int again = 0; again < 2; again++) {
-			for (size_t k = 0; k < p.n; k++) {
-				if (!isfinite(fr[k]))
-					continue;
-				double mr = max_r > 0 ? max_r : 2 * c->items[p.idx[k]].r;
-				lr[k] = fs_det_base_level_lowpassed_lit(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth,
-									m->ridge_lit, cap, &le[k], &la[k], &sh[k]);
-			}
+			lit_read_all(&lit, cap);
 			/* the image's walked domes moved far: read them again free
 			 * (fs_det_base_set_lit_gate) */
 			if (again || !isfinite(cap) || !fs_det_base_lit_gate_free(sh, p.n, scratch))
@@ -1984,8 +2013,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 		} else if (screened && isfinite(lr[k])) {
 			/* (read above, asked again) */
 		} else if (screened) {
-			lr[k] = fs_det_base_level_lowpassed_lit(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth,
-								m->ridge_lit, cap, &le[k], &la[k], &sh[k]);
+			lit_read_one(&lit, k, cap);
 		} else {
 			/* kept for the last step, which reads the base from
 			 * this very centre again (base_readings.h) */
@@ -2002,13 +2030,7 @@ int fs_det_base_fit_apply(const fs_meas *m, const fs_cand_list *c, const fs_det_
 	 * (fs_det_base_set_lit_gate) */
 	if (screened && isfinite(cap) && fs_det_base_lit_gate_free(sh, p.n, scratch)) {
 		cap = NAN;
-		for (size_t k = 0; k < p.n; k++) {
-			if (!isfinite(fr[k]))
-				continue;
-			double mr = max_r > 0 ? max_r : 2 * c->items[p.idx[k]].r;
-			lr[k] = fs_det_base_level_lowpassed_lit(lp, lvx[k], lvy[k], mr, m->f, off->fit.azimuth,
-								m->ridge_lit, cap, &le[k], &la[k], &sh[k]);
-		}
+		lit_read_all(&lit, cap);
 	}
 	/* the walked domes' cast-shadow excess read on the formation's
 	 * lattice (level_calib.h, h53e; off by default) */

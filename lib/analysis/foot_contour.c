@@ -130,17 +130,22 @@ static double patch_at(const double *mean, int nb, int wpx, double x, double y)
 	return sw > 0.5 ? s / sw : NAN;
 }
 
-/* The circle through the points (ex, ey; ne of them) by linear least
- * squares of x^2 + y^2 = 2 a x + 2 b y + c; -1 when degenerate. */
-static int fit_circle(const double *ex, const double *ey, int ne, double *a, double *b, double *r)
+/* One sample's row (three basis values, then the value) added to the
+ * normal equations S = [X^T X | X^T y]. */
+static void normal3_add(double S[3][4], const double row[4])
 {
-	double S[3][4] = {{0}};
-	for (int i = 0; i < ne; i++) {
-		double row[4] = {2 * ex[i], 2 * ey[i], 1, ex[i] * ex[i] + ey[i] * ey[i]};
-		for (int p = 0; p < 3; p++)
-			for (int q = 0; q < 4; q++)
-				S[p][q] += row[p] * row[q];
-	}
+	for (int p = 0; p < 3; p++)
+		for (int q = 0; q < 4; q++)
+			S[p][q] += row[p] * row[q];
+}
+
+/* The three coefficients of S's least squares into x by Gauss-Jordan
+ * without pivoting (a Gram matrix is positive definite unless its
+ * columns are dependent); -1 when a pivot is below 1e-12. Not lsq6.h's
+ * solve: that one pivots, and the circle and the semi-axis keep their
+ * bits. */
+static int normal3_solve(double S[3][4], double x[3])
+{
 	for (int c0 = 0; c0 < 3; c0++) {
 		double pv = S[c0][c0];
 		if (!(fabs(pv) > 1e-12))
@@ -153,10 +158,23 @@ static int fit_circle(const double *ex, const double *ey, int ne, double *a, dou
 				S[p][q] -= f * S[c0][q];
 		}
 	}
-	*a = S[0][3] / S[0][0];
-	*b = S[1][3] / S[1][1];
-	double c = S[2][3] / S[2][2];
-	*r = sqrt(fmax(0, c + *a * *a + *b * *b));
+	for (int p = 0; p < 3; p++)
+		x[p] = S[p][3] / S[p][p];
+	return 0;
+}
+
+/* The circle through the points (ex, ey; ne of them) by linear least
+ * squares of x^2 + y^2 = 2 a x + 2 b y + c; -1 when degenerate. */
+static int fit_circle(const double *ex, const double *ey, int ne, double *a, double *b, double *r)
+{
+	double S[3][4] = {{0}}, x[3];
+	for (int i = 0; i < ne; i++)
+		normal3_add(S, (double[4]){2 * ex[i], 2 * ey[i], 1, ex[i] * ex[i] + ey[i] * ey[i]});
+	if (normal3_solve(S, x))
+		return -1;
+	*a = x[0];
+	*b = x[1];
+	*r = sqrt(fmax(0, x[2] + *a * *a + *b * *b));
 	return 0;
 }
 
@@ -191,27 +209,14 @@ static int cast_rays(const double *mean, int nb, int wpx, double pitch, double g
  * r0 + hypot(a, b); NAN when singular. */
 static double long_semi_axis(const double *ex, const double *ey, int ne, double cx, double cy)
 {
-	double S[3][4] = {{0}};
+	double S[3][4] = {{0}}, x[3];
 	for (int i = 0; i < ne; i++) {
 		double dx = ex[i] - cx, dy = ey[i] - cy, ph = 2 * atan2(dy, dx);
-		double row[4] = {1, cos(ph), sin(ph), hypot(dx, dy)};
-		for (int p = 0; p < 3; p++)
-			for (int q = 0; q < 4; q++)
-				S[p][q] += row[p] * row[q];
+		normal3_add(S, (double[4]){1, cos(ph), sin(ph), hypot(dx, dy)});
 	}
-	for (int c0 = 0; c0 < 3; c0++) {
-		double pv = S[c0][c0];
-		if (!(fabs(pv) > 1e-12))
-			return NAN;
-		for (int p = 0; p < 3; p++) {
-			if (p == c0)
-				continue;
-			double f = S[p][c0] / pv;
-			for (int q = 0; q < 4; q++)
-				S[p][q] -= f * S[c0][q];
-		}
-	}
-	return S[0][3] / S[0][0] + hypot(S[1][3] / S[1][1], S[2][3] / S[2][2]);
+	if (normal3_solve(S, x))
+		return NAN;
+	return x[0] + hypot(x[1], x[2]);
 }
 
 int fs_foot_contour_read(const fs_image *img, const double *xs, const double *ys, size_t n, double pitch,

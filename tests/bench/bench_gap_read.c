@@ -178,29 +178,6 @@ static void gap_variants(const fs_image *meas, const double *x, const double *y,
 	free(acc);
 }
 
-/* radii r at the given centres scored against tr; d, s the errors % */
-static int score_radii(const sem_truth *tr, const double *x, const double *y, const double *r, size_t n,
-		       double halftone, double *d, double *s)
-{
-	fs_tubercle_list l = {0};
-	for (size_t i = 0; i < n; i++) {
-		fs_tubercle t;
-		fs_tubercle_init(&t);
-		t.id = (int)i + 1;
-		t.centroid_x = x[i];
-		t.centroid_y = y[i];
-		t.radius_px = r[i];
-		t.fit_quality = 1;
-		if (fs_tubercle_list_append(&l, &t)) {
-			fs_tubercle_list_free(&l);
-			return -1;
-		}
-	}
-	int rc = sem_score_scaled_ds(tr, &l, halftone, 1.0, d, s);
-	fs_tubercle_list_free(&l);
-	return rc;
-}
-
 enum { SV_RULE, SV_ALL, SV_AX, SV_NOFAR, SV_TAB, NSV };
 static const char *const SVNAME[NSV] = {"rule", "sAll", "sAx", "sNoFar", "sTab"};
 /* s_table holds either set of readings in arrays of NREAD */
@@ -322,7 +299,7 @@ static void sides_run(const fs_image *meas, const sem_truth *tr, const fs_detect
 		for (size_t k = 0; k < m; k++)
 			rv[k] = sum[2 * NSV * k + 2 * q + 1] > 0 ? sum[2 * NSV * k + 2 * q] / sum[2 * NSV * k + 2 * q + 1]
 								 : rw[k];
-		score_radii(tr, rx, ry, rv, m, halftone, &d[q], &s[q]);
+		sem_score_radii_ds(tr, rx, ry, rv, m, halftone, &d[q], &s[q]);
 	}
 	printf(" az %6.1f (sim %6.1f) side %+.3f |", az * 180 / M_PI, sim_az * 180 / M_PI, side);
 	for (int q = 0; q < NSV; q++) {
@@ -397,7 +374,7 @@ static int run_one(int k, unsigned seed_add, const sem_opts_args *set, int rule,
 		d[q] = s[q] = NAN;
 	const double *rr[6] = {r, g0, gv, gf, gl, glf};
 	for (int q = 0; q < 6; q++)
-		score_radii(tr, tr->x, tr->y, rr[q], n, o.halftone, &d[q], &s[q]);
+		sem_score_radii_ds(tr, tr->x, tr->y, rr[q], n, o.halftone, &d[q], &s[q]);
 	if (rule) {
 		size_t m = res.tubercles.n;
 		double *rx = malloc(5 * (m ? m : 1) * sizeof *rx), *ry = rx + m, *rg = rx + 2 * m, *rf = rx + 3 * m,

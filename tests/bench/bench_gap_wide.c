@@ -70,29 +70,6 @@ typedef struct acc {
 	int n, s_ok;
 } acc;
 
-/* radii r at the given centres scored against tr: d, s the errors % */
-static int score_radii(const sem_truth *tr, const double *x, const double *y, const double *r, size_t n,
-		       double halftone, double *d, double *s)
-{
-	fs_tubercle_list l = {0};
-	for (size_t i = 0; i < n; i++) {
-		fs_tubercle t;
-		fs_tubercle_init(&t);
-		t.id = (int)i + 1;
-		t.centroid_x = x[i];
-		t.centroid_y = y[i];
-		t.radius_px = r[i];
-		t.fit_quality = 1;
-		if (fs_tubercle_list_append(&l, &t)) {
-			fs_tubercle_list_free(&l);
-			return -1;
-		}
-	}
-	int rc = sem_score_scaled_ds(tr, &l, halftone, 1.0, d, s);
-	fs_tubercle_list_free(&l);
-	return rc;
-}
-
 /* The image the rule reads the level on: *meas (the caller frees it) and
  * the returned image (meas itself, or its low-pass, also the caller's). */
 static int raw_image;
@@ -240,9 +217,9 @@ static int run_one(int k, unsigned seed, const sem_opts_args *set, int rule, int
 			*sw += sg;
 			(*nsw)++;
 		}
-		score_radii(tr, tr->x, tr->y, L, n, o.halftone, &d[Q_L], &s[Q_L]);
-		score_radii(tr, tr->x, tr->y, W, n, o.halftone, &d[Q_W], &s[Q_W]);
-		score_radii(tr, tr->x, tr->y, Wt, n, o.halftone, &d[Q_WT], &s[Q_WT]);
+		sem_score_radii_ds(tr, tr->x, tr->y, L, n, o.halftone, &d[Q_L], &s[Q_L]);
+		sem_score_radii_ds(tr, tr->x, tr->y, W, n, o.halftone, &d[Q_W], &s[Q_W]);
+		sem_score_radii_ds(tr, tr->x, tr->y, Wt, n, o.halftone, &d[Q_WT], &s[Q_WT]);
 		/* the reading's fixed point: each round started from the last
 		 * (a dome none of whose valleys read keeps its start) */
 		memcpy(Wp, W, n * sizeof *Wp);
@@ -251,7 +228,7 @@ static int run_one(int k, unsigned seed, const sem_opts_args *set, int rule, int
 			for (size_t i = 0; i < n; i++)
 				Wp[i] = isfinite(Wf[i]) ? Wf[i] : Wp[i];
 		}
-		score_radii(tr, tr->x, tr->y, Wp, n, o.halftone, &d[Q_WF], &s[Q_WF]);
+		sem_score_radii_ds(tr, tr->x, tr->y, Wp, n, o.halftone, &d[Q_WF], &s[Q_WF]);
 		/* the walls' shape on the true centres' valleys: the step's
 		 * contrast over the floor and the wall's rise across its window
 		 * towards the foot, relative to that contrast */

@@ -48,14 +48,11 @@ static void calibrated_on_interior_3(void **state)
 	sem_truth t;
 	fs_image *img = sem_make_shared(&o, &t);
 	assert_non_null(img);
-	double *xs = malloc(t.n * sizeof *xs), *ys = malloc(t.n * sizeof *ys);
-	assert_true(xs && ys);
-	size_t n = sem_counted_centres(&t, xs, ys);
+	double *xs, *ys;
+	size_t n;
 	fs_dome_fit f;
-	formation_sim(&o, t.pitch, o.fill, o.beam_blur, &f);
 	fs_dome_tpl u;
-	char err[128];
-	assert_int_equal(fs_dome_tpl_build(img, &f, o.fill, xs, ys, n, &u, err, sizeof err), 0);
+	assert_int_equal(formation_sim_templates_at(&o, img, &t, o.beam_blur, &f, &u, &xs, &ys, &n), 0);
 	double r0 = 0.5 * o.fill * t.pitch;
 	fs_centre_axis_geom g;
 	fs_centre_perdome_geom(f.azimuth, r0, 1.2, t.pitch, &g);

@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +25,6 @@
 #include "fixture_image.h"
 
 #define SEM "tests/fixtures/sem/M_kelleri_HLMD-Me_15576_ventral_detail.tif"
-#define PAPER "tests/fixtures/paper/"
 
 static int contains(fs_rect outer, int x0, int y0, int x1, int y1)
 {
@@ -78,32 +76,22 @@ static void real_image_cropped_above_the_bar_has_none(void **state)
 	fs_image_free(img);
 }
 
+static void no_bar_found(const char *name, const fs_image *img, void *ctx)
+{
+	(void)ctx;
+	fs_databar b;
+	char err[256];
+	assert_int_equal(fs_databar_find(img, &b, err, sizeof err), 0);
+	if (b.found)
+		print_error("%s: data bar found at %d,%d %dx%d\n", name, b.rect.x, b.rect.y, b.rect.width,
+			    b.rect.height);
+	assert_false(b.found);
+}
+
 static void paper_figures_have_none(void **state)
 {
 	(void)state;
-	DIR *d = opendir(PAPER);
-	assert_non_null(d);
-	int n = 0;
-	for (struct dirent *e; (e = readdir(d));) {
-		size_t len = strlen(e->d_name);
-		if (len < 5 || strcmp(e->d_name + len - 4, ".tif"))
-			continue;
-		char path[512];
-		snprintf(path, sizeof path, PAPER "%s", e->d_name);
-		fs_image *img = fixture_image(path);
-		assert_non_null(img);
-		fs_databar b;
-		char err[256];
-		assert_int_equal(fs_databar_find(img, &b, err, sizeof err), 0);
-		if (b.found)
-			print_error("%s: data bar found at %d,%d %dx%d\n", e->d_name, b.rect.x, b.rect.y,
-				    b.rect.width, b.rect.height);
-		assert_false(b.found);
-		fs_image_free(img);
-		n++;
-	}
-	closedir(d);
-	assert_int_equal(n, 9);
+	assert_int_equal(fixture_paper_each(no_bar_found, NULL), 9);
 }
 
 /* Synthetic lattices without a data bar, some with uniform margins. */

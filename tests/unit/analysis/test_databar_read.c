@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +25,6 @@
 #include "sanitized.h"
 
 #define SEM "tests/fixtures/sem/M_kelleri_HLMD-Me_15576_ventral_detail.tif"
-#define PAPER "tests/fixtures/paper/"
 
 static void parse_lengths(void **state)
 {
@@ -171,31 +169,22 @@ static void real_image(void **state)
 	fs_image_free(img);
 }
 
+static void no_reading(const char *name, const fs_image *img, void *ctx)
+{
+	(void)name;
+	(void)ctx;
+	fs_databar b;
+	fs_databar_reading r;
+	char err[256];
+	assert_int_equal(fs_databar_read_image(img, &b, &r, err, sizeof err), 0);
+	assert_false(r.found);
+	assert_false(r.has_scale);
+}
+
 static void paper_figures_report_none(void **state)
 {
 	(void)state;
-	DIR *d = opendir(PAPER);
-	assert_non_null(d);
-	int n = 0;
-	for (struct dirent *e; (e = readdir(d));) {
-		size_t len = strlen(e->d_name);
-		if (len < 5 || strcmp(e->d_name + len - 4, ".tif"))
-			continue;
-		char path[512];
-		snprintf(path, sizeof path, PAPER "%s", e->d_name);
-		fs_image *img = fixture_image(path);
-		assert_non_null(img);
-		fs_databar b;
-		fs_databar_reading r;
-		char err[256];
-		assert_int_equal(fs_databar_read_image(img, &b, &r, err, sizeof err), 0);
-		assert_false(r.found);
-		assert_false(r.has_scale);
-		fs_image_free(img);
-		n++;
-	}
-	closedir(d);
-	assert_int_equal(n, 9);
+	assert_int_equal(fixture_paper_each(no_reading, NULL), 9);
 }
 
 /*

@@ -75,16 +75,12 @@ static void reads_the_formations_lattice(void **state)
 	sem_truth t;
 	fs_image *img = sem_make_shared(&o, &t);
 	assert_non_null(img);
-	double *xs = malloc(t.n * sizeof *xs), *ys = malloc(t.n * sizeof *ys);
-	assert_true(xs && ys);
-	size_t n = sem_counted_centres(&t, xs, ys);
 	/* the scene's beam and the measurement image's 0.5 px together */
-	double blur = hypot(o.beam_blur, 0.5);
+	double blur = hypot(o.beam_blur, 0.5), *xs, *ys;
+	size_t n;
 	fs_dome_fit f;
-	formation_sim(&o, t.pitch, o.fill, blur, &f);
 	fs_dome_tpl u;
-	char err[128];
-	assert_int_equal(fs_dome_tpl_build(img, &f, o.fill, xs, ys, n, &u, err, sizeof err), 0);
+	assert_int_equal(formation_sim_templates_at(&o, img, &t, blur, &f, &u, &xs, &ys, &n), 0);
 	double mr = 0.6 * t.pitch, a, b;
 	int na, nb;
 	assert_int_equal(fs_level_calib_read(&u, &f, o.fill, 0, mr, &a, &na), 0);

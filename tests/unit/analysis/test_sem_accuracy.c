@@ -35,6 +35,7 @@
 #include "analysis/detect_methods.h"
 #include "sem_cache.h"
 #include "sem_opts_keys.h"
+#include "sem_scene.h"
 #include "sem_score.h"
 
 /* Measured on the simulator that integrates the yield of the analytic
@@ -154,10 +155,7 @@ static double cand_nudge(void)
 	return v && *v ? strtod(v, NULL) : 0;
 }
 
-typedef int (*detect_fn)(const fs_image *, const fs_params *, double, fs_detect_result *, char *,
-			 size_t);
-
-static void run_scene(int k, const sem_opts *given, detect_fn fn, scene_result *r)
+static void run_scene(int k, const sem_opts *given, sem_detect_fn fn, scene_result *r)
 {
 	sem_opts o;
 	sem_truth t;
@@ -181,13 +179,8 @@ static void run_scene(int k, const sem_opts *given, detect_fn fn, scene_result *
 			fclose(f);
 		}
 	}
-	fs_params p;
-	fs_params_default(&p);
-	fs_detect_result res;
 	char err[256];
-	assert_int_equal(fn(img, &p, 0, &res, err, sizeof err), 0);
-	assert_int_equal(sem_score_detection(&t, &res.tubercles, o.halftone, r), 0);
-	fs_detect_result_free(&res);
+	assert_int_equal(sem_detect_score(img, &t, o.halftone, fn, r, err, sizeof err), 0);
 	sem_truth_free(&t);
 	fs_image_free(img);
 }
@@ -201,7 +194,7 @@ typedef struct summary {
 
 static summary sum_old, sum_new;
 
-static void run_table(const char *title, detect_fn fn, summary *S)
+static void run_table(const char *title, sem_detect_fn fn, summary *S)
 {
 	scene_result R;
 	memset(S, 0, sizeof *S);
@@ -303,7 +296,7 @@ static void run_table(const char *title, detect_fn fn, summary *S)
 static summary sum_interior, sum_printed;
 
 /* halftone: the screen's period in px, 0 for none (the scenes' own). */
-static void run_interior(const char *title, int halftone, detect_fn fn, summary *S)
+static void run_interior(const char *title, int halftone, sem_detect_fn fn, summary *S)
 {
 	scene_result R;
 	memset(S, 0, sizeof *S);

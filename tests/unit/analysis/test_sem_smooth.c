@@ -36,6 +36,7 @@
 
 #include "analysis/detect.h"
 #include "sem_cache.h"
+#include "sem_scene.h"
 #include "sem_score.h"
 
 /* Levels reached at h34h (main 1259b2f's rules; docs/paper-figures.md,
@@ -53,9 +54,6 @@
 #define CEIL_DOME_ABS_D 39.3
 #define CEIL_DOME_ABS_S 58.0
 
-typedef int (*detect_fn)(const fs_image *, const fs_params *, double, fs_detect_result *, char *,
-			 size_t);
-
 typedef struct summary {
 	int d, s, sd, sd_applies, rp, all, run;
 	double abs_d, abs_s; /* mean |D error| and |S error| over the scenes, % */
@@ -63,25 +61,20 @@ typedef struct summary {
 
 static summary sum_outline, sum_dome;
 
-static void run_scene(int k, detect_fn fn, sem_score *r)
+static void run_scene(int k, sem_detect_fn fn, sem_score *r)
 {
 	sem_opts o;
 	sem_truth t;
 	sem_smooth_scene(k, &o);
 	fs_image *img = sem_make_shared(&o, &t);
 	assert_non_null(img);
-	fs_params p;
-	fs_params_default(&p);
-	fs_detect_result res;
 	char err[256];
-	assert_int_equal(fn(img, &p, 0, &res, err, sizeof err), 0);
-	assert_int_equal(sem_score_detection(&t, &res.tubercles, o.halftone, r), 0);
-	fs_detect_result_free(&res);
+	assert_int_equal(sem_detect_score(img, &t, o.halftone, fn, r, err, sizeof err), 0);
 	sem_truth_free(&t);
 	fs_image_free(img);
 }
 
-static void run_table(const char *title, detect_fn fn, summary *S)
+static void run_table(const char *title, sem_detect_fn fn, summary *S)
 {
 	memset(S, 0, sizeof *S);
 	clock_t c0 = clock();

@@ -3,8 +3,10 @@
  */
 #include "fixture_image.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "image/image_io.h"
 
@@ -52,4 +54,30 @@ fs_image *fixture_image_8bit(const char *path)
 	free(buf);
 	fs_image_free(img);
 	return c;
+}
+
+int fixture_paper_each(void (*fn)(const char *name, const fs_image *img, void *ctx), void *ctx)
+{
+	static const char dir[] = "tests/fixtures/paper/";
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".tif"))
+			continue;
+		char path[512];
+		snprintf(path, sizeof path, "%s%s", dir, e->d_name);
+		fs_image *img = fixture_image(path);
+		if (!img) {
+			n = -1;
+			break;
+		}
+		fn(e->d_name, img, ctx);
+		fs_image_free(img);
+		n++;
+	}
+	closedir(d);
+	return n;
 }

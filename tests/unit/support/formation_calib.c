@@ -23,16 +23,26 @@ void formation_sim(const sem_opts *o, double pitch, double fill, double blur, fs
 	f->fill = fill;
 }
 
+int formation_sim_templates_at(const sem_opts *o, const fs_image *img, const sem_truth *t, double blur,
+			       fs_dome_fit *f, fs_dome_tpl *u, double **xs, double **ys, size_t *n)
+{
+	formation_sim(o, t->pitch, o->fill, blur, f);
+	*xs = malloc((t->n + 1) * sizeof **xs);
+	*ys = malloc((t->n + 1) * sizeof **ys);
+	*n = 0;
+	if (!*xs || !*ys)
+		return -1;
+	*n = sem_counted_centres(t, *xs, *ys);
+	char err[128];
+	return fs_dome_tpl_build(img, f, o->fill, *xs, *ys, *n, u, err, sizeof err);
+}
+
 int formation_sim_templates(const sem_opts *o, const fs_image *img, const sem_truth *t, fs_dome_fit *f,
 			    fs_dome_tpl *u)
 {
-	formation_sim(o, t->pitch, o->fill, o->beam_blur, f);
-	double *xs = malloc((t->n + 1) * sizeof *xs), *ys = malloc((t->n + 1) * sizeof *ys);
-	int rc = -1;
-	if (xs && ys) {
-		char err[128];
-		rc = fs_dome_tpl_build(img, f, o->fill, xs, ys, sem_counted_centres(t, xs, ys), u, err, sizeof err);
-	}
+	double *xs, *ys;
+	size_t n;
+	int rc = formation_sim_templates_at(o, img, t, o->beam_blur, f, u, &xs, &ys, &n);
 	free(xs);
 	free(ys);
 	return rc;

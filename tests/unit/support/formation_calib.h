@@ -33,6 +33,14 @@ void formation_sim(const sem_opts *o, double pitch, double fill, double blur, fs
 int formation_sim_templates(const sem_opts *o, const fs_image *img, const sem_truth *t, fs_dome_fit *f,
 			    fs_dome_tpl *u);
 
+/* formation_sim_templates at the formation's blur (the tests that read
+ * the formation's lattice at the measurement image's blur pass the beam
+ * and its 0.5 px in quadrature), the counted true centres it built them
+ * about kept in *xs, *ys (*n of them; the caller frees both, on failure
+ * too). */
+int formation_sim_templates_at(const sem_opts *o, const fs_image *img, const sem_truth *t, double blur,
+			       fs_dome_fit *f, fs_dome_tpl *u, double **xs, double **ys, size_t *n);
+
 /* The reader's bias on the formation's own dome: f's lattice at fill,
  * mixed with the weights the templates built on img about (xs, ys)
  * solved on its mean patch (fs_dome_tpl_render), read by the level's

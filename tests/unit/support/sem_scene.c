@@ -98,6 +98,19 @@ int sem_scene_detect(sem_scene *s, const sem_opts *o, sem_detect_fn fn, fs_detec
 	return 0;
 }
 
+int sem_detect_score(const fs_image *img, const sem_truth *t, double halftone, sem_detect_fn fn, sem_score *r,
+		     char *err, size_t errlen)
+{
+	fs_params p;
+	fs_params_default(&p);
+	fs_detect_result res;
+	if (fn(img, &p, 0, &res, err, errlen))
+		return -1;
+	int rc = sem_score_detection(t, &res.tubercles, halftone, r);
+	fs_detect_result_free(&res);
+	return rc;
+}
+
 int sem_match_tubercles(const sem_truth *tr, const fs_tubercle_list *t, int *match_of_det, int *match_of_truth)
 {
 	size_t m = t->n ? t->n : 1;

@@ -17,6 +17,7 @@
 #include "analysis/detect.h"
 #include "analysis/params.h"
 #include "image/tubercle.h"
+#include "sem_score.h"
 #include "sem_sim.h"
 
 typedef struct sem_scene {
@@ -76,6 +77,15 @@ int sem_scene_render(sem_scene *s, const sem_opts *o);
  * saying why, s then empty and res not filled.
  */
 int sem_scene_detect(sem_scene *s, const sem_opts *o, sem_detect_fn fn, fs_detect_result *res);
+
+/*
+ * img, the render of truth t at halftone period halftone, measured by fn
+ * with the default parameters (no calibration) and scored into *r
+ * (sem_score_detection): the SEM tables' one scene (test_sem_accuracy,
+ * test_sem_smooth). 0; -1 when fn fails (err says why) or out of memory.
+ */
+int sem_detect_score(const fs_image *img, const sem_truth *t, double halftone, sem_detect_fn fn, sem_score *r,
+		     char *err, size_t errlen);
 
 /*
  * sem_match (sem_sim.h) of the tubercles' centres to the truth within a

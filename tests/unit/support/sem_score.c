@@ -117,6 +117,28 @@ int sem_score_scaled_ds(const sem_truth *t, const fs_tubercle_list *res, double 
 	return 0;
 }
 
+int sem_score_radii_ds(const sem_truth *t, const double *x, const double *y, const double *r, size_t n,
+		       double halftone, double *d, double *s)
+{
+	fs_tubercle_list l = {0};
+	for (size_t i = 0; i < n; i++) {
+		fs_tubercle tb;
+		fs_tubercle_init(&tb);
+		tb.id = (int)i + 1;
+		tb.centroid_x = x[i];
+		tb.centroid_y = y[i];
+		tb.radius_px = r[i];
+		tb.fit_quality = 1;
+		if (fs_tubercle_list_append(&l, &tb)) {
+			fs_tubercle_list_free(&l);
+			return -1;
+		}
+	}
+	int rc = sem_score_scaled_ds(t, &l, halftone, 1.0, d, s);
+	fs_tubercle_list_free(&l);
+	return rc;
+}
+
 void sem_score_scaled_print(const sem_truth *t, const fs_tubercle_list *res, double halftone, double f)
 {
 	sem_score sc;

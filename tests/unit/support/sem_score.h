@@ -43,6 +43,12 @@ int sem_score_scaled(const sem_truth *t, const fs_tubercle_list *res, double hal
  * Returns 0, -1 on out of memory. */
 int sem_score_scaled_ds(const sem_truth *t, const fs_tubercle_list *res, double halftone, double f, double *d,
 			double *s);
+/* sem_score_scaled_ds at f 1 of the n radii r (px) at the centres (x,
+ * y), every one a tubercle of fit quality 1: a reader's radii at given
+ * centres scored as a detection (bench_gap_read, bench_gap_wide). Returns
+ * 0, -1 on out of memory. */
+int sem_score_radii_ds(const sem_truth *t, const double *x, const double *y, const double *r, size_t n,
+		       double halftone, double *d, double *s);
 /* The benches' columns " f D S" of it (f "%.4f", D and S "%+6.2f"), or
  * " f NAN NAN" where f is not finite or the score fails: the rule's
  * result under a calibration factor, as bench_blur_kernel --rule and
