@@ -162,7 +162,8 @@ static int profile_levels(const fs_image *b, const fs_tubercle_list *tl, double 
 					break;
 				}
 			}
-		int r0 = (int)mean_r;
+		/* (no mean diameter - every dome unmeasured - has no level) */
+		int r0 = isfinite(mean_r) && mean_r >= 0 ? (int)mean_r : nr;
 		if (c > 0 && r0 + 1 < nr)
 			*at = ((prof[r0] + (mean_r - r0) * (prof[r0 + 1] - prof[r0])) / used - g) / c;
 	}
@@ -314,8 +315,11 @@ static void print_abs(const char *title, int dome)
 		double d = dome ? r->dome_d : r->d, sp = dome ? r->dome_s : r->s;
 		int cons = dome ? r->dome_consistent : r->consistent;
 		printf("%-50s %7.2f %8.4f %-4s ", r->file, pitch, px, cons ? "yes" : "NO");
-		if (ppx > 0)
+		if (ppx > 0 && isfinite(d))
 			printf("%8.4f %7.2f %7.2f %-16s %s\n", ppx, d * ppx, sp * ppx,
+			       dome ? r->dome_abs_genus : r->abs_genus, r->genus);
+		else if (ppx > 0) /* no tubercle with a diameter: no D, no S */
+			printf("%8.4f %7s %7s %-16s %s\n", ppx, "none", "none",
 			       dome ? r->dome_abs_genus : r->abs_genus, r->genus);
 		else
 			printf("%8s %7s %7s %-16s %s\n", "-", "-", "-", "-", r->genus);
@@ -350,7 +354,10 @@ static void print_profiles(void)
 			printf("%-7s %4d", k ? "dome" : "outline", r->lev_used[k]);
 			for (int l = 0; l < NLEV; l++)
 				printf(" %6.1f", r->lev_d[k][l]);
-			printf(" %5.1f%%\n", 100 * r->lev_at[k]);
+			if (isfinite(r->lev_at[k]))
+				printf(" %5.1f%%\n", 100 * r->lev_at[k]);
+			else
+				printf(" %6s\n", "none");
 		}
 	}
 }
