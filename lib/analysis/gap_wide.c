@@ -353,7 +353,8 @@ int fs_gap_wide_scale_list(const fs_image *meas, double f, fs_tubercle_list *t, 
 	rc = 0;
 	/* the valleys must stay resolved under the low-pass: a gap wider
 	 * than the screen's period (the rule's own screened gate, h42d) */
-	if (nr < 8 || !(pitch - 2 * fs_median_double(tmp, nr) > period))
+	double rmed = nr >= 8 ? fs_median_double(tmp, nr) : NAN;
+	if (!(rmed >= FS_GAP_WIDE_MIN_R && pitch - 2 * rmed > period))
 		goto out;
 	char why[96];
 	if (!(lp = fs_gaussian_blurred(meas, FS_HALFTONE_LOWPASS * period, why, sizeof why)))

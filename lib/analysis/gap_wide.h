@@ -106,6 +106,13 @@ int fs_gap_wide_radii(const fs_image *img, const double *x, const double *y, con
  */
 #define FS_GAP_WIDE_FLAT 0.0145
 #define FS_GAP_WIDE_MIN_VALLEYS 16
+/* the median radius (px) below which the option does not read: the
+ * reader's wall window is FS_GAP_WIDE_WALL of the radius but at least
+ * 3 px (gap_wide.c), so under 3 / FS_GAP_WIDE_WALL = 12 px it is no longer
+ * the wall's last stretch but the whole dome, and the fit's residual no
+ * longer says what the wall is (h53c: the screened 4-px domes at pitch 16,
+ * corner scenes 8 and 10, read a witness of 0.010-0.014 and D +43..+55 %) */
+#define FS_GAP_WIDE_MIN_R 12.0
 typedef struct fs_gap_wide_level {
 	double witness;  /* the median rms/step (NAN: no valley read) */
 	size_t valleys;  /* the valleys it is the median of */
@@ -135,7 +142,7 @@ int fs_gap_wide_level_on(void);
  * The option's step: t's tubercles (full-resolution px) on meas, the
  * measurement image reduced f times: under a screen (fs_halftone_detect)
  * whose period the gap between the domes (their pitch less the median
- * diameter) exceeds, the wide valleys read on meas low-passed at
+ * diameter) exceeds, with a median radius of at least FS_GAP_WIDE_MIN_R, the wide valleys read on meas low-passed at
  * FS_HALFTONE_LOWPASS x the period (the image the screened level reads,
  * fs_det_base_lowpass) from t's own centres and radii; where at least
  * FS_GAP_WIDE_MIN_VALLEYS valleys give a witness under FS_GAP_WIDE_FLAT,
