@@ -329,9 +329,8 @@ int fs_gap_wide_scale_list(const fs_image *meas, double f, fs_tubercle_list *t, 
 	*scale = 1;
 	size_t n = t->n;
 	double period = 0;
-	/* (no measurement image - the tiled path - or no screen: the sizes
-	 * stand) */
-	if (!meas || n < 8 || fs_halftone_detect(meas, &period, NULL) || !(period > 0))
+	/* (no measurement image - the tiled path: the sizes stand) */
+	if (!meas || n < 8)
 		return 0;
 	double *xs = malloc(4 * n * sizeof *xs), *ys = xs + n, *rs = ys + n, *tmp = rs + n;
 	fs_image *lp = NULL;
@@ -351,10 +350,16 @@ int fs_gap_wide_scale_list(const fs_image *meas, double f, fs_tubercle_list *t, 
 	if (pitch < 0)
 		goto oom;
 	rc = 0;
-	/* the valleys must stay resolved under the low-pass: a gap wider
-	 * than the screen's period (the rule's own screened gate, h42d) */
+	/* the cheap gates before the screen's spectrum: domes large enough
+	 * and apart at all; then a screen, and the valleys resolved under
+	 * its low-pass: a gap wider than its period (the rule's own screened
+	 * gate, h42d) */
 	double rmed = nr >= 8 ? fs_median_double(tmp, nr) : NAN;
-	if (!(rmed >= FS_GAP_WIDE_MIN_R && pitch - 2 * rmed > period))
+	if (!(rmed >= FS_GAP_WIDE_MIN_R && pitch - 2 * rmed > 0))
+		goto out;
+	if (fs_halftone_detect(meas, &period, NULL))
+		goto oom;
+	if (!(period > 0 && pitch - 2 * rmed > period))
 		goto out;
 	char why[96];
 	if (!(lp = fs_gaussian_blurred(meas, FS_HALFTONE_LOWPASS * period, why, sizeof why)))
