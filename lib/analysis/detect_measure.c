@@ -476,7 +476,8 @@ out:
 	free(res);
 	if (!rc && fs_foot_pool_support_on())
 		rc = support_scale(m, t, err, errlen);
-	/* (h53c, off by default: gap_wide.h) */
+	/* the wide valleys where the flat tall top's witness holds (h53c, on by
+	 * default: gap_wide.h) */
 	double k;
 	if (!rc && fs_gap_wide_level_on())
 		rc = fs_gap_wide_scale_list(m->img, m->f, t, &k, err, errlen);

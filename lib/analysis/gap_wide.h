@@ -128,7 +128,8 @@ int fs_gap_wide_level_read(const fs_image *img, const double *x, const double *y
 			   double pitch, fs_gap_wide_level *out);
 
 /*
- * The option (off by default; FS_TEST_GAP_WIDE=1 in the tests and benches,
+ * The option (on by default since h53c, which met the acceptance rule with
+ * it; FS_TEST_GAP_WIDE=0 turns it off in the tests and benches,
  * tests/unit/support/test_gap_wide_option.c): where on, the dome rule's
  * final sizes (fs_det_size_domes_list: detection and Re-measure alike) on
  * an image with a halftone screen whose gaps stay wider than its period

@@ -1,8 +1,8 @@
 /*
  * test_gap_wide_option.c - FS_TEST_GAP_WIDE for every unit test binary and
- * bench: =1 turns on the wide valleys' level where the flat tall top's
- * witness holds (gap_wide.h, fs_gap_wide_set_level; h53c). Unset or 0:
- * the rule as shipped.
+ * bench: =0 turns off the wide valleys' level where the flat tall top's
+ * witness holds (gap_wide.h, fs_gap_wide_set_level; h53c; on by default),
+ * =1 leaves it on. Unset: the rule as shipped.
  *
  * Why a constructor (as test_foot_pool_option.c's): the guard tables are
  * then read under the option without editing each main().
