@@ -19,6 +19,7 @@
 #include "analysis/centre_refine.h"
 #include "analysis/dome_measure.h"
 #include "analysis/foot_pool.h"
+#include "analysis/gap_wide.h"
 #include "analysis/measurement.h"
 #include "analysis/raster_order.h"
 #include "base/sorting.h"
@@ -475,6 +476,11 @@ out:
 	free(res);
 	if (!rc && fs_foot_pool_support_on())
 		rc = support_scale(m, t, err, errlen);
+	/* the wide valleys where the flat tall top's witness holds (h53c, on by
+	 * default: gap_wide.h) */
+	double k;
+	if (!rc && fs_gap_wide_level_on())
+		rc = fs_gap_wide_scale_list(m->img, m->f, t, &k, err, errlen);
 	return rc;
 }
 

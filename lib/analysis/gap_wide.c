@@ -4,13 +4,18 @@
 #include "analysis/gap_wide.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/box_tent_kernel.h"
+#include "analysis/dome_fit.h"
+#include "analysis/halftone.h"
 #include "analysis/lsq6.h"
 #include "analysis/gap_read.h"
 #include "analysis/parabola_vertex.h"
+#include "analysis/preprocess.h"
+#include "base/sorting.h"
 
 /* the samples' step along a line (px) */
 #define GW_STEP 0.25
@@ -205,13 +210,22 @@ int fs_gap_wide_read(const fs_image *img, double ax, double ay, double bx, doubl
 	return 0;
 }
 
-int fs_gap_wide_radii(const fs_image *img, const double *x, const double *y, const double *r0, size_t n, double pitch,
-		      double *r, int *nr, double *sig)
+/* fs_gap_wide_radii's pass; q (may be NULL) gets every read valley's
+ * rms over its step contrast (the walls' mean step over the floor; a
+ * valley whose walls do not stand above the floor gives none), *nq how
+ * many; q holds one slot per neighbour pair (fs_gap_pairs' count is not
+ * known before, so it is allocated here: *q the caller's to free) */
+static int radii_pass(const fs_image *img, const double *x, const double *y, const double *r0, size_t n, double pitch,
+		      double *r, int *nr, double *sig, double **q, size_t *nq)
 {
 	double ss = 0;
 	size_t ns = 0;
 	if (sig)
 		*sig = NAN;
+	if (q) {
+		*q = NULL;
+		*nq = 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		r[i] = NAN;
 		if (nr)
@@ -221,23 +235,27 @@ int fs_gap_wide_radii(const fs_image *img, const double *x, const double *y, con
 	size_t np = 0;
 	double *sum = calloc(n ? n : 1, sizeof *sum);
 	int *cnt = calloc(n ? n : 1, sizeof *cnt);
-	if (!sum || !cnt || fs_gap_pairs(x, y, n, pitch, &pr, &np)) {
+	if (!sum || !cnt || fs_gap_pairs(x, y, n, pitch, &pr, &np) ||
+	    (q && !(*q = malloc((np ? np : 1) * sizeof **q)))) {
 		free(sum);
 		free(cnt);
+		free(pr);
 		return -1;
 	}
-	for (size_t q = 0; q < np; q++) {
-		size_t i = pr[q].i, j = pr[q].j;
-		double ra, rb, sg;
-		if (!isfinite(r0[i]) || !isfinite(r0[j]) ||
-		    fs_gap_wide_feet(img, x[i], y[i], x[j], y[j], r0[i], r0[j], &ra, &rb, &sg))
+	for (size_t k = 0; k < np; k++) {
+		size_t i = pr[k].i, j = pr[k].j;
+		fs_gap_wide_valley v;
+		if (!isfinite(r0[i]) || !isfinite(r0[j]) || fs_gap_wide_read(img, x[i], y[i], x[j], y[j], r0[i], r0[j], &v))
 			continue;
-		ss += sg;
+		ss += v.sig;
 		ns++;
-		sum[i] += ra;
+		sum[i] += v.ra;
 		cnt[i]++;
-		sum[j] += rb;
+		sum[j] += v.rb;
 		cnt[j]++;
+		double c = 0.5 * (v.coef[0] + v.coef[4]) - v.coef[2];
+		if (q && c > 0)
+			(*q)[(*nq)++] = v.rms / c;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (cnt[i])
@@ -251,4 +269,123 @@ int fs_gap_wide_radii(const fs_image *img, const double *x, const double *y, con
 	free(sum);
 	free(cnt);
 	return 0;
+}
+
+int fs_gap_wide_radii(const fs_image *img, const double *x, const double *y, const double *r0, size_t n, double pitch,
+		      double *r, int *nr, double *sig)
+{
+	return radii_pass(img, x, y, r0, n, pitch, r, nr, sig, NULL, NULL);
+}
+
+int fs_gap_wide_level_read(const fs_image *img, const double *x, const double *y, const double *r0, size_t n,
+			   double pitch, fs_gap_wide_level *out)
+{
+	out->witness = out->scale = out->scale_med = NAN;
+	out->valleys = 0;
+	double *r = malloc((n ? n : 1) * sizeof *r), *q = NULL;
+	size_t nq = 0;
+	if (!r || radii_pass(img, x, y, r0, n, pitch, r, NULL, NULL, &q, &nq)) {
+		free(r);
+		return -1;
+	}
+	double s0 = 0, s1 = 0;
+	size_t nk = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(r0[i]) && isfinite(r[i])) {
+			s0 += r0[i];
+			s1 += r[i];
+			/* (r's slot i read: it holds the ratio from here on) */
+			r[nk++] = r[i] / r0[i];
+		}
+	out->scale_med = nk ? fs_median_double(r, nk) : NAN;
+	out->valleys = nq;
+	if (nq)
+		out->witness = fs_median_double(q, nq);
+	if (s0 > 0)
+		out->scale = s1 / s0;
+	free(q);
+	free(r);
+	return 0;
+}
+
+/* the option (gap_wide.h): on by default (h53c, by the acceptance rule) */
+static int gw_level_on = 1;
+
+int fs_gap_wide_set_level(int on)
+{
+	int was = gw_level_on;
+	gw_level_on = on != 0;
+	return was;
+}
+
+int fs_gap_wide_level_on(void)
+{
+	return gw_level_on;
+}
+
+int fs_gap_wide_scale_list(const fs_image *meas, double f, fs_tubercle_list *t, double *scale, char *err,
+			   size_t errlen)
+{
+	*scale = 1;
+	size_t n = t->n;
+	double period = 0;
+	/* (no measurement image - the tiled path: the sizes stand) */
+	if (!meas || n < 8)
+		return 0;
+	double *xs = malloc(4 * n * sizeof *xs), *ys = xs + n, *rs = ys + n, *tmp = rs + n;
+	fs_image *lp = NULL;
+	int rc = -1;
+	if (!xs)
+		goto oom;
+	size_t nr = 0;
+	for (size_t i = 0; i < n; i++) {
+		const fs_tubercle *q = &t->items[i];
+		xs[i] = (q->centroid_x + 0.5) / f - 0.5;
+		ys[i] = (q->centroid_y + 0.5) / f - 0.5;
+		rs[i] = q->radius_px > 0 ? q->radius_px / f : NAN;
+		if (isfinite(rs[i]))
+			tmp[nr++] = rs[i];
+	}
+	double pitch = fs_dome_fit_pitch(xs, ys, n);
+	if (pitch < 0)
+		goto oom;
+	rc = 0;
+	/* the cheap gates before the screen's spectrum: domes large enough
+	 * and apart at all; then a screen, and the valleys resolved under
+	 * its low-pass: a gap wider than its period (the rule's own screened
+	 * gate, h42d) */
+	double rmed = nr >= 8 ? fs_median_double(tmp, nr) : NAN;
+	if (!(rmed >= FS_GAP_WIDE_MIN_R && pitch - 2 * rmed > 0))
+		goto out;
+	if (fs_halftone_detect(meas, &period, NULL))
+		goto oom;
+	if (!(period > 0 && pitch - 2 * rmed > period))
+		goto out;
+	char why[96];
+	if (!(lp = fs_gaussian_blurred(meas, FS_HALFTONE_LOWPASS * period, why, sizeof why)))
+		goto oom;
+	fs_gap_wide_level lv;
+	if (fs_gap_wide_level_read(lp, xs, ys, rs, n, pitch, &lv))
+		goto oom;
+	/* (the median of the domes' ratios: a few valleys the rule's centres
+	 * put off weigh in the sum's, h53c) */
+	if (!(lv.valleys >= FS_GAP_WIDE_MIN_VALLEYS && lv.witness < FS_GAP_WIDE_FLAT && lv.scale_med > 0))
+		goto out;
+	*scale = lv.scale_med;
+	for (size_t i = 0; i < n; i++) {
+		fs_tubercle *q = &t->items[i];
+		q->radius_px *= *scale;
+		if (q->has_ellipse) {
+			q->major_axis_px *= *scale;
+			q->minor_axis_px *= *scale;
+		}
+	}
+	goto out;
+oom:
+	rc = -1;
+	snprintf(err, errlen, "wide valleys: out of memory");
+out:
+	fs_image_free(lp);
+	free(xs);
+	return rc;
 }

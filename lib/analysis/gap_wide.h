@@ -36,6 +36,7 @@
 #include <stddef.h>
 
 #include "image/image.h"
+#include "image/tubercle.h"
 
 /* the window inside each foot, as a share of that dome's start radius:
  * at 0.25 (6.4 px at R 25.6) the reading no longer follows its start
@@ -87,5 +88,71 @@ double fs_gap_wide_set_wall(double share);
 
 int fs_gap_wide_radii(const fs_image *img, const double *x, const double *y, const double *r0, size_t n, double pitch,
 		      double *r, int *nr, double *sig);
+
+/*
+ * The flat tall top's witness (issue 13, group C; h53c): the median, over
+ * the wide valleys read between neighbours, of the fit's residual rms over
+ * its step contrast (the walls' mean level at their feet over the floor's).
+ * Why: the reader's model - a wall whose last stretch is a ramp ending in
+ * a step onto a flat floor - is the flat tall top's wall, where its feet
+ * are the base (h52g: +0.3..+0.7 % from the TRUE centres on 39, 47, 55,
+ * 63); a sphere's rim line or a low dome's last-px brightening fits it
+ * worse, and there the feet read 0.5-2.8 % wide. h52g's mean over the
+ * valleys did not separate from the rule's own centres (a few valleys the
+ * centres put off weigh in it); the median does (docs/paper-figures.md,
+ * h53c: the table of every fill-0.8 corner scene on 8 seed sets).
+ * FS_GAP_WIDE_FLAT: the bar under which the image is told flat-topped;
+ * FS_GAP_WIDE_MIN_VALLEYS: the valleys a median needs.
+ */
+#define FS_GAP_WIDE_FLAT 0.0145
+#define FS_GAP_WIDE_MIN_VALLEYS 16
+/* the median radius (px) below which the option does not read: the
+ * reader's wall window is FS_GAP_WIDE_WALL of the radius but at least
+ * 3 px (gap_wide.c), so under 3 / FS_GAP_WIDE_WALL = 12 px it is no longer
+ * the wall's last stretch but the whole dome, and the fit's residual no
+ * longer says what the wall is (h53c: the screened 4-px domes at pitch 16,
+ * corner scenes 8 and 10, read a witness of 0.010-0.014 and D +43..+55 %) */
+#define FS_GAP_WIDE_MIN_R 12.0
+typedef struct fs_gap_wide_level {
+	double witness;  /* the median rms/step (NAN: no valley read) */
+	size_t valleys;  /* the valleys it is the median of */
+	double scale;    /* the feet's radii summed over the start radii's,
+			  * over the domes with both (NAN: none) */
+	double scale_med; /* the median of the domes' own ratios (NAN: none) */
+} fs_gap_wide_level;
+
+/* The wide valleys between the domes at (x[i], y[i]) started from r0[i]
+ * (pitch as fs_gap_wide_radii): the witness, and the scale the feet give
+ * the start radii. Returns 0, -1 on out of memory. */
+int fs_gap_wide_level_read(const fs_image *img, const double *x, const double *y, const double *r0, size_t n,
+			   double pitch, fs_gap_wide_level *out);
+
+/*
+ * The option (on by default since h53c, which met the acceptance rule with
+ * it; FS_TEST_GAP_WIDE=0 turns it off in the tests and benches,
+ * tests/unit/support/test_gap_wide_option.c): where on, the dome rule's
+ * final sizes (fs_det_size_domes_list: detection and Re-measure alike) on
+ * an image with a halftone screen whose gaps stay wider than its period
+ * are scaled by the wide valleys' reading wherever the witness says flat
+ * tall tops (fs_gap_wide_scale_list). Process-wide; returns the previous.
+ */
+int fs_gap_wide_set_level(int on);
+int fs_gap_wide_level_on(void);
+
+/*
+ * The option's step: t's tubercles (full-resolution px) on meas, the
+ * measurement image reduced f times: under a screen (fs_halftone_detect)
+ * whose period the gap between the domes (their pitch less the median
+ * diameter) exceeds, with a median radius of at least FS_GAP_WIDE_MIN_R, the wide valleys read on meas low-passed at
+ * FS_HALFTONE_LOWPASS x the period (the image the screened level reads,
+ * fs_det_base_lowpass) from t's own centres and radii; where at least
+ * FS_GAP_WIDE_MIN_VALLEYS valleys give a witness under FS_GAP_WIDE_FLAT,
+ * every radius (and ellipse axis) of t multiplied by the median of the
+ * domes' feet over their radii (scale_med), *scale
+ * set to it (else 1, t unchanged). meas NULL (the tiled path): nothing.
+ * Returns 0, or -1 with a message when out of memory.
+ */
+int fs_gap_wide_scale_list(const fs_image *meas, double f, fs_tubercle_list *t, double *scale, char *err,
+			   size_t errlen);
 
 #endif

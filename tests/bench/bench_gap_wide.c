@@ -51,6 +51,7 @@
 #include "analysis/detect.h"
 #include "analysis/detect_base_fit.h"
 #include "analysis/detect_methods.h"
+#include "analysis/foot_pool.h"
 #include "analysis/gap_wide.h"
 #include "analysis/halftone.h"
 #include "analysis/preprocess.h"
@@ -75,6 +76,9 @@ typedef struct acc {
 static int raw_image;
 /* --fix N: the rounds of Wf */
 static int fix_rounds;
+/* --witness: only the rule's detection and, at its own centres and radii,
+ * the candidate witnesses of the flat tall top (h53c) */
+static int witness_only;
 
 static fs_image *level_image(sem_scene *sc, const sem_opts *o, fs_image **meas)
 {
@@ -171,6 +175,87 @@ static void acc_add(acc *a, double d, double s)
 	a->s_ok += fabs(s) < 3;
 }
 
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* --witness (h53c): at the rule's own centres (rx, ry) and radii (rr, m
+ * domes, pitch px) on the level image lv, what might tell the flat tall
+ * top (where the wide-valley reader is right) from the other profiles:
+ * the wide-valley fit's rms over its step, mean and median over the
+ * valleys, and the share of valleys under 0.015; the pooled radial
+ * profile in the domes' own radii (foot_pool.h): its centre and edge
+ * contrasts, its fall, the contrast at 0.5 and 0.7 R, and the profile
+ * itself (contrast by 0.05 R bins). One WIT line per scene-seed. */
+static void witness_run(const fs_image *lv, const double *rx, const double *ry, const double *rr, size_t m,
+			double pitch, int k, unsigned seed, double rule_d, const sem_truth *tr,
+			const fs_tubercle_list *tl, double halftone)
+{
+	/* the library's reading (fs_gap_wide_level_read): its witness and
+	 * the rule's D and S scaled by its two scales */
+	fs_gap_wide_level gl;
+	double d1 = NAN, s1 = NAN, d2 = NAN, s2 = NAN;
+	if (!fs_gap_wide_level_read(lv, rx, ry, rr, m, pitch, &gl)) {
+		if (gl.scale > 0)
+			sem_score_scaled_ds(tr, tl, halftone, gl.scale, &d1, &s1);
+		if (gl.scale_med > 0)
+			sem_score_scaled_ds(tr, tl, halftone, gl.scale_med, &d2, &s2);
+		printf("LVL %2d +%-5u witness %.4f valleys %zu fires %d | sum-scale D %+6.2f S %+6.2f | median-scale D %+6.2f S %+6.2f\n",
+		       k, seed, gl.witness, gl.valleys, gl.valleys >= FS_GAP_WIDE_MIN_VALLEYS && gl.witness < FS_GAP_WIDE_FLAT,
+		       d1, s1, d2, s2);
+	}
+	double *q = malloc((m * 6 + 1) * sizeof *q);
+	int qn = 0, q15 = 0;
+	double qs = 0;
+	for (size_t i = 0; q && i < m; i++)
+		for (size_t j = i + 1; j < m; j++) {
+			fs_gap_wide_valley v;
+			if (!isfinite(rr[i]) || !isfinite(rr[j]) || hypot(rx[j] - rx[i], ry[j] - ry[i]) > 1.25 * pitch ||
+			    fs_gap_wide_read(lv, rx[i], ry[i], rx[j], ry[j], rr[i], rr[j], &v))
+				continue;
+			double c = 0.5 * (v.coef[0] + v.coef[4]) - v.coef[2];
+			if (c > 0 && qn < (int)(m * 6)) {
+				q[qn++] = v.rms / c;
+				qs += v.rms / c;
+				q15 += v.rms / c < 0.015;
+			}
+		}
+	double med = NAN;
+	if (qn) {
+		qsort(q, qn, sizeof *q, cmp_d);
+		med = qn % 2 ? q[qn / 2] : 0.5 * (q[qn / 2 - 1] + q[qn / 2]);
+	}
+	free(q);
+	fs_foot_pool fp;
+	char err[128];
+	int pr = fs_foot_pool_read_own(lv, rx, ry, rr, m, pitch, &fp, err, sizeof err);
+	double g = INFINITY, pk = -INFINITY;
+	for (int b = 0; !pr && b < FS_FOOT_POOL_BINS; b++) {
+		double u = (b + 0.5) * FS_FOOT_POOL_STEP;
+		if (!isfinite(fp.prof[b]))
+			continue;
+		if (u > 0.9 && fp.prof[b] < g)
+			g = fp.prof[b];
+		if (u < 1.1 && fp.prof[b] > pk)
+			pk = fp.prof[b];
+	}
+	double c5 = NAN, c7 = NAN;
+	if (!pr && pk > g) {
+		c5 = (0.5 * (fp.prof[9] + fp.prof[10]) - g) / (pk - g);
+		c7 = (0.5 * (fp.prof[13] + fp.prof[14]) - g) / (pk - g);
+	}
+	printf("WIT %2d +%-5u rule D %+6.2f | rms/step mean %.4f med %.4f <0.015 %.2f n %d | pool centre %.3f edge %.3f "
+	       "fall %.3f c0.5 %.3f c0.7 %.3f\n",
+	       k, seed, rule_d, qn ? qs / qn : NAN, med, qn ? (double)q15 / qn : NAN, qn, pr ? NAN : fp.centre,
+	       pr ? NAN : fp.edge, pr ? NAN : fp.fall, c5, c7);
+	printf("  POOL");
+	for (int b = 0; !pr && b < FS_FOOT_POOL_BINS && pk > g; b++)
+		printf(" %.3f", (fp.prof[b] - g) / (pk - g));
+	printf("\n");
+}
+
 static int run_one(int k, unsigned seed, const sem_opts_args *set, int rule, int edge, acc *a, double *sw, int *nsw,
 		   double *shape)
 {
@@ -194,6 +279,19 @@ static int run_one(int k, unsigned seed, const sem_opts_args *set, int rule, int
 	}
 	if (edge) {
 		edge_run(lv, tr, k, seed);
+	} else if (witness_only) {
+		size_t m = res.tubercles.n;
+		double *rx = malloc((3 * m + 1) * sizeof *rx), *ry = rx + m, *rr = ry + m, d = NAN, s = NAN;
+		for (size_t i = 0; rx && i < m; i++) {
+			const fs_tubercle *t = &res.tubercles.items[i];
+			rx[i] = t->centroid_x;
+			ry[i] = t->centroid_y;
+			rr[i] = t->radius_px > 0 ? t->radius_px : NAN;
+		}
+		sem_score_scaled_ds(tr, &res.tubercles, o.halftone, 1.0, &d, &s);
+		if (rx)
+			witness_run(lv, rx, ry, rr, m, res.pitch_px, k, seed, d, tr, &res.tubercles, o.halftone);
+		free(rx);
 	} else {
 		size_t n = tr->n, m = res.tubercles.n;
 		double *L = malloc((6 * n + 4 * m + 2) * sizeof *L), *W = L + n, *Wt = L + 2 * n, *Rt = L + 3 * n;
@@ -307,6 +405,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--rule"))
 			rule = 1;
+		else if (!strcmp(argv[i], "--witness"))
+			rule = witness_only = 1;
 		else if (!strcmp(argv[i], "--edge"))
 			edge = 1;
 		else if (!strcmp(argv[i], "--fix") && i + 1 < argc)
@@ -328,7 +428,7 @@ int main(int argc, char **argv)
 			scenes[ns++] = atoi(argv[i]);
 		else {
 			fprintf(stderr,
-				"usage: %s [--rule] [--edge] [--raw] [--fix N] [--wall F] [--seeds A,B,...] [--set KEY=VALUE]... [SCENE...]\n",
+				"usage: %s [--rule] [--witness] [--edge] [--raw] [--fix N] [--wall F] [--seeds A,B,...] [--set KEY=VALUE]... [SCENE...]\n",
 				argv[0]);
 			return 2;
 		}
@@ -344,7 +444,7 @@ int main(int argc, char **argv)
 		memset(ac, 0, sizeof ac);
 		for (int b = 0; b < nseed; b++)
 			run_one(scenes[a], seeds[b], &set, rule, edge, ac, &sw, &nsw, shape);
-		if (edge)
+		if (edge || witness_only)
 			continue;
 		printf("SCENE %2d: sW %.3f step %.4f rise %+.3f rms/step %.4f", scenes[a], nsw ? sw / nsw : NAN,
 		       shape[2] > 0 ? shape[0] / shape[2] : NAN, shape[2] > 0 ? shape[1] / shape[2] : NAN,

@@ -115,12 +115,60 @@ static void radii_mean_the_feet_of_every_valley(void **state)
 	fs_image_free(img);
 }
 
+/* the witness and the scale (h53c): on the reader's own model its fit is
+ * near exact (the witness far under FS_GAP_WIDE_FLAT, the drawn image
+ * carries no noise), and from starts 2 % short the feet give the scale
+ * back; no valley read, no witness */
+static void level_reads_witness_and_scale(void **state)
+{
+	(void)state;
+	double cx[2] = {44, 108}, cy[2] = {48, 48}, r0[2] = {0.98 * R, 0.98 * R};
+	fs_image *img = domes(cx, cy, 2);
+	fs_gap_wide_level lv;
+	assert_int_equal(fs_gap_wide_level_read(img, cx, cy, r0, 2, 64, &lv), 0);
+	assert_int_equal((int)lv.valleys, 1);
+	assert_true(lv.witness >= 0 && lv.witness < 0.5 * FS_GAP_WIDE_FLAT);
+	assert_true(fabs(lv.scale - 1 / 0.98) < 0.005 && fabs(lv.scale_med - 1 / 0.98) < 0.005);
+	r0[0] = NAN;
+	assert_int_equal(fs_gap_wide_level_read(img, cx, cy, r0, 2, 64, &lv), 0);
+	assert_true(lv.valleys == 0 && isnan(lv.witness) && isnan(lv.scale) && isnan(lv.scale_med));
+	fs_image_free(img);
+}
+
+/* the option's step leaves an image without a screen (and a list of
+ * fewer than 8) as it is */
+static void scale_list_needs_a_screen(void **state)
+{
+	(void)state;
+	double cx[2] = {44, 108}, cy[2] = {48, 48};
+	fs_image *img = domes(cx, cy, 2);
+	fs_tubercle_list t = {0};
+	for (int k = 0; k < 10; k++) {
+		fs_tubercle q;
+		fs_tubercle_init(&q);
+		q.centroid_x = cx[k % 2];
+		q.centroid_y = cy[k % 2];
+		q.radius_px = R;
+		assert_int_equal(fs_tubercle_list_append(&t, &q), 0);
+	}
+	double k;
+	char err[64];
+	assert_int_equal(fs_gap_wide_scale_list(img, 1, &t, &k, err, sizeof err), 0);
+	assert_true(k == 1 && t.items[0].radius_px == R);
+	assert_int_equal(fs_gap_wide_scale_list(NULL, 1, &t, &k, err, sizeof err), 0);
+	assert_true(k == 1);
+	fs_tubercle_list_free(&t);
+	fs_image_free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(feet_within_a_tenth_from_either_start),
 		cmocka_unit_test(narrow_or_leaving_reads_nothing),
 		cmocka_unit_test(radii_mean_the_feet_of_every_valley),
+		cmocka_unit_test(level_reads_witness_and_scale),
+		cmocka_unit_test(scale_list_needs_a_screen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
