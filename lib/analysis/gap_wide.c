@@ -346,16 +346,20 @@ int fs_gap_wide_scale_list(const fs_image *meas, double f, fs_tubercle_list *t, 
 		if (isfinite(rs[i]))
 			tmp[nr++] = rs[i];
 	}
+	/* the cheap gates before the screen's spectrum: domes large enough
+	 * (before the pitch's neighbour search, which every image of small
+	 * domes - the 2048x1536 lattice's 2736 - would pay for nothing) and
+	 * apart at all; then a screen, and the valleys resolved under its
+	 * low-pass: a gap wider than its period (the rule's own screened
+	 * gate, h42d) */
+	rc = 0;
+	double rmed = nr >= 8 ? fs_median_double(tmp, nr) : NAN;
+	if (!(rmed >= FS_GAP_WIDE_MIN_R))
+		goto out;
 	double pitch = fs_dome_fit_pitch(xs, ys, n);
 	if (pitch < 0)
 		goto oom;
-	rc = 0;
-	/* the cheap gates before the screen's spectrum: domes large enough
-	 * and apart at all; then a screen, and the valleys resolved under
-	 * its low-pass: a gap wider than its period (the rule's own screened
-	 * gate, h42d) */
-	double rmed = nr >= 8 ? fs_median_double(tmp, nr) : NAN;
-	if (!(rmed >= FS_GAP_WIDE_MIN_R && pitch - 2 * rmed > 0))
+	if (!(pitch - 2 * rmed > 0))
 		goto out;
 	if (fs_halftone_detect(meas, &period, NULL))
 		goto oom;
