@@ -211,10 +211,11 @@ int fs_level_calib_lit_shadow_on(void)
 	return __atomic_load_n(&lit_shadow_mode, __ATOMIC_RELAXED);
 }
 
-/* the median of the finite fr[k] (with mrs[k] > 0) and of their mrs: the
- * fill the templates sized the domes at and the reach most were read with
- * (centre_axis_calib's); 0, or -1 on out of memory */
-static int sized_medians(const double *fr, const double *mrs, size_t n, double *fr_med, double *mr_med)
+/* the domes' fill as the templates sized them and the reach the level
+ * read most of them with (centre_axis_calib's): the medians of the finite
+ * fr[k] (with mrs[k] > 0) over the pitch, and of their mrs. 0; 1 where
+ * there is none to calibrate with; -1 on out of memory */
+static int sized_fill(const double *fr, const double *mrs, size_t n, double pitch, double *fill, double *mr)
 {
 	double *v = malloc(2 * (n ? n : 1) * sizeof *v), *w = v + (n ? n : 1);
 	if (!v)
@@ -225,10 +226,18 @@ static int sized_medians(const double *fr, const double *mrs, size_t n, double *
 			v[nv] = fr[k];
 			w[nv++] = mrs[k];
 		}
-	*fr_med = nv ? fs_median_upper(v, nv) : NAN;
-	*mr_med = nv ? fs_median_upper(w, nv) : NAN;
+	*fill = 2 * (nv ? fs_median_upper(v, nv) : NAN) / pitch;
+	*mr = nv ? fs_median_upper(w, nv) : NAN;
 	free(v);
-	return 0;
+	return *fill > 0 && *mr > 0 ? 0 : 1;
+}
+
+/* the finite readings lr[k] divided by ratio */
+static void divide_readings(double *lr, size_t n, double ratio)
+{
+	for (size_t k = 0; k < n; k++)
+		if (isfinite(lr[k]))
+			lr[k] /= ratio;
 }
 
 int fs_level_calib_lit_shadow_apply(const fs_dome_tpl *t, const fs_dome_fit *f, const double *fr, const double *mrs,
@@ -242,20 +251,17 @@ int fs_level_calib_lit_shadow_apply(const fs_dome_tpl *t, const fs_dome_fit *f, 
 	 * (the gate freed them, fs_det_base_set_lit_gate) */
 	if (mode == 3 && isfinite(cap))
 		return 0;
-	double frm, mr;
-	if (sized_medians(fr, mrs, n, &frm, &mr))
-		return -1;
-	double fill = 2 * frm / f->pitch;
-	if (!(fill > 0) || !(mr > 0))
-		return 0;
+	double fill, mr;
+	int rc = sized_fill(fr, mrs, n, f->pitch, &fill, &mr);
+	if (rc)
+		return rc < 0 ? -1 : 0;
 	int nr;
-	int rc = fs_level_calib_lit_shadow(t, f, fill, mr, cap, ratio, &nr);
+	rc = fs_level_calib_lit_shadow(t, f, fill, mr, cap, ratio, &nr);
 	if (rc < 0)
 		return -1;
 	int applied = !rc && *ratio > 0 && mode >= 2;
-	for (size_t k = 0; applied && k < n; k++)
-		if (isfinite(lr[k]))
-			lr[k] /= *ratio;
+	if (applied)
+		divide_readings(lr, n, *ratio);
 	if (lit_trace_fn) {
 		fs_lit_shadow_info in = {fill, mr, cap, t->shadowed, *ratio, nr, applied, *f};
 		lit_trace_fn(lit_trace_ctx, &in);
@@ -269,20 +275,16 @@ int fs_level_calib_apply(const fs_dome_tpl *t, const fs_dome_fit *f, const doubl
 	int mode = fs_level_calib_on();
 	if (!mode || !t || !(f->pitch > 0))
 		return 0;
-	/* the domes' fill as the templates sized them (centre_axis_calib's),
-	 * the reach the level read most of them with */
-	double frm, mr;
-	if (sized_medians(fr, mrs, n, &frm, &mr))
-		return -1;
-	double fill = 2 * frm / f->pitch;
-	if (!(fill > 0) || !(mr > 0))
-		return 0;
+	double fill, mr;
+	int rc = sized_fill(fr, mrs, n, f->pitch, &fill, &mr);
+	if (rc)
+		return rc < 0 ? -1 : 0;
 	fs_level_calib_info in = {fill, f->blur_px, f->blur_px, vblur, mr, NAN, NAN, NAN, *f, 0, 0};
 	/* the blur the image's profile shows where it is below the
 	 * formation's, which holds the first pass's centre scatter (h51g);
 	 * without it the formation's own is h42a's, whose factor scattered
 	 * -37..+87 %: nothing to calibrate with */
-	int rc = 0, nr;
+	int nr;
 	if (vblur > 0) {
 		if (vblur < f->blur_px)
 			in.blur = vblur;
@@ -296,9 +298,7 @@ int fs_level_calib_apply(const fs_dome_tpl *t, const fs_dome_fit *f, const doubl
 			return -1;
 	}
 	if (!rc && mode == 2 && in.ratio > 0) {
-		for (size_t k = 0; k < n; k++)
-			if (isfinite(lr[k]))
-				lr[k] /= in.ratio;
+		divide_readings(lr, n, in.ratio);
 		in.applied = 1;
 	}
 	if (trace_fn)
