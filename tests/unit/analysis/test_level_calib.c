@@ -35,6 +35,22 @@ static void count_trace(void *ctx, const fs_level_calib_info *in)
 	traced++;
 }
 
+/* what an option that is off is handed: a formation and empty templates
+ * (nothing may be read from them) and eight domes' sizes, reaches and
+ * level readings (lr, which must come back as they were: 2.3) */
+static void off_inputs(fs_dome_fit *f, fs_dome_tpl *t, double fr[8], double mrs[8], double lr[8])
+{
+	memset(f, 0, sizeof *f);
+	f->pitch = 16;
+	f->blur_px = 1;
+	memset(t, 0, sizeof *t);
+	for (int k = 0; k < 8; k++) {
+		fr[k] = 2;
+		mrs[k] = 9.6;
+		lr[k] = 2.3;
+	}
+}
+
 static void off_by_default(void **state)
 {
 	(void)state;
@@ -46,17 +62,9 @@ static void off_by_default(void **state)
 	assert_int_equal(fs_level_calib_set(0), 2);
 	/* off: nothing read, nothing traced, the readings as they were */
 	fs_dome_fit f;
-	memset(&f, 0, sizeof f);
-	f.pitch = 16;
-	f.blur_px = 1;
 	fs_dome_tpl t;
-	memset(&t, 0, sizeof t);
 	double fr[8], mrs[8], lr[8];
-	for (int k = 0; k < 8; k++) {
-		fr[k] = 2;
-		mrs[k] = 9.6;
-		lr[k] = 2.3;
-	}
+	off_inputs(&f, &t, fr, mrs, lr);
 	traced = 0;
 	fs_level_calib_set_trace(count_trace, NULL);
 	assert_int_equal(fs_level_calib_apply(&t, &f, fr, mrs, 8, 0.8, lr), 0);
@@ -141,17 +149,9 @@ static void lit_shadow_off_by_default(void **state)
 	assert_int_equal(fs_level_calib_set_lit_shadow(2), was);
 	assert_int_equal(fs_level_calib_set_lit_shadow(0), 2);
 	fs_dome_fit f;
-	memset(&f, 0, sizeof f);
-	f.pitch = 16;
-	f.blur_px = 1;
 	fs_dome_tpl t;
-	memset(&t, 0, sizeof t);
 	double fr[8], mrs[8], lr[8], ratio;
-	for (int k = 0; k < 8; k++) {
-		fr[k] = 2;
-		mrs[k] = 9.6;
-		lr[k] = 2.3;
-	}
+	off_inputs(&f, &t, fr, mrs, lr);
 	lit_traced = 0;
 	fs_level_calib_set_lit_shadow_trace(count_lit_trace, NULL);
 	assert_int_equal(fs_level_calib_lit_shadow_apply(&t, &f, fr, mrs, 8, NAN, lr, &ratio), 0);

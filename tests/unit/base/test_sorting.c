@@ -38,6 +38,23 @@ static int cmp_key_pos(const void *a, const void *b)
 	return c ? c : (p->pos > q->pos) - (p->pos < q->pos);
 }
 
+/* n items keyed by nkeys values about 0 in their first order (pos), the
+ * same sorted to the stable order (ref) and room for a sort under test
+ * (got); each the caller's to free */
+static void tied_items(size_t n, unsigned *seed, int nkeys, struct item **in, struct item **ref, struct item **got)
+{
+	*in = malloc((n ? n : 1) * sizeof **in);
+	*ref = malloc((n ? n : 1) * sizeof **ref);
+	*got = malloc((n ? n : 1) * sizeof **got);
+	assert_non_null(*in);
+	assert_non_null(*ref);
+	assert_non_null(*got);
+	for (size_t i = 0; i < n; i++)
+		(*in)[i] = (struct item){(int)(test_lcg32(seed) % (unsigned)nkeys) - nkeys / 2, (unsigned)i};
+	memcpy(*ref, *in, n * sizeof **in);
+	qsort(*ref, n, sizeof **ref, cmp_key_pos); /* a total order: the stable one */
+}
+
 /* keys from few values, so most compare equal to many others: a sort that
  * swapped equal items across parts would show in their pos */
 static void sorted_in_parts_is_the_stable_order(void **state)
@@ -47,16 +64,8 @@ static void sorted_in_parts_is_the_stable_order(void **state)
 	unsigned seed = 1;
 	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
 		size_t n = sizes[si];
-		struct item *in = malloc((n ? n : 1) * sizeof *in);
-		struct item *ref = malloc((n ? n : 1) * sizeof *ref);
-		struct item *got = malloc((n ? n : 1) * sizeof *got);
-		assert_non_null(in);
-		assert_non_null(ref);
-		assert_non_null(got);
-		for (size_t i = 0; i < n; i++)
-			in[i] = (struct item){(int)(test_lcg32(&seed) % 97) - 48, (unsigned)i};
-		memcpy(ref, in, n * sizeof *in);
-		qsort(ref, n, sizeof *ref, cmp_key_pos); /* a total order: the stable one */
+		struct item *in, *ref, *got;
+		tied_items(n, &seed, 97, &in, &ref, &got);
 		for (int t = 1; t <= 9; t++) {
 			memcpy(got, in, n * sizeof *in);
 			assert_int_equal(fs_sort_threads(got, n, sizeof *got, cmp_key, t), 0);
@@ -81,16 +90,8 @@ static void inline_sort_is_the_stable_order(void **state)
 	unsigned seed = 3;
 	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
 		size_t n = sizes[si];
-		struct item *in = malloc((n ? n : 1) * sizeof *in);
-		struct item *ref = malloc((n ? n : 1) * sizeof *ref);
-		struct item *got = malloc((n ? n : 1) * sizeof *got);
-		assert_non_null(in);
-		assert_non_null(ref);
-		assert_non_null(got);
-		for (size_t i = 0; i < n; i++)
-			in[i] = (struct item){(int)(test_lcg32(&seed) % 13) - 6, (unsigned)i};
-		memcpy(ref, in, n * sizeof *in);
-		qsort(ref, n, sizeof *ref, cmp_key_pos);
+		struct item *in, *ref, *got;
+		tied_items(n, &seed, 13, &in, &ref, &got);
 		memcpy(got, in, n * sizeof *in);
 		sort_items_inline(got, n);
 		assert_memory_equal(got, ref, n * sizeof *ref);
